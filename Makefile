@@ -1,0 +1,44 @@
+# llmcost: every target bootstraps .venv (python3 -m venv + pip) when it is missing or stale.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+SCENARIO ?= data/scenarios/default.yaml
+OUT ?= build/reports/$(basename $(notdir $(SCENARIO)))
+
+.PHONY: help venv report test notebooks lab bench clean
+
+help:
+	@echo "make report     run every notebook for $(SCENARIO) -> $(OUT)"
+	@echo "make test       unit, property, notebook and report tests (the CI command)"
+	@echo "make notebooks  re-execute the committed notebooks in place with their defaults"
+	@echo "make lab        open JupyterLab on notebooks/"
+	@echo "make bench      print speed and accuracy benchmarks"
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[notebooks,test]'
+	@rm -f $(VENV)/.installed-*
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+report: $(STAMP)
+	$(VENV)/bin/llmcost report --scenario $(SCENARIO) --out $(OUT) --overwrite
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadfile
+
+notebooks: $(STAMP)
+	$(VENV)/bin/llmcost refresh-notebooks
+
+lab: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dev]'
+	$(VENV)/bin/jupyter lab notebooks/
+
+bench: $(STAMP)
+	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf build

@@ -1,0 +1,59 @@
+"""llmcost: what it costs to train a large language model, line by line.
+
+The package does every calculation; the notebooks in ``notebooks/`` narrate them. Plots
+(``llmcost.plots``), widgets (``llmcost.widgets``) and reports (``llmcost.report``) are imported
+on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
+"""
+
+from .catalog import (
+    DATA_DIR,
+    SCENARIO_DIR,
+    catalogue_price,
+    list_accelerators,
+    list_models,
+    list_prices,
+    load_accelerator,
+    load_model,
+    load_published_runs,
+)
+from .compute import (
+    compute_cost_usd,
+    gpu_hours,
+    gpu_seconds,
+    hfu_from_mfu,
+    mfu_from_gpu_hours,
+    mfu_from_throughput,
+    model_flops_per_token,
+    catalogue_training_costs,
+    flops_per_token_conventions,
+    published_run_mfu,
+    tokens_per_s_per_gpu_at_mfu,
+    training_flops,
+    training_run,
+    wall_clock_s,
+)
+from .hardware import Accelerator, Cluster
+from .model import ModelSpec
+from .scenario import (
+    PARAMETERS,
+    ScenarioError,
+    load_scenario,
+    resolve_price,
+    validate_parameter,
+    validate_parameters,
+)
+from .units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DATA_DIR", "SCENARIO_DIR", "Accelerator", "Cluster", "ModelSpec", "PARAMETERS",
+    "ScenarioError", "catalogue_price", "catalogue_training_costs", "flops_per_token_conventions",
+    "tokens_per_s_per_gpu_at_mfu", "compute_cost_usd", "fmt_bytes", "fmt_count",
+    "fmt_duration", "fmt_flops", "fmt_flops_rate", "fmt_usd", "gpu_hours", "gpu_seconds",
+    "hfu_from_mfu", "list_accelerators", "list_models", "list_prices", "load_accelerator",
+    "load_model", "load_published_runs", "load_scenario", "mfu_from_gpu_hours",
+    "mfu_from_throughput", "model_flops_per_token", "published_run_mfu", "resolve_price",
+    "training_flops", "training_run", "validate_parameter", "validate_parameters",
+    "wall_clock_s",
+]

@@ -1,0 +1,227 @@
+"""The catalogues in ``data/``: models, accelerators, prices and published training runs.
+
+Every catalogue is a CSV file with a header, one row per item, a ``source`` column (URL or paper
+and table) and a ``notes`` column. This module turns rows into typed objects (``ModelSpec``,
+``Accelerator``) and looks them up by name; an unknown name raises ``ValueError`` with the closest
+matches.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import typing
+from dataclasses import fields
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from .hardware import Accelerator
+from .model import ModelSpec
+
+#: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
+#: never through a relative path such as ``../data``.
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+SCENARIO_DIR = DATA_DIR / "scenarios"
+
+PRICING_MODES = ("on_demand", "reserved", "spot")
+
+
+def _read_csv(name: str) -> list[dict]:
+    path = DATA_DIR / name
+    if not path.is_file():
+        raise FileNotFoundError(f"catalogue {path} is missing")
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _convert(cls, row: dict, where: str) -> dict:
+    """Convert CSV strings to the dataclass field types; empty cells take the field default."""
+    hints = typing.get_type_hints(cls)
+    out = {}
+    for f in fields(cls):
+        raw = row.get(f.name)
+        if raw is None or raw.strip() == "":
+            continue
+        raw = raw.strip()
+        t = hints[f.name]
+        args = typing.get_args(t)
+        base = next((a for a in args if a is not type(None)), t) if args else t
+        try:
+            if base is bool:
+                if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError
+                out[f.name] = raw.lower() in ("true", "1", "yes")
+            elif base is int:
+                v = float(raw)
+                if not v.is_integer():
+                    raise ValueError
+                out[f.name] = int(v)
+            elif base is float:
+                out[f.name] = float(raw)
+            else:
+                out[f.name] = raw
+        except ValueError:
+            raise ValueError(f"{where}: column {f.name}={raw!r} is not a valid "
+                             f"{base.__name__}") from None
+    return out
+
+
+def _lookup(name: str, table: dict, kind: str, lister: str):
+    if not isinstance(name, str):
+        raise ValueError(f"{kind}={name!r} must be a catalogue name (a string)")
+    if name in table:
+        return table[name]
+    folded = {k.lower(): k for k in table}
+    if name.lower() in folded:
+        return table[folded[name.lower()]]
+    close = difflib.get_close_matches(name.lower(), list(folded), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(folded[c]) for c in close)}?" if close else ""
+    raise ValueError(f"{kind}={name!r} is not in the catalogue{hint} ({lister} lists them all)")
+
+
+# ---------------------------------------------------------------------------------- models
+@lru_cache(maxsize=1)
+def _models() -> dict[str, ModelSpec]:
+    out = {}
+    for i, row in enumerate(_read_csv("models.csv"), start=2):
+        spec = ModelSpec(**_convert(ModelSpec, row, f"data/models.csv line {i}"))
+        out[spec.name] = spec
+    return out
+
+
+def load_model(name: str) -> ModelSpec:
+    """The catalogue ``ModelSpec`` called ``name`` (case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        If no model has that name; the message suggests close names.
+    """
+    return _lookup(name, _models(), "model", "list_models()")
+
+
+def list_models() -> pd.DataFrame:
+    """One row per catalogue model: architecture summary, computed and official counts, source."""
+    rows = []
+    for m in _models().values():
+        rows.append({
+            "name": m.name, "n_layers": m.n_layers, "d_model": m.d_model, "n_heads": m.n_heads,
+            "n_kv_heads": m.n_kv_heads, "ffn": m.ffn_type,
+            "moe": f"{m.n_experts_active}/{m.n_experts}" + (f"+{m.n_shared_experts}"
+                                                         if m.n_shared_experts else "")
+            if m.is_moe else "",
+            "vocab_size": m.vocab_size, "seq_len": m.seq_len,
+            "n_params": m.n_params, "n_active_params": m.n_active_params,
+            "official_params": m.official_params, "source": m.source,
+        })
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- accelerators
+@lru_cache(maxsize=1)
+def _accelerators() -> dict[str, Accelerator]:
+    out = {}
+    for i, row in enumerate(_read_csv("accelerators.csv"), start=2):
+        acc = Accelerator(**_convert(Accelerator, row, f"data/accelerators.csv line {i}"))
+        out[acc.name] = acc
+    return out
+
+
+def load_accelerator(name: str) -> Accelerator:
+    """The catalogue ``Accelerator`` called ``name`` (case-insensitive).
+
+    Raises
+    ------
+    ValueError
+        If no accelerator has that name; the message suggests close names.
+    """
+    return _lookup(name, _accelerators(), "accelerator", "list_accelerators()")
+
+
+def list_accelerators() -> pd.DataFrame:
+    """One row per catalogue accelerator with every datasheet column (dense peaks, SI units)."""
+    return pd.DataFrame([{f.name: getattr(a, f.name) for f in fields(Accelerator)}
+                         for a in _accelerators().values()])
+
+
+# ---------------------------------------------------------------------------------- prices
+@lru_cache(maxsize=1)
+def _prices() -> pd.DataFrame:
+    df = pd.DataFrame(_read_csv("prices.csv"))
+    df["price_usd_per_gpu_hour"] = df["price_usd_per_gpu_hour"].astype(float)
+    df["current"] = df["current"].str.lower() == "true"
+    return df
+
+
+def list_prices(accelerator: str | None = None, pricing: str | None = None,
+                current_only: bool = False) -> pd.DataFrame:
+    """Indicative prices (USD per accelerator-hour) with provider, pricing mode, date and source.
+
+    Rows whose ``current`` column is false are superseded list prices kept for history (AWS P5's
+    launch price before the June 2025 cut).
+
+    Parameters
+    ----------
+    accelerator : str, optional
+        Keep only this catalogue accelerator.
+    pricing : {"on_demand", "reserved", "spot"}, optional
+        Keep only this pricing mode.
+    """
+    df = _prices()
+    if accelerator is not None:
+        df = df[df["accelerator"] == load_accelerator(accelerator).name]
+    if pricing is not None:
+        if pricing not in PRICING_MODES:
+            raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
+        df = df[df["pricing"] == pricing]
+    if current_only:
+        df = df[df["current"]]
+    return df.reset_index(drop=True)
+
+
+def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float, str]:
+    """The median current catalogue price for an accelerator and pricing mode, with provenance.
+
+    Prices differ several-fold between providers (hyperscaler list prices vs GPU clouds), so the
+    median is only a starting point; a scenario should state its own dated price.
+
+    Returns
+    -------
+    (price_usd_per_gpu_hour, provenance) where provenance names the rows' providers and dates.
+
+    Raises
+    ------
+    ValueError
+        If the catalogue has no price for that accelerator and mode.
+    """
+    df = list_prices(accelerator, pricing, current_only=True)
+    if df.empty:
+        raise ValueError(f"price_usd_per_gpu_hour: the catalogue has no {pricing} price for "
+                         f"{accelerator}; set price_usd_per_gpu_hour explicitly")
+    price = float(df["price_usd_per_gpu_hour"].median())
+    where = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
+                      for r in df.itertuples())
+    return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
+
+
+# ---------------------------------------------------------------------------------- published runs
+@lru_cache(maxsize=1)
+def _published_runs() -> pd.DataFrame:
+    df = pd.DataFrame(_read_csv("published_runs.csv")).replace("", None)
+    text = {"run_id", "model", "hardware", "source", "notes", "catalog_model",
+            "catalog_accelerator"}
+    for c in df.columns:
+        if c not in text:
+            df[c] = pd.to_numeric(df[c])
+    return df
+
+
+def load_published_runs() -> pd.DataFrame:
+    """Figures from real training runs (``data/published_runs.csv``), one row per run, sourced.
+
+    Numeric columns are floats (NaN where the source gives nothing); ``catalog_model`` and
+    ``catalog_accelerator`` link a run to the catalogues where the architecture and device match.
+    """
+    return _published_runs().copy()

@@ -1,0 +1,134 @@
+"""The ``llmcost`` command: reports, notebook refresh and catalogue listings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+
+EPILOG = """examples:
+  llmcost report --scenario data/scenarios/llama-3.1-405b.yaml
+  llmcost report --scenario my_run.yaml --out build/reports/my_run --notebooks 01
+  llmcost list models
+  llmcost refresh-notebooks            (what `make notebooks` runs)
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="llmcost", description="What it costs to train a large language model: run the "
+        "workbook's notebooks for a scenario and write an HTML report.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"llmcost {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser(
+        "report", help="run every notebook for a scenario and write HTML + summary",
+        description="Run the notebooks with a scenario's values (papermill) and write the "
+        "executed notebooks, one HTML page per notebook without code, index.html, "
+        "summary.json and summary.csv. The scenario is validated first: an unknown key, a value "
+        "of the wrong type or out of range, or an unknown model or accelerator stops the "
+        "report before anything is written.")
+    r.add_argument("--scenario", required=True, metavar="YAML",
+                   help="scenario file (see data/scenarios/ and the README)")
+    r.add_argument("--out", metavar="DIR",
+                   help="output folder (default: build/reports/<scenario file stem>); "
+                   "must not exist unless --overwrite")
+    r.add_argument("--notebooks", metavar="LIST",
+                   help="comma-separated notebook numbers or names to run, e.g. 00,01 "
+                   "(default: all)")
+    r.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier llmcost report in --out")
+    r.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
+                   help="per-cell timeout, so a stalled kernel fails in minutes (default 600)")
+
+    n = sub.add_parser("refresh-notebooks",
+                       help="re-execute the committed notebooks in place with their defaults",
+                       description="Execute notebooks/NN_*.ipynb in place with their default "
+                       "parameters and remove volatile metadata (what `make notebooks` runs).")
+    n.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                   help="numbers or names to refresh (default: all)")
+    n.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
+                   help="per-cell timeout (default 600)")
+
+    ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
+                        description="Print a catalogue (models, accelerators, prices, "
+                        "published runs) or the shared scenario parameters.")
+    ls.add_argument("what", choices=["models", "accelerators", "prices", "runs", "parameters",
+                                     "scenarios"])
+    return p
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"llmcost: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        _parser().print_help()
+        return 0
+    if args.command == "report":
+        from .report import ReportError, UsageError, run_report
+        from .scenario import ScenarioError
+
+        if args.timeout < 1:
+            return _fail(f"--timeout={args.timeout} must be >= 1 second")
+        out = Path(args.out) if args.out else Path("build/reports") / Path(args.scenario).stem
+        selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
+        try:
+            run_report(args.scenario, out, selection, overwrite=args.overwrite,
+                       timeout_s=args.timeout)
+        except (ScenarioError, UsageError) as e:  # nothing was run or written
+            return _fail(str(e))
+        except ReportError as e:  # a notebook failed; the report keeps it
+            return _fail(str(e), code=1)
+        return 0
+    if args.command == "refresh-notebooks":
+        from .report import ReportError, refresh_notebooks
+
+        try:
+            refresh_notebooks(args.notebooks or None, timeout_s=args.timeout)
+        except ReportError as e:
+            return _fail(str(e))
+        return 0
+    if args.command == "list":
+        return _list(args.what)
+    return _fail(f"unknown command {args.command!r}")
+
+
+def _list(what: str) -> int:
+    import pandas as pd
+
+    from . import catalog
+    from .scenario import PARAMETERS
+
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_rows", 500)
+    pd.set_option("display.max_colwidth", 40)
+    if what == "models":
+        df = catalog.list_models().drop(columns=["source"])
+    elif what == "accelerators":
+        df = catalog.list_accelerators().drop(columns=["source", "notes"])
+    elif what == "prices":
+        df = catalog.list_prices().drop(columns=["source", "notes"])
+    elif what == "runs":
+        df = catalog.load_published_runs()[["run_id", "model", "hardware", "n_accelerators",
+                                            "train_tokens", "reported_gpu_hours",
+                                            "reported_mfu"]]
+    elif what == "scenarios":
+        for path in sorted(catalog.SCENARIO_DIR.glob("*.yaml")):
+            print(path)
+        return 0
+    else:
+        df = pd.DataFrame([{"name": p.name, "type": p.kind, "meaning": p.doc}
+                           for p in PARAMETERS.values()])
+    print(df.to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,400 @@
+"""The first line of the ledger: training FLOPs, GPU-hours, wall-clock and compute cost.
+
+Conventions
+-----------
+* ``method="6ND"``: C = 6·N·D with N the *active* parameters (all parameters for a dense model,
+  activated ones for MoE; embeddings included, as Hoffmann et al. 2022 and the Llama 3 report's
+  3.8e25 do). Kaplan et al. 2020 §2.1 use non-embedding N; ``ModelSpec.n_nonembedding_params``
+  gives that count.
+* ``method="detailed"``: ``ModelSpec.flops_per_token`` × D, attention included (causal mask by
+  default; see ``llmcost.model`` for every convention).
+* **MFU** (model FLOPs utilisation, Chowdhery et al. 2022 App. B): model FLOPs (no
+  recomputation) ÷ (time × n_gpus × dense peak). **HFU** counts the FLOPs actually executed,
+  recomputation included (Korthikanti et al. 2022 §6), so HFU ≥ MFU.
+* Peaks are the accelerator's dense peak for the training dtype (never 2:4-sparse).
+
+GPU-seconds = C / (peak × MFU) (Narayanan et al. 2021 §5.1 "end-to-end training time"
+estimate with X = peak × MFU); GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus;
+compute cost = GPU-hours × price per GPU-hour.
+
+All functions broadcast over numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .hardware import Accelerator
+from .model import ModelSpec
+from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
+
+METHODS = ("6ND", "detailed")
+
+
+def _peak(accelerator, dtype: str) -> np.ndarray:
+    if isinstance(accelerator, Accelerator):
+        return np.asarray(accelerator.peak_flops_per_s(dtype))
+    if isinstance(accelerator, str):
+        from .catalog import load_accelerator
+        return np.asarray(load_accelerator(accelerator).peak_flops_per_s(dtype))
+    return as_array(accelerator, "peak_flops_per_s", positive=True)
+
+
+def _mfu(mfu) -> np.ndarray:
+    return as_array(mfu, "mfu", positive=True, upper=1.0)
+
+
+def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND",
+                   causal: bool = True, recompute: str = "none"):
+    """Total training FLOPs for ``n_tokens`` tokens.
+
+    Parameters
+    ----------
+    model_or_n_params : ModelSpec or float or array
+        A model, or a parameter count N (only with ``method="6ND"``).
+    n_tokens : float or array
+        Training tokens D.
+    seq_len : int or array, optional
+        Context for ``method="detailed"`` (default: the model's pre-training ``seq_len``).
+    method : {"6ND", "detailed"}
+        ``"6ND"``: 6·N·D with N = active parameters (Kaplan et al. 2020 §2.1). ``"detailed"``:
+        exact matmul + attention count per token × D.
+    causal : bool
+        Attention mask convention for ``"detailed"`` (see ``ModelSpec.mean_attended_keys``).
+    recompute : {"none", "selective", "full"}
+        For ``"detailed"`` only: count recomputed FLOPs (hardware FLOPs, for HFU).
+
+    Returns
+    -------
+    float or ndarray
+        FLOP.
+
+    Raises
+    ------
+    ValueError
+        Unknown method; non-positive N or D; ``"detailed"`` without a ModelSpec.
+
+    Examples
+    --------
+    >>> training_flops(70e9, 2e12)    # 70B parameters on 2T tokens
+    8.4e+23
+    """
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {METHODS}")
+    d = as_array(n_tokens, "n_tokens", positive=True)
+    if isinstance(model_or_n_params, ModelSpec):
+        model = model_or_n_params
+        if method == "6ND":
+            if recompute != "none":
+                raise ValueError("recompute applies to method='detailed' only (6ND counts model "
+                                 "FLOPs)")
+            return scalar_or_array(6.0 * model.n_active_params * d)
+        per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
+                                                     recompute=recompute))
+        return scalar_or_array(per_token * d)
+    if method == "detailed":
+        raise ValueError("method='detailed' needs a ModelSpec (load_model(name)), not a "
+                         "parameter count")
+    n = as_array(model_or_n_params, "n_params", positive=True)
+    return scalar_or_array(6.0 * n * d)
+
+
+def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
+    """Accelerator-seconds to execute ``flops`` model FLOPs at a given MFU.
+
+    Parameters
+    ----------
+    flops : float or array
+        Model FLOPs (no recomputation; that is what MFU is defined against).
+    accelerator : Accelerator or str or float
+        A device (or its catalogue name) whose dense peak for ``dtype`` is used, or a peak
+        FLOP/s directly.
+    mfu : float or array in (0, 1]
+        Model FLOPs utilisation.
+    dtype : str
+        Compute format for the peak (``"bf16"``, ``"fp8"``, ...).
+
+    Returns
+    -------
+    float or ndarray: GPU-seconds = flops / (peak × mfu).
+
+    Raises
+    ------
+    ValueError
+        If ``flops`` is negative, ``mfu`` is outside (0, 1], or the device has no ``dtype`` peak.
+    """
+    c = as_array(flops, "flops", nonnegative=True)
+    return scalar_or_array(c / (_peak(accelerator, dtype) * _mfu(mfu)))
+
+
+def gpu_hours(flops, accelerator, mfu, dtype: str = "bf16"):
+    """Accelerator-hours: ``gpu_seconds(...) / 3600``. Same parameters and errors."""
+    return scalar_or_array(np.asarray(gpu_seconds(flops, accelerator, mfu, dtype))
+                           / SECONDS_PER_HOUR)
+
+
+def wall_clock_s(flops, accelerator, mfu, n_gpus, dtype: str = "bf16"):
+    """Wall-clock seconds on ``n_gpus`` accelerators at a steady MFU (no failures or restarts).
+
+    Parameters as ``gpu_seconds``, plus ``n_gpus`` (int or array, >= 1).
+    """
+    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
+    return scalar_or_array(np.asarray(gpu_seconds(flops, accelerator, mfu, dtype)) / n)
+
+
+def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
+    """Compute cost = GPU-hours × price per GPU-hour (USD).
+
+    Raises
+    ------
+    ValueError
+        If GPU-hours are negative or the price is not positive.
+    """
+    h = as_array(gpu_hours_, "gpu_hours", nonnegative=True)
+    p = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
+    return scalar_or_array(h * p)
+
+
+def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = "6ND",
+                          causal: bool = True):
+    """Model FLOPs per training token under a counting method (6·N_active or detailed)."""
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} must be one of {METHODS}")
+    if method == "6ND":
+        return 6.0 * model.n_active_params
+    return model.flops_per_token(seq_len, training=True, causal=causal)
+
+
+def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq_len=None,
+                        dtype: str = "bf16", method: str = "detailed", causal: bool = True):
+    """MFU implied by a measured training throughput (calibration from a pilot run).
+
+    MFU = tokens/s per GPU × model FLOPs per token ÷ dense peak (PaLM, Chowdhery et al. 2022,
+    App. B). With ``method="detailed", causal=False`` the FLOPs per token are PaLM's
+    6N + 12·L·H·Q·T.
+
+    Parameters
+    ----------
+    tokens_per_s_per_gpu : float or array
+        Measured training throughput per accelerator.
+    model : ModelSpec
+    accelerator : Accelerator or str or float
+        Device, catalogue name or peak FLOP/s.
+    seq_len : int, optional
+        Training context (default: the model's).
+    dtype : str
+        Compute format of the peak.
+    method : {"6ND", "detailed"}
+    causal : bool
+        Attention mask convention for ``"detailed"``.
+
+    Returns
+    -------
+    float or ndarray: MFU (may exceed 1 if the inputs are inconsistent; that is reported, not
+    clamped).
+    """
+    t = as_array(tokens_per_s_per_gpu, "tokens_per_s_per_gpu", positive=True)
+    fpt = np.asarray(model_flops_per_token(model, seq_len, method, causal))
+    return scalar_or_array(t * fpt / _peak(accelerator, dtype))
+
+
+def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
+                       seq_len=None, dtype: str = "bf16", method: str = "6ND",
+                       causal: bool = True):
+    """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak).
+
+    This is a *whole-run* utilisation: failures, restarts, evaluation and idle time reported in
+    the GPU-hours all lower it below the steady-state MFU.
+
+    Parameters
+    ----------
+    n_tokens : float or array
+        Training tokens.
+    reported_gpu_hours : float or array
+        Accelerator-hours the run used.
+    model, accelerator, seq_len, dtype, method, causal
+        As ``mfu_from_throughput``.
+
+    Returns
+    -------
+    float or ndarray: implied MFU.
+    """
+    d = as_array(n_tokens, "n_tokens", positive=True)
+    h = as_array(reported_gpu_hours, "reported_gpu_hours", positive=True)
+    flops = np.asarray(model_flops_per_token(model, seq_len, method, causal)) * d
+    return scalar_or_array(flops / (h * SECONDS_PER_HOUR * _peak(accelerator, dtype)))
+
+
+def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
+                 causal: bool = True):
+    """Hardware FLOPs utilisation for a run at ``mfu`` that recomputes activations.
+
+    HFU = MFU × hardware FLOPs per token ÷ model FLOPs per token (Korthikanti et al. 2022 §6).
+    Full recomputation of every layer makes HFU ≈ 4/3 × MFU (Narayanan et al. 2021's 96/72).
+
+    Returns
+    -------
+    float or ndarray.
+    """
+    m = _mfu(mfu)
+    hw = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
+                                          recompute=recompute))
+    base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
+    return scalar_or_array(m * hw / base)
+
+
+def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gpus,
+                 price_usd_per_gpu_hour, seq_len=None, dtype: str = "bf16",
+                 method: str = "6ND", causal: bool = True) -> dict:
+    """The first ledger line in one call: FLOPs, GPU-hours, wall-clock days and cost.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    accelerator : Accelerator
+    n_tokens, mfu, n_gpus, price_usd_per_gpu_hour : float or array
+        Training tokens, steady-state MFU in (0, 1], accelerators in the job, USD per GPU-hour.
+    seq_len, dtype, method, causal
+        As ``training_flops`` and ``gpu_seconds``.
+
+    Returns
+    -------
+    dict with ``training_flops``, ``gpu_hours``, ``wall_clock_s``, ``wall_clock_days``,
+    ``compute_cost_usd`` (floats or arrays, broadcast together), plus ``method``, ``dtype`` and
+    ``peak_flops_per_s``.
+    """
+    flops = training_flops(model, n_tokens, seq_len, method, causal)
+    hours = gpu_hours(flops, accelerator, mfu, dtype)
+    wall = wall_clock_s(flops, accelerator, mfu, n_gpus, dtype)
+    return {
+        "training_flops": flops,
+        "gpu_hours": hours,
+        "wall_clock_s": wall,
+        "wall_clock_days": scalar_or_array(np.asarray(wall) / 86400.0),
+        "compute_cost_usd": compute_cost_usd(hours, price_usd_per_gpu_hour),
+        "method": method,
+        "dtype": dtype,
+        "peak_flops_per_s": accelerator.peak_flops_per_s(dtype),
+    }
+
+
+def published_run_mfu(runs=None):
+    """Implied MFU of the published runs that name a catalogue model and accelerator.
+
+    For each run with reported GPU-hours, the whole-run MFU they imply (6ND and detailed causal
+    counts); for each run with a reported throughput, the steady-state MFU it implies; and the
+    MFU the authors reported, where they did.
+
+    Parameters
+    ----------
+    runs : DataFrame, optional
+        Rows shaped like ``load_published_runs()`` (the default).
+
+    Returns
+    -------
+    DataFrame, one row per usable run: ``run_id``, ``model``, ``accelerator``, ``train_tokens``,
+    ``reported_gpu_hours``, ``mfu_from_gpu_hours_6nd``, ``mfu_from_gpu_hours_detailed``,
+    ``mfu_from_throughput_6nd``, ``mfu_from_throughput_detailed``, ``reported_mfu``.
+    """
+    import pandas as pd
+
+    from .catalog import load_accelerator, load_model, load_published_runs
+
+    runs = load_published_runs() if runs is None else runs
+    out = []
+    for r in runs.itertuples():
+        if not isinstance(r.catalog_model, str) or not isinstance(r.catalog_accelerator, str):
+            continue
+        has_hours = r.reported_gpu_hours == r.reported_gpu_hours and r.train_tokens == \
+            r.train_tokens
+        tput = r.reported_tokens_per_sec_per_gpu
+        has_tput = tput == tput
+        if not (has_hours or has_tput):
+            continue
+        model = load_model(r.catalog_model)
+        acc = load_accelerator(r.catalog_accelerator)
+        seq = int(r.seq_len) if r.seq_len == r.seq_len else model.seq_len
+        row = {"run_id": r.run_id, "model": model.name, "accelerator": acc.name,
+               "seq_len": seq, "train_tokens": r.train_tokens,
+               "reported_gpu_hours": r.reported_gpu_hours}
+        for method in METHODS:
+            key = "6nd" if method == "6ND" else "detailed"
+            row[f"mfu_from_gpu_hours_{key}"] = mfu_from_gpu_hours(
+                r.train_tokens, r.reported_gpu_hours, model, acc, seq, method=method) \
+                if has_hours else float("nan")
+            row[f"mfu_from_throughput_{key}"] = mfu_from_throughput(
+                tput, model, acc, seq, method=method) if has_tput else float("nan")
+        row["reported_mfu"] = r.reported_mfu
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def flops_per_token_conventions(model: ModelSpec, seq_len=None):
+    """Training FLOPs per token of one model under the conventions found in the literature.
+
+    Returns
+    -------
+    DataFrame with ``convention``, ``flops_per_token``, ``ratio_to_6nd`` and ``used_by``:
+    6·N_active (Hoffmann et al. 2022, Llama 3); 6·N non-embedding (Kaplan et al. 2020 §2.1);
+    detailed with a causal mask (this workbook's default); detailed with a full mask
+    (Megatron-LM, PaLM App. B, torchtitan); detailed with full recomputation (hardware FLOPs,
+    Narayanan et al. 2021's 96-form, for HFU).
+    """
+    import pandas as pd
+
+    s = model.seq_len if seq_len is None else seq_len
+    six = 6.0 * model.n_active_params
+    nonemb = 6.0 * (model.n_active_params - model.n_embedding_params)
+    rows = [
+        ("6·N (active parameters, embeddings included)", six,
+         "Hoffmann et al. 2022; Llama 3 report (3.8e25)"),
+        ("6·N (non-embedding parameters)", nonemb, "Kaplan et al. 2020 §2.1"),
+        ("detailed, causal mask", model.flops_per_token(s, causal=True),
+         "this workbook's default; FlashAttention causal kernels"),
+        ("detailed, full s×s mask", model.flops_per_token(s, causal=False),
+         "Megatron-LM (Narayanan et al. 2021); PaLM MFU (App. B); torchtitan"),
+        ("detailed, full mask + full recomputation", model.flops_per_token(
+            s, causal=False, recompute="full"), "hardware FLOPs for HFU (Megatron's 96-form)"),
+    ]
+    df = pd.DataFrame(rows, columns=["convention", "flops_per_token", "used_by"])
+    df.insert(2, "ratio_to_6nd", df["flops_per_token"] / six)
+    return df
+
+
+def catalogue_training_costs(accelerator: Accelerator, mfu: float,
+                             price_usd_per_gpu_hour: float, dtype: str = "bf16"):
+    """Training FLOPs (6ND), GPU-hours and compute cost of every catalogue model on its published
+    token count, all on one accelerator at one MFU and price (a like-for-like comparison, not the
+    hardware each model was trained on).
+
+    Returns
+    -------
+    DataFrame sorted by FLOPs: ``model``, ``n_active_params``, ``train_tokens``,
+    ``tokens_per_param``, ``training_flops``, ``gpu_hours``, ``compute_cost_usd``.
+    """
+    import pandas as pd
+
+    from .catalog import list_models, load_model
+
+    rows = []
+    for name in list_models()["name"]:
+        m = load_model(name)
+        if not m.train_tokens:
+            continue
+        flops = training_flops(m, m.train_tokens)
+        hours = gpu_hours(flops, accelerator, mfu, dtype)
+        rows.append({"model": m.name, "n_active_params": m.n_active_params,
+                     "train_tokens": m.train_tokens,
+                     "tokens_per_param": m.train_tokens / m.n_active_params,
+                     "training_flops": flops, "gpu_hours": hours,
+                     "compute_cost_usd": compute_cost_usd(hours, price_usd_per_gpu_hour)})
+    return pd.DataFrame(rows).sort_values("training_flops").reset_index(drop=True)
+
+
+def tokens_per_s_per_gpu_at_mfu(mfu, model: ModelSpec, accelerator, seq_len=None,
+                                dtype: str = "bf16", method: str = "6ND", causal: bool = True):
+    """The training throughput (tokens/s per GPU) that a given MFU corresponds to: the inverse
+    of ``mfu_from_throughput`` (what a pilot run must measure to reach that MFU)."""
+    m = _mfu(mfu)
+    fpt = np.asarray(model_flops_per_token(model, seq_len, method, causal))
+    return scalar_or_array(m * _peak(accelerator, dtype) / fpt)

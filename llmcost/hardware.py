@@ -1,0 +1,161 @@
+"""Accelerators and clusters: the hardware side of every estimate.
+
+``Accelerator`` holds one device's datasheet figures (dense peak FLOP/s per dtype, HBM capacity and
+bandwidth, scale-up and scale-out bandwidth per direction, TDP); ``Cluster`` is a number of them
+with a scale-up domain (NVLink/NVSwitch island, TPU ICI slice) and a scale-out network.
+
+Peak FLOP/s are always **dense** (NVIDIA datasheets print 2:4-sparse figures, twice the dense
+ones, next to them). Bandwidths are per accelerator and per direction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .units import BYTES_PER_DTYPE
+
+DTYPES = ("fp32", "tf32", "bf16", "fp8")
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator's datasheet figures (SI units, dense peaks, per direction).
+
+    Parameters
+    ----------
+    name : str
+        Catalogue name, e.g. ``"H100-SXM"``.
+    peak_bf16_flops_per_s : float
+        Dense BF16 tensor-core peak, FLOP/s. Required.
+    peak_fp32_flops_per_s, peak_tf32_flops_per_s, peak_fp8_flops_per_s : float or None
+        Dense peaks for the other formats (None where the device has none or it is unpublished).
+    hbm_bytes, hbm_bytes_per_s : float or None
+        HBM capacity (bytes) and bandwidth (bytes/s).
+    scaleup_bytes_per_s_per_dir : float or None
+        NVLink / Infinity Fabric / ICI bandwidth per accelerator per direction, bytes/s.
+    scaleup_domain_size : int or None
+        Accelerators in one scale-up domain (8 on an HGX board).
+    scaleout_bytes_per_s_per_dir : float or None
+        NIC bandwidth per accelerator per direction (InfiniBand / RoCE), bytes/s.
+    tdp_w : float or None
+        Thermal design power, watts.
+
+    Raises
+    ------
+    ValueError
+        If a figure is not positive.
+    """
+
+    name: str
+    peak_bf16_flops_per_s: float
+    peak_fp32_flops_per_s: float | None = None
+    peak_tf32_flops_per_s: float | None = None
+    peak_fp8_flops_per_s: float | None = None
+    hbm_bytes: float | None = None
+    hbm_bytes_per_s: float | None = None
+    scaleup_bytes_per_s_per_dir: float | None = None
+    scaleup_domain_size: int | None = None
+    scaleout_bytes_per_s_per_dir: float | None = None
+    tdp_w: float | None = None
+    vendor: str = ""
+    year: int | None = None
+    source: str = field(default="", compare=False)
+    notes: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        for f in ("peak_bf16_flops_per_s", "peak_fp32_flops_per_s", "peak_tf32_flops_per_s",
+                  "peak_fp8_flops_per_s", "hbm_bytes", "hbm_bytes_per_s",
+                  "scaleup_bytes_per_s_per_dir", "scaleup_domain_size",
+                  "scaleout_bytes_per_s_per_dir", "tdp_w"):
+            v = getattr(self, f)
+            if v is None and f != "peak_bf16_flops_per_s":
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                raise ValueError(f"{self.name}: {f}={v!r} must be a positive number")
+        if self.scaleup_domain_size is not None and int(self.scaleup_domain_size) != \
+                self.scaleup_domain_size:
+            raise ValueError(f"{self.name}: scaleup_domain_size={self.scaleup_domain_size} must be"
+                             " a whole number")
+
+    def peak_flops_per_s(self, dtype: str = "bf16") -> float:
+        """Dense peak FLOP/s for a compute format.
+
+        Raises
+        ------
+        ValueError
+            If ``dtype`` is unknown, or the catalogue has no peak for it on this device (e.g. FP8
+            on A100, which has no FP8 tensor cores).
+        """
+        if dtype not in DTYPES:
+            raise ValueError(f"dtype={dtype!r} must be one of {DTYPES}")
+        v = getattr(self, f"peak_{dtype}_flops_per_s")
+        if v is None:
+            raise ValueError(f"dtype={dtype!r}: {self.name} has no {dtype} peak in the catalogue "
+                             "(the device lacks that format or no datasheet figure was found)")
+        return float(v)
+
+    def ridge_point(self, dtype: str = "bf16") -> float:
+        """Roofline ridge point, FLOP per byte of HBM traffic: peak FLOP/s ÷ HBM bytes/s.
+
+        A kernel whose arithmetic intensity is below this is memory-bound (Williams, Waterman,
+        Patterson 2009, "Roofline", CACM 52(4)).
+        """
+        if not self.hbm_bytes_per_s:
+            raise ValueError(f"{self.name} has no HBM bandwidth in the catalogue")
+        return self.peak_flops_per_s(dtype) / self.hbm_bytes_per_s
+
+    @property
+    def bytes_per_dtype(self) -> dict:
+        return dict(BYTES_PER_DTYPE)
+
+    def replace(self, **changes) -> "Accelerator":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """A training cluster: ``n_gpus`` accelerators in scale-up domains joined by a network.
+
+    Parameters
+    ----------
+    accelerator : Accelerator
+    n_gpus : int
+        Accelerators in the job.
+    scaleup_domain_size : int, optional
+        Accelerators per scale-up domain (default: the accelerator's, e.g. 8 for HGX H100).
+    scaleup_bytes_per_s_per_dir, scaleout_bytes_per_s_per_dir : float, optional
+        Override the accelerator's per-direction bandwidths (bytes/s).
+
+    Raises
+    ------
+    ValueError
+        If a count or bandwidth is not positive, or a figure is missing from both the arguments
+        and the accelerator.
+    """
+
+    accelerator: Accelerator
+    n_gpus: int
+    scaleup_domain_size: int | None = None
+    scaleup_bytes_per_s_per_dir: float | None = None
+    scaleout_bytes_per_s_per_dir: float | None = None
+
+    def __post_init__(self):
+        if isinstance(self.n_gpus, bool) or not isinstance(self.n_gpus, int) or self.n_gpus < 1:
+            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
+        acc = self.accelerator
+        for f in ("scaleup_domain_size", "scaleup_bytes_per_s_per_dir",
+                  "scaleout_bytes_per_s_per_dir"):
+            v = getattr(self, f)
+            if v is None:
+                v = getattr(acc, f)
+                object.__setattr__(self, f, v)
+            if v is None:
+                raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
+                                 "explicitly")
+            if isinstance(v, bool) or not v > 0:
+                raise ValueError(f"{f}={v!r} must be > 0")
+
+    @property
+    def peak_flops_per_s(self) -> float:
+        """Cluster dense BF16 peak, FLOP/s."""
+        return self.n_gpus * self.accelerator.peak_bf16_flops_per_s

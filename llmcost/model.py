@@ -1,0 +1,579 @@
+"""Transformer architecture: exact parameter counts and FLOPs per token.
+
+``ModelSpec`` describes a decoder-only transformer precisely enough to count every parameter
+(embeddings, attention with MHA/GQA/MQA or DeepSeek's MLA, gated or plain FFN of any width,
+norms, biases, MoE routed and shared experts, dense layers before MoE layers, tied or untied
+output layer) and every matmul FLOP per token.
+
+FLOP conventions (stated once here, referred to everywhere):
+
+* A multiply-accumulate is 2 FLOP.
+* **Matmul FLOPs** come from the *active* matmul weights: every weight matrix a token passes
+  through, including the output projection (LM head, ``2·d_model·V`` forward) whether or not it is
+  tied to the input embedding, and excluding the input embedding lookup (a gather, ~0 FLOP), norms
+  and biases (element-wise, < 0.1%). For MoE layers only the ``k`` activated routed experts, the
+  shared experts and the router count.
+* **Attention core** (QKᵀ and AV) is counted per *query* head: ``2·n_heads·(d_qk + d_v)``
+  FLOP per attended key per layer, forward. GQA/MQA shrink the K/V projections (matmul FLOPs),
+  not the core.
+* **Causal or full mask**: with ``causal=True`` a query at position i attends to i keys, so the
+  mean over a sequence of s tokens is (s+1)/2 (what a causal FlashAttention kernel computes);
+  ``causal=False`` counts the full s×s score matrix, the convention of Megatron-LM
+  (Narayanan et al. 2021, App. "Floating-point operations"), PaLM's MFU (Chowdhery et al. 2022,
+  App. B) and torchtitan. A sliding window of w tokens caps the attended keys at w.
+* **Training** = forward + backward = 3 × forward (backward computes gradients with respect to
+  both activations and weights: 2 × forward). Kaplan et al. 2020 §2.1.
+* **Recomputation** (hardware FLOPs, for HFU): ``"selective"`` re-runs the attention core forward
+  (Korthikanti et al. 2022 §5); ``"full"`` re-runs the forward of every transformer layer (not the
+  LM head), giving Megatron's "96-form" (Narayanan et al. 2021, Eq. 3).
+
+Sources for the architecture variants: Shazeer 2020 (GLU variants, arXiv:2002.05202); Ainslie et
+al. 2023 (GQA, arXiv:2305.13245); Press & Wolf 2017 (tied embeddings, arXiv:1608.05859);
+Dai et al. 2019 (Transformer-XL relative positions, arXiv:1901.02860, used by Gopher/Chinchilla);
+DeepSeek-AI 2024 (DeepSeek-V2 MLA, arXiv:2405.04434; DeepSeek-V3, arXiv:2412.19437);
+Jiang et al. 2023 (Mistral 7B sliding window, arXiv:2310.06825).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from .units import as_array, scalar_or_array
+
+FFN_TYPES = ("gated", "mlp")
+NORMS = ("rmsnorm", "layernorm")
+BIASES = ("none", "qkv", "all")
+POS_ENCODINGS = ("rope", "alibi", "learned", "relative")
+ATTENTIONS = ("gqa", "mla")
+RECOMPUTE_MODES = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A decoder-only transformer, described exactly enough to count parameters and FLOPs.
+
+    Parameters
+    ----------
+    name : str
+        Catalogue name, e.g. ``"llama-3.1-405b"``.
+    n_layers, d_model, n_heads, vocab_size : int
+        Transformer layers, hidden size, query heads and vocabulary size (the embedding table's
+        rows, including padding).
+    d_ff : int
+        FFN intermediate width of the dense layers (0 when every layer is MoE).
+    n_kv_heads : int, optional
+        Key/value heads: ``n_heads`` for MHA (default), fewer for GQA, 1 for MQA.
+    d_head : int, optional
+        Per-head dimension (default ``d_model // n_heads``). For MLA, the non-rotary part of the
+        query/key head dimension (DeepSeek's ``qk_nope_head_dim``).
+    ffn_type : {"gated", "mlp"}
+        ``"gated"``: three matrices (SwiGLU/GeGLU: gate, up, down); ``"mlp"``: two (GeLU, ReLU,
+        squared ReLU).
+    tied_embeddings : bool
+        Output projection shares the input embedding matrix (counted once).
+    norm : {"rmsnorm", "layernorm"}
+        RMSNorm has a weight vector; LayerNorm a weight and a bias.
+    bias : {"none", "qkv", "all"}
+        Which linear layers have biases: none (Llama), the Q/K/V projections only (Qwen2), or
+        every linear layer (GPT-3, OPT, BLOOM).
+    pos_encoding : {"rope", "alibi", "learned", "relative"}
+        ``"learned"`` adds a ``max_position_embeddings × d_model`` table; ``"relative"``
+        (Transformer-XL, used by Gopher and Chinchilla) adds a ``d_model × n_heads·d_head``
+        position projection per layer; RoPE and ALiBi have no parameters.
+    max_position_embeddings : int
+        Rows of the learned position table (only used with ``"learned"``).
+    embedding_norm : bool
+        A norm right after the token embedding (BLOOM).
+    seq_len : int
+        Pre-training sequence length, the default context for FLOP counts.
+    n_experts, n_experts_active, n_shared_experts, d_ff_expert : int
+        MoE: routed experts per MoE layer, routed experts activated per token (top-k), always-on
+        shared experts, and each expert's FFN width (``ffn_type`` applies to experts too).
+    n_dense_layers : int
+        For MoE models, the number of leading dense layers (DeepSeek-V3: 3).
+    moe_layer_interval : int
+        After the dense prefix, every ``moe_layer_interval``-th layer is MoE and the others are
+        dense (1: all MoE).
+    attention : {"gqa", "mla"}
+        ``"gqa"`` covers MHA, GQA and MQA; ``"mla"`` is DeepSeek's multi-head latent attention
+        with low-rank Q and KV projections.
+    q_lora_rank, kv_lora_rank, qk_rope_head_dim, v_head_dim : int
+        MLA dimensions (DeepSeek-V3: 1536, 512, 64, 128). ``q_lora_rank = 0`` means a full-rank
+        query projection.
+    sliding_window : int
+        Attention window in tokens (0: no window). Applies to every layer.
+    official_params, official_active_params : float
+        Published totals, kept for comparison (not used in calculations).
+    train_tokens : float
+        Published pre-training tokens, where disclosed (catalogue data, not architecture).
+    source, notes : str
+        Where the architecture comes from and what is approximated.
+
+    Raises
+    ------
+    ValueError
+        When a field is out of range or the fields are inconsistent (``n_heads`` not a multiple of
+        ``n_kv_heads``, MoE fields half set, ...); the message names the field and the rule.
+    """
+
+    name: str
+    n_layers: int
+    d_model: int
+    n_heads: int
+    vocab_size: int
+    d_ff: int = 0
+    n_kv_heads: int | None = None
+    d_head: int | None = None
+    ffn_type: str = "gated"
+    tied_embeddings: bool = False
+    norm: str = "rmsnorm"
+    bias: str = "none"
+    pos_encoding: str = "rope"
+    max_position_embeddings: int = 0
+    embedding_norm: bool = False
+    seq_len: int = 2048
+    n_experts: int = 0
+    n_experts_active: int = 0
+    n_shared_experts: int = 0
+    d_ff_expert: int = 0
+    n_dense_layers: int = 0
+    moe_layer_interval: int = 1
+    attention: str = "gqa"
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    sliding_window: int = 0
+    official_params: float | None = None
+    official_active_params: float | None = None
+    train_tokens: float | None = None
+    source: str = field(default="", compare=False)
+    notes: str = field(default="", compare=False)
+
+    # ------------------------------------------------------------------ validation
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name={self.name!r} must be a non-empty string")
+        if self.n_kv_heads is None:
+            object.__setattr__(self, "n_kv_heads", self.n_heads)
+        for f in ("n_layers", "d_model", "n_heads", "vocab_size", "n_kv_heads", "seq_len"):
+            self._check_int(f, minimum=1)
+        for f in ("d_ff", "max_position_embeddings", "n_experts", "n_experts_active",
+                  "n_shared_experts", "d_ff_expert", "n_dense_layers", "q_lora_rank",
+                  "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
+            self._check_int(f, minimum=0)
+        self._check_int("moe_layer_interval", minimum=1)
+        if self.d_head is None:
+            if self.d_model % self.n_heads:
+                raise ValueError(
+                    f"{self.name}: d_model={self.d_model} is not divisible by n_heads="
+                    f"{self.n_heads}; give d_head explicitly")
+            object.__setattr__(self, "d_head", self.d_model // self.n_heads)
+        self._check_int("d_head", minimum=1)
+        for f, allowed in (("ffn_type", FFN_TYPES), ("norm", NORMS), ("bias", BIASES),
+                           ("pos_encoding", POS_ENCODINGS), ("attention", ATTENTIONS)):
+            if getattr(self, f) not in allowed:
+                raise ValueError(f"{self.name}: {f}={getattr(self, f)!r} must be one of {allowed}")
+        if self.n_heads % self.n_kv_heads:
+            raise ValueError(f"{self.name}: n_heads={self.n_heads} must be a multiple of "
+                             f"n_kv_heads={self.n_kv_heads}")
+        if self.pos_encoding == "learned" and self.max_position_embeddings < 1:
+            raise ValueError(f"{self.name}: pos_encoding='learned' needs max_position_embeddings"
+                             f" >= 1, got {self.max_position_embeddings}")
+        if self.n_experts:
+            if not 1 <= self.n_experts_active <= self.n_experts:
+                raise ValueError(f"{self.name}: n_experts_active={self.n_experts_active} must be "
+                                 f"between 1 and n_experts={self.n_experts}")
+            if self.d_ff_expert < 1:
+                raise ValueError(f"{self.name}: an MoE model needs d_ff_expert >= 1, got "
+                                 f"{self.d_ff_expert}")
+            if self.n_dense_layers >= self.n_layers:
+                raise ValueError(f"{self.name}: n_dense_layers={self.n_dense_layers} must be < "
+                                 f"n_layers={self.n_layers} for an MoE model")
+            if self.n_moe_layers < 1:
+                raise ValueError(f"{self.name}: moe_layer_interval={self.moe_layer_interval} "
+                                 f"leaves no MoE layer after {self.n_dense_layers} dense layers")
+        elif self.n_experts_active or self.n_shared_experts or self.d_ff_expert:
+            raise ValueError(f"{self.name}: n_experts_active, n_shared_experts and d_ff_expert "
+                             "need n_experts >= 1")
+        if self.n_dense_ffn_layers and self.d_ff < 1:
+            raise ValueError(f"{self.name}: d_ff={self.d_ff} must be >= 1: the model has "
+                             f"{self.n_dense_ffn_layers} dense FFN layers")
+        if self.attention == "mla":
+            if self.kv_lora_rank < 1 or self.v_head_dim < 1:
+                raise ValueError(f"{self.name}: attention='mla' needs kv_lora_rank >= 1 and "
+                                 "v_head_dim >= 1")
+            if self.n_kv_heads != self.n_heads:
+                raise ValueError(f"{self.name}: MLA has no separate KV heads; leave n_kv_heads "
+                                 "empty (it defaults to n_heads)")
+        elif self.q_lora_rank or self.kv_lora_rank or self.qk_rope_head_dim or self.v_head_dim:
+            raise ValueError(f"{self.name}: q_lora_rank, kv_lora_rank, qk_rope_head_dim and "
+                             "v_head_dim only apply to attention='mla'")
+
+    def _check_int(self, f: str, minimum: int):
+        v = getattr(self, f)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            if isinstance(v, float) and v.is_integer():
+                object.__setattr__(self, f, int(v))
+                v = int(v)
+            else:
+                raise ValueError(f"{self.name}: {f}={v!r} must be a whole number")
+        if v < minimum:
+            raise ValueError(f"{self.name}: {f}={v} must be >= {minimum}")
+
+    # ------------------------------------------------------------------ layer bookkeeping
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > 0
+
+    @property
+    def n_moe_layers(self) -> int:
+        """Number of MoE layers (0 for dense models)."""
+        if not self.is_moe:
+            return 0
+        return (self.n_layers - self.n_dense_layers) // self.moe_layer_interval
+
+    @property
+    def n_dense_ffn_layers(self) -> int:
+        """Number of layers with a dense FFN."""
+        return self.n_layers - self.n_moe_layers
+
+    @property
+    def d_qk(self) -> int:
+        """Query/key dimension per head used in QKᵀ (MLA adds the rotary part)."""
+        return self.d_head + (self.qk_rope_head_dim if self.attention == "mla" else 0)
+
+    @property
+    def d_v(self) -> int:
+        """Value dimension per head used in AV."""
+        return self.v_head_dim if self.attention == "mla" else self.d_head
+
+    # ------------------------------------------------------------------ parameter counts
+    def _ffn_matrix_params(self, width: int) -> int:
+        return (3 if self.ffn_type == "gated" else 2) * self.d_model * width
+
+    def _ffn_bias_params(self, width: int) -> int:
+        if self.bias != "all":
+            return 0
+        return (2 * width if self.ffn_type == "gated" else width) + self.d_model
+
+    @property
+    def _norm_params(self) -> int:
+        return self.d_model * (2 if self.norm == "layernorm" else 1)
+
+    @cached_property
+    def param_breakdown(self) -> dict[str, int]:
+        """Parameter counts by part (total, not active). The values sum to ``n_params``.
+
+        Keys: ``embedding`` (token table), ``lm_head`` (0 when tied), ``position`` (learned
+        table), ``attention`` (projections and their biases, MLA's low-rank factors and norms, the
+        relative-position projection), ``ffn_dense``, ``ffn_shared_experts``,
+        ``ffn_routed_experts``, ``router``, ``norms`` (per-layer, final and embedding norms).
+        """
+        h, a, g, dh, L = self.d_model, self.n_heads, self.n_kv_heads, self.d_head, self.n_layers
+        if self.attention == "gqa":
+            attn = h * a * dh + 2 * h * g * dh + a * dh * h
+            if self.bias in ("qkv", "all"):
+                attn += a * dh + 2 * g * dh
+            if self.bias == "all":
+                attn += h
+        else:  # MLA, DeepSeek-V2 §2.1 / DeepSeek-V3 config: low-rank Q and joint KV compression
+            d_qk, d_v, r = self.d_qk, self.d_v, self.qk_rope_head_dim
+            if self.q_lora_rank:
+                q = h * self.q_lora_rank + self.q_lora_rank + self.q_lora_rank * a * d_qk
+            else:
+                q = h * a * d_qk
+            kv = h * (self.kv_lora_rank + r) + self.kv_lora_rank + self.kv_lora_rank * a * (dh + d_v)
+            attn = q + kv + a * d_v * h
+        if self.pos_encoding == "relative":
+            attn += h * a * dh  # Transformer-XL W_{k,R}, one per layer (Dai et al. 2019 §3.3)
+        moe = self.n_moe_layers
+        dense = self.n_dense_ffn_layers
+        parts = {
+            "embedding": self.vocab_size * h,
+            "lm_head": 0 if self.tied_embeddings else self.vocab_size * h,
+            "position": self.max_position_embeddings * h if self.pos_encoding == "learned" else 0,
+            "attention": L * attn,
+            "ffn_dense": dense * (self._ffn_matrix_params(self.d_ff)
+                                  + self._ffn_bias_params(self.d_ff)),
+            "ffn_shared_experts": moe * self.n_shared_experts * (
+                self._ffn_matrix_params(self.d_ff_expert) + self._ffn_bias_params(self.d_ff_expert)),
+            "ffn_routed_experts": moe * self.n_experts * (
+                self._ffn_matrix_params(self.d_ff_expert) + self._ffn_bias_params(self.d_ff_expert)),
+            "router": moe * h * self.n_experts,
+            "norms": (2 * L + 1 + (1 if self.embedding_norm else 0)) * self._norm_params,
+        }
+        return {k: int(v) for k, v in parts.items()}
+
+    @property
+    def n_params(self) -> int:
+        """Total parameters (the checkpoint's size in parameters; a tied table counted once)."""
+        return sum(self.param_breakdown.values())
+
+    @property
+    def n_embedding_params(self) -> int:
+        """Token embedding + untied output projection + learned position table.
+
+        Kaplan et al. 2020 exclude these from N; Chinchilla (Hoffmann et al. 2022) includes them.
+        """
+        b = self.param_breakdown
+        return b["embedding"] + b["lm_head"] + b["position"]
+
+    @property
+    def n_nonembedding_params(self) -> int:
+        """Parameters excluding ``n_embedding_params`` (Kaplan et al. 2020's N)."""
+        return self.n_params - self.n_embedding_params
+
+    @property
+    def _routed_fraction(self) -> float:
+        return self.n_experts_active / self.n_experts if self.is_moe else 0.0
+
+    @property
+    def n_active_params(self) -> int:
+        """Parameters a token passes through: all but the unselected routed experts.
+
+        Includes the embeddings, so Mixtral 8x7B gives 12.9B and DeepSeek-V3 37B as published.
+        Equals ``n_params`` for dense models.
+        """
+        b = self.param_breakdown
+        return int(self.n_params - b["ffn_routed_experts"]
+                   + round(b["ffn_routed_experts"] * self._routed_fraction))
+
+    @cached_property
+    def matmul_params_active(self) -> dict[str, int]:
+        """Active matmul weights per token by part (no embedding gather, norms or biases).
+
+        Keys: ``attention`` (projections, incl. MLA factors and the relative-position projection),
+        ``ffn`` (dense FFNs, shared and activated routed experts), ``router``, ``lm_head`` (counted
+        whether or not tied).
+        """
+        h, a, g, dh, L = self.d_model, self.n_heads, self.n_kv_heads, self.d_head, self.n_layers
+        if self.attention == "gqa":
+            attn = h * a * dh + 2 * h * g * dh + a * dh * h
+        else:
+            d_qk, d_v, r = self.d_qk, self.d_v, self.qk_rope_head_dim
+            q = (h * self.q_lora_rank + self.q_lora_rank * a * d_qk) if self.q_lora_rank \
+                else h * a * d_qk
+            attn = q + h * (self.kv_lora_rank + r) + self.kv_lora_rank * a * (dh + d_v) \
+                + a * d_v * h
+        if self.pos_encoding == "relative":
+            attn += h * a * dh
+        ffn = self.n_dense_ffn_layers * self._ffn_matrix_params(self.d_ff)
+        ffn += self.n_moe_layers * (self.n_shared_experts + self.n_experts_active) \
+            * self._ffn_matrix_params(self.d_ff_expert)
+        return {"attention": L * attn, "ffn": ffn, "router": self.n_moe_layers * h * self.n_experts,
+                "lm_head": self.vocab_size * h}
+
+    # ------------------------------------------------------------------ FLOPs per token
+    def mean_attended_keys(self, seq_len, causal: bool = True):
+        """Mean number of keys each query attends to over a sequence of ``seq_len`` tokens.
+
+        Parameters
+        ----------
+        seq_len : int or array of int
+            Sequence length(s) in tokens.
+        causal : bool
+            ``True``: query i attends keys 1..i, so the mean is (s+1)/2, or with a sliding window
+            w, (w(w+1)/2 + (s−w)·w)/s once s > w. ``False``: the full score matrix is counted,
+            s keys per query (min(s, w) with a window), the Megatron-LM / PaLM convention.
+
+        Returns
+        -------
+        float or ndarray, broadcast over ``seq_len``.
+        """
+        s = as_array(seq_len, "seq_len", positive=True, integer=True)
+        w = self.sliding_window
+        if not causal:
+            keys = np.minimum(s, w) if w else s
+        elif w:
+            keys = np.where(s <= w, (s + 1) / 2, (w * (w + 1) / 2 + (s - w) * w) / s)
+        else:
+            keys = (s + 1) / 2
+        return scalar_or_array(keys)
+
+    def flops_per_token_breakdown(self, seq_len=None, training: bool = True, causal: bool = True,
+                                  recompute: str = "none") -> dict:
+        """FLOPs per token by part, forward or training (forward + backward [+ recompute]).
+
+        Parameters
+        ----------
+        seq_len : int or array of int, optional
+            Context length in tokens (default: the model's ``seq_len``).
+        training : bool
+            ``False``: forward pass only (2 FLOP per active matmul weight). ``True``: 3× forward.
+        causal : bool
+            Causal mask (mean (s+1)/2 attended keys) or full s×s (see ``mean_attended_keys``).
+        recompute : {"none", "selective", "full"}
+            Extra forward work re-executed in the backward pass (hardware FLOPs, for HFU).
+            Only valid with ``training=True``.
+
+        Returns
+        -------
+        dict of float or ndarray: ``attention_proj``, ``attention_core``, ``ffn``, ``router``,
+        ``lm_head``, ``recompute`` and ``total`` (the sum of the others), in FLOP per token.
+
+        Raises
+        ------
+        ValueError
+            For a bad ``seq_len`` or ``recompute`` mode, or recompute without training.
+
+        Sources: Narayanan et al. 2021 App. (Megatron FLOPs), generalised to GQA/SwiGLU/MoE as in
+        Megatron-LM's ``num_floating_point_operations``; attention core per query head as in
+        PaLM App. B (12·L·H·Q·T for training with a full mask).
+        """
+        if recompute not in RECOMPUTE_MODES:
+            raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
+        if recompute != "none" and not training:
+            raise ValueError(f"recompute={recompute!r} only applies with training=True")
+        s = self.seq_len if seq_len is None else seq_len
+        keys = np.asarray(self.mean_attended_keys(s, causal))
+        mm = self.matmul_params_active
+        fwd = {
+            "attention_proj": 2.0 * mm["attention"],
+            "attention_core": 2.0 * self.n_layers * self.n_heads * (self.d_qk + self.d_v) * keys,
+            "ffn": 2.0 * mm["ffn"],
+            "router": 2.0 * mm["router"],
+            "lm_head": 2.0 * mm["lm_head"],
+        }
+        mult = 3.0 if training else 1.0
+        out = {k: v * mult for k, v in fwd.items()}
+        if recompute == "selective":
+            out["recompute"] = fwd["attention_core"]
+        elif recompute == "full":
+            out["recompute"] = fwd["attention_proj"] + fwd["attention_core"] + fwd["ffn"] \
+                + fwd["router"]
+        else:
+            out["recompute"] = 0.0 * keys
+        out["total"] = sum(out.values())
+        return {k: scalar_or_array(np.broadcast_to(v, keys.shape)) for k, v in out.items()}
+
+    def flops_per_token(self, seq_len=None, training: bool = True, causal: bool = True,
+                        recompute: str = "none"):
+        """Total FLOPs per token; see ``flops_per_token_breakdown`` for the conventions.
+
+        ``recompute="none"`` gives *model* FLOPs (for MFU); other modes give *hardware* FLOPs
+        (for HFU).
+        """
+        return self.flops_per_token_breakdown(seq_len, training, causal, recompute)["total"]
+
+    # ------------------------------------------------------------------ construction helpers
+    def replace(self, **changes) -> "ModelSpec":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def from_hf_config(cls, path, name: str | None = None, seq_len: int | None = None) -> "ModelSpec":
+        """Build a ``ModelSpec`` from a local Hugging Face ``config.json`` (no network).
+
+        Understands the keys of the Llama, Mistral, Mixtral, Qwen2 and DeepSeek-V3 families
+        (``model_type`` llama, mistral, mixtral, qwen2, qwen2_moe is not supported, deepseek_v3).
+
+        Parameters
+        ----------
+        path : str or Path
+            A ``config.json`` file, or a folder containing one.
+        name : str, optional
+            Name for the spec (default: the folder name, or ``model_type``).
+        seq_len : int, optional
+            Context for FLOP counts (default: ``max_position_embeddings``, which for long-context
+            models is much longer than the pre-training sequence length: pass it explicitly).
+
+        Returns
+        -------
+        ModelSpec
+
+        Raises
+        ------
+        ValueError
+            If the file is missing, not JSON, lacks a required key, or has an unsupported
+            ``model_type``.
+
+        Notes
+        -----
+        DeepSeek-V3's multi-token-prediction module (``num_nextn_predict_layers``) is not counted,
+        as the published 671B total does not count it; its MLA is modelled exactly
+        (low-rank Q and KV factors with their norms).
+        """
+        p = Path(path)
+        if p.is_dir():
+            p = p / "config.json"
+        if not p.is_file():
+            raise ValueError(f"path={str(path)!r}: no config.json found")
+        try:
+            cfg = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"path={str(p)!r} is not valid JSON: {e}") from None
+        mtype = cfg.get("model_type", "")
+        supported = ("llama", "mistral", "mixtral", "qwen2", "deepseek_v3")
+        if mtype not in supported:
+            raise ValueError(f"model_type={mtype!r} in {p} is not supported; supported: "
+                             f"{supported}")
+
+        def need(key):
+            if key not in cfg or cfg[key] is None:
+                raise ValueError(f"{p}: required key {key!r} is missing for model_type={mtype!r}")
+            return cfg[key]
+
+        h = need("hidden_size")
+        n_heads = need("num_attention_heads")
+        kw = dict(
+            name=name or (p.parent.name if p.parent.name else mtype),
+            n_layers=need("num_hidden_layers"),
+            d_model=h,
+            n_heads=n_heads,
+            vocab_size=need("vocab_size"),
+            tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+            norm="rmsnorm",
+            pos_encoding="rope",
+            seq_len=int(seq_len or cfg.get("max_position_embeddings") or 2048),
+            source=f"Hugging Face config.json ({p})",
+        )
+        act = cfg.get("hidden_act", "silu")
+        kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") else "mlp"
+        if mtype == "deepseek_v3":
+            kw.update(
+                attention="mla",
+                d_head=need("qk_nope_head_dim"),
+                qk_rope_head_dim=need("qk_rope_head_dim"),
+                v_head_dim=need("v_head_dim"),
+                kv_lora_rank=need("kv_lora_rank"),
+                q_lora_rank=cfg.get("q_lora_rank") or 0,
+                d_ff=need("intermediate_size"),
+                n_experts=need("n_routed_experts"),
+                n_experts_active=need("num_experts_per_tok"),
+                n_shared_experts=cfg.get("n_shared_experts") or 0,
+                d_ff_expert=need("moe_intermediate_size"),
+                n_dense_layers=cfg.get("first_k_dense_replace", 0),
+                moe_layer_interval=cfg.get("moe_layer_freq", 1),
+                notes="MLA modelled exactly; the multi-token-prediction module is not counted.",
+            )
+        else:
+            kw["n_kv_heads"] = cfg.get("num_key_value_heads") or n_heads
+            if cfg.get("head_dim"):
+                kw["d_head"] = cfg["head_dim"]
+            if mtype == "qwen2":
+                kw["bias"] = "qkv"  # Qwen2 attention always has q/k/v biases
+            elif cfg.get("attention_bias"):
+                kw["bias"] = "qkv" if not cfg.get("mlp_bias") else "all"
+            sw = cfg.get("sliding_window")
+            if sw and (mtype != "qwen2" or cfg.get("use_sliding_window")):
+                kw["sliding_window"] = int(sw)
+            if mtype == "mixtral":
+                kw.update(n_experts=need("num_local_experts"),
+                          n_experts_active=need("num_experts_per_tok"),
+                          d_ff_expert=need("intermediate_size"))
+            else:
+                kw["d_ff"] = need("intermediate_size")
+        return cls(**kw)

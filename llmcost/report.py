@@ -1,0 +1,370 @@
+"""Reports: run every notebook for a scenario with papermill and write HTML and a summary.
+
+``run_report(scenario, out_dir)`` validates the scenario before anything is written, runs the
+notebooks in order (showing which one and how many are left), and writes into ``out_dir``:
+
+* ``NN_name.ipynb``: each executed notebook (kept, with papermill's error banner, if it fails);
+* ``NN_name.html``: the same without code;
+* ``index.html``: the scenario, the headline figures and links to every page;
+* ``summary.json`` and ``summary.csv``: the headline figures each notebook published with
+  ``publish_summary``.
+
+An existing ``out_dir`` is an error unless ``overwrite=True``, and even then only a folder that
+an earlier report wrote (it holds a ``.llmcost-report`` marker) or an empty one is replaced.
+
+Notebooks publish headline figures with ``publish_summary(notebook, rows)``: it displays a plain
+text table (which nbval can check) together with a JSON copy under the MIME type
+``application/vnd.llmcost.summary+json`` that the report collects.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .catalog import DATA_DIR
+from .scenario import METADATA_KEYS, ScenarioError, load_scenario
+
+ROOT = DATA_DIR.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+SUMMARY_MIME = "application/vnd.llmcost.summary+json"
+MARKER = ".llmcost-report"
+DEFAULT_TIMEOUT_S = 600
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
+
+
+class ReportError(RuntimeError):
+    """A notebook failed during a report; the message names it and where it was kept."""
+
+
+class UsageError(ReportError):
+    """A report could not start (bad --notebooks, output folder in the way); nothing was run."""
+
+
+# ------------------------------------------------------------------------------ publishing
+def summary_row(key: str, label: str, value, unit: str = "", note: str = "") -> dict:
+    """One headline figure: a machine key, a human label, a value, its unit and its convention."""
+    if hasattr(value, "item"):
+        value = value.item()
+    return {"key": key, "label": label, "value": value, "unit": unit, "note": note}
+
+
+def _format_value(v) -> str:
+    if isinstance(v, float):
+        if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
+            return f"{v:.4g}"
+        return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
+    return str(v)
+
+
+def summary_text(rows: list[dict]) -> str:
+    """The plain-text table ``publish_summary`` shows (label, value, unit, note)."""
+    width = max(len(r["label"]) for r in rows)
+    lines = []
+    for r in rows:
+        val = f"{_format_value(r['value'])} {r['unit']}".rstrip()
+        note = f"  ({r['note']})" if r["note"] else ""
+        lines.append(f"{r['label']:<{width}}  {val}{note}")
+    return "\n".join(lines)
+
+
+def publish_summary(notebook: str, rows: list[dict]) -> None:
+    """Display headline figures as text and as JSON the report collects into summary.json/csv.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_flops"``.
+    rows : list of dict
+        Rows made with ``summary_row``.
+    """
+    from IPython.display import display
+
+    display({"text/plain": summary_text(rows),
+             SUMMARY_MIME: {"notebook": notebook, "rows": rows}}, raw=True)
+
+
+# ------------------------------------------------------------------------------ notebooks
+def list_notebooks(selection: list[str] | None = None) -> list[Path]:
+    """The numbered notebooks in reading order, optionally only those whose number or stem is in
+    ``selection`` (e.g. ``["01", "03"]``).
+
+    Raises
+    ------
+    UsageError
+        If a selection item matches no notebook.
+    """
+    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    if not selection:
+        return nbs
+    chosen = []
+    for item in selection:
+        item = item.strip()
+        match = [nb for nb in nbs if nb.stem == item or nb.stem.split("_")[0] == item.zfill(2)]
+        if not match:
+            raise UsageError(f"--notebooks: {item!r} matches no notebook (have: "
+                              f"{', '.join(nb.stem for nb in nbs)})")
+        chosen.extend(m for m in match if m not in chosen)
+    return sorted(chosen)
+
+
+def declared_parameters(nb: Path) -> dict:
+    """The parameters a notebook declares in its ``parameters`` cell (papermill's view)."""
+    import papermill as pm
+
+    return pm.inspect_notebook(str(nb))
+
+
+def clean_notebook_metadata(nb) -> None:
+    """Remove volatile metadata (widget state, papermill and timing data) and widget views."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata.pop("papermill", None)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}
+    nb.metadata["language_info"] = {"name": "python"}
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_MIME in data:
+                out["data"] = {"text/plain": WIDGET_PLACEHOLDER}
+
+
+def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAULT_TIMEOUT_S,
+                      progress: Callable[[str], None] = print) -> list[Path]:
+    """Re-execute the committed notebooks in place with their default parameters and clean them.
+
+    Used by ``make notebooks``; the committed notebooks then show figures and numbers to a
+    reader who runs nothing, and ``# NBVAL_CHECK_OUTPUT`` cells hold the current headline values.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    nbs = list_notebooks(selection)
+    for i, path in enumerate(nbs, 1):
+        t0 = time.perf_counter()
+        progress(f"[{i}/{len(nbs)}] executing {path.name} ...")
+        nb = nbformat.read(path, as_version=4)
+        client = NotebookClient(nb, timeout=timeout_s, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}},
+                                record_timing=False)
+        client.execute()
+        clean_notebook_metadata(nb)
+        nbformat.write(nb, path)
+        progress(f"[{i}/{len(nbs)}] {path.name} done in {time.perf_counter() - t0:.1f} s")
+    return nbs
+
+
+# ------------------------------------------------------------------------------ reports
+@dataclass
+class ReportResult:
+    out_dir: Path
+    notebooks: list[Path] = field(default_factory=list)
+    html: list[Path] = field(default_factory=list)
+    failed: list[Path] = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict, list, dict]:
+    """Validate a scenario against the notebooks before anything runs.
+
+    Returns
+    -------
+    (scenario, notebooks, declared) where ``declared`` maps each notebook to its parameters.
+
+    Raises
+    ------
+    ScenarioError
+        A bad value, or a key that no selected notebook declares.
+    """
+    scenario = load_scenario(scenario_path)
+    nbs = list_notebooks(selection)
+    if not nbs:
+        raise UsageError(f"no notebooks found in {NOTEBOOK_DIR}")
+    declared = {nb: declared_parameters(nb) for nb in nbs}
+    known = set().union(*declared.values())
+    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
+    if unknown:
+        which = "the selected notebooks" if selection else "any notebook"
+        raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of {which}"
+                            f" ({', '.join(nb.stem for nb in nbs)})")
+    return scenario, nbs, declared
+
+
+def _prepare_out_dir(out_dir: Path, overwrite: bool, progress) -> None:
+    if out_dir.exists():
+        if not out_dir.is_dir():
+            raise UsageError(f"--out {out_dir} exists and is not a folder")
+        empty = not any(out_dir.iterdir())
+        if not empty:
+            if not overwrite:
+                raise UsageError(f"--out {out_dir} already exists; pass --overwrite to replace "
+                                  "it, or choose another folder")
+            if not (out_dir / MARKER).exists():
+                raise UsageError(f"--out {out_dir} is not an llmcost report folder (no {MARKER}"
+                                  " marker); refusing to delete it even with --overwrite")
+            progress(f"replacing the earlier report in {out_dir}")
+            shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MARKER).write_text("written by llmcost report\n")
+
+
+def _collect_summary(nb_node) -> list[dict]:
+    rows = []
+    for cell in nb_node.cells:
+        for out in cell.get("outputs", []):
+            payload = out.get("data", {}).get(SUMMARY_MIME)
+            if payload:
+                rows.extend(payload["rows"])
+    return rows
+
+
+def _to_html(nb_node, title: str) -> str:
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
+                            exclude_output_prompt=True)
+    nb_node.metadata["title"] = title
+    body, _ = exporter.from_notebook_node(nb_node)
+    return body
+
+
+def run_report(scenario_path, out_dir, selection: list[str] | None = None,
+               overwrite: bool = False, timeout_s: int = DEFAULT_TIMEOUT_S,
+               progress: Callable[[str], None] | None = None) -> ReportResult:
+    """Run the notebooks for a scenario and write executed notebooks, HTML and a summary.
+
+    Parameters
+    ----------
+    scenario_path : str or Path
+        Scenario YAML file.
+    out_dir : str or Path
+        Output folder (must not exist, unless ``overwrite``).
+    selection : list of str, optional
+        Notebook numbers or stems to run (default: all).
+    overwrite : bool
+        Replace an earlier report in ``out_dir``.
+    timeout_s : int
+        Per-cell execution timeout, so a stalled kernel fails in minutes.
+    progress : callable, optional
+        Receives one line per step (default: print to stderr).
+
+    Returns
+    -------
+    ReportResult
+
+    Raises
+    ------
+    ScenarioError
+        Bad scenario (nothing is written).
+    UsageError
+        Bad selection or output folder in the way (nothing is written).
+    ReportError
+        Failed notebooks (the rest of the report is written; the failed notebooks are kept and
+        named).
+    """
+    import nbformat
+    import papermill as pm
+
+    progress = progress or (lambda s: print(s, file=sys.stderr, flush=True))
+    t_start = time.perf_counter()
+    scenario, nbs, declared = plan_report(scenario_path, selection)
+    out_dir = Path(out_dir)
+    _prepare_out_dir(out_dir, overwrite, progress)
+    result = ReportResult(out_dir=out_dir)
+    summary = {"scenario": {k: v for k, v in scenario.items()},
+               "scenario_file": str(scenario_path), "notebooks": {}}
+    for i, nb in enumerate(nbs, 1):
+        params = {k: v for k, v in scenario.items() if k in declared[nb]}
+        if "interactive" in declared[nb]:
+            params["interactive"] = False
+        out_nb = out_dir / nb.name
+        left = len(nbs) - i
+        progress(f"[{i}/{len(nbs)}] running {nb.stem} ({left} left after this) ...")
+        t0 = time.perf_counter()
+        try:
+            pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
+                                cwd=str(nb.parent), execution_timeout=timeout_s,
+                                progress_bar=False, log_output=False)
+        except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
+            result.failed.append(out_nb)
+            reason = getattr(e, "ename", type(e).__name__)
+            evalue = getattr(e, "evalue", str(e)).strip().splitlines()
+            progress(f"[{i}/{len(nbs)}] {nb.stem} FAILED ({reason}: "
+                     f"{evalue[0] if evalue else ''}); kept at {out_nb}")
+        node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
+        if node is not None:
+            html_path = out_nb.with_suffix(".html")
+            html_path.write_text(_to_html(node, f"{nb.stem} — {scenario.get('title', '')}"),
+                                 encoding="utf-8")
+            result.html.append(html_path)
+            summary["notebooks"][nb.stem] = _collect_summary(node)
+        result.notebooks.append(out_nb)
+        if out_nb not in result.failed:
+            progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
+    summary["failed"] = [p.name for p in result.failed]
+    _write_summary(out_dir, summary)
+    _write_index(out_dir, scenario, nbs, result, summary)
+    result.summary = summary
+    result.seconds = time.perf_counter() - t_start
+    if result.failed:
+        names = ", ".join(str(p) for p in result.failed)
+        raise ReportError(f"{len(result.failed)} notebook(s) failed: {names} (kept with the "
+                          "error for inspection; the rest of the report is in "
+                          f"{out_dir})")
+    progress(f"report written to {out_dir} in {result.seconds:.1f} s "
+             f"(open {out_dir / 'index.html'})")
+    return result
+
+
+def _write_summary(out_dir: Path, summary: dict) -> None:
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    with (out_dir / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["notebook", "key", "label", "value", "unit", "note"])
+        for stem, rows in summary["notebooks"].items():
+            for r in rows:
+                w.writerow([stem, r["key"], r["label"], r["value"], r["unit"], r["note"]])
+
+
+def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
+                 summary: dict) -> None:
+    title = scenario.get("title") or Path(summary["scenario_file"]).stem
+    esc = html.escape
+    params = "".join(f"<tr><td><code>{esc(k)}</code></td><td>{esc(str(v))}</td></tr>"
+                     for k, v in scenario.items() if k not in METADATA_KEYS)
+    links, heads = [], []
+    for nb in nbs:
+        status = " <b style='color:#b00'>(failed: see the notebook)</b>" \
+            if (out_dir / nb.name) in result.failed else ""
+        links.append(f"<li><a href='{esc(nb.stem)}.html'>{esc(nb.stem)}</a>{status}</li>")
+        for r in summary["notebooks"].get(nb.stem, []):
+            val = f"{_format_value(r['value'])} {r['unit']}".strip()
+            heads.append(f"<tr><td>{esc(r['label'])}</td><td style='text-align:right'>"
+                         f"{esc(val)}</td><td>{esc(r['note'])}</td><td>{esc(nb.stem)}</td></tr>")
+    page = f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>llmcost report: {esc(title)}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
+table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;
+text-align:left}}</style></head><body>
+<h1>llmcost report: {esc(title)}</h1>
+<p>{esc(scenario.get('description', ''))}</p>
+<p>Scenario file: <code>{esc(summary['scenario_file'])}</code></p>
+<h2>Headline figures</h2>
+<table><tr><th>figure</th><th>value</th><th>convention</th><th>notebook</th></tr>
+{''.join(heads)}</table>
+<h2>Notebooks</h2><ul>{''.join(links)}</ul>
+<h2>Scenario parameters</h2><table>{params}</table>
+</body></html>
+"""
+    (out_dir / "index.html").write_text(page, encoding="utf-8")

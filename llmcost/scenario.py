@@ -1,0 +1,270 @@
+"""The shared parameter vocabulary: one name means one thing in every notebook and scenario file.
+
+``PARAMETERS`` is the registry: each entry gives the type, the rule and the meaning of a name.
+Notebooks validate their parameters cell with ``validate_parameters(...)`` and the report
+validates a scenario file with ``load_scenario(path)``, so a bad value gets the same one-line
+``ValueError`` naming the key and the rule wherever it enters.
+
+A scenario file is YAML: a mapping of parameter names to values, plus the optional metadata keys
+``title`` and ``description`` (used on the report's index page, not passed to notebooks).
+Numbers may be written as ``2e12`` (YAML 1.2 style) as well as ``2.0e+12``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+
+from .units import is_number
+
+METADATA_KEYS = ("title", "description")
+PRICING = ("on_demand", "reserved", "spot", "owned")
+COMPUTE_DTYPES = ("bf16", "fp8")
+
+
+class ScenarioError(ValueError):
+    """A scenario or parameter value breaks a rule; the message names the key and the rule."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One shared parameter: its Python type, a check and a one-line meaning."""
+
+    name: str
+    kind: str  # "str", "int", "float", "bool", "float|str", "float|none"
+    doc: str
+    check: Callable[[str, Any], Any] | None = None
+
+
+# ------------------------------------------------------------------------------ checks
+def _positive(name, v):
+    if v <= 0:
+        raise ScenarioError(f"{name}={v!r} must be > 0")
+    return v
+
+
+def _nonnegative(name, v):
+    if v < 0:
+        raise ScenarioError(f"{name}={v!r} must be >= 0")
+    return v
+
+
+def _fraction(name, v):
+    if not 0 < v <= 1:
+        raise ScenarioError(f"{name}={v!r} must be in (0, 1]")
+    return v
+
+
+def _unit_interval(name, v):
+    if not 0 <= v <= 1:
+        raise ScenarioError(f"{name}={v!r} must be in [0, 1]")
+    return v
+
+
+def _one_of(*allowed):
+    def check(name, v):
+        if v not in allowed:
+            raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, allowed))}")
+        return v
+    return check
+
+
+def _model(name, v):
+    from .catalog import load_model
+    try:
+        return load_model(v).name
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def _accelerator(name, v):
+    from .catalog import load_accelerator
+    try:
+        return load_accelerator(v).name
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def _mfu(name, v):
+    if isinstance(v, str):
+        raise ScenarioError(f"{name}={v!r} must be a number in (0, 1] (mfu: 'predict' needs the "
+                            "step-time model, which is not available yet)")
+    return _fraction(name, v)
+
+
+#: The registry. Add a topic's parameters here with a prefix (``rl_``, ``ckpt_``, ...).
+PARAMETERS: dict[str, Param] = {p.name: p for p in [
+    Param("model", "str", "catalogue model name (list_models())", _model),
+    Param("accelerator", "str", "catalogue accelerator name (list_accelerators())", _accelerator),
+    Param("n_gpus", "int", "accelerators in the training job", _positive),
+    Param("train_tokens", "float", "pre-training tokens", _positive),
+    Param("seq_len", "int", "training sequence length in tokens", _positive),
+    Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
+    Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]", _mfu),
+    Param("dtype", "str", "training compute precision", _one_of(*COMPUTE_DTYPES)),
+    Param("price_usd_per_gpu_hour", "float|none",
+          "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
+    Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
+    Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
+]}
+
+
+def _coerce(p: Param, value):
+    """Check the type of ``value`` for parameter ``p`` (whole floats are accepted as ints)."""
+    kind = p.kind
+    if kind.endswith("|none") and value is None:
+        return None
+    base = kind.split("|")[0]
+    if base == "bool":
+        if not isinstance(value, bool):
+            raise ScenarioError(f"{p.name}={value!r} must be true or false")
+        return value
+    if base == "str":
+        if not isinstance(value, str):
+            raise ScenarioError(f"{p.name}={value!r} must be a string")
+        return value
+    if "str" in kind.split("|") and isinstance(value, str):
+        return value
+    if not is_number(value):
+        raise ScenarioError(f"{p.name}={value!r} must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ScenarioError(f"{p.name}={value!r} must be finite")
+    if base == "int":
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise ScenarioError(f"{p.name}={value!r} must be a whole number")
+            value = int(value)
+        return int(value)
+    return float(value)
+
+
+def validate_parameter(name: str, value):
+    """Validate and normalise one shared parameter.
+
+    Returns
+    -------
+    The normalised value (ints for whole-number floats where an int is expected, canonical
+    catalogue names).
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        If ``name`` is not in ``PARAMETERS`` or the value breaks its type or rule.
+    """
+    if name not in PARAMETERS:
+        raise ScenarioError(f"unknown parameter {name!r}: no notebook declares it "
+                            f"(known: {', '.join(sorted(PARAMETERS))})")
+    p = PARAMETERS[name]
+    v = _coerce(p, value)
+    if v is not None and p.check is not None:
+        v = p.check(name, v)
+    return v
+
+
+def validate_parameters(**params) -> dict:
+    """Validate a notebook's parameters; returns them normalised, in the same order.
+
+    Call it in the cell after the ``parameters`` cell:
+    ``p = llmcost.validate_parameters(model=model, n_gpus=n_gpus, ...)``.
+
+    Raises
+    ------
+    ScenarioError (a ValueError) naming the first bad key and its rule.
+    """
+    out = {k: validate_parameter(k, v) for k, v in params.items()}
+    _cross_check(out)
+    return out
+
+
+def _cross_check(p: dict) -> None:
+    """Rules that involve two parameters (checked wherever both are present)."""
+    if "accelerator" in p and "dtype" in p:
+        from .catalog import load_accelerator
+        try:
+            load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+    if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
+        if "accelerator" in p:
+            resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+class _Yaml12Loader(yaml.SafeLoader):
+    """SafeLoader that also reads ``2e12`` as a float (YAML 1.2), not as a string."""
+
+
+_Yaml12Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\d[\d_]*)?(?:\.\d*)?[eE][-+]?\d+$"),
+    list("-+0123456789."),
+)
+
+
+def load_scenario(path) -> dict:
+    """Read and validate a scenario YAML file.
+
+    Parameters
+    ----------
+    path : str or Path
+        The YAML file (a mapping of parameter names to values).
+
+    Returns
+    -------
+    dict with the validated parameters (``title``/``description`` included if present).
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        If the file is missing or not a YAML mapping, a key is unknown, or a value breaks its
+        rule. The message names the file, the key and the rule.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+    try:
+        data = yaml.load(p.read_text(encoding="utf-8"), Loader=_Yaml12Loader)
+    except yaml.YAMLError as e:
+        raise ScenarioError(f"{p}: not valid YAML ({e})") from None
+    if not isinstance(data, dict) or not data:
+        raise ScenarioError(f"{p}: must be a non-empty mapping of parameter names to values")
+    out = {}
+    for key, value in data.items():
+        if key in METADATA_KEYS:
+            if not isinstance(value, str):
+                raise ScenarioError(f"{p}: {key}={value!r} must be a string")
+            out[key] = value
+            continue
+        try:
+            out[key] = validate_parameter(str(key), value)
+        except ScenarioError as e:
+            raise ScenarioError(f"{p}: {e}") from None
+    try:
+        _cross_check(out)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
+    return out
+
+
+def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"
+                  ) -> tuple[float, str]:
+    """The price to use and where it comes from: the explicit value, or the catalogue median.
+
+    Returns
+    -------
+    (price_usd_per_gpu_hour, provenance string)
+    """
+    if price_usd_per_gpu_hour is not None:
+        return float(price_usd_per_gpu_hour), "set in the scenario"
+    if pricing == "owned":
+        raise ScenarioError("pricing='owned' needs an explicit price_usd_per_gpu_hour (the "
+                            "amortised cost of your own hardware)")
+    from .catalog import catalogue_price
+    try:
+        return catalogue_price(accelerator, pricing)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None

@@ -1,0 +1,183 @@
+"""Units, constants and formatting.
+
+Everything inside llmcost is in SI base units: FLOP, byte, second, USD, watt. Decimal prefixes
+(1 GB = 1e9 bytes) unless a name says ``gib``. This module holds the conversion constants and the
+formatting helpers used at the edges (plots, widgets, printed summaries); calculation modules never
+format.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+HOURS_PER_DAY = 24.0
+DAYS_PER_YEAR = 365.25
+HOURS_PER_YEAR = HOURS_PER_DAY * DAYS_PER_YEAR
+
+KB = 1e3
+MB = 1e6
+GB = 1e9
+TB = 1e12
+PB = 1e15
+KIB = 2.0**10
+MIB = 2.0**20
+GIB = 2.0**30
+TIB = 2.0**40
+
+TERA = 1e12
+PETA = 1e15
+
+#: Bytes per element of each numeric format used in training.
+BYTES_PER_DTYPE = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
+
+#: One PF-day (a unit used by OpenAI and Epoch AI): 1e15 FLOP/s sustained for one day.
+PF_DAY_FLOP = PETA * SECONDS_PER_DAY
+
+
+def _si(value: float, unit: str, prefixes: list[tuple[float, str]], digits: int) -> str:
+    if not math.isfinite(value):
+        return f"{value} {unit}"
+    mag = abs(value)
+    for scale, prefix in prefixes:
+        if mag >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
+
+
+_DECIMAL = [(1e24, "Y"), (1e21, "Z"), (1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"),
+            (1e6, "M"), (1e3, "k")]
+
+
+def fmt_flops(flops: float, digits: int = 3) -> str:
+    """Format a FLOP count in scientific notation, e.g. ``fmt_flops(3.8e25) -> '3.80e+25 FLOP'``.
+
+    Counts of FLOP are shown in scientific notation because that is how papers state them
+    (Llama 3: "3.8 × 10^25 FLOPs").
+    """
+    return f"{float(flops):.{digits - 1}e} FLOP"
+
+
+def fmt_flops_rate(flops_per_s: float, digits: int = 3) -> str:
+    """Format a rate in FLOP/s with a decimal prefix, e.g. ``'989 TFLOP/s'``."""
+    return _si(float(flops_per_s), "FLOP/s", _DECIMAL, digits)
+
+
+def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
+    """Format a byte count with decimal (GB) or, if ``binary``, binary (GiB) prefixes."""
+    if binary:
+        prefixes = [(2.0**60, "Ei"), (2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"),
+                    (2.0**20, "Mi"), (2.0**10, "Ki")]
+        return _si(float(n_bytes), "B", prefixes, digits)
+    return _si(float(n_bytes), "B", _DECIMAL, digits)
+
+
+def fmt_duration(seconds: float) -> str:
+    """Format a duration in the largest sensible unit: s, min, h, days or years."""
+    s = float(seconds)
+    if not math.isfinite(s):
+        return f"{s} s"
+    if abs(s) < 60:
+        return f"{s:.3g} s"
+    if abs(s) < SECONDS_PER_HOUR:
+        return f"{s / 60:.3g} min"
+    if abs(s) < 2 * SECONDS_PER_DAY:
+        return f"{s / SECONDS_PER_HOUR:.3g} h"
+    if abs(s) < 2 * DAYS_PER_YEAR * SECONDS_PER_DAY:
+        return f"{s / SECONDS_PER_DAY:.3g} days"
+    return f"{s / (DAYS_PER_YEAR * SECONDS_PER_DAY):.3g} years"
+
+
+def fmt_usd(usd: float) -> str:
+    """Format US dollars with a k/M/B suffix, e.g. ``fmt_usd(1.23e8) -> '$123M'``."""
+    v = float(usd)
+    if not math.isfinite(v):
+        return f"${v}"
+    for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
+        if abs(v) >= scale:
+            return f"${v / scale:.3g}{suffix}"
+    return f"${v:,.2f}"
+
+
+def fmt_count(n: float, digits: int = 4) -> str:
+    """Format a plain count (parameters, tokens, GPU-hours) with k/M/B/T suffixes."""
+    v = float(n)
+    for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
+        if abs(v) >= scale:
+            return f"{v / scale:.{digits}g}{suffix}"
+    return f"{v:.{digits}g}"
+
+
+def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
+             integer: bool = False, upper: float | None = None,
+             upper_inclusive: bool = True) -> np.ndarray:
+    """Convert a scalar or array input to a float ndarray and validate it.
+
+    Calculation functions call this on every numeric input so that bad values raise a
+    ``ValueError`` naming the parameter, the offending value and the rule, instead of a
+    NaN or a numpy traceback further down.
+
+    Parameters
+    ----------
+    value : float or array-like
+        The input.
+    name : str
+        The parameter name used in error messages.
+    positive, nonnegative : bool
+        Require ``> 0`` or ``>= 0``.
+    integer : bool
+        Require whole numbers.
+    upper : float, optional
+        Require ``<= upper`` (or ``< upper`` when ``upper_inclusive`` is False).
+
+    Returns
+    -------
+    numpy.ndarray of float64 (0-d for scalar input).
+
+    Raises
+    ------
+    ValueError
+        If the value is not numeric, not finite, or breaks one of the rules.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} must be a number") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}={_show(value, arr, ~np.isfinite(arr))} must be finite")
+    if positive and np.any(arr <= 0):
+        raise ValueError(f"{name}={_show(value, arr, arr <= 0)} must be > 0")
+    if nonnegative and np.any(arr < 0):
+        raise ValueError(f"{name}={_show(value, arr, arr < 0)} must be >= 0")
+    if integer and np.any(arr != np.round(arr)):
+        raise ValueError(f"{name}={_show(value, arr, arr != np.round(arr))} must be a whole number")
+    if upper is not None:
+        bad = arr > upper if upper_inclusive else arr >= upper
+        if np.any(bad):
+            op = "<=" if upper_inclusive else "<"
+            raise ValueError(f"{name}={_show(value, arr, bad)} must be {op} {upper:g}")
+    return arr
+
+
+def _show(value, arr: np.ndarray, bad: np.ndarray):
+    """The offending value for an error message: the scalar itself, or the first bad element."""
+    if arr.ndim == 0:
+        return value
+    return f"{float(arr[bad].flat[0])!r} (in an array of shape {arr.shape})"
+
+
+def scalar_or_array(arr: np.ndarray):
+    """Return a Python float for 0-d arrays, the array otherwise (keeps scalar calls scalar)."""
+    arr = np.asarray(arr)
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def is_number(x) -> bool:
+    """True for real numbers that are not bools."""
+    return isinstance(x, Real) and not isinstance(x, bool)

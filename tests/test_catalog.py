@@ -1,0 +1,115 @@
+"""The catalogues: required rows, sourced figures, dense peaks, lookups."""
+
+import re
+
+import pytest
+
+import llmcost
+from llmcost import catalog
+
+REQUIRED_ACCELERATORS = ["A100-40GB", "A100-80GB", "H100-SXM", "H800", "H200", "B200", "MI300X",
+                         "MI325X", "TPU v4", "TPU v5e", "TPU v5p", "Gaudi 3", "Teaching-1PF"]
+REQUIRED_MODELS = ["gpt-3-175b", "opt-175b", "bloom-176b", "llama-2-7b", "llama-2-13b",
+                   "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b",
+                   "mixtral-8x7b", "deepseek-v3", "qwen2.5-72b", "chinchilla-70b", "gopher-280b",
+                   "palm-540b", "nemotron-4-340b"]
+
+
+def test_required_accelerators_present_and_sourced():
+    df = llmcost.list_accelerators().set_index("name")
+    for name in REQUIRED_ACCELERATORS:
+        assert name in df.index
+        assert df.loc[name, "source"].strip()
+        assert df.loc[name, "peak_bf16_flops_per_s"] > 0
+
+
+@pytest.mark.parametrize("name, bf16_tflops", [
+    # Dense BF16 peaks (datasheet sparse figures halved): A100 312, H100/H200 989.4, B200 2250
+    # (HGX, 1000 W), MI300X 1307.4, TPU v4 275, TPU v5p 459.
+    ("A100-80GB", 312), ("H100-SXM", 989.4), ("H200", 989.4), ("B200", 2250),
+    ("MI300X", 1307.4), ("TPU v4", 275), ("TPU v5p", 459), ("Teaching-1PF", 1000),
+])
+def test_dense_bf16_peaks(name, bf16_tflops):
+    assert llmcost.load_accelerator(name).peak_bf16_flops_per_s == pytest.approx(bf16_tflops * 1e12)
+
+
+@pytest.mark.parametrize("name, ridge", [
+    # formulas.md 5.j: H100 SXM BF16 295, A100-80 153, A100-40 201, H200 206, B200 281 FLOP/B.
+    ("H100-SXM", 295), ("A100-80GB", 153), ("A100-40GB", 201), ("H200", 206), ("B200", 281),
+])
+def test_ridge_points(name, ridge):
+    assert llmcost.load_accelerator(name).ridge_point("bf16") == pytest.approx(ridge, abs=1)
+
+
+def test_h100_fp8_ridge_point():
+    assert llmcost.load_accelerator("H100-SXM").ridge_point("fp8") == pytest.approx(591, abs=1)
+
+
+def test_required_models_present_sourced_and_close_to_official():
+    df = llmcost.list_models().set_index("name")
+    for name in REQUIRED_MODELS:
+        assert name in df.index and df.loc[name, "source"].strip()
+    official = df.dropna(subset=["official_params"])
+    rel = (official["n_params"] / official["official_params"] - 1).abs()
+    # Published totals are often rounded (Mistral's "7.3B" for 7.24B is the loosest, 0.8%).
+    assert rel.max() < 0.01, rel.sort_values().tail(3)
+
+
+def test_prices_are_sourced_and_valid():
+    df = llmcost.list_prices()
+    names = set(llmcost.list_accelerators()["name"])
+    assert set(df["accelerator"]) <= names
+    assert set(df["pricing"]) <= set(catalog.PRICING_MODES)
+    assert (df["price_usd_per_gpu_hour"] > 0).all()
+    assert all(re.fullmatch(r"20\d\d-[01]\d", d) for d in df["date"])
+    assert df["source"].str.strip().astype(bool).all()
+    for acc in ["A100-80GB", "H100-SXM", "H200", "B200", "MI300X", "TPU v5e", "TPU v5p"]:
+        assert not llmcost.list_prices(acc, "on_demand").empty, acc
+
+
+def test_catalogue_price_uses_current_rows_only():
+    price, where = llmcost.catalogue_price("H100-SXM", "on_demand")
+    current = llmcost.list_prices("H100-SXM", "on_demand", current_only=True)
+    assert price == pytest.approx(current["price_usd_per_gpu_hour"].median())
+    assert "2023-07" not in where  # the pre-cut AWS P5 price is history, not current
+    with pytest.raises(ValueError, match="no spot price for MI325X"):
+        llmcost.catalogue_price("MI325X", "spot")
+
+
+def test_published_runs_are_sourced_and_linked():
+    df = llmcost.load_published_runs()
+    assert df["source"].str.strip().astype(bool).all()
+    for name in df["catalog_model"].dropna():
+        llmcost.load_model(name)
+    for name in df["catalog_accelerator"].dropna():
+        llmcost.load_accelerator(name)
+
+
+def test_lookup_is_case_insensitive_and_suggests():
+    assert llmcost.load_model("LLAMA-3.1-405B").name == "llama-3.1-405b"
+    assert llmcost.load_accelerator("h100-sxm").name == "H100-SXM"
+    with pytest.raises(ValueError, match=r"model='llama-3-405b' is not in the catalogue; did you "
+                                         r"mean 'llama-3.1-405b'"):
+        llmcost.load_model("llama-3-405b")
+    with pytest.raises(ValueError, match="accelerator='H100'.*list_accelerators"):
+        llmcost.load_accelerator("H100")
+
+
+def test_fp8_missing_on_a100():
+    with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
+        llmcost.load_accelerator("A100-80GB").peak_flops_per_s("fp8")
+    with pytest.raises(ValueError, match="dtype='int4' must be one of"):
+        llmcost.load_accelerator("H100-SXM").peak_flops_per_s("int4")
+
+
+def test_cluster_defaults_and_errors():
+    acc = llmcost.load_accelerator("H100-SXM")
+    c = llmcost.Cluster(acc, 1024)
+    assert c.scaleup_domain_size == 8 and c.scaleout_bytes_per_s_per_dir == 5e10
+    assert c.peak_flops_per_s == pytest.approx(1024 * 989.4e12)
+    with pytest.raises(ValueError, match="n_gpus=0"):
+        llmcost.Cluster(acc, 0)
+    with pytest.raises(ValueError, match="scaleout_bytes_per_s_per_dir: MI325X has no value"):
+        llmcost.Cluster(llmcost.load_accelerator("MI325X"), 8)
+    with pytest.raises(ValueError, match="scaleup_bytes_per_s_per_dir=0"):
+        llmcost.Cluster(acc, 8, scaleup_bytes_per_s_per_dir=0)

@@ -1,0 +1,128 @@
+"""compute.py: the first ledger line, against the test vectors of the foundation issue and
+formulas.md §1, and the published runs in data/published_runs.csv."""
+
+import numpy as np
+import pytest
+
+import llmcost
+from llmcost import compute
+
+
+def test_70b_on_2t_tokens_on_the_teaching_accelerator():
+    teach = llmcost.load_accelerator("Teaching-1PF")
+    assert teach.peak_bf16_flops_per_s == 1e15
+    flops = llmcost.training_flops(70e9, 2e12)
+    assert flops == pytest.approx(8.4e23, rel=1e-12)
+    assert llmcost.gpu_seconds(flops, teach, 0.4) == pytest.approx(2.1e9, rel=1e-12)
+    assert llmcost.gpu_hours(flops, teach, 0.4) == pytest.approx(583_333.33, rel=1e-6)
+
+
+def test_raising_mfu_from_30_to_50_percent_cuts_gpu_hours_by_40_percent(h100):
+    h30, h50 = llmcost.gpu_hours(1e24, h100, np.array([0.3, 0.5]))
+    assert 1 - h50 / h30 == pytest.approx(0.40, abs=1e-12)
+    assert h30 / h50 - 1 == pytest.approx(2 / 3)  # the reverse move costs 67% more
+
+
+def test_llama3_405b_training_flops():
+    # Llama 3 report §3.3: 3.8e25 FLOPs for 405B parameters on 15.6T tokens (paper rounding).
+    assert llmcost.training_flops(405e9, 15.6e12) == pytest.approx(3.79e25, rel=1e-3)
+    m = llmcost.load_model("llama-3.1-405b")
+    assert llmcost.training_flops(m, 15.6e12) == pytest.approx(3.8e25, abs=0.05e25)
+
+
+def test_palm_540b_mfu_from_throughput():
+    # PaLM Table 3: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s) -> MFU 46.2% (formulas.md 1.b).
+    palm, tpu = llmcost.load_model("palm-540b"), llmcost.load_accelerator("TPU v4")
+    mfu = llmcost.mfu_from_throughput(238.3e3 / 6144, palm, tpu, seq_len=2048, causal=False)
+    assert mfu == pytest.approx(0.462, abs=0.0005)
+
+
+def test_llama2_70b_implied_whole_run_mfu(a100):
+    # 1,720,320 A100-80GB GPU-hours for 2T tokens (model card); peers.md: 42.8% by 6ND.
+    m = llmcost.load_model("llama-2-70b")
+    assert llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100) == pytest.approx(0.428, abs=0.001)
+    detailed = llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100, method="detailed")
+    assert 0.43 < detailed < 0.45  # attention at 4K context adds ~3.5%
+
+
+def test_llama_65b_mfu_from_380_tokens_per_second(a100):
+    # LLaMA §2.4: ~380 tokens/s/GPU on 2048 A100-80GB; 6·65.2e9·380/312e12 = 0.476.
+    m = llmcost.load_model("llama-1-65b")
+    assert llmcost.mfu_from_throughput(380, m, a100, method="6ND") == pytest.approx(0.476,
+                                                                                    abs=0.002)
+
+
+def test_throughput_and_mfu_are_inverse(h100):
+    m = llmcost.load_model("llama-3.1-70b")
+    tps = llmcost.tokens_per_s_per_gpu_at_mfu(0.4, m, h100, 8192)
+    assert llmcost.mfu_from_throughput(tps, m, h100, 8192, method="6ND") == pytest.approx(0.4)
+
+
+def test_hfu_with_full_recompute_is_about_four_thirds():
+    m = llmcost.load_model("gpt-3-175b")
+    hfu = llmcost.hfu_from_mfu(0.4, m, 2048, recompute="full")
+    assert hfu == pytest.approx(0.4 * 4 / 3, rel=0.01)
+    assert llmcost.hfu_from_mfu(0.4, m, 2048, recompute="selective") > 0.4
+
+
+def test_training_run_is_consistent_and_vectorised(h100):
+    m = llmcost.load_model("llama-2-70b")
+    mfu = np.array([0.3, 0.4, 0.5])
+    run = llmcost.training_run(m, h100, 2e12, mfu, 2048, 3.99)
+    assert run["gpu_hours"].shape == (3,)
+    np.testing.assert_allclose(run["compute_cost_usd"], run["gpu_hours"] * 3.99)
+    np.testing.assert_allclose(run["wall_clock_s"] * 2048 / 3600, run["gpu_hours"])
+    np.testing.assert_allclose(run["gpu_hours"] * 3600 * 989.4e12 * mfu, run["training_flops"])
+
+
+def test_detailed_needs_a_model():
+    with pytest.raises(ValueError, match="needs a ModelSpec"):
+        llmcost.training_flops(70e9, 2e12, method="detailed")
+    with pytest.raises(ValueError, match="method='7ND'"):
+        llmcost.training_flops(70e9, 2e12, method="7ND")
+
+
+@pytest.mark.parametrize("mfu", [0, -0.1, 1.5, float("nan")])
+def test_mfu_outside_unit_interval_is_rejected(h100, mfu):
+    with pytest.raises(ValueError, match="mfu="):
+        llmcost.gpu_hours(1e24, h100, mfu)
+
+
+def test_bad_inputs_name_the_parameter(h100, a100):
+    with pytest.raises(ValueError, match="n_tokens=-1.0 must be > 0"):
+        llmcost.training_flops(70e9, -1.0)
+    with pytest.raises(ValueError, match="n_gpus=0 must be > 0"):
+        llmcost.wall_clock_s(1e24, h100, 0.4, 0)
+    with pytest.raises(ValueError, match="price_usd_per_gpu_hour=0 must be > 0"):
+        llmcost.compute_cost_usd(100.0, 0)
+    with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
+        llmcost.gpu_hours(1e24, a100, 0.4, dtype="fp8")
+
+
+def test_published_run_mfu_table():
+    df = compute.published_run_mfu().set_index("run_id")
+    assert df.loc["palm-540b", "reported_mfu"] == pytest.approx(0.462)
+    # Llama 3 405B: 41% steady state (Table 4) vs ~35% over the whole run (30.84M GPU-hours).
+    whole = df.loc["llama3-405b", "mfu_from_gpu_hours_6nd"]
+    assert whole == pytest.approx(0.346, abs=0.002)
+    assert whole < df.loc["llama3-405b", "reported_mfu"]
+    # The two LLaMA 65B figures (GPU-hours and 380 tokens/s) agree, as the paper's 21 days imply.
+    assert df.loc["llama1-65b", "mfu_from_gpu_hours_6nd"] == pytest.approx(
+        df.loc["llama1-65b", "mfu_from_throughput_6nd"], abs=0.003)
+
+
+def test_conventions_table_orders_as_expected():
+    df = compute.flops_per_token_conventions(llmcost.load_model("llama-2-70b"), 4096)
+    r = dict(zip(df["convention"], df["ratio_to_6nd"]))
+    assert r["6·N (non-embedding parameters)"] < 1.0
+    assert 1.0 < r["detailed, causal mask"] < r["detailed, full s×s mask"]
+    assert r["detailed, full mask + full recomputation"] == pytest.approx(
+        4 / 3 * r["detailed, full s×s mask"], rel=0.01)
+
+
+def test_catalogue_training_costs(h100):
+    df = compute.catalogue_training_costs(h100, 0.4, 2.0)
+    assert (df["training_flops"].diff().dropna() >= 0).all()
+    row = df.set_index("model").loc["llama-3.1-405b"]
+    assert row["training_flops"] == pytest.approx(3.8e25, abs=0.05e25)
+    assert row["compute_cost_usd"] == pytest.approx(row["gpu_hours"] * 2.0)

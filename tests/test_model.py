@@ -1,0 +1,240 @@
+"""ModelSpec: parameter counts and FLOPs per token against published figures.
+
+Sources of the expected values: the `official_params` column of data/models.csv (model cards and
+papers, cited per row) and the test vectors of formulas.md §1 (Megatron-LM, PaLM).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import llmcost
+from llmcost import ModelSpec
+
+HF = Path(__file__).parent / "data" / "hf_configs"
+
+
+@pytest.mark.parametrize("name, official, tol", [
+    ("llama-3.1-8b", 8.03e9, 0.005),     # Llama 3.1 model card
+    ("llama-3.1-70b", 70.6e9, 0.005),
+    ("llama-3.1-405b", 405.9e9, 0.005),
+    ("llama-2-70b", 69.0e9, 0.005),      # count from the released config
+    ("gpt-3-175b", 174.6e9, 0.01),       # Brown et al. 2020, Table D.1
+    ("mixtral-8x7b", 46.7e9, 0.005),     # Jiang et al. 2024
+    ("deepseek-v3", 671e9, 0.02),        # DeepSeek-V3 report §4.2 (MLA modelled exactly)
+    ("bloom-176b", 176.247e9, 0.001),    # BigScience 2022, Table 3
+    ("palm-540b", 540.35e9, 0.001),      # Chowdhery et al. 2022, Table 1
+    ("nemotron-4-340b", 341.0e9, 0.005),  # 9.4B embedding + 331.6B non-embedding
+    ("gopher-280b", 280e9, 0.005),
+    ("chinchilla-70b", 70e9, 0.005),
+    ("qwen2.5-72b", 72.7e9, 0.005),
+])
+def test_total_parameters_match_published(name, official, tol):
+    assert llmcost.load_model(name).n_params == pytest.approx(official, rel=tol)
+
+
+@pytest.mark.parametrize("name, active, tol", [
+    ("mixtral-8x7b", 12.9e9, 0.005),
+    ("deepseek-v3", 37e9, 0.02),
+])
+def test_active_parameters_match_published(name, active, tol):
+    assert llmcost.load_model(name).n_active_params == pytest.approx(active, rel=tol)
+
+
+@pytest.mark.parametrize("name, exact", [
+    # Exact counts of the released checkpoints (Hugging Face safetensors metadata).
+    ("llama-2-7b", 6_738_415_616),
+    ("llama-3.1-8b", 8_030_261_248),
+    ("mixtral-8x7b", 46_702_792_704),
+    ("mistral-7b", 7_241_732_096),
+])
+def test_exact_counts_of_released_checkpoints(name, exact):
+    assert llmcost.load_model(name).n_params == exact
+
+
+def test_nemotron_embedding_split():
+    # Nemotron-4 340B report §2.2: 9.4B embedding and 331.6B non-embedding parameters.
+    m = llmcost.load_model("nemotron-4-340b")
+    assert m.n_embedding_params == pytest.approx(9.4e9, rel=0.005)
+    assert m.n_nonembedding_params == pytest.approx(331.6e9, rel=0.001)
+
+
+def test_llama3_405b_vector():
+    # formulas.md 1.h: non-embedding 401.65e9, total 405.85e9, full-mask count 2.6254e12 at 8K.
+    m = llmcost.load_model("llama-3.1-405b")
+    assert m.n_nonembedding_params == pytest.approx(401.65e9, rel=1e-4)
+    assert m.n_params == pytest.approx(405.85e9, rel=1e-4)
+    assert m.flops_per_token(8192, causal=False) == pytest.approx(2.6254e12, rel=1e-3)
+
+
+def test_palm_flops_per_token():
+    # PaLM App. B: 6N + 12·L·H·Q·T = 3.2777e12 for L=118, H=48, Q=256, T=2048 (formulas.md 1.a).
+    m = llmcost.load_model("palm-540b")
+    expected = 6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048
+    assert expected == pytest.approx(3.2777e12, rel=1e-4)
+    assert m.flops_per_token(2048, causal=False) == pytest.approx(expected, rel=1e-3)
+
+
+def _megatron_gpt(vocab=51200, **kw):
+    base = dict(name="gpt", n_layers=96, d_model=12288, n_heads=96, vocab_size=vocab,
+                d_ff=4 * 12288, ffn_type="mlp", tied_embeddings=True, norm="layernorm",
+                bias="none", pos_encoding="rope", seq_len=2048)
+    base.update(kw)
+    return ModelSpec(**base)
+
+
+def test_megatron_formula_exactly():
+    # Narayanan et al. 2021, App.: F = 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h)) per iteration (no
+    # recompute), 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) with full recompute; full mask.
+    m = _megatron_gpt()
+    l, h, s, V = 96, 12288, 2048, 51200
+    per_token_72 = 72 * l * h**2 * (1 + s / (6 * h) + V / (12 * l * h))
+    per_token_96 = 96 * l * h**2 * (1 + s / (6 * h) + V / (16 * l * h))
+    assert m.flops_per_token(s, causal=False) == pytest.approx(per_token_72, rel=1e-12)
+    assert m.flops_per_token(s, causal=False, recompute="full") == pytest.approx(per_token_96,
+                                                                                  rel=1e-12)
+    assert per_token_72 == pytest.approx(1.0764e12, rel=1e-4)  # formulas.md 1.d
+    assert per_token_96 == pytest.approx(1.4340e12, rel=1e-4)
+
+
+def test_megatron_1t_vector():
+    # formulas.md 1.e: B=3072, s=2048, l=128, h=25600, V=51200: F_model 3.8555e19, F_hw 5.1391e19.
+    m = ModelSpec(name="1t", n_layers=128, d_model=25600, n_heads=160, vocab_size=51200,
+                  d_ff=4 * 25600, ffn_type="mlp", tied_embeddings=True)
+    tokens = 3072 * 2048
+    assert m.flops_per_token(2048, causal=False) * tokens == pytest.approx(3.8555e19, rel=1e-4)
+    assert m.flops_per_token(2048, causal=False, recompute="full") * tokens == pytest.approx(
+        5.1391e19, rel=1e-4)
+
+
+def test_tied_and_untied_embeddings_give_same_matmul_flops():
+    untied = llmcost.load_model("llama-3.1-8b")
+    tied = untied.replace(tied_embeddings=True)
+    assert tied.n_params == untied.n_params - untied.vocab_size * untied.d_model
+    assert tied.flops_per_token(8192) == untied.flops_per_token(8192)
+
+
+def test_moe_flops_use_activated_experts():
+    m = llmcost.load_model("mixtral-8x7b")
+    per_expert = 3 * m.d_model * m.d_ff_expert
+    b = m.flops_per_token_breakdown(4096, training=False)
+    assert b["ffn"] == 2 * m.n_layers * m.n_experts_active * per_expert
+    # Twice the activated experts, twice the FFN FLOPs; the total parameters do not change.
+    m4 = m.replace(n_experts_active=4)
+    assert m4.n_params == m.n_params
+    assert m4.flops_per_token_breakdown(4096, training=False)["ffn"] == 2 * b["ffn"]
+
+
+def test_deepseek_v3_moe_layout():
+    m = llmcost.load_model("deepseek-v3")
+    assert (m.n_moe_layers, m.n_dense_ffn_layers) == (58, 3)
+    # 6·N_active·D with the report's 37B and 14.8T tokens: 3.2856e24 (formulas.md 1.k).
+    assert llmcost.training_flops(37e9, 14.8e12) == pytest.approx(3.2856e24, rel=1e-4)
+    assert llmcost.training_flops(m, 14.8e12) == pytest.approx(3.2856e24, rel=0.02)
+
+
+def test_gqa_shrinks_projections_not_attention_core():
+    gqa = llmcost.load_model("llama-2-70b")
+    mha = gqa.replace(n_kv_heads=gqa.n_heads)
+    b_gqa, b_mha = gqa.flops_per_token_breakdown(4096), mha.flops_per_token_breakdown(4096)
+    assert b_gqa["attention_core"] == b_mha["attention_core"]
+    kv_saved = 2 * gqa.d_model * (gqa.n_heads - gqa.n_kv_heads) * gqa.d_head * gqa.n_layers
+    assert b_mha["attention_proj"] - b_gqa["attention_proj"] == 6 * kv_saved
+    # The attention core scales with query heads.
+    fewer_q = gqa.replace(n_heads=32, d_head=128)
+    assert fewer_q.flops_per_token_breakdown(4096)["attention_core"] == pytest.approx(
+        b_gqa["attention_core"] / 2)
+
+
+def test_causal_mask_halves_attention_core_keys():
+    m = llmcost.load_model("llama-3.1-8b")
+    assert m.mean_attended_keys(8192, causal=False) == 8192
+    assert m.mean_attended_keys(8192, causal=True) == pytest.approx(8193 / 2)
+
+
+def test_sliding_window_mean_attended_keys():
+    m = llmcost.load_model("mistral-7b")
+    w = m.sliding_window
+    assert w == 4096
+    # s <= w: the plain causal mean.
+    assert m.mean_attended_keys(4096) == pytest.approx(4097 / 2)
+    # s = 2w: (w(w+1)/2 + w·w) / 2w = 3072.25
+    assert m.mean_attended_keys(8192) == pytest.approx(3072.25)
+    # Brute force over positions for an odd length.
+    s = 10_001
+    pos = np.arange(1, s + 1)
+    assert m.mean_attended_keys(s) == pytest.approx(np.minimum(pos, w).mean())
+    assert m.mean_attended_keys(s, causal=False) == w
+    # Very long contexts approach w keys per query.
+    assert m.mean_attended_keys(2**22) == pytest.approx(w, rel=1e-3)
+
+
+def test_flops_breakdown_sums_and_broadcasts():
+    m = llmcost.load_model("deepseek-v3")
+    seqs = np.array([1024, 4096, 32768])
+    b = m.flops_per_token_breakdown(seqs, recompute="selective")
+    parts = sum(v for k, v in b.items() if k != "total")
+    np.testing.assert_allclose(parts, b["total"])
+    assert b["total"].shape == (3,)
+    assert np.all(np.diff(b["total"]) > 0)
+
+
+def test_param_breakdown_sums_to_total():
+    for name in llmcost.list_models()["name"]:
+        m = llmcost.load_model(name)
+        assert sum(m.param_breakdown.values()) == m.n_params
+        assert m.n_active_params <= m.n_params
+
+
+@pytest.mark.parametrize("name", ["llama-3.1-8b", "mistral-7b", "mixtral-8x7b", "qwen2.5-72b",
+                                  "deepseek-v3"])
+def test_from_hf_config_matches_catalogue(name):
+    spec = ModelSpec.from_hf_config(HF / f"{name}.json", name=name)
+    cat = llmcost.load_model(name)
+    assert spec.n_params == cat.n_params
+    assert spec.n_active_params == cat.n_active_params
+    assert spec.sliding_window == cat.sliding_window
+    assert spec.flops_per_token(4096) == pytest.approx(cat.flops_per_token(4096))
+
+
+def test_from_hf_config_errors(tmp_path):
+    with pytest.raises(ValueError, match="no config.json"):
+        ModelSpec.from_hf_config(tmp_path)
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        ModelSpec.from_hf_config(tmp_path)
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
+    with pytest.raises(ValueError, match="model_type='gpt2'.*not supported"):
+        ModelSpec.from_hf_config(tmp_path)
+    (tmp_path / "config.json").write_text('{"model_type": "llama", "hidden_size": 64}')
+    with pytest.raises(ValueError, match="required key 'num_attention_heads'"):
+        ModelSpec.from_hf_config(tmp_path)
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(n_kv_heads=3), "n_heads=32 must be a multiple of n_kv_heads=3"),
+    (dict(n_layers=0), "n_layers=0 must be >= 1"),
+    (dict(d_model=4096.5), "d_model=4096.5 must be a whole number"),
+    (dict(ffn_type="swiglu"), "ffn_type='swiglu' must be one of"),
+    (dict(n_experts=8, n_experts_active=9, d_ff_expert=1024), "n_experts_active=9"),
+    (dict(n_experts_active=2), "need n_experts >= 1"),
+    (dict(pos_encoding="learned"), "max_position_embeddings >= 1"),
+    (dict(d_ff=0), "d_ff=0 must be >= 1"),
+    (dict(kv_lora_rank=512), "only apply to attention='mla'"),
+])
+def test_invalid_specs_name_the_rule(kw, message):
+    base = dict(name="bad", n_layers=32, d_model=4096, n_heads=32, vocab_size=32000, d_ff=11008)
+    base.update(kw)
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        ModelSpec(**base)
+
+
+def test_flops_argument_errors():
+    m = llmcost.load_model("llama-2-7b")
+    with pytest.raises(ValueError, match="recompute='some'"):
+        m.flops_per_token(4096, recompute="some")
+    with pytest.raises(ValueError, match="only applies with training=True"):
+        m.flops_per_token(4096, training=False, recompute="full")
+    with pytest.raises(ValueError, match="seq_len=0 must be > 0"):
+        m.flops_per_token(0)

@@ -1,0 +1,132 @@
+"""Notebook hygiene: the rules of DESIGN.md §4 that nbval cannot see.
+
+nbval itself (``--nbval-lax``, configured in pyproject.toml) runs every notebook and compares the
+``# NBVAL_CHECK_OUTPUT`` cells; tests/test_report.py runs every notebook with every scenario.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import papermill as pm
+import pytest
+
+import llmcost
+from llmcost.report import NOTEBOOK_DIR, SUMMARY_MIME, WIDGET_MIME
+from llmcost.scenario import PARAMETERS, validate_parameter
+
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+KIND_TO_ANNOTATION = {"str": "str", "int": "int", "float": "float", "float|none": "float",
+                      "bool": "bool", "float|str": "float"}
+
+
+def _code(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def _param_cell(nb):
+    cells = [c for c in _code(nb) if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{len(cells)} cells tagged 'parameters' (want exactly 1)"
+    return cells[0]
+
+
+def _declared(nb) -> dict:
+    """name -> (annotation, literal value) from the parameters cell, which must hold only
+    annotated literal assignments, each with a comment."""
+    cell = _param_cell(nb)
+    out = {}
+    for line in cell.source.splitlines():
+        if line.strip():
+            assert "#" in line, f"parameter line without a comment: {line!r}"
+    for stmt in ast.parse(cell.source).body:
+        assert isinstance(stmt, ast.AnnAssign), f"not an annotated assignment: {ast.unparse(stmt)}"
+        out[stmt.target.id] = (ast.unparse(stmt.annotation), ast.literal_eval(stmt.value))
+    return out
+
+
+@pytest.fixture(params=NOTEBOOKS, ids=lambda p: p.stem)
+def nb_path(request):
+    return request.param
+
+
+def test_there_are_notebooks():
+    assert [p.stem for p in NOTEBOOKS][:2] == ["00_index", "01_flops"]
+
+
+def test_metadata_is_clean(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    assert nb.metadata.kernelspec.name == "python3"
+    assert "widgets" not in nb.metadata, "widget state stored: run `make notebooks`"
+    assert "papermill" not in nb.metadata, "a papermill output was committed"
+    for c in nb.cells:
+        assert "papermill" not in c.metadata and "execution" not in c.metadata
+
+
+def test_executed_in_order_without_errors(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    counts = [c.execution_count for c in _code(nb) if c.source.strip()]
+    assert None not in counts, "unexecuted cells: run `make notebooks`"
+    assert counts == list(range(1, len(counts) + 1)), "cells executed out of order"
+    for c in _code(nb):
+        for out in c.outputs:
+            assert out.output_type != "error", f"stored error output: {out.get('ename')}"
+            assert WIDGET_MIME not in out.get("data", {}), "widget view stored"
+
+
+def test_parameters_cell_uses_the_shared_vocabulary(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    declared = _declared(nb)
+    assert declared
+    for name, (annotation, value) in declared.items():
+        assert name in PARAMETERS, f"{name!r} is not in llmcost.scenario.PARAMETERS"
+        assert annotation == KIND_TO_ANNOTATION[PARAMETERS[name].kind], (name, annotation)
+        validate_parameter(name, value)
+    # papermill must see every parameter (it cannot parse e.g. `float | None` annotations).
+    assert set(pm.inspect_notebook(str(nb_path))) == set(declared)
+    # The cell after the parameters validates them.
+    code = _code(nb)
+    nxt = code[code.index(_param_cell(nb)) + 1]
+    assert "validate_parameters(" in nxt.source
+
+
+def test_defaults_match_the_default_scenario(nb_path):
+    default = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    declared = _declared(nbformat.read(nb_path, as_version=4))
+    for name, (_, value) in declared.items():
+        if name in default:
+            assert value == pytest.approx(default[name]) if isinstance(value, float) \
+                else value == default[name], name
+
+
+def test_title_asks_a_question_and_links_back(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown"
+    assert re.match(rf"# {nb_path.stem[:2]} · .+\?", first.source), first.source.splitlines()[0]
+    if nb_path.stem != "00_index":
+        assert "(00_index.ipynb)" in first.source
+
+
+def test_headline_cells_are_checked(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    assert any("# NBVAL_CHECK_OUTPUT" in c.source for c in _code(nb))
+
+
+def test_cells_are_short(nb_path):
+    nb = nbformat.read(nb_path, as_version=4)
+    for c in _code(nb):
+        assert len(c.source.splitlines()) <= 25, f"cell too long:\n{c.source[:200]}"
+
+
+def test_index_links_every_notebook():
+    index = nbformat.read(NOTEBOOK_DIR / "00_index.ipynb", as_version=4)
+    text = "\n".join(c.source for c in index.cells if c.cell_type == "markdown")
+    for nb in NOTEBOOKS[1:]:
+        assert f"({nb.name})" in text, f"00_index does not link {nb.name}"
+
+
+def test_summary_mime_is_published_by_computing_notebooks():
+    nb = nbformat.read(NOTEBOOK_DIR / "01_flops.ipynb", as_version=4)
+    mimes = [k for c in _code(nb) for o in c.outputs for k in o.get("data", {})]
+    assert SUMMARY_MIME in mimes

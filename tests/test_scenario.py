@@ -1,0 +1,72 @@
+"""Scenario files and the shared parameter vocabulary."""
+
+import pytest
+
+import llmcost
+from llmcost.scenario import PARAMETERS, ScenarioError, load_scenario, validate_parameters
+
+
+def test_every_scenario_file_loads():
+    files = sorted(llmcost.SCENARIO_DIR.glob("*.yaml"))
+    assert {f.stem for f in files} >= {"default", "llama-3.1-405b"}
+    for f in files:
+        sc = load_scenario(f)
+        assert sc["model"] and sc["accelerator"]
+
+
+def test_yaml_12_floats(tmp_path):
+    f = tmp_path / "s.yaml"
+    f.write_text("train_tokens: 2e12\nn_gpus: 2048\nmfu: .4\n")
+    sc = load_scenario(f)
+    assert sc == {"train_tokens": 2e12, "n_gpus": 2048, "mfu": 0.4}
+    assert isinstance(sc["n_gpus"], int)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("n_gpus: 0\n", "n_gpus=0 must be > 0"),
+    ("n_gpus: -8\n", "n_gpus=-8 must be > 0"),
+    ("n_gpus: 8.5\n", "n_gpus=8.5 must be a whole number"),
+    ("n_gpus: lots\n", "n_gpus='lots' must be a number"),
+    ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
+    ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
+    ("mfu: predict\n", "mfu='predict' must be a number"),
+    ("model: gpt-5\n", "model='gpt-5' is not in the catalogue"),
+    ("accelerator: H100\n", "accelerator='H100' is not in the catalogue"),
+    ("interactive: yes please\n", "interactive='yes please' must be true or false"),
+    ("dtype: fp4\n", "dtype='fp4' must be one of"),
+    ("pricing: free\n", "pricing='free' must be one of"),
+    ("trian_tokens: 1e12\n", "unknown parameter 'trian_tokens'"),
+    ("accelerator: A100-80GB\ndtype: fp8\n", "A100-80GB has no fp8 peak"),
+    ("accelerator: MI325X\nprice_usd_per_gpu_hour: null\npricing: spot\n", "no spot price"),
+    ("- a\n- b\n", "must be a non-empty mapping"),
+    ("a: [\n", "not valid YAML"),
+])
+def test_bad_scenarios_name_key_and_rule(tmp_path, text, message):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(f)
+
+
+def test_missing_file():
+    with pytest.raises(ScenarioError, match="does not exist"):
+        load_scenario("no/such/file.yaml")
+
+
+def test_validate_parameters_normalises():
+    p = validate_parameters(model="LLAMA-2-70B", n_gpus=2048.0, train_tokens=2_000_000_000_000)
+    assert p == {"model": "llama-2-70b", "n_gpus": 2048, "train_tokens": 2e12}
+    assert isinstance(p["n_gpus"], int) and isinstance(p["train_tokens"], float)
+
+
+def test_every_parameter_is_documented():
+    for p in PARAMETERS.values():
+        assert p.doc and p.kind
+
+
+def test_resolve_price():
+    assert llmcost.resolve_price("H100-SXM", 2.5) == (2.5, "set in the scenario")
+    price, where = llmcost.resolve_price("H100-SXM", None, "reserved")
+    assert price > 0 and "reserved" in where
+    with pytest.raises(ScenarioError, match="pricing='owned' needs"):
+        llmcost.resolve_price("H100-SXM", None, "owned")

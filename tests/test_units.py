@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+from llmcost.units import (as_array, fmt_bytes, fmt_count, fmt_duration, fmt_flops,
+                           fmt_flops_rate, fmt_usd)
+
+
+def test_formatting():
+    assert fmt_flops(3.8e25) == "3.80e+25 FLOP"
+    assert fmt_flops_rate(989.4e12) == "989 TFLOP/s"
+    assert fmt_bytes(80e9) == "80 GB"
+    assert fmt_bytes(2**30, binary=True) == "1 GiB"
+    assert fmt_duration(30) == "30 s"
+    assert fmt_duration(90) == "1.5 min"
+    assert fmt_duration(3 * 3600) == "3 h"
+    assert fmt_duration(54 * 86400) == "54 days"
+    assert fmt_usd(1.23e8) == "$123M"
+    assert fmt_usd(12.5) == "$12.50"
+    assert fmt_count(405.85e9) == "405.9B"
+
+
+@pytest.mark.parametrize("value, kw, message", [
+    (-1, dict(positive=True), "x=-1 must be > 0"),
+    (0, dict(positive=True), "x=0 must be > 0"),
+    (float("nan"), {}, "must be finite"),
+    ("abc", {}, "must be a number"),
+    (True, {}, "not a bool"),
+    (1.5, dict(integer=True), "whole number"),
+    (1.5, dict(upper=1.0), "must be <= 1"),
+    ([1.0, -2.0], dict(nonnegative=True), "-2.0 (in an array of shape (2,))"),
+])
+def test_as_array_rejects_with_a_named_rule(value, kw, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        as_array(value, "x", **kw)
+
+
+def test_as_array_keeps_shape():
+    assert as_array([1, 2, 3], "x", positive=True).shape == (3,)
+    assert as_array(2.0, "x").shape == ()
+    np.testing.assert_array_equal(as_array(np.arange(1, 4), "x", integer=True), [1.0, 2.0, 3.0])
