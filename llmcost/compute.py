@@ -2,19 +2,20 @@
 
 Conventions
 -----------
-* ``method="6ND"``: C = 6·N·D with N the *active* parameters (all parameters for a dense model,
-  activated ones for MoE; embeddings included, as Hoffmann et al. 2022 and the Llama 3 report's
-  3.8e25 do). Kaplan et al. 2020 §2.1 use non-embedding N; ``ModelSpec.n_nonembedding_params``
-  gives that count.
+* ``method="6ND"``: C = 6·N·D (Kaplan et al. 2020 §2.1) with N the *active* parameters (all
+  parameters for a dense model, activated ones for MoE), embeddings included as Hoffmann et al.
+  2022 count N. Kaplan et al. use non-embedding N; ``ModelSpec.n_nonembedding_params`` gives
+  that count. (For Llama 3 405B both give 3.8e25 after rounding: 3.80e25 and 3.76e25.)
 * ``method="detailed"``: ``ModelSpec.flops_per_token`` × D, attention included (causal mask by
   default; see ``llmcost.model`` for every convention).
-* **MFU** (model FLOPs utilisation, Chowdhery et al. 2022 App. B): model FLOPs (no
-  recomputation) ÷ (time × n_gpus × dense peak). **HFU** counts the FLOPs actually executed,
-  recomputation included (Korthikanti et al. 2022 §6), so HFU ≥ MFU.
+* **MFU** (model FLOPs utilisation, Chowdhery et al. 2022 §4.1 and App. B): model FLOPs (no
+  recomputation) ÷ (time × n_gpus × dense peak). **HFU** (hardware FLOPs utilisation, same
+  source) counts the FLOPs actually executed, recomputation included, so HFU ≥ MFU.
 * Peaks are the accelerator's dense peak for the training dtype (never 2:4-sparse).
 
-GPU-seconds = C / (peak × MFU) (Narayanan et al. 2021 §5.1 "end-to-end training time"
-estimate with X = peak × MFU); GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus;
+GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
+t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),
+written with model FLOPs and MFU so that recomputation is a cost rather than throughput; GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus;
 compute cost = GPU-hours × price per GPU-hour.
 
 All functions broadcast over numpy arrays.
@@ -57,8 +58,8 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
     seq_len : int or array, optional
         Context for ``method="detailed"`` (default: the model's pre-training ``seq_len``).
     method : {"6ND", "detailed"}
-        ``"6ND"``: 6·N·D with N = active parameters (Kaplan et al. 2020 §2.1). ``"detailed"``:
-        exact matmul + attention count per token × D.
+        ``"6ND"``: 6·N·D (Kaplan et al. 2020 §2.1) with N = active parameters, embeddings
+        included. ``"detailed"``: exact matmul + attention count per token × D.
     causal : bool
         Attention mask convention for ``"detailed"`` (see ``ModelSpec.mean_attended_keys``).
     recompute : {"none", "selective", "full"}
@@ -229,8 +230,14 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
                  causal: bool = True):
     """Hardware FLOPs utilisation for a run at ``mfu`` that recomputes activations.
 
-    HFU = MFU × hardware FLOPs per token ÷ model FLOPs per token (Korthikanti et al. 2022 §6).
+    HFU = MFU × hardware FLOPs per token ÷ model FLOPs per token (Chowdhery et al. 2022 §4.1).
     Full recomputation of every layer makes HFU ≈ 4/3 × MFU (Narayanan et al. 2021's 96/72).
+
+    Selective recomputation here re-executes the attention core's forward once (the operations
+    Korthikanti et al. 2022 §5 recompute). Korthikanti et al.'s own HFU (App. A,
+    72·B·s·l·h²·(1 + s/(3h) + V/(12·l·h))) doubles the whole attention term instead, so their
+    published HFU is about 1 point higher than this function gives for the same MFU
+    (175B: 52.8% vs 51.9%); tests/test_compute.py shows both.
 
     Returns
     -------

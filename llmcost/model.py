@@ -24,8 +24,9 @@ FLOP conventions (stated once here, referred to everywhere):
 * **Training** = forward + backward = 3 × forward (backward computes gradients with respect to
   both activations and weights: 2 × forward). Kaplan et al. 2020 §2.1.
 * **Recomputation** (hardware FLOPs, for HFU): ``"selective"`` re-runs the attention core forward
-  (Korthikanti et al. 2022 §5); ``"full"`` re-runs the forward of every transformer layer (not the
-  LM head), giving Megatron's "96-form" (Narayanan et al. 2021, Eq. 3).
+  (QKᵀ, softmax, AV: the operations Korthikanti et al. 2022 §5 recompute; note that their App. A
+  HFU formula counts twice the attention term instead); ``"full"`` re-runs the forward of every
+  transformer layer (not the LM head), giving Megatron's "96-form" (Narayanan et al. 2021, Eq. 3).
 
 Sources for the architecture variants: Shazeer 2020 (GLU variants, arXiv:2002.05202); Ainslie et
 al. 2023 (GQA, arXiv:2305.13245); Press & Wolf 2017 (tied embeddings, arXiv:1608.05859);

@@ -126,3 +126,17 @@ def test_catalogue_training_costs(h100):
     row = df.set_index("model").loc["llama-3.1-405b"]
     assert row["training_flops"] == pytest.approx(3.8e25, abs=0.05e25)
     assert row["compute_cost_usd"] == pytest.approx(row["gpu_hours"] * 2.0)
+
+
+def test_selective_recompute_hfu_against_korthikanti():
+    # Korthikanti et al. 2022 Table 5 (175B, s=2048, h=12288, l=96, V=51200): MFU 51.4%,
+    # HFU 52.8%. Their App. A formula 72Bslh²(1 + s/3h + V/12lh) doubles the attention term; we
+    # count the one re-executed attention-core forward, which gives a lower HFU for the same MFU.
+    s, h, l, V = 2048, 12288, 96, 51200
+    paper_ratio = (1 + s / (3 * h) + V / (12 * l * h)) / (1 + s / (6 * h) + V / (12 * l * h))
+    assert 0.514 * paper_ratio == pytest.approx(0.528, abs=0.0005)
+    gpt = llmcost.ModelSpec(name="gpt175", n_layers=l, d_model=h, n_heads=96, vocab_size=V,
+                            d_ff=4 * h, ffn_type="mlp", tied_embeddings=True)
+    ours = llmcost.hfu_from_mfu(0.514, gpt, s, recompute="selective", causal=False)
+    assert ours == pytest.approx(0.519, abs=0.0005)
+    assert 0.514 < ours < 0.514 * paper_ratio
