@@ -31,7 +31,10 @@ PRICING_MODES = ("on_demand", "reserved", "spot")
 def _read_csv(name: str) -> list[dict]:
     path = DATA_DIR / name
     if not path.is_file():
-        raise FileNotFoundError(f"catalogue {path} is missing")
+        raise FileNotFoundError(
+            f"catalogue {path} is missing: llmcost runs from a source checkout (the catalogues in "
+            "data/ and the notebooks are not packaged); install it with `pip install -e .` in the "
+            "repository, as `make` does")
     with path.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
@@ -68,6 +71,15 @@ def _convert(cls, row: dict, where: str) -> dict:
     return out
 
 
+def suggest(name: str, candidates, n: int = 3) -> list[str]:
+    """Close matches for a mistyped name: names that start with it first, then similar ones."""
+    folded = {c.lower(): c for c in candidates}
+    low = name.lower()
+    prefix = [folded[k] for k in sorted(folded) if k.startswith(low) or low.startswith(k)]
+    close = [folded[k] for k in difflib.get_close_matches(low, list(folded), n=n, cutoff=0.5)]
+    return list(dict.fromkeys(prefix + close))[:n]
+
+
 def _lookup(name: str, table: dict, kind: str, lister: str):
     if not isinstance(name, str):
         raise ValueError(f"{kind}={name!r} must be a catalogue name (a string)")
@@ -76,9 +88,15 @@ def _lookup(name: str, table: dict, kind: str, lister: str):
     folded = {k.lower(): k for k in table}
     if name.lower() in folded:
         return table[folded[name.lower()]]
-    close = difflib.get_close_matches(name.lower(), list(folded), n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(repr(folded[c]) for c in close)}?" if close else ""
-    raise ValueError(f"{kind}={name!r} is not in the catalogue{hint} ({lister} lists them all)")
+    close = suggest(name, table)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+    raise ValueError(f"{kind}={name!r} is not in the catalogue{hint} (`{lister}` lists them "
+                     "all)")
+
+
+def is_config_path(name: str) -> bool:
+    """True if ``name`` points at a Hugging Face config.json (a .json path or a folder path)."""
+    return isinstance(name, str) and (name.endswith(".json") or "/" in name or "\\" in name)
 
 
 # ---------------------------------------------------------------------------------- models
@@ -92,14 +110,18 @@ def _models() -> dict[str, ModelSpec]:
 
 
 def load_model(name: str) -> ModelSpec:
-    """The catalogue ``ModelSpec`` called ``name`` (case-insensitive).
+    """The catalogue ``ModelSpec`` called ``name`` (case-insensitive), or, when ``name`` is a
+    path to a Hugging Face ``config.json`` (or a folder holding one), the model it describes.
 
     Raises
     ------
     ValueError
-        If no model has that name; the message suggests close names.
+        If no model has that name (the message suggests close names), or the config file is
+        missing or unsupported.
     """
-    return _lookup(name, _models(), "model", "list_models()")
+    if is_config_path(name):
+        return ModelSpec.from_hf_config(name)
+    return _lookup(name, _models(), "model", "llmcost list models")
 
 
 def list_models() -> pd.DataFrame:
@@ -137,13 +159,14 @@ def load_accelerator(name: str) -> Accelerator:
     ValueError
         If no accelerator has that name; the message suggests close names.
     """
-    return _lookup(name, _accelerators(), "accelerator", "list_accelerators()")
+    return _lookup(name, _accelerators(), "accelerator", "llmcost list accelerators")
 
 
 def list_accelerators() -> pd.DataFrame:
     """One row per catalogue accelerator with every datasheet column (dense peaks, SI units)."""
-    return pd.DataFrame([{f.name: getattr(a, f.name) for f in fields(Accelerator)}
-                         for a in _accelerators().values()])
+    df = pd.DataFrame([{f.name: getattr(a, f.name) for f in fields(Accelerator)}
+                       for a in _accelerators().values()])
+    return df.astype({"year": "Int64", "scaleup_domain_size": "Int64"})
 
 
 # ---------------------------------------------------------------------------------- prices

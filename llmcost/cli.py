@@ -124,8 +124,21 @@ def _list(what: str) -> int:
             print(path)
         return 0
     else:
-        df = pd.DataFrame([{"name": p.name, "type": p.kind, "meaning": p.doc}
-                           for p in PARAMETERS.values()])
+        from .report import declared_parameters, list_notebooks
+
+        users = {}
+        for nb in list_notebooks():
+            for name in declared_parameters(nb):
+                users.setdefault(name, []).append(nb.stem[:2])
+        df = pd.DataFrame([{"name": p.name, "type": p.kind,
+                            "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
+                            "meaning": p.doc} for p in PARAMETERS.values()])
+        print("A scenario may set any parameter some notebook uses (`interactive` is always "
+              "false in reports).\n")
+        widths = {c: max(len(c), df[c].str.len().max()) for c in df.columns}
+        for row in [dict(zip(df.columns, df.columns))] + df.to_dict("records"):
+            print("  ".join(str(row[c]).ljust(widths[c]) for c in df.columns).rstrip())
+        return 0
     print(df.to_string(index=False))
     return 0
 

@@ -12,6 +12,15 @@ Conventions
   recomputation) ÷ (time × n_gpus × dense peak). **HFU** (hardware FLOPs utilisation, same
   source) counts the FLOPs actually executed, recomputation included, so HFU ≥ MFU.
 * Peaks are the accelerator's dense peak for the training dtype (never 2:4-sparse).
+* **The MFU basis.** An MFU only means something together with the FLOP count it divides.
+  Throughout the workbook an ``mfu`` is a fraction of peak measured in *model FLOPs* =
+  ``ModelSpec.flops_per_token(seq_len, causal=False)``: matmuls of the active weights plus the
+  attention core over the full s×s matrix, no recomputation. That is the convention of PaLM
+  (App. B, 6N + 12·L·H·Q·T), Megatron-LM and torchtitan, under which most published MFUs are
+  stated (``MFU_METHOD``, ``MFU_CAUSAL``). GPU-hours are therefore computed from that count,
+  not from 6ND, which undercounts attention (by 3.5% for Llama 2 70B at 4K context, and by a
+  factor of three for an 8B model at 128K). 6ND remains the headline "training FLOPs" because
+  papers quote it.
 
 GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
 t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),
@@ -30,6 +39,9 @@ from .model import ModelSpec
 from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
 METHODS = ("6ND", "detailed")
+#: The FLOP count an MFU is measured in (see the module docstring).
+MFU_METHOD = "detailed"
+MFU_CAUSAL = False
 
 
 def _peak(accelerator, dtype: str) -> np.ndarray:
@@ -156,9 +168,10 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     return scalar_or_array(h * p)
 
 
-def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = "6ND",
-                          causal: bool = True):
-    """Model FLOPs per training token under a counting method (6·N_active or detailed)."""
+def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = MFU_METHOD,
+                          causal: bool = MFU_CAUSAL):
+    """Model FLOPs per training token under a counting method (6·N_active or detailed); the
+    defaults give the workbook's MFU basis."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     if method == "6ND":
@@ -167,7 +180,8 @@ def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = "6ND",
 
 
 def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq_len=None,
-                        dtype: str = "bf16", method: str = "detailed", causal: bool = True):
+                        dtype: str = "bf16", method: str = MFU_METHOD,
+                        causal: bool = MFU_CAUSAL):
     """MFU implied by a measured training throughput (calibration from a pilot run).
 
     MFU = tokens/s per GPU × model FLOPs per token ÷ dense peak (PaLM, Chowdhery et al. 2022,
@@ -187,7 +201,8 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
         Compute format of the peak.
     method : {"6ND", "detailed"}
     causal : bool
-        Attention mask convention for ``"detailed"``.
+        Attention mask convention for ``"detailed"`` (default: the workbook's MFU basis,
+        full mask).
 
     Returns
     -------
@@ -200,8 +215,8 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 
 
 def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
-                       seq_len=None, dtype: str = "bf16", method: str = "6ND",
-                       causal: bool = True):
+                       seq_len=None, dtype: str = "bf16", method: str = MFU_METHOD,
+                       causal: bool = MFU_CAUSAL):
     """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak).
 
     This is a *whole-run* utilisation: failures, restarts, evaluation and idle time reported in
@@ -227,7 +242,7 @@ def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerat
 
 
 def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
-                 causal: bool = True):
+                 causal: bool = MFU_CAUSAL):
     """Hardware FLOPs utilisation for a run at ``mfu`` that recomputes activations.
 
     HFU = MFU × hardware FLOPs per token ÷ model FLOPs per token (Chowdhery et al. 2022 §4.1).
@@ -252,7 +267,7 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
 
 def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gpus,
                  price_usd_per_gpu_hour, seq_len=None, dtype: str = "bf16",
-                 method: str = "6ND", causal: bool = True) -> dict:
+                 method: str = MFU_METHOD, causal: bool = MFU_CAUSAL) -> dict:
     """The first ledger line in one call: FLOPs, GPU-hours, wall-clock days and cost.
 
     Parameters
@@ -261,25 +276,31 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
     accelerator : Accelerator
     n_tokens, mfu, n_gpus, price_usd_per_gpu_hour : float or array
         Training tokens, steady-state MFU in (0, 1], accelerators in the job, USD per GPU-hour.
-    seq_len, dtype, method, causal
+    seq_len, dtype
         As ``training_flops`` and ``gpu_seconds``.
+    method, causal
+        The FLOP count the ``mfu`` is measured in (default: the workbook's MFU basis, detailed
+        with a full attention mask; see the module docstring).
 
     Returns
     -------
-    dict with ``training_flops``, ``gpu_hours``, ``wall_clock_s``, ``wall_clock_days``,
-    ``compute_cost_usd`` (floats or arrays, broadcast together), plus ``method``, ``dtype`` and
+    dict with ``training_flops_6nd`` (the headline 6·N·D), ``model_flops`` (the count on the MFU
+    basis), ``gpu_hours``, ``wall_clock_s``, ``wall_clock_days``, ``compute_cost_usd`` (floats or
+    arrays, broadcast together), plus ``method``, ``causal``, ``dtype`` and
     ``peak_flops_per_s``.
     """
     flops = training_flops(model, n_tokens, seq_len, method, causal)
     hours = gpu_hours(flops, accelerator, mfu, dtype)
     wall = wall_clock_s(flops, accelerator, mfu, n_gpus, dtype)
     return {
-        "training_flops": flops,
+        "training_flops_6nd": training_flops(model, n_tokens),
+        "model_flops": flops,
         "gpu_hours": hours,
         "wall_clock_s": wall,
         "wall_clock_days": scalar_or_array(np.asarray(wall) / 86400.0),
         "compute_cost_usd": compute_cost_usd(hours, price_usd_per_gpu_hour),
         "method": method,
+        "causal": causal,
         "dtype": dtype,
         "peak_flops_per_s": accelerator.peak_flops_per_s(dtype),
     }
@@ -288,9 +309,9 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
 def published_run_mfu(runs=None):
     """Implied MFU of the published runs that name a catalogue model and accelerator.
 
-    For each run with reported GPU-hours, the whole-run MFU they imply (6ND and detailed causal
-    counts); for each run with a reported throughput, the steady-state MFU it implies; and the
-    MFU the authors reported, where they did.
+    For each run with reported GPU-hours, the whole-run MFU they imply (6ND, and the detailed
+    count of the MFU basis: full attention mask); for each run with a reported throughput, the
+    steady-state MFU it implies; and the MFU the authors reported, where they did.
 
     Parameters
     ----------
@@ -371,8 +392,9 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
 def catalogue_training_costs(accelerator: Accelerator, mfu: float,
                              price_usd_per_gpu_hour: float, dtype: str = "bf16"):
     """Training FLOPs (6ND), GPU-hours and compute cost of every catalogue model on its published
-    token count, all on one accelerator at one MFU and price (a like-for-like comparison, not the
-    hardware each model was trained on).
+    token count (at its pre-training ``seq_len``), all on one accelerator at one MFU and price (a
+    like-for-like comparison, not the hardware each model was trained on). GPU-hours use the MFU
+    basis (detailed, full mask).
 
     Returns
     -------
@@ -389,7 +411,8 @@ def catalogue_training_costs(accelerator: Accelerator, mfu: float,
         if not m.train_tokens:
             continue
         flops = training_flops(m, m.train_tokens)
-        hours = gpu_hours(flops, accelerator, mfu, dtype)
+        hours = gpu_hours(training_flops(m, m.train_tokens, method=MFU_METHOD,
+                                         causal=MFU_CAUSAL), accelerator, mfu, dtype)
         rows.append({"model": m.name, "n_active_params": m.n_active_params,
                      "train_tokens": m.train_tokens,
                      "tokens_per_param": m.train_tokens / m.n_active_params,
@@ -399,7 +422,8 @@ def catalogue_training_costs(accelerator: Accelerator, mfu: float,
 
 
 def tokens_per_s_per_gpu_at_mfu(mfu, model: ModelSpec, accelerator, seq_len=None,
-                                dtype: str = "bf16", method: str = "6ND", causal: bool = True):
+                                dtype: str = "bf16", method: str = MFU_METHOD,
+                                causal: bool = MFU_CAUSAL):
     """The training throughput (tokens/s per GPU) that a given MFU corresponds to: the inverse
     of ``mfu_from_throughput`` (what a pilot run must measure to reach that MFU)."""
     m = _mfu(mfu)

@@ -118,3 +118,31 @@ def implied_mfu(df, ax=None):
     ax.legend(fontsize=8, loc="lower right")
     _source(ax, "data/published_runs.csv (sources per row); peaks from data/accelerators.csv")
     return ax
+
+
+def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–"):
+    """A DataFrame as a formatted HTML table for notebooks and reports.
+
+    Unlike a bare ``Styler``, the markup is stable (ids derive from the columns and shape, not a
+    random uuid, and no object address appears), so re-executing a notebook does not churn its
+    diff.
+
+    Parameters
+    ----------
+    df : DataFrame
+    formats : dict or str, optional
+        ``Styler.format`` formatter(s), e.g. ``{"cost": "${:,.0f}"}``.
+    precision : int
+        Digits for floats without a formatter.
+    index : bool
+        Show the index.
+    """
+    import hashlib
+
+    from IPython.display import HTML
+
+    sty = df.style.format(formats, precision=precision, na_rep=na_rep)
+    if not index:
+        sty = sty.hide(axis="index")
+    key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
+    return HTML(sty.set_uuid(key).to_html())

@@ -39,6 +39,8 @@ MARKER = ".llmcost-report"
 DEFAULT_TIMEOUT_S = 600
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
+#: Quiet the kernel's own log (ipykernel warns about unencrypted local TCP on every start).
+KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 class ReportError(RuntimeError):
@@ -57,20 +59,12 @@ def summary_row(key: str, label: str, value, unit: str = "", note: str = "") -> 
     return {"key": key, "label": label, "value": value, "unit": unit, "note": note}
 
 
-def _format_value(v) -> str:
-    if isinstance(v, float):
-        if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
-            return f"{v:.4g}"
-        return f"{v:,.4g}" if abs(v) < 1e4 else f"{v:,.0f}"
-    return str(v)
-
-
 def summary_text(rows: list[dict]) -> str:
     """The plain-text table ``publish_summary`` shows (label, value, unit, note)."""
     width = max(len(r["label"]) for r in rows)
     lines = []
     for r in rows:
-        val = f"{_format_value(r['value'])} {r['unit']}".rstrip()
+        val = format_value(r["value"], r["unit"])
         note = f"  ({r['note']})" if r["note"] else ""
         lines.append(f"{r['label']:<{width}}  {val}{note}")
     return "\n".join(lines)
@@ -156,7 +150,7 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
         nb = nbformat.read(path, as_version=4)
         client = NotebookClient(nb, timeout=timeout_s, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}},
-                                record_timing=False)
+                                record_timing=False, extra_arguments=KERNEL_ARGS)
         client.execute()
         clean_notebook_metadata(nb)
         nbformat.write(nb, path)
@@ -178,27 +172,55 @@ class ReportResult:
 def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict, list, dict]:
     """Validate a scenario against the notebooks before anything runs.
 
+    Every key must be a parameter of at least one notebook (of all of them, not only the selected
+    ones, so that one scenario file serves any ``--notebooks`` selection).
+
     Returns
     -------
-    (scenario, notebooks, declared) where ``declared`` maps each notebook to its parameters.
+    (scenario, notebooks, declared) where ``notebooks`` are the selected notebooks and
+    ``declared`` maps each of them to its parameters.
 
     Raises
     ------
     ScenarioError
-        A bad value, or a key that no selected notebook declares.
+        A bad value, or a key that no notebook declares.
     """
     scenario = load_scenario(scenario_path)
-    nbs = list_notebooks(selection)
-    if not nbs:
+    everything = list_notebooks()
+    if not everything:
         raise UsageError(f"no notebooks found in {NOTEBOOK_DIR}")
-    declared = {nb: declared_parameters(nb) for nb in nbs}
-    known = set().union(*declared.values())
+    nbs = list_notebooks(selection)
+    declared_all = {nb: declared_parameters(nb) for nb in everything}
+    known = set().union(*declared_all.values())
     unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
     if unknown:
-        which = "the selected notebooks" if selection else "any notebook"
-        raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of {which}"
-                            f" ({', '.join(nb.stem for nb in nbs)})")
-    return scenario, nbs, declared
+        raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
+                            f"notebook ({', '.join(nb.stem for nb in everything)})")
+    return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
+
+
+def effective_parameters(scenario: dict, declared: dict) -> dict:
+    """The value each parameter takes in the report and where it comes from.
+
+    Returns
+    -------
+    dict name -> {"value": ..., "from": "scenario" or "notebook default"} over every parameter
+    the selected notebooks declare (``interactive`` excluded: reports always run without
+    widgets).
+    """
+    import ast
+
+    out = {}
+    for params in declared.values():
+        for name, info in params.items():
+            if name == "interactive" or name in out:
+                continue
+            if name in scenario:
+                out[name] = {"value": scenario[name], "from": "scenario"}
+            else:
+                out[name] = {"value": ast.literal_eval(info["default"]),
+                             "from": "notebook default"}
+    return out
 
 
 def _prepare_out_dir(out_dir: Path, overwrite: bool, progress) -> None:
@@ -230,13 +252,16 @@ def _collect_summary(nb_node) -> list[dict]:
 
 
 def _to_html(nb_node, title: str) -> str:
+    """HTML without code; links between notebooks point at the sibling HTML pages."""
+    import re
+
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
                             exclude_output_prompt=True)
     nb_node.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb_node)
-    return body
+    return re.sub(r'href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', body)
 
 
 def run_report(scenario_path, out_dir, selection: list[str] | None = None,
@@ -282,8 +307,14 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     out_dir = Path(out_dir)
     _prepare_out_dir(out_dir, overwrite, progress)
     result = ReportResult(out_dir=out_dir)
+    used = effective_parameters(scenario, declared)
+    defaults = [k for k, v in used.items() if v["from"] != "scenario"]
+    if defaults:
+        listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
+        progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
     summary = {"scenario": {k: v for k, v in scenario.items()},
-               "scenario_file": str(scenario_path), "notebooks": {}}
+               "scenario_file": str(scenario_path), "parameters": used,
+               "llmcost_version": _version(), "generated": _now(), "notebooks": {}}
     for i, nb in enumerate(nbs, 1):
         params = {k: v for k, v in scenario.items() if k in declared[nb]}
         if "interactive" in declared[nb]:
@@ -295,7 +326,8 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         try:
             pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
                                 cwd=str(nb.parent), execution_timeout=timeout_s,
-                                progress_bar=False, log_output=False)
+                                progress_bar=False, log_output=False,
+                                extra_arguments=KERNEL_ARGS)
         except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
             result.failed.append(out_nb)
             reason = getattr(e, "ename", type(e).__name__)
@@ -327,6 +359,38 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     return result
 
 
+def _version() -> str:
+    from . import __version__
+    return __version__
+
+
+def _now() -> str:
+    from datetime import datetime, timezone
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def format_value(value, unit: str = "") -> str:
+    """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
+    66.2 days."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{value} {unit}".strip() if value is not None else "—"
+    v = float(value)
+    if unit == "FLOP":
+        return f"{v:.2e} FLOP".replace("e+", "e")
+    scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
+    if unit == "USD":
+        for scale, suffix in scales + [(1e3, "k")]:
+            if abs(v) >= scale:
+                return f"${v / scale:#.3g}{suffix}"
+        return f"${v:,.2f}"
+    for scale, suffix in scales:
+        if abs(v) >= scale:
+            return f"{v / scale:#.3g}{suffix} {unit}".strip()
+    if abs(v) >= 1000 or v.is_integer():
+        return f"{v:,.0f} {unit}".strip()
+    return f"{v:.3g} {unit}".strip()
+
+
 def _write_summary(out_dir: Path, summary: dict) -> None:
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
     with (out_dir / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
@@ -337,19 +401,29 @@ def _write_summary(out_dir: Path, summary: dict) -> None:
                 w.writerow([stem, r["key"], r["label"], r["value"], r["unit"], r["note"]])
 
 
+def _param_text(v) -> str:
+    if isinstance(v, float):
+        return (f"{v:.4g}" if abs(v) >= 1e6 or (v and abs(v) < 1e-3) else f"{v:g}").replace(
+            "e+", "e")
+    if v is None:
+        return "null (catalogue price)"
+    return str(v)
+
+
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
                  summary: dict) -> None:
     title = scenario.get("title") or Path(summary["scenario_file"]).stem
     esc = html.escape
-    params = "".join(f"<tr><td><code>{esc(k)}</code></td><td>{esc(str(v))}</td></tr>"
-                     for k, v in scenario.items() if k not in METADATA_KEYS)
+    params = "".join(
+        f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
+        f"<td>{esc(v['from'])}</td></tr>" for k, v in summary["parameters"].items())
     links, heads = [], []
     for nb in nbs:
         status = " <b style='color:#b00'>(failed: see the notebook)</b>" \
             if (out_dir / nb.name) in result.failed else ""
         links.append(f"<li><a href='{esc(nb.stem)}.html'>{esc(nb.stem)}</a>{status}</li>")
         for r in summary["notebooks"].get(nb.stem, []):
-            val = f"{_format_value(r['value'])} {r['unit']}".strip()
+            val = format_value(r["value"], r["unit"])
             heads.append(f"<tr><td>{esc(r['label'])}</td><td style='text-align:right'>"
                          f"{esc(val)}</td><td>{esc(r['note'])}</td><td>{esc(nb.stem)}</td></tr>")
     page = f"""<!DOCTYPE html>
@@ -359,12 +433,14 @@ table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ddd;padding:.3r
 text-align:left}}</style></head><body>
 <h1>llmcost report: {esc(title)}</h1>
 <p>{esc(scenario.get('description', ''))}</p>
-<p>Scenario file: <code>{esc(summary['scenario_file'])}</code></p>
+<p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
+{esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
 <h2>Headline figures</h2>
 <table><tr><th>figure</th><th>value</th><th>convention</th><th>notebook</th></tr>
 {''.join(heads)}</table>
 <h2>Notebooks</h2><ul>{''.join(links)}</ul>
-<h2>Scenario parameters</h2><table>{params}</table>
+<h2>Parameters used</h2>
+<table><tr><th>parameter</th><th>value</th><th>from</th></tr>{params}</table>
 </body></html>
 """
     (out_dir / "index.html").write_text(page, encoding="utf-8")

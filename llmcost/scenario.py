@@ -75,11 +75,12 @@ def _one_of(*allowed):
 
 
 def _model(name, v):
-    from .catalog import load_model
+    from .catalog import is_config_path, load_model
     try:
-        return load_model(v).name
+        spec = load_model(v)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
+    return str(Path(v).resolve()) if is_config_path(v) else spec.name
 
 
 def _accelerator(name, v):
@@ -91,16 +92,17 @@ def _accelerator(name, v):
 
 
 def _mfu(name, v):
-    if isinstance(v, str):
-        raise ScenarioError(f"{name}={v!r} must be a number in (0, 1] (mfu: 'predict' needs the "
-                            "step-time model, which is not available yet)")
+    if 1 < v <= 100:
+        raise ScenarioError(f"{name}={v!r} must be in (0, 1]: a fraction of peak (40% is 0.40)")
     return _fraction(name, v)
 
 
 #: The registry. Add a topic's parameters here with a prefix (``rl_``, ``ckpt_``, ...).
 PARAMETERS: dict[str, Param] = {p.name: p for p in [
-    Param("model", "str", "catalogue model name (list_models())", _model),
-    Param("accelerator", "str", "catalogue accelerator name (list_accelerators())", _accelerator),
+    Param("model", "str", "catalogue model name (llmcost list models), or a path to a Hugging "
+          "Face config.json", _model),
+    Param("accelerator", "str", "catalogue accelerator name (llmcost list accelerators)",
+          _accelerator),
     Param("n_gpus", "int", "accelerators in the training job", _positive),
     Param("train_tokens", "float", "pre-training tokens", _positive),
     Param("seq_len", "int", "training sequence length in tokens", _positive),
@@ -131,7 +133,11 @@ def _coerce(p: Param, value):
     if "str" in kind.split("|") and isinstance(value, str):
         return value
     if not is_number(value):
-        raise ScenarioError(f"{p.name}={value!r} must be a number")
+        hint = ""
+        if isinstance(value, str) and re.fullmatch(r"\s*[\d.]+\s*[kKmMbBtT%]\s*", value):
+            hint = " (write 15e12 for 15T, 2048 for 2k, 0.40 for 40%)"
+        what = "a whole number" if base == "int" else "a number"
+        raise ScenarioError(f"{p.name}={value!r} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(f"{p.name}={value!r} must be finite")
     if base == "int":
@@ -157,8 +163,11 @@ def validate_parameter(name: str, value):
         If ``name`` is not in ``PARAMETERS`` or the value breaks its type or rule.
     """
     if name not in PARAMETERS:
-        raise ScenarioError(f"unknown parameter {name!r}: no notebook declares it "
-                            f"(known: {', '.join(sorted(PARAMETERS))})")
+        from .catalog import suggest
+        close = suggest(name, PARAMETERS)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
+                            "lists them all)")
     p = PARAMETERS[name]
     v = _coerce(p, value)
     if v is not None and p.check is not None:
@@ -195,7 +204,17 @@ def _cross_check(p: dict) -> None:
 
 
 class _Yaml12Loader(yaml.SafeLoader):
-    """SafeLoader that also reads ``2e12`` as a float (YAML 1.2), not as a string."""
+    """SafeLoader that also reads ``2e12`` as a float (YAML 1.2), not as a string, and rejects
+    duplicate keys (PyYAML would silently keep the last one)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise ScenarioError(f"key {key!r} appears twice (line {key_node.start_mark.line + 1})")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 _Yaml12Loader.add_implicit_resolver(
@@ -224,12 +243,19 @@ def load_scenario(path) -> dict:
         rule. The message names the file, the key and the rule.
     """
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+    if not p.is_file():
+        raise ScenarioError(f"scenario {str(path)!r} is not a file")
     try:
         data = yaml.load(p.read_text(encoding="utf-8"), Loader=_Yaml12Loader)
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
     except yaml.YAMLError as e:
-        raise ScenarioError(f"{p}: not valid YAML ({e})") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or "cannot be parsed"
+        raise ScenarioError(f"{p}: not valid YAML{where}: {problem}") from None
     if not isinstance(data, dict) or not data:
         raise ScenarioError(f"{p}: must be a non-empty mapping of parameter names to values")
     out = {}
@@ -239,6 +265,13 @@ def load_scenario(path) -> dict:
                 raise ScenarioError(f"{p}: {key}={value!r} must be a string")
             out[key] = value
             continue
+        if key == "interactive":
+            raise ScenarioError(f"{p}: interactive cannot be set in a scenario (reports always "
+                                "run with the widgets off)")
+        if key == "model" and isinstance(value, str):
+            from .catalog import is_config_path
+            if is_config_path(value) and not Path(value).is_absolute():
+                value = str(p.parent / value)  # relative to the scenario file
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:

@@ -21,6 +21,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
                    price_usd_per_gpu_hour: float, dtype: str = "bf16"):
     """Model, accelerator, tokens, MFU, GPU count and price widgets updating a table and a figure.
 
+    GPU-hours use the workbook's MFU basis (``llmcost.compute``); the sequence length is each
+    model's pre-training ``seq_len``.
+
     Returns the ``VBox`` (display it, or let the cell display it).
     """
     import ipywidgets as w
@@ -39,7 +42,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     tok_w = w.FloatLogSlider(value=train_tokens, base=10, min=9, max=14, step=0.05,
                              description="tokens", readout_format=".3g",
                              continuous_update=False)
-    mfu_w = w.FloatSlider(value=mfu, min=0.05, max=0.8, step=0.01, description="MFU",
+    mfu_w = w.FloatSlider(value=mfu, min=0.01, max=1.0, step=0.01, description="MFU",
                           readout_format=".2f", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 3, 17, "GPUs")
     price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=0.01, max=100, step=0.1,
@@ -57,13 +60,14 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
                 print(f"cannot compute: {e}")
                 return
             display(pd.DataFrame({
-                "training FLOPs (6ND)": [fmt_flops(run["training_flops"])],
+                "training FLOPs (6ND)": [fmt_flops(run["training_flops_6nd"])],
+                "model FLOPs (MFU basis)": [fmt_flops(run["model_flops"])],
                 "GPU-hours": [fmt_count(run["gpu_hours"])],
                 "wall-clock": [fmt_duration(run["wall_clock_s"])],
                 "compute cost": [fmt_usd(run["compute_cost_usd"])],
             }, index=[f"{spec.name} on {gpu_w.value:,} × {acc.name}"]))
             fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
-            plots.gpu_hours_vs_mfu(run["training_flops"], run["peak_flops_per_s"],
+            plots.gpu_hours_vs_mfu(run["model_flops"], run["peak_flops_per_s"],
                                    np.linspace(0.1, 0.8, 71), ax=ax, marks=(mfu_w.value,))
             plt.show()
 

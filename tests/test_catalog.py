@@ -91,7 +91,8 @@ def test_lookup_is_case_insensitive_and_suggests():
     with pytest.raises(ValueError, match=r"model='llama-3-405b' is not in the catalogue; did you "
                                          r"mean 'llama-3.1-405b'"):
         llmcost.load_model("llama-3-405b")
-    with pytest.raises(ValueError, match="accelerator='H100'.*list_accelerators"):
+    with pytest.raises(ValueError, match=r"accelerator='H100' is not in the catalogue; did you "
+                                         r"mean 'H100-SXM'.*`llmcost list accelerators`"):
         llmcost.load_accelerator("H100")
 
 

@@ -40,9 +40,14 @@ def test_palm_540b_mfu_from_throughput():
 def test_llama2_70b_implied_whole_run_mfu(a100):
     # 1,720,320 A100-80GB GPU-hours for 2T tokens (model card); peers.md: 42.8% by 6ND.
     m = llmcost.load_model("llama-2-70b")
-    assert llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100) == pytest.approx(0.428, abs=0.001)
-    detailed = llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100, method="detailed")
-    assert 0.43 < detailed < 0.45  # attention at 4K context adds ~3.5%
+    assert llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100, method="6ND") == pytest.approx(
+        0.428, abs=0.001)
+    # On the MFU basis (attention over the full 4K×4K matrix): peers.md's 6ND + 12·L·s·h·D =
+    # 8.922e23 FLOPs, less the input-embedding lookup that 6ND counts but no matmul does (0.4%).
+    basis = llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100)
+    assert basis == pytest.approx(8.922e23 / (1_720_320 * 3600 * 312e12), rel=5e-3)
+    causal = llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100, causal=True)
+    assert 0.428 < causal < basis
 
 
 def test_llama_65b_mfu_from_380_tokens_per_second(a100):
@@ -55,7 +60,10 @@ def test_llama_65b_mfu_from_380_tokens_per_second(a100):
 def test_throughput_and_mfu_are_inverse(h100):
     m = llmcost.load_model("llama-3.1-70b")
     tps = llmcost.tokens_per_s_per_gpu_at_mfu(0.4, m, h100, 8192)
-    assert llmcost.mfu_from_throughput(tps, m, h100, 8192, method="6ND") == pytest.approx(0.4)
+    assert llmcost.mfu_from_throughput(tps, m, h100, 8192) == pytest.approx(0.4)
+    tps6 = llmcost.tokens_per_s_per_gpu_at_mfu(0.4, m, h100, 8192, method="6ND")
+    assert llmcost.mfu_from_throughput(tps6, m, h100, 8192, method="6ND") == pytest.approx(0.4)
+    assert tps6 > tps  # 6ND counts fewer FLOPs per token, so the same MFU needs more tokens/s
 
 
 def test_hfu_with_full_recompute_is_about_four_thirds():
@@ -72,7 +80,17 @@ def test_training_run_is_consistent_and_vectorised(h100):
     assert run["gpu_hours"].shape == (3,)
     np.testing.assert_allclose(run["compute_cost_usd"], run["gpu_hours"] * 3.99)
     np.testing.assert_allclose(run["wall_clock_s"] * 2048 / 3600, run["gpu_hours"])
-    np.testing.assert_allclose(run["gpu_hours"] * 3600 * 989.4e12 * mfu, run["training_flops"])
+    np.testing.assert_allclose(run["gpu_hours"] * 3600 * 989.4e12 * mfu, run["model_flops"])
+    # The MFU basis counts attention over the full matrix: 7.4% more than 6ND at 4K context
+    # (+7.8% attention, -0.4% for the input embedding lookup, which is not a matmul).
+    assert run["model_flops"] / run["training_flops_6nd"] == pytest.approx(1.074, abs=0.001)
+
+
+def test_long_context_gpu_hours_follow_the_attention_cost(h100):
+    # An 8B model at 128K context: attention is most of the work, and GPU-hours must show it.
+    m = llmcost.load_model("llama-3.1-8b")
+    run = llmcost.training_run(m, h100, 1e11, 0.4, 64, 2.0, seq_len=131072)
+    assert run["model_flops"] / run["training_flops_6nd"] > 5
 
 
 def test_detailed_needs_a_model():

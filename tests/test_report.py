@@ -47,7 +47,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
 
 @pytest.mark.parametrize("text, message", [
     ("model: llama-2-70b\nunknown_key: 3\n", "'unknown_key'"),
-    ("model: llama-2-70b\nn_gpus: many\n", "n_gpus='many' must be a number"),
+    ("model: llama-2-70b\nn_gpus: many\n", "n_gpus='many' must be a whole number"),
     ("model: llama-2-70b\nn_gpus: -1\n", "n_gpus=-1 must be > 0"),
     ("model: llama-2-70b\nn_gpus: 0\n", "n_gpus=0 must be > 0"),
     ("model: llama-9-70b\n", "model='llama-9-70b' is not in the catalogue"),
@@ -148,3 +148,36 @@ def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
     with pytest.raises(report.ReportError, match="not an llmcost report folder"):
         report.run_report(sc, precious, overwrite=True, progress=lambda s: None)
     assert (precious / "thesis.tex").exists()
+
+
+def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-3.1-8b\nmfu: 0.35\n")  # mfu belongs to 01, not 00
+    out = tmp_path / "o"
+    lines = []
+    res = report.run_report(sc, out, selection=["00"], timeout_s=TIMEOUT_S,
+                            progress=lines.append)
+    assert [p.name for p in res.notebooks] == ["00_index.ipynb"]
+    used = json.loads((out / "summary.json").read_text())["parameters"]
+    assert used["model"] == {"value": "llama-3.1-8b", "from": "scenario"}
+    assert used["n_gpus"]["from"] == "notebook default"
+    assert any("defaults are used: accelerator='H100-SXM'" in line for line in lines)
+    index = (out / "index.html").read_text()
+    assert "notebook default" in index
+
+
+def test_html_links_point_to_html_pages(tmp_path):
+    out = tmp_path / "r"
+    report.run_report(SCENARIOS[0], out, timeout_s=TIMEOUT_S, progress=lambda s: None)
+    page = (out / "01_flops.html").read_text()
+    assert 'href="00_index.html"' in page and 'href="00_index.ipynb"' not in page
+    index = (out / "index.html").read_text()
+    assert "$" in index and "e+" not in index  # $2.48M, not 2.48e+06 USD
+
+
+@pytest.mark.parametrize("value, unit, text", [
+    (9.93e7, "USD", "$99.3M"), (2.6e7, "GPU-h", "26.0M GPU-h"), (3.8e25, "FLOP", "3.80e25 FLOP"),
+    (580964.3, "GPU-h", "580,964 GPU-h"), (66.15, "days", "66.2 days"), (412.0, "USD", "$412.00"),
+])
+def test_format_value(value, unit, text):
+    assert report.format_value(value, unit) == text

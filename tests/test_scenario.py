@@ -26,20 +26,26 @@ def test_yaml_12_floats(tmp_path):
     ("n_gpus: 0\n", "n_gpus=0 must be > 0"),
     ("n_gpus: -8\n", "n_gpus=-8 must be > 0"),
     ("n_gpus: 8.5\n", "n_gpus=8.5 must be a whole number"),
-    ("n_gpus: lots\n", "n_gpus='lots' must be a number"),
+    ("n_gpus: lots\n", "n_gpus='lots' must be a whole number"),
+    ("n_gpus: 2k\n", r"n_gpus='2k' must be a whole number \(write 15e12 for 15T, 2048 for 2k"),
+    ("train_tokens: 15T\n", r"train_tokens='15T' must be a number \(write 15e12"),
+    ("mfu: 40\n", r"mfu=40.0 must be in \(0, 1\]: a fraction of peak \(40% is 0.40\)"),
+    ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
+    ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),
+    ("model: no/such/config.json\n", "no config.json found"),
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
     ("mfu: predict\n", "mfu='predict' must be a number"),
     ("model: gpt-5\n", "model='gpt-5' is not in the catalogue"),
     ("accelerator: H100\n", "accelerator='H100' is not in the catalogue"),
-    ("interactive: yes please\n", "interactive='yes please' must be true or false"),
+    ("interactive: false\n", "interactive cannot be set in a scenario"),
     ("dtype: fp4\n", "dtype='fp4' must be one of"),
     ("pricing: free\n", "pricing='free' must be one of"),
     ("trian_tokens: 1e12\n", "unknown parameter 'trian_tokens'"),
     ("accelerator: A100-80GB\ndtype: fp8\n", "A100-80GB has no fp8 peak"),
     ("accelerator: MI325X\nprice_usd_per_gpu_hour: null\npricing: spot\n", "no spot price"),
     ("- a\n- b\n", "must be a non-empty mapping"),
-    ("a: [\n", "not valid YAML"),
+    ("a: [\n", "not valid YAML at line 2"),
 ])
 def test_bad_scenarios_name_key_and_rule(tmp_path, text, message):
     f = tmp_path / "bad.yaml"
@@ -48,9 +54,31 @@ def test_bad_scenarios_name_key_and_rule(tmp_path, text, message):
         load_scenario(f)
 
 
-def test_missing_file():
+def test_missing_file_or_folder(tmp_path):
     with pytest.raises(ScenarioError, match="does not exist"):
         load_scenario("no/such/file.yaml")
+    with pytest.raises(ScenarioError, match="is not a file"):
+        load_scenario(tmp_path)
+
+
+def test_model_from_a_config_path_relative_to_the_scenario(tmp_path):
+    cfg = tmp_path / "configs" / "tiny.json"
+    cfg.parent.mkdir()
+    cfg.write_text('{"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32, '
+                   '"num_key_value_heads": 4, "num_hidden_layers": 22, "vocab_size": 32000, '
+                   '"intermediate_size": 5632, "max_position_embeddings": 2048}')
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: configs/tiny.json\n")
+    model = load_scenario(sc)["model"]
+    assert model == str(cfg.resolve())
+    spec = llmcost.load_model(model)  # works from any working directory
+    assert spec.name == "tiny" and spec.n_params == 1_100_048_384  # TinyLlama-1.1B's count
+
+
+def test_interactive_is_still_a_notebook_parameter():
+    assert validate_parameters(interactive=False) == {"interactive": False}
+    with pytest.raises(ScenarioError, match="interactive='yes' must be true or false"):
+        validate_parameters(interactive="yes")
 
 
 def test_validate_parameters_normalises():
