@@ -690,9 +690,15 @@ def expected_wall_time_s(work_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0
     With ``interval_s = work_s`` and ``checkpoint_s = 0`` this is a run that cannot resume and
     must start over after every failure: T_w = M·e^{R/M}·(e^{T_s/M} − 1), which grows
     exponentially with T_s/M (the "spot capacity without resumable training" case).
+
+    Returns
+    -------
+    float or ndarray: seconds; ``inf`` where e^{(τ+δ)/M} overflows a float (T/M > ~709).
     """
     s = as_array(work_s, "work_s", positive=True)
-    return scalar_or_array(s / np.asarray(goodput(interval_s, checkpoint_s, mtbf_s, restart_s)))
+    g = np.asarray(goodput(interval_s, checkpoint_s, mtbf_s, restart_s))
+    with np.errstate(divide="ignore"):
+        return scalar_or_array(np.where(g > 0, s / np.where(g > 0, g, 1.0), np.inf))
 
 
 # ------------------------------------------------------------------------------ whole run
