@@ -34,6 +34,15 @@ from .compute import (
 )
 from .hardware import Accelerator, Cluster
 from .model import ModelSpec
+from .reliability import (
+    checkpoint_plan,
+    checkpoint_size,
+    cluster_mtbf_s,
+    daly_interval,
+    goodput,
+    optimal_interval,
+    young_interval,
+)
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -56,4 +65,6 @@ __all__ = [
     "mfu_from_throughput", "model_flops_per_token", "published_run_mfu", "resolve_price",
     "training_flops", "training_run", "validate_parameter", "validate_parameters",
     "wall_clock_s",
+    "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
+    "optimal_interval", "young_interval",
 ]

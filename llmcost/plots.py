@@ -146,3 +146,101 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
         sty = sty.hide(axis="index")
     key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
     return HTML(sty.set_uuid(key).to_html())
+
+
+# ------------------------------------------------------------------------------ notebook 07
+def mtbf_vs_gpus(n_gpus, curves: dict, points=(), ax=None):
+    """Job MTBF (hours) against GPU count for per-GPU failure rates, log-log.
+
+    Parameters
+    ----------
+    n_gpus : array of int
+    curves : dict
+        label -> failures per GPU-year (M = 1 / (n·λ), ``reliability.cluster_mtbf_s``).
+    points : iterable of (n_gpus, hours, label)
+        Reported or measured MTBFs to mark.
+    """
+    from .reliability import cluster_mtbf_s
+
+    ax = _ax(ax)
+    n = np.asarray(n_gpus, dtype=float)
+    for i, (label, rate) in enumerate(curves.items()):
+        ax.plot(n, np.asarray(cluster_mtbf_s(n, rate)) / SECONDS_PER_HOUR, color=f"C{i}",
+                label=f"{label} ({rate:.3g} per GPU-year)")
+    for j, (x, hours, label) in enumerate(points):
+        ax.plot([x], [hours], "o", color="C3", ms=6)
+        ax.annotate(label, (x, hours), textcoords="offset points", xytext=(6, 4 - 12 * (j % 2)),
+                    fontsize=8)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("GPUs in the job")
+    ax.set_ylabel("job MTBF (hours)")
+    ax.set_title("A synchronous job fails when any GPU does: MTBF = 1 / (n·λ)")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    _source(ax, "Llama 3: arXiv:2407.21783 §3.3.4; Kokolis et al. 2024, arXiv:2410.21680 "
+                "(8 GPUs per node)")
+    return ax
+
+
+def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s: float = 0.0,
+                      ax=None):
+    """Wasted fraction of wall-clock time against the checkpoint interval, with Young's,
+    Daly's and the exact optimum marked (``reliability.waste_fraction`` and the first-order
+    ``waste_fraction_first_order``)."""
+    from . import reliability as rel
+
+    ax = _ax(ax)
+    t = np.asarray(intervals_s, dtype=float)
+    exact = np.asarray(rel.waste_fraction(t, checkpoint_s, mtbf_s, restart_s))
+    first = np.asarray(rel.waste_fraction_first_order(t, checkpoint_s, mtbf_s, restart_s))
+    ax.plot(t / 60, exact, color="C0", label="exact (Daly's complete model)")
+    ax.plot(t / 60, first / (1 + first), color="C0", ls=":",
+            label="first order δ/τ + (τ/2 + R)/M, as a share of wall time")
+    marks = [("Young √(2δM)", rel.young_interval(checkpoint_s, mtbf_s), "C1"),
+             ("Daly", rel.daly_interval(checkpoint_s, mtbf_s), "C2"),
+             ("exact optimum", rel.optimal_interval(checkpoint_s, mtbf_s), "C3")]
+    for k, (label, tau, color) in enumerate(marks):
+        w = float(rel.waste_fraction(tau, checkpoint_s, mtbf_s, restart_s))
+        ax.plot([tau / 60], [w], "o", color=color, ms=7 - 2 * k,
+                label=f"{label}: τ = {tau / 60:.1f} min, waste {w:.2%}")
+    ax.set_xscale("log")
+    ax.set_xlabel("checkpoint interval τ (minutes of compute)")
+    ax.set_ylabel("wasted share of wall-clock time")
+    ax.set_ylim(0, min(1.0, max(0.05, float(np.nanmax(exact[np.isfinite(exact)])) * 1.05)))
+    ax.set_title(f"δ = {checkpoint_s:.3g} s, M = {mtbf_s / SECONDS_PER_HOUR:.3g} h, "
+                 f"R = {restart_s / 60:.3g} min")
+    ax.legend(fontsize=8)
+    _source(ax, "Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); exponential failures")
+    return ax
+
+
+def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
+                      scale_label: str = "million"):
+    """Waterfall from ideal to paid GPU-hours (``reliability.run_reliability``)."""
+    ax = _ax(ax, figsize=(7, 3.6))
+    parts = df[df["line"] != "paid"]
+    paid = float(df.loc[df["line"] == "paid", "gpu_hours"].iloc[0])
+    x = np.arange(len(parts) + 1)
+    bottom = 0.0
+    for i, (label, h) in enumerate(zip(parts["line"], parts["gpu_hours"])):
+        ax.bar(i, h / scale, bottom=bottom / scale, color="C0" if i == 0 else "C3")
+        ax.annotate(f"{h / scale:,.3g}", (i, (bottom + h) / scale), ha="center",
+                    va="bottom", fontsize=8, textcoords="offset points", xytext=(0, 2))
+        bottom += h
+    ax.bar(len(parts), paid / scale, color="0.4")
+    ax.annotate(f"{paid / scale:,.3g}", (len(parts), paid / scale), ha="center", va="bottom",
+                fontsize=8, textcoords="offset points", xytext=(0, 2))
+    import textwrap
+
+    ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=8)
+    ax.set_ylabel(f"{unit} ({scale_label})")
+    ideal = float(parts["gpu_hours"].iloc[0])
+    lo = max(0.0, ideal - 1.5 * (paid - ideal))  # zoom on the losses: they are a few percent
+    ax.set_ylim(lo / scale, (paid + 0.35 * (paid - lo)) / scale)
+    if lo > 0:
+        ax.annotate("y axis does not start at zero", xy=(0, 1), xycoords="axes fraction",
+                    xytext=(4, -4), textcoords="offset points", ha="left", va="top",
+                    fontsize=7, color="0.4")
+    ax.set_title(f"From ideal to paid {unit}: goodput {df.attrs.get('goodput', float('nan')):.1%}")
+    return ax

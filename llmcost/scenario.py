@@ -97,6 +97,16 @@ def _mfu(name, v):
     return _fraction(name, v)
 
 
+def _ckpt_recipe(name, v):
+    from .reliability import CHECKPOINT_RECIPES
+    return _one_of(*CHECKPOINT_RECIPES)(name, v)
+
+
+def _storage_tier(name, v):
+    from .reliability import load_storage_prices
+    return _one_of(*load_storage_prices()["name"])(name, v)
+
+
 #: The registry. Add a topic's parameters here with a prefix (``rl_``, ``ckpt_``, ...).
 PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("model", "str", "catalogue model name (llmcost list models), or a path to a Hugging "
@@ -113,6 +123,35 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
     Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
+    # checkpoints and failures (notebook 07, llmcost.reliability)
+    Param("ckpt_recipe", "str", "what a checkpoint saves, bytes per parameter "
+          "(llmcost.reliability.CHECKPOINT_RECIPES)", _ckpt_recipe),
+    Param("ckpt_interval_s", "float|none",
+          "compute seconds between checkpoints; null: the optimum for the job's MTBF", _positive),
+    Param("ckpt_async", "bool", "asynchronous checkpoints (only the device-to-host snapshot "
+          "blocks training)"),
+    Param("ckpt_storage_bytes_per_s", "float", "aggregate sustained storage bandwidth, bytes/s",
+          _positive),
+    Param("ckpt_node_bytes_per_s", "float", "per-node bandwidth to storage, bytes/s", _positive),
+    Param("ckpt_d2h_bytes_per_s", "float", "device-to-host copy bandwidth per GPU, bytes/s",
+          _positive),
+    Param("ckpt_restart_s", "float", "seconds from a failure to training again, excluding "
+          "reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)",
+          _nonnegative),
+    Param("ckpt_keep_last", "int", "checkpoints kept in the hot tier (0: keep every one)",
+          _nonnegative),
+    Param("ckpt_milestone_every_days", "float", "days between milestone checkpoints copied to "
+          "the cold tier", _positive),
+    Param("ckpt_retention_months", "float", "months milestones are kept after the run",
+          _nonnegative),
+    Param("ckpt_hot_tier", "str", "hot storage tier (data/storage_prices.csv name)",
+          _storage_tier),
+    Param("ckpt_cold_tier", "str", "cold storage tier (data/storage_prices.csv name)",
+          _storage_tier),
+    Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year",
+          _nonnegative),
+    Param("fail_planned_per_day", "float", "planned interruptions of the job per day",
+          _nonnegative),
 ]}
 
 

@@ -76,3 +76,74 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     update()
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([tok_w, mfu_w]), w.HBox([gpu_w, price_w]),
                    out])
+
+
+def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: float,
+                         storage_bytes_per_s: float, async_: bool, restart_s: float,
+                         ideal_gpu_hours: float, price_usd_per_gpu_hour: float,
+                         recipe: str = "bf16-adam", node_bytes_per_s: float = 50e9,
+                         d2h_bytes_per_s: float = 50e9, planned_per_day: float = 0.0,
+                         gpus_per_node: int = 8):
+    """GPU count, failure rate, checkpoint size, storage bandwidth, async and restart-time
+    widgets updating a goodput table and the waste-vs-interval curve (notebook 07).
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from IPython.display import display
+
+    from . import plots
+    from .reliability import checkpoint_plan, checkpoint_size
+    from .units import fmt_bytes, fmt_count, fmt_duration, fmt_usd
+
+    size0 = float(checkpoint_size(n_params, recipe).total_bytes)
+    gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
+    rate_w = w.FloatLogSlider(value=max(fail_rate_per_gpu_year, 1e-3), base=10, min=-3, max=1,
+                              step=0.05, description="fail/GPU-yr", readout_format=".3g",
+                              continuous_update=False)
+    size_w = w.FloatLogSlider(value=size0 / 1e12, base=10, min=-2, max=2, step=0.02,
+                              description="ckpt TB", readout_format=".3g",
+                              continuous_update=False)
+    bw_w = w.FloatLogSlider(value=storage_bytes_per_s / 1e9, base=10, min=0, max=4, step=0.05,
+                            description="storage GB/s", readout_format=".3g",
+                            continuous_update=False)
+    async_w = w.Checkbox(value=bool(async_), description="asynchronous checkpoints")
+    restart_w = w.FloatSlider(value=restart_s / 60, min=0, max=120, step=1,
+                              description="restart min", continuous_update=False)
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                plan = checkpoint_plan(n_params, gpu_w.value, rate_w.value, bw_w.value * 1e9,
+                                       restart_w.value * 60, recipe, gpus_per_node,
+                                       node_bytes_per_s, d2h_bytes_per_s, async_w.value,
+                                       planned_per_day, checkpoint_bytes=size_w.value * 1e12)
+            except ValueError as e:  # e.g. restarts so slow that planned stops fill the day
+                print(f"cannot compute: {e}")
+                return
+            paid = ideal_gpu_hours / plan.goodput
+            display(pd.DataFrame({
+                "checkpoint": [fmt_bytes(size_w.value * 1e12)],
+                "stall per checkpoint": [fmt_duration(plan.stall_s)],
+                "job MTBF": [fmt_duration(plan.mtbf_s)],
+                "interval": [fmt_duration(plan.interval_s)],
+                "goodput": [f"{plan.goodput:.1%}"],
+                "paid GPU-hours": [fmt_count(paid)],
+                "lost to failures": [fmt_usd((paid - ideal_gpu_hours) * price_usd_per_gpu_hour)],
+            }, index=[f"{gpu_w.value:,} GPUs"]))
+            if plan.mtbf_s != float("inf"):
+                fig, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+                t = plan.interval_s * np.geomspace(0.05, 20, 200)
+                plots.waste_vs_interval(t, max(plan.stall_s, 1e-6), plan.mtbf_s,
+                                        plan.restart_s, ax=ax)
+                plt.show()
+
+    for widget in (gpu_w, rate_w, size_w, bw_w, async_w, restart_w):
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([gpu_w, rate_w]), w.HBox([size_w, bw_w]),
+                   w.HBox([restart_w, async_w]), out])

@@ -43,6 +43,16 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         assert rows["training_flops"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
         days = rows["wall_clock_days"]["value"]
         assert 50 < days < 80  # 16,384 GPUs at 41% MFU, before failures
+        ckpt = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}
+        # 405.85B parameters × 14 B (bf16-Adam) + 1 MB of loader/RNG state per GPU; formulas.md
+        # 8.f gives 5.67 TB for 405e9 × 14 B.
+        spec = llmcost.load_model("llama-3.1-405b")
+        expected = spec.n_params * 14 + 16384 * llmcost.reliability.LOADER_RNG_BYTES_PER_RANK
+        assert ckpt["checkpoint_bytes"]["value"] == pytest.approx(expected, rel=1e-9)
+        assert ckpt["checkpoint_bytes"]["value"] == pytest.approx(5.67e12, rel=5e-3)
+        assert ckpt["job_mtbf_hours"]["value"] == pytest.approx(3.09, abs=0.01)  # 8.d
+        # Meta: ">90% effective training time" (arXiv:2407.21783 §3.3.4).
+        assert 0.90 < ckpt["goodput"]["value"] < 0.94
 
 
 @pytest.mark.parametrize("text, message", [

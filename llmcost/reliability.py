@@ -1,0 +1,938 @@
+"""Checkpoints, failures and goodput: the cost of the run that does not finish.
+
+On thousands of GPUs for weeks, failures are certain; this module turns the insurance (checkpoints)
+and the losses (lost work, restarts, planned interruptions) into seconds, GPU-hours and dollars.
+
+Conventions
+-----------
+* **Checkpoint bytes** are what is *saved*, not the training state in HBM: gradients are never
+  saved, so the bf16-Adam recipe is 14 B/param (bf16 weights 2 + fp32 master 4 + fp32 Adam m, v
+  4 + 4), not the 16-18 B/param of training state (formulas.md §2.4 and §8). The recipes are in
+  ``CHECKPOINT_RECIPES`` with their sources.
+* **Failures** are a Poisson process: each GPU fails at a constant rate λ (failures per
+  GPU-year), a synchronous job stops when any of its n GPUs does, so the job's MTBF is
+  M = 1 / (n·λ) (series system; Kokolis et al. 2024, "Revisiting Reliability in Large-Scale
+  Machine Learning Research Clusters", arXiv:2410.21680, use MTTF = 1/(N_nodes · r_f)).
+* **δ** is the time training is *blocked* by one checkpoint; **τ** is the compute time between
+  checkpoints; **R** is the restart time (failure to training again, reading the checkpoint
+  included); **M** is the job's MTBF.
+* **Goodput** is the fraction of wall-clock (and so of paid GPU-hours) spent on training steps
+  that are kept. This module's exact form is the expected wall time of Daly (2006), "A higher
+  order estimate of the optimum checkpoint interval for restart dumps", Future Generation
+  Computer Systems 22(3):303-312, for exponential failures (failures may also strike during a
+  checkpoint or a restart):  T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ,  goodput = T_s / T_w.
+  The first-order waste δ/τ + (τ/2 + R)/M (Young 1974) is its expansion for τ, δ, R ≪ M.
+
+All calculation functions broadcast over numpy arrays; bad input raises ``ValueError`` naming
+the field and the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
+                    scalar_or_array)
+
+SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
+SECONDS_PER_MONTH = SECONDS_PER_YEAR / 12.0
+
+
+# ------------------------------------------------------------------------------ constants
+@dataclass(frozen=True)
+class CheckpointRecipe:
+    """Bytes per parameter that one full checkpoint saves, by content.
+
+    ``weights`` is the 16-bit copy of the weights (0 if the recipe keeps only the fp32 master);
+    ``master`` the fp32 master weights; ``moments`` the optimizer moments (Adam m and v together).
+    """
+
+    name: str
+    weights: float
+    master: float
+    moments: float
+    source: str
+
+    @property
+    def bytes_per_param(self) -> float:
+        return self.weights + self.master + self.moments
+
+    @property
+    def weights_only_bytes_per_param(self) -> float:
+        """What a weights-only (inference / milestone) checkpoint saves: the 16-bit weights, or
+        the fp32 master where the recipe keeps no 16-bit copy."""
+        return self.weights if self.weights else self.master
+
+
+#: What a checkpoint saves, per parameter. Gradients are not saved (they are recomputed by the
+#: next step), which is why checkpoints are smaller than training state (formulas.md §2.4 vs §8).
+CHECKPOINT_RECIPES: dict[str, CheckpointRecipe] = {r.name: r for r in [
+    CheckpointRecipe("bf16-adam", 2, 4, 8,
+                     "bf16 weights + fp32 master + fp32 Adam m, v = 14 B/param: mixed-precision "
+                     "Adam (Micikevicius et al. 2018; ZeRO, Rajbhandari et al. 2020 §3.1, K=12) "
+                     "without the gradients; formulas.md §8 and test vectors 8.f/8.g"),
+    CheckpointRecipe("fp32-master-adam", 0, 4, 8,
+                     "fp32 master + fp32 Adam m, v = 12 B/param: the 16-bit weights are re-derived "
+                     "from the master on load (ZeRO K=12 model states; formulas.md §8)"),
+    CheckpointRecipe("bf16-adam-bf16-moments", 2, 4, 4,
+                     "bf16 weights + fp32 master + bf16 Adam m, v = 10 B/param (DeepSeek-V3 "
+                     "technical report, arXiv:2412.19437 §3.3: BF16 optimizer moments, FP32 master"
+                     " weights)"),
+    CheckpointRecipe("fp32-adam", 4, 0, 8,
+                     "fp32 weights (no separate master) + fp32 Adam m, v = 12 B/param: plain fp32 "
+                     "training (Kingma & Ba 2015 Adam state = 2 × parameters)"),
+]}
+
+#: Data-loader and RNG state saved per rank, bytes. torch's CPU generator state is 5,056 bytes and
+#: a CUDA Philox state 16 bytes; a data-loader state is a few offsets per worker plus at most a
+#: partly packed sequence (8,192 int64 tokens = 64 KiB). 1 MB is a generous upper bound, chosen
+#: so that the notebook can show the term is negligible (it is an assumption, not a measurement).
+LOADER_RNG_BYTES_PER_RANK = 1e6
+
+#: Unexpected interruptions per GPU-year implied by Llama 3 405B pre-training: 419 unexpected
+#: interruptions in a 54-day snapshot on 16,384 H100 (Llama Team 2024, arXiv:2407.21783,
+#: §3.3.4) -> 419 / (16,384 × 54 / 365.25) = 0.173 per GPU-year (formulas.md 8.d).
+LLAMA3_UNEXPECTED = {"n_interruptions": 419, "days": 54.0, "n_gpus": 16384}
+#: Planned interruptions in the same snapshot (firmware upgrades, configuration and dataset
+#: updates): 47 in 54 days, a job-level rate (not per GPU).
+LLAMA3_PLANNED = {"n_interruptions": 47, "days": 54.0}
+
+#: Kokolis et al. 2024 (arXiv:2410.21680): failure rate r_f per 1000 node-days (8 A100 per
+#: node) on Meta's RSC-1 (16k A100) and RSC-2 (8k A100) research clusters, and the measured
+#: MTTF of 1,024-GPU jobs. [secondary]: confirmed by three notes quoted in formulas.md §8 and by
+#: a per-paper survey of LLM-training reliability papers in a public repository (search index
+#: file id 66370327490: "RSC-1 ... r_f=6.50 failures/1000 node-days; RSC-2 ... 2.34 ... 1024-GPU
+#: = 7.9 hours; projected 16,384-GPU = 1.8 h, 131,072-GPU = 0.23 h").
+KOKOLIS_RATES_PER_1000_NODE_DAYS = {"RSC-1": 6.50, "RSC-2": 2.34}
+KOKOLIS_MEASURED_MTTF_1024_GPUS_H = 7.9
+KOKOLIS_GPUS_PER_NODE = 8
+
+
+# ------------------------------------------------------------------------------ validation
+def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
+    """MTBF in seconds: > 0; +inf allowed (a job that never fails)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} must be a number") from None
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name}={value!r} must not be NaN")
+    if np.any(arr <= 0):
+        bad = value if arr.ndim == 0 else float(arr[arr <= 0].flat[0])
+        raise ValueError(f"{name}={bad!r} must be > 0 (an MTBF; use a failure rate of 0 for a "
+                         "job that never fails)")
+    return arr
+
+
+def _recipe(recipe) -> CheckpointRecipe:
+    if isinstance(recipe, CheckpointRecipe):
+        return recipe
+    if recipe not in CHECKPOINT_RECIPES:
+        raise ValueError(f"recipe={recipe!r} must be one of {', '.join(CHECKPOINT_RECIPES)}")
+    return CHECKPOINT_RECIPES[recipe]
+
+
+# ------------------------------------------------------------------------------ checkpoint size
+@dataclass(frozen=True)
+class CheckpointSize:
+    """Bytes of one checkpoint by content; the parts add up to ``total_bytes``.
+
+    Fields are floats, or arrays broadcast from the inputs. ``per_rank_bytes`` is what each of
+    the ``n_ranks`` writers saves when the state is sharded evenly across them.
+    """
+
+    weights_bytes: object
+    master_bytes: object
+    optimizer_bytes: object
+    loader_rng_bytes: object
+    n_ranks: object
+    per_rank_bytes: object
+
+    @property
+    def total_bytes(self):
+        return scalar_or_array(np.asarray(self.weights_bytes) + np.asarray(self.master_bytes)
+                               + np.asarray(self.optimizer_bytes)
+                               + np.asarray(self.loader_rng_bytes))
+
+    def parts(self) -> dict:
+        """The parts (bytes) as a dict: weights, fp32 master, optimizer moments, loader/RNG."""
+        return {"weights (16-bit)": self.weights_bytes, "fp32 master weights": self.master_bytes,
+                "optimizer moments": self.optimizer_bytes,
+                "data-loader + RNG state": self.loader_rng_bytes}
+
+
+def checkpoint_size(n_params, recipe="bf16-adam", content: str = "full", n_ranks=1,
+                    loader_rng_bytes_per_rank=LOADER_RNG_BYTES_PER_RANK) -> CheckpointSize:
+    """Size of one checkpoint by content, and per writer when sharded.
+
+    Parameters
+    ----------
+    n_params : float or array
+        Parameters saved (all of them, for MoE too: every expert is saved).
+    recipe : str or CheckpointRecipe
+        A name in ``CHECKPOINT_RECIPES`` (``"bf16-adam"``: 14 B/param, ...).
+    content : {"full", "weights"}
+        ``"full"``: everything a restart needs (weights, master, optimizer moments, data-loader
+        and RNG state). ``"weights"``: the weights only (a milestone or export for evaluation;
+        training cannot resume from it without resetting the optimizer).
+    n_ranks : int or array
+        Ranks that write distinct shards (with ZeRO/FSDP-sharded optimizer state across every
+        GPU, all GPUs; with replicated data-parallel state, one data-parallel replica's GPUs).
+    loader_rng_bytes_per_rank : float or array
+        Data-loader + RNG state per rank (default ``LOADER_RNG_BYTES_PER_RANK``, an upper bound).
+
+    Returns
+    -------
+    CheckpointSize (parts add up to ``total_bytes``; ``per_rank_bytes`` = total / n_ranks).
+
+    Raises
+    ------
+    ValueError
+        Non-positive ``n_params`` or ``n_ranks``, an unknown recipe or content.
+
+    Examples
+    --------
+    >>> round(checkpoint_size(405e9).total_bytes / 1e12, 2)    # formulas.md 8.f: 5.67 TB
+    5.67
+    """
+    r = _recipe(recipe)
+    if content not in ("full", "weights"):
+        raise ValueError(f"content={content!r} must be 'full' or 'weights'")
+    n = as_array(n_params, "n_params", positive=True)
+    k = as_array(n_ranks, "n_ranks", positive=True, integer=True)
+    extra = as_array(loader_rng_bytes_per_rank, "loader_rng_bytes_per_rank", nonnegative=True)
+    zero = np.zeros(np.broadcast(n, k, extra).shape)
+    if content == "full":
+        w, m, o, lr = n * r.weights + zero, n * r.master + zero, n * r.moments + zero, \
+            k * extra + zero
+    else:
+        w = n * r.weights_only_bytes_per_param + zero
+        m = o = lr = zero
+    total = w + m + o + lr
+    return CheckpointSize(*(scalar_or_array(x) for x in (w, m, o, lr, k + zero, total / k)))
+
+
+# ------------------------------------------------------------------------------ write / restore
+def checkpoint_write_time_s(total_bytes, n_nodes, storage_bytes_per_s, node_bytes_per_s=None,
+                            imbalance=1.0):
+    """Time to write one checkpoint to shared storage, from the two bandwidth limits.
+
+    t = max(total / B_storage, imbalance × (total / n_nodes) / B_node): the storage system's
+    aggregate write bandwidth caps the whole job, each node's front-end link caps its own share
+    (the busiest node's share is ``imbalance`` × the mean). A bandwidth floor: file creation,
+    metadata and serialisation add to it (formulas.md §8, "Write time").
+
+    Parameters
+    ----------
+    total_bytes : float or array
+        Bytes written (``CheckpointSize.total_bytes``).
+    n_nodes : int or array
+        Nodes writing in parallel.
+    storage_bytes_per_s : float or array
+        Aggregate sustained write bandwidth of the storage system, bytes/s (Llama 3: Tectonic,
+        2 TB/s sustained, 7 TB/s peak; arXiv:2407.21783 §3.3.1).
+    node_bytes_per_s : float or array, optional
+        Per-node bandwidth to storage, bytes/s (None: no per-node limit).
+    imbalance : float or array
+        Busiest node's bytes ÷ the mean (>= 1; Llama 3 reports per-GPU shards from 1 MB to 4 GB).
+
+    Returns
+    -------
+    float or ndarray: seconds.
+
+    Raises
+    ------
+    ValueError
+        Negative bytes; zero or negative bandwidth (``storage_bytes_per_s=0 must be > 0``) or
+        node count; imbalance < 1.
+    """
+    b = as_array(total_bytes, "total_bytes", nonnegative=True)
+    n = as_array(n_nodes, "n_nodes", positive=True, integer=True)
+    s = as_array(storage_bytes_per_s, "storage_bytes_per_s", positive=True)
+    imb = as_array(imbalance, "imbalance", positive=True)
+    if np.any(imb < 1):
+        raise ValueError(f"imbalance={imbalance!r} must be >= 1 (busiest node ÷ mean)")
+    t = b / s
+    if node_bytes_per_s is not None:
+        nb = as_array(node_bytes_per_s, "node_bytes_per_s", positive=True)
+        t = np.maximum(t, imb * b / n / nb)
+    return scalar_or_array(t)
+
+
+def snapshot_time_s(per_rank_bytes, d2h_bytes_per_s):
+    """Device-to-host copy of one rank's shard: what an asynchronous checkpoint blocks on.
+
+    Asynchronous checkpointing (PyTorch DCP ``async_save``; CheckFreq, Mohan et al. FAST'21;
+    ByteCheckpoint, arXiv:2407.20143) copies the shard to pinned host memory, then writes it to
+    storage in the background while training continues.
+
+    Parameters
+    ----------
+    per_rank_bytes : float or array
+        Bytes per GPU (``CheckpointSize.per_rank_bytes``).
+    d2h_bytes_per_s : float or array
+        Device-to-host bandwidth per GPU, bytes/s (PCIe Gen5 x16: 64 GB/s per direction nominal).
+
+    Returns
+    -------
+    float or ndarray: seconds.
+    """
+    b = as_array(per_rank_bytes, "per_rank_bytes", nonnegative=True)
+    d = as_array(d2h_bytes_per_s, "d2h_bytes_per_s", positive=True)
+    return scalar_or_array(b / d)
+
+
+def checkpoint_stall_s(write_s, snapshot_s, async_: bool = False, interval_s=None):
+    """Seconds one checkpoint blocks training.
+
+    Synchronous: snapshot to host, then write, training waits for both (δ = snapshot + write).
+    Asynchronous: training waits for the snapshot only; if the next checkpoint comes before the
+    background write ends (τ < write), it also waits for the rest of that write:
+    δ = snapshot + max(0, write − τ).
+
+    Parameters
+    ----------
+    write_s, snapshot_s : float or array
+        ``checkpoint_write_time_s`` and ``snapshot_time_s``.
+    async_ : bool
+    interval_s : float or array, optional
+        Compute time between checkpoints τ (only used for asynchronous checkpoints).
+
+    Returns
+    -------
+    float or ndarray: δ, seconds.
+    """
+    w = as_array(write_s, "write_s", nonnegative=True)
+    s = as_array(snapshot_s, "snapshot_s", nonnegative=True)
+    if not async_:
+        return scalar_or_array(s + w)
+    if interval_s is None:
+        return scalar_or_array(s + 0 * w)
+    t = as_array(interval_s, "interval_s", positive=True)
+    return scalar_or_array(s + np.maximum(0.0, w - t))
+
+
+@dataclass(frozen=True)
+class RestartBreakdown:
+    """Seconds from a failure to training again, by phase; the parts add up to ``total_s``."""
+
+    overhead_s: object
+    read_s: object
+    reshard_s: object
+
+    @property
+    def total_s(self):
+        return scalar_or_array(np.asarray(self.overhead_s) + np.asarray(self.read_s)
+                               + np.asarray(self.reshard_s))
+
+    def parts(self) -> dict:
+        return {"detect, replace node, relaunch, NCCL init, data-loader restart": self.overhead_s,
+                "read the checkpoint": self.read_s, "re-shard to a new layout": self.reshard_s}
+
+
+def restart_time_s(total_bytes, n_nodes, storage_read_bytes_per_s, overhead_s,
+                   node_bytes_per_s=None, reshard_fraction=0.0) -> RestartBreakdown:
+    """Restore time: the fixed restart overhead, reading the checkpoint and re-sharding it.
+
+    read = max(total / B_storage, (total / n_nodes) / B_node) (as ``checkpoint_write_time_s``);
+    re-sharding, when the restarted job has a different parallel layout (fewer nodes after an
+    eviction, another DP size), moves ``reshard_fraction`` of the state a second time over the
+    same links (a first-order model: PyTorch DCP and ByteCheckpoint re-shard at load time by
+    reading overlapping byte ranges).
+
+    Parameters
+    ----------
+    total_bytes, n_nodes, node_bytes_per_s
+        As ``checkpoint_write_time_s``.
+    storage_read_bytes_per_s : float or array
+        Aggregate read bandwidth of the storage system, bytes/s.
+    overhead_s : float or array
+        Failure detection, node replacement, relaunch, communicator (NCCL) initialisation and
+        data-loader restart, seconds (Kokolis et al. 2024 assume 5 min of restart overhead;
+        MegaScale, arXiv:2402.15627, reports diagnosis within 10 min and catching up within
+        15 min).
+    reshard_fraction : float or array in [0, 1]
+
+    Returns
+    -------
+    RestartBreakdown.
+    """
+    o = as_array(overhead_s, "overhead_s", nonnegative=True)
+    f = as_array(reshard_fraction, "reshard_fraction", nonnegative=True, upper=1.0)
+    read = np.asarray(checkpoint_write_time_s(total_bytes, n_nodes, storage_read_bytes_per_s,
+                                              node_bytes_per_s))
+    shape = np.broadcast(o, f, read).shape
+    z = np.zeros(shape)
+    return RestartBreakdown(scalar_or_array(o + z), scalar_or_array(read + z),
+                            scalar_or_array(f * read + z))
+
+
+# ------------------------------------------------------------------------------ failure model
+def failure_rate_per_gpu_year(n_failures, days, n_gpus):
+    """Per-GPU failure rate (failures per GPU-year) from an observed count.
+
+    λ = failures / (GPUs × years). Llama 3 405B: 419 unexpected interruptions in 54 days on
+    16,384 H100 -> 0.173 per GPU-year (formulas.md 8.d; arXiv:2407.21783 §3.3.4).
+
+    Raises
+    ------
+    ValueError
+        Negative count, non-positive days or GPUs.
+    """
+    k = as_array(n_failures, "n_failures", nonnegative=True)
+    d = as_array(days, "days", positive=True)
+    n = as_array(n_gpus, "n_gpus", positive=True)
+    return scalar_or_array(k / (n * d / DAYS_PER_YEAR))
+
+
+def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days, gpus_per_node=8):
+    """Convert Kokolis et al.'s r_f (failures per 1000 node-days) to failures per GPU-year,
+    spreading each node's rate over its GPUs: λ = r_f / 1000 × 365.25 / gpus_per_node."""
+    r = as_array(rate_per_1000_node_days, "rate_per_1000_node_days", nonnegative=True)
+    g = as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True)
+    return scalar_or_array(r / 1000.0 * DAYS_PER_YEAR / g)
+
+
+def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
+    """Mean time between failures of a synchronous job on ``n_gpus``: M = 1 / (n·λ).
+
+    A series system with exponential failures (Kokolis et al. 2024: MTTF = 1/(N_nodes·r_f)).
+
+    Parameters
+    ----------
+    n_gpus : int or array
+    fail_rate_per_gpu_year : float or array
+        Failures per GPU-year (>= 0; 0 gives an infinite MTBF).
+
+    Returns
+    -------
+    float or ndarray: seconds (``inf`` where the rate is 0).
+
+    Raises
+    ------
+    ValueError
+        ``fail_rate_per_gpu_year < 0`` or ``n_gpus <= 0``.
+    """
+    n = as_array(n_gpus, "n_gpus", positive=True)
+    lam = as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True)
+    rate_per_s = n * lam / SECONDS_PER_YEAR
+    with np.errstate(divide="ignore"):
+        return scalar_or_array(np.where(rate_per_s > 0, 1.0 / np.where(rate_per_s > 0,
+                                                                        rate_per_s, 1.0), np.inf))
+
+
+def probability_failure_free(duration_s, mtbf_s):
+    """Probability that a stretch of ``duration_s`` sees no failure: exp(−t / M) (Poisson)."""
+    t = as_array(duration_s, "duration_s", nonnegative=True)
+    m = _mtbf(mtbf_s)
+    return scalar_or_array(np.exp(-t / m))
+
+
+def interruption_table(by: str | None = None):
+    """Llama 3 405B's unexpected interruptions by root cause (arXiv:2407.21783, Table 5).
+
+    Parameters
+    ----------
+    by : {None, "group", "meta_category"}
+        None: one row per component; otherwise summed by this workbook's groups (hardware,
+        network, software, maintenance, unknown) or by Meta's categories.
+
+    Returns
+    -------
+    DataFrame with ``count``, ``share`` (from the counts, which sum to 419) and, per component,
+    Meta's ``printed_percent`` (which does not match the counts for "Faulty GPU": 148/419 = 35.3%
+    vs 30.1% printed; see ``data/llama3_interruptions.csv``). Data-pipeline and numerical
+    (NaN, loss-spike) interruptions are not in Table 5.
+    """
+    import pandas as pd
+
+    from .catalog import DATA_DIR
+
+    df = pd.read_csv(DATA_DIR / "llama3_interruptions.csv")
+    if by is None:
+        out = df[["component", "meta_category", "group", "count", "printed_percent"]].copy()
+    elif by in ("group", "meta_category"):
+        out = df.groupby(by, as_index=False)["count"].sum().sort_values("count",
+                                                                        ascending=False)
+    else:
+        raise ValueError(f"by={by!r} must be None, 'group' or 'meta_category'")
+    out["share"] = out["count"] / df["count"].sum()
+    return out.reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------------ intervals
+def young_interval(checkpoint_s, mtbf_s):
+    """Young's optimum checkpoint interval τ = √(2·δ·M) (Young 1974, CACM 17(9):530-531).
+
+    It minimises the first-order waste δ/τ + τ/(2M) exactly (``waste_fraction_first_order``).
+
+    Parameters
+    ----------
+    checkpoint_s : float or array
+        δ, seconds training is blocked per checkpoint (> 0).
+    mtbf_s : float or array
+        M, the job's MTBF in seconds (> 0).
+
+    Returns
+    -------
+    float or ndarray: τ, seconds of compute between checkpoints.
+
+    Examples
+    --------
+    >>> round(young_interval(60, 10_800), 1)    # formulas.md 8.a
+    1138.4
+    """
+    d = as_array(checkpoint_s, "checkpoint_s", positive=True)
+    m = _mtbf(mtbf_s)
+    return scalar_or_array(np.sqrt(2.0 * d * m))
+
+
+def daly_interval(checkpoint_s, mtbf_s):
+    """Daly's higher-order optimum interval (Daly 2006, FGCS 22(3):303-312):
+
+    τ = √(2δM)·[1 + (1/3)·√(δ/(2M)) + (1/9)·(δ/(2M))] − δ   for δ < 2M;   τ = M otherwise.
+
+    The published estimate jumps at δ = 2M (from 8M/9 to M); ``optimal_interval`` is the exact
+    optimum it approximates.
+
+    Examples
+    --------
+    >>> round(daly_interval(60, 10_800), 1)    # formulas.md 8.a
+    1098.8
+    """
+    d = as_array(checkpoint_s, "checkpoint_s", positive=True)
+    m = _mtbf(mtbf_s)
+    x = d / (2.0 * m)
+    with np.errstate(invalid="ignore", over="ignore"):
+        tau = np.sqrt(2.0 * d * m) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - d
+    return scalar_or_array(np.where(d < 2.0 * m, tau, m))
+
+
+def optimal_interval(checkpoint_s, mtbf_s):
+    """The exact optimum interval of Daly's complete model for exponential failures.
+
+    Minimising T_w(τ) ∝ (e^{(τ+δ)/M} − 1)/τ gives e^{(τ+δ)/M}·(1 − τ/M) = 1, whose root is
+    τ = M·(1 + W₀(−e^{−(1+δ/M)})) with W₀ the principal Lambert W branch (Daly 2006 names the
+    Lambert function; his higher-order estimate is its perturbation series). Solved here as
+    z − (1 − e^{−z}) = δ/M, τ = M·(1 − e^{−z}), by Newton's method from the right (the function
+    is convex and increasing, so the iteration is monotone). The restart time R does not move
+    the optimum (it multiplies T_w by e^{R/M}).
+
+    Parameters
+    ----------
+    checkpoint_s, mtbf_s : float or array
+        δ and M in seconds (M may be +inf: the optimum is then +inf).
+
+    Returns
+    -------
+    float or ndarray: τ in seconds, in (0, M] (→ M when δ ≫ M).
+    """
+    d = as_array(checkpoint_s, "checkpoint_s", positive=True)
+    m = _mtbf(mtbf_s)
+    d, m = np.broadcast_arrays(d, m)
+    finite = np.isfinite(m)
+    r = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
+    a = np.sqrt(2.0 * r) + r
+    z = np.where(a + np.expm1(-a) - r >= 0, a, r + 1.0)
+    for _ in range(100):
+        h = z + np.expm1(-z) - r
+        step = h / (-np.expm1(-z))
+        z = z - step
+        if np.all(np.abs(step) <= 1e-15 * np.abs(z)):
+            break
+    tau = np.where(finite, m * -np.expm1(-z), np.inf)
+    return scalar_or_array(tau)
+
+
+# ------------------------------------------------------------------------------ waste / goodput
+def waste_fraction_first_order(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
+    """First-order waste W = δ/τ + (τ/2 + R)/M (Young 1974; formulas.md §8).
+
+    A fraction of useful time; valid for τ, δ, R ≪ M (it can exceed 1 outside that range, where
+    ``waste_fraction`` should be used). Minimised exactly by ``young_interval``.
+
+    Examples
+    --------
+    >>> round(waste_fraction_first_order(young_interval(60, 10_800), 60, 10_800, 600), 3)
+    0.161
+    """
+    t = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
+    m = _mtbf(mtbf_s)
+    r = as_array(restart_s, "restart_s", nonnegative=True)
+    return scalar_or_array(d / t + (t / 2.0 + r) / m)
+
+
+def _u(mtbf_s):
+    m = _mtbf(mtbf_s)
+    return np.where(np.isfinite(m), 1.0 / np.where(np.isfinite(m), m, 1.0), 0.0)
+
+
+def _expm1_over_u(c, u):
+    """(e^{c·u} − 1)/u, with the u -> 0 limit c."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(u > 0, np.expm1(c * u) / np.where(u > 0, u, 1.0), c)
+
+
+def goodput(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
+    """Fraction of wall-clock time that produces kept training progress (Daly's complete model).
+
+    goodput = τ / (M·e^{R/M}·(e^{(τ+δ)/M} − 1)) (Daly 2006; exponential failures, failures
+    possible during checkpoints and restarts). With no failures (M = inf) it is τ/(τ+δ).
+
+    Parameters
+    ----------
+    interval_s : float or array
+        τ, compute seconds between checkpoints (> 0).
+    checkpoint_s : float or array
+        δ, seconds blocked per checkpoint (>= 0).
+    mtbf_s : float or array
+        M, the job's MTBF in seconds (> 0, may be inf).
+    restart_s : float or array
+        R, seconds from a failure to training again (>= 0).
+
+    Returns
+    -------
+    float or ndarray in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``interval_s <= 0``, negative times, non-positive MTBF.
+    """
+    t = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
+    r = as_array(restart_s, "restart_s", nonnegative=True)
+    u = _u(mtbf_s)
+    with np.errstate(over="ignore"):
+        return scalar_or_array(t / (np.exp(r * u) * _expm1_over_u(t + d, u)))
+
+
+def waste_fraction(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
+    """1 − ``goodput``: the fraction of wall-clock time lost to checkpoints, lost work and
+    restarts (Daly's complete model). Minimised exactly by ``optimal_interval``."""
+    return scalar_or_array(1.0 - np.asarray(goodput(interval_s, checkpoint_s, mtbf_s,
+                                                    restart_s)))
+
+
+@dataclass(frozen=True)
+class GoodputBreakdown:
+    """Where wall-clock time goes, as fractions of it; the parts add up to 1.
+
+    ``productive`` is goodput; ``checkpoint`` the blocking checkpoint time of kept segments;
+    ``lost_work`` the computation (and interrupted checkpoints) redone after failures;
+    ``restart`` time restarting after failures; ``planned`` planned interruptions.
+    """
+
+    productive: object
+    checkpoint: object
+    lost_work: object
+    restart: object
+    planned: object
+
+    @property
+    def total(self):
+        return scalar_or_array(sum(np.asarray(getattr(self, f.name)) for f in fields(self)))
+
+    def parts(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
+                      planned_per_day=0.0) -> GoodputBreakdown:
+    """Split wall-clock time into productive, checkpoint, lost work, restart and planned parts.
+
+    From Daly's complete model (see ``goodput``), per unit of wall time, with g the goodput of
+    the unplanned process and u = 1/M: checkpoint = g·δ/τ; restart = 1 − e^{−R·u} (expected
+    failures per wall second u × expected restart time per failure M(1 − e^{−R/M}), a restart can
+    itself be cut short by a failure); lost work = e^{−R·u} − g·(1 + δ/τ). Planned interruptions
+    (firmware upgrades, configuration changes: Llama 3 had 47 in 54 days) happen at
+    ``planned_per_day`` per wall-clock day and each costs one checkpoint on demand plus a restart
+    (δ + R, no lost work); their share p·(δ + R) scales the other parts by (1 − p·(δ + R)).
+
+    Returns
+    -------
+    GoodputBreakdown (fractions of wall time, adding up to 1).
+
+    Raises
+    ------
+    ValueError
+        As ``goodput``; planned interruptions that would leave no time to train.
+    """
+    t = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(checkpoint_s, "checkpoint_s", nonnegative=True)
+    r = as_array(restart_s, "restart_s", nonnegative=True)
+    p = as_array(planned_per_day, "planned_per_day", nonnegative=True)
+    u = _u(mtbf_s)
+    g = np.asarray(goodput(t, d, mtbf_s, r))
+    planned = p / SECONDS_PER_DAY * (d + r)
+    if np.any(planned >= 1):
+        raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
+                         "δ + R each would take all of the wall-clock time (must be < 1/(δ+R))")
+    keep = 1.0 - planned
+    e = np.exp(-r * u)
+    ck = g * d / t
+    lost = np.maximum(e - g * (1.0 + d / t), 0.0)  # >= 0 in exact arithmetic (e^x - 1 >= x)
+    parts = [g * keep, ck * keep, lost * keep, (1.0 - e) * keep, planned]
+    shape = np.broadcast(*parts).shape
+    return GoodputBreakdown(*(scalar_or_array(np.broadcast_to(x, shape).astype(float))
+                              for x in parts))
+
+
+def expected_wall_time_s(work_s, interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
+    """Expected wall-clock seconds to finish ``work_s`` seconds of computation (Daly 2006):
+    T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ = T_s / goodput.
+
+    With ``interval_s = work_s`` and ``checkpoint_s = 0`` this is a run that cannot resume and
+    must start over after every failure: T_w = M·e^{R/M}·(e^{T_s/M} − 1), which grows
+    exponentially with T_s/M (the "spot capacity without resumable training" case).
+
+    Returns
+    -------
+    float or ndarray: seconds; ``inf`` where e^{(τ+δ)/M} overflows a float (T/M > ~709).
+    """
+    s = as_array(work_s, "work_s", positive=True)
+    g = np.asarray(goodput(interval_s, checkpoint_s, mtbf_s, restart_s))
+    with np.errstate(divide="ignore"):
+        return scalar_or_array(np.where(g > 0, s / np.where(g > 0, g, 1.0), np.inf))
+
+
+# ------------------------------------------------------------------------------ whole run
+def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
+                    interval_s=None, planned_per_day=0.0, price_usd_per_gpu_hour=None):
+    """From ideal GPU-hours to paid GPU-hours: the goodput waterfall of a whole run.
+
+    The ideal GPU-hours (``compute.gpu_hours``: FLOPs at the steady-state MFU, no failures) are
+    the productive part; paid GPU-hours = ideal / goodput, because every GPU of the job is held
+    (and paid) through checkpoints, recomputation and restarts.
+
+    Parameters
+    ----------
+    ideal_gpu_hours : float
+        GPU-hours of the run with no failures, checkpoints or restarts.
+    n_gpus : int
+    checkpoint_s, mtbf_s, restart_s, planned_per_day
+        As ``goodput_breakdown``.
+    interval_s : float, optional
+        Checkpoint interval τ (default: ``optimal_interval``).
+    price_usd_per_gpu_hour : float, optional
+        Adds a ``usd`` column.
+
+    Returns
+    -------
+    DataFrame with one row per line of the waterfall (``ideal (productive)``, ``checkpoint
+    stalls``, ``lost work (recomputed)``, ``restarts``, ``planned interruptions``) and a final
+    ``paid`` row equal to their sum; columns ``gpu_hours``, ``share`` (of paid) and ``usd``.
+    ``.attrs`` holds ``goodput``, ``interval_s``, ``wall_clock_days``, ``expected_failures``
+    and ``mtbf_s``.
+    """
+    import pandas as pd
+
+    h = float(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
+    n = float(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    tau = optimal_interval(checkpoint_s, mtbf_s) if interval_s is None else interval_s
+    b = goodput_breakdown(tau, checkpoint_s, mtbf_s, restart_s, planned_per_day)
+    paid = h / float(b.productive)
+    labels = {"productive": "ideal (productive)", "checkpoint": "checkpoint stalls",
+              "lost_work": "lost work (recomputed)", "restart": "restarts after failures",
+              "planned": "planned interruptions"}
+    rows = [(labels[k], paid * float(v)) for k, v in b.parts().items()]
+    rows.append(("paid", paid))
+    df = pd.DataFrame(rows, columns=["line", "gpu_hours"])
+    df["share"] = df["gpu_hours"] / paid
+    if price_usd_per_gpu_hour is not None:
+        df["usd"] = df["gpu_hours"] * float(as_array(price_usd_per_gpu_hour,
+                                                      "price_usd_per_gpu_hour", positive=True))
+    wall_s = paid / n * SECONDS_PER_HOUR
+    u = float(_u(mtbf_s))
+    df.attrs.update(goodput=float(b.productive), interval_s=float(tau),
+                    wall_clock_days=wall_s / SECONDS_PER_DAY,
+                    expected_failures=wall_s * u * (1.0 - float(b.planned)),
+                    mtbf_s=float(_mtbf(mtbf_s)))
+    return df
+
+
+def whole_run_mfu(steady_state_mfu, goodput_):
+    """Whole-run utilisation = steady-state MFU × goodput: model FLOPs over *paid* GPU-time."""
+    m = as_array(steady_state_mfu, "steady_state_mfu", positive=True, upper=1.0)
+    g = as_array(goodput_, "goodput", positive=True, upper=1.0)
+    return scalar_or_array(m * g)
+
+
+def mfu_gap(steady_state_mfu, goodput_, published_whole_run_mfu):
+    """How much of the gap between a run's steady-state MFU and its published whole-run
+    utilisation the reliability model explains.
+
+    Returns
+    -------
+    dict with ``steady_state``, ``predicted_whole_run`` (= steady × goodput), ``published``,
+    ``gap`` (steady − published), ``explained`` (steady − predicted), ``unexplained``
+    (predicted − published) and ``explained_share`` (explained ÷ gap). ``explained +
+    unexplained == gap``.
+    """
+    m = float(as_array(steady_state_mfu, "steady_state_mfu", positive=True, upper=1.0))
+    pub = float(as_array(published_whole_run_mfu, "published_whole_run_mfu", positive=True,
+                         upper=1.0))
+    pred = float(whole_run_mfu(m, goodput_))
+    gap = m - pub
+    return {"steady_state": m, "predicted_whole_run": pred, "published": pub, "gap": gap,
+            "explained": m - pred, "unexplained": pred - pub,
+            "explained_share": (m - pred) / gap if gap else float("nan")}
+
+
+# ------------------------------------------------------------------------------ storage cost
+def load_storage_prices():
+    """Storage tiers and prices per GB-month (``data/storage_prices.csv``, sources per row)."""
+    import pandas as pd
+
+    from .catalog import DATA_DIR
+
+    return pd.read_csv(DATA_DIR / "storage_prices.csv")
+
+
+def storage_price(name: str) -> float:
+    """USD per GB-month of a tier in ``data/storage_prices.csv``.
+
+    Raises
+    ------
+    ValueError
+        Unknown tier name.
+    """
+    df = load_storage_prices()
+    row = df[df["name"] == name]
+    if row.empty:
+        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
+    return float(row["price_usd_per_gb_month"].iloc[0])
+
+
+def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
+                           milestone_every_days, retention_months, hot_usd_per_gb_month,
+                           cold_usd_per_gb_month, milestone_bytes=None):
+    """Storage cost of a retention policy: keep the last k checkpoints hot, copy milestones cold.
+
+    * Hot tier (restarts read from it): the last ``keep_last`` checkpoints for the whole run
+      (``keep_last`` × size × run months); ``keep_last = 0`` means *keep every checkpoint* hot,
+      which grows linearly to run_s/τ checkpoints (on average half of them held).
+    * Cold tier: one milestone every ``milestone_every_days`` (full, or ``milestone_bytes`` for
+      weights-only milestones), accumulating over the run (on average half held) and then kept
+      ``retention_months`` after it.
+
+    cost = Σ bytes held × months × price per GB-month (decimal GB).
+
+    Returns
+    -------
+    DataFrame with rows ``hot: last k`` (or ``hot: every checkpoint``), ``cold: milestones``
+    and ``total``; columns ``checkpoints``, ``gb_months`` and ``usd``.
+    """
+    import pandas as pd
+
+    size = float(as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
+    days = float(as_array(run_days, "run_days", positive=True))
+    tau = float(as_array(interval_s, "interval_s", positive=True))
+    k = float(as_array(keep_last, "keep_last", nonnegative=True, integer=True))
+    every = float(as_array(milestone_every_days, "milestone_every_days", positive=True))
+    after = float(as_array(retention_months, "retention_months", nonnegative=True))
+    hot_p = float(as_array(hot_usd_per_gb_month, "hot_usd_per_gb_month", nonnegative=True))
+    cold_p = float(as_array(cold_usd_per_gb_month, "cold_usd_per_gb_month", nonnegative=True))
+    ms = size if milestone_bytes is None else float(as_array(milestone_bytes,
+                                                             "milestone_bytes", positive=True))
+    months = days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    n_all = days * SECONDS_PER_DAY / tau
+    if k == 0:
+        hot_label, hot_n, hot_gbm = "hot: every checkpoint", n_all, n_all / 2 * size / GB * months
+    else:
+        hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / GB * months
+    n_ms = np.floor(days / every)
+    cold_gbm = n_ms * ms / GB * (months / 2 + after)
+    rows = [(hot_label, hot_n, hot_gbm, hot_gbm * hot_p),
+            ("cold: milestones", n_ms, cold_gbm, cold_gbm * cold_p)]
+    df = pd.DataFrame(rows, columns=["policy", "checkpoints", "gb_months", "usd"])
+    df.loc[len(df)] = ["total", df["checkpoints"].sum(), df["gb_months"].sum(), df["usd"].sum()]
+    return df
+
+
+# ------------------------------------------------------------------------------ one plan
+@dataclass(frozen=True)
+class CheckpointPlan:
+    """Everything about checkpointing one job, from its size to its goodput (see
+    ``checkpoint_plan``). Times in seconds, sizes in bytes."""
+
+    size: CheckpointSize
+    write_s: float
+    snapshot_s: float
+    stall_s: float
+    async_: bool
+    restart: RestartBreakdown
+    restart_s: float
+    mtbf_s: float
+    interval_s: float
+    breakdown: GoodputBreakdown
+
+    @property
+    def goodput(self) -> float:
+        return float(self.breakdown.productive)
+
+
+def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_s,
+                    restart_overhead_s, recipe="bf16-adam", gpus_per_node=8,
+                    node_bytes_per_s=None, d2h_bytes_per_s=50e9, async_: bool = False,
+                    planned_per_day=0.0, interval_s=None, reshard_fraction=0.0,
+                    checkpoint_bytes=None) -> CheckpointPlan:
+    """Checkpoint size, write and stall time, restart time, MTBF, interval and goodput of a job.
+
+    The state is sharded evenly over all ``n_gpus`` (ZeRO/FSDP-style; formulas.md 8.g). The
+    stall δ is ``checkpoint_stall_s``; the restart time R is ``restart_time_s`` (overhead + read
+    at the write bandwidth + re-sharding). For an **asynchronous** checkpoint the newest snapshot
+    becomes durable only when its background write w ends, so a failure loses on average w more
+    work (for failures uniform over an interval, E[lost] = τ/2 + w): modelled as R + w, and the
+    interval is kept ≥ w (a shorter one would stall on the previous write).
+
+    Parameters
+    ----------
+    n_params : float
+        Parameters saved.
+    n_gpus : int
+    fail_rate_per_gpu_year : float
+        Failures per GPU-year (>= 0).
+    storage_bytes_per_s : float
+        Aggregate storage bandwidth (write and read), bytes/s (> 0).
+    restart_overhead_s : float
+        Restart time excluding reading the checkpoint (see ``restart_time_s``).
+    recipe, gpus_per_node, node_bytes_per_s, d2h_bytes_per_s, async_, planned_per_day,
+    reshard_fraction
+        As the functions named above.
+    interval_s : float, optional
+        Checkpoint interval τ (default: the exact optimum ``optimal_interval``).
+    checkpoint_bytes : float, optional
+        Override the checkpoint size (total bytes) instead of deriving it from the recipe.
+
+    Returns
+    -------
+    CheckpointPlan.
+    """
+    n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
+    size = checkpoint_size(n_params, recipe, "full", n_gpus_)
+    total = float(size.total_bytes) if checkpoint_bytes is None else float(
+        as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
+    n_nodes = max(1, -(-n_gpus_ // gpn))
+    write = float(checkpoint_write_time_s(total, n_nodes, storage_bytes_per_s, node_bytes_per_s))
+    snap = float(snapshot_time_s(total / n_gpus_, d2h_bytes_per_s))
+    restart = restart_time_s(total, n_nodes, storage_bytes_per_s, restart_overhead_s,
+                             node_bytes_per_s, reshard_fraction)
+    m = float(cluster_mtbf_s(n_gpus_, fail_rate_per_gpu_year))
+    r = float(restart.total_s) + (write if async_ else 0.0)
+    if interval_s is None:
+        blocking = snap if async_ else snap + write
+        tau = float(optimal_interval(max(blocking, 1e-9), m))
+        tau = max(tau, write) if async_ else tau
+        tau = min(tau, 365.25 * SECONDS_PER_DAY)  # a job that never fails: one per year
+    else:
+        tau = float(as_array(interval_s, "interval_s", positive=True))
+    stall = float(checkpoint_stall_s(write, snap, async_, tau))
+    b = goodput_breakdown(tau, stall, m, r, planned_per_day)
+    return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b)
