@@ -88,12 +88,14 @@ def main(argv: list[str] | None = None) -> int:
             return _fail(str(e), code=1)
         return 0
     if args.command == "refresh-notebooks":
-        from .report import ReportError, refresh_notebooks
+        from .report import ReportError, UsageError, refresh_notebooks
 
         try:
             refresh_notebooks(args.notebooks or None, timeout_s=args.timeout)
-        except ReportError as e:
+        except UsageError as e:
             return _fail(str(e))
+        except ReportError as e:
+            return _fail(str(e), code=1)
         return 0
     if args.command == "list":
         return _list(args.what)

@@ -151,7 +151,13 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
         client = NotebookClient(nb, timeout=timeout_s, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}},
                                 record_timing=False, extra_arguments=KERNEL_ARGS)
-        client.execute()
+        try:
+            client.execute()
+        except Exception as e:  # CellExecutionError, timeouts, dead kernels
+            first = (getattr(e, "ename", "") + ": " + getattr(e, "evalue", "")).strip(": ") \
+                or str(e).strip().splitlines()[-1]
+            raise ReportError(f"{path.name} failed while executing ({first}); the file on disk "
+                              "is unchanged") from None
         clean_notebook_metadata(nb)
         nbformat.write(nb, path)
         progress(f"[{i}/{len(nbs)}] {path.name} done in {time.perf_counter() - t0:.1f} s")
@@ -369,6 +375,11 @@ def _now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def _sig3(x: float) -> str:
+    """Three significant digits, keeping trailing zeros (26.0) but not a bare point (968)."""
+    return f"{x:#.3g}".rstrip(".")
+
+
 def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
     66.2 days."""
@@ -377,15 +388,18 @@ def format_value(value, unit: str = "") -> str:
     v = float(value)
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
+    if unit == "B":
+        from .units import fmt_bytes
+        return fmt_bytes(v)
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
         for scale, suffix in scales + [(1e3, "k")]:
             if abs(v) >= scale:
-                return f"${v / scale:#.3g}{suffix}"
+                return f"${_sig3(v / scale)}{suffix}"
         return f"${v:,.2f}"
     for scale, suffix in scales:
         if abs(v) >= scale:
-            return f"{v / scale:#.3g}{suffix} {unit}".strip()
+            return f"{_sig3(v / scale)}{suffix} {unit}".strip()
     if abs(v) >= 1000 or v.is_integer():
         return f"{v:,.0f} {unit}".strip()
     return f"{v:.3g} {unit}".strip()

@@ -191,3 +191,10 @@ def test_html_links_point_to_html_pages(tmp_path):
 ])
 def test_format_value(value, unit, text):
     assert report.format_value(value, unit) == text
+
+
+@pytest.mark.parametrize("value, unit, text", [
+    (9.68e11, "B", "968 GB"), (9.68e8, "USD", "$968M"), (2.5e6, "GPU-h", "2.50M GPU-h"),
+])
+def test_format_value_more(value, unit, text):
+    assert report.format_value(value, unit) == text
