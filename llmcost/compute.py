@@ -63,8 +63,8 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
 
     Parameters
     ----------
-    model_or_n_params : ModelSpec or float or array
-        A model, or a parameter count N (only with ``method="6ND"``).
+    model_or_n_params : ModelSpec or str or float or array
+        A model (or its catalogue name), or a parameter count N (only with ``method="6ND"``).
     n_tokens : float or array
         Training tokens D.
     seq_len : int or array, optional
@@ -95,6 +95,9 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     d = as_array(n_tokens, "n_tokens", positive=True)
+    if isinstance(model_or_n_params, str):
+        from .catalog import load_model
+        model_or_n_params = load_model(model_or_n_params)
     if isinstance(model_or_n_params, ModelSpec):
         model = model_or_n_params
         if method == "6ND":

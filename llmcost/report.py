@@ -104,7 +104,7 @@ def list_notebooks(selection: list[str] | None = None) -> list[Path]:
         item = item.strip()
         match = [nb for nb in nbs if nb.stem == item or nb.stem.split("_")[0] == item.zfill(2)]
         if not match:
-            raise UsageError(f"--notebooks: {item!r} matches no notebook (have: "
+            raise UsageError(f"notebook {item!r} matches no notebook (have: "
                               f"{', '.join(nb.stem for nb in nbs)})")
         chosen.extend(m for m in match if m not in chosen)
     return sorted(chosen)

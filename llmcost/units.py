@@ -145,6 +145,8 @@ def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     """
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name}={value!r} must be a number, not a string")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

@@ -158,3 +158,10 @@ def test_selective_recompute_hfu_against_korthikanti():
     ours = llmcost.hfu_from_mfu(0.514, gpt, s, recompute="selective", causal=False)
     assert ours == pytest.approx(0.519, abs=0.0005)
     assert 0.514 < ours < 0.514 * paper_ratio
+
+
+def test_names_and_strings():
+    assert llmcost.training_flops("llama-2-70b", 2e12) == llmcost.training_flops(
+        llmcost.load_model("llama-2-70b"), 2e12)
+    with pytest.raises(ValueError, match="n_tokens='15e12' must be a number, not a string"):
+        llmcost.training_flops(70e9, "15e12")
