@@ -32,6 +32,8 @@ from .compute import (
     training_run,
     wall_clock_s,
 )
+from . import batch
+from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .hardware import Accelerator, Cluster
 from .model import ModelSpec
 from .scenario import (
@@ -57,3 +59,4 @@ __all__ = [
     "training_flops", "training_run", "validate_parameter", "validate_parameters",
     "wall_clock_s",
 ]
+__all__ += ["batch", "batch_sweep", "batch_target", "critical_batch_size", "kaplan_critical_batch"]
