@@ -493,20 +493,40 @@ def cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, tp: int = 1):
     return scalar_or_array(n * mbs * s / t)
 
 
+def gpus_to_fill(batch_tokens, micro_batch_size, seq_len, tp: int = 1, pp: int = 1):
+    """The GPUs a global batch can keep busy, rounded up to whole replicas of tp·pp GPUs:
+    ceil(B / (pp · micro_batch_size · seq_len)) · tp · pp (the inverse of
+    ``cluster_fill_batch_tokens``).
+
+    Returns
+    -------
+    int or ndarray of int.
+    """
+    b = as_array(batch_tokens, "batch_tokens", positive=True)
+    mbs = as_array(micro_batch_size, "micro_batch_size", positive=True, integer=True)
+    s = as_array(seq_len, "seq_len", positive=True, integer=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    p = as_array(pp, "pp", positive=True, integer=True)
+    n = np.ceil(b / (p * mbs * s) * (1 - 1e-12)) * t * p
+    return n.astype(np.int64) if n.ndim else int(n)
+
+
 def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator: Accelerator,
                 n_gpus, mfu, price_usd_per_gpu_hour, seq_len, micro_batch_size=1, tp=1,
-                dtype: str = "bf16", method: str = "6ND"):
+                dtype: str = "bf16", method: str = "6ND", comm_s_per_step=0.0):
     """Time, GPU-hours and cost to reach ``target`` against the global batch, on a cluster.
 
     For each batch B and cluster size n:
 
     * steps S(B) and tokens E(B) from McCandlish's model (``target.steps``, ``target.tokens``);
-    * training FLOPs = ``compute.training_flops(model, E)``; busy GPU-hours =
+    * training FLOPs = ``compute.training_flops(model, E)``; compute GPU-hours =
       ``compute.gpu_hours(FLOPs, accelerator, mfu)`` (the compute the tokens need);
     * GPUs that can work: busy = min(n, B·tp/(micro_batch_size·seq_len)) (see
-      ``cluster_fill_batch_tokens``); wall-clock = FLOPs / (busy · peak · MFU);
-    * reserved GPU-hours = n · wall-clock (what a reservation of n GPUs pays; it includes idle
-      GPUs when B is too small to fill the cluster); idle = reserved − busy;
+      ``cluster_fill_batch_tokens``); wall-clock = FLOPs / (busy · peak · MFU) + S ·
+      ``comm_s_per_step`` (communication not hidden behind compute, e.g. ``dp_gradient_sync``'s
+      ``allreduce_s`` for a run that does not overlap it; 0 by default);
+    * reserved GPU-hours = n · wall-clock (what a reservation of n GPUs pays) = compute + comm
+      (busy GPUs waiting for communication) + idle (GPUs the batch is too small to use);
     * cost = reserved GPU-hours × price.
 
     Assumptions: MFU is the same at every batch (the roofline and communication sections show
@@ -538,8 +558,8 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     DataFrame, one row per broadcast (batch, n_gpus) point: ``batch_tokens``, ``n_gpus``,
     ``batch_over_b_noise``, ``steps``, ``steps_over_s_min``, ``tokens``, ``tokens_over_e_min``,
     ``training_flops``, ``busy_gpus``, ``step_time_s``, ``wall_clock_s``, ``wall_clock_days``,
-    ``busy_gpu_hours``, ``idle_gpu_hours``, ``reserved_gpu_hours`` (= busy + idle),
-    ``compute_cost_usd``.
+    ``compute_gpu_hours``, ``comm_gpu_hours``, ``idle_gpu_hours``, ``reserved_gpu_hours``
+    (= compute + comm + idle), ``compute_cost_usd``.
     """
     import pandas as pd
 
@@ -549,12 +569,14 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     steps = np.asarray(target.steps(b))
     tokens = np.asarray(target.tokens(b))
     flops = np.asarray(training_flops(model, tokens, seq_len, method=method))
-    busy_hours = np.asarray(gpu_hours(flops, accelerator, mfu, dtype))
+    compute_hours = np.asarray(gpu_hours(flops, accelerator, mfu, dtype))
     busy = np.minimum(n, np.asarray(b) * as_array(tp, "tp", positive=True)
                       / (as_array(micro_batch_size, "micro_batch_size", positive=True)
                          * as_array(seq_len, "seq_len", positive=True)))
-    wall = busy_hours * SECONDS_PER_HOUR / busy
+    comm = steps * as_array(comm_s_per_step, "comm_s_per_step", nonnegative=True)
+    wall = compute_hours * SECONDS_PER_HOUR / busy + comm
     reserved = n * wall / SECONDS_PER_HOUR
+    comm_hours = busy * comm / SECONDS_PER_HOUR
     return pd.DataFrame({
         "batch_tokens": b.ravel(), "n_gpus": n.ravel().astype(int),
         "batch_over_b_noise": (b / target.b_noise_tokens).ravel(),
@@ -563,7 +585,8 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
         "training_flops": flops.ravel(), "busy_gpus": busy.ravel(),
         "step_time_s": (wall / steps).ravel(), "wall_clock_s": wall.ravel(),
         "wall_clock_days": (wall / SECONDS_PER_DAY).ravel(),
-        "busy_gpu_hours": busy_hours.ravel(), "idle_gpu_hours": (reserved - busy_hours).ravel(),
+        "compute_gpu_hours": compute_hours.ravel(), "comm_gpu_hours": comm_hours.ravel(),
+        "idle_gpu_hours": (reserved - compute_hours - comm_hours).ravel(),
         "reserved_gpu_hours": reserved.ravel(),
         "compute_cost_usd": np.asarray(compute_cost_usd(reserved, price_usd_per_gpu_hour)).ravel(),
     })
@@ -759,7 +782,7 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
             sq = sqrt_scaled_adam(base_lr, k, beta1, beta2, eps)
         except ValueError:
             sq = {"lr": None, "beta1": None, "beta2": None, "eps": None}
-            warn.append(f"square-root rule breaks (κ ≥ 1/(1−β) = {1 / (1 - max(beta1, beta2)):g})")
+            warn.append(f"square-root rule breaks (κ ≥ 1/(1−β1) = {1 / (1 - min(beta1, beta2)):g})")
         if bi > bn:
             warn.append("above B_noise: a bigger batch buys few steps, linear scaling over-shoots")
         if k > 1:
@@ -1039,3 +1062,179 @@ def published_batch_comparison(runs=None):
                      "batch_over_deepseek": r.global_batch_tokens / ds["batch_tokens"],
                      "compute_flops": ds["compute_flops"]})
     return pd.DataFrame(rows).sort_values("compute_flops").reset_index(drop=True)
+
+
+# ------------------------------------------------------------------ one scenario, all sides
+@dataclass(frozen=True)
+class BatchAnalysis:
+    """The batch-size picture for one scenario (build it with ``analyse_batch``).
+
+    Attributes
+    ----------
+    target : BatchTarget
+        The target loss, B_noise, S_min and E_min.
+    fill_batch_tokens : float
+        The smallest batch that keeps every GPU busy (``cluster_fill_batch_tokens``).
+    dp : int
+        Data-parallel replicas.
+    micro_batches_per_step : int
+        Micro-batches per replica per step at the planned batch (``accumulation_steps``).
+    allreduce_s : float
+        Gradient all-reduce per step (``dp_gradient_sync``), seconds.
+    key_batches : DataFrame
+        ``batch_sweep`` rows for the planned batch on the scenario's cluster and for B_noise/4,
+        B_noise and 4·B_noise with the GPUs that batch can keep busy (at least the scenario's),
+        labelled in a ``case`` column.
+    deepseek : dict
+        ``deepseek_hyperparameters`` for the scenario's model and tokens.
+    exposed_fraction : float
+        Share of a step the all-reduce takes at the planned batch if not overlapped.
+    activation_bytes_per_gpu : float
+        ``activation_bytes_per_gpu`` at the scenario's micro-batch (estimate, FlashAttention).
+    global_batch_tokens, n_gpus, micro_batch_size, tp : the scenario's values.
+    """
+
+    target: BatchTarget
+    fill_batch_tokens: float
+    dp: int
+    micro_batches_per_step: int
+    allreduce_s: float
+    key_batches: object
+    deepseek: dict
+    exposed_fraction: float
+    activation_bytes_per_gpu: float
+    global_batch_tokens: float
+    n_gpus: int
+    micro_batch_size: int
+    tp: int
+
+
+def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
+                  seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour, tp: int = 1,
+                  pp: int = 1, micro_batch_size: int = 1, target_loss=None, b_noise_tokens=None,
+                  dtype: str = "bf16") -> BatchAnalysis:
+    """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
+
+    Raises
+    ------
+    ValueError
+        A layout that does not divide (tp·pp and n_gpus, micro-batches and the global batch), a
+        target loss below the fit's irreducible term, or any non-positive input.
+    """
+    import pandas as pd
+
+    dp = data_parallel_degree(n_gpus, tp, pp)
+    m = accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp)
+    target = batch_target(model, target_loss, train_tokens, global_batch_tokens, b_noise_tokens)
+    fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, tp))
+    sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype)
+    bn = target.b_noise_tokens
+    batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
+    gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, tp, pp))
+    gpus[0] = n_gpus
+    rows = batch_sweep(target, batches, model, accelerator, gpus, mfu, price_usd_per_gpu_hour,
+                       seq_len, micro_batch_size, tp, dtype)
+    rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
+    ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
+    act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp))
+    return BatchAnalysis(target=target, fill_batch_tokens=fill, dp=dp, micro_batches_per_step=m,
+                         allreduce_s=float(sync["allreduce_s"].iloc[0]),
+                         key_batches=pd.DataFrame(rows), deepseek=ds,
+                         exposed_fraction=float(sync["exposed_fraction"].iloc[0]),
+                         activation_bytes_per_gpu=act,
+                         global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
+                         micro_batch_size=int(micro_batch_size), tp=int(tp))
+
+
+def batch_verdict(analysis: BatchAnalysis) -> list[str]:
+    """The answer to "how big should the batch be?" for a scenario, as sentences computed from
+    ``analysis`` (no fixed text: every number and every regime follows from the inputs).
+
+    Regimes (McCandlish et al. 2018 §2.3; Kaplan et al. 2020 §5.1): B < B_noise/2 is
+    compute-efficient but slow per token of progress; B_noise/2 ≤ B ≤ 2·B_noise is the balanced
+    region around the critical batch; B > 2·B_noise buys little time for a lot of compute.
+    """
+    from .units import fmt_count
+
+    t = analysis.target
+    b, n_gpus = analysis.global_batch_tokens, analysis.n_gpus
+    bn, fill = t.b_noise_tokens, analysis.fill_batch_tokens
+    r = b / bn
+    kb = analysis.key_batches.set_index("case")
+    plan, crit = kb.loc["plan"], kb.loc["B_noise"]
+    lines = [
+        f"Target: {t.loss_nats:.3f} nats on Kaplan's scale ({t.loss_source}); critical batch "
+        f"B_noise ≈ {fmt_count(bn, 3)} tokens ({t.b_noise_source}).",
+        f"The plan's {fmt_count(b, 3)} tokens per step is {r:.2f}·B_noise: it needs "
+        f"{plan.tokens_over_e_min:.2f}× the minimum tokens and {plan.steps_over_s_min:.2f}× the "
+        "minimum steps.",
+    ]
+    if r < 0.5:
+        lines.append("That is well below the critical batch: compute-efficient, and a bigger batch "
+                     "(with more GPUs) would buy time cheaply.")
+    elif r <= 2:
+        lines.append("That is near the critical batch: a balanced trade between time and compute.")
+    else:
+        lines.append("That is above the critical batch: the extra batch buys little time and "
+                     "spends extra tokens.")
+    if b < fill * (1 - 1e-9):
+        lines.append(f"It is too small to keep {n_gpus:,} GPUs busy: only {plan.busy_gpus / n_gpus:.0%}"
+                     f" of them work; the smallest batch that fills the cluster is "
+                     f"{fmt_count(fill, 3)} tokens.")
+    else:
+        lines.append(f"It keeps all {n_gpus:,} GPUs busy ({b / fill:.3g}× the {fmt_count(fill, 3)}"
+                     f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
+                     "per step).")
+    dt = float(t.steps(2 * b) / t.steps(b)) - 1
+    dh = float(t.tokens(2 * b) / t.tokens(b)) - 1
+    if 2 * b <= fill * (1 + 1e-9):  # idle GPUs take the extra work: same step time, fewer steps
+        lines.append(f"Doubling the batch on the same GPUs ({fmt_count(2 * b, 3)} tokens) changes "
+                     f"wall-clock and reserved GPU-hours by {dt:+.0%} (compute {dh:+.0%}).")
+    else:
+        lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
+                     f"GPUs) changes wall-clock by {dt:+.0%} and GPU-hours by {dh:+.0%}.")
+    lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {int(crit.n_gpus):,} GPUs) the run "
+                 f"takes {crit.wall_clock_days:.3g} days and {fmt_count(crit.reserved_gpu_hours, 3)}"
+                 f" GPU-hours, against {plan.wall_clock_days:.3g} days and "
+                 f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan.")
+    if fill <= bn:
+        lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs) "
+                     f"to about {fmt_count(bn, 3)} (the critical batch); below it GPUs idle, "
+                     "above it compute is wasted.")
+    else:
+        lines.append(f"No good window: filling {n_gpus:,} GPUs takes {fmt_count(fill, 3)} tokens "
+                     f"per step, {fill / bn:.2g}× the critical batch, so the cluster is larger "
+                     "than this target can use efficiently (fewer GPUs, more tensor parallelism, "
+                     "or a lower loss target, where B_noise is larger).")
+    return lines
+
+
+def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
+    """Notebook 02's headline figures as (key, label, value, unit, note) tuples, for
+    ``report.summary_row``."""
+    t, kb = analysis.target, analysis.key_batches.set_index("case")
+    plan, crit = kb.loc["plan"], kb.loc["B_noise"]
+    return [
+        ("batch_target_loss", "target loss", t.loss_nats, "nats", "Kaplan et al. 2020 scale"),
+        ("b_noise_tokens", "critical batch B_noise", t.b_noise_tokens, "tokens",
+         t.b_noise_source),
+        ("plan_over_b_noise", "planned batch / B_noise",
+         analysis.global_batch_tokens / t.b_noise_tokens, "", "McCandlish et al. 2018"),
+        ("fill_batch_tokens", "batch that fills the cluster", analysis.fill_batch_tokens,
+         "tokens", f"{analysis.n_gpus:,} GPUs, micro-batch {analysis.micro_batch_size}, "
+         f"TP {analysis.tp}"),
+        ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "", ""),
+        ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "", ""),
+        ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
+         f"{int(crit.n_gpus):,} GPUs; plan: {plan.wall_clock_days:.3g} days"),
+        ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
+         f"plan: {plan.reserved_gpu_hours:,.0f}"),
+        ("deepseek_b_opt_tokens", "DeepSeek LLM B_opt", analysis.deepseek["batch_tokens"],
+         "tokens", "C = M·D, DeepSeek LLM Eq. 1"),
+        ("deepseek_lr", "DeepSeek LLM η_opt", analysis.deepseek["lr"], "", "AdamW peak"),
+        ("allreduce_exposed_fraction", "all-reduce share of a step", analysis.exposed_fraction,
+         "", "at the plan's batch, if not overlapped"),
+        ("activation_gb_per_gpu", "activation memory per GPU",
+         analysis.activation_bytes_per_gpu / 1e9, "GB",
+         "estimate: Korthikanti Table 2, FlashAttention"),
+    ]

@@ -176,7 +176,8 @@ def test_lr_table_warns():
     assert t.loc[1, "lr_linear"] == pytest.approx(1.5e-4) and t.loc[1, "warnings"] == "—"
     assert "lengthen the warm-up" in t.loc[2, "warnings"]
     assert "above B_noise" in t.loc[2, "warnings"]
-    assert pd.isna(t.loc[3, "lr_sqrt"]) and "square-root rule breaks" in t.loc[3, "warnings"]
+    assert pd.isna(t.loc[3, "lr_sqrt"]) and "square-root rule breaks (κ ≥ 1/(1−β1) = 10)" \
+        in t.loc[3, "warnings"]
 
 
 # ------------------------------------------------------------------ roofline
@@ -251,13 +252,13 @@ def test_batch_sweep_parts_add_up_and_reproduce_compute(h100):
     t = batch.batch_target(m, train_tokens=2e12, global_batch_tokens=4194304)
     b = np.geomspace(2**18, 2**27, 19)
     df = batch.batch_sweep(t, b, m, h100, 2048, 0.4, 3.99, 4096, micro_batch_size=1, tp=8)
-    assert np.allclose(df.busy_gpu_hours + df.idle_gpu_hours, df.reserved_gpu_hours)
+    assert np.allclose(df.compute_gpu_hours + df.comm_gpu_hours + df.idle_gpu_hours, df.reserved_gpu_hours)
     assert np.allclose(df.steps * df.batch_tokens, df.tokens)
     assert np.allclose(df.wall_clock_s, df.steps * df.step_time_s)
     # At the plan the sweep agrees with notebook 01's ledger line (compute.training_run).
     plan = batch.batch_sweep(t, 4194304, m, h100, 2048, 0.4, 3.99, 4096, tp=8).iloc[0]
     run = llmcost.training_run(m, h100, 2e12, 0.4, 2048, 3.99)
-    assert plan.busy_gpu_hours == pytest.approx(run["gpu_hours"], rel=1e-9)
+    assert plan.compute_gpu_hours == pytest.approx(run["gpu_hours"], rel=1e-9)
     assert plan.wall_clock_s == pytest.approx(run["wall_clock_s"], rel=1e-9)
     assert plan.compute_cost_usd == pytest.approx(run["compute_cost_usd"], rel=1e-9)
     # Below the batch that fills 2048 GPUs some sit idle; at and above it none do.
@@ -301,3 +302,64 @@ def test_scenario_rejects_a_layout_that_does_not_divide():
     with pytest.raises(llmcost.ScenarioError, match="batch_target_loss=-1.0 must be > 0"):
         llmcost.validate_parameters(batch_target_loss=-1.0)
     assert llmcost.validate_parameters(batch_noise_tokens=None)["batch_noise_tokens"] is None
+
+
+def test_exposed_communication_is_paid_per_step(h100):
+    m = llmcost.load_model("llama-2-70b")
+    t = batch.batch_target(m, train_tokens=2e12, global_batch_tokens=4194304)
+    b = np.geomspace(2**19, 2**26, 57)
+    free = batch.batch_sweep(t, b, m, h100, 2048, 0.4, 3.99, 4096, tp=8)
+    paid = batch.batch_sweep(t, b, m, h100, 2048, 0.4, 3.99, 4096, tp=8, comm_s_per_step=0.7)
+    assert np.allclose(paid.comm_gpu_hours, paid.busy_gpus * paid.steps * 0.7 / 3600)
+    assert np.allclose(paid.compute_gpu_hours, free.compute_gpu_hours)
+    # Paying the all-reduce every step moves the fastest batch above the cluster-filling one.
+    fill = batch.cluster_fill_batch_tokens(2048, 1, 4096, 8)
+    assert paid.loc[paid.wall_clock_s.idxmin(), "batch_tokens"] > 1.5 * fill
+
+
+def test_analyse_batch_for_the_default_scenario(h100):
+    m = llmcost.load_model("llama-2-70b")
+    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8, pp=1)
+    assert a.dp == 256 and a.micro_batches_per_step == 4
+    assert a.fill_batch_tokens == 2**20
+    kb = a.key_batches.set_index("case")
+    assert kb.loc["plan", "tokens"] == pytest.approx(2e12, rel=1e-9)
+    assert kb.loc["B_noise", "steps_over_s_min"] == pytest.approx(2.0)
+    assert kb.loc["B_noise", "tokens_over_e_min"] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="micro_batch_size=8 × dp=256"):
+        batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8,
+                            micro_batch_size=8)
+
+
+def test_verdict_follows_the_numbers(h100):
+    m = llmcost.load_model("llama-2-70b")
+    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8)
+    text = "\n".join(batch.batch_verdict(a))
+    assert "0.30·B_noise" in text and "well below the critical batch" in text
+    assert "keeps all 2,048 GPUs busy" in text and "Batch window" in text
+    # A cluster too big for the target: filling it needs more than B_noise tokens per step.
+    a = batch.analyse_batch(m, h100, 65536, 2e12, 4096, 33554432, 0.4, 3.99, tp=8)
+    text = "\n".join(batch.batch_verdict(a))
+    assert "No good window" in text and "above the critical batch" in text
+    # A batch too small to fill the cluster: one micro-batch per replica for a 2-stage pipeline.
+    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 2**19, 0.4, 3.99, tp=8, pp=2)
+    text = "\n".join(batch.batch_verdict(a))
+    assert "too small to keep 2,048 GPUs busy: only 50%" in text
+    assert "Doubling the batch on the same GPUs" in text
+
+
+def test_headline_figures(h100):
+    m = llmcost.load_model("llama-2-70b")
+    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8)
+    rows = {r[0]: r for r in batch.headline_figures(a)}
+    assert rows["b_noise_tokens"][2] == pytest.approx(a.target.b_noise_tokens)
+    assert rows["plan_tokens_over_e_min"][2] == pytest.approx(1 + 4194304 / a.target.b_noise_tokens)
+    assert rows["activation_gb_per_gpu"][2] == pytest.approx(34 * 4096 * 8192 / 8 * 80 / 1e9)
+    assert all(len(r) == 5 for r in rows.values())
+
+
+def test_gpus_to_fill_inverts_the_fill_batch():
+    fill = batch.cluster_fill_batch_tokens(16384, 1, 8192, 8)
+    assert batch.gpus_to_fill(fill, 1, 8192, 8, 16) == 16384
+    assert batch.gpus_to_fill(fill + 1, 1, 8192, 8, 16) == 16384 + 128  # one more replica
+    assert batch.gpus_to_fill(np.array([1.0, 2**20]), 1, 4096, 8).tolist() == [8, 2048]

@@ -60,7 +60,7 @@ def test_sweep_parts_add_up(b, n, mbs, tp):
     m = llmcost.load_model("llama-2-70b")
     t = batch.batch_target(m, train_tokens=2e12, global_batch_tokens=4194304)
     df = batch.batch_sweep(t, np.array(b), m, h100, n, 0.4, 2.0, 4096, mbs, tp)
-    assert np.allclose(df.busy_gpu_hours + df.idle_gpu_hours, df.reserved_gpu_hours)
+    assert np.allclose(df.compute_gpu_hours + df.comm_gpu_hours + df.idle_gpu_hours, df.reserved_gpu_hours)
     assert (df.idle_gpu_hours >= -1e-9 * df.reserved_gpu_hours).all()
     assert (df.busy_gpus <= n).all()
 
