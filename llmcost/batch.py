@@ -12,7 +12,7 @@ The optimisation side
   B_crit a bigger batch cuts steps (wall-clock) at almost no extra tokens (compute); above it,
   every doubling of the batch buys little time and wastes tokens. At B = B_crit the run needs
   2·S_min steps and 2·E_min tokens. McCandlish et al. find B_crit ≈ the gradient noise scale
-  B_noise (§2.2–2.3), which is why the workbook uses the two names for one number.
+  B_noise (§2), which is why the workbook uses the two names for one number.
 * **Kaplan et al. 2020** (*Scaling Laws for Neural Language Models*, arXiv:2001.08361, §5.1):
   B_crit depends on the loss reached, not on the model: B_crit(L) ≈ B*/L^(1/α_B) with
   B* ≈ 2·10^8 tokens and α_B ≈ 0.21 (Eq. 5.3; L in nats per token on WebText2 with GPT-2's BPE);
@@ -82,7 +82,7 @@ DEEPSEEK_PUBLISHED = {
                          "batch_sequences": 4608, "lr": 3.2e-4},
 }
 
-#: Goyal et al. 2017 §2.1 and §5.1: η = 0.1 · batch / 256 for ResNet-50 with SGD momentum.
+#: Goyal et al. 2017 §2.1: η = 0.1 · batch / 256 for ResNet-50 with SGD momentum.
 GOYAL_BASE_LR = 0.1
 GOYAL_BASE_BATCH = 256
 
@@ -98,7 +98,7 @@ KORTHIKANTI_FULL_RECOMPUTE_BYTES = 2.0
 def steps_to_target(batch_tokens, s_min, b_noise_tokens):
     """Optimizer steps to reach a target loss at batch ``B``: S = S_min·(1 + B_noise/B).
 
-    McCandlish et al. 2018, §2.3 (Eq. 2.11 written per step); Kaplan et al. 2020 Eq. 5.4.
+    McCandlish et al. 2018, §2; Kaplan et al. 2020 Eq. 5.4.
 
     Parameters
     ----------
@@ -127,7 +127,7 @@ def steps_to_target(batch_tokens, s_min, b_noise_tokens):
 def tokens_to_target(batch_tokens, e_min_tokens, b_noise_tokens):
     """Tokens processed to reach a target loss at batch ``B``: E = E_min·(1 + B/B_noise).
 
-    McCandlish et al. 2018, §2.3; Kaplan et al. 2020 Eq. 5.5 (C_min = C/(1 + B/B_crit)).
+    McCandlish et al. 2018, §2; Kaplan et al. 2020 Eq. 5.5 (C_min = C/(1 + B/B_crit)).
 
     Parameters
     ----------
@@ -154,7 +154,7 @@ def tokens_to_target(batch_tokens, e_min_tokens, b_noise_tokens):
 
 
 def critical_batch_size(e_min_tokens, s_min):
-    """B_crit = E_min / S_min (McCandlish et al. 2018 Eq. 2.12; Kaplan et al. 2020 Eq. 5.2).
+    """B_crit = E_min / S_min (McCandlish et al. 2018 §2; Kaplan et al. 2020 Eq. 5.2).
 
     At B = B_crit a run needs exactly 2·S_min steps and 2·E_min tokens: the knee of the trade-off.
 
@@ -743,7 +743,7 @@ def sqrt_scaled_adam(base_lr, batch_ratio, beta1: float = 0.9, beta2: float = 0.
 
 
 def noise_scale_lr(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens):
-    """McCandlish et al. 2018 Eq. 2.7: ε_opt(B) = ε_max/(1 + B_noise/B), normalised so that the
+    """McCandlish et al. 2018 §2: ε_opt(B) = ε_max/(1 + B_noise/B), normalised so that the
     learning rate equals ``base_lr`` at ``base_batch_tokens``:
     lr(B) = base_lr · (1 + B_noise/B_base) / (1 + B_noise/B).
 
@@ -1150,9 +1150,11 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     """The answer to "how big should the batch be?" for a scenario, as sentences computed from
     ``analysis`` (no fixed text: every number and every regime follows from the inputs).
 
-    Regimes (McCandlish et al. 2018 §2.3; Kaplan et al. 2020 §5.1): B < B_noise/2 is
-    compute-efficient but slow per token of progress; B_noise/2 ≤ B ≤ 2·B_noise is the balanced
-    region around the critical batch; B > 2·B_noise buys little time for a lot of compute.
+    Regimes around the critical batch (McCandlish et al. 2018 §2; Kaplan et al. 2020 §5.1); the
+    factor-of-two boundaries are this workbook's convention, not thresholds from the papers:
+    B < B_noise/2 is compute-efficient (≤ 1.5·E_min tokens) but needs ≥ 3·S_min steps;
+    B_noise/2 ≤ B ≤ 2·B_noise is the balanced region; B > 2·B_noise buys little time (≤ 1.5·S_min
+    steps either way) for ≥ 3·E_min tokens.
     """
     from .units import fmt_count
 

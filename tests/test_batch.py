@@ -165,7 +165,7 @@ def test_deepseek_7b_and_67b_within_10_percent():
 
 # ------------------------------------------------------------------ learning-rate rules
 def test_goyal_linear_rule():
-    # Goyal et al. 2017 §2.1/§5.1: eta = 0.1·kn/256; 8192 images -> 3.2 (formulas.md 5.g).
+    # Goyal et al. 2017 §2.1: eta = 0.1·kn/256; 8192 images -> 3.2 (formulas.md 5.g).
     assert batch.goyal_lr(8192) == pytest.approx(3.2)
     assert batch.linear_scaled_lr(3e-4, 4) == pytest.approx(1.2e-3)
 
