@@ -32,6 +32,8 @@ from .compute import (
     training_run,
     wall_clock_s,
 )
+from . import batch
+from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .hardware import Accelerator, Cluster
 from .model import ModelSpec
 from .reliability import (
@@ -68,3 +70,4 @@ __all__ = [
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
 ]
+__all__ += ["batch", "batch_sweep", "batch_target", "critical_batch_size", "kaplan_critical_batch"]

@@ -244,3 +244,181 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
                     fontsize=7, color="0.4")
     ax.set_title(f"From ideal to paid {unit}: goodput {df.attrs.get('goodput', float('nan')):.1%}")
     return ax
+
+
+def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=None):
+    """McCandlish et al. 2018's trade-off: S/S_min against E/E_min as B/B_noise varies, with the
+    critical batch (B = B_noise: 2·S_min, 2·E_min) and optionally the plan marked."""
+    from .batch import steps_to_target, tokens_to_target
+
+    ax = _ax(ax, figsize=(6, 4.5))
+    r = np.geomspace(1 / 64, 64, 400)
+    ax.plot(tokens_to_target(r, 1, 1), steps_to_target(r, 1, 1), color="C0")
+    for k in marks:
+        e, s = tokens_to_target(k, 1, 1), steps_to_target(k, 1, 1)
+        ax.plot([e], [s], "o", color="C0", ms=4)
+        ax.annotate(f"B = {k:g}·B_noise", (e, s), xytext=(5, 3), textcoords="offset points",
+                    fontsize=7)
+    ax.plot([2], [2], "*", color="C3", ms=14, label="critical batch: 2·S_min steps, 2·E_min tokens")
+    if plan_ratio is not None:
+        ax.plot([tokens_to_target(plan_ratio, 1, 1)], [steps_to_target(plan_ratio, 1, 1)], "D",
+                color="C2", ms=8, label=f"the plan (B = {plan_ratio:.2f}·B_noise)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("tokens to reach the target ÷ E_min  (compute)")
+    ax.set_ylabel("optimizer steps ÷ S_min  (time)")
+    ax.set_title("Steps against tokens: (S/S_min − 1)(E/E_min − 1) = 1")
+    ax.legend(fontsize=8, loc="upper right")
+    _source(ax, "McCandlish et al. 2018, An Empirical Model of Large-Batch Training, §2")
+    return ax
+
+
+LABELLED_RUNS = ("gpt3-175b", "opt-175b", "llama1-7b", "llama2-70b", "bloom-176b", "llama3-405b")
+
+
+def critical_batch_vs_loss(losses, runs=None, ax=None, labels=LABELLED_RUNS):
+    """Kaplan et al. 2020's B_crit(L) against loss, with published runs' final batches at the loss
+    each reaches on Kaplan's scale (``batch.published_batch_comparison``); runs in ``labels`` are
+    named."""
+    from .batch import kaplan_critical_batch
+
+    ax = _ax(ax)
+    loss = np.asarray(losses, dtype=float)
+    ax.plot(loss, kaplan_critical_batch(loss), color="C0", label="B_crit(L) = 2e8 / L^(1/0.21)")
+    if runs is not None:
+        ax.scatter(runs["kaplan_loss"], runs["global_batch_tokens"], color="C3", s=18, zorder=3,
+                   label="batch the run used (at its final loss)")
+        for r in runs.itertuples():
+            if r.run_id in labels:
+                ax.annotate(r.run_id, (r.kaplan_loss, r.global_batch_tokens), fontsize=7,
+                            xytext=(3, -9), textcoords="offset points")
+    ax.set_yscale("log")
+    ax.invert_xaxis()
+    ax.set_xlabel("loss reached (nats per token, Kaplan's WebText2 scale) → training progresses")
+    ax.set_ylabel("batch (tokens per step)")
+    ax.set_title("The critical batch grows as the loss falls")
+    ax.legend(fontsize=8)
+    _source(ax, "Kaplan et al. 2020 Eq. 5.3 and 5.6; batches from data/published_runs.csv")
+    return ax
+
+
+def batch_time_and_gpu_hours(sweep, b_noise_tokens, plan_tokens, fill_tokens=None, axes=None,
+                             elastic=None):
+    """Wall-clock and reserved GPU-hours to reach the target against the global batch, one line
+    per cluster size in ``sweep`` (``batch.batch_sweep``), with B_noise and the plan marked.
+
+    ``elastic`` (optional): a sweep whose GPU count grows with the batch (every GPU busy), drawn
+    in black: the lower envelope of time, and pure compute in GPU-hours.
+    """
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    ax_t, ax_h = axes
+    if elastic is not None:
+        e = elastic.sort_values("batch_tokens")
+        for ax, col in ((ax_t, "wall_clock_days"), (ax_h, "reserved_gpu_hours")):
+            ax.plot(e.batch_tokens, e[col], color="k", lw=2.5, alpha=0.35,
+                    label="GPUs grow with the batch")
+    for i, (n, g) in enumerate(sweep.groupby("n_gpus")):
+        g = g.sort_values("batch_tokens")
+        lab = f"{n:,} GPUs"
+        ax_t.plot(g.batch_tokens, g.wall_clock_days, color=f"C{i}", label=lab)
+        ax_h.plot(g.batch_tokens, g.reserved_gpu_hours, color=f"C{i}", label=lab)
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.axvline(b_noise_tokens, color="C3", ls="--", lw=1, label="B_noise (critical batch)")
+        ax.axvline(plan_tokens, color="0.3", ls=":", lw=1, label="the plan's batch")
+        if fill_tokens is not None:
+            ax.axvline(fill_tokens, color="C2", ls="-.", lw=0.8,
+                       label="fills the scenario's GPUs")
+        ax.set_xlabel("global batch (tokens per step)")
+    ax_t.set_yscale("log")
+    ax_t.set_ylabel("wall-clock to the target (days)")
+    ax_t.set_title("Time to the target")
+    ax_h.set_ylabel("GPU-hours reserved (busy + idle)")
+    ax_h.set_ylim(bottom=0)
+    ax_h.set_title("GPU-hours to the target")
+    ax_h.legend(fontsize=7)
+    _source(ax_t, "McCandlish et al. 2018 trade-off; Kaplan et al. 2020 B_crit; llmcost.compute "
+                  "GPU-hours at a fixed MFU")
+    return axes
+
+
+def roofline_vs_tokens(tokens, curves: dict, ridge: float, marks: dict | None = None, ax=None):
+    """Attainable fraction of peak on the weight matmuls against tokens per micro-batch, one line
+    per label in ``curves`` (``batch.matmul_utilisation``), with the ridge point and marks."""
+    ax = _ax(ax)
+    t = np.asarray(tokens, dtype=float)
+    for i, (label, u) in enumerate(curves.items()):
+        ax.plot(t, u, color=f"C{i}", label=label)
+    ax.axvline(ridge, color="0.5", ls=":", lw=1, label=f"ridge point ≈ {ridge:.0f} FLOP/byte")
+    for label, (x, y) in (marks or {}).items():
+        ax.plot([x], [y], "o", color="C3")
+        ax.annotate(label, (x, y), xytext=(5, -12), textcoords="offset points", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("tokens per micro-batch each weight matrix sees (micro-batch × sequence)")
+    ax.set_ylabel("attainable fraction of peak (roofline bound)")
+    ax.set_title("Small micro-batches leave the matmuls memory-bound")
+    ax.legend(fontsize=8, loc="lower right")
+    _source(ax, "Williams et al. 2009 roofline; I = 2·t·d_in·d_out/(2·(t·d_in + d_in·d_out + "
+                "t·d_out)); peaks and HBM bandwidth from data/accelerators.csv")
+    return ax
+
+
+def activation_vs_micro_batch(micro_batches, curves: dict, hbm_bytes: float, ax=None):
+    """Activation bytes per GPU against micro-batch size (``batch.activation_bytes_per_gpu``),
+    one line per label, with the GPU's HBM capacity."""
+    ax = _ax(ax)
+    b = np.asarray(micro_batches)
+    for i, (label, byts) in enumerate(curves.items()):
+        ax.plot(b, np.asarray(byts) / 1e9, "o-", color=f"C{i}", label=label, ms=4)
+    ax.axhline(hbm_bytes / 1e9, color="C3", ls="--", lw=1, label="HBM capacity")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("micro-batch (sequences)")
+    ax.set_ylabel("activation memory per GPU (GB)")
+    ax.set_title("Activation memory grows linearly with the micro-batch (estimate)")
+    ax.legend(fontsize=8)
+    _source(ax, "Korthikanti et al. 2022 Table 2 (34·s·b·h per layer, ÷ TP with sequence "
+                "parallelism; full recompute 2·s·b·h); weights and optimizer states excluded")
+    return ax
+
+
+def published_batches(df, ax=None, labels=LABELLED_RUNS):
+    """Published runs' global batch against the Kaplan and DeepSeek estimates, by compute
+    (``batch.published_batch_comparison``); runs in ``labels`` are named."""
+    ax = _ax(ax, figsize=(7, 4.5))
+    c = df["compute_flops"]
+    ax.scatter(c, df["global_batch_tokens"], color="C3", label="batch used (final)", zorder=3)
+    ax.scatter(c, df["kaplan_b_crit_tokens"], marker="x", color="C0",
+               label="Kaplan B_crit at the run's final loss")
+    ax.scatter(c, df["deepseek_b_opt_tokens"], marker="^", color="C2",
+               label="DeepSeek LLM B_opt(C)")
+    for r in df.itertuples():
+        if r.run_id in labels:
+            ax.annotate(r.run_id, (r.compute_flops, r.global_batch_tokens), fontsize=7,
+                        xytext=(3, -10), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("compute C = M·D (FLOPs, DeepSeek's convention)")
+    ax.set_ylabel("batch (tokens per step)")
+    ax.set_title("What published runs used against the critical-batch estimates")
+    ax.legend(fontsize=8)
+    _source(ax, "data/published_runs.csv; Kaplan et al. 2020 Eq. 5.3/5.6; DeepSeek LLM Eq. 1")
+    return ax
+
+
+def exposed_comm_vs_batch(df, ax=None):
+    """Share of a step the gradient all-reduce takes if not overlapped, against the global batch
+    (``batch.dp_gradient_sync``)."""
+    ax = _ax(ax, figsize=(6, 3.5))
+    ax.plot(df["global_batch_tokens"], df["exposed_fraction"], "o-", ms=3)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("global batch (tokens per step)")
+    ax.set_ylabel("all-reduce share of the step (no overlap)")
+    ax.set_title("More tokens per step amortise the gradient all-reduce")
+    _source(ax, "ring all-reduce, bandwidth term, per-GPU scale-out bandwidth (formulas.md §3.3, §4)")
+    return ax

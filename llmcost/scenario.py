@@ -154,6 +154,20 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _nonnegative),
 ]}
 
+# Batch size (notebook 02). tp, pp and micro_batch_size are the shared parallel-plan names of
+# DESIGN.md §4; the batch_ names are topic-specific.
+PARAMETERS.update({p.name: p for p in [
+    Param("tp", "int", "tensor-parallel degree (GPUs sharing each weight matrix)", _positive),
+    Param("pp", "int", "pipeline-parallel stages", _positive),
+    Param("micro_batch_size", "int", "sequences per micro-batch per data-parallel replica",
+          _positive),
+    Param("batch_target_loss", "float|none", "target loss in nats on Kaplan et al. 2020's scale; "
+          "null: the loss the planned run reaches", _positive),
+    Param("batch_noise_tokens", "float|none", "gradient noise scale B_noise in tokens (e.g. "
+          "measured in a pilot run); null: Kaplan's critical batch at the target loss", _positive),
+    Param("batch_base_lr", "float", "peak learning rate used at global_batch_tokens", _positive),
+]})
+
 
 def _coerce(p: Param, value):
     """Check the type of ``value`` for parameter ``p`` (whole floats are accepted as ints)."""
@@ -237,9 +251,24 @@ def _cross_check(p: dict) -> None:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
         except ValueError as e:
             raise ScenarioError(str(e)) from None
+    _check_batch_layout(p)
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
         if "accelerator" in p:
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+def _check_batch_layout(p: dict) -> None:
+    """tp·pp divides n_gpus; the global batch is whole sequences that split into whole
+    micro-batches per data-parallel replica (``llmcost.batch.accumulation_steps``)."""
+    from .batch import accumulation_steps, data_parallel_degree
+    try:
+        if "n_gpus" in p and ("tp" in p or "pp" in p):
+            dp = data_parallel_degree(p["n_gpus"], p.get("tp", 1), p.get("pp", 1))
+            if "global_batch_tokens" in p and "seq_len" in p:
+                accumulation_steps(p["global_batch_tokens"], p.get("micro_batch_size", 1),
+                                   p["seq_len"], dp)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
 
 
 class _Yaml12Loader(yaml.SafeLoader):

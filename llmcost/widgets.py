@@ -147,3 +147,82 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     update()
     return w.VBox([w.HBox([gpu_w, rate_w]), w.HBox([size_w, bw_w]),
                    w.HBox([restart_w, async_w]), out])
+
+
+def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: float, seq_len: int,
+                   global_batch_tokens: int, mfu: float, price_usd_per_gpu_hour: float,
+                   tp: int = 1, pp: int = 1, micro_batch_size: int = 1, target_loss=None,
+                   b_noise_tokens=None, dtype: str = "bf16"):
+    """Target loss, B_noise, accelerator, micro-batch and GPU-count widgets updating the
+    time/GPU-hours-to-target curves and the key figures of notebook 02.
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from . import batch, plots
+    from .catalog import list_accelerators, load_accelerator, load_model
+    from .units import fmt_bytes, fmt_count, fmt_usd
+
+    spec = load_model(model)
+    base = batch.batch_target(spec, target_loss, train_tokens, global_batch_tokens,
+                              b_noise_tokens)
+    floor = float(batch.kaplan_loss_floor(base.n_params))
+    loss_w = w.FloatSlider(value=base.loss_nats, min=round(floor + 0.01, 2),
+                           max=max(3.5, base.loss_nats), step=0.005, readout_format=".3f",
+                           description="target loss", continuous_update=False)
+    kaplan_w = w.Checkbox(value=b_noise_tokens is None, description="B_noise from Kaplan B_crit")
+    noise_w = w.FloatLogSlider(value=base.b_noise_tokens, base=10, min=5, max=9, step=0.05,
+                               description="B_noise", readout_format=".3g",
+                               continuous_update=False)
+    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
+                       description="accelerator")
+    mbs_w = w.SelectionSlider(options=[1, 2, 4, 8, 16], value=micro_batch_size,
+                              description="micro-batch", continuous_update=False)
+    gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
+    out = w.Output()
+
+    def update(_=None):
+        noise_w.disabled = kaplan_w.value
+        with out:
+            out.clear_output(wait=True)
+            try:
+                acc = load_accelerator(acc_w.value)
+                a = batch.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
+                                        global_batch_tokens, mfu, price_usd_per_gpu_hour, tp, pp,
+                                        mbs_w.value, loss_w.value,
+                                        None if kaplan_w.value else noise_w.value, dtype)
+                util = batch.matmul_utilisation(spec, mbs_w.value * seq_len, acc, dtype, tp)
+                act = batch.activation_bytes_per_gpu(spec, mbs_w.value, seq_len, tp)
+            except ValueError as e:  # a layout that does not divide, a loss below the floor...
+                print(f"cannot compute: {e}")
+                return
+            t = a.target
+            print(f"B_noise {fmt_count(t.b_noise_tokens)} tokens ({t.b_noise_source}); "
+                  f"fills {gpu_w.value:,} GPUs from {fmt_count(a.fill_batch_tokens)} tokens; "
+                  f"plan = {global_batch_tokens / t.b_noise_tokens:.2f}·B_noise")
+            print(f"micro-batch {mbs_w.value}: matmuls reach ≤ {util:.0%} of peak (roofline), "
+                  f"activations ≈ {fmt_bytes(act)} per GPU (estimate); all-reduce "
+                  f"{a.allreduce_s:.2f} s per step")
+            kb = a.key_batches
+            display(kb[["case", "batch_tokens", "n_gpus", "steps_over_s_min",
+                        "tokens_over_e_min", "wall_clock_days", "reserved_gpu_hours",
+                        "compute_cost_usd"]].style.format({
+                            "batch_tokens": "{:.3g}", "n_gpus": "{:,}",
+                            "steps_over_s_min": "{:.2f}", "tokens_over_e_min": "{:.2f}",
+                            "wall_clock_days": "{:.1f}", "reserved_gpu_hours": "{:,.0f}",
+                            "compute_cost_usd": lambda v: fmt_usd(v)}).hide(axis="index"))
+            b = np.geomspace(t.b_noise_tokens / 64, t.b_noise_tokens * 16, 80)
+            sweep = batch.batch_sweep(t, b, spec, acc, gpu_w.value, mfu, price_usd_per_gpu_hour,
+                                      seq_len, mbs_w.value, tp, dtype)
+            fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+            plots.batch_time_and_gpu_hours(sweep, t.b_noise_tokens, global_batch_tokens,
+                                           a.fill_batch_tokens, axes=axes)
+            plt.show()
+
+    for widget in (loss_w, kaplan_w, noise_w, acc_w, mbs_w, gpu_w):
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([loss_w, noise_w, kaplan_w]), w.HBox([acc_w, mbs_w, gpu_w]), out])

@@ -38,7 +38,12 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     rows = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
     assert {"training_flops", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
+    batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
+    assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
     if scenario.stem == "llama-3.1-405b":
+        # Table 4: the final 16M-token batch exactly fills 16,384 GPUs at TP 8, PP 16 with one
+        # 8K sequence per micro-batch (16 micro-batches per replica).
+        assert batch_rows["fill_batch_tokens"]["value"] == 16 * 2**20
         # Llama 3 report §3.3: 3.8e25 FLOPs (rounded).
         assert rows["training_flops"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
         days = rows["wall_clock_days"]["value"]
@@ -64,6 +69,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     ("accelerator: H101\n", "accelerator='H101' is not in the catalogue"),
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
+    ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 = 3 must divide n_gpus=2048"),
 ])
 def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, text, message):
     sc = tmp_path / "bad.yaml"
