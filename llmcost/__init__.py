@@ -33,7 +33,9 @@ from .compute import (
     wall_clock_s,
 )
 from .hardware import Accelerator, Cluster
+from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
+from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -56,4 +58,7 @@ __all__ = [
     "mfu_from_throughput", "model_flops_per_token", "published_run_mfu", "resolve_price",
     "training_flops", "training_run", "validate_parameter", "validate_parameters",
     "wall_clock_s",
+    # memory and parallelism (notebook 03)
+    "RECIPES", "ParallelPlan", "bubble_fraction", "enumerate_plans", "make_plan",
+    "memory_breakdown", "memory_per_gpu",
 ]

@@ -111,7 +111,45 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
     Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
+    # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory)
+    Param("tp", "int", "tensor-parallel size", _positive),
+    Param("pp", "int", "pipeline-parallel stages", _positive),
+    Param("dp", "int", "data-parallel size; 0 derives it as n_gpus / (tp·pp·cp)", _nonnegative),
+    Param("cp", "int", "context-parallel size", _positive),
+    Param("ep", "int", "expert-parallel size (carved out of dp·cp)", _positive),
+    Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP)", _one_of(0, 1, 2, 3)),
+    Param("recompute", "str", "activation recomputation", _one_of("none", "selective", "full")),
+    Param("micro_batch_size", "int", "sequences per micro-batch", _positive),
+    Param("optimizer_recipe", "str", "bytes-per-parameter precision recipe (llmcost.memory.RECIPES)",
+          lambda name, v: _recipe(name, v)),
+    Param("pp_schedule", "str", "pipeline schedule",
+          _one_of("1f1b", "interleaved", "gpipe", "zb-h1")),
+    Param("pp_virtual_stages", "int", "model chunks per pipeline stage (interleaved schedule)",
+          _positive),
+    Param("pp_split", "str", "layer placement on pipeline stages",
+          _one_of("even", "embedding_and_loss")),
+    Param("mem_reserve_fraction", "float",
+          "fraction of HBM held back for buffers and fragmentation, in [0, 1)",
+          lambda name, v: _reserve(name, v)),
 ]}
+
+#: Parameters that make up a parallel plan; when a file or notebook gives any of them together
+#: with model, n_gpus, seq_len and global_batch_tokens, the plan's rules are checked too.
+PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
+                   "pp_schedule", "pp_virtual_stages", "pp_split")
+
+
+def _recipe(name, v):
+    from .memory import RECIPES
+    if v not in RECIPES:
+        raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, RECIPES))}")
+    return v
+
+
+def _reserve(name, v):
+    if not 0 <= v < 1:
+        raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
+    return v
 
 
 def _coerce(p: Param, value):
@@ -187,6 +225,13 @@ def _cross_check(p: dict) -> None:
         from .catalog import load_accelerator
         try:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+    if any(k in p for k in PLAN_PARAMETERS) and \
+            all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
+        from .parallel import plan_from_parameters
+        try:
+            plan_from_parameters(p)
         except ValueError as e:
             raise ScenarioError(str(e)) from None
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
