@@ -874,3 +874,43 @@ def memory_breakdown(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp3
     """
     return memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout).to_frame()
 
+
+
+def memory_table(model: ModelSpec, plans: dict, seq_len=None, recipe="bf16_adam_fp32_grads",
+                 flash_attention=True, dropout=False) -> pd.DataFrame:
+    """Per-GPU memory of several plans side by side: one row per plan (the dict's labels), one
+    column per part (bytes), plus ``total`` and ``stage``. Parts add up to ``total``."""
+    rows = {}
+    for label, plan in plans.items():
+        mb = memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout)
+        rows[label] = {**{p: getattr(mb, p) for p in PARTS}, "total": mb.total,
+                       "stage": mb.stage}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def activations_vs_seq_len(model: ModelSpec, seq_lens, tp=1, cp=1, micro_batch_size=1,
+                           sequence_parallel=True, dropout=False) -> pd.DataFrame:
+    """Activation bytes of the whole model (all layers, one micro-batch, per GPU) against sequence
+    length, for four settings: no recomputation without and with FlashAttention, selective and
+    full recomputation (both with FlashAttention). Index: ``seq_len``.
+
+    Source: ``activation_bytes_per_layer`` (Korthikanti et al. 2022 Table 2, generalised).
+    """
+    s = as_array(seq_lens, "seq_lens", positive=True, integer=True)
+    nd, nm = model.n_dense_ffn_layers, model.n_moe_layers
+
+    def whole(recompute, flash):
+        out = nd * activation_bytes_per_layer(model, s, micro_batch_size, tp, cp,
+                                              sequence_parallel, recompute, flash, dropout)
+        if nm:
+            out = out + nm * activation_bytes_per_layer(
+                model, s, micro_batch_size, tp, cp, sequence_parallel, recompute, flash, dropout,
+                layer="moe")
+        return np.asarray(out, dtype=float)
+
+    return pd.DataFrame({
+        "no recompute, no FlashAttention": whole("none", False),
+        "no recompute, FlashAttention": whole("none", True),
+        "selective recompute": whole("selective", True),
+        "full recompute": whole("full", True),
+    }, index=pd.Index(np.atleast_1d(s).astype(int), name="seq_len"))

@@ -264,7 +264,8 @@ class ParallelPlan:
                                relative_to)
 
     def describe(self) -> str:
-        """A one-line summary, e.g. 'TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · selective'."""
+        """A one-line summary, e.g. 'TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · selective
+        recompute'."""
         dims = [f"TP{self.tp}", f"PP{self.pp}"]
         if self.virtual_stages > 1:
             dims[-1] += f"×v{self.virtual_stages}"
@@ -274,8 +275,10 @@ class ParallelPlan:
         if self.ep > 1:
             dims.append(f"EP{self.ep}")
         sched = self.schedule.upper() if self.pp > 1 else "no pipeline"
+        zero = f"ZeRO-{self.zero_stage}" if self.zero_stage else "no ZeRO"
+        rc = "no" if self.recompute == "none" else self.recompute
         return (" · ".join(dims) + f" · {sched} m={self.n_microbatches} "
-                f"mbs={self.micro_batch_size} · ZeRO-{self.zero_stage} · {self.recompute} recompute")
+                f"mbs={self.micro_batch_size} · {zero} · {rc} recompute")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -385,34 +388,125 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
 
 
-def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
-    """The validated ``ParallelPlan`` described by scenario parameters.
+#: Scenario parameter -> (ParallelPlan field, the value meaning "not fixed: choose it").
+PLAN_PARAMETER_FIELDS = {
+    "tp": ("tp", 0), "pp": ("pp", 0), "dp": ("dp", 0), "cp": ("cp", 0), "ep": ("ep", 0),
+    "micro_batch_size": ("micro_batch_size", 0), "pp_virtual_stages": ("virtual_stages", 0),
+    "zero_stage": ("zero_stage", -1), "recompute": ("recompute", "auto"),
+    "pp_schedule": ("schedule", "auto"),
+}
 
-    Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens`` and the plan names of
-    ``llmcost.scenario.PLAN_PARAMETERS`` (``dp`` = 0 or absent: derived; ``pp_schedule``,
-    ``pp_virtual_stages`` and ``pp_split`` map to ``schedule``, ``virtual_stages`` and
-    ``pp_split``); absent plan names take the ``ParallelPlan`` defaults.
+
+def fixed_plan_fields(p: dict) -> dict:
+    """The ``ParallelPlan`` fields a scenario fixes: every plan parameter present in ``p`` whose
+    value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
+    when absent (context parallelism is for long contexts, so it is fixed unless asked for)."""
+    fixed = {} if "cp" in p else {"cp": 1}
+    for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
+        if name in p and p[name] != free:
+            fixed[field] = p[name]
+    return fixed
+
+
+def free_plan_parameters(p: dict) -> list:
+    """The plan parameters a scenario leaves to be chosen (absent or set to their "choose"
+    value), ``dp`` excepted (it follows from the others)."""
+    fixed = fixed_plan_fields(p)
+    return [k for k, (field, _) in PLAN_PARAMETER_FIELDS.items()
+            if k != "dp" and field not in fixed]
+
+
+def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
+                recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
+                rank=None) -> ParallelPlan:
+    """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
+
+    Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
+    lists; a fixed ``dp`` filters the rows). Candidates are the plans that fit; unless ``tp`` is
+    fixed, only those with TP inside the scale-up domain. If none fits, the valid plan needing the
+    least memory is returned (check it with ``memory_per_gpu(...).fits``).
+
+    Parameters
+    ----------
+    model, cluster, global_batch, seq_len
+        As ``enumerate_plans`` (``global_batch`` in sequences).
+    fixed : dict, optional
+        ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
+        zero_stage, recompute, schedule).
+    recipe, reserve, pp_split
+        As ``enumerate_plans``.
+    rank : callable, optional
+        DataFrame -> DataFrame ordering candidate rows best first; default
+        ``rank_without_time`` (notebook 04's step-time ranking can be passed instead).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        If no combination is valid; the message names the deepest rule (in ``RULES`` order)
+        that any combination reached before being rejected.
+    """
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()}
+    if unknown:
+        raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
+    opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
+                                      "micro_batch_size", "zero_stage", "recompute",
+                                      "schedule") if k in fixed}
+    df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
+                         recipe=recipe, reserve=reserve, **opts)
+    if "dp" in fixed:
+        df = df[df["dp"] == fixed["dp"]]
+    if df.empty:
+        counts = df.attrs.get("rejected", {})
+        # The deepest rule any combination reached (rules are checked in order) is the obstacle.
+        reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
+        rule = reached[-1] if reached else "product"
+        raise PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
+                              f"global batch of {global_batch} sequences and fixed {fixed}: the "
+                              f"combinations that get furthest break rule '{rule}' "
+                              f"({RULES[rule]})")
+    ok = df[df["fits"]]
+    if "tp" not in fixed:
+        ok = ok[ok["tp_in_scaleup_domain"]]
+    row = (rank or rank_without_time)(ok).iloc[0] if len(ok) else \
+        df.loc[df["memory_bytes"].idxmin()]
+    return plan_from_row(row, pp_split)
+
+
+def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+    """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
+
+    Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
+    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``
+    and ``accelerator`` (for the search). When every plan field is fixed the plan is built and
+    validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are chosen by
+    ``choose_plan``.
 
     Raises
     ------
     PlanError (a ValueError)
         If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
     """
+    from .catalog import load_accelerator, load_model
+    from .hardware import Cluster
+
     if model is None:
-        from .catalog import load_model
         model = load_model(p["model"])
     seq, tokens = int(p["seq_len"]), int(p["global_batch_tokens"])
     if tokens % seq:
         raise PlanError("batch", f"global_batch_tokens={tokens} must be a whole number of "
                                  f"sequences of seq_len={seq}")
-    dp = p.get("dp") or None
-    return make_plan(model, int(p["n_gpus"]), tokens // seq, tp=p.get("tp", 1),
-                     pp=p.get("pp", 1), cp=p.get("cp", 1), ep=p.get("ep", 1), dp=dp,
-                     virtual_stages=p.get("pp_virtual_stages", 1),
-                     micro_batch_size=p.get("micro_batch_size", 1),
-                     zero_stage=p.get("zero_stage", 0), recompute=p.get("recompute", "none"),
-                     schedule=p.get("pp_schedule", "1f1b"), pp_split=p.get("pp_split", "even"),
-                     seq_len=seq)
+    fixed = fixed_plan_fields(p)
+    split = p.get("pp_split", "even")
+    if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
+            len(set(fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1:
+        return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
+                         seq_len=seq, pp_split=split,
+                         **{k: v for k, v in fixed.items() if k != "dp"})
+    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
+                       recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE))
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
@@ -499,7 +593,10 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
     per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
     (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
-    ``valid`` and ``rejected_rule``. ``df.attrs`` records the settings and the candidate count.
+    ``valid`` and ``rejected_rule``; and ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up
+    domain: beyond it TP's per-layer collectives cross the slower scale-out network, a cost this
+    table does not price). ``df.attrs`` records the settings, the candidate and valid counts and
+    ``rejected`` (rule id -> number of combinations rejected for it).
 
     Raises
     ------
@@ -554,6 +651,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                                                               * np.maximum(cols["dp"], 1), 1), 0)
     df = _plan_frame(model, cols, valid, s, recipe, pp_split, flash_attention, dropout, hbm,
                      reserve)
+    df["tp_in_scaleup_domain"] = df["tp"] <= int(cluster.scaleup_domain_size)
     if include_rejected:
         df["valid"] = valid
         labels = [""] + list(RULES)
@@ -563,6 +661,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
         "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
         "n_candidates": n_candidates, "n_valid": int(np.count_nonzero(flat == 0)),
+        "rejected": {rule: int(c) for rule, c in zip(
+            RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
     })
     return df
 
@@ -638,6 +738,90 @@ def _plan_frame(model, cols, valid, s, recipe, pp_split, flash, dropout, hbm, re
     out["fits"] = np.asarray(fits(np.nan_to_num(total, nan=np.inf), hbm, reserve)) & valid
     out["bubble_fraction"] = bubble
     return out
+
+
+def plan_table(plans: pd.DataFrame, n: int = 12, within_scaleup_domain: bool = True
+               ) -> pd.DataFrame:
+    """A readable table of the best fitting plans of ``enumerate_plans``.
+
+    Keeps the plans that fit (and, by default, keep TP inside the scale-up domain), orders them
+    by ``rank_without_time`` and returns the first ``n`` plus the plan with the least memory if it
+    is not among them. Columns: ``plan`` (``ParallelPlan.describe``), ``memory_gb``,
+    ``bubble_fraction``, ``min_memory`` (True on the fitting plan with the least memory) and
+    ``min_bubble`` (True on the first-ranked plan, which has the smallest bubble).
+    """
+    ok = plans[plans["fits"]]
+    if within_scaleup_domain and "tp_in_scaleup_domain" in ok:
+        ok = ok[ok["tp_in_scaleup_domain"]]
+    if ok.empty:
+        return pd.DataFrame(columns=["plan", "memory_gb", "bubble_fraction", "min_memory",
+                                     "min_bubble"])
+    top = rank_without_time(ok).head(n)
+    least = ok.loc[[ok["memory_bytes"].idxmin()]]
+    if least.index[0] not in top.index:
+        top = pd.concat([top, least])
+    split = plans.attrs.get("pp_split", "even")
+    out = pd.DataFrame({
+        "plan": [plan_from_row(r, split).describe() for _, r in top.iterrows()],
+        "memory_gb": top["memory_bytes"].to_numpy() / 1e9,
+        "bubble_fraction": top["bubble_fraction"].to_numpy(),
+    })
+    out["min_memory"] = np.asarray(top.index == least.index[0])
+    out["min_bubble"] = np.arange(len(out)) == 0
+    return out
+
+
+def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
+    """Order plans by the costs known before a step-time model: the pipeline bubble, then the
+    extra FLOPs of recomputation (none < selective < full), then the ZeRO stage (higher stages
+    add gather/scatter traffic), then per-GPU memory. A stand-in until ``step.rank_plans`` (notebook
+    04) ranks by predicted step time; it ignores communication volume, which favours large TP and
+    ZeRO-3 more than a time model would."""
+    return plans.sort_values(["bubble_fraction", "recompute", "zero_stage", "memory_bytes"],
+                             kind="stable")
+
+
+def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, seq_len=None, *,
+                     reserve=DEFAULT_RESERVE, **options) -> pd.DataFrame:
+    """What adding GPUs does at a fixed global batch: for each GPU count, the valid plans, the
+    fitting ones (TP inside the scale-up domain) and the smallest bubble among them.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    accelerator : Accelerator
+    n_gpus : sequence of int
+    global_batch : int
+        Sequences per step (fixed while GPUs are added).
+    seq_len : int, optional
+    reserve : float
+    **options
+        Passed to ``enumerate_plans`` (e.g. ``pp_split``, ``recipe``, ``recompute``).
+
+    Returns
+    -------
+    DataFrame indexed by ``n_gpus`` with ``n_valid``, ``n_fitting``, ``min_memory_gb`` (over
+    valid plans), ``min_bubble`` (over fitting plans; NaN if none fits) and ``best_plan`` (first
+    by ``rank_without_time``).
+    """
+    from .hardware import Cluster
+
+    rows = []
+    for n in n_gpus:
+        cl = Cluster(accelerator, int(n))
+        tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size]
+        df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
+                             **options)
+        ok = df[df["fits"]]
+        best = rank_without_time(ok).head(1)
+        rows.append({
+            "n_gpus": int(n), "n_valid": len(df), "n_fitting": len(ok),
+            "min_memory_gb": df["memory_bytes"].min() / 1e9 if len(df) else np.nan,
+            "min_bubble": float(best["bubble_fraction"].iloc[0]) if len(best) else np.nan,
+            "best_plan": plan_from_row(best.iloc[0], df.attrs["pp_split"]).describe()
+            if len(best) else ("no plan fits" if len(df) else "no valid plan"),
+        })
+    return pd.DataFrame(rows).set_index("n_gpus")
 
 
 def plan_from_row(row, pp_split="even") -> ParallelPlan:

@@ -111,21 +111,25 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
     Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
-    # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory)
-    Param("tp", "int", "tensor-parallel size", _positive),
-    Param("pp", "int", "pipeline-parallel stages", _positive),
-    Param("dp", "int", "data-parallel size; 0 derives it as n_gpus / (tp·pp·cp)", _nonnegative),
-    Param("cp", "int", "context-parallel size", _positive),
-    Param("ep", "int", "expert-parallel size (carved out of dp·cp)", _positive),
-    Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP)", _one_of(0, 1, 2, 3)),
-    Param("recompute", "str", "activation recomputation", _one_of("none", "selective", "full")),
-    Param("micro_batch_size", "int", "sequences per micro-batch", _positive),
+    # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory). A value of 0
+    # (-1 for zero_stage, "auto" for names) leaves that part of the plan to be chosen.
+    Param("tp", "int", "tensor-parallel size; 0: chosen", _nonnegative),
+    Param("pp", "int", "pipeline-parallel stages; 0: chosen", _nonnegative),
+    Param("dp", "int", "data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen",
+          _nonnegative),
+    Param("cp", "int", "context-parallel size; 0: chosen", _nonnegative),
+    Param("ep", "int", "expert-parallel size (carved out of dp·cp); 0: chosen", _nonnegative),
+    Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP); -1: chosen",
+          _one_of(-1, 0, 1, 2, 3)),
+    Param("recompute", "str", "activation recomputation",
+          _one_of("none", "selective", "full", "auto")),
+    Param("micro_batch_size", "int", "sequences per micro-batch; 0: chosen", _nonnegative),
     Param("optimizer_recipe", "str", "bytes-per-parameter precision recipe (llmcost.memory.RECIPES)",
           lambda name, v: _recipe(name, v)),
     Param("pp_schedule", "str", "pipeline schedule",
-          _one_of("1f1b", "interleaved", "gpipe", "zb-h1")),
-    Param("pp_virtual_stages", "int", "model chunks per pipeline stage (interleaved schedule)",
-          _positive),
+          _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
+    Param("pp_virtual_stages", "int",
+          "model chunks per pipeline stage (interleaved schedule); 0: chosen", _nonnegative),
     Param("pp_split", "str", "layer placement on pipeline stages",
           _one_of("even", "embedding_and_loss")),
     Param("mem_reserve_fraction", "float",
@@ -134,7 +138,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
 ]}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
-#: with model, n_gpus, seq_len and global_batch_tokens, the plan's rules are checked too.
+#: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
+#: values are left free) and its rules are checked too.
 PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
                    "pp_schedule", "pp_virtual_stages", "pp_split")
 

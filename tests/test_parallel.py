@@ -161,7 +161,7 @@ def test_plan_properties(l70):
     plan = make_plan(l70, 2048, 1024, tp=8, pp=4, zero_stage=1, seq_len=4096)
     assert (plan.dp, plan.n_microbatches, plan.zero_group_size) == (64, 16, 64)
     assert plan.bubble_fraction() == pytest.approx(3 / 16)
-    assert plan.describe() == "TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · none recompute"
+    assert plan.describe() == "TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · no recompute"
     assert P.plan_from_row(plan.to_dict()) == plan
 
 
@@ -182,6 +182,9 @@ def test_grid_is_large_and_counts_add_up(gpt3_grid):
     df = gpt3_grid
     assert df.attrs["n_candidates"] == len(df) > 1_000_000
     assert df.valid.sum() == df.attrs["n_valid"] == (df.rejected_rule == "").sum()
+    counts = df.rejected_rule.value_counts()
+    assert df.attrs["rejected"] == {r: int(counts.get(r, 0)) for r in P.RULES}
+    assert sum(df.attrs["rejected"].values()) + df.attrs["n_valid"] == len(df)
     assert df.loc[df.valid, "memory_bytes"].notna().all()
     assert df.loc[~df.valid, "memory_bytes"].isna().all() and not df.loc[~df.valid, "fits"].any()
     for col in ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
