@@ -557,7 +557,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     stages × micro-batch size × ZeRO stage × recompute × schedule × sequence parallelism; dp is
     derived as n_gpus / (tp·pp·cp) and the micro-batch count as global_batch / (mbs·dp)). Rules
     are evaluated as numpy masks over the whole grid and memory (``plan_memory_arrays``) over the
-    valid rows, so a million candidates take about a second (``benchmarks/bench_plans.py``).
+    valid rows, so a million candidates take well under a second (``benchmarks/bench_plans.py``).
 
     Parameters
     ----------

@@ -101,7 +101,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
                                 value=int(global_batch_tokens), description="batch tokens",
                                 continuous_update=False)
     tp_w = w.Dropdown(options=sorted(set(pow2) | {tp}), value=tp, description="TP")
-    pp_w = w.Dropdown(options=sorted(set(pow2 + [3, 6, 7, 9]) | {pp}), value=pp, description="PP")
+    pp_w = w.Dropdown(options=sorted(set(pow2) | {pp}), value=pp, description="PP")
     zero_w = w.ToggleButtons(options=[0, 1, 2, 3], value=zero_stage, description="ZeRO")
     rc_w = w.ToggleButtons(options=["none", "selective", "full"], value=recompute,
                            description="recompute")

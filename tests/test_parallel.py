@@ -36,7 +36,8 @@ def l70():
 ])
 def test_bubble_vectors(p, m, gpipe_total, f1b1_ideal, inter_v4, zbh1):
     tol = dict(abs=5e-5)
-    assert P.bubble_fraction(p, m, "gpipe", relative_to="total") == pytest.approx(gpipe_total, **tol)
+    assert P.bubble_fraction(p, m, "gpipe", relative_to="total") == \
+        pytest.approx(gpipe_total, **tol)
     assert P.bubble_fraction(p, m, "1f1b") == pytest.approx(f1b1_ideal, **tol)
     # 1F1B has the same step time as GPipe: the same share of the total.
     assert P.bubble_fraction(p, m, "1f1b", relative_to="total") == \
@@ -189,7 +190,7 @@ def test_grid_is_large_and_counts_add_up(gpt3_grid):
     assert df.loc[~df.valid, "memory_bytes"].isna().all() and not df.loc[~df.valid, "fits"].any()
     for col in ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
                 "n_microbatches", "zero_stage", "recompute", "schedule", "sequence_parallel",
-                "memory_bytes", "fits", "bubble_fraction", "peak_stage"):
+                "memory_bytes", "fits", "bubble_fraction", "peak_stage", "tp_in_scaleup_domain"):
         assert col in df.columns
     parts = df.loc[df.valid, [f"{p}_bytes" for p in M.PARTS]].sum(axis=1)
     np.testing.assert_allclose(parts, df.loc[df.valid, "memory_bytes"], rtol=1e-12)
