@@ -35,6 +35,7 @@ from .compute import (
 from . import batch
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .hardware import Accelerator, Cluster
+from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .reliability import (
     checkpoint_plan,
@@ -45,6 +46,7 @@ from .reliability import (
     optimal_interval,
     young_interval,
 )
+from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -69,5 +71,8 @@ __all__ = [
     "wall_clock_s",
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
+    # memory and parallelism (notebook 03)
+    "RECIPES", "ParallelPlan", "bubble_fraction", "enumerate_plans", "make_plan",
+    "memory_breakdown", "memory_per_gpu",
 ]
 __all__ += ["batch", "batch_sweep", "batch_target", "critical_batch_size", "kaplan_critical_batch"]

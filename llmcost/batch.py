@@ -90,9 +90,6 @@ GOYAL_BASE_BATCH = 256
 #: Korthikanti et al. 2022 Table 2: activation bytes per layer = s·b·h·(34 + 5·a·s/h) with 16-bit
 #: activations, MHA and a 4h GeLU MLP; FlashAttention (or selective recomputation) removes the
 #: 5·a·s/h term; full recomputation keeps only the layer input, 2·s·b·h.
-KORTHIKANTI_SBH_BYTES = 34.0
-KORTHIKANTI_SCORE_BYTES = 5.0
-KORTHIKANTI_FULL_RECOMPUTE_BYTES = 2.0
 
 
 # ------------------------------------------------------------------ McCandlish trade-off
@@ -980,21 +977,19 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
                          "exposed_fraction": allreduce / (allreduce + compute)})
 
 
-# ------------------------------------------------------------------ activation memory (ESTIMATE)
+# ------------------------------------------------------------------ activation memory
 def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: int = 1,
-                             flash_attention: bool = True, recompute: str = "none"):
-    """ESTIMATE of activation memory per GPU, to be replaced by ``llmcost.memory`` (memory issue).
+                             flash_attention: bool = True, recompute: str = "none",
+                             dropout: bool = False, sequence_parallel=None):
+    """Activation memory per GPU for one micro-batch size: ``memory.activation_bytes_per_layer``
+    (Korthikanti et al. 2022 Table 2 generalised to GQA, gated FFNs and MoE) summed over the
+    model's layers.
 
-    Korthikanti et al. 2022, Table 2, per layer and micro-batch, 16-bit activations:
-
-    * no recomputation: s·b·h·(34 + 5·a·s/h) / t with tensor + sequence parallelism over t GPUs;
-      FlashAttention (``flash_attention=True``) does not store the s×s scores: 34·s·b·h / t;
-    * ``recompute="full"``: only the layer input is kept, 2·s·b·h.
-
-    Times the model's layers: under 1F1B the first pipeline stage holds pp micro-batches of
-    L/pp layers, i.e. L layers' worth of one micro-batch, whatever pp is. The 34 assumes MHA and a
-    4h GeLU MLP; GQA and gated FFNs change it by tens of percent (the memory module re-derives it
-    per architecture). Weights, gradients, optimizer states and buffers are not included.
+    Under 1F1B the first pipeline stage holds pp micro-batches of L/pp layers, i.e. L layers'
+    worth of one micro-batch, whatever pp is (``memory.in_flight_microbatches``), so the figure
+    does not depend on pp. Sequence parallelism is assumed when tp > 1 unless
+    ``sequence_parallel`` says otherwise. Weights, gradients,
+    optimizer states and buffers are not included (``memory.memory_breakdown`` has them).
 
     Parameters
     ----------
@@ -1004,27 +999,31 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
     seq_len : int
         Tokens per sequence s.
     tp : int
-        Tensor-parallel degree t (sequence parallelism assumed when t > 1).
+        Tensor-parallel degree t.
     flash_attention : bool
-    recompute : {"none", "full"}
+        FlashAttention: the s×s scores are not stored.
+    recompute : {"none", "selective", "full"}
+    dropout : bool
+        Dropout masks stored (Korthikanti et al. count them; most current pre-training has none).
+    sequence_parallel : bool, optional
+        Default: tp > 1.
 
     Returns
     -------
     float or ndarray: bytes.
     """
-    b = as_array(micro_batch_size, "micro_batch_size", positive=True, integer=True)
-    s = as_array(seq_len, "seq_len", positive=True, integer=True)
-    t = as_array(tp, "tp", positive=True, integer=True)
-    h, a = model.d_model, model.n_heads
-    if recompute == "full":
-        per_layer = KORTHIKANTI_FULL_RECOMPUTE_BYTES * s * b * h
-    elif recompute == "none":
-        coef = KORTHIKANTI_SBH_BYTES + (0.0 if flash_attention
-                                        else KORTHIKANTI_SCORE_BYTES * a * s / h)
-        per_layer = s * b * h * coef / t
-    else:
-        raise ValueError(f"recompute={recompute!r} must be 'none' or 'full' in this estimate")
-    return scalar_or_array(per_layer * model.n_layers)
+    from . import memory
+
+    if sequence_parallel is None:
+        sequence_parallel = bool(np.all(np.asarray(tp) > 1))
+    kw = dict(seq_len=seq_len, micro_batch_size=micro_batch_size, tp=tp,
+              sequence_parallel=sequence_parallel, recompute=recompute,
+              flash_attention=flash_attention, dropout=dropout)
+    total = np.asarray(memory.activation_bytes_per_layer(model, **kw)) * model.n_dense_ffn_layers
+    if model.is_moe:
+        total = total + np.asarray(memory.activation_bytes_per_layer(model, layer="moe", **kw)) \
+            * model.n_moe_layers
+    return scalar_or_array(total)
 
 
 # ------------------------------------------------------------------ published runs

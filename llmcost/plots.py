@@ -120,7 +120,8 @@ def implied_mfu(df, ax=None):
     return ax
 
 
-def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–"):
+def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",
+          row_style=None):
     """A DataFrame as a formatted HTML table for notebooks and reports.
 
     Unlike a bare ``Styler``, the markup is stable (ids derive from the columns and shape, not a
@@ -136,12 +137,16 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
         Digits for floats without a formatter.
     index : bool
         Show the index.
+    row_style : callable, optional
+        ``Styler.apply(row_style, axis=1)``: a row -> list of CSS strings, to highlight rows.
     """
     import hashlib
 
     from IPython.display import HTML
 
     sty = df.style.format(formats, precision=precision, na_rep=na_rep)
+    if row_style is not None:
+        sty = sty.apply(row_style, axis=1)
     if not index:
         sty = sty.hide(axis="index")
     key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
@@ -368,7 +373,8 @@ def roofline_vs_tokens(tokens, curves: dict, ridge: float, marks: dict | None = 
 
 
 def activation_vs_micro_batch(micro_batches, curves: dict, hbm_bytes: float, ax=None):
-    """Activation bytes per GPU against micro-batch size (``batch.activation_bytes_per_gpu``),
+    """Activation bytes per GPU against micro-batch size (``batch.activation_bytes_per_gpu``,
+    i.e. ``llmcost.memory``),
     one line per label, with the GPU's HBM capacity."""
     ax = _ax(ax)
     b = np.asarray(micro_batches)
@@ -379,10 +385,10 @@ def activation_vs_micro_batch(micro_batches, curves: dict, hbm_bytes: float, ax=
     ax.set_yscale("log")
     ax.set_xlabel("micro-batch (sequences)")
     ax.set_ylabel("activation memory per GPU (GB)")
-    ax.set_title("Activation memory grows linearly with the micro-batch (estimate)")
+    ax.set_title("Activation memory grows linearly with the micro-batch")
     ax.legend(fontsize=8)
-    _source(ax, "Korthikanti et al. 2022 Table 2 (34·s·b·h per layer, ÷ TP with sequence "
-                "parallelism; full recompute 2·s·b·h); weights and optimizer states excluded")
+    _source(ax, "llmcost.memory (Korthikanti et al. 2022 Table 2 generalised to GQA, gated FFN, "
+                "MoE); first pipeline stage under 1F1B; weights and optimizer states excluded")
     return ax
 
 
@@ -421,4 +427,210 @@ def exposed_comm_vs_batch(df, ax=None):
     ax.set_ylabel("all-reduce share of the step (no overlap)")
     ax.set_title("More tokens per step amortise the gradient all-reduce")
     _source(ax, "ring all-reduce, bandwidth term, per-GPU scale-out bandwidth (formulas.md §3.3, §4)")
+    return ax
+
+
+PART_COLORS = {
+    "weights": "#4C72B0", "gradients": "#55A868", "master_weights": "#8172B2",
+    "optimizer_states": "#C44E52", "zero3_buffer": "#CCB974", "activations": "#DD8452",
+    "activation_working_set": "#F1B27A", "embedding_and_logits": "#937860",
+}
+
+
+def parallelism_pictures(axes=None):
+    """One small picture per way of splitting a model over 4 GPUs: DP, TP, PP, EP and CP.
+
+    Each box is a GPU; the four bars inside are the model's four layers (grey: a full copy of a
+    layer; coloured: the part this GPU holds); the strip underneath is the data it processes.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    if axes is None:
+        _, axes = plt.subplots(1, 5, figsize=(13, 3.2), layout="constrained")
+    colors = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
+    titles = {
+        "DP": "Data parallel\nfull copy each, own data",
+        "TP": "Tensor parallel\n1/4 of every matrix, same data",
+        "PP": "Pipeline parallel\n1/4 of the layers each",
+        "EP": "Expert parallel\n2 of 8 experts each",
+        "CP": "Context parallel\n1/4 of each sequence",
+    }
+    for ax, kind in zip(axes, titles):
+        ax.set_xlim(0, 4)
+        ax.set_ylim(-1.2, 4.4)
+        ax.axis("off")
+        ax.set_title(titles[kind], fontsize=9)
+        for g in range(4):
+            x0 = g + 0.08
+            ax.add_patch(Rectangle((x0, -0.05), 0.84, 4.3, fill=False, lw=1, ec="0.3"))
+            ax.text(g + 0.5, 4.3, f"GPU {g}", ha="center", va="bottom", fontsize=7)
+            for layer in range(4):
+                y = 0.2 + layer
+                if kind in ("DP", "CP"):
+                    ax.add_patch(Rectangle((x0 + 0.08, y), 0.68, 0.7, color="0.6"))
+                elif kind == "TP":
+                    ax.add_patch(Rectangle((x0 + 0.08, y), 0.68, 0.7, fill=False, ec="0.8"))
+                    ax.add_patch(Rectangle((x0 + 0.08 + g * 0.17, y), 0.17, 0.7,
+                                           color=colors[g]))
+                elif kind == "PP":
+                    if layer == g:
+                        ax.add_patch(Rectangle((x0 + 0.08, y), 0.68, 0.7, color=colors[g]))
+                elif kind == "EP":
+                    if layer % 2 == 0:  # attention: replicated (data-parallel)
+                        ax.add_patch(Rectangle((x0 + 0.08, y), 0.68, 0.7, color="0.6"))
+                    else:               # MoE layer: 8 experts, 2 on this GPU
+                        for e in range(8):
+                            held = e // 2 == g
+                            ax.add_patch(Rectangle((x0 + 0.08 + e * 0.085, y), 0.08, 0.7,
+                                                   color=colors[g] if held else "0.92"))
+            # the data this GPU sees
+            if kind in ("DP", "EP"):
+                ax.add_patch(Rectangle((x0 + 0.08, -0.9), 0.68, 0.5, color=colors[g], alpha=0.5))
+                ax.text(g + 0.5, -0.65, f"batch {g}", ha="center", va="center", fontsize=6)
+            elif kind == "CP":
+                for c in range(4):
+                    ax.add_patch(Rectangle((x0 + 0.08 + c * 0.17, -0.9), 0.17, 0.5,
+                                           color=colors[c] if c == g else "0.92"))
+            else:
+                ax.add_patch(Rectangle((x0 + 0.08, -0.9), 0.68, 0.5, color="0.75"))
+                ax.text(g + 0.5, -0.65, "same batch", ha="center", va="center", fontsize=6)
+        if kind == "PP":
+            for g in range(3):
+                ax.annotate("", xy=(g + 1.15, 1.55 + g), xytext=(g + 0.85, 0.55 + g),
+                            arrowprops=dict(arrowstyle="->", color="0.2", lw=0.8))
+    return axes
+
+
+def memory_stack(table, hbm_bytes=None, usable_bytes=None, ax=None, title: str = "",
+                 horizontal: bool = True, labels: bool = True, legend: bool = True,
+                 source: bool = True):
+    """Stacked bars of per-GPU memory parts (GB), one bar per row of ``table`` (columns =
+    ``memory.PARTS``), with the HBM capacity and the usable capacity after the reserve.
+    ``labels``, ``legend`` and ``source`` switch off the bar labels, legend and source line (for
+    panels that share them)."""
+    from .memory import PARTS
+
+    ax = _ax(ax, figsize=(8, 0.42 * len(table) + 1.6) if horizontal else (8, 4))
+    pos = np.arange(len(table))
+    left = np.zeros(len(table))
+    for part in PARTS:
+        vals = table[part].to_numpy(dtype=float) / 1e9
+        if not np.any(vals > 0):
+            continue
+        lab = part.replace("_", " ")
+        if horizontal:
+            ax.barh(pos, vals, left=left, color=PART_COLORS[part], label=lab)
+        else:
+            ax.bar(pos, vals, bottom=left, color=PART_COLORS[part], label=lab)
+        left += vals
+    line = ax.axvline if horizontal else ax.axhline
+    if hbm_bytes:
+        line(hbm_bytes / 1e9, color="k", lw=1, label=f"HBM {hbm_bytes / 1e9:.0f} GB")
+    if usable_bytes:
+        line(usable_bytes / 1e9, color="k", lw=1, ls="--", label="usable after reserve")
+    names = [str(i) for i in table.index]
+    if horizontal:
+        ax.set_yticks(pos, names)
+        ax.tick_params(labelleft=labels)
+        ax.invert_yaxis()
+        ax.set_xlabel("memory per GPU (GB), most loaded stage")
+    else:
+        ax.set_xticks(pos, names, rotation=45, ha="right")
+        ax.set_ylabel("memory per GPU (GB)")
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=7, loc="best")
+    if source:
+        _source(ax, "llmcost.memory: ZeRO (Rajbhandari et al. 2020), activations (Korthikanti et "
+                    "al. 2022 Table 2, generalised)")
+    return ax
+
+
+def activations_vs_seq_len(curves, ax=None, mark=None, hbm_bytes=None, title: str = ""):
+    """Activation memory (GB per GPU, all layers, one micro-batch) against sequence length, one
+    line per setting (``memory.activations_vs_seq_len``)."""
+    ax = _ax(ax)
+    styles = ["-", "--", ":", "-"]
+    for col, ls in zip(curves.columns, styles * 2):
+        ax.plot(curves.index, curves[col] / 1e9, marker="o", ms=3, ls=ls, lw=2 if ls != "-"
+                else 1.5, label=col)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    if mark:
+        ax.axvline(mark, color="0.6", lw=0.8)
+    if hbm_bytes:
+        ax.axhline(hbm_bytes / 1e9, color="k", lw=0.8, ls="--", label="HBM capacity")
+    ax.set_xlabel("sequence length (tokens)")
+    ax.set_ylabel("activations per micro-batch (GB per GPU)")
+    ax.set_title(title or "Activation memory grows with context; recomputation and "
+                          "FlashAttention bend the curve")
+    ax.legend(fontsize=8)
+    _source(ax, "Korthikanti et al. 2022 Table 2 generalised (llmcost.memory); "
+                "FlashAttention: Dao et al. 2022")
+    return ax
+
+
+def pipeline_timeline(schedule_df, ax=None, title: str = ""):
+    """Gantt chart of a simulated pipeline schedule (``parallel.pipeline_schedule``): one row per
+    stage, forward ops light, backward ops dark, idle time white."""
+    ax = _ax(ax, figsize=(9, 2.4))
+    chunks = int(schedule_df["chunk"].max()) + 1
+    for _, op in schedule_df.iterrows():
+        shade = 0.35 + 0.5 * op["chunk"] / max(chunks - 1, 1)
+        color = (0.3, 0.5, 0.8, 0.35 + 0.4 * shade) if op["kind"] == "F" \
+            else (0.85, 0.45, 0.2, 0.35 + 0.4 * shade)
+        ax.barh(op["stage"], op["end"] - op["start"], left=op["start"], color=color,
+                edgecolor="white", lw=0.5)
+        ax.text((op["start"] + op["end"]) / 2, op["stage"], str(int(op["microbatch"])),
+                ha="center", va="center", fontsize=6)
+    ax.set_yticks(sorted(schedule_df["stage"].unique()),
+                  [f"stage {s}" for s in sorted(schedule_df["stage"].unique())])
+    ax.invert_yaxis()
+    ax.set_xlabel("time (forward of one micro-batch through one stage = 1)")
+    att = schedule_df.attrs
+    ax.set_title(title + f"  (bubble = {att['bubble_fraction']:.1%} of ideal compute)")
+    return ax
+
+
+def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=None):
+    """Bubble fraction (of ideal compute time) against micro-batches per step, per schedule."""
+    from .parallel import bubble_fraction
+
+    ax = _ax(ax)
+    m = np.asarray(ms)
+    for sched, label in [("gpipe", "GPipe / 1F1B: (p−1)/m"),
+                         ("interleaved", f"interleaved 1F1B, v={virtual_stages}: (p−1)/(v·m)"),
+                         ("zb-h1", "ZB-H1: (p−1)/(3m)")]:
+        v = virtual_stages if sched == "interleaved" else 1
+        ax.plot(m, bubble_fraction(pp, m, sched, v), label=label)
+    if mark is not None:
+        ax.axvline(mark, color="0.6", lw=0.8)
+        ax.annotate("scenario m", (mark, ax.get_ylim()[1] * 0.9), fontsize=8, ha="left")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("micro-batches per step m")
+    ax.set_ylabel("bubble time ÷ ideal compute time")
+    ax.set_title(f"Pipeline bubble with p = {pp} stages")
+    ax.legend(fontsize=8)
+    _source(ax, "Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2024 (T_F = T_B = T_W)")
+    return ax
+
+
+def scaling_frontier(frontier, ax=None, title: str = ""):
+    """Smallest pipeline bubble among fitting plans (TP inside the scale-up domain) against GPU
+    count at a fixed global batch (``parallel.scaling_frontier``); shaded where no plan fits."""
+    ax = _ax(ax)
+    n = frontier.index.to_numpy()
+    b = frontier["min_bubble"].to_numpy(dtype=float)
+    ax.plot(n, np.where(np.isnan(b), np.nan, 100 * b), marker="o", color="C0")
+    for x, bb, plan in zip(n, b, frontier["best_plan"]):
+        if np.isnan(bb):
+            ax.axvspan(x / 1.4, x * 1.4, color="C3", alpha=0.15)
+            ax.annotate(plan, (x, 2), rotation=90, fontsize=7, ha="center", va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("smallest bubble among fitting plans (% of compute)")
+    ax.set_title(title)
+    _source(ax, "llmcost.parallel.scaling_frontier (memory and bubble only; no communication)")
     return ax

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from .catalog import DATA_DIR
-from .scenario import METADATA_KEYS, ScenarioError, load_scenario
+from .scenario import METADATA_KEYS, ScenarioError, load_scenario, validate_parameters
 
 ROOT = DATA_DIR.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -202,6 +202,15 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
+    # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
+    # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
+    used = effective_parameters(scenario, declared_all)
+    try:
+        validate_parameters(**{k: v["value"] for k, v in used.items()})
+    except ScenarioError as e:
+        defaults = [k for k, v in used.items() if v["from"] != "scenario"]
+        hint = f" (with the notebooks' defaults for {', '.join(defaults)})" if defaults else ""
+        raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
     return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
 
 

@@ -152,15 +152,55 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _nonnegative),
     Param("fail_planned_per_day", "float", "planned interruptions of the job per day",
           _nonnegative),
+    # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory). A value of 0
+    # (-1 for zero_stage, "auto" for names) leaves that part of the plan to be chosen.
+    Param("tp", "int", "tensor-parallel size; 0: chosen", _nonnegative),
+    Param("pp", "int", "pipeline-parallel stages; 0: chosen", _nonnegative),
+    Param("dp", "int", "data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen",
+          _nonnegative),
+    Param("cp", "int", "context-parallel size; 0: chosen", _nonnegative),
+    Param("ep", "int", "expert-parallel size (carved out of dp·cp); 0: chosen", _nonnegative),
+    Param("zero_stage", "int", "ZeRO stage over the dp·cp group (3 = FSDP); -1: chosen",
+          _one_of(-1, 0, 1, 2, 3)),
+    Param("recompute", "str", "activation recomputation",
+          _one_of("none", "selective", "full", "auto")),
+    Param("micro_batch_size", "int", "sequences per micro-batch; 0: chosen", _nonnegative),
+    Param("optimizer_recipe", "str",
+          "bytes-per-parameter precision recipe (llmcost.memory.RECIPES)",
+          lambda name, v: _recipe(name, v)),
+    Param("pp_schedule", "str", "pipeline schedule",
+          _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
+    Param("pp_virtual_stages", "int",
+          "model chunks per pipeline stage (interleaved schedule); 0: chosen", _nonnegative),
+    Param("pp_split", "str", "layer placement on pipeline stages",
+          _one_of("even", "embedding_and_loss")),
+    Param("mem_reserve_fraction", "float",
+          "fraction of HBM held back for buffers and fragmentation, in [0, 1)",
+          lambda name, v: _reserve(name, v)),
 ]}
 
-# Batch size (notebook 02). tp, pp and micro_batch_size are the shared parallel-plan names of
-# DESIGN.md §4; the batch_ names are topic-specific.
+#: Parameters that make up a parallel plan; when a file or notebook gives any of them together
+#: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
+#: values are left free) and its rules are checked too.
+PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
+                   "pp_schedule", "pp_virtual_stages", "pp_split")
+
+
+def _recipe(name, v):
+    from .memory import RECIPES
+    if v not in RECIPES:
+        raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, RECIPES))}")
+    return v
+
+
+def _reserve(name, v):
+    if not 0 <= v < 1:
+        raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
+    return v
+
+
+# Batch size (notebook 02); it reads the parallel plan (tp, pp, micro_batch_size, ...) above.
 PARAMETERS.update({p.name: p for p in [
-    Param("tp", "int", "tensor-parallel degree (GPUs sharing each weight matrix)", _positive),
-    Param("pp", "int", "pipeline-parallel stages", _positive),
-    Param("micro_batch_size", "int", "sequences per micro-batch per data-parallel replica",
-          _positive),
     Param("batch_target_loss", "float|none", "target loss in nats on Kaplan et al. 2020's scale; "
           "null: the loss the planned run reaches", _positive),
     Param("batch_noise_tokens", "float|none", "gradient noise scale B_noise in tokens (e.g. "
@@ -251,24 +291,16 @@ def _cross_check(p: dict) -> None:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
         except ValueError as e:
             raise ScenarioError(str(e)) from None
-    _check_batch_layout(p)
+    if any(k in p for k in PLAN_PARAMETERS) and \
+            all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
+        from .parallel import plan_from_parameters
+        try:
+            plan_from_parameters(p)
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
         if "accelerator" in p:
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
-
-
-def _check_batch_layout(p: dict) -> None:
-    """tp·pp divides n_gpus; the global batch is whole sequences that split into whole
-    micro-batches per data-parallel replica (``llmcost.batch.accumulation_steps``)."""
-    from .batch import accumulation_steps, data_parallel_degree
-    try:
-        if "n_gpus" in p and ("tp" in p or "pp" in p):
-            dp = data_parallel_degree(p["n_gpus"], p.get("tp", 1), p.get("pp", 1))
-            if "global_batch_tokens" in p and "seq_len" in p:
-                accumulation_steps(p["global_batch_tokens"], p.get("micro_batch_size", 1),
-                                   p["seq_len"], dp)
-    except ValueError as e:
-        raise ScenarioError(str(e)) from None
 
 
 class _Yaml12Loader(yaml.SafeLoader):

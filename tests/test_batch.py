@@ -97,7 +97,7 @@ def test_batch_target_reproduces_the_plan(h100):
     (lambda: batch.kaplan_critical_batch(0.0), "loss_nats=0.0 must be > 0"),
     (lambda: batch.batch_target(7e10), "needs train_tokens and global_batch_tokens"),
     (lambda: batch.activation_bytes_per_gpu(llmcost.load_model("llama-2-70b"), 1, 4096,
-                                            recompute="selective"), "recompute='selective'"),
+                                            recompute="some"), "recompute='some'"),
 ])
 def test_bad_input_names_the_field_and_the_rule(call, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -251,15 +251,20 @@ def test_dp_gradient_sync_is_amortised_by_the_batch(h100):
 def test_activation_estimate_matches_korthikanti_vectors():
     # formulas.md 2.d, GPT-3 175B layer, s 2048, b 1, h 12288, a 96, t 8, per layer:
     # TP+SP 342 MiB; TP+SP+selective (= FlashAttention) 102 MiB; full recompute 48 MiB.
+    # Korthikanti's setting: dropout masks stored, GPT-3's 4h GeLU MLP and MHA.
     m = llmcost.load_model("gpt-3-175b")
     mib = 2**20 * m.n_layers
-    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8, flash_attention=False) / mib \
+    kw = dict(dropout=True)
+    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8, flash_attention=False, **kw) / mib \
         == pytest.approx(342, abs=0.5)
-    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8) / mib == pytest.approx(102, abs=0.5)
-    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8, recompute="full") / mib \
+    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8, recompute="selective", **kw) / mib \
+        == pytest.approx(102, abs=0.5)
+    assert batch.activation_bytes_per_gpu(m, 1, 2048, 8, recompute="full",
+                                          sequence_parallel=False, **kw) / mib \
         == pytest.approx(48, abs=0.5)
-    assert batch.activation_bytes_per_gpu(m, np.array([1, 2, 4]), 2048, 8).tolist() \
-        == pytest.approx((np.array([1, 2, 4]) * 102 * mib).tolist(), rel=0.01)
+    b = np.array([1, 2, 4])
+    assert batch.activation_bytes_per_gpu(m, b, 2048, 8, recompute="selective", **kw).tolist() \
+        == pytest.approx((b * 102 * mib).tolist(), rel=0.01)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -307,14 +312,13 @@ def test_published_runs_against_the_critical_batch():
 
 
 def test_scenario_rejects_a_layout_that_does_not_divide():
-    ok = llmcost.validate_parameters(n_gpus=2048, tp=8, pp=1, micro_batch_size=1,
-                                     global_batch_tokens=4194304, seq_len=4096)
+    base = dict(model="llama-2-70b", n_gpus=2048, global_batch_tokens=4194304, seq_len=4096)
+    ok = llmcost.validate_parameters(**base, tp=8, pp=1, micro_batch_size=1)
     assert ok["tp"] == 8
-    with pytest.raises(llmcost.ScenarioError, match="micro_batch_size=3 × dp=256"):
-        llmcost.validate_parameters(n_gpus=2048, tp=8, pp=1, micro_batch_size=3,
-                                    global_batch_tokens=4194304, seq_len=4096)
-    with pytest.raises(llmcost.ScenarioError, match="must divide n_gpus=2048"):
-        llmcost.validate_parameters(n_gpus=2048, tp=3)
+    with pytest.raises(llmcost.ScenarioError, match="'micro_batch_size': 3.*global batch must equal"):
+        llmcost.validate_parameters(**base, tp=8, pp=1, micro_batch_size=3)
+    with pytest.raises(llmcost.ScenarioError, match="tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048"):
+        llmcost.validate_parameters(**base, tp=3)
     with pytest.raises(llmcost.ScenarioError, match="batch_target_loss=-1.0 must be > 0"):
         llmcost.validate_parameters(batch_target_loss=-1.0)
     assert llmcost.validate_parameters(batch_noise_tokens=None)["batch_noise_tokens"] is None
@@ -370,7 +374,10 @@ def test_headline_figures(h100):
     rows = {r[0]: r for r in batch.headline_figures(a)}
     assert rows["b_noise_tokens"][2] == pytest.approx(a.target.b_noise_tokens)
     assert rows["plan_tokens_over_e_min"][2] == pytest.approx(1 + 4194304 / a.target.b_noise_tokens)
-    assert rows["activation_gb_per_gpu"][2] == pytest.approx(34 * 4096 * 8192 / 8 * 80 / 1e9)
+    # llmcost.memory generalises Korthikanti's 34·s·b·h/t (MHA, 4h GeLU, dropout) to Llama 2
+    # 70B's GQA and SwiGLU without dropout: within a few percent of it here.
+    assert rows["activation_gb_per_gpu"][2] == pytest.approx(34 * 4096 * 8192 / 8 * 80 / 1e9,
+                                                             rel=0.03)
     assert all(len(r) == 5 for r in rows.values())
 
 

@@ -69,7 +69,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     ("accelerator: H101\n", "accelerator='H101' is not in the catalogue"),
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
-    ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 = 3 must divide n_gpus=2048"),
+    ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (with the notebooks' defaults for model"),
 ])
 def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, text, message):
     sc = tmp_path / "bad.yaml"

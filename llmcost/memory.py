@@ -1,0 +1,917 @@
+"""Bytes per GPU: weights, gradients, optimizer states, activations, and what ZeRO and
+recomputation do to them.
+
+Everything here is per GPU, in bytes (decimal GB = 1e9 bytes unless a name says ``gib``), and
+broadcasts over numpy arrays, so a million parallel plans are one call (``parallel.enumerate_plans``
+uses the array engine ``plan_memory_arrays`` directly).
+
+Model states (Rajbhandari et al. 2020, "ZeRO", §3.1 and §5)
+------------------------------------------------------------
+A *precision recipe* (``RECIPES``) says how many bytes each parameter costs in each of five
+buffers: the working **weights** the forward pass reads, the **gradients** the backward pass
+writes, a **main-gradient** copy some frameworks keep on the optimizer side, the fp32 **master
+weights** and the **optimizer states** (Adam's m and v). ZeRO shards them across the ranks that
+hold the same parameters (the *ZeRO group*):
+
+* ZeRO-1 shards master weights, main gradients and optimizer states,
+* ZeRO-2 also the gradients,
+* ZeRO-3 (= PyTorch FSDP's FULL_SHARD) also the weights, and then needs a working buffer holding
+  one gathered unit (DeepSpeed's ``estimate_zero3_model_states_mem_needs``: 4 bytes × the largest
+  layer's parameters, i.e. its 16-bit weights and gradients).
+
+**Which group.** Dense parameters are replicated over the data-parallel *and* context-parallel
+ranks (CP ranks hold the same weights and all-reduce their gradients, as in Megatron-LM's
+``get_data_parallel_group(with_context_parallel=True)``), so their ZeRO group has ``dp·cp`` ranks.
+Routed-expert parameters are divided by ``ep`` ranks carved out of that group, so their ZeRO group
+has ``dp·cp/ep`` ranks (Megatron-LM's expert-data-parallel group with expert TP = TP).
+
+**What each rank holds** (exact per part, from ``ModelSpec.param_breakdown``): TP divides the
+attention and FFN matrices (Shoeybi et al. 2019), and the vocabulary of the embedding and output
+layer (vocab-parallel embedding); norms, the router, the output-projection and FFN down-projection
+biases, learned position tables and MLA's down-projections are replicated on every TP rank.
+With GQA, TP divides the KV heads when ``tp`` divides ``n_kv_heads``; when ``tp`` is a multiple
+of ``n_kv_heads`` each rank holds one KV head, replicated ``tp/n_kv_heads`` times (vLLM's
+``QKVParallelLinear``; Megatron-LM itself requires ``tp | n_kv_heads``). Routed experts are divided
+by ``tp·ep``. PP gives each stage its layers; the first stage also holds the token embedding
+(and learned positions), the last the output layer and final norm. With tied embeddings and
+``pp > 1`` the last stage holds its own copy of the shared matrix (Megatron-LM keeps both copies
+and all-reduces their gradients).
+
+Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation", §4, Table 2)
+--------------------------------------------------------------------------------------
+Per transformer layer and micro-batch of ``b`` sequences of ``s`` tokens, in bytes, with 16-bit
+activations and 1-byte dropout masks, MHA, a 4h GeLU MLP and no FlashAttention::
+
+    no parallelism                 s·b·h·(34 + 5·a·s/h)
+    tensor parallel (t)            s·b·h·(10 + 24/t + 5·a·s/(h·t))
+    TP + sequence parallel         s·b·h/t·(34 + 5·a·s/h)
+    TP + selective recompute       s·b·h·(10 + 24/t)
+    TP + SP + selective recompute  34·s·b·h/t
+    full recompute                 2·s·b·h  (the layer input only)
+
+``korthikanti_activation_bytes_per_layer`` is that table verbatim. ``activation_bytes_per_layer``
+rebuilds the same count tensor by tensor so that it generalises; with MHA, a 4h GeLU MLP,
+dropout and no FlashAttention it reduces exactly to the table (a test checks this):
+
+* attention: LayerNorm output 2sbh, Q and K 2·s·b·a·d_qk each ... generalised to GQA: K and V are
+  ``2·s·b·g·d_head`` each (Ainslie et al. 2023), fewer than Q's; output-projection input
+  ``2·s·b·a·d_v``; dropout mask sbh;
+* attention core: softmax output 2·a·s²·b, its dropout mask a·s²·b and output 2·a·s²·b (the
+  ``5·a·s²·b`` term; 2·a·s²·b without dropout). **FlashAttention** (Dao et al. 2022) never
+  materialises the s×s matrix: the term disappears and only the softmax log-sum-exp,
+  4 bytes per query per head, is kept (FlashAttention-2, Dao 2023, Alg. 1);
+* MLP: input 2sbh, and for a plain MLP of width f the activation input and output, 2·s·b·f each
+  (4·s·b·f; 16sbh at f = 4h); for a **gated FFN** (SwiGLU) the fc1 output [gate, up] (4·s·b·f) and
+  the fc2 input (2·s·b·f), 6·s·b·f, as Megatron-LM's fused ``bias_swiglu`` keeps and as the
+  Ultra-Scale Playbook's memory widget counts; dropout mask sbh;
+* two LayerNorm inputs, 4sbh;
+* **MoE layers** (an estimate; balanced routing, capacity factor 1): the router input 2sbh, fp32
+  router probabilities 4·s·b·E, the k dispatched copies of each token 2·s·b·h·k, and the FFN
+  activations of the k routed and the shared experts of width ``d_ff_expert``.
+
+Which tensors TP divides follows Korthikanti §4.2: everything inside the column/row-parallel
+region (Q, K, V, scores, projection input, MLP hidden) is divided by t; the LayerNorm inputs,
+their outputs and the dropout masks (10sbh in the table) are not, unless sequence parallelism
+divides them along the sequence. Context parallelism (Liu et al. 2023; Llama 3 §3.3.2) gives each
+rank ``s/cp`` tokens of every sequence; its queries still see all ``s`` keys.
+
+**Recomputation.** *Selective* (Korthikanti §5) recomputes the attention core, dropping the s²
+term (and FlashAttention's log-sum-exp). *Full* keeps only each layer's input, 2sbh per layer
+(2sbh/t with sequence parallelism, where the layer input is already split along the sequence; this
+is why Megatron-LM refuses ``distribute_saved_activations`` together with SP). During the backward
+pass one layer is re-run and held whole; that **working set** is its own part of the breakdown
+(the recomputed layer's activations minus its checkpoint for full recomputation, the recomputed
+attention core for selective), so that "full never needs more than selective" holds exactly.
+Activation gradients and other transient buffers are not counted; they are covered by the
+``reserve`` allowance of ``fits``.
+
+**Pipeline.** A stage holds activations for every micro-batch it has run forward but not yet
+backward (Narayanan et al. 2021 §2.2; Korthikanti §4.3): GPipe all ``m``; 1F1B ``min(m, p − r)`` on
+stage r, so the first stage holds ``min(m, p)``; ZB-H1 the same as 1F1B (Qi et al. 2024 design it
+not to exceed 1F1B's peak); interleaved 1F1B with ``v`` chunks ``min(m·v, 2(p−r−1) + (v−1)p + 1)``
+chunk-micro-batches (Megatron-LM's warm-up count + 1), i.e. ``L·(1 + (p−1)/(p·v))`` layers' worth on
+the first stage when ``m`` is large, Korthikanti's interleaving penalty. The first stage adds the
+token ids (int64) and embedding dropout mask per micro-batch in flight, and the last stage the
+final-LayerNorm and output-layer inputs (4sbh) and **fp32 logits for the loss** (4·s·b·V/t), as
+Megatron-LM's ``theoretical_memory_usage.py`` counts them (GPipe keeps them for all m).
+
+The reported per-GPU figure is the largest over the first, second and last stage (and, for MoE
+models, the first stage holding the most MoE layers); for dense models this is the true maximum.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .model import RECOMPUTE_MODES, ModelSpec
+from .units import GB, GIB, as_array, scalar_or_array
+
+#: Pipeline schedules. Codes used in arrays are the positions in this tuple.
+SCHEDULES = ("1f1b", "interleaved", "gpipe", "zb-h1")
+
+#: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
+#: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
+#: (Llama 3 §3.3.2: "we reduce one Transformer layer each from the first and the last stages";
+#: Megatron-LM ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split``).
+PP_SPLITS = ("even", "embedding_and_loss")
+
+#: Default fraction of HBM held back for what the model does not count: CUDA context and cuBLAS
+#: workspaces, NCCL buffers, activation gradients and other transients, allocator fragmentation.
+#: Sources for the size: formulas.md §2 "often 5–15% more" (mid-point taken); the EleutherAI
+#: cookbook's calc_transformer_mem.py adds ~5 GiB of "misc" Megatron-DeepSpeed overhead (6.7% of
+#: 80 GB); Megatron-LM's theoretical_memory_usage.py adds 5% to activations. An allowance, not
+#: a measurement: pass your own ``reserve`` if you have profiled your stack.
+DEFAULT_RESERVE = 0.10
+
+#: The parts of a per-GPU memory breakdown, in display order.
+PARTS = ("weights", "gradients", "master_weights", "optimizer_states", "zero3_buffer",
+         "activations", "activation_working_set", "embedding_and_logits")
+
+PART_NOTES = {
+    "weights": "working weights the forward pass reads (16-bit; + FP8 cache in fp8_mixed)",
+    "gradients": "gradient buffer the backward pass writes (+ main-grad copy where kept)",
+    "master_weights": "fp32 master copy the optimizer updates",
+    "optimizer_states": "optimizer moments (Adam m and v; one momentum for SGD/Muon)",
+    "zero3_buffer": "ZeRO-3: one gathered layer's 16-bit weights and gradients",
+    "activations": "activations of every micro-batch in flight on this stage",
+    "activation_working_set": "the one layer re-run (or attention core) during backward",
+    "embedding_and_logits": "token ids and embedding mask (first stage), fp32 logits (last)",
+}
+
+_MODEL_STATE_PARTS = ("weights", "gradients", "master_weights", "optimizer_states")
+
+
+# ----------------------------------------------------------------------------- precision recipes
+@dataclass(frozen=True)
+class PrecisionRecipe:
+    """Bytes per parameter in each model-state buffer for one training-precision recipe.
+
+    Parameters
+    ----------
+    name : str
+    weights_bytes : float
+        Working weights read by forward and backward (2 for bf16; 3 with an FP8 cache; 4 when the
+        fp32 weights are used directly).
+    grads_bytes : float
+        The gradient buffer the backward pass accumulates into (2 for bf16, 4 for fp32).
+    main_grads_bytes : float
+        A second, fp32 gradient copy held on the optimizer side (sharded with the optimizer from
+        ZeRO-1 on, as DeepSpeed and Megatron-LM's fp16 path do); 0 when the gradient buffer itself
+        is fp32.
+    master_bytes : float
+        fp32 master weights (0 when the working weights are fp32 or there is no master copy).
+    optimizer_bytes : float
+        Optimizer states (Adam: m and v).
+    description, source : str
+    """
+
+    name: str
+    weights_bytes: float
+    grads_bytes: float
+    main_grads_bytes: float
+    master_bytes: float
+    optimizer_bytes: float
+    description: str = ""
+    source: str = ""
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Total bytes per parameter without sharding."""
+        return (self.weights_bytes + self.grads_bytes + self.main_grads_bytes + self.master_bytes
+                + self.optimizer_bytes)
+
+    @property
+    def optimizer_side_bytes(self) -> float:
+        """Bytes per parameter that ZeRO-1 shards: master weights, main grads, optimizer states."""
+        return self.main_grads_bytes + self.master_bytes + self.optimizer_bytes
+
+
+RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
+    PrecisionRecipe(
+        "bf16_adam", 2, 2, 0, 4, 8,
+        "bf16 mixed precision with Adam: bf16 weights and gradients, fp32 master weights, m and v "
+        "(K = 12): 16 B/param",
+        "Rajbhandari et al. 2020 (ZeRO) §3.1; Micikevicius et al. 2018"),
+    PrecisionRecipe(
+        "bf16_adam_fp32_grads", 2, 4, 0, 4, 8,
+        "bf16 weights, gradients accumulated and reduced in fp32, fp32 master, m and v: 18 B/param "
+        "(ZeRO-1: 6 + 12/d)",
+        "Megatron-LM distributed-optimizer guide, 'bf16 parameters, fp32 gradients: 18, 6 + 12/d'; "
+        "Llama 3 §3.3.2 (FP32 gradient accumulation and reduce-scatter)"),
+    PrecisionRecipe(
+        "bf16_adam_fp32_grads_copy", 2, 2, 4, 4, 8,
+        "16-bit weights and gradients plus an fp32 gradient copy on the optimizer side, fp32 "
+        "master, m and v: 20 B/param (ZeRO-1: 4 + 16/d; ZeRO-2: 2 + 18/d)",
+        "Megatron-LM distributed-optimizer guide ('fp16 parameters, fp16 gradients: 20, "
+        "4 + 16/d'); "
+        "DeepSpeed estimate_zero2_model_states_mem_needs ('18 = 2 grads16 + 4 grads32 + 4 params32 "
+        "+ 8 optimizer', + 2 params16); Ultra-Scale Playbook (+4Ψ with fp32 accumulation)"),
+    PrecisionRecipe(
+        "bf16_adam_bf16_moments", 2, 4, 0, 4, 4,
+        "DeepSeek-V3 style: bf16 weights, fp32 gradients and master weights, AdamW m and v in "
+        "bf16: 14 B/param",
+        "DeepSeek-AI 2024, DeepSeek-V3 Technical Report §3.3.3 (BF16 optimizer moments; FP32 "
+        "master weights and gradients)"),
+    PrecisionRecipe(
+        "fp8_mixed", 3, 4, 0, 4, 8,
+        "FP8 GEMMs (Transformer Engine): bf16 weights plus the FP8 copy cached across "
+        "micro-batches (1 B), fp32 main gradients, fp32 master, m and v: 19 B/param. A transposed "
+        "FP8 copy that Hopper GEMMs may also keep is not counted; activations are counted in bf16",
+        "NVIDIA Transformer Engine docs, 'Performance Optimizations: FP8 weight caching' and "
+        "'gradient accumulation fusion' (fp32 main_grad); Micikevicius et al. 2022 (FP8 formats)"),
+    PrecisionRecipe(
+        "bf16_momentum", 2, 2, 0, 4, 4,
+        "SGD with momentum or Muon: one fp32 momentum buffer, fp32 master: 8-byte optimizer, "
+        "12 B/param",
+        "EleutherAI, Transformer Math 101 (SGD-momentum: 8 bytes of optimizer state); Jordan et "
+        "al. 2024 (Muon keeps one momentum buffer)"),
+    PrecisionRecipe(
+        "bf16_adam_8bit", 2, 2, 0, 4, 2,
+        "8-bit Adam: bf16 weights and gradients, fp32 master, 8-bit m and v: 10 B/param",
+        "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization (ICLR)"),
+    PrecisionRecipe(
+        "pure_bf16", 2, 2, 0, 0, 4,
+        "pure bf16: weights, gradients, m and v all bf16, no master copy (needs stochastic "
+        "rounding or Kahan summation): 8 B/param",
+        "formulas.md §2.4; Zamirai et al. 2020 (bf16 training with stochastic rounding)"),
+    PrecisionRecipe(
+        "fp32_adam", 4, 4, 0, 0, 8,
+        "fp32 weights and gradients (the weights are the master copy), m and v: 16 B/param "
+        "(ZeRO-1: 8 + 8/d)",
+        "Megatron-LM distributed-optimizer guide ('fp32 parameters, fp32 gradients: 16, 8 + 8/d')"),
+]}
+
+
+def get_recipe(recipe) -> PrecisionRecipe:
+    """A ``PrecisionRecipe`` by name (or the recipe itself).
+
+    Raises
+    ------
+    ValueError
+        If the name is not in ``RECIPES``.
+    """
+    if isinstance(recipe, PrecisionRecipe):
+        return recipe
+    if recipe not in RECIPES:
+        raise ValueError(f"optimizer_recipe={recipe!r} must be one of {', '.join(RECIPES)}")
+    return RECIPES[recipe]
+
+
+def list_recipes() -> pd.DataFrame:
+    """The precision recipes as a table (bytes per parameter in each buffer, and the source)."""
+    rows = []
+    for r in RECIPES.values():
+        rows.append({"recipe": r.name, "weights": r.weights_bytes, "gradients": r.grads_bytes,
+                     "main_grads": r.main_grads_bytes, "master": r.master_bytes,
+                     "optimizer": r.optimizer_bytes, "bytes_per_param": r.bytes_per_param,
+                     "description": r.description, "source": r.source})
+    return pd.DataFrame(rows)
+
+
+def _zero_scales(zero_stage, group):
+    """Divisors applied by ZeRO to (optimizer side, gradients, weights)."""
+    z = np.asarray(zero_stage)
+    g = np.asarray(group, dtype=float)
+    s1 = np.where(z >= 1, g, 1.0)
+    s2 = np.where(z >= 2, g, 1.0)
+    s3 = np.where(z >= 3, g, 1.0)
+    return s1, s2, s3
+
+
+def zero_model_state_bytes(n_params, dp, zero_stage, recipe="bf16_adam"):
+    """Per-GPU model-state bytes for ``n_params`` parameters replicated on ``dp`` ranks under ZeRO.
+
+    The ZeRO paper's formulas (Rajbhandari et al. 2020 §5.1, Fig. 1): with Ψ parameters, K
+    optimizer bytes and N_d ranks, DP ``(2+2+K)Ψ``, ZeRO-1 ``4Ψ + KΨ/N_d``, ZeRO-2
+    ``2Ψ + (2+K)Ψ/N_d``, ZeRO-3 ``(4+K)Ψ/N_d``, generalised to any recipe. No activations, no
+    ZeRO-3 working buffer.
+
+    Parameters
+    ----------
+    n_params : float or array
+        Parameters held by the group (Ψ; with TP/PP, the parameters of one model shard).
+    dp : int or array
+        Ranks that hold the same parameters (the ZeRO group, N_d).
+    zero_stage : int or array in {0, 1, 2, 3}
+    recipe : str or PrecisionRecipe
+
+    Returns
+    -------
+    float or ndarray of bytes.
+
+    Raises
+    ------
+    ValueError
+        Bad counts, an unknown recipe, or a ZeRO stage outside 0–3.
+    """
+    n = as_array(n_params, "n_params", nonnegative=True)
+    d = as_array(dp, "dp", positive=True, integer=True)
+    z = as_array(zero_stage, "zero_stage", nonnegative=True, integer=True, upper=3)
+    r = get_recipe(recipe)
+    s1, s2, s3 = _zero_scales(z, d)
+    per = (r.weights_bytes / s3 + r.grads_bytes / s2 + r.optimizer_side_bytes / s1)
+    return scalar_or_array(n * per)
+
+
+# ----------------------------------------------------------------------------- activations
+def korthikanti_activation_bytes_per_layer(seq_len, micro_batch_size, d_model, n_heads, tp=1,
+                                           sequence_parallel=False, recompute="none"):
+    """Activation bytes per transformer layer, exactly as Korthikanti et al. 2022 Table 2.
+
+    Assumes 16-bit activations, 1-byte dropout masks, multi-head attention, a 4h GeLU MLP and no
+    FlashAttention (the paper's GPT setting). Use ``activation_bytes_per_layer`` for a real
+    architecture (GQA, gated FFN, MoE, FlashAttention).
+
+    Parameters
+    ----------
+    seq_len, micro_batch_size, d_model, n_heads : int or array
+        s, b, h, a.
+    tp : int or array
+        Tensor-parallel size t.
+    sequence_parallel : bool
+        Megatron sequence parallelism (divides the non-TP part by t).
+    recompute : {"none", "selective", "full"}
+
+    Returns
+    -------
+    float or ndarray of bytes per layer per GPU.
+
+    Source: Korthikanti et al. 2022, arXiv:2205.05198, Table 2 (full recomputation: 2sbh, the
+    table's row, without any division by t).
+    """
+    s = as_array(seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    h = as_array(d_model, "d_model", positive=True)
+    a = as_array(n_heads, "n_heads", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    _check_recompute(recompute)
+    sbh = s * b * h
+    if recompute == "full":
+        return scalar_or_array(2 * sbh * np.ones_like(t))
+    score = 0.0 if recompute == "selective" else 5 * a * s / h
+    if sequence_parallel:
+        return scalar_or_array(sbh / t * (34 + score))
+    return scalar_or_array(sbh * (10 + 24 / t + score / t))
+
+
+def _check_recompute(recompute):
+    if recompute not in RECOMPUTE_MODES:
+        raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
+
+
+@dataclass(frozen=True)
+class _Consts:
+    """Per-layer and per-part counts of one model, split by how TP/EP divide them."""
+
+    L: int
+    h: float
+    a: float
+    g: float
+    dh: float
+    dqk: float
+    dv: float
+    V: float
+    f: float
+    fe: float
+    k: float
+    ns: float
+    E: float
+    gated: bool
+    mla: bool
+    mla_latent: float          # MLA: q_lora + kv_lora + rope width of the replicated latents
+    n_dense_prefix: int
+    interval: int
+    is_moe: bool
+    # parameters per layer
+    attn_split: float
+    attn_kv: float
+    attn_rep: float
+    norm_layer: float
+    ffn_split: float
+    ffn_rep: float
+    shared_split: float
+    shared_rep: float
+    router: float
+    expert_split: float
+    expert_rep: float
+    # parameters outside the layers
+    emb_split: float
+    emb_rep: float
+    head_split_untied: float
+    tied: bool
+    final_norm: float
+
+
+@lru_cache(maxsize=64)
+def _consts(model: ModelSpec) -> _Consts:
+    b = model.param_breakdown
+    h, a, g, dh, L = model.d_model, model.n_heads, model.n_kv_heads, model.d_head, model.n_layers
+    attn_layer = b["attention"] / L
+    if model.attention == "gqa":
+        kv = 2 * h * g * dh + (2 * g * dh if model.bias in ("qkv", "all") else 0)
+        rep = h if model.bias == "all" else 0
+        mla_latent = 0.0
+    else:
+        kv = 0
+        rep = h * (model.kv_lora_rank + model.qk_rope_head_dim) + model.kv_lora_rank
+        if model.q_lora_rank:
+            rep += h * model.q_lora_rank + model.q_lora_rank
+        mla_latent = model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim
+    norm_p = h * (2 if model.norm == "layernorm" else 1)
+    n_dense = model.n_dense_ffn_layers
+    n_moe = model.n_moe_layers
+    down_bias = h if model.bias == "all" else 0
+    ffn_layer = b["ffn_dense"] / n_dense if n_dense else 0.0
+    shared_layer = b["ffn_shared_experts"] / n_moe if n_moe else 0.0
+    routed_layer = b["ffn_routed_experts"] / n_moe if n_moe else 0.0
+    return _Consts(
+        L=L, h=h, a=a, g=g, dh=dh, dqk=model.d_qk, dv=model.d_v, V=model.vocab_size,
+        f=model.d_ff, fe=model.d_ff_expert, k=model.n_experts_active, ns=model.n_shared_experts,
+        E=model.n_experts, gated=model.ffn_type == "gated", mla=model.attention == "mla",
+        mla_latent=mla_latent, n_dense_prefix=model.n_dense_layers,
+        interval=model.moe_layer_interval, is_moe=model.is_moe,
+        attn_split=attn_layer - kv - rep, attn_kv=kv, attn_rep=rep, norm_layer=2 * norm_p,
+        ffn_split=ffn_layer - (down_bias if n_dense else 0), ffn_rep=down_bias if n_dense else 0,
+        shared_split=shared_layer - model.n_shared_experts * down_bias,
+        shared_rep=model.n_shared_experts * down_bias,
+        router=b["router"] / n_moe if n_moe else 0.0,
+        expert_split=routed_layer - model.n_experts * down_bias,
+        expert_rep=model.n_experts * down_bias if n_moe else 0.0,
+        emb_split=b["embedding"],
+        emb_rep=b["position"] + (norm_p if model.embedding_norm else 0),
+        head_split_untied=b["lm_head"], tied=model.tied_embeddings, final_norm=norm_p,
+    )
+
+
+def _kv_fraction(c: _Consts, tp):
+    """Fraction of the KV heads one TP rank holds (1/g when tp > g: one head, replicated)."""
+    return np.maximum(1.0 / tp, 1.0 / c.g)
+
+
+def _layer_params(c: _Consts, tp, ep):
+    """Per-rank parameters of one dense-FFN layer, one MoE layer (non-expert part) and one MoE
+    layer's routed experts."""
+    attn = c.attn_split / tp + c.attn_kv * _kv_fraction(c, tp) + c.attn_rep + c.norm_layer
+    dense = attn + c.ffn_split / tp + c.ffn_rep
+    moe = attn + c.router + c.shared_split / tp + c.shared_rep
+    expert = c.expert_split / (tp * ep) + c.expert_rep / ep
+    return dense, moe, expert
+
+
+def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout):
+    """Per-rank activation bytes of one layer per micro-batch: (dense stored by recompute mode,
+    moe stored by mode, score term, lse term, checkpoint).
+
+    ``x`` = tokens per micro-batch on this rank before TP (s/cp·b); ``s`` = keys per query.
+    Returns dicts keyed by recompute mode for dense and MoE layers, and the per-layer working set
+    for each mode.
+    """
+    h = c.h
+    div = np.where(sp, tp, 1)
+    mask = x * h if dropout else 0.0
+    # attention
+    rep_attn = 2 * x * h + mask + 2 * x * c.mla_latent
+    if c.mla:
+        split_attn = 2 * x * c.a * (2 * c.dqk + 2 * c.dv) / tp
+    else:
+        split_attn = (2 * x * c.a * c.dqk + 2 * x * c.a * c.dv) / tp \
+            + 2 * x * c.g * (c.dh + c.dh) * _kv_fraction(c, tp)
+    score = (5 if dropout else 2) * c.a * x * s / tp
+    lse = 4 * c.a * x / tp
+    norms = 4 * x * h
+    ffn_mult = 6 if c.gated else 4
+    rep_dense = rep_attn + norms + 2 * x * h + mask
+    split_dense = split_attn + ffn_mult * x * c.f / tp
+    rep_moe = rep_attn + norms + 2 * x * h + mask + 2 * x * h * c.k + 4 * x * c.E
+    split_moe = split_attn + ffn_mult * x * c.fe * (c.k + c.ns) / tp
+    core = lse if flash else score          # what selective recomputation drops
+    sel_dense = rep_dense / div + split_dense
+    sel_moe = rep_moe / div + split_moe
+    ckpt = 2 * x * h / div
+    return {
+        "sel_dense": sel_dense, "sel_moe": sel_moe, "none_dense": sel_dense + core,
+        "none_moe": sel_moe + core, "core": core, "ckpt": ckpt,
+    }
+
+
+def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=1, tp=1, cp=1,
+                               sequence_parallel=False, recompute="none", flash_attention=True,
+                               dropout=False, layer="dense"):
+    """Activation bytes one transformer layer keeps per micro-batch on one GPU.
+
+    The generalisation of Korthikanti et al. 2022 Table 2 described in the module docstring:
+    GQA/MQA and MLA attention, gated or plain FFN of the model's width, MoE layers, FlashAttention,
+    dropout on or off, tensor, sequence and context parallelism. With MHA, a 4h GeLU MLP,
+    ``dropout=True`` and ``flash_attention=False`` it equals
+    ``korthikanti_activation_bytes_per_layer``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    seq_len : int or array, optional
+        Tokens per sequence (default: the model's ``seq_len``).
+    micro_batch_size : int or array
+        Sequences per micro-batch.
+    tp, cp : int or array
+        Tensor- and context-parallel sizes.
+    sequence_parallel : bool
+    recompute : {"none", "selective", "full"}
+        Stored activations under that mode (the transient working set of the one layer being
+        recomputed is not included; see ``memory_breakdown``).
+    flash_attention : bool
+        FlashAttention: no s×s score matrix, a log-sum-exp per query and head instead.
+    dropout : bool
+        Dropout masks (1 byte per element) after attention, MLP and in the attention core
+        (Korthikanti: yes; most current pre-training: no).
+    layer : {"dense", "moe"}
+        Which kind of layer (``"moe"`` only for MoE models).
+
+    Returns
+    -------
+    float or ndarray of bytes.
+
+    Raises
+    ------
+    ValueError
+        Bad sizes, an unknown recompute mode or layer kind.
+    """
+    _check_recompute(recompute)
+    if layer not in ("dense", "moe") or (layer == "moe" and not model.is_moe):
+        raise ValueError(f"layer={layer!r} must be 'dense' or, for an MoE model, 'moe'")
+    c = _consts(model)
+    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    cpa = as_array(cp, "cp", positive=True, integer=True)
+    act = _layer_activations(c, s / cpa * b, s, t, bool(sequence_parallel), flash_attention,
+                             dropout)
+    if recompute == "full":
+        out = act["ckpt"]
+    else:
+        out = act[("sel_" if recompute == "selective" else "none_") + layer]
+    return scalar_or_array(np.broadcast_to(out, np.broadcast(s, b, t, cpa).shape))
+
+
+# ----------------------------------------------------------------------------- pipeline stages
+def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage=0):
+    """Micro-batches whose activations a pipeline stage holds at its peak, in units of the stage's
+    whole layer set (for interleaving: chunk-micro-batches ÷ v).
+
+    GPipe: m. 1F1B and ZB-H1: min(m, p − r). Interleaved 1F1B:
+    min(m·v, 2(p−r−1) + (v−1)·p + 1) / v (Megatron-LM's warm-up micro-batches + 1). No pipeline
+    (p = 1): 1 (gradient accumulation runs micro-batches one after another).
+
+    Parameters
+    ----------
+    schedule : str or array of schedule codes (positions in ``SCHEDULES``)
+    pp, n_microbatches, virtual_stages, stage : int or array
+        p, m, v and the stage index r (0 = first).
+
+    Returns
+    -------
+    float or ndarray.
+
+    Sources: Narayanan et al. 2021 §2.2 (1F1B, interleaved); Korthikanti et al. 2022 §4.3;
+    Megatron-LM ``forward_backward_pipelining_with_interleaving`` warm-up count; Qi et al. 2024
+    (ZB-H1's peak memory equals 1F1B's).
+    """
+    code = _schedule_code(schedule)
+    p = np.asarray(pp, dtype=float)
+    m = np.asarray(n_microbatches, dtype=float)
+    v = np.asarray(virtual_stages, dtype=float)
+    r = np.asarray(stage, dtype=float)
+    one_f_one_b = np.minimum(m, p - r)
+    inter = np.minimum(m * v, 2 * (p - r - 1) + (v - 1) * p + 1) / v
+    out = np.select([p == 1, code == 2, code == 1], [1.0, m, inter], one_f_one_b)
+    return scalar_or_array(out)
+
+
+def _schedule_code(schedule):
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
+        return np.asarray(SCHEDULES.index(schedule))
+    return np.asarray(schedule)
+
+
+def _moe_layers_before(c: _Consts, x):
+    """MoE layers among the first x layers (MoE layers sit at the end of each interval after the
+    dense prefix, which reproduces ``ModelSpec.n_moe_layers`` for x = L)."""
+    if not c.is_moe:
+        return 0
+    return max(0, x - c.n_dense_prefix) // c.interval
+
+
+@lru_cache(maxsize=4096)
+def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: str = "even"):
+    """Transformer layers on each pipeline stage: (n_dense_ffn_layers, n_moe_layers) per stage.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    pp, virtual_stages : int
+        Stages and model chunks per stage (stage r holds chunks r, r + p, r + 2p, ...).
+    pp_split : {"even", "embedding_and_loss"}
+        See ``PP_SPLITS``.
+
+    Returns
+    -------
+    tuple of two int ndarrays of length ``pp``.
+
+    Raises
+    ------
+    ValueError
+        If the layers (or layers + 2) are not divisible by ``pp·virtual_stages``.
+    """
+    if pp_split not in PP_SPLITS:
+        raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
+    c = _consts(model)
+    L = c.L
+    extra = 2 if (pp_split == "embedding_and_loss" and pp > 1) else 0
+    slots = L + extra
+    chunks = pp * virtual_stages
+    if slots % chunks:
+        what = f"{L} layers + embedding + loss" if extra else f"{L} layers"
+        raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must divide the {slots} "
+                         f"pipeline slots ({what})")
+    per = slots // chunks
+    offset = extra // 2
+    dense = np.zeros(pp, dtype=np.int64)
+    moe = np.zeros(pp, dtype=np.int64)
+    for r in range(pp):
+        for k in range(virtual_stages):
+            ch = r + k * pp
+            lo = min(max(ch * per - offset, 0), L)
+            hi = min(max((ch + 1) * per - offset, 0), L)
+            n = hi - lo
+            nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
+            moe[r] += nm
+            dense[r] += n - nm
+    return dense, moe
+
+
+# ----------------------------------------------------------------------------- the array engine
+def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
+                       n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
+                       seq_len=None, recipe="bf16_adam_fp32_grads", pp_split="even",
+                       flash_attention=True, dropout=False) -> dict:
+    """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
+    ``memory_breakdown`` and ``parallel.enumerate_plans``).
+
+    All plan arguments are integer arrays of one length (or scalars) and must already be valid
+    (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
+    ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. Returns a dict with one float array per part
+    of ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
+    """
+    c = _consts(model)
+    rcp = get_recipe(recipe)
+    s = float(model.seq_len if seq_len is None else seq_len)
+    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(a, dtype=np.int64) for a in (
+        tp, pp, dp, cp, ep, virtual_stages, micro_batch_size, n_microbatches, zero_stage))
+    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
+    sched = _schedule_code(schedule)
+    sp = np.asarray(sequence_parallel, dtype=bool)
+    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
+    tpf, ppf = tp.astype(float), pp.astype(float)
+
+    # ---- stage composition, computed once per distinct (pp, v)
+    ppb, vb = np.broadcast_to(pp, shape).ravel(), np.broadcast_to(v, shape).ravel()
+    keys, inverse = np.unique(np.stack([ppb, vb]), axis=1, return_inverse=True)
+    inverse = inverse.ravel()
+    n_comp = keys.shape[1]
+    # candidate stages: first, second, last and (MoE) the first stage with the most MoE layers
+    cand = np.zeros((4, n_comp), dtype=np.int64)
+    dense_l = np.zeros((4, n_comp))
+    moe_l = np.zeros((4, n_comp))
+    for j in range(n_comp):
+        p_j, v_j = int(keys[0, j]), int(keys[1, j])
+        d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
+        mids = m_arr[1:-1] if p_j > 2 else m_arr[:1]
+        r_moe = (1 + int(np.argmax(mids))) if p_j > 2 else 0
+        rs = (0, min(1, p_j - 1), r_moe, p_j - 1)
+        for i, r in enumerate(rs):
+            cand[i, j], dense_l[i, j], moe_l[i, j] = r, d_arr[r], m_arr[r]
+
+    # ---- per-layer parameters and activations (per rank)
+    p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
+    x = s / cp * mbs
+    act = _layer_activations(c, x, s, tpf, sp, flash_attention, dropout)
+    # ZeRO groups and divisors
+    group = (dp * cp).astype(float)
+    s1, s2, s3 = _zero_scales(z, group)
+    e1, e2, e3 = _zero_scales(z, group / ep)
+    emb = c.emb_split / tpf + c.emb_rep
+    head_mat = np.where(ppf > 1, c.head_split_untied if not c.tied else c.V * c.h,
+                        c.head_split_untied)
+    head = head_mat / tpf + c.final_norm
+    unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
+                              np.where(c.is_moe, p_moe + p_expert, 0.0),
+                              c.emb_split / tpf, head_mat / tpf])
+    gpipe = sched == 2
+    div = np.where(sp, tpf, 1.0)
+
+    best = None
+    for i in range(4):
+        r = cand[i][inverse].reshape(shape)
+        nd = dense_l[i][inverse].reshape(shape)
+        nm = moe_l[i][inverse].reshape(shape)
+        first = r == 0
+        last = r == pp - 1
+        p_ne = nd * p_dense + nm * p_moe + np.where(first, emb, 0.0) + np.where(last, head, 0.0)
+        p_ex = nm * p_expert
+        parts = {
+            "weights": rcp.weights_bytes * (p_ne / s3 + p_ex / e3),
+            "gradients": rcp.grads_bytes * (p_ne / s2 + p_ex / e2)
+            + rcp.main_grads_bytes * (p_ne / s1 + p_ex / e1),
+            "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),
+            "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
+            "zero3_buffer": np.where(z == 3, 2 * rcp.weights_bytes * unit, 0.0),
+        }
+        fl = in_flight_microbatches(sched, pp, m, v, r)
+        sel = nd * act["sel_dense"] + nm * act["sel_moe"]
+        none = nd * act["none_dense"] + nm * act["none_moe"]
+        full = (nd + nm) * act["ckpt"]
+        per_mb = np.select([rc == 0, rc == 1], [none, sel], full)
+        parts["activations"] = fl * per_mb
+        biggest = np.maximum(np.where(nd > 0, act["none_dense"], 0.0),
+                             np.where(nm > 0, act["none_moe"], 0.0))
+        has_layers = (nd + nm) > 0
+        ws = np.select([rc == 0, rc == 1], [0.0, act["core"]], biggest - act["ckpt"])
+        parts["activation_working_set"] = np.where(has_layers, ws, 0.0)
+        emb_buf = (8 * x + (x * c.h / div if dropout else 0.0)) * fl
+        head_buf = (4 * x * c.h / div + 4 * x * c.V / tpf) * np.where(gpipe & (pp > 1), m, 1)
+        parts["embedding_and_logits"] = np.where(first, emb_buf, 0.0) \
+            + np.where(last, head_buf, 0.0)
+        parts = {k: np.broadcast_to(np.asarray(val, dtype=float), shape) for k, val in
+                 parts.items()}
+        total = sum(parts.values())
+        if best is None:
+            best = dict(parts, total=total, stage=np.broadcast_to(r, shape).astype(np.int64))
+        else:
+            better = total > best["total"]
+            for k in PARTS:
+                best[k] = np.where(better, parts[k], best[k])
+            best["stage"] = np.where(better, r, best["stage"])
+            best["total"] = np.where(better, total, best["total"])
+    return best
+
+
+# ----------------------------------------------------------------------------- one plan
+@dataclass(frozen=True)
+class MemoryBreakdown:
+    """Per-GPU memory of one plan on its most loaded pipeline stage, in bytes.
+
+    The parts (``PARTS``) add up to ``total``. ``stage`` is the pipeline stage (0 = first) whose
+    total is the largest. Fields broadcast if the breakdown was computed for arrays.
+    """
+
+    weights: float
+    gradients: float
+    master_weights: float
+    optimizer_states: float
+    zero3_buffer: float
+    activations: float
+    activation_working_set: float
+    embedding_and_logits: float
+    stage: int = 0
+
+    @property
+    def total(self):
+        return sum(getattr(self, p) for p in PARTS)
+
+    @property
+    def model_states(self):
+        """Weights + gradients + master weights + optimizer states (no buffers, no activations)."""
+        return sum(getattr(self, p) for p in _MODEL_STATE_PARTS)
+
+    def fits(self, hbm_bytes, reserve=DEFAULT_RESERVE):
+        """True where the total fits in ``hbm_bytes`` after holding back ``reserve`` of it.
+
+        See ``fits`` (module function) and ``DEFAULT_RESERVE`` for the allowance.
+        """
+        return fits(self.total, hbm_bytes, reserve)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per part plus a ``total`` row: bytes, GB, GiB, share of the total, note."""
+        vals = {p: float(getattr(self, p)) for p in PARTS}
+        total = sum(vals.values())
+        df = pd.DataFrame({"bytes": vals})
+        df.loc["total", "bytes"] = total
+        df["GB"] = df["bytes"] / GB
+        df["GiB"] = df["bytes"] / GIB
+        df["share"] = df["bytes"] / total if total else 0.0
+        df["note"] = [PART_NOTES.get(p, f"sum of the parts, pipeline stage {self.stage}")
+                      for p in df.index]
+        df.index.name = "part"
+        return df
+
+
+def fits(total_bytes, hbm_bytes, reserve=DEFAULT_RESERVE):
+    """Whether ``total_bytes`` fit in ``hbm_bytes`` with a fraction ``reserve`` held back.
+
+    ``total_bytes <= hbm_bytes · (1 − reserve)``. The reserve covers what the model does not count
+    (CUDA context, NCCL buffers, activation gradients and transients, fragmentation); the default
+    ``DEFAULT_RESERVE`` = 10% and its sources are documented there.
+
+    Raises
+    ------
+    ValueError
+        If ``hbm_bytes`` is not positive or ``reserve`` is outside [0, 1).
+    """
+    hbm = as_array(hbm_bytes, "hbm_bytes", positive=True)
+    res = as_array(reserve, "reserve", nonnegative=True, upper=1.0, upper_inclusive=False)
+    out = np.asarray(total_bytes) <= hbm * (1.0 - res)
+    return bool(out) if out.ndim == 0 else out
+
+
+def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
+                   flash_attention=True, dropout=False) -> MemoryBreakdown:
+    """Per-GPU memory of one ``ParallelPlan`` on its most loaded pipeline stage.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    plan : ParallelPlan
+        Validated against ``model`` here (``plan.validate(model, seq_len=...)``).
+    seq_len : int, optional
+        Tokens per sequence (default: the model's ``seq_len``).
+    recipe : str or PrecisionRecipe
+        Precision recipe (``RECIPES``); the default is bf16 with fp32 gradients (18 B/param), what
+        Megatron-LM and Llama 3 use.
+    flash_attention, dropout : bool
+        See ``activation_bytes_per_layer``.
+
+    Returns
+    -------
+    MemoryBreakdown
+
+    Raises
+    ------
+    ValueError
+        If the plan breaks a rule for this model (the message names the rule) or a setting is
+        unknown.
+    """
+    s = model.seq_len if seq_len is None else int(seq_len)
+    plan.validate(model, seq_len=s)
+    arr = plan_memory_arrays(
+        model, tp=plan.tp, pp=plan.pp, dp=plan.dp, cp=plan.cp, ep=plan.ep,
+        virtual_stages=plan.virtual_stages, micro_batch_size=plan.micro_batch_size,
+        n_microbatches=plan.n_microbatches, zero_stage=plan.zero_stage, recompute=plan.recompute,
+        schedule=plan.schedule, sequence_parallel=plan.sequence_parallel, seq_len=s,
+        recipe=recipe, pp_split=plan.pp_split, flash_attention=flash_attention, dropout=dropout)
+    return MemoryBreakdown(**{p: float(arr[p]) for p in PARTS}, stage=int(arr["stage"]))
+
+
+def memory_breakdown(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
+                     flash_attention=True, dropout=False) -> pd.DataFrame:
+    """The per-GPU memory of one plan as a table: one row per part and a ``total`` row.
+
+    Same arguments as ``memory_per_gpu``. Columns: ``bytes``, ``GB``, ``GiB``, ``share`` (of the
+    total) and ``note`` (what the part holds). The parts sum to the ``total`` row.
+    """
+    return memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout).to_frame()
+
+
+
+def memory_table(model: ModelSpec, plans: dict, seq_len=None, recipe="bf16_adam_fp32_grads",
+                 flash_attention=True, dropout=False) -> pd.DataFrame:
+    """Per-GPU memory of several plans side by side: one row per plan (the dict's labels), one
+    column per part (bytes), plus ``total`` and ``stage``. Parts add up to ``total``."""
+    rows = {}
+    for label, plan in plans.items():
+        mb = memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout)
+        rows[label] = {**{p: getattr(mb, p) for p in PARTS}, "total": mb.total,
+                       "stage": mb.stage}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def activations_vs_seq_len(model: ModelSpec, seq_lens, tp=1, cp=1, micro_batch_size=1,
+                           sequence_parallel=True, dropout=False) -> pd.DataFrame:
+    """Activation bytes of the whole model (all layers, one micro-batch, per GPU) against sequence
+    length, for four settings: no recomputation without and with FlashAttention, selective and
+    full recomputation (both with FlashAttention). Index: ``seq_len``.
+
+    Source: ``activation_bytes_per_layer`` (Korthikanti et al. 2022 Table 2, generalised).
+    """
+    s = as_array(seq_lens, "seq_lens", positive=True, integer=True)
+    nd, nm = model.n_dense_ffn_layers, model.n_moe_layers
+
+    def whole(recompute, flash):
+        out = nd * activation_bytes_per_layer(model, s, micro_batch_size, tp, cp,
+                                              sequence_parallel, recompute, flash, dropout)
+        if nm:
+            out = out + nm * activation_bytes_per_layer(
+                model, s, micro_batch_size, tp, cp, sequence_parallel, recompute, flash, dropout,
+                layer="moe")
+        return np.asarray(out, dtype=float)
+
+    return pd.DataFrame({
+        "no recompute, no FlashAttention": whole("none", False),
+        "no recompute, FlashAttention": whole("none", True),
+        "selective recompute": whole("selective", True),
+        "full recompute": whole("full", True),
+    }, index=pd.Index(np.atleast_1d(s).astype(int), name="seq_len"))

@@ -1,0 +1,985 @@
+"""Parallel plans: the valid ways to split a model over GPUs, the pipeline bubble, and the plan
+space.
+
+``ParallelPlan`` is one way to run a training step: data parallelism (``dp`` replicas), tensor
+parallelism (``tp``, Shoeybi et al. 2019), pipeline parallelism (``pp`` stages, optionally
+``virtual_stages`` interleaved chunks per stage, Narayanan et al. 2021), context parallelism
+(``cp``, Liu et al. 2023; Llama 3 §3.3.2), expert parallelism (``ep``, Lepikhin et al. 2020), a
+micro-batch size and count, a ZeRO stage (Rajbhandari et al. 2020), a recomputation mode
+(Korthikanti et al. 2022) and a pipeline schedule. ``make_plan`` builds one from a GPU count and
+a global batch (deriving ``dp`` and the micro-batch count); ``enumerate_plans`` evaluates every
+combination of a grid at once with numpy and returns a DataFrame with one row per plan, its
+per-GPU memory (``llmcost.memory``), whether it fits and its pipeline bubble.
+
+The rules a plan must keep (``RULES``; a broken rule raises ``PlanError``, a ``ValueError`` whose
+message names the rule, and ``enumerate_plans`` reports the same rule id for a rejected
+combination):
+
+* ``product``: dp·tp·pp·cp = n_gpus (EP is carved out of dp·cp, it adds no GPUs);
+* ``batch``: global batch = micro_batch_size × n_microbatches × dp (sequences);
+* ``schedule``: the interleaved schedule needs ``pp >= 2`` and ``virtual_stages >= 2``; the
+  others need ``virtual_stages = 1``;
+* ``interleaved_microbatches``: Megatron-LM's interleaved (depth-first) schedule needs
+  ``n_microbatches`` divisible by ``pp`` (Llama 3 §3.3.2 names this constraint);
+* ``ep_group``: ``ep`` divides ``dp·cp`` (expert ranks come from the data-parallel group);
+* ``tp_heads``: ``tp`` divides the query heads (Megatron-LM splits attention by heads);
+* ``tp_kv_heads``: ``tp`` divides the KV heads, or is a multiple of them, in which case each KV
+  head is replicated on ``tp / n_kv_heads`` ranks (stated, and counted in memory);
+* ``pp_layers``: ``pp`` divides the layers, or, with ``pp_split="embedding_and_loss"``, the
+  layers + 2 (Llama 3's explicit uneven split);
+* ``virtual_stages``: ``virtual_stages`` divides the layers (slots) per stage;
+* ``ep_experts``: ``ep`` divides the routed experts (``ep > 1`` needs an MoE model);
+* ``cp_seq``: ``2·cp`` divides the sequence (load-balanced causal CP gives each rank two chunks,
+  Llama 3 §3.3.2);
+* ``sp_seq``: with sequence parallelism, ``tp`` divides the tokens per CP rank.
+
+Pipeline bubble (``bubble_fraction``), as bubble time ÷ ideal compute time, with p stages, m
+micro-batches, v chunks per stage and equal forward, input-gradient and weight-gradient times:
+GPipe and 1F1B (p−1)/m (= (p−1)/(m+p−1) of the total time; Huang et al. 2019, Narayanan et al.
+2021 §2.2); interleaved 1F1B (p−1)/(v·m) (Narayanan et al. 2021 §2.2.2); ZB-H1 (p−1)/(3m) (Qi
+et al. 2024, "Zero Bubble Pipeline Parallelism", §3: bubble (p−1)(T_F + T_B − T_W) against
+1F1B's (p−1)(T_F + T_B + T_W)). ``pipeline_schedule`` simulates GPipe, 1F1B and interleaved 1F1B
+op by op, which checks the first three formulas and the in-flight micro-batch counts of
+``llmcost.memory`` (tests do).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from .memory import (
+    DEFAULT_RESERVE,
+    PARTS,
+    PP_SPLITS,
+    SCHEDULES,
+    fits,
+    get_recipe,
+    plan_memory_arrays,
+)
+from .model import RECOMPUTE_MODES, ModelSpec
+from .units import as_array, scalar_or_array
+
+#: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
+#: reported). The ``duplicate_*`` ids are not errors: ``enumerate_plans`` drops combinations that
+#: are the same plan as another row.
+RULES = {
+    "product": "dp·tp·pp·cp must equal n_gpus",
+    "batch": "global batch must equal micro_batch_size × n_microbatches × dp",
+    "schedule": "interleaved needs pp >= 2 and virtual_stages >= 2; other schedules need "
+                "virtual_stages = 1",
+    "interleaved_microbatches": "the interleaved schedule needs n_microbatches divisible by pp",
+    "ep_group": "ep must divide dp·cp",
+    "tp_heads": "tp must divide n_heads",
+    "tp_kv_heads": "tp must divide n_kv_heads or be a multiple of it (KV heads replicated)",
+    "pp_layers": "pp must divide the layers (layers + 2 with pp_split='embedding_and_loss')",
+    "virtual_stages": "virtual_stages must divide the layers per pipeline stage",
+    "ep_experts": "ep must divide n_experts (ep > 1 needs an MoE model)",
+    "cp_seq": "2·cp must divide seq_len",
+    "sp_seq": "with sequence parallelism tp must divide seq_len / cp",
+    "duplicate_schedule": "duplicate: with pp = 1 there is no pipeline schedule (kept as 1f1b)",
+    "duplicate_zero": "duplicate: ZeRO shards nothing when dp·cp = 1 (kept as zero_stage 0)",
+    "duplicate_sp": "duplicate: sequence parallelism is a no-op at tp = 1 (kept as True)",
+}
+_RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
+
+
+class PlanError(ValueError):
+    """A parallel plan breaks a rule. ``rule`` is the id in ``RULES``."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(message)
+        self.rule = rule
+
+
+# ----------------------------------------------------------------------------- bubble
+def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
+                    relative_to: str = "ideal"):
+    """Pipeline bubble of a schedule.
+
+    Parameters
+    ----------
+    pp, n_microbatches, virtual_stages : int or array
+        p, m and v.
+    schedule : {"1f1b", "interleaved", "gpipe", "zb-h1"} or array of codes (positions in
+        ``SCHEDULES``)
+    relative_to : {"ideal", "total"}
+        ``"ideal"``: bubble time ÷ the ideal (bubble-free) compute time, so a step takes
+        ``(1 + bubble) ×`` its compute; ``"total"``: bubble time ÷ the step time, b/(1+b).
+
+    Returns
+    -------
+    float or ndarray. 0 when ``pp = 1``.
+
+    Raises
+    ------
+    ValueError
+        Non-positive sizes, an unknown schedule, or ``relative_to`` not "ideal"/"total".
+
+    Sources: GPipe (Huang et al. 2019 §2.3), 1F1B and interleaved (Narayanan et al. 2021 §2.2),
+    ZB-H1 (Qi et al. 2024 §3, with T_F = T_B = T_W).
+    """
+    p = as_array(pp, "pp", positive=True, integer=True)
+    m = as_array(n_microbatches, "n_microbatches", positive=True, integer=True)
+    v = as_array(virtual_stages, "virtual_stages", positive=True, integer=True)
+    code = _schedule_code(schedule)
+    if relative_to not in ("ideal", "total"):
+        raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
+    b = (p - 1) / m
+    b = np.select([code == 1, code == 3], [b / v, b / 3], b)
+    if relative_to == "total":
+        b = b / (1 + b)
+    return scalar_or_array(b)
+
+
+def _schedule_code(schedule):
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
+        return np.asarray(SCHEDULES.index(schedule))
+    code = np.asarray(schedule)
+    if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
+        raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
+    return code
+
+
+# ----------------------------------------------------------------------------- the plan
+def _whole(name, v, minimum=1):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{name}={v!r} must be a whole number >= {minimum}")
+
+
+@dataclass(frozen=True)
+class ParallelPlan:
+    """One way to split a training step over GPUs.
+
+    Parameters
+    ----------
+    dp, tp, pp, cp, ep : int
+        Data-, tensor-, pipeline-, context- and expert-parallel sizes. GPUs = dp·tp·pp·cp; the
+        ``ep`` expert ranks are carved out of the dp·cp group (expert TP = tp).
+    virtual_stages : int
+        Model chunks per pipeline stage (v; > 1 only with ``schedule="interleaved"``).
+    micro_batch_size : int
+        Sequences per micro-batch.
+    zero_stage : {0, 1, 2, 3}
+        ZeRO stage over the dp·cp group (3 = FSDP full sharding).
+    recompute : {"none", "selective", "full"}
+        Activation recomputation (Korthikanti et al. 2022).
+    n_microbatches : int
+        Micro-batches per step per data-parallel replica (m; gradient accumulation steps).
+    schedule : {"1f1b", "interleaved", "gpipe", "zb-h1"}
+        Pipeline schedule (ignored when pp = 1).
+    sequence_parallel : bool
+        Megatron sequence parallelism alongside TP (no-op at tp = 1).
+    pp_split : {"even", "embedding_and_loss"}
+        How layers are placed on stages (see ``llmcost.memory.PP_SPLITS``).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        For a rule that does not need the model (``schedule``, ``interleaved_microbatches``,
+        ``ep_group``) or an out-of-range field. Rules involving the model, the GPU count and the
+        global batch are checked by ``validate``.
+
+    Notes
+    -----
+    What the step-time model needs is here: the group sizes (``tp`` for TP collectives, ``cp``,
+    ``ep`` for all-to-all, ``dp·cp`` = ``zero_group_size`` for gradient reduce-scatter/all-gather),
+    tokens per micro-batch (``micro_batch_size`` × the sequence length), ``n_microbatches`` and
+    ``schedule``/``virtual_stages`` for the bubble and P2P volume, ``recompute`` for extra FLOPs
+    and ``zero_stage`` for parameter gathers.
+    """
+
+    dp: int = 1
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    virtual_stages: int = 1
+    micro_batch_size: int = 1
+    zero_stage: int = 0
+    recompute: str = "none"
+    n_microbatches: int = 1
+    schedule: str = "1f1b"
+    sequence_parallel: bool = True
+    pp_split: str = "even"
+
+    def __post_init__(self):
+        for f in ("dp", "tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size",
+                  "n_microbatches"):
+            _whole(f, getattr(self, f))
+        _whole("zero_stage", self.zero_stage, 0)
+        if self.zero_stage > 3:
+            raise ValueError(f"zero_stage={self.zero_stage} must be 0, 1, 2 or 3")
+        if self.recompute not in RECOMPUTE_MODES:
+            raise ValueError(f"recompute={self.recompute!r} must be one of {RECOMPUTE_MODES}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule={self.schedule!r} must be one of {SCHEDULES}")
+        if self.pp_split not in PP_SPLITS:
+            raise ValueError(f"pp_split={self.pp_split!r} must be one of {PP_SPLITS}")
+        if not isinstance(self.sequence_parallel, (bool, np.bool_)):
+            raise ValueError(f"sequence_parallel={self.sequence_parallel!r} must be True or False")
+        p, v = self.pp, self.virtual_stages
+        if self.schedule == "interleaved" and (p < 2 or v < 2):
+            raise PlanError("schedule", f"schedule='interleaved' needs pp >= 2 and "
+                                        f"virtual_stages >= 2 (got pp={p}, virtual_stages={v})")
+        if self.schedule != "interleaved" and v != 1:
+            raise PlanError("schedule", f"virtual_stages={v} needs schedule='interleaved' "
+                                        f"(got {self.schedule!r})")
+        if self.schedule == "interleaved" and self.n_microbatches % p:
+            raise PlanError("interleaved_microbatches",
+                            f"n_microbatches={self.n_microbatches} must be divisible by pp={p} "
+                            "for the interleaved schedule (Megatron-LM's depth-first order)")
+        if (self.dp * self.cp) % self.ep:
+            raise PlanError("ep_group", f"ep={self.ep} must divide dp·cp = {self.dp}·{self.cp} "
+                                        f"= {self.dp * self.cp}")
+
+    # ---- derived sizes
+    @property
+    def n_gpus(self) -> int:
+        """GPUs the plan uses: dp·tp·pp·cp."""
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def global_batch_size(self) -> int:
+        """Sequences per optimizer step: micro_batch_size × n_microbatches × dp."""
+        return self.micro_batch_size * self.n_microbatches * self.dp
+
+    @property
+    def zero_group_size(self) -> int:
+        """Ranks that hold the same dense parameters (ZeRO shards over them): dp·cp."""
+        return self.dp * self.cp
+
+    @property
+    def expert_zero_group_size(self) -> int:
+        """Ranks that hold the same routed-expert parameters: dp·cp / ep."""
+        return self.dp * self.cp // self.ep
+
+    def bubble_fraction(self, relative_to: str = "ideal") -> float:
+        """This plan's pipeline bubble (see the module function ``bubble_fraction``)."""
+        return bubble_fraction(self.pp, self.n_microbatches, self.schedule, self.virtual_stages,
+                               relative_to)
+
+    def describe(self) -> str:
+        """A one-line summary, e.g. 'TP8 · PP4 · DP64 · 1F1B m=16 mbs=1 · ZeRO-1 · selective
+        recompute'."""
+        dims = [f"TP{self.tp}", f"PP{self.pp}"]
+        if self.virtual_stages > 1:
+            dims[-1] += f"×v{self.virtual_stages}"
+        if self.cp > 1:
+            dims.append(f"CP{self.cp}")
+        dims.append(f"DP{self.dp}")
+        if self.ep > 1:
+            dims.append(f"EP{self.ep}")
+        sched = self.schedule.upper() if self.pp > 1 else "no pipeline"
+        zero = f"ZeRO-{self.zero_stage}" if self.zero_stage else "no ZeRO"
+        rc = "no" if self.recompute == "none" else self.recompute
+        return (" · ".join(dims) + f" · {sched} m={self.n_microbatches} "
+                f"mbs={self.micro_batch_size} · {zero} · {rc} recompute")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    # ---- rules that need the model, the GPU count or the batch
+    def validate(self, model: ModelSpec, n_gpus=None, global_batch_size=None, seq_len=None):
+        """Check the rules that involve the model (and, if given, the GPU count, global batch in
+        sequences and sequence length). Returns ``self``.
+
+        Raises
+        ------
+        PlanError (a ValueError)
+            Naming the first broken rule (order of ``RULES``).
+        """
+        if n_gpus is not None and self.n_gpus != n_gpus:
+            raise PlanError("product", f"dp·tp·pp·cp = {self.dp}·{self.tp}·{self.pp}·{self.cp} "
+                                       f"= {self.n_gpus} must equal n_gpus={n_gpus}")
+        if global_batch_size is not None and self.global_batch_size != global_batch_size:
+            raise PlanError("batch", f"micro_batch_size × n_microbatches × dp = "
+                                     f"{self.micro_batch_size}·{self.n_microbatches}·{self.dp} = "
+                                     f"{self.global_batch_size} must equal the global batch "
+                                     f"{global_batch_size}")
+        _check_model_rules(model, self.tp, self.pp, self.cp, self.ep, self.virtual_stages,
+                           self.sequence_parallel, self.pp_split,
+                           model.seq_len if seq_len is None else int(seq_len))
+        return self
+
+
+def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
+    a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
+    if a % tp:
+        raise PlanError("tp_heads", f"tp={tp} must divide n_heads={a} ({model.name})")
+    if g % tp and tp % g:
+        raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
+                                       f"it ({model.name})")
+    slots = L + 2 if (pp_split == "embedding_and_loss" and pp > 1) else L
+    if slots % pp:
+        what = (f"the {slots} pipeline slots (n_layers={L} + embedding + loss)" if slots != L
+                else f"n_layers={L}")
+        hint = "" if slots != L else " (an uneven split must be explicit: pp_split=" \
+                                     "'embedding_and_loss')"
+        raise PlanError("pp_layers", f"pp={pp} must divide {what}{hint} ({model.name})")
+    if (slots // pp) % v:
+        raise PlanError("virtual_stages", f"virtual_stages={v} must divide the {slots // pp} "
+                                          f"layers per pipeline stage ({model.name})")
+    if ep > 1 and (not model.is_moe or model.n_experts % ep):
+        raise PlanError("ep_experts", f"ep={ep} must divide n_experts={model.n_experts} "
+                                      f"({model.name})")
+    if cp > 1 and seq_len % (2 * cp):
+        raise PlanError("cp_seq", f"2·cp = {2 * cp} must divide seq_len={seq_len}")
+    if sp and tp > 1 and seq_len % (cp * tp):
+        raise PlanError("sp_seq", f"with sequence parallelism tp={tp} must divide seq_len / cp "
+                                  f"= {seq_len}/{cp}")
+
+
+def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp=1, cp=1, ep=1,
+              dp=None, virtual_stages=1, micro_batch_size=1, zero_stage=0, recompute="none",
+              schedule="1f1b", sequence_parallel=True, pp_split="even", seq_len=None
+              ) -> ParallelPlan:
+    """Build and validate a ``ParallelPlan`` for ``n_gpus`` GPUs and a global batch.
+
+    ``dp`` defaults to ``n_gpus / (tp·pp·cp)`` and ``n_microbatches`` is
+    ``global_batch_size / (micro_batch_size · dp)``.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    n_gpus : int
+    global_batch_size : int
+        Sequences per optimizer step.
+    tp, pp, cp, ep, dp, virtual_stages, micro_batch_size, zero_stage, recompute, schedule,
+    sequence_parallel, pp_split
+        As ``ParallelPlan``.
+    seq_len : int, optional
+        Tokens per sequence (default: the model's).
+
+    Returns
+    -------
+    ParallelPlan
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        Naming the first broken rule: e.g. ``tp=3 must divide n_heads=64``, ``pp=7 must divide
+        n_layers=80``, ``dp·tp·pp·cp = ... must equal n_gpus=...``.
+    """
+    for name, val in (("n_gpus", n_gpus), ("global_batch_size", global_batch_size), ("tp", tp),
+                      ("pp", pp), ("cp", cp), ("micro_batch_size", micro_batch_size)):
+        _whole(name, val)
+    if dp is None:
+        if n_gpus % (tp * pp * cp):
+            raise PlanError("product", f"tp·pp·cp = {tp}·{pp}·{cp} = {tp * pp * cp} must divide "
+                                       f"n_gpus={n_gpus}")
+        dp = n_gpus // (tp * pp * cp)
+    _whole("dp", dp)
+    if dp * tp * pp * cp != n_gpus:
+        raise PlanError("product", f"dp·tp·pp·cp = {dp}·{tp}·{pp}·{cp} = {dp * tp * pp * cp} "
+                                   f"must equal n_gpus={n_gpus}")
+    if global_batch_size % (micro_batch_size * dp):
+        raise PlanError("batch", f"micro_batch_size × dp = {micro_batch_size}·{dp} must divide "
+                                 f"the global batch of {global_batch_size} sequences")
+    plan = ParallelPlan(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep, virtual_stages=virtual_stages,
+                        micro_batch_size=micro_batch_size, zero_stage=zero_stage,
+                        recompute=recompute,
+                        n_microbatches=global_batch_size // (micro_batch_size * dp),
+                        schedule=schedule, sequence_parallel=sequence_parallel, pp_split=pp_split)
+    return plan.validate(model, n_gpus, global_batch_size, seq_len)
+
+
+#: Scenario parameter -> (ParallelPlan field, the value meaning "not fixed: choose it").
+PLAN_PARAMETER_FIELDS = {
+    "tp": ("tp", 0), "pp": ("pp", 0), "dp": ("dp", 0), "cp": ("cp", 0), "ep": ("ep", 0),
+    "micro_batch_size": ("micro_batch_size", 0), "pp_virtual_stages": ("virtual_stages", 0),
+    "zero_stage": ("zero_stage", -1), "recompute": ("recompute", "auto"),
+    "pp_schedule": ("schedule", "auto"),
+}
+
+
+def fixed_plan_fields(p: dict) -> dict:
+    """The ``ParallelPlan`` fields a scenario fixes: every plan parameter present in ``p`` whose
+    value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
+    when absent (context parallelism is for long contexts, so it is fixed unless asked for)."""
+    fixed = {} if "cp" in p else {"cp": 1}
+    for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
+        if name in p and p[name] != free:
+            fixed[field] = p[name]
+    return fixed
+
+
+def free_plan_parameters(p: dict) -> list:
+    """The plan parameters a scenario leaves to be chosen (absent or set to their "choose"
+    value), ``dp`` excepted (it follows from the others)."""
+    fixed = fixed_plan_fields(p)
+    return [k for k, (field, _) in PLAN_PARAMETER_FIELDS.items()
+            if k != "dp" and field not in fixed]
+
+
+def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
+                recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
+                rank=None) -> ParallelPlan:
+    """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
+
+    Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
+    lists; a fixed ``dp`` filters the rows). Candidates are the plans that fit; unless ``tp`` is
+    fixed, only those with TP inside the scale-up domain. If none fits, the valid plan needing the
+    least memory is returned (check it with ``memory_per_gpu(...).fits``).
+
+    Parameters
+    ----------
+    model, cluster, global_batch, seq_len
+        As ``enumerate_plans`` (``global_batch`` in sequences).
+    fixed : dict, optional
+        ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
+        zero_stage, recompute, schedule).
+    recipe, reserve, pp_split
+        As ``enumerate_plans``.
+    rank : callable, optional
+        DataFrame -> DataFrame ordering candidate rows best first; default
+        ``rank_without_time`` (notebook 04's step-time ranking can be passed instead).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        If no combination is valid; the message names the deepest rule (in ``RULES`` order)
+        that any combination reached before being rejected.
+    """
+    fixed = dict(fixed or {})
+    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()}
+    if unknown:
+        raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
+    # A fixed field that is impossible on its own gets its own rule's message, not a search.
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    t, q, c = fixed.get("tp", 1), fixed.get("pp", 1), fixed.get("cp", 1)
+    if cluster.n_gpus % (t * q * c):
+        raise PlanError("product", f"tp={t} × pp={q} × cp={c} = {t * q * c} must divide "
+                                   f"n_gpus={cluster.n_gpus}")
+    _check_model_rules(model, t, q, c, fixed.get("ep", 1), fixed.get("virtual_stages", 1), False,
+                       pp_split, seq)
+    opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
+                                      "micro_batch_size", "zero_stage", "recompute",
+                                      "schedule") if k in fixed}
+    df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
+                         recipe=recipe, reserve=reserve, **opts)
+    if "dp" in fixed:
+        df = df[df["dp"] == fixed["dp"]]
+    if df.empty:
+        counts = df.attrs.get("rejected", {})
+        # The deepest rule any combination reached (rules are checked in order) is the obstacle.
+        reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
+        rule = reached[-1] if reached else "product"
+        raise PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
+                              f"global batch of {global_batch} sequences and fixed {fixed}: the "
+                              f"combinations that get furthest break rule '{rule}' "
+                              f"({RULES[rule]})")
+    ok = df[df["fits"]]
+    if "tp" not in fixed:
+        ok = ok[ok["tp_in_scaleup_domain"]]
+    row = (rank or rank_without_time)(ok).iloc[0] if len(ok) else \
+        df.loc[df["memory_bytes"].idxmin()]
+    return plan_from_row(row, pp_split)
+
+
+def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+    """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
+
+    Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
+    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``
+    and ``accelerator`` (for the search). When every plan field is fixed the plan is built and
+    validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are chosen by
+    ``choose_plan``.
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
+    """
+    from .catalog import load_accelerator, load_model
+    from .hardware import Cluster
+
+    if model is None:
+        model = load_model(p["model"])
+    seq, tokens = int(p["seq_len"]), int(p["global_batch_tokens"])
+    if tokens % seq:
+        raise PlanError("batch", f"global_batch_tokens={tokens} must be a whole number of "
+                                 f"sequences of seq_len={seq}")
+    fixed = fixed_plan_fields(p)
+    split = p.get("pp_split", "even")
+    if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
+            len(set(fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1:
+        return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
+                         seq_len=seq, pp_split=split,
+                         **{k: v for k, v in fixed.items() if k != "dp"})
+    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
+                       recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE))
+
+
+def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
+    """The ``duplicate_*`` rule id if ``enumerate_plans`` would drop this plan as a copy of
+    another row, else None."""
+    if plan.pp == 1 and plan.schedule != "1f1b":
+        return "duplicate_schedule"
+    if plan.zero_stage > 0 and plan.dp * plan.cp == 1:
+        return "duplicate_zero"
+    if plan.tp == 1 and not plan.sequence_parallel and True in sequence_parallel_options:
+        return "duplicate_sp"
+    return None
+
+
+# ----------------------------------------------------------------------------- enumeration
+def _divisors(n: int) -> np.ndarray:
+    n = int(n)
+    small = [d for d in range(1, int(n ** 0.5) + 1) if n % d == 0]
+    return np.array(sorted(set(small + [n // d for d in small])), dtype=np.int64)
+
+
+def _int_axis(name, values, default):
+    vals = default if values is None else values
+    arr = np.atleast_1d(np.asarray(vals))
+    as_array(arr, name, positive=True, integer=True)
+    return np.unique(arr.astype(np.int64))
+
+
+def _name_axis(name, values, allowed):
+    vals = [values] if isinstance(values, str) else list(values)
+    if not vals:
+        raise ValueError(f"{name} needs at least one value")
+    for v in vals:
+        if v not in allowed:
+            raise ValueError(f"{name}={v!r} must be one of {allowed}")
+    return np.array(sorted({allowed.index(v) for v in vals}), dtype=np.int64)
+
+
+def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, tp=None,
+                    pp=None, cp=(1,), ep=None, virtual_stages=None, micro_batch_size=None,
+                    zero_stage=(0, 1, 2, 3), recompute=RECOMPUTE_MODES, schedule=SCHEDULES,
+                    sequence_parallel=(True,), pp_split="even", recipe="bf16_adam_fp32_grads",
+                    flash_attention=True, dropout=False, reserve=DEFAULT_RESERVE,
+                    hbm_bytes=None, include_rejected=False) -> pd.DataFrame:
+    """Every valid parallel plan of a grid, with per-GPU memory, fits flag and pipeline bubble.
+
+    The candidates are the Cartesian product of the option lists (TP × PP × CP × EP × virtual
+    stages × micro-batch size × ZeRO stage × recompute × schedule × sequence parallelism; dp is
+    derived as n_gpus / (tp·pp·cp) and the micro-batch count as global_batch / (mbs·dp)). Rules
+    are evaluated as numpy masks over the whole grid and memory (``plan_memory_arrays``) over the
+    valid rows, so a million candidates take well under a second (``benchmarks/bench_plans.py``).
+
+    Parameters
+    ----------
+    model : ModelSpec
+    cluster : Cluster
+        Supplies ``n_gpus`` and the accelerator's ``hbm_bytes``.
+    global_batch : int
+        Sequences per optimizer step.
+    seq_len : int, optional
+        Tokens per sequence (default: the model's).
+    tp, pp, virtual_stages, micro_batch_size, ep : sequence of int, optional
+        Options per dimension. Defaults: all divisors of n_gpus (tp, pp), of the layers (or
+        layers + 2 with ``pp_split="embedding_and_loss"``) for virtual stages, of the global
+        batch for the micro-batch size, of the routed experts for ep (1 for a dense model).
+    cp, zero_stage : sequence of int
+    recompute, schedule : sequence of str
+    sequence_parallel : sequence of bool
+    pp_split : {"even", "embedding_and_loss"}
+    recipe, flash_attention, dropout
+        Memory settings (see ``llmcost.memory``).
+    reserve : float
+        Fraction of HBM held back when deciding ``fits`` (``memory.DEFAULT_RESERVE``).
+    hbm_bytes : float, optional
+        Override the accelerator's HBM capacity.
+    include_rejected : bool
+        Also return the rejected combinations, with ``valid=False`` and the id of the first
+        rule they break in ``rejected_rule`` (memory columns NaN).
+
+    Returns
+    -------
+    pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
+    micro_batch_size, n_microbatches, zero_stage, recompute, schedule, sequence_parallel``; one
+    ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
+    per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
+    (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
+    ``valid`` and ``rejected_rule``; and ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up
+    domain: beyond it TP's per-layer collectives cross the slower scale-out network, a cost this
+    table does not price). ``df.attrs`` records the settings, the candidate and valid counts and
+    ``rejected`` (rule id -> number of combinations rejected for it).
+
+    Raises
+    ------
+    ValueError
+        Bad options, or an accelerator without an HBM capacity and no ``hbm_bytes``.
+    """
+    n = int(cluster.n_gpus)
+    gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
+    s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
+                                                            integer=True))
+    if pp_split not in PP_SPLITS:
+        raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
+    get_recipe(recipe)
+    hbm = hbm_bytes if hbm_bytes is not None else cluster.accelerator.hbm_bytes
+    if hbm is None:
+        raise ValueError(f"{cluster.accelerator.name} has no hbm_bytes in the catalogue; pass "
+                         "hbm_bytes")
+    fits(0.0, hbm, reserve)  # validates hbm_bytes and reserve
+    L = model.n_layers
+    split_layers = L + 2 if pp_split == "embedding_and_loss" else L
+    axes = {
+        "tp": _int_axis("tp", tp, _divisors(n)),
+        "pp": _int_axis("pp", pp, _divisors(n)),
+        "cp": _int_axis("cp", cp, (1,)),
+        "ep": _int_axis("ep", ep, _divisors(model.n_experts) if model.is_moe else (1,)),
+        "virtual_stages": _int_axis("virtual_stages", virtual_stages,
+                                    np.union1d(_divisors(L), _divisors(split_layers))),
+        "micro_batch_size": _int_axis("micro_batch_size", micro_batch_size, _divisors(gb)),
+        "zero_stage": np.unique(as_array(np.atleast_1d(zero_stage), "zero_stage",
+                                         nonnegative=True, integer=True, upper=3
+                                         ).astype(np.int64)),
+        "recompute": _name_axis("recompute", recompute, RECOMPUTE_MODES),
+        "schedule": _name_axis("schedule", schedule, SCHEDULES),
+        "sequence_parallel": np.unique(np.asarray([bool(x) for x in np.atleast_1d(
+            sequence_parallel)], dtype=bool)),
+    }
+    names = list(axes)
+    shape = tuple(len(axes[k]) for k in names)
+    g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
+         for i, k in enumerate(names)}
+    reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"])
+    reason = np.broadcast_to(reason, shape)
+    n_candidates = int(np.prod(shape))
+
+    flat = reason.ravel()
+    rows = np.arange(n_candidates) if include_rejected else np.flatnonzero(flat == 0)
+    idx = np.unravel_index(rows, shape)
+    cols = {k: axes[k][idx[i]] for i, k in enumerate(names)}
+    valid = flat[rows] == 0
+    cols["dp"] = n // (cols["tp"] * cols["pp"] * cols["cp"])
+    cols["n_microbatches"] = np.where(valid, gb // np.maximum(cols["micro_batch_size"]
+                                                              * np.maximum(cols["dp"], 1), 1), 0)
+    df = _plan_frame(model, cols, valid, s, recipe, pp_split, flash_attention, dropout, hbm,
+                     reserve)
+    df["tp_in_scaleup_domain"] = df["tp"] <= int(cluster.scaleup_domain_size)
+    if include_rejected:
+        df["valid"] = valid
+        labels = [""] + list(RULES)
+        df["rejected_rule"] = pd.Categorical.from_codes(flat[rows].astype(np.int64), labels)
+    df.attrs.update({
+        "model": model.name, "n_gpus": n, "global_batch": gb, "seq_len": s,
+        "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
+        "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
+        "n_candidates": n_candidates, "n_valid": int(np.count_nonzero(flat == 0)),
+        "rejected": {rule: int(c) for rule, c in zip(
+            RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
+    })
+    return df
+
+
+def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
+    """First broken rule per candidate (0 = valid), broadcast over the grid axes ``g``."""
+    tp, pp, cp, ep = g["tp"], g["pp"], g["cp"], g["ep"]
+    v, mbs, z, sched, sp = (g["virtual_stages"], g["micro_batch_size"], g["zero_stage"],
+                            g["schedule"], g["sequence_parallel"])
+    prod = tp * pp * cp
+    product_bad = n % prod != 0
+    dp = np.where(product_bad, 1, n // prod)
+    batch_bad = gb % (mbs * dp) != 0
+    m = np.where(batch_bad, 1, gb // (mbs * dp))
+    inter = sched == 1
+    slots = np.where((pp > 1) & (pp_split == "embedding_and_loss"), model.n_layers + 2,
+                     model.n_layers)
+    a, kv = model.n_heads, model.n_kv_heads
+    checks = [
+        ("product", product_bad),
+        ("batch", batch_bad),
+        ("schedule", np.where(inter, (pp < 2) | (v < 2), v != 1)),
+        ("interleaved_microbatches", inter & (m % pp != 0)),
+        ("ep_group", (dp * cp) % ep != 0),
+        ("tp_heads", a % tp != 0),
+        ("tp_kv_heads", (kv % tp != 0) & (tp % kv != 0)),
+        ("pp_layers", slots % pp != 0),
+        ("virtual_stages", (slots // pp) % v != 0),
+        ("ep_experts", (ep > 1) & ((not model.is_moe) | (max(model.n_experts, 1) % ep != 0))),
+        ("cp_seq", (cp > 1) & (s % (2 * cp) != 0)),
+        ("sp_seq", sp & (tp > 1) & (s % (cp * tp) != 0)),
+        ("duplicate_schedule", (pp == 1) & (sched != 0)),
+        ("duplicate_zero", (z > 0) & (dp * cp == 1)),
+        ("duplicate_sp", (tp == 1) & ~sp & sp_true_in_grid),
+    ]
+    code = np.uint8(0)
+    for name, bad in reversed(checks):
+        code = np.where(bad, np.uint8(_RULE_CODES[name]), code)
+    return code
+
+
+def _plan_frame(model, cols, valid, s, recipe, pp_split, flash, dropout, hbm, reserve):
+    out = pd.DataFrame({k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
+                                             "micro_batch_size", "n_microbatches",
+                                             "zero_stage")})
+    out["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
+    out["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
+    out["sequence_parallel"] = cols["sequence_parallel"]
+    n = len(out)
+    mem = {p: np.full(n, np.nan) for p in PARTS}
+    total = np.full(n, np.nan)
+    stage = np.full(n, -1, dtype=np.int64)
+    bubble = np.full(n, np.nan)
+    if valid.any():
+        sel = {k: np.asarray(v)[valid] for k, v in cols.items()}
+        arr = plan_memory_arrays(
+            model, tp=sel["tp"], pp=sel["pp"], dp=sel["dp"], cp=sel["cp"], ep=sel["ep"],
+            virtual_stages=sel["virtual_stages"], micro_batch_size=sel["micro_batch_size"],
+            n_microbatches=sel["n_microbatches"], zero_stage=sel["zero_stage"],
+            recompute=sel["recompute"], schedule=sel["schedule"],
+            sequence_parallel=sel["sequence_parallel"], seq_len=s, recipe=recipe,
+            pp_split=pp_split, flash_attention=flash, dropout=dropout)
+        for p in PARTS:
+            mem[p][valid] = arr[p]
+        total[valid] = arr["total"]
+        stage[valid] = arr["stage"]
+        bubble[valid] = bubble_fraction(sel["pp"], sel["n_microbatches"], sel["schedule"],
+                                        sel["virtual_stages"])
+    for p in PARTS:
+        out[f"{p}_bytes"] = mem[p]
+    out["memory_bytes"] = total
+    out["peak_stage"] = stage
+    out["fits"] = np.asarray(fits(np.nan_to_num(total, nan=np.inf), hbm, reserve)) & valid
+    out["bubble_fraction"] = bubble
+    return out
+
+
+def plan_table(plans: pd.DataFrame, n: int = 12, within_scaleup_domain: bool = True
+               ) -> pd.DataFrame:
+    """A readable table of the best fitting plans of ``enumerate_plans``.
+
+    Keeps the plans that fit (and, by default, keep TP inside the scale-up domain), orders them
+    by ``rank_without_time`` and returns the first ``n`` plus the plan with the least memory if it
+    is not among them. Columns: ``plan`` (``ParallelPlan.describe``), ``memory_gb``,
+    ``bubble_fraction``, ``min_memory`` (True on the fitting plan with the least memory) and
+    ``min_bubble`` (True on the first-ranked plan, which has the smallest bubble).
+    """
+    ok = plans[plans["fits"]]
+    if within_scaleup_domain and "tp_in_scaleup_domain" in ok:
+        ok = ok[ok["tp_in_scaleup_domain"]]
+    if ok.empty:
+        return pd.DataFrame(columns=["plan", "memory_gb", "bubble_fraction", "min_memory",
+                                     "min_bubble"])
+    top = rank_without_time(ok).head(n)
+    least = ok.loc[[ok["memory_bytes"].idxmin()]]
+    if least.index[0] not in top.index:
+        top = pd.concat([top, least])
+    split = plans.attrs.get("pp_split", "even")
+    out = pd.DataFrame({
+        "plan": [plan_from_row(r, split).describe() for _, r in top.iterrows()],
+        "memory_gb": top["memory_bytes"].to_numpy() / 1e9,
+        "bubble_fraction": top["bubble_fraction"].to_numpy(),
+    })
+    out["min_memory"] = np.asarray(top.index == least.index[0])
+    out["min_bubble"] = np.arange(len(out)) == 0
+    return out
+
+
+def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
+    """Order plans by the costs known before a step-time model: the pipeline bubble, then the
+    extra FLOPs of recomputation (none < selective < full), then the ZeRO stage (higher stages
+    add gather/scatter traffic), then per-GPU memory. A stand-in until ``step.rank_plans`` (notebook
+    04) ranks by predicted step time; it ignores communication volume, which favours large TP and
+    ZeRO-3 more than a time model would."""
+    return plans.sort_values(["bubble_fraction", "recompute", "zero_stage", "memory_bytes"],
+                             kind="stable")
+
+
+def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, seq_len=None, *,
+                     reserve=DEFAULT_RESERVE, **options) -> pd.DataFrame:
+    """What adding GPUs does at a fixed global batch: for each GPU count, the valid plans, the
+    fitting ones (TP inside the scale-up domain) and the smallest bubble among them.
+
+    Parameters
+    ----------
+    model : ModelSpec
+    accelerator : Accelerator
+    n_gpus : sequence of int
+    global_batch : int
+        Sequences per step (fixed while GPUs are added).
+    seq_len : int, optional
+    reserve : float
+    **options
+        Passed to ``enumerate_plans`` (e.g. ``pp_split``, ``recipe``, ``recompute``).
+
+    Returns
+    -------
+    DataFrame indexed by ``n_gpus`` with ``n_valid``, ``n_fitting``, ``min_memory_gb`` (over
+    valid plans), ``min_bubble`` (over fitting plans; NaN if none fits) and ``best_plan`` (first
+    by ``rank_without_time``).
+    """
+    from .hardware import Cluster
+
+    rows = []
+    for n in n_gpus:
+        cl = Cluster(accelerator, int(n))
+        tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size]
+        df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
+                             **options)
+        ok = df[df["fits"]]
+        best = rank_without_time(ok).head(1)
+        rows.append({
+            "n_gpus": int(n), "n_valid": len(df), "n_fitting": len(ok),
+            "min_memory_gb": df["memory_bytes"].min() / 1e9 if len(df) else np.nan,
+            "min_bubble": float(best["bubble_fraction"].iloc[0]) if len(best) else np.nan,
+            "best_plan": plan_from_row(best.iloc[0], df.attrs["pp_split"]).describe()
+            if len(best) else ("no plan fits" if len(df) else "no valid plan"),
+        })
+    return pd.DataFrame(rows).set_index("n_gpus")
+
+
+def plan_from_row(row, pp_split="even") -> ParallelPlan:
+    """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict)."""
+    return ParallelPlan(
+        dp=int(row["dp"]), tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
+        ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
+        micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
+        recompute=str(row["recompute"]), n_microbatches=int(row["n_microbatches"]),
+        schedule=str(row["schedule"]), sequence_parallel=bool(row["sequence_parallel"]),
+        pp_split=pp_split)
+
+
+# ----------------------------------------------------------------------------- scale-up domains
+def alltoall_scaleout_share(group_size, domain_size):
+    """Share of an all-to-all's bytes that must cross the scale-out network.
+
+    With uniform routing each rank sends 1/g of its data to every rank of the group (itself
+    included); when the g ranks are packed into scale-up domains (NVLink islands) of d GPUs, the
+    share leaving a rank's domain is ``max(0, 1 − d/g)``. This is why MoE expert parallelism is
+    kept inside an NVLink domain where it can be, and why DeepSeek-V3 limits each token to at most
+    4 nodes (DeepSeek-V3 report §3.2.2, node-limited routing).
+
+    Parameters
+    ----------
+    group_size, domain_size : int or array
+
+    Returns
+    -------
+    float or ndarray in [0, 1).
+    """
+    gsz = as_array(group_size, "group_size", positive=True, integer=True)
+    d = as_array(domain_size, "domain_size", positive=True, integer=True)
+    return scalar_or_array(np.maximum(0.0, 1.0 - d / gsz))
+
+
+# ----------------------------------------------------------------------------- simulation
+def pipeline_schedule(pp: int, n_microbatches: int, schedule: str = "1f1b",
+                      virtual_stages: int = 1, t_forward: float = 1.0,
+                      t_backward: float = 2.0) -> pd.DataFrame:
+    """Simulate a pipeline schedule op by op: when each stage runs each forward and backward.
+
+    Each stage runs its ops in the schedule's order and starts an op as soon as the stage is free
+    and its input has arrived (no communication time). Forward and backward of one micro-batch
+    through one stage's whole layer set take ``t_forward`` and ``t_backward`` (a chunk of an
+    interleaved stage takes 1/v of that).
+
+    Orders: GPipe runs all forwards, then all backwards. 1F1B (PipeDream-Flush, Narayanan et al.
+    2021 §2.2.1) runs ``p − r − 1`` warm-up forwards on stage r, then alternates one forward and
+    one backward, then drains. Interleaved 1F1B follows Megatron-LM's
+    ``forward_backward_pipelining_with_interleaving``: warm-up ``2(p − r − 1) + (v − 1)·p``
+    chunk-forwards, chunks visited in groups of p micro-batches.
+
+    Parameters
+    ----------
+    pp, n_microbatches, virtual_stages : int
+    schedule : {"gpipe", "1f1b", "interleaved"}
+        (ZB-H1 splits the backward pass and is not simulated; use ``bubble_fraction``.)
+    t_forward, t_backward : float
+        Durations (any time unit).
+
+    Returns
+    -------
+    DataFrame with one row per op: ``stage, chunk, microbatch, kind`` ("F"/"B"), ``start, end``.
+    ``df.attrs`` holds ``makespan``, ``ideal`` (m·(t_F + t_B)), ``bubble_fraction`` (bubble ÷
+    ideal) and ``peak_in_flight`` (per stage, in units of the stage's whole layer set).
+
+    Raises
+    ------
+    ValueError
+        Unknown or unsupported schedule, bad sizes, or a plan the interleaved order cannot run
+        (``n_microbatches`` not divisible by ``pp``).
+    """
+    p, m, v = int(pp), int(n_microbatches), int(virtual_stages)
+    for name, val in (("pp", p), ("n_microbatches", m), ("virtual_stages", v)):
+        _whole(name, val)
+    if schedule not in ("gpipe", "1f1b", "interleaved"):
+        raise ValueError(f"schedule={schedule!r}: pipeline_schedule simulates 'gpipe', '1f1b' "
+                         "and 'interleaved'")
+    if (schedule == "interleaved") != (v > 1):
+        raise PlanError("schedule", "interleaved needs virtual_stages >= 2; the others need 1")
+    if schedule == "interleaved" and m % p:
+        raise PlanError("interleaved_microbatches",
+                        f"n_microbatches={m} must be divisible by pp={p}")
+    tf, tb = float(t_forward) / v, float(t_backward) / v
+    orders = [_stage_order(schedule, p, m, v, r) for r in range(p)]
+    done = {}
+    pos = [0] * p
+    free = [0.0] * p
+    rows = []
+    remaining = sum(len(o) for o in orders)
+    while remaining:
+        progressed = False
+        for r in range(p):
+            while pos[r] < len(orders[r]):
+                kind, c, i = orders[r][pos[r]]
+                dep = _dependency(kind, c, r, i, p, v)
+                if dep is not None and dep not in done:
+                    break
+                start = max(free[r], done[dep] if dep is not None else 0.0)
+                end = start + (tf if kind == "F" else tb)
+                done[(kind, c, r, i)] = end
+                free[r] = end
+                rows.append((r, c, i, kind, start, end))
+                pos[r] += 1
+                remaining -= 1
+                progressed = True
+        if not progressed:  # pragma: no cover - the orders above are deadlock-free
+            raise RuntimeError("pipeline schedule deadlocked")
+    df = pd.DataFrame(rows, columns=["stage", "chunk", "microbatch", "kind", "start", "end"])
+    makespan = float(df["end"].max())
+    ideal = m * (float(t_forward) + float(t_backward))
+    peak = []
+    for r in range(p):
+        d = df[df.stage == r].sort_values("start")
+        live = np.cumsum(np.where(d.kind == "F", 1, -1))
+        peak.append(float(live.max()) / v)
+    df.attrs.update(makespan=makespan, ideal=ideal, bubble_fraction=(makespan - ideal) / ideal,
+                    peak_in_flight=peak)
+    return df
+
+
+def _stage_order(schedule, p, m, v, r):
+    if schedule == "gpipe":
+        return [("F", 0, i) for i in range(m)] + [("B", 0, i) for i in range(m)]
+    if schedule == "1f1b":
+        w = min(p - r - 1, m)
+        order = [("F", 0, i) for i in range(w)]
+        for j in range(m - w):
+            order += [("F", 0, w + j), ("B", 0, j)]
+        return order + [("B", 0, i) for i in range(m - w, m)]
+    total = m * v
+
+    def chunk_mb(k, forward):
+        within = k % (p * v)
+        c = within // p
+        return (c if forward else v - 1 - c), (k // (p * v)) * p + within % p
+
+    w = min(2 * (p - r - 1) + (v - 1) * p, total)
+    order = [("F", *chunk_mb(k, True)) for k in range(w)]
+    for j in range(total - w):
+        order += [("F", *chunk_mb(w + j, True)), ("B", *chunk_mb(j, False))]
+    return order + [("B", *chunk_mb(k, False)) for k in range(total - w, total)]
+
+
+def _dependency(kind, c, r, i, p, v):
+    if kind == "F":
+        if r > 0:
+            return ("F", c, r - 1, i)
+        return ("F", c - 1, p - 1, i) if c > 0 else None
+    if r < p - 1:
+        return ("B", c, r + 1, i)
+    return ("B", c + 1, 0, i) if c < v - 1 else ("F", c, r, i)

@@ -1,0 +1,94 @@
+"""The parallel plan in scenario files: the published Llama 3.1 405B plan, plans chosen where a
+scenario leaves them free, and bad plan values rejected with the rule."""
+
+import pytest
+
+import llmcost
+from llmcost import memory
+from llmcost import parallel as P
+from llmcost.scenario import ScenarioError, validate_parameters
+
+
+def test_llama_405b_scenario_holds_the_published_plan():
+    # Llama 3 report Table 4 (16,384 GPUs): TP 8, CP 1, PP 16, DP 128, seq 8,192, batch size/DP 16,
+    # tokens/batch "16M"; §3.3.2 for the schedule, the split and no activation checkpointing.
+    p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
+    plan = P.plan_from_parameters(p)
+    assert (plan.tp, plan.cp, plan.pp, plan.dp) == (8, 1, 16, 128)
+    assert plan.n_gpus == p["n_gpus"] == 16384
+    assert plan.global_batch_size == 128 * 16 and p["global_batch_tokens"] == 2048 * 8192
+    assert (plan.schedule, plan.pp_split, plan.recompute) == \
+        ("interleaved", "embedding_and_loss", "none")
+    assert P.fixed_plan_fields(p).keys() >= {"tp", "pp", "dp", "cp", "recompute", "schedule"}
+
+
+def test_default_scenario_leaves_the_plan_free_and_a_fitting_plan_is_chosen():
+    p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    assert P.fixed_plan_fields(p) == {"cp": 1}
+    spec = llmcost.load_model(p["model"])
+    plan = P.plan_from_parameters(p)
+    assert plan.n_gpus == p["n_gpus"] and plan.tp <= 8
+    assert plan.global_batch_size * p["seq_len"] == p["global_batch_tokens"]
+    mb = memory.memory_per_gpu(spec, plan, p["seq_len"], p["optimizer_recipe"])
+    assert mb.fits(llmcost.load_accelerator(p["accelerator"]).hbm_bytes,
+                   p["mem_reserve_fraction"])
+
+
+@pytest.mark.parametrize("name", list(llmcost.list_models()["name"]))
+def test_every_catalogue_model_gets_a_plan(name):
+    spec = llmcost.load_model(name)
+    p = dict(model=name, accelerator="H100-SXM", n_gpus=1024, seq_len=spec.seq_len,
+             global_batch_tokens=4 * 2**20)
+    plan = P.plan_from_parameters(p, spec)
+    plan.validate(spec, 1024, 4 * 2**20 // spec.seq_len, spec.seq_len)
+
+
+def test_fixed_fields_are_kept():
+    p = dict(model="llama-2-70b", accelerator="H100-SXM", n_gpus=2048, seq_len=4096,
+             global_batch_tokens=4194304, tp=4, recompute="full", pp_schedule="auto")
+    plan = P.plan_from_parameters(p)
+    assert plan.tp == 4 and plan.recompute == "full"
+
+
+@pytest.mark.parametrize("extra, message", [
+    (dict(tp=3, pp=4, dp=0, cp=1, ep=1, zero_stage=1, recompute="none", micro_batch_size=1,
+          pp_schedule="1f1b", pp_virtual_stages=1), "tp·pp·cp = 3·4·1 = 12 must divide"),
+    (dict(tp=8, pp=7, dp=0, cp=1, ep=1, zero_stage=1, recompute="none", micro_batch_size=1,
+          pp_schedule="1f1b", pp_virtual_stages=1), "must divide n_gpus"),
+    (dict(zero_stage=5), "zero_stage=5 must be one of"),
+    (dict(recompute="most"), "recompute='most' must be one of"),
+    (dict(tp=-1), "tp=-1 must be >= 0"),
+    (dict(optimizer_recipe="adamw"), "optimizer_recipe='adamw' must be one of"),
+    (dict(mem_reserve_fraction=1.0), r"mem_reserve_fraction=1.0 must be in \[0, 1\)"),
+    (dict(global_batch_tokens=4097), "must be a whole number of sequences"),
+])
+def test_bad_plan_parameters(extra, message):
+    base = dict(model="llama-2-70b", accelerator="H100-SXM", n_gpus=2048, seq_len=4096,
+                global_batch_tokens=4194304, tp=0)
+    with pytest.raises(ScenarioError, match=message):
+        validate_parameters(**{**base, **extra})
+
+
+def test_bad_plan_in_a_scenario_file(tmp_path):
+    sc = tmp_path / "bad.yaml"
+    sc.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 448\nseq_len: 4096\n"
+                  "global_batch_tokens: 4194304\ntp: 8\npp: 7\ndp: 8\ncp: 1\nep: 1\n"
+                  "zero_stage: 1\nrecompute: none\nmicro_batch_size: 1\npp_schedule: 1f1b\n"
+                  "pp_virtual_stages: 1\n")
+    with pytest.raises(ScenarioError, match="pp=7 must divide n_layers=80"):
+        llmcost.load_scenario(sc)
+
+
+def test_choose_plan_reports_the_blocking_rule():
+    spec = llmcost.load_model("llama-2-70b")
+    cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 2048)
+    # A fixed field that is impossible by itself is named directly ...
+    with pytest.raises(P.PlanError, match=r"tp=128 must divide n_heads=64 \(llama-2-70b\)") as err:
+        P.choose_plan(spec, cl, 1024, 4096, fixed={"tp": 128, "pp": 1, "cp": 1})
+    assert err.value.rule == "tp_heads"
+    # ... and a combination that no search can satisfy names the deepest rule it reached.
+    with pytest.raises(P.PlanError, match="no valid plan for llama-2-70b on 2048 GPUs") as err:
+        P.choose_plan(spec, cl, 1024, 4096, fixed={"tp": 8, "pp": 1, "micro_batch_size": 3})
+    assert err.value.rule == "batch"
+    with pytest.raises(ValueError, match="unknown plan fields"):
+        P.choose_plan(spec, cl, 1024, 4096, fixed={"tensor": 8})
