@@ -1244,5 +1244,5 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          "", "at the plan's batch, if not overlapped"),
         ("activation_gb_per_gpu", "activation memory per GPU",
          analysis.activation_bytes_per_gpu / 1e9, "GB",
-         "estimate: Korthikanti Table 2, FlashAttention"),
+         "llmcost.memory, FlashAttention, first pipeline stage"),
     ]

@@ -424,6 +424,19 @@ def _write_summary(out_dir: Path, summary: dict) -> None:
                 w.writerow([stem, r["key"], r["label"], r["value"], r["unit"], r["note"]])
 
 
+def _notebook_question(nb: Path) -> str:
+    """The question in a notebook's title (its first heading, without the number)."""
+    import json
+    import re
+
+    try:
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        first = "".join(cells[0]["source"]).splitlines()[0]
+    except (OSError, ValueError, KeyError, IndexError):
+        return ""
+    return re.sub(r"^#\s*\d+\s*·\s*", "", first).strip()
+
+
 def _param_text(v) -> str:
     if isinstance(v, float):
         return (f"{v:.4g}" if abs(v) >= 1e6 or (v and abs(v) < 1e-3) else f"{v:g}").replace(
@@ -442,24 +455,31 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
         f"<td>{esc(v['from'])}</td></tr>" for k, v in summary["parameters"].items())
     links, heads = [], []
     for nb in nbs:
-        status = " <b style='color:#b00'>(failed: see the notebook)</b>" \
-            if (out_dir / nb.name) in result.failed else ""
-        links.append(f"<li><a href='{esc(nb.stem)}.html'>{esc(nb.stem)}</a>{status}</li>")
-        for r in summary["notebooks"].get(nb.stem, []):
+        failed = (out_dir / nb.name) in result.failed
+        status = " <b style='color:#b00'>(failed: see the notebook)</b>" if failed else ""
+        question = esc(_notebook_question(nb))
+        links.append(f"<li><a href='{esc(nb.stem)}.html'>{esc(nb.stem)}</a>: {question}"
+                     f"{status}</li>")
+        rows = summary["notebooks"].get(nb.stem, [])
+        if rows:
+            heads.append(f"<tr><th colspan='3' class='nb'><a href='{esc(nb.stem)}.html'>"
+                         f"{esc(nb.stem)}</a>: {question}</th></tr>")
+        for r in rows:
             val = format_value(r["value"], r["unit"])
-            heads.append(f"<tr><td>{esc(r['label'])}</td><td style='text-align:right'>"
-                         f"{esc(val)}</td><td>{esc(r['note'])}</td><td>{esc(nb.stem)}</td></tr>")
+            heads.append(f"<tr><td>{esc(r['label'])}</td><td class='v'>{esc(val)}</td>"
+                         f"<td>{esc(r['note'])}</td></tr>")
     page = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>llmcost report: {esc(title)}</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
 table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;
-text-align:left}}</style></head><body>
+text-align:left;vertical-align:top}}td.v{{text-align:right;white-space:nowrap}}
+th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}</style></head><body>
 <h1>llmcost report: {esc(title)}</h1>
 <p>{esc(scenario.get('description', ''))}</p>
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
 {esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
 <h2>Headline figures</h2>
-<table><tr><th>figure</th><th>value</th><th>convention</th><th>notebook</th></tr>
+<table><tr><th>figure</th><th>value</th><th>convention and source</th></tr>
 {''.join(heads)}</table>
 <h2>Notebooks</h2><ul>{''.join(links)}</ul>
 <h2>Parameters used</h2>

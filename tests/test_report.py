@@ -14,7 +14,7 @@ import llmcost
 from llmcost import report
 
 SCENARIOS = sorted(llmcost.SCENARIO_DIR.glob("*.yaml"))
-TIMEOUT_S = 300
+TIMEOUT_S = 120
 
 
 def _cli(*args, cwd=None):
