@@ -55,7 +55,8 @@ from .compute import (MFU_CAUSAL, MFU_METHOD, compute_cost_usd, gpu_hours, model
                       training_flops)
 from .hardware import Accelerator
 from .model import ModelSpec
-from .units import BYTES_PER_DTYPE, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, scalar_or_array
+from .units import (BYTES_PER_DTYPE, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_count,
+                    scalar_or_array)
 
 # ------------------------------------------------------------------------------------ constants
 #: Kaplan et al. 2020 Eq. 5.3: B_crit(L) ≈ B*/L^(1/α_B). B* in tokens, L in nats (WebText2, GPT-2
@@ -83,7 +84,8 @@ DEEPSEEK_PUBLISHED = {
                          "batch_sequences": 4608, "lr": 3.2e-4},
 }
 
-#: Goyal et al. 2017 §2.1: η = 0.1 · batch / 256 for ResNet-50 with SGD momentum.
+#: Goyal et al. 2017 §5.1: η = 0.1 · batch / 256 for ResNet-50 with SGD momentum (§5.2: 3.2 at
+#: a batch of 8k); the linear scaling rule itself is §2.1.
 GOYAL_BASE_LR = 0.1
 GOYAL_BASE_BATCH = 256
 
@@ -389,8 +391,9 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
             raise ValueError("loss_nats=None needs train_tokens and global_batch_tokens (the "
                              "planned run whose final loss becomes the target)")
         loss = float(loss_of_planned_run(n, train_tokens, global_batch_tokens, bn))
-        loss_source = (f"the loss a run of {float(train_tokens):.3g} tokens at "
-                       f"{float(global_batch_tokens):.3g} tokens per step reaches under Kaplan et "
+        loss_source = (f"the loss a run of {fmt_count(float(train_tokens), 3)} tokens at "
+                       f"{fmt_count(float(global_batch_tokens), 3)} tokens per step reaches under "
+                       "Kaplan et "
                        "al. 2020 Eq. 5.3-5.6")
     else:
         loss = float(as_array(loss_nats, "loss_nats", positive=True))
@@ -599,7 +602,7 @@ def deepseek_flops_per_token(n_layers, d_model, seq_len):
     Eq. 2).
 
     The attention term 12·n_layer·d_model·l_seq counts the full s×s score matrix (it equals
-    Megatron's 72·l·h²·s/(6h)). ``formulas.md`` §1.5 records a coefficient of 6 (the causal-halved
+    Megatron's 72·l·h²·s/(6h)). Some secondary notes record a coefficient of 6 (the causal-halved
     count); a text copy of the paper's Eq. 2 and an independent implementation of it both read 12,
     and 12 reproduces the paper's Table 3 (e.g. 8 layers, d_model 512, 4096 tokens: M = 352M), so
     12 is used here. The two differ by 4–8% of M for the 7B and 67B models.
@@ -805,7 +808,7 @@ def matmul_intensity(tokens, d_in, d_out, bytes_per_element=2):
 
     For t ≪ d it is ≈ t (bf16): a GPU that feeds a weight matrix few tokens re-reads the whole
     matrix for little work. In training the two backward matmuls (input and weight gradients)
-    have the same intensity. ``formulas.md`` §5; Williams et al. 2009 (roofline).
+    have the same intensity. Williams et al. 2009 (roofline).
 
     Returns
     -------
@@ -927,7 +930,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
       G = grad_bytes_per_param · N / (tp·pp) the gradient bytes one GPU holds (parameters split
       evenly over the tensor and pipeline ranks) and bw the per-GPU scale-out bandwidth per
       direction (data-parallel peers sit in other nodes when tp·pp fills a node). ZeRO-1/2 move
-      the same bytes (reduce-scatter + all-gather). ``formulas.md`` §3.3, §4 (Patarasuk & Yuan
+      the same bytes (reduce-scatter + all-gather; ZeRO §7). (Patarasuk & Yuan
       2009).
 
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
@@ -980,7 +983,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
 # ------------------------------------------------------------------ activation memory
 def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: int = 1,
                              flash_attention: bool = True, recompute: str = "none",
-                             dropout: bool = False, sequence_parallel=None):
+                             dropout: bool = False, sequence_parallel=None, cp: int = 1):
     """Activation memory per GPU for one micro-batch size: ``memory.activation_bytes_per_layer``
     (Korthikanti et al. 2022 Table 2 generalised to GQA, gated FFNs and MoE) summed over the
     model's layers.
@@ -1002,6 +1005,8 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
         Tensor-parallel degree t.
     flash_attention : bool
         FlashAttention: the s×s scores are not stored.
+    cp : int
+        Context-parallel degree: each GPU holds s/cp tokens of a sequence.
     recompute : {"none", "selective", "full"}
     dropout : bool
         Dropout masks stored (Korthikanti et al. count them; most current pre-training has none).
@@ -1016,7 +1021,7 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
 
     if sequence_parallel is None:
         sequence_parallel = bool(np.all(np.asarray(tp) > 1))
-    kw = dict(seq_len=seq_len, micro_batch_size=micro_batch_size, tp=tp,
+    kw = dict(seq_len=seq_len, micro_batch_size=micro_batch_size, tp=tp, cp=cp,
               sequence_parallel=sequence_parallel, recompute=recompute,
               flash_attention=flash_attention, dropout=dropout)
     total = np.asarray(memory.activation_bytes_per_layer(model, **kw)) * model.n_dense_ffn_layers
@@ -1112,44 +1117,54 @@ class BatchAnalysis:
     n_gpus: int
     micro_batch_size: int
     tp: int
+    cp: int = 1
 
 
 def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
                   seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour, tp: int = 1,
                   pp: int = 1, micro_batch_size: int = 1, target_loss=None, b_noise_tokens=None,
-                  dtype: str = "bf16") -> BatchAnalysis:
+                  dtype: str = "bf16", cp: int = 1, recompute: str = "none",
+                  grad_bytes_per_param: float = 2.0) -> BatchAnalysis:
     """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
+
+    ``tp``, ``pp``, ``cp``, ``micro_batch_size`` and ``recompute`` describe the parallel plan
+    (``llmcost.parallel``): a sequence is split over tp·cp GPUs, so data parallelism is
+    n_gpus / (tp·pp·cp) and the batch that fills the cluster counts tp·cp GPUs per micro-batch.
+    ``grad_bytes_per_param`` is the gradient format reduced across data-parallel ranks (4 for
+    the fp32 reduction of Megatron-LM and Llama 3).
 
     Raises
     ------
     ValueError
-        A layout that does not divide (tp·pp and n_gpus, micro-batches and the global batch), a
-        target loss below the fit's irreducible term, or any non-positive input.
+        A layout that does not divide (tp·pp·cp and n_gpus, micro-batches and the global batch),
+        a target loss below the fit's irreducible term, or any non-positive input.
     """
     import pandas as pd
 
-    dp = data_parallel_degree(n_gpus, tp, pp)
+    group = tp * cp  # GPUs that share one micro-batch in one pipeline stage
+    dp = data_parallel_degree(n_gpus, group, pp)
     m = accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp)
     target = batch_target(model, target_loss, train_tokens, global_batch_tokens, b_noise_tokens)
-    fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, tp))
+    fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, group))
     sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype,
-                            seq_len=seq_len)
+                            grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len)
     bn = target.b_noise_tokens
     batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
-    gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, tp, pp))
+    gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, group, pp))
     gpus[0] = n_gpus
     rows = batch_sweep(target, batches, model, accelerator, gpus, mfu, price_usd_per_gpu_hour,
-                       seq_len, micro_batch_size, tp, dtype)
+                       seq_len, micro_batch_size, group, dtype)
     rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
     ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
-    act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp))
+    act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp,
+                                         recompute=recompute, cp=cp))
     return BatchAnalysis(target=target, fill_batch_tokens=fill, dp=dp, micro_batches_per_step=m,
                          allreduce_s=float(sync["allreduce_s"].iloc[0]),
                          key_batches=pd.DataFrame(rows), deepseek=ds,
                          exposed_fraction=float(sync["exposed_fraction"].iloc[0]),
                          activation_bytes_per_gpu=act,
                          global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
-                         micro_batch_size=int(micro_batch_size), tp=int(tp))
+                         micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp))
 
 
 def batch_verdict(analysis: BatchAnalysis) -> list[str]:
@@ -1190,7 +1205,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f" of them work; the smallest batch that fills the cluster is "
                      f"{fmt_count(fill, 3)} tokens.")
     else:
-        lines.append(f"It keeps all {n_gpus:,} GPUs busy ({b / fill:.3g}× the {fmt_count(fill, 3)}"
+        lines.append(f"It keeps all {n_gpus:,} GPUs busy ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
                      f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
                      "per step).")
     dt = float(t.steps(2 * b) / t.steps(b)) - 1
@@ -1230,7 +1245,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          analysis.global_batch_tokens / t.b_noise_tokens, "", "McCandlish et al. 2018"),
         ("fill_batch_tokens", "batch that fills the cluster", analysis.fill_batch_tokens,
          "tokens", f"{analysis.n_gpus:,} GPUs, micro-batch {analysis.micro_batch_size}, "
-         f"TP {analysis.tp}"),
+         f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
         ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "", ""),
         ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "", ""),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",

@@ -41,8 +41,8 @@ def _parser() -> argparse.ArgumentParser:
                    "(default: all)")
     r.add_argument("--overwrite", action="store_true",
                    help="replace an earlier llmcost report in --out")
-    r.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
-                   help="per-cell timeout, so a stalled kernel fails in minutes (default 600)")
+    r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
+                   help="per-cell timeout, so a stalled kernel fails in minutes (default 120)")
 
     n = sub.add_parser("refresh-notebooks",
                        help="re-execute the committed notebooks in place with their defaults",
@@ -50,8 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                        "parameters and remove volatile metadata (what `make notebooks` runs).")
     n.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                    help="numbers or names to refresh (default: all)")
-    n.add_argument("--timeout", type=int, default=600, metavar="SECONDS",
-                   help="per-cell timeout (default 600)")
+    n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
+                   help="per-cell timeout (default 120)")
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "

@@ -121,7 +121,7 @@ PP_SPLITS = ("even", "embedding_and_loss")
 
 #: Default fraction of HBM held back for what the model does not count: CUDA context and cuBLAS
 #: workspaces, NCCL buffers, activation gradients and other transients, allocator fragmentation.
-#: Sources for the size: formulas.md §2 "often 5–15% more" (mid-point taken); the EleutherAI
+#: Sources for the size: the 5–15% that frameworks typically add (mid-point taken); the EleutherAI
 #: cookbook's calc_transformer_mem.py adds ~5 GiB of "misc" Megatron-DeepSpeed overhead (6.7% of
 #: 80 GB); Megatron-LM's theoretical_memory_usage.py adds 5% to activations. An allowance, not
 #: a measurement: pass your own ``reserve`` if you have profiled your stack.
@@ -237,7 +237,7 @@ RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
         "pure_bf16", 2, 2, 0, 0, 4,
         "pure bf16: weights, gradients, m and v all bf16, no master copy (needs stochastic "
         "rounding or Kahan summation): 8 B/param",
-        "formulas.md §2.4; Zamirai et al. 2020 (bf16 training with stochastic rounding)"),
+        "Zamirai et al. 2020 (bf16 training with stochastic rounding)"),
     PrecisionRecipe(
         "fp32_adam", 4, 4, 0, 0, 8,
         "fp32 weights and gradients (the weights are the master copy), m and v: 16 B/param "

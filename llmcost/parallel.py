@@ -460,6 +460,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
+    if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
+        opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
+                           if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
     df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
                          recipe=recipe, reserve=reserve, **opts)
     if "dp" in fixed:
@@ -469,10 +472,13 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         # The deepest rule any combination reached (rules are checked in order) is the obstacle.
         reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
         rule = reached[-1] if reached else "product"
+        common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
+                        reverse=True)[:3]
+        tally = ", ".join(f"{r} ({n:,})" for n, r in common)
         raise PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
                               f"global batch of {global_batch} sequences and fixed {fixed}: the "
                               f"combinations that get furthest break rule '{rule}' "
-                              f"({RULES[rule]})")
+                              f"({RULES[rule]}); rules broken most often: {tally}")
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
@@ -781,12 +787,13 @@ def plan_table(plans: pd.DataFrame, n: int = 12, within_scaleup_domain: bool = T
 
 def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
     """Order plans by the costs known before a step-time model: the pipeline bubble, then the
-    extra FLOPs of recomputation (none < selective < full), then the ZeRO stage (higher stages
-    add gather/scatter traffic), then per-GPU memory. A stand-in until ``step.rank_plans`` (notebook
+    extra FLOPs of recomputation (none < selective < full), then the context-parallel size (its
+    KV exchange is extra traffic), then the ZeRO stage (higher stages add gather/scatter
+    traffic), then per-GPU memory. A stand-in until ``step.rank_plans`` (notebook
     04) ranks by predicted step time; it ignores communication volume, which favours large TP and
     ZeRO-3 more than a time model would."""
-    return plans.sort_values(["bubble_fraction", "recompute", "zero_stage", "memory_bytes"],
-                             kind="stable")
+    return plans.sort_values(["bubble_fraction", "recompute", "cp", "zero_stage",
+                              "memory_bytes"], kind="stable")
 
 
 def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, seq_len=None, *,

@@ -426,7 +426,7 @@ def exposed_comm_vs_batch(df, ax=None):
     ax.set_xlabel("global batch (tokens per step)")
     ax.set_ylabel("all-reduce share of the step (no overlap)")
     ax.set_title("More tokens per step amortise the gradient all-reduce")
-    _source(ax, "ring all-reduce, bandwidth term, per-GPU scale-out bandwidth (formulas.md §3.3, §4)")
+    _source(ax, "ring all-reduce, bandwidth term, per-GPU scale-out bandwidth (Patarasuk & Yuan 2009; Thakur et al. 2005)")
     return ax
 
 

@@ -7,7 +7,7 @@ Conventions
 -----------
 * **Checkpoint bytes** are what is *saved*, not the training state in HBM: gradients are never
   saved, so the bf16-Adam recipe is 14 B/param (bf16 weights 2 + fp32 master 4 + fp32 Adam m, v
-  4 + 4), not the 16-18 B/param of training state (formulas.md §2.4 and §8). The recipes are in
+  4 + 4), not the 16-18 B/param of training state (ZeRO §3.1 for training state). The recipes are in
   ``CHECKPOINT_RECIPES`` with their sources.
 * **Failures** are a Poisson process: each GPU fails at a constant rate λ (failures per
   GPU-year), a synchronous job stops when any of its n GPUs does, so the job's MTBF is
@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
+from .units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, TIB, as_array,
                     scalar_or_array)
 
 SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
@@ -67,15 +67,15 @@ class CheckpointRecipe:
 
 
 #: What a checkpoint saves, per parameter. Gradients are not saved (they are recomputed by the
-#: next step), which is why checkpoints are smaller than training state (formulas.md §2.4 vs §8).
+#: next step), which is why checkpoints are smaller than training state.
 CHECKPOINT_RECIPES: dict[str, CheckpointRecipe] = {r.name: r for r in [
     CheckpointRecipe("bf16-adam", 2, 4, 8,
                      "bf16 weights + fp32 master + fp32 Adam m, v = 14 B/param: mixed-precision "
                      "Adam (Micikevicius et al. 2018; ZeRO, Rajbhandari et al. 2020 §3.1, K=12) "
-                     "without the gradients; formulas.md §8 and test vectors 8.f/8.g"),
+                     "without the gradients"),
     CheckpointRecipe("fp32-master-adam", 0, 4, 8,
                      "fp32 master + fp32 Adam m, v = 12 B/param: the 16-bit weights are re-derived "
-                     "from the master on load (ZeRO K=12 model states; formulas.md §8)"),
+                     "from the master on load (ZeRO K=12 model states)"),
     CheckpointRecipe("bf16-adam-bf16-moments", 2, 4, 4,
                      "bf16 weights + fp32 master + bf16 Adam m, v = 10 B/param (DeepSeek-V3 "
                      "technical report, arXiv:2412.19437 §3.3: BF16 optimizer moments, FP32 master"
@@ -93,7 +93,7 @@ LOADER_RNG_BYTES_PER_RANK = 1e6
 
 #: Unexpected interruptions per GPU-year implied by Llama 3 405B pre-training: 419 unexpected
 #: interruptions in a 54-day snapshot on 16,384 H100 (Llama Team 2024, arXiv:2407.21783,
-#: §3.3.4) -> 419 / (16,384 × 54 / 365.25) = 0.173 per GPU-year (formulas.md 8.d).
+#: §3.3.4) -> 419 / (16,384 × 54 / 365.25) = 0.173 per GPU-year.
 LLAMA3_UNEXPECTED = {"n_interruptions": 419, "days": 54.0, "n_gpus": 16384}
 #: Planned interruptions in the same snapshot (firmware upgrades, configuration and dataset
 #: updates): 47 in 54 days, a job-level rate (not per GPU).
@@ -101,7 +101,7 @@ LLAMA3_PLANNED = {"n_interruptions": 47, "days": 54.0}
 
 #: Kokolis et al. 2024 (arXiv:2410.21680): failure rate r_f per 1000 node-days (8 A100 per
 #: node) on Meta's RSC-1 (16k A100) and RSC-2 (8k A100) research clusters, and the measured
-#: MTTF of 1,024-GPU jobs. [secondary]: confirmed by three notes quoted in formulas.md §8 and by
+#: MTTF of 1,024-GPU jobs. [secondary]: confirmed by three independent notes and by
 #: a per-paper survey of LLM-training reliability papers in a public repository (search index
 #: file id 66370327490: "RSC-1 ... r_f=6.50 failures/1000 node-days; RSC-2 ... 2.34 ... 1024-GPU
 #: = 7.9 hours; projected 16,384-GPU = 1.8 h, 131,072-GPU = 0.23 h").
@@ -196,7 +196,7 @@ def checkpoint_size(n_params, recipe="bf16-adam", content: str = "full", n_ranks
 
     Examples
     --------
-    >>> round(checkpoint_size(405e9).total_bytes / 1e12, 2)    # formulas.md 8.f: 5.67 TB
+    >>> round(checkpoint_size(405e9).total_bytes / 1e12, 2)    # 5.67 TB
     5.67
     """
     r = _recipe(recipe)
@@ -224,7 +224,7 @@ def checkpoint_write_time_s(total_bytes, n_nodes, storage_bytes_per_s, node_byte
     t = max(total / B_storage, imbalance × (total / n_nodes) / B_node): the storage system's
     aggregate write bandwidth caps the whole job, each node's front-end link caps its own share
     (the busiest node's share is ``imbalance`` × the mean). A bandwidth floor: file creation,
-    metadata and serialisation add to it (formulas.md §8, "Write time").
+    metadata and serialisation add to it.
 
     Parameters
     ----------
@@ -376,7 +376,7 @@ def failure_rate_per_gpu_year(n_failures, days, n_gpus):
     """Per-GPU failure rate (failures per GPU-year) from an observed count.
 
     λ = failures / (GPUs × years). Llama 3 405B: 419 unexpected interruptions in 54 days on
-    16,384 H100 -> 0.173 per GPU-year (formulas.md 8.d; arXiv:2407.21783 §3.3.4).
+    16,384 H100 -> 0.173 per GPU-year (arXiv:2407.21783 §3.3.4).
 
     Raises
     ------
@@ -483,7 +483,7 @@ def young_interval(checkpoint_s, mtbf_s):
 
     Examples
     --------
-    >>> round(young_interval(60, 10_800), 1)    # formulas.md 8.a
+    >>> round(young_interval(60, 10_800), 1)    # δ = 60 s, M = 3 h
     1138.4
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
@@ -501,7 +501,7 @@ def daly_interval(checkpoint_s, mtbf_s):
 
     Examples
     --------
-    >>> round(daly_interval(60, 10_800), 1)    # formulas.md 8.a
+    >>> round(daly_interval(60, 10_800), 1)    # δ = 60 s, M = 3 h
     1098.8
     """
     d = as_array(checkpoint_s, "checkpoint_s", positive=True)
@@ -550,7 +550,7 @@ def optimal_interval(checkpoint_s, mtbf_s):
 
 # ------------------------------------------------------------------------------ waste / goodput
 def waste_fraction_first_order(interval_s, checkpoint_s, mtbf_s, restart_s=0.0):
-    """First-order waste W = δ/τ + (τ/2 + R)/M (Young 1974; formulas.md §8).
+    """First-order waste W = δ/τ + (τ/2 + R)/M (Young 1974, with the restart time R/M per unit time added as Daly 2006 does).
 
     A fraction of useful time; valid for τ, δ, R ≪ M (it can exceed 1 outside that range, where
     ``waste_fraction`` should be used). Minimised exactly by ``young_interval``.
@@ -809,14 +809,30 @@ def storage_price(name: str) -> float:
     return float(row["price_usd_per_gb_month"].iloc[0])
 
 
+def storage_throughput_per_tib(name: str):
+    """Bytes/s a tier delivers per TiB provisioned (``data/storage_prices.csv``), or None when its
+    throughput is not sold with capacity (object storage)."""
+    df = load_storage_prices()
+    row = df[df["name"] == name]
+    if row.empty:
+        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
+    v = row["throughput_bytes_per_s_per_tib"].iloc[0]
+    return None if v != v else float(v)
+
+
 def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
                            milestone_every_days, retention_months, hot_usd_per_gb_month,
-                           cold_usd_per_gb_month, milestone_bytes=None):
+                           cold_usd_per_gb_month, milestone_bytes=None,
+                           hot_bandwidth_bytes_per_s=None, hot_bytes_per_s_per_tib=None):
     """Storage cost of a retention policy: keep the last k checkpoints hot, copy milestones cold.
 
     * Hot tier (restarts read from it): the last ``keep_last`` checkpoints for the whole run
       (``keep_last`` × size × run months); ``keep_last = 0`` means *keep every checkpoint* hot,
-      which grows linearly to run_s/τ checkpoints (on average half of them held).
+      which grows linearly to run_s/τ checkpoints (on average half of them held). A parallel file
+      system sells throughput with capacity (FSx for Lustre: 125 MB/s per TiB): with
+      ``hot_bandwidth_bytes_per_s`` and ``hot_bytes_per_s_per_tib`` the hot tier is provisioned
+      for at least bandwidth ÷ throughput-per-TiB, which for fast checkpoints is far more than the
+      checkpoints held.
     * Cold tier: one milestone every ``milestone_every_days`` (full, or ``milestone_bytes`` for
       weights-only milestones), accumulating over the run (on average half held) and then kept
       ``retention_months`` after it.
@@ -846,6 +862,13 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
         hot_label, hot_n, hot_gbm = "hot: every checkpoint", n_all, n_all / 2 * size / GB * months
     else:
         hot_label, hot_n, hot_gbm = f"hot: last {k:.0f}", k, k * size / GB * months
+    if hot_bandwidth_bytes_per_s is not None and hot_bytes_per_s_per_tib is not None:
+        bw = float(as_array(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True))
+        dens = float(as_array(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True))
+        floor_gbm = bw / dens * TIB / GB * months
+        if floor_gbm > hot_gbm:
+            hot_label += f" (provisioned for {bw / 1e9:,.0f} GB/s)"
+            hot_gbm = floor_gbm
     n_ms = np.floor(days / every)
     cold_gbm = n_ms * ms / GB * (months / 2 + after)
     rows = [(hot_label, hot_n, hot_gbm, hot_gbm * hot_p),
@@ -884,7 +907,7 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
                     checkpoint_bytes=None) -> CheckpointPlan:
     """Checkpoint size, write and stall time, restart time, MTBF, interval and goodput of a job.
 
-    The state is sharded evenly over all ``n_gpus`` (ZeRO/FSDP-style; formulas.md 8.g). The
+    The state is sharded evenly over all ``n_gpus`` (ZeRO/FSDP-style). The
     stall δ is ``checkpoint_stall_s``; the restart time R is ``restart_time_s`` (overhead + read
     at the write bandwidth + re-sharding). For an **asynchronous** checkpoint the newest snapshot
     becomes durable only when its background write w ends, so a failure loses on average w more

@@ -36,7 +36,7 @@ ROOT = DATA_DIR.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 SUMMARY_MIME = "application/vnd.llmcost.summary+json"
 MARKER = ".llmcost-report"
-DEFAULT_TIMEOUT_S = 600
+DEFAULT_TIMEOUT_S = 120
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use it]"
 #: Quiet the kernel's own log (ipykernel warns about unencrypted local TCP on every start).
@@ -209,7 +209,8 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
         validate_parameters(**{k: v["value"] for k, v in used.items()})
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
-        hint = f" (with the notebooks' defaults for {', '.join(defaults)})" if defaults else ""
+        hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
+                "parameters`)") if defaults else ""
         raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
     return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
 
@@ -323,13 +324,21 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     _prepare_out_dir(out_dir, overwrite, progress)
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
+    from .checks import scenario_warnings
+    everything = {nb: declared_parameters(nb) for nb in list_notebooks()}
+    values = validate_parameters(**{k: v["value"] for k, v in
+                                    effective_parameters(scenario, everything).items()})
+    warnings = scenario_warnings(values)
+    for w in warnings:
+        progress(f"warning: {w}")
     defaults = [k for k, v in used.items() if v["from"] != "scenario"]
     if defaults:
         listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
         progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
     summary = {"scenario": {k: v for k, v in scenario.items()},
                "scenario_file": str(scenario_path), "parameters": used,
-               "llmcost_version": _version(), "generated": _now(), "notebooks": {}}
+               "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
+               "notebooks": {}}
     for i, nb in enumerate(nbs, 1):
         params = {k: v for k, v in scenario.items() if k in declared[nb]}
         if "interactive" in declared[nb]:
@@ -424,6 +433,39 @@ def _write_summary(out_dir: Path, summary: dict) -> None:
                 w.writerow([stem, r["key"], r["label"], r["value"], r["unit"], r["note"]])
 
 
+def _warnings_html(warnings: list) -> str:
+    if not warnings:
+        return ""
+    items = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
+    return ("<div style='background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;"
+            f"margin:1rem 0'><b>Read this first</b><ul>{items}</ul></div>")
+
+
+#: The headline keys that are parts of the bill, in ledger order (notebook, key, label).
+BILL_LINES = (("01_flops", "compute_cost_usd", "compute (ideal: no failures)"),
+              ("07_checkpoints", "failure_cost_usd", "failures, checkpoints and restarts"),
+              ("07_checkpoints", "storage_cost_usd", "checkpoint storage"))
+
+
+def _bill_html(summary: dict) -> str:
+    """The lines of the bill the notebooks computed, and their sum (the ledger so far)."""
+    rows, total = [], 0.0
+    for stem, key, label in BILL_LINES:
+        for r in summary["notebooks"].get(stem, []):
+            if r["key"] == key and isinstance(r["value"], (int, float)):
+                rows.append(f"<tr><td>{html.escape(label)}</td><td class='v'>"
+                            f"{format_value(r['value'], 'USD')}</td><td>{html.escape(stem)}</td>"
+                            "</tr>")
+                total += r["value"]
+    if not rows:
+        return ""
+    rows.append(f"<tr><th>total of the lines computed so far</th><th class='v'>"
+                f"{format_value(total, 'USD')}</th><th></th></tr>")
+    return ("<h2>The bill so far</h2><table><tr><th>line</th><th>USD</th><th>notebook</th></tr>"
+            + "".join(rows) + "</table><p style='color:#555'>Data, people, networking, "
+            "operations and exploratory runs are not yet in the workbook.</p>")
+
+
 def _notebook_question(nb: Path) -> str:
     """The question in a notebook's title (its first heading, without the number)."""
     import json
@@ -442,7 +484,7 @@ def _param_text(v) -> str:
         return (f"{v:.4g}" if abs(v) >= 1e6 or (v and abs(v) < 1e-3) else f"{v:g}").replace(
             "e+", "e")
     if v is None:
-        return "null (catalogue price)"
+        return "null"
     return str(v)
 
 
@@ -478,6 +520,8 @@ th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}</style></head><bo
 <p>{esc(scenario.get('description', ''))}</p>
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
 {esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
+{_warnings_html(summary.get("warnings", []))}
+{_bill_html(summary)}
 <h2>Headline figures</h2>
 <table><tr><th>figure</th><th>value</th><th>convention and source</th></tr>
 {''.join(heads)}</table>

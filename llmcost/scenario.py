@@ -148,8 +148,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _storage_tier),
     Param("ckpt_cold_tier", "str", "cold storage tier (data/storage_prices.csv name)",
           _storage_tier),
-    Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year",
-          _nonnegative),
+    Param("fail_rate_per_gpu_year", "float", "unexpected interruptions per GPU-year (> 0; a "
+          "job that never fails needs no checkpoints: use a small rate to see that limit)",
+          _positive),
     Param("fail_planned_per_day", "float", "planned interruptions of the job per day",
           _nonnegative),
     # ---- the parallel plan (notebook 03; llmcost.parallel, llmcost.memory). A value of 0

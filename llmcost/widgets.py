@@ -179,7 +179,8 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
                                continuous_update=False)
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
                        description="accelerator")
-    mbs_w = w.SelectionSlider(options=[1, 2, 4, 8, 16], value=micro_batch_size,
+    mbs_w = w.SelectionSlider(options=sorted({1, 2, 4, 8, 16, int(micro_batch_size)}),
+                              value=int(micro_batch_size),
                               description="micro-batch", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
     out = w.Output()
@@ -231,9 +232,14 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
 def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
                     seq_len: int, tp: int, pp: int, zero_stage: int, recompute: str,
                     micro_batch_size: int = 1, recipe: str = "bf16_adam_fp32_grads",
-                    reserve: float = 0.1, pp_split: str = "even"):
+                    reserve: float = 0.1, pp_split: str = "even", cp: int = 1, ep: int = 1,
+                    schedule: str = "1f1b", virtual_stages: int = 1):
     """Model, accelerator, GPU count, global batch, TP/PP/ZeRO/recompute widgets updating the
-    per-GPU memory bars, the fits verdict and the pipeline bubble (1F1B).
+    per-GPU memory bars, the fits verdict and the pipeline bubble.
+
+    ``cp``, ``ep``, ``schedule`` and ``virtual_stages`` are kept from the notebook's plan (the
+    schedule falls back to 1F1B with one chunk when the PP widget leaves the plan's PP), so the
+    panel opens on exactly the plan above it.
 
     Returns the ``VBox``. A plan that breaks a rule shows the rule instead of the bars.
     """
@@ -266,9 +272,13 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
         with out:
             out.clear_output(wait=True)
             try:
+                same_pp = pp_w.value == pp
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
-                                 tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
-                                 recompute=rc_w.value, micro_batch_size=micro_batch_size,
+                                 tp=tp_w.value, pp=pp_w.value, cp=cp, ep=ep,
+                                 zero_stage=zero_w.value, recompute=rc_w.value,
+                                 micro_batch_size=micro_batch_size,
+                                 schedule=schedule if same_pp else "1f1b",
+                                 virtual_stages=virtual_stages if same_pp else 1,
                                  pp_split=pp_split if pp_w.value > 1 else "even",
                                  seq_len=seq_len)
                 table = memory_table(spec, {plan.describe(): plan}, seq_len, recipe)
@@ -279,7 +289,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
             verdict = "fits" if total <= hbm * (1 - reserve) else "does NOT fit"
             print(f"{total / 1e9:.1f} GB per GPU on {acc.name} ({hbm / 1e9:.0f} GB, "
                   f"{reserve:.0%} reserve): {verdict}; pipeline bubble "
-                  f"{plan.bubble_fraction():.1%} of compute (1F1B)")
+                  f"{plan.bubble_fraction():.1%} of compute ({plan.schedule})")
             fig, ax = plt.subplots(figsize=(8, 2.2), layout="constrained")
             plots.memory_stack(table, hbm, hbm * (1 - reserve), ax=ax)
             plt.show()

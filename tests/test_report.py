@@ -69,7 +69,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     ("accelerator: H101\n", "accelerator='H101' is not in the catalogue"),
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
-    ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (with the notebooks' defaults for model"),
+    ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (keys the scenario leaves out take the notebooks' defaults"),
 ])
 def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, text, message):
     sc = tmp_path / "bad.yaml"
@@ -204,3 +204,19 @@ def test_format_value(value, unit, text):
 ])
 def test_format_value_more(value, unit, text):
     assert report.format_value(value, unit) == text
+
+
+def test_warnings_and_bill_on_the_index(tmp_path):
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\nn_gpus: 8\nmfu: 0.9\n")
+    out = tmp_path / "o"
+    lines = []
+    report.run_report(sc, out, selection=["01", "07"], timeout_s=TIMEOUT_S, progress=lines.append)
+    summary = json.loads((out / "summary.json").read_text())
+    text = " ".join(summary["warnings"])
+    assert "mfu=0.90 is above any published" in text
+    assert "no parallel plan fits" in text  # a 70B model on 8 GPUs
+    assert any(line.startswith("warning: no parallel plan fits") for line in lines)
+    index = (out / "index.html").read_text()
+    assert "Read this first" in index and "The bill so far" in index
+    assert "total of the lines computed so far" in index

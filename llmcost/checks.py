@@ -1,0 +1,78 @@
+"""Plausibility checks on a whole scenario: what a report should say before its numbers.
+
+Each notebook answers its own question; some conditions make the numbers of *every* notebook
+misleading (no parallel plan fits in memory, an MFU above anything published, a pipeline bubble
+the MFU does not include). ``scenario_warnings`` finds them, so that a report states them at the
+top instead of burying a "False" in a table.
+"""
+
+from __future__ import annotations
+
+#: The highest MFUs published for large dense pre-training, used as a plausibility bound
+#: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
+#: Table 4; Korthikanti et al. 2022's 530B benchmark on 280 A100s, 56.0%, Table 5).
+PUBLISHED_MFU_MAX = 0.56
+#: Pipeline bubbles above this share of compute time are called out.
+BUBBLE_WARNING = 0.10
+
+
+def scenario_warnings(values: dict) -> list[str]:
+    """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
+
+    Parameters
+    ----------
+    values : dict
+        Validated parameter values (``llmcost.validate_parameters`` output).
+
+    Returns
+    -------
+    list of str, one sentence each (empty when nothing stands out). Never raises for a valid
+    scenario: a check that cannot be computed is skipped.
+    """
+    out = []
+    mfu = values.get("mfu")
+    if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX:
+        out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
+                   f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): every "
+                   "GPU-hour and cost in this report is optimistic.")
+    if values.get("dtype") == "fp8":
+        out.append("dtype=fp8: the MFU is a fraction of the FP8 peak, twice the BF16 one on "
+                   "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
+                   "from a BF16 run halves the estimated cost.")
+    plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
+    if all(k in values for k in plan_keys) and "tp" in values:
+        out.extend(_plan_warnings(values))
+    return out
+
+
+def _plan_warnings(values: dict) -> list[str]:
+    from . import memory, parallel
+    from .catalog import load_accelerator, load_model
+
+    try:
+        spec = load_model(values["model"])
+        gpu = load_accelerator(values["accelerator"])
+        plan = parallel.plan_from_parameters(values, spec)
+        recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
+        mem = memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
+    except (ValueError, KeyError):
+        return []  # the report's own validation names a broken rule
+    out = []
+    reserve = values.get("mem_reserve_fraction", memory.DEFAULT_RESERVE)
+    usable = gpu.hbm_bytes * (1 - reserve)
+    if mem.total > usable:
+        out.append(f"no parallel plan fits: the plan {plan.describe()} needs "
+                   f"{mem.total / 1e9:,.0f} GB per GPU, more than the {usable / 1e9:,.0f} GB "
+                   f"usable on {gpu.name} ({reserve:.0%} reserve); the costs describe a run that "
+                   "could not start (more GPUs, ZeRO-3 or recomputation would be needed).")
+    bubble = float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
+                                            plan.virtual_stages))
+    if bubble > BUBBLE_WARNING:
+        out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time ({plan.pp} "
+                   f"stages, {plan.n_microbatches} micro-batches, {plan.schedule}): the mfu must "
+                   "already include it, or GPU-hours are understated by as much.")
+    domain = gpu.scaleup_domain_size or 0
+    if domain and plan.tp > domain:
+        out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
+                   f"{gpu.name}: its collectives cross the slower scale-out network.")
+    return out

@@ -1,0 +1,31 @@
+"""Scenario plausibility warnings (llmcost.checks)."""
+
+import llmcost
+from llmcost.checks import scenario_warnings
+from llmcost.report import effective_parameters, declared_parameters, list_notebooks
+
+
+def _values(**override):
+    declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    sc.update(override)
+    used = effective_parameters({k: v for k, v in sc.items() if k not in ("title", "description")},
+                                declared)
+    return llmcost.validate_parameters(**{k: v["value"] for k, v in used.items()})
+
+
+def test_default_scenario_is_quiet():
+    assert scenario_warnings(_values()) == []
+
+
+def test_each_warning_fires():
+    assert any("above any published" in w for w in scenario_warnings(_values(mfu=0.7)))
+    assert any("FP8 peak" in w for w in scenario_warnings(_values(dtype="fp8")))
+    tight = scenario_warnings(_values(n_gpus=8))
+    assert any(w.startswith("no parallel plan fits") for w in tight)
+    bubble = scenario_warnings(_values(tp=8, pp=8, dp=0, micro_batch_size=1,
+                                       global_batch_tokens=4096 * 64, n_gpus=512,
+                                       pp_schedule="1f1b"))
+    assert any("pipeline bubble" in w for w in bubble)
+    wide = scenario_warnings(_values(tp=16, pp=1))
+    assert any("spans more than one 8-GPU scale-up domain" in w for w in wide)
