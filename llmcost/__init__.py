@@ -47,6 +47,10 @@ from .reliability import (
     young_interval,
 )
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
+from . import comm, step
+from .catalog import load_efficiency
+from .hardware import Efficiency
+from .step import StepBreakdown, predict_mfu, rank_plans, step_time
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -76,3 +80,6 @@ __all__ = [
     "memory_breakdown", "memory_per_gpu",
 ]
 __all__ += ["batch", "batch_sweep", "batch_target", "critical_batch_size", "kaplan_critical_batch"]
+# communication and step time (notebook 04)
+__all__ += ["comm", "step", "Efficiency", "StepBreakdown", "load_efficiency", "predict_mfu",
+            "rank_plans", "step_time"]

@@ -936,8 +936,10 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is
     the share of the step it takes if it is not overlapped with the backward pass (an upper bound;
-    frameworks overlap most of it). A simple model that the communication module (notebook 04)
-    refines with latency, hierarchical collectives and overlap.
+    frameworks overlap most of it). The all-reduce is ``llmcost.comm.collective_time`` with no
+    latency and the datasheet bandwidth; ``llmcost.step.step_time`` (notebook 04) times the same
+    traffic with per-step latency, achieved (nccl-tests) bandwidth, hierarchical rings over the
+    scale-up domains, ZeRO stages and the overlap rules.
 
     Parameters
     ----------
@@ -970,7 +972,8 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
                          "bandwidth_bytes_per_s")
     g = as_array(grad_bytes_per_param, "grad_bytes_per_param", positive=True) \
         * model.n_params / (tp * pp)
-    allreduce = 2.0 * (dp - 1) / dp * g / bw * np.ones_like(b)
+    from .comm import collective_time
+    allreduce = collective_time("all_reduce", g, dp, bw) * np.ones_like(b)
     fpt = model_flops_per_token(model, seq_len)  # the MFU basis
     compute = b * fpt / (n_gpus * accelerator.peak_flops_per_s(dtype)
                          * as_array(mfu, "mfu", positive=True, upper=1.0))

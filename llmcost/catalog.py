@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .hardware import Accelerator
+from .hardware import Accelerator, Efficiency
 from .model import ModelSpec
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
@@ -167,6 +167,43 @@ def list_accelerators() -> pd.DataFrame:
     df = pd.DataFrame([{f.name: getattr(a, f.name) for f in fields(Accelerator)}
                        for a in _accelerators().values()])
     return df.astype({"year": "Int64", "scaleup_domain_size": "Int64"})
+
+
+# ---------------------------------------------------------------------------------- efficiency
+@lru_cache(maxsize=1)
+def _efficiency() -> dict[str, Efficiency]:
+    out = {}
+    for i, row in enumerate(_read_csv("efficiency.csv"), start=2):
+        eff = Efficiency(**_convert(Efficiency, row, f"data/efficiency.csv line {i}"))
+        out[eff.accelerator] = eff
+    return out
+
+
+def load_efficiency(accelerator) -> Efficiency:
+    """The achievable fractions (``Efficiency``) for an accelerator, from ``data/efficiency.csv``.
+
+    Parameters
+    ----------
+    accelerator : Accelerator or str
+        A device or its catalogue name.
+
+    Returns
+    -------
+    Efficiency. An accelerator without a row of its own gets the ``"default"`` row (generic
+    figures; its ``accelerator`` field then reads ``"default"`` so callers can say so).
+    """
+    name = accelerator.name if isinstance(accelerator, Accelerator) else accelerator
+    if not isinstance(name, str):
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue name")
+    table = _efficiency()
+    folded = {k.lower(): k for k in table}
+    return table[folded.get(name.lower(), "default")]
+
+
+def list_efficiency() -> pd.DataFrame:
+    """The achievable-fraction constants of every accelerator row, with their sources."""
+    return pd.DataFrame([{f.name: getattr(e, f.name) for f in fields(Efficiency)}
+                         for e in _efficiency().values()])
 
 
 # ---------------------------------------------------------------------------------- prices

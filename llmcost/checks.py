@@ -14,6 +14,9 @@ from __future__ import annotations
 PUBLISHED_MFU_MAX = 0.56
 #: Pipeline bubbles above this share of compute time are called out.
 BUBBLE_WARNING = 0.10
+#: A scenario MFU further than this (relative) from the step-time model's prediction is called out
+#: (the model's validation error is at most 8.6% on published runs, notebook 04).
+MFU_DISAGREEMENT = 0.25
 
 
 def scenario_warnings(values: dict) -> list[str]:
@@ -75,4 +78,20 @@ def _plan_warnings(values: dict) -> list[str]:
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
+    if plan.zero_stage == 3:
+        out.append("the plan uses ZeRO-3 (FSDP): the step-time model assumes its parameter "
+                   "gathers run at full NCCL bandwidth behind compute, which measured ZeRO-3 runs "
+                   "have fallen well short of (DeepSpeed 2021 in Narayanan et al. Table 2): read "
+                   "its predicted step time and MFU as upper bounds.")
+    mfu = values.get("mfu")
+    if isinstance(mfu, float):
+        try:
+            from .step import scenario_step
+            _, b = scenario_step(values, spec)
+        except (ValueError, KeyError):
+            return out
+        if abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
+            out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
+                       f"({plan.describe()}) against the scenario's mfu={mfu:.2f}: notebook 04 "
+                       "shows where the time goes; `mfu: predict` uses the prediction.")
     return out

@@ -159,3 +159,66 @@ class Cluster:
     def peak_flops_per_s(self) -> float:
         """Cluster dense BF16 peak, FLOP/s."""
         return self.n_gpus * self.accelerator.peak_bf16_flops_per_s
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    """Achievable fractions of an accelerator's datasheet figures: the step-time model's constants.
+
+    One row per accelerator in ``data/efficiency.csv`` (``catalog.load_efficiency``), each figure
+    with its source (measured GEMM, attention-kernel and NCCL figures; see the CSV's ``source``
+    column). They are global constants of the device and its communication library, never fitted
+    to a training run.
+
+    Parameters
+    ----------
+    accelerator : str
+        Catalogue name (``"default"`` for the generic row).
+    matmul_fraction : float in (0, 1]
+        Largest achievable dense-GEMM throughput ÷ dense peak (the "maximum achievable matmul
+        FLOPS"). Applied to every compute-bound GEMM; a GEMM whose arithmetic intensity is below
+        the roofline ridge runs at the HBM bound instead (``llmcost.step``).
+    attention_fraction : float in (0, 1]
+        Throughput of a fused (FlashAttention) attention kernel, forward and backward, ÷ peak.
+    hbm_fraction : float in (0, 1]
+        Achieved ÷ datasheet HBM bandwidth for large memory-bound kernels.
+    scaleup_fraction, scaleout_fraction : float in (0, 1]
+        Achieved bus bandwidth ÷ per-direction link bandwidth (nccl-tests ``busbw``) inside the
+        scale-up domain (NVLink) and across it (one NIC per GPU).
+    base_latency_s, scaleup_latency_s, scaleout_latency_s : float >= 0
+        Collective start-up latency and per-step latency (α) of a ring step inside and across
+        scale-up domains.
+    source, notes : str
+
+    Raises
+    ------
+    ValueError
+        A fraction outside (0, 1] or a negative latency.
+    """
+
+    accelerator: str
+    matmul_fraction: float
+    attention_fraction: float
+    hbm_fraction: float
+    scaleup_fraction: float
+    scaleout_fraction: float
+    base_latency_s: float = 0.0
+    scaleup_latency_s: float = 0.0
+    scaleout_latency_s: float = 0.0
+    source: str = field(default="", compare=False)
+    notes: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        for f in ("matmul_fraction", "attention_fraction", "hbm_fraction", "scaleup_fraction",
+                  "scaleout_fraction"):
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+                raise ValueError(f"{self.accelerator}: {f}={v!r} must be in (0, 1]")
+        for f in ("base_latency_s", "scaleup_latency_s", "scaleout_latency_s"):
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"{self.accelerator}: {f}={v!r} must be >= 0")
+
+    def replace(self, **changes) -> "Efficiency":
+        """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""
+        return replace(self, **changes)

@@ -436,8 +436,12 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     rank : callable, optional
-        DataFrame -> DataFrame ordering candidate rows best first; default
-        ``rank_without_time`` (notebook 04's step-time ranking can be passed instead).
+        DataFrame -> DataFrame ordering candidate rows best first. Default: by predicted step
+        time (``llmcost.step.rank_by_step_time`` with the default overlap settings, bf16,
+        FlashAttention), so every notebook of a scenario shares the fastest fitting plan; pass
+        ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
+        ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
+        step-time model is an upper bound for them (see ``llmcost.step``).
 
     Raises
     ------
@@ -482,8 +486,18 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
-    row = (rank or rank_without_time)(ok).iloc[0] if len(ok) else \
-        df.loc[df["memory_bytes"].idxmin()]
+    if "zero_stage" not in fixed and (ok["zero_stage"] < 3).any():
+        # The step-time model is validated on Megatron-style plans (notebook 04) but is an upper
+        # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
+        # when nothing else fits, or when the scenario asks for it.
+        ok = ok[ok["zero_stage"] < 3]
+    if rank is None:
+        from .step import rank_by_step_time
+
+        def rank(frame):
+            return rank_by_step_time(frame, model, cluster, seq, recipe=recipe)
+    ok.attrs = dict(df.attrs)
+    row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
 
 
@@ -786,12 +800,12 @@ def plan_table(plans: pd.DataFrame, n: int = 12, within_scaleup_domain: bool = T
 
 
 def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
-    """Order plans by the costs known before a step-time model: the pipeline bubble, then the
+    """Order plans by the costs known without a step-time model: the pipeline bubble, then the
     extra FLOPs of recomputation (none < selective < full), then the context-parallel size (its
     KV exchange is extra traffic), then the ZeRO stage (higher stages add gather/scatter
-    traffic), then per-GPU memory. A stand-in until ``step.rank_plans`` (notebook
-    04) ranks by predicted step time; it ignores communication volume, which favours large TP and
-    ZeRO-3 more than a time model would."""
+    traffic), then per-GPU memory. Notebook 03's table; ``step.rank_plans`` (notebook 04, and
+    ``choose_plan``'s default) ranks by predicted step time instead. It ignores communication
+    volume, which favours large TP and ZeRO-3 more than a time model would."""
     return plans.sort_values(["bubble_fraction", "recompute", "cp", "zero_stage",
                               "memory_bytes"], kind="stable")
 

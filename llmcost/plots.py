@@ -634,3 +634,161 @@ def scaling_frontier(frontier, ax=None, title: str = ""):
     ax.set_title(title)
     _source(ax, "llmcost.parallel.scaling_frontier (memory and bubble only; no communication)")
     return ax
+
+
+# ----------------------------------------------------------------------------- notebook 04
+STEP_COLORS = {
+    "matmul_s": "#4C72B0", "attention_s": "#64B5CD", "memory_bound_s": "#8172B2",
+    "recompute_s": "#CCB974", "tp_comm_s": "#C44E52", "cp_comm_s": "#E17C7E",
+    "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
+    "pipeline_bubble_s": "#BBBBBB", "dp_comm_s": "#55A868", "optimizer_s": "#2F4F4F",
+}
+
+
+def collective_times(sweep, ax=None, title: str = ""):
+    """Collective time against message size, one line per link and op
+    (``comm.collective_sweep``): latency-bound on the left, bandwidth-bound on the right."""
+    ax = _ax(ax)
+    styles = {"scale-up": "-", "scale-out": "--"}
+    for (link, op), g in sweep.groupby(["link", "op"], sort=False):
+        ax.plot(g["message_bytes"], g["time_s"] * 1e6, styles.get(link, "-"),
+                label=f"{op.replace('_', '-')}, {link}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("message size S (bytes)")
+    ax.set_ylabel("time (µs)")
+    ax.set_title(title or "Collective time: latency-bound, then bandwidth-bound")
+    ax.legend(fontsize=8)
+    _source(ax, "α-β model, ring; achieved busbw from nccl-tests; NCCL tuning.cc latencies "
+                "(data/efficiency.csv)")
+    return ax
+
+
+def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
+    """Bytes each GPU sends per step, stacked by parallel dimension, one bar per plan
+    (``{label: comm.comm_volume(...)}``)."""
+    ax = _ax(ax, figsize=(8, 0.6 * len(volumes) + 1.6))
+    labels = list(volumes)
+    y = np.arange(len(labels))
+    left = np.zeros(len(labels))
+    colors = {"TP": "#C44E52", "CP": "#E17C7E", "EP": "#F1A1A3", "PP": "#DD8452",
+              "DP": "#55A868"}
+    for dim in ("TP", "CP", "EP", "PP", "DP"):
+        vals = np.array([float(volumes[k].loc[dim, "bytes_per_gpu"]) / unit for k in labels])
+        if vals.any():
+            ax.barh(y, vals, left=left, color=colors[dim], label=dim)
+            left += vals
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, left.max() * 1.05)
+    ax.set_xlabel("GB sent per GPU per optimizer step")
+    ax.set_title("Communication volume per step, by parallel dimension")
+    ax.legend(fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    _source(ax, "llmcost.comm.comm_volume (16-bit activations, ring collectives)")
+    return ax
+
+
+def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
+    """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
+    from .step import PARTS
+
+    ax = _ax(ax, figsize=(9, 0.55 * len(breakdowns) + 1.8))
+    labels = list(breakdowns)
+    y = np.arange(len(labels))
+    left = np.zeros(len(labels))
+    for part in PARTS:
+        vals = np.array([getattr(breakdowns[k], part) / (breakdowns[k].step_time_s
+                                                          if normalise else 1.0)
+                         for k in labels])
+        if vals.any():
+            ax.barh(y, vals, left=left, color=STEP_COLORS[part],
+                    label=part.removesuffix("_s").replace("_", " "))
+            left += vals
+    for yi, k in zip(y, labels):
+        b = breakdowns[k]
+        ax.annotate(f"{b.step_time_s:.3g} s, MFU {b.mfu:.0%}", (left[yi], yi),
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, left.max() * (1.3 if normalise else 1.35))
+    ax.set_xlabel("share of the step" if normalise else "seconds per step")
+    ax.set_title("Where the step time goes (busiest GPU)")
+    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    _source(ax, "llmcost.step.step_time")
+    return ax
+
+
+def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float | None = None):
+    """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
+    (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
+    ax = _ax(ax, figsize=(8, 2.1))
+    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
+    left = 0.0
+    for (name, row), c in zip(budget.iterrows(), colors):
+        ax.barh(0, row["share"], left=left, color=c, label=f"{name} ({row['share']:.0%})")
+        left += row["share"]
+    ax.set_xlim(0, 1)
+    ax.set_yticks([])
+    what = "of paid GPU time"
+    if gpu_hours is not None:
+        what += f" ({gpu_hours / 1e6:,.3g}M GPU-h"
+        what += f", ${cost_usd / 1e6:,.3g}M)" if cost_usd is not None else ")"
+    ax.set_xlabel(f"share {what}")
+    mfu = float(budget["share"].iloc[0])
+    ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    _source(ax, "llmcost.step.time_budget")
+    return ax
+
+
+def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: str = ""):
+    """Parallel efficiency (tokens/s per GPU relative to the smallest count) against GPUs, for
+    strong (fixed global batch) and weak (batch grows with GPUs) scaling
+    (``step.scaling_study``); marks where strong-scaling efficiency falls below ``threshold``."""
+    ax = _ax(ax)
+    ax.plot(strong.index, strong["efficiency"], "o-", color="C0", label="strong scaling "
+            f"(global batch {int(strong['global_batch'].iloc[0]):,} sequences)")
+    if weak is not None:
+        ax.plot(weak.index, weak["efficiency"], "s--", color="C2",
+                label="weak scaling (batch grows with GPUs)")
+    low = strong[strong["efficiency"] < threshold]
+    if len(low):
+        x = low.index[0]
+        ax.axvline(x, color="C3", lw=0.8, ls=":")
+        ax.annotate(f"below {threshold:.0%}: adding GPUs\nstops paying", (x, threshold),
+                    xytext=(6, 10), textcoords="offset points", fontsize=8, color="C3")
+    ax.axhline(threshold, color="0.7", lw=0.6)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.15)
+    ax.set_xlabel("GPUs")
+    ax.set_ylabel("efficiency (tokens/s per GPU ÷ smallest count's)")
+    ax.set_title(title or "What adding GPUs buys")
+    ax.legend(fontsize=8, loc="lower left")
+    _source(ax, "llmcost.step.scaling_study: fastest fitting plan at each GPU count")
+    return ax
+
+
+def validation_scatter(validation, ax=None):
+    """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
+    band."""
+    ax = _ax(ax, figsize=(5.5, 5))
+    markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
+               "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
+               "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (not reproduced)")}
+    lim = [0, 70]
+    x = np.linspace(*lim, 50)
+    ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
+    ax.plot(x, x, color="0.4", lw=0.8, zorder=1)
+    for s, g in validation.groupby("set", sort=False):
+        mk, label = markers.get(s, ("o", s))
+        ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
+                   zorder=2)
+    ax.set_xlim(lim)
+    ax.set_ylim(lim)
+    ax.set_xlabel("reported MFU (%)")
+    ax.set_ylabel("predicted MFU (%)")
+    ax.set_title("Predicted vs reported MFU, A100 runs")
+    ax.legend(fontsize=7, loc="upper left")
+    _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
+    return ax

@@ -30,7 +30,13 @@ from pathlib import Path
 from typing import Callable
 
 from .catalog import DATA_DIR
-from .scenario import METADATA_KEYS, ScenarioError, load_scenario, validate_parameters
+from .scenario import (
+    METADATA_KEYS,
+    MFU_PREDICT,
+    ScenarioError,
+    load_scenario,
+    validate_parameters,
+)
 
 ROOT = DATA_DIR.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -205,6 +211,9 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
     used = effective_parameters(scenario, declared_all)
+    if scenario.get("mfu") == MFU_PREDICT:
+        scenario = resolve_mfu(scenario, used, scenario_path)
+        used = effective_parameters(scenario, declared_all)
     try:
         validate_parameters(**{k: v["value"] for k, v in used.items()})
     except ScenarioError as e:
@@ -213,6 +222,42 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
                 "parameters`)") if defaults else ""
         raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
     return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
+
+
+def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
+    """Replace ``mfu: predict`` by the step-time model's prediction, once, before notebooks run.
+
+    The prediction is ``llmcost.step.scenario_step`` on the parameters every notebook will use
+    (``used``: the scenario's values completed by the notebooks' defaults), i.e. on the scenario's
+    own plan. Returns a copy of ``scenario`` whose ``mfu`` is the predicted number and whose
+    private key ``_mfu_prediction`` records where it came from (shown in index.html and
+    summary.json; not passed to notebooks).
+
+    Raises
+    ------
+    ScenarioError
+        If the prediction cannot be made (a bad plan, an accelerator without the figures the
+        model needs); the message names the scenario file.
+    """
+    from .step import scenario_step
+
+    p = {k: v["value"] for k, v in used.items() if k != "mfu"}
+    try:
+        validate_parameters(**p)
+        plan, b = scenario_step(p)
+    except ValueError as e:
+        raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
+    out = dict(scenario)
+    value = round(float(b.mfu), 4)
+    out["mfu"] = value
+    out["_mfu_prediction"] = {
+        "value": value, "plan": plan.describe(),
+        "from": f"predicted by llmcost.step for {plan.describe()}",
+        "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
+        "efficiency_row": b.efficiency_row,
+        "breakdown_s": {k: float(v) for k, v in b.parts.items()},
+    }
+    return out
 
 
 def effective_parameters(scenario: dict, declared: dict) -> dict:
@@ -231,7 +276,10 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
         for name, info in params.items():
             if name == "interactive" or name in out:
                 continue
-            if name in scenario:
+            if name == "mfu" and "_mfu_prediction" in scenario:
+                out[name] = {"value": scenario[name],
+                             "from": scenario["_mfu_prediction"]["from"]}
+            elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:
                 out[name] = {"value": ast.literal_eval(info["default"]),
@@ -335,7 +383,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     if defaults:
         listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
         progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
-    summary = {"scenario": {k: v for k, v in scenario.items()},
+    summary = {"scenario": {k: v for k, v in scenario.items() if not k.startswith("_")},
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
@@ -368,6 +416,10 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         result.notebooks.append(out_nb)
         if out_nb not in result.failed:
             progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
+    if "_mfu_prediction" in scenario:
+        summary["mfu_prediction"] = scenario["_mfu_prediction"]
+        progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
+                 f"{scenario['_mfu_prediction']['from']}")
     summary["failed"] = [p.name for p in result.failed]
     _write_summary(out_dir, summary)
     _write_index(out_dir, scenario, nbs, result, summary)
@@ -488,6 +540,16 @@ def _param_text(v) -> str:
     return str(v)
 
 
+def _mfu_note(summary: dict) -> str:
+    pred = summary.get("mfu_prediction")
+    if not pred:
+        return ""
+    return (f"<p><b>MFU predicted, not assumed:</b> the scenario says <code>mfu: predict</code>; "
+            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} (step "
+            f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
+            "04 shows where the time goes).</p>\n")
+
+
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
                  summary: dict) -> None:
     title = scenario.get("title") or Path(summary["scenario_file"]).stem
@@ -521,6 +583,7 @@ th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}</style></head><bo
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
 {esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
 {_warnings_html(summary.get("warnings", []))}
+{_mfu_note(summary)}
 {_bill_html(summary)}
 <h2>Headline figures</h2>
 <table><tr><th>figure</th><th>value</th><th>convention and source</th></tr>

@@ -117,7 +117,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("train_tokens", "float", "pre-training tokens", _positive),
     Param("seq_len", "int", "training sequence length in tokens", _positive),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
-    Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]", _mfu),
+    Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
+          "'predict' asks the report to predict it (llmcost.step)", _mfu),
     Param("dtype", "str", "training compute precision", _one_of(*COMPUTE_DTYPES)),
     Param("price_usd_per_gpu_hour", "float|none",
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
@@ -209,6 +210,19 @@ PARAMETERS.update({p.name: p for p in [
     Param("batch_base_lr", "float", "peak learning rate used at global_batch_tokens", _positive),
 ]})
 
+# Communication and step time (notebook 04, llmcost.comm and llmcost.step).
+PARAMETERS.update({p.name: p for p in [
+    Param("comm_tp_overlap", "str", "which tensor-parallel collectives overlap GEMMs: none, "
+          "backward (Megatron-LM's asynchronous backward), all", _one_of("none", "backward", "all")),
+    Param("comm_pp_overlap", "bool", "pipeline sends and receives overlap compute (only the fill "
+          "and drain wait for them)"),
+    Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
+          "the backward and forward passes"),
+]})
+
+#: The value of ``mfu`` that asks the report to predict it with the step-time model.
+MFU_PREDICT = "predict"
+
 
 def _coerce(p: Param, value):
     """Check the type of ``value`` for parameter ``p`` (whole floats are accepted as ints)."""
@@ -263,6 +277,11 @@ def validate_parameter(name: str, value):
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
     p = PARAMETERS[name]
+    if name == "mfu" and value == MFU_PREDICT:
+        raise ScenarioError("mfu='predict' is only understood in a scenario file: `llmcost "
+                            "report` replaces it with the step-time model's prediction for the "
+                            "scenario's plan before the notebooks run. Here give a number, e.g. "
+                            "llmcost.step.scenario_step(p)[1].mfu")
     v = _coerce(p, value)
     if v is not None and p.check is not None:
         v = p.check(name, v)
@@ -336,6 +355,8 @@ def load_scenario(path) -> dict:
     Returns
     -------
     dict with the validated parameters (``title``/``description`` included if present).
+    ``mfu: predict`` is kept as the string ``"predict"``: the report resolves it
+    (``llmcost.report.resolve_mfu``) before any notebook runs.
 
     Raises
     ------
@@ -373,6 +394,9 @@ def load_scenario(path) -> dict:
             from .catalog import is_config_path
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
+        if key == "mfu" and value == MFU_PREDICT:
+            out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
+            continue
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:

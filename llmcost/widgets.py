@@ -299,3 +299,87 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     update()
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]), w.HBox([tp_w, pp_w]),
                    zero_w, rc_w, out])
+
+
+def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
+                  seq_len: int, tp: int, pp: int, micro_batch_size: int, zero_stage: int,
+                  recompute: str, recipe: str = "bf16_adam_fp32_grads",
+                  tp_overlap: str = "backward", pp_overlap: bool = True,
+                  dp_overlap: bool = True):
+    """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute and overlap
+    widgets updating the step-time breakdown and the predicted MFU (``llmcost.step``).
+
+    The interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
+    (×1 = the datasheet). Pipelines with several stages use 1F1B. Returns the ``VBox``; a plan
+    that breaks a rule shows the rule instead of the bars.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+
+    from . import plots
+    from .catalog import list_accelerators, list_models, load_accelerator, load_model
+    from .hardware import Cluster
+    from .parallel import make_plan
+    from .step import step_time
+
+    pow2 = [2**k for k in range(0, 9)]
+    model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
+    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
+                       description="accelerator")
+    gpu_w = _log_int_slider(w, n_gpus, 3, 16, "GPUs")
+    batch_w = w.SelectionSlider(options=sorted({2**k for k in range(18, 26)} |
+                                               {int(global_batch_tokens)}),
+                                value=int(global_batch_tokens), description="batch tokens",
+                                continuous_update=False)
+    tp_w = w.Dropdown(options=sorted(set(pow2) | {tp}), value=tp, description="TP")
+    pp_w = w.Dropdown(options=sorted(set(pow2) | {pp}), value=pp, description="PP")
+    mbs_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {micro_batch_size}), value=micro_batch_size,
+                       description="micro-batch")
+    zero_w = w.ToggleButtons(options=[0, 1, 2, 3], value=zero_stage, description="ZeRO")
+    rc_w = w.ToggleButtons(options=["none", "selective", "full"], value=recompute,
+                           description="recompute")
+    up_w = w.FloatLogSlider(value=1.0, base=2, min=-3, max=3, step=0.5,
+                            description="NVLink ×", continuous_update=False)
+    out_bw_w = w.FloatLogSlider(value=1.0, base=2, min=-3, max=3, step=0.5,
+                                description="network ×", continuous_update=False)
+    tpo_w = w.ToggleButtons(options=["none", "backward", "all"], value=tp_overlap,
+                            description="TP overlap")
+    ppo_w = w.Checkbox(value=pp_overlap, description="PP overlap")
+    dpo_w = w.Checkbox(value=dp_overlap, description="DP overlap")
+    out = w.Output()
+
+    def update(_=None):
+        spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
+        with out:
+            out.clear_output(wait=True)
+            try:
+                plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
+                                 tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
+                                 recompute=rc_w.value, micro_batch_size=mbs_w.value,
+                                 seq_len=seq_len)
+                cl = Cluster(acc, gpu_w.value)
+                cl = Cluster(acc, gpu_w.value,
+                             scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
+                             * up_w.value,
+                             scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
+                             * out_bw_w.value)
+                b = step_time(spec, cl, plan, seq_len, recipe=recipe, tp_overlap=tpo_w.value,
+                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value)
+            except ValueError as e:
+                print(f"cannot predict: {e}")
+                return
+            print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
+                  f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
+                  f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step")
+            fig, ax = plt.subplots(figsize=(9, 2.2), layout="constrained")
+            plots.step_breakdown({"this plan": b}, ax=ax)
+            plt.show()
+
+    widgets = (model_w, acc_w, gpu_w, batch_w, tp_w, pp_w, mbs_w, zero_w, rc_w, up_w, out_bw_w,
+               tpo_w, ppo_w, dpo_w)
+    for widget in widgets:
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]),
+                   w.HBox([tp_w, pp_w, mbs_w]), zero_w, rc_w, w.HBox([up_w, out_bw_w]),
+                   tpo_w, w.HBox([ppo_w, dpo_w]), out])

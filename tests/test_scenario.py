@@ -35,7 +35,7 @@ def test_yaml_12_floats(tmp_path):
     ("model: no/such/config.json\n", "no config.json found"),
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
-    ("mfu: predict\n", "mfu='predict' must be a number"),
+    ("mfu: predicted\n", "mfu='predicted' must be a number"),
     ("model: gpt-5\n", "model='gpt-5' is not in the catalogue"),
     ("accelerator: H100\n", "accelerator='H100' is not in the catalogue"),
     ("interactive: false\n", "interactive cannot be set in a scenario"),

@@ -1,0 +1,86 @@
+"""How fast is ranking the plan space by predicted step time? GPT-3 175B on 1,024 A100-80GB,
+global batch 1,536 sequences.
+
+``llmcost.rank_plans`` enumerates every combination of TP × PP (DP derived) × virtual stages ×
+micro-batch size × ZeRO stage × recomputation × schedule (``enumerate_plans``: rules and memory
+as numpy masks over the grid), keeps the plans that fit with TP inside the NVLink domain, and
+predicts the step time of all of them in one vectorised call (``step.step_arrays``). It prints
+candidates per second. In the same run it measures the naive path, one plan at a time through
+the public per-plan API (``make_plan`` + ``memory_per_gpu`` + ``step_time``), on a random sample
+of the fitting plans, extrapolates it to the whole space, checks that both paths give the same
+step times, and prints the ratio. For scale, peers.md measured Calculon (which models step time
+per candidate too, in more detail) at about 212 candidate evaluations per second per core on a
+2-core VM.
+"""
+
+import os
+import time
+
+import numpy as np
+
+import llmcost
+from llmcost import memory, parallel, step
+
+CALCULON_EVALS_PER_S_PER_CORE = 212  # peers.md, "Calculon search speed (measured during research)"
+
+
+def best_of(fn, repeat=3):
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), times[0], out
+
+
+def per_plan(model, cluster, gb, row):
+    """The naive path: build, check memory and predict one plan at a time."""
+    plan = parallel.make_plan(
+        model, cluster.n_gpus, gb, tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
+        ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
+        micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
+        recompute=str(row["recompute"]), schedule=str(row["schedule"]),
+        sequence_parallel=bool(row["sequence_parallel"]))
+    memory.memory_per_gpu(model, plan, model.seq_len)
+    return step.step_time(model, cluster, plan).step_time_s
+
+
+def main():
+    model = llmcost.load_model("gpt-3-175b")
+    cluster = llmcost.Cluster(llmcost.load_accelerator("A100-80GB"), 1024)
+    gb = 1536
+
+    t_best, t_first, ranked = best_of(lambda: step.rank_plans(model, cluster, gb))
+    n_cand, n_valid = ranked.attrs["n_candidates"], ranked.attrs["n_valid"]
+    n_rank = len(ranked)
+
+    rng = np.random.default_rng(0)
+    sample = ranked.iloc[rng.choice(n_rank, min(300, n_rank), replace=False)]
+    t0 = time.perf_counter()
+    loop = [per_plan(model, cluster, gb, r) for r in sample.to_dict("records")]
+    per = (time.perf_counter() - t0) / len(sample)
+    assert np.allclose(loop, sample["step_time_s"], rtol=1e-9)   # both paths agree
+    t_loop_ranked = per * n_rank
+
+    best = parallel.plan_from_row(ranked.iloc[0])
+    print(f"GPT-3 175B on {cluster.n_gpus:,} x {cluster.accelerator.name}, global batch {gb} "
+          f"sequences of {model.seq_len} tokens (CPU cores: {os.cpu_count()})")
+    print(f"candidates: {n_cand:,}  valid: {n_valid:,}  fitting with TP in the NVLink domain "
+          f"and ranked by predicted step time: {n_rank:,}")
+    print(f"rank_plans (enumerate + memory + step time, vectorised): {t_best:.3f} s best of 3 "
+          f"(first run {t_first:.3f} s) = {n_cand / t_best:,.0f} candidates/s, "
+          f"{n_rank / t_best:,.0f} step-time predictions/s")
+    print(f"naive per-plan loop (make_plan + memory_per_gpu + step_time, {len(sample)} random "
+          f"ranked plans): {per * 1e3:.2f} ms per plan = {1 / per:,.0f} plans/s; "
+          f"{t_loop_ranked:,.1f} s for the {n_rank:,} ranked plans")
+    print(f"speed-up over the loop on the same plans: {t_loop_ranked / t_best:,.0f}x")
+    calculon_s = n_cand / CALCULON_EVALS_PER_S_PER_CORE / 2
+    print(f"Calculon at ~{CALCULON_EVALS_PER_S_PER_CORE} evaluations/s/core on 2 cores "
+          f"(peers.md) would need ~{calculon_s / 60:,.0f} min for as many candidates "
+          f"({calculon_s / t_best:,.0f}x longer)")
+    print(f"fastest plan: {best.describe()}: {ranked.iloc[0]['step_time_s']:.2f} s per step, "
+          f"predicted MFU {ranked.iloc[0]['mfu']:.1%}")
+
+
+if __name__ == "__main__":
+    main()

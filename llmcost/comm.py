@@ -1,0 +1,558 @@
+"""Collectives on a two-level topology: how long GPUs spend talking, and over which links.
+
+The alpha-beta model (Hockney 1994)
+-----------------------------------
+Sending S bytes over a link of bandwidth B_w takes ``α + S/B_w``: a start-up latency α and a
+bandwidth term. A collective over n ranks is a sequence of such steps; the classic costs
+(Thakur, Rabenseifner, Gropp 2005; Patarasuk & Yuan 2009), with S the message
+(for reduce-scatter and all-gather the full, gathered size; for all-to-all each rank's send
+buffer)::
+
+    ring all-reduce                2(n−1)·α + 2·(n−1)/n · S/B_w      (bandwidth-optimal)
+    ring reduce-scatter, all-gather (n−1)·α +   (n−1)/n · S/B_w
+    pairwise all-to-all             (n−1)·α +   (n−1)/n · S/B_w
+    double binary tree all-reduce  2·log2(n)·α + 2·S/B_w              (Sanders, Speck, Träff 2009)
+    send/recv                      α + S/B_w
+    ring broadcast / reduce        (n−1)·α + S/B_w                    (pipelined)
+
+**Algorithm vs bus bandwidth** (NVIDIA nccl-tests ``doc/PERFORMANCE.md``): ``algbw = S/t``;
+``busbw = algbw × factor`` with factor 2(n−1)/n for all-reduce, (n−1)/n for reduce-scatter,
+all-gather and all-to-all, 1 for broadcast, reduce and send/recv. busbw is what compares with
+the per-GPU, per-direction link bandwidth, whatever n is; ``bus_bandwidth`` computes it.
+
+Two levels: scale-up domains and the scale-out network
+------------------------------------------------------
+A cluster is made of **scale-up domains** (the NVLink/NVSwitch island of an HGX board, 8 GPUs)
+joined by a **scale-out** network (one InfiniBand/RoCE NIC per GPU). Each link is used at an
+*achievable* fraction of its datasheet bandwidth (``Efficiency.scaleup_fraction`` and
+``scaleout_fraction``, measured nccl-tests bus bandwidths; ``data/efficiency.csv``).
+
+**Placement.** Ranks are numbered with TP innermost, then CP, then EP/DP, then PP outermost
+(Megatron-LM's default order ``tp-cp-ep-dp-pp``): TP groups are consecutive ranks, so TP sits
+inside a domain when ``tp`` ≤ the domain size, as practice does (Narayanan et al. 2021,
+Takeaway #1). A group of n ranks whose members are ``stride`` ranks apart has
+``k = clip(domain // stride, 1, n)`` members per domain and spans ``n / k`` domains
+(``group_layout``).
+
+**Hierarchical collectives.** When a group spans N > 1 domains with k members in each, NCCL's
+rings run one channel per NIC: every ring crosses each domain boundary once, on a different NIC,
+so the k NICs of a domain work in parallel and the bus bandwidth is
+``min(B_up·f_up, k·B_out·f_out)`` (NVIDIA reports 192 GB/s all-reduce busbw on DGX A100 with
+8 × 200 Gb/s NICs, i.e. 8 × 24 GB/s: nccl issue #812). An all-to-all cannot aggregate NICs
+(NCCL maintainer, nccl-tests issue #267): its bytes leaving the domain, (n−k)/n of the buffer,
+go through the rank's own NIC while the (k−1)/n staying inside ride NVLink in parallel. Latency:
+a base start-up plus one per-step α per ring step (NCCL's own tuning model, ``tuning.cc``), the
+scale-out α when the group spans domains.
+
+Per-step communication of a training step
+------------------------------------------
+``communication_arrays`` (used by ``llmcost.step``) gives, for arrays of plans, the time of each
+parallel dimension's collectives per micro-batch or per step; ``comm_volume`` tabulates bytes and
+times per dimension for one plan. What each dimension sends (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2; 16-bit
+activations):
+
+* **TP** (Shoeybi et al. 2019; Korthikanti et al. 2022 §4.2.2): per layer and micro-batch two
+  all-reduces of the layer's activations (b·s/cp·h elements) forward and two backward; with
+  sequence parallelism two all-gathers + two reduce-scatters forward, the transposed pair
+  backward and two more all-gathers backward to re-gather the LayerNorm output for the weight
+  gradient (Megatron-LM saves it sequence-sharded). Full recomputation repeats the forward ones.
+* **CP** (Llama 3 §3.3.2, all-gather based): per layer and micro-batch an all-gather of K and V
+  forward, and in the backward pass an all-gather of K, V and a reduce-scatter of their gradients.
+* **EP** (Lepikhin et al. 2020; Fedus et al. 2021): per MoE layer and micro-batch an all-to-all
+  dispatch and combine forward and the two transposed backward, k·tokens·h elements each.
+* **PP** (Narayanan et al. 2021 §2.2, §4.1): per micro-batch and model chunk, one activation
+  forward and one gradient backward between neighbouring stages (b·s/cp·h elements; 1/t of it
+  with sequence parallelism or Megatron's scatter/gather optimisation, the rest re-gathered over
+  NVLink).
+* **DP** (ZeRO §7): ZeRO-0 all-reduces the gradients once per step; ZeRO-1
+  reduce-scatters them and all-gathers the updated 16-bit weights (the same volume); ZeRO-2
+  reduce-scatters after every micro-batch (gradients are kept sharded) and all-gathers the weights
+  once; ZeRO-3 (FSDP) all-gathers the weights before every forward and backward (and the
+  recomputed forward) of every micro-batch and reduce-scatters the gradients after it, 1.5× the
+  volume per micro-batch. The optimizer-state-only stages never gather weights per micro-batch
+  (llm-analysis charges FSDP all-gathers under ZeRO-1, peers.md: this module does not).
+
+All functions broadcast over numpy arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .hardware import Cluster, Efficiency
+from .units import as_array, scalar_or_array
+
+OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
+       "reduce")
+ALGORITHMS = ("ring", "tree")
+
+#: nccl-tests ``doc/PERFORMANCE.md``: bus bandwidth = algorithm bandwidth × this factor.
+_BUS_FACTORS = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "all_to_all": lambda n: (n - 1) / n,
+    "send_recv": lambda n: np.ones_like(n),
+    "broadcast": lambda n: np.ones_like(n),
+    "reduce": lambda n: np.ones_like(n),
+}
+
+
+def _check_op(op):
+    if op not in OPS:
+        raise ValueError(f"op={op!r} must be one of {', '.join(OPS)}")
+
+
+def busbw_factor(op: str, group_size):
+    """nccl-tests' bus-bandwidth factor for a collective over ``group_size`` ranks.
+
+    all-reduce 2(n−1)/n; reduce-scatter, all-gather, all-to-all (n−1)/n; broadcast, reduce,
+    send/recv 1 (NVIDIA nccl-tests ``doc/PERFORMANCE.md``).
+    """
+    _check_op(op)
+    n = as_array(group_size, "group_size", positive=True, integer=True)
+    return scalar_or_array(_BUS_FACTORS[op](n))
+
+
+def algorithm_bandwidth(message_bytes, time_s):
+    """nccl-tests' algorithm bandwidth ``algbw = S / t`` (bytes/s)."""
+    s = as_array(message_bytes, "message_bytes", nonnegative=True)
+    t = as_array(time_s, "time_s", positive=True)
+    return scalar_or_array(s / t)
+
+
+def bus_bandwidth(op: str, message_bytes, time_s, group_size):
+    """nccl-tests' bus bandwidth ``busbw = algbw × busbw_factor(op, n)`` (bytes/s): the figure to
+    compare with a GPU's per-direction link bandwidth, independent of n for ring algorithms."""
+    return scalar_or_array(np.asarray(algorithm_bandwidth(message_bytes, time_s))
+                           * np.asarray(busbw_factor(op, group_size)))
+
+
+def _bw_term(op, s, n, algorithm):
+    """Bytes a rank must move (in units of S/B_w) and the number of α steps, per op."""
+    ring_steps = {"all_reduce": 2 * (n - 1), "reduce_scatter": n - 1, "all_gather": n - 1,
+                  "all_to_all": n - 1, "send_recv": np.ones_like(n), "broadcast": n - 1,
+                  "reduce": n - 1}[op]
+    ring_bytes = {"all_reduce": 2 * (n - 1) / n * s, "reduce_scatter": (n - 1) / n * s,
+                  "all_gather": (n - 1) / n * s, "all_to_all": (n - 1) / n * s,
+                  "send_recv": s, "broadcast": s, "reduce": s}[op]
+    if algorithm == "tree":
+        if op != "all_reduce":
+            raise ValueError(f"algorithm='tree' is modelled for all_reduce only (got op={op!r})")
+        steps = 2 * np.log2(np.maximum(n, 1))
+        return np.where(n > 1, 2 * s, 0.0), steps
+    return ring_bytes, ring_steps
+
+
+def collective_time(op: str, message_bytes, group_size, bandwidth_bytes_per_s, latency_s=0.0,
+                    algorithm: str = "ring"):
+    """Alpha-beta time of one collective on one level of links.
+
+    Parameters
+    ----------
+    op : {"all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
+        "reduce"}
+    message_bytes : float or array, >= 0
+        S: the full buffer (gathered size for all-gather and reduce-scatter, each rank's send
+        buffer for all-to-all).
+    group_size : int or array, >= 1
+        n ranks. A group of one takes no time (except send/recv, which always moves S).
+    bandwidth_bytes_per_s : float or array, > 0
+        B_w per rank per direction (apply an achievable fraction before calling).
+    latency_s : float or array, >= 0
+        α per step.
+    algorithm : {"ring", "tree"}
+        "tree" (double binary tree, all-reduce only): 2·log2(n)·α + 2·S/B_w.
+
+    Returns
+    -------
+    float or ndarray of seconds.
+
+    Raises
+    ------
+    ValueError
+        Unknown op or algorithm, negative message size, group size below 1 or not whole,
+        bandwidth not > 0, negative latency. The message names the field and the rule.
+
+    Sources: Hockney 1994; Thakur, Rabenseifner, Gropp 2005; Patarasuk & Yuan 2009; Sanders,
+    Speck, Träff 2009.
+
+    Examples
+    --------
+    >>> round(collective_time("all_reduce", 1e9, 8, 450e9, 10e-6) * 1e3, 3)  # 1 GB on 8 GPUs
+    4.029
+    """
+    _check_op(op)
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm={algorithm!r} must be one of {ALGORITHMS}")
+    s = as_array(message_bytes, "message_bytes", nonnegative=True)
+    n = as_array(group_size, "group_size", positive=True, integer=True)
+    bw = as_array(bandwidth_bytes_per_s, "bandwidth_bytes_per_s", positive=True)
+    a = as_array(latency_s, "latency_s", nonnegative=True)
+    moved, steps = _bw_term(op, s, n, algorithm)
+    t = steps * a + moved / bw
+    if op != "send_recv":
+        t = np.where(n > 1, t, 0.0)
+    return scalar_or_array(t)
+
+
+# ----------------------------------------------------------------------------- placement
+def group_layout(group_size, stride, domain_size):
+    """How a group of ranks falls on scale-up domains.
+
+    Parameters
+    ----------
+    group_size : int or array
+        n ranks in the group.
+    stride : int or array
+        Distance between consecutive members in rank order (1 for TP; tp for the DP group; the
+        product of the inner dimensions in general).
+    domain_size : int or array
+        GPUs per scale-up domain.
+
+    Returns
+    -------
+    (members_per_domain, domains) : arrays of int. ``members_per_domain · domains = n`` when the
+    sizes divide (they do for valid plans on a cluster of whole domains).
+    """
+    n = as_array(group_size, "group_size", positive=True, integer=True)
+    st = as_array(stride, "stride", positive=True, integer=True)
+    d = as_array(domain_size, "domain_size", positive=True, integer=True)
+    k = np.clip(np.floor(d / st), 1, n)
+    return scalar_or_array(k), scalar_or_array(np.ceil(n / k))
+
+
+def _cluster_figures(cluster: Cluster, efficiency: Efficiency | None):
+    if efficiency is None:
+        from .catalog import load_efficiency
+        efficiency = load_efficiency(cluster.accelerator)
+    return (float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction,
+            float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction,
+            int(cluster.scaleup_domain_size), efficiency)
+
+
+def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency):
+    """Two-level collective time (arrays already validated)."""
+    spans = n > k
+    if op == "all_to_all":
+        inter = s * (n - k) / n / out_bw
+        intra = s * (k - 1) / n / up_bw
+        moved_t = np.where(spans, np.maximum(inter, intra), (n - 1) / n * s / up_bw)
+        steps = n - 1
+    elif op == "send_recv":
+        moved_t = np.where(spans, s / out_bw, s / up_bw)
+        steps = np.ones_like(n)
+    else:
+        bus = np.where(spans, np.minimum(up_bw, k * out_bw), up_bw)
+        moved, steps = _bw_term(op, s, n, "ring")
+        moved_t = moved / bus
+    alpha = np.where(spans, eff.scaleout_latency_s, eff.scaleup_latency_s)
+    t = eff.base_latency_s + steps * alpha + moved_t
+    if op != "send_recv":
+        t = np.where(n > 1, t, 0.0)
+    return t
+
+
+def cluster_collective_time(op: str, message_bytes, group_size, cluster: Cluster, stride=1,
+                            efficiency: Efficiency | None = None):
+    """Time of one collective for a group placed on a cluster (two-level, hierarchical).
+
+    Parameters
+    ----------
+    op : str
+        As ``collective_time``.
+    message_bytes : float or array, >= 0
+    group_size : int or array, >= 1
+        Must not exceed the cluster's GPU count.
+    cluster : Cluster
+        Supplies the scale-up domain size and the per-direction NVLink and NIC bandwidths.
+    stride : int or array
+        Rank distance between group members (see ``group_layout``); send/recv uses it to decide
+        whether the peer is in the same domain (``stride`` ≥ domain size: it is not).
+    efficiency : Efficiency, optional
+        Achievable fractions and latencies (default: ``catalog.load_efficiency`` for the
+        cluster's accelerator).
+
+    Returns
+    -------
+    float or ndarray of seconds: base latency + steps × α + bytes ÷ the bottleneck bandwidth
+    (see the module docstring for the hierarchical bus bandwidth ``min(B_up, k·B_out)`` and the
+    all-to-all rule).
+
+    Raises
+    ------
+    ValueError
+        Unknown op; negative message size; a group larger than the cluster; bad stride.
+    """
+    _check_op(op)
+    s = as_array(message_bytes, "message_bytes", nonnegative=True)
+    n = as_array(group_size, "group_size", positive=True, integer=True)
+    if np.any(n > cluster.n_gpus):
+        bad = float(np.max(n))
+        raise ValueError(f"group_size={bad:g} must be <= the cluster's n_gpus={cluster.n_gpus}")
+    up_bw, out_bw, dom, eff = _cluster_figures(cluster, efficiency)
+    st = as_array(stride, "stride", positive=True, integer=True)
+    if op == "send_recv":
+        k = np.where(st >= dom, 1.0, 2.0)
+        n2 = np.full_like(k, 2.0)
+        return scalar_or_array(_hier_time(op, s, n2, k, up_bw, out_bw, eff) * np.ones_like(n))
+    k, _ = group_layout(n, st, dom)
+    return scalar_or_array(_hier_time(op, s, n, np.asarray(k), up_bw, out_bw, eff))
+
+
+def placement(plan, cluster: Cluster) -> pd.DataFrame:
+    """Which parallel dimensions sit inside a scale-up domain and which cross the network.
+
+    Rank order TP, CP, EP/DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``). Returns one row per
+    dimension with ``group_size``, ``stride``, ``members_per_domain``, ``domains`` and ``links``
+    ("scale-up" when the whole group fits in one domain, "scale-out" when it has one member per
+    domain, "both" otherwise; PP lists where its neighbouring stages are).
+
+    Raises
+    ------
+    ValueError
+        If the plan uses more GPUs than the cluster has.
+    """
+    if plan.n_gpus > cluster.n_gpus:
+        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
+                         f"cluster's n_gpus={cluster.n_gpus}")
+    dom = int(cluster.scaleup_domain_size)
+    dims = [("TP", plan.tp, 1), ("CP", plan.cp, plan.tp),
+            ("EP", plan.ep, plan.tp * plan.cp),
+            ("DP (dense, with CP)", plan.dp * plan.cp, plan.tp),
+            ("PP", plan.pp, plan.tp * plan.cp * plan.dp)]
+    rows = []
+    for name, size, stride in dims:
+        k, nd = group_layout(size, stride, dom)
+        k, nd = int(k), int(nd)
+        if name == "PP":
+            links = "scale-up" if stride < dom and size * stride <= dom else \
+                ("scale-out" if stride >= dom else "both")
+        else:
+            links = "none" if size == 1 else ("scale-up" if nd == 1 else
+                                              ("scale-out" if k == 1 else "both"))
+        rows.append({"dimension": name, "group_size": int(size), "stride": int(stride),
+                     "members_per_domain": k, "domains": nd, "links": links})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- per-step traffic
+class _Figures:
+    """Achievable link figures of a cluster, resolved once for an array evaluation."""
+
+    def __init__(self, cluster: Cluster, efficiency: Efficiency | None):
+        self.up_bw, self.out_bw, self.domain, self.eff = _cluster_figures(cluster, efficiency)
+
+    def time(self, op, s, n, stride):
+        """Collective time for arrays (no validation: the engine passes valid plans)."""
+        n = np.asarray(n, dtype=float)
+        s = np.asarray(s, dtype=float)
+        st = np.asarray(stride, dtype=float)
+        if op == "send_recv":
+            k = np.where(st >= self.domain, 1.0, 2.0)
+            return _hier_time(op, s, np.full_like(k * n, 2.0), k * np.ones_like(n), self.up_bw,
+                              self.out_bw, self.eff)
+        k = np.clip(np.floor(self.domain / st), 1, n)
+        return _hier_time(op, s, n, k, self.up_bw, self.out_bw, self.eff)
+
+
+def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
+                      full, rcp) -> dict:
+    """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
+    plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
+    dimension sends. Keys: ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
+    (embedding or LM-head boundary collectives of the first/last stage), ``cp_fwd_s``/
+    ``cp_bwd_s``, ``ep_fwd_s``/``ep_bwd_s`` (per MoE layer), ``pp_p2p_s`` (one transfer between
+    stages), and ``fig`` (the link figures, to time DP collectives of the caller's sizes)."""
+    fig = _Figures(cluster, eff)
+    act = 2.0 * x * c.h                                  # one layer's activations, 16-bit
+    ar = fig.time("all_reduce", act, tp, 1)
+    ag = fig.time("all_gather", act, tp, 1)
+    rs = fig.time("reduce_scatter", act, tp, 1)
+    tp_fwd = np.where(sp, 2 * ag + 2 * rs, 2 * ar)
+    tp_bwd = np.where(sp, 2 * rs + 4 * ag, 2 * ar)
+    edge = np.where(sp, ag + rs, ar)
+    # CP: all-gather K and V of the whole sequence (per TP rank's KV heads)
+    kv_width = (c.a * (c.dqk + c.dv) if c.mla else c.g * 2 * c.dh)
+    from .memory import _kv_fraction
+    kv_rank = kv_width * (1.0 / tp if c.mla else _kv_fraction(c, tp))
+    kv_bytes = 2.0 * x * cp * kv_rank
+    cp_ag = fig.time("all_gather", kv_bytes, cp, tp)
+    cp_rs = fig.time("reduce_scatter", kv_bytes, cp, tp)
+    # EP: all-to-all of the k routed copies of each token (dispatch, combine)
+    a2a = fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp) if c.is_moe else 0.0 * x
+    # PP: activation (1/tp of it with SP or Megatron's scatter/gather), peer in another domain
+    # when the inner dimensions fill one; without SP the receiver re-gathers it over NVLink
+    p2p_bytes = np.where(tp > 1, act / tp, act)
+    pp_stride = tp * cp * dp
+    p2p = fig.time("send_recv", p2p_bytes, 2.0 * np.ones_like(x), pp_stride)
+    regather = np.where((tp > 1) & ~sp, fig.time("all_gather", act, tp, 1), 0.0)
+    return {
+        "tp_fwd_s": tp_fwd, "tp_bwd_s": tp_bwd, "edge_tp_s": edge,
+        "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs,
+        "ep_fwd_s": 2.0 * a2a, "ep_bwd_s": 2.0 * a2a,
+        "pp_p2p_s": p2p + regather, "fig": fig,
+    }
+
+
+def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
+                efficiency: Efficiency | None = None) -> pd.DataFrame:
+    """Bytes each GPU sends per optimizer step, and the time they take, per parallel dimension.
+
+    For the pipeline stage holding the most layers of ``plan`` (see the module docstring for what
+    each dimension sends): TP and CP per layer and micro-batch, EP per MoE layer and
+    micro-batch, PP per micro-batch and model chunk, DP per step or per micro-batch by ZeRO
+    stage. Times are before any overlap (``llmcost.step`` applies the overlap rules); bytes are
+    what a rank puts on its links (ring all-reduce 2(n−1)/n·S, reduce-scatter and all-gather
+    (n−1)/n·S, all-to-all (n−1)/n·S, send S).
+
+    Parameters
+    ----------
+    model : ModelSpec
+    cluster : Cluster
+    plan : ParallelPlan
+    seq_len : int, optional
+    recipe : str
+        Gradient bytes reduced by DP (``grads_bytes`` of the recipe).
+    efficiency : Efficiency, optional
+
+    Returns
+    -------
+    DataFrame indexed by dimension (TP, CP, EP, PP, DP) with ``collectives`` (what runs),
+    ``per_step`` (how many), ``bytes_per_gpu``, ``time_s`` and ``links``.
+
+    Raises
+    ------
+    ValueError
+        A plan using more GPUs than the cluster.
+    """
+    from .memory import _consts, _layer_params, get_recipe, stage_layers
+
+    if plan.n_gpus > cluster.n_gpus:
+        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
+                         f"cluster's n_gpus={cluster.n_gpus}")
+    c = _consts(model)
+    rcp = get_recipe(recipe)
+    fig = _Figures(cluster, efficiency)
+    s = float(model.seq_len if seq_len is None else seq_len)
+    t, cp, ep, dp, pp, v, m = (float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp),
+                               float(plan.pp), float(plan.virtual_stages),
+                               float(plan.n_microbatches))
+    sp = plan.sequence_parallel and plan.tp > 1
+    full = plan.recompute == "full"
+    x = s / cp * plan.micro_batch_size
+    cm = _step_comm_arrays(c, model, cluster, fig.eff, s=s, x=np.asarray(x), tp=np.asarray(t),
+                           cp=np.asarray(cp), ep=np.asarray(ep), dp=np.asarray(dp),
+                           sp=np.asarray(sp), full=np.asarray(full), rcp=rcp)
+    dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
+    r = int(np.argmax(dense + moe))
+    nd, nm = float(dense[r]), float(moe[r])
+    layers = nd + nm
+    act = 2.0 * x * c.h
+    rc = 1.0 if full else 0.0
+    # TP: all-reduce = 2 units of (t-1)/t·S, all-gather / reduce-scatter 1 unit
+    tp_units_f = 4.0
+    tp_units_b = (6.0 if sp else 4.0)
+    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * m
+    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * layers * m
+    kv = float(2.0 * x * cp * (c.a * (c.dqk + c.dv) / t if c.mla else
+                               c.g * 2 * c.dh * min(1.0, max(1.0 / t, 1.0 / c.g))))
+    cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * layers * m
+    cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * layers * m
+    a2a = 2.0 * x * c.k * c.h
+    ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * nm * m if c.is_moe else 0.0
+    ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * nm * m \
+        if c.is_moe else 0.0
+    p2p = act / t if t > 1 else act
+    pp_bytes = 2.0 * v * p2p * m if pp > 1 else 0.0
+    pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * m if pp > 1 else 0.0
+    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in _layer_params(c, t, ep))
+    p_ne = nd * p_dense + nm * p_moe
+    p_ex = nm * p_exp
+    g = dp * cp
+    gx = max(g / ep, 1.0)
+
+    def dp_bytes_time(op, nbytes):
+        units = 2.0 if op == "all_reduce" else 1.0
+        b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
+        tt = float(fig.time(op, p_ne * nbytes, g, t)) + (
+            float(fig.time(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
+        return b, tt
+
+    gb, wb = float(rcp.grads_bytes), 2.0
+    z = plan.zero_stage
+    if z == 0:
+        (dpb, dpt), what, per = dp_bytes_time("all_reduce", gb), "all-reduce (gradients)", 1
+    elif z == 1:
+        b1, t1 = dp_bytes_time("reduce_scatter", gb)
+        b2, t2 = dp_bytes_time("all_gather", wb)
+        dpb, dpt, what, per = b1 + b2, t1 + t2, "reduce-scatter + all-gather (weights)", 2
+    elif z == 2:
+        b1, t1 = dp_bytes_time("reduce_scatter", gb)
+        b2, t2 = dp_bytes_time("all_gather", wb)
+        dpb, dpt = m * b1 + b2, m * t1 + t2
+        what, per = "reduce-scatter per micro-batch + all-gather (weights)", m + 1
+    else:
+        b1, t1 = dp_bytes_time("reduce_scatter", gb)
+        b2, t2 = dp_bytes_time("all_gather", wb)
+        n_g = 3.0 if full else 2.0
+        dpb, dpt = m * (b1 + n_g * b2), m * (t1 + n_g * t2)
+        what, per = "per micro-batch: all-gather weights (fwd, bwd) + reduce-scatter", \
+            m * (1 + n_g) * max(layers, 1)
+    place = placement(plan, cluster).set_index("dimension")["links"]
+    rows = [
+        ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
+         ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m
+         if t > 1 else 0, tp_bytes, tp_time, place["TP"]),
+        ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * layers * m
+         if cp > 1 else 0, cp_bytes, cp_time, place["CP"]),
+        ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * nm * m if ep > 1 else 0,
+         ep_bytes, ep_time, place["EP"]),
+        ("PP", "send/recv activations and gradients", 2.0 * v * m if pp > 1 else 0, pp_bytes,
+         pp_time, place["PP"]),
+        ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
+         place["DP (dense, with CP)"]),
+    ]
+    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
+                                       "time_s", "links"]).set_index("dimension")
+
+
+def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group_size=None,
+                     efficiency: Efficiency | None = None) -> pd.DataFrame:
+    """Collective time against message size, inside one scale-up domain and across domains.
+
+    The same group size runs twice: as consecutive ranks of one domain (NVLink) and as one rank
+    per domain (every hop on the scale-out network), so the two curves differ only by the link.
+
+    Parameters
+    ----------
+    cluster : Cluster
+        Needs at least ``group_size`` scale-up domains for the scale-out curve.
+    message_bytes : array of float, >= 0
+    ops : sequence of str
+    group_size : int, optional
+        Ranks per group (default: the domain size).
+
+    Returns
+    -------
+    DataFrame with ``link`` ("scale-up" / "scale-out"), ``op``, ``message_bytes``, ``time_s``,
+    ``algbw`` and ``busbw`` (bytes/s, nccl-tests definitions).
+    """
+    s = as_array(message_bytes, "message_bytes", nonnegative=True).ravel()
+    dom = int(cluster.scaleup_domain_size)
+    n = dom if group_size is None else int(group_size)
+    rows = []
+    for op in ops:
+        for link, stride in (("scale-up", 1), ("scale-out", dom)):
+            if link == "scale-up" and n > dom:
+                continue
+            if link == "scale-out" and n * dom > cluster.n_gpus:
+                continue
+            t = np.asarray(cluster_collective_time(op, s, n, cluster, stride, efficiency))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                alg = np.where(t > 0, s / np.where(t > 0, t, 1.0), 0.0)
+            rows.append(pd.DataFrame({"link": link, "op": op, "message_bytes": s, "time_s": t,
+                                      "algbw": alg,
+                                      "busbw": alg * np.asarray(busbw_factor(op, n))}))
+    return pd.concat(rows, ignore_index=True)

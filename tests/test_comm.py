@@ -1,0 +1,228 @@
+"""Collectives (alpha-beta, two levels), placement and per-step communication volume."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmcost
+from llmcost import comm, parallel
+from llmcost.hardware import Cluster
+
+A100 = llmcost.load_accelerator("A100-80GB")
+H100 = llmcost.load_accelerator("H100-SXM")
+
+
+# ----------------------------------------------------------------------------- formulas.md §4
+def test_formulas_md_4a_ring_all_reduce():
+    # 4.a: S = 1e9 B, n = 8, 450e9 B/s, α = 10 µs -> 140 µs + 3.889 ms = 4.029 ms [computed]
+    t = comm.collective_time("all_reduce", 1e9, 8, 450e9, 10e-6)
+    assert t == pytest.approx(4.029e-3, rel=1e-3)
+    assert comm.algorithm_bandwidth(1e9, t) == pytest.approx(248.2e9, rel=1e-3)
+    assert comm.bus_bandwidth("all_reduce", 1e9, t, 8) == pytest.approx(434.4e9, rel=1e-3)
+
+
+def test_formulas_md_4b_to_4d():
+    assert comm.collective_time("all_gather", 1e9, 8, 450e9, 10e-6) == \
+        pytest.approx(2.014e-3, rel=1e-3)                                            # 4.b
+    ring = comm.collective_time("all_reduce", 1e6, 1024, 50e9, 5e-6)
+    assert ring == pytest.approx(10.27e-3, rel=1e-3)                                 # 4.c
+    assert 2046 * 5e-6 / ring > 0.99                                                 # latency-bound
+    tree = comm.collective_time("all_reduce", 1e6, 1024, 50e9, 5e-6, algorithm="tree")
+    assert tree == pytest.approx(0.14e-3, rel=1e-3)                                  # 4.d
+
+
+def test_formulas_md_4e_busbw_factors():
+    # nccl-tests doc/PERFORMANCE.md (4.e, [paper]): n = 8
+    assert comm.busbw_factor("all_reduce", 8) == pytest.approx(1.75)
+    for op in ("all_gather", "reduce_scatter", "all_to_all"):
+        assert comm.busbw_factor(op, 8) == pytest.approx(0.875)
+    for op in ("broadcast", "reduce", "send_recv"):
+        assert comm.busbw_factor(op, 8) == 1
+
+
+def test_formulas_md_3f_and_3g():
+    # 3.f: TP all-reduce of b·s·h bf16 (67.1 MB), t = 8, 450 GB/s: 0.261 ms, 4 per layer 1.044 ms
+    s = 2 * 1 * 4096 * 8192
+    assert s == pytest.approx(67.1e6, rel=1e-3)
+    assert 4 * comm.collective_time("all_reduce", s, 8, 450e9) == pytest.approx(1.044e-3,
+                                                                                rel=1e-3)
+    # 3.g: DP all-reduce of 14 GB over 64 ranks at 50 GB/s: 0.551 s
+    assert comm.collective_time("all_reduce", 14e9, 64, 50e9) == pytest.approx(0.551, rel=1e-3)
+
+
+def test_group_of_one_costs_nothing_but_a_send_always_moves_bytes():
+    assert comm.collective_time("all_reduce", 1e9, 1, 1e9, 1e-3) == 0
+    assert comm.collective_time("send_recv", 1e9, 1, 1e9) == pytest.approx(1.0)
+
+
+def test_arrays_broadcast():
+    t = comm.collective_time("all_gather", np.array([1e6, 1e9]), np.array([[2], [8]]), 100e9)
+    assert t.shape == (2, 2)
+
+
+# ----------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("args, message", [
+    (("all_reduce", -1.0, 8, 1e9), r"message_bytes=-1.0 must be >= 0"),
+    (("all_reduce", 1e6, 0, 1e9), r"group_size=0 must be > 0"),
+    (("all_reduce", 1e6, 2.5, 1e9), r"group_size=2.5 must be a whole number"),
+    (("all_reduce", 1e6, 8, 0.0), r"bandwidth_bytes_per_s=0.0 must be > 0"),
+    (("all_reduce", 1e6, 8, 1e9, -1e-6), r"latency_s=-1e-06 must be >= 0"),
+    (("gossip", 1e6, 8, 1e9), r"op='gossip' must be one of"),
+])
+def test_bad_collective_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        comm.collective_time(*args)
+
+
+def test_tree_only_for_all_reduce_and_unknown_algorithm():
+    with pytest.raises(ValueError, match="tree"):
+        comm.collective_time("all_gather", 1e6, 8, 1e9, algorithm="tree")
+    with pytest.raises(ValueError, match="algorithm='butterfly'"):
+        comm.collective_time("all_reduce", 1e6, 8, 1e9, algorithm="butterfly")
+
+
+def test_group_larger_than_the_cluster():
+    cl = Cluster(A100, 64)
+    with pytest.raises(ValueError, match=r"group_size=128 must be <= the cluster's n_gpus=64"):
+        comm.cluster_collective_time("all_reduce", 1e9, 128, cl)
+    plan = parallel.ParallelPlan(dp=16, tp=8)
+    with pytest.raises(ValueError, match="more than the cluster's n_gpus=64"):
+        comm.placement(plan, cl)
+
+
+def test_zero_bandwidth_cluster_is_rejected():
+    with pytest.raises(ValueError, match="scaleout_bytes_per_s_per_dir=0"):
+        Cluster(A100, 64, scaleout_bytes_per_s_per_dir=0)
+
+
+# ----------------------------------------------------------------------------- two levels
+def test_inside_one_domain_matches_nccl_tests_busbw():
+    # NCCL maintainer, nccl-tests issue #149: ~230 GB/s all-reduce busbw on 8 × A100 NVLink;
+    # issue #212: 370 GB/s effective NVLink bandwidth on H100 (ring).
+    for acc, expected in ((A100, 230e9), (H100, 370e9)):
+        t = comm.cluster_collective_time("all_reduce", 8e9, 8, Cluster(acc, 8))
+        assert comm.bus_bandwidth("all_reduce", 8e9, t, 8) == pytest.approx(expected, rel=0.01)
+
+
+def test_rail_rings_aggregate_the_nics_of_a_domain():
+    # NVIDIA (nccl issue #812, quoted in #1576): DGX A100 with 8 × 200 Gb/s IB measures
+    # 192 GB/s all-reduce busbw across nodes: 8 NICs × 24 GB/s.
+    cl = Cluster(A100, 64)
+    t = comm.cluster_collective_time("all_reduce", 8e9, 64, cl)
+    assert comm.bus_bandwidth("all_reduce", 8e9, t, 64) == pytest.approx(192e9, rel=0.01)
+    # One member per node (the DP group of a TP-8 plan): each ring rides one NIC, 24 GB/s.
+    t1 = comm.cluster_collective_time("all_reduce", 8e9, 8, cl, stride=8)
+    assert comm.bus_bandwidth("all_reduce", 8e9, t1, 8) == pytest.approx(24e9, rel=0.01)
+
+
+def test_all_to_all_cannot_aggregate_nics():
+    # NCCL maintainer (nccl-tests #130, #267): across N nodes the all-to-all runs at about
+    # N/(N−1) × the per-GPU NIC bandwidth.
+    cl = Cluster(H100, 32)
+    nic = 50e9 * 0.96
+    for n in (16, 32):
+        t = comm.cluster_collective_time("all_to_all", 8e9, n, cl)
+        nodes = n // 8
+        assert comm.algorithm_bandwidth(8e9, t) == pytest.approx(nodes / (nodes - 1) * nic,
+                                                                rel=0.01)
+
+
+def test_group_layout():
+    assert comm.group_layout(8, 1, 8) == (8, 1)
+    assert comm.group_layout(32, 8, 8) == (1, 32)
+    assert comm.group_layout(32, 2, 8) == (4, 8)
+    assert comm.group_layout(4, 1, 8) == (4, 1)
+
+
+def test_placement_puts_tp_inside_the_domain():
+    spec = llmcost.load_model("llama-3.1-405b")
+    plan = parallel.make_plan(spec, 16384, 2048, tp=8, pp=16, zero_stage=2,
+                              schedule="interleaved", virtual_stages=8,
+                              pp_split="embedding_and_loss", seq_len=8192)
+    pl = comm.placement(plan, Cluster(H100, 16384)).set_index("dimension")
+    assert pl.loc["TP", "links"] == "scale-up"
+    assert pl.loc["DP (dense, with CP)", "links"] == "scale-out"
+    assert pl.loc["PP", "links"] == "scale-out"
+    small = parallel.ParallelPlan(dp=32, tp=2)
+    assert comm.placement(small, Cluster(A100, 64)).set_index("dimension").loc[
+        "DP (dense, with CP)", "links"] == "both"
+
+
+# ----------------------------------------------------------------------------- properties
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(comm.OPS), st.floats(0, 1e11), st.integers(1, 4096),
+       st.floats(1e8, 1e12), st.floats(1.0, 10.0), st.floats(0, 1e-4))
+def test_more_bandwidth_never_slows_a_collective(op, s, n, bw, factor, alpha):
+    slow = comm.collective_time(op, s, n, bw, alpha)
+    assert comm.collective_time(op, s, n, bw * factor, alpha) <= slow * (1 + 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(comm.OPS), st.floats(0, 1e10), st.sampled_from([2, 8, 16, 64, 256]),
+       st.sampled_from([1, 2, 8]), st.floats(1.0, 8.0), st.floats(1.0, 8.0))
+def test_more_link_bandwidth_never_slows_a_cluster_collective(op, s, n, stride, up, out):
+    base = Cluster(A100, 256)
+    fast = Cluster(A100, 256, scaleup_bytes_per_s_per_dir=3e11 * up,
+                   scaleout_bytes_per_s_per_dir=2.5e10 * out)
+    t0 = comm.cluster_collective_time(op, s, n, base, stride)
+    assert comm.cluster_collective_time(op, s, n, fast, stride) <= t0 * (1 + 1e-12)
+
+
+# ----------------------------------------------------------------------------- volumes
+def _gpt(h=4096, layers=32, heads=32):
+    return llmcost.step.gpt_model("g", layers, h, heads)
+
+
+def test_tp_volume_per_layer_is_four_ring_all_reduces():
+    # formulas.md 3.2: per GPU per layer (no recompute, ring) 4 · 2(t−1)/t · 2·b·s·h bytes.
+    m = _gpt()
+    plan = parallel.make_plan(m, 64, 64, tp=8, sequence_parallel=False, seq_len=2048)
+    v = comm.comm_volume(m, Cluster(A100, 64), plan, 2048)
+    per_layer = v.loc["TP", "bytes_per_gpu"] / (m.n_layers * plan.n_microbatches)
+    assert per_layer == pytest.approx(4 * 2 * 7 / 8 * 2 * 2048 * 4096)
+    assert v.loc["TP", "per_step"] == 4 * m.n_layers * plan.n_microbatches
+
+
+def test_zero_volumes():
+    # formulas.md 3.3 (ZeRO §7): ZeRO-1/2 move the same bytes as the all-reduce; ZeRO-3 1.5×.
+    m = _gpt()
+    cl = Cluster(A100, 64)
+    vols = {z: comm.comm_volume(m, cl, parallel.make_plan(m, 64, 64, zero_stage=z,
+                                                          seq_len=2048), 2048,
+                                recipe="bf16_adam").loc["DP", "bytes_per_gpu"]
+            for z in (0, 1, 2, 3)}
+    assert vols[1] == pytest.approx(vols[0])
+    assert vols[2] == pytest.approx(vols[0])          # one micro-batch per step
+    assert vols[3] == pytest.approx(1.5 * vols[0])
+
+
+def test_zero1_has_no_per_microbatch_weight_gathers():
+    # llm-analysis charges FSDP all-gathers under ZeRO-1 (peers.md); here ZeRO-1 traffic does
+    # not grow with the number of micro-batches, ZeRO-3 traffic does.
+    m = _gpt()
+    cl = Cluster(A100, 64)
+    def dp_bytes(z, gb):
+        plan = parallel.make_plan(m, 64, gb, tp=8, zero_stage=z, seq_len=2048)
+        return comm.comm_volume(m, cl, plan, 2048).loc["DP", "bytes_per_gpu"]
+    assert dp_bytes(1, 64) == pytest.approx(dp_bytes(1, 8))
+    assert dp_bytes(3, 64) == pytest.approx(8 * dp_bytes(3, 8))
+
+
+def test_ep_and_cp_volumes_reproduce_formulas_md():
+    # 3.h: T = 8192 tokens, k = 8, h = 7168, E_p = 64: combine (bf16) 924.8 MB per GPU per layer
+    # forward; dispatch + combine forward and backward = 4 all-to-alls.
+    ds = llmcost.load_model("deepseek-v3")
+    plan = parallel.make_plan(ds, 64, 128, ep=64, micro_batch_size=2, seq_len=4096)
+    v = comm.comm_volume(ds, Cluster(H100, 64), plan, 4096)
+    nm = max(llmcost.memory.stage_layers(ds, 1)[1])
+    assert v.loc["EP", "bytes_per_gpu"] / (nm * plan.n_microbatches) == \
+        pytest.approx(4 * 924.8e6, rel=1e-3)
+    # 3.i: s = 131072, 8 KV heads of 128, cp = 16, TP 8 shards the heads: 62.9 MB received per
+    # layer forward (503.3 MB without TP).
+    l8 = llmcost.load_model("llama-3.1-8b")
+    for tp, expected in ((8, 62.9e6), (1, 503.3e6)):
+        plan = parallel.make_plan(l8, 16 * tp, 1, tp=tp, cp=16, seq_len=131072)
+        v = comm.comm_volume(l8, Cluster(H100, 16 * tp), plan, 131072)
+        fwd = v.loc["CP", "bytes_per_gpu"] / (l8.n_layers * 3)   # AG fwd, AG + RS bwd
+        assert fwd == pytest.approx(expected, rel=1e-3)

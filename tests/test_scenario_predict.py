@@ -1,0 +1,74 @@
+"""``mfu: predict`` in a scenario: resolved once by the report, from the scenario's own plan."""
+
+import json
+
+import pytest
+
+import llmcost
+from llmcost import report, step
+from llmcost.scenario import ScenarioError, load_scenario, validate_parameter
+
+LLAMA = llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"
+
+
+def _predict_scenario(tmp_path, source=LLAMA):
+    text = source.read_text().replace("\nmfu: 0.41\n", "\nmfu: predict\n")
+    assert "mfu: predict" in text
+    f = tmp_path / "predicted.yaml"
+    f.write_text(text)
+    return f
+
+
+def test_the_loader_keeps_predict_and_a_notebook_gets_a_clear_error(tmp_path):
+    sc = load_scenario(_predict_scenario(tmp_path))
+    assert sc["mfu"] == "predict"
+    with pytest.raises(ScenarioError, match="mfu='predict' is only understood in a scenario "
+                                            "file"):
+        validate_parameter("mfu", "predict")
+    with pytest.raises(ScenarioError, match="mfu='predicted' must be a number"):
+        validate_parameter("mfu", "predicted")
+
+
+def test_plan_report_resolves_it_once_from_the_scenario_plan(tmp_path):
+    scenario, _, declared = report.plan_report(_predict_scenario(tmp_path))
+    pred = scenario["_mfu_prediction"]
+    plan, b = step.scenario_step(load_scenario(LLAMA))
+    assert scenario["mfu"] == pytest.approx(b.mfu, abs=1e-4)
+    assert pred["plan"] == plan.describe()
+    assert pred["from"] == f"predicted by llmcost.step for {plan.describe()}"
+    # Llama 3 report Table 4: 41% BF16 MFU at this scale (out-of-sample check).
+    assert scenario["mfu"] == pytest.approx(0.41, rel=0.10)
+    used = report.effective_parameters(scenario, declared)
+    assert used["mfu"]["from"].startswith("predicted by llmcost.step for TP8")
+
+
+def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
+    out = tmp_path / "r"
+    res = report.run_report(_predict_scenario(tmp_path), out, selection=["01", "04"],
+                            timeout_s=300, progress=lambda s: None)
+    assert not res.failed
+    summary = json.loads((out / "summary.json").read_text())
+    pred = summary["mfu_prediction"]
+    assert summary["parameters"]["mfu"]["value"] == pred["value"]
+    assert "predicted by llmcost.step for" in summary["parameters"]["mfu"]["from"]
+    assert "_mfu_prediction" not in summary["scenario"]
+    index = (out / "index.html").read_text()
+    assert "mfu: predict" in index and pred["plan"] in index
+    # the notebooks used the number: 01's GPU-hours follow from it
+    flops = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
+    assert flops["gpu_hours"]["value"] > 0
+    step_rows = {r["key"]: r for r in summary["notebooks"]["04_communication"]}
+    assert step_rows["predicted_mfu"]["value"] == pytest.approx(pred["value"], abs=1e-3)
+
+
+def test_a_prediction_that_cannot_be_made_names_the_file(tmp_path):
+    f = tmp_path / "bad.yaml"
+    f.write_text("model: llama-2-7b\naccelerator: H100-SXM\nn_gpus: 8\nseq_len: 4096\n"
+                 "global_batch_tokens: 32768\nmfu: predict\ntp: 8\npp: 1\ndp: 0\ncp: 1\nep: 1\n"
+                 "zero_stage: 0\nrecompute: none\nmicro_batch_size: 1\npp_schedule: 1f1b\n"
+                 "pp_virtual_stages: 1\n")
+    scenario, _, _ = report.plan_report(f)
+    assert 0 < scenario["mfu"] <= 1
+    f.write_text(f.read_text().replace("accelerator: H100-SXM", "accelerator: TPU v4"))
+    with pytest.raises(ScenarioError, match="bad.yaml: mfu: predict: "):
+        report.plan_report(f)

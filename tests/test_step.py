@@ -1,0 +1,290 @@
+"""Step-time model: breakdown, overlap rules, predicted MFU against published runs, ranking."""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmcost
+from llmcost import parallel, step
+from llmcost.hardware import Cluster
+
+A100 = llmcost.load_accelerator("A100-80GB")
+H100 = llmcost.load_accelerator("H100-SXM")
+
+
+@pytest.fixture(scope="module")
+def validation():
+    return step.mfu_validation()
+
+
+# ----------------------------------------------------------------------------- accuracy
+#: Errors (predicted / reported − 1, MFU basis) when these tests were written. A change that
+#: makes any row worse by more than half a percentage point, or the summary worse, fails.
+PINNED = {
+    "megatron21-t1-1p7b": 0.002, "megatron21-t1-3p6b": 0.003, "megatron21-t1-7p5b": 0.003,
+    "megatron21-t1-18p4b": 0.017, "megatron21-t1-39p1b": -0.034, "megatron21-t1-76p1b": 0.036,
+    "megatron21-t1-145p6b": -0.006, "megatron21-t1-310p1b": 0.013, "megatron21-t1-529p6b": -0.012,
+    "megatron21-t1-1008p0b": -0.047, "korthikanti22-22b": 0.043, "korthikanti22-175b": 0.035,
+    "korthikanti22-530b": -0.029, "korthikanti22-1t": -0.086,
+    "megatron21-t2-175b-384": 0.015, "megatron21-t2-175b-768": 0.029,
+    "megatron21-t2-175b-1536": 0.061, "megatron21-t2-530b-560": -0.024,
+    "megatron21-t2-530b-1120": -0.012, "megatron21-t2-530b-2240": 0.013,
+}
+
+
+def test_validation_meets_the_target_and_is_pinned(validation):
+    errs = validation.set_index("run_id")["error"]
+    for run, e in PINNED.items():
+        assert abs(errs[run]) <= abs(e) + 0.005, (run, errs[run], e)
+    summary = step.error_summary(validation)
+    both = summary.loc["table1+table5"]
+    assert both["rows"] == 14
+    # The issue's target: mean |error| <= 5%, max <= 10% on MFU over Table 1 + Table 5.
+    assert both["mean_abs_error"] <= 0.05 and both["max_abs_error"] <= 0.10
+    assert both["mean_abs_error"] <= 0.027 and both["max_abs_error"] <= 0.087
+    assert summary.loc["megatron21-table2", "max_abs_error"] <= 0.062
+
+
+def test_megatron_percent_of_peak_is_converted_from_the_96_form(validation):
+    # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; formulas.md 1.e (1T config,
+    # B = 3072): F_hw = 5.1391e19, F_model = 3.8555e19 per iteration.
+    m = step.gpt_model("1t", 128, 25600, 160)
+    tokens = 3072 * 2048
+    assert m.flops_per_token(2048, causal=False, recompute="full") * tokens == \
+        pytest.approx(5.1391e19, rel=1e-3)
+    assert m.flops_per_token(2048, causal=False) * tokens == pytest.approx(3.8555e19, rel=1e-3)
+    row = validation.set_index("run_id").loc["megatron21-t1-1008p0b"]
+    assert row["reported"] == pytest.approx(163 / 312)
+    assert row["reported_mfu"] == pytest.approx(163 / 312 * 3.8555e19 / 5.1391e19, rel=1e-3)
+    # Korthikanti et al. report MFU on the workbook's basis: taken as published.
+    assert validation.set_index("run_id").loc["korthikanti22-1t", "reported_mfu"] == 0.563
+
+
+def test_kernel_efficiency_is_reproduced_from_korthikanti_table4():
+    # The one calibrated constant is fitted to per-layer timings only (no end-to-end MFU).
+    assert step.calibrate_kernel_efficiency() == pytest.approx(step.KERNEL_EFFICIENCY, abs=1e-9)
+    t = step.layer_time_table()
+    assert t[["forward_error", "backward_error"]].abs().max().max() < 0.08
+
+
+def test_the_model_without_calibration_overpredicts_every_row():
+    # With the burst kernel rates alone (kernel_efficiency 1) every run is predicted faster
+    # than measured: the sustained share is real, not a fudge on a few rows.
+    raw = step.mfu_validation(kernel_efficiency=1.0, sets=step.VALIDATION_SETS[:2])
+    assert (raw["error"] > 0.10).all()
+
+
+@pytest.mark.parametrize("n, cp, seq, seqs, reported, pinned", [
+    (8192, 1, 8192, 2048, 0.43, 0.417), (16384, 1, 8192, 2048, 0.41, 0.387),
+    (16384, 16, 131072, 128, 0.38, 0.423)])
+def test_llama3_table4_out_of_sample(n, cp, seq, seqs, reported, pinned):
+    # Llama 3 report Table 4 (confirmed in several transcriptions of arXiv:2407.21783 v3, p. 10).
+    # The 128K row is outside the 10% band (+11%): pinned, so it cannot silently get worse.
+    spec = llmcost.load_model("llama-3.1-405b")
+    plan = parallel.make_plan(spec, n, seqs, tp=8, pp=16, cp=cp, zero_stage=2, seq_len=seq,
+                              schedule="interleaved", virtual_stages=8,
+                              pp_split="embedding_and_loss")
+    mfu = step.step_time(spec, Cluster(H100, n), plan, seq).mfu
+    assert abs(mfu / reported - 1) <= abs(pinned / reported - 1) + 0.005
+
+
+def test_llama3_405b_out_of_sample():
+    # Llama 3 report Table 4: 16,384 H100, TP 8, PP 16, DP 128, BF16 MFU 41%. H100 fractions are
+    # separate measurements; nothing was fitted on this run.
+    spec = llmcost.load_model("llama-3.1-405b")
+    plan = parallel.make_plan(spec, 16384, 2048, tp=8, pp=16, zero_stage=2,
+                              schedule="interleaved", virtual_stages=8,
+                              pp_split="embedding_and_loss", seq_len=8192)
+    b = step.step_time(spec, Cluster(H100, 16384), plan, 8192)
+    assert b.mfu == pytest.approx(0.41, rel=0.10)
+    assert b.mfu == pytest.approx(0.387, abs=0.005)   # pinned
+
+
+# ----------------------------------------------------------------------------- breakdown
+def _random_plans(n=40, seed=0):
+    spec = llmcost.load_model("llama-2-7b")
+    cl = Cluster(A100, 64)
+    plans = parallel.enumerate_plans(spec, cl, 128, 4096, zero_stage=(0, 1, 2, 3))
+    return spec, cl, plans.sample(n=min(n, len(plans)), random_state=seed)
+
+
+def test_parts_add_up_to_the_step_time():
+    spec, cl, rows = _random_plans()
+    for _, r in rows.iterrows():
+        b = step.step_time(spec, cl, parallel.plan_from_row(r), 4096)
+        parts = b.parts
+        assert sum(parts.values()) == pytest.approx(b.step_time_s, rel=1e-12)
+        assert all(v >= 0 for v in parts.values())
+        frame = b.to_frame()
+        assert frame.loc[[p.removesuffix("_s") for p in step.PARTS], "seconds"].sum() == \
+            pytest.approx(frame.loc["total", "seconds"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["none", "backward"]), st.booleans(),
+       st.booleans())
+def test_adding_overlap_never_lengthens_a_step(seed, tp_from, pp_on, dp_on):
+    spec, cl, rows = _random_plans(1, seed)
+    plan = parallel.plan_from_row(rows.iloc[0])
+    order = ["none", "backward", "all"]
+    base = dict(tp_overlap=tp_from, pp_overlap=pp_on, dp_overlap=dp_on)
+    t0 = step.step_time(spec, cl, plan, 4096, **base).step_time_s
+    more = [dict(base, tp_overlap=order[order.index(tp_from) + 1]),
+            dict(base, pp_overlap=True), dict(base, dp_overlap=True)]
+    for opts in more:
+        assert step.step_time(spec, cl, plan, 4096, **opts).step_time_s <= t0 * (1 + 1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.floats(1.0, 10.0), st.floats(1.0, 10.0))
+def test_more_bandwidth_never_slows_a_step(seed, up, out):
+    spec, cl, rows = _random_plans(1, seed)
+    plan = parallel.plan_from_row(rows.iloc[0])
+    fast = Cluster(A100, 64, scaleup_bytes_per_s_per_dir=3e11 * up,
+                   scaleout_bytes_per_s_per_dir=2.5e10 * out)
+    assert step.step_time(spec, fast, plan, 4096).step_time_s <= \
+        step.step_time(spec, cl, plan, 4096).step_time_s * (1 + 1e-12)
+
+
+def test_mfu_definition():
+    spec = llmcost.load_model("llama-2-70b")
+    plan = parallel.make_plan(spec, 512, 256, tp=8, pp=4, zero_stage=1, recompute="full",
+                              seq_len=4096)
+    b = step.step_time(spec, Cluster(H100, 512), plan, 4096)
+    tokens = 256 * 4096
+    assert b.mfu == pytest.approx(tokens * spec.flops_per_token(4096, causal=False)
+                                  / (b.step_time_s * 512 * H100.peak_bf16_flops_per_s))
+    assert b.hfu == pytest.approx(b.mfu * spec.flops_per_token(4096, causal=False,
+                                                               recompute="full")
+                                  / spec.flops_per_token(4096, causal=False))
+    assert b.tokens_per_s == pytest.approx(tokens / b.step_time_s)
+    assert b.recompute_s > 0
+
+
+def test_recomputation_and_bubbles_cost_time():
+    spec = llmcost.load_model("llama-2-70b")
+    cl = Cluster(H100, 512)
+    t = {rc: step.step_time(spec, cl, parallel.make_plan(spec, 512, 256, tp=8, pp=4,
+                                                         recompute=rc, seq_len=4096)
+                            ).step_time_s for rc in ("none", "selective", "full")}
+    assert t["none"] < t["selective"] < t["full"]
+    plan = parallel.make_plan(spec, 512, 256, tp=8, pp=4, seq_len=4096)
+    b = step.step_time(spec, cl, plan)
+    inter = step.step_time(spec, cl, dataclasses.replace(plan, schedule="interleaved",
+                                                         virtual_stages=5))
+    assert inter.pipeline_bubble_s == pytest.approx(b.pipeline_bubble_s / 5, rel=0.05)
+
+
+def test_default_efficiency_row_is_flagged():
+    spec = llmcost.load_model("llama-3.1-8b")
+    tpu = llmcost.load_accelerator("TPU v5p")
+    cl = Cluster(tpu, 8, scaleup_domain_size=8)
+    b = step.step_time(spec, cl, parallel.make_plan(spec, 8, 8, tp=8, seq_len=8192))
+    assert b.efficiency_row == "default"
+    assert step.step_time(spec, Cluster(H100, 8),
+                          parallel.make_plan(spec, 8, 8, tp=8, seq_len=8192)
+                          ).efficiency_row == "H100-SXM"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(tp_overlap="sometimes"), "tp_overlap='sometimes' must be one of"),
+    (dict(kernel_efficiency=1.5), "kernel_efficiency=1.5 must be <= 1"),
+    (dict(dtype="fp8"), "A100-80GB has no fp8 peak"),
+])
+def test_bad_step_options(kwargs, message):
+    spec = llmcost.load_model("llama-2-7b")
+    plan = parallel.make_plan(spec, 8, 8, tp=8, seq_len=4096)
+    with pytest.raises(ValueError, match=message):
+        step.step_time(spec, Cluster(A100, 8), plan, **kwargs)
+
+
+def test_plan_larger_than_the_cluster_is_rejected():
+    spec = llmcost.load_model("llama-2-7b")
+    plan = parallel.make_plan(spec, 16, 16, tp=8, seq_len=4096)
+    with pytest.raises(ValueError, match="16 GPUs, more than the cluster's n_gpus=8"):
+        step.step_time(spec, Cluster(A100, 8), plan)
+    with pytest.raises(ValueError, match="must be a ParallelPlan"):
+        step.step_time(spec, Cluster(A100, 8), {"tp": 8})
+
+
+def test_a_broken_plan_rule_is_named():
+    spec = llmcost.load_model("llama-2-7b")
+    with pytest.raises(parallel.PlanError, match="tp=3 must divide n_heads=32"):
+        step.step_time(spec, Cluster(A100, 24), parallel.ParallelPlan(dp=8, tp=3))
+
+
+def test_optimizer_bytes():
+    # Adam with fp32 master, moments and fp32 gradients: norm 4 + Adam (2·12 + 4) + cast (4 + 2)
+    # + zero 4 = 42 B/param; fp16 with an fp32 main-gradient copy adds the copy/unscale passes.
+    assert step.optimizer_bytes_per_param("bf16_adam_fp32_grads") == 42
+    assert step.optimizer_bytes_per_param("bf16_adam_fp32_grads_copy") == 54
+
+
+# ----------------------------------------------------------------------------- ranking
+@pytest.fixture(scope="module")
+def gpt3_ranking():
+    spec = llmcost.load_model("gpt-3-175b")
+    return spec, step.rank_plans(spec, Cluster(A100, 1024), 1536, train_tokens=300e9,
+                                 price_usd_per_gpu_hour=2.0)
+
+
+def test_rank_plans_orders_fitting_plans_by_step_time(gpt3_ranking):
+    spec, r = gpt3_ranking
+    assert r.attrs["n_candidates"] > 1_000_000
+    assert len(r) == r.attrs["n_ranked"] > 0
+    assert r["fits"].all() and r["tp_in_scaleup_domain"].all()
+    assert r["step_time_s"].is_monotonic_increasing
+    assert np.allclose(r[list(step.PARTS)].sum(axis=1), r["step_time_s"])
+    assert np.allclose(r["days"], 300e9 / r["tokens_per_s"] / 86400, rtol=1e-12)
+    assert np.allclose(r["cost_usd"], r["gpu_hours"] * 2.0, rtol=1e-12)
+    assert np.allclose(r["gpu_hours"], r["days"] * 24 * 1024, rtol=1e-12)
+
+
+def test_rank_plans_agrees_with_step_time(gpt3_ranking):
+    spec, r = gpt3_ranking
+    for i in (0, len(r) // 2, len(r) - 1):
+        row = r.iloc[i]
+        b = step.step_time(spec, Cluster(A100, 1024), parallel.plan_from_row(row))
+        assert b.step_time_s == pytest.approx(row["step_time_s"], rel=1e-9)
+
+
+def test_rank_plans_needs_tokens_for_a_cost():
+    spec = llmcost.load_model("llama-2-7b")
+    with pytest.raises(ValueError, match="price_usd_per_gpu_hour needs train_tokens"):
+        step.rank_plans(spec, Cluster(A100, 8), 8, price_usd_per_gpu_hour=2.0)
+
+
+def test_choose_plan_default_is_the_fastest_fitting_plan():
+    spec = llmcost.load_model("llama-2-70b")
+    cl = Cluster(H100, 2048)
+    chosen = parallel.choose_plan(spec, cl, 1024, 4096)
+    ranked = step.rank_plans(spec, cl, 1024, 4096)
+    # ZeRO-3 plans are only chosen when nothing else fits (the model is an upper bound for them).
+    assert chosen.zero_stage < 3
+    assert parallel.plan_from_row(ranked[ranked["zero_stage"] < 3].iloc[0]) == chosen
+    assert parallel.choose_plan(spec, cl, 1024, 4096, fixed={"zero_stage": 3}).zero_stage == 3
+    old = parallel.choose_plan(spec, cl, 1024, 4096, rank=parallel.rank_without_time)
+    assert step.step_time(spec, cl, chosen).step_time_s <= \
+        step.step_time(spec, cl, old).step_time_s
+
+
+def test_every_catalogue_model_gets_a_finite_prediction():
+    for name in llmcost.list_models()["name"]:
+        spec = llmcost.load_model(name)
+        p = dict(model=name, accelerator="H100-SXM", n_gpus=1024, seq_len=spec.seq_len,
+                 global_batch_tokens=4 * 2**20)
+        plan, b = step.scenario_step(p, spec)
+        assert 0 < b.mfu < 0.8 and np.isfinite(b.step_time_s), name
+
+
+def test_dp_gradient_sync_uses_the_collective_model():
+    spec = llmcost.load_model("llama-2-7b")
+    df = llmcost.batch.dp_gradient_sync(spec, 64, 1, 1, 4e6, H100, 0.4)
+    g = 2.0 * spec.n_params
+    assert df["allreduce_s"].iloc[0] == pytest.approx(
+        llmcost.comm.collective_time("all_reduce", g, 64, H100.scaleout_bytes_per_s_per_dir))
+    assert isinstance(df, pd.DataFrame)
