@@ -11,10 +11,11 @@ full recomputation: HFU). It is converted to MFU exactly with the model's FLOP c
 (72-form ÷ 96-form), so the relative error is the same on both bases; the TFLOP/s column is used
 (the % column is rounded). Korthikanti et al. report MFU on the workbook's basis.
 
-Constants: every achievable fraction in data/efficiency.csv is a published measurement (GEMM,
-FlashAttention, nccl-tests); the one calibrated constant, ``step.KERNEL_EFFICIENCY``, is fitted
-to the per-layer timings of Korthikanti et al. Table 4 (re-derived below), never to an
-end-to-end MFU. For transparency the script also shows the errors without it (burst rates only)
+Constants: the achievable fractions in data/efficiency.csv come from measurements (GEMM,
+nccl-tests), papers (FlashAttention) or Calculon's system files, each with its source; the one
+calibrated constant, ``step.KERNEL_EFFICIENCY``, is fitted to the per-layer timings of
+Korthikanti et al. Table 4 (re-derived below), never to an end-to-end MFU. Korthikanti's 22B row
+runs the same layer as Table 4, so it is not held out; the other 13 target rows are. For transparency the script also shows the errors without it (burst rates only)
 and what two alternative calibrations (on Table 1 end to end, or on Table 5 end to end) would
 give on the other set.
 """
