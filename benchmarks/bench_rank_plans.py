@@ -8,7 +8,7 @@ predicts the step time of all of them in one vectorised call (``step.step_arrays
 candidates per second. In the same run it measures the naive path, one plan at a time through
 the public per-plan API (``make_plan`` + ``memory_per_gpu`` + ``step_time``), on a random sample
 of the fitting plans, extrapolates it to the whole space, checks that both paths give the same
-step times, and prints the ratio. For scale, peers.md measured Calculon (which models step time
+step times, and prints the ratio. For scale, Calculon was measured (in this project's survey of peer tools, 2-core VM) (which models step time
 per candidate too, in more detail) at about 212 candidate evaluations per second per core on a
 2-core VM.
 """
@@ -21,7 +21,7 @@ import numpy as np
 import llmcost
 from llmcost import memory, parallel, step
 
-CALCULON_EVALS_PER_S_PER_CORE = 212  # peers.md, "Calculon search speed (measured during research)"
+CALCULON_EVALS_PER_S_PER_CORE = 212  # Calculon (calculon-ai/calculon caa4b11), one GPT-3 175B evaluation in a loop on a 2-core VM: 4,243 in 20 s
 
 
 def best_of(fn, repeat=3):
@@ -76,10 +76,16 @@ def main():
     print(f"speed-up over the loop on the same plans: {t_loop_ranked / t_best:,.0f}x")
     calculon_s = n_cand / CALCULON_EVALS_PER_S_PER_CORE / 2
     print(f"Calculon at ~{CALCULON_EVALS_PER_S_PER_CORE} evaluations/s/core on 2 cores "
-          f"(peers.md) would need ~{calculon_s / 60:,.0f} min for as many candidates "
+          f"(measured, 2-core VM) would need ~{calculon_s / 60:,.0f} min for as many candidates "
           f"({calculon_s / t_best:,.0f}x longer)")
     print(f"fastest plan: {best.describe()}: {ranked.iloc[0]['step_time_s']:.2f} s per step, "
-          f"predicted MFU {ranked.iloc[0]['mfu']:.1%}")
+          f"predicted MFU {ranked.iloc[0]['mfu']:.1%}"
+          + (" (ZeRO-3: an upper bound, see llmcost.step)" if best.zero_stage == 3 else ""))
+    no_z3 = ranked[ranked["zero_stage"] < 3].iloc[0]
+    print(f"fastest without ZeRO-3 (what choose_plan picks): "
+          f"{parallel.plan_from_row(no_z3).describe()}: {no_z3['step_time_s']:.2f} s per step, "
+          f"predicted MFU {no_z3['mfu']:.1%} (Korthikanti et al. measured 51.4% for 175B, "
+          "Table 5)")
 
 
 if __name__ == "__main__":

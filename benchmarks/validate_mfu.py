@@ -48,8 +48,8 @@ def main():
     print()
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
     cols = ["run_id", "n_gpus", "plan", "reported", "reported_mfu", "predicted_mfu", "error"]
-    for name in step.VALIDATION_SETS + step.OUTSIDE_SETS:
-        print(f"2. {name}")
+    for j, name in enumerate(step.VALIDATION_SETS + step.OUTSIDE_SETS):
+        print(f"2.{j + 1} {name}")
         print(v[v["set"] == name][cols].to_string(index=False, formatters={
             "reported": "{:.1%}".format, "reported_mfu": "{:.1%}".format,
             "predicted_mfu": "{:.1%}".format, "error": "{:+.1%}".format}))

@@ -17,15 +17,19 @@ BUBBLE_WARNING = 0.10
 #: A scenario MFU further than this (relative) from the step-time model's prediction is called out
 #: (the model's validation error is at most 8.6% on published runs, notebook 04).
 MFU_DISAGREEMENT = 0.25
+#: A predicted step with more exposed communication than this share is called out.
+EXPOSED_COMM_WARNING = 0.30
 
 
-def scenario_warnings(values: dict) -> list[str]:
+def scenario_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
 
     Parameters
     ----------
     values : dict
         Validated parameter values (``llmcost.validate_parameters`` output).
+    mfu_predicted : bool
+        The ``mfu`` was predicted by the step-time model (``mfu: predict``), not assumed.
 
     Returns
     -------
@@ -35,20 +39,33 @@ def scenario_warnings(values: dict) -> list[str]:
     out = []
     mfu = values.get("mfu")
     if isinstance(mfu, float) and mfu > PUBLISHED_MFU_MAX:
-        out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
-                   f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): every "
-                   "GPU-hour and cost in this report is optimistic.")
+        if mfu_predicted:
+            out.append(f"the predicted MFU, {mfu:.0%}, is above any published large-scale "
+                       f"training MFU (at most {PUBLISHED_MFU_MAX:.0%}, a short benchmark): this "
+                       "plan lies outside the runs the step-time model was validated on (1.7B "
+                       "to 1T parameters with recomputation, on A100s), so read it as optimistic.")
+        else:
+            out.append(f"mfu={mfu:.2f} is above any published large-scale training MFU (at most "
+                       f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
+                       "every GPU-hour and cost in this report is optimistic.")
     if values.get("dtype") == "fp8":
         out.append("dtype=fp8: the MFU is a fraction of the FP8 peak, twice the BF16 one on "
                    "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
                    "from a BF16 run halves the estimated cost.")
+    if "accelerator" in values:
+        from .catalog import load_accelerator, load_efficiency
+        gpu = load_accelerator(values["accelerator"])
+        if load_efficiency(gpu.name).accelerator == "default":
+            out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
+                       "the step-time model uses generic ones (the 'default' row), so its "
+                       "predictions for this accelerator are rough.")
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
-        out.extend(_plan_warnings(values))
+        out.extend(_plan_warnings(values, mfu_predicted))
     return out
 
 
-def _plan_warnings(values: dict) -> list[str]:
+def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     from . import memory, parallel
     from .catalog import load_accelerator, load_model
 
@@ -70,7 +87,7 @@ def _plan_warnings(values: dict) -> list[str]:
                    "could not start (more GPUs, ZeRO-3 or recomputation would be needed).")
     bubble = float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
                                             plan.virtual_stages))
-    if bubble > BUBBLE_WARNING:
+    if bubble > BUBBLE_WARNING and not mfu_predicted:
         out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time ({plan.pp} "
                    f"stages, {plan.n_microbatches} micro-batches, {plan.schedule}): the mfu must "
                    "already include it, or GPU-hours are understated by as much.")
@@ -90,7 +107,12 @@ def _plan_warnings(values: dict) -> list[str]:
             _, b = scenario_step(values, spec)
         except (ValueError, KeyError):
             return out
-        if abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
+        if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
+            out.append(f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
+                       "communication (notebook 04): the model takes expert all-to-alls and "
+                       "context-parallel exchanges as not overlapped, which schedules such as "
+                       "DeepSeek-V3's DualPipe hide, so this plan's prediction is pessimistic.")
+        if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
             out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
                        f"({plan.describe()}) against the scenario's mfu={mfu:.2f}: notebook 04 "
                        "shows where the time goes; `mfu: predict` uses the prediction.")

@@ -70,7 +70,7 @@ activations):
   once; ZeRO-3 (FSDP) all-gathers the weights before every forward and backward (and the
   recomputed forward) of every micro-batch and reduce-scatters the gradients after it, 1.5× the
   volume per micro-batch. The optimizer-state-only stages never gather weights per micro-batch
-  (llm-analysis charges FSDP all-gathers under ZeRO-1, peers.md: this module does not).
+  (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in get_latency_fwd_per_layer: this module does not).
 
 All functions broadcast over numpy arrays.
 """

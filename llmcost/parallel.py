@@ -119,7 +119,8 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
         Non-positive sizes, an unknown schedule, or ``relative_to`` not "ideal"/"total".
 
     Sources: GPipe (Huang et al. 2019 §2.3), 1F1B and interleaved (Narayanan et al. 2021 §2.2),
-    ZB-H1 (Qi et al. 2024 §3, with T_F = T_B = T_W).
+    ZB-H1 (Qi et al. 2024 §3, with T_F = T_B = T_W, for m >= p; for m < p this module's
+    critical-path count 2(p−1)/(3m), e.g. p = 2, m = 1 takes 5 slots for 3 of work).
     """
     p = as_array(pp, "pp", positive=True, integer=True)
     m = as_array(n_microbatches, "n_microbatches", positive=True, integer=True)
@@ -128,7 +129,11 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     if relative_to not in ("ideal", "total"):
         raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
     b = (p - 1) / m
-    b = np.select([code == 1, code == 3], [b / v, b / 3], b)
+    # ZB-H1 reaches (p-1)/(3m) only once m >= p; with fewer micro-batches the deferred
+    # weight-gradient passes cannot fill the warm-up, and the critical path is p forwards, p
+    # input-gradient backwards and one weight-gradient pass: 2(p-1)/(3m) (T_F = T_B = T_W).
+    zb = np.where(m >= p, b / 3, 2 * b / 3)
+    b = np.select([code == 1, code == 3], [b / v, zb], b)
     if relative_to == "total":
         b = b / (1 + b)
     return scalar_or_array(b)

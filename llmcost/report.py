@@ -35,6 +35,7 @@ from .scenario import (
     MFU_PREDICT,
     ScenarioError,
     load_scenario,
+    validate_parameter,
     validate_parameters,
 )
 
@@ -215,13 +216,40 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
         scenario = resolve_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
     try:
-        validate_parameters(**{k: v["value"] for k, v in used.items()})
+        _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
+        # Every value obeys its own rule whichever notebooks run; rules between parameters are
+        # checked on what the selected notebooks will see (a plan that needs a scale-out figure
+        # must not stop a run of notebooks 00-01 that never build one).
+        for k, v in used.items():
+            validate_parameter(k, v["value"])
+        selected_keys = set().union(*(declared_all[nb] for nb in nbs))
+        validate_parameters(**{k: v["value"] for k, v in used.items() if k in selected_keys})
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
         raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
     return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
+
+
+def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
+    """The parallelism, communication and checkpoint notebooks build a ``Cluster``: the
+    accelerator needs scale-up and scale-out figures in the catalogue."""
+    if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
+        return
+    from .catalog import load_accelerator
+    from .hardware import Cluster
+    try:
+        acc = load_accelerator(values["accelerator"])
+    except ValueError:
+        return  # validation names the unknown accelerator
+    try:
+        Cluster(acc, 1)
+    except ValueError as e:
+        raise ScenarioError(f"accelerator={values['accelerator']!r}: {e.args[0].split(':')[0]} "
+                            "is missing from data/accelerators.csv (no sourced figure), and the "
+                            "parallelism notebooks need it: choose another accelerator, add a "
+                            "sourced figure, or run only notebooks 00-01 (--notebooks 00,01)") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
@@ -248,7 +276,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
     out = dict(scenario)
-    value = round(float(b.mfu), 4)
+    value = round(float(b.mfu), 6)
     out["mfu"] = value
     out["_mfu_prediction"] = {
         "value": value, "plan": plan.describe(),
@@ -374,12 +402,22 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     used = effective_parameters(scenario, declared)
     from .checks import scenario_warnings
     everything = {nb: declared_parameters(nb) for nb in list_notebooks()}
-    values = validate_parameters(**{k: v["value"] for k, v in
-                                    effective_parameters(scenario, everything).items()})
-    warnings = scenario_warnings(values)
+    values = {k: validate_parameter(k, v["value"]) for k, v in
+              effective_parameters(scenario, everything).items()}
+    if "_mfu_prediction" in scenario:
+        progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
+                 f"{scenario['_mfu_prediction']['from']}")
+    warnings = scenario_warnings(values, mfu_predicted="_mfu_prediction" in scenario)
+    if "price_usd_per_gpu_hour" in used and used["price_usd_per_gpu_hour"]["from"] != "scenario" \
+            and used["price_usd_per_gpu_hour"]["value"] is not None \
+            and values.get("accelerator") != "H100-SXM":
+        warnings.append(f"price_usd_per_gpu_hour is the notebooks' default "
+                        f"(${used['price_usd_per_gpu_hour']['value']:.2f}, an H100 SXM on-demand "
+                        f"price) but the accelerator is {values.get('accelerator')}: set a price, "
+                        "or null for the catalogue median.")
     for w in warnings:
         progress(f"warning: {w}")
-    defaults = [k for k, v in used.items() if v["from"] != "scenario"]
+    defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     if defaults:
         listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
         progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
@@ -418,8 +456,6 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
-        progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
-                 f"{scenario['_mfu_prediction']['from']}")
     summary["failed"] = [p.name for p in result.failed]
     _write_summary(out_dir, summary)
     _write_index(out_dir, scenario, nbs, result, summary)

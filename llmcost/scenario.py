@@ -417,7 +417,7 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     (price_usd_per_gpu_hour, provenance string)
     """
     if price_usd_per_gpu_hour is not None:
-        return float(price_usd_per_gpu_hour), "set in the scenario"
+        return float(price_usd_per_gpu_hour), "given as price_usd_per_gpu_hour"
     if pricing == "owned":
         raise ScenarioError("pricing='owned' needs an explicit price_usd_per_gpu_hour (the "
                             "amortised cost of your own hardware)")

@@ -719,7 +719,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ``days``, ``gpu_hours`` and ``cost_usd``; sorted by step time (ties, which hidden
     communication makes common, by lower ZeRO stage, then less memory). ``attrs`` keeps
     ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked``. ZeRO-3 rows are upper bounds
-    (see the module's **Limits**).
+    (see the module's **Limits**) and carry ``upper_bound = True``.
 
     Raises
     ------
@@ -751,6 +751,8 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
             price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour",
                                    positive=True))
             ranked["cost_usd"] = ranked["gpu_hours"] * price
+    # ZeRO-3 predictions are upper bounds (the model hides its gathers at full NCCL bandwidth)
+    ranked["upper_bound"] = ranked["zero_stage"] == 3
     ranked.attrs = dict(plans.attrs)
     ranked.attrs.update(n_fitting=int(plans["fits"].sum()), n_ranked=len(ranked))
     return ranked
@@ -986,7 +988,8 @@ def time_budget(b: StepBreakdown) -> pd.DataFrame:
 
 def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global_batch=None,
                   batch_per_gpu=None, **options) -> pd.DataFrame:
-    """What adding GPUs buys: the fastest fitting plan (``rank_plans``) at each GPU count.
+    """What adding GPUs buys: the fastest fitting plan (``rank_plans``) at each GPU count (ZeRO-3
+    only when nothing else fits, as ``parallel.choose_plan`` decides).
 
     Give ``global_batch`` (sequences, fixed: **strong scaling**) or ``batch_per_gpu``
     (sequences per GPU, the global batch grows with the GPUs: **weak scaling**).
@@ -1017,7 +1020,9 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
         except ValueError:
             ranked = pd.DataFrame()
         if len(ranked):
-            top = ranked.iloc[0]
+            # as choose_plan: ZeRO-3 only when nothing else fits (the model is an upper bound)
+            safe = ranked[ranked["zero_stage"] < 3]
+            top = safe.iloc[0] if len(safe) else ranked.iloc[0]
             row.update(plan=plan_from_row(top, ranked.attrs.get("pp_split", "even")).describe(),
                        step_time_s=top["step_time_s"], tokens_per_s=top["tokens_per_s"],
                        mfu=top["mfu"])

@@ -198,7 +198,7 @@ def test_zero_volumes():
 
 
 def test_zero1_has_no_per_microbatch_weight_gathers():
-    # llm-analysis charges FSDP all-gathers under ZeRO-1 (peers.md); here ZeRO-1 traffic does
+    # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here ZeRO-1 traffic does
     # not grow with the number of micro-batches, ZeRO-3 traffic does.
     m = _gpt()
     cl = Cluster(A100, 64)

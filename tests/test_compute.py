@@ -38,11 +38,11 @@ def test_palm_540b_mfu_from_throughput():
 
 
 def test_llama2_70b_implied_whole_run_mfu(a100):
-    # 1,720,320 A100-80GB GPU-hours for 2T tokens (model card); peers.md: 42.8% by 6ND.
+    # 1,720,320 A100-80GB GPU-hours for 2T tokens (model card): 42.8% by 6ND.
     m = llmcost.load_model("llama-2-70b")
     assert llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100, method="6ND") == pytest.approx(
         0.428, abs=0.001)
-    # On the MFU basis (attention over the full 4K×4K matrix): peers.md's 6ND + 12·L·s·h·D =
+    # On the MFU basis (attention over the full 4K×4K matrix): 6ND + 12·L·s·h·D =
     # 8.922e23 FLOPs, less the input-embedding lookup that 6ND counts but no matmul does (0.4%).
     basis = llmcost.mfu_from_gpu_hours(2e12, 1_720_320, m, a100)
     assert basis == pytest.approx(8.922e23 / (1_720_320 * 3600 * 312e12), rel=5e-3)

@@ -339,3 +339,11 @@ def test_breakdown_sums_to_total(setup):
     df = M.memory_breakdown(m, ParallelPlan(**plan), seq)
     assert df.loc[list(M.PARTS), "bytes"].sum() == pytest.approx(df.loc["total", "bytes"])
     assert (df["bytes"] >= 0).all()
+
+
+def test_zb_h1_with_fewer_micro_batches_than_stages():
+    # p = 2, m = 1, T_F = T_B = T_W: F1 F2 B2 (B1, W2) W1 -> 5 slots for 3 of work: 2/3.
+    from llmcost.parallel import bubble_fraction
+    assert bubble_fraction(2, 1, "zb-h1") == pytest.approx(2 / 3)
+    assert bubble_fraction(8, 32, "zb-h1") == pytest.approx(7 / 96)   # Qi et al.: (p-1)/(3m)
+    assert bubble_fraction(8, 4, "zb-h1") <= bubble_fraction(8, 4, "1f1b")

@@ -70,6 +70,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
     ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (keys the scenario leaves out take the notebooks' defaults"),
+    ("accelerator: MI325X\n", "scaleout_bytes_per_s_per_dir is missing from data/accelerators.csv"),
 ])
 def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, text, message):
     sc = tmp_path / "bad.yaml"
@@ -180,6 +181,21 @@ def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):
     assert any("defaults are used: accelerator='H100-SXM'" in line for line in lines)
     index = (out / "index.html").read_text()
     assert "notebook default" in index
+
+
+def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path):
+    # MI325X has no sourced scale-out bandwidth: the FLOP and cost notebooks run, the
+    # parallelism notebooks are refused with a message that says what to do.
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
+    _, nbs, _ = report.plan_report(sc, ["00", "01"])
+    assert [nb.stem for nb in nbs] == ["00_index", "01_flops"]
+    with pytest.raises(report.ScenarioError, match=r"--notebooks 00,01"):
+        report.plan_report(sc, ["00", "02"])
+    # A value that breaks its own rule is refused whichever notebooks are selected.
+    sc.write_text("model: llama-3.1-8b\ntp: -1\n")
+    with pytest.raises(report.ScenarioError, match="tp=-1 must be >= 0"):
+        report.plan_report(sc, ["00"])
 
 
 def test_html_links_point_to_html_pages(tmp_path):

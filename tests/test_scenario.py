@@ -93,7 +93,7 @@ def test_every_parameter_is_documented():
 
 
 def test_resolve_price():
-    assert llmcost.resolve_price("H100-SXM", 2.5) == (2.5, "set in the scenario")
+    assert llmcost.resolve_price("H100-SXM", 2.5) == (2.5, "given as price_usd_per_gpu_hour")
     price, where = llmcost.resolve_price("H100-SXM", None, "reserved")
     assert price > 0 and "reserved" in where
     with pytest.raises(ScenarioError, match="pricing='owned' needs"):
