@@ -19,18 +19,9 @@ import time
 import numpy as np
 
 import llmcost
+from _timing import CALCULON_EVALS_PER_S_PER_CORE, best_of
 from llmcost import memory, parallel, step
 
-CALCULON_EVALS_PER_S_PER_CORE = 212  # Calculon (calculon-ai/calculon caa4b11), one GPT-3 175B evaluation in a loop on a 2-core VM: 4,243 in 20 s
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), times[0], out
 
 
 def per_plan(model, cluster, gb, row):

@@ -229,6 +229,26 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     return w.VBox([w.HBox([loss_w, noise_w, kaplan_w]), w.HBox([acc_w, mbs_w, gpu_w]), out])
 
 
+def _run_shape_widgets(w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, *,
+                       max_gpus_log2, min_batch_log2):
+    """Model, accelerator, GPU-count, global-batch, TP and PP widgets opening on the given
+    values (which are added to the options when they are not powers of two)."""
+    from .catalog import list_accelerators, list_models
+
+    pow2 = [2**k for k in range(0, 9)]
+    model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
+    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
+                       description="accelerator")
+    gpu_w = _log_int_slider(w, n_gpus, 3, max_gpus_log2, "GPUs")
+    batch_w = w.SelectionSlider(options=sorted({2**k for k in range(min_batch_log2, 26)} |
+                                               {int(global_batch_tokens)}),
+                                value=int(global_batch_tokens), description="batch tokens",
+                                continuous_update=False)
+    tp_w = w.Dropdown(options=sorted(set(pow2) | {tp}), value=tp, description="TP")
+    pp_w = w.Dropdown(options=sorted(set(pow2) | {pp}), value=pp, description="PP")
+    return model_w, acc_w, gpu_w, batch_w, tp_w, pp_w
+
+
 def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens: int,
                     seq_len: int, tp: int, pp: int, zero_stage: int, recompute: str,
                     micro_batch_size: int = 1, recipe: str = "bf16_adam_fp32_grads",
@@ -247,21 +267,13 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .catalog import list_accelerators, list_models, load_accelerator, load_model
+    from .catalog import load_accelerator, load_model
     from .memory import memory_table
     from .parallel import make_plan
 
-    pow2 = [2**k for k in range(0, 9)]
-    model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
-    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
-                       description="accelerator")
-    gpu_w = _log_int_slider(w, n_gpus, 3, 15, "GPUs")
-    batch_w = w.SelectionSlider(options=sorted({2**k for k in range(16, 26)} |
-                                               {int(global_batch_tokens)}),
-                                value=int(global_batch_tokens), description="batch tokens",
-                                continuous_update=False)
-    tp_w = w.Dropdown(options=sorted(set(pow2) | {tp}), value=tp, description="TP")
-    pp_w = w.Dropdown(options=sorted(set(pow2) | {pp}), value=pp, description="PP")
+    model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
+        w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=15,
+        min_batch_log2=16)
     zero_w = w.ToggleButtons(options=[0, 1, 2, 3], value=zero_stage, description="ZeRO")
     rc_w = w.ToggleButtons(options=["none", "selective", "full"], value=recompute,
                            description="recompute")
@@ -317,22 +329,14 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .catalog import list_accelerators, list_models, load_accelerator, load_model
+    from .catalog import load_accelerator, load_model
     from .hardware import Cluster
     from .parallel import make_plan
     from .step import step_time
 
-    pow2 = [2**k for k in range(0, 9)]
-    model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
-    acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
-                       description="accelerator")
-    gpu_w = _log_int_slider(w, n_gpus, 3, 16, "GPUs")
-    batch_w = w.SelectionSlider(options=sorted({2**k for k in range(18, 26)} |
-                                               {int(global_batch_tokens)}),
-                                value=int(global_batch_tokens), description="batch tokens",
-                                continuous_update=False)
-    tp_w = w.Dropdown(options=sorted(set(pow2) | {tp}), value=tp, description="TP")
-    pp_w = w.Dropdown(options=sorted(set(pow2) | {pp}), value=pp, description="PP")
+    model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
+        w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=16,
+        min_batch_log2=18)
     mbs_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {micro_batch_size}), value=micro_batch_size,
                        description="micro-batch")
     zero_w = w.ToggleButtons(options=[0, 1, 2, 3], value=zero_stage, description="ZeRO")
