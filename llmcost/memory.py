@@ -654,6 +654,37 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
     return dense, moe
 
 
+def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str, pick):
+    """The few pipeline stages an array engine evaluates for each distinct (pp, virtual_stages).
+
+    A plan's busiest stage is one of a handful (the first holds the embedding, the last the LM
+    head, a middle stage the most MoE layers), so the engines evaluate those and take the max.
+    ``pick(p, dense, moe)`` returns the stage indices to evaluate for a pipeline of ``p`` stages
+    with the per-stage layer counts of ``stage_layers``; it must return the same number of
+    indices for every ``p``.
+
+    Returns
+    -------
+    (stage, n_dense, n_moe): three lists, one entry per picked position, each an array of
+    ``shape`` (the stage index, and its dense-FFN and MoE layer counts, for every candidate).
+    """
+    ppb = np.broadcast_to(pp, shape).ravel()
+    vb = np.broadcast_to(virtual_stages, shape).ravel()
+    keys, inverse = np.unique(np.stack([ppb, vb]), axis=1, return_inverse=True)
+    inverse = inverse.ravel()
+    rows = []
+    for j in range(keys.shape[1]):
+        p_j, v_j = int(keys[0, j]), int(keys[1, j])
+        d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
+        rows.append([(r, d_arr[r], m_arr[r]) for r in pick(p_j, d_arr, m_arr)])
+    table = np.array(rows, dtype=np.int64)           # (n_keys, n_picked, 3)
+    n_picked = table.shape[1]
+    stage = [table[:, i, 0][inverse].reshape(shape) for i in range(n_picked)]
+    n_dense = [table[:, i, 1][inverse].reshape(shape).astype(float) for i in range(n_picked)]
+    n_moe = [table[:, i, 2][inverse].reshape(shape).astype(float) for i in range(n_picked)]
+    return stage, n_dense, n_moe
+
+
 # ----------------------------------------------------------------------------- the array engine
 def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
                        n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
@@ -679,22 +710,12 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     tpf, ppf = tp.astype(float), pp.astype(float)
 
     # ---- stage composition, computed once per distinct (pp, v)
-    ppb, vb = np.broadcast_to(pp, shape).ravel(), np.broadcast_to(v, shape).ravel()
-    keys, inverse = np.unique(np.stack([ppb, vb]), axis=1, return_inverse=True)
-    inverse = inverse.ravel()
-    n_comp = keys.shape[1]
     # candidate stages: first, second, last and (MoE) the first stage with the most MoE layers
-    cand = np.zeros((4, n_comp), dtype=np.int64)
-    dense_l = np.zeros((4, n_comp))
-    moe_l = np.zeros((4, n_comp))
-    for j in range(n_comp):
-        p_j, v_j = int(keys[0, j]), int(keys[1, j])
-        d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
-        mids = m_arr[1:-1] if p_j > 2 else m_arr[:1]
-        r_moe = (1 + int(np.argmax(mids))) if p_j > 2 else 0
-        rs = (0, min(1, p_j - 1), r_moe, p_j - 1)
-        for i, r in enumerate(rs):
-            cand[i, j], dense_l[i, j], moe_l[i, j] = r, d_arr[r], m_arr[r]
+    def pick(p_j, d_arr, m_arr):
+        r_moe = (1 + int(np.argmax(m_arr[1:-1]))) if p_j > 2 else 0
+        return (0, min(1, p_j - 1), r_moe, p_j - 1)
+
+    stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, pp_split, pick)
 
     # ---- per-layer parameters and activations (per rank)
     p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
@@ -715,10 +736,7 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     div = np.where(sp, tpf, 1.0)
 
     best = None
-    for i in range(4):
-        r = cand[i][inverse].reshape(shape)
-        nd = dense_l[i][inverse].reshape(shape)
-        nm = moe_l[i][inverse].reshape(shape)
+    for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first = r == 0
         last = r == pp - 1
         p_ne = nd * p_dense + nm * p_moe + np.where(first, emb, 0.0) + np.where(last, head, 0.0)

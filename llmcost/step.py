@@ -94,7 +94,7 @@ from .memory import (
     _layer_params,
     _schedule_code,
     get_recipe,
-    stage_layers,
+    stage_candidates,
 )
 from .model import RECOMPUTE_MODES, ModelSpec
 from .parallel import ParallelPlan, bubble_fraction
@@ -381,28 +381,18 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
             np.where(p_ex > 0, fig.time(op, p_ex * nbytes, g_ex, st_ex), 0.0)
 
     # ---------------------------------------------------------------- stages
-    ppb, vb = np.broadcast_to(pp, shape).ravel(), np.broadcast_to(v, shape).ravel()
-    keys_pv, inverse = np.unique(np.stack([ppb, vb]), axis=1, return_inverse=True)
-    inverse = inverse.ravel()
-    n_comp = keys_pv.shape[1]
-    cand = np.zeros((3, n_comp), dtype=np.int64)
-    dense_l = np.zeros((3, n_comp))
-    moe_l = np.zeros((3, n_comp))
-    for j in range(n_comp):
-        p_j, v_j = int(keys_pv[0, j]), int(keys_pv[1, j])
-        d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
+    # the first, a middle (for MoE: the busiest middle) and the last stage
+    def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
         if p_j > 2 and c.is_moe:
             mid = 1 + int(np.argmax(d_arr[1:-1] + m_arr[1:-1]))
-        for i, r in enumerate((0, mid, p_j - 1)):
-            cand[i, j], dense_l[i, j], moe_l[i, j] = r, d_arr[r], m_arr[r]
+        return (0, mid, p_j - 1)
+
+    stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, pp_split, pick)
 
     names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep")
     per_stage = []
-    for i in range(3):
-        r = cand[i][inverse].reshape(shape)
-        nd = dense_l[i][inverse].reshape(shape)
-        nm = moe_l[i][inverse].reshape(shape)
+    for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first, last = r == 0, r == pp - 1
         part = {k: nd * dense_parts[j] + nm * moe_parts[j] for j, k in enumerate(names)}
         part["matmul"] = part["matmul"] + np.where(last, head_parts[0], 0.0)
