@@ -19,9 +19,12 @@ BUBBLE_WARNING = 0.10
 MFU_DISAGREEMENT = 0.25
 #: A predicted step with more exposed communication than this share is called out.
 EXPOSED_COMM_WARNING = 0.30
+#: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
+DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
-def scenario_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
+def scenario_warnings(values: dict, mfu_predicted: bool = False,
+                      defaults=frozenset()) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
 
     Parameters
@@ -30,6 +33,8 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         Validated parameter values (``llmcost.validate_parameters`` output).
     mfu_predicted : bool
         The ``mfu`` was predicted by the step-time model (``mfu: predict``), not assumed.
+    defaults : set of str
+        The keys of ``values`` that come from a notebook's default, not from the scenario.
 
     Returns
     -------
@@ -59,6 +64,12 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
                        "the step-time model uses generic ones (the 'default' row), so its "
                        "predictions for this accelerator are rough.")
+    if "price_usd_per_gpu_hour" in defaults and values.get("price_usd_per_gpu_hour") is not None \
+            and values.get("accelerator", DEFAULT_PRICE_ACCELERATOR) != DEFAULT_PRICE_ACCELERATOR:
+        out.append(f"price_usd_per_gpu_hour is the notebooks' default "
+                   f"(${values['price_usd_per_gpu_hour']:.2f}, an H100 SXM on-demand price) but "
+                   f"the accelerator is {values['accelerator']}: set a price, or null for the "
+                   "catalogue median.")
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))

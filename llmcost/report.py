@@ -27,7 +27,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .catalog import DATA_DIR
 from .scenario import (
@@ -182,7 +182,18 @@ class ReportResult:
     seconds: float = 0.0
 
 
-def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict, list, dict]:
+class ReportPlan(NamedTuple):
+    """What ``plan_report`` checked: the scenario (``mfu: predict`` resolved), the selected
+    notebooks, the parameters each of them declares, and the validated value of every parameter
+    of every notebook (the scenario's, completed by the notebooks' defaults)."""
+
+    scenario: dict
+    notebooks: list
+    declared: dict
+    values: dict
+
+
+def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan:
     """Validate a scenario against the notebooks before anything runs.
 
     Every key must be a parameter of at least one notebook (of all of them, not only the selected
@@ -190,8 +201,8 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
 
     Returns
     -------
-    (scenario, notebooks, declared) where ``notebooks`` are the selected notebooks and
-    ``declared`` maps each of them to its parameters.
+    ReportPlan (scenario, notebooks, declared, values) where ``notebooks`` are the selected
+    notebooks and ``declared`` maps each of them to its parameters.
 
     Raises
     ------
@@ -220,16 +231,15 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> tuple[dict
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
         # checked on what the selected notebooks will see (a plan that needs a scale-out figure
         # must not stop a run of notebooks 00-01 that never build one).
-        for k, v in used.items():
-            validate_parameter(k, v["value"])
+        values = {k: validate_parameter(k, v["value"]) for k, v in used.items()}
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
-        validate_parameters(**{k: v["value"] for k, v in used.items() if k in selected_keys})
+        validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
         raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
-    return scenario, nbs, {nb: declared_all[nb] for nb in nbs}
+    return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values)
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
@@ -395,29 +405,21 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 
     progress = progress or (lambda s: print(s, file=sys.stderr, flush=True))
     t_start = time.perf_counter()
-    scenario, nbs, declared = plan_report(scenario_path, selection)
+    plan = plan_report(scenario_path, selection)
+    scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
     out_dir = Path(out_dir)
     _prepare_out_dir(out_dir, overwrite, progress)
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
     from .checks import scenario_warnings
-    everything = {nb: declared_parameters(nb) for nb in list_notebooks()}
-    values = {k: validate_parameter(k, v["value"]) for k, v in
-              effective_parameters(scenario, everything).items()}
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
                  f"{scenario['_mfu_prediction']['from']}")
-    warnings = scenario_warnings(values, mfu_predicted="_mfu_prediction" in scenario)
-    if "price_usd_per_gpu_hour" in used and used["price_usd_per_gpu_hour"]["from"] != "scenario" \
-            and used["price_usd_per_gpu_hour"]["value"] is not None \
-            and values.get("accelerator") != "H100-SXM":
-        warnings.append(f"price_usd_per_gpu_hour is the notebooks' default "
-                        f"(${used['price_usd_per_gpu_hour']['value']:.2f}, an H100 SXM on-demand "
-                        f"price) but the accelerator is {values.get('accelerator')}: set a price, "
-                        "or null for the catalogue median.")
+    defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
+    warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
+                                 defaults=set(defaults))
     for w in warnings:
         progress(f"warning: {w}")
-    defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     if defaults:
         listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
         progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
@@ -556,7 +558,6 @@ def _bill_html(summary: dict) -> str:
 
 def _notebook_question(nb: Path) -> str:
     """The question in a notebook's title (its first heading, without the number)."""
-    import json
     import re
 
     try:

@@ -38,3 +38,15 @@ def test_each_warning_fires():
     assert any("pipeline bubble" in w for w in bubble)
     wide = scenario_warnings(_values(tp=16, pp=1))
     assert any("spans more than one 8-GPU scale-up domain" in w for w in wide)
+
+
+def test_default_h100_price_on_another_accelerator_is_flagged():
+    values = _values(accelerator="A100-80GB")
+    assert values["price_usd_per_gpu_hour"] == 3.99  # the notebooks' H100 on-demand default
+    w = scenario_warnings(values, defaults={"price_usd_per_gpu_hour"})
+    assert any(x.startswith("price_usd_per_gpu_hour is the notebooks' default ($3.99") and
+               "A100-80GB" in x for x in w)
+    # given in the scenario, or on an H100, it is the user's price: nothing to say
+    assert not any("price_usd_per_gpu_hour" in x for x in scenario_warnings(values))
+    h100 = scenario_warnings(_values(), defaults={"price_usd_per_gpu_hour"})
+    assert not any("price_usd_per_gpu_hour" in x for x in h100)

@@ -188,7 +188,7 @@ def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path
     # parallelism notebooks are refused with a message that says what to do.
     sc = tmp_path / "s.yaml"
     sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
-    _, nbs, _ = report.plan_report(sc, ["00", "01"])
+    nbs = report.plan_report(sc, ["00", "01"]).notebooks
     assert [nb.stem for nb in nbs] == ["00_index", "01_flops"]
     with pytest.raises(report.ScenarioError, match=r"--notebooks 00,01"):
         report.plan_report(sc, ["00", "02"])
