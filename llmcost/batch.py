@@ -929,9 +929,8 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     * Gradient all-reduce per step, ring, bandwidth term only: 2·(dp−1)/dp · G / bw with
       G = grad_bytes_per_param · N / (tp·pp) the gradient bytes one GPU holds (parameters split
       evenly over the tensor and pipeline ranks) and bw the per-GPU scale-out bandwidth per
-      direction (data-parallel peers sit in other nodes when tp·pp fills a node). ZeRO-1/2 move
-      the same bytes (reduce-scatter + all-gather; ZeRO §7). (Patarasuk & Yuan
-      2009).
+      direction (data-parallel peers sit in other nodes when tp·pp fills a node; Patarasuk &
+      Yuan 2009). ZeRO-1/2 move the same bytes (reduce-scatter + all-gather; ZeRO §7).
 
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is
@@ -1020,18 +1019,12 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
     -------
     float or ndarray: bytes.
     """
-    from . import memory
+    from .memory import model_activation_bytes
 
     if sequence_parallel is None:
         sequence_parallel = bool(np.all(np.asarray(tp) > 1))
-    kw = dict(seq_len=seq_len, micro_batch_size=micro_batch_size, tp=tp, cp=cp,
-              sequence_parallel=sequence_parallel, recompute=recompute,
-              flash_attention=flash_attention, dropout=dropout)
-    total = np.asarray(memory.activation_bytes_per_layer(model, **kw)) * model.n_dense_ffn_layers
-    if model.is_moe:
-        total = total + np.asarray(memory.activation_bytes_per_layer(model, layer="moe", **kw)) \
-            * model.n_moe_layers
-    return scalar_or_array(total)
+    return model_activation_bytes(model, seq_len, micro_batch_size, tp, cp, sequence_parallel,
+                                  recompute, flash_attention, dropout)
 
 
 # ------------------------------------------------------------------ published runs

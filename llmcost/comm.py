@@ -46,12 +46,11 @@ scale-out α when the group spans domains.
 
 Per-step communication of a training step
 ------------------------------------------
-``communication_arrays`` (used by ``llmcost.step``) gives, for arrays of plans, the time of each
-parallel dimension's collectives per micro-batch or per step; ``comm_volume`` tabulates bytes and
-times per dimension for one plan. What each dimension sends (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2; 16-bit
-activations):
+``_step_comm_arrays`` (used by ``llmcost.step``) gives, for arrays of plans, the time of each
+parallel dimension's collectives per layer, micro-batch or step; ``comm_volume`` tabulates bytes
+and times per dimension for one plan. What each dimension sends (16-bit activations):
 
-* **TP** (Shoeybi et al. 2019; Korthikanti et al. 2022 §4.2.2): per layer and micro-batch two
+* **TP** (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2): per layer and micro-batch two
   all-reduces of the layer's activations (b·s/cp·h elements) forward and two backward; with
   sequence parallelism two all-gathers + two reduce-scatters forward, the transposed pair
   backward and two more all-gathers backward to re-gather the LayerNorm output for the weight
@@ -70,7 +69,8 @@ activations):
   once; ZeRO-3 (FSDP) all-gathers the weights before every forward and backward (and the
   recomputed forward) of every micro-batch and reduce-scatters the gradients after it, 1.5× the
   volume per micro-batch. The optimizer-state-only stages never gather weights per micro-batch
-  (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in get_latency_fwd_per_layer: this module does not).
+  (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
+  ``get_latency_fwd_per_layer``: this module does not).
 
 All functions broadcast over numpy arrays.
 """
@@ -223,15 +223,6 @@ def group_layout(group_size, stride, domain_size):
     return scalar_or_array(k), scalar_or_array(np.ceil(n / k))
 
 
-def _cluster_figures(cluster: Cluster, efficiency: Efficiency | None):
-    if efficiency is None:
-        from .catalog import load_efficiency
-        efficiency = load_efficiency(cluster.accelerator)
-    return (float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction,
-            float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction,
-            int(cluster.scaleup_domain_size), efficiency)
-
-
 def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency):
     """Two-level collective time (arrays already validated)."""
     spans = n > k
@@ -291,14 +282,15 @@ def cluster_collective_time(op: str, message_bytes, group_size, cluster: Cluster
     if np.any(n > cluster.n_gpus):
         bad = float(np.max(n))
         raise ValueError(f"group_size={bad:g} must be <= the cluster's n_gpus={cluster.n_gpus}")
-    up_bw, out_bw, dom, eff = _cluster_figures(cluster, efficiency)
     st = as_array(stride, "stride", positive=True, integer=True)
-    if op == "send_recv":
-        k = np.where(st >= dom, 1.0, 2.0)
-        n2 = np.full_like(k, 2.0)
-        return scalar_or_array(_hier_time(op, s, n2, k, up_bw, out_bw, eff) * np.ones_like(n))
-    k, _ = group_layout(n, st, dom)
-    return scalar_or_array(_hier_time(op, s, n, np.asarray(k), up_bw, out_bw, eff))
+    return scalar_or_array(_Figures(cluster, efficiency).time(op, s, n, st))
+
+
+def check_plan_on_cluster(plan, cluster: Cluster) -> None:
+    """Raise ``ValueError`` if ``plan`` uses more GPUs (dp·tp·pp·cp) than ``cluster`` has."""
+    if plan.n_gpus > cluster.n_gpus:
+        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
+                         f"cluster's n_gpus={cluster.n_gpus}")
 
 
 def placement(plan, cluster: Cluster) -> pd.DataFrame:
@@ -314,9 +306,7 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
     ValueError
         If the plan uses more GPUs than the cluster has.
     """
-    if plan.n_gpus > cluster.n_gpus:
-        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
-                         f"cluster's n_gpus={cluster.n_gpus}")
+    check_plan_on_cluster(plan, cluster)
     dom = int(cluster.scaleup_domain_size)
     dims = [("TP", plan.tp, 1), ("CP", plan.cp, plan.tp),
             ("EP", plan.ep, plan.tp * plan.cp),
@@ -342,10 +332,18 @@ class _Figures:
     """Achievable link figures of a cluster, resolved once for an array evaluation."""
 
     def __init__(self, cluster: Cluster, efficiency: Efficiency | None):
-        self.up_bw, self.out_bw, self.domain, self.eff = _cluster_figures(cluster, efficiency)
+        if efficiency is None:
+            from .catalog import load_efficiency
+            efficiency = load_efficiency(cluster.accelerator)
+        self.eff = efficiency
+        self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction
+        self.out_bw = float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction
+        self.domain = int(cluster.scaleup_domain_size)
 
     def time(self, op, s, n, stride):
-        """Collective time for arrays (no validation: the engine passes valid plans)."""
+        """Collective time for arrays (no validation: ``cluster_collective_time`` validates, the
+        engine passes valid plans). Members per domain as ``group_layout``; a send/recv pair
+        shares a domain unless ``stride`` reaches past it."""
         n = np.asarray(n, dtype=float)
         s = np.asarray(s, dtype=float)
         st = np.asarray(stride, dtype=float)
@@ -355,6 +353,16 @@ class _Figures:
                               self.out_bw, self.eff)
         k = np.clip(np.floor(self.domain / st), 1, n)
         return _hier_time(op, s, n, k, self.up_bw, self.out_bw, self.eff)
+
+
+def _cp_kv_bytes(c, x, tp, cp):
+    """Bytes of K and V one context-parallel all-gather collects on a rank: the whole sequence's
+    (x·cp tokens), 16-bit, for the rank's share of the KV heads (all query heads' for MLA, whose
+    K and V are per query head)."""
+    from .memory import _kv_fraction
+
+    kv_width = c.a * (c.dqk + c.dv) if c.mla else c.g * 2 * c.dh
+    return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else _kv_fraction(c, tp))
 
 
 def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
@@ -373,11 +381,7 @@ def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, 
     tp_fwd = np.where(sp, 2 * ag + 2 * rs, 2 * ar)
     tp_bwd = np.where(sp, 2 * rs + 4 * ag, 2 * ar)
     edge = np.where(sp, ag + rs, ar)
-    # CP: all-gather K and V of the whole sequence (per TP rank's KV heads)
-    kv_width = (c.a * (c.dqk + c.dv) if c.mla else c.g * 2 * c.dh)
-    from .memory import _kv_fraction
-    kv_rank = kv_width * (1.0 / tp if c.mla else _kv_fraction(c, tp))
-    kv_bytes = 2.0 * x * cp * kv_rank
+    kv_bytes = _cp_kv_bytes(c, x, tp, cp)
     cp_ag = fig.time("all_gather", kv_bytes, cp, tp)
     cp_rs = fig.time("reduce_scatter", kv_bytes, cp, tp)
     # EP: all-to-all of the k routed copies of each token (dispatch, combine)
@@ -429,9 +433,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     """
     from .memory import _consts, _layer_params, get_recipe, stage_layers
 
-    if plan.n_gpus > cluster.n_gpus:
-        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
-                         f"cluster's n_gpus={cluster.n_gpus}")
+    check_plan_on_cluster(plan, cluster)
     c = _consts(model)
     rcp = get_recipe(recipe)
     fig = _Figures(cluster, efficiency)
@@ -456,8 +458,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     tp_units_b = (6.0 if sp else 4.0)
     tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * m
     tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * layers * m
-    kv = float(2.0 * x * cp * (c.a * (c.dqk + c.dv) / t if c.mla else
-                               c.g * 2 * c.dh * min(1.0, max(1.0 / t, 1.0 / c.g))))
+    kv = float(_cp_kv_bytes(c, x, t, cp))
     cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * layers * m
     cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * layers * m
     a2a = 2.0 * x * c.k * c.h

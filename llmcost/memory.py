@@ -462,6 +462,16 @@ def _layer_params(c: _Consts, tp, ep):
     return dense, moe, expert
 
 
+def _edge_params(c: _Consts, tp, pp):
+    """Per-rank parameters outside the layers: (embedding on the first stage, the LM head's
+    matrix, the LM head with the final norm on the last stage). A tied head is a second copy of
+    the embedding once the pipeline puts them on different stages."""
+    emb = c.emb_split / tp + c.emb_rep
+    head_mat = np.where(pp > 1, c.head_split_untied if not c.tied else c.V * c.h,
+                        c.head_split_untied)
+    return emb, head_mat, head_mat / tp + c.final_norm
+
+
 def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout):
     """Per-rank activation bytes of one layer per micro-batch: (dense stored by recompute mode,
     moe stored by mode, score term, lse term, checkpoint).
@@ -556,6 +566,22 @@ def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=
     return scalar_or_array(np.broadcast_to(out, np.broadcast(s, b, t, cpa).shape))
 
 
+def model_activation_bytes(model: ModelSpec, seq_len=None, micro_batch_size=1, tp=1, cp=1,
+                           sequence_parallel=False, recompute="none", flash_attention=True,
+                           dropout=False):
+    """Activation bytes of all the model's layers for one micro-batch on one GPU:
+    ``activation_bytes_per_layer`` × the dense-FFN layers + its ``layer="moe"`` value × the MoE
+    layers. Same parameters, return value and errors as ``activation_bytes_per_layer``."""
+    kw = dict(seq_len=seq_len, micro_batch_size=micro_batch_size, tp=tp, cp=cp,
+              sequence_parallel=sequence_parallel, recompute=recompute,
+              flash_attention=flash_attention, dropout=dropout)
+    total = np.asarray(activation_bytes_per_layer(model, **kw)) * model.n_dense_ffn_layers
+    if model.is_moe:
+        total = total + np.asarray(activation_bytes_per_layer(model, layer="moe", **kw)) \
+            * model.n_moe_layers
+    return scalar_or_array(total)
+
+
 # ----------------------------------------------------------------------------- pipeline stages
 def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage=0):
     """Micro-batches whose activations a pipeline stage holds at its peak, in units of the stage's
@@ -591,11 +617,15 @@ def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage
 
 
 def _schedule_code(schedule):
+    """A schedule name, or an array of schedule codes, as an array of codes (``SCHEDULES``)."""
     if isinstance(schedule, str):
         if schedule not in SCHEDULES:
             raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
         return np.asarray(SCHEDULES.index(schedule))
-    return np.asarray(schedule)
+    code = np.asarray(schedule)
+    if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
+        raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
+    return code
 
 
 def _moe_layers_before(c: _Consts, x):
@@ -725,10 +755,7 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     group = (dp * cp).astype(float)
     s1, s2, s3 = _zero_scales(z, group)
     e1, e2, e3 = _zero_scales(z, group / ep)
-    emb = c.emb_split / tpf + c.emb_rep
-    head_mat = np.where(ppf > 1, c.head_split_untied if not c.tied else c.V * c.h,
-                        c.head_split_untied)
-    head = head_mat / tpf + c.final_norm
+    emb, head_mat, head = _edge_params(c, tpf, ppf)
     unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
                               np.where(c.is_moe, p_moe + p_expert, 0.0),
                               c.emb_split / tpf, head_mat / tpf])
@@ -875,12 +902,8 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
     """
     s = model.seq_len if seq_len is None else int(seq_len)
     plan.validate(model, seq_len=s)
-    arr = plan_memory_arrays(
-        model, tp=plan.tp, pp=plan.pp, dp=plan.dp, cp=plan.cp, ep=plan.ep,
-        virtual_stages=plan.virtual_stages, micro_batch_size=plan.micro_batch_size,
-        n_microbatches=plan.n_microbatches, zero_stage=plan.zero_stage, recompute=plan.recompute,
-        schedule=plan.schedule, sequence_parallel=plan.sequence_parallel, seq_len=s,
-        recipe=recipe, pp_split=plan.pp_split, flash_attention=flash_attention, dropout=dropout)
+    arr = plan_memory_arrays(model, **plan.to_dict(), seq_len=s, recipe=recipe,
+                             flash_attention=flash_attention, dropout=dropout)
     return MemoryBreakdown(**{p: float(arr[p]) for p in PARTS}, stage=int(arr["stage"]))
 
 
@@ -892,7 +915,6 @@ def memory_breakdown(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp3
     total) and ``note`` (what the part holds). The parts sum to the ``total`` row.
     """
     return memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout).to_frame()
-
 
 
 def memory_table(model: ModelSpec, plans: dict, seq_len=None, recipe="bf16_adam_fp32_grads",
@@ -916,16 +938,11 @@ def activations_vs_seq_len(model: ModelSpec, seq_lens, tp=1, cp=1, micro_batch_s
     Source: ``activation_bytes_per_layer`` (Korthikanti et al. 2022 Table 2, generalised).
     """
     s = as_array(seq_lens, "seq_lens", positive=True, integer=True)
-    nd, nm = model.n_dense_ffn_layers, model.n_moe_layers
 
     def whole(recompute, flash):
-        out = nd * activation_bytes_per_layer(model, s, micro_batch_size, tp, cp,
-                                              sequence_parallel, recompute, flash, dropout)
-        if nm:
-            out = out + nm * activation_bytes_per_layer(
-                model, s, micro_batch_size, tp, cp, sequence_parallel, recompute, flash, dropout,
-                layer="moe")
-        return np.asarray(out, dtype=float)
+        return np.asarray(model_activation_bytes(model, s, micro_batch_size, tp, cp,
+                                                 sequence_parallel, recompute, flash, dropout),
+                          dtype=float)
 
     return pd.DataFrame({
         "no recompute, no FlashAttention": whole("none", False),

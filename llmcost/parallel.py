@@ -55,6 +55,7 @@ from .memory import (
     PARTS,
     PP_SPLITS,
     SCHEDULES,
+    _schedule_code,
     fits,
     get_recipe,
     plan_memory_arrays,
@@ -137,17 +138,6 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     if relative_to == "total":
         b = b / (1 + b)
     return scalar_or_array(b)
-
-
-def _schedule_code(schedule):
-    if isinstance(schedule, str):
-        if schedule not in SCHEDULES:
-            raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
-        return np.asarray(SCHEDULES.index(schedule))
-    code = np.asarray(schedule)
-    if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
-        raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
-    return code
 
 
 # ----------------------------------------------------------------------------- the plan
@@ -286,6 +276,8 @@ class ParallelPlan:
                 f"mbs={self.micro_batch_size} · {zero} · {rc} recompute")
 
     def to_dict(self) -> dict:
+        """The fields by name: also the plan keyword arguments of the array engines
+        (``memory.plan_memory_arrays``, ``step.step_arrays``)."""
         return asdict(self)
 
     # ---- rules that need the model, the GPU count or the batch

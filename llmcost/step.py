@@ -90,6 +90,7 @@ from .hardware import Cluster, Efficiency
 from .memory import (
     SCHEDULES,
     _consts,
+    _edge_params,
     _kv_fraction,
     _layer_params,
     _schedule_code,
@@ -366,10 +367,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     # per-rank parameters (for DP traffic and the optimizer): a dense layer, an MoE layer's
     # non-expert part, its routed experts, the embedding and the LM head
     p_dense, p_moe, p_exp = _layer_params(c, tpf, epf)
-    p_emb = c.emb_split / tpf + c.emb_rep
-    head_mat = np.where(ppf > 1, c.head_split_untied if not c.tied else c.V * c.h,
-                        c.head_split_untied)
-    p_head = head_mat / tpf + c.final_norm
+    p_emb, _, p_head = _edge_params(c, tpf, ppf)
     fig = cm["fig"]
     g_dp = dpf * cpf                                   # ZeRO group of the dense parameters
     g_ex = np.maximum(g_dp / epf, 1.0)                 # ... of the routed experts
@@ -556,14 +554,6 @@ class StepBreakdown:
         return pd.DataFrame(rows).set_index("part")
 
 
-def _plan_kwargs(plan: ParallelPlan) -> dict:
-    return dict(tp=plan.tp, pp=plan.pp, dp=plan.dp, cp=plan.cp, ep=plan.ep,
-                virtual_stages=plan.virtual_stages, micro_batch_size=plan.micro_batch_size,
-                n_microbatches=plan.n_microbatches, zero_stage=plan.zero_stage,
-                recompute=plan.recompute, schedule=plan.schedule,
-                sequence_parallel=plan.sequence_parallel, pp_split=plan.pp_split)
-
-
 def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=None, *,
               recipe="bf16_adam_fp32_grads", flash_attention: bool = True,
               dropout: bool = False, dtype: str = "bf16", tp_overlap: str = "backward",
@@ -610,14 +600,12 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     """
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
-    if plan.n_gpus > cluster.n_gpus:
-        raise ValueError(f"the plan uses dp·tp·pp·cp = {plan.n_gpus} GPUs, more than the "
-                         f"cluster's n_gpus={cluster.n_gpus}")
+    comm.check_plan_on_cluster(plan, cluster)
     s = model.seq_len if seq_len is None else int(as_array(seq_len, "seq_len", positive=True,
                                                            integer=True))
     plan.validate(model, seq_len=s)
     eff = efficiency if efficiency is not None else _load_eff(cluster)
-    out = step_arrays(model, cluster, **_plan_kwargs(plan), seq_len=s, recipe=recipe,
+    out = step_arrays(model, cluster, **plan.to_dict(), seq_len=s, recipe=recipe,
                       flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                       tp_overlap=tp_overlap, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
                       efficiency=eff, kernel_efficiency=kernel_efficiency)
@@ -748,6 +736,22 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     return ranked
 
 
+def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
+    """The first row of a ``rank_plans`` ranking whose prediction is not an upper bound (not
+    ZeRO-3), or the first row when every row is one: ZeRO-3 only when nothing else fits, the rule
+    ``parallel.choose_plan`` follows.
+
+    Raises
+    ------
+    ValueError
+        If the ranking is empty (no plan fits).
+    """
+    if ranked.empty:
+        raise ValueError("no plan fits: the ranking is empty")
+    trusted = ranked[~ranked["upper_bound"]]
+    return trusted.iloc[0] if len(trusted) else ranked.iloc[0]
+
+
 # ----------------------------------------------------------------------------- validation
 #: Korthikanti et al. 2022 Table 4: forward and backward time of one transformer layer of their
 #: 22B GPT model (h 6144, 64 heads, s 2048, micro-batch 4, TP 8 on one DGX A100), in ms. Values
@@ -845,8 +849,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     it assumes ZeRO-3's gathers hide behind compute, and DeepSpeed's 2021 ZeRO-3 ran far slower.
 
     **Convention.** Narayanan et al. report "% of peak" with their Eq. 3, which counts the
-    recomputed forward pass (full recomputation: the 96-form of Narayanan et al. 2021, Eq. 3), i.e. an HFU.
-    It is converted to the workbook's MFU basis exactly: reported MFU = TFLOP/s ÷ 312 × model
+    recomputed forward pass (full recomputation: the 96-form of Narayanan et al. 2021, Eq. 3),
+    i.e. an HFU. It is converted to the workbook's MFU basis exactly: reported MFU = TFLOP/s ÷ 312 × model
     FLOPs ÷ hardware FLOPs (72-form ÷ 96-form, from ``ModelSpec.flops_per_token``), so the
     relative error is the same on either basis. The TFLOP/s column is used (the % column is
     rounded to whole percent). Korthikanti et al. report MFU on the same basis as this workbook
@@ -1010,9 +1014,7 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
         except ValueError:
             ranked = pd.DataFrame()
         if len(ranked):
-            # as choose_plan: ZeRO-3 only when nothing else fits (the model is an upper bound)
-            safe = ranked[ranked["zero_stage"] < 3]
-            top = safe.iloc[0] if len(safe) else ranked.iloc[0]
+            top = fastest_trusted(ranked)
             row.update(plan=plan_from_row(top, ranked.attrs.get("pp_split", "even")).describe(),
                        step_time_s=top["step_time_s"], tokens_per_s=top["tokens_per_s"],
                        mfu=top["mfu"])

@@ -258,6 +258,21 @@ def test_rank_plans_agrees_with_step_time(gpt3_ranking):
         assert b.step_time_s == pytest.approx(row["step_time_s"], rel=1e-9)
 
 
+def test_fastest_trusted_sets_zero3_aside_unless_nothing_else_fits(gpt3_ranking):
+    _, r = gpt3_ranking
+    assert (r["upper_bound"] == (r["zero_stage"] == 3)).all()
+    # On this space a ZeRO-3 plan is ranked first (an upper bound); the trusted pick is the
+    # fastest of the others.
+    assert r.iloc[0]["zero_stage"] == 3
+    best = step.fastest_trusted(r)
+    assert best["zero_stage"] < 3
+    assert best["step_time_s"] == r[r["zero_stage"] < 3]["step_time_s"].min()
+    only_z3 = r[r["zero_stage"] == 3]
+    assert step.fastest_trusted(only_z3).name == only_z3.index[0]
+    with pytest.raises(ValueError, match="no plan fits"):
+        step.fastest_trusted(r.iloc[:0])
+
+
 def test_rank_plans_needs_tokens_for_a_cost():
     spec = llmcost.load_model("llama-2-7b")
     with pytest.raises(ValueError, match="price_usd_per_gpu_hour needs train_tokens"):
