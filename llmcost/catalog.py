@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import difflib
 import typing
-from dataclasses import fields
+from dataclasses import asdict, fields
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,6 +71,15 @@ def _convert(cls, row: dict, where: str) -> dict:
     return out
 
 
+def _load_rows(cls, csv_name: str, key: str) -> dict:
+    """One ``cls`` per row of ``data/<csv_name>`` (validated by ``cls``), keyed by field ``key``."""
+    out = {}
+    for i, row in enumerate(_read_csv(csv_name), start=2):
+        obj = cls(**_convert(cls, row, f"data/{csv_name} line {i}"))
+        out[getattr(obj, key)] = obj
+    return out
+
+
 def suggest(name: str, candidates, n: int = 3) -> list[str]:
     """Close matches for a mistyped name: names that start with it first, then similar ones."""
     folded = {c.lower(): c for c in candidates}
@@ -102,11 +111,7 @@ def is_config_path(name: str) -> bool:
 # ---------------------------------------------------------------------------------- models
 @lru_cache(maxsize=1)
 def _models() -> dict[str, ModelSpec]:
-    out = {}
-    for i, row in enumerate(_read_csv("models.csv"), start=2):
-        spec = ModelSpec(**_convert(ModelSpec, row, f"data/models.csv line {i}"))
-        out[spec.name] = spec
-    return out
+    return _load_rows(ModelSpec, "models.csv", "name")
 
 
 def load_model(name: str) -> ModelSpec:
@@ -144,11 +149,7 @@ def list_models() -> pd.DataFrame:
 # ---------------------------------------------------------------------------------- accelerators
 @lru_cache(maxsize=1)
 def _accelerators() -> dict[str, Accelerator]:
-    out = {}
-    for i, row in enumerate(_read_csv("accelerators.csv"), start=2):
-        acc = Accelerator(**_convert(Accelerator, row, f"data/accelerators.csv line {i}"))
-        out[acc.name] = acc
-    return out
+    return _load_rows(Accelerator, "accelerators.csv", "name")
 
 
 def load_accelerator(name: str) -> Accelerator:
@@ -164,19 +165,14 @@ def load_accelerator(name: str) -> Accelerator:
 
 def list_accelerators() -> pd.DataFrame:
     """One row per catalogue accelerator with every datasheet column (dense peaks, SI units)."""
-    df = pd.DataFrame([{f.name: getattr(a, f.name) for f in fields(Accelerator)}
-                       for a in _accelerators().values()])
+    df = pd.DataFrame([asdict(a) for a in _accelerators().values()])
     return df.astype({"year": "Int64", "scaleup_domain_size": "Int64"})
 
 
 # ---------------------------------------------------------------------------------- efficiency
 @lru_cache(maxsize=1)
 def _efficiency() -> dict[str, Efficiency]:
-    out = {}
-    for i, row in enumerate(_read_csv("efficiency.csv"), start=2):
-        eff = Efficiency(**_convert(Efficiency, row, f"data/efficiency.csv line {i}"))
-        out[eff.accelerator] = eff
-    return out
+    return _load_rows(Efficiency, "efficiency.csv", "accelerator")
 
 
 def load_efficiency(accelerator) -> Efficiency:
@@ -202,8 +198,7 @@ def load_efficiency(accelerator) -> Efficiency:
 
 def list_efficiency() -> pd.DataFrame:
     """The achievable-fraction constants of every accelerator row, with their sources."""
-    return pd.DataFrame([{f.name: getattr(e, f.name) for f in fields(Efficiency)}
-                         for e in _efficiency().values()])
+    return pd.DataFrame([asdict(e) for e in _efficiency().values()])
 
 
 # ---------------------------------------------------------------------------------- prices

@@ -24,8 +24,9 @@ Conventions
 
 GPU-seconds = C / (peak × MFU): a restatement of Narayanan et al. 2021's end-to-end estimate
 t ≈ 6·T·P/(n·X) (§5.1; 8·T·P/(n·X) with full recomputation and X the achieved hardware FLOP/s),
-written with model FLOPs and MFU so that recomputation is a cost rather than throughput; GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus;
-compute cost = GPU-hours × price per GPU-hour.
+written with model FLOPs and MFU so that recomputation is a cost rather than throughput;
+GPU-hours = GPU-seconds / 3600; wall-clock = GPU-seconds / n_gpus; compute cost = GPU-hours ×
+price per GPU-hour.
 
 All functions broadcast over numpy arrays.
 """

@@ -530,8 +530,7 @@ class ModelSpec:
         h = need("hidden_size")
         n_heads = need("num_attention_heads")
         kw = dict(
-            name=name or (p.parent.name if p.name == "config.json" and p.parent.name
-                          else p.stem if p.name != "config.json" else mtype),
+            name=name or (p.stem if p.name != "config.json" else p.parent.name or mtype),
             n_layers=need("num_hidden_layers"),
             d_model=h,
             n_heads=n_heads,

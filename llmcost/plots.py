@@ -374,8 +374,7 @@ def roofline_vs_tokens(tokens, curves: dict, ridge: float, marks: dict | None = 
 
 def activation_vs_micro_batch(micro_batches, curves: dict, hbm_bytes: float, ax=None):
     """Activation bytes per GPU against micro-batch size (``batch.activation_bytes_per_gpu``,
-    i.e. ``llmcost.memory``),
-    one line per label, with the GPU's HBM capacity."""
+    i.e. ``llmcost.memory``), one line per label, with the GPU's HBM capacity."""
     ax = _ax(ax)
     b = np.asarray(micro_batches)
     for i, (label, byts) in enumerate(curves.items()):

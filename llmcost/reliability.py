@@ -794,6 +794,15 @@ def load_storage_prices():
     return pd.read_csv(DATA_DIR / "storage_prices.csv")
 
 
+def _storage_tier(name: str):
+    """The ``data/storage_prices.csv`` row of a tier (a Series); ValueError for an unknown name."""
+    df = load_storage_prices()
+    row = df[df["name"] == name]
+    if row.empty:
+        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
+    return row.iloc[0]
+
+
 def storage_price(name: str) -> float:
     """USD per GB-month of a tier in ``data/storage_prices.csv``.
 
@@ -802,21 +811,19 @@ def storage_price(name: str) -> float:
     ValueError
         Unknown tier name.
     """
-    df = load_storage_prices()
-    row = df[df["name"] == name]
-    if row.empty:
-        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
-    return float(row["price_usd_per_gb_month"].iloc[0])
+    return float(_storage_tier(name)["price_usd_per_gb_month"])
 
 
 def storage_throughput_per_tib(name: str):
     """Bytes/s a tier delivers per TiB provisioned (``data/storage_prices.csv``), or None when its
-    throughput is not sold with capacity (object storage)."""
-    df = load_storage_prices()
-    row = df[df["name"] == name]
-    if row.empty:
-        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
-    v = row["throughput_bytes_per_s_per_tib"].iloc[0]
+    throughput is not sold with capacity (object storage).
+
+    Raises
+    ------
+    ValueError
+        Unknown tier name.
+    """
+    v = _storage_tier(name)["throughput_bytes_per_s_per_tib"]
     return None if v != v else float(v)
 
 

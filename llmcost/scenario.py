@@ -60,12 +60,6 @@ def _fraction(name, v):
     return v
 
 
-def _unit_interval(name, v):
-    if not 0 <= v <= 1:
-        raise ScenarioError(f"{name}={v!r} must be in [0, 1]")
-    return v
-
-
 def _one_of(*allowed):
     def check(name, v):
         if v not in allowed:
@@ -105,6 +99,17 @@ def _ckpt_recipe(name, v):
 def _storage_tier(name, v):
     from .reliability import load_storage_prices
     return _one_of(*load_storage_prices()["name"])(name, v)
+
+
+def _recipe(name, v):
+    from .memory import RECIPES
+    return _one_of(*RECIPES)(name, v)
+
+
+def _reserve(name, v):
+    if not 0 <= v < 1:
+        raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
+    return v
 
 
 #: The registry. Add a topic's parameters here with a prefix (``rl_``, ``ckpt_``, ...).
@@ -169,7 +174,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("micro_batch_size", "int", "sequences per micro-batch; 0: chosen", _nonnegative),
     Param("optimizer_recipe", "str",
           "bytes-per-parameter precision recipe (llmcost.memory.RECIPES)",
-          lambda name, v: _recipe(name, v)),
+          _recipe),
     Param("pp_schedule", "str", "pipeline schedule",
           _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
     Param("pp_virtual_stages", "int",
@@ -178,7 +183,20 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _one_of("even", "embedding_and_loss")),
     Param("mem_reserve_fraction", "float",
           "fraction of HBM held back for buffers and fragmentation, in [0, 1)",
-          lambda name, v: _reserve(name, v)),
+          _reserve),
+    # ---- batch size (notebook 02; it reads the parallel plan above)
+    Param("batch_target_loss", "float|none", "target loss in nats on Kaplan et al. 2020's scale; "
+          "null: the loss the planned run reaches", _positive),
+    Param("batch_noise_tokens", "float|none", "gradient noise scale B_noise in tokens (e.g. "
+          "measured in a pilot run); null: Kaplan's critical batch at the target loss", _positive),
+    Param("batch_base_lr", "float", "peak learning rate used at global_batch_tokens", _positive),
+    # ---- communication and step time (notebook 04; llmcost.comm, llmcost.step)
+    Param("comm_tp_overlap", "str", "which tensor-parallel collectives overlap GEMMs: none, "
+          "backward (Megatron-LM's asynchronous backward), all", _one_of("none", "backward", "all")),
+    Param("comm_pp_overlap", "bool", "pipeline sends and receives overlap compute (only the fill "
+          "and drain wait for them)"),
+    Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
+          "the backward and forward passes"),
 ]}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
@@ -187,38 +205,6 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
 PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
                    "pp_schedule", "pp_virtual_stages", "pp_split")
 
-
-def _recipe(name, v):
-    from .memory import RECIPES
-    if v not in RECIPES:
-        raise ScenarioError(f"{name}={v!r} must be one of {', '.join(map(repr, RECIPES))}")
-    return v
-
-
-def _reserve(name, v):
-    if not 0 <= v < 1:
-        raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
-    return v
-
-
-# Batch size (notebook 02); it reads the parallel plan (tp, pp, micro_batch_size, ...) above.
-PARAMETERS.update({p.name: p for p in [
-    Param("batch_target_loss", "float|none", "target loss in nats on Kaplan et al. 2020's scale; "
-          "null: the loss the planned run reaches", _positive),
-    Param("batch_noise_tokens", "float|none", "gradient noise scale B_noise in tokens (e.g. "
-          "measured in a pilot run); null: Kaplan's critical batch at the target loss", _positive),
-    Param("batch_base_lr", "float", "peak learning rate used at global_batch_tokens", _positive),
-]})
-
-# Communication and step time (notebook 04, llmcost.comm and llmcost.step).
-PARAMETERS.update({p.name: p for p in [
-    Param("comm_tp_overlap", "str", "which tensor-parallel collectives overlap GEMMs: none, "
-          "backward (Megatron-LM's asynchronous backward), all", _one_of("none", "backward", "all")),
-    Param("comm_pp_overlap", "bool", "pipeline sends and receives overlap compute (only the fill "
-          "and drain wait for them)"),
-    Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
-          "the backward and forward passes"),
-]})
 
 #: The value of ``mfu`` that asks the report to predict it with the step-time model.
 MFU_PREDICT = "predict"
