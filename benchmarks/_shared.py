@@ -1,5 +1,8 @@
-"""Shared by the plan benchmarks: a best-of timer and the Calculon baseline figure."""
+"""Shared by the plan benchmarks: a best-of timer, the Calculon baseline figure and the naive
+one-plan-at-a-time construction both benchmarks time against."""
 import time
+
+from llmcost import parallel
 
 # Calculon (calculon-ai/calculon caa4b11): one GPT-3 175B evaluation at a time in a loop on a
 # 2-core VM, 4,243 evaluations in 20 s.
@@ -14,3 +17,14 @@ def best_of(fn, repeat=3):
         out = fn()
         times.append(time.perf_counter() - t0)
     return min(times), times[0], out
+
+
+def make_plan_from_row(model, n_gpus, global_batch, row):
+    """The plan of one ``enumerate_plans`` row built the naive way, through ``make_plan`` (which
+    derives dp and the micro-batch count and checks every rule)."""
+    return parallel.make_plan(
+        model, n_gpus, global_batch, tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
+        ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
+        micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
+        recompute=str(row["recompute"]), schedule=str(row["schedule"]),
+        sequence_parallel=bool(row["sequence_parallel"]))

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import llmcost
-from _timing import CALCULON_EVALS_PER_S_PER_CORE, best_of
+from _shared import CALCULON_EVALS_PER_S_PER_CORE, best_of, make_plan_from_row
 from llmcost import memory, parallel
 
 
@@ -25,12 +25,7 @@ from llmcost import memory, parallel
 def per_plan(model, n_gpus, gb, row):
     """The naive path: one plan at a time through the public per-plan API."""
     try:
-        plan = parallel.make_plan(
-            model, n_gpus, gb, tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
-            ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
-            micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
-            recompute=str(row["recompute"]), schedule=str(row["schedule"]),
-            sequence_parallel=bool(row["sequence_parallel"]))
+        plan = make_plan_from_row(model, n_gpus, gb, row)
     except parallel.PlanError as e:
         return e.rule, None, None
     dup = parallel.duplicate_rule(plan)

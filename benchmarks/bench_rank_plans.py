@@ -19,19 +19,14 @@ import time
 import numpy as np
 
 import llmcost
-from _timing import CALCULON_EVALS_PER_S_PER_CORE, best_of
+from _shared import CALCULON_EVALS_PER_S_PER_CORE, best_of, make_plan_from_row
 from llmcost import memory, parallel, step
 
 
 
 def per_plan(model, cluster, gb, row):
     """The naive path: build, check memory and predict one plan at a time."""
-    plan = parallel.make_plan(
-        model, cluster.n_gpus, gb, tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
-        ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
-        micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
-        recompute=str(row["recompute"]), schedule=str(row["schedule"]),
-        sequence_parallel=bool(row["sequence_parallel"]))
+    plan = make_plan_from_row(model, cluster.n_gpus, gb, row)
     memory.memory_per_gpu(model, plan, model.seq_len)
     return step.step_time(model, cluster, plan).step_time_s
 
@@ -72,7 +67,7 @@ def main():
     print(f"fastest plan: {best.describe()}: {ranked.iloc[0]['step_time_s']:.2f} s per step, "
           f"predicted MFU {ranked.iloc[0]['mfu']:.1%}"
           + (" (ZeRO-3: an upper bound, see llmcost.step)" if best.zero_stage == 3 else ""))
-    no_z3 = ranked[ranked["zero_stage"] < 3].iloc[0]
+    no_z3 = step.fastest_trusted(ranked)
     print(f"fastest without ZeRO-3 (what choose_plan picks): "
           f"{parallel.plan_from_row(no_z3).describe()}: {no_z3['step_time_s']:.2f} s per step, "
           f"predicted MFU {no_z3['mfu']:.1%} (Korthikanti et al. measured 51.4% for 175B, "
