@@ -393,8 +393,7 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
         loss = float(loss_of_planned_run(n, train_tokens, global_batch_tokens, bn))
         loss_source = (f"the loss a run of {fmt_count(float(train_tokens), 3)} tokens at "
                        f"{fmt_count(float(global_batch_tokens), 3)} tokens per step reaches under "
-                       "Kaplan et "
-                       "al. 2020 Eq. 5.3-5.6")
+                       "Kaplan et al. 2020 Eq. 5.3-5.6")
     else:
         loss = float(as_array(loss_nats, "loss_nats", positive=True))
         loss_source = "given"
