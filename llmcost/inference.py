@@ -757,3 +757,36 @@ def serving_validation() -> pd.DataFrame:
     df["speedup"] = np.where(is_time, df["measured"] / df["predicted"],
                              df["predicted"] / df["measured"])
     return df
+
+
+def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                      output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                      occupancy: float = 1.0, max_tpot_s: float | None = None,
+                      efficiency: Efficiency | None = None) -> ServingCost:
+    """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
+    the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
+
+    Raises
+    ------
+    ValueError
+        If no tp fits the weights and a batch (the message gives the largest tp's reason).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    best, last = None, None
+    tp = 1
+    while tp <= (acc.scaleup_domain_size or 1):
+        if m.n_heads % tp == 0:
+            try:
+                c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
+                                 output_tokens=output_tokens, weight_dtype=weight_dtype,
+                                 kv_dtype=kv_dtype, tp=tp, occupancy=occupancy,
+                                 max_tpot_s=max_tpot_s, efficiency=efficiency)
+                if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
+                    best = c
+            except ValueError as e:
+                last = e
+        tp *= 2
+    if best is None:
+        raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
+                         f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
+    return best
