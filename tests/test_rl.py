@@ -167,7 +167,7 @@ def test_bad_input_is_refused_with_the_field_named():
 # ------------------------------------------------------------------------------ properties
 SETUPS = st.fixed_dictionaries({
     "algorithm": st.sampled_from(["grpo", "ppo"]),
-    "prompts_per_step": st.integers(1, 64), "samples_per_prompt": st.integers(2, 16),
+    "prompts_per_step": st.integers(8, 64), "samples_per_prompt": st.integers(4, 16),
     "prompt_tokens": st.integers(16, 2048), "response_tokens": st.integers(16, 4096),
     "tail": st.floats(1.0, 4.0), "rollout_gpus": st.sampled_from([0, 4]),
     "asynchronous": st.booleans(), "partial_rollouts": st.booleans(),
