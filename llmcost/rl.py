@@ -594,7 +594,8 @@ def published_generation_shares() -> pd.DataFrame:
 
     Returns
     -------
-    DataFrame: source, quantity, measured, model, gap, model_flops_share, the model's generation
+    DataFrame: source, quantity, measured, model, gap, model_flops_share, model_tail_share
+    (the tail's share of the GPU-time), the model's generation
     and training TFLOP/s per GPU beside the source's where it reports them
     (``gen_tflops_per_gpu``, ``measured_gen_tflops``, ``train_tflops_per_gpu``,
     ``measured_train_tflops``), cited, setup_source.
@@ -610,6 +611,7 @@ def published_generation_shares() -> pd.DataFrame:
         rows.append({"source": row["source"], "quantity": row["quantity"], "measured": m,
                      "model": model, "gap": None if m is None else model - m,
                      "model_flops_share": it.generation_flops_share,
+                     "model_tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
                      "gen_tflops_per_gpu": it.flops["generation"]
                      / (it.generation_wall_s * it.rollout_gpus) / 1e12,
                      "measured_gen_tflops": row.get("measured_gen_tflops"),
