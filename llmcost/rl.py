@@ -73,7 +73,10 @@ def _float(name, v, *, positive=False, nonnegative=False, upper=None):
 def _params(name, v) -> float:
     """Active parameter count of a helper model: a ModelSpec, a catalogue name or a number."""
     if isinstance(v, (ModelSpec, str)):
-        return float(inf._model(v).n_active_params)
+        try:
+            return float(inf._model(v).n_active_params)
+        except ValueError as e:
+            raise ValueError(f"{name}={v!r}: {e}") from None
     return _float(name, v, positive=True)
 
 
@@ -148,6 +151,8 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_pro
     if not r.size:
         raise ValueError("lengths=[] must hold at least one response")
     g = _int("samples_per_prompt", samples_per_prompt)
+    if not isinstance(prefix_sharing, bool):
+        raise ValueError(f"prefix_sharing={prefix_sharing!r} must be True or False")
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
     cap = inf.max_batch(m, acc, p + float(r.mean()), weight_dtype=weight_dtype,
                         kv_dtype=kv_dtype, tp=tp, reserve_fraction=reserve_fraction)
@@ -340,6 +345,8 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     mfu = _float("train_mfu", train_mfu, positive=True, upper=1.0)
     v_s = _float("verifier_s", verifier_s, nonnegative=True)
     v_usd = _float("verifier_usd_per_sample", verifier_usd_per_sample, nonnegative=True)
+    _float("rollout_reserve_fraction", rollout_reserve_fraction, nonnegative=True, upper=0.999)
+    n_c_given = None if critic is None else _params("critic", critic)
     for name, flag in (("reference", reference), ("prefix_sharing", prefix_sharing),
                        ("asynchronous", asynchronous), ("partial_rollouts", partial_rollouts)):
         if not isinstance(flag, bool):
@@ -385,8 +392,7 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
         flops["scoring"] = 0.0 if isinstance(reward, str) and reward == "verifier" \
             else 2 * _params("reward", reward) * tokens
         flops["reference"] = 2 * n_ref * tokens
-        n_c = (_params("critic", critic) if critic is not None else n_a) \
-            if algorithm == "ppo" else 0.0
+        n_c = (n_a if n_c_given is None else n_c_given) if algorithm == "ppo" else 0.0
         flops["critic"] = 2 * n_c * tokens
         old = (algorithm == "ppo") if recompute_old_logprobs is None else recompute_old_logprobs
         if not isinstance(old, bool):
