@@ -681,7 +681,9 @@ def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt
                   tp: int = 1, efficiency: Efficiency | None = None) -> pd.DataFrame:
     """USD per million output tokens and TPOT against batch (the figure of notebook 05).
 
-    Same formulas as ``serving_cost`` (occupancy 1, no speculation); batches above
+    Formula: TPOT(B) = mean over ctx = P+1 … P+R−1 of ``decode_step_time(B, ctx)``;
+    USD/M output = price / 3600 × 1e6 × TPOT · tp / B (as ``serving_cost``, occupancy 1, no
+    speculation); batches above
     ``max_batch`` are kept with ``fits = False`` so a plot can show where HBM runs out.
 
     Returns

@@ -251,13 +251,33 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
                  reference: bool = True, recompute_old_logprobs: bool | None = None,
                  n_gpus: int = 8, rollout_gpus: int = 0, rollout_tp: int = 1,
                  max_concurrent: int | None = None, prefix_sharing: bool = True,
-                 asynchronous: bool = False, partial_rollouts: bool = False,
+                 asynchronous: bool = False, off_policy_steps: int = 1,
+                 partial_rollouts: bool = False,
                  weight_sync_s: float | None = None, train_mfu: float = DEFAULT_TRAIN_MFU,
                  verifier_s: float = 0.0, verifier_usd_per_sample: float = 0.0,
                  weight_dtype: str = "bf16", kv_dtype: str = "bf16",
                  rollout_reserve_fraction: float = inf.SERVING_RESERVE,
                  efficiency: Efficiency | None = None) -> RLIteration:
     """One RL post-training iteration: time, GPU-seconds by part and FLOPs.
+
+    Formulas (formulas.md §6; per sample of P prompt and R response tokens, N active parameters):
+
+        FLOPs: generation 2·N_a·(P + R) (prompt once per group with prefix sharing),
+               reward 2·N_r·(P+R), reference 2·N_ref·(P+R), critic values 2·N_c·(P+R),
+               old log-probs 2·N_a·(P+R), update 6·(N_a + N_c)·(P+R)·E;
+               DPO: 6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l) per pair
+        time:  generation = ``rollout_time`` of the replica holding the longest response
+               (decode steps on the ``llmcost.inference`` roofline); every other pass
+               = FLOPs / (trainer GPUs · dense BF16 peak · train_mfu)
+        tail = generation − the same with every response at the mean length (0 with partial
+               rollouts); wall = generation + passes + sync (synchronous) or
+               max(generation, passes) + sync (asynchronous)
+        GPU-s: generation and tail × rollout GPUs, passes × trainer GPUs, sync × all GPUs,
+               idle = the other role's wait; the parts sum to wall × n_gpus.
+
+    PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
+    asynchrony off by k >= 1 steps has the same steady-state overlap for any k (a larger k only
+    absorbs variation, which is not modelled).
 
     Parameters
     ----------
@@ -300,8 +320,10 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     prefix_sharing : bool
         GRPO's G samples of a prompt share its prefill (vLLM/SGLang prefix caching).
     asynchronous : bool
-        Generation of step i+1 overlaps training of step i (off-policy by one step); needs
-        separate rollout GPUs.
+        Generation of step i+k overlaps training of step i (off-policy by ``off_policy_steps``
+        = k); needs separate rollout GPUs.
+    off_policy_steps : int >= 1
+        k for asynchronous RL (recorded; the steady-state cost does not depend on it).
     partial_rollouts : bool
         Over-provision and carry unfinished responses to the next step (APRIL, Kimi k1.5): the
         tail is removed (an upper bound on the recovery).
@@ -342,6 +364,7 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     n = _int("n_gpus", n_gpus)
     n_r = _int("rollout_gpus", rollout_gpus, minimum=0)
     tp = _int("rollout_tp", rollout_tp)
+    k_off = _int("off_policy_steps", off_policy_steps)
     mfu = _float("train_mfu", train_mfu, positive=True, upper=1.0)
     v_s = _float("verifier_s", verifier_s, nonnegative=True)
     v_usd = _float("verifier_usd_per_sample", verifier_usd_per_sample, nonnegative=True)
@@ -451,7 +474,7 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     if partial_rollouts:
         notes.append("partial rollouts: tail removed (upper bound on the recovery)")
     if asynchronous:
-        notes.append("asynchronous: off-policy by one step")
+        notes.append(f"asynchronous: off-policy by {k_off} step{'s' if k_off > 1 else ''}")
     return RLIteration(
         algorithm=algorithm, policy=m.name, accelerator=acc.name, n_gpus=n, rollout_gpus=gen_gpus,
         colocated=colocated, asynchronous=asynchronous, wall_s=wall, generation_wall_s=gen_wall,
