@@ -584,7 +584,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     Formulas (one TP replica of ``tp`` GPUs at ``price`` USD per GPU-hour):
 
     * batch: ``batch`` slots (default: the largest that fits, ``max_batch`` at context P + R,
-      lowered to meet ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
+      i.e. every sequence's cache reserved for its full length, no preemption; lowered to meet
+      ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
       ``occupancy`` of the slots, live = occupancy × batch (Kwon et al. 2023, vLLM, SOSP);
     * TPOT = mean over the R−1 decode steps (ctx = P+1 … P+R−1) of the step time at the live
       batch, divided by the tokens per target pass with speculative decoding
@@ -762,11 +763,14 @@ def serving_validation() -> pd.DataFrame:
 
 
 def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
-                      output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                      occupancy: float = 1.0, max_tpot_s: float | None = None,
+                      output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
+                      kv_dtype: str = "bf16", occupancy: float = 1.0,
+                      max_tpot_s: float | None = None,
                       efficiency: Efficiency | None = None) -> ServingCost:
     """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
     the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
+    ``batch`` None: each tp at its largest batch (or the latency target's); a given batch must fit
+    the chosen tp.
 
     Raises
     ------
@@ -780,8 +784,9 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
         if m.n_heads % tp == 0:
             try:
                 c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
-                                 output_tokens=output_tokens, weight_dtype=weight_dtype,
-                                 kv_dtype=kv_dtype, tp=tp, occupancy=occupancy,
+                                 output_tokens=output_tokens, batch=batch,
+                                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                                 occupancy=occupancy,
                                  max_tpot_s=max_tpot_s, efficiency=efficiency)
                 if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
                     best = c

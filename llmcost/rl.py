@@ -268,7 +268,8 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
                DPO: 6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l) per pair
         time:  generation = ``rollout_time`` of the replica holding the longest response
                (decode steps on the ``llmcost.inference`` roofline); every other pass
-               = FLOPs / (trainer GPUs · dense BF16 peak · train_mfu)
+               = FLOPs / (trainer GPUs · dense BF16 peak · train_mfu), one after another on
+               all trainer GPUs (the same GPU-time as side by side on split groups, if balanced)
         tail = generation − the same with every response at the mean length (0 with partial
                rollouts); wall = generation + passes + sync (synchronous) or
                max(generation, passes) + sync (asynchronous)
