@@ -290,14 +290,12 @@ def git_commit() -> str:
 
 
 def as_of_dates() -> dict:
-    """The newest ``date`` of each priced catalogue (prices, storage prices, ledger defaults)."""
-    import pandas as pd
-
+    """The newest ``date`` of each dated catalogue (prices, storage prices, ledger defaults)."""
     out = {}
-    for name in ("prices", "storage_prices", "ledger_defaults", "models", "accelerators"):
-        df = pd.read_csv(DATA_DIR / f"{name}.csv")
-        col = "date" if "date" in df.columns else ("year" if "year" in df.columns else None)
-        out[f"{name}.csv"] = str(df[col].dropna().astype(str).max()) if col else "undated"
+    for name in ("prices", "storage_prices", "ledger_defaults"):
+        with (DATA_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
+            dates = [r["date"] for r in csv.DictReader(fh) if r.get("date")]
+        out[f"{name}.csv"] = max(dates) if dates else "undated"
     return out
 
 
@@ -713,8 +711,9 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     """Expected cumulative spend over the project against budget alert thresholds.
 
     Fixed lines (storage, people, operations, reserves, reserved or owned compute) accrue evenly
-    over the project months; elastic compute (exploratory runs first, then the final run's paid
-    GPU-hours over its wall-clock days, then post-training) accrues as it runs. This is the
+    over the project; elastic compute accrues as it runs on the scenario's cluster: exploratory
+    runs first, then the final run over its wall-clock days, then post-training. The project
+    lasts ``ledger_project_months`` or as long as that schedule, whichever is longer. This is the
     spend a budget alert (e.g. a cloud budget with 50/80/100% thresholds) watches.
 
     Returns
@@ -728,27 +727,29 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     budget = ledger.total_usd if budget_usd is None else float(
         as_array(budget_usd, "budget_usd", positive=True))
     th = as_array(thresholds, "thresholds", positive=True)
-    days_total = max(ledger.figures["project_months"] * SECONDS_PER_MONTH / SECONDS_PER_DAY,
-                     ledger.figures["wall_clock_days"])
     run_days = ledger.figures["wall_clock_days"]
     explore = ledger.usd("compute.exploratory")
     final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")
     post = ledger.usd("post.")
+    per_day = final / run_days if final and run_days else 0.0
+    # schedule on the same cluster: exploration first, then the final run, then post-training
+    explore_days = explore / per_day if per_day else 0.0
+    post_days = post / per_day if per_day else 0.0
+    project_days = ledger.figures["project_months"] * SECONDS_PER_MONTH / SECONDS_PER_DAY
+    days_total = max(project_days, explore_days + run_days + post_days)
     elastic_other = sum(ln.usd or 0 for ln in ledger.lines if ln.kind == "elastic"
                         and not ln.key.startswith(("compute.", "post.")))
     fixed = sum(ln.usd or 0 for ln in ledger.lines if ln.kind == "fixed")
     d = np.linspace(0.0, days_total, n_points)
-    # schedule: exploration in the first third before the run, then the run, then post-training
-    t0 = max(days_total - run_days, 0.0) * 0.6
-    frac_run = np.clip((d - t0) / max(run_days, 1e-9), 0, 1)
-    frac_explore = np.clip(d / max(t0, 1e-9), 0, 1) if t0 > 0 else (d >= 0).astype(float)
-    frac_post = np.clip((d - t0 - run_days) / max(days_total - t0 - run_days, 1e-9), 0, 1)
-    elastic_compute_fixed = ledger.figures["pricing"] in ("reserved", "owned")
-    if elastic_compute_fixed:
+
+    def ramp(start, length):
+        return np.clip((d - start) / length, 0, 1) if length > 0 else (d >= start).astype(float)
+
+    if ledger.figures["pricing"] in ("reserved", "owned"):  # committed capacity accrues evenly
         cum = (fixed + elastic_other) * d / days_total
     else:
-        cum = fixed * d / days_total + explore * frac_explore + final * frac_run + \
-            post * frac_post + elastic_other * d / days_total
+        cum = (fixed + elastic_other) * d / days_total + explore * ramp(0, explore_days) + \
+            final * ramp(explore_days, run_days) + post * ramp(explore_days + run_days, post_days)
     df = pd.DataFrame({"day": d, "cumulative_usd": cum})
     alerts = {}
     for t in np.atleast_1d(th):
@@ -756,3 +757,59 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
         alerts[float(t)] = float(d[hit[0]]) if hit.size else None
     df.attrs.update(alerts=alerts, budget_usd=budget)
     return df
+
+
+def claim_questions(ledger: Ledger):
+    """The questions to ask of any "trained on N GPUs for D days" claim, answered for this
+    scenario's bill.
+
+    Returns
+    -------
+    DataFrame with ``question``, ``answer`` and ``why it matters``.
+    """
+    import pandas as pd
+
+    f = ledger.figures
+    mfu = f["mfu"]
+    explore = ledger.line("compute.exploratory")
+    post = [ln for ln in ledger.lines if ln.key.startswith("post.")]
+    post_txt = ", ".join(f"{ln.line}: {ln.status}" for ln in post)
+    rows = [
+        ("Which accelerator, how many, at what precision?",
+         f"{f['n_gpus']:,} × {f['accelerator']}", "peak FLOP/s differ several-fold"),
+        ("How many days: of steady training, or of wall clock with failures?",
+         f"{f['main_ideal_gpu_hours'] / f['n_gpus'] / 24:,.1f} days ideal, "
+         f"{f['wall_clock_days']:,.1f} with failures (goodput {f['goodput']:.1%})",
+         "restarts and checkpoint stalls are paid for"),
+        ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
+         "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
+         "6ND and attention-inclusive counts differ by 5-20%"),
+        ("How many tokens, so how many FLOPs?", f"{f['training_flops']:.3g} FLOP over all "
+         "pre-training phases", "N × D × 6 is the floor; long context adds attention"),
+        ("Does it include exploratory, ablation and failed runs?",
+         f"{explore.status}: {format_usd(explore.usd)} ({explore.how})",
+         "Cottier et al. 2024: development compute is 1.2-4× the final run"),
+        ("Does it include post-training?", post_txt, "SFT, RL and evaluation are separate runs"),
+        ("At what price, and is it a rented or an owned GPU-hour?",
+         f"${f['price_usd_per_gpu_hour']:.2f}/GPU-h, {f['pricing']} ({f['price_source']})",
+         "list prices differ 3× between providers; owned hardware is amortised"),
+        ("What does the final run cost, and what does the project cost?",
+         f"{format_usd(f['final_run_usd'])} final run; {format_usd(ledger.total_usd)} bill",
+         "a headline 'training cost' is usually the first number"),
+    ]
+    return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
+
+
+def format_usd(usd) -> str:
+    """$2.49M; 'not modelled' for None."""
+    from .units import fmt_usd
+
+    return "not modelled" if usd is None else fmt_usd(usd)
+
+
+def with_changes(ledger_or_scenario, **changes) -> Ledger:
+    """The bill of the same scenario with some parameters changed (validated like any scenario),
+    e.g. ``with_changes(bill, mfu=0.5)``."""
+    base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
+        else ledger_or_scenario
+    return build_ledger({**base, **changes})

@@ -242,6 +242,25 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
     return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values)
 
 
+def estimate_ledger(scenario_path):
+    """The bill of a scenario file, validated exactly as ``plan_report`` validates a report
+    (``mfu: predict`` resolved the same way): what ``llmcost estimate`` prints.
+
+    Raises
+    ------
+    ScenarioError, UsageError
+        As ``plan_report``.
+    """
+    from .ledger import build_ledger
+    from .scenario import LEDGER_DEFAULTS
+
+    values = plan_report(scenario_path, ["00"]).values
+    try:
+        return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values})
+    except ScenarioError as e:
+        raise ScenarioError(f"{scenario_path}: {e}") from None
+
+
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     """The parallelism, communication and checkpoint notebooks build a ``Cluster``: the
     accelerator needs scale-up and scale-out figures in the catalogue."""
