@@ -227,6 +227,14 @@ class Ledger:
     figures: dict = field(default_factory=dict)
     scenario: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        if not isinstance(self.lines, list) or not all(isinstance(x, Line) for x in self.lines):
+            raise ValueError(f"lines={self.lines!r} must be a list of ledger.Line "
+                             "(build a Ledger with build_ledger(scenario))")
+        for name in ("figures", "scenario"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be a dict")
+
     @property
     def total_usd(self) -> float:
         return float(sum(ln.usd for ln in self.lines if ln.usd is not None))
@@ -639,6 +647,7 @@ def _build(p: dict) -> Ledger:
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
         "project_months": project_months, "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
+        "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
     }
     return Ledger(lines, figures, p)
 

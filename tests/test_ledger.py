@@ -336,3 +336,17 @@ def test_estimate_rejects_bad_scenarios_with_one_line(tmp_path, text, message):
     err = res.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("llmcost: error:"), res.stderr
     assert message in err[0]
+
+
+def test_published_run_with_its_phases_is_an_upper_bound():
+    # The long-context stage is counted as if all ~800B tokens were at 128K (an upper bound,
+    # §3.4.2) and on top of the 15.6T (which already include them at 8K), so the paid GPU-hours
+    # must exceed the card's 30.84M: by at most the 800B tokens at 2.33× the GPU-time of an 8K
+    # token (notebook 07) over goodput, 0.8/15.6 × 2.33 / 0.92 = 13%, plus the main run's 1.2%
+    # shortfall: below 1.15×.
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
+    bill = ledger.build_ledger(sc)
+    assert 30.84e6 < bill.figures["paid_gpu_hours"] < 1.15 * 30.84e6
+    assert [ln.key for ln in bill.lines][:3] == ["compute.pretraining.main",
+                                                 "compute.pretraining.long-context",
+                                                 "compute.pretraining.annealing"]

@@ -234,5 +234,9 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert "no parallel plan fits" in text  # a 70B model on 8 GPUs
     assert any(line.startswith("warning: no parallel plan fits") for line in lines)
     index = (out / "index.html").read_text()
-    assert "Read this first" in index and "The bill so far" in index
-    assert "total of the lines computed so far" in index
+    assert "Read this first" in index and "<h2>The bill</h2>" in index
+    assert "the whole bill" in index and "Not modelled yet: RL post-training" in index
+    bill = summary["bill"]
+    assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
+    assert bill["bill.total_usd"] == pytest.approx(
+        llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
