@@ -56,6 +56,8 @@ def _defaults() -> dict:
 def default(key: str) -> float:
     """A sourced default of ``data/ledger_defaults.csv`` (its ``value``)."""
     rows = _defaults()
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be a ledger default name (a string)")
     if key not in rows:
         raise ValueError(f"ledger default {key!r} must be one of {', '.join(rows)}")
     return float(rows[key]["value"])
@@ -74,6 +76,33 @@ def list_defaults():
     return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
 
 
+# ------------------------------------------------------------------------------ argument checks
+def _model(model, name="model"):
+    from .model import ModelSpec
+    if isinstance(model, str):
+        from .catalog import load_model
+        return load_model(model)
+    if not isinstance(model, ModelSpec):
+        raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
+    return model
+
+
+def _accelerator(acc, name="accelerator"):
+    from .hardware import Accelerator
+    if isinstance(acc, str):
+        from .catalog import load_accelerator
+        return load_accelerator(acc)
+    if not isinstance(acc, Accelerator):
+        raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
+    return acc
+
+
+def _ledger(x, name="ledger"):
+    if not isinstance(x, Ledger):
+        raise ValueError(f"{name}={x!r} must be a Ledger (llmcost.build_ledger(scenario))")
+    return x
+
+
 # ------------------------------------------------------------------------------ pieces
 def lora_adapter_params(model, rank: int) -> int:
     """Trainable parameters of LoRA adapters of rank r on the attention projections W_q, W_k,
@@ -87,6 +116,7 @@ def lora_adapter_params(model, rank: int) -> int:
         low-rank already; give the count yourself).
     """
     r = int(as_array(rank, "rank", positive=True, integer=True))
+    model = _model(model)
     if model.attention != "gqa":
         raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
                          f"attention, not {model.attention!r}")
@@ -112,6 +142,9 @@ def lora_flops_per_token(model, rank: int, seq_len=None):
     less than the FLOP ratio (about 1.5×) because optimizer steps and memory traffic do not
     shrink with it; the optimizer keeps state only for the N_A adapter parameters.
     """
+    model = _model(model)
+    if seq_len is not None:
+        as_array(seq_len, "seq_len", positive=True, integer=True)
     fwd = model.flops_per_token_breakdown(seq_len, training=False, causal=False)
     frozen = fwd["attention_proj"] + fwd["ffn"] + fwd["router"] + fwd["lm_head"]  # 2·N_matmul
     return float(2.0 * frozen + 3.0 * fwd["attention_core"]
@@ -146,6 +179,7 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
     (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
     """
+    accelerator = _accelerator(accelerator)
     if acquisition_usd_per_gpu is None:
         if accelerator.name != "H100-SXM":
             raise ValueError(f"pricing='owned' on {accelerator.name} needs "
@@ -174,6 +208,7 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
     ValueError
         An accelerator without a TDP in ``data/accelerators.csv``, or a PUE below 1.
     """
+    accelerator = _accelerator(accelerator)
     if not accelerator.tdp_w:
         raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
                          "data/accelerators.csv: the energy line needs it")
@@ -442,23 +477,33 @@ def _build(p: dict) -> Ledger:
         if i == 0:
             main_plan, main_goodput, main_ideal = plan, g, hours
             main_days = hours / g / ph["n_gpus"] / 24.0
-        label = "pre-training compute" if i == 0 else f"pre-training phase: {ph['name']}"
+        if i == 0:  # the main run: ideal hours here, its failures on their own line (notebook 07)
+            lines.append(Line(
+                "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
+                kind_compute, hours * gpu_rate,
+                f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
+                f"({ph['seq_len']:,}-token sequences, MFU basis) ÷ ({peak:.3g} FLOP/s × MFU "
+                f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${gpu_rate:.2f}",
+                f"compute.training_run; MFU {mfu_source}; {price_source}", "modelled",
+                "01_flops"))
+            lines.append(Line(
+                "compute.failures", "failures, checkpoints and restarts", "compute",
+                "pre-training", kind_compute, (hours / g - hours) * gpu_rate,
+                f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
+                f"(goodput {g:.2%}"
+                f"{'; spot pre-emptions included' if pricing == 'spot' else ''}"
+                f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
+                "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
+                "modelled", "07_checkpoints"))
+            continue
         lines.append(Line(
-            f"compute.pretraining.{ph['name']}", label, "compute", "pre-training", kind_compute,
-            hours * gpu_rate,
+            f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}", "compute",
+            "pre-training", kind_compute, hours / g * gpu_rate,
             f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
-            f"({ph['seq_len']:,}-token sequences, MFU basis) ÷ ({peak:.3g} FLOP/s × MFU "
-            f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${gpu_rate:.2f}",
-            f"compute.training_run; MFU {mfu_source if i == 0 else 'of the phase'}; "
+            f"({ph['seq_len']:,}-token sequences) ÷ ({peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
+            f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
+            f"${gpu_rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
             f"{price_source}", "modelled", "01_flops"))
-    lines.append(Line(
-        "compute.failures", "failures, checkpoints and restarts", "compute", "pre-training",
-        kind_compute, (paid_h - ideal_h) * gpu_rate,
-        f"paid − ideal GPU-hours = {paid_h - ideal_h:,.0f} GPU-h (goodput "
-        f"{ideal_h / paid_h:.2%} over the phases{'; spot pre-emptions included' if pricing == 'spot' else ''}"
-        f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
-        "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
-        "modelled", "07_checkpoints"))
     final_run_usd = paid_h * gpu_rate
     # ---- exploratory and failed runs
     if p["ledger_exploratory_runs"]:
@@ -698,6 +743,10 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
     """
     import pandas as pd
 
+    _ledger(a, "a"), _ledger(b, "b")
+    if not (isinstance(names, (tuple, list)) and len(names) == 2
+            and all(isinstance(n, str) for n in names)):
+        raise ValueError(f"names={names!r} must be two strings")
     ta = {ln.key: ln for ln in a.lines}
     tb = {ln.key: ln for ln in b.lines}
     keys = list(ta) + [k for k in tb if k not in ta]
@@ -733,6 +782,8 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     """
     import pandas as pd
 
+    _ledger(ledger)
+    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
     budget = ledger.total_usd if budget_usd is None else float(
         as_array(budget_usd, "budget_usd", positive=True))
     th = as_array(thresholds, "thresholds", positive=True)
@@ -778,7 +829,7 @@ def claim_questions(ledger: Ledger):
     """
     import pandas as pd
 
-    f = ledger.figures
+    f = _ledger(ledger).figures
     mfu = f["mfu"]
     explore = ledger.line("compute.exploratory")
     post = [ln for ln in ledger.lines if ln.key.startswith("post.")]
@@ -821,4 +872,7 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     e.g. ``with_changes(bill, mfu=0.5)``."""
     base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
         else ledger_or_scenario
+    if not isinstance(base, dict):
+        raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
+                         "scenario dict")
     return build_ledger({**base, **changes})

@@ -828,7 +828,7 @@ def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001)
                   [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
                   fontsize=7)
     ax.set_ylabel("USD (millions)")
-    title = "The whole bill, line by line"
+    title = "Where does the money go? The whole bill, line by line"
     if missing:
         title += f"\n(not modelled yet: {', '.join(missing)})"
     ax.set_title(title, fontsize=10)

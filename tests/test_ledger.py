@@ -194,6 +194,10 @@ def test_phases_and_exploratory_runs():
     # A 32K token costs more FLOPs than a 4K one (attention grows with the context).
     per_token = line.usd / 1e11
     assert per_token > base.line("compute.pretraining.main").usd / 2e12
+    # its line is paid hours (ideal ÷ its goodput); the failures line stays the main run's
+    assert long_ctx.line("compute.failures").usd == pytest.approx(base.line("compute.failures").usd)
+    assert long_ctx.figures["final_run_usd"] == pytest.approx(
+        base.figures["final_run_usd"] + line.usd)
     runs = ledger.build_ledger({"ledger_exploratory_runs": [{"name": "ablations",
                                                              "gpu_hours": 1000.0}]})
     assert runs.line("compute.exploratory").usd == pytest.approx(1000 * 3.99)
@@ -347,6 +351,6 @@ def test_published_run_with_its_phases_is_an_upper_bound():
     sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
     bill = ledger.build_ledger(sc)
     assert 30.84e6 < bill.figures["paid_gpu_hours"] < 1.15 * 30.84e6
-    assert [ln.key for ln in bill.lines][:3] == ["compute.pretraining.main",
+    assert [ln.key for ln in bill.lines][:4] == ["compute.pretraining.main", "compute.failures",
                                                  "compute.pretraining.long-context",
                                                  "compute.pretraining.annealing"]
