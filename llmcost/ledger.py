@@ -570,7 +570,7 @@ def _build(p: dict) -> Ledger:
     _product_line(lines, "data.synthetic", "synthetic data generation", "data", "elastic",
                   p["ledger_synthetic_tokens"] / 1e6, p["ledger_synthetic_usd_per_mtok"],
                   "M generated tokens", "$/M tokens", "ledger_synthetic_tokens × "
-                  "ledger_synthetic_usd_per_mtok (an inference price; notebook 06 will derive it)")
+                  "ledger_synthetic_usd_per_mtok (an inference price per generated token; not yet derived by the workbook)")
     _product_line(lines, "data.annotation", "annotation (human labels, preferences)", "data",
                   "elastic", p["ledger_annotation_samples"], p["ledger_annotation_usd_per_sample"],
                   "samples", "$/sample", "ledger_annotation_samples × usd_per_sample")

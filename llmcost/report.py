@@ -118,10 +118,26 @@ def list_notebooks(selection: list[str] | None = None) -> list[Path]:
 
 
 def declared_parameters(nb: Path) -> dict:
-    """The parameters a notebook declares in its ``parameters`` cell (papermill's view)."""
-    import papermill as pm
+    """The parameters a notebook declares in its ``parameters`` cell: name -> {"name",
+    "default" (the literal's source text), "help" (its comment)}, as papermill's
+    ``inspect_notebook`` reports them (tests/test_ledger.py checks that they agree), read with
+    ``ast`` so that validating a scenario (``llmcost estimate``) needs no papermill import."""
+    import ast
 
-    return pm.inspect_notebook(str(nb))
+    cells = json.loads(Path(nb).read_text(encoding="utf-8"))["cells"]
+    src = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"
+                and "parameters" in c.get("metadata", {}).get("tags", [])), "")
+    out = {}
+    lines = src.splitlines()
+    for stmt in ast.parse(src).body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            line, v = lines[stmt.lineno - 1], stmt.value
+            default = line.encode()[v.col_offset:v.end_col_offset].decode() \
+                if v.end_lineno == stmt.lineno \
+                else ast.get_source_segment(src, v)
+            out[stmt.target.id] = {"name": stmt.target.id, "default": default,
+                                   "help": line.split("#", 1)[1].strip() if "#" in line else ""}
+    return out
 
 
 def clean_notebook_metadata(nb) -> None:

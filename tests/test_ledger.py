@@ -300,6 +300,16 @@ def test_notebook_00_declares_the_ledger_defaults():
     assert "What does it cost to train this model?" in text
 
 
+def test_declared_parameters_agree_with_papermill():
+    from llmcost.report import declared_parameters, list_notebooks
+
+    for nb in list_notebooks():
+        ours, theirs = declared_parameters(nb), pm.inspect_notebook(str(nb))
+        assert set(ours) == set(theirs), nb.name
+        for k in ours:
+            assert ours[k]["default"] == theirs[k]["default"], (nb.name, k)
+
+
 # ------------------------------------------------------------------------------ the command
 def test_estimate_prints_the_bill():
     res = _cli("estimate", "--scenario", str(SCENARIOS[0]))
@@ -354,3 +364,26 @@ def test_published_run_with_its_phases_is_an_upper_bound():
     assert [ln.key for ln in bill.lines][:4] == ["compute.pretraining.main", "compute.failures",
                                                  "compute.pretraining.long-context",
                                                  "compute.pretraining.annealing"]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=25, deadline=None)
+@given(n_gpus=st.sampled_from([256, 1024, 4096]), mfu=st.floats(0.2, 0.6),
+       pricing=st.sampled_from(["on_demand", "reserved", "spot", "owned"]),
+       explore=st.floats(0, 3), reserve=st.floats(0, 0.5), rerun=st.floats(0, 1),
+       fte=st.floats(0, 100), sft=st.floats(0, 1e11))
+def test_property_lines_sum_and_more_mfu_costs_less(n_gpus, mfu, pricing, explore, reserve,
+                                                    rerun, fte, sft):
+    sc = {"n_gpus": n_gpus, "mfu": mfu, "pricing": pricing,
+          "price_usd_per_gpu_hour": None if pricing in ("owned", "spot") else 3.0,
+          "ledger_exploratory_fraction": explore, "ledger_reserve_fraction": reserve,
+          "ledger_rerun_probability": rerun, "ledger_sft_tokens": sft,
+          "ledger_people": [{"role": "team", "fte": fte}]}
+    bill = ledger.build_ledger(sc)
+    assert sum(ln.usd for ln in bill.lines if ln.usd is not None) == pytest.approx(
+        bill.total_usd, rel=1e-12)
+    assert all(ln.usd is None or ln.usd >= 0 for ln in bill.lines)
+    better = ledger.with_changes(bill, mfu=min(mfu * 1.1, 1.0))
+    assert better.figures["final_run_usd"] < bill.figures["final_run_usd"]
