@@ -387,3 +387,18 @@ def test_property_lines_sum_and_more_mfu_costs_less(n_gpus, mfu, pricing, explor
     assert all(ln.usd is None or ln.usd >= 0 for ln in bill.lines)
     better = ledger.with_changes(bill, mfu=min(mfu * 1.1, 1.0))
     assert better.figures["final_run_usd"] < bill.figures["final_run_usd"]
+
+
+def test_report_gives_every_notebook_the_pilot_calibrated_mfu(tmp_path):
+    from llmcost import report
+
+    sc = tmp_path / "pilot.yaml"
+    sc.write_text("ledger_pilot_tokens_per_s_per_gpu: 800\n")
+    plan = report.plan_report(sc, ["00", "01"])
+    hand = 800.0 * 3 * (2 * N_MATMUL + CORE_FWD_4K) / H100_BF16
+    assert plan.values["mfu"] == pytest.approx(hand, abs=1e-6)
+    assert "calibrated from a pilot" in report.effective_parameters(
+        plan.scenario, plan.declared)["mfu"]["from"]
+    sc.write_text("mfu: predict\nledger_pilot_tokens_per_s_per_gpu: 800\n")
+    with pytest.raises(ScenarioError, match="not both"):
+        report.plan_report(sc, ["00"])
