@@ -6,13 +6,12 @@ Prints seconds and ratios; asserts nothing about time.
 """
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _shared import best_of  # noqa: E402
+from _shared import best_of
 
-from llmcost import SCENARIO_DIR, build_ledger, load_scenario  # noqa: E402
+from llmcost import SCENARIO_DIR, build_ledger, load_scenario
 
 
 def run(*args):
@@ -22,9 +21,9 @@ def run(*args):
 
 for scenario in sorted(SCENARIO_DIR.glob("*.yaml")):
     base, _, _ = best_of(lambda: run("--version"), repeat=3)
-    est, first, _ = best_of(lambda: run("estimate", "--scenario", str(scenario)), repeat=3)
+    est, first, _ = best_of(lambda s=scenario: run("estimate", "--scenario", str(s)), repeat=3)
     sc = {k: v for k, v in load_scenario(scenario).items() if k not in ("title", "description")}
-    ledger_s, _, bill = best_of(lambda: build_ledger(sc), repeat=5)
+    ledger_s, _, bill = best_of(lambda s=sc: build_ledger(s), repeat=5)
     print(f"{scenario.name}: `llmcost estimate` {est:.2f} s (first run {first:.2f} s) vs "
           f"`llmcost --version` {base:.2f} s: {est / base:.2f}x the bare start-up; "
           f"build_ledger alone {ledger_s * 1e3:.1f} ms ({len(bill.lines)} lines)")

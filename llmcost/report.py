@@ -615,7 +615,7 @@ def _bill_html(summary: dict) -> str:
     if not bill:
         return ""
     rows, missing = [], []
-    for key, ln in bill["bill.lines"].items():
+    for ln in bill["bill.lines"].values():
         if ln["usd"] is None:
             missing.append(ln["label"])
         elif ln["usd"] > 0:

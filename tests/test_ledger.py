@@ -10,6 +10,8 @@ import sys
 import nbformat
 import papermill as pm
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import llmcost
 from llmcost import ledger
@@ -366,7 +368,6 @@ def test_published_run_with_its_phases_is_an_upper_bound():
                                                  "compute.pretraining.annealing"]
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @settings(max_examples=25, deadline=None)
