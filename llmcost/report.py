@@ -495,8 +495,12 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
+    owned_price = _owned_price(plan.values)
     for i, nb in enumerate(nbs, 1):
         params = {k: v for k, v in scenario.items() if k in declared[nb]}
+        if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
+                and "ledger_owned_usd_per_gpu" not in declared[nb]:
+            params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
         if "interactive" in declared[nb]:
             params["interactive"] = False
         out_nb = out_dir / nb.name
@@ -606,6 +610,23 @@ def _bill(values: dict) -> dict:
     from .scenario import LEDGER_DEFAULTS
 
     return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values}).summary()
+
+
+def _owned_price(values: dict):
+    """The owned GPU-hour rate (hardware + energy) the bill uses when ``pricing: owned`` has no
+    price and the scenario sets the ledger's hardware or energy figures: notebooks that do not
+    read those keys get this rate, so that every notebook prices the same GPU-hour."""
+    keys = ("ledger_owned_usd_per_gpu", "ledger_pue", "ledger_electricity_usd_per_kwh")
+    if values.get("pricing") != "owned" or values.get("price_usd_per_gpu_hour") is not None \
+            or all(values.get(k) is None for k in keys):
+        return None
+    from .catalog import load_accelerator
+    from .ledger import owned_usd_per_gpu_hour
+
+    return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
+                                  *(values.get(k) for k in keys[:1]),
+                                  electricity_usd_per_kwh=values.get(keys[2]),
+                                  pue=values.get(keys[1]))["usd_per_gpu_hour"]
 
 
 def _bill_html(summary: dict) -> str:

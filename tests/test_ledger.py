@@ -403,3 +403,21 @@ def test_report_gives_every_notebook_the_pilot_calibrated_mfu(tmp_path):
     sc.write_text("mfu: predict\nledger_pilot_tokens_per_s_per_gpu: 800\n")
     with pytest.raises(ScenarioError, match="not both"):
         report.plan_report(sc, ["00"])
+
+
+def test_owned_hardware_figures_reach_every_notebook(tmp_path):
+    # A scenario that prices owned hardware at its own purchase price: notebook 01 (which does
+    # not read ledger_ keys) must price the same GPU-hour as the bill.
+    from llmcost import report
+
+    sc = tmp_path / "owned.yaml"
+    sc.write_text("n_gpus: 64\ntrain_tokens: 1.0e10\npricing: owned\nprice_usd_per_gpu_hour: null"
+                  "\nledger_owned_usd_per_gpu: 35000\n")
+    res = report.run_report(sc, tmp_path / "r", selection=["01"], progress=lambda s: None)
+    rows = {r["key"]: r for r in res.summary["notebooks"]["01_flops"]}
+    bill = res.summary["bill"]["bill.lines"]
+    own = ledger.owned_usd_per_gpu_hour(llmcost.load_accelerator("H100-SXM"), 35000)
+    # notebook 01 pays hardware + energy per GPU-hour; the bill splits the energy off its line
+    assert rows["compute_cost_usd"]["value"] == pytest.approx(
+        bill["compute.pretraining.main"]["usd"] * own["usd_per_gpu_hour"]
+        / own["capex_usd_per_gpu_hour"], rel=1e-6)
