@@ -431,6 +431,18 @@ def rl_campaign_given(scenario: dict) -> bool:
         return bool(scenario["ledger_rl"])
     return any(k in scenario for k in RL_CAMPAIGN_KEYS)
 
+
+def resolve_ledger_rl(scenario: dict) -> dict:
+    """The scenario with ``ledger_rl: false`` when it describes no RL campaign.
+
+    A report completes a scenario with the notebooks' defaults, which describe an illustrative
+    campaign (notebook 05's); this decides, on the keys the scenario file itself gives, that the
+    bill must not carry that campaign (``rl_campaign_given``). ``llmcost report`` and ``llmcost
+    estimate`` call it before any notebook runs (``report.plan_report``)."""
+    if scenario.get("ledger_rl") is None and not rl_campaign_given(scenario):
+        return {**scenario, "ledger_rl": False}
+    return scenario
+
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
 #: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
 #: values are left free) and its rules are checked too.
@@ -638,8 +650,6 @@ def load_scenario(path) -> dict:
         _cross_check(out)
     except ScenarioError as e:
         raise ScenarioError(f"{p}: {e}") from None
-    if out.get("ledger_rl") is None and not rl_campaign_given(out):
-        out["ledger_rl"] = False  # no RL campaign in the file: the bill says "not given"
     return out
 
 

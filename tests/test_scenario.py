@@ -18,8 +18,7 @@ def test_yaml_12_floats(tmp_path):
     f = tmp_path / "s.yaml"
     f.write_text("train_tokens: 2e12\nn_gpus: 2048\nmfu: .4\n")
     sc = load_scenario(f)
-    # ledger_rl: false is added for a file that describes no RL campaign (the bill says "not given")
-    assert sc == {"train_tokens": 2e12, "n_gpus": 2048, "mfu": 0.4, "ledger_rl": False}
+    assert sc == {"train_tokens": 2e12, "n_gpus": 2048, "mfu": 0.4}
     assert isinstance(sc["n_gpus"], int)
 
 
