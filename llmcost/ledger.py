@@ -578,7 +578,8 @@ def _build(p: dict) -> Ledger:
         post_h += rl_h
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic",
-                          float(rl_camp.loc["total", "usd"]), _rl_how(p, rl_camp, gpu_rate),
+                          float(rl_camp.loc["total", "usd"]), _rl_how(p, rl_camp, gpu_rate)
+                          + ("; owned hardware: its energy is on the energy line" if own else ""),
                           "llmcost.rl.scenario_campaign (rollouts timed with the "
                           "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
                           "05_rl_loop"))
@@ -833,7 +834,8 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     try:
         c = _serve(p, model, gpu, rate)
     except ValueError as e:
-        raise ScenarioError(f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}")             from None
+        raise ScenarioError(
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
     per_m = c.usd_per_m_output + c.prompt_tokens / c.output_tokens * c.usd_per_m_input
     usd = tokens / 1e6 * per_m
     lines.append(Line(key, label, "data", "data", "elastic", usd,

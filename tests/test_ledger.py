@@ -393,6 +393,12 @@ def test_spend_timeline_alerts():
     ({"ledger_lora_rank": 0}, "ledger_lora_rank=0 must be > 0"),
     ({"ledger_reserve_fraction": 1.0}, "must be in [0, 1)"),
     ({"ledger_people": "ten engineers"}, "must be a list"),
+    ({"ledger_rl": "yes"}, "ledger_rl='yes' must be true or false"),
+    ({"ledger_eval_requests": -1}, "ledger_eval_requests=-1"),
+    ({"ledger_synthetic_usd_per_mtok": -0.5}, "ledger_synthetic_usd_per_mtok=-0.5"),
+    ({"rl_iterations": 0}, "rl_iterations=0"),
+    ({"rl_algorithm": "grpo", "rl_samples_per_prompt": 1, "rl_iterations": 5},
+     "rl_samples_per_prompt=1 must be >= 2 for GRPO"),
 ])
 def test_bad_values_raise_one_clear_error(bad, message):
     with pytest.raises(ScenarioError) as e:
