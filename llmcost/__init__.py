@@ -5,7 +5,7 @@ The package does every calculation; the notebooks in ``notebooks/`` narrate them
 on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
 """
 
-from . import batch, comm, step
+from . import batch, comm, scaling, step
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .catalog import (
     DATA_DIR,
@@ -48,6 +48,13 @@ from .reliability import (
     optimal_interval,
     young_interval,
 )
+from .scaling import (
+    LOSS_FITS,
+    LossFit,
+    compute_optimal,
+    inference_adjusted_optimum,
+    inference_adjusted_optimum_usd,
+)
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -84,4 +91,7 @@ __all__ = [
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
+    # compute-optimal scaling and the inference-adjusted optimum (notebook 06)
+    "scaling", "LOSS_FITS", "LossFit", "compute_optimal", "inference_adjusted_optimum",
+    "inference_adjusted_optimum_usd",
 ]

@@ -106,6 +106,17 @@ def _recipe(name, v):
     return _one_of(*RECIPES)(name, v)
 
 
+def _unit_fraction(name, v):
+    if not 0 <= v <= 1:
+        raise ScenarioError(f"{name}={v!r} must be in [0, 1]")
+    return v
+
+
+def _scaling_fit(name, v):
+    from .scaling import LOSS_FITS
+    return _one_of(*LOSS_FITS)(name, v)
+
+
 def _reserve(name, v):
     if not 0 <= v < 1:
         raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
@@ -197,6 +208,15 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "and drain wait for them)"),
     Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
           "the backward and forward passes"),
+    # ---- compute-optimal scaling and lifetime demand (notebook 06; llmcost.scaling)
+    Param("scaling_fit", "str", "parametric loss fit L(N, D) (llmcost.scaling.LOSS_FITS)",
+          _scaling_fit),
+    Param("scaling_unique_tokens", "float|none", "unique tokens available (a fixed corpus, "
+          "repeats allowed); null: unlimited fresh data", _positive),
+    Param("inference_tokens_lifetime", "float", "tokens served over the model's lifetime, "
+          "prompt and generated", _nonnegative),
+    Param("inference_output_fraction", "float", "share of served tokens that are generated "
+          "(decode), in [0, 1]", _unit_fraction),
 ]}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
