@@ -79,6 +79,14 @@ from .units import as_array, scalar_or_array
 #: parameters, embeddings included.
 RULE_OF_THUMB_TOKENS_PER_PARAM = 20.0
 
+#: The range of Hoffmann et al.'s runs behind the fits, in Besiroglu et al.'s reconstruction of
+#: Hoffmann Fig. 4 (github:epoch-research/analyzing-chinchilla, data/svg_extracted_data.csv):
+#: 5.7e7 to 1.6e10 parameters and at most ~340 tokens per parameter. Beyond these the fits are
+#: extrapolations (Sardana et al. 2024, v2 abstract: fits made at typical ratios overstate the value of
+#: extra tokens at extreme ratios).
+FIT_PARAMS_RANGE = (5.7e7, 1.6e10)
+FIT_MAX_TOKENS_PER_PARAM = 340.0
+
 #: FLOPs per parameter per training token (2 forward + 4 backward; Kaplan et al. 2020 §2.1),
 #: and per parameter per served token (one forward pass).
 TRAIN_FLOPS_PER_PARAM_TOKEN = 6.0
