@@ -860,8 +860,62 @@ def serving_cost_per_token(usd_per_m_output_tokens, usd_per_m_input_tokens, outp
     return s
 
 
+def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, output_fraction,
+                           request_tokens: int = 1000, weight_dtypes=("bf16", "fp8"),
+                           tps=(1, 2, 4, 8)):
+    """The serving cost of one model from ``llmcost.inference.serving_cost`` (notebook 05's
+    roofline model), at the cheapest tensor-parallel size that fits, for requests of
+    ``request_tokens`` tokens of which a share ``output_fraction`` is generated.
+
+    Each request has R = round(request_tokens · f) output tokens (at least 1) and P =
+    request_tokens − R prompt tokens; the batch is the largest that fits in HBM. TP sizes above
+    the accelerator's scale-up domain are skipped. Weight precisions are tried in the order of
+    ``weight_dtypes``; the first that fits at some TP is used (405B in BF16 does not fit on 8
+    H100s, so it is served in FP8).
+
+    Returns
+    -------
+    ``inference.ServingCost`` of the cheapest TP (by blended USD per token).
+
+    Raises
+    ------
+    ValueError
+        If ``output_fraction`` is outside (0, 1), ``request_tokens`` < 2, or the weights fit at
+        none of ``tps`` (the message gives the last reason).
+    """
+    from .catalog import load_accelerator
+    from .inference import serving_cost
+
+    f = float(as_array(output_fraction, "output_fraction", positive=True, upper=1.0,
+                       upper_inclusive=False))
+    total = int(as_array(request_tokens, "request_tokens", positive=True, integer=True))
+    if total < 2:
+        raise ValueError(f"request_tokens={total} must be >= 2 (a prompt and an output)")
+    out = min(max(1, round(total * f)), total - 1)
+    acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+    domain = acc.scaleup_domain_size or 8
+    best, why = None, "no TP size tried"
+    for dtype in weight_dtypes:
+        for tp in tps:
+            if tp > domain:
+                continue
+            try:
+                c = serving_cost(model, acc, price_usd_per_gpu_hour, prompt_tokens=total - out,
+                                 output_tokens=out, tp=tp, weight_dtype=dtype)
+            except ValueError as e:
+                why = str(e)
+                continue
+            if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
+                best = c
+        if best is not None:
+            break
+    if best is None:
+        raise ValueError(f"no tensor-parallel size in {tuple(tps)} serves the model: {why}")
+    return best
+
+
 def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu2024",
-                      train_usd_per_flop_=None, serve_usd_per_token=None):
+                      train_usd_per_flop=None, serve_usd_per_token=None):
     """Lifetime cost of several model sizes that all reach the same loss.
 
     For each N: the tokens it needs (``tokens_for_loss``), tokens per parameter, training and
@@ -884,8 +938,8 @@ def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu202
                        "train_flops": TRAIN_FLOPS_PER_PARAM_TOKEN * n * d,
                        "inference_flops": INFERENCE_FLOPS_PER_PARAM_TOKEN * n * d_inf})
     df["total_flops"] = df.train_flops + df.inference_flops
-    if train_usd_per_flop_ is not None and serve_usd_per_token is not None:
-        c = float(as_array(train_usd_per_flop_, "train_usd_per_flop", positive=True))
+    if train_usd_per_flop is not None and serve_usd_per_token is not None:
+        c = float(as_array(train_usd_per_flop, "train_usd_per_flop", positive=True))
         df["train_usd"] = df.train_flops * c
         df["inference_usd"] = d_inf * np.asarray(serve_usd_per_token(n), dtype=float)
         df["total_usd"] = df.train_usd + df.inference_usd
@@ -979,6 +1033,7 @@ __all__ = [
     "isoflop_curve", "allocation_exponents", "run_efficiency", "compute_optimal_band",
     "effective_tokens", "effective_params", "data_constrained_loss", "data_constrained_optimum",
     "LifetimeOptimum", "inference_adjusted_optimum", "inference_adjusted_optimum_usd",
-    "train_usd_per_flop", "serving_cost_per_token", "same_loss_options", "replace_with_smaller",
+    "train_usd_per_flop", "serving_cost_per_token", "reference_serving_cost", "same_loss_options",
+    "replace_with_smaller",
     "frontier_models",
 ]
