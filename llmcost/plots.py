@@ -851,7 +851,16 @@ def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_
     return ax
 
 
-def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = ""):
+FRONTIER_LABELS = ("gpt-3-175b", "gopher-280b", "chinchilla-70b", "palm-540b", "llama-2-7b",
+                   "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "deepseek-v3", "olmo2-7b",
+                   "bloom-176b")
+#: Label offsets (points) where two labelled models sit close together.
+_FRONTIER_OFFSETS = {"gopher-280b": (4, -11), "llama-3.1-70b": (4, -11),
+                     "chinchilla-70b": (-20, -14), "deepseek-v3": (-20, 8)}
+
+
+def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
+                       labels=FRONTIER_LABELS):
     """Real models by parameters and training tokens against the compute-optimal frontier.
 
     Parameters
@@ -859,6 +868,7 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "")
     models : DataFrame from ``scaling.frontier_models`` (MoE placed by active parameters).
     frontier : (N array, D array).
     mark : (N, D, label), optional: the scenario's run.
+    labels : names to label (the rest are unlabelled dots, so that labels stay readable).
     """
     ax = _ax(ax, figsize=(7.5, 5))
     n = np.where(models.moe, models.n_active_params, models.n_params)
@@ -867,14 +877,15 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "")
     ax.scatter(n[~dense], models.train_tokens[~dense], s=40, marker="D", color="C1",
                label="MoE (active parameters; outside the fits)")
     for x, y, name in zip(n, models.train_tokens, models.name):
-        if not name.startswith("pythia") or name == "pythia-12b":
-            ax.annotate(name, (x, y), fontsize=6.5, xytext=(3, 2), textcoords="offset points")
+        if name in labels:
+            ax.annotate(name, (x, y), fontsize=7.5, xytext=_FRONTIER_OFFSETS.get(name, (4, 3)),
+                        textcoords="offset points")
     ax.plot(*frontier, color="C3", lw=2, label=f"compute-optimal ({fit_name})")
     grid = np.geomspace(5e7, 2e12, 50)
     for k, ls in ((20, "--"), (200, ":"), (2000, "-.")):
         ax.plot(grid, k * grid, color="0.5", ls=ls, lw=1, label=f"{k} tokens per parameter")
     if mark is not None:
-        ax.plot([mark[0]], [mark[1]], "*", color="C3", ms=14, mec="k", label=mark[2])
+        ax.plot([mark[0]], [mark[1]], "*", color="C3", ms=12, mec="k", alpha=0.8, label=mark[2])
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("parameters N (total; active for MoE)")
@@ -889,22 +900,33 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "")
 def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0):
     """Optimal size and tokens per parameter against lifetime inference demand.
 
-    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x;
-    ``fit_limit`` shades the tokens per parameter the fit's data covered.
+    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x. Demand where
+    the optimum trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data)
+    is shaded as an extrapolation.
     """
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
     ax = _ax(ax)
-    ax.plot(demand, optimum.n_params / 1e9, color="C0", label="optimal N (billions)")
+    demand = np.asarray(demand, dtype=float)
+    tpp = np.asarray(optimum.tokens_per_param, dtype=float)
+    beyond = demand[tpp > fit_limit]
+    if beyond.size:
+        ax.axvspan(beyond[0], demand[-1], color="0.92", zorder=0)
+        ax.annotate(f"extrapolation: > {fit_limit:.0f} tokens/param\n(beyond Hoffmann's runs)",
+                    (beyond[0], 0.97), xycoords=("data", "axes fraction"), xytext=(4, 0),
+                    textcoords="offset points", fontsize=7, color="0.35", va="top")
+    ax.plot(demand, np.asarray(optimum.n_params) / 1e9, color="C0", lw=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xlabel("lifetime inference demand D_inf (tokens)")
     ax.set_ylabel("optimal parameters (billions)", color="C0")
     ax2 = ax.twinx()
-    ax2.plot(demand, optimum.tokens_per_param, color="C1", label="tokens per parameter")
+    ax2.plot(demand, tpp, color="C1", lw=2)
     ax2.set_yscale("log")
     ax2.set_ylabel("training tokens per parameter", color="C1")
-    ax2.axhspan(1, fit_limit, color="0.9", zorder=-1)
-    ax2.annotate(f"shaded: inside Hoffmann's runs (<= {fit_limit:.0f} tokens/param)",
-                 (demand[0], fit_limit * 0.9), fontsize=7, color="0.4", va="top")
     ax.set_title(title or "More demand: a smaller model trained longer")
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
