@@ -129,6 +129,9 @@ class LossFit:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"LossFit.name={self.name!r} must be a non-empty string")
+        for f in ("source", "notes"):
+            if not isinstance(getattr(self, f), str):
+                raise ValueError(f"LossFit.{f}={getattr(self, f)!r} must be a string")
         for f in ("E", "A", "B", "alpha", "beta"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)):
@@ -443,7 +446,8 @@ def compute_optimal_numerical(compute_flops, fit="besiroglu2024", flops_per_toke
     """
     f = get_fit(fit)
     c = as_array(compute_flops, "compute_flops", positive=True)
-    fpt = flops_per_token or (lambda n: TRAIN_FLOPS_PER_PARAM_TOKEN * n)
+    fpt = ((lambda n: TRAIN_FLOPS_PER_PARAM_TOKEN * n) if flops_per_token is None
+           else flops_per_token)
     if not callable(fpt):
         raise ValueError(f"flops_per_token={flops_per_token!r} must be a callable of n_params")
     cap = None if max_tokens is None else as_array(max_tokens, "max_tokens", positive=True)
@@ -892,6 +896,9 @@ def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, output_fr
     if total < 2:
         raise ValueError(f"request_tokens={total} must be >= 2 (a prompt and an output)")
     out = min(max(1, round(total * f)), total - 1)
+    tps = [int(t) for t in np.atleast_1d(as_array(tps, "tps", positive=True, integer=True))]
+    if isinstance(weight_dtypes, str) or not all(isinstance(d, str) for d in weight_dtypes):
+        raise ValueError(f"weight_dtypes={weight_dtypes!r} must be a sequence of dtype names")
     acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
     domain = acc.scaleup_domain_size or 8
     best, why = None, "no TP size tried"
@@ -938,8 +945,14 @@ def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu202
                        "train_flops": TRAIN_FLOPS_PER_PARAM_TOKEN * n * d,
                        "inference_flops": INFERENCE_FLOPS_PER_PARAM_TOKEN * n * d_inf})
     df["total_flops"] = df.train_flops + df.inference_flops
-    if train_usd_per_flop is not None and serve_usd_per_token is not None:
+    if (train_usd_per_flop is None) != (serve_usd_per_token is None):
+        raise ValueError("train_usd_per_flop and serve_usd_per_token must be given together "
+                         "(both for dollar columns, neither for FLOPs only)")
+    if train_usd_per_flop is not None:
         c = float(as_array(train_usd_per_flop, "train_usd_per_flop", positive=True))
+        if not callable(serve_usd_per_token):
+            raise ValueError(f"serve_usd_per_token={serve_usd_per_token!r} must be a callable "
+                             "of n_params returning USD per served token")
         df["train_usd"] = df.train_flops * c
         df["inference_usd"] = d_inf * np.asarray(serve_usd_per_token(n), dtype=float)
         df["total_usd"] = df.train_usd + df.inference_usd

@@ -438,7 +438,7 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
             }, index=["compute-optimal", "inference-adjusted (USD)"]))
             demand = np.geomspace(1e9, 1e16, 40)
             sweep = sc.inference_adjusted_optimum_usd(target, demand, usd_flop, serve, f)
-            fig, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+            _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
             plots.optimum_vs_demand(demand, sweep, ax=ax, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM)
             ax.axvline(d_w.value, color="C3", ls="--", lw=1)
             plt.show()

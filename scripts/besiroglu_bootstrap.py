@@ -40,7 +40,8 @@ def objective(p, n, d, loss):
 
 
 def main(path, n_boot=4000, seed=42):
-    rows = list(csv.DictReader(open(path)))
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
     n = np.array([float(r["Model Size"]) for r in rows])
     d = np.array([float(r["Training FLOP"]) for r in rows]) / (6 * n)
     loss = np.array([float(r["loss"]) for r in rows])
