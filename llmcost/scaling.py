@@ -799,7 +799,7 @@ def inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_
         (``train_usd_per_flop``; > 0).
     serve_usd_per_token : callable
         s(N): USD per served token (input and output blended) for a model of N parameters,
-        vectorised over N (e.g. ``serving_cost_per_token``).
+        vectorised over N and non-decreasing in N (e.g. ``serving_cost_per_token``).
 
     Returns
     -------
@@ -817,11 +817,19 @@ def inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_
                          "n_params returning USD per served token")
 
     def serve(n):
-        s = np.asarray(serve_usd_per_token(n), dtype=float)
+        try:
+            s = np.asarray(serve_usd_per_token(n), dtype=float)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"serve_usd_per_token failed on n_params arrays: {e}") from None
         if not np.all(np.isfinite(s)) or np.any(s < 0):
             raise ValueError("serve_usd_per_token must return finite costs >= 0, got "
                              f"{s.ravel()[:3]}")
         return s
+
+    probe = serve(np.geomspace(1e6, 1e13, 29))
+    if np.any(np.diff(probe) < -1e-12 * np.max(probe)):
+        raise ValueError("serve_usd_per_token must not fall as n_params grows (a bigger model "
+                         "cannot be cheaper to serve per token); the search assumes it")
 
     return _lifetime(target_loss, inference_tokens, fit, c, serve, "usd")
 

@@ -282,6 +282,8 @@ def test_run_efficiency_of_gopher_and_chinchilla():
     (lambda: scaling.inference_adjusted_optimum_usd(2.0, 1e12, 1e-18, 3.0),
      "serve_usd_per_token=3.0 must be a callable"),
     (lambda: scaling.compute_optimal_band(1e21, n_draws=10), "n_draws=10 must be >= 100"),
+    (lambda: scaling.inference_adjusted_optimum_usd(2.0, 1e12, 1e-18, lambda n: 1.0 / n),
+     "serve_usd_per_token must not fall as n_params grows"),
     (lambda: scaling.effective_tokens(1e9, 0), "unique_tokens=0 must be > 0"),
 ])
 def test_bad_input_is_one_clear_value_error(call, message):
