@@ -509,6 +509,12 @@ def allocation_exponents():
 def run_efficiency(n_params, train_tokens, fit="besiroglu2024"):
     """Where a run (N, D) sits against the compute-optimal frontier.
 
+    C = 6·N·D; the compute-optimal run at that C is (N*(C), D*(C)) of ``compute_optimal``; the
+    cheapest run reaching the same loss ℓ = L(N, D) is ``compute_optimal_for_loss(ℓ)`` with
+    compute C_eq = 6·N_eq·D_eq, and the allocation's overhead is C / C_eq − 1 (zero on the
+    frontier, positive off it: Hoffmann et al. 2022 §3, Fig. 1's comparison of Gopher and
+    Chinchilla).
+
     Returns
     -------
     dict of floats/arrays: ``compute_flops`` (6ND), ``tokens_per_param``, ``loss``,
