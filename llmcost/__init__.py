@@ -5,7 +5,7 @@ The package does every calculation; the notebooks in ``notebooks/`` narrate them
 on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
 """
 
-from . import batch, comm, inference, scaling, step
+from . import batch, comm, inference, rl, scaling, step
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .catalog import (
     DATA_DIR,
@@ -46,6 +46,7 @@ from .inference import (
     serving_cost,
     speculative_tokens_per_pass,
 )
+from .rl import rl_campaign, rl_iteration
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -104,6 +105,7 @@ __all__ = [
     # serving and RL post-training (notebook 05)
     "inference", "decode_step", "decode_step_time", "kv_cache_bytes", "kv_cache_bytes_per_token",
     "max_batch", "prefill_time", "serving_cost", "speculative_tokens_per_pass",
+    "rl", "rl_campaign", "rl_iteration",
     # compute-optimal scaling and the inference-adjusted optimum (notebook 06)
     "scaling", "LOSS_FITS", "LossFit", "compute_optimal", "inference_adjusted_optimum",
     "inference_adjusted_optimum_usd",

@@ -584,7 +584,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     Formulas (one TP replica of ``tp`` GPUs at ``price`` USD per GPU-hour):
 
     * batch: ``batch`` slots (default: the largest that fits, ``max_batch`` at context P + R,
-      lowered to meet ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
+      i.e. every sequence's cache reserved for its full length, no preemption; lowered to meet
+      ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
       ``occupancy`` of the slots, live = occupancy × batch (Kwon et al. 2023, vLLM, SOSP);
     * TPOT = mean over the R−1 decode steps (ctx = P+1 … P+R−1) of the step time at the live
       batch, divided by the tokens per target pass with speculative decoding
@@ -681,7 +682,9 @@ def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt
                   tp: int = 1, efficiency: Efficiency | None = None) -> pd.DataFrame:
     """USD per million output tokens and TPOT against batch (the figure of notebook 05).
 
-    Same formulas as ``serving_cost`` (occupancy 1, no speculation); batches above
+    Formula: TPOT(B) = mean over ctx = P+1 … P+R−1 of ``decode_step_time(B, ctx)``;
+    USD/M output = price / 3600 × 1e6 × TPOT · tp / B (as ``serving_cost``, occupancy 1, no
+    speculation); batches above
     ``max_batch`` are kept with ``fits = False`` so a plot can show where HBM runs out.
 
     Returns
@@ -757,3 +760,40 @@ def serving_validation() -> pd.DataFrame:
     df["speedup"] = np.where(is_time, df["measured"] / df["predicted"],
                              df["predicted"] / df["measured"])
     return df
+
+
+def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                      output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
+                      kv_dtype: str = "bf16", occupancy: float = 1.0,
+                      max_tpot_s: float | None = None,
+                      efficiency: Efficiency | None = None) -> ServingCost:
+    """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
+    the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
+    ``batch`` None: each tp at its largest batch (or the latency target's); a given batch must fit
+    the chosen tp.
+
+    Raises
+    ------
+    ValueError
+        If no tp fits the weights and a batch (the message gives the largest tp's reason).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    best, last = None, None
+    tp = 1
+    while tp <= (acc.scaleup_domain_size or 1):
+        if m.n_heads % tp == 0:
+            try:
+                c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
+                                 output_tokens=output_tokens, batch=batch,
+                                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                                 occupancy=occupancy,
+                                 max_tpot_s=max_tpot_s, efficiency=efficiency)
+                if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
+                    best = c
+            except ValueError as e:
+                last = e
+        tp *= 2
+    if best is None:
+        raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
+                         f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
+    return best

@@ -793,6 +793,109 @@ def validation_scatter(validation, ax=None):
     return ax
 
 
+# ---------------------------------------------------------------- serving and RL (notebook 05)
+def decode_roofline_vs_batch(steps, ax=None, title: str = ""):
+    """Decode step time and its two roofline terms against batch (``inference.decode_step``).
+
+    ``steps``: DataFrame with ``batch``, ``compute_s``, ``memory_s``, ``comm_s``, ``time_s``.
+    """
+    ax = _ax(ax)
+    b = steps["batch"]
+    ax.loglog(b, steps["memory_s"] * 1e3, color="C0", label="HBM term: (weights + KV) / bandwidth")
+    ax.loglog(b, steps["compute_s"] * 1e3, color="C1", label="compute term: FLOPs / achievable peak")
+    ax.loglog(b, steps["time_s"] * 1e3, color="k", lw=2, label="step time (max + TP all-reduces)")
+    if (steps["comm_s"] > 0).any():
+        ax.loglog(b, steps["comm_s"] * 1e3, color="C2", ls=":", label="exposed TP all-reduces")
+    ax.set_xlabel("sequences decoding together (batch)")
+    ax.set_ylabel("time per decode step (ms)")
+    ax.set_title(title or "Decode stays HBM-bound: the step time barely grows with batch")
+    ax.legend(fontsize=8)
+    _source(ax, "llmcost.inference.decode_step: roofline with data/efficiency.csv fractions")
+    return ax
+
+
+def cost_per_token_vs_batch(curves: dict, ax=None):
+    """USD per million output tokens against batch, one line per label (``cost_vs_batch``
+    frames); batches beyond the HBM capacity are drawn dashed."""
+    ax = _ax(ax)
+    for i, (label, df) in enumerate(curves.items()):
+        fit, over = df[df["fits"]], df[~df["fits"]]
+        ax.loglog(fit["batch"], fit["usd_per_m_output"], color=f"C{i}", lw=2, label=label)
+        if len(over):
+            ax.loglog(over["batch"], over["usd_per_m_output"], color=f"C{i}", ls="--", lw=1)
+            ax.plot(fit["batch"].iloc[-1], fit["usd_per_m_output"].iloc[-1], "o", color=f"C{i}")
+    ax.set_xlabel("sequences per replica (batch)")
+    ax.set_ylabel("USD per million output tokens")
+    ax.set_title("Batching cuts the cost of a token until HBM is full (dot; dashed: does not fit)")
+    ax.legend(fontsize=8)
+    _source(ax, "llmcost.inference.cost_vs_batch; prices from the scenario / data/prices.csv")
+    return ax
+
+
+def rl_loop_diagram(ax=None):
+    """The RL post-training loop as boxes and arrows: generate → score → update → sync."""
+    ax = _ax(ax, figsize=(8, 2.6))
+    boxes = [("generate\n(inference: prefill +\nHBM-bound decode)", 0.10, 0.095),
+             ("score\n(reward model or verifier,\nreference, critic)", 0.38, 0.115),
+             ("update\n(policy and critic:\nforward + backward)", 0.65, 0.10),
+             ("sync weights\nto the rollout\nengine", 0.91, 0.07)]
+    for text, x, _ in boxes:
+        ax.text(x, 0.55, text, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.5", fc="#eef3fb", ec="C0"))
+    for (_, x0, w0), (_, x1, w1) in zip(boxes, boxes[1:]):
+        ax.annotate("", xy=(x1 - w1 - 0.005, 0.55), xytext=(x0 + w0 + 0.005, 0.55),
+                    arrowprops=dict(arrowstyle="->", lw=1.5))
+    ax.annotate("", xy=(0.10, 0.18), xytext=(0.91, 0.18),
+                arrowprops=dict(arrowstyle="->", lw=1.2, connectionstyle="arc3,rad=0"))
+    ax.text(0.52, 0.08, "next iteration: new prompts, the updated policy", ha="center", fontsize=8)
+    ax.set_xlim(0, 1.04)
+    ax.set_ylim(0, 1)
+    ax.axis("off")
+    ax.set_title("One RL iteration: the inference and training ledgers cross")
+    return ax
+
+
+def rl_parts_bars(parts: dict, ax=None):
+    """Stacked horizontal bars of GPU-time shares by part, one bar per label (``RLIteration
+    .parts()`` frames)."""
+    ax = _ax(ax, figsize=(9.5, 1.4 + 0.6 * len(parts)))
+    names = list(next(iter(parts.values()))["part"])
+    left = np.zeros(len(parts))
+    for j, name in enumerate(names):
+        vals = np.array([float(df.set_index("part").loc[name, "share"]) for df in parts.values()])
+        if not vals.any():
+            continue
+        ax.barh(list(parts), vals, left=left, color=f"C{j % 10}", label=name.replace("_", " "))
+        left += vals
+    ax.set_xlim(0, 1)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of the iteration's GPU-time")
+    ax.set_title("Where an RL iteration's GPU-hours go")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _source(ax, "llmcost.rl.rl_iteration (parts sum to the total)")
+    return ax
+
+
+def generation_shares(df, ax=None):
+    """Generation's share of FLOPs and of time per source: the source's figure beside the
+    model of its set-up (``rl.published_generation_shares``)."""
+    ax = _ax(ax, figsize=(9.5, 3.8))
+    t = df[df["quantity"] == "generation share of time"].reset_index(drop=True)
+    y = np.arange(len(t))
+    ax.barh(y - 0.27, t["model_flops_share"], 0.26, color="C7", label="model: share of FLOPs")
+    ax.barh(y, t["model"], 0.26, color="C0", label="model: share of time")
+    ax.barh(y + 0.27, t["measured"].fillna(0), 0.26, color="C3", label="source: share of time")
+    ax.set_yticks(y, t["source"])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the iteration")
+    ax.set_title("Generation: a small share of the FLOPs, a large share of the time")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _source(ax, "DeepSpeed-Chat blog §5; OpenRLHF README and benchmark table; APRIL "
+                "arXiv:2509.18521; llmcost.rl.PUBLISHED_SHARES")
+    return ax
+
+
 # ----------------------------------------------------------------------------- notebook 06
 def isoflop_curves(n_params, curves: dict, optima: dict, ax=None, fit_name: str = ""):
     """Loss against model size at fixed compute (isoFLOP profiles), one line per budget, with

@@ -878,61 +878,52 @@ def serving_cost_per_token(usd_per_m_output_tokens, usd_per_m_input_tokens, outp
     return s
 
 
-def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, output_fraction,
-                           request_tokens: int = 1000, weight_dtypes=("bf16", "fp8"),
-                           tps=(1, 2, 4, 8)):
-    """The serving cost of one model from ``llmcost.inference.serving_cost`` (notebook 05's
-    roofline model), at the cheapest tensor-parallel size that fits, for requests of
-    ``request_tokens`` tokens of which a share ``output_fraction`` is generated.
+def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_tokens: int,
+                           output_tokens: int, *, tp: int = 0, batch: int = 0,
+                           weight_dtypes=("bf16",), kv_dtype: str = "bf16",
+                           occupancy: float = 1.0, max_tpot_s=None):
+    """The serving cost of one model with the scenario's serving set-up (notebook 05's keys
+    ``serve_*`` and ``inference_prompt_tokens`` / ``inference_output_tokens``), from
+    ``llmcost.inference``: ``serving_cost`` at ``tp``, or ``choose_serving_tp`` (the cheapest
+    tensor-parallel size per token) when ``tp`` is 0; ``batch`` 0 is the largest that fits.
 
-    Each request has R = round(request_tokens · f) output tokens (at least 1) and P =
-    request_tokens − R prompt tokens; the batch is the largest that fits in HBM. TP sizes above
-    the accelerator's scale-up domain are skipped. Weight precisions are tried in the order of
-    ``weight_dtypes``; the first that fits at some TP is used (405B in BF16 does not fit on 8
-    H100s, so it is served in FP8).
+    ``weight_dtypes`` are tried in order and the first that fits is used (pass
+    ``("bf16", "fp8")`` to fall back to FP8 for a model whose BF16 weights do not fit one node,
+    such as 405B on 8 H100s).
 
     Returns
     -------
-    ``inference.ServingCost`` of the cheapest TP (by blended USD per token).
+    ``inference.ServingCost``; its ``usd_per_m_blended`` weighs input and output tokens as
+    P : R.
 
     Raises
     ------
     ValueError
-        If ``output_fraction`` is outside (0, 1), ``request_tokens`` < 2, or the weights fit at
-        none of ``tps`` (the message gives the last reason).
+        From ``llmcost.inference`` (naming the argument) for bad input, or when the weights fit
+        at none of the precisions (the last reason is given).
     """
-    from .catalog import load_accelerator
-    from .inference import serving_cost
+    from .inference import choose_serving_tp, serving_cost
 
-    f = float(as_array(output_fraction, "output_fraction", positive=True, upper=1.0,
-                       upper_inclusive=False))
-    total = int(as_array(request_tokens, "request_tokens", positive=True, integer=True))
-    if total < 2:
-        raise ValueError(f"request_tokens={total} must be >= 2 (a prompt and an output)")
-    out = min(max(1, round(total * f)), total - 1)
-    tps = [int(t) for t in np.atleast_1d(as_array(tps, "tps", positive=True, integer=True))]
-    if isinstance(weight_dtypes, str) or not all(isinstance(d, str) for d in weight_dtypes):
-        raise ValueError(f"weight_dtypes={weight_dtypes!r} must be a sequence of dtype names")
-    acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
-    domain = acc.scaleup_domain_size or 8
-    best, why = None, "no TP size tried"
+    if isinstance(weight_dtypes, str) or not weight_dtypes or \
+            not all(isinstance(d, str) for d in weight_dtypes):
+        raise ValueError(f"weight_dtypes={weight_dtypes!r} must be a non-empty sequence of "
+                         "dtype names, e.g. ('bf16', 'fp8')")
+    tp = int(as_array(tp, "tp", nonnegative=True, integer=True))
+    batch = int(as_array(batch, "batch", nonnegative=True, integer=True))
+    kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens, batch=batch or None,
+              kv_dtype=kv_dtype, occupancy=occupancy, max_tpot_s=max_tpot_s)
+    why = None
     for dtype in weight_dtypes:
-        for tp in tps:
-            if tp > domain:
-                continue
-            try:
-                c = serving_cost(model, acc, price_usd_per_gpu_hour, prompt_tokens=total - out,
-                                 output_tokens=out, tp=tp, weight_dtype=dtype)
-            except ValueError as e:
-                why = str(e)
-                continue
-            if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
-                best = c
-        if best is not None:
-            break
-    if best is None:
-        raise ValueError(f"no tensor-parallel size in {tuple(tps)} serves the model: {why}")
-    return best
+        try:
+            if tp:
+                return serving_cost(model, accelerator, price_usd_per_gpu_hour, tp=tp,
+                                    weight_dtype=dtype, **kw)
+            return choose_serving_tp(model, accelerator, price_usd_per_gpu_hour,
+                                     weight_dtype=dtype, **kw)
+        except ValueError as e:
+            why = e
+    raise ValueError(f"weight_dtypes={tuple(weight_dtypes)!r}: the model cannot be served at any "
+                     f"of these precisions: {why}")
 
 
 def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu2024",

@@ -25,6 +25,7 @@ from .units import is_number
 METADATA_KEYS = ("title", "description")
 PRICING = ("on_demand", "reserved", "spot", "owned")
 COMPUTE_DTYPES = ("bf16", "fp8")
+_WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")  # llmcost.inference.WEIGHT_BYTES
 
 
 class ScenarioError(ValueError):
@@ -104,12 +105,6 @@ def _storage_tier(name, v):
 def _recipe(name, v):
     from .memory import RECIPES
     return _one_of(*RECIPES)(name, v)
-
-
-def _unit_fraction(name, v):
-    if not 0 <= v <= 1:
-        raise ScenarioError(f"{name}={v!r} must be in [0, 1]")
-    return v
 
 
 def _scaling_fit(name, v):
@@ -208,6 +203,43 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "and drain wait for them)"),
     Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
           "the backward and forward passes"),
+    # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
+    Param("serve_weight_dtype", "str", "serving weight precision", _one_of(*_WEIGHT_DTYPES)),
+    Param("serve_kv_dtype", "str", "KV-cache precision", _one_of("bf16", "fp16", "fp8")),
+    Param("serve_tp", "int", "tensor-parallel GPUs per serving replica; 0: the cheapest per "
+          "token (llmcost.inference.choose_serving_tp)", _nonnegative),
+    Param("serve_batch", "int", "sequences per replica; 0: the largest that fits in HBM",
+          _nonnegative),
+    Param("serve_occupancy", "float", "mean occupied share of the batch slots (continuous "
+          "batching)", _fraction),
+    Param("serve_max_tpot_s", "float|none", "latency target, seconds per output token; null: "
+          "none", _positive),
+    Param("inference_prompt_tokens", "int", "input tokens per request", _positive),
+    Param("inference_output_tokens", "int", "output tokens per request", _positive),
+    Param("rl_algorithm", "str", "RL post-training algorithm", _one_of("grpo", "ppo", "dpo")),
+    Param("rl_reward", "str", "scoring: a rule-based verifier or a reward model of the "
+          "policy's size", _one_of("verifier", "reward_model")),
+    Param("rl_prompts_per_step", "int", "prompts per RL iteration", _positive),
+    Param("rl_samples_per_prompt", "int", "responses per prompt (GRPO's group size G)", _positive),
+    Param("rl_prompt_tokens", "int", "prompt tokens", _positive),
+    Param("rl_response_tokens", "int", "mean response tokens", _positive),
+    Param("rl_response_tokens_max", "int", "longest response (the generation limit)", _positive),
+    Param("rl_ppo_epochs", "int", "passes over each batch per iteration", _positive),
+    Param("rl_gpus", "int", "GPUs of the RL job", _positive),
+    Param("rl_rollout_gpus", "int", "GPUs of a separate rollout engine; 0: colocated",
+          _nonnegative),
+    Param("rl_rollout_tp", "int", "tensor-parallel GPUs per rollout replica", _positive),
+    Param("rl_async", "bool", "asynchronous RL: generation overlaps training (off-policy by one "
+          "step; needs rl_rollout_gpus > 0)"),
+    Param("rl_partial_rollouts", "bool", "partial rollouts: unfinished responses continue next "
+          "step (APRIL, Kimi k1.5)"),
+    Param("rl_weight_sync_s", "float|none", "seconds to sync weights to the rollout engine; "
+          "null: estimated from link bandwidth", _nonnegative),
+    Param("rl_train_mfu", "float", "MFU of the scoring and update passes", _mfu),
+    Param("rl_verifier_usd_per_sample", "float", "verifier cost per sample, USD", _nonnegative),
+    Param("rl_iterations", "int", "RL iterations per run", _positive),
+    Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
+          _positive),
     # ---- compute-optimal scaling and lifetime demand (notebook 06; llmcost.scaling)
     Param("scaling_fit", "str", "parametric loss fit L(N, D) (llmcost.scaling.LOSS_FITS)",
           _scaling_fit),
@@ -215,8 +247,6 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "repeats allowed); null: unlimited fresh data", _positive),
     Param("inference_tokens_lifetime", "float", "tokens served over the model's lifetime, "
           "prompt and generated", _nonnegative),
-    Param("inference_output_fraction", "float", "share of served tokens that are generated "
-          "(decode), in [0, 1]", _unit_fraction),
 ]}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
@@ -324,6 +354,16 @@ def _cross_check(p: dict) -> None:
             plan_from_parameters(p)
         except ValueError as e:
             raise ScenarioError(str(e)) from None
+    if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
+        raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
+                            "generate and train at once")
+    if "rl_response_tokens" in p and "rl_response_tokens_max" in p and \
+            p["rl_response_tokens_max"] < p["rl_response_tokens"]:
+        raise ScenarioError(f"rl_response_tokens_max={p['rl_response_tokens_max']} must be >= "
+                            f"rl_response_tokens={p['rl_response_tokens']}")
+    if p.get("rl_algorithm") == "grpo" and p.get("rl_samples_per_prompt", 2) < 2:
+        raise ScenarioError(f"rl_samples_per_prompt={p['rl_samples_per_prompt']} must be >= 2 "
+                            "for GRPO (advantages are normalised within each group)")
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
         if "accelerator" in p:
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))

@@ -389,6 +389,55 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                    tpo_w, w.HBox([ppo_w, dpo_w]), out])
 
 
+def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):
+    """Algorithm, G, response length, tail ratio, rollout GPUs, async and accelerator widgets
+    updating the per-iteration ledger of ``llmcost.rl.rl_iteration`` (other settings from ``p``,
+    the notebook's validated parameters). Returns the ``VBox``."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from . import plots, rl
+    from .catalog import list_accelerators
+
+    alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
+    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
+    resp = w.IntSlider(value=p["rl_response_tokens"], min=128, max=32768, step=128,
+                       description="mean resp.", continuous_update=False)
+    tail = w.FloatSlider(value=p["rl_response_tokens_max"] / p["rl_response_tokens"], min=1.0,
+                         max=16.0, step=0.5, description="tail ×", continuous_update=False)
+    roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0, max=max(p["rl_gpus"] - 1, 0),
+                       step=p["rl_rollout_tp"], description="rollout GPUs")
+    asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
+    acc = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
+                     description="accelerator")
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                it = rl.rl_iteration(
+                    model, acc.value, algorithm=alg.value, prompts_per_step=p["rl_prompts_per_step"],
+                    samples_per_prompt=g.value, prompt_tokens=p["rl_prompt_tokens"],
+                    response_tokens=resp.value, response_tokens_max=resp.value * tail.value,
+                    n_gpus=p["rl_gpus"], rollout_gpus=roll.value, rollout_tp=p["rl_rollout_tp"],
+                    asynchronous=asyn.value and roll.value > 0, train_mfu=p["rl_train_mfu"])
+            except ValueError as e:
+                print(f"cannot compute: {e}")
+                return
+            print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
+                  f"FLOPs, {it.generation_time_share:.0%} of time; "
+                  f"{it.gpu_hours * price_usd_per_gpu_hour:,.0f} USD per iteration")
+            display(plots.table(it.parts(price_usd_per_gpu_hour),
+                                {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
+                                 "usd": "${:,.2f}"}))
+
+    for x in (alg, g, resp, tail, roll, asyn, acc):
+        x.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+
+
 def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
                      price_usd_per_gpu_hour: float, serve_usd_per_m_tokens_per_b_params: float,
                      accelerator: str, mfu: float, dtype: str = "bf16"):

@@ -218,3 +218,20 @@ def test_larger_batch_never_raises_cost_per_token_until_capacity(prompt, output,
     fits = df[df["fits"]]
     assert len(fits) >= 1
     assert (np.diff(fits["usd_per_m_output"].to_numpy()) <= 1e-12).all()
+
+
+def test_choose_serving_tp_is_the_cheapest_that_fits():
+    # Llama-2-70B in BF16 is 138 GB: it cannot sit on one 80 GiB H100, so tp >= 2.
+    best = inf.choose_serving_tp("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                 output_tokens=250)
+    assert best.tp >= 2
+    for tp in (2, 4, 8):
+        other = inf.serving_cost("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                 output_tokens=250, tp=tp)
+        assert best.usd_per_m_blended <= other.usd_per_m_blended + 1e-12
+    fixed = inf.choose_serving_tp("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                  output_tokens=250, batch=16)
+    assert fixed.batch == 16 and fixed.limit == "as given"
+    with pytest.raises(ValueError, match="cannot be served"):
+        inf.choose_serving_tp("llama-3.1-405b", "H100-SXM", 3.99, prompt_tokens=1000,
+                              output_tokens=250)             # 811 GB of BF16 > 8 × 80 GiB

@@ -296,3 +296,16 @@ def test_a_model_too_small_for_the_loss_needs_infinite_data():
     n_min = scaling.min_params_for_loss(2.0)
     assert scaling.tokens_for_loss(2.0, n_min * 0.99) == math.inf
     assert math.isfinite(scaling.tokens_for_loss(2.0, n_min * 1.01))
+
+
+def test_reference_serving_cost_falls_back_to_fp8_where_bf16_cannot_fit():
+    # [hand] Llama 3.1 405B: 405.9e9 parameters × 2 bytes = 812 GB of BF16 weights, more than
+    # the 640 GB of 8 H100s (80 GB each, NVLink domain of 8); in FP8 406 GB fit on 8.
+    with pytest.raises(ValueError, match="weight_dtypes=\\('bf16',\\)"):
+        scaling.reference_serving_cost("llama-3.1-405b", "H100-SXM", 3.99, 1000, 250)
+    c = scaling.reference_serving_cost("llama-3.1-405b", "H100-SXM", 3.99, 1000, 250,
+                                       weight_dtypes=("bf16", "fp8"))
+    assert c.tp == 8 and c.notes.startswith("fp8")
+    # Blended price weighs input and output 1000 : 250.
+    assert c.usd_per_m_blended == pytest.approx((1000 * c.usd_per_m_input
+                                                 + 250 * c.usd_per_m_output) / 1250)
