@@ -47,6 +47,8 @@ from .inference import (
     speculative_tokens_per_pass,
 )
 from .rl import rl_campaign, rl_iteration
+from . import ledger  # the whole bill (notebook 00)
+from .ledger import Ledger, build_ledger
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -99,6 +101,8 @@ __all__ = [
     # communication and step time (notebook 04)
     "comm", "step", "Efficiency", "StepBreakdown", "load_efficiency", "predict_mfu",
     "rank_plans", "step_time",
+    # the whole bill (notebook 00)
+    "ledger", "Ledger", "build_ledger",
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",

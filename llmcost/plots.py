@@ -893,6 +893,66 @@ def generation_shares(df, ax=None):
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _source(ax, "DeepSpeed-Chat blog §5; OpenRLHF README and benchmark table; APRIL "
                 "arXiv:2509.18521; llmcost.rl.PUBLISHED_SHARES")
+# ---- the whole bill (notebook 00, llmcost.ledger)
+def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001):
+    """Waterfall of a bill (``Ledger.table()``): each line stacked on the ones before it, the
+    total last. Lines below ``min_share`` of the total are merged into "other lines"; lines that
+    are not modelled are listed in the title, not drawn."""
+    import textwrap
+
+    ax = _ax(ax, figsize=(8, 4))
+    body = table[table["key"] != "total"]
+    total = float(table.loc[table["key"] == "total", "usd"].iloc[0])
+    missing = body[body["usd"].isna()]["line"].tolist()
+    body = body.dropna(subset=["usd"])
+    big = body[body["usd"] >= min_share * total]
+    rest = float(body[body["usd"] < min_share * total]["usd"].sum())
+    labels, values = list(big["line"]), list(big["usd"])
+    if rest > 0:
+        labels.append("other lines")
+        values.append(rest)
+    bottom = 0.0
+    colours = {"compute": "C0", "post-training": "C1", "data": "C2", "evaluation": "C4",
+               "storage": "C5", "network": "C6", "energy": "C8", "people": "C9",
+               "operations": "C7", "reserve": "C3"}
+    cats = list(big["category"]) + (["other"] if rest > 0 else [])
+    for i, (v, c) in enumerate(zip(values, cats)):
+        ax.bar(i, v / scale, bottom=bottom / scale, color=colours.get(c, "0.6"))
+        ax.annotate(f"{v / scale:,.3g}", (i, (bottom + v) / scale), ha="center", va="bottom",
+                    fontsize=8, textcoords="offset points", xytext=(0, 2))
+        bottom += v
+    ax.bar(len(values), total / scale, color="0.3")
+    ax.annotate(f"{total / scale:,.3g}", (len(values), total / scale), ha="center",
+                va="bottom", fontsize=8, textcoords="offset points", xytext=(0, 2))
+    ax.set_xticks(range(len(values) + 1),
+                  [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
+                  fontsize=7)
+    ax.set_ylabel("USD (millions)")
+    title = "Where does the money go? The whole bill, line by line"
+    if missing:
+        title += f"\n(not modelled yet: {', '.join(missing)})"
+    ax.set_title(title, fontsize=10)
+    _source(ax, "llmcost.ledger.build_ledger; defaults: data/ledger_defaults.csv")
+    return ax
+
+
+def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
+    """Expected cumulative spend (``ledger.spend_timeline``) against the budget's alert
+    thresholds, with the day each alert fires."""
+    ax = _ax(ax, figsize=(7, 3.6))
+    ax.plot(timeline["day"], timeline["cumulative_usd"] / scale, color="C0",
+            label="expected cumulative spend")
+    budget = timeline.attrs["budget_usd"]
+    for i, (t, day) in enumerate(timeline.attrs["alerts"].items()):
+        ax.axhline(t * budget / scale, color="C3", ls=":", lw=1)
+        when = f"day {day:,.1f}" if day is not None else "never"
+        ax.annotate(f"{t:.0%} alert: {when}", (timeline["day"].iloc[0], t * budget / scale),
+                    fontsize=8, va="bottom", color="C3")
+    ax.set_xlabel("days from the start of the project")
+    ax.set_ylabel("USD (millions)")
+    ax.set_title("When do the budget alerts fire?")
+    ax.legend(fontsize=8, loc="lower right")
+    _source(ax, "llmcost.ledger.spend_timeline")
     return ax
 
 

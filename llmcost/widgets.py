@@ -436,6 +436,58 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
         x.observe(update, names="value")
     update()
     return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+def ledger_explorer(scenario: dict):
+    """The main inputs of the bill (GPUs, MFU, price, pricing mode, exploratory fraction,
+    reserve, people) with the bill's table and waterfall updating (``llmcost.ledger``).
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from . import plots
+    from .ledger import build_ledger
+    from .scenario import PRICING
+    from .units import fmt_usd
+
+    gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
+    mfu = w.FloatSlider(value=scenario["mfu"], min=0.1, max=0.7, step=0.01, description="MFU",
+                        continuous_update=False)
+    price = w.FloatSlider(value=scenario["price_usd_per_gpu_hour"] or 2.5, min=0.5, max=12,
+                          step=0.05, description="$/GPU-h", continuous_update=False)
+    pricing = w.Dropdown(options=PRICING, value=scenario["pricing"], description="pricing")
+    explore = w.FloatSlider(value=1.19 if scenario["ledger_exploratory_fraction"] is None
+                            else scenario["ledger_exploratory_fraction"], min=0, max=3,
+                            step=0.05, description="explore ×", continuous_update=False)
+    reserve = w.FloatSlider(value=scenario["ledger_reserve_fraction"], min=0, max=0.5,
+                            step=0.01, description="reserve", continuous_update=False)
+    fte = w.FloatSlider(value=0, min=0, max=200, step=1, description="staff FTE",
+                        continuous_update=False)
+    out = w.Output()
+
+    def update(*_):
+        changes = dict(n_gpus=gpus.value, mfu=mfu.value, pricing=pricing.value,
+                       price_usd_per_gpu_hour=None if pricing.value == "owned" else price.value,
+                       ledger_exploratory_fraction=explore.value,
+                       ledger_reserve_fraction=reserve.value,
+                       ledger_people=[{"role": "staff", "fte": fte.value}] if fte.value else [])
+        out.clear_output(wait=True)
+        with out:
+            try:
+                bill = build_ledger({**scenario, **changes})
+            except ValueError as e:
+                print(f"cannot price this: {e}")
+                return
+            print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
+                  f"; {bill.figures['wall_clock_days']:.1f} days")
+            plots.bill_waterfall(bill.table())
+            plt.show()
+
+    for wid in (gpus, mfu, price, pricing, explore, reserve, fte):
+        wid.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]), out])
 
 
 def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
