@@ -54,13 +54,12 @@ from .memory import (
     DEFAULT_RESERVE,
     PARTS,
     PP_SPLITS,
-    SCHEDULES,
-    _schedule_code,
     fits,
     get_recipe,
     plan_memory_arrays,
 )
 from .model import RECOMPUTE_MODES, ModelSpec
+from .shapes import SCHEDULES, schedule_code
 from .units import as_array, scalar_or_array
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
@@ -126,7 +125,7 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     p = as_array(pp, "pp", positive=True, integer=True)
     m = as_array(n_microbatches, "n_microbatches", positive=True, integer=True)
     v = as_array(virtual_stages, "virtual_stages", positive=True, integer=True)
-    code = _schedule_code(schedule)
+    code = schedule_code(schedule)
     if relative_to not in ("ideal", "total"):
         raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
     b = (p - 1) / m
@@ -413,6 +412,33 @@ def free_plan_parameters(p: dict) -> list:
             if k != "dp" and field not in fixed]
 
 
+def _memory_ranking(model, cluster, seq_len, recipe):
+    return rank_without_time
+
+
+#: The ranking factory ``choose_plan`` uses when given none: ``(model, cluster, seq_len, recipe)
+#: -> (DataFrame -> DataFrame)``. ``rank_without_time`` until ``llmcost.step`` registers its
+#: step-time ranking (``import llmcost`` always does).
+_DEFAULT_RANKING = [_memory_ranking]
+
+
+def set_default_ranking(factory) -> None:
+    """Register the ranking ``choose_plan`` (and so ``plan_from_parameters``) uses by default:
+    ``factory(model, cluster, seq_len, recipe)`` returns a callable ordering an
+    ``enumerate_plans`` frame best first. ``llmcost.step`` registers ``step.time_ranking``; the
+    injection keeps this module free of any import of ``llmcost.step`` (no import cycle).
+
+    Raises
+    ------
+    ValueError
+        If ``factory`` is not callable.
+    """
+    if not callable(factory):
+        raise ValueError(f"factory={factory!r} must be callable (model, cluster, seq_len, "
+                         "recipe) -> ranking")
+    _DEFAULT_RANKING[0] = factory
+
+
 def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
                 recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
                 rank=None) -> ParallelPlan:
@@ -433,9 +459,11 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     rank : callable, optional
-        DataFrame -> DataFrame ordering candidate rows best first. Default: by predicted step
-        time (``llmcost.step.rank_by_step_time`` with the default overlap settings, bf16,
-        FlashAttention), so every notebook of a scenario shares the fastest fitting plan; pass
+        DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
+        registered with ``set_default_ranking``; ``llmcost.step`` registers its predicted step
+        time (``step.time_ranking``: ``rank_by_step_time`` with the default overlap settings,
+        bf16, FlashAttention) when the package is imported, so every notebook of a scenario
+        shares the fastest fitting plan (this module never imports ``llmcost.step``); pass
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
         ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
         step-time model is an upper bound for them (see ``llmcost.step``).
@@ -489,10 +517,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         # when nothing else fits, or when the scenario asks for it.
         ok = ok[ok["zero_stage"] < 3]
     if rank is None:
-        from .step import rank_by_step_time
-
-        def rank(frame):
-            return rank_by_step_time(frame, model, cluster, seq, recipe=recipe)
+        rank = _DEFAULT_RANKING[0](model, cluster, seq, recipe)
     ok.attrs = dict(df.attrs)
     row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)

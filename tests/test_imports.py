@@ -1,0 +1,67 @@
+"""The package's import graph (the brief: dependencies flow one way, no import cycles). Issue 9
+removed the parallel <-> step cycle (``parallel.choose_plan`` now takes its step-time ranking by
+injection, ``parallel.set_default_ranking``). Lazy imports inside functions count: they are
+dependencies too."""
+
+import ast
+from pathlib import Path
+
+import llmcost
+
+PACKAGE = Path(llmcost.__file__).parent
+
+
+def _graph():
+    g = {}
+    for f in PACKAGE.glob("*.py"):
+        if f.stem in ("__init__", "__main__"):
+            continue
+        deps = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module.split(".")[0]] if node.module else \
+                    [a.name for a in node.names]
+                deps.update(n for n in names if (PACKAGE / f"{n}.py").exists())
+        g[f.stem] = deps - {f.stem}
+    return g
+
+
+def _find_cycle(g):
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = "open"
+        stack.append(n)
+        for d in sorted(g.get(n, ())):
+            if state.get(d) == "open":
+                return stack[stack.index(d):] + [d]
+            if d not in state:
+                found = visit(d)
+                if found:
+                    return found
+        state[n] = "done"
+        stack.pop()
+        return None
+
+    for n in sorted(g):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_in_the_package():
+    g = _graph()
+    assert {"step", "parallel", "shapes", "memory", "comm"} <= set(g)
+    assert "step" not in g["parallel"] and "parallel" in g["step"]
+    assert _find_cycle(g) is None, _find_cycle(g)
+
+
+def test_shapes_depends_only_on_the_model():
+    assert _graph()["shapes"] <= {"model", "units"}
