@@ -285,6 +285,9 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
+    from .accuracy import band_for_step
+    from .catalog import load_model
+    band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"))
     out = dict(scenario)
     value = round(float(b.mfu), 6)
     out["mfu"] = value
@@ -294,6 +297,10 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
         "efficiency_row": b.efficiency_row,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},
+        "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
+                 "n": band.n, "regime": band.regime, "validated": band.validated,
+                 "sets": list(band.sets), "text": band.describe(),
+                 "warnings": list(band.warnings)},
     }
     return out
 
@@ -414,7 +421,9 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     from .checks import scenario_warnings
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
-                 f"{scenario['_mfu_prediction']['from']}")
+                 f"{scenario['_mfu_prediction']['from']}; band "
+                 f"{scenario['_mfu_prediction']['band']['low']:.1%}–"
+                 f"{scenario['_mfu_prediction']['band']['high']:.1%}")
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
                                  defaults=set(defaults))
@@ -584,7 +593,8 @@ def _mfu_note(summary: dict) -> str:
     return (f"<p><b>MFU predicted, not assumed:</b> the scenario says <code>mfu: predict</code>; "
             f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} (step "
             f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
-            "04 shows where the time goes).</p>\n")
+            "04 shows where the time goes). Error band: "
+            f"{html.escape(pred['band']['text'])}.</p>\n")
 
 
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,

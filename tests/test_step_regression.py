@@ -53,9 +53,11 @@ def test_step_time_and_validation_unchanged(pinned, current):
     for old, new in zip(pinned["step_time"], current["step_time"]):
         assert new["plan"] == old["plan"]
         assert new["parts"] == pytest.approx(old["parts"], rel=REL)
-    old_v = {r["run_id"]: r for r in pinned["validation"]}
-    assert len(current["validation"]) == len(old_v) == 26
-    for r in current["validation"]:
-        assert r["predicted_mfu"] == pytest.approx(old_v[r["run_id"]]["predicted_mfu"], rel=REL)
+    # every row pinned before the split is unchanged (rows added since, e.g. Llama 3 Table 4's,
+    # have their sourced checks in test_step.py)
+    new_v = {r["run_id"]: r for r in current["validation"]}
+    assert len(pinned["validation"]) == 26
+    for r in pinned["validation"]:
+        assert new_v[r["run_id"]]["predicted_mfu"] == pytest.approx(r["predicted_mfu"], rel=REL)
     for k in ("forward_ms", "backward_ms"):
         assert current["layer_table"][k] == pytest.approx(pinned["layer_table"][k], rel=REL)
