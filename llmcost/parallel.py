@@ -45,6 +45,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -492,8 +493,10 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
-    df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                         recipe=recipe, reserve=reserve, **opts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
+        df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
+                             recipe=recipe, reserve=reserve, **opts)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
     if df.empty:
@@ -714,7 +717,31 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "rejected": {rule: int(c) for rule, c in zip(
             RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
     })
+    if df.attrs["n_valid"] == 0:
+        df.attrs["empty_reason"] = empty_reason(df.attrs)
+        warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
     return df
+
+
+class EmptyPlanTable(UserWarning):
+    """``enumerate_plans`` or ``step.rank_plans`` returned no row; the message says why (also in
+    the frame's ``attrs["empty_reason"]``)."""
+
+
+def empty_reason(attrs: dict) -> str:
+    """Why an ``enumerate_plans`` grid holds no valid plan, from its ``attrs``: the deepest rule
+    (in ``RULES`` order) any combination reached before being rejected, and the three rules
+    broken most often, with counts."""
+    counts = attrs.get("rejected", {})
+    reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
+    rule = reached[-1] if reached else "product"
+    common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
+                    reverse=True)[:3]
+    tally = ", ".join(f"{r} ({n:,})" for n, r in common) or "none"
+    return (f"no valid plan among {attrs.get('n_candidates', 0):,} combinations for "
+            f"{attrs.get('model', 'the model')} on {attrs.get('n_gpus', '?')} GPUs with a global "
+            f"batch of {attrs.get('global_batch', '?')} sequences: the combinations that get "
+            f"furthest break rule '{rule}' ({RULES[rule]}); rules broken most often: {tally}")
 
 
 def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
@@ -861,8 +888,10 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     for n in n_gpus:
         cl = Cluster(accelerator, int(n))
         tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size]
-        df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
-                             **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no valid plan"
+            df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
+                                 **options)
         ok = df[df["fits"]]
         best = rank_without_time(ok).head(1)
         rows.append({

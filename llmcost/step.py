@@ -87,6 +87,7 @@ DualPipe would hide it).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -96,7 +97,13 @@ from . import comm
 from .hardware import Cluster, Efficiency
 from .memory import get_recipe, stage_candidates
 from .model import RECOMPUTE_MODES, ModelSpec
-from .parallel import ParallelPlan, bubble_fraction, set_default_ranking
+from .parallel import (
+    EmptyPlanTable,
+    ParallelPlan,
+    bubble_fraction,
+    empty_reason,
+    set_default_ranking,
+)
 from .shapes import (
     SCHEDULES,
     check_plan_arrays,
@@ -867,12 +874,15 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
 
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
-    plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
-                            flash_attention=flash_attention, dropout=dropout,
-                            **enumerate_options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)    # re-issued below with the ranking's
+        plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
+                                flash_attention=flash_attention, dropout=dropout,
+                                **enumerate_options)
     ok = plans[plans["fits"]]
     if within_scaleup_domain:
         ok = ok[ok["tp_in_scaleup_domain"]]
+    reason = _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain)
     ok.attrs = dict(plans.attrs)
     ranked = rank_by_step_time(ok, model, cluster, recipe=recipe,
                                flash_attention=flash_attention, dropout=dropout, dtype=dtype,
@@ -892,7 +902,29 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ranked["upper_bound"] = ranked["zero_stage"] == 3
     ranked.attrs = dict(plans.attrs)
     ranked.attrs.update(n_fitting=int(plans["fits"].sum()), n_ranked=len(ranked))
+    if reason:
+        ranked.attrs["empty_reason"] = reason
+        warnings.warn(reason, EmptyPlanTable, stacklevel=2)
     return ranked
+
+
+def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
+    """Why ``rank_plans`` ranks nothing ("" when it ranks something)."""
+    if len(ok):
+        return ""
+    if plans.empty:
+        return empty_reason(plans.attrs)
+    a = plans.attrs
+    if not plans["fits"].any():
+        usable = a["hbm_bytes"] * (1 - a["reserve"])
+        return (f"no plan fits: {a['n_valid']:,} valid plans, the smallest needs "
+                f"{plans['memory_bytes'].min() / 1e9:,.1f} GB per GPU, more than the "
+                f"{usable / 1e9:,.1f} GB usable on {cluster.accelerator.name} "
+                f"({a['reserve']:.0%} reserve): more GPUs, ZeRO-3 or recomputation are needed")
+    return (f"every one of the {int(plans['fits'].sum()):,} fitting plans has tp above the "
+            f"{cluster.scaleup_domain_size}-GPU scale-up domain "
+            f"(within_scaleup_domain={within_scaleup_domain}); pass within_scaleup_domain=False "
+            "to rank them")
 
 
 def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
@@ -1222,7 +1254,9 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
         gb = int(global_batch) if global_batch is not None else round(batch_per_gpu * n)
         row = {"n_gpus": n, "global_batch": gb, "plan": "no plan fits"}
         try:
-            ranked = rank_plans(model, Cluster(accelerator, n), gb, seq_len, **options)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no plan fits"
+                ranked = rank_plans(model, Cluster(accelerator, n), gb, seq_len, **options)
         except ValueError:
             ranked = pd.DataFrame()
         if len(ranked):

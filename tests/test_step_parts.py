@@ -205,3 +205,28 @@ def test_model_shapes_rejects_a_non_model():
 def test_set_default_ranking_rejects_a_non_callable():
     with pytest.raises(ValueError, match="factory=3 must be callable"):
         parallel.set_default_ranking(3)
+
+
+# ----------------------------------------------------------------------------- empty tables
+def test_an_empty_plan_table_says_why():
+    # Issue 10 (c): a grid with no valid plan (tp = 3 cannot divide 32 heads, and 3·1·1 does not
+    # divide 8 GPUs; 4 micro-batch sizes × 6 virtual-stage divisors of 32 layers = 24 combinations)
+    # warns with the rule, and keeps the reason in attrs.
+    with pytest.warns(parallel.EmptyPlanTable, match="no valid plan among 24 combinations.*"
+                                                     "rules broken most often: product"):
+        df = parallel.enumerate_plans(SPEC, Cluster(A100, 8), 8, 4096, tp=(3,), pp=(1,),
+                                      zero_stage=(0,), recompute=("none",),
+                                      schedule=("1f1b",), micro_batch_size=(1, 2, 4, 8))
+    assert df.empty and "product" in df.attrs["empty_reason"]
+    with pytest.warns(parallel.EmptyPlanTable, match="no valid plan"):
+        r = step.rank_plans(SPEC, Cluster(A100, 8), 8, 4096, tp=(3,))
+    assert r.empty and r.attrs["empty_reason"].startswith("no valid plan")
+
+
+def test_a_ranking_with_nothing_that_fits_says_why():
+    # Llama 2 70B on one 80 GB GPU: 70e9 parameters × 18 B do not fit in 72 GB.
+    spec = llmcost.load_model("llama-2-70b")
+    with pytest.warns(parallel.EmptyPlanTable, match=r"no plan fits: \d+ valid plans, the "
+                                                     r"smallest needs [\d,.]+ GB per GPU"):
+        r = step.rank_plans(spec, Cluster(A100, 1), 1, 4096)
+    assert r.empty and "more GPUs, ZeRO-3 or recomputation" in r.attrs["empty_reason"]
