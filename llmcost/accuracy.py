@@ -4,7 +4,7 @@ The step-time model (``llmcost.step``) is checked against published runs
 (``step.mfu_validation``: ``data/validation_mfu.csv`` joined to ``data/published_runs.csv``).
 Every prediction gets a band from the held-out rows of its **regime**:
 
-* hardware generation (``step.GENERATIONS``: A100 / H100 class),
+* hardware generation (``stacks.GENERATIONS``: A100 / H100 class),
 * parallelism kind (``step.parallelism_kind``: Megatron-style TP/PP/DP, context parallel, ZeRO-3,
   MoE),
 * scale: the plan's GPU count within a factor ``SCALE_FACTOR`` of the regime's published runs.
@@ -89,8 +89,8 @@ class MfuBand:
 
 
 def _generation(accelerator: str) -> str:
-    from .step import GENERATIONS
-    return GENERATIONS.get(accelerator, accelerator)
+    from .stacks import generation
+    return generation(accelerator)
 
 
 def best_published_mfu(accelerator: str, n_params: float):

@@ -106,6 +106,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
+    out.extend(_stack_warnings(values, plan))
     if plan.zero_stage == 3:
         out.append("the plan uses ZeRO-3 (FSDP): the step-time model assumes its parameter "
                    "gathers run at full NCCL bandwidth behind compute, which measured ZeRO-3 runs "
@@ -161,3 +162,25 @@ def exposed_comm_warning(b, plan, gpu) -> str:
     return (f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
             f"communication (notebook 04), mostly {what}: {share:.0%} of the step{where}; "
             f"{why}.")
+
+
+def _stack_warnings(values: dict, plan) -> list:
+    """Fixed plan fields the scenario's software stack does not offer (plan search never picks
+    them; a fixed value is kept, and said)."""
+    from .parallel import fixed_plan_fields
+    from .stacks import DEFAULT_STACK, load_stack, plan_options
+    try:
+        st = load_stack(values.get("stack", DEFAULT_STACK))
+    except ValueError:
+        return []
+    fixed = fixed_plan_fields(values)
+    allowed = plan_options(st)
+    out = []
+    for field, key in (("schedule", "pp_schedule"), ("zero_stage", "zero_stage"),
+                       ("recompute", "recompute")):
+        if field in fixed and getattr(plan, field) not in allowed[field] and \
+                not (field == "schedule" and plan.pp == 1):
+            out.append(f"{key}={getattr(plan, field)!r} is not offered by the {st.name} stack "
+                       f"(it has {', '.join(map(str, allowed[field]))}): the plan keeps the "
+                       "scenario's value, but no run on that software could use it.")
+    return out

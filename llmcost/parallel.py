@@ -61,6 +61,7 @@ from .memory import (
 )
 from .model import RECOMPUTE_MODES, ModelSpec
 from .shapes import SCHEDULES, schedule_code
+from .stacks import DEFAULT_STACK, plan_options
 from .units import as_array, scalar_or_array
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
@@ -442,7 +443,7 @@ def set_default_ranking(factory) -> None:
 
 def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
                 recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
-                rank=None) -> ParallelPlan:
+                rank=None, allowed=None) -> ParallelPlan:
     """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
@@ -459,6 +460,10 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         zero_stage, recompute, schedule).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
+    allowed : dict, optional
+        Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
+        ``sequence_parallel``): a software stack's features (``stacks.plan_options``). Fixed
+        fields are kept even when outside them (``checks`` warns).
     rank : callable, optional
         DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
         registered with ``set_default_ranking``; ``llmcost.step`` registers its predicted step
@@ -490,6 +495,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
+    for k, vals in (allowed or {}).items():
+        if k not in fixed:
+            opts[k] = tuple(vals)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
@@ -530,10 +538,11 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
 
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
-    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``
-    and ``accelerator`` (for the search). When every plan field is fixed the plan is built and
-    validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are chosen by
-    ``choose_plan``.
+    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
+    ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
+    built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
+    chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
+    ``stacks.DEFAULT_STACK``).
 
     Raises
     ------
@@ -559,7 +568,8 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
-                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE))
+                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
+                       allowed=plan_options(p.get("stack", DEFAULT_STACK)))
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):

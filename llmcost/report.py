@@ -295,7 +295,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "value": value, "plan": plan.describe(),
         "from": f"predicted by llmcost.step for {plan.describe()}",
         "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
-        "efficiency_row": b.efficiency_row,
+        "efficiency_row": b.efficiency_row, "stack": b.stack,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},
         "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
                  "n": band.n, "regime": band.regime, "validated": band.validated,
@@ -591,7 +591,8 @@ def _mfu_note(summary: dict) -> str:
     if not pred:
         return ""
     return (f"<p><b>MFU predicted, not assumed:</b> the scenario says <code>mfu: predict</code>; "
-            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} (step "
+            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} on the "
+            f"{html.escape(pred.get('stack', ''))} software stack (step "
             f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
             "04 shows where the time goes). Error band: "
             f"{html.escape(pred['band']['text'])}.</p>\n")

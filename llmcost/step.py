@@ -93,7 +93,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from . import comm
+from . import comm, stacks
 from .hardware import Cluster, Efficiency
 from .memory import get_recipe, stage_candidates
 from .model import RECOMPUTE_MODES, ModelSpec
@@ -113,6 +113,7 @@ from .shapes import (
     model_shapes,
     schedule_code,
 )
+from .stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from .units import SECONDS_PER_HOUR, as_array
 
 TP_OVERLAP = ("none", "backward", "all")
@@ -462,10 +463,10 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
 def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtual_stages,
                 micro_batch_size, n_microbatches, zero_stage, recompute, schedule,
                 sequence_parallel, seq_len=None, recipe="bf16_adam_fp32_grads",
-                pp_split="even", flash_attention=True, dropout=False, dtype="bf16",
-                tp_overlap="backward", pp_overlap=True, dp_overlap=True,
+                pp_split="even", flash_attention="auto", dropout=False, dtype="bf16",
+                tp_overlap="auto", pp_overlap="auto", dp_overlap="auto",
                 efficiency: Efficiency | None = None,
-                kernel_efficiency: float | None = None) -> dict:
+                kernel_efficiency: float | None = None, stack=None) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -473,7 +474,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 
     Plan arguments are integer arrays of one length (or scalars); ``recompute`` and
     ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names.
-    Options as ``step_time``. The plans must satisfy ``ParallelPlan``'s rules; the ones an
+    Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``). The plans must satisfy ``ParallelPlan``'s rules; the ones an
     array engine can check cheaply (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp,
     micro-batches and sizes >= 1) are checked here.
 
@@ -490,13 +491,16 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
         A plan breaking a ``PLAN_ARRAY_RULES`` rule (naming field, value and rule), an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
     """
-    if tp_overlap not in TP_OVERLAP:
-        raise ValueError(f"tp_overlap={tp_overlap!r} must be one of {TP_OVERLAP}")
+    so = stacks.step_options(DEFAULT_STACK if stack is None else stack, cluster.accelerator.name,
+                             efficiency, tp_overlap=tp_overlap, pp_overlap=pp_overlap,
+                             dp_overlap=dp_overlap, flash_attention=flash_attention)
+    flash_attention, tp_overlap, pp_overlap, dp_overlap, eff = (
+        so["flash_attention"], so["tp_overlap"], so["pp_overlap"], so["dp_overlap"],
+        so["efficiency"])
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
                       zero_stage=zero_stage)
     c = model_shapes(model)
-    eff = efficiency if efficiency is not None else _load_eff(cluster)
     kappa = float(as_array(KERNEL_EFFICIENCY if kernel_efficiency is None else kernel_efficiency,
                            "kernel_efficiency", positive=True, upper=1.0))
     # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
@@ -658,7 +662,8 @@ class StepBreakdown:
     The parts (``PARTS``) add up to ``step_time_s``. ``mfu`` is on the workbook's MFU basis
     (model FLOPs, full attention mask, no recomputation); ``hfu`` counts the recomputed FLOPs.
     ``efficiency_row`` names the ``data/efficiency.csv`` row used (``"default"`` when the
-    accelerator has no measurements of its own).
+    accelerator has no measurements of its own) and ``stack`` the software-stack profile
+    (``llmcost.stacks``).
     """
 
     matmul_s: float
@@ -681,6 +686,7 @@ class StepBreakdown:
     n_gpus: int
     plan: str = ""
     efficiency_row: str = ""
+    stack: str = ""
 
     @property
     def compute_s(self) -> float:
@@ -707,11 +713,11 @@ class StepBreakdown:
 
 
 def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=None, *,
-              recipe="bf16_adam_fp32_grads", flash_attention: bool = True,
-              dropout: bool = False, dtype: str = "bf16", tp_overlap: str = "backward",
-              pp_overlap: bool = True, dp_overlap: bool = True,
+              recipe="bf16_adam_fp32_grads", flash_attention="auto",
+              dropout: bool = False, dtype: str = "bf16", tp_overlap="auto",
+              pp_overlap="auto", dp_overlap="auto",
               efficiency: Efficiency | None = None,
-              kernel_efficiency: float | None = None) -> StepBreakdown:
+              kernel_efficiency: float | None = None, stack=None) -> StepBreakdown:
     """Predicted time of one optimizer step of ``plan`` and where it goes.
 
     Parameters
@@ -727,18 +733,24 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     recipe : str
         Precision recipe (``llmcost.memory.RECIPES``): gradient bytes reduced by DP and the
         optimizer's memory traffic.
-    flash_attention, dropout : bool
-        Fused attention kernel; dropout masks (Megatron-LM 2021–22 GPT runs: no FlashAttention,
-        dropout on).
+    flash_attention : bool or "auto"
+        Fused attention kernel ("auto": the stack has FlashAttention).
+    dropout : bool
+        Dropout masks (Megatron-LM 2021–22 GPT runs: no FlashAttention, dropout on).
     dtype : {"bf16", "fp8"}
         GEMM precision (the MFU's peak); attention and element-wise work stay 16-bit.
-    tp_overlap : {"none", "backward", "all"}
-    pp_overlap, dp_overlap : bool
-        The overlap rules of the module docstring.
+    tp_overlap : {"none", "backward", "all", "auto"}
+    pp_overlap, dp_overlap : bool or "auto"
+        The overlap rules of the module docstring ("auto": the stack's).
     efficiency : Efficiency, optional
-        Achievable fractions (default: ``catalog.load_efficiency(cluster.accelerator)``).
+        Achievable fractions, used as given (default: ``catalog.load_efficiency`` with the
+        stack's FlashAttention fraction for the hardware generation, ``stacks.step_options``).
     kernel_efficiency : float in (0, 1], optional
         Sustained share of the burst kernel rates (default ``KERNEL_EFFICIENCY``).
+    stack : str or Stack, optional
+        Software-stack profile (``stacks.load_stack``) whose features and overlaps the "auto"
+        options take; default ``stacks.DEFAULT_STACK``, whose options are the model's
+        historical defaults (FlashAttention-2, backward TP overlap, PP and DP overlap).
 
     Returns
     -------
@@ -757,14 +769,15 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
                                                            integer=True))
     plan.validate(model, seq_len=s)
     eff = efficiency if efficiency is not None else _load_eff(cluster)
+    st = stacks.load_stack(DEFAULT_STACK if stack is None else stack)
     out = step_arrays(model, cluster, **plan.to_dict(), seq_len=s, recipe=recipe,
                       flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                       tp_overlap=tp_overlap, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
-                      efficiency=eff, kernel_efficiency=kernel_efficiency)
+                      efficiency=efficiency, kernel_efficiency=kernel_efficiency, stack=st)
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
             if f.name in out}
     return StepBreakdown(**vals, n_gpus=plan.n_gpus, plan=plan.describe(),
-                         efficiency_row=eff.accelerator)
+                         efficiency_row=eff.accelerator, stack=st.name)
 
 
 def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=None,
@@ -775,7 +788,7 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 
 # ----------------------------------------------------------------------------- many plans
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
-                "dp_overlap", "efficiency", "kernel_efficiency")
+                "dp_overlap", "efficiency", "kernel_efficiency", "stack")
 
 
 def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, seq_len=None,
@@ -827,11 +840,11 @@ set_default_ranking(time_ranking)
 
 def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=None, *,
                train_tokens=None, price_usd_per_gpu_hour=None, within_scaleup_domain=True,
-               recipe="bf16_adam_fp32_grads", flash_attention: bool = True,
-               dropout: bool = False, dtype: str = "bf16", tp_overlap: str = "backward",
-               pp_overlap: bool = True, dp_overlap: bool = True,
+               recipe="bf16_adam_fp32_grads", flash_attention="auto",
+               dropout: bool = False, dtype: str = "bf16", tp_overlap="auto",
+               pp_overlap="auto", dp_overlap="auto",
                efficiency: Efficiency | None = None, kernel_efficiency: float | None = None,
-               **enumerate_options) -> pd.DataFrame:
+               stack=None, **enumerate_options) -> pd.DataFrame:
     """Every parallel plan that fits, ranked by predicted step time (best first).
 
     Enumerates the plan space with ``parallel.enumerate_plans`` (every combination of TP, PP,
@@ -852,6 +865,11 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     recipe, flash_attention, dropout, dtype, tp_overlap, pp_overlap, dp_overlap, efficiency,
     kernel_efficiency
         As ``step_time`` (``recipe`` also sets the memory check).
+    stack : str or Stack, optional
+        A named stack also limits the search to its schedules, ZeRO stages, recomputation modes
+        and sequence parallelism (``stacks.plan_options``; an option list passed in
+        ``enumerate_options`` wins). None: every feature the model knows, with
+        ``stacks.DEFAULT_STACK``'s kernels and overlaps.
     **enumerate_options
         Passed to ``enumerate_plans`` (``tp``, ``pp``, ``zero_stage``, ``recompute``,
         ``schedule``, ``pp_split``, ``reserve``...).
@@ -874,10 +892,14 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
 
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
+    so = stacks.step_options(DEFAULT_STACK if stack is None else stack,
+                             cluster.accelerator.name, efficiency, flash_attention=flash_attention)
+    if stack is not None:
+        enumerate_options = {**stacks.plan_options(stack), **enumerate_options}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyPlanTable)    # re-issued below with the ranking's
         plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
-                                flash_attention=flash_attention, dropout=dropout,
+                                flash_attention=so["flash_attention"], dropout=dropout,
                                 **enumerate_options)
     ok = plans[plans["fits"]]
     if within_scaleup_domain:
@@ -888,7 +910,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
                                flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                                tp_overlap=tp_overlap, pp_overlap=pp_overlap,
                                dp_overlap=dp_overlap, efficiency=efficiency,
-                               kernel_efficiency=kernel_efficiency)
+                               kernel_efficiency=kernel_efficiency, stack=stack)
     if train_tokens is not None:
         d = as_array(train_tokens, "train_tokens", positive=True)
         wall = float(d) / ranked["tokens_per_s"]
@@ -1029,9 +1051,6 @@ OUTSIDE_SETS = ("megatron21-table2-zero3",)
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
-#: Hardware generations (regimes of the error band), by catalogue accelerator.
-GENERATIONS = {"A100-40GB": "A100 (Ampere)", "A100-80GB": "A100 (Ampere)",
-               "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)"}
 
 
 def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
@@ -1074,7 +1093,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
 
     Returns
     -------
-    DataFrame: ``run_id``, ``set``, ``split``, ``model``, ``accelerator``, ``generation``,
+    DataFrame: ``run_id``, ``set``, ``split``, ``stack`` (the row's software-stack profile;
+    the row's own sourced settings override its "auto" options), ``model``, ``accelerator``,
+    ``generation``,
     ``kind`` (``parallelism_kind``), ``params``, ``n_gpus``, ``plan``, ``reported`` (as
     published, fraction of peak), ``reported_metric``, ``reported_mfu``, ``causal_basis_mfu``,
     ``predicted_mfu``, ``predicted_hfu``, ``error`` ((predicted − reported) / reported, MFU
@@ -1109,7 +1130,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
         b = step_time(model, Cluster(acc, n), plan, s, recipe=c["optimizer_recipe"],
                       flash_attention=bool(c["flash_attention"]), dropout=bool(c["dropout"]),
                       tp_overlap=c["comm_tp_overlap"], pp_overlap=bool(c["comm_pp_overlap"]),
-                      dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency)
+                      dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
+                      stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None)
         full_f = float(model.flops_per_token(s, causal=False))
         if c["metric"] == "hfu_full":
             reported = float(r["reported_tflops_per_gpu"]) * 1e12 / peak
@@ -1121,6 +1143,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
             metric = "MFU"
         causal = reported_mfu * float(model.flops_per_token(s, causal=True)) / full_f
         out.append({"run_id": c["run_id"], "set": c["set"], "split": c["split"],
+                    "stack": b.stack,
                     "model": r["model"], "accelerator": acc.name,
                     "generation": GENERATIONS.get(acc.name, acc.name),
                     "kind": parallelism_kind(plan.zero_stage, plan.cp, plan.ep, model.is_moe),
@@ -1167,9 +1190,25 @@ def error_summary(validation: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- scenarios
-#: Scenario parameters of the step-time model (notebook 04) and their defaults.
-SCENARIO_DEFAULTS = {"comm_tp_overlap": "backward", "comm_pp_overlap": True,
-                     "comm_dp_overlap": True}
+#: Scenario parameters of the step-time model (notebook 04) and their defaults: the stack and
+#: the overlap keys, "auto" = the stack's (``stacks.step_options``).
+SCENARIO_DEFAULTS = {"stack": DEFAULT_STACK, "comm_tp_overlap": "auto",
+                     "comm_pp_overlap": "auto", "comm_dp_overlap": "auto"}
+
+
+def scenario_options(p: dict) -> dict:
+    """The ``step_time`` / ``rank_plans`` options of scenario parameters: ``recipe``
+    (``optimizer_recipe``), ``dtype``, ``stack`` (default ``stacks.DEFAULT_STACK``) and the
+    overlap keys ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` resolved against
+    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it)."""
+    st = stacks.load_stack(p.get("stack", DEFAULT_STACK))
+    o = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items() if k != "stack"}
+    so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
+                             pp_overlap=o["comm_pp_overlap"], dp_overlap=o["comm_dp_overlap"])
+    return {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+            "dtype": p.get("dtype", "bf16"), "stack": st.name,
+            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
+            "dp_overlap": so["dp_overlap"]}
 
 
 def scenario_step(p: dict, model: ModelSpec | None = None):
@@ -1177,9 +1216,9 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
 
     Reads ``model``, ``accelerator``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan
     parameters (``parallel.plan_from_parameters``: fixed where the scenario fixes them, chosen by
-    predicted step time where it leaves them free), ``optimizer_recipe``, ``dtype`` and the
-    overlap settings ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` (defaults
-    ``SCENARIO_DEFAULTS``). FlashAttention on, no dropout (the memory model's defaults).
+    predicted step time among the stack's features where it leaves them free), and
+    ``scenario_options`` (``optimizer_recipe``, ``dtype``, ``stack``, the overlap keys). No
+    dropout (the memory model's default); FlashAttention as the stack has it.
 
     Returns
     -------
@@ -1191,12 +1230,7 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     model = model if model is not None else load_model(p["model"])
     cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
     plan = plan_from_parameters(p, model)
-    opts = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items()}
-    b = step_time(model, cluster, plan, int(p["seq_len"]),
-                  recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
-                  dtype=p.get("dtype", "bf16"), tp_overlap=opts["comm_tp_overlap"],
-                  pp_overlap=bool(opts["comm_pp_overlap"]),
-                  dp_overlap=bool(opts["comm_dp_overlap"]))
+    b = step_time(model, cluster, plan, int(p["seq_len"]), **scenario_options(p))
     return plan, b
 
 

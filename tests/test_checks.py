@@ -72,3 +72,12 @@ def test_a_predicted_mfu_carries_its_band_warnings():
     _, b = step.scenario_step(values)
     w = scenario_warnings(dict(values, mfu=round(b.mfu, 6)), mfu_predicted=True)
     assert any("exceeds the best published MFU for H100 (Hopper)" in x and "47%" in x for x in w)
+
+
+def test_a_fixed_feature_the_stack_lacks_is_flagged():
+    # megatron-core-2024 (data/stacks.csv) has no ZeRO-3 and no ZB-H1 schedule: a scenario that
+    # fixes them keeps them, and the report says no run on that stack could use them.
+    w = scenario_warnings(_values(zero_stage=3))
+    assert any("zero_stage=3 is not offered by the megatron-core-2024 stack" in x for x in w)
+    assert not any("not offered" in x for x in scenario_warnings(_values(zero_stage=3,
+                                                                         stack="pytorch-fsdp2-2024")))
