@@ -22,6 +22,7 @@ hardware generation and a model of that size (``best_published_mfu``).
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -103,7 +104,7 @@ def best_published_mfu(accelerator: str, n_params: float):
     ValueError
         If ``n_params`` is not a positive number.
     """
-    if not (isinstance(n_params, (int, float)) and n_params > 0):
+    if isinstance(n_params, bool) or not (isinstance(n_params, numbers.Real) and n_params > 0):
         raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
     gen = _generation(accelerator)
     v = validation_table()
@@ -146,9 +147,9 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     """
     from .step import parallelism_kind
 
-    if not (isinstance(mfu, (int, float)) and 0 < mfu <= 1):
+    if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
         raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
-    if not (isinstance(n_gpus, (int,)) and n_gpus >= 1):
+    if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
         raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
     gen = _generation(accelerator)
     kind = parallelism_kind(int(zero_stage), int(cp), int(ep), bool(is_moe))

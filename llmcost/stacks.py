@@ -35,7 +35,15 @@ TP_OVERLAP_MODES = ("none", "backward", "all")
 
 
 def generation(accelerator: str) -> str:
-    """The hardware generation of a catalogue accelerator (its own name when not listed)."""
+    """The hardware generation of a catalogue accelerator (its own name when not listed).
+
+    Raises
+    ------
+    ValueError
+        If ``accelerator`` is not a name (a string).
+    """
+    if not isinstance(accelerator, str):
+        raise ValueError(f"accelerator={accelerator!r} must be a catalogue accelerator name")
     return GENERATIONS.get(accelerator, accelerator)
 
 

@@ -73,9 +73,13 @@ assumed values, flagged as such, for accelerators without measurements; none fit
 training run. And one calibrated, global constant, ``KERNEL_EFFICIENCY``: the share of those burst
 kernel rates a real training step sustains, fitted to the per-layer timings of Korthikanti et al.
 2022 Table 4 (``calibrate_kernel_efficiency`` re-derives it), never to an end-to-end MFU.
-``benchmarks/validate_mfu.py`` and ``mfu_validation`` compare the predictions with Megatron-LM
-2021 Table 1 and Korthikanti et al. 2022 Table 5 (mean |error| 2.8%, max 8.2% on MFU; Korthikanti's
-22B row runs the calibration's layer, the other 13 rows are held out).
+``benchmarks/validate_mfu.py`` and ``mfu_validation`` compare the predictions with every set of
+``data/validation_mfu.csv`` (Megatron-LM 2021 Tables 1 and 2, Korthikanti et al. 2022 Table 5,
+Llama 3 Table 4 and NeMo AutoModel on H100, DeepSpeed's 2021 ZeRO-3), each row marked
+calibration (Korthikanti's 22B row runs the calibration's layer) or held-out; ``set_summary``
+gives n, mean and max error per set and split, and ``llmcost.accuracy`` turns the held-out
+errors into a band on every prediction. Software features (FlashAttention version, overlaps,
+schedules) come from a dated stack profile (``llmcost.stacks``).
 
 **Limits.** ZeRO-3 is modelled as current FSDP implementations aim to run it: weight gathers at
 NCCL's ring bandwidth, hidden behind compute whenever shorter. DeepSpeed's 2021 ZeRO-3

@@ -111,3 +111,12 @@ def test_scenario_overlap_keys_default_to_auto():
     with pytest.raises(llmcost.ScenarioError, match="comm_dp_overlap='sometimes' must be true, "
                                                    "false or 'auto'"):
         llmcost.validate_parameter("comm_dp_overlap", "sometimes")
+
+
+def test_bad_stack_inputs_name_the_argument():
+    with pytest.raises(ValueError, match="accelerator=3 must be a catalogue accelerator name"):
+        stacks.attention_fraction("megatron-core-2024", 3)
+    with pytest.raises(ValueError, match="tp_overlap='x' must be one of"):
+        stacks.step_options("megatron-core-2024", "H100-SXM", tp_overlap="x")
+    with pytest.raises(ValueError, match="stack=None is not a profile"):
+        stacks.plan_options(None)
