@@ -318,13 +318,14 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                   recompute: str, recipe: str = "bf16_adam_fp32_grads",
                   tp_overlap: str = "backward", pp_overlap: bool = True,
                   dp_overlap: bool = True, schedule: str = "1f1b", virtual_stages: int = 1,
-                  pp_split: str = "even", cp: int = 1):
+                  pp_split: str = "even", cp: int = 1, stack=None):
     """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute, pipeline
     schedule and overlap widgets updating the step-time breakdown and the predicted MFU
     (``llmcost.step``).
 
     The panel opens on the plan it is given (pass the notebook's ``schedule``,
-    ``virtual_stages``, ``pp_split`` and ``cp`` so that it shows the notebook's prediction). The
+    ``virtual_stages``, ``pp_split``, ``cp`` and ``stack`` so that it shows the notebook's
+    prediction). The
     interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
     (×1 = the datasheet). Returns the ``VBox``; a plan that breaks a rule shows the rule instead
     of the bars.
@@ -377,7 +378,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
                 b = step_time(spec, cl, plan, seq_len, recipe=recipe, tp_overlap=tpo_w.value,
-                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value)
+                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value, stack=stack)
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return

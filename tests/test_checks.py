@@ -81,3 +81,9 @@ def test_a_fixed_feature_the_stack_lacks_is_flagged():
     assert any("zero_stage=3 is not offered by the megatron-core-2024 stack" in x for x in w)
     assert not any("not offered" in x for x in scenario_warnings(_values(zero_stage=3,
                                                                          stack="pytorch-fsdp2-2024")))
+
+
+def test_fp8_on_a_stack_without_it_is_flagged():
+    w = scenario_warnings(_values(dtype="fp8", stack="megatron-lm-2021"))
+    assert any("the megatron-lm-2021 stack has no FP8 training" in x for x in w)
+    assert not any("has no FP8" in x for x in scenario_warnings(_values(dtype="fp8")))
