@@ -90,3 +90,15 @@ def test_band_for_a_step():
     band = accuracy.band_for_step(b, plan, spec, "H100-SXM")
     # Llama 3 Table 4 reports 41% for this plan; the band must contain it
     assert band.low <= 0.41 <= band.high
+
+
+def test_every_ranked_plan_carries_its_band():
+    spec = llmcost.load_model("llama-2-70b")
+    cl = Cluster(llmcost.load_accelerator("H100-SXM"), 2048)
+    r = step.rank_plans(spec, cl, 1024, 4096)
+    assert r["mfu_low"].notna().all() and (r["mfu_low"] < r["mfu"]).all()
+    assert (r["mfu_high"] >= r["mfu"]).all()
+    row = r.iloc[0]
+    band = accuracy.mfu_band(float(row["mfu"]), "H100-SXM", 2048, zero_stage=int(row["zero_stage"]),
+                             cp=int(row["cp"]), ep=int(row["ep"]))
+    assert row["mfu_low"] == pytest.approx(band.low) and row["band_regime"] == band.regime
