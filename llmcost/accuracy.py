@@ -86,7 +86,8 @@ class MfuBand:
         else:
             basis = (f"± {self.half_width:.0%}, the stated default outside every validated "
                      "regime")
-        return f"{self.mfu:.1%} (band {self.low:.1%}–{self.high:.1%}; {basis}; regime {self.regime})"
+        return (f"{self.mfu:.1%} (band {self.low:.1%}–{self.high:.1%}; {basis}; "
+                f"regime {self.regime})")
 
 
 def _generation(accelerator: str) -> str:

@@ -478,9 +478,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 
     Plan arguments are integer arrays of one length (or scalars); ``recompute`` and
     ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names.
-    Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``). The plans must satisfy ``ParallelPlan``'s rules; the ones an
-    array engine can check cheaply (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp,
-    micro-batches and sizes >= 1) are checked here.
+    Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``). The plans
+    must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
+    (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1) are
+    checked here.
 
     Returns
     -------
