@@ -196,3 +196,36 @@ def band_for_step(b, plan, model, accelerator: str) -> MfuBand:
     """``mfu_band`` of a ``StepBreakdown`` ``b`` of ``plan`` for ``model`` on ``accelerator``."""
     return mfu_band(float(b.mfu), accelerator, int(plan.n_gpus), zero_stage=plan.zero_stage,
                     cp=plan.cp, ep=plan.ep, is_moe=model.is_moe, n_params=float(model.n_params))
+
+
+def add_bands(ranked, model, cluster):
+    """A ``step.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
+    ``band_regime`` columns (``mfu_band``; the band is proportional to the MFU, so one band per
+    parallelism kind). Returns a new DataFrame (attrs kept).
+
+    Raises
+    ------
+    ValueError
+        If ``ranked`` lacks the ``mfu``, ``zero_stage``, ``cp`` or ``ep`` columns.
+    """
+    import numpy as np
+
+    missing = {"mfu", "zero_stage", "cp", "ep"} - set(getattr(ranked, "columns", ()))
+    if missing:
+        raise ValueError(f"ranked lacks the columns {sorted(missing)} (a step.rank_plans table)")
+    out = ranked.copy()
+    out["mfu_low"] = np.nan
+    out["mfu_high"] = np.nan
+    out["band_regime"] = ""
+    if out.empty:
+        return out
+    keys = pd.DataFrame({"z": np.where(out["zero_stage"] == 3, 3, 0),
+                         "cp": np.where(out["cp"] > 1, 2, 1),
+                         "ep": np.where(out["ep"] > 1, 2, 1)}, index=out.index)
+    for (z, cp, ep), idx in keys.groupby(["z", "cp", "ep"]).groups.items():
+        unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
+                        cp=int(cp), ep=int(ep), is_moe=model.is_moe)
+        out.loc[idx, "mfu_low"] = out.loc[idx, "mfu"] * unit.low
+        out.loc[idx, "mfu_high"] = out.loc[idx, "mfu"] * unit.high
+        out.loc[idx, "band_regime"] = unit.regime
+    return out

@@ -886,8 +886,8 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ``days``, ``gpu_hours`` and ``cost_usd``; sorted by step time (ties, which hidden
     communication makes common, by lower ZeRO stage, then less memory). ``attrs`` keeps
     ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked``. ZeRO-3 rows are upper bounds
-    (see the module's **Limits**) and carry ``upper_bound = True``. Every row's MFU carries its
-    band: ``mfu_low``, ``mfu_high`` and ``band_regime`` (``accuracy.mfu_band``).
+    (see the module's **Limits**) and carry ``upper_bound = True``. ``accuracy.add_bands``
+    gives every row's MFU its band (``mfu_low``, ``mfu_high``, ``band_regime``).
 
     Raises
     ------
@@ -928,34 +928,12 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
             ranked["cost_usd"] = ranked["gpu_hours"] * price
     # ZeRO-3 predictions are upper bounds (the model hides its gathers at full NCCL bandwidth)
     ranked["upper_bound"] = ranked["zero_stage"] == 3
-    _add_bands(ranked, model, cluster)
     ranked.attrs = dict(plans.attrs)
     ranked.attrs.update(n_fitting=int(plans["fits"].sum()), n_ranked=len(ranked))
     if reason:
         ranked.attrs["empty_reason"] = reason
         warnings.warn(reason, EmptyPlanTable, stacklevel=2)
     return ranked
-
-
-def _add_bands(ranked: pd.DataFrame, model: ModelSpec, cluster: Cluster) -> None:
-    """``mfu_low``, ``mfu_high`` and ``band_regime`` columns: each row's MFU band
-    (``accuracy.mfu_band``; the band is proportional to the MFU, so one band per parallelism
-    kind)."""
-    from .accuracy import mfu_band
-    ranked["mfu_low"] = np.nan
-    ranked["mfu_high"] = np.nan
-    ranked["band_regime"] = ""
-    if ranked.empty:
-        return
-    keys = pd.DataFrame({"z": np.where(ranked["zero_stage"] == 3, 3, 0),
-                         "cp": np.where(ranked["cp"] > 1, 2, 1),
-                         "ep": np.where(ranked["ep"] > 1, 2, 1)}, index=ranked.index)
-    for (z, cp, ep), idx in keys.groupby(["z", "cp", "ep"]).groups.items():
-        unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
-                        cp=int(cp), ep=int(ep), is_moe=model.is_moe)
-        ranked.loc[idx, "mfu_low"] = ranked.loc[idx, "mfu"] * unit.low
-        ranked.loc[idx, "mfu_high"] = ranked.loc[idx, "mfu"] * unit.high
-        ranked.loc[idx, "band_regime"] = unit.regime
 
 
 def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:

@@ -1,5 +1,6 @@
 """The error band of a predicted MFU (llmcost.accuracy) and the validation split (issue 9)."""
 
+import pandas as pd
 import pytest
 
 import llmcost
@@ -95,10 +96,16 @@ def test_band_for_a_step():
 def test_every_ranked_plan_carries_its_band():
     spec = llmcost.load_model("llama-2-70b")
     cl = Cluster(llmcost.load_accelerator("H100-SXM"), 2048)
-    r = step.rank_plans(spec, cl, 1024, 4096)
+    r = accuracy.add_bands(step.rank_plans(spec, cl, 1024, 4096), spec, cl)
     assert r["mfu_low"].notna().all() and (r["mfu_low"] < r["mfu"]).all()
     assert (r["mfu_high"] >= r["mfu"]).all()
     row = r.iloc[0]
     band = accuracy.mfu_band(float(row["mfu"]), "H100-SXM", 2048, zero_stage=int(row["zero_stage"]),
                              cp=int(row["cp"]), ep=int(row["ep"]))
     assert row["mfu_low"] == pytest.approx(band.low) and row["band_regime"] == band.regime
+
+
+def test_add_bands_needs_a_ranking():
+    with pytest.raises(ValueError, match=r"ranked lacks the columns \['cp', 'ep', 'mfu', "
+                                         r"'zero_stage'\]"):
+        accuracy.add_bands(pd.DataFrame({"x": [1]}), None, None)
