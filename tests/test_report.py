@@ -268,3 +268,16 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
     assert bill["bill.total_usd"] == pytest.approx(
         llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
+
+
+def test_a_non_default_stack_names_the_notebooks_that_ignore_it():
+    # Issue 9: plan search follows the scenario's stack only in notebooks that declare `stack`.
+    from pathlib import Path
+
+    from llmcost import report
+    declared = {Path("02_batch_size.ipynb"): {"tp": {}}, Path("04_communication.ipynb"):
+                {"tp": {}, "stack": {}}, Path("01_flops.ipynb"): {"mfu": {}}}
+    nbs = list(declared)
+    assert report.stack_warnings({"stack": "megatron-core-2024"}, nbs, declared) == []
+    w = report.stack_warnings({"stack": "pytorch-fsdp2-2024"}, nbs, declared)
+    assert len(w) == 1 and "notebooks 02_batch_size do not read `stack`" in w[0]
