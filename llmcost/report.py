@@ -633,7 +633,7 @@ def _owned_price(values: dict):
             or all(values.get(k) is None for k in keys):
         return None
     from .catalog import load_accelerator
-    from .ledger import owned_usd_per_gpu_hour
+    from .pricing import owned_usd_per_gpu_hour
 
     return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
                                   *(values.get(k) for k in keys[:1]),

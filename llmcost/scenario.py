@@ -695,16 +695,16 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     """
     if price_usd_per_gpu_hour is not None:
         return float(price_usd_per_gpu_hour), "given as price_usd_per_gpu_hour"
-    if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.ledger)
+    if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.pricing)
         from .catalog import load_accelerator
-        from .ledger import owned_usd_per_gpu_hour
+        from .pricing import owned_usd_per_gpu_hour
         try:
             own = owned_usd_per_gpu_hour(load_accelerator(accelerator))
         except ValueError as e:
             raise ScenarioError(str(e)) from None
         return own["usd_per_gpu_hour"], (
             f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
-            "2024 (hardware + energy, llmcost.ledger.owned_usd_per_gpu_hour)")
+            "2024 (hardware + energy, llmcost.pricing.owned_usd_per_gpu_hour)")
     from .catalog import catalogue_price
     try:
         return catalogue_price(accelerator, pricing)
