@@ -181,6 +181,31 @@ def tco2e(mwh, kg_co2e_per_kwh):
     return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
 
 
+
+def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
+    """The bill's energy and emissions for ``gpu_hours`` on ``accelerator``, beside a TDP-only
+    count.
+
+        E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
+        E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
+        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
+
+    The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
+    1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the
+    bill's by ``factor``.
+
+    Returns
+    -------
+    dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
+    ``kg_co2e_per_kwh``.
+    """
+    acc = _accelerator(accelerator)
+    kw = facility_kw_per_gpu(acc, pue)
+    grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
+    mwh = energy_mwh(gpu_hours, kw * 1e3)
+    return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
+            "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}
+
 # ------------------------------------------------------------------------------ the ledger
 @dataclass(frozen=True)
 class Line:
@@ -587,16 +612,14 @@ def _build(p: dict) -> Ledger:
                   given="ledger_cross_region_bytes")
     # ---- energy
     all_h = paid_h + explore_h + post_h + syn_h + eval_h
-    kw = facility_kw_per_gpu(gpu, p["ledger_pue"])
-    mwh = all_h * kw / 1e3
-    grid = default("grid_kg_co2e_per_kwh") if p["ledger_grid_kg_co2e_per_kwh"] is None \
-        else p["ledger_grid_kg_co2e_per_kwh"]
-    t_co2 = tco2e(mwh, grid)
+    en = energy_of(all_h, gpu, p["ledger_pue"], p["ledger_grid_kg_co2e_per_kwh"])
+    kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
     usd_kwh = default("electricity_usd_per_kwh") if p["ledger_electricity_usd_per_kwh"] is None \
         else p["ledger_electricity_usd_per_kwh"]
     energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP {gpu.tdp_w:.0f} W"
                   f" × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} tCO2e at "
-                  f"{grid:.3f} kg/kWh")
+                  f"{grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of GPU TDP alone "
+                  f"(the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these GPU-hours)")
     if own:
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
@@ -647,6 +670,7 @@ def _build(p: dict) -> Ledger:
         "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
         "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
+        "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
         "project_months": project_months, "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
