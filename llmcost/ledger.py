@@ -490,18 +490,8 @@ def _build(p: dict) -> Ledger:
                           + ", ".join(r["name"] for r in runs),
                           "ledger_exploratory_runs (scenario)", "modelled"))
         explore_h = h
-    else:
-        given = p["ledger_exploratory_fraction"] is not None
-        frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
-        row = _defaults()["exploratory_fraction"]
-        explore_h = frac * paid_h
-        lines.append(Line(
-            "compute.exploratory", "exploratory and failed runs", "compute", "development",
-            kind_compute, frac * final_run_usd,
-            f"{frac:.2f} × the final run's paid compute (cited range {row['low']}-{row['high']}: "
-            "total development compute is 1.2-4× the final run)",
-            "ledger_exploratory_fraction (scenario)" if given else row["source"],
-            "modelled" if given else "default"))
+    else:  # a fraction: priced after post-training and evaluation, which the default nets out
+        explore_ix, explore_h = len(lines), None
     # ---- post-training
     post_h = 0.0
     for key, label, tokens, fpt, how in (
@@ -563,6 +553,9 @@ def _build(p: dict) -> Ledger:
     _product_line(lines, "eval.human", "human evaluation and red-teaming", "evaluation",
                   "elastic", p["ledger_human_eval_hours"], p["ledger_human_eval_usd_per_hour"],
                   "hours", "$/h", "ledger_human_eval_hours × usd_per_hour")
+    if explore_h is None:
+        explore_h = _exploratory_fraction_line(lines, explore_ix, p, paid_h, post_h + eval_h,
+                                               gpu_rate, kind_compute)
     # ---- storage
     project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
         else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
@@ -680,6 +673,38 @@ def _build(p: dict) -> Ledger:
     }
     return Ledger(lines, figures, p)
 
+
+def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:
+    """The exploratory-runs line from a fraction, inserted at ``ix``; returns its GPU-hours.
+
+    Cottier et al. 2024 (arXiv:2405.21015, §2.5 and App. A.6) put *total development compute*
+    at 1.2-4× the final run, "including experiments, failed attempts, evaluation and
+    finetuning". With that default, the bill's own post-training (SFT, CPT, LoRA, RL) and
+    benchmark-run GPU-hours are part of the multiplier, so they are netted out:
+
+        exploratory GPU-h = max(0, 1.19 × final run − post-training − evaluation GPU-h)
+
+    A fraction the scenario gives (``ledger_exploratory_fraction``) is of exploratory and failed
+    runs alone and is not netted."""
+    given = p["ledger_exploratory_fraction"] is not None
+    frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
+    row = _defaults()["exploratory_fraction"]
+    if given:
+        h = frac * paid_h
+        how = f"{frac:.2f} × the final run's {paid_h:,.0f} paid GPU-h (exploratory runs alone)"
+    else:
+        h = max(0.0, frac * paid_h - netted_h)
+        how = (f"Cottier et al.'s development compute beyond the final run, {frac:.2f} × "
+               f"{paid_h:,.0f} paid GPU-h (cited range {row['low']}-{row['high']}: total "
+               "development compute is 1.2-4× the final run, experiments, failed attempts, "
+               f"evaluation and fine-tuning together), less the {netted_h:,.0f} GPU-h of "
+               "post-training and benchmark lines billed separately"
+               + (" (they exceed it: 0)" if h == 0 else "") + f" = {h:,.0f} GPU-h × ${rate:.2f}")
+    lines.insert(ix, Line("compute.exploratory", "exploratory and failed runs", "compute",
+                          "development", kind, h * rate, how,
+                          "ledger_exploratory_fraction (scenario)" if given else row["source"],
+                          "modelled" if given else "default"))
+    return h
 
 def scenario_mfu_source(p: dict) -> str:
     """Where the scenario's MFU comes from, for the bill's 'how' column."""

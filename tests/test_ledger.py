@@ -211,6 +211,34 @@ def test_energy_line_against_the_llama_model_cards():
     assert e["tco2e"] == pytest.approx(12_641, rel=0.001)  # regression pin (the reviewer's 12,641)
 
 
+def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
+    # Cottier et al. 2024 §2.5 / App. A.6: total development compute, "including experiments,
+    # failed attempts, evaluation and finetuning", is 1.2-4x the final run (median of the
+    # log-normal sqrt(1.2 × 4) = 2.19x). The bill's SFT, LoRA, CPT, RL and benchmark lines are
+    # inside that multiplier, so the default exploratory line is what remains:
+    # 1.19 × final-run GPU-h − post-training − benchmark GPU-h.
+    base = ledger.build_ledger({})
+    final_h = base.figures["paid_gpu_hours"]
+    assert base.line("compute.exploratory").usd == pytest.approx(1.19 * final_h * 3.99,
+                                                                 rel=1e-9)
+    sft = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0})
+    sft_h = sft.line("post.sft").usd / 3.99
+    assert sft.line("compute.exploratory").usd == pytest.approx(
+        (1.19 * final_h - sft_h - 5000.0) * 3.99, rel=1e-9)
+    assert "less the" in sft.line("compute.exploratory").how
+    # development compute as a whole is unchanged: the lines moved out of the multiplier
+    dev = lambda b: b.usd("compute.exploratory") + b.usd("post.") + b.usd("eval.benchmarks")
+    assert dev(sft) == pytest.approx(dev(base), rel=1e-9)
+    # post-training larger than the multiplier: exploratory 0, said on the line
+    big = ledger.build_ledger({"ledger_sft_tokens": 1e13})
+    assert big.line("compute.exploratory").usd == 0
+    assert "they exceed it: 0" in big.line("compute.exploratory").how
+    # a fraction the scenario gives is of exploratory runs alone: not netted
+    given = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_exploratory_fraction": 1.19})
+    assert given.line("compute.exploratory").usd == pytest.approx(1.19 * final_h * 3.99,
+                                                                  rel=1e-9)
+
+
 def test_published_run_gpu_hours_against_the_model_card():
     # Llama 3.1 405B model card: 30.84M H100 GPU-hours for the whole run. The bill's paid
     # GPU-hours of the main 8K phase at Table 4's 41% MFU with the failure model; the long-context
@@ -332,10 +360,11 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     assert sum(parts.values()) == pytest.approx(bill.figures["rl_gpu_hours"], rel=1e-12)
     assert line.usd == pytest.approx(bill.figures["rl_gpu_hours"] * 3.99, rel=1e-12)
     assert parts["generation"] > parts["update"]  # decode-bound rollouts dominate (notebook 05)
-    # RL GPU-hours are in the energy line's hours
-    base = ledger.build_ledger({**sc, "ledger_rl": False})
-    assert bill.figures["all_gpu_hours"] - base.figures["all_gpu_hours"] == pytest.approx(
-        bill.figures["rl_gpu_hours"], rel=1e-9)
+    # RL GPU-hours are in the energy line's hours (a given exploratory fraction: not netted)
+    given = ledger.build_ledger({**sc, "ledger_exploratory_fraction": 1.19})
+    base = ledger.build_ledger({**sc, "ledger_rl": False, "ledger_exploratory_fraction": 1.19})
+    assert given.figures["all_gpu_hours"] - base.figures["all_gpu_hours"] == pytest.approx(
+        given.figures["rl_gpu_hours"], rel=1e-9)
 
 
 def test_synthetic_and_benchmark_lines_are_served_tokens():
