@@ -60,8 +60,8 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
         capex $/GPU-h = price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
 
     (the value at the start of training is taken as the acquisition price: new hardware).
-    Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03× for an
-    A100 one) × average draw 0.75 × PUE × $/kWh. Figures in ``data/ledger_defaults.csv``.
+    Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03×
+    for an A100 one) × average draw 0.75 × PUE × $/kWh. Figures in ``data/ledger_defaults.csv``.
 
     Parameters
     ----------

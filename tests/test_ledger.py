@@ -478,6 +478,9 @@ def test_bad_values_raise_one_clear_error(bad, message):
                                                    "watts_per_gpu"),
     (ledger.tco2e, ("a", 0.4), "mwh"), (ledger.lora_adapter_params, (None, 0), "rank"),
     (ledger.default, ("nope",), "ledger default"),
+    (ledger.energy_of, (-1, "H100-SXM"), "gpu_hours"), (ledger.energy_of, (1, 7), "accelerator"),
+    (ledger.lora_gpu_hours, (None, 16, -1, 4096, 989e12, 0.4), "tokens"),
+    (ledger.lora_gpu_hours, (None, 16, 1e9, 4096, 989e12, 1.5), "mfu=1.5"),
 ])
 def test_public_functions_name_the_bad_argument(fn, args, name):
     spec = llmcost.load_model("llama-2-70b")
