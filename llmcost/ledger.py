@@ -679,31 +679,27 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> fl
 
     Cottier et al. 2024 (arXiv:2405.21015, §2.5 and App. A.6) put *total development compute*
     at 1.2-4× the final run, "including experiments, failed attempts, evaluation and
-    finetuning". With that default, the bill's own post-training (SFT, CPT, LoRA, RL) and
-    benchmark-run GPU-hours are part of the multiplier, so they are netted out:
+    finetuning"; ``ledger_exploratory_fraction`` (default their median, 1.19) is that multiplier
+    less one. The bill's own post-training (SFT, CPT, LoRA, RL) and benchmark-run GPU-hours are
+    part of it, so they are netted out:
 
-        exploratory GPU-h = max(0, 1.19 × final run − post-training − evaluation GPU-h)
+        exploratory GPU-h = max(0, fraction × final run − post-training − evaluation GPU-h)
 
-    A fraction the scenario gives (``ledger_exploratory_fraction``) is of exploratory and failed
-    runs alone and is not netted."""
+    (``ledger_exploratory_runs``, a list of runs, is billed as given instead)."""
     given = p["ledger_exploratory_fraction"] is not None
     frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
     row = _defaults()["exploratory_fraction"]
-    if given:
-        h = frac * paid_h
-        how = f"{frac:.2f} × the final run's {paid_h:,.0f} paid GPU-h (exploratory runs alone)"
-    else:
-        h = max(0.0, frac * paid_h - netted_h)
-        how = (f"Cottier et al.'s development compute beyond the final run, {frac:.2f} × "
-               f"{paid_h:,.0f} paid GPU-h (cited range {row['low']}-{row['high']}: total "
-               "development compute is 1.2-4× the final run, experiments, failed attempts, "
-               f"evaluation and fine-tuning together), less the {netted_h:,.0f} GPU-h of "
-               "post-training and benchmark lines billed separately"
-               + (" (they exceed it: 0)" if h == 0 else "") + f" = {h:,.0f} GPU-h × ${rate:.2f}")
+    h = max(0.0, frac * paid_h - netted_h)
+    how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
+           f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
+           "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
+           f"together), less the {netted_h:,.0f} GPU-h of post-training and benchmark lines "
+           "billed separately" + (" (they exceed it: 0)" if h == 0 else "")
+           + f" = {h:,.0f} GPU-h × ${rate:.2f}")
     lines.insert(ix, Line("compute.exploratory", "exploratory and failed runs", "compute",
                           "development", kind, h * rate, how,
-                          "ledger_exploratory_fraction (scenario)" if given else row["source"],
-                          "modelled" if given else "default"))
+                          "ledger_exploratory_fraction (scenario); " + row["source"] if given
+                          else row["source"], "modelled" if given else "default"))
     return h
 
 def scenario_mfu_source(p: dict) -> str:

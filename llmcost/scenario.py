@@ -327,9 +327,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}", _phases),
     Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
           "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
-    Param("ledger_exploratory_fraction", "float|none", "exploratory and failed runs as a "
-          "fraction of the final run's compute; null: Cottier et al. 2024's median 1.19 of all "
-          "development compute, less the bill's post-training and benchmark lines",
+    Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
+          "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
+          "the bill's post-training and benchmark lines",
           _nonnegative),
     Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
           "{name, gpu_hours} (replaces the fraction when given)",

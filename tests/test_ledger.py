@@ -233,10 +233,12 @@ def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
     big = ledger.build_ledger({"ledger_sft_tokens": 1e13})
     assert big.line("compute.exploratory").usd == 0
     assert "they exceed it: 0" in big.line("compute.exploratory").how
-    # a fraction the scenario gives is of exploratory runs alone: not netted
-    given = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_exploratory_fraction": 1.19})
-    assert given.line("compute.exploratory").usd == pytest.approx(1.19 * final_h * 3.99,
-                                                                  rel=1e-9)
+    # a fraction the scenario gives is the same multiplier, netted the same way
+    given = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0,
+                                 "ledger_exploratory_fraction": 1.19})
+    assert given.line("compute.exploratory").usd == pytest.approx(
+        sft.line("compute.exploratory").usd, rel=1e-9)
+    assert given.line("compute.exploratory").status == "modelled"
 
 
 def test_published_run_gpu_hours_against_the_model_card():
@@ -360,9 +362,10 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     assert sum(parts.values()) == pytest.approx(bill.figures["rl_gpu_hours"], rel=1e-12)
     assert line.usd == pytest.approx(bill.figures["rl_gpu_hours"] * 3.99, rel=1e-12)
     assert parts["generation"] > parts["update"]  # decode-bound rollouts dominate (notebook 05)
-    # RL GPU-hours are in the energy line's hours (a given exploratory fraction: not netted)
-    given = ledger.build_ledger({**sc, "ledger_exploratory_fraction": 1.19})
-    base = ledger.build_ledger({**sc, "ledger_rl": False, "ledger_exploratory_fraction": 1.19})
+    # RL GPU-hours are in the energy line's hours (listed exploratory runs: nothing netted)
+    runs = [{"name": "ablations", "gpu_hours": 1e5}]
+    given = ledger.build_ledger({**sc, "ledger_exploratory_runs": runs})
+    base = ledger.build_ledger({**sc, "ledger_rl": False, "ledger_exploratory_runs": runs})
     assert given.figures["all_gpu_hours"] - base.figures["all_gpu_hours"] == pytest.approx(
         given.figures["rl_gpu_hours"], rel=1e-9)
 
