@@ -144,14 +144,16 @@ def test_april_is_a_lower_bound_the_assumed_set_up_misses():
     # APRIL's abstract: generation "more than 90% of total runtime", a general statement. Its
     # script fixes the set-up but not the mean response or prompt (assumed 4,096 and 512).
     # The model is tested as an inequality: at the assumed mean it is below the bound (the gap
-    # is reported, not passed as agreement), and over assumed means of 1,024-8,192 it spans
-    # about 0.81-0.905, so only the shortest mean meets "> 90%".
+    # is reported, not passed as agreement: 0.81), and over assumed means of 1,024-8,192 it
+    # spans about 0.805-0.89, so no assumed mean in that range meets "> 90%" (the shortest
+    # comes closest: short responses make the 16K-token tail relatively longer).
     r = _shares().loc["APRIL"]
     assert r["bound"] == "lower"
     assert not r["consistent"] and r["model"] < 0.90
-    assert r["model_min"] == pytest.approx(0.81, abs=0.02)
-    assert r["model_max"] == pytest.approx(0.905, abs=0.02)
-    assert r["model_min"] <= r["model"] <= r["model_max"]
+    assert r["model"] == pytest.approx(0.81, abs=0.015)
+    assert r["model_min"] == pytest.approx(0.805, abs=0.015)
+    assert r["model_max"] == pytest.approx(0.893, abs=0.015)
+    assert r["model_min"] <= r["model"] <= r["model_max"] < 0.90
 
 
 def test_generation_is_a_small_share_of_flops_and_a_large_share_of_time():
