@@ -31,15 +31,20 @@ Conventions, stated once:
 * **Weight precision** ``bf16``/``fp16`` 2 bytes, ``fp8``/``int8`` 1, ``int4`` 0.5 + 2/128 =
   0.515625: one FP16 scale per group of 128 INT4 weights (GPTQ/AWQ's usual group size) adds
   2 B per 64 B, 3.1% (a zero point as well would make it 6.25%; symmetric scales assumed).
-  FP8 and INT8 are per-channel or per-tensor scaled (negligible bytes). FP8 weights run W8A8 on the FP8 tensor cores where the
-  device has them; INT8 and INT4 are weight-only (dequantised to BF16 for the matmul).
+  FP8 and INT8 are per-channel or per-tensor scaled (negligible bytes). FP8 weights run W8A8
+  on the FP8 tensor cores where the device has them; INT8 and INT4 are weight-only
+  (dequantised to BF16 for the matmul).
 * **KV cache** per token: 2·n_layers·n_kv_heads·d_head·bytes (K and V, MHA/GQA/MQA); MLA caches
   the compressed latent and the shared rotary key, (kv_lora_rank + qk_rope_head_dim)·n_layers·bytes
   (DeepSeek-V2, arXiv:2405.04434, §2.1.2 and Table 1). Sliding-window layers keep at most the
-  window's tokens.
+  window's tokens; ``window_layers`` is the share of layers that have the window (1 for
+  Mistral 7B, the default for a windowed model; 0.5 for Gemma 2's alternation).
 * **FLOPs per token** = 2 × active matmul weights + the attention core, 2·n_heads·(d_qk + d_v)
-  per attended key per layer (the conventions of ``llmcost.model``); a decode token attends to the
-  whole context (up to the window), a prefill token to (P+1)/2 keys on average (causal mask).
+  per attended key per layer (the conventions of ``llmcost.model``); for MLA decode the
+  weight-absorbed form that attends over the cached latent, 2·n_heads·(2·kv_lora_rank +
+  qk_rope_head_dim) (DeepSeek-V2 §2.1.2; MLA prefill keeps the expanded form). A decode token
+  attends to the whole context (up to the window), a prefill token to (P+1)/2 keys on average
+  (causal mask).
 * **Tensor parallelism** splits weights and KV heads over ``tp`` GPUs (a KV head is replicated
   when ``tp`` exceeds the KV heads; MLA's latent cache is replicated on every rank) and costs two
   all-reduces of the activations (batch tokens × d_model × 2 bytes) per layer (Megatron-LM,
@@ -951,7 +956,7 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
                       output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
                       kv_dtype: str = "bf16", occupancy: float = 1.0,
                       max_tpot_s: float | None = None,
-                      efficiency: Efficiency | None = None) -> ServingCost:
+                      efficiency: Efficiency | None = None, window_layers=None) -> ServingCost:
     """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
     the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
     ``batch`` None: each tp at its largest batch (or the latency target's); a given batch must fit
@@ -972,7 +977,8 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
                                  output_tokens=output_tokens, batch=batch,
                                  weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
                                  occupancy=occupancy,
-                                 max_tpot_s=max_tpot_s, efficiency=efficiency)
+                                 max_tpot_s=max_tpot_s, efficiency=efficiency,
+                                 window_layers=window_layers)
                 if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
                     best = c
             except ValueError as e:
