@@ -317,13 +317,18 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                   seq_len: int, tp: int, pp: int, micro_batch_size: int, zero_stage: int,
                   recompute: str, recipe: str = "bf16_adam_fp32_grads",
                   tp_overlap: str = "backward", pp_overlap: bool = True,
-                  dp_overlap: bool = True):
-    """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute and overlap
-    widgets updating the step-time breakdown and the predicted MFU (``llmcost.step``).
+                  dp_overlap: bool = True, schedule: str = "1f1b", virtual_stages: int = 1,
+                  pp_split: str = "even", cp: int = 1, stack=None):
+    """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute, pipeline
+    schedule and overlap widgets updating the step-time breakdown and the predicted MFU
+    (``llmcost.step``).
 
-    The interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
-    (×1 = the datasheet). Pipelines with several stages use 1F1B. Returns the ``VBox``; a plan
-    that breaks a rule shows the rule instead of the bars.
+    The panel opens on the plan it is given (pass the notebook's ``schedule``,
+    ``virtual_stages``, ``pp_split``, ``cp`` and ``stack`` so that it shows the notebook's
+    prediction). The
+    interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
+    (×1 = the datasheet). Returns the ``VBox``; a plan that breaks a rule shows the rule instead
+    of the bars.
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
@@ -350,6 +355,10 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                             description="TP overlap")
     ppo_w = w.Checkbox(value=pp_overlap, description="PP overlap")
     dpo_w = w.Checkbox(value=dp_overlap, description="DP overlap")
+    sched_w = w.ToggleButtons(options=["1f1b", "interleaved", "gpipe", "zb-h1"], value=schedule,
+                              description="schedule")
+    v_w = w.Dropdown(options=sorted({1, 2, 4, 5, 8, 10, 20} | {virtual_stages}),
+                     value=virtual_stages, description="virtual stages")
     out = w.Output()
 
     def update(_=None):
@@ -360,7 +369,8 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
                                  recompute=rc_w.value, micro_batch_size=mbs_w.value,
-                                 seq_len=seq_len)
+                                 schedule=sched_w.value, virtual_stages=v_w.value,
+                                 pp_split=pp_split, cp=cp, seq_len=seq_len)
                 cl = Cluster(acc, gpu_w.value)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
@@ -368,7 +378,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
                 b = step_time(spec, cl, plan, seq_len, recipe=recipe, tp_overlap=tpo_w.value,
-                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value)
+                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value, stack=stack)
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return
@@ -380,13 +390,13 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
             plt.show()
 
     widgets = (model_w, acc_w, gpu_w, batch_w, tp_w, pp_w, mbs_w, zero_w, rc_w, up_w, out_bw_w,
-               tpo_w, ppo_w, dpo_w)
+               tpo_w, ppo_w, dpo_w, sched_w, v_w)
     for widget in widgets:
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]),
                    w.HBox([tp_w, pp_w, mbs_w]), zero_w, rc_w, w.HBox([up_w, out_bw_w]),
-                   tpo_w, w.HBox([ppo_w, dpo_w]), out])
+                   tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
 
 
 def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):
@@ -488,3 +498,63 @@ def ledger_explorer(scenario: dict):
         wid.observe(update, names="value")
     update()
     return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]), out])
+
+
+def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
+                     price_usd_per_gpu_hour: float, serve_usd_per_m_tokens_per_b_params: float,
+                     accelerator: str, mfu: float, dtype: str = "bf16"):
+    """Compute budget, loss fit, lifetime demand, training GPU price and serving price widgets
+    updating the compute-optimal and inference-adjusted optima (notebook 06).
+
+    The target loss is that of the compute-optimal model at the chosen budget; the serving price
+    is USD per million served tokens per billion parameters (``scaling.serving_cost_per_token``
+    scales it with N). Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from IPython.display import display
+
+    from . import plots
+    from . import scaling as sc
+    from .units import fmt_count, fmt_usd
+
+    c_w = w.FloatLogSlider(value=compute_flops, base=10, min=19, max=27, step=0.1,
+                           description="FLOPs", readout_format=".2e", continuous_update=False)
+    fit_w = w.Dropdown(options=list(sc.LOSS_FITS), value=fit, description="fit")
+    d_w = w.FloatLogSlider(value=max(inference_tokens, 1e9), base=10, min=9, max=16, step=0.1,
+                           description="served tokens", readout_format=".2e",
+                           continuous_update=False)
+    price_w = w.FloatSlider(value=price_usd_per_gpu_hour, min=0.5, max=10, step=0.05,
+                            description="$/GPU-h", continuous_update=False)
+    serve_w = w.FloatLogSlider(value=serve_usd_per_m_tokens_per_b_params, base=10, min=-4,
+                               max=0, step=0.05, description="$/M tok/B", readout_format=".3g",
+                               continuous_update=False)
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            f = sc.get_fit(fit_w.value)
+            n_c, d_c = sc.compute_optimal(c_w.value, f)
+            target = float(sc.loss(n_c, d_c, f))
+            usd_flop = sc.train_usd_per_flop(accelerator, mfu, price_w.value, dtype)
+            serve = sc.serving_cost_per_token(serve_w.value, serve_w.value, 1.0, 1e9)
+            o = sc.inference_adjusted_optimum_usd(target, d_w.value, usd_flop, serve, f)
+            display(pd.DataFrame({
+                "N": [fmt_count(n_c), fmt_count(o.n_params)],
+                "D": [fmt_count(d_c), fmt_count(o.train_tokens)],
+                "tokens/param": [f"{d_c / n_c:,.1f}", f"{o.tokens_per_param:,.0f}"],
+                "lifetime cost": [fmt_usd(o.chinchilla_total_cost), fmt_usd(o.total_cost)],
+            }, index=["compute-optimal", "inference-adjusted (USD)"]))
+            demand = np.geomspace(1e9, 1e16, 40)
+            sweep = sc.inference_adjusted_optimum_usd(target, demand, usd_flop, serve, f)
+            _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+            plots.optimum_vs_demand(demand, sweep, ax=ax, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM)
+            ax.axvline(d_w.value, color="C3", ls="--", lw=1)
+            plt.show()
+
+    for widget in (c_w, fit_w, d_w, price_w, serve_w):
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([c_w, fit_w]), w.HBox([d_w, price_w, serve_w]), out])

@@ -70,6 +70,13 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         assert ckpt["job_mtbf_hours"]["value"] == pytest.approx(3.09, abs=0.01)  # 8.d
         # Meta: ">90% effective training time" (arXiv:2407.21783 §3.3.4).
         assert 0.90 < ckpt["goodput"]["value"] < 0.94
+        # Llama 3: 405B parameters on 15.6T tokens (§3.3): ~38 tokens per parameter, about
+        # twice the compute-optimal ~16-18 of the Epoch fit at 3.8e25 FLOPs (formulas.md 7.e: 16.5).
+        scal = {r["key"]: r for r in summary["notebooks"]["06_chinchilla"]}
+        assert scal["run_tokens_per_param"]["value"] == pytest.approx(15.6e12 / 405.85e9, rel=0.01)
+        assert scal["optimal_tokens_per_param"]["value"] == pytest.approx(16.5, abs=0.2)
+        assert scal["optimal_tokens_per_param_low"]["value"] < 16.5 < \
+            scal["optimal_tokens_per_param_high"]["value"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -252,3 +259,16 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
     assert bill["bill.total_usd"] == pytest.approx(
         llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
+
+
+def test_a_non_default_stack_names_the_notebooks_that_ignore_it():
+    # Issue 9: plan search follows the scenario's stack only in notebooks that declare `stack`.
+    from pathlib import Path
+
+    from llmcost import report
+    declared = {Path("02_batch_size.ipynb"): {"tp": {}}, Path("04_communication.ipynb"):
+                {"tp": {}, "stack": {}}, Path("01_flops.ipynb"): {"mfu": {}}}
+    nbs = list(declared)
+    assert report.stack_warnings({"stack": "megatron-core-2024"}, nbs, declared) == []
+    w = report.stack_warnings({"stack": "pytorch-fsdp2-2024"}, nbs, declared)
+    assert len(w) == 1 and "notebooks 02_batch_size do not read `stack`" in w[0]
