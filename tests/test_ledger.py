@@ -388,7 +388,10 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     per_m = syn.usd / 1e3
     assert floor_out == pytest.approx(4.97, abs=0.01)
     assert floor_out <= per_m <= 1.25 * floor_out
-    assert syn.status == "modelled" and "lower bound" in syn.how and "1.1-2.7" in syn.how
+    lo, hi = ledger.engine_gap()  # measured engines against the roofline (serving_benchmarks)
+    assert 1.0 < lo < hi < 5.0
+    assert syn.status == "modelled" and "lower bound" in syn.how and \
+        f"{lo:.1f}-{hi:.1f}×" in syn.how
     # An explicit price overrides the derivation.
     given = ledger.build_ledger({**kw, "ledger_synthetic_usd_per_mtok": 2.0})
     assert given.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
@@ -406,7 +409,7 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     assert ledger.build_ledger({}).line("data.synthetic").status == "not given"
     assert ledger.build_ledger({}).line("eval.benchmarks").status == "not given"
     lo, hi = ledger.engine_gap()
-    assert 1.0 <= lo < hi <= 3.0
+    assert 1.0 <= lo < hi <= 5.0  # main: NeMo TP-8 small-batch latency rows reach 4.1x
 
 
 def test_served_lines_and_rl_refuse_what_cannot_run():
