@@ -198,6 +198,61 @@ def test_from_hf_config_matches_catalogue(name):
     assert spec.flops_per_token(4096) == pytest.approx(cat.flops_per_token(4096))
 
 
+# Exact counts of released checkpoints (sources per row in tests/data/hf_configs/README.md:
+# model.safetensors.index.json total_size ÷ bytes per element, or Hugging Face's safetensors
+# count); configs written from each checkpoint's published config.json.
+@pytest.mark.parametrize("file, model_type, exact", [
+    ("qwen3-4b", "qwen3", 4_022_468_096),            # 8,044,936,192 B bf16 / 2
+    ("qwen3-30b-a3b", "qwen3_moe", 30_532_122_624),  # 61,064,245,248 B bf16 / 2
+    ("deepseek-v2-lite", "deepseek_v2", 15_706_484_224),  # 31,412,968,448 B bf16 / 2
+    ("phi-3-mini-4k", "phi3", 3_821_079_552),        # 7,642,159,104 B bf16 / 2
+    ("gemma-2-2b", "gemma2", 2_614_341_888),         # HF safetensors.total
+    ("gemma-3-1b", "gemma3_text", 999_885_952),      # HF safetensors.total, KerasHub preset
+    ("olmo-2-1124-7b", "olmo2", 7_298_617_344),      # HF safetensors.total (F32)
+])
+def test_from_hf_config_exact_counts_of_released_checkpoints(file, model_type, exact):
+    import json
+    assert json.loads((HF / f"{file}.json").read_text())["model_type"] == model_type
+    assert ModelSpec.from_hf_config(HF / f"{file}.json").n_params == exact
+
+
+def test_gpt_oss_matches_its_model_card():
+    # OpenAI 2025, gpt-oss model card (arXiv:2508.10925) Table 1: gpt-oss-20b has 20.91B
+    # parameters, 3.61B active per token (the card's active count leaves out the embedding).
+    # The experts ship in MXFP4, so the file size cannot give the count; the card rounds to 10M.
+    m = ModelSpec.from_hf_config(HF / "gpt-oss-20b.json")
+    assert m.n_params == pytest.approx(20.91e9, abs=0.005e9)
+    assert m.n_active_params - m.param_breakdown["embedding"] == pytest.approx(3.61e9,
+                                                                              abs=0.005e9)
+    assert (m.n_sliding_layers, m.sliding_window, m.attention_sinks) == (12, 128, True)
+
+
+def test_gemma_local_global_patterns():
+    # Gemma 2 alternates local (4096-token window) and global layers (Gemma Team 2024,
+    # arXiv:2408.00118 §2); Gemma 3 has 5 local layers to 1 global (arXiv:2503.19786 §2.1),
+    # so 26 layers hold 4 global and 22 local.
+    g2 = ModelSpec.from_hf_config(HF / "gemma-2-2b.json")
+    g3 = ModelSpec.from_hf_config(HF / "gemma-3-1b.json")
+    assert (g2.n_sliding_layers, g3.n_sliding_layers) == (13, 22)
+    assert "soft-capping" in g2.notes and g2.tied_embeddings and g2.norms_per_layer == 4
+    # Hand derivation at 32K, full mask: local layers attend 512 keys, global ones 32,768.
+    s = 32768
+    mean = (22 * 512 + 4 * s) / 26
+    assert g3.mean_attended_keys(s, causal=False) == pytest.approx(mean)
+
+
+def test_from_hf_config_reads_a_dict_and_warns_for_unknown_llama_like_types():
+    import json
+    cfg = json.loads((HF / "llama-3.1-8b.json").read_text())
+    assert ModelSpec.from_hf_config(cfg, name="x").n_params == 8_030_261_248
+    cfg["model_type"] = "my_llama"
+    with pytest.warns(UserWarning, match="my_llama.*hidden_size.*num_key_value_heads"):
+        spec = ModelSpec.from_hf_config(cfg, name="x")
+    assert spec.n_params == 8_030_261_248
+    with pytest.raises(ValueError, match="must be a path to a config.json or a dict"):
+        ModelSpec.from_hf_config(3.5)
+
+
 def test_from_hf_config_errors(tmp_path):
     with pytest.raises(ValueError, match="no config.json"):
         ModelSpec.from_hf_config(tmp_path)
