@@ -51,11 +51,28 @@ def _peak(accelerator, dtype: str) -> np.ndarray:
     if isinstance(accelerator, str):
         from .catalog import load_accelerator
         return np.asarray(load_accelerator(accelerator).peak_flops_per_s(dtype))
-    return as_array(accelerator, "peak_flops_per_s", positive=True)
+    if isinstance(accelerator, (bool, dict, list, tuple, set)) or accelerator is None:
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator, a catalogue name "
+                         "or a peak FLOP/s")
+    return as_array(accelerator, "accelerator", positive=True)
 
 
 def _mfu(mfu) -> np.ndarray:
     return as_array(mfu, "mfu", positive=True, upper=1.0)
+
+
+def _spec(model, name: str = "model", needs: str = "this count") -> ModelSpec:
+    """A ModelSpec from a spec or a catalogue name; a ValueError naming ``name`` otherwise (a
+    bare parameter count cannot give attention FLOPs, recomputation or memory)."""
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        from .catalog import load_model
+        return load_model(model)
+    if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model, bool):
+        raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
+                         "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
+    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
 
 
 def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND",
@@ -110,9 +127,12 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
                                                      recompute=recompute))
         return scalar_or_array(per_token * d)
     if method == "detailed":
-        raise ValueError("method='detailed' needs a ModelSpec (load_model(name)), not a "
-                         "parameter count")
-    n = as_array(model_or_n_params, "n_params", positive=True)
+        raise ValueError(f"model_or_n_params={model_or_n_params!r}: method='detailed' needs a "
+                         "ModelSpec (load_model(name)), not a parameter count")
+    if recompute != "none":
+        raise ValueError(f"recompute={recompute!r} needs method='detailed' and a ModelSpec: 6ND "
+                         "counts model FLOPs, with no recomputation")
+    n = as_array(model_or_n_params, "model_or_n_params", positive=True)
     return scalar_or_array(6.0 * n * d)
 
 
@@ -172,15 +192,21 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     return scalar_or_array(h * p)
 
 
-def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = MFU_METHOD,
+def model_flops_per_token(model, seq_len=None, method: str = MFU_METHOD,
                           causal: bool = MFU_CAUSAL):
     """Model FLOPs per training token under a counting method (6·N_active or detailed); the
-    defaults give the workbook's MFU basis."""
+    defaults give the workbook's MFU basis.
+
+    ``model`` is a ModelSpec or a catalogue name; with ``method="6ND"`` a bare count of active
+    parameters N also works (6·N). Anything else raises a ValueError naming ``model``."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     if method == "6ND":
-        return 6.0 * model.n_active_params
-    return model.flops_per_token(seq_len, training=True, causal=causal)
+        if isinstance(model, ModelSpec) or isinstance(model, str):
+            return 6.0 * _spec(model).n_active_params
+        return scalar_or_array(6.0 * as_array(model, "model", positive=True))
+    return _spec(model, needs=f"method={method!r}").flops_per_token(seq_len, training=True,
+                                                                   causal=causal)
 
 
 def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq_len=None,
@@ -210,12 +236,27 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 
     Returns
     -------
-    float or ndarray: MFU (may exceed 1 if the inputs are inconsistent; that is reported, not
-    clamped).
+    float or ndarray: MFU in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        A throughput above the dense peak (MFU > 1: inconsistent inputs, often a per-GPU rate
+        given per node), or a bare parameter count with ``method="detailed"``.
     """
     t = as_array(tokens_per_s_per_gpu, "tokens_per_s_per_gpu", positive=True)
     fpt = np.asarray(model_flops_per_token(model, seq_len, method, causal))
-    return scalar_or_array(t * fpt / _peak(accelerator, dtype))
+    peak = _peak(accelerator, dtype)
+    mfu = t * fpt / peak
+    if np.any(mfu > 1):
+        tb = np.broadcast_to(t, np.shape(mfu))
+        bad = float(tb[mfu > 1].flat[0]) if np.ndim(mfu) else float(t)
+        most = float(np.min(peak / fpt))
+        raise ValueError(f"tokens_per_s_per_gpu={bad:,.6g} is impossible: it "
+                         f"implies an MFU of {float(np.max(mfu)):,.3g} (> 1); at most "
+                         f"{most:,.0f} tokens/s per GPU reach the dense peak for this model "
+                         "and accelerator")
+    return scalar_or_array(mfu)
 
 
 def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
@@ -263,6 +304,7 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
     float or ndarray.
     """
     m = _mfu(mfu)
+    model = _spec(model, needs="HFU (recomputed FLOPs)")
     hw = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
                                           recompute=recompute))
     base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
@@ -293,6 +335,13 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
     arrays, broadcast together), plus ``method``, ``causal``, ``dtype`` and
     ``peak_flops_per_s``.
     """
+    model = _spec(model, needs="training_run")
+    if isinstance(accelerator, str):
+        from .catalog import load_accelerator
+        accelerator = load_accelerator(accelerator)
+    elif not isinstance(accelerator, Accelerator):
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue "
+                         "name")
     flops = training_flops(model, n_tokens, seq_len, method, causal)
     hours = gpu_hours(flops, accelerator, mfu, dtype)
     wall = wall_clock_s(flops, accelerator, mfu, n_gpus, dtype)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from .units import BYTES_PER_DTYPE
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8")
@@ -118,7 +120,8 @@ class Cluster:
 
     Parameters
     ----------
-    accelerator : Accelerator
+    accelerator : Accelerator or str
+        A device, or its catalogue name (``Cluster("H100-SXM", 8)``).
     n_gpus : int
         Accelerators in the job.
     scaleup_domain_size : int, optional
@@ -140,9 +143,20 @@ class Cluster:
     scaleout_bytes_per_s_per_dir: float | None = None
 
     def __post_init__(self):
-        if isinstance(self.n_gpus, bool) or not isinstance(self.n_gpus, int) or self.n_gpus < 1:
-            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
         acc = self.accelerator
+        if isinstance(acc, str):
+            from .catalog import load_accelerator
+            acc = load_accelerator(acc)
+            object.__setattr__(self, "accelerator", acc)
+        elif not isinstance(acc, Accelerator):
+            raise ValueError(f"accelerator={acc!r} must be an Accelerator or a catalogue name "
+                             "(llmcost.list_accelerators())")
+        n = self.n_gpus
+        if isinstance(n, float) and n.is_integer():
+            n = int(n)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
+        object.__setattr__(self, "n_gpus", int(n))
         for f in ("scaleup_domain_size", "scaleup_bytes_per_s_per_dir",
                   "scaleout_bytes_per_s_per_dir"):
             v = getattr(self, f)
@@ -152,8 +166,9 @@ class Cluster:
             if v is None:
                 raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
                                  "explicitly")
-            if isinstance(v, bool) or not v > 0:
-                raise ValueError(f"{f}={v!r} must be > 0")
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(v) or not v > 0:
+                raise ValueError(f"{f}={v!r} must be a finite number > 0")
 
     @property
     def peak_flops_per_s(self) -> float:

@@ -313,3 +313,22 @@ def test_memory_per_gpu_rejects_plans_that_break_rules(gpt3):
         M.memory_per_gpu(gpt3, ParallelPlan(tp=5))
     with pytest.raises(ValueError, match="optimizer_recipe='x'"):
         M.memory_per_gpu(gpt3, ParallelPlan(), recipe="x")
+
+
+def test_memory_per_gpu_reports_any_stage_and_validates_seq_len():
+    import llmcost
+    from llmcost import memory
+    m = llmcost.load_model("llama-2-70b")
+    plan = llmcost.make_plan(m, 64, 64, tp=8, pp=4)
+    by_stage = [memory.memory_per_gpu(m, plan, 4096, stage=r) for r in range(4)]
+    worst = memory.memory_per_gpu(m, plan, 4096)
+    assert [b.stage for b in by_stage] == [0, 1, 2, 3]
+    # The default is the most loaded stage; 1F1B's first stage holds pp micro-batches in flight.
+    assert worst.total == max(b.total for b in by_stage) == by_stage[0].total
+    for bad, message in ((4096.7, "seq_len=4096.7 must be a whole number"),
+                         ("4096", "seq_len='4096' must be a number, not a string"),
+                         (float("nan"), "seq_len=nan must be finite")):
+        with pytest.raises(ValueError, match=message):
+            memory.memory_per_gpu(m, plan, bad)
+    with pytest.raises(ValueError, match=r"stage=4 must be a whole number in \[0, pp=4\)"):
+        memory.memory_per_gpu(m, plan, 4096, stage=4)

@@ -374,3 +374,37 @@ def test_hot_tier_is_provisioned_for_bandwidth():
     assert "provisioned for 100 GB/s" in hot
     assert fast.loc[hot, "gb_months"] == pytest.approx(800 * 2**40 / 1e9 * months)
     assert fast.loc[hot, "usd"] > 100 * plain.loc["hot: last 3", "usd"]
+
+
+def test_storage_sized_from_the_job():
+    # Llama 3: Tectonic sustained 2 TB/s for 16,384 GPUs (arXiv:2407.21783 §3.3.1), so the
+    # per-GPU rate gives back 2 TB/s at 16,384 GPUs and 2e12 × 32 / 16,384 = 3.9 GB/s at 32.
+    assert rel.job_storage_bytes_per_s(16384) == pytest.approx(2e12)
+    assert rel.job_storage_bytes_per_s(32) == pytest.approx(3.90625e9)
+    sized = rel.checkpoint_plan(1e9, 32, 0.173, None, 600)
+    given = rel.checkpoint_plan(1e9, 32, 0.173, 3.90625e9, 600)
+    assert sized.write_s == pytest.approx(given.write_s)
+
+
+def test_hot_tier_priced_as_the_vendor_sells_it():
+    # FSx for Lustre sells 125 MB/s per TiB with the capacity (AWS FSx for Lustre User Guide,
+    # PERSISTENT-125): 3.90625 GB/s needs 3.90625e9 / 1.25e8 = 31.25 TiB = 34.36 TB provisioned,
+    # far more than three 14 GB checkpoints. One month at $0.145/GB-month: 34,360 GB × 0.145.
+    month_days = rel.SECONDS_PER_MONTH / 86400
+    df = rel.retention_storage_cost(14e9, month_days, 3600, 3, 1e9, 0, 0.145, 0.001,
+                                    hot_bandwidth_bytes_per_s=3.90625e9,
+                                    hot_bytes_per_s_per_tib=1.25e8).set_index("policy")
+    hot = df.iloc[0]
+    assert hot["gb_months"] == pytest.approx(31.25 * 2**40 / 1e9, rel=1e-9)
+    assert hot["usd"] == pytest.approx(34_359.7 * 0.145, rel=1e-4)
+    # Without the bandwidth floor, capacity is the bytes kept: 3 × 14 GB for a month.
+    plain = rel.retention_storage_cost(14e9, month_days, 3600, 3, 1e9, 0, 0.145, 0.001)
+    assert plain.iloc[0]["gb_months"] == pytest.approx(42.0)
+
+
+def test_storage_share_warning():
+    assert rel.storage_share_warning(5e3, 1e5) is None       # 5% of compute
+    text = rel.storage_share_warning(82e3, 60e3)              # the 1B-on-32-GPU case
+    assert "137% of the ideal compute bill" in text
+    with pytest.raises(ValueError, match="compute_usd=0 must be > 0"):
+        rel.storage_share_warning(1.0, 0)
