@@ -163,9 +163,27 @@ def load_accelerator(name: str) -> Accelerator:
     return _lookup(name, _accelerators(), "accelerator", "llmcost list accelerators")
 
 
+#: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
+#: an accelerator's scale-up and scale-out figures; the others need only its peak and HBM.
+CLUSTER_NOTEBOOKS = ("02", "03", "04")
+
+
+def runnable_notebooks(acc: Accelerator) -> str:
+    """Which notebooks an accelerator's catalogue figures can run, as one phrase."""
+    missing = [f for f in ("scaleup_bytes_per_s_per_dir", "scaleup_domain_size",
+                           "scaleout_bytes_per_s_per_dir") if getattr(acc, f) is None]
+    if not missing:
+        return "all"
+    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {', '.join(missing)} "
+            "(no sourced figure in data/accelerators.csv)")
+
+
 def list_accelerators() -> pd.DataFrame:
-    """One row per catalogue accelerator with every datasheet column (dense peaks, SI units)."""
-    df = pd.DataFrame([asdict(a) for a in _accelerators().values()])
+    """One row per catalogue accelerator with every datasheet column (dense peaks, SI units) and
+    ``notebooks``: which notebooks its figures can run (``runnable_notebooks``)."""
+    accs = list(_accelerators().values())
+    df = pd.DataFrame([asdict(a) for a in accs])
+    df["notebooks"] = [runnable_notebooks(a) for a in accs]
     return df.astype({"year": "Int64", "scaleup_domain_size": "Int64"})
 
 

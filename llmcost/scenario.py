@@ -269,6 +269,9 @@ def validate_parameter(name: str, value):
                             "report` replaces it with the step-time model's prediction for the "
                             "scenario's plan before the notebooks run. Here give a number, e.g. "
                             "llmcost.step.scenario_step(p)[1].mfu")
+    if name == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
+        raise ScenarioError(f"mfu={value!r}: write `mfu: predict` (lower case) to have the report "
+                            "predict the MFU, or give a number in (0, 1]")
     v = _coerce(p, value)
     if v is not None and p.check is not None:
         v = p.check(name, v)
@@ -301,6 +304,7 @@ def _cross_check(p: dict) -> None:
     if any(k in p for k in PLAN_PARAMETERS) and \
             all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
         from .parallel import plan_from_parameters
+        _check_batch_feeds_gpus(p)
         try:
             plan_from_parameters(p)
         except ValueError as e:
@@ -308,6 +312,33 @@ def _cross_check(p: dict) -> None:
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
         if "accelerator" in p:
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+#: The most context-parallel ranks the plan search tries (``parallel.choose_plan``).
+_MAX_CP = 32
+
+
+def _check_batch_feeds_gpus(p: dict) -> None:
+    """Every data-parallel replica needs at least one sequence per step, and one sequence spreads
+    over at most tp·pp·cp GPUs (tp up to the query heads, pp up to the layers + 2, cp up to 32):
+    more GPUs than that cannot all be fed by the global batch."""
+    from .catalog import load_model
+
+    try:
+        spec = load_model(p["model"])
+    except ValueError:
+        return
+    seqs = p["global_batch_tokens"] // p["seq_len"]
+    cp = p.get("cp") or _MAX_CP
+    per_seq = spec.n_heads * (spec.n_layers + 2) * cp
+    if seqs >= 1 and p["n_gpus"] > seqs * per_seq:
+        raise ScenarioError(
+            f"n_gpus={p['n_gpus']:,} is more than the scenario's global batch can feed: "
+            f"global_batch_tokens={p['global_batch_tokens']:,} is {seqs:,} sequences of "
+            f"{p['seq_len']:,} tokens, each data-parallel replica needs at least one, and one "
+            f"sequence of {spec.name} spreads over at most {per_seq:,} GPUs (tp ≤ "
+            f"{spec.n_heads} heads × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
+            "global_batch_tokens or use fewer GPUs")
 
 
 class _Yaml12Loader(yaml.SafeLoader):
@@ -384,6 +415,9 @@ def load_scenario(path) -> dict:
         if key == "mfu" and value == MFU_PREDICT:
             out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
             continue
+        if key == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
+            raise ScenarioError(f"{p}: mfu={value!r}: the word is `predict` (lower case), which "
+                                "asks the report to predict the MFU; or give a number in (0, 1]")
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
