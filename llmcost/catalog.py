@@ -210,6 +210,9 @@ def load_efficiency(accelerator) -> Efficiency:
     if not isinstance(name, str):
         raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue name")
     table = _efficiency()
+    if name.lower() not in {k.lower() for k in table} and not isinstance(accelerator,
+                                                                         Accelerator):
+        name = load_accelerator(name).name  # an unknown name is an error, not the default row
     folded = {k.lower(): k for k in table}
     return table[folded.get(name.lower(), "default")]
 
@@ -243,11 +246,11 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
         Keep only this pricing mode.
     """
     df = _prices()
+    if pricing is not None and (not isinstance(pricing, str) or pricing not in PRICING_MODES):
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
     if accelerator is not None:
         df = df[df["accelerator"] == load_accelerator(accelerator).name]
     if pricing is not None:
-        if pricing not in PRICING_MODES:
-            raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
         df = df[df["pricing"] == pricing]
     if current_only:
         df = df[df["current"]]
@@ -269,6 +272,9 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
     ValueError
         If the catalogue has no price for that accelerator and mode.
     """
+    accelerator = load_accelerator(accelerator).name
+    if pricing not in PRICING_MODES:
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
     df = list_prices(accelerator, pricing, current_only=True)
     if df.empty:
         raise ValueError(f"price_usd_per_gpu_hour: the catalogue has no {pricing} price for "

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .hardware import Accelerator
-from .model import ModelSpec
+from .model import ModelSpec, as_model
 from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
 METHODS = ("6ND", "detailed")
@@ -62,17 +62,8 @@ def _mfu(mfu) -> np.ndarray:
 
 
 def _spec(model, name: str = "model", needs: str = "this count") -> ModelSpec:
-    """A ModelSpec from a spec or a catalogue name; a ValueError naming ``name`` otherwise (a
-    bare parameter count cannot give attention FLOPs, recomputation or memory)."""
-    if isinstance(model, ModelSpec):
-        return model
-    if isinstance(model, str):
-        from .catalog import load_model
-        return load_model(model)
-    if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model, bool):
-        raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
-                         "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
-    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
+    """``model.as_model``: a ModelSpec or a catalogue name, else a ValueError naming ``name``."""
+    return as_model(model, name, needs)
 
 
 def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND",
@@ -114,8 +105,7 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     d = as_array(n_tokens, "n_tokens", positive=True)
     if isinstance(model_or_n_params, str):
-        from .catalog import load_model
-        model_or_n_params = load_model(model_or_n_params)
+        model_or_n_params = as_model(model_or_n_params, "model_or_n_params")
     if isinstance(model_or_n_params, ModelSpec):
         model = model_or_n_params
         if method == "6ND":
@@ -187,7 +177,7 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     ValueError
         If GPU-hours are negative or the price is not positive.
     """
-    h = as_array(gpu_hours_, "gpu_hours", nonnegative=True)
+    h = as_array(gpu_hours_, "gpu_hours_", nonnegative=True)
     p = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     return scalar_or_array(h * p)
 
@@ -423,6 +413,7 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
     """
     import pandas as pd
 
+    model = as_model(model, needs="the conventions table")
     s = model.seq_len if seq_len is None else seq_len
     six = 6.0 * model.n_active_params
     nonemb = 6.0 * (model.n_active_params - model.n_embedding_params)

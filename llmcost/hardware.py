@@ -72,8 +72,8 @@ class Accelerator:
             v = getattr(self, f)
             if v is None and f != "peak_bf16_flops_per_s":
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-                raise ValueError(f"{self.name}: {f}={v!r} must be a positive number")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < float("inf"):
+                raise ValueError(f"{self.name}: {f}={v!r} must be a finite positive number")
         if self.scaleup_domain_size is not None and int(self.scaleup_domain_size) != \
                 self.scaleup_domain_size:
             raise ValueError(f"{self.name}: scaleup_domain_size={self.scaleup_domain_size} must be"
@@ -176,6 +176,15 @@ class Cluster:
         return self.n_gpus * self.accelerator.peak_bf16_flops_per_s
 
 
+def as_cluster(cluster, name: str = "cluster") -> Cluster:
+    """``cluster`` if it is a ``Cluster``; a ValueError naming ``name`` otherwise (for the public
+    entry points that take one)."""
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"{name}={cluster!r} must be a Cluster, e.g. llmcost.Cluster('H100-SXM', "
+                         "64)")
+    return cluster
+
+
 @dataclass(frozen=True)
 class Efficiency:
     """Achievable fractions of an accelerator's datasheet figures: the step-time model's constants.
@@ -231,8 +240,8 @@ class Efficiency:
                 raise ValueError(f"{self.accelerator}: {f}={v!r} must be in (0, 1]")
         for f in ("base_latency_s", "scaleup_latency_s", "scaleout_latency_s"):
             v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-                raise ValueError(f"{self.accelerator}: {f}={v!r} must be >= 0")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+                raise ValueError(f"{self.accelerator}: {f}={v!r} must be a finite number >= 0")
 
     def replace(self, **changes) -> "Efficiency":
         """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""

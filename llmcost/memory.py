@@ -256,7 +256,7 @@ def get_recipe(recipe) -> PrecisionRecipe:
     """
     if isinstance(recipe, PrecisionRecipe):
         return recipe
-    if recipe not in RECIPES:
+    if not isinstance(recipe, str) or recipe not in RECIPES:
         raise ValueError(f"optimizer_recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     return RECIPES[recipe]
 
@@ -938,6 +938,9 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         is a bare parameter count.
     """
     model, s = _check_entry(model, plan, seq_len, stage)
+    if not isinstance(recipe, PrecisionRecipe) and (not isinstance(recipe, str)
+                                                     or recipe not in RECIPES):
+        raise ValueError(f"recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     plan.validate(model, seq_len=s)
     arr = plan_memory_arrays(model, **plan.to_dict(), seq_len=s, recipe=recipe,
                              flash_attention=flash_attention, dropout=dropout, stage=stage)

@@ -160,6 +160,8 @@ def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
     """MTBF in seconds: > 0; +inf allowed (a job that never fails)."""
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValueError(f"{name}={value!r} must be a number (seconds)")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -176,7 +178,7 @@ def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
 def _recipe(recipe) -> CheckpointRecipe:
     if isinstance(recipe, CheckpointRecipe):
         return recipe
-    if recipe not in CHECKPOINT_RECIPES:
+    if not isinstance(recipe, str) or recipe not in CHECKPOINT_RECIPES:
         raise ValueError(f"recipe={recipe!r} must be one of {', '.join(CHECKPOINT_RECIPES)}")
     return CHECKPOINT_RECIPES[recipe]
 
@@ -462,7 +464,7 @@ def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     ValueError
         ``fail_rate_per_gpu_year < 0`` or ``n_gpus <= 0``.
     """
-    n = as_array(n_gpus, "n_gpus", positive=True)
+    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
     lam = as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True)
     rate_per_s = n * lam / SECONDS_PER_YEAR
     with np.errstate(divide="ignore"):
@@ -992,6 +994,10 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     """
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
+    as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True)
+    if np.ndim(n_params) or np.ndim(restart_overhead_s):
+        raise ValueError("n_params and restart_overhead_s must be single numbers for one plan "
+                         f"(got n_params={n_params!r}, restart_overhead_s={restart_overhead_s!r})")
     size = checkpoint_size(n_params, recipe, "full", n_gpus_)
     total = float(size.total_bytes) if checkpoint_bytes is None else float(
         as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))

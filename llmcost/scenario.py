@@ -257,6 +257,8 @@ def validate_parameter(name: str, value):
     ScenarioError (a ValueError)
         If ``name`` is not in ``PARAMETERS`` or the value breaks its type or rule.
     """
+    if not isinstance(name, str):
+        raise ScenarioError(f"name={name!r}: a parameter name must be a string")
     if name not in PARAMETERS:
         from .catalog import suggest
         close = suggest(name, PARAMETERS)
@@ -264,7 +266,7 @@ def validate_parameter(name: str, value):
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
     p = PARAMETERS[name]
-    if name == "mfu" and value == MFU_PREDICT:
+    if name == "mfu" and isinstance(value, str) and value == MFU_PREDICT:
         raise ScenarioError("mfu='predict' is only understood in a scenario file: `llmcost "
                             "report` replaces it with the step-time model's prediction for the "
                             "scenario's plan before the notebooks run. Here give a number, e.g. "
@@ -382,9 +384,11 @@ def load_scenario(path) -> dict:
         If the file is missing or not a YAML mapping, a key is unknown, or a value breaks its
         rule. The message names the file, the key and the rule.
     """
+    if not isinstance(path, (str, Path)):
+        raise ScenarioError(f"path={path!r} must be the path of a scenario YAML file")
     p = Path(path)
     if not p.exists():
-        raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+        raise ScenarioError(f"path={str(path)!r}: scenario file {str(path)!r} does not exist")
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
     try:
@@ -437,8 +441,16 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     -------
     (price_usd_per_gpu_hour, provenance string)
     """
+    from .catalog import load_accelerator
+    try:
+        accelerator = load_accelerator(accelerator).name
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+    if not isinstance(pricing, str) or pricing not in PRICING:
+        raise ScenarioError(f"pricing={pricing!r} must be one of {', '.join(map(repr, PRICING))}")
     if price_usd_per_gpu_hour is not None:
-        return float(price_usd_per_gpu_hour), "given as price_usd_per_gpu_hour"
+        v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
+        return float(v), "given as price_usd_per_gpu_hour"
     if pricing == "owned":
         raise ScenarioError("pricing='owned' needs an explicit price_usd_per_gpu_hour (the "
                             "amortised cost of your own hardware)")

@@ -86,7 +86,7 @@ import numpy as np
 import pandas as pd
 
 from . import comm
-from .hardware import Cluster, Efficiency
+from .hardware import Cluster, Efficiency, as_cluster
 from .memory import (
     SCHEDULES,
     _consts,
@@ -97,7 +97,7 @@ from .memory import (
     get_recipe,
     stage_candidates,
 )
-from .model import RECOMPUTE_MODES, ModelSpec
+from .model import RECOMPUTE_MODES, ModelSpec, as_model
 from .parallel import ParallelPlan, bubble_fraction
 from .units import SECONDS_PER_HOUR, as_array
 
@@ -598,6 +598,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
     """
+    model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     comm.check_plan_on_cluster(plan, cluster)
@@ -706,6 +707,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     """
     from .parallel import enumerate_plans
 
+    model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
     plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,

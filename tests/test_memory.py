@@ -311,7 +311,7 @@ def test_interleaving_penalty_matches_korthikanti(gpt3):
 def test_memory_per_gpu_rejects_plans_that_break_rules(gpt3):
     with pytest.raises(ValueError, match="tp=5 must divide n_heads=96"):
         M.memory_per_gpu(gpt3, ParallelPlan(tp=5))
-    with pytest.raises(ValueError, match="optimizer_recipe='x'"):
+    with pytest.raises(ValueError, match="recipe='x' must be one of"):
         M.memory_per_gpu(gpt3, ParallelPlan(), recipe="x")
 
 
