@@ -14,6 +14,19 @@ import llmcost
 from llmcost import report
 
 SCENARIOS = sorted(llmcost.SCENARIO_DIR.glob("*.yaml"))
+BANDS = Path(__file__).parent / "data" / "summary_bands.csv"
+
+
+def _bands():
+    import csv
+    with BANDS.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_every_scenario_has_sourced_bands():
+    names = {b["scenario"] for b in _bands()}
+    assert names == {p.stem for p in SCENARIOS}
+    assert all(b["source"] and float(b["low"]) <= float(b["high"]) for b in _bands())
 TIMEOUT_S = 120
 
 
@@ -40,6 +53,13 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     assert {"training_flops", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
     batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
     assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
+    # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
+    bands = [b for b in _bands() if b["scenario"] == scenario.stem]
+    assert {b["notebook"] for b in bands} >= {"01_flops", "02_batch_size", "03_parallelism",
+                                              "04_communication", "07_checkpoints"}
+    for b in bands:
+        got = {r["key"]: r["value"] for r in summary["notebooks"][b["notebook"]]}[b["key"]]
+        assert float(b["low"]) <= float(got) <= float(b["high"]), (b, got)
     if scenario.stem == "llama-3.1-405b":
         # Table 4: the final 16M-token batch exactly fills 16,384 GPUs at TP 8, PP 16 with one
         # 8K sequence per micro-batch (16 micro-batches per replica).
