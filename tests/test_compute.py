@@ -1,5 +1,5 @@
 """compute.py: the first ledger line, against the test vectors of the foundation issue and
-formulas.md §1, and the published runs in data/published_runs.csv."""
+the test vectors 1.a-1.k (tests/data/test_vectors.csv), and the published runs in data/published_runs.csv."""
 
 import numpy as np
 import pytest
@@ -31,7 +31,7 @@ def test_llama3_405b_training_flops():
 
 
 def test_palm_540b_mfu_from_throughput():
-    # PaLM Table 3: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s) -> MFU 46.2% (formulas.md 1.b).
+    # PaLM Table 3: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s) -> MFU 46.2% (test vector 1.b).
     palm, tpu = llmcost.load_model("palm-540b"), llmcost.load_accelerator("TPU v4")
     mfu = llmcost.mfu_from_throughput(238.3e3 / 6144, palm, tpu, seq_len=2048, causal=False)
     assert mfu == pytest.approx(0.462, abs=0.0005)

@@ -1,7 +1,7 @@
 """ModelSpec: parameter counts and FLOPs per token against published figures.
 
 Sources of the expected values: the `official_params` column of data/models.csv (model cards and
-papers, cited per row) and the test vectors of formulas.md §1 (Megatron-LM, PaLM).
+papers, cited per row) and the test vectors 1.a-1.k of tests/data/test_vectors.csv (Megatron-LM, PaLM).
 """
 
 from pathlib import Path
@@ -61,7 +61,7 @@ def test_nemotron_embedding_split():
 
 
 def test_llama3_405b_vector():
-    # formulas.md 1.h: non-embedding 401.65e9, total 405.85e9, full-mask count 2.6254e12 at 8K.
+    # test vector 1.h: non-embedding 401.65e9, total 405.85e9, full-mask count 2.6254e12 at 8K.
     m = llmcost.load_model("llama-3.1-405b")
     assert m.n_nonembedding_params == pytest.approx(401.65e9, rel=1e-4)
     assert m.n_params == pytest.approx(405.85e9, rel=1e-4)
@@ -69,7 +69,7 @@ def test_llama3_405b_vector():
 
 
 def test_palm_flops_per_token():
-    # PaLM App. B: 6N + 12·L·H·Q·T = 3.2777e12 for L=118, H=48, Q=256, T=2048 (formulas.md 1.a).
+    # PaLM App. B: 6N + 12·L·H·Q·T = 3.2777e12 for L=118, H=48, Q=256, T=2048 (test vector 1.a).
     m = llmcost.load_model("palm-540b")
     expected = 6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048
     assert expected == pytest.approx(3.2777e12, rel=1e-4)
@@ -94,12 +94,12 @@ def test_megatron_formula_exactly():
     assert m.flops_per_token(s, causal=False) == pytest.approx(per_token_72, rel=1e-12)
     assert m.flops_per_token(s, causal=False, recompute="full") == pytest.approx(per_token_96,
                                                                                   rel=1e-12)
-    assert per_token_72 == pytest.approx(1.0764e12, rel=1e-4)  # formulas.md 1.d
+    assert per_token_72 == pytest.approx(1.0764e12, rel=1e-4)  # test vector 1.d
     assert per_token_96 == pytest.approx(1.4340e12, rel=1e-4)
 
 
 def test_megatron_1t_vector():
-    # formulas.md 1.e: B=3072, s=2048, l=128, h=25600, V=51200: F_model 3.8555e19, F_hw 5.1391e19.
+    # test vector 1.e: B=3072, s=2048, l=128, h=25600, V=51200: F_model 3.8555e19, F_hw 5.1391e19.
     m = ModelSpec(name="1t", n_layers=128, d_model=25600, n_heads=160, vocab_size=51200,
                   d_ff=4 * 25600, ffn_type="mlp", tied_embeddings=True)
     tokens = 3072 * 2048
@@ -129,7 +129,7 @@ def test_moe_flops_use_activated_experts():
 def test_deepseek_v3_moe_layout():
     m = llmcost.load_model("deepseek-v3")
     assert (m.n_moe_layers, m.n_dense_ffn_layers) == (58, 3)
-    # 6·N_active·D with the report's 37B and 14.8T tokens: 3.2856e24 (formulas.md 1.k).
+    # 6·N_active·D with the report's 37B and 14.8T tokens: 3.2856e24 (test vector 1.k).
     assert llmcost.training_flops(37e9, 14.8e12) == pytest.approx(3.2856e24, rel=1e-4)
     assert llmcost.training_flops(m, 14.8e12) == pytest.approx(3.2856e24, rel=0.02)
 
