@@ -174,8 +174,27 @@ def runnable_notebooks(acc: Accelerator) -> str:
                            "scaleout_bytes_per_s_per_dir") if getattr(acc, f) is None]
     if not missing:
         return "all"
-    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {', '.join(missing)} "
-            "(no sourced figure in data/accelerators.csv)")
+    hint = " (a scenario can give comm_scaleout_bytes_per_s)" if missing == [
+        "scaleout_bytes_per_s_per_dir"] else ""
+    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {', '.join(missing)}{hint}")
+
+
+def scenario_accelerator(p: dict) -> Accelerator:
+    """The scenario's accelerator: the catalogue's, with ``comm_scaleout_bytes_per_s`` (when the
+    scenario gives it) as its scale-out bandwidth per direction. This is how a scenario runs the
+    parallelism notebooks on an accelerator whose network figure is not in the catalogue."""
+    acc = load_accelerator(p.get("accelerator", "H100-SXM"))
+    bw = p.get("comm_scaleout_bytes_per_s")
+    return acc.replace(scaleout_bytes_per_s_per_dir=float(bw)) if bw is not None else acc
+
+
+def scenario_cluster(p: dict):
+    """The scenario's ``Cluster``: ``scenario_accelerator(p)`` × ``n_gpus``, with the scenario's
+    ``comm_scaleout_latency_s`` (when given) in place of the efficiency row's."""
+    from .hardware import Cluster
+
+    return Cluster(scenario_accelerator(p), int(p["n_gpus"]),
+                   scaleout_latency_s=p.get("comm_scaleout_latency_s"))
 
 
 def list_accelerators() -> pd.DataFrame:

@@ -128,6 +128,10 @@ class Cluster:
         Accelerators per scale-up domain (default: the accelerator's, e.g. 8 for HGX H100).
     scaleup_bytes_per_s_per_dir, scaleout_bytes_per_s_per_dir : float, optional
         Override the accelerator's per-direction bandwidths (bytes/s).
+    scaleout_latency_s : float, optional
+        Per-step latency of a ring step across scale-up domains, seconds; overrides the
+        ``scaleout_latency_s`` of the accelerator's ``data/efficiency.csv`` row in the step-time
+        model (for an accelerator whose network is not in the catalogue).
 
     Raises
     ------
@@ -141,6 +145,7 @@ class Cluster:
     scaleup_domain_size: int | None = None
     scaleup_bytes_per_s_per_dir: float | None = None
     scaleout_bytes_per_s_per_dir: float | None = None
+    scaleout_latency_s: float | None = None
 
     def __post_init__(self):
         acc = self.accelerator
@@ -169,6 +174,10 @@ class Cluster:
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(v) or not v > 0:
                 raise ValueError(f"{f}={v!r} must be a finite number > 0")
+        lat = self.scaleout_latency_s
+        if lat is not None and (isinstance(lat, bool) or not isinstance(
+                lat, (int, float, np.integer, np.floating)) or not 0 <= lat < float("inf")):
+            raise ValueError(f"scaleout_latency_s={lat!r} must be a finite number >= 0")
 
     @property
     def peak_flops_per_s(self) -> float:

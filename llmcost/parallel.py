@@ -524,8 +524,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     PlanError (a ValueError)
         If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
     """
-    from .catalog import load_accelerator, load_model
-    from .hardware import Cluster
+    from .catalog import load_model
 
     if model is None:
         model = load_model(p["model"])
@@ -540,7 +539,8 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
-    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    from .catalog import scenario_cluster
+    cluster = scenario_cluster(p)
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE))

@@ -252,19 +252,23 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     accelerator needs scale-up and scale-out figures in the catalogue."""
     if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
         return
-    from .catalog import load_accelerator
+    from .catalog import scenario_accelerator
     from .hardware import Cluster
     try:
-        acc = load_accelerator(values["accelerator"])
-    except ValueError:
-        return  # validation names the unknown accelerator
+        acc = scenario_accelerator(values)
+    except (ValueError, TypeError):
+        return  # validation names the unknown accelerator or the bad figure
     try:
         Cluster(acc, 1)
     except ValueError as e:
-        raise ScenarioError(f"accelerator={values['accelerator']!r}: {e.args[0].split(':')[0]} "
+        field = e.args[0].split(':')[0]
+        key = " or give comm_scaleout_bytes_per_s in the scenario" if \
+            field == "scaleout_bytes_per_s_per_dir" else ""
+        raise ScenarioError(f"accelerator={values['accelerator']!r}: {field} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
-                            "sourced figure, or run only notebooks 00-01 (--notebooks 00,01)") from None
+                            f"sourced figure{key}, or run only notebooks 00-01 (--notebooks "
+                            "00,01)") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:

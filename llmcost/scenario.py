@@ -198,6 +198,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "and drain wait for them)"),
     Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
           "the backward and forward passes"),
+    # ---- scale-out network figures for accelerators without them in the catalogue
+    Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
+          "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
+          _positive),
+    Param("comm_scaleout_latency_s", "float|none", "latency of one ring step across scale-up "
+          "domains, s; null: data/efficiency.csv", _nonnegative),
 ]}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together

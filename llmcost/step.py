@@ -495,7 +495,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 
 def _load_eff(cluster: Cluster) -> Efficiency:
     from .catalog import load_efficiency
-    return load_efficiency(cluster.accelerator)
+    eff = load_efficiency(cluster.accelerator)
+    if getattr(cluster, "scaleout_latency_s", None) is not None:  # given by the scenario
+        eff = eff.replace(scaleout_latency_s=float(cluster.scaleout_latency_s))
+    return eff
 
 
 # ----------------------------------------------------------------------------- one plan
@@ -943,11 +946,12 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     -------
     (ParallelPlan, StepBreakdown)
     """
-    from .catalog import load_accelerator, load_model
+    from .catalog import load_model
     from .parallel import plan_from_parameters
 
     model = model if model is not None else load_model(p["model"])
-    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    from .catalog import scenario_cluster
+    cluster = scenario_cluster(p)
     plan = plan_from_parameters(p, model)
     opts = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items()}
     b = step_time(model, cluster, plan, int(p["seq_len"]),

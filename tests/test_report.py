@@ -326,3 +326,21 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     index = (out / "index.html").read_text()
     assert "Read this first" in index and "The bill so far" in index
     assert "total of the lines computed so far" in index
+
+
+def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
+    # MI325X has no sourced scale-out bandwidth in data/accelerators.csv: the parallelism
+    # notebooks are refused (test above) unless the scenario states the figure itself.
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n"
+                  "comm_scaleout_bytes_per_s: 5.0e+10\ncomm_scaleout_latency_s: 1.0e-5\n")
+    plan = report.plan_report(sc)
+    assert "04_communication" in [nb.stem for nb in plan.notebooks]
+    from llmcost import catalog
+    cluster = catalog.scenario_cluster(plan.values)
+    assert cluster.scaleout_bytes_per_s_per_dir == 5e10 and cluster.scaleout_latency_s == 1e-5
+    from llmcost.step import _load_eff
+    assert _load_eff(cluster).scaleout_latency_s == 1e-5
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
+    with pytest.raises(report.ScenarioError, match="or give comm_scaleout_bytes_per_s"):
+        report.plan_report(sc)
