@@ -213,11 +213,9 @@ class ModelSpec:
                   "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
             self._check_int(f, minimum=0)
         self._check_int("norms_per_layer", minimum=0)
-        if self.n_sliding_layers is None:
-            object.__setattr__(self, "n_sliding_layers", self.n_layers if self.sliding_window
-                               else 0)
-        self._check_int("n_sliding_layers", minimum=0)
-        if self.n_sliding_layers > self.n_layers:
+        if self.n_sliding_layers is not None:
+            self._check_int("n_sliding_layers", minimum=0)
+        if (self.n_sliding_layers or 0) > self.n_layers:
             raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} must be <= "
                              f"n_layers={self.n_layers}")
         if self.n_sliding_layers and not self.sliding_window:
@@ -289,6 +287,14 @@ class ModelSpec:
             raise ValueError(f"{self.name}: {f}={v} must be >= {minimum}")
 
     # ------------------------------------------------------------------ layer bookkeeping
+    @property
+    def n_window_layers(self) -> int:
+        """Layers that attend within ``sliding_window``: ``n_sliding_layers``, or every layer when
+        that is left empty and a window is set."""
+        if not self.sliding_window:
+            return 0
+        return self.n_layers if self.n_sliding_layers is None else self.n_sliding_layers
+
     @property
     def is_moe(self) -> bool:
         return self.n_experts > 0
@@ -466,7 +472,7 @@ class ModelSpec:
             local = np.minimum(s, w)
         else:
             local = np.where(s <= w, (s + 1) / 2, (w * (w + 1) / 2 + (s - w) * w) / s)
-        share = self.n_sliding_layers / self.n_layers
+        share = self.n_window_layers / self.n_layers
         return scalar_or_array(share * local + (1 - share) * full)
 
     def flops_per_token_breakdown(self, seq_len=None, training: bool = True, causal: bool = True,
