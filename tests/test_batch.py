@@ -1,5 +1,6 @@
 """batch.py: the McCandlish/Kaplan trade-off, DeepSeek's fits, learning-rate rules and the hardware
-side, against the test vectors 5.a-5.j (tests/data/test_vectors.csv) and the papers (sources named per test)."""
+side, against the test vectors 5.a-5.j (tests/data/test_vectors.csv) and the papers (sources named
+per test)."""
 
 import numpy as np
 import pandas as pd
@@ -117,7 +118,8 @@ def test_accumulation_steps():
 # ------------------------------------------------------------------ DeepSeek LLM
 def test_deepseek_model_scale_matches_table3():
     # DeepSeek LLM Table 3 (l_seq 4096): M = 352M, 963M, 3.02B, 9.66B, 45.1B, 85.6B, 419B.
-    # Confirms the 12·n_layer·d_model·l_seq attention term of Eq. 2 (the DeepSeek M formula as often quoted has 6,
+    # Confirms the 12·n_layer·d_model·l_seq attention term of Eq. 2 (the DeepSeek M formula as often
+    # quoted has 6,
     # which gives 252M for the first row).
     shapes = [(8, 512), (12, 768), (24, 1024), (24, 2048), (32, 4096), (40, 5120), (80, 8192)]
     got = [batch.deepseek_flops_per_token(n, d, 4096) for n, d in shapes]

@@ -13,7 +13,7 @@ A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")
 
 
-# ----------------------------------------------------------------------------- test vectors 4.a-4.e (tests/data/test_vectors.csv)
+# ---------------------------------------------- test vectors 4.a-4.e (tests/data/test_vectors.csv)
 def test_vector_4a_ring_all_reduce():
     # 4.a: S = 1e9 B, n = 8, 450e9 B/s, α = 10 µs -> 140 µs + 3.889 ms = 4.029 ms [computed]
     t = comm.collective_time("all_reduce", 1e9, 8, 450e9, 10e-6)
@@ -175,7 +175,8 @@ def _gpt(h=4096, layers=32, heads=32):
 
 
 def test_tp_volume_per_layer_is_four_ring_all_reduces():
-    # Megatron-LM §3 (Shoeybi et al. 2019): per GPU per layer (no recompute, ring) 4 · 2(t−1)/t · 2·b·s·h bytes.
+    # Megatron-LM §3 (Shoeybi et al. 2019): per GPU per layer (no recompute, ring) 4 · 2(t−1)/t ·
+    # 2·b·s·h bytes.
     m = _gpt()
     plan = parallel.make_plan(m, 64, 64, tp=8, sequence_parallel=False, seq_len=2048)
     v = comm.comm_volume(m, Cluster(A100, 64), plan, 2048)
@@ -185,7 +186,8 @@ def test_tp_volume_per_layer_is_four_ring_all_reduces():
 
 
 def test_zero_volumes():
-    # ZeRO §7 (Rajbhandari et al. 2020): ZeRO-1/2 move the same bytes as the all-reduce; ZeRO-3 1.5×.
+    # ZeRO §7 (Rajbhandari et al. 2020): ZeRO-1/2 move the same bytes as the all-reduce; ZeRO-3
+    # 1.5×.
     m = _gpt()
     cl = Cluster(A100, 64)
     vols = {z: comm.comm_volume(m, cl, parallel.make_plan(m, 64, 64, zero_stage=z,
@@ -198,7 +200,8 @@ def test_zero_volumes():
 
 
 def test_zero1_has_no_per_microbatch_weight_gathers():
-    # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here ZeRO-1 traffic does
+    # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here
+    # ZeRO-1 traffic does
     # not grow with the number of micro-batches, ZeRO-3 traffic does.
     m = _gpt()
     cl = Cluster(A100, 64)

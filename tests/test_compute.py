@@ -1,5 +1,6 @@
 """compute.py: the first ledger line, against the test vectors of the foundation issue and
-the test vectors 1.a-1.k (tests/data/test_vectors.csv), and the published runs in data/published_runs.csv."""
+the test vectors 1.a-1.k (tests/data/test_vectors.csv), and the published runs in
+data/published_runs.csv."""
 
 import numpy as np
 import pytest

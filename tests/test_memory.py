@@ -1,7 +1,8 @@
 """llmcost.memory against published values.
 
 Sources of the expected values:
-* test vectors 2.a–2.f (tests/data/test_vectors.csv). 2.a is the ZeRO paper's Fig. 1 example (Rajbhandari et al.
+* test vectors 2.a–2.f (tests/data/test_vectors.csv). 2.a is the ZeRO paper's Fig. 1 example
+(Rajbhandari et al.
   2020: 7.5B parameters, 64 GPUs, K = 12 -> 120 / 31.4 / 16.6 / 1.9 GB), tagged [paper] there;
   2.b–2.f are [computed] from the stated formulas (ZeRO §5.1, Korthikanti et al. 2022 Table 2), and
   2.d/2.e are also re-derived here from the table itself.

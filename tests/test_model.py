@@ -1,7 +1,8 @@
 """ModelSpec: parameter counts and FLOPs per token against published figures.
 
 Sources of the expected values: the `official_params` column of data/models.csv (model cards and
-papers, cited per row) and the test vectors 1.a-1.k of tests/data/test_vectors.csv (Megatron-LM, PaLM).
+papers, cited per row) and the test vectors 1.a-1.k of tests/data/test_vectors.csv (Megatron-LM,
+PaLM).
 """
 
 from pathlib import Path

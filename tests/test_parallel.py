@@ -1,7 +1,8 @@
 """llmcost.parallel: plan rules, pipeline bubbles, the op-by-op schedule simulator, and the
 vectorised plan enumeration checked against the per-plan path.
 
-Bubble vectors 3.a–3.c are [computed] values (tests/data/test_vectors.csv) of the stated formulas (GPipe, 1F1B and
+Bubble vectors 3.a–3.c are [computed] values (tests/data/test_vectors.csv) of the stated formulas
+(GPipe, 1F1B and
 interleaved from Narayanan et al. 2021 §2.2, ZB-H1 from Qi et al. 2024); the simulator checks the
 first three independently by scheduling every forward and backward op.
 """

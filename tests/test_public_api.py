@@ -10,7 +10,6 @@ or a clamped value. A name in ``__all__`` without a spec fails ``test_every_publ
 import inspect
 import warnings
 
-import numpy as np
 import pytest
 
 import llmcost

@@ -1,16 +1,20 @@
-"""llmcost.reliability against test vectors 8.a-8.h (tests/data/test_vectors.csv), Daly (2006), Llama 3 and Kokolis et al.
+"""llmcost.reliability against test vectors 8.a-8.h (tests/data/test_vectors.csv), Daly (2006),
+Llama 3 and Kokolis et al.
 
 Provenance of the asserted values:
-* 8.a-8.h: [computed] vectors of tests/data/test_vectors.csv (relative tolerance 1e-3 unless stated).
+* 8.a-8.h: [computed] vectors of tests/data/test_vectors.csv (relative tolerance 1e-3 unless
+stated).
 * Daly (2006) figure captions: τ_opt = 117 min (M = 24 h), 57 min (M = 6 h) and 9.1 min
   (M = 15 min) for δ = 5 min, R = 10 min: [paper], read in the article's abstract page
   (sciencedirect copy in the search index, doi:10.1016/j.future.2004.11.016).
 * Llama 3 Table 5 counts (419 unexpected, 148 faulty GPU, 72 HBM3, ...): [secondary] in
-  tests/data/test_vectors.csv; confirmed here against glennklockwood.com/garden/component-reliability (full
+  tests/data/test_vectors.csv; confirmed here against glennklockwood.com/garden/component-
+  reliability (full
   table) and DatacenterDynamics (148 / 30.1%, 72 / 17.2%, 35 / 8.4%; ">90% effective training
   time").
 * Kokolis et al. r_f 6.50 / 2.34 per 1000 node-days, 7.9 h measured at 1,024 GPUs, 1.8 h and
-  0.23 h projected: [secondary] in tests/data/test_vectors.csv; confirmed here against a per-paper survey of
+  0.23 h projected: [secondary] in tests/data/test_vectors.csv; confirmed here against a per-paper
+  survey of
   LLM-training reliability papers in a public repository (search index file id 66370327490).
 * Tectonic 2 TB/s sustained / 7 TB/s peak, per-GPU checkpoints 1 MB-4 GB: [secondary];
   confirmed here against ai-papers.xuzou.cn/papers/llama3_2024 (summary of arXiv:2407.21783).
@@ -144,7 +148,8 @@ def test_checkpoint_size_14_bytes_8f(n_params, tb):
 def test_checkpoint_size_12_16_bytes_8f():
     size12 = rel.checkpoint_size(405e9, "fp32-master-adam").total_bytes
     assert size12 / 1e12 == pytest.approx(4.86, rel=1e-3)
-    # 16 B/param (tests/data/test_vectors.csv: "+16-bit grads or fp32 w") is training state, not a checkpoint
+    # 16 B/param (tests/data/test_vectors.csv: "+16-bit grads or fp32 w") is training state, not a
+    # checkpoint
     # recipe here; it equals the bf16-adam checkpoint plus 2 B/param of gradients.
     grads = 2 * 405e9
     assert (rel.checkpoint_size(405e9).total_bytes + grads) / 1e12 == pytest.approx(6.48,

@@ -69,7 +69,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         days = rows["wall_clock_days"]["value"]
         assert 50 < days < 80  # 16,384 GPUs at 41% MFU, before failures
         ckpt = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}
-        # 405.85B parameters × 14 B (bf16-Adam) + 1 MB of loader/RNG state per GPU; tests/data/test_vectors.csv
+        # 405.85B parameters × 14 B (bf16-Adam) + 1 MB of loader/RNG state per GPU; test vector
         # 8.f gives 5.67 TB for 405e9 × 14 B.
         spec = llmcost.load_model("llama-3.1-405b")
         expected = spec.n_params * 14 + 16384 * llmcost.reliability.LOADER_RNG_BYTES_PER_RANK
