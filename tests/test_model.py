@@ -242,6 +242,13 @@ def test_gemma_local_global_patterns():
     assert g3.mean_attended_keys(s, causal=False) == pytest.approx(mean)
 
 
+def test_multimodal_gemma3_config_is_read_from_its_text_config():
+    import json
+    text = json.loads((HF / "gemma-3-1b.json").read_text())
+    wrapped = {"model_type": "gemma3", "text_config": text, "vision_config": {"hidden_size": 1152}}
+    assert ModelSpec.from_hf_config(wrapped, name="g3").n_params == 999_885_952
+
+
 def test_from_hf_config_reads_a_dict_and_warns_for_unknown_llama_like_types():
     import json
     cfg = json.loads((HF / "llama-3.1-8b.json").read_text())
