@@ -5,7 +5,7 @@ The package does every calculation; the notebooks in ``notebooks/`` narrate them
 on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
 """
 
-from . import batch, comm, step
+from . import batch, comm, inference, rl, step
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .catalog import (
     DATA_DIR,
@@ -36,6 +36,19 @@ from .compute import (
     wall_clock_s,
 )
 from .hardware import Accelerator, Cluster, Efficiency
+from .inference import (
+    decode_step,
+    decode_step_time,
+    kv_cache_bytes,
+    kv_cache_bytes_per_token,
+    max_batch,
+    prefill_time,
+    serving_cost,
+    speculative_tokens_per_pass,
+)
+from .rl import rl_campaign, rl_iteration
+from . import ledger  # the whole bill (notebook 00)
+from .ledger import Ledger, build_ledger
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -81,7 +94,13 @@ __all__ = [
     # communication and step time (notebook 04)
     "comm", "step", "Efficiency", "StepBreakdown", "load_efficiency", "predict_mfu",
     "rank_plans", "step_time",
+    # the whole bill (notebook 00)
+    "ledger", "Ledger", "build_ledger",
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
+    # serving and RL post-training (notebook 05)
+    "inference", "decode_step", "decode_step_time", "kv_cache_bytes", "kv_cache_bytes_per_token",
+    "max_batch", "prefill_time", "serving_cost", "speculative_tokens_per_pass",
+    "rl", "rl_campaign", "rl_iteration",
 ]

@@ -11,6 +11,7 @@ from . import __version__
 EPILOG = """examples:
   llmcost report --scenario data/scenarios/llama-3.1-405b.yaml
   llmcost report --scenario my_run.yaml --out build/reports/my_run --notebooks 01
+  llmcost estimate --scenario data/scenarios/default.yaml --compare my_run.yaml
   llmcost list models
   llmcost refresh-notebooks            (what `make notebooks` runs)
 """
@@ -52,6 +53,17 @@ def _parser() -> argparse.ArgumentParser:
                    help="numbers or names to refresh (default: all)")
     n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout (default 120)")
+
+    # ---- the bill in the terminal (llmcost.ledger)
+    e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
+                       description="Print the scenario's bill line by line (llmcost.ledger) and "
+                       "its key figures, without running notebooks. The scenario is validated "
+                       "as `llmcost report` validates it.")
+    e.add_argument("--scenario", required=True, metavar="YAML", help="scenario file")
+    e.add_argument("--format", choices=["text", "json", "csv"], default="text",
+                   help="text (one screen, default), json (summary.json's bill) or csv (lines)")
+    e.add_argument("--compare", metavar="YAML",
+                   help="a second scenario: print both bills side by side with the difference")
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
@@ -110,9 +122,86 @@ def _main(argv: list[str] | None = None) -> int:
         except ReportError as e:
             return _fail(str(e), code=1)
         return 0
+    if args.command == "estimate":
+        return _estimate(args)
     if args.command == "list":
         return _list(args.what, args.format)
     return _fail(f"unknown command {args.command!r}")
+
+
+def _estimate(args) -> int:
+    """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
+    from .ledger import compare
+    from .report import UsageError, estimate_ledger
+    from .scenario import ScenarioError
+
+    try:
+        bills = [estimate_ledger(args.scenario)]
+        if args.compare:
+            bills.append(estimate_ledger(args.compare))
+    except (ScenarioError, UsageError) as e:
+        return _fail(str(e))
+    if args.compare:
+        names = (Path(args.scenario).stem, Path(args.compare).stem)
+        df = compare(*bills, names=names)
+        if args.format == "json":
+            print(df.to_json(orient="records", indent=1))
+        elif args.format == "csv":
+            print(df.to_csv(index=False), end="")
+        else:
+            print(_usd_frame(df).to_string(index=False))
+        return 0
+    bill = bills[0]
+    if args.format == "json":
+        import json
+        print(json.dumps(bill.summary(), indent=1, default=str))
+        return 0
+    table = bill.table()
+    if args.format == "csv":
+        print(table.to_csv(index=False), end="")
+        return 0
+    print(bill_text(bill, args.scenario))
+    return 0
+
+
+def _usd_frame(df):
+    from .report import format_value
+
+    out = df.copy()
+    for c in out.columns:
+        if c.endswith("usd"):
+            out[c] = [("not modelled" if v is None or v != v else format_value(float(v), "USD"))
+                      for v in out[c]]
+    return out
+
+
+def bill_text(bill, scenario_path="") -> str:
+    """The one-screen bill: the lines, the total and the figures behind them."""
+    from .report import format_value
+
+    f = bill.figures
+    t = bill.table()
+    lines = [f"llmcost estimate: {scenario_path}",
+             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}, MFU {f['mfu']:.1%} "
+             f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h",
+             ""]
+    width = max(len(s) for s in t["line"])
+    for r in t.itertuples():
+        if r.key == "total":
+            lines.append("-" * (width + 34))
+        amount = "not modelled" if r.usd is None or r.usd != r.usd else \
+            format_value(float(r.usd), "USD")
+        share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
+        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}  {r.status}")
+    lines += ["", f"GPU-hours: {f['ideal_gpu_hours']:,.0f} ideal, {f['paid_gpu_hours']:,.0f} "
+              f"paid (goodput {f['goodput']:.1%}), {f['all_gpu_hours']:,.0f} with exploration "
+              "and post-training",
+              f"wall clock of the main run: {f['wall_clock_days']:.1f} days; energy "
+              f"{f['energy_mwh']:,.0f} MWh, {f['tco2e']:,.0f} tCO2e",
+              "'not given': the scenario sets no value for that line (see `llmcost list "
+              "parameters`, ledger_ keys)"]
+    return "\n".join(lines)
+
 
 
 def _num(fmt: str, scale: float = 1.0):

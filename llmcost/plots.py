@@ -791,3 +791,166 @@ def validation_scatter(validation, ax=None):
     ax.legend(fontsize=7, loc="upper left")
     _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
     return ax
+
+
+# ---------------------------------------------------------------- serving and RL (notebook 05)
+def decode_roofline_vs_batch(steps, ax=None, title: str = ""):
+    """Decode step time and its two roofline terms against batch (``inference.decode_step``).
+
+    ``steps``: DataFrame with ``batch``, ``compute_s``, ``memory_s``, ``comm_s``, ``time_s``.
+    """
+    ax = _ax(ax)
+    b = steps["batch"]
+    ax.loglog(b, steps["memory_s"] * 1e3, color="C0", label="HBM term: (weights + KV) / bandwidth")
+    ax.loglog(b, steps["compute_s"] * 1e3, color="C1", label="compute term: FLOPs / achievable peak")
+    ax.loglog(b, steps["time_s"] * 1e3, color="k", lw=2, label="step time (max + TP all-reduces)")
+    if (steps["comm_s"] > 0).any():
+        ax.loglog(b, steps["comm_s"] * 1e3, color="C2", ls=":", label="exposed TP all-reduces")
+    ax.set_xlabel("sequences decoding together (batch)")
+    ax.set_ylabel("time per decode step (ms)")
+    ax.set_title(title or "Decode stays HBM-bound: the step time barely grows with batch")
+    ax.legend(fontsize=8)
+    _source(ax, "llmcost.inference.decode_step: roofline with data/efficiency.csv fractions")
+    return ax
+
+
+def cost_per_token_vs_batch(curves: dict, ax=None):
+    """USD per million output tokens against batch, one line per label (``cost_vs_batch``
+    frames); batches beyond the HBM capacity are drawn dashed."""
+    ax = _ax(ax)
+    for i, (label, df) in enumerate(curves.items()):
+        fit, over = df[df["fits"]], df[~df["fits"]]
+        ax.loglog(fit["batch"], fit["usd_per_m_output"], color=f"C{i}", lw=2, label=label)
+        if len(over):
+            ax.loglog(over["batch"], over["usd_per_m_output"], color=f"C{i}", ls="--", lw=1)
+            ax.plot(fit["batch"].iloc[-1], fit["usd_per_m_output"].iloc[-1], "o", color=f"C{i}")
+    ax.set_xlabel("sequences per replica (batch)")
+    ax.set_ylabel("USD per million output tokens")
+    ax.set_title("Batching cuts the cost of a token until HBM is full (dot; dashed: does not fit)")
+    ax.legend(fontsize=8)
+    _source(ax, "llmcost.inference.cost_vs_batch; prices from the scenario / data/prices.csv")
+    return ax
+
+
+def rl_loop_diagram(ax=None):
+    """The RL post-training loop as boxes and arrows: generate → score → update → sync."""
+    ax = _ax(ax, figsize=(8, 2.6))
+    boxes = [("generate\n(inference: prefill +\nHBM-bound decode)", 0.10, 0.095),
+             ("score\n(reward model or verifier,\nreference, critic)", 0.38, 0.115),
+             ("update\n(policy and critic:\nforward + backward)", 0.65, 0.10),
+             ("sync weights\nto the rollout\nengine", 0.91, 0.07)]
+    for text, x, _ in boxes:
+        ax.text(x, 0.55, text, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.5", fc="#eef3fb", ec="C0"))
+    for (_, x0, w0), (_, x1, w1) in zip(boxes, boxes[1:]):
+        ax.annotate("", xy=(x1 - w1 - 0.005, 0.55), xytext=(x0 + w0 + 0.005, 0.55),
+                    arrowprops=dict(arrowstyle="->", lw=1.5))
+    ax.annotate("", xy=(0.10, 0.18), xytext=(0.91, 0.18),
+                arrowprops=dict(arrowstyle="->", lw=1.2, connectionstyle="arc3,rad=0"))
+    ax.text(0.52, 0.08, "next iteration: new prompts, the updated policy", ha="center", fontsize=8)
+    ax.set_xlim(0, 1.04)
+    ax.set_ylim(0, 1)
+    ax.axis("off")
+    ax.set_title("One RL iteration: the inference and training ledgers cross")
+    return ax
+
+
+def rl_parts_bars(parts: dict, ax=None):
+    """Stacked horizontal bars of GPU-time shares by part, one bar per label (``RLIteration
+    .parts()`` frames)."""
+    ax = _ax(ax, figsize=(9.5, 1.4 + 0.6 * len(parts)))
+    names = list(next(iter(parts.values()))["part"])
+    left = np.zeros(len(parts))
+    for j, name in enumerate(names):
+        vals = np.array([float(df.set_index("part").loc[name, "share"]) for df in parts.values()])
+        if not vals.any():
+            continue
+        ax.barh(list(parts), vals, left=left, color=f"C{j % 10}", label=name.replace("_", " "))
+        left += vals
+    ax.set_xlim(0, 1)
+    ax.invert_yaxis()
+    ax.set_xlabel("share of the iteration's GPU-time")
+    ax.set_title("Where an RL iteration's GPU-hours go")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _source(ax, "llmcost.rl.rl_iteration (parts sum to the total)")
+    return ax
+
+
+def generation_shares(df, ax=None):
+    """Generation's share of FLOPs and of time per source: the source's figure beside the
+    model of its set-up (``rl.published_generation_shares``)."""
+    ax = _ax(ax, figsize=(9.5, 3.8))
+    t = df[df["quantity"] == "generation share of time"].reset_index(drop=True)
+    y = np.arange(len(t))
+    ax.barh(y - 0.27, t["model_flops_share"], 0.26, color="C7", label="model: share of FLOPs")
+    ax.barh(y, t["model"], 0.26, color="C0", label="model: share of time")
+    ax.barh(y + 0.27, t["measured"].fillna(0), 0.26, color="C3", label="source: share of time")
+    ax.set_yticks(y, t["source"])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the iteration")
+    ax.set_title("Generation: a small share of the FLOPs, a large share of the time")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _source(ax, "DeepSpeed-Chat blog §5; OpenRLHF README and benchmark table; APRIL "
+                "arXiv:2509.18521; llmcost.rl.PUBLISHED_SHARES")
+# ---- the whole bill (notebook 00, llmcost.ledger)
+def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001):
+    """Waterfall of a bill (``Ledger.table()``): each line stacked on the ones before it, the
+    total last. Lines below ``min_share`` of the total are merged into "other lines"; lines that
+    are not modelled are listed in the title, not drawn."""
+    import textwrap
+
+    ax = _ax(ax, figsize=(8, 4))
+    body = table[table["key"] != "total"]
+    total = float(table.loc[table["key"] == "total", "usd"].iloc[0])
+    missing = body[body["usd"].isna()]["line"].tolist()
+    body = body.dropna(subset=["usd"])
+    big = body[body["usd"] >= min_share * total]
+    rest = float(body[body["usd"] < min_share * total]["usd"].sum())
+    labels, values = list(big["line"]), list(big["usd"])
+    if rest > 0:
+        labels.append("other lines")
+        values.append(rest)
+    bottom = 0.0
+    colours = {"compute": "C0", "post-training": "C1", "data": "C2", "evaluation": "C4",
+               "storage": "C5", "network": "C6", "energy": "C8", "people": "C9",
+               "operations": "C7", "reserve": "C3"}
+    cats = list(big["category"]) + (["other"] if rest > 0 else [])
+    for i, (v, c) in enumerate(zip(values, cats)):
+        ax.bar(i, v / scale, bottom=bottom / scale, color=colours.get(c, "0.6"))
+        ax.annotate(f"{v / scale:,.3g}", (i, (bottom + v) / scale), ha="center", va="bottom",
+                    fontsize=8, textcoords="offset points", xytext=(0, 2))
+        bottom += v
+    ax.bar(len(values), total / scale, color="0.3")
+    ax.annotate(f"{total / scale:,.3g}", (len(values), total / scale), ha="center",
+                va="bottom", fontsize=8, textcoords="offset points", xytext=(0, 2))
+    ax.set_xticks(range(len(values) + 1),
+                  [textwrap.fill(s, 14, break_long_words=False) for s in labels + ["total"]],
+                  fontsize=7)
+    ax.set_ylabel("USD (millions)")
+    title = "Where does the money go? The whole bill, line by line"
+    if missing:
+        title += f"\n(not modelled yet: {', '.join(missing)})"
+    ax.set_title(title, fontsize=10)
+    _source(ax, "llmcost.ledger.build_ledger; defaults: data/ledger_defaults.csv")
+    return ax
+
+
+def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
+    """Expected cumulative spend (``ledger.spend_timeline``) against the budget's alert
+    thresholds, with the day each alert fires."""
+    ax = _ax(ax, figsize=(7, 3.6))
+    ax.plot(timeline["day"], timeline["cumulative_usd"] / scale, color="C0",
+            label="expected cumulative spend")
+    budget = timeline.attrs["budget_usd"]
+    for i, (t, day) in enumerate(timeline.attrs["alerts"].items()):
+        ax.axhline(t * budget / scale, color="C3", ls=":", lw=1)
+        when = f"day {day:,.1f}" if day is not None else "never"
+        ax.annotate(f"{t:.0%} alert: {when}", (timeline["day"].iloc[0], t * budget / scale),
+                    fontsize=8, va="bottom", color="C3")
+    ax.set_xlabel("days from the start of the project")
+    ax.set_ylabel("USD (millions)")
+    ax.set_title("When do the budget alerts fire?")
+    ax.legend(fontsize=8, loc="lower right")
+    _source(ax, "llmcost.ledger.spend_timeline")
+    return ax

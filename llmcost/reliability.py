@@ -948,6 +948,7 @@ class CheckpointPlan:
     mtbf_s: float
     interval_s: float
     breakdown: GoodputBreakdown
+    storage_bytes_per_s: float | None = None  # the bandwidth used (sized from the job if unset)
 
     @property
     def goodput(self) -> float:
@@ -1019,4 +1020,5 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
         tau = float(as_array(interval_s, "interval_s", positive=True))
     stall = float(checkpoint_stall_s(write, snap, async_, tau))
     b = goodput_breakdown(tau, stall, m, r, planned_per_day)
-    return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b)
+    return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
+                          float(storage_bytes_per_s))

@@ -118,10 +118,26 @@ def list_notebooks(selection: list[str] | None = None) -> list[Path]:
 
 
 def declared_parameters(nb: Path) -> dict:
-    """The parameters a notebook declares in its ``parameters`` cell (papermill's view)."""
-    import papermill as pm
+    """The parameters a notebook declares in its ``parameters`` cell: name -> {"name",
+    "default" (the literal's source text), "help" (its comment)}, as papermill's
+    ``inspect_notebook`` reports them (tests/test_ledger.py checks that they agree), read with
+    ``ast`` so that validating a scenario (``llmcost estimate``) needs no papermill import."""
+    import ast
 
-    return pm.inspect_notebook(str(nb))
+    cells = json.loads(Path(nb).read_text(encoding="utf-8"))["cells"]
+    src = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"
+                and "parameters" in c.get("metadata", {}).get("tags", [])), "")
+    out = {}
+    lines = src.splitlines()
+    for stmt in ast.parse(src).body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            line, v = lines[stmt.lineno - 1], stmt.value
+            default = line.encode()[v.col_offset:v.end_col_offset].decode() \
+                if v.end_lineno == stmt.lineno \
+                else ast.get_source_segment(src, v)
+            out[stmt.target.id] = {"name": stmt.target.id, "default": default,
+                                   "help": line.split("#", 1)[1].strip() if "#" in line else ""}
+    return out
 
 
 def clean_notebook_metadata(nb) -> None:
@@ -226,6 +242,9 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
     if scenario.get("mfu") == MFU_PREDICT:
         scenario = resolve_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if scenario.get("ledger_pilot_tokens_per_s_per_gpu") is not None:  # one MFU for every notebook
+        scenario = calibrate_mfu(scenario, used, scenario_path)
+        used = effective_parameters(scenario, declared_all)
     try:
         _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
@@ -245,6 +264,25 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
                 "parameters`)") if defaults else ""
         raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
     return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values)
+
+
+def estimate_ledger(scenario_path):
+    """The bill of a scenario file, validated exactly as ``plan_report`` validates a report
+    (``mfu: predict`` resolved the same way): what ``llmcost estimate`` prints.
+
+    Raises
+    ------
+    ScenarioError, UsageError
+        As ``plan_report``.
+    """
+    from .ledger import build_ledger
+    from .scenario import LEDGER_DEFAULTS
+
+    values = plan_report(scenario_path, ["00"]).values
+    try:
+        return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values})
+    except ScenarioError as e:
+        raise ScenarioError(f"{scenario_path}: {e}") from None
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
@@ -307,6 +345,36 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
+def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
+    """Replace ``mfu`` by the MFU a pilot run measured (``ledger_pilot_tokens_per_s_per_gpu``,
+    ``compute.mfu_from_throughput``), once, before notebooks run, so that every notebook and the
+    bill use it. The private key ``_mfu_calibration`` records where it came from.
+
+    Raises
+    ------
+    ScenarioError
+        If the scenario also asks for ``mfu: predict``, or the throughput implies an MFU above 1.
+    """
+    from .catalog import load_accelerator, load_model
+    from .compute import mfu_from_throughput
+
+    if "_mfu_prediction" in scenario:
+        raise ScenarioError(f"{scenario_path}: give either mfu: predict or "
+                            "ledger_pilot_tokens_per_s_per_gpu, not both")
+    v = {k: x["value"] for k, x in used.items()}
+    tps = scenario["ledger_pilot_tokens_per_s_per_gpu"]
+    mfu = float(mfu_from_throughput(tps, load_model(v["model"]), load_accelerator(
+        v["accelerator"]), v["seq_len"], v["dtype"]))
+    if not 0 < mfu <= 1:
+        raise ScenarioError(f"{scenario_path}: ledger_pilot_tokens_per_s_per_gpu={tps!r} implies "
+                            f"MFU {mfu:.2f}, above the accelerator's peak")
+    out = dict(scenario)
+    out["mfu"] = round(mfu, 6)
+    out["_mfu_calibration"] = {"value": out["mfu"], "from": f"calibrated from a pilot's {tps:,.0f}"
+                               " tokens/s per GPU (compute.mfu_from_throughput)"}
+    return out
+
+
 def effective_parameters(scenario: dict, declared: dict) -> dict:
     """The value each parameter takes in the report and where it comes from.
 
@@ -323,9 +391,9 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
         for name, info in params.items():
             if name == "interactive" or name in out:
                 continue
-            if name == "mfu" and "_mfu_prediction" in scenario:
-                out[name] = {"value": scenario[name],
-                             "from": scenario["_mfu_prediction"]["from"]}
+            if name == "mfu" and ("_mfu_prediction" in scenario or "_mfu_calibration" in scenario):
+                out[name] = {"value": scenario[name], "from": scenario.get(
+                    "_mfu_prediction", scenario.get("_mfu_calibration"))["from"]}
             elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:
@@ -483,8 +551,12 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
+    owned_price = _owned_price(plan.values)
     for i, nb in enumerate(nbs, 1):
         params = {k: v for k, v in scenario.items() if k in declared[nb]}
+        if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
+                and "ledger_owned_usd_per_gpu" not in declared[nb]:
+            params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
         if "interactive" in declared[nb]:
             params["interactive"] = False
         out_nb = out_dir / nb.name
@@ -514,6 +586,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
+    summary["bill"] = _bill(plan.values)
     summary["failed"] = [p.name for p in result.failed]
     late = _storage_warning(summary)
     if late:
@@ -624,29 +697,52 @@ def _warnings_html(warnings: list) -> str:
             f"margin:1rem 0'><b>Read this first</b><ul>{items}</ul></div>")
 
 
-#: The headline keys that are parts of the bill, in ledger order (notebook, key, label).
-BILL_LINES = (("01_flops", "compute_cost_usd", "compute (ideal: no failures)"),
-              ("07_checkpoints", "failure_cost_usd", "failures, checkpoints and restarts"),
-              ("07_checkpoints", "storage_cost_usd", "checkpoint storage"))
+def _bill(values: dict) -> dict:
+    """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json."""
+    from .ledger import build_ledger
+    from .scenario import LEDGER_DEFAULTS
+
+    return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values}).summary()
+
+
+def _owned_price(values: dict):
+    """The owned GPU-hour rate (hardware + energy) the bill uses when ``pricing: owned`` has no
+    price and the scenario sets the ledger's hardware or energy figures: notebooks that do not
+    read those keys get this rate, so that every notebook prices the same GPU-hour."""
+    keys = ("ledger_owned_usd_per_gpu", "ledger_pue", "ledger_electricity_usd_per_kwh")
+    if values.get("pricing") != "owned" or values.get("price_usd_per_gpu_hour") is not None \
+            or all(values.get(k) is None for k in keys):
+        return None
+    from .catalog import load_accelerator
+    from .ledger import owned_usd_per_gpu_hour
+
+    return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
+                                  *(values.get(k) for k in keys[:1]),
+                                  electricity_usd_per_kwh=values.get(keys[2]),
+                                  pue=values.get(keys[1]))["usd_per_gpu_hour"]
 
 
 def _bill_html(summary: dict) -> str:
-    """The lines of the bill the notebooks computed, and their sum (the ledger so far)."""
-    rows, total = [], 0.0
-    for stem, key, label in BILL_LINES:
-        for r in summary["notebooks"].get(stem, []):
-            if r["key"] == key and isinstance(r["value"], (int, float)):
-                rows.append(f"<tr><td>{html.escape(label)}</td><td class='v'>"
-                            f"{format_value(r['value'], 'USD')}</td><td>{html.escape(stem)}</td>"
-                            "</tr>")
-                total += r["value"]
-    if not rows:
+    """The bill (summary['bill'], from llmcost.ledger): every line with an amount, the lines not
+    modelled yet, and the total."""
+    bill = summary.get("bill")
+    if not bill:
         return ""
-    rows.append(f"<tr><th>total of the lines computed so far</th><th class='v'>"
-                f"{format_value(total, 'USD')}</th><th></th></tr>")
-    return ("<h2>The bill so far</h2><table><tr><th>line</th><th>USD</th><th>notebook</th></tr>"
-            + "".join(rows) + "</table><p style='color:#555'>Data, people, networking, "
-            "operations and exploratory runs are not yet in the workbook.</p>")
+    rows, missing = [], []
+    for ln in bill["bill.lines"].values():
+        if ln["usd"] is None:
+            missing.append(ln["label"])
+        elif ln["usd"] > 0:
+            rows.append(f"<tr><td>{html.escape(ln['label'])}</td><td class='v'>"
+                        f"{format_value(ln['usd'], 'USD')}</td><td>{html.escape(ln['status'])}"
+                        "</td></tr>")
+    rows.append(f"<tr><th>the whole bill</th><th class='v'>"
+                f"{format_value(bill['bill.total_usd'], 'USD')}</th><th></th></tr>")
+    note = (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
+        ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
+         "</a> and by <code>llmcost estimate</code>.")
+    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD</th><th>status</th></tr>"
+            + "".join(rows) + f"</table><p style='color:#555'>{note}</p>")
 
 
 def _notebook_question(nb: Path) -> str:

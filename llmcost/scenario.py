@@ -25,6 +25,7 @@ from .units import is_number
 METADATA_KEYS = ("title", "description")
 PRICING = ("on_demand", "reserved", "spot", "owned")
 COMPUTE_DTYPES = ("bf16", "fp8")
+_WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")  # llmcost.inference.WEIGHT_BYTES
 
 
 class ScenarioError(ValueError):
@@ -109,6 +110,62 @@ def _recipe(name, v):
 def _reserve(name, v):
     if not 0 <= v < 1:
         raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
+    return v
+
+
+def _probability(name, v):
+    if not 0 <= v <= 1:
+        raise ScenarioError(f"{name}={v!r} must be a probability in [0, 1]")
+    return v
+
+
+def _at_least_one(name, v):
+    if v < 1:
+        raise ScenarioError(f"{name}={v!r} must be >= 1")
+    return v
+
+
+def _dataset_tier(name, v):
+    return _storage_tier(name, v)
+
+
+def _records(fields: dict, required: tuple):
+    """A check for a list of mappings: ``fields`` maps each allowed key to (kind, rule)."""
+    def check(name, v):
+        seen = set()
+        for i, item in enumerate(v):
+            where = f"{name}[{i}]"
+            if not isinstance(item, dict):
+                raise ScenarioError(f"{where}={item!r} must be a mapping with keys "
+                                    f"{', '.join(fields)}")
+            for k in item:
+                if k not in fields:
+                    raise ScenarioError(f"{where}: unknown key {k!r} (allowed: "
+                                        f"{', '.join(fields)})")
+            for k in required:
+                if k not in item:
+                    raise ScenarioError(f"{where}: missing key {k!r}")
+            for k, value in item.items():
+                kind, rule = fields[k]
+                item[k] = _coerce(Param(f"{where}.{k}", kind, ""), value)
+                if rule is not None:
+                    rule(f"{where}.{k}", item[k])
+            key = item.get("name", item.get("role"))
+            if key in seen:
+                raise ScenarioError(f"{where}: {key!r} appears twice")
+            seen.add(key)
+        return v
+    return check
+
+
+def _phases(name, v):
+    v = _records({"name": ("str", None), "tokens": ("float", _positive),
+                  "seq_len": ("int", _positive), "n_gpus": ("int", _positive),
+                  "mfu": ("float", _mfu)}, ("name", "tokens", "seq_len"))(name, v)
+    for i, ph in enumerate(v):
+        if ph["name"] == "main":
+            raise ScenarioError(f"{name}[{i}]: name 'main' is the pre-training run itself "
+                                "(train_tokens); name the extra phase otherwise")
     return v
 
 
@@ -204,7 +261,142 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _positive),
     Param("comm_scaleout_latency_s", "float|none", "latency of one ring step across scale-up "
           "domains, s; null: data/efficiency.csv", _nonnegative),
+    # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
+    Param("serve_weight_dtype", "str", "serving weight precision", _one_of(*_WEIGHT_DTYPES)),
+    Param("serve_kv_dtype", "str", "KV-cache precision", _one_of("bf16", "fp16", "fp8")),
+    Param("serve_tp", "int", "tensor-parallel GPUs per serving replica; 0: the cheapest per "
+          "token (llmcost.inference.choose_serving_tp)", _nonnegative),
+    Param("serve_batch", "int", "sequences per replica; 0: the largest that fits in HBM",
+          _nonnegative),
+    Param("serve_occupancy", "float", "mean occupied share of the batch slots (continuous "
+          "batching)", _fraction),
+    Param("serve_max_tpot_s", "float|none", "latency target, seconds per output token; null: "
+          "none", _positive),
+    Param("inference_prompt_tokens", "int", "input tokens per request", _positive),
+    Param("inference_output_tokens", "int", "output tokens per request", _positive),
+    Param("rl_algorithm", "str", "RL post-training algorithm", _one_of("grpo", "ppo", "dpo")),
+    Param("rl_reward", "str", "scoring: a rule-based verifier or a reward model of the "
+          "policy's size", _one_of("verifier", "reward_model")),
+    Param("rl_prompts_per_step", "int", "prompts per RL iteration", _positive),
+    Param("rl_samples_per_prompt", "int", "responses per prompt (GRPO's group size G)", _positive),
+    Param("rl_prompt_tokens", "int", "prompt tokens", _positive),
+    Param("rl_response_tokens", "int", "mean response tokens", _positive),
+    Param("rl_response_tokens_max", "int", "longest response (the generation limit)", _positive),
+    Param("rl_ppo_epochs", "int", "passes over each batch per iteration", _positive),
+    Param("rl_gpus", "int", "GPUs of the RL job", _positive),
+    Param("rl_rollout_gpus", "int", "GPUs of a separate rollout engine; 0: colocated",
+          _nonnegative),
+    Param("rl_rollout_tp", "int", "tensor-parallel GPUs per rollout replica", _positive),
+    Param("rl_async", "bool", "asynchronous RL: generation overlaps training (off-policy by one "
+          "step; needs rl_rollout_gpus > 0)"),
+    Param("rl_partial_rollouts", "bool", "partial rollouts: unfinished responses continue next "
+          "step (APRIL, Kimi k1.5)"),
+    Param("rl_weight_sync_s", "float|none", "seconds to sync weights to the rollout engine; "
+          "null: estimated from link bandwidth", _nonnegative),
+    Param("rl_train_mfu", "float", "MFU of the scoring and update passes", _mfu),
+    Param("rl_verifier_usd_per_sample", "float", "verifier cost per sample, USD", _nonnegative),
+    Param("rl_iterations", "int", "RL iterations per run", _positive),
+    Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
+          _positive),
+    # ---- the whole bill (notebook 00, llmcost.ledger; defaults in data/ledger_defaults.csv)
+    Param("phases", "list", "extra training phases after the main run (context extension, "
+          "annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}", _phases),
+    Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
+          "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
+    Param("ledger_exploratory_fraction", "float|none", "exploratory and failed runs as a "
+          "fraction of the final run's compute; null: Cottier et al. 2024's median 1.19",
+          _nonnegative),
+    Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
+          "{name, gpu_hours} (replaces the fraction when given)",
+          _records({"name": ("str", None), "gpu_hours": ("float", _nonnegative)},
+                   ("name", "gpu_hours"))),
+    Param("ledger_sft_tokens", "float", "supervised fine-tuning tokens (0: not given)",
+          _nonnegative),
+    Param("ledger_cpt_tokens", "float", "continued pre-training tokens (0: not given)",
+          _nonnegative),
+    Param("ledger_lora_tokens", "float", "LoRA fine-tuning tokens (0: not given)", _nonnegative),
+    Param("ledger_lora_rank", "int", "LoRA rank r of the attention adapters", _positive),
+    Param("ledger_data_licensing_usd", "float", "data licensing, USD", _nonnegative),
+    Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
+          _nonnegative),
+    Param("ledger_synthetic_tokens", "float", "synthetic tokens generated", _nonnegative),
+    Param("ledger_synthetic_usd_per_mtok", "float", "USD per million generated tokens",
+          _nonnegative),
+    Param("ledger_annotation_samples", "float", "human-annotated samples (labels, preference "
+          "pairs)", _nonnegative),
+    Param("ledger_annotation_usd_per_sample", "float", "USD per annotated sample (expert rates "
+          "run far higher than crowd rates)", _nonnegative),
+    Param("ledger_eval_gpu_hours", "float", "GPU-hours of benchmark runs", _nonnegative),
+    Param("ledger_human_eval_hours", "float", "hours of human evaluation and red-teaming",
+          _nonnegative),
+    Param("ledger_human_eval_usd_per_hour", "float", "USD per hour of human evaluation",
+          _nonnegative),
+    Param("ledger_dataset_bytes", "float|none", "bytes of one dataset version; null: "
+          "train_tokens × 4 bytes", _positive),
+    Param("ledger_dataset_versions", "int", "dataset versions kept", _at_least_one),
+    Param("ledger_dataset_tier", "str", "storage tier of datasets and logs "
+          "(data/storage_prices.csv)", _dataset_tier),
+    Param("ledger_log_bytes", "float", "bytes of logs, metrics and traces kept", _nonnegative),
+    Param("ledger_egress_bytes", "float", "bytes sent to the internet (weights, datasets)",
+          _nonnegative),
+    Param("ledger_cross_region_bytes", "float", "bytes moved between regions", _nonnegative),
+    Param("ledger_pue", "float|none", "data-centre PUE (>= 1); null: 1.1", _positive),
+    Param("ledger_grid_kg_co2e_per_kwh", "float|none", "grid carbon intensity, kg CO2e/kWh; "
+          "null: US average", _nonnegative),
+    Param("ledger_electricity_usd_per_kwh", "float|none", "electricity price (owned hardware); "
+          "null: US industrial", _nonnegative),
+    Param("ledger_owned_usd_per_gpu", "float|none", "purchase price of one accelerator "
+          "(pricing: owned); null: the H100 SXM default", _positive),
+    Param("ledger_spot_preemptions_per_node_day", "float|none", "spot pre-emptions per node per "
+          "day (pricing: spot); null: one a week", _nonnegative),
+    Param("ledger_spot_restart_s", "float|none", "seconds to regain spot capacity and restart; "
+          "null: 30 min", _nonnegative),
+    Param("ledger_resumable", "bool", "training resumes from checkpoints (false: a failure "
+          "restarts the run from scratch)"),
+    Param("ledger_people", "list", "people as {role, fte, months?, usd_per_year?} (months: the "
+          "project's; usd_per_year: $330k loaded)",
+          _records({"role": ("str", None), "fte": ("float", _nonnegative),
+                    "months": ("float", _nonnegative),
+                    "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
+    Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
+          "support), USD per month", _nonnegative),
+    Param("ledger_project_months", "float|none", "project duration for people, operations and "
+          "storage; null: the run's wall clock", _positive),
+    Param("ledger_rerun_probability", "float", "probability the final run must be relaunched "
+          "(reserve)", _probability),
+    Param("ledger_reserve_fraction", "float", "contingency reserve as a fraction of the other "
+          "lines, in [0, 1)", _reserve),
+    Param("ledger_budget_usd", "float|none", "the budget alerts watch; null: the bill's total",
+          _positive),
 ]}
+
+#: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default
+#: scenario's values; tests/test_ledger.py checks that notebook 00 declares exactly these).
+LEDGER_DEFAULTS = {
+    "model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "train_tokens": 2.0e12,
+    "seq_len": 4096, "mfu": 0.4, "dtype": "bf16", "price_usd_per_gpu_hour": 3.99,
+    "pricing": "on_demand", "ckpt_recipe": "bf16-adam", "ckpt_interval_s": None,
+    "ckpt_async": False, "ckpt_storage_bytes_per_s": None, "ckpt_node_bytes_per_s": 5.0e10,
+    "ckpt_d2h_bytes_per_s": 5.0e10, "ckpt_restart_s": 600.0, "ckpt_keep_last": 3,
+    "ckpt_milestone_every_days": 7.0, "ckpt_retention_months": 12.0,
+    "ckpt_hot_tier": "fsx-lustre-ssd", "ckpt_cold_tier": "s3-glacier-deep-archive",
+    "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
+    "phases": [], "ledger_pilot_tokens_per_s_per_gpu": None, "ledger_exploratory_fraction": None,
+    "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
+    "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_data_licensing_usd": 0.0,
+    "ledger_data_processing_usd": 0.0, "ledger_synthetic_tokens": 0.0,
+    "ledger_synthetic_usd_per_mtok": 0.0, "ledger_annotation_samples": 0.0,
+    "ledger_annotation_usd_per_sample": 0.0, "ledger_eval_gpu_hours": 0.0,
+    "ledger_human_eval_hours": 0.0, "ledger_human_eval_usd_per_hour": 0.0,
+    "ledger_dataset_bytes": None, "ledger_dataset_versions": 1,
+    "ledger_dataset_tier": "s3-standard", "ledger_log_bytes": 0.0, "ledger_egress_bytes": 0.0,
+    "ledger_cross_region_bytes": 0.0, "ledger_pue": None, "ledger_grid_kg_co2e_per_kwh": None,
+    "ledger_electricity_usd_per_kwh": None, "ledger_owned_usd_per_gpu": None,
+    "ledger_spot_preemptions_per_node_day": None, "ledger_spot_restart_s": None,
+    "ledger_resumable": True, "ledger_people": [], "ledger_operations_usd_per_month": 0.0,
+    "ledger_project_months": None, "ledger_rerun_probability": 0.0,
+    "ledger_reserve_fraction": 0.0, "ledger_budget_usd": None,
+}
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
 #: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
@@ -223,6 +415,10 @@ def _coerce(p: Param, value):
     if kind.endswith("|none") and value is None:
         return None
     base = kind.split("|")[0]
+    if base == "list":
+        if not isinstance(value, list):
+            raise ScenarioError(f"{p.name}={value!r} must be a list")
+        return [dict(v) if isinstance(v, dict) else v for v in value]
     if base == "bool":
         if not isinstance(value, bool):
             raise ScenarioError(f"{p.name}={value!r} must be true or false")
@@ -317,8 +513,19 @@ def _cross_check(p: dict) -> None:
             plan_from_parameters(p)
         except ValueError as e:
             raise ScenarioError(str(e)) from None
+    if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
+        raise ScenarioError("rl_async=true needs rl_rollout_gpus > 0: colocated GPUs cannot "
+                            "generate and train at once")
+    if "rl_response_tokens" in p and "rl_response_tokens_max" in p and \
+            p["rl_response_tokens_max"] < p["rl_response_tokens"]:
+        raise ScenarioError(f"rl_response_tokens_max={p['rl_response_tokens_max']} must be >= "
+                            f"rl_response_tokens={p['rl_response_tokens']}")
+    if p.get("rl_algorithm") == "grpo" and p.get("rl_samples_per_prompt", 2) < 2:
+        raise ScenarioError(f"rl_samples_per_prompt={p['rl_samples_per_prompt']} must be >= 2 "
+                            "for GRPO (advantages are normalised within each group)")
     if "price_usd_per_gpu_hour" in p and p["price_usd_per_gpu_hour"] is None:
-        if "accelerator" in p:
+        if "accelerator" in p and not (p.get("pricing") == "owned"
+                                       and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
 
 
@@ -457,9 +664,15 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     if price_usd_per_gpu_hour is not None:
         v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
         return float(v), "given as price_usd_per_gpu_hour"
-    if pricing == "owned":
-        raise ScenarioError("pricing='owned' needs an explicit price_usd_per_gpu_hour (the "
-                            "amortised cost of your own hardware)")
+    if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.ledger)
+        from .ledger import owned_usd_per_gpu_hour
+        try:
+            own = owned_usd_per_gpu_hour(load_accelerator(accelerator))
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+        return own["usd_per_gpu_hour"], (
+            f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
+            "2024 (hardware + energy, llmcost.ledger.owned_usd_per_gpu_hour)")
     from .catalog import catalogue_price
     try:
         return catalogue_price(accelerator, pricing)

@@ -387,3 +387,104 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]),
                    w.HBox([tp_w, pp_w, mbs_w]), zero_w, rc_w, w.HBox([up_w, out_bw_w]),
                    tpo_w, w.HBox([ppo_w, dpo_w]), out])
+
+
+def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):
+    """Algorithm, G, response length, tail ratio, rollout GPUs, async and accelerator widgets
+    updating the per-iteration ledger of ``llmcost.rl.rl_iteration`` (other settings from ``p``,
+    the notebook's validated parameters). Returns the ``VBox``."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from . import plots, rl
+    from .catalog import list_accelerators
+
+    alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
+    g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
+    resp = w.IntSlider(value=p["rl_response_tokens"], min=128, max=32768, step=128,
+                       description="mean resp.", continuous_update=False)
+    tail = w.FloatSlider(value=p["rl_response_tokens_max"] / p["rl_response_tokens"], min=1.0,
+                         max=16.0, step=0.5, description="tail ×", continuous_update=False)
+    roll = w.IntSlider(value=p["rl_rollout_gpus"], min=0, max=max(p["rl_gpus"] - 1, 0),
+                       step=p["rl_rollout_tp"], description="rollout GPUs")
+    asyn = w.Checkbox(value=p["rl_async"], description="asynchronous")
+    acc = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
+                     description="accelerator")
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                it = rl.rl_iteration(
+                    model, acc.value, algorithm=alg.value, prompts_per_step=p["rl_prompts_per_step"],
+                    samples_per_prompt=g.value, prompt_tokens=p["rl_prompt_tokens"],
+                    response_tokens=resp.value, response_tokens_max=resp.value * tail.value,
+                    n_gpus=p["rl_gpus"], rollout_gpus=roll.value, rollout_tp=p["rl_rollout_tp"],
+                    asynchronous=asyn.value and roll.value > 0, train_mfu=p["rl_train_mfu"])
+            except ValueError as e:
+                print(f"cannot compute: {e}")
+                return
+            print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
+                  f"FLOPs, {it.generation_time_share:.0%} of time; "
+                  f"{it.gpu_hours * price_usd_per_gpu_hour:,.0f} USD per iteration")
+            display(plots.table(it.parts(price_usd_per_gpu_hour),
+                                {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
+                                 "usd": "${:,.2f}"}))
+
+    for x in (alg, g, resp, tail, roll, asyn, acc):
+        x.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+def ledger_explorer(scenario: dict):
+    """The main inputs of the bill (GPUs, MFU, price, pricing mode, exploratory fraction,
+    reserve, people) with the bill's table and waterfall updating (``llmcost.ledger``).
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from . import plots
+    from .ledger import build_ledger
+    from .scenario import PRICING
+    from .units import fmt_usd
+
+    gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
+    mfu = w.FloatSlider(value=scenario["mfu"], min=0.1, max=0.7, step=0.01, description="MFU",
+                        continuous_update=False)
+    price = w.FloatSlider(value=scenario["price_usd_per_gpu_hour"] or 2.5, min=0.5, max=12,
+                          step=0.05, description="$/GPU-h", continuous_update=False)
+    pricing = w.Dropdown(options=PRICING, value=scenario["pricing"], description="pricing")
+    explore = w.FloatSlider(value=1.19 if scenario["ledger_exploratory_fraction"] is None
+                            else scenario["ledger_exploratory_fraction"], min=0, max=3,
+                            step=0.05, description="explore ×", continuous_update=False)
+    reserve = w.FloatSlider(value=scenario["ledger_reserve_fraction"], min=0, max=0.5,
+                            step=0.01, description="reserve", continuous_update=False)
+    fte = w.FloatSlider(value=0, min=0, max=200, step=1, description="staff FTE",
+                        continuous_update=False)
+    out = w.Output()
+
+    def update(*_):
+        changes = dict(n_gpus=gpus.value, mfu=mfu.value, pricing=pricing.value,
+                       price_usd_per_gpu_hour=None if pricing.value == "owned" else price.value,
+                       ledger_exploratory_fraction=explore.value,
+                       ledger_reserve_fraction=reserve.value,
+                       ledger_people=[{"role": "staff", "fte": fte.value}] if fte.value else [])
+        out.clear_output(wait=True)
+        with out:
+            try:
+                bill = build_ledger({**scenario, **changes})
+            except ValueError as e:
+                print(f"cannot price this: {e}")
+                return
+            print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
+                  f"; {bill.figures['wall_clock_days']:.1f} days")
+            plots.bill_waterfall(bill.table())
+            plt.show()
+
+    for wid in (gpus, mfu, price, pricing, explore, reserve, fte):
+        wid.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]), out])

@@ -46,6 +46,7 @@ ODD_VALUES = {
     "plan": [None, "tp8", 3],
     "cluster": [None, "H100-SXM-cluster", 3],
     "target": [None, 3, "target"],
+    "scenario": [None, 3, "n_gpus: 8", []],
 }
 
 NOT_CALLABLE = "not callable"
@@ -81,6 +82,11 @@ def _cluster():
 def _target():
     import llmcost
     return llmcost.batch_target(7e9, train_tokens=1e11, global_batch_tokens=2**21)
+
+
+def _rl_iteration():
+    import llmcost
+    return llmcost.rl_iteration(_tiny(), "H100-SXM")
 
 
 def specs() -> dict:
@@ -244,4 +250,43 @@ def specs() -> dict:
         "goodput": Spec(dict(interval_s=600, checkpoint_s=60, mtbf_s=1e4),
                         {"interval_s": "positive", "checkpoint_s": "nonnegative",
                          "mtbf_s": "mtbf", "restart_s": "nonnegative"}),
+        # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
+        "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
+        "Ledger": RESULT,
+        "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
+                                                            "kv_dtype": "choice"}),
+        "kv_cache_bytes": Spec(dict(model=tiny, context_tokens=512),
+                               {"model": "model", "context_tokens": "nonnegative",
+                                "kv_dtype": "choice"}),
+        "max_batch": Spec(dict(model=tiny, accelerator=acc, context_tokens=512),
+                          {"model": "model", "accelerator": "accelerator",
+                           "context_tokens": "positive", "tp": "count",
+                           "reserve_fraction": "nonnegative"}),
+        "prefill_time": Spec(dict(model=tiny, accelerator=acc, prompt_tokens=512),
+                             {"model": "model", "accelerator": "accelerator",
+                              "prompt_tokens": "count", "batch": "positive", "tp": "count"}),
+        "decode_step": Spec(dict(model=tiny, accelerator=acc, batch=8, context_tokens=512),
+                            {"model": "model", "accelerator": "accelerator",
+                             "batch": "positive", "context_tokens": "nonnegative",
+                             "tp": "count"}),
+        "decode_step_time": Spec(dict(model=tiny, accelerator=acc, batch=8, context_tokens=512),
+                                 {"model": "model", "accelerator": "accelerator",
+                                  "batch": "positive", "context_tokens": "nonnegative"}),
+        "speculative_tokens_per_pass": Spec(dict(acceptance_rate=0.7, draft_tokens=4),
+                                            {"acceptance_rate": "nonnegative",
+                                             "draft_tokens": "count0"}),
+        "serving_cost": Spec(dict(model=tiny, accelerator=acc, price_usd_per_gpu_hour=2.0,
+                                  prompt_tokens=512, output_tokens=256),
+                             {"model": "model", "accelerator": "accelerator",
+                              "price_usd_per_gpu_hour": "positive", "prompt_tokens": "count",
+                              "output_tokens": "count", "occupancy": "fraction"}),
+        "rl_iteration": Spec(dict(policy=tiny, accelerator=acc),
+                             {"policy": "model", "accelerator": "accelerator",
+                              "prompts_per_step": "count", "samples_per_prompt": "count",
+                              "prompt_tokens": "count", "response_tokens": "positive",
+                              "n_gpus": "count"}, shown={"policy": "model"}),
+        "rl_campaign": Spec(dict(iteration=_rl_iteration(), iterations=10),
+                            {"iteration": "target", "iterations": "count", "runs": "count",
+                             "price_usd_per_gpu_hour": "positive|none"}),
     }

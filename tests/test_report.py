@@ -51,6 +51,18 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     rows = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
     assert {"training_flops", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
+    # One bill for every notebook: notebook 01's compute and 07's failures and storage are the
+    # bill's lines, and the index notebook publishes the same total.
+    lines = summary["bill"]["bill.lines"]
+    ck = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}
+    assert rows["compute_cost_usd"]["value"] == pytest.approx(
+        lines["compute.pretraining.main"]["usd"], rel=1e-9)
+    assert ck["failure_cost_usd"]["value"] == pytest.approx(lines["compute.failures"]["usd"],
+                                                            rel=1e-9)
+    assert ck["storage_cost_usd"]["value"] == pytest.approx(lines["storage.checkpoints"]["usd"],
+                                                            rel=1e-9)
+    idx = {r["key"]: r for r in summary["notebooks"]["00_index"]}
+    assert idx["bill_total_usd"]["value"] == pytest.approx(summary["bill"]["bill.total_usd"])
     batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
     assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
     # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
@@ -324,8 +336,12 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert "no parallel plan fits" in text  # a 70B model on 8 GPUs
     assert any(line.startswith("warning: no parallel plan fits") for line in lines)
     index = (out / "index.html").read_text()
-    assert "Read this first" in index and "The bill so far" in index
-    assert "total of the lines computed so far" in index
+    assert "Read this first" in index and "<h2>The bill</h2>" in index
+    assert "the whole bill" in index and "Not modelled yet: RL post-training" in index
+    bill = summary["bill"]
+    assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
+    assert bill["bill.total_usd"] == pytest.approx(
+        llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
 
 
 def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):

@@ -1,0 +1,799 @@
+"""Serving: what a prefilled and a generated token cost, on a roofline.
+
+One roofline covers both phases of LLM inference (Williams, Waterman, Patterson 2009, "Roofline",
+CACM 52(4); applied to transformer inference by Pope et al. 2022, "Efficiently Scaling Transformer
+Inference", arXiv:2211.05102, §2):
+
+* **Prefill** (the prompt, all tokens at once) runs large matmuls and is compute-bound once the
+  tokens in flight exceed the ridge point (peak FLOP/s ÷ HBM bytes/s ≈ 295 FLOP/B on H100 in
+  BF16);
+* **decode** (one token per sequence per step) reads every weight once per step for the whole
+  batch, plus each sequence's KV cache, and does only 2 FLOP per weight per sequence: it is
+  HBM-bandwidth-bound until the batch is very large.
+
+Per engine step on one tensor-parallel replica of ``tp`` GPUs::
+
+    t_step = max(FLOPs / (tp · peak · matmul_fraction),
+                 HBM bytes / (tp · HBM bytes/s · hbm_fraction))   + exposed TP all-reduces
+
+with ``matmul_fraction`` and ``hbm_fraction`` from ``data/efficiency.csv`` (the step model's
+constants: the best measured GEMM throughput and the achieved bandwidth of large copies). The
+roofline is an **upper bound on throughput**: real engines add kernel launches, sampling,
+scheduling and attention kernels below the HBM line, so measured figures lie below it
+(``serving_validation`` prints by how much).
+
+Conventions, stated once:
+
+* **Weights read per decode step** = every parameter except the input-embedding table (a gather
+  of one row per token; read in full when tied to the LM head) and the learned position table;
+  for MoE only the routed experts the batch touches (``experts_touched``). Resident weights
+  (``weight_bytes``) count every parameter.
+* **Weight precision** ``bf16``/``fp16`` 2 bytes, ``fp8``/``int8`` 1, ``int4`` 0.5 (per-group
+  scales ignored, < 2% for group size 128). FP8 weights run W8A8 on the FP8 tensor cores where the
+  device has them; INT8 and INT4 are weight-only (dequantised to BF16 for the matmul).
+* **KV cache** per token: 2·n_layers·n_kv_heads·d_head·bytes (K and V, MHA/GQA/MQA); MLA caches
+  the compressed latent and the shared rotary key, (kv_lora_rank + qk_rope_head_dim)·n_layers·bytes
+  (DeepSeek-V2, arXiv:2405.04434, §2.1.2 and Table 1). Sliding-window layers keep at most the
+  window's tokens.
+* **FLOPs per token** = 2 × active matmul weights + the attention core, 2·n_heads·(d_qk + d_v)
+  per attended key per layer (the conventions of ``llmcost.model``); a decode token attends to the
+  whole context (up to the window), a prefill token to (P+1)/2 keys on average (causal mask).
+* **Tensor parallelism** splits weights and KV heads over ``tp`` GPUs (a KV head is replicated
+  when ``tp`` exceeds the KV heads; MLA's latent cache is replicated on every rank) and costs two
+  all-reduces of the activations (batch tokens × d_model × 2 bytes) per layer (Megatron-LM,
+  Shoeybi et al. 2019, §3), on NVLink with the ring α-β model of ``llmcost.comm``; they are
+  exposed (not overlapped), which at small batch makes them latency-bound.
+* Prices: GPU-seconds × USD per GPU-hour / 3600. Input tokens are priced at prefill time, output
+  tokens at decode time (a replica's GPU-seconds per token: step time × tp / tokens per step).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .hardware import Accelerator, Efficiency
+from .model import ModelSpec
+from .units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
+
+#: Bytes per weight element by serving precision (per-group quantisation scales not counted).
+WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+#: Bytes per KV-cache element by precision (vLLM ``--kv-cache-dtype fp8``; TensorRT-LLM FP8 KV).
+KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+#: Bytes per activation element in the TP all-reduces (BF16 activations).
+ACTIVATION_BYTES = 2.0
+#: HBM held back from weights and KV cache: vLLM's default ``gpu_memory_utilization=0.9`` (vLLM
+#: engine arguments documentation) leaves 10% for activations, CUDA graphs and fragmentation.
+SERVING_RESERVE = 0.10
+
+
+# ------------------------------------------------------------------------------ validation
+def _model(model) -> ModelSpec:
+    if isinstance(model, str):
+        from .catalog import load_model
+        return load_model(model)
+    if not isinstance(model, ModelSpec):
+        raise ValueError(f"model={model!r} must be a ModelSpec or a catalogue model name")
+    return model
+
+
+def _accelerator(accelerator) -> Accelerator:
+    if isinstance(accelerator, str):
+        from .catalog import load_accelerator
+        accelerator = load_accelerator(accelerator)
+    if not isinstance(accelerator, Accelerator):
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue name")
+    if not accelerator.hbm_bytes or not accelerator.hbm_bytes_per_s:
+        raise ValueError(f"accelerator={accelerator.name!r} has no HBM capacity or bandwidth in "
+                         "the catalogue: serving cannot be modelled on it")
+    return accelerator
+
+
+def _efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
+    if efficiency is None:
+        from .catalog import load_efficiency
+        return load_efficiency(accelerator)
+    if not isinstance(efficiency, Efficiency):
+        raise ValueError(f"efficiency={efficiency!r} must be an Efficiency or None (the "
+                         "catalogue's row for the accelerator)")
+    return efficiency
+
+
+def _choice(name, value, table):
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"{name}={value!r} must be one of {', '.join(map(repr, table))}")
+    return value
+
+
+def _int(name, value, minimum=1):
+    if isinstance(value, bool) or not is_number(value) or not math.isfinite(value) \
+            or value != int(value) or value < minimum:
+        raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
+    return int(value)
+
+
+def _tp(tp, accelerator: Accelerator, model: ModelSpec) -> int:
+    tp = _int("tp", tp)
+    domain = accelerator.scaleup_domain_size or 1
+    if tp > domain:
+        raise ValueError(f"tp={tp} must be <= {domain}, the GPUs in one {accelerator.name} "
+                         "scale-up domain (serving TP stays on NVLink)")
+    if tp > 1 and not accelerator.scaleup_bytes_per_s_per_dir:
+        raise ValueError(f"tp={tp}: {accelerator.name} has no scale-up bandwidth in the catalogue")
+    if model.n_heads % tp:
+        raise ValueError(f"tp={tp} must divide n_heads={model.n_heads} of {model.name}")
+    return tp
+
+
+def _compute_dtype(weight_dtype: str, accelerator: Accelerator) -> str:
+    """FP8 weights run W8A8 on FP8 tensor cores where the device has them; others in BF16."""
+    if weight_dtype == "fp8" and accelerator.peak_fp8_flops_per_s:
+        return "fp8"
+    return "bf16"
+
+
+# ------------------------------------------------------------------------------ bytes
+def kv_cache_bytes_per_token(model, kv_dtype: str = "bf16") -> float:
+    """KV-cache bytes one token adds, summed over all layers (before any sliding window).
+
+    Formula: MHA/GQA/MQA ``2 · n_layers · n_kv_heads · d_head · bytes`` (K and V; Pope et al.
+    2022 §2; Ainslie et al. 2023 for GQA); MLA ``(kv_lora_rank + qk_rope_head_dim) · n_layers ·
+    bytes`` (DeepSeek-V2, arXiv:2405.04434, §2.1.2, Table 1: the compressed latent c_KV and the
+    decoupled rotary key k^R are cached).
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+    kv_dtype : {"bf16", "fp16", "fp8"}
+
+    Returns
+    -------
+    float, bytes per token. Llama-3-70B in BF16: 2·80·8·128·2 = 327,680 B (formulas.md 6.a).
+    """
+    m = _model(model)
+    b = KV_BYTES[_choice("kv_dtype", kv_dtype, KV_BYTES)]
+    if m.attention == "mla":
+        return float((m.kv_lora_rank + m.qk_rope_head_dim) * m.n_layers * b)
+    return float(2 * m.n_layers * m.n_kv_heads * m.d_head * b)
+
+
+def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=None):
+    """KV-cache bytes of one sequence holding ``context_tokens`` tokens.
+
+    Formula: per-token bytes (``kv_cache_bytes_per_token``) × [f_w · min(ctx, w) + (1 − f_w) ·
+    ctx], where w is the model's ``sliding_window`` and f_w the share of layers that use it
+    (Mistral 7B: every layer, w = 4096, Jiang et al. 2023 §2; Gemma 2 alternates local and
+    global layers, f_w = 0.5, Gemma Team 2024, arXiv:2408.00118, §2).
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+    context_tokens : int or array, >= 0
+    kv_dtype : {"bf16", "fp16", "fp8"}
+    window_layers : float in [0, 1], optional
+        Share of layers with the sliding window (default 1 when the model has a window, else 0).
+
+    Returns
+    -------
+    float or ndarray of bytes.
+    """
+    m = _model(model)
+    per_token = kv_cache_bytes_per_token(m, kv_dtype)
+    ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
+    w = m.sliding_window
+    if window_layers is None:
+        f = 1.0 if w else 0.0
+    else:
+        f = float(as_array(window_layers, "window_layers", nonnegative=True, upper=1.0))
+        if f and not w:
+            raise ValueError(f"window_layers={window_layers!r}: {m.name} has no sliding_window")
+    held = f * np.minimum(ctx, w) + (1 - f) * ctx if w else ctx
+    return scalar_or_array(per_token * held)
+
+
+def weight_bytes(model, weight_dtype: str = "bf16") -> float:
+    """Resident weight bytes: every parameter × bytes per weight (``WEIGHT_BYTES``)."""
+    m = _model(model)
+    return float(m.n_params * WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)])
+
+
+def experts_touched(model, tokens):
+    """Expected distinct routed experts per MoE layer that ``tokens`` tokens activate.
+
+    Formula: with top-k routing spread uniformly over E experts, an expert escapes one token with
+    probability 1 − k/E, so E[touched] = E · (1 − (1 − k/E)^T) for T tokens (balls into bins;
+    uniform load is what the auxiliary balancing losses aim at, Fedus et al. 2022 Switch
+    Transformer §2.2, DeepSeek-V3 §2.1.2). It is k for one token and tends to E for large
+    batches: a decode step of a big batch reads nearly every expert, not the active count.
+
+    Returns
+    -------
+    float or ndarray (0 for dense models).
+    """
+    m = _model(model)
+    t = as_array(tokens, "tokens", nonnegative=True)
+    if not m.is_moe:
+        return scalar_or_array(0.0 * t)
+    e, k = m.n_experts, m.n_experts_active
+    return scalar_or_array(e * (1 - (1 - k / e) ** t))
+
+
+def weights_read_bytes(model, tokens, weight_dtype: str = "bf16"):
+    """Weight bytes one forward pass over ``tokens`` tokens reads from HBM (whole replica).
+
+    Formula: (n_params − untied input embedding − position table − routed experts + experts
+    touched × params per routed expert) × bytes per weight. See the module conventions.
+    """
+    m = _model(model)
+    b = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    p = m.param_breakdown
+    base = m.n_params - p["position"] - (0 if m.tied_embeddings else p["embedding"]) \
+        - p["ffn_routed_experts"]
+    touched = np.asarray(experts_touched(m, tokens))
+    per_expert = p["ffn_routed_experts"] / m.n_experts if m.is_moe else 0.0  # all MoE layers
+    return scalar_or_array((base + touched * per_expert) * b)
+
+
+def _kv_share(m: ModelSpec, tp: int) -> float:
+    """Share of a replica's KV cache one TP rank holds."""
+    if m.attention == "mla":
+        return 1.0  # latent cache replicated on every rank
+    return max(1.0 / tp, 1.0 / m.n_kv_heads)
+
+
+def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
+              kv_dtype: str = "bf16", tp: int = 1, reserve_fraction: float = SERVING_RESERVE):
+    """The largest number of sequences of ``context_tokens`` tokens whose KV cache fits in HBM
+    beside the weights on one TP replica.
+
+    Formula: floor((tp · HBM · (1 − reserve) − weights) / KV bytes per sequence), per rank:
+    floor((HBM·(1 − reserve) − weights/tp) / (kv_per_seq · kv_share(tp))).
+
+    Returns
+    -------
+    int (or ndarray of int over ``context_tokens``).
+
+    Raises
+    ------
+    ValueError
+        If the weights do not fit the replica's HBM, or a context's KV cache leaves no room for
+        even one sequence (the message names the field and the numbers).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    tp = _tp(tp, acc, m)
+    r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False))
+    ctx = as_array(context_tokens, "context_tokens", positive=True)
+    usable = acc.hbm_bytes * (1 - r)
+    w = weight_bytes(m, weight_dtype) / tp
+    if w >= usable:
+        raise ValueError(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
+                         f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM at tp={tp}: "
+                         "raise tp or lower weight_dtype")
+    per_seq = np.asarray(kv_cache_bytes(m, ctx, kv_dtype)) * _kv_share(m, tp)
+    n = np.floor((usable - w) / per_seq)
+    if np.any(n < 1):
+        worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
+        raise ValueError(f"context_tokens={worst:g}: one sequence's KV cache "
+                         f"({float(kv_cache_bytes(m, worst, kv_dtype)) * _kv_share(m, tp) / 1e9:.1f}"
+                         f" GB per GPU) leaves no room for a batch beside the weights on "
+                         f"{acc.name} at tp={tp}")
+    return int(n) if n.ndim == 0 else n.astype(int)
+
+
+# ------------------------------------------------------------------------------ step times
+@dataclass(frozen=True)
+class StepTime:
+    """One engine step (prefill or decode) on one TP replica, by bound.
+
+    ``time_s = max(compute_s, memory_s) + comm_s``; ``bound`` names the larger of the two
+    roofline terms ("compute" or "HBM bandwidth"). Arrays broadcast over the inputs.
+    """
+
+    compute_s: object
+    memory_s: object
+    comm_s: object
+    flops: object
+    hbm_bytes: object
+    tokens: object
+    tp: int
+
+    @property
+    def time_s(self):
+        return scalar_or_array(np.maximum(self.compute_s, self.memory_s) + self.comm_s)
+
+    @property
+    def bound(self):
+        b = np.where(np.asarray(self.compute_s) >= np.asarray(self.memory_s), "compute",
+                     "HBM bandwidth")
+        return str(b) if b.ndim == 0 else b
+
+    def parts(self) -> dict:
+        return {"compute_s": self.compute_s, "memory_s": self.memory_s, "comm_s": self.comm_s,
+                "time_s": self.time_s}
+
+
+def _tp_allreduce_s(m: ModelSpec, acc: Accelerator, eff: Efficiency, tp: int, tokens):
+    """Two ring all-reduces of tokens × d_model activations per layer (Megatron-LM TP)."""
+    if tp == 1:
+        return 0.0 * np.asarray(tokens, dtype=float)
+    from .comm import collective_time
+    s = np.asarray(tokens, dtype=float) * m.d_model * ACTIVATION_BYTES
+    one = collective_time("all_reduce", s, tp, acc.scaleup_bytes_per_s_per_dir
+                          * eff.scaleup_fraction, eff.scaleup_latency_s) + eff.base_latency_s
+    return 2 * m.n_layers * np.asarray(one)
+
+
+def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
+          kv_written_tokens, causal_prefill):
+    """Shared roofline: seqs sequences, q_tokens query tokens each, attending ``keys`` keys."""
+    mm = sum(m.matmul_params_active.values())
+    tokens = seqs * q_tokens
+    attn = 2.0 * m.n_layers * m.n_heads * (m.d_qk + m.d_v) * keys * tokens
+    flops = 2.0 * mm * tokens + attn
+    peak = acc.peak_flops_per_s(_compute_dtype(weight_dtype, acc))
+    if causal_prefill:
+        compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
+            + attn / (tp * peak * eff.attention_fraction)
+    else:
+        compute = flops / (tp * peak * eff.matmul_fraction)
+    kv_tok = kv_cache_bytes_per_token(m, kv_dtype) * _kv_share(m, tp) * tp
+    hbm = weights_read_bytes(m, tokens, weight_dtype) \
+        + seqs * (np.asarray(kv_cache_bytes(m, kv_held_tokens, kv_dtype)) * _kv_share(m, tp) * tp
+                  + kv_written_tokens * kv_tok)
+    memory = hbm / (tp * acc.hbm_bytes_per_s * eff.hbm_fraction)
+    comm = _tp_allreduce_s(m, acc, eff, tp, tokens)
+    return StepTime(scalar_or_array(compute), scalar_or_array(memory), scalar_or_array(comm),
+                    scalar_or_array(flops), scalar_or_array(hbm), scalar_or_array(tokens), tp)
+
+
+def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str = "bf16",
+                kv_dtype: str = "bf16", tp: int = 1, tokens_per_sequence: int = 1,
+                efficiency: Efficiency | None = None) -> StepTime:
+    """One decode step: every sequence of the batch adds ``tokens_per_sequence`` tokens.
+
+    Formula (per TP replica; Pope et al. 2022 §2, formulas.md §6 "decode step time")::
+
+        compute = B·q·(2·N_matmul + 2·L·n_heads·(d_qk + d_v)·ctx) / (tp · peak · matmul_fraction)
+        memory  = (weights read for B·q tokens + B·KV(ctx) + B·q·KV per token)
+                  / (tp · HBM bytes/s · hbm_fraction)
+        time    = max(compute, memory) + 2·L TP all-reduces of B·q·d_model·2 bytes
+
+    with q = ``tokens_per_sequence`` (1 for plain decoding, γ + 1 for the verification pass of
+    speculative decoding) and ctx the tokens already in each sequence's cache (capped by a
+    sliding window).
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+    accelerator : Accelerator or str
+    batch : float or array, > 0
+        Sequences decoding together (may be fractional: a mean occupancy).
+    context_tokens : float or array, >= 0
+        Tokens in each sequence's KV cache (0: ignore KV reads, as formulas.md's ridge vector).
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4"}
+    kv_dtype : {"bf16", "fp16", "fp8"}
+    tp : int
+        Tensor-parallel GPUs per replica (within one scale-up domain).
+    tokens_per_sequence : int >= 1
+    efficiency : Efficiency, optional
+        Achievable fractions (default: ``data/efficiency.csv`` for the accelerator). Pass
+        ``Efficiency(..., 1, 1, 1, 1, 1)`` for the ideal roofline.
+
+    Returns
+    -------
+    StepTime (``time_s``, ``compute_s``, ``memory_s``, ``comm_s``, ``bound``, ``flops``,
+    ``hbm_bytes``).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    tp = _tp(tp, acc, m)
+    eff = _efficiency(efficiency, acc)
+    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    b = as_array(batch, "batch", positive=True)
+    ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
+    q = _int("tokens_per_sequence", tokens_per_sequence)
+    keys = np.minimum(ctx + q, m.sliding_window) if m.sliding_window else ctx + q
+    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, q, False)
+
+
+def decode_step_time(model, accelerator, batch, context_tokens, *, weight_dtype: str = "bf16",
+                     kv_dtype: str = "bf16", tp: int = 1, tokens_per_sequence: int = 1,
+                     efficiency: Efficiency | None = None):
+    """Seconds of one decode step: ``decode_step(...).time_s`` (its docstring has the formula:
+    max(compute, HBM bytes / achievable bandwidth) + exposed TP all-reduces)."""
+    return decode_step(model, accelerator, batch, context_tokens, weight_dtype=weight_dtype,
+                       kv_dtype=kv_dtype, tp=tp, tokens_per_sequence=tokens_per_sequence,
+                       efficiency=efficiency).time_s
+
+
+def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
+            kv_dtype: str = "bf16", tp: int = 1, efficiency: Efficiency | None = None
+            ) -> StepTime:
+    """Prefill of ``batch`` prompts of ``prompt_tokens`` tokens in one pass.
+
+    Formula (per TP replica)::
+
+        compute = T·2·N_matmul / (tp·peak·matmul_fraction)
+                  + T·2·L·n_heads·(d_qk + d_v)·(P+1)/2 / (tp·peak·attention_fraction)
+        memory  = (weights read for T tokens + T·KV per token written) / (tp·HBM·hbm_fraction)
+        time    = max(compute, memory) + 2·L TP all-reduces of T·d_model·2 bytes,   T = batch·P
+
+    (causal mask: a prompt token attends to (P+1)/2 keys on average, ``ModelSpec``'s
+    convention; the attention core runs at the fused-attention fraction of ``efficiency.csv``).
+    Compute-bound once T exceeds about the ridge point ÷ (2 / bytes per weight).
+
+    Returns
+    -------
+    StepTime; ``time_s`` is the time to first token of a request prefilled alone (batch=1).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    tp = _tp(tp, acc, m)
+    eff = _efficiency(efficiency, acc)
+    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    p = as_array(prompt_tokens, "prompt_tokens", positive=True, integer=True)
+    b = as_array(batch, "batch", positive=True)
+    keys = np.asarray(m.mean_attended_keys(p, causal=True))
+    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, p, True)
+
+
+def prefill_time(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
+                 kv_dtype: str = "bf16", tp: int = 1, efficiency: Efficiency | None = None):
+    """Seconds to prefill ``batch`` prompts: ``prefill(...).time_s`` (its docstring has the
+    formula: max(compute, HBM bytes / bandwidth) + TP all-reduces; the TTFT at batch=1)."""
+    return prefill(model, accelerator, prompt_tokens, batch, weight_dtype=weight_dtype,
+                   kv_dtype=kv_dtype, tp=tp, efficiency=efficiency).time_s
+
+
+def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
+                           kv_dtype: str = "bf16", tp: int = 1,
+                           efficiency: Efficiency | None = None) -> float:
+    """The batch at which a decode step turns compute-bound (``inf`` if it never does).
+
+    Formula: compute ∝ B·F and memory ∝ W + B·K, so B* = W·c / (F·m − K·c) with F the FLOPs per
+    token, W the weight bytes read, K the KV bytes per sequence, c = 1/(peak·matmul_fraction) and
+    m = 1/(HBM·hbm_fraction) per GPU. Ignoring KV (``context_tokens=0``) and at ideal fractions
+    for a dense model this is the ridge point ÷ (2 / bytes per weight): 295 on H100 in BF16
+    (formulas.md §6; ridge 5.j). When a sequence's KV reads cost more time than its FLOPs
+    (K·c ≥ F·m: long contexts) no batch makes decode compute-bound. The MoE weights read are
+    taken at the batch's expected touched experts (solved by fixed-point iteration).
+
+    Returns
+    -------
+    float (not rounded; compare it with ``max_batch`` to see whether HBM fills first).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    tp = _tp(tp, acc, m)
+    eff = _efficiency(efficiency, acc)
+    ctx = float(as_array(context_tokens, "context_tokens", nonnegative=True))
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff)
+    one = decode_step(m, acc, 1.0, ctx, **kw)
+    f_s = float(one.compute_s)                     # compute seconds per sequence
+    per_s = 1.0 / (tp * acc.hbm_bytes_per_s * eff.hbm_fraction)
+    k_s = float(one.memory_s) - float(weights_read_bytes(m, 1.0, weight_dtype)) * per_s
+    if f_s <= k_s:
+        return math.inf                            # KV reads alone outrun the FLOPs
+    b = 1.0
+    for _ in range(200):                           # B = W(B)·m / (F·c − K·m), W(B) for MoE
+        nb = float(weights_read_bytes(m, b, weight_dtype)) * per_s / (f_s - k_s)
+        if abs(nb - b) <= 1e-9 * nb:
+            break
+        b = nb
+    return nb
+
+
+# ------------------------------------------------------------------------------ speculative
+def speculative_tokens_per_pass(acceptance_rate, draft_tokens):
+    """Expected tokens a target-model pass yields with speculative decoding.
+
+    Formula (Leviathan, Kalman, Matias 2023, "Fast Inference from Transformers via Speculative
+    Decoding", ICML, Eq. 1): E = (1 − α^(γ+1)) / (1 − α) for acceptance rate α and γ draft
+    tokens (γ + 1 when α = 1). Each pass runs γ draft steps and one target pass over γ + 1 tokens.
+
+    Parameters
+    ----------
+    acceptance_rate : float or array in [0, 1]
+    draft_tokens : int >= 0 (γ)
+    """
+    a = as_array(acceptance_rate, "acceptance_rate", nonnegative=True, upper=1.0)
+    g = as_array(draft_tokens, "draft_tokens", nonnegative=True, integer=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = np.where(a < 1, (1 - a ** (g + 1)) / np.where(a < 1, 1 - a, 1), g + 1)
+    return scalar_or_array(e)
+
+
+# ------------------------------------------------------------------------------ generation
+def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
+                    weight_dtype: str = "bf16", kv_dtype: str = "bf16", tp: int = 1,
+                    efficiency: Efficiency | None = None) -> dict:
+    """A static batch end to end: prefill ``batch`` prompts, then decode to ``output_tokens``.
+
+    Formula: t = prefill(batch·P) + Σ_{i=1}^{R−1} t_decode(batch, ctx = P + i) (the first output
+    token comes out of the prefill, as TensorRT-LLM's and vLLM's benchmarks count it).
+
+    Returns
+    -------
+    dict: ``prefill_s``, ``decode_s``, ``total_s``, ``output_tokens_per_s`` (whole replica),
+    ``output_tokens_per_s_per_gpu``, ``tpot_s`` (mean decode step).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    b = float(as_array(batch, "batch", positive=True))
+    p = _int("prompt_tokens", prompt_tokens)
+    r = _int("output_tokens", output_tokens)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
+    pre = float(prefill_time(m, acc, p, b, **kw))
+    steps = np.asarray(decode_step_time(m, acc, b, p + np.arange(1, r), **kw)) if r > 1 \
+        else np.zeros(0)
+    dec = float(steps.sum())
+    total = pre + dec
+    return {"prefill_s": pre, "decode_s": dec, "total_s": total,
+            "output_tokens_per_s": b * r / total,
+            "output_tokens_per_s_per_gpu": b * r / total / tp,
+            "tpot_s": float(steps.mean()) if r > 1 else float("nan")}
+
+
+# ------------------------------------------------------------------------------ cost
+@dataclass(frozen=True)
+class ServingCost:
+    """What a served token costs on one replica (see ``serving_cost`` for the formulas)."""
+
+    model: str
+    accelerator: str
+    tp: int
+    batch: int
+    live_batch: float
+    max_batch: int
+    limit: str
+    decode_bound: str
+    prompt_tokens: int
+    output_tokens: int
+    ttft_s: float
+    tpot_s: float
+    output_tokens_per_s_per_gpu: float
+    input_tokens_per_s_per_gpu: float
+    usd_per_m_input: float
+    usd_per_m_output: float
+    usd_per_m_blended: float
+    price_usd_per_gpu_hour: float
+    crossover_batch: float
+    notes: str = field(default="", compare=False)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_series(self) -> pd.Series:
+        return pd.Series(self.to_dict(), name=self.model)
+
+
+def _price(price):
+    return float(as_array(price, "price_usd_per_gpu_hour", positive=True))
+
+
+def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                 output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
+                 kv_dtype: str = "bf16", tp: int = 1, occupancy: float = 1.0,
+                 max_tpot_s: float | None = None, draft_model=None, draft_tokens: int = 0,
+                 acceptance_rate: float | None = None,
+                 reserve_fraction: float = SERVING_RESERVE,
+                 efficiency: Efficiency | None = None) -> ServingCost:
+    """USD per million input and output tokens, TTFT and TPOT for one serving set-up.
+
+    Formulas (one TP replica of ``tp`` GPUs at ``price`` USD per GPU-hour):
+
+    * batch: ``batch`` slots (default: the largest that fits, ``max_batch`` at context P + R,
+      i.e. every sequence's cache reserved for its full length, no preemption; lowered to meet
+      ``max_tpot_s``); continuous batching / PagedAttention enter as the mean
+      ``occupancy`` of the slots, live = occupancy × batch (Kwon et al. 2023, vLLM, SOSP);
+    * TPOT = mean over the R−1 decode steps (ctx = P+1 … P+R−1) of the step time at the live
+      batch, divided by the tokens per target pass with speculative decoding
+      (``speculative_tokens_per_pass``; the draft model's γ steps are added to each pass);
+    * output GPU-s per token = TPOT × tp / live;  USD/M output = that × price / 3600 × 1e6;
+    * input GPU-s per token = prefill(batch prompts) × tp / (batch · P); USD/M input likewise;
+    * TTFT = prefill of one prompt alone;
+    * blended USD/M = (P·USD_in + R·USD_out) / (P + R) for the stated input:output ratio P:R.
+
+    ``limit`` says what stops the batch: "HBM capacity" (the KV cache of the next sequence does
+    not fit), "latency target", "compute" (the batch is past the compute-bound crossover, so
+    larger batches no longer lower the cost) or "as given".
+
+    Raises
+    ------
+    ValueError
+        Bad input; a given batch larger than fits; a latency target no batch meets.
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    price = _price(price_usd_per_gpu_hour)
+    p = _int("prompt_tokens", prompt_tokens)
+    r = _int("output_tokens", output_tokens)
+    occ = float(as_array(occupancy, "occupancy", positive=True, upper=1.0))
+    g = _int("draft_tokens", draft_tokens, minimum=0)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
+    cap = max_batch(m, acc, p + r, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                    reserve_fraction=reserve_fraction)
+    if g:
+        if draft_model is None or acceptance_rate is None:
+            raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
+        dm = _model(draft_model)
+        e_tok = float(speculative_tokens_per_pass(acceptance_rate, g))
+    elif draft_model is not None or acceptance_rate is not None:
+        raise ValueError("draft_model and acceptance_rate need draft_tokens >= 1")
+    ctx = p + np.arange(1, max(r, 2))
+
+    def tpot(bs):
+        bs = np.asarray(bs, dtype=float)[..., None] * occ
+        t = np.asarray(decode_step_time(m, acc, bs, ctx, tokens_per_sequence=g + 1, **kw))
+        if g:
+            t = t + g * np.asarray(decode_step_time(dm, acc, bs, ctx, tp=tp,
+                                                    weight_dtype=weight_dtype,
+                                                    kv_dtype=kv_dtype, efficiency=efficiency))
+            t = t / e_tok
+        return t.mean(axis=-1)
+
+    if max_tpot_s is not None:
+        target = float(as_array(max_tpot_s, "max_tpot_s", positive=True))
+    if batch is None:
+        limit = "HBM capacity"
+        b = cap
+        if max_tpot_s is not None:
+            ok = np.nonzero(tpot(np.arange(1, cap + 1)) <= target)[0]
+            if not len(ok):
+                raise ValueError(f"max_tpot_s={target!r}: even one sequence takes "
+                                 f"{float(tpot(1)):.4g} s per output token on {acc.name} "
+                                 f"at tp={tp}")
+            if ok[-1] + 1 < cap:
+                b, limit = int(ok[-1] + 1), "latency target"
+    else:
+        b = _int("batch", batch)
+        if b > cap:
+            raise ValueError(f"batch={b} does not fit: at most {cap} sequences of {p + r} tokens "
+                             f"fit beside the weights on {acc.name} at tp={tp}")
+        limit = "as given"
+        if max_tpot_s is not None and float(tpot(b)) > target:
+            raise ValueError(f"batch={b} misses max_tpot_s={target!r} "
+                             f"({float(tpot(b)):.4g} s per token)")
+    cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
+    if limit == "HBM capacity" and cross < b:
+        limit = "compute"
+    live = occ * b
+    t_out = float(tpot(b))
+    pre_b = float(prefill_time(m, acc, p, b, **kw))
+    in_gpu_s = pre_b * tp / (b * p)
+    out_gpu_s = t_out * tp / live
+    usd_in = in_gpu_s * price / SECONDS_PER_HOUR * 1e6
+    usd_out = out_gpu_s * price / SECONDS_PER_HOUR * 1e6
+    bound = decode_step(m, acc, live, p + r / 2, **kw).bound
+    return ServingCost(
+        model=m.name, accelerator=acc.name, tp=tp, batch=int(b), live_batch=live, max_batch=cap,
+        limit=limit, decode_bound=bound, prompt_tokens=p, output_tokens=r,
+        ttft_s=float(prefill_time(m, acc, p, 1, **kw)), tpot_s=t_out,
+        output_tokens_per_s_per_gpu=1 / out_gpu_s, input_tokens_per_s_per_gpu=1 / in_gpu_s,
+        usd_per_m_input=usd_in, usd_per_m_output=usd_out,
+        usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r), price_usd_per_gpu_hour=price,
+        crossover_batch=cross,
+        notes=f"{weight_dtype} weights, {kv_dtype} KV, occupancy {occ:g}"
+              + (f", speculative γ={g}, α={acceptance_rate}" if g else ""))
+
+
+def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt_tokens: int,
+                  output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                  tp: int = 1, efficiency: Efficiency | None = None) -> pd.DataFrame:
+    """USD per million output tokens and TPOT against batch (the figure of notebook 05).
+
+    Formula: TPOT(B) = mean over ctx = P+1 … P+R−1 of ``decode_step_time(B, ctx)``;
+    USD/M output = price / 3600 × 1e6 × TPOT · tp / B (as ``serving_cost``, occupancy 1, no
+    speculation); batches above
+    ``max_batch`` are kept with ``fits = False`` so a plot can show where HBM runs out.
+
+    Returns
+    -------
+    DataFrame: batch, tpot_s, output_tokens_per_s_per_gpu, usd_per_m_output, bound, fits.
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    price = _price(price_usd_per_gpu_hour)
+    p = _int("prompt_tokens", prompt_tokens)
+    r = _int("output_tokens", output_tokens)
+    bs = as_array(batches, "batches", positive=True, integer=True).reshape(-1)
+    if not bs.size:
+        raise ValueError("batches=[] must hold at least one batch size")
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
+    cap = max_batch(m, acc, p + r, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp)
+    ctx = p + np.arange(1, max(r, 2))
+    st = decode_step(m, acc, bs[:, None], ctx[None, :], **kw)
+    t = np.asarray(st.time_s).mean(axis=1)
+    mid = decode_step(m, acc, bs, p + r / 2, **kw)
+    out = pd.DataFrame({"batch": bs.astype(int), "tpot_s": t,
+                        "output_tokens_per_s_per_gpu": bs / t / tp})
+    out["usd_per_m_output"] = price / SECONDS_PER_HOUR * 1e6 / out["output_tokens_per_s_per_gpu"]
+    out["bound"] = np.atleast_1d(mid.bound)
+    out["fits"] = bs <= cap
+    out.attrs.update(max_batch=cap, model=m.name, accelerator=acc.name)
+    return out
+
+
+# ------------------------------------------------------------------------------ validation
+@lru_cache(maxsize=1)
+def _benchmarks() -> pd.DataFrame:
+    from .catalog import DATA_DIR
+    return pd.read_csv(DATA_DIR / "serving_benchmarks.csv", comment=None)
+
+
+def load_serving_benchmarks() -> pd.DataFrame:
+    """Published serving measurements (``data/serving_benchmarks.csv``, one source per row)."""
+    return _benchmarks().copy()
+
+
+def _predict_row(row) -> float:
+    kw = dict(weight_dtype=row["weight_dtype"], kv_dtype=row["kv_dtype"], tp=int(row["tp"]))
+    m, acc = row["model"], row["accelerator"]
+    b, p, r = float(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"])
+    metric = row["metric"]
+    if metric == "ttft_s":
+        return float(prefill_time(m, acc, p, b, **kw))
+    if metric == "tpot_s":
+        return float(np.mean(decode_step_time(m, acc, b, p + np.arange(1, max(r, 2)), **kw)))
+    g = generation_time(m, acc, b, p, r, **kw)
+    if metric == "latency_s":
+        return g["total_s"]
+    if metric == "output_tokens_per_s_per_gpu":
+        return g["output_tokens_per_s_per_gpu"]
+    raise ValueError(f"serving_benchmarks.csv: unknown metric {metric!r}")
+
+
+def serving_validation() -> pd.DataFrame:
+    """The roofline against every published serving figure in ``data/serving_benchmarks.csv``.
+
+    Nothing is fitted: the fractions are ``data/efficiency.csv``'s. For a throughput the
+    roofline must be at or above the measurement; for a time (TTFT, TPOT, latency) at or below.
+    ``speedup`` = how much faster the roofline is than the engine (predicted ÷ measured
+    throughput, or measured ÷ predicted time): ≥ 1 when the roofline is an upper bound.
+
+    Returns
+    -------
+    DataFrame: the CSV's columns plus ``predicted`` and ``speedup``.
+    """
+    df = load_serving_benchmarks()
+    df["predicted"] = [_predict_row(r) for _, r in df.iterrows()]
+    is_time = df["metric"].str.endswith("_s")
+    df["speedup"] = np.where(is_time, df["measured"] / df["predicted"],
+                             df["predicted"] / df["measured"])
+    return df
+
+
+def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                      output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
+                      kv_dtype: str = "bf16", occupancy: float = 1.0,
+                      max_tpot_s: float | None = None,
+                      efficiency: Efficiency | None = None) -> ServingCost:
+    """The cheapest tensor-parallel size for serving: ``serving_cost`` at tp = 1, 2, 4, … up to
+    the scale-up domain (dividing the heads), the lowest blended USD per million tokens kept.
+    ``batch`` None: each tp at its largest batch (or the latency target's); a given batch must fit
+    the chosen tp.
+
+    Raises
+    ------
+    ValueError
+        If no tp fits the weights and a batch (the message gives the largest tp's reason).
+    """
+    m, acc = _model(model), _accelerator(accelerator)
+    best, last = None, None
+    tp = 1
+    while tp <= (acc.scaleup_domain_size or 1):
+        if m.n_heads % tp == 0:
+            try:
+                c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
+                                 output_tokens=output_tokens, batch=batch,
+                                 weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                                 occupancy=occupancy,
+                                 max_tpot_s=max_tpot_s, efficiency=efficiency)
+                if best is None or c.usd_per_m_blended < best.usd_per_m_blended:
+                    best = c
+            except ValueError as e:
+                last = e
+        tp *= 2
+    if best is None:
+        raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
+                         f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
+    return best

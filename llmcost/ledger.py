@@ -1,0 +1,882 @@
+"""The whole bill of a training project: one ledger per scenario, every line of it.
+
+``build_ledger(scenario)`` turns a scenario (the shared parameters of ``llmcost.scenario``) into a
+``Ledger``: a list of ``Line``s whose amounts sum to the total, each with its category, phase,
+whether it is fixed or elastic, how it was computed and where its figures come from. Notebook 00
+shows it; notebook 07 and ``llmcost estimate`` call it; ``llmcost report`` writes it into
+``summary.json``. Every other notebook's compute cost is a line of this bill, computed the same way.
+
+Conventions (one for the whole bill):
+
+* **GPU-hours** are model FLOPs on the workbook's MFU basis (``compute.training_run``: the
+  detailed count with a full attention mask) ÷ (dense peak × MFU), divided by **goodput**
+  (``reliability.checkpoint_plan``): paid GPU-hours = ideal / goodput. The MFU is the scenario's
+  ``mfu`` (given, or predicted by the step-time model when the scenario says ``mfu: predict``:
+  the report resolves it before anything runs), or calibrated from a pilot run's measured
+  tokens/s (``ledger_pilot_tokens_per_s_per_gpu``; ``compute.mfu_from_throughput``).
+* **Pricing modes**: ``on_demand``, ``reserved`` and ``spot`` rent GPU-hours at
+  ``price_usd_per_gpu_hour`` (or the catalogue median); a rented GPU-hour includes its
+  electricity, so the energy line reports MWh and tCO2e at $0. ``spot`` adds pre-emptions to the
+  failure rate and a longer restart (the failure model of notebook 07). ``owned`` amortises the
+  hardware as Cottier et al. 2024 (arXiv:2405.21015 §2.2-2.3) do and prices the energy.
+* A line without a scenario value takes a sourced default (``data/ledger_defaults.csv``) or is 0
+  and labelled **not given**; a line the workbook cannot compute yet says **not modelled** and has
+  no amount (RL post-training until ``rl.py`` lands).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import subprocess
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .catalog import DATA_DIR
+from .units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
+
+SCHEMA_VERSION = 1
+#: Line statuses: computed from scenario values, from a sourced default, 0 because the scenario
+#: gives nothing, included in another line's price, or not modelled by the workbook yet.
+STATUSES = ("modelled", "default", "not given", "included", "not modelled")
+CATEGORIES = ("compute", "post-training", "data", "evaluation", "storage", "network", "energy",
+              "people", "operations", "reserve")
+SECONDS_PER_MONTH = HOURS_PER_YEAR * SECONDS_PER_HOUR / 12.0
+
+
+# ------------------------------------------------------------------------------ defaults
+@lru_cache(maxsize=1)
+def _defaults() -> dict:
+    with (DATA_DIR / "ledger_defaults.csv").open(newline="", encoding="utf-8") as fh:
+        return {r["key"]: r for r in csv.DictReader(fh)}
+
+
+def default(key: str) -> float:
+    """A sourced default of ``data/ledger_defaults.csv`` (its ``value``)."""
+    rows = _defaults()
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be a ledger default name (a string)")
+    if key not in rows:
+        raise ValueError(f"ledger default {key!r} must be one of {', '.join(rows)}")
+    return float(rows[key]["value"])
+
+
+def default_source(key: str) -> str:
+    """The source of a default in ``data/ledger_defaults.csv``."""
+    default(key)
+    return _defaults()[key]["source"]
+
+
+def list_defaults():
+    """``data/ledger_defaults.csv`` as a DataFrame (value, unit, range, date, source, notes)."""
+    import pandas as pd
+
+    return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
+
+
+# ------------------------------------------------------------------------------ argument checks
+def _model(model, name="model"):
+    from .model import ModelSpec
+    if isinstance(model, str):
+        from .catalog import load_model
+        return load_model(model)
+    if not isinstance(model, ModelSpec):
+        raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
+    return model
+
+
+def _accelerator(acc, name="accelerator"):
+    from .hardware import Accelerator
+    if isinstance(acc, str):
+        from .catalog import load_accelerator
+        return load_accelerator(acc)
+    if not isinstance(acc, Accelerator):
+        raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
+    return acc
+
+
+def _ledger(x, name="ledger"):
+    if not isinstance(x, Ledger):
+        raise ValueError(f"{name}={x!r} must be a Ledger (llmcost.build_ledger(scenario))")
+    return x
+
+
+# ------------------------------------------------------------------------------ pieces
+def lora_adapter_params(model, rank: int) -> int:
+    """Trainable parameters of LoRA adapters of rank r on the attention projections W_q, W_k,
+    W_v, W_o of every layer: Σ r·(d_in + d_out) (Hu et al. 2021, arXiv:2106.09685, §4: ΔW = BA
+    with B ∈ R^{d_out×r}, A ∈ R^{r×d_in}; §7.1 adapts these four matrices).
+
+    Raises
+    ------
+    ValueError
+        A rank that is not a positive whole number, or an MLA model (its projections are
+        low-rank already; give the count yourself).
+    """
+    r = int(as_array(rank, "rank", positive=True, integer=True))
+    model = _model(model)
+    if model.attention != "gqa":
+        raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
+                         f"attention, not {model.attention!r}")
+    h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
+    per_layer = (h + a * dh) + 2 * (h + g * dh) + (a * dh + h)
+    return int(model.n_layers * r * per_layer)
+
+
+def lora_flops_per_token(model, rank: int, seq_len=None):
+    """Training FLOPs per token of LoRA fine-tuning, on the workbook's MFU basis.
+
+    Full training is forward + backward = 3 × forward because the backward pass computes two
+    matmuls per weight matrix, one for the gradient with respect to the activations and one for
+    the gradient with respect to the weights (Kaplan et al. 2020 §2.1; Narayanan et al. 2021).
+    With frozen base weights the weight-gradient matmul is skipped, so each frozen matmul costs
+    forward 2 + backward 2 = **4 FLOP per weight** instead of 6: about **4·N per token instead of
+    6·N**. The adapters (N_A parameters, ``lora_adapter_params``) are trained, 6·N_A. The
+    attention core (QKᵀ, AV) has no weights and keeps 3 × its forward:
+
+        F_LoRA = 4·N_matmul + 3·F_core,fwd(s) + 6·N_A
+
+    Hu et al. 2021 (§4.2) measure a 25% training speed-up on GPT-3 175B against full fine-tuning,
+    less than the FLOP ratio (about 1.5×) because optimizer steps and memory traffic do not
+    shrink with it; the optimizer keeps state only for the N_A adapter parameters.
+    """
+    model = _model(model)
+    if seq_len is not None:
+        as_array(seq_len, "seq_len", positive=True, integer=True)
+    fwd = model.flops_per_token_breakdown(seq_len, training=False, causal=False)
+    frozen = fwd["attention_proj"] + fwd["ffn"] + fwd["router"] + fwd["lm_head"]  # 2·N_matmul
+    return float(2.0 * frozen + 3.0 * fwd["attention_core"]
+                 + 6.0 * lora_adapter_params(model, rank))
+
+
+def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
+                           electricity_usd_per_kwh=None, pue=None) -> dict:
+    """The cost of one GPU-hour on owned hardware, amortised as Cottier et al. 2024 do.
+
+    Hardware (arXiv:2405.21015 §2.2, App. A): the cluster's value per accelerator is its price ×
+    the server multiplier (1.64: CPUs, memory, board) ÷ (1 − 0.19), interconnect being 19% of
+    cluster cost (their "23% overhead"); it loses r·ln 10 = 0.14·ln 10 = 32% of its value per
+    year of use (the depreciation *rate* of hardware price-performance), so
+
+        capex $/GPU-h = price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
+
+    (the value at the start of training is taken as the acquisition price: new hardware).
+    Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03× for an
+    A100 one) × average draw 0.75 × PUE × $/kWh. Figures in ``data/ledger_defaults.csv``.
+
+    Parameters
+    ----------
+    accelerator : Accelerator
+    acquisition_usd_per_gpu : float, optional
+        Price of one accelerator (default: $27,500 for an H100 SXM; required otherwise).
+    electricity_usd_per_kwh, pue : float, optional
+        Defaults: US industrial 2023 price; PUE 1.1.
+
+    Returns
+    -------
+    dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
+    (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
+    """
+    accelerator = _accelerator(accelerator)
+    if acquisition_usd_per_gpu is None:
+        if accelerator.name != "H100-SXM":
+            raise ValueError(f"pricing='owned' on {accelerator.name} needs "
+                             "ledger_owned_usd_per_gpu (the accelerator's purchase price) or "
+                             "price_usd_per_gpu_hour; the workbook has a sourced price for "
+                             "H100-SXM only")
+        acquisition_usd_per_gpu = default("h100_acquisition_usd")
+    price = float(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu", positive=True))
+    rate = default("depreciation_ooms_per_year") * math.log(10.0)
+    cluster = price * default("server_cost_multiplier") / (1.0 - default("interconnect_share"))
+    capex = cluster * rate / HOURS_PER_YEAR
+    kw = facility_kw_per_gpu(accelerator, pue)
+    usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else float(
+        as_array(electricity_usd_per_kwh, "ledger_electricity_usd_per_kwh", nonnegative=True))
+    return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
+            "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
+            "acquisition_usd_per_gpu": price}
+
+
+def facility_kw_per_gpu(accelerator, pue=None) -> float:
+    """Average facility power per accelerator during training, kW (Cottier et al. 2024 §2.3):
+    TDP × server power per accelerator ÷ TDP × average draw (0.75) × PUE.
+
+    Raises
+    ------
+    ValueError
+        An accelerator without a TDP in ``data/accelerators.csv``, or a PUE below 1.
+    """
+    accelerator = _accelerator(accelerator)
+    if not accelerator.tdp_w:
+        raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
+                         "data/accelerators.csv: the energy line needs it")
+    pue_ = default("pue") if pue is None else float(as_array(pue, "ledger_pue", positive=True))
+    if pue_ < 1:
+        raise ValueError(f"ledger_pue={pue_!r} must be >= 1 (facility power includes IT power)")
+    server = default("chip_to_server_power_a100") if accelerator.name.startswith("A100") \
+        else default("chip_to_server_power_h100")
+    return accelerator.tdp_w / 1e3 * server * default("power_to_tdp") * pue_
+
+
+def energy_mwh(gpu_hours, watts_per_gpu):
+    """Energy of ``gpu_hours`` accelerator-hours drawing ``watts_per_gpu`` each, in MWh
+    (E = GPU-hours × W / 10⁶). Meta's model cards use the device TDP (Llama 3.1: 700 W; Llama 2:
+    400 W, "adjusted for PUE"); the bill uses ``facility_kw_per_gpu``."""
+    h = as_array(gpu_hours, "gpu_hours", nonnegative=True)
+    w = as_array(watts_per_gpu, "watts_per_gpu", positive=True)
+    return float(h * w / 1e6) if h.ndim == 0 and w.ndim == 0 else h * w / 1e6
+
+
+def tco2e(mwh, kg_co2e_per_kwh):
+    """Location-based emissions in tonnes CO2e: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t."""
+    e = as_array(mwh, "mwh", nonnegative=True)
+    k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
+    return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
+
+
+# ------------------------------------------------------------------------------ the ledger
+@dataclass(frozen=True)
+class Line:
+    """One line of the bill. ``usd`` is None only for a line that is not modelled."""
+
+    key: str
+    line: str
+    category: str
+    phase: str
+    kind: str  # "fixed" or "elastic"
+    usd: float | None
+    how: str
+    source: str
+    status: str
+    notebook: str = "00_index"
+
+
+@dataclass
+class Ledger:
+    """The bill of one scenario: ``lines`` (``Line``) that sum to ``total_usd``, and the figures
+    behind them in ``figures`` (GPU-hours, MFU, goodput, energy, days, prices)."""
+
+    lines: list
+    figures: dict = field(default_factory=dict)
+    scenario: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not isinstance(self.lines, list) or not all(isinstance(x, Line) for x in self.lines):
+            raise ValueError(f"lines={self.lines!r} must be a list of ledger.Line "
+                             "(build a Ledger with build_ledger(scenario))")
+        for name in ("figures", "scenario"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be a dict")
+
+    @property
+    def total_usd(self) -> float:
+        return float(sum(ln.usd for ln in self.lines if ln.usd is not None))
+
+    def line(self, key: str) -> Line:
+        for ln in self.lines:
+            if ln.key == key:
+                return ln
+        raise ValueError(f"line {key!r} must be one of {', '.join(ln.key for ln in self.lines)}")
+
+    def usd(self, prefix: str) -> float:
+        """Sum of the lines whose key starts with ``prefix`` (e.g. ``"compute."``)."""
+        return float(sum(ln.usd for ln in self.lines if ln.key.startswith(prefix) and ln.usd))
+
+    def table(self):
+        """The bill as a DataFrame: line, category, phase, fixed or elastic, amount USD, share
+        of the total, status, how it was computed, source and notebook; a last ``total`` row."""
+        import pandas as pd
+
+        total = self.total_usd
+        rows = [{"key": ln.key, "line": ln.line, "category": ln.category, "phase": ln.phase,
+                 "kind": ln.kind, "usd": ln.usd,
+                 "share": (ln.usd / total if total and ln.usd is not None else None),
+                 "status": ln.status, "how": ln.how, "source": ln.source,
+                 "notebook": ln.notebook} for ln in self.lines]
+        rows.append({"key": "total", "line": "total", "category": "", "phase": "", "kind": "",
+                     "usd": total, "share": 1.0 if total else None, "status": "", "how":
+                     "sum of the lines above", "source": "", "notebook": ""})
+        return pd.DataFrame(rows)
+
+    def _repr_html_(self):
+        return self.table().drop(columns=["key", "source"])._repr_html_()
+
+    def summary(self) -> dict:
+        """The whole bill for ``summary.json``: namespaced, unit-suffixed keys, the schema
+        version, the package version, the git commit and the as-of dates of the catalogues."""
+        from . import __version__
+
+        lines = {ln.key: {"label": ln.line, "category": ln.category, "phase": ln.phase,
+                          "kind": ln.kind, "usd": ln.usd, "status": ln.status, "how": ln.how,
+                          "source": ln.source} for ln in self.lines}
+        return {"schema_version": SCHEMA_VERSION, "llmcost_version": __version__,
+                "git_commit": git_commit(), "as_of": as_of_dates(),
+                "bill.total_usd": self.total_usd,
+                "bill.fixed_usd": float(sum(ln.usd or 0 for ln in self.lines
+                                            if ln.kind == "fixed")),
+                "bill.elastic_usd": float(sum(ln.usd or 0 for ln in self.lines
+                                              if ln.kind == "elastic")),
+                "bill.lines": lines,
+                **{f"bill.figures.{k}": v for k, v in self.figures.items()}}
+
+
+def git_commit() -> str:
+    """The commit the package runs from, or ``"unknown"`` outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=DATA_DIR.parent,
+                             capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 else "unknown"
+
+
+def as_of_dates() -> dict:
+    """The newest ``date`` of each dated catalogue (prices, storage prices, ledger defaults)."""
+    out = {}
+    for name in ("prices", "storage_prices", "ledger_defaults"):
+        with (DATA_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
+            dates = [r["date"] for r in csv.DictReader(fh) if r.get("date")]
+        out[f"{name}.csv"] = max(dates) if dates else "undated"
+    return out
+
+
+# ------------------------------------------------------------------------------ building it
+def _values(scenario: dict) -> dict:
+    """The scenario's values completed with the ledger's defaults, validated."""
+    from .scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
+
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
+                            "values")
+    p = {k: v for k, v in scenario.items() if not k.startswith("_")
+         and k not in ("title", "description")}
+    if p.get("mfu") == "predict":
+        raise ScenarioError("mfu='predict' must be resolved first (llmcost.report.plan_report "
+                            "or `llmcost estimate` does it)")
+    full = {**LEDGER_DEFAULTS, **p}
+    return validate_parameters(**full)
+
+
+def build_ledger(scenario: dict) -> Ledger:
+    """The whole bill of a scenario.
+
+    Parameters
+    ----------
+    scenario : dict
+        Parameter values (``llmcost.scenario.PARAMETERS`` names), e.g. ``load_scenario(path)``
+        with ``mfu: predict`` resolved, or a notebook's validated parameters. Keys it leaves out
+        take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``).
+
+    Returns
+    -------
+    Ledger. Its lines sum to ``total_usd``.
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        A value breaks its rule (a negative FTE, a probability outside [0, 1], an unknown phase
+        or line key), or a combination cannot be priced (owned hardware without a price, spot
+        without resumable training that never finishes).
+    """
+    from .scenario import ScenarioError
+
+    p = _values(scenario)
+    try:
+        return _build(p)
+    except ScenarioError:
+        raise
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def _build(p: dict) -> Ledger:
+    from . import reliability as rel
+    from .catalog import load_accelerator, load_model
+    from .compute import mfu_from_throughput, model_flops_per_token
+    from .scenario import resolve_price
+
+    spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    pricing = p["pricing"]
+    peak = gpu.peak_flops_per_s(p["dtype"])
+    # ---- the MFU the whole bill uses
+    if p["ledger_pilot_tokens_per_s_per_gpu"] is not None:
+        try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
+            mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
+                                            p["seq_len"], p["dtype"]))
+        except ValueError as e:
+            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
+                             "dtype") from None
+        if not 0 < mfu <= 1:
+            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu="
+                             f"{p['ledger_pilot_tokens_per_s_per_gpu']!r} implies MFU {mfu:.2f}, "
+                             "above the accelerator's peak: check the throughput and dtype")
+        mfu_source = (f"calibrated from a pilot's {p['ledger_pilot_tokens_per_s_per_gpu']:,.0f} "
+                      "tokens/s per GPU (compute.mfu_from_throughput)")
+    else:
+        mfu = p["mfu"]
+        mfu_source = scenario_mfu_source(p)
+    # ---- the price of a GPU-hour
+    if pricing == "owned" and p["price_usd_per_gpu_hour"] is None:
+        own = owned_usd_per_gpu_hour(gpu, p["ledger_owned_usd_per_gpu"],
+                                     p["ledger_electricity_usd_per_kwh"], p["ledger_pue"])
+        price, price_source = own["usd_per_gpu_hour"], (
+            f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
+            f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
+            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)")
+    else:
+        price, price_source = resolve_price(gpu.name, p["price_usd_per_gpu_hour"], pricing)
+        own = None
+    energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
+    gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
+    kind_compute = "fixed" if pricing in ("reserved", "owned") else "elastic"
+    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    fail_rate, restart_s = p["fail_rate_per_gpu_year"], p["ckpt_restart_s"]
+    if pricing == "spot":
+        preempt = default("spot_preemptions_per_node_day") if \
+            p["ledger_spot_preemptions_per_node_day"] is None else \
+            p["ledger_spot_preemptions_per_node_day"]
+        fail_rate = fail_rate + preempt * 365.25 / per_node
+        restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
+            else p["ledger_spot_restart_s"]
+
+    def goodput_of(n_gpus, ideal_gpu_hours):
+        """(goodput, checkpoint plan or None) of one phase on n_gpus."""
+        if not p["ledger_resumable"]:
+            m = float(rel.cluster_mtbf_s(n_gpus, fail_rate))
+            t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
+            with np.errstate(over="ignore"):
+                wall = float(rel.expected_wall_time_s(t, t, 0.0, m, restart_s))
+            if not math.isfinite(wall) or wall > 1e6 * t:
+                raise ValueError(
+                    f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
+                    f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
+                    "failure and is expected to take over a million times as long: it never "
+                    "finishes (make training resumable, or shorten the job)")
+            return t / wall, None
+        plan = rel.checkpoint_plan(
+            spec.n_params, n_gpus, fail_rate, p["ckpt_storage_bytes_per_s"], restart_s,
+            recipe=p["ckpt_recipe"], gpus_per_node=per_node,
+            node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
+            async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
+            interval_s=p["ckpt_interval_s"])
+        return plan.goodput, plan
+
+    lines: list[Line] = []
+    # ---- pre-training phases: the main run, then context extension, annealing, ...
+    phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
+               "n_gpus": p["n_gpus"], "mfu": mfu}]
+    for ph in p["phases"]:
+        phases.append({"name": ph["name"], "tokens": ph["tokens"], "seq_len": ph["seq_len"],
+                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", mfu)})
+    ideal_h = paid_h = 0.0
+    flops_total = 0.0
+    main_plan, main_goodput, main_days, main_ideal = None, None, 0.0, 0.0
+    for i, ph in enumerate(phases):
+        flops = ph["tokens"] * float(model_flops_per_token(spec, ph["seq_len"]))
+        hours = flops / (peak * ph["mfu"]) / SECONDS_PER_HOUR
+        g, plan = goodput_of(ph["n_gpus"], hours)
+        ideal_h, paid_h, flops_total = ideal_h + hours, paid_h + hours / g, flops_total + flops
+        if i == 0:
+            main_plan, main_goodput, main_ideal = plan, g, hours
+            main_days = hours / g / ph["n_gpus"] / 24.0
+        if i == 0:  # the main run: ideal hours here, its failures on their own line (notebook 07)
+            lines.append(Line(
+                "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
+                kind_compute, hours * gpu_rate,
+                f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
+                f"({ph['seq_len']:,}-token sequences, MFU basis) ÷ ({peak:.3g} FLOP/s × MFU "
+                f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${gpu_rate:.2f}",
+                f"compute.training_run; MFU {mfu_source}; {price_source}", "modelled",
+                "01_flops"))
+            lines.append(Line(
+                "compute.failures", "failures, checkpoints and restarts", "compute",
+                "pre-training", kind_compute, (hours / g - hours) * gpu_rate,
+                f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
+                f"(goodput {g:.2%}"
+                f"{'; spot pre-emptions included' if pricing == 'spot' else ''}"
+                f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
+                "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
+                "modelled", "07_checkpoints"))
+            continue
+        lines.append(Line(
+            f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}", "compute",
+            "pre-training", kind_compute, hours / g * gpu_rate,
+            f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
+            f"({ph['seq_len']:,}-token sequences) ÷ ({peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
+            f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
+            f"${gpu_rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
+            f"{price_source}", "modelled", "01_flops"))
+    final_run_usd = paid_h * gpu_rate
+    # ---- exploratory and failed runs
+    if p["ledger_exploratory_runs"]:
+        runs = p["ledger_exploratory_runs"]
+        h = sum(r["gpu_hours"] for r in runs)
+        lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
+                          "development", kind_compute, h * gpu_rate,
+                          f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${gpu_rate:.2f}: "
+                          + ", ".join(r["name"] for r in runs),
+                          "ledger_exploratory_runs (scenario)", "modelled"))
+        explore_h = h
+    else:
+        given = p["ledger_exploratory_fraction"] is not None
+        frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
+        row = _defaults()["exploratory_fraction"]
+        explore_h = frac * paid_h
+        lines.append(Line(
+            "compute.exploratory", "exploratory and failed runs", "compute", "development",
+            kind_compute, frac * final_run_usd,
+            f"{frac:.2f} × the final run's paid compute (cited range {row['low']}-{row['high']}: "
+            "total development compute is 1.2-4× the final run)",
+            "ledger_exploratory_fraction (scenario)" if given else row["source"],
+            "modelled" if given else "default"))
+    # ---- post-training
+    post_h = 0.0
+    for key, label, tokens, fpt, how in (
+            ("sft", "supervised fine-tuning (SFT)", p["ledger_sft_tokens"],
+             float(model_flops_per_token(spec, p["seq_len"])), "full fine-tune, 3 × forward"),
+            ("cpt", "continued pre-training", p["ledger_cpt_tokens"],
+             float(model_flops_per_token(spec, p["seq_len"])), "3 × forward"),
+            ("lora", f"LoRA fine-tuning (rank {p['ledger_lora_rank']})", p["ledger_lora_tokens"],
+             None, "4·N + 3·attention + 6·N_adapter per token (ledger.lora_flops_per_token)")):
+        if tokens == 0:
+            lines.append(Line(f"post.{key}", label, "post-training", "post-training", "elastic",
+                              0.0, f"ledger_{key}_tokens not given", "", "not given"))
+            continue
+        if fpt is None:
+            fpt = lora_flops_per_token(spec, p["ledger_lora_rank"], p["seq_len"])
+        hours = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR / main_goodput
+        post_h += hours
+        lines.append(Line(
+            f"post.{key}", label, "post-training", "post-training", "elastic", hours * gpu_rate,
+            f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) at MFU {mfu:.1%} and goodput "
+            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
+            "Hu et al. 2021 (LoRA, arXiv:2106.09685)" if key == "lora"
+            else "compute.model_flops_per_token", "modelled", "01_flops"))
+    rl_hours = _rl_gpu_hours(p)
+    if rl_hours is None:
+        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
+                          "post-training", "post-training", "elastic", None,
+                          "not modelled yet: the RL loop's cost (llmcost.rl, notebook 05) is not "
+                          "in this version of the workbook", "", "not modelled"))
+    else:
+        post_h += rl_hours
+        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
+                          "post-training", "post-training", "elastic", rl_hours * gpu_rate,
+                          f"{rl_hours:,.0f} GPU-h × ${gpu_rate:.2f}", "llmcost.rl",
+                          "modelled", "05_rl"))
+    # ---- data
+    _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
+                p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
+    _given_line(lines, "data.processing", "cleaning and deduplication compute", "data",
+                "elastic", p["ledger_data_processing_usd"], "ledger_data_processing_usd (scenario)")
+    _product_line(lines, "data.synthetic", "synthetic data generation", "data", "elastic",
+                  p["ledger_synthetic_tokens"] / 1e6, p["ledger_synthetic_usd_per_mtok"],
+                  "M generated tokens", "$/M tokens", "ledger_synthetic_tokens × "
+                  "ledger_synthetic_usd_per_mtok (an inference price per generated token; not yet derived by the workbook)")
+    _product_line(lines, "data.annotation", "annotation (human labels, preferences)", "data",
+                  "elastic", p["ledger_annotation_samples"], p["ledger_annotation_usd_per_sample"],
+                  "samples", "$/sample", "ledger_annotation_samples × usd_per_sample")
+    # ---- evaluation and safety testing
+    _product_line(lines, "eval.benchmarks", "benchmark runs (inference)", "evaluation",
+                  "elastic", p["ledger_eval_gpu_hours"], gpu_rate, "GPU-h", "$/GPU-h",
+                  "ledger_eval_gpu_hours at the training price")
+    _product_line(lines, "eval.human", "human evaluation and red-teaming", "evaluation",
+                  "elastic", p["ledger_human_eval_hours"], p["ledger_human_eval_usd_per_hour"],
+                  "hours", "$/h", "ledger_human_eval_hours × usd_per_hour")
+    # ---- storage
+    project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
+        else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    if main_plan is not None:
+        hot = p["ckpt_hot_tier"]
+        st = rel.retention_storage_cost(
+            float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
+            p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
+            rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
+            hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
+            hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
+        st = st.set_index("policy")["usd"]
+        hot_label = st.index[0]
+        lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
+                          "fixed", float(st["total"]),
+                          f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
+                          f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
+                          f"for {p['ckpt_retention_months']:g} months",
+                          "reliability.retention_storage_cost; data/storage_prices.csv",
+                          "modelled", "07_checkpoints"))
+    else:
+        lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
+                          "fixed", 0.0, "no checkpoints (ledger_resumable=false)", "", "modelled"))
+    ds_given = p["ledger_dataset_bytes"] is not None
+    ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
+        p["train_tokens"] * default("dataset_bytes_per_token")
+    ds_months = project_months + p["ckpt_retention_months"]
+    ds_price = rel.storage_price(p["ledger_dataset_tier"])
+    lines.append(Line(
+        "storage.datasets", "dataset storage (all versions)", "storage", "whole project", "fixed",
+        ds_bytes * p["ledger_dataset_versions"] / GB * ds_months * ds_price,
+        f"{ds_bytes / 1e12:,.3g} TB × {p['ledger_dataset_versions']} version(s) × "
+        f"{ds_months:,.1f} months × ${ds_price}/GB-month ({p['ledger_dataset_tier']})",
+        "ledger_dataset_bytes (scenario)" if ds_given else
+        default_source("dataset_bytes_per_token"), "modelled" if ds_given else "default"))
+    log_price = rel.storage_price(p["ledger_dataset_tier"])
+    _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
+                  p["ledger_log_bytes"] / GB * ds_months, log_price, "GB-months", "$/GB-month",
+                  f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}")
+    # ---- network
+    _product_line(lines, "network.egress", "internet egress", "network", "elastic",
+                  p["ledger_egress_bytes"] / GB, default("egress_usd_per_gb"), "GB", "$/GB",
+                  default_source("egress_usd_per_gb"), given="ledger_egress_bytes")
+    _product_line(lines, "network.cross_region", "cross-region transfer", "network", "elastic",
+                  p["ledger_cross_region_bytes"] / GB, default("cross_region_usd_per_gb"), "GB",
+                  "$/GB", default_source("cross_region_usd_per_gb"),
+                  given="ledger_cross_region_bytes")
+    # ---- energy
+    all_h = paid_h + explore_h + post_h + p["ledger_eval_gpu_hours"]
+    kw = facility_kw_per_gpu(gpu, p["ledger_pue"])
+    mwh = all_h * kw / 1e3
+    grid = default("grid_kg_co2e_per_kwh") if p["ledger_grid_kg_co2e_per_kwh"] is None \
+        else p["ledger_grid_kg_co2e_per_kwh"]
+    t_co2 = tco2e(mwh, grid)
+    usd_kwh = default("electricity_usd_per_kwh") if p["ledger_electricity_usd_per_kwh"] is None \
+        else p["ledger_electricity_usd_per_kwh"]
+    energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP {gpu.tdp_w:.0f} W"
+                  f" × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} tCO2e at "
+                  f"{grid:.3f} kg/kWh")
+    if own:
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
+    else:
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", 0.0, f"{energy_how}; included in the rented GPU-hour price",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
+    # ---- people and operations
+    if p["ledger_people"]:
+        people = [(r["role"], r["fte"], r.get("months", project_months),
+                   r.get("usd_per_year", default("staff_usd_per_fte_year")))
+                  for r in p["ledger_people"]]
+        usd = sum(fte * months / 12.0 * rate for _, fte, months, rate in people)
+        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
+                          "people", "whole project", "fixed", usd,
+                          "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × ${rate:,.0f}/yr"
+                                    for role, fte, months, rate in people),
+                          "ledger_people (scenario); default loaded cost "
+                          + default_source("staff_usd_per_fte_year"), "modelled"))
+    else:
+        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
+                          "people", "whole project", "fixed", 0.0,
+                          f"ledger_people not given (a loaded cost of "
+                          f"${default('staff_usd_per_fte_year'):,.0f}/FTE-year is the default "
+                          "rate)", default_source("staff_usd_per_fte_year"), "not given"))
+    _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
+                  "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
+                  "months", "$/month", "ledger_operations_usd_per_month × project months")
+    # ---- reserve
+    rerun_p = p["ledger_rerun_probability"]
+    lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
+                      "pre-training", "fixed", rerun_p * final_run_usd,
+                      f"P(rerun) {rerun_p:.0%} × final run {final_run_usd:,.0f} USD (expected "
+                      "cost of relaunching after a divergence, as OPT-175B's lineage 12)",
+                      "ledger_rerun_probability (scenario)",
+                      "modelled" if rerun_p else "not given"))
+    sub = float(sum(ln.usd for ln in lines if ln.usd is not None))
+    frac = p["ledger_reserve_fraction"]
+    lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
+                      "whole project", "fixed", frac * sub,
+                      f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
+                      "ledger_reserve_fraction (scenario)", "modelled" if frac else "not given"))
+    figures = {
+        "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
+        "price_usd_per_gpu_hour": price, "price_source": price_source,
+        "training_flops": flops_total, "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
+        "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
+        "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
+        "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
+        "project_months": project_months, "final_run_usd": final_run_usd,
+        "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
+        "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
+    }
+    return Ledger(lines, figures, p)
+
+
+def scenario_mfu_source(p: dict) -> str:
+    """Where the scenario's MFU comes from, for the bill's 'how' column."""
+    return "given in the scenario (mfu)"
+
+
+def _rl_gpu_hours(p: dict):
+    """GPU-hours of RL post-training, or None while ``llmcost.rl`` is not part of the workbook.
+
+    When ``rl.py`` lands, return its GPU-hours for the scenario's ``rl_`` keys here (e.g.
+    ``from .rl import scenario_rl; return scenario_rl(p).gpu_hours``); the line then prices them
+    at the scenario's GPU-hour price like every other compute line.
+    """
+    return None
+
+
+def _given_line(lines, key, label, category, kind, usd, source):
+    lines.append(Line(key, label, category, category if category != "data" else "data", kind,
+                      float(usd), f"{usd:,.0f} USD given" if usd else f"{source.split()[0]} "
+                      "not given", source if usd else "", "modelled" if usd else "not given"))
+
+
+def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_unit, source,
+                  given=None):
+    """A quantity × rate line; 0 and "not given" when the scenario gives no quantity (``given``
+    names the scenario key)."""
+    phase = {"data": "data", "evaluation": "post-training", "storage": "whole project",
+             "network": "whole project", "operations": "whole project"}[category]
+    if qty == 0 or rate == 0:
+        lines.append(Line(key, label, category, phase, kind, 0.0,
+                          f"{given or source.split(' ')[0]} not given", "", "not given"))
+        return
+    lines.append(Line(key, label, category, phase, kind, float(qty * rate),
+                      f"{qty:,.4g} {qty_unit} × {rate:,.4g} {rate_unit}", source, "modelled"))
+
+
+# ------------------------------------------------------------------------------ comparisons
+def compare(a: Ledger, b: Ledger, names=("A", "B")):
+    """Two bills side by side, line by line, with the difference (B − A) per line.
+
+    Returns
+    -------
+    DataFrame with columns ``line``, ``<A> usd``, ``<B> usd``, ``difference usd``; a line only
+    one bill has shows 0 in the other; a not-modelled line shows None.
+    """
+    import pandas as pd
+
+    _ledger(a, "a"), _ledger(b, "b")
+    if not (isinstance(names, (tuple, list)) and len(names) == 2
+            and all(isinstance(n, str) for n in names)):
+        raise ValueError(f"names={names!r} must be two strings")
+    ta = {ln.key: ln for ln in a.lines}
+    tb = {ln.key: ln for ln in b.lines}
+    keys = list(ta) + [k for k in tb if k not in ta]
+    rows = []
+    for k in keys + ["total"]:
+        if k == "total":
+            ua, ub, label = a.total_usd, b.total_usd, "total"
+        else:
+            la, lb = ta.get(k), tb.get(k)
+            ua = la.usd if la else 0.0
+            ub = lb.usd if lb else 0.0
+            label = (la or lb).line
+        diff = None if ua is None or ub is None else ub - ua
+        rows.append({"line": label, f"{names[0]} usd": ua, f"{names[1]} usd": ub,
+                     "difference usd": diff})
+    return pd.DataFrame(rows)
+
+
+def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), n_points=200):
+    """Expected cumulative spend over the project against budget alert thresholds.
+
+    Fixed lines (storage, people, operations, reserves, reserved or owned compute) accrue evenly
+    over the project; elastic compute accrues as it runs on the scenario's cluster: exploratory
+    runs first, then the final run over its wall-clock days, then post-training. The project
+    lasts ``ledger_project_months`` or as long as that schedule, whichever is longer. This is the
+    spend a budget alert (e.g. a cloud budget with 50/80/100% thresholds) watches.
+
+    Returns
+    -------
+    DataFrame with ``day`` and ``cumulative_usd``; ``.attrs['alerts']`` maps each threshold to
+    the first day the expected spend crosses ``threshold × budget`` (None if never) and
+    ``.attrs['budget_usd']`` holds the budget (default: the bill's total).
+    """
+    import pandas as pd
+
+    _ledger(ledger)
+    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
+    budget = ledger.total_usd if budget_usd is None else float(
+        as_array(budget_usd, "budget_usd", positive=True))
+    th = as_array(thresholds, "thresholds", positive=True)
+    run_days = ledger.figures["wall_clock_days"]
+    explore = ledger.usd("compute.exploratory")
+    final = ledger.usd("compute.pretraining") + ledger.usd("compute.failures")
+    post = ledger.usd("post.")
+    per_day = final / run_days if final and run_days else 0.0
+    # schedule on the same cluster: exploration first, then the final run, then post-training
+    explore_days = explore / per_day if per_day else 0.0
+    post_days = post / per_day if per_day else 0.0
+    project_days = ledger.figures["project_months"] * SECONDS_PER_MONTH / SECONDS_PER_DAY
+    days_total = max(project_days, explore_days + run_days + post_days)
+    elastic_other = sum(ln.usd or 0 for ln in ledger.lines if ln.kind == "elastic"
+                        and not ln.key.startswith(("compute.", "post.")))
+    fixed = sum(ln.usd or 0 for ln in ledger.lines if ln.kind == "fixed")
+    d = np.linspace(0.0, days_total, n_points)
+
+    def ramp(start, length):
+        return np.clip((d - start) / length, 0, 1) if length > 0 else (d >= start).astype(float)
+
+    if ledger.figures["pricing"] in ("reserved", "owned"):  # committed capacity accrues evenly
+        cum = (fixed + elastic_other) * d / days_total
+    else:
+        cum = (fixed + elastic_other) * d / days_total + explore * ramp(0, explore_days) + \
+            final * ramp(explore_days, run_days) + post * ramp(explore_days + run_days, post_days)
+    df = pd.DataFrame({"day": d, "cumulative_usd": cum})
+    alerts = {}
+    for t in np.atleast_1d(th):
+        hit = np.nonzero(cum >= t * budget - 1e-6 * budget)[0]
+        alerts[float(t)] = float(d[hit[0]]) if hit.size else None
+    df.attrs.update(alerts=alerts, budget_usd=budget)
+    return df
+
+
+def claim_questions(ledger: Ledger):
+    """The questions to ask of any "trained on N GPUs for D days" claim, answered for this
+    scenario's bill.
+
+    Returns
+    -------
+    DataFrame with ``question``, ``answer`` and ``why it matters``.
+    """
+    import pandas as pd
+
+    f = _ledger(ledger).figures
+    mfu = f["mfu"]
+    explore = ledger.line("compute.exploratory")
+    post = [ln for ln in ledger.lines if ln.key.startswith("post.")]
+    post_txt = ", ".join(f"{ln.line}: {ln.status}" for ln in post)
+    rows = [
+        ("Which accelerator, how many, at what precision?",
+         f"{f['n_gpus']:,} × {f['accelerator']}", "peak FLOP/s differ several-fold"),
+        ("How many days: of steady training, or of wall clock with failures?",
+         f"{f['main_ideal_gpu_hours'] / f['n_gpus'] / 24:,.1f} days ideal, "
+         f"{f['wall_clock_days']:,.1f} with failures (goodput {f['goodput']:.1%})",
+         "restarts and checkpoint stalls are paid for"),
+        ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
+         "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
+         "6ND and attention-inclusive counts differ by 5-20%"),
+        ("How many tokens, so how many FLOPs?", f"{f['training_flops']:.3g} FLOP over all "
+         "pre-training phases", "N × D × 6 is the floor; long context adds attention"),
+        ("Does it include exploratory, ablation and failed runs?",
+         f"{explore.status}: {format_usd(explore.usd)} ({explore.how})",
+         "Cottier et al. 2024: development compute is 1.2-4× the final run"),
+        ("Does it include post-training?", post_txt, "SFT, RL and evaluation are separate runs"),
+        ("At what price, and is it a rented or an owned GPU-hour?",
+         f"${f['price_usd_per_gpu_hour']:.2f}/GPU-h, {f['pricing']} ({f['price_source']})",
+         "list prices differ 3× between providers; owned hardware is amortised"),
+        ("What does the final run cost, and what does the project cost?",
+         f"{format_usd(f['final_run_usd'])} final run; {format_usd(ledger.total_usd)} bill",
+         "a headline 'training cost' is usually the first number"),
+    ]
+    return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
+
+
+def format_usd(usd) -> str:
+    """$2.49M; 'not modelled' for None."""
+    from .units import fmt_usd
+
+    return "not modelled" if usd is None else fmt_usd(usd)
+
+
+def with_changes(ledger_or_scenario, **changes) -> Ledger:
+    """The bill of the same scenario with some parameters changed (validated like any scenario),
+    e.g. ``with_changes(bill, mfu=0.5)``."""
+    base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
+        else ledger_or_scenario
+    if not isinstance(base, dict):
+        raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
+                         "scenario dict")
+    return build_ledger({**base, **changes})

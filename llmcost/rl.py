@@ -1,0 +1,652 @@
+"""RL post-training: one iteration of generate → score → update, a run and a campaign.
+
+RL post-training (PPO: Schulman et al. 2017, InstructGPT: Ouyang et al. 2022; GRPO: Shao et al.
+2024, DeepSeekMath, and DeepSeek-R1, 2025; DPO: Rafailov et al. 2023 as the no-generation
+baseline) is where the training and the inference ledgers cross. Each iteration
+
+1. **generates** G responses for each of the step's prompts with the current policy (inference:
+   prefill, then HBM-bound decode, timed with ``llmcost.inference``'s roofline);
+2. **scores** them: a reward model's forward pass, or a verifier (rule-based: no GPU FLOPs, a
+   stated cost per sample), plus the reference model's log-probabilities (KL term), the critic's
+   values (PPO) and, optionally, the policy's own old log-probabilities;
+3. **updates** the policy (and the critic) for E PPO epochs over the batch;
+4. **syncs** the new weights to the rollout engine.
+
+FLOP accounting (formulas.md §6; 2N per token forward, 6N forward + backward, attention ignored
+in the shares, N = active parameters)::
+
+    generation      2·N_a·(P + R) per sample  (2·N_a·(P/G + R) with prompt-prefix sharing)
+    reward model    2·N_r·(P + R)        reference 2·N_ref·(P + R)     critic values 2·N_c·(P + R)
+    old log-probs   2·N_a·(P + R)        policy update 6·(N_a [+ N_c for PPO])·(P + R)·E
+    DPO (per pair)  6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l)
+
+**Time.** Generation is simulated on one rollout replica (``rollout_tp`` GPUs) step by step:
+sequences enter free slots as earlier ones finish (continuous batching, up to the KV-cache
+capacity at the mean length or an engine cap), each decode step costs
+``inference.decode_step_time`` for the live batch and its total context, and a synchronous
+iteration waits for the slowest sequence. Scoring and update passes are compute-bound at
+``train_mfu`` of the dense BF16 peak on the trainer GPUs. The **tail** is the generation time
+above what the same tokens would take if every response had the mean length (the slowest
+response holds every GPU); **partial rollouts** (Kimi k1.5, arXiv:2501.12599 §2.6.3; APRIL,
+Zhou et al. 2025, arXiv:2509.18521) remove it at best (an upper bound on what they recover);
+**asynchronous** RL (off-policy by k steps) overlaps generation with training on separate GPUs.
+
+The parts of an iteration (GPU-seconds) sum to its total: generation, tail (GPUs waiting on the
+longest responses), scoring, reference, critic, old log-probs, policy update, weight sync and
+idle (GPUs of one role waiting for the other).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import inference as inf
+from .hardware import Accelerator, Efficiency
+from .model import ModelSpec
+from .units import SECONDS_PER_HOUR, as_array, is_number
+
+ALGORITHMS = ("ppo", "grpo", "dpo")
+PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
+         "weight_sync", "idle")
+#: Training-pass MFU used when none is given: formulas.md 6.g's 40% (a typical dense BF16 MFU of
+#: large training runs, e.g. Llama 3 405B 38-43%, arXiv:2407.21783 Table 4).
+DEFAULT_TRAIN_MFU = 0.40
+
+
+# ------------------------------------------------------------------------------ helpers
+def _int(name, v, minimum=1):
+    if isinstance(v, bool) or not is_number(v) or not math.isfinite(v) or v != int(v) \
+            or v < minimum:
+        raise ValueError(f"{name}={v!r} must be a whole number >= {minimum}")
+    return int(v)
+
+
+def _float(name, v, *, positive=False, nonnegative=False, upper=None):
+    return float(as_array(v, name, positive=positive, nonnegative=nonnegative, upper=upper))
+
+
+def _params(name, v) -> float:
+    """Active parameter count of a helper model: a ModelSpec, a catalogue name or a number."""
+    if isinstance(v, (ModelSpec, str)):
+        try:
+            return float(inf._model(v).n_active_params)
+        except ValueError as e:
+            raise ValueError(f"{name}={v!r}: {e}") from None
+    return _float(name, v, positive=True)
+
+
+def response_lengths(mean_tokens, max_tokens, n):
+    """n response lengths with a given mean and a long-tail maximum.
+
+    Lognormal quantiles (a common shape for LLM output lengths) with the mean fixed and the
+    largest of n samples, the quantile 1 − 1/(2n), at ``max_tokens``: for z that quantile's
+    standard normal score, σ = z − √(z² − 2·ln(max/mean)), μ = ln(mean) − σ²/2; values are
+    capped at ``max_tokens`` (a generation limit), then rescaled so the mean is exact. The shape
+    is an assumption; pass your own lengths to ``rl_iteration`` to use a measured distribution.
+
+    Returns
+    -------
+    ndarray of n whole numbers >= 1, sorted descending.
+
+    Raises
+    ------
+    ValueError
+        If mean > max, or the tail ratio max/mean is too large for n samples (z² < 2·ln ratio).
+    """
+    from statistics import NormalDist
+    m = _float("mean_tokens", mean_tokens, positive=True)
+    mx = _float("max_tokens", max_tokens, positive=True)
+    n = _int("n", n)
+    if mx < m:
+        raise ValueError(f"max_tokens={max_tokens!r} must be >= mean_tokens={mean_tokens!r}")
+    if mx == m or n == 1:
+        return np.full(n, max(1, round(m)), dtype=int)
+    z = NormalDist().inv_cdf(1 - 1 / (2 * n))
+    disc = z * z - 2 * math.log(mx / m)
+    if disc < 0:
+        raise ValueError(f"max_tokens={max_tokens!r}: a tail of {mx / m:.0f}x the mean cannot be "
+                         f"the longest of {n} lognormal samples (at most "
+                         f"{math.exp(z * z / 2):.0f}x); use more samples or a shorter tail")
+    sigma = z - math.sqrt(disc)
+    mu = math.log(m) - sigma ** 2 / 2
+    q = (np.arange(n) + 0.5) / n
+    zs = np.array([NormalDist().inv_cdf(x) for x in q])
+    x = np.exp(mu + sigma * zs)
+    for _ in range(20):                       # cap at the limit and keep the mean
+        x = np.minimum(x, mx)
+        x *= m / x.mean()
+    x = np.clip(np.round(np.minimum(x, mx)), 1, mx).astype(int)
+    return np.sort(x)[::-1]
+
+
+# ------------------------------------------------------------------------------ generation
+def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_prompt: int = 1,
+                 prefix_sharing: bool = True, tp: int = 1, max_concurrent: int | None = None,
+                 weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                 reserve_fraction: float = inf.SERVING_RESERVE,
+                 efficiency: Efficiency | None = None) -> dict:
+    """Wall time for one rollout replica to generate ``lengths`` responses.
+
+    Continuous batching as in vLLM (Kwon et al. 2023) and SGLang: the replica runs up to C
+    sequences at once, C = min(``max_concurrent``, KV-cache capacity at context P + mean R,
+    number of sequences); a new sequence takes a slot as soon as one frees. At decode step t with
+    a(t) live sequences holding C(t) tokens in total the step takes
+    ``decode_step_time(a(t), C(t)/a(t))``; prefill of the prompts (once per prompt with prefix
+    sharing) is one compute-bound pass before decoding.
+
+    Returns
+    -------
+    dict: ``prefill_s``, ``decode_s``, ``total_s``, ``steps`` (decode steps until the last
+    sequence ends), ``concurrency`` (C), ``mean_live`` (mean live sequences per step),
+    ``tokens`` (generated).
+    """
+    m, acc = inf._model(policy), inf._accelerator(accelerator)
+    p = _int("prompt_tokens", prompt_tokens)
+    r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
+    if not r.size:
+        raise ValueError("lengths=[] must hold at least one response")
+    g = _int("samples_per_prompt", samples_per_prompt)
+    if not isinstance(prefix_sharing, bool):
+        raise ValueError(f"prefix_sharing={prefix_sharing!r} must be True or False")
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
+    cap = inf.max_batch(m, acc, p + float(r.mean()), weight_dtype=weight_dtype,
+                        kv_dtype=kv_dtype, tp=tp, reserve_fraction=reserve_fraction)
+    c = min(cap, r.size) if max_concurrent is None else \
+        min(cap, r.size, _int("max_concurrent", max_concurrent))
+    # list scheduling in engine order (lengths are unknown to the engine: an interleaved order)
+    order = np.argsort((np.arange(r.size) * 0.6180339887) % 1.0)
+    free = [0] * c
+    starts = np.empty(r.size, dtype=np.int64)
+    for i in order:
+        s = heapq.heappop(free)
+        starts[i] = s
+        heapq.heappush(free, s + int(r[i]))
+    ends = starts + r
+    steps = int(ends.max())
+    d_live = np.zeros(steps + 1)
+    d_off = np.zeros(steps + 1)                # Σ (P − s_i) over live sequences
+    np.add.at(d_live, starts, 1.0)
+    np.add.at(d_live, ends, -1.0)
+    np.add.at(d_off, starts, p - starts)
+    np.add.at(d_off, ends, -(p - starts))
+    live = np.cumsum(d_live)[:steps]
+    t = np.arange(steps)
+    ctx_total = np.cumsum(d_off)[:steps] + t * live
+    busy = live > 0
+    step_s = np.zeros(steps)
+    step_s[busy] = np.asarray(inf.decode_step_time(m, acc, live[busy],
+                                                   ctx_total[busy] / live[busy], **kw))
+    n_prompts = math.ceil(r.size / g) if prefix_sharing else r.size
+    pre = float(inf.prefill_time(m, acc, p, n_prompts, **kw))
+    dec = float(step_s.sum())
+    return {"prefill_s": pre, "decode_s": dec, "total_s": pre + dec, "steps": steps,
+            "concurrency": c, "mean_live": float(live.mean()), "tokens": int(r.sum())}
+
+
+# ------------------------------------------------------------------------------ iteration
+@dataclass(frozen=True)
+class RLIteration:
+    """One RL iteration: wall time, GPU-seconds by part (summing to the total) and FLOPs.
+
+    See the module docstring for the formulas; ``rl_iteration`` builds it.
+    """
+
+    algorithm: str
+    policy: str
+    accelerator: str
+    n_gpus: int
+    rollout_gpus: int
+    colocated: bool
+    asynchronous: bool
+    wall_s: float
+    generation_wall_s: float
+    train_wall_s: float
+    parts_gpu_s: dict
+    flops: dict
+    samples: int
+    tokens: int
+    verifier_usd: float = 0.0
+    notes: str = field(default="", compare=False)
+
+    @property
+    def gpu_s(self) -> float:
+        return float(sum(self.parts_gpu_s.values()))
+
+    @property
+    def gpu_hours(self) -> float:
+        return self.gpu_s / SECONDS_PER_HOUR
+
+    @property
+    def generation_flops_share(self) -> float:
+        """Generation FLOPs ÷ all FLOPs of the iteration (2N/6N accounting)."""
+        total = sum(self.flops.values())
+        return self.flops["generation"] / total if total else 0.0
+
+    @property
+    def generation_time_share(self) -> float:
+        """Wall-clock share of the iteration spent generating (tail included)."""
+        return self.generation_wall_s / self.wall_s if self.wall_s else 0.0
+
+    def parts(self, price_usd_per_gpu_hour: float | None = None) -> pd.DataFrame:
+        """GPU-seconds, GPU-hours, share (and USD) by part; the rows sum to ``gpu_s``."""
+        df = pd.DataFrame({"part": list(self.parts_gpu_s),
+                           "gpu_s": [float(v) for v in self.parts_gpu_s.values()]})
+        df["gpu_hours"] = df["gpu_s"] / SECONDS_PER_HOUR
+        df["share"] = df["gpu_s"] / self.gpu_s
+        if price_usd_per_gpu_hour is not None:
+            price = _float("price_usd_per_gpu_hour", price_usd_per_gpu_hour, positive=True)
+            df["usd"] = df["gpu_hours"] * price
+        return df
+
+
+def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_step: int = 32,
+                 samples_per_prompt: int = 16, prompt_tokens: int = 512,
+                 response_tokens: float = 4096, response_tokens_max: float | None = None,
+                 lengths=None, ppo_epochs: int = 1, reward="verifier", critic=None,
+                 reference: bool = True, recompute_old_logprobs: bool | None = None,
+                 n_gpus: int = 8, rollout_gpus: int = 0, rollout_tp: int = 1,
+                 max_concurrent: int | None = None, prefix_sharing: bool = True,
+                 asynchronous: bool = False, off_policy_steps: int = 1,
+                 partial_rollouts: bool = False,
+                 weight_sync_s: float | None = None, train_mfu: float = DEFAULT_TRAIN_MFU,
+                 verifier_s: float = 0.0, verifier_usd_per_sample: float = 0.0,
+                 weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                 rollout_reserve_fraction: float = inf.SERVING_RESERVE,
+                 efficiency: Efficiency | None = None) -> RLIteration:
+    """One RL post-training iteration: time, GPU-seconds by part and FLOPs.
+
+    Formulas (formulas.md §6; per sample of P prompt and R response tokens, N active parameters):
+
+        FLOPs: generation 2·N_a·(P + R) (prompt once per group with prefix sharing),
+               reward 2·N_r·(P+R), reference 2·N_ref·(P+R), critic values 2·N_c·(P+R),
+               old log-probs 2·N_a·(P+R), update 6·(N_a + N_c)·(P+R)·E;
+               DPO: 6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l) per pair
+        time:  generation = ``rollout_time`` of the replica holding the longest response
+               (decode steps on the ``llmcost.inference`` roofline); every other pass
+               = FLOPs / (trainer GPUs · dense BF16 peak · train_mfu), one after another on
+               all trainer GPUs (the same GPU-time as side by side on split groups, if balanced)
+        tail = generation − the same with every response at the mean length (0 with partial
+               rollouts); wall = generation + passes + sync (synchronous) or
+               max(generation, passes) + sync (asynchronous)
+        GPU-s: generation and tail × rollout GPUs, passes × trainer GPUs, sync × all GPUs,
+               idle = the other role's wait; the parts sum to wall × n_gpus.
+
+    PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
+    asynchrony off by k >= 1 steps has the same steady-state overlap for any k (a larger k only
+    absorbs variation, which is not modelled).
+
+    Parameters
+    ----------
+    policy : ModelSpec or str
+        The actor (and the reference model's architecture).
+    accelerator : Accelerator or str
+    algorithm : {"ppo", "grpo", "dpo"}
+        PPO: actor, critic (default: the policy's size), reference and reward model (default: the
+        policy's size) or verifier. GRPO: G samples per prompt, no critic, group-normalised
+        advantages. DPO: no generation; ``prompts_per_step`` preference pairs with chosen and
+        rejected responses of ``response_tokens`` each.
+    prompts_per_step, samples_per_prompt : int (G >= 2 for GRPO)
+    prompt_tokens : int
+    response_tokens, response_tokens_max : mean and longest response (``response_lengths``);
+        ``response_tokens_max`` None: every response has the mean length.
+    lengths : array of int, optional
+        Explicit response lengths (overrides the two above); its size must be prompts × G.
+    ppo_epochs : int
+        Passes over the batch per iteration (E).
+    reward : "verifier", ModelSpec, str or float
+        "verifier": rule-based scoring, no GPU FLOPs (``verifier_s`` wall seconds and
+        ``verifier_usd_per_sample`` per sample); otherwise the reward model (or its parameters).
+    critic : ModelSpec, str or float, optional
+        PPO's value model (default: the policy's size). Not used by GRPO or DPO.
+    reference : bool
+        Compute reference log-probabilities for a KL term.
+    recompute_old_logprobs : bool, optional
+        Recompute the policy's log-probabilities of the samples before the update (default True
+        for PPO, False otherwise).
+    n_gpus : int
+        All GPUs of the job.
+    rollout_gpus : int
+        0: colocated (all ``n_gpus`` switch between generation and training). Otherwise a
+        separate rollout engine on this many GPUs, the trainer on the rest.
+    rollout_tp : int
+        Tensor parallelism of each rollout replica (must divide the rollout GPUs).
+    max_concurrent : int, optional
+        Engine cap on concurrent sequences per replica (vLLM ``max_num_seqs``, a micro-rollout
+        batch); default: the KV-cache capacity.
+    prefix_sharing : bool
+        GRPO's G samples of a prompt share its prefill (vLLM/SGLang prefix caching).
+    asynchronous : bool
+        Generation of step i+k overlaps training of step i (off-policy by ``off_policy_steps``
+        = k); needs separate rollout GPUs.
+    off_policy_steps : int >= 1
+        k for asynchronous RL (recorded; the steady-state cost does not depend on it).
+    partial_rollouts : bool
+        Over-provision and carry unfinished responses to the next step (APRIL, Kimi k1.5): the
+        tail is removed (an upper bound on the recovery).
+    weight_sync_s : float, optional
+        Seconds to move new weights to the rollout engine; default: the policy's bf16 bytes per
+        rollout GPU (W/tp) over NVLink (colocated) or over one NIC per GPU (separate), at the
+        achievable fractions of ``data/efficiency.csv``.
+    train_mfu : float in (0, 1]
+        MFU of the scoring and update passes (of the dense BF16 peak).
+    weight_dtype, kv_dtype : rollout precisions (``llmcost.inference``).
+    rollout_reserve_fraction : float in [0, 1)
+        HBM the rollout engine leaves unused (SGLang ``--mem-fraction-static 0.6`` is 0.4;
+        vLLM's default ``gpu_memory_utilization`` 0.9 is 0.1).
+    efficiency : Efficiency, optional
+        Achievable fractions for the rollout roofline (default: the catalogue's).
+
+    Returns
+    -------
+    RLIteration
+
+    Raises
+    ------
+    ValueError
+        Zero prompts, a response length <= 0, G < 2 for GRPO, weights that do not fit the
+        rollout GPUs, a context whose KV cache leaves no room for a batch, asynchronous with
+        colocated GPUs, and any badly typed or out-of-range value (the message names the field).
+    """
+    m, acc = inf._model(policy), inf._accelerator(accelerator)
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm={algorithm!r} must be one of {ALGORITHMS}")
+    n_p = _int("prompts_per_step", prompts_per_step)
+    g = _int("samples_per_prompt", samples_per_prompt)
+    if algorithm == "grpo" and g < 2:
+        raise ValueError(f"samples_per_prompt={g} must be >= 2 for GRPO (advantages are "
+                         "normalised within each group of samples)")
+    p = _int("prompt_tokens", prompt_tokens)
+    e = _int("ppo_epochs", ppo_epochs)
+    n = _int("n_gpus", n_gpus)
+    n_r = _int("rollout_gpus", rollout_gpus, minimum=0)
+    tp = _int("rollout_tp", rollout_tp)
+    k_off = _int("off_policy_steps", off_policy_steps)
+    mfu = _float("train_mfu", train_mfu, positive=True, upper=1.0)
+    v_s = _float("verifier_s", verifier_s, nonnegative=True)
+    v_usd = _float("verifier_usd_per_sample", verifier_usd_per_sample, nonnegative=True)
+    _float("rollout_reserve_fraction", rollout_reserve_fraction, nonnegative=True, upper=0.999)
+    n_c_given = None if critic is None else _params("critic", critic)
+    for name, flag in (("reference", reference), ("prefix_sharing", prefix_sharing),
+                       ("asynchronous", asynchronous), ("partial_rollouts", partial_rollouts)):
+        if not isinstance(flag, bool):
+            raise ValueError(f"{name}={flag!r} must be True or False")
+    colocated = n_r == 0
+    if not colocated and n_r >= n:
+        raise ValueError(f"rollout_gpus={n_r} must be < n_gpus={n} (the trainer needs GPUs) or 0 "
+                         "(colocated)")
+    if asynchronous and colocated:
+        raise ValueError("asynchronous=True needs separate rollout GPUs (rollout_gpus > 0): "
+                         "colocated GPUs cannot generate and train at once")
+    gen_gpus = n if colocated else n_r
+    train_gpus = n if colocated else n - n_r
+    if gen_gpus % tp:
+        raise ValueError(f"rollout_tp={tp} must divide the {gen_gpus} rollout GPUs")
+
+    # ---- lengths
+    s_count = n_p * (2 if algorithm == "dpo" else g)
+    if lengths is not None:
+        r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
+        if r.size != s_count:
+            raise ValueError(f"lengths has {r.size} values; prompts_per_step × samples = "
+                             f"{s_count}")
+    else:
+        mean = _float("response_tokens", response_tokens, positive=True)
+        mx = mean if response_tokens_max is None else \
+            _float("response_tokens_max", response_tokens_max, positive=True)
+        r = response_lengths(mean, mx, s_count)
+    tokens = int(s_count * p + r.sum())
+
+    # ---- FLOPs (2N forward, 6N forward + backward)
+    n_a = float(m.n_active_params)
+    n_ref = n_a if reference else 0.0
+    peak = acc.peak_flops_per_s("bf16")
+    flops = dict.fromkeys(("generation", "scoring", "reference", "critic", "old_logprobs",
+                           "policy_update"), 0.0)
+    if algorithm == "dpo":
+        flops["reference"] = 2 * n_ref * tokens
+        flops["policy_update"] = 6 * n_a * tokens
+    else:
+        gen_prompt = (n_p if (prefix_sharing and g > 1) else s_count) * p
+        flops["generation"] = 2 * n_a * (gen_prompt + r.sum())
+        flops["scoring"] = 0.0 if isinstance(reward, str) and reward == "verifier" \
+            else 2 * _params("reward", reward) * tokens
+        flops["reference"] = 2 * n_ref * tokens
+        n_c = (n_a if n_c_given is None else n_c_given) if algorithm == "ppo" else 0.0
+        flops["critic"] = 2 * n_c * tokens
+        old = (algorithm == "ppo") if recompute_old_logprobs is None else recompute_old_logprobs
+        if not isinstance(old, bool):
+            raise ValueError(f"recompute_old_logprobs={old!r} must be True, False or None")
+        flops["old_logprobs"] = 2 * n_a * tokens if old else 0.0
+        flops["policy_update"] = 6 * (n_a + n_c) * tokens * e
+    t_phase = {k: v / (train_gpus * peak * mfu) for k, v in flops.items() if k != "generation"}
+    t_phase["scoring"] += v_s
+
+    # ---- generation (simulated on the slowest replica; sequences spread round-robin)
+    gen_wall = tail = 0.0
+    if algorithm != "dpo":
+        reps = gen_gpus // tp
+        share = r[0::reps]                            # the replica holding the longest response
+        kw = dict(samples_per_prompt=g, prefix_sharing=prefix_sharing, tp=tp,
+                  max_concurrent=max_concurrent, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                  reserve_fraction=rollout_reserve_fraction, efficiency=efficiency)
+        actual = rollout_time(m, acc, p, share, **kw)["total_s"]
+        flat = np.full(share.size, max(1, round(float(r.mean()))))
+        ideal = rollout_time(m, acc, p, flat, **kw)["total_s"]
+        tail = 0.0 if partial_rollouts else max(0.0, actual - ideal)
+        gen_wall = (ideal if partial_rollouts else max(actual, ideal))
+    train_wall = float(sum(t_phase.values()))
+
+    # ---- weight sync
+    if weight_sync_s is None:
+        if algorithm == "dpo":
+            sync = 0.0
+        else:
+            eff = inf._efficiency(efficiency, acc)
+            per_gpu = inf.weight_bytes(m, "bf16") / tp
+            bw = (acc.scaleup_bytes_per_s_per_dir or 0) * eff.scaleup_fraction if colocated \
+                else (acc.scaleout_bytes_per_s_per_dir or 0) * eff.scaleout_fraction
+            if not bw:
+                raise ValueError(f"accelerator={acc.name!r} has no "
+                                 f"{'scale-up' if colocated else 'scale-out'} bandwidth for the "
+                                 "weight sync: pass weight_sync_s")
+            sync = per_gpu / bw
+    else:
+        sync = _float("weight_sync_s", weight_sync_s, nonnegative=True)
+
+    # ---- wall clock and GPU-seconds by part
+    parts = dict.fromkeys(PARTS, 0.0)
+    parts["generation"] = (gen_wall - tail) * gen_gpus
+    parts["tail"] = tail * gen_gpus
+    for k in ("scoring", "reference", "critic", "old_logprobs", "policy_update"):
+        parts[k] = t_phase[k] * train_gpus
+    parts["weight_sync"] = sync * n
+    if asynchronous:
+        wall = max(gen_wall, train_wall) + sync
+        parts["idle"] = (wall - sync - gen_wall) * gen_gpus + (wall - sync - train_wall) * train_gpus
+    else:
+        wall = gen_wall + train_wall + sync
+        parts["idle"] = 0.0 if colocated else gen_wall * train_gpus + train_wall * gen_gpus
+    notes = []
+    if partial_rollouts:
+        notes.append("partial rollouts: tail removed (upper bound on the recovery)")
+    if asynchronous:
+        notes.append(f"asynchronous: off-policy by {k_off} step{'s' if k_off > 1 else ''}")
+    return RLIteration(
+        algorithm=algorithm, policy=m.name, accelerator=acc.name, n_gpus=n, rollout_gpus=gen_gpus,
+        colocated=colocated, asynchronous=asynchronous, wall_s=wall, generation_wall_s=gen_wall,
+        train_wall_s=train_wall, parts_gpu_s=parts, flops=flops, samples=s_count, tokens=tokens,
+        verifier_usd=v_usd * s_count, notes="; ".join(notes))
+
+
+# ------------------------------------------------------------------------------ run, campaign
+def rl_campaign(iteration: RLIteration, iterations: int, runs: int = 1,
+                price_usd_per_gpu_hour: float | None = None) -> pd.DataFrame:
+    """GPU-hours and USD of a run (K iterations) and a campaign (several runs) by part.
+
+    Formula: part_gpu_hours = iteration part × K × runs; USD = GPU-hours × price (+ verifier USD
+    per sample × samples × K × runs as its own row). The rows (parts) sum to the ``total`` row.
+    This is the post-training line of the bill (issue 12's ledger takes it from here).
+
+    Parameters
+    ----------
+    iteration : RLIteration
+    iterations : int >= 1 (K, per run)
+    runs : int >= 1 (experiments and reruns in the campaign)
+    price_usd_per_gpu_hour : float, optional
+
+    Returns
+    -------
+    DataFrame indexed by part (``PARTS`` + ``verifier`` + ``total``): ``gpu_hours`` and, with a
+    price, ``usd``; ``attrs`` hold wall_clock_days per run, iterations and runs.
+    """
+    if not isinstance(iteration, RLIteration):
+        raise ValueError(f"iteration={iteration!r} must be an RLIteration (rl_iteration(...))")
+    k = _int("iterations", iterations)
+    n_runs = _int("runs", runs)
+    scale = k * n_runs / SECONDS_PER_HOUR
+    df = pd.DataFrame({"gpu_hours": {p: iteration.parts_gpu_s[p] * scale for p in PARTS}})
+    df.loc["verifier", "gpu_hours"] = 0.0
+    if price_usd_per_gpu_hour is not None:
+        price = _float("price_usd_per_gpu_hour", price_usd_per_gpu_hour, positive=True)
+        df["usd"] = df["gpu_hours"] * price
+        df.loc["verifier", "usd"] = iteration.verifier_usd * k * n_runs
+    df.loc["total"] = df.sum()
+    df.index.name = "part"
+    df.attrs.update(iterations=k, runs=n_runs,
+                    wall_clock_days_per_run=iteration.wall_s * k / 86400.0)
+    return df
+
+
+# ------------------------------------------------------------------------------ scenarios
+def scenario_iteration(p: dict) -> RLIteration:
+    """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
+    ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision)."""
+    return rl_iteration(
+        p["model"], p["accelerator"], algorithm=p["rl_algorithm"],
+        prompts_per_step=p["rl_prompts_per_step"], samples_per_prompt=p["rl_samples_per_prompt"],
+        prompt_tokens=p["rl_prompt_tokens"], response_tokens=p["rl_response_tokens"],
+        response_tokens_max=p["rl_response_tokens_max"], ppo_epochs=p["rl_ppo_epochs"],
+        reward="verifier" if p["rl_reward"] == "verifier" else p["model"],
+        n_gpus=p["rl_gpus"], rollout_gpus=p["rl_rollout_gpus"], rollout_tp=p["rl_rollout_tp"],
+        asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
+        weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
+        verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
+        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+
+
+def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
+    """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price."""
+    return rl_campaign(scenario_iteration(p), p["rl_iterations"], p["rl_runs"],
+                       price_usd_per_gpu_hour)
+
+
+# ------------------------------------------------------------------------------ published shares
+#: A800 SXM 80GB: an A100-80GB with NVLink cut to 400 GB/s bidirectional (200 GB/s per
+#: direction); compute and HBM as the A100 (judgement from NVIDIA's A800 product listing, the
+#: export-control variant; not in data/accelerators.csv). Used for OpenRLHF's benchmark GPUs.
+def _a800() -> Accelerator:
+    from .catalog import load_accelerator
+    return load_accelerator("A100-80GB").replace(name="A800-80GB (A100, 200 GB/s NVLink)",
+                                                scaleup_bytes_per_s_per_dir=2.0e11)
+
+
+#: Each source's own set-up and the share it reports. ``measured`` is the source's number;
+#: ``setup`` the arguments of ``rl_iteration`` taken from the source (each with where it is
+#: stated). Nothing here is fitted.
+PUBLISHED_SHARES = [
+    dict(source="DeepSpeed-Chat", quantity="generation share of FLOPs", measured=0.20,
+         cited="'the generation phase comprises approximately 20% of the total computation' "
+               "(microsoft/DeepSpeed blogs/deepspeed-chat/README.md, 'Effective Throughput "
+               "Analysis'; Yao et al. 2023, arXiv:2308.01320)",
+         setup=dict(policy="opt-1.3b", accelerator="A100-40GB", algorithm="ppo",
+                    prompts_per_step=128, samples_per_prompt=1, prompt_tokens=256,
+                    response_tokens=256, reward=0.35e9, critic=0.35e9,
+                    recompute_old_logprobs=False, n_gpus=8, max_concurrent=16),
+         setup_source="OPT-1.3B actor + OPT-350M reward/critic on one DGX of 8 A100-40G (blog "
+                      "Figure 5); 256 prompt + 256 generated tokens (blog §5); "
+                      "--per_device_generation_batch_size 16, --ppo_epochs 1 "
+                      "(DeepSpeedExamples DeepSpeed-Chat step-3 training scripts)"),
+    dict(source="DeepSpeed-Chat", quantity="generation share of time", measured=None,
+         cited="'majority of the time goes to the generation phase' (same blog, Figure 5 "
+               "caption text; no number given)",
+         setup=dict(policy="opt-1.3b", accelerator="A100-40GB", algorithm="ppo",
+                    prompts_per_step=128, samples_per_prompt=1, prompt_tokens=256,
+                    response_tokens=256, reward=0.35e9, critic=0.35e9,
+                    recompute_old_logprobs=False, n_gpus=8, max_concurrent=16),
+         setup_source="as above"),
+    dict(source="OpenRLHF (colocated)", quantity="generation share of time", measured=0.782,
+         cited="README: '80% of the time in RLHF training is spent on sample generation'; its "
+               "benchmark table (OpenRLHF/OpenRLHF benchmark README, Llama2-7B, 'OpenRLHF', 8 "
+               "GPUs): generation 920.81 s of 1177.78 s end to end = 78.2%",
+         setup=dict(policy="llama-2-7b", accelerator="a800", algorithm="ppo",
+                    prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
+                    response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
+                    n_gpus=8, max_concurrent=8),
+         measured_gen_tflops=4.03, measured_train_tflops=115.52,
+         setup_source="A800-SXM-80GB; max_prompt_seq_len = max_answer_seq_len = 1024 (taken as "
+                      "the lengths); rollout_batch_size 1024; reward initialised from the actor "
+                      "(same size); micro_rollout_batch_size 8 (table); 1 PPO epoch (README)"),
+    dict(source="OpenRLHF (Ray + vLLM)", quantity="generation share of time", measured=0.544,
+         cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', 16 GPUs, 1:1:2:2:2: "
+               "generation 481.86 s of 885.16 s = 54.4%",
+         setup=dict(policy="llama-2-7b", accelerator="a800", algorithm="ppo",
+                    prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
+                    response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
+                    n_gpus=16, rollout_gpus=4, max_concurrent=256),
+         measured_gen_tflops=7.70, measured_train_tflops=75.02,
+         setup_source="ref:reward:actor:critic:vLLM = 1:1:2:2:2 on 16 GPUs (4 vLLM GPUs, TP 1); "
+                      "vLLM's default max_num_seqs 256; other settings as the colocated row"),
+    dict(source="APRIL", quantity="generation share of time", measured=0.90,
+         cited="'rollout generation accounting for more than 90% of total runtime' (Zhou et "
+               "al. 2025, arXiv:2509.18521, abstract)",
+         setup=dict(policy="qwen3-4b", accelerator="H100-SXM", algorithm="grpo",
+                    prompts_per_step=32, samples_per_prompt=8, prompt_tokens=512,
+                    response_tokens=4096, response_tokens_max=16384, n_gpus=8, rollout_tp=2,
+                    rollout_reserve_fraction=0.4),
+         setup_source="RLsys-Foundation/APRIL scripts/partial_rollout/qwen/grpo/"
+                      "run-qwen3-4B-dapo.sh: Qwen3-4B, GRPO, --colocate on 8 GPUs, "
+                      "--rollout-batch-size 32, --n-samples-per-prompt 8, "
+                      "--rollout-max-response-len 16384, SGLang 2 GPUs per engine, "
+                      "--sglang-mem-fraction-static 0.6. Mean response 4096 and prompt 512 are "
+                      "assumptions (not stated)"),
+]
+
+
+def published_generation_shares() -> pd.DataFrame:
+    """The generation share of FLOPs and of time in each source's own set-up, beside the share
+    the source reports, with the gap (model − measured). Nothing is fitted: lengths, batch
+    occupancy and GPU split come from the source (``PUBLISHED_SHARES``).
+
+    Returns
+    -------
+    DataFrame: source, quantity, measured, model, gap, model_flops_share, model_tail_share
+    (the tail's share of the GPU-time), the model's generation
+    and training TFLOP/s per GPU beside the source's where it reports them
+    (``gen_tflops_per_gpu``, ``measured_gen_tflops``, ``train_tflops_per_gpu``,
+    ``measured_train_tflops``), cited, setup_source.
+    """
+    rows = []
+    for row in PUBLISHED_SHARES:
+        kw = dict(row["setup"])
+        acc = _a800() if kw.pop("accelerator") == "a800" else row["setup"]["accelerator"]
+        it = rl_iteration(kw.pop("policy"), acc, **kw)
+        model = it.generation_flops_share if "FLOPs" in row["quantity"] \
+            else it.generation_time_share
+        m = row["measured"]
+        rows.append({"source": row["source"], "quantity": row["quantity"], "measured": m,
+                     "model": model, "gap": None if m is None else model - m,
+                     "model_flops_share": it.generation_flops_share,
+                     "model_tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
+                     "gen_tflops_per_gpu": it.flops["generation"]
+                     / (it.generation_wall_s * it.rollout_gpus) / 1e12,
+                     "measured_gen_tflops": row.get("measured_gen_tflops"),
+                     "train_tflops_per_gpu": inf._accelerator(acc).peak_bf16_flops_per_s
+                     * kw.get("train_mfu", DEFAULT_TRAIN_MFU) / 1e12,
+                     "measured_train_tflops": row.get("measured_train_tflops"),
+                     "cited": row["cited"], "setup_source": row["setup_source"]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,237 @@
+"""Serving roofline (llmcost.inference) against configs, hand derivations and published figures.
+
+Sources of the expected values:
+* KV bytes per token: each model's published config (layers, KV heads, head size), test vector 6.a
+  (Llama-2-7B 32 L × 32 KV heads × 128; Llama-3-8B 32 × 8 × 128; Llama-3-70B 80 × 8 × 128;
+  Llama-3-405B 126 × 8 × 128; DeepSeek-V3 MLA (512 + 64) × 61 layers, DeepSeek-V2 §2.1.2).
+* Decode at batch 1 and 64 (6.h, 6.i), the GRPO rollout step (6.g) and the ridge-point batch
+  (5.j, §6): hand derivations written below from datasheet figures (H100 SXM: 989.4 TFLOP/s dense
+  BF16, 3.35 TB/s; NVIDIA H100 whitepaper and product page).
+* Speculative decoding: Leviathan et al. 2023, Eq. 1, evaluated by hand.
+* Published serving figures: data/serving_benchmarks.csv (TensorRT-LLM, NeMo and vLLM tables, one
+  source per row).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmcost
+from llmcost import Efficiency
+from llmcost import inference as inf
+
+IDEAL = Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("llama-2-7b", 524_288), ("llama-3.1-8b", 131_072), ("llama-3.1-70b", 327_680),
+    ("llama-3.1-405b", 516_096), ("deepseek-v3", 70_272), ("qwen2.5-7b", 57_344),
+])
+def test_kv_bytes_per_token_match_the_configs(model, expected):
+    assert inf.kv_cache_bytes_per_token(model) == expected
+    assert inf.kv_cache_bytes_per_token(model, "fp8") == expected / 2
+
+
+def test_sliding_window_caps_the_cache():
+    # Mistral 7B: window 4096 on every layer (Jiang et al. 2023 §2): 32 L × 8 × 128 × 2 × 2 B.
+    per_token = 2 * 32 * 8 * 128 * 2
+    assert inf.kv_cache_bytes("mistral-7b", 2048) == 2048 * per_token
+    assert inf.kv_cache_bytes("mistral-7b", 32768) == 4096 * per_token
+    # Half the layers windowed (Gemma-2-style): 4096·½ + 32768·½ tokens held.
+    assert inf.kv_cache_bytes("mistral-7b", 32768, window_layers=0.5) == \
+        pytest.approx((2048 + 16384) * per_token)
+
+
+def test_batch_one_decode_on_h100_is_below_209_tokens_per_s():
+    # test vector 6.h: 8.03e9 params × 2 B / 3.35e12 B/s = 4.79 ms -> at most 209 tokens/s.
+    # The model reads all but the 525M-row input embedding (a gather): 7.505e9 × 2 B = 15.01 GB,
+    # at 90% of 3.35 TB/s (Calculon's HBM efficiency, data/efficiency.csv): 4.98 ms, 201 tok/s.
+    rate = 1 / inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0)
+    assert 195 <= rate <= 209
+    ideal = inf.decode_step("llama-3.1-8b", "H100-SXM", 1, 0, efficiency=IDEAL)
+    assert ideal.memory_s == pytest.approx(15.01e9 / 3.35e12, rel=2e-3)
+    assert ideal.bound == "HBM bandwidth"
+
+
+def test_batch_64_at_4k_context_is_memory_bound():
+    # test vector 6.i: weights 16.06 GB + 64 × 4096 × 131,072 B = 34.36 GB of KV at 3.35 TB/s =
+    # 15.05 ms (the vector counts the embedding table: 0.31 ms more than the 15.01 GB read here);
+    # the matmul FLOPs would take 2·8.03e9·64 / 989.4e12 = 1.04 ms; with the attention core over
+    # 4097 keys (2·32 layers·32 heads·256·4097 = 2.15 GFLOP per token) and without the embedding
+    # gather: (2·7.505e9 + 2.15e9)·64 / 989.4e12 = 1.11 ms.
+    st_ = inf.decode_step("llama-3.1-8b", "H100-SXM", 64, 4096, efficiency=IDEAL)
+    assert st_.memory_s == pytest.approx(15.05e-3 - 0.31e-3, rel=0.01)
+    assert st_.compute_s == pytest.approx(1.11e-3, rel=0.01)
+    assert st_.bound == "HBM bandwidth"
+
+
+def test_grpo_rollout_step_of_formulas_6g():
+    # 6.g: Qwen2.5-7B-sized, bf16 weights 15.2 GB, KV 57,344 B/token, batch 64, mean ctx 4608:
+    # (15.2e9 + 64·4608·57344) / 3.35e12 = 9.59 ms. The workbook reads 15.23 GB - 1.09 GB of
+    # embedding gather = 14.14 GB: 9.27 ms, within 4% of the vector.
+    t = inf.decode_step_time("qwen2.5-7b", "H100-SXM", 64, 4608, efficiency=IDEAL)
+    assert t == pytest.approx(9.59e-3, rel=0.04)
+
+
+def test_ridge_batch_without_and_with_kv_reads():
+    # test vector 5.j: B* = ridge ÷ (2 / bytes per weight) = (989.4e12 / 3.35e12) / 1 = 295.
+    b0 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 0, efficiency=IDEAL)
+    assert b0 == pytest.approx(295.3, rel=0.01)
+    b128 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 128, efficiency=IDEAL)
+    assert b128 > b0 * 1.2          # KV reads push the crossover up ...
+    # ... and at 4K context one sequence's KV read (4096 × 131,072 B = 537 MB, 160 µs) outlasts
+    # its FLOPs (2 × 7.5e9 / 989.4e12 = 15 µs): no batch is compute-bound.
+    assert inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 4096) == math.inf
+
+
+def test_fp8_weights_halve_the_weight_read_and_double_the_ridge():
+    b16 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 0, efficiency=IDEAL)
+    b8 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 0, weight_dtype="fp8",
+                                    efficiency=IDEAL)
+    # FP8: ridge 1978.9/3.35 = 591 FLOP/B, 1 byte per weight -> B* = 591/2 = 295 again.
+    assert b8 == pytest.approx(b16, rel=0.01)
+    t16 = inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0, efficiency=IDEAL)
+    t4 = inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0, weight_dtype="int4",
+                              efficiency=IDEAL)
+    assert t4 == pytest.approx(t16 / 4, rel=1e-3)
+
+
+def test_moe_reads_the_experts_the_batch_touches():
+    # DeepSeek-V3 top-8 of 256: one token touches 8, a batch of 64 touches
+    # 256·(1 - (248/256)^64) = 222.4 (uniform routing), a large batch nearly all 256.
+    assert inf.experts_touched("deepseek-v3", 1) == pytest.approx(8)
+    assert inf.experts_touched("deepseek-v3", 64) == pytest.approx(222.4, abs=0.1)
+    assert inf.experts_touched("deepseek-v3", 10_000) == pytest.approx(256, rel=1e-6)
+    assert inf.experts_touched("llama-3.1-8b", 64) == 0
+    one = inf.weights_read_bytes("deepseek-v3", 1)
+    many = inf.weights_read_bytes("deepseek-v3", 10_000)
+    assert many == pytest.approx(inf.weight_bytes("deepseek-v3")
+                                 - 2 * 926_679_040, rel=1e-6)  # all but the embedding gather
+    # active-parameter scale for one token (37.6B active incl. embeddings, counted by ModelSpec)
+    assert one == pytest.approx(2 * (llmcost.load_model("deepseek-v3").n_active_params
+                                     - 926_679_040), rel=1e-3)
+
+
+@pytest.mark.parametrize("alpha, gamma, expected", [
+    (0.8, 4, (1 - 0.8 ** 5) / 0.2), (0.6, 3, (1 - 0.6 ** 4) / 0.4), (1.0, 4, 5.0), (0.0, 4, 1.0),
+])
+def test_speculative_tokens_per_pass_leviathan_eq1(alpha, gamma, expected):
+    assert inf.speculative_tokens_per_pass(alpha, gamma) == pytest.approx(expected)
+
+
+def test_capacity_limits():
+    with pytest.raises(ValueError, match="do not fit"):
+        inf.max_batch("llama-3.1-70b", "H100-SXM", 4096)                  # 141 GB on 80 GiB
+    assert inf.max_batch("llama-3.1-70b", "H100-SXM", 4096, tp=4) > 50
+    # 8B at 128K: 131,072 × 131,072 B = 17.2 GB per sequence beside 16.1 GB of weights in
+    # 0.9 × 85.9 GB: 3 sequences.
+    assert inf.max_batch("llama-3.1-8b", "H100-SXM", 131072) == 3
+    with pytest.raises(ValueError, match="context_tokens.*no room for a batch"):
+        inf.max_batch("llama-3.1-8b", "H100-SXM", 1_000_000)
+
+
+def test_serving_validation_roofline_is_an_upper_bound_within_a_factor_3():
+    v = llmcost.inference.serving_validation()
+    assert len(v) >= 10 and v["source"].str.len().min() > 20
+    assert set(v["metric"]) >= {"output_tokens_per_s_per_gpu", "ttft_s", "latency_s", "tpot_s"}
+    assert (v["batch"] == 1).sum() >= 4 and (v["batch"] >= 256).sum() >= 2
+    # The roofline is faster than every engine, and no more than 3x faster (the stated factor).
+    assert (v["speedup"] >= 1.0).all(), v.loc[v["speedup"] < 1, ["benchmark_id", "speedup"]]
+    assert (v["speedup"] <= 3.0).all(), v.loc[v["speedup"] > 3, ["benchmark_id", "speedup"]]
+
+
+def test_output_tokens_cost_more_than_input_tokens():
+    c = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, prompt_tokens=2000,
+                         output_tokens=500, tp=4)
+    assert c.usd_per_m_output > 2 * c.usd_per_m_input   # decode is HBM-bound, prefill is not
+    assert c.usd_per_m_input < c.usd_per_m_blended < c.usd_per_m_output
+    assert c.limit in ("HBM capacity", "compute") and c.batch == c.max_batch
+    assert c.decode_bound == "HBM bandwidth"
+    # A latency target lowers the batch and raises the cost per output token.
+    fast = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, prompt_tokens=2000,
+                            output_tokens=500, tp=4, max_tpot_s=c.tpot_s * 0.7)
+    assert fast.limit == "latency target" and fast.batch < c.batch
+    assert fast.tpot_s <= c.tpot_s * 0.7 and fast.usd_per_m_output > c.usd_per_m_output
+
+
+def test_speculative_decoding_cuts_tpot_at_batch_one():
+    kw = dict(prompt_tokens=512, output_tokens=256, batch=1)
+    plain = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, tp=4, **kw)
+    spec = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, tp=4, draft_model="llama-3.1-8b",
+                            draft_tokens=4, acceptance_rate=0.8, **kw)
+    # Leviathan Eq. 1: 3.36 tokens per pass; the draft's 4 steps cost about 4 × 8B/70B ≈ 0.45 of
+    # a target step: TPOT falls by about 3.36 / 1.45 ≈ 2.3x.
+    assert 1.8 < plain.tpot_s / spec.tpot_s < 2.8
+
+
+def test_bad_input_names_the_field():
+    cases = [
+        (lambda: inf.kv_cache_bytes_per_token("llama-3.1-8b", "int3"), "kv_dtype"),
+        (lambda: inf.kv_cache_bytes("llama-3.1-8b", -1), "context_tokens"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", 0, 10), "batch"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", float("nan"), 10), "batch"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", 1, float("inf")), "context_tokens"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", 1, 10, tp=16), "tp"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", "8", 10), "batch"),
+        (lambda: inf.decode_step("llama-3.1-8b", "H100-SXM", 1, 10, weight_dtype=2), "weight_dtype"),
+        (lambda: inf.prefill("llama-3.1-8b", "H100-SXM", 0), "prompt_tokens"),
+        (lambda: inf.serving_cost("llama-3.1-8b", "H100-SXM", -1.0, prompt_tokens=10,
+                                  output_tokens=10), "price_usd_per_gpu_hour"),
+        (lambda: inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                  output_tokens=0), "output_tokens"),
+        (lambda: inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                  output_tokens=10, occupancy=1.5), "occupancy"),
+        (lambda: inf.serving_cost("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                  output_tokens=10, batch=100_000), "batch"),
+        (lambda: inf.speculative_tokens_per_pass(1.2, 3), "acceptance_rate"),
+        (lambda: inf.cost_vs_batch("llama-3.1-8b", "H100-SXM", 2.0, [], prompt_tokens=10,
+                                   output_tokens=10), "batches"),
+        (lambda: inf.decode_step(42, "H100-SXM", 1, 1), "model"),
+        (lambda: inf.decode_step("llama-3.1-8b", None, 1, 1), "accelerator"),
+    ]
+    for call, field in cases:
+        with pytest.raises(ValueError, match=field):
+            call()
+
+
+# ------------------------------------------------------------------------------ properties
+@settings(max_examples=40, deadline=None)
+@given(bw=st.floats(1e12, 1e13), extra=st.floats(1.0, 3.0), batch=st.integers(1, 512),
+       ctx=st.integers(0, 32768))
+def test_more_hbm_bandwidth_never_slows_decode(bw, extra, batch, ctx):
+    h100 = llmcost.load_accelerator("H100-SXM")
+    slow = h100.replace(hbm_bytes_per_s=bw)
+    fast = h100.replace(hbm_bytes_per_s=bw * extra)
+    assert inf.decode_step_time("llama-3.1-8b", fast, batch, ctx) <= \
+        inf.decode_step_time("llama-3.1-8b", slow, batch, ctx)
+
+
+@settings(max_examples=25, deadline=None)
+@given(prompt=st.integers(16, 8192), output=st.integers(2, 4096),
+       model=st.sampled_from(["llama-3.1-8b", "mistral-7b", "qwen2.5-7b"]))
+def test_larger_batch_never_raises_cost_per_token_until_capacity(prompt, output, model):
+    df = inf.cost_vs_batch(model, "H100-SXM", 3.0, np.unique(np.geomspace(1, 2048, 24).round()),
+                           prompt_tokens=prompt, output_tokens=output)
+    fits = df[df["fits"]]
+    assert len(fits) >= 1
+    assert (np.diff(fits["usd_per_m_output"].to_numpy()) <= 1e-12).all()
+
+
+def test_choose_serving_tp_is_the_cheapest_that_fits():
+    # Llama-2-70B in BF16 is 138 GB: it cannot sit on one 80 GiB H100, so tp >= 2.
+    best = inf.choose_serving_tp("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                 output_tokens=250)
+    assert best.tp >= 2
+    for tp in (2, 4, 8):
+        other = inf.serving_cost("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                 output_tokens=250, tp=tp)
+        assert best.usd_per_m_blended <= other.usd_per_m_blended + 1e-12
+    fixed = inf.choose_serving_tp("llama-2-70b", "H100-SXM", 3.99, prompt_tokens=1000,
+                                  output_tokens=250, batch=16)
+    assert fixed.batch == 16 and fixed.limit == "as given"
+    with pytest.raises(ValueError, match="cannot be served"):
+        inf.choose_serving_tp("llama-3.1-405b", "H100-SXM", 3.99, prompt_tokens=1000,
+                              output_tokens=250)             # 811 GB of BF16 > 8 × 80 GiB
