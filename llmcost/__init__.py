@@ -5,7 +5,7 @@ The package does every calculation; the notebooks in ``notebooks/`` narrate them
 on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
 """
 
-from . import batch, comm, inference, rl, step
+from . import batch, comm, inference, rl, scaling, step
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .catalog import (
     DATA_DIR,
@@ -61,6 +61,13 @@ from .reliability import (
     optimal_interval,
     young_interval,
 )
+from .scaling import (
+    LOSS_FITS,
+    LossFit,
+    compute_optimal,
+    inference_adjusted_optimum,
+    inference_adjusted_optimum_usd,
+)
 from .scenario import (
     PARAMETERS,
     ScenarioError,
@@ -103,4 +110,7 @@ __all__ = [
     "inference", "decode_step", "decode_step_time", "kv_cache_bytes", "kv_cache_bytes_per_token",
     "max_batch", "prefill_time", "serving_cost", "speculative_tokens_per_pass",
     "rl", "rl_campaign", "rl_iteration",
+    # compute-optimal scaling and the inference-adjusted optimum (notebook 06)
+    "scaling", "LOSS_FITS", "LossFit", "compute_optimal", "inference_adjusted_optimum",
+    "inference_adjusted_optimum_usd",
 ]

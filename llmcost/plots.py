@@ -954,3 +954,143 @@ def spend_vs_budget(timeline, ax=None, scale: float = 1e6):
     ax.legend(fontsize=8, loc="lower right")
     _source(ax, "llmcost.ledger.spend_timeline")
     return ax
+
+
+# ----------------------------------------------------------------------------- notebook 06
+def isoflop_curves(n_params, curves: dict, optima: dict, ax=None, fit_name: str = ""):
+    """Loss against model size at fixed compute (isoFLOP profiles), one line per budget, with
+    the compute-optimal point of each marked.
+
+    Parameters
+    ----------
+    n_params : array
+        Model sizes N on the x axis.
+    curves : dict
+        label (budget) -> loss array over ``n_params`` (``scaling.isoflop_curve``).
+    optima : dict
+        label -> (N*, L*) to mark.
+    """
+    ax = _ax(ax)
+    for i, (label, y) in enumerate(curves.items()):
+        ax.plot(n_params, y, color=f"C{i}", label=label)
+        n_opt, l_opt = optima[label]
+        ax.plot([n_opt], [l_opt], "o", color=f"C{i}", ms=7, mec="k")
+    ax.set_xscale("log")
+    ax.set_xlabel("parameters N (total, embeddings included)")
+    ax.set_ylabel("predicted loss (nats/token)")
+    ax.set_title("At fixed compute, a model too small or too big loses: the optimum (dots)")
+    ax.legend(fontsize=8, title="compute C = 6ND", title_fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    _source(ax, f"L(N, D) = E + A/N^α + B/D^β, fit {fit_name}; D = C/(6N)")
+    return ax
+
+
+def loss_contours(n_grid, d_grid, loss_grid, frontier, budgets=(), ax=None, fit_name: str = ""):
+    """Iso-loss contours in the (N, D) plane, the compute-optimal frontier, isoFLOP lines.
+
+    Parameters
+    ----------
+    n_grid, d_grid : 1-D arrays (log-spaced) and ``loss_grid`` of shape (len(d), len(n)).
+    frontier : (N array, D array) of the compute-optimal path.
+    budgets : iterable of FLOPs for dotted lines D = C/(6N).
+    """
+    ax = _ax(ax, figsize=(7, 5))
+    cs = ax.contour(n_grid, d_grid, loss_grid, levels=np.arange(1.9, 3.01, 0.1), cmap="viridis")
+    ax.clabel(cs, fmt="%.1f", fontsize=7)
+    ax.plot(*frontier, color="C3", lw=2, label="compute-optimal N*(C), D*(C)")
+    ax.plot(n_grid, 20 * n_grid, color="0.3", ls="--", lw=1, label="20 tokens per parameter")
+    for c in budgets:
+        ax.plot(n_grid, c / (6 * n_grid), color="0.6", ls=":", lw=1)
+        ax.annotate(f"{c:.0e} FLOPs", (n_grid[-1], c / (6 * n_grid[-1])), fontsize=7,
+                    color="0.4", ha="right", va="bottom")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(d_grid[0], d_grid[-1])
+    ax.set_xlabel("parameters N")
+    ax.set_ylabel("training tokens D")
+    ax.set_title("Iso-loss contours: the frontier crosses each at its cheapest point")
+    ax.legend(fontsize=8, loc="upper left")
+    _source(ax, f"fit {fit_name}; dotted: isoFLOP lines C = 6ND")
+    return ax
+
+
+FRONTIER_LABELS = ("gpt-3-175b", "gopher-280b", "chinchilla-70b", "palm-540b", "llama-2-7b",
+                   "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "deepseek-v3", "olmo2-7b",
+                   "bloom-176b")
+#: Label offsets (points) where two labelled models sit close together.
+_FRONTIER_OFFSETS = {"gopher-280b": (4, -11), "llama-3.1-70b": (4, -11),
+                     "chinchilla-70b": (-20, -14), "deepseek-v3": (-20, 8)}
+
+
+def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
+                       labels=FRONTIER_LABELS):
+    """Real models by parameters and training tokens against the compute-optimal frontier.
+
+    Parameters
+    ----------
+    models : DataFrame from ``scaling.frontier_models`` (MoE placed by active parameters).
+    frontier : (N array, D array).
+    mark : (N, D, label), optional: the scenario's run.
+    labels : names to label (the rest are unlabelled dots, so that labels stay readable).
+    """
+    ax = _ax(ax, figsize=(7.5, 5))
+    n = np.where(models.moe, models.n_active_params, models.n_params)
+    dense = ~models.moe.to_numpy()
+    ax.scatter(n[dense], models.train_tokens[dense], s=22, color="C0", label="dense")
+    ax.scatter(n[~dense], models.train_tokens[~dense], s=40, marker="D", color="C1",
+               label="MoE (active parameters; outside the fits)")
+    for x, y, name in zip(n, models.train_tokens, models.name):
+        if name in labels:
+            ax.annotate(name, (x, y), fontsize=7.5, xytext=_FRONTIER_OFFSETS.get(name, (4, 3)),
+                        textcoords="offset points")
+    ax.plot(*frontier, color="C3", lw=2, label=f"compute-optimal ({fit_name})")
+    grid = np.geomspace(5e7, 2e12, 50)
+    for k, ls in ((20, "--"), (200, ":"), (2000, "-.")):
+        ax.plot(grid, k * grid, color="0.5", ls=ls, lw=1, label=f"{k} tokens per parameter")
+    if mark is not None:
+        ax.plot([mark[0]], [mark[1]], "*", color="C3", ms=12, mec="k", alpha=0.8, label=mark[2])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("parameters N (total; active for MoE)")
+    ax.set_ylabel("training tokens D")
+    ax.set_title("Since Llama, models train far past the compute-optimal point")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(True, which="major", alpha=0.3)
+    _source(ax, "data/models.csv, data/published_runs.csv (sources per row)")
+    return ax
+
+
+def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0):
+    """Optimal size and tokens per parameter against lifetime inference demand.
+
+    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x. Demand where
+    the optimum trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data)
+    is shaded as an extrapolation.
+    """
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    ax = _ax(ax)
+    demand = np.asarray(demand, dtype=float)
+    tpp = np.asarray(optimum.tokens_per_param, dtype=float)
+    beyond = demand[tpp > fit_limit]
+    if beyond.size:
+        ax.axvspan(beyond[0], demand[-1], color="0.92", zorder=0)
+        ax.annotate(f"extrapolation: > {fit_limit:.0f} tokens/param\n(beyond Hoffmann's runs)",
+                    (beyond[0], 0.97), xycoords=("data", "axes fraction"), xytext=(4, 0),
+                    textcoords="offset points", fontsize=7, color="0.35", va="top")
+    ax.plot(demand, np.asarray(optimum.n_params) / 1e9, color="C0", lw=2)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    ax.set_xlabel("lifetime inference demand D_inf (tokens)")
+    ax.set_ylabel("optimal parameters (billions)", color="C0")
+    ax2 = ax.twinx()
+    ax2.plot(demand, tpp, color="C1", lw=2)
+    ax2.set_yscale("log")
+    ax2.set_ylabel("training tokens per parameter", color="C1")
+    ax.set_title(title or "More demand: a smaller model trained longer")
+    ax.grid(True, which="major", alpha=0.3)
+    _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
+    return ax

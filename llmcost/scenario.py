@@ -107,6 +107,11 @@ def _recipe(name, v):
     return _one_of(*RECIPES)(name, v)
 
 
+def _scaling_fit(name, v):
+    from .scaling import LOSS_FITS
+    return _one_of(*LOSS_FITS)(name, v)
+
+
 def _reserve(name, v):
     if not 0 <= v < 1:
         raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
@@ -368,6 +373,13 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "lines, in [0, 1)", _reserve),
     Param("ledger_budget_usd", "float|none", "the budget alerts watch; null: the bill's total",
           _positive),
+    # ---- compute-optimal scaling and lifetime demand (notebook 06; llmcost.scaling)
+    Param("scaling_fit", "str", "parametric loss fit L(N, D) (llmcost.scaling.LOSS_FITS)",
+          _scaling_fit),
+    Param("scaling_unique_tokens", "float|none", "unique tokens available (a fixed corpus, "
+          "repeats allowed); null: unlimited fresh data", _positive),
+    Param("inference_tokens_lifetime", "float", "tokens served over the model's lifetime, "
+          "prompt and generated", _nonnegative),
 ]}
 
 #: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default

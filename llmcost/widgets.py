@@ -488,3 +488,63 @@ def ledger_explorer(scenario: dict):
         wid.observe(update, names="value")
     update()
     return w.VBox([w.HBox([gpus, mfu, price]), w.HBox([pricing, explore, reserve, fte]), out])
+
+
+def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
+                     price_usd_per_gpu_hour: float, serve_usd_per_m_tokens_per_b_params: float,
+                     accelerator: str, mfu: float, dtype: str = "bf16"):
+    """Compute budget, loss fit, lifetime demand, training GPU price and serving price widgets
+    updating the compute-optimal and inference-adjusted optima (notebook 06).
+
+    The target loss is that of the compute-optimal model at the chosen budget; the serving price
+    is USD per million served tokens per billion parameters (``scaling.serving_cost_per_token``
+    scales it with N). Returns the ``VBox``.
+    """
+    import ipywidgets as w
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from IPython.display import display
+
+    from . import plots
+    from . import scaling as sc
+    from .units import fmt_count, fmt_usd
+
+    c_w = w.FloatLogSlider(value=compute_flops, base=10, min=19, max=27, step=0.1,
+                           description="FLOPs", readout_format=".2e", continuous_update=False)
+    fit_w = w.Dropdown(options=list(sc.LOSS_FITS), value=fit, description="fit")
+    d_w = w.FloatLogSlider(value=max(inference_tokens, 1e9), base=10, min=9, max=16, step=0.1,
+                           description="served tokens", readout_format=".2e",
+                           continuous_update=False)
+    price_w = w.FloatSlider(value=price_usd_per_gpu_hour, min=0.5, max=10, step=0.05,
+                            description="$/GPU-h", continuous_update=False)
+    serve_w = w.FloatLogSlider(value=serve_usd_per_m_tokens_per_b_params, base=10, min=-4,
+                               max=0, step=0.05, description="$/M tok/B", readout_format=".3g",
+                               continuous_update=False)
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            f = sc.get_fit(fit_w.value)
+            n_c, d_c = sc.compute_optimal(c_w.value, f)
+            target = float(sc.loss(n_c, d_c, f))
+            usd_flop = sc.train_usd_per_flop(accelerator, mfu, price_w.value, dtype)
+            serve = sc.serving_cost_per_token(serve_w.value, serve_w.value, 1.0, 1e9)
+            o = sc.inference_adjusted_optimum_usd(target, d_w.value, usd_flop, serve, f)
+            display(pd.DataFrame({
+                "N": [fmt_count(n_c), fmt_count(o.n_params)],
+                "D": [fmt_count(d_c), fmt_count(o.train_tokens)],
+                "tokens/param": [f"{d_c / n_c:,.1f}", f"{o.tokens_per_param:,.0f}"],
+                "lifetime cost": [fmt_usd(o.chinchilla_total_cost), fmt_usd(o.total_cost)],
+            }, index=["compute-optimal", "inference-adjusted (USD)"]))
+            demand = np.geomspace(1e9, 1e16, 40)
+            sweep = sc.inference_adjusted_optimum_usd(target, demand, usd_flop, serve, f)
+            _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+            plots.optimum_vs_demand(demand, sweep, ax=ax, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM)
+            ax.axvline(d_w.value, color="C3", ls="--", lw=1)
+            plt.show()
+
+    for widget in (c_w, fit_w, d_w, price_w, serve_w):
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([c_w, fit_w]), w.HBox([d_w, price_w, serve_w]), out])
