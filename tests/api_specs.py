@@ -9,8 +9,8 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
-  nonnegative, count, count0, fraction; names: choice, model, accelerator, str, path; objects:
-  plan, cluster, target). Append ``|none`` when ``None`` is a valid value (a default meaning
+  nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
+  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a valid value (a default meaning
   "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
@@ -47,6 +47,7 @@ ODD_VALUES = {
     "cluster": [None, "H100-SXM-cluster", 3],
     "target": [None, 3, "target"],
     "scenario": [None, 3, "n_gpus: 8", []],
+    "callable": [None, 3.0, "f"],
 }
 
 NOT_CALLABLE = "not callable"
@@ -82,6 +83,11 @@ def _cluster():
 def _target():
     import llmcost
     return llmcost.batch_target(7e9, train_tokens=1e11, global_batch_tokens=2**21)
+
+
+def _serve_usd_per_token(n_params):
+    """A serving cost that grows with model size (2 FLOP per parameter at $1e-18 per FLOP)."""
+    return 2e-18 * n_params
 
 
 def _rl_iteration():
@@ -286,6 +292,22 @@ def specs() -> dict:
                               "prompts_per_step": "count", "samples_per_prompt": "count",
                               "prompt_tokens": "count", "response_tokens": "positive",
                               "n_gpus": "count"}, shown={"policy": "model"}),
+        # ---- added at the merge of issue 13 (compute-optimal scaling, notebook 06)
+        "scaling": NOT_CALLABLE, "LOSS_FITS": NOT_CALLABLE,
+        "LossFit": Spec(dict(name="f", E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28),
+                        {"E": "nonnegative", "A": "positive", "alpha": "positive",
+                         "beta": "positive"}),
+        "compute_optimal": Spec(dict(compute_flops=1e24), {"compute_flops": "positive",
+                                                           "fit": "choice"}),
+        "inference_adjusted_optimum": Spec(dict(target_loss=2.0, inference_tokens=2e12),
+                                           {"target_loss": "positive",
+                                            "inference_tokens": "nonnegative",
+                                            "fit": "choice"}),
+        "inference_adjusted_optimum_usd": Spec(
+            dict(target_loss=2.0, inference_tokens=2e12, train_usd_per_flop=1e-18,
+                 serve_usd_per_token=_serve_usd_per_token),
+            {"target_loss": "positive", "inference_tokens": "nonnegative",
+             "train_usd_per_flop": "positive", "serve_usd_per_token": "callable"}),
         "rl_campaign": Spec(dict(iteration=_rl_iteration(), iterations=10),
                             {"iteration": "target", "iterations": "count", "runs": "count",
                              "price_usd_per_gpu_hour": "positive|none"}),

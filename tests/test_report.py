@@ -91,7 +91,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         # Meta: ">90% effective training time" (arXiv:2407.21783 §3.3.4).
         assert 0.90 < ckpt["goodput"]["value"] < 0.94
         # Llama 3: 405B parameters on 15.6T tokens (§3.3): ~38 tokens per parameter, about
-        # twice the compute-optimal ~16-18 of the Epoch fit at 3.8e25 FLOPs (formulas.md 7.e: 16.5).
+        # twice the compute-optimal ~16-18 of the Epoch fit at 3.8e25 FLOPs (test vector 7.e: 16.5).
         scal = {r["key"]: r for r in summary["notebooks"]["06_chinchilla"]}
         assert scal["run_tokens_per_param"]["value"] == pytest.approx(15.6e12 / 405.85e9, rel=0.01)
         assert scal["optimal_tokens_per_param"]["value"] == pytest.approx(16.5, abs=0.2)
