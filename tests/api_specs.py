@@ -10,8 +10,8 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
-  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a valid value (a default meaning
-  "choose"), so that ``None`` is not used as an odd value;
+  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a
+  valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
 
