@@ -5,7 +5,7 @@ The package does every calculation; the notebooks in ``notebooks/`` narrate them
 on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
 """
 
-from . import batch, comm, inference, rl, scaling, step
+from . import accuracy, batch, comm, inference, rl, scaling, shapes, stacks, step  # noqa: F401
 from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .catalog import (
     DATA_DIR,

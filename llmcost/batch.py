@@ -563,7 +563,7 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     """
     import pandas as pd
 
-    from .model import as_model
+    from .catalog import as_model
 
     if not isinstance(target, BatchTarget):
         raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")

@@ -11,13 +11,14 @@ from __future__ import annotations
 import csv
 import difflib
 import typing
+from numbers import Real
 from dataclasses import asdict, fields
 from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from .hardware import Accelerator, Efficiency
+from .hardware import Accelerator, Efficiency, set_accelerator_loader
 from .model import ModelSpec
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
@@ -127,6 +128,28 @@ def load_model(name: str) -> ModelSpec:
     if is_config_path(name):
         return ModelSpec.from_hf_config(name)
     return _lookup(name, _models(), "model", "llmcost list models")
+
+
+def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
+    """A ``ModelSpec`` from a spec or a catalogue name, for the public entry points that take one.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: an unknown catalogue name, a bare parameter count (``needs`` says what
+        needs the architecture), or another type.
+    """
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        try:
+            return load_model(model)
+        except ValueError as e:
+            raise ValueError(f"{name}={model!r}: {e}") from None
+    if isinstance(model, Real) and not isinstance(model, bool):  # numpy scalars included
+        raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
+                         "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
+    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
 
 
 def list_models() -> pd.DataFrame:
@@ -323,3 +346,6 @@ def load_published_runs() -> pd.DataFrame:
     ``catalog_accelerator`` link a run to the catalogues where the architecture and device match.
     """
     return _published_runs().copy()
+
+
+set_accelerator_loader(load_accelerator)  # Cluster("H100-SXM", 8) looks names up here

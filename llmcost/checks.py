@@ -131,6 +131,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     if domain and plan.tp > domain:
         out.append(f"tp={plan.tp} spans more than one {domain}-GPU scale-up domain of "
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
+    out.extend(_stack_warnings(values, plan))
     if plan.zero_stage == 3:
         out.append("the plan uses ZeRO-3 (FSDP): the step-time model assumes its parameter "
                    "gathers run at full NCCL bandwidth behind compute, which measured ZeRO-3 runs "
@@ -144,12 +145,70 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         except (ValueError, KeyError):
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
-            out.append(f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
-                       "communication (notebook 04): the model takes expert all-to-alls and "
-                       "context-parallel exchanges as not overlapped, which schedules such as "
-                       "DeepSeek-V3's DualPipe hide, so this plan's prediction is pessimistic.")
+            out.append(exposed_comm_warning(b, plan, gpu))
+        if mfu_predicted:
+            from .accuracy import band_for_step
+            out.extend(band_for_step(b, plan, spec, gpu.name).warnings)
         if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
             out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
                        f"({plan.describe()}) against the scenario's mfu={mfu:.2f}: notebook 04 "
                        "shows where the time goes; `mfu: predict` uses the prediction.")
+    return out
+
+
+#: What each exposed-communication part is, and whether the model may be pessimistic about it.
+_EXPOSED = {
+    "tp_comm_s": ("tensor-parallel collectives", "the model overlaps only Megatron-LM's backward "
+                  "TP collectives (comm_tp_overlap); a TP group crossing the scale-out network is "
+                  "slow in any framework: keep tp inside the scale-up domain"),
+    "cp_comm_s": ("context-parallel K/V exchanges", "taken as not overlapped; ring attention "
+                  "implementations overlap them, so this part is pessimistic"),
+    "ep_comm_s": ("expert-parallel all-to-alls", "taken as not overlapped; schedules such as "
+                  "DeepSeek-V3's DualPipe hide them, so this part is pessimistic"),
+    "pp_comm_s": ("pipeline sends", "exposed unless comm_pp_overlap, and always on the fill and "
+                  "drain"),
+    "dp_comm_s": ("data-parallel / ZeRO traffic", "only what does not fit in the backward and "
+                  "forward windows (comm_dp_overlap)"),
+}
+
+
+def exposed_comm_warning(b, plan, gpu) -> str:
+    """The warning for a step whose exposed communication exceeds ``EXPOSED_COMM_WARNING``: it
+    names the parallel dimension that is actually exposed (the largest of the TP, CP, EP, PP and
+    DP parts of ``b``, a ``StepBreakdown``), and whether the model is pessimistic about it."""
+    part = max(_EXPOSED, key=lambda k: getattr(b, k))
+    what, why = _EXPOSED[part]
+    share = getattr(b, part) / b.step_time_s
+    where = ""
+    domain = gpu.scaleup_domain_size or 0
+    if part == "tp_comm_s" and domain and plan.tp > domain:
+        where = (f" (tp={plan.tp} spans more than one {domain}-GPU scale-up domain, so its "
+                 "collectives cross the scale-out network)")
+    return (f"{b.exposed_comm_s / b.step_time_s:.0%} of the predicted step is exposed "
+            f"communication (notebook 04), mostly {what}: {share:.0%} of the step{where}; "
+            f"{why}.")
+
+
+def _stack_warnings(values: dict, plan) -> list:
+    """Fixed plan fields the scenario's software stack does not offer (plan search never picks
+    them; a fixed value is kept, and said)."""
+    from .parallel import fixed_plan_fields
+    from .stacks import DEFAULT_STACK, load_stack, plan_options
+    try:
+        st = load_stack(values.get("stack", DEFAULT_STACK))
+    except ValueError:
+        return []
+    fixed = fixed_plan_fields(values)
+    allowed = plan_options(st)
+    out = []
+    for field, key in (("schedule", "pp_schedule"), ("zero_stage", "zero_stage"),
+                       ("recompute", "recompute")):
+        if field in fixed and getattr(plan, field) not in allowed[field] and \
+                not (field == "schedule" and plan.pp == 1):
+            out.append(f"{key}={getattr(plan, field)!r} is not offered by the {st.name} stack "
+                       f"(it has {', '.join(map(str, allowed[field]))}): the plan keeps the "
+                       "scenario's value, but no run on that software could use it.")
+    if values.get("dtype") == "fp8" and not st.fp8:
+        out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
+                   "prices GEMMs at the FP8 peak all the same.")
     return out

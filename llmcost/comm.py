@@ -81,6 +81,7 @@ import numpy as np
 import pandas as pd
 
 from .hardware import Cluster, Efficiency
+from .shapes import kv_fraction, layer_params, model_shapes
 from .units import as_array, scalar_or_array
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
@@ -359,10 +360,8 @@ def _cp_kv_bytes(c, x, tp, cp):
     """Bytes of K and V one context-parallel all-gather collects on a rank: the whole sequence's
     (x·cp tokens), 16-bit, for the rank's share of the KV heads (all query heads' for MLA, whose
     K and V are per query head)."""
-    from .memory import _kv_fraction
-
     kv_width = c.a * (c.dqk + c.dv) if c.mla else c.g * 2 * c.dh
-    return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else _kv_fraction(c, tp))
+    return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else kv_fraction(c, tp))
 
 
 def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
@@ -431,10 +430,10 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     ValueError
         A plan using more GPUs than the cluster.
     """
-    from .memory import _consts, _layer_params, get_recipe, stage_layers
+    from .memory import get_recipe, stage_layers
 
     check_plan_on_cluster(plan, cluster)
-    c = _consts(model)
+    c = model_shapes(model)
     rcp = get_recipe(recipe)
     fig = _Figures(cluster, efficiency)
     s = float(model.seq_len if seq_len is None else seq_len)
@@ -468,7 +467,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     p2p = act / t if t > 1 else act
     pp_bytes = 2.0 * v * p2p * m if pp > 1 else 0.0
     pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * m if pp > 1 else 0.0
-    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in _layer_params(c, t, ep))
+    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, t, ep))
     p_ne = nd * p_dense + nm * p_moe
     p_ex = nm * p_exp
     g = dp * cp

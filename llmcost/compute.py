@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from .hardware import Accelerator
-from .model import ModelSpec, as_model
+from .catalog import as_model
+from .model import ModelSpec
 from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
 METHODS = ("6ND", "detailed")

@@ -114,6 +114,17 @@ class Accelerator:
         return replace(self, **changes)
 
 
+#: How ``Cluster`` turns a name into an ``Accelerator``: ``llmcost.catalog`` registers its
+#: ``load_accelerator`` here when it is imported (injection, so that hardware does not import the
+#: catalogue that imports it).
+_ACCELERATOR_LOADER: list = []
+
+
+def set_accelerator_loader(load) -> None:
+    """Register the function ``Cluster`` uses to look an accelerator up by name."""
+    _ACCELERATOR_LOADER[:] = [load]
+
+
 @dataclass(frozen=True)
 class Cluster:
     """A training cluster: ``n_gpus`` accelerators in scale-up domains joined by a network.
@@ -149,9 +160,8 @@ class Cluster:
 
     def __post_init__(self):
         acc = self.accelerator
-        if isinstance(acc, str):
-            from .catalog import load_accelerator
-            acc = load_accelerator(acc)
+        if isinstance(acc, str) and _ACCELERATOR_LOADER:
+            acc = _ACCELERATOR_LOADER[0](acc)  # catalog.load_accelerator (set_accelerator_loader)
             object.__setattr__(self, "accelerator", acc)
         elif not isinstance(acc, Accelerator):
             raise ValueError(f"accelerator={acc!r} must be an Accelerator or a catalogue name "

@@ -108,10 +108,14 @@ import numpy as np
 import pandas as pd
 
 from .model import RECOMPUTE_MODES, ModelSpec
+from .shapes import SCHEDULES, check_plan_arrays  # noqa: F401  (SCHEDULES re-exported)
+from .shapes import ModelShapes as _Consts
+from .shapes import edge_params as _edge_params
+from .shapes import kv_fraction as _kv_fraction
+from .shapes import layer_params as _layer_params
+from .shapes import model_shapes as _consts
+from .shapes import schedule_code as _schedule_code
 from .units import GB, GIB, as_array, scalar_or_array
-
-#: Pipeline schedules. Codes used in arrays are the positions in this tuple.
-SCHEDULES = ("1f1b", "interleaved", "gpipe", "zb-h1")
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
@@ -363,115 +367,6 @@ def _check_recompute(recompute):
         raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
 
 
-@dataclass(frozen=True)
-class _Consts:
-    """Per-layer and per-part counts of one model, split by how TP/EP divide them."""
-
-    L: int
-    h: float
-    a: float
-    g: float
-    dh: float
-    dqk: float
-    dv: float
-    V: float
-    f: float
-    fe: float
-    k: float
-    ns: float
-    E: float
-    gated: bool
-    mla: bool
-    mla_latent: float          # MLA: q_lora + kv_lora + rope width of the replicated latents
-    n_dense_prefix: int
-    interval: int
-    is_moe: bool
-    # parameters per layer
-    attn_split: float
-    attn_kv: float
-    attn_rep: float
-    norm_layer: float
-    ffn_split: float
-    ffn_rep: float
-    shared_split: float
-    shared_rep: float
-    router: float
-    expert_split: float
-    expert_rep: float
-    # parameters outside the layers
-    emb_split: float
-    emb_rep: float
-    head_split_untied: float
-    tied: bool
-    final_norm: float
-
-
-@lru_cache(maxsize=64)
-def _consts(model: ModelSpec) -> _Consts:
-    b = model.param_breakdown
-    h, a, g, dh, L = model.d_model, model.n_heads, model.n_kv_heads, model.d_head, model.n_layers
-    attn_layer = b["attention"] / L
-    if model.attention == "gqa":
-        kv = 2 * h * g * dh + (2 * g * dh if model.bias in ("qkv", "all") else 0)
-        rep = h if model.bias == "all" else 0
-        mla_latent = 0.0
-    else:
-        kv = 0
-        rep = h * (model.kv_lora_rank + model.qk_rope_head_dim) + model.kv_lora_rank
-        if model.q_lora_rank:
-            rep += h * model.q_lora_rank + model.q_lora_rank
-        mla_latent = model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim
-    norm_p = h * (2 if model.norm == "layernorm" else 1)
-    n_dense = model.n_dense_ffn_layers
-    n_moe = model.n_moe_layers
-    down_bias = h if model.bias == "all" else 0
-    ffn_layer = b["ffn_dense"] / n_dense if n_dense else 0.0
-    shared_layer = b["ffn_shared_experts"] / n_moe if n_moe else 0.0
-    routed_layer = b["ffn_routed_experts"] / n_moe if n_moe else 0.0
-    return _Consts(
-        L=L, h=h, a=a, g=g, dh=dh, dqk=model.d_qk, dv=model.d_v, V=model.vocab_size,
-        f=model.d_ff, fe=model.d_ff_expert, k=model.n_experts_active, ns=model.n_shared_experts,
-        E=model.n_experts, gated=model.ffn_type == "gated", mla=model.attention == "mla",
-        mla_latent=mla_latent, n_dense_prefix=model.n_dense_layers,
-        interval=model.moe_layer_interval, is_moe=model.is_moe,
-        attn_split=attn_layer - kv - rep, attn_kv=kv, attn_rep=rep, norm_layer=2 * norm_p,
-        ffn_split=ffn_layer - (down_bias if n_dense else 0), ffn_rep=down_bias if n_dense else 0,
-        shared_split=shared_layer - model.n_shared_experts * down_bias,
-        shared_rep=model.n_shared_experts * down_bias,
-        router=b["router"] / n_moe if n_moe else 0.0,
-        expert_split=routed_layer - model.n_experts * down_bias,
-        expert_rep=model.n_experts * down_bias if n_moe else 0.0,
-        emb_split=b["embedding"],
-        emb_rep=b["position"] + (norm_p if model.embedding_norm else 0),
-        head_split_untied=b["lm_head"], tied=model.tied_embeddings, final_norm=norm_p,
-    )
-
-
-def _kv_fraction(c: _Consts, tp):
-    """Fraction of the KV heads one TP rank holds (1/g when tp > g: one head, replicated)."""
-    return np.maximum(1.0 / tp, 1.0 / c.g)
-
-
-def _layer_params(c: _Consts, tp, ep):
-    """Per-rank parameters of one dense-FFN layer, one MoE layer (non-expert part) and one MoE
-    layer's routed experts."""
-    attn = c.attn_split / tp + c.attn_kv * _kv_fraction(c, tp) + c.attn_rep + c.norm_layer
-    dense = attn + c.ffn_split / tp + c.ffn_rep
-    moe = attn + c.router + c.shared_split / tp + c.shared_rep
-    expert = c.expert_split / (tp * ep) + c.expert_rep / ep
-    return dense, moe, expert
-
-
-def _edge_params(c: _Consts, tp, pp):
-    """Per-rank parameters outside the layers: (embedding on the first stage, the LM head's
-    matrix, the LM head with the final norm on the last stage). A tied head is a second copy of
-    the embedding once the pipeline puts them on different stages."""
-    emb = c.emb_split / tp + c.emb_rep
-    head_mat = np.where(pp > 1, c.head_split_untied if not c.tied else c.V * c.h,
-                        c.head_split_untied)
-    return emb, head_mat, head_mat / tp + c.final_norm
-
-
 def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout):
     """Per-rank activation bytes of one layer per micro-batch: (dense stored by recompute mode,
     moe stored by mode, score term, lse term, checkpoint).
@@ -616,18 +511,6 @@ def in_flight_microbatches(schedule, pp, n_microbatches, virtual_stages=1, stage
     return scalar_or_array(out)
 
 
-def _schedule_code(schedule):
-    """A schedule name, or an array of schedule codes, as an array of codes (``SCHEDULES``)."""
-    if isinstance(schedule, str):
-        if schedule not in SCHEDULES:
-            raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES}")
-        return np.asarray(SCHEDULES.index(schedule))
-    code = np.asarray(schedule)
-    if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
-        raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
-    return code
-
-
 def _moe_layers_before(c: _Consts, x):
     """MoE layers among the first x layers (MoE layers sit at the end of each interval after the
     dense prefix, which reproduces ``ModelSpec.n_moe_layers`` for x = L)."""
@@ -729,6 +612,9 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. Returns a dict with one float array per part
     of ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
     """
+    check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
+                      micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
+                      zero_stage=zero_stage)
     c = _consts(model)
     rcp = get_recipe(recipe)
     s = float(model.seq_len if seq_len is None else seq_len)
@@ -878,8 +764,6 @@ def fits(total_bytes, hbm_bytes, reserve=DEFAULT_RESERVE):
 
 def _check_entry(model, plan, seq_len, stage=None):
     """Validate the public memory entry points' arguments: a ValueError naming the argument."""
-    from .parallel import ParallelPlan
-
     if isinstance(model, str):
         from .catalog import load_model
         model = load_model(model)
@@ -890,7 +774,8 @@ def _check_entry(model, plan, seq_len, stage=None):
                              "ModelSpec (layers, widths, heads): llmcost.load_model(name) or "
                              "ModelSpec.from_hf_config(path)")
         raise ValueError(f"model={model!r} must be a ModelSpec or a catalogue model name")
-    if not isinstance(plan, ParallelPlan):
+    # a ParallelPlan, by its interface (memory must not import parallel, which imports memory)
+    if not all(hasattr(plan, a) for a in ("validate", "to_dict", "pp", "tp")):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan(...))")
     if seq_len is None:
         s = model.seq_len

@@ -55,29 +55,6 @@ RECOMPUTE_MODES = ("none", "selective", "full")
 QK_NORMS = ("none", "head", "full")
 
 
-def as_model(model, name: str = "model", needs: str = "this") -> "ModelSpec":
-    """A ``ModelSpec`` from a spec or a catalogue name, for the public entry points that take one.
-
-    Raises
-    ------
-    ValueError
-        Naming ``name``: an unknown catalogue name, a bare parameter count (``needs`` says what
-        needs the architecture), or another type.
-    """
-    if isinstance(model, ModelSpec):
-        return model
-    if isinstance(model, str):
-        from .catalog import load_model
-        try:
-            return load_model(model)
-        except ValueError as e:
-            raise ValueError(f"{name}={model!r}: {e}") from None
-    if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model, bool):
-        raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
-                         "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
-    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
-
-
 @dataclass(frozen=True)
 class ModelSpec:
     """A decoder-only transformer, described exactly enough to count parameters and FLOPs.

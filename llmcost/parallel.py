@@ -45,6 +45,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -54,14 +55,15 @@ from .memory import (
     DEFAULT_RESERVE,
     PARTS,
     PP_SPLITS,
-    SCHEDULES,
-    _schedule_code,
     fits,
     get_recipe,
     plan_memory_arrays,
 )
 from .hardware import as_cluster
-from .model import RECOMPUTE_MODES, ModelSpec, as_model
+from .catalog import as_model
+from .model import RECOMPUTE_MODES, ModelSpec
+from .shapes import SCHEDULES, schedule_code
+from .stacks import DEFAULT_STACK, plan_options
 from .units import as_array, scalar_or_array
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
@@ -133,7 +135,7 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
         if arr is None or arr.dtype.kind not in "iu":
             raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES} or an array of "
                              "their codes (whole numbers)")
-    code = _schedule_code(schedule)
+    code = schedule_code(schedule)
     if relative_to not in ("ideal", "total"):
         raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
     b = (p - 1) / m
@@ -425,9 +427,36 @@ def free_plan_parameters(p: dict) -> list:
             if k != "dp" and field not in fixed]
 
 
+def _memory_ranking(model, cluster, seq_len, recipe):
+    return rank_without_time
+
+
+#: The ranking factory ``choose_plan`` uses when given none: ``(model, cluster, seq_len, recipe)
+#: -> (DataFrame -> DataFrame)``. ``rank_without_time`` until ``llmcost.step`` registers its
+#: step-time ranking (``import llmcost`` always does).
+_DEFAULT_RANKING = [_memory_ranking]
+
+
+def set_default_ranking(factory) -> None:
+    """Register the ranking ``choose_plan`` (and so ``plan_from_parameters``) uses by default:
+    ``factory(model, cluster, seq_len, recipe)`` returns a callable ordering an
+    ``enumerate_plans`` frame best first. ``llmcost.step`` registers ``step.time_ranking``; the
+    injection keeps this module free of any import of ``llmcost.step`` (no import cycle).
+
+    Raises
+    ------
+    ValueError
+        If ``factory`` is not callable.
+    """
+    if not callable(factory):
+        raise ValueError(f"factory={factory!r} must be callable (model, cluster, seq_len, "
+                         "recipe) -> ranking")
+    _DEFAULT_RANKING[0] = factory
+
+
 def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
                 recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
-                rank=None) -> ParallelPlan:
+                rank=None, allowed=None) -> ParallelPlan:
     """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
@@ -444,10 +473,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         zero_stage, recompute, schedule).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
+    allowed : dict, optional
+        Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
+        ``sequence_parallel``): a software stack's features (``stacks.plan_options``). Fixed
+        fields are kept even when outside them (``checks`` warns).
     rank : callable, optional
-        DataFrame -> DataFrame ordering candidate rows best first. Default: by predicted step
-        time (``llmcost.step.rank_by_step_time`` with the default overlap settings, bf16,
-        FlashAttention), so every notebook of a scenario shares the fastest fitting plan; pass
+        DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
+        registered with ``set_default_ranking``; ``llmcost.step`` registers its predicted step
+        time (``step.time_ranking``: ``rank_by_step_time`` with the default overlap settings,
+        bf16, FlashAttention) when the package is imported, so every notebook of a scenario
+        shares the fastest fitting plan (this module never imports ``llmcost.step``); pass
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
         ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
         step-time model is an upper bound for them (see ``llmcost.step``).
@@ -473,11 +508,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     opts = {k: (fixed[k],) for k in ("tp", "pp", "cp", "ep", "virtual_stages",
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
+    for k, vals in (allowed or {}).items():
+        if k not in fixed:
+            opts[k] = tuple(vals)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
-    df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                         recipe=recipe, reserve=reserve, **opts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
+        df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
+                             recipe=recipe, reserve=reserve, **opts)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
     if df.empty:
@@ -501,10 +541,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         # when nothing else fits, or when the scenario asks for it.
         ok = ok[ok["zero_stage"] < 3]
     if rank is None:
-        from .step import rank_by_step_time
-
-        def rank(frame):
-            return rank_by_step_time(frame, model, cluster, seq, recipe=recipe)
+        rank = _DEFAULT_RANKING[0](model, cluster, seq, recipe)
     ok.attrs = dict(df.attrs)
     row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
@@ -514,10 +551,11 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
 
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
-    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``
-    and ``accelerator`` (for the search). When every plan field is fixed the plan is built and
-    validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are chosen by
-    ``choose_plan``.
+    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
+    ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
+    built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
+    chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
+    ``stacks.DEFAULT_STACK``).
 
     Raises
     ------
@@ -543,7 +581,8 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     cluster = scenario_cluster(p)
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
-                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE))
+                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
+                       allowed=plan_options(p.get("stack", DEFAULT_STACK)))
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
@@ -702,7 +741,31 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "rejected": {rule: int(c) for rule, c in zip(
             RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
     })
+    if df.attrs["n_valid"] == 0:
+        df.attrs["empty_reason"] = empty_reason(df.attrs)
+        warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
     return df
+
+
+class EmptyPlanTable(UserWarning):
+    """``enumerate_plans`` or ``step.rank_plans`` returned no row; the message says why (also in
+    the frame's ``attrs["empty_reason"]``)."""
+
+
+def empty_reason(attrs: dict) -> str:
+    """Why an ``enumerate_plans`` grid holds no valid plan, from its ``attrs``: the deepest rule
+    (in ``RULES`` order) any combination reached before being rejected, and the three rules
+    broken most often, with counts."""
+    counts = attrs.get("rejected", {})
+    reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
+    rule = reached[-1] if reached else "product"
+    common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
+                    reverse=True)[:3]
+    tally = ", ".join(f"{r} ({n:,})" for n, r in common) or "none"
+    return (f"no valid plan among {attrs.get('n_candidates', 0):,} combinations for "
+            f"{attrs.get('model', 'the model')} on {attrs.get('n_gpus', '?')} GPUs with a global "
+            f"batch of {attrs.get('global_batch', '?')} sequences: the combinations that get "
+            f"furthest break rule '{rule}' ({RULES[rule]}); rules broken most often: {tally}")
 
 
 def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
@@ -849,8 +912,10 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     for n in n_gpus:
         cl = Cluster(accelerator, int(n))
         tps = [t for t in _divisors(int(n)) if t <= cl.scaleup_domain_size]
-        df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
-                             **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyPlanTable)   # the row says "no valid plan"
+            df = enumerate_plans(model, cl, global_batch, seq_len, tp=tps, reserve=reserve,
+                                 **options)
         ok = df[df["fits"]]
         best = rank_without_time(ok).head(1)
         rows.append({

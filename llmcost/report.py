@@ -332,6 +332,9 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
+    from .accuracy import band_for_step
+    from .catalog import load_model
+    band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"))
     out = dict(scenario)
     value = round(float(b.mfu), 6)
     out["mfu"] = value
@@ -339,8 +342,12 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "value": value, "plan": plan.describe(),
         "from": f"predicted by llmcost.step for {plan.describe()}",
         "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
-        "efficiency_row": b.efficiency_row,
+        "efficiency_row": b.efficiency_row, "stack": b.stack,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},
+        "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
+                 "n": band.n, "regime": band.regime, "validated": band.validated,
+                 "sets": list(band.sets), "text": band.describe(),
+                 "warnings": list(band.warnings)},
     }
     return out
 
@@ -538,10 +545,12 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     from .checks import scenario_warnings
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
-                 f"{scenario['_mfu_prediction']['from']}")
+                 f"{scenario['_mfu_prediction']['from']}; band "
+                 f"{scenario['_mfu_prediction']['band']['low']:.1%}–"
+                 f"{scenario['_mfu_prediction']['band']['high']:.1%}")
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
-                                 defaults=set(defaults))
+                                 defaults=set(defaults)) + stack_warnings(scenario, nbs, declared)
     for w in warnings:
         progress(f"warning: {w}")
     if defaults:
@@ -768,14 +777,33 @@ def _param_text(v) -> str:
     return str(v)
 
 
+def stack_warnings(scenario: dict, nbs: list, declared: dict) -> list:
+    """A scenario naming a non-default ``stack``: the notebooks that choose a parallel plan but
+    do not declare ``stack`` search the default stack's features, so their plan can differ from
+    notebook 04's; say which ones."""
+    from .stacks import DEFAULT_STACK
+    stack = scenario.get("stack", DEFAULT_STACK)
+    if stack == DEFAULT_STACK:
+        return []
+    blind = [Path(nb).stem for nb in nbs if "tp" in declared[nb] and "stack" not in declared[nb]]
+    if not blind:
+        return []
+    return [f"stack={stack!r}: notebooks {', '.join(blind)} do not read `stack` yet and choose "
+            f"their free plan fields among the features of {DEFAULT_STACK}, so their plan can "
+            "differ from the one notebook 04 predicts; fix the plan fields in the scenario to "
+            "make every notebook use the same plan."]
+
+
 def _mfu_note(summary: dict) -> str:
     pred = summary.get("mfu_prediction")
     if not pred:
         return ""
     return (f"<p><b>MFU predicted, not assumed:</b> the scenario says <code>mfu: predict</code>; "
-            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} (step "
+            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} on the "
+            f"{html.escape(pred.get('stack', ''))} software stack (step "
             f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
-            "04 shows where the time goes).</p>\n")
+            "04 shows where the time goes). Error band: "
+            f"{html.escape(pred['band']['text'])}.</p>\n")
 
 
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,

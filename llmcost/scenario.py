@@ -37,7 +37,7 @@ class Param:
     """One shared parameter: its Python type, a check and a one-line meaning."""
 
     name: str
-    kind: str  # "str", "int", "float", "bool", "float|str", "float|none"
+    kind: str  # "str", "int", "float", "bool", "float|str", "float|none", "str|bool"
     doc: str
     check: Callable[[str, Any], Any] | None = None
 
@@ -105,6 +105,20 @@ def _storage_tier(name, v):
 def _recipe(name, v):
     from .memory import RECIPES
     return _one_of(*RECIPES)(name, v)
+
+
+def _stack(name, v):
+    from .stacks import load_stack
+    try:
+        return load_stack(v).name
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+
+
+def _auto_or_bool(name, v):
+    if isinstance(v, bool) or v == "auto":
+        return v
+    raise ScenarioError(f"{name}={v!r} must be true, false or 'auto'")
 
 
 def _scaling_fit(name, v):
@@ -253,13 +267,17 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("batch_noise_tokens", "float|none", "gradient noise scale B_noise in tokens (e.g. "
           "measured in a pilot run); null: Kaplan's critical batch at the target loss", _positive),
     Param("batch_base_lr", "float", "peak learning rate used at global_batch_tokens", _positive),
-    # ---- communication and step time (notebook 04; llmcost.comm, llmcost.step)
+    # ---- communication and step time (notebook 04; llmcost.comm, llmcost.step, llmcost.stacks)
+    Param("stack", "str", "software-stack profile (data/stacks.csv; llmcost.stacks.load_stack): "
+          "the features plan search may use and the default overlaps", _stack),
     Param("comm_tp_overlap", "str", "which tensor-parallel collectives overlap GEMMs: none, "
-          "backward (Megatron-LM's asynchronous backward), all", _one_of("none", "backward", "all")),
-    Param("comm_pp_overlap", "bool", "pipeline sends and receives overlap compute (only the fill "
-          "and drain wait for them)"),
-    Param("comm_dp_overlap", "bool", "data-parallel gradient reduction and ZeRO gathers overlap "
-          "the backward and forward passes"),
+          "backward (Megatron-LM's asynchronous backward), all, or auto (the stack's)",
+          _one_of("none", "backward", "all", "auto")),
+    Param("comm_pp_overlap", "str|bool", "pipeline sends and receives overlap compute (only the "
+          "fill and drain wait for them): true, false or auto (the stack's)", _auto_or_bool),
+    Param("comm_dp_overlap", "str|bool", "data-parallel gradient reduction and ZeRO gathers "
+          "overlap the backward and forward passes: true, false or auto (the stack's)",
+          _auto_or_bool),
     # ---- scale-out network figures for accelerators without them in the catalogue
     Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
           "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
@@ -436,6 +454,8 @@ def _coerce(p: Param, value):
             raise ScenarioError(f"{p.name}={value!r} must be true or false")
         return value
     if base == "str":
+        if isinstance(value, bool) and "bool" in kind.split("|"):
+            return value
         if not isinstance(value, str):
             raise ScenarioError(f"{p.name}={value!r} must be a string")
         return value

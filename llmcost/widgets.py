@@ -317,13 +317,18 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                   seq_len: int, tp: int, pp: int, micro_batch_size: int, zero_stage: int,
                   recompute: str, recipe: str = "bf16_adam_fp32_grads",
                   tp_overlap: str = "backward", pp_overlap: bool = True,
-                  dp_overlap: bool = True):
-    """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute and overlap
-    widgets updating the step-time breakdown and the predicted MFU (``llmcost.step``).
+                  dp_overlap: bool = True, schedule: str = "1f1b", virtual_stages: int = 1,
+                  pp_split: str = "even", cp: int = 1, stack=None):
+    """Cluster size, interconnect, TP/PP (DP derived), micro-batch, ZeRO, recompute, pipeline
+    schedule and overlap widgets updating the step-time breakdown and the predicted MFU
+    (``llmcost.step``).
 
-    The interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
-    (×1 = the datasheet). Pipelines with several stages use 1F1B. Returns the ``VBox``; a plan
-    that breaks a rule shows the rule instead of the bars.
+    The panel opens on the plan it is given (pass the notebook's ``schedule``,
+    ``virtual_stages``, ``pp_split``, ``cp`` and ``stack`` so that it shows the notebook's
+    prediction). The
+    interconnect sliders scale the accelerator's NVLink and NIC bandwidth per direction
+    (×1 = the datasheet). Returns the ``VBox``; a plan that breaks a rule shows the rule instead
+    of the bars.
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
@@ -350,6 +355,10 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                             description="TP overlap")
     ppo_w = w.Checkbox(value=pp_overlap, description="PP overlap")
     dpo_w = w.Checkbox(value=dp_overlap, description="DP overlap")
+    sched_w = w.ToggleButtons(options=["1f1b", "interleaved", "gpipe", "zb-h1"], value=schedule,
+                              description="schedule")
+    v_w = w.Dropdown(options=sorted({1, 2, 4, 5, 8, 10, 20} | {virtual_stages}),
+                     value=virtual_stages, description="virtual stages")
     out = w.Output()
 
     def update(_=None):
@@ -360,7 +369,8 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                 plan = make_plan(spec, gpu_w.value, max(batch_w.value // seq_len, 1),
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=zero_w.value,
                                  recompute=rc_w.value, micro_batch_size=mbs_w.value,
-                                 seq_len=seq_len)
+                                 schedule=sched_w.value, virtual_stages=v_w.value,
+                                 pp_split=pp_split, cp=cp, seq_len=seq_len)
                 cl = Cluster(acc, gpu_w.value)
                 cl = Cluster(acc, gpu_w.value,
                              scaleup_bytes_per_s_per_dir=cl.scaleup_bytes_per_s_per_dir
@@ -368,7 +378,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                              scaleout_bytes_per_s_per_dir=cl.scaleout_bytes_per_s_per_dir
                              * out_bw_w.value)
                 b = step_time(spec, cl, plan, seq_len, recipe=recipe, tp_overlap=tpo_w.value,
-                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value)
+                              pp_overlap=ppo_w.value, dp_overlap=dpo_w.value, stack=stack)
             except ValueError as e:
                 print(f"cannot predict: {e}")
                 return
@@ -380,13 +390,13 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
             plt.show()
 
     widgets = (model_w, acc_w, gpu_w, batch_w, tp_w, pp_w, mbs_w, zero_w, rc_w, up_w, out_bw_w,
-               tpo_w, ppo_w, dpo_w)
+               tpo_w, ppo_w, dpo_w, sched_w, v_w)
     for widget in widgets:
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]),
                    w.HBox([tp_w, pp_w, mbs_w]), zero_w, rc_w, w.HBox([up_w, out_bw_w]),
-                   tpo_w, w.HBox([ppo_w, dpo_w]), out])
+                   tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
 
 
 def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):

@@ -50,3 +50,40 @@ def test_default_h100_price_on_another_accelerator_is_flagged():
     assert not any("price_usd_per_gpu_hour" in x for x in scenario_warnings(values))
     h100 = scenario_warnings(_values(), defaults={"price_usd_per_gpu_hour"})
     assert not any("price_usd_per_gpu_hour" in x for x in h100)
+
+
+def test_exposed_communication_warning_names_the_exposed_dimension():
+    # Issue 10 (a), in issue 9's files: a dense model with cp = 1 whose TP group (16 GPUs)
+    # crosses the 8-GPU NVLink domain: the exposed time is TP's, not expert all-to-alls or
+    # context-parallel exchanges, and the model is not "pessimistic" about it.
+    w = scenario_warnings(_values(tp=16, pp=1, cp=1))
+    exposed = [x for x in w if "exposed communication" in x]
+    assert len(exposed) == 1
+    assert "mostly tensor-parallel collectives" in exposed[0]
+    assert "cross the scale-out network" in exposed[0]
+    assert "all-to-all" not in exposed[0] and "pessimistic" not in exposed[0]
+
+
+def test_a_predicted_mfu_carries_its_band_warnings():
+    # The default plan's predicted MFU (about 52%) is above Megatron-LM's "up to 47% MFU on H100"
+    # (NVIDIA/Megatron-LM README): with mfu predicted, the report says so.
+    from llmcost import step
+    values = _values()
+    _, b = step.scenario_step(values)
+    w = scenario_warnings(dict(values, mfu=round(b.mfu, 6)), mfu_predicted=True)
+    assert any("exceeds the best published MFU for H100 (Hopper)" in x and "47%" in x for x in w)
+
+
+def test_a_fixed_feature_the_stack_lacks_is_flagged():
+    # megatron-core-2024 (data/stacks.csv) has no ZeRO-3 and no ZB-H1 schedule: a scenario that
+    # fixes them keeps them, and the report says no run on that stack could use them.
+    w = scenario_warnings(_values(zero_stage=3))
+    assert any("zero_stage=3 is not offered by the megatron-core-2024 stack" in x for x in w)
+    fsdp2 = scenario_warnings(_values(zero_stage=3, stack="pytorch-fsdp2-2024"))
+    assert not any("not offered" in x for x in fsdp2)
+
+
+def test_fp8_on_a_stack_without_it_is_flagged():
+    w = scenario_warnings(_values(dtype="fp8", stack="megatron-lm-2021"))
+    assert any("the megatron-lm-2021 stack has no FP8 training" in x for x in w)
+    assert not any("has no FP8" in x for x in scenario_warnings(_values(dtype="fp8")))

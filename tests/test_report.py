@@ -367,3 +367,16 @@ def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
     sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
     with pytest.raises(report.ScenarioError, match="or give comm_scaleout_bytes_per_s"):
         report.plan_report(sc)
+
+
+def test_a_non_default_stack_names_the_notebooks_that_ignore_it():
+    # Issue 9: plan search follows the scenario's stack only in notebooks that declare `stack`.
+    from pathlib import Path
+
+    from llmcost import report
+    declared = {Path("02_batch_size.ipynb"): {"tp": {}}, Path("04_communication.ipynb"):
+                {"tp": {}, "stack": {}}, Path("01_flops.ipynb"): {"mfu": {}}}
+    nbs = list(declared)
+    assert report.stack_warnings({"stack": "megatron-core-2024"}, nbs, declared) == []
+    w = report.stack_warnings({"stack": "pytorch-fsdp2-2024"}, nbs, declared)
+    assert len(w) == 1 and "notebooks 02_batch_size do not read `stack`" in w[0]

@@ -55,6 +55,34 @@ def test_validation_meets_the_target_and_is_pinned(validation):
     assert len(held) == 13 and held["error"].abs().max() <= 0.083
 
 
+#: Two-sided bands on each set's errors (predicted / published MFU − 1), around the published
+#: values of data/published_runs.csv. The issue's goal is |error| <= 10% (mean <= 5%) on every
+#: held-out set; Llama 3 Table 4's 128K row (+11.4%) and the DeepSpeed ZeRO-3 rows (+37% to
+#: +348%, issue 14's physics) miss it, and these bands say by how much.
+SET_BANDS = {
+    "megatron21-table1": (-0.035, 0.055), "megatron21-table2": (-0.015, 0.080),
+    "korthikanti22-table5": (-0.085, 0.030), "llama3-table4": (-0.080, 0.117),
+    "nemo-automodel-h100": (0.0, 0.06),
+    "megatron21-table2-zero3": (0.35, 3.50),
+}
+
+
+def test_each_set_holds_its_errors_in_two_sided_bands():
+    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
+    assert set(v["set"]) == set(SET_BANDS)
+    for name, (lo, hi) in SET_BANDS.items():
+        g = v[v["set"] == name]
+        assert (g["predicted_mfu"] >= g["reported_mfu"] * (1 + lo)).all(), name
+        assert (g["predicted_mfu"] <= g["reported_mfu"] * (1 + hi)).all(), name
+    s = step.set_summary(v)
+    # held-out sets meeting the goal; the two that do not, and by how much (percentage points)
+    for name in ("megatron21-table1", "megatron21-table2", "korthikanti22-table5"):
+        assert s.loc[(name, "held-out"), "max_over_goal"] == 0, name
+    assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == pytest.approx(0.014, abs=0.002)
+    assert s.loc[("llama3-table4", "held-out"), "mean_over_goal"] == \
+        pytest.approx(0.031, abs=0.002)
+
+
 def test_megatron_percent_of_peak_is_converted_from_the_96_form(validation):
     # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; test vector 1.e (1T config,
     # B = 3072): F_hw = 5.1391e19, F_model = 3.8555e19 per iteration.

@@ -1,0 +1,218 @@
+"""Software-stack profiles: which training features a dated framework release has, and how well.
+
+A prediction of MFU depends on the software as much as on the hardware: a 2021 Megatron-LM run
+had no FlashAttention, no sequence parallelism and blocking pipeline sends; a 2024 stack has all
+three. ``data/stacks.csv`` holds named, dated profiles (``load_stack``), each with its sources:
+the FlashAttention version, sequence parallelism, selective recomputation, the pipeline
+schedules and ZeRO stages it offers, its default TP / PP / DP communication overlap, FSDP
+prefetch depth and FP8. Boolean and list fields are the stack's documented features; the one
+quantitative field, the attention kernel's achieved fraction of peak, comes from the
+FlashAttention papers by version and hardware generation (``data/flash_attention.csv``). No
+field is fitted to a validation row.
+
+A scenario names its stack with the ``stack`` key (default ``DEFAULT_STACK``); the
+``comm_*_overlap`` keys default to ``auto`` (the stack's) and override it when set; plan search
+(``parallel.plan_from_parameters``) only considers the schedules, ZeRO stages, recomputation
+modes and sequence parallelism the stack has (``plan_options``).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+
+#: The stack scenarios use unless they name one: Megatron-Core as of 2024, the framework of the
+#: H100-era published runs (Megatron-LM README, NeMo). Its options equal the step-time model's
+#: historical defaults (FlashAttention-2, backward TP overlap, PP and DP overlap on).
+DEFAULT_STACK = "megatron-core-2024"
+#: Hardware generations, by catalogue accelerator (FlashAttention fractions and error-band
+#: regimes are per generation).
+GENERATIONS = {"A100-40GB": "A100 (Ampere)", "A100-80GB": "A100 (Ampere)",
+               "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)"}
+FLASH_VERSIONS = ("none", "1", "2", "3")
+TP_OVERLAP_MODES = ("none", "backward", "all")
+
+
+def generation(accelerator: str) -> str:
+    """The hardware generation of a catalogue accelerator (its own name when not listed).
+
+    Raises
+    ------
+    ValueError
+        If ``accelerator`` is not a name (a string).
+    """
+    if not isinstance(accelerator, str):
+        raise ValueError(f"accelerator={accelerator!r} must be a catalogue accelerator name")
+    return GENERATIONS.get(accelerator, accelerator)
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One software-stack profile (a row of ``data/stacks.csv``).
+
+    ``flash_attention``: ``"none"`` or the FlashAttention version; ``schedules`` and
+    ``zero_stages``: what plan search may use; ``tp_overlap``, ``pp_overlap``, ``dp_overlap``:
+    the communication overlap the stack runs by default (``step`` rules); ``fsdp_prefetch_layers``:
+    all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
+    ``source`` and ``notes`` say where each field comes from.
+    """
+
+    name: str
+    date: str
+    flash_attention: str
+    sequence_parallel: bool
+    selective_recompute: bool
+    schedules: tuple
+    zero_stages: tuple
+    tp_overlap: str
+    pp_overlap: bool
+    dp_overlap: bool
+    fsdp_prefetch_layers: int | None
+    fp8: bool
+    source: str
+    notes: str = ""
+
+    @property
+    def recompute_modes(self) -> tuple:
+        """Recomputation modes plan search may use."""
+        return ("none", "selective", "full") if self.selective_recompute else ("none", "full")
+
+    def describe(self) -> str:
+        fa = "no FlashAttention" if self.flash_attention == "none" else \
+            f"FlashAttention-{self.flash_attention}"
+        return (f"{self.name} ({self.date}): {fa}, sequence parallelism "
+                f"{'yes' if self.sequence_parallel else 'no'}, schedules "
+                f"{'/'.join(self.schedules)}, ZeRO {'/'.join(map(str, self.zero_stages))}, "
+                f"TP overlap {self.tp_overlap}, PP overlap {'on' if self.pp_overlap else 'off'}, "
+                f"DP overlap {'on' if self.dp_overlap else 'off'}")
+
+
+def _bool(name, field, v):
+    if v.lower() not in ("true", "false"):
+        raise ValueError(f"data/stacks.csv: {name}: {field}={v!r} must be true or false")
+    return v.lower() == "true"
+
+
+@lru_cache(maxsize=1)
+def _stacks() -> dict:
+    from .catalog import DATA_DIR
+    from .shapes import SCHEDULES
+    out = {}
+    with open(DATA_DIR / "stacks.csv", newline="") as f:
+        for r in csv.DictReader(f):
+            n = r["name"]
+            if r["flash_attention"] not in FLASH_VERSIONS:
+                raise ValueError(f"data/stacks.csv: {n}: flash_attention="
+                                 f"{r['flash_attention']!r} must be one of {FLASH_VERSIONS}")
+            scheds = tuple(r["schedules"].split("|"))
+            if not set(scheds) <= set(SCHEDULES):
+                raise ValueError(f"data/stacks.csv: {n}: schedules={r['schedules']!r} must be "
+                                 f"among {SCHEDULES}")
+            if r["tp_overlap"] not in TP_OVERLAP_MODES:
+                raise ValueError(f"data/stacks.csv: {n}: tp_overlap={r['tp_overlap']!r} must be "
+                                 f"one of {TP_OVERLAP_MODES}")
+            out[n] = Stack(
+                name=n, date=r["date"], flash_attention=r["flash_attention"],
+                sequence_parallel=_bool(n, "sequence_parallel", r["sequence_parallel"]),
+                selective_recompute=_bool(n, "selective_recompute", r["selective_recompute"]),
+                schedules=scheds, zero_stages=tuple(int(z) for z in r["zero_stages"].split("|")),
+                tp_overlap=r["tp_overlap"], pp_overlap=_bool(n, "pp_overlap", r["pp_overlap"]),
+                dp_overlap=_bool(n, "dp_overlap", r["dp_overlap"]),
+                fsdp_prefetch_layers=int(r["fsdp_prefetch_layers"])
+                if r["fsdp_prefetch_layers"] else None,
+                fp8=_bool(n, "fp8", r["fp8"]), source=r["source"], notes=r["notes"])
+    return out
+
+
+def list_stacks() -> list:
+    """Names of the profiles in ``data/stacks.csv``, in file order."""
+    return list(_stacks())
+
+
+def load_stack(name) -> Stack:
+    """The named software-stack profile (``data/stacks.csv``); a ``Stack`` is returned as is.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a profile (the message lists the profiles).
+    """
+    if isinstance(name, Stack):
+        return name
+    stacks = _stacks()
+    if not isinstance(name, str) or name not in stacks:
+        raise ValueError(f"stack={name!r} is not a profile in data/stacks.csv; choose one of "
+                         f"{list(stacks)}")
+    return stacks[name]
+
+
+@lru_cache(maxsize=1)
+def _flash_table() -> dict:
+    from .catalog import DATA_DIR
+    with open(DATA_DIR / "flash_attention.csv", newline="") as f:
+        return {(r["version"], r["generation"]): (float(r["attention_fraction"]), r["source"])
+                for r in csv.DictReader(f)}
+
+
+def attention_fraction(stack, accelerator: str):
+    """The attention kernel's achieved fraction of the 16-bit peak for ``stack``'s
+    FlashAttention version on ``accelerator``'s generation, with its source
+    (``data/flash_attention.csv``): ``(fraction, source)``; ``(None, reason)`` when the stack has
+    no FlashAttention or the papers give no figure for that generation (the caller then uses the
+    roofline GEMMs, or ``data/efficiency.csv``'s fraction)."""
+    st = load_stack(stack)
+    if st.flash_attention == "none":
+        return None, f"{st.name} has no FlashAttention"
+    gen = generation(accelerator)
+    got = _flash_table().get((st.flash_attention, gen))
+    if got is None:
+        return None, (f"no published FlashAttention-{st.flash_attention} figure for {gen}: "
+                      "data/efficiency.csv's attention_fraction is used")
+    return got
+
+
+def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
+                 pp_overlap="auto", dp_overlap="auto", flash_attention="auto") -> dict:
+    """The ``step.step_time`` options a stack implies on ``accelerator``: ``flash_attention``,
+    ``tp_overlap``, ``pp_overlap``, ``dp_overlap`` (each ``"auto"`` argument takes the stack's
+    value; any other value overrides it) and ``efficiency`` (``efficiency`` as given, or the
+    catalogue row with the stack's FlashAttention fraction for the generation where the papers
+    give one).
+
+    Raises
+    ------
+    ValueError
+        An unknown stack, or an overlap value outside its choices.
+    """
+    from .catalog import load_efficiency
+    st = load_stack(stack)
+    for name, v, ok in (("tp_overlap", tp_overlap, TP_OVERLAP_MODES + ("auto",)),
+                        ("pp_overlap", pp_overlap, (True, False, "auto")),
+                        ("dp_overlap", dp_overlap, (True, False, "auto")),
+                        ("flash_attention", flash_attention, (True, False, "auto"))):
+        if not any(v is o or (isinstance(v, str) and v == o) for o in ok):
+            raise ValueError(f"{name}={v!r} must be one of {ok}")
+    if efficiency is not None:
+        eff = efficiency                   # an Efficiency given by the caller is used as is
+    else:
+        eff = load_efficiency(accelerator)
+        frac, _ = attention_fraction(st, accelerator)
+        if frac is not None:
+            eff = eff.replace(attention_fraction=frac)
+    flash = (st.flash_attention != "none") if flash_attention == "auto" else flash_attention
+    return {"flash_attention": bool(flash),
+            "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
+            "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),
+            "dp_overlap": st.dp_overlap if dp_overlap == "auto" else bool(dp_overlap),
+            "efficiency": eff}
+
+
+def plan_options(stack) -> dict:
+    """The ``parallel.enumerate_plans`` option lists a stack allows: ``schedule``,
+    ``zero_stage``, ``recompute`` and ``sequence_parallel`` (``(True,)`` with sequence
+    parallelism, else ``(False,)``)."""
+    st = load_stack(stack)
+    return {"schedule": st.schedules, "zero_stage": st.zero_stages,
+            "recompute": st.recompute_modes,
+            "sequence_parallel": (True,) if st.sequence_parallel else (False,)}

@@ -1,0 +1,124 @@
+"""REGRESSION PINS of the step-time engine (issue 9: the engine split into parts with no change
+in any output).
+
+These values are the code's own outputs, recorded with ``python tests/regression_pins.py`` on
+commit 9e2a685 *before* ``step.step_arrays`` was split into per-part functions and the shared
+shapes moved to ``llmcost/shapes.py``. They prove a refactoring changed nothing; they do not
+prove the model right. The sourced checks (published MFUs, Korthikanti et al. 2022 Table 4
+layer times, hand-derived part formulas) live in ``tests/test_step.py`` and
+``tests/test_step_parts.py``, beside these pins.
+
+Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
+MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
+plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and
+``mfu_validation`` on every validation set.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+PIN_FILE = Path(__file__).parent / "data" / "step_regression_pins.json"
+
+#: (model, accelerator, n_gpus, global batch in sequences, seq_len, enumerate options)
+GRIDS = [
+    ("gpt-3-175b", "A100-80GB", 1024, 1536, 2048, {}),
+    ("llama-2-70b", "H100-SXM", 512, 256, 4096, {}),
+    ("mixtral-8x7b", "H100-SXM", 256, 512, 4096, {}),
+    ("deepseek-v3", "H100-SXM", 2048, 4096, 4096, {"zero_stage": (1, 3)}),
+    ("llama-3.1-8b", "H100-SXM", 64, 64, 32768, {"cp": (1, 2, 4)}),
+]
+OPTIONS = [
+    {},
+    {"tp_overlap": "none", "pp_overlap": False, "dp_overlap": False, "flash_attention": False,
+     "dropout": True, "recipe": "bf16_adam_fp32_grads_copy"},
+    {"tp_overlap": "all", "dtype": "fp8"},
+]
+PLAN_COLS = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
+             "n_microbatches", "zero_stage", "recompute", "schedule", "sequence_parallel")
+
+
+def _sample(model, acc, n, gb, s, opts, k=60):
+    import llmcost
+    from llmcost import parallel
+    spec = llmcost.load_model(model)
+    cl = llmcost.Cluster(llmcost.load_accelerator(acc), n)
+    plans = parallel.enumerate_plans(spec, cl, gb, s, **opts)
+    rows = plans.sample(n=min(k, len(plans)), random_state=7).sort_index()
+    return spec, cl, plans, rows
+
+
+def record() -> dict:
+    import llmcost
+    from llmcost import memory, parallel, step
+    out = {"engine": [], "rank": [], "step_time": [], "validation": []}
+    for gi, (model, acc, n, gb, s, eopts) in enumerate(GRIDS):
+        spec, cl, plans, rows = _sample(model, acc, n, gb, s, eopts)
+        for oi, opts in enumerate(OPTIONS):
+            if opts.get("dtype") == "fp8" and acc == "A100-80GB":
+                continue
+            res = step.step_arrays(
+                spec, cl, **{c: _col(rows, c) for c in PLAN_COLS},
+                seq_len=s, **opts)
+            keys = sorted(k for k in res)
+            out["engine"].append({"grid": gi, "options": oi,
+                                  "values": {k: np.asarray(res[k], dtype=float).tolist()
+                                             for k in keys}})
+        mem = memory.plan_memory_arrays(spec, **{c: _col(rows, c) for c in PLAN_COLS},
+                                        seq_len=s)
+        out["engine"].append({"grid": gi, "options": "memory",
+                              "values": {"total": np.asarray(mem["total"], float).tolist()}})
+        if gi < 3:
+            r = step.rank_plans(spec, cl, gb, s, **eopts)
+            out["rank"].append({"grid": gi, "n_ranked": int(r.attrs["n_ranked"]),
+                                "top": [{**{c: _plain(row[c]) for c in PLAN_COLS},
+                                         "step_time_s": float(row["step_time_s"]),
+                                         "mfu": float(row["mfu"])}
+                                        for _, row in r.head(10).iterrows()]})
+    named = [("llama-3.1-405b", "H100-SXM", 16384, 2048, 8192,
+              dict(tp=8, pp=16, zero_stage=2, schedule="interleaved", virtual_stages=8,
+                   pp_split="embedding_and_loss")),
+             ("llama-3.1-405b", "H100-SXM", 16384, 128, 131072,
+              dict(tp=8, pp=16, cp=16, zero_stage=2, schedule="interleaved", virtual_stages=8,
+                   pp_split="embedding_and_loss")),
+             ("llama-2-70b", "H100-SXM", 512, 256, 4096, dict(tp=8, pp=4, zero_stage=1,
+                                                               recompute="full")),
+             ("llama-2-7b", "A100-80GB", 64, 128, 4096, dict(tp=2, pp=1, zero_stage=3)),
+             ("llama-2-70b", "H100-SXM", 512, 256, 4096, dict(tp=8, pp=4, schedule="zb-h1")),
+             ("llama-2-70b", "H100-SXM", 512, 256, 4096, dict(tp=8, pp=4, schedule="gpipe"))]
+    for model, acc, n, gb, s, kw in named:
+        spec = llmcost.load_model(model)
+        plan = parallel.make_plan(spec, n, gb, seq_len=s, **kw)
+        b = step.step_time(spec, llmcost.Cluster(llmcost.load_accelerator(acc), n), plan, s)
+        out["step_time"].append({"model": model, "plan": plan.describe(),
+                                 "step_time_s": b.step_time_s, "mfu": b.mfu,
+                                 "parts": {k: float(v) for k, v in b.parts.items()}})
+    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
+    out["validation"] = [{"run_id": r.run_id, "predicted_mfu": float(r.predicted_mfu),
+                          "step_time_s": float(r.step_time_s)} for r in v.itertuples()]
+    t4 = step.layer_time_table()
+    out["layer_table"] = {"forward_ms": t4["predicted_forward_ms"].tolist(),
+                          "backward_ms": t4["predicted_backward_ms"].tolist()}
+    return out
+
+
+def _col(rows, c):
+    from llmcost.model import RECOMPUTE_MODES
+    from llmcost.parallel import SCHEDULES
+    if c == "recompute":
+        return np.array([RECOMPUTE_MODES.index(x) for x in rows[c]])
+    if c == "schedule":
+        return np.array([SCHEDULES.index(x) for x in rows[c]])
+    return rows[c].to_numpy()
+
+
+def _plain(x):
+    return x.item() if hasattr(x, "item") else (str(x) if not isinstance(x, (int, bool)) else x)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    PIN_FILE.write_text(json.dumps(record(), indent=0))
+    print(f"wrote {PIN_FILE}")

@@ -1,0 +1,86 @@
+"""The package's import graph (the brief: dependencies flow one way, no import cycles). Issue 9
+removed the parallel <-> step cycle (``parallel.choose_plan`` now takes its step-time ranking by
+injection, ``parallel.set_default_ranking``). Lazy imports inside functions count: they are
+dependencies too."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import llmcost
+
+PACKAGE = Path(llmcost.__file__).parent
+
+
+def _graph():
+    g = {}
+    for f in PACKAGE.glob("*.py"):
+        if f.stem in ("__init__", "__main__"):
+            continue
+        deps = set()
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names = [node.module.split(".")[0]] if node.module else \
+                    [a.name for a in node.names]
+                deps.update(n for n in names if (PACKAGE / f"{n}.py").exists())
+        g[f.stem] = deps - {f.stem}
+    return g
+
+
+def _find_cycle(g):
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = "open"
+        stack.append(n)
+        for d in sorted(g.get(n, ())):
+            if state.get(d) == "open":
+                return stack[stack.index(d):] + [d]
+            if d not in state:
+                found = visit(d)
+                if found:
+                    return found
+        state[n] = "done"
+        stack.pop()
+        return None
+
+    for n in sorted(g):
+        if n not in state:
+            found = visit(n)
+            if found:
+                return found
+    return None
+
+
+def test_cycle_finder_finds_a_planted_cycle():
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: Cycles found in main and not yet removed, each a defect to fix (reported to the lead):
+#: scenario.py imports ledger.owned_usd_per_gpu_hour (lazily) while ledger.py imports
+#: scenario's ScenarioError, validate_parameters and resolve_price (issue 12's merge).
+KNOWN_CYCLES = ({"ledger", "scenario"},)
+
+
+def test_no_import_cycle_in_the_package():
+    g = _graph()
+    assert {"step", "parallel", "shapes", "memory", "comm"} <= set(g)
+    assert "step" not in g["parallel"] and "parallel" in g["step"]
+    for a, b in (tuple(c) for c in KNOWN_CYCLES):
+        g[a].discard(b)
+        g[b].discard(a)
+    assert _find_cycle(g) is None, _find_cycle(g)
+
+
+@pytest.mark.xfail(strict=True, reason="a known cycle (KNOWN_CYCLES): when it is removed, this "
+                   "test passes and strict xfail fails; then delete the entry")
+def test_the_known_cycles_are_gone():
+    g = _graph()
+    assert not any(b in g.get(a, ()) and a in g.get(b, ()) for a, b in
+                   (tuple(c) for c in KNOWN_CYCLES))
+
+
+def test_shapes_depends_only_on_the_model():
+    assert _graph()["shapes"] <= {"model", "units"}

@@ -1,0 +1,63 @@
+"""REGRESSION PIN (labelled as such): the step-time and memory engines' outputs are unchanged by
+issue 9's refactoring (``step.step_arrays`` split into per-part functions, the shared shapes in
+``llmcost/shapes.py``). The pinned values were recorded by ``tests/regression_pins.py`` from the
+code *before* the split (commit 9e2a685); they are the code's own outputs, not facts about the
+world. The sourced checks sit beside them: published MFUs and Korthikanti et al. 2022 Table 4
+in ``tests/test_step.py``, hand-derived part formulas in ``tests/test_step_parts.py``.
+
+A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
+and say so in its commit.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import regression_pins as pins
+
+REL = 1e-12   # the refactoring keeps the arithmetic; only rounding-order noise is allowed
+
+
+@pytest.fixture(scope="module")
+def pinned():
+    return json.loads(pins.PIN_FILE.read_text())
+
+
+@pytest.fixture(scope="module")
+def current():
+    return pins.record()
+
+
+def test_engine_outputs_unchanged(pinned, current):
+    assert len(current["engine"]) == len(pinned["engine"]) == 19
+    for old, new in zip(pinned["engine"], current["engine"]):
+        assert (old["grid"], old["options"]) == (new["grid"], new["options"])
+        for key, vals in old["values"].items():
+            np.testing.assert_allclose(new["values"][key], vals, rtol=REL, atol=0,
+                                       err_msg=f"grid {old['grid']} options {old['options']} "
+                                               f"{key}")
+
+
+def test_rankings_unchanged(pinned, current):
+    for old, new in zip(pinned["rank"], current["rank"]):
+        assert new["n_ranked"] == old["n_ranked"]
+        for a, b in zip(old["top"], new["top"]):
+            assert {k: v for k, v in a.items() if k not in ("step_time_s", "mfu")} == \
+                {k: v for k, v in b.items() if k not in ("step_time_s", "mfu")}
+            assert b["step_time_s"] == pytest.approx(a["step_time_s"], rel=REL)
+            assert b["mfu"] == pytest.approx(a["mfu"], rel=REL)
+
+
+def test_step_time_and_validation_unchanged(pinned, current):
+    for old, new in zip(pinned["step_time"], current["step_time"]):
+        assert new["plan"] == old["plan"]
+        assert new["parts"] == pytest.approx(old["parts"], rel=REL)
+    # every row pinned before the split is unchanged (rows added since, e.g. Llama 3 Table 4's,
+    # have their sourced checks in test_step.py)
+    new_v = {r["run_id"]: r for r in current["validation"]}
+    assert len(pinned["validation"]) == 26
+    for r in pinned["validation"]:
+        assert new_v[r["run_id"]]["predicted_mfu"] == pytest.approx(r["predicted_mfu"], rel=REL)
+    for k in ("forward_ms", "backward_ms"):
+        assert current["layer_table"][k] == pytest.approx(pinned["layer_table"][k], rel=REL)
