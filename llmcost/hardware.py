@@ -231,6 +231,11 @@ class Efficiency:
     base_latency_s, scaleup_latency_s, scaleout_latency_s : float >= 0
         Collective start-up latency and per-step latency (α) of a ring step inside and across
         scale-up domains.
+    ll_base_latency_s, ll_step_latency_s : float >= 0
+        Small-message all-reduce inside the scale-up domain with NCCL's low-latency (LL)
+        protocol: start-up latency and per-ring-step latency on NVLink (NCCL's ``baseLat`` and
+        ``hwLat`` for Ring/LL); its bandwidth is a quarter of the bus bandwidth (NCCL
+        tuning.cc). Used by the serving model's TP all-reduces (``llmcost.inference``).
     source, notes : str
 
     Raises
@@ -248,6 +253,8 @@ class Efficiency:
     base_latency_s: float = 0.0
     scaleup_latency_s: float = 0.0
     scaleout_latency_s: float = 0.0
+    ll_base_latency_s: float = 0.0
+    ll_step_latency_s: float = 0.0
     source: str = field(default="", compare=False)
     notes: str = field(default="", compare=False)
 
@@ -257,7 +264,8 @@ class Efficiency:
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
                 raise ValueError(f"{self.accelerator}: {f}={v!r} must be in (0, 1]")
-        for f in ("base_latency_s", "scaleup_latency_s", "scaleout_latency_s"):
+        for f in ("base_latency_s", "scaleup_latency_s", "scaleout_latency_s",
+                  "ll_base_latency_s", "ll_step_latency_s"):
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
                 raise ValueError(f"{self.accelerator}: {f}={v!r} must be a finite number >= 0")

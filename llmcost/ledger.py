@@ -20,8 +20,18 @@ Conventions (one for the whole bill):
   failure rate and a longer restart (the failure model of notebook 07). ``owned`` amortises the
   hardware as Cottier et al. 2024 (arXiv:2405.21015 §2.2-2.3) do and prices the energy.
 * A line without a scenario value takes a sourced default (``data/ledger_defaults.csv``) or is 0
-  and labelled **not given**; a line the workbook cannot compute yet says **not modelled** and has
-  no amount (RL post-training until ``rl.py`` lands).
+  and labelled **not given**; a line the workbook cannot compute says **not modelled** and has
+  no amount.
+* **RL post-training** is notebook 05's campaign (``rl.scenario_campaign``: GPU-hours by part,
+  generation, scoring, update, weight sync and idle, at the bill's GPU-hour price), billed when
+  the scenario describes one (``scenario.rl_campaign_given``: ``ledger_rl``, or ``rl_iterations``
+  / ``rl_runs`` given); otherwise 0 and "not given".
+* **Synthetic data and benchmark runs** given as token or request counts without a price are
+  priced as served tokens (``inference.serving_cost`` with the scenario's ``serve_`` set-up on
+  its accelerator at the bill's GPU-hour price). The serving roofline is an upper bound on
+  throughput, so these amounts are lower bounds on cost: engines measured 1.1-2.7× slower
+  (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
+  ``ledger_eval_gpu_hours``) overrides the derivation.
 """
 
 from __future__ import annotations
@@ -345,7 +355,8 @@ def as_of_dates() -> dict:
 # ------------------------------------------------------------------------------ building it
 def _values(scenario: dict) -> dict:
     """The scenario's values completed with the ledger's defaults, validated."""
-    from .scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
+    from .scenario import (LEDGER_DEFAULTS, ScenarioError, rl_campaign_given,
+                           validate_parameters)
 
     if not isinstance(scenario, dict):
         raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
@@ -356,7 +367,11 @@ def _values(scenario: dict) -> dict:
         raise ScenarioError("mfu='predict' must be resolved first (llmcost.report.plan_report "
                             "or `llmcost estimate` does it)")
     full = {**LEDGER_DEFAULTS, **p}
-    return validate_parameters(**full)
+    out = validate_parameters(**full)
+    # decided on what the scenario gives, not on the defaults; kept resolved so that
+    # with_changes(bill, ...) keeps it
+    out["ledger_rl"] = rl_campaign_given(p)
+    return out
 
 
 def build_ledger(scenario: dict) -> Ledger:
@@ -554,34 +569,35 @@ def _build(p: dict) -> Ledger:
             f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685)" if key == "lora"
             else "compute.model_flops_per_token", "modelled", "01_flops"))
-    rl_hours = _rl_gpu_hours(p)
-    if rl_hours is None:
+    rl_camp = _rl_campaign(p, gpu_rate)
+    if rl_camp is None:
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic", None,
-                          "not modelled yet: the RL loop's cost (llmcost.rl, notebook 05) is not "
-                          "in this version of the workbook", "", "not modelled"))
+                          "post-training", "post-training", "elastic", 0.0,
+                          "no RL campaign in the scenario (rl_iterations and rl_runs not given; "
+                          "ledger_rl: true bills notebook 05's campaign for the rl_ keys)", "",
+                          "not given", "05_rl_loop"))
+        rl_h = 0.0
     else:
-        post_h += rl_hours
+        rl_h = float(rl_camp.loc["total", "gpu_hours"])
+        post_h += rl_h
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic", rl_hours * gpu_rate,
-                          f"{rl_hours:,.0f} GPU-h × ${gpu_rate:.2f}", "llmcost.rl",
-                          "modelled", "05_rl"))
+                          "post-training", "post-training", "elastic",
+                          float(rl_camp.loc["total", "usd"]), _rl_how(p, rl_camp, gpu_rate)
+                          + ("; owned hardware: its energy is on the energy line" if own else ""),
+                          "llmcost.rl.scenario_campaign (rollouts timed with the "
+                          "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
+                          "05_rl_loop"))
     # ---- data
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
                 p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
     _given_line(lines, "data.processing", "cleaning and deduplication compute", "data",
                 "elastic", p["ledger_data_processing_usd"], "ledger_data_processing_usd (scenario)")
-    _product_line(lines, "data.synthetic", "synthetic data generation", "data", "elastic",
-                  p["ledger_synthetic_tokens"] / 1e6, p["ledger_synthetic_usd_per_mtok"],
-                  "M generated tokens", "$/M tokens", "ledger_synthetic_tokens × "
-                  "ledger_synthetic_usd_per_mtok (an inference price per generated token; not yet derived by the workbook)")
+    syn_h = _synthetic_line(lines, p, spec, gpu, gpu_rate)
     _product_line(lines, "data.annotation", "annotation (human labels, preferences)", "data",
                   "elastic", p["ledger_annotation_samples"], p["ledger_annotation_usd_per_sample"],
                   "samples", "$/sample", "ledger_annotation_samples × usd_per_sample")
     # ---- evaluation and safety testing
-    _product_line(lines, "eval.benchmarks", "benchmark runs (inference)", "evaluation",
-                  "elastic", p["ledger_eval_gpu_hours"], gpu_rate, "GPU-h", "$/GPU-h",
-                  "ledger_eval_gpu_hours at the training price")
+    eval_h = _eval_line(lines, p, spec, gpu, gpu_rate)
     _product_line(lines, "eval.human", "human evaluation and red-teaming", "evaluation",
                   "elastic", p["ledger_human_eval_hours"], p["ledger_human_eval_usd_per_hour"],
                   "hours", "$/h", "ledger_human_eval_hours × usd_per_hour")
@@ -633,7 +649,7 @@ def _build(p: dict) -> Ledger:
                   "$/GB", default_source("cross_region_usd_per_gb"),
                   given="ledger_cross_region_bytes")
     # ---- energy
-    all_h = paid_h + explore_h + post_h + p["ledger_eval_gpu_hours"]
+    all_h = paid_h + explore_h + post_h + syn_h + eval_h
     kw = facility_kw_per_gpu(gpu, p["ledger_pue"])
     mwh = all_h * kw / 1e3
     grid = default("grid_kg_co2e_per_kwh") if p["ledger_grid_kg_co2e_per_kwh"] is None \
@@ -697,6 +713,9 @@ def _build(p: dict) -> Ledger:
         "project_months": project_months, "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
+        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
+        "rl_parts_gpu_hours": ({} if rl_camp is None else
+                               {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
     return Ledger(lines, figures, p)
 
@@ -706,14 +725,166 @@ def scenario_mfu_source(p: dict) -> str:
     return "given in the scenario (mfu)"
 
 
-def _rl_gpu_hours(p: dict):
-    """GPU-hours of RL post-training, or None while ``llmcost.rl`` is not part of the workbook.
+def _rl_campaign(p: dict, usd_per_gpu_hour: float):
+    """Notebook 05's RL post-training campaign for the scenario, or None when it describes none.
 
-    When ``rl.py`` lands, return its GPU-hours for the scenario's ``rl_`` keys here (e.g.
-    ``from .rl import scenario_rl; return scenario_rl(p).gpu_hours``); the line then prices them
-    at the scenario's GPU-hour price like every other compute line.
+    ``rl.scenario_campaign(p, price)``: one iteration of the ``rl_`` set-up (generation timed
+    with the serving roofline, scoring and update at ``rl_train_mfu``) × ``rl_iterations`` ×
+    ``rl_runs``, in GPU-hours and USD by part (the parts sum to the ``total`` row), at the bill's
+    GPU-hour price. Whether the scenario describes one: ``scenario.rl_campaign_given``. Failures
+    of the RL job are not added (notebook 05 does not; at tens of GPUs for days they are small).
     """
-    return None
+    from .rl import scenario_campaign
+    from .scenario import ScenarioError
+
+    if not p["ledger_rl"]:
+        return None
+    try:
+        return scenario_campaign(p, usd_per_gpu_hour)
+    except ValueError as e:
+        raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {e}") from None
+
+
+def _rl_parts(camp) -> dict:
+    """The campaign's GPU-hours in the bill's five parts: generation (with the tail),
+    scoring (reward, reference, critic, old log-probs), update, weight sync and idle."""
+    g = camp["gpu_hours"]
+    return {"generation": g["generation"] + g["tail"],
+            "scoring": g["scoring"] + g["reference"] + g["critic"] + g["old_logprobs"],
+            "update": g["policy_update"], "sync": g["weight_sync"], "idle": g["idle"]}
+
+
+def _rl_how(p, camp, rate) -> str:
+    parts = _rl_parts(camp)
+    total = float(camp.loc["total", "gpu_hours"])
+    verifier = float(camp.loc["verifier", "usd"])
+    shape = (f"{p['rl_algorithm'].upper()}, {p['rl_prompts_per_step']} prompts × "
+             f"{p['rl_samples_per_prompt']} samples of {p['rl_prompt_tokens']} + "
+             f"{p['rl_response_tokens']} tokens (max {p['rl_response_tokens_max']}) on "
+             f"{p['rl_gpus']} GPUs")
+    split = ", ".join(f"{k} {v:,.0f}" for k, v in parts.items())
+    return (f"{p['rl_runs']} run(s) × {p['rl_iterations']:,} iterations of {shape}: {split} "
+            f"= {total:,.0f} GPU-h × ${rate:.2f}"
+            + (f" + verifier ${verifier:,.0f}" if verifier else "")
+            + " (notebook 05's campaign; failures of the RL job not added)")
+
+
+@lru_cache(maxsize=1)
+def engine_gap() -> tuple:
+    """(lowest, highest) measured slowdown of inference engines against the serving roofline,
+    over the published figures of ``inference.serving_validation`` (data/serving_benchmarks.csv):
+    the factor by which a served token can cost more than the roofline's price."""
+    from .inference import serving_validation
+
+    s = serving_validation()["speedup"]
+    return float(s.min()), float(s.max())
+
+
+def _serve(p, model, gpu, price):
+    """``inference.serving_cost`` of ``model`` with the scenario's ``serve_`` set-up and request
+    shape (``inference_prompt_tokens`` in, ``inference_output_tokens`` out), as notebook 05
+    serves it (``serve_tp`` 0: the cheapest tensor-parallel size, ``choose_serving_tp``)."""
+    from .inference import choose_serving_tp, serving_cost
+
+    kw = dict(prompt_tokens=p["inference_prompt_tokens"],
+              output_tokens=p["inference_output_tokens"],
+              weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"],
+              occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
+              batch=p["serve_batch"] or None)
+    if p["serve_tp"]:
+        return serving_cost(model, gpu, price, tp=p["serve_tp"], **kw)
+    return choose_serving_tp(model, gpu, price, **kw)
+
+
+def _served_how(c, lo_hi_usd) -> str:
+    lo, hi = engine_gap()
+    return (f"{c.model} on {c.accelerator} × {c.tp} (batch {c.batch}, {c.limit}), "
+            f"{c.prompt_tokens} tokens in / {c.output_tokens} out per request: "
+            f"${c.usd_per_m_input:.4g}/M in, ${c.usd_per_m_output:.4g}/M out at "
+            f"${c.price_usd_per_gpu_hour:.2f}/GPU-h. The roofline is an upper bound on "
+            f"throughput, so this is a lower bound on cost: engines measured {lo:.1f}-{hi:.1f}× "
+            f"slower (inference.serving_validation), i.e. up to ${lo_hi_usd[1]:,.0f}")
+
+
+def _synthetic_line(lines, p, spec, gpu, rate) -> float:
+    """Synthetic data generation; returns its GPU-hours (for the energy line).
+
+    Given ``ledger_synthetic_usd_per_mtok``: tokens ÷ 10⁶ × that price. Otherwise each generated
+    (output) token also pays its share of the prompt's prefill:
+
+        USD = tokens ÷ 10⁶ × ($/M out + P/R × $/M in)
+
+    with ``inference.serving_cost`` of ``ledger_synthetic_model`` (default: the scenario's
+    model) at the scenario's ``serve_`` set-up and request shape P in, R out, at the bill's
+    GPU-hour price; GPU-hours = USD ÷ price.
+    """
+    from .scenario import ScenarioError
+
+    tokens, key = p["ledger_synthetic_tokens"], "data.synthetic"
+    label = "synthetic data generation"
+    if tokens == 0:
+        lines.append(Line(key, label, "data", "data", "elastic", 0.0,
+                          "ledger_synthetic_tokens not given", "", "not given"))
+        return 0.0
+    if p["ledger_synthetic_usd_per_mtok"] is not None:
+        price = p["ledger_synthetic_usd_per_mtok"]
+        lines.append(Line(key, label, "data", "data", "elastic", tokens / 1e6 * price,
+                          f"{tokens / 1e6:,.4g} M generated tokens × ${price:,.4g}/M tokens "
+                          "(given: overrides the served-token price)",
+                          "ledger_synthetic_tokens × ledger_synthetic_usd_per_mtok (scenario)",
+                          "modelled"))
+        return 0.0  # bought as a price: no GPU-hours of the bill's accelerator
+    model = p["ledger_synthetic_model"] or spec
+    try:
+        c = _serve(p, model, gpu, rate)
+    except ValueError as e:
+        raise ScenarioError(
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
+    per_m = c.usd_per_m_output + c.prompt_tokens / c.output_tokens * c.usd_per_m_input
+    usd = tokens / 1e6 * per_m
+    lines.append(Line(key, label, "data", "data", "elastic", usd,
+                      f"{tokens / 1e6:,.4g} M generated tokens × ${per_m:.4g}/M (out + "
+                      f"{c.prompt_tokens}/{c.output_tokens} × in): " +
+                      _served_how(c, (usd, usd * engine_gap()[1])),
+                      "llmcost.inference.serving_cost; data/serving_benchmarks.csv", "modelled",
+                      "05_rl_loop"))
+    return usd / rate
+
+
+def _eval_line(lines, p, spec, gpu, rate) -> float:
+    """Benchmark runs; returns their GPU-hours (for the energy line).
+
+    Given ``ledger_eval_gpu_hours``: GPU-hours × price. Otherwise ``ledger_eval_requests``
+    requests of P prompt and R output tokens (``inference_`` keys) served by the scenario's
+    model: USD = requests × (P × $/M in + R × $/M out) ÷ 10⁶ (``inference.serving_cost``);
+    GPU-hours = USD ÷ price.
+    """
+    from .scenario import ScenarioError
+
+    key, label = "eval.benchmarks", "benchmark runs (inference)"
+    if p["ledger_eval_gpu_hours"]:
+        h = p["ledger_eval_gpu_hours"]
+        lines.append(Line(key, label, "evaluation", "post-training", "elastic", h * rate,
+                          f"{h:,.4g} GPU-h × ${rate:.2f}/GPU-h (given: overrides "
+                          "ledger_eval_requests)", "ledger_eval_gpu_hours at the training price",
+                          "modelled"))
+        return h
+    n = p["ledger_eval_requests"]
+    if n == 0:
+        lines.append(Line(key, label, "evaluation", "post-training", "elastic", 0.0,
+                          "ledger_eval_requests not given", "", "not given"))
+        return 0.0
+    try:
+        c = _serve(p, spec, gpu, rate)
+    except ValueError as e:
+        raise ScenarioError(f"benchmark line (serve_ keys): {e}") from None
+    usd = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
+    lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
+                      f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
+                      + _served_how(c, (usd, usd * engine_gap()[1])),
+                      "llmcost.inference.serving_cost; data/serving_benchmarks.csv", "modelled",
+                      "05_rl_loop"))
+    return usd / rate
 
 
 def _given_line(lines, key, label, category, kind, usd, source):

@@ -236,6 +236,9 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
+    if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
+        from .scenario import resolve_ledger_rl
+        scenario = resolve_ledger_rl(scenario)
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
     used = effective_parameters(scenario, declared_all)

@@ -555,30 +555,36 @@ def _a800() -> Accelerator:
                                                 scaleup_bytes_per_s_per_dir=2.0e11)
 
 
-#: Each source's own set-up and the share it reports. ``measured`` is the source's number;
-#: ``setup`` the arguments of ``rl_iteration`` taken from the source (each with where it is
-#: stated). Nothing here is fitted.
+#: Each source's own set-up and the share it reports. ``measured`` is the source's number
+#: (``bound``: "lower" when the source states only "more than"); ``setup`` the arguments of
+#: ``rl_iteration`` taken from the source (each with where it is stated). Nothing here is
+#: fitted. Where the source reports phase latencies they are kept too (``measured_gen_s``,
+#: ``measured_train_s``) so the generation and the training rates are checked separately,
+#: not only their ratio. ``sensitivity`` lists values of an *assumed* setting to rerun.
+_DSCHAT_SETUP = dict(policy="opt-1.3b", accelerator="A100-40GB", algorithm="ppo",
+                     prompts_per_step=128, samples_per_prompt=1, prompt_tokens=256,
+                     response_tokens=256, reward=0.35e9, critic=0.35e9, n_gpus=8,
+                     max_concurrent=16)
+_DSCHAT_SOURCE = ("OPT-1.3B actor + OPT-350M reward/critic on one DGX of 8 A100-40G (blog "
+                  "Figure 5); 256 prompt + 256 generated tokens (blog §5); "
+                  "--per_device_generation_batch_size 16, --ppo_epochs 1 (DeepSpeedExamples "
+                  "DeepSpeed-Chat step-3 training scripts). Old log-probabilities are "
+                  "recomputed: DeepSpeedPPOTrainer.generate_experience "
+                  "(applications/DeepSpeed-Chat/dschat/rlhf/ppo_trainer.py) runs the actor's "
+                  "forward pass for 'logprobs' after generation, then the reference, reward "
+                  "and critic forwards")
 PUBLISHED_SHARES = [
     dict(source="DeepSpeed-Chat", quantity="generation share of FLOPs", measured=0.20,
          cited="'the generation phase comprises approximately 20% of the total computation' "
                "(microsoft/DeepSpeed blogs/deepspeed-chat/README.md, 'Effective Throughput "
                "Analysis'; Yao et al. 2023, arXiv:2308.01320)",
-         setup=dict(policy="opt-1.3b", accelerator="A100-40GB", algorithm="ppo",
-                    prompts_per_step=128, samples_per_prompt=1, prompt_tokens=256,
-                    response_tokens=256, reward=0.35e9, critic=0.35e9,
-                    recompute_old_logprobs=False, n_gpus=8, max_concurrent=16),
-         setup_source="OPT-1.3B actor + OPT-350M reward/critic on one DGX of 8 A100-40G (blog "
-                      "Figure 5); 256 prompt + 256 generated tokens (blog §5); "
-                      "--per_device_generation_batch_size 16, --ppo_epochs 1 "
-                      "(DeepSpeedExamples DeepSpeed-Chat step-3 training scripts)"),
+         setup=dict(_DSCHAT_SETUP), setup_source=_DSCHAT_SOURCE),
     dict(source="DeepSpeed-Chat", quantity="generation share of time", measured=None,
-         cited="'majority of the time goes to the generation phase' (same blog, Figure 5 "
-               "caption text; no number given)",
-         setup=dict(policy="opt-1.3b", accelerator="A100-40GB", algorithm="ppo",
-                    prompts_per_step=128, samples_per_prompt=1, prompt_tokens=256,
-                    response_tokens=256, reward=0.35e9, critic=0.35e9,
-                    recompute_old_logprobs=False, n_gpus=8, max_concurrent=16),
-         setup_source="as above"),
+         cited="'majority of the time goes to the generation phase' (same blog, body text of "
+               "'DeepSpeed Hybrid Engine', referring to the OPT-1.3B time breakdown: Figure 5 "
+               "in blogs/deepspeed-chat/README.md, Figure 3 in the deepspeed.ai copy; no "
+               "number given)",
+         setup=dict(_DSCHAT_SETUP), setup_source="as above"),
     dict(source="OpenRLHF (colocated)", quantity="generation share of time", measured=0.782,
          cited="README: '80% of the time in RLHF training is spent on sample generation'; its "
                "benchmark table (OpenRLHF/OpenRLHF benchmark README, Llama2-7B, 'OpenRLHF', 8 "
@@ -587,33 +593,44 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, max_concurrent=8),
+         measured_gen_s=920.81, measured_train_s=256.97,
          measured_gen_tflops=4.03, measured_train_tflops=115.52,
          setup_source="A800-SXM-80GB; max_prompt_seq_len = max_answer_seq_len = 1024 (taken as "
                       "the lengths); rollout_batch_size 1024; reward initialised from the actor "
-                      "(same size); micro_rollout_batch_size 8 (table); 1 PPO epoch (README)"),
+                      "(same size); generation micro_batch_size 8 (table); 1 PPO epoch "
+                      "(README)"),
     dict(source="OpenRLHF (Ray + vLLM)", quantity="generation share of time", measured=0.544,
-         cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', 16 GPUs, 1:1:2:2:2: "
-               "generation 481.86 s of 885.16 s = 54.4%",
+         cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', GPU ratio "
+               "1:1:2:2:2: generation 481.86 s of 885.16 s = 54.4%",
          setup=dict(policy="llama-2-7b", accelerator="a800", algorithm="ppo",
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
-                    n_gpus=16, rollout_gpus=4, max_concurrent=256),
+                    n_gpus=8, rollout_gpus=2, max_concurrent=16),
+         measured_gen_s=481.86, measured_train_s=403.29,
          measured_gen_tflops=7.70, measured_train_tflops=75.02,
-         setup_source="ref:reward:actor:critic:vLLM = 1:1:2:2:2 on 16 GPUs (4 vLLM GPUs, TP 1); "
-                      "vLLM's default max_num_seqs 256; other settings as the colocated row"),
-    dict(source="APRIL", quantity="generation share of time", measured=0.90,
+         setup_source="The table's GPU column is the ratio ref:reward:actor:critic:vLLM = "
+                      "1:1:2:2:2 (the 16 beside it is the generation micro_batch_size). The "
+                      "job has 8 GPUs: the end-to-end TFLOPs conserve the FLOPs of an "
+                      "iteration across the 8-GPU rows, 28.08 x 8 x 1189.13 = 28.36 x 8 x "
+                      "1177.78 = 37.73 x G x 885.16 gives G = 8.0, so 2 vLLM GPUs (TP 1). "
+                      "Each of the 2 actor ranks sends its generation micro-batch of 16 "
+                      "prompts to one vLLM engine: 16 sequences in flight per engine. Other "
+                      "settings as the colocated row"),
+    dict(source="APRIL", quantity="generation share of time", measured=0.90, bound="lower",
          cited="'rollout generation accounting for more than 90% of total runtime' (Zhou et "
-               "al. 2025, arXiv:2509.18521, abstract)",
+               "al. 2025, arXiv:2509.18521, abstract: a general statement about RL training, "
+               "not a measurement of the set-up below)",
          setup=dict(policy="qwen3-4b", accelerator="H100-SXM", algorithm="grpo",
                     prompts_per_step=32, samples_per_prompt=8, prompt_tokens=512,
                     response_tokens=4096, response_tokens_max=16384, n_gpus=8, rollout_tp=2,
                     rollout_reserve_fraction=0.4),
+         sensitivity=dict(response_tokens=(1024, 2048, 4096, 8192)),
          setup_source="RLsys-Foundation/APRIL scripts/partial_rollout/qwen/grpo/"
                       "run-qwen3-4B-dapo.sh: Qwen3-4B, GRPO, --colocate on 8 GPUs, "
                       "--rollout-batch-size 32, --n-samples-per-prompt 8, "
                       "--rollout-max-response-len 16384, SGLang 2 GPUs per engine, "
                       "--sglang-mem-fraction-static 0.6. Mean response 4096 and prompt 512 are "
-                      "assumptions (not stated)"),
+                      "assumptions (not stated): the share is rerun at means of 1,024-8,192"),
 ]
 
 
@@ -622,31 +639,53 @@ def published_generation_shares() -> pd.DataFrame:
     the source reports, with the gap (model − measured). Nothing is fitted: lengths, batch
     occupancy and GPU split come from the source (``PUBLISHED_SHARES``).
 
+    Where the source reports phase latencies (OpenRLHF's benchmark table), the model's
+    generation and training wall times sit beside them, and so do the rates in the table's
+    own convention: TFLOP/s = phase FLOPs ÷ (phase latency × all the job's GPUs), the
+    convention the table's rows obey (the generation FLOPs 4.03 × 8 × 920.81 s = 7.70 × 8 ×
+    481.86 s = 2.97e16 in both 8-GPU rows). The model's FLOPs are 2N/6N without attention, so
+    its rates are a few percent below the table's for the same time.
+
     Returns
     -------
-    DataFrame: source, quantity, measured, model, gap, model_flops_share, model_tail_share
-    (the tail's share of the GPU-time), the model's generation
-    and training TFLOP/s per GPU beside the source's where it reports them
-    (``gen_tflops_per_gpu``, ``measured_gen_tflops``, ``train_tflops_per_gpu``,
-    ``measured_train_tflops``), cited, setup_source.
+    DataFrame: source, quantity, measured, bound ("lower" for a "more than" statement, else
+    ""), model, gap, consistent (for a lower bound: model ≥ measured; else None),
+    model_min / model_max (the share over the ``sensitivity`` values of an assumed setting,
+    else the model), model_flops_share, model_tail_share (the tail's share of the GPU-time),
+    gen_s / measured_gen_s and train_s / measured_train_s (wall seconds of the two phases),
+    gen_tflops_per_gpu / measured_gen_tflops and train_tflops_per_gpu /
+    measured_train_tflops (the table's convention above), cited, setup_source.
     """
     rows = []
     for row in PUBLISHED_SHARES:
-        kw = dict(row["setup"])
-        acc = _a800() if kw.pop("accelerator") == "a800" else row["setup"]["accelerator"]
-        it = rl_iteration(kw.pop("policy"), acc, **kw)
-        model = it.generation_flops_share if "FLOPs" in row["quantity"] \
-            else it.generation_time_share
+        def run(**change):
+            kw = {**row["setup"], **change}
+            acc = _a800() if kw.pop("accelerator") == "a800" else row["setup"]["accelerator"]
+            return rl_iteration(kw.pop("policy"), acc, **kw)
+
+        def share(it):
+            return it.generation_flops_share if "FLOPs" in row["quantity"] \
+                else it.generation_time_share
+
+        it = run()
+        model = share(it)
+        sens = [share(run(**{k: v})) for k, vals in row.get("sensitivity", {}).items()
+                for v in vals] or [model]
         m = row["measured"]
+        bound = row.get("bound", "")
+        other = sum(v for k, v in it.flops.items() if k != "generation")
         rows.append({"source": row["source"], "quantity": row["quantity"], "measured": m,
-                     "model": model, "gap": None if m is None else model - m,
+                     "bound": bound, "model": model, "gap": None if m is None else model - m,
+                     "consistent": (model >= m) if bound == "lower" else None,
+                     "model_min": min(sens), "model_max": max(sens),
                      "model_flops_share": it.generation_flops_share,
                      "model_tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
+                     "gen_s": it.generation_wall_s, "measured_gen_s": row.get("measured_gen_s"),
+                     "train_s": it.train_wall_s, "measured_train_s": row.get("measured_train_s"),
                      "gen_tflops_per_gpu": it.flops["generation"]
-                     / (it.generation_wall_s * it.rollout_gpus) / 1e12,
+                     / (it.generation_wall_s * it.n_gpus) / 1e12,
                      "measured_gen_tflops": row.get("measured_gen_tflops"),
-                     "train_tflops_per_gpu": inf._accelerator(acc).peak_bf16_flops_per_s
-                     * kw.get("train_mfu", DEFAULT_TRAIN_MFU) / 1e12,
+                     "train_tflops_per_gpu": other / (it.train_wall_s * it.n_gpus) / 1e12,
                      "measured_train_tflops": row.get("measured_train_tflops"),
                      "cited": row["cited"], "setup_source": row["setup_source"]})
     return pd.DataFrame(rows)

@@ -78,6 +78,14 @@ def _model(name, v):
     return str(Path(v).resolve()) if is_config_path(v) else spec.name
 
 
+def _named_model(name, v):
+    """A catalogue model under another key than ``model``: the error names that key."""
+    try:
+        return _model(name, v)
+    except ScenarioError as e:
+        raise ScenarioError(f"{name}: {e}") from None
+
+
 def _accelerator(name, v):
     from .catalog import load_accelerator
     try:
@@ -343,13 +351,21 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
           _nonnegative),
     Param("ledger_synthetic_tokens", "float", "synthetic tokens generated", _nonnegative),
-    Param("ledger_synthetic_usd_per_mtok", "float", "USD per million generated tokens",
-          _nonnegative),
+    Param("ledger_synthetic_usd_per_mtok", "float|none", "USD per million generated tokens; "
+          "null: priced through llmcost.inference.serving_cost", _nonnegative),
+    Param("ledger_synthetic_model", "str|none", "catalogue model that generates the synthetic "
+          "data; null: the scenario's model", _named_model),
     Param("ledger_annotation_samples", "float", "human-annotated samples (labels, preference "
           "pairs)", _nonnegative),
     Param("ledger_annotation_usd_per_sample", "float", "USD per annotated sample (expert rates "
           "run far higher than crowd rates)", _nonnegative),
-    Param("ledger_eval_gpu_hours", "float", "GPU-hours of benchmark runs", _nonnegative),
+    Param("ledger_eval_gpu_hours", "float", "GPU-hours of benchmark runs (given: overrides "
+          "ledger_eval_requests)", _nonnegative),
+    Param("ledger_eval_requests", "float", "benchmark requests (items × runs × samples), each "
+          "inference_prompt_tokens in and inference_output_tokens out, priced through "
+          "llmcost.inference.serving_cost", _nonnegative),
+    Param("ledger_rl", "bool|none", "bill the RL campaign the rl_ keys describe (notebook 05); "
+          "null: when the scenario gives rl_iterations or rl_runs", None),
     Param("ledger_human_eval_hours", "float", "hours of human evaluation and red-teaming",
           _nonnegative),
     Param("ledger_human_eval_usd_per_hour", "float", "USD per hour of human evaluation",
@@ -415,8 +431,9 @@ LEDGER_DEFAULTS = {
     "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
     "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_data_licensing_usd": 0.0,
     "ledger_data_processing_usd": 0.0, "ledger_synthetic_tokens": 0.0,
-    "ledger_synthetic_usd_per_mtok": 0.0, "ledger_annotation_samples": 0.0,
-    "ledger_annotation_usd_per_sample": 0.0, "ledger_eval_gpu_hours": 0.0,
+    "ledger_synthetic_usd_per_mtok": None, "ledger_synthetic_model": None,
+    "ledger_annotation_samples": 0.0, "ledger_annotation_usd_per_sample": 0.0,
+    "ledger_eval_gpu_hours": 0.0, "ledger_eval_requests": 0.0, "ledger_rl": None,
     "ledger_human_eval_hours": 0.0, "ledger_human_eval_usd_per_hour": 0.0,
     "ledger_dataset_bytes": None, "ledger_dataset_versions": 1,
     "ledger_dataset_tier": "s3-standard", "ledger_log_bytes": 0.0, "ledger_egress_bytes": 0.0,
@@ -426,7 +443,42 @@ LEDGER_DEFAULTS = {
     "ledger_resumable": True, "ledger_people": [], "ledger_operations_usd_per_month": 0.0,
     "ledger_project_months": None, "ledger_rerun_probability": 0.0,
     "ledger_reserve_fraction": 0.0, "ledger_budget_usd": None,
+    # the serving set-up of synthetic data and benchmark runs, and the RL campaign (notebook 05):
+    # the default scenario's values
+    "serve_weight_dtype": "bf16", "serve_kv_dtype": "bf16", "serve_tp": 0, "serve_batch": 0,
+    "serve_occupancy": 0.9, "serve_max_tpot_s": None, "inference_prompt_tokens": 1000,
+    "inference_output_tokens": 250, "rl_algorithm": "grpo", "rl_reward": "verifier",
+    "rl_prompts_per_step": 32, "rl_samples_per_prompt": 16, "rl_prompt_tokens": 512,
+    "rl_response_tokens": 1024, "rl_response_tokens_max": 3584, "rl_ppo_epochs": 1,
+    "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
+    "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": 0.4,
+    "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
 }
+
+#: The keys that describe an RL post-training campaign's size: the bill includes RL
+#: post-training (``ledger_rl``) when a scenario gives one of them, and says "not given" otherwise.
+RL_CAMPAIGN_KEYS = ("rl_iterations", "rl_runs")
+
+
+def rl_campaign_given(scenario: dict) -> bool:
+    """Whether the bill includes RL post-training for ``scenario``: its ``ledger_rl`` when set,
+    otherwise whether it gives ``rl_iterations`` or ``rl_runs`` (a scenario that describes no RL
+    campaign gets 0 and "not given", not the notebooks' illustrative campaign)."""
+    if scenario.get("ledger_rl") is not None:
+        return bool(scenario["ledger_rl"])
+    return any(k in scenario for k in RL_CAMPAIGN_KEYS)
+
+
+def resolve_ledger_rl(scenario: dict) -> dict:
+    """The scenario with ``ledger_rl: false`` when it describes no RL campaign.
+
+    A report completes a scenario with the notebooks' defaults, which describe an illustrative
+    campaign (notebook 05's); this decides, on the keys the scenario file itself gives, that the
+    bill must not carry that campaign (``rl_campaign_given``). ``llmcost report`` and ``llmcost
+    estimate`` call it before any notebook runs (``report.plan_report``)."""
+    if scenario.get("ledger_rl") is None and not rl_campaign_given(scenario):
+        return {**scenario, "ledger_rl": False}
+    return scenario
 
 #: Parameters that make up a parallel plan; when a file or notebook gives any of them together
 #: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where

@@ -8,8 +8,13 @@ Sources of the expected values:
   (5.j, §6): hand derivations written below from datasheet figures (H100 SXM: 989.4 TFLOP/s dense
   BF16, 3.35 TB/s; NVIDIA H100 whitepaper and product page).
 * Speculative decoding: Leviathan et al. 2023, Eq. 1, evaluated by hand.
-* Published serving figures: data/serving_benchmarks.csv (TensorRT-LLM, NeMo and vLLM tables, one
-  source per row).
+* Published serving figures: data/serving_benchmarks.csv (every Llama row of TensorRT-LLM's
+  performance.md v0.6.1 / v0.5 H100 and A100 tables, every Llama-2-7B row of NeMo's inference
+  table, one vLLM figure; one source per row).
+* Small-message all-reduce: NVIDIA/nccl src/graph/tuning.cc (Ring/LL latencies, LL bandwidth
+  busBw/4), data/efficiency.csv.
+* MLA weight absorption: DeepSeek-V2 §2.1.2; DeepSeek-V3 active parameters: arXiv:2412.19437.
+* INT4 group scales: one FP16 scale per 128 weights (0.5 + 2/128 B per weight).
 """
 
 import math
@@ -96,7 +101,11 @@ def test_fp8_weights_halve_the_weight_read_and_double_the_ridge():
     t16 = inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0, efficiency=IDEAL)
     t4 = inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0, weight_dtype="int4",
                               efficiency=IDEAL)
-    assert t4 == pytest.approx(t16 / 4, rel=1e-3)
+    # INT4 with one FP16 scale per 128 weights: 0.5 + 2/128 = 0.515625 B per weight (3.1% over
+    # 0.5), so the weight read is 0.515625 / 2 of BF16's.
+    assert t4 == pytest.approx(t16 * 0.515625 / 2, rel=1e-3)
+    assert inf.weight_bytes("llama-2-7b", "int4") == pytest.approx(
+        llmcost.load_model("llama-2-7b").n_params * 0.515625)
 
 
 def test_moe_reads_the_experts_the_batch_touches():
@@ -110,9 +119,10 @@ def test_moe_reads_the_experts_the_batch_touches():
     many = inf.weights_read_bytes("deepseek-v3", 10_000)
     assert many == pytest.approx(inf.weight_bytes("deepseek-v3")
                                  - 2 * 926_679_040, rel=1e-6)  # all but the embedding gather
-    # active-parameter scale for one token (37.6B active incl. embeddings, counted by ModelSpec)
-    assert one == pytest.approx(2 * (llmcost.load_model("deepseek-v3").n_active_params
-                                     - 926_679_040), rel=1e-3)
+    # One token reads the active parameters but the embedding gather: DeepSeek-V3 Technical
+    # Report (arXiv:2412.19437) abstract: "671B total parameters with 37B activated for each
+    # token" (rounded to 1B, so a ±3% band): 2 B × (37e9 − 0.927e9) = 72.1 GB.
+    assert one == pytest.approx(2 * (37e9 - 926_679_040), rel=0.03)
 
 
 @pytest.mark.parametrize("alpha, gamma, expected", [
@@ -133,14 +143,129 @@ def test_capacity_limits():
         inf.max_batch("llama-3.1-8b", "H100-SXM", 1_000_000)
 
 
-def test_serving_validation_roofline_is_an_upper_bound_within_a_factor_3():
+def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors():
     v = llmcost.inference.serving_validation()
-    assert len(v) >= 10 and v["source"].str.len().min() > 20
+    assert v["source"].str.len().min() > 20
     assert set(v["metric"]) >= {"output_tokens_per_s_per_gpu", "ttft_s", "latency_s", "tpot_s"}
-    assert (v["batch"] == 1).sum() >= 4 and (v["batch"] >= 256).sum() >= 2
-    # The roofline is faster than every engine, and no more than 3x faster (the stated factor).
+    # Every Llama row of the cited tables is kept: TensorRT-LLM performance.md v0.6.1 peak
+    # throughput (H100 FP8: 8 Llama rows, A100 FP16: 7) and v0.5 low latency (H100: 4, A100: 4);
+    # NeMo's Llama-2-7B latency table (batch 1/2/4/8 × TP 1/2/4/8 × 2 GPUs = 32); one vLLM row.
+    counts = v.groupby("engine").size()
+    assert counts["TensorRT-LLM v0.6.1"] == 15 and counts["TensorRT-LLM v0.5"] == 8
+    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 56
+    # The roofline is faster than every engine (an upper bound) ...
     assert (v["speedup"] >= 1.0).all(), v.loc[v["speedup"] < 1, ["benchmark_id", "speedup"]]
-    assert (v["speedup"] <= 3.0).all(), v.loc[v["speedup"] > 3, ["benchmark_id", "speedup"]]
+    # ... and within each regime's stated factor (inference.SERVING_REGIMES), the widest 4.2x.
+    for regime, g in v.groupby("regime"):
+        factor = inf.SERVING_REGIMES[regime][1]
+        assert (g["speedup"] <= factor).all(), (regime, g.loc[g["speedup"] > factor,
+                                                              ["benchmark_id", "speedup"]])
+    assert v["speedup"].max() <= 4.2
+    # The two rows the reviewer flagged: H100 FP8 70B TP4 batch 480, 128/2048 (1,486 tok/s/GPU
+    # measured, roofline ~5,250: 3.5x, before the XQA kernel) and the 7 ms TTFT of a 128-token
+    # prompt (2.2 ms of weight read on the roofline: 3.2x, fixed per-request costs).
+    row = v.set_index("benchmark_id")
+    assert row.loc["trtllm061-h100-70b-128-2048", "regime"] == "GQA decode before XQA"
+    assert row.loc["trtllm061-h100-70b-128-2048", "speedup"] == pytest.approx(3.54, abs=0.1)
+    assert row.loc["trtllm05-h100-7b-ttft-128", "regime"] == "short-prompt TTFT"
+    assert row.loc["trtllm05-h100-7b-ttft-128", "predicted"] == pytest.approx(2.2e-3, rel=0.05)
+    # Most rows sit in the plain roofline regime, within 2x.
+    assert (v["regime"] == "roofline").sum() >= 25
+
+
+def test_small_message_all_reduce_is_latency_bound():
+    # NCCL tuning.cc (Ring/LL): 3.6 µs + 2(n−1)·0.47 µs; an 8 KB decode activation (batch 1,
+    # d_model 4096, BF16) adds 2(n−1)/n·8192 B at a quarter of 370 GB/s (0.18 µs at TP8).
+    bw = 450e9 * 0.822 / 4
+    for n, hand in ((2, 3.6 + 0.94), (4, 3.6 + 2.82), (8, 3.6 + 6.58)):
+        t = inf.tp_allreduce_time(8192, n, "H100-SXM")
+        assert t == pytest.approx(hand * 1e-6 + 2 * (n - 1) / n * 8192 / bw, rel=1e-6)
+    # A prefill-sized message (2,048 tokens × 8 KB = 16.8 MB) takes the bandwidth-bound ring.
+    big = 2048 * 8192
+    assert inf.tp_allreduce_time(big, 8, "H100-SXM") == pytest.approx(
+        3.6e-6 + 14 * 2.5e-6 + 14 / 8 * big / (450e9 * 0.822), rel=1e-6)
+    assert inf.tp_allreduce_time(8192, 1, "H100-SXM") == 0
+
+
+def test_tp_trend_against_nemo_llama2_7b():
+    # NeMo Llama-2-7B, 128 in / 20 out, batch 1, H100: 153.8 ms (TP1), 128.6 (TP2), 107.4 (TP4),
+    # 97.6 ms (TP8). Fit on nothing: the roofline falls with tp as the measurement does (TP8 <
+    # TP4: the small-message all-reduces no longer outweigh the halved weight read) and stays
+    # below every row.
+    t = inf.tp_trend()
+    h = t[(t["accelerator"] == "H100-SXM") & (t["batch"] == 1)].set_index("tp")
+    assert list(h["measured"]) == [0.1538, 0.1286, 0.1074, 0.0976]
+    assert (np.diff(h["roofline"].to_numpy()) < 0).all()
+    assert (t["ratio_roofline"] >= 1).all()
+    # The measured TP1 -> TP8 gain is 1.58x, the roofline's about 3.5x: the engine's per-step
+    # costs do not shrink with tp. Fit one per-pass overhead on the H100 TP1 batch-1 row
+    # ((153.8 − 88.1) / 20 = 3.3 ms) and report the other 31 rows: every prediction stays at or
+    # below the measurement, H100 rows within 1.35x, A100 rows (older launch path) within 1.7x.
+    assert t.attrs["overhead_per_pass_s"] == pytest.approx(3.3e-3, rel=0.05)
+    rest = t[~t["fitted"]]
+    assert (rest["ratio_overhead"] >= 1.0).all()
+    assert rest.loc[rest["accelerator"] == "H100-SXM", "ratio_overhead"].max() < 1.35
+    assert rest.loc[rest["accelerator"] == "A100-80GB", "ratio_overhead"].max() < 1.7
+    # The fitted overhead removes the tp trend of the gap: measured ÷ roofline runs 1.6x-4.1x
+    # over the 32 rows, measured ÷ (roofline + overhead) 1.0x-1.64x.
+    assert t["ratio_roofline"].max() > 3.8 and t["ratio_overhead"].max() < 1.7
+
+
+def test_mla_decode_attends_over_the_latent():
+    # DeepSeek-V2 §2.1.2 weight absorption: decode attention runs on the cached latent,
+    # 2·n_heads·(d_c + d_R + d_c) = 2·128·(512 + 64 + 512) = 278,528 FLOPs per key per layer
+    # (the expanded form, 2·128·(192 + 128) = 81,920, is kept for prefill).
+    m = llmcost.load_model("deepseek-v3")
+    kw = dict(efficiency=IDEAL, weight_dtype="fp8", kv_dtype="fp8", tp=8)
+    a = inf.decode_step(m, "H100-SXM", 1, 4095, **kw)
+    b = inf.decode_step(m, "H100-SXM", 1, 0, **kw)
+    assert (a.flops - b.flops) / 4095 == pytest.approx(278_528 * 61, rel=1e-9)
+    mm = 2 * sum(m.matmul_params_active.values())
+    # prefill of 3 tokens: each attends (3 + 1)/2 = 2 keys on average, expanded form
+    pa = inf.prefill(m, "H100-SXM", 3, **kw)
+    assert pa.flops - 3 * mm == pytest.approx(81_920 * 61 * 3 * 2, rel=1e-9)
+
+
+def test_gemma2_like_half_windowed_layers():
+    # A Gemma-2-like model: alternate local (window 4096) and global layers, f_w = 0.5 (Gemma
+    # Team 2024, arXiv:2408.00118 §2). Built from Mistral-7B's shapes (32 L, 8 KV heads × 128):
+    # at 32,768 tokens of context the cache holds ½·4096 + ½·32768 = 18,432 tokens' worth per
+    # sequence (131,072 B per token): 2.416 GB, against 0.537 GB if every layer were windowed.
+    per_token = 2 * 32 * 8 * 128 * 2
+    assert inf.kv_cache_bytes("mistral-7b", 32768, window_layers=0.5) == 18432 * per_token
+    full = inf.max_batch("mistral-7b", "H100-SXM", 32768)
+    half = inf.max_batch("mistral-7b", "H100-SXM", 32768, window_layers=0.5)
+    usable = 0.9 * llmcost.load_accelerator("H100-SXM").hbm_bytes \
+        - inf.weight_bytes("mistral-7b")
+    assert full == math.floor(usable / (4096 * per_token))
+    assert half == math.floor(usable / (18432 * per_token))
+    # Decode: the half-windowed model reads 18,432 tokens of KV per sequence, not 4,096, and
+    # attends 0.5·4096 + 0.5·32769 keys on average.
+    st = inf.decode_step("mistral-7b", "H100-SXM", 1, 32768, window_layers=0.5,
+                         efficiency=IDEAL)
+    st1 = inf.decode_step("mistral-7b", "H100-SXM", 1, 32768, efficiency=IDEAL)
+    assert st.hbm_bytes - st1.hbm_bytes == pytest.approx((18432 - 4096) * per_token)
+    m = llmcost.load_model("mistral-7b")
+    attn = 2 * 32 * m.n_heads * (m.d_qk + m.d_v)
+    assert st.flops - st1.flops == pytest.approx(attn * (0.5 * 32769 + 0.5 * 4096 - 4096))
+    c = inf.serving_cost("mistral-7b", "H100-SXM", 2.0, prompt_tokens=30000,
+                         output_tokens=2768, window_layers=0.5)
+    assert c.max_batch == half
+    with pytest.raises(ValueError, match="window_layers"):
+        inf.kv_cache_bytes("llama-3.1-8b", 100, window_layers=0.5)
+
+
+def test_speculative_draft_shares_the_hbm():
+    # Target Llama-3.1-70B at TP4 and a Llama-3.1-8B draft on the same 4 GPUs: per GPU
+    # 0.9·85.9 GB − (141.1 + 16.06) GB / 4 beside (327,680 + 131,072)/4 B per token of KV.
+    kw = dict(prompt_tokens=1000, output_tokens=1000, tp=4)
+    plain = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, **kw)
+    spec = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, draft_model="llama-3.1-8b",
+                            draft_tokens=4, acceptance_rate=0.8, **kw)
+    h = 0.9 * llmcost.load_accelerator("H100-SXM").hbm_bytes
+    w = (inf.weight_bytes("llama-3.1-70b") + inf.weight_bytes("llama-3.1-8b")) / 4
+    assert spec.max_batch == math.floor((h - w) / (2000 * (327_680 + 131_072) / 4))
+    assert spec.max_batch < plain.max_batch
 
 
 def test_output_tokens_cost_more_than_input_tokens():

@@ -224,9 +224,136 @@ def test_reserve_and_people():
     assert bill.line("reserve.contingency").usd == pytest.approx(0.1 * before)
 
 
-def test_rl_line_is_labelled_not_modelled():
+# Llama 2 70B's 68,976,648,192 parameters: the matmul weights, the input embedding (V × H) and
+# the RMSNorm gains (2 per layer + the final one).
+N_ACTIVE_70B = N_MATMUL + V * H + (2 * L + 1) * H
+
+
+def test_rl_line_is_not_given_when_the_scenario_describes_no_campaign():
+    # The rule: the bill carries RL post-training when the scenario sets the campaign's size
+    # (rl_iterations or rl_runs) or ledger_rl: true; otherwise 0 and "not given", never the
+    # notebooks' illustrative campaign.
+    assert N_ACTIVE_70B == llmcost.load_model("llama-2-70b").n_active_params == 68_976_648_192
     line = ledger.build_ledger({}).line("post.rl")
-    assert line.usd is None and line.status == "not modelled"
+    assert line.usd == 0.0 and line.status == "not given" and "rl_iterations" in line.how
+    shaped = ledger.build_ledger({"rl_algorithm": "ppo", "rl_reward": "reward_model"})
+    assert shaped.line("post.rl").status == "not given"
+    off = ledger.build_ledger({"rl_iterations": 10, "ledger_rl": False})
+    assert off.line("post.rl").status == "not given"
+    on = ledger.build_ledger({"ledger_rl": True})  # the notebooks' default campaign, asked for
+    assert on.line("post.rl").status == "modelled" and on.line("post.rl").usd > 0
+    # with_changes keeps the decision: a bill without RL stays without it
+    assert ledger.with_changes(ledger.build_ledger({}), mfu=0.5).line("post.rl").usd == 0.0
+
+
+def test_scenario_file_without_rl_keys_bills_no_rl(tmp_path):
+    from llmcost.report import estimate_ledger, plan_report
+    f = tmp_path / "s.yaml"
+    f.write_text("model: llama-2-70b\nn_gpus: 1024\n")
+    # the report completes the file with notebook 05's example campaign, but the bill does not
+    # carry it: the file describes none
+    assert plan_report(f).scenario["ledger_rl"] is False
+    assert estimate_ledger(f).line("post.rl").status == "not given"
+    f.write_text("model: llama-2-70b\nrl_iterations: 10\n")
+    assert "ledger_rl" not in plan_report(f).scenario
+    assert estimate_ledger(f).line("post.rl").status == "modelled"
+    for name in ("default", "llama-3.1-405b"):  # both shipped scenarios describe a campaign
+        bill = ledger.build_ledger(llmcost.load_scenario(llmcost.SCENARIO_DIR / f"{name}.yaml"))
+        assert bill.line("post.rl").status == "modelled"
+
+
+def test_rl_line_dpo_campaign_by_hand():
+    # DPO has no generation: per preference pair, policy forward + backward 6·N and reference
+    # forward 2·N per token over prompt + chosen + rejected (Rafailov et al. 2023; Kaplan et al.
+    # 2020 §2.1 for 6N and 2N), at rl_train_mfu of the dense BF16 peak, no weight sync.
+    n_pairs, P, R, K, runs, mfu = 32, 512, 1024, 100, 2, 0.4
+    tokens = n_pairs * (2 * P + 2 * R)                       # 98,304 tokens per iteration
+    gpu_h = 8 * N_ACTIVE_70B * tokens / (H100_BF16 * mfu) / 3600 * K * runs
+    bill = ledger.build_ledger({"rl_algorithm": "dpo", "rl_prompts_per_step": n_pairs,
+                                "rl_prompt_tokens": P, "rl_response_tokens": R,
+                                "rl_response_tokens_max": R, "rl_iterations": K,
+                                "rl_runs": runs, "rl_train_mfu": mfu})
+    line = bill.line("post.rl")
+    assert gpu_h == pytest.approx(7.615, abs=0.001)  # 5.42e16 FLOP ÷ 396 TFLOP/s = 137 s × 200
+    assert line.usd == pytest.approx(gpu_h * 3.99, rel=1e-9)
+    parts = bill.figures["rl_parts_gpu_hours"]
+    assert parts["generation"] == 0 and parts["sync"] == 0 and parts["idle"] == 0
+    assert parts["update"] == pytest.approx(6 / 8 * gpu_h, rel=1e-9)
+    assert parts["scoring"] == pytest.approx(2 / 8 * gpu_h, rel=1e-9)  # the reference pass
+    assert bill.figures["rl_gpu_hours"] == pytest.approx(gpu_h, rel=1e-9)
+    for part in ("generation", "scoring", "update", "sync", "idle"):
+        assert part in line.how
+    assert line.notebook == "05_rl_loop"
+
+
+def test_rl_line_grpo_parts_sum_and_update_by_hand():
+    # GRPO, the default scenario's set-up: the update part is 6·N per token over every sample's
+    # prompt + response (G = 16 samples of 512 + R tokens for each of 32 prompts, one epoch);
+    # generation is the rollout roofline's (tested in test_rl). Parts sum to the line.
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    bill = ledger.build_ledger(sc)
+    line, parts = bill.line("post.rl"), bill.figures["rl_parts_gpu_hours"]
+    samples = 32 * 16
+    from llmcost.rl import response_lengths
+    resp = float(response_lengths(1024, 3584, samples).sum())
+    update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5
+    assert parts["update"] == pytest.approx(update_h, rel=1e-9)
+    assert sum(parts.values()) == pytest.approx(bill.figures["rl_gpu_hours"], rel=1e-12)
+    assert line.usd == pytest.approx(bill.figures["rl_gpu_hours"] * 3.99, rel=1e-12)
+    assert parts["generation"] > parts["update"]  # decode-bound rollouts dominate (notebook 05)
+    # RL GPU-hours are in the energy line's hours
+    base = ledger.build_ledger({**sc, "ledger_rl": False})
+    assert bill.figures["all_gpu_hours"] - base.figures["all_gpu_hours"] == pytest.approx(
+        bill.figures["rl_gpu_hours"], rel=1e-9)
+
+
+def test_synthetic_and_benchmark_lines_are_served_tokens():
+    # Llama 3.1 8B at batch 1 on one H100 SXM. Each decode step must read every matmul weight:
+    # 8.03e9 parameters less the 128,256 × 4,096 input embedding (a lookup, not read whole) =
+    # 7.50e9 × 2 B = 15.01 GB; at the datasheet's 3.35 TB/s that is at most 223 tokens/s
+    # (test vector 6.h: "at most 209 tokens/s" counts the embedding too), so a served output token
+    # costs at least $3.99 / 3600 / 223. Above that: 90% achievable HBM bandwidth
+    # (data/efficiency.csv) gives 1.11×, the KV cache of <= 1,250 tokens (128 kB each) adds 1%, and
+    # the prompt's share (P/R = 4 prompt tokens per output token, prefill compute-bound at
+    # ~2·N FLOP per token) about 2%: within 1.25× of the floor.
+    weights_gb = (8.03e9 - 128_256 * 4096) * 2 / 1e9
+    floor_out = 3.99 / 3600 / (3.35e12 / (weights_gb * 1e9)) * 1e6   # $4.97 per M output tokens
+    kw = {"ledger_synthetic_model": "llama-3.1-8b", "serve_batch": 1, "serve_tp": 1,
+          "serve_occupancy": 1.0, "ledger_synthetic_tokens": 1e9}  # the one slot always busy
+    bill = ledger.build_ledger(kw)
+    syn = bill.line("data.synthetic")
+    per_m = syn.usd / 1e3
+    assert floor_out == pytest.approx(4.97, abs=0.01)
+    assert floor_out <= per_m <= 1.25 * floor_out
+    assert syn.status == "modelled" and "lower bound" in syn.how and "1.1-2.7" in syn.how
+    # An explicit price overrides the derivation.
+    given = ledger.build_ledger({**kw, "ledger_synthetic_usd_per_mtok": 2.0})
+    assert given.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
+    # A benchmark run of n requests (P in, R out) on the scenario's model costs what generating
+    # n·R synthetic tokens with the same model costs: n·(P·in + R·out) = n·R·(out + P/R·in).
+    n = 1e5
+    ev = ledger.build_ledger({"ledger_eval_requests": n})
+    sy = ledger.build_ledger({"ledger_synthetic_tokens": n * 250})
+    assert ev.line("eval.benchmarks").usd == pytest.approx(sy.line("data.synthetic").usd,
+                                                           rel=1e-9)
+    assert ev.figures["eval_gpu_hours"] == pytest.approx(ev.line("eval.benchmarks").usd / 3.99)
+    # given GPU-hours override the requests
+    gh = ledger.build_ledger({"ledger_eval_requests": n, "ledger_eval_gpu_hours": 100.0})
+    assert gh.line("eval.benchmarks").usd == pytest.approx(399.0)
+    assert ledger.build_ledger({}).line("data.synthetic").status == "not given"
+    assert ledger.build_ledger({}).line("eval.benchmarks").status == "not given"
+    lo, hi = ledger.engine_gap()
+    assert 1.0 <= lo < hi <= 3.0
+
+
+def test_served_lines_and_rl_refuse_what_cannot_run():
+    with pytest.raises(ScenarioError, match="synthetic data line"):
+        ledger.build_ledger({"ledger_synthetic_tokens": 1e9, "serve_tp": 1,
+                             "ledger_synthetic_model": "llama-3.1-405b"})
+    with pytest.raises(ScenarioError, match="RL post-training line"):
+        ledger.build_ledger({"rl_iterations": 10, "rl_rollout_tp": 1})  # 140 GB on one GPU
+    with pytest.raises(ScenarioError, match="ledger_synthetic_model"):
+        ledger.build_ledger({"ledger_synthetic_model": "no-such-model"})
 
 
 def test_pilot_calibration_sets_the_bill_mfu():
@@ -273,6 +400,12 @@ def test_spend_timeline_alerts():
     ({"ledger_lora_rank": 0}, "ledger_lora_rank=0 must be > 0"),
     ({"ledger_reserve_fraction": 1.0}, "must be in [0, 1)"),
     ({"ledger_people": "ten engineers"}, "must be a list"),
+    ({"ledger_rl": "yes"}, "ledger_rl='yes' must be true or false"),
+    ({"ledger_eval_requests": -1}, "ledger_eval_requests=-1"),
+    ({"ledger_synthetic_usd_per_mtok": -0.5}, "ledger_synthetic_usd_per_mtok=-0.5"),
+    ({"rl_iterations": 0}, "rl_iterations=0"),
+    ({"rl_algorithm": "grpo", "rl_samples_per_prompt": 1, "rl_iterations": 5},
+     "rl_samples_per_prompt=1 must be >= 2 for GRPO"),
 ])
 def test_bad_values_raise_one_clear_error(bad, message):
     with pytest.raises(ScenarioError) as e:
@@ -318,7 +451,7 @@ def test_declared_parameters_agree_with_papermill():
 def test_estimate_prints_the_bill():
     res = _cli("estimate", "--scenario", str(SCENARIOS[0]))
     assert res.returncode == 0, res.stderr
-    assert "total" in res.stdout and "not modelled" in res.stdout
+    assert "total" in res.stdout and "RL post-training" in res.stdout
     assert "pre-training compute" in res.stdout
 
 
@@ -326,7 +459,9 @@ def test_estimate_json_and_csv():
     res = _cli("estimate", "--scenario", str(llmcost.SCENARIO_DIR / "default.yaml"),
                "--format", "json")
     data = json.loads(res.stdout)
-    assert data["bill.total_usd"] == pytest.approx(ledger.build_ledger({}).total_usd, rel=1e-9)
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    assert data["bill.total_usd"] == pytest.approx(ledger.build_ledger(sc).total_usd, rel=1e-9)
+    assert data["bill.lines"]["post.rl"]["status"] == "modelled"
     csv_out = _cli("estimate", "--scenario", str(SCENARIOS[0]), "--format", "csv").stdout
     assert csv_out.splitlines()[0].startswith("key,line,category")
 

@@ -63,6 +63,12 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
                                                             rel=1e-9)
     idx = {r["key"]: r for r in summary["notebooks"]["00_index"]}
     assert idx["bill_total_usd"]["value"] == pytest.approx(summary["bill"]["bill.total_usd"])
+    # RL post-training: the bill's line is notebook 05's campaign (both scenarios describe one).
+    rl_rows = {r["key"]: r for r in summary["notebooks"]["05_rl_loop"]}
+    assert lines["post.rl"]["status"] == "modelled"
+    assert rl_rows["rl_campaign_usd"]["value"] == pytest.approx(lines["post.rl"]["usd"],
+                                                                rel=1e-9)
+    assert idx["rl_usd"]["value"] == pytest.approx(lines["post.rl"]["usd"], rel=1e-9)
     batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
     assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
     # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
@@ -344,8 +350,11 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert any(line.startswith("warning: no parallel plan fits") for line in lines)
     index = (out / "index.html").read_text()
     assert "Read this first" in index and "<h2>The bill</h2>" in index
-    assert "the whole bill" in index and "Not modelled yet: RL post-training" in index
+    assert "the whole bill" in index and "Not modelled yet" not in index
     bill = summary["bill"]
+    # the scenario describes no RL campaign: 0 and "not given", not the notebooks' example
+    assert bill["bill.lines"]["post.rl"]["status"] == "not given"
+    assert bill["bill.lines"]["post.rl"]["usd"] == 0.0
     assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
     assert bill["bill.total_usd"] == pytest.approx(
         llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
