@@ -98,8 +98,9 @@ import numpy as np
 import pandas as pd
 
 from . import comm, stacks
-from .hardware import Cluster, Efficiency
+from .hardware import Cluster, Efficiency, as_cluster
 from .memory import get_recipe, stage_candidates
+from .catalog import as_model
 from .model import RECOMPUTE_MODES, ModelSpec
 from .parallel import (
     EmptyPlanTable,
@@ -656,7 +657,10 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
 
 def _load_eff(cluster: Cluster) -> Efficiency:
     from .catalog import load_efficiency
-    return load_efficiency(cluster.accelerator)
+    eff = load_efficiency(cluster.accelerator)
+    if getattr(cluster, "scaleout_latency_s", None) is not None:  # given by the scenario
+        eff = eff.replace(scaleout_latency_s=float(cluster.scaleout_latency_s))
+    return eff
 
 
 # ----------------------------------------------------------------------------- one plan
@@ -767,6 +771,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
     """
+    model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     comm.check_plan_on_cluster(plan, cluster)
@@ -896,6 +901,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     """
     from .parallel import enumerate_plans
 
+    model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
     so = stacks.step_options(DEFAULT_STACK if stack is None else stack,
@@ -1235,11 +1241,12 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     -------
     (ParallelPlan, StepBreakdown)
     """
-    from .catalog import load_accelerator, load_model
+    from .catalog import load_model
     from .parallel import plan_from_parameters
 
     model = model if model is not None else load_model(p["model"])
-    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    from .catalog import scenario_cluster
+    cluster = scenario_cluster(p)
     plan = plan_from_parameters(p, model)
     b = step_time(model, cluster, plan, int(p["seq_len"]), **scenario_options(p))
     return plan, b

@@ -3,8 +3,8 @@ Muennighoff et al. 2023, Sardana et al. 2024, Kaplan et al. 2020.
 
 Where a paper prints the number, the test checks it in a two-sided band. Vectors marked
 [hand] are derived in the test from the paper's formula and constants (the function under
-test is never used to make its own expected value); the workbook's research notes
-(formulas.md §7, vectors 7.a-7.i) list the same values.
+test is never used to make its own expected value); test vectors 7.a-7.i
+(tests/data/test_vectors.csv) list the same values with their sources.
 """
 
 import math
@@ -44,13 +44,13 @@ def test_printed_hoffmann_constants_give_about_93_tokens_per_parameter():
     # Besiroglu et al. 2024 §1/§3: the printed approach-3 constants imply far more than 20
     # tokens per parameter at Chinchilla's budget. [hand] with E 1.69, A 406.4, B 410.7,
     # α 0.34, β 0.28: G = (0.34·406.4/(0.28·410.7))^(1/0.62) = 1.3240;
-    # N* = G·(C/6)^(0.28/0.62) = 3.22e10, D* = 2.98e12, D/N = 92.6 (formulas.md 7.b).
+    # N* = G·(C/6)^(0.28/0.62) = 3.22e10, D* = 2.98e12, D/N = 92.6 (test vector 7.b).
     g = (0.34 * 406.4 / (0.28 * 410.7)) ** (1 / 0.62)
     n_hand = g * (GOPHER_FLOPS / 6) ** (0.28 / 0.62)
     n, d = scaling.compute_optimal(GOPHER_FLOPS, "hoffmann2022")
     assert n == pytest.approx(n_hand, rel=1e-9)
     assert n == pytest.approx(3.22e10, rel=0.003) and d / n == pytest.approx(92.6, abs=0.1)
-    # TeX-source constants (formulas.md 7.c): 4.03e10, 2.38e12, 59.1.
+    # TeX-source constants (test vector 7.c): 4.03e10, 2.38e12, 59.1.
     n, d = scaling.compute_optimal(GOPHER_FLOPS, "hoffmann2022_tex")
     assert n == pytest.approx(4.03e10, rel=0.003) and d / n == pytest.approx(59.1, abs=0.1)
 
@@ -66,7 +66,7 @@ def test_allocation_exponents_against_hoffmann_table2():
 
 
 def test_epoch_fit_tokens_per_parameter_falls_slowly_with_compute():
-    # formulas.md 7.e [computed from the paper's constants]: D/N = 21.6, 18.1, 17.1, 16.5 at
+    # test vector 7.e [computed from the paper's constants]: D/N = 21.6, 18.1, 17.1, 16.5 at
     # 1e21, 1e24, 1e25, 3.8e25; N* = 2.78e9, 9.59e10, 3.12e11, 6.19e11.
     c = np.array([1e21, 1e24, 1e25, 3.8e25])
     assert scaling.tokens_per_parameter(c) == pytest.approx([21.6, 18.1, 17.1, 16.5], abs=0.05)
@@ -75,7 +75,7 @@ def test_epoch_fit_tokens_per_parameter_falls_slowly_with_compute():
 
 
 @pytest.mark.parametrize("fit, chinchilla, gopher", [
-    # formulas.md 7.f/7.g [hand from each paper's constants]: L(70e9, 1.4e12), L(280e9, 300e9).
+    # test vectors 7.f/7.g [hand from each paper's constants]: L(70e9, 1.4e12), L(280e9, 300e9).
     ("hoffmann2022", 1.9366, 1.9933), ("hoffmann2022_tex", 1.9208, 1.9673),
     ("besiroglu2024", 1.9739, 1.9996)])
 def test_chinchilla_beats_gopher_under_every_fit(fit, chinchilla, gopher):
@@ -191,7 +191,7 @@ def test_a_small_corpus_moves_the_optimum_and_costs_loss():
 def test_sardana_figure_1_saving_and_its_sensitivity_to_the_constants():
     # Sardana et al. 2024 Fig. 1 caption: a 13B model with 2T tokens of inference demand;
     # training a 7B model of equal quality instead "can reduce their total compute by
-    # 1.7 × 10^22 FLOPs (17%)". Reproduced with α 0.336, β 0.283 (formulas.md 7.h): 17.4%;
+    # 1.7 × 10^22 FLOPs (17%)". Reproduced with α 0.336, β 0.283 (test vector 7.h): 17.4%;
     # with the TeX constants 16.3%; with the printed rounded ones 9.1%.
     r = scaling.replace_with_smaller(13e9, 7e9, 2e12, "sardana2024")
     assert r["saving_flops"] == pytest.approx(1.7e22, rel=0.05)
@@ -202,7 +202,7 @@ def test_sardana_figure_1_saving_and_its_sensitivity_to_the_constants():
 
 
 def test_sardana_optimum_as_demand_grows():
-    # formulas.md 7.i [computed]: at the 7.h loss with TeX constants, D_inf = 0, 2e12, 1e13,
+    # test vector 7.i [computed]: at the 7.h loss with TeX constants, D_inf = 0, 2e12, 1e13,
     # 1e14 give N* = 13.0e9, 7.13e9, 4.65e9, 2.84e9 and 48, 182, 606, 4094 tokens/param.
     ell = scaling.replace_with_smaller(13e9, 7e9, 2e12, "hoffmann2022_tex")["loss"]
     o = scaling.inference_adjusted_optimum(ell, [0, 2e12, 1e13, 1e14], "hoffmann2022_tex")

@@ -84,7 +84,7 @@ def test_each_set_holds_its_errors_in_two_sided_bands():
 
 
 def test_megatron_percent_of_peak_is_converted_from_the_96_form(validation):
-    # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; formulas.md 1.e (1T config,
+    # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; test vector 1.e (1T config,
     # B = 3072): F_hw = 5.1391e19, F_model = 3.8555e19 per iteration.
     m = step.gpt_model("1t", 128, 25600, 160)
     tokens = 3072 * 2048
