@@ -130,15 +130,11 @@ def main():
           f"{accuracy.MIN_REGIME_ROWS} runs gets the wider of ±"
           f"{accuracy.DEFAULT_BAND_FRACTION:.0%} and its runs' errors, with a warning; outside "
           f"every regime ±{accuracy.DEFAULT_BAND_FRACTION:.0%} with a warning)")
-    held = v[v["split"] == "held-out"]
-    for (gen, kind), g in held.groupby(["generation", "kind"]):
-        e = accuracy._errors_on_every_basis(g)
-        w = float(e.abs().max())
-        few = len(g) < accuracy.MIN_REGIME_ROWS
-        band_w = max(w, accuracy.DEFAULT_BAND_FRACTION) if few else w
-        print(f"   {gen:14s} {kind:9s} {int(g['n_gpus'].min()):>6,}-{int(g['n_gpus'].max()):<6,}"
-              f" GPUs  n = {len(g):2d}  band ±{band_w:.1%}  (errors {e.min():+.1%} to "
-              f"{e.max():+.1%}{'; too few runs' if few else ''})")
+    for _, g in accuracy.regime_bands().iterrows():
+        print(f"   {g['generation']:14s} {g['kind']:9s} {g['gpus_min']:>6,}-{g['gpus_max']:<6,}"
+              f" GPUs  n = {g['n']:2d}  band ±{g['half_width']:.1%}  (errors "
+              f"{g['error_min']:+.1%} to {g['error_max']:+.1%}"
+              f"{'' if g['validated'] else '; too few runs'})")
     nemo = v[v["run_id"] == "nemo-automodel-llama3-70b-h100"].iloc[0]
     print(f"   NeMo AutoModel 70B: published 389 TFLOP/s = {nemo['reported']:.1%} of peak on "
           f"NeMo's causal count; {nemo['reported_mfu']:.1%} on the workbook's full-mask count "

@@ -246,6 +246,26 @@ def _errors_on_every_basis(rows: pd.DataFrame) -> pd.Series:
     return pd.concat([rows["error"], alt], ignore_index=True)
 
 
+def regime_bands() -> pd.DataFrame:
+    """The band of every regime with held-out runs, by the module docstring's rule: one row per
+    (``generation``, ``kind``) with ``n``, ``gpus_min``, ``gpus_max``, ``error_min``,
+    ``error_max`` (every FLOP basis of a row whose basis is not stated), ``half_width`` (the
+    largest |error|; with fewer than ``MIN_REGIME_ROWS`` runs the wider of that and
+    ``DEFAULT_BAND_FRACTION``) and ``validated`` (n >= ``MIN_REGIME_ROWS``)."""
+    v = validation_table()
+    rows = []
+    for (gen, kind), g in v[v["split"] == "held-out"].groupby(["generation", "kind"]):
+        e = _errors_on_every_basis(g)
+        enough = len(g) >= MIN_REGIME_ROWS
+        w = float(e.abs().max())
+        rows.append({"generation": gen, "kind": kind, "n": len(g),
+                     "gpus_min": int(g["n_gpus"].min()), "gpus_max": int(g["n_gpus"].max()),
+                     "error_min": float(e.min()), "error_max": float(e.max()),
+                     "half_width": w if enough else max(w, DEFAULT_BAND_FRACTION),
+                     "validated": enough})
+    return pd.DataFrame(rows)
+
+
 def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = None) -> MfuBand:
     """``mfu_band`` of a ``StepBreakdown`` ``b`` of ``plan`` for ``model`` on ``accelerator``
     (``exclude_run``: a validation run left out of the regime, for a leave-one-out check)."""

@@ -176,3 +176,16 @@ def test_add_bands_needs_a_ranking():
     with pytest.raises(ValueError, match=r"ranked lacks the columns \['cp', 'ep', 'mfu', "
                                          r"'zero_stage'\]"):
         accuracy.add_bands(pd.DataFrame({"x": [1]}), None, None)
+
+
+def test_regime_bands_table_follows_the_rule():
+    # The same rule as mfu_band, one row per regime: A100 TP/PP/DP validated (n = 19), the
+    # H100 regimes (1-2 runs each) on the default or wider (CP: its causal-basis error).
+    t = accuracy.regime_bands().set_index(["generation", "kind"])
+    a100 = t.loc[("A100 (Ampere)", "tp-pp-dp")]
+    assert a100["validated"] and a100["n"] == 19
+    assert a100["half_width"] == pytest.approx(accuracy.mfu_band(0.4, "A100-80GB", 1024).half_width)
+    for kind in ("tp-pp-dp", "cp", "zero3"):
+        h = t.loc[("H100 (Hopper)", kind)]
+        assert not h["validated"] and h["half_width"] >= accuracy.DEFAULT_BAND_FRACTION
+    assert t.loc[("H100 (Hopper)", "cp"), "half_width"] > 0.5
