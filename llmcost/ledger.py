@@ -29,7 +29,7 @@ Conventions (one for the whole bill):
 * **Synthetic data and benchmark runs** given as token or request counts without a price are
   priced as served tokens (``inference.serving_cost`` with the scenario's ``serve_`` set-up on
   its accelerator at the bill's GPU-hour price). The serving roofline is an upper bound on
-  throughput, so these amounts are lower bounds on cost: engines measured 1.1-2.7× slower
+  throughput, so these amounts are lower bounds on cost: engines measured 1.1-4.1× slower
   (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
   ``ledger_eval_gpu_hours``) overrides the derivation.
 """

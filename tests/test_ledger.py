@@ -323,7 +323,10 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     per_m = syn.usd / 1e3
     assert floor_out == pytest.approx(4.97, abs=0.01)
     assert floor_out <= per_m <= 1.25 * floor_out
-    assert syn.status == "modelled" and "lower bound" in syn.how and "1.1-2.7" in syn.how
+    assert syn.status == "modelled" and "lower bound" in syn.how
+    # the engine gap quoted is the spread of data/serving_benchmarks.csv: 1.08x (TensorRT-LLM
+    # v0.6.1 high-throughput rows) to 4.09x (NeMo Llama-2-7B batch-1 latency at TP 8)
+    assert "1.1-4.1" in syn.how
     # An explicit price overrides the derivation.
     given = ledger.build_ledger({**kw, "ledger_synthetic_usd_per_mtok": 2.0})
     assert given.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
@@ -341,7 +344,9 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     assert ledger.build_ledger({}).line("data.synthetic").status == "not given"
     assert ledger.build_ledger({}).line("eval.benchmarks").status == "not given"
     lo, hi = ledger.engine_gap()
-    assert 1.0 <= lo < hi <= 3.0
+    # the roofline is an upper bound (>= 1) and the slowest regime of inference.SERVING_REGIMES
+    # (batch 1-8 latency at TP >= 2) is bounded at 4.2x
+    assert 1.0 <= lo < hi <= 4.2
 
 
 def test_served_lines_and_rl_refuse_what_cannot_run():
