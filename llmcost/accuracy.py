@@ -82,7 +82,8 @@ class MfuBand:
 
     ``low``/``high``: the range of published MFUs consistent with the regime's worst held-out
     error; ``half_width`` = that error ``w``; ``n`` held-out runs in ``sets``; ``validated``
-    False when the plan is outside every validated regime (``DEFAULT_BAND_FRACTION`` used);
+    False when the plan is outside every validated regime or its regime has fewer than
+    ``MIN_REGIME_ROWS`` runs (``DEFAULT_BAND_FRACTION`` or wider used);
     ``best_published`` (None if no run of that generation and size is published) and its
     ``best_source``; ``warnings``: sentences for a reader.
     """
