@@ -35,7 +35,7 @@ notebooks: $(STAMP)
 
 lab: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[notebooks,test,dev]'
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
 	@for f in benchmarks/[a-z]*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

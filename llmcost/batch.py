@@ -383,7 +383,7 @@ def batch_target(model_or_n_params, loss_nats=None, train_tokens=None, global_ba
         model; neither a loss nor a planned run given.
     """
     n = kaplan_n_params(model_or_n_params) if isinstance(model_or_n_params, ModelSpec) \
-        else float(as_array(model_or_n_params, "n_params", positive=True))
+        else float(as_array(model_or_n_params, "model_or_n_params", positive=True))
     bn = None if b_noise_tokens is None else float(as_array(b_noise_tokens, "b_noise_tokens",
                                                             positive=True))
     if loss_nats is None:
@@ -563,6 +563,11 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     """
     import pandas as pd
 
+    from .catalog import as_model
+
+    if not isinstance(target, BatchTarget):
+        raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")
+    model = as_model(model, needs="a batch sweep")
     b = as_array(batch_tokens, "batch_tokens", positive=True)
     n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
     b, n = np.broadcast_arrays(b, n)

@@ -11,13 +11,14 @@ from __future__ import annotations
 import csv
 import difflib
 import typing
+from numbers import Real
 from dataclasses import asdict, fields
 from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
-from .hardware import Accelerator, Efficiency
+from .hardware import Accelerator, Efficiency, set_accelerator_loader
 from .model import ModelSpec
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
@@ -129,6 +130,28 @@ def load_model(name: str) -> ModelSpec:
     return _lookup(name, _models(), "model", "llmcost list models")
 
 
+def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
+    """A ``ModelSpec`` from a spec or a catalogue name, for the public entry points that take one.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: an unknown catalogue name, a bare parameter count (``needs`` says what
+        needs the architecture), or another type.
+    """
+    if isinstance(model, ModelSpec):
+        return model
+    if isinstance(model, str):
+        try:
+            return load_model(model)
+        except ValueError as e:
+            raise ValueError(f"{name}={model!r}: {e}") from None
+    if isinstance(model, Real) and not isinstance(model, bool):  # numpy scalars included
+        raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
+                         "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
+    raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
+
+
 def list_models() -> pd.DataFrame:
     """One row per catalogue model: architecture summary, computed and official counts, source."""
     rows = []
@@ -163,9 +186,46 @@ def load_accelerator(name: str) -> Accelerator:
     return _lookup(name, _accelerators(), "accelerator", "llmcost list accelerators")
 
 
+#: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
+#: an accelerator's scale-up and scale-out figures; the others need only its peak and HBM.
+CLUSTER_NOTEBOOKS = ("02", "03", "04")
+
+
+def runnable_notebooks(acc: Accelerator) -> str:
+    """Which notebooks an accelerator's catalogue figures can run, as one phrase."""
+    missing = [f for f in ("scaleup_bytes_per_s_per_dir", "scaleup_domain_size",
+                           "scaleout_bytes_per_s_per_dir") if getattr(acc, f) is None]
+    if not missing:
+        return "all"
+    hint = " (a scenario can give comm_scaleout_bytes_per_s)" if missing == [
+        "scaleout_bytes_per_s_per_dir"] else ""
+    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {', '.join(missing)}{hint}")
+
+
+def scenario_accelerator(p: dict) -> Accelerator:
+    """The scenario's accelerator: the catalogue's, with ``comm_scaleout_bytes_per_s`` (when the
+    scenario gives it) as its scale-out bandwidth per direction. This is how a scenario runs the
+    parallelism notebooks on an accelerator whose network figure is not in the catalogue."""
+    acc = load_accelerator(p.get("accelerator", "H100-SXM"))
+    bw = p.get("comm_scaleout_bytes_per_s")
+    return acc.replace(scaleout_bytes_per_s_per_dir=float(bw)) if bw is not None else acc
+
+
+def scenario_cluster(p: dict):
+    """The scenario's ``Cluster``: ``scenario_accelerator(p)`` × ``n_gpus``, with the scenario's
+    ``comm_scaleout_latency_s`` (when given) in place of the efficiency row's."""
+    from .hardware import Cluster
+
+    return Cluster(scenario_accelerator(p), int(p["n_gpus"]),
+                   scaleout_latency_s=p.get("comm_scaleout_latency_s"))
+
+
 def list_accelerators() -> pd.DataFrame:
-    """One row per catalogue accelerator with every datasheet column (dense peaks, SI units)."""
-    df = pd.DataFrame([asdict(a) for a in _accelerators().values()])
+    """One row per catalogue accelerator with every datasheet column (dense peaks, SI units) and
+    ``notebooks``: which notebooks its figures can run (``runnable_notebooks``)."""
+    accs = list(_accelerators().values())
+    df = pd.DataFrame([asdict(a) for a in accs])
+    df["notebooks"] = [runnable_notebooks(a) for a in accs]
     return df.astype({"year": "Int64", "scaleup_domain_size": "Int64"})
 
 
@@ -192,6 +252,9 @@ def load_efficiency(accelerator) -> Efficiency:
     if not isinstance(name, str):
         raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue name")
     table = _efficiency()
+    if name.lower() not in {k.lower() for k in table} and not isinstance(accelerator,
+                                                                         Accelerator):
+        name = load_accelerator(name).name  # an unknown name is an error, not the default row
     folded = {k.lower(): k for k in table}
     return table[folded.get(name.lower(), "default")]
 
@@ -225,11 +288,11 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
         Keep only this pricing mode.
     """
     df = _prices()
+    if pricing is not None and (not isinstance(pricing, str) or pricing not in PRICING_MODES):
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
     if accelerator is not None:
         df = df[df["accelerator"] == load_accelerator(accelerator).name]
     if pricing is not None:
-        if pricing not in PRICING_MODES:
-            raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
         df = df[df["pricing"] == pricing]
     if current_only:
         df = df[df["current"]]
@@ -251,6 +314,9 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
     ValueError
         If the catalogue has no price for that accelerator and mode.
     """
+    accelerator = load_accelerator(accelerator).name
+    if pricing not in PRICING_MODES:
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
     df = list_prices(accelerator, pricing, current_only=True)
     if df.empty:
         raise ValueError(f"price_usd_per_gpu_hour: the catalogue has no {pricing} price for "
@@ -280,3 +346,6 @@ def load_published_runs() -> pd.DataFrame:
     ``catalog_accelerator`` link a run to the catalogues where the architecture and device match.
     """
     return _published_runs().copy()
+
+
+set_accelerator_loader(load_accelerator)  # Cluster("H100-SXM", 8) looks names up here

@@ -76,26 +76,51 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     return out
 
 
-def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
+def _scenario_plan(values: dict):
+    """(spec, accelerator, plan, memory) of a scenario's plan; ValueError/KeyError if none."""
     from . import memory, parallel
     from .catalog import load_accelerator, load_model
 
+    spec = load_model(values["model"])
+    gpu = load_accelerator(values["accelerator"])
+    plan = parallel.plan_from_parameters(values, spec)
+    recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
+    return spec, gpu, plan, memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
+
+
+def plan_does_not_fit(values: dict) -> str | None:
+    """One sentence if the scenario's plan (chosen where left free: the plan needing the least
+    memory when none fits) exceeds the usable HBM, else None. The report refuses such a scenario
+    before running anything; None also when the plan cannot be built (validation says why)."""
+    from .memory import DEFAULT_RESERVE
+
     try:
-        spec = load_model(values["model"])
-        gpu = load_accelerator(values["accelerator"])
-        plan = parallel.plan_from_parameters(values, spec)
-        recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
-        mem = memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
+        spec, gpu, plan, mem = _scenario_plan(values)
+    except (ValueError, KeyError):
+        return None
+    reserve = values.get("mem_reserve_fraction", DEFAULT_RESERVE)
+    usable = gpu.hbm_bytes * (1 - reserve)
+    if mem.total <= usable:
+        return None
+    free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
+    advice = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
+              "use more GPUs, or leave zero_stage and recompute free (-1, auto)")
+    return (f"no parallel plan fits: {spec.name} on {values['n_gpus']:,} × {gpu.name} needs at "
+            f"least {mem.total / 1e9:,.0f} GB per GPU (plan {plan.describe()}), more than the "
+            f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve): {advice}")
+
+
+def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
+    from . import parallel
+
+    try:
+        spec, gpu, plan, mem = _scenario_plan(values)
     except (ValueError, KeyError):
         return []  # the report's own validation names a broken rule
     out = []
-    reserve = values.get("mem_reserve_fraction", memory.DEFAULT_RESERVE)
-    usable = gpu.hbm_bytes * (1 - reserve)
-    if mem.total > usable:
-        out.append(f"no parallel plan fits: the plan {plan.describe()} needs "
-                   f"{mem.total / 1e9:,.0f} GB per GPU, more than the {usable / 1e9:,.0f} GB "
-                   f"usable on {gpu.name} ({reserve:.0%} reserve); the costs describe a run that "
-                   "could not start (more GPUs, ZeRO-3 or recomputation would be needed).")
+    misfit = plan_does_not_fit(values)
+    if misfit:
+        out.append(misfit + "; the costs describe a run that could not start.")
     bubble = float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
                                             plan.virtual_stages))
     if bubble > BUBBLE_WARNING and not mfu_predicted:

@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
                         "published runs) or the shared scenario parameters.")
     ls.add_argument("what", choices=["models", "accelerators", "prices", "runs", "parameters",
                                      "scenarios"])
+    ls.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                    help="table: chosen columns with units, for a terminal (default); csv or json:"
+                    " every column in SI units, sources included, for other tools")
     return p
 
 
@@ -79,6 +82,16 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `llmcost list prices | head -2`: the reader stopped; not an error
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -112,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "estimate":
         return _estimate(args)
     if args.command == "list":
-        return _list(args.what)
+        return _list(args.what, args.format)
     return _fail(f"unknown command {args.command!r}")
 
 
@@ -190,31 +203,88 @@ def bill_text(bill, scenario_path="") -> str:
     return "\n".join(lines)
 
 
-def _list(what: str) -> int:
-    import pandas as pd
 
+def _num(fmt: str, scale: float = 1.0):
+    """A cell formatter: value / scale with ``fmt``, or an empty cell for a missing value."""
+    def f(v):
+        return "" if v is None or v != v else format(v / scale, fmt)
+    return f
+
+
+#: What ``llmcost list X`` shows in a terminal: (column, header, formatter) per catalogue.
+#: ``--format csv|json`` prints every column unformatted instead.
+TABLE_VIEWS = {
+    "models": [("name", "model", str), ("n_layers", "layers", str), ("d_model", "d_model", str),
+               ("n_heads", "heads", str), ("n_kv_heads", "kv", str), ("ffn", "ffn", str),
+               ("moe", "moe (k/E+shared)", str), ("seq_len", "seq", _num(",.0f")),
+               ("n_params", "params (B)", _num(",.2f", 1e9)),
+               ("n_active_params", "active (B)", _num(",.2f", 1e9)),
+               ("official_params", "published (B)", _num(",.2f", 1e9))],
+    "accelerators": [("name", "accelerator", str), ("vendor", "vendor", str),
+                     ("year", "year", str),
+                     ("peak_bf16_flops_per_s", "BF16 TFLOP/s", _num(",.0f", 1e12)),
+                     ("peak_fp8_flops_per_s", "FP8 TFLOP/s", _num(",.0f", 1e12)),
+                     ("hbm_bytes", "HBM GiB", _num(",.0f", 2**30)),
+                     ("hbm_bytes_per_s", "HBM TB/s", _num(".2f", 1e12)),
+                     ("scaleup_bytes_per_s_per_dir", "scale-up GB/s", _num(",.0f", 1e9)),
+                     ("scaleup_domain_size", "domain", _num(".0f")),
+                     ("scaleout_bytes_per_s_per_dir", "scale-out GB/s", _num(",.1f", 1e9)),
+                     ("notebooks", "notebooks it can run", str)],
+    "prices": [("accelerator", "accelerator", str), ("provider", "provider", str),
+               ("pricing", "pricing", str), ("price_usd_per_gpu_hour", "USD/GPU-h", _num(".2f")),
+               ("date", "date", str), ("current", "current", lambda v: "yes" if v else "no")],
+    "runs": [("run_id", "run", str), ("model", "model", str), ("hardware", "hardware", str),
+             ("n_accelerators", "GPUs", _num(",.0f")),
+             ("train_tokens", "tokens (T)", _num(".3g", 1e12)),
+             ("reported_gpu_hours", "GPU-hours (M)", _num(".3g", 1e6)),
+             ("reported_mfu", "MFU", _num(".1%"))],
+}
+
+
+def _print_table(rows: list[list[str]], headers: list[str], max_width: int = 40) -> None:
+    """Columns padded to their widest cell (cells cut at ``max_width`` with "…"); numbers (cells
+    starting with a digit) right-aligned."""
+    rows = [[c if len(c) <= max_width else c[:max_width - 1] + "…" for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(headers)]
+
+    def line(cells):
+        out = []
+        for c, w in zip(cells, widths):
+            numeric = c[:1].isdigit() or c[:1] in "-." and c[1:2].isdigit()
+            out.append(c.rjust(w) if numeric else c.ljust(w))
+        return "  ".join(out).rstrip()
+
+    print(line(headers))
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print(line(r))
+
+
+def _list(what: str, fmt: str = "table") -> int:
     from . import catalog
     from .scenario import PARAMETERS
 
-    pd.set_option("display.width", 200)
-    pd.set_option("display.max_rows", 500)
-    pd.set_option("display.max_colwidth", 40)
     if what == "models":
-        df = catalog.list_models().drop(columns=["source"])
+        df = catalog.list_models()
     elif what == "accelerators":
-        df = catalog.list_accelerators().drop(columns=["source", "notes"])
+        df = catalog.list_accelerators()
     elif what == "prices":
-        df = catalog.list_prices().drop(columns=["source", "notes"])
+        df = catalog.list_prices()
     elif what == "runs":
-        df = catalog.load_published_runs()[["run_id", "model", "hardware", "n_accelerators",
-                                            "train_tokens", "reported_gpu_hours",
-                                            "reported_mfu"]]
+        df = catalog.load_published_runs()
     elif what == "scenarios":
-        for path in sorted(catalog.SCENARIO_DIR.glob("*.yaml")):
-            print(path)
+        paths = [str(p) for p in sorted(catalog.SCENARIO_DIR.glob("*.yaml"))]
+        if fmt == "json":
+            import json
+            print(json.dumps(paths, indent=2))
+        else:
+            print("\n".join(paths))
         return 0
     else:
         from .report import declared_parameters, list_notebooks
+
+        import pandas as pd
 
         users = {}
         for nb in list_notebooks():
@@ -223,13 +293,21 @@ def _list(what: str) -> int:
         df = pd.DataFrame([{"name": p.name, "type": p.kind,
                             "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
                             "meaning": p.doc} for p in PARAMETERS.values()])
-        print("A scenario may set any parameter some notebook uses (`interactive` is always "
-              "false in reports).\n")
-        widths = {c: max(len(c), df[c].str.len().max()) for c in df.columns}
-        for row in [dict(zip(df.columns, df.columns))] + df.to_dict("records"):
-            print("  ".join(str(row[c]).ljust(widths[c]) for c in df.columns).rstrip())
-        return 0
-    print(df.to_string(index=False))
+        if fmt == "table":
+            print("A scenario may set any parameter some notebook uses (`interactive` is always "
+                  "false in reports).\n")
+            _print_table(df.astype(str).values.tolist(), list(df.columns), max_width=200)
+            return 0
+    if fmt == "csv":
+        print(df.to_csv(index=False), end="")
+    elif fmt == "json":
+        print(df.to_json(orient="records", indent=2))
+    else:
+        view = TABLE_VIEWS[what]
+        rows = [[f(r[col]) if r[col] is not None else "" for col, _, f in view]
+                for r in df.to_dict("records")]
+        _print_table([[("" if c in ("nan", "<NA>", "None") else c) for c in r] for r in rows],
+                     [h for _, h, _ in view], max_width=200 if what == "accelerators" else 40)
     return 0
 
 

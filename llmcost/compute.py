@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .hardware import Accelerator
+from .catalog import as_model
 from .model import ModelSpec
 from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
@@ -51,11 +52,19 @@ def _peak(accelerator, dtype: str) -> np.ndarray:
     if isinstance(accelerator, str):
         from .catalog import load_accelerator
         return np.asarray(load_accelerator(accelerator).peak_flops_per_s(dtype))
-    return as_array(accelerator, "peak_flops_per_s", positive=True)
+    if isinstance(accelerator, (bool, dict, list, tuple, set)) or accelerator is None:
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator, a catalogue name "
+                         "or a peak FLOP/s")
+    return as_array(accelerator, "accelerator", positive=True)
 
 
 def _mfu(mfu) -> np.ndarray:
     return as_array(mfu, "mfu", positive=True, upper=1.0)
+
+
+def _spec(model, name: str = "model", needs: str = "this count") -> ModelSpec:
+    """``model.as_model``: a ModelSpec or a catalogue name, else a ValueError naming ``name``."""
+    return as_model(model, name, needs)
 
 
 def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND",
@@ -97,8 +106,7 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     d = as_array(n_tokens, "n_tokens", positive=True)
     if isinstance(model_or_n_params, str):
-        from .catalog import load_model
-        model_or_n_params = load_model(model_or_n_params)
+        model_or_n_params = as_model(model_or_n_params, "model_or_n_params")
     if isinstance(model_or_n_params, ModelSpec):
         model = model_or_n_params
         if method == "6ND":
@@ -110,9 +118,12 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
                                                      recompute=recompute))
         return scalar_or_array(per_token * d)
     if method == "detailed":
-        raise ValueError("method='detailed' needs a ModelSpec (load_model(name)), not a "
-                         "parameter count")
-    n = as_array(model_or_n_params, "n_params", positive=True)
+        raise ValueError(f"model_or_n_params={model_or_n_params!r}: method='detailed' needs a "
+                         "ModelSpec (load_model(name)), not a parameter count")
+    if recompute != "none":
+        raise ValueError(f"recompute={recompute!r} needs method='detailed' and a ModelSpec: 6ND "
+                         "counts model FLOPs, with no recomputation")
+    n = as_array(model_or_n_params, "model_or_n_params", positive=True)
     return scalar_or_array(6.0 * n * d)
 
 
@@ -167,20 +178,26 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     ValueError
         If GPU-hours are negative or the price is not positive.
     """
-    h = as_array(gpu_hours_, "gpu_hours", nonnegative=True)
+    h = as_array(gpu_hours_, "gpu_hours_", nonnegative=True)
     p = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
     return scalar_or_array(h * p)
 
 
-def model_flops_per_token(model: ModelSpec, seq_len=None, method: str = MFU_METHOD,
+def model_flops_per_token(model, seq_len=None, method: str = MFU_METHOD,
                           causal: bool = MFU_CAUSAL):
     """Model FLOPs per training token under a counting method (6·N_active or detailed); the
-    defaults give the workbook's MFU basis."""
+    defaults give the workbook's MFU basis.
+
+    ``model`` is a ModelSpec or a catalogue name; with ``method="6ND"`` a bare count of active
+    parameters N also works (6·N). Anything else raises a ValueError naming ``model``."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
     if method == "6ND":
-        return 6.0 * model.n_active_params
-    return model.flops_per_token(seq_len, training=True, causal=causal)
+        if isinstance(model, ModelSpec) or isinstance(model, str):
+            return 6.0 * _spec(model).n_active_params
+        return scalar_or_array(6.0 * as_array(model, "model", positive=True))
+    return _spec(model, needs=f"method={method!r}").flops_per_token(seq_len, training=True,
+                                                                   causal=causal)
 
 
 def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq_len=None,
@@ -210,12 +227,27 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 
     Returns
     -------
-    float or ndarray: MFU (may exceed 1 if the inputs are inconsistent; that is reported, not
-    clamped).
+    float or ndarray: MFU in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        A throughput above the dense peak (MFU > 1: inconsistent inputs, often a per-GPU rate
+        given per node), or a bare parameter count with ``method="detailed"``.
     """
     t = as_array(tokens_per_s_per_gpu, "tokens_per_s_per_gpu", positive=True)
     fpt = np.asarray(model_flops_per_token(model, seq_len, method, causal))
-    return scalar_or_array(t * fpt / _peak(accelerator, dtype))
+    peak = _peak(accelerator, dtype)
+    mfu = t * fpt / peak
+    if np.any(mfu > 1):
+        tb = np.broadcast_to(t, np.shape(mfu))
+        bad = float(tb[mfu > 1].flat[0]) if np.ndim(mfu) else float(t)
+        most = float(np.min(peak / fpt))
+        raise ValueError(f"tokens_per_s_per_gpu={bad:,.6g} is impossible: it "
+                         f"implies an MFU of {float(np.max(mfu)):,.3g} (> 1); at most "
+                         f"{most:,.0f} tokens/s per GPU reach the dense peak for this model "
+                         "and accelerator")
+    return scalar_or_array(mfu)
 
 
 def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
@@ -263,6 +295,7 @@ def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
     float or ndarray.
     """
     m = _mfu(mfu)
+    model = _spec(model, needs="HFU (recomputed FLOPs)")
     hw = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
                                           recompute=recompute))
     base = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal))
@@ -293,6 +326,13 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
     arrays, broadcast together), plus ``method``, ``causal``, ``dtype`` and
     ``peak_flops_per_s``.
     """
+    model = _spec(model, needs="training_run")
+    if isinstance(accelerator, str):
+        from .catalog import load_accelerator
+        accelerator = load_accelerator(accelerator)
+    elif not isinstance(accelerator, Accelerator):
+        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue "
+                         "name")
     flops = training_flops(model, n_tokens, seq_len, method, causal)
     hours = gpu_hours(flops, accelerator, mfu, dtype)
     wall = wall_clock_s(flops, accelerator, mfu, n_gpus, dtype)
@@ -374,6 +414,7 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
     """
     import pandas as pd
 
+    model = as_model(model, needs="the conventions table")
     s = model.seq_len if seq_len is None else seq_len
     six = 6.0 * model.n_active_params
     nonemb = 6.0 * (model.n_active_params - model.n_embedding_params)

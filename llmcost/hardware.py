@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from .units import BYTES_PER_DTYPE
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8")
@@ -70,8 +72,8 @@ class Accelerator:
             v = getattr(self, f)
             if v is None and f != "peak_bf16_flops_per_s":
                 continue
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
-                raise ValueError(f"{self.name}: {f}={v!r} must be a positive number")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < float("inf"):
+                raise ValueError(f"{self.name}: {f}={v!r} must be a finite positive number")
         if self.scaleup_domain_size is not None and int(self.scaleup_domain_size) != \
                 self.scaleup_domain_size:
             raise ValueError(f"{self.name}: scaleup_domain_size={self.scaleup_domain_size} must be"
@@ -112,19 +114,35 @@ class Accelerator:
         return replace(self, **changes)
 
 
+#: How ``Cluster`` turns a name into an ``Accelerator``: ``llmcost.catalog`` registers its
+#: ``load_accelerator`` here when it is imported (injection, so that hardware does not import the
+#: catalogue that imports it).
+_ACCELERATOR_LOADER: list = []
+
+
+def set_accelerator_loader(load) -> None:
+    """Register the function ``Cluster`` uses to look an accelerator up by name."""
+    _ACCELERATOR_LOADER[:] = [load]
+
+
 @dataclass(frozen=True)
 class Cluster:
     """A training cluster: ``n_gpus`` accelerators in scale-up domains joined by a network.
 
     Parameters
     ----------
-    accelerator : Accelerator
+    accelerator : Accelerator or str
+        A device, or its catalogue name (``Cluster("H100-SXM", 8)``).
     n_gpus : int
         Accelerators in the job.
     scaleup_domain_size : int, optional
         Accelerators per scale-up domain (default: the accelerator's, e.g. 8 for HGX H100).
     scaleup_bytes_per_s_per_dir, scaleout_bytes_per_s_per_dir : float, optional
         Override the accelerator's per-direction bandwidths (bytes/s).
+    scaleout_latency_s : float, optional
+        Per-step latency of a ring step across scale-up domains, seconds; overrides the
+        ``scaleout_latency_s`` of the accelerator's ``data/efficiency.csv`` row in the step-time
+        model (for an accelerator whose network is not in the catalogue).
 
     Raises
     ------
@@ -138,11 +156,22 @@ class Cluster:
     scaleup_domain_size: int | None = None
     scaleup_bytes_per_s_per_dir: float | None = None
     scaleout_bytes_per_s_per_dir: float | None = None
+    scaleout_latency_s: float | None = None
 
     def __post_init__(self):
-        if isinstance(self.n_gpus, bool) or not isinstance(self.n_gpus, int) or self.n_gpus < 1:
-            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
         acc = self.accelerator
+        if isinstance(acc, str) and _ACCELERATOR_LOADER:
+            acc = _ACCELERATOR_LOADER[0](acc)  # catalog.load_accelerator (set_accelerator_loader)
+            object.__setattr__(self, "accelerator", acc)
+        elif not isinstance(acc, Accelerator):
+            raise ValueError(f"accelerator={acc!r} must be an Accelerator or a catalogue name "
+                             "(llmcost.list_accelerators())")
+        n = self.n_gpus
+        if isinstance(n, float) and n.is_integer():
+            n = int(n)
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n_gpus={self.n_gpus!r} must be a whole number >= 1")
+        object.__setattr__(self, "n_gpus", int(n))
         for f in ("scaleup_domain_size", "scaleup_bytes_per_s_per_dir",
                   "scaleout_bytes_per_s_per_dir"):
             v = getattr(self, f)
@@ -152,13 +181,27 @@ class Cluster:
             if v is None:
                 raise ValueError(f"{f}: {acc.name} has no value in the catalogue; pass it "
                                  "explicitly")
-            if isinstance(v, bool) or not v > 0:
-                raise ValueError(f"{f}={v!r} must be > 0")
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(v) or not v > 0:
+                raise ValueError(f"{f}={v!r} must be a finite number > 0")
+        lat = self.scaleout_latency_s
+        if lat is not None and (isinstance(lat, bool) or not isinstance(
+                lat, (int, float, np.integer, np.floating)) or not 0 <= lat < float("inf")):
+            raise ValueError(f"scaleout_latency_s={lat!r} must be a finite number >= 0")
 
     @property
     def peak_flops_per_s(self) -> float:
         """Cluster dense BF16 peak, FLOP/s."""
         return self.n_gpus * self.accelerator.peak_bf16_flops_per_s
+
+
+def as_cluster(cluster, name: str = "cluster") -> Cluster:
+    """``cluster`` if it is a ``Cluster``; a ValueError naming ``name`` otherwise (for the public
+    entry points that take one)."""
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"{name}={cluster!r} must be a Cluster, e.g. llmcost.Cluster('H100-SXM', "
+                         "64)")
+    return cluster
 
 
 @dataclass(frozen=True)
@@ -224,8 +267,8 @@ class Efficiency:
         for f in ("base_latency_s", "scaleup_latency_s", "scaleout_latency_s",
                   "ll_base_latency_s", "ll_step_latency_s"):
             v = getattr(self, f)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
-                raise ValueError(f"{self.accelerator}: {f}={v!r} must be >= 0")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+                raise ValueError(f"{self.accelerator}: {f}={v!r} must be a finite number >= 0")
 
     def replace(self, **changes) -> "Efficiency":
         """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""

@@ -377,8 +377,12 @@ def _build(p: dict) -> Ledger:
     peak = gpu.peak_flops_per_s(p["dtype"])
     # ---- the MFU the whole bill uses
     if p["ledger_pilot_tokens_per_s_per_gpu"] is not None:
-        mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
-                                        p["seq_len"], p["dtype"]))
+        try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
+            mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
+                                            p["seq_len"], p["dtype"]))
+        except ValueError as e:
+            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
+                             "dtype") from None
         if not 0 < mfu <= 1:
             raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu="
                              f"{p['ledger_pilot_tokens_per_s_per_gpu']!r} implies MFU {mfu:.2f}, "
@@ -565,7 +569,7 @@ def _build(p: dict) -> Ledger:
             float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
             p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
             rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
-            hot_bandwidth_bytes_per_s=p["ckpt_storage_bytes_per_s"],
+            hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
             hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
         st = st.set_index("policy")["usd"]
         hot_label = st.index[0]

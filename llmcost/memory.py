@@ -260,7 +260,7 @@ def get_recipe(recipe) -> PrecisionRecipe:
     """
     if isinstance(recipe, PrecisionRecipe):
         return recipe
-    if recipe not in RECIPES:
+    if not isinstance(recipe, str) or recipe not in RECIPES:
         raise ValueError(f"optimizer_recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     return RECIPES[recipe]
 
@@ -602,9 +602,10 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str,
 def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
                        n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
                        seq_len=None, recipe="bf16_adam_fp32_grads", pp_split="even",
-                       flash_attention=True, dropout=False) -> dict:
+                       flash_attention=True, dropout=False, stage=None) -> dict:
     """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
-    ``memory_breakdown`` and ``parallel.enumerate_plans``).
+    ``memory_breakdown`` and ``parallel.enumerate_plans``). ``stage``: evaluate that pipeline
+    stage only, instead of the most loaded of the candidate stages.
 
     All plan arguments are integer arrays of one length (or scalars) and must already be valid
     (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
@@ -628,6 +629,8 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     # ---- stage composition, computed once per distinct (pp, v)
     # candidate stages: first, second, last and (MoE) the first stage with the most MoE layers
     def pick(p_j, d_arr, m_arr):
+        if stage is not None:  # one stage asked for (memory_per_gpu(stage=...))
+            return (int(stage),)
         r_moe = (1 + int(np.argmax(m_arr[1:-1]))) if p_j > 2 else 0
         return (0, min(1, p_j - 1), r_moe, p_j - 1)
 
@@ -759,9 +762,39 @@ def fits(total_bytes, hbm_bytes, reserve=DEFAULT_RESERVE):
     return bool(out) if out.ndim == 0 else out
 
 
+def _check_entry(model, plan, seq_len, stage=None):
+    """Validate the public memory entry points' arguments: a ValueError naming the argument."""
+    if isinstance(model, str):
+        from .catalog import load_model
+        model = load_model(model)
+    if not isinstance(model, ModelSpec):
+        if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model,
+                                                                                         bool):
+            raise ValueError(f"model={model!r} is a parameter count, but per-GPU memory needs a "
+                             "ModelSpec (layers, widths, heads): llmcost.load_model(name) or "
+                             "ModelSpec.from_hf_config(path)")
+        raise ValueError(f"model={model!r} must be a ModelSpec or a catalogue model name")
+    # a ParallelPlan, by its interface (memory must not import parallel, which imports memory)
+    if not all(hasattr(plan, a) for a in ("validate", "to_dict", "pp", "tp")):
+        raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan(...))")
+    if seq_len is None:
+        s = model.seq_len
+    else:
+        s = int(as_array(seq_len, "seq_len", positive=True, integer=True))
+        if np.ndim(seq_len):
+            raise ValueError(f"seq_len={seq_len!r} must be one whole number (use "
+                             "activations_vs_seq_len for many)")
+    if stage is not None:
+        if isinstance(stage, bool) or not isinstance(stage, (int, np.integer)) \
+                or not 0 <= stage < plan.pp:
+            raise ValueError(f"stage={stage!r} must be a whole number in [0, pp={plan.pp}) or "
+                             "None (the most loaded stage)")
+    return model, s
+
+
 def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
-                   flash_attention=True, dropout=False) -> MemoryBreakdown:
-    """Per-GPU memory of one ``ParallelPlan`` on its most loaded pipeline stage.
+                   flash_attention=True, dropout=False, stage=None) -> MemoryBreakdown:
+    """Per-GPU memory of one ``ParallelPlan`` on its most loaded pipeline stage, or on ``stage``.
 
     Parameters
     ----------
@@ -775,32 +808,39 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         Megatron-LM and Llama 3 use.
     flash_attention, dropout : bool
         See ``activation_bytes_per_layer``.
+    stage : int, optional
+        Pipeline stage to report (0 = first, ``pp - 1`` = last); default: the most loaded one.
 
     Returns
     -------
-    MemoryBreakdown
+    MemoryBreakdown (``stage`` says which stage it describes)
 
     Raises
     ------
     ValueError
-        If the plan breaks a rule for this model (the message names the rule) or a setting is
-        unknown.
+        If the plan breaks a rule for this model (the message names the rule), a setting is
+        unknown, ``seq_len`` is not a whole number, ``stage`` is outside [0, pp), or ``model``
+        is a bare parameter count.
     """
-    s = model.seq_len if seq_len is None else int(seq_len)
+    model, s = _check_entry(model, plan, seq_len, stage)
+    if not isinstance(recipe, PrecisionRecipe) and (not isinstance(recipe, str)
+                                                     or recipe not in RECIPES):
+        raise ValueError(f"recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     plan.validate(model, seq_len=s)
     arr = plan_memory_arrays(model, **plan.to_dict(), seq_len=s, recipe=recipe,
-                             flash_attention=flash_attention, dropout=dropout)
+                             flash_attention=flash_attention, dropout=dropout, stage=stage)
     return MemoryBreakdown(**{p: float(arr[p]) for p in PARTS}, stage=int(arr["stage"]))
 
 
 def memory_breakdown(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
-                     flash_attention=True, dropout=False) -> pd.DataFrame:
+                     flash_attention=True, dropout=False, stage=None) -> pd.DataFrame:
     """The per-GPU memory of one plan as a table: one row per part and a ``total`` row.
 
     Same arguments as ``memory_per_gpu``. Columns: ``bytes``, ``GB``, ``GiB``, ``share`` (of the
     total) and ``note`` (what the part holds). The parts sum to the ``total`` row.
     """
-    return memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout).to_frame()
+    return memory_per_gpu(model, plan, seq_len, recipe, flash_attention, dropout,
+                          stage).to_frame()
 
 
 def memory_table(model: ModelSpec, plans: dict, seq_len=None, recipe="bf16_adam_fp32_grads",

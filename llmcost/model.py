@@ -52,6 +52,7 @@ BIASES = ("none", "qkv", "all")
 POS_ENCODINGS = ("rope", "alibi", "learned", "relative")
 ATTENTIONS = ("gqa", "mla")
 RECOMPUTE_MODES = ("none", "selective", "full")
+QK_NORMS = ("none", "head", "full")
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,22 @@ class ModelSpec:
         MLA dimensions (DeepSeek-V3: 1536, 512, 64, 128). ``q_lora_rank = 0`` means a full-rank
         query projection.
     sliding_window : int
-        Attention window in tokens (0: no window). Applies to every layer.
+        Attention window in tokens (0: no window).
+    n_sliding_layers : int, optional
+        Layers that use the window (default: every layer when ``sliding_window`` is set). The
+        others attend to the whole context: Gemma 2 and gpt-oss alternate (half the layers),
+        Gemma 3 has 5 local layers to 1 global (Gemma Team 2025, arXiv:2503.19786 §2.1).
+    qk_norm : {"none", "head", "full"}
+        RMSNorm on queries and keys before attention: ``"head"`` normalises each head (a weight
+        of ``d_head`` for Q and one for K per layer: Qwen3, Gemma 3), ``"full"`` the whole
+        projection (``n_heads·d_head`` + ``n_kv_heads·d_head`` per layer: OLMo 2).
+    norms_per_layer : int
+        Norm weight vectors of ``d_model`` per layer: 2 (pre-attention and pre-FFN, Llama; or
+        OLMo 2's post-norms), 4 for Gemma 2/3 (pre and post norm around attention and FFN).
+    attention_sinks : bool
+        One learned logit per query head per layer (gpt-oss; OpenAI 2025, arXiv:2508.10925).
+    router_bias : bool
+        The MoE router has a bias of ``n_experts`` per MoE layer (gpt-oss).
     official_params, official_active_params : float
         Published totals, kept for comparison (not used in calculations).
     train_tokens : float
@@ -150,6 +166,11 @@ class ModelSpec:
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
     sliding_window: int = 0
+    n_sliding_layers: int | None = None
+    qk_norm: str = "none"
+    norms_per_layer: int = 2
+    attention_sinks: bool = False
+    router_bias: bool = False
     official_params: float | None = None
     official_active_params: float | None = None
     train_tokens: float | None = None
@@ -168,6 +189,20 @@ class ModelSpec:
                   "n_shared_experts", "d_ff_expert", "n_dense_layers", "q_lora_rank",
                   "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
             self._check_int(f, minimum=0)
+        self._check_int("norms_per_layer", minimum=0)
+        if self.n_sliding_layers is not None:
+            self._check_int("n_sliding_layers", minimum=0)
+        if (self.n_sliding_layers or 0) > self.n_layers:
+            raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} must be <= "
+                             f"n_layers={self.n_layers}")
+        if self.n_sliding_layers and not self.sliding_window:
+            raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} needs a "
+                             "sliding_window >= 1")
+        for f in ("attention_sinks", "router_bias", "tied_embeddings", "embedding_norm"):
+            if not isinstance(getattr(self, f), (bool, np.bool_)):
+                raise ValueError(f"{self.name}: {f}={getattr(self, f)!r} must be True or False")
+        if self.router_bias and not self.n_experts:
+            raise ValueError(f"{self.name}: router_bias=True needs n_experts >= 1")
         self._check_int("moe_layer_interval", minimum=1)
         if self.d_head is None:
             if self.d_model % self.n_heads:
@@ -177,7 +212,8 @@ class ModelSpec:
             object.__setattr__(self, "d_head", self.d_model // self.n_heads)
         self._check_int("d_head", minimum=1)
         for f, allowed in (("ffn_type", FFN_TYPES), ("norm", NORMS), ("bias", BIASES),
-                           ("pos_encoding", POS_ENCODINGS), ("attention", ATTENTIONS)):
+                           ("pos_encoding", POS_ENCODINGS), ("attention", ATTENTIONS),
+                           ("qk_norm", QK_NORMS)):
             if getattr(self, f) not in allowed:
                 raise ValueError(f"{self.name}: {f}={getattr(self, f)!r} must be one of {allowed}")
         if self.n_heads % self.n_kv_heads:
@@ -228,6 +264,14 @@ class ModelSpec:
             raise ValueError(f"{self.name}: {f}={v} must be >= {minimum}")
 
     # ------------------------------------------------------------------ layer bookkeeping
+    @property
+    def n_window_layers(self) -> int:
+        """Layers that attend within ``sliding_window``: ``n_sliding_layers``, or every layer when
+        that is left empty and a window is set."""
+        if not self.sliding_window:
+            return 0
+        return self.n_layers if self.n_sliding_layers is None else self.n_sliding_layers
+
     @property
     def is_moe(self) -> bool:
         return self.n_experts > 0
@@ -293,6 +337,12 @@ class ModelSpec:
             attn = q + kv + a * d_v * h
         if self.pos_encoding == "relative":
             attn += h * a * dh  # Transformer-XL W_{k,R}, one per layer (Dai et al. 2019 §3.3)
+        if self.qk_norm == "head":
+            attn += 2 * self.d_qk   # one RMSNorm weight shared by the query heads, one for keys
+        elif self.qk_norm == "full":
+            attn += a * self.d_qk + g * self.d_qk
+        if self.attention_sinks:
+            attn += a
         moe = self.n_moe_layers
         dense = self.n_dense_ffn_layers
         parts = {
@@ -306,8 +356,9 @@ class ModelSpec:
                 self._ffn_matrix_params(self.d_ff_expert) + self._ffn_bias_params(self.d_ff_expert)),
             "ffn_routed_experts": moe * self.n_experts * (
                 self._ffn_matrix_params(self.d_ff_expert) + self._ffn_bias_params(self.d_ff_expert)),
-            "router": moe * h * self.n_experts,
-            "norms": (2 * L + 1 + (1 if self.embedding_norm else 0)) * self._norm_params,
+            "router": moe * self.n_experts * (h + (1 if self.router_bias else 0)),
+            "norms": (self.norms_per_layer * L + 1 + (1 if self.embedding_norm else 0))
+            * self._norm_params,
         }
         return {k: int(v) for k, v in parts.items()}
 
@@ -382,6 +433,8 @@ class ModelSpec:
             ``True``: query i attends keys 1..i, so the mean is (s+1)/2, or with a sliding window
             w, (w(w+1)/2 + (s−w)·w)/s once s > w. ``False``: the full score matrix is counted,
             s keys per query (min(s, w) with a window), the Megatron-LM / PaLM convention.
+            With a window on only ``n_sliding_layers`` of the layers, the mean over layers:
+            (n_sliding · keys_window + (n_layers − n_sliding) · keys_full) / n_layers.
 
         Returns
         -------
@@ -389,13 +442,15 @@ class ModelSpec:
         """
         s = as_array(seq_len, "seq_len", positive=True, integer=True)
         w = self.sliding_window
+        full = (s + 1) / 2 if causal else s
+        if not w:
+            return scalar_or_array(full)
         if not causal:
-            keys = np.minimum(s, w) if w else s
-        elif w:
-            keys = np.where(s <= w, (s + 1) / 2, (w * (w + 1) / 2 + (s - w) * w) / s)
+            local = np.minimum(s, w)
         else:
-            keys = (s + 1) / 2
-        return scalar_or_array(keys)
+            local = np.where(s <= w, (s + 1) / 2, (w * (w + 1) / 2 + (s - w) * w) / s)
+        share = self.n_window_layers / self.n_layers
+        return scalar_or_array(share * local + (1 - share) * full)
 
     def flops_per_token_breakdown(self, seq_len=None, training: bool = True, causal: bool = True,
                                   recompute: str = "none") -> dict:
@@ -475,18 +530,44 @@ class ModelSpec:
         return [f.name for f in fields(cls)]
 
     @classmethod
-    def from_hf_config(cls, path, name: str | None = None, seq_len: int | None = None) -> "ModelSpec":
-        """Build a ``ModelSpec`` from a local Hugging Face ``config.json`` (no network).
+    def from_hf_config(cls, config, name: str | None = None,
+                       seq_len: int | None = None) -> "ModelSpec":
+        """Build a ``ModelSpec`` from a Hugging Face ``config.json`` (a path or a dict; no network).
 
-        Understands the keys of the Llama, Mistral, Mixtral, Qwen2 and DeepSeek-V3 families
-        (``model_type`` llama, mistral, mixtral, qwen2, qwen2_moe is not supported, deepseek_v3).
+        Families read (``model_type``): llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, phi3,
+        olmo2, gemma2, gemma3 / gemma3_text, gpt_oss, deepseek_v2, deepseek_v3. Any other
+        ``model_type`` whose config has the Llama keys (``hidden_size``, ``num_hidden_layers``,
+        ``num_attention_heads``, ``intermediate_size``, ``vocab_size``) is read as a Llama-style
+        decoder with a ``UserWarning`` listing the keys used, so check its count.
+
+        What each family adds to a Llama-style decoder (from each family's ``modeling_*.py`` in
+        Hugging Face transformers):
+
+        * qwen3, qwen3_moe, gemma3: per-head RMSNorm on Q and K (``qk_norm="head"``); olmo2: on
+          the whole Q and K projections (``qk_norm="full"``) with the two norms after, not
+          before, attention and FFN; qwen2: Q/K/V biases.
+        * qwen3_moe: ``num_experts`` experts of width ``moe_intermediate_size``, top
+          ``num_experts_per_tok``; layers in ``mlp_only_layers`` (or off the
+          ``decoder_sparse_step`` grid) are dense.
+        * gemma2, gemma3: four norms per layer, tied embeddings, gated GeLU; a window on half
+          the layers (Gemma 2, alternating) or on 5 layers of every 6 (Gemma 3:
+          ``sliding_window_pattern`` = 6, or the ``layer_types`` list when given). Attention
+          and final-logit soft-capping (Gemma 2) are element-wise and ignored (noted in
+          ``notes``). A multimodal Gemma 3 config is read from its ``text_config``; the vision
+          tower is not counted.
+        * gpt_oss: MoE on every layer (``num_local_experts``, top ``num_experts_per_tok``) with
+          biases on every linear layer and on the router, one attention-sink logit per head,
+          and a 128-token window on the layers ``layer_types`` marks ``sliding_attention``.
+        * deepseek_v2, deepseek_v3: MLA modelled exactly (low-rank Q, when ``q_lora_rank`` is
+          set, and joint KV factors with their norms); ``first_k_dense_replace`` dense layers.
+          DeepSeek-V3's multi-token-prediction module is not counted, as its 671B is not.
 
         Parameters
         ----------
-        path : str or Path
-            A ``config.json`` file, or a folder containing one.
+        config : str, Path or dict
+            A ``config.json`` file, a folder containing one, or the parsed mapping.
         name : str, optional
-            Name for the spec (default: the folder name, or ``model_type``).
+            Name for the spec (default: the folder name, ``_name_or_path`` or ``model_type``).
         seq_len : int, optional
             Context for FLOP counts (default: ``max_position_embeddings``, which for long-context
             models is much longer than the pre-training sequence length: pass it explicitly).
@@ -498,52 +579,82 @@ class ModelSpec:
         Raises
         ------
         ValueError
-            If the file is missing, not JSON, lacks a required key, or has an unsupported
-            ``model_type``.
-
-        Notes
-        -----
-        DeepSeek-V3's multi-token-prediction module (``num_nextn_predict_layers``) is not counted,
-        as the published 671B total does not count it; its MLA is modelled exactly
-        (low-rank Q and KV factors with their norms).
+            If the file is missing or not JSON, the config is not a mapping, a required key is
+            missing, or the ``model_type`` is unknown and the config lacks the Llama keys.
         """
-        p = Path(path)
-        if p.is_dir():
-            p = p / "config.json"
-        if not p.is_file():
-            raise ValueError(f"path={str(path)!r}: no config.json found")
-        try:
-            cfg = json.loads(p.read_text())
-        except json.JSONDecodeError as e:
-            raise ValueError(f"path={str(p)!r} is not valid JSON: {e}") from None
-        mtype = cfg.get("model_type", "")
-        supported = ("llama", "mistral", "mixtral", "qwen2", "deepseek_v3")
-        if mtype not in supported:
-            raise ValueError(f"model_type={mtype!r} in {p} is not supported; supported: "
-                             f"{supported}")
+        import warnings
+
+        if isinstance(config, dict):
+            cfg, where = dict(config), "config"
+            default_name = str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1]
+        elif isinstance(config, (str, Path)):
+            p = Path(config)
+            if p.is_dir():
+                p = p / "config.json"
+            if not p.is_file():
+                raise ValueError(f"config={str(config)!r}: no config.json found")
+            try:
+                cfg = json.loads(p.read_text())
+            except json.JSONDecodeError as e:
+                raise ValueError(f"config={str(p)!r} is not valid JSON: {e}") from None
+            where = str(p)
+            default_name = p.stem if p.name != "config.json" else p.parent.name
+            if not isinstance(cfg, dict):
+                raise ValueError(f"config={where!r} must hold a JSON object, got "
+                                 f"{type(cfg).__name__}")
+        else:
+            raise ValueError(f"config={config!r} must be a path to a config.json or a dict")
+        if isinstance(cfg.get("text_config"), dict):  # multimodal wrapper (Gemma 3 4B-27B)
+            inner = dict(cfg["text_config"])
+            inner.setdefault("model_type", cfg.get("model_type", ""))
+            cfg = inner
+        mtype = str(cfg.get("model_type", ""))
 
         def need(key):
             if key not in cfg or cfg[key] is None:
-                raise ValueError(f"{p}: required key {key!r} is missing for model_type={mtype!r}")
+                raise ValueError(f"{where}: required key {key!r} is missing for "
+                                 f"model_type={mtype!r}")
             return cfg[key]
 
+        known = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "phi3", "olmo2",
+                 "gemma2", "gemma3", "gemma3_text", "gpt_oss", "deepseek_v2", "deepseek_v3")
+        llama_keys = ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                      "intermediate_size", "vocab_size")
+        if mtype not in known:
+            missing = [k for k in llama_keys if cfg.get(k) is None]
+            if missing:
+                raise ValueError(f"model_type={mtype!r} in {where} is not supported (supported: "
+                                 f"{', '.join(known)}) and the config lacks the Llama keys "
+                                 f"{missing}, so it cannot be read as a Llama-style decoder")
+            used = [k for k in llama_keys + ("num_key_value_heads", "head_dim",
+                                             "tie_word_embeddings", "hidden_act",
+                                             "attention_bias", "mlp_bias", "sliding_window",
+                                             "max_position_embeddings") if k in cfg]
+            warnings.warn(f"model_type={mtype!r} is not a known family: read as a Llama-style "
+                          f"decoder from the keys {', '.join(used)}; other keys are ignored, "
+                          "so check the parameter count against the checkpoint", UserWarning,
+                          stacklevel=2)
         h = need("hidden_size")
         n_heads = need("num_attention_heads")
+        n_layers = need("num_hidden_layers")
+        notes = []
         kw = dict(
-            name=name or (p.stem if p.name != "config.json" else p.parent.name or mtype),
-            n_layers=need("num_hidden_layers"),
+            name=name or default_name or mtype or "hf-model",
+            n_layers=n_layers,
             d_model=h,
             n_heads=n_heads,
             vocab_size=need("vocab_size"),
-            tied_embeddings=bool(cfg.get("tie_word_embeddings", False)),
+            tied_embeddings=bool(cfg.get("tie_word_embeddings",
+                                         mtype.startswith("gemma"))),
             norm="rmsnorm",
             pos_encoding="rope",
             seq_len=int(seq_len or cfg.get("max_position_embeddings") or 2048),
-            source=f"Hugging Face config.json ({p})",
+            source=f"Hugging Face config.json ({where})",
         )
-        act = cfg.get("hidden_act", "silu")
-        kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") else "mlp"
-        if mtype == "deepseek_v3":
+        act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"
+        kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") \
+            else "mlp"
+        if mtype in ("deepseek_v2", "deepseek_v3"):
             kw.update(
                 attention="mla",
                 d_head=need("qk_nope_head_dim"),
@@ -558,23 +669,72 @@ class ModelSpec:
                 d_ff_expert=need("moe_intermediate_size"),
                 n_dense_layers=cfg.get("first_k_dense_replace", 0),
                 moe_layer_interval=cfg.get("moe_layer_freq", 1),
-                notes="MLA modelled exactly; the multi-token-prediction module is not counted.",
             )
-        else:
-            kw["n_kv_heads"] = cfg.get("num_key_value_heads") or n_heads
-            if cfg.get("head_dim"):
-                kw["d_head"] = cfg["head_dim"]
-            if mtype == "qwen2":
-                kw["bias"] = "qkv"  # Qwen2 attention always has q/k/v biases
-            elif cfg.get("attention_bias"):
-                kw["bias"] = "qkv" if not cfg.get("mlp_bias") else "all"
-            sw = cfg.get("sliding_window")
-            if sw and (mtype != "qwen2" or cfg.get("use_sliding_window")):
-                kw["sliding_window"] = int(sw)
-            if mtype == "mixtral":
-                kw.update(n_experts=need("num_local_experts"),
-                          n_experts_active=need("num_experts_per_tok"),
-                          d_ff_expert=need("intermediate_size"))
-            else:
+            notes.append("MLA modelled exactly." + (
+                " The multi-token-prediction module is not counted." if mtype == "deepseek_v3"
+                else ""))
+            return cls(**kw, notes=" ".join(notes))
+        kw["n_kv_heads"] = cfg.get("num_key_value_heads") or n_heads
+        if cfg.get("head_dim"):
+            kw["d_head"] = cfg["head_dim"]
+        if mtype == "qwen2":
+            kw["bias"] = "qkv"  # Qwen2 attention always has q/k/v biases
+        elif mtype == "gpt_oss":
+            kw["bias"] = "all"
+        elif cfg.get("attention_bias"):
+            kw["bias"] = "qkv" if not cfg.get("mlp_bias") else "all"
+        if mtype in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
+            kw["qk_norm"] = "head"
+        elif mtype == "olmo2":
+            kw["qk_norm"] = "full"
+        if mtype.startswith("gemma"):
+            kw["norms_per_layer"] = 4
+        # sliding windows: which layers have one
+        sw = cfg.get("sliding_window")
+        types = cfg.get("layer_types")
+        if sw and isinstance(types, list) and len(types) == n_layers:
+            n_local = sum(t == "sliding_attention" for t in types)
+            if n_local:
+                kw.update(sliding_window=int(sw), n_sliding_layers=n_local)
+        elif sw and mtype == "gemma2":
+            kw.update(sliding_window=int(sw), n_sliding_layers=(n_layers + 1) // 2)
+        elif sw and mtype in ("gemma3", "gemma3_text"):
+            period = int(cfg.get("sliding_window_pattern") or 6)
+            kw.update(sliding_window=int(sw), n_sliding_layers=n_layers - n_layers // period)
+        elif sw and (mtype not in ("qwen2", "qwen3", "qwen3_moe") or cfg.get("use_sliding_window")):
+            kw["sliding_window"] = int(sw)
+        if cfg.get("attn_logit_softcapping") or cfg.get("final_logit_softcapping"):
+            notes.append("Attention and final-logit soft-capping are element-wise (no "
+                         "parameters, < 0.1% of FLOPs) and ignored.")
+        if mtype == "mixtral":
+            kw.update(n_experts=need("num_local_experts"),
+                      n_experts_active=need("num_experts_per_tok"),
+                      d_ff_expert=need("intermediate_size"))
+        elif mtype == "gpt_oss":
+            kw.update(n_experts=need("num_local_experts"),
+                      n_experts_active=need("num_experts_per_tok"),
+                      d_ff_expert=need("intermediate_size"), attention_sinks=True,
+                      router_bias=True)
+            notes.append("MoE weights are released in MXFP4; the count is of parameters, not "
+                         "bytes.")
+        elif mtype == "qwen3_moe":
+            step = int(cfg.get("decoder_sparse_step") or 1)
+            dense_only = set(cfg.get("mlp_only_layers") or [])
+            moe_layers = [i for i in range(n_layers)
+                          if i not in dense_only and (i + 1) % step == 0]
+            kw.update(n_experts=need("num_experts"),
+                      n_experts_active=need("num_experts_per_tok"),
+                      d_ff_expert=need("moe_intermediate_size"))
+            if len(moe_layers) != n_layers:
+                if dense_only and step == 1 and sorted(dense_only) == list(range(len(dense_only))):
+                    kw["n_dense_layers"] = len(dense_only)
+                elif not dense_only:
+                    kw["moe_layer_interval"] = step
+                else:
+                    raise ValueError(f"{where}: mlp_only_layers={sorted(dense_only)} with "
+                                     f"decoder_sparse_step={step} is a layer pattern ModelSpec "
+                                     "cannot describe (dense layers first, or every k-th MoE)")
                 kw["d_ff"] = need("intermediate_size")
-        return cls(**kw)
+        else:
+            kw["d_ff"] = need("intermediate_size")
+        return cls(**kw, notes=" ".join(notes))

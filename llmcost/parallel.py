@@ -59,6 +59,8 @@ from .memory import (
     get_recipe,
     plan_memory_arrays,
 )
+from .hardware import as_cluster
+from .catalog import as_model
 from .model import RECOMPUTE_MODES, ModelSpec
 from .shapes import SCHEDULES, schedule_code
 from .stacks import DEFAULT_STACK, plan_options
@@ -127,6 +129,12 @@ def bubble_fraction(pp, n_microbatches, schedule="1f1b", virtual_stages=1,
     p = as_array(pp, "pp", positive=True, integer=True)
     m = as_array(n_microbatches, "n_microbatches", positive=True, integer=True)
     v = as_array(virtual_stages, "virtual_stages", positive=True, integer=True)
+    if not isinstance(schedule, str):
+        arr = None if isinstance(schedule, (dict, set)) or schedule is None else np.asarray(
+            schedule)
+        if arr is None or arr.dtype.kind not in "iu":
+            raise ValueError(f"schedule={schedule!r} must be one of {SCHEDULES} or an array of "
+                             "their codes (whole numbers)")
     code = schedule_code(schedule)
     if relative_to not in ("ideal", "total"):
         raise ValueError(f"relative_to={relative_to!r} must be 'ideal' or 'total'")
@@ -363,9 +371,14 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
         Naming the first broken rule: e.g. ``tp=3 must divide n_heads=64``, ``pp=7 must divide
         n_layers=80``, ``dp·tp·pp·cp = ... must equal n_gpus=...``.
     """
+    model = as_model(model, needs="a parallel plan")
     for name, val in (("n_gpus", n_gpus), ("global_batch_size", global_batch_size), ("tp", tp),
                       ("pp", pp), ("cp", cp), ("micro_batch_size", micro_batch_size)):
         _whole(name, val)
+    if seq_len is not None:
+        if np.ndim(seq_len):
+            raise ValueError(f"seq_len={seq_len!r} must be one whole number")
+        seq_len = int(as_array(seq_len, "seq_len", positive=True, integer=True))
     if dp is None:
         if n_gpus % (tp * pp * cp):
             raise PlanError("product", f"tp·pp·cp = {tp}·{pp}·{cp} = {tp * pp * cp} must divide "
@@ -549,8 +562,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     PlanError (a ValueError)
         If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
     """
-    from .catalog import load_accelerator, load_model
-    from .hardware import Cluster
+    from .catalog import load_model
 
     if model is None:
         model = load_model(p["model"])
@@ -565,7 +577,8 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
-    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    from .catalog import scenario_cluster
+    cluster = scenario_cluster(p)
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
@@ -666,7 +679,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     ValueError
         Bad options, or an accelerator without an HBM capacity and no ``hbm_bytes``.
     """
-    n = int(cluster.n_gpus)
+    model = as_model(model, needs="enumerating plans")
+    n = int(as_cluster(cluster).n_gpus)
     gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
     s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
                                                             integer=True))

@@ -106,8 +106,53 @@ LLAMA3_PLANNED = {"n_interruptions": 47, "days": 54.0}
 #: file id 66370327490: "RSC-1 ... r_f=6.50 failures/1000 node-days; RSC-2 ... 2.34 ... 1024-GPU
 #: = 7.9 hours; projected 16,384-GPU = 1.8 h, 131,072-GPU = 0.23 h").
 KOKOLIS_RATES_PER_1000_NODE_DAYS = {"RSC-1": 6.50, "RSC-2": 2.34}
+
+#: Sustained checkpoint-storage bandwidth per GPU of the job, bytes/s: Llama 3 405B's Tectonic
+#: file system sustained 2 TB/s for 16,384 H100 (Llama Team 2024, arXiv:2407.21783 §3.3.1),
+#: 2e12 / 16,384 = 122 MB/s per GPU (0.98 GB/s per 8-GPU node). The one published frontier
+#: figure found; used to size a job's storage when a scenario does not state it.
+STORAGE_BYTES_PER_S_PER_GPU = 2e12 / 16384
+#: A storage bill above this share of the ideal compute cost is called out
+#: (``storage_share_warning``). A threshold chosen for this workbook, not a measured figure:
+#: with storage sized as above, checkpoints are a fraction of a percent of compute.
+STORAGE_SHARE_WARNING = 0.10
 KOKOLIS_MEASURED_MTTF_1024_GPUS_H = 7.9
 KOKOLIS_GPUS_PER_NODE = 8
+
+
+def job_storage_bytes_per_s(n_gpus, bytes_per_s_per_gpu=STORAGE_BYTES_PER_S_PER_GPU):
+    """Checkpoint-storage bandwidth sized from the job: n_gpus × bandwidth per GPU (bytes/s).
+
+    The default per-GPU figure is Llama 3's (``STORAGE_BYTES_PER_S_PER_GPU``: Tectonic, 2 TB/s
+    for 16,384 GPUs, arXiv:2407.21783 §3.3.1), so a 2,048-GPU job gets 250 GB/s and a 32-GPU
+    job 3.9 GB/s.
+
+    Raises
+    ------
+    ValueError
+        ``n_gpus`` not a whole number >= 1, or a non-positive bandwidth.
+    """
+    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
+    b = as_array(bytes_per_s_per_gpu, "bytes_per_s_per_gpu", positive=True)
+    return scalar_or_array(n * b)
+
+
+def storage_share_warning(storage_usd, compute_usd, share=STORAGE_SHARE_WARNING):
+    """A sentence when checkpoint storage costs more than ``share`` of the compute bill, else None.
+
+    Raises
+    ------
+    ValueError
+        Negative costs or a share outside (0, 1].
+    """
+    st = float(as_array(storage_usd, "storage_usd", nonnegative=True))
+    co = float(as_array(compute_usd, "compute_usd", positive=True))
+    sh = float(as_array(share, "share", positive=True, upper=1.0))
+    if st <= sh * co:
+        return None
+    return (f"checkpoint storage costs {st / co:.0%} of the ideal compute bill (above the "
+            f"{sh:.0%} this workbook calls out): the hot tier is provisioned for its bandwidth; "
+            "check ckpt_storage_bytes_per_s, ckpt_hot_tier and ckpt_keep_last.")
 
 
 # ------------------------------------------------------------------------------ validation
@@ -115,6 +160,8 @@ def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
     """MTBF in seconds: > 0; +inf allowed (a job that never fails)."""
     if isinstance(value, bool):
         raise ValueError(f"{name}={value!r} must be a number, not a bool")
+    if isinstance(value, (str, bytes)) or value is None:
+        raise ValueError(f"{name}={value!r} must be a number (seconds)")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -131,7 +178,7 @@ def _mtbf(value, name: str = "mtbf_s") -> np.ndarray:
 def _recipe(recipe) -> CheckpointRecipe:
     if isinstance(recipe, CheckpointRecipe):
         return recipe
-    if recipe not in CHECKPOINT_RECIPES:
+    if not isinstance(recipe, str) or recipe not in CHECKPOINT_RECIPES:
         raise ValueError(f"recipe={recipe!r} must be one of {', '.join(CHECKPOINT_RECIPES)}")
     return CHECKPOINT_RECIPES[recipe]
 
@@ -417,7 +464,7 @@ def cluster_mtbf_s(n_gpus, fail_rate_per_gpu_year):
     ValueError
         ``fail_rate_per_gpu_year < 0`` or ``n_gpus <= 0``.
     """
-    n = as_array(n_gpus, "n_gpus", positive=True)
+    n = as_array(n_gpus, "n_gpus", positive=True, integer=True)
     lam = as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True)
     rate_per_s = n * lam / SECONDS_PER_YEAR
     with np.errstate(divide="ignore"):
@@ -901,6 +948,7 @@ class CheckpointPlan:
     mtbf_s: float
     interval_s: float
     breakdown: GoodputBreakdown
+    storage_bytes_per_s: float | None = None  # the bandwidth used (sized from the job if unset)
 
     @property
     def goodput(self) -> float:
@@ -928,8 +976,9 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     n_gpus : int
     fail_rate_per_gpu_year : float
         Failures per GPU-year (>= 0).
-    storage_bytes_per_s : float
-        Aggregate storage bandwidth (write and read), bytes/s (> 0).
+    storage_bytes_per_s : float or None
+        Aggregate storage bandwidth (write and read), bytes/s (> 0); None: sized from the job,
+        ``job_storage_bytes_per_s(n_gpus)``.
     restart_overhead_s : float
         Restart time excluding reading the checkpoint (see ``restart_time_s``).
     recipe, gpus_per_node, node_bytes_per_s, d2h_bytes_per_s, async_, planned_per_day,
@@ -946,10 +995,16 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     """
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
+    as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True)
+    if np.ndim(n_params) or np.ndim(restart_overhead_s):
+        raise ValueError("n_params and restart_overhead_s must be single numbers for one plan "
+                         f"(got n_params={n_params!r}, restart_overhead_s={restart_overhead_s!r})")
     size = checkpoint_size(n_params, recipe, "full", n_gpus_)
     total = float(size.total_bytes) if checkpoint_bytes is None else float(
         as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
     n_nodes = max(1, -(-n_gpus_ // gpn))
+    if storage_bytes_per_s is None:
+        storage_bytes_per_s = job_storage_bytes_per_s(n_gpus_)
     write = float(checkpoint_write_time_s(total, n_nodes, storage_bytes_per_s, node_bytes_per_s))
     snap = float(snapshot_time_s(total / n_gpus_, d2h_bytes_per_s))
     restart = restart_time_s(total, n_nodes, storage_bytes_per_s, restart_overhead_s,
@@ -965,4 +1020,5 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
         tau = float(as_array(interval_s, "interval_s", positive=True))
     stall = float(checkpoint_stall_s(write, snap, async_, tau))
     b = goodput_breakdown(tau, stall, m, r, planned_per_day)
-    return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b)
+    return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
+                          float(storage_bytes_per_s))

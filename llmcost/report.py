@@ -256,6 +256,11 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         values = {k: validate_parameter(k, v["value"]) for k, v in used.items()}
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
+        if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
+            from .checks import plan_does_not_fit
+            misfit = plan_does_not_fit(values)
+            if misfit:
+                raise ScenarioError(misfit)
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
@@ -288,19 +293,23 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     accelerator needs scale-up and scale-out figures in the catalogue."""
     if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
         return
-    from .catalog import load_accelerator
+    from .catalog import scenario_accelerator
     from .hardware import Cluster
     try:
-        acc = load_accelerator(values["accelerator"])
-    except ValueError:
-        return  # validation names the unknown accelerator
+        acc = scenario_accelerator(values)
+    except (ValueError, TypeError):
+        return  # validation names the unknown accelerator or the bad figure
     try:
         Cluster(acc, 1)
     except ValueError as e:
-        raise ScenarioError(f"accelerator={values['accelerator']!r}: {e.args[0].split(':')[0]} "
+        field = e.args[0].split(':')[0]
+        key = " or give comm_scaleout_bytes_per_s in the scenario" if \
+            field == "scaleout_bytes_per_s_per_dir" else ""
+        raise ScenarioError(f"accelerator={values['accelerator']!r}: {field} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
-                            "sourced figure, or run only notebooks 00-01 (--notebooks 00,01)") from None
+                            f"sourced figure{key}, or run only notebooks 00-01 (--notebooks "
+                            "00,01)") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
@@ -431,17 +440,64 @@ def _collect_summary(nb_node) -> list[dict]:
     return rows
 
 
-def _to_html(nb_node, title: str) -> str:
-    """HTML without code; links between notebooks point at the sibling HTML pages."""
+def _error_sentence(nb_node) -> str | None:
+    """The first error a notebook stopped on, as one sentence (exception name and message)."""
+    for i, cell in enumerate(c for c in nb_node.cells if c.cell_type == "code"):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                msg = " ".join(str(out.get("evalue", "")).split())
+                return f"{out.get('ename', 'Error')}: {msg}" if msg else out.get("ename", "Error")
+    return None
+
+
+def _readable_errors(nb_node) -> None:
+    """Replace tracebacks (and papermill's banner) by one readable sentence, for the HTML page
+    only; the executed .ipynb keeps the full traceback for inspection."""
+    from nbformat.v4 import new_markdown_cell
+
+    sentence = _error_sentence(nb_node)
+    if sentence is None:
+        return
+    nb_node.cells = [c for c in nb_node.cells
+                     if "papermill-error-cell-tag" not in c.metadata.get("tags", [])]
+    for cell in nb_node.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]
+    note = new_markdown_cell(
+        f"**This notebook stopped with an error, so the figures below it are missing.** "
+        f"{html.escape(sentence)} (the executed notebook next to this page keeps the full "
+        "traceback).")
+    nb_node.cells.insert(1 if nb_node.cells else 0, note)
+
+
+def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
+    """HTML without code. Links between notebooks point at the sibling HTML pages the report
+    wrote (``written``: their stems; default: every linked page is assumed written); the
+    "← 00 · Index" links go to the report's ``index.html``; a link to a notebook the report did
+    not run becomes plain text saying so. A failed notebook shows its error as one sentence."""
+    import copy
     import re
 
     from nbconvert import HTMLExporter
 
+    nb_node = copy.deepcopy(nb_node)
+    _readable_errors(nb_node)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
                             exclude_output_prompt=True)
     nb_node.metadata["title"] = title
     body, _ = exporter.from_notebook_node(nb_node)
-    return re.sub(r'href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', body)
+
+    def link(m):
+        stem, anchor, text = m.group(1), m.group(2) or "", m.group(3)
+        if stem == "00_index" and "Index" in text:
+            return f'<a href="index.html">{text}</a>'
+        if written is None or stem in written:
+            return f'<a href="{stem}.html{anchor}">{text}</a>'
+        return f"{text} (not in this report)"
+
+    return re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
+                  flags=re.S)
 
 
 def run_report(scenario_path, out_dir, selection: list[str] | None = None,
@@ -501,8 +557,8 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     for w in warnings:
         progress(f"warning: {w}")
     if defaults:
-        listed = ", ".join(f"{k}={used[k]['value']!r}" for k in defaults)
-        progress(f"not in the scenario, so the notebooks' defaults are used: {listed}")
+        progress(f"{len(defaults)} parameter(s) not in the scenario take the notebooks' "
+                 "defaults (listed in index.html and summary.json)")
     summary = {"scenario": {k: v for k, v in scenario.items() if not k.startswith("_")},
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
@@ -533,8 +589,8 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
         if node is not None:
             html_path = out_nb.with_suffix(".html")
-            html_path.write_text(_to_html(node, f"{nb.stem} — {scenario.get('title', '')}"),
-                                 encoding="utf-8")
+            html_path.write_text(_to_html(node, f"{nb.stem} — {scenario.get('title', '')}",
+                                          {n.stem for n in nbs}), encoding="utf-8")
             result.html.append(html_path)
             summary["notebooks"][nb.stem] = _collect_summary(node)
         result.notebooks.append(out_nb)
@@ -544,6 +600,10 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
     summary["bill"] = _bill(plan.values)
     summary["failed"] = [p.name for p in result.failed]
+    late = _storage_warning(summary)
+    if late:
+        summary["warnings"].append(late)
+        progress(f"warning: {late}")
     _write_summary(out_dir, summary)
     _write_index(out_dir, scenario, nbs, result, summary)
     result.summary = summary
@@ -556,6 +616,23 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     progress(f"report written to {out_dir} in {result.seconds:.1f} s "
              f"(open {out_dir / 'index.html'})")
     return result
+
+
+def _storage_warning(summary: dict) -> str | None:
+    """The checkpoint-storage share warning, once notebooks 01 and 07 have run."""
+    from .reliability import storage_share_warning
+
+    def value(stem, key):
+        for r in summary["notebooks"].get(stem, []):
+            if r["key"] == key and isinstance(r["value"], (int, float)):
+                return r["value"]
+        return None
+
+    storage, compute = value("07_checkpoints", "storage_cost_usd"), \
+        value("01_flops", "compute_cost_usd")
+    if storage is None or not compute:
+        return None
+    return storage_share_warning(storage, compute)
 
 
 def _version() -> str:
@@ -596,6 +673,22 @@ def format_value(value, unit: str = "") -> str:
     if abs(v) >= 1000 or v.is_integer():
         return f"{v:,.0f} {unit}".strip()
     return f"{v:.3g} {unit}".strip()
+
+
+#: Headline keys whose unitless values are fractions, shown as percentages on the index page.
+_FRACTION_WORDS = ("mfu", "goodput", "fraction", "share", "utilisation", "hfu")
+
+
+def index_value(row: dict) -> str:
+    """A headline figure as the index page shows it: ``format_value``, with yes/no for booleans
+    and a percentage for unitless fractions (MFU, goodput, bubble, shares)."""
+    v = row.get("value")
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if not row.get("unit") and isinstance(v, (int, float)) and \
+            any(w in row.get("key", "") for w in _FRACTION_WORDS):
+        return f"{v:.1%}"
+    return format_value(v, row.get("unit", ""))
 
 
 def _write_summary(out_dir: Path, summary: dict) -> None:
@@ -677,6 +770,8 @@ def _notebook_question(nb: Path) -> str:
 
 
 def _param_text(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"  # as a scenario file writes it
     if isinstance(v, float):
         return (f"{v:.4g}" if abs(v) >= 1e6 or (v and abs(v) < 1e-3) else f"{v:g}").replace(
             "e+", "e")
@@ -716,15 +811,30 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
             heads.append(f"<tr><th colspan='3' class='nb'><a href='{esc(nb.stem)}.html'>"
                          f"{esc(nb.stem)}</a>: {question}</th></tr>")
         for r in rows:
-            val = format_value(r["value"], r["unit"])
+            val = index_value(r)
             heads.append(f"<tr><td>{esc(r['label'])}</td><td class='v'>{esc(val)}</td>"
                          f"<td>{esc(r['note'])}</td></tr>")
+    defaults = [k for k, v in summary["parameters"].items() if v["from"] == "notebook default"]
+    defaults_html = ""
+    if defaults:
+        items = "".join(f"<li><code>{esc(k)}</code> = "
+                        f"{esc(_param_text(summary['parameters'][k]['value']))}</li>"
+                        for k in defaults)
+        defaults_html = (f"<h2>Defaults used ({len(defaults)})</h2><p>The scenario leaves these "
+                         "parameters out, so the notebooks' defaults were used (`llmcost list "
+                         f"parameters` says what each means):</p><ul class='cols'>{items}</ul>")
     page = f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>llmcost report: {esc(title)}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}}
-table{{border-collapse:collapse}}td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;
-text-align:left;vertical-align:top}}td.v{{text-align:right;white-space:nowrap}}
-th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}</style></head><body>
+<html><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>llmcost report: {esc(title)}</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
+overflow-wrap:anywhere}}
+table{{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}}
+td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}}
+td.v{{text-align:right;white-space:nowrap}}code{{word-break:break-all}}
+th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}
+ul.cols{{columns:16rem}}@media (max-width:40rem){{body{{margin:1rem auto}}
+td,th{{padding:.25rem .35rem}}}}</style></head><body>
 <h1>llmcost report: {esc(title)}</h1>
 <p>{esc(scenario.get('description', ''))}</p>
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
@@ -736,6 +846,7 @@ th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}</style></head><bo
 <table><tr><th>figure</th><th>value</th><th>convention and source</th></tr>
 {''.join(heads)}</table>
 <h2>Notebooks</h2><ul>{''.join(links)}</ul>
+{defaults_html}
 <h2>Parameters used</h2>
 <table><tr><th>parameter</th><th>value</th><th>from</th></tr>{params}</table>
 </body></html>

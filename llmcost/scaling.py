@@ -177,6 +177,9 @@ LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
             "log E 0.5267228, α 0.33917084, β 0.2849083), as read by Besiroglu et al. 2024 "
             "and in their code (github:epoch-research/analyzing-chinchilla)",
             "Unrounded; still ~59 tokens/parameter at Chinchilla's compute."),
+    # E 1.8172 is the Huber-loss (grid-started) fit's; A, B, α, β are the maximum-likelihood
+    # fit's (arXiv:2404.10102 Table 1), whose own E is 1.81686: a mix as published, the two E
+    # differ by 3.4e-4, far below E's standard error (0.026).
     LossFit("besiroglu2024", 1.8172, 482.01, 2085.43, 0.3478, 0.3658,
             "Besiroglu, Erdil, Barnett, You 2024, Chinchilla Scaling: A replication attempt, "
             "arXiv:2404.10102 (Epoch AI), refit of Hoffmann's approach 3 on data reconstructed "
@@ -184,11 +187,17 @@ LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
             "Agrees with Hoffmann's approaches 1-2 (a = 0.513, ~20 tokens/parameter). The "
             "workbook's default fit."),
     LossFit("sardana2024", 1.69, 406.4, 410.7, 0.336, 0.283,
-            "Chinchilla constants with α = 0.336, β = 0.283: with these the Sardana et al. "
-            "2024 (arXiv:2401.00448) Fig. 1 example saves 17.4% (paper: 17%); taken from the "
-            "workbook's research notes (formulas.md 7.h, secondary), not read in the paper",
-            "Used only to reproduce Sardana's headline; the saving is sensitive to the "
-            "constants (9-17%)."),
+            "Chinchilla coefficients as used by Sardana et al. 2024 (arXiv:2401.00448): the "
+            "default coefficients of the authors' code, github:nikhilsardana/beyond-chinchilla "
+            "README ('α=0.336, β=0.283, A=406.4, B=410.7, E=1.69', which the README calls the "
+            "original Chinchilla coefficients); the package reproduces that README's printed "
+            "outputs (tests/test_scaling.py). With them the paper's Fig. 1 example saves 17.4% "
+            "(paper: 17%)",
+            "Used to reproduce Sardana's figures; the Fig. 1 saving depends on the constants, "
+            "9-28%: 9.1% with Hoffmann's printed ones, 16.3% with the TeX ones, 17.4% with "
+            "these, 27.8% with the default Epoch fit, whose optimum trains the 13B on 20 "
+            "tokens/parameter (2.6e11, against 5.8e11 here): its training is then the "
+            "smaller part of the lifetime FLOPs, so the 7B's cheaper inference weighs more."),
     LossFit("muennighoff2023", float(np.exp(0.6254804)), float(np.exp(6.255414)),
             float(np.exp(7.3049974)), 0.3526596, 0.3526596,
             "Muennighoff et al. 2023, arXiv:2305.16264, their refit on C4 (github:huggingface/"
@@ -197,12 +206,14 @@ LOSS_FITS: dict[str, LossFit] = {f.name: f for f in [
             "Losses on C4 with the GPT-2 tokenizer, not on MassiveText: compare within the fit."),
 ]}
 
-#: Kaplan et al. 2020, Eq. 1.5 and Table 5: L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D with
-#: N non-embedding parameters, D tokens (WebText2, GPT-2 BPE).
+#: Kaplan et al. 2020, Eq. 1.5 with Table 2 ("Fits to L(N, D)", the joint fit of the
+#: two-variable form): L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D with N non-embedding
+#: parameters, D tokens (WebText2, GPT-2 BPE). Not Table 5's single-variable fits (α_D 0.095,
+#: D_c 5.4e13, N_c 8.8e13), which belong to L(D) and L(N) alone.
 KAPLAN_ALPHA_N = 0.076
-KAPLAN_ALPHA_D = 0.095
-KAPLAN_N_C = 8.8e13
-KAPLAN_D_C = 5.4e13
+KAPLAN_ALPHA_D = 0.103
+KAPLAN_N_C = 6.4e13
+KAPLAN_D_C = 1.8e13
 #: Kaplan et al. 2020 Eq. 1.7 / §6.1: compute-efficient N ∝ C_min^0.73 and D ∝ C^0.27
 #: (Hoffmann et al. 2022 Table 2 lists a = 0.73, b = 0.27 for Kaplan).
 KAPLAN_ALLOCATION = (0.73, 0.27)
@@ -233,11 +244,11 @@ BESIROGLU_BOOTSTRAP_COV = np.array([
     [2.1127095e-03, 3.6391782e-03, 1.9739880e-04, 1.2473022e-04, 1.7706047e-04],
     [3.8008106e-03, -1.5055639e-03, 1.2473022e-04, 2.2692603e-04, -7.5779719e-05],
     [-1.2118191e-03, 8.5419928e-03, 1.7706047e-04, -7.5779719e-05, 4.1761909e-04]])
-#: Their published marginal standard errors of A, B, E, α, β (arXiv:2404.10102, Table 1 and
-#: the notebook's printed output: 124.52, 1293.28, 0.02566, 0.01540, 0.02060).
-BESIROGLU_STANDARD_ERRORS = {"A": 124.52, "B": 1293.28, "E": 0.02566, "alpha": 0.01540,
+#: Their published marginal standard errors of A, B, E, α, β: arXiv:2404.10102 Table 1 gives
+#: A 124.58, B 1293.23 (E, α, β to two decimals: 0.03, 0.02, 0.02); E, α, β below are the
+#: unrounded values of their notebook's printed bootstrap output (0.02566, 0.01540, 0.02060).
+BESIROGLU_STANDARD_ERRORS = {"A": 124.58, "B": 1293.23, "E": 0.02566, "alpha": 0.01540,
                              "beta": 0.02060}
-
 
 def get_fit(fit) -> LossFit:
     """A ``LossFit`` from its name in ``LOSS_FITS`` or the object itself.
@@ -279,7 +290,8 @@ def loss(n_params, n_tokens, fit="besiroglu2024"):
 
 
 def kaplan_loss_nd(n_nonembedding_params, n_tokens):
-    """Kaplan et al. 2020 Eq. 1.5: L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D (Table 5 constants).
+    """Kaplan et al. 2020 Eq. 1.5: L(N, D) = [(N_c/N)^(α_N/α_D) + D_c/D]^α_D with Table 2's
+    joint fit to L(N, D): α_N 0.076, α_D 0.103, N_c 6.4e13, D_c 1.8e13.
 
     N is Kaplan's: **non-embedding** parameters (``ModelSpec.n_nonembedding_params``); the loss
     is on WebText2 with GPT-2's tokenizer, not on Chinchilla's scale: compare Kaplan with the
@@ -415,6 +427,22 @@ def _argmin_log(fun, lo, hi, n_grid: int = 193, iters: int = 48):
     return np.exp((a + b) / 2)
 
 
+def _n_where_flops_per_token_reaches(fpt, target, n_lo=1.0, n_hi=1e30, iters=120):
+    """The smallest N with f(N) >= ``target`` for an increasing f (bisection on log N), so
+    that D = C/f(N) <= cap holds from there on whatever f is (6·N gives C/(6·cap) exactly)."""
+    target = np.asarray(target, dtype=float)
+    a = np.full(target.shape, math.log(n_lo))
+    b = np.full(target.shape, math.log(n_hi))
+    if np.any(np.asarray(fpt(np.exp(b)), dtype=float) < target):
+        raise ValueError("max_tokens is too small: flops_per_token(N) never reaches "
+                         "compute_flops / max_tokens, so no model size keeps D <= max_tokens")
+    for _ in range(iters):
+        m = (a + b) / 2
+        below = np.asarray(fpt(np.exp(m)), dtype=float) < target
+        a, b = np.where(below, m, a), np.where(below, b, m)
+    return np.exp(b)
+
+
 def compute_optimal_numerical(compute_flops, fit="besiroglu2024", flops_per_token=None,
                               max_tokens=None):
     """Compute-optimal (N, D) for any FLOP count per token and an optional cap on tokens,
@@ -433,7 +461,8 @@ def compute_optimal_numerical(compute_flops, fit="besiroglu2024", flops_per_toke
     max_tokens : float, optional
         Tokens available (each seen once); the search keeps D <= max_tokens, so a small
         corpus pushes the optimum to a larger model (for repeated data see
-        ``data_constrained_optimum``).
+        ``data_constrained_optimum``). The feasible range starts at the N where
+        f(N) = C/max_tokens (solved for the given f, which must increase with N).
 
     Returns
     -------
@@ -453,8 +482,8 @@ def compute_optimal_numerical(compute_flops, fit="besiroglu2024", flops_per_toke
     cap = None if max_tokens is None else as_array(max_tokens, "max_tokens", positive=True)
     n0, _ = compute_optimal(c, f)
     lo, hi = np.asarray(n0) * 1e-4, np.asarray(n0) * 1e4
-    if cap is not None:  # D = C/f(N) <= cap  ⇔  N >= the N where 6N·cap = C (for 6N)
-        lo = np.maximum(lo, c / (TRAIN_FLOPS_PER_PARAM_TOKEN * cap))
+    if cap is not None:  # D = C/f(N) <= cap  ⇔  f(N) >= C/cap  ⇔  N >= N_min with f(N_min) = C/cap
+        lo = np.maximum(lo, _n_where_flops_per_token_reaches(fpt, c / cap))
         hi = np.maximum(hi, lo * 10)
 
     def objective(n):
@@ -547,6 +576,10 @@ def compute_optimal_band(compute_flops, quantiles=(0.025, 0.5, 0.975), n_draws: 
     Draws (log A, log B, log E, α, β) from a normal distribution centred on the published
     estimates with ``BESIROGLU_BOOTSTRAP_COV`` (their bootstrap's covariance, recomputed:
     see the constant), evaluates the closed-form optimum for each draw and returns quantiles.
+    The centre is the published maximum-likelihood fit (18.4 tokens/parameter at 5.76e23
+    FLOPs) while the covariance is that of bootstrap refits with the Huber loss, whose own
+    point gives about 17.9: centre and spread come from two fits, as in Epoch's notebook,
+    whose intervals are built the same way.
     The A–α and B–β estimates are strongly correlated (a larger A with a larger α predicts
     nearly the same losses), so the optimum is much better determined than the marginal errors
     suggest. With ``correlated=False`` the off-diagonal terms are dropped: that is what sampling
@@ -1000,12 +1033,19 @@ def replace_with_smaller(n_large, n_small, inference_tokens, fit="sardana2024"):
 
 
 # ------------------------------------------------------------------------- real models
+def _is_estimate(r) -> bool:
+    notes = r.notes if isinstance(r.notes, str) else ""
+    return "-est-" in str(r.run_id) or notes.lstrip().lower().startswith("estimate, not a run")
+
+
 def frontier_models():
     """Real models by training tokens per parameter, from the catalogues.
 
     Rows: every ``data/models.csv`` model with published training tokens, plus
     ``data/published_runs.csv`` runs with tokens that are not catalogue models (OLMo, MPT,
-    Pythia, ...). N is total parameters (embeddings included, as in Chinchilla); MoE models
+    Pythia, ...). Rows that are estimates, not runs (a run id containing ``-est-`` or notes
+    starting "Estimate, not a run", e.g. Narayanan et al. 2021's projected GPT-3 and 1T
+    training times), are skipped. N is total parameters (embeddings included, as in Chinchilla); MoE models
     also get active parameters, and their compute is 6·N_active·D.
 
     Returns
@@ -1030,6 +1070,8 @@ def frontier_models():
     runs = load_published_runs()
     for _, r in runs.iterrows():
         if r.catalog_model in seen or pd.isna(r.train_tokens) or pd.isna(r.params_total):
+            continue
+        if _is_estimate(r):  # a paper's projection of a run, not a trained model
             continue
         n = float(r.params_total)
         na = float(r.params_active) if not pd.isna(r.params_active) else n

@@ -220,8 +220,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "compute seconds between checkpoints; null: the optimum for the job's MTBF", _positive),
     Param("ckpt_async", "bool", "asynchronous checkpoints (only the device-to-host snapshot "
           "blocks training)"),
-    Param("ckpt_storage_bytes_per_s", "float", "aggregate sustained storage bandwidth, bytes/s",
-          _positive),
+    Param("ckpt_storage_bytes_per_s", "float|none", "aggregate sustained storage bandwidth, "
+          "bytes/s; null: sized from the job, n_gpus × 122 MB/s (Llama 3's Tectonic, "
+          "llmcost.reliability.job_storage_bytes_per_s)", _positive),
     Param("ckpt_node_bytes_per_s", "float", "per-node bandwidth to storage, bytes/s", _positive),
     Param("ckpt_d2h_bytes_per_s", "float", "device-to-host copy bandwidth per GPU, bytes/s",
           _positive),
@@ -285,6 +286,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("comm_dp_overlap", "str|bool", "data-parallel gradient reduction and ZeRO gathers "
           "overlap the backward and forward passes: true, false or auto (the stack's)",
           _auto_or_bool),
+    # ---- scale-out network figures for accelerators without them in the catalogue
+    Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
+          "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
+          _positive),
+    Param("comm_scaleout_latency_s", "float|none", "latency of one ring step across scale-up "
+          "domains, s; null: data/efficiency.csv", _nonnegative),
     # ---- serving, demand and the RL loop (notebook 05; llmcost.inference, llmcost.rl)
     Param("serve_weight_dtype", "str", "serving weight precision", _one_of(*_WEIGHT_DTYPES)),
     Param("serve_kv_dtype", "str", "KV-cache precision", _one_of("bf16", "fp16", "fp8")),
@@ -416,7 +423,7 @@ LEDGER_DEFAULTS = {
     "model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "train_tokens": 2.0e12,
     "seq_len": 4096, "mfu": 0.4, "dtype": "bf16", "price_usd_per_gpu_hour": 3.99,
     "pricing": "on_demand", "ckpt_recipe": "bf16-adam", "ckpt_interval_s": None,
-    "ckpt_async": False, "ckpt_storage_bytes_per_s": 1.0e11, "ckpt_node_bytes_per_s": 5.0e10,
+    "ckpt_async": False, "ckpt_storage_bytes_per_s": None, "ckpt_node_bytes_per_s": 5.0e10,
     "ckpt_d2h_bytes_per_s": 5.0e10, "ckpt_restart_s": 600.0, "ckpt_keep_last": 3,
     "ckpt_milestone_every_days": 7.0, "ckpt_retention_months": 12.0,
     "ckpt_hot_tier": "fsx-lustre-ssd", "ckpt_cold_tier": "s3-glacier-deep-archive",
@@ -537,6 +544,8 @@ def validate_parameter(name: str, value):
     ScenarioError (a ValueError)
         If ``name`` is not in ``PARAMETERS`` or the value breaks its type or rule.
     """
+    if not isinstance(name, str):
+        raise ScenarioError(f"name={name!r}: a parameter name must be a string")
     if name not in PARAMETERS:
         from .catalog import suggest
         close = suggest(name, PARAMETERS)
@@ -544,11 +553,14 @@ def validate_parameter(name: str, value):
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
     p = PARAMETERS[name]
-    if name == "mfu" and value == MFU_PREDICT:
+    if name == "mfu" and isinstance(value, str) and value == MFU_PREDICT:
         raise ScenarioError("mfu='predict' is only understood in a scenario file: `llmcost "
                             "report` replaces it with the step-time model's prediction for the "
                             "scenario's plan before the notebooks run. Here give a number, e.g. "
                             "llmcost.step.scenario_step(p)[1].mfu")
+    if name == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
+        raise ScenarioError(f"mfu={value!r}: write `mfu: predict` (lower case) to have the report "
+                            "predict the MFU, or give a number in (0, 1]")
     v = _coerce(p, value)
     if v is not None and p.check is not None:
         v = p.check(name, v)
@@ -581,6 +593,7 @@ def _cross_check(p: dict) -> None:
     if any(k in p for k in PLAN_PARAMETERS) and \
             all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
         from .parallel import plan_from_parameters
+        _check_batch_feeds_gpus(p)
         try:
             plan_from_parameters(p)
         except ValueError as e:
@@ -599,6 +612,33 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+#: The most context-parallel ranks the plan search tries (``parallel.choose_plan``).
+_MAX_CP = 32
+
+
+def _check_batch_feeds_gpus(p: dict) -> None:
+    """Every data-parallel replica needs at least one sequence per step, and one sequence spreads
+    over at most tp·pp·cp GPUs (tp up to the query heads, pp up to the layers + 2, cp up to 32):
+    more GPUs than that cannot all be fed by the global batch."""
+    from .catalog import load_model
+
+    try:
+        spec = load_model(p["model"])
+    except ValueError:
+        return
+    seqs = p["global_batch_tokens"] // p["seq_len"]
+    cp = p.get("cp") or _MAX_CP
+    per_seq = spec.n_heads * (spec.n_layers + 2) * cp
+    if seqs >= 1 and p["n_gpus"] > seqs * per_seq:
+        raise ScenarioError(
+            f"n_gpus={p['n_gpus']:,} is more than the scenario's global batch can feed: "
+            f"global_batch_tokens={p['global_batch_tokens']:,} is {seqs:,} sequences of "
+            f"{p['seq_len']:,} tokens, each data-parallel replica needs at least one, and one "
+            f"sequence of {spec.name} spreads over at most {per_seq:,} GPUs (tp ≤ "
+            f"{spec.n_heads} heads × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
+            "global_batch_tokens or use fewer GPUs")
 
 
 class _Yaml12Loader(yaml.SafeLoader):
@@ -642,9 +682,11 @@ def load_scenario(path) -> dict:
         If the file is missing or not a YAML mapping, a key is unknown, or a value breaks its
         rule. The message names the file, the key and the rule.
     """
+    if not isinstance(path, (str, Path)):
+        raise ScenarioError(f"path={path!r} must be the path of a scenario YAML file")
     p = Path(path)
     if not p.exists():
-        raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+        raise ScenarioError(f"path={str(path)!r}: scenario file {str(path)!r} does not exist")
     if not p.is_file():
         raise ScenarioError(f"scenario {str(path)!r} is not a file")
     try:
@@ -675,6 +717,9 @@ def load_scenario(path) -> dict:
         if key == "mfu" and value == MFU_PREDICT:
             out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
             continue
+        if key == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
+            raise ScenarioError(f"{p}: mfu={value!r}: the word is `predict` (lower case), which "
+                                "asks the report to predict the MFU; or give a number in (0, 1]")
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
@@ -694,10 +739,17 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     -------
     (price_usd_per_gpu_hour, provenance string)
     """
+    from .catalog import load_accelerator
+    try:
+        accelerator = load_accelerator(accelerator).name
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+    if not isinstance(pricing, str) or pricing not in PRICING:
+        raise ScenarioError(f"pricing={pricing!r} must be one of {', '.join(map(repr, PRICING))}")
     if price_usd_per_gpu_hour is not None:
-        return float(price_usd_per_gpu_hour), "given as price_usd_per_gpu_hour"
+        v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
+        return float(v), "given as price_usd_per_gpu_hour"
     if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.pricing)
-        from .catalog import load_accelerator
         from .pricing import owned_usd_per_gpu_hour
         try:
             own = owned_usd_per_gpu_hour(load_accelerator(accelerator))

@@ -98,8 +98,9 @@ import numpy as np
 import pandas as pd
 
 from . import comm, stacks
-from .hardware import Cluster, Efficiency
+from .hardware import Cluster, Efficiency, as_cluster
 from .memory import get_recipe, stage_candidates
+from .catalog import as_model
 from .model import RECOMPUTE_MODES, ModelSpec
 from .parallel import (
     EmptyPlanTable,
@@ -656,7 +657,10 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
 
 def _load_eff(cluster: Cluster) -> Efficiency:
     from .catalog import load_efficiency
-    return load_efficiency(cluster.accelerator)
+    eff = load_efficiency(cluster.accelerator)
+    if getattr(cluster, "scaleout_latency_s", None) is not None:  # given by the scenario
+        eff = eff.replace(scaleout_latency_s=float(cluster.scaleout_latency_s))
+    return eff
 
 
 # ----------------------------------------------------------------------------- one plan
@@ -767,6 +771,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
     """
+    model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     comm.check_plan_on_cluster(plan, cluster)
@@ -896,6 +901,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     """
     from .parallel import enumerate_plans
 
+    model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
     so = stacks.step_options(DEFAULT_STACK if stack is None else stack,
@@ -1095,9 +1101,20 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     312 × model FLOPs ÷ hardware FLOPs (72-form ÷ 96-form, from ``ModelSpec.flops_per_token``),
     so the relative error is the same on either basis. The TFLOP/s column is used (the % column
     is rounded to whole percent). Korthikanti et al. report MFU on the same basis as this
-    workbook (their Eq. 7 = ``flops_per_token(causal=False)``). Llama 3 does not state its FLOP
-    count: its MFU is taken as published (``causal_basis_mfu`` gives the value it would have if
-    Meta counted a causal mask, reported × causal ÷ full FLOPs).
+    workbook (their Eq. 7 = ``flops_per_token(causal=False)``). **One basis for every row: the
+    TFLOP/s column where one is published** (``metric`` ``hfu_full`` or ``tflops``: TFLOP/s ÷
+    the dense BF16 peak, 312 for A100, 989.4 for H100), since the percentages are rounded; the
+    MFU column only where no TFLOP/s is given (Korthikanti's Table 5, one decimal). Llama 3
+    Table 4 gives both (430/400/380 TFLOP/s, 43/41/38%): its TFLOP/s give 43.5/40.4/38.4%. Llama 3
+    does not state its FLOP count: its TFLOP/s are taken as published (``causal_basis_mfu``
+    gives the value it would have if Meta counted a causal mask, reported × causal ÷ full
+    FLOPs). NeMo AutoModel publishes tokens/s and model TFLOP/s on its own (causal) count:
+    ``reported`` is its TFLOP/s ÷ peak (as published), ``reported_mfu`` its tokens/s on the
+    workbook's full-mask count.
+
+    ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
+    Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
+    regression pins were written with these rows' errors in view.
 
     Returns
     -------
@@ -1147,8 +1164,14 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                 model.flops_per_token(s, causal=False, recompute="full"))
             metric = "HFU, full recompute (Eq. 3): TFLOP/s ÷ 312"
         elif c["metric"] == "tokens_per_s":
-            reported = reported_mfu = float(r["reported_tokens_per_sec_per_gpu"]) * full_f / peak
-            metric = "tokens/s/GPU × model FLOPs per token (full mask) ÷ peak"
+            reported_mfu = float(r["reported_tokens_per_sec_per_gpu"]) * full_f / peak
+            tf = r["reported_tflops_per_gpu"]
+            reported = float(tf) * 1e12 / peak if np.isfinite(tf) else reported_mfu
+            metric = ("as published: model TFLOP/s ÷ peak (the publisher's own FLOP count); "
+                      "reported_mfu: tokens/s/GPU × model FLOPs per token (full mask) ÷ peak")
+        elif c["metric"] == "tflops":
+            reported = reported_mfu = float(r["reported_tflops_per_gpu"]) * 1e12 / peak
+            metric = "model TFLOP/s ÷ peak (the publisher's FLOP count, taken as the MFU basis)"
         else:
             reported = reported_mfu = float(r["reported_mfu"])
             metric = "MFU"
@@ -1235,11 +1258,12 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     -------
     (ParallelPlan, StepBreakdown)
     """
-    from .catalog import load_accelerator, load_model
+    from .catalog import load_model
     from .parallel import plan_from_parameters
 
     model = model if model is not None else load_model(p["model"])
-    cluster = Cluster(load_accelerator(p.get("accelerator", "H100-SXM")), int(p["n_gpus"]))
+    from .catalog import scenario_cluster
+    cluster = scenario_cluster(p)
     plan = plan_from_parameters(p, model)
     b = step_time(model, cluster, plan, int(p["seq_len"]), **scenario_options(p))
     return plan, b

@@ -39,6 +39,17 @@ BYTES_PER_DTYPE = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 PF_DAY_FLOP = PETA * SECONDS_PER_DAY
 
 
+def _number(value, name: str) -> float:
+    """A real number for the formatting helpers (NaN and inf are formatted, not refused); a
+    ValueError naming ``name`` for strings, None, containers and other types."""
+    if isinstance(value, bool) or not isinstance(value, (Real, np.generic)) or \
+            isinstance(value, (str, bytes)):
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            return float(value)
+        raise ValueError(f"{name}={value!r} must be a number")
+    return float(value)
+
+
 def _si(value: float, unit: str, prefixes: list[tuple[float, str]], digits: int) -> str:
     if not math.isfinite(value):
         return f"{value} {unit}"
@@ -59,12 +70,12 @@ def fmt_flops(flops: float, digits: int = 3) -> str:
     Counts of FLOP are shown in scientific notation because that is how papers state them
     (Llama 3: "3.8 × 10^25 FLOPs").
     """
-    return f"{float(flops):.{digits - 1}e} FLOP"
+    return f"{_number(flops, 'flops'):.{digits - 1}e} FLOP"
 
 
 def fmt_flops_rate(flops_per_s: float, digits: int = 3) -> str:
     """Format a rate in FLOP/s with a decimal prefix, e.g. ``'989 TFLOP/s'``."""
-    return _si(float(flops_per_s), "FLOP/s", _DECIMAL, digits)
+    return _si(_number(flops_per_s, "flops_per_s"), "FLOP/s", _DECIMAL, digits)
 
 
 def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
@@ -72,13 +83,13 @@ def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
     if binary:
         prefixes = [(2.0**60, "Ei"), (2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"),
                     (2.0**20, "Mi"), (2.0**10, "Ki")]
-        return _si(float(n_bytes), "B", prefixes, digits)
-    return _si(float(n_bytes), "B", _DECIMAL, digits)
+        return _si(_number(n_bytes, "n_bytes"), "B", prefixes, digits)
+    return _si(_number(n_bytes, "n_bytes"), "B", _DECIMAL, digits)
 
 
 def fmt_duration(seconds: float) -> str:
     """Format a duration in the largest sensible unit: s, min, h, days or years."""
-    s = float(seconds)
+    s = _number(seconds, "seconds")
     if not math.isfinite(s):
         return f"{s} s"
     if abs(s) < 60:
@@ -94,7 +105,7 @@ def fmt_duration(seconds: float) -> str:
 
 def fmt_usd(usd: float) -> str:
     """Format US dollars with a k/M/B suffix, e.g. ``fmt_usd(1.23e8) -> '$123M'``."""
-    v = float(usd)
+    v = _number(usd, "usd")
     if not math.isfinite(v):
         return f"${v}"
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
@@ -105,7 +116,7 @@ def fmt_usd(usd: float) -> str:
 
 def fmt_count(n: float, digits: int = 4) -> str:
     """Format a plain count (parameters, tokens, GPU-hours) with k/M/B/T suffixes."""
-    v = float(n)
+    v = _number(n, "n")
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
         if abs(v) >= scale:
             return f"{v / scale:.{digits}g}{suffix}"

@@ -1,5 +1,6 @@
 """batch.py: the McCandlish/Kaplan trade-off, DeepSeek's fits, learning-rate rules and the hardware
-side, against formulas.md §5 and the papers (sources named per test)."""
+side, against the test vectors 5.a-5.j (tests/data/test_vectors.csv) and the papers (sources named
+per test)."""
 
 import numpy as np
 import pandas as pd
@@ -12,12 +13,12 @@ from llmcost import batch
 # ------------------------------------------------------------------ Kaplan / McCandlish
 def test_kaplan_critical_batch_at_3_nats():
     # Kaplan et al. 2020 Eq. 5.3 with B* = 2e8 tokens, alpha_B = 0.21 (constants confirmed in a
-    # full-text copy of §5.1): B_crit(3.0) = 1.07e6 tokens (formulas.md 5.a, issue 5).
+    # full-text copy of §5.1): B_crit(3.0) = 1.07e6 tokens (test vector 5.a, issue 5).
     assert batch.kaplan_critical_batch(3.0) == pytest.approx(1.07e6, rel=2e-3)
 
 
 def test_kaplan_critical_batch_vectors():
-    # formulas.md 5.a [computed], given to 3 significant figures.
+    # test vector 5.a [computed], given to 3 significant figures.
     got = batch.kaplan_critical_batch(np.array([4.0, 3.0, 2.5, 2.0]))
     assert [float(f"{g:.3g}") for g in got] == [2.72e5, 1.07e6, 2.55e6, 7.37e6]
     # "approximately doubles for every 13% decrease in loss" (Kaplan Fig. 10 caption)
@@ -26,7 +27,7 @@ def test_kaplan_critical_batch_vectors():
 
 
 def test_mccandlish_vectors():
-    # formulas.md 5.b: B/B_crit = 0.25 ... 4 -> S/S_min = 5, 3, 2, 1.5, 1.25; E/E_min = 1.25 ... 5.
+    # test vector 5.b: B/B_crit = 0.25 ... 4 -> S/S_min = 5, 3, 2, 1.5, 1.25; E/E_min = 1.25 ... 5.
     ratio = np.array([0.25, 0.5, 1.0, 2.0, 4.0])
     s = batch.steps_to_target(ratio * 1e6, 1.0, 1e6)
     e = batch.tokens_to_target(ratio * 1e6, 1.0, 1e6)
@@ -117,30 +118,31 @@ def test_accumulation_steps():
 # ------------------------------------------------------------------ DeepSeek LLM
 def test_deepseek_model_scale_matches_table3():
     # DeepSeek LLM Table 3 (l_seq 4096): M = 352M, 963M, 3.02B, 9.66B, 45.1B, 85.6B, 419B.
-    # Confirms the 12·n_layer·d_model·l_seq attention term of Eq. 2 (formulas.md §1.5 has 6,
+    # Confirms the 12·n_layer·d_model·l_seq attention term of Eq. 2 (the DeepSeek M formula as often
+    # quoted has 6,
     # which gives 252M for the first row).
     shapes = [(8, 512), (12, 768), (24, 1024), (24, 2048), (32, 4096), (40, 5120), (80, 8192)]
     got = [batch.deepseek_flops_per_token(n, d, 4096) for n, d in shapes]
     assert got == pytest.approx([352e6, 963e6, 3.02e9, 9.66e9, 45.1e9, 85.6e9, 419e9], rel=5e-3)
 
 
-def test_formulas_md_5d_5e_used_the_causal_coefficient():
-    # formulas.md 5.d/5.e give M = 3.926e10 (7B) and 4.78e11 (67B): that is the attention term
+def test_vector_5d_5e_used_the_causal_coefficient():
+    # test vector 5.d/5.e give M = 3.926e10 (7B) and 4.78e11 (67B): that is the attention term
     # with 6 (causal-halved), not the paper's 12. With the paper's M the 7B/67B comparison still
     # holds (test_deepseek_7b_and_67b_within_10_percent); the 6-form values are reproduced here
-    # only to document where formulas.md's numbers come from.
+    # only to document where the test vectors' numbers come from.
     def m6(n, d, s):
         return 72 * n * d**2 + 6 * n * d * s
     assert m6(30, 4096, 4096) == pytest.approx(3.926e10, rel=1e-3)
     assert m6(95, 8192, 4096) == pytest.approx(4.78e11, rel=1e-3)
     seqs_6 = batch.deepseek_optimal_batch_tokens([m6(30, 4096, 4096) * 2e12,
                                                   m6(95, 8192, 4096) * 2e12]) / 4096
-    assert [round(x) for x in seqs_6] == [2198, 4978]  # formulas.md 5.d/5.e
+    assert [round(x) for x in seqs_6] == [2198, 4978]  # test vector 5.d/5.e
     assert batch.deepseek_flops_per_token(8, 512, 4096) != pytest.approx(m6(8, 512, 4096))
 
 
 def test_deepseek_fits_formula_vectors():
-    # formulas.md 5.c and 5.f [computed]; constants confirmed in a copy of the paper (Eq. 1) and
+    # test vector 5.c and 5.f [computed]; constants confirmed in a copy of the paper (Eq. 1) and
     # a second transcription (mrshaw01/software-engineer docs/deepseek/1-DeepSeek-V1.md).
     c = np.array([1e20, 1e22, 1e24])
     assert batch.deepseek_optimal_batch_tokens(c) == pytest.approx([1.017e6, 4.588e6, 2.069e7],
@@ -165,13 +167,13 @@ def test_deepseek_7b_and_67b_within_10_percent():
 
 # ------------------------------------------------------------------ learning-rate rules
 def test_goyal_linear_rule():
-    # Goyal et al. 2017 §2.1: eta = 0.1·kn/256; 8192 images -> 3.2 (formulas.md 5.g).
+    # Goyal et al. 2017 §2.1: eta = 0.1·kn/256; 8192 images -> 3.2 (test vector 5.g).
     assert batch.goyal_lr(8192) == pytest.approx(3.2)
     assert batch.linear_scaled_lr(3e-4, 4) == pytest.approx(1.2e-3)
 
 
 def test_malladi_square_root_rule():
-    # formulas.md 5.h; the rule as stated by Malladi (2024 blog summary of arXiv:2205.10287):
+    # test vector 5.h; the rule as stated by Malladi (2024 blog summary of arXiv:2205.10287):
     # lr × sqrt(k), beta = 1 − k(1 − beta), eps / sqrt(k).
     r = batch.sqrt_scaled_adam(3e-4, 4, beta1=0.9, beta2=0.95, eps=1e-8)
     assert r["lr"] == pytest.approx(6e-4)
@@ -197,7 +199,7 @@ def test_lr_table_warns():
 
 # ------------------------------------------------------------------ roofline
 def test_ridge_points():
-    # formulas.md 5.j: peak / HBM bandwidth (dense BF16 unless stated).
+    # test vector 5.j: peak / HBM bandwidth (dense BF16 unless stated).
     want = {("H100-SXM", "bf16"): 295, ("H100-SXM", "fp8"): 591, ("A100-80GB", "bf16"): 153,
             ("A100-40GB", "bf16"): 201, ("H200", "bf16"): 206, ("B200", "bf16"): 281}
     for (name, dtype), ridge in want.items():
@@ -205,7 +207,7 @@ def test_ridge_points():
 
 
 def test_matmul_intensity_vectors():
-    # formulas.md 5.i: d_in = d_out = 8192, bf16.
+    # test vector 5.i: d_in = d_out = 8192, bf16.
     got = batch.matmul_intensity([1, 64, 256, 512, 4096], 8192, 8192)
     assert got == pytest.approx([1.0, 63.0, 240.9, 455.1, 2048], abs=0.06)
 
@@ -249,7 +251,7 @@ def test_dp_gradient_sync_is_amortised_by_the_batch(h100):
 
 
 def test_activation_estimate_matches_korthikanti_vectors():
-    # formulas.md 2.d, GPT-3 175B layer, s 2048, b 1, h 12288, a 96, t 8, per layer:
+    # test vector 2.d, GPT-3 175B layer, s 2048, b 1, h 12288, a 96, t 8, per layer:
     # TP+SP 342 MiB; TP+SP+selective (= FlashAttention) 102 MiB; full recompute 48 MiB.
     # Korthikanti's setting: dropout masks stored, GPT-3's 4h GeLU MLP and MHA.
     m = llmcost.load_model("gpt-3-175b")

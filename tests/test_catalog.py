@@ -34,7 +34,7 @@ def test_dense_bf16_peaks(name, bf16_tflops):
 
 
 @pytest.mark.parametrize("name, ridge", [
-    # formulas.md 5.j: H100 SXM BF16 295, A100-80 153, A100-40 201, H200 206, B200 281 FLOP/B.
+    # test vector 5.j: H100 SXM BF16 295, A100-80 153, A100-40 201, H200 206, B200 281 FLOP/B.
     ("H100-SXM", 295), ("A100-80GB", 153), ("A100-40GB", 201), ("H200", 206), ("B200", 281),
 ])
 def test_ridge_points(name, ridge):

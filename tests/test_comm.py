@@ -13,8 +13,8 @@ A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")
 
 
-# ----------------------------------------------------------------------------- formulas.md §4
-def test_formulas_md_4a_ring_all_reduce():
+# ---------------------------------------------- test vectors 4.a-4.e (tests/data/test_vectors.csv)
+def test_vector_4a_ring_all_reduce():
     # 4.a: S = 1e9 B, n = 8, 450e9 B/s, α = 10 µs -> 140 µs + 3.889 ms = 4.029 ms [computed]
     t = comm.collective_time("all_reduce", 1e9, 8, 450e9, 10e-6)
     assert t == pytest.approx(4.029e-3, rel=1e-3)
@@ -22,7 +22,7 @@ def test_formulas_md_4a_ring_all_reduce():
     assert comm.bus_bandwidth("all_reduce", 1e9, t, 8) == pytest.approx(434.4e9, rel=1e-3)
 
 
-def test_formulas_md_4b_to_4d():
+def test_vector_4b_to_4d():
     assert comm.collective_time("all_gather", 1e9, 8, 450e9, 10e-6) == \
         pytest.approx(2.014e-3, rel=1e-3)                                            # 4.b
     ring = comm.collective_time("all_reduce", 1e6, 1024, 50e9, 5e-6)
@@ -32,7 +32,7 @@ def test_formulas_md_4b_to_4d():
     assert tree == pytest.approx(0.14e-3, rel=1e-3)                                  # 4.d
 
 
-def test_formulas_md_4e_busbw_factors():
+def test_vector_4e_busbw_factors():
     # nccl-tests doc/PERFORMANCE.md (4.e, [paper]): n = 8
     assert comm.busbw_factor("all_reduce", 8) == pytest.approx(1.75)
     for op in ("all_gather", "reduce_scatter", "all_to_all"):
@@ -41,7 +41,7 @@ def test_formulas_md_4e_busbw_factors():
         assert comm.busbw_factor(op, 8) == 1
 
 
-def test_formulas_md_3f_and_3g():
+def test_vector_3f_and_3g():
     # 3.f: TP all-reduce of b·s·h bf16 (67.1 MB), t = 8, 450 GB/s: 0.261 ms, 4 per layer 1.044 ms
     s = 2 * 1 * 4096 * 8192
     assert s == pytest.approx(67.1e6, rel=1e-3)
@@ -175,7 +175,8 @@ def _gpt(h=4096, layers=32, heads=32):
 
 
 def test_tp_volume_per_layer_is_four_ring_all_reduces():
-    # formulas.md 3.2: per GPU per layer (no recompute, ring) 4 · 2(t−1)/t · 2·b·s·h bytes.
+    # Megatron-LM §3 (Shoeybi et al. 2019): per GPU per layer (no recompute, ring) 4 · 2(t−1)/t ·
+    # 2·b·s·h bytes.
     m = _gpt()
     plan = parallel.make_plan(m, 64, 64, tp=8, sequence_parallel=False, seq_len=2048)
     v = comm.comm_volume(m, Cluster(A100, 64), plan, 2048)
@@ -185,7 +186,8 @@ def test_tp_volume_per_layer_is_four_ring_all_reduces():
 
 
 def test_zero_volumes():
-    # formulas.md 3.3 (ZeRO §7): ZeRO-1/2 move the same bytes as the all-reduce; ZeRO-3 1.5×.
+    # ZeRO §7 (Rajbhandari et al. 2020): ZeRO-1/2 move the same bytes as the all-reduce; ZeRO-3
+    # 1.5×.
     m = _gpt()
     cl = Cluster(A100, 64)
     vols = {z: comm.comm_volume(m, cl, parallel.make_plan(m, 64, 64, zero_stage=z,
@@ -198,7 +200,8 @@ def test_zero_volumes():
 
 
 def test_zero1_has_no_per_microbatch_weight_gathers():
-    # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here ZeRO-1 traffic does
+    # llm-analysis charges FSDP all-gathers under ZeRO-1 (its get_latency_fwd_per_layer); here
+    # ZeRO-1 traffic does
     # not grow with the number of micro-batches, ZeRO-3 traffic does.
     m = _gpt()
     cl = Cluster(A100, 64)

@@ -1,5 +1,6 @@
 """compute.py: the first ledger line, against the test vectors of the foundation issue and
-formulas.md §1, and the published runs in data/published_runs.csv."""
+the test vectors 1.a-1.k (tests/data/test_vectors.csv), and the published runs in
+data/published_runs.csv."""
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ def test_llama3_405b_training_flops():
 
 
 def test_palm_540b_mfu_from_throughput():
-    # PaLM Table 3: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s) -> MFU 46.2% (formulas.md 1.b).
+    # PaLM Table 3: 238.3K tokens/s on 6144 TPU v4 (275 TFLOP/s) -> MFU 46.2% (test vector 1.b).
     palm, tpu = llmcost.load_model("palm-540b"), llmcost.load_accelerator("TPU v4")
     mfu = llmcost.mfu_from_throughput(238.3e3 / 6144, palm, tpu, seq_len=2048, causal=False)
     assert mfu == pytest.approx(0.462, abs=0.0005)
@@ -165,3 +166,37 @@ def test_names_and_strings():
         llmcost.load_model("llama-2-70b"), 2e12)
     with pytest.raises(ValueError, match="n_tokens='15e12' must be a number, not a string"):
         llmcost.training_flops(70e9, "15e12")
+
+
+def test_recompute_with_a_bare_count_is_refused():
+    # 6ND is a model-FLOP count: recomputation needs the architecture (a ModelSpec).
+    with pytest.raises(ValueError, match="recompute='full' needs method='detailed'"):
+        llmcost.training_flops(70e9, 1e3, recompute="full")
+
+
+def test_impossible_throughput_is_refused(h100):
+    # Llama 2 70B at 4K on an H100 (989 TFLOP/s dense BF16): the peak is reached at
+    # 989e12 / (6N + attention) ≈ 2,226 tokens/s per GPU; 1e9 tokens/s would be an MFU of 4.5e5.
+    m = llmcost.load_model("llama-2-70b")
+    with pytest.raises(ValueError, match=r"tokens_per_s_per_gpu=1e\+09 is impossible.*MFU of"):
+        llmcost.mfu_from_throughput(1e9, m, h100, seq_len=4096)
+    assert llmcost.mfu_from_throughput(1000, m, h100, seq_len=4096) < 1
+
+
+def test_bare_counts_work_or_ask_for_a_model_spec(h100):
+    # 6ND needs only N: 1,000 tokens/s × 6 × 70e9 / 989.4e12 = 0.4245 (hand derivation).
+    assert llmcost.mfu_from_throughput(1000, 70e9, h100, method="6ND") == pytest.approx(
+        1000 * 6 * 70e9 / h100.peak_bf16_flops_per_s)
+    for call in (lambda: llmcost.mfu_from_throughput(1000, 70e9, h100),
+                 lambda: llmcost.hfu_from_mfu(0.4, 70e9),
+                 lambda: llmcost.memory_per_gpu(70e9, llmcost.make_plan(
+                     llmcost.load_model("llama-2-70b"), 8, 8, tp=8))):
+        with pytest.raises(ValueError, match="model=7.*parameter count.*needs a ModelSpec"):
+            call()
+
+
+def test_cluster_by_name():
+    c = llmcost.Cluster("H100-SXM", 8)
+    assert c.accelerator == llmcost.load_accelerator("H100-SXM")
+    with pytest.raises(ValueError, match="accelerator=3 must be an Accelerator"):
+        llmcost.Cluster(3, 8)

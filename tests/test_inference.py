@@ -1,7 +1,7 @@
 """Serving roofline (llmcost.inference) against configs, hand derivations and published figures.
 
 Sources of the expected values:
-* KV bytes per token: each model's published config (layers, KV heads, head size), formulas.md 6.a
+* KV bytes per token: each model's published config (layers, KV heads, head size), test vector 6.a
   (Llama-2-7B 32 L × 32 KV heads × 128; Llama-3-8B 32 × 8 × 128; Llama-3-70B 80 × 8 × 128;
   Llama-3-405B 126 × 8 × 128; DeepSeek-V3 MLA (512 + 64) × 61 layers, DeepSeek-V2 §2.1.2).
 * Decode at batch 1 and 64 (6.h, 6.i), the GRPO rollout step (6.g) and the ridge-point batch
@@ -51,7 +51,7 @@ def test_sliding_window_caps_the_cache():
 
 
 def test_batch_one_decode_on_h100_is_below_209_tokens_per_s():
-    # formulas.md 6.h: 8.03e9 params × 2 B / 3.35e12 B/s = 4.79 ms -> at most 209 tokens/s.
+    # test vector 6.h: 8.03e9 params × 2 B / 3.35e12 B/s = 4.79 ms -> at most 209 tokens/s.
     # The model reads all but the 525M-row input embedding (a gather): 7.505e9 × 2 B = 15.01 GB,
     # at 90% of 3.35 TB/s (Calculon's HBM efficiency, data/efficiency.csv): 4.98 ms, 201 tok/s.
     rate = 1 / inf.decode_step_time("llama-3.1-8b", "H100-SXM", 1, 0)
@@ -62,7 +62,7 @@ def test_batch_one_decode_on_h100_is_below_209_tokens_per_s():
 
 
 def test_batch_64_at_4k_context_is_memory_bound():
-    # formulas.md 6.i: weights 16.06 GB + 64 × 4096 × 131,072 B = 34.36 GB of KV at 3.35 TB/s =
+    # test vector 6.i: weights 16.06 GB + 64 × 4096 × 131,072 B = 34.36 GB of KV at 3.35 TB/s =
     # 15.05 ms (the vector counts the embedding table: 0.31 ms more than the 15.01 GB read here);
     # the matmul FLOPs would take 2·8.03e9·64 / 989.4e12 = 1.04 ms; with the attention core over
     # 4097 keys (2·32 layers·32 heads·256·4097 = 2.15 GFLOP per token) and without the embedding
@@ -82,7 +82,7 @@ def test_grpo_rollout_step_of_formulas_6g():
 
 
 def test_ridge_batch_without_and_with_kv_reads():
-    # formulas.md §6 / 5.j: B* = ridge ÷ (2 / bytes per weight) = (989.4e12 / 3.35e12) / 1 = 295.
+    # test vector 5.j: B* = ridge ÷ (2 / bytes per weight) = (989.4e12 / 3.35e12) / 1 = 295.
     b0 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 0, efficiency=IDEAL)
     assert b0 == pytest.approx(295.3, rel=0.01)
     b128 = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", 128, efficiency=IDEAL)

@@ -68,8 +68,9 @@ def test_on_demand_compute_line_by_hand():
     f = bill.figures
     assert bill.line("compute.failures").usd == pytest.approx(
         (f["paid_gpu_hours"] - ideal_h) * 3.99, rel=1e-9)
-    # regression pin (code output 2026-12, not a published figure): the default bill
-    assert bill.total_usd == pytest.approx(5.6634e6, rel=1e-3)
+    # regression pin (code output 2026-12, not a published figure): the default bill (moved from
+    # $5.663M when checkpoint storage became sized from the job: 250 GB/s instead of 100 GB/s)
+    assert bill.total_usd == pytest.approx(5.7133e6, rel=1e-3)
 
 
 def test_reserved_compute_is_fixed_and_priced_as_given():
@@ -113,7 +114,8 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     spot = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46})
     # one pre-emption per 8-GPU node a week = 365.25 / 7 / 8 = 6.52 extra failures per GPU-year
     lam = 0.173 + 365.25 / 7 / 8
-    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, 1e11,
+    # storage sized from the job: 2,048 × 122 MB/s (llmcost.reliability.job_storage_bytes_per_s)
+    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, None,
                                    1800.0, gpus_per_node=8, node_bytes_per_s=5e10,
                                    planned_per_day=0.87)
     assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-5)  # CSV: 0.142857
@@ -374,7 +376,7 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     # Llama 3.1 8B at batch 1 on one H100 SXM. Each decode step must read every matmul weight:
     # 8.03e9 parameters less the 128,256 × 4,096 input embedding (a lookup, not read whole) =
     # 7.50e9 × 2 B = 15.01 GB; at the datasheet's 3.35 TB/s that is at most 223 tokens/s
-    # (formulas.md §6: "<= 209 tokens/s" counts the embedding too), so a served output token
+    # (test vector 6.h: "at most 209 tokens/s" counts the embedding too), so a served output token
     # costs at least $3.99 / 3600 / 223. Above that: 90% achievable HBM bandwidth
     # (data/efficiency.csv) gives 1.11×, the KV cache of <= 1,250 tokens (128 kB each) adds 1%, and
     # the prompt's share (P/R = 4 prompt tokens per output token, prefill compute-bound at
@@ -388,10 +390,10 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     per_m = syn.usd / 1e3
     assert floor_out == pytest.approx(4.97, abs=0.01)
     assert floor_out <= per_m <= 1.25 * floor_out
-    lo, hi = ledger.engine_gap()  # measured engines against the roofline (serving_benchmarks)
-    assert 1.0 < lo < hi < 5.0
-    assert syn.status == "modelled" and "lower bound" in syn.how and \
-        f"{lo:.1f}-{hi:.1f}×" in syn.how
+    assert syn.status == "modelled" and "lower bound" in syn.how
+    # the engine gap quoted is the spread of data/serving_benchmarks.csv: 1.08x (TensorRT-LLM
+    # v0.6.1 high-throughput rows) to 4.09x (NeMo Llama-2-7B batch-1 latency at TP 8)
+    assert "1.1-4.1" in syn.how
     # An explicit price overrides the derivation.
     given = ledger.build_ledger({**kw, "ledger_synthetic_usd_per_mtok": 2.0})
     assert given.line("data.synthetic").usd == pytest.approx(1e9 / 1e6 * 2.0)
@@ -409,7 +411,9 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     assert ledger.build_ledger({}).line("data.synthetic").status == "not given"
     assert ledger.build_ledger({}).line("eval.benchmarks").status == "not given"
     lo, hi = ledger.engine_gap()
-    assert 1.0 <= lo < hi <= 5.0  # main: NeMo TP-8 small-batch latency rows reach 4.1x
+    # the roofline is an upper bound (>= 1) and the slowest regime of inference.SERVING_REGIMES
+    # (batch 1-8 latency at TP >= 2) is bounded at 4.2x
+    assert 1.0 <= lo < hi <= 4.2
 
 
 def test_served_lines_and_rl_refuse_what_cannot_run():
@@ -428,7 +432,7 @@ def test_pilot_calibration_sets_the_bill_mfu():
     hand = 800.0 * 3 * (2 * N_MATMUL + CORE_FWD_4K) / H100_BF16
     assert bill.figures["mfu"] == pytest.approx(hand, rel=1e-9)
     assert float(llmcost.mfu_from_throughput(800.0, spec, gpu, 4096)) == pytest.approx(hand)
-    with pytest.raises(ScenarioError, match="above the accelerator's peak"):
+    with pytest.raises(ScenarioError, match="ledger_pilot_tokens_per_s_per_gpu: .*is impossible"):
         ledger.build_ledger({"ledger_pilot_tokens_per_s_per_gpu": 5000.0})
 
 

@@ -1,7 +1,8 @@
 """llmcost.memory against published values.
 
 Sources of the expected values:
-* formulas.md §2 test vectors 2.a–2.f. 2.a is the ZeRO paper's Fig. 1 example (Rajbhandari et al.
+* test vectors 2.a–2.f (tests/data/test_vectors.csv). 2.a is the ZeRO paper's Fig. 1 example
+(Rajbhandari et al.
   2020: 7.5B parameters, 64 GPUs, K = 12 -> 120 / 31.4 / 16.6 / 1.9 GB), tagged [paper] there;
   2.b–2.f are [computed] from the stated formulas (ZeRO §5.1, Korthikanti et al. 2022 Table 2), and
   2.d/2.e are also re-derived here from the table itself.
@@ -32,7 +33,7 @@ def gpt3():
 
 @pytest.fixture(scope="module")
 def model_2e():
-    # formulas.md 2.e: h = 8192, a = 64, 80 layers, in Korthikanti's setting (MHA, 4h GeLU MLP).
+    # test vector 2.e: h = 8192, a = 64, 80 layers, in Korthikanti's setting (MHA, 4h GeLU MLP).
     return ModelSpec(name="korthikanti-2e", n_layers=80, d_model=8192, n_heads=64,
                      vocab_size=32000, d_ff=4 * 8192, ffn_type="mlp", seq_len=4096)
 
@@ -52,7 +53,7 @@ def test_recipe_bytes_per_param(name, bpp):
     ("bf16_adam", 1.12), ("bf16_adam_bf16_moments", 0.98), ("pure_bf16", 0.56),
     ("bf16_adam_8bit", 0.70)])
 def test_vector_2f_70b_model_states(recipe, tb):
-    # formulas.md 2.f: 70e9 parameters, unsharded.
+    # test vector 2.f: 70e9 parameters, unsharded.
     assert M.zero_model_state_bytes(70e9, 1, 0, recipe) / 1e12 == pytest.approx(tb, rel=1e-9)
 
 
@@ -61,7 +62,7 @@ def test_zero_paper_fig1_7_5b_on_64_gpus():
     gb = M.zero_model_state_bytes(7.5e9, 64, [0, 1, 2, 3], "bf16_adam") / 1e9
     # The paper's rounded figures (Fig. 1), to its rounding:
     assert gb == pytest.approx([120, 31.4, 16.6, 1.9], abs=0.05)
-    # and the exact values of formulas.md 2.a:
+    # and the exact values of test vector 2.a:
     assert gb == pytest.approx([120, 31.406, 16.641, 1.875], rel=1e-3)
 
 
@@ -94,7 +95,7 @@ def test_zero_bad_input():
 
 
 # ----------------------------------------------------------------------------- activations
-# formulas.md 2.d: GPT-3 175B layer, s = 2048, b = 1, h = 12288, a = 96, t = 8 (MiB per layer)
+# test vector 2.d: GPT-3 175B layer, s = 2048, b = 1, h = 12288, a = 96, t = 8 (MiB per layer)
 VECTOR_2D = [
     (1, False, "none", 2736), (8, False, "none", 552), (8, True, "none", 342),
     (8, False, "selective", 312), (8, True, "selective", 102), (8, False, "full", 48),
@@ -311,5 +312,24 @@ def test_interleaving_penalty_matches_korthikanti(gpt3):
 def test_memory_per_gpu_rejects_plans_that_break_rules(gpt3):
     with pytest.raises(ValueError, match="tp=5 must divide n_heads=96"):
         M.memory_per_gpu(gpt3, ParallelPlan(tp=5))
-    with pytest.raises(ValueError, match="optimizer_recipe='x'"):
+    with pytest.raises(ValueError, match="recipe='x' must be one of"):
         M.memory_per_gpu(gpt3, ParallelPlan(), recipe="x")
+
+
+def test_memory_per_gpu_reports_any_stage_and_validates_seq_len():
+    import llmcost
+    from llmcost import memory
+    m = llmcost.load_model("llama-2-70b")
+    plan = llmcost.make_plan(m, 64, 64, tp=8, pp=4)
+    by_stage = [memory.memory_per_gpu(m, plan, 4096, stage=r) for r in range(4)]
+    worst = memory.memory_per_gpu(m, plan, 4096)
+    assert [b.stage for b in by_stage] == [0, 1, 2, 3]
+    # The default is the most loaded stage; 1F1B's first stage holds pp micro-batches in flight.
+    assert worst.total == max(b.total for b in by_stage) == by_stage[0].total
+    for bad, message in ((4096.7, "seq_len=4096.7 must be a whole number"),
+                         ("4096", "seq_len='4096' must be a number, not a string"),
+                         (float("nan"), "seq_len=nan must be finite")):
+        with pytest.raises(ValueError, match=message):
+            memory.memory_per_gpu(m, plan, bad)
+    with pytest.raises(ValueError, match=r"stage=4 must be a whole number in \[0, pp=4\)"):
+        memory.memory_per_gpu(m, plan, 4096, stage=4)

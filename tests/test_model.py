@@ -1,7 +1,8 @@
 """ModelSpec: parameter counts and FLOPs per token against published figures.
 
 Sources of the expected values: the `official_params` column of data/models.csv (model cards and
-papers, cited per row) and the test vectors of formulas.md §1 (Megatron-LM, PaLM).
+papers, cited per row) and the test vectors 1.a-1.k of tests/data/test_vectors.csv (Megatron-LM,
+PaLM).
 """
 
 from pathlib import Path
@@ -61,7 +62,7 @@ def test_nemotron_embedding_split():
 
 
 def test_llama3_405b_vector():
-    # formulas.md 1.h: non-embedding 401.65e9, total 405.85e9, full-mask count 2.6254e12 at 8K.
+    # test vector 1.h: non-embedding 401.65e9, total 405.85e9, full-mask count 2.6254e12 at 8K.
     m = llmcost.load_model("llama-3.1-405b")
     assert m.n_nonembedding_params == pytest.approx(401.65e9, rel=1e-4)
     assert m.n_params == pytest.approx(405.85e9, rel=1e-4)
@@ -69,7 +70,7 @@ def test_llama3_405b_vector():
 
 
 def test_palm_flops_per_token():
-    # PaLM App. B: 6N + 12·L·H·Q·T = 3.2777e12 for L=118, H=48, Q=256, T=2048 (formulas.md 1.a).
+    # PaLM App. B: 6N + 12·L·H·Q·T = 3.2777e12 for L=118, H=48, Q=256, T=2048 (test vector 1.a).
     m = llmcost.load_model("palm-540b")
     expected = 6 * 540.35e9 + 12 * 118 * 48 * 256 * 2048
     assert expected == pytest.approx(3.2777e12, rel=1e-4)
@@ -94,12 +95,12 @@ def test_megatron_formula_exactly():
     assert m.flops_per_token(s, causal=False) == pytest.approx(per_token_72, rel=1e-12)
     assert m.flops_per_token(s, causal=False, recompute="full") == pytest.approx(per_token_96,
                                                                                   rel=1e-12)
-    assert per_token_72 == pytest.approx(1.0764e12, rel=1e-4)  # formulas.md 1.d
+    assert per_token_72 == pytest.approx(1.0764e12, rel=1e-4)  # test vector 1.d
     assert per_token_96 == pytest.approx(1.4340e12, rel=1e-4)
 
 
 def test_megatron_1t_vector():
-    # formulas.md 1.e: B=3072, s=2048, l=128, h=25600, V=51200: F_model 3.8555e19, F_hw 5.1391e19.
+    # test vector 1.e: B=3072, s=2048, l=128, h=25600, V=51200: F_model 3.8555e19, F_hw 5.1391e19.
     m = ModelSpec(name="1t", n_layers=128, d_model=25600, n_heads=160, vocab_size=51200,
                   d_ff=4 * 25600, ffn_type="mlp", tied_embeddings=True)
     tokens = 3072 * 2048
@@ -129,7 +130,7 @@ def test_moe_flops_use_activated_experts():
 def test_deepseek_v3_moe_layout():
     m = llmcost.load_model("deepseek-v3")
     assert (m.n_moe_layers, m.n_dense_ffn_layers) == (58, 3)
-    # 6·N_active·D with the report's 37B and 14.8T tokens: 3.2856e24 (formulas.md 1.k).
+    # 6·N_active·D with the report's 37B and 14.8T tokens: 3.2856e24 (test vector 1.k).
     assert llmcost.training_flops(37e9, 14.8e12) == pytest.approx(3.2856e24, rel=1e-4)
     assert llmcost.training_flops(m, 14.8e12) == pytest.approx(3.2856e24, rel=0.02)
 
@@ -196,6 +197,68 @@ def test_from_hf_config_matches_catalogue(name):
     assert spec.n_active_params == cat.n_active_params
     assert spec.sliding_window == cat.sliding_window
     assert spec.flops_per_token(4096) == pytest.approx(cat.flops_per_token(4096))
+
+
+# Exact counts of released checkpoints (sources per row in tests/data/hf_configs/README.md:
+# model.safetensors.index.json total_size ÷ bytes per element, or Hugging Face's safetensors
+# count); configs written from each checkpoint's published config.json.
+@pytest.mark.parametrize("file, model_type, exact", [
+    ("qwen3-4b", "qwen3", 4_022_468_096),            # 8,044,936,192 B bf16 / 2
+    ("qwen3-30b-a3b", "qwen3_moe", 30_532_122_624),  # 61,064,245,248 B bf16 / 2
+    ("deepseek-v2-lite", "deepseek_v2", 15_706_484_224),  # 31,412,968,448 B bf16 / 2
+    ("phi-3-mini-4k", "phi3", 3_821_079_552),        # 7,642,159,104 B bf16 / 2
+    ("gemma-2-2b", "gemma2", 2_614_341_888),         # HF safetensors.total
+    ("gemma-3-1b", "gemma3_text", 999_885_952),      # HF safetensors.total, KerasHub preset
+    ("olmo-2-1124-7b", "olmo2", 7_298_617_344),      # HF safetensors.total (F32)
+])
+def test_from_hf_config_exact_counts_of_released_checkpoints(file, model_type, exact):
+    import json
+    assert json.loads((HF / f"{file}.json").read_text())["model_type"] == model_type
+    assert ModelSpec.from_hf_config(HF / f"{file}.json").n_params == exact
+
+
+def test_gpt_oss_matches_its_model_card():
+    # OpenAI 2025, gpt-oss model card (arXiv:2508.10925) Table 1: gpt-oss-20b has 20.91B
+    # parameters, 3.61B active per token (the card's active count leaves out the embedding).
+    # The experts ship in MXFP4, so the file size cannot give the count; the card rounds to 10M.
+    m = ModelSpec.from_hf_config(HF / "gpt-oss-20b.json")
+    assert m.n_params == pytest.approx(20.91e9, abs=0.005e9)
+    assert m.n_active_params - m.param_breakdown["embedding"] == pytest.approx(3.61e9,
+                                                                              abs=0.005e9)
+    assert (m.n_sliding_layers, m.sliding_window, m.attention_sinks) == (12, 128, True)
+
+
+def test_gemma_local_global_patterns():
+    # Gemma 2 alternates local (4096-token window) and global layers (Gemma Team 2024,
+    # arXiv:2408.00118 §2); Gemma 3 has 5 local layers to 1 global (arXiv:2503.19786 §2.1),
+    # so 26 layers hold 4 global and 22 local.
+    g2 = ModelSpec.from_hf_config(HF / "gemma-2-2b.json")
+    g3 = ModelSpec.from_hf_config(HF / "gemma-3-1b.json")
+    assert (g2.n_sliding_layers, g3.n_sliding_layers) == (13, 22)
+    assert "soft-capping" in g2.notes and g2.tied_embeddings and g2.norms_per_layer == 4
+    # Hand derivation at 32K, full mask: local layers attend 512 keys, global ones 32,768.
+    s = 32768
+    mean = (22 * 512 + 4 * s) / 26
+    assert g3.mean_attended_keys(s, causal=False) == pytest.approx(mean)
+
+
+def test_multimodal_gemma3_config_is_read_from_its_text_config():
+    import json
+    text = json.loads((HF / "gemma-3-1b.json").read_text())
+    wrapped = {"model_type": "gemma3", "text_config": text, "vision_config": {"hidden_size": 1152}}
+    assert ModelSpec.from_hf_config(wrapped, name="g3").n_params == 999_885_952
+
+
+def test_from_hf_config_reads_a_dict_and_warns_for_unknown_llama_like_types():
+    import json
+    cfg = json.loads((HF / "llama-3.1-8b.json").read_text())
+    assert ModelSpec.from_hf_config(cfg, name="x").n_params == 8_030_261_248
+    cfg["model_type"] = "my_llama"
+    with pytest.warns(UserWarning, match="my_llama.*hidden_size.*num_key_value_heads"):
+        spec = ModelSpec.from_hf_config(cfg, name="x")
+    assert spec.n_params == 8_030_261_248
+    with pytest.raises(ValueError, match="must be a path to a config.json or a dict"):
+        ModelSpec.from_hf_config(3.5)
 
 
 def test_from_hf_config_errors(tmp_path):

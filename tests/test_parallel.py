@@ -1,7 +1,8 @@
 """llmcost.parallel: plan rules, pipeline bubbles, the op-by-op schedule simulator, and the
 vectorised plan enumeration checked against the per-plan path.
 
-Bubble vectors 3.a–3.c are formulas.md §3 [computed] values of the stated formulas (GPipe, 1F1B and
+Bubble vectors 3.a–3.c are [computed] values (tests/data/test_vectors.csv) of the stated formulas
+(GPipe, 1F1B and
 interleaved from Narayanan et al. 2021 §2.2, ZB-H1 from Qi et al. 2024); the simulator checks the
 first three independently by scheduling every forward and backward op.
 """
@@ -30,7 +31,7 @@ def l70():
 
 # ----------------------------------------------------------------------------- bubble
 @pytest.mark.parametrize("p, m, gpipe_total, f1b1_ideal, inter_v4, zbh1", [
-    (8, 32, 0.1795, 0.2188, 0.0547, 0.0729),     # formulas.md 3.a
+    (8, 32, 0.1795, 0.2188, 0.0547, 0.0729),     # test vector 3.a
     (16, 64, 0.1899, 0.2344, 0.0586, 0.0781),    # 3.b
     (4, 8, 0.2727, 0.375, 0.0938, 0.125),        # 3.c
 ])

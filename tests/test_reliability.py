@@ -1,16 +1,20 @@
-"""llmcost.reliability against formulas.md §8, Daly (2006), Llama 3 and Kokolis et al.
+"""llmcost.reliability against test vectors 8.a-8.h (tests/data/test_vectors.csv), Daly (2006),
+Llama 3 and Kokolis et al.
 
 Provenance of the asserted values:
-* 8.a-8.h: [computed] vectors of formulas.md §8 (relative tolerance 1e-3 unless stated).
+* 8.a-8.h: [computed] vectors of tests/data/test_vectors.csv (relative tolerance 1e-3 unless
+stated).
 * Daly (2006) figure captions: τ_opt = 117 min (M = 24 h), 57 min (M = 6 h) and 9.1 min
   (M = 15 min) for δ = 5 min, R = 10 min: [paper], read in the article's abstract page
   (sciencedirect copy in the search index, doi:10.1016/j.future.2004.11.016).
 * Llama 3 Table 5 counts (419 unexpected, 148 faulty GPU, 72 HBM3, ...): [secondary] in
-  formulas.md; confirmed here against glennklockwood.com/garden/component-reliability (full
+  tests/data/test_vectors.csv; confirmed here against glennklockwood.com/garden/component-
+  reliability (full
   table) and DatacenterDynamics (148 / 30.1%, 72 / 17.2%, 35 / 8.4%; ">90% effective training
   time").
 * Kokolis et al. r_f 6.50 / 2.34 per 1000 node-days, 7.9 h measured at 1,024 GPUs, 1.8 h and
-  0.23 h projected: [secondary] in formulas.md; confirmed here against a per-paper survey of
+  0.23 h projected: [secondary] in tests/data/test_vectors.csv; confirmed here against a per-paper
+  survey of
   LLM-training reliability papers in a public repository (search index file id 66370327490).
 * Tectonic 2 TB/s sustained / 7 TB/s peak, per-GPU checkpoints 1 MB-4 GB: [secondary];
   confirmed here against ai-papers.xuzou.cn/papers/llama3_2024 (summary of arXiv:2407.21783).
@@ -106,7 +110,7 @@ def test_kokolis_caveats_8e():
     assert round(rel.cluster_mtbf_s(16384, rsc1) / H, 1) == 1.8
     assert round(rel.cluster_mtbf_s(131072, rsc1) / H, 2) == 0.23
     # ... but the measured 7.9 h at 1,024 GPUs is ~3.7x shorter than 1/N scaling predicts
-    # (formulas.md §8 notes): the rates are not mutually consistent.
+    # (Llama 3 §3.3.4 against Kokolis et al. 2024): the rates are not mutually consistent.
     ratio = rel.cluster_mtbf_s(1024, rsc1) / H / rel.KOKOLIS_MEASURED_MTTF_1024_GPUS_H
     assert 3.5 < ratio < 3.9
 
@@ -144,7 +148,8 @@ def test_checkpoint_size_14_bytes_8f(n_params, tb):
 def test_checkpoint_size_12_16_bytes_8f():
     size12 = rel.checkpoint_size(405e9, "fp32-master-adam").total_bytes
     assert size12 / 1e12 == pytest.approx(4.86, rel=1e-3)
-    # 16 B/param (formulas.md: "+16-bit grads or fp32 w") is training state, not a checkpoint
+    # 16 B/param (tests/data/test_vectors.csv: "+16-bit grads or fp32 w") is training state, not a
+    # checkpoint
     # recipe here; it equals the bf16-adam checkpoint plus 2 B/param of gradients.
     grads = 2 * 405e9
     assert (rel.checkpoint_size(405e9).total_bytes + grads) / 1e12 == pytest.approx(6.48,
@@ -318,9 +323,9 @@ def test_goodput_falls_as_failure_rate_rises(lam1, lam2, n, delta, restart):
     lo, hi = sorted((lam1, lam2))
     m_lo, m_hi = rel.cluster_mtbf_s(n, lo), rel.cluster_mtbf_s(n, hi)
     tau = 600.0
-    # monotone up to rounding: equal MTBFs within an ulp can order either way
-    assert rel.goodput(tau, delta, m_hi, restart) <= \
-        rel.goodput(tau, delta, m_lo, restart) * (1 + 1e-12)
+    # monotone up to float rounding (two MTBFs one ulp apart can swap the last digit)
+    assert rel.goodput(tau, delta, m_hi, restart) <= rel.goodput(tau, delta, m_lo, restart) \
+        * (1 + 1e-12)
     # Also when each job checkpoints at its own optimum.
     g_lo = rel.goodput(rel.optimal_interval(delta, m_lo), delta, m_lo, restart)
     g_hi = rel.goodput(rel.optimal_interval(delta, m_hi), delta, m_hi, restart)
@@ -374,3 +379,37 @@ def test_hot_tier_is_provisioned_for_bandwidth():
     assert "provisioned for 100 GB/s" in hot
     assert fast.loc[hot, "gb_months"] == pytest.approx(800 * 2**40 / 1e9 * months)
     assert fast.loc[hot, "usd"] > 100 * plain.loc["hot: last 3", "usd"]
+
+
+def test_storage_sized_from_the_job():
+    # Llama 3: Tectonic sustained 2 TB/s for 16,384 GPUs (arXiv:2407.21783 §3.3.1), so the
+    # per-GPU rate gives back 2 TB/s at 16,384 GPUs and 2e12 × 32 / 16,384 = 3.9 GB/s at 32.
+    assert rel.job_storage_bytes_per_s(16384) == pytest.approx(2e12)
+    assert rel.job_storage_bytes_per_s(32) == pytest.approx(3.90625e9)
+    sized = rel.checkpoint_plan(1e9, 32, 0.173, None, 600)
+    given = rel.checkpoint_plan(1e9, 32, 0.173, 3.90625e9, 600)
+    assert sized.write_s == pytest.approx(given.write_s)
+
+
+def test_hot_tier_priced_as_the_vendor_sells_it():
+    # FSx for Lustre sells 125 MB/s per TiB with the capacity (AWS FSx for Lustre User Guide,
+    # PERSISTENT-125): 3.90625 GB/s needs 3.90625e9 / 1.25e8 = 31.25 TiB = 34.36 TB provisioned,
+    # far more than three 14 GB checkpoints. One month at $0.145/GB-month: 34,360 GB × 0.145.
+    month_days = rel.SECONDS_PER_MONTH / 86400
+    df = rel.retention_storage_cost(14e9, month_days, 3600, 3, 1e9, 0, 0.145, 0.001,
+                                    hot_bandwidth_bytes_per_s=3.90625e9,
+                                    hot_bytes_per_s_per_tib=1.25e8).set_index("policy")
+    hot = df.iloc[0]
+    assert hot["gb_months"] == pytest.approx(31.25 * 2**40 / 1e9, rel=1e-9)
+    assert hot["usd"] == pytest.approx(34_359.7 * 0.145, rel=1e-4)
+    # Without the bandwidth floor, capacity is the bytes kept: 3 × 14 GB for a month.
+    plain = rel.retention_storage_cost(14e9, month_days, 3600, 3, 1e9, 0, 0.145, 0.001)
+    assert plain.iloc[0]["gb_months"] == pytest.approx(42.0)
+
+
+def test_storage_share_warning():
+    assert rel.storage_share_warning(5e3, 1e5) is None       # 5% of compute
+    text = rel.storage_share_warning(82e3, 60e3)              # the issue's 1B-on-32-GPU case
+    assert "137% of the ideal compute bill" in text
+    with pytest.raises(ValueError, match="compute_usd=0 must be > 0"):
+        rel.storage_share_warning(1.0, 0)

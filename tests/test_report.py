@@ -14,6 +14,19 @@ import llmcost
 from llmcost import report
 
 SCENARIOS = sorted(llmcost.SCENARIO_DIR.glob("*.yaml"))
+BANDS = Path(__file__).parent / "data" / "summary_bands.csv"
+
+
+def _bands():
+    import csv
+    with BANDS.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_every_scenario_has_sourced_bands():
+    names = {b["scenario"] for b in _bands()}
+    assert names == {p.stem for p in SCENARIOS}
+    assert all(b["source"] and float(b["low"]) <= float(b["high"]) for b in _bands())
 TIMEOUT_S = 120
 
 
@@ -58,6 +71,13 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     assert idx["rl_usd"]["value"] == pytest.approx(lines["post.rl"]["usd"], rel=1e-9)
     batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
     assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
+    # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
+    bands = [b for b in _bands() if b["scenario"] == scenario.stem]
+    assert {b["notebook"] for b in bands} >= {"01_flops", "02_batch_size", "03_parallelism",
+                                              "04_communication", "07_checkpoints"}
+    for b in bands:
+        got = {r["key"]: r["value"] for r in summary["notebooks"][b["notebook"]]}[b["key"]]
+        assert float(b["low"]) <= float(got) <= float(b["high"]), (b, got)
     if scenario.stem == "llama-3.1-405b":
         # Table 4: the final 16M-token batch exactly fills 16,384 GPUs at TP 8, PP 16 with one
         # 8K sequence per micro-batch (16 micro-batches per replica).
@@ -67,7 +87,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         days = rows["wall_clock_days"]["value"]
         assert 50 < days < 80  # 16,384 GPUs at 41% MFU, before failures
         ckpt = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}
-        # 405.85B parameters × 14 B (bf16-Adam) + 1 MB of loader/RNG state per GPU; formulas.md
+        # 405.85B parameters × 14 B (bf16-Adam) + 1 MB of loader/RNG state per GPU; test vector
         # 8.f gives 5.67 TB for 405e9 × 14 B.
         spec = llmcost.load_model("llama-3.1-405b")
         expected = spec.n_params * 14 + 16384 * llmcost.reliability.LOADER_RNG_BYTES_PER_RANK
@@ -77,7 +97,7 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
         # Meta: ">90% effective training time" (arXiv:2407.21783 §3.3.4).
         assert 0.90 < ckpt["goodput"]["value"] < 0.94
         # Llama 3: 405B parameters on 15.6T tokens (§3.3): ~38 tokens per parameter, about
-        # twice the compute-optimal ~16-18 of the Epoch fit at 3.8e25 FLOPs (formulas.md 7.e: 16.5).
+        # twice the compute-optimal ~16-18 of the Epoch fit at 3.8e25 FLOPs (test vector 7.e: 16.5).
         scal = {r["key"]: r for r in summary["notebooks"]["06_chinchilla"]}
         assert scal["run_tokens_per_param"]["value"] == pytest.approx(15.6e12 / 405.85e9, rel=0.01)
         assert scal["optimal_tokens_per_param"]["value"] == pytest.approx(16.5, abs=0.2)
@@ -96,6 +116,11 @@ def test_every_scenario_runs_every_notebook(scenario, tmp_path):
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
     ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (keys the scenario leaves out take the notebooks' defaults"),
     ("accelerator: MI325X\n", "scaleout_bytes_per_s_per_dir is missing from data/accelerators.csv"),
+    # 405.85B × 18 B of training state is 7.3 TB: even fully sharded over 8 GPUs that is 913 GB
+    # each, twelve times an H100's 80 GiB (hand derivation from the 18 B/param recipe).
+    ("model: llama-3.1-405b\nn_gpus: 8\n", "no parallel plan fits: llama-3.1-405b on 8 × H100-SXM"),
+    ("n_gpus: 1.0e+9\n", "n_gpus=1,000,000,000 is more than the scenario's global batch can feed"),
+    ("mfu: Predict\n", "the word is `predict` (lower case)"),
 ])
 def test_bad_scenario_exits_with_one_clear_line_and_writes_nothing(tmp_path, text, message):
     sc = tmp_path / "bad.yaml"
@@ -135,6 +160,30 @@ def test_list_command():
     assert "mfu" in _cli("list", "parameters").stdout
 
 
+def test_list_tables_are_readable_and_machine_readable():
+    acc = _cli("list", "accelerators").stdout.splitlines()
+    assert acc[0].split()[:3] == ["accelerator", "vendor", "year"]
+    h100 = next(line for line in acc if line.startswith("H100-SXM"))
+    assert " 989 " in h100 and h100.endswith("all")      # dense BF16 TFLOP/s, all notebooks
+    mi = next(line for line in acc if line.startswith("MI325X"))
+    assert "00, 01, 07 only" in mi and "scaleout_bytes_per_s_per_dir" in mi
+    assert max(len(line) for line in _cli("list", "runs").stdout.splitlines()) < 200
+    import csv as csv_
+    import io
+    rows = list(csv_.DictReader(io.StringIO(_cli("list", "prices", "--format", "csv").stdout)))
+    assert rows and "source" in rows[0] and float(rows[0]["price_usd_per_gpu_hour"]) > 0
+    models = json.loads(_cli("list", "models", "--format", "json").stdout)
+    assert any(m["name"] == "llama-3.1-8b" and m["n_params"] == 8_030_261_248 for m in models)
+
+
+def test_list_into_a_closed_pipe_is_quiet():
+    # `llmcost list prices | head -2`: the reader closes the pipe; no BrokenPipeError traceback.
+    res = subprocess.run(f"{sys.executable} -m llmcost list prices | head -2", shell=True,
+                         capture_output=True, text=True, timeout=120)
+    assert len(res.stdout.splitlines()) == 2
+    assert "Traceback" not in res.stderr and "BrokenPipe" not in res.stderr
+
+
 def _tiny_notebooks(folder: Path):
     folder.mkdir()
     params = new_code_cell('model: str = "llama-2-70b"  # catalogue model name')
@@ -165,6 +214,11 @@ def test_failed_notebook_is_kept_and_named(tmp_path, monkeypatch):
     assert (out / "01_ok.html").exists() and (out / "02_fail.html").exists()
     assert "failed" in (out / "index.html").read_text()
     assert json.loads((out / "summary.json").read_text())["failed"] == ["02_fail.ipynb"]
+    # The page says what went wrong in one sentence, not with a traceback.
+    page = (out / "02_fail.html").read_text()
+    assert "This notebook stopped with an error" in page
+    assert "ValueError: deliberate failure" in page and "Traceback" not in page
+    assert "raise ValueError" not in page
 
 
 def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
@@ -203,9 +257,13 @@ def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):
     used = json.loads((out / "summary.json").read_text())["parameters"]
     assert used["model"] == {"value": "llama-3.1-8b", "from": "scenario"}
     assert used["n_gpus"]["from"] == "notebook default"
-    assert any("defaults are used: accelerator='H100-SXM'" in line for line in lines)
+    n_defaults = sum(v["from"] == "notebook default" for v in used.values())
+    assert any(f"{n_defaults} parameter(s) not in the scenario take the notebooks' defaults" in
+               line for line in lines)
     index = (out / "index.html").read_text()
     assert "notebook default" in index
+    assert f"Defaults used ({n_defaults})" in index and "<code>accelerator</code> = H100-SXM" \
+        in index
 
 
 def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path):
@@ -227,7 +285,9 @@ def test_html_links_point_to_html_pages(tmp_path):
     out = tmp_path / "r"
     report.run_report(SCENARIOS[0], out, timeout_s=TIMEOUT_S, progress=lambda s: None)
     page = (out / "01_flops.html").read_text()
-    assert 'href="00_index.html"' in page and 'href="00_index.ipynb"' not in page
+    # "← 00 · Index" goes to the report's own index page; other notebooks to their HTML pages.
+    assert 'href="index.html">← 00 · Index' in page and 'href="00_index.ipynb"' not in page
+    assert 'href="02_batch_size.html"' in page
     index = (out / "index.html").read_text()
     assert "$" in index and "e+" not in index  # $2.48M, not 2.48e+06 USD
 
@@ -245,6 +305,36 @@ def test_format_value(value, unit, text):
 ])
 def test_format_value_more(value, unit, text):
     assert report.format_value(value, unit) == text
+
+
+def test_subset_report_links_only_to_pages_it_wrote(tmp_path):
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    out = tmp_path / "o"
+    report.run_report(sc, out, selection=["01", "07"], timeout_s=TIMEOUT_S,
+                      progress=lambda s: None)
+    import re
+    written = {p.name for p in out.iterdir()}
+    for page in ("01_flops.html", "07_checkpoints.html", "index.html"):
+        text = (out / page).read_text()
+        targets = {t for t in re.findall(r'href="([^"#]+)', text) if not t.startswith("http")}
+        assert targets <= written, (page, targets - written)
+    seven = (out / "07_checkpoints.html").read_text()
+    assert seven.count('href="index.html"') >= 2     # back link at the top and at the end
+    assert "04 · Communication and step time (not in this report)" in seven
+    index = (out / "index.html").read_text()
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in index
+    assert "overflow-x:auto" in index                  # wide tables scroll at phone width
+    assert ">True<" not in index and ">False<" not in index
+    goodput = re.search(r"<td>goodput</td><td class='v'>([^<]+)<", index).group(1)
+    assert goodput.endswith("%")                       # fractions shown as percentages
+
+
+def test_index_value_formats_fractions_and_booleans():
+    assert report.index_value({"key": "goodput", "value": 0.9231, "unit": ""}) == "92.3%"
+    assert report.index_value({"key": "fits", "value": True, "unit": ""}) == "yes"
+    assert report.index_value({"key": "gpu_hours", "value": 2.5e6, "unit": "GPU-h"}) == \
+        "2.50M GPU-h"
 
 
 def test_warnings_and_bill_on_the_index(tmp_path):
@@ -268,6 +358,24 @@ def test_warnings_and_bill_on_the_index(tmp_path):
     assert bill["schema_version"] == llmcost.ledger.SCHEMA_VERSION
     assert bill["bill.total_usd"] == pytest.approx(
         llmcost.ledger.build_ledger({"n_gpus": 8, "mfu": 0.9}).total_usd, rel=1e-9)
+
+
+def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
+    # MI325X has no sourced scale-out bandwidth in data/accelerators.csv: the parallelism
+    # notebooks are refused (test above) unless the scenario states the figure itself.
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n"
+                  "comm_scaleout_bytes_per_s: 5.0e+10\ncomm_scaleout_latency_s: 1.0e-5\n")
+    plan = report.plan_report(sc)
+    assert "04_communication" in [nb.stem for nb in plan.notebooks]
+    from llmcost import catalog
+    cluster = catalog.scenario_cluster(plan.values)
+    assert cluster.scaleout_bytes_per_s_per_dir == 5e10 and cluster.scaleout_latency_s == 1e-5
+    from llmcost.step import _load_eff
+    assert _load_eff(cluster).scaleout_latency_s == 1e-5
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
+    with pytest.raises(report.ScenarioError, match="or give comm_scaleout_bytes_per_s"):
+        report.plan_report(sc)
 
 
 def test_every_notebook_that_chooses_a_plan_reads_the_stack():

@@ -1,4 +1,5 @@
-"""RL post-training (llmcost.rl) against formulas.md §6 (6.c-6.g) and the published shares.
+"""RL post-training (llmcost.rl) against test vectors 6.c-6.g (tests/data/test_vectors.csv) and the
+published shares.
 
 Expected values: 6.c-6.e are hand-derived FLOP ratios (2N forward, 6N forward + backward; the
 accounting of the DeepSpeed-Chat blog, §5); 6.f-6.g a hand-timed GRPO step (H100 SXM: 989.4
@@ -91,7 +92,7 @@ def test_deepspeed_chat_own_trainer_recomputes_old_logprobs():
     # dschat/rlhf/ppo_trainer.py) runs actor, reference, reward and critic forwards after
     # generation, so the old log-probs count: 2n / (2n + 2n + 2n + 0.7 + 0.7 + 6·(n + 0.35))
     # = 0.136 for n = 1.316 (OPT-1.3B), against the blog's "approximately 20%" (the actor-only
-    # count of 6.c). formulas.md 6.d (0.158) leaves the old log-probs out; it stays its own test.
+    # count of 6.c). test vector 6.d (0.158) leaves the old log-probs out; it stays its own test.
     n = llmcost.load_model("opt-1.3b").n_params / 1e9
     hand = 2 * n / (2 * n + 2 * n + 2 * n + 0.7 + 0.7 + 6 * (n + 0.35))
     assert hand == pytest.approx(0.136, abs=0.001)

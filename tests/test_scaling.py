@@ -3,8 +3,8 @@ Muennighoff et al. 2023, Sardana et al. 2024, Kaplan et al. 2020.
 
 Where a paper prints the number, the test checks it in a two-sided band. Vectors marked
 [hand] are derived in the test from the paper's formula and constants (the function under
-test is never used to make its own expected value); the workbook's research notes
-(formulas.md §7, vectors 7.a-7.i) list the same values.
+test is never used to make its own expected value); test vectors 7.a-7.i
+(tests/data/test_vectors.csv) list the same values with their sources.
 """
 
 import math
@@ -29,7 +29,7 @@ def test_hoffmann_table3_rows_are_6nd():
 def test_epoch_fit_gives_about_18_tokens_per_parameter_at_chinchilla_compute():
     # Besiroglu et al. 2024: their fit is "compatible with" ~20 tokens/parameter (Chinchilla,
     # 70B on 1.4T tokens, 5.76e23 FLOPs). [hand] G = (α·A/(β·B))^(1/(α+β)) with α 0.3478,
-    # β 0.3658, A 482.01, B 2085.43: G = 0.43447; D/N = G^-2·(C/6)^((α−β)/(α+β)) = 18.39.
+    # β 0.3658, A 482.01, B 2085.43: G = 0.1196; D/N = G^-2·(C/6)^((α−β)/(α+β)) = 18.39.
     g = (0.3478 * 482.01 / (0.3658 * 2085.43)) ** (1 / (0.3478 + 0.3658))
     hand = g ** -2 * (GOPHER_FLOPS / 6) ** ((0.3478 - 0.3658) / (0.3478 + 0.3658))
     assert hand == pytest.approx(18.39, abs=0.01)
@@ -43,14 +43,14 @@ def test_epoch_fit_gives_about_18_tokens_per_parameter_at_chinchilla_compute():
 def test_printed_hoffmann_constants_give_about_93_tokens_per_parameter():
     # Besiroglu et al. 2024 §1/§3: the printed approach-3 constants imply far more than 20
     # tokens per parameter at Chinchilla's budget. [hand] with E 1.69, A 406.4, B 410.7,
-    # α 0.34, β 0.28: G = (0.34·406.4/(0.28·410.7))^(1/0.62) = 1.3240;
-    # N* = G·(C/6)^(0.28/0.62) = 3.22e10, D* = 2.98e12, D/N = 92.6 (formulas.md 7.b).
+    # α 0.34, β 0.28: G = (0.34·406.4/(0.28·410.7))^(1/0.62) = 1.3447;
+    # N* = G·(C/6)^(0.28/0.62) = 3.22e10, D* = 2.98e12, D/N = 92.6 (test vector 7.b).
     g = (0.34 * 406.4 / (0.28 * 410.7)) ** (1 / 0.62)
     n_hand = g * (GOPHER_FLOPS / 6) ** (0.28 / 0.62)
     n, d = scaling.compute_optimal(GOPHER_FLOPS, "hoffmann2022")
     assert n == pytest.approx(n_hand, rel=1e-9)
     assert n == pytest.approx(3.22e10, rel=0.003) and d / n == pytest.approx(92.6, abs=0.1)
-    # TeX-source constants (formulas.md 7.c): 4.03e10, 2.38e12, 59.1.
+    # TeX-source constants (test vector 7.c): 4.03e10, 2.38e12, 59.1.
     n, d = scaling.compute_optimal(GOPHER_FLOPS, "hoffmann2022_tex")
     assert n == pytest.approx(4.03e10, rel=0.003) and d / n == pytest.approx(59.1, abs=0.1)
 
@@ -66,7 +66,7 @@ def test_allocation_exponents_against_hoffmann_table2():
 
 
 def test_epoch_fit_tokens_per_parameter_falls_slowly_with_compute():
-    # formulas.md 7.e [computed from the paper's constants]: D/N = 21.6, 18.1, 17.1, 16.5 at
+    # test vector 7.e [computed from the paper's constants]: D/N = 21.6, 18.1, 17.1, 16.5 at
     # 1e21, 1e24, 1e25, 3.8e25; N* = 2.78e9, 9.59e10, 3.12e11, 6.19e11.
     c = np.array([1e21, 1e24, 1e25, 3.8e25])
     assert scaling.tokens_per_parameter(c) == pytest.approx([21.6, 18.1, 17.1, 16.5], abs=0.05)
@@ -75,7 +75,7 @@ def test_epoch_fit_tokens_per_parameter_falls_slowly_with_compute():
 
 
 @pytest.mark.parametrize("fit, chinchilla, gopher", [
-    # formulas.md 7.f/7.g [hand from each paper's constants]: L(70e9, 1.4e12), L(280e9, 300e9).
+    # test vectors 7.f/7.g [hand from each paper's constants]: L(70e9, 1.4e12), L(280e9, 300e9).
     ("hoffmann2022", 1.9366, 1.9933), ("hoffmann2022_tex", 1.9208, 1.9673),
     ("besiroglu2024", 1.9739, 1.9996)])
 def test_chinchilla_beats_gopher_under_every_fit(fit, chinchilla, gopher):
@@ -111,21 +111,40 @@ def test_numerical_optimum_matches_the_closed_form_and_honours_a_token_cap():
     assert n_att > n_cf[1] and d_att < d_cf[1]
 
 
+def test_capped_optimum_with_any_flops_per_token_matches_a_brute_force_grid():
+    # With f(N) = 6N + 2.5e10 and 5e11 tokens at Chinchilla's compute the cap binds: [hand]
+    # D = C/f(N) <= 5e11 needs f(N) >= 5.76e23/5e11 = 1.152e12, N >= (1.152e12 - 2.5e10)/6
+    # = 1.8783e11; the loss falls towards smaller N, so the optimum is that boundary.
+    def fpt(n):
+        return 6 * n + 2.5e10
+    n, d = scaling.compute_optimal_numerical(GOPHER_FLOPS, max_tokens=5e11, flops_per_token=fpt)
+    assert n == pytest.approx(1.8783e11, rel=1e-4) and d == pytest.approx(5e11, rel=1e-6)
+    # Brute force: every N on a fine log grid, infeasible ones (D > cap) dropped.
+    grid = np.logspace(10, 13, 300001)
+    dd = GOPHER_FLOPS / fpt(grid)
+    ll = np.where(dd <= 5e11, scaling.loss(grid, dd), np.inf)
+    best = grid[int(np.argmin(ll))]
+    assert n == pytest.approx(best, rel=1e-4)
+    assert scaling.loss(n, d) <= ll.min() + 1e-9
+
+
 def test_kaplan_equation_1_5():
-    # [hand] Kaplan et al. 2020 Eq. 1.5 with Table 5's α_N 0.076, α_D 0.095, N_c 8.8e13,
-    # D_c 5.4e13 at N = 1e9 (non-embedding), D = 1e11: (88000^0.8 + 540)^0.095
-    # = (9030 + 540)^0.095 = exp(0.095·ln 9570) = 2.3888.
-    hand = ((8.8e13 / 1e9) ** (0.076 / 0.095) + 5.4e13 / 1e11) ** 0.095
-    assert hand == pytest.approx(2.3888, abs=1e-4)
-    assert scaling.kaplan_loss_nd(1e9, 1e11) == pytest.approx(hand, rel=1e-12)
-    # With infinite data it is Eq. 1.1, (N_c/N)^α_N.
-    assert scaling.kaplan_loss_nd(1e9, 1e30) == pytest.approx((8.8e13 / 1e9) ** 0.076, rel=1e-6)
+    # [hand] Kaplan et al. 2020 Eq. 1.5 with Table 2 ("Fits to L(N, D)"): α_N 0.076,
+    # α_D 0.103, N_c 6.4e13, D_c 1.8e13, at N = 1e9 (non-embedding), D = 1e11:
+    # (N_c/N)^(α_N/α_D) = 64000^0.737864 = exp(0.737864 · 11.066638) = exp(8.16570) = 3518.1;
+    # D_c/D = 180; L = 3698.1^0.103 = exp(0.103 · 8.21557) = exp(0.846204) = 2.3308.
+    assert scaling.kaplan_loss_nd(1e9, 1e11) == pytest.approx(2.3308, abs=2e-4)
+    assert (scaling.KAPLAN_ALPHA_N, scaling.KAPLAN_ALPHA_D, scaling.KAPLAN_N_C,
+            scaling.KAPLAN_D_C) == (0.076, 0.103, 6.4e13, 1.8e13)
+    # With infinite data it is (N_c/N)^α_N: [hand] 64000^0.076 = exp(0.076 · 11.066638)
+    # = exp(0.841065) = 2.3188.
+    assert scaling.kaplan_loss_nd(1e9, 1e30) == pytest.approx(2.3188, abs=2e-4)
 
 
 # ------------------------------------------------------------------------- uncertainty
 def test_bootstrap_covariance_reproduces_the_published_standard_errors():
-    # Besiroglu et al. 2024 (their notebook's printed output, and the paper's Table 1 rounded):
-    # SE A 124.52, B 1293.28, E 0.02566, α 0.01540, β 0.02060. The covariance is of
+    # Besiroglu et al. 2024 Table 1: SE A 124.58, B 1293.23; E 0.02566, α 0.01540,
+    # β 0.02060 unrounded from their notebook's printed output (Table 1: 0.03, 0.02, 0.02). The covariance is of
     # (log A, log B, log E, α, β): α and β directly, A and E by the delta method
     # SE(X) ≈ X·SE(log X). B's bootstrap distribution is heavy-tailed (95% interval 1042-5810
     # around 2085), so its delta-method error is not comparable and is not checked.
@@ -135,7 +154,7 @@ def test_bootstrap_covariance_reproduces_the_published_standard_errors():
     assert se["alpha"] == pytest.approx(0.01540, rel=0.05)
     assert se["beta"] == pytest.approx(0.02060, rel=0.05)
     assert f.E * se["log_E"] == pytest.approx(0.02566, rel=0.05)
-    assert f.A * se["log_A"] == pytest.approx(124.52, rel=0.05)
+    assert f.A * se["log_A"] == pytest.approx(124.58, rel=0.05)
     assert np.all(np.linalg.eigvalsh(cov) > 0)
     corr = cov / np.outer(np.sqrt(np.diag(cov)), np.sqrt(np.diag(cov)))
     assert corr[0, 3] > 0.99 and corr[1, 4] > 0.99  # A–α and B–β move together
@@ -191,7 +210,7 @@ def test_a_small_corpus_moves_the_optimum_and_costs_loss():
 def test_sardana_figure_1_saving_and_its_sensitivity_to_the_constants():
     # Sardana et al. 2024 Fig. 1 caption: a 13B model with 2T tokens of inference demand;
     # training a 7B model of equal quality instead "can reduce their total compute by
-    # 1.7 × 10^22 FLOPs (17%)". Reproduced with α 0.336, β 0.283 (formulas.md 7.h): 17.4%;
+    # 1.7 × 10^22 FLOPs (17%)". Reproduced with α 0.336, β 0.283 (test vector 7.h): 17.4%;
     # with the TeX constants 16.3%; with the printed rounded ones 9.1%.
     r = scaling.replace_with_smaller(13e9, 7e9, 2e12, "sardana2024")
     assert r["saving_flops"] == pytest.approx(1.7e22, rel=0.05)
@@ -201,8 +220,34 @@ def test_sardana_figure_1_saving_and_its_sensitivity_to_the_constants():
     assert tex == pytest.approx(0.163, abs=0.002) and printed == pytest.approx(0.091, abs=0.002)
 
 
+def test_sardana_readme_outputs():
+    # github:nikhilsardana/beyond-chinchilla README (the authors' code, default coefficients
+    # α 0.336, β 0.283, A 406.4, B 410.7, E 1.69):
+    # `model_calculator.py --model 70e9 --data 1e12` -> loss 1.947;
+    f = scaling.LOSS_FITS["sardana2024"]
+    assert (f.E, f.A, f.B, f.alpha, f.beta) == (1.69, 406.4, 410.7, 0.336, 0.283)
+    assert scaling.loss(70e9, 1e12, "sardana2024") == pytest.approx(1.947, abs=5e-4)
+    # `cost_calculator.py --model 30e9 --chinchilla` -> "Training Data (tok): 1.556e+12",
+    # "Final Training loss: 1.958253360475841", "Train FLOPs: 2.801e+23".
+    c30 = (30e9 / f.G) ** (1 / f.a) * 6  # compute whose optimum is N = 30e9
+    n, d = scaling.compute_optimal(c30, "sardana2024")
+    assert n == pytest.approx(30e9, rel=1e-9)
+    assert d == pytest.approx(1.556e12, rel=5e-4)
+    assert scaling.loss(n, d, "sardana2024") == pytest.approx(1.958253360475841, abs=1e-9)
+    assert 6 * n * d == pytest.approx(2.801e23, rel=5e-4)
+    # `compute_optimal.py --loss 1.947 --inference_tokens 2e12` -> 2.418e10 params, 2.657e12
+    # tokens; 70.96% of the parameters, 146.77% of the tokens, 95.22% of the cost of an
+    # equal-quality Chinchilla-style model.
+    o = scaling.inference_adjusted_optimum(1.947, 2e12, "sardana2024")
+    assert float(o.n_params) == pytest.approx(2.418e10, rel=5e-4)
+    assert float(o.train_tokens) == pytest.approx(2.657e12, rel=5e-4)
+    assert float(o.n_params / o.chinchilla_n_params) == pytest.approx(0.7096, abs=5e-5)
+    assert float(o.train_tokens / o.chinchilla_train_tokens) == pytest.approx(1.4677, abs=5e-5)
+    assert float(o.total_cost / o.chinchilla_total_cost) == pytest.approx(0.9522, abs=5e-5)
+
+
 def test_sardana_optimum_as_demand_grows():
-    # formulas.md 7.i [computed]: at the 7.h loss with TeX constants, D_inf = 0, 2e12, 1e13,
+    # test vector 7.i [computed]: at the 7.h loss with TeX constants, D_inf = 0, 2e12, 1e13,
     # 1e14 give N* = 13.0e9, 7.13e9, 4.65e9, 2.84e9 and 48, 182, 606, 4094 tokens/param.
     ell = scaling.replace_with_smaller(13e9, 7e9, 2e12, "hoffmann2022_tex")["loss"]
     o = scaling.inference_adjusted_optimum(ell, [0, 2e12, 1e13, 1e14], "hoffmann2022_tex")
@@ -309,3 +354,15 @@ def test_reference_serving_cost_falls_back_to_fp8_where_bf16_cannot_fit():
     # Blended price weighs input and output 1000 : 250.
     assert c.usd_per_m_blended == pytest.approx((1000 * c.usd_per_m_input
                                                  + 250 * c.usd_per_m_output) / 1250)
+
+
+def test_frontier_skips_estimates_and_lists_gpt3_once():
+    # data/published_runs.csv megatron21-est-gpt3 and megatron21-est-1t are Narayanan et al.
+    # 2021's projected training times ("Estimate, not a run"), not trained models: the
+    # frontier must not plot them, and GPT-3 175B (data/models.csv gpt-3-175b) appears once.
+    df = scaling.frontier_models()
+    assert not df["name"].str.contains("-est-").any()
+    assert not df["name"].isin(["megatron21-est-gpt3", "megatron21-est-1t"]).any()
+    gpt3 = df[(df["n_params"].between(1.7e11, 1.8e11)) & (df["train_tokens"] == 3e11)]
+    assert sorted(gpt3["name"]) == ["gpt-3-175b", "opt-175b"]
+    assert df["name"].is_unique

@@ -102,3 +102,38 @@ def test_resolve_price():
     assert 2.0 < price < 2.3 and "Cottier" in where
     with pytest.raises(ScenarioError, match="pricing='owned' on A100-80GB needs"):
         llmcost.resolve_price("A100-80GB", None, "owned")
+
+
+# ----------------------------------------------------------------------------- random scenarios
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_KEYS = list(llmcost.PARAMETERS) + ["title", "description", "interactive", "n_gpu", "mfu "]
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-10, 10**7), st.floats(allow_nan=True,
+                                                                 allow_infinity=True),
+    st.text(max_size=12), st.sampled_from(["predict", "Predict", "llama-2-70b", "H100-SXM", "auto",
+                                           "1f1b", "bf16", "2k", "40%"]),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(),
+                                                         max_size=2))
+_MAPPINGS = st.dictionaries(st.sampled_from(_KEYS), _VALUES, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(_MAPPINGS)
+def test_random_scenarios_give_a_clean_error_or_a_valid_scenario(tmp_path, mapping):
+    import yaml
+    path = tmp_path / "random.yaml"
+    path.write_text(yaml.safe_dump(mapping))
+    try:
+        scenario = llmcost.load_scenario(path)
+    except llmcost.ScenarioError as e:
+        message = str(e)
+        assert message.startswith(str(path)) and "\n" not in message.strip()
+        return
+    # valid: every key is known and every value passes its own rule again
+    for key, value in scenario.items():
+        if key in ("title", "description") or (key == "mfu" and value == "predict"):
+            continue
+        assert llmcost.validate_parameter(key, value) == value

@@ -57,7 +57,7 @@ def test_validation_meets_the_target_and_is_pinned(validation):
 
 #: Two-sided bands on each set's errors (predicted / published MFU − 1), around the published
 #: values of data/published_runs.csv. The issue's goal is |error| <= 10% (mean <= 5%) on every
-#: held-out set; Llama 3 Table 4's 128K row (+11.4%) and the DeepSpeed ZeRO-3 rows (+37% to
+#: held-out set; Llama 3 Table 4's 128K row (+10.2% on its 380 TFLOP/s) and the DeepSpeed ZeRO-3 rows (+37% to
 #: +348%, issue 14's physics) miss it, and these bands say by how much.
 SET_BANDS = {
     "megatron21-table1": (-0.035, 0.055), "megatron21-table2": (-0.015, 0.080),
@@ -78,13 +78,14 @@ def test_each_set_holds_its_errors_in_two_sided_bands():
     # held-out sets meeting the goal; the two that do not, and by how much (percentage points)
     for name in ("megatron21-table1", "megatron21-table2", "korthikanti22-table5"):
         assert s.loc[(name, "held-out"), "max_over_goal"] == 0, name
-    assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == pytest.approx(0.014, abs=0.002)
+    # Llama 3 Table 4 on its TFLOP/s (430/400/380 ÷ 989.4): errors -6.3%, -6.4%, +10.2%
+    assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == pytest.approx(0.002, abs=0.002)
     assert s.loc[("llama3-table4", "held-out"), "mean_over_goal"] == \
-        pytest.approx(0.031, abs=0.002)
+        pytest.approx(0.026, abs=0.002)
 
 
 def test_megatron_percent_of_peak_is_converted_from_the_96_form(validation):
-    # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; formulas.md 1.e (1T config,
+    # Narayanan et al. 2021 Eq. 3 counts the recomputed forward; test vector 1.e (1T config,
     # B = 3072): F_hw = 5.1391e19, F_model = 3.8555e19 per iteration.
     m = step.gpt_model("1t", 128, 25600, 160)
     tokens = 3072 * 2048

@@ -1,0 +1,314 @@
+"""The argument specs of every name in ``llmcost.__all__``: what tests/test_public_api.py feeds
+each public entry point to check that odd input gets a ``ValueError`` naming the argument.
+
+**Adding a public function?** Add one entry to ``SPECS`` below, keyed by its name in
+``llmcost.__all__``, or tests/test_public_api.py fails for it:
+
+    "my_function": Spec(valid=dict(n_params=7e9, accelerator="H100-SXM"),
+                        args={"n_params": "positive", "accelerator": "accelerator"}),
+
+* ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
+* ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
+  nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
+  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a
+  valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
+* ``shown`` (optional): the name the error message uses, where it is not the argument's own
+  (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
+
+Names that are not entry points say so: ``NOT_CALLABLE`` (modules, constants), ``RESULT`` (a
+result type the package builds, not user input) and ``EXCEPTION``. Functions another helper is
+rewriting (step.py) are specified from their signature of today; update the entry with the new
+signature when it changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+NAN, INF = float("nan"), float("inf")
+
+#: The odd values of each kind; every one must give a ValueError that names the argument.
+ODD_VALUES = {
+    "positive": [NAN, INF, -1.0, 0.0, "3", None, {}, [1.0, "x"], np.array([1.0, -1.0])],
+    "nonnegative": [NAN, INF, -1.0, "3", None, {}, np.array([1.0, -1.0])],
+    "count": [NAN, INF, -1, 0, 2.5, "3", None, {}, np.array([2.0, 2.5])],
+    "count0": [NAN, INF, -1, 2.5, "3", None, {}],
+    "fraction": [NAN, INF, -0.1, 0.0, 1.5, "0.4", None, {}, np.array([0.5, 1.5])],
+    "choice": ["no-such-option", 3.5, {}],
+    "model": ["no-such-model", 3.5e9, None, {}, []],
+    "accelerator": ["no-such-gpu", None, {}, [], -1.0],
+    "str": [3, {}, None],
+    "number": ["3", None, {}, [1.0, 2.0]],
+    "mtbf": [NAN, -1.0, 0.0, "3", None, {}, np.array([1.0, -1.0])],  # inf: a job that never fails
+    "path": [3, None, "/no/such/scenario.yaml"],
+    "plan": [None, "tp8", 3],
+    "cluster": [None, "H100-SXM-cluster", 3],
+    "target": [None, 3, "target"],
+    "scenario": [None, 3, "n_gpus: 8", []],
+    "callable": [None, 3.0, "f"],
+}
+
+NOT_CALLABLE = "not callable"
+RESULT = "result type"
+EXCEPTION = "exception"
+
+
+@dataclass(frozen=True)
+class Spec:
+    valid: dict
+    args: dict = field(default_factory=dict)
+    #: The name an error message uses for an argument, where it is not the argument's own name
+    #: (``load_model(name)`` says ``model='x' is not in the catalogue``).
+    shown: dict = field(default_factory=dict)
+
+
+def _tiny():
+    from llmcost import ModelSpec
+    return ModelSpec(name="tiny", n_layers=4, d_model=256, n_heads=4, vocab_size=1000,
+                     d_ff=1024, seq_len=512)
+
+
+def _plan():
+    import llmcost
+    return llmcost.make_plan(_tiny(), 8, 8, tp=2, pp=2, seq_len=512)
+
+
+def _cluster():
+    import llmcost
+    return llmcost.Cluster("H100-SXM", 8)
+
+
+def _target():
+    import llmcost
+    return llmcost.batch_target(7e9, train_tokens=1e11, global_batch_tokens=2**21)
+
+
+def _serve_usd_per_token(n_params):
+    """A serving cost that grows with model size (2 FLOP per parameter at $1e-18 per FLOP)."""
+    return 2e-18 * n_params
+
+
+def _rl_iteration():
+    import llmcost
+    return llmcost.rl_iteration(_tiny(), "H100-SXM")
+
+
+def specs() -> dict:
+    """The specs, built lazily (valid calls need a model, a plan, a cluster)."""
+    import llmcost
+
+    tiny, plan, cluster = _tiny(), _plan(), _cluster()
+    acc = "H100-SXM"
+    mfu_common = dict(model=tiny, accelerator=acc)
+    return {
+        # ---- not entry points
+        "DATA_DIR": NOT_CALLABLE, "SCENARIO_DIR": NOT_CALLABLE, "PARAMETERS": NOT_CALLABLE,
+        "RECIPES": NOT_CALLABLE, "batch": NOT_CALLABLE, "comm": NOT_CALLABLE,
+        "step": NOT_CALLABLE, "StepBreakdown": RESULT, "ScenarioError": EXCEPTION,
+        # ---- catalogues
+        "Accelerator": Spec(dict(name="x", peak_bf16_flops_per_s=1e15, hbm_bytes=8e10),
+                            {"peak_bf16_flops_per_s": "positive", "hbm_bytes": "positive|none"}),
+        "Cluster": Spec(dict(accelerator=acc, n_gpus=8),
+                        {"accelerator": "accelerator", "n_gpus": "count",
+                         "scaleout_bytes_per_s_per_dir": "positive|none"}),
+        "ModelSpec": Spec(dict(name="m", n_layers=4, d_model=256, n_heads=4, vocab_size=1000,
+                               d_ff=1024),
+                          {"name": "str", "n_layers": "count", "d_model": "count",
+                           "n_heads": "count", "vocab_size": "count", "d_ff": "count0",
+                           "ffn_type": "choice", "seq_len": "count"}),
+        "Efficiency": Spec(dict(accelerator="x", matmul_fraction=0.7, attention_fraction=0.5,
+                                hbm_fraction=0.9, scaleup_fraction=0.8, scaleout_fraction=0.8),
+                           {"matmul_fraction": "fraction", "scaleup_fraction": "fraction",
+                            "base_latency_s": "nonnegative"}),
+        "catalogue_price": Spec(dict(accelerator=acc), {"accelerator": "accelerator",
+                                                        "pricing": "choice"}),
+        "list_accelerators": Spec({}), "list_models": Spec({}), "load_published_runs": Spec({}),
+        "list_prices": Spec({}, {"accelerator": "accelerator|none", "pricing": "choice"}),
+        "load_accelerator": Spec(dict(name=acc), {"name": "accelerator"},
+                                 shown={"name": "accelerator"}),
+        "load_model": Spec(dict(name="llama-2-70b"), {"name": "model"}, shown={"name": "model"}),
+        "load_efficiency": Spec(dict(accelerator=acc), {"accelerator": "accelerator"}),
+        # ---- FLOPs, GPU-hours, cost (notebook 01)
+        "training_flops": Spec(dict(model_or_n_params=7e9, n_tokens=1e12),
+                               {"model_or_n_params": "positive", "n_tokens": "positive",
+                                "method": "choice", "recompute": "choice"}),
+        "gpu_seconds": Spec(dict(flops=1e21, accelerator=acc, mfu=0.4),
+                            {"flops": "nonnegative", "accelerator": "accelerator",
+                             "mfu": "fraction", "dtype": "choice"}),
+        "gpu_hours": Spec(dict(flops=1e21, accelerator=acc, mfu=0.4),
+                          {"flops": "nonnegative", "accelerator": "accelerator",
+                           "mfu": "fraction"}),
+        "wall_clock_s": Spec(dict(flops=1e21, accelerator=acc, mfu=0.4, n_gpus=8),
+                             {"flops": "nonnegative", "mfu": "fraction", "n_gpus": "count"}),
+        "compute_cost_usd": Spec(dict(gpu_hours_=1e3, price_usd_per_gpu_hour=2.0),
+                                 {"gpu_hours_": "nonnegative",
+                                  "price_usd_per_gpu_hour": "positive"}),
+        "model_flops_per_token": Spec(dict(model=tiny), {"model": "model", "seq_len": "count|none",
+                                                         "method": "choice"}),
+        "mfu_from_throughput": Spec(dict(tokens_per_s_per_gpu=1e3, **mfu_common),
+                                    {"tokens_per_s_per_gpu": "positive", "model": "model",
+                                     "accelerator": "accelerator", "seq_len": "count|none",
+                                     "dtype": "choice", "method": "choice"}),
+        "mfu_from_gpu_hours": Spec(dict(n_tokens=1e12, reported_gpu_hours=1e5, **mfu_common),
+                                   {"n_tokens": "positive", "reported_gpu_hours": "positive",
+                                    "model": "model", "accelerator": "accelerator",
+                                    "seq_len": "count|none"}),
+        "tokens_per_s_per_gpu_at_mfu": Spec(dict(mfu=0.4, **mfu_common),
+                                            {"mfu": "fraction", "model": "model",
+                                             "accelerator": "accelerator",
+                                             "seq_len": "count|none"}),
+        "hfu_from_mfu": Spec(dict(mfu=0.4, model=tiny),
+                             {"mfu": "fraction", "model": "model", "seq_len": "count|none",
+                              "recompute": "choice"}),
+        "training_run": Spec(dict(model=tiny, accelerator=acc, n_tokens=1e12, mfu=0.4, n_gpus=8,
+                                  price_usd_per_gpu_hour=2.0),
+                             {"model": "model", "accelerator": "accelerator",
+                              "n_tokens": "positive", "mfu": "fraction", "n_gpus": "count",
+                              "price_usd_per_gpu_hour": "positive", "seq_len": "count|none"}),
+        "flops_per_token_conventions": Spec(dict(model=tiny), {"model": "model",
+                                                               "seq_len": "count|none"}),
+        "published_run_mfu": Spec({}),
+        "catalogue_training_costs": Spec(dict(accelerator=acc, mfu=0.4,
+                                              price_usd_per_gpu_hour=2.0),
+                                         {"accelerator": "accelerator", "mfu": "fraction",
+                                          "price_usd_per_gpu_hour": "positive"}),
+        # ---- scenarios and formatting
+        "load_scenario": Spec(dict(path=str(llmcost.SCENARIO_DIR / "default.yaml")),
+                              {"path": "path"}),
+        "resolve_price": Spec(dict(accelerator=acc, price_usd_per_gpu_hour=2.0),
+                              {"accelerator": "accelerator",
+                               "price_usd_per_gpu_hour": "positive|none", "pricing": "choice"}),
+        "validate_parameter": Spec(dict(name="n_gpus", value=8), {"value": "count",
+                                                                  "name": "choice"},
+                                   shown={"value": "n_gpus", "name": "parameter"}),
+        "validate_parameters": Spec(dict(n_gpus=8, mfu=0.4), {"n_gpus": "count",
+                                                              "mfu": "fraction"}),
+        "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number"}),
+        "fmt_count": Spec(dict(n=1e9), {"n": "number"}),
+        "fmt_duration": Spec(dict(seconds=60.0), {"seconds": "number"}),
+        "fmt_flops": Spec(dict(flops=1e21), {"flops": "number"}),
+        "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number"}),
+        "fmt_usd": Spec(dict(usd=1e6), {"usd": "number"}),
+        # ---- batch size (notebook 02)
+        "batch_target": Spec(dict(model_or_n_params=7e9, train_tokens=1e11,
+                                  global_batch_tokens=2**21),
+                             {"model_or_n_params": "positive", "train_tokens": "positive|none",
+                              "global_batch_tokens": "positive|none",
+                              "loss_nats": "positive|none"}),
+        "batch_sweep": Spec(dict(target=_target(), batch_tokens=[2**20, 2**21], model=tiny,
+                                 accelerator=acc, n_gpus=8, mfu=0.4, price_usd_per_gpu_hour=2.0,
+                                 seq_len=512),
+                            {"target": "target", "batch_tokens": "positive", "model": "model",
+                             "accelerator": "accelerator", "n_gpus": "count", "mfu": "fraction",
+                             "price_usd_per_gpu_hour": "positive", "seq_len": "count"}),
+        "critical_batch_size": Spec(dict(e_min_tokens=1e10, s_min=1e4),
+                                    {"e_min_tokens": "positive", "s_min": "positive"}),
+        "kaplan_critical_batch": Spec(dict(loss_nats=2.5), {"loss_nats": "positive"}),
+        # ---- memory and parallelism (notebook 03)
+        "ParallelPlan": Spec(dict(dp=4, tp=2), {"dp": "count", "tp": "count", "pp": "count",
+                                                "recompute": "choice", "schedule": "choice"}),
+        "bubble_fraction": Spec(dict(pp=4, n_microbatches=8),
+                                {"pp": "count", "n_microbatches": "count",
+                                 "schedule": "choice", "virtual_stages": "count"}),
+        "make_plan": Spec(dict(model=tiny, n_gpus=8, global_batch_size=8, tp=2, pp=2,
+                               seq_len=512),
+                          {"model": "model", "n_gpus": "count", "global_batch_size": "count",
+                           "tp": "count", "pp": "count", "seq_len": "count|none"}),
+        "enumerate_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
+                                {"model": "model", "cluster": "cluster", "global_batch": "count",
+                                 "seq_len": "count|none"}),
+        "memory_per_gpu": Spec(dict(model=tiny, plan=plan, seq_len=512),
+                               {"model": "model", "plan": "plan", "seq_len": "count|none",
+                                "recipe": "choice", "stage": "count0|none"}),
+        "memory_breakdown": Spec(dict(model=tiny, plan=plan, seq_len=512),
+                                 {"model": "model", "plan": "plan", "seq_len": "count|none"}),
+        # ---- communication and step time (notebook 04; step.py is being rewritten in issue 9:
+        # these follow today's signatures)
+        "step_time": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
+                          {"model": "model", "cluster": "cluster", "plan": "plan",
+                           "seq_len": "count|none", "dtype": "choice"}),
+        "predict_mfu": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
+                            {"model": "model", "cluster": "cluster", "plan": "plan",
+                             "seq_len": "count|none"}),
+        "rank_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
+                           {"model": "model", "cluster": "cluster", "global_batch": "count",
+                            "seq_len": "count|none"}),
+        # ---- checkpoints, failures and goodput (notebook 07)
+        "checkpoint_size": Spec(dict(n_params=7e9), {"n_params": "positive", "n_ranks": "count",
+                                                     "recipe": "choice", "content": "choice"}),
+        "checkpoint_plan": Spec(dict(n_params=7e9, n_gpus=64, fail_rate_per_gpu_year=0.17,
+                                     storage_bytes_per_s=1e10, restart_overhead_s=600),
+                                {"n_params": "positive", "n_gpus": "count",
+                                 "fail_rate_per_gpu_year": "nonnegative",
+                                 "storage_bytes_per_s": "positive|none",
+                                 "restart_overhead_s": "nonnegative", "recipe": "choice",
+                                 "gpus_per_node": "count", "interval_s": "positive|none"}),
+        "cluster_mtbf_s": Spec(dict(n_gpus=64, fail_rate_per_gpu_year=0.17),
+                               {"n_gpus": "count", "fail_rate_per_gpu_year": "nonnegative"}),
+        "young_interval": Spec(dict(checkpoint_s=60, mtbf_s=1e4),
+                               {"checkpoint_s": "positive", "mtbf_s": "mtbf"}),
+        "daly_interval": Spec(dict(checkpoint_s=60, mtbf_s=1e4),
+                              {"checkpoint_s": "positive", "mtbf_s": "mtbf"}),
+        "optimal_interval": Spec(dict(checkpoint_s=60, mtbf_s=1e4),
+                                 {"checkpoint_s": "positive", "mtbf_s": "mtbf"}),
+        "goodput": Spec(dict(interval_s=600, checkpoint_s=60, mtbf_s=1e4),
+                        {"interval_s": "positive", "checkpoint_s": "nonnegative",
+                         "mtbf_s": "mtbf", "restart_s": "nonnegative"}),
+        # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
+        "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
+        "Ledger": RESULT,
+        "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
+                                                            "kv_dtype": "choice"}),
+        "kv_cache_bytes": Spec(dict(model=tiny, context_tokens=512),
+                               {"model": "model", "context_tokens": "nonnegative",
+                                "kv_dtype": "choice"}),
+        "max_batch": Spec(dict(model=tiny, accelerator=acc, context_tokens=512),
+                          {"model": "model", "accelerator": "accelerator",
+                           "context_tokens": "positive", "tp": "count",
+                           "reserve_fraction": "nonnegative"}),
+        "prefill_time": Spec(dict(model=tiny, accelerator=acc, prompt_tokens=512),
+                             {"model": "model", "accelerator": "accelerator",
+                              "prompt_tokens": "count", "batch": "positive", "tp": "count"}),
+        "decode_step": Spec(dict(model=tiny, accelerator=acc, batch=8, context_tokens=512),
+                            {"model": "model", "accelerator": "accelerator",
+                             "batch": "positive", "context_tokens": "nonnegative",
+                             "tp": "count"}),
+        "decode_step_time": Spec(dict(model=tiny, accelerator=acc, batch=8, context_tokens=512),
+                                 {"model": "model", "accelerator": "accelerator",
+                                  "batch": "positive", "context_tokens": "nonnegative"}),
+        "speculative_tokens_per_pass": Spec(dict(acceptance_rate=0.7, draft_tokens=4),
+                                            {"acceptance_rate": "nonnegative",
+                                             "draft_tokens": "count0"}),
+        "serving_cost": Spec(dict(model=tiny, accelerator=acc, price_usd_per_gpu_hour=2.0,
+                                  prompt_tokens=512, output_tokens=256),
+                             {"model": "model", "accelerator": "accelerator",
+                              "price_usd_per_gpu_hour": "positive", "prompt_tokens": "count",
+                              "output_tokens": "count", "occupancy": "fraction"}),
+        "rl_iteration": Spec(dict(policy=tiny, accelerator=acc),
+                             {"policy": "model", "accelerator": "accelerator",
+                              "prompts_per_step": "count", "samples_per_prompt": "count",
+                              "prompt_tokens": "count", "response_tokens": "positive",
+                              "n_gpus": "count"}, shown={"policy": "model"}),
+        # ---- added at the merge of issue 13 (compute-optimal scaling, notebook 06)
+        "scaling": NOT_CALLABLE, "LOSS_FITS": NOT_CALLABLE,
+        "LossFit": Spec(dict(name="f", E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28),
+                        {"E": "nonnegative", "A": "positive", "alpha": "positive",
+                         "beta": "positive"}),
+        "compute_optimal": Spec(dict(compute_flops=1e24), {"compute_flops": "positive",
+                                                           "fit": "choice"}),
+        "inference_adjusted_optimum": Spec(dict(target_loss=2.0, inference_tokens=2e12),
+                                           {"target_loss": "positive",
+                                            "inference_tokens": "nonnegative",
+                                            "fit": "choice"}),
+        "inference_adjusted_optimum_usd": Spec(
+            dict(target_loss=2.0, inference_tokens=2e12, train_usd_per_flop=1e-18,
+                 serve_usd_per_token=_serve_usd_per_token),
+            {"target_loss": "positive", "inference_tokens": "nonnegative",
+             "train_usd_per_flop": "positive", "serve_usd_per_token": "callable"}),
+        "rl_campaign": Spec(dict(iteration=_rl_iteration(), iterations=10),
+                            {"iteration": "target", "iterations": "count", "runs": "count",
+                             "price_usd_per_gpu_hour": "positive|none"}),
+    }

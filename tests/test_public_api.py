@@ -1,0 +1,67 @@
+"""One odd-input test over the whole public API (``llmcost.__all__``).
+
+Each public entry point, fed NaN, inf, a negative, zero, a string, a wrong type or an array with
+one bad element in any argument declared in tests/api_specs.py, must raise a ``ValueError`` whose
+message names that argument: never a TypeError or AttributeError from deep inside, a silent NaN
+or a clamped value. A name in ``__all__`` without a spec fails ``test_every_public_name_has_a_spec``
+(see the docstring of tests/api_specs.py for how to add one).
+"""
+
+import inspect
+import warnings
+
+import pytest
+
+import llmcost
+from api_specs import EXCEPTION, NOT_CALLABLE, ODD_VALUES, RESULT, Spec, specs
+
+SPECS = specs()
+
+
+def test_every_public_name_has_a_spec():
+    missing = [n for n in llmcost.__all__ if n not in SPECS]
+    assert not missing, f"add these names to tests/api_specs.py SPECS: {missing}"
+    stale = [n for n in SPECS if n not in llmcost.__all__]
+    assert not stale, f"tests/api_specs.py has specs for names not in __all__: {stale}"
+    for name, spec in SPECS.items():
+        obj = getattr(llmcost, name)
+        if spec == NOT_CALLABLE:
+            assert inspect.ismodule(obj) or not callable(obj), name
+        elif spec == EXCEPTION:
+            assert issubclass(obj, ValueError), name
+        elif spec != RESULT:
+            params = inspect.signature(obj).parameters
+            has_kwargs = any(p.kind is p.VAR_KEYWORD for p in params.values())
+            for arg in list(spec.args) + list(spec.valid):
+                assert arg in params or has_kwargs, f"{name}: no argument {arg!r}"
+
+
+def _cases():
+    for name, spec in SPECS.items():
+        if not isinstance(spec, Spec):
+            continue
+        for arg, kind in spec.args.items():
+            base, _, opt = kind.partition("|")
+            for i, odd in enumerate(ODD_VALUES[base]):
+                if odd is None and opt == "none":
+                    continue
+                yield pytest.param(name, arg, odd, id=f"{name}-{arg}-{base}{i}")
+
+
+@pytest.mark.parametrize("name", [n for n, s in SPECS.items() if isinstance(s, Spec)])
+def test_valid_call_works(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        getattr(llmcost, name)(**SPECS[name].valid)
+
+
+@pytest.mark.parametrize("name, arg, odd", list(_cases()))
+def test_odd_input_names_the_argument(name, arg, odd):
+    kwargs = dict(SPECS[name].valid)
+    kwargs[arg] = odd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as info:
+            getattr(llmcost, name)(**kwargs)
+    shown = SPECS[name].shown.get(arg, arg)
+    assert shown in str(info.value), f"{name}({arg}={odd!r}): {info.value}"
