@@ -45,6 +45,8 @@ from functools import lru_cache
 import numpy as np
 
 from .catalog import DATA_DIR
+from .pricing import (_accelerator, _defaults, default, default_source,  # noqa: F401
+                      facility_kw_per_gpu, owned_usd_per_gpu_hour)
 from .units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
 
 SCHEMA_VERSION = 1
@@ -57,28 +59,6 @@ SECONDS_PER_MONTH = HOURS_PER_YEAR * SECONDS_PER_HOUR / 12.0
 
 
 # ------------------------------------------------------------------------------ defaults
-@lru_cache(maxsize=1)
-def _defaults() -> dict:
-    with (DATA_DIR / "ledger_defaults.csv").open(newline="", encoding="utf-8") as fh:
-        return {r["key"]: r for r in csv.DictReader(fh)}
-
-
-def default(key: str) -> float:
-    """A sourced default of ``data/ledger_defaults.csv`` (its ``value``)."""
-    rows = _defaults()
-    if not isinstance(key, str):
-        raise ValueError(f"key={key!r} must be a ledger default name (a string)")
-    if key not in rows:
-        raise ValueError(f"ledger default {key!r} must be one of {', '.join(rows)}")
-    return float(rows[key]["value"])
-
-
-def default_source(key: str) -> str:
-    """The source of a default in ``data/ledger_defaults.csv``."""
-    default(key)
-    return _defaults()[key]["source"]
-
-
 def list_defaults():
     """``data/ledger_defaults.csv`` as a DataFrame (value, unit, range, date, source, notes)."""
     import pandas as pd
@@ -95,16 +75,6 @@ def _model(model, name="model"):
     if not isinstance(model, ModelSpec):
         raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
     return model
-
-
-def _accelerator(acc, name="accelerator"):
-    from .hardware import Accelerator
-    if isinstance(acc, str):
-        from .catalog import load_accelerator
-        return load_accelerator(acc)
-    if not isinstance(acc, Accelerator):
-        raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
-    return acc
 
 
 def _ledger(x, name="ledger"):
@@ -148,9 +118,12 @@ def lora_flops_per_token(model, rank: int, seq_len=None):
 
         F_LoRA = 4·N_matmul + 3·F_core,fwd(s) + 6·N_A
 
-    Hu et al. 2021 (§4.2) measure a 25% training speed-up on GPT-3 175B against full fine-tuning,
-    less than the FLOP ratio (about 1.5×) because optimizer steps and memory traffic do not
-    shrink with it; the optimizer keeps state only for the N_A adapter parameters.
+    This is the FLOP count only. Hu et al. 2021 (§4.2, footnote 5) measure on GPT-3 175B 43.1
+    tokens/s per V100 with LoRA against 32.5 for full fine-tuning: LoRA takes 0.754 of the time
+    (their "25% speedup"), more than the FLOP ratio (0.68 for GPT-3 175B) because the optimizer
+    step, memory traffic and communication do not shrink with it. The bill prices LoRA *time*
+    at that measured ratio (``lora_gpu_hours``); the optimizer keeps state only for the N_A
+    adapter parameters.
     """
     model = _model(model)
     if seq_len is not None:
@@ -161,74 +134,36 @@ def lora_flops_per_token(model, rank: int, seq_len=None):
                  + 6.0 * lora_adapter_params(model, rank))
 
 
-def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
-                           electricity_usd_per_kwh=None, pue=None) -> dict:
-    """The cost of one GPU-hour on owned hardware, amortised as Cottier et al. 2024 do.
+def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goodput=1.0) -> dict:
+    """GPU-hours of LoRA fine-tuning priced from the measured time ratio (Hu et al. 2021 §4.2,
+    footnote 5; ``lora_time_ratio`` in ``data/ledger_defaults.csv``, 0.754):
 
-    Hardware (arXiv:2405.21015 §2.2, App. A): the cluster's value per accelerator is its price ×
-    the server multiplier (1.64: CPUs, memory, board) ÷ (1 − 0.19), interconnect being 19% of
-    cluster cost (their "23% overhead"); it loses r·ln 10 = 0.14·ln 10 = 32% of its value per
-    year of use (the depreciation *rate* of hardware price-performance), so
+        hours_LoRA = tokens × F_full(s) ÷ (peak × MFU) × 0.754 ÷ goodput
 
-        capex $/GPU-h = price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
-
-    (the value at the start of training is taken as the acquisition price: new hardware).
-    Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03× for an
-    A100 one) × average draw 0.75 × PUE × $/kWh. Figures in ``data/ledger_defaults.csv``.
-
-    Parameters
-    ----------
-    accelerator : Accelerator
-    acquisition_usd_per_gpu : float, optional
-        Price of one accelerator (default: $27,500 for an H100 SXM; required otherwise).
-    electricity_usd_per_kwh, pue : float, optional
-        Defaults: US industrial 2023 price; PUE 1.1.
+    where F_full is the full fine-tuning count (``compute.model_flops_per_token``) at the run's
+    MFU. On the LoRA FLOP count (``lora_flops_per_token``) that is a lower MFU,
+    MFU_LoRA = MFU × (F_LoRA / F_full) ÷ 0.754, which the result reports as ``mfu_lora``.
 
     Returns
     -------
-    dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
-    (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
+    dict with ``gpu_hours``, ``flops_per_token`` (LoRA count), ``full_flops_per_token``,
+    ``time_ratio`` and ``mfu_lora``.
     """
-    accelerator = _accelerator(accelerator)
-    if acquisition_usd_per_gpu is None:
-        if accelerator.name != "H100-SXM":
-            raise ValueError(f"pricing='owned' on {accelerator.name} needs "
-                             "ledger_owned_usd_per_gpu (the accelerator's purchase price) or "
-                             "price_usd_per_gpu_hour; the workbook has a sourced price for "
-                             "H100-SXM only")
-        acquisition_usd_per_gpu = default("h100_acquisition_usd")
-    price = float(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu", positive=True))
-    rate = default("depreciation_ooms_per_year") * math.log(10.0)
-    cluster = price * default("server_cost_multiplier") / (1.0 - default("interconnect_share"))
-    capex = cluster * rate / HOURS_PER_YEAR
-    kw = facility_kw_per_gpu(accelerator, pue)
-    usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else float(
-        as_array(electricity_usd_per_kwh, "ledger_electricity_usd_per_kwh", nonnegative=True))
-    return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
-            "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
-            "acquisition_usd_per_gpu": price}
+    from .compute import model_flops_per_token
 
-
-def facility_kw_per_gpu(accelerator, pue=None) -> float:
-    """Average facility power per accelerator during training, kW (Cottier et al. 2024 §2.3):
-    TDP × server power per accelerator ÷ TDP × average draw (0.75) × PUE.
-
-    Raises
-    ------
-    ValueError
-        An accelerator without a TDP in ``data/accelerators.csv``, or a PUE below 1.
-    """
-    accelerator = _accelerator(accelerator)
-    if not accelerator.tdp_w:
-        raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
-                         "data/accelerators.csv: the energy line needs it")
-    pue_ = default("pue") if pue is None else float(as_array(pue, "ledger_pue", positive=True))
-    if pue_ < 1:
-        raise ValueError(f"ledger_pue={pue_!r} must be >= 1 (facility power includes IT power)")
-    server = default("chip_to_server_power_a100") if accelerator.name.startswith("A100") \
-        else default("chip_to_server_power_h100")
-    return accelerator.tdp_w / 1e3 * server * default("power_to_tdp") * pue_
-
+    model = _model(model)
+    t = float(as_array(tokens, "tokens", nonnegative=True))
+    peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
+    m = float(as_array(mfu, "mfu", positive=True))
+    g = float(as_array(goodput, "goodput", positive=True))
+    if m > 1 or g > 1:
+        raise ValueError(f"mfu={m!r} and goodput={g!r} must be in (0, 1]")
+    full = float(model_flops_per_token(model, seq_len))
+    lora = lora_flops_per_token(model, rank, seq_len)
+    ratio = default("lora_time_ratio")
+    return {"gpu_hours": t * full / (peak * m) / SECONDS_PER_HOUR * ratio / g,
+            "flops_per_token": lora, "full_flops_per_token": full, "time_ratio": ratio,
+            "mfu_lora": m * lora / full / ratio}
 
 def energy_mwh(gpu_hours, watts_per_gpu):
     """Energy of ``gpu_hours`` accelerator-hours drawing ``watts_per_gpu`` each, in MWh
@@ -245,6 +180,31 @@ def tco2e(mwh, kg_co2e_per_kwh):
     k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
     return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
 
+
+
+def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
+    """The bill's energy and emissions for ``gpu_hours`` on ``accelerator``, beside a TDP-only
+    count.
+
+        E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
+        E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
+        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
+
+    The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
+    1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the
+    bill's by ``factor``.
+
+    Returns
+    -------
+    dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
+    ``kg_co2e_per_kwh``.
+    """
+    acc = _accelerator(accelerator)
+    kw = facility_kw_per_gpu(acc, pue)
+    grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
+    mwh = energy_mwh(gpu_hours, kw * 1e3)
+    return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
+            "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}
 
 # ------------------------------------------------------------------------------ the ledger
 @dataclass(frozen=True)
@@ -534,18 +494,8 @@ def _build(p: dict) -> Ledger:
                           + ", ".join(r["name"] for r in runs),
                           "ledger_exploratory_runs (scenario)", "modelled"))
         explore_h = h
-    else:
-        given = p["ledger_exploratory_fraction"] is not None
-        frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
-        row = _defaults()["exploratory_fraction"]
-        explore_h = frac * paid_h
-        lines.append(Line(
-            "compute.exploratory", "exploratory and failed runs", "compute", "development",
-            kind_compute, frac * final_run_usd,
-            f"{frac:.2f} × the final run's paid compute (cited range {row['low']}-{row['high']}: "
-            "total development compute is 1.2-4× the final run)",
-            "ledger_exploratory_fraction (scenario)" if given else row["source"],
-            "modelled" if given else "default"))
+    else:  # a fraction: priced after post-training and evaluation, which the default nets out
+        explore_ix, explore_h = len(lines), None
     # ---- post-training
     post_h = 0.0
     for key, label, tokens, fpt, how in (
@@ -559,16 +509,22 @@ def _build(p: dict) -> Ledger:
             lines.append(Line(f"post.{key}", label, "post-training", "post-training", "elastic",
                               0.0, f"ledger_{key}_tokens not given", "", "not given"))
             continue
-        if fpt is None:
-            fpt = lora_flops_per_token(spec, p["ledger_lora_rank"], p["seq_len"])
-        hours = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR / main_goodput
+        if fpt is None:  # LoRA: time at the measured ratio to full fine-tuning (Hu et al.)
+            lo = lora_gpu_hours(spec, p["ledger_lora_rank"], tokens, p["seq_len"], peak, mfu,
+                                main_goodput)
+            fpt, hours = lo["flops_per_token"], lo["gpu_hours"]
+            at = (f"at {lo['time_ratio']:.3f} × the full fine-tune's time (measured, Hu et al. "
+                  f"§4.2 fn. 5), i.e. MFU {lo['mfu_lora']:.1%} on this count")
+        else:
+            hours = tokens * fpt / (peak * mfu) / SECONDS_PER_HOUR / main_goodput
+            at = f"at MFU {mfu:.1%}"
         post_h += hours
         lines.append(Line(
             f"post.{key}", label, "post-training", "post-training", "elastic", hours * gpu_rate,
-            f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) at MFU {mfu:.1%} and goodput "
+            f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
             f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
-            "Hu et al. 2021 (LoRA, arXiv:2106.09685)" if key == "lora"
-            else "compute.model_flops_per_token", "modelled", "01_flops"))
+            "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
+            if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
     rl_camp = _rl_campaign(p, gpu_rate)
     if rl_camp is None:
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
@@ -601,6 +557,9 @@ def _build(p: dict) -> Ledger:
     _product_line(lines, "eval.human", "human evaluation and red-teaming", "evaluation",
                   "elastic", p["ledger_human_eval_hours"], p["ledger_human_eval_usd_per_hour"],
                   "hours", "$/h", "ledger_human_eval_hours × usd_per_hour")
+    if explore_h is None:
+        explore_h = _exploratory_fraction_line(lines, explore_ix, p, paid_h, post_h + eval_h,
+                                               gpu_rate, kind_compute)
     # ---- storage
     project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
         else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
@@ -650,16 +609,14 @@ def _build(p: dict) -> Ledger:
                   given="ledger_cross_region_bytes")
     # ---- energy
     all_h = paid_h + explore_h + post_h + syn_h + eval_h
-    kw = facility_kw_per_gpu(gpu, p["ledger_pue"])
-    mwh = all_h * kw / 1e3
-    grid = default("grid_kg_co2e_per_kwh") if p["ledger_grid_kg_co2e_per_kwh"] is None \
-        else p["ledger_grid_kg_co2e_per_kwh"]
-    t_co2 = tco2e(mwh, grid)
+    en = energy_of(all_h, gpu, p["ledger_pue"], p["ledger_grid_kg_co2e_per_kwh"])
+    kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
     usd_kwh = default("electricity_usd_per_kwh") if p["ledger_electricity_usd_per_kwh"] is None \
         else p["ledger_electricity_usd_per_kwh"]
     energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP {gpu.tdp_w:.0f} W"
                   f" × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} tCO2e at "
-                  f"{grid:.3f} kg/kWh")
+                  f"{grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of GPU TDP alone "
+                  f"(the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these GPU-hours)")
     if own:
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
@@ -710,6 +667,7 @@ def _build(p: dict) -> Ledger:
         "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
         "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
+        "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
         "project_months": project_months, "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
@@ -719,6 +677,34 @@ def _build(p: dict) -> Ledger:
     }
     return Ledger(lines, figures, p)
 
+
+def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:
+    """The exploratory-runs line from a fraction, inserted at ``ix``; returns its GPU-hours.
+
+    Cottier et al. 2024 (arXiv:2405.21015, §2.5 and App. A.6) put *total development compute*
+    at 1.2-4× the final run, "including experiments, failed attempts, evaluation and
+    finetuning"; ``ledger_exploratory_fraction`` (default their median, 1.19) is that multiplier
+    less one. The bill's own post-training (SFT, CPT, LoRA, RL) and benchmark-run GPU-hours are
+    part of it, so they are netted out:
+
+        exploratory GPU-h = max(0, fraction × final run − post-training − evaluation GPU-h)
+
+    (``ledger_exploratory_runs``, a list of runs, is billed as given instead)."""
+    given = p["ledger_exploratory_fraction"] is not None
+    frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
+    row = _defaults()["exploratory_fraction"]
+    h = max(0.0, frac * paid_h - netted_h)
+    how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
+           f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
+           "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
+           f"together), less the {netted_h:,.0f} GPU-h of post-training and benchmark lines "
+           "billed separately" + (" (they exceed it: 0)" if h == 0 else "")
+           + f" = {h:,.0f} GPU-h × ${rate:.2f}")
+    lines.insert(ix, Line("compute.exploratory", "exploratory and failed runs", "compute",
+                          "development", kind, h * rate, how,
+                          "ledger_exploratory_fraction (scenario); " + row["source"] if given
+                          else row["source"], "modelled" if given else "default"))
+    return h
 
 def scenario_mfu_source(p: dict) -> str:
     """Where the scenario's MFU comes from, for the bill's 'how' column."""

@@ -553,7 +553,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                  f"{scenario['_mfu_prediction']['band']['high']:.1%}")
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
-                                 defaults=set(defaults)) + stack_warnings(scenario, nbs, declared)
+                                 defaults=set(defaults))
     for w in warnings:
         progress(f"warning: {w}")
     if defaults:
@@ -726,7 +726,7 @@ def _owned_price(values: dict):
             or all(values.get(k) is None for k in keys):
         return None
     from .catalog import load_accelerator
-    from .ledger import owned_usd_per_gpu_hour
+    from .pricing import owned_usd_per_gpu_hour
 
     return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
                                   *(values.get(k) for k in keys[:1]),
@@ -778,23 +778,6 @@ def _param_text(v) -> str:
     if v is None:
         return "null"
     return str(v)
-
-
-def stack_warnings(scenario: dict, nbs: list, declared: dict) -> list:
-    """A scenario naming a non-default ``stack``: the notebooks that choose a parallel plan but
-    do not declare ``stack`` search the default stack's features, so their plan can differ from
-    notebook 04's; say which ones."""
-    from .stacks import DEFAULT_STACK
-    stack = scenario.get("stack", DEFAULT_STACK)
-    if stack == DEFAULT_STACK:
-        return []
-    blind = [Path(nb).stem for nb in nbs if "tp" in declared[nb] and "stack" not in declared[nb]]
-    if not blind:
-        return []
-    return [f"stack={stack!r}: notebooks {', '.join(blind)} do not read `stack` yet and choose "
-            f"their free plan fields among the features of {DEFAULT_STACK}, so their plan can "
-            "differ from the one notebook 04 predicts; fix the plan fields in the scenario to "
-            "make every notebook use the same plan."]
 
 
 def _mfu_note(summary: dict) -> str:

@@ -334,8 +334,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}", _phases),
     Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
           "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
-    Param("ledger_exploratory_fraction", "float|none", "exploratory and failed runs as a "
-          "fraction of the final run's compute; null: Cottier et al. 2024's median 1.19",
+    Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
+          "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
+          "the bill's post-training and benchmark lines",
           _nonnegative),
     Param("ledger_exploratory_runs", "list", "exploratory and failed runs listed as "
           "{name, gpu_hours} (replaces the fraction when given)",
@@ -748,15 +749,15 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     if price_usd_per_gpu_hour is not None:
         v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
         return float(v), "given as price_usd_per_gpu_hour"
-    if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.ledger)
-        from .ledger import owned_usd_per_gpu_hour
+    if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.pricing)
+        from .pricing import owned_usd_per_gpu_hour
         try:
             own = owned_usd_per_gpu_hour(load_accelerator(accelerator))
         except ValueError as e:
             raise ScenarioError(str(e)) from None
         return own["usd_per_gpu_hour"], (
             f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
-            "2024 (hardware + energy, llmcost.ledger.owned_usd_per_gpu_hour)")
+            "2024 (hardware + energy, llmcost.pricing.owned_usd_per_gpu_hour)")
     from .catalog import catalogue_price
     try:
         return catalogue_price(accelerator, pricing)

@@ -1,12 +1,11 @@
 """The package's import graph (the brief: dependencies flow one way, no import cycles). Issue 9
 removed the parallel <-> step cycle (``parallel.choose_plan`` now takes its step-time ranking by
-injection, ``parallel.set_default_ranking``). Lazy imports inside functions count: they are
+injection, ``parallel.set_default_ranking``); issue 12's ledger <-> scenario cycle went with
+``pricing.py``. Lazy imports inside functions count: they are
 dependencies too."""
 
 import ast
 from pathlib import Path
-
-import pytest
 
 import llmcost
 
@@ -58,28 +57,23 @@ def test_cycle_finder_finds_a_planted_cycle():
     assert _find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-#: Cycles found in main and not yet removed, each a defect to fix (reported to the lead):
-#: scenario.py imports ledger.owned_usd_per_gpu_hour (lazily) while ledger.py imports
-#: scenario's ScenarioError, validate_parameters and resolve_price (issue 12's merge).
-KNOWN_CYCLES = ({"ledger", "scenario"},)
-
-
 def test_no_import_cycle_in_the_package():
     g = _graph()
     assert {"step", "parallel", "shapes", "memory", "comm"} <= set(g)
     assert "step" not in g["parallel"] and "parallel" in g["step"]
-    for a, b in (tuple(c) for c in KNOWN_CYCLES):
-        g[a].discard(b)
-        g[b].discard(a)
     assert _find_cycle(g) is None, _find_cycle(g)
 
 
-@pytest.mark.xfail(strict=True, reason="a known cycle (KNOWN_CYCLES): when it is removed, this "
-                   "test passes and strict xfail fails; then delete the entry")
-def test_the_known_cycles_are_gone():
+def test_owned_pricing_sits_below_scenario_and_ledger():
+    # The ledger <-> scenario cycle of issue 12's merge (scenario.resolve_price imported
+    # ledger.owned_usd_per_gpu_hour while ledger imports scenario) is gone: the owned-hardware
+    # pricing lives in pricing.py, which imports neither.
     g = _graph()
-    assert not any(b in g.get(a, ()) and a in g.get(b, ()) for a, b in
-                   (tuple(c) for c in KNOWN_CYCLES))
+    assert "ledger" not in g["scenario"]
+    assert "pricing" in g["scenario"] and "pricing" in g["ledger"]
+    assert not g["pricing"] & {"scenario", "ledger"}
+    from llmcost import ledger, pricing
+    assert ledger.owned_usd_per_gpu_hour is pricing.owned_usd_per_gpu_hour
 
 
 def test_shapes_depends_only_on_the_model():

@@ -1,0 +1,117 @@
+"""The price of an owned GPU-hour and the facility power per accelerator (Cottier et al. 2024,
+arXiv:2405.21015 §2.2-2.3, App. A.1-A.4), and the sourced defaults of ``data/ledger_defaults.csv``.
+
+Below both ``scenario`` (``resolve_price`` with ``pricing: owned``) and ``ledger`` (the bill), so
+neither imports the other for it: the package has no import cycle. ``llmcost.ledger`` re-exports
+``owned_usd_per_gpu_hour``, ``facility_kw_per_gpu``, ``default`` and ``default_source``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from functools import lru_cache
+
+from .catalog import DATA_DIR
+from .units import HOURS_PER_YEAR, as_array
+
+
+@lru_cache(maxsize=1)
+def _defaults() -> dict:
+    with (DATA_DIR / "ledger_defaults.csv").open(newline="", encoding="utf-8") as fh:
+        return {r["key"]: r for r in csv.DictReader(fh)}
+
+
+def default(key: str) -> float:
+    """A sourced default of ``data/ledger_defaults.csv`` (its ``value``)."""
+    rows = _defaults()
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be a ledger default name (a string)")
+    if key not in rows:
+        raise ValueError(f"ledger default {key!r} must be one of {', '.join(rows)}")
+    return float(rows[key]["value"])
+
+
+def default_source(key: str) -> str:
+    """The source of a default in ``data/ledger_defaults.csv``."""
+    default(key)
+    return _defaults()[key]["source"]
+
+
+def _accelerator(acc, name="accelerator"):
+    from .hardware import Accelerator
+    if isinstance(acc, str):
+        from .catalog import load_accelerator
+        return load_accelerator(acc)
+    if not isinstance(acc, Accelerator):
+        raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
+    return acc
+
+
+def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
+                           electricity_usd_per_kwh=None, pue=None) -> dict:
+    """The cost of one GPU-hour on owned hardware, amortised as Cottier et al. 2024 do.
+
+    Hardware (arXiv:2405.21015 §2.2, App. A): the cluster's value per accelerator is its price ×
+    the server multiplier (1.64: CPUs, memory, board) ÷ (1 − 0.19), interconnect being 19% of
+    cluster cost (their "23% overhead"); it loses r·ln 10 = 0.14·ln 10 = 32% of its value per
+    year of use (the depreciation *rate* of hardware price-performance), so
+
+        capex $/GPU-h = price × 1.64 / (1 − 0.19) × 0.14·ln 10 / 8,766 h
+
+    (the value at the start of training is taken as the acquisition price: new hardware).
+    Energy (§2.3): TDP × server power per accelerator (1.82× TDP for an H100 server, 2.03×
+    for an A100 one) × average draw 0.75 × PUE × $/kWh. Figures in ``data/ledger_defaults.csv``.
+
+    Parameters
+    ----------
+    accelerator : Accelerator
+    acquisition_usd_per_gpu : float, optional
+        Price of one accelerator (default: $27,500 for an H100 SXM; required otherwise).
+    electricity_usd_per_kwh, pue : float, optional
+        Defaults: US industrial 2023 price; PUE 1.1.
+
+    Returns
+    -------
+    dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
+    (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
+    """
+    accelerator = _accelerator(accelerator)
+    if acquisition_usd_per_gpu is None:
+        if accelerator.name != "H100-SXM":
+            raise ValueError(f"pricing='owned' on {accelerator.name} needs "
+                             "ledger_owned_usd_per_gpu (the accelerator's purchase price) or "
+                             "price_usd_per_gpu_hour; the workbook has a sourced price for "
+                             "H100-SXM only")
+        acquisition_usd_per_gpu = default("h100_acquisition_usd")
+    price = float(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu", positive=True))
+    rate = default("depreciation_ooms_per_year") * math.log(10.0)
+    cluster = price * default("server_cost_multiplier") / (1.0 - default("interconnect_share"))
+    capex = cluster * rate / HOURS_PER_YEAR
+    kw = facility_kw_per_gpu(accelerator, pue)
+    usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else float(
+        as_array(electricity_usd_per_kwh, "ledger_electricity_usd_per_kwh", nonnegative=True))
+    return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
+            "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
+            "acquisition_usd_per_gpu": price}
+
+
+def facility_kw_per_gpu(accelerator, pue=None) -> float:
+    """Average facility power per accelerator during training, kW (Cottier et al. 2024 §2.3):
+    TDP × server power per accelerator ÷ TDP × average draw (0.75) × PUE.
+
+    Raises
+    ------
+    ValueError
+        An accelerator without a TDP in ``data/accelerators.csv``, or a PUE below 1.
+    """
+    accelerator = _accelerator(accelerator)
+    if not accelerator.tdp_w:
+        raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
+                         "data/accelerators.csv: the energy line needs it")
+    pue_ = default("pue") if pue is None else float(as_array(pue, "ledger_pue", positive=True))
+    if pue_ < 1:
+        raise ValueError(f"ledger_pue={pue_!r} must be >= 1 (facility power includes IT power)")
+    server = default("chip_to_server_power_a100") if accelerator.name.startswith("A100") \
+        else default("chip_to_server_power_h100")
+    return accelerator.tdp_w / 1e3 * server * default("power_to_tdp") * pue_
