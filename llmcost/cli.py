@@ -175,6 +175,22 @@ def compare_labels(a: str, b: str) -> tuple:
     return f"{sa} (1)", f"{sb} (2)"
 
 
+def _literal_text(src: str) -> str:
+    """A parameter cell's literal as one canonical text (2.0e12 and 2000000000000.0 agree)."""
+    import ast
+    try:
+        v = ast.literal_eval(src)
+    except (ValueError, SyntaxError):
+        return src
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
 def _usd_frame(df):
     from .report import format_value
 
@@ -319,11 +335,20 @@ def _list(what: str, fmt: str = "table") -> int:
 
         import pandas as pd
 
-        users = {}
+        users, defaults = {}, {}
         for nb in list_notebooks():
-            for name in declared_parameters(nb):
+            for name, d in declared_parameters(nb).items():
                 users.setdefault(name, []).append(nb.stem[:2])
-        df = pd.DataFrame([{"name": p.name, "type": p.kind,
+                defaults.setdefault(name, set()).add(_literal_text(d["default"]))
+
+        def default_of(name):
+            """What a scenario that leaves ``name`` out gets (the notebooks' default)."""
+            if name == "price_usd_per_gpu_hour":  # an omitted price is null (report.plan_report)
+                return "null (catalogue median)"
+            vals = sorted(defaults.get(name, ()))
+            return vals[0] if len(vals) == 1 else ("varies: " + " / ".join(vals) if vals else "")
+
+        df = pd.DataFrame([{"name": p.name, "type": p.kind, "default": default_of(p.name),
                             "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
                             "meaning": p.doc} for p in PARAMETERS.values()])
         if fmt == "table":
