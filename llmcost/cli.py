@@ -58,7 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
                        description="Print the scenario's bill line by line (llmcost.ledger) and "
                        "its key figures, without running notebooks. The scenario is validated "
-                       "as `llmcost report` validates it.")
+                       "as `llmcost report` validates a report of every notebook (the parallel "
+                       "plan included, unless the accelerator lacks the figures it needs), and "
+                       "the report's warnings and the budget are printed.")
     e.add_argument("--scenario", required=True, metavar="YAML", help="scenario file")
     e.add_argument("--format", choices=["text", "json", "csv"], default="text",
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")

@@ -359,7 +359,9 @@ def build_ledger(scenario: dict) -> Ledger:
     scenario : dict
         Parameter values (``llmcost.scenario.PARAMETERS`` names), e.g. ``load_scenario(path)``
         with ``mfu: predict`` resolved, or a notebook's validated parameters. Keys it leaves out
-        take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``).
+        take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``), except
+        ``price_usd_per_gpu_hour``: an omitted price is null (the catalogue median for the
+        accelerator and pricing mode, or the owned amortisation), labelled as a default.
 
     Returns
     -------
@@ -651,8 +653,8 @@ def _build(p: dict) -> Ledger:
             p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
         energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
                       f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
-                      f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of GPU "
-                      f"TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
+                      f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
+                      f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
                       "GPU-hours)")
         if own:
             lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
