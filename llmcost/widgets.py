@@ -408,6 +408,7 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
 
     from . import plots, rl
     from .catalog import list_accelerators
+    from .units import fmt_usd
 
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
@@ -437,7 +438,7 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
                 return
             print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
                   f"FLOPs, {it.generation_time_share:.0%} of time; "
-                  f"{it.gpu_hours * price_usd_per_gpu_hour:,.0f} USD per iteration")
+                  f"{fmt_usd(it.gpu_hours * price_usd_per_gpu_hour)} per iteration")
             display(plots.table(it.parts(price_usd_per_gpu_hour),
                                 {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
                                  "usd": "${:,.2f}"}))
