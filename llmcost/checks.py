@@ -70,10 +70,38 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    f"(${values['price_usd_per_gpu_hour']:.2f}, an H100 SXM on-demand price) but "
                    f"the accelerator is {values['accelerator']}: set a price, or null for the "
                    "catalogue median.")
+    context = _context_warning(values)
+    if context:
+        out.append(context)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def _context_warning(values: dict) -> str | None:
+    """One sentence if ``seq_len`` exceeds the model's context: ``max_position_embeddings``
+    where the model declares it (a learned position table, or a Hugging Face config's value),
+    else the pre-training sequence length the catalogue records (``ModelSpec.seq_len``)."""
+    s = values.get("seq_len")
+    if "model" not in values or not isinstance(s, int):
+        return None
+    try:
+        from .catalog import load_model
+        spec = load_model(values["model"])
+    except (ValueError, KeyError, OSError):
+        return None
+    if spec.max_position_embeddings and s > spec.max_position_embeddings:
+        return (f"seq_len={s:,} is beyond {spec.name}'s context of "
+                f"{spec.max_position_embeddings:,} tokens (max_position_embeddings): the model "
+                "cannot attend that far without a context extension, so its attention FLOPs "
+                "and activation memory here describe a model that does not exist.")
+    if s > spec.seq_len:
+        return (f"seq_len={s:,} is beyond the {spec.seq_len:,}-token sequence length "
+                f"{spec.name} was pre-trained at (the catalogue records no longer context): "
+                "training there is a context extension, and the attention FLOPs and activation "
+                "memory are extrapolated.")
+    return None
 
 
 def _scenario_plan(values: dict):

@@ -714,7 +714,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     Raises
     ------
     ValueError
-        Bad input; a given batch larger than fits; a latency target no batch meets.
+        Bad input; a given batch larger than fits; a latency target no batch meets; a
+        ``draft_model`` not smaller (in parameters) than the target.
     """
     m, acc = _model(model), _accelerator(accelerator)
     price = _price(price_usd_per_gpu_hour)
@@ -729,6 +730,10 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         if draft_model is None or acceptance_rate is None:
             raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
         dm = _model(draft_model)
+        if dm.n_params >= m.n_params:
+            raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
+                             f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
+                             "large as the target adds its own passes and saves none")
         e_tok = float(speculative_tokens_per_pass(acceptance_rate, g))
     elif draft_model is not None or acceptance_rate is not None:
         raise ValueError("draft_model and acceptance_rate need draft_tokens >= 1")

@@ -88,7 +88,9 @@ class ModelSpec:
         (Transformer-XL, used by Gopher and Chinchilla) adds a ``d_model × n_heads·d_head``
         position projection per layer; RoPE and ALiBi have no parameters.
     max_position_embeddings : int
-        Rows of the learned position table (only used with ``"learned"``).
+        Rows of the learned position table (counted as parameters only with ``"learned"``);
+        for other encodings the context a Hugging Face config declares (0: not recorded), used
+        by the scenario warnings (``llmcost.checks``).
     embedding_norm : bool
         A norm right after the token embedding (BLOOM).
     seq_len : int
@@ -649,6 +651,7 @@ class ModelSpec:
             norm="rmsnorm",
             pos_encoding="rope",
             seq_len=int(seq_len or cfg.get("max_position_embeddings") or 2048),
+            max_position_embeddings=int(cfg.get("max_position_embeddings") or 0),
             source=f"Hugging Face config.json ({where})",
         )
         act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"

@@ -611,7 +611,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         out_nb = out_dir / nb.name
         left = len(nbs) - i
         progress(f"[{i}/{len(nbs)}] running {nb.stem} ({left} left after this) ...")
-        t0 = time.perf_counter()
+        t0, timed_out = time.perf_counter(), None
         try:
             pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
                                 cwd=str(nb.parent), execution_timeout=timeout_s,
@@ -623,7 +623,14 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             evalue = getattr(e, "evalue", str(e)).strip().splitlines()
             progress(f"[{i}/{len(nbs)}] {nb.stem} FAILED ({reason}: "
                      f"{evalue[0] if evalue else ''}); kept at {out_nb}")
+            if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
+                timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
+                                     "(--timeout), so the kernel was interrupted")
         node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
+        if node is not None and timed_out:  # the page's sentence names the timeout (HTML only)
+            for out in (o for c in node.cells for o in c.get("outputs", [])
+                        if o.get("output_type") == "error"):
+                out["ename"], out["evalue"] = timed_out
         if node is not None:
             html_path = out_nb.with_suffix(".html")
             html_path.write_text(_to_html(node, f"{nb.stem} — {scenario.get('title', '')}",

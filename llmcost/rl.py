@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -385,7 +386,9 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     gen_gpus = n if colocated else n_r
     train_gpus = n if colocated else n - n_r
     if gen_gpus % tp:
-        raise ValueError(f"rollout_tp={tp} must divide the {gen_gpus} rollout GPUs")
+        raise ValueError(f"rollout_tp={tp} must divide the {gen_gpus} rollout GPUs ("
+                         + (f"n_gpus={n}, colocated" if colocated else f"rollout_gpus={n_r}")
+                         + ")")
 
     # ---- lengths
     s_count = n_p * (2 if algorithm == "dpo" else g)
@@ -523,9 +526,43 @@ def rl_campaign(iteration: RLIteration, iterations: int, runs: int = 1,
 
 
 # ------------------------------------------------------------------------------ scenarios
+#: ``rl_iteration`` / ``rl_campaign`` argument -> the scenario key it comes from; errors raised
+#: through ``scenario_iteration`` / ``scenario_campaign`` name the scenario key instead.
+SCENARIO_KEYS = {
+    "policy": "model", "accelerator": "accelerator", "algorithm": "rl_algorithm",
+    "prompts_per_step": "rl_prompts_per_step", "samples_per_prompt": "rl_samples_per_prompt",
+    "prompt_tokens": "rl_prompt_tokens", "response_tokens": "rl_response_tokens",
+    "response_tokens_max": "rl_response_tokens_max", "max_tokens": "rl_response_tokens_max",
+    "mean_tokens": "rl_response_tokens", "ppo_epochs": "rl_ppo_epochs", "reward": "rl_reward",
+    "n_gpus": "rl_gpus", "rollout_gpus": "rl_rollout_gpus", "rollout_tp": "rl_rollout_tp",
+    "asynchronous": "rl_async", "partial_rollouts": "rl_partial_rollouts",
+    "weight_sync_s": "rl_weight_sync_s", "train_mfu": "rl_train_mfu",
+    "verifier_usd_per_sample": "rl_verifier_usd_per_sample",
+    "weight_dtype": "serve_weight_dtype", "kv_dtype": "serve_kv_dtype",
+    "iterations": "rl_iterations", "runs": "rl_runs",
+}
+_ARG_RE = re.compile(r"(?<![\w.])(" + "|".join(sorted(SCENARIO_KEYS, key=len, reverse=True))
+                     + r")(?==)")
+
+
+def _scenario_error(e: ValueError) -> ValueError:
+    """The same error with each ``argument=`` renamed to its scenario key (``SCENARIO_KEYS``)."""
+    return ValueError(_ARG_RE.sub(lambda mt: SCENARIO_KEYS[mt.group(1)], str(e)))
+
+
 def scenario_iteration(p: dict) -> RLIteration:
     """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
-    ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision)."""
+    ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision).
+
+    Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
+    rollout GPUs (rl_gpus=4, colocated)``."""
+    try:
+        return _scenario_iteration(p)
+    except ValueError as e:
+        raise _scenario_error(e) from None
+
+
+def _scenario_iteration(p: dict) -> RLIteration:
     return rl_iteration(
         p["model"], p["accelerator"], algorithm=p["rl_algorithm"],
         prompts_per_step=p["rl_prompts_per_step"], samples_per_prompt=p["rl_samples_per_prompt"],
@@ -540,9 +577,13 @@ def scenario_iteration(p: dict) -> RLIteration:
 
 
 def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
-    """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price."""
-    return rl_campaign(scenario_iteration(p), p["rl_iterations"], p["rl_runs"],
-                       price_usd_per_gpu_hour)
+    """``rl_campaign`` for a validated scenario: ``rl_iterations`` × ``rl_runs`` at the price.
+    Errors name the scenario keys, as ``scenario_iteration``."""
+    it = scenario_iteration(p)
+    try:
+        return rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
+    except ValueError as e:
+        raise _scenario_error(e) from None
 
 
 # ------------------------------------------------------------------------------ published shares

@@ -786,7 +786,11 @@ def _lifetime(target_loss, inference_tokens, fit, train_cost_per_flop, serve_cos
     # More demand never favours a larger model: the optimum lies in (N_min, N_chinchilla].
     n = _argmin_log(total, n_min * (1 + 1e-6), n_c * 1.0001)
     n = np.minimum(n, n_c)
-    d = np.asarray(tokens_for_loss(t, n, f))
+    # N_chinchilla is a candidate: keep it where the search's point is no cheaper (always at
+    # D_inf = 0, where the optimum is the compute-optimal model exactly, saving 0).
+    at_c = (d_inf == 0) | (total(n[..., None])[..., 0] >= total(n_c[..., None])[..., 0])
+    n = np.where(at_c, n_c, n)
+    d = np.where(at_c, d_c, np.asarray(tokens_for_loss(t, n, f)))
     return LifetimeOptimum(
         unit=unit, target_loss=t, inference_tokens=d_inf, n_params=n, train_tokens=d,
         train_cost=train_cost_per_flop * TRAIN_FLOPS_PER_PARAM_TOKEN * n * d,
@@ -873,13 +877,42 @@ def inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_
     return _lifetime(target_loss, inference_tokens, fit, c, serve, "usd")
 
 
-def train_usd_per_flop(accelerator, mfu, price_usd_per_gpu_hour, dtype: str = "bf16") -> float:
-    """USD per model FLOP of training: price / 3600 / (peak FLOP/s × MFU) (``llmcost.compute``
-    conventions: dense peak of ``dtype``, MFU without recomputation)."""
+def train_usd_per_flop(accelerator, mfu, price_usd_per_gpu_hour, dtype: str = "bf16",
+                       model=None, seq_len=None) -> float:
+    """USD per training FLOP counted as 6·N·D (the unit the loss fits and this module use).
+
+    Without ``model``: c = price / 3600 / (peak FLOP/s × MFU), i.e. as if the MFU were on the
+    6ND basis. With ``model`` (and ``seq_len``, default the model's): the workbook's MFU basis
+    (``compute.MFU_METHOD``, attention over the full matrix, the count ``compute.gpu_hours``
+    and notebook 01 use), so one 6ND FLOP costs
+
+        c = price / 3600 / (peak × MFU) × F(model, seq_len) / (6·N_active),
+
+    where F is ``compute.model_flops_per_token``. Then c·6·N·D equals notebook 01's compute
+    cost of the same run. For other model sizes at the same shape ratio the factor is an
+    approximation (the attention share F/6N − 1 grows with s/d_model). Conventions:
+    dense peak of ``dtype``, MFU without recomputation.
+    """
     from .compute import compute_cost_usd, gpu_hours
 
-    return float(compute_cost_usd(gpu_hours(1.0, accelerator, mfu, dtype),
-                                  price_usd_per_gpu_hour))
+    c = float(compute_cost_usd(gpu_hours(1.0, accelerator, mfu, dtype), price_usd_per_gpu_hour))
+    if model is None:
+        if seq_len is not None:
+            raise ValueError(f"seq_len={seq_len!r} needs model (the 6ND-to-model-FLOPs factor "
+                             "depends on its shape)")
+        return c
+    return c * model_flops_per_token_ratio(model, seq_len)
+
+
+def model_flops_per_token_ratio(model, seq_len=None) -> float:
+    """F / (6·N_active): the workbook's model FLOPs per token (``compute.model_flops_per_token``,
+    full attention matrix) over the 6N count the loss fits use; > 1 by the attention and
+    LM-head terms (Narayanan et al. 2021 App.; Kaplan et al. 2020 Table 1)."""
+    from .catalog import as_model
+    from .compute import model_flops_per_token
+
+    m = as_model(model, "model")
+    return float(model_flops_per_token(m, seq_len)) / (6.0 * m.n_active_params)
 
 
 def serving_cost_per_token(usd_per_m_output_tokens, usd_per_m_input_tokens, output_fraction,

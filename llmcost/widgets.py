@@ -408,6 +408,7 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
 
     from . import plots, rl
     from .catalog import list_accelerators
+    from .units import fmt_usd
 
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
@@ -437,7 +438,7 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
                 return
             print(f"iteration {it.wall_s:,.0f} s; generation {it.generation_flops_share:.0%} of "
                   f"FLOPs, {it.generation_time_share:.0%} of time; "
-                  f"{it.gpu_hours * price_usd_per_gpu_hour:,.0f} USD per iteration")
+                  f"{fmt_usd(it.gpu_hours * price_usd_per_gpu_hour)} per iteration")
             display(plots.table(it.parts(price_usd_per_gpu_hour),
                                 {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}", "share": "{:.1%}",
                                  "usd": "${:,.2f}"}))
@@ -502,9 +503,13 @@ def ledger_explorer(scenario: dict):
 
 def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
                      price_usd_per_gpu_hour: float, serve_usd_per_m_tokens_per_b_params: float,
-                     accelerator: str, mfu: float, dtype: str = "bf16"):
+                     accelerator: str, mfu: float, dtype: str = "bf16", model=None,
+                     seq_len=None):
     """Compute budget, loss fit, lifetime demand, training GPU price and serving price widgets
     updating the compute-optimal and inference-adjusted optima (notebook 06).
+
+    With ``model`` (and ``seq_len``) training is priced on the workbook's MFU basis, as the page
+    (``scaling.train_usd_per_flop``).
 
     The target loss is that of the compute-optimal model at the chosen budget; the serving price
     is USD per million served tokens per billion parameters (``scaling.serving_cost_per_token``
@@ -538,7 +543,8 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
             f = sc.get_fit(fit_w.value)
             n_c, d_c = sc.compute_optimal(c_w.value, f)
             target = float(sc.loss(n_c, d_c, f))
-            usd_flop = sc.train_usd_per_flop(accelerator, mfu, price_w.value, dtype)
+            usd_flop = sc.train_usd_per_flop(accelerator, mfu, price_w.value, dtype, model,
+                                            seq_len)
             serve = sc.serving_cost_per_token(serve_w.value, serve_w.value, 1.0, 1e9)
             o = sc.inference_adjusted_optimum_usd(target, d_w.value, usd_flop, serve, f)
             display(pd.DataFrame({

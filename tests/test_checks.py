@@ -87,3 +87,29 @@ def test_fp8_on_a_stack_without_it_is_flagged():
     w = scenario_warnings(_values(dtype="fp8", stack="megatron-lm-2021"))
     assert any("the megatron-lm-2021 stack has no FP8 training" in x for x in w)
     assert not any("has no FP8" in x for x in scenario_warnings(_values(dtype="fp8")))
+
+
+def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
+    import json
+
+    # Llama 2 was pre-trained at 4,096 tokens (Touvron et al. 2023, Table 1; data/models.csv).
+    w = scenario_warnings({"model": "llama-2-7b", "seq_len": 10_000_000})
+    assert any(x.startswith("seq_len=10,000,000 is beyond the 4,096-token sequence length "
+                            "llama-2-7b was pre-trained at") for x in w), w
+    assert not any("beyond" in x for x in scenario_warnings({"model": "llama-2-7b",
+                                                             "seq_len": 4096}))
+    # GPT-3's learned position table has 2,048 rows (Brown et al. 2020, Table 2.1).
+    w = scenario_warnings({"model": "gpt-3-175b", "seq_len": 4096})
+    assert any("beyond gpt-3-175b's context of 2,048 tokens (max_position_embeddings)" in x
+               for x in w), w
+    # A Hugging Face config declaring max_position_embeddings 2048, asked for 8192 (the
+    # TinyLlama-1.1B config's shape: 22 layers, d 2048, 32 heads, 4 KV heads, FFN 5632).
+    cfg = {"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32,
+           "num_key_value_heads": 4, "num_hidden_layers": 22, "intermediate_size": 5632,
+           "vocab_size": 32000, "max_position_embeddings": 2048}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    assert llmcost.ModelSpec.from_hf_config(path).max_position_embeddings == 2048
+    w = scenario_warnings({"model": str(path), "seq_len": 8192})
+    assert any("seq_len=8,192 is beyond" in x and "2,048 tokens (max_position_embeddings)" in x
+               for x in w), w

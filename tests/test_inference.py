@@ -360,3 +360,17 @@ def test_choose_serving_tp_is_the_cheapest_that_fits():
     with pytest.raises(ValueError, match="cannot be served"):
         inf.choose_serving_tp("llama-3.1-405b", "H100-SXM", 3.99, prompt_tokens=1000,
                               output_tokens=250)             # 811 GB of BF16 > 8 × 80 GiB
+
+
+def test_speculative_draft_as_large_as_the_target_is_refused():
+    # Leviathan et al. 2023 Thm 3.8: speed-up (1 − α^(γ+1)) / ((1 − α)(γc + 1)) with c the
+    # draft's cost per step relative to the target. A draft equal to the target has c = 1:
+    # at α = 0.8, γ = 4 that is 3.36 / 5 = 0.67, a slowdown (what notebook 05 printed as
+    # "0.67x faster" for llama-2-7b drafting for itself). Refused, naming the argument.
+    with pytest.raises(ValueError, match="draft_model='llama-2-7b'.*smaller than the target"):
+        inf.serving_cost("llama-2-7b", "H100-SXM", 3.99, prompt_tokens=1000, output_tokens=250,
+                         batch=1, draft_model="llama-2-7b", draft_tokens=4, acceptance_rate=0.8)
+    with pytest.raises(ValueError, match="smaller than the target"):
+        inf.serving_cost("llama-3.1-8b", "H100-SXM", 3.99, prompt_tokens=1000,
+                         output_tokens=250, batch=1, draft_model="llama-3.1-70b",
+                         draft_tokens=4, acceptance_rate=0.8)

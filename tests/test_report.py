@@ -396,3 +396,24 @@ def test_every_notebook_that_chooses_a_plan_reads_the_stack():
         if "tp" in declared:
             assert "stack" in declared, nb.name
     assert not hasattr(report, "stack_warnings")
+
+
+def test_timed_out_notebook_page_names_the_timeout(tmp_path, monkeypatch):
+    # nbclient interrupts the kernel on a cell timeout, so the cell's own error reads
+    # KeyboardInterrupt; the page must say what the CLI says: the --timeout was hit.
+    _tiny_notebooks(tmp_path / "nbs")
+    (tmp_path / "nbs" / "02_fail.ipynb").unlink()
+    slow = nbformat.read(tmp_path / "nbs" / "01_ok.ipynb", as_version=4)
+    slow.cells[0].source = "# 02 · slow?"
+    slow.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(60)"))
+    nbformat.write(slow, tmp_path / "nbs" / "02_slow.ipynb")
+    monkeypatch.setattr(report, "NOTEBOOK_DIR", tmp_path / "nbs")
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    lines = []
+    with pytest.raises(report.ReportError, match="02_slow.ipynb"):
+        report.run_report(sc, tmp_path / "out", timeout_s=3, progress=lines.append)
+    assert any("02_slow FAILED (CellTimeoutError" in s for s in lines), lines
+    page = (tmp_path / "out" / "02_slow.html").read_text()
+    assert "CellTimeoutError: a cell ran longer than the 3 s timeout" in page
+    assert "KeyboardInterrupt" not in page

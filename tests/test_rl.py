@@ -274,3 +274,19 @@ def test_scenario_keys_drive_the_iteration():
     with pytest.raises(llmcost.ScenarioError, match="rl_samples_per_prompt"):
         llmcost.validate_parameters(rl_algorithm="grpo", rl_samples_per_prompt=1)
     assert np.isfinite(it.wall_s)
+
+
+def test_scenario_errors_name_the_scenario_keys():
+    # A scenario user sets rl_gpus / rl_rollout_tp, not rl_iteration's arguments: the message
+    # must name the keys they wrote (4 colocated GPUs cannot hold TP-8 replicas: 4 % 8 != 0).
+    from llmcost.scenario import LEDGER_DEFAULTS
+
+    p = {**LEDGER_DEFAULTS, "model": "llama-2-7b", "rl_gpus": 4, "rl_rollout_tp": 8}
+    with pytest.raises(ValueError, match=r"^rl_rollout_tp=8 must divide the 4 rollout GPUs "
+                                         r"\(rl_gpus=4, colocated\)"):
+        rl.scenario_iteration(p)
+    with pytest.raises(ValueError, match=r"rl_rollout_gpus=8 must be < rl_gpus=8"):
+        rl.scenario_campaign({**p, "rl_gpus": 8, "rl_rollout_gpus": 8, "rl_rollout_tp": 1}, 3.99)
+    # Called directly, the function's own argument names stay.
+    with pytest.raises(ValueError, match=r"^rollout_tp=8 must divide the 4 rollout GPUs"):
+        rl.rl_iteration("llama-2-7b", "H100-SXM", n_gpus=4, rollout_tp=8)

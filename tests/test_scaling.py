@@ -287,6 +287,43 @@ def test_train_usd_per_flop_uses_the_dense_peak():
                                                                         (peak * 0.4))
 
 
+def test_train_usd_per_flop_on_the_workbook_mfu_basis():
+    """Notebook 06 prices a 6ND FLOP on notebook 01's basis (full-attention model FLOPs)."""
+    h100, m = llmcost.load_accelerator("H100-SXM"), llmcost.load_model("llama-2-70b")
+    # [hand] Llama 2 70B (L 80, d 8192, V 32000, N 68.98e9) at s = 4096, full mask:
+    # F = 6N − 6·V·d (the input embedding is a lookup, not a matmul) + 12·L·d·s (PaLM App. B)
+    #   = 4.1386e11 − 1.5729e9 + 3.2212e10 = 4.4450e11, so F/6N = 1.0740.
+    n = 68_976_648_192
+    f_hand = 6 * n - 6 * 32000 * 8192 + 12 * 80 * 8192 * 4096
+    ratio = scaling.model_flops_per_token_ratio(m, 4096)
+    assert ratio == pytest.approx(f_hand / (6 * n), rel=1e-3)
+    assert 1.07 < ratio < 1.08
+    base = scaling.train_usd_per_flop(h100, 0.4, 3.99)
+    c = scaling.train_usd_per_flop(h100, 0.4, 3.99, model=m, seq_len=4096)
+    assert c == pytest.approx(base * f_hand / (6 * n), rel=1e-3)
+    # [hand] 6ND·c for 2T tokens: 4.445e11 × 2e12 / (989.4e12 × 0.4) / 3600 × $3.99 = $2.49M,
+    # notebook 01's compute cost of the default scenario.
+    peak = h100.peak_flops_per_s("bf16")
+    usd_hand = f_hand * 2e12 / (peak * 0.4) / 3600 * 3.99
+    assert 6 * n * 2e12 * c == pytest.approx(usd_hand, rel=1e-3)
+    assert 2.48e6 < usd_hand < 2.50e6
+    with pytest.raises(ValueError, match="seq_len"):
+        scaling.train_usd_per_flop(h100, 0.4, 3.99, seq_len=4096)
+
+
+def test_zero_demand_optimum_is_the_compute_optimal_model_exactly():
+    # Sardana et al. 2024 §2: with D_inf = 0 the lifetime objective is training FLOPs alone, so
+    # the optimum is the compute-optimal model for the loss and the saving is exactly 0
+    # (a user saw "saves -0.0%" and -1.78e-15 in notebook 06).
+    n_c, d_c = scaling.compute_optimal_for_loss(2.0)
+    o = scaling.inference_adjusted_optimum(2.0, 0.0)
+    assert o.saving_fraction == 0.0 and o.n_params == n_c and o.train_tokens == d_c
+    serve = scaling.serving_cost_per_token(2.0, 0.5, 0.2, 70e9)
+    u = scaling.inference_adjusted_optimum_usd(2.0, [0.0, 1e13], 3e-18, serve)
+    assert u.saving_fraction[0] == 0.0 and u.n_params[0] == n_c
+    assert 0.0 < u.saving_fraction[1] < 1.0 and u.n_params[1] < n_c
+
+
 # ---------------------------------------------------------------------- real models
 def test_frontier_models_place_published_runs():
     df = scaling.frontier_models().set_index("name")
