@@ -240,3 +240,29 @@ def _stack_warnings(values: dict, plan) -> list:
         out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
                    "prices GEMMs at the FP8 peak all the same.")
     return out
+
+
+def budget_warning(total_usd: float, budget_usd) -> str | None:
+    """The bill against ``ledger_budget_usd``: a sentence when the bill is over budget, else None.
+
+        over = total_usd / budget_usd    (e.g. $1.20M against $300k: 4.0× the budget)
+
+    Parameters
+    ----------
+    total_usd : float
+        The whole bill (``Ledger.total_usd``).
+    budget_usd : float or None
+        The scenario's ``ledger_budget_usd``; None (no budget) gives None.
+    """
+    if budget_usd is None:
+        return None
+    for name, v in (("total_usd", total_usd), ("budget_usd", budget_usd)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not v == v or v < 0:
+            raise ValueError(f"{name}={v!r} must be a non-negative number of USD")
+    if budget_usd == 0:
+        raise ValueError("budget_usd=0 must be positive (null: no budget)")
+    if total_usd <= budget_usd:
+        return None
+    return (f"the bill, ${total_usd:,.0f}, is {total_usd / budget_usd:.1f}× the budget "
+            f"(ledger_budget_usd ${budget_usd:,.0f}): over by ${total_usd - budget_usd:,.0f}; cut "
+            "the plan (tokens, exploration, price) or raise the budget.")

@@ -58,7 +58,9 @@ def _parser() -> argparse.ArgumentParser:
     e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
                        description="Print the scenario's bill line by line (llmcost.ledger) and "
                        "its key figures, without running notebooks. The scenario is validated "
-                       "as `llmcost report` validates it.")
+                       "as `llmcost report` validates a report of every notebook (the parallel "
+                       "plan included, unless the accelerator lacks the figures it needs), and "
+                       "the report's warnings and the budget are printed.")
     e.add_argument("--scenario", required=True, metavar="YAML", help="scenario file")
     e.add_argument("--format", choices=["text", "json", "csv"], default="text",
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
@@ -142,7 +144,7 @@ def _estimate(args) -> int:
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     if args.compare:
-        names = (Path(args.scenario).stem, Path(args.compare).stem)
+        names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
         if args.format == "json":
             print(df.to_json(orient="records", indent=1))
@@ -164,6 +166,33 @@ def _estimate(args) -> int:
     return 0
 
 
+def compare_labels(a: str, b: str) -> tuple:
+    """Distinct column labels for two scenario files: their stems, or, when the stems are the
+    same (data/scenarios/default.yaml against /tmp/x/default.yaml), their paths."""
+    sa, sb = Path(a).stem, Path(b).stem
+    if sa != sb:
+        return sa, sb
+    if str(a) != str(b):
+        return str(a), str(b)
+    return f"{sa} (1)", f"{sb} (2)"
+
+
+def _literal_text(src: str) -> str:
+    """A parameter cell's literal as one canonical text (2.0e12 and 2000000000000.0 agree)."""
+    import ast
+    try:
+        v = ast.literal_eval(src)
+    except (ValueError, SyntaxError):
+        return src
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
 def _usd_frame(df):
     from .report import format_value
 
@@ -175,16 +204,25 @@ def _usd_frame(df):
     return out
 
 
-def bill_text(bill, scenario_path="") -> str:
-    """The one-screen bill: the lines, the total and the figures behind them."""
+def bill_text(bill, scenario_path="", warnings=()) -> str:
+    """The one-screen bill: the lines, the total and the figures behind them, each label saying
+    what it counts, then the warnings (``llmcost.checks``) and the budget."""
+    from .checks import budget_warning
     from .report import format_value
 
     f = bill.figures
     t = bill.table()
+    explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
              f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}, MFU {f['mfu']:.1%} "
-             f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h",
-             ""]
+             f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
+             f"({f['price_source']})"]
+    if explore.status == "default":
+        lines.append("includes exploratory and failed runs at the sourced default (1.19x the "
+                     "final run's GPU-hours, Cottier et al. 2024, less the post-training billed "
+                     "on its own lines; ledger_exploratory_fraction or ledger_exploratory_runs "
+                     "to change it)")
+    lines.append("")
     width = max(len(s) for s in t["line"])
     for r in t.itertuples():
         if r.key == "total":
@@ -193,15 +231,28 @@ def bill_text(bill, scenario_path="") -> str:
             format_value(float(r.usd), "USD")
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
         lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}  {r.status}")
-    lines += ["", f"GPU-hours: {f['ideal_gpu_hours']:,.0f} ideal, {f['paid_gpu_hours']:,.0f} "
-              f"paid (goodput {f['goodput']:.1%}), {f['all_gpu_hours']:,.0f} with exploration "
-              "and post-training",
-              f"wall clock of the main run: {f['wall_clock_days']:.1f} days; energy "
-              f"{f['energy_mwh']:,.0f} MWh, {f['tco2e']:,.0f} tCO2e",
+    energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
+              if f["energy_mwh"] is None else
+              f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
+              f"{f['energy_mwh']:,.0f} MWh, {f['tco2e']:,.0f} tCO2e")
+    lines += ["", f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
+              f"ideal, {f['paid_gpu_hours']:,.0f} paid (goodput {f['goodput']:.1%}); "
+              f"{f['all_gpu_hours']:,.0f} GPU-h with exploration, post-training and evaluation",
+              f"wall clock of the main run: {f['wall_clock_days']:.1f} days paid "
+              f"({f['main_ideal_days']:.1f} days at 100% goodput, as notebook 01 counts it)",
+              energy,
+              f"project duration: {f['project_months']:.2f} months "
+              f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
               "parameters`, ledger_ keys)"]
+    over = budget_warning(bill.total_usd, f.get("budget_usd"))
+    if f.get("budget_usd") is not None and not over:
+        lines.append(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill is "
+                     f"{bill.total_usd / f['budget_usd']:.0%} of it")
+    shown = list(warnings or bill.warnings)
+    for w in shown + ([over] if over and over not in shown else []):
+        lines.append(f"warning: {w}")
     return "\n".join(lines)
-
 
 
 def _num(fmt: str, scale: float = 1.0):
@@ -286,11 +337,20 @@ def _list(what: str, fmt: str = "table") -> int:
 
         import pandas as pd
 
-        users = {}
+        users, defaults = {}, {}
         for nb in list_notebooks():
-            for name in declared_parameters(nb):
+            for name, d in declared_parameters(nb).items():
                 users.setdefault(name, []).append(nb.stem[:2])
-        df = pd.DataFrame([{"name": p.name, "type": p.kind,
+                defaults.setdefault(name, set()).add(_literal_text(d["default"]))
+
+        def default_of(name):
+            """What a scenario that leaves ``name`` out gets (the notebooks' default)."""
+            if name == "price_usd_per_gpu_hour":  # an omitted price is null (report.plan_report)
+                return "null (catalogue median)"
+            vals = sorted(defaults.get(name, ()))
+            return vals[0] if len(vals) == 1 else ("varies: " + " / ".join(vals) if vals else "")
+
+        df = pd.DataFrame([{"name": p.name, "type": p.kind, "default": default_of(p.name),
                             "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
                             "meaning": p.doc} for p in PARAMETERS.values()])
         if fmt == "table":

@@ -231,6 +231,8 @@ class Ledger:
     lines: list
     figures: dict = field(default_factory=dict)
     scenario: dict = field(default_factory=dict)
+    #: what ``report.estimate_ledger`` found to warn about (``llmcost.checks``), one sentence each
+    warnings: list = field(default_factory=list)
 
     def __post_init__(self):
         if not isinstance(self.lines, list) or not all(isinstance(x, Line) for x in self.lines):
@@ -326,11 +328,26 @@ def _values(scenario: dict) -> dict:
     if p.get("mfu") == "predict":
         raise ScenarioError("mfu='predict' must be resolved first (llmcost.report.plan_report "
                             "or `llmcost estimate` does it)")
+    # An omitted price is a null price (the catalogue median for this accelerator and pricing
+    # mode, or the owned amortisation), never the default scenario's H100 on-demand $3.99.
+    p.setdefault("price_usd_per_gpu_hour", None)
     full = {**LEDGER_DEFAULTS, **p}
     out = validate_parameters(**full)
     # decided on what the scenario gives, not on the defaults; kept resolved so that
     # with_changes(bill, ...) keeps it
     out["ledger_rl"] = rl_campaign_given(p)
+    # why the RL line is empty, when it is (private: _values drops it on a rebuild)
+    rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
+    pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
+    if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
+        out["_mfu_prediction"] = pred
+    out["_rl_off_reason"] = (
+        f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
+        f" × {out['rl_runs']} run(s)) is not billed; ledger_rl: true bills it" if rl_keys and
+        p.get("ledger_rl") is False else
+        "ledger_rl: false (no RL campaign billed)" if p.get("ledger_rl") is False else
+        "no RL campaign in the scenario (rl_iterations and rl_runs not given; ledger_rl: true "
+        "bills notebook 05's campaign for the rl_ keys)")
     return out
 
 
@@ -342,7 +359,9 @@ def build_ledger(scenario: dict) -> Ledger:
     scenario : dict
         Parameter values (``llmcost.scenario.PARAMETERS`` names), e.g. ``load_scenario(path)``
         with ``mfu: predict`` resolved, or a notebook's validated parameters. Keys it leaves out
-        take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``).
+        take the notebooks' defaults (``llmcost.scenario.LEDGER_DEFAULTS``), except
+        ``price_usd_per_gpu_hour``: an omitted price is null (the catalogue median for the
+        accelerator and pricing mode, or the owned amortisation), labelled as a default.
 
     Returns
     -------
@@ -397,11 +416,14 @@ def _build(p: dict) -> Ledger:
         own = owned_usd_per_gpu_hour(gpu, p["ledger_owned_usd_per_gpu"],
                                      p["ledger_electricity_usd_per_kwh"], p["ledger_pue"])
         price, price_source = own["usd_per_gpu_hour"], (
-            f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
+            f"default, price_usd_per_gpu_hour not given: owned: "
+            f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
             f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
             f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)")
     else:
         price, price_source = resolve_price(gpu.name, p["price_usd_per_gpu_hour"], pricing)
+        if p["price_usd_per_gpu_hour"] is None:
+            price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
         own = None
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
     gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
@@ -529,8 +551,7 @@ def _build(p: dict) -> Ledger:
     if rl_camp is None:
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic", 0.0,
-                          "no RL campaign in the scenario (rl_iterations and rl_runs not given; "
-                          "ledger_rl: true bills notebook 05's campaign for the rl_ keys)", "",
+                          p["_rl_off_reason"], "",
                           "not given", "05_rl_loop"))
         rl_h = 0.0
     else:
@@ -563,6 +584,12 @@ def _build(p: dict) -> Ledger:
     # ---- storage
     project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
         else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    project_months_source = "ledger_project_months (scenario)" if \
+        p["ledger_project_months"] is not None else (
+            f"convention, ledger_project_months not given: the final run's wall clock "
+            f"({project_months:.2f} months) only; the exploratory runs before it, data work and "
+            "post-training after it are not counted, so people, operations and dataset storage "
+            "are lower bounds: set ledger_project_months")
     if main_plan is not None:
         hot = p["ckpt_hot_tier"]
         st = rel.retention_storage_cost(
@@ -609,22 +636,35 @@ def _build(p: dict) -> Ledger:
                   given="ledger_cross_region_bytes")
     # ---- energy
     all_h = paid_h + explore_h + post_h + syn_h + eval_h
-    en = energy_of(all_h, gpu, p["ledger_pue"], p["ledger_grid_kg_co2e_per_kwh"])
-    kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
-    usd_kwh = default("electricity_usd_per_kwh") if p["ledger_electricity_usd_per_kwh"] is None \
-        else p["ledger_electricity_usd_per_kwh"]
-    energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP {gpu.tdp_w:.0f} W"
-                  f" × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} tCO2e at "
-                  f"{grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of GPU TDP alone "
-                  f"(the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these GPU-hours)")
-    if own:
+    if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
+        en = {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
+              "mwh_tdp": None, "factor": None}
+        kw = mwh = grid = t_co2 = None
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                          "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
-                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
+                          "elastic", 0.0,
+                          f"{all_h:,.0f} GPU-h, but accelerator={gpu.name!r} has no tdp_w in "
+                          "data/accelerators.csv (no sourced figure): energy, emissions and "
+                          "electricity are not computed; add a sourced TDP to get them",
+                          "Cottier et al. 2024 §2.3; data/accelerators.csv", "not given"))
     else:
-        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                          "elastic", 0.0, f"{energy_how}; included in the rented GPU-hour price",
-                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
+        en = energy_of(all_h, gpu, p["ledger_pue"], p["ledger_grid_kg_co2e_per_kwh"])
+        kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
+        usd_kwh = default("electricity_usd_per_kwh") if \
+            p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
+        energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
+                      f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
+                      f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
+                      f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
+                      "GPU-hours)")
+        if own:
+            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                              "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
+                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
+        else:
+            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                              "elastic", 0.0,
+                              f"{energy_how}; included in the rented GPU-hour price",
+                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
     # ---- people and operations
     if p["ledger_people"]:
         people = [(r["role"], r["fte"], r.get("months", project_months),
@@ -634,7 +674,8 @@ def _build(p: dict) -> Ledger:
         lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
                           "people", "whole project", "fixed", usd,
                           "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × ${rate:,.0f}/yr"
-                                    for role, fte, months, rate in people),
+                                    for role, fte, months, rate in people)
+                          + f" (project months: {project_months_source})",
                           "ledger_people (scenario); default loaded cost "
                           + default_source("staff_usd_per_fte_year"), "modelled"))
     else:
@@ -645,7 +686,8 @@ def _build(p: dict) -> Ledger:
                           "rate)", default_source("staff_usd_per_fte_year"), "not given"))
     _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
                   "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
-                  "months", "$/month", "ledger_operations_usd_per_month × project months")
+                  "months", "$/month", "ledger_operations_usd_per_month × project months ("
+                  + project_months_source + ")")
     # ---- reserve
     rerun_p = p["ledger_rerun_probability"]
     lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
@@ -668,7 +710,9 @@ def _build(p: dict) -> Ledger:
         "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
         "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
-        "project_months": project_months, "final_run_usd": final_run_usd,
+        "project_months": project_months, "project_months_source": project_months_source,
+        "main_ideal_days": main_ideal / p["n_gpus"] / 24.0,
+        "budget_usd": p["ledger_budget_usd"], "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
@@ -707,8 +751,23 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> fl
     return h
 
 def scenario_mfu_source(p: dict) -> str:
-    """Where the scenario's MFU comes from, for the bill's 'how' column."""
+    """Where the scenario's MFU comes from, for the bill's 'how' column: predicted (plan, stack
+    and error band of ``report.resolve_mfu``) when the scenario said ``mfu: predict``."""
+    pred = p.get("_mfu_prediction")
+    if pred:
+        return predicted_mfu_source(pred)
     return "given in the scenario (mfu)"
+
+
+def predicted_mfu_source(pred: dict) -> str:
+    """The label of a predicted MFU (``report.resolve_mfu``'s ``_mfu_prediction``)."""
+    band = pred.get("band", {})
+    text = f"predicted (mfu: predict) by llmcost.step for {pred.get('plan', '?')}"
+    if pred.get("stack"):
+        text += f" on the {pred['stack']} stack"
+    if "low" in band and "high" in band:
+        text += f", band {band['low']:.1%}-{band['high']:.1%}"
+    return text
 
 
 def _rl_campaign(p: dict, usd_per_gpu_hour: float):

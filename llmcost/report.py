@@ -236,6 +236,11 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
+    if "price_usd_per_gpu_hour" in known and "price_usd_per_gpu_hour" not in scenario:
+        # an omitted price is null in every notebook and the bill (the catalogue median for this
+        # accelerator and pricing mode, or the owned amortisation), never the notebooks' default
+        # (the default scenario's H100 on-demand $3.99)
+        scenario = {**scenario, "price_usd_per_gpu_hour": None}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
         from .scenario import resolve_ledger_rl
         scenario = resolve_ledger_rl(scenario)
@@ -270,22 +275,54 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
 
 
 def estimate_ledger(scenario_path):
-    """The bill of a scenario file, validated exactly as ``plan_report`` validates a report
-    (``mfu: predict`` resolved the same way): what ``llmcost estimate`` prints.
+    """The bill of a scenario file, validated exactly as ``plan_report`` validates a report of
+    every notebook (``mfu: predict`` resolved the same way): what ``llmcost estimate`` prints.
+
+    The parallel plan is checked as the report checks it (it must exist and fit in memory),
+    unless the accelerator lacks the scale-up or scale-out figures the plan notebooks need (the
+    report can then run only 00, 01 and 07): the bill is built and a warning says the plan was
+    not checked. ``Ledger.warnings`` holds the report's warnings (``checks.scenario_warnings``,
+    the predicted MFU's band and the budget).
 
     Raises
     ------
     ScenarioError, UsageError
         As ``plan_report``.
     """
+    from .checks import budget_warning, scenario_warnings
     from .ledger import build_ledger
     from .scenario import LEDGER_DEFAULTS
 
-    values = plan_report(scenario_path, ["00"]).values
+    plan = plan_report(scenario_path, ["00"])
+    extra = []
     try:
-        return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values})
+        _check_cluster({k: v for k, v in plan.values.items()}, list_notebooks(),
+                       {nb: declared_parameters(nb) for nb in list_notebooks()})
+        cluster_ok = True
+    except ScenarioError as e:
+        cluster_ok = False
+        extra.append(f"the parallel plan is not checked: {e}".split(": choose another")[0])
+    if cluster_ok:
+        plan = plan_report(scenario_path, None)  # refuses what a full report refuses
+    values, scenario = plan.values, plan.scenario
+    try:
+        bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+                             **_private(scenario)})
     except ScenarioError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
+    used = effective_parameters(scenario, {nb: declared_parameters(nb) for nb in
+                                           list_notebooks()})
+    defaults = {k for k, v in used.items() if v["from"] == "notebook default"}
+    pred = scenario.get("_mfu_prediction")
+    warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
+    if pred:
+        warnings = [f"mfu: predict -> {pred['value']:.1%}, {pred['from']}; band "
+                    f"{pred['band']['low']:.1%}-{pred['band']['high']:.1%} "
+                    f"({pred['band']['text']})"] + list(pred["band"].get("warnings", [])) \
+            + warnings
+    over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
+    bill.warnings = list(dict.fromkeys(warnings + extra + ([over] if over else [])))
+    return bill
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
@@ -293,7 +330,7 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     accelerator needs scale-up and scale-out figures in the catalogue."""
     if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
         return
-    from .catalog import scenario_accelerator
+    from .catalog import runnable_notebooks, scenario_accelerator
     from .hardware import Cluster
     try:
         acc = scenario_accelerator(values)
@@ -308,8 +345,8 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
         raise ScenarioError(f"accelerator={values['accelerator']!r}: {field} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
-                            f"sourced figure{key}, or run only notebooks 00-01 (--notebooks "
-                            "00,01)") from None
+                            f"sourced figure{key}, or run only the notebooks it can run (`llmcost "
+                            f"list accelerators`: {runnable_notebooks(acc)})") from None
 
 
 def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
@@ -600,12 +637,29 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                                           {n.stem for n in nbs}), encoding="utf-8")
             result.html.append(html_path)
             summary["notebooks"][nb.stem] = _collect_summary(node)
+            if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
+                from .ledger import predicted_mfu_source
+                for r in summary["notebooks"][nb.stem]:
+                    if r.get("key") == "bill_mfu":
+                        r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
         result.notebooks.append(out_nb)
         if out_nb not in result.failed:
             progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
-    summary["bill"] = _bill(plan.values)
+    try:  # the index is written whatever the bill can or cannot price
+        summary["bill"] = _bill(plan.values, scenario)
+    except ValueError as e:
+        summary["bill"] = None
+        summary["warnings"].append(f"the bill could not be built: {e}")
+        progress(f"warning: the bill could not be built: {e}")
+    if summary["bill"]:
+        from .checks import budget_warning
+        over = budget_warning(summary["bill"]["bill.total_usd"], plan.values.get(
+            "ledger_budget_usd"))
+        if over:
+            summary["warnings"].append(over)
+            progress(f"warning: {over}")
     summary["failed"] = [p.name for p in result.failed]
     late = _storage_warning(summary)
     if late:
@@ -716,12 +770,18 @@ def _warnings_html(warnings: list) -> str:
             f"margin:1rem 0'><b>Read this first</b><ul>{items}</ul></div>")
 
 
-def _bill(values: dict) -> dict:
+def _private(scenario: dict) -> dict:
+    """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``)."""
+    return {k: scenario[k] for k in ("_mfu_prediction",) if k in scenario}
+
+
+def _bill(values: dict, scenario: dict | None = None) -> dict:
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json."""
     from .ledger import build_ledger
     from .scenario import LEDGER_DEFAULTS
 
-    return build_ledger({k: values[k] for k in LEDGER_DEFAULTS if k in values}).summary()
+    return build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+                         **_private(scenario or {})}).summary()
 
 
 def _owned_price(values: dict):

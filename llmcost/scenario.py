@@ -419,6 +419,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
 
 #: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default
 #: scenario's values; tests/test_ledger.py checks that notebook 00 declares exactly these).
+#: Except the price: a scenario that leaves out ``price_usd_per_gpu_hour`` gets null (the
+#: catalogue median for its accelerator and pricing mode) in the bill and in every notebook of a
+#: report (``ledger._values``, ``report.plan_report``), never the default scenario's $3.99.
 LEDGER_DEFAULTS = {
     "model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "train_tokens": 2.0e12,
     "seq_len": 4096, "mfu": 0.4, "dtype": "bf16", "price_usd_per_gpu_hour": 3.99,

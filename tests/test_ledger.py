@@ -28,6 +28,10 @@ N_MATMUL = N_ATTN + N_FFN + V * H                 # + LM head = 68,713,185,280
 CORE_FWD_4K = 2 * L * 64 * (DH + DH) * 4096       # QKᵀ and AV, full 4,096 × 4,096 mask
 H100_BF16 = 989.4e12  # dense BF16 peak: the H100 SXM datasheet prints 1,978.9 TF with sparsity
 
+#: The default scenario's price (data/scenarios/default.yaml: Lambda on-demand 8x H100 SXM, read
+#: 2026-09, data/prices.csv), given explicitly: an omitted price is the catalogue median.
+PRICE = {"price_usd_per_gpu_hour": 3.99}
+
 
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
@@ -57,7 +61,7 @@ def test_lines_sum_to_the_total(changes):
 
 def test_on_demand_compute_line_by_hand():
     # Ideal GPU-hours = D × 3 × (2·N_matmul + core) ÷ (peak × MFU) ÷ 3600 (the MFU basis).
-    bill = ledger.build_ledger({})
+    bill = ledger.build_ledger(PRICE)
     flops_per_token = 3 * (2 * N_MATMUL + CORE_FWD_4K)
     ideal_h = 2e12 * flops_per_token / (H100_BF16 * 0.4) / 3600
     assert ideal_h == pytest.approx(623_963, rel=1e-5)  # notebook 01's figure
@@ -219,11 +223,11 @@ def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
     # log-normal sqrt(1.2 × 4) = 2.19x). The bill's SFT, LoRA, CPT, RL and benchmark lines are
     # inside that multiplier, so the default exploratory line is what remains:
     # 1.19 × final-run GPU-h − post-training − benchmark GPU-h.
-    base = ledger.build_ledger({})
+    base = ledger.build_ledger(PRICE)
     final_h = base.figures["paid_gpu_hours"]
     assert base.line("compute.exploratory").usd == pytest.approx(1.19 * final_h * 3.99,
                                                                  rel=1e-9)
-    sft = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0})
+    sft = ledger.build_ledger({**PRICE, "ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0})
     sft_h = sft.line("post.sft").usd / 3.99
     assert sft.line("compute.exploratory").usd == pytest.approx(
         (1.19 * final_h - sft_h - 5000.0) * 3.99, rel=1e-9)
@@ -232,11 +236,11 @@ def test_default_exploratory_multiplier_nets_out_post_training_and_evaluation():
     dev = lambda b: b.usd("compute.exploratory") + b.usd("post.") + b.usd("eval.benchmarks")
     assert dev(sft) == pytest.approx(dev(base), rel=1e-9)
     # post-training larger than the multiplier: exploratory 0, said on the line
-    big = ledger.build_ledger({"ledger_sft_tokens": 1e13})
+    big = ledger.build_ledger({**PRICE, "ledger_sft_tokens": 1e13})
     assert big.line("compute.exploratory").usd == 0
     assert "they exceed it: 0" in big.line("compute.exploratory").how
     # a fraction the scenario gives is the same multiplier, netted the same way
-    given = ledger.build_ledger({"ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0,
+    given = ledger.build_ledger({**PRICE, "ledger_sft_tokens": 2e10, "ledger_eval_gpu_hours": 5000.0,
                                  "ledger_exploratory_fraction": 1.19})
     assert given.line("compute.exploratory").usd == pytest.approx(
         sft.line("compute.exploratory").usd, rel=1e-9)
@@ -254,8 +258,8 @@ def test_published_run_gpu_hours_against_the_model_card():
 
 
 def test_phases_and_exploratory_runs():
-    base = ledger.build_ledger({})
-    long_ctx = ledger.build_ledger({"phases": [{"name": "long-context", "tokens": 1e11,
+    base = ledger.build_ledger(PRICE)
+    long_ctx = ledger.build_ledger({**PRICE, "phases": [{"name": "long-context", "tokens": 1e11,
                                                 "seq_len": 32768}]})
     line = long_ctx.line("compute.pretraining.long-context")
     # A 32K token costs more FLOPs than a 4K one (attention grows with the context).
@@ -265,10 +269,10 @@ def test_phases_and_exploratory_runs():
     assert long_ctx.line("compute.failures").usd == pytest.approx(base.line("compute.failures").usd)
     assert long_ctx.figures["final_run_usd"] == pytest.approx(
         base.figures["final_run_usd"] + line.usd)
-    runs = ledger.build_ledger({"ledger_exploratory_runs": [{"name": "ablations",
+    runs = ledger.build_ledger({**PRICE, "ledger_exploratory_runs": [{"name": "ablations",
                                                              "gpu_hours": 1000.0}]})
     assert runs.line("compute.exploratory").usd == pytest.approx(1000 * 3.99)
-    frac = ledger.build_ledger({"ledger_exploratory_fraction": 0.5})
+    frac = ledger.build_ledger({**PRICE, "ledger_exploratory_fraction": 0.5})
     assert frac.line("compute.exploratory").usd == pytest.approx(
         0.5 * frac.figures["final_run_usd"])
     assert base.line("compute.exploratory").status == "default"
@@ -332,7 +336,7 @@ def test_rl_line_dpo_campaign_by_hand():
     n_pairs, P, R, K, runs, mfu = 32, 512, 1024, 100, 2, 0.4
     tokens = n_pairs * (2 * P + 2 * R)                       # 98,304 tokens per iteration
     gpu_h = 8 * N_ACTIVE_70B * tokens / (H100_BF16 * mfu) / 3600 * K * runs
-    bill = ledger.build_ledger({"rl_algorithm": "dpo", "rl_prompts_per_step": n_pairs,
+    bill = ledger.build_ledger({**PRICE, "rl_algorithm": "dpo", "rl_prompts_per_step": n_pairs,
                                 "rl_prompt_tokens": P, "rl_response_tokens": R,
                                 "rl_response_tokens_max": R, "rl_iterations": K,
                                 "rl_runs": runs, "rl_train_mfu": mfu})
@@ -383,7 +387,7 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     # ~2·N FLOP per token) about 2%: within 1.25× of the floor.
     weights_gb = (8.03e9 - 128_256 * 4096) * 2 / 1e9
     floor_out = 3.99 / 3600 / (3.35e12 / (weights_gb * 1e9)) * 1e6   # $4.97 per M output tokens
-    kw = {"ledger_synthetic_model": "llama-3.1-8b", "serve_batch": 1, "serve_tp": 1,
+    kw = {**PRICE, "ledger_synthetic_model": "llama-3.1-8b", "serve_batch": 1, "serve_tp": 1,
           "serve_occupancy": 1.0, "ledger_synthetic_tokens": 1e9}  # the one slot always busy
     bill = ledger.build_ledger(kw)
     syn = bill.line("data.synthetic")
@@ -400,16 +404,16 @@ def test_synthetic_and_benchmark_lines_are_served_tokens():
     # A benchmark run of n requests (P in, R out) on the scenario's model costs what generating
     # n·R synthetic tokens with the same model costs: n·(P·in + R·out) = n·R·(out + P/R·in).
     n = 1e5
-    ev = ledger.build_ledger({"ledger_eval_requests": n})
-    sy = ledger.build_ledger({"ledger_synthetic_tokens": n * 250})
+    ev = ledger.build_ledger({**PRICE, "ledger_eval_requests": n})
+    sy = ledger.build_ledger({**PRICE, "ledger_synthetic_tokens": n * 250})
     assert ev.line("eval.benchmarks").usd == pytest.approx(sy.line("data.synthetic").usd,
                                                            rel=1e-9)
     assert ev.figures["eval_gpu_hours"] == pytest.approx(ev.line("eval.benchmarks").usd / 3.99)
     # given GPU-hours override the requests
-    gh = ledger.build_ledger({"ledger_eval_requests": n, "ledger_eval_gpu_hours": 100.0})
+    gh = ledger.build_ledger({**PRICE, "ledger_eval_requests": n, "ledger_eval_gpu_hours": 100.0})
     assert gh.line("eval.benchmarks").usd == pytest.approx(399.0)
-    assert ledger.build_ledger({}).line("data.synthetic").status == "not given"
-    assert ledger.build_ledger({}).line("eval.benchmarks").status == "not given"
+    assert ledger.build_ledger(PRICE).line("data.synthetic").status == "not given"
+    assert ledger.build_ledger(PRICE).line("eval.benchmarks").status == "not given"
     lo, hi = ledger.engine_gap()
     # the roofline is an upper bound (>= 1) and the slowest regime of inference.SERVING_REGIMES
     # (batch 1-8 latency at TP >= 2) is bounded at 4.2x

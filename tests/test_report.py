@@ -270,10 +270,13 @@ def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path
     # MI325X has no sourced scale-out bandwidth: the FLOP and cost notebooks run, the
     # parallelism notebooks are refused with a message that says what to do.
     sc = tmp_path / "s.yaml"
-    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
+    # (a price is given: the catalogue has no MI325X price, and an omitted price is its median)
+    sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n"
+                  "price_usd_per_gpu_hour: 4.0\n")
     nbs = report.plan_report(sc, ["00", "01"]).notebooks
     assert [nb.stem for nb in nbs] == ["00_index", "01_flops"]
-    with pytest.raises(report.ScenarioError, match=r"--notebooks 00,01"):
+    # the notebooks it can run, as `llmcost list accelerators` names them
+    with pytest.raises(report.ScenarioError, match=r"00, 01, 07 only"):
         report.plan_report(sc, ["00", "02"])
     # A value that breaks its own rule is refused whichever notebooks are selected.
     sc.write_text("model: llama-3.1-8b\ntp: -1\n")
@@ -365,6 +368,7 @@ def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
     # notebooks are refused (test above) unless the scenario states the figure itself.
     sc = tmp_path / "s.yaml"
     sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n"
+                  "price_usd_per_gpu_hour: 4.0\n"  # no catalogue price for MI325X
                   "comm_scaleout_bytes_per_s: 5.0e+10\ncomm_scaleout_latency_s: 1.0e-5\n")
     plan = report.plan_report(sc)
     assert "04_communication" in [nb.stem for nb in plan.notebooks]

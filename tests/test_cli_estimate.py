@@ -1,0 +1,199 @@
+"""`llmcost estimate` and the bill against what a new user found (issue nu-a): an accelerator
+without a TDP, an omitted price, the report's plan validation, a predicted MFU's label, the
+budget, --compare labels, the RL line's reason, the project-duration convention and the
+summary's labels. Expected values come from data/prices.csv, data/ledger_defaults.csv and hand
+derivations written here."""
+
+import subprocess
+import sys
+
+import pytest
+
+from llmcost import checks, ledger
+from llmcost.cli import bill_text, compare_labels
+from llmcost.report import _bill, estimate_ledger
+from llmcost.scenario import ScenarioError
+
+# Llama 2 70B's main run on 2,048 H100 SXM at MFU 0.4 (tests/test_ledger.py derives it by hand:
+# 2e12 tokens × 3 × (2·N_matmul + attention) ÷ (989.4 TFLOP/s × 0.4) ÷ 3600)
+IDEAL_GPU_H = 623_963
+
+
+def _yaml(tmp_path, text, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+# ---- 1. an accelerator without tdp_w (TPU v4: data/accelerators.csv has no sourced TDP)
+def test_tpu_v4_bill_has_energy_not_given():
+    bill = ledger.build_ledger({"accelerator": "TPU v4", "price_usd_per_gpu_hour": 3.22})
+    line = bill.line("energy.electricity")
+    assert line.usd == 0.0 and line.status == "not given"
+    assert "tdp_w" in line.how and "TPU v4" in line.how
+    assert bill.figures["energy_mwh"] is None and bill.figures["tco2e"] is None
+    assert "energy not computed" in bill_text(bill)
+    # the report's bill (summary.json, index.html) is built too
+    assert _bill(bill.scenario)["bill.total_usd"] == pytest.approx(bill.total_usd)
+
+
+def test_tpu_v4_estimate_runs_and_says_the_plan_is_unchecked(tmp_path):
+    path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: TPU v4\n"
+                 "price_usd_per_gpu_hour: 3.22\n")
+    r = _cli("estimate", "--scenario", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "energy not computed" in r.stdout
+    assert "parallel plan is not checked" in r.stdout
+
+
+# ---- 2. an omitted price is null: the catalogue median for the accelerator and pricing mode
+def test_omitted_price_is_the_catalogue_median_for_the_accelerator(tmp_path):
+    # data/prices.csv: the only current MI300X on-demand row is DigitalOcean 2026-10, $2.59
+    path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: MI300X\npricing: on_demand\n")
+    bill = estimate_ledger(path)
+    assert bill.figures["price_usd_per_gpu_hour"] == pytest.approx(2.59)
+    assert bill.figures["price_source"].startswith("default")
+    assert "given as" not in bill.figures["price_source"]
+    # H100 SXM on-demand: median of AWS 6.88, Azure 12.29, Lambda 3.99, CoreWeave 6.155,
+    # RunPod 2.69 (the current rows) = 6.155, not the default scenario's 3.99
+    assert ledger.build_ledger({}).figures["price_usd_per_gpu_hour"] == pytest.approx(6.155)
+
+
+def test_omitted_price_without_a_catalogue_price_is_refused(tmp_path):
+    # data/prices.csv has no MI300X spot row: the bill must not fall back to an H100 price
+    path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: MI300X\npricing: spot\n")
+    with pytest.raises(ScenarioError, match="price_usd_per_gpu_hour"):
+        estimate_ledger(path)
+
+
+def test_owned_with_price_omitted_is_amortised_and_pays_electricity():
+    bill = ledger.build_ledger({"pricing": "owned"})
+    f = bill.figures
+    assert f["price_source"].startswith("default") and "owned" in f["price_source"]
+    line = bill.line("energy.electricity")
+    assert line.status == "modelled"
+    # by hand: all GPU-hours × 700 W × 1.82 server/TDP × 0.75 draw × 1.1 PUE × $0.0806/kWh
+    # (Cottier et al. 2024 §2.3; EIA 2023 industrial price: data/ledger_defaults.csv)
+    kw = 0.700 * 1.82 * 0.75 * 1.1
+    assert line.usd == pytest.approx(f["all_gpu_hours"] * kw * 0.0806, rel=0.01)
+
+
+def test_report_and_estimate_agree_on_an_omitted_price(tmp_path):
+    from llmcost.report import plan_report
+
+    path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: MI300X\n")
+    plan = plan_report(path)
+    # every notebook receives null, which each resolves to the same catalogue median
+    assert plan.scenario["price_usd_per_gpu_hour"] is None
+    assert estimate_ledger(path).figures["price_usd_per_gpu_hour"] == pytest.approx(2.59)
+
+
+# ---- 3. estimate refuses what report refuses
+@pytest.mark.parametrize("text, match", [
+    # 405B needs ~916 GB per GPU on 8 GPUs (weights alone 405e9 × 2 B / 8 = 101 GB > 80 GB)
+    ("model: llama-3.1-405b\nn_gpus: 8\n", "no parallel plan fits"),
+    ("model: llama-2-7b\ntp: 3\n", "tp=3"),
+    ("model: llama-2-7b\npp: 64\n", "pp=64 must divide n_layers=32"),
+    ("model: llama-2-7b\nglobal_batch_tokens: 1000\nseq_len: 4096\n",
+     "whole number of sequences"),
+])
+def test_estimate_refuses_what_report_refuses(tmp_path, text, match):
+    path = _yaml(tmp_path, "accelerator: H100-SXM\nprice_usd_per_gpu_hour: 3.99\n" + text)
+    with pytest.raises(ScenarioError, match=match):
+        estimate_ledger(path)
+    r = _cli("estimate", "--scenario", str(path))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+# ---- 4. a predicted MFU is labelled predicted
+def test_predicted_mfu_is_labelled_with_plan_and_band(tmp_path):
+    path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: H100-SXM\nmfu: predict\n"
+                 "price_usd_per_gpu_hour: 3.99\n")
+    bill = estimate_ledger(path)
+    src = bill.figures["mfu_source"]
+    assert src.startswith("predicted") and "given in the scenario" not in src
+    assert "band" in src and "TP" in src
+    text = bill_text(bill, str(path))
+    assert "mfu: predict" in text and "warning:" in text
+
+
+# ---- 5. the budget
+def test_budget_warning_by_hand():
+    # $1.20M against $300k: 1,200,000 / 300,000 = 4.0× the budget, over by $900,000
+    w = checks.budget_warning(1.2e6, 3e5)
+    assert "4.0×" in w and "$900,000" in w
+    assert checks.budget_warning(2e5, 3e5) is None
+    assert checks.budget_warning(2e5, None) is None
+    with pytest.raises(ValueError, match="budget_usd"):
+        checks.budget_warning(1.0, -5.0)
+
+
+def test_estimate_says_the_plan_is_over_budget(tmp_path):
+    path = _yaml(tmp_path, "model: llama-2-70b\nprice_usd_per_gpu_hour: 3.99\n"
+                 "ledger_budget_usd: 300000\n")
+    bill = estimate_ledger(path)
+    ratio = bill.total_usd / 300_000
+    assert ratio > 1
+    assert any(f"{ratio:.1f}× the budget" in w for w in bill.warnings)
+    assert f"{ratio:.1f}× the budget" in _cli("estimate", "--scenario", str(path)).stdout
+
+
+# ---- 6. --compare labels
+def test_compare_labels_are_distinct_for_the_same_stem(tmp_path):
+    a, b = "data/scenarios/default.yaml", str(tmp_path / "default.yaml")
+    assert len(set(compare_labels(a, b))) == 2
+    assert compare_labels("x/a.yaml", "y/b.yaml") == ("a", "b")
+    assert len(set(compare_labels(a, a))) == 2
+
+
+def test_compare_cli_keeps_both_columns(tmp_path):
+    path = _yaml(tmp_path, "model: llama-2-7b\nprice_usd_per_gpu_hour: 3.99\n",
+                 name="default.yaml")
+    r = _cli("estimate", "--scenario", "data/scenarios/default.yaml", "--compare", str(path),
+             "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    header = r.stdout.splitlines()[0]
+    assert "data/scenarios/default.yaml" in header and str(path) in header
+
+
+# ---- 7. the RL line's reason
+def test_rl_line_says_ledger_rl_false():
+    bill = ledger.build_ledger({"rl_iterations": 1000, "ledger_rl": False})
+    how = bill.line("post.rl").how
+    assert "ledger_rl: false" in how and "not given" not in how
+    plain = ledger.build_ledger({"ledger_rl": None}).line("post.rl").how
+    assert "rl_iterations and rl_runs not given" in plain
+
+
+# ---- 8 and 9. the project duration and the summary's labels
+def test_project_months_convention_and_labels_by_hand():
+    bill = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99})
+    f = bill.figures
+    assert "ledger_project_months not given" in f["project_months_source"]
+    assert "ledger_project_months not given" in bill.line("ops.operations").how or \
+        bill.line("ops.operations").status == "not given"
+    text = bill_text(bill)
+    # 623,963 ideal GPU-h / 2,048 GPUs / 24 h = 12.69 days at 100% goodput (notebook 01)
+    assert f["main_ideal_days"] == pytest.approx(IDEAL_GPU_H / 2048 / 24, rel=1e-5)
+    assert "12.7 days at 100% goodput" in text
+    assert "pre-training GPU-hours (main run and phases)" in text
+    assert "energy of all" in text
+    assert "includes exploratory and failed runs at the sourced default (1.19x" in text
+    assert "project duration" in text and "ledger_project_months not given" in text
+
+
+# ---- 10. the scale-out error names the notebooks `llmcost list accelerators` names
+def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
+    from llmcost.catalog import load_accelerator, runnable_notebooks
+    from llmcost.report import plan_report
+
+    path = _yaml(tmp_path, "accelerator: TPU v4\nprice_usd_per_gpu_hour: 3.22\n")
+    with pytest.raises(ScenarioError) as e:
+        plan_report(path)
+    assert runnable_notebooks(load_accelerator("TPU v4")) in str(e.value)
+    assert "00, 01, 07" in str(e.value) and "00-01" not in str(e.value)
