@@ -152,6 +152,22 @@ def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
     raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
 
 
+def as_accelerator(acc, name: str = "accelerator") -> Accelerator:
+    """An ``Accelerator`` from a device or a catalogue name, for the public entry points that take
+    one (the accelerator twin of ``as_model``).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: an unknown catalogue name or another type.
+    """
+    if isinstance(acc, Accelerator):
+        return acc
+    if isinstance(acc, str):
+        return load_accelerator(acc)
+    raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
+
+
 def list_models() -> pd.DataFrame:
     """One row per catalogue model: architecture summary, computed and official counts, source."""
     rows = []

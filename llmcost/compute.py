@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .hardware import Accelerator
-from .catalog import as_model
+from .catalog import as_accelerator, as_model
 from .model import ModelSpec
 from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
@@ -327,12 +327,7 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
     ``peak_flops_per_s``.
     """
     model = _spec(model, needs="training_run")
-    if isinstance(accelerator, str):
-        from .catalog import load_accelerator
-        accelerator = load_accelerator(accelerator)
-    elif not isinstance(accelerator, Accelerator):
-        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue "
-                         "name")
+    accelerator = as_accelerator(accelerator)
     flops = training_flops(model, n_tokens, seq_len, method, causal)
     hours = gpu_hours(flops, accelerator, mfu, dtype)
     wall = wall_clock_s(flops, accelerator, mfu, n_gpus, dtype)

@@ -64,6 +64,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from .catalog import as_accelerator, as_model
 from .hardware import Accelerator, Efficiency
 from .model import ModelSpec
 from .units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
@@ -89,20 +90,11 @@ SERVING_RESERVE = 0.10
 
 # ------------------------------------------------------------------------------ validation
 def _model(model) -> ModelSpec:
-    if isinstance(model, str):
-        from .catalog import load_model
-        return load_model(model)
-    if not isinstance(model, ModelSpec):
-        raise ValueError(f"model={model!r} must be a ModelSpec or a catalogue model name")
-    return model
+    return as_model(model, needs="serving")
 
 
 def _accelerator(accelerator) -> Accelerator:
-    if isinstance(accelerator, str):
-        from .catalog import load_accelerator
-        accelerator = load_accelerator(accelerator)
-    if not isinstance(accelerator, Accelerator):
-        raise ValueError(f"accelerator={accelerator!r} must be an Accelerator or a catalogue name")
+    accelerator = as_accelerator(accelerator)
     if not accelerator.hbm_bytes or not accelerator.hbm_bytes_per_s:
         raise ValueError(f"accelerator={accelerator.name!r} has no HBM capacity or bandwidth in "
                          "the catalogue: serving cannot be modelled on it")

@@ -44,8 +44,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .catalog import DATA_DIR
-from .pricing import (_accelerator, _defaults, default, default_source,  # noqa: F401
+from .catalog import DATA_DIR, as_accelerator, as_model
+from .pricing import (_defaults, default, default_source,  # noqa: F401
                       facility_kw_per_gpu, owned_usd_per_gpu_hour)
 from .units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
 
@@ -67,16 +67,6 @@ def list_defaults():
 
 
 # ------------------------------------------------------------------------------ argument checks
-def _model(model, name="model"):
-    from .model import ModelSpec
-    if isinstance(model, str):
-        from .catalog import load_model
-        return load_model(model)
-    if not isinstance(model, ModelSpec):
-        raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
-    return model
-
-
 def _ledger(x, name="ledger"):
     if not isinstance(x, Ledger):
         raise ValueError(f"{name}={x!r} must be a Ledger (llmcost.build_ledger(scenario))")
@@ -96,7 +86,7 @@ def lora_adapter_params(model, rank: int) -> int:
         low-rank already; give the count yourself).
     """
     r = int(as_array(rank, "rank", positive=True, integer=True))
-    model = _model(model)
+    model = as_model(model)
     if model.attention != "gqa":
         raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
                          f"attention, not {model.attention!r}")
@@ -125,7 +115,7 @@ def lora_flops_per_token(model, rank: int, seq_len=None):
     at that measured ratio (``lora_gpu_hours``); the optimizer keeps state only for the N_A
     adapter parameters.
     """
-    model = _model(model)
+    model = as_model(model)
     if seq_len is not None:
         as_array(seq_len, "seq_len", positive=True, integer=True)
     fwd = model.flops_per_token_breakdown(seq_len, training=False, causal=False)
@@ -151,7 +141,7 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     """
     from .compute import model_flops_per_token
 
-    model = _model(model)
+    model = as_model(model)
     t = float(as_array(tokens, "tokens", nonnegative=True))
     peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
     m = float(as_array(mfu, "mfu", positive=True))
@@ -199,7 +189,7 @@ def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
     dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
     ``kg_co2e_per_kwh``.
     """
-    acc = _accelerator(accelerator)
+    acc = as_accelerator(accelerator)
     kw = facility_kw_per_gpu(acc, pue)
     grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
     mwh = energy_mwh(gpu_hours, kw * 1e3)

@@ -12,7 +12,7 @@ import csv
 import math
 from functools import lru_cache
 
-from .catalog import DATA_DIR
+from .catalog import DATA_DIR, as_accelerator
 from .units import HOURS_PER_YEAR, as_array
 
 
@@ -36,16 +36,6 @@ def default_source(key: str) -> str:
     """The source of a default in ``data/ledger_defaults.csv``."""
     default(key)
     return _defaults()[key]["source"]
-
-
-def _accelerator(acc, name="accelerator"):
-    from .hardware import Accelerator
-    if isinstance(acc, str):
-        from .catalog import load_accelerator
-        return load_accelerator(acc)
-    if not isinstance(acc, Accelerator):
-        raise ValueError(f"{name}={acc!r} must be an Accelerator or a catalogue accelerator name")
-    return acc
 
 
 def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
@@ -76,7 +66,7 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
     dict with ``capex_usd_per_gpu_hour``, ``energy_usd_per_gpu_hour``, ``usd_per_gpu_hour``
     (their sum), ``kw_per_gpu`` (facility power per accelerator) and ``acquisition_usd_per_gpu``.
     """
-    accelerator = _accelerator(accelerator)
+    accelerator = as_accelerator(accelerator)
     if acquisition_usd_per_gpu is None:
         if accelerator.name != "H100-SXM":
             raise ValueError(f"pricing='owned' on {accelerator.name} needs "
@@ -105,7 +95,7 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
     ValueError
         An accelerator without a TDP in ``data/accelerators.csv``, or a PUE below 1.
     """
-    accelerator = _accelerator(accelerator)
+    accelerator = as_accelerator(accelerator)
     if not accelerator.tdp_w:
         raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
                          "data/accelerators.csv: the energy line needs it")
