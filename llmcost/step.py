@@ -965,9 +965,14 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         and sequence parallelism (``stacks.plan_options``; an option list passed in
         ``enumerate_options`` wins). None: every feature the model knows, with
         ``stacks.DEFAULT_STACK``'s kernels and overlaps.
+    tp_overlap, dp_overlap : a mode, or a list of modes to search (Calculon's dimensions)
+        Lists are ranked by ``_rank_overlap_modes``: only the dominant mode is evaluated unless
+        ``prune_dominated=False`` (``TP_OVERLAP_DOMINANCE``); the frame gains ``tp_overlap``
+        and ``dp_overlap`` columns.
     **enumerate_options
         Passed to ``enumerate_plans`` (``tp``, ``pp``, ``zero_stage``, ``recompute``,
-        ``schedule``, ``pp_split``, ``reserve``...).
+        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``...), and the physics
+        options of ``PHYSICS_OPTIONS`` (passed to the step-time engine).
 
     Returns
     -------
@@ -987,6 +992,17 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     from .parallel import enumerate_plans
 
     physics = {k: enumerate_options.pop(k) for k in PHYSICS_OPTIONS if k in enumerate_options}
+    prune = enumerate_options.pop("prune_dominated", True)
+    if isinstance(tp_overlap, (tuple, list)) or isinstance(dp_overlap, (tuple, list)):
+        return _rank_overlap_modes(model, cluster, global_batch, seq_len, prune=prune,
+                                   train_tokens=train_tokens,
+                                   price_usd_per_gpu_hour=price_usd_per_gpu_hour,
+                                   within_scaleup_domain=within_scaleup_domain, recipe=recipe,
+                                   flash_attention=flash_attention, dropout=dropout, dtype=dtype,
+                                   tp_overlap=tp_overlap, pp_overlap=pp_overlap,
+                                   dp_overlap=dp_overlap, efficiency=efficiency,
+                                   kernel_efficiency=kernel_efficiency, stack=stack,
+                                   **physics, **enumerate_options)
     model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
@@ -1026,6 +1042,58 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         ranked.attrs["empty_reason"] = reason
         warnings.warn(reason, EmptyPlanTable, stacklevel=2)
     return ranked
+
+
+#: Overlap modes in order of dominance: a later mode never exposes more communication than an
+#: earlier one (``tp_exposure``: ``max(t − W, 0) <= t``; ``zero_exposure`` and
+#: ``comm.overlap_cost``: ``max(c − w, 0) + σ·min(c, w) <= c`` for σ < 1), so with every other
+#: setting equal it is never slower.
+TP_OVERLAP_DOMINANCE = ("none", "backward", "all")
+
+
+def _rank_overlap_modes(model, cluster, global_batch, seq_len, *, prune, tp_overlap,
+                        dp_overlap, **options):
+    """``rank_plans`` over several TP / DP overlap modes (Calculon's search dimensions).
+
+    With ``prune`` (the default) only the dominant mode of each list is evaluated
+    (``TP_OVERLAP_DOMINANCE``; ``True`` over ``False`` for DP): the dominated ones cannot win
+    (``attrs["pruned_modes"]`` lists them). Without it every combination is ranked and the
+    frames concatenated (the baseline ``benchmarks/bench_rank_plans.py`` times). Adds the
+    columns ``tp_overlap`` and ``dp_overlap``.
+    """
+    tps = list(tp_overlap) if isinstance(tp_overlap, (tuple, list)) else [tp_overlap]
+    dps = list(dp_overlap) if isinstance(dp_overlap, (tuple, list)) else [dp_overlap]
+    st = stacks.load_stack(DEFAULT_STACK if options.get("stack") is None else options["stack"])
+    tps = [st.tp_overlap if t == "auto" else t for t in tps]
+    dps = [st.dp_overlap if d == "auto" else d for d in dps]
+    for t in tps:
+        if t not in TP_OVERLAP:
+            raise ValueError(f"tp_overlap={t!r} must be one of {TP_OVERLAP} or 'auto'")
+    for d in dps:
+        if not isinstance(d, (bool, np.bool_)):
+            raise ValueError(f"dp_overlap={d!r} must be True, False or 'auto'")
+    if not tps or not dps:
+        raise ValueError("tp_overlap and dp_overlap lists must not be empty")
+    pruned = []
+    if prune:
+        best_t = max(tps, key=TP_OVERLAP_DOMINANCE.index)
+        best_d = any(dps)
+        pruned = [f"tp_overlap={t}" for t in dict.fromkeys(tps) if t != best_t] + \
+            [f"dp_overlap={d}" for d in dict.fromkeys(dps) if d != best_d]
+        tps, dps = [best_t], [best_d]
+    frames = []
+    for t in dict.fromkeys(tps):
+        for d in dict.fromkeys(dps):
+            r = rank_plans(model, cluster, global_batch, seq_len, tp_overlap=t, dp_overlap=d,
+                           **options)
+            r["tp_overlap"], r["dp_overlap"] = t, bool(d)
+            frames.append(r)
+    attrs = dict(frames[0].attrs)
+    out = pd.concat(frames, ignore_index=True).sort_values(
+        ["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
+    attrs.update(n_ranked=len(out), pruned_modes=pruned)
+    out.attrs = attrs
+    return out
 
 
 def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
