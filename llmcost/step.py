@@ -35,14 +35,26 @@ layer runs on one GPU is summed:
     against the weight- and input-gradient GEMMs), while sequence parallelism's 2 synchronous
     backward all-gathers stay exposed; ``"all"`` also overlaps the forward (as Transformer
     Engine's userbuffers); ``"none"``: all exposed.
-  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed. EP: all-to-all, exposed.
+  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed. EP: all-to-all, exposed, or with
+    ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
+    price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
+    scale by the routing factor (capacity factor or dropless imbalance,
+    ``comm.moe_routing_factor``).
   - PP: each micro-batch sends one activation and one gradient per model chunk; blocking
     (exposed) unless ``pp_overlap``. Either way the pipeline fill and drain wait for them: the
     first micro-batch crosses p·v − 1 chunk boundaries forward and as many backward.
-  - DP: with ``dp_overlap`` the gradient reduction overlaps the backward pass (of the last
-    micro-batch for ZeRO-0/1, of each micro-batch for ZeRO-2/3), the ZeRO-1/2 weight all-gather
-    the first forward, and ZeRO-3's per-layer gathers their pass (forward gathers the forward,
-    backward gathers and the gradient reduce-scatter the backward); otherwise exposed.
+  - DP: every DP / ZeRO collective is timed by NCCL's own cost model
+    (``comm.nccl_collective_time``: ring latency growing with ranks and nodes, LL128 / Simple,
+    the tree for all-reduce; the bandwidth the message size achieves at that scale). With
+    ``dp_overlap`` the gradient reduction overlaps the backward pass (of the last micro-batch
+    for ZeRO-0/1, of each micro-batch for ZeRO-2) and the ZeRO-1/2 weight all-gather the first
+    forward. ZeRO-3 / FSDP is priced layer by layer (``comm.fsdp_exposure``): each layer's
+    gather (in the stack's ``fsdp_collectives_per_layer`` collectives, over the NICs as the
+    stack's ``fsdp_nic_aggregation`` says) hides behind the previous layer's compute when the
+    stack prefetches (``fsdp_prefetch_layers`` >= 1), the backward link carries the re-gathers
+    and the reduce-scatter, the first gather and the last reduce-scatter are exposed, and the
+    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Without
+    ``dp_overlap`` everything is exposed.
 * **Pipeline**: the busiest stage sets the pace in the steady state (the last stage also runs the
   LM head and loss, the first the embedding: ``stage_imbalance_s``); the bubble is
   ``bubble_fraction(p, m, schedule, v)`` × m × the average stage's micro-batch time, since the
@@ -81,12 +93,16 @@ gives n, mean and max error per set and split, and ``llmcost.accuracy`` turns th
 errors into a band on every prediction. Software features (FlashAttention version, overlaps,
 schedules) come from a dated stack profile (``llmcost.stacks``).
 
-**Limits.** ZeRO-3 is modelled as current FSDP implementations aim to run it: weight gathers at
-NCCL's ring bandwidth, hidden behind compute whenever shorter. DeepSpeed's 2021 ZeRO-3
-(Narayanan et al. 2021 Table 2) ran 1.3–4.4× slower than that, so a ZeRO-3 plan at the top of
-``rank_plans`` is an upper bound. Data loading, kernel-launch latency, stragglers and failures are
-not modelled (notebook 07 prices failures); EP all-to-all is not overlapped (DeepSeek-V3's
-DualPipe would hide it).
+**Limits.** ZeRO-3: the held-out DeepSpeed 2021 rows (Narayanan et al. 2021 Table 2, 530B)
+are reproduced to −9% … +20% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
+gathers and compute take about as long (384 and 640 GPUs) the model is 14–20% too fast. For
+FSDP2 one H100 row (NeMo AutoModel) is the only evidence, so ``rank_plans`` still marks ZeRO-3
+rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fits. Data loading,
+kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
+failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
+``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
+names. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB
+traffic are not modelled (the all-to-all sends every routed copy).
 """
 
 from __future__ import annotations
