@@ -1227,7 +1227,8 @@ def _validation_configs() -> pd.DataFrame:
 
 #: The validation sets of ``data/validation_mfu.csv`` the model is held to (its target).
 VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-table2",
-                   "llama3-table4", "nemo-automodel-h100", "megatron21-table2-zero3")
+                   "llama3-table4", "nemo-automodel-h100", "megatron21-table2-zero3",
+                   "deepseek-v3-h800")
 #: Published runs the model is known not to reproduce (kept visible, not in the target). Empty
 #: since issue 14 modelled DeepSpeed's 2021 ZeRO-3 (its rows are in ``VALIDATION_SETS``: the
 #: 175B rows calibrate the stack's ``fsdp_nic_aggregation``, the 530B rows are held out).
@@ -1319,8 +1320,11 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
         n = int(r["n_accelerators"])
         v = int(c["pp_virtual_stages"])
         cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
+        ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
+        dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
         plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
-                         pp=int(r["pp"]), cp=cp, micro_batch_size=int(c["micro_batch_size"]),
+                         pp=int(r["pp"]), cp=cp, ep=ep,
+                         micro_batch_size=int(c["micro_batch_size"]),
                          virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
                          recompute=c["recompute"], sequence_parallel=bool(c["sequence_parallel"]),
                          zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
@@ -1328,8 +1332,12 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                       flash_attention=bool(c["flash_attention"]), dropout=bool(c["dropout"]),
                       tp_overlap=c["comm_tp_overlap"], pp_overlap=bool(c["comm_pp_overlap"]),
                       dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
-                      stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None)
+                      stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
+                      dtype=dtype)
         full_f = float(model.flops_per_token(s, causal=False))
+        # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
+        pred_mfu = b.model_flops / (b.step_time_s * n * peak)
+        pred_hfu = b.hfu * pred_mfu / b.mfu
         if c["metric"] == "hfu_full":
             reported = float(r["reported_tflops_per_gpu"]) * 1e12 / peak
             reported_mfu = reported * full_f / float(
@@ -1357,8 +1365,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                     "reported": reported, "reported_metric": metric,
                     "reported_mfu": reported_mfu,
                     "causal_basis_mfu": causal if c["set"] == "llama3-table4" else reported_mfu,
-                    "predicted_mfu": b.mfu, "predicted_hfu": b.hfu,
-                    "error": b.mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
+                    "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu, "dtype": dtype,
+                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
     return pd.DataFrame(out)
 
 

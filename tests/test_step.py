@@ -65,6 +65,9 @@ SET_BANDS = {
     "korthikanti22-table5": (-0.085, 0.030), "llama3-table4": (-0.080, 0.117),
     "nemo-automodel-h100": (-0.06, 0.0),
     "megatron21-table2-zero3": (-0.10, 0.21),
+    # DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437: 180K GPU-hours per trillion
+    # tokens = 1,543 tokens/s/GPU): predicted -4.0%
+    "deepseek-v3-h800": (-0.06, 0.0),
 }
 
 
