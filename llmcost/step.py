@@ -996,8 +996,10 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ``tokens_per_s``, ``exposed_comm_s``, one column per ``PARTS`` entry and, when asked,
     ``days``, ``gpu_hours`` and ``cost_usd``; sorted by step time (ties, which hidden
     communication makes common, by lower ZeRO stage, then less memory). ``attrs`` keeps
-    ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked``. ZeRO-3 rows are upper bounds
-    (see the module's **Limits**) and carry ``upper_bound = True``. ``accuracy.add_bands``
+    ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked`` (with
+    ``within_scaleup_domain`` and no ``tp`` list given, TP sizes above the scale-up domain are
+    pruned before enumeration, so the counts are of the pruned space). ZeRO-3 rows are upper
+    bounds (see the module's **Limits**) and carry ``upper_bound = True``. ``accuracy.add_bands``
     gives every row's MFU its band (``mfu_low``, ``mfu_high``, ``band_regime``).
 
     Raises
@@ -1026,14 +1028,27 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
                              cluster.accelerator.name, efficiency, flash_attention=flash_attention)
     if stack is not None:
         enumerate_options = {**stacks.plan_options(stack), **enumerate_options}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyPlanTable)    # re-issued below with the ranking's
-        plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
-                                flash_attention=so["flash_attention"], dropout=dropout,
-                                **enumerate_options)
+    def enumerate_(opts):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyPlanTable)   # re-issued below with the reason
+            return enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
+                                   flash_attention=so["flash_attention"], dropout=dropout, **opts)
+
+    # prune before evaluating: a TP group larger than the scale-up domain is never ranked when
+    # within_scaleup_domain, so it is not enumerated (unless the caller lists tp)
+    pruned_tp = within_scaleup_domain and "tp" not in enumerate_options
+    opts = dict(enumerate_options)
+    if pruned_tp:
+        n = int(cluster.n_gpus)
+        opts["tp"] = tuple(t for t in range(1, int(cluster.scaleup_domain_size) + 1)
+                           if n % t == 0)
+    plans = enumerate_(opts)
     ok = plans[plans["fits"]]
     if within_scaleup_domain:
         ok = ok[ok["tp_in_scaleup_domain"]]
+    if pruned_tp and ok.empty:         # say why with the whole space
+        plans = enumerate_(enumerate_options)
+        ok = plans[plans["fits"] & plans["tp_in_scaleup_domain"]]
     reason = _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain)
     ok.attrs = dict(plans.attrs)
     ranked = rank_by_step_time(ok, model, cluster, recipe=recipe,

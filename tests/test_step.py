@@ -290,7 +290,8 @@ def gpt3_ranking():
 
 def test_rank_plans_orders_fitting_plans_by_step_time(gpt3_ranking):
     spec, r = gpt3_ranking
-    assert r.attrs["n_candidates"] > 1_000_000
+    # TP above the 8-GPU NVLink domain is pruned before enumeration (4 of 11 TP sizes remain)
+    assert r.attrs["n_candidates"] > 500_000
     assert len(r) == r.attrs["n_ranked"] > 0
     assert r["fits"].all() and r["tp_in_scaleup_domain"].all()
     assert r["step_time_s"].is_monotonic_increasing
