@@ -498,8 +498,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     def dp_bytes_time(op, nbytes):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
-        tt = float(fig.time(op, p_ne * nbytes, g, t)) + (
-            float(fig.time(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
+        # NCCL's cost model, as the step engine times DP / ZeRO collectives (issue 14)
+        tt = float(fig.nccl(op, p_ne * nbytes, g, t)) + (
+            float(fig.nccl(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
         return b, tt
 
     gb, wb = float(rcp.grads_bytes), 2.0
