@@ -641,8 +641,8 @@ def nccl_collective_time(op: str, message_bytes, group_size, cluster: Cluster, s
     latencies of ``NCCL_TUNING`` (NVIDIA/nccl ``src/graph/tuning.cc``): a ring over n ranks on N
     scale-up domains pays ``base + (steps − inter)·α_NVLink + inter·α_net``, so an all-gather over
     1,536 A100s (192 nodes) pays 3.3 ms of latency before a byte moves (LL128) and a 100 MB
-    message reaches about an eighth of the large-message bus bandwidth (``scale_efficiency``); all-reduce may take the
-    double binary tree, ``base + 2·((n/N − 1)·α_NVLink + log2(N)·α_net)``, whose bus bandwidth is
+    message reaches about an eighth of the large-message bus bandwidth (``scale_efficiency``);
+    all-reduce may take the double binary tree, ``base + 2·((n/N − 1)·α_NVLink + log2(N)·α_net)``, whose bus bandwidth is
     capped at 80 GB/s beyond two nodes. The bus bandwidth of a ring is the hierarchical
     ``min(B_up·f_up, k·B_out·f_out)`` of ``cluster_collective_time`` (k members per domain).
 
