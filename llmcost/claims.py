@@ -56,12 +56,12 @@ from .catalog import as_accelerator, as_model
 from .units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
-#: MFU published for its hardware generation and model size. Reason: every whole-run figure of a
-#: *final* pre-training run in data/published_runs.csv implies at least 0.54 of its generation's
-#: best (BLOOM 176B, the lowest: 0.318 whole-run, goodput-corrected 0.33, against Korthikanti et
-#: al.'s 56.3% on A100, tests/test_claims.py checks this); half the best is well below every
-#: published final run, so a claim under it is very likely a multi-run or multi-phase total.
-#: A stated threshold, not a fitted one.
+#: MFU published for its hardware generation and model size. Reason: the final pre-training runs
+#: of data/published_runs.csv with whole-run figures sit at 0.6-1.3 of their generation's best
+#: (BLOOM 176B 0.60, Llama 2 70B 0.90, Falcon-180B 0.91, DeepSeek-V3 0.97); the ones under
+#: half are totals that cover more than one steady run: the Llama 3 and 3.1 8B model-card hours
+#: (0.40 and 0.36) and BloombergGPT's wall-clock days × GPUs (0.49). tests/test_claims.py
+#: recomputes these. A stated threshold, not a fitted one.
 LOW_SHARE = 0.5
 #: Default relative tolerance between GPU-hours and days × GPUs × 24 (and between the total and
 #: the sum of the phases).
