@@ -272,8 +272,9 @@ class ClaimCheck:
         return pd.DataFrame(rows, columns=["figure", "value"])
 
 
-def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance):
-    """(total GPU-hours, source, phases dict, n_gpus, days)."""
+def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
+    """(total GPU-hours, source, phases dict, n_gpus, days); ``fallback(n_gpus)`` gives
+    (hours, source) or None when the claim states no hours."""
     phases = dict(phases or {})
     for k, v in phases.items():
         if not isinstance(k, str) or not k:
@@ -288,9 +289,12 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance):
     candidates = [(n, v) for n, v in (("gpu_hours", gpu_hours),
                                       ("days x n_gpus x 24", from_days),
                                       ("sum of phases", total_phases)) if v is not None]
+    derived = fallback(n_gpus) if not candidates and fallback is not None else None
+    if derived is not None:
+        candidates = [(derived[1], derived[0])]
     if not candidates:
         raise ValueError("a claim needs gpu_hours, or days and n_gpus, or phases (GPU-hours by "
-                         "phase): none was given")
+                         "phase), or a stated mfu or usd: none was given")
     ref_name, ref = candidates[0]
     for name, v in candidates[1:]:
         if abs(v / ref - 1) > tolerance:
@@ -305,7 +309,7 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance):
 
 
 def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu_hours=None,
-                usd=None, dtype: str = "bf16", seq_len=None, phases=None,
+                usd=None, mfu=None, dtype: str = "bf16", seq_len=None, phases=None,
                 pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
                 left_out: bool = True) -> ClaimCheck:
     """Check a training-cost claim (see the module docstring for every formula and rule).
@@ -321,7 +325,12 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         Any subset that gives the hours: ``gpu_hours``, or ``days`` and ``n_gpus``, or
         ``phases``; when several are given they must agree within ``tolerance``.
     usd : float, optional
-        The claimed cost (implied price = usd ÷ total GPU-hours).
+        The claimed cost (implied price = usd ÷ total GPU-hours). A claim with a cost and no
+        hours is priced at the catalogue median (hours = usd ÷ median price, said so).
+    mfu : float in (0, 1], optional
+        A stated steady-state MFU (of the stated dtype's dense peak). Without hours it gives
+        them: ``C / (P × mfu × 3600) / goodput``; with hours it is compared with the MFU they
+        imply (a note, since claims rarely state their FLOP basis).
     dtype : {"bf16", "fp8", ...}
         The compute precision the claim states.
     seq_len : int, optional
@@ -362,13 +371,29 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
     if pricing not in PRICING_MODES:
         raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
+    if mfu is not None and (isinstance(mfu, bool) or not isinstance(mfu, numbers.Real)
+                            or not math.isfinite(mfu) or not 0 < mfu <= 1):
+        raise ValueError(f"mfu={mfu!r} must be a steady-state MFU in (0, 1]")
     s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
-    hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol)
-    pre = float(phases.get(PRETRAINING, hours))
     f6 = float(training_flops(spec, d, method="6ND"))
     fm = float(training_flops(spec, d, s, method="detailed", causal=False))
+    pr = price_range(acc, pricing)
+
+    def from_mfu_or_usd(n):
+        if mfu is not None:
+            g_ = goodput_for(spec.n_params, n) if n is not None else 1.0
+            return (fm / (peaks[dtype] * mfu * SECONDS_PER_HOUR) / g_,
+                    f"from the stated MFU {mfu:.1%} ÷ goodput {g_:.1%}")
+        if usd is not None and pr["n"]:
+            return usd / pr["median"], (f"usd ÷ the catalogue median ${pr['median']:.2f}/GPU-h "
+                                        "(no hours stated)")
+        return None
+
+    hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol,
+                                                      from_mfu_or_usd)
+    pre = float(phases.get(PRETRAINING, hours))
     u = {k: fm / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
     u6 = {k: f6 / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
     if u[dtype] > 1:
@@ -384,6 +409,9 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         g, gsrc = 1.0, "n_gpus not given: goodput taken as 1 (the comparison is lenient)"
         notes.append(gsrc)
     steady = {k: v / g for k, v in u.items()}
+    if mfu is not None and not src.startswith("from the stated MFU"):
+        notes.append(f"stated MFU {mfu:.1%} against {steady[dtype]:.1%} implied on the MFU basis "
+                     f"({u6[dtype] / g:.1%} by 6ND): a claim seldom states its FLOP basis")
     eff = load_efficiency(acc.name)
     ceiling = float(eff.matmul_fraction)
     csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
@@ -420,10 +448,11 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
                        "be called optimistic")
     if phases:
         reason += f" (pre-training share of the claim: {pre:,.0f} of {hours:,.0f} GPU-h)"
-    pr = price_range(acc, pricing)
-    implied = usd / hours if usd is not None else None
+    implied = usd / hours if usd is not None and not src.startswith("usd") else None
     if pr["n"] == 0:
         pv = pr["source"]
+    elif implied is None and usd is not None:
+        pv = f"no hours given: priced at the catalogue median ({pr['source']})"
     elif implied is None:
         pv = (f"no cost given; at the catalogue median ${pr['median']:.2f}/GPU-h the hours "
               f"cost ${hours * pr['median']:,.0f} ({pr['source']})")

@@ -382,7 +382,8 @@ if __name__ == "__main__":
 
 
 # ---- llmcost check: is a training-cost claim plausible? (llmcost.claims, issue 16)
-_CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing")
+_CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing",
+                   "mfu")
 
 
 def _check_parser(sub) -> None:
@@ -395,7 +396,8 @@ def _check_parser(sub) -> None:
         "implied price against the catalogue, and what the figure leaves out priced from the "
         "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
         "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
-        "--phase.")
+        "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
+        "hours when none are stated.")
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
         c.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(),
@@ -434,12 +436,14 @@ def _check(args) -> int:
         if args.scenario:
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
+            if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
+                run.pop("mfu")
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
                 flag = k.replace("_", "-")
                 run[k] = number(flag, v, k in ("n_gpus", "seq_len")) \
-                    if k in ("n_gpus", "train_tokens", "seq_len") else v
+                    if k in ("n_gpus", "train_tokens", "seq_len", "mfu") else v
         for k in ("model", "accelerator", "train_tokens"):
             if k not in run:
                 raise ValueError(f"--{k.replace('_', '-')} is required (or a --scenario that "
@@ -454,6 +458,7 @@ def _check(args) -> int:
                  for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}
         c = check_claim(run["model"], run["train_tokens"], run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
+                        mfu=run.get("mfu"),
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
                         **claim)

@@ -66,6 +66,22 @@ def test_goodput_and_steady_state_of_llama3_405b():
     assert c.verdict == "plausible"
 
 
+def test_a_stated_mfu_gives_the_hours():
+    # Llama 3: 41% BF16 MFU on 16,384 H100 (Table 4) over 15.6T tokens. With goodput the
+    # hours come within 3% of the model card's 30.84M (which also holds the long-context stage:
+    # notebook 07 §6 accounts for the rest).
+    c = claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", n_gpus=16384, mfu=0.41,
+                           left_out=False)
+    assert c.gpu_hours == pytest.approx(30.84e6, rel=0.03)
+    assert c.hours_source.startswith("from the stated MFU")
+    with pytest.raises(ValueError, match=r"mfu=1.5 must be"):
+        claims.check_claim("llama-3.1-405b", 15.6e12, "H100-SXM", mfu=1.5)
+    # a cost and no hours: priced at the catalogue median, said so, and no implied price
+    c = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=2048, usd=3e6,
+                           left_out=False)
+    assert c.implied_usd_per_gpu_hour is None and "catalogue median" in c.hours_source
+
+
 def test_implausible_claim_above_the_matmul_ceiling():
     # "70B dense on 2T tokens, 1,000 H100 for 12 days": 288,000 GPU-h. Hand, 6ND with 70e9:
     # 8.4e23 / (288,000 × 3600 × 989.4e12) = 0.819 of the BF16 peak, above the H100's
@@ -224,7 +240,10 @@ def test_cli_check_reads_a_scenario_file(capsys):
     assert main(["check", "--scenario", path, "--gpu-hours", "1e5"]) == 2  # MFU > 1
     assert "(> 1)" in capsys.readouterr().err
     assert main(["check", "--scenario", path, "--days", "20"]) == 0
-    assert "Verdict:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Verdict:" in out and "stated MFU 40.0%" in out  # the scenario's mfu, compared
+    assert main(["check", "--scenario", path]) == 0  # hours from the scenario's MFU
+    assert "from the stated MFU 40.0%" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("extra, words", [
@@ -234,6 +253,7 @@ def test_cli_check_reads_a_scenario_file(capsys):
     (["--gpu-hours", "1e4"], "(> 1)"),
     (["--phase", "pre-training"], "NAME=GPU_HOURS"),
     (["--n-gpus", "2.5"], "whole number"),
+    (["--mfu", "1.5"], "mfu=1.5 must be"),
 ])
 def test_cli_check_bad_input_is_one_error_line(capsys, extra, words):
     assert main(DS_ARGS + extra) == 2
