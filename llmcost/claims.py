@@ -391,6 +391,7 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
                                         "(no hours stated)")
         return None
 
+    gpus_given = n_gpus is not None
     hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol,
                                                       from_mfu_or_usd)
     pre = float(phases.get(PRETRAINING, hours))
@@ -401,12 +402,15 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
                          f"MFU of {u[dtype]:.2f} (> 1) on the dense {dtype} peak of "
                          f"{acc.name}: too few GPU-hours for the tokens")
     notes = []
+    if n_gpus is not None and not gpus_given:
+        notes.append(f"n_gpus derived: {hours:,.0f} GPU-h ÷ ({days:g} days × 24) = {n_gpus:,}")
     if n_gpus is not None:
         g = goodput_for(spec.n_params, n_gpus)
         gsrc = (f"reliability.checkpoint_plan on {n_gpus:,} GPUs with the ledger's default "
                 "failure rate, restart time and checkpoint recipe")
     else:
-        g, gsrc = 1.0, "n_gpus not given: goodput taken as 1 (the comparison is lenient)"
+        g, gsrc = 1.0, ("n_gpus not given: goodput taken as 1, so the implied steady-state MFU "
+                        "is a lower bound")
         notes.append(gsrc)
     steady = {k: v / g for k, v in u.items()}
     if mfu is not None and not src.startswith("from the stated MFU"):

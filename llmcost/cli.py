@@ -398,10 +398,12 @@ def _check_parser(sub) -> None:
         "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
+    from .scenario import PARAMETERS
+
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
         c.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(),
-                       help=f"scenario key {key}")
+                       help=f"scenario key {key}: {PARAMETERS[key].doc}")
     c.add_argument("--gpu-hours", dest="gpu_hours", metavar="H", help="claimed accelerator-hours")
     c.add_argument("--days", metavar="D", help="claimed wall-clock days (with --n-gpus)")
     c.add_argument("--usd", metavar="USD", help="claimed cost in US dollars")

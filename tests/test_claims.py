@@ -28,7 +28,7 @@ def deepseek():
 
 
 def test_deepseek_v3_flops_hours_and_price(deepseek):
-    # formulas.md 1.k: 6 × 37e9 × 14.8e12 = 3.2856e24 ("37B activated", rounded in the paper;
+    # test vector 1.k (tests/data/test_vectors.csv): 6 × 37e9 × 14.8e12 = 3.2856e24 ("37B activated", rounded in the paper;
     # the catalogue's 37.6B counts the embeddings): two-sided band ±2%.
     assert deepseek.flops_6nd == pytest.approx(3.2856e24, rel=0.02)
     # the tokens are the pre-training phase's: utilisation uses 2.664M hours, not 2.788M
