@@ -389,10 +389,24 @@ def build_ledger(scenario: dict) -> Ledger:
     from .scenario import point_scenario
 
     p = _values(scenario)
-    bill = _safe_build(point_scenario(p))
-    if any(isinstance(v, Range) for v in p.values()):
+    ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
+    bill = _safe_build({**point_scenario(p), "_ranged": ranged})
+    if ranged:
         bill.scenario = p  # the ranges kept: with_changes and simulate_ledger see them
     return bill
+
+
+def point_word(r) -> str:
+    """What the point of a range is: 'midpoint', 'mode' or 'median'."""
+    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}[r.kind]
+
+
+def _range_source(p: dict, key: str) -> str | None:
+    """'midpoint of the range uniform 0.3-0.5 (...)' when ``key`` is ranged in the point bill's
+    values (``_ranged``, set by ``build_ledger``), else None."""
+    r = p.get("_ranged", {}).get(key)
+    return None if r is None else (f"{point_word(r)} of the range {r.describe()} (the point "
+                                   "bill; ledger.simulate_ledger draws the range)")
 
 
 def _safe_build(p: dict) -> "Ledger":
@@ -448,6 +462,7 @@ def _build(p: dict) -> Ledger:
                                                             pricing)
         if p["price_usd_per_gpu_hour"] is None:
             price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
+        price_source = _range_source(p, "price_usd_per_gpu_hour") or price_source
         own = None
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
     gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
@@ -783,7 +798,7 @@ def scenario_mfu_source(p: dict) -> str:
     pred = p.get("_mfu_prediction")
     if pred:
         return predicted_mfu_source(pred)
-    return "given in the scenario (mfu)"
+    return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 
 def predicted_mfu_source(pred: dict) -> str:
@@ -1233,18 +1248,27 @@ class LedgerDraws:
         q = np.quantile(x, [0.1, 0.5, 0.9])
         return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
 
-    def summary_json(self) -> dict:
-        """The ranges of the bill for ``summary.json``: per line and the total, point, mean,
-        P10, P50 and P90 (USD), the ranged inputs and the tornado."""
+    def bill_summary(self) -> dict:
+        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
+        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
+        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
+        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
+        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
+        the point amount."""
+        out = self.point.summary()
         s = self.summary()
-        tor = self.tornado()
-        return {"bill.samples": self.samples, "bill.seed": self.seed,
-                "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
-                "bill.range_lines": {k: {c: (None if v != v else v) for c, v in row.items()}
-                                     for k, row in s.drop(columns=["line"]).to_dict(
-                                         "index").items()},
-                "bill.tornado": tor.to_dict("records"),
-                "bill.range_note": s.attrs["note"]}
+        stats = ("mean", "p10", "p50", "p90")
+        for k, ln in out["bill.lines"].items():
+            for c in stats:
+                v = s.loc[k, c]
+                ln[f"{c}_usd"] = None if v != v else float(v)
+        for c in stats:
+            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
+                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
+                    "bill.tornado": self.tornado().to_dict("records"),
+                    "bill.range_note": s.attrs["note"]})
+        return out
 
 
 def _price_draws(values: dict, draws: dict, samples: int):
@@ -1315,6 +1339,7 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         As ``build_ledger``; a bad ``samples`` or ``seed``; a ranged ``mfu`` together with a
         pilot's throughput (which sets the MFU).
     """
+    from .ranges import Range
     from .scenario import ScenarioError, point_scenario
 
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
@@ -1327,9 +1352,15 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
                             "pilot's throughput sets the MFU; give one or the other")
     pts = point_scenario(values)
-    point = _safe_build(pts)
+    point = _safe_build({**pts, "_ranged": {k: v for k, v in values.items()
+                                            if isinstance(v, Range)}})
     if ranges:
         point.scenario = values
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
-    line_usd, total = _price_draws(pts, inputs, int(samples))
+    if inputs:
+        line_usd, total = _price_draws(pts, inputs, int(samples))
+    else:  # nothing to draw: every draw is the point bill
+        line_usd = {ln.key: np.full(int(samples), ln.usd) for ln in point.lines
+                    if ln.usd is not None}
+        total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)

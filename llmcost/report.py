@@ -35,6 +35,7 @@ from .scenario import (
     MFU_PREDICT,
     ScenarioError,
     load_scenario,
+    point_scenario,
     validate_parameter,
     validate_parameters,
 )
@@ -258,7 +259,8 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
         # checked on what the selected notebooks will see (a plan that needs a scale-out figure
         # must not stop a run of notebooks 00-01 that never build one).
-        values = {k: validate_parameter(k, v["value"]) for k, v in used.items()}
+        # ranges (llmcost.ranges) stay in ``scenario``; the notebooks and checks use points
+        values = point_scenario({k: validate_parameter(k, v["value"]) for k, v in used.items()})
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
@@ -601,8 +603,9 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
     owned_price = _owned_price(plan.values)
-    for i, nb in enumerate(nbs, 1):
-        params = {k: v for k, v in scenario.items() if k in declared[nb]}
+    for i, nb in enumerate(nbs, 1):  # a range goes in its scenario-file form (llmcost.ranges)
+        params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
+                  if k in declared[nb]}
         if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
                 and "ledger_owned_usd_per_gpu" not in declared[nb]:
             params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
@@ -771,17 +774,21 @@ def _warnings_html(warnings: list) -> str:
 
 
 def _private(scenario: dict) -> dict:
-    """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``)."""
-    return {k: scenario[k] for k in ("_mfu_prediction",) if k in scenario}
+    """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
+    its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
+    from .ranges import Range
+    return {k: v for k, v in scenario.items()
+            if k in ("_mfu_prediction",) or isinstance(v, Range)}
 
 
-def _bill(values: dict, scenario: dict | None = None) -> dict:
-    """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json."""
-    from .ledger import build_ledger
+def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
+    """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
+    with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
+    from .ledger import simulate_ledger
     from .scenario import LEDGER_DEFAULTS
 
-    return build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
-                         **_private(scenario or {})}).summary()
+    return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+                            **_private(scenario or {})}, samples=samples).bill_summary()
 
 
 def _owned_price(values: dict):
@@ -837,6 +844,8 @@ def _notebook_question(nb: Path) -> str:
 
 
 def _param_text(v) -> str:
+    if hasattr(v, "describe"):  # a range (llmcost.ranges.Range)
+        return v.describe()
     if isinstance(v, bool):
         return "true" if v else "false"  # as a scenario file writes it
     if isinstance(v, float):
