@@ -1178,15 +1178,18 @@ class LedgerDraws:
         import pandas as pd
 
         keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
-        stack = np.vstack([self.line_usd[k] for k in keys] + [self.total_usd])
-        q = np.quantile(stack, [0.1, 0.5, 0.9], axis=1)
         rows = []
-        for i, k in enumerate(keys + ["total"]):
+        for k in keys + ["total"]:
             ln = self.point.line(k) if k != "total" else None
+            x = self.total_usd if ln is None else self.line_usd[k]
+            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
+                mean = p10 = p50 = p90 = float(x[0])
+            else:
+                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
             rows.append({"key": k, "line": ln.line if ln else "total",
                          "point": ln.usd if ln else self.point.total_usd,
-                         "mean": float(stack[i].mean()), "p10": float(q[0, i]),
-                         "p50": float(q[1, i]), "p90": float(q[2, i])})
+                         "mean": mean, "p10": float(p10), "p50": float(p50),
+                         "p90": float(p90)})
         for ln in self.point.lines:
             if ln.key not in self.line_usd:
                 rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
@@ -1360,7 +1363,7 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     if inputs:
         line_usd, total = _price_draws(pts, inputs, int(samples))
     else:  # nothing to draw: every draw is the point bill
-        line_usd = {ln.key: np.full(int(samples), ln.usd) for ln in point.lines
-                    if ln.usd is not None}
+        line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
+                    for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
