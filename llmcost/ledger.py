@@ -1367,3 +1367,62 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
                     for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+
+
+def illustrative_ranges(bill: Ledger) -> dict:
+    """Sourced spreads for three inputs of a bill, as ranges around its own points: what
+    notebook 00 shows when a scenario gives every input as a number (an illustration; a
+    scenario's own ranges replace it).
+
+    * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
+      (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
+      kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
+      peaked at the bill's MFU so that the point stays the bill's;
+    * ``price_usd_per_gpu_hour``: triangular from the lowest to the highest current catalogue
+      price for the accelerator and pricing mode (``data/prices.csv``), mode the bill's price
+      (rented pricing with at least two catalogue rows only);
+    * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
+      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
+      bill prices exploration as a fraction). The interval's ends are taken as the triangle's
+      ends, so this range is narrower than theirs (their 5th-95th percentiles become its 0th and
+      100th).
+
+    Returns
+    -------
+    dict key -> (Range, source sentence).
+    """
+    from .accuracy import mfu_band
+    from .catalog import list_prices
+    from .ranges import Range
+
+    f, p = _ledger(bill).figures, bill.scenario
+    out = {}
+    m = float(f["mfu"])
+    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]))
+    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
+                        high=max(min(float(band.high), 1.0), m)),
+                  f"the step-time model's error band, {band.low:.1%}-{band.high:.1%} "
+                  f"(llmcost.accuracy.mfu_band, {band.regime}), as a triangle peaked at "
+                  f"the bill's {m:.1%}")
+    price = float(f["price_usd_per_gpu_hour"])
+    if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
+        rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
+        if len(rows) >= 2:
+            lo = min(float(rows["price_usd_per_gpu_hour"].min()), price)
+            hi = max(float(rows["price_usd_per_gpu_hour"].max()), price)
+            out["price_usd_per_gpu_hour"] = (
+                Range("triangular", low=lo, mode=price, high=hi),
+                f"lowest to highest of {len(rows)} current {f['pricing']} prices for "
+                f"{f['accelerator']} in data/prices.csv, mode the bill's ${price:.2f}")
+    if bill.line("compute.exploratory").how.startswith("development compute") and \
+            not p.get("ledger_exploratory_runs"):
+        row = _defaults()["exploratory_fraction"]
+        frac = p.get("ledger_exploratory_fraction")
+        frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
+        lo, hi = float(row["low"]), float(row["high"])
+        out["ledger_exploratory_fraction"] = (
+            Range("triangular", low=min(lo, frac), mode=frac, high=max(hi, frac)),
+            f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} final "
+            "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
+            f"{frac:.2f}")
+    return out

@@ -756,7 +756,9 @@ def index_value(row: dict) -> str:
 
 
 def _write_summary(out_dir: Path, summary: dict) -> None:
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(  # a range in its scenario-file form
+        summary, indent=2, default=lambda o: o.to_yaml() if hasattr(o, "to_yaml") else str(o))
+        + "\n")
     with (out_dir / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["notebook", "key", "label", "value", "unit", "note"])
@@ -815,20 +817,37 @@ def _bill_html(summary: dict) -> str:
     if not bill:
         return ""
     rows, missing = [], []
+    ranged = bool(bill.get("bill.ranges"))  # P10 / P50 / P90 columns (ledger.simulate_ledger)
+
+    def pct(d):
+        return "".join(f"<td class='v'>{format_value(d[f'{c}_usd'], 'USD')}</td>"
+                       for c in ("p10", "p50", "p90")) if ranged else ""
     for ln in bill["bill.lines"].values():
         if ln["usd"] is None:
             missing.append(ln["label"])
-        elif ln["usd"] > 0:
+        elif ln["usd"] > 0 or (ranged and (ln.get("p90_usd") or 0) > 0):
             rows.append(f"<tr><td>{html.escape(ln['label'])}</td><td class='v'>"
-                        f"{format_value(ln['usd'], 'USD')}</td><td>{html.escape(ln['status'])}"
-                        "</td></tr>")
+                        f"{format_value(ln['usd'], 'USD')}</td>{pct(ln)}"
+                        f"<td>{html.escape(ln['status'])}</td></tr>")
+    total = {f"{c}_usd": bill.get(f"bill.total_{c}_usd") for c in ("p10", "p50", "p90")}
     rows.append(f"<tr><th>the whole bill</th><th class='v'>"
-                f"{format_value(bill['bill.total_usd'], 'USD')}</th><th></th></tr>")
+                f"{format_value(bill['bill.total_usd'], 'USD')}</th>{pct(total)}<th></th></tr>")
     note = (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
         ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
          "</a> and by <code>llmcost estimate</code>.")
-    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD</th><th>status</th></tr>"
-            + "".join(rows) + f"</table><p style='color:#555'>{note}</p>")
+    head = "<th>P10</th><th>P50</th><th>P90</th>" if ranged else ""
+    spread = ""
+    if ranged:
+        drivers = "; ".join(
+            f"{html.escape(r['input'])} ({html.escape(r['range'])}): "
+            f"{format_value(r['total_at_p10_usd'], 'USD')} to "
+            f"{format_value(r['total_at_p90_usd'], 'USD')}" for r in bill["bill.tornado"])
+        spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
+                  f"spread (the bill with one input at its P10 and at its P90, the others at "
+                  f"their points), largest first: {drivers}.</p>")
+    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD (point)</th>" + head +
+            "<th>status</th></tr>" + "".join(rows) +
+            f"</table>{spread}<p style='color:#555'>{note}</p>")
 
 
 def _notebook_question(nb: Path) -> str:
