@@ -328,3 +328,65 @@ def test_report_bill_carries_the_ranges(ranged_yaml):
     assert s["bill.total_usd"] == pytest.approx(bill.total_usd)  # the point bill
     assert s["bill.total_p10_usd"] < bill.total_usd < s["bill.total_p90_usd"]
     assert [r["input"] for r in s["bill.tornado"]][0] in ("mfu", "price_usd_per_gpu_hour")
+
+
+@pytest.mark.parametrize("extra", [{}, {"pricing": "spot", "ledger_spot_restart_s": [900, 3600]},
+                                   {"pricing": "owned", "price_usd_per_gpu_hour": None,
+                                    "ledger_owned_usd_per_gpu": [2.5e4, 3.5e4],
+                                    "ledger_electricity_usd_per_kwh": [0.05, 0.12]},
+                                   {"ledger_lora_tokens": [1e9, 1e10], "rl_iterations": 200,
+                                    "ledger_eval_requests": [1e5, 1e6],
+                                    "ledger_synthetic_tokens": [1e8, 1e9]}])
+def test_each_draw_is_the_scalar_bill_of_its_inputs(extra):
+    """The broadcast bill is the point bill's arithmetic: draw i of every line equals
+    build_ledger with the inputs set to draw i's numbers (checked on 4 draws)."""
+    sc = {**WIDE, **extra}
+    if sc.get("pricing") == "owned":
+        sc.pop("price_usd_per_gpu_hour")
+        sc["price_usd_per_gpu_hour"] = None
+    d = ledger.simulate_ledger(sc, samples=200, seed=3)
+    for i in (0, 1, 57, 199):
+        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()}})
+        for ln in plain.lines:
+            if ln.usd is not None:
+                assert d.line_usd[ln.key][i] == pytest.approx(ln.usd, rel=1e-12, abs=1e-9), ln.key
+
+
+def test_illustrative_ranges_come_from_the_sources():
+    # data/prices.csv, current H100 SXM on-demand rows: RunPod $2.69 ... Azure $12.29 (as
+    # tests/test_cli_estimate.py lists them); Cottier et al. 2024 §2.5: 0.2-3.0 final runs
+    bill = ledger.build_ledger(PRICE)
+    ill = ledger.illustrative_ranges(bill)
+    price = ill["price_usd_per_gpu_hour"][0]
+    assert (price.low, price.mode, price.high) == (2.69, 3.99, 12.29)
+    frac = ill["ledger_exploratory_fraction"][0]
+    assert (frac.low, frac.mode, frac.high) == (0.2, 1.19, 3.0)
+    mfu = ill["mfu"][0]
+    assert mfu.mode == 0.4 and mfu.low < 0.4 < mfu.high <= 1.0
+
+
+def test_predicted_mfu_band_reaches_estimate(tmp_path):
+    path = tmp_path / "predict.yaml"
+    path.write_text("model: llama-2-70b\nn_gpus: 2048\nmfu: predict\n", encoding="utf-8")
+    bill = estimate_ledger(path)
+    pred = bill.scenario["_mfu_prediction"]
+    d = ledger.simulate_ledger(bill.scenario, samples=1000)
+    r = d.ranges["mfu"]
+    assert r.kind == "uniform" and r.low == pytest.approx(pred["band"]["low"])
+    assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
+
+
+def test_report_pages_use_the_point_and_the_summary_carries_the_ranges(ranged_yaml, tmp_path):
+    from llmcost import report
+
+    out = tmp_path / "out"
+    report.run_report(ranged_yaml, out, selection=["01"], progress=lambda s: None)
+    page = (out / "01_flops.html").read_text(encoding="utf-8")
+    assert "mfu is a range (uniform 0.3-0.5): this page uses its midpoint 0.4" in page
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["scenario"]["mfu"] == [0.3, 0.5]  # the scenario-file form
+    bill = summary["bill"]
+    assert bill["bill.ranges"]["mfu"] == "uniform 0.3-0.5"
+    assert bill["bill.total_p10_usd"] < bill["bill.total_usd"] < bill["bill.total_p90_usd"]
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "<th>P10</th>" in index and "do not add up" in index
