@@ -38,7 +38,8 @@ the price, then ask what the figure leaves out.
 * What the figure leaves out: the scenario the claim describes, priced by
   ``ledger.build_ledger`` with the ledger's defaults; every line other than the final
   pre-training run is listed with its status (a line whose default is zero or unset says "not
-  given", with no made-up number).
+  given", with no made-up number), and as a range (P10-P90, ``ledger.simulate_ledger``) over
+  the sourced spread of the exploratory-runs default (Cottier et al. 2024).
 
 ``published_run_errors`` scores the workbook's predictions against ``data/published_runs.csv``
 (see its docstring for the prediction rule).
@@ -182,7 +183,10 @@ class ClaimCheck:
     Hours: ``gpu_hours`` (the claim's total), ``phase_gpu_hours`` (by phase when split),
     ``pretraining_gpu_hours`` (what the utilisation uses). Utilisation (fractions of the dense
     peak, MFU basis unless named ``_6nd``): ``whole_run`` (U, per dtype) and ``steady_state``
-    (U ÷ goodput, per dtype). ``verdict`` in ``VERDICTS`` with its ``reason``.
+    (U ÷ goodput, per dtype). ``verdict`` in ``VERDICTS`` with its ``reason``. ``left_out``:
+    the bill's other lines (``usd`` at the defaults, ``p10_usd``/``p90_usd`` over the ranged
+    defaults), ``left_out_usd`` their sum and ``left_out_range_usd`` the (P10, P50, P90) of that
+    sum over the draws (``left_out_range_source`` names the ranges).
     """
 
     model: str
@@ -216,6 +220,8 @@ class ClaimCheck:
     price_verdict: str
     left_out: list = field(default_factory=list)
     left_out_usd: float = 0.0
+    left_out_range_usd: tuple | None = None
+    left_out_range_source: str = ""
     notes: tuple = ()
 
     def summary(self) -> dict:
@@ -248,10 +254,19 @@ class ClaimCheck:
             L.append(f"Price: {self.price_verdict}")
         L.append("Not in the figure (ledger defaults):")
         for x in self.left_out:
-            usd = f"${x['usd']:,.0f} ({x['status']})" if x["status"] != "not given" \
-                else "not given (no default in the ledger)"
+            if x["status"] == "not given":
+                why = x["how"].split(";")[0]
+                usd = f"not given ({why[:100] + '…' if len(why) > 100 else why})"
+            else:
+                usd = f"${x['usd']:,.0f} ({x['status']})"
+                if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
+                    usd += f", P10–P90 ${x['p10_usd']:,.0f}–${x['p90_usd']:,.0f}"
             L.append(f"  {x['line']}: {usd}")
         L.append(f"  priced total of these lines: ${self.left_out_usd:,.0f}")
+        if self.left_out_range_usd:
+            p10, p50, p90 = self.left_out_range_usd
+            L.append(f"  range of that total: P10 ${p10:,.0f}, P50 ${p50:,.0f}, P90 ${p90:,.0f} "
+                     f"({self.left_out_range_source})")
         L += [f"Note: {n}" for n in self.notes]
         return "\n".join(L)
 
@@ -465,9 +480,10 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
                  else "within")
         pv = (f"{where} the catalogue's {pricing} range ${pr['low']:.2f}–${pr['high']:.2f} "
               f"(median ${pr['median']:.2f}; {pr['source']})")
-    rows, total = (_left_out(spec, acc, d, s, n_gpus, steady[dtype], dtype,
-                             implied if implied is not None else pr["median"], pricing)
-                   if left_out else ([], 0.0))
+    rows, total, band, band_src = (
+        _left_out(spec, acc, d, s, n_gpus, steady[dtype], dtype,
+                  implied if implied is not None else pr["median"], pricing)
+        if left_out else ([], 0.0, None, ""))
     return ClaimCheck(
         model=spec.name, accelerator=acc.name, dtype=dtype, train_tokens=d, seq_len=s,
         n_gpus=n_gpus, days=days, gpu_hours=hours, hours_source=src, phase_gpu_hours=phases,
@@ -475,7 +491,8 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         whole_run=u, whole_run_6nd=u6, goodput=g, goodput_source=gsrc, steady_state=steady,
         ceiling=ceiling, ceiling_source=csrc, best_published=best, best_source=bsrc,
         verdict=verdict, reason=reason, usd=usd, implied_usd_per_gpu_hour=implied, price=pr,
-        price_verdict=pv, left_out=rows, left_out_usd=total, notes=tuple(notes))
+        price_verdict=pv, left_out=rows, left_out_usd=total, left_out_range_usd=band,
+        left_out_range_source=band_src, notes=tuple(notes))
 
 
 #: Ledger line keys that the claimed GPU-hours already are (the final pre-training run and its
@@ -483,29 +500,50 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
 _FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
 
 
+#: Monte Carlo draws for the range of the left-out lines (``ledger.simulate_ledger``).
+LEFT_OUT_SAMPLES = 20_000
+
+
 def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
-    """Lines of the bill outside the final pre-training run, priced with the ledger's defaults.
-    Returns (rows, priced total USD)."""
-    from .ledger import build_ledger
+    """Lines of the bill outside the final pre-training run, priced with the ledger's defaults,
+    and their range: the claim's own MFU and price are fixed (they are the claim); the
+    uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
+    (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
+    ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
+    range source)."""
+    from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 
     if n_gpus is None or price is None:
         return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
-                 "how": "the ledger needs n_gpus and a price"}], 0.0
+                 "p10_usd": None, "p90_usd": None,
+                 "how": "the ledger needs n_gpus and a price"}], 0.0, None, ""
     scen = {"model": spec.name, "accelerator": acc.name, "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(min(mfu, 1.0)), "dtype": dtype,
             "price_usd_per_gpu_hour": float(price), "pricing": pricing}
     ledger = build_ledger(scen)
+    keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
+    ranges = {k: v for k, v in illustrative_ranges(ledger).items()
+              if k == "ledger_exploratory_fraction"}
+    draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),
+                            samples=LEFT_OUT_SAMPLES, seed=0)
     rows, total = [], 0.0
-    for ln in ledger.lines:
-        if ln.key.startswith(_FINAL_RUN_PREFIXES):
-            continue
+    per_draw = np.zeros(LEFT_OUT_SAMPLES)
+    for ln in keep:
         usd = None if ln.usd is None else float(ln.usd)
+        x = draws.line_usd.get(ln.key)
+        counted = usd is not None and ln.status != "included"
         rows.append({"line": ln.line, "key": ln.key, "status": ln.status, "usd": usd,
-                     "how": ln.how})
-        if usd is not None and ln.status != "included":
+                     "p10_usd": float(np.quantile(x, 0.1)) if counted and x is not None
+                     else usd,
+                     "p90_usd": float(np.quantile(x, 0.9)) if counted and x is not None
+                     else usd, "how": ln.how})
+        if counted:
             total += usd
-    return rows, total
+            per_draw = per_draw + (x if x is not None else usd)
+    band = tuple(float(q) for q in np.quantile(per_draw, [0.1, 0.5, 0.9]))
+    src = "; ".join(f"{k}: {txt}" for k, (_, txt) in ranges.items()) or "no ranged default"
+    return rows, total, band, src
 
 
 # ------------------------------------------------------------------ published runs: the error

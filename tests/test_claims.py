@@ -53,7 +53,20 @@ def test_deepseek_v3_left_out_is_priced_from_the_ledger_defaults(deepseek):
     assert lines["compute.exploratory"]["status"] == "default"
     # people and data have no default: "not given", never a made-up number
     assert lines["people.staff"]["status"] == "not given"
-    assert "not given (no default" in deepseek.describe()
+    assert "people (roles × FTE × months × loaded cost): not given (ledger_people not given" \
+        in deepseek.describe()
+
+
+def test_deepseek_v3_left_out_range(deepseek):
+    # The exploratory default drawn over Cottier et al.'s 0.2-3.0 (triangular, mode 1.19;
+    # ledger.illustrative_ranges). Hand quantiles of that triangle: P10 = 0.2 + sqrt(0.1 × 2.8 ×
+    # 0.99) = 0.7265, P90 = 3 - sqrt(0.1 × 2.8 × 1.81) = 2.288, × 2.664e6 GPU-h × $2.
+    ex = {x["key"]: x for x in deepseek.left_out}["compute.exploratory"]
+    assert ex["p10_usd"] == pytest.approx(0.7265 * 2.664e6 * 2, rel=0.02)
+    assert ex["p90_usd"] == pytest.approx(2.288 * 2.664e6 * 2, rel=0.02)
+    p10, p50, p90 = deepseek.left_out_range_usd
+    assert p10 < deepseek.left_out_usd < p90 and p10 < p50 < p90
+    assert "Cottier" in deepseek.left_out_range_source
 
 
 def test_goodput_and_steady_state_of_llama3_405b():
