@@ -278,3 +278,22 @@ def test_cli_check_needs_a_model(capsys):
     assert main(["check", "--train-tokens", "1e12", "--accelerator", "H100-SXM",
                  "--gpu-hours", "1e6"]) == 2
     assert "--model is required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("run_id, expected", [
+    # Biderman et al. 2023 (Pythia) Table 1 non-embedding parameters (data/published_runs.csv
+    # notes): the shape-built model reproduces them exactly
+    ("pythia-1b", 805_736_448), ("pythia-12b", 11_327_027_200),
+])
+def test_shape_built_models_match_the_papers(run_id, expected):
+    row = llmcost.load_published_runs().set_index("run_id").loc[run_id].to_dict()
+    spec = claims.run_model(dict(row, run_id=run_id))
+    assert spec.n_params - spec.n_embedding_params == expected
+
+
+def test_falcon_180b_shape():
+    # tiiuae/falcon-180B model card: "180B parameters"; heads = 14848 / 64 (head_dim) = 232
+    row = llmcost.load_published_runs().set_index("run_id").loc["falcon-180b"].to_dict()
+    spec = claims.run_model(dict(row, run_id="falcon-180b"))
+    assert spec.n_params == pytest.approx(180e9, rel=0.01)
+    assert spec.n_heads * 64 == 14848
