@@ -646,7 +646,10 @@ def published_run_errors(runs=None) -> pd.DataFrame:
     DataFrame: ``run_id``, ``model``, ``accelerator``, ``generation``, ``scored`` ("gpu_hours",
     "mfu" or ""), ``method``, ``has_plan``, ``published_gpu_hours``, ``predicted_gpu_hours``,
     ``published_mfu``, ``predicted_mfu`` (whole-run for ``gpu_hours`` rows, steady-state for
-    ``mfu`` rows), ``error``, ``plan``, ``note``, ``params_active`` (whole-run rows).
+    ``mfu`` rows), ``error``, ``plan``, ``note``, ``params_active`` (whole-run rows),
+    ``plot_published_hours`` / ``plot_predicted_hours`` (the run's hours; for ``mfu`` rows the
+    hours of 10^21 model FLOPs at the published / predicted MFU on the BF16 peak: one axis for
+    both kinds, same ratio).
     """
     from .accuracy import validation_table
     from .catalog import load_accelerator, load_published_runs
@@ -737,6 +740,14 @@ def published_run_errors(runs=None) -> pd.DataFrame:
     df.loc[w, "error"] = df.loc[w, "predicted_gpu_hours"] / df.loc[w, "published_gpu_hours"] - 1
     m = df["scored"] == "mfu"
     df.loc[m, "predicted_gpu_hours"] = np.nan
+    # one axis for both kinds: a run's hours, or the hours of 1e21 model FLOPs at an MFU
+    peak_m = df.loc[m, "accelerator"].map(lambda a: load_accelerator(a).peak_flops_per_s("bf16"))
+    df["plot_published_hours"] = df["published_gpu_hours"]
+    df["plot_predicted_hours"] = df["predicted_gpu_hours"]
+    df.loc[m, "plot_published_hours"] = 1e21 / (SECONDS_PER_HOUR * peak_m
+                                                * df.loc[m, "published_mfu"])
+    df.loc[m, "plot_predicted_hours"] = 1e21 / (SECONDS_PER_HOUR * peak_m
+                                                * df.loc[m, "predicted_mfu"])
     return df.drop(columns=["_spec", "_flops", "_peak"])
 
 
