@@ -138,7 +138,7 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
 
 @lru_cache(maxsize=1)
 def _whole_run_rows() -> pd.DataFrame:
-    e = published_run_errors()
+    e = _score(None, predict=False)  # published figures only: no step-time model needed
     w = e[e["scored"] == "gpu_hours"][["run_id", "model", "generation", "params_active",
                                       "n_gpus", "published_mfu"]].copy()
     # a run's steady-state MFU is at least its whole-run figure ÷ goodput (where the GPU count
@@ -513,13 +513,15 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
     range source)."""
     from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 
-    if n_gpus is None or price is None:
+    why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
+           f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
+           "cannot price a run at it" if mfu > 1 else None)
+    if why:
         return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
-                 "p10_usd": None, "p90_usd": None,
-                 "how": "the ledger needs n_gpus and a price"}], 0.0, None, ""
+                 "p10_usd": None, "p90_usd": None, "how": why}], 0.0, None, ""
     scen = {"model": spec.name, "accelerator": acc.name, "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
-            "mfu": float(min(mfu, 1.0)), "dtype": dtype,
+            "mfu": float(mfu), "dtype": dtype,
             "price_usd_per_gpu_hour": float(price), "pricing": pricing}
     ledger = build_ledger(scen)
     keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
@@ -529,8 +531,8 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
                             samples=LEFT_OUT_SAMPLES, seed=0)
     rows, total = [], 0.0
     per_draw = np.zeros(LEFT_OUT_SAMPLES)
-    for ln in keep:
-        usd = None if ln.usd is None else float(ln.usd)
+    for ln in keep:  # a "not given" line has no amount (unknown, not zero)
+        usd = None if ln.usd is None or ln.status == "not given" else float(ln.usd)
         x = draws.line_usd.get(ln.key)
         counted = usd is not None and ln.status != "included"
         rows.append({"line": ln.line, "key": ln.key, "status": ln.status, "usd": usd,
@@ -651,13 +653,20 @@ def published_run_errors(runs=None) -> pd.DataFrame:
     hours of 10^21 model FLOPs at the published / predicted MFU on the BF16 peak: one axis for
     both kinds, same ratio).
     """
+    return _score(runs, predict=True)
+
+
+def _score(runs, predict: bool) -> pd.DataFrame:
+    """``published_run_errors``; with ``predict=False`` only the published side (whole-run
+    rows' hours and utilisation), without the step-time model."""
     from .accuracy import validation_table
     from .catalog import load_accelerator, load_published_runs
     from .stacks import generation
     from .step import OUTSIDE_SETS
 
     runs = load_published_runs() if runs is None else runs
-    val = validation_table().set_index("run_id")
+    val = validation_table().set_index("run_id") if predict else \
+        pd.DataFrame(index=pd.Index([], name="run_id"))
     base = []
     for r in runs.to_dict("records"):
         out = {"run_id": r["run_id"], "model": r["model"], "accelerator": None,
@@ -704,7 +713,7 @@ def published_run_errors(runs=None) -> pd.DataFrame:
                    _flops=flops, _peak=peak,
                    published_mfu=flops / (float(hours) * SECONDS_PER_HOUR * peak))
         out["has_plan"] = all(_finite(r.get(k)) for k in ("tp", "pp", "n_accelerators"))
-        if out["has_plan"]:
+        if out["has_plan"] and predict:
             if r["run_id"] in val.index:  # its plan's configuration is a validation row
                 v = val.loc[r["run_id"]]
                 mfu, plan = float(v["predicted_mfu"]), v["plan"]
@@ -721,6 +730,8 @@ def published_run_errors(runs=None) -> pd.DataFrame:
             else:
                 out["note"] = plan
     df = pd.DataFrame(base)
+    if not predict:
+        return df.drop(columns=["_spec", "_flops", "_peak"])
     whole = df[df["scored"] == "gpu_hours"]
     for i, row in whole.iterrows():
         if np.isfinite(row["predicted_mfu"]):
