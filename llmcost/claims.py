@@ -140,11 +140,12 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
 def _whole_run_rows() -> pd.DataFrame:
     e = _score(None, predict=False)  # published figures only: no step-time model needed
     w = e[e["scored"] == "gpu_hours"][["run_id", "model", "generation", "params_active",
-                                      "n_gpus", "published_mfu"]].copy()
+                                      "params_total", "n_gpus", "published_mfu"]].copy()
     # a run's steady-state MFU is at least its whole-run figure ÷ goodput (where the GPU count
     # is published; the whole-run figure itself otherwise)
     w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
-                       for u, n, g in zip(w["published_mfu"], w["params_active"], w["n_gpus"])]
+                       for u, n, g in zip(w["published_mfu"], w["params_total"], w["n_gpus"],
+                                          strict=True)]
     return w
 
 
@@ -648,7 +649,8 @@ def published_run_errors(runs=None) -> pd.DataFrame:
     DataFrame: ``run_id``, ``model``, ``accelerator``, ``generation``, ``scored`` ("gpu_hours",
     "mfu" or ""), ``method``, ``has_plan``, ``published_gpu_hours``, ``predicted_gpu_hours``,
     ``published_mfu``, ``predicted_mfu`` (whole-run for ``gpu_hours`` rows, steady-state for
-    ``mfu`` rows), ``error``, ``plan``, ``note``, ``params_active`` (whole-run rows),
+    ``mfu`` rows), ``error``, ``plan``, ``note``, ``params_active`` and ``params_total``
+    (whole-run rows), ``n_gpus``,
     ``plot_published_hours`` / ``plot_predicted_hours`` (the run's hours; for ``mfu`` rows the
     hours of 10^21 model FLOPs at the published / predicted MFU on the BF16 peak: one axis for
     both kinds, same ratio).
@@ -674,7 +676,8 @@ def _score(runs, predict: bool) -> pd.DataFrame:
                "has_plan": False, "published_gpu_hours": np.nan,
                "predicted_gpu_hours": np.nan, "published_mfu": np.nan,
                "predicted_mfu": np.nan, "error": np.nan, "plan": "", "note": "",
-               "params_active": np.nan, "n_gpus": r.get("n_accelerators"),
+               "params_active": np.nan, "params_total": np.nan,
+               "n_gpus": r.get("n_accelerators"),
                "_spec": None, "_flops": np.nan, "_peak": np.nan}
         base.append(out)
         acc_name = r.get("catalog_accelerator")
@@ -710,6 +713,7 @@ def _score(runs, predict: bool) -> pd.DataFrame:
         peak = acc.peak_flops_per_s("bf16")
         out.update(scored="gpu_hours", published_gpu_hours=float(hours), _spec=spec,
                    params_active=float(spec.n_active_params),
+                   params_total=float(spec.n_params),
                    _flops=flops, _peak=peak,
                    published_mfu=flops / (float(hours) * SECONDS_PER_HOUR * peak))
         out["has_plan"] = all(_finite(r.get(k)) for k in ("tp", "pp", "n_accelerators"))

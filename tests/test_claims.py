@@ -28,8 +28,8 @@ def deepseek():
 
 
 def test_deepseek_v3_flops_hours_and_price(deepseek):
-    # test vector 1.k (tests/data/test_vectors.csv): 6 × 37e9 × 14.8e12 = 3.2856e24 ("37B activated", rounded in the paper;
-    # the catalogue's 37.6B counts the embeddings): two-sided band ±2%.
+    # test vector 1.k (tests/data/test_vectors.csv): 6 × 37e9 × 14.8e12 = 3.2856e24 ("37B
+    # activated", rounded in the paper; the catalogue's 37.6B counts the embeddings): ±2%.
     assert deepseek.flops_6nd == pytest.approx(3.2856e24, rel=0.02)
     # the tokens are the pre-training phase's: utilisation uses 2.664M hours, not 2.788M
     assert deepseek.pretraining_gpu_hours == 2.664e6
@@ -297,3 +297,13 @@ def test_falcon_180b_shape():
     spec = claims.run_model(dict(row, run_id="falcon-180b"))
     assert spec.n_params == pytest.approx(180e9, rel=0.01)
     assert spec.n_heads * 64 == 14848
+
+
+def test_left_out_refuses_an_mfu_above_one_after_goodput():
+    # 252,200 GPU-h on 1,000 H100 for Llama 2 70B on 2T tokens: U ≈ 0.99 of the BF16 peak on
+    # the MFU basis, above 1 after dividing by goodput (< 1): implausible, and the ledger is not
+    # asked to price a run at MFU > 1 (no quiet clamp)
+    c = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=1000, gpu_hours=252_200)
+    assert c.whole_run["bf16"] < 1 < c.steady_state["bf16"]
+    assert c.verdict == "implausible"
+    assert c.left_out[0]["line"] == "(not priced)" and "(> 1)" in c.left_out[0]["how"]
