@@ -812,6 +812,10 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
+    if isinstance(out.get("mfu"), Range) and out.get("ledger_pilot_tokens_per_s_per_gpu") \
+            is not None:
+        raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
+                            "given: the pilot's throughput sets the MFU; give one or the other")
     try:
         _cross_check(point_scenario(out))
     except ScenarioError as e:
