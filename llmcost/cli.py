@@ -139,11 +139,9 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from .ledger import compare
+    from .ledger import compare, compare_draws, simulate_ledger
     from .report import UsageError, estimate_ledger
     from .scenario import ScenarioError
-
-    from .ledger import compare_draws, simulate_ledger
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:

@@ -46,7 +46,6 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 import csv
-import math
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -422,7 +421,7 @@ def _range_source(p: dict, key: str) -> str | None:
                                    "bill; ledger.simulate_ledger draws the range)")
 
 
-def _safe_build(p: dict) -> "Ledger":
+def _safe_build(p: dict) -> Ledger:
     from .scenario import ScenarioError
 
     try:
@@ -610,7 +609,7 @@ def _build(p: dict) -> Ledger:
         rl_h = float(rl_camp.loc["total", "gpu_hours"])
         post_h += rl_h
         rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
-            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # USD = GPU-h × price + verifier
+            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic",
                           rl_usd, _rl_how(p, rl_camp, gpu_rate)
@@ -756,7 +755,8 @@ def _build(p: dict) -> Ledger:
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
                       "whole project", "fixed", frac * sub,
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
-                      "ledger_reserve_fraction (scenario)", "modelled" if _given(frac) else "not given"))
+                      "ledger_reserve_fraction (scenario)",
+                      "modelled" if _given(frac) else "not given"))
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
@@ -1166,7 +1166,8 @@ class LedgerDraws:
     line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
     ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
     ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
-    hence also at the mean; percentiles do not add (``summary``).
+    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
+    reaches are read-only broadcasts of one amount (copy one before writing into it).
     """
 
     line_usd: dict
