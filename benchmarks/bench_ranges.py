@@ -34,14 +34,15 @@ SCENARIOS = {
 
 for name, sc in SCENARIOS.items():
     ledger.simulate_ledger(sc, samples=1000)  # warm caches (catalogues) as a second call would
-    point_s, _, bill = best_of(lambda: ledger.build_ledger(sc), repeat=5)
-    sim_s, first_s, d = best_of(lambda: ledger.simulate_ledger(sc, samples=SAMPLES), repeat=3)
+    point_s, _, bill = best_of(lambda sc=sc: ledger.build_ledger(sc), repeat=5)
+    sim_s, first_s, d = best_of(lambda sc=sc: ledger.simulate_ledger(sc, samples=SAMPLES),
+                                repeat=3)
     summ_s, _, _ = best_of(d.summary, repeat=3)
     torn_s, _, _ = best_of(d.tornado, repeat=3)
     # the naive baseline: one scalar bill per draw, the same draws
     ranged = list(d.inputs)
 
-    def naive():
+    def naive(sc=sc, d=d, ranged=ranged):
         for i in range(NAIVE):
             ledger.build_ledger({**sc, **{k: float(d.inputs[k][i]) for k in ranged}})
 
@@ -55,6 +56,6 @@ for name, sc in SCENARIOS.items():
           f"{naive_full / sim_s:,.0f}x faster; summary() {summ_s:.3f} s, tornado() "
           f"{torn_s:.3f} s; first 5 draws against the scalar bill: max relative difference "
           f"{check:.1e}")
-    print(f"  total P10 / P50 / P90: " + " / ".join(
+    print("  total P10 / P50 / P90: " + " / ".join(
         f"${v / 1e6:.2f}M" for v in np.quantile(d.total_usd, [0.1, 0.5, 0.9]))
         + f" (point ${bill.total_usd / 1e6:.2f}M)")

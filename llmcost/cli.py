@@ -145,19 +145,22 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from .ledger import compare
+    from .ledger import compare, compare_draws, simulate_ledger
     from .report import UsageError, estimate_ledger
     from .scenario import ScenarioError
-
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
             bills.append(estimate_ledger(args.compare))
+        draws = [simulate_ledger(b.scenario, samples=args.samples, seed=args.seed)
+                 for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
+        if draws[0].ranges or draws[1].ranges:  # the difference per draw (common random numbers)
+            df = compare_draws(*draws, names=names)
         if args.format == "json":
             print(df.to_json(orient="records", indent=1))
         elif args.format == "csv":
@@ -165,12 +168,7 @@ def _estimate(args) -> int:
         else:
             print(_usd_frame(df).to_string(index=False))
         return 0
-    bill = bills[0]
-    from .ledger import simulate_ledger
-    try:
-        draws = simulate_ledger(bill.scenario, samples=args.samples, seed=args.seed)
-    except ScenarioError as e:
-        return _fail(f"--samples/--seed or a range: {e}")
+    bill, draws = bills[0], draws[0]
     if args.format == "json":
         import json
         print(json.dumps(draws.bill_summary(), indent=1, default=str))

@@ -32,12 +32,20 @@ Conventions (one for the whole bill):
   throughput, so these amounts are lower bounds on cost: engines measured 1.1-4.1× slower
   (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
   ``ledger_eval_gpu_hours``) overrides the derivation.
+* **Ranges** (``llmcost.scenario`` module docstring, "Ranges"; ``llmcost.ranges``): a scenario
+  may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
+  without ranges gives exactly the bill of its numbers); ``simulate_ledger`` draws them
+  (common random numbers) and prices every draw in one pass of the same ``_build``, its
+  arithmetic broadcast over numpy arrays: per line and for the total, mean and P10 / P50 /
+  P90 (``LedgerDraws.summary``; percentiles do not add) and the tornado
+  (``LedgerDraws.tornado``). The served-token lines are priced at $1/GPU-h and scaled by each
+  draw's price (their cost is linear in it); the RL campaign's GPU-hours do not depend on any
+  rangeable input and are priced per draw.
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -349,6 +357,10 @@ def _values(scenario: dict) -> dict:
     out["ledger_rl"] = rl_campaign_given(p)
     # why the RL line is empty, when it is (private: _values drops it on a rebuild)
     rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
+    from .ranges import Range
+    if isinstance(out.get("mfu"), Range) and out["ledger_pilot_tokens_per_s_per_gpu"] is not None:
+        raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
+                            "pilot's throughput sets the MFU; give one or the other")
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
@@ -409,7 +421,7 @@ def _range_source(p: dict, key: str) -> str | None:
                                    "bill; ledger.simulate_ledger draws the range)")
 
 
-def _safe_build(p: dict) -> "Ledger":
+def _safe_build(p: dict) -> Ledger:
     from .scenario import ScenarioError
 
     try:
@@ -597,7 +609,7 @@ def _build(p: dict) -> Ledger:
         rl_h = float(rl_camp.loc["total", "gpu_hours"])
         post_h += rl_h
         rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
-            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # USD = GPU-h × price + verifier
+            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic",
                           rl_usd, _rl_how(p, rl_camp, gpu_rate)
@@ -743,7 +755,8 @@ def _build(p: dict) -> Ledger:
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
                       "whole project", "fixed", frac * sub,
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
-                      "ledger_reserve_fraction (scenario)", "modelled" if _given(frac) else "not given"))
+                      "ledger_reserve_fraction (scenario)",
+                      "modelled" if _given(frac) else "not given"))
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
@@ -1153,7 +1166,8 @@ class LedgerDraws:
     line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
     ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
     ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
-    hence also at the mean; percentiles do not add (``summary``).
+    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
+    reaches are read-only broadcasts of one amount (copy one before writing into it).
     """
 
     line_usd: dict
@@ -1349,11 +1363,8 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         raise ScenarioError(f"samples={samples!r} must be a whole number >= 1")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ScenarioError(f"seed={seed!r} must be a whole number >= 0")
-    values = _values(scenario)
+    values = _values(scenario)  # refuses a ranged mfu beside a pilot's throughput
     ranges = scenario_ranges(values)
-    if "mfu" in ranges and values.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
-        raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
-                            "pilot's throughput sets the MFU; give one or the other")
     pts = point_scenario(values)
     point = _safe_build({**pts, "_ranged": {k: v for k, v in values.items()
                                             if isinstance(v, Range)}})
@@ -1426,3 +1437,32 @@ def illustrative_ranges(bill: Ledger) -> dict:
             "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
             f"{frac:.2f}")
     return out
+
+
+def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
+    """``compare`` of two simulated bills, with the P10 / P50 / P90 of the difference B − A
+    per draw (``difference p10 usd``, ...). With common random numbers (``simulate_ledger``:
+    the same seed and sample count, inputs ranged under the same names) draw i of both bills
+    sees the same values of their shared ranged inputs, so these are percentiles of a paired
+    difference, not of two independent spreads."""
+    for x, name in ((a, "a"), (b, "b")):
+        if not isinstance(x, LedgerDraws):
+            raise ValueError(f"{name}={x!r} must be a LedgerDraws (llmcost.simulate_ledger)")
+    if a.samples != b.samples or a.seed != b.seed:
+        raise ValueError(f"a and b must share samples and seed for draw-by-draw differences "
+                         f"(got {a.samples}/{a.seed} and {b.samples}/{b.seed})")
+    df = compare(a.point, b.point, names)
+    keys = list(dict.fromkeys([ln.key for ln in a.point.lines] + [ln.key for ln in b.point.lines]))
+    zero = np.zeros(a.samples)
+    cols = {c: [] for c in ("p10", "p50", "p90")}
+    for k in keys + ["total"]:
+        if k == "total":
+            d = b.total_usd - a.total_usd
+        else:
+            d = b.line_usd.get(k, zero) - a.line_usd.get(k, zero)
+        q = np.quantile(d, [0.1, 0.5, 0.9])
+        for c, v in zip(cols, q):
+            cols[c].append(float(v))
+    for c, v in cols.items():
+        df[f"difference {c} usd"] = v
+    return df

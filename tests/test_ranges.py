@@ -390,3 +390,19 @@ def test_report_pages_use_the_point_and_the_summary_carries_the_ranges(ranged_ya
     assert bill["bill.total_p10_usd"] < bill["bill.total_usd"] < bill["bill.total_p90_usd"]
     index = (out / "index.html").read_text(encoding="utf-8")
     assert "<th>P10</th>" in index and "do not add up" in index
+
+
+def test_compare_draws_pairs_the_draws():
+    """Before: MFU uniform 0.3-0.5 at $4/GPU-h; after: the same MFU draws at $3. The main
+    line's saving per draw is K × (4 − 3) / MFU, whose P10 and P90 are K/0.48 and K/0.32 (the
+    MFU's P90 and P10, by hand): paired draws, not two independent spreads (which would give a
+    difference spreading both ways)."""
+    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0})
+    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0})
+    df = ledger.compare_draws(before, after, names=("before", "after")).set_index("line")
+    row = df.loc["pre-training compute"]
+    assert -row["difference p90 usd"] == pytest.approx(K / 0.48, rel=0.003)
+    assert -row["difference p10 usd"] == pytest.approx(K / 0.32, rel=0.003)
+    assert (df["difference p90 usd"] <= 1e-6).all()  # a lower price saves in every line
+    with pytest.raises(ValueError, match="samples and seed"):
+        ledger.compare_draws(before, _sim({"mfu": [0.3, 0.5]}, samples=10))
