@@ -774,7 +774,7 @@ def validation_scatter(validation, ax=None):
     markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
                "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
                "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (not reproduced)")}
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
