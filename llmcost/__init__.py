@@ -49,6 +49,7 @@ from .inference import (
 from .rl import rl_campaign, rl_iteration
 from . import ledger  # the whole bill (notebook 00)
 from .ledger import Ledger, build_ledger
+from . import levers  # savings levers and false economies (notebook 09, issue 17)
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -103,6 +104,8 @@ __all__ = [
     "rank_plans", "step_time",
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
+    # savings levers, false economies and attribution (notebook 09)
+    "levers",
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
