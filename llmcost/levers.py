@@ -135,67 +135,67 @@ def gpu_hours(b: Ledger) -> float:
 
 def bill_draws(scenario: dict, samples: int = 20_000, seed: int = 0):
     """Monte Carlo draws of the scenario's total bill (USD, shape (samples,)) on common random
-    numbers, or None when the ranges engine (``ledger.simulate_ledger``, issue 15) is not
-    available or the scenario has no ranges (then the point bill is exact).
+    numbers (``ledger.simulate_ledger``), or None when the scenario has no ranges (the point bill
+    is then exact).
 
     The waste lines are GPU-hours × the draws of ``price_usd_per_gpu_hour`` when the price is
     ranged (else × the point price)."""
-    try:
-        from .ledger import simulate_ledger
-    except ImportError:
-        return None
+    from .ledger import simulate_ledger
+
     if not has_ranges(scenario):
         return None
     s = _clean(scenario)
     w = _waste(s)
     d = simulate_ledger(ledger_scenario(s), samples=samples, seed=seed)
+    if not d.ranges:
+        return None
     price = d.inputs.get("price_usd_per_gpu_hour", d.point.figures["price_usd_per_gpu_hour"])
     return np.asarray(d.total_usd, dtype=float) + (
         w["waste_failed_job_gpu_hours"] + w["waste_debug_gpu_hours"]) * np.asarray(price)
 
 
 def has_ranges(scenario: dict) -> bool:
-    """Whether any value of the scenario is a range (``llmcost.ranges.parse_range``)."""
-    try:
-        from .ranges import parse_range
-    except ImportError:
-        return False
-    out = False
-    for k, v in _clean(scenario).items():
-        if k.startswith("_"):
-            continue
-        try:
-            out = out or parse_range(k, v) is not None
-        except ValueError:
-            continue
-    return out
+    """Whether any value of the scenario is a range of non-zero width (``llmcost.ranges``), or
+    its MFU was predicted with an error band (``_mfu_prediction``: the bill draws it)."""
+    from .ranges import RANGEABLE_KEYS, is_ranged, parse_range
+
+    s = _clean(scenario)
+    pred = s.get("_mfu_prediction")
+    if isinstance(pred, dict) and "low" in pred.get("band", {}):
+        return True
+    for k, v in s.items():
+        if k in RANGEABLE_KEYS and not isinstance(v, (int, float, type(None))):
+            try:
+                if is_ranged(parse_range(k, v)):
+                    return True
+            except ValueError:
+                continue
+    return False
 
 
 def _scale(value, factor: float):
-    """A number × factor, or a range (``llmcost.ranges.Range``) with every bound × factor."""
+    """A number × factor, or a range (``llmcost.ranges.Range`` or its scenario-file form) with
+    every end × factor."""
+    from .ranges import Range, parse_range
+
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) * factor
-    try:
-        from .ranges import Range
-    except ImportError:
-        Range = None
-    if Range is not None and isinstance(value, Range):
-        kw = {f: getattr(value, f) * factor for f in ("low", "mode", "high", "p10", "p90")
-              if getattr(value, f, None) is not None}
-        return replace(value, **kw)
-    if isinstance(value, list) and len(value) == 2:
-        return [float(value[0]) * factor, float(value[1]) * factor]
-    if isinstance(value, dict):
-        return {k: (float(v) * factor if k in ("low", "mode", "high", "p10", "p90") else v)
-                for k, v in value.items()}
-    raise ScenarioError(f"mfu={value!r} must be a number or a range to be scaled")
+    r = value if isinstance(value, Range) else parse_range("mfu", value)
+    if r is None:
+        raise ScenarioError(f"mfu={value!r} must be a number or a range to be scaled")
+    return replace(r, **{f: getattr(r, f) * factor for f in ("low", "mode", "high", "p10", "p90")
+                         if getattr(r, f) is not None})
 
 
-def _point(value):
-    try:
-        from .ranges import point
-    except ImportError:
+def _point(value, key: str = "mfu"):
+    """The point of a value (``ranges.point``; a scenario-file range form is parsed first)."""
+    from .ranges import RANGEABLE_KEYS, Range, parse_range, point
+
+    if key not in RANGEABLE_KEYS:
         return value
+    if isinstance(value, (list, dict)) and not isinstance(value, Range):
+        r = parse_range(key, value)
+        return point(r) if r is not None else value
     return point(value)
 
 
@@ -231,7 +231,7 @@ def predicted_step(scenario: dict):
     from .scenario import validate_parameters
     from .step import scenario_step
 
-    p = {**_default_scenario(), **{k: _point(v) for k, v in _clean(scenario).items()
+    p = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()
                                    if not k.startswith("_") and k not in WASTE_KEYS}}
     key = tuple((k, repr(p.get(k))) for k in _STEP_KEYS)
     if key in _STEP_MEMO:
@@ -262,9 +262,11 @@ def _with_scaled_mfu(before: dict, after: dict) -> dict:
     ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     out = dict(after)
     out["mfu"] = _scale(m, float(ratio))
-    if float(_point(out["mfu"])) > 1:
-        raise ScenarioError(f"scaled MFU {float(_point(out['mfu'])):.2f} exceeds 1: the scenario's "
-                            f"mfu={m!r} is above what the step-time model predicts is possible")
+    top = max(x for x in (getattr(out["mfu"], f, None) for f in ("low", "mode", "high"))
+              if x is not None) if not isinstance(out["mfu"], float) else out["mfu"]
+    if top > 1:
+        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={m!r} is above "
+                            "what the step-time model predicts is possible on the new set-up")
     return out
 
 
@@ -344,12 +346,12 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     saving = total - a.total_usd
     p10 = p50 = p90 = saving
     ranged = False
-    db = bill_draws(before, samples, seed)
-    if db is not None:
-        da = bill_draws(change.after, samples, seed)
-        if da is not None:
-            p10, p50, p90 = saving_summary(db, da)
-            ranged = True
+    db, da = bill_draws(before, samples, seed), bill_draws(change.after, samples, seed)
+    if db is not None or da is not None:  # a side without ranges is its point bill in every draw
+        db = np.full(samples, total) if db is None else db
+        da = np.full(samples, a.total_usd) if da is None else da
+        p10, p50, p90 = saving_summary(db, da)
+        ranged = True
     return LeverResult(key, name, group, total, a.total_usd, saving, p10, p50, p90,
                        gpu_hours(b) - gpu_hours(a),
                        b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
@@ -709,13 +711,22 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
     line = b.line("compute.exploratory").usd
     rate = b.figures["price_usd_per_gpu_hour"]
     h = line / rate if rate else 0.0
-    after = h * spot.figures["price_usd_per_gpu_hour"] / spot.figures["goodput"]
-    saving = line - after
+    per_h = spot.figures["price_usd_per_gpu_hour"] / spot.figures["goodput"]
+    saving = line - h * per_h
+    p10 = p50 = p90 = saving
+    ranged = has_ranges(s)
+    if ranged:  # per draw: the exploratory line's draws, repriced at spot
+        from .ledger import simulate_ledger
+        d = simulate_ledger(ledger_scenario(s), samples=20_000, seed=0)
+        x = np.asarray(d.line_usd["compute.exploratory"], dtype=float)
+        r = np.asarray(d.inputs.get("price_usd_per_gpu_hour", rate), dtype=float)
+        p10, p50, p90 = (float(v) for v in np.percentile(x - x / r * per_h, PERCENTILES))
     return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
-                       b.total_usd, b.total_usd - saving, saving, saving, saving, saving,
+                       b.total_usd, b.total_usd - saving, saving, p10, p50, p90,
                        h - h / spot.figures["goodput"], 0.0, saving / b.total_usd, risk,
                        assume + f" (${spot.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, goodput "
-                       f"{spot.figures['goodput']:.1%})", "llmcost.ledger spot model")
+                       f"{spot.figures['goodput']:.1%})", "llmcost.ledger spot model",
+                       ranged=ranged)
 
 
 def hardware_sweep(scenario: dict):

@@ -331,3 +331,40 @@ def test_fine_tune_instead_is_far_cheaper(s, base):
         0.01, rel=1e-9)
     assert ft.total_usd < 0.05 * before.total_usd
     assert np.isfinite(ft.total_usd)
+
+
+# ------------------------------------------------------------------ ranges: per-draw savings
+def test_a_sure_saving_on_an_uncertain_bill_is_sure(s):
+    # MFU uniform on [0.3, 0.5]: the bill spreads by millions, but releasing 1,000 idle
+    # GPU-hours at a fixed $3.99 saves exactly $3,990 in every draw (common random numbers):
+    # P10 = P50 = P90 = $3,990, never a difference of the bills' percentiles
+    w = {**s, "mfu": [0.3, 0.5], "waste_failed_job_gpu_hours": 1000.0}
+    r = lv.price_lever("x", "x", "waste", w, lv.release_failed_allocations(w), samples=4000)
+    assert r.ranged and not r.within_uncertainty
+    assert (r.saving_p10, r.saving_p50, r.saving_p90) == pytest.approx((3990.0,) * 3, rel=1e-9)
+    draws = lv.bill_draws(w, 4000)
+    assert np.percentile(draws, 90) - np.percentile(draws, 10) > 1e6
+
+
+def test_saving_on_a_ranged_price(s):
+    # price uniform on [3, 5] USD/GPU-h: 1,000 idle GPU-hours save 1,000 × price per draw, so
+    # P10 = 1,000 × (3 + 0.1 × 2) = $3,200, P50 = $4,000, P90 = $4,800 (Monte Carlo error of a
+    # percentile of 20,000 uniform draws: about 0.3% of the spread)
+    w = {**s, "price_usd_per_gpu_hour": [3.0, 5.0], "waste_failed_job_gpu_hours": 1000.0}
+    r = lv.price_lever("x", "x", "waste", w, lv.release_failed_allocations(w))
+    assert (r.saving_p10, r.saving_p50, r.saving_p90) == pytest.approx((3200, 4000, 4800),
+                                                                       abs=20)
+
+
+def test_a_saving_smaller_than_the_uncertainty_says_so(s):
+    # before: price uniform on [3, 5]; after: a fixed $4.00 contract. Per draw the saving is
+    # (price − 4) × GPU-hours: negative in the low draws, positive in the high ones
+    w = {**s, "price_usd_per_gpu_hour": [3.0, 5.0]}
+    r = lv.price_lever("x", "x", "pricing", w, lv.Change({**s, "price_usd_per_gpu_hour": 4.0},
+                                                         "", ""), samples=4000)
+    assert r.saving_p10 < 0 < r.saving_p90 and r.within_uncertainty
+
+
+def test_ranged_mfu_is_scaled_end_by_end(s):
+    c = lv.raise_mfu({**s, "mfu": [0.3, 0.5]}, 0.5)  # point 0.4 -> 0.5: every end × 1.25
+    assert (c.after["mfu"].low, c.after["mfu"].high) == pytest.approx((0.375, 0.625))
