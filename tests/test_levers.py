@@ -368,3 +368,16 @@ def test_a_saving_smaller_than_the_uncertainty_says_so(s):
 def test_ranged_mfu_is_scaled_end_by_end(s):
     c = lv.raise_mfu({**s, "mfu": [0.3, 0.5]}, 0.5)  # point 0.4 -> 0.5: every end × 1.25
     assert (c.after["mfu"].low, c.after["mfu"].high) == pytest.approx((0.375, 0.625))
+
+
+def test_cli_estimate_works_backwards(capsys):
+    from llmcost.cli import main
+
+    path = str(llmcost.SCENARIO_DIR / "default.yaml")
+    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
+                 "--deadline-days", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "GPUs to meet the deadline: 2,664 GPUs" in out  # regression pin (fit_budget, above)
+    assert "tokens the budget buys" in out
+    assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
+    assert "cannot be met" in capsys.readouterr().err
