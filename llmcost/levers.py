@@ -633,7 +633,7 @@ def apply_levers(scenario: dict, keys) -> dict:
     return s
 
 
-def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0):
+def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
     """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest accelerator of
     ``hardware_sweep``) priced on the scenario, largest point saving first.
 
@@ -641,7 +641,7 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0)
     -------
     DataFrame of ``LeverResult.row()``; ``attrs['bill_usd']`` the scenario's bill. A lever that
     cannot be built on this scenario (e.g. its plan does not fit) is listed with its reason in
-    ``note`` and a saving of NaN.
+    ``note`` and a saving of NaN. ``sweep``: a ``hardware_sweep(scenario)`` already computed.
     """
     import pandas as pd
 
@@ -657,7 +657,7 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0)
                          "note": f"not priced: {e}", "key": k})
     if keys is None:
         rows.append(spot_for_ablations(scenario, before_bill=base).row())
-        sweep = hardware_sweep(scenario)
+        sweep = hardware_sweep(scenario) if sweep is None else sweep
         best = sweep[~sweep["scenario"]].sort_values("bill_calibrated_usd").head(1)
         if len(best):
             acc = best.iloc[0]["accelerator"]
@@ -904,8 +904,9 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       GPU-hours; net: the ledger's (−inf when the run never finishes); break-even
       ``spot_break_even`` beside the scenario's own P(pre-emption during the run) = 1 − e^{−T/M}.
     * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
-      loss if it diverges: ``precision_restart_fraction`` of the FP8 final run thrown away and
-      redone, L; p* = S / L (``break_even_probability``). No published probability.
+      if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
+      the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
+      (``break_even_probability``). No published probability.
     * **cutting evaluation and safety testing**: apparent: the evaluation lines (benchmarks,
       human evaluation) S; loss if a problem surfaces after training: post-training redone plus
       ``eval_rework_fraction`` of the final run, L; p* = S / L. No published probability.
@@ -945,25 +946,26 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
             "assumption) and failure rate over the ideal run",
             f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
             + (res.note or "a pre-emption restarts the run")))
-    # lower precision
+    # lower precision: a divergence throws away a share f of the FP8 run and the run is redone
+    # in BF16, so the saving S is forgone too: net = S − p·(S + f·C_fp8)
     fp8 = fp8_training(s)
     if not fp8.note:
         fb = bill(fp8.after)
         saving = b.total_usd - fb.total_usd
-        loss = precision_restart_fraction * fb.figures["final_run_usd"]
+        loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
         out.append(FalseEconomy(
             "FP8 that destabilises training", saving, saving, loss,
             break_even_probability(max(saving, 0.0), loss), None,
             "none published: instabilities are reported (e.g. FP8 outliers at trillion-token "
-            "scale) without a rate", f"restart throws away {precision_restart_fraction:.0%} of "
-            "the FP8 final run; net shown at p = 0"))
+            "scale) without a rate", f"a divergence wastes {precision_restart_fraction:.0%} of "
+            "the FP8 final run and the run is redone in BF16 (the saving forgone); net at p = 0"))
     # cutting evaluation and safety testing
     ev = b.usd("eval.")
     post = b.usd("post.")
     loss = post + ev + eval_rework_fraction * b.figures["final_run_usd"]
     out.append(FalseEconomy(
         "cut evaluation and safety testing", ev, ev, loss,
-        break_even_probability(ev, loss) if loss > 0 else None, None,
+        break_even_probability(ev, loss) if loss > 0 and ev > 0 else None, None,
         "none published" + ("" if ev else "; the scenario bills no evaluation (eval lines not "
                             "given), so there is nothing to cut"),
         f"rework = post-training {post:,.0f} + evaluation {ev:,.0f} + "
@@ -1238,3 +1240,13 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
     df["usd_per_point"] = df["delta_usd"] / df["delta_points"].where(df["delta_points"] > 0)
     df.attrs["price_usd_per_gpu_hour"] = price
     return df
+
+
+def format_saving(usd) -> str:
+    """A saving for a table: "$1,234", "−$1,234" (a loss), "never finishes" (−inf: the changed
+    run cannot finish) or "–" (not priced)."""
+    if usd is None or usd != usd:
+        return "–"
+    if usd == -math.inf:
+        return "never finishes"
+    return f"${usd:,.0f}" if usd >= 0 else f"−${-usd:,.0f}"

@@ -187,9 +187,13 @@ def test_false_economies(s):
     assert 0 < spot.break_even_probability < 1
     ev = fe["cut evaluation and safety testing"]
     assert ev.apparent_usd == 0  # the default scenario bills no evaluation: nothing to cut
+    assert ev.break_even_probability is None
+    # FP8: net = S − p·(S + f·C_fp8) = 0 ⇒ p* = S / (S + f·C_fp8), f = 0.5
     eight = fe["FP8 that destabilises training"]
-    assert eight.break_even_probability == pytest.approx(
-        min(1.0, eight.apparent_usd / eight.loss_if_it_happens_usd))
+    c_fp8 = lv.bill(lv.fp8_training(s).after).figures["final_run_usd"]
+    s_fp8 = eight.apparent_usd
+    assert eight.break_even_probability == pytest.approx(s_fp8 / (s_fp8 + 0.5 * c_fp8))
+    assert 0 < eight.break_even_probability < 1
 
 
 def test_checkpoint_economy_is_a_loss_both_ways(s):
