@@ -829,6 +829,51 @@ def fine_tune_instead(scenario: dict, fine_tune_tokens: float,
     return bill(s), bill(ft)
 
 
+def smaller_model_longer(scenario: dict) -> dict:
+    """Train a smaller model longer when lifetime inference demand is high (notebook 06): the
+    scenario's model against the inference-adjusted optimum in dollars at the same loss
+    (Sardana et al. 2024 §4: minimise c·6·N·D + D_inf·s(N) at L(N, D) = ℓ,
+    ``scaling.inference_adjusted_optimum_usd``), both priced as notebook 06 prices them: training
+    at ``scaling.train_usd_per_flop`` (the bill's MFU and price, model FLOPs on the MFU basis),
+    serving at ``scaling.serving_cost_per_token`` from the scenario's serving set-up
+    (``scaling.reference_serving_cost``). Lifetime demand: ``inference_tokens_lifetime``.
+
+        lifetime saving = [train(N, D) + D_inf·s(N)] − [train(N*, D*) + D_inf·s(N*)]
+
+    The training part is a change of the bill; the serving part is outside it (the bill prices
+    training). Returns a dict with both parts, the optimum's N* and D*, and the loss.
+    """
+    from . import scaling as sc
+    from .catalog import load_accelerator, load_model
+    from .scenario import resolve_price
+
+    s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
+    spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
+    fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
+    price, _ = resolve_price(gpu.name, s.get("price_usd_per_gpu_hour"), s["pricing"])
+    n_run = spec.n_active_params if spec.is_moe else spec.n_params
+    target = float(sc.loss(n_run, s["train_tokens"], fit))
+    P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]
+    ref = sc.reference_serving_cost(spec, gpu, price, P, R, tp=s["serve_tp"],
+                                    batch=s["serve_batch"], weight_dtypes=(s["serve_weight_dtype"],),
+                                    kv_dtype=s["serve_kv_dtype"], occupancy=s["serve_occupancy"],
+                                    max_tpot_s=s["serve_max_tpot_s"])
+    serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
+                                      spec.n_params)
+    c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"])
+    demand = float(s.get("inference_tokens_lifetime", 0.0))
+    opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
+    mine = sc.same_loss_options(target, [n_run], demand, fit, c, serve).iloc[0]
+    return {"loss": target, "n_params": float(n_run), "train_tokens": float(s["train_tokens"]),
+            "optimum_n_params": float(opt.n_params), "optimum_train_tokens": float(opt.train_tokens),
+            "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
+            "optimum_train_usd": float(opt.train_cost), "optimum_inference_usd":
+            float(opt.inference_cost), "lifetime_saving_usd": float(mine["total_usd"]
+                                                                    - opt.total_cost),
+            "training_saving_usd": float(mine["train_usd"] - opt.train_cost),
+            "inference_tokens_lifetime": demand}
+
+
 # ------------------------------------------------------------------------------ false economies
 @dataclass(frozen=True)
 class FalseEconomy:

@@ -385,3 +385,19 @@ def test_cli_estimate_works_backwards(capsys):
     assert "tokens the budget buys" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err
+
+
+def test_smaller_model_longer(s):
+    r = lv.smaller_model_longer(s)
+    # lifetime = training + serving, on both sides
+    assert r["lifetime_saving_usd"] == pytest.approx(
+        r["training_saving_usd"] + r["inference_usd"] - r["optimum_inference_usd"])
+    # the optimum minimises lifetime cost at the same loss, so it saves >= 0; with 10T served
+    # tokens it is a smaller model trained on more tokens (Sardana et al. 2024 §4)
+    assert r["lifetime_saving_usd"] >= 0
+    assert r["optimum_n_params"] < r["n_params"] and r["optimum_train_tokens"] > 2e12
+    # no serving demand: nothing to serve, the optimum is the compute-optimal model
+    z = lv.smaller_model_longer({**s, "inference_tokens_lifetime": 0.0})
+    assert z["inference_usd"] == z["optimum_inference_usd"] == 0
+    n_c, _ = llmcost.scaling.compute_optimal_for_loss(z["loss"])
+    assert z["optimum_n_params"] == pytest.approx(float(n_c), rel=1e-6)
