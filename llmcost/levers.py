@@ -310,8 +310,9 @@ class LeverResult:
 
     @property
     def within_uncertainty(self) -> bool:
-        """True when the saving's P10-P90 interval contains 0: it may be no saving at all."""
-        return bool(self.ranged and self.saving_p10 <= 0 <= self.saving_p90)
+        """True when the saving's P10-P90 interval straddles 0 (P10 < 0 < P90): it may be no
+        saving at all, or a loss."""
+        return bool(self.ranged and self.saving_p10 < 0 < self.saving_p90)
 
     def row(self) -> dict:
         return {"lever": self.name, "group": self.group, "saving_usd": self.saving_usd,
