@@ -2,8 +2,8 @@
 one scenario by the same ledger that priced the run (notebook 09).
 
 A **lever** is a function ``scenario -> Change``: the changed scenario, what the change risks and
-the assumptions it makes. ``price_lever`` prices both scenarios with ``bill`` (``ledger.build_ledger``
-plus the waste lines below) and returns a ``LeverResult``:
+the assumptions it makes. ``price_lever`` prices both scenarios with ``bill``
+(``ledger.build_ledger`` plus the waste lines below) and returns a ``LeverResult``:
 
     saving = bill(before) − bill(after)                          (USD, GPU-hours, days)
     share  = saving / bill(before)
@@ -116,7 +116,8 @@ def bill(scenario: dict) -> Ledger:
     lines = list(led.lines)
     for key, label, k in (("waste.failed_allocations", "waste: failed jobs holding their GPUs",
                            "waste_failed_job_gpu_hours"),
-                          ("waste.debug_jobs", "waste: forgotten debug jobs", "waste_debug_gpu_hours")):
+                          ("waste.debug_jobs", "waste: forgotten debug jobs",
+                           "waste_debug_gpu_hours")):
         h = float(w[k])
         lines.append(Line(key, label, "compute", "development", "elastic", h * price,
                           f"{h:,.0f} GPU-h × ${price:.2f}/GPU-h" if h else f"{k} not given",
@@ -335,7 +336,18 @@ def saving_summary(before_draws, after_draws) -> tuple:
 def price_lever(key: str, name: str, group: str, before: dict, change: Change,
                 samples: int = 20_000, seed: int = 0, before_bill: Ledger | None = None
                 ) -> LeverResult:
-    """Price ``change`` against ``before`` (see the module docstring for the formulas)."""
+    """Price ``change`` against ``before`` on the whole bill (``bill``):
+
+        saving      = B(before) − B(after)                     (USD, point scenario)
+        S_i         = B_i(before) − B_i(after), i = 1..samples  (per draw, common random numbers)
+        P10/50/90   = percentiles of S_i                       (``saving_summary``)
+        GPU-hours   = Σ GPU-hours(before) − Σ GPU-hours(after)  (``gpu_hours``)
+        days        = wall-clock days of the main run, before − after
+        share       = saving / B(before)
+
+    A side without ranges is its point bill in every draw. When ``change.after`` cannot be
+    priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
+    gives the reason."""
     b = before_bill if before_bill is not None else bill(before)
     total = b.total_usd
     try:
@@ -542,7 +554,8 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
         return Change(dict(_clean(s)), "", "", "", f"retention already {cur:g} months ≤ {r:g}")
     return Change({**_clean(s), "ckpt_retention_months": r},
                   "old milestones gone: audits, ablations from old weights and continued "
-                  "training must start from a later checkpoint", f"retention {cur:g} → {r:g} months",
+                  "training must start from a later checkpoint",
+                  f"retention {cur:g} → {r:g} months",
                   "reliability.retention_storage_cost; data/storage_prices.csv")
 
 
@@ -565,7 +578,8 @@ def spot_pricing(s: dict) -> Change:
     s = _clean(s)
     if _get(s, "pricing") == "spot":
         return Change(dict(s), "", "", "", "already spot")
-    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None, "ledger_resumable": True},
+    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None,
+                   "ledger_resumable": True},
                   "pre-emptions lengthen the run; capacity may not come back for days",
                   "each node pre-empted about once a week, 30-minute restarts (ledger defaults)",
                   "llmcost.ledger spot model; data/ledger_defaults.csv")
@@ -636,7 +650,8 @@ def apply_levers(scenario: dict, keys) -> dict:
 
 def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
     """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest accelerator of
-    ``hardware_sweep``) priced on the scenario, largest point saving first.
+    ``hardware_sweep``) priced on the scenario by ``price_lever`` (saving = B(before) −
+    B(after), per draw when the scenario has ranges), largest point saving first.
 
     Returns
     -------
@@ -733,7 +748,8 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
 def hardware_sweep(scenario: dict):
     """The cheapest hardware for this run: each catalogue accelerator with the figures the
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
-    bill at **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
+    bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
+    **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
     scenario's accelerator keeps the scenario's plan and price) and the catalogue median price,
     with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
@@ -856,7 +872,8 @@ def smaller_model_longer(scenario: dict) -> dict:
     target = float(sc.loss(n_run, s["train_tokens"], fit))
     P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]
     ref = sc.reference_serving_cost(spec, gpu, price, P, R, tp=s["serve_tp"],
-                                    batch=s["serve_batch"], weight_dtypes=(s["serve_weight_dtype"],),
+                                    batch=s["serve_batch"],
+                                    weight_dtypes=(s["serve_weight_dtype"],),
                                     kv_dtype=s["serve_kv_dtype"], occupancy=s["serve_occupancy"],
                                     max_tpot_s=s["serve_max_tpot_s"])
     serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
@@ -866,7 +883,8 @@ def smaller_model_longer(scenario: dict) -> dict:
     opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
     mine = sc.same_loss_options(target, [n_run], demand, fit, c, serve).iloc[0]
     return {"loss": target, "n_params": float(n_run), "train_tokens": float(s["train_tokens"]),
-            "optimum_n_params": float(opt.n_params), "optimum_train_tokens": float(opt.train_tokens),
+            "optimum_n_params": float(opt.n_params),
+            "optimum_train_tokens": float(opt.train_tokens),
             "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
             "optimum_train_usd": float(opt.train_cost), "optimum_inference_usd":
             float(opt.inference_cost), "lifetime_saving_usd": float(mine["total_usd"]

@@ -600,7 +600,8 @@ def levers_explorer(scenario: dict):
                   f"{before.figures['wall_clock_days']:.1f} → "
                   f"{after.figures['wall_clock_days']:.1f} days")
             df = compare(before, after, names=("before", "after"))
-            print(df[df["difference usd"].fillna(0).abs() > 0.5].to_string(index=False))
+            print(df[df["difference usd"].fillna(0).abs() > 0.5].to_string(
+                index=False, float_format=lambda v: f"{v:,.0f}"))
 
     for b in boxes.values():
         b.observe(update, names="value")
