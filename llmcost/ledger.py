@@ -32,12 +32,20 @@ Conventions (one for the whole bill):
   throughput, so these amounts are lower bounds on cost: engines measured 1.1-4.1× slower
   (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
   ``ledger_eval_gpu_hours``) overrides the derivation.
+* **Ranges** (``llmcost.scenario`` module docstring, "Ranges"; ``llmcost.ranges``): a scenario
+  may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
+  without ranges gives exactly the bill of its numbers); ``simulate_ledger`` draws them
+  (common random numbers) and prices every draw in one pass of the same ``_build``, its
+  arithmetic broadcast over numpy arrays: per line and for the total, mean and P10 / P50 /
+  P90 (``LedgerDraws.summary``; percentiles do not add) and the tornado
+  (``LedgerDraws.tornado``). The served-token lines are priced at $1/GPU-h and scaled by each
+  draw's price (their cost is linear in it); the RL campaign's GPU-hours do not depend on any
+  rangeable input and are priced per draw.
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -349,6 +357,10 @@ def _values(scenario: dict) -> dict:
     out["ledger_rl"] = rl_campaign_given(p)
     # why the RL line is empty, when it is (private: _values drops it on a rebuild)
     rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
+    from .ranges import Range
+    if isinstance(out.get("mfu"), Range) and out["ledger_pilot_tokens_per_s_per_gpu"] is not None:
+        raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
+                            "pilot's throughput sets the MFU; give one or the other")
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
@@ -389,13 +401,27 @@ def build_ledger(scenario: dict) -> Ledger:
     from .scenario import point_scenario
 
     p = _values(scenario)
-    bill = _safe_build(point_scenario(p))
-    if any(isinstance(v, Range) for v in p.values()):
+    ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
+    bill = _safe_build({**point_scenario(p), "_ranged": ranged})
+    if ranged:
         bill.scenario = p  # the ranges kept: with_changes and simulate_ledger see them
     return bill
 
 
-def _safe_build(p: dict) -> "Ledger":
+def point_word(r) -> str:
+    """What the point of a range is: 'midpoint', 'mode' or 'median'."""
+    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}[r.kind]
+
+
+def _range_source(p: dict, key: str) -> str | None:
+    """'midpoint of the range uniform 0.3-0.5 (...)' when ``key`` is ranged in the point bill's
+    values (``_ranged``, set by ``build_ledger``), else None."""
+    r = p.get("_ranged", {}).get(key)
+    return None if r is None else (f"{point_word(r)} of the range {r.describe()} (the point "
+                                   "bill; ledger.simulate_ledger draws the range)")
+
+
+def _safe_build(p: dict) -> Ledger:
     from .scenario import ScenarioError
 
     try:
@@ -448,6 +474,7 @@ def _build(p: dict) -> Ledger:
                                                             pricing)
         if p["price_usd_per_gpu_hour"] is None:
             price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
+        price_source = _range_source(p, "price_usd_per_gpu_hour") or price_source
         own = None
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
     gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
@@ -582,7 +609,7 @@ def _build(p: dict) -> Ledger:
         rl_h = float(rl_camp.loc["total", "gpu_hours"])
         post_h += rl_h
         rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
-            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # USD = GPU-h × price + verifier
+            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic",
                           rl_usd, _rl_how(p, rl_camp, gpu_rate)
@@ -728,7 +755,8 @@ def _build(p: dict) -> Ledger:
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
                       "whole project", "fixed", frac * sub,
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
-                      "ledger_reserve_fraction (scenario)", "modelled" if _given(frac) else "not given"))
+                      "ledger_reserve_fraction (scenario)",
+                      "modelled" if _given(frac) else "not given"))
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
@@ -783,7 +811,7 @@ def scenario_mfu_source(p: dict) -> str:
     pred = p.get("_mfu_prediction")
     if pred:
         return predicted_mfu_source(pred)
-    return "given in the scenario (mfu)"
+    return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 
 def predicted_mfu_source(pred: dict) -> str:
@@ -1138,7 +1166,8 @@ class LedgerDraws:
     line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
     ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
     ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
-    hence also at the mean; percentiles do not add (``summary``).
+    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
+    reaches are read-only broadcasts of one amount (copy one before writing into it).
     """
 
     line_usd: dict
@@ -1163,15 +1192,18 @@ class LedgerDraws:
         import pandas as pd
 
         keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
-        stack = np.vstack([self.line_usd[k] for k in keys] + [self.total_usd])
-        q = np.quantile(stack, [0.1, 0.5, 0.9], axis=1)
         rows = []
-        for i, k in enumerate(keys + ["total"]):
+        for k in keys + ["total"]:
             ln = self.point.line(k) if k != "total" else None
+            x = self.total_usd if ln is None else self.line_usd[k]
+            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
+                mean = p10 = p50 = p90 = float(x[0])
+            else:
+                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
             rows.append({"key": k, "line": ln.line if ln else "total",
                          "point": ln.usd if ln else self.point.total_usd,
-                         "mean": float(stack[i].mean()), "p10": float(q[0, i]),
-                         "p50": float(q[1, i]), "p90": float(q[2, i])})
+                         "mean": mean, "p10": float(p10), "p50": float(p50),
+                         "p90": float(p90)})
         for ln in self.point.lines:
             if ln.key not in self.line_usd:
                 rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
@@ -1233,18 +1265,27 @@ class LedgerDraws:
         q = np.quantile(x, [0.1, 0.5, 0.9])
         return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
 
-    def summary_json(self) -> dict:
-        """The ranges of the bill for ``summary.json``: per line and the total, point, mean,
-        P10, P50 and P90 (USD), the ranged inputs and the tornado."""
+    def bill_summary(self) -> dict:
+        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
+        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
+        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
+        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
+        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
+        the point amount."""
+        out = self.point.summary()
         s = self.summary()
-        tor = self.tornado()
-        return {"bill.samples": self.samples, "bill.seed": self.seed,
-                "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
-                "bill.range_lines": {k: {c: (None if v != v else v) for c, v in row.items()}
-                                     for k, row in s.drop(columns=["line"]).to_dict(
-                                         "index").items()},
-                "bill.tornado": tor.to_dict("records"),
-                "bill.range_note": s.attrs["note"]}
+        stats = ("mean", "p10", "p50", "p90")
+        for k, ln in out["bill.lines"].items():
+            for c in stats:
+                v = s.loc[k, c]
+                ln[f"{c}_usd"] = None if v != v else float(v)
+        for c in stats:
+            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
+                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
+                    "bill.tornado": self.tornado().to_dict("records"),
+                    "bill.range_note": s.attrs["note"]})
+        return out
 
 
 def _price_draws(values: dict, draws: dict, samples: int):
@@ -1315,21 +1356,113 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         As ``build_ledger``; a bad ``samples`` or ``seed``; a ranged ``mfu`` together with a
         pilot's throughput (which sets the MFU).
     """
+    from .ranges import Range
     from .scenario import ScenarioError, point_scenario
 
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
         raise ScenarioError(f"samples={samples!r} must be a whole number >= 1")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ScenarioError(f"seed={seed!r} must be a whole number >= 0")
-    values = _values(scenario)
+    values = _values(scenario)  # refuses a ranged mfu beside a pilot's throughput
     ranges = scenario_ranges(values)
-    if "mfu" in ranges and values.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
-        raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
-                            "pilot's throughput sets the MFU; give one or the other")
     pts = point_scenario(values)
-    point = _safe_build(pts)
+    point = _safe_build({**pts, "_ranged": {k: v for k, v in values.items()
+                                            if isinstance(v, Range)}})
     if ranges:
         point.scenario = values
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
-    line_usd, total = _price_draws(pts, inputs, int(samples))
+    if inputs:
+        line_usd, total = _price_draws(pts, inputs, int(samples))
+    else:  # nothing to draw: every draw is the point bill
+        line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
+                    for ln in point.lines if ln.usd is not None}
+        total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+
+
+def illustrative_ranges(bill: Ledger) -> dict:
+    """Sourced spreads for three inputs of a bill, as ranges around its own points: what
+    notebook 00 shows when a scenario gives every input as a number (an illustration; a
+    scenario's own ranges replace it).
+
+    * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
+      (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
+      kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
+      peaked at the bill's MFU so that the point stays the bill's;
+    * ``price_usd_per_gpu_hour``: triangular from the lowest to the highest current catalogue
+      price for the accelerator and pricing mode (``data/prices.csv``), mode the bill's price
+      (rented pricing with at least two catalogue rows only);
+    * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
+      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
+      bill prices exploration as a fraction). The interval's ends are taken as the triangle's
+      ends, so this range is narrower than theirs (their 5th-95th percentiles become its 0th and
+      100th).
+
+    Returns
+    -------
+    dict key -> (Range, source sentence).
+    """
+    from .accuracy import mfu_band
+    from .catalog import list_prices
+    from .ranges import Range
+
+    f, p = _ledger(bill).figures, bill.scenario
+    out = {}
+    m = float(f["mfu"])
+    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]))
+    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
+                        high=max(min(float(band.high), 1.0), m)),
+                  f"the step-time model's error band, {band.low:.1%}-{band.high:.1%} "
+                  f"(llmcost.accuracy.mfu_band, {band.regime}), as a triangle peaked at "
+                  f"the bill's {m:.1%}")
+    price = float(f["price_usd_per_gpu_hour"])
+    if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
+        rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
+        if len(rows) >= 2:
+            lo = min(float(rows["price_usd_per_gpu_hour"].min()), price)
+            hi = max(float(rows["price_usd_per_gpu_hour"].max()), price)
+            out["price_usd_per_gpu_hour"] = (
+                Range("triangular", low=lo, mode=price, high=hi),
+                f"lowest to highest of {len(rows)} current {f['pricing']} prices for "
+                f"{f['accelerator']} in data/prices.csv, mode the bill's ${price:.2f}")
+    if bill.line("compute.exploratory").how.startswith("development compute") and \
+            not p.get("ledger_exploratory_runs"):
+        row = _defaults()["exploratory_fraction"]
+        frac = p.get("ledger_exploratory_fraction")
+        frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
+        lo, hi = float(row["low"]), float(row["high"])
+        out["ledger_exploratory_fraction"] = (
+            Range("triangular", low=min(lo, frac), mode=frac, high=max(hi, frac)),
+            f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} final "
+            "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
+            f"{frac:.2f}")
+    return out
+
+
+def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
+    """``compare`` of two simulated bills, with the P10 / P50 / P90 of the difference B − A
+    per draw (``difference p10 usd``, ...). With common random numbers (``simulate_ledger``:
+    the same seed and sample count, inputs ranged under the same names) draw i of both bills
+    sees the same values of their shared ranged inputs, so these are percentiles of a paired
+    difference, not of two independent spreads."""
+    for x, name in ((a, "a"), (b, "b")):
+        if not isinstance(x, LedgerDraws):
+            raise ValueError(f"{name}={x!r} must be a LedgerDraws (llmcost.simulate_ledger)")
+    if a.samples != b.samples or a.seed != b.seed:
+        raise ValueError(f"a and b must share samples and seed for draw-by-draw differences "
+                         f"(got {a.samples}/{a.seed} and {b.samples}/{b.seed})")
+    df = compare(a.point, b.point, names)
+    keys = list(dict.fromkeys([ln.key for ln in a.point.lines] + [ln.key for ln in b.point.lines]))
+    zero = np.zeros(a.samples)
+    cols = {c: [] for c in ("p10", "p50", "p90")}
+    for k in keys + ["total"]:
+        if k == "total":
+            d = b.total_usd - a.total_usd
+        else:
+            d = b.line_usd.get(k, zero) - a.line_usd.get(k, zero)
+        q = np.quantile(d, [0.1, 0.5, 0.9])
+        for c, v in zip(cols, q):
+            cols[c].append(float(v))
+    for c, v in cols.items():
+        df[f"difference {c} usd"] = v
+    return df

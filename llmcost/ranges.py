@@ -131,6 +131,9 @@ class Range:
             return f"triangular {self.low:.4g} / {self.mode:.4g} / {self.high:.4g}"
         return f"lognormal P10 {self.p10:.4g}, P90 {self.p90:.4g}"
 
+    def __str__(self):
+        return self.describe()
+
     def to_yaml(self):
         """The scenario-file form of the range (a list or a mapping)."""
         if self.kind == "uniform":

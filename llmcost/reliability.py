@@ -586,12 +586,17 @@ def optimal_interval(checkpoint_s, mtbf_s):
     r = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
     a = np.sqrt(2.0 * r) + r
     z = np.where(a + np.expm1(-a) - r >= 0, a, r + 1.0)
+    z, r, todo = z.ravel().copy(), r.ravel(), np.arange(z.size)  # iterate the unconverged only
     for _ in range(100):
-        h = z + np.expm1(-z) - r
-        step = h / (-np.expm1(-z))
-        z = z - step
-        if np.all(np.abs(step) <= 1e-15 * np.abs(z)):
+        zt, rt = z[todo], r[todo]
+        step = (zt + np.expm1(-zt) - rt) / (-np.expm1(-zt))
+        z[todo] = zt - step
+        # converged: the step is below 1e-13 of z (h = z − (1 − e^{−z}) − δ/M is computed with a
+        # rounding error near 1e-14 of z, below which Newton's steps are noise)
+        todo = todo[np.abs(step) > 1e-13 * np.abs(z[todo])]
+        if not todo.size:
             break
+    z = z.reshape(m.shape)
     tau = np.where(finite, m * -np.expm1(-z), np.inf)
     return scalar_or_array(tau)
 

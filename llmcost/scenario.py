@@ -643,9 +643,9 @@ def point_scenario(scenario: dict) -> dict:
 
 def range_note(ranged: dict) -> str:
     """The sentence a page prints when some inputs are ranges and it uses their points."""
-    parts = [f"{k} is a range ({r.describe()}): this page uses its "
-             f"{'midpoint' if r.kind == 'uniform' else 'mode' if r.kind == 'triangular' else 'median'}"
-             f" {r.point:.4g}" for k, r in ranged.items()]
+    word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}
+    parts = [f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
+             for k, r in ranged.items()]
     return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "
             "of every line and which inputs drive the spread.")
 
@@ -821,6 +821,10 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
+    if isinstance(out.get("mfu"), Range) and out.get("ledger_pilot_tokens_per_s_per_gpu") \
+            is not None:
+        raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
+                            "given: the pilot's throughput sets the MFU; give one or the other")
     try:
         _cross_check(point_scenario(out))
     except ScenarioError as e:
