@@ -52,6 +52,7 @@ from .ledger import Ledger, build_ledger
 from .ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
 from .ranges import Range
 from .scenario import point_scenario
+from . import levers  # savings levers and false economies (notebook 09, issue 17)
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -109,6 +110,8 @@ __all__ = [
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
     "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges (issue 15)
+    # savings levers, false economies and attribution (notebook 09)
+    "levers",
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",

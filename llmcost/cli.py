@@ -68,6 +68,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
+    # working backwards (issue 17, llmcost.levers.fit_budget)
+    e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
+                   "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
+    e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
+                   "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
                    help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
@@ -181,6 +186,15 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
+    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+        from .levers import fit_budget
+        try:
+            fit = fit_budget(bill.scenario, args.budget_usd, args.deadline_days)
+        except ValueError as e:
+            return _fail(f"--budget-usd/--deadline-days: {e}")
+        print("\nworking backwards (llmcost.levers.fit_budget):")
+        for r in fit.itertuples():
+            print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
     return 0
 
 

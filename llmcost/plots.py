@@ -1096,6 +1096,65 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     return ax
 
 
+# ---------------------------------------------------------------- savings levers (notebook 09)
+_GROUP_COLOURS = {"waste": "C2", "utilisation": "C0", "plan": "C9", "checkpoints": "C4",
+                  "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8"}
+
+
+def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
+    """Net saving of each lever (``levers.rank_levers``), in millions of USD, with its P10-P90
+    range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
+    that never finishes, as an arrow at the left edge)."""
+    df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
+    ax = _ax(ax, figsize=(8, 0.34 * len(df) + 1.4))
+    y = np.arange(len(df))
+    finite = np.isfinite(df["saving_usd"].to_numpy(dtype=float))
+    vals = np.where(finite, df["saving_usd"].to_numpy(dtype=float), 0.0) / scale
+    lo = np.where(finite, df["saving_p10_usd"].to_numpy(dtype=float), 0.0) / scale
+    hi = np.where(finite, df["saving_p90_usd"].to_numpy(dtype=float), 0.0) / scale
+    left = min(vals.min(), lo.min(), 0.0)
+    colours = [_GROUP_COLOURS.get(g, "0.5") for g in df["group"]]
+    ax.barh(y, vals, color=colours)
+    ax.errorbar(vals, y, xerr=[np.maximum(vals - lo, 0), np.maximum(hi - vals, 0)], fmt="none",
+                ecolor="0.2", capsize=2, lw=0.8)
+    for yi, ok in zip(y, finite):
+        if not ok:
+            ax.annotate("never finishes (loss without bound)", (left, yi), fontsize=8,
+                        va="center", color="C3")
+    ax.set_yticks(y, df["lever"])
+    ax.axvline(0, color="0.3", lw=0.8)
+    ax.set_xlabel(f"net saving, million USD (bill before − after; bar: P10-P90)")
+    ax.set_title(title or "Which changes save the most on this bill?")
+    handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
+               if g in set(df["group"])]
+    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    _source(ax, "llmcost.levers.rank_levers, priced by llmcost.ledger")
+    return ax
+
+
+def hardware_bills(sweep, ax=None, scale: float = 1e6):
+    """The bill on each accelerator (``levers.hardware_sweep``) at its predicted MFU, with the
+    MFU band's bills as the error bar; the scenario's accelerator hatched."""
+    df = sweep.iloc[::-1]
+    ax = _ax(ax, figsize=(7.5, 0.4 * len(df) + 1.4))
+    y = np.arange(len(df))
+    v = df["bill_usd"].to_numpy(dtype=float) / scale
+    lo = df["bill_low_usd"].to_numpy(dtype=float) / scale
+    hi = df["bill_high_usd"].to_numpy(dtype=float) / scale
+    bars = ax.barh(y, v, color="C0")
+    for b, own in zip(bars, df["scenario"]):
+        if own:
+            b.set_hatch("//")
+            b.set_facecolor("C1")
+    ax.errorbar(v, y, xerr=[v - np.nan_to_num(lo, nan=v.min()), hi - v], fmt="none",
+                ecolor="0.2", capsize=2, lw=0.8)
+    ax.set_yticks(y, [f"{a} (MFU {m:.0%})" for a, m in zip(df["accelerator"],
+                                                         df["predicted_mfu"])])
+    ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
+    ax.set_title("Which hardware is cheapest for this run?")
+    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median)")
+
+
 # ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
 def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
     """Histogram of the whole bill over its Monte Carlo draws (``ledger.simulate_ledger``),

@@ -435,6 +435,15 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "repeats allowed); null: unlimited fresh data", _positive),
     Param("inference_tokens_lifetime", "float", "tokens served over the model's lifetime, "
           "prompt and generated", _nonnegative),
+    # ---- waste (notebook 09; llmcost.levers.bill prices it; 0: none given)
+    Param("waste_dataloader_stall_fraction", "float", "share of each step GPUs wait on the data "
+          "pipeline, in [0, 1): the bill's MFU is mfu × (1 − it)", _reserve),
+    Param("waste_failed_job_gpu_hours", "float", "GPU-hours failed jobs held their allocation "
+          "without computing", _nonnegative),
+    Param("waste_debug_gpu_hours", "float", "GPU-hours of forgotten debug and interactive jobs "
+          "(hours × GPUs)", _nonnegative),
+    Param("waste_dataset_copies", "int", "duplicate copies of the dataset kept beside "
+          "ledger_dataset_versions", _nonnegative),
 ]}
 
 #: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default

@@ -564,3 +564,48 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([c_w, fit_w]), w.HBox([d_w, price_w, serve_w]), out])
+
+
+# ---------------------------------------------------------------- savings levers (notebook 09)
+def levers_explorer(scenario: dict):
+    """Toggle the scenario → scenario levers (``levers.LEVERS``) and see the bill change:
+    the bill before, after the ticked levers (applied in order, ``levers.apply_levers``) and the
+    saving, with the lines that moved.
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+
+    from . import levers
+    from .ledger import compare
+    from .units import fmt_usd
+
+    boxes = {k: w.Checkbox(value=False, description=name, indent=False)
+             for k, (name, _, _) in levers.LEVERS.items()}
+    out = w.Output()
+    before = levers.bill(scenario)
+
+    def update(*_):
+        keys = [k for k, b in boxes.items() if b.value]
+        out.clear_output(wait=True)
+        with out:
+            try:
+                after = levers.bill(levers.apply_levers(scenario, keys))
+            except ValueError as e:
+                print(f"cannot price this combination: {e}")
+                return
+            saving = before.total_usd - after.total_usd
+            print(f"bill {fmt_usd(before.total_usd)} → {fmt_usd(after.total_usd)}: saving "
+                  f"{fmt_usd(saving)} ({saving / before.total_usd:.1%}); main run "
+                  f"{before.figures['wall_clock_days']:.1f} → "
+                  f"{after.figures['wall_clock_days']:.1f} days")
+            df = compare(before, after, names=("before", "after"))
+            print(df[df["difference usd"].fillna(0).abs() > 0.5].to_string(
+                index=False, float_format=lambda v: f"{v:,.0f}"))
+
+    for b in boxes.values():
+        b.observe(update, names="value")
+    update()
+    items = list(boxes.values())
+    return w.VBox([w.GridBox(items, layout=w.Layout(grid_template_columns="repeat(3, 1fr)")),
+                   out])

@@ -257,7 +257,7 @@ def specs() -> dict:
                         {"interval_s": "positive", "checkpoint_s": "nonnegative",
                          "mtbf_s": "mtbf", "restart_s": "nonnegative"}),
         # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
-        "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
+        "ledger": NOT_CALLABLE, "levers": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
         "Ledger": RESULT,
         # ---- published runs and claims (issue 16)
         "claims": NOT_CALLABLE, "ClaimCheck": RESULT, "published_run_errors": Spec({}),
