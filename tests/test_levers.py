@@ -183,8 +183,10 @@ def test_false_economies(s):
     spot = fe["spot without resumable training"]
     assert spot.apparent_usd > 0 and spot.net_usd == -math.inf
     # CoreWeave H100 spot $2.46375 vs $3.99: d = 38.25%; the break-even probability solves
-    # 0.6175·(e^x − 1)/x = 1 and is below 1
-    assert 0 < spot.break_even_probability < 1
+    # 0.6175·(e^x − 1)/x = 1 and is below 1. By hand: 1/(1 − d) = 3.99/2.46375 = 1.61948;
+    # at x = 0.8975, e^x = 2.459603 × e^{−0.0025} = 2.453462 and 1.453462/0.8975 = 1.61946,
+    # so x* ≈ 0.8975 and p* = 1 − e^{−0.8975} = 1 − 0.40759 = 0.5924
+    assert spot.break_even_probability == pytest.approx(0.5924, abs=1e-3)
     ev = fe["cut evaluation and safety testing"]
     assert ev.apparent_usd == 0  # the default scenario bills no evaluation: nothing to cut
     assert ev.break_even_probability is None
