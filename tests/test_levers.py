@@ -365,6 +365,14 @@ def test_an_mfu_above_every_published_run_is_not_ranked(s):
         assert not r["rankable"] and r["mfu_check"].startswith("unverified"), acc
 
 
+def test_a_sweep_nothing_can_run_says_why(s):
+    # 405B parameters on 8 GPUs: mixed-precision Adam training state alone (16 bytes per
+    # parameter, 6.5 TB) exceeds 8 × 192 GB = 1.5 TB on every device of the catalogue
+    with pytest.raises(ValueError, match="no catalogue accelerator can run") as e:
+        lv.hardware_sweep({**s, "model": "llama-3.1-405b", "n_gpus": 8})
+    assert "H100-SXM" in str(e.value) and "do not fit" in str(e.value)
+
+
 def test_rank_levers_moves_only_to_rankable_hardware(s, sweep):
     ranked = lv.rank_levers(s, sweep=sweep)
     hw = ranked[ranked["group"] == "hardware"]
