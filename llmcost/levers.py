@@ -607,9 +607,11 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
+    from .catalog import catalogue_price
+    where = catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; catalogue median price",
+                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
                   "llmcost.step; data/prices.csv; data/accelerators.csv")
 
 
