@@ -135,6 +135,18 @@ def test_owned_pricing_uses_the_ledger_amortisation():
     assert a.price["n"] == 0 and "no catalogue comparison" in a.price_verdict
 
 
+def test_scenario_as_claim_with_owned_pricing():
+    # notebook 08 §5 with `pricing: owned` (it crashed before fix-16). Hand: Llama 2 70B on 2T
+    # tokens at 4K context, MFU basis per token 6·(N − V·d) + 12·L·d·s = 6 × (68.98e9 − 32000 ×
+    # 8192) + 12 × 80 × 8192 × 4096 = 4.1231e11 + 3.2212e10 = 4.445e11 FLOPs; × 2e12 = 8.89e23;
+    # ÷ (989.4e12 × 0.40 × 3600) = 624,000 GPU-h, ÷ goodput (0.95-1 on 2,048 GPUs).
+    hours, g, c = claims.scenario_as_claim("llama-2-70b", 2e12, "H100-SXM", 2048, 0.40,
+                                           seq_len=4096, pricing="owned")
+    assert hours * g == pytest.approx(8.89e23 / (H100_BF16 * 0.40 * 3600), rel=0.01)
+    assert 0.95 <= g <= 1 and c.verdict == "plausible"
+    assert "owned amortisation" in c.price_verdict
+
+
 def test_a_published_phase_split_is_applied_and_said():
     # DeepSeek-V3's 2.788M total = 2,664K + 119K + 5K (Table 1, data/published_phases.csv): a
     # claim of the total uses the pre-training hours, with a note
@@ -298,7 +310,6 @@ ERROR_TABLE_PIN = {
 #: REGRESSION PIN: (within ±20%, n) per group of ``error_table_summary`` (fix-16: the 25 of 33
 #: headline split into its kinds; the calibration row is counted apart, never as a success).
 SUMMARY_PIN = {
-    "steady-state MFU, calibration row (in-sample)": (1, 1),
     "steady-state MFU, held-out": (22, 28),
     "steady-state MFU, held-out, without the outside set (ZeRO-3 2021)": (22, 22),
     "whole-run GPU-hours, published plan": (2, 4),
@@ -319,6 +330,8 @@ def test_error_table_keeps_unlike_rows_apart(errors):
     # the step-time model's calibration row (korthikanti22-22b: KERNEL_EFFICIENCY is fitted on
     # its layer, step.calibrate_kernel_efficiency) is in no held-out group
     assert errors.loc["korthikanti22-22b", "split"] == "calibration"
+    cal = s.loc["steady-state MFU, calibration row (in-sample)"]
+    assert cal["n"] == 1 and cal["in_sample"] and cal["within_band"] != cal["within_band"]  # NaN
     held = s.loc["steady-state MFU, held-out", "n"]
     assert held == ((errors["scored"] == "mfu") & (errors["split"] == "held-out")).sum()
     # the four whole runs with a published plan (BLOOM, Llama 3.1 405B, Falcon-180B,
