@@ -530,3 +530,60 @@ def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
     return {"model_flops": b.model_flops, "step_time_s": step, "n_gpus": b.n_gpus,
             "peak_flops_per_s": peak, "mfu": b.model_flops / (step * b.n_gpus * peak),
             "parts_s": parts}
+
+
+def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="deepseek-v3",
+                    grad_bytes=4.0, n_points=60) -> pd.DataFrame:
+    """Compute ÷ communication ratio of each kind against the quantity it is controlled by, for
+    a figure (``plots.comm_rooflines``): DP against tokens per replica, FSDP against tokens per
+    micro-batch, TP against its degree, PP against layers per stage, EP against the expert width
+    (``moe_model``'s dims when ``model`` is dense), CP against tokens per rank; each over the
+    scale-up links and over the network where both occur (the links of ``roofline_table``).
+    Columns: ``kind``, ``link``, ``x``, ``ratio``, ``xlabel``, ``model``.
+    """
+    from .catalog import as_accelerator
+
+    d = model_dims(model)
+    acc = as_accelerator(accelerator)
+    c = acc.peak_flops_per_s("bf16")
+    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
+    if up is None or out is None:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
+                         "catalogue: its rooflines cannot be drawn")
+    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
+    k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)
+    w_dp = min(up, float(k_dp) * out)
+    pl, h, p_gpu = d["layer_params"], d["d_model"], d["params"] / (tp * pp)
+    tok = np.logspace(2, 6, n_points)
+    m = d if d["d_ff_expert"] else model_dims(moe_model)
+    curves = [
+        ("DP", f"network ({int(k_dp)} NICs pooled)", tok,
+         overlap_ratio(dp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
+         "tokens per replica per step", d["name"]),
+        ("FSDP", f"network ({int(k_dp)} NICs pooled)", tok,
+         overlap_ratio(fsdp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
+         "tokens per replica per micro-batch", d["name"]),
+    ]
+    t = np.arange(2, 65)
+    ls = np.logspace(-2, 2, n_points)
+    fe = np.logspace(np.log10(256), np.log10(65536), n_points)
+    tc = np.logspace(np.log10(64), 5, n_points)
+    for link, w in (("scale-up", up), ("network (1 NIC)", out)):
+        curves += [
+            ("TP", link, t, overlap_ratio(tp_roofline(pl, h, t, c, w)), "TP degree", d["name"]),
+            ("EP", link, fe, overlap_ratio(ep_roofline(m["d_model"], fe, m["top_k"], ep, c, w)),
+             "expert FFN width F_e", m["name"]),
+            ("CP", link, tc, overlap_ratio(cp_roofline(h, d["kv_width"], tc, c, w)),
+             "tokens per CP rank", d["name"]),
+        ]
+    curves.append(("PP", "network (1 NIC)", ls, overlap_ratio(pp_roofline(pl, h, ls, c, out,
+                                                                         tp=tp)),
+                   "layers per pipeline stage", d["name"]))
+    frames = [pd.DataFrame({"kind": k, "link": link, "x": x, "ratio": r, "xlabel": xl,
+                            "model": name}) for k, link, x, r, xl, name in curves]
+    return pd.concat(frames, ignore_index=True)
+
+
+def overlap_ratio(r: Roofline):
+    """``r.ratio`` as a float array (compute ÷ communication)."""
+    return np.asarray(r.ratio, dtype=float)

@@ -1094,3 +1094,42 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
     return ax
+
+
+# ---------------------------------------------------------------- notebook 04: rooflines
+def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""):
+    """One panel per parallelism kind: compute ÷ communication against the quantity the plan
+    controls (``overlap.roofline_curves``); above 1 the traffic can hide. ``marks``:
+    ``{kind: x}`` or ``{kind: (x, label)}``, a vertical line at the scenario's value."""
+    import matplotlib.pyplot as plt
+
+    order = ("DP", "FSDP", "TP", "PP", "EP", "CP")
+    kinds = [k for k in order if k in set(curves["kind"])]
+    if axes is None:
+        _, axes = plt.subplots(2, 3, figsize=(13, 7.5), layout="constrained")
+    styles = {"scale-up": ("-", "C0")}
+    for ax, kind in zip(np.ravel(axes), kinds):
+        g = curves[curves["kind"] == kind]
+        for link, gl in g.groupby("link", sort=False):
+            ls, col = styles.get(link, ("--", "C3"))
+            ax.plot(gl["x"], gl["ratio"], ls, color=col, lw=2, label=link)
+        ax.axhline(1.0, color="0.3", lw=1)
+        ax.axhspan(1e-3, 1.0, color="C3", alpha=0.06)
+        if marks and kind in marks:
+            x, label = marks[kind] if isinstance(marks[kind], tuple) else (marks[kind], "scenario")
+            ax.axvline(x, color="C2", lw=2, ls=":", label=label)
+        ax.set_xscale("log", base=2 if kind == "TP" else 10)
+        ax.set_yscale("log")
+        ax.set_ylim(1e-2, 1e3)
+        ax.set_xlabel(g["xlabel"].iloc[0], fontsize=12)
+        ax.set_title(f"{kind} ({g['model'].iloc[0]})", fontsize=13)
+        ax.tick_params(labelsize=11)
+        ax.legend(fontsize=10, loc="best")
+    np.ravel(axes)[0].set_ylabel("compute ÷ communication", fontsize=12)
+    np.ravel(axes)[3].set_ylabel("compute ÷ communication", fontsize=12)
+    fig = np.ravel(axes)[0].figure
+    fig.suptitle(title or "When does each kind of traffic hide behind compute? (above 1: it can)",
+                 fontsize=14)
+    fig.supxlabel("llmcost.overlap (ring collectives, dense BF16 peak, datasheet links); shaded: "
+                  "below 1 the GPUs wait", fontsize=10, color="0.4")
+    return axes

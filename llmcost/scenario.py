@@ -585,6 +585,29 @@ def validate_parameters(**params) -> dict:
     return out
 
 
+
+def notebook_parameters(namespace: dict) -> dict:
+    """The scenario parameters defined in a notebook's namespace, in ``PARAMETERS`` order.
+
+    A notebook's validation cell reads
+    ``p = llmcost.validate_parameters(**llmcost.scenario.notebook_parameters(globals()))``
+    instead of repeating every name: the parameters cell (and papermill's injected cell) define
+    the names, this picks those that are scenario parameters (``PARAMETERS``), and
+    ``validate_parameters`` checks them. Call it before the notebook defines other variables.
+
+    Raises
+    ------
+    ValueError
+        If ``namespace`` is not a dict or holds none of the parameters.
+    """
+    if not isinstance(namespace, dict):
+        raise ValueError(f"namespace={type(namespace).__name__} must be a dict (globals())")
+    out = {k: namespace[k] for k in PARAMETERS if k in namespace}
+    if not out:
+        raise ValueError("namespace holds no scenario parameter (llmcost.scenario.PARAMETERS): "
+                         "call notebook_parameters(globals()) after the parameters cell")
+    return out
+
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     if "accelerator" in p and "dtype" in p:
