@@ -337,18 +337,23 @@ def cp_roofline(d_model, kv_width, tokens_per_rank, flops_per_s, bytes_per_s, *,
 
 # ----------------------------------------------------------------------------- a model's table
 def model_dims(model) -> dict:
-    """The sizes the rooflines read from a catalogue model: d_model ``h``, parameters of one
-    dense (or attention + shared) layer ``layer_params`` (``llmcost.shapes``), K width
-    ``kv_width`` = n_kv_heads × d_head, and for MoE models ``d_ff_expert`` and ``top_k``."""
+    """The sizes the rooflines read from a catalogue model: d_model ``h``, the parameters a token
+    meets in one layer ``layer_params`` (a dense layer; for MoE the attention, router, shared
+    experts and k of the E routed experts; ``llmcost.shapes``), the K width ``kv_width`` =
+    n_kv_heads × d_head (for MLA the up-projected K, an approximation: a ring could pass the
+    compressed latent instead), and for MoE models ``d_ff_expert`` and ``top_k``."""
     from .catalog import as_model
     from .shapes import layer_params, model_shapes
 
     spec = as_model(model, needs="a communication roofline")
     c = model_shapes(spec)
-    dense, moe, _ = layer_params(c, 1, 1)
+    dense, moe, experts = layer_params(c, 1, 1)
     moe_model = spec.n_experts > 1
+    # the parameters a token meets in one layer: an MoE layer's attention, router and shared
+    # experts plus its k routed experts (of E)
+    active = moe + experts * spec.n_experts_active / spec.n_experts if moe_model else dense
     return {"name": spec.name, "d_model": float(spec.d_model),
-            "layer_params": float(moe if moe_model else dense),
+            "layer_params": float(active),
             "kv_width": float(spec.n_kv_heads * spec.d_head),
             "n_layers": int(spec.n_layers), "params": float(spec.n_params),
             "d_ff_expert": float(spec.d_ff_expert) if moe_model else None,

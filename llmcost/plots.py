@@ -657,7 +657,7 @@ def collective_times(sweep, ax=None, title: str = ""):
     ax.set_xlabel("message size S (bytes)")
     ax.set_ylabel("time (µs)")
     ax.set_title(title or "Collective time: latency-bound, then bandwidth-bound")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     _source(ax, "α-β model, ring; achieved busbw from nccl-tests; NCCL tuning.cc latencies "
                 "(data/efficiency.csv)")
     return ax
@@ -677,12 +677,12 @@ def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
         if vals.any():
             ax.barh(y, vals, left=left, color=colors[dim], label=dim)
             left += vals
-    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * 1.05)
     ax.set_xlabel("GB sent per GPU per optimizer step")
     ax.set_title("Communication volume per step, by parallel dimension")
-    ax.legend(fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    ax.legend(fontsize=11, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
     _source(ax, "llmcost.comm.comm_volume (16-bit activations, ring collectives)")
     return ax
 
@@ -706,13 +706,13 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     for yi, k in zip(y, labels):
         b = breakdowns[k]
         ax.annotate(f"{b.step_time_s:.3g} s, MFU {b.mfu:.0%}", (left[yi], yi),
-                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
-    ax.set_yticks(y, labels, fontsize=8)
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=11)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * (1.3 if normalise else 1.35))
     ax.set_xlabel("share of the step" if normalise else "seconds per step")
     ax.set_title("Where the step time goes (busiest GPU)")
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    ax.legend(fontsize=10, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
     _source(ax, "llmcost.step.step_time")
     return ax
 
@@ -735,7 +735,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     ax.set_xlabel(f"share {what}")
     mfu = float(budget["share"].iloc[0])
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    ax.legend(fontsize=10, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
     _source(ax, "llmcost.step.time_budget")
     return ax
 
@@ -755,14 +755,14 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
         x = low.index[0]
         ax.axvline(x, color="C3", lw=0.8, ls=":")
         ax.annotate(f"below {threshold:.0%}: adding GPUs\nstops paying", (x, threshold),
-                    xytext=(6, 10), textcoords="offset points", fontsize=8, color="C3")
+                    xytext=(6, 10), textcoords="offset points", fontsize=11, color="C3")
     ax.axhline(threshold, color="0.7", lw=0.6)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.15)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("efficiency (tokens/s per GPU ÷ smallest count's)")
     ax.set_title(title or "What adding GPUs buys")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=11, loc="lower left")
     _source(ax, "llmcost.step.scaling_study: fastest fitting plan at each GPU count")
     return ax
 
@@ -788,7 +788,7 @@ def validation_scatter(validation, ax=None):
     ax.set_xlabel("reported MFU (%)")
     ax.set_ylabel("predicted MFU (%)")
     ax.set_title("Predicted vs reported MFU, A100 runs")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=10, loc="upper left")
     _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
     return ax
 
@@ -1133,3 +1133,26 @@ def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""
     fig.supxlabel("llmcost.overlap (ring collectives, dense BF16 peak, datasheet links); shaded: "
                   "below 1 the GPUs wait", fontsize=10, color="0.4")
     return axes
+
+
+def zero3_scaling(rows, peak_flops_per_s: float, ax=None, title: str = ""):
+    """Hardware TFLOP/s per GPU against GPUs for ZeRO-3 runs at a fixed global batch: published
+    (markers) and predicted (lines), one colour per model (``step.mfu_validation`` rows with
+    ``reported`` and ``predicted_hfu`` on the hardware-FLOPs basis)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (_, g) in enumerate(rows.groupby("model", sort=False)):
+        g = g.sort_values("n_gpus")
+        col, name = f"C{i}", f"GPT {g['params'].iloc[0] / 1e9:.0f}B"
+        ax.plot(g["n_gpus"], g["reported"] * peak_flops_per_s / 1e12, "o", ms=10, color=col,
+                label=f"{name}: published")
+        ax.plot(g["n_gpus"], g["predicted_hfu"] * peak_flops_per_s / 1e12, "--", lw=2,
+                color=col, label=f"{name}: model")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs (fixed global batch)", fontsize=12)
+    ax.set_ylabel("TFLOP/s per GPU (hardware FLOPs)", fontsize=12)
+    ax.set_title(title or "ZeRO-3 at a fixed batch: throughput per GPU as GPUs are added",
+                 fontsize=13)
+    ax.legend(fontsize=11, loc="lower left")
+    _source(ax, "Narayanan et al. 2021 Table 2 (DeepSpeed ZeRO-3, A100); llmcost.step.mfu_validation")
+    return ax
