@@ -367,16 +367,21 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
-                  wgather):
+                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
     Windows (Rajbhandari et al. 2020; PyTorch DDP / FSDP overlap), with ``F`` = the stage's
-    forward compute of one micro-batch and the backward = ``2F``:
+    forward compute of one micro-batch and ``B`` its backward (default ``2F``; with full
+    recomputation the caller passes ``3F``):
 
-    * ZeRO-3, per micro-batch: forward gathers ``G`` behind the forward, the backward's (and
-      the recomputed forward's) ``(n_g − 1)·G`` plus the gradient reduce-scatter ``RS`` behind
-      the backward, each window on its own: ``max(G − F, 0) + max((n_g − 1)·G + RS − 2F, 0)``.
+    * ZeRO-3, per micro-batch, layer by layer (``comm.fsdp_exposure``): the stage's ``L`` layers
+      each gather ``G/L`` before their forward (``F/L`` to hide behind) and ``(n_g − 1)·G/L``
+      before their backward, whose link also carries the layer's gradient reduce-scatter
+      ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
+      exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
+      ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
+      ``x = ((n_g − 1)·G + RS)/L``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
@@ -387,11 +392,12 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     ``wgather`` already zero where the stage does not run them.
     """
     z = zero_stage
+    L = np.maximum(np.asarray(n_layers, dtype=float), 1.0)
+    bwd_compute = 2.0 * fwd_compute if backward_compute is None else backward_compute
     z3_comm = n_gathers * gather + z3_rs
-    z3_exp = np.where(dp_overlap,
-                      np.maximum(gather - fwd_compute, 0.0)
-                      + np.maximum((n_gathers - 1.0) * gather + z3_rs - 2.0 * fwd_compute, 0.0),
-                      z3_comm)
+    f_e, b_e = comm._fsdp_exposure(gather / L, z3_rs / L, fwd_compute / L, bwd_compute / L, L,
+                                   np.asarray(prefetch_layers), n_gathers - 1.0)
+    z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
     per_step = np.where(dp_overlap, np.maximum(grad - 2.0 * fwd_compute, 0.0)
@@ -471,7 +477,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 pp_split="even", flash_attention="auto", dropout=False, dtype="bf16",
                 tp_overlap="auto", pp_overlap="auto", dp_overlap="auto",
                 efficiency: Efficiency | None = None,
-                kernel_efficiency: float | None = None, stack=None) -> dict:
+                kernel_efficiency: float | None = None, stack=None,
+                fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
+                fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
+                moe_capacity_factor=1.0, moe_imbalance=1.0) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -499,10 +508,16 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     """
     so = stacks.step_options(DEFAULT_STACK if stack is None else stack, cluster.accelerator.name,
                              efficiency, tp_overlap=tp_overlap, pp_overlap=pp_overlap,
-                             dp_overlap=dp_overlap, flash_attention=flash_attention)
+                             dp_overlap=dp_overlap, flash_attention=flash_attention,
+                             fsdp_prefetch_layers=fsdp_prefetch_layers,
+                             fsdp_collectives_per_layer=fsdp_collectives_per_layer,
+                             fsdp_nic_aggregation=fsdp_nic_aggregation, ep_overlap=ep_overlap)
     flash_attention, tp_overlap, pp_overlap, dp_overlap, eff = (
         so["flash_attention"], so["tp_overlap"], so["pp_overlap"], so["dp_overlap"],
         so["efficiency"])
+    st_obj = stacks.load_stack(DEFAULT_STACK if stack is None else stack)
+    routing = st_obj.moe_routing if moe_routing == "auto" else moe_routing
+    moe_factor = comm.moe_routing_factor(routing, moe_capacity_factor, moe_imbalance)
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
                       zero_stage=zero_stage)
@@ -554,7 +569,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     per_stage = _stage_parts(model, c, cm, dense, moe, x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf,
                              v=v, z=z, full=full, shape=shape, pp_split=pp_split,
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, keff=keff, hbm=hbm,
-                             rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap)
+                             rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
+                             fsdp_prefetch=so["fsdp_prefetch_layers"],
+                             fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
+                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"])
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"])
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -568,7 +586,9 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 
 
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
-                 pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap) -> list:
+                 pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
+                 fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
+                 fsdp_nic_aggregation=True) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
@@ -576,6 +596,8 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     traffic through ``zero_exposure``, pipeline P2P (one activation and one gradient per model
     chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``."""
     tpf, ppf = tp.astype(float), pp.astype(float)
+    if fsdp_bwd_gathers is None:        # one re-gather per backward, two with full recompute
+        fsdp_bwd_gathers = 1.0 + np.where(full, 1.0, 0.0)
     bw_e = hbm * keff.hbm_fraction
     t_head = _gemm_time(x, c.h, c.V / tpf, peak, keff, hbm)
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
@@ -593,9 +615,14 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     st_dp, st_ex = tpf, tpf * cp * ep
     gb, wb = float(rcp.grads_bytes), 2.0               # reduced gradient, gathered 16-bit weight
 
-    def dp_time(op, p_ne, p_ex, nbytes):
-        return fig.time(op, p_ne * nbytes, g_dp, st_dp) + \
-            np.where(p_ex > 0, fig.time(op, p_ex * nbytes, g_ex, st_ex), 0.0)
+    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True):
+        # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
+        # and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
+        # collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
+        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation)
+        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, g_dp, st_dp, agg)
+                         + np.where(p_ex > 0,
+                                    fig.nccl(op, p_ex * nbytes / pieces, g_ex, st_ex, agg), 0.0))
 
     def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
@@ -621,11 +648,17 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
         n_layers = np.maximum(nd + nm, 1.0)
         rs = dp_time("reduce_scatter", p_ne, p_ex, gb)
         grad = np.select([z == 0, z == 1], [dp_time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
+        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer
+        z3_gather = n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
+                                       fsdp_pieces, fsdp_nic_aggregation)
+        z3_rs = n_layers * dp_time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
+                                   fsdp_pieces, fsdp_nic_aggregation)
         part["dp_mb"], part["dp_step"] = zero_exposure(
             z, dp_overlap, fwd_compute,
-            gather=n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb),
-            z3_rs=rs, n_gathers=2.0 + np.where(full, 1.0, 0.0), rs=rs, grad=grad,
-            wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0))
+            gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
+            wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0),
+            n_layers=n_layers, prefetch_layers=fsdp_prefetch,
+            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, g_dp, g_ex, opt_bytes, bw_e)
@@ -726,7 +759,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
               dropout: bool = False, dtype: str = "bf16", tp_overlap="auto",
               pp_overlap="auto", dp_overlap="auto",
               efficiency: Efficiency | None = None,
-              kernel_efficiency: float | None = None, stack=None) -> StepBreakdown:
+              kernel_efficiency: float | None = None, stack=None,
+              **physics) -> StepBreakdown:
     """Predicted time of one optimizer step of ``plan`` and where it goes.
 
     Parameters
@@ -783,7 +817,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     out = step_arrays(model, cluster, **plan.to_dict(), seq_len=s, recipe=recipe,
                       flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                       tp_overlap=tp_overlap, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
-                      efficiency=efficiency, kernel_efficiency=kernel_efficiency, stack=st)
+                      efficiency=efficiency, kernel_efficiency=kernel_efficiency, stack=st,
+                      **_physics(physics))
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
             if f.name in out}
     return StepBreakdown(**vals, n_gpus=plan.n_gpus, plan=plan.describe(),
@@ -797,8 +832,22 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 
 
 # ----------------------------------------------------------------------------- many plans
+#: Options of issue 14's physics (ZeRO-3 per-layer collectives, EP all-to-all, MoE routing):
+#: ``"auto"`` takes the stack's (``stacks.step_options``).
+PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
+                   "fsdp_nic_aggregation", "ep_overlap",
+                   "moe_routing", "moe_capacity_factor", "moe_imbalance")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
-                "dp_overlap", "efficiency", "kernel_efficiency", "stack")
+                "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
+
+
+def _physics(options: dict) -> dict:
+    """Check the names of ``PHYSICS_OPTIONS`` passed to ``step_time`` / ``rank_plans``."""
+    bad = sorted(set(options) - set(PHYSICS_OPTIONS))
+    if bad:
+        raise ValueError(f"unknown step-time option(s) {bad}; choose from "
+                         f"{STEP_OPTIONS}")
+    return options
 
 
 def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, seq_len=None,
@@ -901,6 +950,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     """
     from .parallel import enumerate_plans
 
+    physics = {k: enumerate_options.pop(k) for k in PHYSICS_OPTIONS if k in enumerate_options}
     model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
@@ -922,7 +972,7 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
                                flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                                tp_overlap=tp_overlap, pp_overlap=pp_overlap,
                                dp_overlap=dp_overlap, efficiency=efficiency,
-                               kernel_efficiency=kernel_efficiency, stack=stack)
+                               kernel_efficiency=kernel_efficiency, stack=stack, **physics)
     if train_tokens is not None:
         d = as_array(train_tokens, "train_tokens", positive=True)
         wall = float(d) / ranked["tokens_per_s"]
