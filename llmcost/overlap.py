@@ -41,7 +41,7 @@ book ("Training": DP and FSDP are compute-bound when the per-chip batch exceeds 
 Shoeybi et al. 2019, Megatron-LM, arXiv:1909.08053 §3 (two all-reduces per layer and pass). PP —
 Narayanan et al. 2021, arXiv:2104.04473 §2.2, §4.1. EP — Lepikhin et al. 2020, GShard,
 arXiv:2006.16668; Fedus et al. 2021, Switch Transformer, arXiv:2101.03961 (capacity factor);
-DeepSeek-AI 2024, DeepSeek-V3, arXiv:2412.19437 §3.2.2 (cross-node EP at a compute to
+DeepSeek-AI 2024, DeepSeek-V3, arXiv:2412.19437 §3.2.1 (cross-node EP at a compute to
 communication ratio of about 1:1). CP — Liu, Zaharia, Abbeel 2023, Ring Attention,
 arXiv:2310.01889 §3 (overlap needs a block of at least C/W tokens).
 

@@ -1156,3 +1156,41 @@ def zero3_scaling(rows, peak_flops_per_s: float, ax=None, title: str = ""):
     ax.legend(fontsize=11, loc="lower left")
     _source(ax, "Narayanan et al. 2021 Table 2 (DeepSpeed ZeRO-3, A100); llmcost.step.mfu_validation")
     return ax
+
+
+def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = ""):
+    """Share of the large-message bus bandwidth against the number of ranks, one line per
+    collective and message size (``{label: comm.scale_efficiency(...)}``)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, eff) in enumerate(curves.items()):
+        ax.plot(group_sizes, eff, "o-" if "reduce" in label else "-", lw=2, color=f"C{i}",
+                label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("ranks in the collective", fontsize=12)
+    ax.set_ylabel("bus bandwidth ÷ large-message bus bandwidth", fontsize=12)
+    ax.set_title(title or "Why collectives slow down as jobs grow", fontsize=13)
+    ax.legend(fontsize=10, loc="lower left")
+    _source(ax, "llmcost.comm.scale_efficiency (NCCL tuning.cc latencies, ring and tree)")
+    return ax
+
+
+def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str = ""):
+    """An MoE layer's forward all-to-all time (dispatch + combine) against the expert-parallel
+    degree, one line per placement or routing (``{label: seconds}``), with the layer's expert
+    GEMM time (``compute_s``) as a reference line."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, t) in enumerate(curves.items()):
+        ax.plot(ep, np.asarray(t) * 1e3, "o-", lw=2, color=f"C{i}", label=label)
+    ax.axhline(compute_s * 1e3, color="0.3", lw=1.5, ls=":",
+               label=f"the layer's expert GEMMs at peak ({compute_s * 1e3:.2g} ms)")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("expert-parallel ranks", fontsize=12)
+    ax.set_ylabel("ms per MoE layer, forward", fontsize=12)
+    ax.set_title(title or "MoE all-to-all: cheap inside the board, NIC-bound across it",
+                 fontsize=13)
+    ax.legend(fontsize=10, loc="center right")
+    _source(ax, "llmcost.comm.moe_all_to_all_time (×2: dispatch + combine); "
+                "llmcost.overlap.ep_roofline (GEMMs)")
+    return ax

@@ -176,3 +176,49 @@ def test_arrays_broadcast():
     r = overlap.dp_roofline(1e9, np.array([1e3, 1e4, 1e5]), 1e15, 4e11, grad_bytes=4)
     assert r.ratio.shape == (3,)
     assert list(r.hidden) == [False, True, True]
+
+
+# --- the worked exercises of notebook 04 (answers derived by hand in the notebook)
+TEACH = llmcost.load_accelerator("Teaching-1PF")
+
+
+def test_exercise_1_dp_all_reduce():
+    c = TEACH.peak_flops_per_s()
+    w = min(TEACH.scaleup_bytes_per_s_per_dir, 8 * TEACH.scaleout_bytes_per_s_per_dir)
+    assert w == pytest.approx(400e9)                                   # (a)
+    bf16 = overlap.dp_roofline(1e10, 4096, c, w, group_size=64, grad_bytes=2)
+    fp32 = overlap.dp_roofline(1e10, 4096, c, w, group_size=64, grad_bytes=4)
+    assert float(bf16.critical) == pytest.approx(2461, abs=1)          # (b)
+    assert float(fp32.critical) == pytest.approx(4922, abs=1)
+    assert float(bf16.ratio) == pytest.approx(1.66, abs=0.005)
+    assert float(fp32.ratio) == pytest.approx(0.83, abs=0.005)
+    assert float(fp32.compute_s) == pytest.approx(0.164, abs=5e-4)     # (c)
+    assert float(fp32.comm_s) == pytest.approx(0.197, abs=5e-4)
+    assert float(fp32.exposed_s) == pytest.approx(0.033, abs=5e-4)
+
+
+def test_exercise_2_tp_on_nvlink():
+    h = 8192
+    pl, c = 12 * h * h, TEACH.peak_flops_per_s()
+    nvl = overlap.tp_roofline(pl, h, 8, c, TEACH.scaleup_bytes_per_s_per_dir)
+    nic = overlap.tp_roofline(pl, h, 8, c, TEACH.scaleout_bytes_per_s_per_dir)
+    assert float(nvl.ratio) == pytest.approx(1.58, abs=0.005)          # (a)
+    assert float(nic.ratio) == pytest.approx(0.176, abs=0.0005)
+    assert float(nvl.critical) == pytest.approx(12.06, abs=0.01)       # (b): t <= 12
+    sharp = overlap.tp_roofline(pl, h, 8, c, TEACH.scaleup_bytes_per_s_per_dir, in_network=True)
+    assert float(sharp.ratio) == pytest.approx(2.76, abs=0.005)        # (c)
+
+
+def test_exercise_3_expert_width():
+    c = TEACH.peak_flops_per_s()
+    big = 1_000_000   # "many EP ranks": (n−1)/n ≈ 1
+    nic = overlap.ep_roofline(4096, 2048, 8, big, c, TEACH.scaleout_bytes_per_s_per_dir,
+                              capacity_factor=1.25)
+    nvl = overlap.ep_roofline(4096, 2048, 8, big, c, TEACH.scaleup_bytes_per_s_per_dir,
+                              capacity_factor=1.25)
+    assert float(nic.critical) == pytest.approx(16_667, rel=1e-3)      # (a)
+    assert float(nvl.critical) == pytest.approx(1_852, rel=1e-3)
+    assert float(nic.ratio) == pytest.approx(0.12, abs=0.005)          # (b)
+    fp8 = overlap.ep_roofline(4096, 2048, 8, big, c, TEACH.scaleout_bytes_per_s_per_dir,
+                              capacity_factor=1.25, dispatch_bytes=1)
+    assert float(fp8.critical) == pytest.approx(12_500, rel=1e-3)      # (c)
