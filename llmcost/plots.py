@@ -647,7 +647,7 @@ STEP_COLORS = {
 def collective_times(sweep, ax=None, title: str = ""):
     """Collective time against message size, one line per link and op
     (``comm.collective_sweep``): latency-bound on the left, bandwidth-bound on the right."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     styles = {"scale-up": "-", "scale-out": "--"}
     for (link, op), g in sweep.groupby(["link", "op"], sort=False):
         ax.plot(g["message_bytes"], g["time_s"] * 1e6, styles.get(link, "-"),
@@ -720,7 +720,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
 def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float | None = None):
     """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
     (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
-    ax = _ax(ax, figsize=(8, 2.1))
+    ax = _ax(ax, figsize=(11, 2.6))
     colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
@@ -735,7 +735,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     ax.set_xlabel(f"share {what}")
     mfu = float(budget["share"].iloc[0])
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
-    ax.legend(fontsize=10, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _source(ax, "llmcost.step.time_budget")
     return ax
 
@@ -744,7 +744,7 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
     """Parallel efficiency (tokens/s per GPU relative to the smallest count) against GPUs, for
     strong (fixed global batch) and weak (batch grows with GPUs) scaling
     (``step.scaling_study``); marks where strong-scaling efficiency falls below ``threshold``."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     ax.plot(strong.index, strong["efficiency"], "o-", color="C0", label="strong scaling "
             f"(global batch {int(strong['global_batch'].iloc[0]):,} sequences)")
     if weak is not None:
@@ -770,11 +770,13 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
 def validation_scatter(validation, ax=None):
     """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
     band."""
-    ax = _ax(ax, figsize=(5.5, 5))
+    ax = _ax(ax, figsize=(9.5, 5.5))
     markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
                "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
                "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (not reproduced)")}
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3"),
+               "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
+               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
@@ -782,13 +784,13 @@ def validation_scatter(validation, ax=None):
     for s, g in validation.groupby("set", sort=False):
         mk, label = markers.get(s, ("o", s))
         ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
-                   zorder=2)
+                   s=55, zorder=2)
     ax.set_xlim(lim)
     ax.set_ylim(lim)
     ax.set_xlabel("reported MFU (%)")
     ax.set_ylabel("predicted MFU (%)")
-    ax.set_title("Predicted vs reported MFU, A100 runs")
-    ax.legend(fontsize=10, loc="upper left")
+    ax.set_title("Predicted vs reported MFU, published runs")
+    ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
     return ax
 
