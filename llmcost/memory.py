@@ -121,7 +121,13 @@ from .units import GB, GIB, as_array, scalar_or_array
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
 #: (Llama 3 §3.3.2: "we reduce one Transformer layer each from the first and the last stages";
 #: Megatron-LM ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split``).
-PP_SPLITS = ("even", "embedding_and_loss")
+#: ``"uneven"`` (issue 14) places any layer count on any number of chunks, as evenly as whole
+#: layers allow (DeepSeek-V3's 61 layers on 16 stages; Megatron-LM's
+#: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``): with
+#: ``C = pp·v`` chunks and ``L = q·C + r``, chunks 1..r hold ``q + 1`` layers and the others
+#: ``q``, so the first chunk (the embedding) and, while ``r < C − 1``, the last (the LM head)
+#: hold the fewer. The busiest stage then paces the pipeline (``step``'s stage imbalance).
+PP_SPLITS = ("even", "embedding_and_loss", "uneven")
 
 #: Default fraction of HBM held back for what the model does not count: CUDA context and cuBLAS
 #: workspaces, NCCL buffers, activation gradients and other transients, allocator fragmentation.
@@ -528,7 +534,7 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
     model : ModelSpec
     pp, virtual_stages : int
         Stages and model chunks per stage (stage r holds chunks r, r + p, r + 2p, ...).
-    pp_split : {"even", "embedding_and_loss"}
+    pp_split : {"even", "embedding_and_loss", "uneven"}
         See ``PP_SPLITS``.
 
     Returns
@@ -544,9 +550,26 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
         raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
     c = _consts(model)
     L = c.L
+    chunks = pp * virtual_stages
+    if pp_split == "uneven":
+        if chunks > L:
+            raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must not exceed the {L} "
+                             "layers (pp_split='uneven': at least one layer per chunk)")
+        q, rem = divmod(L, chunks)
+        sizes = np.full(chunks, q, dtype=np.int64)
+        sizes[1:1 + rem] += 1
+        edges = np.concatenate([[0], np.cumsum(sizes)])
+        dense = np.zeros(pp, dtype=np.int64)
+        moe = np.zeros(pp, dtype=np.int64)
+        for r in range(pp):
+            for k in range(virtual_stages):
+                lo, hi = int(edges[r + k * pp]), int(edges[r + k * pp + 1])
+                nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
+                moe[r] += nm
+                dense[r] += hi - lo - nm
+        return dense, moe
     extra = 2 if (pp_split == "embedding_and_loss" and pp > 1) else 0
     slots = L + extra
-    chunks = pp * virtual_stages
     if slots % chunks:
         what = f"{L} layers + embedding + loss" if extra else f"{L} layers"
         raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must divide the {slots} "

@@ -265,7 +265,7 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("pp_virtual_stages", "int",
           "model chunks per pipeline stage (interleaved schedule); 0: chosen", _nonnegative),
     Param("pp_split", "str", "layer placement on pipeline stages",
-          _one_of("even", "embedding_and_loss")),
+          _one_of("even", "embedding_and_loss", "uneven")),
     Param("mem_reserve_fraction", "float",
           "fraction of HBM held back for buffers and fragmentation, in [0, 1)",
           _reserve),
