@@ -691,7 +691,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
     from .step import PARTS
 
-    ax = _ax(ax, figsize=(9, 0.55 * len(breakdowns) + 1.8))
+    ax = _ax(ax, figsize=(11, 0.6 * len(breakdowns) + 2.0))
     labels = list(breakdowns)
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
