@@ -169,8 +169,10 @@ def dp_roofline(params_per_gpu, tokens_per_replica, flops_per_s, bytes_per_s, *,
         hides when B ≥ B* = f·β_g·C / (4·W)
 
     (Rajbhandari et al. 2020 §7 for the volume; the scaling book's "Training" chapter: with bf16
-    gradients and a large group, B* = C/W.) ZeRO-1/2 split the all-reduce into a reduce-scatter
-    and an all-gather of the same total volume: the same roofline.
+    gradients and a large group, B* = C/W.) ZeRO-1 splits the all-reduce into a reduce-scatter
+    and an all-gather of the same total volume: the same roofline. ZeRO-2 as DeepSpeed runs it
+    reduce-scatters after every micro-batch, moving (n−1)/n·P·β_g each time: call it with the
+    micro-batch's tokens and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g).
     """
     p = as_array(params_per_gpu, "params_per_gpu", positive=True)
     b = as_array(tokens_per_replica, "tokens_per_replica", positive=True)
