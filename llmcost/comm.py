@@ -72,6 +72,17 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
   ``get_latency_fwd_per_layer``: this module does not).
 
+Scale, FSDP and MoE (issue 14)
+------------------------------
+``nccl_collective_time`` is NCCL's own cost model (``src/graph/tuning.cc``): the ring's latency
+grows with the ranks and the nodes it spans, so the bandwidth a message achieves depends on its
+size and the job's size (``scale_efficiency``); the step engine times every DP / ZeRO collective
+with it. ``fsdp_exposure`` prices ZeRO-3 / FSDP's per-layer gathers and reduce-scatters against
+the compute they hide behind, with the stack's prefetch depth and the measured contention of
+overlapped compute (``OVERLAP_SLOWDOWN``, ``overlap_cost``). ``moe_all_to_all_time`` is one
+expert-parallel all-to-all with a capacity factor or a dropless imbalance
+(``moe_routing_factor``).
+
 All functions broadcast over numpy arrays.
 """
 

@@ -606,11 +606,13 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str,
     """
     ppb = np.broadcast_to(pp, shape).ravel()
     vb = np.broadcast_to(virtual_stages, shape).ravel()
-    keys, inverse = np.unique(np.stack([ppb, vb]), axis=1, return_inverse=True)
+    # one integer key per (pp, v): a 1-D unique is ~10x faster than np.unique(..., axis=1)
+    width = int(vb.max(initial=1)) + 1
+    codes, inverse = np.unique(ppb.astype(np.int64) * width + vb, return_inverse=True)
     inverse = inverse.ravel()
     rows = []
-    for j in range(keys.shape[1]):
-        p_j, v_j = int(keys[0, j]), int(keys[1, j])
+    for j in range(codes.size):
+        p_j, v_j = int(codes[j] // width), int(codes[j] % width)
         d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
         rows.append([(r, d_arr[r], m_arr[r]) for r in pick(p_j, d_arr, m_arr)])
     table = np.array(rows, dtype=np.int64)           # (n_keys, n_picked, 3)

@@ -774,9 +774,10 @@ def validation_scatter(validation, ax=None):
     markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
                "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
                "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3"),
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
                "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
-               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)")}
+               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
+               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
