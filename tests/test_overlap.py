@@ -222,3 +222,15 @@ def test_exercise_3_expert_width():
     fp8 = overlap.ep_roofline(4096, 2048, 8, big, c, TEACH.scaleout_bytes_per_s_per_dir,
                               capacity_factor=1.25, dispatch_bytes=1)
     assert float(fp8.critical) == pytest.approx(12_500, rel=1e-3)      # (c)
+
+
+def test_roofline_curves_cross_one_at_the_tables_threshold():
+    # the figure's DP curve and the table's DP threshold are the same formula: interpolating the
+    # curve's crossing of ratio 1 (log-log straight line) gives the table's critical batch
+    t = overlap.roofline_table("llama-2-70b", "H100-SXM", tokens_per_replica=16384,
+                               tokens_per_microbatch=4096, tp=2, pp=4, dp=256)
+    c = overlap.roofline_curves("llama-2-70b", "H100-SXM", tp=2, pp=4, dp=256)
+    dp = c[c["kind"] == "DP"]
+    crossing = np.exp(np.interp(0.0, np.log(dp["ratio"]), np.log(dp["x"])))
+    assert crossing == pytest.approx(t.set_index("kind").loc["DP", "critical"], rel=1e-6)
+    assert set(c["kind"]) == {"DP", "FSDP", "TP", "PP", "EP", "CP"}
