@@ -50,7 +50,8 @@ can add the gradients inside the switch (NVLink SHARP, IB SHARP: Graham et al. 2
 Hierarchical Aggregation Protocol*, COMHPC): each GPU sends its S bytes once and receives the
 sum once, so an all-reduce moves S instead of the ring's 2(n−1)/n·S (``all_reduce_factor``).
 Measured on an H100 board, NVLS reaches a bus bandwidth of about 480 GB/s against the ring's
-370 (nccl-tests issue #212): 1.3×, of the up to 2(n−1)/n = 1.75× the byte count allows. The
+370 (nccl-tests issue #212; nccl issue #1442: "a 30% improvement"): 1.3×, of the up to
+2(n−1)/n = 1.75× the byte count allows. The
 step-time model (``llmcost.step``) uses ring figures only.
 
 Topologies that are not a switch. ``llmcost.comm`` treats every scale-up domain as a switch: any
