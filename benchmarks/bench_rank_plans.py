@@ -8,9 +8,14 @@ predicts the step time of all of them in one vectorised call (``step.step_arrays
 candidates per second. In the same run it measures the naive path, one plan at a time through
 the public per-plan API (``make_plan`` + ``memory_per_gpu`` + ``step_time``), on a random sample
 of the fitting plans, extrapolates it to the whole space, checks that both paths give the same
-step times, and prints the ratio. For scale, Calculon was measured (in this project's survey of peer tools, 2-core VM) (which models step time
-per candidate too, in more detail) at about 212 candidate evaluations per second per core on a
-2-core VM.
+step times, and prints the ratio. For scale, Calculon (which models step time per candidate
+too, in more detail) was measured in this project's survey of peer tools at about 212 candidate
+evaluations per second per core on a 2-core VM.
+
+Issue 14 §3: the same ranking with Calculon's extra dimensions (sequence parallelism on/off,
+three TP-overlap modes, DP overlap on/off), pruned (TP above the NVLink domain is not
+enumerated; dominated overlap modes are not evaluated, ``step.TP_OVERLAP_DOMINANCE``) against
+the unpruned evaluation of every combination, measured in the same run.
 """
 
 import os
@@ -75,7 +80,8 @@ def main():
           f"all x DP overlap on/off):")
     print(f"  baseline, every combination evaluated: {len(full):,} ranked plans in "
           f"{t_full:.3f} s best of 3 (first {t_full_first:.3f} s)")
-    print(f"  pruned (dominated overlap modes not evaluated: {', '.join(pruned.attrs['pruned_modes'])}"
+    skipped = ", ".join(pruned.attrs["pruned_modes"])
+    print(f"  pruned (dominated overlap modes not evaluated: {skipped}"
           f"): {len(pruned):,} ranked plans in {t_pruned:.3f} s best of 3 (first "
           f"{t_pruned_first:.3f} s): {t_full / t_pruned:.1f}x faster than the baseline; the same "
           f"fastest plan ({pruned['step_time_s'].iloc[0]:.2f} s per step); "

@@ -498,8 +498,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     def dp_bytes_time(op, nbytes):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
-        tt = float(fig.time(op, p_ne * nbytes, g, t)) + (
-            float(fig.time(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
+        # NCCL's cost model, as the step engine times DP / ZeRO collectives (issue 14)
+        tt = float(fig.nccl(op, p_ne * nbytes, g, t)) + (
+            float(fig.nccl(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
         return b, tt
 
     gb, wb = float(rcp.grads_bytes), 2.0
@@ -640,8 +641,8 @@ def nccl_collective_time(op: str, message_bytes, group_size, cluster: Cluster, s
     latencies of ``NCCL_TUNING`` (NVIDIA/nccl ``src/graph/tuning.cc``): a ring over n ranks on N
     scale-up domains pays ``base + (steps − inter)·α_NVLink + inter·α_net``, so an all-gather over
     1,536 A100s (192 nodes) pays 3.3 ms of latency before a byte moves (LL128) and a 100 MB
-    message reaches about an eighth of the large-message bus bandwidth (``scale_efficiency``); all-reduce may take the
-    double binary tree, ``base + 2·((n/N − 1)·α_NVLink + log2(N)·α_net)``, whose bus bandwidth is
+    message reaches about an eighth of the large-message bus bandwidth (``scale_efficiency``);
+    all-reduce may take the double binary tree, ``base + 2·((n/N − 1)·α_NVLink + log2(N)·α_net)``, whose bus bandwidth is
     capped at 80 GB/s beyond two nodes. The bus bandwidth of a ring is the hierarchical
     ``min(B_up·f_up, k·B_out·f_out)`` of ``cluster_collective_time`` (k members per domain).
 
