@@ -603,6 +603,8 @@ def notebook_parameters(namespace: dict) -> dict:
         No annotated parameter in ``namespace``; a declared name that is not in ``PARAMETERS``;
         a declared name with no value; any rule ``validate_parameters`` checks.
     """
+    if not isinstance(namespace, dict) or not isinstance(namespace.get("__annotations__", {}), dict):
+        raise ScenarioError(f"namespace={namespace!r:.60} must be a notebook's globals() (a dict)")
     names = list(namespace.get("__annotations__", {}))
     if not names:
         raise ScenarioError("notebook_parameters: no annotated parameters in the namespace "
