@@ -1,0 +1,498 @@
+# Text twin of notebooks/03_parallelism.ipynb, written by `llmcost twins` (jupytext percent format).
+# Edit the notebook, not this file; the twin exists so that a change reads as a diff.
+
+# %% [markdown]
+# # 03 · Why can't we just add GPUs?
+#
+# [← 00 · Index](00_index.ipynb) · previous: [02 · Batch size](02_batch_size.ipynb) · next: [04 · Communication and step
+# time](04_communication.ipynb)
+#
+# Notebook 01 turned FLOPs into GPU-hours as if any number of GPUs could share the work perfectly.
+# They cannot. Before a GPU computes anything the model must **fit** in its memory, and every way of
+# splitting a model across GPUs has a price: copies of the same numbers (data parallelism),
+# messages between GPUs (tensor, expert and context parallelism) or GPUs that sit idle (the
+# pipeline *bubble*). This notebook counts the memory and the idle time exactly, lists every valid
+# way to split the scenario's model, and shows where adding GPUs stops helping. Notebook 04 adds
+# the time spent communicating.
+#
+# **Conventions.** Memory is per GPU, in decimal GB (10⁹ bytes), on the most loaded pipeline stage.
+# Model states follow a named **precision recipe** (bytes per parameter in each buffer, section 1).
+# Activations are 16-bit, with FlashAttention and no dropout unless a cell says otherwise
+# (Korthikanti et al. 2022 count dropout masks and materialised attention scores; their checks in
+# section 4 use that setting). A plan **fits** when its total is at most the HBM capacity minus a
+# **reserve** (default 10%) for what the model does not count: CUDA context, NCCL buffers,
+# activation gradients and other transients, allocator fragmentation. The pipeline **bubble** is
+# idle time divided by the ideal (bubble-free) compute time.
+
+# %% tags=["parameters"]
+model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
+accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
+n_gpus: int = 2048  # accelerators in the training job
+seq_len: int = 4096  # training sequence length in tokens
+global_batch_tokens: int = 4194304  # tokens per optimizer step
+tp: int = 0  # tensor-parallel size; 0: chosen
+pp: int = 0  # pipeline-parallel stages; 0: chosen
+dp: int = 0  # data-parallel size; 0: derived as n_gpus / (tp·pp·cp), or chosen
+cp: int = 1  # context-parallel size; 0: chosen
+ep: int = 0  # expert-parallel size, carved out of dp·cp; 0: chosen
+zero_stage: int = -1  # ZeRO stage over the dp·cp group, 3 is FSDP; -1: chosen
+recompute: str = "auto"  # activation recomputation: none, selective, full or auto
+micro_batch_size: int = 0  # sequences per micro-batch; 0: chosen
+optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memory.RECIPES)
+pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
+pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
+pp_split: str = "even"  # layer placement: even or embedding_and_loss
+mem_reserve_fraction: float = 0.1  # fraction of HBM held back for buffers and fragmentation
+stack: str = "megatron-core-2024"  # software-stack profile the plan search draws on (data/stacks.csv)
+comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
+comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
+interactive: bool = True  # widgets on (reading) or off (report runs)
+
+# %%
+import dataclasses
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import memory, parallel, plots
+from llmcost.report import publish_summary, summary_row
+
+p = llmcost.validate_parameters(
+    model=model, accelerator=accelerator, n_gpus=n_gpus, seq_len=seq_len,
+    global_batch_tokens=global_batch_tokens, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep,
+    zero_stage=zero_stage, recompute=recompute, micro_batch_size=micro_batch_size,
+    optimizer_recipe=optimizer_recipe, pp_schedule=pp_schedule,
+    pp_virtual_stages=pp_virtual_stages, pp_split=pp_split,
+    mem_reserve_fraction=mem_reserve_fraction, stack=stack,
+    comm_scaleout_bytes_per_s=comm_scaleout_bytes_per_s,
+    comm_scaleout_latency_s=comm_scaleout_latency_s, interactive=interactive)
+spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
+cluster = llmcost.catalog.scenario_cluster(p)
+plan = parallel.plan_from_parameters(p, spec)
+recipe = memory.get_recipe(p["optimizer_recipe"])
+hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
+
+# %%
+free = parallel.free_plan_parameters(p)
+print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, {spec.n_layers} layers")
+print(f"{p['n_gpus']:,} × {gpu.name}: {hbm / 2**30:.0f} GiB = {hbm / 1e9:.1f} GB HBM each, "
+      f"{usable / 1e9:.0f} GB usable after the {p['mem_reserve_fraction']:.0%} reserve")
+print(f"plan: {plan.describe()}")
+print(f"chosen by llmcost.parallel.choose_plan on the {p['stack']} stack: "
+      f"{', '.join(free)}" if free
+      else "plan fixed by the scenario")
+
+# %% [markdown]
+# ## 1. Why not one GPU? What a GPU must hold
+#
+# Training keeps more than the weights. Mixed-precision training with Adam (Rajbhandari et al.
+# 2020, "ZeRO", §3.1) holds, per parameter: the 16-bit **weights** the forward pass reads (2 bytes),
+# the **gradients** the backward pass writes (2 bytes in bf16, 4 when accumulated in fp32), an fp32
+# **master copy** of the weights that the optimizer updates (4 bytes) and Adam's two **moments**
+# (4 + 4 bytes). That is 16 bytes per parameter, or 18 with fp32 gradients as Megatron-LM and Llama 3
+# accumulate them. Other recipes change the count; each is named, sourced and used by name:
+
+# %%
+recipes = memory.list_recipes()
+plots.table(recipes.drop(columns=["source"]), precision=0)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+states = spec.n_params * recipe.bytes_per_param
+print(f"{spec.name}: {spec.n_params / 1e9:.2f}B parameters × {recipe.bytes_per_param:g} B "
+      f"({recipe.name}) = {states / 1e12:.2f} TB of model states")
+print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them, "
+      "before a single activation")
+
+# %% [markdown]
+# So a large model must be split over GPUs before it can train at all. There are five ways to
+# split it, and real runs combine them.
+#
+# ## 2. Five ways to split a model
+#
+# * **Data parallelism (DP)**: every GPU holds the whole model and processes different sequences;
+#   after the backward pass the GPUs average their gradients (an all-reduce). Simple and
+#   communication-light per FLOP, but every GPU stores a full copy of the model states, so it does
+#   nothing for memory... unless ZeRO removes the copies (section 3).
+# * **Tensor parallelism (TP)**: every weight matrix is cut into t slices, one per GPU, and all t
+#   GPUs work on the same tokens (Shoeybi et al. 2019). Memory per GPU falls by t, but each layer
+#   needs two all-reduces in the forward pass and two in the backward pass, so TP lives inside a
+#   **scale-up domain** (the 8 GPUs of an NVLink/NVSwitch board).
+# * **Pipeline parallelism (PP)**: the layers are cut into p consecutive stages on different GPUs;
+#   each micro-batch flows through the stages. Only activations cross between stages, but a stage
+#   waits while the pipeline fills and drains: the **bubble** (section 6).
+# * **Expert parallelism (EP)**: in a mixture-of-experts model, each GPU holds some of the experts;
+#   tokens travel to the GPUs of the experts they are routed to and back (two all-to-alls per MoE
+#   layer per pass, Lepikhin et al. 2020).
+# * **Context parallelism (CP)**: each GPU holds 1/cp of every sequence; attention needs every
+#   earlier token's keys and values, so they are exchanged (Liu et al. 2023; Llama 3 uses an
+#   all-gather). It divides activation memory, which grows with context (section 4).
+
+# %%
+plots.parallelism_pictures();
+
+# %% [markdown]
+# GPUs in a plan = DP × TP × PP × CP. EP does not add GPUs: the expert ranks are carved out of the
+# DP × CP group (as in Megatron-LM). A plan must also keep a few divisibility rules (section 8
+# lists them); a plan that breaks one raises an error naming it, e.g.
+# `tp=3 must divide n_heads=64`.
+#
+# ## 3. ZeRO: stop storing copies
+#
+# Data parallelism stores the same model states on every replica. ZeRO (Rajbhandari et al. 2020)
+# shards them across the **ZeRO group**, the ranks that hold the same parameters: **ZeRO-1** shards
+# the optimizer side (master weights and moments), **ZeRO-2** also the gradients, **ZeRO-3**
+# (PyTorch FSDP) also the weights, which it gathers layer by layer when needed. With Ψ parameters,
+# K optimizer bytes per parameter and N_d ranks:
+#
+# | stage | bytes per GPU |
+# |---|---|
+# | DP | (2 + 2 + K)·Ψ |
+# | ZeRO-1 | 2Ψ + 2Ψ + K·Ψ/N_d |
+# | ZeRO-2 | 2Ψ + (2 + K)·Ψ/N_d |
+# | ZeRO-3 | (2 + 2 + K)·Ψ/N_d, plus one gathered layer (DeepSpeed: 4 bytes × its parameters) |
+#
+# **Which group?** Dense weights are the same on all DP *and* CP ranks, so their ZeRO group has
+# dp·cp ranks; routed experts are divided over ep ranks inside that group, so theirs has dp·cp/ep.
+# With TP and PP, Ψ is the parameters of one model shard. The ZeRO paper's own example, 7.5B
+# parameters on 64 GPUs (Fig. 1: 120, 31.4, 16.6 and 1.9 GB):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+zero_gb = memory.zero_model_state_bytes(7.5e9, 64, [0, 1, 2, 3], "bf16_adam") / 1e9
+for stage, gb in enumerate(zero_gb):
+    print(f"7.5B parameters, 64 GPUs, ZeRO-{stage}: {gb:6.2f} GB per GPU")
+
+# %% [markdown]
+# ZeRO is not free: ZeRO-3 gathers every layer's weights in the forward pass and again in the
+# backward pass, 1.5× the gradient traffic of plain DP (ZeRO §7). Megatron-LM's "distributed
+# optimizer" is ZeRO-1; its documentation gives 6 + 12/d bytes per parameter for bf16 weights with
+# fp32 gradients, which the `bf16_adam_fp32_grads` recipe reproduces.
+#
+# ## 4. Activations: the memory that grows with batch and context
+#
+# The forward pass keeps intermediate results for the backward pass. Korthikanti et al. (2022,
+# Table 2) count them per transformer layer for s tokens, b sequences, hidden size h, a heads and
+# TP size t, in bytes:
+#
+# | setting | bytes per layer |
+# |---|---|
+# | no parallelism | s·b·h·(34 + 5·a·s/h) |
+# | TP | s·b·h·(10 + 24/t + 5·a·s/(h·t)) |
+# | TP + sequence parallelism (SP) | s·b·h·(34 + 5·a·s/h)/t |
+# | TP + SP + selective recomputation | 34·s·b·h/t |
+# | full recomputation | 2·s·b·h (the layer input only) |
+#
+# The 5·a·s/h term is the s×s attention matrix; **FlashAttention** never stores it.
+# **Selective recomputation** recomputes just the attention core; **full recomputation** keeps only
+# each layer's input and re-runs the whole forward pass of a layer during backward (a third more
+# compute). `llmcost` rebuilds the count tensor by tensor so it also covers GQA (smaller K and V),
+# gated FFNs (SwiGLU keeps 6·s·b·f instead of 4·s·b·f), MoE layers and context parallelism; in
+# Korthikanti's GPT setting it gives the table back exactly:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+gpt3 = llmcost.load_model("gpt-3-175b")
+for label, sp, rc in [("TP=8", False, "none"), ("TP=8 + SP", True, "none"),
+                      ("TP=8 + SP + selective", True, "selective"),
+                      ("full recompute", False, "full")]:
+    b = memory.activation_bytes_per_layer(gpt3, 2048, 1, 8, 1, sp, rc, flash_attention=False,
+                                          dropout=True)
+    print(f"GPT-3 175B layer, s = 2048, b = 1, {label}: {b / 2**20:,.0f} MiB")
+
+# %% [markdown]
+# (Korthikanti Table 2 for this layer: 552, 342, 102 and 48 MiB.) For the scenario's model, with
+# the plan's TP and CP, all layers, one micro-batch:
+
+# %%
+curves = memory.activations_vs_seq_len(spec, 2 ** np.arange(10, 18), plan.tp, plan.cp)
+plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
+                             title=f"{spec.name}, TP {plan.tp}, CP {plan.cp}, one sequence");
+
+# %% [markdown]
+# Without FlashAttention the s² term dominates past a few thousand tokens; with it, memory grows
+# linearly with context, and context parallelism divides it by cp. With FlashAttention, selective
+# recomputation saves almost nothing more (the two middle lines coincide): what it recomputes is
+# exactly the s×s matrix that FlashAttention never stores. Full recomputation is the remaining
+# lever, at the price of a third more compute per layer. A pipeline stage does not hold
+# one micro-batch but all it has started and not finished: the first stage of a 1F1B pipeline holds
+# min(m, p) micro-batches of its L/p layers, about the whole model's worth (Korthikanti §4.3);
+# interleaving raises that by a factor 1 + (p−1)/(p·v), and GPipe keeps all m.
+#
+# ## 5. The memory bill of the scenario's plan
+
+# %%
+# NBVAL_CHECK_OUTPUT
+mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)
+fits = mb.fits(hbm, p["mem_reserve_fraction"])
+print(plan.describe())
+print(f"per GPU (pipeline stage {mb.stage}): {mb.total / 1e9:.1f} GB of {hbm / 1e9:.0f} GB; "
+      f"{usable / 1e9:.0f} GB usable after the reserve -> {'fits' if fits else 'does NOT fit'}")
+
+# %%
+plots.table(mb.to_frame(), {"bytes": "{:.3g}", "GB": "{:.2f}", "GiB": "{:.2f}",
+                           "share": "{:.1%}"}, index=True)
+
+# %% [markdown]
+# **A real run: how tight Llama 3 405B was.** Meta trained Llama 3 405B at 8,192 tokens on 16,384
+# H100s with TP 8, PP 16, DP 128 and 16 sequences per DP rank (Llama 3 report, Table 4), FSDP that
+# shards optimizer states and gradients but keeps weights gathered, an interleaved schedule and one
+# layer fewer on the first and last stages, and "without activation checkpointing" (§3.3.2). The
+# same count for that plan (one sequence per micro-batch and V = 8 chunks are inferred, not
+# published):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+l3 = llmcost.load_model("llama-3.1-405b")
+l3_plan = parallel.make_plan(l3, 16384, 2048, tp=8, pp=16, zero_stage=2, recompute="none",
+                             schedule="interleaved", virtual_stages=8,
+                             pp_split="embedding_and_loss", seq_len=8192)
+l3_mb = memory.memory_per_gpu(l3, l3_plan, 8192, "bf16_adam_fp32_grads")
+print(f"Llama 3 405B: {l3_plan.describe()}")
+h100 = llmcost.load_accelerator("H100-SXM")
+l3_usable = h100.hbm_bytes * (1 - memory.DEFAULT_RESERVE)
+print(f"{l3_mb.total / 1e9:.1f} GB per GPU on stage {l3_mb.stage}, of which activations "
+      f"{l3_mb.activations / 1e9:.1f} GB: {l3_mb.total / h100.hbm_bytes:.0%} of an H100's "
+      f"{h100.hbm_bytes / 1e9:.1f} GB; {(l3_usable - l3_mb.total) / 1e9:+.1f} GB against the "
+      f"{memory.DEFAULT_RESERVE:.0%} allowance")
+z1 = memory.memory_per_gpu(l3, dataclasses.replace(l3_plan, zero_stage=1), 8192,
+                           "bf16_adam_fp32_grads")
+print(f"if the fp32 gradients are accumulated unsharded over the step (ZeRO-1): "
+      f"{z1.total / 1e9:.1f} GB, {z1.total / h100.hbm_bytes:.0%} of the H100")
+
+# %% [markdown]
+# Either way the run sat at the edge of the H100's memory. If gradients are reduce-scattered as
+# they are produced (ZeRO-2 proper), a couple of GB remain after the allowance; if the fp32
+# gradients are accumulated over the step's micro-batches before the fp32 reduce-scatter Meta
+# describes ("FP32 gradient accumulation during backward computation over multiple
+# micro-batches", §3.3.2), the unsharded fp32 buffer does not fit at all under this count. That is
+# consistent with what the report says it took to train without recomputation: "detailed memory
+# allocation profiling" and proactively freeing tensors no longer needed, such as each stage's
+# input and output. Two caveats on the margin: the H100's 80 GB are binary (80 GiB = 85.9 GB, of
+# which `nvidia-smi` reports 81,559 MiB = 85.5 GB usable); and how much a framework keeps per
+# layer varies by implementation (a fused SwiGLU keeps 6·s·b·f bytes, an unfused one 8·s·b·f),
+# and Meta's own pipeline schedule (its Fig. 6) holds a tunable number of micro-batches, so treat
+# a plan within a few percent of the line as "measure first". The peak is on stage 1, not stage
+# 0: both hold 16 micro-batches in flight, but the first stage has one layer fewer.
+#
+# The scenario's plan under each ZeRO stage and recomputation mode: ZeRO shrinks the model states,
+# recomputation the activations, and neither is free (more communication, more compute).
+
+# %%
+variants = {f"ZeRO-{z}, {rc} recompute": dataclasses.replace(plan, zero_stage=z, recompute=rc)
+            for z in (0, 1, 2, 3) for rc in ("none", "selective", "full")}
+table = memory.memory_table(spec, variants, p["seq_len"], recipe)
+plots.memory_stack(table, hbm, usable, title=f"{spec.name}: {plan.describe().split(' · ZeRO')[0]}");
+
+# %% [markdown]
+# And for three catalogue models on the same layout (TP 8 inside a node, 16-way DP, 32
+# micro-batches of one 8,192-token sequence, 1F1B), where only the number of pipeline stages is
+# chosen to divide each model's layers:
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), layout="constrained")
+for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama-3.1-70b", 4),
+                                                    ("llama-3.1-405b", 14)])):
+    m = llmcost.load_model(name)
+    v = {f"ZeRO-{z}, {rc}": parallel.ParallelPlan(dp=16, tp=8, pp=stages, n_microbatches=32,
+                                                  zero_stage=z, recompute=rc)
+         for z in (0, 1, 3) for rc in ("none", "selective", "full")}
+    plots.memory_stack(memory.memory_table(m, v, 8192, recipe), hbm, usable, ax=ax,
+                       title=f"{name}: TP 8 · PP {stages} · DP 16", labels=i == 0,
+                       legend=i == 2, source=i == 0)
+
+# %% [markdown]
+# ## 6. The pipeline bubble
+#
+# A pipeline of p stages cannot keep every stage busy: the last stage waits for the first
+# micro-batch to arrive, and the first stage waits at the end for the last gradients to come back.
+# With m micro-batches per step and equal forward and backward times, the idle time is p − 1
+# micro-batch slots per stage:
+#
+# | schedule | bubble ÷ ideal compute time | activations held by the first stage |
+# |---|---|---|
+# | GPipe (Huang et al. 2019) | (p−1)/m | all m micro-batches |
+# | 1F1B (Narayanan et al. 2021 §2.2) | (p−1)/m | min(m, p) |
+# | interleaved 1F1B, v chunks per stage | (p−1)/(v·m) | ≈ p·(1 + (p−1)/(p·v)) |
+# | zero bubble ZB-H1 (Qi et al. 2024) | (p−1)/(3m) | as 1F1B |
+#
+# (As a share of the whole step, GPipe's and 1F1B's bubble is (p−1)/(m+p−1).) `llmcost` also
+# simulates the schedules op by op; the simulated idle time and in-flight micro-batches equal the
+# formulas (a test checks every stage). Blue bars are forward passes, orange bars backward passes,
+# numbers are micro-batches:
+
+# %%
+fig, (a1, a2) = plt.subplots(2, 1, figsize=(11, 4.6), layout="constrained")
+plots.pipeline_timeline(parallel.pipeline_schedule(4, 8, "1f1b"), ax=a1,
+                        title="1F1B, p = 4 stages, m = 8 micro-batches")
+plots.pipeline_timeline(parallel.pipeline_schedule(4, 8, "interleaved", 2), ax=a2,
+                        title="interleaved 1F1B, v = 2 chunks per stage");
+
+# %%
+stages = plan.pp if plan.pp > 1 else 8  # the scenario has no pipeline: show p = 8
+plots.bubble_vs_microbatches(stages, 2 ** np.arange(0, 11), max(plan.virtual_stages, 2),
+                             mark=plan.n_microbatches if plan.pp > 1 else None);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{plan.describe()}")
+print(f"pipeline bubble: {plan.bubble_fraction():.1%} of the ideal compute time "
+      f"({plan.bubble_fraction('total'):.1%} of the step)")
+
+# %% [markdown]
+# More micro-batches shrink the bubble, but the global batch is fixed by the optimisation (notebook
+# 02): m = global batch / (micro-batch size × DP). Every GPU added to DP takes micro-batches away
+# from the pipeline.
+#
+# ## 7. Experts and scale-up domains
+#
+# Expert parallelism divides the routed experts of an MoE model, which hold most of its
+# parameters (Mixtral 8x7B: 45 of its 47B). With ZeRO, the experts' optimizer states are sharded
+# over dp·cp/ep ranks, so EP mainly removes weight and gradient copies:
+
+# %%
+mx = llmcost.load_model("mixtral-8x7b")
+ep_plans = {f"EP {e}": parallel.make_plan(mx, 64, 256, ep=e, zero_stage=1,
+                                          recompute="selective", seq_len=4096)
+            for e in (1, 2, 4, 8)}
+plots.memory_stack(memory.memory_table(mx, ep_plans, 4096, recipe), hbm, usable,
+                   title="Mixtral 8x7B on 64 GPUs (TP 1, DP 64, ZeRO-1): EP divides the experts");
+
+# %% [markdown]
+# The price is an all-to-all in every MoE layer: each token goes to the GPUs of its k experts and
+# comes back. Inside a scale-up domain that traffic rides NVLink; once the EP group is larger than
+# the domain, most of it crosses the much slower scale-out network. With uniform routing, the
+# share of all-to-all bytes that leaves a GPU's domain is 1 − d/g for an EP group of g GPUs in
+# domains of d. This is why DeepSeek-V3 limits each token to at most 4 nodes (its report, §3.2.2),
+# and why TP, whose collectives are on the critical path of every layer, stays inside the domain:
+
+# %%
+eps = np.array([8, 16, 32, 64, 128, 256])
+share = parallel.alltoall_scaleout_share(eps, cluster.scaleup_domain_size)
+ratio = cluster.scaleup_bytes_per_s_per_dir / cluster.scaleout_bytes_per_s_per_dir
+print(f"{gpu.name}: {cluster.scaleup_bytes_per_s_per_dir / 1e9:.0f} GB/s per direction inside "
+      f"one {cluster.scaleup_domain_size}-GPU domain, "
+      f"{cluster.scaleout_bytes_per_s_per_dir / 1e9:.0f}"
+      f" GB/s across domains: {ratio:.0f}x less")
+plots.table(pd.DataFrame({"EP group (GPUs)": eps,
+                          "share of all-to-all bytes leaving the domain": share}),
+            {"share of all-to-all bytes leaving the domain": "{:.0%}"})
+
+# %% [markdown]
+# ## 8. Every valid plan for the scenario
+#
+# `enumerate_plans` tries every combination of TP × PP (DP derived) × virtual stages × micro-batch
+# size × ZeRO stage × recomputation × schedule for the scenario's model, GPU count and global
+# batch, with numpy over the whole grid at once (a million combinations take well under a second;
+# `benchmarks/bench_plans.py`). A combination is rejected by the first rule it breaks:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+plans = parallel.enumerate_plans(spec, cluster, p["global_batch_tokens"] // p["seq_len"],
+                                 p["seq_len"], pp_split=p["pp_split"], recipe=recipe,
+                                 reserve=p["mem_reserve_fraction"])
+fitting = plans[plans.fits & plans.tp_in_scaleup_domain]
+print(f"{plans.attrs['n_candidates']:,} combinations, {len(plans):,} valid plans, "
+      f"{int(plans.fits.sum()):,} fit in {usable / 1e9:.0f} GB, {len(fitting):,} of them with "
+      f"TP inside the {cluster.scaleup_domain_size}-GPU domain")
+
+# %%
+rejected = pd.Series(plans.attrs["rejected"], name="combinations")
+rejected = rejected[rejected > 0].sort_values(ascending=False).to_frame()
+rejected["rule"] = [parallel.RULES[r] for r in rejected.index]
+rejected
+
+# %% [markdown]
+# The fitting plans with TP inside the scale-up domain, ordered by the costs this notebook can
+# measure: the bubble first, then the extra compute of recomputation (none, selective, full), then
+# the ZeRO stage (higher stages move more data), then memory. The **green** row has the smallest
+# bubble, the **orange** row the least memory per GPU. Communication time is not in this ordering
+# yet; notebook 04 ranks the same plans by predicted step time.
+
+# %%
+best = parallel.plan_table(plans, n=12)
+colour = lambda r: ["background-color: #cdebd3" if r.min_bubble else  # noqa: E731
+                    "background-color: #fbdcc0" if r.min_memory else ""] * len(r)
+plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_style=colour)
+
+# %% [markdown]
+# ## 9. So why can't we just add GPUs?
+#
+# Keep the model and the global batch fixed and add GPUs. Below some count no plan fits: the model
+# states and activations do not fit however they are split. Above it, plans fit, and as long as
+# data parallelism can absorb the new GPUs the bubble can stay at zero. But DP cannot exceed the
+# global batch in sequences (one sequence per micro-batch at least), so beyond global batch × TP
+# GPUs the extra GPUs must go to pipeline stages with fewer and fewer micro-batches each, and the
+# bubble grows. (TP beyond the scale-up domain and EP or CP across domains are the other
+# "escape routes"; they cost communication, notebook 04.)
+
+# %%
+counts = 2 ** np.arange(3, 16)
+frontier = parallel.scaling_frontier(spec, gpu, counts, p["global_batch_tokens"] // p["seq_len"],
+                                     p["seq_len"], pp_split=p["pp_split"], recipe=recipe,
+                                     reserve=p["mem_reserve_fraction"])
+plots.scaling_frontier(frontier, title=f"{spec.name}, global batch "
+                       f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");
+
+# %%
+plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index=True)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+publish_summary("03_parallelism", [
+    summary_row("model_states_tb", "model states, unsharded", states / 1e12, "TB",
+                f"{recipe.name}, {recipe.bytes_per_param:g} B/param"),
+    summary_row("memory_per_gpu_gb", "memory per GPU, scenario plan", mb.total / 1e9, "GB",
+                plan.describe()),
+    summary_row("fits", "scenario plan fits", bool(fits), "",
+                f"{usable / 1e9:.0f} of {hbm / 1e9:.0f} GB usable"),
+    summary_row("bubble_fraction", "pipeline bubble", plan.bubble_fraction(), "",
+                f"of ideal compute time, {plan.schedule if plan.pp > 1 else 'no pipeline'}"),
+    summary_row("n_valid_plans", "valid plans", len(plans), "",
+                f"of {plans.attrs['n_candidates']:,} combinations"),
+    summary_row("n_fitting_plans", "fitting plans, TP in domain", len(fitting), "",
+                f"{usable / 1e9:.0f} GB usable per GPU"),
+])
+
+# %% [markdown]
+# **What this adds up to.** A model has a memory floor (section 1) that sets the fewest GPUs that
+# can train it; ZeRO, TP, PP, EP and CP lower it by removing copies or splitting the work, each
+# with its own cost. Above the floor, the global batch caps data parallelism; past that cap the
+# pipeline runs short of micro-batches and its bubble grows, and TP, EP or CP beyond the scale-up
+# domain pay for their messages on the slow network. Adding GPUs shortens a run only while some
+# dimension can still absorb them cheaply.
+#
+# ## Explore
+#
+# Change the model, accelerator, GPU count, global batch, TP, PP, ZeRO stage and recomputation;
+# the memory bars, the fits verdict and the bubble follow. (In a report these widgets are switched
+# off; run the notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.widgets import memory_explorer
+
+    display(memory_explorer(spec.name, gpu.name, p["n_gpus"], p["global_batch_tokens"],
+                            p["seq_len"], plan.tp, plan.pp, plan.zero_stage, plan.recompute,
+                            plan.micro_batch_size, recipe.name, p["mem_reserve_fraction"],
+                            plan.pp_split, plan.cp, plan.ep, plan.schedule,
+                            plan.virtual_stages))
+
+# %% [markdown]
+# ---
+# **Sources.** Rajbhandari, Rasley, Ruwase, He 2020, *ZeRO: Memory Optimizations Toward Training
+# Trillion Parameter Models*, arXiv:1910.02054 (§3.1, §5, §7, Fig. 1). Korthikanti et al. 2022,
+# *Reducing Activation Recomputation in Large Transformer Models*, arXiv:2205.05198 (§4, Table 2,
+# §5). Shoeybi et al. 2019, *Megatron-LM*, arXiv:1909.08053. Narayanan et al. 2021, *Efficient
+# Large-Scale Language Model Training on GPU Clusters Using Megatron-LM*, arXiv:2104.04473 (§2.2).
+# Huang et al. 2019, *GPipe*. Qi, Wan, Huang, Lin 2024, *Zero Bubble Pipeline Parallelism*,
+# arXiv:2401.10241. Dao et al. 2022, *FlashAttention*. Liu, Zaharia, Abbeel 2023, *Ring Attention*,
+# arXiv:2310.01889. Lepikhin et al. 2020, *GShard*. DeepSeek-AI 2024, *DeepSeek-V3 Technical
+# Report*, arXiv:2412.19437 (§3.2.2, §3.3). Llama Team 2024, *The Llama 3 Herd of Models*,
+# arXiv:2407.21783 (§3.3.2, Table 4). Megatron-LM distributed-optimizer guide and
+# `theoretical_memory_usage.py`; DeepSpeed `estimate_zero3_model_states_mem_needs`. Recipes and
+# their sources: `llmcost.memory.list_recipes()`.
+#
+# [← 00 · Index](00_index.ipynb)
