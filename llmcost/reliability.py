@@ -1328,3 +1328,25 @@ def tier_bandwidth_bytes_per_s(tier: str, provisioned_bytes):
                          "bandwidth is not set by capacity")
     b = as_array(provisioned_bytes, "provisioned_bytes", positive=True)
     return scalar_or_array(b / TIB * dens)
+
+
+def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
+                         price_usd_per_gpu_hour, multiples=(1, 4, 16)):
+    """Goodput and cost of checkpointing k times less often than the optimum (notebook 07 §8).
+
+    For each k: τ = k·τ*, goodput g_k (``scenario_checkpoint_plan``, Daly 2006), paid GPU-hours
+    = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
+    """
+    import pandas as pd
+
+    h = float(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    base = scenario_checkpoint_plan(p, n_params, gpus_per_node)
+    rows = []
+    for k in multiples:
+        k = float(as_array(k, "multiples", positive=True))
+        pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s)
+        rows.append({"interval": f"{k:g}x optimum ({pl.interval_s / 60:,.0f} min)",
+                     "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
+                     "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price})
+    return pd.DataFrame(rows)

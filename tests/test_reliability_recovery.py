@@ -178,3 +178,14 @@ def test_restart_phases_add_up():
 def test_published_restart_times_have_sources():
     t = rel.restart_times_published()
     assert t["source"].str.len().min() > 10 and (t["seconds"] > 0).all()
+
+
+def test_interval_sensitivity_first_order(p, n_params):
+    # first-order waste δ/τ + τ/(2M) + R/M: at 4τ* (τ* ≈ √(2δM) = 829 s, δ = 3.88 s, M = 89,069 s)
+    # the lost-work term grows from 0.47% to 1.86%, the stall term falls from 0.47% to 0.12%:
+    # goodput drops by about 1.05 points.
+    t = rel.interval_sensitivity(p, n_params, 8, 623_963, 3.99, (1, 4))
+    assert t["extra cost vs optimum"].iloc[0] == 0
+    drop = t["goodput"].iloc[0] - t["goodput"].iloc[1]
+    assert 0.0095 < drop < 0.0115
+    assert t["paid GPU-hours"].iloc[1] == pytest.approx(623_963 / t["goodput"].iloc[1])
