@@ -14,6 +14,14 @@
 # compute. This notebook turns that trade into seconds, GPU-hours and dollars, and checks it
 # against the one large run whose failures were published: Llama 3 405B.
 #
+# **What you will learn.** After this notebook you can
+# 1. derive a job's MTBF from a per-GPU failure rate and say why failures are certain at scale;
+# 2. size a checkpoint and its write time from bytes per parameter and storage bandwidth;
+# 3. derive Young's optimum checkpoint interval and use Daly's exact form;
+# 4. bound an asynchronous checkpoint by the storage duty cycle, and compare durable, in-memory
+#    (peer) checkpoints and hot spares by what they do to the restart time, which dominates;
+# 5. turn goodput into paid GPU-hours and dollars, and tell when spot capacity pays.
+#
 # **Conventions.** Failures are a Poisson process with a constant per-GPU rate λ (failures per
 # GPU-year), so a job on n GPUs has MTBF **M = 1/(n·λ)**. **δ** is the time one checkpoint
 # *blocks* training, **τ** the compute time between checkpoints, **R** the time from a failure to
@@ -53,20 +61,11 @@ import numpy as np
 import pandas as pd
 
 import llmcost
-from llmcost import plots
+from llmcost import ledger, plots
 from llmcost import reliability as rel
 from llmcost.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(
-    model=model, accelerator=accelerator, n_gpus=n_gpus, train_tokens=train_tokens,
-    seq_len=seq_len, mfu=mfu, dtype=dtype, price_usd_per_gpu_hour=price_usd_per_gpu_hour, pricing=pricing,
-    ckpt_recipe=ckpt_recipe, ckpt_interval_s=ckpt_interval_s, ckpt_async=ckpt_async,
-    ckpt_storage_bytes_per_s=ckpt_storage_bytes_per_s, ckpt_node_bytes_per_s=ckpt_node_bytes_per_s,
-    ckpt_d2h_bytes_per_s=ckpt_d2h_bytes_per_s, ckpt_restart_s=ckpt_restart_s,
-    ckpt_keep_last=ckpt_keep_last, ckpt_milestone_every_days=ckpt_milestone_every_days,
-    ckpt_retention_months=ckpt_retention_months, ckpt_hot_tier=ckpt_hot_tier,
-    ckpt_cold_tier=ckpt_cold_tier, fail_rate_per_gpu_year=fail_rate_per_gpu_year,
-    fail_planned_per_day=fail_planned_per_day, interactive=interactive)
+p = llmcost.notebook_parameters(globals())
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
 price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
 per_node = min(gpu.scaleup_domain_size or 8, 8)  # accelerators per host (a TPU pod is one ICI domain)
@@ -74,29 +73,9 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
                            seq_len=p["seq_len"], dtype=p["dtype"])
 
 # %%
-if p["ckpt_storage_bytes_per_s"] is None:  # sized from the job: n_gpus × 122 MB/s per GPU
-    p["ckpt_storage_bytes_per_s"] = rel.job_storage_bytes_per_s(p["n_gpus"])
-    storage_source = "sized from the job: n_gpus × 122 MB/s, Llama 3's Tectonic rate"
-else:
-    storage_source = "given as ckpt_storage_bytes_per_s"
+p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(p)
+plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
 print(f"checkpoint storage: {p['ckpt_storage_bytes_per_s'] / 1e9:,.1f} GB/s ({storage_source})")
-
-
-# %%
-def plan_for(**changes):
-    """The scenario's checkpoint plan, with some settings changed."""
-    kw = dict(n_params=spec.n_params, n_gpus=p["n_gpus"],
-              fail_rate_per_gpu_year=p["fail_rate_per_gpu_year"],
-              storage_bytes_per_s=p["ckpt_storage_bytes_per_s"],
-              restart_overhead_s=p["ckpt_restart_s"], recipe=p["ckpt_recipe"],
-              gpus_per_node=per_node, node_bytes_per_s=p["ckpt_node_bytes_per_s"],
-              d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
-              planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
-    kw.update(changes)
-    return rel.checkpoint_plan(**kw)
-
-
-plan = plan_for()
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
       f"${price:.2f}/GPU-h ({price_source})")
 print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
@@ -106,8 +85,12 @@ print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} d
 #
 # A synchronous data-parallel job is a series system: every step needs every GPU, so it stops
 # when any of them fails. With independent failures at rate λ per GPU, the job's failure rate is
-# n·λ and its mean time between failures is **M = 1/(n·λ)** (Kokolis et al. 2024 use the same
-# MTTF = 1/(N_nodes·r_f)). A GPU that fails once every six years on average makes a 16,384-GPU
+# n·λ: the first of n independent exponential clocks rings at rate n·λ, so the job's time to its
+# first failure is itself exponential with mean
+#
+# $$M = \frac{1}{n\,\lambda}, \qquad P(\text{no failure in a time } t) = e^{-t/M}$$
+#
+# (Kokolis et al. 2024 use the same MTTF = 1/(N_nodes·r_f)). A GPU that fails once every six years on average makes a 16,384-GPU
 # job fail every three hours.
 #
 # **Llama 3 405B** (Llama Team 2024, arXiv:2407.21783, §3.3.4) is the best public record: in a
@@ -178,6 +161,11 @@ print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal day
       f"{p['fail_planned_per_day'] * run['wall_clock_days']:,.0f} planned interruptions")
 
 # %% [markdown]
+# **Takeaway.** The job's MTBF falls as 1/n: at Llama 3's rate a 2,048-GPU job fails about once a
+# day and a 16,384-GPU job every three hours. A run of weeks *will* be interrupted; the question is
+# only what each interruption costs.
+
+# %% [markdown]
 # ## 2. What a checkpoint holds, and how long it takes to write
 #
 # A checkpoint must hold everything a restart needs: the weights, the fp32 master copy, the
@@ -185,6 +173,11 @@ print(f"expected unexpected failures over {run['wall_clock_days']:.0f} ideal day
 # the same data stream. Gradients are not saved. With ZeRO/FSDP-style sharding every GPU writes its
 # own shard, so the job writes in parallel; a *weights-only* checkpoint (for evaluation or export)
 # is a seventh of a full one but cannot resume training without resetting the optimizer.
+#
+# Per parameter Ψ the recipe saves b_w (16-bit weights) + b_master + b_moments bytes, and each of the
+# n ranks a little loader and RNG state s_loader:
+#
+# $$S = \Psi\,(b_w + b_{\text{master}} + b_{\text{moments}}) + n\,s_{\text{loader}}$$
 
 # %%
 recipes = pd.DataFrame([{"recipe": r.name, "bytes/param": r.bytes_per_param,
@@ -198,8 +191,11 @@ plots.table(parts.to_frame().assign(share=parts / plan.size.total_bytes),
 
 # %% [markdown]
 # Writing it is a bandwidth problem: the storage system's aggregate bandwidth caps the job, each
-# node's link to storage caps its share, t = max(bytes / B_storage, bytes per node / B_node). This
-# is a floor: metadata, file creation and serialisation add to it. Llama 3 wrote to Tectonic,
+# node's link to storage caps its share:
+#
+# $$w = \max\!\left(\frac{S}{B_{\text{storage}}},\ \frac{S}{N_{\text{nodes}}\,B_{\text{node}}}\right)$$
+#
+# This is a floor: metadata, file creation and serialisation add to it. Llama 3 wrote to Tectonic,
 # Meta's distributed file system (240 PB on 7,500 SSD servers, **2 TB/s sustained, 7 TB/s peak**,
 # §3.3.1), with per-GPU checkpoints of 1 MB to 4 GB. A 405B model under bf16-Adam is 5.67 TB:
 
@@ -215,26 +211,99 @@ print(f"this scenario: {llmcost.fmt_bytes(plan.size.total_bytes)}, "
       f"{p['ckpt_storage_bytes_per_s'] / 1e9:,.0f} GB/s")
 
 # %% [markdown]
+# **Takeaway.** A checkpoint is 14 bytes per parameter under bf16-Adam (no gradients), and
+# sharded over thousands of GPUs it writes in seconds *if* the storage is provisioned for the
+# bandwidth: what it costs depends on B, not on the bytes.
+
+# %% [markdown]
 # ## 3. Synchronous or asynchronous
 #
 # A **synchronous** checkpoint stops training until the state is on storage: δ = snapshot to
 # host memory + write. An **asynchronous** one (PyTorch DCP `async_save`; CheckFreq, Mohan et al.
 # FAST'21; ByteCheckpoint, arXiv:2407.20143) blocks only for the device-to-host snapshot and
 # writes in the background. Two catches: the newest checkpoint is not durable until its write
-# ends, so a failure loses on average the write time w more work (for a failure uniform in the
-# interval, E[lost] = τ/2 + w), and checkpoints closer than w apart stall on the previous write.
+# ends, so a failure loses on average the write time w more work,
+#
+# $$\delta_{\text{sync}} = t_{\text{snapshot}} + w, \qquad \delta_{\text{async}} = t_{\text{snapshot}} + \max(0,\ w - \tau), \qquad E[\text{lost}]_{\text{async}} = \frac{\tau}{2} + w,$$
+#
+# and checkpoints closer than w apart stall on the previous write.
 # Published gains: PyTorch DCP async cut one 7B checkpoint's downtime from 148.8 s to 6.3 s
 # (PyTorch blog, Meta and IBM, 2024); ByteCheckpoint reports a 54.2× average stall reduction.
 
 # %%
 rows = {}
 for label, a in (("synchronous", False), ("asynchronous", True)):
-    pl = plan_for(async_=a, interval_s=None)
+    pl = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=a, interval_s=None)
     rows[label] = {"stall per checkpoint (s)": pl.stall_s, "write (s)": pl.write_s,
                    "interval (min)": pl.interval_s / 60, "restart incl. durability lag (s)":
-                   pl.restart_s, "goodput": pl.goodput}
-modes = pd.DataFrame(rows).T
-plots.table(modes, {"goodput": "{:.2%}"}, index=True)
+                   pl.restart_s, "storage duty": pl.storage_duty, "goodput": pl.goodput}
+plots.table(pd.DataFrame(rows).T, {"goodput": "{:.2%}", "storage duty": "{:.1%}"}, index=True)
+
+# %% [markdown]
+# **The storage duty cycle.** An asynchronous checkpoint blocks only for the snapshot, so the
+# optimum of section 4 puts checkpoints very close together, and then the *storage* is the limit:
+# one write of w seconds per period τ + δ keeps it busy a share
+#
+# $$u = \frac{w}{\tau + \delta} \le u_{\max} \le 1 \quad\Longrightarrow\quad \tau \ge \frac{w}{u_{\max}} - \delta .$$
+#
+# u ≤ 1 is physics (the write must end before the next begins); a smaller u_max leaves bandwidth to
+# the data loader and to the cluster's other jobs, which share the file system.
+# `rel.checkpoint_plan(..., max_storage_duty=)` applies the bound; `plan.storage_duty` reports u.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+a = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None)
+print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of {a.write_s:.1f} s "
+      f"every {a.interval_s:.0f} s keeps the storage busy {a.storage_duty:.1%} of the time: "
+      f"{a.sustained_write_bytes_per_s / 1e9:,.1f} GB/s sustained, "
+      f"{a.sustained_write_bytes_per_s * 86400 / 1e15:,.1f} PB written a day")
+
+# %%
+bw, held = p["ckpt_storage_bytes_per_s"], max(p["ckpt_keep_last"], 1) * float(plan.size.total_bytes)
+small = rel.tier_bandwidth_bytes_per_s(p["ckpt_hot_tier"], held)  # a tier sized for capacity only
+cases = {f"job-sized, {bw / 1e9:,.0f} GB/s": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
+         f"a tenth: {bw / 1e10:,.0f} GB/s": (bw / 10, 1.0),
+         f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {small / 1e9:.2f} GB/s": (small, 1.0)}
+rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
+                                        storage_bytes_per_s=b, max_storage_duty=u)
+        for k, (b, u) in cases.items()}
+plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval_s,
+                              "storage duty": v.storage_duty, "restart (s)": v.restart_s,
+                              "goodput": v.goodput} for k, v in rows.items()}).T,
+            {"write (s)": "{:,.1f}", "interval (s)": "{:,.0f}", "restart (s)": "{:,.0f}",
+             "storage duty": "{:.1%}", "goodput": "{:.2%}"}, index=True)
+
+# %% [markdown]
+# At the job-sized bandwidth the bound does not bind (u ≈ 10%), but a sustained tens of GB/s and
+# petabytes a day are a real load on a shared file system. On a tenth of the bandwidth the write
+# itself sets the interval (τ = w, u = 100%), and a tier bought only for capacity (FSx for Lustre
+# sells 125 MB/s per TiB) takes most of an hour per write *and per restart read*: the bandwidth,
+# not the bytes, is what checkpoint storage must be bought for (section 7).
+#
+# **In-memory and peer checkpoints.** The other way out is not to go to storage on the critical
+# path at all. **Gemini** (Wang et al., SOSP 2023) keeps each checkpoint in the host memory of its
+# own machine and of peer machines, sends the copies over the training network in the idle gaps,
+# checkpoints every iteration and recovers 13× faster than from remote storage; persistent storage
+# is the fallback when a machine and all its peers fail together. **CheckFreq** (Mohan et al.,
+# FAST 2021) pipelines snapshot and persist and tunes the frequency online; **ByteCheckpoint**
+# (arXiv:2407.20143) does the same at ByteDance scale with load-time re-sharding. Modelled by
+# `rel.peer_checkpoint_plan`: δ = snapshot, one peer copy over the scale-out NIC, restart from a
+# peer's memory, a share f of failures falling back to the durable plan (f is not published:
+# both bounds of a plausible range are shown).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+peer_bw = gpu.scaleout_bytes_per_s_per_dir or p["ckpt_node_bytes_per_s"] / per_node
+peer_bw = p["ckpt_node_bytes_per_s"] / per_node if np.isnan(peer_bw) else peer_bw
+fallback_s = plan.restart_s + plan.interval_s / 2  # durable restart + its older checkpoint's lost work
+for f in (0.0, 0.25):
+    pc = rel.peer_checkpoint_plan(float(plan.size.per_rank_bytes), p["n_gpus"],
+                                  p["fail_rate_per_gpu_year"], peer_bw, p["ckpt_restart_s"],
+                                  p["ckpt_d2h_bytes_per_s"], fallback_share=f,
+                                  fallback_restart_s=fallback_s, planned_per_day=p["fail_planned_per_day"])
+    print(f"peer checkpoints, {f:.0%} of failures fall back to storage: every {pc.interval_s:.0f} s, "
+          f"copy {pc.copy_s:.2f} s, restart {pc.restart_s:.0f} s, goodput {pc.goodput:.2%} "
+          f"(durable synchronous: {plan.goodput:.2%})")
 
 # %% [markdown]
 # Restoring is the reverse trip plus everything around it: detect the failure, swap the bad
@@ -243,29 +312,74 @@ plots.table(modes, {"goodput": "{:.2%}"}, index=True)
 # (fewer nodes, another data-parallel size) the state must also be re-sharded. The fixed part
 # dominates: Kokolis et al. assume 5 minutes of restart overhead; MegaScale (ByteDance,
 # arXiv:2402.15627) diagnoses faults within 10 minutes and catches up within 15.
+#
+# **Restart time dominates the waste.** Once checkpoints are cheap, the term R/M that no interval
+# removes is most of what is left, and R at scale is mostly not the checkpoint read. Phase by phase:
+# the **scheduler** detects the fault, drains and replaces the node and relaunches thousands of
+# processes; **initialisation** builds process groups and NCCL communicators (MegaScale reports about
+# 1,000 s on 2,048 GPUs before fixing it; recalled, see the table); **checkpoint loading** is the read below; then a
+# **warm-up** of the data loader and the first steps. Llama 3 (§3.3.4) names reduced "job startup and
+# checkpointing time" as what raised its effective training time, without the figures. Published
+# recovery times at scale:
 
 # %%
 restore = pd.DataFrame({
-    "same layout": rel.restart_time_s(plan.size.total_bytes, plan.size.n_ranks // per_node,
-                                      p["ckpt_storage_bytes_per_s"], p["ckpt_restart_s"],
-                                      p["ckpt_node_bytes_per_s"]).parts(),
-    "re-sharded": rel.restart_time_s(plan.size.total_bytes, plan.size.n_ranks // per_node,
-                                     p["ckpt_storage_bytes_per_s"], p["ckpt_restart_s"],
-                                     p["ckpt_node_bytes_per_s"], reshard_fraction=1.0).parts()})
+    label: rel.restart_time_s(plan.size.total_bytes, plan.size.n_ranks // per_node,
+                              p["ckpt_storage_bytes_per_s"], p["ckpt_restart_s"],
+                              p["ckpt_node_bytes_per_s"], reshard_fraction=f).parts()
+    for label, f in (("same layout", 0.0), ("re-sharded", 1.0))})
 restore.loc["total"] = restore.sum()
+display(plots.table(rel.restart_times_published(), {"seconds": "{:,.0f}"}))
 plots.table(restore, "{:,.1f} s", index=True)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+b = plan.breakdown
+lost = 1 - b.productive
+print(f"of the {lost:.2%} of wall time lost: restarts after failures {b.restart / lost:.0%}, "
+      f"planned interruptions (each a checkpoint + a restart) {b.planned / lost:.0%}, lost work "
+      f"{b.lost_work / lost:.0%}, checkpoint stalls {b.checkpoint / lost:.0%}")
+
+# %% [markdown]
+# **Hot spares.** A restart that must wait for the scheduler to find a healthy node loses that wait
+# on every hardware failure (about 77% of Llama 3's unexpected interruptions, Table 5). Nodes kept
+# idle and ready remove it, at the price of paying for them all run long. `rel.hot_spare_table`
+# assumes here that 5 of the 10 restart minutes are that wait (an assumption: no run publishes the
+# split), for the scenario and for a Llama-3-sized job:
+
+# %%
+big = rel.checkpoint_plan(spec.n_params, 16384, p["fail_rate_per_gpu_year"], None,
+                         p["ckpt_restart_s"], p["ckpt_recipe"], per_node, p["ckpt_node_bytes_per_s"],
+                         planned_per_day=p["fail_planned_per_day"])
+spares = pd.concat({f"{n:,} GPUs": rel.hot_spare_table(pl, per_node, 300, planned_per_day=
+                                                       p["fail_planned_per_day"])
+                    for n, pl in ((p["n_gpus"], plan), (16384, big))})
+plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept_gpu_hour": "{:.4f}",
+                     "vs_no_spares": "{:.4f}"}, index=True)
+
+# %% [markdown]
+# **Takeaway.** Asynchronous checkpoints cut the stall to the snapshot, but only as far as the
+# storage can absorb the writes (u = w/(τ+δ) ≤ 1). After that the restart time R is the waste that
+# no checkpoint interval touches: in-memory (peer) checkpoints, faster initialisation and hot spares
+# shorten R, and spares pay only when failures are frequent enough (many GPUs) for the saved
+# minutes to outweigh the idle nodes.
 
 # %% [markdown]
 # ## 4. How often to checkpoint: Young and Daly
 #
 # Each checkpoint costs δ; each failure throws away the work since the last checkpoint (on
-# average τ/2) plus the restart R. Per unit of time the waste is, to first order,
+# average τ/2) plus the restart R. Per unit of time there is one checkpoint per τ and one failure
+# per M, so the waste is, to first order,
 #
-# &nbsp;&nbsp;&nbsp;&nbsp;**W(τ) ≈ δ/τ + (τ/2 + R)/M**,
+# $$W(\tau) \approx \frac{\delta}{\tau} + \frac{\tau/2 + R}{M}, \qquad \frac{dW}{d\tau} = -\frac{\delta}{\tau^2} + \frac{1}{2M} = 0 \;\Longrightarrow\; \tau^* = \sqrt{2\,\delta M}, \quad W^* = \sqrt{\frac{2\delta}{M}} + \frac{R}{M}$$
 #
-# minimised by **Young's interval τ = √(2δM)** (Young 1974, CACM 17(9)), where W ≈ √(2δ/M) + R/M.
+# **Young's interval** (Young 1974, CACM 17(9)).
 # Daly (2006, FGCS 22(3)) solved the complete model (failures may also strike during checkpoints
-# and restarts): the expected wall time is T_w = M·e^{R/M}·(e^{(τ+δ)/M} − 1)·T_s/τ, and his
+# and restarts): the expected wall time for T_s seconds of work is
+#
+# $$T_w = M\,e^{R/M}\left(e^{(\tau+\delta)/M} - 1\right)\frac{T_s}{\tau}, \qquad \text{goodput} = \frac{T_s}{T_w},$$
+#
+# and his
 # higher-order estimate is τ = √(2δM)·[1 + ⅓√(δ/2M) + ⅑(δ/2M)] − δ for δ < 2M (τ = M beyond).
 # This workbook also solves Daly's model exactly (a Lambert-W root, `rel.optimal_interval`). The
 # worked example: δ = 60 s and M = 3 h give Young 1138.4 s and Daly 1098.8 s.
@@ -285,12 +399,19 @@ plots.waste_vs_interval(taus, max(plan.stall_s, 1e-3), plan.mtbf_s, plan.restart
 # %% [markdown]
 # The curve is flat near its minimum (halving or doubling τ costs little) and steep on the
 # side of checkpointing too rarely. The restart term R/M does not depend on τ at all: no interval
-# removes it, only faster recovery does.
+# removes it, only faster recovery does. The plot leaves out **planned interruptions** (Llama 3:
+# 47 in 54 days), which cost p·(δ + R) of wall time at p per day whatever the interval; the
+# waterfall of section 5 includes them.
+#
+# **Takeaway.** τ* = √(2δM): checkpoint more often when checkpoints are cheap or failures frequent;
+# missing the optimum by 2× costs little, and R/M stays whatever τ is.
 #
 # ## 5. From ideal GPU-hours to paid GPU-hours
 #
 # Every GPU of the job is held, and paid, through checkpoint stalls, recomputed work, restarts and
-# planned interruptions. With goodput g, paid GPU-hours = ideal GPU-hours / g:
+# planned interruptions. With goodput g,
+#
+# $$\text{paid GPU-hours} = \frac{\text{ideal GPU-hours}}{g}, \qquad \text{whole-run utilisation} = \text{MFU} \times g .$$
 
 # %%
 wf = rel.run_reliability(run["gpu_hours"], p["n_gpus"], plan.stall_s, plan.mtbf_s,
@@ -307,6 +428,10 @@ print(f"goodput {wf.attrs['goodput']:.2%}: paid {paid['gpu_hours']:,.0f} GPU-hou
 print(f"failures, checkpoints and restarts cost {paid['gpu_hours'] - run['gpu_hours']:,.0f} "
       f"GPU-hours = {llmcost.fmt_usd(lost_usd)} at ${price:.2f}/GPU-h; "
       f"{wf.attrs['expected_failures']:,.1f} failures expected over the real (longer) run")
+
+# %% [markdown]
+# **Takeaway.** Every lost minute is paid on every GPU of the job: a 2% loss of goodput is 2% of
+# the compute bill, tens of thousands of dollars for a 70B run and millions for a frontier one.
 
 # %% [markdown]
 # ## 6. Steady-state MFU is not whole-run utilisation: Llama 3.1 405B
@@ -370,6 +495,10 @@ print(f"800B of 15.6T tokens at 128K would add at most {extra:.1%} GPU-time: who
 # explain less.
 
 # %% [markdown]
+# **Takeaway.** Steady-state MFU × goodput, plus the stages run at other efficiencies, accounts for
+# the gap between the MFU a paper reports and the GPU-hours its model card states.
+
+# %% [markdown]
 # ## 7. Storage: what keeping checkpoints costs
 #
 # Restarts need the newest checkpoint on fast storage; rollbacks after a loss spike need a few
@@ -383,34 +512,17 @@ plots.table(prices[["name", "tier", "product", "price_usd_per_gb_month", "date"]
             {"price_usd_per_gb_month": "${:.5f}"})
 
 # %%
-hot, cold = rel.storage_price(p["ckpt_hot_tier"]), rel.storage_price(p["ckpt_cold_tier"])
-days, size = wf.attrs["wall_clock_days"], float(plan.size.total_bytes)
-density = rel.storage_throughput_per_tib(p["ckpt_hot_tier"])  # None: not sold per TiB
-common = dict(run_days=days, interval_s=plan.interval_s,
-              milestone_every_days=p["ckpt_milestone_every_days"],
-              retention_months=p["ckpt_retention_months"], hot_usd_per_gb_month=hot,
-              hot_bandwidth_bytes_per_s=p["ckpt_storage_bytes_per_s"],
-              hot_bytes_per_s_per_tib=density)
-policies = {
-    f"scenario: last {p['ckpt_keep_last']} hot + full milestones cold": rel.retention_storage_cost(
-        size, keep_last=p["ckpt_keep_last"], cold_usd_per_gb_month=cold, **common),
-    "last 3 hot + weights-only milestones cold": rel.retention_storage_cost(
-        size, keep_last=3, cold_usd_per_gb_month=cold, **common,
-        milestone_bytes=float(rel.checkpoint_size(spec.n_params, p["ckpt_recipe"],
-                                                  "weights").total_bytes)),
-    "every checkpoint hot, milestones kept hot": rel.retention_storage_cost(
-        size, keep_last=0, cold_usd_per_gb_month=hot, **common)}
-storage = pd.DataFrame({k: v.set_index("policy")["usd"].values for k, v in policies.items()},
-                       index=["hot", "milestones", "total"]).T
+storage = rel.retention_policies(plan, p, wf.attrs["wall_clock_days"], spec.n_params)
 plots.table(storage, "${:,.0f}", index=True)
 
 # %%
 # NBVAL_CHECK_OUTPUT
 scen_storage = storage.iloc[0]["total"]
+density = rel.storage_throughput_per_tib(p["ckpt_hot_tier"])  # None: not sold per TiB
 if density:
     tib = p["ckpt_storage_bytes_per_s"] / density
     print(f"{p['ckpt_hot_tier']} at {p['ckpt_storage_bytes_per_s'] / 1e9:,.0f} GB/s needs "
-          f"{tib:,.0f} TiB provisioned ({tib * 2**40 / size:,.0f}× one checkpoint)")
+          f"{tib:,.0f} TiB provisioned ({tib * 2**40 / plan.size.total_bytes:,.0f}× one checkpoint)")
 print(f"storage for the scenario's policy: {llmcost.fmt_usd(scen_storage)} "
       f"({scen_storage / run['compute_cost_usd']:.2%} of the ideal compute cost)")
 warning = rel.storage_share_warning(scen_storage, run["compute_cost_usd"])
@@ -426,64 +538,53 @@ print(warning or f"storage is below the {rel.STORAGE_SHARE_WARNING:.0%} of compu
 # slower, cheaper tier lengthens every synchronous checkpoint instead (sections 3–4): storage
 # bandwidth is a trade between the storage bill and the goodput.
 #
+# **Takeaway.** Buy checkpoint storage for its bandwidth; keep a few checkpoints hot and the
+# milestones cold.
+#
 # ## 8. False savings
 #
 # **Checkpointing less often.** Fewer checkpoints save storage writes and stall time, but every
 # failure then throws away more work. At several times the optimum interval:
 
 # %%
-rows = []
-for k in (1, 4, 16):
-    pl = plan_for(interval_s=k * plan.interval_s)
-    paid_h = run["gpu_hours"] / pl.goodput
-    rows.append({"interval": f"{k}x optimum ({pl.interval_s / 60:,.0f} min)",
-                 "goodput": pl.goodput, "paid GPU-hours": paid_h,
-                 "extra cost vs optimum": (paid_h - run["gpu_hours"] / plan.goodput) * price})
-plots.table(pd.DataFrame(rows), {"goodput": "{:.2%}", "paid GPU-hours": "{:,.0f}",
-                                 "extra cost vs optimum": "${:,.0f}"})
+plots.table(rel.interval_sensitivity(p, spec.n_params, per_node, run["gpu_hours"], price),
+            {"goodput": "{:.2%}", "paid GPU-hours": "{:,.0f}", "extra cost vs optimum": "${:,.0f}"})
 
 # %% [markdown]
 # **Spot capacity without resumable training.** Spot (pre-emptible) GPUs are cheaper than
 # on-demand from the same provider (CoreWeave's H100 spot list price is 60% below its on-demand
 # one, `data/prices.csv`), but a job that cannot resume must start over after every
-# pre-emption. With exponential interruptions the expected wall time of
-# T hours of work is M·(e^{T/M} − 1) (Daly's model with one segment): it explodes once the job is
-# longer than its MTBF. The spot discount pays only if the slowdown stays below 1/(1 − discount):
+# pre-emption. With exponential interruptions the expected wall time of T hours of work is
+# (Daly's model with a single segment, τ = T, δ = R = 0)
+#
+# $$E[T_w] = M\left(e^{T/M} - 1\right),$$
+#
+# which explodes once the job is longer than its MTBF. A discount d pays only while the slowdown
+# E[T_w]/T stays below 1/(1 − d):
 
 # %%
 x = np.geomspace(0.05, 20, 200)          # ideal run length / job MTBF
 slow = rel.expected_wall_time_s(x, x, 0.0, 1.0) / x
-ax = plt.figure(figsize=(6.5, 3.4), layout="constrained").gca()
+ax = plt.figure(figsize=(8, 4.4), layout="constrained").gca()
 ax.loglog(x, slow, label="no checkpoints: M·(exp(T/M) − 1) / T")
 for disc in (0.4, 0.6):
     ax.axhline(1 / (1 - disc), ls=":", color="C3")
-    ax.annotate(f"break-even at a {disc:.0%} discount", (0.06, 1 / (1 - disc)), fontsize=8,
+    ax.annotate(f"break-even at a {disc:.0%} discount", (0.06, 1 / (1 - disc)), fontsize=11,
                 va="bottom")
 ax.set_xlabel("ideal run length ÷ job MTBF (T/M)")
 ax.set_ylabel("expected wall time ÷ ideal")
 ax.set_ylim(1, 1e4)
 ax.set_title("A job that cannot resume must finish between interruptions")
-ax.legend(fontsize=8);
+ax.legend(fontsize=11, loc="upper left");
 
 # %%
 # NBVAL_CHECK_OUTPUT
-from llmcost import ledger  # the bill prices spot with this failure model (notebook 00)
-
-on_bill = ledger.build_ledger(p)
-spot = dict(pricing="spot", price_usd_per_gpu_hour=None)  # each node pre-empted weekly, 30-min restarts
-try:
-    ledger.with_changes(on_bill, **spot, ledger_resumable=False)
-except llmcost.ScenarioError as e:
-    print(f"without resumable training: {str(e).split(': ', 1)[1]}")
-try:
-    f = ledger.with_changes(on_bill, **spot).figures
-    verdict = "pays" if f["final_run_usd"] < on_bill.figures["final_run_usd"] else "does not pay"
-    print(f"with checkpoints: job MTBF {f['job_mtbf_s'] / 60:,.0f} min, goodput {f['goodput']:.1%}, "
-          f"{llmcost.fmt_usd(f['final_run_usd'])} at the catalogue spot median "
-          f"${f['price_usd_per_gpu_hour']:.2f}/GPU-h vs {llmcost.fmt_usd(on_bill.figures['final_run_usd'])}"
-          f" at the scenario's ${price:.2f}: spot {verdict} here")
-except llmcost.ScenarioError as e:
-    print(f"spot: {e}")
+for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot model (notebook 00)
+    print(line)
+n_nodes, r = p["n_gpus"] // per_node, ledger.default("spot_preemptions_per_node_day")
+for k in (1, 8, 32):
+    print(f"reclaims of {k} node(s) at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
+          f"job interruptions a day, each needing {k * per_node} replacement GPUs")
 
 # %% [markdown]
 # With checkpoints and automatic restarts, pre-emptions are just failures with a higher rate and
@@ -493,6 +594,18 @@ except llmcost.ScenarioError as e:
 # your price ÷ your goodput, which the last line checks for this scenario with the bill's own spot pricing (`llmcost.ledger`, notebook 00: set `ledger_spot_preemptions_per_node_day` and `ledger_spot_restart_s` to your provider's figures; the once-a-week default is an assumption, as no provider publishes GPU pre-emption rates) (a GPU cloud's on-demand
 # price can be below another provider's spot median). Without resumable training spot almost
 # never pays for a run of days.
+#
+# **Spot reclaims come in bulk.** The bill's spot model pre-empts each node independently (a
+# node-by-node Poisson process). Providers reclaim capacity in blocks: a rack, a placement group, a
+# whole reservation. For the same share of node-time lost, k-node reclaims interrupt the job k times
+# less often (n·r/k a day, `rel.bulk_reclaim_events_per_day`), but each interruption needs k nodes
+# found again before the job restarts, takes the peers' host memory with it (so in-memory
+# checkpoints fall back to storage) and can leave the job waiting for capacity for hours. Which
+# effect wins depends on the provider's block size and its time to re-provision, which no provider
+# publishes: the node-by-node line above is the model, the block case a caution.
+#
+# **Takeaway.** Spot pays only when its price ÷ its goodput beats yours ÷ yours, and only for a job
+# that resumes from checkpoints.
 #
 # ## 9. What the ideal estimate leaves out
 #
@@ -512,6 +625,41 @@ except llmcost.ScenarioError as e:
 # * **queueing and capacity delays**: waiting for replacement nodes or for the whole allocation,
 #   paid for when the capacity is reserved;
 # * **evaluation, long-context and annealing stages** run at other efficiencies (section 6).
+
+# %% [markdown]
+# ## Exercises
+#
+# Use round numbers; the teaching accelerator `Teaching-1PF` (1 PFLOP/s bf16, `llmcost.list_accelerators()`)
+# makes the compute easy.
+#
+# 1. **MTBF.** 10,000 GPUs fail at λ = 0.2 per GPU-year. What is the job's MTBF in hours, and the
+#    chance of a failure-free day?
+# 2. **Young.** A synchronous checkpoint blocks δ = 30 s and M = 4 h. What is the optimum interval,
+#    and the first-order waste if each restart takes R = 10 min? Which term dominates?
+# 3. **Duty cycle.** An asynchronous 1 TB checkpoint snapshots in 0.05 s and writes at 100 GB/s;
+#    M = 4 h. What interval does Young give, what share of the time is the storage busy, and what
+#    is the shortest interval if checkpoints may use at most 20% of it?
+# 4. **Paid GPU-hours.** A run needs 10²⁴ FLOPs on 1,000 teaching accelerators at 50% MFU. How many
+#    ideal days and GPU-hours is it, and how many at 90% goodput?
+#
+# <details><summary>Worked answers</summary>
+#
+# 1. M = 8,766 h / (10,000 × 0.2) = **4.38 h**; P(no failure in 24 h) = e^{−24/4.38} = e^{−5.48} ≈
+#    **0.4%**.
+# 2. τ* = √(2 × 30 × 14,400) = √864,000 ≈ **930 s ≈ 15.5 min**; W ≈ √(2 × 30/14,400) + 600/14,400 =
+#    6.45% + 4.17% ≈ **10.6%**. The checkpoint-and-lost-work part (6.45%) still leads, but R/M is 40%
+#    of the waste and no interval removes it.
+# 3. w = 10¹² / 10¹¹ = 10 s; τ* = √(2 × 0.05 × 14,400) ≈ **37.9 s**; u = 10 / 37.95 ≈ **26%**. With
+#    u_max = 0.2: τ ≥ 10 / 0.2 − 0.05 ≈ **50 s**.
+# 4. Time = 10²⁴ / (1,000 × 10¹⁵ × 0.5) = 2 × 10⁶ s = **23.1 days**, 1,000 × 555.6 h = **555,556
+#    GPU-hours**; at 90% goodput ÷ 0.9: **25.7 days, 617,284 GPU-hours**.
+# </details>
+#
+# **Sources.** Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); Llama Team 2024, arXiv:2407.21783
+# (§3.3.1, §3.3.4, Table 5); Kokolis et al. 2024, arXiv:2410.21680; MegaScale, Jiang et al. 2024,
+# arXiv:2402.15627 (NSDI '24); Gemini, Wang et al., SOSP 2023; CheckFreq, Mohan et al., FAST 2021;
+# ByteCheckpoint, arXiv:2407.20143; FlashRecovery, arXiv:2509.03047; DeadPool, arXiv:2607.01646;
+# `rel.RESTART_TIMES_PUBLISHED` for the restart figures and their status.
 
 # %% [markdown]
 # ## Headline figures
