@@ -457,7 +457,7 @@ def parallelism_pictures(axes=None):
     }
     for ax, kind in zip(axes, titles):
         ax.set_xlim(0, 4)
-        ax.set_ylim(-1.2, 4.4)
+        ax.set_ylim(-1.2, 5.0)
         ax.axis("off")
         ax.set_title(titles[kind], fontsize=13)
         for g in range(4):

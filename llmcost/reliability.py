@@ -1350,3 +1350,34 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
                      "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
                      "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price})
     return pd.DataFrame(rows)
+
+
+def long_context_extra_share(model, short_seq_len, long_seq_len, short_mfu, long_mfu,
+                             long_tokens, total_tokens):
+    """Upper bound on the extra GPU-time of a long-context stage, as a share of an all-short run.
+
+    A token at length s costs F(s)/MFU(s) GPU-seconds per peak FLOP/s, F = model FLOPs per token
+    (``compute.model_flops_per_token``: attention-inclusive, the workbook's MFU basis). If
+    ``long_tokens`` of ``total_tokens`` ran at the long length, the run needs
+        extra = (long_tokens / total_tokens) × (c − 1),   c = [F(s_L)/MFU_L] / [F(s_S)/MFU_S]
+    more GPU-time than if all were short: an upper bound when the long stage ramps up in steps
+    (Llama 3 §3.4.2: six stages from 8K to 128K over about 800B tokens, lengths unpublished).
+
+    Returns
+    -------
+    dict with ``ratio_short`` and ``ratio_long`` (F / 6N at each length), ``cost_ratio`` (c) and
+    ``extra_share``.
+    """
+    from .compute import model_flops_per_token
+
+    ms = float(as_array(short_mfu, "short_mfu", positive=True, upper=1.0))
+    ml = float(as_array(long_mfu, "long_mfu", positive=True, upper=1.0))
+    lt = float(as_array(long_tokens, "long_tokens", nonnegative=True))
+    tt = float(as_array(total_tokens, "total_tokens", positive=True))
+    if lt > tt:
+        raise ValueError(f"long_tokens={long_tokens!r} must be <= total_tokens={total_tokens!r}")
+    six_n = 6 * model.n_active_params
+    rs = float(model_flops_per_token(model, short_seq_len)) / six_n
+    rl = float(model_flops_per_token(model, long_seq_len)) / six_n
+    c = (rl / ml) / (rs / ms)
+    return {"ratio_short": rs, "ratio_long": rl, "cost_ratio": c, "extra_share": lt / tt * (c - 1)}

@@ -189,3 +189,18 @@ def test_interval_sensitivity_first_order(p, n_params):
     drop = t["goodput"].iloc[0] - t["goodput"].iloc[1]
     assert 0.0095 < drop < 0.0115
     assert t["paid GPU-hours"].iloc[1] == pytest.approx(623_963 / t["goodput"].iloc[1])
+
+
+def test_long_context_extra_share_by_hand():
+    # Llama 3.1 405B (126 layers, d = 16,384, N = 405.85B): PaLM's count (Chowdhery et al. 2022,
+    # App. B) 6N + 12·L·d·s per token gives F/6N = 1 + 12·126·16384·s / (6·405.85e9) = 1.083 at
+    # 8K and 2.333 at 128K (the workbook's count differs in the small terms: within 0.007).
+    # c = (2.333/0.38)/(1.083/0.41) = 2.32; 0.8T of 15.6T tokens: 0.8/15.6 × 1.32 = 6.8%.
+    m = llmcost.load_model("llama-3.1-405b")
+    r = rel.long_context_extra_share(m, 8192, 131072, 0.41, 0.38, 0.8e12, 15.6e12)
+    for key, s in (("ratio_short", 8192), ("ratio_long", 131072)):
+        assert r[key] == pytest.approx(1 + 12 * 126 * 16384 * s / (6 * 405.85e9), abs=0.007)
+    assert r["cost_ratio"] == pytest.approx((2.333 / 0.38) / (1.083 / 0.41), rel=0.01)
+    assert r["extra_share"] == pytest.approx(0.068, abs=0.001)
+    with pytest.raises(ValueError, match="long_tokens"):
+        rel.long_context_extra_share(m, 8192, 131072, 0.41, 0.38, 2e13, 1.56e13)

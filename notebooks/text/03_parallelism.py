@@ -15,6 +15,15 @@
 # way to split the scenario's model, and shows where adding GPUs stops helping. Notebook 04 adds
 # the time spent communicating.
 #
+# **What you will learn.** After this notebook you can
+# 1. count what a GPU must hold to train a model (model states, activations) and derive ZeRO's
+#    savings, with PyTorch FSDP's names for the same stages;
+# 2. say what each of DP, TP, PP, EP and CP splits, what it costs, and the limits each one meets
+#    (GQA's KV heads for TP, causal load balance for CP, expert capacity for EP);
+# 3. derive the pipeline bubble (p − 1)/m and the micro-batches a stage keeps in flight;
+# 4. read the list of valid plans, and explain why the fastest plan is not the one with the least
+#    memory or the smallest bubble.
+#
 # **Conventions.** Memory is per GPU, in decimal GB (10⁹ bytes), on the most loaded pipeline stage.
 # Model states follow a named **precision recipe** (bytes per parameter in each buffer, section 1).
 # Activations are 16-bit, with FlashAttention and no dropout unless a cell says otherwise
@@ -59,15 +68,7 @@ import llmcost
 from llmcost import memory, parallel, plots
 from llmcost.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(
-    model=model, accelerator=accelerator, n_gpus=n_gpus, seq_len=seq_len,
-    global_batch_tokens=global_batch_tokens, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep,
-    zero_stage=zero_stage, recompute=recompute, micro_batch_size=micro_batch_size,
-    optimizer_recipe=optimizer_recipe, pp_schedule=pp_schedule,
-    pp_virtual_stages=pp_virtual_stages, pp_split=pp_split,
-    mem_reserve_fraction=mem_reserve_fraction, stack=stack,
-    comm_scaleout_bytes_per_s=comm_scaleout_bytes_per_s,
-    comm_scaleout_latency_s=comm_scaleout_latency_s, interactive=interactive)
+p = llmcost.notebook_parameters(globals())
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
 plan = parallel.plan_from_parameters(p, spec)
@@ -92,7 +93,9 @@ print(f"chosen by llmcost.parallel.choose_plan on the {p['stack']} stack: "
 # the **gradients** the backward pass writes (2 bytes in bf16, 4 when accumulated in fp32), an fp32
 # **master copy** of the weights that the optimizer updates (4 bytes) and Adam's two **moments**
 # (4 + 4 bytes). That is 16 bytes per parameter, or 18 with fp32 gradients as Megatron-LM and Llama 3
-# accumulate them. Other recipes change the count; each is named, sourced and used by name:
+# accumulate them:
+#
+# $$M_{\text{states}} = \Psi\,(b_{w} + b_{g} + b_{\text{master}} + b_{\text{moments}}) = \Psi\,(2 + 2 + 4 + 8) = 16\,\Psi \text{ bytes (bf16 Adam; } b_g = 4 \text{: } 18\,\Psi).$$ Other recipes change the count; each is named, sourced and used by name:
 
 # %%
 recipes = memory.list_recipes()
@@ -105,6 +108,10 @@ print(f"{spec.name}: {spec.n_params / 1e9:.2f}B parameters × {recipe.bytes_per_
       f"({recipe.name}) = {states / 1e12:.2f} TB of model states")
 print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them, "
       "before a single activation")
+
+# %% [markdown]
+# **Takeaway.** Model states are 16–18 bytes per parameter before a single activation: a 70B
+# model needs over a terabyte, more than a dozen 80 GB GPUs just to be held.
 
 # %% [markdown]
 # So a large model must be split over GPUs before it can train at all. There are five ways to
@@ -127,8 +134,12 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
 #   tokens travel to the GPUs of the experts they are routed to and back (two all-to-alls per MoE
 #   layer per pass, Lepikhin et al. 2020).
 # * **Context parallelism (CP)**: each GPU holds 1/cp of every sequence; attention needs every
-#   earlier token's keys and values, so they are exchanged (Liu et al. 2023; Llama 3 uses an
-#   all-gather). It divides activation memory, which grows with context (section 4).
+#   earlier token's keys and values, so they are exchanged. **Ring attention** (Liu et al. 2023;
+#   Megatron-LM's CP) passes K/V blocks round a ring of the cp ranks, computing on one block while
+#   the next arrives, so no rank ever holds the whole sequence's K/V; Llama 3 instead
+#   **all-gathers** K and V (cheap with GQA's few KV heads). With a causal mask, contiguous chunks
+#   give the last rank twice the mean work, so both **load-balance** the chunks (section 7). It
+#   divides activation memory, which grows with context (section 4).
 
 # %%
 plots.parallelism_pictures();
@@ -139,20 +150,30 @@ plots.parallelism_pictures();
 # lists them); a plan that breaks one raises an error naming it, e.g.
 # `tp=3 must divide n_heads=64`.
 #
+# **Takeaway.** DP copies the model, TP and EP split matrices and experts, PP splits layers, CP
+# splits the sequence: every way but DP divides memory, and every one costs either messages or
+# idle time.
+#
 # ## 3. ZeRO: stop storing copies
 #
 # Data parallelism stores the same model states on every replica. ZeRO (Rajbhandari et al. 2020)
 # shards them across the **ZeRO group**, the ranks that hold the same parameters: **ZeRO-1** shards
 # the optimizer side (master weights and moments), **ZeRO-2** also the gradients, **ZeRO-3**
-# (PyTorch FSDP) also the weights, which it gathers layer by layer when needed. With Ψ parameters,
-# K optimizer bytes per parameter and N_d ranks:
+# also the weights, which it gathers layer by layer when needed. With Ψ parameters, K optimizer
+# bytes per parameter (12 for fp32 master + Adam) and N_d ranks, the bytes per GPU are:
 #
-# | stage | bytes per GPU |
-# |---|---|
-# | DP | (2 + 2 + K)·Ψ |
-# | ZeRO-1 | 2Ψ + 2Ψ + K·Ψ/N_d |
-# | ZeRO-2 | 2Ψ + (2 + K)·Ψ/N_d |
-# | ZeRO-3 | (2 + 2 + K)·Ψ/N_d, plus one gathered layer (DeepSpeed: 4 bytes × its parameters) |
+# $$\text{DP: } (2 + 2 + K)\,\Psi \qquad \text{ZeRO-1: } (2 + 2)\,\Psi + \frac{K\Psi}{N_d} \qquad \text{ZeRO-2: } 2\Psi + \frac{(2 + K)\,\Psi}{N_d} \qquad \text{ZeRO-3: } \frac{(2 + 2 + K)\,\Psi}{N_d}$$
+#
+# (ZeRO-3 also holds one gathered layer at a time; DeepSpeed counts 4 bytes × its parameters.)
+#
+# **The same stages in PyTorch FSDP** (`ShardingStrategy`): `FULL_SHARD` shards parameters,
+# gradients and optimizer states and re-gathers the weights for forward and again for backward:
+# ZeRO-3. `SHARD_GRAD_OP` shards gradients and optimizer states but keeps the gathered weights from
+# forward to the end of backward: ≈ ZeRO-2 in peak memory (Llama 3's "FSDP that shards optimizer
+# states and gradients" is this). `NO_SHARD` is plain DDP. `HYBRID_SHARD` (**HSDP**) runs
+# FULL_SHARD inside a shard group (usually a node) and replicates across groups, all-reducing
+# gradients between replicas: the formulas above with N_d = the shard group's size, not the whole
+# DP size (FSDP2's `fully_shard` on a 2-D device mesh; `reshard_after_forward=False` ≈ ZeRO-2).
 #
 # **Which group?** Dense weights are the same on all DP *and* CP ranks, so their ZeRO group has
 # dp·cp ranks; routed experts are divided over ep ranks inside that group, so theirs has dp·cp/ep.
@@ -171,11 +192,19 @@ for stage, gb in enumerate(zero_gb):
 # optimizer" is ZeRO-1; its documentation gives 6 + 12/d bytes per parameter for bf16 weights with
 # fp32 gradients, which the `bf16_adam_fp32_grads` recipe reproduces.
 #
+# **Takeaway.** ZeRO removes the copies that data parallelism makes: ZeRO-1 and -2 shard the
+# optimizer side almost for free, ZeRO-3 (FULL_SHARD) shards everything at the price of gathering
+# the weights twice per step.
+#
 # ## 4. Activations: the memory that grows with batch and context
 #
 # The forward pass keeps intermediate results for the backward pass. Korthikanti et al. (2022,
 # Table 2) count them per transformer layer for s tokens, b sequences, hidden size h, a heads and
-# TP size t, in bytes:
+# TP size t, in bytes; with no parallelism
+#
+# $$A_{\text{layer}} = s\,b\,h\left(34 + \frac{5\,a\,s}{h}\right),$$
+#
+# 34·s·b·h for the linear parts and 5·a·s²·b for the attention scores, and with TP and SP:
 #
 # | setting | bytes per layer |
 # |---|---|
@@ -219,7 +248,18 @@ plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
 # lever, at the price of a third more compute per layer. A pipeline stage does not hold
 # one micro-batch but all it has started and not finished: the first stage of a 1F1B pipeline holds
 # min(m, p) micro-batches of its L/p layers, about the whole model's worth (Korthikanti §4.3);
-# interleaving raises that by a factor 1 + (p−1)/(p·v), and GPipe keeps all m.
+# interleaving raises that by a factor 1 + (p−1)/(p·v), and GPipe keeps all m. Both are capped by
+# the step itself: a stage never holds more micro-batches than the step has. In units of one
+# stage's layers, the first stage holds
+#
+# $$n_{\text{1F1B}} = \min(m,\ p), \qquad n_{\text{interleaved}} = \frac{\min\big(m\,v,\ 2(p-1) + (v-1)\,p + 1\big)}{v} \approx p\left(1 + \frac{p-1}{p\,v}\right) \text{ when } m \ge p,$$
+#
+# (the second is Megatron-LM's warm-up count plus one, `memory.in_flight_microbatches`): with fewer
+# micro-batches than stages the factor never applies.
+#
+# **Takeaway.** Activations grow with tokens per micro-batch and with the micro-batches in flight;
+# FlashAttention removes the s² term, full recomputation trades a third more compute for most of
+# the rest, and CP divides what is left by cp.
 #
 # ## 5. The memory bill of the scenario's plan
 
@@ -257,6 +297,10 @@ print(f"{l3_mb.total / 1e9:.1f} GB per GPU on stage {l3_mb.stage}, of which acti
       f"{l3_mb.activations / 1e9:.1f} GB: {l3_mb.total / h100.hbm_bytes:.0%} of an H100's "
       f"{h100.hbm_bytes / 1e9:.1f} GB; {(l3_usable - l3_mb.total) / 1e9:+.1f} GB against the "
       f"{memory.DEFAULT_RESERVE:.0%} allowance")
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
 z1 = memory.memory_per_gpu(l3, dataclasses.replace(l3_plan, zero_stage=1), 8192,
                            "bf16_adam_fp32_grads")
 print(f"if the fp32 gradients are accumulated unsharded over the step (ZeRO-1): "
@@ -287,6 +331,9 @@ table = memory.memory_table(spec, variants, p["seq_len"], recipe)
 plots.memory_stack(table, hbm, usable, title=f"{spec.name}: {plan.describe().split(' · ZeRO')[0]}");
 
 # %% [markdown]
+# **Takeaway.** A plan fits when model states (÷ ZeRO, TP, PP, EP) plus activations (× micro-batches in
+# flight) stay under the usable HBM; frontier runs sit within a few GB of the line.
+#
 # And for three catalogue models on the same layout (TP 8 inside a node, 16-way DP, 32
 # micro-batches of one 8,192-token sequence, 1F1B), where only the number of pipeline stages is
 # chosen to divide each model's layers:
@@ -308,8 +355,11 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 #
 # A pipeline of p stages cannot keep every stage busy: the last stage waits for the first
 # micro-batch to arrive, and the first stage waits at the end for the last gradients to come back.
-# With m micro-batches per step and equal forward and backward times, the idle time is p − 1
-# micro-batch slots per stage:
+# With m micro-batches per step, forward and backward times t_f and t_b per micro-batch and stage,
+# each stage computes for m·(t_f + t_b) and waits p − 1 slots while the pipeline fills and
+# drains:
+#
+# $$\text{bubble} = \frac{(p-1)(t_f + t_b)}{m\,(t_f + t_b)} = \frac{p-1}{m}, \qquad \text{interleaved: } \frac{p-1}{v\,m}, \qquad \text{share of the step: } \frac{p-1}{m+p-1}.$$
 #
 # | schedule | bubble ÷ ideal compute time | activations held by the first stage |
 # |---|---|---|
@@ -324,7 +374,7 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # numbers are micro-batches:
 
 # %%
-fig, (a1, a2) = plt.subplots(2, 1, figsize=(11, 4.6), layout="constrained")
+fig, (a1, a2) = plt.subplots(2, 1, figsize=(13, 6), layout="constrained")
 plots.pipeline_timeline(parallel.pipeline_schedule(4, 8, "1f1b"), ax=a1,
                         title="1F1B, p = 4 stages, m = 8 micro-batches")
 plots.pipeline_timeline(parallel.pipeline_schedule(4, 8, "interleaved", 2), ax=a2,
@@ -346,6 +396,9 @@ print(f"pipeline bubble: {plan.bubble_fraction():.1%} of the ideal compute time 
 # 02): m = global batch / (micro-batch size × DP). Every GPU added to DP takes micro-batches away
 # from the pipeline.
 #
+# **Takeaway.** The bubble is (p − 1)/m: more stages need proportionally more micro-batches, and
+# the global batch caps the micro-batches.
+#
 # ## 7. Experts and scale-up domains
 #
 # Expert parallelism divides the routed experts of an MoE model, which hold most of its
@@ -359,6 +412,28 @@ ep_plans = {f"EP {e}": parallel.make_plan(mx, 64, 256, ep=e, zero_stage=1,
             for e in (1, 2, 4, 8)}
 plots.memory_stack(memory.memory_table(mx, ep_plans, 4096, recipe), hbm, usable,
                    title="Mixtral 8x7B on 64 GPUs (TP 1, DP 64, ZeRO-1): EP divides the experts");
+
+# %% [markdown]
+# **Capacity and imbalance (the memory side).** The bars assume a perfectly balanced router. Real
+# routers are not: GShard and Switch Transformer give each expert a buffer of
+# C = ⌈capacity factor × tokens × k / E⌉ token slots and drop the overflow; dropless MoE
+# (Megablocks, DeepSeek-V3) keeps every token, so the busiest expert's GPU holds what it is sent.
+# Either way the expert buffers and the expert FFN's activations scale with the load factor f
+# (the capacity factor, or the busiest GPU's load ÷ the mean):
+#
+# $$\Delta A_{\text{MoE layer}} = (f - 1)\; x\,k\left(2h + \frac{2\,m_{\text{FFN}}\,f_e}{t}\right) \text{ bytes},$$
+#
+# with x tokens per micro-batch, m_FFN = 3 for a gated FFN of width f_e (`memory.moe_capacity_extra_bytes_per_layer`).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+cap = memory.expert_capacity_tokens(4096, mx.n_experts_active, mx.n_experts, 1.25)
+print(f"Mixtral, one 4,096-token micro-batch: capacity at factor 1.25 = {cap:,.0f} token slots per "
+      f"expert (mean {4096 * mx.n_experts_active / mx.n_experts:,.0f})")
+for f in (1.25, 2.0):
+    extra = memory.moe_capacity_extra_bytes_per_layer(mx, 4096, 1, 1, 1, f) * mx.n_moe_layers
+    print(f"load factor {f}: +{extra / 1e9:.1f} GB of activations per in-flight micro-batch "
+          f"over {mx.n_moe_layers} MoE layers")
 
 # %% [markdown]
 # The price is an all-to-all in every MoE layer: each token goes to the GPUs of its k experts and
@@ -379,6 +454,38 @@ print(f"{gpu.name}: {cluster.scaleup_bytes_per_s_per_dir / 1e9:.0f} GB/s per dir
 plots.table(pd.DataFrame({"EP group (GPUs)": eps,
                           "share of all-to-all bytes leaving the domain": share}),
             {"share of all-to-all bytes leaving the domain": "{:.0%}"})
+
+# %% [markdown]
+# **Tensor parallelism meets GQA's KV heads.** TP splits attention by heads. With grouped-query
+# attention the model has only g KV heads (Llama-2-70B: 64 query heads, g = 8), so past t = g
+# there is nothing left to split: each rank keeps one KV head, replicated on t/g ranks, and K/V
+# weights and activations stop shrinking (`memory.kv_heads_per_tp_rank`). Together with the
+# 8-GPU NVLink domain this is why TP stops at 8 for these models.
+#
+# **Context parallelism is ring attention, load-balanced.** Ring attention keeps two K/V blocks of
+# s/cp tokens per rank (one computed on, one arriving), the all-gather the whole sequence's K/V
+# (`memory.cp_kv_buffer_bytes`). Under a causal mask rank r of contiguous chunks attends to r + ½
+# chunks, so the last rank does (cp − ½)/(cp/2) = 2 − 1/cp of the mean work; splitting into 2·cp
+# chunks and giving rank r chunks r and 2cp − 1 − r evens it out (`memory.cp_causal_imbalance`).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+tps = np.array([t for t in (1, 2, 4, 8, 16) if spec.n_heads % t == 0])
+kv, rep = memory.kv_heads_per_tp_rank(spec.n_kv_heads, tps)
+print(f"{spec.name}: {spec.n_heads} query heads, {spec.n_kv_heads} KV heads; KV heads per TP rank "
+      + ", ".join(f"TP{t}: {k:g}" + (f" (×{r:g} replicated)" if r > 1 else "") for t, k, r in zip(tps, kv, rep)))
+for cp in (2, 8):
+    ring, gather = (memory.cp_kv_buffer_bytes(spec, 131072, 1, cp, 8, m) for m in ("ring", "all_gather"))
+    print(f"128K tokens, TP 8, CP {cp}: K/V buffer per layer {ring / 1e6:,.0f} MB (ring) vs "
+          f"{gather / 1e6:,.0f} MB (all-gather); causal work on the busiest rank "
+          f"{memory.cp_causal_imbalance(cp, load_balanced=False):.2f}× the mean unbalanced, "
+          f"{memory.cp_causal_imbalance(cp):.0f}× balanced")
+
+# %% [markdown]
+# **Takeaway.** EP divides the experts but pays an all-to-all that leaves the scale-up domain once
+# the group outgrows it, and its buffers grow with the router's imbalance; TP stops paying at the
+# KV-head count and the NVLink domain; CP needs ring or all-gather K/V exchange and causal load
+# balancing.
 
 # %% [markdown]
 # ## 8. Every valid plan for the scenario
@@ -418,6 +525,33 @@ colour = lambda r: ["background-color: #cdebd3" if r.min_bubble else  # noqa: E7
 plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_style=colour)
 
 # %% [markdown]
+# **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
+# can see, the bubble first, so a plan with no pipeline at all wins it. The scenario's plan was
+# chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04 predicts,
+# which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
+
+# %%
+from llmcost import step
+
+top = parallel.plan_from_row(parallel.rank_without_time(fitting).iloc[0], p["pp_split"])
+both = {"scenario's plan": plan, "top row of the table": top}
+steps = {k: step.step_time(spec, cluster, v, p["seq_len"], recipe=recipe.name, stack=p["stack"])
+         for k, v in both.items()}
+parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})
+display(plots.table(parts.loc[(parts.T != 0).any()], "{:.3f}", index=True))
+for k, s in steps.items():
+    print(f"{k}: {both[k].describe()}: step {s.step_time_s:.2f} s, exposed communication "
+          f"{s.exposed_comm_s:.2f} s, bubble {s.pipeline_bubble_s:.2f} s")
+
+# %% [markdown]
+# For the default scenario the top row has no bubble, but TP 8 puts four all-reduces per layer on
+# the critical path, and with only 8-way model sharding each of its 256 data-parallel replicas
+# reduces an eighth of the model's fp32 gradients with too few micro-batches to hide it. The
+# chosen plan (TP 2, PP 4, interleaved) pays a small bubble and a few point-to-point sends, but its
+# TP traffic stays small and its DP traffic hides behind compute, so its step is shorter. Least
+# memory and smallest bubble are necessary checks, not the objective: the objective is time.
+
+# %% [markdown]
 # ## 9. So why can't we just add GPUs?
 #
 # Keep the model and the global batch fixed and add GPUs. Below some count no plan fits: the model
@@ -438,6 +572,37 @@ plots.scaling_frontier(frontier, title=f"{spec.name}, global batch "
 
 # %%
 plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index=True)
+
+# %% [markdown]
+# **Takeaway.** Adding GPUs helps while data parallelism can absorb them; beyond global batch × TP
+# GPUs the bubble grows, and the escape routes (TP, EP, CP beyond the domain) pay in communication.
+#
+# ## Exercises
+#
+# Round numbers; the teaching accelerator `Teaching-1PF` (1 PFLOP/s bf16, 80 GB, 8 per NVLink
+# domain; `llmcost.list_accelerators()`) keeps the arithmetic short.
+#
+# 1. **Model states.** A 70B model trains with bf16 Adam (16 B/param) on 64 GPUs. How many GB does
+#    each GPU hold under plain DP, ZeRO-1 and ZeRO-3 (FSDP FULL_SHARD)? Which fit in 80 GB?
+# 2. **Bubble.** A pipeline has p = 8 stages and m = 32 micro-batches. What is the 1F1B bubble, and
+#    with v = 4 interleaved chunks? How many micro-batches does the first stage hold in flight, and
+#    what does GPipe hold?
+# 3. **TP and GQA.** Llama-2-70B has 64 query heads and 8 KV heads. At TP 16, how many KV heads does
+#    each rank hold, and how many ranks hold each KV head?
+# 4. **Step time.** A 7B model trains on 4M-token steps on 128 teaching accelerators at 50% MFU.
+#    How long is the compute of one step (6ND), and how long with a p = 4, m = 8 1F1B pipeline?
+#
+# <details><summary>Worked answers</summary>
+#
+# 1. DP: 16 × 70 = **1,120 GB** (no). ZeRO-1: (2 + 2) × 70 + 12 × 70/64 = 280 + 13.1 = **293 GB**
+#    (no). ZeRO-3: 1,120/64 = **17.5 GB** (yes, plus activations).
+# 2. 1F1B: (8 − 1)/32 = **21.9%**; interleaved: 7/(4 × 32) = **5.5%**. In flight: 1F1B min(32, 8) =
+#    **8**; interleaved (2·7 + 3·8 + 1)/4 = **9.75** stage-equivalents (8 × (1 + 7/32) = 9.75);
+#    GPipe **32**.
+# 3. t = 16 > g = 8: **one KV head per rank, each held by 16/8 = 2 ranks.**
+# 4. 6 × 7·10⁹ × 4.19·10⁶ = 1.76·10¹⁷ FLOPs; ÷ (128 × 10¹⁵ × 0.5) = **2.75 s**; the bubble adds
+#    3/8 of it: **3.78 s**.
+# </details>
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -489,7 +654,10 @@ if interactive:
 # Large-Scale Language Model Training on GPU Clusters Using Megatron-LM*, arXiv:2104.04473 (§2.2).
 # Huang et al. 2019, *GPipe*. Qi, Wan, Huang, Lin 2024, *Zero Bubble Pipeline Parallelism*,
 # arXiv:2401.10241. Dao et al. 2022, *FlashAttention*. Liu, Zaharia, Abbeel 2023, *Ring Attention*,
-# arXiv:2310.01889. Lepikhin et al. 2020, *GShard*. DeepSeek-AI 2024, *DeepSeek-V3 Technical
+# arXiv:2310.01889. Lepikhin et al. 2020, *GShard* (§2.2, expert
+# capacity). Fedus, Zoph, Shazeer 2021, *Switch Transformers*, arXiv:2101.03961 (§2.2, capacity
+# factor). PyTorch FSDP `ShardingStrategy` documentation (FULL_SHARD, SHARD_GRAD_OP, HYBRID_SHARD).
+# Megatron-LM context parallelism (ring attention with causal load balancing). DeepSeek-AI 2024, *DeepSeek-V3 Technical
 # Report*, arXiv:2412.19437 (§3.2.2, §3.3). Llama Team 2024, *The Llama 3 Herd of Models*,
 # arXiv:2407.21783 (§3.3.2, Table 4). Megatron-LM distributed-optimizer guide and
 # `theoretical_memory_usage.py`; DeepSpeed `estimate_zero3_model_states_mem_needs`. Recipes and
