@@ -213,10 +213,11 @@ def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s
     ax.set_xlabel("checkpoint interval τ (minutes of compute)")
     ax.set_ylabel("wasted share of wall-clock time")
     ax.set_ylim(0, min(1.0, max(0.05, float(np.nanmax(exact[np.isfinite(exact)])) * 1.05)))
-    ax.set_title(f"δ = {checkpoint_s:.3g} s, M = {mtbf_s / SECONDS_PER_HOUR:.3g} h, "
-                 f"R = {restart_s / 60:.3g} min")
+    ax.set_title(f"How often to checkpoint? δ = {checkpoint_s:.3g} s, "
+                 f"M = {mtbf_s / SECONDS_PER_HOUR:.3g} h, R = {restart_s / 60:.3g} min")
     ax.legend(fontsize=11)
-    _source(ax, "Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); exponential failures")
+    _source(ax, "Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); exponential failures; "
+            "planned interruptions not included")
     return ax
 
 

@@ -1062,6 +1062,13 @@ def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> C
 
     The formulas are ``checkpoint_plan``'s (Young 1974 / Daly 2006; see the module docstring).
     """
+    need = ("n_gpus", "fail_rate_per_gpu_year", "ckpt_restart_s", "ckpt_recipe",
+            "ckpt_node_bytes_per_s", "ckpt_d2h_bytes_per_s", "ckpt_async", "fail_planned_per_day",
+            "ckpt_interval_s")
+    missing = [k for k in need if k not in p]
+    if missing:
+        raise ValueError(f"p is missing {missing!r}: pass the validated parameters of notebook 07 "
+                         "(llmcost.notebook_parameters)")
     kw = dict(n_params=n_params, n_gpus=p["n_gpus"],
               fail_rate_per_gpu_year=p["fail_rate_per_gpu_year"],
               storage_bytes_per_s=scenario_storage_bytes_per_s(p)[0],
@@ -1190,7 +1197,9 @@ def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_by
 
     * blocking δ = per-rank bytes / d2h bandwidth (the snapshot to pinned host memory);
     * background copy c = peer_copies × per-rank bytes / peer bandwidth (over the scale-out
-      network, per GPU); the copy must end before the next snapshot: τ ≥ c;
+      network, per GPU, at full bandwidth: contention with the training traffic is ignored, as
+      Gemini schedules the copies into its idle gaps); the copy must end before the next
+      snapshot: τ ≥ c;
     * the newest checkpoint is safe only when its copy ends: R_mem = overhead + per-rank bytes /
       peer bandwidth (read back from a peer) + c (the durability lag, as ``checkpoint_plan``);
     * a share f of failures (correlated: a rack, a bulk spot reclaim) loses the peers too and
@@ -1262,6 +1271,14 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     df["vs_no_spares"] = df["cost_per_kept_gpu_hour"] / df["cost_per_kept_gpu_hour"].iloc[0]
     return df
 
+
+#: Seconds a restart waits for the scheduler to find and bring up a replacement node, the part a
+#: hot spare removes. An assumption (half of the scenario default's 10-minute restart overhead):
+#: no run publishes this split; notebook 07 labels it so.
+NODE_REPLACEMENT_S_ASSUMED = 300.0
+#: Job initialisation (process groups, NCCL communicators) on 2,048 GPUs before and after
+#: MegaScale's fixes, seconds (arXiv:2402.15627 §3.5). [recalled]: not re-read in the paper here.
+MEGASCALE_INIT_S = {"before": 1047.0, "after": 5.0}
 
 #: Published restart (recovery) times at scale, seconds, by phase where the source gives one.
 #: [secondary] figures found through paper summaries in this session's search index; the rows

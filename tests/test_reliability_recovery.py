@@ -73,6 +73,8 @@ def test_scenario_plan_sync_optimum_near_young(p, n_params):
     assert 0.98 * young < plan.interval_s < young
     with pytest.raises(ValueError, match="not arguments of checkpoint_plan"):
         rel.scenario_checkpoint_plan(p, n_params, intervl_s=5)
+    with pytest.raises(ValueError, match="missing"):
+        rel.scenario_checkpoint_plan({"n_gpus": 8}, n_params)
 
 
 def test_scenario_storage_source(p):

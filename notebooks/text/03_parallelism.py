@@ -331,9 +331,6 @@ table = memory.memory_table(spec, variants, p["seq_len"], recipe)
 plots.memory_stack(table, hbm, usable, title=f"{spec.name}: {plan.describe().split(' · ZeRO')[0]}");
 
 # %% [markdown]
-# **Takeaway.** A plan fits when model states (÷ ZeRO, TP, PP, EP) plus activations (× micro-batches in
-# flight) stay under the usable HBM; frontier runs sit within a few GB of the line.
-#
 # And for three catalogue models on the same layout (TP 8 inside a node, 16-way DP, 32
 # micro-batches of one 8,192-token sequence, 1F1B), where only the number of pipeline stages is
 # chosen to divide each model's layers:
@@ -351,6 +348,9 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
                        legend=i == 2, source=i == 0)
 
 # %% [markdown]
+# **Takeaway.** A plan fits when model states (÷ ZeRO, TP, PP, EP) plus activations (× micro-batches in
+# flight) stay under the usable HBM; frontier runs sit within a few GB of the line.
+#
 # ## 6. The pipeline bubble
 #
 # A pipeline of p stages cannot keep every stage busy: the last stage waits for the first
@@ -548,8 +548,10 @@ for k, s in steps.items():
 # the critical path, and with only 8-way model sharding each of its 256 data-parallel replicas
 # reduces an eighth of the model's fp32 gradients with too few micro-batches to hide it. The
 # chosen plan (TP 2, PP 4, interleaved) pays a small bubble and a few point-to-point sends, but its
-# TP traffic stays small and its DP traffic hides behind compute, so its step is shorter. Least
-# memory and smallest bubble are necessary checks, not the objective: the objective is time.
+# TP traffic stays small and its DP traffic hides behind compute, so its step is shorter. 
+#
+# **Takeaway.** Least memory and smallest bubble are necessary checks, not the objective: the
+# objective is time, which notebook 04 predicts.
 
 # %% [markdown]
 # ## 9. So why can't we just add GPUs?
