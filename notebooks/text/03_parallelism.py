@@ -238,7 +238,7 @@ for label, sp, rc in [("TP=8", False, "none"), ("TP=8 + SP", True, "none"),
 # %%
 curves = memory.activations_vs_seq_len(spec, 2 ** np.arange(10, 18), plan.tp, plan.cp)
 plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
-                             title=f"{spec.name}, TP {plan.tp}, CP {plan.cp}, one sequence");
+                             title=f"How much activation memory does a sequence need? {spec.name}, TP {plan.tp}, CP {plan.cp}");
 
 # %% [markdown]
 # Without FlashAttention the s² term dominates past a few thousand tokens; with it, memory grows
@@ -328,7 +328,8 @@ print(f"if the fp32 gradients are accumulated unsharded over the step (ZeRO-1): 
 variants = {f"ZeRO-{z}, {rc} recompute": dataclasses.replace(plan, zero_stage=z, recompute=rc)
             for z in (0, 1, 2, 3) for rc in ("none", "selective", "full")}
 table = memory.memory_table(spec, variants, p["seq_len"], recipe)
-plots.memory_stack(table, hbm, usable, title=f"{spec.name}: {plan.describe().split(' · ZeRO')[0]}");
+plots.memory_stack(table, hbm, usable, title=f"Which ZeRO stage and recomputation fit? {spec.name}: "
+                  f"{plan.describe().split(' · ZeRO')[0]}");
 
 # %% [markdown]
 # And for three catalogue models on the same layout (TP 8 inside a node, 16-way DP, 32
@@ -411,7 +412,7 @@ ep_plans = {f"EP {e}": parallel.make_plan(mx, 64, 256, ep=e, zero_stage=1,
                                           recompute="selective", seq_len=4096)
             for e in (1, 2, 4, 8)}
 plots.memory_stack(memory.memory_table(mx, ep_plans, 4096, recipe), hbm, usable,
-                   title="Mixtral 8x7B on 64 GPUs (TP 1, DP 64, ZeRO-1): EP divides the experts");
+                   title="Does EP make Mixtral 8x7B fit? 64 GPUs, TP 1, DP 64, ZeRO-1");
 
 # %% [markdown]
 # **Capacity and imbalance (the memory side).** The bars assume a perfectly balanced router. Real
@@ -569,7 +570,7 @@ counts = 2 ** np.arange(3, 16)
 frontier = parallel.scaling_frontier(spec, gpu, counts, p["global_batch_tokens"] // p["seq_len"],
                                      p["seq_len"], pp_split=p["pp_split"], recipe=recipe,
                                      reserve=p["mem_reserve_fraction"])
-plots.scaling_frontier(frontier, title=f"{spec.name}, global batch "
+plots.scaling_frontier(frontier, title=f"Where do more GPUs stop helping? {spec.name}, global batch "
                        f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");
 
 # %%
