@@ -471,8 +471,9 @@ plots.table(pd.DataFrame({"EP group (GPUs)": eps,
 
 # %%
 # NBVAL_CHECK_OUTPUT
-tps = np.array([t for t in (1, 2, 4, 8, 16) if spec.n_heads % t == 0])
-kv, rep = memory.kv_heads_per_tp_rank(spec.n_kv_heads, tps)
+g = spec.n_kv_heads  # TP sizes the head split allows (t | heads; t | g or g | t)
+tps = np.array([t for t in (1, 2, 4, 8, 16) if spec.n_heads % t == 0 and (g % t == 0 or t % g == 0)])
+kv, rep = memory.kv_heads_per_tp_rank(g, tps)
 print(f"{spec.name}: {spec.n_heads} query heads, {spec.n_kv_heads} KV heads; KV heads per TP rank "
       + ", ".join(f"TP{t}: {k:g}" + (f" (×{r:g} replicated)" if r > 1 else "") for t, k, r in zip(tps, kv, rep)))
 for cp in (2, 8):

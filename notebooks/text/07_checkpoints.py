@@ -594,8 +594,8 @@ ax.legend(fontsize=11, loc="upper left");
 # NBVAL_CHECK_OUTPUT
 for line in ledger.spot_verdict(ledger.build_ledger(p)):  # the bill's spot model (notebook 00)
     print(line)
-n_nodes, r = p["n_gpus"] // per_node, ledger.default("spot_preemptions_per_node_day")
-for k in (1, 8, 32):
+n_nodes, r = -(-p["n_gpus"] // per_node), ledger.default("spot_preemptions_per_node_day")
+for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to the whole job
     print(f"reclaims of {k} node(s) at a time: {rel.bulk_reclaim_events_per_day(n_nodes, r, k):,.1f} "
           f"job interruptions a day, each needing {k * per_node} replacement GPUs")
 
