@@ -16,6 +16,7 @@ EPILOG = """examples:
   llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
       --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
+  llmcost twins                        (rewrite notebooks/text/, the notebooks' text twins)
 """
 
 
@@ -55,6 +56,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="numbers or names to refresh (default: all)")
     n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout (default 120)")
+
+    t = sub.add_parser("twins", help="write the notebooks' text twins (notebooks/text/*.py)",
+                       description="Write notebooks/text/NN_name.py, the jupytext percent-format "
+                       "twin of every notebook (or of those named), without executing anything; "
+                       "delete twins whose notebook is gone (llmcost.twins).")
+    t.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                   help="numbers or names (default: all)")
 
     # ---- the bill in the terminal (llmcost.ledger)
     e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
@@ -138,6 +146,16 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(str(e))
         except ReportError as e:
             return _fail(str(e), code=1)
+        return 0
+    if args.command == "twins":
+        from .report import NOTEBOOK_DIR, UsageError, list_notebooks
+        from .twins import sync_twins
+
+        try:
+            for path in sync_twins(list_notebooks(args.notebooks or None), NOTEBOOK_DIR):
+                print(f"wrote {path}")
+        except UsageError as e:
+            return _fail(str(e))
         return 0
     if args.command == "estimate":
         return _estimate(args)
