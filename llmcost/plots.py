@@ -1094,3 +1094,51 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
     return ax
+
+
+# ---- issue 18: figures readable when projected (used by notebooks 01, 02, 10)
+#: The smallest text size (points) a projected figure keeps: ticks, legends and annotations.
+PROJECTOR_MIN_FONTSIZE = 11.0
+
+
+def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
+    """Make a figure readable on a projector: every text of the figure (tick labels, legends,
+    annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
+    ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2``; and the
+    layout is redone (``tight_layout``) with room for it, so that no text overlaps an axis label.
+    Takes an Axes, an array of Axes or a Figure; returns it.
+    """
+    import matplotlib.text as mtext
+    import numpy as np
+
+    first = np.ravel(obj)[0] if isinstance(obj, np.ndarray) else obj
+    fig = first if hasattr(first, "get_axes") and not hasattr(first, "figure") or \
+        first.__class__.__name__ == "Figure" else first.figure
+    big, notes = set(), []
+    for ax in fig.get_axes():
+        big.update([ax.xaxis.label, ax.yaxis.label, ax.title])
+    for t in fig.findobj(mtext.Text):
+        if isinstance(t, mtext.Annotation) and t.xycoords == "figure fraction":
+            notes.append(t)  # the source line at the foot of the figure (``_source``)
+            continue
+        floor = min_fontsize + 2 if t in big else min_fontsize
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
+    for ax in fig.get_axes():  # larger text: let matplotlib find the emptiest corner again
+        leg = ax.get_legend()
+        if leg is not None and hasattr(leg, "set_loc"):
+            leg.set_loc("best")
+    for t in notes:
+        t.set_fontsize(min_fontsize - 2)
+        t.set_wrap(True)
+        t.set_in_layout(False)
+    width_in = fig.get_figwidth()
+    foot = 0.0
+    if notes:  # room for the wrapped source line: about 95 characters per 7 inches at 9 pt
+        lines = max(-(-len(t.get_text()) // int(13.5 * width_in)) for t in notes)
+        foot = min(0.25, lines * (min_fontsize + 1) / 72 / fig.get_figheight())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
+        fig.tight_layout(rect=(0, foot, 1, 1))
+    return obj
