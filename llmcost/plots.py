@@ -1124,21 +1124,29 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         floor = min_fontsize + 2 if t in big else min_fontsize
         if t.get_text() and t.get_fontsize() < floor:
             t.set_fontsize(floor)
+    import textwrap
+    for ax in fig.get_axes():  # larger text: wrap axis labels that no longer fit their side
+        pos = ax.get_position()
+        for label, inches in ((ax.xaxis.label, pos.width * fig.get_figwidth()),
+                              (ax.yaxis.label, pos.height * fig.get_figheight())):
+            room = max(12, int(inches * 72 / (0.58 * label.get_fontsize())))
+            if len(label.get_text()) > room:
+                label.set_text(textwrap.fill(label.get_text(), room, break_long_words=False))
     for ax in fig.get_axes():  # larger text: let matplotlib find the emptiest corner again
         leg = ax.get_legend()
         if leg is not None and hasattr(leg, "set_loc"):
             leg.set_loc("best")
-    for t in notes:
-        t.set_fontsize(min_fontsize - 2)
-        t.set_wrap(True)
-        t.set_in_layout(False)
     width_in = fig.get_figwidth()
-    foot = 0.0
-    if notes:  # room for the wrapped source line: about 95 characters per 7 inches at 9 pt
-        lines = max(-(-len(t.get_text()) // int(13.5 * width_in)) for t in notes)
-        foot = min(0.25, lines * (min_fontsize + 1) / 72 / fig.get_figheight())
+    room = max(40, int(width_in * 72 / (0.55 * (min_fontsize - 2))))  # characters per line
+    lines = 0
+    for t in notes:  # wrap the source line by hand, so that its height is known
+        t.set_fontsize(min_fontsize - 2)
+        t.set_text(textwrap.fill(" ".join(t.get_text().split()), room, break_long_words=False))
+        lines = max(lines, t.get_text().count("\n") + 1)
+    foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
+        fig.set_layout_engine("none")
         fig.tight_layout(rect=(0, foot, 1, 1))
     return obj

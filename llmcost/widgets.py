@@ -564,3 +564,29 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([c_w, fit_w]), w.HBox([d_w, price_w, serve_w]), out])
+
+
+# ---- issue 18: the glossary's search box (notebook 10)
+def glossary_explorer():
+    """A text box that filters the glossary (``llmcost.glossary``) by term, alias, Chinese term
+    or definition, showing the matching rows as a table."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from .glossary import load_glossary
+
+    g = load_glossary()
+    box = w.Text(placeholder="e.g. bubble, MFU, 显存", description="search")
+    out = w.Output()
+
+    def show(_=None):
+        q = box.value.strip().lower()
+        hit = g[g[["term", "aliases", "chinese", "definition"]].apply(
+            lambda col: col.str.lower().str.contains(q, regex=False)).any(axis=1)] if q else g
+        with out:
+            out.clear_output()
+            display(hit[["term", "chinese", "definition", "formula", "notebook", "function"]])
+
+    box.observe(show, names="value")
+    show()
+    return w.VBox([box, out])

@@ -323,7 +323,9 @@ plots.table(runs.drop(columns=["model", "accelerator", "seq_len"]),
             {"train_tokens": "{:.3g}", "reported_gpu_hours": "{:,.0f}"})
 
 # %%
-plots.readable(plots.implied_mfu(runs));
+ax = plots.implied_mfu(runs)
+ax.set_xlim(0, 1.0)  # room on the right for the legend
+plots.readable(ax);
 
 # %% [markdown]
 # Three checks against published figures:
