@@ -1410,7 +1410,13 @@ def dp_sync_bandwidth(plan, cluster) -> dict:
         A plan larger than the cluster, or a cluster without scale-up or scale-out figures.
     """
     from .comm import placement
+    from .hardware import Cluster
+    from .parallel import ParallelPlan
 
+    if not isinstance(plan, ParallelPlan):
+        raise ValueError(f"plan={plan!r:.60} must be a ParallelPlan (llmcost.make_plan)")
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster={cluster!r:.60} must be a Cluster (llmcost.Cluster)")
     row = placement(plan, cluster).set_index("dimension").loc["DP (dense, with CP)"]
     up, out = cluster.scaleup_bytes_per_s_per_dir, cluster.scaleout_bytes_per_s_per_dir
     k, nd = int(row["members_per_domain"]), int(row["domains"])
@@ -1452,6 +1458,12 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None):
     from .parallel import plan_from_parameters
     from .scenario import resolve_price
 
+    if not isinstance(p, dict):
+        raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
+    missing = [k for k in ("model", "accelerator", "n_gpus", "train_tokens", "seq_len",
+                           "global_batch_tokens", "mfu", "optimizer_recipe") if k not in p]
+    if missing:
+        raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
     model = as_model(model if model is not None else p["model"], needs="a batch analysis")
     plan = plan_from_parameters(p, model)
     cluster = scenario_cluster(p)

@@ -253,7 +253,13 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
                        seq_len=None, dtype: str = "bf16", method: str = MFU_METHOD,
                        causal: bool = MFU_CAUSAL):
-    """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak).
+    """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak),
+
+        MFU = D · F(s) / (H · 3600 · P),
+
+    with D = ``n_tokens``, F(s) = ``model_flops_per_token(model, seq_len, method, causal)``
+    (6·N_active for ``method="6ND"``), H = ``reported_gpu_hours`` and P the dense ``dtype`` peak
+    (the inverse of ``gpu_hours``; Chowdhery et al. 2022 App. B).
 
     This is a *whole-run* utilisation: failures, restarts, evaluation and idle time reported in
     the GPU-hours all lower it below the steady-state MFU.

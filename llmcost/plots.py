@@ -1132,10 +1132,16 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
             room = max(12, int(inches * 72 / (0.58 * label.get_fontsize())))
             if len(label.get_text()) > room:
                 label.set_text(textwrap.fill(label.get_text(), room, break_long_words=False))
-    for ax in fig.get_axes():  # larger text: let matplotlib find the emptiest corner again
+    right = max((a.get_position().x1 for a in fig.get_axes()), default=1.0)
+    for ax in fig.get_axes():  # larger text: legends move off the data
         leg = ax.get_legend()
-        if leg is not None and hasattr(leg, "set_loc"):
-            leg.set_loc("best")
+        if leg is None or not hasattr(leg, "set_loc"):
+            continue
+        if len(leg.get_texts()) >= 4 and ax.get_position().x1 >= right - 1e-9:
+            leg.set_bbox_to_anchor((1.01, 1.0), transform=ax.transAxes)  # beside the plot
+            leg.set_loc("upper left")
+        else:
+            leg.set_loc("best")  # the emptiest corner at the new text size
     width_in = fig.get_figwidth()
     room = max(40, int(width_in * 72 / (0.55 * (min_fontsize - 2))))  # characters per line
     lines = 0

@@ -79,3 +79,18 @@ def test_one_dp_group_inside_a_node_uses_nvlink():
     plan = llmcost.make_plan(spec, 8, 8, tp=1, pp=1, seq_len=4096)
     bw = batch.dp_sync_bandwidth(plan, cluster)
     assert bw["links"] == "scale-up" and bw["bandwidth_bytes_per_s"] == pytest.approx(450e9)
+
+
+def test_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="plan="):
+        batch.dp_sync_bandwidth("tp8", llmcost.Cluster("H100-SXM", 8))
+    spec = llmcost.load_model("llama-3.1-8b")
+    plan = llmcost.make_plan(spec, 8, 8, tp=1, pp=1, seq_len=4096)
+    with pytest.raises(ValueError, match="cluster="):
+        batch.dp_sync_bandwidth(plan, "H100")
+    with pytest.raises(ValueError, match="p="):
+        batch.scenario_batch_analysis(None)
+    p = _default()
+    del p["optimizer_recipe"]
+    with pytest.raises(ValueError, match="'optimizer_recipe'"):
+        batch.scenario_batch_analysis(p)
