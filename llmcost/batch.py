@@ -1418,20 +1418,32 @@ def dp_sync_bandwidth(plan, cluster) -> dict:
     if not isinstance(cluster, Cluster):
         raise ValueError(f"cluster={cluster!r:.60} must be a Cluster (llmcost.Cluster)")
     row = placement(plan, cluster).set_index("dimension").loc["DP (dense, with CP)"]
-    up, out = cluster.scaleup_bytes_per_s_per_dir, cluster.scaleout_bytes_per_s_per_dir
     k, nd = int(row["members_per_domain"]), int(row["domains"])
+    return {"bandwidth_bytes_per_s": ring_bandwidth(cluster.accelerator, k, nd),
+            "members_per_domain": k, "domains": nd, "links": str(row["links"])}
+
+
+def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: int) -> float:
+    """Datasheet per-GPU bandwidth of a ring over ``domains`` scale-up domains with
+    ``members_per_domain`` members in each: B_up if ``domains`` = 1, else min(B_up, k · B_out)
+    (see ``dp_sync_bandwidth``).
+
+    Raises
+    ------
+    ValueError
+        Sizes below 1, or an accelerator without the bandwidth figure the ring needs.
+    """
+    k = int(as_array(members_per_domain, "members_per_domain", positive=True, integer=True))
+    nd = int(as_array(domains, "domains", positive=True, integer=True))
+    up, out = accelerator.scaleup_bytes_per_s_per_dir, accelerator.scaleout_bytes_per_s_per_dir
     if nd == 1:
         if not up:
-            raise ValueError(f"{cluster.accelerator.name} has no scale-up bandwidth in the "
-                             "catalogue")
-        bw = float(up)
-    else:
-        if not out:
-            raise ValueError(f"{cluster.accelerator.name} has no scale-out bandwidth in the "
-                             "catalogue; set comm_scaleout_bytes_per_s")
-        bw = float(min(up, k * out)) if up else float(out)
-    return {"bandwidth_bytes_per_s": bw, "members_per_domain": k, "domains": nd,
-            "links": str(row["links"])}
+            raise ValueError(f"{accelerator.name} has no scale-up bandwidth in the catalogue")
+        return float(up)
+    if not out:
+        raise ValueError(f"{accelerator.name} has no scale-out bandwidth in the catalogue; set "
+                         "comm_scaleout_bytes_per_s")
+    return float(min(up, k * out)) if up else float(out)
 
 
 def scenario_batch_analysis(p: dict, model: ModelSpec | None = None):

@@ -242,16 +242,18 @@ publish_summary("01_flops", [
 # Even the matmuls alone do not reach the datasheet peak: the best large BF16 GEMMs measure about
 # **80%** of it on an H100 and 86% on an A100 (stas00/ml-engineering's "maximum achievable matmul
 # FLOPS" table; the workbook's `data/efficiency.csv`, used by the step-time model of notebook 04).
-# That is the ceiling an MFU approaches from below; an MFU near it is a sign of a counting error:
-#
-# **Hardware FLOPs utilisation (HFU)** also counts the FLOPs of recomputed activations, so it is
-# higher than MFU for the same run and says less about cost: recomputation is work you pay for
-# but do not need. For the scenario's MFU:
+# That is the ceiling an MFU approaches from below; a claimed MFU near or above it deserves a
+# look at the FLOP count behind it:
 
 # %%
 ceiling = llmcost.load_efficiency(gpu).matmul_fraction  # data/efficiency.csv, with its source
 print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense peak; the "
       f"scenario's MFU {p['mfu']:.2f} is {p['mfu'] / ceiling:.0%} of that ceiling")
+
+# %% [markdown]
+# **Hardware FLOPs utilisation (HFU)** also counts the FLOPs of recomputed activations, so it is
+# higher than MFU for the same run and says less about cost: recomputation is work you pay for
+# but do not need. For the scenario's MFU:
 
 # %%
 for mode in ("selective", "full"):
@@ -379,7 +381,7 @@ for dt in ("bf16", "fp8"):
 # the BF16 peak (the basis of Llama 3's 38–43%) the same hours are 35–44%. Both are honest numbers
 # with different denominators: FP8 doubles only the matmul peak, while attention, normalisation,
 # the MoE all-to-all and the pipeline (DualPipe) do not get faster, so an FP8 run reaches a lower
-# fraction of its doubled peak and still finishes in fewer hours. Quote the dtype with every MFU.
+# fraction of its doubled peak. Quote the dtype with every MFU.
 #
 # > **Takeaway.** A published GPU-hour figure read backwards gives a *whole-run* utilisation, below
 # > the steady-state MFU; and an MFU means nothing without its dtype's peak.

@@ -500,6 +500,8 @@ plots.readable(plots.published_batches(runs));
 # from d_model and the layer count, undercounts the FLOPs of the activated experts, so its B_opt
 # comes out low.)
 #
+# > **Takeaway.** Published runs chose batches below both estimates: they bought compute
+# > efficiency with wall-clock.
 
 # %% [markdown]
 # ## So how big should the batch be?
@@ -571,7 +573,8 @@ if interactive:
     display(batch_explorer(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["seq_len"],
                            p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
                            plan.micro_batch_size, p["batch_target_loss"],
-                           p["batch_noise_tokens"], p["dtype"]))
+                           p["batch_noise_tokens"], p["dtype"], g_bytes,
+                           a.dp_members_per_domain, plan.schedule, plan.virtual_stages))
 
 # %% [markdown]
 # ---
