@@ -74,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
+    e.add_argument("--samples", type=int, default=100_000, metavar="N",
+                   help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
+                   "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
+                   "simulate_ledger)")
+    e.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the draws (default 0; the same seed gives the same figures)")
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
@@ -151,19 +157,22 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from .ledger import compare
+    from .ledger import compare, compare_draws, simulate_ledger
     from .report import UsageError, estimate_ledger
     from .scenario import ScenarioError
-
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
             bills.append(estimate_ledger(args.compare))
+        draws = [simulate_ledger(b.scenario, samples=args.samples, seed=args.seed)
+                 for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
+        if draws[0].ranges or draws[1].ranges:  # the difference per draw (common random numbers)
+            df = compare_draws(*draws, names=names)
         if args.format == "json":
             print(df.to_json(orient="records", indent=1))
         elif args.format == "csv":
@@ -171,16 +180,19 @@ def _estimate(args) -> int:
         else:
             print(_usd_frame(df).to_string(index=False))
         return 0
-    bill = bills[0]
+    bill, draws = bills[0], draws[0]
     if args.format == "json":
         import json
-        print(json.dumps(bill.summary(), indent=1, default=str))
+        print(json.dumps(draws.bill_summary(), indent=1, default=str))
         return 0
-    table = bill.table()
     if args.format == "csv":
+        s = draws.summary()
+        table = bill.table()
+        for c in ("mean", "p10", "p50", "p90"):
+            table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
         print(table.to_csv(index=False), end="")
         return 0
-    print(bill_text(bill, args.scenario))
+    print(bill_text(bill, args.scenario, draws=draws))
     return 0
 
 
@@ -222,9 +234,11 @@ def _usd_frame(df):
     return out
 
 
-def bill_text(bill, scenario_path="", warnings=()) -> str:
+def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
-    what it counts, then the warnings (``llmcost.checks``) and the budget."""
+    what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
+    (``ledger.simulate_ledger``) of a scenario with ranges: P10 / P50 / P90 beside every line
+    and what drives the spread (the tornado)."""
     from .checks import budget_warning
     from .report import format_value
 
@@ -242,13 +256,29 @@ def bill_text(bill, scenario_path="", warnings=()) -> str:
                      "to change it)")
     lines.append("")
     width = max(len(s) for s in t["line"])
+    ranged = draws is not None and bool(draws.ranges)
+    s = draws.summary() if ranged else None
+
+    def usd(v):
+        return "" if v is None or v != v else format_value(float(v), "USD")
+
+    if ranged:
+        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}  {'P10':>9} {'P50':>9} "
+                     f"{'P90':>9}  status")
     for r in t.itertuples():
         if r.key == "total":
-            lines.append("-" * (width + 34))
-        amount = "not modelled" if r.usd is None or r.usd != r.usd else \
-            format_value(float(r.usd), "USD")
+            lines.append("-" * (width + (64 if ranged else 34)))
+        amount = "not modelled" if r.usd is None or r.usd != r.usd else usd(r.usd)
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
-        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}  {r.status}")
+        pct = (f"  {usd(s.loc[r.key, 'p10']):>9} {usd(s.loc[r.key, 'p50']):>9} "
+               f"{usd(s.loc[r.key, 'p90']):>9}") if ranged else ""
+        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
+    if ranged:
+        lines += ["", s.attrs["note"], "what drives the spread (total with one input at its "
+                  "P10 and at its P90, the others at their points):"]
+        for r in draws.tornado().itertuples():
+            lines.append(f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
+                         f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "

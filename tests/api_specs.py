@@ -262,6 +262,11 @@ def specs() -> dict:
         "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
         "Ledger": RESULT,
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        # ---- ranges on cost inputs (issue 15)
+        "LedgerDraws": RESULT, "Range": RESULT,
+        "simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10),
+                                {"scenario": "scenario", "samples": "count", "seed": "count0"}),
+        "point_scenario": Spec(dict(scenario={"mfu": [0.3, 0.5]}), {"scenario": "scenario"}),
         "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
                                                             "kv_dtype": "choice"}),
         "kv_cache_bytes": Spec(dict(model=tiny, context_tokens=512),

@@ -127,10 +127,11 @@ from llmcost import ledger, plots
 from llmcost.checks import budget_warning
 from llmcost.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(**{k: v for k, v in globals().items()
-                                   if k in llmcost.scenario.LEDGER_DEFAULTS}, interactive=interactive)
+params = {k: v for k, v in globals().items() if k in llmcost.scenario.LEDGER_DEFAULTS}
+p = llmcost.validate_parameters(**params)  # points: a range's midpoint, mode or median
+llmcost.validate_parameter("interactive", interactive)
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-bill = ledger.build_ledger(p)
+bill = ledger.build_ledger(params)  # the point bill; bill.scenario keeps the ranges
 table = bill.table()
 
 # %% [markdown]
@@ -165,6 +166,74 @@ plots.table(shown, {"usd": "${:,.0f}", "share": "{:.1%}"})
 
 # %%
 plots.bill_waterfall(table);
+
+# %% [markdown]
+# ## How sure is the bill? Ranges, P10 / P50 / P90 and what drives the spread
+#
+# Nobody knows the MFU, the price or the exploration overhead to three digits, so a scenario may
+# give any continuous cost input as a **range** (`llmcost.scenario`, "Ranges"): `[low, high]` is
+# uniform, `{low, mode, high}` triangular, `{dist: lognormal, p10, p90}` lognormal for inputs
+# that span orders of magnitude. The bill above is priced at the ranges' **points** (midpoint,
+# mode or median), and so is every other notebook. Here `llmcost.ledger.simulate_ledger` draws
+# every ranged input 100,000 times and prices the whole bill once per draw, with the same
+# arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
+# input's name (*common random numbers*), so two scenarios that range the same input can be
+# compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
+# uniform range on `mfu`. The lines add up to the total in every draw; their **P10 / P50 / P90
+# do not add up** (each line's P90 comes from different draws). Which inputs are ranged here?
+
+# %%
+ranged = ledger.scenario_ranges(bill.scenario)
+if ranged:
+    why = {k: "given in the scenario" for k in ranged}
+    drawn = bill.scenario
+else:  # the scenario gives numbers: range three inputs from sourced spreads, to show the method
+    ill = ledger.illustrative_ranges(bill)
+    why = {k: src for k, (_, src) in ill.items()}
+    drawn = {**bill.scenario, **{k: r for k, (r, _) in ill.items()}}
+draws = ledger.simulate_ledger(drawn, samples=100_000, seed=0)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("the scenario's own ranges" if ranged else "an illustration: the scenario gives every "
+      "input as a number, so three inputs are ranged from sourced spreads")
+for k, r in draws.ranges.items():
+    print(f"  {k}: {r.describe()} ({why.get(k, '')})"[:200])
+q = draws.percentiles()
+print(f"whole bill: P10 {llmcost.fmt_usd(q['p10'])}, P50 {llmcost.fmt_usd(q['p50'])}, P90 "
+      f"{llmcost.fmt_usd(q['p90'])} (point {llmcost.fmt_usd(draws.point.total_usd)}; "
+      f"{draws.samples:,} draws, seed {draws.seed})")
+
+# %%
+s = draws.summary()
+spread = s[(s["p90"] > s["p10"]) | (s.index == "total")]  # the lines a range reaches
+plots.table(spread.reset_index()[["line", "point", "mean", "p10", "p50", "p90"]],
+            {c: "${:,.0f}" for c in ("point", "mean", "p10", "p50", "p90")})
+print(s.attrs["note"])
+
+# %% [markdown]
+# The distribution of the whole bill: how far is the P90 from the point, and is it skewed?
+# (A price or a fraction enters the bill linearly; an MFU enters as 1/MFU, which stretches the
+# upper tail.)
+
+# %%
+plots.bill_distribution(draws);
+
+# %% [markdown]
+# **Which unknown to pin down first?** The tornado sets one input at its P10 and then at its P90,
+# every other input at its point, and sorts the inputs by how far the bill moves: the top bar is
+# the number most worth measuring (a pilot run for the MFU, a quote for the price).
+
+# %%
+tor = draws.tornado()
+plots.tornado(tor);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for r in tor.itertuples():
+    print(f"{r.input}: bill {llmcost.fmt_usd(r.total_at_p10_usd)} at its P10 ({r.p10:.4g}), "
+          f"{llmcost.fmt_usd(r.total_at_p90_usd)} at its P90 ({r.p90:.4g}): swing "
+          f"{llmcost.fmt_usd(r.swing_usd)}")
 
 # %% [markdown]
 # ## Step 1 · Set the goal and the scale
@@ -468,7 +537,9 @@ publish_summary("00_index", [
     summary_row("tco2e", "emissions (location-based)", f["tco2e"], "tCO2e",
                 f"{f['grid_kg_co2e_per_kwh']} kg/kWh" if f["tco2e"] is not None
                 else "not computed: the accelerator has no tdp_w"),
-])
+] + [summary_row(f"bill_{k}_usd", f"the whole bill, {k.upper()}", q[k], "USD",
+                     "Monte Carlo of the scenario's ranges: " + ", ".join(draws.ranges))
+        for k in ("p10", "p50", "p90") if ranged])
 
 # %% [markdown]
 # ## Takeaways
