@@ -82,6 +82,8 @@ from .scenario import (
 )
 from .step import StepBreakdown, predict_mfu, rank_plans, step_time
 from .units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
+from . import claims  # published runs and claims (notebook 08, `llmcost check`)
+from .claims import ClaimCheck, check_claim, published_run_errors
 
 __version__ = "0.1.0"
 
@@ -119,4 +121,6 @@ __all__ = [
     # compute-optimal scaling and the inference-adjusted optimum (notebook 06)
     "scaling", "LOSS_FITS", "LossFit", "compute_optimal", "inference_adjusted_optimum",
     "inference_adjusted_optimum_usd",
+    # published runs and claims (notebook 08, `llmcost check`)
+    "claims", "ClaimCheck", "check_claim", "published_run_errors",
 ]

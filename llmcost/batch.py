@@ -1446,8 +1446,12 @@ def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: i
     return float(min(up, k * out)) if up else float(out)
 
 
-def scenario_batch_analysis(p: dict, model: ModelSpec | None = None):
+def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
+                            price_usd_per_gpu_hour: float = 1.0):
     """Notebook 02's plan analysis from scenario parameters: ``(plan, cluster, analysis)``.
+
+    ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
+    ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
 
     * plan = ``parallel.plan_from_parameters(p)``: the fields the scenario fixes, the free ones
       chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
@@ -1468,7 +1472,6 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None):
     from .catalog import as_model, scenario_cluster
     from .memory import get_recipe
     from .parallel import plan_from_parameters
-    from .scenario import resolve_price
 
     if not isinstance(p, dict):
         raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
@@ -1480,8 +1483,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None):
     plan = plan_from_parameters(p, model)
     cluster = scenario_cluster(p)
     bw = dp_sync_bandwidth(plan, cluster)
-    price, _ = resolve_price(p["accelerator"], p.get("price_usd_per_gpu_hour"),
-                             p.get("pricing", "on_demand"))
+    price = price_usd_per_gpu_hour
     a = analyse_batch(model, cluster.accelerator, p["n_gpus"], p["train_tokens"], p["seq_len"],
                       p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
                       plan.micro_batch_size, p.get("batch_target_loss"),

@@ -13,6 +13,8 @@ EPILOG = """examples:
   llmcost report --scenario my_run.yaml --out build/reports/my_run --notebooks 01
   llmcost estimate --scenario data/scenarios/default.yaml --compare my_run.yaml
   llmcost list models
+  llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
+      --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
   llmcost twins                        (rewrite notebooks/text/, the notebooks' text twins)
 """
@@ -80,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
                    "simulate_ledger)")
     e.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed of the draws (default 0; the same seed gives the same figures)")
+
+    _check_parser(sub)
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
@@ -152,6 +156,8 @@ def _main(argv: list[str] | None = None) -> int:
         return _estimate(args)
     if args.command == "list":
         return _list(args.what, args.format)
+    if args.command == "check":
+        return _check(args)
     return _fail(f"unknown command {args.command!r}")
 
 
@@ -421,3 +427,95 @@ def _list(what: str, fmt: str = "table") -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---- llmcost check: is a training-cost claim plausible? (llmcost.claims, issue 16)
+_CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing",
+                   "mfu")
+
+
+def _check_parser(sub) -> None:
+    c = sub.add_parser(
+        "check", help="check a training-cost claim: FLOPs, implied MFU, verdict, price, omissions",
+        description="Check a claim such as 'trained on 2,048 H800s for two months for $5.6M' "
+        "(llmcost.claims.check_claim): total FLOPs (6ND and the MFU basis), the utilisation the "
+        "claim implies against the dense peak of its dtype and of BF16, a verdict (implausible / "
+        "optimistic / low / plausible) compared like with like (goodput backed out first), the "
+        "implied price against the catalogue, and what the figure leaves out priced from the "
+        "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
+        "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
+        "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
+        "hours when none are stated.")
+    from .scenario import PARAMETERS
+
+    c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
+    for key in _CHECK_RUN_KEYS:
+        c.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(),
+                       help=f"scenario key {key}: {PARAMETERS[key].doc}")
+    c.add_argument("--gpu-hours", dest="gpu_hours", metavar="H", help="claimed accelerator-hours")
+    c.add_argument("--days", metavar="D", help="claimed wall-clock days (with --n-gpus)")
+    c.add_argument("--usd", metavar="USD", help="claimed cost in US dollars")
+    c.add_argument("--phase", action="append", default=[], metavar="NAME=GPU_HOURS",
+                   help="GPU-hours of one phase where the source splits the claim (repeat; one "
+                   "must be pre-training), e.g. --phase pre-training=2.664e6")
+    c.add_argument("--tolerance", default="0.05", metavar="FRACTION",
+                   help="relative tolerance of days x GPUs x 24 against GPU-hours (default 0.05)")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+
+
+def _check(args) -> int:
+    """``llmcost check``: one claim, one answer (or one error line)."""
+    import json
+
+    from .claims import check_claim
+    from .scenario import ScenarioError, load_scenario
+
+    def number(flag, v, integer=False):
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"--{flag}={v!r} must be a number") from None
+        if integer:
+            if x != int(x):
+                raise ValueError(f"--{flag}={v!r} must be a whole number")
+            return int(x)
+        return x
+
+    try:
+        run = {}
+        if args.scenario:
+            sc = load_scenario(args.scenario)
+            run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
+            if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
+                run.pop("mfu")
+        for k in _CHECK_RUN_KEYS:
+            v = getattr(args, k)
+            if v is not None:
+                flag = k.replace("_", "-")
+                run[k] = number(flag, v, k in ("n_gpus", "seq_len")) \
+                    if k in ("n_gpus", "train_tokens", "seq_len", "mfu") else v
+        for k in ("model", "accelerator", "train_tokens"):
+            if k not in run:
+                raise ValueError(f"--{k.replace('_', '-')} is required (or a --scenario that "
+                                 "sets it)")
+        phases = {}
+        for item in args.phase:
+            name, sep, h = item.partition("=")
+            if not sep or not name:
+                raise ValueError(f"--phase={item!r} must be NAME=GPU_HOURS")
+            phases[name] = number(f"phase {name}", h)
+        claim = {k: number(k.replace("_", "-"), getattr(args, k))
+                 for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}
+        c = check_claim(run["model"], run["train_tokens"], run["accelerator"],
+                        n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
+                        mfu=run.get("mfu"),
+                        seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
+                        phases=phases or None, tolerance=number("tolerance", args.tolerance),
+                        **claim)
+    except (ScenarioError, ValueError) as e:
+        return _fail(str(e).splitlines()[0] if str(e) else repr(e))
+    if args.format == "json":
+        print(json.dumps(c.summary(), indent=1, default=str))
+    else:
+        print(c.describe())
+    return 0

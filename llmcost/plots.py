@@ -1142,6 +1142,34 @@ def tornado(tornado_df, ax=None, scale: float = 1e6):
     _source(ax, "llmcost.ledger.LedgerDraws.tornado (others at their points)")
     return ax
 
+
+# ---- published runs (notebook 08, llmcost.claims)
+def published_runs_scatter(errors, band: float = 0.20, ax=None):
+    """Predicted against published accelerator-hours on log axes with the ±``band`` band, one
+    marker per prediction method (``claims.published_run_errors`` rows that are scored; its
+    ``plot_*_hours`` columns put steady-state rows on the same axes as hours of 10^21 FLOPs)."""
+    ax = _ax(ax, figsize=(7, 5.2))
+    d = errors[errors["scored"] != ""]
+    by_plan = d["method"].str.startswith("step-time")
+    whole = d["scored"] == "gpu_hours"
+    for mask, label, mk in ((whole & by_plan, "whole run, step-time model on its plan", "s"),
+                            (whole & ~by_plan, "whole run, leave-one-out median", "o"),
+                            (~whole, "steady-state benchmark (hours of 1e21 FLOP)", "^")):
+        ax.scatter(d.loc[mask, "plot_published_hours"], d.loc[mask, "plot_predicted_hours"],
+                   marker=mk, label=label, alpha=0.8)
+    lo = float(np.nanmin(d["plot_published_hours"])) / 2
+    hi = float(np.nanmax(d["plot_published_hours"])) * 2
+    x = np.geomspace(lo, hi, 10)
+    ax.plot(x, x, "k-", lw=1)
+    ax.fill_between(x, (1 - band) * x, (1 + band) * x, color="grey", alpha=0.2,
+                    label=f"±{band:.0%}")
+    ax.set(xscale="log", yscale="log", xlabel="published accelerator-hours",
+           ylabel="predicted accelerator-hours")
+    ax.set_title("How close are the predicted hours to the published ones?", fontsize=10)
+    ax.legend(fontsize=8)
+    _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
+    return ax
+
 # ---- issue 18: figures readable when projected (used by notebooks 01, 02, 10)
 #: The smallest text size (points) a projected figure keeps: ticks, legends and annotations.
 PROJECTOR_MIN_FONTSIZE = 11.0

@@ -85,7 +85,7 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator
 price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
 
 # %%
-plan, cluster, a = batch.scenario_batch_analysis(p, spec)  # plan from the step-time model
+plan, cluster, a = batch.scenario_batch_analysis(p, spec, price)  # plan: step-time model
 group = plan.tp * plan.cp  # GPUs sharing one micro-batch in a pipeline stage
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}: {plan.describe()}")
 print(f"{p['global_batch_tokens'] / p['seq_len']:,.0f} sequences per step = "
