@@ -1229,3 +1229,64 @@ def published_runs_scatter(errors, band: float = 0.20, ax=None):
     ax.legend(fontsize=8)
     _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
     return ax
+
+# ---- issue 18: figures readable when projected (used by notebooks 01, 02, 10)
+#: The smallest text size (points) a projected figure keeps: ticks, legends and annotations.
+PROJECTOR_MIN_FONTSIZE = 11.0
+
+
+def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
+    """Make a figure readable on a projector: every text of the figure (tick labels, legends,
+    annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
+    ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2``; and the
+    layout is redone (``tight_layout``) with room for it, so that no text overlaps an axis label.
+    Takes an Axes, an array of Axes or a Figure; returns it.
+    """
+    import matplotlib.text as mtext
+    import numpy as np
+
+    first = np.ravel(obj)[0] if isinstance(obj, np.ndarray) else obj
+    fig = first if hasattr(first, "get_axes") and not hasattr(first, "figure") or \
+        first.__class__.__name__ == "Figure" else first.figure
+    big, notes = set(), []
+    for ax in fig.get_axes():
+        big.update([ax.xaxis.label, ax.yaxis.label, ax.title])
+    for t in fig.findobj(mtext.Text):
+        if isinstance(t, mtext.Annotation) and t.xycoords == "figure fraction":
+            notes.append(t)  # the source line at the foot of the figure (``_source``)
+            continue
+        floor = min_fontsize + 2 if t in big else min_fontsize
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
+    import textwrap
+    for ax in fig.get_axes():  # larger text: wrap axis labels that no longer fit their side
+        pos = ax.get_position()
+        for label, inches in ((ax.xaxis.label, pos.width * fig.get_figwidth()),
+                              (ax.yaxis.label, pos.height * fig.get_figheight())):
+            room = max(12, int(inches * 72 / (0.58 * label.get_fontsize())))
+            if len(label.get_text()) > room:
+                label.set_text(textwrap.fill(label.get_text(), room, break_long_words=False))
+    right = max((a.get_position().x1 for a in fig.get_axes()), default=1.0)
+    for ax in fig.get_axes():  # larger text: legends move off the data
+        leg = ax.get_legend()
+        if leg is None or not hasattr(leg, "set_loc"):
+            continue
+        if len(leg.get_texts()) >= 4 and ax.get_position().x1 >= right - 1e-9:
+            leg.set_bbox_to_anchor((1.01, 1.0), transform=ax.transAxes)  # beside the plot
+            leg.set_loc("upper left")
+        else:
+            leg.set_loc("best")  # the emptiest corner at the new text size
+    width_in = fig.get_figwidth()
+    room = max(40, int(width_in * 72 / (0.55 * (min_fontsize - 2))))  # characters per line
+    lines = 0
+    for t in notes:  # wrap the source line by hand, so that its height is known
+        t.set_fontsize(min_fontsize - 2)
+        t.set_text(textwrap.fill(" ".join(t.get_text().split()), room, break_long_words=False))
+        lines = max(lines, t.get_text().count("\n") + 1)
+    foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
+        fig.set_layout_engine("none")
+        fig.tight_layout(rect=(0, foot, 1, 1))
+    return obj

@@ -690,6 +690,8 @@ def notebook_parameters(namespace: dict) -> dict:
     values papermill injects after the cell are the ones validated. A name papermill injected
     that the cell does not declare is not passed on (papermill warns about it; a report rejects
     it before running). Equivalent to ``validate_parameters(name=value, ...)`` over those names.
+    Annotated assignments in *later* cells would count too (Python records them in the same
+    ``__annotations__``): keep annotations to the parameters cell.
 
     Raises
     ------

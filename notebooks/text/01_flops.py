@@ -11,6 +11,16 @@
 # GPU-hours through MFU and into dollars through a price, and checks the arithmetic against runs
 # whose authors published their figures.
 #
+# **After this notebook you can**
+# 1. derive the 6·N·D rule from the FLOPs of one matrix multiply, and say what it leaves out;
+# 2. say which FLOP count (6ND, causal or full-mask detailed) feeds which number, and why;
+# 3. turn FLOPs into GPU-hours, days and dollars by hand, given a peak, an MFU and a price;
+# 4. read a published run's GPU-hours backwards into an MFU, and tell steady-state MFU from
+#    whole-run utilisation (DeepSeek-V3 in FP8, Llama 2, PaLM).
+#
+# Terms are defined in [10 · Glossary](10_glossary.ipynb) (with the Chinese terms of the source
+# material, e.g. 总计算量 total FLOPs, 模型算力利用率 MFU).
+#
 # **Conventions in this notebook.** A multiply-accumulate is 2 FLOP. "6ND" uses N = the *active*
 # parameters, embeddings included (as Chinchilla counts N). The *detailed* count adds the
 # attention core; it is stated each time whether its mask is causal or full. **MFU** is a fraction
@@ -41,14 +51,13 @@ import llmcost
 from llmcost import plots
 from llmcost.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(
-    model=model, accelerator=accelerator, n_gpus=n_gpus, train_tokens=train_tokens,
-    seq_len=seq_len, mfu=mfu, dtype=dtype, price_usd_per_gpu_hour=price_usd_per_gpu_hour,
-    pricing=pricing, interactive=interactive)
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec = llmcost.load_model(p["model"])
 gpu = llmcost.load_accelerator(p["accelerator"])
 peak = gpu.peak_flops_per_s(p["dtype"])
 price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+
+# %%
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, "
       f"{llmcost.fmt_count(spec.n_active_params)} active per token")
 print(f"{gpu.name}: dense {p['dtype']} peak {llmcost.fmt_flops_rate(peak)}")
@@ -71,6 +80,9 @@ if p["dtype"] == "fp8":
 # it. NVIDIA datasheets print, next to each figure, a "with sparsity" number twice as large that
 # only 2:4 structured-sparse matrices reach; training uses dense matrices, so the catalogue holds
 # dense peaks only (its `notes` column says where a sparse figure was halved).
+#
+# > **Takeaway.** A count (FLOP) divided by a rate (FLOP/s) is a time; use the *dense* peak of the
+# > format the matmuls actually run in.
 
 # %%
 acc = llmcost.list_accelerators()
@@ -85,15 +97,20 @@ plots.table(table, precision=1)
 # %% [markdown]
 # ## 2. Why six?
 #
-# Training one token through a weight matrix of N parameters costs:
+# Take one weight matrix W of shape d_in × d_out (N_W = d_in·d_out parameters) and one token x.
+# A multiply-accumulate is 2 FLOP, so
 #
-# * **forward**: each weight multiplies one input value and adds it to a sum: 1 multiply-accumulate
-#   = **2 FLOP per parameter**;
-# * **backward**: the same matrix is used twice more, once to send the gradient back to the
-#   layer's input and once to form the gradient of the weights: **4 FLOP per parameter**.
+# $$\text{forward: } y = xW \;\Rightarrow\; 2\,N_W \text{ FLOP},$$
 #
-# So training costs about **6 FLOP per parameter per token**, and a run of D tokens costs
-# **C ≈ 6·N·D** (Kaplan et al. 2020, §2.1). The exact count adds what the rule leaves out: the
+# $$\text{backward: } \frac{\partial L}{\partial x} = \frac{\partial L}{\partial y}W^\top
+# \;(2N_W) \quad\text{and}\quad \frac{\partial L}{\partial W} = x^\top\frac{\partial L}
+# {\partial y} \;(2N_W) \;\Rightarrow\; 4\,N_W \text{ FLOP}.$$
+#
+# Summing over every matrix a token passes through (N of them in total) and over D tokens:
+#
+# $$C \;\approx\; (2 + 4)\,N\,D \;=\; 6\,N\,D \qquad\text{(Kaplan et al. 2020, §2.1).}$$
+#
+# The exact count adds what the rule leaves out: the
 # attention *core* (scores QKᵀ and the weighted sum AV), whose cost grows with the context
 # length, not with parameters; and it counts only weights a token really passes through (the
 # output layer, but not the input embedding lookup, and in a mixture-of-experts only the activated
@@ -114,22 +131,31 @@ plots.table(parts, "{:,.1f}", index=True)
 # but still one matmul per token). The attention core is counted per **query** head, so grouped-
 # query attention (GQA) shrinks the K/V projections but not the core.
 #
+# > **Takeaway.** 6·N·D is the matmuls of every weight, forward and backward; the exact count
+# > differs by the embedding lookup (not a matmul) and the attention core.
+#
 # ## 3. The exact count against 6·N·D as context grows
 #
-# The attention core of a training step costs about 6·L·h·s FLOP per token with a causal mask
-# (Kaplan et al. 2020, Table 1, count 2·n_layer·n_ctx·d_attn per forward pass, the same number)
-# and 12·L·h·s over the full s×s matrix (Megatron-LM, PaLM), against 6·N ≈ 72·L·h² for the
-# matmuls of a standard layer; so its share is roughly s / (12·h) (causal), small for big models at
-# 2K–8K context and large for small models at long context. Mistral 7B's sliding window of 4,096 tokens caps the keys each query attends to,
-# so its line flattens.
+# Per layer and token, the scores QKᵀ and the sum AV each cost 2·h·s FLOP forward over a full s×s
+# matrix (h = heads × head dimension), so 4·h·s forward and 12·h·s for training (×3). A causal
+# mask needs only the lower triangle, about half:
+#
+# $$F_\text{attn}^\text{full} = 12\,L\,h\,s, \qquad F_\text{attn}^\text{causal} \approx 6\,L\,h\,s
+# \qquad\text{against}\qquad 6N \approx 72\,L\,h^2$$
+#
+# (Kaplan et al. 2020, Table 1: 2·n_layer·n_ctx·d_attn per forward pass, the causal count;
+# Megatron-LM and PaLM count the full matrix). The attention share is therefore about
+# s / (12·h) (causal): small for big models at 2K–8K context, large for small models at long
+# context. Mistral 7B's sliding window of 4,096 tokens caps the keys each query attends to, so its
+# line flattens. The curves use the causal count, the work a causal kernel really needs:
 
 # %%
 names = ["llama-3.1-8b", "mistral-7b", "llama-3.1-70b", "gpt-3-175b", "llama-3.1-405b"]
 models = [llmcost.load_model(n) for n in names if n != spec.name] + [spec]
 ax = plots.flops_ratio_vs_seq_len(models, 2 ** np.arange(9, 18))
 ax.axvline(p["seq_len"], color="0.6", lw=0.8)
-ax.annotate("scenario seq_len", (p["seq_len"], ax.get_ylim()[1]), fontsize=8, ha="center",
-            va="top");
+ax.annotate("scenario seq_len", (p["seq_len"], ax.get_ylim()[1]), ha="center", va="top")
+plots.readable(ax);
 
 # %% [markdown]
 # Papers disagree on conventions, which changes a quoted MFU by several percent. The same model
@@ -145,18 +171,39 @@ print(f"MFU basis ÷ 6ND = {ratio:.3f} at {p['seq_len']:,} tokens of context: GP
       f"from 6ND would be {1 - 1 / ratio:.1%} too low at the same MFU")
 
 # %% [markdown]
+# **Which count feeds which number, and why.**
+#
+# | count | formula per token | feeds | why |
+# |---|---|---|---|
+# | 6·N·D | 6·N_active | the headline "training FLOPs", notebook 06's compute-optimal fits | papers and scaling laws quote it |
+# | detailed, causal mask | matmuls + 6·L·h·s | the per-token table and the curves above | the work a causal (FlashAttention) kernel executes |
+# | detailed, full mask (the **MFU basis**) | matmuls + 12·L·h·s | GPU-hours, wall-clock, cost, every MFU | published MFUs (PaLM, Megatron-LM, Llama 3) are fractions of peak in this count |
+#
+# GPU-hours = C / (peak · MFU) is only right when C and MFU are measured in the same count. A causal
+# kernel executes about half the attention core; measured in the causal count its utilisation is
+# lower by the same ratio, and the hours come out the same. Mixing bases (6ND FLOPs with an MFU
+# quoted on the full-mask basis) is the error: it underestimates the hours by the ratio printed
+# above.
+#
+# > **Takeaway.** Report 6ND, compute hours on the basis the MFU was measured in: here the
+# > full-mask count.
+
+# %% [markdown]
 # ## 4. From FLOPs to GPU-hours, days and dollars
 #
-# A GPU executing model FLOPs at a fraction **MFU** of its peak needs
+# A GPU executing model FLOPs at a fraction **MFU** of its dense peak P needs
 #
-# &nbsp;&nbsp;&nbsp;&nbsp;GPU-seconds = C_model / (peak × MFU), &nbsp; wall-clock = GPU-seconds / n_GPUs,
-# &nbsp; cost = GPU-hours × price
+# $$\text{GPU-hours} = \frac{C_\text{model}}{P \cdot \text{MFU} \cdot 3600}, \qquad
+# \text{wall-clock} = \frac{\text{GPU-hours}}{n_\text{GPUs}}, \qquad
+# \text{cost} = \text{GPU-hours} \times \text{price}$$
 #
-# (Narayanan et al. 2021's end-to-end estimate, §5.1, written with model FLOPs). C_model is the
-# count the MFU is measured in (full attention matrix); the familiar 6ND figure is shown next to
-# it. This is the first line of the scenario's bill ([00 · the whole bill](00_index.ipynb)),
-# computed there by `llmcost.ledger` with the same MFU and price; the bill divides these ideal
-# GPU-hours by goodput ([07](07_checkpoints.ipynb)) and adds the other lines. For the scenario:
+# (Narayanan et al. 2021's end-to-end estimate t ≈ 6·T·P/(n·X), §5.1, written with model FLOPs and
+# MFU). C_model = D · F_model(s) is the full-mask count the MFU is measured in; the familiar 6ND
+# figure is shown next to it. `llmcost.training_run` computes the cell below, and its docstring
+# writes these formulas. This is the first line of the scenario's bill ([00 · the whole
+# bill](00_index.ipynb)), computed there by `llmcost.ledger` with the same MFU and price; the bill
+# divides these ideal GPU-hours by goodput ([07](07_checkpoints.ipynb)) and adds the other lines.
+# For the scenario:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -177,6 +224,10 @@ publish_summary("01_flops", [
 ])
 
 # %% [markdown]
+# > **Takeaway.** Hours are FLOPs over (peak × MFU); days are hours over GPUs; dollars are hours
+# > times price. Every other line of the bill scales from this one.
+
+# %% [markdown]
 # ## 5. MFU: the fraction of the peak you actually buy
 #
 # **Model FLOPs utilisation** is the model FLOPs a run executes per second divided by the
@@ -188,6 +239,18 @@ publish_summary("01_flops", [
 # is not hidden behind compute, pipeline bubbles, recomputed activations, small or badly shaped
 # matmuls, stragglers and data loading; notebooks 03 and 04 take these apart.
 #
+# Even the matmuls alone do not reach the datasheet peak: the best large BF16 GEMMs measure about
+# **80%** of it on an H100 and 86% on an A100 (stas00/ml-engineering's "maximum achievable matmul
+# FLOPS" table; the workbook's `data/efficiency.csv`, used by the step-time model of notebook 04).
+# That is the ceiling an MFU approaches from below; a claimed MFU near or above it deserves a
+# look at the FLOP count behind it:
+
+# %%
+ceiling = llmcost.load_efficiency(gpu).matmul_fraction  # data/efficiency.csv, with its source
+print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense peak; the "
+      f"scenario's MFU {p['mfu']:.2f} is {p['mfu'] / ceiling:.0%} of that ceiling")
+
+# %% [markdown]
 # **Hardware FLOPs utilisation (HFU)** also counts the FLOPs of recomputed activations, so it is
 # higher than MFU for the same run and says less about cost: recomputation is work you pay for
 # but do not need. For the scenario's MFU:
@@ -212,7 +275,14 @@ print(f"raising MFU from 0.30 to 0.50 cuts GPU-hours by {1 - h50 / h30:.0%}")
 # %%
 ax = plots.gpu_hours_vs_mfu(run["model_flops"], peak, np.linspace(0.1, 0.8, 71),
                             marks=(0.3, p["mfu"], 0.5), label=f"{spec.name}, {gpu.name}")
-ax.set_title(f"GPU-hours to train {spec.name} on {llmcost.fmt_count(p['train_tokens'])} tokens");
+ax.set_title(f"GPU-hours to train {spec.name} on {llmcost.fmt_count(p['train_tokens'])} tokens")
+ax.axvline(ceiling, color="0.5", ls="--", lw=1)
+ax.annotate("achievable matmul ceiling ", (ceiling, ax.get_ylim()[1]), va="top", ha="right")
+plots.readable(ax);
+
+# %% [markdown]
+# > **Takeaway.** Cost goes as 1/MFU; the matmul ceiling (about 80% of peak on Hopper) bounds MFU
+# > from above, and large runs sit at 35–50%.
 
 # %% [markdown]
 # ## 6. What the catalogue models cost, like for like
@@ -233,6 +303,11 @@ plots.table(costs, {"n_active_params": "{:.3g}", "train_tokens": "{:.3g}",
 ax = plots.bar_h(costs["model"], costs["compute_cost_usd"] / 1e6, log=True,
                  xlabel=f"compute cost (million USD) at ${price:.2f}/GPU-h, MFU {p['mfu']:.2f}",
                  title=f"Compute cost of training catalogue models on {gpu.name}", fmt="{:,.2g}")
+plots.readable(ax);
+
+# %% [markdown]
+# > **Takeaway.** At one price and one MFU, training compute scales with 6·N·D: a model with ten
+# > times the parameters and tokens costs a hundred times more.
 
 # %% [markdown]
 # ## 7. The MFU of published runs
@@ -250,7 +325,9 @@ plots.table(runs.drop(columns=["model", "accelerator", "seq_len"]),
             {"train_tokens": "{:.3g}", "reported_gpu_hours": "{:,.0f}"})
 
 # %%
-plots.implied_mfu(runs);
+ax = plots.implied_mfu(runs)
+ax.set_xlim(0, 1.0)  # room on the right for the legend
+plots.readable(ax);
 
 # %% [markdown]
 # Three checks against published figures:
@@ -282,6 +359,32 @@ print(f"LLaMA 65B steady-state MFU (6ND):             {l65_mfu:.3f}")
 # §3.3.4, so these explain only part of it), the long-context and annealing stages, and
 # everything else that is not steady-state training; notebook 07 models the part that failures
 # explain.
+
+# %% [markdown]
+# **DeepSeek-V3 in FP8.** DeepSeek-V3 (671B parameters, 37B active) reports 2,664K H800
+# GPU-hours for pre-training on 14.8T tokens, 2,788K with context extension and post-training
+# (DeepSeek-AI 2024, arXiv:2412.19437, Table 1; "180K H800 GPU hours per trillion tokens" on 2,048
+# GPUs). It trained its matmuls in **FP8** (§3.3), whose dense peak on an H800 is twice the BF16
+# one, so the same hours are two different MFUs:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+v3, h800 = llmcost.load_model("deepseek-v3"), llmcost.load_accelerator("H800")
+for dt in ("bf16", "fp8"):
+    by_6nd = llmcost.mfu_from_gpu_hours(14.8e12, 2_664_000, v3, h800, dtype=dt, method="6ND")
+    basis = llmcost.mfu_from_gpu_hours(14.8e12, 2_664_000, v3, h800, dtype=dt)
+    print(f"DeepSeek-V3 whole-run MFU of the dense {dt} peak: {by_6nd:.3f} by 6ND, "
+          f"{basis:.3f} on the MFU basis (4K context)")
+
+# %% [markdown]
+# Against the FP8 peak it used, DeepSeek-V3 ran at about 18–22% over the whole run; against
+# the BF16 peak (the basis of Llama 3's 38–43%) the same hours are 35–44%. Both are honest numbers
+# with different denominators: FP8 doubles only the matmul peak, while attention, normalisation,
+# the MoE all-to-all and the pipeline (DualPipe) do not get faster, so an FP8 run reaches a lower
+# fraction of its doubled peak. Quote the dtype with every MFU.
+#
+# > **Takeaway.** A published GPU-hour figure read backwards gives a *whole-run* utilisation, below
+# > the steady-state MFU; and an MFU means nothing without its dtype's peak.
 #
 # ## 8. Calibrating MFU from a pilot run
 #
@@ -295,6 +398,44 @@ target = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], 
 print(f"MFU {p['mfu']:.2f} on {gpu.name} means {target:,.0f} tokens/s per GPU for {spec.name} "
       f"at {p['seq_len']:,} tokens of context, {target * p['n_gpus'] / 1e6:,.2f}M tokens/s on "
       f"{p['n_gpus']:,} GPUs")
+
+# %% [markdown]
+# > **Takeaway.** An MFU is a throughput target: measure tokens/s per GPU on a pilot and convert,
+# > rather than assuming one.
+
+# %% [markdown]
+# ## Exercises
+#
+# Use the teaching accelerator `Teaching-1PF` (1 PFLOP/s = 10¹⁵ FLOP/s dense BF16, a catalogue
+# entry of round numbers) and a price of $2 per GPU-hour.
+#
+# 1. A dense model of 10B parameters trains on 200B tokens (20 tokens per parameter). How many
+#    training FLOPs by 6ND? How many GPU-hours at MFU 40%, and how many days on 1,000 GPUs?
+#    What does it cost?
+# 2. The same run reaches MFU 50% instead of 40%. By what fraction do the GPU-hours fall?
+# 3. A model with L = 32 layers, h = 4,096, N ≈ 12·L·h² trains at s = 8,192 tokens of context.
+#    What fraction does the attention core add to 6N per token, with a causal and with a full mask?
+#
+# <details><summary><b>Answers</b> (click)</summary>
+#
+# 1. C = 6 · 10¹⁰ · 2·10¹¹ = **1.2·10²² FLOP**. GPU-seconds = 1.2·10²² / (10¹⁵ · 0.4) = 3·10⁷ s,
+#    so **8,333 GPU-hours**; on 1,000 GPUs 8.3 hours = **0.35 days**; cost 8,333 × $2 =
+#    **$16,667**. (6ND ignores attention here; exercise 3 says by how much.)
+# 2. Hours go as 1/MFU: 0.4/0.5 = 0.8, so they fall by **20%** (and 40% → 30% would cost 33% more).
+# 3. 6N = 72·L·h². Causal: 6·L·h·s / (72·L·h²) = s / (12·h) = 8,192 / 49,152 = **16.7%**; full
+#    mask: 12·L·h·s / (72·L·h²) = s / (6·h) = **33.3%**.
+# </details>
+#
+# The package checks answers 1 and 2 (`llmcost.training_flops`, `gpu_hours`, `compute_cost_usd`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+teach = llmcost.load_accelerator("Teaching-1PF")
+c1 = llmcost.training_flops(10e9, 200e9)
+h1 = llmcost.gpu_hours(c1, teach, 0.4)
+print(f"1. {c1:.2g} FLOP, {h1:,.0f} GPU-hours, {h1 / 1000 / 24:.2f} days on 1,000 GPUs, "
+      f"${llmcost.compute_cost_usd(h1, 2.0):,.0f}")
+print(f"2. GPU-hours fall by {1 - llmcost.gpu_hours(c1, teach, 0.5) / h1:.0%}")
 
 # %% [markdown]
 # ## Explore
@@ -317,7 +458,8 @@ if interactive:
 # arXiv:2204.02311 (§4.1, Table 3, App. B). Korthikanti et al. 2022, *Reducing Activation Recomputation
 # in Large Transformer Models*, arXiv:2205.05198 (MFU vs HFU). Touvron et al. 2023, *LLaMA*
 # (§2.4, Table 15) and *Llama 2* (model card). Llama Team 2024, *The Llama 3 Herd of Models*,
-# arXiv:2407.21783 (Table 4, §3.3.4); Llama 3.1 model card (GPU-hours). Model architectures, accelerator figures and published runs: the
+# arXiv:2407.21783 (Table 4, §3.3.4); Llama 3.1 model card (GPU-hours). DeepSeek-AI 2024, *DeepSeek-V3 Technical Report*, arXiv:2412.19437 (Table 1, §3.3 FP8).
+# stas00/ml-engineering, *compute/accelerator* README (maximum achievable matmul FLOPS). Model architectures, accelerator figures and published runs: the
 # `source` column of each catalogue in `data/`.
 #
-# [← 00 · Index](00_index.ipynb)
+# [← 00 · Index](00_index.ipynb) · [10 · Glossary](10_glossary.ipynb)
