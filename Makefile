@@ -6,12 +6,13 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SCENARIO ?= data/scenarios/default.yaml
 OUT ?= build/reports/$(basename $(notdir $(SCENARIO)))
 
-.PHONY: help venv report test notebooks lab bench clean
+.PHONY: help venv report test notebooks twins lab bench clean
 
 help:
 	@echo "make report     run every notebook for $(SCENARIO) -> $(OUT)"
 	@echo "make test       unit, property, notebook and report tests (the CI command)"
 	@echo "make notebooks  re-execute the committed notebooks in place with their defaults"
+	@echo "make twins      rewrite notebooks/text/, the notebooks' text twins (no execution)"
 	@echo "make lab        open JupyterLab on notebooks/"
 	@echo "make bench      print speed and accuracy benchmarks"
 
@@ -32,6 +33,9 @@ test: $(STAMP)
 
 notebooks: $(STAMP)
 	$(VENV)/bin/llmcost refresh-notebooks
+
+twins: $(STAMP)
+	$(VENV)/bin/llmcost twins
 
 lab: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[notebooks,test,dev]'

@@ -16,6 +16,7 @@ EPILOG = """examples:
   llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
       --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
+  llmcost twins                        (rewrite notebooks/text/, the notebooks' text twins)
 """
 
 
@@ -56,6 +57,13 @@ def _parser() -> argparse.ArgumentParser:
     n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout (default 120)")
 
+    t = sub.add_parser("twins", help="write the notebooks' text twins (notebooks/text/*.py)",
+                       description="Write notebooks/text/NN_name.py, the jupytext percent-format "
+                       "twin of every notebook (or of those named), without executing anything; "
+                       "delete twins whose notebook is gone (llmcost.twins).")
+    t.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                   help="numbers or names (default: all)")
+
     # ---- the bill in the terminal (llmcost.ledger)
     e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
                        description="Print the scenario's bill line by line (llmcost.ledger) and "
@@ -68,6 +76,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
+    # working backwards (issue 17, llmcost.levers.fit_budget)
+    e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
+                   "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
+    e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
+                   "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
                    help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
@@ -134,6 +147,16 @@ def _main(argv: list[str] | None = None) -> int:
         except ReportError as e:
             return _fail(str(e), code=1)
         return 0
+    if args.command == "twins":
+        from .report import NOTEBOOK_DIR, UsageError, list_notebooks
+        from .twins import sync_twins
+
+        try:
+            for path in sync_twins(list_notebooks(args.notebooks or None), NOTEBOOK_DIR):
+                print(f"wrote {path}")
+        except UsageError as e:
+            return _fail(str(e))
+        return 0
     if args.command == "estimate":
         return _estimate(args)
     if args.command == "list":
@@ -181,6 +204,15 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
+    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+        from .levers import fit_budget
+        try:
+            fit = fit_budget(bill.scenario, args.budget_usd, args.deadline_days)
+        except ValueError as e:
+            return _fail(f"--budget-usd/--deadline-days: {e}")
+        print("\nworking backwards (llmcost.levers.fit_budget):")
+        for r in fit.itertuples():
+            print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
     return 0
 
 

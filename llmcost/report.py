@@ -163,6 +163,7 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
 
     Used by ``make notebooks``; the committed notebooks then show figures and numbers to a
     reader who runs nothing, and ``# NBVAL_CHECK_OUTPUT`` cells hold the current headline values.
+    Each notebook's text twin (``notebooks/text/``, ``llmcost.twins``) is rewritten with it.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -184,6 +185,8 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
                               "is unchanged") from None
         clean_notebook_metadata(nb)
         nbformat.write(nb, path)
+        from .twins import write_twin
+        write_twin(path)  # notebooks/text/: the reviewable text twin (llmcost.twins)
         progress(f"[{i}/{len(nbs)}] {path.name} done in {time.perf_counter() - t0:.1f} s")
     return nbs
 

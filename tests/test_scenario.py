@@ -138,13 +138,3 @@ def test_random_scenarios_give_a_clean_error_or_a_valid_scenario(tmp_path, mappi
             continue
         assert llmcost.validate_parameter(key, value) == value
 
-
-# --- notebook_parameters (issue 18: the notebooks' validation cell)
-def test_notebook_parameters_picks_only_scenario_keys():
-    from llmcost.scenario import notebook_parameters
-    ns = {"model": "llama-2-7b", "n_gpus": 8, "In": [], "np": object(), "_": None}
-    assert notebook_parameters(ns) == {"model": "llama-2-7b", "n_gpus": 8}
-    with pytest.raises(ValueError, match="no scenario parameter"):
-        notebook_parameters({"x": 1})
-    with pytest.raises(ValueError, match="namespace"):
-        notebook_parameters(["model"])
