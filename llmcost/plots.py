@@ -648,7 +648,7 @@ STEP_COLORS = {
 def collective_times(sweep, ax=None, title: str = ""):
     """Collective time against message size, one line per link and op
     (``comm.collective_sweep``): latency-bound on the left, bandwidth-bound on the right."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     styles = {"scale-up": "-", "scale-out": "--"}
     for (link, op), g in sweep.groupby(["link", "op"], sort=False):
         ax.plot(g["message_bytes"], g["time_s"] * 1e6, styles.get(link, "-"),
@@ -658,7 +658,7 @@ def collective_times(sweep, ax=None, title: str = ""):
     ax.set_xlabel("message size S (bytes)")
     ax.set_ylabel("time (µs)")
     ax.set_title(title or "Collective time: latency-bound, then bandwidth-bound")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     _source(ax, "α-β model, ring; achieved busbw from nccl-tests; NCCL tuning.cc latencies "
                 "(data/efficiency.csv)")
     return ax
@@ -678,12 +678,12 @@ def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
         if vals.any():
             ax.barh(y, vals, left=left, color=colors[dim], label=dim)
             left += vals
-    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * 1.05)
     ax.set_xlabel("GB sent per GPU per optimizer step")
     ax.set_title("Communication volume per step, by parallel dimension")
-    ax.legend(fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    ax.legend(fontsize=11, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
     _source(ax, "llmcost.comm.comm_volume (16-bit activations, ring collectives)")
     return ax
 
@@ -692,7 +692,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
     from .step import PARTS
 
-    ax = _ax(ax, figsize=(9, 0.55 * len(breakdowns) + 1.8))
+    ax = _ax(ax, figsize=(11, 0.6 * len(breakdowns) + 2.0))
     labels = list(breakdowns)
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
@@ -707,13 +707,13 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     for yi, k in zip(y, labels):
         b = breakdowns[k]
         ax.annotate(f"{b.step_time_s:.3g} s, MFU {b.mfu:.0%}", (left[yi], yi),
-                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
-    ax.set_yticks(y, labels, fontsize=8)
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=11)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * (1.3 if normalise else 1.35))
     ax.set_xlabel("share of the step" if normalise else "seconds per step")
     ax.set_title("Where the step time goes (busiest GPU)")
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    ax.legend(fontsize=10, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
     _source(ax, "llmcost.step.step_time")
     return ax
 
@@ -721,7 +721,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
 def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float | None = None):
     """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
     (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
-    ax = _ax(ax, figsize=(8, 2.1))
+    ax = _ax(ax, figsize=(11, 2.6))
     colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
@@ -736,7 +736,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     ax.set_xlabel(f"share {what}")
     mfu = float(budget["share"].iloc[0])
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _source(ax, "llmcost.step.time_budget")
     return ax
 
@@ -745,7 +745,7 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
     """Parallel efficiency (tokens/s per GPU relative to the smallest count) against GPUs, for
     strong (fixed global batch) and weak (batch grows with GPUs) scaling
     (``step.scaling_study``); marks where strong-scaling efficiency falls below ``threshold``."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     ax.plot(strong.index, strong["efficiency"], "o-", color="C0", label="strong scaling "
             f"(global batch {int(strong['global_batch'].iloc[0]):,} sequences)")
     if weak is not None:
@@ -756,14 +756,14 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
         x = low.index[0]
         ax.axvline(x, color="C3", lw=0.8, ls=":")
         ax.annotate(f"below {threshold:.0%}: adding GPUs\nstops paying", (x, threshold),
-                    xytext=(6, 10), textcoords="offset points", fontsize=8, color="C3")
+                    xytext=(6, 10), textcoords="offset points", fontsize=11, color="C3")
     ax.axhline(threshold, color="0.7", lw=0.6)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.15)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("efficiency (tokens/s per GPU ÷ smallest count's)")
     ax.set_title(title or "What adding GPUs buys")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=11, loc="lower left")
     _source(ax, "llmcost.step.scaling_study: fastest fitting plan at each GPU count")
     return ax
 
@@ -771,11 +771,14 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
 def validation_scatter(validation, ax=None):
     """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
     band."""
-    ax = _ax(ax, figsize=(5.5, 5))
+    ax = _ax(ax, figsize=(9.5, 5.5))
     markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
                "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
                "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)")}
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
+               "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
+               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
+               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
@@ -783,13 +786,13 @@ def validation_scatter(validation, ax=None):
     for s, g in validation.groupby("set", sort=False):
         mk, label = markers.get(s, ("o", s))
         ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
-                   zorder=2)
+                   s=55, zorder=2)
     ax.set_xlim(lim)
     ax.set_ylim(lim)
     ax.set_xlabel("reported MFU (%)")
     ax.set_ylabel("predicted MFU (%)")
-    ax.set_title("Predicted vs reported MFU, A100 runs")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Predicted vs reported MFU, published runs")
+    ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
     return ax
 
@@ -1094,6 +1097,106 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.set_title(title or "More demand: a smaller model trained longer")
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
+    return ax
+
+
+# ---------------------------------------------------------------- notebook 04: rooflines
+def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""):
+    """One panel per parallelism kind: compute ÷ communication against the quantity the plan
+    controls (``overlap.roofline_curves``); above 1 the traffic can hide. ``marks``:
+    ``{kind: x}`` or ``{kind: (x, label)}``, a vertical line at the scenario's value."""
+    import matplotlib.pyplot as plt
+
+    order = ("DP", "FSDP", "TP", "PP", "EP", "CP")
+    kinds = [k for k in order if k in set(curves["kind"])]
+    if axes is None:
+        _, axes = plt.subplots(2, 3, figsize=(13, 7.5), layout="constrained")
+    styles = {"scale-up": ("-", "C0")}
+    for ax, kind in zip(np.ravel(axes), kinds):
+        g = curves[curves["kind"] == kind]
+        for link, gl in g.groupby("link", sort=False):
+            ls, col = styles.get(link, ("--", "C3"))
+            ax.plot(gl["x"], gl["ratio"], ls, color=col, lw=2, label=link)
+        ax.axhline(1.0, color="0.3", lw=1)
+        ax.axhspan(1e-3, 1.0, color="C3", alpha=0.06)
+        if marks and kind in marks:
+            x, label = marks[kind] if isinstance(marks[kind], tuple) else (marks[kind], "scenario")
+            ax.axvline(x, color="C2", lw=2, ls=":", label=label)
+        ax.set_xscale("log", base=2 if kind == "TP" else 10)
+        ax.set_yscale("log")
+        ax.set_ylim(1e-2, 1e3)
+        ax.set_xlabel(g["xlabel"].iloc[0], fontsize=12)
+        ax.set_title(f"{kind} ({g['model'].iloc[0]})", fontsize=13)
+        ax.tick_params(labelsize=11)
+        ax.legend(fontsize=10, loc="best")
+    np.ravel(axes)[0].set_ylabel("compute ÷ communication", fontsize=12)
+    np.ravel(axes)[3].set_ylabel("compute ÷ communication", fontsize=12)
+    fig = np.ravel(axes)[0].figure
+    fig.suptitle(title or "When does each kind of traffic hide behind compute? (above 1: it can)",
+                 fontsize=14)
+    fig.supxlabel("llmcost.overlap (ring collectives, dense BF16 peak, datasheet links); shaded: "
+                  "below 1 the GPUs wait", fontsize=10, color="0.4")
+    return axes
+
+
+def zero3_scaling(rows, peak_flops_per_s: float, ax=None, title: str = ""):
+    """Hardware TFLOP/s per GPU against GPUs for ZeRO-3 runs at a fixed global batch: published
+    (markers) and predicted (lines), one colour per model (``step.mfu_validation`` rows with
+    ``reported`` and ``predicted_hfu`` on the hardware-FLOPs basis)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (_, g) in enumerate(rows.groupby("model", sort=False)):
+        g = g.sort_values("n_gpus")
+        col, name = f"C{i}", f"GPT {g['params'].iloc[0] / 1e9:.0f}B"
+        ax.plot(g["n_gpus"], g["reported"] * peak_flops_per_s / 1e12, "o", ms=10, color=col,
+                label=f"{name}: published")
+        ax.plot(g["n_gpus"], g["predicted_hfu"] * peak_flops_per_s / 1e12, "--", lw=2,
+                color=col, label=f"{name}: model")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs (fixed global batch)", fontsize=12)
+    ax.set_ylabel("TFLOP/s per GPU (hardware FLOPs)", fontsize=12)
+    ax.set_title(title or "ZeRO-3 at a fixed batch: throughput per GPU as GPUs are added",
+                 fontsize=13)
+    ax.legend(fontsize=11, loc="lower left")
+    _source(ax, "Narayanan et al. 2021 Table 2 (DeepSpeed ZeRO-3, A100); llmcost.step.mfu_validation")
+    return ax
+
+
+def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = ""):
+    """Share of the large-message bus bandwidth against the number of ranks, one line per
+    collective and message size (``{label: comm.scale_efficiency(...)}``)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, eff) in enumerate(curves.items()):
+        ax.plot(group_sizes, eff, "o-" if "reduce" in label else "-", lw=2, color=f"C{i}",
+                label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("ranks in the collective", fontsize=12)
+    ax.set_ylabel("bus bandwidth ÷ large-message bus bandwidth", fontsize=12)
+    ax.set_title(title or "Why collectives slow down as jobs grow", fontsize=13)
+    ax.legend(fontsize=10, loc="lower left")
+    _source(ax, "llmcost.comm.scale_efficiency (NCCL tuning.cc latencies, ring and tree)")
+    return ax
+
+
+def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str = ""):
+    """An MoE layer's forward all-to-all time (dispatch + combine) against the expert-parallel
+    degree, one line per placement or routing (``{label: seconds}``), with the layer's expert
+    GEMM time (``compute_s``) as a reference line."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, t) in enumerate(curves.items()):
+        ax.plot(ep, np.asarray(t) * 1e3, "o-", lw=2, color=f"C{i}", label=label)
+    ax.axhline(compute_s * 1e3, color="0.3", lw=1.5, ls=":",
+               label=f"the layer's expert GEMMs at peak ({compute_s * 1e3:.2g} ms)")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("expert-parallel ranks", fontsize=12)
+    ax.set_ylabel("ms per MoE layer, forward", fontsize=12)
+    ax.set_title(title or "MoE all-to-all: cheap inside the board, NIC-bound across it",
+                 fontsize=13)
+    ax.legend(fontsize=10, loc="center right")
+    _source(ax, "llmcost.comm.moe_all_to_all_time (×2: dispatch + combine); "
+                "llmcost.overlap.ep_roofline (GEMMs)")
     return ax
 
 
