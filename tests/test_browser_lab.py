@@ -78,7 +78,7 @@ def lab(tmp_path_factory):
     port, token = _free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}  # inline figures in Lab
     env.update(JUPYTER_CONFIG_DIR=str(root / "config"), JUPYTER_RUNTIME_DIR=str(root / "run"),
-               JUPYTER_PLATFORM_DIRS="1")
+               JUPYTER_DATA_DIR=str(root / "data"), JUPYTER_PLATFORM_DIRS="1")
     log = (root / "lab.log").open("w")
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
@@ -142,10 +142,12 @@ STATE_JS = r"""() => {
       if (o.data && o.data['application/vnd.jupyter.widget-view+json']) out.widgetOutputs++;
     });
   });
-  const views = document.querySelectorAll(
-    '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]');
+  // a rendered widget output: an output area whose child is a widget view
+  const views = [...document.querySelectorAll('.jp-OutputArea-output')]
+    .filter((v) => v.querySelector(':scope > .jupyter-widgets') ||
+                   /Loading widget|Error displaying widget/.test(v.innerText));
   views.forEach((v) => {
-    if (v.querySelector('.jupyter-widgets') && v.getBoundingClientRect().height > 0)
+    if (v.querySelector(':scope > .jupyter-widgets') && v.getBoundingClientRect().height > 0)
       out.widgetViews++;
     if (/Loading widget/.test(v.innerText)) out.loading++;
     if (/Error displaying widget|Error rendering/.test(v.innerText))
@@ -160,9 +162,9 @@ EXPLORE_JS = r"""(exploreIndex) => {
   const w = window.jupyterapp.shell.currentWidget;
   const cells = w.content.widgets;
   for (let i = exploreIndex + 1; i < cells.length; i++) {
-    const view = cells[i].node.querySelector(
-      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.widget-view+json"]');
-    if (!view) continue;
+    const panel = cells[i].node.querySelector('.jp-OutputArea-output > .jupyter-widgets');
+    if (!panel) continue;
+    const view = panel.parentElement;
     view.setAttribute('data-llmcost-panel', '1');
     const control = [...view.querySelectorAll(
         'select, input, textarea, .noUi-handle, button, .widget-readout[contenteditable="true"]')]
@@ -247,10 +249,14 @@ def _check_notebook(page, lab, nb, shot):
                            f"{PANEL}.sessionContext.session?.kernel?.status === 'idle'",
                            timeout=RUN_TIMEOUT_MS, polling=500)
     # widgets render asynchronously after the kernel goes idle
-    page.wait_for_function(f"() => {{ const s = ({STATE_JS})(); "
-                           "return s.loading === 0 && s.widgetViews >= s.widgetOutputs; }",
-                           timeout=60_000, polling=500)
+    try:
+        page.wait_for_function(f"() => {{ const s = ({STATE_JS})(); "
+                               "return s.loading === 0 && s.widgetViews >= s.widgetOutputs; }",
+                               timeout=60_000, polling=500)
+    except Exception:
+        pass  # the assertions below say what is missing
     state = page.evaluate(STATE_JS)
+    assert state["loading"] == 0, f"{where}: {state['loading']} widgets still loading after 60 s"
     assert not state["errors"], f"{where}: error outputs: {state['errors']}"
     assert not state["stderr"], f"{where}: stderr output: {state['stderr']}"
     assert not state["widgetErrors"], f"{where}: widgets failed: {state['widgetErrors']}"
