@@ -221,30 +221,44 @@ def _move(page, kind: str) -> str:
     raise AssertionError(f"no way to move a control of kind {kind!r}")
 
 
-@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_and_explores_in_jupyterlab(lab, nb):
+@pytest.fixture(scope="module")
+def lab_page(lab):
+    """One JupyterLab page for every notebook of the module (Lab's start-up is paid once)."""
     page = lab["ctx"].new_page()
+    page.goto(f"{lab['base']}/lab?token={lab['token']}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.started !== undefined "
+                           "&& document.querySelector('.jp-LabShell')", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.started; return true; }")
+    yield page
+    page.close()
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_and_explores_in_jupyterlab(lab, lab_page, nb):
     shot = lab["root"] / f"{nb.stem}.png"
     try:
-        _check_notebook(page, lab, nb, shot)
+        _check_notebook(lab_page, lab, nb, shot)
     except Exception:
-        page.screenshot(path=str(shot), full_page=False)
+        lab_page.screenshot(path=str(shot), full_page=False)
         raise
-    finally:
-        page.evaluate("() => window.jupyterapp && "
-                      "window.jupyterapp.serviceManager.sessions.shutdownAll()")
-        page.close()
+    finally:  # shut the kernel down and close the tab without Lab's "save changes?" dialog
+        lab_page.evaluate("""async () => {
+          const w = window.jupyterapp.shell.currentWidget;
+          if (w && w.sessionContext) { await w.sessionContext.shutdown(); w.dispose(); }
+        }""")
 
 
 def _check_notebook(page, lab, nb, shot):
     where = f"{nb.name} in JupyterLab (screenshot on failure: {shot})"
     declared = report.declared_parameters(nb)
-    page.goto(f"{lab['base']}/lab/tree/{nb.name}?token={lab['token']}")
+    page.evaluate("async (path) => { await window.jupyterapp.commands.execute("
+                  "'docmanager:open', {path}); return true; }", nb.name)
     page.wait_for_function(f"() => {PANEL} && {PANEL}.sessionContext && "
                            f"{PANEL}.context && {PANEL}.context.path.endsWith({nb.name!r}) && "
                            f"{PANEL}.sessionContext.session?.kernel?.status === 'idle'",
                            timeout=120_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); "
+                  "return true; }")
     page.wait_for_function(f"() => ({STATE_JS})().busy === 0 && "
                            f"{PANEL}.sessionContext.session?.kernel?.status === 'idle'",
                            timeout=RUN_TIMEOUT_MS, polling=500)
