@@ -67,6 +67,8 @@ goal = 1.5 * n_nb * t_empty / cores
 print(f"empty notebook (papermill): {t_empty:.2f} s; {n_nb} notebooks, {cores} cores")
 print(f"`llmcost report` (--jobs {cores}): {t_report:.1f} s; --jobs 1: {t_serial:.1f} s "
       f"(parallel speed-up {t_serial / t_report:.2f}x)")
+verdict = "meets the goal" if t_report <= goal else \
+    f"misses it by {100 * (t_report / goal - 1):.0f}%"
 print(f"goal 1.5 × {n_nb} × {t_empty:.2f} s ÷ {cores} = {goal:.1f} s: report / goal = "
-      f"{t_report / goal:.2f} ({'meets the goal' if t_report <= goal else 'misses by %.0f%%' % (100 * (t_report / goal - 1))}); "
-      f"per notebook {t_report * cores / n_nb / t_empty:.2f} empty-notebook runs of core time")
+      f"{t_report / goal:.2f} ({verdict}); each notebook costs "
+      f"{t_report * cores / n_nb / t_empty:.2f} empty-notebook runs of core time")
