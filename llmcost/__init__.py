@@ -49,6 +49,9 @@ from .inference import (
 from .rl import rl_campaign, rl_iteration
 from . import ledger  # the whole bill (notebook 00)
 from .ledger import Ledger, build_ledger
+from .ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
+from .ranges import Range
+from .scenario import point_scenario
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -78,6 +81,8 @@ from .scenario import (
 )
 from .step import StepBreakdown, predict_mfu, rank_plans, step_time
 from .units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
+from . import claims  # published runs and claims (notebook 08, `llmcost check`)
+from .claims import ClaimCheck, check_claim, published_run_errors
 
 __version__ = "0.1.0"
 
@@ -103,6 +108,7 @@ __all__ = [
     "rank_plans", "step_time",
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
+    "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges (issue 15)
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",
@@ -113,4 +119,6 @@ __all__ = [
     # compute-optimal scaling and the inference-adjusted optimum (notebook 06)
     "scaling", "LOSS_FITS", "LossFit", "compute_optimal", "inference_adjusted_optimum",
     "inference_adjusted_optimum_usd",
+    # published runs and claims (notebook 08, `llmcost check`)
+    "claims", "ClaimCheck", "check_claim", "published_run_errors",
 ]

@@ -13,6 +13,8 @@ EPILOG = """examples:
   llmcost report --scenario my_run.yaml --out build/reports/my_run --notebooks 01
   llmcost estimate --scenario data/scenarios/default.yaml --compare my_run.yaml
   llmcost list models
+  llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
+      --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
 """
 
@@ -69,6 +71,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
+    e.add_argument("--samples", type=int, default=100_000, metavar="N",
+                   help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
+                   "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
+                   "simulate_ledger)")
+    e.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed of the draws (default 0; the same seed gives the same figures)")
+
+    _check_parser(sub)
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
@@ -138,24 +148,29 @@ def _main(argv: list[str] | None = None) -> int:
         return _estimate(args)
     if args.command == "list":
         return _list(args.what, args.format)
+    if args.command == "check":
+        return _check(args)
     return _fail(f"unknown command {args.command!r}")
 
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from .ledger import compare
+    from .ledger import compare, compare_draws, simulate_ledger
     from .report import UsageError, estimate_ledger
     from .scenario import ScenarioError
-
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
             bills.append(estimate_ledger(args.compare))
+        draws = [simulate_ledger(b.scenario, samples=args.samples, seed=args.seed)
+                 for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
+        if draws[0].ranges or draws[1].ranges:  # the difference per draw (common random numbers)
+            df = compare_draws(*draws, names=names)
         if args.format == "json":
             print(df.to_json(orient="records", indent=1))
         elif args.format == "csv":
@@ -163,16 +178,19 @@ def _estimate(args) -> int:
         else:
             print(_usd_frame(df).to_string(index=False))
         return 0
-    bill = bills[0]
+    bill, draws = bills[0], draws[0]
     if args.format == "json":
         import json
-        print(json.dumps(bill.summary(), indent=1, default=str))
+        print(json.dumps(draws.bill_summary(), indent=1, default=str))
         return 0
-    table = bill.table()
     if args.format == "csv":
+        s = draws.summary()
+        table = bill.table()
+        for c in ("mean", "p10", "p50", "p90"):
+            table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
         print(table.to_csv(index=False), end="")
         return 0
-    print(bill_text(bill, args.scenario))
+    print(bill_text(bill, args.scenario, draws=draws))
     return 0
 
 
@@ -214,9 +232,11 @@ def _usd_frame(df):
     return out
 
 
-def bill_text(bill, scenario_path="", warnings=()) -> str:
+def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
-    what it counts, then the warnings (``llmcost.checks``) and the budget."""
+    what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
+    (``ledger.simulate_ledger``) of a scenario with ranges: P10 / P50 / P90 beside every line
+    and what drives the spread (the tornado)."""
     from .checks import budget_warning
     from .report import format_value
 
@@ -234,13 +254,29 @@ def bill_text(bill, scenario_path="", warnings=()) -> str:
                      "to change it)")
     lines.append("")
     width = max(len(s) for s in t["line"])
+    ranged = draws is not None and bool(draws.ranges)
+    s = draws.summary() if ranged else None
+
+    def usd(v):
+        return "" if v is None or v != v else format_value(float(v), "USD")
+
+    if ranged:
+        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}  {'P10':>9} {'P50':>9} "
+                     f"{'P90':>9}  status")
     for r in t.itertuples():
         if r.key == "total":
-            lines.append("-" * (width + 34))
-        amount = "not modelled" if r.usd is None or r.usd != r.usd else \
-            format_value(float(r.usd), "USD")
+            lines.append("-" * (width + (64 if ranged else 34)))
+        amount = "not modelled" if r.usd is None or r.usd != r.usd else usd(r.usd)
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
-        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}  {r.status}")
+        pct = (f"  {usd(s.loc[r.key, 'p10']):>9} {usd(s.loc[r.key, 'p50']):>9} "
+               f"{usd(s.loc[r.key, 'p90']):>9}") if ranged else ""
+        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
+    if ranged:
+        lines += ["", s.attrs["note"], "what drives the spread (total with one input at its "
+                  "P10 and at its P90, the others at their points):"]
+        for r in draws.tornado().itertuples():
+            lines.append(f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
+                         f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
@@ -383,3 +419,95 @@ def _list(what: str, fmt: str = "table") -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---- llmcost check: is a training-cost claim plausible? (llmcost.claims, issue 16)
+_CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing",
+                   "mfu")
+
+
+def _check_parser(sub) -> None:
+    c = sub.add_parser(
+        "check", help="check a training-cost claim: FLOPs, implied MFU, verdict, price, omissions",
+        description="Check a claim such as 'trained on 2,048 H800s for two months for $5.6M' "
+        "(llmcost.claims.check_claim): total FLOPs (6ND and the MFU basis), the utilisation the "
+        "claim implies against the dense peak of its dtype and of BF16, a verdict (implausible / "
+        "optimistic / low / plausible) compared like with like (goodput backed out first), the "
+        "implied price against the catalogue, and what the figure leaves out priced from the "
+        "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
+        "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
+        "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
+        "hours when none are stated.")
+    from .scenario import PARAMETERS
+
+    c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
+    for key in _CHECK_RUN_KEYS:
+        c.add_argument("--" + key.replace("_", "-"), dest=key, metavar=key.upper(),
+                       help=f"scenario key {key}: {PARAMETERS[key].doc}")
+    c.add_argument("--gpu-hours", dest="gpu_hours", metavar="H", help="claimed accelerator-hours")
+    c.add_argument("--days", metavar="D", help="claimed wall-clock days (with --n-gpus)")
+    c.add_argument("--usd", metavar="USD", help="claimed cost in US dollars")
+    c.add_argument("--phase", action="append", default=[], metavar="NAME=GPU_HOURS",
+                   help="GPU-hours of one phase where the source splits the claim (repeat; one "
+                   "must be pre-training), e.g. --phase pre-training=2.664e6")
+    c.add_argument("--tolerance", default="0.05", metavar="FRACTION",
+                   help="relative tolerance of days x GPUs x 24 against GPU-hours (default 0.05)")
+    c.add_argument("--format", choices=["text", "json"], default="text")
+
+
+def _check(args) -> int:
+    """``llmcost check``: one claim, one answer (or one error line)."""
+    import json
+
+    from .claims import check_claim
+    from .scenario import ScenarioError, load_scenario
+
+    def number(flag, v, integer=False):
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"--{flag}={v!r} must be a number") from None
+        if integer:
+            if x != int(x):
+                raise ValueError(f"--{flag}={v!r} must be a whole number")
+            return int(x)
+        return x
+
+    try:
+        run = {}
+        if args.scenario:
+            sc = load_scenario(args.scenario)
+            run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
+            if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
+                run.pop("mfu")
+        for k in _CHECK_RUN_KEYS:
+            v = getattr(args, k)
+            if v is not None:
+                flag = k.replace("_", "-")
+                run[k] = number(flag, v, k in ("n_gpus", "seq_len")) \
+                    if k in ("n_gpus", "train_tokens", "seq_len", "mfu") else v
+        for k in ("model", "accelerator", "train_tokens"):
+            if k not in run:
+                raise ValueError(f"--{k.replace('_', '-')} is required (or a --scenario that "
+                                 "sets it)")
+        phases = {}
+        for item in args.phase:
+            name, sep, h = item.partition("=")
+            if not sep or not name:
+                raise ValueError(f"--phase={item!r} must be NAME=GPU_HOURS")
+            phases[name] = number(f"phase {name}", h)
+        claim = {k: number(k.replace("_", "-"), getattr(args, k))
+                 for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}
+        c = check_claim(run["model"], run["train_tokens"], run["accelerator"],
+                        n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
+                        mfu=run.get("mfu"),
+                        seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
+                        phases=phases or None, tolerance=number("tolerance", args.tolerance),
+                        **claim)
+    except (ScenarioError, ValueError) as e:
+        return _fail(str(e).splitlines()[0] if str(e) else repr(e))
+    if args.format == "json":
+        print(json.dumps(c.summary(), indent=1, default=str))
+    else:
+        print(c.describe())
+    return 0

@@ -32,12 +32,20 @@ Conventions (one for the whole bill):
   throughput, so these amounts are lower bounds on cost: engines measured 1.1-4.1× slower
   (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
   ``ledger_eval_gpu_hours``) overrides the derivation.
+* **Ranges** (``llmcost.scenario`` module docstring, "Ranges"; ``llmcost.ranges``): a scenario
+  may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
+  without ranges gives exactly the bill of its numbers); ``simulate_ledger`` draws them
+  (common random numbers) and prices every draw in one pass of the same ``_build``, its
+  arithmetic broadcast over numpy arrays: per line and for the total, mean and P10 / P50 /
+  P90 (``LedgerDraws.summary``; percentiles do not add) and the tornado
+  (``LedgerDraws.tornado``). The served-token lines are priced at $1/GPU-h and scaled by each
+  draw's price (their cost is linear in it); the RL campaign's GPU-hours do not depend on any
+  rangeable input and are priced per draw.
 """
 
 from __future__ import annotations
 
 import csv
-import math
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -64,6 +72,27 @@ def list_defaults():
     import pandas as pd
 
     return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
+
+
+# ------------------------------------------------------------------------------ draws
+class _Draws(np.ndarray):
+    """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
+    an ndarray that formats as its first draw, so the 'how' sentences of the lines can still be
+    built (``simulate_ledger`` discards them: the point bill's sentences are the ones shown)."""
+
+    def __format__(self, spec):
+        return format(float(self.flat[0]), spec) if self.size else "[]"
+
+
+def _num(x):
+    """A Python float for a single number (the point bill: exactly today's arithmetic), draws
+    (a ``_Draws`` array) otherwise."""
+    return float(x) if np.ndim(x) == 0 else np.asarray(x, dtype=float).view(_Draws)
+
+
+def _given(x) -> bool:
+    """Whether a quantity is given (non-zero in at least one draw): decides a line's status."""
+    return bool(np.any(np.asarray(x) != 0))
 
 
 # ------------------------------------------------------------------------------ argument checks
@@ -142,11 +171,11 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     from .compute import model_flops_per_token
 
     model = as_model(model)
-    t = float(as_array(tokens, "tokens", nonnegative=True))
+    t = _num(as_array(tokens, "tokens", nonnegative=True))
     peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
-    m = float(as_array(mfu, "mfu", positive=True))
-    g = float(as_array(goodput, "goodput", positive=True))
-    if m > 1 or g > 1:
+    m = _num(as_array(mfu, "mfu", positive=True))
+    g = _num(as_array(goodput, "goodput", positive=True))
+    if np.any(m > 1) or np.any(g > 1):
         raise ValueError(f"mfu={m!r} and goodput={g!r} must be in (0, 1]")
     full = float(model_flops_per_token(model, seq_len))
     lora = lora_flops_per_token(model, rank, seq_len)
@@ -307,8 +336,8 @@ def as_of_dates() -> dict:
 # ------------------------------------------------------------------------------ building it
 def _values(scenario: dict) -> dict:
     """The scenario's values completed with the ledger's defaults, validated."""
-    from .scenario import (LEDGER_DEFAULTS, ScenarioError, rl_campaign_given,
-                           validate_parameters)
+    from .scenario import LEDGER_DEFAULTS, ScenarioError, rl_campaign_given
+    from .scenario import validate_ranged_parameters as validate_parameters
 
     if not isinstance(scenario, dict):
         raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
@@ -328,6 +357,10 @@ def _values(scenario: dict) -> dict:
     out["ledger_rl"] = rl_campaign_given(p)
     # why the RL line is empty, when it is (private: _values drops it on a rebuild)
     rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
+    from .ranges import Range
+    if isinstance(out.get("mfu"), Range) and out["ledger_pilot_tokens_per_s_per_gpu"] is not None:
+        raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
+                            "pilot's throughput sets the MFU; give one or the other")
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
@@ -364,9 +397,33 @@ def build_ledger(scenario: dict) -> Ledger:
         or line key), or a combination cannot be priced (owned hardware without a price, spot
         without resumable training that never finishes).
     """
-    from .scenario import ScenarioError
+    from .ranges import Range
+    from .scenario import point_scenario
 
     p = _values(scenario)
+    ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
+    bill = _safe_build({**point_scenario(p), "_ranged": ranged})
+    if ranged:
+        bill.scenario = p  # the ranges kept: with_changes and simulate_ledger see them
+    return bill
+
+
+def point_word(r) -> str:
+    """What the point of a range is: 'midpoint', 'mode' or 'median'."""
+    return {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}[r.kind]
+
+
+def _range_source(p: dict, key: str) -> str | None:
+    """'midpoint of the range uniform 0.3-0.5 (...)' when ``key`` is ranged in the point bill's
+    values (``_ranged``, set by ``build_ledger``), else None."""
+    r = p.get("_ranged", {}).get(key)
+    return None if r is None else (f"{point_word(r)} of the range {r.describe()} (the point "
+                                   "bill; ledger.simulate_ledger draws the range)")
+
+
+def _safe_build(p: dict) -> Ledger:
+    from .scenario import ScenarioError
+
     try:
         return _build(p)
     except ScenarioError:
@@ -403,17 +460,21 @@ def _build(p: dict) -> Ledger:
         mfu_source = scenario_mfu_source(p)
     # ---- the price of a GPU-hour
     if pricing == "owned" and p["price_usd_per_gpu_hour"] is None:
-        own = owned_usd_per_gpu_hour(gpu, p["ledger_owned_usd_per_gpu"],
-                                     p["ledger_electricity_usd_per_kwh"], p["ledger_pue"])
+        own = {k: _num(v) if k != "kw_per_gpu" else v for k, v in owned_usd_per_gpu_hour(
+            gpu, p["ledger_owned_usd_per_gpu"], p["ledger_electricity_usd_per_kwh"],
+            p["ledger_pue"]).items()}
         price, price_source = own["usd_per_gpu_hour"], (
             f"default, price_usd_per_gpu_hour not given: owned: "
             f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
             f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
             f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)")
     else:
-        price, price_source = resolve_price(gpu.name, p["price_usd_per_gpu_hour"], pricing)
+        price, price_source = (p["price_usd_per_gpu_hour"], "given as a range") if np.ndim(
+            p["price_usd_per_gpu_hour"]) else resolve_price(gpu.name, p["price_usd_per_gpu_hour"],
+                                                            pricing)
         if p["price_usd_per_gpu_hour"] is None:
             price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
+        price_source = _range_source(p, "price_usd_per_gpu_hour") or price_source
         own = None
     energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
     gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
@@ -431,11 +492,11 @@ def _build(p: dict) -> Ledger:
     def goodput_of(n_gpus, ideal_gpu_hours):
         """(goodput, checkpoint plan or None) of one phase on n_gpus."""
         if not p["ledger_resumable"]:
-            m = float(rel.cluster_mtbf_s(n_gpus, fail_rate))
+            m = _num(rel.cluster_mtbf_s(n_gpus, fail_rate))
             t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
             with np.errstate(over="ignore"):
-                wall = float(rel.expected_wall_time_s(t, t, 0.0, m, restart_s))
-            if not math.isfinite(wall) or wall > 1e6 * t:
+                wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, restart_s))
+            if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
                 raise ValueError(
                     f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
                     f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
@@ -448,7 +509,7 @@ def _build(p: dict) -> Ledger:
             node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
             async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
             interval_s=p["ckpt_interval_s"])
-        return plan.goodput, plan
+        return _num(plan.goodput), plan
 
     lines: list[Line] = []
     # ---- pre-training phases: the main run, then context extension, annealing, ...
@@ -517,7 +578,7 @@ def _build(p: dict) -> Ledger:
              float(model_flops_per_token(spec, p["seq_len"])), "3 × forward"),
             ("lora", f"LoRA fine-tuning (rank {p['ledger_lora_rank']})", p["ledger_lora_tokens"],
              None, "4·N + 3·attention + 6·N_adapter per token (ledger.lora_flops_per_token)")):
-        if tokens == 0:
+        if not _given(tokens):
             lines.append(Line(f"post.{key}", label, "post-training", "post-training", "elastic",
                               0.0, f"ledger_{key}_tokens not given", "", "not given"))
             continue
@@ -537,7 +598,7 @@ def _build(p: dict) -> Ledger:
             f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
-    rl_camp = _rl_campaign(p, gpu_rate)
+    rl_camp = _rl_campaign(p, gpu_rate if not np.ndim(gpu_rate) else 1.0)
     if rl_camp is None:
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic", 0.0,
@@ -547,9 +608,11 @@ def _build(p: dict) -> Ledger:
     else:
         rl_h = float(rl_camp.loc["total", "gpu_hours"])
         post_h += rl_h
+        rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
+            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
         lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
                           "post-training", "post-training", "elastic",
-                          float(rl_camp.loc["total", "usd"]), _rl_how(p, rl_camp, gpu_rate)
+                          rl_usd, _rl_how(p, rl_camp, gpu_rate)
                           + ("; owned hardware: its energy is on the energy line" if own else ""),
                           "llmcost.rl.scenario_campaign (rollouts timed with the "
                           "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
@@ -588,10 +651,10 @@ def _build(p: dict) -> Ledger:
             rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
             hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
             hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
-        st = st.set_index("policy")["usd"]
-        hot_label = st.index[0]
+        st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
+        hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
-                          "fixed", float(st["total"]),
+                          "fixed", _num(st["total"]),
                           f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
                           f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
                           f"for {p['ckpt_retention_months']:g} months",
@@ -637,7 +700,8 @@ def _build(p: dict) -> Ledger:
                           "electricity are not computed; add a sourced TDP to get them",
                           "Cottier et al. 2024 §2.3; data/accelerators.csv", "not given"))
     else:
-        en = energy_of(all_h, gpu, p["ledger_pue"], p["ledger_grid_kg_co2e_per_kwh"])
+        en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
+                                                p["ledger_grid_kg_co2e_per_kwh"]).items()}
         kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
         usd_kwh = default("electricity_usd_per_kwh") if \
             p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
@@ -685,13 +749,14 @@ def _build(p: dict) -> Ledger:
                       f"P(rerun) {rerun_p:.0%} × final run {final_run_usd:,.0f} USD (expected "
                       "cost of relaunching after a divergence, as OPT-175B's lineage 12)",
                       "ledger_rerun_probability (scenario)",
-                      "modelled" if rerun_p else "not given"))
-    sub = float(sum(ln.usd for ln in lines if ln.usd is not None))
+                      "modelled" if _given(rerun_p) else "not given"))
+    sub = _num(sum(ln.usd for ln in lines if ln.usd is not None))
     frac = p["ledger_reserve_fraction"]
     lines.append(Line("reserve.contingency", "reserve: contingency for hidden costs", "reserve",
                       "whole project", "fixed", frac * sub,
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
-                      "ledger_reserve_fraction (scenario)", "modelled" if frac else "not given"))
+                      "ledger_reserve_fraction (scenario)",
+                      "modelled" if _given(frac) else "not given"))
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
@@ -704,7 +769,7 @@ def _build(p: dict) -> Ledger:
         "main_ideal_days": main_ideal / p["n_gpus"] / 24.0,
         "budget_usd": p["ledger_budget_usd"], "final_run_usd": final_run_usd,
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
-        "job_mtbf_s": float(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
+        "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
@@ -727,12 +792,12 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> fl
     given = p["ledger_exploratory_fraction"] is not None
     frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
     row = _defaults()["exploratory_fraction"]
-    h = max(0.0, frac * paid_h - netted_h)
+    h = _num(np.maximum(0.0, frac * paid_h - netted_h))
     how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
            f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
            "1.2-4× the final run, experiments, failed attempts, evaluation and fine-tuning "
            f"together), less the {netted_h:,.0f} GPU-h of post-training and benchmark lines "
-           "billed separately" + (" (they exceed it: 0)" if h == 0 else "")
+           "billed separately" + (" (they exceed it: 0)" if np.all(h == 0) else "")
            + f" = {h:,.0f} GPU-h × ${rate:.2f}")
     lines.insert(ix, Line("compute.exploratory", "exploratory and failed runs", "compute",
                           "development", kind, h * rate, how,
@@ -746,7 +811,7 @@ def scenario_mfu_source(p: dict) -> str:
     pred = p.get("_mfu_prediction")
     if pred:
         return predicted_mfu_source(pred)
-    return "given in the scenario (mfu)"
+    return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 
 def predicted_mfu_source(pred: dict) -> str:
@@ -857,7 +922,7 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
 
     tokens, key = p["ledger_synthetic_tokens"], "data.synthetic"
     label = "synthetic data generation"
-    if tokens == 0:
+    if not _given(tokens):
         lines.append(Line(key, label, "data", "data", "elastic", 0.0,
                           "ledger_synthetic_tokens not given", "", "not given"))
         return 0.0
@@ -870,12 +935,13 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
                           "modelled"))
         return 0.0  # bought as a price: no GPU-hours of the bill's accelerator
     model = p["ledger_synthetic_model"] or spec
-    try:
-        c = _serve(p, model, gpu, rate)
+    try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
+        c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise ScenarioError(
             f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
     per_m = c.usd_per_m_output + c.prompt_tokens / c.output_tokens * c.usd_per_m_input
+    per_m = per_m if not np.ndim(rate) else per_m * rate
     usd = tokens / 1e6 * per_m
     lines.append(Line(key, label, "data", "data", "elastic", usd,
                       f"{tokens / 1e6:,.4g} M generated tokens × ${per_m:.4g}/M (out + "
@@ -897,7 +963,7 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     from .scenario import ScenarioError
 
     key, label = "eval.benchmarks", "benchmark runs (inference)"
-    if p["ledger_eval_gpu_hours"]:
+    if _given(p["ledger_eval_gpu_hours"]):
         h = p["ledger_eval_gpu_hours"]
         lines.append(Line(key, label, "evaluation", "post-training", "elastic", h * rate,
                           f"{h:,.4g} GPU-h × ${rate:.2f}/GPU-h (given: overrides "
@@ -905,15 +971,16 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
                           "modelled"))
         return h
     n = p["ledger_eval_requests"]
-    if n == 0:
+    if not _given(n):
         lines.append(Line(key, label, "evaluation", "post-training", "elastic", 0.0,
                           "ledger_eval_requests not given", "", "not given"))
         return 0.0
-    try:
-        c = _serve(p, spec, gpu, rate)
+    try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
+        c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise ScenarioError(f"benchmark line (serve_ keys): {e}") from None
     usd = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
+    usd = usd if not np.ndim(rate) else usd * rate
     lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
                       f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
                       + _served_how(c, (usd, usd * engine_gap()[1])),
@@ -924,8 +991,9 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
 
 def _given_line(lines, key, label, category, kind, usd, source):
     lines.append(Line(key, label, category, category if category != "data" else "data", kind,
-                      float(usd), f"{usd:,.0f} USD given" if usd else f"{source.split()[0]} "
-                      "not given", source if usd else "", "modelled" if usd else "not given"))
+                      _num(usd), f"{usd:,.0f} USD given" if _given(usd) else
+                      f"{source.split()[0]} not given", source if _given(usd) else "",
+                      "modelled" if _given(usd) else "not given"))
 
 
 def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_unit, source,
@@ -934,11 +1002,11 @@ def _product_line(lines, key, label, category, kind, qty, rate, qty_unit, rate_u
     names the scenario key)."""
     phase = {"data": "data", "evaluation": "post-training", "storage": "whole project",
              "network": "whole project", "operations": "whole project"}[category]
-    if qty == 0 or rate == 0:
+    if not _given(qty) or not _given(rate):
         lines.append(Line(key, label, category, phase, kind, 0.0,
                           f"{given or source.split(' ')[0]} not given", "", "not given"))
         return
-    lines.append(Line(key, label, category, phase, kind, float(qty * rate),
+    lines.append(Line(key, label, category, phase, kind, _num(qty * rate),
                       f"{qty:,.4g} {qty_unit} × {rate:,.4g} {rate_unit}", source, "modelled"))
 
 
@@ -1086,3 +1154,315 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
         raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
                          "scenario dict")
     return build_ledger({**base, **changes})
+
+
+# ------------------------------------------------------------------------------ ranges: Monte Carlo
+@dataclass
+class LedgerDraws:
+    """The bill of a scenario with ranges, priced over ``samples`` Monte Carlo draws at once
+    (``simulate_ledger``).
+
+    ``line_usd`` maps each priced line's key to its amounts per draw (shape ``(samples,)``; a
+    line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
+    ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
+    ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
+    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
+    reaches are read-only broadcasts of one amount (copy one before writing into it).
+    """
+
+    line_usd: dict
+    total_usd: np.ndarray
+    inputs: dict
+    point: Ledger
+    ranges: dict = field(default_factory=dict)
+    samples: int = 0
+    seed: int = 0
+    _values: dict = field(default_factory=dict, repr=False)  # the point values, for tornado()
+
+    def summary(self):
+        """Per line and the total: the point amount, the mean and the P10 / P50 / P90 over the
+        draws, in USD (columns ``line``, ``point``, ``mean``, ``p10``, ``p50``, ``p90``; index:
+        the line key, last row ``total``).
+
+        The means add up to the total's mean (lines add up in every draw). **The P10 / P50 / P90
+        columns do not add**: each is a percentile of one line on its own, and the total's P90
+        is less than the sum of the lines' P90s when they do not all peak in the same draws.
+        A not-modelled line (no amount) is listed with NaN. ``.attrs['note']`` says so.
+        """
+        import pandas as pd
+
+        keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
+        rows = []
+        for k in keys + ["total"]:
+            ln = self.point.line(k) if k != "total" else None
+            x = self.total_usd if ln is None else self.line_usd[k]
+            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
+                mean = p10 = p50 = p90 = float(x[0])
+            else:
+                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
+            rows.append({"key": k, "line": ln.line if ln else "total",
+                         "point": ln.usd if ln else self.point.total_usd,
+                         "mean": mean, "p10": float(p10), "p50": float(p50),
+                         "p90": float(p90)})
+        for ln in self.point.lines:
+            if ln.key not in self.line_usd:
+                rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
+                                 "p10": np.nan, "p50": np.nan, "p90": np.nan})
+        df = pd.DataFrame(rows).set_index("key")
+        df.attrs["note"] = (
+            f"{self.samples:,} Monte Carlo draws (seed {self.seed}) of "
+            + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
+               "no ranged input (every draw is the point bill)")
+            + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "
+            "columns are percentiles of each line on its own and do not add up.")
+        return df
+
+    def tornado(self):
+        """What drives the spread: for each ranged input, the total with that input at its
+        P10 and at its P90 and every other input at its point (the mode, midpoint or median),
+        sorted by the swing |total(P90) − total(P10)|, largest first.
+
+        Returns
+        -------
+        DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
+        ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
+        is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
+        """
+        import pandas as pd
+
+        cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
+                "swing_usd"]
+        if not self.ranges:
+            df = pd.DataFrame(columns=cols)
+            df.attrs.update(point_usd=self.point.total_usd,
+                            note="no ranged input: nothing drives a spread")
+            return df
+        keys = list(self.ranges)
+        n = 2 * len(keys)
+        draws = {}
+        for j, k in enumerate(keys):
+            col = np.full(n, float(self._values[k]))
+            col[2 * j] = float(self.ranges[k].quantile(0.1))
+            col[2 * j + 1] = float(self.ranges[k].quantile(0.9))
+            draws[k] = col
+        total = _price_draws(self._values, draws, n)[1]
+        rows = [{"input": k, "range": self.ranges[k].describe(), "p10": draws[k][2 * j],
+                 "p90": draws[k][2 * j + 1], "total_at_p10_usd": float(total[2 * j]),
+                 "total_at_p90_usd": float(total[2 * j + 1]),
+                 "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
+                for j, k in enumerate(keys)]
+        df = pd.DataFrame(rows, columns=cols).sort_values("swing_usd", ascending=False,
+                                                          ignore_index=True)
+        df.attrs["point_usd"] = self.point.total_usd
+        return df
+
+    def percentiles(self, key: str = "total") -> dict:
+        """``{"p10": ..., "p50": ..., "p90": ...}`` of one line's draws (or the total's), USD."""
+        x = self.total_usd if key == "total" else self.line_usd.get(key)
+        if x is None:
+            raise ValueError(f"key={key!r} must be 'total' or a priced line: "
+                             f"{', '.join(self.line_usd)}")
+        q = np.quantile(x, [0.1, 0.5, 0.9])
+        return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
+
+    def bill_summary(self) -> dict:
+        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
+        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
+        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
+        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
+        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
+        the point amount."""
+        out = self.point.summary()
+        s = self.summary()
+        stats = ("mean", "p10", "p50", "p90")
+        for k, ln in out["bill.lines"].items():
+            for c in stats:
+                v = s.loc[k, c]
+                ln[f"{c}_usd"] = None if v != v else float(v)
+        for c in stats:
+            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
+                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
+                    "bill.tornado": self.tornado().to_dict("records"),
+                    "bill.range_note": s.attrs["note"]})
+        return out
+
+
+def _price_draws(values: dict, draws: dict, samples: int):
+    """Price the bill with some inputs as arrays of draws (the rest at their points): the same
+    ``_build`` as the point bill, its arithmetic broadcast over the draws. Returns
+    (line_usd dict, total_usd array); lines without an amount (not modelled) are left out."""
+    q = dict(values)
+    for k, arr in draws.items():
+        q[k] = np.asarray(arr, dtype=float).view(_Draws)
+    with np.errstate(over="ignore"):
+        led = _safe_build(q)
+    line_usd = {}
+    for ln in led.lines:
+        if ln.usd is None:
+            continue
+        line_usd[ln.key] = np.broadcast_to(np.asarray(ln.usd, dtype=float), (samples,)).view(
+            np.ndarray)
+    total = sum(line_usd.values())  # in line order, as Ledger.total_usd adds them
+    return line_usd, np.broadcast_to(np.asarray(total, dtype=float), (samples,)).copy()
+
+
+def scenario_ranges(values: dict) -> dict:
+    """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
+    width, plus the step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
+    ``report.resolve_mfu``) as a uniform range on ``mfu`` when ``mfu`` is not ranged already
+    (its point stays the prediction; a band above 1 is cut at MFU 1, and the range says so)."""
+    from .ranges import Range, is_ranged
+
+    out = {k: v for k, v in values.items() if is_ranged(v)}
+    pred = values.get("_mfu_prediction")
+    band = pred.get("band", {}) if isinstance(pred, dict) else {}
+    if "mfu" not in out and "low" in band and "high" in band and \
+            values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
+        out["mfu"] = Range("uniform", low=float(band["low"]), high=min(float(band["high"]), 1.0))
+    return out
+
+
+def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:
+    """The bill of a scenario with ranges: ``samples`` Monte Carlo draws of every ranged input
+    at once, each draw a whole bill.
+
+    Every ranged input (``scenario_ranges``: the scenario's ``llmcost.ranges.Range`` values and
+    the predicted MFU's band) is drawn ``samples`` times from
+    ``numpy.random.default_rng([seed, zlib.crc32(key)])`` (``Range.draws``): common random
+    numbers, so two scenarios that range the same input get the same draws of it and
+    ``after.total_usd − before.total_usd`` is a difference per draw. The bill is then priced
+    once with those inputs as arrays (``_build``, the point bill's own arithmetic broadcast over
+    the draws); inputs without a range stay at their value. Lines add up to the total in every
+    draw.
+
+    Parameters
+    ----------
+    scenario : dict
+        As ``build_ledger`` (ranges as ``Range`` objects or their scenario-file forms).
+    samples : int
+        Draws (>= 1; 100,000 by default: the Monte Carlo error of a percentile is then about
+        0.1-0.3% of the spread).
+    seed : int
+        Seed (>= 0).
+
+    Returns
+    -------
+    LedgerDraws (``summary()``, ``tornado()``); ``.point`` is ``build_ledger(scenario)``.
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        As ``build_ledger``; a bad ``samples`` or ``seed``; a ranged ``mfu`` together with a
+        pilot's throughput (which sets the MFU).
+    """
+    from .ranges import Range
+    from .scenario import ScenarioError, point_scenario
+
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise ScenarioError(f"samples={samples!r} must be a whole number >= 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ScenarioError(f"seed={seed!r} must be a whole number >= 0")
+    values = _values(scenario)  # refuses a ranged mfu beside a pilot's throughput
+    ranges = scenario_ranges(values)
+    pts = point_scenario(values)
+    point = _safe_build({**pts, "_ranged": {k: v for k, v in values.items()
+                                            if isinstance(v, Range)}})
+    if ranges:
+        point.scenario = values
+    inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
+    if inputs:
+        line_usd, total = _price_draws(pts, inputs, int(samples))
+    else:  # nothing to draw: every draw is the point bill
+        line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
+                    for ln in point.lines if ln.usd is not None}
+        total = np.full(int(samples), point.total_usd)
+    return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+
+
+def illustrative_ranges(bill: Ledger) -> dict:
+    """Sourced spreads for three inputs of a bill, as ranges around its own points: what
+    notebook 00 shows when a scenario gives every input as a number (an illustration; a
+    scenario's own ranges replace it).
+
+    * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
+      (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
+      kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
+      peaked at the bill's MFU so that the point stays the bill's;
+    * ``price_usd_per_gpu_hour``: triangular from the lowest to the highest current catalogue
+      price for the accelerator and pricing mode (``data/prices.csv``), mode the bill's price
+      (rented pricing with at least two catalogue rows only);
+    * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
+      0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
+      bill prices exploration as a fraction). The interval's ends are taken as the triangle's
+      ends, so this range is narrower than theirs (their 5th-95th percentiles become its 0th and
+      100th).
+
+    Returns
+    -------
+    dict key -> (Range, source sentence).
+    """
+    from .accuracy import mfu_band
+    from .catalog import list_prices
+    from .ranges import Range
+
+    f, p = _ledger(bill).figures, bill.scenario
+    out = {}
+    m = float(f["mfu"])
+    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]))
+    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
+                        high=max(min(float(band.high), 1.0), m)),
+                  f"the step-time model's error band, {band.low:.1%}-{band.high:.1%} "
+                  f"(llmcost.accuracy.mfu_band, {band.regime}), as a triangle peaked at "
+                  f"the bill's {m:.1%}")
+    price = float(f["price_usd_per_gpu_hour"])
+    if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
+        rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
+        if len(rows) >= 2:
+            lo = min(float(rows["price_usd_per_gpu_hour"].min()), price)
+            hi = max(float(rows["price_usd_per_gpu_hour"].max()), price)
+            out["price_usd_per_gpu_hour"] = (
+                Range("triangular", low=lo, mode=price, high=hi),
+                f"lowest to highest of {len(rows)} current {f['pricing']} prices for "
+                f"{f['accelerator']} in data/prices.csv, mode the bill's ${price:.2f}")
+    if bill.line("compute.exploratory").how.startswith("development compute") and \
+            not p.get("ledger_exploratory_runs"):
+        row = _defaults()["exploratory_fraction"]
+        frac = p.get("ledger_exploratory_fraction")
+        frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
+        lo, hi = float(row["low"]), float(row["high"])
+        out["ledger_exploratory_fraction"] = (
+            Range("triangular", low=min(lo, frac), mode=frac, high=max(hi, frac)),
+            f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} final "
+            "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
+            f"{frac:.2f}")
+    return out
+
+
+def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
+    """``compare`` of two simulated bills, with the P10 / P50 / P90 of the difference B − A
+    per draw (``difference p10 usd``, ...). With common random numbers (``simulate_ledger``:
+    the same seed and sample count, inputs ranged under the same names) draw i of both bills
+    sees the same values of their shared ranged inputs, so these are percentiles of a paired
+    difference, not of two independent spreads."""
+    for x, name in ((a, "a"), (b, "b")):
+        if not isinstance(x, LedgerDraws):
+            raise ValueError(f"{name}={x!r} must be a LedgerDraws (llmcost.simulate_ledger)")
+    if a.samples != b.samples or a.seed != b.seed:
+        raise ValueError(f"a and b must share samples and seed for draw-by-draw differences "
+                         f"(got {a.samples}/{a.seed} and {b.samples}/{b.seed})")
+    df = compare(a.point, b.point, names)
+    keys = list(dict.fromkeys([ln.key for ln in a.point.lines] + [ln.key for ln in b.point.lines]))
+    zero = np.zeros(a.samples)
+    cols = {c: [] for c in ("p10", "p50", "p90")}
+    for k in keys + ["total"]:
+        if k == "total":
+            d = b.total_usd - a.total_usd
+        else:
+            d = b.line_usd.get(k, zero) - a.line_usd.get(k, zero)
+        q = np.quantile(d, [0.1, 0.5, 0.9])
+        for c, v in zip(cols, q):
+            cols[c].append(float(v))
+    for c, v in cols.items():
+        df[f"difference {c} usd"] = v
+    return df

@@ -1094,3 +1094,78 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Sardana et al. 2024: minimise 6·N·D_tr + 2·N·D_inf at L(N, D_tr) = ℓ")
     return ax
+
+
+# ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
+def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
+    """Histogram of the whole bill over its Monte Carlo draws (``ledger.simulate_ledger``),
+    with its P10, P50 and P90 and the point bill marked."""
+    ax = _ax(ax, figsize=(7, 3.6))
+    x = np.asarray(draws.total_usd) / scale
+    ax.hist(x, bins=bins, color="C0", alpha=0.6, density=True)
+    q = np.quantile(x, [0.1, 0.5, 0.9])
+    for v, name, ls in zip(q, ("P10", "P50", "P90"), (":", "-", "-.")):
+        ax.axvline(v, color="C3", ls=ls, lw=1.4, label=f"{name} {v:,.3g}")
+    point = draws.point.total_usd / scale
+    ax.axvline(point, color="0.2", ls="--", lw=1.2, label=f"point bill {point:,.3g}")
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_xlabel("whole bill, USD (millions)")
+    ax.set_ylabel("probability density (per $M)")
+    ax.set_title(f"How wide is the bill? {draws.samples:,} draws of "
+                 f"{len(draws.ranges)} ranged input(s)", fontsize=10)
+    _source(ax, "llmcost.ledger.simulate_ledger (seed "
+            f"{draws.seed}); ranges: {', '.join(draws.ranges) or 'none'}")
+    return ax
+
+
+def tornado(tornado_df, ax=None, scale: float = 1e6):
+    """Tornado chart of ``LedgerDraws.tornado()``: for each ranged input (largest swing on
+    top), the bill with that input at its P10 and at its P90, the others at their points."""
+    ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
+    point = tornado_df.attrs.get("point_usd", 0.0) / scale
+    rows = tornado_df.iloc[::-1].reset_index(drop=True)
+    for i, r in rows.iterrows():
+        lo, hi = r["total_at_p10_usd"] / scale, r["total_at_p90_usd"] / scale
+        for v, colour in ((lo, "C0"), (hi, "C3")):
+            ax.barh(i, v - point, left=point, color=colour, alpha=0.8)
+        ax.annotate(f"{min(lo, hi):,.3g}", (min(lo, hi), i), ha="right", va="center",
+                    fontsize=8, xytext=(-3, 0), textcoords="offset points")
+        ax.annotate(f"{max(lo, hi):,.3g}", (max(lo, hi), i), ha="left", va="center",
+                    fontsize=8, xytext=(3, 0), textcoords="offset points")
+    ax.axvline(point, color="0.2", lw=1)
+    ax.set_yticks(range(len(rows)), [f"{r['input']}\n{r['range']}" for _, r in rows.iterrows()],
+                  fontsize=8)
+    ax.set_xlabel("whole bill, USD (millions): blue = input at its P10, red = at its P90")
+    ax.set_title("Which unknown to pin down first? The bill with one input at its P10 / P90",
+                 fontsize=10)
+    ax.margins(x=0.25)
+    _source(ax, "llmcost.ledger.LedgerDraws.tornado (others at their points)")
+    return ax
+
+
+# ---- published runs (notebook 08, llmcost.claims)
+def published_runs_scatter(errors, band: float = 0.20, ax=None):
+    """Predicted against published accelerator-hours on log axes with the ±``band`` band, one
+    marker per prediction method (``claims.published_run_errors`` rows that are scored; its
+    ``plot_*_hours`` columns put steady-state rows on the same axes as hours of 10^21 FLOPs)."""
+    ax = _ax(ax, figsize=(7, 5.2))
+    d = errors[errors["scored"] != ""]
+    by_plan = d["method"].str.startswith("step-time")
+    whole = d["scored"] == "gpu_hours"
+    for mask, label, mk in ((whole & by_plan, "whole run, step-time model on its plan", "s"),
+                            (whole & ~by_plan, "whole run, leave-one-out median", "o"),
+                            (~whole, "steady-state benchmark (hours of 1e21 FLOP)", "^")):
+        ax.scatter(d.loc[mask, "plot_published_hours"], d.loc[mask, "plot_predicted_hours"],
+                   marker=mk, label=label, alpha=0.8)
+    lo = float(np.nanmin(d["plot_published_hours"])) / 2
+    hi = float(np.nanmax(d["plot_published_hours"])) * 2
+    x = np.geomspace(lo, hi, 10)
+    ax.plot(x, x, "k-", lw=1)
+    ax.fill_between(x, (1 - band) * x, (1 + band) * x, color="grey", alpha=0.2,
+                    label=f"±{band:.0%}")
+    ax.set(xscale="log", yscale="log", xlabel="published accelerator-hours",
+           ylabel="predicted accelerator-hours")
+    ax.set_title("How close are the predicted hours to the published ones?", fontsize=10)
+    ax.legend(fontsize=8)
+    _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
+    return ax

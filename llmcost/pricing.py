@@ -13,7 +13,7 @@ import math
 from functools import lru_cache
 
 from .catalog import DATA_DIR, as_accelerator
-from .units import HOURS_PER_YEAR, as_array
+from .units import HOURS_PER_YEAR, as_array, scalar_or_array
 
 
 @lru_cache(maxsize=1)
@@ -74,13 +74,16 @@ def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,
                              "price_usd_per_gpu_hour; the workbook has a sourced price for "
                              "H100-SXM only")
         acquisition_usd_per_gpu = default("h100_acquisition_usd")
-    price = float(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu", positive=True))
+    # scalar_or_array: a float, or draws of the bill (ledger.simulate_ledger)
+    price = scalar_or_array(as_array(acquisition_usd_per_gpu, "ledger_owned_usd_per_gpu",
+                                     positive=True))
     rate = default("depreciation_ooms_per_year") * math.log(10.0)
     cluster = price * default("server_cost_multiplier") / (1.0 - default("interconnect_share"))
     capex = cluster * rate / HOURS_PER_YEAR
     kw = facility_kw_per_gpu(accelerator, pue)
-    usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else float(
-        as_array(electricity_usd_per_kwh, "ledger_electricity_usd_per_kwh", nonnegative=True))
+    usd_kwh = default("electricity_usd_per_kwh") if electricity_usd_per_kwh is None else \
+        scalar_or_array(as_array(electricity_usd_per_kwh, "ledger_electricity_usd_per_kwh",
+                                 nonnegative=True))
     return {"capex_usd_per_gpu_hour": capex, "energy_usd_per_gpu_hour": kw * usd_kwh,
             "usd_per_gpu_hour": capex + kw * usd_kwh, "kw_per_gpu": kw,
             "acquisition_usd_per_gpu": price}

@@ -30,6 +30,7 @@ the field and the rule.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 import numpy as np
 
@@ -585,12 +586,17 @@ def optimal_interval(checkpoint_s, mtbf_s):
     r = np.where(finite, d / np.where(finite, m, 1.0), 1.0)
     a = np.sqrt(2.0 * r) + r
     z = np.where(a + np.expm1(-a) - r >= 0, a, r + 1.0)
+    z, r, todo = z.ravel().copy(), r.ravel(), np.arange(z.size)  # iterate the unconverged only
     for _ in range(100):
-        h = z + np.expm1(-z) - r
-        step = h / (-np.expm1(-z))
-        z = z - step
-        if np.all(np.abs(step) <= 1e-15 * np.abs(z)):
+        zt, rt = z[todo], r[todo]
+        step = (zt + np.expm1(-zt) - rt) / (-np.expm1(-zt))
+        z[todo] = zt - step
+        # converged: the step is below 1e-13 of z (h = z − (1 − e^{−z}) − δ/M is computed with a
+        # rounding error near 1e-14 of z, below which Newton's steps are noise)
+        todo = todo[np.abs(step) > 1e-13 * np.abs(z[todo])]
+        if not todo.size:
             break
+    z = z.reshape(m.shape)
     tau = np.where(finite, m * -np.expm1(-z), np.inf)
     return scalar_or_array(tau)
 
@@ -834,6 +840,11 @@ def mfu_gap(steady_state_mfu, goodput_, published_whole_run_mfu):
 # ------------------------------------------------------------------------------ storage cost
 def load_storage_prices():
     """Storage tiers and prices per GB-month (``data/storage_prices.csv``, sources per row)."""
+    return _storage_prices().copy()
+
+
+@lru_cache(maxsize=1)
+def _storage_prices():
     import pandas as pd
 
     from .catalog import DATA_DIR
@@ -843,7 +854,7 @@ def load_storage_prices():
 
 def _storage_tier(name: str):
     """The ``data/storage_prices.csv`` row of a tier (a Series); ValueError for an unknown name."""
-    df = load_storage_prices()
+    df = _storage_prices()
     row = df[df["name"] == name]
     if row.empty:
         raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
@@ -896,13 +907,15 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     Returns
     -------
     DataFrame with rows ``hot: last k`` (or ``hot: every checkpoint``), ``cold: milestones``
-    and ``total``; columns ``checkpoints``, ``gb_months`` and ``usd``.
+    and ``total``; columns ``checkpoints``, ``gb_months`` and ``usd``. With ``run_days`` or
+    ``interval_s`` an array (draws of the bill, ``ledger.simulate_ledger``): a dict with the
+    total ``usd`` per element.
     """
     import pandas as pd
 
     size = float(as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
-    days = float(as_array(run_days, "run_days", positive=True))
-    tau = float(as_array(interval_s, "interval_s", positive=True))
+    days = scalar_or_array(as_array(run_days, "run_days", positive=True))
+    tau = scalar_or_array(as_array(interval_s, "interval_s", positive=True))
     k = float(as_array(keep_last, "keep_last", nonnegative=True, integer=True))
     every = float(as_array(milestone_every_days, "milestone_every_days", positive=True))
     after = float(as_array(retention_months, "retention_months", nonnegative=True))
@@ -920,11 +933,13 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
         bw = float(as_array(hot_bandwidth_bytes_per_s, "hot_bandwidth_bytes_per_s", positive=True))
         dens = float(as_array(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True))
         floor_gbm = bw / dens * TIB / GB * months
-        if floor_gbm > hot_gbm:
+        if np.any(floor_gbm > hot_gbm):
             hot_label += f" (provisioned for {bw / 1e9:,.0f} GB/s)"
-            hot_gbm = floor_gbm
+            hot_gbm = scalar_or_array(np.maximum(floor_gbm, hot_gbm))
     n_ms = np.floor(days / every)
     cold_gbm = n_ms * ms / GB * (months / 2 + after)
+    if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
+        return {"usd": hot_gbm * hot_p + cold_gbm * cold_p}
     rows = [(hot_label, hot_n, hot_gbm, hot_gbm * hot_p),
             ("cold: milestones", n_ms, cold_gbm, cold_gbm * cold_p)]
     df = pd.DataFrame(rows, columns=["policy", "checkpoints", "gb_months", "usd"])
@@ -952,7 +967,7 @@ class CheckpointPlan:
 
     @property
     def goodput(self) -> float:
-        return float(self.breakdown.productive)
+        return scalar_or_array(self.breakdown.productive)
 
 
 def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_s,
@@ -996,9 +1011,8 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
     as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True)
-    if np.ndim(n_params) or np.ndim(restart_overhead_s):
-        raise ValueError("n_params and restart_overhead_s must be single numbers for one plan "
-                         f"(got n_params={n_params!r}, restart_overhead_s={restart_overhead_s!r})")
+    if np.ndim(n_params):
+        raise ValueError(f"n_params={n_params!r} must be a single number for one plan")
     size = checkpoint_size(n_params, recipe, "full", n_gpus_)
     total = float(size.total_bytes) if checkpoint_bytes is None else float(
         as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
@@ -1009,16 +1023,18 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     snap = float(snapshot_time_s(total / n_gpus_, d2h_bytes_per_s))
     restart = restart_time_s(total, n_nodes, storage_bytes_per_s, restart_overhead_s,
                              node_bytes_per_s, reshard_fraction)
-    m = float(cluster_mtbf_s(n_gpus_, fail_rate_per_gpu_year))
-    r = float(restart.total_s) + (write if async_ else 0.0)
+    # the failure rate, restart overhead and planned rate may be arrays (draws of the bill,
+    # ledger.simulate_ledger): the figures below are then arrays of the same shape
+    m = scalar_or_array(cluster_mtbf_s(n_gpus_, fail_rate_per_gpu_year))
+    r = scalar_or_array(np.asarray(restart.total_s) + (write if async_ else 0.0))
     if interval_s is None:
         blocking = snap if async_ else snap + write
-        tau = float(optimal_interval(max(blocking, 1e-9), m))
-        tau = max(tau, write) if async_ else tau
-        tau = min(tau, 365.25 * SECONDS_PER_DAY)  # a job that never fails: one per year
+        tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
+        tau = np.maximum(tau, write) if async_ else tau
+        tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
     else:
         tau = float(as_array(interval_s, "interval_s", positive=True))
-    stall = float(checkpoint_stall_s(write, snap, async_, tau))
+    stall = scalar_or_array(checkpoint_stall_s(write, snap, async_, tau))
     b = goodput_breakdown(tau, stall, m, r, planned_per_day)
     return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
                           float(storage_bytes_per_s))

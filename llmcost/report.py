@@ -37,6 +37,7 @@ from .scenario import (
     MFU_PREDICT,
     ScenarioError,
     load_scenario,
+    point_scenario,
     validate_parameter,
     validate_parameters,
 )
@@ -260,7 +261,8 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
         # checked on what the selected notebooks will see (a plan that needs a scale-out figure
         # must not stop a run of notebooks 00-01 that never build one).
-        values = {k: validate_parameter(k, v["value"]) for k, v in used.items()}
+        # ranges (llmcost.ranges) stay in ``scenario``; the notebooks and checks use points
+        values = point_scenario({k: validate_parameter(k, v["value"]) for k, v in used.items()})
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
@@ -720,7 +722,9 @@ class _NotebookRun(NamedTuple):
 
 
 def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
-    params = {k: v for k, v in scenario.items() if k in declared[nb]}
+    # a range goes in its scenario-file form (llmcost.ranges)
+    params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
+              if k in declared[nb]}
     if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
             and "ledger_owned_usd_per_gpu" not in declared[nb]:
         params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
@@ -934,7 +938,9 @@ def index_value(row: dict) -> str:
 
 
 def _write_summary(out_dir: Path, summary: dict) -> None:
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(  # a range in its scenario-file form
+        summary, indent=2, default=lambda o: o.to_yaml() if hasattr(o, "to_yaml") else str(o))
+        + "\n")
     with (out_dir / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["notebook", "key", "label", "value", "unit", "note"])
@@ -952,17 +958,21 @@ def _warnings_html(warnings: list) -> str:
 
 
 def _private(scenario: dict) -> dict:
-    """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``)."""
-    return {k: scenario[k] for k in ("_mfu_prediction",) if k in scenario}
+    """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
+    its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
+    from .ranges import Range
+    return {k: v for k, v in scenario.items()
+            if k in ("_mfu_prediction",) or isinstance(v, Range)}
 
 
-def _bill(values: dict, scenario: dict | None = None) -> dict:
-    """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json."""
-    from .ledger import build_ledger
+def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
+    """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
+    with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
+    from .ledger import simulate_ledger
     from .scenario import LEDGER_DEFAULTS
 
-    return build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
-                         **_private(scenario or {})}).summary()
+    return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+                            **_private(scenario or {})}, samples=samples).bill_summary()
 
 
 def _owned_price(values: dict):
@@ -989,20 +999,37 @@ def _bill_html(summary: dict) -> str:
     if not bill:
         return ""
     rows, missing = [], []
+    ranged = bool(bill.get("bill.ranges"))  # P10 / P50 / P90 columns (ledger.simulate_ledger)
+
+    def pct(d):
+        return "".join(f"<td class='v'>{format_value(d[f'{c}_usd'], 'USD')}</td>"
+                       for c in ("p10", "p50", "p90")) if ranged else ""
     for ln in bill["bill.lines"].values():
         if ln["usd"] is None:
             missing.append(ln["label"])
-        elif ln["usd"] > 0:
+        elif ln["usd"] > 0 or (ranged and (ln.get("p90_usd") or 0) > 0):
             rows.append(f"<tr><td>{html.escape(ln['label'])}</td><td class='v'>"
-                        f"{format_value(ln['usd'], 'USD')}</td><td>{html.escape(ln['status'])}"
-                        "</td></tr>")
+                        f"{format_value(ln['usd'], 'USD')}</td>{pct(ln)}"
+                        f"<td>{html.escape(ln['status'])}</td></tr>")
+    total = {f"{c}_usd": bill.get(f"bill.total_{c}_usd") for c in ("p10", "p50", "p90")}
     rows.append(f"<tr><th>the whole bill</th><th class='v'>"
-                f"{format_value(bill['bill.total_usd'], 'USD')}</th><th></th></tr>")
+                f"{format_value(bill['bill.total_usd'], 'USD')}</th>{pct(total)}<th></th></tr>")
     note = (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
         ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
          "</a> and by <code>llmcost estimate</code>.")
-    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD</th><th>status</th></tr>"
-            + "".join(rows) + f"</table><p style='color:#555'>{note}</p>")
+    head = "<th>P10</th><th>P50</th><th>P90</th>" if ranged else ""
+    spread = ""
+    if ranged:
+        drivers = "; ".join(
+            f"{html.escape(r['input'])} ({html.escape(r['range'])}): "
+            f"{format_value(r['total_at_p10_usd'], 'USD')} to "
+            f"{format_value(r['total_at_p90_usd'], 'USD')}" for r in bill["bill.tornado"])
+        spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
+                  f"spread (the bill with one input at its P10 and at its P90, the others at "
+                  f"their points), largest first: {drivers}.</p>")
+    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD (point)</th>" + head +
+            "<th>status</th></tr>" + "".join(rows) +
+            f"</table>{spread}<p style='color:#555'>{note}</p>")
 
 
 def _notebook_question(nb: Path) -> str:
@@ -1018,6 +1045,8 @@ def _notebook_question(nb: Path) -> str:
 
 
 def _param_text(v) -> str:
+    if hasattr(v, "describe"):  # a range (llmcost.ranges.Range)
+        return v.describe()
     if isinstance(v, bool):
         return "true" if v else "false"  # as a scenario file writes it
     if isinstance(v, float):

@@ -8,6 +8,25 @@ validates a scenario file with ``load_scenario(path)``, so a bad value gets the 
 A scenario file is YAML: a mapping of parameter names to values, plus the optional metadata keys
 ``title`` and ``description`` (used on the report's index page, not passed to notebooks).
 Numbers may be written as ``2e12`` (YAML 1.2 style) as well as ``2.0e+12``.
+
+**Ranges.** A continuous cost input (``llmcost.ranges.RANGEABLE_KEYS``: ``mfu``, the GPU-hour
+price, failure rates, restart times, overhead fractions, the ledger's line inputs) may be given
+as a range instead of a number, in one of three forms:
+
+* ``mfu: [0.30, 0.50]``: uniform on [low, high]; its point is the midpoint;
+* ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: triangular; its point is the mode;
+* ``ledger_egress_bytes: {dist: lognormal, p10: 1e12, p90: 1e14}``: lognormal with those
+  10th and 90th percentiles, for inputs that span orders of magnitude; its point is the median
+  √(p10·p90). A lognormal is refused on a bounded input (``mfu``, probabilities, fractions).
+
+Each end (low, mode, high, p10, p90) must obey the key's own rule (``mfu`` in (0, 1], a price
+> 0, ...). A range on any other key (a plan integer such as ``tp``, a GPU count, a token count
+of the run, a name) is a ``ScenarioError`` naming the key. ``validate_parameter`` returns a
+``llmcost.ranges.Range``; ``point_scenario`` replaces every range by its point, which is what
+every notebook other than the bill (notebook 00) uses: ``validate_parameters`` returns points
+and, in a notebook (a call that passes ``interactive``), prints which inputs were ranges and
+which point the page uses. The bill prices the point (``ledger.build_ledger``) and draws the
+ranges (``ledger.simulate_ledger``: Monte Carlo with common random numbers).
 """
 
 from __future__ import annotations
@@ -20,6 +39,7 @@ from typing import Any, Callable
 
 import yaml
 
+from .ranges import BOUNDED_KEYS, RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .units import is_number
 
 METADATA_KEYS = ("title", "description")
@@ -556,6 +576,8 @@ def validate_parameter(name: str, value):
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
                             "lists them all)")
     p = PARAMETERS[name]
+    if isinstance(value, (Range, list, tuple, dict)) and p.kind != "list":
+        return _validate_range(p, value)
     if name == "mfu" and isinstance(value, str) and value == MFU_PREDICT:
         raise ScenarioError("mfu='predict' is only understood in a scenario file: `llmcost "
                             "report` replaces it with the step-time model's prediction for the "
@@ -570,19 +592,82 @@ def validate_parameter(name: str, value):
     return v
 
 
+def _validate_range(p: Param, value) -> Range:
+    """A range on parameter ``p``: allowed on ``RANGEABLE_KEYS`` only, each end checked by the
+    parameter's own rule, no lognormal on a bounded key (module docstring, "Ranges")."""
+    name = p.name
+    if name not in RANGEABLE_KEYS:
+        raise ScenarioError(
+            f"{name}={value!r}: a range is allowed only on continuous cost inputs (llmcost.ranges"
+            f".RANGEABLE_KEYS, e.g. mfu, price_usd_per_gpu_hour, fail_rate_per_gpu_year), not on "
+            f"{name} ({p.doc.split(';')[0]}): give one value")
+    try:
+        r = parse_range(name, value)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+    if r.kind == "lognormal" and name in BOUNDED_KEYS:
+        raise ScenarioError(f"{name}={value!r}: a lognormal range is unbounded above, and {name} "
+                            "is bounded: give [low, high] or {low, mode, high}")
+    ends = ("p10", "p90") if r.kind == "lognormal" else ("low", "mode", "high")
+    for end in ends:
+        v = getattr(r, end)
+        if v is None:
+            continue
+        try:
+            checked = _coerce(p, v)
+            if p.check is not None:
+                p.check(name, checked)
+        except ScenarioError as e:
+            raise ScenarioError(f"{name}: range {end}: {e}") from None
+    return r
+
+
+def point_scenario(scenario: dict) -> dict:
+    """The scenario with every range (``llmcost.ranges.Range``) replaced by its point: the
+    midpoint of a uniform range, the mode of a triangular one, the median of a lognormal one.
+    What every notebook other than the bill uses."""
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
+                            "values")
+    return {k: point(v) for k, v in scenario.items()}
+
+
+def range_note(ranged: dict) -> str:
+    """The sentence a page prints when some inputs are ranges and it uses their points."""
+    word = {"uniform": "midpoint", "triangular": "mode", "lognormal": "median"}
+    parts = [f"{k} is a range ({r.describe()}): this page uses its {word[r.kind]} {r.point:.4g}"
+             for k, r in ranged.items()]
+    return ("; ".join(parts) + ". The bill (notebook 00) carries the ranges: P10 / P50 / P90 "
+            "of every line and which inputs drive the spread.")
+
+
+def validate_ranged_parameters(**params) -> dict:
+    """``validate_parameters`` keeping ranges: ranged keys hold a ``llmcost.ranges.Range``
+    (rules between parameters are checked on the points). What the bill (notebook 00,
+    ``ledger.simulate_ledger``) uses."""
+    out = {k: validate_parameter(k, v) for k, v in params.items()}
+    _cross_check(point_scenario(out))
+    return out
+
+
 def validate_parameters(**params) -> dict:
     """Validate a notebook's parameters; returns them normalised, in the same order.
 
     Call it in the cell after the ``parameters`` cell:
     ``p = llmcost.validate_parameters(model=model, n_gpus=n_gpus, ...)``.
 
+    A range (module docstring, "Ranges") is replaced by its point; a notebook's call (one that
+    passes ``interactive``) prints which inputs were ranges and the point the page uses.
+
     Raises
     ------
     ScenarioError (a ValueError) naming the first bad key and its rule.
     """
-    out = {k: validate_parameter(k, v) for k, v in params.items()}
-    _cross_check(out)
-    return out
+    out = validate_ranged_parameters(**params)
+    ranged = {k: v for k, v in out.items() if is_ranged(v)}
+    if ranged and "interactive" in params:
+        print(range_note(ranged))
+    return point_scenario(out)
 
 
 def _cross_check(p: dict) -> None:
@@ -727,8 +812,12 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
+    if isinstance(out.get("mfu"), Range) and out.get("ledger_pilot_tokens_per_s_per_gpu") \
+            is not None:
+        raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
+                            "given: the pilot's throughput sets the MFU; give one or the other")
     try:
-        _cross_check(out)
+        _cross_check(point_scenario(out))
     except ScenarioError as e:
         raise ScenarioError(f"{p}: {e}") from None
     return out

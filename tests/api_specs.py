@@ -259,7 +259,22 @@ def specs() -> dict:
         # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
         "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
         "Ledger": RESULT,
+        # ---- published runs and claims (issue 16)
+        "claims": NOT_CALLABLE, "ClaimCheck": RESULT, "published_run_errors": Spec({}),
+        "check_claim": Spec(dict(model=tiny, train_tokens=1e9, accelerator=acc, gpu_hours=10.0,
+                                 left_out=False),
+                            {"model": "model", "train_tokens": "positive",
+                             "accelerator": "accelerator", "n_gpus": "count|none",
+                             "days": "positive|none", "gpu_hours": "positive|none",
+                             "usd": "positive|none", "mfu": "fraction|none", "dtype": "choice",
+                             "seq_len": "count|none",
+                             "pricing": "choice", "tolerance": "positive"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        # ---- ranges on cost inputs (issue 15)
+        "LedgerDraws": RESULT, "Range": RESULT,
+        "simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10),
+                                {"scenario": "scenario", "samples": "count", "seed": "count0"}),
+        "point_scenario": Spec(dict(scenario={"mfu": [0.3, 0.5]}), {"scenario": "scenario"}),
         "kv_cache_bytes_per_token": Spec(dict(model=tiny), {"model": "model",
                                                             "kv_dtype": "choice"}),
         "kv_cache_bytes": Spec(dict(model=tiny, context_tokens=512),

@@ -1,0 +1,791 @@
+"""Is this training-cost claim plausible? And how close are the workbook's estimates to runs
+that were published?
+
+**The method** (the source material's advice for any "trained on N GPUs for D days for $X"
+claim): total compute from the FLOP count, divide by the dense peak × utilisation, multiply by
+the price, then ask what the figure leaves out.
+
+* FLOPs on two stated bases: ``6ND`` (Kaplan et al. 2020 §2.1, N = *active* parameters,
+  embeddings included) and the workbook's **MFU basis** (``compute.MFU_METHOD``: matmul +
+  attention FLOPs per token with the full attention mask, ``compute.MFU_CAUSAL = False``).
+* Implied utilisation of the claimed accelerator-hours ``H`` (pre-training hours where the
+  source splits the claim by phase):
+
+  .. math:: U = \\frac{C}{H \\cdot 3600 \\cdot P_\\text{dtype}}
+
+  against the dense peak ``P`` of the stated dtype and of BF16 (``data/accelerators.csv``).
+  ``U`` is a **whole-run** figure (MFU × goodput): GPU-hours that are paid include checkpoint
+  stalls, lost work and restarts.
+* **Like with like.** Published MFUs are steady-state figures, so the claim's steady-state MFU is
+  backed out first: ``MFU_implied = U / goodput``, with goodput from
+  ``reliability.checkpoint_plan`` (Daly 2006 interval; the ledger's default failure rate,
+  restart time and checkpoint recipe, ``scenario.LEDGER_DEFAULTS``).
+* **Verdict**, first that applies:
+
+  - ``implausible``: ``MFU_implied`` (stated dtype's peak) above the achievable matmul ceiling
+    ``matmul_fraction`` of ``data/efficiency.csv`` (no real run beats its fastest GEMM);
+  - ``optimistic``: ``MFU_implied`` (BF16 peak) above the best figure published for that
+    hardware generation and a model of that size (``best_reference``: the step-time validation
+    table, vendor claims and the whole-run figures of data/published_runs.csv; all BF16, so a
+    claim in FP8 is not called optimistic on that basis and the reason says so);
+  - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: the claim
+    probably covers more than the final run (other phases, ablations, failed runs);
+  - ``plausible`` otherwise.
+
+* Implied price = claimed USD ÷ claimed GPU-hours, against the catalogue's range for the pricing
+  mode (``catalog.list_prices``; an accelerator without catalogue prices is compared with the
+  first priced accelerator of its hardware generation, named).
+* What the figure leaves out: the scenario the claim describes, priced by
+  ``ledger.build_ledger`` with the ledger's defaults; every line other than the final
+  pre-training run is listed with its status (a line whose default is zero or unset says "not
+  given", with no made-up number), and as a range (P10-P90, ``ledger.simulate_ledger``) over
+  the sourced spread of the exploratory-runs default (Cottier et al. 2024).
+
+``published_run_errors`` scores the workbook's predictions against ``data/published_runs.csv``
+(see its docstring for the prediction rule).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .catalog import as_accelerator, as_model
+from .units import HOURS_PER_DAY, SECONDS_PER_HOUR
+
+#: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
+#: MFU published for its hardware generation and model size. Reason: the final pre-training runs
+#: of data/published_runs.csv with whole-run figures sit at 0.5-1.0 of their generation's best
+#: (``best_reference``; BLOOM 176B 0.60, Llama 2 70B 0.90, Falcon-180B 0.91, DeepSeek-V3 0.95,
+#: Pythia 12B 0.51 the lowest); the ones under half are totals that cover more than one steady
+#: run: the Llama 3 and 3.1 8B model-card hours (0.40 and 0.36) and BloombergGPT's wall-clock
+#: days × GPUs (0.46). tests/test_claims.py recomputes these. A stated threshold, not a fitted
+#: one.
+LOW_SHARE = 0.5
+#: Default relative tolerance between GPU-hours and days × GPUs × 24 (and between the total and
+#: the sum of the phases).
+HOURS_TOLERANCE = 0.05
+#: The phase the training tokens refer to, when a claim is split by phase.
+PRETRAINING = "pre-training"
+VERDICTS = ("implausible", "optimistic", "low", "plausible")
+
+
+def _positive(name, v, integer=False):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name}={v!r} must be a positive number")
+    if integer and float(v) != int(v):
+        raise ValueError(f"{name}={v!r} must be a whole number")
+    return int(v) if integer else float(v)
+
+
+def goodput_for(n_params: float, n_gpus: int) -> float:
+    """Goodput of a job of ``n_gpus`` saving ``n_params`` parameters, with the ledger's default
+    reliability figures (``scenario.LEDGER_DEFAULTS``: 0.173 unexpected failures per GPU-year
+    from Llama 3's 419 in 54 days on 16,384 GPUs, 0.87 planned interruptions per day, 600 s
+    restart overhead, bf16-adam checkpoints at the Daly-optimal interval).
+
+    goodput = productive time ÷ wall time (``reliability.checkpoint_plan``, Daly 2006).
+    """
+    from . import reliability as rel
+    from .scenario import LEDGER_DEFAULTS as d
+
+    plan = rel.checkpoint_plan(
+        float(n_params), int(n_gpus), d["fail_rate_per_gpu_year"], d["ckpt_storage_bytes_per_s"],
+        d["ckpt_restart_s"], recipe=d["ckpt_recipe"], node_bytes_per_s=d["ckpt_node_bytes_per_s"],
+        d2h_bytes_per_s=d["ckpt_d2h_bytes_per_s"], async_=d["ckpt_async"],
+        planned_per_day=d["fail_planned_per_day"])
+    return float(plan.goodput)
+
+
+def price_range(accelerator, pricing: str = "on_demand") -> dict:
+    """Catalogue price range (USD per accelerator-hour) for an accelerator and pricing mode:
+    ``low``, ``median``, ``high``, ``n`` rows, ``priced_as`` (the accelerator whose prices are
+    used: its own, else the first priced one of its hardware generation) and ``source``.
+    ``n == 0`` when nothing comparable is priced."""
+    from .catalog import list_accelerators, list_prices
+    from .stacks import generation
+
+    acc = as_accelerator(accelerator)
+    df = list_prices(acc.name, pricing, current_only=True)
+    used = acc.name
+    if df.empty:
+        gen = generation(acc.name)
+        for other in list_accelerators()["name"]:
+            if other != acc.name and generation(other) == gen:
+                df = list_prices(other, pricing, current_only=True)
+                if not df.empty:
+                    used = other
+                    break
+    if df.empty:
+        return {"low": None, "median": None, "high": None, "n": 0, "priced_as": None,
+                "source": f"no current {pricing} catalogue price for {acc.name} or its "
+                          "generation"}
+    p = df["price_usd_per_gpu_hour"]
+    src = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
+                    for r in df.itertuples())
+    note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
+    return {"low": float(p.min()), "median": float(p.median()), "high": float(p.max()),
+            "n": len(df), "priced_as": used,
+            "source": f"{len(df)} current {pricing} price(s) of {used}{note}: {src}"}
+
+
+@lru_cache(maxsize=1)
+def _whole_run_rows() -> pd.DataFrame:
+    e = _score(None, predict=False)  # published figures only: no step-time model needed
+    w = e[e["scored"] == "gpu_hours"][["run_id", "model", "generation", "params_active",
+                                      "params_total", "n_gpus", "published_mfu"]].copy()
+    # a run's steady-state MFU is at least its whole-run figure ÷ goodput (where the GPU count
+    # is published; the whole-run figure itself otherwise)
+    w["steady_mfu"] = [u / goodput_for(n, int(g)) if _finite(g) else u
+                       for u, n, g in zip(w["published_mfu"], w["params_total"], w["n_gpus"],
+                                          strict=True)]
+    return w
+
+
+def best_reference(accelerator: str, n_params: float) -> tuple:
+    """The best published utilisation for an accelerator's hardware generation and a model within
+    ``accuracy.SIZE_FACTOR`` of ``n_params`` (active) parameters: the larger of
+    ``accuracy.best_published_mfu`` (steady-state MFUs of the validation table and vendor
+    claims) and the whole-run utilisations of ``data/published_runs.csv`` divided by their goodput
+    (``goodput_for``; 1 where the GPU count is not published: a whole-run figure is a lower
+    bound on that run's steady-state MFU), MFU basis, BF16 peak. Returns ``(mfu, source)`` or
+    ``(None, reason)``.
+    """
+    from .accuracy import SIZE_FACTOR, best_published_mfu
+    from .stacks import generation
+
+    best, src = best_published_mfu(accelerator, n_params)
+    w = _whole_run_rows()
+    same = w[(w["generation"] == generation(accelerator))
+             & (w["params_active"] <= n_params * SIZE_FACTOR)
+             & (w["params_active"] >= n_params / SIZE_FACTOR)]
+    if len(same):
+        row = same.loc[same["steady_mfu"].idxmax()]
+        if best is None or row["steady_mfu"] > best:
+            best = float(row["steady_mfu"])
+            src = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
+                   f"{row['run_id']}, MFU basis)")
+    return best, src
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The answer of ``check_claim``; ``summary()`` for JSON, ``describe()`` for a terminal,
+    ``table()`` for a notebook.
+
+    FLOPs: ``flops_6nd`` (6·N_active·D) and ``flops_mfu_basis`` (the workbook's MFU basis).
+    Hours: ``gpu_hours`` (the claim's total), ``phase_gpu_hours`` (by phase when split),
+    ``pretraining_gpu_hours`` (what the utilisation uses). Utilisation (fractions of the dense
+    peak, MFU basis unless named ``_6nd``): ``whole_run`` (U, per dtype) and ``steady_state``
+    (U ÷ goodput, per dtype). ``verdict`` in ``VERDICTS`` with its ``reason``. ``left_out``:
+    the bill's other lines (``usd`` at the defaults, ``p10_usd``/``p90_usd`` over the ranged
+    defaults), ``left_out_usd`` their sum and ``left_out_range_usd`` the (P10, P50, P90) of that
+    sum over the draws (``left_out_range_source`` names the ranges).
+    """
+
+    model: str
+    accelerator: str
+    dtype: str
+    train_tokens: float
+    seq_len: int
+    n_gpus: int | None
+    days: float | None
+    gpu_hours: float
+    hours_source: str
+    phase_gpu_hours: dict
+    pretraining_gpu_hours: float
+    flops_6nd: float
+    flops_mfu_basis: float
+    peak_flops_per_s: dict
+    whole_run: dict
+    whole_run_6nd: dict
+    goodput: float
+    goodput_source: str
+    steady_state: dict
+    ceiling: float
+    ceiling_source: str
+    best_published: float | None
+    best_source: str
+    verdict: str
+    reason: str
+    usd: float | None
+    implied_usd_per_gpu_hour: float | None
+    price: dict
+    price_verdict: str
+    left_out: list = field(default_factory=list)
+    left_out_usd: float = 0.0
+    left_out_range_usd: tuple | None = None
+    left_out_range_source: str = ""
+    notes: tuple = ()
+
+    def summary(self) -> dict:
+        """Plain JSON-ready dict of every field."""
+        return asdict(self)
+
+    def describe(self) -> str:
+        """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
+        L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
+             f"({self.dtype}), {self.gpu_hours:,.0f} GPU-h ({self.hours_source})"]
+        if self.phase_gpu_hours:
+            L.append("  by phase: " + ", ".join(f"{k} {v:,.0f} GPU-h"
+                                                for k, v in self.phase_gpu_hours.items()))
+        L.append(f"FLOPs: 6ND {self.flops_6nd:.4g}; MFU basis (full attention mask) "
+                 f"{self.flops_mfu_basis:.4g}")
+        for dt, u in self.whole_run.items():
+            L.append(f"Implied whole-run utilisation vs dense {dt.upper()} peak "
+                     f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {u:.1%} "
+                     f"(6ND: {self.whole_run_6nd[dt]:.1%}); steady-state MFU = ÷ goodput "
+                     f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}")
+        L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak "
+                 f"({self.ceiling_source}); best published: "
+                 + (f"{self.best_published:.1%} ({self.best_source})"
+                    if self.best_published is not None else self.best_source))
+        L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
+        if self.implied_usd_per_gpu_hour is not None:
+            L.append(f"Implied price: ${self.implied_usd_per_gpu_hour:.2f}/GPU-h; "
+                     f"{self.price_verdict}")
+        else:
+            L.append(f"Price: {self.price_verdict}")
+        L.append("Not in the figure (ledger defaults):")
+        for x in self.left_out:
+            if x["status"] == "not given":
+                why = x["how"].split(";")[0]
+                usd = f"not given ({why[:100] + '…' if len(why) > 100 else why})"
+            else:
+                usd = f"${x['usd']:,.0f} ({x['status']})"
+                if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
+                    usd += f", P10–P90 ${x['p10_usd']:,.0f}–${x['p90_usd']:,.0f}"
+            L.append(f"  {x['line']}: {usd}")
+        L.append(f"  priced total of these lines: ${self.left_out_usd:,.0f}")
+        if self.left_out_range_usd:
+            p10, p50, p90 = self.left_out_range_usd
+            L.append(f"  range of that total: P10 ${p10:,.0f}, P50 ${p50:,.0f}, P90 ${p90:,.0f} "
+                     f"({self.left_out_range_source})")
+        L += [f"Note: {n}" for n in self.notes]
+        return "\n".join(L)
+
+    def table(self) -> pd.DataFrame:
+        """The headline figures as a two-column table (figure, value)."""
+        rows = [("FLOPs, 6ND", f"{self.flops_6nd:.3g}"),
+                ("FLOPs, MFU basis", f"{self.flops_mfu_basis:.3g}"),
+                ("GPU-hours in the claim", f"{self.gpu_hours:,.0f}"),
+                ("GPU-hours used for utilisation", f"{self.pretraining_gpu_hours:,.0f}")]
+        for dt, u in self.whole_run.items():
+            rows.append((f"whole-run utilisation ({dt} peak)", f"{u:.1%}"))
+            rows.append((f"steady-state MFU ({dt} peak, ÷ goodput {self.goodput:.1%})",
+                         f"{self.steady_state[dt]:.1%}"))
+        rows.append(("verdict", f"{self.verdict}: {self.reason}"))
+        if self.implied_usd_per_gpu_hour is not None:
+            rows.append(("implied price", f"${self.implied_usd_per_gpu_hour:.2f}/GPU-h; "
+                                          f"{self.price_verdict}"))
+        return pd.DataFrame(rows, columns=["figure", "value"])
+
+
+def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
+    """(total GPU-hours, source, phases dict, n_gpus, days); ``fallback(n_gpus)`` gives
+    (hours, source) or None when the claim states no hours."""
+    phases = dict(phases or {})
+    for k, v in phases.items():
+        if not isinstance(k, str) or not k:
+            raise ValueError(f"phases: phase name {k!r} must be a non-empty string")
+        _positive(f"phases[{k!r}]", v)
+    if phases and PRETRAINING not in phases:
+        raise ValueError(f"phases={sorted(phases)} must include {PRETRAINING!r} (the phase the "
+                         "training tokens refer to)")
+    from_days = days * n_gpus * HOURS_PER_DAY if days is not None and n_gpus is not None \
+        else None
+    total_phases = float(sum(phases.values())) if phases else None
+    candidates = [(n, v) for n, v in (("gpu_hours", gpu_hours),
+                                      ("days x n_gpus x 24", from_days),
+                                      ("sum of phases", total_phases)) if v is not None]
+    derived = fallback(n_gpus) if not candidates and fallback is not None else None
+    if derived is not None:
+        candidates = [(derived[1], derived[0])]
+    if not candidates:
+        raise ValueError("a claim needs gpu_hours, or days and n_gpus, or phases (GPU-hours by "
+                         "phase), or a stated mfu or usd: none was given")
+    ref_name, ref = candidates[0]
+    for name, v in candidates[1:]:
+        if abs(v / ref - 1) > tolerance:
+            raise ValueError(f"inconsistent claim: {ref_name} = {ref:,.0f} but {name} = "
+                             f"{v:,.0f} ({v / ref - 1:+.1%}, beyond the tolerance "
+                             f"±{tolerance:.0%})")
+    if n_gpus is None and days is not None:
+        n_gpus = max(1, round(ref / (days * HOURS_PER_DAY)))
+    if days is None and n_gpus is not None:
+        days = ref / (n_gpus * HOURS_PER_DAY)
+    return ref, ref_name, phases, n_gpus, days
+
+
+def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu_hours=None,
+                usd=None, mfu=None, dtype: str = "bf16", seq_len=None, phases=None,
+                pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
+                left_out: bool = True) -> ClaimCheck:
+    """Check a training-cost claim (see the module docstring for every formula and rule).
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+        Catalogue name or a ``ModelSpec``.
+    train_tokens : float
+        Pre-training tokens D.
+    accelerator : str or Accelerator
+    n_gpus, days, gpu_hours : optional
+        Any subset that gives the hours: ``gpu_hours``, or ``days`` and ``n_gpus``, or
+        ``phases``; when several are given they must agree within ``tolerance``.
+    usd : float, optional
+        The claimed cost (implied price = usd ÷ total GPU-hours). A claim with a cost and no
+        hours is priced at the catalogue median (hours = usd ÷ median price, said so).
+    mfu : float in (0, 1], optional
+        A stated steady-state MFU (of the stated dtype's dense peak). Without hours it gives
+        them: ``C / (P × mfu × 3600) / goodput``; with hours it is compared with the MFU they
+        imply (a note, since claims rarely state their FLOP basis).
+    dtype : {"bf16", "fp8", ...}
+        The compute precision the claim states.
+    seq_len : int, optional
+        Training context (default: the model's pre-training ``seq_len``).
+    phases : dict, optional
+        GPU-hours by phase where the source splits the claim; must include ``"pre-training"``
+        (the phase ``train_tokens`` refers to). The utilisation uses the pre-training hours.
+    pricing : {"on_demand", "reserved", "spot"}
+    tolerance : float
+        Relative tolerance of the consistency checks (default ``HOURS_TOLERANCE``).
+    left_out : bool
+        Price the lines the claim leaves out with the ledger (default True).
+
+    Returns
+    -------
+    ClaimCheck.
+
+    Raises
+    ------
+    ValueError
+        A non-positive or non-numeric figure, an unknown model/accelerator/dtype, hours that
+        disagree beyond ``tolerance``, or hours so few that the FLOPs imply an MFU above 1.
+    """
+    from .catalog import PRICING_MODES, load_efficiency
+    from .compute import training_flops
+
+    spec = as_model(model, "model", needs="a claim check")
+    acc = as_accelerator(accelerator, "accelerator")
+    d = _positive("train_tokens", train_tokens)
+    if d is None:
+        raise ValueError("train_tokens=None must be a positive number of tokens")
+    n_gpus = _positive("n_gpus", n_gpus, integer=True)
+    days = _positive("days", days)
+    gpu_hours = _positive("gpu_hours", gpu_hours)
+    usd = _positive("usd", usd)
+    tol = _positive("tolerance", tolerance)
+    if tol is None:
+        raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
+    if pricing not in PRICING_MODES:
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
+    if mfu is not None and (isinstance(mfu, bool) or not isinstance(mfu, numbers.Real)
+                            or not math.isfinite(mfu) or not 0 < mfu <= 1):
+        raise ValueError(f"mfu={mfu!r} must be a steady-state MFU in (0, 1]")
+    s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
+    peaks = {dtype: acc.peak_flops_per_s(dtype)}
+    peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
+    f6 = float(training_flops(spec, d, method="6ND"))
+    fm = float(training_flops(spec, d, s, method="detailed", causal=False))
+    pr = price_range(acc, pricing)
+
+    def from_mfu_or_usd(n):
+        if mfu is not None:
+            g_ = goodput_for(spec.n_params, n) if n is not None else 1.0
+            return (fm / (peaks[dtype] * mfu * SECONDS_PER_HOUR) / g_,
+                    f"from the stated MFU {mfu:.1%} ÷ goodput {g_:.1%}")
+        if usd is not None and pr["n"]:
+            return usd / pr["median"], (f"usd ÷ the catalogue median ${pr['median']:.2f}/GPU-h "
+                                        "(no hours stated)")
+        return None
+
+    gpus_given = n_gpus is not None
+    hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol,
+                                                      from_mfu_or_usd)
+    pre = float(phases.get(PRETRAINING, hours))
+    u = {k: fm / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
+    u6 = {k: f6 / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
+    if u[dtype] > 1:
+        raise ValueError(f"inconsistent claim: {pre:,.0f} GPU-hours for {fm:.3g} FLOPs imply an "
+                         f"MFU of {u[dtype]:.2f} (> 1) on the dense {dtype} peak of "
+                         f"{acc.name}: too few GPU-hours for the tokens")
+    notes = []
+    if n_gpus is not None and not gpus_given:
+        notes.append(f"n_gpus derived: {hours:,.0f} GPU-h ÷ ({days:g} days × 24) = {n_gpus:,}")
+    if n_gpus is not None:
+        g = goodput_for(spec.n_params, n_gpus)
+        gsrc = (f"reliability.checkpoint_plan on {n_gpus:,} GPUs with the ledger's default "
+                "failure rate, restart time and checkpoint recipe")
+    else:
+        g, gsrc = 1.0, ("n_gpus not given: goodput taken as 1, so the implied steady-state MFU "
+                        "is a lower bound")
+        notes.append(gsrc)
+    steady = {k: v / g for k, v in u.items()}
+    if mfu is not None and not src.startswith("from the stated MFU"):
+        notes.append(f"stated MFU {mfu:.1%} against {steady[dtype]:.1%} implied on the MFU basis "
+                     f"({u6[dtype] / g:.1%} by 6ND): a claim seldom states its FLOP basis")
+    eff = load_efficiency(acc.name)
+    ceiling = float(eff.matmul_fraction)
+    csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
+    if dtype != "bf16":
+        csrc += f"; applied to the {dtype} peak as an assumption (no {dtype} measurement)"
+    size = spec.n_active_params
+    best, bsrc = best_reference(acc.name, float(size))
+    if spec.is_moe:
+        notes.append(f"MoE: size compared on active parameters ({size:.3g}); published MoE MFUs "
+                     "are usually below dense ones, so 'optimistic' is lenient here")
+    if steady[dtype] > ceiling:
+        verdict = "implausible"
+        reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
+                  f"peak (whole-run {u[dtype]:.1%} ÷ goodput {g:.1%}), above the achievable "
+                  f"matmul ceiling of {ceiling:.1%}")
+    elif best is not None and dtype == "bf16" and steady["bf16"] > best:
+        verdict = "optimistic"
+        reason = (f"steady-state MFU {steady['bf16']:.1%} is above the best published "
+                  f"{best:.1%} for this hardware generation and model size ({bsrc})")
+    elif best is not None and steady["bf16"] < LOW_SHARE * best:
+        verdict = "low"
+        reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
+                  f"{LOW_SHARE:.0%} of the best published {best:.1%} ({bsrc}): the figure "
+                  "probably covers more than the final run (other phases, ablations, failed "
+                  "runs)")
+    else:
+        verdict = "plausible"
+        ref = f"the best published {best:.1%} ({bsrc})" if best is not None else bsrc
+        reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak "
+                  f"({steady['bf16']:.1%} of BF16) is under the {ceiling:.1%} ceiling; "
+                  f"compared with {ref}")
+        if dtype != "bf16" and best is not None:
+            reason += (f"; published MFUs are BF16, so an {dtype} claim above them would not "
+                       "be called optimistic")
+    if phases:
+        reason += f" (pre-training share of the claim: {pre:,.0f} of {hours:,.0f} GPU-h)"
+    implied = usd / hours if usd is not None and not src.startswith("usd") else None
+    if pr["n"] == 0:
+        pv = pr["source"]
+    elif implied is None and usd is not None:
+        pv = f"no hours given: priced at the catalogue median ({pr['source']})"
+    elif implied is None:
+        pv = (f"no cost given; at the catalogue median ${pr['median']:.2f}/GPU-h the hours "
+              f"cost ${hours * pr['median']:,.0f} ({pr['source']})")
+    else:
+        where = ("below" if implied < pr["low"] else "above" if implied > pr["high"]
+                 else "within")
+        pv = (f"{where} the catalogue's {pricing} range ${pr['low']:.2f}–${pr['high']:.2f} "
+              f"(median ${pr['median']:.2f}; {pr['source']})")
+    rows, total, band, band_src = (
+        _left_out(spec, acc, d, s, n_gpus, steady[dtype], dtype,
+                  implied if implied is not None else pr["median"], pricing)
+        if left_out else ([], 0.0, None, ""))
+    return ClaimCheck(
+        model=spec.name, accelerator=acc.name, dtype=dtype, train_tokens=d, seq_len=s,
+        n_gpus=n_gpus, days=days, gpu_hours=hours, hours_source=src, phase_gpu_hours=phases,
+        pretraining_gpu_hours=pre, flops_6nd=f6, flops_mfu_basis=fm, peak_flops_per_s=peaks,
+        whole_run=u, whole_run_6nd=u6, goodput=g, goodput_source=gsrc, steady_state=steady,
+        ceiling=ceiling, ceiling_source=csrc, best_published=best, best_source=bsrc,
+        verdict=verdict, reason=reason, usd=usd, implied_usd_per_gpu_hour=implied, price=pr,
+        price_verdict=pv, left_out=rows, left_out_usd=total, left_out_range_usd=band,
+        left_out_range_source=band_src, notes=tuple(notes))
+
+
+#: Ledger line keys that the claimed GPU-hours already are (the final pre-training run and its
+#: failures/restarts: a claim's GPU-hours are paid hours), so not "left out".
+_FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
+
+
+#: Monte Carlo draws for the range of the left-out lines (``ledger.simulate_ledger``).
+LEFT_OUT_SAMPLES = 20_000
+
+
+def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
+    """Lines of the bill outside the final pre-training run, priced with the ledger's defaults,
+    and their range: the claim's own MFU and price are fixed (they are the claim); the
+    uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
+    (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
+    ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
+    range source)."""
+    from .ledger import build_ledger, illustrative_ranges, simulate_ledger
+
+    why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
+           f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
+           "cannot price a run at it" if mfu > 1 else None)
+    if why:
+        return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
+                 "p10_usd": None, "p90_usd": None, "how": why}], 0.0, None, ""
+    scen = {"model": spec.name, "accelerator": acc.name, "n_gpus": int(n_gpus),
+            "train_tokens": float(tokens), "seq_len": int(seq_len),
+            "mfu": float(mfu), "dtype": dtype,
+            "price_usd_per_gpu_hour": float(price), "pricing": pricing}
+    ledger = build_ledger(scen)
+    keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
+    ranges = {k: v for k, v in illustrative_ranges(ledger).items()
+              if k == "ledger_exploratory_fraction"}
+    draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),
+                            samples=LEFT_OUT_SAMPLES, seed=0)
+    rows, total = [], 0.0
+    per_draw = np.zeros(LEFT_OUT_SAMPLES)
+    for ln in keep:  # a "not given" line has no amount (unknown, not zero)
+        usd = None if ln.usd is None or ln.status == "not given" else float(ln.usd)
+        x = draws.line_usd.get(ln.key)
+        counted = usd is not None and ln.status != "included"
+        rows.append({"line": ln.line, "key": ln.key, "status": ln.status, "usd": usd,
+                     "p10_usd": float(np.quantile(x, 0.1)) if counted and x is not None
+                     else usd,
+                     "p90_usd": float(np.quantile(x, 0.9)) if counted and x is not None
+                     else usd, "how": ln.how})
+        if counted:
+            total += usd
+            per_draw = per_draw + (x if x is not None else usd)
+    band = tuple(float(q) for q in np.quantile(per_draw, [0.1, 0.5, 0.9]))
+    src = "; ".join(f"{k}: {txt}" for k, (_, txt) in ranges.items()) or "no ranged default"
+    return rows, total, band, src
+
+
+# ------------------------------------------------------------------ published runs: the error
+#: Step-time options for a published plan that names no more than its TP/PP/DP/CP/EP degrees:
+#: the default scenario's (data/scenarios/default.yaml: ZeRO stage, recomputation, micro-batch,
+#: schedule and virtual stages left to the plan search, the default stack).
+_PLAN_KEYS = ("tp", "pp", "dp", "cp", "ep")
+#: Settings a run's sources state beyond its degrees (the rest: the default scenario's).
+#: BLOOM: "activation checkpointing" (github:bigscience-workshop/bigscience
+#: train/tr11-176B-ml/README.md, recorded in the row's notes) = full recomputation.
+RUN_SETTINGS = {"bloom-176b": {"recompute": "full"}}
+
+
+def _finite(v) -> bool:
+    return v is not None and isinstance(v, numbers.Real) and math.isfinite(float(v))
+
+
+def run_model(row):
+    """The ``ModelSpec`` of a ``published_runs.csv`` row: its catalogue model, else one built from
+    the row's shape columns (GPT-style blocks, ``d_ff`` and ``n_kv_heads`` where given, GeLU
+    MLP, rotary positions: no position parameters), else None (no shape published, or an MoE
+    without a catalogue entry)."""
+    from .catalog import load_model
+    from .model import ModelSpec
+
+    if isinstance(row.get("catalog_model"), str) and row["catalog_model"]:
+        return load_model(row["catalog_model"])
+    if not all(_finite(row.get(k)) for k in ("layers", "d_model", "n_heads")) or \
+            _finite(row.get("params_active")):  # an MoE needs its catalogue entry
+        return None
+    d = int(row["d_model"])
+    return ModelSpec(
+        name=row["run_id"], n_layers=int(row["layers"]), d_model=d, n_heads=int(row["n_heads"]),
+        vocab_size=int(row["vocab"]) if _finite(row.get("vocab")) else 51200,
+        d_ff=int(row["d_ff"]) if _finite(row.get("d_ff")) else 4 * d,
+        n_kv_heads=int(row["n_kv_heads"]) if _finite(row.get("n_kv_heads")) else None,
+        ffn_type="mlp", norm="layernorm", bias="all", pos_encoding="rope",
+        seq_len=int(row["seq_len"]) if _finite(row.get("seq_len")) else 2048)
+
+
+def _plan_mfu(row, spec) -> tuple:
+    """(steady-state MFU, plan description) from the step-time model on the row's published
+    plan, the other settings as the default scenario's; (None, reason) when it cannot run."""
+    from .catalog import SCENARIO_DIR
+    from .scenario import load_scenario
+    from .step import scenario_step
+
+    p = {k: v for k, v in load_scenario(SCENARIO_DIR / "default.yaml").items()
+         if k not in ("title", "description")}
+    s = int(row["seq_len"]) if _finite(row.get("seq_len")) else spec.seq_len
+    p.update(model=spec.name, accelerator=row["catalog_accelerator"],
+             n_gpus=int(row["n_accelerators"]), seq_len=s,
+             global_batch_tokens=int(row["global_batch_tokens"]) if _finite(
+                 row.get("global_batch_tokens")) else s * int(row["n_accelerators"]))
+    for k in _PLAN_KEYS:
+        p[k] = int(row[k]) if _finite(row.get(k)) else (1 if k in ("cp",) else 0)
+    if spec.is_moe and not _finite(row.get("ep")):
+        p["ep"] = 0
+    p.update(RUN_SETTINGS.get(row["run_id"], {}))
+    try:
+        plan, b = scenario_step(p, spec)
+    except ValueError as e:
+        if "pp_split" not in str(e):
+            return None, f"step-time model cannot run this plan: {str(e).splitlines()[0]}"
+        try:  # layers not divisible by PP: count the embedding and loss as stages (BLOOM's way)
+            plan, b = scenario_step(dict(p, pp_split="embedding_and_loss"), spec)
+        except ValueError as e2:
+            return None, f"step-time model cannot run this plan: {str(e2).splitlines()[0]}"
+    return float(b.mfu), plan.describe()
+
+
+def published_run_errors(runs=None) -> pd.DataFrame:
+    """Predicted against published accelerator-hours (or MFU) for every scoreable run of
+    ``data/published_runs.csv``, predictions from public facts only.
+
+    **What is scored** (what the row reports):
+
+    * ``gpu_hours``: the reported accelerator-hours, or reported days × accelerators × 24, of a
+      run with a token count. Predicted hours = ``C / (P_bf16 × U_pred × 3600)`` with ``C`` the
+      MFU-basis FLOPs (full attention mask) and ``U_pred`` a whole-run utilisation:
+
+      - **published plan** (TP and PP published with the GPU count): ``U_pred`` = the step-time
+        model's steady-state MFU on that plan (``step.scenario_step``; settings the source does
+        not give are the default scenario's) × ``goodput_for`` (reliability with the ledger's
+        defaults);
+      - **otherwise**: the median whole-run utilisation implied by the *other* runs of the same
+        hardware generation (leave-one-out; runs with reported hours only, their own plans or
+        not).
+
+    * ``mfu``: a steady-state MFU from a benchmark with a published plan (the step-time model's
+      validation sets, ``accuracy.validation_table``). Hours scale as 1/MFU, so the error in
+      GPU-hours is ``reported_mfu / predicted_mfu − 1``.
+
+    ``error`` = predicted GPU-hours ÷ published − 1 (positive: the workbook over-estimates the
+    hours). Runs without a catalogue accelerator, a model shape or a scoreable figure are listed
+    with ``method`` = "not scored" and the reason.
+
+    Returns
+    -------
+    DataFrame: ``run_id``, ``model``, ``accelerator``, ``generation``, ``scored`` ("gpu_hours",
+    "mfu" or ""), ``method``, ``has_plan``, ``published_gpu_hours``, ``predicted_gpu_hours``,
+    ``published_mfu``, ``predicted_mfu`` (whole-run for ``gpu_hours`` rows, steady-state for
+    ``mfu`` rows), ``error``, ``plan``, ``note``, ``params_active`` and ``params_total``
+    (whole-run rows), ``n_gpus``,
+    ``plot_published_hours`` / ``plot_predicted_hours`` (the run's hours; for ``mfu`` rows the
+    hours of 10^21 model FLOPs at the published / predicted MFU on the BF16 peak: one axis for
+    both kinds, same ratio).
+    """
+    return _score(runs, predict=True)
+
+
+def _score(runs, predict: bool) -> pd.DataFrame:
+    """``published_run_errors``; with ``predict=False`` only the published side (whole-run
+    rows' hours and utilisation), without the step-time model."""
+    from .accuracy import validation_table
+    from .catalog import load_accelerator, load_published_runs
+    from .stacks import generation
+    from .step import OUTSIDE_SETS
+
+    runs = load_published_runs() if runs is None else runs
+    val = validation_table().set_index("run_id") if predict else \
+        pd.DataFrame(index=pd.Index([], name="run_id"))
+    base = []
+    for r in runs.to_dict("records"):
+        out = {"run_id": r["run_id"], "model": r["model"], "accelerator": None,
+               "generation": None, "scored": "", "method": "not scored",
+               "has_plan": False, "published_gpu_hours": np.nan,
+               "predicted_gpu_hours": np.nan, "published_mfu": np.nan,
+               "predicted_mfu": np.nan, "error": np.nan, "plan": "", "note": "",
+               "params_active": np.nan, "params_total": np.nan,
+               "n_gpus": r.get("n_accelerators"),
+               "_spec": None, "_flops": np.nan, "_peak": np.nan}
+        base.append(out)
+        acc_name = r.get("catalog_accelerator")
+        if not isinstance(acc_name, str) or not acc_name:
+            out["note"] = "no catalogue accelerator (hardware not in data/accelerators.csv)"
+            continue
+        acc = load_accelerator(acc_name)
+        out["accelerator"], out["generation"] = acc.name, generation(acc.name)
+        whole_run = _finite(r.get("train_tokens")) and _finite(r.get("reported_gpu_hours"))
+        if r["run_id"] in val.index and not whole_run:
+            v = val.loc[r["run_id"]]
+            outside = v["set"] in OUTSIDE_SETS
+            out.update(scored="mfu", method="step-time model (published plan)" + (
+                "; outside set: ZeRO-3, known not reproduced" if outside else ""),
+                       has_plan=True, published_mfu=float(v["reported_mfu"]),
+                       predicted_mfu=float(v["predicted_mfu"]), plan=v["plan"],
+                       error=float(v["reported_mfu"]) / float(v["predicted_mfu"]) - 1,
+                       note=f"steady-state benchmark ({v['set']}, {v['split']})")
+            continue
+        spec = run_model(r)
+        hours = r.get("reported_gpu_hours")
+        if not _finite(hours) and _finite(r.get("reported_days")) and \
+                _finite(r.get("n_accelerators")):
+            hours = float(r["reported_days"]) * float(r["n_accelerators"]) * HOURS_PER_DAY
+            out["note"] = "hours = reported days × accelerators × 24"
+        if spec is None or not _finite(r.get("train_tokens")) or not _finite(hours):
+            out["note"] = ("no model shape published" if spec is None else
+                           "no token count" if not _finite(r.get("train_tokens")) else
+                           "no accelerator-hours, days or benchmark MFU to score")
+            continue
+        s = int(r["seq_len"]) if _finite(r.get("seq_len")) else spec.seq_len
+        flops = float(spec.flops_per_token(s, causal=False)) * float(r["train_tokens"])
+        peak = acc.peak_flops_per_s("bf16")
+        out.update(scored="gpu_hours", published_gpu_hours=float(hours), _spec=spec,
+                   params_active=float(spec.n_active_params),
+                   params_total=float(spec.n_params),
+                   _flops=flops, _peak=peak,
+                   published_mfu=flops / (float(hours) * SECONDS_PER_HOUR * peak))
+        out["has_plan"] = all(_finite(r.get(k)) for k in ("tp", "pp", "n_accelerators"))
+        if out["has_plan"] and predict:
+            if r["run_id"] in val.index:  # its plan's configuration is a validation row
+                v = val.loc[r["run_id"]]
+                mfu, plan = float(v["predicted_mfu"]), v["plan"]
+                out["note"] = (f"steady-state MFU published {v['reported_mfu']:.1%}, predicted "
+                               f"{mfu:.1%} ({v['set']})")
+            else:
+                mfu, plan = _plan_mfu(r, spec)
+            if mfu is not None:
+                g = goodput_for(spec.n_params, int(r["n_accelerators"]))
+                out.update(method="step-time model (published plan) × goodput",
+                           predicted_mfu=mfu * g, plan=plan,
+                           note=(out["note"] + "; " if out["note"] else "")
+                           + f"steady {mfu:.1%} × goodput {g:.1%}")
+            else:
+                out["note"] = plan
+    df = pd.DataFrame(base)
+    if not predict:
+        return df.drop(columns=["_spec", "_flops", "_peak"])
+    whole = df[df["scored"] == "gpu_hours"]
+    for i, row in whole.iterrows():
+        if np.isfinite(row["predicted_mfu"]):
+            continue
+        others = whole[(whole["generation"] == row["generation"])
+                       & (whole["run_id"] != row["run_id"])]
+        if others.empty:
+            df.loc[i, ["scored", "method"]] = ["", "not scored"]
+            df.loc[i, "note"] = f"no other whole-run figure of the {row['generation']} generation"
+            continue
+        df.loc[i, "predicted_mfu"] = float(others["published_mfu"].median())
+        df.loc[i, "method"] = (f"leave-one-out median of {len(others)} other "
+                               f"{row['generation']} runs")
+    w = df["scored"] == "gpu_hours"
+    df.loc[w, "predicted_gpu_hours"] = df.loc[w, "_flops"] / (
+        df.loc[w, "_peak"] * df.loc[w, "predicted_mfu"] * SECONDS_PER_HOUR)
+    df.loc[w, "error"] = df.loc[w, "predicted_gpu_hours"] / df.loc[w, "published_gpu_hours"] - 1
+    m = df["scored"] == "mfu"
+    df.loc[m, "predicted_gpu_hours"] = np.nan
+    # one axis for both kinds: a run's hours, or the hours of 1e21 model FLOPs at an MFU
+    peak_m = df.loc[m, "accelerator"].map(lambda a: load_accelerator(a).peak_flops_per_s("bf16"))
+    df["plot_published_hours"] = df["published_gpu_hours"]
+    df["plot_predicted_hours"] = df["predicted_gpu_hours"]
+    df.loc[m, "plot_published_hours"] = 1e21 / (SECONDS_PER_HOUR * peak_m
+                                                * df.loc[m, "published_mfu"])
+    df.loc[m, "plot_predicted_hours"] = 1e21 / (SECONDS_PER_HOUR * peak_m
+                                                * df.loc[m, "predicted_mfu"])
+    return df.drop(columns=["_spec", "_flops", "_peak"])
+
+
+def error_table_summary(errors: pd.DataFrame, band: float = 0.20) -> pd.DataFrame:
+    """Per prediction method: rows, median and mean absolute error, signed median, and how many
+    rows are within ``±band`` (the issue's goal: ±20% for the rows with a published plan)."""
+    rows = []
+    scored = errors[errors["scored"] != ""]
+    outside = scored["method"].str.contains("outside set")
+    groups = [("published plan (all)", scored[scored["has_plan"]]),
+              ("published plan, without the outside set (ZeRO-3 2021)",
+               scored[scored["has_plan"] & ~outside]),
+              ("published plan, whole-run GPU-hours",
+               scored[scored["has_plan"] & (scored["scored"] == "gpu_hours")]),
+              ("published plan, steady-state MFU",
+               scored[scored["has_plan"] & (scored["scored"] == "mfu")]),
+              ("leave-one-out median (no plan)", scored[~scored["has_plan"]]),
+              ("all scored", scored)]
+    for name, g in groups:
+        e = g["error"].dropna()
+        rows.append({"rows": name, "n": len(e),
+                     "within_band": int((e.abs() <= band).sum()),
+                     "median_abs_error": float(e.abs().median()) if len(e) else np.nan,
+                     "mean_abs_error": float(e.abs().mean()) if len(e) else np.nan,
+                     "median_signed_error": float(e.median()) if len(e) else np.nan})
+    return pd.DataFrame(rows).set_index("rows")

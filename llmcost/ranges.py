@@ -1,0 +1,224 @@
+"""Ranges on continuous cost inputs: what a range is, its point, its percentiles and its draws.
+
+A scenario may give a continuous cost input (``RANGEABLE_KEYS``: the MFU, prices, failure
+rates, restart times, overhead fractions, the ledger's line inputs) as a range instead of a
+number. Three forms, one meaning each (``parse_range``):
+
+* ``mfu: [0.30, 0.50]``: **uniform** on [low, high]; its point is the midpoint.
+* ``mfu: {low: 0.30, mode: 0.40, high: 0.50}``: **triangular** (density rising linearly from
+  ``low`` to ``mode`` and falling to ``high``); its point is the mode.
+* ``x: {dist: lognormal, p10: 1e5, p90: 1e7}``: **lognormal** with those 10th and 90th
+  percentiles, for inputs that span orders of magnitude: ln x ~ Normal(μ, σ) with
+  μ = (ln p10 + ln p90) / 2 and σ = (ln p90 − ln p10) / (2 z₀.₉), z₀.₉ = Φ⁻¹(0.9) = 1.28155;
+  its point is the median, √(p10 · p90).
+
+A range whose ends are equal is that number. Draws are the inverse CDF of a uniform variate
+(uniform, triangular) or exp(μ + σ·Z) of a standard normal Z (lognormal), with the generator
+``numpy.random.default_rng([seed, zlib.crc32(key)])``: the draws of one input depend only on the
+seed and the input's name, so two scenarios that range the same input get the same draws of it
+(common random numbers), and a difference of their bills is a difference per draw.
+
+This module imports no other part of llmcost (``scenario`` and ``ledger`` import it).
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+KINDS = ("uniform", "triangular", "lognormal")
+#: Φ⁻¹(0.9), the standard normal's 90th percentile (Abramowitz & Stegun 1964, Table 26.5).
+Z90 = 1.2815515655446004
+
+#: Continuous cost inputs that may be given as a range. Plan integers (tp, pp, dp, ...), GPU
+#: counts, token counts of the run and names never may: a range there is a ScenarioError.
+RANGEABLE_KEYS = (
+    "mfu", "price_usd_per_gpu_hour",
+    "fail_rate_per_gpu_year", "fail_planned_per_day", "ckpt_restart_s",
+    "ledger_spot_preemptions_per_node_day", "ledger_spot_restart_s",
+    "ledger_exploratory_fraction", "ledger_rerun_probability", "ledger_reserve_fraction",
+    "ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
+    "ledger_data_licensing_usd", "ledger_data_processing_usd",
+    "ledger_synthetic_tokens", "ledger_synthetic_usd_per_mtok",
+    "ledger_annotation_samples", "ledger_annotation_usd_per_sample",
+    "ledger_eval_gpu_hours", "ledger_eval_requests",
+    "ledger_human_eval_hours", "ledger_human_eval_usd_per_hour",
+    "ledger_dataset_bytes", "ledger_log_bytes", "ledger_egress_bytes",
+    "ledger_cross_region_bytes", "ledger_operations_usd_per_month", "ledger_project_months",
+    "ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh",
+)
+#: Rangeable keys with an upper bound (fractions, probabilities): a lognormal, unbounded above,
+#: is refused on them (it would break the bound on some draws).
+BOUNDED_KEYS = ("mfu", "ledger_rerun_probability", "ledger_reserve_fraction")
+
+
+@dataclass(frozen=True)
+class Range:
+    """A range on one input: ``kind`` uniform (``low``, ``high``), triangular (``low``,
+    ``mode``, ``high``) or lognormal (``p10``, ``p90``)."""
+
+    kind: str
+    low: float | None = None
+    mode: float | None = None
+    high: float | None = None
+    p10: float | None = None
+    p90: float | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind={self.kind!r} must be one of {', '.join(KINDS)}")
+
+    # -------------------------------------------------------------------------- summaries
+    @property
+    def point(self) -> float:
+        """Midpoint (uniform), mode (triangular) or median √(p10·p90) (lognormal)."""
+        if self.kind == "uniform":
+            return (self.low + self.high) / 2.0
+        if self.kind == "triangular":
+            return self.mode
+        return math.sqrt(self.p10 * self.p90)
+
+    @property
+    def bounds(self) -> tuple:
+        """(lowest, highest) value a draw can take (0 and inf bound a lognormal)."""
+        if self.kind == "lognormal":
+            return (0.0, math.inf)
+        return (self.low, self.high)
+
+    def quantile(self, q):
+        """The q-quantile (q in [0, 1], array or scalar), from the inverse CDF:
+        uniform low + q(high − low); triangular low + √(q(h − l)(m − l)) for q ≤ (m − l)/(h − l),
+        else high − √((1 − q)(h − l)(h − m)); lognormal exp(μ + σ Φ⁻¹(q))."""
+        q = np.asarray(q, dtype=float)
+        if self.kind == "uniform":
+            return self.low + q * (self.high - self.low)
+        if self.kind == "triangular":
+            lo, m, hi = self.low, self.mode, self.high
+            w = hi - lo
+            if w == 0:
+                return lo + 0 * q
+            c = (m - lo) / w
+            return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
+                            hi - np.sqrt((1 - q) * w * (hi - m)))
+        from statistics import NormalDist
+        z = np.vectorize(NormalDist().inv_cdf)(q) if q.ndim else NormalDist().inv_cdf(float(q))
+        return np.exp(self._mu + self._sigma * z)
+
+    @property
+    def _mu(self):
+        return (math.log(self.p10) + math.log(self.p90)) / 2.0
+
+    @property
+    def _sigma(self):
+        return (math.log(self.p90) - math.log(self.p10)) / (2.0 * Z90)
+
+    def draws(self, samples: int, seed: int, key: str) -> np.ndarray:
+        """``samples`` draws, from ``default_rng([seed, crc32(key)])`` (common random numbers:
+        the same seed and key give the same draws in any scenario)."""
+        rng = rng_for(seed, key)
+        if self.kind == "lognormal":
+            return np.exp(self._mu + self._sigma * rng.standard_normal(samples))
+        return np.asarray(self.quantile(rng.random(samples)), dtype=float)
+
+    def describe(self) -> str:
+        """'uniform 0.3-0.5', 'triangular 0.3 / 0.4 / 0.5', 'lognormal P10 1e+05, P90 1e+07'."""
+        if self.kind == "uniform":
+            return f"uniform {self.low:.4g}-{self.high:.4g}"
+        if self.kind == "triangular":
+            return f"triangular {self.low:.4g} / {self.mode:.4g} / {self.high:.4g}"
+        return f"lognormal P10 {self.p10:.4g}, P90 {self.p90:.4g}"
+
+    def __str__(self):
+        return self.describe()
+
+    def to_yaml(self):
+        """The scenario-file form of the range (a list or a mapping)."""
+        if self.kind == "uniform":
+            return [self.low, self.high]
+        if self.kind == "triangular":
+            return {"low": self.low, "mode": self.mode, "high": self.high}
+        return {"dist": "lognormal", "p10": self.p10, "p90": self.p90}
+
+
+def rng_for(seed: int, key: str) -> np.random.Generator:
+    """The generator of input ``key``'s draws: ``default_rng([seed, zlib.crc32(key)])``."""
+    return np.random.default_rng([int(seed), zlib.crc32(key.encode())])
+
+
+def _number(name, field, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(float(v)):
+        raise ValueError(f"{name}: range {field}={v!r} must be a finite number")
+    return float(v)
+
+
+def parse_range(name: str, value) -> Range | None:
+    """A scenario value as a ``Range``, or None when it is not a range (a plain number, a
+    string, None).
+
+    ``[low, high]`` is uniform; ``{low, mode, high}`` triangular; ``{dist: lognormal, p10,
+    p90}`` lognormal (``{dist: uniform, low, high}`` and ``{dist: triangular, ...}`` are the
+    long forms). A ``Range`` is returned as it is.
+
+    Raises
+    ------
+    ValueError
+        A malformed range: the message names ``name``, the value and the rule (low ≤ mode ≤
+        high; 0 < p10 ≤ p90; exactly two numbers in a list).
+    """
+    if isinstance(value, Range):
+        return value
+    if isinstance(value, (list, tuple)):
+        if len(value) != 2:
+            raise ValueError(f"{name}={value!r}: a range as a list is [low, high] (uniform), "
+                             "two numbers")
+        lo, hi = (_number(name, f, v) for f, v in zip(("low", "high"), value))
+        if lo > hi:
+            raise ValueError(f"{name}={value!r}: a uniform range [low, high] needs low <= high")
+        return Range("uniform", low=lo, high=hi)
+    if isinstance(value, dict):
+        dist = value.get("dist", "triangular" if "mode" in value else
+                         "uniform" if "low" in value else None)
+        fields = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
+                  "lognormal": ("p10", "p90")}
+        if dist not in fields:
+            raise ValueError(f"{name}={value!r}: a range is [low, high], {{low, mode, high}} or "
+                             "{dist: lognormal, p10, p90} (dist must be uniform, triangular or "
+                             "lognormal)")
+        extra = set(value) - set(fields[dist]) - {"dist"}
+        missing = [f for f in fields[dist] if f not in value]
+        if extra or missing:
+            raise ValueError(f"{name}={value!r}: a {dist} range has exactly the keys "
+                             f"{', '.join(fields[dist])}" + (f" (missing {', '.join(missing)})"
+                                                            if missing else "")
+                             + (f" (unknown {', '.join(sorted(map(str, extra)))})"
+                                if extra else ""))
+        v = {f: _number(name, f, value[f]) for f in fields[dist]}
+        if dist == "lognormal":
+            if not 0 < v["p10"] <= v["p90"]:
+                raise ValueError(f"{name}={value!r}: a lognormal range needs 0 < p10 <= p90")
+            return Range("lognormal", p10=v["p10"], p90=v["p90"])
+        if dist == "uniform":
+            return parse_range(name, [v["low"], v["high"]])
+        if not v["low"] <= v["mode"] <= v["high"]:
+            raise ValueError(f"{name}={value!r}: a triangular range needs low <= mode <= high")
+        return Range("triangular", low=v["low"], mode=v["mode"], high=v["high"])
+    return None
+
+
+def point(value):
+    """The point of a value: a ``Range``'s midpoint (uniform), mode (triangular) or median
+    (lognormal); any other value itself."""
+    return value.point if isinstance(value, Range) else value
+
+
+def is_ranged(value) -> bool:
+    return isinstance(value, Range) and not is_point_range(value)
+
+
+def is_point_range(r: Range) -> bool:
+    """A range of zero width (low = high, or p10 = p90): it is its point."""
+    return (r.p10 == r.p90) if r.kind == "lognormal" else (r.low == r.high)

@@ -1,0 +1,408 @@
+"""Ranges on cost inputs (llmcost.ranges, scenario.py "Ranges", ledger.simulate_ledger): a point
+range gives the point, P10 <= P50 <= P90 on every line, widening a range never narrows the
+total's P10-P90, the same seed gives the same figures, ranges on plan integers and GPU counts are
+refused, and a hand-computed two-input case (a uniform MFU and a uniform price) matches its
+analytic percentiles within the Monte Carlo error."""
+
+import json
+import math
+import subprocess
+import sys
+import zlib
+
+import numpy as np
+import pytest
+
+from llmcost import ledger, scenario
+from llmcost.ranges import RANGEABLE_KEYS, Range, parse_range, point
+from llmcost.report import _bill, estimate_ledger
+from llmcost.scenario import ScenarioError, point_scenario, validate_parameters
+
+# Llama 2 70B (Touvron et al. 2023, Table 1; data/models.csv) as tests/test_ledger.py derives it:
+# 80 layers, d_model 8,192, 64 query and 8 KV heads of 128, SwiGLU d_ff 28,672, vocabulary 32,000.
+L, H, KV, DH, FF, V = 80, 8192, 8, 128, 28672, 32000
+N_MATMUL = L * (2 * H * H + 2 * H * KV * DH) + L * 3 * H * FF + V * H
+CORE_FWD_4K = 2 * L * 64 * (DH + DH) * 4096   # QKᵀ and AV, full 4,096 × 4,096 mask
+H100_BF16 = 989.4e12                          # dense BF16 peak (H100 SXM datasheet)
+#: USD of the main run's ideal GPU-hours per (USD/GPU-h ÷ MFU): 2e12 tokens × 3 × forward FLOPs
+#: ÷ peak ÷ 3,600 s, so that line = K × price / mfu
+K = 2e12 * 3 * (2 * N_MATMUL + CORE_FWD_4K) / H100_BF16 / 3600
+PRICE = {"price_usd_per_gpu_hour": 3.99}
+N = 100_000
+
+
+def _sim(changes, samples=N, seed=0):
+    return ledger.simulate_ledger({**PRICE, **changes}, samples=samples, seed=seed)
+
+
+# ------------------------------------------------------------------------------ what a range is
+def test_the_three_forms_and_their_points():
+    u = parse_range("mfu", [0.3, 0.5])
+    t = parse_range("mfu", {"low": 0.3, "mode": 0.35, "high": 0.5})
+    g = parse_range("ledger_egress_bytes", {"dist": "lognormal", "p10": 1e12, "p90": 1e14})
+    assert (u.kind, t.kind, g.kind) == ("uniform", "triangular", "lognormal")
+    assert point(u) == pytest.approx(0.4)      # midpoint
+    assert point(t) == 0.35                    # mode
+    assert point(g) == pytest.approx(1e13)     # median √(1e12 · 1e14)
+    assert point(0.42) == 0.42 and parse_range("mfu", 0.42) is None
+    # inverse CDFs at hand-derived values: uniform 0.3 + 0.1 × 0.2; a symmetric triangle's
+    # median is its mode; the lognormal's P10 and P90 are the given ones
+    assert u.quantile(0.1) == pytest.approx(0.32)
+    assert parse_range("x", {"low": 1, "mode": 2, "high": 3}).quantile(0.5) == pytest.approx(2)
+    assert g.quantile(0.1) == pytest.approx(1e12, rel=1e-9)
+    assert g.quantile(0.9) == pytest.approx(1e14, rel=1e-9)
+
+
+def test_draws_have_the_distributions_percentiles():
+    # lognormal P10 / P90 and the triangle's P10 by hand: low + √(0.1 × (h − l)(m − l)) =
+    # 2 + √(0.1 × 3 × 1) = 2.5477; Monte Carlo error of a percentile at 100k draws ≲ 0.5%
+    g = Range("lognormal", p10=0.08, p90=0.4).draws(N, 0, "fail_rate_per_gpu_year")
+    assert np.quantile(g, 0.1) == pytest.approx(0.08, rel=0.02)
+    assert np.quantile(g, 0.9) == pytest.approx(0.4, rel=0.02)
+    t = Range("triangular", low=2.0, mode=3.0, high=5.0).draws(N, 0, "price_usd_per_gpu_hour")
+    assert np.quantile(t, 0.1) == pytest.approx(2 + math.sqrt(0.3), rel=0.005)
+    assert t.min() >= 2.0 and t.max() <= 5.0
+
+
+@pytest.mark.parametrize("key,value,match", [
+    ("n_gpus", [1024, 2048], "n_gpus"), ("tp", [2, 4], "tp"), ("model", ["a", "b"], "model"),
+    ("seq_len", {"low": 2048, "mode": 4096, "high": 8192}, "seq_len"),
+    ("mfu", [0.5, 0.3], "low <= high"), ("mfu", [0.3, 1.2], "range high"),
+    ("mfu", {"dist": "lognormal", "p10": 0.3, "p90": 0.5}, "bounded"),
+    ("mfu", {"low": 0.3, "mode": 0.6, "high": 0.5}, "low <= mode <= high"),
+    ("mfu", [0.3, 0.4, 0.5], "two numbers"), ("mfu", {"lo": 0.3, "high": 0.5}, "dist"),
+    ("price_usd_per_gpu_hour", [-1, 3], "range low"),
+    ("fail_rate_per_gpu_year", {"dist": "lognormal", "p10": 0.5, "p90": 0.1}, "p10 <= p90"),
+    ("ckpt_restart_s", ["a", 3], "finite number"),
+])
+def test_bad_ranges_are_refused_naming_the_key(key, value, match):
+    with pytest.raises(ScenarioError, match=match) as e:
+        scenario.validate_parameter(key, value)
+    assert key in str(e.value)
+
+
+def test_range_on_gpu_count_or_tp_is_refused_everywhere(tmp_path):
+    for key, value in (("n_gpus", [1024, 2048]), ("tp", [2, 4])):
+        with pytest.raises(ScenarioError, match=key):
+            ledger.build_ledger({key: value})
+        with pytest.raises(ScenarioError, match=key):
+            ledger.simulate_ledger({key: value}, samples=10)
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(f"model: llama-2-70b\n{key}: {value}\n", encoding="utf-8")
+        with pytest.raises(ScenarioError, match=f"{path}: {key}"):
+            scenario.load_scenario(path)
+
+
+def test_rangeable_keys_are_registered_continuous_parameters():
+    for k in RANGEABLE_KEYS:
+        assert scenario.PARAMETERS[k].kind.split("|")[0] == "float", k
+
+
+def test_samples_and_seed_are_checked():
+    for bad in ({"samples": 0}, {"samples": 2.5}, {"seed": -1}, {"samples": True}):
+        with pytest.raises(ScenarioError, match=next(iter(bad))):
+            ledger.simulate_ledger({"mfu": [0.3, 0.5]}, **bad)
+
+
+# ------------------------------------------------------------------------------ the computation
+@pytest.mark.parametrize("changes", [
+    {"mfu": [0.4, 0.4]},
+    {"price_usd_per_gpu_hour": {"low": 3.99, "mode": 3.99, "high": 3.99}},
+    {"fail_rate_per_gpu_year": {"dist": "lognormal", "p10": 0.173, "p90": 0.173}},
+    {"pricing": "owned", "price_usd_per_gpu_hour": None, "ledger_owned_usd_per_gpu": [3e4, 3e4]},
+    {"pricing": "spot", "ledger_spot_restart_s": [1800, 1800], "ckpt_restart_s": [600, 600]},
+])
+def test_a_point_range_gives_the_point_bill(changes):
+    """A range of zero width draws its point every time: every line of every draw is the point
+    bill's amount (build_ledger of the plain numbers, which tests/test_ledger.py derives by
+    hand), to rounding."""
+    plain = {k: point(parse_range(k, v)) if isinstance(v, (list, dict)) else v
+             for k, v in changes.items()}
+    bill = ledger.build_ledger({**PRICE, **plain})
+    d = _sim(changes, samples=50)
+    for ln in bill.lines:
+        if ln.usd is not None:
+            np.testing.assert_allclose(d.line_usd[ln.key], ln.usd, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(d.total_usd, bill.total_usd, rtol=1e-12)
+    assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
+
+
+def test_no_ranges_gives_exactly_todays_bill():
+    bill = ledger.build_ledger(PRICE)
+    d = _sim({}, samples=10)
+    assert d.ranges == {} and d.point.total_usd == bill.total_usd
+    s = d.summary()
+    assert (s.loc["total", ["p10", "p50", "p90"]] == bill.total_usd).all()
+    assert d.tornado().empty
+
+
+WIDE = {"mfu": {"low": 0.3, "mode": 0.4, "high": 0.55},
+        "price_usd_per_gpu_hour": [2.5, 6.0],
+        "fail_rate_per_gpu_year": {"dist": "lognormal", "p10": 0.08, "p90": 0.5},
+        "ckpt_restart_s": [300, 1800], "ledger_exploratory_fraction": [0.2, 3.0],
+        "ledger_rerun_probability": [0.0, 0.3], "ledger_reserve_fraction": [0.05, 0.15],
+        "ledger_sft_tokens": {"dist": "lognormal", "p10": 1e9, "p90": 5e10},
+        "ledger_egress_bytes": {"dist": "lognormal", "p10": 1e12, "p90": 1e14},
+        "ledger_project_months": [6, 12], "ledger_operations_usd_per_month": [2e4, 6e4],
+        "ledger_people": [{"role": "research", "fte": 5}]}
+
+
+def test_lines_sum_to_the_total_in_every_draw_and_percentiles_are_ordered():
+    d = _sim(WIDE)
+    stack = sum(d.line_usd.values())
+    np.testing.assert_allclose(stack, d.total_usd, rtol=1e-12)
+    s = d.summary()
+    assert (s["p10"] <= s["p50"]).all() and (s["p50"] <= s["p90"]).all()
+    body = s.drop(index="total")
+    assert body["mean"].sum() == pytest.approx(s.loc["total", "mean"], rel=1e-10)
+    # percentiles do not add, and the table says so: the lines' P90s sum above the total's
+    assert body["p90"].sum() > s.loc["total", "p90"]
+    assert "do not add" in s.attrs["note"]
+
+
+@pytest.mark.parametrize("key,narrow,wide", [
+    ("mfu", [0.35, 0.45], [0.25, 0.55]),
+    ("price_usd_per_gpu_hour", [3.5, 4.5], [2.0, 6.0]),
+    ("fail_rate_per_gpu_year", {"dist": "lognormal", "p10": 0.15, "p90": 0.2},
+     {"dist": "lognormal", "p10": 0.05, "p90": 0.6}),
+    ("ledger_exploratory_fraction", {"low": 1.0, "mode": 1.19, "high": 1.5},
+     {"low": 0.2, "mode": 1.19, "high": 3.0}),
+])
+def test_widening_one_range_never_narrows_the_total(key, narrow, wide):
+    others = {"ckpt_restart_s": [300, 1200], "price_usd_per_gpu_hour": [3.0, 5.0]}
+    others.pop(key, None)
+    spreads = []
+    for r in (narrow, wide):
+        q = _sim({**others, key: r}, samples=20_000).percentiles()
+        spreads.append(q["p90"] - q["p10"])
+    assert spreads[1] > spreads[0]
+
+
+def test_the_same_seed_gives_the_same_figures_and_another_seed_others():
+    a, b, c = (_sim(WIDE, samples=5_000, seed=s) for s in (7, 7, 8))
+    np.testing.assert_array_equal(a.total_usd, b.total_usd)
+    assert a.summary().equals(b.summary())
+    assert not np.array_equal(a.total_usd, c.total_usd)
+
+
+def test_common_random_numbers_across_scenarios():
+    """The draws of an input come from default_rng([seed, crc32(key)]) (the contract), so a
+    scenario and its variant draw the same MFUs and their difference is a difference per
+    draw: a change that only lowers the price lowers every draw's bill."""
+    u = np.random.default_rng([0, zlib.crc32(b"mfu")]).random(1000)
+    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0}, samples=1000)
+    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0,
+                  "ckpt_restart_s": [300, 900]}, samples=1000)
+    np.testing.assert_allclose(before.inputs["mfu"], 0.3 + 0.2 * u, rtol=1e-15)
+    np.testing.assert_array_equal(before.inputs["mfu"], after.inputs["mfu"])
+    main = "compute.pretraining.main"  # = K × price / mfu per draw: the ratio is 3/4 exactly
+    np.testing.assert_allclose(after.line_usd[main] / before.line_usd[main], 0.75, rtol=1e-12)
+
+
+def _ratio_cdf(z, a, b, c, d):
+    """P(K·X/Y <= z) for X ~ U[a, b] (price) and Y ~ U[c, d] (MFU), independent, by hand:
+    (1/(d − c)) ∫_c^d clip((z·y/K − a)/(b − a), 0, 1) dy, the integrand linear between
+    y0 = aK/z and y1 = bK/z, 1 above y1."""
+    alpha, beta = z / (K * (b - a)), -a / (b - a)
+    y0, y1 = a * K / z, b * K / z
+    lo, hi = max(c, y0), min(d, y1)
+    part = alpha / 2 * (hi ** 2 - lo ** 2) + beta * (hi - lo) if hi > lo else 0.0
+    return (part + max(0.0, d - max(c, y1))) / (d - c)
+
+
+def _ratio_quantile(q, *abcd):
+    lo, hi = K * abcd[0] / abcd[3], K * abcd[1] / abcd[2]
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _ratio_cdf(mid, *abcd) < q else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_two_uniform_inputs_match_their_analytic_percentiles():
+    """The main run's line is K × price / MFU (K by hand above). With the price uniform on
+    [2, 4] USD/GPU-h and the MFU uniform on [0.3, 0.5], its P10 / P50 / P90 are those of the
+    ratio distribution, computed here from its CDF. The Monte Carlo error of a q-quantile of n
+    draws is √(q(1 − q)/n) / f(z_q) (f the density, by finite difference of the CDF); the
+    simulated percentiles must lie within 4 such errors."""
+    abcd = (2.0, 4.0, 0.3, 0.5)
+    d = _sim({"price_usd_per_gpu_hour": [2.0, 4.0], "mfu": [0.3, 0.5]})
+    x = d.line_usd["compute.pretraining.main"]
+    for q in (0.1, 0.5, 0.9):
+        z = _ratio_quantile(q, *abcd)
+        h = z * 1e-4
+        density = (_ratio_cdf(z + h, *abcd) - _ratio_cdf(z - h, *abcd)) / (2 * h)
+        se = math.sqrt(q * (1 - q) / N) / density
+        assert abs(np.quantile(x, q) - z) < 4 * se, (q, np.quantile(x, q), z, se)
+        assert se / z < 0.005  # the test can tell a 2% error apart
+    # the mean: E[price] × E[1/MFU] = 3 × ln(0.5/0.3)/0.2, by hand
+    assert x.mean() == pytest.approx(K * 3 * math.log(0.5 / 0.3) / 0.2, rel=0.005)
+
+
+def test_tornado_sorts_inputs_by_swing_against_the_point_bill():
+    d = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": [3.5, 4.5],
+              "ckpt_restart_s": [300, 900]}, samples=2_000)
+    t = d.tornado()
+    assert list(t["swing_usd"]) == sorted(t["swing_usd"], reverse=True)
+    assert t.iloc[0]["input"] == "mfu" and t.iloc[-1]["input"] == "ckpt_restart_s"
+    row = t.set_index("input").loc["mfu"]
+    # the MFU at its P10 (0.32) and P90 (0.48), the price and restart at their midpoints:
+    # the same totals as the point bill of those numbers
+    for col, mfu in (("total_at_p10_usd", 0.32), ("total_at_p90_usd", 0.48)):
+        plain = ledger.build_ledger({"mfu": mfu, "price_usd_per_gpu_hour": 4.0,
+                                     "ckpt_restart_s": 600.0})
+        assert row[col] == pytest.approx(plain.total_usd, rel=1e-12)
+
+
+def test_predicted_mfu_band_enters_as_a_uniform_range():
+    pred = {"value": 0.45, "from": "predicted", "plan": "tp8",
+            "band": {"low": 0.40, "high": 0.52, "text": "±12%"}}
+    d = _sim({"mfu": 0.45, "_mfu_prediction": pred}, samples=20_000)
+    assert d.ranges["mfu"] == Range("uniform", low=0.40, high=0.52)
+    assert d.point.figures["mfu"] == 0.45  # the point stays the prediction
+    assert d.inputs["mfu"].min() >= 0.40 and d.inputs["mfu"].max() <= 0.52
+    assert "band 40.0%-52.0%" in d.point.figures["mfu_source"]
+
+
+# ------------------------------------------------------------------------------ where it shows
+def test_notebooks_use_the_point_and_say_so(capsys):
+    p = validate_parameters(mfu=[0.3, 0.5], price_usd_per_gpu_hour={"low": 2, "mode": 3,
+                                                                    "high": 5},
+                            interactive=False)
+    assert p["mfu"] == pytest.approx(0.4) and p["price_usd_per_gpu_hour"] == 3.0
+    out = capsys.readouterr().out
+    assert "mfu is a range (uniform 0.3-0.5): this page uses its midpoint 0.4" in out
+    assert "its mode 3" in out and "notebook 00" in out
+    assert point_scenario({"mfu": Range("uniform", low=0.2, high=0.4)})["mfu"] == \
+        pytest.approx(0.3)
+
+
+def test_ranged_bill_labels_the_point_it_prices():
+    bill = ledger.build_ledger({"mfu": [0.3, 0.5], **PRICE})
+    assert bill.figures["mfu"] == pytest.approx(0.4)
+    assert bill.figures["mfu_source"].startswith("midpoint of the range uniform 0.3-0.5")
+    assert isinstance(bill.scenario["mfu"], Range)
+    assert ledger.with_changes(bill, price_usd_per_gpu_hour=2.0).figures["mfu"] == \
+        pytest.approx(0.4)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def ranged_yaml(tmp_path):
+    path = tmp_path / "ranged.yaml"
+    path.write_text("model: llama-2-70b\nmfu: [0.3, 0.5]\nprice_usd_per_gpu_hour: "
+                    "{low: 2.0, mode: 3.0, high: 4.5}\nfail_rate_per_gpu_year: "
+                    "{dist: lognormal, p10: 0.08, p90: 0.4}\n", encoding="utf-8")
+    return path
+
+
+def test_estimate_prints_percentiles_and_the_tornado(ranged_yaml):
+    r = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000")
+    assert r.returncode == 0, r.stderr
+    assert "P10" in r.stdout and "P90" in r.stdout and "do not add up" in r.stdout
+    assert "what drives the spread" in r.stdout
+    tornado = r.stdout.split("what drives the spread")[1]  # the largest swing first
+    assert tornado.index("price_usd_per_gpu_hour") < tornado.index("fail_rate_per_gpu_year")
+    bad = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "0")
+    assert bad.returncode != 0 and "samples=0" in bad.stderr
+
+
+def test_estimate_json_and_csv_carry_percentiles_per_line(ranged_yaml):
+    js = json.loads(_cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000",
+                         "--format", "json").stdout)
+    main = js["bill.lines"]["compute.pretraining.main"]
+    assert main["p10_usd"] < main["p50_usd"] < main["p90_usd"]
+    assert js["bill.total_p10_usd"] < js["bill.total_p90_usd"] and js["bill.samples"] == 2000
+    assert set(js["bill.ranges"]) == {"mfu", "price_usd_per_gpu_hour", "fail_rate_per_gpu_year"}
+    csv = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000", "--format",
+               "csv").stdout.splitlines()
+    assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd")
+
+
+def test_report_bill_carries_the_ranges(ranged_yaml):
+    bill = estimate_ledger(ranged_yaml)
+    s = _bill({k: point(v) for k, v in bill.scenario.items()}, bill.scenario, samples=2000)
+    assert s["bill.total_usd"] == pytest.approx(bill.total_usd)  # the point bill
+    assert s["bill.total_p10_usd"] < bill.total_usd < s["bill.total_p90_usd"]
+    assert [r["input"] for r in s["bill.tornado"]][0] in ("mfu", "price_usd_per_gpu_hour")
+
+
+@pytest.mark.parametrize("extra", [{}, {"pricing": "spot", "ledger_spot_restart_s": [900, 3600]},
+                                   {"pricing": "owned", "price_usd_per_gpu_hour": None,
+                                    "ledger_owned_usd_per_gpu": [2.5e4, 3.5e4],
+                                    "ledger_electricity_usd_per_kwh": [0.05, 0.12]},
+                                   {"ledger_lora_tokens": [1e9, 1e10], "rl_iterations": 200,
+                                    "ledger_eval_requests": [1e5, 1e6],
+                                    "ledger_synthetic_tokens": [1e8, 1e9]}])
+def test_each_draw_is_the_scalar_bill_of_its_inputs(extra):
+    """The broadcast bill is the point bill's arithmetic: draw i of every line equals
+    build_ledger with the inputs set to draw i's numbers (checked on 4 draws)."""
+    sc = {**WIDE, **extra}
+    if sc.get("pricing") == "owned":
+        sc.pop("price_usd_per_gpu_hour")
+        sc["price_usd_per_gpu_hour"] = None
+    d = ledger.simulate_ledger(sc, samples=200, seed=3)
+    for i in (0, 1, 57, 199):
+        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()}})
+        for ln in plain.lines:
+            if ln.usd is not None:
+                assert d.line_usd[ln.key][i] == pytest.approx(ln.usd, rel=1e-12, abs=1e-9), ln.key
+
+
+def test_illustrative_ranges_come_from_the_sources():
+    # data/prices.csv, current H100 SXM on-demand rows: RunPod $2.69 ... Azure $12.29 (as
+    # tests/test_cli_estimate.py lists them); Cottier et al. 2024 §2.5: 0.2-3.0 final runs
+    bill = ledger.build_ledger(PRICE)
+    ill = ledger.illustrative_ranges(bill)
+    price = ill["price_usd_per_gpu_hour"][0]
+    assert (price.low, price.mode, price.high) == (2.69, 3.99, 12.29)
+    frac = ill["ledger_exploratory_fraction"][0]
+    assert (frac.low, frac.mode, frac.high) == (0.2, 1.19, 3.0)
+    mfu = ill["mfu"][0]
+    assert mfu.mode == 0.4 and mfu.low < 0.4 < mfu.high <= 1.0
+
+
+def test_predicted_mfu_band_reaches_estimate(tmp_path):
+    path = tmp_path / "predict.yaml"
+    path.write_text("model: llama-2-70b\nn_gpus: 2048\nmfu: predict\n", encoding="utf-8")
+    bill = estimate_ledger(path)
+    pred = bill.scenario["_mfu_prediction"]
+    d = ledger.simulate_ledger(bill.scenario, samples=1000)
+    r = d.ranges["mfu"]
+    assert r.kind == "uniform" and r.low == pytest.approx(pred["band"]["low"])
+    assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
+
+
+def test_report_pages_use_the_point_and_the_summary_carries_the_ranges(ranged_yaml, tmp_path):
+    from llmcost import report
+
+    out = tmp_path / "out"
+    report.run_report(ranged_yaml, out, selection=["01"], progress=lambda s: None)
+    page = (out / "01_flops.html").read_text(encoding="utf-8")
+    assert "mfu is a range (uniform 0.3-0.5): this page uses its midpoint 0.4" in page
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["scenario"]["mfu"] == [0.3, 0.5]  # the scenario-file form
+    bill = summary["bill"]
+    assert bill["bill.ranges"]["mfu"] == "uniform 0.3-0.5"
+    assert bill["bill.total_p10_usd"] < bill["bill.total_usd"] < bill["bill.total_p90_usd"]
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert "<th>P10</th>" in index and "do not add up" in index
+
+
+def test_compare_draws_pairs_the_draws():
+    """Before: MFU uniform 0.3-0.5 at $4/GPU-h; after: the same MFU draws at $3. The main
+    line's saving per draw is K × (4 − 3) / MFU, whose P10 and P90 are K/0.48 and K/0.32 (the
+    MFU's P90 and P10, by hand): paired draws, not two independent spreads (which would give a
+    difference spreading both ways)."""
+    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0})
+    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0})
+    df = ledger.compare_draws(before, after, names=("before", "after")).set_index("line")
+    row = df.loc["pre-training compute"]
+    assert -row["difference p90 usd"] == pytest.approx(K / 0.48, rel=0.003)
+    assert -row["difference p10 usd"] == pytest.approx(K / 0.32, rel=0.003)
+    assert (df["difference p90 usd"] <= 1e-6).all()  # a lower price saves in every line
+    with pytest.raises(ValueError, match="samples and seed"):
+        ledger.compare_draws(before, _sim({"mfu": [0.3, 0.5]}, samples=10))
