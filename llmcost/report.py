@@ -657,17 +657,17 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                           progress)
     for nb in nbs:  # reading order, whatever order the notebooks finished in
         run = runs[nb]
-        if run.failed:
-            result.failed.append(run.out_nb)
+        if run.failed:  # named as the caller gave out_dir (the runner works on absolute paths)
+            result.failed.append(out_dir / nb.name)
         if run.html is not None:
-            result.html.append(run.html)
+            result.html.append(out_dir / run.html.name)
             summary["notebooks"][nb.stem] = run.rows
             if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
                 from .ledger import predicted_mfu_source
                 for r in summary["notebooks"][nb.stem]:
                     if r.get("key") == "bill_mfu":
                         r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
-        result.notebooks.append(run.out_nb)
+        result.notebooks.append(out_dir / nb.name)
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
     try:  # the index is written whatever the bill can or cannot price
@@ -822,6 +822,21 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
     notebook starts and one when it finishes or fails, with how many are left.
 
     A failed notebook does not stop the others (it is kept, with its error, and named)."""
+    import os
+
+    # papermill chdirs to the notebook folder around each run and restores the folder it found;
+    # with runs overlapping in threads the last to finish could "restore" another run's folder,
+    # so the process's working folder is restored here once every run has ended.
+    cwd = os.getcwd()
+    try:
+        return _run_notebooks_in(nbs, Path(out_dir).absolute(), scenario, declared,
+                                 owned_price, timeout_s, jobs, progress)
+    finally:
+        os.chdir(cwd)
+
+
+def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+                      timeout_s: int, jobs: int, progress) -> dict:
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     n, written = len(nbs), {nb.stem for nb in nbs}

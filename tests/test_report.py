@@ -249,10 +249,12 @@ def test_parallel_report_names_each_notebook_and_keeps_the_failed_one(tmp_path, 
     monkeypatch.setattr(report, "NOTEBOOK_DIR", tmp_path / "nbs")
     sc = tmp_path / "s.yaml"
     sc.write_text("model: llama-2-70b\n")
-    lines = []
+    lines, cwd = [], os.getcwd()
     with pytest.raises(report.ReportError, match="1 notebook\\(s\\) failed: .*02_fail.ipynb"):
         report.run_report(sc, tmp_path / "out", timeout_s=TIMEOUT_S, progress=lines.append,
                           jobs=2)
+    # overlapping papermill runs each chdir; the working folder is the caller's again
+    assert os.getcwd() == cwd
     runs = [line for line in lines if line.startswith("[")]
     assert runs[0].startswith("[1/2] started 01_ok (1 left to start")
     assert runs[1].startswith("[2/2] started 02_fail (0 left to start; running: 01_ok, 02_fail")
