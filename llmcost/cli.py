@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="replace an earlier llmcost report in --out")
     r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout, so a stalled kernel fails in minutes (default 120)")
+    r.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="notebooks run at once, each in its own kernel (default: the number of "
+                   f"cores, here {_cores()}); a failed notebook does not stop the others")
 
     n = sub.add_parser("refresh-notebooks",
                        help="re-execute the committed notebooks in place with their defaults",
@@ -101,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _cores() -> int:
+    from .report import default_jobs
+    return default_jobs()
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"llmcost: error: {message}", file=sys.stderr)
     return code
@@ -127,11 +135,13 @@ def _main(argv: list[str] | None = None) -> int:
 
         if args.timeout < 1:
             return _fail(f"--timeout={args.timeout} must be >= 1 second")
+        if args.jobs is not None and args.jobs < 1:
+            return _fail(f"--jobs={args.jobs} must be >= 1")
         out = Path(args.out) if args.out else Path("build/reports") / Path(args.scenario).stem
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
-                       timeout_s=args.timeout)
+                       timeout_s=args.timeout, jobs=args.jobs)
         except (ScenarioError, UsageError) as e:  # nothing was run or written
             return _fail(str(e))
         except ReportError as e:  # a notebook failed; the report keeps it
