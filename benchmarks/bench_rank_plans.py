@@ -8,9 +8,14 @@ predicts the step time of all of them in one vectorised call (``step.step_arrays
 candidates per second. In the same run it measures the naive path, one plan at a time through
 the public per-plan API (``make_plan`` + ``memory_per_gpu`` + ``step_time``), on a random sample
 of the fitting plans, extrapolates it to the whole space, checks that both paths give the same
-step times, and prints the ratio. For scale, Calculon was measured (in this project's survey of peer tools, 2-core VM) (which models step time
-per candidate too, in more detail) at about 212 candidate evaluations per second per core on a
-2-core VM.
+step times, and prints the ratio. For scale, Calculon (which models step time per candidate
+too, in more detail) was measured in this project's survey of peer tools at about 212 candidate
+evaluations per second per core on a 2-core VM.
+
+Issue 14 §3: the same ranking with Calculon's extra dimensions (sequence parallelism on/off,
+three TP-overlap modes, DP overlap on/off), pruned (TP above the NVLink domain is not
+enumerated; dominated overlap modes are not evaluated, ``step.TP_OVERLAP_DOMINANCE``) against
+the unpruned evaluation of every combination, measured in the same run.
 """
 
 import os
@@ -48,6 +53,17 @@ def main():
     assert np.allclose(loop, sample["step_time_s"], rtol=1e-9)   # both paths agree
     t_loop_ranked = per * n_rank
 
+    # Calculon's dimensions on top (issue 14 §3): sequence parallelism on/off, three TP-overlap
+    # modes, DP overlap on/off. The pruned ranking evaluates only the modes that can win (a
+    # dominated overlap mode is never faster, step.TP_OVERLAP_DOMINANCE); the baseline, in the
+    # same run, evaluates all six combinations. Both must find the same fastest step time.
+    calc = dict(sequence_parallel=(True, False), tp_overlap=("none", "backward", "all"),
+                dp_overlap=(True, False))
+    t_full, t_full_first, full = best_of(
+        lambda: step.rank_plans(model, cluster, gb, prune_dominated=False, **calc))
+    t_pruned, t_pruned_first, pruned = best_of(lambda: step.rank_plans(model, cluster, gb, **calc))
+    assert np.isclose(full["step_time_s"].iloc[0], pruned["step_time_s"].iloc[0], rtol=1e-12)
+
     best = parallel.plan_from_row(ranked.iloc[0])
     print(f"GPT-3 175B on {cluster.n_gpus:,} x {cluster.accelerator.name}, global batch {gb} "
           f"sequences of {model.seq_len} tokens (CPU cores: {os.cpu_count()})")
@@ -60,6 +76,18 @@ def main():
           f"ranked plans): {per * 1e3:.2f} ms per plan = {1 / per:,.0f} plans/s; "
           f"{t_loop_ranked:,.1f} s for the {n_rank:,} ranked plans")
     print(f"speed-up over the loop on the same plans: {t_loop_ranked / t_best:,.0f}x")
+    print(f"with Calculon's dimensions (sequence parallelism on/off x TP overlap none/backward/"
+          f"all x DP overlap on/off):")
+    print(f"  baseline, every combination evaluated: {len(full):,} ranked plans in "
+          f"{t_full:.3f} s best of 3 (first {t_full_first:.3f} s)")
+    skipped = ", ".join(pruned.attrs["pruned_modes"])
+    print(f"  pruned (dominated overlap modes not evaluated: {skipped}"
+          f"): {len(pruned):,} ranked plans in {t_pruned:.3f} s best of 3 (first "
+          f"{t_pruned_first:.3f} s): {t_full / t_pruned:.1f}x faster than the baseline; the same "
+          f"fastest plan ({pruned['step_time_s'].iloc[0]:.2f} s per step); "
+          f"{t_pruned / t_best:.2f}x the time of the plain ranking above; issue 14's budget "
+          f"0.25 s on 2 cores: {'met' if t_pruned <= 0.25 else 'NOT met'} in this run (the "
+          "cores are shared: compare the ratios)")
     calculon_s = n_cand / CALCULON_EVALS_PER_S_PER_CORE / 2
     print(f"Calculon at ~{CALCULON_EVALS_PER_S_PER_CORE} evaluations/s/core on 2 cores "
           f"(measured, 2-core VM) would need ~{calculon_s / 60:,.0f} min for as many candidates "

@@ -83,10 +83,20 @@ def main():
     main = step.error_summary(v[v["set"].isin(step.VALIDATION_SETS[:2])]).loc["table1+table5"]
     print(f"   Table 1 + Table 5 together (the first target): n {int(main['rows'])}, mean "
           f"{main['mean_abs_error']:.1%}, max {main['max_abs_error']:.1%}")
-    outside = v[v["set"].isin(step.OUTSIDE_SETS)]["error"]
-    print(f"   outside the model (DeepSpeed ZeRO-3, 2021): errors {outside.min():+.0%} to "
-          f"{outside.max():+.0%}: the model assumes ZeRO-3 gathers run at NCCL's bus bandwidth "
-          "and hide behind compute (issue 14)")
+    z3 = v[v["set"] == "megatron21-table2-zero3"].set_index("run_id")
+    for size, runs in (("175B (calibration of fsdp_nic_aggregation)", ("175b-384", "175b-768",
+                                                                      "175b-1536")),
+                       ("530B (held out)", ("530b-640", "530b-1120", "530b-2240"))):
+        r = z3.loc[[f"megatron21-t2-zero3-{x}" for x in runs]]
+        print(f"   ZeRO-3 fall, {size}: GPUs {' -> '.join(f'{n:,}' for n in r['n_gpus'])}: "
+              f"published MFU {' -> '.join(f'{x:.1%}' for x in r['reported_mfu'])}, predicted "
+              f"{' -> '.join(f'{x:.1%}' for x in r['predicted_mfu'])}")
+    alt = step.mfu_validation(sets=("megatron21-table2-zero3",))
+    print("   (for the record, the same rows with the rings aggregating the node's NICs, as "
+          "NCCL does for nccl-tests: errors", end=" ")
+    errs = [zero3_with_nic_aggregation(rid) / rep - 1 for rid, rep in
+            zip(alt["run_id"], alt["reported_mfu"])]
+    print(", ".join(f"{e:+.0%}" for e in errs) + ")")
     print()
     raw = step.error_summary(step.mfu_validation(1.0, sets=step.VALIDATION_SETS[:2]))
     both = raw.loc["table1+table5"]
@@ -141,6 +151,24 @@ def main():
           "(the error's basis)")
     print()
     h100_kernel_efficiency()
+
+
+def zero3_with_nic_aggregation(run_id: str) -> float:
+    """Predicted MFU of one DeepSpeed ZeRO-3 row of Narayanan et al. 2021 Table 2 with
+    ``fsdp_nic_aggregation=True`` (the alternative the 175B calibration rows rejected)."""
+    r = llmcost.load_published_runs().set_index("run_id").loc[run_id]
+    c = pd.read_csv(llmcost.catalog.DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    c = c.loc[run_id]
+    s, n = int(r["seq_len"]), int(r["n_accelerators"])
+    spec = step.gpt_model(run_id, int(r["layers"]), int(r["d_model"]), int(r["n_heads"]))
+    plan = parallel.make_plan(spec, n, int(r["global_batch_tokens"]) // s, tp=1, pp=1,
+                              micro_batch_size=int(c["micro_batch_size"]), zero_stage=3,
+                              recompute="full", seq_len=s)
+    b = step.step_time(spec, llmcost.Cluster(llmcost.load_accelerator("A100-80GB"), n), plan, s,
+                       recipe=c["optimizer_recipe"], flash_attention=False, dropout=True,
+                       tp_overlap="none", pp_overlap=False, dp_overlap=True,
+                       stack="deepspeed-zero3-2021", fsdp_nic_aggregation=True)
+    return float(b.mfu)
 
 
 def llama3_with_virtual_stages(run_id: str, virtual_stages: int) -> float:

@@ -19,12 +19,13 @@ predicted / published − 1, MFU basis; ``n`` rows), the published MFU of a run 
 would lie in ``[p / (1 + w), p / (1 − w)]`` if its error is as large as the worst held-out one,
 either way ("± w"). A row whose FLOP basis is not stated (Llama 3: full-mask or causal count)
 counts on both bases: its error against ``causal_basis_mfu`` enters ``w`` too. When ``w >= 1``
-(ZeRO-3 on A100, where every published run is slower than predicted) the upper end is
-``p / (1 + min(error))``: the prediction is an upper bound.
+(a regime where every published run is far slower than predicted; ZeRO-3 on A100 was one until
+issue 14 modelled it) the upper end is ``p / (1 + min(error))``: the prediction is an upper
+bound.
 
 **Minimum evidence.** A regime needs at least ``MIN_REGIME_ROWS`` held-out runs for a band of
 its own (one or two runs give a largest error that is a single draw: H100 ZeRO-3 has one NeMo
-row at +4.5%, while the same kind is +37% to +348% off on A100). With fewer, the band is the
+row at −3.8%, while the same kind is −9% to +20% off on A100). With fewer, the band is the
 wider of ``DEFAULT_BAND_FRACTION`` and the few runs' own largest error (both bases), with a
 warning that names them; ``validated`` is False. A plan outside every regime with runs gets
 ``DEFAULT_BAND_FRACTION`` and a warning.

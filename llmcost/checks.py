@@ -161,10 +161,11 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
     out.extend(_stack_warnings(values, plan))
     if plan.zero_stage == 3:
-        out.append("the plan uses ZeRO-3 (FSDP): the step-time model assumes its parameter "
-                   "gathers run at full NCCL bandwidth behind compute, which measured ZeRO-3 runs "
-                   "have fallen well short of (DeepSpeed 2021 in Narayanan et al. Table 2): read "
-                   "its predicted step time and MFU as upper bounds.")
+        out.append("the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer "
+                   "gathers and reduce-scatters layer by layer (comm.fsdp_exposure), checked on "
+                   "few runs (DeepSpeed 2021 in Narayanan et al. Table 2, held-out rows -9% to "
+                   "+20%; one FSDP2 H100 run): read its predicted MFU with that band, as an "
+                   "optimistic estimate where gathers and compute take about as long.")
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:

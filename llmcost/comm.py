@@ -72,6 +72,17 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
   ``get_latency_fwd_per_layer``: this module does not).
 
+Scale, FSDP and MoE (issue 14)
+------------------------------
+``nccl_collective_time`` is NCCL's own cost model (``src/graph/tuning.cc``): the ring's latency
+grows with the ranks and the nodes it spans, so the bandwidth a message achieves depends on its
+size and the job's size (``scale_efficiency``); the step engine times every DP / ZeRO collective
+with it. ``fsdp_exposure`` prices ZeRO-3 / FSDP's per-layer gathers and reduce-scatters against
+the compute they hide behind, with the stack's prefetch depth and the measured contention of
+overlapped compute (``OVERLAP_SLOWDOWN``, ``overlap_cost``). ``moe_all_to_all_time`` is one
+expert-parallel all-to-all with a capacity factor or a dropless imbalance
+(``moe_routing_factor``).
+
 All functions broadcast over numpy arrays.
 """
 
@@ -341,6 +352,17 @@ class _Figures:
         self.out_bw = float(cluster.scaleout_bytes_per_s_per_dir) * efficiency.scaleout_fraction
         self.domain = int(cluster.scaleup_domain_size)
 
+    def nccl(self, op, s, n, stride, nic_aggregation=True):
+        """NCCL's cost model (``_nccl_time``) for arrays, members per domain as ``time``;
+        without ``nic_aggregation`` a group spanning domains moves every GPU's bytes through
+        its own NIC (k = 1)."""
+        n = np.asarray(n, dtype=float)
+        st = np.asarray(stride, dtype=float)
+        k = np.clip(np.floor(self.domain / st), 1, n)
+        if not np.all(nic_aggregation):
+            k = np.where(np.asarray(nic_aggregation) | (k >= n), k, 1.0)
+        return _nccl_time(op, s, n, k, self.up_bw, self.out_bw)
+
     def time(self, op, s, n, stride):
         """Collective time for arrays (no validation: ``cluster_collective_time`` validates, the
         engine passes valid plans). Members per domain as ``group_layout``; a send/recv pair
@@ -476,8 +498,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     def dp_bytes_time(op, nbytes):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
-        tt = float(fig.time(op, p_ne * nbytes, g, t)) + (
-            float(fig.time(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
+        # NCCL's cost model, as the step engine times DP / ZeRO collectives (issue 14)
+        tt = float(fig.nccl(op, p_ne * nbytes, g, t)) + (
+            float(fig.nccl(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
         return b, tt
 
     gb, wb = float(rcp.grads_bytes), 2.0
@@ -556,3 +579,331 @@ def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group
                                       "algbw": alg,
                                       "busbw": alg * np.asarray(busbw_factor(op, n))}))
     return pd.concat(rows, ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- scale (issue 14)
+#: NCCL's own cost model of a collective (``NVIDIA/nccl src/graph/tuning.cc``, the 2016-2022
+#: revision stored at commit 01afd20, ``baseLat`` and ``hwLat``, microseconds): per protocol, a
+#: base latency and a per-ring-step latency on NVLink and on the network. A ring collective over
+#: n ranks on N nodes takes ``base + (steps − inter)·nvlink + inter·net`` (steps: 2(n−1) for
+#: all-reduce, n−1 for all-gather / reduce-scatter; inter: 2(N−1) or N−1); the double binary
+#: tree (all-reduce only) ``base + 2·((n/N − 1)·nvlink + log2(N)·net)``. LL128's bandwidth is
+#: 0.92 of the bus bandwidth, capped at 18.3 (all-gather), 15.2 (reduce-scatter) or 16.7
+#: (all-reduce) GB/s per channel; the tree's bus bandwidth is 0.9 of the ring's, capped at
+#: 80 GB/s beyond two nodes (105 with LL128 on A100). NCCL picks the fastest (algorithm,
+#: protocol) per call; ``nccl_collective_time`` does the same over these.
+NCCL_TUNING = {
+    # protocol: (ring base, ring NVLink step, ring network step,
+    #            tree base, tree NVLink step, tree network step), seconds
+    "ll128": (14.0e-6, 1.9e-6, 4.0e-6, 14.0e-6, 1.2e-6, 8.5e-6),
+    "simple": (8.4e-6, 3.4e-6, 9.6e-6, 0.0, 28e-6, 50e-6),
+}
+NCCL_LL128_MAX_BW_PER_CHANNEL = {"all_gather": 18.3e9, "reduce_scatter": 15.2e9,
+                                 "all_reduce": 16.7e9}
+NCCL_TREE_MAX_BUSBW = 80e9          # beyond two nodes (tuning.cc maxTreeBw, Simple protocol)
+NCCL_TREE_MAX_BUSBW_LL128_A100 = 105e9
+
+
+def _nccl_time(op, s, n, k, up_bw, out_bw):
+    """NCCL's cost model (``NCCL_TUNING``), arrays: ring with LL128 or Simple, and for
+    all-reduce the tree, the fastest of them. Ops other than all-reduce, all-gather and
+    reduce-scatter fall back to the ring Simple latency with their ring byte counts."""
+    n = np.asarray(n, dtype=float)
+    k = np.minimum(np.asarray(k, dtype=float), n)
+    nodes = np.ceil(n / k)
+    spans = nodes > 1
+    bus = np.where(spans, np.minimum(up_bw, k * out_bw), up_bw)
+    moved, steps = _bw_term(op, np.asarray(s, dtype=float), n, "ring")
+    inter = {"all_reduce": 2 * (nodes - 1)}.get(op, nodes - 1)
+    best = None
+    for proto, (b, lat_up, lat_net, tb, tlat_up, tlat_net) in NCCL_TUNING.items():
+        lat = b + (steps - inter) * lat_up + inter * lat_net
+        bw = bus
+        if proto == "ll128":
+            cap = NCCL_LL128_MAX_BW_PER_CHANNEL.get(op)
+            bw = 0.92 * bus if cap is None else np.minimum(0.92 * bus, cap * np.maximum(k, 1))
+        t = lat + moved / bw
+        if op == "all_reduce":
+            tcap = NCCL_TREE_MAX_BUSBW_LL128_A100 if proto == "ll128" else NCCL_TREE_MAX_BUSBW
+            tbus = np.where(nodes > 2, np.minimum(0.9 * bus, tcap), 0.9 * bus)
+            tlat = tb + 2 * ((n / nodes - 1) * tlat_up + np.log2(np.maximum(nodes, 1)) * tlat_net)
+            t = np.where(spans, np.minimum(t, tlat + 2.0 * s / tbus), t)
+        best = t if best is None else np.minimum(best, t)
+    return np.where(n > 1, best, 0.0)
+
+
+def nccl_collective_time(op: str, message_bytes, group_size, cluster: Cluster, stride=1,
+                         efficiency: Efficiency | None = None):
+    """Time of one collective by NCCL's own cost model: latency that grows with the job's rank
+    and node count, and the bandwidth the message size achieves at that scale.
+
+    ``t = min over (algorithm, protocol) of latency + bytes moved ÷ bus bandwidth``, with the
+    latencies of ``NCCL_TUNING`` (NVIDIA/nccl ``src/graph/tuning.cc``): a ring over n ranks on N
+    scale-up domains pays ``base + (steps − inter)·α_NVLink + inter·α_net``, so an all-gather over
+    1,536 A100s (192 nodes) pays 3.3 ms of latency before a byte moves (LL128) and a 100 MB
+    message reaches about an eighth of the large-message bus bandwidth (``scale_efficiency``);
+    all-reduce may take the double binary tree, ``base + 2·((n/N − 1)·α_NVLink + log2(N)·α_net)``, whose bus bandwidth is
+    capped at 80 GB/s beyond two nodes. The bus bandwidth of a ring is the hierarchical
+    ``min(B_up·f_up, k·B_out·f_out)`` of ``cluster_collective_time`` (k members per domain).
+
+    Parameters
+    ----------
+    op : {"all_reduce", "all_gather", "reduce_scatter"} (others: ring Simple latency)
+    message_bytes : float or array, >= 0
+        The full buffer (gathered size for all-gather and reduce-scatter).
+    group_size : int or array, >= 1, at most the cluster's GPUs
+    cluster : Cluster
+    stride : int or array
+        Rank distance between members (``group_layout``).
+    efficiency : Efficiency, optional
+        Link fractions (default ``catalog.load_efficiency``).
+
+    Returns
+    -------
+    float or ndarray, seconds.
+
+    Raises
+    ------
+    ValueError
+        Unknown op, negative size, a group larger than the cluster, a bad stride.
+
+    Examples
+    --------
+    >>> from llmcost import Cluster, load_accelerator
+    >>> c = Cluster(load_accelerator("A100-80GB"), 1536)
+    >>> round(nccl_collective_time("all_gather", 3.6e9, 1536, c) * 1e3, 1)   # a 175B layer
+    25.1
+    """
+    _check_op(op)
+    s = as_array(message_bytes, "message_bytes", nonnegative=True)
+    n = as_array(group_size, "group_size", positive=True, integer=True)
+    if np.any(n > cluster.n_gpus):
+        raise ValueError(f"group_size={float(np.max(n)):g} must be <= the cluster's "
+                         f"n_gpus={cluster.n_gpus}")
+    st = as_array(stride, "stride", positive=True, integer=True)
+    return scalar_or_array(_Figures(cluster, efficiency).nccl(op, s, n, st))
+
+
+def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, stride=1,
+                     efficiency: Efficiency | None = None):
+    """Share of the large-message bus bandwidth a collective achieves at this message size and
+    job size: ``busbw(S, n) / busbw(∞, n)`` under ``nccl_collective_time`` (nccl-tests' busbw,
+    ``doc/PERFORMANCE.md``), in (0, 1]. Falls as the rank count grows at a fixed message size
+    (ring latency ∝ n) and as the message shrinks at a fixed scale.
+
+    Returns
+    -------
+    float or ndarray in (0, 1] (1.0 for a group of one).
+
+    Raises
+    ------
+    ValueError
+        As ``nccl_collective_time``.
+
+    Examples
+    --------
+    >>> from llmcost import Cluster, load_accelerator
+    >>> c = Cluster(load_accelerator("A100-80GB"), 2048)
+    >>> [round(float(scale_efficiency("all_gather", 100e6, n, c)), 2) for n in (64, 512, 2048)]
+    [0.66, 0.29, 0.1]
+    """
+    t = np.asarray(nccl_collective_time(op, message_bytes, group_size, cluster, stride,
+                                        efficiency), dtype=float)
+    s = np.asarray(as_array(message_bytes, "message_bytes", nonnegative=True), dtype=float)
+    n = np.asarray(as_array(group_size, "group_size", positive=True, integer=True), dtype=float)
+    fig = _Figures(cluster, efficiency)
+    st = np.asarray(as_array(stride, "stride", positive=True, integer=True), dtype=float)
+    k = np.clip(np.floor(fig.domain / st), 1, n)
+    bus = np.where(n > k, np.minimum(fig.up_bw, k * fig.out_bw), fig.up_bw)
+    moved, _ = _bw_term(op, s, n, "ring")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where((n > 1) & (t > 0), (moved / bus) / np.where(t > 0, t, 1.0), 1.0)
+    return scalar_or_array(np.clip(out, 0.0, 1.0))
+
+
+def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
+                  prefetch_layers=1, backward_gathers=1):
+    """Exposed seconds, per micro-batch, of ZeRO-3 / FSDP's per-layer collectives:
+    ``(forward, backward)``.
+
+    ZeRO-3 (Rajbhandari et al. 2020 §5.3) and PyTorch FSDP (Zhao et al. 2023, VLDB, §3.3–3.4:
+    backward and forward prefetching) gather each layer's parameters just before it runs and
+    reduce-scatter its gradients just after its backward. The link and the compute form a
+    two-stage pipeline over the L layers: with a prefetch depth d >= 1 the gather of layer i + 1
+    runs during layer i's compute, so only what does not fit behind it is exposed, and the first
+    gather (and the last reduce-scatter) has nothing to hide behind. Per micro-batch, with G the
+    time of one layer's gather, R its reduce-scatter, F and B one layer's forward and backward
+    compute (backward including any recomputed forward), and the backward carrying
+    ``backward_gathers`` re-gathers per layer::
+
+        forward  = G + (L − 1)·o(G, F)                          (d >= 1)
+        backward = g·G + R + (L − 1)·o(g·G + R, B)              (link shared by both)
+        o(c, w) = max(c − w, 0) + σ·min(c, w)                   (``overlap_cost``)
+        d = 0 (no prefetch): forward = L·G, backward = L·(g·G + R)
+
+    σ = ``OVERLAP_SLOWDOWN`` (0.189, measured: compute beside a collective runs slower).
+    For layers of equal size a depth beyond one layer changes the steady state no further (it
+    only smooths uneven layers, at the memory cost of more gathered layers), so ``d`` enters as
+    on/off; ``stacks.Stack.fsdp_prefetch_layers`` gives the stack's.
+
+    Parameters
+    ----------
+    gather_s, reduce_scatter_s, forward_s, backward_s : float or array, >= 0
+        Per layer, seconds (``nccl_collective_time`` for the collectives).
+    n_layers : int or array, >= 1
+    prefetch_layers : int or array, >= 0
+    backward_gathers : int or array, >= 0
+        Re-gathers per layer in the backward pass (1; 2 when full recomputation re-gathers for
+        the recomputed forward as well, as DeepSpeed's 2021 ZeRO-3 did).
+
+    Returns
+    -------
+    (forward_s, backward_s): exposed seconds per micro-batch.
+
+    Raises
+    ------
+    ValueError
+        A negative time or prefetch depth, fewer than one layer.
+
+    Examples
+    --------
+    >>> [round(x, 4) for x in fsdp_exposure(0.010, 0.010, 0.020, 0.040, 96)]  # fits: contention
+    [0.1895, 0.3791]
+    >>> [round(x, 3) for x in fsdp_exposure(0.030, 0.030, 0.020, 0.040, 96)]  # does not fit
+    [1.339, 2.678]
+    >>> [round(x, 3) for x in fsdp_exposure(0.030, 0.030, 0.020, 0.040, 96, 0)]  # no prefetch
+    [2.88, 5.76]
+    """
+    g = as_array(gather_s, "gather_s", nonnegative=True)
+    r = as_array(reduce_scatter_s, "reduce_scatter_s", nonnegative=True)
+    f = as_array(forward_s, "forward_s", nonnegative=True)
+    b = as_array(backward_s, "backward_s", nonnegative=True)
+    L = as_array(n_layers, "n_layers", positive=True)
+    d = as_array(prefetch_layers, "prefetch_layers", nonnegative=True)
+    gb = as_array(backward_gathers, "backward_gathers", nonnegative=True)
+    fwd, bwd = _fsdp_exposure(g, r, f, b, L, d, gb)
+    return scalar_or_array(fwd), scalar_or_array(bwd)
+
+
+#: Compute slowed by communication running beside it: Sharma et al. 2025, "Characterizing
+#: Compute-Communication Overlap in GPU-Accelerated Distributed Deep Learning: Performance and
+#: Power Implications", arXiv:2507.03114, abstract: overlapping computation and communication
+#: slows the computation by 18.9% on average (40.0% at most) against the same kernels alone
+#: (GPT and Llama layers on A100, H100, MI250, MI210: SMs, HBM and L2 are shared). Applied to the
+#: overlapped span, ``min(comm, window)``, of every overlapped DP / ZeRO collective
+#: (``overlap_cost``). Not applied to the TP overlap, whose cost is inside the per-layer times
+#: ``step.KERNEL_EFFICIENCY`` is fitted to (Korthikanti et al. 2022 Table 4 overlaps its
+#: backward all-reduce).
+OVERLAP_SLOWDOWN = 0.189
+
+
+def overlap_cost(comm_s, window_s, slowdown=OVERLAP_SLOWDOWN):
+    """Seconds a collective overlapped with a compute window adds to the step:
+    ``max(comm − window, 0) + slowdown · min(comm, window)`` (the part that does not fit, plus
+    the contention of the part that does: ``OVERLAP_SLOWDOWN``). Arrays broadcast.
+
+    Raises
+    ------
+    ValueError
+        A negative time or slowdown.
+
+    Examples
+    --------
+    >>> round(float(overlap_cost(1.0, 3.0)), 3), round(float(overlap_cost(3.0, 1.0)), 3)
+    (0.189, 2.189)
+    """
+    c = as_array(comm_s, "comm_s", nonnegative=True)
+    w = as_array(window_s, "window_s", nonnegative=True)
+    sd = as_array(slowdown, "slowdown", nonnegative=True)
+    return scalar_or_array(_overlap(c, w, sd))
+
+
+def _overlap(c, w, sd=OVERLAP_SLOWDOWN):
+    return np.maximum(c - w, 0.0) + sd * np.minimum(c, w)
+
+
+def _fsdp_exposure(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN):
+    link_b = gb * g + r
+    fwd = np.where(d >= 1, g + (L - 1) * _overlap(g, f, sd), L * g)
+    bwd = np.where(d >= 1, link_b + (L - 1) * _overlap(link_b, b, sd), L * link_b)
+    return fwd, bwd
+
+
+#: The per-GPU routing factor of an MoE layer's all-to-all and expert GEMMs: the busiest
+#: expert-parallel rank's tokens ÷ the average. Token-dropping routers pad every expert's buffer
+#: to ``capacity_factor`` × the average (Fedus et al. 2022, Switch Transformer §2.1: capacity
+#: factor 1.0–1.25 in their runs; Lepikhin et al. 2021, GShard §3.2); dropless routers
+#: (Gale et al. 2023, MegaBlocks; DeepSeek-V3, arXiv:2412.19437 §2.1.2) send every token, so
+#: the busiest rank carries the routing imbalance. Default imbalance 1.0: perfectly balanced, a
+#: lower bound (no published per-rank imbalance figure was found for DeepSeek-V3's
+#: auxiliary-loss-free balancing); pass your own.
+MOE_ROUTING = ("dropless", "capacity")
+
+
+def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
+    """The busiest EP rank's load ÷ the balanced load (see ``MOE_ROUTING``): ``capacity_factor``
+    for a token-dropping router (every buffer is padded to it), ``imbalance`` for a dropless one.
+
+    Raises
+    ------
+    ValueError
+        Unknown routing; a factor below 1.
+    """
+    if routing not in MOE_ROUTING:
+        raise ValueError(f"moe_routing={routing!r} must be one of {MOE_ROUTING}")
+    cf = float(as_array(capacity_factor, "moe_capacity_factor", positive=True))
+    im = float(as_array(imbalance, "moe_imbalance", positive=True))
+    for name, v in (("moe_capacity_factor", cf), ("moe_imbalance", im)):
+        if v < 1.0:
+            raise ValueError(f"{name}={v} must be >= 1 (the busiest rank carries at least the "
+                             "average load)")
+    return cf if routing == "capacity" else im
+
+
+def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, *,
+                        routing="dropless", capacity_factor=1.0, imbalance=1.0,
+                        bytes_per_element=2.0, efficiency: Efficiency | None = None):
+    """One expert-parallel all-to-all (dispatch or combine) of an MoE layer, seconds.
+
+    Each rank sends the k routed copies of its ``tokens`` tokens, ``bytes × k × tokens × h``,
+    spread over the ``ep`` ranks (Lepikhin et al. 2021; Fedus et al. 2022), times the routing
+    factor of the busiest rank (``moe_routing_factor``: the capacity factor's padding, or a
+    dropless router's imbalance). The all-to-all cannot aggregate a domain's NICs: the
+    ``(n − k)/n`` of the buffer leaving the domain goes through the rank's own NIC
+    (``cluster_collective_time``).
+
+    Parameters
+    ----------
+    tokens : float or array, > 0
+        Tokens on the rank per micro-batch (b·s/cp).
+    top_k : int, >= 1
+    d_model : int
+    ep : int or array, >= 1
+    cluster : Cluster
+    stride : int or array
+        Rank distance between EP members (tp·cp in Megatron's order).
+    routing, capacity_factor, imbalance
+        See ``moe_routing_factor``.
+
+    Returns
+    -------
+    float or ndarray, seconds (one all-to-all; a layer runs two forward and two backward).
+
+    Raises
+    ------
+    ValueError
+        Bad sizes or routing options.
+
+    Examples
+    --------
+    >>> from llmcost import Cluster, load_accelerator
+    >>> c = Cluster(load_accelerator("H800"), 2048)
+    >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1) * 1e3, 2)  # one node per rank
+    8.72
+    """
+    x = as_array(tokens, "tokens", positive=True)
+    k = as_array(top_k, "top_k", positive=True, integer=True)
+    h = as_array(d_model, "d_model", positive=True)
+    factor = moe_routing_factor(routing, capacity_factor, imbalance)
+    return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
+                                   cluster, stride, efficiency)

@@ -26,7 +26,8 @@ combination):
 * ``tp_kv_heads``: ``tp`` divides the KV heads, or is a multiple of them, in which case each KV
   head is replicated on ``tp / n_kv_heads`` ranks (stated, and counted in memory);
 * ``pp_layers``: ``pp`` divides the layers, or, with ``pp_split="embedding_and_loss"``, the
-  layers + 2 (Llama 3's explicit uneven split);
+  layers + 2 (Llama 3's explicit uneven split), or, with ``pp_split="uneven"``, any count up
+  to one layer per model chunk (``memory.PP_SPLITS``: DeepSeek-V3's 61 layers on 16 stages);
 * ``virtual_stages``: ``virtual_stages`` divides the layers (slots) per stage;
 * ``ep_experts``: ``ep`` divides the routed experts (``ep > 1`` needs an MoE model);
 * ``cp_seq``: ``2·cp`` divides the sequence (load-balanced causal CP gives each rank two chunks,
@@ -178,7 +179,7 @@ class ParallelPlan:
         Pipeline schedule (ignored when pp = 1).
     sequence_parallel : bool
         Megatron sequence parallelism alongside TP (no-op at tp = 1).
-    pp_split : {"even", "embedding_and_loss"}
+    pp_split : {"even", "embedding_and_loss", "uneven"}
         How layers are placed on stages (see ``llmcost.memory.PP_SPLITS``).
 
     Raises
@@ -320,14 +321,22 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if g % tp and tp % g:
         raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
                                        f"it ({model.name})")
-    slots = L + 2 if (pp_split == "embedding_and_loss" and pp > 1) else L
-    if slots % pp:
+    if pp_split == "uneven":           # any split, at least one layer per model chunk
+        if pp * v > L:
+            raise PlanError("pp_layers", f"pp·virtual_stages = {pp}·{v} must not exceed "
+                                         f"n_layers={L} with pp_split='uneven' ({model.name})")
+        slots = None
+    else:
+        slots = L + 2 if (pp_split == "embedding_and_loss" and pp > 1) else L
+    if slots is None:
+        pass
+    elif slots % pp:
         what = (f"the {slots} pipeline slots (n_layers={L} + embedding + loss)" if slots != L
                 else f"n_layers={L}")
         hint = "" if slots != L else " (an uneven split must be explicit: pp_split=" \
                                      "'embedding_and_loss')"
         raise PlanError("pp_layers", f"pp={pp} must divide {what}{hint} ({model.name})")
-    if (slots // pp) % v:
+    if slots is not None and (slots // pp) % v:
         raise PlanError("virtual_stages", f"virtual_stages={v} must divide the {slots // pp} "
                                           f"layers per pipeline stage ({model.name})")
     if ep > 1 and (not model.is_moe or model.n_experts % ep):
@@ -651,7 +660,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     cp, zero_stage : sequence of int
     recompute, schedule : sequence of str
     sequence_parallel : sequence of bool
-    pp_split : {"even", "embedding_and_loss"}
+    pp_split : {"even", "embedding_and_loss", "uneven"}
     recipe, flash_attention, dropout
         Memory settings (see ``llmcost.memory``).
     reserve : float
@@ -700,7 +709,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "cp": _int_axis("cp", cp, (1,)),
         "ep": _int_axis("ep", ep, _divisors(model.n_experts) if model.is_moe else (1,)),
         "virtual_stages": _int_axis("virtual_stages", virtual_stages,
-                                    np.union1d(_divisors(L), _divisors(split_layers))),
+                                    np.union1d(_divisors(L), _divisors(split_layers))
+                                    if pp_split != "uneven" else np.arange(1, 9)),
         "micro_batch_size": _int_axis("micro_batch_size", micro_batch_size, _divisors(gb)),
         "zero_stage": np.unique(as_array(np.atleast_1d(zero_stage), "zero_stage",
                                          nonnegative=True, integer=True, upper=3
@@ -790,8 +800,9 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
         ("ep_group", (dp * cp) % ep != 0),
         ("tp_heads", a % tp != 0),
         ("tp_kv_heads", (kv % tp != 0) & (tp % kv != 0)),
-        ("pp_layers", slots % pp != 0),
-        ("virtual_stages", (slots // pp) % v != 0),
+        ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven" else (slots % pp != 0)),
+        ("virtual_stages", np.zeros_like(v, dtype=bool) if pp_split == "uneven"
+         else (slots // pp) % v != 0),
         ("ep_experts", (ep > 1) & ((not model.is_moe) | (max(model.n_experts, 1) % ep != 0))),
         ("cp_seq", (cp > 1) & (s % (2 * cp) != 0)),
         ("sp_seq", sp & (tp > 1) & (s % (cp * tp) != 0)),

@@ -22,6 +22,8 @@ import csv
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
 #: The stack scenarios use unless they name one: Megatron-Core as of 2024, the framework of the
 #: H100-era published runs (Megatron-LM README, NeMo). Its options equal the step-time model's
 #: historical defaults (FlashAttention-2, backward TP overlap, PP and DP overlap on).
@@ -32,6 +34,10 @@ GENERATIONS = {"A100-40GB": "A100 (Ampere)", "A100-80GB": "A100 (Ampere)",
                "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)"}
 FLASH_VERSIONS = ("none", "1", "2", "3")
 TP_OVERLAP_MODES = ("none", "backward", "all")
+#: Expert-parallel all-to-all overlap: ``"none"`` (exposed) or ``"dualpipe"`` (DeepSeek-V3's
+#: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
+#: compute; exposed only where it is longer).
+EP_OVERLAP_MODES = ("none", "dualpipe")
 
 
 def generation(accelerator: str) -> str:
@@ -72,6 +78,10 @@ class Stack:
     fp8: bool
     source: str
     notes: str = ""
+    fsdp_collectives_per_layer: int = 1
+    fsdp_nic_aggregation: bool = True
+    ep_overlap: str = "none"
+    moe_routing: str = "dropless"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -86,6 +96,22 @@ class Stack:
                 f"{'/'.join(self.schedules)}, ZeRO {'/'.join(map(str, self.zero_stages))}, "
                 f"TP overlap {self.tp_overlap}, PP overlap {'on' if self.pp_overlap else 'off'}, "
                 f"DP overlap {'on' if self.dp_overlap else 'off'}")
+
+
+def _positive_int(name, field, v):
+    try:
+        out = int(v)
+    except (TypeError, ValueError):
+        out = 0
+    if out < 1:
+        raise ValueError(f"data/stacks.csv: {name}: {field}={v!r} must be a whole number >= 1")
+    return out
+
+
+def _choice(name, field, v, allowed):
+    if v not in allowed:
+        raise ValueError(f"data/stacks.csv: {name}: {field}={v!r} must be one of {allowed}")
+    return v
 
 
 def _bool(name, field, v):
@@ -121,7 +147,16 @@ def _stacks() -> dict:
                 dp_overlap=_bool(n, "dp_overlap", r["dp_overlap"]),
                 fsdp_prefetch_layers=int(r["fsdp_prefetch_layers"])
                 if r["fsdp_prefetch_layers"] else None,
-                fp8=_bool(n, "fp8", r["fp8"]), source=r["source"], notes=r["notes"])
+                fp8=_bool(n, "fp8", r["fp8"]), source=r["source"], notes=r["notes"],
+                fsdp_collectives_per_layer=_positive_int(n, "fsdp_collectives_per_layer",
+                                                         r.get("fsdp_collectives_per_layer")
+                                                         or "1"),
+                fsdp_nic_aggregation=_bool(n, "fsdp_nic_aggregation",
+                                           r.get("fsdp_nic_aggregation") or "true"),
+                ep_overlap=_choice(n, "ep_overlap", r.get("ep_overlap") or "none",
+                                   EP_OVERLAP_MODES),
+                moe_routing=_choice(n, "moe_routing", r.get("moe_routing") or "dropless",
+                                    ("dropless", "capacity")))
     return out
 
 
@@ -173,7 +208,9 @@ def attention_fraction(stack, accelerator: str):
 
 
 def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
-                 pp_overlap="auto", dp_overlap="auto", flash_attention="auto") -> dict:
+                 pp_overlap="auto", dp_overlap="auto", flash_attention="auto",
+                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
+                 fsdp_nic_aggregation="auto", ep_overlap="auto") -> dict:
     """The ``step.step_time`` options a stack implies on ``accelerator``: ``flash_attention``,
     ``tp_overlap``, ``pp_overlap``, ``dp_overlap`` (each ``"auto"`` argument takes the stack's
     value; any other value overrides it) and ``efficiency`` (``efficiency`` as given, or the
@@ -201,7 +238,21 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
         if frac is not None:
             eff = eff.replace(attention_fraction=frac)
     flash = (st.flash_attention != "none") if flash_attention == "auto" else flash_attention
+    if ep_overlap != "auto" and ep_overlap not in EP_OVERLAP_MODES:
+        raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {EP_OVERLAP_MODES + ('auto',)}")
+    prefetch = (st.fsdp_prefetch_layers if st.fsdp_prefetch_layers is not None else 1) \
+        if fsdp_prefetch_layers == "auto" else fsdp_prefetch_layers
+    pieces = st.fsdp_collectives_per_layer if fsdp_collectives_per_layer == "auto" \
+        else fsdp_collectives_per_layer
+    for name, v, lo in (("fsdp_prefetch_layers", prefetch, 0),
+                        ("fsdp_collectives_per_layer", pieces, 1)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+            raise ValueError(f"{name}={v!r} must be a whole number >= {lo} or 'auto'")
     return {"flash_attention": bool(flash),
+            "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
+            "fsdp_nic_aggregation": st.fsdp_nic_aggregation if fsdp_nic_aggregation == "auto"
+            else bool(fsdp_nic_aggregation),
+            "ep_overlap": st.ep_overlap if ep_overlap == "auto" else ep_overlap,
             "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
             "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),
             "dp_overlap": st.dp_overlap if dp_overlap == "auto" else bool(dp_overlap),

@@ -35,14 +35,26 @@ layer runs on one GPU is summed:
     against the weight- and input-gradient GEMMs), while sequence parallelism's 2 synchronous
     backward all-gathers stay exposed; ``"all"`` also overlaps the forward (as Transformer
     Engine's userbuffers); ``"none"``: all exposed.
-  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed. EP: all-to-all, exposed.
+  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed. EP: all-to-all, exposed, or with
+    ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
+    price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
+    scale by the routing factor (capacity factor or dropless imbalance,
+    ``comm.moe_routing_factor``).
   - PP: each micro-batch sends one activation and one gradient per model chunk; blocking
     (exposed) unless ``pp_overlap``. Either way the pipeline fill and drain wait for them: the
     first micro-batch crosses p·v − 1 chunk boundaries forward and as many backward.
-  - DP: with ``dp_overlap`` the gradient reduction overlaps the backward pass (of the last
-    micro-batch for ZeRO-0/1, of each micro-batch for ZeRO-2/3), the ZeRO-1/2 weight all-gather
-    the first forward, and ZeRO-3's per-layer gathers their pass (forward gathers the forward,
-    backward gathers and the gradient reduce-scatter the backward); otherwise exposed.
+  - DP: every DP / ZeRO collective is timed by NCCL's own cost model
+    (``comm.nccl_collective_time``: ring latency growing with ranks and nodes, LL128 / Simple,
+    the tree for all-reduce; the bandwidth the message size achieves at that scale). With
+    ``dp_overlap`` the gradient reduction overlaps the backward pass (of the last micro-batch
+    for ZeRO-0/1, of each micro-batch for ZeRO-2) and the ZeRO-1/2 weight all-gather the first
+    forward. ZeRO-3 / FSDP is priced layer by layer (``comm.fsdp_exposure``): each layer's
+    gather (in the stack's ``fsdp_collectives_per_layer`` collectives, over the NICs as the
+    stack's ``fsdp_nic_aggregation`` says) hides behind the previous layer's compute when the
+    stack prefetches (``fsdp_prefetch_layers`` >= 1), the backward link carries the re-gathers
+    and the reduce-scatter, the first gather and the last reduce-scatter are exposed, and the
+    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Without
+    ``dp_overlap`` everything is exposed.
 * **Pipeline**: the busiest stage sets the pace in the steady state (the last stage also runs the
   LM head and loss, the first the embedding: ``stage_imbalance_s``); the bubble is
   ``bubble_fraction(p, m, schedule, v)`` × m × the average stage's micro-batch time, since the
@@ -81,12 +93,16 @@ gives n, mean and max error per set and split, and ``llmcost.accuracy`` turns th
 errors into a band on every prediction. Software features (FlashAttention version, overlaps,
 schedules) come from a dated stack profile (``llmcost.stacks``).
 
-**Limits.** ZeRO-3 is modelled as current FSDP implementations aim to run it: weight gathers at
-NCCL's ring bandwidth, hidden behind compute whenever shorter. DeepSpeed's 2021 ZeRO-3
-(Narayanan et al. 2021 Table 2) ran 1.3–4.4× slower than that, so a ZeRO-3 plan at the top of
-``rank_plans`` is an upper bound. Data loading, kernel-launch latency, stragglers and failures are
-not modelled (notebook 07 prices failures); EP all-to-all is not overlapped (DeepSeek-V3's
-DualPipe would hide it).
+**Limits.** ZeRO-3: the held-out DeepSpeed 2021 rows (Narayanan et al. 2021 Table 2, 530B)
+are reproduced to −9% … +20% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
+gathers and compute take about as long (384 and 640 GPUs) the model is 14–20% too fast. For
+FSDP2 one H100 row (NeMo AutoModel) is the only evidence, so ``rank_plans`` still marks ZeRO-3
+rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fits. Data loading,
+kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
+failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
+``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
+names. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB
+traffic are not modelled (the all-to-all sends every routed copy).
 """
 
 from __future__ import annotations
@@ -228,7 +244,7 @@ def _elementwise_bytes(c, x, xs, tp, s_keys, flash, dropout, rope, kvf):
 
 # ----------------------------------------------------------------------------- the parts
 def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, peak16,
-                  keff: Efficiency, hbm, flash_attention, dropout) -> dict:
+                  keff: Efficiency, hbm, flash_attention, dropout, moe_factor=1.0) -> dict:
     """Kernel times of one transformer layer for one micro-batch on one rank (no communication).
 
     Formulas (per layer, ``x = b·s/cp`` tokens on the rank, ``t = tp``):
@@ -238,7 +254,9 @@ def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, 
       (``_gemm_time``). Forward GEMMs: QKV ``x × h × (attention weights per rank − a·d_v·h/t)/h``,
       output projection ``x × a·d_v/t × h``, FFN ``x × h × (2 if gated)·f/t`` and ``x × f/t × h``;
       MoE layers add the router ``x × h × E``, the shared experts and ``E/ep`` local experts of
-      ``max(x·k·ep/E, 1)`` tokens each. Backward = 2 × forward (the caller multiplies).
+      ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
+      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward (the caller
+      multiplies).
     * Attention core with FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs at
       ``peak16 · attention_fraction``, ``keys = ModelSpec.mean_attended_keys(s, causal=True)``
       = (s+1)/2 (a causal kernel skips the masked half); backward 2.5 × forward (5 matmuls against
@@ -285,7 +303,8 @@ def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, 
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
     if c.is_moe:
         fe = c.fe
-        tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0)   # tokens per local expert
+        # tokens per local expert on the busiest EP rank (comm.moe_routing_factor)
+        tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0) * moe_factor
         n_local = max(c.E, 1) / ep
         t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm)
                            + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm))
@@ -342,6 +361,34 @@ def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="
     return e_f, e_b
 
 
+#: DualPipe's price for hiding the all-to-all: DeepSeek-V3 (arXiv:2412.19437 §3.2.2) gives 20
+#: of the H800's 132 SMs to communication, so the compute it overlaps runs on 112: a slowdown of
+#: 20/132 of the overlapped span (``comm.overlap_cost``'s slowdown).
+DUALPIPE_SM_SHARE = 20.0 / 132.0
+
+
+def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none"):
+    """Exposed expert-parallel all-to-all of one MoE layer and micro-batch: (forward, backward).
+
+    ``"none"``: all exposed. ``"dualpipe"`` (DeepSeek-V3, arXiv:2412.19437 §3.2.1: each
+    forward chunk's dispatch/combine runs during another micro-batch's backward chunk and vice
+    versa): ``o(ep, W) = max(ep − W, 0) + DUALPIPE_SM_SHARE · min(ep, W)`` with ``W`` the layer's
+    forward (or backward) compute, the SMs given to communication slowing the compute it hides
+    behind.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``ep_overlap``.
+    """
+    if ep_overlap not in stacks.EP_OVERLAP_MODES:
+        raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {stacks.EP_OVERLAP_MODES}")
+    if ep_overlap == "none":
+        return ep_fwd_s, ep_bwd_s
+    return (comm._overlap(ep_fwd_s, fwd_window_s, DUALPIPE_SM_SHARE),
+            comm._overlap(ep_bwd_s, bwd_window_s, DUALPIPE_SM_SHARE))
+
+
 def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, ep_f, ep_b,
                  recompute_code):
     """One layer's forward + backward time for one micro-batch, by category:
@@ -367,16 +414,21 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
-                  wgather):
+                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
     Windows (Rajbhandari et al. 2020; PyTorch DDP / FSDP overlap), with ``F`` = the stage's
-    forward compute of one micro-batch and the backward = ``2F``:
+    forward compute of one micro-batch and ``B`` its backward (default ``2F``; with full
+    recomputation the caller passes ``3F``):
 
-    * ZeRO-3, per micro-batch: forward gathers ``G`` behind the forward, the backward's (and
-      the recomputed forward's) ``(n_g − 1)·G`` plus the gradient reduce-scatter ``RS`` behind
-      the backward, each window on its own: ``max(G − F, 0) + max((n_g − 1)·G + RS − 2F, 0)``.
+    * ZeRO-3, per micro-batch, layer by layer (``comm.fsdp_exposure``): the stage's ``L`` layers
+      each gather ``G/L`` before their forward (``F/L`` to hide behind) and ``(n_g − 1)·G/L``
+      before their backward, whose link also carries the layer's gradient reduce-scatter
+      ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
+      exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
+      ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
+      ``x = ((n_g − 1)·G + RS)/L``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
@@ -387,11 +439,12 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     ``wgather`` already zero where the stage does not run them.
     """
     z = zero_stage
+    L = np.maximum(np.asarray(n_layers, dtype=float), 1.0)
+    bwd_compute = 2.0 * fwd_compute if backward_compute is None else backward_compute
     z3_comm = n_gathers * gather + z3_rs
-    z3_exp = np.where(dp_overlap,
-                      np.maximum(gather - fwd_compute, 0.0)
-                      + np.maximum((n_gathers - 1.0) * gather + z3_rs - 2.0 * fwd_compute, 0.0),
-                      z3_comm)
+    f_e, b_e = comm._fsdp_exposure(gather / L, z3_rs / L, fwd_compute / L, bwd_compute / L, L,
+                                   np.asarray(prefetch_layers), n_gathers - 1.0)
+    z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
     per_step = np.where(dp_overlap, np.maximum(grad - 2.0 * fwd_compute, 0.0)
@@ -471,7 +524,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 pp_split="even", flash_attention="auto", dropout=False, dtype="bf16",
                 tp_overlap="auto", pp_overlap="auto", dp_overlap="auto",
                 efficiency: Efficiency | None = None,
-                kernel_efficiency: float | None = None, stack=None) -> dict:
+                kernel_efficiency: float | None = None, stack=None,
+                fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
+                fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
+                moe_capacity_factor=1.0, moe_imbalance=1.0) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -499,10 +555,16 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     """
     so = stacks.step_options(DEFAULT_STACK if stack is None else stack, cluster.accelerator.name,
                              efficiency, tp_overlap=tp_overlap, pp_overlap=pp_overlap,
-                             dp_overlap=dp_overlap, flash_attention=flash_attention)
+                             dp_overlap=dp_overlap, flash_attention=flash_attention,
+                             fsdp_prefetch_layers=fsdp_prefetch_layers,
+                             fsdp_collectives_per_layer=fsdp_collectives_per_layer,
+                             fsdp_nic_aggregation=fsdp_nic_aggregation, ep_overlap=ep_overlap)
     flash_attention, tp_overlap, pp_overlap, dp_overlap, eff = (
         so["flash_attention"], so["tp_overlap"], so["pp_overlap"], so["dp_overlap"],
         so["efficiency"])
+    st_obj = stacks.load_stack(DEFAULT_STACK if stack is None else stack)
+    routing = st_obj.moe_routing if moe_routing == "auto" else moe_routing
+    moe_factor = comm.moe_routing_factor(routing, moe_capacity_factor, moe_imbalance)
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
                       zero_stage=zero_stage)
@@ -534,7 +596,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     kvf = kv_fraction(c, tpf)
     lc = layer_compute(model, c, s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf, cp=cpf,
                        mbs=mbs, kvf=kvf, peak=peak, peak16=acc.peak_flops_per_s("bf16"),
-                       keff=keff, hbm=hbm, flash_attention=flash_attention, dropout=dropout)
+                       keff=keff, hbm=hbm, flash_attention=flash_attention, dropout=dropout,
+                       moe_factor=moe_factor)
     cm = comm._step_comm_arrays(c, model, cluster, eff, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                 dp=dpf, sp=sp, full=full, rcp=rcp)
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
@@ -547,14 +610,21 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     if c.is_moe:
         tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
                            col_frac * lc["gemm_f_moe"], sp, tp_overlap)
+        ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * moe_factor, cm["ep_bwd_s"] * moe_factor,
+                                 lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
+                                 2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
+                                 so["ep_overlap"])
         moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
-                           cm["cp_fwd_s"], cm["cp_bwd_s"], cm["ep_fwd_s"], cm["ep_bwd_s"], rc)
+                           cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
     else:
         moe = tuple(zeros for _ in range(7))
     per_stage = _stage_parts(model, c, cm, dense, moe, x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf,
                              v=v, z=z, full=full, shape=shape, pp_split=pp_split,
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, keff=keff, hbm=hbm,
-                             rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap)
+                             rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
+                             fsdp_prefetch=so["fsdp_prefetch_layers"],
+                             fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
+                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"])
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"])
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -568,7 +638,9 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 
 
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
-                 pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap) -> list:
+                 pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
+                 fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
+                 fsdp_nic_aggregation=True) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
@@ -576,6 +648,8 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     traffic through ``zero_exposure``, pipeline P2P (one activation and one gradient per model
     chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``."""
     tpf, ppf = tp.astype(float), pp.astype(float)
+    if fsdp_bwd_gathers is None:        # one re-gather per backward, two with full recompute
+        fsdp_bwd_gathers = 1.0 + np.where(full, 1.0, 0.0)
     bw_e = hbm * keff.hbm_fraction
     t_head = _gemm_time(x, c.h, c.V / tpf, peak, keff, hbm)
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
@@ -593,9 +667,14 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     st_dp, st_ex = tpf, tpf * cp * ep
     gb, wb = float(rcp.grads_bytes), 2.0               # reduced gradient, gathered 16-bit weight
 
-    def dp_time(op, p_ne, p_ex, nbytes):
-        return fig.time(op, p_ne * nbytes, g_dp, st_dp) + \
-            np.where(p_ex > 0, fig.time(op, p_ex * nbytes, g_ex, st_ex), 0.0)
+    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True):
+        # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
+        # and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
+        # collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
+        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation)
+        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, g_dp, st_dp, agg)
+                         + np.where(p_ex > 0,
+                                    fig.nccl(op, p_ex * nbytes / pieces, g_ex, st_ex, agg), 0.0))
 
     def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
@@ -621,11 +700,17 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
         n_layers = np.maximum(nd + nm, 1.0)
         rs = dp_time("reduce_scatter", p_ne, p_ex, gb)
         grad = np.select([z == 0, z == 1], [dp_time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
+        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer
+        z3_gather = n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
+                                       fsdp_pieces, fsdp_nic_aggregation)
+        z3_rs = n_layers * dp_time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
+                                   fsdp_pieces, fsdp_nic_aggregation)
         part["dp_mb"], part["dp_step"] = zero_exposure(
             z, dp_overlap, fwd_compute,
-            gather=n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb),
-            z3_rs=rs, n_gathers=2.0 + np.where(full, 1.0, 0.0), rs=rs, grad=grad,
-            wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0))
+            gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
+            wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0),
+            n_layers=n_layers, prefetch_layers=fsdp_prefetch,
+            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, g_dp, g_ex, opt_bytes, bw_e)
@@ -726,7 +811,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
               dropout: bool = False, dtype: str = "bf16", tp_overlap="auto",
               pp_overlap="auto", dp_overlap="auto",
               efficiency: Efficiency | None = None,
-              kernel_efficiency: float | None = None, stack=None) -> StepBreakdown:
+              kernel_efficiency: float | None = None, stack=None,
+              **physics) -> StepBreakdown:
     """Predicted time of one optimizer step of ``plan`` and where it goes.
 
     Parameters
@@ -783,7 +869,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     out = step_arrays(model, cluster, **plan.to_dict(), seq_len=s, recipe=recipe,
                       flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                       tp_overlap=tp_overlap, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
-                      efficiency=efficiency, kernel_efficiency=kernel_efficiency, stack=st)
+                      efficiency=efficiency, kernel_efficiency=kernel_efficiency, stack=st,
+                      **_physics(physics))
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
             if f.name in out}
     return StepBreakdown(**vals, n_gpus=plan.n_gpus, plan=plan.describe(),
@@ -797,8 +884,22 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 
 
 # ----------------------------------------------------------------------------- many plans
+#: Options of issue 14's physics (ZeRO-3 per-layer collectives, EP all-to-all, MoE routing):
+#: ``"auto"`` takes the stack's (``stacks.step_options``).
+PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
+                   "fsdp_nic_aggregation", "ep_overlap",
+                   "moe_routing", "moe_capacity_factor", "moe_imbalance")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
-                "dp_overlap", "efficiency", "kernel_efficiency", "stack")
+                "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
+
+
+def _physics(options: dict) -> dict:
+    """Check the names of ``PHYSICS_OPTIONS`` passed to ``step_time`` / ``rank_plans``."""
+    bad = sorted(set(options) - set(PHYSICS_OPTIONS))
+    if bad:
+        raise ValueError(f"unknown step-time option(s) {bad}; choose from "
+                         f"{STEP_OPTIONS}")
+    return options
 
 
 def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, seq_len=None,
@@ -880,9 +981,14 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         and sequence parallelism (``stacks.plan_options``; an option list passed in
         ``enumerate_options`` wins). None: every feature the model knows, with
         ``stacks.DEFAULT_STACK``'s kernels and overlaps.
+    tp_overlap, dp_overlap : a mode, or a list of modes to search (Calculon's dimensions)
+        Lists are ranked by ``_rank_overlap_modes``: only the dominant mode is evaluated unless
+        ``prune_dominated=False`` (``TP_OVERLAP_DOMINANCE``); the frame gains ``tp_overlap``
+        and ``dp_overlap`` columns.
     **enumerate_options
         Passed to ``enumerate_plans`` (``tp``, ``pp``, ``zero_stage``, ``recompute``,
-        ``schedule``, ``pp_split``, ``reserve``...).
+        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``...), and the physics
+        options of ``PHYSICS_OPTIONS`` (passed to the step-time engine).
 
     Returns
     -------
@@ -890,8 +996,10 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ``tokens_per_s``, ``exposed_comm_s``, one column per ``PARTS`` entry and, when asked,
     ``days``, ``gpu_hours`` and ``cost_usd``; sorted by step time (ties, which hidden
     communication makes common, by lower ZeRO stage, then less memory). ``attrs`` keeps
-    ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked``. ZeRO-3 rows are upper bounds
-    (see the module's **Limits**) and carry ``upper_bound = True``. ``accuracy.add_bands``
+    ``n_candidates``, ``n_valid``, ``n_fitting`` and ``n_ranked`` (with
+    ``within_scaleup_domain`` and no ``tp`` list given, TP sizes above the scale-up domain are
+    pruned before enumeration, so the counts are of the pruned space). ZeRO-3 rows are upper
+    bounds (see the module's **Limits**) and carry ``upper_bound = True``. ``accuracy.add_bands``
     gives every row's MFU its band (``mfu_low``, ``mfu_high``, ``band_regime``).
 
     Raises
@@ -901,6 +1009,18 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     """
     from .parallel import enumerate_plans
 
+    physics = {k: enumerate_options.pop(k) for k in PHYSICS_OPTIONS if k in enumerate_options}
+    prune = enumerate_options.pop("prune_dominated", True)
+    if isinstance(tp_overlap, (tuple, list)) or isinstance(dp_overlap, (tuple, list)):
+        return _rank_overlap_modes(model, cluster, global_batch, seq_len, prune=prune,
+                                   train_tokens=train_tokens,
+                                   price_usd_per_gpu_hour=price_usd_per_gpu_hour,
+                                   within_scaleup_domain=within_scaleup_domain, recipe=recipe,
+                                   flash_attention=flash_attention, dropout=dropout, dtype=dtype,
+                                   tp_overlap=tp_overlap, pp_overlap=pp_overlap,
+                                   dp_overlap=dp_overlap, efficiency=efficiency,
+                                   kernel_efficiency=kernel_efficiency, stack=stack,
+                                   **physics, **enumerate_options)
     model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
         raise ValueError("price_usd_per_gpu_hour needs train_tokens (the cost is for a run)")
@@ -908,21 +1028,34 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
                              cluster.accelerator.name, efficiency, flash_attention=flash_attention)
     if stack is not None:
         enumerate_options = {**stacks.plan_options(stack), **enumerate_options}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyPlanTable)    # re-issued below with the ranking's
-        plans = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
-                                flash_attention=so["flash_attention"], dropout=dropout,
-                                **enumerate_options)
+    def enumerate_(opts):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", EmptyPlanTable)   # re-issued below with the reason
+            return enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
+                                   flash_attention=so["flash_attention"], dropout=dropout, **opts)
+
+    # prune before evaluating: a TP group larger than the scale-up domain is never ranked when
+    # within_scaleup_domain, so it is not enumerated (unless the caller lists tp)
+    pruned_tp = within_scaleup_domain and "tp" not in enumerate_options
+    opts = dict(enumerate_options)
+    if pruned_tp:
+        n = int(cluster.n_gpus)
+        opts["tp"] = tuple(t for t in range(1, int(cluster.scaleup_domain_size) + 1)
+                           if n % t == 0)
+    plans = enumerate_(opts)
     ok = plans[plans["fits"]]
     if within_scaleup_domain:
         ok = ok[ok["tp_in_scaleup_domain"]]
+    if pruned_tp and ok.empty:         # say why with the whole space
+        plans = enumerate_(enumerate_options)
+        ok = plans[plans["fits"] & plans["tp_in_scaleup_domain"]]
     reason = _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain)
     ok.attrs = dict(plans.attrs)
     ranked = rank_by_step_time(ok, model, cluster, recipe=recipe,
                                flash_attention=flash_attention, dropout=dropout, dtype=dtype,
                                tp_overlap=tp_overlap, pp_overlap=pp_overlap,
                                dp_overlap=dp_overlap, efficiency=efficiency,
-                               kernel_efficiency=kernel_efficiency, stack=stack)
+                               kernel_efficiency=kernel_efficiency, stack=stack, **physics)
     if train_tokens is not None:
         d = as_array(train_tokens, "train_tokens", positive=True)
         wall = float(d) / ranked["tokens_per_s"]
@@ -940,6 +1073,58 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         ranked.attrs["empty_reason"] = reason
         warnings.warn(reason, EmptyPlanTable, stacklevel=2)
     return ranked
+
+
+#: Overlap modes in order of dominance: a later mode never exposes more communication than an
+#: earlier one (``tp_exposure``: ``max(t − W, 0) <= t``; ``zero_exposure`` and
+#: ``comm.overlap_cost``: ``max(c − w, 0) + σ·min(c, w) <= c`` for σ < 1), so with every other
+#: setting equal it is never slower.
+TP_OVERLAP_DOMINANCE = ("none", "backward", "all")
+
+
+def _rank_overlap_modes(model, cluster, global_batch, seq_len, *, prune, tp_overlap,
+                        dp_overlap, **options):
+    """``rank_plans`` over several TP / DP overlap modes (Calculon's search dimensions).
+
+    With ``prune`` (the default) only the dominant mode of each list is evaluated
+    (``TP_OVERLAP_DOMINANCE``; ``True`` over ``False`` for DP): the dominated ones cannot win
+    (``attrs["pruned_modes"]`` lists them). Without it every combination is ranked and the
+    frames concatenated (the baseline ``benchmarks/bench_rank_plans.py`` times). Adds the
+    columns ``tp_overlap`` and ``dp_overlap``.
+    """
+    tps = list(tp_overlap) if isinstance(tp_overlap, (tuple, list)) else [tp_overlap]
+    dps = list(dp_overlap) if isinstance(dp_overlap, (tuple, list)) else [dp_overlap]
+    st = stacks.load_stack(DEFAULT_STACK if options.get("stack") is None else options["stack"])
+    tps = [st.tp_overlap if t == "auto" else t for t in tps]
+    dps = [st.dp_overlap if d == "auto" else d for d in dps]
+    for t in tps:
+        if t not in TP_OVERLAP:
+            raise ValueError(f"tp_overlap={t!r} must be one of {TP_OVERLAP} or 'auto'")
+    for d in dps:
+        if not isinstance(d, (bool, np.bool_)):
+            raise ValueError(f"dp_overlap={d!r} must be True, False or 'auto'")
+    if not tps or not dps:
+        raise ValueError("tp_overlap and dp_overlap lists must not be empty")
+    pruned = []
+    if prune:
+        best_t = max(tps, key=TP_OVERLAP_DOMINANCE.index)
+        best_d = any(dps)
+        pruned = [f"tp_overlap={t}" for t in dict.fromkeys(tps) if t != best_t] + \
+            [f"dp_overlap={d}" for d in dict.fromkeys(dps) if d != best_d]
+        tps, dps = [best_t], [best_d]
+    frames = []
+    for t in dict.fromkeys(tps):
+        for d in dict.fromkeys(dps):
+            r = rank_plans(model, cluster, global_batch, seq_len, tp_overlap=t, dp_overlap=d,
+                           **options)
+            r["tp_overlap"], r["dp_overlap"] = t, bool(d)
+            frames.append(r)
+    attrs = dict(frames[0].attrs)
+    out = pd.concat(frames, ignore_index=True).sort_values(
+        ["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
+    attrs.update(n_ranked=len(out), pruned_modes=pruned)
+    out.attrs = attrs
+    return out
 
 
 def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
@@ -1057,9 +1242,12 @@ def _validation_configs() -> pd.DataFrame:
 
 #: The validation sets of ``data/validation_mfu.csv`` the model is held to (its target).
 VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-table2",
-                   "llama3-table4", "nemo-automodel-h100")
-#: Published runs the model is known not to reproduce (kept visible, not in the target).
-OUTSIDE_SETS = ("megatron21-table2-zero3",)
+                   "llama3-table4", "nemo-automodel-h100", "megatron21-table2-zero3",
+                   "deepseek-v3-h800")
+#: Published runs the model is known not to reproduce (kept visible, not in the target). Empty
+#: since issue 14 modelled DeepSpeed's 2021 ZeRO-3 (its rows are in ``VALIDATION_SETS``: the
+#: 175B rows calibrate the stack's ``fsdp_nic_aggregation``, the 530B rows are held out).
+OUTSIDE_SETS = ()
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
@@ -1090,10 +1278,10 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     Table 5 (``korthikanti22-table5``), Llama 3 Table 4 (``llama3-table4``, H100, the catalogue's
     Llama 3.1 405B), NeMo AutoModel's H100 BF16 table (``nemo-automodel-h100``: Llama 3 70B with
     PyTorch FSDP2 and CP 2; its tokens/s converted to MFU on the workbook's basis) and, only when
-    asked (``OUTSIDE_SETS``), Table 2's DeepSpeed ZeRO-3 rows,
-    which the model does not reproduce (it assumes ZeRO-3's gathers hide behind compute, and
-    DeepSpeed's 2021 ZeRO-3 ran far slower). ``split`` is ``calibration`` for the one row whose
-    layer is ``CALIBRATION_SET``'s (Korthikanti's 22B), ``held-out`` otherwise.
+    Table 2's DeepSpeed ZeRO-3 rows (``megatron21-table2-zero3``, the ``deepspeed-zero3-2021``
+    stack). ``split`` is ``calibration`` for the row whose layer is ``CALIBRATION_SET``'s
+    (Korthikanti's 22B) and for the three 175B ZeRO-3 rows (on which the stack's one data-chosen
+    setting, ``fsdp_nic_aggregation = false``, was chosen), ``held-out`` otherwise.
 
     **Convention.** Narayanan et al. report "% of peak" with their Eq. 3, which counts the
     recomputed forward pass (full recomputation: the 96-form of Narayanan et al. 2021, Eq. 3),
@@ -1147,8 +1335,11 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
         n = int(r["n_accelerators"])
         v = int(c["pp_virtual_stages"])
         cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
+        ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
+        dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
         plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
-                         pp=int(r["pp"]), cp=cp, micro_batch_size=int(c["micro_batch_size"]),
+                         pp=int(r["pp"]), cp=cp, ep=ep,
+                         micro_batch_size=int(c["micro_batch_size"]),
                          virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
                          recompute=c["recompute"], sequence_parallel=bool(c["sequence_parallel"]),
                          zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
@@ -1156,8 +1347,12 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                       flash_attention=bool(c["flash_attention"]), dropout=bool(c["dropout"]),
                       tp_overlap=c["comm_tp_overlap"], pp_overlap=bool(c["comm_pp_overlap"]),
                       dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
-                      stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None)
+                      stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
+                      dtype=dtype)
         full_f = float(model.flops_per_token(s, causal=False))
+        # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
+        pred_mfu = b.model_flops / (b.step_time_s * n * peak)
+        pred_hfu = b.hfu * pred_mfu / b.mfu
         if c["metric"] == "hfu_full":
             reported = float(r["reported_tflops_per_gpu"]) * 1e12 / peak
             reported_mfu = reported * full_f / float(
@@ -1185,8 +1380,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                     "reported": reported, "reported_metric": metric,
                     "reported_mfu": reported_mfu,
                     "causal_basis_mfu": causal if c["set"] == "llama3-table4" else reported_mfu,
-                    "predicted_mfu": b.mfu, "predicted_hfu": b.hfu,
-                    "error": b.mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
+                    "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu, "dtype": dtype,
+                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
     return pd.DataFrame(out)
 
 

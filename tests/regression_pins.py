@@ -8,6 +8,14 @@ prove the model right. The sourced checks (published MFUs, Korthikanti et al. 20
 layer times, hand-derived part formulas) live in ``tests/test_step.py`` and
 ``tests/test_step_parts.py``, beside these pins.
 
+Re-blessed for issue 14 (a deliberate change of the model, not a refactoring): DP / ZeRO
+collectives timed by NCCL's cost model (``comm.nccl_collective_time``: latency growing with the
+ranks and nodes, LL128 / Simple / tree), ZeRO-3 per-layer gathers and reduce-scatters exposed
+layer by layer with the stack's prefetch depth and the measured overlap contention
+(``comm.fsdp_exposure``, ``comm.OVERLAP_SLOWDOWN``), the MoE routing factor and the DualPipe EP
+overlap option. The published-MFU checks that moved are in ``tests/test_step.py``
+(``SET_BANDS``, the ZeRO-3 fall).
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

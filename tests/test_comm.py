@@ -229,3 +229,102 @@ def test_ep_and_cp_volumes_reproduce_formulas_md():
         v = comm.comm_volume(l8, Cluster(H100, 16 * tp), plan, 131072)
         fwd = v.loc["CP", "bytes_per_gpu"] / (l8.n_layers * 3)   # AG fwd, AG + RS bwd
         assert fwd == pytest.approx(expected, rel=1e-3)
+
+
+# ----------------------------------------------------------------------------- issue 14: scale
+def test_nccl_all_gather_at_scale_is_the_tuning_model_by_hand():
+    # NVIDIA/nccl src/graph/tuning.cc (baseLat, hwLat, ll128MaxBwPerCh): an all-gather of a 175B
+    # layer (3.6 GB) over 1,536 A100s on 192 HGX nodes. Ring steps n-1 = 1535, of which N-1 = 191
+    # cross the network. Bus bandwidth: min(NVLink 300 GB/s x 0.767, 8 NICs x 25 GB/s x 0.96)
+    # = 192 GB/s (data/efficiency.csv). Simple: 8.4 + 1344 x 3.4 + 191 x 9.6 us = 6411.6 us, plus
+    # 3.6e9 x 1535/1536 / 192e9 = 18.74 ms. LL128: 14 + 1344 x 1.9 + 191 x 4.0 = 3331.6 us,
+    # bandwidth min(0.92 x 192, 8 channels x 18.3) = 146.4 GB/s: 24.57 ms. NCCL picks Simple.
+    c = comm.Cluster(llmcost.load_accelerator("A100-80GB"), 1536)
+    s = 3.6e9
+    simple = 6411.6e-6 + s * 1535 / 1536 / 192e9
+    ll128 = 3331.6e-6 + s * 1535 / 1536 / 146.4e9
+    assert comm.nccl_collective_time("all_gather", s, 1536, c) == pytest.approx(
+        min(simple, ll128), rel=2e-3)
+    assert simple < ll128
+
+
+def test_nccl_latency_grows_with_ranks_and_efficiency_falls():
+    # At a fixed 100 MB message, a ring's latency grows with the ranks: the achieved share of the
+    # large-message bus bandwidth falls from one node to 2,048 GPUs (nccl-tests busbw vs n).
+    c = comm.Cluster(llmcost.load_accelerator("A100-80GB"), 2048)
+    eff = [float(comm.scale_efficiency("all_gather", 100e6, n, c)) for n in (8, 64, 512, 2048)]
+    assert all(a > b for a, b in zip(eff, eff[1:]))
+    assert 0.85 < eff[0] <= 1.0 and eff[-1] < 0.15
+    # and a large enough message reaches the bus bandwidth at any scale
+    assert float(comm.scale_efficiency("all_gather", 1e12, 2048, c)) > 0.99
+    assert comm.scale_efficiency("all_gather", 1e6, 1, c) == 1.0
+
+
+def test_tree_all_reduce_caps_the_bus_bandwidth_beyond_two_nodes():
+    # tuning.cc: the tree's bus bandwidth is min(0.9 x ring, 80 GB/s) beyond two nodes, so for
+    # a large message across 64 nodes the ring (192 GB/s) wins: t = 2 x S x 511/512 / 192 GB/s
+    # + Simple ring latency (8.4 + 2 x 448 x 3.4 + 2 x 63 x 9.6 us)
+    c = comm.Cluster(llmcost.load_accelerator("A100-80GB"), 512)
+    s = 10e9
+    ring = (8.4 + 2 * 448 * 3.4 + 2 * 63 * 9.6) * 1e-6 + 2 * s * 511 / 512 / 192e9
+    assert comm.nccl_collective_time("all_reduce", s, 512, c) == pytest.approx(ring, rel=2e-3)
+
+
+def test_nccl_time_rejects_bad_input():
+    c = comm.Cluster(llmcost.load_accelerator("A100-80GB"), 64)
+    with pytest.raises(ValueError, match="group_size=128 must be <="):
+        comm.nccl_collective_time("all_gather", 1e6, 128, c)
+    with pytest.raises(ValueError, match="message_bytes"):
+        comm.nccl_collective_time("all_gather", -1.0, 8, c)
+    with pytest.raises(ValueError, match="op="):
+        comm.scale_efficiency("gather", 1e6, 8, c)
+
+
+# ----------------------------------------------------------------------------- issue 14: FSDP
+def test_fsdp_exposure_by_hand():
+    # Per layer: gather 30 ms, reduce-scatter 30 ms, forward 20 ms, backward 40 ms, 96 layers,
+    # contention 0.189 (arXiv:2507.03114). Forward: 0.030 + 95 x (0.010 + 0.189 x 0.020) =
+    # 1.3391 s; backward link 0.060 per layer: 0.060 + 95 x (0.020 + 0.189 x 0.040) = 2.6782 s.
+    f, b = comm.fsdp_exposure(0.030, 0.030, 0.020, 0.040, 96)
+    assert f == pytest.approx(0.030 + 95 * (0.010 + 0.189 * 0.020))
+    assert b == pytest.approx(0.060 + 95 * (0.020 + 0.189 * 0.040))
+    # no prefetch: every collective waits (96 x 30 ms forward, 96 x 60 ms backward)
+    f0, b0 = comm.fsdp_exposure(0.030, 0.030, 0.020, 0.040, 96, prefetch_layers=0)
+    assert (f0, b0) == pytest.approx((96 * 0.030, 96 * 0.060))
+    # two backward gathers (full recomputation re-gathers) put 2G + R on the backward link
+    _, b2 = comm.fsdp_exposure(0.010, 0.010, 0.020, 0.040, 10, backward_gathers=2)
+    assert b2 == pytest.approx(0.030 + 9 * (0.0 + 0.189 * 0.030))
+    with pytest.raises(ValueError, match="prefetch_layers"):
+        comm.fsdp_exposure(0.01, 0.01, 0.02, 0.04, 8, prefetch_layers=-1)
+
+
+def test_overlap_cost_is_never_more_than_the_collective():
+    # o(c, w) = max(c − w, 0) + σ·min(c, w) <= c for σ < 1: overlapping never loses (the
+    # dominance rank_plans prunes by)
+    c = np.linspace(0, 3, 31)
+    for w in (0.0, 0.5, 1.0, 5.0):
+        o = np.asarray(comm.overlap_cost(c, w))
+        assert (o <= c + 1e-15).all() and (o >= np.maximum(c - w, 0) - 1e-15).all()
+    assert comm.overlap_cost(1.0, 3.0) == pytest.approx(0.189)
+    assert comm.overlap_cost(3.0, 1.0) == pytest.approx(2.189)
+
+
+# ----------------------------------------------------------------------------- issue 14: MoE
+def test_moe_all_to_all_by_hand_and_capacity_factor():
+    # 4,096 tokens x top-8 x d_model 7168 x 2 B = 470 MB per rank; EP 64 over 8 H800 nodes
+    # (stride 1: 8 members per node). 56/64 of it leaves the node through the rank's own NIC
+    # (400 Gb/s x 0.96 = 48 GB/s): 0.4113 GB / 48 GB/s = 8.57 ms, plus 63 ring steps of
+    # 2.5 us and the 3.6 us base (data/efficiency.csv).
+    c = comm.Cluster(llmcost.load_accelerator("H800"), 2048)
+    buf = 2.0 * 4096 * 8 * 7168
+    hand = 3.6e-6 + 63 * 2.5e-6 + buf * 56 / 64 / 48e9
+    t = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1)
+    assert t == pytest.approx(hand, rel=1e-3)
+    # a token-dropping router pads every buffer to the capacity factor (Switch Transformer 1.25)
+    t125 = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, routing="capacity",
+                                    capacity_factor=1.25)
+    assert t125 == pytest.approx(3.6e-6 + 63 * 2.5e-6 + 1.25 * buf * 56 / 64 / 48e9, rel=1e-3)
+    with pytest.raises(ValueError, match="moe_imbalance=0.9 must be >= 1"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, imbalance=0.9)
+    with pytest.raises(ValueError, match="moe_routing="):
+        comm.moe_routing_factor("random")

@@ -243,12 +243,24 @@ def test_stage_layers_cover_the_model():
         for pp in (1, 2, 4, 8):
             for split in M.PP_SPLITS:
                 slots = m.n_layers + (2 if split == "embedding_and_loss" and pp > 1 else 0)
-                if slots % pp:
+                if slots % pp and split != "uneven":
                     with pytest.raises(ValueError, match="must divide"):
                         M.stage_layers(m, pp, 1, split)
                     continue
                 d, mo = M.stage_layers(m, pp, 1, split)
                 assert d.sum() + mo.sum() == m.n_layers and mo.sum() == m.n_moe_layers
+
+
+def test_deepseek_v3_uneven_split():
+    # DeepSeek-V3 (arXiv:2412.19437 §3.2.1): 61 layers (3 dense, 58 MoE) on 16 pipeline stages.
+    # 61 = 3·16 + 13 (memory.PP_SPLITS "uneven"): stages 1..13 hold 4 layers, stages 0, 14, 15
+    # hold 3; stage 0 holds the three dense layers.
+    m = llmcost.load_model("deepseek-v3")
+    d, mo = M.stage_layers(m, 16, 1, "uneven")
+    assert list(d + mo) == [3] + [4] * 13 + [3, 3]
+    assert d[0] == 3 and d.sum() == 3 and mo.sum() == 58
+    with pytest.raises(ValueError, match="must not exceed"):
+        M.stage_layers(m, 64, 1, "uneven")
 
 
 def test_llama3_405b_split():

@@ -140,7 +140,7 @@ def test_sequence_rules(l70):
     ("schedule", "dualpipe", "schedule='dualpipe' must be one of"),
     ("tp", 0, "tp=0 must be a whole number >= 1"),
     ("dp", 2.5, "dp=2.5 must be a whole number >= 1"),
-    ("pp_split", "uneven", "pp_split='uneven' must be one of"),
+    ("pp_split", "balanced", "pp_split='balanced' must be one of"),
 ])
 def test_plan_field_errors(field, value, message):
     with pytest.raises(ValueError, match=message):

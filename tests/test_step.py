@@ -57,13 +57,17 @@ def test_validation_meets_the_target_and_is_pinned(validation):
 
 #: Two-sided bands on each set's errors (predicted / published MFU − 1), around the published
 #: values of data/published_runs.csv. The issue's goal is |error| <= 10% (mean <= 5%) on every
-#: held-out set; Llama 3 Table 4's 128K row (+10.2% on its 380 TFLOP/s) and the DeepSpeed ZeRO-3 rows (+37% to
-#: +348%, issue 14's physics) miss it, and these bands say by how much.
+#: held-out set; Llama 3 Table 4's 128K row (+10.2% on its 380 TFLOP/s) and the held-out 530B
+#: DeepSpeed ZeRO-3 rows (+20.0%, −9.1%, −5.3%; the 175B rows calibrate the stack's
+#: fsdp_nic_aggregation) miss it, and these bands say by how much.
 SET_BANDS = {
     "megatron21-table1": (-0.035, 0.055), "megatron21-table2": (-0.015, 0.080),
     "korthikanti22-table5": (-0.085, 0.030), "llama3-table4": (-0.080, 0.117),
-    "nemo-automodel-h100": (0.0, 0.06),
-    "megatron21-table2-zero3": (0.35, 3.50),
+    "nemo-automodel-h100": (-0.06, 0.0),
+    "megatron21-table2-zero3": (-0.10, 0.21),
+    # DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437: 180K GPU-hours per trillion
+    # tokens = 1,543 tokens/s/GPU): predicted -4.0%
+    "deepseek-v3-h800": (-0.06, 0.0),
 }
 
 
@@ -78,10 +82,27 @@ def test_each_set_holds_its_errors_in_two_sided_bands():
     # held-out sets meeting the goal; the two that do not, and by how much (percentage points)
     for name in ("megatron21-table1", "megatron21-table2", "korthikanti22-table5"):
         assert s.loc[(name, "held-out"), "max_over_goal"] == 0, name
-    # Llama 3 Table 4 on its TFLOP/s (430/400/380 ÷ 989.4): errors -6.3%, -6.4%, +10.2%
+    # Llama 3 Table 4 on its TFLOP/s (430/400/380 ÷ 989.4): errors -6.6%, -6.6%, +10.2%
     assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == pytest.approx(0.002, abs=0.002)
     assert s.loc[("llama3-table4", "held-out"), "mean_over_goal"] == \
-        pytest.approx(0.026, abs=0.002)
+        pytest.approx(0.028, abs=0.003)
+    # DeepSpeed ZeRO-3, 530B held out (Narayanan et al. 2021 Table 2: 138, 98, 48 TFLOP/s)
+    assert s.loc[("megatron21-table2-zero3", "held-out"), "max_over_goal"] == \
+        pytest.approx(0.10, abs=0.01)
+
+
+def test_zero3_strong_scaling_fall_is_reproduced():
+    # Narayanan et al. 2021 Table 2, DeepSpeed ZeRO-3 at a fixed global batch: 175B 144 -> 88 ->
+    # 44 TFLOP/s on 384 -> 768 -> 1,536 A100s (a fall to 0.31x), 530B 138 -> 98 -> 48 on
+    # 640 -> 1,120 -> 2,240 (0.35x). Model: 0.27x for both (-12% and -21%: the 384- and
+    # 640-GPU rows, where gathers and compute take about as long, are predicted 14% and 20% too
+    # fast); the band is two-sided around the published fall.
+    v = step.mfu_validation(sets=("megatron21-table2-zero3",)).set_index("run_id")
+    for big, small, published in (("175b-1536", "175b-384", 44 / 144),
+                                  ("530b-2240", "530b-640", 48 / 138)):
+        r = v.loc[f"megatron21-t2-zero3-{big}", "predicted_mfu"] / \
+            v.loc[f"megatron21-t2-zero3-{small}", "predicted_mfu"]
+        assert r == pytest.approx(published, rel=0.22), (big, r, published)
 
 
 def test_megatron_percent_of_peak_is_converted_from_the_96_form(validation):
@@ -269,7 +290,8 @@ def gpt3_ranking():
 
 def test_rank_plans_orders_fitting_plans_by_step_time(gpt3_ranking):
     spec, r = gpt3_ranking
-    assert r.attrs["n_candidates"] > 1_000_000
+    # TP above the 8-GPU NVLink domain is pruned before enumeration (4 of 11 TP sizes remain)
+    assert r.attrs["n_candidates"] > 500_000
     assert len(r) == r.attrs["n_ranked"] > 0
     assert r["fits"].all() and r["tp_in_scaleup_domain"].all()
     assert r["step_time_s"].is_monotonic_increasing
@@ -290,9 +312,8 @@ def test_rank_plans_agrees_with_step_time(gpt3_ranking):
 def test_fastest_trusted_sets_zero3_aside_unless_nothing_else_fits(gpt3_ranking):
     _, r = gpt3_ranking
     assert (r["upper_bound"] == (r["zero_stage"] == 3)).all()
-    # On this space a ZeRO-3 plan is ranked first (an upper bound); the trusted pick is the
-    # fastest of the others.
-    assert r.iloc[0]["zero_stage"] == 3
+    # The trusted pick is the fastest plan that is not ZeRO-3 (on this space, since issue 14
+    # priced ZeRO-3's per-layer gathers, that is the top of the ranking itself).
     best = step.fastest_trusted(r)
     assert best["zero_stage"] < 3
     assert best["step_time_s"] == r[r["zero_stage"] < 3]["step_time_s"].min()
@@ -338,3 +359,44 @@ def test_dp_gradient_sync_uses_the_collective_model():
     assert df["allreduce_s"].iloc[0] == pytest.approx(
         llmcost.comm.collective_time("all_reduce", g, 64, H100.scaleout_bytes_per_s_per_dir))
     assert isinstance(df, pd.DataFrame)
+
+
+# ----------------------------------------------------------------------------- issue 14: MoE
+def test_deepseek_v3_uneven_split_dualpipe_and_routing():
+    # DeepSeek-V3 (arXiv:2412.19437 §3.2): 61 layers on PP 16 (pp_split="uneven"), EP 64 over
+    # 8 nodes of 2,048 H800s, ZeRO-1. DualPipe hides the all-to-all behind the other
+    # micro-batch's compute at the price of the 20 of 132 SMs it gives to communication;
+    # a capacity factor of 1.25 pads every expert buffer.
+    spec = llmcost.load_model("deepseek-v3")
+    cl = Cluster(llmcost.load_accelerator("H800"), 2048)
+    plan = parallel.make_plan(spec, 2048, 15360, tp=1, pp=16, ep=64, zero_stage=1,
+                              seq_len=4096, pp_split="uneven")
+    none = step.step_time(spec, cl, plan, 4096, ep_overlap="none")
+    dual = step.step_time(spec, cl, plan, 4096, ep_overlap="dualpipe")
+    cap = step.step_time(spec, cl, plan, 4096, ep_overlap="none", moe_routing="capacity",
+                         moe_capacity_factor=1.25)
+    assert none.stage_imbalance_s > 0          # stages of 4 layers pace stages of 3
+    assert dual.ep_comm_s < none.ep_comm_s and dual.step_time_s < none.step_time_s
+    # the all-to-all scales with the padding exactly (every EP collective is 1.25x the bytes);
+    # latency terms are a few hundred microseconds of ~15 s
+    assert cap.ep_comm_s == pytest.approx(1.25 * none.ep_comm_s, rel=0.01)
+    assert cap.matmul_s > none.matmul_s
+    assert sum(dual.parts.values()) == pytest.approx(dual.step_time_s)
+    with pytest.raises(ValueError, match="unknown step-time option"):
+        step.step_time(spec, cl, plan, 4096, ep_overlap_mode="dualpipe")
+    with pytest.raises(ValueError, match="ep_overlap="):
+        step.step_time(spec, cl, plan, 4096, ep_overlap="always")
+
+
+def test_rank_plans_overlap_search_prunes_only_what_cannot_win():
+    spec = llmcost.load_model("llama-2-7b")
+    cl = Cluster(A100, 64)
+    opts = dict(tp_overlap=("none", "backward", "all"), dp_overlap=(True, False))
+    full = step.rank_plans(spec, cl, 256, 4096, prune_dominated=False, **opts)
+    pruned = step.rank_plans(spec, cl, 256, 4096, **opts)
+    assert len(full) == 6 * len(pruned)
+    assert pruned.attrs["pruned_modes"] == ["tp_overlap=none", "tp_overlap=backward",
+                                            "dp_overlap=False"]
+    assert pruned["step_time_s"].iloc[0] == pytest.approx(full["step_time_s"].iloc[0])
+    with pytest.raises(ValueError, match="tp_overlap='sometimes'"):
+        step.rank_plans(spec, cl, 256, 4096, tp_overlap=("sometimes",))

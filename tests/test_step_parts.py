@@ -111,8 +111,11 @@ def test_recomputation_reruns_the_forward():
 
 # ----------------------------------------------------------------------------- DP / ZeRO
 @pytest.mark.parametrize("z, overlap, expected", [
-    # F = 1 s forward, gathers G = 2 s per pass, reduce-scatter 1.5 s, 2 gather passes:
-    (3, True, (1.0 + 1.5, 0.0)),      # max(2 − 1, 0) + max(2 + 1.5 − 2, 0)
+    # F = 1 s forward, gathers G = 2 s per pass, reduce-scatter 1.5 s, 2 gather passes, over
+    # L = 4 layers (comm.fsdp_exposure, by hand): per layer G 0.5, RS 0.375, F 0.25, B 0.5;
+    # o(c, w) = max(c − w, 0) + 0.189·min(c, w). Forward 0.5 + 3·o(0.5, 0.25) = 0.5 + 3·0.29725;
+    # backward link 0.875: 0.875 + 3·o(0.875, 0.5) = 0.875 + 3·0.4695.
+    (3, True, (0.5 + 3 * 0.29725 + 0.875 + 3 * 0.4695, 0.0)),
     (3, False, (2 * 2 + 1.5, 0.0)),
     (2, True, (0.0, 0.0)),            # max(1.5 − 2, 0); the weight gather 0.25 < F
     (2, False, (1.5, 0.25)),
@@ -123,8 +126,17 @@ def test_zero_windows(z, overlap, expected):
     grad = 3.0 if z == 0 else 0.0
     wgather = 0.25 if z in (1, 2) else 0.0
     per_mb, per_step = step.zero_exposure(np.asarray(z), overlap, 1.0, gather=2.0, z3_rs=1.5,
-                                          n_gathers=2.0, rs=1.5, grad=grad, wgather=wgather)
+                                          n_gathers=2.0, rs=1.5, grad=grad, wgather=wgather,
+                                          n_layers=4)
     assert (float(per_mb), float(per_step)) == pytest.approx(expected)
+
+
+def test_zero3_without_prefetch_exposes_every_gather():
+    # prefetch_layers = 0: nothing issued ahead, every gather and reduce-scatter waits
+    per_mb, _ = step.zero_exposure(np.asarray(3), True, 1.0, gather=2.0, z3_rs=1.5,
+                                   n_gathers=2.0, rs=1.5, grad=0.0, wgather=0.0, n_layers=4,
+                                   prefetch_layers=0)
+    assert float(per_mb) == pytest.approx(2 * 2.0 + 1.5)
 
 
 def test_optimizer_time_of_a_7b_shard():
