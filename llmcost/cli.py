@@ -124,7 +124,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _glue_negative_values(argv: list[str]) -> list[str]:
+    """``--flag -1.5e12`` → ``--flag=-1.5e12``: argparse takes a value that starts with "-"
+    (and is not a plain ``-1``/``-1.5``) for an option, printing a usage block instead of the
+    validator's one line naming the field."""
+    out: list[str] = []
+    for tok in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and tok.startswith("-"):
+            try:
+                float(tok)
+            except ValueError:
+                pass
+            else:
+                out[-1] = f"{out[-1]}={tok}"
+                continue
+        out.append(tok)
+    return out
+
+
 def _main(argv: list[str] | None = None) -> int:
+    argv = _glue_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -527,6 +546,9 @@ def _check(args) -> int:
             name, sep, h = item.partition("=")
             if not sep or not name:
                 raise ValueError(f"--phase={item!r} must be NAME=GPU_HOURS")
+            if name in phases:
+                raise ValueError(f"--phase {name!r} is given twice ({phases[name]:g} and {h}): "
+                                 "give each phase once")
             phases[name] = number(f"phase {name}", h)
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
                  for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}
