@@ -76,6 +76,7 @@ from .scenario import (
     PARAMETERS,
     ScenarioError,
     load_scenario,
+    notebook_parameters,
     resolve_price,
     validate_parameter,
     validate_parameters,
@@ -96,7 +97,8 @@ __all__ = [
     "mfu_from_throughput", "model_flops_per_token", "published_run_mfu",
     "tokens_per_s_per_gpu_at_mfu", "training_flops", "training_run", "wall_clock_s",
     # scenarios and formatting
-    "PARAMETERS", "ScenarioError", "load_scenario", "resolve_price", "validate_parameter",
+    "PARAMETERS", "ScenarioError", "load_scenario", "notebook_parameters", "resolve_price",
+    "validate_parameter",
     "validate_parameters", "fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
     "fmt_flops_rate", "fmt_usd",
     # batch size (notebook 02)

@@ -679,6 +679,43 @@ def validate_parameters(**params) -> dict:
     return point_scenario(out)
 
 
+# ---- notebook_parameters: the one-line validation cell of every notebook (issue 18)
+def notebook_parameters(namespace: dict) -> dict:
+    """Validate the parameters a notebook declared; the whole cell after its ``parameters`` cell
+    is ``p = llmcost.notebook_parameters(globals())``.
+
+    The declared names are the annotated assignments of the ``parameters`` cell
+    (``model: str = "llama-2-70b"``), which Python records in the namespace's
+    ``__annotations__``, in order; their *current* values are taken from the namespace, so
+    values papermill injects after the cell are the ones validated. A name papermill injected
+    that the cell does not declare is not passed on (papermill warns about it; a report rejects
+    it before running). Equivalent to ``validate_parameters(name=value, ...)`` over those names.
+    Annotated assignments in *later* cells would count too (Python records them in the same
+    ``__annotations__``): keep annotations to the parameters cell.
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        No annotated parameter in ``namespace``; a declared name that is not in ``PARAMETERS``;
+        a declared name with no value; any rule ``validate_parameters`` checks.
+    """
+    if not isinstance(namespace, dict) or not isinstance(namespace.get("__annotations__", {}), dict):
+        raise ScenarioError(f"namespace={namespace!r:.60} must be a notebook's globals() (a dict)")
+    names = list(namespace.get("__annotations__", {}))
+    if not names:
+        raise ScenarioError("notebook_parameters: no annotated parameters in the namespace "
+                            "(call it as notebook_parameters(globals()) after the parameters cell,"
+                            " whose lines read `name: type = literal  # comment`)")
+    unknown = [k for k in names if k not in PARAMETERS]
+    if unknown:
+        raise ScenarioError(f"parameter {unknown[0]!r} is not in llmcost.scenario.PARAMETERS "
+                            "(one name, one meaning: add it there first)")
+    missing = [k for k in names if k not in namespace]
+    if missing:
+        raise ScenarioError(f"parameter {missing[0]!r} is annotated but has no value")
+    return validate_parameters(**{k: namespace[k] for k in names})
+
+
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     if "accelerator" in p and "dtype" in p:

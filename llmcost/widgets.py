@@ -152,9 +152,15 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
 def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: float, seq_len: int,
                    global_batch_tokens: int, mfu: float, price_usd_per_gpu_hour: float,
                    tp: int = 1, pp: int = 1, micro_batch_size: int = 1, target_loss=None,
-                   b_noise_tokens=None, dtype: str = "bf16"):
+                   b_noise_tokens=None, dtype: str = "bf16", grad_bytes_per_param: float = 2.0,
+                   dp_members_per_domain: int = 1, pp_schedule: str = "1f1b",
+                   virtual_stages: int = 1):
     """Target loss, B_noise, accelerator, micro-batch and GPU-count widgets updating the
     time/GPU-hours-to-target curves and the key figures of notebook 02.
+
+    ``grad_bytes_per_param`` (the recipe's), ``dp_members_per_domain`` (the plan's DP placement,
+    ``batch.dp_sync_bandwidth``), ``pp_schedule`` and ``virtual_stages`` keep the widget's
+    all-reduce and bubble on the notebook's basis.
 
     Returns the ``VBox``.
     """
@@ -191,10 +197,16 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
             out.clear_output(wait=True)
             try:
                 acc = load_accelerator(acc_w.value)
+                dp = gpu_w.value // (tp * pp)
+                k = max(1, min(int(dp_members_per_domain), dp))
+                bw = batch.ring_bandwidth(acc, k, -(-dp // k))
                 a = batch.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
                                         global_batch_tokens, mfu, price_usd_per_gpu_hour, tp, pp,
                                         mbs_w.value, loss_w.value,
-                                        None if kaplan_w.value else noise_w.value, dtype)
+                                        None if kaplan_w.value else noise_w.value, dtype,
+                                        grad_bytes_per_param=grad_bytes_per_param,
+                                        pp_schedule=pp_schedule, virtual_stages=virtual_stages,
+                                        bandwidth_bytes_per_s=bw)
                 util = batch.matmul_utilisation(spec, mbs_w.value * seq_len, acc, dtype, tp)
                 act = batch.activation_bytes_per_gpu(spec, mbs_w.value, seq_len, tp)
             except ValueError as e:  # a layout that does not divide, a loss below the floor...
@@ -609,3 +621,29 @@ def levers_explorer(scenario: dict):
     items = list(boxes.values())
     return w.VBox([w.GridBox(items, layout=w.Layout(grid_template_columns="repeat(3, 1fr)")),
                    out])
+
+
+# ---- issue 18: the glossary's search box (notebook 10)
+def glossary_explorer():
+    """A text box that filters the glossary (``llmcost.glossary``) by term, alias, Chinese term
+    or definition, showing the matching rows as a table."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from .glossary import load_glossary
+
+    g = load_glossary()
+    box = w.Text(placeholder="e.g. bubble, MFU, 显存", description="search")
+    out = w.Output()
+
+    def show(_=None):
+        q = box.value.strip().lower()
+        hit = g[g[["term", "aliases", "chinese", "definition"]].apply(
+            lambda col: col.str.lower().str.contains(q, regex=False)).any(axis=1)] if q else g
+        with out:
+            out.clear_output()
+            display(hit[["term", "chinese", "definition", "formula", "notebook", "function"]])
+
+    box.observe(show, names="value")
+    show()
+    return w.VBox([box, out])

@@ -185,6 +185,8 @@ def specs() -> dict:
                                    shown={"value": "n_gpus", "name": "parameter"}),
         "validate_parameters": Spec(dict(n_gpus=8, mfu=0.4), {"n_gpus": "count",
                                                               "mfu": "fraction"}),
+        "notebook_parameters": Spec(dict(namespace={"__annotations__": {"n_gpus": int},
+                                                    "n_gpus": 8}), {"namespace": "scenario"}),
         "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number"}),
         "fmt_count": Spec(dict(n=1e9), {"n": "number"}),
         "fmt_duration": Spec(dict(seconds=60.0), {"seconds": "number"}),
