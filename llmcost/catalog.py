@@ -288,6 +288,7 @@ def _prices() -> pd.DataFrame:
     df = pd.DataFrame(_read_csv("prices.csv"))
     df["price_usd_per_gpu_hour"] = df["price_usd_per_gpu_hour"].astype(float)
     df["current"] = df["current"].str.lower() == "true"
+    df["available"] = df["available"].str.lower() == "true"
     return df
 
 
@@ -296,7 +297,10 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
     """Indicative prices (USD per accelerator-hour) with provider, pricing mode, date and source.
 
     Rows whose ``current`` column is false are superseded list prices kept for history (AWS P5's
-    launch price before the June 2025 cut).
+    launch price before the June 2025 cut). Rows whose ``available`` column is false are current
+    list prices the provider showed as not available (no capacity) when they were collected: a
+    bill may use them, but a saving that rests on one cannot be bought (``levers.hardware_sweep``
+    does not rank it).
 
     Parameters
     ----------
@@ -341,6 +345,7 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
                          f"{accelerator}; set price_usd_per_gpu_hour explicitly")
     price = float(df["price_usd_per_gpu_hour"].median())
     where = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
+                      + ("" if r.available else " (listed, not available)")
                       for r in df.itertuples())
     return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
 

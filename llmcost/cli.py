@@ -208,6 +208,17 @@ def _estimate(args) -> int:
                  for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
+    fit = None
+    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+        # refused before anything is printed: a bad budget never follows a printed bill
+        if args.compare or args.format == "csv":
+            return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
+                         "json, not with " + ("--compare" if args.compare else "--format csv"))
+        from .levers import fit_budget
+        try:
+            fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
+        except ValueError as e:
+            return _fail(f"--budget-usd/--deadline-days: {e}")
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
@@ -223,7 +234,10 @@ def _estimate(args) -> int:
     bill, draws = bills[0], draws[0]
     if args.format == "json":
         import json
-        print(json.dumps(draws.bill_summary(), indent=1, default=str))
+        out = draws.bill_summary()
+        if fit is not None:
+            out = {**out, "working_backwards": fit.to_dict(orient="records")}
+        print(json.dumps(out, indent=1, default=str))
         return 0
     if args.format == "csv":
         s = draws.summary()
@@ -233,12 +247,7 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
-    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
-        from .levers import fit_budget
-        try:
-            fit = fit_budget(bill.scenario, args.budget_usd, args.deadline_days)
-        except ValueError as e:
-            return _fail(f"--budget-usd/--deadline-days: {e}")
+    if fit is not None:  # issue 17
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
             print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")

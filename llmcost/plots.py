@@ -1252,11 +1252,16 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
             b.set_facecolor("C1")
     ax.errorbar(v, y, xerr=[v - np.nan_to_num(lo, nan=v.min()), hi - v], fmt="none",
                 ecolor="0.2", capsize=2, lw=0.8)
-    ax.set_yticks(y, [f"{a} (MFU {m:.0%})" for a, m in zip(df["accelerator"],
-                                                         df["predicted_mfu"])])
+    def flag(r):
+        if r.get("scenario") or r.get("rankable", True):
+            return ""
+        return " †price" if not r.get("price_available", True) else " *MFU"
+    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r['predicted_mfu']:.0%}){flag(r)}"
+                      for _, r in df.iterrows()])
     ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
-    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median)")
+    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median); "
+            "†price listed as not available, *MFU unverified or above published: not ranked")
 
 
 # ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
