@@ -1147,13 +1147,24 @@ def format_usd(usd) -> str:
 
 def with_changes(ledger_or_scenario, **changes) -> Ledger:
     """The bill of the same scenario with some parameters changed (validated like any scenario),
-    e.g. ``with_changes(bill, mfu=0.5)``."""
+    e.g. ``with_changes(bill, mfu=0.5)``.
+
+    A pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``) given as a change to a bill
+    whose ``mfu`` is a range replaces that range: the pilot measures the MFU, so the calibrated
+    bill has no MFU range (a scenario that gives both at once is still refused)."""
     base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
         else ledger_or_scenario
     if not isinstance(base, dict):
         raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
                          "scenario dict")
-    return build_ledger({**base, **changes})
+    from .ranges import Range
+    new = {**base, **changes}
+    if changes.get("ledger_pilot_tokens_per_s_per_gpu") is not None and "mfu" not in changes \
+            and isinstance(base.get("mfu"), Range):
+        # a pilot measures the MFU: its calibration replaces the scenario's ranged guess (the
+        # range's point stays as the nominal mfu; the bill's MFU is the pilot's)
+        new["mfu"] = base["mfu"].point
+    return build_ledger(new)
 
 
 # ------------------------------------------------------------------------------ ranges: Monte Carlo

@@ -406,3 +406,60 @@ def test_compare_draws_pairs_the_draws():
     assert (df["difference p90 usd"] <= 1e-6).all()  # a lower price saves in every line
     with pytest.raises(ValueError, match="samples and seed"):
         ledger.compare_draws(before, _sim({"mfu": [0.3, 0.5]}, samples=10))
+
+
+# ------------------------------------------------------------------------------ review fixes
+@pytest.mark.parametrize("kwargs, rule", [
+    (dict(kind="uniform", low=0.5, high=0.3), "low <= high"),
+    (dict(kind="triangular", low=0.3, mode=0.9, high=0.5), "low <= mode <= high"),
+    (dict(kind="lognormal", p10=0.5, p90=0.1), "0 < p10 <= p90"),
+    (dict(kind="lognormal", p10=-0.1, p90=0.1), "0 < p10 <= p90"),
+    (dict(kind="uniform"), "exactly the keys low, high"),
+    (dict(kind="uniform", low=0.1, high=0.2, p10=0.1), "unknown p10"),
+    (dict(kind="uniform", low=float("nan"), high=0.2), "finite number"),
+    (dict(kind="normal", low=0.1, high=0.2), "must be one of"),
+])
+def test_a_range_object_is_checked_like_the_scenario_forms(kwargs, rule):
+    """Range(...) made directly obeys the rules of the list and mapping forms (a triangle with
+    its mode outside [low, high] would draw outside its bounds)."""
+    with pytest.raises(ValueError, match=rule.replace("(", r"\(").replace(")", r"\)")):
+        Range(**kwargs)
+
+
+def test_the_list_and_mapping_forms_give_the_same_rule_as_range_objects():
+    for value, rule in (([0.5, 0.3], "low <= high"),
+                        ({"low": 0.3, "mode": 0.9, "high": 0.5}, "low <= mode <= high"),
+                        ({"dist": "lognormal", "p10": 0.5, "p90": 0.1}, "0 < p10 <= p90")):
+        with pytest.raises(ValueError, match=f"mfu=.*{rule}"):
+            parse_range("mfu", value)
+
+
+def test_a_pilot_replaces_a_ranged_mfu():
+    """A pilot measures the MFU: calibrating a bill whose mfu is a range gives the pilot's MFU
+    (900 tokens/s per GPU on Llama 2 70B at 4,096 tokens on H100 SXM: MFU = 900 × FLOPs per
+    token ÷ 989.4e12, the hand count of this file's header), no longer a range."""
+    bill = ledger.build_ledger({**PRICE, "mfu": [0.3, 0.5]})
+    cal = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=900.0)
+    flops_per_token = 3 * (2 * N_MATMUL + CORE_FWD_4K)
+    assert cal.figures["mfu"] == pytest.approx(900.0 * flops_per_token / H100_BF16, rel=1e-9)
+    assert "pilot" in cal.figures["mfu_source"]
+    assert ledger.scenario_ranges(cal.scenario).get("mfu") is None
+    with pytest.raises(ScenarioError, match="mfu is a range and ledger_pilot"):  # both at once
+        ledger.build_ledger({"mfu": [0.3, 0.5], "ledger_pilot_tokens_per_s_per_gpu": 900.0})
+
+
+def test_notebook_00_runs_its_ranged_branch(ranged_yaml, tmp_path):
+    """Notebook 00 with a scenario of ranges (a ranged mfu among them) runs to the end in a
+    report: its Monte Carlo cells take the scenario's own ranges and Step 6's pilot replaces
+    the ranged MFU."""
+    from llmcost import report
+
+    out = tmp_path / "out"
+    res = report.run_report(ranged_yaml, out, selection=["00"], progress=lambda s: None)
+    assert res.failed == [], res.failed
+    nb = json.loads((out / "00_index.ipynb").read_text(encoding="utf-8"))
+    text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+    assert "Error" not in text and "FAILED" not in text
+    assert "the scenario's own ranges" in text and "mfu: uniform 0.3-0.5" in text
+    assert "tokens/s per GPU -> MFU" in text
