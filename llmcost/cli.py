@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
-                   help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
+                   help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
                    "simulate_ledger)")
     e.add_argument("--seed", type=int, default=0, metavar="S",
@@ -156,6 +156,9 @@ def _estimate(args) -> int:
                  for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
+    if args.samples == 1 and any(d.ranges for d in draws):
+        print("warning: --samples 1: the P10, P50 and P90 of one draw are that draw; use "
+              "--samples 10000 or more for percentiles", file=sys.stderr)
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)

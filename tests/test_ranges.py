@@ -463,3 +463,59 @@ def test_notebook_00_runs_its_ranged_branch(ranged_yaml, tmp_path):
     assert "Error" not in text and "FAILED" not in text
     assert "the scenario's own ranges" in text and "mfu: uniform 0.3-0.5" in text
     assert "tokens/s per GPU -> MFU" in text
+
+
+@pytest.mark.parametrize("changes, key, rule", [
+    ({"ledger_resumable": False,
+      "fail_rate_per_gpu_year": {"dist": "lognormal", "p10": 0.001, "p90": 0.5}},
+     "fail_rate_per_gpu_year", "never finishes"),
+    ({"pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+      "ledger_spot_preemptions_per_node_day": [0.1, 4.0]},
+     "ledger_spot_preemptions_per_node_day", "goodput >= 1e-6"),
+    ({"pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+      "ledger_spot_restart_s": {"dist": "lognormal", "p10": 600, "p90": 1e6}},
+     "ledger_spot_restart_s", "all of the wall-clock time"),
+])
+def test_an_error_in_some_draws_names_the_key_the_part_and_the_count(changes, key, rule):
+    """The message names the ranged key, the part of its range that breaks the rule and how
+    many draws do; the count is checked against the scalar bill of each draw."""
+    with pytest.raises(ScenarioError) as ei:
+        ledger.simulate_ledger({**PRICE, **changes}, samples=400, seed=0)
+    msg = str(ei.value)
+    assert f"{key} (" in msg and "draws above" in msg and rule in msg and "in (" not in msg
+    n_bad = int(msg.split(" break a rule in ")[1].split(" of 400")[0].replace(",", ""))
+    r = parse_range(key, changes[key])
+    bad = 0
+    for x in r.draws(400, 0, key):
+        try:
+            ledger.build_ledger({**PRICE, **changes, key: float(x)})
+        except ScenarioError:
+            bad += 1
+    assert n_bad == bad and 0 < bad < 400
+
+
+def test_spot_that_never_progresses_is_a_value_error_naming_the_rule():
+    spot = {"pricing": "spot", "price_usd_per_gpu_hour": 2.0}
+    with pytest.raises(ScenarioError, match="ledger_spot_preemptions_per_node_day=200.*goodput >= 1e-6"):
+        ledger.build_ledger({**spot, "ledger_spot_preemptions_per_node_day": 200})
+    # a range whose point already breaks the rule says the point is the range's midpoint
+    with pytest.raises(ScenarioError, match=r"goodput >= 1e-6.*ledger_spot_preemptions_per_node_day"
+                       r" = 100(\.\d)?, the midpoint of uniform 0\.1-200"):
+        ledger.simulate_ledger({**spot, "ledger_spot_preemptions_per_node_day": [0.1, 200]},
+                               samples=10)
+
+
+def test_samples_have_a_stated_cap():
+    with pytest.raises(ScenarioError, match="from 1 to 1,000,000"):
+        ledger.simulate_ledger({"mfu": [0.3, 0.5]}, samples=300_000_000)
+    from llmcost import SCENARIO_DIR
+    out = _cli("estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"), "--samples",
+               "300000000")
+    assert out.returncode != 0 and "from 1 to 1,000,000" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_one_sample_warns_that_its_percentiles_are_the_draw(ranged_yaml):
+    out = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "1")
+    assert out.returncode == 0 and "percentiles of one draw" not in out.stdout
+    assert "of one draw are that draw" in out.stderr
