@@ -127,8 +127,16 @@ def test_a_point_range_gives_the_point_bill(changes):
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
+#: REGRESSION PIN (not a sourced value): the whole bill of the defaults at $3.99/GPU-h as main
+#: priced it before ranges existed (commit 4cc2239^1, main just before issue 15 merged:
+#: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;
+#: a change of the cost model elsewhere (a new line, new physics) re-pins it, saying why.
+PRE_RANGES_TOTAL_USD = 5713299.411386841
+
+
 def test_no_ranges_gives_exactly_todays_bill():
     bill = ledger.build_ledger(PRICE)
+    assert bill.total_usd == pytest.approx(PRE_RANGES_TOTAL_USD, rel=1e-12)
     d = _sim({}, samples=10)
     assert d.ranges == {} and d.point.total_usd == bill.total_usd
     s = d.summary()
@@ -519,3 +527,17 @@ def test_one_sample_warns_that_its_percentiles_are_the_draw(ranged_yaml):
     out = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "1")
     assert out.returncode == 0 and "percentiles of one draw" not in out.stdout
     assert "of one draw are that draw" in out.stderr
+
+
+def test_range_plots_label_their_scale_and_the_point_bill():
+    import matplotlib
+    matplotlib.use("Agg")
+    from llmcost import plots
+
+    d = _sim({"mfu": [0.3, 0.5]}, samples=1000)
+    ax = plots.bill_distribution(d, scale=1e3)
+    assert ax.get_xlabel() == "whole bill, USD (thousands)"
+    assert ax.get_ylabel() == "probability density (per 1,000 USD)"
+    ax = plots.tornado(d.tornado(), scale=1e9)
+    assert ax.get_xlabel().startswith("whole bill, USD (billions)")
+    assert any(ln.get_label().startswith("point bill") for ln in ax.get_lines())
