@@ -1490,9 +1490,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
       (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
       kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
       peaked at the bill's MFU so that the point stays the bill's;
-    * ``price_usd_per_gpu_hour``: triangular from the lowest to the highest current catalogue
-      price for the accelerator and pricing mode (``data/prices.csv``), mode the bill's price
-      (rented pricing with at least two catalogue rows only);
+    * ``price_usd_per_gpu_hour``: triangular over the interquartile spread (P25-P75, numpy's
+      linear quantiles) of the current catalogue prices for the accelerator and pricing mode
+      (``data/prices.csv``), widened to hold the bill's price and peaked at it (rented pricing
+      with at least two catalogue rows only). Not cheapest to dearest: one outlying provider
+      would then set the page's conclusion;
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
       bill prices exploration as a fraction). The interval's ends are taken as the triangle's
@@ -1520,12 +1522,15 @@ def illustrative_ranges(bill: Ledger) -> dict:
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
         if len(rows) >= 2:
-            lo = min(float(rows["price_usd_per_gpu_hour"].min()), price)
-            hi = max(float(rows["price_usd_per_gpu_hour"].max()), price)
+            q25, q75 = (float(v) for v in rows["price_usd_per_gpu_hour"].quantile([0.25, 0.75]))
+            lo, hi = min(q25, price), max(q75, price)
             out["price_usd_per_gpu_hour"] = (
                 Range("triangular", low=lo, mode=price, high=hi),
-                f"lowest to highest of {len(rows)} current {f['pricing']} prices for "
-                f"{f['accelerator']} in data/prices.csv, mode the bill's ${price:.2f}")
+                f"interquartile spread (P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current "
+                f"{f['pricing']} prices for {f['accelerator']} in data/prices.csv (cheapest "
+                f"${float(rows['price_usd_per_gpu_hour'].min()):.2f}, dearest "
+                f"${float(rows['price_usd_per_gpu_hour'].max()):.2f} left out), widened to "
+                f"hold and peaked at the bill's ${price:.2f}")
     if bill.line("compute.exploratory").how.startswith("development compute") and \
             not p.get("ledger_exploratory_runs"):
         row = _defaults()["exploratory_fraction"]

@@ -49,6 +49,13 @@ RANGEABLE_KEYS = (
     "ledger_dataset_bytes", "ledger_log_bytes", "ledger_egress_bytes",
     "ledger_cross_region_bytes", "ledger_operations_usd_per_month", "ledger_project_months",
     "ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh",
+    "ledger_pue",
+)
+#: Continuous inputs that cannot take a range yet: the RL campaign (notebook 05) and the
+#: serving configuration search (llmcost.inference) work on one value at a time, so their
+#: arithmetic does not broadcast over draws. A range there is a ScenarioError that says so.
+NOT_YET_RANGEABLE_KEYS = (
+    "rl_verifier_usd_per_sample", "rl_train_mfu", "serve_occupancy",
 )
 #: Rangeable keys with an upper bound (fractions, probabilities): a lognormal, unbounded above,
 #: is refused on them (it would break the bound on some draws).
