@@ -564,3 +564,17 @@ def test_pue_takes_a_range_and_each_draw_is_its_scalar_bill():
 def test_not_yet_rangeable_keys_say_so(key, value):
     with pytest.raises(ScenarioError, match=f"{key} cannot take a range yet"):
         ledger.build_ledger({key: value})
+
+
+def test_notebook_00_prints_whole_sentences_for_its_ranges():
+    """The ranges cell of notebook 00 (as committed, executed) prints each range's source
+    sentence whole: every listed range ends with its closing parenthesis, none is cut."""
+    from llmcost.report import list_notebooks
+
+    nb = json.loads(next(p for p in list_notebooks(["00"])).read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code"
+                and "draws.ranges.items()" in "".join(c["source"]))
+    assert "[:" not in "".join(cell["source"])
+    lines = "".join("".join(o.get("text", "")) for o in cell["outputs"]).splitlines()
+    listed = [ln for ln in lines if ln.startswith("  ")]
+    assert listed and all(ln.endswith(")") for ln in listed)
