@@ -6,12 +6,13 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SCENARIO ?= data/scenarios/default.yaml
 OUT ?= build/reports/$(basename $(notdir $(SCENARIO)))
 
-.PHONY: help venv report test notebooks lab bench clean
+.PHONY: help venv report test notebooks twins lab bench clean
 
 help:
 	@echo "make report     run every notebook for $(SCENARIO) -> $(OUT)"
 	@echo "make test       unit, property, notebook and report tests (the CI command)"
 	@echo "make notebooks  re-execute the committed notebooks in place with their defaults"
+	@echo "make twins      rewrite notebooks/text/, the notebooks' text twins (no execution)"
 	@echo "make lab        open JupyterLab on notebooks/"
 	@echo "make bench      print speed and accuracy benchmarks"
 
@@ -27,14 +28,20 @@ venv: $(STAMP)
 report: $(STAMP)
 	$(VENV)/bin/llmcost report --scenario $(SCENARIO) --out $(OUT) --overwrite
 
+# Prints the whole run's wall-clock time (the suite must stay under ten minutes on 2 cores). The
+# browser tests (tests/test_browser_*.py) run when Debian's Chromium is installed, else they are
+# skipped with the reason.
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadfile
+	@start=$$(date +%s); $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s wall-clock (exit $$rc)"; exit $$rc
 
 notebooks: $(STAMP)
 	$(VENV)/bin/llmcost refresh-notebooks
 
+twins: $(STAMP)
+	$(VENV)/bin/llmcost twins
+
 lab: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[notebooks,test,dev]'
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)

@@ -52,6 +52,7 @@ from .ledger import Ledger, build_ledger
 from .ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
 from .ranges import Range
 from .scenario import point_scenario
+from . import levers  # savings levers and false economies (notebook 09, issue 17)
 from .memory import RECIPES, memory_breakdown, memory_per_gpu
 from .model import ModelSpec
 from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
@@ -75,6 +76,7 @@ from .scenario import (
     PARAMETERS,
     ScenarioError,
     load_scenario,
+    notebook_parameters,
     resolve_price,
     validate_parameter,
     validate_parameters,
@@ -95,7 +97,8 @@ __all__ = [
     "mfu_from_throughput", "model_flops_per_token", "published_run_mfu",
     "tokens_per_s_per_gpu_at_mfu", "training_flops", "training_run", "wall_clock_s",
     # scenarios and formatting
-    "PARAMETERS", "ScenarioError", "load_scenario", "resolve_price", "validate_parameter",
+    "PARAMETERS", "ScenarioError", "load_scenario", "notebook_parameters", "resolve_price",
+    "validate_parameter",
     "validate_parameters", "fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
     "fmt_flops_rate", "fmt_usd",
     # batch size (notebook 02)
@@ -109,6 +112,8 @@ __all__ = [
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
     "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges (issue 15)
+    # savings levers, false economies and attribution (notebook 09)
+    "levers",
     # checkpoints, failures and goodput (notebook 07)
     "checkpoint_plan", "checkpoint_size", "cluster_mtbf_s", "daly_interval", "goodput",
     "optimal_interval", "young_interval",

@@ -47,7 +47,7 @@ says so. Every function broadcasts over numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -932,9 +932,12 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
       conventions).
     * Gradient all-reduce per step, ring, bandwidth term only: 2·(dp−1)/dp · G / bw with
       G = grad_bytes_per_param · N / (tp·pp) the gradient bytes one GPU holds (parameters split
-      evenly over the tensor and pipeline ranks) and bw the per-GPU scale-out bandwidth per
-      direction (data-parallel peers sit in other nodes when tp·pp fills a node; Patarasuk &
-      Yuan 2009). ZeRO-1/2 move the same bytes (reduce-scatter + all-gather; ZeRO §7).
+      evenly over the tensor and pipeline ranks; the bytes follow the optimizer recipe, 4 for
+      fp32 gradients) and bw the ring's per-GPU bandwidth per direction (Patarasuk & Yuan 2009):
+      ``bandwidth_bytes_per_s``, which ``scenario_batch_analysis`` takes from
+      ``dp_sync_bandwidth`` (the plan's placement, ``comm.placement``: peers sharing a node pool
+      their NICs); by default one NIC per GPU (the accelerator's scale-out figure). ZeRO-1/2
+      move the same bytes (reduce-scatter + all-gather; ZeRO §7).
 
     The all-reduce runs once per step whatever the number of micro-batches, so a larger global
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is
@@ -1101,7 +1104,15 @@ class BatchAnalysis:
         Share of a step the all-reduce takes at the planned batch if not overlapped.
     activation_bytes_per_gpu : float
         ``activation_bytes_per_gpu`` at the scenario's micro-batch (estimate, FlashAttention).
-    global_batch_tokens, n_gpus, micro_batch_size, tp : the scenario's values.
+    global_batch_tokens, n_gpus, micro_batch_size, tp, cp, pp : the scenario's values.
+    bubble_fraction : float
+        Share of a step the pipeline idles at the planned batch: b/(1+b) with b =
+        ``parallel.bubble_fraction(pp, m, schedule, v)`` ((p−1)/(v·m) for 1F1B/interleaved).
+    low_bubble_batch_tokens : float
+        The smallest batch whose bubble is at most ``BUBBLE_TARGET`` of a step
+        (``low_bubble_batch_tokens``).
+    dp_bandwidth_bytes_per_s, dp_links, dp_members_per_domain
+        The data-parallel ring's bandwidth and placement (``dp_sync_bandwidth``).
     """
 
     target: BatchTarget
@@ -1118,20 +1129,46 @@ class BatchAnalysis:
     micro_batch_size: int
     tp: int
     cp: int = 1
+    # ---- issue 18: the pipeline bubble at the plan's batch and the DP placement
+    pp: int = 1
+    bubble_fraction: float = 0.0  # share of a step the pipeline idles, at the plan's batch
+    low_bubble_batch_tokens: float = float("nan")  # smallest batch with bubble <= BUBBLE_TARGET
+    dp_bandwidth_bytes_per_s: float = float("nan")  # per GPU per direction, from the placement
+    dp_links: str = ""  # "scale-up", "scale-out" or "both" (comm.placement)
+    dp_members_per_domain: int = 1
 
 
 def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
                   seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour, tp: int = 1,
                   pp: int = 1, micro_batch_size: int = 1, target_loss=None, b_noise_tokens=None,
                   dtype: str = "bf16", cp: int = 1, recompute: str = "none",
-                  grad_bytes_per_param: float = 2.0) -> BatchAnalysis:
+                  grad_bytes_per_param: float = 2.0, pp_schedule: str = "1f1b",
+                  virtual_stages: int = 1, bandwidth_bytes_per_s=None) -> BatchAnalysis:
     """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
 
     ``tp``, ``pp``, ``cp``, ``micro_batch_size`` and ``recompute`` describe the parallel plan
     (``llmcost.parallel``): a sequence is split over tp·cp GPUs, so data parallelism is
     n_gpus / (tp·pp·cp) and the batch that fills the cluster counts tp·cp GPUs per micro-batch.
     ``grad_bytes_per_param`` is the gradient format reduced across data-parallel ranks (4 for
-    the fp32 reduction of Megatron-LM and Llama 3).
+    the fp32 reduction of Megatron-LM and Llama 3; ``scenario_batch_analysis`` takes it from
+    ``optimizer_recipe``). ``pp_schedule`` and ``virtual_stages`` give the pipeline bubble;
+    ``bandwidth_bytes_per_s`` the DP ring's per-GPU bandwidth (``dp_sync_bandwidth``; default:
+    the accelerator's scale-out figure, one NIC per GPU).
+
+    What each attribute is (m = global_batch_tokens / (dp · micro_batch_size · seq_len) the
+    micro-batches per replica, dp = n_gpus / (tp·pp·cp)):
+
+    * ``target``: ``batch_target`` (Kaplan et al. 2020 Eq. 5.3–5.6, McCandlish et al. 2018 §2);
+    * ``fill_batch_tokens`` = n_gpus · micro_batch_size · seq_len / (tp·cp): m = pp, every
+      pipeline stage has a micro-batch (``cluster_fill_batch_tokens``);
+    * ``bubble_fraction`` = b/(1+b), b = (pp−1)/(v·m) (Narayanan et al. 2021 §2.2), and
+      ``low_bubble_batch_tokens`` where it falls to ``BUBBLE_TARGET``;
+    * ``allreduce_s`` = 2·(n−1)/n · G/B with n = dp·cp, G = grad_bytes_per_param · N/(tp·pp), B
+      the ring bandwidth (Patarasuk & Yuan 2009), ``exposed_fraction`` = all-reduce / (all-reduce
+      + compute) (``dp_gradient_sync``);
+    * ``key_batches``: ``batch_sweep`` rows (S(B), E(B), GPU-hours = model FLOPs/(peak·MFU));
+    * ``deepseek``: B_opt = 0.2920·C^0.3271, η_opt = 0.3118·C^−0.1250, C = M·D
+      (``deepseek_hyperparameters``, DeepSeek-AI 2024 Eq. 1).
 
     Raises
     ------
@@ -1147,7 +1184,14 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     target = batch_target(model, target_loss, train_tokens, global_batch_tokens, b_noise_tokens)
     fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, group))
     sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype,
-                            grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len)
+                            grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len,
+                            bandwidth_bytes_per_s=bandwidth_bytes_per_s)
+    from .parallel import bubble_fraction as _bubble
+    bubble = float(_bubble(pp, m, pp_schedule, virtual_stages, relative_to="total"))
+    low = float(low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, pp_schedule,
+                                        virtual_stages))
+    bw = float(accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None
+               else bandwidth_bytes_per_s)
     bn = target.b_noise_tokens
     batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
     gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, group, pp))
@@ -1164,7 +1208,9 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
                          exposed_fraction=float(sync["exposed_fraction"].iloc[0]),
                          activation_bytes_per_gpu=act,
                          global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
-                         micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp))
+                         micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp),
+                         pp=int(pp), bubble_fraction=bubble, low_bubble_batch_tokens=low,
+                         dp_bandwidth_bytes_per_s=bw)
 
 
 def batch_verdict(analysis: BatchAnalysis) -> list[str]:
@@ -1205,9 +1251,16 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                      f" of them work; the smallest batch that fills the cluster is "
                      f"{fmt_count(fill, 3)} tokens.")
     else:
-        lines.append(f"It keeps all {n_gpus:,} GPUs busy ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
+        lines.append(f"It gives all {n_gpus:,} GPUs work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
                      f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
                      "per step).")
+    if analysis.pp > 1:
+        ok = analysis.bubble_fraction <= BUBBLE_TARGET + 1e-12
+        lines.append(f"The pipeline bubble idles {analysis.bubble_fraction:.1%} of each step at this "
+                     f"batch ({'at most' if ok else 'above'} the {BUBBLE_TARGET:.0%} this workbook "
+                     f"takes as full); a bubble of at most {BUBBLE_TARGET:.0%} needs at least "
+                     f"{fmt_count(analysis.low_bubble_batch_tokens, 3)} tokens per step on these "
+                     "GPUs.")
     dt = float(t.steps(2 * b) / t.steps(b)) - 1
     dh = float(t.tokens(2 * b) / t.tokens(b)) - 1
     if 2 * b <= fill * (1 + 1e-9):  # idle GPUs take the extra work: same step time, fewer steps
@@ -1220,8 +1273,10 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
                  f"takes {crit.wall_clock_days:.3g} days and {fmt_count(crit.reserved_gpu_hours, 3)}"
                  f" GPU-hours, against {plan.wall_clock_days:.3g} days and "
                  f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan.")
+    fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
     if fill <= bn:
-        lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs) "
+        lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs"
+                     + (f", bubble ≤ {BUBBLE_TARGET:.0%}" if analysis.pp > 1 else "") + ") "
                      f"to about {fmt_count(bn, 3)} (the critical batch); below it GPUs idle, "
                      "above it compute is wasted.")
     else:
@@ -1234,7 +1289,29 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
 
 def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
     """Notebook 02's headline figures as (key, label, value, unit, note) tuples, for
-    ``report.summary_row``."""
+    ``report.summary_row``. Each figure and its formula (B the planned batch, N Kaplan's
+    non-embedding active parameters, m micro-batches per replica, dp replicas):
+
+    * ``batch_target_loss`` L: the fixed point of L = (N_c/N)^0.077 + (S_c/S_min)^0.76 with
+      S_min = S(B)/(1 + B_crit(L)/B), S(B) = D/B (Kaplan et al. 2020 Eq. 5.4, 5.6, Table 3), or
+      the scenario's ``batch_target_loss``;
+    * ``b_noise_tokens`` B_noise = B*/L^(1/α_B), B* = 2·10^8 tokens, α_B = 0.21 (Eq. 5.3), or
+      the scenario's ``batch_noise_tokens``;
+    * ``plan_over_b_noise`` = B / B_noise;
+    * ``fill_batch_tokens`` = n_gpus · micro_batch_size · seq_len / (tp·cp) (m = pp);
+    * ``plan_bubble_fraction`` = b/(1+b), b = (pp−1)/(v·m) (Narayanan et al. 2021 §2.2);
+      ``low_bubble_batch_tokens``: the least B with that share ≤ ``BUBBLE_TARGET``;
+    * ``plan_tokens_over_e_min`` = 1 + B/B_noise; ``plan_steps_over_s_min`` = 1 + B_noise/B
+      (McCandlish et al. 2018 §2);
+    * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise with
+      the GPUs it keeps busy: GPU-hours = 2·E_min · F_model / (peak · MFU · 3600), wall-clock =
+      GPU-hours · 3600 / busy GPUs;
+    * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with
+      C = M·D, M = 72·L·d² + 12·L·d·s (DeepSeek-AI 2024 Eq. 1–2);
+    * ``allreduce_exposed_fraction`` = T_ar/(T_ar + T_compute), T_ar = 2·(n−1)/n · G/B_ring
+      (``dp_gradient_sync``, ``dp_sync_bandwidth``);
+    * ``activation_gb_per_gpu``: ``activation_bytes_per_gpu`` (Korthikanti et al. 2022 Table 2).
+    """
     t, kb = analysis.target, analysis.key_batches.set_index("case")
     plan, crit = kb.loc["plan"], kb.loc["B_noise"]
     return [
@@ -1243,9 +1320,13 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          t.b_noise_source),
         ("plan_over_b_noise", "planned batch / B_noise",
          analysis.global_batch_tokens / t.b_noise_tokens, "", "McCandlish et al. 2018"),
-        ("fill_batch_tokens", "batch that fills the cluster", analysis.fill_batch_tokens,
+        ("fill_batch_tokens", "batch that gives every GPU work", analysis.fill_batch_tokens,
          "tokens", f"{analysis.n_gpus:,} GPUs, micro-batch {analysis.micro_batch_size}, "
          f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
+        ("plan_bubble_fraction", "pipeline bubble at the plan's batch", analysis.bubble_fraction,
+         "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} micro-batches"),
+        ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
+         analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
         ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "", ""),
         ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "", ""),
         ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
@@ -1261,3 +1342,155 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
          analysis.activation_bytes_per_gpu / 1e9, "GB",
          "llmcost.memory, FlashAttention, first pipeline stage"),
     ]
+
+
+# ---- issue 18: notebook 02's plan analysis in one hop; the DP placement shared with notebook 04
+#: The pipeline bubble (share of a step) below which this workbook calls a pipeline full: a
+#: convention for the "low-bubble batch", not a threshold from a paper.
+BUBBLE_TARGET = 0.10
+
+
+def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "1f1b",
+                            virtual_stages: int = 1, target: float = BUBBLE_TARGET):
+    """The smallest global batch whose pipeline bubble is at most ``target`` of a step.
+
+    m micro-batches per replica give a bubble of b/(1+b) of the step, b =
+    ``parallel.bubble_fraction(pp, m, schedule, v)`` = (p−1)/(v·m) for 1F1B and interleaved
+    (Narayanan et al. 2021 §2.2), (p−1)/(3m) for ZB-H1 once m ≥ p (Qi et al. 2024 §3). The least
+    whole m ≥ p (every stage busy in the steady state; a multiple of p for the interleaved
+    schedule, Megatron-LM's rule) with b/(1+b) ≤ target (for 1F1B: m ≥ (p−1)·(1−target)/(v·target),
+    27 for p = 4 at 10%) gives B = m · dp · micro_batch_size · seq_len tokens. With pp = 1 there
+    is no bubble and the answer is one micro-batch per replica.
+
+    Raises
+    ------
+    ValueError
+        Non-positive sizes, an unknown schedule, or ``target`` outside (0, 1).
+    """
+    from .parallel import bubble_fraction
+
+    t = float(as_array(target, "target", positive=True, upper=1.0))
+    if t >= 1.0:
+        raise ValueError(f"target={target!r} must be below 1 (a share of the step)")
+    for name, v in (("pp", pp), ("dp", dp), ("micro_batch_size", micro_batch_size),
+                    ("seq_len", seq_len), ("virtual_stages", virtual_stages)):
+        as_array(v, name, positive=True, integer=True)
+    # m >= pp: every stage has a micro-batch in flight (the formulas assume it); the
+    # interleaved schedule also needs m to be a multiple of pp (Megatron-LM's rule).
+    step = int(pp) if schedule == "interleaved" else 1
+    m = np.arange(int(pp), int(pp) + 1_000_000 * step, step)
+    ok = np.asarray(bubble_fraction(int(pp), m, schedule, int(virtual_stages),
+                                    relative_to="total")) <= t + 1e-12
+    return float(m[np.argmax(ok)]) * int(dp) * int(micro_batch_size) * int(seq_len)
+
+
+def dp_sync_bandwidth(plan, cluster) -> dict:
+    """Per-GPU bandwidth of the data-parallel gradient ring, from where the plan puts the DP
+    peers: the placement ``llmcost.comm.placement`` derives from the plan (rank order TP, CP,
+    EP/DP, PP), the same one notebook 04's step-time model uses.
+
+    With k = DP peers per scale-up domain (the "DP (dense, with CP)" row) and datasheet
+    per-direction bandwidths B_up (NVLink) and B_out (one NIC per GPU):
+
+        B_ring = B_up                   if the DP group sits in one domain,
+        B_ring = min(B_up, k · B_out)   otherwise: a hierarchical ring in which the k peers of a
+                                        node pool their k NICs (NCCL's rings; ``comm`` module
+                                        docstring, the same rule as ``cluster_collective_time``).
+
+    Datasheet figures, no latency: notebook 04 applies achievable fractions (nccl-tests) and
+    per-step latencies to the same placement.
+
+    Returns
+    -------
+    dict: ``bandwidth_bytes_per_s``, ``members_per_domain`` (k), ``domains``, ``links``.
+
+    Raises
+    ------
+    ValueError
+        A plan larger than the cluster, or a cluster without scale-up or scale-out figures.
+    """
+    from .comm import placement
+    from .hardware import Cluster
+    from .parallel import ParallelPlan
+
+    if not isinstance(plan, ParallelPlan):
+        raise ValueError(f"plan={plan!r:.60} must be a ParallelPlan (llmcost.make_plan)")
+    if not isinstance(cluster, Cluster):
+        raise ValueError(f"cluster={cluster!r:.60} must be a Cluster (llmcost.Cluster)")
+    row = placement(plan, cluster).set_index("dimension").loc["DP (dense, with CP)"]
+    k, nd = int(row["members_per_domain"]), int(row["domains"])
+    return {"bandwidth_bytes_per_s": ring_bandwidth(cluster.accelerator, k, nd),
+            "members_per_domain": k, "domains": nd, "links": str(row["links"])}
+
+
+def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: int) -> float:
+    """Datasheet per-GPU bandwidth of a ring over ``domains`` scale-up domains with
+    ``members_per_domain`` members in each: B_up if ``domains`` = 1, else min(B_up, k · B_out)
+    (see ``dp_sync_bandwidth``).
+
+    Raises
+    ------
+    ValueError
+        Sizes below 1, or an accelerator without the bandwidth figure the ring needs.
+    """
+    k = int(as_array(members_per_domain, "members_per_domain", positive=True, integer=True))
+    nd = int(as_array(domains, "domains", positive=True, integer=True))
+    up, out = accelerator.scaleup_bytes_per_s_per_dir, accelerator.scaleout_bytes_per_s_per_dir
+    if nd == 1:
+        if not up:
+            raise ValueError(f"{accelerator.name} has no scale-up bandwidth in the catalogue")
+        return float(up)
+    if not out:
+        raise ValueError(f"{accelerator.name} has no scale-out bandwidth in the catalogue; set "
+                         "comm_scaleout_bytes_per_s")
+    return float(min(up, k * out)) if up else float(out)
+
+
+def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
+                            price_usd_per_gpu_hour: float = 1.0):
+    """Notebook 02's plan analysis from scenario parameters: ``(plan, cluster, analysis)``.
+
+    ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
+    ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
+
+    * plan = ``parallel.plan_from_parameters(p)``: the fields the scenario fixes, the free ones
+      chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
+      step-time model's predicted step time (``llmcost.step``; notebook 04) — the plan notebooks
+      03 and 04 show;
+    * gradient bytes per parameter = ``memory.get_recipe(optimizer_recipe).grads_bytes`` (4 for
+      ``bf16_adam_fp32_grads``: fp32 gradients reduced across DP, as Megatron-LM does);
+    * DP ring bandwidth = ``dp_sync_bandwidth(plan, cluster)`` (the placement of
+      ``comm.placement``);
+    * analysis = ``analyse_batch(...)`` with the plan's tp, pp, cp, micro-batch, schedule,
+      virtual stages and recomputation (its docstring writes every formula).
+
+    Raises
+    ------
+    ValueError (ScenarioError, PlanError)
+        What ``plan_from_parameters`` or ``analyse_batch`` refuse.
+    """
+    from .catalog import as_model, scenario_cluster
+    from .memory import get_recipe
+    from .parallel import plan_from_parameters
+
+    if not isinstance(p, dict):
+        raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
+    missing = [k for k in ("model", "accelerator", "n_gpus", "train_tokens", "seq_len",
+                           "global_batch_tokens", "mfu", "optimizer_recipe") if k not in p]
+    if missing:
+        raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
+    model = as_model(model if model is not None else p["model"], needs="a batch analysis")
+    plan = plan_from_parameters(p, model)
+    cluster = scenario_cluster(p)
+    bw = dp_sync_bandwidth(plan, cluster)
+    price = price_usd_per_gpu_hour
+    a = analyse_batch(model, cluster.accelerator, p["n_gpus"], p["train_tokens"], p["seq_len"],
+                      p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
+                      plan.micro_batch_size, p.get("batch_target_loss"),
+                      p.get("batch_noise_tokens"), p.get("dtype", "bf16"), cp=plan.cp,
+                      recompute=plan.recompute,
+                      grad_bytes_per_param=get_recipe(p["optimizer_recipe"]).grads_bytes,
+                      pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
+                      bandwidth_bytes_per_s=bw["bandwidth_bytes_per_s"])
+    a = replace(a, dp_links=bw["links"], dp_members_per_domain=bw["members_per_domain"])
+    return plan, cluster, a

@@ -144,8 +144,10 @@ def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
     if isinstance(model, str):
         try:
             return load_model(model)
-        except ValueError as e:
-            raise ValueError(f"{name}={model!r}: {e}") from None
+        except ValueError as e:  # load_model's message already names the value
+            msg = str(e)
+            raise ValueError(msg if msg.startswith(f"model={model!r}") and name == "model"
+                             else f"{name}={model!r}: {msg}") from None
     if isinstance(model, Real) and not isinstance(model, bool):  # numpy scalars included
         raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
                          "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
@@ -204,7 +206,7 @@ def load_accelerator(name: str) -> Accelerator:
 
 #: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
 #: an accelerator's scale-up and scale-out figures; the others need only its peak and HBM.
-CLUSTER_NOTEBOOKS = ("02", "03", "04")
+CLUSTER_NOTEBOOKS = ("02", "03", "04", "09")  # 09: the step-time model prices its levers
 
 
 def runnable_notebooks(acc: Accelerator) -> str:

@@ -16,6 +16,7 @@ EPILOG = """examples:
   llmcost check --model deepseek-v3 --train-tokens 14.8e12 --n-gpus 2048 --accelerator H800 \
       --dtype fp8 --gpu-hours 2.788e6 --usd 5.576e6
   llmcost refresh-notebooks            (what `make notebooks` runs)
+  llmcost twins                        (rewrite notebooks/text/, the notebooks' text twins)
 """
 
 
@@ -46,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="replace an earlier llmcost report in --out")
     r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout, so a stalled kernel fails in minutes (default 120)")
+    r.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="notebooks run at once, each in its own kernel (default: the number of "
+                   f"cores, here {_cores()}); a failed notebook does not stop the others")
 
     n = sub.add_parser("refresh-notebooks",
                        help="re-execute the committed notebooks in place with their defaults",
@@ -55,6 +59,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="numbers or names to refresh (default: all)")
     n.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout (default 120)")
+
+    t = sub.add_parser("twins", help="write the notebooks' text twins (notebooks/text/*.py)",
+                       description="Write notebooks/text/NN_name.py, the jupytext percent-format "
+                       "twin of every notebook (or of those named), without executing anything; "
+                       "delete twins whose notebook is gone (llmcost.twins).")
+    t.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                   help="numbers or names (default: all)")
 
     # ---- the bill in the terminal (llmcost.ledger)
     e = sub.add_parser("estimate", help="print the whole bill of a scenario (no Jupyter)",
@@ -68,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
+    # working backwards (issue 17, llmcost.levers.fit_budget)
+    e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
+                   "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
+    e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
+                   "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
                    help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
@@ -88,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _cores() -> int:
+    from .report import default_jobs
+    return default_jobs()
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"llmcost: error: {message}", file=sys.stderr)
     return code
@@ -103,7 +124,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _glue_negative_values(argv: list[str]) -> list[str]:
+    """``--flag -1.5e12`` → ``--flag=-1.5e12``: argparse takes a value that starts with "-"
+    (and is not a plain ``-1``/``-1.5``) for an option, printing a usage block instead of the
+    validator's one line naming the field."""
+    out: list[str] = []
+    for tok in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and tok.startswith("-"):
+            try:
+                float(tok)
+            except ValueError:
+                pass
+            else:
+                out[-1] = f"{out[-1]}={tok}"
+                continue
+        out.append(tok)
+    return out
+
+
 def _main(argv: list[str] | None = None) -> int:
+    argv = _glue_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -114,11 +154,13 @@ def _main(argv: list[str] | None = None) -> int:
 
         if args.timeout < 1:
             return _fail(f"--timeout={args.timeout} must be >= 1 second")
+        if args.jobs is not None and args.jobs < 1:
+            return _fail(f"--jobs={args.jobs} must be >= 1")
         out = Path(args.out) if args.out else Path("build/reports") / Path(args.scenario).stem
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
-                       timeout_s=args.timeout)
+                       timeout_s=args.timeout, jobs=args.jobs)
         except (ScenarioError, UsageError) as e:  # nothing was run or written
             return _fail(str(e))
         except ReportError as e:  # a notebook failed; the report keeps it
@@ -133,6 +175,16 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(str(e))
         except ReportError as e:
             return _fail(str(e), code=1)
+        return 0
+    if args.command == "twins":
+        from .report import NOTEBOOK_DIR, UsageError, list_notebooks
+        from .twins import sync_twins
+
+        try:
+            for path in sync_twins(list_notebooks(args.notebooks or None), NOTEBOOK_DIR):
+                print(f"wrote {path}")
+        except UsageError as e:
+            return _fail(str(e))
         return 0
     if args.command == "estimate":
         return _estimate(args)
@@ -184,6 +236,15 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
+    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+        from .levers import fit_budget
+        try:
+            fit = fit_budget(bill.scenario, args.budget_usd, args.deadline_days)
+        except ValueError as e:
+            return _fail(f"--budget-usd/--deadline-days: {e}")
+        print("\nworking backwards (llmcost.levers.fit_budget):")
+        for r in fit.itertuples():
+            print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
     return 0
 
 
@@ -488,6 +549,9 @@ def _check(args) -> int:
             name, sep, h = item.partition("=")
             if not sep or not name:
                 raise ValueError(f"--phase={item!r} must be NAME=GPU_HOURS")
+            if name in phases:
+                raise ValueError(f"--phase {name!r} is given twice ({phases[name]:g} and {h}): "
+                                 "give each phase once")
             phases[name] = number(f"phase {name}", h)
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
                  for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}

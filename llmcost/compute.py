@@ -253,7 +253,13 @@ def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq
 def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerator,
                        seq_len=None, dtype: str = "bf16", method: str = MFU_METHOD,
                        causal: bool = MFU_CAUSAL):
-    """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak).
+    """Whole-run MFU implied by reported GPU-hours: training FLOPs ÷ (GPU-seconds × peak),
+
+        MFU = D · F(s) / (H · 3600 · P),
+
+    with D = ``n_tokens``, F(s) = ``model_flops_per_token(model, seq_len, method, causal)``
+    (6·N_active for ``method="6ND"``), H = ``reported_gpu_hours`` and P the dense ``dtype`` peak
+    (the inverse of ``gpu_hours``; Chowdhery et al. 2022 App. B).
 
     This is a *whole-run* utilisation: failures, restarts, evaluation and idle time reported in
     the GPU-hours all lower it below the steady-state MFU.
@@ -306,6 +312,26 @@ def training_run(model: ModelSpec, accelerator: Accelerator, n_tokens, mfu, n_gp
                  price_usd_per_gpu_hour, seq_len=None, dtype: str = "bf16",
                  method: str = MFU_METHOD, causal: bool = MFU_CAUSAL) -> dict:
     """The first ledger line in one call: FLOPs, GPU-hours, wall-clock days and cost.
+
+    The formulas, with D = ``n_tokens``, N = the active parameters, s = ``seq_len``, L layers,
+    h_q·d_head = the query width, P = the dense ``dtype`` peak FLOP/s of ``accelerator``:
+
+    * training FLOPs (headline, papers' convention): C_6ND = 6·N·D (Kaplan et al. 2020 §2.1:
+      2 FLOP per weight forward, 4 backward);
+    * model FLOPs (the MFU basis): C_model = D · F_model(s), with F_model(s) =
+      ``ModelSpec.flops_per_token(s, causal=False)`` = 6·(matmul weights a token passes through)
+      + 12·L·h_q·d_head·s (the attention core over the full s×s matrix; PaLM, Chowdhery et al.
+      2022 App. B: 6N + 12·L·H·Q·T);
+    * GPU-hours = C_model / (P · MFU · 3600) (Narayanan et al. 2021 §5.1, t ≈ 6·T·P/(n·X),
+      written with model FLOPs and MFU);
+    * wall-clock = GPU-hours · 3600 / n_gpus (no failures, restarts or evaluation);
+    * compute cost = GPU-hours × ``price_usd_per_gpu_hour``.
+
+    Which count feeds which number: C_6ND is reported (compute-optimal fits and papers quote it);
+    GPU-hours, wall-clock and cost come from C_model, because a published MFU is a fraction of
+    peak measured in that count, and hours = C / (P·MFU) holds only when C and MFU share a basis.
+    (A causal kernel executes about half the attention core; its utilisation measured in the
+    causal count is lower by the same ratio, and the hours come out the same.)
 
     Parameters
     ----------

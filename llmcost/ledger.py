@@ -1193,6 +1193,37 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     return build_ledger(new)
 
 
+def spot_verdict(bill: Ledger) -> list:
+    """Does spot capacity pay for this bill's final run? Lines of text for notebook 07.
+
+    Rebuilds the bill with ``pricing="spot"`` at the catalogue spot median (the bill's spot
+    model: pre-emptions added to the failure rate, ``ledger_spot_*``), once without resumable
+    training (refused when the job would never finish) and once with checkpoints. Spot pays iff
+    p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run costs less.
+    """
+    from . import reliability as rel
+    from .scenario import ScenarioError
+
+    spot, lines = dict(pricing="spot", price_usd_per_gpu_hour=None), []
+    try:
+        with_changes(bill, **spot, ledger_resumable=False)
+        lines.append("without resumable training: the bill accepts it")
+    except ScenarioError as e:
+        lines.append(f"without resumable training: {str(e).split(': ', 1)[-1]}")
+    try:
+        f, b = with_changes(bill, **spot).figures, bill.figures
+    except ScenarioError as e:
+        return lines + [f"spot: {e}"]
+    pays = bool(rel.spot_pays(b["price_usd_per_gpu_hour"], b["goodput"],
+                              f["price_usd_per_gpu_hour"], f["goodput"]))
+    lines.append(f"with checkpoints: job MTBF {f['job_mtbf_s'] / 60:,.0f} min, goodput "
+                 f"{f['goodput']:.1%}, {format_usd(f['final_run_usd'])} at the catalogue spot "
+                 f"median ${f['price_usd_per_gpu_hour']:.2f}/GPU-h vs "
+                 f"{format_usd(b['final_run_usd'])} at ${b['price_usd_per_gpu_hour']:.2f}: "
+                 f"spot {'pays' if pays else 'does not pay'} here")
+    return lines
+
+
 # ------------------------------------------------------------------------------ ranges: Monte Carlo
 @dataclass
 class LedgerDraws:

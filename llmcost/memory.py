@@ -901,3 +901,119 @@ def activations_vs_seq_len(model: ModelSpec, seq_lens, tp=1, cp=1, micro_batch_s
         "selective recompute": whole("selective", True),
         "full recompute": whole("full", True),
     }, index=pd.Index(np.atleast_1d(s).astype(int), name="seq_len"))
+
+
+# ----------------------------------------------------------------------------- parallelism limits
+def kv_heads_per_tp_rank(n_kv_heads, tp):
+    """KV heads one tensor-parallel rank holds, and how many ranks hold each KV head.
+
+    Megatron-style TP splits attention by heads, so with grouped-query attention (g KV heads) a
+    rank holds g/t KV heads while t ≤ g (t must divide g). Past t = g there is nothing left to
+    split: each rank keeps one KV head, replicated on t/g ranks (vLLM's ``QKVParallelLinear``;
+    Megatron-LM requires t | g), so K/V weights and activations per rank stop shrinking. GQA's
+    KV heads thus cap useful TP at g for the attention's K/V part (Llama-2-70B, Llama 3 70B/405B:
+    g = 8, the size of an H100 NVLink domain).
+
+    Returns
+    -------
+    (kv_heads_per_rank, replication) as floats or arrays: max(g/t, 1) and max(t/g, 1).
+
+    Raises
+    ------
+    ValueError if t neither divides g nor is a multiple of it.
+    """
+    g = as_array(n_kv_heads, "n_kv_heads", positive=True, integer=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    if np.any((g % t != 0) & (t % g != 0)):
+        raise ValueError(f"tp={tp!r} must divide n_kv_heads={n_kv_heads!r} or be a multiple of "
+                         "it")
+    return scalar_or_array(np.maximum(g / t, 1.0)), scalar_or_array(np.maximum(t / g, 1.0))
+
+
+def expert_capacity_tokens(tokens, top_k, n_experts, capacity_factor):
+    """Token slots per expert: C = ⌈capacity_factor × tokens × k / E⌉.
+
+    GShard (Lepikhin et al. 2020, §2.2 "expert capacity") and Switch Transformer (Fedus et al.
+    2021, §2.2: expert capacity = tokens per batch / experts × capacity factor, k = 1) size each
+    expert's buffer so; tokens routed beyond it are dropped (pass through the residual). A
+    factor of 1 holds exactly the mean load; Switch used 1.0–1.25 and GShard 2 (top-2).
+    """
+    t = as_array(tokens, "tokens", positive=True)
+    k = as_array(top_k, "top_k", positive=True, integer=True)
+    e = as_array(n_experts, "n_experts", positive=True, integer=True)
+    cf = as_array(capacity_factor, "capacity_factor", positive=True)
+    return scalar_or_array(np.ceil(cf * t * k / e))
+
+
+def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=1,
+                                       tp=1, cp=1, load_factor=1.25):
+    """Extra activation bytes one MoE layer keeps per micro-batch on one GPU when the routed
+    experts' buffers hold ``load_factor`` × the mean load instead of the mean.
+
+    ``activation_bytes_per_layer(layer="moe")`` counts a perfectly balanced router: x·k token
+    copies per GPU (x tokens per micro-batch on the rank, k experts per token), each keeping its
+    dispatch copy (2·h bytes) and the expert FFN's activations (2·(3 if gated else 2)·f_e bytes,
+    ÷ tp). Under EP each GPU's experts receive (E/ep) × C tokens, C = ``expert_capacity_tokens``
+    over the ep ranks' x·ep tokens, i.e. capacity_factor × x·k, independent of ep. So the extra
+    is (load_factor − 1) × x·k × (2h + 2·m·f_e/tp), m = 3 gated, 2 plain. ``load_factor`` is the
+    capacity factor with token dropping, or the busiest GPU's load ÷ the mean for dropless
+    routing (whose buffers follow the real load: memory peaks on the most loaded rank).
+
+    Raises
+    ------
+    ValueError for a dense model, load_factor < 1, bad sizes.
+    """
+    if not model.is_moe:
+        raise ValueError(f"model={model.name!r} is dense: no expert capacity")
+    lf = as_array(load_factor, "load_factor", positive=True)
+    if np.any(lf < 1):
+        raise ValueError(f"load_factor={load_factor!r} must be >= 1 (buffers at least the mean)")
+    c = _consts(model)
+    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    cpa = as_array(cp, "cp", positive=True, integer=True)
+    x = s / cpa * b
+    ffn_mult = 6 if c.gated else 4
+    return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
+
+
+def cp_kv_buffer_bytes(model: ModelSpec, seq_len=None, micro_batch_size=1, cp=2, tp=1,
+                       method="ring"):
+    """Transient K/V bytes one GPU holds in one attention layer under context parallelism.
+
+    * ``"all_gather"`` (Llama 3 §3.3.2): every rank gathers the whole sequence's K and V before
+      its attention: 2 (K, V) × s·b × g·d_head × 2 bytes (× the share of KV heads on this TP
+      rank, ``kv_heads_per_tp_rank``);
+    * ``"ring"`` (Ring Attention, Liu et al. 2023; Megatron-LM CP): K/V blocks of s/cp tokens
+      circulate round the ring, one being computed on while the next arrives: 2 blocks
+      (double buffering) of 2 × (s/cp)·b × g·d_head × 2 bytes.
+
+    With GQA the all-gather is affordable (g ≪ heads); ring attention's buffer falls as 1/cp.
+
+    Raises
+    ------
+    ValueError for an unknown method or bad sizes.
+    """
+    if method not in ("ring", "all_gather"):
+        raise ValueError(f"method={method!r} must be 'ring' or 'all_gather'")
+    c = _consts(model)
+    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    n = as_array(cp, "cp", positive=True, integer=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    kv_token = 2 * c.g * c.dh * 2 * _kv_fraction(c, t)  # K and V, 16-bit, this rank's heads
+    tokens = s * b if method == "all_gather" else 2 * s / n * b
+    return scalar_or_array(tokens * kv_token)
+
+
+def cp_causal_imbalance(cp, load_balanced=True):
+    """Busiest context-parallel rank's attention work ÷ the mean, with a causal mask.
+
+    Cut a sequence into cp contiguous chunks: under a causal mask chunk r attends to r + ½
+    chunks' worth of keys, so the last rank does (cp − ½) / (cp/2) = 2 − 1/cp times the mean.
+    Load-balanced CP (Megatron-LM; Llama 3 §3.3.2) cuts the sequence into 2·cp chunks and gives
+    rank r chunks r and 2cp − 1 − r, whose work adds up to the same for every rank: 1.
+    """
+    n = as_array(cp, "cp", positive=True, integer=True)
+    return scalar_or_array(np.ones_like(n, dtype=float) if load_balanced else 2 - 1 / n)

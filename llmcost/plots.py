@@ -175,13 +175,13 @@ def mtbf_vs_gpus(n_gpus, curves: dict, points=(), ax=None):
     for j, (x, hours, label) in enumerate(points):
         ax.plot([x], [hours], "o", color="C3", ms=6)
         ax.annotate(label, (x, hours), textcoords="offset points", xytext=(6, 4 - 12 * (j % 2)),
-                    fontsize=8)
+                    fontsize=11)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("GPUs in the job")
     ax.set_ylabel("job MTBF (hours)")
     ax.set_title("A synchronous job fails when any GPU does: MTBF = 1 / (n·λ)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
     _source(ax, "Llama 3: arXiv:2407.21783 §3.3.4; Kokolis et al. 2024, arXiv:2410.21680 "
                 "(8 GPUs per node)")
@@ -213,10 +213,11 @@ def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s
     ax.set_xlabel("checkpoint interval τ (minutes of compute)")
     ax.set_ylabel("wasted share of wall-clock time")
     ax.set_ylim(0, min(1.0, max(0.05, float(np.nanmax(exact[np.isfinite(exact)])) * 1.05)))
-    ax.set_title(f"δ = {checkpoint_s:.3g} s, M = {mtbf_s / SECONDS_PER_HOUR:.3g} h, "
-                 f"R = {restart_s / 60:.3g} min")
-    ax.legend(fontsize=8)
-    _source(ax, "Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); exponential failures")
+    ax.set_title(f"How often to checkpoint? δ = {checkpoint_s:.3g} s, "
+                 f"M = {mtbf_s / SECONDS_PER_HOUR:.3g} h, R = {restart_s / 60:.3g} min")
+    ax.legend(fontsize=11)
+    _source(ax, "Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); exponential failures; "
+            "planned interruptions not included")
     return ax
 
 
@@ -231,14 +232,14 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
     for i, (label, h) in enumerate(zip(parts["line"], parts["gpu_hours"])):
         ax.bar(i, h / scale, bottom=bottom / scale, color="C0" if i == 0 else "C3")
         ax.annotate(f"{h / scale:,.3g}", (i, (bottom + h) / scale), ha="center",
-                    va="bottom", fontsize=8, textcoords="offset points", xytext=(0, 2))
+                    va="bottom", fontsize=11, textcoords="offset points", xytext=(0, 2))
         bottom += h
     ax.bar(len(parts), paid / scale, color="0.4")
     ax.annotate(f"{paid / scale:,.3g}", (len(parts), paid / scale), ha="center", va="bottom",
-                fontsize=8, textcoords="offset points", xytext=(0, 2))
+                fontsize=11, textcoords="offset points", xytext=(0, 2))
     import textwrap
 
-    ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=8)
+    ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=11)
     ax.set_ylabel(f"{unit} ({scale_label})")
     ideal = float(parts["gpu_hours"].iloc[0])
     lo = max(0.0, ideal - 1.5 * (paid - ideal))  # zoom on the losses: they are a few percent
@@ -246,7 +247,7 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
     if lo > 0:
         ax.annotate("y axis does not start at zero", xy=(0, 1), xycoords="axes fraction",
                     xytext=(4, -4), textcoords="offset points", ha="left", va="top",
-                    fontsize=7, color="0.4")
+                    fontsize=10, color="0.4")
     ax.set_title(f"From ideal to paid {unit}: goodput {df.attrs.get('goodput', float('nan')):.1%}")
     return ax
 
@@ -446,7 +447,7 @@ def parallelism_pictures(axes=None):
     from matplotlib.patches import Rectangle
 
     if axes is None:
-        _, axes = plt.subplots(1, 5, figsize=(13, 3.2), layout="constrained")
+        _, axes = plt.subplots(1, 5, figsize=(16, 4.8), layout="constrained")
     colors = ["#4C72B0", "#DD8452", "#55A868", "#C44E52"]
     titles = {
         "DP": "Data parallel\nfull copy each, own data",
@@ -457,13 +458,13 @@ def parallelism_pictures(axes=None):
     }
     for ax, kind in zip(axes, titles):
         ax.set_xlim(0, 4)
-        ax.set_ylim(-1.2, 4.4)
+        ax.set_ylim(-1.2, 5.0)
         ax.axis("off")
-        ax.set_title(titles[kind], fontsize=9)
+        ax.set_title(titles[kind], fontsize=13)
         for g in range(4):
             x0 = g + 0.08
             ax.add_patch(Rectangle((x0, -0.05), 0.84, 4.3, fill=False, lw=1, ec="0.3"))
-            ax.text(g + 0.5, 4.3, f"GPU {g}", ha="center", va="bottom", fontsize=7)
+            ax.text(g + 0.5, 4.3, f"GPU {g}", ha="center", va="bottom", fontsize=10)
             for layer in range(4):
                 y = 0.2 + layer
                 if kind in ("DP", "CP"):
@@ -486,14 +487,14 @@ def parallelism_pictures(axes=None):
             # the data this GPU sees
             if kind in ("DP", "EP"):
                 ax.add_patch(Rectangle((x0 + 0.08, -0.9), 0.68, 0.5, color=colors[g], alpha=0.5))
-                ax.text(g + 0.5, -0.65, f"batch {g}", ha="center", va="center", fontsize=6)
+                ax.text(g + 0.5, -0.65, f"batch {g}", ha="center", va="center", fontsize=10)
             elif kind == "CP":
                 for c in range(4):
                     ax.add_patch(Rectangle((x0 + 0.08 + c * 0.17, -0.9), 0.17, 0.5,
                                            color=colors[c] if c == g else "0.92"))
             else:
                 ax.add_patch(Rectangle((x0 + 0.08, -0.9), 0.68, 0.5, color="0.75"))
-                ax.text(g + 0.5, -0.65, "same batch", ha="center", va="center", fontsize=6)
+                ax.text(g + 0.5, -0.65, "batch 0", ha="center", va="center", fontsize=10)
         if kind == "PP":
             for g in range(3):
                 ax.annotate("", xy=(g + 1.15, 1.55 + g), xytext=(g + 0.85, 0.55 + g),
@@ -539,7 +540,7 @@ def memory_stack(table, hbm_bytes=None, usable_bytes=None, ax=None, title: str =
         ax.set_ylabel("memory per GPU (GB)")
     ax.set_title(title)
     if legend:
-        ax.legend(fontsize=7, loc="best")
+        ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if source:
         _source(ax, "llmcost.memory: ZeRO (Rajbhandari et al. 2020), activations (Korthikanti et "
                     "al. 2022 Table 2, generalised)")
@@ -564,7 +565,7 @@ def activations_vs_seq_len(curves, ax=None, mark=None, hbm_bytes=None, title: st
     ax.set_ylabel("activations per micro-batch (GB per GPU)")
     ax.set_title(title or "Activation memory grows with context; recomputation and "
                           "FlashAttention bend the curve")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     _source(ax, "Korthikanti et al. 2022 Table 2 generalised (llmcost.memory); "
                 "FlashAttention: Dao et al. 2022")
     return ax
@@ -582,7 +583,7 @@ def pipeline_timeline(schedule_df, ax=None, title: str = ""):
         ax.barh(op["stage"], op["end"] - op["start"], left=op["start"], color=color,
                 edgecolor="white", lw=0.5)
         ax.text((op["start"] + op["end"]) / 2, op["stage"], str(int(op["microbatch"])),
-                ha="center", va="center", fontsize=6)
+                ha="center", va="center", fontsize=9)
     ax.set_yticks(sorted(schedule_df["stage"].unique()),
                   [f"stage {s}" for s in sorted(schedule_df["stage"].unique())])
     ax.invert_yaxis()
@@ -605,13 +606,13 @@ def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=N
         ax.plot(m, bubble_fraction(pp, m, sched, v), label=label)
     if mark is not None:
         ax.axvline(mark, color="0.6", lw=0.8)
-        ax.annotate("scenario m", (mark, ax.get_ylim()[1] * 0.9), fontsize=8, ha="left")
+        ax.annotate("scenario m", (mark, ax.get_ylim()[1] * 0.9), fontsize=11, ha="left")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("micro-batches per step m")
     ax.set_ylabel("bubble time ÷ ideal compute time")
     ax.set_title(f"Pipeline bubble with p = {pp} stages")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     _source(ax, "Huang et al. 2019; Narayanan et al. 2021 §2.2; Qi et al. 2024 (T_F = T_B = T_W)")
     return ax
 
@@ -626,7 +627,7 @@ def scaling_frontier(frontier, ax=None, title: str = ""):
     for x, bb, plan in zip(n, b, frontier["best_plan"]):
         if np.isnan(bb):
             ax.axvspan(x / 1.4, x * 1.4, color="C3", alpha=0.15)
-            ax.annotate(plan, (x, 2), rotation=90, fontsize=7, ha="center", va="bottom")
+            ax.annotate(plan, (x, 2), rotation=90, fontsize=10, ha="center", va="bottom")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("smallest bubble among fitting plans (% of compute)")
@@ -647,7 +648,7 @@ STEP_COLORS = {
 def collective_times(sweep, ax=None, title: str = ""):
     """Collective time against message size, one line per link and op
     (``comm.collective_sweep``): latency-bound on the left, bandwidth-bound on the right."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     styles = {"scale-up": "-", "scale-out": "--"}
     for (link, op), g in sweep.groupby(["link", "op"], sort=False):
         ax.plot(g["message_bytes"], g["time_s"] * 1e6, styles.get(link, "-"),
@@ -657,7 +658,7 @@ def collective_times(sweep, ax=None, title: str = ""):
     ax.set_xlabel("message size S (bytes)")
     ax.set_ylabel("time (µs)")
     ax.set_title(title or "Collective time: latency-bound, then bandwidth-bound")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=11)
     _source(ax, "α-β model, ring; achieved busbw from nccl-tests; NCCL tuning.cc latencies "
                 "(data/efficiency.csv)")
     return ax
@@ -677,12 +678,12 @@ def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
         if vals.any():
             ax.barh(y, vals, left=left, color=colors[dim], label=dim)
             left += vals
-    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * 1.05)
     ax.set_xlabel("GB sent per GPU per optimizer step")
     ax.set_title("Communication volume per step, by parallel dimension")
-    ax.legend(fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
+    ax.legend(fontsize=11, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.3))
     _source(ax, "llmcost.comm.comm_volume (16-bit activations, ring collectives)")
     return ax
 
@@ -691,7 +692,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
     from .step import PARTS
 
-    ax = _ax(ax, figsize=(9, 0.55 * len(breakdowns) + 1.8))
+    ax = _ax(ax, figsize=(11, 0.6 * len(breakdowns) + 2.0))
     labels = list(breakdowns)
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
@@ -706,13 +707,13 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     for yi, k in zip(y, labels):
         b = breakdowns[k]
         ax.annotate(f"{b.step_time_s:.3g} s, MFU {b.mfu:.0%}", (left[yi], yi),
-                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=8)
-    ax.set_yticks(y, labels, fontsize=8)
+                    xytext=(4, 0), textcoords="offset points", va="center", fontsize=11)
+    ax.set_yticks(y, labels, fontsize=11)
     ax.invert_yaxis()
     ax.set_xlim(0, left.max() * (1.3 if normalise else 1.35))
     ax.set_xlabel("share of the step" if normalise else "seconds per step")
     ax.set_title("Where the step time goes (busiest GPU)")
-    ax.legend(fontsize=7, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
+    ax.legend(fontsize=10, ncol=4, loc="upper center", bbox_to_anchor=(0.5, -0.25))
     _source(ax, "llmcost.step.step_time")
     return ax
 
@@ -720,7 +721,7 @@ def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
 def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float | None = None):
     """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
     (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
-    ax = _ax(ax, figsize=(8, 2.1))
+    ax = _ax(ax, figsize=(11, 2.6))
     colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
@@ -735,7 +736,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     ax.set_xlabel(f"share {what}")
     mfu = float(budget["share"].iloc[0])
     ax.set_title(f"At {mfu:.0%} MFU you pay for {1 / mfu:.1f}× the compute you get")
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.45))
+    ax.legend(fontsize=10, loc="center left", bbox_to_anchor=(1.01, 0.5))
     _source(ax, "llmcost.step.time_budget")
     return ax
 
@@ -744,7 +745,7 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
     """Parallel efficiency (tokens/s per GPU relative to the smallest count) against GPUs, for
     strong (fixed global batch) and weak (batch grows with GPUs) scaling
     (``step.scaling_study``); marks where strong-scaling efficiency falls below ``threshold``."""
-    ax = _ax(ax)
+    ax = _ax(ax, figsize=(8.5, 5))
     ax.plot(strong.index, strong["efficiency"], "o-", color="C0", label="strong scaling "
             f"(global batch {int(strong['global_batch'].iloc[0]):,} sequences)")
     if weak is not None:
@@ -755,14 +756,14 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
         x = low.index[0]
         ax.axvline(x, color="C3", lw=0.8, ls=":")
         ax.annotate(f"below {threshold:.0%}: adding GPUs\nstops paying", (x, threshold),
-                    xytext=(6, 10), textcoords="offset points", fontsize=8, color="C3")
+                    xytext=(6, 10), textcoords="offset points", fontsize=11, color="C3")
     ax.axhline(threshold, color="0.7", lw=0.6)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.15)
     ax.set_xlabel("GPUs")
     ax.set_ylabel("efficiency (tokens/s per GPU ÷ smallest count's)")
     ax.set_title(title or "What adding GPUs buys")
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=11, loc="lower left")
     _source(ax, "llmcost.step.scaling_study: fastest fitting plan at each GPU count")
     return ax
 
@@ -770,11 +771,14 @@ def scaling_curves(strong, weak=None, ax=None, threshold: float = 0.5, title: st
 def validation_scatter(validation, ax=None):
     """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
     band."""
-    ax = _ax(ax, figsize=(5.5, 5))
+    ax = _ax(ax, figsize=(9.5, 5.5))
     markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
                "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
                "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)")}
+               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
+               "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
+               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
+               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
@@ -782,13 +786,13 @@ def validation_scatter(validation, ax=None):
     for s, g in validation.groupby("set", sort=False):
         mk, label = markers.get(s, ("o", s))
         ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
-                   zorder=2)
+                   s=55, zorder=2)
     ax.set_xlim(lim)
     ax.set_ylim(lim)
     ax.set_xlabel("reported MFU (%)")
     ax.set_ylabel("predicted MFU (%)")
-    ax.set_title("Predicted vs reported MFU, A100 runs")
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title("Predicted vs reported MFU, published runs")
+    ax.legend(fontsize=10, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     _source(ax, "llmcost.step.mfu_validation; MFU basis, Megatron HFU converted")
     return ax
 
@@ -1096,6 +1100,165 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     return ax
 
 
+# ---------------------------------------------------------------- notebook 04: rooflines
+def comm_rooflines(curves, marks: dict | None = None, axes=None, title: str = ""):
+    """One panel per parallelism kind: compute ÷ communication against the quantity the plan
+    controls (``overlap.roofline_curves``); above 1 the traffic can hide. ``marks``:
+    ``{kind: x}`` or ``{kind: (x, label)}``, a vertical line at the scenario's value."""
+    import matplotlib.pyplot as plt
+
+    order = ("DP", "FSDP", "TP", "PP", "EP", "CP")
+    kinds = [k for k in order if k in set(curves["kind"])]
+    if axes is None:
+        _, axes = plt.subplots(2, 3, figsize=(13, 7.5), layout="constrained")
+    styles = {"scale-up": ("-", "C0")}
+    for ax, kind in zip(np.ravel(axes), kinds):
+        g = curves[curves["kind"] == kind]
+        for link, gl in g.groupby("link", sort=False):
+            ls, col = styles.get(link, ("--", "C3"))
+            ax.plot(gl["x"], gl["ratio"], ls, color=col, lw=2, label=link)
+        ax.axhline(1.0, color="0.3", lw=1)
+        ax.axhspan(1e-3, 1.0, color="C3", alpha=0.06)
+        if marks and kind in marks:
+            x, label = marks[kind] if isinstance(marks[kind], tuple) else (marks[kind], "scenario")
+            ax.axvline(x, color="C2", lw=2, ls=":", label=label)
+        ax.set_xscale("log", base=2 if kind == "TP" else 10)
+        ax.set_yscale("log")
+        ax.set_ylim(1e-2, 1e3)
+        ax.set_xlabel(g["xlabel"].iloc[0], fontsize=12)
+        ax.set_title(f"{kind} ({g['model'].iloc[0]})", fontsize=13)
+        ax.tick_params(labelsize=11)
+        ax.legend(fontsize=10, loc="best")
+    np.ravel(axes)[0].set_ylabel("compute ÷ communication", fontsize=12)
+    np.ravel(axes)[3].set_ylabel("compute ÷ communication", fontsize=12)
+    fig = np.ravel(axes)[0].figure
+    fig.suptitle(title or "When does each kind of traffic hide behind compute? (above 1: it can)",
+                 fontsize=14)
+    fig.supxlabel("llmcost.overlap (ring collectives, dense BF16 peak, datasheet links); shaded: "
+                  "below 1 the GPUs wait", fontsize=10, color="0.4")
+    return axes
+
+
+def zero3_scaling(rows, peak_flops_per_s: float, ax=None, title: str = ""):
+    """Hardware TFLOP/s per GPU against GPUs for ZeRO-3 runs at a fixed global batch: published
+    (markers) and predicted (lines), one colour per model (``step.mfu_validation`` rows with
+    ``reported`` and ``predicted_hfu`` on the hardware-FLOPs basis)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (_, g) in enumerate(rows.groupby("model", sort=False)):
+        g = g.sort_values("n_gpus")
+        col, name = f"C{i}", f"GPT {g['params'].iloc[0] / 1e9:.0f}B"
+        ax.plot(g["n_gpus"], g["reported"] * peak_flops_per_s / 1e12, "o", ms=10, color=col,
+                label=f"{name}: published")
+        ax.plot(g["n_gpus"], g["predicted_hfu"] * peak_flops_per_s / 1e12, "--", lw=2,
+                color=col, label=f"{name}: model")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs (fixed global batch)", fontsize=12)
+    ax.set_ylabel("TFLOP/s per GPU (hardware FLOPs)", fontsize=12)
+    ax.set_title(title or "ZeRO-3 at a fixed batch: throughput per GPU as GPUs are added",
+                 fontsize=13)
+    ax.legend(fontsize=11, loc="lower left")
+    _source(ax, "Narayanan et al. 2021 Table 2 (DeepSpeed ZeRO-3, A100); llmcost.step.mfu_validation")
+    return ax
+
+
+def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = ""):
+    """Share of the large-message bus bandwidth against the number of ranks, one line per
+    collective and message size (``{label: comm.scale_efficiency(...)}``)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, eff) in enumerate(curves.items()):
+        ax.plot(group_sizes, eff, "o-" if "reduce" in label else "-", lw=2, color=f"C{i}",
+                label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("ranks in the collective", fontsize=12)
+    ax.set_ylabel("bus bandwidth ÷ large-message bus bandwidth", fontsize=12)
+    ax.set_title(title or "Why collectives slow down as jobs grow", fontsize=13)
+    ax.legend(fontsize=10, loc="lower left")
+    _source(ax, "llmcost.comm.scale_efficiency (NCCL tuning.cc latencies, ring and tree)")
+    return ax
+
+
+def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str = ""):
+    """An MoE layer's forward all-to-all time (dispatch + combine) against the expert-parallel
+    degree, one line per placement or routing (``{label: seconds}``), with the layer's expert
+    GEMM time (``compute_s``) as a reference line."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, t) in enumerate(curves.items()):
+        ax.plot(ep, np.asarray(t) * 1e3, "o-", lw=2, color=f"C{i}", label=label)
+    ax.axhline(compute_s * 1e3, color="0.3", lw=1.5, ls=":",
+               label=f"the layer's expert GEMMs at peak ({compute_s * 1e3:.2g} ms)")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("expert-parallel ranks", fontsize=12)
+    ax.set_ylabel("ms per MoE layer, forward", fontsize=12)
+    ax.set_title(title or "MoE all-to-all: cheap inside the board, NIC-bound across it",
+                 fontsize=13)
+    ax.legend(fontsize=10, loc="center right")
+    _source(ax, "llmcost.comm.moe_all_to_all_time (×2: dispatch + combine); "
+                "llmcost.overlap.ep_roofline (GEMMs)")
+    return ax
+
+
+# ---------------------------------------------------------------- savings levers (notebook 09)
+_GROUP_COLOURS = {"waste": "C2", "utilisation": "C0", "plan": "C9", "checkpoints": "C4",
+                  "pricing": "C1", "hardware": "C5", "process": "C7", "strategy": "C8"}
+
+
+def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
+    """Net saving of each lever (``levers.rank_levers``), in millions of USD, with its P10-P90
+    range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
+    that never finishes, as an arrow at the left edge)."""
+    df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
+    ax = _ax(ax, figsize=(8, 0.34 * len(df) + 1.4))
+    y = np.arange(len(df))
+    finite = np.isfinite(df["saving_usd"].to_numpy(dtype=float))
+    vals = np.where(finite, df["saving_usd"].to_numpy(dtype=float), 0.0) / scale
+    lo = np.where(finite, df["saving_p10_usd"].to_numpy(dtype=float), 0.0) / scale
+    hi = np.where(finite, df["saving_p90_usd"].to_numpy(dtype=float), 0.0) / scale
+    left = min(vals.min(), lo.min(), 0.0)
+    colours = [_GROUP_COLOURS.get(g, "0.5") for g in df["group"]]
+    ax.barh(y, vals, color=colours)
+    ax.errorbar(vals, y, xerr=[np.maximum(vals - lo, 0), np.maximum(hi - vals, 0)], fmt="none",
+                ecolor="0.2", capsize=2, lw=0.8)
+    for yi, ok in zip(y, finite):
+        if not ok:
+            ax.annotate("never finishes (loss without bound)", (left, yi), fontsize=8,
+                        va="center", color="C3")
+    ax.set_yticks(y, df["lever"])
+    ax.axvline(0, color="0.3", lw=0.8)
+    ax.set_xlabel(f"net saving, million USD (bill before − after; bar: P10-P90)")
+    ax.set_title(title or "Which changes save the most on this bill?")
+    handles = [ax.bar(0, 0, color=c, label=g) for g, c in _GROUP_COLOURS.items()
+               if g in set(df["group"])]
+    ax.legend(handles=handles, fontsize=8, loc="lower right")
+    _source(ax, "llmcost.levers.rank_levers, priced by llmcost.ledger")
+    return ax
+
+
+def hardware_bills(sweep, ax=None, scale: float = 1e6):
+    """The bill on each accelerator (``levers.hardware_sweep``) at its predicted MFU, with the
+    MFU band's bills as the error bar; the scenario's accelerator hatched."""
+    df = sweep.iloc[::-1]
+    ax = _ax(ax, figsize=(7.5, 0.4 * len(df) + 1.4))
+    y = np.arange(len(df))
+    v = df["bill_usd"].to_numpy(dtype=float) / scale
+    lo = df["bill_low_usd"].to_numpy(dtype=float) / scale
+    hi = df["bill_high_usd"].to_numpy(dtype=float) / scale
+    bars = ax.barh(y, v, color="C0")
+    for b, own in zip(bars, df["scenario"]):
+        if own:
+            b.set_hatch("//")
+            b.set_facecolor("C1")
+    ax.errorbar(v, y, xerr=[v - np.nan_to_num(lo, nan=v.min()), hi - v], fmt="none",
+                ecolor="0.2", capsize=2, lw=0.8)
+    ax.set_yticks(y, [f"{a} (MFU {m:.0%})" for a, m in zip(df["accelerator"],
+                                                         df["predicted_mfu"])])
+    ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
+    ax.set_title("Which hardware is cheapest for this run?")
+    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median)")
+
+
 # ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
 def _usd_unit(scale: float) -> str:
     """The axis unit of amounts divided by ``scale``: 'USD (millions)' for 1e6, and so on."""
@@ -1178,3 +1341,64 @@ def published_runs_scatter(errors, band: float = 0.20, ax=None):
     ax.legend(fontsize=8)
     _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
     return ax
+
+# ---- issue 18: figures readable when projected (used by notebooks 01, 02, 10)
+#: The smallest text size (points) a projected figure keeps: ticks, legends and annotations.
+PROJECTOR_MIN_FONTSIZE = 11.0
+
+
+def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
+    """Make a figure readable on a projector: every text of the figure (tick labels, legends,
+    annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
+    ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2``; and the
+    layout is redone (``tight_layout``) with room for it, so that no text overlaps an axis label.
+    Takes an Axes, an array of Axes or a Figure; returns it.
+    """
+    import matplotlib.text as mtext
+    import numpy as np
+
+    first = np.ravel(obj)[0] if isinstance(obj, np.ndarray) else obj
+    fig = first if hasattr(first, "get_axes") and not hasattr(first, "figure") or \
+        first.__class__.__name__ == "Figure" else first.figure
+    big, notes = set(), []
+    for ax in fig.get_axes():
+        big.update([ax.xaxis.label, ax.yaxis.label, ax.title])
+    for t in fig.findobj(mtext.Text):
+        if isinstance(t, mtext.Annotation) and t.xycoords == "figure fraction":
+            notes.append(t)  # the source line at the foot of the figure (``_source``)
+            continue
+        floor = min_fontsize + 2 if t in big else min_fontsize
+        if t.get_text() and t.get_fontsize() < floor:
+            t.set_fontsize(floor)
+    import textwrap
+    for ax in fig.get_axes():  # larger text: wrap axis labels that no longer fit their side
+        pos = ax.get_position()
+        for label, inches in ((ax.xaxis.label, pos.width * fig.get_figwidth()),
+                              (ax.yaxis.label, pos.height * fig.get_figheight())):
+            room = max(12, int(inches * 72 / (0.58 * label.get_fontsize())))
+            if len(label.get_text()) > room:
+                label.set_text(textwrap.fill(label.get_text(), room, break_long_words=False))
+    right = max((a.get_position().x1 for a in fig.get_axes()), default=1.0)
+    for ax in fig.get_axes():  # larger text: legends move off the data
+        leg = ax.get_legend()
+        if leg is None or not hasattr(leg, "set_loc"):
+            continue
+        if len(leg.get_texts()) >= 4 and ax.get_position().x1 >= right - 1e-9:
+            leg.set_bbox_to_anchor((1.01, 1.0), transform=ax.transAxes)  # beside the plot
+            leg.set_loc("upper left")
+        else:
+            leg.set_loc("best")  # the emptiest corner at the new text size
+    width_in = fig.get_figwidth()
+    room = max(40, int(width_in * 72 / (0.55 * (min_fontsize - 2))))  # characters per line
+    lines = 0
+    for t in notes:  # wrap the source line by hand, so that its height is known
+        t.set_fontsize(min_fontsize - 2)
+        t.set_text(textwrap.fill(" ".join(t.get_text().split()), room, break_long_words=False))
+        lines = max(lines, t.get_text().count("\n") + 1)
+    foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
+        fig.set_layout_engine("none")
+        fig.tight_layout(rect=(0, foot, 1, 1))
+    return obj

@@ -969,12 +969,24 @@ class CheckpointPlan:
     def goodput(self) -> float:
         return scalar_or_array(self.breakdown.productive)
 
+    @property
+    def storage_duty(self) -> float:
+        """Share of wall time the storage writes this job's checkpoints, w / (τ + δ)
+        (``storage_duty_cycle``)."""
+        return storage_duty_cycle(self.write_s, self.interval_s, self.stall_s)
+
+    @property
+    def sustained_write_bytes_per_s(self) -> float:
+        """Average checkpoint write rate, size / (τ + δ), bytes/s."""
+        return scalar_or_array(float(self.size.total_bytes)
+                               / (np.asarray(self.interval_s) + np.asarray(self.stall_s)))
+
 
 def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_s,
                     restart_overhead_s, recipe="bf16-adam", gpus_per_node=8,
                     node_bytes_per_s=None, d2h_bytes_per_s=50e9, async_: bool = False,
                     planned_per_day=0.0, interval_s=None, reshard_fraction=0.0,
-                    checkpoint_bytes=None) -> CheckpointPlan:
+                    checkpoint_bytes=None, max_storage_duty=1.0) -> CheckpointPlan:
     """Checkpoint size, write and stall time, restart time, MTBF, interval and goodput of a job.
 
     The state is sharded evenly over all ``n_gpus`` (ZeRO/FSDP-style). The
@@ -982,7 +994,9 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     at the write bandwidth + re-sharding). For an **asynchronous** checkpoint the newest snapshot
     becomes durable only when its background write w ends, so a failure loses on average w more
     work (for failures uniform over an interval, E[lost] = τ/2 + w): modelled as R + w, and the
-    interval is kept ≥ w (a shorter one would stall on the previous write).
+    optimum interval is bounded by the storage duty cycle: one write per period, w / (τ + δ) ≤
+    ``max_storage_duty`` (1: the write must end before the next begins; less: leave bandwidth to
+    the data loader and other jobs), so τ ≥ w / u_max − δ.
 
     Parameters
     ----------
@@ -1003,6 +1017,9 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
         Checkpoint interval τ (default: the exact optimum ``optimal_interval``).
     checkpoint_bytes : float, optional
         Override the checkpoint size (total bytes) instead of deriving it from the recipe.
+    max_storage_duty : float in (0, 1]
+        Largest share of wall time an asynchronous job may keep the storage busy writing
+        (``storage_duty_cycle``); bounds the optimum interval from below.
 
     Returns
     -------
@@ -1030,7 +1047,8 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     if interval_s is None:
         blocking = snap if async_ else snap + write
         tau = np.asarray(optimal_interval(max(blocking, 1e-9), m))
-        tau = np.maximum(tau, write) if async_ else tau
+        u_max = float(as_array(max_storage_duty, "max_storage_duty", positive=True, upper=1.0))
+        tau = np.maximum(tau, max(write / u_max - snap, write)) if async_ else tau
         tau = scalar_or_array(np.minimum(tau, 365.25 * SECONDS_PER_DAY))  # never fails: 1/year
     else:
         tau = float(as_array(interval_s, "interval_s", positive=True))
@@ -1038,3 +1056,362 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     b = goodput_breakdown(tau, stall, m, r, planned_per_day)
     return CheckpointPlan(size, write, snap, stall, async_, restart, r, m, tau, b,
                           float(storage_bytes_per_s))
+
+
+# ------------------------------------------------------------------------------ scenario helpers
+def scenario_storage_bytes_per_s(p: dict):
+    """The scenario's checkpoint-storage bandwidth and where it came from: (bytes/s, source).
+
+    ``p["ckpt_storage_bytes_per_s"]`` when given; otherwise ``job_storage_bytes_per_s(n_gpus)``
+    = n_gpus × 122 MB/s, Llama 3's Tectonic rate (2 TB/s for 16,384 GPUs, arXiv:2407.21783
+    §3.3.1).
+    """
+    if p.get("ckpt_storage_bytes_per_s") is not None:
+        return float(p["ckpt_storage_bytes_per_s"]), "given as ckpt_storage_bytes_per_s"
+    return (float(job_storage_bytes_per_s(p["n_gpus"])),
+            "sized from the job: n_gpus × 122 MB/s, Llama 3's Tectonic rate")
+
+
+def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> CheckpointPlan:
+    """``checkpoint_plan`` for a validated scenario ``p`` (the ``ckpt_*`` and ``fail_*`` keys),
+    with keyword arguments of ``checkpoint_plan`` overriding single settings, e.g.
+    ``scenario_checkpoint_plan(p, spec.n_params, async_=True, interval_s=None)``.
+
+    The formulas are ``checkpoint_plan``'s (Young 1974 / Daly 2006; see the module docstring).
+    """
+    need = ("n_gpus", "fail_rate_per_gpu_year", "ckpt_restart_s", "ckpt_recipe",
+            "ckpt_node_bytes_per_s", "ckpt_d2h_bytes_per_s", "ckpt_async", "fail_planned_per_day",
+            "ckpt_interval_s")
+    missing = [k for k in need if k not in p]
+    if missing:
+        raise ValueError(f"p is missing {missing!r}: pass the validated parameters of notebook 07 "
+                         "(llmcost.notebook_parameters)")
+    kw = dict(n_params=n_params, n_gpus=p["n_gpus"],
+              fail_rate_per_gpu_year=p["fail_rate_per_gpu_year"],
+              storage_bytes_per_s=scenario_storage_bytes_per_s(p)[0],
+              restart_overhead_s=p["ckpt_restart_s"], recipe=p["ckpt_recipe"],
+              gpus_per_node=gpus_per_node, node_bytes_per_s=p["ckpt_node_bytes_per_s"],
+              d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
+              planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
+    unknown = set(changes) - set(kw) - {"reshard_fraction", "checkpoint_bytes",
+                                        "max_storage_duty"}
+    if unknown:
+        raise ValueError(f"changes={sorted(unknown)!r}: not arguments of checkpoint_plan")
+    kw.update(changes)
+    return checkpoint_plan(**kw)
+
+
+def storage_duty_cycle(write_s, interval_s, stall_s=0.0):
+    """Share of wall-clock time the storage system spends writing this job's checkpoints.
+
+    One write of w seconds per checkpoint period τ + δ: duty = w / (τ + δ). The write must end
+    before the next checkpoint starts (duty ≤ 1), or asynchronous checkpoints stall on the
+    previous write (``checkpoint_stall_s``); below 1 the rest of the storage bandwidth is left
+    to the data loader and to other jobs. The sustained write rate is size / (τ + δ).
+
+    Returns
+    -------
+    float or ndarray in [0, ∞) (above 1 the writes overlap).
+    """
+    w = as_array(write_s, "write_s", nonnegative=True)
+    t = as_array(interval_s, "interval_s", positive=True)
+    d = as_array(stall_s, "stall_s", nonnegative=True)
+    return scalar_or_array(w / (t + d))
+
+
+def retention_policies(plan: CheckpointPlan, p: dict, run_days, n_params):
+    """Storage cost of three retention policies for a scenario's checkpoint plan, in USD.
+
+    Rows: the scenario's (last ``ckpt_keep_last`` hot + full milestones cold); last 3 hot +
+    weights-only milestones cold; every checkpoint and milestone kept hot. Columns ``hot``,
+    ``milestones`` and ``total``. Each is ``retention_storage_cost``: Σ bytes held × months ×
+    price per GB-month, the hot tier provisioned for at least its bandwidth ÷ throughput per TiB
+    (prices and throughput: ``data/storage_prices.csv``).
+    """
+    import pandas as pd
+
+    hot = storage_price(p["ckpt_hot_tier"])
+    cold = storage_price(p["ckpt_cold_tier"])
+    size = float(plan.size.total_bytes)
+    common = dict(run_days=run_days, interval_s=plan.interval_s,
+                  milestone_every_days=p["ckpt_milestone_every_days"],
+                  retention_months=p["ckpt_retention_months"], hot_usd_per_gb_month=hot,
+                  hot_bandwidth_bytes_per_s=plan.storage_bytes_per_s,
+                  hot_bytes_per_s_per_tib=storage_throughput_per_tib(p["ckpt_hot_tier"]))
+    weights = float(checkpoint_size(n_params, p["ckpt_recipe"], "weights").total_bytes)
+    policies = {
+        f"scenario: last {p['ckpt_keep_last']} hot + full milestones cold":
+            retention_storage_cost(size, keep_last=p["ckpt_keep_last"],
+                                   cold_usd_per_gb_month=cold, **common),
+        "last 3 hot + weights-only milestones cold":
+            retention_storage_cost(size, keep_last=3, cold_usd_per_gb_month=cold,
+                                   milestone_bytes=weights, **common),
+        "every checkpoint hot, milestones kept hot":
+            retention_storage_cost(size, keep_last=0, cold_usd_per_gb_month=hot, **common)}
+    return pd.DataFrame({k: v["usd"].values for k, v in policies.items()},
+                        index=["hot", "milestones", "total"]).T
+
+
+def spot_pays(price_usd_per_gpu_hour, goodput_, spot_usd_per_gpu_hour, spot_goodput):
+    """Whether spot capacity is cheaper per unit of kept work than the alternative.
+
+    Cost per kept GPU-hour = price ÷ goodput, so spot pays iff p_spot / g_spot < p / g (Daly's
+    goodput for both, the spot one with the pre-emption rate added to the failure rate).
+    """
+    a = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
+    g = as_array(goodput_, "goodput", positive=True, upper=1.0)
+    s = as_array(spot_usd_per_gpu_hour, "spot_usd_per_gpu_hour", positive=True)
+    gs = as_array(spot_goodput, "spot_goodput", nonnegative=True, upper=1.0)
+    with np.errstate(divide="ignore"):
+        return scalar_or_array(s / gs < a / g)
+
+
+def bulk_reclaim_events_per_day(n_nodes, node_reclaims_per_day, nodes_per_event=1):
+    """Job interruptions per day when spot capacity is reclaimed k nodes at a time.
+
+    A provider reclaims capacity in blocks (a rack, a placement group, a whole reservation), not
+    node by node. With the same node-loss rate r per node-day, events of k nodes arrive at
+    n·r / k per day: fewer interruptions than node-by-node reclaims (n·r), each one losing k
+    nodes at once (k ≤ n; k = n: the whole job is reclaimed). A block reclaim also takes the
+    peers' host memory with it, so in-memory checkpoints of the reclaimed nodes are lost and the
+    restart falls back to durable storage (``peer_checkpoint_plan``'s ``fallback_share`` = 1).
+    """
+    n = as_array(n_nodes, "n_nodes", positive=True, integer=True)
+    r = as_array(node_reclaims_per_day, "node_reclaims_per_day", nonnegative=True)
+    k = as_array(nodes_per_event, "nodes_per_event", positive=True, integer=True)
+    if np.any(k > n):
+        raise ValueError(f"nodes_per_event={nodes_per_event!r} must be <= n_nodes={n_nodes!r}")
+    return scalar_or_array(n * r / k)
+
+
+@dataclass(frozen=True)
+class PeerCheckpointPlan:
+    """An in-memory checkpoint plan (``peer_checkpoint_plan``); times in seconds."""
+
+    snapshot_s: float
+    copy_s: float
+    interval_s: float
+    restart_memory_s: float
+    restart_s: float
+    mtbf_s: float
+    breakdown: GoodputBreakdown
+
+    @property
+    def goodput(self) -> float:
+        return float(self.breakdown.productive)
+
+
+def peer_checkpoint_plan(per_rank_bytes, n_gpus, fail_rate_per_gpu_year, peer_bytes_per_s,
+                         restart_overhead_s, d2h_bytes_per_s=50e9, peer_copies=1,
+                         fallback_share=0.0, fallback_restart_s=0.0, planned_per_day=0.0,
+                         interval_s=None) -> PeerCheckpointPlan:
+    """Checkpoints held in host memory, the node's own and ``peer_copies`` peers' (Gemini).
+
+    Gemini (Wang et al., SOSP 2023, "Fast Failure Recovery in Distributed Training with
+    In-Memory Checkpoints") keeps checkpoints in the CPU memory of the local and of peer
+    machines, falling back to persistent storage only when a node and all its peers fail
+    together, and reports 13× faster recovery than from remote storage. Model:
+
+    * blocking δ = per-rank bytes / d2h bandwidth (the snapshot to pinned host memory);
+    * background copy c = peer_copies × per-rank bytes / peer bandwidth (over the scale-out
+      network, per GPU, at full bandwidth: contention with the training traffic is ignored, as
+      Gemini schedules the copies into its idle gaps); the copy must end before the next
+      snapshot: τ ≥ c;
+    * the newest checkpoint is safe only when its copy ends: R_mem = overhead + per-rank bytes /
+      peer bandwidth (read back from a peer) + c (the durability lag, as ``checkpoint_plan``);
+    * a share f of failures (correlated: a rack, a bulk spot reclaim) loses the peers too and
+      restarts from durable storage: R = (1 − f)·R_mem + f·``fallback_restart_s`` (which should
+      include the extra lost work of the older durable checkpoint);
+    * goodput is ``goodput_breakdown`` (Daly 2006) with δ, τ (default ``optimal_interval``,
+      kept ≥ c) and R. Durable copies drained in the background are assumed not to block.
+
+    Raises
+    ------
+    ValueError naming the field (negative bytes, bandwidths ≤ 0, fallback_share outside [0, 1]).
+    """
+    b = float(as_array(per_rank_bytes, "per_rank_bytes", nonnegative=True))
+    n = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    bw = float(as_array(peer_bytes_per_s, "peer_bytes_per_s", positive=True))
+    o = float(as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True))
+    k = int(as_array(peer_copies, "peer_copies", positive=True, integer=True))
+    f = float(as_array(fallback_share, "fallback_share", nonnegative=True, upper=1.0))
+    fb = float(as_array(fallback_restart_s, "fallback_restart_s", nonnegative=True))
+    snap = float(snapshot_time_s(b, d2h_bytes_per_s))
+    copy = k * b / bw
+    m = float(cluster_mtbf_s(n, fail_rate_per_gpu_year))
+    r_mem = o + b / bw + copy
+    r = (1.0 - f) * r_mem + f * fb
+    if interval_s is None:
+        tau = max(float(optimal_interval(max(snap, 1e-9), m)), copy)
+        tau = min(tau, 365.25 * SECONDS_PER_DAY)
+    else:
+        tau = float(as_array(interval_s, "interval_s", positive=True))
+    stall = snap + max(0.0, copy - tau)
+    return PeerCheckpointPlan(snap, copy, tau, r_mem, r, m,
+                              goodput_breakdown(tau, stall, m, r, planned_per_day))
+
+
+def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=(0, 1, 2, 4),
+                    hardware_share=0.766, planned_per_day=0.0):
+    """Goodput and cost per kept GPU-hour with hot spare nodes standing by.
+
+    Without a spare, a hardware failure waits ``replace_s`` for the scheduler to find and bring
+    up a replacement node (part of the restart R); with one, that wait goes: R_spare = R −
+    h·replace_s, h the share of failures that need a new node (Llama 3 Table 5: hardware 321 of
+    419 = 76.6%). Spares are paid while idle, so the cost per kept GPU-hour is
+    (n + s·gpn)/n ÷ goodput (relative to n GPUs at goodput 1). A pool of s spares covers the
+    failures until repaired nodes return; that the pool never runs dry is assumed here.
+
+    Returns
+    -------
+    DataFrame, one row per spare count: ``spare_gpus``, ``restart_s``, ``goodput``,
+    ``cost_per_kept_gpu_hour`` (× the ideal), ``vs_no_spares`` (ratio to the first row).
+    """
+    import pandas as pd
+
+    gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
+    t = float(as_array(replace_s, "replace_s", nonnegative=True))
+    h = float(as_array(hardware_share, "hardware_share", nonnegative=True, upper=1.0))
+    if h * t > plan.restart_s:
+        raise ValueError(f"replace_s={replace_s!r}: hardware_share × replace_s must not exceed "
+                         f"the plan's restart time {plan.restart_s:.0f} s")
+    n = plan.size.n_ranks
+    rows = []
+    for s in spare_nodes:
+        s = int(as_array(s, "spare_nodes", nonnegative=True, integer=True))
+        r = plan.restart_s - (h * t if s > 0 else 0.0)
+        g = float(goodput_breakdown(plan.interval_s, plan.stall_s, plan.mtbf_s, r,
+                                    planned_per_day).productive)
+        rows.append({"spare_nodes": s, "spare_gpus": s * gpn, "restart_s": r, "goodput": g,
+                     "cost_per_kept_gpu_hour": (n + s * gpn) / n / g})
+    df = pd.DataFrame(rows).set_index("spare_nodes")
+    df["vs_no_spares"] = df["cost_per_kept_gpu_hour"] / df["cost_per_kept_gpu_hour"].iloc[0]
+    return df
+
+
+#: Seconds a restart waits for the scheduler to find and bring up a replacement node, the part a
+#: hot spare removes. An assumption (half of the scenario default's 10-minute restart overhead):
+#: no run publishes this split; notebook 07 labels it so.
+NODE_REPLACEMENT_S_ASSUMED = 300.0
+#: Job initialisation (process groups, NCCL communicators) on 2,048 GPUs before and after
+#: MegaScale's fixes, seconds (arXiv:2402.15627 §3.5). [recalled]: not re-read in the paper here.
+MEGASCALE_INIT_S = {"before": 1047.0, "after": 5.0}
+
+#: Published restart (recovery) times at scale, seconds, by phase where the source gives one.
+#: [secondary] figures found through paper summaries in this session's search index; the rows
+#: marked "recalled" were not re-read in the paper.
+RESTART_TIMES_PUBLISHED = [
+    {"source": "Kokolis et al. 2024 (arXiv:2410.21680)", "scale": "model assumption",
+     "phase": "whole restart overhead", "seconds": 300.0, "note": "assumed 5 min per restart"},
+    {"source": "MegaScale (ByteDance, arXiv:2402.15627 §4)", "scale": "12,288 GPUs",
+     "phase": "diagnose and recover", "seconds": 900.0,
+     "note": "faults located within 10 min, training caught up within 15 min"},
+    {"source": "MegaScale (arXiv:2402.15627 §3.5), recalled", "scale": "2,048 GPUs",
+     "phase": "job initialisation (process groups, NCCL)", "seconds": 1047.0,
+     "note": "before their fixes; under 5 s after (Redis store, fewer global barriers)"},
+    {"source": "FlashRecovery (arXiv:2509.03047)", "scale": "4,800 devices",
+     "phase": "whole restart", "seconds": 150.0,
+     "note": "detection in seconds, scale-independent restart, no checkpoint reload"},
+    {"source": "DeadPool (arXiv:2607.01646)", "scale": "512 A100",
+     "phase": "hot-swap a failed node", "seconds": 40.0,
+     "note": "spare node + in-memory checkpoint, no job restart"},
+]
+
+
+def restart_times_published():
+    """``RESTART_TIMES_PUBLISHED`` as a DataFrame (source, scale, phase, seconds, note)."""
+    import pandas as pd
+
+    return pd.DataFrame(RESTART_TIMES_PUBLISHED)
+
+
+def restart_phases_s(scheduler_s, init_s, load_s, warmup_s=0.0):
+    """Restart time by phase: R = scheduler (detect the fault, drain and replace the node,
+    relaunch) + initialisation (process groups, NCCL communicators, compile) + checkpoint
+    load (``restart_time_s``'s read + re-shard) + warm-up (data loader, first steps).
+
+    Returns
+    -------
+    dict phase -> seconds, with ``total``. Sources for the phases at scale:
+    ``RESTART_TIMES_PUBLISHED``.
+    """
+    parts = {"scheduler: detect, replace node, relaunch": scheduler_s,
+             "initialisation: process groups, NCCL": init_s, "checkpoint load": load_s,
+             "warm-up: data loader, first steps": warmup_s}
+    out = {k: float(as_array(v, k.split(":")[0] + "_s", nonnegative=True))
+           for k, v in parts.items()}
+    out["total"] = sum(out.values())
+    return out
+
+
+def tier_bandwidth_bytes_per_s(tier: str, provisioned_bytes):
+    """Throughput of a parallel-file-system tier sized for ``provisioned_bytes`` of capacity.
+
+    Such tiers sell throughput with capacity: B = provisioned capacity in TiB × throughput per
+    TiB (``data/storage_prices.csv``; FSx for Lustre PERSISTENT-125: 125 MB/s per TiB). A tier
+    sized only to hold k checkpoints of S bytes writes one in S / B = TiB / (k × throughput per
+    TiB), whatever the model size: 2,932 s for k = 3 at 125 MB/s per TiB.
+
+    Raises
+    ------
+    ValueError if the tier does not sell throughput per TiB (object storage) or the bytes ≤ 0.
+    """
+    dens = storage_throughput_per_tib(tier)
+    if dens is None:
+        raise ValueError(f"tier={tier!r} does not sell throughput per TiB (object storage): its "
+                         "bandwidth is not set by capacity")
+    b = as_array(provisioned_bytes, "provisioned_bytes", positive=True)
+    return scalar_or_array(b / TIB * dens)
+
+
+def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
+                         price_usd_per_gpu_hour, multiples=(1, 4, 16)):
+    """Goodput and cost of checkpointing k times less often than the optimum (notebook 07 §8).
+
+    For each k: τ = k·τ*, goodput g_k (``scenario_checkpoint_plan``, Daly 2006), paid GPU-hours
+    = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
+    """
+    import pandas as pd
+
+    h = float(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    base = scenario_checkpoint_plan(p, n_params, gpus_per_node)
+    rows = []
+    for k in multiples:
+        k = float(as_array(k, "multiples", positive=True))
+        pl = scenario_checkpoint_plan(p, n_params, gpus_per_node, interval_s=k * base.interval_s)
+        rows.append({"interval": f"{k:g}x optimum ({pl.interval_s / 60:,.0f} min)",
+                     "goodput": pl.goodput, "paid GPU-hours": h / pl.goodput,
+                     "extra cost vs optimum": (h / pl.goodput - h / base.goodput) * price})
+    return pd.DataFrame(rows)
+
+
+def long_context_extra_share(model, short_seq_len, long_seq_len, short_mfu, long_mfu,
+                             long_tokens, total_tokens):
+    """Upper bound on the extra GPU-time of a long-context stage, as a share of an all-short run.
+
+    A token at length s costs F(s)/MFU(s) GPU-seconds per peak FLOP/s, F = model FLOPs per token
+    (``compute.model_flops_per_token``: attention-inclusive, the workbook's MFU basis). If
+    ``long_tokens`` of ``total_tokens`` ran at the long length, the run needs
+        extra = (long_tokens / total_tokens) × (c − 1),   c = [F(s_L)/MFU_L] / [F(s_S)/MFU_S]
+    more GPU-time than if all were short: an upper bound when the long stage ramps up in steps
+    (Llama 3 §3.4.2: six stages from 8K to 128K over about 800B tokens, lengths unpublished).
+
+    Returns
+    -------
+    dict with ``ratio_short`` and ``ratio_long`` (F / 6N at each length), ``cost_ratio`` (c) and
+    ``extra_share``.
+    """
+    from .compute import model_flops_per_token
+
+    ms = float(as_array(short_mfu, "short_mfu", positive=True, upper=1.0))
+    ml = float(as_array(long_mfu, "long_mfu", positive=True, upper=1.0))
+    lt = float(as_array(long_tokens, "long_tokens", nonnegative=True))
+    tt = float(as_array(total_tokens, "total_tokens", positive=True))
+    if lt > tt:
+        raise ValueError(f"long_tokens={long_tokens!r} must be <= total_tokens={total_tokens!r}")
+    six_n = 6 * model.n_active_params
+    rs = float(model_flops_per_token(model, short_seq_len)) / six_n
+    rl = float(model_flops_per_token(model, long_seq_len)) / six_n
+    c = (rl / ml) / (rs / ms)
+    return {"ratio_short": rs, "ratio_long": rl, "cost_ratio": c, "extra_share": lt / tt * (c - 1)}

@@ -1,7 +1,8 @@
 """Reports: run every notebook for a scenario with papermill and write HTML and a summary.
 
 ``run_report(scenario, out_dir)`` validates the scenario before anything is written, runs the
-notebooks in order (showing which one and how many are left), and writes into ``out_dir``:
+notebooks (``jobs`` at a time, each in its own kernel; one line when each starts and finishes,
+with how many are left), and writes into ``out_dir``:
 
 * ``NN_name.ipynb``: each executed notebook (kept, with papermill's error banner, if it fails);
 * ``NN_name.html``: the same without code;
@@ -24,6 +25,7 @@ import html
 import json
 import shutil
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,6 +165,7 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
 
     Used by ``make notebooks``; the committed notebooks then show figures and numbers to a
     reader who runs nothing, and ``# NBVAL_CHECK_OUTPUT`` cells hold the current headline values.
+    Each notebook's text twin (``notebooks/text/``, ``llmcost.twins``) is rewritten with it.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -184,6 +187,8 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
                               "is unchanged") from None
         clean_notebook_metadata(nb)
         nbformat.write(nb, path)
+        from .twins import write_twin
+        write_twin(path)  # notebooks/text/: the reviewable text twin (llmcost.twins)
         progress(f"[{i}/{len(nbs)}] {path.name} done in {time.perf_counter() - t0:.1f} s")
     return nbs
 
@@ -510,6 +515,22 @@ def _readable_errors(nb_node) -> None:
     nb_node.cells.insert(1 if nb_node.cells else 0, note)
 
 
+_EXPORTERS = threading.local()
+
+
+def _exporter():
+    """This thread's nbconvert HTML exporter without code. Made once per thread and reused:
+    building one compiles the lab template's Jinja files, about 40% of a page's export time
+    (measured with cProfile on notebook 03); report workers each export several pages."""
+    ex = getattr(_EXPORTERS, "html", None)
+    if ex is None:
+        from nbconvert import HTMLExporter
+
+        ex = _EXPORTERS.html = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
+                                            exclude_output_prompt=True)
+    return ex
+
+
 def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     """HTML without code. Links between notebooks point at the sibling HTML pages the report
     wrote (``written``: their stems; default: every linked page is assumed written); the
@@ -518,14 +539,10 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     import copy
     import re
 
-    from nbconvert import HTMLExporter
-
     nb_node = copy.deepcopy(nb_node)
     _readable_errors(nb_node)
-    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
-                            exclude_output_prompt=True)
     nb_node.metadata["title"] = title
-    body, _ = exporter.from_notebook_node(nb_node)
+    body, _ = _exporter().from_notebook_node(nb_node)
 
     def link(m):
         stem, anchor, text = m.group(1), m.group(2) or "", m.group(3)
@@ -535,13 +552,45 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
             return f'<a href="{stem}.html{anchor}">{text}</a>'
         return f"{text} (not in this report)"
 
-    return re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
+    body = re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
                   flags=re.S)
+    return _offline_and_readable(body)
+
+
+#: CSS added to every notebook page (found by tests/test_browser_report.py in Chromium): the lab
+#: template sets code, output text and tables at 12-13 px; a page read on a phone needs >= 14 px,
+#: and wide tables and figures must stay inside the screen (tables scroll in their own box).
+PAGE_CSS = """<style>
+:root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
+--jp-ui-font-size1:14px}
+.jp-RenderedHTMLCommon table,.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th,
+.jp-RenderedHTMLCommon code,.jp-RenderedHTMLCommon pre,.jp-RenderedText pre{font-size:14px}
+.jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
+.jp-OutputArea-output{overflow-x:auto}
+.jp-RenderedImage img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
+</style>
+"""
+
+
+def _offline_and_readable(page: str) -> str:
+    """A page that reads the same with no network: the lab template's CDN scripts (require.js,
+    MathJax, mermaid) are removed (a report is opened from a folder or an e-mail; nothing on the
+    pages needs them: there are no widgets, and math is written in Unicode), and ``PAGE_CSS`` is
+    added."""
+    import re
+
+    page = re.sub(r'<script[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>\s*', "", page)
+    page = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->\s*', "", page,
+                  flags=re.S)
+    page = re.sub(r'<script type="module">(?:(?!</script>).)*mermaid(?:(?!</script>).)*</script>'
+                  r'\s*', "", page, flags=re.S)
+    return page.replace("</head>", PAGE_CSS + "</head>", 1)
 
 
 def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                overwrite: bool = False, timeout_s: int = DEFAULT_TIMEOUT_S,
-               progress: Callable[[str], None] | None = None) -> ReportResult:
+               progress: Callable[[str], None] | None = None,
+               jobs: int | None = None) -> ReportResult:
     """Run the notebooks for a scenario and write executed notebooks, HTML and a summary.
 
     Parameters
@@ -558,6 +607,10 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         Per-cell execution timeout, so a stalled kernel fails in minutes.
     progress : callable, optional
         Receives one line per step (default: print to stderr).
+    jobs : int, optional
+        How many notebooks run at once, each in its own kernel (default ``default_jobs()``, the
+        number of cores this process may use). The notebooks are independent: each reads only
+        the scenario, so the pages and summary are the same for any ``jobs``.
 
     Returns
     -------
@@ -573,10 +626,9 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         Failed notebooks (the rest of the report is written; the failed notebooks are kept and
         named).
     """
-    import nbformat
-    import papermill as pm
-
     progress = progress or (lambda s: print(s, file=sys.stderr, flush=True))
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
     plan = plan_report(scenario_path, selection)
     scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
@@ -603,51 +655,22 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
     owned_price = _owned_price(plan.values)
-    for i, nb in enumerate(nbs, 1):  # a range goes in its scenario-file form (llmcost.ranges)
-        params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
-                  if k in declared[nb]}
-        if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
-                and "ledger_owned_usd_per_gpu" not in declared[nb]:
-            params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
-        if "interactive" in declared[nb]:
-            params["interactive"] = False
-        out_nb = out_dir / nb.name
-        left = len(nbs) - i
-        progress(f"[{i}/{len(nbs)}] running {nb.stem} ({left} left after this) ...")
-        t0, timed_out = time.perf_counter(), None
-        try:
-            pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
-                                cwd=str(nb.parent), execution_timeout=timeout_s,
-                                progress_bar=False, log_output=False,
-                                extra_arguments=KERNEL_ARGS)
-        except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
-            result.failed.append(out_nb)
-            reason = getattr(e, "ename", type(e).__name__)
-            evalue = getattr(e, "evalue", str(e)).strip().splitlines()
-            progress(f"[{i}/{len(nbs)}] {nb.stem} FAILED ({reason}: "
-                     f"{evalue[0] if evalue else ''}); kept at {out_nb}")
-            if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
-                timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
-                                     "(--timeout), so the kernel was interrupted")
-        node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
-        if node is not None and timed_out:  # the page's sentence names the timeout (HTML only)
-            for out in (o for c in node.cells for o in c.get("outputs", [])
-                        if o.get("output_type") == "error"):
-                out["ename"], out["evalue"] = timed_out
-        if node is not None:
-            html_path = out_nb.with_suffix(".html")
-            html_path.write_text(_to_html(node, f"{nb.stem} — {scenario.get('title', '')}",
-                                          {n.stem for n in nbs}), encoding="utf-8")
-            result.html.append(html_path)
-            summary["notebooks"][nb.stem] = _collect_summary(node)
+    jobs = default_jobs() if jobs is None else jobs
+    runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, jobs,
+                          progress)
+    for nb in nbs:  # reading order, whatever order the notebooks finished in
+        run = runs[nb]
+        if run.failed:  # named as the caller gave out_dir (the runner works on absolute paths)
+            result.failed.append(out_dir / nb.name)
+        if run.html is not None:
+            result.html.append(out_dir / run.html.name)
+            summary["notebooks"][nb.stem] = run.rows
             if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
                 from .ledger import predicted_mfu_source
                 for r in summary["notebooks"][nb.stem]:
                     if r.get("key") == "bill_mfu":
                         r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
-        result.notebooks.append(out_nb)
-        if out_nb not in result.failed:
-            progress(f"[{i}/{len(nbs)}] {nb.stem} done in {time.perf_counter() - t0:.1f} s")
+        result.notebooks.append(out_dir / nb.name)
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
     try:  # the index is written whatever the bill can or cannot price
@@ -680,6 +703,183 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     progress(f"report written to {out_dir} in {result.seconds:.1f} s "
              f"(open {out_dir / 'index.html'})")
     return result
+
+
+def default_jobs() -> int:
+    """How many notebooks a report runs at once by default: the cores this process may use
+    (``os.sched_getaffinity`` where the system has it, else ``os.cpu_count()``)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+class _NotebookRun(NamedTuple):
+    out_nb: Path
+    failed: bool
+    html: Path | None
+    rows: list
+    seconds: float
+
+
+def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
+    # a range goes in its scenario-file form (llmcost.ranges)
+    params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
+              if k in declared[nb]}
+    if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
+            and "ledger_owned_usd_per_gpu" not in declared[nb]:
+        params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
+    if "interactive" in declared[nb]:
+        params["interactive"] = False
+    return params
+
+
+_ENGINE = None
+
+
+def _engine() -> str:
+    """The name of papermill's nbclient engine as the report uses it: the executed notebook is
+    written once, when the run ends (also when a cell fails or times out, so a failed notebook is
+    still kept), instead of before and after every cell. papermill's default rewrites the whole
+    notebook, figures included, about twice per cell; measured on notebook 03 (45 cells, 0.7 MB):
+    87 ms a write on the loaded 2-core machine, seconds of report-process CPU per notebook taken
+    from the kernels running beside it."""
+    from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
+
+    global _ENGINE
+    if _ENGINE:
+        return _ENGINE
+
+    class _SaveAtEnd(NotebookExecutionManager):
+        _final = False
+
+        def save(self, **kwargs):
+            if self._final:
+                super().save(**kwargs)
+
+        def notebook_complete(self, **kwargs):
+            self._final = True
+            super().notebook_complete(**kwargs)
+
+    class _Engine(NBClientEngine):
+        @classmethod
+        def execute_notebook(cls, nb, kernel_name, output_path=None, progress_bar=True,
+                             log_output=False, autosave_cell_every=30, **kwargs):
+            # papermill's Engine.execute_notebook, with the manager above
+            nb_man = _SaveAtEnd(nb, output_path=output_path, progress_bar=progress_bar,
+                                log_output=log_output, autosave_cell_every=autosave_cell_every)
+            nb_man.notebook_start()
+            try:
+                cls.execute_managed_notebook(nb_man, kernel_name, log_output=log_output, **kwargs)
+            finally:
+                nb_man.cleanup_pbar()
+                nb_man.notebook_complete()
+            return nb_man.nb
+
+    papermill_engines.register("llmcost", _Engine)
+    _ENGINE = "llmcost"
+    return _ENGINE
+
+
+def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, timeout_s: int):
+    """Execute one notebook with papermill into ``out_nb`` and write its HTML page.
+
+    Returns ``(_NotebookRun, failure sentence or None)``. Runs in a worker thread: the kernel is
+    its own process, so several of these run at once on several cores."""
+    import nbformat
+    import papermill as pm
+
+    t0, timed_out, failure = time.perf_counter(), None, None
+    out_nb = Path(out_nb).absolute()  # papermill chdirs to ``cwd`` (process-wide) while it runs
+    try:
+        pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
+                            cwd=str(nb.parent), execution_timeout=timeout_s,
+                            progress_bar=False, log_output=False, extra_arguments=KERNEL_ARGS,
+                            engine_name=_engine())
+    except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
+        reason = getattr(e, "ename", type(e).__name__)
+        evalue = getattr(e, "evalue", str(e)).strip().splitlines()
+        failure = f"{reason}: {evalue[0] if evalue else ''}"
+        if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
+            timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
+                                 "(--timeout), so the kernel was interrupted")
+    node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
+    html_path, rows = None, []
+    if node is not None:
+        if timed_out:  # the page's sentence names the timeout (HTML only)
+            for out in (o for c in node.cells for o in c.get("outputs", [])
+                        if o.get("output_type") == "error"):
+                out["ename"], out["evalue"] = timed_out
+        html_path = out_nb.with_suffix(".html")
+        html_path.write_text(_to_html(node, title, written), encoding="utf-8")
+        rows = _collect_summary(node)
+    return _NotebookRun(out_nb, failure is not None, html_path, rows,
+                        time.perf_counter() - t0), failure
+
+
+def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+                   timeout_s: int, jobs: int, progress) -> dict:
+    """Run the notebooks, ``jobs`` at a time, each in its own kernel; one progress line when a
+    notebook starts and one when it finishes or fails, with how many are left.
+
+    A failed notebook does not stop the others (it is kept, with its error, and named)."""
+    import os
+
+    # papermill chdirs to the notebook folder around each run and restores the folder it found;
+    # with runs overlapping in threads the last to finish could "restore" another run's folder,
+    # so the process's working folder is restored here once every run has ended.
+    cwd = os.getcwd()
+    try:
+        return _run_notebooks_in(nbs, Path(out_dir).absolute(), scenario, declared,
+                                 owned_price, timeout_s, jobs, progress)
+    finally:
+        os.chdir(cwd)
+
+
+def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
+                      timeout_s: int, jobs: int, progress) -> dict:
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    n, written = len(nbs), {nb.stem for nb in nbs}
+    title = scenario.get("title", "")
+    runs = {}
+    queue = list(nbs)
+    started = 0
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, n))) as pool:
+        pending = {}
+
+        def start_next():
+            nonlocal started
+            nb = queue.pop(0)
+            started += 1
+            running = [p.stem for p in pending.values()] + [nb.stem]
+            progress(f"[{started}/{n}] started {nb.stem} ({n - started} left to start; "
+                     f"running: {', '.join(running)})")
+            fut = pool.submit(_run_one, nb, out_dir / nb.name,
+                              _notebook_parameters(nb, scenario, declared, owned_price),
+                              f"{nb.stem} — {title}", written, timeout_s)
+            pending[fut] = nb
+
+        while queue and len(pending) < jobs:
+            start_next()
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                nb = pending.pop(fut)
+                run, failure = fut.result()
+                runs[nb] = run
+                left = n - len(runs)
+                if failure:
+                    progress(f"[{len(runs)}/{n} finished] {nb.stem} FAILED ({failure}); kept at "
+                             f"{run.out_nb} ({left} left)")
+                else:
+                    progress(f"[{len(runs)}/{n} finished] {nb.stem} done in {run.seconds:.1f} s "
+                             f"({left} left)")
+            while queue and len(pending) < jobs:
+                start_next()
+    return runs
 
 
 def _storage_warning(summary: dict) -> str | None:
@@ -926,7 +1126,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
 overflow-wrap:anywhere}}
 table{{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}}
 td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}}
-td.v{{text-align:right;white-space:nowrap}}code{{word-break:break-all}}
+td.v{{text-align:right;white-space:nowrap}}code{{word-break:break-all;font-size:14px}}
 th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}
 ul.cols{{columns:16rem}}@media (max-width:40rem){{body{{margin:1rem auto}}
 td,th{{padding:.25rem .35rem}}}}</style></head><body>

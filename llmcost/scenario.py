@@ -435,6 +435,15 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "repeats allowed); null: unlimited fresh data", _positive),
     Param("inference_tokens_lifetime", "float", "tokens served over the model's lifetime, "
           "prompt and generated", _nonnegative),
+    # ---- waste (notebook 09; llmcost.levers.bill prices it; 0: none given)
+    Param("waste_dataloader_stall_fraction", "float", "share of each step GPUs wait on the data "
+          "pipeline, in [0, 1): the bill's MFU is mfu × (1 − it)", _reserve),
+    Param("waste_failed_job_gpu_hours", "float", "GPU-hours failed jobs held their allocation "
+          "without computing", _nonnegative),
+    Param("waste_debug_gpu_hours", "float", "GPU-hours of forgotten debug and interactive jobs "
+          "(hours × GPUs)", _nonnegative),
+    Param("waste_dataset_copies", "int", "duplicate copies of the dataset kept beside "
+          "ledger_dataset_versions", _nonnegative),
 ]}
 
 #: What the bill uses for every key a scenario leaves out: the notebooks' defaults (the default
@@ -674,6 +683,43 @@ def validate_parameters(**params) -> dict:
     if ranged and "interactive" in params:
         print(range_note(ranged))
     return point_scenario(out)
+
+
+# ---- notebook_parameters: the one-line validation cell of every notebook (issue 18)
+def notebook_parameters(namespace: dict) -> dict:
+    """Validate the parameters a notebook declared; the whole cell after its ``parameters`` cell
+    is ``p = llmcost.notebook_parameters(globals())``.
+
+    The declared names are the annotated assignments of the ``parameters`` cell
+    (``model: str = "llama-2-70b"``), which Python records in the namespace's
+    ``__annotations__``, in order; their *current* values are taken from the namespace, so
+    values papermill injects after the cell are the ones validated. A name papermill injected
+    that the cell does not declare is not passed on (papermill warns about it; a report rejects
+    it before running). Equivalent to ``validate_parameters(name=value, ...)`` over those names.
+    Annotated assignments in *later* cells would count too (Python records them in the same
+    ``__annotations__``): keep annotations to the parameters cell.
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        No annotated parameter in ``namespace``; a declared name that is not in ``PARAMETERS``;
+        a declared name with no value; any rule ``validate_parameters`` checks.
+    """
+    if not isinstance(namespace, dict) or not isinstance(namespace.get("__annotations__", {}), dict):
+        raise ScenarioError(f"namespace={namespace!r:.60} must be a notebook's globals() (a dict)")
+    names = list(namespace.get("__annotations__", {}))
+    if not names:
+        raise ScenarioError("notebook_parameters: no annotated parameters in the namespace "
+                            "(call it as notebook_parameters(globals()) after the parameters cell,"
+                            " whose lines read `name: type = literal  # comment`)")
+    unknown = [k for k in names if k not in PARAMETERS]
+    if unknown:
+        raise ScenarioError(f"parameter {unknown[0]!r} is not in llmcost.scenario.PARAMETERS "
+                            "(one name, one meaning: add it there first)")
+    missing = [k for k in names if k not in namespace]
+    if missing:
+        raise ScenarioError(f"parameter {missing[0]!r} is annotated but has no value")
+    return validate_parameters(**{k: namespace[k] for k in names})
 
 
 def _cross_check(p: dict) -> None:

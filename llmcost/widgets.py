@@ -152,9 +152,15 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
 def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: float, seq_len: int,
                    global_batch_tokens: int, mfu: float, price_usd_per_gpu_hour: float,
                    tp: int = 1, pp: int = 1, micro_batch_size: int = 1, target_loss=None,
-                   b_noise_tokens=None, dtype: str = "bf16"):
+                   b_noise_tokens=None, dtype: str = "bf16", grad_bytes_per_param: float = 2.0,
+                   dp_members_per_domain: int = 1, pp_schedule: str = "1f1b",
+                   virtual_stages: int = 1):
     """Target loss, B_noise, accelerator, micro-batch and GPU-count widgets updating the
     time/GPU-hours-to-target curves and the key figures of notebook 02.
+
+    ``grad_bytes_per_param`` (the recipe's), ``dp_members_per_domain`` (the plan's DP placement,
+    ``batch.dp_sync_bandwidth``), ``pp_schedule`` and ``virtual_stages`` keep the widget's
+    all-reduce and bubble on the notebook's basis.
 
     Returns the ``VBox``.
     """
@@ -191,10 +197,16 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
             out.clear_output(wait=True)
             try:
                 acc = load_accelerator(acc_w.value)
+                dp = gpu_w.value // (tp * pp)
+                k = max(1, min(int(dp_members_per_domain), dp))
+                bw = batch.ring_bandwidth(acc, k, -(-dp // k))
                 a = batch.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
                                         global_batch_tokens, mfu, price_usd_per_gpu_hour, tp, pp,
                                         mbs_w.value, loss_w.value,
-                                        None if kaplan_w.value else noise_w.value, dtype)
+                                        None if kaplan_w.value else noise_w.value, dtype,
+                                        grad_bytes_per_param=grad_bytes_per_param,
+                                        pp_schedule=pp_schedule, virtual_stages=virtual_stages,
+                                        bandwidth_bytes_per_s=bw)
                 util = batch.matmul_utilisation(spec, mbs_w.value * seq_len, acc, dtype, tp)
                 act = batch.activation_bytes_per_gpu(spec, mbs_w.value, seq_len, tp)
             except ValueError as e:  # a layout that does not divide, a loss below the floor...
@@ -564,3 +576,74 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
         widget.observe(update, names="value")
     update()
     return w.VBox([w.HBox([c_w, fit_w]), w.HBox([d_w, price_w, serve_w]), out])
+
+
+# ---------------------------------------------------------------- savings levers (notebook 09)
+def levers_explorer(scenario: dict):
+    """Toggle the scenario → scenario levers (``levers.LEVERS``) and see the bill change:
+    the bill before, after the ticked levers (applied in order, ``levers.apply_levers``) and the
+    saving, with the lines that moved.
+
+    Returns the ``VBox``.
+    """
+    import ipywidgets as w
+
+    from . import levers
+    from .ledger import compare
+    from .units import fmt_usd
+
+    boxes = {k: w.Checkbox(value=False, description=name, indent=False)
+             for k, (name, _, _) in levers.LEVERS.items()}
+    out = w.Output()
+    before = levers.bill(scenario)
+
+    def update(*_):
+        keys = [k for k, b in boxes.items() if b.value]
+        out.clear_output(wait=True)
+        with out:
+            try:
+                after = levers.bill(levers.apply_levers(scenario, keys))
+            except ValueError as e:
+                print(f"cannot price this combination: {e}")
+                return
+            saving = before.total_usd - after.total_usd
+            print(f"bill {fmt_usd(before.total_usd)} → {fmt_usd(after.total_usd)}: saving "
+                  f"{fmt_usd(saving)} ({saving / before.total_usd:.1%}); main run "
+                  f"{before.figures['wall_clock_days']:.1f} → "
+                  f"{after.figures['wall_clock_days']:.1f} days")
+            df = compare(before, after, names=("before", "after"))
+            print(df[df["difference usd"].fillna(0).abs() > 0.5].to_string(
+                index=False, float_format=lambda v: f"{v:,.0f}"))
+
+    for b in boxes.values():
+        b.observe(update, names="value")
+    update()
+    items = list(boxes.values())
+    return w.VBox([w.GridBox(items, layout=w.Layout(grid_template_columns="repeat(3, 1fr)")),
+                   out])
+
+
+# ---- issue 18: the glossary's search box (notebook 10)
+def glossary_explorer():
+    """A text box that filters the glossary (``llmcost.glossary``) by term, alias, Chinese term
+    or definition, showing the matching rows as a table."""
+    import ipywidgets as w
+    from IPython.display import display
+
+    from .glossary import load_glossary
+
+    g = load_glossary()
+    box = w.Text(placeholder="e.g. bubble, MFU, 显存", description="search")
+    out = w.Output()
+
+    def show(_=None):
+        q = box.value.strip().lower()
+        hit = g[g[["term", "aliases", "chinese", "definition"]].apply(
+            lambda col: col.str.lower().str.contains(q, regex=False)).any(axis=1)] if q else g
+        with out:
+            out.clear_output()
+            display(hit[["term", "chinese", "definition", "formula", "notebook", "function"]])
+
+    box.observe(show, names="value")
+    show()
+    return w.VBox([box, out])

@@ -185,6 +185,8 @@ def specs() -> dict:
                                    shown={"value": "n_gpus", "name": "parameter"}),
         "validate_parameters": Spec(dict(n_gpus=8, mfu=0.4), {"n_gpus": "count",
                                                               "mfu": "fraction"}),
+        "notebook_parameters": Spec(dict(namespace={"__annotations__": {"n_gpus": int},
+                                                    "n_gpus": 8}), {"namespace": "scenario"}),
         "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number"}),
         "fmt_count": Spec(dict(n=1e9), {"n": "number"}),
         "fmt_duration": Spec(dict(seconds=60.0), {"seconds": "number"}),
@@ -257,7 +259,7 @@ def specs() -> dict:
                         {"interval_s": "positive", "checkpoint_s": "nonnegative",
                          "mtbf_s": "mtbf", "restart_s": "nonnegative"}),
         # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
-        "ledger": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
+        "ledger": NOT_CALLABLE, "levers": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
         "Ledger": RESULT,
         # ---- published runs and claims (issue 16)
         "claims": NOT_CALLABLE, "ClaimCheck": RESULT, "published_run_errors": Spec({}),

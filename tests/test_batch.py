@@ -365,7 +365,7 @@ def test_verdict_follows_the_numbers(h100):
     a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8)
     text = "\n".join(batch.batch_verdict(a))
     assert "0.30·B_noise" in text and "well below the critical batch" in text
-    assert "keeps all 2,048 GPUs busy" in text and "Batch window" in text
+    assert "gives all 2,048 GPUs work" in text and "Batch window" in text
     # A cluster too big for the target: filling it needs more than B_noise tokens per step.
     a = batch.analyse_batch(m, h100, 65536, 2e12, 4096, 33554432, 0.4, 3.99, tp=8)
     text = "\n".join(batch.batch_verdict(a))

@@ -85,10 +85,11 @@ def test_parameters_cell_uses_the_shared_vocabulary(nb_path):
         validate_parameter(name, value)
     # papermill must see every parameter (it cannot parse e.g. `float | None` annotations).
     assert set(pm.inspect_notebook(str(nb_path))) == set(declared)
-    # The cell after the parameters validates them.
+    # The cell after the parameters validates them (notebook_parameters(globals()) is the
+    # one-line form: it validates exactly the names the parameters cell annotates).
     code = _code(nb)
     nxt = code[code.index(_param_cell(nb)) + 1]
-    assert "validate_parameters(" in nxt.source
+    assert "validate_parameters(" in nxt.source or "notebook_parameters(globals())" in nxt.source
 
 
 def test_defaults_match_the_default_scenario(nb_path):

@@ -2,6 +2,7 @@
 and failed notebooks."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,11 +36,30 @@ def _cli(*args, cwd=None):
                           text=True, cwd=cwd, timeout=600)
 
 
+# Under pytest-xdist the workers already use the cores: reports run one notebook at a time.
+JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else None
+
+
+@pytest.fixture(scope="module")
+def full_report(tmp_path_factory):
+    """A report of every notebook for a scenario, written once per module and scenario (several
+    tests read the same report): returns (out_dir, ReportResult, progress lines)."""
+    done = {}
+
+    def get(scenario):
+        if scenario not in done:
+            out = tmp_path_factory.mktemp(scenario.stem) / "r"
+            lines = []
+            res = report.run_report(scenario, out, timeout_s=TIMEOUT_S, progress=lines.append,
+                                    jobs=JOBS)
+            done[scenario] = (out, res, lines)
+        return done[scenario]
+    return get
+
+
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
-def test_every_scenario_runs_every_notebook(scenario, tmp_path):
-    out = tmp_path / "r"
-    lines = []
-    res = report.run_report(scenario, out, timeout_s=TIMEOUT_S, progress=lines.append)
+def test_every_scenario_runs_every_notebook(scenario, full_report):
+    out, res, lines = full_report(scenario)
     assert not res.failed
     stems = [p.stem for p in report.list_notebooks()]
     for stem in stems:
@@ -150,7 +170,7 @@ def test_help_documents_every_option():
     for word in ("report", "refresh-notebooks", "list"):
         assert word in top
     rep = _cli("report", "--help").stdout
-    for opt in ("--scenario", "--out", "--notebooks", "--overwrite", "--timeout"):
+    for opt in ("--scenario", "--out", "--notebooks", "--overwrite", "--timeout", "--jobs"):
         assert opt in rep
 
 
@@ -221,6 +241,53 @@ def test_failed_notebook_is_kept_and_named(tmp_path, monkeypatch):
     assert "raise ValueError" not in page
 
 
+def test_parallel_report_names_each_notebook_and_keeps_the_failed_one(tmp_path, monkeypatch):
+    # --jobs 2: both notebooks start before either finishes (two kernels at once); each start,
+    # finish and failure is one line naming the notebook with how many are left; the failure
+    # behaviour is that of one-at-a-time runs (failed notebook kept and named, the rest written).
+    _tiny_notebooks(tmp_path / "nbs")
+    monkeypatch.setattr(report, "NOTEBOOK_DIR", tmp_path / "nbs")
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    lines, cwd = [], os.getcwd()
+    with pytest.raises(report.ReportError, match="1 notebook\\(s\\) failed: .*02_fail.ipynb"):
+        report.run_report(sc, tmp_path / "out", timeout_s=TIMEOUT_S, progress=lines.append,
+                          jobs=2)
+    # overlapping papermill runs each chdir; the working folder is the caller's again
+    assert os.getcwd() == cwd
+    runs = [line for line in lines if line.startswith("[")]
+    assert runs[0].startswith("[1/2] started 01_ok (1 left to start")
+    assert runs[1].startswith("[2/2] started 02_fail (0 left to start; running: 01_ok, 02_fail")
+    finished = runs[2:]
+    assert len(finished) == 2
+    assert any(" 01_ok done in " in line for line in finished)
+    failed = next(line for line in finished if "02_fail FAILED" in line)
+    assert "ValueError: deliberate failure" in failed and "kept at" in failed
+    assert finished[0].endswith("(1 left)") and finished[1].endswith("(0 left)")
+    out = tmp_path / "out"
+    assert (out / "01_ok.html").exists() and (out / "02_fail.ipynb").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failed"] == ["02_fail.ipynb"] and list(summary["notebooks"]) == [
+        "01_ok", "02_fail"]                                # reading order, not finishing order
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True])
+def test_jobs_must_be_a_positive_whole_number(tmp_path, jobs):
+    with pytest.raises(report.UsageError, match=f"jobs={jobs!r} must be a whole number >= 1"):
+        report.run_report(SCENARIOS[0], tmp_path / "o", jobs=jobs, progress=lambda s: None)
+    assert not (tmp_path / "o").exists()
+    res = _cli("report", "--scenario", str(SCENARIOS[0]), "--out", str(tmp_path / "o"),
+               "--jobs", "0")
+    assert res.returncode == 2 and "--jobs=0 must be >= 1" in res.stderr
+
+
+def test_default_jobs_is_the_number_of_usable_cores():
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count()
+    assert report.default_jobs() == expected
+    assert f"here {expected}" in " ".join(_cli("report", "--help").stdout.split())
+
+
 def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
     _tiny_notebooks(tmp_path / "nbs")
     (tmp_path / "nbs" / "02_fail.ipynb").unlink()
@@ -284,9 +351,8 @@ def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path
         report.plan_report(sc, ["00"])
 
 
-def test_html_links_point_to_html_pages(tmp_path):
-    out = tmp_path / "r"
-    report.run_report(SCENARIOS[0], out, timeout_s=TIMEOUT_S, progress=lambda s: None)
+def test_html_links_point_to_html_pages(full_report):
+    out = full_report(SCENARIOS[0])[0]
     page = (out / "01_flops.html").read_text()
     # "← 00 · Index" goes to the report's own index page; other notebooks to their HTML pages.
     assert 'href="index.html">← 00 · Index' in page and 'href="00_index.ipynb"' not in page

@@ -137,3 +137,4 @@ def test_random_scenarios_give_a_clean_error_or_a_valid_scenario(tmp_path, mappi
         if key in ("title", "description") or (key == "mfu" and value == "predict"):
             continue
         assert llmcost.validate_parameter(key, value) == value
+

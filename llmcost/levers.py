@@ -1,0 +1,1316 @@
+"""Which savings are real? Levers, waste, false economies and the cheapest hardware, each priced on
+one scenario by the same ledger that priced the run (notebook 09).
+
+A **lever** is a function ``scenario -> Change``: the changed scenario, what the change risks and
+the assumptions it makes. ``price_lever`` prices both scenarios with ``bill``
+(``ledger.build_ledger`` plus the waste lines below) and returns a ``LeverResult``:
+
+    saving = bill(before) − bill(after)                          (USD, GPU-hours, days)
+    share  = saving / bill(before)
+
+With ranges in the scenario (``llmcost.ranges``, issue 15) the saving is the difference **per Monte
+Carlo draw on the same draws** (common random numbers: ``ledger.simulate_ledger``), summarised as
+P10 / P50 / P90, never a difference of percentiles; a lever whose P10-P90 interval contains 0 is
+smaller than the bill's uncertainty and says so (``LeverResult.within_uncertainty``). A point
+scenario gives a point saving (P10 = P50 = P90).
+
+Conventions: every bill is ``ledger.build_ledger``'s (MFU basis, dense peak of the scenario's
+``dtype``, paid GPU-hours = ideal ÷ goodput). A lever that changes the achievable MFU (precision,
+plan, recomputation, hardware) scales the scenario's MFU by the step-time model's ratio,
+
+    MFU_after = MFU_scenario × MFU_pred(after) / MFU_pred(before)      (llmcost.step)
+
+so a scenario whose MFU was measured keeps its calibration and only the predicted *change* is
+taken from the model (for ``mfu: predict`` scenarios this is the prediction itself).
+
+Waste (``waste_`` keys, all 0 unless the scenario gives them) is priced as follows:
+
+* ``waste_dataloader_stall_fraction`` s: GPUs wait on the data pipeline for a share s of every step,
+  so the bill's MFU is MFU × (1 − s) (the step-time model has no data loader);
+* ``waste_failed_job_gpu_hours`` and ``waste_debug_gpu_hours``: allocations that computed nothing
+  (failed jobs that kept their nodes, forgotten debug jobs: hours × GPUs), at the bill's GPU-hour
+  price, on lines ``waste.failed_allocations`` and ``waste.debug_jobs`` (after the contingency
+  reserve, which does not cover them);
+* ``waste_dataset_copies``: duplicate copies of the dataset, priced as extra dataset versions on
+  the ledger's ``storage.datasets`` line.
+
+Checkpoints never cleaned are the ledger's own ``ckpt_keep_last: 0`` (keep every checkpoint hot).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+
+from .ledger import Ledger, Line, build_ledger
+from .scenario import PLAN_PARAMETERS, ScenarioError
+from .units import SECONDS_PER_HOUR, as_array
+
+#: The waste inputs of a scenario (``llmcost.scenario.PARAMETERS``) and their neutral values.
+WASTE_KEYS = {"waste_dataloader_stall_fraction": 0.0, "waste_failed_job_gpu_hours": 0.0,
+              "waste_debug_gpu_hours": 0.0, "waste_dataset_copies": 0}
+#: Lever groups in the order the notebook teaches them: waste first, utilisation second, ...
+GROUPS = ("waste", "utilisation", "plan", "checkpoints", "pricing", "hardware", "process",
+          "strategy")
+#: Percentiles of a saving's summary.
+PERCENTILES = (10, 50, 90)
+
+
+# ------------------------------------------------------------------------------ the bill
+def _clean(scenario: dict) -> dict:
+    if not isinstance(scenario, dict):
+        raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to values")
+    return {k: v for k, v in scenario.items() if k not in ("title", "description")}
+
+
+def _waste(s: dict) -> dict:
+    from .scenario import validate_parameter
+
+    return {k: validate_parameter(k, s.get(k, v)) for k, v in WASTE_KEYS.items()}
+
+
+#: Keys the bill does not read: the parallel plan and the batch (their effect on the bill is
+#: through the MFU). ``ledger_scenario`` leaves them out, so pricing a scenario does not search
+#: its plan again; ``predicted_step`` (and ``validate_parameters``) check the plan.
+_NOT_BILLED = frozenset(PLAN_PARAMETERS) | {"global_batch_tokens", "optimizer_recipe",
+                                            "mem_reserve_fraction"}
+
+
+def ledger_scenario(scenario: dict) -> dict:
+    """The scenario the ledger prices: waste keys removed and mapped onto ledger inputs
+    (MFU × (1 − stall); dataset versions + duplicate copies), plan and batch keys left out
+    (``_NOT_BILLED``). See the module docstring."""
+    s = _clean(scenario)
+    w = _waste(s)
+    out = {k: v for k, v in s.items() if k not in WASTE_KEYS and k not in _NOT_BILLED}
+    stall = w["waste_dataloader_stall_fraction"]
+    if stall:
+        if stall >= 1:
+            raise ScenarioError(f"waste_dataloader_stall_fraction={stall!r} must be below 1 "
+                                "(a job that only waits computes nothing)")
+        out["mfu"] = _scale(out.get("mfu", _default("mfu")), 1.0 - stall)
+    if w["waste_dataset_copies"]:
+        out["ledger_dataset_versions"] = (out.get("ledger_dataset_versions", 1)
+                                          + w["waste_dataset_copies"])
+    return out
+
+
+def bill(scenario: dict) -> Ledger:
+    """The scenario's whole bill with its waste: ``ledger.build_ledger(ledger_scenario(s))`` plus
+    the lines ``waste.failed_allocations`` and ``waste.debug_jobs`` (GPU-hours × the bill's
+    price per GPU-hour, ``figures['price_usd_per_gpu_hour']``). ``figures['waste_gpu_hours']``
+    holds their GPU-hours. The lines sum to ``total_usd``.
+
+    Raises
+    ------
+    ScenarioError
+        As ``build_ledger``, or a waste value that breaks its rule.
+    """
+    s = _clean(scenario)
+    w = _waste(s)
+    led = build_ledger(ledger_scenario(s))
+    price = led.figures["price_usd_per_gpu_hour"]
+    lines = list(led.lines)
+    for key, label, k in (("waste.failed_allocations", "waste: failed jobs holding their GPUs",
+                           "waste_failed_job_gpu_hours"),
+                          ("waste.debug_jobs", "waste: forgotten debug jobs",
+                           "waste_debug_gpu_hours")):
+        h = float(w[k])
+        lines.append(Line(key, label, "compute", "development", "elastic", h * price,
+                          f"{h:,.0f} GPU-h × ${price:.2f}/GPU-h" if h else f"{k} not given",
+                          f"{k} (scenario); llmcost.levers.bill", "modelled" if h else "not given",
+                          "09_savings"))
+    figures = {**led.figures, "waste_gpu_hours": float(w["waste_failed_job_gpu_hours"]
+                                                       + w["waste_debug_gpu_hours"])}
+    return Ledger(lines, figures, {**led.scenario, **w}, list(led.warnings))
+
+
+def gpu_hours(b: Ledger) -> float:
+    """Every GPU-hour the bill pays for: ``figures['all_gpu_hours']`` (pre-training with its
+    failures, exploratory runs, post-training, synthetic data, benchmarks) + waste GPU-hours."""
+    return float(b.figures["all_gpu_hours"] + b.figures.get("waste_gpu_hours", 0.0))
+
+
+def bill_draws(scenario: dict, samples: int = 20_000, seed: int = 0):
+    """Monte Carlo draws of the scenario's total bill (USD, shape (samples,)) on common random
+    numbers (``ledger.simulate_ledger``), or None when the scenario has no ranges (the point bill
+    is then exact).
+
+    The waste lines are GPU-hours × the draws of ``price_usd_per_gpu_hour`` when the price is
+    ranged (else × the point price)."""
+    from .ledger import simulate_ledger
+
+    if not has_ranges(scenario):
+        return None
+    s = _clean(scenario)
+    w = _waste(s)
+    d = simulate_ledger(ledger_scenario(s), samples=samples, seed=seed)
+    if not d.ranges:
+        return None
+    price = d.inputs.get("price_usd_per_gpu_hour", d.point.figures["price_usd_per_gpu_hour"])
+    return np.asarray(d.total_usd, dtype=float) + (
+        w["waste_failed_job_gpu_hours"] + w["waste_debug_gpu_hours"]) * np.asarray(price)
+
+
+def has_ranges(scenario: dict) -> bool:
+    """Whether any value of the scenario is a range of non-zero width (``llmcost.ranges``), or
+    its MFU was predicted with an error band (``_mfu_prediction``: the bill draws it)."""
+    from .ranges import RANGEABLE_KEYS, is_ranged, parse_range
+
+    s = _clean(scenario)
+    pred = s.get("_mfu_prediction")
+    if isinstance(pred, dict) and "low" in pred.get("band", {}):
+        return True
+    for k, v in s.items():
+        if k in RANGEABLE_KEYS and not isinstance(v, (int, float, type(None))):
+            try:
+                if is_ranged(parse_range(k, v)):
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _scale(value, factor: float):
+    """A number × factor, or a range (``llmcost.ranges.Range`` or its scenario-file form) with
+    every end × factor."""
+    from .ranges import Range, parse_range
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) * factor
+    r = value if isinstance(value, Range) else parse_range("mfu", value)
+    if r is None:
+        raise ScenarioError(f"mfu={value!r} must be a number or a range to be scaled")
+    return replace(r, **{f: getattr(r, f) * factor for f in ("low", "mode", "high", "p10", "p90")
+                         if getattr(r, f) is not None})
+
+
+def _point(value, key: str = "mfu"):
+    """The point of a value (``ranges.point``; a scenario-file range form is parsed first)."""
+    from .ranges import RANGEABLE_KEYS, Range, parse_range, point
+
+    if key not in RANGEABLE_KEYS:
+        return value
+    if isinstance(value, (list, dict)) and not isinstance(value, Range):
+        r = parse_range(key, value)
+        return point(r) if r is not None else value
+    return point(value)
+
+
+@lru_cache(maxsize=1)
+def _default_scenario() -> dict:
+    from .catalog import SCENARIO_DIR
+    from .scenario import load_scenario
+
+    return _clean(load_scenario(SCENARIO_DIR / "default.yaml"))
+
+
+def _default(key: str):
+    from .scenario import LEDGER_DEFAULTS
+
+    return LEDGER_DEFAULTS[key] if key in LEDGER_DEFAULTS else _default_scenario()[key]
+
+
+# ------------------------------------------------------------------------------ predicted MFU
+#: Keys the step-time model reads (``step.scenario_step``: the model, cluster, plan and
+#: ``step.scenario_options``); the memo of ``predicted_step`` is keyed on them.
+_STEP_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "dtype",
+              "optimizer_recipe", "mem_reserve_fraction", "stack", "comm_tp_overlap",
+              "comm_pp_overlap", "comm_dp_overlap", "comm_scaleout_bytes_per_s",
+              "comm_scaleout_latency_s") + PLAN_PARAMETERS
+_STEP_MEMO: dict = {}
+
+
+def predicted_step(scenario: dict):
+    """``(plan, StepBreakdown)`` of the scenario on the step-time model (``step.scenario_step``),
+    keys it leaves out taken from the default scenario. Raises ScenarioError naming the reason
+    when the plan cannot be built (does not fit in memory, bad divisibility). Results are
+    memoised on the keys the step-time model reads (``_STEP_KEYS``)."""
+    from .scenario import validate_parameters
+    from .step import scenario_step
+
+    p = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()
+                                   if not k.startswith("_") and k not in WASTE_KEYS}}
+    key = tuple((k, repr(p.get(k))) for k in _STEP_KEYS)
+    if key in _STEP_MEMO:
+        return _STEP_MEMO[key]
+    step = {k: p[k] for k in _STEP_KEYS if k in p}
+    try:
+        out = scenario_step(validate_parameters(**step))
+    except ValueError as e:
+        raise ScenarioError(f"step-time model ({p['accelerator']}, {p['n_gpus']} GPUs): {e}") \
+            from None
+    if len(_STEP_MEMO) > 512:
+        _STEP_MEMO.clear()
+    _STEP_MEMO[key] = out
+    return out
+
+
+def scaled_mfu(before: dict, after: dict) -> float:
+    """MFU of ``after`` = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
+    docstring): the step-time model's predicted change, on the scenario's calibration. Each MFU
+    is on its own dtype's dense peak, as the bill counts GPU-hours."""
+    m = _point(_clean(before).get("mfu", _default("mfu")))
+    ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
+    return float(m) * float(ratio)
+
+
+def _with_scaled_mfu(before: dict, after: dict) -> dict:
+    m = _clean(before).get("mfu", _default("mfu"))
+    ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
+    out = dict(after)
+    out["mfu"] = _scale(m, float(ratio))
+    top = max(x for x in (getattr(out["mfu"], f, None) for f in ("low", "mode", "high"))
+              if x is not None) if not isinstance(out["mfu"], float) else out["mfu"]
+    if top > 1:
+        raise ScenarioError(f"scaled MFU {top:.2f} exceeds 1: the scenario's mfu={m!r} is above "
+                            "what the step-time model predicts is possible on the new set-up")
+    return out
+
+
+# ------------------------------------------------------------------------------ levers
+@dataclass(frozen=True)
+class Change:
+    """What a lever does: the changed scenario (``after``), what it risks, its assumptions and
+    their source; ``note`` says why nothing changed when ``after`` equals the scenario."""
+
+    after: dict
+    risk: str
+    assumptions: str
+    source: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class LeverResult:
+    """A lever priced on a scenario. ``saving_usd`` = bill(before) − bill(after) on the point
+    scenario; ``saving_p10/p50/p90`` the per-draw saving's percentiles (equal to it without
+    ranges); ``after_usd`` is None and the saving −inf when the changed scenario cannot run
+    (``note`` says why)."""
+
+    key: str
+    name: str
+    group: str
+    before_usd: float
+    after_usd: float | None
+    saving_usd: float
+    saving_p10: float
+    saving_p50: float
+    saving_p90: float
+    gpu_hours_saved: float
+    days_saved: float
+    share: float
+    risk: str
+    assumptions: str
+    source: str = ""
+    note: str = ""
+    ranged: bool = False
+
+    @property
+    def within_uncertainty(self) -> bool:
+        """True when the saving's P10-P90 interval straddles 0 (P10 < 0 < P90): it may be no
+        saving at all, or a loss."""
+        return bool(self.ranged and self.saving_p10 < 0 < self.saving_p90)
+
+    def row(self) -> dict:
+        return {"lever": self.name, "group": self.group, "saving_usd": self.saving_usd,
+                "saving_p10_usd": self.saving_p10, "saving_p50_usd": self.saving_p50,
+                "saving_p90_usd": self.saving_p90, "share_of_bill": self.share,
+                "gpu_hours_saved": self.gpu_hours_saved, "days_saved": self.days_saved,
+                "within_uncertainty": self.within_uncertainty, "risk": self.risk,
+                "assumptions": self.assumptions, "note": self.note, "key": self.key}
+
+
+def saving_summary(before_draws, after_draws) -> tuple:
+    """(P10, P50, P90) of the per-draw saving before − after (arrays on the same draws)."""
+    b, a = np.asarray(before_draws, dtype=float), np.asarray(after_draws, dtype=float)
+    if b.shape != a.shape or b.ndim != 1 or b.size == 0:
+        raise ValueError(f"before_draws {b.shape} and after_draws {a.shape} must be two 1-D "
+                         "arrays of the same draws")
+    return tuple(float(x) for x in np.percentile(b - a, PERCENTILES))
+
+
+def price_lever(key: str, name: str, group: str, before: dict, change: Change,
+                samples: int = 20_000, seed: int = 0, before_bill: Ledger | None = None
+                ) -> LeverResult:
+    """Price ``change`` against ``before`` on the whole bill (``bill``):
+
+        saving      = B(before) − B(after)                     (USD, point scenario)
+        S_i         = B_i(before) − B_i(after), i = 1..samples  (per draw, common random numbers)
+        P10/50/90   = percentiles of S_i                       (``saving_summary``)
+        GPU-hours   = Σ GPU-hours(before) − Σ GPU-hours(after)  (``gpu_hours``)
+        days        = wall-clock days of the main run, before − after
+        share       = saving / B(before)
+
+    A side without ranges is its point bill in every draw. When ``change.after`` cannot be
+    priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
+    gives the reason."""
+    b = before_bill if before_bill is not None else bill(before)
+    total = b.total_usd
+    try:
+        a = bill(change.after)
+    except ScenarioError as e:  # the changed scenario cannot run: an unbounded loss
+        return LeverResult(key, name, group, total, None, -math.inf, -math.inf, -math.inf,
+                           -math.inf, -math.inf, -math.inf, -math.inf, change.risk,
+                           change.assumptions, change.source, f"cannot run: {e}")
+    saving = total - a.total_usd
+    p10 = p50 = p90 = saving
+    ranged = False
+    db, da = bill_draws(before, samples, seed), bill_draws(change.after, samples, seed)
+    if db is not None or da is not None:  # a side without ranges is its point bill in every draw
+        db = np.full(samples, total) if db is None else db
+        da = np.full(samples, a.total_usd) if da is None else da
+        p10, p50, p90 = saving_summary(db, da)
+        ranged = True
+    return LeverResult(key, name, group, total, a.total_usd, saving, p10, p50, p90,
+                       gpu_hours(b) - gpu_hours(a),
+                       b.figures["wall_clock_days"] - a.figures["wall_clock_days"],
+                       saving / total if total else 0.0, change.risk, change.assumptions,
+                       change.source, change.note, ranged)
+
+
+def _get(s, key):
+    s = _clean(s)
+    return s[key] if key in s else (WASTE_KEYS[key] if key in WASTE_KEYS else _default(key))
+
+
+def _set(s: dict, note_if_same: str = "", **changes) -> tuple:
+    s = _clean(s)
+    same = all(_get(s, k) == v for k, v in changes.items())
+    return {**s, **changes}, (note_if_same if same else "")
+
+
+# ---- waste first
+def fix_data_loading(s: dict) -> Change:
+    """Remove the data-loader stall: ``waste_dataloader_stall_fraction`` → 0 (MFU × (1 − s) →
+    MFU)."""
+    after, note = _set(s, "no stall given (waste_dataloader_stall_fraction = 0)",
+                       waste_dataloader_stall_fraction=0.0)
+    return Change(after, "little: prefetching, more loader workers or pre-tokenised shards cost "
+                  "engineering time, not recovery", "a stalled share s of each step lowers MFU "
+                  "to MFU·(1 − s); the fix removes all of it", "scenario waste figure", note)
+
+
+def release_failed_allocations(s: dict) -> Change:
+    """Release the GPUs of failed jobs at once: ``waste_failed_job_gpu_hours`` → 0."""
+    after, note = _set(s, "no idle allocations given (waste_failed_job_gpu_hours = 0)",
+                       waste_failed_job_gpu_hours=0.0)
+    return Change(after, "a job released too eagerly loses its place in the queue",
+                  "the scheduler frees a failed job's nodes when it exits (health checks, "
+                  "automatic requeue); every idle GPU-hour recovered", "scenario waste figure",
+                  note)
+
+
+def kill_forgotten_debug_jobs(s: dict) -> Change:
+    """Reap idle debug jobs: ``waste_debug_gpu_hours`` → 0."""
+    after, note = _set(s, "no debug-job hours given (waste_debug_gpu_hours = 0)",
+                       waste_debug_gpu_hours=0.0)
+    return Change(after, "an idle-job reaper can kill an interactive session someone wanted",
+                  "time limits on interactive and debug partitions recover all of it",
+                  "scenario waste figure", note)
+
+
+def dedupe_datasets(s: dict) -> Change:
+    """Delete duplicate dataset copies: ``waste_dataset_copies`` → 0."""
+    after, note = _set(s, "no duplicate copies given (waste_dataset_copies = 0)",
+                       waste_dataset_copies=0)
+    return Change(after, "a copy deleted that a reproduction needed; keep one versioned copy",
+                  "duplicates priced as dataset versions on the ledger's storage line",
+                  "ledger storage.datasets; data/storage_prices.csv", note)
+
+
+def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
+    """Keep only the last ``keep_last`` checkpoints hot when the scenario keeps every one
+    (``ckpt_keep_last: 0``); milestones still go to the cold tier."""
+    k = int(as_array(keep_last, "keep_last", positive=True, integer=True))
+    if _get(s, "ckpt_keep_last") != 0:
+        after, note = dict(_clean(s)), (f"already cleaned: the scenario keeps the last "
+                                        f"{_get(s, 'ckpt_keep_last')} checkpoints hot")
+    else:
+        after, note = {**_clean(s), "ckpt_keep_last": k}, ""
+    return Change(after, f"fewer rollback points: a loss spike found more than {k} checkpoints "
+                  "late rolls back to a cold milestone", "reliability.retention_storage_cost",
+                  "llmcost.reliability; data/storage_prices.csv", note)
+
+
+# ---- utilisation second
+def raise_mfu(s: dict, target: float | None = None) -> Change:
+    """Raise the MFU to ``target`` (mixed precision done right, a better micro-batch, fused
+    kernels); default: the best published MFU on this hardware generation for a model within 4×
+    this size (``accuracy.best_published_mfu``). A target at or below the scenario's MFU changes
+    nothing."""
+    from .accuracy import best_published_mfu
+    from .catalog import load_model
+
+    s = _clean(s)
+    m = float(_point(_get(s, "mfu")))
+    source = "given target"
+    if target is None:
+        target, source = best_published_mfu(_get(s, "accelerator"),
+                                            load_model(_get(s, "model")).n_params)
+        if target is None:
+            return Change(dict(s), "", "", "", f"no target: {source}")
+    t = float(as_array(target, "target", positive=True))
+    if t > 1:
+        raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
+    if t <= m:
+        return Change(dict(s), "", f"target {t:.1%}", source,
+                      f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}")
+    return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
+                  "engineering time; the target is the best published run, not a typical one",
+                  f"MFU {m:.1%} → {t:.1%}", source)
+
+
+def fp8_training(s: dict) -> Change:
+    """Train in FP8 (``dtype: fp8``) at the step-time model's predicted speed-up over BF16
+    (MFU scaled as the module docstring says: the FP8 peak is 2× but not every part of a step
+    runs on it)."""
+    s = _clean(s)
+    if _get(s, "dtype") == "fp8":
+        return Change(dict(s), "", "", "", "already FP8")
+    after = _with_scaled_mfu(s, {**s, "dtype": "fp8"})
+    before_t = predicted_step(s)[1].step_time_s
+    after_t = predicted_step({**s, "dtype": "fp8"})[1].step_time_s
+    return Change(after, "numerical instability (loss spikes, divergence) that forces a restart: "
+                  "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; "
+                  f"step {before_t / after_t:.2f}× faster (llmcost.step)",
+                  "llmcost.step (FP8 peak from data/accelerators.csv)")
+
+
+def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = None) -> Change:
+    """Trade FLOPs for memory: ``recompute`` (selective or full) on ``n_gpus`` (default: the
+    scenario's), priced with the memory model (the plan must fit) and the step-time model (the
+    recomputed FLOPs lower MFU on the MFU basis)."""
+    s = _clean(s)
+    if recompute not in ("none", "selective", "full"):
+        raise ValueError(f"recompute={recompute!r} must be 'none', 'selective' or 'full'")
+    n = int(_get(s, "n_gpus") if n_gpus is None else
+            as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    after = {**_free_plan(s, ("cp", "recompute")), "recompute": recompute, "n_gpus": n}
+    if _get(s, "recompute") == recompute and n == _get(s, "n_gpus"):
+        return Change(dict(s), "", "", "", f"the scenario already uses recompute={recompute}")
+    return Change(_with_scaled_mfu(s, after),
+                  "none to recovery; fewer GPUs mean a longer run (later results)",
+                  f"recompute={recompute} on {n:,} GPUs, the rest of the plan chosen by "
+                  "predicted step time", "llmcost.memory; llmcost.step")
+
+
+def _default_free(key: str):
+    """The value that leaves a plan parameter to be chosen (``pp_split`` has none: kept)."""
+    return {"zero_stage": -1, "recompute": "auto", "pp_schedule": "auto"}.get(key, 0)
+
+
+def _free_plan(s: dict, keep=("cp",)) -> dict:
+    """The scenario with every plan parameter but ``keep`` (and ``pp_split``) left free."""
+    return {**s, **{k: _default_free(k) for k in PLAN_PARAMETERS
+                    if k not in keep and k != "pp_split"}}
+
+
+def best_plan(s: dict) -> Change:
+    """The fastest ranked parallel plan (every plan parameter but ``cp`` left free,
+    ``parallel.plan_from_parameters``) against the scenario's plan."""
+    s = _clean(s)
+    free = _free_plan(s)
+    if all(_get(s, k) == free[k] for k in PLAN_PARAMETERS):
+        return Change(dict(s), "", "", "", "the scenario leaves its plan free: it already is the "
+                      "fastest ranked plan")
+    (mine, b0), (theirs, b1) = predicted_step(s), predicted_step(free)
+    if b1.step_time_s >= b0.step_time_s:
+        return Change(dict(s), "", "", "", f"the scenario's plan ({mine.describe()}) is already "
+                      f"at least as fast as the search's choice ({theirs.describe()})")
+    return Change(_with_scaled_mfu(s, free), "a new plan must be validated at scale before the "
+                  "run", f"{mine.describe()} → {theirs.describe()}",
+                  "llmcost.parallel, llmcost.step")
+
+
+# ---- checkpoint governance
+def optimal_checkpoint_interval(s: dict) -> Change:
+    """Checkpoint at the optimum interval for the job's MTBF (``ckpt_interval_s: null``, Daly's
+    model solved exactly, ``reliability.optimal_interval``)."""
+    after, note = _set(s, "the scenario already checkpoints at the optimum",
+                       ckpt_interval_s=None)
+    return Change(after, "none: the optimum minimises expected lost work plus stalls",
+                  "Daly (2006) model of failures at the scenario's rate",
+                  "llmcost.reliability.optimal_interval", note)
+
+
+def async_checkpoints(s: dict) -> Change:
+    """Asynchronous checkpoints (only the device-to-host snapshot blocks training)."""
+    after, note = _set(s, "already asynchronous", ckpt_async=True)
+    return Change(after, "the newest checkpoint is durable only after its write: a failure "
+                  "loses the write time too", "PyTorch DCP async_save-style checkpoints",
+                  "llmcost.reliability.checkpoint_stall_s", note)
+
+
+def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
+    """Keep milestone checkpoints ``retention_months`` after the run (cold tier) instead of the
+    scenario's retention."""
+    r = float(as_array(retention_months, "retention_months", nonnegative=True))
+    cur = _get(s, "ckpt_retention_months")
+    if cur <= r:
+        return Change(dict(_clean(s)), "", "", "", f"retention already {cur:g} months ≤ {r:g}")
+    return Change({**_clean(s), "ckpt_retention_months": r},
+                  "old milestones gone: audits, ablations from old weights and continued "
+                  "training must start from a later checkpoint",
+                  f"retention {cur:g} → {r:g} months",
+                  "reliability.retention_storage_cost; data/storage_prices.csv")
+
+
+# ---- pricing mix
+def reserved_pricing(s: dict) -> Change:
+    """Reserve capacity for the run: ``pricing: reserved`` at the catalogue median reserved price
+    (``price_usd_per_gpu_hour: null``)."""
+    s = _clean(s)
+    if _get(s, "pricing") in ("reserved", "owned"):
+        return Change(dict(s), "", "", "", f"already {_get(s, 'pricing')}")
+    return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None},
+                  "committed capacity is paid when idle; a commitment outlives a cancelled run",
+                  "catalogue median reserved price (data/prices.csv); compute becomes a fixed "
+                  "cost", "data/prices.csv")
+
+
+def spot_pricing(s: dict) -> Change:
+    """Spot (pre-emptible) capacity with resumable training: the ledger's spot model
+    (pre-emptions added to failures, a longer restart; catalogue median spot price)."""
+    s = _clean(s)
+    if _get(s, "pricing") == "spot":
+        return Change(dict(s), "", "", "", "already spot")
+    return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None,
+                   "ledger_resumable": True},
+                  "pre-emptions lengthen the run; capacity may not come back for days",
+                  "each node pre-empted about once a week, 30-minute restarts (ledger defaults)",
+                  "llmcost.ledger spot model; data/ledger_defaults.csv")
+
+
+def spot_without_checkpoints(s: dict) -> Change:
+    """Spot capacity without resumable training: a pre-emption restarts the job from scratch."""
+    c = spot_pricing(s)
+    return Change({**c.after, "ledger_resumable": False},
+                  "every pre-emption throws away the whole run so far",
+                  "expected wall time M·(e^{T/M} − 1) (Daly's model, one segment)",
+                  "llmcost.reliability.expected_wall_time_s", c.note)
+
+
+# ---- hardware
+def move_to(s: dict, accelerator: str) -> Change:
+    """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
+    the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
+    from .catalog import load_accelerator
+
+    s = _clean(s)
+    name = load_accelerator(accelerator).name
+    if name == _get(s, "accelerator"):
+        return Change(dict(s), "", "", "", "the scenario's own accelerator")
+    theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
+    m = _get(s, "mfu")
+    ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
+    return Change({**theirs, "mfu": _scale(m, float(ratio))},
+                  "new hardware: porting, a new software stack, capacity to find",
+                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; catalogue median price",
+                  "llmcost.step; data/prices.csv; data/accelerators.csv")
+
+
+#: The scenario → scenario levers, in the order the notebook teaches them:
+#: key -> (name, group, function).
+LEVERS = {
+    "fix_data_loading": ("fix data-loader stalls", "waste", fix_data_loading),
+    "release_failed_allocations": ("release failed jobs' GPUs", "waste",
+                                   release_failed_allocations),
+    "kill_forgotten_debug_jobs": ("reap forgotten debug jobs", "waste", kill_forgotten_debug_jobs),
+    "dedupe_datasets": ("delete duplicate dataset copies", "waste", dedupe_datasets),
+    "clean_checkpoints": ("clean old checkpoints", "waste", clean_checkpoints),
+    "raise_mfu": ("raise MFU to the best published", "utilisation", raise_mfu),
+    "fp8_training": ("train in FP8", "utilisation", fp8_training),
+    "activation_recompute": ("full recomputation on half the GPUs", "utilisation",
+                             lambda s: activation_recompute(s, "full", max(1, _get(s, "n_gpus")
+                                                                           // 2))),
+    "best_plan": ("the fastest ranked parallel plan", "plan", best_plan),
+    "optimal_checkpoint_interval": ("checkpoint at the optimum interval", "checkpoints",
+                                    optimal_checkpoint_interval),
+    "async_checkpoints": ("asynchronous checkpoints", "checkpoints", async_checkpoints),
+    "shorter_retention": ("keep milestones 3 months, not 12", "checkpoints", shorter_retention),
+    "reserved_pricing": ("reserve capacity for the run", "pricing", reserved_pricing),
+    "spot_pricing": ("spot capacity with checkpoints", "pricing", spot_pricing),
+}
+
+
+def apply_levers(scenario: dict, keys) -> dict:
+    """The scenario with the ``LEVERS`` named in ``keys`` applied in order (each to the result
+    of the previous): what the notebook's Explore toggles price."""
+    s = _clean(scenario)
+    for k in keys:
+        if k not in LEVERS:
+            raise ValueError(f"lever {k!r} must be one of {', '.join(LEVERS)}")
+        s = LEVERS[k][2](s).after
+    return s
+
+
+def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
+    """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest accelerator of
+    ``hardware_sweep``) priced on the scenario by ``price_lever`` (saving = B(before) −
+    B(after), per draw when the scenario has ranges), largest point saving first.
+
+    Returns
+    -------
+    DataFrame of ``LeverResult.row()``; ``attrs['bill_usd']`` the scenario's bill. A lever that
+    cannot be built on this scenario (e.g. its plan does not fit) is listed with its reason in
+    ``note`` and a saving of NaN. ``sweep``: a ``hardware_sweep(scenario)`` already computed.
+    """
+    import pandas as pd
+
+    base = bill(scenario)
+    rows = []
+    for k in (keys or LEVERS):
+        name, group, fn = LEVERS[k]
+        try:
+            rows.append(price_lever(k, name, group, scenario, fn(scenario), samples, seed,
+                                    base).row())
+        except (ScenarioError, ValueError) as e:
+            rows.append({"lever": name, "group": group, "saving_usd": float("nan"),
+                         "note": f"not priced: {e}", "key": k})
+    if keys is None:
+        rows.append(spot_for_ablations(scenario, before_bill=base).row())
+        sweep = hardware_sweep(scenario) if sweep is None else sweep
+        best = sweep[~sweep["scenario"]].sort_values("bill_calibrated_usd").head(1)
+        if len(best):
+            acc = best.iloc[0]["accelerator"]
+            rows.append(price_lever("move_to", f"move to {acc}", "hardware", scenario,
+                                    move_to(scenario, acc), samples, seed, base).row())
+    df = pd.DataFrame(rows).sort_values("saving_usd", ascending=False, na_position="last")
+    df.attrs["bill_usd"] = base.total_usd
+    return df.reset_index(drop=True)
+
+
+def top_levers(ranked, n: int = 3):
+    """The ``n`` levers with the largest positive saving (what to do first)."""
+    n = int(as_array(n, "n", positive=True, integer=True))
+    return ranked[ranked["saving_usd"] > 0].head(n)
+
+
+# ------------------------------------------------------------------------------ composite levers
+def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Ledger | None = None
+                       ) -> LeverResult:
+    """Run the exploratory and ablation runs on spot capacity (with checkpoints), keep the final
+    run on the scenario's pricing.
+
+    The exploratory line's GPU-hours H are small jobs of ``ablation_gpus`` GPUs; on spot each
+    costs the spot price p_s ÷ the spot goodput g_s of such a job (``build_ledger`` of the scenario
+    at ``pricing: spot`` on ``ablation_gpus`` GPUs: its price and goodput). The ideal GPU-hours of
+    the exploratory line were paid at the scenario's rate p, so
+
+        saving = H·p − H·p_s / g_s                        (H·p = the exploratory line)
+    """
+    from .scenario import validate_parameter
+
+    g = validate_parameter("n_gpus", ablation_gpus)
+    s = _clean(scenario)
+    b = before_bill if before_bill is not None else bill(s)
+    risk = "ablations pre-empted and restarted; results later"
+    assume = (f"exploratory runs as {g}-GPU jobs with checkpoints, priced at the catalogue "
+              "median spot price and the spot goodput of the ledger's failure model")
+    if _get(s, "pricing") == "spot":
+        return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
+                           b.total_usd, b.total_usd, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, risk,
+                           assume, note="already spot")
+    try:
+        spot = build_ledger({**ledger_scenario(s), "pricing": "spot",
+                             "price_usd_per_gpu_hour": None, "n_gpus": g,
+                             "ledger_resumable": True})
+    except ScenarioError as e:
+        return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
+                           b.total_usd, None, float("nan"), float("nan"), float("nan"),
+                           float("nan"), 0.0, 0.0, float("nan"), risk, assume,
+                           note=f"not priced: {e}")
+    line = b.line("compute.exploratory").usd
+    rate = b.figures["price_usd_per_gpu_hour"]
+    h = line / rate if rate else 0.0
+    per_h = spot.figures["price_usd_per_gpu_hour"] / spot.figures["goodput"]
+    saving = line - h * per_h
+    p10 = p50 = p90 = saving
+    ranged = has_ranges(s)
+    if ranged:  # per draw: the exploratory line's draws, repriced at spot
+        from .ledger import simulate_ledger
+        d = simulate_ledger(ledger_scenario(s), samples=20_000, seed=0)
+        x = np.asarray(d.line_usd["compute.exploratory"], dtype=float)
+        r = np.asarray(d.inputs.get("price_usd_per_gpu_hour", rate), dtype=float)
+        p10, p50, p90 = (float(v) for v in np.percentile(x - x / r * per_h, PERCENTILES))
+    return LeverResult("spot_for_ablations", "spot capacity for ablations", "pricing",
+                       b.total_usd, b.total_usd - saving, saving, p10, p50, p90,
+                       h - h / spot.figures["goodput"], 0.0, saving / b.total_usd, risk,
+                       assume + f" (${spot.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, goodput "
+                       f"{spot.figures['goodput']:.1%})", "llmcost.ledger spot model",
+                       ranged=ranged)
+
+
+def hardware_sweep(scenario: dict):
+    """The cheapest hardware for this run: each catalogue accelerator with the figures the
+    step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
+    bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
+    **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
+    scenario's accelerator keeps the scenario's plan and price) and the catalogue median price,
+    with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
+    ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
+    (``move_to``, what the lever uses).
+
+    Returns
+    -------
+    DataFrame: ``accelerator``, ``predicted_mfu`` (on the dtype's dense peak), ``band_low``,
+    ``band_high``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
+    ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
+    ``scenario`` (True for the scenario's accelerator) and ``plan``, cheapest first;
+    ``attrs['skipped']`` lists the accelerators left out and why.
+    """
+    import pandas as pd
+
+    from .accuracy import band_for_step
+    from .catalog import list_accelerators, load_model
+
+    s = _clean(scenario)
+    model = load_model(_get(s, "model"))
+    own = predicted_step(s)[1]
+    m = float(_point(_get(s, "mfu")))
+    rows, skipped = [], []
+    for acc in list_accelerators()["name"]:
+        if acc.startswith("Teaching"):
+            continue
+        mine = acc == _get(s, "accelerator")
+        sc = dict(s) if mine else {**_free_plan(s), "accelerator": acc,
+                                   "price_usd_per_gpu_hour": None}
+        try:
+            plan, st = predicted_step(sc)
+            band = band_for_step(st, plan, model, acc)
+            led = bill({**sc, "mfu": float(st.mfu)})
+            lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
+            hi = bill({**sc, "mfu": band.low}).total_usd
+            ratio = m * float(st.mfu) / float(own.mfu)
+            cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
+        except (ScenarioError, ValueError) as e:
+            skipped.append((acc, str(e).split("; ")[0][:160]))
+            continue
+        rows.append({"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
+                     "band_high": band.high,
+                     "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
+                     "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
+                     "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
+                     "scenario": mine, "plan": plan.describe()})
+    df = pd.DataFrame(rows).sort_values("bill_usd").reset_index(drop=True)
+    df.attrs["skipped"] = skipped
+    return df
+
+
+# ------------------------------------------------------------------------------ pilot and strategy
+def pilot_run(final_run_usd: float, p_bug: float, pilot_usd: float,
+              found_after_fraction: float = 0.5) -> dict:
+    """Validate small first: a pilot that catches a fatal bug before the big run.
+
+    A bug that would surface after a share f of the final run (cost C) wastes f·C; a pilot of
+    cost c catches it first with certainty (assumption). With probability p of such a bug:
+
+        expected saving = p·f·C − c,      break-even p* = c / (f·C)
+
+    Returns dict with ``expected_saving_usd``, ``break_even_probability`` and the inputs.
+    """
+    c_run = float(as_array(final_run_usd, "final_run_usd", positive=True))
+    c = float(as_array(pilot_usd, "pilot_usd", nonnegative=True))
+    p = _prob(p_bug, "p_bug")
+    f = _prob(found_after_fraction, "found_after_fraction")
+    if f == 0:
+        raise ValueError("found_after_fraction=0 must be > 0: a bug found at once wastes nothing")
+    return {"expected_saving_usd": p * f * c_run - c, "break_even_probability": c / (f * c_run),
+            "p_bug": p, "wasted_usd": f * c_run, "pilot_usd": c}
+
+
+def _prob(x, name) -> float:
+    v = float(as_array(x, name, nonnegative=True))
+    if v > 1:
+        raise ValueError(f"{name}={v!r} must be a probability in [0, 1]")
+    return v
+
+
+def fine_tune_instead(scenario: dict, fine_tune_tokens: float,
+                      exploratory_fraction: float = 0.2) -> tuple:
+    """Do not pre-train at all: fine-tune an open base model of the same architecture on
+    ``fine_tune_tokens`` (full fine-tune: the same model FLOPs per token as training), priced by
+    the same ledger as a run of that many tokens with ``exploratory_fraction`` of development
+    compute (Cottier et al. 2024's low end, 0.2: a fine-tune needs fewer ablations) and no extra
+    phases. Returns ``(bill before, bill of the fine-tune)``: the two ledgers side by side
+    (``ledger.compare``)."""
+    t = float(as_array(fine_tune_tokens, "fine_tune_tokens", positive=True))
+    x = float(as_array(exploratory_fraction, "exploratory_fraction", nonnegative=True))
+    s = _clean(scenario)
+    ft = {**s, "train_tokens": t, "phases": [], "ledger_exploratory_fraction": x,
+          "ledger_exploratory_runs": []}
+    return bill(s), bill(ft)
+
+
+def smaller_model_longer(scenario: dict) -> dict:
+    """Train a smaller model longer when lifetime inference demand is high (notebook 06): the
+    scenario's model against the inference-adjusted optimum in dollars at the same loss
+    (Sardana et al. 2024 §4: minimise c·6·N·D + D_inf·s(N) at L(N, D) = ℓ,
+    ``scaling.inference_adjusted_optimum_usd``), both priced as notebook 06 prices them: training
+    at ``scaling.train_usd_per_flop`` (the bill's MFU and price, model FLOPs on the MFU basis),
+    serving at ``scaling.serving_cost_per_token`` from the scenario's serving set-up
+    (``scaling.reference_serving_cost``). Lifetime demand: ``inference_tokens_lifetime``.
+
+        lifetime saving = [train(N, D) + D_inf·s(N)] − [train(N*, D*) + D_inf·s(N*)]
+
+    The training part is a change of the bill; the serving part is outside it (the bill prices
+    training). Returns a dict with both parts, the optimum's N* and D*, and the loss.
+    """
+    from . import scaling as sc
+    from .catalog import load_accelerator, load_model
+    from .scenario import resolve_price
+
+    s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
+    spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
+    fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
+    price, _ = resolve_price(gpu.name, s.get("price_usd_per_gpu_hour"), s["pricing"])
+    n_run = spec.n_active_params if spec.is_moe else spec.n_params
+    target = float(sc.loss(n_run, s["train_tokens"], fit))
+    P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]
+    ref = sc.reference_serving_cost(spec, gpu, price, P, R, tp=s["serve_tp"],
+                                    batch=s["serve_batch"],
+                                    weight_dtypes=(s["serve_weight_dtype"],),
+                                    kv_dtype=s["serve_kv_dtype"], occupancy=s["serve_occupancy"],
+                                    max_tpot_s=s["serve_max_tpot_s"])
+    serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R),
+                                      spec.n_params)
+    c = sc.train_usd_per_flop(gpu, s["mfu"], price, s["dtype"], spec, s["seq_len"])
+    demand = float(s.get("inference_tokens_lifetime", 0.0))
+    opt = sc.inference_adjusted_optimum_usd(target, demand, c, serve, fit)
+    mine = sc.same_loss_options(target, [n_run], demand, fit, c, serve).iloc[0]
+    return {"loss": target, "n_params": float(n_run), "train_tokens": float(s["train_tokens"]),
+            "optimum_n_params": float(opt.n_params),
+            "optimum_train_tokens": float(opt.train_tokens),
+            "train_usd": float(mine["train_usd"]), "inference_usd": float(mine["inference_usd"]),
+            "optimum_train_usd": float(opt.train_cost), "optimum_inference_usd":
+            float(opt.inference_cost), "lifetime_saving_usd": float(mine["total_usd"]
+                                                                    - opt.total_cost),
+            "training_saving_usd": float(mine["train_usd"] - opt.train_cost),
+            "inference_tokens_lifetime": demand}
+
+
+# ------------------------------------------------------------------------------ false economies
+@dataclass(frozen=True)
+class FalseEconomy:
+    """A saving that looks real until the whole ledger counts: ``apparent_usd`` (what the naive
+    accounting sees), ``net_usd`` (what the ledger says, with the risk at ``probability`` where
+    one applies), ``break_even_probability`` (the probability of the bad outcome at which the
+    net is zero; None when the outcome is not a chance event) and ``sourced_probability`` with
+    its ``probability_source`` (None where none is published)."""
+
+    name: str
+    apparent_usd: float
+    net_usd: float
+    loss_if_it_happens_usd: float | None
+    break_even_probability: float | None
+    sourced_probability: float | None
+    probability_source: str
+    how: str
+
+    def row(self) -> dict:
+        return {"false economy": self.name, "apparent_saving_usd": self.apparent_usd,
+                "net_saving_usd": self.net_usd, "loss_if_it_happens_usd":
+                self.loss_if_it_happens_usd, "break_even_probability": self.break_even_probability,
+                "sourced_probability": self.sourced_probability,
+                "probability_source": self.probability_source, "how": self.how}
+
+
+def break_even_probability(saving_usd: float, loss_usd: float) -> float:
+    """The probability p at which an expected loss p·L cancels a sure saving S:
+
+        net = S − p·L = 0   ⇒   p* = S / L    (capped at 1: above it the saving always wins)
+    """
+    s = float(as_array(saving_usd, "saving_usd", nonnegative=True))
+    loss = float(as_array(loss_usd, "loss_usd", positive=True))
+    return min(1.0, s / loss)
+
+
+def spot_break_even(discount: float) -> dict:
+    """Spot without resumable training: the probability of at least one pre-emption during the
+    run at which the discount is cancelled.
+
+    With exponential pre-emptions (MTBF M) a job of T hours that restarts from scratch takes on
+    average M·(e^{x} − 1) hours, x = T/M (Daly's model with one segment); P(a pre-emption during
+    T) = p = 1 − e^{−x}. The spot bill is (1 − d)·(e^{x} − 1)/x of the on-demand one, so the
+    break-even x* solves
+
+        (1 − d)·(e^{x} − 1)/x = 1,        p* = 1 − e^{−x*}
+
+    (bisection; (e^x − 1)/x rises from 1 at x = 0, so a root exists for 0 < d < 1)."""
+    d = _prob(discount, "discount")
+    if not 0 < d < 1:
+        raise ValueError(f"discount={d!r} must be in (0, 1)")
+    lo, hi = 1e-12, 1.0
+    f = lambda x: (1 - d) * math.expm1(x) / x - 1.0  # noqa: E731
+    while f(hi) < 0:
+        hi *= 2
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
+    x = 0.5 * (lo + hi)
+    return {"x": x, "break_even_probability": -math.expm1(-x), "discount": d}
+
+
+def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
+                    precision_restart_fraction: float = 0.5, eval_rework_fraction: float = 0.25
+                    ) -> list:
+    """The false economies of the scenario, each priced by the ledger (``FalseEconomy``):
+
+    * **fewer checkpoints**: checkpoint every ``checkpoint_factor`` × the optimum. Apparent: the
+      stalls no longer paid, δ·(1/τ − 1/(kτ)) of the main run's ideal GPU-hours, plus the storage
+      line's difference. Net: bill(before) − bill(after) (failures at the scenario's rate are
+      certain, not a chance event: no break-even probability).
+    * **spot without resumable training**: apparent: the spot discount on the final run's paid
+      GPU-hours; net: the ledger's (−inf when the run never finishes); break-even
+      ``spot_break_even`` beside the scenario's own P(pre-emption during the run) = 1 − e^{−T/M}.
+    * **lower precision that destabilises training**: apparent: ``fp8_training``'s saving S;
+      if it diverges, ``precision_restart_fraction`` f of the FP8 final run C is thrown away and
+      the run is redone in BF16, so L = S + f·C and p* = S / (S + f·C)
+      (``break_even_probability``). No published probability.
+    * **cutting evaluation and safety testing**: apparent: the evaluation lines (benchmarks,
+      human evaluation) S; loss if a problem surfaces after training: post-training redone plus
+      ``eval_rework_fraction`` of the final run, L; p* = S / L. No published probability.
+    """
+    s = _clean(scenario)
+    b = bill(s)
+    out = []
+    # fewer checkpoints
+    plan = checkpoint_plan_of(s)
+    k = float(as_array(checkpoint_factor, "checkpoint_factor", positive=True))
+    tau = plan.interval_s
+    after = bill({**s, "ckpt_interval_s": k * tau})
+    rate = b.figures["price_usd_per_gpu_hour"]
+    stall_h = b.figures["main_ideal_gpu_hours"] * plan.stall_s * (1 / tau - 1 / (k * tau))
+    storage = b.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd
+    out.append(FalseEconomy(
+        f"checkpoint {k:g}× less often", stall_h * rate + storage, b.total_usd - after.total_usd,
+        None, None, float(s.get("fail_rate_per_gpu_year", _default("fail_rate_per_gpu_year"))),
+        "failures are certain at this scale: the scenario's rate per GPU-year (Llama 3: 419 "
+        "unexpected interruptions in 54 days on 16,384 GPUs)",
+        f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage"))
+    # spot without checkpoints
+    spot = spot_pricing(s)
+    if not spot.note:
+        from .scenario import resolve_price
+        p_spot, _ = resolve_price(_get(s, "accelerator"), None, "spot")
+        d = 1 - p_spot / rate
+        apparent = b.figures["final_run_usd"] * d
+        res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)
+        sp = bill(spot.after)
+        t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
+        p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
+        be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
+        out.append(FalseEconomy(
+            "spot without resumable training", apparent, res.saving_usd, None, be, p_run,
+            "the scenario's spot pre-emption rate (ledger default: each node once a week, an "
+            "assumption) and failure rate over the ideal run",
+            f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
+            + (res.note or "a pre-emption restarts the run")))
+    # lower precision: a divergence throws away a share f of the FP8 run and the run is redone
+    # in BF16, so the saving S is forgone too: net = S − p·(S + f·C_fp8)
+    fp8 = fp8_training(s)
+    if not fp8.note:
+        fb = bill(fp8.after)
+        saving = b.total_usd - fb.total_usd
+        loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
+        out.append(FalseEconomy(
+            "FP8 that destabilises training", saving, saving, loss,
+            break_even_probability(max(saving, 0.0), loss), None,
+            "none published: instabilities are reported (e.g. FP8 outliers at trillion-token "
+            "scale) without a rate", f"a divergence wastes {precision_restart_fraction:.0%} of "
+            "the FP8 final run and the run is redone in BF16 (the saving forgone); net at p = 0"))
+    # cutting evaluation and safety testing
+    ev = b.usd("eval.")
+    post = b.usd("post.")
+    loss = post + ev + eval_rework_fraction * b.figures["final_run_usd"]
+    out.append(FalseEconomy(
+        "cut evaluation and safety testing", ev, ev, loss,
+        break_even_probability(ev, loss) if loss > 0 and ev > 0 else None, None,
+        "none published" + ("" if ev else "; the scenario bills no evaluation (eval lines not "
+                            "given), so there is nothing to cut"),
+        f"rework = post-training {post:,.0f} + evaluation {ev:,.0f} + "
+        f"{eval_rework_fraction:.0%} of the final run; net shown at p = 0"))
+    return out
+
+
+def checkpoint_plan_of(scenario: dict):
+    """The main run's ``reliability.checkpoint_plan`` as ``ledger.build_ledger`` computes it
+    (the same call with the scenario's values; spot pre-emptions added as the ledger adds them)."""
+    from . import reliability as rel
+    from .catalog import load_accelerator, load_model
+    from .pricing import default
+
+    s = {**_default_scenario(), **ledger_scenario(scenario)}
+    gpu = load_accelerator(s["accelerator"])
+    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    rate, restart = float(s["fail_rate_per_gpu_year"]), float(s["ckpt_restart_s"])
+    if s.get("pricing") == "spot":
+        pre = s.get("ledger_spot_preemptions_per_node_day")
+        rate += (default("spot_preemptions_per_node_day") if pre is None else pre) * 365.25 / \
+            per_node
+        r = s.get("ledger_spot_restart_s")
+        restart = default("spot_restart_s") if r is None else r
+    return rel.checkpoint_plan(
+        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, s["ckpt_storage_bytes_per_s"],
+        restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
+        node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
+        async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],
+        interval_s=s["ckpt_interval_s"])
+
+
+# ------------------------------------------------------------------------------ working backwards
+def fit_budget(scenario: dict, budget_usd: float | None = None,
+               deadline_days: float | None = None, gpu_step: int | None = None):
+    """Work backwards from a budget or a deadline.
+
+    * deadline D days → the fewest GPUs (a multiple of ``gpu_step``, default the scale-up domain
+      size) whose main run's wall clock (``figures['wall_clock_days']``, failures included) is at
+      most D (bisection: the wall clock falls as GPUs are added);
+    * budget B → the most ``train_tokens`` whose whole bill is at most B (on the deadline's GPU
+      count when both are given): the bill rises with tokens, so bisection on tokens;
+    * the compute-optimal model for the budget's training FLOPs, N*, D* =
+      ``scaling.compute_optimal(C)`` (C = 6·N·D; Besiroglu et al. 2024's fit).
+
+    Returns
+    -------
+    DataFrame with ``quantity``, ``value``, ``unit`` and ``how``.
+
+    Raises
+    ------
+    ValueError
+        Neither given, a non-positive value, a deadline no GPU count up to 64× the scenario's
+        meets, or a budget below the bill of 0.1% of the scenario's tokens.
+    """
+    import pandas as pd
+
+    from .catalog import load_accelerator
+    from .scaling import compute_optimal
+
+    if budget_usd is None and deadline_days is None:
+        raise ValueError("budget_usd and deadline_days are both None: give at least one")
+    # the bill does not read the plan; a GPU count without a valid plan is still priced (the
+    # MFU is held at the scenario's), so the plan keys and the batch are left out here
+    s = {k: v for k, v in _clean(scenario).items()
+         if k not in PLAN_PARAMETERS and k != "global_batch_tokens"}
+    rows = []
+    n0 = int(_get(s, "n_gpus"))
+    if deadline_days is not None:
+        dl = float(as_array(deadline_days, "deadline_days", positive=True))
+        step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
+                                   or 8, 8))
+
+        memo = {}
+
+        def days(n):
+            if n not in memo:
+                memo[n] = bill({**s, "n_gpus": n * step}).figures["wall_clock_days"]
+            return memo[n]
+
+        lo, hi = 0, max(1, n0 // step)
+        while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
+            if days(2 * hi) >= days(hi) or 2 * hi * step > 64 * n0:
+                best = min(memo, key=memo.get)
+                raise ValueError(
+                    f"deadline_days={dl!r} cannot be met: the shortest main run found is "
+                    f"{memo[best]:.1f} days on {best * step:,} GPUs (more GPUs fail more often, "
+                    "up to 64× the scenario's count tried)")
+            lo, hi = hi, 2 * hi
+        while hi - lo > 1:  # the smallest n with days(n) <= dl, in (lo, hi]
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
+        n = hi * step
+        s = {**s, "n_gpus": n}
+        rows.append({"quantity": "GPUs to meet the deadline", "value": float(n), "unit": "GPUs",
+                     "how": f"fewest multiple of {step} with the main run within {dl:g} days "
+                     f"({days(hi):.2f} days, failures included) at the scenario's MFU; check a "
+                     "parallel plan at this count in notebook 03"})
+    if budget_usd is not None:
+        bud = float(as_array(budget_usd, "budget_usd", positive=True))
+        t0 = float(_get(s, "train_tokens"))
+
+        def total(t):
+            return bill({**s, "train_tokens": t}).total_usd
+
+        lo, hi = 1e-3 * t0, t0
+        if total(lo) > bud:
+            raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
+                             f"tokens (${total(lo):,.0f}): the fixed lines alone exceed it")
+        while total(hi) < bud:
+            lo, hi = hi, hi * 2
+        for _ in range(40):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (mid, hi) if total(mid) <= bud else (lo, mid)
+        led = bill({**s, "train_tokens": lo})
+        rows.append({"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
+                     "how": f"most train_tokens with the whole bill ≤ ${bud:,.0f} "
+                     f"(${led.total_usd:,.0f}) on {int(_get(s, 'n_gpus')):,} GPUs"})
+        rows.append({"quantity": "days of the main run at those tokens",
+                     "value": led.figures["wall_clock_days"], "unit": "days",
+                     "how": "figures['wall_clock_days'], failures included"})
+        n_opt, d_opt = compute_optimal(led.figures["training_flops"])
+        rows.append({"quantity": "compute-optimal parameters for those FLOPs",
+                     "value": float(n_opt), "unit": "parameters",
+                     "how": f"scaling.compute_optimal({led.figures['training_flops']:.3g} FLOP): "
+                     f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ attribution
+@dataclass(frozen=True)
+class Run:
+    """One run of a portfolio: its ``name``, its tags (``team``, ``project``, ``phase``: one of
+    ``PORTFOLIO_PHASES``) and its scenario (priced by ``bill``)."""
+
+    name: str
+    team: str
+    project: str
+    phase: str
+    scenario: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for f in ("name", "team", "project"):
+            if not isinstance(getattr(self, f), str) or not getattr(self, f):
+                raise ValueError(f"{f}={getattr(self, f)!r} must be a non-empty string")
+        if self.phase not in PORTFOLIO_PHASES:
+            raise ValueError(f"phase={self.phase!r} must be one of {', '.join(PORTFOLIO_PHASES)}")
+        if not isinstance(self.scenario, dict):
+            raise ValueError(f"scenario={self.scenario!r} must be a dict")
+
+
+PORTFOLIO_PHASES = ("ablation", "pre-training", "context extension", "post-training",
+                    "evaluation")
+
+
+def portfolio(runs) -> "pd.DataFrame":  # noqa: F821
+    """The bill of every run, line by line, with the run's tags beside the ledger's own
+    (``category``, ledger ``phase``, fixed or elastic) and its budget alert
+    (``checks.budget_warning`` against the run's ``ledger_budget_usd``).
+
+    Returns
+    -------
+    DataFrame: ``run``, ``team``, ``project``, ``phase`` (the run's tag), ``line``, ``key``,
+    ``category``, ``ledger_phase``, ``kind``, ``usd``, ``gpu_hours`` (per run, on its first
+    row only), ``alert``. Its ``usd`` sums to the total of the runs' bills.
+    """
+    import pandas as pd
+
+    from .checks import budget_warning
+
+    runs = list(runs)
+    if not runs or not all(isinstance(r, Run) for r in runs):
+        raise ValueError(f"runs={runs!r} must be a non-empty list of levers.Run")
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"run names {names} must be unique")
+    rows = []
+    for r in runs:
+        b = bill(r.scenario)
+        alert = budget_warning(b.total_usd, b.figures.get("budget_usd")) or ""
+        for i, ln in enumerate(b.lines):
+            rows.append({"run": r.name, "team": r.team, "project": r.project, "phase": r.phase,
+                         "line": ln.line, "key": ln.key, "category": ln.category,
+                         "ledger_phase": ln.phase, "kind": ln.kind, "usd": ln.usd or 0.0,
+                         "gpu_hours": gpu_hours(b) if i == 0 else 0.0, "alert": alert})
+    return pd.DataFrame(rows)
+
+
+def attribute(frame, by=("team",)):
+    """Where did the money go: ``portfolio`` rows grouped by ``by`` (tag or ledger columns),
+    USD, GPU-hours and share, largest first, with a ``total`` row equal to the portfolio's
+    total (a test checks that the groups sum to it)."""
+    import pandas as pd
+
+    by = [by] if isinstance(by, str) else list(by)
+    bad = [c for c in by if c not in frame.columns or c in ("usd", "gpu_hours")]
+    if not by or bad:
+        raise ValueError(f"by={by!r} must name portfolio columns (e.g. team, project, phase, "
+                         f"category, ledger_phase); bad: {bad}")
+    g = frame.groupby(by, sort=False)[["usd", "gpu_hours"]].sum().sort_values("usd",
+                                                                            ascending=False)
+    total = float(frame["usd"].sum())
+    g["share"] = g["usd"] / total if total else 0.0
+    g = g.reset_index()
+    tot = {c: ("total" if i == 0 else "") for i, c in enumerate(by)}
+    tot.update(usd=total, gpu_hours=float(frame["gpu_hours"].sum()), share=1.0)
+    return pd.concat([g, pd.DataFrame([tot])], ignore_index=True)
+
+
+def example_portfolio(scenario: dict) -> list:
+    """A **synthetic** portfolio around the scenario (labelled as such wherever shown): three
+    ablations of a 7B model (100B tokens on 256 GPUs each, team "research"), the scenario's
+    pre-training run (team "pretraining"), a 32K context extension (50B tokens, team
+    "pretraining"), SFT + RL post-training (team "post-training") and benchmark runs (team
+    "evaluation"). Every run is the scenario with a few keys changed; every number is priced by
+    ``bill``."""
+    s = _clean(scenario)
+    none = {"ledger_exploratory_fraction": 0.0, "ledger_rl": False}
+    small = {**s, **none, "model": "llama-2-7b", "train_tokens": 1e11, "n_gpus": 256,
+             **{k: _default_free(k) for k in PLAN_PARAMETERS if k != "cp"}}
+    proj = "flagship"
+    runs = [Run(f"ablation-{i}", "research", proj, "ablation", small) for i in (1, 2, 3)]
+    runs.append(Run("pretrain", "pretraining", proj, "pre-training",
+                    {**s, "ledger_exploratory_fraction": 0.0, "ledger_rl": False}))
+    runs.append(Run("long-context", "pretraining", proj, "context extension",
+                    {**s, **none, "train_tokens": 5e10, "seq_len": 32768}))
+    runs.append(Run("sft-rl", "post-training", proj, "post-training",
+                    {**s, "ledger_exploratory_fraction": 0.0, "train_tokens": 1e9,
+                     "ledger_sft_tokens": 2e10, "ledger_rl": True}))
+    runs.append(Run("evals", "evaluation", "flagship", "evaluation",
+                    {**s, **none, "train_tokens": 1e8, "ledger_eval_requests": 2e6}))
+    return runs
+
+
+def improvement_series():
+    """``data/improvement_series.csv``: published runs of one model family with their
+    GPU-hours and a benchmark score each (sources per row)."""
+    import pandas as pd
+
+    from .catalog import DATA_DIR
+
+    return pd.read_csv(DATA_DIR / "improvement_series.csv")
+
+
+def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
+                   accelerator: str | None = None):
+    """What each point of benchmark improvement cost along a series of runs (``series``:
+    ``improvement_series()`` by default):
+
+        cost per point (run i) = (USD_i − USD_{i−1}) / (score_i − score_{i−1}),
+        USD = GPU-hours × price per GPU-hour
+
+    at ``price_usd_per_gpu_hour`` or the catalogue median on-demand price of the series'
+    accelerator. Returns the series with ``usd``, ``delta_usd``, ``delta_points`` and
+    ``usd_per_point`` (NaN for the first run; a run that did not improve the score gets NaN and
+    the note "no improvement")."""
+    from .catalog import catalogue_price
+
+    df = (improvement_series() if series is None else series).copy()
+    need = {"run_id", "gpu_hours", "score", "accelerator"}
+    if not need <= set(df.columns) or df.empty:
+        raise ValueError(f"series must have the columns {sorted(need)} and at least one row")
+    if price_usd_per_gpu_hour is None:
+        acc = accelerator or df["accelerator"].iloc[0]
+        price, _ = catalogue_price(acc, "on_demand")
+    else:
+        price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    df = df.sort_values("gpu_hours").reset_index(drop=True)
+    df["usd"] = df["gpu_hours"] * price
+    df["delta_usd"] = df["usd"].diff()
+    df["delta_points"] = df["score"].diff()
+    df["usd_per_point"] = df["delta_usd"] / df["delta_points"].where(df["delta_points"] > 0)
+    df.attrs["price_usd_per_gpu_hour"] = price
+    return df
+
+
+def format_saving(usd) -> str:
+    """A saving for a table: "$1,234", "−$1,234" (a loss), "never finishes" (−inf: the changed
+    run cannot finish) or "–" (not priced)."""
+    if usd is None or usd != usd:
+        return "–"
+    if usd == -math.inf:
+        return "never finishes"
+    return f"${usd:,.0f}" if usd >= 0 else f"−${-usd:,.0f}"

@@ -1,0 +1,597 @@
+"""When does communication hide behind compute? One roofline per parallelism kind.
+
+Every parallel dimension trades FLOPs for bytes. A collective that can run while independent
+compute runs costs nothing if it is shorter; the question is the ratio
+
+    T_compute / T_comm = (FLOPs the GPU does while the bytes move / bytes moved) ÷ (C / W)
+
+with ``C`` the GPU's FLOP/s and ``W`` the per-GPU, per-direction bus bandwidth of the links the
+group uses. ``C/W`` is the hardware's *communication ridge* (FLOPs per byte, the roofline of
+Williams, Waterman, Patterson 2009, CACM 52(4), applied to a link instead of HBM); the
+parallelism's FLOPs per byte is its *intensity*. Above the ridge the traffic can hide, below it
+the GPUs wait. This is the argument of the JAX scaling book (Austin et al., *How To Scale Your
+Model*, chapters "Sharded matrices" and "Training", github jax-ml/scaling-book at 0819a7d), here
+with ring collectives (``llmcost.comm``: a ring all-reduce moves 2(n−1)/n·S, a gather or scatter
+(n−1)/n·S per rank) and the workbook's conventions: bf16 weights and activations (2 bytes),
+gradients reduced in the recipe's bytes (4 for fp32), ``C`` the dense peak unless stated.
+
+What each kind overlaps with, and the threshold on the quantity the plan controls:
+
+==========  =====================================================  ===============================
+kind        compute vs traffic (per GPU)                           hides when
+==========  =====================================================  ===============================
+DP          backward 4·P·B/C vs all-reduce f·P·β_g/W               B ≥ f·β_g·C/(4W)
+FSDP        fwd 2·P·b/C vs (n−1)/n·P·β_w/W; bwd 4·P·b/C vs          b ≥ (n−1)/n·max(β_w/2,
+            (n−1)/n·P·(β_w+β_g)/W (per micro-batch)                (β_w+β_g)/4)·C/W
+TP          per layer 2·T·P_l/(t·C) vs 2 all-reduces 2·f·T·h·β/W    t·f ≤ P_l·W/(h·β·C)
+PP          per stage 2·T·L_s·P_l/(t·C) vs one send T·h·β/(t·W)     L_s ≥ h·β·C/(2·P_l·W)
+EP          2·k·m·h·F_e·T/C vs dispatch + combine 2·k·c·T·h·β/W     F_e ≥ c·β·(n−1)/n·C/(m·W)
+CP (ring)   per ring step 4·T_c²·h/C (×½ causal) vs K,V 2·T_c·h_kv·β/W  T_c ≥ h_kv·β·C/(2·h·W) (×2 causal)
+==========  =====================================================  ===============================
+
+P parameters the GPU computes with, B tokens per replica per step, b tokens per replica per
+micro-batch, T tokens per micro-batch, t the TP degree, f = 2(n−1)/n for a ring all-reduce (1
+with in-network reduction), h d_model, P_l parameters of one layer, L_s layers per stage, k
+experts per token, m weight matrices per expert (3 for SwiGLU), F_e the expert width, c the
+capacity factor, T_c tokens per CP rank, h_kv the K (or V) width (n_kv_heads × d_head).
+
+Sources: DP and FSDP — Rajbhandari et al. 2020, ZeRO, arXiv:1910.02054 §7 (ZeRO-3 moves 1.5×
+DP's volume), Zhao et al. 2023, PyTorch FSDP, arXiv:2304.11277 (prefetched gathers), the scaling
+book ("Training": DP and FSDP are compute-bound when the per-chip batch exceeds C/W). TP —
+Shoeybi et al. 2019, Megatron-LM, arXiv:1909.08053 §3 (two all-reduces per layer and pass). PP —
+Narayanan et al. 2021, arXiv:2104.04473 §2.2, §4.1. EP — Lepikhin et al. 2020, GShard,
+arXiv:2006.16668; Fedus et al. 2021, Switch Transformer, arXiv:2101.03961 (capacity factor);
+DeepSeek-AI 2024, DeepSeek-V3, arXiv:2412.19437 §3.2.1 (cross-node EP at a compute to
+communication ratio of about 1:1). CP — Liu, Zaharia, Abbeel 2023, Ring Attention,
+arXiv:2310.01889 §3 (overlap needs a block of at least C/W tokens).
+
+In-switch reductions. An NVSwitch of the third generation (H100) and InfiniBand Quantum switches
+can add the gradients inside the switch (NVLink SHARP, IB SHARP: Graham et al. 2016, *Scalable
+Hierarchical Aggregation Protocol*, COMHPC): each GPU sends its S bytes once and receives the
+sum once, so an all-reduce moves S instead of the ring's 2(n−1)/n·S (``all_reduce_factor``).
+Measured on an H100 board, NVLS reaches a bus bandwidth of about 480 GB/s against the ring's
+370 (nccl-tests issue #212; nccl issue #1442: "a 30% improvement"): 1.3×, of the up to
+2(n−1)/n = 1.75× the byte count allows. The
+step-time model (``llmcost.step``) uses ring figures only.
+
+Topologies that are not a switch. ``llmcost.comm`` treats every scale-up domain as a switch: any
+group gets the full per-GPU bandwidth. That holds for NVSwitch boards. An MI300X board is a
+**full mesh** (7 Infinity Fabric links per GPU, one to each peer) and a TPU pod a **torus** (2
+links per axis); ``group_bandwidth`` gives what a group really gets there, and
+``topology_table`` how far the switch figure is off (``data/scaleup_topology.csv``).
+
+Every function broadcasts over numpy arrays and raises ``ValueError`` naming a bad argument.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .comm import group_layout
+from .units import as_array, scalar_or_array
+
+ROOFLINE_KINDS = ("DP", "FSDP", "TP", "PP", "EP", "CP")
+TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """Compute a collective can hide behind, the collective's time, and the threshold.
+
+    ``compute_s`` and ``comm_s`` are seconds per the unit named in ``per``; ``critical`` is the
+    value of ``controls`` at which they are equal (``value`` is the plan's); the collective
+    hides when ``ratio = compute_s / comm_s ≥ 1``, which for TP means ``value ≤ critical`` and
+    for every other kind ``value ≥ critical``.
+    """
+
+    kind: str
+    compute_s: float
+    comm_s: float
+    controls: str
+    value: float
+    critical: float
+    per: str
+
+    @property
+    def ratio(self):
+        """Compute time ÷ communication time (≥ 1: the traffic can hide)."""
+        return np.asarray(self.compute_s) / np.asarray(self.comm_s)
+
+    @property
+    def exposed_s(self):
+        """max(0, T_comm − T_compute): the wait if the overlap is perfect."""
+        return np.maximum(np.asarray(self.comm_s) - np.asarray(self.compute_s), 0.0)
+
+    @property
+    def hidden(self):
+        """Whether the traffic fits under the compute (ratio ≥ 1)."""
+        return self.ratio >= 1.0
+
+
+def _rates(flops_per_s, bytes_per_s):
+    return (as_array(flops_per_s, "flops_per_s", positive=True),
+            as_array(bytes_per_s, "bytes_per_s", positive=True))
+
+
+def ridge(flops_per_s, bytes_per_s):
+    """Communication ridge C / W, FLOPs per byte: how many FLOPs a GPU must do per byte it sends
+    for the transfer to hide (Williams et al. 2009's ridge point with a link as the memory)."""
+    c, w = _rates(flops_per_s, bytes_per_s)
+    return scalar_or_array(c / w)
+
+
+def _group(group_size, name="group_size"):
+    """n as an array (``None``: a large group, n → ∞)."""
+    if group_size is None:
+        return np.asarray(np.inf)
+    n = as_array(group_size, name, positive=True, integer=True)
+    if np.any(n < 2):
+        raise ValueError(f"{name}={float(np.min(n)):g} must be >= 2 (a group that talks)")
+    return n
+
+
+def all_reduce_factor(group_size, in_network: bool = False):
+    """Bytes each rank moves per byte of buffer in an all-reduce: ``2(n−1)/n`` for a ring
+    (Patarasuk & Yuan 2009), ``1`` with in-switch reduction (NVLink SHARP, IB SHARP: send once,
+    receive the sum once; Graham et al. 2016). ``group_size=None`` is a large group (the ring's
+    limit 2)."""
+    if not isinstance(in_network, (bool, np.bool_)):
+        raise ValueError(f"in_network={in_network!r} must be True or False")
+    n = _group(group_size)
+    if in_network:
+        return scalar_or_array(np.ones_like(n, dtype=float))
+    return scalar_or_array(2.0 * _gather_factor(n))
+
+
+def _gather_factor(n):
+    """(n−1)/n, 1 for n = ∞."""
+    n = np.asarray(n, dtype=float)
+    return np.where(np.isinf(n), 1.0, (n - 1) / np.where(np.isinf(n), 1.0, n))
+
+
+def _bytes(value, name):
+    return as_array(value, name, positive=True)
+
+
+def dp_roofline(params_per_gpu, tokens_per_replica, flops_per_s, bytes_per_s, *,
+                group_size=None, grad_bytes=4.0, in_network: bool = False) -> Roofline:
+    """Data parallelism: the gradient all-reduce against the backward pass it overlaps.
+
+    Per optimizer step and GPU, with P the parameters the GPU computes with (P/(t·p) under TP
+    and PP), B the tokens its replica processes, β_g the gradient bytes and f the all-reduce
+    factor (``all_reduce_factor``)::
+
+        T_compute = 4·P·B / C          (the backward pass: 2/3 of 6·P·B)
+        T_comm    = f·P·β_g / W
+        hides when B ≥ B* = f·β_g·C / (4·W)
+
+    (Rajbhandari et al. 2020 §7 for the volume; the scaling book's "Training" chapter: with bf16
+    gradients and a large group, B* = C/W.) ZeRO-1 splits the all-reduce into a reduce-scatter
+    and an all-gather of the same total volume: the same roofline. ZeRO-2 as DeepSpeed runs it
+    reduce-scatters after every micro-batch, moving (n−1)/n·P·β_g each time: call it with the
+    micro-batch's tokens and half the gradient bytes (f·β_g/2 = (n−1)/n·β_g).
+    """
+    p = as_array(params_per_gpu, "params_per_gpu", positive=True)
+    b = as_array(tokens_per_replica, "tokens_per_replica", positive=True)
+    c, w = _rates(flops_per_s, bytes_per_s)
+    f = np.asarray(all_reduce_factor(group_size, in_network))
+    bg = _bytes(grad_bytes, "grad_bytes")
+    return Roofline("DP", scalar_or_array(4 * p * b / c), scalar_or_array(f * p * bg / w),
+                    "tokens per replica per step", scalar_or_array(b),
+                    scalar_or_array(f * bg * c / (4 * w)), "step")
+
+
+def fsdp_roofline(params_per_gpu, tokens_per_microbatch, flops_per_s, bytes_per_s, *,
+                  group_size=None, weight_bytes=2.0, grad_bytes=4.0) -> Roofline:
+    """ZeRO-3 / FSDP: per-layer weight gathers and gradient reduce-scatters, per micro-batch.
+
+    The weights are gathered before each layer's forward and again before its backward, and its
+    gradients reduce-scattered after the backward (Rajbhandari et al. 2020 §7; PyTorch FSDP,
+    Zhao et al. 2023), every micro-batch. With b the replica's tokens per micro-batch, a ring
+    gather factor g = (n−1)/n, β_w weight and β_g gradient bytes::
+
+        forward:  2·P·b / C   vs  g·P·β_w / W
+        backward: 4·P·b / C   vs  g·P·(β_w + β_g) / W
+        hides when b ≥ b* = g·max(β_w/2, (β_w + β_g)/4)·C / W
+
+    (bf16 weights and gradients: b* = g·C/W, as plain DP; the scaling book's "Training" chapter.)
+    ``compute_s`` and ``comm_s`` are per micro-batch; ``exposed_s`` adds the two passes'
+    shortfalls only approximately (the property takes the totals).
+    """
+    p = as_array(params_per_gpu, "params_per_gpu", positive=True)
+    b = as_array(tokens_per_microbatch, "tokens_per_microbatch", positive=True)
+    c, w = _rates(flops_per_s, bytes_per_s)
+    g = _gather_factor(_group(group_size))
+    bw, bg = _bytes(weight_bytes, "weight_bytes"), _bytes(grad_bytes, "grad_bytes")
+    crit = g * np.maximum(bw / 2, (bw + bg) / 4) * c / w
+    return Roofline("FSDP", scalar_or_array(6 * p * b / c),
+                    scalar_or_array(g * p * (2 * bw + bg) / w),
+                    "tokens per replica per micro-batch", scalar_or_array(b),
+                    scalar_or_array(crit), "micro-batch")
+
+
+def tp_roofline(layer_params, d_model, tp, flops_per_s, bytes_per_s, *, tokens=1.0,
+                act_bytes=2.0, in_network: bool = False) -> Roofline:
+    """Tensor parallelism: two activation all-reduces per layer and pass against the layer's
+    GEMMs (Shoeybi et al. 2019 §3; with sequence parallelism an all-gather and a reduce-scatter
+    each, the same bytes, Korthikanti et al. 2022 §4.2.2).
+
+    Per layer and forward pass, T tokens, t ranks, f = ``all_reduce_factor(t)``::
+
+        T_compute = 2·T·P_l / (t·C)
+        T_comm    = 2·f·T·h·β / W
+        ratio     = P_l·W / (t·f·h·β·C)       (independent of T)
+
+    so the traffic hides only while t·f ≤ P_l·W/(h·β·C): the largest such t is ``critical``
+    (the backward has twice the compute and twice the traffic: the same ratio). For a dense
+    layer P_l ≈ 12·h², so the ratio grows with the model width: wide models tolerate more TP.
+    The threshold assumes the collectives overlap GEMMs (Transformer Engine's userbuffers,
+    ``comm_tp_overlap="all"``); Megatron's default exposes the forward ones whatever the ratio.
+    """
+    pl = as_array(layer_params, "layer_params", positive=True)
+    h = as_array(d_model, "d_model", positive=True)
+    t = _group(tp, "tp")
+    c, w = _rates(flops_per_s, bytes_per_s)
+    tok = as_array(tokens, "tokens", positive=True)
+    a = _bytes(act_bytes, "act_bytes")
+    f = np.asarray(all_reduce_factor(tp, in_network))
+    budget = pl * w / (h * a * c)      # t·f must not exceed this
+    # largest t with t·f(t) ≤ budget: ring t·2(t−1)/t = 2(t−1) → t = 1 + budget/2; in-switch t.
+    crit = budget if in_network else 1 + budget / 2
+    return Roofline("TP", scalar_or_array(2 * tok * pl / (t * c)),
+                    scalar_or_array(2 * f * tok * h * a / w), "TP degree", scalar_or_array(t),
+                    scalar_or_array(crit), "layer forward")
+
+
+def pp_roofline(layer_params, d_model, layers_per_stage, flops_per_s, bytes_per_s, *,
+                tokens=1.0, act_bytes=2.0, tp=1) -> Roofline:
+    """Pipeline parallelism: one activation send per micro-batch and stage boundary against the
+    stage's forward compute (Narayanan et al. 2021 §2.2; 1/t of the activation per GPU with
+    Megatron's scatter/gather, §4.1)::
+
+        T_compute = 2·T·L_s·P_l / (t·C)
+        T_comm    = T·h·β / (t·W)
+        hides when L_s ≥ L* = h·β·C / (2·P_l·W)
+
+    L* is a fraction of a layer for any real model: pipeline sends hide; what pipelining costs
+    is the bubble (notebook 03), not bandwidth.
+    """
+    pl = as_array(layer_params, "layer_params", positive=True)
+    h = as_array(d_model, "d_model", positive=True)
+    ls = as_array(layers_per_stage, "layers_per_stage", positive=True)
+    c, w = _rates(flops_per_s, bytes_per_s)
+    tok = as_array(tokens, "tokens", positive=True)
+    a = _bytes(act_bytes, "act_bytes")
+    t = as_array(tp, "tp", positive=True, integer=True)
+    return Roofline("PP", scalar_or_array(2 * tok * ls * pl / (t * c)),
+                    scalar_or_array(tok * h * a / (t * w)), "layers per stage",
+                    scalar_or_array(ls), scalar_or_array(h * a * c / (2 * pl * w)),
+                    "micro-batch forward")
+
+
+def ep_roofline(d_model, d_ff_expert, top_k, ep, flops_per_s, bytes_per_s, *, tokens=1.0,
+                matrices=3, capacity_factor=1.0, dispatch_bytes=2.0,
+                combine_bytes=2.0) -> Roofline:
+    """Expert parallelism: the dispatch and combine all-to-alls of an MoE layer against its
+    experts' GEMMs (Lepikhin et al. 2020; Fedus et al. 2021).
+
+    Per MoE layer and forward pass, T tokens, k experts per token, m matrices of h × F_e per
+    expert, capacity factor c (slots per routed token; dropless routing with imbalance: the
+    busiest rank's excess), n EP ranks (a share (n−1)/n of the tokens leave the GPU)::
+
+        T_compute = 2·k·m·h·F_e·T / C
+        T_comm    = k·c·T·h·(β_dispatch + β_combine)·(n−1)/n / W
+        hides when F_e ≥ F* = c·(β_d + β_c)/2·(n−1)/n·C / (m·W)
+
+    Independent of the batch and of h: only the expert width and the link speed matter. Fine-
+    grained experts (DeepSeek-V3's F_e = 2048) across nodes sit far below the ridge, which is why
+    DeepSeek-V3 limits each token to 4 nodes, dispatches in FP8 and overlaps the all-to-alls with
+    another micro-batch's compute (DualPipe, arXiv:2412.19437 §3.2).
+    """
+    h = as_array(d_model, "d_model", positive=True)
+    fe = as_array(d_ff_expert, "d_ff_expert", positive=True)
+    k = as_array(top_k, "top_k", positive=True)
+    n = _group(ep, "ep")
+    c, w = _rates(flops_per_s, bytes_per_s)
+    tok = as_array(tokens, "tokens", positive=True)
+    m = as_array(matrices, "matrices", positive=True)
+    cf = as_array(capacity_factor, "capacity_factor", positive=True)
+    beta = _bytes(dispatch_bytes, "dispatch_bytes") + _bytes(combine_bytes, "combine_bytes")
+    g = _gather_factor(n)
+    return Roofline("EP", scalar_or_array(2 * k * m * h * fe * tok / c),
+                    scalar_or_array(k * cf * tok * h * beta * g / w), "expert width F_e",
+                    scalar_or_array(fe), scalar_or_array(cf * beta / 2 * g * c / (m * w)),
+                    "MoE layer forward")
+
+
+def cp_roofline(d_model, kv_width, tokens_per_rank, flops_per_s, bytes_per_s, *,
+                causal: bool = True, act_bytes=2.0) -> Roofline:
+    """Context parallelism as ring attention: each ring step sends one K and one V block to the
+    next rank while the attention of the local queries against the current block runs (Liu,
+    Zaharia, Abbeel 2023 §3; Megatron-core's CP, with causal load balancing that gives every rank
+    half of the masked work)::
+
+        T_compute = 4·T_c²·h / C   (× ½ causal)         QKᵀ and AV of a T_c × T_c block
+        T_comm    = 2·T_c·h_kv·β / W                    K and V of T_c tokens
+        hides when T_c ≥ T* = h_kv·β·C / (2·h·W)   (× 2 causal)
+
+    With full multi-head attention (h_kv = h) and bf16, T* = C/W: Ring Attention's "block size
+    ≥ FLOPs/bandwidth". GQA shrinks K and V by n_kv/n_heads and T* with them. The projections and
+    the FFN of the same tokens are further compute the transfers could hide behind; the
+    threshold counts only the attention core, as the ring's own schedule does.
+    """
+    if not isinstance(causal, (bool, np.bool_)):
+        raise ValueError(f"causal={causal!r} must be True or False")
+    h = as_array(d_model, "d_model", positive=True)
+    hk = as_array(kv_width, "kv_width", positive=True)
+    tc = as_array(tokens_per_rank, "tokens_per_rank", positive=True)
+    c, w = _rates(flops_per_s, bytes_per_s)
+    a = _bytes(act_bytes, "act_bytes")
+    half = 0.5 if causal else 1.0
+    return Roofline("CP", scalar_or_array(4 * tc * tc * h * half / c),
+                    scalar_or_array(2 * tc * hk * a / w), "tokens per CP rank",
+                    scalar_or_array(tc), scalar_or_array(hk * a * c / (2 * h * w * half)),
+                    "ring step")
+
+
+# ----------------------------------------------------------------------------- a model's table
+def model_dims(model) -> dict:
+    """The sizes the rooflines read from a catalogue model: d_model ``h``, the parameters a token
+    meets in one layer ``layer_params`` (a dense layer; for MoE the attention, router, shared
+    experts and k of the E routed experts; ``llmcost.shapes``), the K width ``kv_width`` =
+    n_kv_heads × d_head (for MLA the up-projected K, an approximation: a ring could pass the
+    compressed latent instead), and for MoE models ``d_ff_expert`` and ``top_k``."""
+    from .catalog import as_model
+    from .shapes import layer_params, model_shapes
+
+    spec = as_model(model, needs="a communication roofline")
+    c = model_shapes(spec)
+    dense, moe, experts = layer_params(c, 1, 1)
+    moe_model = spec.n_experts > 1
+    # the parameters a token meets in one layer: an MoE layer's attention, router and shared
+    # experts plus its k routed experts (of E)
+    active = moe + experts * spec.n_experts_active / spec.n_experts if moe_model else dense
+    return {"name": spec.name, "d_model": float(spec.d_model),
+            "layer_params": float(active),
+            "kv_width": float(spec.n_kv_heads * spec.d_head),
+            "n_layers": int(spec.n_layers), "params": float(spec.n_params),
+            "d_ff_expert": float(spec.d_ff_expert) if moe_model else None,
+            "top_k": float(spec.n_experts_active) if moe_model else None}
+
+
+def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microbatch, tp=8,
+                   pp=1, dp=64, ep=8, cp_tokens_per_rank=None, grad_bytes=4.0,
+                   in_network: bool = False, achieved: bool = False) -> pd.DataFrame:
+    """Every parallelism kind's roofline for one model on one accelerator, over the link it
+    usually takes: TP, EP and CP inside the scale-up domain, PP over one NIC, DP and FSDP over
+    the network with the NICs of the group's k members per domain pooled, ``W = min(B_up,
+    k·B_out)`` (``llmcost.comm``; ranks ordered TP innermost, so k = domain ÷ tp). EP is shown
+    both inside the domain and across it (an all-to-all cannot pool NICs). Kinds whose degree
+    is 1 are left out.
+
+    ``C`` is the dense BF16 peak and ``W`` the per-direction datasheet bandwidth; with
+    ``achieved`` both are scaled by the measured fractions of ``data/efficiency.csv`` (matmul
+    fraction × ``step.KERNEL_EFFICIENCY``; NCCL bus-bandwidth fractions). Returns one row per kind:
+    what it controls, the plan's value, the threshold (``critical``), the compute ÷ comm ratio,
+    whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
+    model gets EP skipped with the reason in ``note``).
+    """
+    from .catalog import as_accelerator, load_efficiency
+
+    d = model_dims(model)
+    acc = as_accelerator(accelerator)
+    c = acc.peak_flops_per_s("bf16")
+    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
+    if up is None or out is None:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
+                         "catalogue: its rooflines cannot be drawn")
+    if achieved:
+        from .step import KERNEL_EFFICIENCY
+        eff = load_efficiency(acc)
+        c, up, out = (c * eff.matmul_fraction * KERNEL_EFFICIENCY, up * eff.scaleup_fraction,
+                      out * eff.scaleout_fraction)
+    pl, h = d["layer_params"], d["d_model"]
+    params_gpu = d["params"] / (tp * pp)
+    k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)   # DP members per domain
+    w_dp = min(up, float(k_dp) * out)                          # pooled NICs (llmcost.comm)
+    dp_link = f"network, {int(k_dp)} NIC(s) pooled"
+    rows = []
+    if dp > 1:
+        rows += [(dp_roofline(params_gpu, tokens_per_replica, c, w_dp, group_size=dp,
+                              grad_bytes=grad_bytes, in_network=in_network), dp_link,
+                  "dp_roofline"),
+                 (fsdp_roofline(params_gpu, tokens_per_microbatch, c, w_dp, group_size=dp,
+                                grad_bytes=grad_bytes), dp_link, "fsdp_roofline")]
+    if tp > 1:
+        rows.append((tp_roofline(pl, h, tp, c, up, in_network=in_network), "scale-up",
+                     "tp_roofline"))
+    if pp > 1:
+        rows.append((pp_roofline(pl, h, d["n_layers"] / pp, c, out, tp=tp), "network, 1 NIC",
+                     "pp_roofline"))
+    if d["d_ff_expert"] and ep > 1:
+        rows.append((ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, up), "scale-up",
+                     "ep_roofline"))
+        rows.append((ep_roofline(h, d["d_ff_expert"], d["top_k"], ep, c, out), "network, 1 NIC",
+                     "ep_roofline"))
+    cp_tok = tokens_per_microbatch if cp_tokens_per_rank is None else cp_tokens_per_rank
+    rows.append((cp_roofline(h, d["kv_width"], cp_tok, c, up), "scale-up", "cp_roofline"))
+    out_rows = []
+    for r, link, fn in rows:
+        out_rows.append({"kind": r.kind, "link": link, "controls": r.controls,
+                         "value": float(r.value), "critical": float(r.critical),
+                         "ratio": float(r.ratio), "hides": bool(r.hidden),
+                         "function": f"llmcost.overlap.{fn}"})
+    return pd.DataFrame(out_rows)
+
+
+# ----------------------------------------------------------------------------- topologies
+def load_topologies() -> pd.DataFrame:
+    """``data/scaleup_topology.csv``: per accelerator, the scale-up topology (switch, full mesh,
+    2D or 3D torus), links per chip and their per-direction bandwidth, links to each mesh peer,
+    torus dimensions, in-switch reduction, with sources."""
+    from .catalog import DATA_DIR
+
+    with (DATA_DIR / "scaleup_topology.csv").open(newline="", encoding="utf-8") as fh:
+        df = pd.DataFrame(list(csv.DictReader(fh)))
+    for col in ("links_per_chip", "link_bytes_per_s_per_dir", "links_per_peer", "torus_dims"):
+        df[col] = pd.to_numeric(df[col].replace("", np.nan))
+    bad = sorted(set(df["topology"]) - set(TOPOLOGIES))
+    if bad:
+        raise ValueError(f"data/scaleup_topology.csv: unknown topology {bad} (one of {TOPOLOGIES})")
+    return df.set_index("accelerator")
+
+
+def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
+    """Per-GPU, per-direction bandwidth a bandwidth-optimal collective over ``group_size`` GPUs
+    of one scale-up domain can use, by topology (``data/scaleup_topology.csv``):
+
+    * switch (NVSwitch): every GPU's full ``links × B_link``, whatever the group;
+    * full mesh (MI300X, Gaudi 3): only the direct links among the members,
+      ``(g − 1) × links_per_peer × B_link`` (AMD UBB, Intel HLS-3 topologies);
+    * torus: a ring along each of ``torus_axes`` axes uses the two neighbour links on it,
+      ``2 × axes × B_link`` (Jouppi et al. 2023; the scaling book's "Sharded matrices":
+      a bidirectional ring per axis).
+
+    ``llmcost.comm`` uses the catalogue's per-GPU figure for any group (a switch); the ratio of
+    the two is how optimistic that is.
+    """
+    topo = load_topologies()
+    name = getattr(accelerator, "name", accelerator)
+    if name not in topo.index:
+        raise ValueError(f"accelerator={name!r} has no row in data/scaleup_topology.csv "
+                         f"(have: {', '.join(topo.index)})")
+    r = topo.loc[name]
+    g = as_array(group_size, "group_size", positive=True, integer=True)
+    if np.any(g < 2):
+        raise ValueError(f"group_size={float(np.min(g)):g} must be >= 2")
+    link = r["link_bytes_per_s_per_dir"]
+    total = r["links_per_chip"] * link
+    if r["topology"] == "switch":
+        bw = np.full_like(g, total)
+    elif r["topology"] == "full_mesh":
+        peers = r["links_per_chip"] / r["links_per_peer"]
+        if np.any(g - 1 > peers):
+            raise ValueError(f"group_size={float(np.max(g)):g} exceeds the {peers + 1:g} GPUs of "
+                             f"{name}'s mesh")
+        bw = (g - 1) * r["links_per_peer"] * link
+    else:
+        dims = int(r["torus_dims"])
+        if not isinstance(torus_axes, (int, np.integer)) or not 1 <= torus_axes <= dims:
+            raise ValueError(f"torus_axes={torus_axes!r} must be an integer from 1 to {dims} "
+                             f"({name} is a {dims}D torus)")
+        bw = np.full_like(g, 2 * torus_axes * link)
+    return scalar_or_array(bw)
+
+
+def topology_table(group_sizes=(2, 4, 8)) -> pd.DataFrame:
+    """For each accelerator of ``data/scaleup_topology.csv``: its topology, the per-GPU figure
+    the model uses (``accelerators.csv``), what a group of each size really gets
+    (``group_bandwidth``, one torus axis) and the model's optimism (model ÷ real)."""
+    from .catalog import load_accelerator
+
+    rows = []
+    for name, r in load_topologies().iterrows():
+        acc = load_accelerator(name)
+        row = {"accelerator": name, "topology": r["topology"],
+               "in-switch reduction": r["in_switch_reduction"],
+               "model GB/s": acc.scaleup_bytes_per_s_per_dir / 1e9}
+        for g in group_sizes:
+            try:
+                real = float(group_bandwidth(name, g))
+            except ValueError:
+                real = np.nan
+            row[f"group of {g}: GB/s"] = real / 1e9
+            row[f"group of {g}: model ÷ real"] = acc.scaleup_bytes_per_s_per_dir / real
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- a predicted MFU
+def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
+    """The predicted MFU of a step, written out as the division it is::
+
+        MFU = F_step / (T_step × N × C_peak)
+        F_step = tokens per step × ModelSpec.flops_per_token(s, causal=False)
+        T_step = matmul + attention + memory-bound + recompute + exposed TP + CP + EP + PP
+                 + stage imbalance + pipeline bubble + exposed DP + optimizer
+
+    on the workbook's MFU basis (PaLM, Chowdhery et al. 2022 App. B: model FLOPs with the full
+    s×s attention core, no recomputation, over the dense peak of ``dtype``). ``b`` is a
+    ``step.StepBreakdown`` (its parts are each priced in ``llmcost.step``'s module docstring:
+    GEMMs at the achievable matmul rate × ``KERNEL_EFFICIENCY``, the bubble
+    (p−1)/v micro-batch slots, communication by ``llmcost.comm``'s alpha-beta model).
+
+    Returns the terms and the quotient (``mfu`` equals ``b.mfu``; a test checks it).
+    """
+    from .catalog import as_accelerator
+    from .step import PARTS, StepBreakdown
+
+    if not isinstance(b, StepBreakdown):
+        raise ValueError(f"b={b!r} must be a llmcost.step.StepBreakdown (step.step_time)")
+    peak = as_accelerator(accelerator).peak_flops_per_s(dtype)
+    parts = {p.removesuffix("_s"): getattr(b, p) for p in PARTS}
+    step = sum(parts.values())
+    return {"model_flops": b.model_flops, "step_time_s": step, "n_gpus": b.n_gpus,
+            "peak_flops_per_s": peak, "mfu": b.model_flops / (step * b.n_gpus * peak),
+            "parts_s": parts}
+
+
+def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="deepseek-v3",
+                    grad_bytes=4.0, n_points=60) -> pd.DataFrame:
+    """Compute ÷ communication ratio of each kind against the quantity it is controlled by, for
+    a figure (``plots.comm_rooflines``): DP against tokens per replica, FSDP against tokens per
+    micro-batch, TP against its degree, PP against layers per stage, EP against the expert width
+    (``moe_model``'s dims when ``model`` is dense), CP against tokens per rank; each over the
+    scale-up links and over the network where both occur (the links of ``roofline_table``).
+    Columns: ``kind``, ``link``, ``x``, ``ratio``, ``xlabel``, ``model``.
+    """
+    from .catalog import as_accelerator
+
+    d = model_dims(model)
+    acc = as_accelerator(accelerator)
+    c = acc.peak_flops_per_s("bf16")
+    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
+    if up is None or out is None:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
+                         "catalogue: its rooflines cannot be drawn")
+    n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
+    k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)
+    w_dp = min(up, float(k_dp) * out)
+    pl, h, p_gpu = d["layer_params"], d["d_model"], d["params"] / (tp * pp)
+    tok = np.logspace(2, 6, n_points)
+    m = d if d["d_ff_expert"] else model_dims(moe_model)
+    curves = [
+        ("DP", f"network ({int(k_dp)} NICs pooled)", tok,
+         overlap_ratio(dp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
+         "tokens per replica per step", d["name"]),
+        ("FSDP", f"network ({int(k_dp)} NICs pooled)", tok,
+         overlap_ratio(fsdp_roofline(p_gpu, tok, c, w_dp, group_size=dp, grad_bytes=grad_bytes)),
+         "tokens per replica per micro-batch", d["name"]),
+    ]
+    t = np.arange(2, 65)
+    ls = np.logspace(-2, 2, n_points)
+    fe = np.logspace(np.log10(256), np.log10(65536), n_points)
+    tc = np.logspace(np.log10(64), 5, n_points)
+    for link, w in (("scale-up", up), ("network (1 NIC)", out)):
+        curves += [
+            ("TP", link, t, overlap_ratio(tp_roofline(pl, h, t, c, w)), "TP degree", d["name"]),
+            ("EP", link, fe, overlap_ratio(ep_roofline(m["d_model"], fe, m["top_k"], ep, c, w)),
+             "expert FFN width F_e", m["name"]),
+            ("CP", link, tc, overlap_ratio(cp_roofline(h, d["kv_width"], tc, c, w)),
+             "tokens per CP rank", d["name"]),
+        ]
+    curves.append(("PP", "network (1 NIC)", ls, overlap_ratio(pp_roofline(pl, h, ls, c, out,
+                                                                         tp=tp)),
+                   "layers per pipeline stage", d["name"]))
+    frames = [pd.DataFrame({"kind": k, "link": link, "x": x, "ratio": r, "xlabel": xl,
+                            "model": name}) for k, link, x, r, xl, name in curves]
+    return pd.concat(frames, ignore_index=True)
+
+
+def overlap_ratio(r: Roofline):
+    """``r.ratio`` as a float array (compute ÷ communication)."""
+    return np.asarray(r.ratio, dtype=float)

@@ -1,0 +1,604 @@
+# Text twin of notebooks/00_index.ipynb, written by `llmcost twins` (jupytext percent format).
+# Edit the notebook, not this file; the twin exists so that a change reads as a diff.
+
+# %% [markdown]
+# # 00 · What does it cost to train this model?
+#
+# The GPU bill of the final training run is the number everyone quotes, and it is only part of the
+# cost. Before that run come exploratory and failed runs; around it, data, storage, network,
+# energy, people and operations; after it, post-training and evaluation; and a budget holds a
+# reserve for the rerun nobody plans. This page is the **whole bill** for one scenario, line by
+# line, each line computed by `llmcost.ledger.build_ledger` from the scenario's values or from a
+# sourced default (`data/ledger_defaults.csv`), or shown as 0 and **not given** when the scenario
+# says nothing and no honest default exists. The other notebooks explain the lines; the
+# contents table at the end links them.
+#
+# **You will be able to**
+# * build the bill of a training project from a scenario and say which lines dominate and why;
+# * follow the seven budgeting steps: goal and scale → total compute → GPU-hours at a calibrated
+#   MFU → storage, network and energy → a reserve → calibration from a pilot → budget alerts;
+# * tell a fixed cost from an elastic one, and a rented GPU-hour from an owned, amortised one;
+# * question any "trained on N GPUs for D days" claim.
+#
+# **Conventions (one for every notebook).** Compute is model FLOPs on the workbook's MFU basis
+# (the detailed count with the full attention matrix, `llmcost.compute`), divided by the dense
+# peak × MFU: *ideal* GPU-hours; divided by goodput (notebook 07): *paid* GPU-hours. Every
+# notebook of a report uses the same MFU (the scenario's `mfu`; with `mfu: predict` the report
+# replaces it by the step-time model's prediction before any notebook runs). USD are
+# undiscounted; GB = 10⁹ bytes.
+
+# %% tags=["parameters"]
+model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
+accelerator: str = 'H100-SXM'  # catalogue accelerator name (llmcost.list_accelerators())
+n_gpus: int = 2048  # accelerators in the training job
+train_tokens: float = 2000000000000.0  # pre-training tokens
+seq_len: int = 4096  # training sequence length in tokens
+mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
+dtype: str = 'bf16'  # training compute precision: bf16 or fp8
+price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
+pricing: str = 'on_demand'  # on_demand, reserved, spot or owned
+ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
+ckpt_interval_s: float = None  # compute seconds between checkpoints
+ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_node_bytes_per_s: float = 50000000000.0  # per-node bandwidth to storage, bytes/s
+ckpt_d2h_bytes_per_s: float = 50000000000.0  # device-to-host copy bandwidth per GPU, bytes/s
+ckpt_restart_s: float = 600.0  # seconds from a failure to training again, excluding reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)
+ckpt_keep_last: int = 3  # checkpoints kept in the hot tier (0: keep every one)
+ckpt_milestone_every_days: float = 7.0  # days between milestone checkpoints copied to the cold tier
+ckpt_retention_months: float = 12.0  # months milestones are kept after the run
+ckpt_hot_tier: str = 'fsx-lustre-ssd'  # hot storage tier (data/storage_prices.csv name)
+ckpt_cold_tier: str = 's3-glacier-deep-archive'  # cold storage tier (data/storage_prices.csv name)
+fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (> 0
+fail_planned_per_day: float = 0.87  # planned interruptions of the job per day
+phases: list = []  # extra training phases after the main run (context extension, annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}
+ledger_pilot_tokens_per_s_per_gpu: float = None  # a pilot run's measured training tokens/s per GPU: the bill's MFU is calibrated from it
+ledger_exploratory_fraction: float = None  # exploratory and failed runs as a fraction of the final run's compute
+ledger_exploratory_runs: list = []  # exploratory and failed runs listed as {name, gpu_hours} (replaces the fraction when given)
+ledger_sft_tokens: float = 0.0  # supervised fine-tuning tokens (0: not given)
+ledger_cpt_tokens: float = 0.0  # continued pre-training tokens (0: not given)
+ledger_lora_tokens: float = 0.0  # LoRA fine-tuning tokens (0: not given)
+ledger_lora_rank: int = 16  # LoRA rank r of the attention adapters
+ledger_data_licensing_usd: float = 0.0  # data licensing, USD
+ledger_data_processing_usd: float = 0.0  # data cleaning and deduplication compute, USD
+ledger_synthetic_tokens: float = 0.0  # synthetic tokens generated
+ledger_synthetic_usd_per_mtok: float = None  # USD per million generated tokens; None: priced as served tokens (llmcost.inference)
+ledger_synthetic_model: str = None  # catalogue model that generates the synthetic data; None: the scenario's model
+ledger_annotation_samples: float = 0.0  # human-annotated samples (labels, preference pairs)
+ledger_annotation_usd_per_sample: float = 0.0  # USD per annotated sample (expert rates run far higher than crowd rates)
+ledger_eval_gpu_hours: float = 0.0  # GPU-hours of benchmark runs (given: overrides ledger_eval_requests)
+ledger_eval_requests: float = 0.0  # benchmark requests (items × runs × samples), priced as served tokens
+ledger_rl: bool = None  # bill the RL campaign of the rl_ keys; None: when the scenario gives rl_iterations or rl_runs
+ledger_human_eval_hours: float = 0.0  # hours of human evaluation and red-teaming
+ledger_human_eval_usd_per_hour: float = 0.0  # USD per hour of human evaluation
+ledger_dataset_bytes: float = None  # bytes of one dataset version
+ledger_dataset_versions: int = 1  # dataset versions kept
+ledger_dataset_tier: str = 's3-standard'  # storage tier of datasets and logs (data/storage_prices.csv)
+ledger_log_bytes: float = 0.0  # bytes of logs, metrics and traces kept
+ledger_egress_bytes: float = 0.0  # bytes sent to the internet (weights, datasets)
+ledger_cross_region_bytes: float = 0.0  # bytes moved between regions
+ledger_pue: float = None  # data-centre PUE
+ledger_grid_kg_co2e_per_kwh: float = None  # grid carbon intensity, kg CO2e/kWh
+ledger_electricity_usd_per_kwh: float = None  # electricity price (owned hardware)
+ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
+ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
+ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
+ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure restarts the run from scratch)
+ledger_people: list = []  # people as {role, fte, months?, usd_per_year?} (months: the project's
+ledger_operations_usd_per_month: float = 0.0  # operations (cluster ops, monitoring, support), USD per month
+ledger_project_months: float = None  # project duration for people, operations and storage
+ledger_rerun_probability: float = 0.0  # probability the final run must be relaunched (reserve)
+ledger_reserve_fraction: float = 0.0  # contingency reserve as a fraction of the other lines, in [0, 1)
+ledger_budget_usd: float = None  # the budget alerts watch
+serve_weight_dtype: str = "bf16"  # serving weight precision: bf16, fp16, fp8, int8, int4
+serve_kv_dtype: str = "bf16"  # KV-cache precision: bf16, fp16, fp8
+serve_tp: int = 0  # GPUs per serving replica; 0: the cheapest per token
+serve_batch: int = 0  # sequences per replica; 0: the largest that fits in HBM
+serve_occupancy: float = 0.9  # mean busy share of the batch slots (continuous batching)
+serve_max_tpot_s: float = None  # latency target, s per output token; None: none
+inference_prompt_tokens: int = 1000  # input tokens per request
+inference_output_tokens: int = 250  # output tokens per request
+rl_algorithm: str = "grpo"  # grpo, ppo or dpo
+rl_reward: str = "verifier"  # verifier (rule-based) or reward_model (the policy's size)
+rl_prompts_per_step: int = 32  # prompts per iteration
+rl_samples_per_prompt: int = 16  # responses per prompt (GRPO's G)
+rl_prompt_tokens: int = 512  # prompt tokens
+rl_response_tokens: int = 1024  # mean response tokens
+rl_response_tokens_max: int = 3584  # longest response (generation limit)
+rl_ppo_epochs: int = 1  # passes over each batch per iteration
+rl_gpus: int = 64  # GPUs of the RL job
+rl_rollout_gpus: int = 0  # GPUs of a separate rollout engine; 0: colocated
+rl_rollout_tp: int = 4  # tensor-parallel GPUs per rollout replica
+rl_async: bool = False  # asynchronous RL (needs rl_rollout_gpus > 0)
+rl_partial_rollouts: bool = False  # unfinished responses continue next step (APRIL)
+rl_weight_sync_s: float = None  # weight sync seconds; None: from link bandwidth
+rl_train_mfu: float = 0.4  # MFU of scoring and update passes
+rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
+rl_iterations: int = 1000  # iterations per run
+rl_runs: int = 5  # runs in the campaign (ablations, reruns)
+interactive: bool = True  # widgets on (reading) or off (report runs)
+
+# %%
+import matplotlib.pyplot as plt
+import pandas as pd
+
+import llmcost
+from llmcost import ledger, plots
+from llmcost.checks import budget_warning
+from llmcost.report import publish_summary, summary_row
+
+params = {k: v for k, v in globals().items() if k in llmcost.scenario.LEDGER_DEFAULTS}
+p = llmcost.validate_parameters(**params)  # points: a range's midpoint, mode or median
+llmcost.validate_parameter("interactive", interactive)
+spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
+bill = ledger.build_ledger(params)  # the point bill; bill.scenario keeps the ranges
+table = bill.table()
+
+# %% [markdown]
+# ## The bill at a glance
+#
+# Every line, its category and phase, whether it is **fixed** (paid whatever happens: storage
+# capacity, people, reserved or owned GPUs) or **elastic** (scales with the GPU-hours actually
+# used), its share, and how it was computed. `status` says where the amount comes from:
+# *modelled* (scenario values), *default* (a sourced default), *not given* (0: the scenario gives
+# nothing), *included* (inside another line's price), *not modelled* (no amount yet). The last
+# column links the notebook that explains the line; `llmcost.ledger` holds every formula.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+f = bill.figures
+print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}: the whole bill is "
+      f"{llmcost.fmt_usd(bill.total_usd)}; the final run is {llmcost.fmt_usd(f['final_run_usd'])}"
+      f" ({f['final_run_usd'] / bill.total_usd:.0%})")
+print(f"MFU {f['mfu']:.1%} ({f['mfu_source']}); ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
+      f"{f['pricing']}; fixed {llmcost.fmt_usd(bill.summary()['bill.fixed_usd'])}, elastic "
+      f"{llmcost.fmt_usd(bill.summary()['bill.elastic_usd'])}")
+rl_line = bill.line("post.rl")
+print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); not modelled: "
+      + (", ".join(ln.line for ln in bill.lines if ln.status == "not modelled") or "none"))
+
+# %%
+links = [f'<a href="{n}.ipynb">{n[:2]}</a>' if n and n != "00_index" else "here"
+         for n in table["notebook"]]
+shown = table.assign(explained=links)[["line", "category", "phase", "kind", "usd", "share",
+                                       "status", "how", "explained"]]
+plots.table(shown, {"usd": "${:,.0f}", "share": "{:.1%}"})
+
+# %%
+plots.bill_waterfall(table);
+
+# %% [markdown]
+# ## How sure is the bill? Ranges, P10 / P50 / P90 and what drives the spread
+#
+# Nobody knows the MFU, the price or the exploration overhead to three digits, so a scenario may
+# give any continuous cost input as a **range** (`llmcost.scenario`, "Ranges"): `[low, high]` is
+# uniform, `{low, mode, high}` triangular, `{dist: lognormal, p10, p90}` lognormal for inputs
+# that span orders of magnitude. The bill above is priced at the ranges' **points** (midpoint,
+# mode or median), and so is every other notebook. Here `llmcost.ledger.simulate_ledger` draws
+# every ranged input 100,000 times and prices the whole bill once per draw, with the same
+# arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
+# input's name (*common random numbers*), so two scenarios that range the same input can be
+# compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
+# uniform range on `mfu`. The lines add up to the total in every draw; their **P10 / P50 / P90
+# do not add up** (each line's P90 comes from different draws). Which inputs are ranged here?
+
+# %%
+ranged = ledger.scenario_ranges(bill.scenario)
+if ranged:
+    why = {k: "given in the scenario" for k in ranged}
+    drawn = bill.scenario
+else:  # the scenario gives numbers: range three inputs from sourced spreads, to show the method
+    ill = ledger.illustrative_ranges(bill)
+    why = {k: src for k, (_, src) in ill.items()}
+    drawn = {**bill.scenario, **{k: r for k, (r, _) in ill.items()}}
+draws = ledger.simulate_ledger(drawn, samples=100_000, seed=0)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("the scenario's own ranges" if ranged else "an illustration: the scenario gives every "
+      "input as a number, so three inputs are ranged from sourced spreads")
+for k, r in draws.ranges.items():
+    print(f"  {k}: {r.describe()} ({why.get(k, '')})"[:200])
+q = draws.percentiles()
+print(f"whole bill: P10 {llmcost.fmt_usd(q['p10'])}, P50 {llmcost.fmt_usd(q['p50'])}, P90 "
+      f"{llmcost.fmt_usd(q['p90'])} (point {llmcost.fmt_usd(draws.point.total_usd)}; "
+      f"{draws.samples:,} draws, seed {draws.seed})")
+
+# %%
+s = draws.summary()
+spread = s[(s["p90"] > s["p10"]) | (s.index == "total")]  # the lines a range reaches
+plots.table(spread.reset_index()[["line", "point", "mean", "p10", "p50", "p90"]],
+            {c: "${:,.0f}" for c in ("point", "mean", "p10", "p50", "p90")})
+print(s.attrs["note"])
+
+# %% [markdown]
+# The distribution of the whole bill: how far is the P90 from the point, and is it skewed?
+# (A price or a fraction enters the bill linearly; an MFU enters as 1/MFU, which stretches the
+# upper tail.)
+
+# %%
+plots.bill_distribution(draws);
+
+# %% [markdown]
+# **Which unknown to pin down first?** The tornado sets one input at its P10 and then at its P90,
+# every other input at its point, and sorts the inputs by how far the bill moves: the top bar is
+# the number most worth measuring (a pilot run for the MFU, a quote for the price).
+
+# %%
+tor = draws.tornado()
+plots.tornado(tor);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for r in tor.itertuples():
+    print(f"{r.input}: bill {llmcost.fmt_usd(r.total_at_p10_usd)} at its P10 ({r.p10:.4g}), "
+          f"{llmcost.fmt_usd(r.total_at_p90_usd)} at its P90 ({r.p90:.4g}): swing "
+          f"{llmcost.fmt_usd(r.swing_usd)}")
+
+# %% [markdown]
+# ## Step 1 · Set the goal and the scale
+#
+# The goal fixes the model and its training data; the scale fixes the cluster. Everything below
+# follows from these four numbers (change them in the parameters cell, or in a scenario file):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+facts = {
+    "model": f"{spec.name}: {spec.n_layers} layers, d_model {spec.d_model}, "
+             f"{llmcost.fmt_count(spec.n_params)} parameters "
+             f"({llmcost.fmt_count(spec.n_active_params)} active per token)",
+    "training data": f"{llmcost.fmt_count(p['train_tokens'])} tokens of {p['seq_len']:,}-token "
+                     f"sequences ({p['train_tokens'] / spec.n_active_params:,.0f} per parameter)",
+    "extra phases": ", ".join(f"{ph['name']} ({llmcost.fmt_count(ph['tokens'])} tokens at "
+                              f"{ph['seq_len']:,})" for ph in p["phases"]) or "none",
+    "cluster": f"{p['n_gpus']:,} × {gpu.name} "
+               f"({llmcost.fmt_flops_rate(gpu.peak_flops_per_s(p['dtype']))} dense {p['dtype']})",
+}
+for k, v in facts.items():
+    print(f"{k:>14}: {v}")
+
+# %% [markdown]
+# ## Step 2 · Total compute: 6ND and the exact count
+#
+# Each training token costs a forward pass (2 FLOP per weight: one multiply-accumulate) and a
+# backward pass twice as large (gradients with respect to activations and to weights), so
+# **C ≈ 6·N·D** (Kaplan et al. 2020 §2.1). The exact count adds the attention core, which has no
+# weights: 3 × 2·L·h·(d_qk + d_v)·s per token for a full s×s mask (PaLM, Chowdhery et al. 2022,
+# App. B). `llmcost.training_flops` writes both; the bill uses the exact one, the MFU basis
+# (notebook 01 derives it).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+c6 = llmcost.training_flops(spec, p["train_tokens"])
+cx = llmcost.training_flops(spec, p["train_tokens"], p["seq_len"], method="detailed")
+print(f"6ND: {c6:.3e} FLOP; exact (attention, full mask): {cx:.3e} FLOP ({cx / c6 - 1:+.1%})")
+print(f"all pre-training phases: {bill.figures['training_flops']:.3e} FLOP")
+
+# %% [markdown]
+# ## Step 3 · GPU-hours at a calibrated MFU
+#
+# **GPU-hours = C ÷ (dense peak × MFU) ÷ 3,600**, then ÷ goodput for the hours actually paid
+# (failures, checkpoint stalls and restarts, notebook 07). MFU is the number to argue about: the
+# bill uses the scenario's `mfu` everywhere. Notebook 04 shows the step-time model's *predicted*
+# MFU for the scenario's parallel plan beside it; the two differ because the prediction models
+# only compute, exposed communication and the pipeline bubble, and an assumed MFU absorbs
+# everything else (stragglers, data loading, kernels below their peak). To bill at the prediction,
+# write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+f = bill.figures
+print(f"ideal {f['ideal_gpu_hours']:,.0f} GPU-h; paid {f['paid_gpu_hours']:,.0f} GPU-h "
+      f"(goodput {f['goodput']:.2%}); {f['wall_clock_days']:.1f} days of wall clock")
+for m in (0.3, 0.4, 0.5):
+    b = ledger.with_changes(bill, mfu=m, phases=[])
+    print(f"  at MFU {m:.0%}: final run {llmcost.fmt_usd(b.figures['final_run_usd'])}, "
+          f"bill {llmcost.fmt_usd(b.total_usd)}")
+
+# %% [markdown]
+# **Checked against a published run.** Llama 3.1 405B's model card reports 30.84M H100 GPU-hours
+# for the whole pre-training run. The bill of `data/scenarios/llama-3.1-405b.yaml` (the published
+# architecture, 15.6T tokens at Table 4's 41% MFU, Llama 3's failure rate) for its main 8K phase:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+sc405 = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
+b405 = ledger.build_ledger({**sc405, "phases": []})
+h = b405.figures["paid_gpu_hours"]
+print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
+      f"{b405.figures['goodput']:.1%}) vs 30.84M on the model card ({h / 30.84e6 - 1:+.1%}); "
+      "the card also covers the long-context stage")
+
+# %% [markdown]
+# ## Step 4 · Storage, network and energy
+#
+# **Storage** is priced per GB-month. Checkpoints (notebook 07) are a small capacity but a large
+# *bandwidth*: a parallel file system sells throughput with capacity, so the hot tier is
+# provisioned for the peak write bandwidth, not for the average bytes it holds. Datasets are
+# `ledger_dataset_bytes` (default: 4 bytes per token) × versions × months. **Network** is egress
+# and cross-region bytes × a cloud list price. **Energy** is
+#
+# &nbsp;&nbsp;&nbsp;&nbsp;**E = GPU-hours × TDP × (server W ÷ TDP) × average draw ÷ TDP × PUE**
+#
+# with Cottier et al. 2024's figures (H100 server 1.82 × TDP, draw 0.75, PUE 1.1: 1.50 × TDP),
+# and emissions = E × grid intensity (US 2022: 0.390 kg CO2e/kWh, EIA). A rented GPU-hour already
+# includes its electricity, so the energy line is $0 unless the hardware is owned. **Conventions
+# differ:** Meta's model cards count the GPU's TDP alone (700 W per H100); the bill counts the
+# server, the average draw and the PUE, 1.50× that energy for the same GPU-hours
+# (`ledger.energy_of` gives both). Divided by that factor, the bill's line for the Llama 3.1 cards'
+# GPU-hours against their published emissions:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for key in ("storage.checkpoints", "storage.datasets", "network.egress", "energy.electricity"):
+    ln = bill.line(key)
+    print(f"{ln.line:>32}: {ledger.format_usd(ln.usd):>8} ({ln.status}) {ln.how[:70]}")
+for name, hours, t_card in (("8B", 1.46e6, 420), ("70B", 7.0e6, 2040), ("405B", 30.84e6, 8930)):
+    e = ledger.energy_of(hours, "H100-SXM")  # the bill's energy line for the card's GPU-hours
+    print(f"Llama 3.1 {name}: bill {e['mwh']:,.0f} MWh, {e['tco2e']:,.0f} t; on the card's basis "
+          f"{e['mwh_tdp']:,.0f} MWh, {e['tco2e'] / e['factor']:,.0f} t vs {t_card:,} t published "
+          f"({e['tco2e'] / e['factor'] / t_card - 1:+.1%})")
+
+# %% [markdown]
+# On the card's basis the bill is about 5% below the published tonnes: the bill's grid is the US
+# average (0.390 kg/kWh, EIA 2022), the card's the grids of Meta's data centres (8,930 t ÷ 21,588
+# MWh = 0.414). On its own basis the bill's energy is 1.50× the card's for the same GPU-hours, and
+# its tonnes 1.42×: the host servers, the average draw and the PUE, not the GPU's TDP alone.
+#
+# ## Step 5 · A reserve for hidden costs
+#
+# Three lines hold the money nobody plans to spend. **Exploratory and failed runs**: Cottier et al.
+# 2024 (§2.5) estimate total development compute at 1.2× to 4× the final run (90% interval, from
+# GPT-3, OPT-175B and BLOOM); the default is the median, 2.19×, an extra 1.19 final runs. That
+# multiplier covers "experiments, failed attempts, evaluation and finetuning" together, so the
+# bill nets its own post-training and benchmark lines out of it (a fraction you give in
+# `ledger_exploratory_fraction` is netted the same way). **A
+# rerun**: the expected cost of relaunching the final run (`ledger_rerun_probability` × its cost;
+# OPT-175B's first lineage was abandoned and relaunched). **Contingency**: a fraction of
+# everything else (`ledger_reserve_fraction`). Across the cited range:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+ex = bill.line("compute.exploratory")
+print(f"exploratory and failed runs: {ledger.format_usd(ex.usd)} ({ex.status})")
+for frac in (0.2, 1.19, 3.0):
+    b = ledger.with_changes(bill, ledger_exploratory_fraction=frac)
+    print(f"  at {frac:.2f} × the final run: bill {llmcost.fmt_usd(b.total_usd)}")
+b = ledger.with_changes(bill, ledger_rerun_probability=0.25, ledger_reserve_fraction=0.1)
+print(f"with a 25% rerun risk and a 10% contingency: reserves "
+      f"{llmcost.fmt_usd(b.usd('reserve.'))}, bill {llmcost.fmt_usd(b.total_usd)}")
+
+# %% [markdown]
+# ## Step 6 · Calibrate from a small pilot run
+#
+# An assumed MFU is a guess; a pilot run on a few nodes with the real code measures it. Enter its
+# throughput (tokens/s per GPU) as `ledger_pilot_tokens_per_s_per_gpu`: MFU = tokens/s per GPU ×
+# FLOPs per token ÷ peak (`llmcost.mfu_from_throughput`, PaLM App. B), and the bill re-estimates
+# with it. A pilot on fewer GPUs measures less communication than the full job, so its MFU is an
+# upper bound for the full scale. For example, a pilot whose measured throughput is 10% below
+# what the assumed MFU implies (an illustration, not a measurement):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+at_mfu = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], p["dtype"])
+pilot = p["ledger_pilot_tokens_per_s_per_gpu"] or 0.9 * at_mfu
+cal = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=pilot)
+print(f"{pilot:,.0f} tokens/s per GPU -> MFU {cal.figures['mfu']:.1%} "
+      f"(the scenario assumes {p['mfu']:.1%})")
+print(f"re-estimated final run {llmcost.fmt_usd(cal.figures['final_run_usd'])} "
+      f"(was {llmcost.fmt_usd(bill.figures['final_run_usd'])}); bill "
+      f"{llmcost.fmt_usd(cal.total_usd)}")
+
+# %% [markdown]
+# ## Step 7 · Budget lines, tags and alerts
+#
+# Give every line of the bill a budget tag (its `key`: `compute.pretraining.main`,
+# `storage.checkpoints`, ...) so that the cloud bill can be read against it, and set alerts at
+# fixed shares of the budget. The expected spend accrues as the work runs: exploration first on
+# the same cluster, then the final run, then post-training; fixed lines evenly over the project.
+# Where capacity is provisioned for the peak (reserved or owned GPUs, a file system sized for
+# checkpoint bandwidth), spend follows the calendar, not the work. When should each alert fire?
+
+# %%
+tl = ledger.spend_timeline(bill, p["ledger_budget_usd"])
+plots.spend_vs_budget(tl);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"budget {llmcost.fmt_usd(tl.attrs['budget_usd'])} over {tl['day'].iloc[-1]:,.1f} days")
+for t, day in tl.attrs["alerts"].items():
+    print(f"  {t:.0%} alert: " + (f"day {day:,.1f}" if day is not None else "never fires"))
+over = budget_warning(bill.total_usd, p["ledger_budget_usd"])
+print(("warning: " + over) if over else "no ledger_budget_usd: the alerts watch the bill's own "
+      "total" if p["ledger_budget_usd"] is None else
+      f"the bill is {bill.total_usd / p['ledger_budget_usd']:.0%} of ledger_budget_usd")
+
+# %% [markdown]
+# An alert that fires before its expected day is the signal: more GPU-hours than planned
+# (lower MFU, more failures) or more exploration. An alert that never fires means the budget
+# holds reserve that was not needed.
+#
+# ## Pre-training against post-training: two cost structures
+#
+# Pre-training is one long, elastic compute job whose price is GPU-hours. Post-training is many
+# short jobs whose price is as much people and data as compute: SFT runs a few billion tokens at
+# the full 6·N per token; RL loops generation and training (notebook 05, next section);
+# annotation and human evaluation are paid per sample and per hour. **LoRA** (Hu et al. 2021)
+# freezes the weights and trains low-rank adapters B·A of rank r. The backward pass of a frozen
+# matmul still computes the gradient with respect to its input (2 FLOP per weight) but not with
+# respect to its weights, so
+#
+# &nbsp;&nbsp;&nbsp;&nbsp;**F_LoRA = 4·N + 3·F_core + 6·N_A** per token (instead of 6·N + 3·F_core),
+#
+# with N_A = Σ r·(d_in + d_out) over the adapted matrices (`ledger.lora_flops_per_token`); the
+# optimizer keeps state for the N_A adapter parameters only, which is what makes LoRA fit on few
+# GPUs. Hu et al. measure a 25% speed-up on GPT-3 175B, less than the 1.5× FLOP ratio. The same
+# model, with illustrative post-training quantities (not a published run's):
+
+# %%
+post = ledger.with_changes(bill, ledger_sft_tokens=1e10, ledger_lora_tokens=1e10,
+                           ledger_annotation_samples=1e5, ledger_annotation_usd_per_sample=5.0,
+                           ledger_human_eval_hours=2000, ledger_human_eval_usd_per_hour=60.0)
+t = post.table().set_index("key")
+rows = {"pre-training (final run)": ["compute.pretraining.main", "compute.failures"],
+        "post-training compute": ["post.sft", "post.cpt", "post.lora", "post.rl"],
+        "post-training people and data": ["data.annotation", "eval.human"]}
+side = pd.DataFrame({k: {"USD": t.loc[v, "usd"].sum(min_count=1),
+                         "lines": ", ".join(f"{t.loc[x, 'line']}" for x in v)}
+                     for k, v in rows.items()}).T
+plots.table(side.reset_index(names="part"), {"USD": "${:,.0f}"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+full = llmcost.model_flops_per_token(spec, p["seq_len"])
+lora = ledger.lora_flops_per_token(spec, p["ledger_lora_rank"], p["seq_len"])
+print(f"FLOPs per token: full training {full:.3g}, LoRA rank {p['ledger_lora_rank']} "
+      f"{lora:.3g} ({lora / full:.1%}); adapters "
+      f"{llmcost.fmt_count(ledger.lora_adapter_params(spec, p['ledger_lora_rank']))} parameters")
+print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B tokens "
+      f"{ledger.format_usd(post.line('post.lora').usd)}, annotation and human evaluation "
+      f"{llmcost.fmt_usd(post.usd('data.annotation') + post.usd('eval.human'))}")
+
+# %% [markdown]
+# ### RL post-training and served tokens
+#
+# **RL post-training** is notebook 05's campaign: `rl_runs` runs of `rl_iterations` iterations,
+# each generating `rl_samples_per_prompt` responses for `rl_prompts_per_step` prompts (decode,
+# timed with the serving roofline and its long tail), scoring them, updating the policy and
+# syncing its weights (`llmcost.rl.scenario_campaign`, priced at the bill's GPU-hour). The bill
+# carries it when the scenario describes a campaign (it gives `rl_iterations` or `rl_runs`, or sets
+# `ledger_rl: true`); a scenario that describes none gets 0 and *not given*, not an invented
+# campaign. Its GPU-hours by part:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+rl_line = bill.line("post.rl")
+print(f"{rl_line.line}: {ledger.format_usd(rl_line.usd)} ({rl_line.status})")
+for part, h in bill.figures["rl_parts_gpu_hours"].items():
+    print(f"  {part:>10}: {h:>12,.0f} GPU-h ({h / bill.figures['rl_gpu_hours']:.1%})")
+if bill.figures["rl_gpu_hours"]:
+    print(f"  RL is {rl_line.usd / f['final_run_usd']:.2%} of the final run's cost "
+          "(notebook 05 explains why its GPU-hours outgrow its FLOPs)")
+
+# %% [markdown]
+# **Synthetic data and benchmark runs** are served tokens. Given as counts without a price
+# (`ledger_synthetic_tokens`, `ledger_eval_requests`), the bill prices them with
+# `llmcost.inference.serving_cost` on the scenario's accelerator at its GPU-hour price, with the
+# `serve_` set-up and the `inference_` request shape (P tokens in, R out): a benchmark request
+# costs P × $/M in + R × $/M out; a synthetic token costs $/M out + P/R × $/M in (each generated
+# token carries its share of the prompt's prefill). The generator is `ledger_synthetic_model`
+# (default: the scenario's model; a larger teacher is common). The roofline is an **upper bound on
+# throughput**, so these amounts are **lower bounds on cost**: the engines in notebook 05's
+# validation ran 1.1–4.1× slower. An explicit `ledger_synthetic_usd_per_mtok` or
+# `ledger_eval_gpu_hours` overrides the derivation. With illustrative counts (not a published
+# run's):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+served = ledger.with_changes(bill, ledger_synthetic_tokens=1e10, ledger_eval_requests=1e6)
+lo, hi = ledger.engine_gap()
+for key in ("data.synthetic", "eval.benchmarks"):
+    ln = served.line(key)
+    print(f"{ln.line}: {ledger.format_usd(ln.usd)} at the roofline, up to "
+          f"{ledger.format_usd(ln.usd * hi)} at the slowest measured engine ({hi:.1f}x)")
+print(served.line("data.synthetic").how.split(": ", 1)[1].split(". ")[0])
+
+# %% [markdown]
+# ## Questions to ask of any "trained on N GPUs for D days" claim
+#
+# A claim of that form fixes GPU-hours and nothing else. Each question below is answered for this
+# scenario from its bill:
+
+# %%
+plots.table(ledger.claim_questions(bill))
+
+# %% [markdown]
+# ## Headline figures
+#
+# The figures this notebook contributes to a report (`summary.json` also carries the whole bill
+# under `bill`, with the schema version, package version, git commit and catalogue dates):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+f = bill.figures
+publish_summary("00_index", [
+    summary_row("bill_total_usd", "the whole bill", bill.total_usd, "USD", "every line"),
+    summary_row("final_run_usd", "final pre-training run", f["final_run_usd"], "USD",
+                "paid GPU-hours × price"),
+    summary_row("exploratory_usd", "exploratory and failed runs",
+                bill.line("compute.exploratory").usd, "USD", bill.line("compute.exploratory").status),
+    summary_row("rl_usd", "RL post-training", bill.line("post.rl").usd, "USD",
+                bill.line("post.rl").status),
+    summary_row("bill_mfu", "MFU of the bill", f["mfu"], "", f["mfu_source"]),
+    summary_row("paid_gpu_hours", "paid GPU-hours (pre-training)", f["paid_gpu_hours"], "GPU-h",
+                "ideal / goodput"),
+    summary_row("energy_mwh", "energy, all compute", f["energy_mwh"], "MWh",
+                "facility power" if f["energy_mwh"] is not None else "not computed: no tdp_w"),
+    summary_row("tco2e", "emissions (location-based)", f["tco2e"], "tCO2e",
+                f"{f['grid_kg_co2e_per_kwh']} kg/kWh" if f["tco2e"] is not None
+                else "not computed: the accelerator has no tdp_w"),
+] + [summary_row(f"bill_{k}_usd", f"the whole bill, {k.upper()}", q[k], "USD",
+                     "Monte Carlo of the scenario's ranges: " + ", ".join(draws.ranges))
+        for k in ("p10", "p50", "p90") if ranged])
+
+# %% [markdown]
+# ## Takeaways
+#
+# * The final run is often less than half of the bill: exploratory and failed runs alone are 0.2
+#   to 3 final runs, and R&D staff were 29-49% of the development cost of the frontier models
+#   Cottier et al. 2024 costed (GPT-3, OPT-175B, GPT-4, Gemini Ultra).
+# * GPU-hours, not FLOPs, are what is paid: MFU and goodput each move the bill as much as the
+#   price does, and one MFU must hold across every notebook of a report.
+# * A rented GPU-hour includes energy, cooling and depreciation; an owned one is amortised
+#   (about 32% of the cluster's value per year of use) plus electricity.
+# * Storage and network are small lines unless the storage is provisioned for peak bandwidth.
+# * A budget without a reserve assumes no rerun; the alerts say when reality departs from plan.
+#
+# ## Exercises
+#
+# 1. Set `pricing = "owned"` and `price_usd_per_gpu_hour = None`. Which lines change, and why
+#    does the energy line now have an amount?
+# 2. Add a long-context phase, `phases = [{"name": "long-context", "tokens": 8e11, "seq_len":
+#    131072, "mfu": 0.38}]` (Llama 3's, §3.4.2 and Table 4). How much does it add, and why more
+#    per token than the main run?
+# 3. With `ledger_people = [{"role": "research", "fte": 50, "months": 12}]`, how does the final
+#    run's share of the bill change?
+# 4. Find the `ledger_pilot_tokens_per_s_per_gpu` at which the bill equals the one at the
+#    scenario's MFU (`llmcost.tokens_per_s_per_gpu_at_mfu` helps). What MFU does it imply?
+# 5. Set `ledger_resumable = False`. At how many GPUs does the run stop finishing?
+#
+# ## Explore
+#
+# Change the GPUs, MFU, price, pricing mode, exploratory fraction, reserve and staff; the bill
+# follows. (In a report these widgets are off; run the notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.widgets import ledger_explorer
+
+    display(ledger_explorer(p))
+
+# %% [markdown]
+# ## Contents
+#
+# Where each line of the bill is explained, and the rest of the workbook, in reading order:
+#
+# | # | notebook | the question it answers | lines of the bill |
+# |---|---|---|---|
+# | 00 | this page | What does it cost to train this model? | the whole bill, reserves, people, data |
+# | 01 | [FLOPs and compute cost](01_flops.ipynb) | How many FLOPs does a training run take, and what do they cost? | pre-training compute, SFT, continued pre-training |
+# | 02 | [Batch size](02_batch_size.ipynb) | How big should the batch be? | (the steps and GPUs behind compute) |
+# | 03 | [Parallelism and memory](03_parallelism.ipynb) | Why can't we just add GPUs? | (the plan behind the MFU) |
+# | 04 | [Communication and step time](04_communication.ipynb) | Where does the time go when GPUs wait? | the predicted MFU (`mfu: predict`) |
+# | 05 | [Serving and the RL loop](05_rl_loop.ipynb) | What does a generated token cost, and why is RL post-training hard to budget? | RL post-training; the price of synthetic data and benchmark runs (served tokens) |
+# | 06 | [Compute-optimal scaling and inference](06_chinchilla.ipynb) | Train bigger or train longer? | the choice of model and tokens, training plus serving |
+# | 07 | [Checkpoints and failures](07_checkpoints.ipynb) | What does it cost when training doesn't finish? | failures and restarts, checkpoint storage, spot pricing |
+# | 08 | [Published runs and claims](08_published_runs.ipynb) | How close are these estimates to real training runs? | the error table against published runs; `llmcost check` on DeepSeek-V3's $5.576M |
+# | 09 | [Savings levers and false economies](09_savings.ipynb) | Which savings are real, and which only look like it? | every line: levers priced on the whole bill, waste, the cheapest hardware, attribution |
+#
+# Where the numbers come from: `data/*.csv` (one row per item, each with a `source` column),
+# `data/ledger_defaults.csv` (every default of the bill with its source and range),
+# `llmcost/` (every formula's docstring names its source) and `data/scenarios/*.yaml`
+# (`llama-3.1-405b.yaml` is the published run). `llmcost estimate --scenario FILE` prints this
+# bill in a terminal; `llmcost report --scenario FILE` runs every notebook. Start with
+# [01 · FLOPs and compute cost](01_flops.ipynb).

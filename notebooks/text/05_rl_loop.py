@@ -1,0 +1,726 @@
+# Text twin of notebooks/05_rl_loop.ipynb, written by `llmcost twins` (jupytext percent format).
+# Edit the notebook, not this file; the twin exists so that a change reads as a diff.
+
+# %% [markdown]
+# # 05 · Why is RL post-training hard to budget?
+#
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Communication and step time](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+#
+# Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
+# verifier-based RL) is where the inference and training ledgers cross: every iteration the model
+# *generates* many candidate answers, a reward model or a verifier *scores* them, and the policy
+# is *updated*, thousands of times. This notebook first answers **what a generated token costs**
+# (prefill and decode on a roofline, the KV cache, batching, quantisation, USD per million
+# tokens), then uses that to answer **why the RL loop is hard to budget**: generation is a small
+# share of its FLOPs but most of its time.
+#
+# **Learning objectives.** After this notebook you can
+#
+# 1. derive why decode is HBM-bandwidth-bound and prefill compute-bound, and find the batch at
+#    which decode would turn compute-bound;
+# 2. size the KV cache of MHA, GQA, MLA and sliding-window models and the largest batch that fits;
+# 3. price input and output tokens on any catalogue accelerator, and say why output costs more;
+# 4. build the GPU-hour ledger of a GRPO or PPO iteration and explain why generation's share of
+#    time is several times its share of FLOPs (decode is memory-bound, the tail is long);
+# 5. put a post-training campaign beside the pre-training bill of the same model.
+#
+# **Conventions.** FLOPs: 2 per active parameter per token forward, 6 forward + backward
+# (attention counted in the step times, left out of the FLOP *shares*, as the sources do).
+# Peaks are dense; bandwidths decimal. Achievable fractions of peak FLOP/s and HBM bandwidth come
+# from `data/efficiency.csv` (measured GEMM throughput and copy bandwidth, the step model's
+# constants), so every time here is a **roofline**: a lower bound on time, an upper bound on
+# throughput. Section 6 measures how far real engines sit from it.
+
+# %% tags=["parameters"]
+model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models()): the policy and the served model
+accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
+n_gpus: int = 2048  # accelerators of the pre-training job (for the comparison in section 12)
+train_tokens: float = 2.0e12  # pre-training tokens
+seq_len: int = 4096  # pre-training sequence length in tokens
+mfu: float = 0.4  # pre-training MFU in (0, 1]
+dtype: str = "bf16"  # pre-training compute precision
+price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
+pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+serve_weight_dtype: str = "bf16"  # serving weight precision: bf16, fp16, fp8, int8, int4
+serve_kv_dtype: str = "bf16"  # KV-cache precision: bf16, fp16, fp8
+serve_tp: int = 0  # GPUs per serving replica; 0: the cheapest per token
+serve_batch: int = 0  # sequences per replica; 0: the largest that fits in HBM
+serve_occupancy: float = 0.9  # mean busy share of the batch slots (continuous batching)
+serve_max_tpot_s: float = None  # latency target, s per output token; None: none
+inference_prompt_tokens: int = 1000  # input tokens per request
+inference_output_tokens: int = 250  # output tokens per request
+rl_algorithm: str = "grpo"  # grpo, ppo or dpo
+rl_reward: str = "verifier"  # verifier (rule-based) or reward_model (the policy's size)
+rl_prompts_per_step: int = 32  # prompts per iteration
+rl_samples_per_prompt: int = 16  # responses per prompt (GRPO's G)
+rl_prompt_tokens: int = 512  # prompt tokens
+rl_response_tokens: int = 1024  # mean response tokens
+rl_response_tokens_max: int = 3584  # longest response (generation limit)
+rl_ppo_epochs: int = 1  # passes over each batch per iteration
+rl_gpus: int = 64  # GPUs of the RL job
+rl_rollout_gpus: int = 0  # GPUs of a separate rollout engine; 0: colocated
+rl_rollout_tp: int = 4  # tensor-parallel GPUs per rollout replica
+rl_async: bool = False  # asynchronous RL (needs rl_rollout_gpus > 0)
+rl_partial_rollouts: bool = False  # unfinished responses continue next step (APRIL)
+rl_weight_sync_s: float = None  # weight sync seconds; None: from link bandwidth
+rl_train_mfu: float = 0.4  # MFU of scoring and update passes
+rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
+rl_iterations: int = 1000  # iterations per run
+rl_runs: int = 5  # runs in the campaign (ablations, reruns)
+interactive: bool = True  # widgets on (reading) or off (report runs)
+
+# %%
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import inference as inf
+from llmcost import plots, rl
+from llmcost.report import publish_summary, summary_row
+
+p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
+                                   if k in llmcost.PARAMETERS})
+spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
+price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
+print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
+      f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
+
+# %% [markdown]
+# # Part I · What does a generated token cost?
+#
+# ## 1. Prefill and decode: one roofline, two regimes
+#
+# A request is served in two phases. **Prefill** runs the whole prompt through the model at once:
+# every weight matrix multiplies a block of P tokens, so each weight byte read from HBM feeds about
+# P multiply-adds. **Decode** then produces one token per step per sequence: every weight is read
+# again for every step, but feeds only one multiply-add per sequence in the batch B.
+# With β bytes per weight, the arithmetic intensity of a weight matmul over T tokens is
+#
+# $$ I(T) = \frac{2\,T\,d_\text{in} d_\text{out}}{\beta\,(T d_\text{in} + d_\text{in} d_\text{out} + T d_\text{out})} \approx \frac{2T}{\beta} \quad (T \ll d), $$
+#
+# and it runs at the HBM bound while $I$ is below the ridge point $\text{peak}/\text{HBM bandwidth}$
+# (Williams et al. 2009; Pope et al. 2022 §2). So one step of a replica of `tp` GPUs takes
+#
+# $$ t_\text{step} = \max\!\Big(\underbrace{\frac{\text{FLOPs}}{tp \cdot \text{peak}\cdot f_\text{mm}}}_{\text{compute}},\ \underbrace{\frac{W + B\cdot \text{KV}(\text{ctx})}{tp\cdot \text{BW}_\text{HBM}\cdot f_\text{HBM}}}_{\text{HBM}}\Big) + t_\text{TP all-reduces}, $$
+#
+# with W the weight bytes read (for MoE, the experts the batch's tokens touch), KV(ctx) one
+# sequence's cache and $f$ the achievable fractions. Prefill has T = B·P tokens and is
+# compute-bound for any real prompt; decode has T = B.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
+                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
+                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
+     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
+                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
+                           max_tpot_s=p["serve_max_tpot_s"], **sv))
+pre = inf.prefill(spec, gpu, P, 1, tp=c.tp, **sv)
+dec = inf.decode_step(spec, gpu, 1, P, tp=c.tp, **sv)
+print(f"replica: {c.tp} × {gpu.name}; prefill of {P} tokens {pre.time_s * 1e3:.1f} ms "
+      f"({pre.bound}-bound); one decode step at batch 1 {dec.time_s * 1e3:.2f} ms "
+      f"({dec.bound}-bound)")
+print(f"prefill processes {P / pre.time_s:,.0f} tokens/s, batch-1 decode "
+      f"{1 / dec.time_s:,.0f} tokens/s: {P / pre.time_s * dec.time_s:,.0f}x apart")
+
+# %% [markdown]
+# The test vector of `formulas.md` §6.h makes the same point with round numbers: Llama-3-8B in
+# BF16 is 16.06 GB, and reading it once at 3.35 TB/s takes 4.79 ms, so one H100 decodes at most
+# **209 tokens/s** for one user, whatever its 989 TFLOP/s. The workbook reads all but the input
+# embedding table (a gather of one row per token) at 90% of the datasheet bandwidth:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t8 = inf.decode_step("llama-3.1-8b", "H100-SXM", 1, 0)
+print(f"Llama-3.1-8B, batch 1, H100: {t8.time_s * 1e3:.2f} ms per token -> "
+      f"{1 / t8.time_s:.0f} tokens/s (bound: {t8.bound}; formulas.md 6.h: <= 209)")
+print(f"the FLOPs of that step would take {t8.compute_s * 1e6:.0f} µs of the "
+      f"{t8.time_s * 1e6:,.0f} µs: {t8.compute_s / t8.time_s:.1%} of the time")
+
+# %% [markdown]
+# **Takeaway.** A prompt token and a generated token cost the same FLOPs, but not the same time:
+# prefill streams the weights once for thousands of tokens, decode once per token per batch.
+#
+# ## 2. The roofline of decode against batch
+#
+# Batching is how decode gets cheaper: the weight read W is shared by the whole batch, so the step
+# time barely grows with B while the tokens per step grow linearly. Ignoring the KV cache, the
+# compute term catches up with the HBM term at
+#
+# $$ B^* = \frac{\text{peak}/\text{BW}_\text{HBM}}{2/\beta} \;=\; \frac{989.4/3.35}{2/2} \approx 295 \ \text{on H100 in BF16}, $$
+#
+# but each sequence also reads its own KV cache every step, which FLOPs do not share: with the
+# cache, $B^* = W m/(F c - K m)$ per GPU (W weight bytes, F FLOPs and K KV bytes per sequence,
+# c and m the seconds per FLOP and per byte), larger, and infinite once a sequence's KV read
+# outlasts its FLOPs ($K m \ge F c$): then no batch makes decode compute-bound. (MLA's decode
+# FLOPs are counted in the weight-absorbed form, attending over the cached latent:
+# $2 n_h (2 d_c + d_R)$ per key per layer, DeepSeek-V2 §2.1.2.)
+
+# %%
+batches = np.unique(np.geomspace(1, 4096, 40).round())
+ctx = P + R // 2
+st = inf.decode_step(spec, gpu, batches, ctx, tp=c.tp, **sv)
+steps = pd.DataFrame({"batch": batches, "compute_s": st.compute_s, "memory_s": st.memory_s,
+                      "comm_s": st.comm_s, "time_s": st.time_s})
+ax = plots.decode_roofline_vs_batch(steps, title=f"{spec.name} on {c.tp} × {gpu.name}: decode "
+                                    f"at {ctx:,}-token context")
+ax.axvline(c.max_batch, color="C3", ls="--", lw=1)
+ax.text(c.max_batch, 0.04, f"HBM full: {c.max_batch} sequences ", rotation=90, fontsize=8,
+        color="C3", ha="right", va="bottom", transform=ax.get_xaxis_transform());
+
+# %%
+# NBVAL_CHECK_OUTPUT
+ideal = llmcost.Efficiency("ideal", 1, 1, 1, 1, 1)
+for ctx_k in (0, 128, 4096):
+    b = inf.decode_crossover_batch("llama-3.1-8b", "H100-SXM", ctx_k, efficiency=ideal)
+    print(f"Llama-3.1-8B on H100, ideal roofline, context {ctx_k:>5}: decode turns "
+          f"compute-bound at batch {b:,.0f}" if np.isfinite(b) else
+          f"Llama-3.1-8B on H100, ideal roofline, context {ctx_k:>5}: never (KV reads dominate)")
+cap8 = inf.max_batch("llama-3.1-8b", "H100-SXM", 4096)
+print(f"at 4,096 tokens HBM holds {cap8} sequences beside the weights: HBM fills first")
+cross = (f"{c.crossover_batch:,.0f}" if np.isfinite(c.crossover_batch) else
+         "never (KV reads outrun the FLOPs: memory-bound at every batch)")
+print(f"this scenario at {ctx:,} tokens: crossover {cross}, HBM holds {c.max_batch}; "
+      f"the batch is stopped by {c.limit}")
+
+# %% [markdown]
+# **Takeaway.** Without a KV cache decode would turn compute-bound near B ≈ 295 on H100; with it,
+# for most models at contexts of a few thousand tokens, the KV reads grow nearly as fast as the
+# FLOPs and HBM fills before compute is the limit (FP8 weights and KV on a large GQA model can
+# reverse that: the last line says which holds for this scenario). Serving is mostly a memory
+# business: capacity sets the batch, bandwidth sets the step.
+#
+# ## 3. The KV cache at long context
+#
+# Each token keeps a key and a value vector per KV head per layer:
+# $\text{KV/token} = 2\,L\,n_\text{kv}\,d_\text{head}\,\beta_\text{KV}$. Grouped-query attention
+# (Ainslie et al. 2023) shares K/V among query heads; MQA keeps one KV head; DeepSeek's MLA caches
+# a compressed latent of $d_c + d_h^R$ numbers per layer (DeepSeek-V2 §2.1.2); a sliding window of
+# w tokens caps the tokens kept on the layers that use it (every layer of Mistral 7B; half of
+# Gemma 2's, which alternates local and global layers: pass `window_layers=0.5`). The largest
+# batch is
+#
+# $$ B_\text{max} = \Big\lfloor \frac{\text{HBM}\,(1-r) - W/tp}{\text{KV}(\text{ctx})\cdot s_\text{kv}(tp)} \Big\rfloor, $$
+#
+# with r = 10% of HBM holding neither weights nor cache (the 10% outside vLLM's default
+# `gpu_memory_utilization` 0.9 budget, standing in also for the activations and CUDA graphs vLLM
+# keeps inside it, which are not modelled separately) and $s_\text{kv}$ the share of the KV heads
+# one TP rank holds.
+
+# %%
+rows = []
+for name in ("llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b", "deepseek-v3"):
+    m = llmcost.load_model(name)
+    kind = "MLA" if m.attention == "mla" else \
+        ("MHA" if m.n_kv_heads == m.n_heads else f"GQA ({m.n_kv_heads} KV heads)")
+    rows.append({"model": name, "attention": kind + (f", window {m.sliding_window}"
+                                                      if m.sliding_window else ""),
+                 "KV per token (BF16)": inf.kv_cache_bytes_per_token(m),
+                 "one 32K sequence": inf.kv_cache_bytes(m, 32768),
+                 "one 128K sequence": inf.kv_cache_bytes(m, 131072)})
+kv = pd.DataFrame(rows)
+plots.table(kv, {"KV per token (BF16)": "{:,.0f} B", "one 32K sequence": lambda x:
+                 llmcost.fmt_bytes(x), "one 128K sequence": lambda x: llmcost.fmt_bytes(x)})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"Llama-3-70B: {inf.kv_cache_bytes_per_token('llama-3.1-70b'):,.0f} B/token "
+      "(formulas.md 6.a: 327,680); DeepSeek-V3 MLA: "
+      f"{inf.kv_cache_bytes_per_token('deepseek-v3'):,.0f} B/token (70,272)")
+for k in (4096, 32768, 131072):
+    try:
+        b = inf.max_batch(spec, gpu, k, tp=c.tp, **sv)
+        print(f"{spec.name}, {c.tp} × {gpu.name}, {k:>7,}-token context: at most {b:,} sequences")
+    except ValueError as e:
+        print(f"{spec.name}, {c.tp} × {gpu.name}, {k:>7,}-token context: {e}")
+
+# %% [markdown]
+# **Takeaway.** At long context the cache, not the weights, fills HBM: a 128K-token sequence of a
+# GQA-70B model needs about 43 GB, half an H100. MLA and FP8 KV are capacity multipliers, which
+# is why they matter more for serving than for training.
+#
+# ## 4. Batching and quantisation
+#
+# Quantising the weights shrinks W (and so the batch-1 step), quantising the KV cache shrinks the
+# per-sequence term and lets more sequences fit; FP8 weights also double the compute peak on
+# Hopper (W8A8). INT8/INT4 here are weight-only (dequantised to BF16 for the matmul); INT4 carries
+# one FP16 scale per 128 weights, 0.5 + 2/128 = 0.516 bytes per weight.
+# Speculative decoding trades FLOPs for steps: a small draft model proposes γ tokens and the target
+# verifies them in one pass; with acceptance rate α the expected tokens per pass are
+# $E = (1-\alpha^{\gamma+1})/(1-\alpha)$ (Leviathan et al. 2023, Eq. 1).
+
+# %%
+rows = []
+for w, k in (("bf16", "bf16"), ("bf16", "fp8"), ("fp8", "fp8"), ("int4", "fp8")):
+    try:
+        q = inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
+                                  weight_dtype=w, kv_dtype=k, occupancy=p["serve_occupancy"])
+    except ValueError as e:
+        rows.append({"weights / KV": f"{w} / {k}", "note": str(e)[:80]})
+        continue
+    rows.append({"weights / KV": f"{w} / {k}", "tp": q.tp, "batch": q.batch,
+                 "TPOT (ms)": q.tpot_s * 1e3, "$/M output": q.usd_per_m_output,
+                 "$/M input": q.usd_per_m_input, "limit": q.limit})
+plots.table(pd.DataFrame(rows), {"tp": "{:.0f}", "batch": "{:.0f}", "TPOT (ms)": "{:.1f}",
+                                 "$/M output": "${:.3f}", "$/M input": "${:.3f}"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+kw = dict(prompt_tokens=P, output_tokens=R, batch=1, tp=c.tp, **sv)
+plain = inf.serving_cost(spec, gpu, price, **kw)
+e_tok = inf.speculative_tokens_per_pass(0.8, 4)
+print(f"Leviathan Eq. 1, α = 0.8, γ = 4: {e_tok:.2f} tokens per target pass")
+draft = "llama-2-7b" if spec.name.startswith("llama-2") else "llama-3.1-8b"
+try:  # refused when the draft is not smaller than the target
+    spec_c = inf.serving_cost(spec, gpu, price, draft_model=draft, draft_tokens=4,
+                              acceptance_rate=0.8, **kw)
+    x = plain.tpot_s / spec_c.tpot_s
+    verdict = f"{x:.2f}x faster" if x >= 1 else f"{1 / x:.2f}x slower"
+    print(f"batch 1 with a {draft} draft: TPOT {plain.tpot_s * 1e3:.1f} -> "
+          f"{spec_c.tpot_s * 1e3:.1f} ms ({verdict})")
+except ValueError as e:
+    print(f"speculative decoding skipped: {e}")
+
+# %% [markdown]
+# **Takeaway.** Quantisation is a serving lever on both terms of the roofline; speculative
+# decoding is a *latency* lever for small batches (at large batches the spare compute it spends is
+# no longer free).
+#
+# ## 5. USD per million tokens on two accelerators
+#
+# Input tokens are priced at prefill time, output tokens at decode time:
+# $\$/\text{M out} = \text{TPOT}\cdot tp/B_\text{live}\cdot \text{price}/3600\cdot 10^6$ and
+# $\$/\text{M in} = t_\text{prefill}(B\ \text{prompts})\cdot tp/(B\,P)\cdot\text{price}/3600\cdot10^6$,
+# with the live batch $B_\text{live}$ = occupancy × slots (continuous batching and PagedAttention,
+# Kwon et al. 2023, keep the slots busy; the occupancy is a stated assumption).
+
+# %%
+other = "H200" if gpu.name != "H200" else "H100-SXM"
+prices = {gpu.name: (price, price_source), other: llmcost.resolve_price(other, None, "on_demand")}
+rows, curves = [], {}
+for name, (pr, src) in prices.items():
+    q = inf.choose_serving_tp(spec, name, pr, prompt_tokens=P, output_tokens=R,
+                              occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
+                              **sv)
+    rows.append({"accelerator": name, "$/GPU-h": pr, "tp": q.tp, "batch": q.batch,
+                 "TTFT (ms)": q.ttft_s * 1e3, "TPOT (ms)": q.tpot_s * 1e3,
+                 "$/M input": q.usd_per_m_input, "$/M output": q.usd_per_m_output,
+                 "$/M blended": q.usd_per_m_blended, "limit": q.limit})
+    curves[f"{name}, tp {q.tp}, ${pr:.2f}/GPU-h"] = inf.cost_vs_batch(
+        spec, name, pr, np.unique(np.geomspace(1, 4096, 50).round()), prompt_tokens=P,
+        output_tokens=R, tp=q.tp, **sv)
+two = pd.DataFrame(rows)
+plots.table(two, {"$/GPU-h": "${:.2f}", "TTFT (ms)": "{:.0f}", "TPOT (ms)": "{:.1f}",
+                  "$/M input": "${:.3f}", "$/M output": "${:.3f}", "$/M blended": "${:.3f}"})
+
+# %%
+plots.cost_per_token_vs_batch(curves);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{spec.name} on {c.tp} × {gpu.name}, {P} in / {R} out, batch {c.batch} "
+      f"({c.limit}), occupancy {p['serve_occupancy']:.0%}:")
+print(f"  TTFT {c.ttft_s * 1e3:.0f} ms, TPOT {c.tpot_s * 1e3:.1f} ms, "
+      f"{c.output_tokens_per_s_per_gpu:,.0f} output tokens/s per GPU")
+print(f"  ${c.usd_per_m_input:.3f} per M input, ${c.usd_per_m_output:.3f} per M output "
+      f"({c.usd_per_m_output / c.usd_per_m_input:.1f}x), ${c.usd_per_m_blended:.3f} blended")
+for b in (1, 32):
+    s_b = inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=c.tp, batch=b,
+                           **sv)
+    print(f"  at batch {b:>2}: ${s_b.usd_per_m_output:.2f} per M output = "
+          f"{s_b.usd_per_m_output / s_b.usd_per_m_input:.0f}x the input price")
+
+# %% [markdown]
+# **Why output tokens cost more than input tokens.** A prefill pass runs thousands of tokens
+# through each weight read (compute-bound, near the matmul ceiling); a decode step runs one token
+# per sequence per weight read, and the batch it can share that read with is capped by the KV
+# cache, and in practice by latency targets and by how many requests are in flight. At the
+# largest batch that fits, a long-prompt model such as this one pays only somewhat more per output
+# token (its prefill also pays the TP all-reduces, exposed here); at the batches a latency target
+# or thin traffic leaves, output costs many times input, which is the physics behind list prices
+# that charge several times more for output. These are roofline prices: the engines of section 6
+# are 1.1 to 4 times slower than the roofline, so real costs are that factor higher.
+#
+# ## 6. Checking the roofline against published serving figures
+#
+# `data/serving_benchmarks.csv` holds published measurements, each with its source: every Llama
+# row of NVIDIA's TensorRT-LLM H100 and A100 performance tables (peak throughput at large batch,
+# v0.6.1, and batch-1 first-token latency, v0.5), every Llama-2-7B row of NVIDIA NeMo's inference
+# latency table (batch 1-8 at TP 1-8) and a vLLM batch-1 decode measurement; GPT-J, Falcon and
+# the L40S rows of the same tables are left out because the catalogue has neither the models nor
+# the GPU. The roofline should be **faster** than every engine (it is an upper bound) and the gap
+# says how much engines leave on the table. Nothing is fitted: the fractions and latencies are
+# `data/efficiency.csv`'s. Each row is put in a **regime** by a stated rule
+# (`inf.SERVING_REGIMES`: short-prompt first tokens, small-batch latency at TP ≥ 2, Llama-70B
+# long generation before TensorRT-LLM's XQA kernel, and the rest).
+
+# %%
+val = inf.serving_validation()
+show = val[["engine", "model", "accelerator", "weight_dtype", "tp", "batch", "input_tokens",
+            "output_tokens", "metric", "measured", "predicted", "speedup", "regime"]]
+plots.table(show, {"measured": "{:.4g}", "predicted": "{:.4g}", "speedup": "{:.2f}x"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{len(val)} published figures from {val['engine'].nunique()} engine versions; roofline "
+      f"speed-up over the engine {val['speedup'].min():.2f}x to {val['speedup'].max():.2f}x "
+      f"(median {val['speedup'].median():.2f}x)")
+for regime, g in val.groupby("regime"):
+    print(f"  {regime:<30} {len(g):>2} rows: {g['speedup'].min():.2f}x-"
+          f"{g['speedup'].max():.2f}x (stated bound {inf.SERVING_REGIMES[regime][1]:.1f}x)")
+print("upper bound holds for every row:", bool((val["speedup"] >= 1).all()))
+
+# %% [markdown]
+# The roofline is an upper bound on every row, and how far above the engines it sits depends on
+# the regime, each with a cause the sources describe. In the plain roofline regime (large-batch
+# throughput, long prompts, single-GPU latency) engines reach 1/1.1 to 1/1.9 of it. A 128-token
+# prompt's first token takes 7-47 ms where the weight read alone is 2-24 ms: per-request fixed
+# costs (launching every layer's kernels, set-up, sampling) dominate, up to 3.2×. Llama-70B long
+# generations in TensorRT-LLM v0.6.1 sit 2.7-3.5× below: they predate the XQA decode-attention
+# kernel for grouped-query models, which NVIDIA reported gave 2.4× more Llama-70B throughput at the
+# same latency. And NeMo's small-batch latency gains only 1.6× from TP 1 to TP 8 where the
+# roofline gains 3.5×, so the gap grows with tp to 4.1×: the next cell tests whether one fixed
+# per-pass cost explains that.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+trend = inf.tp_trend("nemo-h100-7b-b1")
+o = trend.attrs["overhead_per_pass_s"]
+print(f"per-pass overhead fitted on NeMo's H100 TP1 batch-1 row: {o * 1e3:.2f} ms")
+for acc, g in trend[~trend["fitted"]].groupby("accelerator"):
+    print(f"  {acc}: measured ÷ roofline {g['ratio_roofline'].min():.2f}-"
+          f"{g['ratio_roofline'].max():.2f}x, measured ÷ (roofline + overhead) "
+          f"{g['ratio_overhead'].min():.2f}-{g['ratio_overhead'].max():.2f}x ({len(g)} rows)")
+b1 = trend[(trend["accelerator"] == "H100-SXM") & (trend["batch"] == 1)]
+print("H100 batch 1, ms by tp:", ", ".join(f"TP{t} {m * 1e3:.1f} measured / {r * 1e3:.1f} roofline"
+                                          for t, m, r in zip(b1["tp"], b1["measured"], b1["roofline"])))
+
+# %% [markdown]
+# One per-pass cost fitted on a single row brings every other NeMo row within about 1.3× (H100)
+# and 1.6× (A100) of the measurement and removes most of the tp trend: the gap at TP 8 is a fixed
+# cost per step that tensor parallelism does not divide, not bandwidth. The TP all-reduces of a
+# decode step are KB-sized, so NCCL runs them with its low-latency protocol
+# (`inf.tp_allreduce_time`: 3.6 µs + 0.47 µs per ring step, `data/efficiency.csv`), and the
+# roofline itself keeps falling from TP 4 to TP 8 as the measurement does. Use the roofline as the
+# cost floor, with real engines 1.1-4× above it depending on the regime.
+
+# %%
+plots.rl_loop_diagram();
+
+# %% [markdown]
+# Per sample of P prompt and R response tokens (formulas.md §6; actor $N_a$, reference $N_\text{ref}$,
+# reward model $N_r$, critic $N_c$, E PPO epochs):
+#
+# $$ \text{FLOPs} = \underbrace{2N_a(P+R)}_{\text{generation}} + \underbrace{2(N_r + N_\text{ref} + N_c)(P+R)}_{\text{scoring, reference, values}} + \underbrace{6(N_a + N_c)(P+R)E}_{\text{update}}, $$
+#
+# GRPO (Shao et al. 2024) drops the critic and normalises each reward within its group of G
+# samples, $A_i = (r_i - \bar r)/\sigma_r$; with a rule-based verifier $N_r$ = 0. With the actor
+# alone (generation 2, reference 2, update 6) generation is $2/10 = 20\%$ of the FLOPs, DeepSpeed-
+# Chat's "approximately 20%". But generation *time* is decode time: the roofline above, at the
+# batch the rollout engine holds, and a synchronous iteration waits for its **longest** response.
+
+# %%
+iters = {"scenario": rl.scenario_iteration(p)}
+ppo = {**p, "rl_algorithm": "ppo", "rl_reward": "reward_model", "rl_samples_per_prompt": 1,
+       "rl_prompts_per_step": p["rl_prompts_per_step"] * p["rl_samples_per_prompt"]}
+iters["PPO, same samples"] = rl.scenario_iteration(ppo)
+rows = {k: {"wall (s)": it.wall_s, "GPU-hours": it.gpu_hours, "USD": it.gpu_hours * price,
+            "gen. share of FLOPs": it.generation_flops_share,
+            "gen. share of time": it.generation_time_share} for k, it in iters.items()}
+print(f"{p['rl_algorithm'].upper()}: {p['rl_prompts_per_step']} prompts × "
+      f"{p['rl_samples_per_prompt']} samples, {p['rl_prompt_tokens']} + "
+      f"{p['rl_response_tokens']} (max {p['rl_response_tokens_max']}) tokens, {p['rl_gpus']} × "
+      f"{gpu.name}, rollout TP {p['rl_rollout_tp']}")
+plots.table(pd.DataFrame(rows).T, {"wall (s)": "{:,.0f}", "GPU-hours": "{:,.1f}", "USD": llmcost.fmt_usd,
+                                   "gen. share of FLOPs": "{:.1%}", "gen. share of time": "{:.1%}"},
+            index=True)
+
+# %% [markdown]
+# ## 8. The per-iteration ledger
+#
+# The parts below are GPU-seconds and add up to the iteration's total (wall time × GPUs):
+# generation at the batch the KV cache allows, the **tail** (GPUs held while the longest responses
+# finish, measured against every response having the mean length), scoring, reference and critic
+# passes, the update, weight sync and idle time (the other role's GPUs waiting when rollout and
+# training have separate GPUs). PPO here scores with a reward model of the policy's size and
+# recomputes the policy's old log-probabilities, as OpenRLHF does.
+
+# %%
+parts = {k: it.parts(price) for k, it in iters.items()}
+display(plots.table(parts["scenario"], {"gpu_s": "{:,.0f}", "gpu_hours": "{:,.2f}",
+                                        "share": "{:.1%}", "usd": "${:,.2f}"}))
+plots.rl_parts_bars(parts);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+it = iters["scenario"]
+print(f"one {it.algorithm.upper()} iteration: {it.wall_s:,.0f} s on {it.n_gpus} GPUs = "
+      f"{llmcost.fmt_count(it.gpu_hours, 3)} GPU-hours = {llmcost.fmt_usd(it.gpu_hours * price)}")
+print(f"generation {it.generation_flops_share:.1%} of the FLOPs but "
+      f"{it.generation_time_share:.1%} of the time (tail "
+      f"{it.parts_gpu_s['tail'] / it.gpu_s:.1%} of the GPU-time)")
+print(f"parts sum to the total: {sum(it.parts_gpu_s.values()):,.0f} = "
+      f"{it.wall_s * it.n_gpus:,.0f} GPU-s")
+
+# %% [markdown]
+# ## 9. FLOPs share against time share: what the sources report
+#
+# Three sources report the split, each for its own set-up. The model below is run with **each
+# source's set-up** (models, lengths, batch per engine, GPU split: `rl.PUBLISHED_SHARES`, every
+# setting with where it is stated); nothing is fitted. DeepSpeed-Chat reports a FLOPs share;
+# OpenRLHF's README says 80% of the time goes to generation, and its benchmark table gives the
+# generation and training latencies of a colocated run (78.2% generation) and a Ray + vLLM run
+# (54.4%), so each phase is checked on its own, not only their ratio; APRIL states "more than 90%"
+# in general, a lower bound, not a measurement of one set-up.
+
+# %%
+shares = rl.published_generation_shares()
+plots.table(shares[["source", "quantity", "measured", "bound", "model", "gap",
+                    "model_flops_share", "model_tail_share", "gen_s", "measured_gen_s",
+                    "train_s", "measured_train_s"]],
+            {"measured": "{:.1%}", "model": "{:.1%}", "gap": "{:+.1%}",
+             "model_flops_share": "{:.1%}", "model_tail_share": "{:.1%}", "gen_s": "{:,.1f}",
+             "measured_gen_s": "{:,.1f}", "train_s": "{:,.1f}", "measured_train_s": "{:,.1f}"})
+
+# %%
+plots.generation_shares(shares);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for _, r in shares.iterrows():
+    cited = "no number" if pd.isna(r["measured"]) else \
+        (">" if r["bound"] == "lower" else "") + f"{r['measured']:.1%}"
+    gap = "" if pd.isna(r["gap"]) else f", gap {r['gap']:+.1%}"
+    rng = f" (assumed lengths: {r['model_min']:.1%}-{r['model_max']:.1%})" \
+        if r["model_max"] > r["model_min"] else ""
+    print(f"{r['source']:<22} {r['quantity']:<27} source {cited:>9}, model {r['model']:.1%}{gap}{rng}")
+for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
+    print(f"{r['source']:<22} generation {r['gen_s']:.0f} s (table {r['measured_gen_s']:.0f} s), "
+          f"training {r['train_s']:.0f} s (table {r['measured_train_s']:.0f} s)")
+
+
+# %% [markdown]
+# What the gaps mean, source by source:
+#
+# * **DeepSpeed-Chat** (Yao et al. 2023; blog §5). Its "approximately 20%" is the actor-only count
+#   2/(2 + 2 + 6) (formulas.md 6.c). Its own trainer (`DeepSpeedPPOTrainer.generate_experience`)
+#   also runs the actor's forward pass for the old log-probabilities, then the reference, the
+#   OPT-350M reward model and critic: counting all of them gives 13.6%, so the blog's figure is
+#   the actor's share, not the whole iteration's (formulas.md 6.d's 15.8% leaves the old
+#   log-probabilities out). For time it says only "the majority of the time goes to the
+#   generation phase" (body text on its OPT-1.3B time breakdown); its set-up (16 sequences per
+#   GPU, 256 + 256 tokens) gives the roofline about 40%, so no gap can be stated.
+# * **OpenRLHF, Ray + vLLM** (its benchmark table). The table's GPU column is the ratio
+#   1:1:2:2:2 (reference, reward, actor, critic, vLLM); its TFLOPs conserve an iteration's FLOPs
+#   only on 8 GPUs, so 2 GPUs ran vLLM, each fed the 16-prompt generation micro-batch of one actor
+#   rank. With that set-up the model's generation (about 495 s) and training (about 377 s) are
+#   each within 7% of the table's 482 s and 403 s, and the share 56.7% against 54.4%.
+# * **OpenRLHF, colocated** (the row behind "80%"). The model's training phase agrees with the
+#   table (283 s against 257 s) but its generation is 5× faster (183 s against 921 s): the source
+#   generated with HF/DeepSpeed `generate` at **4.03 TFLOP/s per GPU**, against the roofline's
+#   19 TFLOP/s for decoding 8 sequences (the micro-batch it states). That slow decode, not the
+#   FLOPs, is the gap; the workbook does not paper over it with a fitted factor.
+# * **APRIL** (Zhou et al. 2025). "More than 90%" is a lower bound on RL training in general.
+#   With its script's set-up (Qwen3-4B, 32 prompts × 8, up to 16,384 tokens, SGLang engines of
+#   2 GPUs at a 0.6 memory fraction, colocated on 8 GPUs) and an *assumed* 4,096-token mean
+#   response, the model gives 81%, **below** the bound; over assumed means of 1,024 to 8,192
+#   tokens it gives 80-89%, so no assumed mean meets it (the shortest comes closest: the 16K
+#   limit's tail is then longest relative to the mean). The tail is the largest single part of
+#   that iteration (the `model_tail_share` column); the remaining gap is the engine overhead the
+#   roofline leaves out (section 6: 1.1-4× at small batch), which would raise the share.
+#
+# In every set-up generation is under a quarter of the FLOPs and most of the time: decode runs
+# at a few percent of peak because it is HBM-bound, and the slowest response holds every GPU.
+
+# %%
+def vary(**change):
+    q = {**p, **change}
+    q["rl_response_tokens_max"] = max(q["rl_response_tokens_max"], q["rl_response_tokens"])
+    try:
+        return rl.scenario_iteration(q)
+    except ValueError as e:
+        return str(e)
+
+
+rows = []
+for label, ch in [("scenario", {}), ("G = 4", dict(rl_samples_per_prompt=4)),
+                  ("G = 64", dict(rl_samples_per_prompt=64)),
+                  ("mean response ÷ 2", dict(rl_response_tokens=p["rl_response_tokens"] // 2)),
+                  ("mean response × 2", dict(rl_response_tokens=p["rl_response_tokens"] * 2)),
+                  ("no tail (max = mean)", dict(rl_response_tokens_max=p["rl_response_tokens"])),
+                  ("partial rollouts", dict(rl_partial_rollouts=True))]:
+    it_ = vary(**ch)
+    rows.append({"change": label, **({"note": it_} if isinstance(it_, str) else {
+        "wall (s)": it_.wall_s, "USD / iteration": it_.gpu_hours * price,
+        "gen. share of time": it_.generation_time_share,
+        "tail share": it_.parts_gpu_s["tail"] / it_.gpu_s})})
+plots.table(pd.DataFrame(rows), {"wall (s)": "{:,.0f}", "USD / iteration": "${:,.0f}",
+                                 "gen. share of time": "{:.1%}", "tail share": "{:.1%}"})
+
+# %% [markdown]
+# More samples or longer responses raise the cost, but less than in proportion while the tail
+# sets the time: a synchronous iteration lasts as long as its longest response, and that length
+# (the limit) does not change with G. The tail is the part no FLOP count shows: with responses
+# capped at several times the mean, the last few sequences decode at a batch of one or two while
+# every GPU of the job waits; removing it (every response at the mean length) shortens the
+# iteration by the tail share in the table.
+#
+# ## 11. Synchronous, asynchronous, partial rollouts
+#
+# Two remedies: **asynchronous** RL generates the next batch on separate rollout GPUs while the
+# trainer updates on the last (the policy is off by one step; verl, OpenRLHF and AReaL offer such
+# modes); **partial rollouts** over-provision requests and carry unfinished responses to the next
+# iteration (Kimi k1.5; APRIL measured +22.5% rollout throughput on average, up to +44%). The model
+# removes the whole tail for partial rollouts, an upper bound on what they recover.
+
+# %%
+half = max(p["rl_rollout_tp"], (p["rl_gpus"] // 2) // p["rl_rollout_tp"] * p["rl_rollout_tp"])
+modes = {"colocated, synchronous": {}, "colocated, partial rollouts": dict(rl_partial_rollouts=True),
+         f"separate ({half} rollout GPUs), synchronous": dict(rl_rollout_gpus=half),
+         f"separate ({half} rollout GPUs), asynchronous": dict(rl_rollout_gpus=half, rl_async=True)}
+rows = []
+for label, ch in modes.items():
+    it_ = vary(**ch)
+    rows.append({"mode": label, **({"note": it_} if isinstance(it_, str) else {
+        "wall (s)": it_.wall_s, "USD / iteration": it_.gpu_hours * price,
+        "tail": it_.parts_gpu_s["tail"] / it_.gpu_s, "idle": it_.parts_gpu_s["idle"] / it_.gpu_s})})
+modes_df = pd.DataFrame(rows)
+plots.table(modes_df, {"wall (s)": "{:,.0f}", "USD / iteration": "${:,.0f}", "tail": "{:.1%}",
+                       "idle": "{:.1%}"})
+
+# %% [markdown]
+# Separating rollout and training GPUs only pays when the two phases can overlap: a synchronous
+# split leaves each side idle while the other works. Asynchrony recovers that idle time at the
+# price of off-policy samples; partial rollouts attack the tail directly. How much of the tail
+# they really recover, for APRIL's own set-up:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+april = {k: v for k, v in rl.PUBLISHED_SHARES[-1]["setup"].items() if k not in ("policy",
+                                                                             "accelerator")}
+sync_a = rl.rl_iteration("qwen3-4b", "H100-SXM", **april)
+part_a = rl.rl_iteration("qwen3-4b", "H100-SXM", partial_rollouts=True, **april)
+gain = sync_a.generation_wall_s / part_a.generation_wall_s - 1
+print(f"APRIL set-up: rollout {sync_a.generation_wall_s:.0f} s synchronous, "
+      f"{part_a.generation_wall_s:.0f} s with the whole tail removed: +{gain:.0%} throughput")
+print("APRIL measured: +22.5% on average, at most +44% (arXiv:2509.18521): the model's "
+      f"upper bound is {gain / 0.44:.1f}x the best measured gain")
+
+# %% [markdown]
+# The upper bound is loose: buffered partial responses still have to be decoded in a later
+# iteration, at the engine's batch, and over-provisioned requests compete for KV-cache memory, so
+# measured gains are a fraction of the idle time the tail causes. Treat "no tail" as the limit a
+# scheduler can approach, and APRIL's +22–44% as what one achieved.
+#
+# ## 12. Post-training against pre-training
+#
+# One run is `rl_iterations` iterations; a campaign is `rl_runs` runs (ablations, reward and
+# data experiments, reruns). This campaign is the bill's *RL post-training* line (notebook 00:
+# `llmcost.build_ledger(p).line("post.rl")` calls the same `rl.scenario_campaign`). Against the
+# pre-training compute of the same model (notebook 01):
+
+# %%
+camp = rl.scenario_campaign(p, price)
+run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
+                           p["seq_len"], p["dtype"])
+plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+tot = camp.loc["total"]
+print(f"one run: {p['rl_iterations']:,} iterations, {camp.attrs['wall_clock_days_per_run']:.1f} "
+      f"days on {p['rl_gpus']} GPUs; campaign of {p['rl_runs']} runs: {tot['gpu_hours']:,.0f} "
+      f"GPU-hours = {llmcost.fmt_usd(tot['usd'])}")
+print(f"pre-training (notebook 01): {run['gpu_hours']:,.0f} GPU-hours = "
+      f"{llmcost.fmt_usd(run['compute_cost_usd'])}; the campaign is "
+      f"{tot['gpu_hours'] / run['gpu_hours']:.2%} of it")
+rl_flops = sum(iters["scenario"].flops.values()) * p["rl_iterations"] * p["rl_runs"]
+print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-training: its "
+      f"GPU-hours share is {tot['gpu_hours'] / run['gpu_hours'] / (rl_flops / run['model_flops']):.1f}x "
+      "its FLOPs share")
+
+# %% [markdown]
+# Post-training is a small share of the compute and a larger share of the GPU-hours, because it
+# runs at a fraction of pre-training's utilisation. It is hard to budget because its cost is a
+# product of choices that change between runs (G, response length and its tail, the number of
+# iterations and of experiments) and because its largest line, generation, is set by memory
+# bandwidth and stragglers that FLOP counts do not see. Reasoning-style RL moves it up fast: the
+# 405B scenario's responses (4K mean, 32K max) make generation over 90% of the time.
+#
+# **Not modelled here:** the trainer's memory (the policy, reference and critic must fit the
+# trainer GPUs with their optimizer states: notebook 03's tools apply), reward-model training,
+# data generation and filtering outside the loop and evaluation runs (the bill prices them as
+# served tokens with this notebook's `serving_cost`: notebook 00), and failures (notebook 07).
+#
+# **Takeaways of Part II.** (1) Generation is about 10–20% of an RL iteration's FLOPs and, in the
+# sources, 54–90% of its time; (2) the gap is decode's memory-boundness and the long tail, both invisible to a
+# FLOP count; (3) asynchrony and partial rollouts buy back idle and tail time; (4) budget RL from
+# the rollout roofline and the tail, not from 6ND.
+#
+# ## Exercises
+#
+# Work them by hand with the teaching accelerator (`Teaching-1PF`: 1 PFLOP/s dense BF16, 80 GB of
+# HBM at 3 TB/s), then check them with `llmcost.inference`.
+#
+# 1. A dense 10B-parameter model in BF16 decodes at batch 1. How long is a step (weights only), how
+#    many tokens/s is that, and at what batch would decode turn compute-bound if the KV cache were
+#    free?
+# 2. A model has 40 layers, 8 KV heads of dimension 128 and a BF16 cache. How many bytes does one
+#    token add, how big is one 8,192-token sequence, and how many such sequences fit beside the
+#    10B model's weights with nothing held back?
+# 3. GRPO with G = 8, P = 500, R = 4,000, a reference model and one update per batch. What share of
+#    the FLOPs is generation without prefix sharing, and with it?
+#
+# <details><summary>Worked answers</summary>
+#
+# 1. W = 10e9 × 2 B = 20 GB; 20 GB ÷ 3 TB/s = **6.67 ms** per step, **150 tokens/s**. The ridge is
+#    1e15 ÷ 3e12 = 333 FLOP/B; each weight byte does 2 FLOP per sequence ÷ 2 B = 1 FLOP/B per
+#    sequence, so B* = **333**. Check: `inf.decode_crossover_batch` on a 10B `ModelSpec` with
+#    `Efficiency("ideal", 1, 1, 1, 1, 1)`.
+# 2. 2 × 40 × 8 × 128 × 2 B = **163,840 B** per token; × 8,192 = **1.34 GB** per sequence;
+#    (80 − 20) GB ÷ 1.34 GB = **44** sequences (`inf.max_batch(..., reserve_fraction=0)`).
+# 3. Per sample: generation 2N·4,500, reference 2N·4,500, update 6N·4,500: **20%**. With the
+#    prompt prefilled once per group the generation is 2N·(500/8 + 4,000) = 2N·4,062.5: 8,125 ÷
+#    (8,125 + 9,000 + 27,000) = **18.4%**.
+#
+# </details>
+#
+# ## Headline figures
+
+# %%
+# NBVAL_CHECK_OUTPUT
+it = iters["scenario"]
+publish_summary("05_rl_loop", [
+    summary_row("usd_per_m_output_tokens", "USD per million output tokens", c.usd_per_m_output,
+                "USD", f"{spec.name}, {c.tp} × {gpu.name}, batch {c.batch}, roofline"),
+    summary_row("usd_per_m_input_tokens", "USD per million input tokens", c.usd_per_m_input,
+                "USD", "priced at prefill time"),
+    summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
+    summary_row("ttft_s", "time to first token", c.ttft_s, "s", f"{P}-token prompt, alone"),
+    summary_row("rl_iteration_s", "RL iteration wall time", it.wall_s, "s",
+                f"{it.algorithm.upper()}, {it.n_gpus} GPUs"),
+    summary_row("rl_generation_flops_share", "generation share of FLOPs",
+                it.generation_flops_share, "", "2N/6N accounting"),
+    summary_row("rl_generation_time_share", "generation share of time",
+                it.generation_time_share, "", "tail included"),
+    summary_row("rl_campaign_gpu_hours", "RL campaign GPU-hours", float(camp.loc["total", "gpu_hours"]),
+                "GPU-h", f"{p['rl_runs']} runs × {p['rl_iterations']:,} iterations"),
+    summary_row("rl_campaign_usd", "RL campaign cost", float(camp.loc["total", "usd"]), "USD",
+                f"${price:.2f} per GPU-hour"),
+])
+
+# %% [markdown]
+# ## Explore
+#
+# Change the algorithm, G, the mean response length and its tail, the rollout GPUs, asynchrony and
+# the accelerator; the per-iteration ledger follows. (In a report the widgets are off; run the
+# notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.widgets import rl_explorer
+
+    display(rl_explorer(spec.name, gpu.name, p, price))

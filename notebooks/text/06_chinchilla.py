@@ -1,0 +1,571 @@
+# Text twin of notebooks/06_chinchilla.ipynb, written by `llmcost twins` (jupytext percent format).
+# Edit the notebook, not this file; the twin exists so that a change reads as a diff.
+
+# %% [markdown]
+# # 06 · Train bigger or train longer?
+#
+# [← 00 · Index](00_index.ipynb) · previous: [05 · Serving and the RL loop](05_rl_loop.ipynb) · next: [07 · Checkpoints and failures](07_checkpoints.ipynb)
+#
+# A compute budget buys FLOPs, and FLOPs can go into a bigger model or into more training tokens:
+# C = 6·N·D. Which split gives the best model? For a model that is trained once and never used,
+# the answer is Chinchilla's: grow N and D together, about 20 tokens per parameter. A model that
+# will serve trillions of tokens is another matter, because every served token costs a forward
+# pass through all N parameters: a smaller model trained longer can reach the same quality and
+# cost less over its lifetime. Training and serving are one ledger, and this notebook prices both.
+#
+# **You will be able to**
+# 1. derive the compute-optimal N*(C) and D*(C) from a parametric loss fit, and say what "N" means
+#    in the 20-tokens-per-parameter rule;
+# 2. explain why the printed Chinchilla constants give ~93 tokens per parameter and the Epoch AI
+#    replication ~18, and put an honest uncertainty band on the optimum;
+# 3. place real models (GPT-3, Chinchilla, Llama 2 and 3, DeepSeek-V3, ...) against the frontier;
+# 4. find the inference-adjusted optimum for a lifetime demand, in FLOPs and in dollars;
+# 5. say when the fits stop applying (repeated data, MoE, domain data, extrapolation).
+#
+# **Conventions.** N = **total** parameters, embeddings included (Chinchilla's count; Kaplan et al.
+# 2020 use non-embedding parameters). Training compute C = 6·N·D (2 forward + 4 backward FLOPs per
+# parameter per token); a served token costs 2·N FLOPs in the FLOP version, and its measured-style
+# price from the serving model (notebook 05) in the dollar version. Losses are nats per token on
+# each fit's own data, so a loss value means something only within one fit.
+
+# %% tags=["parameters"]
+model: str = "llama-2-70b"  # catalogue model name (llmcost.list_models())
+train_tokens: float = 2.0e12  # pre-training tokens
+seq_len: int = 4096  # pre-training sequence length in tokens (attention FLOPs of the MFU basis)
+accelerator: str = "H100-SXM"  # catalogue accelerator name (llmcost.list_accelerators())
+mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
+dtype: str = "bf16"  # training compute precision: bf16 or fp8
+price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
+pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+scaling_fit: str = "besiroglu2024"  # loss fit (llmcost.scaling.LOSS_FITS)
+scaling_unique_tokens: float = None  # unique tokens available; None: unlimited fresh data
+inference_tokens_lifetime: float = 1.0e13  # tokens served over the model's lifetime
+inference_prompt_tokens: int = 1000  # input tokens per request (as notebook 05)
+inference_output_tokens: int = 250  # output tokens per request (as notebook 05)
+serve_weight_dtype: str = "bf16"  # serving weight precision: bf16, fp16, fp8, int8, int4
+serve_kv_dtype: str = "bf16"  # KV-cache precision: bf16, fp16, fp8
+serve_tp: int = 0  # GPUs per serving replica; 0: the cheapest per token
+serve_batch: int = 0  # sequences per replica; 0: the largest that fits in HBM
+serve_occupancy: float = 0.9  # mean busy share of the batch slots (continuous batching)
+serve_max_tpot_s: float = None  # latency target, s per output token; None: none
+interactive: bool = True  # widgets on (reading) or off (report runs)
+
+# %%
+import numpy as np
+import pandas as pd
+
+import llmcost
+from llmcost import plots
+from llmcost import scaling as sc
+from llmcost.report import publish_summary, summary_row
+
+p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
+                                   if k in llmcost.PARAMETERS})
+
+# %%
+spec, gpu, fit = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"]), sc.get_fit(p["scaling_fit"])
+price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+n_run = spec.n_active_params if spec.is_moe else spec.n_params  # MoE: placed by active parameters
+c_run = 6 * n_run * p["train_tokens"]
+print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
+      f"{f' ({llmcost.fmt_count(n_run)} active, MoE: outside the fits)' if spec.is_moe else ''}, "
+      f"{llmcost.fmt_count(p['train_tokens'])} tokens -> C = 6ND = {c_run:.3g} FLOPs; fit {fit.name}")
+
+# %% [markdown]
+# ## 1. What compute-optimal means
+#
+# Hoffmann et al. 2022 (arXiv:2203.15556, §3.3, "approach 3") fit the final loss of over 400 runs
+# (70M to 16B parameters) with
+#
+# $$L(N, D) = E + \frac{A}{N^{\alpha}} + \frac{B}{D^{\beta}}$$
+#
+# E is the loss of a perfect model (the entropy of text); the other two terms are what a finite
+# model and finite data leave on the table. At a fixed budget C = 6ND, substitute D = C/(6N) and
+# set dL/dN = 0:
+#
+# $$-\alpha\frac{A}{N^{\alpha+1}} + \beta\frac{B}{D^{\beta}}\cdot\frac{1}{N} = 0
+# \quad\Longrightarrow\quad \alpha\frac{A}{N^{\alpha}} = \beta\frac{B}{D^{\beta}}$$
+#
+# and solving with ND = C/6 gives the closed form (their App. D.2, Eq. 4):
+#
+# $$N^*(C) = G\left(\frac{C}{6}\right)^{a},\quad D^*(C) = G^{-1}\left(\frac{C}{6}\right)^{b},\quad
+# G = \left(\frac{\alpha A}{\beta B}\right)^{\frac{1}{\alpha+\beta}},\quad a = \frac{\beta}{\alpha+\beta},\ b = \frac{\alpha}{\alpha+\beta}.$$
+#
+# When α ≈ β, a ≈ b ≈ ½: **parameters and tokens grow together**, and D*/N* barely changes with
+# C. Chinchilla itself (70B parameters on 1.4T tokens, Gopher's budget of 5.76e23 FLOPs) is the
+# origin of the rule of thumb of **20 tokens per parameter**, with N the total parameter count,
+# embeddings included. What do the published fits say at that budget?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+C_GOPHER = 5.76e23  # Hoffmann et al. 2022, Fig. 2 caption and Table 3: Gopher's and Chinchilla's budget
+rows = []
+for name in ("hoffmann2022", "hoffmann2022_tex", "besiroglu2024"):
+    n, d = sc.compute_optimal(C_GOPHER, name)
+    rows.append({"fit": name, "N*": llmcost.fmt_count(n), "D*": llmcost.fmt_count(d),
+                 "D*/N*": f"{d / n:.1f}", "a": f"{sc.LOSS_FITS[name].a:.3f}"})
+    print(f"{name:>16}: N* = {n:.3g}, D* = {d:.3g}, {d / n:.1f} tokens per parameter")
+plots.table(pd.DataFrame(rows))
+
+# %% [markdown]
+# **Why 92.6 and not 20?** The printed approach-3 constants (E 1.69, A 406.4, B 410.7, α 0.34,
+# β 0.28) put β well below α, so a = 0.45 and the optimum drifts towards data: ~93 tokens per
+# parameter at Chinchilla's budget, which contradicts Hoffmann's own approaches 1 and 2 and the
+# 70B/1.4T choice itself. Besiroglu, Erdil, Barnett and You (Epoch AI, 2024, arXiv:2404.10102)
+# reconstructed the data from Hoffmann's Fig. 4, refit the same form and found that the original
+# optimizer had stopped before converging (a poor loss scale) and that the printed constants are
+# rounded (the TeX source has α 0.3392, β 0.2849, still 59 tokens per parameter). Their refit,
+# E 1.8172, A 482.01, B 2085.43, α 0.3478, β 0.3658, fits the data better and gives **18.4** tokens
+# per parameter, a = 0.513, in line with approaches 1–2. This workbook uses their fit by default.
+#
+# The older Kaplan et al. 2020 law uses another form (their Eq. 1.5, non-embedding N, WebText2) and
+# allocates compute mostly to size (N ∝ C^0.73). Its losses are on another scale, so the fair
+# comparison is by allocation exponents:
+
+# %%
+plots.table(sc.allocation_exponents(), {"a": "{:.3f}", "b": "{:.3f}"})
+
+# %% [markdown]
+# Kaplan's 0.73 came from runs whose learning-rate schedule was not matched to their token count
+# (Hoffmann et al. 2022 §2) and from counting non-embedding parameters at small scale (Pearce and
+# Song 2024, *Reconciling Kaplan and Chinchilla Scaling Laws*, arXiv:2406.12907); Chinchilla's runs
+# set the cosine schedule to each run's length. DeepSeek LLM (2024) fits the same trade in FLOPs per token (M, attention included) and
+# lands between the two, at 0.52.
+#
+# > **Takeaway.** At a fixed budget, grow parameters and tokens together: about 20 tokens per
+# > (total) parameter under the corrected fit. The printed Chinchilla constants are not the
+# > Chinchilla rule; check which constants a calculator uses.
+
+# %% [markdown]
+# ## 2. IsoFLOP curves: too small and too big both lose
+#
+# Fix C and vary N (so D = C/6N): the loss traces a valley (Hoffmann et al.'s approach 2, Fig. 3).
+# Left of the minimum the model is too small for its data; right of it, too big for its tokens.
+
+# %%
+budgets = [1e21, 1e22, 1e23, C_GOPHER, 1e25]
+n_axis = np.geomspace(1e8, 3e12, 300)
+curves = {f"{c:.2g}": sc.isoflop_curve(c, n_axis, fit) for c in budgets}
+optima = {f"{c:.2g}": (sc.compute_optimal(c, fit)[0], sc.loss(*sc.compute_optimal(c, fit), fit))
+          for c in budgets}
+ax = plots.isoflop_curves(n_axis, curves, optima, fit_name=fit.name)
+ax.set_ylim(fit.E, fit.E + 1.3);
+
+# %% [markdown]
+# The valley is flat near its bottom: a model 2× off the optimum loses little, which is why the
+# trade-off in the next sections has room to move. In the (N, D) plane, iso-loss contours and the
+# isoFLOP lines (dotted) meet tangentially on the compute-optimal frontier. For a **target loss**
+# ℓ the cheapest run sits where the reducible loss ℓ − E splits β : α between the model and data
+# terms:
+#
+# $$\frac{A}{N^{\alpha}} = \frac{\beta}{\alpha+\beta}(\ell - E),\qquad \frac{B}{D^{\beta}} = \frac{\alpha}{\alpha+\beta}(\ell - E).$$
+
+# %%
+n_g, d_g = np.geomspace(1e8, 1e13, 160), np.geomspace(1e9, 1e15, 160)
+grid = sc.loss(n_g[None, :], d_g[:, None], fit)
+c_line = np.geomspace(1e19, 1e28, 50)
+ax = plots.loss_contours(n_g, d_g, grid, sc.compute_optimal(c_line, fit), budgets=[1e21, 1e23, 1e25],
+                         fit_name=fit.name)
+
+# %% [markdown]
+# > **Takeaway.** The loss valley at fixed compute is shallow, and the compute-optimal frontier
+# > is the line through the cheapest point of every iso-loss contour.
+#
+# ## 3. How sure is the optimum?
+#
+# Besiroglu et al. publish standard errors: A 482 ± 125, B 2085 ± 1293, α 0.348 ± 0.015,
+# β 0.366 ± 0.021. Drawn independently they would say almost nothing, but the estimates are not
+# independent: a larger A with a larger α (and B with β) predicts nearly the same losses on the
+# fitted runs, so the errors cancel in N* and D*. Their notebook computes the joint form, the
+# covariance of a 4,000-resample bootstrap, without printing it; the workbook recomputed it with
+# their method on their published data (`llmcost.scaling.BESIROGLU_BOOTSTRAP_COV`; it reproduces
+# their standard errors, correlations A–α 0.999 and B–β 0.999). The 95% bands:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+band_c = [1e21, C_GOPHER, c_run, 1e26]
+band = sc.compute_optimal_band(band_c)
+loose = sc.compute_optimal_band(band_c, correlated=False)
+for c, r in band.iterrows():
+    print(f"C = {c:.3g}: N* {r['n_params_q2.5']:.3g}-{r['n_params_q97.5']:.3g}, tokens/param "
+          f"{r['tokens_per_param_q2.5']:.1f}-{r['tokens_per_param_q97.5']:.1f} "
+          f"(median {r['tokens_per_param_q50']:.1f})")
+r = loose.loc[C_GOPHER]
+print(f"independent marginals at {C_GOPHER:.3g} (wrong): tokens/param "
+      f"{r['tokens_per_param_q2.5']:.2f}-{r['tokens_per_param_q97.5']:.0f}")
+
+# %% [markdown]
+# The joint band is still wide (roughly 8 to 42 tokens per parameter at Chinchilla's budget): the
+# fit rests on a few hundred runs read off a figure, and the bootstrap covers only the
+# statistical error, not the choice of functional form, data or tokenizer. Sampling the marginal
+# errors independently gives a band from well under one token per parameter to over a thousand,
+# which is not an uncertainty but an artefact of dropping the correlations. The band here is a
+# normal approximation in the fit's own space (log A, log B, log E, α, β), centred on the
+# published maximum-likelihood estimates (median 18.4 tokens per parameter at Chinchilla's
+# budget) with the spread of bootstrap refits that use the Huber loss, whose own point estimate
+# sits a little lower (about 17.9 tokens per parameter); Epoch's own notebook builds its intervals
+# the same way. The two centres differ by about 3%, small beside the band's factor-of-two width;
+# the band is not claimed to err on either side.
+#
+# > **Takeaway.** "20 tokens per parameter" is uncertain by a factor of about two either way;
+# > quote the joint band, never one built from independent standard errors.
+
+# %% [markdown]
+# ## 4. Real models on the frontier
+#
+# Where do published models sit? The catalogue holds their parameters and training tokens (each
+# row with its source). Dense models are placed by total parameters; MoE models (DeepSeek-V3,
+# diamonds) by **active** parameters, which set their FLOPs, but the fits were made on dense
+# models and do not describe them.
+
+# %%
+models = sc.frontier_models()
+ax = plots.models_on_frontier(models, sc.compute_optimal(c_line, fit),
+                              mark=(n_run, p["train_tokens"], f"this scenario: {spec.name}"),
+                              fit_name=fit.name)
+ax.set_xlim(5e7, 2e12)
+ax.set_ylim(1e10, 1e14);
+
+# %%
+named = ["gpt-3-175b", "gopher-280b", "chinchilla-70b", "llama-1-65b", "llama-2-70b",
+         "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "deepseek-v3", "olmo2-7b"]
+view = models.set_index("name").loc[[m for m in named if m in set(models.name)]]
+view = view.assign(optimal_tokens_per_param=sc.tokens_per_parameter(view.compute_flops, fit))
+plots.table(view[["n_params", "n_active_params", "train_tokens", "tokens_per_param",
+                  "optimal_tokens_per_param", "compute_flops", "moe"]],
+            {"n_params": "{:.3g}", "n_active_params": "{:.3g}", "train_tokens": "{:.3g}",
+             "tokens_per_param": "{:,.1f}", "optimal_tokens_per_param": "{:.1f}",
+             "compute_flops": "{:.2e}"}, index=True)
+
+# %% [markdown]
+# Before Chinchilla, large models were trained on ~300B tokens whatever their size (GPT-3 at 1.7
+# tokens per parameter, Gopher at 1.1). Since LLaMA (2023), open models are trained far past the
+# compute-optimal point: Llama 3.1 8B saw ~1,900 tokens per parameter, a hundred times the
+# Chinchilla ratio. That is not a mistake; the next sections show why. The scenario's run against
+# the frontier:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+eff = sc.run_efficiency(n_run, p["train_tokens"], fit)
+print(f"{spec.name}: {eff['tokens_per_param']:.1f} tokens/param vs compute-optimal "
+      f"{eff['optimal_tokens_per_param']:.1f} at C = {eff['compute_flops']:.3g} FLOPs")
+print(f"compute-optimal at that budget: N* = {eff['optimal_n_params']:.3g}, D* = "
+      f"{eff['optimal_tokens']:.3g}, loss {eff['optimal_loss']:.4f} vs the run's {eff['loss']:.4f}")
+print(f"reaching the run's loss compute-optimally takes {eff['flops_for_same_loss']:.3g} FLOPs: "
+      f"the run's allocation costs {eff['compute_overhead']:.1%} extra training compute")
+
+# %% [markdown]
+# > **Takeaway.** Modern open models sit one to two orders of magnitude above 20 tokens per
+# > parameter. Training past the optimum costs some extra training compute for the same loss;
+# > what it buys is a smaller model to serve.
+#
+# ## 5. When data runs out: repeated tokens
+#
+# The fits assume every token is fresh. A domain model (code, law, a language with little text)
+# may have a fixed corpus of U unique tokens. Muennighoff et al. 2023 (*Scaling Data-Constrained
+# Language Models*, arXiv:2305.16264, §3.1) replace D by an effective count: with R = D/U − 1
+# repetitions,
+#
+# $$D' = U + U R^*_D\left(1 - e^{-R/R^*_D}\right),\qquad R^*_D \approx 15.4,$$
+#
+# and similarly discount parameters beyond the compute-optimal size for U (R*_N ≈ 5.3). Four
+# epochs are worth nearly four fresh ones; forty are worth about fifteen; the ceiling is
+# U·(1 + R*_D) ≈ 16 U.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for epochs in (1, 2, 4, 16, 40, 100):
+    eff_d = sc.effective_tokens(epochs * 1e11, 1e11)
+    print(f"{epochs:>3} {'epoch ' if epochs == 1 else 'epochs'} over 100B unique tokens: worth {eff_d / 1e9:,.0f}B fresh tokens "
+          f"({eff_d / (epochs * 1e11):.0%} of the tokens seen)")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+unique = p["scaling_unique_tokens"] or 1e11  # None: a 100B-token domain corpus, for illustration
+print(f"{'scenario corpus' if p['scaling_unique_tokens'] else 'illustration'}: {unique:.3g} unique "
+      "tokens (Muennighoff et al.'s own fit, losses on C4)")
+for share in (0.01, 0.1, 1.0):
+    dc = sc.data_constrained_optimum(share * c_run, unique)
+    print(f"C = {share * c_run:.3g}: best N = {dc['n_params']:.3g} for {dc['epochs']:.1f} epochs, loss "
+          f"{dc['loss']:.4f}; fresh data: N = {dc['unconstrained_n_params']:.3g}, loss "
+          f"{dc['unconstrained_loss']:.4f}")
+
+# %% [markdown]
+# Repeating is better than refusing to: with the same corpus and the largest budget above, a run
+# that sees each token once must put the whole budget into parameters (N = C/(6U), the numerical
+# optimum under the constraint D ≤ U):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+mu = sc.LOSS_FITS["muennighoff2023"]
+n_once, d_once = sc.compute_optimal_numerical(c_run, mu, max_tokens=unique)
+print(f"one epoch only: N = {n_once:.3g} on {d_once:.3g} tokens, loss "
+      f"{sc.data_constrained_loss(n_once, d_once, unique, mu):.4f} (excess parameters discounted); "
+      f"repeating: loss {dc['loss']:.4f} ({dc['epochs']:.1f} epochs)")
+
+# %% [markdown]
+# While a budget needs only a few epochs, the data-constrained optimum is close to the
+# fresh-data one: at 1.8 epochs the best model is 7.88·10⁹ parameters against 8.39·10⁹ on fresh
+# data (6% smaller), and the loss only 0.0017 worse.
+# As the budget outgrows the corpus, the best run repeats it more and more (Muennighoff et al.
+# find that epochs should grow faster than parameters, because parameters beyond the
+# compute-optimal size for the unique data are discounted too, R*_N = 5.3), and the gap to what
+# fresh data would give widens: each tenfold of compute buys less. Muennighoff's losses are on C4
+# with their own refit, so compare them only with each other.
+#
+# > **Takeaway.** Up to about four epochs, repeated data is nearly as good as new; beyond ~16 it is
+# > worth little, and a fixed corpus caps what more compute can buy.
+
+# %% [markdown]
+# ## 6. The inference-adjusted optimum
+#
+# Sardana, Portes, Doubov and Frankle 2024 (*Beyond Chinchilla-Optimal*, arXiv:2401.00448, ICML)
+# ask a different question: for a target loss ℓ and a lifetime demand of D_inf served tokens,
+# which (N, D_tr) minimises **lifetime** FLOPs?
+#
+# $$\min_{N, D_{tr}}\; 6 N D_{tr} + 2 N D_{inf}\quad\text{subject to}\quad L(N, D_{tr}) = \ell$$
+#
+# On the iso-loss contour D_tr(N) = (B/(ℓ − E − A/N^α))^{1/β}, so it is a one-dimensional search over
+# N between the smallest model that can reach ℓ and the Chinchilla-optimal one (more demand never
+# makes the best model larger). With D_inf = 0 it is the Chinchilla point. Their Fig. 1: a lab
+# plans a Chinchilla-optimal 13B model and expects 2T tokens of demand; a 7B of equal loss
+# trained longer "can reduce their total compute by 1.7 × 10²² FLOPs (17%)". How much depends on
+# the constants:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for name in ("sardana2024", "hoffmann2022_tex", "hoffmann2022", "besiroglu2024"):
+    r = sc.replace_with_smaller(13e9, 7e9, 2e12, name)
+    print(f"{name:>16}: 13B optimum on {r['large_tokens']:.3g} tokens, loss {r['loss']:.4f}; 7B needs "
+          f"{r['small_tokens']:.3g}; saves {r['saving_flops']:.3g} FLOPs ({r['saving_fraction']:.1%})")
+
+# %% [markdown]
+# With α = 0.336, β = 0.283 (Chinchilla's coefficients as used by Sardana et al.: the defaults of
+# their code, github:nikhilsardana/beyond-chinchilla README) the saving is 17.4%, as published; with the TeX constants 16.3%; with the printed rounded ones only 9.1%, because they
+# make the 13B's own optimum already data-heavy (992B tokens), so the 7B has less to gain. With
+# the Epoch fit the 13B's optimum is only 260B tokens and the same move saves 28%. A headline
+# saving is only as good as the fit behind it: record the constants with the number.
+#
+# For the scenario: the target is the loss the scenario's run reaches under the chosen fit, and
+# the demand sweeps from none to far beyond the scenario's:
+
+# %%
+target = float(sc.loss(n_run, p["train_tokens"], fit))
+demand = np.geomspace(1e9, 1e16, 60)
+sweep = sc.inference_adjusted_optimum(target, demand, fit)
+ax = plots.optimum_vs_demand(demand, sweep, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM,
+                             title=f"Same loss as the scenario ({target:.3f}, {fit.name}): more demand, smaller model")
+ax.axvline(p["inference_tokens_lifetime"], color="C3", ls="--", lw=1);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+opt = sc.inference_adjusted_optimum(target, p["inference_tokens_lifetime"], fit)
+print(f"target loss {target:.4f} ({fit.name}); lifetime demand {p['inference_tokens_lifetime']:.3g} tokens")
+print(f"Chinchilla-optimal for that loss: N = {opt.chinchilla_n_params:.3g}, D = {opt.chinchilla_train_tokens:.3g}")
+print(f"inference-adjusted (FLOPs): N = {opt.n_params:.3g}, D = {opt.train_tokens:.3g} = "
+      f"{opt.tokens_per_param:,.0f} tokens/param ({opt.overtraining_ratio:.1f}x Chinchilla's ratio)")
+if p["inference_tokens_lifetime"] == 0:
+    print("no lifetime demand: the inference-adjusted optimum is the Chinchilla-optimal model (saves 0%)")
+else:
+    print(f"lifetime FLOPs {opt.total_cost:.3g} vs {opt.chinchilla_total_cost:.3g}: "
+          f"saves {opt.saving_fraction:.1%}")
+
+# %% [markdown]
+# Optima far to the right of the shaded band (more than ~340 tokens per parameter, the most
+# Hoffmann's runs reached) are extrapolations of the fit. Sardana et al. trained 47 models up to
+# 10,000 tokens per parameter and found that quality keeps improving there, but that fits made at
+# ordinary ratios overstate the value of extra tokens at extreme ones.
+#
+# > **Takeaway.** The more a model will be used, the smaller and longer-trained it should be;
+# > with a few trillion tokens of demand the best model is already several times over-trained
+# > relative to Chinchilla.
+
+# %% [markdown]
+# ## 7. Lifetime cost in dollars: training plus serving
+#
+# FLOPs are not dollars. A training FLOP costs the GPU price divided by (peak × MFU)
+# (`llmcost.compute`). A served token does not cost 2·N FLOPs at training MFU: decode is
+# memory-bound, every step reads all the weights once for the whole batch, and prefill runs at a
+# different efficiency. The serving price per token comes from the roofline serving model of
+# notebook 05 (`llmcost.inference.serving_cost`) for the scenario's model on the scenario's GPU
+# and price, with the scenario's serving set-up (the same `serve_*` keys and request shape as
+# notebook 05: by default the cheapest tensor-parallel size and the largest batch that fits in
+# HBM), then scales with N (a decode step's weight reads grow with N; prefill FLOPs too):
+#
+# $$\text{cost}(N, D_{tr}) = \frac{6ND_{tr}\cdot p_{GPU}}{3600\cdot \text{peak}\cdot \text{MFU}}\cdot\frac{F}{6N} + D_{inf}\,s_{ref}\frac{N}{N_{ref}}$$
+#
+# The factor F/6N puts training on the workbook's MFU basis (README "Conventions"): MFU counts
+# the model FLOPs per token F of `llmcost.compute.model_flops_per_token`, attention over the full
+# matrix at the scenario's `seq_len`, not 6N. With it, the scenario's training dollars below equal
+# notebook 01's compute cost of the same run (`llmcost.scaling.train_usd_per_flop`); the factor is
+# taken at the scenario's shape for every size in the table.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
+sv = dict(tp=p["serve_tp"], batch=p["serve_batch"], weight_dtypes=(p["serve_weight_dtype"],),
+          kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"])
+ref = sc.reference_serving_cost(spec, gpu, price, P, R, **sv)
+serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), spec.n_params)
+usd_per_flop = sc.train_usd_per_flop(gpu, p["mfu"], price, p["dtype"], spec, p["seq_len"])
+f_6n = sc.model_flops_per_token_ratio(spec, p["seq_len"])  # MFU basis: full-attention model FLOPs
+print(f"training: ${price:.2f}/GPU-h ({price_source}), MFU {p['mfu']:.0%} on model FLOPs "
+      f"(F/6N = {f_6n:.3f} at {p['seq_len']:,} tokens) -> ${usd_per_flop * 1e18:.3f} per 1e18 6ND-FLOPs")
+print(f"the scenario's training: {llmcost.fmt_usd(usd_per_flop * c_run)} (notebook 01's compute line; "
+      f"6ND alone would say {llmcost.fmt_usd(usd_per_flop / f_6n * c_run)})")
+print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}, {ref.notes}): "
+      f"${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input tokens")
+ratio = serve(spec.n_params) / (usd_per_flop * 2 * spec.n_params)
+print(f"served token ({P} in : {R} out): ${serve(spec.n_params) * 1e6:.3f} per M, "
+      f"{ratio:.2f}x what 2N FLOPs at training MFU would cost -> the dollar optimum is "
+      f"{'larger' if ratio < 1 else 'smaller'} than the FLOP optimum")
+
+# %% [markdown]
+# The serving model's prices are a roofline upper bound on throughput, hence a lower bound on
+# cost (engines measure 1.1–4.1× slower, notebook 05). How well does "cost ∝ N" hold across sizes
+# in the same serving model? For the Llama 3.1 family on the scenario's GPU and price, each at
+# its cheapest tensor-parallel size (FP8 weights where the scenario's precision does not fit):
+
+# %%
+rows = []
+for name in ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"):
+    m = llmcost.load_model(name)
+    c = sc.reference_serving_cost(m, gpu, price, P, R, **{**sv, "tp": 0, "weight_dtypes":
+                                                           (p["serve_weight_dtype"], "fp8")})
+    rows.append({"model": name, "N": m.n_params, "TP": c.tp, "batch": c.batch, "weights": c.notes.split(",")[0],
+                 "USD per M tokens": c.usd_per_m_blended,
+                 "USD per M tokens per 1e9 params": c.usd_per_m_blended / m.n_params * 1e9})
+plots.table(pd.DataFrame(rows), {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
+                                 "USD per M tokens per 1e9 params": "${:.4f}"})
+
+# %% [markdown]
+# Within one precision the cost per token per parameter is nearly constant (8B and 70B within a
+# few percent); serving in FP8 (405B does not fit in BF16 on 8 H100s) cuts it by about a third,
+# one more lever the FLOP version cannot see. Now the same-quality choices, priced:
+
+# %%
+opt_usd = sc.inference_adjusted_optimum_usd(target, p["inference_tokens_lifetime"], usd_per_flop, serve, fit)
+sizes = np.array([opt.chinchilla_n_params, opt_usd.n_params, opt.n_params,
+                  opt.chinchilla_n_params / 4, n_run])
+labels = np.array(["Chinchilla-optimal", "optimum in USD", "optimum in FLOPs", "Chinchilla N / 4",
+                   f"scenario ({spec.name})"])
+opts = sc.same_loss_options(target, sizes, p["inference_tokens_lifetime"], fit, usd_per_flop, serve)
+opts.insert(0, "choice", labels[np.isfinite(sc.tokens_for_loss(target, sizes, fit))])
+plots.table(opts.drop(columns=["train_flops", "inference_flops", "total_flops"]),
+            {"n_params": "{:.3g}", "train_tokens": "{:.3g}", "tokens_per_param": "{:,.0f}",
+             "train_usd": "${:,.0f}", "inference_usd": "${:,.0f}", "total_usd": "${:,.0f}"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"optimum in dollars: N = {opt_usd.n_params:.3g} on {opt_usd.train_tokens:.3g} tokens "
+      f"({opt_usd.tokens_per_param:,.0f} tokens/param); lifetime {llmcost.fmt_usd(opt_usd.total_cost)} = "
+      f"{llmcost.fmt_usd(opt_usd.train_cost)} training + {llmcost.fmt_usd(opt_usd.inference_cost)} serving")
+print(f"Chinchilla-optimal model for the same loss: {llmcost.fmt_usd(opt_usd.chinchilla_total_cost)} "
+      + ("(no serving demand: it is the optimum, saves 0%)" if p["inference_tokens_lifetime"] == 0
+         else f"(the optimum saves {opt_usd.saving_fraction:.1%})"))
+scen = opts.iloc[-1] if opts.choice.iloc[-1].startswith("scenario") else None
+if scen is not None:
+    print(f"the scenario's own allocation: {llmcost.fmt_usd(scen.total_usd)} over its lifetime")
+
+# %% [markdown]
+# The dollar optimum moves away from the FLOP optimum by the ratio printed in the serving cell:
+# when a served token costs less than 2·N training-priced FLOPs (large decode batches amortise the
+# weight reads; the roofline price excludes idle capacity), serving weighs less against training
+# than 2·N·D_inf suggests and the dollar optimum is a larger model; when it costs more, a smaller
+# one. Cheaper serving (FP8, bigger batches, speculative decoding) moves the optimum back
+# towards Chinchilla; expensive serving (low utilisation, tight latency targets, small batches)
+# moves it further to small over-trained models.
+#
+# > **Takeaway.** Price the two sides separately: the FLOP version of the trade-off is a useful
+# > sketch, but serving efficiency, which the training fit knows nothing about, sets where the
+# > dollar optimum falls.
+#
+# ## 8. What these fits do not cover
+#
+# * **Dense models trained once over their data.** The fits come from dense transformers on
+#   MassiveText with one learning-rate schedule per run. MoE models change the FLOPs per parameter
+#   (DeepSeek-V3 is placed by active parameters above, but no fit here describes it); distillation
+#   from a larger model, curriculum and annealing stages change the loss a token buys.
+# * **Data quality and domain.** A better-filtered or domain corpus shifts E, B and β; a domain
+#   model with a fixed corpus needs the repeated-data correction of section 5, whose constants come
+#   from C4.
+# * **Extrapolation.** The fitted runs span 57M–16B parameters and up to ~340 tokens per parameter;
+#   frontier models are far outside both.
+# * **Loss is not quality.** The target is pre-training loss; downstream ability, post-training and
+#   safety work are not in the fit.
+# * **Public research figures.** The constants and prices are from papers and public price lists,
+#   not any vendor's internal costs; serving costs are roofline estimates (notebook 05).
+
+# %% [markdown]
+# ## Exercises
+#
+# Use the **teaching accelerator** (1 PFLOP/s dense, 50% MFU, so 5·10¹⁴ useful FLOP/s) where a
+# time is asked.
+#
+# 1. With 20 tokens per parameter and C = 6ND, what model and token count does a budget of
+#    1.2·10²³ FLOPs buy, and how many teaching-accelerator hours does it take?
+# 2. In Sardana et al.'s example, the Chinchilla-optimal 13B model trains on 5.76·10¹¹ tokens and a
+#    7B of equal loss needs 1.24·10¹² tokens. Compute both lifetime FLOPs at 2·10¹² inference
+#    tokens, and the demand at which the two cost the same.
+# 3. A domain corpus has 100B unique tokens. What are 4 and 40 epochs over it worth in fresh
+#    tokens under Muennighoff et al.'s R*_D = 15.4?
+#
+# <details><summary>Worked answers</summary>
+#
+# 1. C = 6·N·(20N) = 120·N², so N = √(1.2·10²³/120) = √(10²¹) ≈ 3.16·10¹⁰ (31.6B parameters) and
+#    D = 20N ≈ 6.3·10¹¹ tokens. Time: 1.2·10²³ / 5·10¹⁴ = 2.4·10⁸ accelerator-seconds ≈ 66,700
+#    accelerator-hours.
+# 2. 13B: 6·13·10⁹·5.76·10¹¹ = 4.49·10²² training + 2·13·10⁹·2·10¹² = 5.2·10²² serving = 9.69·10²².
+#    7B: 6·7·10⁹·1.24·10¹² = 5.21·10²² + 2·7·10⁹·2·10¹² = 2.8·10²² = 8.01·10²². Saving 1.68·10²²
+#    (17.4%). Break-even: the 7B's extra training, 5.21·10²² − 4.49·10²² = 7.2·10²¹, equals the
+#    serving it saves, 2·(13 − 7)·10⁹·D_inf, so D_inf ≈ 6·10¹¹ tokens.
+# 3. 4 epochs: R = 3, D′ = 100B·(1 + 15.4·(1 − e^(−3/15.4))) ≈ 373B (93% of the 400B seen).
+#    40 epochs: R = 39, D′ = 100B·(1 + 15.4·(1 − e^(−39/15.4))) ≈ 1,517B (38% of 4,000B).
+#
+# </details>
+
+# %% [markdown]
+# ## Headline figures
+#
+# The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+b = band.loc[c_run]
+publish_summary("06_chinchilla", [
+    summary_row("run_tokens_per_param", "tokens per parameter (scenario)", float(eff["tokens_per_param"]), "",
+                "active parameters for MoE" if spec.is_moe else "total parameters"),
+    summary_row("optimal_tokens_per_param", "compute-optimal tokens per parameter",
+                float(eff["optimal_tokens_per_param"]), "", f"{fit.name} at the scenario's 6ND"),
+    summary_row("optimal_tokens_per_param_low", "  95% band, low", float(b["tokens_per_param_q2.5"]), "",
+                "Besiroglu et al. bootstrap (joint)"),
+    summary_row("optimal_tokens_per_param_high", "  95% band, high", float(b["tokens_per_param_q97.5"]), "",
+                "Besiroglu et al. bootstrap (joint)"),
+    summary_row("optimal_n_params", "compute-optimal parameters", float(eff["optimal_n_params"]), "",
+                f"{fit.name}"),
+    summary_row("allocation_compute_overhead", "extra training compute of the allocation",
+                float(eff["compute_overhead"]), "", "vs compute-optimal at the same loss"),
+    summary_row("lifetime_optimal_n_params", "inference-adjusted optimum (USD)", float(opt_usd.n_params), "",
+                f"{llmcost.fmt_count(p['inference_tokens_lifetime'])} served tokens"),
+    summary_row("lifetime_optimal_tokens_per_param", "its tokens per parameter",
+                float(opt_usd.tokens_per_param), "", "same loss as the scenario"),
+    summary_row("lifetime_cost_usd", "lifetime cost at the optimum", float(opt_usd.total_cost), "USD",
+                "training + serving"),
+    summary_row("lifetime_saving_vs_chinchilla", "saving vs Chinchilla-optimal", float(opt_usd.saving_fraction),
+                "", "lifetime USD, same loss"),
+])
+
+# %% [markdown]
+# ## Explore
+#
+# Change the compute budget, the fit, the lifetime demand and the prices per training GPU-hour and
+# per served token; the optimum and the cost table follow. (In a report these widgets are switched
+# off; run the notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.widgets import scaling_explorer
+
+    display(scaling_explorer(c_run, fit.name, p["inference_tokens_lifetime"], price,
+                             serve(1e9) * 1e6, gpu.name, p["mfu"], p["dtype"], spec,
+                             p["seq_len"]))

@@ -1,0 +1,217 @@
+"""The HTML report as a reader opens it: from a folder (``file://``), with no network, in
+Debian's Chromium at a laptop's and a phone's width (tests/_browser.py launches it).
+
+One report of the default scenario is written (every notebook, found by glob through
+``report.list_notebooks``, so notebooks added later are checked too); each page is opened at
+1280 px and 390 px. A screenshot of every page at each width is kept in the test's temporary
+folder and named in any failure message.
+
+What a page must do (issue 19 §2):
+* every figure the executed notebook holds (an ``image/png`` output) is an ``<img>`` that loaded;
+  no figure left as its text repr (``<Figure size ...>``);
+* every link between the pages resolves to a file of the report (and its ``#anchor`` to an id on
+  that page); nothing is fetched from the network (requests other than ``file:`` are blocked and
+  any such request is a failure: a report read offline must not depend on a CDN);
+* the headline numbers the notebook published (``publish_summary``) appear as text;
+* no code cells, no tracebacks, no warnings (stderr outputs);
+* at both widths: the page's scroll width is at most the viewport's (wide tables scroll in their
+  own box), every image fits inside the viewport, body text is at least 14 px;
+* the index links every notebook page and shows the scenario, the whole bill and each notebook's
+  headline figures.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from llmcost import SCENARIO_DIR, report
+
+from _browser import chromium, requires_browser
+
+pytestmark = [requires_browser, pytest.mark.notebook]
+
+WIDTHS = {"laptop": 1280, "phone": 390}
+MIN_TEXT_PX = 14
+# A report under pytest-xdist runs its notebooks one at a time (the workers already use the cores).
+JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else None
+
+# Everything measured on a page in one pass (returned to Python as JSON).
+MEASURE_JS = r"""() => {
+  const vw = document.documentElement.clientWidth;
+  const visible = (el) => {
+    const s = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    return s.display !== 'none' && s.visibility !== 'hidden' && r.width > 0 && r.height > 0;
+  };
+  // An image "fits" when it is no wider than the viewport and does not stick out of it; an image
+  // inside a box that scrolls sideways is measured by that box instead.
+  const scroller = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const ox = getComputedStyle(p).overflowX;
+      if ((ox === 'auto' || ox === 'scroll') && p !== document.documentElement
+          && p !== document.body) return p;
+    }
+    return null;
+  };
+  const imgs = [...document.images].map((im) => {
+    const box = scroller(im) || im;
+    const r = box.getBoundingClientRect();
+    return {src: im.src.slice(0, 60), loaded: im.complete && im.naturalWidth > 0,
+            left: r.left, right: r.right, width: r.width};
+  });
+  const small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || !n.textContent.trim() || !visible(el)) continue;
+    if (el.closest('script,style,noscript')) continue;
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (px < %MIN%) small.push({tag: el.tagName, cls: el.className.toString().slice(0, 60),
+                                px: px, text: n.textContent.trim().slice(0, 50)});
+  }
+  const ids = new Set([...document.querySelectorAll('[id]')].map((e) => e.id));
+  [...document.querySelectorAll('a[name]')].forEach((a) => ids.add(a.name));
+  return {
+    viewport: vw,
+    scrollWidth: document.documentElement.scrollWidth,
+    imgs: imgs,
+    small: small.slice(0, 12), nSmall: small.length,
+    links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),
+    ids: [...ids],
+    text: document.body.innerText,
+    codeCells: document.querySelectorAll(
+      '.jp-CodeCell .jp-InputArea, .jp-InputArea-editor, .jp-CodeMirrorEditor, .cm-editor, ' +
+      'div.input_area, .jp-InputPrompt').length,
+    stderr: [...document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"],' +
+                                           '.output_stderr')]
+            .map((e) => e.innerText.slice(0, 200)),
+  };
+}""".replace("%MIN%", str(MIN_TEXT_PX))
+
+
+@pytest.fixture(scope="module")
+def written_report(tmp_path_factory):
+    if os.environ.get("LLMCOST_TEST_REPORT_DIR"):  # working on the pages: reuse a written report
+        return Path(os.environ["LLMCOST_TEST_REPORT_DIR"])
+    out = tmp_path_factory.mktemp("browser-report") / "default"
+    res = report.run_report(SCENARIO_DIR / "default.yaml", out, timeout_s=300,
+                            progress=lambda s: None, jobs=JOBS)
+    assert not res.failed
+    return out
+
+
+@pytest.fixture(scope="module")
+def pages(written_report, tmp_path_factory):
+    """Every page of the report measured at both widths: {(page, width name): (measures,
+    screenshot path, blocked network requests)}."""
+    shots = tmp_path_factory.mktemp("screenshots")
+    names = ["index.html"] + [nb.stem + ".html" for nb in report.list_notebooks()]
+    found = {}
+    with chromium() as browser:
+        for wname, width in WIDTHS.items():
+            ctx = browser.new_context(viewport={"width": width, "height": 900},
+                                      device_scale_factor=1)
+            blocked = []
+
+            def block(route, request, sink=blocked):
+                sink.append(request.url)
+                route.abort()
+
+            ctx.route(re.compile(r"^(?!file:).*"), block)
+            page = ctx.new_page()
+            for name in names:
+                start = len(blocked)
+                page.goto((written_report / name).as_uri(), wait_until="load")
+                shot = shots / f"{Path(name).stem}-{width}px.png"
+                page.screenshot(path=str(shot), full_page=True)
+                found[(name, wname)] = (page.evaluate(MEASURE_JS), shot, blocked[start:])
+            ctx.close()
+    return found
+
+
+def _image_outputs(ipynb: Path) -> int:
+    cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
+    return sum("image/png" in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+
+
+PAGES = ["index.html"] + [nb.stem + ".html" for nb in report.list_notebooks()]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", PAGES)
+def test_page_fits_the_screen(pages, name, width):
+    m, shot, _ = pages[(name, width)]
+    vw = m["viewport"]
+    where = f"{name} at {WIDTHS[width]} px (screenshot: {shot})"
+    assert m["scrollWidth"] <= vw, f"{where}: the page scrolls sideways ({m['scrollWidth']} > {vw})"
+    too_wide = [i for i in m["imgs"] if i["width"] > vw + 0.5 or i["left"] < -0.5
+                or i["right"] > vw + 0.5]
+    assert not too_wide, f"{where}: images wider than the viewport: {too_wide[:3]}"
+    assert not m["small"], (f"{where}: {m['nSmall']} text runs below {MIN_TEXT_PX} px, e.g. "
+                            f"{m['small'][:4]}")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_content(pages, written_report, name):
+    m, shot, blocked = pages[(name, "laptop")]
+    where = f"{name} (screenshot: {shot})"
+    assert not blocked, f"{where}: the page fetches from the network: {sorted(set(blocked))}"
+    assert m["codeCells"] == 0, f"{where}: {m['codeCells']} code cells shown"
+    assert "import llmcost" not in m["text"], where
+    text = m["text"]
+    for bad in ("Traceback", "Warning:", "<Figure size", "Error displaying widget"):
+        assert bad not in text, f"{where}: the page shows {bad!r}: " \
+            f"...{text[max(0, text.find(bad) - 150):text.find(bad) + 150]}..."
+    assert not m["stderr"], f"{where}: stderr output (warnings) on the page: {m['stderr'][:3]}"
+    assert all(i["loaded"] for i in m["imgs"]), f"{where}: images that did not load"
+    # links: every relative link is a file of the report, every anchor an id on its target page
+    ids = {n: set(pages[(n, "laptop")][0]["ids"]) for n in PAGES}
+    for href in m["links"]:
+        url = urlparse(href)
+        if url.scheme in ("http", "https", "mailto"):
+            continue
+        target = unquote(url.path) or name
+        assert (written_report / target).is_file(), f"{where}: broken link {href!r}"
+        if url.fragment and target in ids:
+            # as the HTML spec finds a fragment: the raw text, then its percent-decoding
+            assert {url.fragment, unquote(url.fragment)} & ids[target], \
+                f"{where}: link {href!r}: no such anchor"
+    summary = json.loads((written_report / "summary.json").read_text())
+    if name == "index.html":
+        _check_index(m, summary, where)
+        return
+    stem = Path(name).stem
+    n_fig = _image_outputs(written_report / f"{stem}.ipynb")
+    assert len(m["imgs"]) == n_fig, f"{where}: {n_fig} figures in the notebook, " \
+        f"{len(m['imgs'])} images on the page"
+    rows = summary["notebooks"].get(stem, [])
+    words = _words(text)
+    missing = [r["label"] for r in rows if _words(report.format_value(r["value"], r["unit"]))
+               not in words or _words(r["label"]) not in words]
+    assert not missing, f"{where}: headline figures not on the page: {missing}"
+
+
+def _words(s: str) -> str:
+    return " ".join(str(s).split())
+
+
+def _check_index(m, summary, where):
+    text = _words(m["text"])
+    linked = {urlparse(h).path for h in m["links"]}
+    for nb in report.list_notebooks():
+        assert f"{nb.stem}.html" in linked, f"{where}: no link to {nb.stem}.html"
+    scenario = summary["scenario"]
+    assert scenario.get("title", "") in text and summary["scenario_file"] in text, where
+    assert "the whole bill" in text, where
+    total = report.format_value(summary["bill"]["bill.total_usd"], "USD")
+    assert total in text, f"{where}: the bill's total {total} is not shown"
+    for stem, rows in summary["notebooks"].items():
+        for r in rows:
+            assert _words(r["label"]) in text and _words(report.index_value(r)) in text, \
+                f"{where}: headline figure {stem}/{r['key']} ({report.index_value(r)}) not shown"

@@ -1,0 +1,91 @@
+"""The glossary (data/glossary.csv, notebook 10_glossary) covers the notebooks' terms."""
+
+import re
+
+import nbformat
+import pytest
+
+import llmcost
+from llmcost import glossary
+from llmcost.report import NOTEBOOK_DIR, list_notebooks
+
+#: Words with capitals in headings that are names, not terms (models, labs, units).
+NOT_TERMS = {"DeepSeek", "USD", "GPT", "OpenAI", "NVIDIA", "AMD", "Llama", "PaLM", "YAML",
+             "HTML", "JSON", "CSV"}
+#: The terms issue 18 lists with their Chinese names (the source material's terms).
+ISSUE_TERMS = {"total FLOPs": "总计算量", "MFU": "模型算力利用率", "GPU memory": "显存",
+               "pipeline parallelism": "流水线并行", "tensor parallelism": "张量并行",
+               "data parallelism": "数据并行", "expert parallelism": "专家并行",
+               "checkpoint": "检查点", "resuming from a checkpoint": "断点续训",
+               "gradient accumulation": "梯度累积", "pipeline bubble": "流水线气泡",
+               "post-training": "后训练", "inference": "推理"}
+
+
+def _all_names():
+    return [n for _, r in glossary.load_glossary().iterrows() for n in glossary.names(r)]
+
+
+def _heading_abbreviations():
+    """(notebook, word) for every word of two or more capitals in a markdown heading."""
+    out = []
+    for nb_path in list_notebooks():
+        nb = nbformat.read(nb_path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "markdown":
+                continue
+            for line in cell.source.splitlines():
+                if line.lstrip().startswith("#"):
+                    for w in re.findall(r"\b[A-Za-z0-9]*[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b",
+                                        line):
+                        out.append((nb_path.stem, re.sub(r"(?<=[A-Z])s$", "", w)))
+    return out
+
+
+def test_every_abbreviation_in_a_heading_is_in_the_glossary():
+    known = _all_names()
+    words = {w.lower() for n in known for w in re.findall(r"[A-Za-z0-9-]+", n)}
+    missing = sorted({(nb, w) for nb, w in _heading_abbreviations()
+                      if w not in NOT_TERMS and w.lower() not in words
+                      and not any(ch.isdigit() for ch in w)})
+    assert not missing, f"add these to data/glossary.csv (term or aliases): {missing}"
+
+
+def test_the_check_can_fail():
+    # A heading abbreviation that no row names is caught by the same rule.
+    words = {w.lower() for n in _all_names() for w in re.findall(r"[A-Za-z0-9-]+", n)}
+    assert "qwerty" not in words and "mfu" in words
+
+
+def test_issue_terms_have_their_chinese_names():
+    for term, zh in ISSUE_TERMS.items():
+        row = glossary.lookup(term)
+        assert row["chinese"] == zh, (term, row["chinese"])
+        assert row["chinese_source"].startswith("issue 18"), term
+
+
+def test_every_row_is_complete_and_points_somewhere_real():
+    df = glossary.load_glossary()
+    assert len(df) >= 60
+    stems = {p.stem for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")}
+    for _, r in df.iterrows():
+        assert r["term"] and r["chinese"] and r["definition"], r["term"]
+        assert r["notebook"] in stems, (r["term"], r["notebook"])
+        if r["function"]:
+            obj = llmcost
+            for part in r["function"].split(".")[1:]:
+                obj = getattr(obj, part)  # AttributeError names a stale function
+            assert callable(obj) or isinstance(obj, dict), r["function"]
+
+
+def test_lookup_and_tables():
+    assert glossary.lookup("dp")["term"] == "data parallelism"  # aliases, any case
+    assert glossary.lookup("HBM")["chinese"] == "显存"
+    with pytest.raises(ValueError, match="name='no such term'"):
+        glossary.lookup("no such term")
+    with pytest.raises(ValueError, match="name=3"):
+        glossary.lookup(3)
+    table = glossary.markdown_table("parallelism")
+    assert "| **pipeline bubble** (bubble) | 流水线气泡 |" in table
+    assert "[02](02_batch_size.ipynb) `llmcost.bubble_fraction`" in table
+    with pytest.raises(ValueError, match="topic='x'"):
+        glossary.markdown_table("x")

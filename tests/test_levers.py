@@ -1,0 +1,403 @@
+"""llmcost.levers: each lever against a hand-computed case, each parametric lever at its neutral
+setting, each break-even probability against a hand derivation, attribution summing to the
+portfolio total, and the GB200 NVL72 catalogue rows against NVIDIA's rack figures.
+
+Hand values are derived in the comments beside them; the scenario is the default one
+(data/scenarios/default.yaml), whose price $3.99 per H100-hour is Lambda's list price
+(data/prices.csv).
+"""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+import llmcost
+from llmcost import levers as lv
+from llmcost.catalog import DATA_DIR
+from llmcost.scenario import ScenarioError
+
+PRICE = 3.99  # default scenario, USD per H100-hour
+
+
+@pytest.fixture(scope="module")
+def s():
+    return lv._clean(llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"))
+
+
+@pytest.fixture(scope="module")
+def base(s):
+    return lv.bill(s)
+
+
+# ------------------------------------------------------------------ waste, hand-computed
+def test_no_waste_bill_is_the_ledgers(s, base):
+    # without waste figures the bill is exactly the ledger's (the waste lines are $0)
+    assert base.total_usd == pytest.approx(llmcost.build_ledger(s).total_usd, rel=1e-12)
+    assert base.line("waste.debug_jobs").usd == 0
+
+
+def test_release_failed_allocations_saves_their_gpu_hours(s):
+    # 1,000 idle GPU-hours × $3.99 = $3,990, and nothing else changes
+    r = lv.price_lever("x", "x", "waste", {**s, "waste_failed_job_gpu_hours": 1000.0},
+                       lv.release_failed_allocations({**s, "waste_failed_job_gpu_hours": 1000.0}))
+    assert r.saving_usd == pytest.approx(1000 * PRICE, rel=1e-9)
+    assert r.gpu_hours_saved == pytest.approx(1000.0, rel=1e-9)
+    assert r.days_saved == 0
+
+
+def test_forgotten_debug_jobs(s):
+    # 64 GPUs left running for 48 h over a weekend: 3,072 GPU-h × $3.99 = $12,257.28
+    w = {**s, "waste_debug_gpu_hours": 64 * 48.0}
+    r = lv.price_lever("x", "x", "waste", w, lv.kill_forgotten_debug_jobs(w))
+    assert r.saving_usd == pytest.approx(12_257.28, rel=1e-9)
+
+
+def test_duplicate_dataset_copies(s):
+    # 1 TB dataset, 10 project months + 2 retention months = 12 months on S3 Standard at
+    # $0.023/GB-month (data/storage_prices.csv): two duplicates cost 2 × 1,000 × 12 × 0.023 = $552
+    w = {**s, "ledger_dataset_bytes": 1e12, "ledger_project_months": 10.0,
+         "ckpt_retention_months": 2.0, "waste_dataset_copies": 2}
+    r = lv.price_lever("x", "x", "waste", w, lv.dedupe_datasets(w))
+    assert r.saving_usd == pytest.approx(552.0, rel=1e-9)
+
+
+def test_data_loader_stall_scales_compute_by_one_minus_s(s):
+    # GPU-hours = FLOPs / (peak × MFU): a 10% stall makes every MFU-priced line 1/0.9 as large
+    w = {**s, "waste_dataloader_stall_fraction": 0.1}
+    stalled, clean = lv.bill(w), lv.bill(lv.fix_data_loading(w).after)
+    main = "compute.pretraining.main"
+    assert stalled.line(main).usd / clean.line(main).usd == pytest.approx(1 / 0.9, rel=1e-12)
+    assert stalled.figures["mfu"] == pytest.approx(0.36)
+
+
+def test_clean_checkpoints_only_when_every_one_is_kept(s):
+    keep_all = {**s, "ckpt_keep_last": 0}
+    c = lv.clean_checkpoints(keep_all)
+    assert c.after["ckpt_keep_last"] == 3 and not c.note
+    # on FSx for Lustre the hot tier is provisioned for bandwidth (125 MB/s per TiB), far more
+    # capacity than the checkpoints fill: keeping every one costs nothing extra there
+    assert lv.price_lever("x", "x", "waste", keep_all, c).saving_usd == 0
+    # on a tier sold by capacity (S3 Standard), every checkpoint kept hot grows to run/τ of them
+    s3 = {**keep_all, "ckpt_hot_tier": "s3-standard"}
+    assert lv.price_lever("x", "x", "waste", s3, lv.clean_checkpoints(s3)).saving_usd > 0
+
+
+# ------------------------------------------------------------------ utilisation and plan
+def test_raise_mfu_scales_the_main_line(s, base):
+    # 0.4 -> 0.5: the main run's ideal GPU-hours × 0.4 / 0.5 = 0.8
+    after = lv.bill(lv.raise_mfu(s, 0.5).after)
+    main = "compute.pretraining.main"
+    assert after.line(main).usd / base.line(main).usd == pytest.approx(0.8, rel=1e-12)
+
+
+def test_fp8_speedup_is_between_one_and_the_peak_ratio(s, base):
+    # the H100 datasheet's FP8 dense peak is 2× BF16 (1,979 vs 989 TFLOPS): a step can gain at
+    # most 2× (only GEMMs run at the FP8 rate), and the step-time model predicts a gain
+    after = lv.bill(lv.fp8_training(s).after)
+    ratio = base.figures["main_ideal_gpu_hours"] / after.figures["main_ideal_gpu_hours"]
+    assert 1.0 < ratio < 2.0
+
+
+def test_neutral_settings_leave_the_bill_unchanged(s, base):
+    m = s["mfu"]
+    neutral = [lv.raise_mfu(s, m), lv.fix_data_loading(s), lv.release_failed_allocations(s),
+               lv.kill_forgotten_debug_jobs(s), lv.dedupe_datasets(s), lv.clean_checkpoints(s),
+               lv.optimal_checkpoint_interval(s), lv.best_plan(s),
+               lv.shorter_retention(s, s["ckpt_retention_months"]),
+               lv.reserved_pricing({**s, "pricing": "reserved"}),
+               lv.activation_recompute({**s, "recompute": "full"}, "full")]
+    for c in neutral:
+        assert c.note, c
+        r = lv.price_lever("x", "x", "g", s if "pricing" not in c.after or
+                           c.after["pricing"] == s["pricing"] else c.after, c)
+        assert r.saving_usd == 0.0, c.note
+    assert lv.apply_levers(s, []) == s
+
+
+def test_a_lever_that_cannot_run_is_an_unbounded_loss(s):
+    # spot without checkpoints on 2,048 GPUs (MTBF well under the run): it never finishes
+    r = lv.price_lever("x", "x", "pricing", s, lv.spot_without_checkpoints(s))
+    assert r.saving_usd == -math.inf and "never finishes" in r.note
+
+
+def test_move_to_keeps_the_scenarios_calibration(s):
+    c = lv.move_to(s, "B200")
+    ratio = lv.predicted_step({**lv._free_plan(s), "accelerator": "B200"})[1].mfu / \
+        lv.predicted_step(s)[1].mfu
+    assert c.after["mfu"] == pytest.approx(s["mfu"] * ratio)
+    assert c.after["price_usd_per_gpu_hour"] is None  # the catalogue median for B200
+
+
+# ------------------------------------------------------------------ Monte Carlo summary
+def test_saving_summary_is_per_draw_not_a_difference_of_percentiles():
+    # per-draw savings [1, 2, 3]: numpy's linear percentiles give P10 1.2, P50 2, P90 2.8
+    assert lv.saving_summary([10, 20, 30], [9, 18, 27]) == pytest.approx((1.2, 2.0, 2.8))
+    # anti-correlated draws: the per-draw saving spans −2..2 while P50(before) − P50(after) = 0
+    # and P90(before) − P90(after) = 0: a difference of percentiles would call it exactly zero
+    p10, p50, p90 = lv.saving_summary([1, 2, 3], [3, 2, 1])
+    assert p10 < 0 < p90 and p50 == 0
+    with pytest.raises(ValueError, match="same draws"):
+        lv.saving_summary([1, 2], [1, 2, 3])
+
+
+def test_point_scenario_gives_a_point_saving(s):
+    r = lv.price_lever("x", "x", "g", s, lv.raise_mfu(s, 0.5))
+    assert r.saving_p10 == r.saving_p50 == r.saving_p90 == r.saving_usd
+    assert not r.within_uncertainty
+
+
+# ------------------------------------------------------------------ break-even probabilities
+def test_break_even_probability_by_hand():
+    # S − p·L = 0 ⇒ p* = S / L = 100,000 / 1,000,000 = 0.1
+    assert lv.break_even_probability(1e5, 1e6) == pytest.approx(0.1)
+    assert lv.break_even_probability(2e6, 1e6) == 1.0  # the saving always wins
+
+
+def test_pilot_run_by_hand():
+    # C = $10M run, p = 5%, bug found halfway (f = 0.5), pilot $100k:
+    # E[saving] = 0.05 × 0.5 × 10M − 100k = $150,000; p* = 100k / (0.5 × 10M) = 0.02
+    r = lv.pilot_run(1e7, 0.05, 1e5, 0.5)
+    assert r["expected_saving_usd"] == pytest.approx(150_000)
+    assert r["break_even_probability"] == pytest.approx(0.02)
+
+
+def test_spot_break_even_by_hand():
+    # d = 0.6: (1 − d)(e^x − 1)/x = 1 ⇔ (e^x − 1)/x = 2.5. At x = 1.60: 3.9530/1.60 = 2.4706;
+    # at x = 1.65: 4.2070/1.65 = 2.5497; linear interpolation x* ≈ 1.6186, so
+    # p* = 1 − e^{−1.6186} ≈ 0.802 (notebook 07: break-even slowdown 1/(1 − 0.6) = 2.5)
+    r = lv.spot_break_even(0.6)
+    assert r["x"] == pytest.approx(1.6186, abs=2e-3)
+    assert r["break_even_probability"] == pytest.approx(0.802, abs=2e-3)
+    assert (1 - 0.6) * math.expm1(r["x"]) / r["x"] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_false_economies(s):
+    fe = {f.name: f for f in lv.false_economies(s)}
+    ck = fe["checkpoint 4× less often"]
+    # the optimum interval minimises expected wall time (Daly 2006), so 4× it must cost more
+    # although it looks like a saving (fewer stalls, fewer checkpoints stored)
+    assert ck.apparent_usd > 0 > ck.net_usd
+    assert ck.sourced_probability == pytest.approx(0.173)  # Llama 3's rate per GPU-year
+    spot = fe["spot without resumable training"]
+    assert spot.apparent_usd > 0 and spot.net_usd == -math.inf
+    # CoreWeave H100 spot $2.46375 vs $3.99: d = 38.25%; the break-even probability solves
+    # 0.6175·(e^x − 1)/x = 1 and is below 1
+    assert 0 < spot.break_even_probability < 1
+    ev = fe["cut evaluation and safety testing"]
+    assert ev.apparent_usd == 0  # the default scenario bills no evaluation: nothing to cut
+    assert ev.break_even_probability is None
+    # FP8: net = S − p·(S + f·C_fp8) = 0 ⇒ p* = S / (S + f·C_fp8), f = 0.5
+    eight = fe["FP8 that destabilises training"]
+    c_fp8 = lv.bill(lv.fp8_training(s).after).figures["final_run_usd"]
+    s_fp8 = eight.apparent_usd
+    assert eight.break_even_probability == pytest.approx(s_fp8 / (s_fp8 + 0.5 * c_fp8))
+    assert 0 < eight.break_even_probability < 1
+
+
+def test_checkpoint_economy_is_a_loss_both_ways(s):
+    for k in (0.25, 4.0):
+        f = lv.false_economies(s, checkpoint_factor=k)[0]
+        assert f.net_usd < 0, k
+
+
+# ------------------------------------------------------------------ working backwards
+def test_fit_budget_inverts_the_bill(s, base):
+    # a budget equal to the scenario's bill buys the scenario's tokens
+    df = lv.fit_budget(s, budget_usd=base.total_usd).set_index("quantity")
+    assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=1e-6)
+
+
+def test_fit_deadline_is_the_fewest_gpus(s, base):
+    d = base.figures["wall_clock_days"] * 2  # half the GPUs should do, roughly
+    n = lv.fit_budget(s, deadline_days=d).set_index("quantity").loc[
+        "GPUs to meet the deadline", "value"]
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    assert lv.bill({**strip, "n_gpus": int(n)}).figures["wall_clock_days"] <= d
+    assert lv.bill({**strip, "n_gpus": int(n) - 8}).figures["wall_clock_days"] > d
+    assert 900 < n < 1100
+
+
+def test_fit_budget_refuses_the_impossible(s):
+    with pytest.raises(ValueError, match="both None"):
+        lv.fit_budget(s)
+    with pytest.raises(ValueError, match="budget_usd"):
+        lv.fit_budget(s, budget_usd=-1.0)
+    with pytest.raises(ValueError, match="cannot be met"):
+        lv.fit_budget(s, deadline_days=0.01)
+
+
+# ------------------------------------------------------------------ attribution
+def test_attribution_sums_to_the_portfolio_total(s):
+    runs = lv.example_portfolio(s)
+    frame = lv.portfolio(runs)
+    total = sum(lv.bill(r.scenario).total_usd for r in runs)
+    for by in ("team", "phase", ["project", "category"], "ledger_phase"):
+        a = lv.attribute(frame, by)
+        assert a["usd"].iloc[:-1].sum() == pytest.approx(total, rel=1e-12)
+        assert a["usd"].iloc[-1] == pytest.approx(total, rel=1e-12)
+        assert a["share"].iloc[:-1].sum() == pytest.approx(1.0)
+
+
+def test_portfolio_refuses_bad_runs(s):
+    with pytest.raises(ValueError, match="phase"):
+        lv.Run("a", "t", "p", "lunch", s)
+    with pytest.raises(ValueError, match="unique"):
+        lv.portfolio([lv.Run("a", "t", "p", "ablation", s)] * 2)
+    with pytest.raises(ValueError, match="by="):
+        lv.attribute(lv.portfolio([lv.Run("a", "t", "p", "ablation", s)]), "usd")
+
+
+def test_cost_per_point_llama2_by_hand():
+    # Llama 2 13B over 7B (Touvron et al. 2023 Tables 2-3): 368,640 − 184,320 = 184,320
+    # A100-hours for 54.8 − 45.3 = 9.5 MMLU points; at $2.00/GPU-h: 368,640 / 9.5 = $38,804.21
+    df = lv.cost_per_point(price_usd_per_gpu_hour=2.0).set_index("run_id")
+    assert df.loc["llama2-13b", "usd_per_point"] == pytest.approx(38_804.21, abs=0.01)
+    # 70B over 34B: (1,720,320 − 1,038,336) × 2 / (68.9 − 62.6) = $216,502.86
+    assert df.loc["llama2-70b", "usd_per_point"] == pytest.approx(216_502.86, abs=0.01)
+    assert math.isnan(df.loc["llama2-7b", "usd_per_point"])
+
+
+def test_improvement_series_matches_published_runs():
+    runs = llmcost.load_published_runs().set_index("run_id")
+    for r in lv.improvement_series().itertuples():
+        assert runs.loc[r.run_id, "reported_gpu_hours"] == r.gpu_hours
+
+
+# ------------------------------------------------------------------ hardware
+def _row(path, key, value):
+    with (DATA_DIR / path).open(newline="") as f:
+        return [r for r in csv.DictReader(f) if r[key] == value]
+
+
+def test_gb200_nvl72_catalogue_rows():
+    # NVIDIA GB200 NVL72 page (rack of 72 GPUs, sparse tensor figures): BF16 360 PFLOPS,
+    # FP8 720 PFLOPS; 576 TB/s HBM; NVLink 130 TB/s => per GPU dense 2.5 / 5.0 PFLOPS, 8 TB/s,
+    # 1.8 TB/s bidirectional = 0.9 TB/s per direction, one 72-GPU NVLink domain
+    acc = llmcost.load_accelerator("GB200-NVL72")
+    assert acc.peak_flops_per_s("bf16") == pytest.approx(360e15 / 72 / 2)
+    assert acc.peak_flops_per_s("fp8") == pytest.approx(720e15 / 72 / 2)
+    assert acc.hbm_bytes_per_s == pytest.approx(576e12 / 72)
+    assert acc.scaleup_bytes_per_s_per_dir == pytest.approx(130e12 / 72 / 2, rel=0.02)
+    assert acc.scaleup_domain_size == 72
+    # CoreWeave: $42.00 per hour for a 4-GPU GB200 NVL72 instance = $10.50 per GPU-hour
+    (price,) = _row("prices.csv", "accelerator", "GB200-NVL72")
+    assert float(price["price_usd_per_gpu_hour"]) == pytest.approx(42.00 / 4)
+    assert "coreweave.com/pricing" in price["source"]
+
+
+def test_hardware_sweep(s):
+    sw = lv.hardware_sweep(s)
+    assert "GB200-NVL72" in set(sw["accelerator"]) and sw["scenario"].sum() == 1
+    assert (sw["bill_low_usd"] <= sw["bill_usd"]).all() and \
+        (sw["bill_usd"] <= sw["bill_high_usd"]).all()
+    assert list(sw["bill_usd"]) == sorted(sw["bill_usd"])
+    # the scenario's accelerator at the scenario's calibration is the scenario's bill
+    own = sw[sw["scenario"]].iloc[0]
+    assert own["bill_calibrated_usd"] == pytest.approx(lv.bill(s).total_usd, rel=1e-9)
+    assert all(isinstance(reason, str) for _, reason in sw.attrs["skipped"])
+
+
+def test_rank_levers_top_three_are_positive(s):
+    ranked = lv.rank_levers(s)
+    top = lv.top_levers(ranked)
+    assert len(top) == 3 and (top["saving_usd"] > 0).all()
+    assert list(ranked["saving_usd"].dropna()) == sorted(ranked["saving_usd"].dropna(),
+                                                         reverse=True)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("call, match", [
+    (lambda s: lv.bill(3), "scenario"),
+    (lambda s: lv.bill({**s, "waste_dataloader_stall_fraction": 1.0}),
+     "waste_dataloader_stall_fraction"),
+    (lambda s: lv.bill({**s, "waste_debug_gpu_hours": -1.0}), "waste_debug_gpu_hours"),
+    (lambda s: lv.pilot_run(1e7, 1.5, 1e5), "p_bug"),
+    (lambda s: lv.pilot_run(-1.0, 0.1, 1e5), "final_run_usd"),
+    (lambda s: lv.spot_break_even(0.0), "discount"),
+    (lambda s: lv.raise_mfu(s, 1.5), "target"),
+    (lambda s: lv.activation_recompute(s, "most"), "recompute"),
+    (lambda s: lv.apply_levers(s, ["buy_cheaper_gpus"]), "lever"),
+    (lambda s: lv.break_even_probability(1.0, 0.0), "loss_usd"),
+    (lambda s: lv.fine_tune_instead(s, 0.0), "fine_tune_tokens"),
+])
+def test_bad_input_names_the_field(s, call, match):
+    with pytest.raises(ValueError, match=match):
+        call(s)
+
+
+def test_fine_tune_instead_is_far_cheaper(s, base):
+    before, ft = lv.fine_tune_instead(s, 2e10)
+    assert before.total_usd == pytest.approx(base.total_usd)
+    # 20B of 2T tokens = 1% of the main run's FLOPs
+    assert ft.figures["training_flops"] / before.figures["training_flops"] == pytest.approx(
+        0.01, rel=1e-9)
+    assert ft.total_usd < 0.05 * before.total_usd
+    assert np.isfinite(ft.total_usd)
+
+
+# ------------------------------------------------------------------ ranges: per-draw savings
+def test_a_sure_saving_on_an_uncertain_bill_is_sure(s):
+    # MFU uniform on [0.3, 0.5]: the bill spreads by millions, but releasing 1,000 idle
+    # GPU-hours at a fixed $3.99 saves exactly $3,990 in every draw (common random numbers):
+    # P10 = P50 = P90 = $3,990, never a difference of the bills' percentiles
+    w = {**s, "mfu": [0.3, 0.5], "waste_failed_job_gpu_hours": 1000.0}
+    r = lv.price_lever("x", "x", "waste", w, lv.release_failed_allocations(w), samples=4000)
+    assert r.ranged and not r.within_uncertainty
+    assert (r.saving_p10, r.saving_p50, r.saving_p90) == pytest.approx((3990.0,) * 3, rel=1e-9)
+    draws = lv.bill_draws(w, 4000)
+    assert np.percentile(draws, 90) - np.percentile(draws, 10) > 1e6
+
+
+def test_saving_on_a_ranged_price(s):
+    # price uniform on [3, 5] USD/GPU-h: 1,000 idle GPU-hours save 1,000 × price per draw, so
+    # P10 = 1,000 × (3 + 0.1 × 2) = $3,200, P50 = $4,000, P90 = $4,800 (Monte Carlo error of a
+    # percentile of 20,000 uniform draws: about 0.3% of the spread)
+    w = {**s, "price_usd_per_gpu_hour": [3.0, 5.0], "waste_failed_job_gpu_hours": 1000.0}
+    r = lv.price_lever("x", "x", "waste", w, lv.release_failed_allocations(w))
+    assert (r.saving_p10, r.saving_p50, r.saving_p90) == pytest.approx((3200, 4000, 4800),
+                                                                       abs=20)
+
+
+def test_a_saving_smaller_than_the_uncertainty_says_so(s):
+    # before: price uniform on [3, 5]; after: a fixed $4.00 contract. Per draw the saving is
+    # (price − 4) × GPU-hours: negative in the low draws, positive in the high ones
+    w = {**s, "price_usd_per_gpu_hour": [3.0, 5.0]}
+    r = lv.price_lever("x", "x", "pricing", w, lv.Change({**s, "price_usd_per_gpu_hour": 4.0},
+                                                         "", ""), samples=4000)
+    assert r.saving_p10 < 0 < r.saving_p90 and r.within_uncertainty
+
+
+def test_ranged_mfu_is_scaled_end_by_end(s):
+    c = lv.raise_mfu({**s, "mfu": [0.3, 0.5]}, 0.5)  # point 0.4 -> 0.5: every end × 1.25
+    assert (c.after["mfu"].low, c.after["mfu"].high) == pytest.approx((0.375, 0.625))
+
+
+def test_cli_estimate_works_backwards(capsys):
+    from llmcost.cli import main
+
+    path = str(llmcost.SCENARIO_DIR / "default.yaml")
+    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
+                 "--deadline-days", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "GPUs to meet the deadline: 2,664 GPUs" in out  # regression pin (fit_budget, above)
+    assert "tokens the budget buys" in out
+    assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
+    assert "cannot be met" in capsys.readouterr().err
+
+
+def test_smaller_model_longer(s):
+    r = lv.smaller_model_longer(s)
+    # lifetime = training + serving, on both sides
+    assert r["lifetime_saving_usd"] == pytest.approx(
+        r["training_saving_usd"] + r["inference_usd"] - r["optimum_inference_usd"])
+    # the optimum minimises lifetime cost at the same loss, so it saves >= 0; with 10T served
+    # tokens it is a smaller model trained on more tokens (Sardana et al. 2024 §4)
+    assert r["lifetime_saving_usd"] >= 0
+    assert r["optimum_n_params"] < r["n_params"] and r["optimum_train_tokens"] > 2e12
+    # no serving demand: nothing to serve, the optimum is the compute-optimal model
+    z = lv.smaller_model_longer({**s, "inference_tokens_lifetime": 0.0})
+    assert z["inference_usd"] == z["optimum_inference_usd"] == 0
+    n_c, _ = llmcost.scaling.compute_optimal_for_loss(z["loss"])
+    assert z["optimum_n_params"] == pytest.approx(float(n_c), rel=1e-6)

@@ -1,0 +1,208 @@
+"""Storage duty cycle, in-memory (peer) checkpoints, hot spares, bulk spot reclaims, restart
+phases and the scenario helpers of notebook 07, each against a hand derivation written here."""
+
+import math
+
+import pytest
+
+import llmcost
+from llmcost import ledger
+from llmcost import reliability as rel
+
+YEAR_S = 365.25 * 86400
+
+
+@pytest.fixture(scope="module")
+def p():
+    # the notebooks' defaults (= the default scenario, scenario.LEDGER_DEFAULTS)
+    from llmcost.scenario import LEDGER_DEFAULTS
+    return llmcost.validate_parameters(**LEDGER_DEFAULTS)
+
+
+@pytest.fixture(scope="module")
+def n_params(p):
+    return llmcost.load_model(p["model"]).n_params
+
+
+def test_storage_duty_cycle_by_hand():
+    # one 3.87 s write per 41 s interval + 0.01 s stall
+    assert rel.storage_duty_cycle(3.87, 41.0, 0.01) == pytest.approx(3.87 / 41.01, rel=1e-12)
+    with pytest.raises(ValueError, match="interval_s"):
+        rel.storage_duty_cycle(1.0, 0.0)
+
+
+def test_async_optimum_of_the_default_scenario_by_hand(p, n_params):
+    # Llama-2-70B (68.98e9 params) × 14 B + 1 MB loader state per rank on 2,048 GPUs:
+    # 965.7 + 2.0 GB = 967.8 GB; write at 2,048 × 122 MB/s = 250 GB/s: 3.87 s; snapshot of
+    # 472.6 MB at 50 GB/s: 9.45 ms; M = 1 year / (2,048 × 0.173) = 89,069 s;
+    # Young τ = √(2·0.00945·89,069) = 41.0 s; duty = 3.87 / 41.0 = 9.4%; 23.6 GB/s sustained.
+    assert p["n_gpus"] == 2048 and p["fail_rate_per_gpu_year"] == 0.173
+    plan = rel.scenario_checkpoint_plan(p, n_params, async_=True, interval_s=None)
+    size = n_params * 14 + 2048 * 1e6
+    assert plan.write_s == pytest.approx(size / 250e9, rel=1e-3)
+    m = YEAR_S / (2048 * 0.173)
+    assert plan.mtbf_s == pytest.approx(m, rel=1e-9)
+    young = math.sqrt(2 * size / 2048 / 50e9 * m)
+    assert 0.99 * young < plan.interval_s < 1.0001 * young
+    assert plan.storage_duty == pytest.approx(0.0943, abs=0.001)
+    assert plan.sustained_write_bytes_per_s == pytest.approx(23.6e9, rel=0.01)
+
+
+def test_duty_cycle_bound_binds_on_slow_storage(p, n_params):
+    # at 10 GB/s the 967.8 GB write takes 96.8 s > the 41 s optimum: the write must end before
+    # the next begins, τ = w; allowing only half the storage time, τ = 2w − δ_snapshot.
+    slow = rel.scenario_checkpoint_plan(p, n_params, async_=True, interval_s=None,
+                                        storage_bytes_per_s=10e9)
+    w = (n_params * 14 + 2048e6) / 10e9
+    assert slow.interval_s == pytest.approx(w, rel=1e-9)
+    half = rel.scenario_checkpoint_plan(p, n_params, async_=True, interval_s=None,
+                                        storage_bytes_per_s=10e9, max_storage_duty=0.5)
+    assert half.interval_s == pytest.approx(2 * w - half.snapshot_s, rel=1e-9)
+    assert half.storage_duty == pytest.approx(0.5, rel=1e-9)
+    with pytest.raises(ValueError, match="max_storage_duty"):
+        rel.scenario_checkpoint_plan(p, n_params, async_=True, interval_s=None,
+                                     max_storage_duty=1.5)
+
+
+def test_scenario_plan_sync_optimum_near_young(p, n_params):
+    # synchronous: δ = 3.87 + 0.0095 s; Young √(2·3.88·89,069) = 831 s; Daly's exact optimum is
+    # a little shorter (Daly's worked example in the notebook: 1,138 → 1,099 s)
+    plan = rel.scenario_checkpoint_plan(p, n_params)
+    young = math.sqrt(2 * plan.stall_s * plan.mtbf_s)
+    assert 800 < young < 840
+    assert 0.98 * young < plan.interval_s < young
+    with pytest.raises(ValueError, match="not arguments of checkpoint_plan"):
+        rel.scenario_checkpoint_plan(p, n_params, intervl_s=5)
+    with pytest.raises(ValueError, match="missing"):
+        rel.scenario_checkpoint_plan({"n_gpus": 8}, n_params)
+
+
+def test_scenario_storage_source(p):
+    bw, src = rel.scenario_storage_bytes_per_s(p)
+    assert bw == pytest.approx(2048 * 2e12 / 16384) and "Tectonic" in src
+    bw, src = rel.scenario_storage_bytes_per_s({**p, "ckpt_storage_bytes_per_s": 1e11})
+    assert bw == 1e11 and "given" in src
+
+
+def test_capacity_sized_tier_is_slow_whatever_the_model():
+    # 3 checkpoints of S bytes on FSx PERSISTENT-125: B = 3·S/2^40 × 125e6; S / B = 2^40 / 375e6
+    for size in (1e11, 1e12):
+        bw = rel.tier_bandwidth_bytes_per_s("fsx-lustre-ssd", 3 * size)
+        assert size / bw == pytest.approx(2**40 / 3.75e8, rel=1e-12)  # 2,932 s
+    with pytest.raises(ValueError, match="object storage"):
+        rel.tier_bandwidth_bytes_per_s("s3-standard", 1e12)
+
+
+def test_retention_policies_hot_tier_by_hand(p, n_params):
+    # 250 GB/s at 125 MB/s per TiB: 2,000 TiB provisioned = 2,199 TB at $0.145 per GB-month
+    # for 13 days (13 / 30.4375 months): 2,000 × 1,099.5 × 0.145 × 0.4271 = $136.2k
+    plan = rel.scenario_checkpoint_plan(p, n_params)
+    t = rel.retention_policies(plan, p, 13.0, n_params)
+    assert list(t.columns) == ["hot", "milestones", "total"] and len(t) == 3
+    hand = 2000 * 2**40 / 1e9 * 0.145 * 13 / (365.25 / 12)
+    assert t["hot"].iloc[0] == pytest.approx(hand, rel=1e-3)
+    # 13 days < the 7-day milestone interval twice: one milestone of 967.8 GB kept cold
+    # for 13/30.4375/2 + 12 months at $0.00099 per GB-month
+    ms = (n_params * 14 + 2048e6) / 1e9 * (13 / 30.4375 / 2 + 12) * 0.00099
+    assert t["milestones"].iloc[0] == pytest.approx(ms, rel=1e-3)
+
+
+def test_spot_pays_by_hand():
+    # $2.46 at 42.3% goodput = $5.82 per kept GPU-hour > $3.99 at 97.8% = $4.08: no
+    assert not rel.spot_pays(3.99, 0.978, 2.46, 0.423)
+    # $1.00 at 90% = $1.11 < $2.00 at 95% = $2.11: yes
+    assert rel.spot_pays(2.0, 0.95, 1.0, 0.9)
+    assert not rel.spot_pays(2.0, 0.95, 1.0, 0.0)  # a job that never finishes
+
+
+def test_spot_verdict_agrees_with_the_criterion(p):
+    bill = ledger.build_ledger(p)
+    lines = ledger.spot_verdict(bill)
+    assert lines[0].startswith("without resumable training") and "never finishes" in lines[0]
+    spot = ledger.with_changes(bill, pricing="spot", price_usd_per_gpu_hour=None).figures
+    b = bill.figures
+    pays = spot["final_run_usd"] < b["final_run_usd"]
+    assert pays == rel.spot_pays(b["price_usd_per_gpu_hour"], b["goodput"],
+                                 spot["price_usd_per_gpu_hour"], spot["goodput"])
+    assert ("spot pays here" if pays else "spot does not pay here") in lines[1]
+
+
+def test_bulk_reclaims_by_hand():
+    # 256 nodes, each reclaimed once a week on average, 32 at a time: 256/7/32 = 1.14 a day
+    assert rel.bulk_reclaim_events_per_day(256, 1 / 7, 32) == pytest.approx(256 / 7 / 32)
+    assert rel.bulk_reclaim_events_per_day(256, 1 / 7) == pytest.approx(256 / 7)
+    with pytest.raises(ValueError, match="nodes_per_event"):
+        rel.bulk_reclaim_events_per_day(8, 1.0, 16)
+
+
+def test_peer_checkpoint_plan_by_hand():
+    # 10 GB per GPU, d2h 50 GB/s: δ = 0.2 s; 2 peer copies at 25 GB/s: c = 0.8 s;
+    # 8 GPUs at λ = 1 year/(8·1e5 s): M = 1e5 s; Young √(2·0.2·1e5) = 200 s;
+    # R_mem = 600 + 10/25 + 0.8 = 601.2 s; with 25% of failures falling back to a 2,000 s
+    # durable restart: R = 0.75·601.2 + 0.25·2,000 = 950.9 s.
+    lam = YEAR_S / 8 / 1e5
+    pl = rel.peer_checkpoint_plan(10e9, 8, lam, 25e9, 600, d2h_bytes_per_s=50e9,
+                                  peer_copies=2, fallback_share=0.25, fallback_restart_s=2000)
+    assert pl.snapshot_s == pytest.approx(0.2) and pl.copy_s == pytest.approx(0.8)
+    assert pl.mtbf_s == pytest.approx(1e5)
+    assert 0.99 * 200 < pl.interval_s < 200.0
+    assert pl.restart_memory_s == pytest.approx(601.2)
+    assert pl.restart_s == pytest.approx(950.9)
+    # first-order waste δ/τ + (τ/2 + R)/M = 0.001 + (100 + 950.9)/1e5 = 1.15%
+    assert 1 - pl.goodput == pytest.approx(0.0115, rel=0.03)
+    with pytest.raises(ValueError, match="fallback_share"):
+        rel.peer_checkpoint_plan(10e9, 8, lam, 25e9, 600, fallback_share=1.5)
+
+
+def test_hot_spares_by_hand(p, n_params):
+    # replacing a node takes 300 s for the 76.6% of failures that are hardware (Llama 3
+    # Table 5: 321 of 419): a spare removes 229.8 s from each restart; 4 spare nodes of 8 GPUs
+    # are 32/2,048 = 1.5625% more GPUs paid.
+    plan = rel.scenario_checkpoint_plan(p, n_params)
+    t = rel.hot_spare_table(plan, 8, 300, spare_nodes=(0, 4))
+    assert t.loc[0, "restart_s"] == pytest.approx(plan.restart_s)
+    assert t.loc[4, "restart_s"] == pytest.approx(plan.restart_s - 0.766 * 300)
+    assert t.loc[4, "spare_gpus"] == 32
+    ratio = 1.015625 * t.loc[0, "goodput"] / t.loc[4, "goodput"]
+    assert t.loc[4, "vs_no_spares"] == pytest.approx(ratio, rel=1e-9)
+    assert t.loc[4, "goodput"] > t.loc[0, "goodput"]
+    with pytest.raises(ValueError, match="replace_s"):
+        rel.hot_spare_table(plan, 8, 1e6)
+
+
+def test_restart_phases_add_up():
+    r = rel.restart_phases_s(120, 300, 20, 60)
+    assert r["total"] == 500
+    with pytest.raises(ValueError, match="scheduler"):
+        rel.restart_phases_s(-1, 0, 0)
+
+
+def test_published_restart_times_have_sources():
+    t = rel.restart_times_published()
+    assert t["source"].str.len().min() > 10 and (t["seconds"] > 0).all()
+
+
+def test_interval_sensitivity_first_order(p, n_params):
+    # first-order waste δ/τ + τ/(2M) + R/M: at 4τ* (τ* ≈ √(2δM) = 829 s, δ = 3.88 s, M = 89,069 s)
+    # the lost-work term grows from 0.47% to 1.86%, the stall term falls from 0.47% to 0.12%:
+    # goodput drops by about 1.05 points.
+    t = rel.interval_sensitivity(p, n_params, 8, 623_963, 3.99, (1, 4))
+    assert t["extra cost vs optimum"].iloc[0] == 0
+    drop = t["goodput"].iloc[0] - t["goodput"].iloc[1]
+    assert 0.0095 < drop < 0.0115
+    assert t["paid GPU-hours"].iloc[1] == pytest.approx(623_963 / t["goodput"].iloc[1])
+
+
+def test_long_context_extra_share_by_hand():
+    # Llama 3.1 405B (126 layers, d = 16,384, N = 405.85B): PaLM's count (Chowdhery et al. 2022,
+    # App. B) 6N + 12·L·d·s per token gives F/6N = 1 + 12·126·16384·s / (6·405.85e9) = 1.083 at
+    # 8K and 2.333 at 128K (the workbook's count differs in the small terms: within 0.007).
+    # c = (2.333/0.38)/(1.083/0.41) = 2.32; 0.8T of 15.6T tokens: 0.8/15.6 × 1.32 = 6.8%.
+    m = llmcost.load_model("llama-3.1-405b")
+    r = rel.long_context_extra_share(m, 8192, 131072, 0.41, 0.38, 0.8e12, 15.6e12)
+    for key, s in (("ratio_short", 8192), ("ratio_long", 131072)):
+        assert r[key] == pytest.approx(1 + 12 * 126 * 16384 * s / (6 * 405.85e9), abs=0.007)
+    assert r["cost_ratio"] == pytest.approx((2.333 / 0.38) / (1.083 / 0.41), rel=0.01)
+    assert r["extra_share"] == pytest.approx(0.068, abs=0.001)
+    with pytest.raises(ValueError, match="long_tokens"):
+        rel.long_context_extra_share(m, 8192, 131072, 0.41, 0.38, 2e13, 1.56e13)
