@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
                    "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
-                   help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
+                   help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
                    "simulate_ledger)")
     e.add_argument("--seed", type=int, default=0, metavar="S",
@@ -219,6 +219,9 @@ def _estimate(args) -> int:
             fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
         except ValueError as e:
             return _fail(f"--budget-usd/--deadline-days: {e}")
+    if args.samples == 1 and any(d.ranges for d in draws):
+        print("warning: --samples 1: the P10, P50 and P90 of one draw are that draw; use "
+              "--samples 10000 or more for percentiles", file=sys.stderr)
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
