@@ -606,6 +606,7 @@ if interactive:
 # | 07 | [Checkpoints and failures](07_checkpoints.ipynb) | What does it cost when training doesn't finish? | failures and restarts, checkpoint storage, spot pricing |
 # | 08 | [Published runs and claims](08_published_runs.ipynb) | How close are these estimates to real training runs? | the error table against published runs; `llmcost check` on DeepSeek-V3's $5.576M |
 # | 09 | [Savings levers and false economies](09_savings.ipynb) | Which savings are real, and which only look like it? | every line: levers priced on the whole bill, waste, the cheapest hardware, attribution |
+# | 10 | [Glossary](10_glossary.ipynb) | What does this term mean, and what is it called in Chinese? | every term the notebooks use, with its formula, notebook and function |
 #
 # Where the numbers come from: `data/*.csv` (one row per item, each with a `source` column),
 # `data/ledger_defaults.csv` (every default of the bill with its source and range),
