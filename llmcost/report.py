@@ -535,12 +535,18 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     """HTML without code. Links between notebooks point at the sibling HTML pages the report
     wrote (``written``: their stems; default: every linked page is assumed written); the
     "← 00 · Index" links go to the report's ``index.html``; a link to a notebook the report did
-    not run becomes plain text saying so. A failed notebook shows its error as one sentence."""
+    not run becomes plain text saying so. A failed notebook shows its error as one sentence.
+    TeX math in markdown cells becomes MathML (``llmcost.texmath``: the pages carry no MathJax);
+    the number of formulas that did not convert is written in the page's
+    ``<meta name="llmcost-tex-failures">`` and each is shown as escaped TeX in ``<code>``."""
     import copy
     import re
 
+    from .texmath import notebook_math_to_mathml
+
     nb_node = copy.deepcopy(nb_node)
     _readable_errors(nb_node)
+    tex_failures = notebook_math_to_mathml(nb_node)
     nb_node.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb_node)
 
@@ -554,7 +560,8 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
 
     body = re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
                   flags=re.S)
-    return _offline_and_readable(body)
+    meta = f'<meta name="llmcost-tex-failures" content="{len(tex_failures)}">\n'
+    return _offline_and_readable(body).replace("</head>", meta + "</head>", 1)
 
 
 #: CSS added to every notebook page (found by tests/test_browser_report.py in Chromium): the lab
