@@ -13,6 +13,8 @@ digit, the formula holds no unescaped ``$`` and no blank line, and ``\\$`` is a 
 
 A formula that does not convert (latex2mathml raises, braces do not balance, or a command it does
 not know comes out as text) is kept as escaped TeX in ``<code class="tex-failed">`` and counted.
+Named delimiters after ``\\big``/``\\Big`` (``\\Big\\lfloor``), which latex2mathml 3.81 leaves as
+text, are given to it as their Unicode characters, which it sizes right.
 """
 from __future__ import annotations
 
@@ -24,7 +26,15 @@ _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
 _DISPLAY = re.compile(r"(?<!\\)\$\$(.+?)(?<!\\)\$\$", re.S)
 _INLINE = re.compile(r"(?<![\\$])\$(?=[^\s$])((?:\\.|[^$\\\n]|\n(?![ \t]*\n))+?)(?<=\S)"
                      r"(?<!\\)\$(?![\d$])")
-_UNKNOWN_COMMAND = re.compile(r">\\[A-Za-z]+<")
+# latex2mathml 3.81 writes a command it could not read as the text of a token ("<mo>\\lfloor</mo>")
+_UNKNOWN_COMMAND = re.compile(r">\\[^<]")
+# ... which it does for a named delimiter after a size command (\Big\lfloor): given as the Unicode
+# character instead (the character TeX's delimiter stands for), it sizes it right.
+_DELIMITERS = {"lfloor": "\u230a", "rfloor": "\u230b", "lceil": "\u2308", "rceil": "\u2309",
+               "langle": "\u27e8", "rangle": "\u27e9", "vert": "|", "lvert": "|", "rvert": "|",
+               "Vert": "\u2016", "lVert": "\u2016", "rVert": "\u2016"}
+_SIZED_DELIMITER = re.compile(r"(\\[bB]igg?[lrm]?)\s*\\(" + "|".join(_DELIMITERS)
+                              + r")(?![A-Za-z])")
 
 
 def _balanced(tex: str) -> bool:
@@ -43,6 +53,7 @@ def tex_to_mathml(tex: str, display: bool = False) -> str | None:
 
     if not tex.strip() or not _balanced(tex):
         return None
+    tex = _SIZED_DELIMITER.sub(lambda m: m.group(1) + " " + _DELIMITERS[m.group(2)], tex)
     try:
         out = convert(tex.strip(), display="block" if display else "inline")
     except Exception:  # latex2mathml's own errors (missing super/subscript, bad matrices, ...)

@@ -67,3 +67,13 @@ def test_failure_is_kept_as_escaped_tex_and_counted(tex):
     out, failed = markdown_math_to_mathml(f"see $$<{tex}$$ here")
     assert failed == [f"<{tex}"]
     assert '<code class="tex-failed">$$&lt;' in out and "<math" not in out
+
+
+def test_sized_named_delimiter_converts():
+    # latex2mathml 3.81 leaves "\Big\lfloor" as the text "\lfloor"; given as U+230A it sizes it
+    out = tex_to_mathml(r"B = \Big\lfloor \frac{H}{K} \Big\rfloor")
+    assert out is not None and "\u230a" in out and "\u230b" in out and "\\" not in out
+
+
+def test_unknown_escape_is_a_failure():
+    assert tex_to_mathml(r"\Big\{ x \Big\}") is None  # would show as the text "\{"
