@@ -144,8 +144,10 @@ def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
     if isinstance(model, str):
         try:
             return load_model(model)
-        except ValueError as e:
-            raise ValueError(f"{name}={model!r}: {e}") from None
+        except ValueError as e:  # load_model's message already names the value
+            msg = str(e)
+            raise ValueError(msg if msg.startswith(f"model={model!r}") and name == "model"
+                             else f"{name}={model!r}: {msg}") from None
     if isinstance(model, Real) and not isinstance(model, bool):  # numpy scalars included
         raise ValueError(f"{name}={model!r} is a parameter count, but {needs} needs a ModelSpec "
                          "(llmcost.load_model(name) or ModelSpec.from_hf_config(path))")
@@ -286,6 +288,7 @@ def _prices() -> pd.DataFrame:
     df = pd.DataFrame(_read_csv("prices.csv"))
     df["price_usd_per_gpu_hour"] = df["price_usd_per_gpu_hour"].astype(float)
     df["current"] = df["current"].str.lower() == "true"
+    df["available"] = df["available"].str.lower() == "true"
     return df
 
 
@@ -294,7 +297,10 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
     """Indicative prices (USD per accelerator-hour) with provider, pricing mode, date and source.
 
     Rows whose ``current`` column is false are superseded list prices kept for history (AWS P5's
-    launch price before the June 2025 cut).
+    launch price before the June 2025 cut). Rows whose ``available`` column is false are current
+    list prices the provider showed as not available (no capacity) when they were collected: a
+    bill may use them, but a saving that rests on one cannot be bought (``levers.hardware_sweep``
+    does not rank it).
 
     Parameters
     ----------
@@ -339,6 +345,7 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
                          f"{accelerator}; set price_usd_per_gpu_hour explicitly")
     price = float(df["price_usd_per_gpu_hour"].median())
     where = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
+                      + ("" if r.available else " (listed, not available)")
                       for r in df.itertuples())
     return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
 

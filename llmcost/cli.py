@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
                    "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
-                   help="Monte Carlo draws of the scenario's ranges (default 100000): P10 / P50 "
+                   help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
                    "simulate_ledger)")
     e.add_argument("--seed", type=int, default=0, metavar="S",
@@ -124,7 +124,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _glue_negative_values(argv: list[str]) -> list[str]:
+    """``--flag -1.5e12`` → ``--flag=-1.5e12``: argparse takes a value that starts with "-"
+    (and is not a plain ``-1``/``-1.5``) for an option, printing a usage block instead of the
+    validator's one line naming the field."""
+    out: list[str] = []
+    for tok in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and tok.startswith("-"):
+            try:
+                float(tok)
+            except ValueError:
+                pass
+            else:
+                out[-1] = f"{out[-1]}={tok}"
+                continue
+        out.append(tok)
+    return out
+
+
 def _main(argv: list[str] | None = None) -> int:
+    argv = _glue_negative_values(list(sys.argv[1:] if argv is None else argv))
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -189,6 +208,20 @@ def _estimate(args) -> int:
                  for b in bills]
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
+    fit = None
+    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+        # refused before anything is printed: a bad budget never follows a printed bill
+        if args.compare or args.format == "csv":
+            return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
+                         "json, not with " + ("--compare" if args.compare else "--format csv"))
+        from .levers import fit_budget
+        try:
+            fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
+        except ValueError as e:
+            return _fail(f"--budget-usd/--deadline-days: {e}")
+    if args.samples == 1 and any(d.ranges for d in draws):
+        print("warning: --samples 1: the P10, P50 and P90 of one draw are that draw; use "
+              "--samples 10000 or more for percentiles", file=sys.stderr)
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
         df = compare(*bills, names=names)
@@ -204,7 +237,10 @@ def _estimate(args) -> int:
     bill, draws = bills[0], draws[0]
     if args.format == "json":
         import json
-        print(json.dumps(draws.bill_summary(), indent=1, default=str))
+        out = draws.bill_summary()
+        if fit is not None:
+            out = {**out, "working_backwards": fit.to_dict(orient="records")}
+        print(json.dumps(out, indent=1, default=str))
         return 0
     if args.format == "csv":
         s = draws.summary()
@@ -214,12 +250,7 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
-    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
-        from .levers import fit_budget
-        try:
-            fit = fit_budget(bill.scenario, args.budget_usd, args.deadline_days)
-        except ValueError as e:
-            return _fail(f"--budget-usd/--deadline-days: {e}")
+    if fit is not None:  # issue 17
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
             print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
@@ -527,6 +558,9 @@ def _check(args) -> int:
             name, sep, h = item.partition("=")
             if not sep or not name:
                 raise ValueError(f"--phase={item!r} must be NAME=GPU_HOURS")
+            if name in phases:
+                raise ValueError(f"--phase {name!r} is given twice ({phases[name]:g} and {h}): "
+                                 "give each phase once")
             phases[name] = number(f"phase {name}", h)
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
                  for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}

@@ -402,7 +402,7 @@ def build_ledger(scenario: dict) -> Ledger:
 
     p = _values(scenario)
     ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
-    bill = _safe_build({**point_scenario(p), "_ranged": ranged})
+    bill = _point_build({**point_scenario(p), "_ranged": ranged})
     if ranged:
         bill.scenario = p  # the ranges kept: with_changes and simulate_ledger see them
     return bill
@@ -419,6 +419,22 @@ def _range_source(p: dict, key: str) -> str | None:
     r = p.get("_ranged", {}).get(key)
     return None if r is None else (f"{point_word(r)} of the range {r.describe()} (the point "
                                    "bill; ledger.simulate_ledger draws the range)")
+
+
+def _point_build(p: dict) -> Ledger:
+    """``_safe_build`` of a point bill; its error says which inputs are the points of ranges."""
+    from .scenario import ScenarioError
+
+    try:
+        return _safe_build(p)
+    except ScenarioError as e:
+        ranged = {k: r for k, r in p.get("_ranged", {}).items()}
+        if not ranged:
+            raise
+        raise ScenarioError(f"{e} (the point bill, with the ranged inputs at their points: "
+                            + "; ".join(f"{k} = {r.point:.4g}, the {point_word(r)} of "
+                                        f"{r.describe()}" for k, r in ranged.items())
+                            + ")") from None
 
 
 def _safe_build(p: dict) -> Ledger:
@@ -525,6 +541,16 @@ def _build(p: dict) -> Ledger:
         flops = ph["tokens"] * float(model_flops_per_token(spec, ph["seq_len"]))
         hours = flops / (peak * ph["mfu"]) / SECONDS_PER_HOUR
         g, plan = goodput_of(ph["n_gpus"], hours)
+        if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
+            raise ValueError(
+                f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
+                f"{ph['n_gpus']:,} GPUs: interruptions "
+                f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
+                + (f", ledger_spot_preemptions_per_node_day={preempt}" if pricing == "spot"
+                   else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
+                "than a checkpoint and a restart, so the run takes over a million times its ideal "
+                "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
+                "rate or the restart time)")
         ideal_h, paid_h, flops_total = ideal_h + hours, paid_h + hours / g, flops_total + flops
         if i == 0:
             main_plan, main_goodput, main_ideal = plan, g, hours
@@ -1147,13 +1173,24 @@ def format_usd(usd) -> str:
 
 def with_changes(ledger_or_scenario, **changes) -> Ledger:
     """The bill of the same scenario with some parameters changed (validated like any scenario),
-    e.g. ``with_changes(bill, mfu=0.5)``."""
+    e.g. ``with_changes(bill, mfu=0.5)``.
+
+    A pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``) given as a change to a bill
+    whose ``mfu`` is a range replaces that range: the pilot measures the MFU, so the calibrated
+    bill has no MFU range (a scenario that gives both at once is still refused)."""
     base = ledger_or_scenario.scenario if isinstance(ledger_or_scenario, Ledger) \
         else ledger_or_scenario
     if not isinstance(base, dict):
         raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
                          "scenario dict")
-    return build_ledger({**base, **changes})
+    from .ranges import Range
+    new = {**base, **changes}
+    if changes.get("ledger_pilot_tokens_per_s_per_gpu") is not None and "mfu" not in changes \
+            and isinstance(base.get("mfu"), Range):
+        # a pilot measures the MFU: its calibration replaces the scenario's ranged guess (the
+        # range's point stays as the nominal mfu; the bill's MFU is the pilot's)
+        new["mfu"] = base["mfu"].point
+    return build_ledger(new)
 
 
 def spot_verdict(bill: Ledger) -> list:
@@ -1319,15 +1356,18 @@ class LedgerDraws:
         return out
 
 
-def _price_draws(values: dict, draws: dict, samples: int):
+def _price_draws(values: dict, draws: dict, samples: int, ranges=None):
     """Price the bill with some inputs as arrays of draws (the rest at their points): the same
     ``_build`` as the point bill, its arithmetic broadcast over the draws. Returns
     (line_usd dict, total_usd array); lines without an amount (not modelled) are left out."""
     q = dict(values)
     for k, arr in draws.items():
         q[k] = np.asarray(arr, dtype=float).view(_Draws)
-    with np.errstate(over="ignore"):
-        led = _safe_build(q)
+    try:
+        with np.errstate(all="ignore"):
+            led = _safe_build(q)
+    except ValueError as e:
+        raise _draws_error(values, draws, samples, e, ranges) from None
     line_usd = {}
     for ln in led.lines:
         if ln.usd is None:
@@ -1336,6 +1376,58 @@ def _price_draws(values: dict, draws: dict, samples: int):
             np.ndarray)
     total = sum(line_usd.values())  # in line order, as Ledger.total_usd adds them
     return line_usd, np.broadcast_to(np.asarray(total, dtype=float), (samples,)).copy()
+
+
+def _scalar_error(values: dict, key: str, x: float):
+    """The error of the point bill with ``key`` at ``x`` (None when it prices)."""
+    try:
+        with np.errstate(all="ignore"):
+            _safe_build({**values, key: float(x)})
+    except ValueError as e:
+        return e
+    return None
+
+
+def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges=None):
+    """A ScenarioError for a bill that cannot be priced in some draws: for each ranged input
+    alone (the others at their points), the draws that break a rule are found by bisection on
+    its sorted draws (the rules of the bill are monotone in each input: a higher failure rate,
+    restart time or pre-emption rate only lowers goodput); the message names the input, the
+    part of its range that breaks the rule, how many of the draws do, and the rule (the error
+    of the bill at its worst draw). When no input breaks alone, the combination does."""
+    from .scenario import ScenarioError
+
+    parts = []
+    for k, arr in draws.items():
+        xs = np.sort(np.asarray(arr, dtype=float))
+        lo_bad, hi_bad = _scalar_error(values, k, xs[0]), _scalar_error(values, k, xs[-1])
+        if lo_bad is None and hi_bad is None:
+            continue
+        if hi_bad is not None and lo_bad is None:  # bad above a threshold: first bad index
+            a, b = 0, len(xs) - 1  # xs[a] good, xs[b] bad
+            while b - a > 1:
+                m = (a + b) // 2
+                a, b = (a, m) if _scalar_error(values, k, xs[m]) else (m, b)
+            n_bad, part, worst = len(xs) - b, f"draws above {xs[a]:.4g}", hi_bad
+        elif lo_bad is not None and hi_bad is None:
+            a, b = 0, len(xs) - 1  # xs[a] bad, xs[b] good
+            while b - a > 1:
+                m = (a + b) // 2
+                a, b = (m, b) if _scalar_error(values, k, xs[m]) else (a, m)
+            n_bad, part, worst = a + 1, f"draws below {xs[b]:.4g}", lo_bad
+        else:
+            n_bad, part, worst = len(xs), "its whole range", hi_bad
+        r = (ranges or {}).get(k)
+        parts.append(f"{k} ({r.describe() if r is not None else 'ranged'}): {part} break a rule "
+                     f"in {n_bad:,} of {samples:,} draws (the other inputs at their points); at "
+                     f"its worst draw, {xs[-1] if worst is hi_bad else xs[0]:.4g}: {worst}")
+    if parts:
+        return ScenarioError("the bill cannot be priced in some Monte Carlo draws: "
+                             + "; ".join(parts) + ". Narrow the range(s) so that every draw "
+                             "obeys the rule")
+    return ScenarioError("the bill cannot be priced in some Monte Carlo draws of the ranged "
+                         f"inputs {', '.join(draws)} taken together (each alone prices at "
+                         f"every one of its draws): {err}. Narrow the ranges")
 
 
 def scenario_ranges(values: dict) -> dict:
@@ -1352,6 +1444,11 @@ def scenario_ranges(values: dict) -> dict:
             values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
         out["mfu"] = Range("uniform", low=float(band["low"]), high=min(float(band["high"]), 1.0))
     return out
+
+
+#: Most Monte Carlo draws ``simulate_ledger`` takes: every draw holds each of the bill's ~40
+#: lines as a float64 (1,000,000 draws: ~0.3 GB for the lines, more while pricing them).
+MAX_SAMPLES = 1_000_000
 
 
 def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:
@@ -1372,7 +1469,7 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     scenario : dict
         As ``build_ledger`` (ranges as ``Range`` objects or their scenario-file forms).
     samples : int
-        Draws (>= 1; 100,000 by default: the Monte Carlo error of a percentile is then about
+        Draws (1 to ``MAX_SAMPLES`` = 1,000,000; 100,000 by default: the Monte Carlo error of a percentile is then about
         0.1-0.3% of the spread).
     seed : int
         Seed (>= 0).
@@ -1390,20 +1487,24 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     from .ranges import Range
     from .scenario import ScenarioError, point_scenario
 
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
-        raise ScenarioError(f"samples={samples!r} must be a whole number >= 1")
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or \
+            not 1 <= samples <= MAX_SAMPLES:
+        raise ScenarioError(f"samples={samples!r} must be a whole number from 1 to "
+                            f"{MAX_SAMPLES:,} (each draw holds every line of the bill in memory;"
+                            " 100,000 already puts a percentile's Monte Carlo error near 0.1-0.3%"
+                            " of the spread)")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ScenarioError(f"seed={seed!r} must be a whole number >= 0")
     values = _values(scenario)  # refuses a ranged mfu beside a pilot's throughput
     ranges = scenario_ranges(values)
     pts = point_scenario(values)
-    point = _safe_build({**pts, "_ranged": {k: v for k, v in values.items()
-                                            if isinstance(v, Range)}})
+    point = _point_build({**pts, "_ranged": {k: v for k, v in values.items()
+                                             if isinstance(v, Range)}})
     if ranges:
         point.scenario = values
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
-        line_usd, total = _price_draws(pts, inputs, int(samples))
+        line_usd, total = _price_draws(pts, inputs, int(samples), ranges)
     else:  # nothing to draw: every draw is the point bill
         line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
                     for ln in point.lines if ln.usd is not None}
@@ -1420,9 +1521,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
       (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
       kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
       peaked at the bill's MFU so that the point stays the bill's;
-    * ``price_usd_per_gpu_hour``: triangular from the lowest to the highest current catalogue
-      price for the accelerator and pricing mode (``data/prices.csv``), mode the bill's price
-      (rented pricing with at least two catalogue rows only);
+    * ``price_usd_per_gpu_hour``: triangular over the interquartile spread (P25-P75, numpy's
+      linear quantiles) of the current catalogue prices for the accelerator and pricing mode
+      (``data/prices.csv``), widened to hold the bill's price and peaked at it (rented pricing
+      with at least two catalogue rows only). Not cheapest to dearest: one outlying provider
+      would then set the page's conclusion;
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
       bill prices exploration as a fraction). The interval's ends are taken as the triangle's
@@ -1450,12 +1553,15 @@ def illustrative_ranges(bill: Ledger) -> dict:
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
         if len(rows) >= 2:
-            lo = min(float(rows["price_usd_per_gpu_hour"].min()), price)
-            hi = max(float(rows["price_usd_per_gpu_hour"].max()), price)
+            q25, q75 = (float(v) for v in rows["price_usd_per_gpu_hour"].quantile([0.25, 0.75]))
+            lo, hi = min(q25, price), max(q75, price)
             out["price_usd_per_gpu_hour"] = (
                 Range("triangular", low=lo, mode=price, high=hi),
-                f"lowest to highest of {len(rows)} current {f['pricing']} prices for "
-                f"{f['accelerator']} in data/prices.csv, mode the bill's ${price:.2f}")
+                f"interquartile spread (P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current "
+                f"{f['pricing']} prices for {f['accelerator']} in data/prices.csv (cheapest "
+                f"${float(rows['price_usd_per_gpu_hour'].min()):.2f}, dearest "
+                f"${float(rows['price_usd_per_gpu_hour'].max()):.2f} left out), widened to "
+                f"hold and peaked at the bill's ${price:.2f}")
     if bill.line("compute.exploratory").how.startswith("development compute") and \
             not p.get("ledger_exploratory_runs"):
         row = _defaults()["exploratory_fraction"]

@@ -607,9 +607,11 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
+    from .catalog import catalogue_price
+    where = catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; catalogue median price",
+                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
                   "llmcost.step; data/prices.csv; data/accelerators.csv")
 
 
@@ -649,8 +651,8 @@ def apply_levers(scenario: dict, keys) -> dict:
 
 
 def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
-    """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest accelerator of
-    ``hardware_sweep``) priced on the scenario by ``price_lever`` (saving = B(before) −
+    """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest *rankable*
+    accelerator of ``hardware_sweep``: a buyable price and an MFU no higher than published) priced on the scenario by ``price_lever`` (saving = B(before) −
     B(after), per draw when the scenario has ranges), largest point saving first.
 
     Returns
@@ -674,7 +676,7 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
     if keys is None:
         rows.append(spot_for_ablations(scenario, before_bill=base).row())
         sweep = hardware_sweep(scenario) if sweep is None else sweep
-        best = sweep[~sweep["scenario"]].sort_values("bill_calibrated_usd").head(1)
+        best = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd").head(1)
         if len(best):
             acc = best.iloc[0]["accelerator"]
             rows.append(price_lever("move_to", f"move to {acc}", "hardware", scenario,
@@ -753,20 +755,38 @@ def hardware_sweep(scenario: dict):
     scenario's accelerator keeps the scenario's plan and price) and the catalogue median price,
     with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
-    (``move_to``, what the lever uses).
+    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own).
+
+    Two checks decide whether a row may be **ranked as a saving** (``rankable``; ``rank_levers``
+    moves only to the cheapest rankable row):
+
+    - ``price_available``: every catalogue row behind the median price is buyable (the
+      ``available`` column of ``data/prices.csv``; a price listed as "not available" at collection
+      is a price nobody can pay). ``price_source`` names the rows, providers and dates.
+    - ``mfu_check``: the calibrated MFU is at or below the best published MFU on that hardware
+      generation for a model of this size (``accuracy.best_published_mfu``, the validation table's
+      reported MFUs and ``MFU_CLAIMS``; ``mfu_ceiling``). Above it, or with no published run to
+      check against, the row is shown but flagged: the step-time model's ratio extrapolated past
+      anything measured.
 
     Returns
     -------
     DataFrame: ``accelerator``, ``predicted_mfu`` (on the dtype's dense peak), ``band_low``,
     ``band_high``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
-    ``scenario`` (True for the scenario's accelerator) and ``plan``, cheapest first;
-    ``attrs['skipped']`` lists the accelerators left out and why.
+    ``scenario`` (True for the scenario's accelerator) and ``plan``, ``calibrated_mfu``,
+    ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
+    cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
+
+    Raises
+    ------
+    ValueError
+        If no accelerator of the catalogue can run the scenario (the reasons are listed).
     """
     import pandas as pd
 
-    from .accuracy import band_for_step
-    from .catalog import list_accelerators, load_model
+    from .accuracy import band_for_step, best_published_mfu
+    from .catalog import catalogue_price, list_accelerators, list_prices, load_model
 
     s = _clean(scenario)
     model = load_model(_get(s, "model"))
@@ -790,12 +810,34 @@ def hardware_sweep(scenario: dict):
         except (ScenarioError, ValueError) as e:
             skipped.append((acc, str(e).split("; ")[0][:160]))
             continue
+        pricing = _get(sc, "pricing")
+        if mine and _get(s, "price_usd_per_gpu_hour") is not None:
+            available, where = True, "the scenario's own price"
+        else:
+            available = bool(list_prices(acc, pricing, current_only=True)["available"].all())
+            where = catalogue_price(acc, pricing)[1]
+        ceiling, ceiling_src = best_published_mfu(acc, model.n_params)
+        if mine:
+            check = "the scenario's own MFU"
+        elif ceiling is None:
+            check = f"unverified: {ceiling_src}"
+        elif ratio > ceiling:
+            check = f"above the best published {ceiling:.0%} ({ceiling_src})"
+        else:
+            check = f"within the best published {ceiling:.0%} ({ceiling_src})"
         rows.append({"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
                      "band_high": band.high,
                      "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
                      "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
                      "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
-                     "scenario": mine, "plan": plan.describe()})
+                     "scenario": mine, "plan": plan.describe(), "calibrated_mfu": ratio,
+                     "mfu_ceiling": ceiling, "mfu_check": check,
+                     "price_available": available, "price_source": where,
+                     "rankable": bool(available and not mine and ceiling is not None
+                                      and ratio <= ceiling and cal == cal)})
+    if not rows:
+        raise ValueError("hardware_sweep: no catalogue accelerator can run this scenario: "
+                         + "; ".join(f"{a}: {r}" for a, r in skipped))
     df = pd.DataFrame(rows).sort_values("bill_usd").reset_index(drop=True)
     df.attrs["skipped"] = skipped
     return df

@@ -380,15 +380,10 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
     model gets EP skipped with the reason in ``note``).
     """
-    from .catalog import as_accelerator, load_efficiency
+    from .catalog import load_efficiency
 
     d = model_dims(model)
-    acc = as_accelerator(accelerator)
-    c = acc.peak_flops_per_s("bf16")
-    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
-    if up is None or out is None:
-        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
-                         "catalogue: its rooflines cannot be drawn")
+    acc, c, up, out = _peak_and_links(accelerator)
     if achieved:
         from .step import KERNEL_EFFICIENCY
         eff = load_efficiency(acc)
@@ -549,15 +544,8 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
     scale-up links and over the network where both occur (the links of ``roofline_table``).
     Columns: ``kind``, ``link``, ``x``, ``ratio``, ``xlabel``, ``model``.
     """
-    from .catalog import as_accelerator
-
     d = model_dims(model)
-    acc = as_accelerator(accelerator)
-    c = acc.peak_flops_per_s("bf16")
-    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
-    if up is None or out is None:
-        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
-                         "catalogue: its rooflines cannot be drawn")
+    acc, c, up, out = _peak_and_links(accelerator)
     n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
     k_dp, _ = group_layout(dp, tp, acc.scaleup_domain_size)
     w_dp = min(up, float(k_dp) * out)
@@ -595,3 +583,16 @@ def roofline_curves(model, accelerator, *, tp=8, pp=4, dp=64, ep=8, moe_model="d
 def overlap_ratio(r: Roofline):
     """``r.ratio`` as a float array (compute ÷ communication)."""
     return np.asarray(r.ratio, dtype=float)
+
+
+def _peak_and_links(accelerator):
+    """The accelerator, its dense BF16 peak (FLOP/s) and its scale-up and scale-out bandwidths
+    (bytes/s per direction); a ValueError when the catalogue lacks either bandwidth."""
+    from .catalog import as_accelerator
+
+    acc = as_accelerator(accelerator)
+    up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
+    if up is None or out is None:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-up or scale-out bandwidth in the "
+                         "catalogue: its rooflines cannot be drawn")
+    return acc, acc.peak_flops_per_s("bf16"), up, out

@@ -1252,18 +1252,30 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
             b.set_facecolor("C1")
     ax.errorbar(v, y, xerr=[v - np.nan_to_num(lo, nan=v.min()), hi - v], fmt="none",
                 ecolor="0.2", capsize=2, lw=0.8)
-    ax.set_yticks(y, [f"{a} (MFU {m:.0%})" for a, m in zip(df["accelerator"],
-                                                         df["predicted_mfu"])])
+    def flag(r):
+        if r.get("scenario") or r.get("rankable", True):
+            return ""
+        return " †price" if not r.get("price_available", True) else " *MFU"
+    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r['predicted_mfu']:.0%}){flag(r)}"
+                      for _, r in df.iterrows()])
     ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
-    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median)")
+    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median); "
+            "†price listed as not available, *MFU unverified or above published: not ranked")
 
 
 # ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
+def _usd_unit(scale: float) -> str:
+    """The axis unit of amounts divided by ``scale``: 'USD (millions)' for 1e6, and so on."""
+    names = {1.0: "USD", 1e3: "USD (thousands)", 1e6: "USD (millions)", 1e9: "USD (billions)"}
+    return names.get(float(scale), f"USD (× {scale:g})")
+
+
 def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
     """Histogram of the whole bill over its Monte Carlo draws (``ledger.simulate_ledger``),
     with its P10, P50 and P90 and the point bill marked."""
     ax = _ax(ax, figsize=(7, 3.6))
+    unit = _usd_unit(scale)
     x = np.asarray(draws.total_usd) / scale
     ax.hist(x, bins=bins, color="C0", alpha=0.6, density=True)
     q = np.quantile(x, [0.1, 0.5, 0.9])
@@ -1272,8 +1284,8 @@ def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
     point = draws.point.total_usd / scale
     ax.axvline(point, color="0.2", ls="--", lw=1.2, label=f"point bill {point:,.3g}")
     ax.legend(fontsize=8, loc="upper right")
-    ax.set_xlabel("whole bill, USD (millions)")
-    ax.set_ylabel("probability density (per $M)")
+    ax.set_xlabel(f"whole bill, {unit}")
+    ax.set_ylabel(f"probability density (per {scale:,.0f} USD)")
     ax.set_title(f"How wide is the bill? {draws.samples:,} draws of "
                  f"{len(draws.ranges)} ranged input(s)", fontsize=10)
     _source(ax, "llmcost.ledger.simulate_ledger (seed "
@@ -1285,6 +1297,7 @@ def tornado(tornado_df, ax=None, scale: float = 1e6):
     """Tornado chart of ``LedgerDraws.tornado()``: for each ranged input (largest swing on
     top), the bill with that input at its P10 and at its P90, the others at their points."""
     ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
+    unit = _usd_unit(scale)
     point = tornado_df.attrs.get("point_usd", 0.0) / scale
     rows = tornado_df.iloc[::-1].reset_index(drop=True)
     for i, r in rows.iterrows():
@@ -1295,10 +1308,11 @@ def tornado(tornado_df, ax=None, scale: float = 1e6):
                     fontsize=8, xytext=(-3, 0), textcoords="offset points")
         ax.annotate(f"{max(lo, hi):,.3g}", (max(lo, hi), i), ha="left", va="center",
                     fontsize=8, xytext=(3, 0), textcoords="offset points")
-    ax.axvline(point, color="0.2", lw=1)
+    ax.axvline(point, color="0.2", lw=1, label=f"point bill {point:,.3g}")
+    ax.legend(fontsize=8, loc="lower right")
     ax.set_yticks(range(len(rows)), [f"{r['input']}\n{r['range']}" for _, r in rows.iterrows()],
                   fontsize=8)
-    ax.set_xlabel("whole bill, USD (millions): blue = input at its P10, red = at its P90")
+    ax.set_xlabel(f"whole bill, {unit}: blue = input at its P10, red = at its P90")
     ax.set_title("Which unknown to pin down first? The bill with one input at its P10 / P90",
                  fontsize=10)
     ax.margins(x=0.25)

@@ -12,6 +12,8 @@ import csv
 import math
 from functools import lru_cache
 
+import numpy as np
+
 from .catalog import DATA_DIR, as_accelerator
 from .units import HOURS_PER_YEAR, as_array, scalar_or_array
 
@@ -102,9 +104,11 @@ def facility_kw_per_gpu(accelerator, pue=None) -> float:
     if not accelerator.tdp_w:
         raise ValueError(f"accelerator={accelerator.name!r} has no tdp_w in "
                          "data/accelerators.csv: the energy line needs it")
-    pue_ = default("pue") if pue is None else float(as_array(pue, "ledger_pue", positive=True))
-    if pue_ < 1:
-        raise ValueError(f"ledger_pue={pue_!r} must be >= 1 (facility power includes IT power)")
+    pue_ = default("pue") if pue is None else as_array(pue, "ledger_pue", positive=True)
+    pue_ = float(pue_) if np.ndim(pue_) == 0 else pue_  # an array of draws broadcasts
+    if np.any(np.asarray(pue_) < 1):
+        bad = float(np.min(pue_))
+        raise ValueError(f"ledger_pue={bad!r} must be >= 1 (facility power includes IT power)")
     server = default("chip_to_server_power_a100") if accelerator.name.startswith("A100") \
         else default("chip_to_server_power_h100")
     return accelerator.tdp_w / 1e3 * server * default("power_to_tdp") * pue_

@@ -49,6 +49,13 @@ RANGEABLE_KEYS = (
     "ledger_dataset_bytes", "ledger_log_bytes", "ledger_egress_bytes",
     "ledger_cross_region_bytes", "ledger_operations_usd_per_month", "ledger_project_months",
     "ledger_owned_usd_per_gpu", "ledger_electricity_usd_per_kwh",
+    "ledger_pue",
+)
+#: Continuous inputs that cannot take a range yet: the RL campaign (notebook 05) and the
+#: serving configuration search (llmcost.inference) work on one value at a time, so their
+#: arithmetic does not broadcast over draws. A range there is a ScenarioError that says so.
+NOT_YET_RANGEABLE_KEYS = (
+    "rl_verifier_usd_per_sample", "rl_train_mfu", "serve_occupancy",
 )
 #: Rangeable keys with an upper bound (fractions, probabilities): a lognormal, unbounded above,
 #: is refused on them (it would break the bound on some draws).
@@ -68,8 +75,7 @@ class Range:
     p90: float | None = None
 
     def __post_init__(self):
-        if self.kind not in KINDS:
-            raise ValueError(f"kind={self.kind!r} must be one of {', '.join(KINDS)}")
+        check_range(self)
 
     # -------------------------------------------------------------------------- summaries
     @property
@@ -155,6 +161,36 @@ def _number(name, field, v) -> float:
     return float(v)
 
 
+_FIELDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
+           "lognormal": ("p10", "p90")}
+
+
+def check_range(r: Range, name: str = "range", shown=None) -> None:
+    """Refuse a malformed range, however it was made (a scenario value or ``Range(...)``): the
+    kind, exactly its fields as finite numbers, and their order (low <= high; low <= mode <=
+    high; 0 < p10 <= p90). The message names ``name``, the value and the rule."""
+    if r.kind not in KINDS:
+        raise ValueError(f"{name}: kind={r.kind!r} must be one of {', '.join(KINDS)}")
+    need = _FIELDS[r.kind]
+    given = {f: getattr(r, f) for f in ("low", "mode", "high", "p10", "p90")}
+    if shown is None:
+        shown = {"kind": r.kind, **{f: v for f, v in given.items() if v is not None}}
+    missing = [f for f in need if given[f] is None]
+    extra = [f for f in given if f not in need and given[f] is not None]
+    if missing or extra:
+        raise ValueError(f"{name}={shown!r}: a {r.kind} range has exactly the keys "
+                         f"{', '.join(need)}" + (f" (missing {', '.join(missing)})"
+                                                if missing else "")
+                         + (f" (unknown {', '.join(extra)})" if extra else ""))
+    v = {f: _number(name, f, given[f]) for f in need}
+    if r.kind == "uniform" and not v["low"] <= v["high"]:
+        raise ValueError(f"{name}={shown!r}: a uniform range [low, high] needs low <= high")
+    if r.kind == "triangular" and not v["low"] <= v["mode"] <= v["high"]:
+        raise ValueError(f"{name}={shown!r}: a triangular range needs low <= mode <= high")
+    if r.kind == "lognormal" and not 0 < v["p10"] <= v["p90"]:
+        raise ValueError(f"{name}={shown!r}: a lognormal range needs 0 < p10 <= p90")
+
+
 def parse_range(name: str, value) -> Range | None:
     """A scenario value as a ``Range``, or None when it is not a range (a plain number, a
     string, None).
@@ -170,20 +206,18 @@ def parse_range(name: str, value) -> Range | None:
         high; 0 < p10 ≤ p90; exactly two numbers in a list).
     """
     if isinstance(value, Range):
+        check_range(value, name)  # checked when made; checked again to name the key
         return value
     if isinstance(value, (list, tuple)):
         if len(value) != 2:
             raise ValueError(f"{name}={value!r}: a range as a list is [low, high] (uniform), "
                              "two numbers")
         lo, hi = (_number(name, f, v) for f, v in zip(("low", "high"), value))
-        if lo > hi:
-            raise ValueError(f"{name}={value!r}: a uniform range [low, high] needs low <= high")
-        return Range("uniform", low=lo, high=hi)
+        return _made(name, value, "uniform", low=lo, high=hi)
     if isinstance(value, dict):
         dist = value.get("dist", "triangular" if "mode" in value else
                          "uniform" if "low" in value else None)
-        fields = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"),
-                  "lognormal": ("p10", "p90")}
+        fields = _FIELDS
         if dist not in fields:
             raise ValueError(f"{name}={value!r}: a range is [low, high], {{low, mode, high}} or "
                              "{dist: lognormal, p10, p90} (dist must be uniform, triangular or "
@@ -197,16 +231,17 @@ def parse_range(name: str, value) -> Range | None:
                              + (f" (unknown {', '.join(sorted(map(str, extra)))})"
                                 if extra else ""))
         v = {f: _number(name, f, value[f]) for f in fields[dist]}
-        if dist == "lognormal":
-            if not 0 < v["p10"] <= v["p90"]:
-                raise ValueError(f"{name}={value!r}: a lognormal range needs 0 < p10 <= p90")
-            return Range("lognormal", p10=v["p10"], p90=v["p90"])
-        if dist == "uniform":
-            return parse_range(name, [v["low"], v["high"]])
-        if not v["low"] <= v["mode"] <= v["high"]:
-            raise ValueError(f"{name}={value!r}: a triangular range needs low <= mode <= high")
-        return Range("triangular", low=v["low"], mode=v["mode"], high=v["high"])
+        return _made(name, value, dist, **v)
     return None
+
+
+def _made(name, shown, kind, **fields) -> Range:
+    """``Range(kind, **fields)``, its ValueError naming ``name`` and the scenario value."""
+    from types import SimpleNamespace
+    unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in
+                                              ("low", "mode", "high", "p10", "p90")})
+    check_range(unchecked, name, shown)
+    return Range(kind, **fields)
 
 
 def point(value):

@@ -39,7 +39,7 @@ from typing import Any, Callable
 
 import yaml
 
-from .ranges import BOUNDED_KEYS, RANGEABLE_KEYS, Range, is_ranged, parse_range, point
+from .ranges import BOUNDED_KEYS, NOT_YET_RANGEABLE_KEYS, RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .units import is_number
 
 METADATA_KEYS = ("title", "description")
@@ -605,6 +605,12 @@ def _validate_range(p: Param, value) -> Range:
     """A range on parameter ``p``: allowed on ``RANGEABLE_KEYS`` only, each end checked by the
     parameter's own rule, no lognormal on a bounded key (module docstring, "Ranges")."""
     name = p.name
+    if name in NOT_YET_RANGEABLE_KEYS:
+        raise ScenarioError(
+            f"{name}={value!r}: {name} cannot take a range yet (a limitation: the RL campaign and "
+            "the serving configuration search price one value at a time, so their arithmetic "
+            "does not broadcast over Monte Carlo draws); give one value and compare bills "
+            "with ledger.with_changes")
     if name not in RANGEABLE_KEYS:
         raise ScenarioError(
             f"{name}={value!r}: a range is allowed only on continuous cost inputs (llmcost.ranges"

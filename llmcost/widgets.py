@@ -607,13 +607,20 @@ def levers_explorer(scenario: dict):
                 print(f"cannot price this combination: {e}")
                 return
             saving = before.total_usd - after.total_usd
+            print("levers on: " + (", ".join(levers.LEVERS[k][0] for k in keys) or "none"))
+            for k in keys:  # a lever with nothing to act on in this scenario says so
+                alone = levers.bill(levers.apply_levers(scenario, [k])).total_usd
+                if abs(alone - before.total_usd) < 0.5:
+                    print(f"  {levers.LEVERS[k][0]}: no change on this scenario on its own "
+                          "(its input is already at the lever's setting)")
             print(f"bill {fmt_usd(before.total_usd)} → {fmt_usd(after.total_usd)}: saving "
                   f"{fmt_usd(saving)} ({saving / before.total_usd:.1%}); main run "
                   f"{before.figures['wall_clock_days']:.1f} → "
                   f"{after.figures['wall_clock_days']:.1f} days")
             df = compare(before, after, names=("before", "after"))
-            print(df[df["difference usd"].fillna(0).abs() > 0.5].to_string(
-                index=False, float_format=lambda v: f"{v:,.0f}"))
+            moved = df[df["difference usd"].fillna(0).abs() > 0.5]
+            print(moved.to_string(index=False, float_format=lambda v: f"{v:,.0f}") if len(moved)
+                  else "no line of the bill moved")
 
     for b in boxes.values():
         b.observe(update, names="value")

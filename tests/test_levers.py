@@ -183,8 +183,10 @@ def test_false_economies(s):
     spot = fe["spot without resumable training"]
     assert spot.apparent_usd > 0 and spot.net_usd == -math.inf
     # CoreWeave H100 spot $2.46375 vs $3.99: d = 38.25%; the break-even probability solves
-    # 0.6175·(e^x − 1)/x = 1 and is below 1
-    assert 0 < spot.break_even_probability < 1
+    # 0.6175·(e^x − 1)/x = 1 and is below 1. By hand: 1/(1 − d) = 3.99/2.46375 = 1.61948;
+    # at x = 0.8975, e^x = 2.459603 × e^{−0.0025} = 2.453462 and 1.453462/0.8975 = 1.61946,
+    # so x* ≈ 0.8975 and p* = 1 − e^{−0.8975} = 1 − 0.40759 = 0.5924
+    assert spot.break_even_probability == pytest.approx(0.5924, abs=1e-3)
     ev = fe["cut evaluation and safety testing"]
     assert ev.apparent_usd == 0  # the default scenario bills no evaluation: nothing to cut
     assert ev.break_even_probability is None
@@ -194,6 +196,28 @@ def test_false_economies(s):
     s_fp8 = eight.apparent_usd
     assert eight.break_even_probability == pytest.approx(s_fp8 / (s_fp8 + 0.5 * c_fp8))
     assert 0 < eight.break_even_probability < 1
+
+
+def test_fewer_checkpoints_loss_by_hand(s, base):
+    # Young (1974) first order: the share of time lost to checkpoints and rework is
+    # W(τ) = δ/τ + τ/(2M), minimised at τ* = √(2δM), where W(kτ*) − W(τ*) = √(δ/2M)·(k + 1/k − 2).
+    # Inputs (not outputs) of the default scenario: a synchronous checkpoint stalls δ = 3.88 s
+    # (944 GB of bf16 weights + fp32 master + Adam moments at 250 GB/s) and the 2,048-GPU job's
+    # MTBF is M = 89,069 s (ledger default rate per GPU-year). τ* = √(2 × 3.88 × 89,069) = 831 s
+    # (the plan's 829 s). At k = 4: ΔW = √(3.88 / 178,138) × 2.25 = 4.667e-3 × 2.25 = 0.01050.
+    # Paid hours H/g, g = 0.978 before: ΔH ≈ 623,963 × 0.01050 / (0.978 × 0.968) = 6,921 GPU-h,
+    # × $3.99 = $27,600 more on the failures line, against an apparent saving of δ/τ − δ/(4τ) of
+    # the stalls: 623,963 × 3.88 × (1/829 − 1/3,315) = 2,190 GPU-h = $8,700 (less storage).
+    plan = lv.checkpoint_plan_of(s)
+    assert plan.stall_s == pytest.approx(3.88, rel=0.01)
+    assert plan.mtbf_s == pytest.approx(89_069, rel=0.01)
+    assert plan.interval_s == pytest.approx(831, rel=0.01)
+    after = lv.bill({**s, "ckpt_interval_s": 4 * plan.interval_s})
+    extra = after.line("compute.failures").usd - base.line("compute.failures").usd
+    assert extra == pytest.approx(27_600, rel=0.05)
+    ck = lv.false_economies(s)[0]
+    assert ck.apparent_usd == pytest.approx(8_700 - 1_437, rel=0.05)  # storage line +$1,437
+    assert ck.net_usd < -extra + ck.apparent_usd + 1  # the whole bill loses at least that
 
 
 def test_checkpoint_economy_is_a_loss_both_ways(s):
@@ -281,6 +305,11 @@ def test_gb200_nvl72_catalogue_rows():
     assert acc.hbm_bytes_per_s == pytest.approx(576e12 / 72)
     assert acc.scaleup_bytes_per_s_per_dir == pytest.approx(130e12 / 72 / 2, rel=0.02)
     assert acc.scaleup_domain_size == 72
+    # NVIDIA's per-GPU table on the same page (with sparsity): FP16/BF16 5 PFLOPS, FP8 10 PFLOPS,
+    # 186 GB HBM3E at 8 TB/s, up to 1,200 W: the rack figures are 72 × these, so dense = half
+    assert acc.peak_flops_per_s("bf16") == pytest.approx(5e15 / 2)
+    assert acc.peak_flops_per_s("fp8") == pytest.approx(10e15 / 2)
+    assert acc.tdp_w == pytest.approx(1200)
     # CoreWeave: $42.00 per hour for a 4-GPU GB200 NVL72 instance = $10.50 per GPU-hour
     (price,) = _row("prices.csv", "accelerator", "GB200-NVL72")
     assert float(price["price_usd_per_gpu_hour"]) == pytest.approx(42.00 / 4)
@@ -297,6 +326,59 @@ def test_hardware_sweep(s):
     own = sw[sw["scenario"]].iloc[0]
     assert own["bill_calibrated_usd"] == pytest.approx(lv.bill(s).total_usd, rel=1e-9)
     assert all(isinstance(reason, str) for _, reason in sw.attrs["skipped"])
+
+
+@pytest.fixture(scope="module")
+def sweep(s):
+    return lv.hardware_sweep(s)
+
+
+def test_a_price_nobody_can_pay_is_not_ranked(s, sweep):
+    # data/prices.csv: DigitalOcean's MI300X droplet ($2.59, 2026-10) was listed as "not
+    # available at collection time" (available=false), and it is MI300X's only on-demand row
+    (row,) = [r for r in _row("prices.csv", "accelerator", "MI300X") if r["pricing"] ==
+              "on_demand"]
+    assert row["available"] == "false" and "not available" in row["notes"]
+    mi = sweep.set_index("accelerator").loc["MI300X"]
+    assert not mi["price_available"] and not mi["rankable"]
+    assert "DigitalOcean 2026-10 $2.59 (listed, not available)" in mi["price_source"]
+    # CoreWeave's GB200 row (2026-09) is buyable: its price is available
+    gb = sweep.set_index("accelerator").loc["GB200-NVL72"]
+    assert gb["price_available"] and "CoreWeave 2026-09 $10.50" in gb["price_source"]
+
+
+def test_an_mfu_above_every_published_run_is_not_ranked(s):
+    # NVIDIA/Megatron-LM README: "up to 47% MFU on H100 clusters" for 2B-462B models is the
+    # best published Hopper MFU (accuracy.MFU_CLAIMS). On Llama 3.1 405B (scenario MFU 0.41) the
+    # step-time model's H200/H100 ratio puts H200 above it: shown, flagged, never ranked. A
+    # row may be ranked only at or below its generation's best published MFU.
+    sw = lv.hardware_sweep(llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"))
+    h200 = sw.set_index("accelerator").loc["H200"]
+    assert h200["mfu_ceiling"] == pytest.approx(0.47)
+    assert h200["calibrated_mfu"] > 0.47 and not h200["rankable"]
+    assert h200["mfu_check"].startswith("above the best published 47%")
+    ok = sw[sw["rankable"]]
+    assert (ok["calibrated_mfu"] <= ok["mfu_ceiling"]).all() and ok["price_available"].all()
+    # hardware with no published run to check against (GB200, TPU v5p here) is not ranked
+    for acc in set(sw["accelerator"]) & {"GB200-NVL72", "TPU v5p", "B200"}:
+        r = sw.set_index("accelerator").loc[acc]
+        assert not r["rankable"] and r["mfu_check"].startswith("unverified"), acc
+
+
+def test_a_sweep_nothing_can_run_says_why(s):
+    # 405B parameters on 8 GPUs: mixed-precision Adam training state alone (16 bytes per
+    # parameter, 6.5 TB) exceeds 8 × 192 GB = 1.5 TB on every device of the catalogue
+    with pytest.raises(ValueError, match="no catalogue accelerator can run") as e:
+        lv.hardware_sweep({**s, "model": "llama-3.1-405b", "n_gpus": 8})
+    assert "H100-SXM" in str(e.value) and "do not fit" in str(e.value)
+
+
+def test_rank_levers_moves_only_to_rankable_hardware(s, sweep):
+    ranked = lv.rank_levers(s, sweep=sweep)
+    hw = ranked[ranked["group"] == "hardware"]
+    allowed = {f"move to {a}" for a in sweep[sweep["rankable"]]["accelerator"]}
+    assert len(hw) <= 1 and set(hw["lever"]) <= allowed
+    assert "move to MI300X" not in set(ranked["lever"])
 
 
 def test_rank_levers_top_three_are_positive(s):
@@ -385,6 +467,16 @@ def test_cli_estimate_works_backwards(capsys):
     assert "tokens the budget buys" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err
+    # a bad budget is refused before the bill is printed (nothing on stdout), naming the field
+    for bad in ("-5", "0", "nan"):
+        assert main(["estimate", "--scenario", path, "--budget-usd", bad]) == 2, bad
+        io = capsys.readouterr()
+        assert io.out == "" and "budget_usd" in io.err, bad
+    # never silently dropped: refused with --format csv, carried in --format json
+    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6", "--format", "csv"]) == 2
+    assert capsys.readouterr().out == ""
+    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6", "--format", "json"]) == 0
+    assert "tokens the budget buys" in capsys.readouterr().out
 
 
 def test_smaller_model_longer(s):

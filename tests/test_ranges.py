@@ -127,8 +127,16 @@ def test_a_point_range_gives_the_point_bill(changes):
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
+#: REGRESSION PIN (not a sourced value): the whole bill of the defaults at $3.99/GPU-h as main
+#: priced it before ranges existed (commit 4cc2239^1, main just before issue 15 merged:
+#: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;
+#: a change of the cost model elsewhere (a new line, new physics) re-pins it, saying why.
+PRE_RANGES_TOTAL_USD = 5713299.411386841
+
+
 def test_no_ranges_gives_exactly_todays_bill():
     bill = ledger.build_ledger(PRICE)
+    assert bill.total_usd == pytest.approx(PRE_RANGES_TOTAL_USD, rel=1e-12)
     d = _sim({}, samples=10)
     assert d.ranges == {} and d.point.total_usd == bill.total_usd
     s = d.summary()
@@ -353,12 +361,14 @@ def test_each_draw_is_the_scalar_bill_of_its_inputs(extra):
 
 
 def test_illustrative_ranges_come_from_the_sources():
-    # data/prices.csv, current H100 SXM on-demand rows: RunPod $2.69 ... Azure $12.29 (as
-    # tests/test_cli_estimate.py lists them); Cottier et al. 2024 §2.5: 0.2-3.0 final runs
+    # data/prices.csv, current H100 SXM on-demand rows: $2.69, 3.99, 6.155, 6.88, 12.29 (RunPod
+    # ... Azure, as tests/test_cli_estimate.py lists them): by hand, P25 = 3.99 and P75 = 6.88
+    # (linear quantiles of five values: the 2nd and 4th); Cottier et al. 2024 §2.5: 0.2-3.0
     bill = ledger.build_ledger(PRICE)
     ill = ledger.illustrative_ranges(bill)
-    price = ill["price_usd_per_gpu_hour"][0]
-    assert (price.low, price.mode, price.high) == (2.69, 3.99, 12.29)
+    price, why = ill["price_usd_per_gpu_hour"]
+    assert (price.low, price.mode, price.high) == pytest.approx((3.99, 3.99, 6.88))
+    assert "interquartile" in why and "$12.29" in why
     frac = ill["ledger_exploratory_fraction"][0]
     assert (frac.low, frac.mode, frac.high) == (0.2, 1.19, 3.0)
     mfu = ill["mfu"][0]
@@ -406,3 +416,165 @@ def test_compare_draws_pairs_the_draws():
     assert (df["difference p90 usd"] <= 1e-6).all()  # a lower price saves in every line
     with pytest.raises(ValueError, match="samples and seed"):
         ledger.compare_draws(before, _sim({"mfu": [0.3, 0.5]}, samples=10))
+
+
+# ------------------------------------------------------------------------------ review fixes
+@pytest.mark.parametrize("kwargs, rule", [
+    (dict(kind="uniform", low=0.5, high=0.3), "low <= high"),
+    (dict(kind="triangular", low=0.3, mode=0.9, high=0.5), "low <= mode <= high"),
+    (dict(kind="lognormal", p10=0.5, p90=0.1), "0 < p10 <= p90"),
+    (dict(kind="lognormal", p10=-0.1, p90=0.1), "0 < p10 <= p90"),
+    (dict(kind="uniform"), "exactly the keys low, high"),
+    (dict(kind="uniform", low=0.1, high=0.2, p10=0.1), "unknown p10"),
+    (dict(kind="uniform", low=float("nan"), high=0.2), "finite number"),
+    (dict(kind="normal", low=0.1, high=0.2), "must be one of"),
+])
+def test_a_range_object_is_checked_like_the_scenario_forms(kwargs, rule):
+    """Range(...) made directly obeys the rules of the list and mapping forms (a triangle with
+    its mode outside [low, high] would draw outside its bounds)."""
+    with pytest.raises(ValueError, match=rule.replace("(", r"\(").replace(")", r"\)")):
+        Range(**kwargs)
+
+
+def test_the_list_and_mapping_forms_give_the_same_rule_as_range_objects():
+    for value, rule in (([0.5, 0.3], "low <= high"),
+                        ({"low": 0.3, "mode": 0.9, "high": 0.5}, "low <= mode <= high"),
+                        ({"dist": "lognormal", "p10": 0.5, "p90": 0.1}, "0 < p10 <= p90")):
+        with pytest.raises(ValueError, match=f"mfu=.*{rule}"):
+            parse_range("mfu", value)
+
+
+def test_a_pilot_replaces_a_ranged_mfu():
+    """A pilot measures the MFU: calibrating a bill whose mfu is a range gives the pilot's MFU
+    (900 tokens/s per GPU on Llama 2 70B at 4,096 tokens on H100 SXM: MFU = 900 × FLOPs per
+    token ÷ 989.4e12, the hand count of this file's header), no longer a range."""
+    bill = ledger.build_ledger({**PRICE, "mfu": [0.3, 0.5]})
+    cal = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=900.0)
+    flops_per_token = 3 * (2 * N_MATMUL + CORE_FWD_4K)
+    assert cal.figures["mfu"] == pytest.approx(900.0 * flops_per_token / H100_BF16, rel=1e-9)
+    assert "pilot" in cal.figures["mfu_source"]
+    assert ledger.scenario_ranges(cal.scenario).get("mfu") is None
+    with pytest.raises(ScenarioError, match="mfu is a range and ledger_pilot"):  # both at once
+        ledger.build_ledger({"mfu": [0.3, 0.5], "ledger_pilot_tokens_per_s_per_gpu": 900.0})
+
+
+def test_notebook_00_runs_its_ranged_branch(ranged_yaml, tmp_path):
+    """Notebook 00 with a scenario of ranges (a ranged mfu among them) runs to the end in a
+    report: its Monte Carlo cells take the scenario's own ranges and Step 6's pilot replaces
+    the ranged MFU."""
+    from llmcost import report
+
+    out = tmp_path / "out"
+    res = report.run_report(ranged_yaml, out, selection=["00"], progress=lambda s: None)
+    assert res.failed == [], res.failed
+    nb = json.loads((out / "00_index.ipynb").read_text(encoding="utf-8"))
+    text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
+                   for o in c.get("outputs", []))
+    assert "Error" not in text and "FAILED" not in text
+    assert "the scenario's own ranges" in text and "mfu: uniform 0.3-0.5" in text
+    assert "tokens/s per GPU -> MFU" in text
+
+
+@pytest.mark.parametrize("changes, key, rule", [
+    ({"ledger_resumable": False,
+      "fail_rate_per_gpu_year": {"dist": "lognormal", "p10": 0.001, "p90": 0.5}},
+     "fail_rate_per_gpu_year", "never finishes"),
+    ({"pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+      "ledger_spot_preemptions_per_node_day": [0.1, 4.0]},
+     "ledger_spot_preemptions_per_node_day", "goodput >= 1e-6"),
+    ({"pricing": "spot", "price_usd_per_gpu_hour": 2.0,
+      "ledger_spot_restart_s": {"dist": "lognormal", "p10": 600, "p90": 1e6}},
+     "ledger_spot_restart_s", "all of the wall-clock time"),
+])
+def test_an_error_in_some_draws_names_the_key_the_part_and_the_count(changes, key, rule):
+    """The message names the ranged key, the part of its range that breaks the rule and how
+    many draws do; the count is checked against the scalar bill of each draw."""
+    with pytest.raises(ScenarioError) as ei:
+        ledger.simulate_ledger({**PRICE, **changes}, samples=400, seed=0)
+    msg = str(ei.value)
+    assert f"{key} (" in msg and "draws above" in msg and rule in msg and "in (" not in msg
+    n_bad = int(msg.split(" break a rule in ")[1].split(" of 400")[0].replace(",", ""))
+    r = parse_range(key, changes[key])
+    bad = 0
+    for x in r.draws(400, 0, key):
+        try:
+            ledger.build_ledger({**PRICE, **changes, key: float(x)})
+        except ScenarioError:
+            bad += 1
+    assert n_bad == bad and 0 < bad < 400
+
+
+def test_spot_that_never_progresses_is_a_value_error_naming_the_rule():
+    spot = {"pricing": "spot", "price_usd_per_gpu_hour": 2.0}
+    with pytest.raises(ScenarioError, match="ledger_spot_preemptions_per_node_day=200.*goodput >= 1e-6"):
+        ledger.build_ledger({**spot, "ledger_spot_preemptions_per_node_day": 200})
+    # a range whose point already breaks the rule says the point is the range's midpoint
+    with pytest.raises(ScenarioError, match=r"goodput >= 1e-6.*ledger_spot_preemptions_per_node_day"
+                       r" = 100(\.\d)?, the midpoint of uniform 0\.1-200"):
+        ledger.simulate_ledger({**spot, "ledger_spot_preemptions_per_node_day": [0.1, 200]},
+                               samples=10)
+
+
+def test_samples_have_a_stated_cap():
+    with pytest.raises(ScenarioError, match="from 1 to 1,000,000"):
+        ledger.simulate_ledger({"mfu": [0.3, 0.5]}, samples=300_000_000)
+    from llmcost import SCENARIO_DIR
+    out = _cli("estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"), "--samples",
+               "300000000")
+    assert out.returncode != 0 and "from 1 to 1,000,000" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_one_sample_warns_that_its_percentiles_are_the_draw(ranged_yaml):
+    out = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "1")
+    assert out.returncode == 0 and "percentiles of one draw" not in out.stdout
+    assert "of one draw are that draw" in out.stderr
+
+
+def test_range_plots_label_their_scale_and_the_point_bill():
+    import matplotlib
+    matplotlib.use("Agg")
+    from llmcost import plots
+
+    d = _sim({"mfu": [0.3, 0.5]}, samples=1000)
+    ax = plots.bill_distribution(d, scale=1e3)
+    assert ax.get_xlabel() == "whole bill, USD (thousands)"
+    assert ax.get_ylabel() == "probability density (per 1,000 USD)"
+    ax = plots.tornado(d.tornado(), scale=1e9)
+    assert ax.get_xlabel().startswith("whole bill, USD (billions)")
+    assert any(ln.get_label().startswith("point bill") for ln in ax.get_lines())
+
+
+def test_pue_takes_a_range_and_each_draw_is_its_scalar_bill():
+    """ledger_pue 1.1-1.25 (data/ledger_defaults.csv's sourced range) on owned hardware, where
+    energy is paid: every draw is the scalar bill at that PUE, and the bill rises with PUE."""
+    sc = {"pricing": "owned", "ledger_pue": [1.1, 1.25]}
+    d = ledger.simulate_ledger(sc, samples=200)
+    xs = d.inputs["ledger_pue"]
+    for i in (0, 57, 199):
+        b = ledger.build_ledger({**sc, "ledger_pue": float(xs[i])})
+        assert d.total_usd[i] == pytest.approx(b.total_usd, rel=1e-9)
+    order = np.argsort(xs)
+    assert np.all(np.diff(d.total_usd[order]) >= -1e-6)
+
+
+@pytest.mark.parametrize("key, value", [("rl_train_mfu", [0.3, 0.5]),
+                                        ("rl_verifier_usd_per_sample", [0.0, 0.01]),
+                                        ("serve_occupancy", [0.7, 0.95])])
+def test_not_yet_rangeable_keys_say_so(key, value):
+    with pytest.raises(ScenarioError, match=f"{key} cannot take a range yet"):
+        ledger.build_ledger({key: value})
+
+
+def test_notebook_00_prints_whole_sentences_for_its_ranges():
+    """The ranges cell of notebook 00 (as committed, executed) prints each range's source
+    sentence whole: every listed range ends with its closing parenthesis, none is cut."""
+    from llmcost.report import list_notebooks
+
+    nb = json.loads(next(p for p in list_notebooks(["00"])).read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code"
+                and "draws.ranges.items()" in "".join(c["source"]))
+    assert "[:" not in "".join(cell["source"])
+    lines = "".join("".join(o.get("text", "")) for o in cell["outputs"]).splitlines()
+    listed = [ln for ln in lines if ln.startswith("  ")]
+    assert listed and all(ln.endswith(")") for ln in listed)

@@ -180,7 +180,16 @@ plots.bill_waterfall(table);
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
 # uniform range on `mfu`. The lines add up to the total in every draw; their **P10 / P50 / P90
-# do not add up** (each line's P90 comes from different draws). Which inputs are ranged here?
+# do not add up** (each line's P90 comes from different draws).
+#
+# When the scenario gives every input as a number, this page ranges three inputs to show the
+# method (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band;
+# the price over the **interquartile** spread (P25–P75) of the current catalogue prices for the
+# accelerator, not cheapest to dearest (one outlying provider would set the conclusion); the
+# exploratory fraction over Cottier et al. 2024's 0.2–3.0 final runs. That interval is a **90%**
+# one (their P5 and P95); taken as a triangle's ends it becomes this range's P0 and P100, so the
+# range here is **narrower** than theirs. These are illustrations, and the spread they give is
+# theirs, not a forecast. Which inputs are ranged here?
 
 # %%
 ranged = ledger.scenario_ranges(bill.scenario)
@@ -198,7 +207,7 @@ draws = ledger.simulate_ledger(drawn, samples=100_000, seed=0)
 print("the scenario's own ranges" if ranged else "an illustration: the scenario gives every "
       "input as a number, so three inputs are ranged from sourced spreads")
 for k, r in draws.ranges.items():
-    print(f"  {k}: {r.describe()} ({why.get(k, '')})"[:200])
+    print(f"  {k}: {r.describe()} ({why.get(k, '')})")
 q = draws.percentiles()
 print(f"whole bill: P10 {llmcost.fmt_usd(q['p10'])}, P50 {llmcost.fmt_usd(q['p50'])}, P90 "
       f"{llmcost.fmt_usd(q['p90'])} (point {llmcost.fmt_usd(draws.point.total_usd)}; "
@@ -376,7 +385,9 @@ print(f"with a 25% rerun risk and a 10% contingency: reserves "
 # FLOPs per token ÷ peak (`llmcost.mfu_from_throughput`, PaLM App. B), and the bill re-estimates
 # with it. A pilot on fewer GPUs measures less communication than the full job, so its MFU is an
 # upper bound for the full scale. For example, a pilot whose measured throughput is 10% below
-# what the assumed MFU implies (an illustration, not a measurement):
+# what the assumed MFU implies (an illustration, not a measurement). When the scenario gives
+# `mfu` as a range, the pilot's measurement **replaces** the range (`ledger.with_changes`): the
+# calibrated bill has one MFU, the pilot's, and the 'assumed' MFU below is the range's point.
 
 # %%
 # NBVAL_CHECK_OUTPUT

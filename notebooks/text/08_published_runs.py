@@ -80,7 +80,13 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 # every run of `data/published_runs.csv` that has a catalogue accelerator, a model shape, a token
 # count and hours (or days × accelerators); the rest are listed at the end of section 2 with the
 # reason they cannot be scored (GPT-3 and Gopher: hardware outside the catalogue; Chinchilla: no
-# hardware or time published; OPT and the OLMo runs: no hours in their papers as recorded).
+# hardware or time published; OPT: only a peak throughput, "up to 147 TFLOP/s" per GPU, with no
+# hours and no published plan, so there is nothing to compare like with like; GLM-130B: its MFU
+# 32.5% is published but its shape is not recorded and its hours are only an upper bound, 60 days
+# of cluster access; the OLMo runs: no hours in their papers as recorded). PaLM 540B is scored on
+# its Appendix B chip-hours (6,144 chips × 1,200 h + 3,072 × 336 h = 8,404,992) against its own
+# published steady-state MFU (46.2%) × goodput: a test of the whole-run gap, not of the step-time
+# model.
 #
 # ## 2. Predicting from public facts only
 #
@@ -89,8 +95,12 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 # * **a plan is published** (TP and PP degrees with the GPU count): the step-time model
 #   (`llmcost.step`, notebook 04) predicts the steady-state MFU on that plan; for a whole-run
 #   figure it is multiplied by goodput;
+# * **no plan, a published steady-state MFU** (PaLM): that MFU × goodput;
 # * **no plan**: the median whole-run $U$ of the *other* runs of the same hardware generation
-#   (leave-one-out, so a run never predicts itself).
+#   (leave-one-out, so a run never predicts itself). A run whose published plan the step-time
+#   model cannot lay out would fall back to this median, and its `method` would say so. A run
+#   published twice (DeepSeek-V3's whole-run row and its validation row with the full plan) is
+#   scored once, on the validation row, and stays out of the medians.
 #
 # The predicted hours are then $\hat H = D\,F(s) / (3600\,P\,\hat U)$ and the error is
 # $\hat H / H - 1$. For a steady-state benchmark (Narayanan et al. 2021, Korthikanti et al. 2022,
@@ -103,11 +113,10 @@ summary = claims.error_table_summary(errors)
 display(plots.table(summary.reset_index(), {"median_abs_error": "{:.1%}",
                                             "mean_abs_error": "{:.1%}",
                                             "median_signed_error": "{:+.1%}"}))
-plan_rows = summary.loc["published plan (all)"]
-inside = summary.loc["published plan, without the outside set (ZeRO-3 2021)"]
-print(f"rows with a published plan within ±20% of their GPU-hours: "
-      f"{int(plan_rows['within_band'])} of {int(plan_rows['n'])} "
-      f"({int(inside['within_band'])} of {int(inside['n'])} without the ZeRO-3 outside set)")
+for group, r in summary.iterrows():
+    count = ("in-sample, not counted as a success" if r["in_sample"]
+             else f"{int(r['within_band'])} of {int(r['n'])} within ±20%")
+    print(f"{group}: {count} (median |error| {r['median_abs_error']:.1%})")
 
 # %%
 plots.published_runs_scatter(errors);
@@ -116,13 +125,16 @@ plots.published_runs_scatter(errors);
 # Steady-state rows have no run length, so they are drawn as the hours that $10^{21}$ model FLOPs
 # would take at the published and predicted MFU: the same ratio, on the same axes.
 #
-# **The goal and how far it is met.** The issue's goal is GPU-hours within ±20% for the rows with a
-# published plan; the line printed above counts them. The misses are known: the six DeepSpeed
-# ZeRO-3 rows of 2021 (the step-time model assumes ZeRO-3's gathers hide behind compute, and
-# DeepSpeed's did not), BLOOM's whole run (section 3) and DeepSeek-V3, whose published plan (PP 16
-# over 61 layers with DualPipe) the step-time model cannot lay out, so it falls back to the
-# generation median and misses by the FP8 factor. The steady-state rows and the other whole runs
-# with a plan (Falcon-180B, Llama 3.1 405B) are within 10%.
+# **The goal and how far it is met.** The goal is GPU-hours within ±20% for the rows with a
+# published plan. The table keeps unlike evidence apart. The steady-state rows are benchmark MFUs
+# from the step-time model's own validation sets. The calibration rows (Korthikanti et al.'s 22B,
+# whose layer `KERNEL_EFFICIENCY` is fitted on, and the three DeepSpeed ZeRO-3 175B rows on which
+# the ZeRO-3 stack's one data-chosen setting was chosen) are in-sample and never counted as a success; the held-out rows all
+# meet the goal.
+# The **whole runs with a published plan** are the real test of a bill, and 3 of 4 meet it:
+# Llama 3.1 405B (+7%), Falcon-180B (−5%) and DeepSeek-V3's pre-training (+9%, its PP 16 over 61
+# layers laid out in uneven stages); BLOOM is 27% under (section 3). Four runs are too few for a
+# rate: read them one by one.
 
 # %%
 plots.table(scored[scored["scored"] == "mfu"][cols + ["plan"]],
@@ -149,12 +161,19 @@ plots.table(errors[errors["scored"] == ""][["run_id", "model", "note"]])
 # * **Post-training inside totals.** DeepSeek-V3's 2.788M H800-hours include 119K for context
 #   extension and 5K for post-training; scored here is the pre-training 2.664M, the phase the
 #   14.8T tokens belong to.
-# * **FP8 against a BF16 peak.** DeepSeek-V3 trained its GEMMs in FP8. On the BF16 peak its
-#   implied $U$ (44% on the MFU basis) looks like a very good BF16 run; on the FP8 peak it is 22%.
-#   The leave-one-out median of the BF16 Hopper runs therefore over-predicts its hours (+51%).
+# * **FP8 against a BF16 peak, and a median of totals.** DeepSeek-V3 trained its GEMMs in FP8. On
+#   the BF16 peak its implied $U$ (43.9% on the MFU basis) looks like a very good BF16 run; on the
+#   FP8 peak it is 22%. Before its plan could run, the Hopper leave-one-out median predicted it
+#   51% over. That miss was not "the FP8 factor" (that would be 2×): it is 43.9% ÷ 29.0% = 1.51,
+#   with the median of the other Hopper rows pulled down by the Llama 3 and 3.1 8B model-card
+#   totals (18.8% and 16.7%, multi-phase as the bullet above says). They stay in the median
+#   that predicts the runs without a plan: the 70B and 405B model-card rows are totals of the same
+#   kind, and dropping only the low ones would pick rows by their outcome.
 # * **ZeRO-3 in 2021.** DeepSpeed's ZeRO-3 rows of Narayanan et al. (2021) Table 2 ran far slower
-#   than the step-time model, which assumes the gathers hide behind compute: the model knows this
-#   (`step.OUTSIDE_SETS`) and the rows stay visible here, far outside the band.
+#   than Megatron's 3D plans. The step-time model now models ZeRO-3's per-layer gathers; the
+#   stack's one data-chosen setting was chosen on the three 175B rows (calibration, not counted),
+#   and the three 530B rows are held out.
+#
 
 # %% [markdown]
 # ## 4. Three claims, checked end to end
@@ -190,6 +209,12 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
             {"usd": "${:,.0f}", "p10_usd": "${:,.0f}", "p90_usd": "${:,.0f}"})
 
 # %% [markdown]
+# **FLOP basis.** The 6ND line uses N = 37.55B, the catalogue's active-parameter count
+# (embeddings included): 6 × 37.55e9 × 14.8e12 = 3.335e24, 1.5% above the paper's rounded
+# "37B activated" (3.2856e24). The FP8 ceiling is an **assumption**: the matmul fraction measured on
+# BF16 GEMMs (0.801 of the peak, `data/efficiency.csv`) applied to the FP8 peak, because no sourced
+# FP8 GEMM measurement is in the workbook.
+#
 # The $5.576M is a plausible price of the **final run's** GPU-hours: the FLOPs fit the hours at a
 # utilisation under the ceiling and near the best published BF16 figure, and $2/GPU-h is below
 # every on-demand H100 list price in the catalogue (no H800 is listed; the H100 SXM has the same
@@ -229,13 +254,9 @@ print(f"{l2.verdict}: {l2.reason}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-g = claims.goodput_for(spec.n_params, p["n_gpus"])
-hours = llmcost.gpu_hours(llmcost.training_flops(spec, p["train_tokens"], p["seq_len"],
-                                                 method="detailed", causal=False),
-                          gpu, p["mfu"], p["dtype"]) / g
-mine = claims.check_claim(spec, p["train_tokens"], gpu, n_gpus=p["n_gpus"], gpu_hours=hours,
-                          dtype=p["dtype"], seq_len=p["seq_len"], pricing=p["pricing"],
-                          left_out=False)
+hours, g, mine = claims.scenario_as_claim(spec, p["train_tokens"], gpu, p["n_gpus"], p["mfu"],
+                                          dtype=p["dtype"], seq_len=p["seq_len"],
+                                          pricing=p["pricing"])
 print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.0%} × goodput {g:.1%} -> {mine.verdict}")
 
 # %% [markdown]
@@ -246,9 +267,10 @@ print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.0%} × goodput {g:.1%} ->
 #   it another 8 points.
 # * Compare like with like: divide a whole-run figure by goodput before comparing it with a
 #   steady-state MFU, and split a claim by phase where the source does.
-# * Where a plan is published, the step-time model predicts the hours of most rows within ±20%
-#   (the count is printed in section 2); without one, a generation median is a rough guess (its
-#   median error, also printed there, is several times larger).
+# * Where a plan is published, the step-time model predicts the held-out steady-state benchmarks
+#   within ±20%, and 3 of the 4 whole runs with a published plan (BLOOM's 2022 run is 27%
+#   under): a bill also carries the whole-run gap. Without a plan, a generation median is a rough guess
+#   (its median error, printed in section 2, is several times larger).
 # * A headline training cost is usually the first line of the bill. Exploration, failed runs,
 #   data and people are the rest, and the check lists them.
 #
@@ -286,10 +308,15 @@ print(f"exercise 2: all phases would understate U by {1 - 2.664 / 2.788:.1%}")
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("08_published_runs", [
-    summary_row("plan_rows_within_20pct", "published-plan rows within ±20%",
-                int(plan_rows["within_band"]), "", f"of {int(plan_rows['n'])} rows"),
-    summary_row("plan_rows_median_abs_error", "median |error|, published plan",
-                float(plan_rows["median_abs_error"]), "", "GPU-hours basis"),
+    summary_row("heldout_mfu_rows_within_20pct", "held-out steady-state rows within ±20%",
+                int(summary.loc["steady-state MFU, held-out", "within_band"]), "",
+                f"of {int(summary.loc['steady-state MFU, held-out', 'n'])} rows"),
+    summary_row("whole_run_plan_rows_within_20pct", "whole runs with a published plan within ±20%",
+                int(summary.loc["whole-run GPU-hours, published plan", "within_band"]), "",
+                f"of {int(summary.loc['whole-run GPU-hours, published plan', 'n'])} rows"),
+    summary_row("whole_run_plan_median_abs_error", "median |error|, whole runs with a plan",
+                float(summary.loc["whole-run GPU-hours, published plan", "median_abs_error"]),
+                "", "GPU-hours basis"),
     summary_row("scenario_claim_verdict", "this scenario as a claim", mine.verdict, "",
                 f"steady-state MFU {mine.steady_state[p['dtype']]:.1%} of the {p['dtype']} peak"),
 ])
