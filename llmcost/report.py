@@ -567,8 +567,8 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
 #: CSS added to every notebook page (found by tests/test_browser_report.py in Chromium): the lab
 #: template sets code, output text and tables at 12-13 px; a page read on a phone needs >= 14 px,
 #: and wide tables and figures must stay inside the screen (tables scroll in their own box); MathML
-(``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
-equation scrolls in its own box on a phone.
+#: (``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
+#: equation scrolls in its own box on a phone.
 PAGE_CSS = """<style>
 :root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
 --jp-ui-font-size1:14px}
