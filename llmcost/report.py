@@ -535,12 +535,18 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     """HTML without code. Links between notebooks point at the sibling HTML pages the report
     wrote (``written``: their stems; default: every linked page is assumed written); the
     "← 00 · Index" links go to the report's ``index.html``; a link to a notebook the report did
-    not run becomes plain text saying so. A failed notebook shows its error as one sentence."""
+    not run becomes plain text saying so. A failed notebook shows its error as one sentence.
+    TeX math in markdown cells becomes MathML (``llmcost.texmath``: the pages carry no MathJax);
+    the number of formulas that did not convert is written in the page's
+    ``<meta name="llmcost-tex-failures">`` and each is shown as escaped TeX in ``<code>``."""
     import copy
     import re
 
+    from .texmath import notebook_math_to_mathml
+
     nb_node = copy.deepcopy(nb_node)
     _readable_errors(nb_node)
+    tex_failures = notebook_math_to_mathml(nb_node)
     nb_node.metadata["title"] = title
     body, _ = _exporter().from_notebook_node(nb_node)
 
@@ -554,12 +560,15 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
 
     body = re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
                   flags=re.S)
-    return _offline_and_readable(body)
+    meta = f'<meta name="llmcost-tex-failures" content="{len(tex_failures)}">\n'
+    return _offline_and_readable(body).replace("</head>", meta + "</head>", 1)
 
 
 #: CSS added to every notebook page (found by tests/test_browser_report.py in Chromium): the lab
 #: template sets code, output text and tables at 12-13 px; a page read on a phone needs >= 14 px,
-#: and wide tables and figures must stay inside the screen (tables scroll in their own box).
+#: and wide tables and figures must stay inside the screen (tables scroll in their own box); MathML
+#: (``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
+#: equation scrolls in its own box on a phone.
 PAGE_CSS = """<style>
 :root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
 --jp-ui-font-size1:14px}
@@ -568,6 +577,8 @@ PAGE_CSS = """<style>
 .jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
 .jp-OutputArea-output{overflow-x:auto}
 .jp-RenderedImage img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
+.jp-RenderedHTMLCommon math{font-size:1.15em}
+.jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
 </style>
 """
 

@@ -16,6 +16,9 @@ What a page must do (issue 19 §2):
 * no code cells, no tracebacks, no warnings (stderr outputs);
 * at both widths: the page's scroll width is at most the viewport's (wide tables scroll in their
   own box), every image fits inside the viewport, body text is at least 14 px;
+* math: no raw TeX in the page's text (``$$``, ``\\frac{``-style commands); a page whose notebook
+  writes TeX math in its markdown shows ``<math>`` elements (MathML, rendered by the browser
+  with no MathJax) and reports no formula that failed to convert;
 * the index links every notebook page and shows the scenario, the whole bill and each notebook's
   headline figures.
 """
@@ -71,6 +74,9 @@ MEASURE_JS = r"""() => {
     const el = n.parentElement;
     if (!el || !n.textContent.trim() || !visible(el)) continue;
     if (el.closest('script,style,noscript')) continue;
+    // MathML sets sub/superscripts, limits and fraction parts smaller by design (math-depth)
+    if (el.closest('msub,msup,msubsup,munder,mover,munderover,mfrac,mroot,mmultiscripts'))
+      continue;
     const px = parseFloat(getComputedStyle(el).fontSize);
     if (px < %MIN%) small.push({tag: el.tagName, cls: el.className.toString().slice(0, 60),
                                 px: px, text: n.textContent.trim().slice(0, 50)});
@@ -84,6 +90,9 @@ MEASURE_JS = r"""() => {
     small: small.slice(0, 12), nSmall: small.length,
     links: [...document.querySelectorAll('a[href]')].map((a) => a.getAttribute('href')),
     ids: [...ids],
+    maths: document.querySelectorAll('math').length,
+    mathsRendered: [...document.querySelectorAll('math')].filter(visible).length,
+    texFailures: (document.querySelector('meta[name="llmcost-tex-failures"]') || {}).content,
     text: document.body.innerText,
     codeCells: document.querySelectorAll(
       '.jp-CodeCell .jp-InputArea, .jp-InputArea-editor, .jp-CodeMirrorEditor, .cm-editor, ' +
@@ -187,6 +196,7 @@ def test_page_content(pages, written_report, name):
         _check_index(m, summary, where)
         return
     stem = Path(name).stem
+    _check_math(m, stem, where)
     n_fig = _image_outputs(written_report / f"{stem}.ipynb")
     assert len(m["imgs"]) == n_fig, f"{where}: {n_fig} figures in the notebook, " \
         f"{len(m['imgs'])} images on the page"
@@ -195,6 +205,25 @@ def test_page_content(pages, written_report, name):
     missing = [r["label"] for r in rows if _words(report.format_value(r["value"], r["unit"]))
                not in words or _words(r["label"]) not in words]
     assert not missing, f"{where}: headline figures not on the page: {missing}"
+
+
+# TeX left as text: a display delimiter, or a command with a braced argument (\frac{, \text{)
+RAW_TEX = re.compile(r"\$\$|\\[A-Za-z]+\s*\{")
+
+
+def _check_math(m, stem, where):
+    nb = next(nb for nb in report.list_notebooks() if nb.stem == stem)
+    markdown = "\n".join(c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+                         for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+                         if c["cell_type"] == "markdown")
+    raw = RAW_TEX.search(m["text"])
+    assert not raw, f"{where}: raw TeX on the page: " \
+        f"...{m['text'][max(0, raw.start() - 80):raw.end() + 80]}..."
+    assert m["texFailures"] == "0", f"{where}: {m['texFailures']} formulas did not convert"
+    if "$$" in markdown or re.search(r"\$\\[A-Za-z]|\\frac", markdown):
+        assert m["maths"] > 0, f"{where}: the notebook writes TeX math, the page has no <math>"
+        assert m["mathsRendered"] == m["maths"], \
+            f"{where}: {m['maths'] - m['mathsRendered']} <math> elements not laid out"
 
 
 def _words(s: str) -> str:

@@ -1,5 +1,9 @@
 """The notebooks as a reader uses them: in JupyterLab, in Debian's Chromium (tests/_browser.py).
 
+The checks and fixtures live here; tests/test_browser_lab_a.py and tests/test_browser_lab_b.py
+each run half of the notebooks (``half(0)``, ``half(1)``) so that ``pytest -n 2 --dist loadfile``
+gives each worker one half, each with its own JupyterLab server started once per file.
+
 A JupyterLab server is started on a free loopback port with a random token, on a copy of
 ``notebooks/`` (so nothing Lab autosaves can touch the committed files), with the notebook's
 windowing off (every cell stays in the page, so every output can be read). Each numbered
@@ -19,7 +23,7 @@ The rule for a notebook without an Explore section: a notebook that declares the
 notebook without that parameter (e.g. a glossary) must show no widget at all, and is checked for
 running without errors only; the test says so in its output.
 
-The server and the browser are stopped at the end of the module, also when a check fails.
+The server and the browser are stopped at the end of each test module, also when a check fails.
 """
 
 from __future__ import annotations
@@ -42,9 +46,12 @@ from llmcost import report
 
 from _browser import chromium, requires_browser
 
-pytestmark = [requires_browser, pytest.mark.notebook]
-
 NOTEBOOKS = sorted(report.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def half(i: int) -> list[Path]:
+    """Every other notebook, from the ``i``-th (0 or 1): the two halves take about as long."""
+    return NOTEBOOKS[i::2]
 RUN_TIMEOUT_MS = 300_000
 CHANGE_TIMEOUT_MS = 60_000
 
@@ -233,8 +240,8 @@ def lab_page(lab):
     page.close()
 
 
-@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_and_explores_in_jupyterlab(lab, lab_page, nb):
+def run_and_explore(lab, lab_page, nb):
+    """The per-notebook test (module docstring): run all cells in Lab, check, move a control."""
     shot = lab["root"] / f"{nb.stem}.png"
     try:
         _check_notebook(lab_page, lab, nb, shot)
