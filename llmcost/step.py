@@ -1255,13 +1255,15 @@ CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B l
 
 
 def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
-    """The parallelism regime of a plan, as the error band groups plans: ``"zero3"`` (ZeRO-3 /
-    FSDP), ``"moe"`` (an MoE model or ep > 1), ``"cp"`` (context parallel), otherwise
-    ``"tp-pp-dp"`` (Megatron-style TP, PP and DP with ZeRO 0-2)."""
-    if zero_stage == 3:
-        return "zero3"
+    """The parallelism regime of a plan, as the error band groups plans: ``"moe"`` (an MoE model
+    or ep > 1, whatever its ZeRO stage: the expert all-to-all dominates such plans' error, as
+    NeMo AutoModel's FSDP2 MoE rows show), ``"zero3"`` (ZeRO-3 / FSDP of a dense model),
+    ``"cp"`` (context parallel), otherwise ``"tp-pp-dp"`` (Megatron-style TP, PP and DP with
+    ZeRO 0-2)."""
     if is_moe or ep > 1:
         return "moe"
+    if zero_stage == 3:
+        return "zero3"
     if cp > 1:
         return "cp"
     return "tp-pp-dp"
