@@ -1280,7 +1280,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     Table 2's PTD-P rows (``megatron21-table2``, interleaving assumed), Korthikanti et al. 2022
     Table 5 (``korthikanti22-table5``), Llama 3 Table 4 (``llama3-table4``, H100, the catalogue's
     Llama 3.1 405B), NeMo AutoModel's H100 BF16 table (``nemo-automodel-h100``: Llama 3 70B with
-    PyTorch FSDP2 and CP 2; its tokens/s converted to MFU on the workbook's basis) and, only when
+    PyTorch FSDP2 and CP 2; ``nemo-automodel-h100-moe``: DeepSeek V3 on 1,024 and 256 GPUs, Kimi
+    K2 on 256, Qwen3 30B-A3B on 8, FSDP2 with EP and a fake balanced gate; tokens/s converted to
+    MFU on the workbook's basis), DeepSeek-V3's pre-training (``deepseek-v3-h800``) and, only when
     Table 2's DeepSpeed ZeRO-3 rows (``megatron21-table2-zero3``, the ``deepspeed-zero3-2021``
     stack). ``split`` is ``calibration`` for the row whose layer is ``CALIBRATION_SET``'s
     (Korthikanti's 22B) and for the three 175B ZeRO-3 rows (on which the stack's one data-chosen
@@ -1315,7 +1317,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     ``kind`` (``parallelism_kind``), ``params``, ``n_gpus``, ``plan``, ``reported`` (as
     published, fraction of peak), ``reported_metric``, ``reported_mfu``, ``causal_basis_mfu``,
     ``predicted_mfu``, ``predicted_hfu``, ``error`` ((predicted − reported) / reported, MFU
-    basis), ``step_time_s``.
+    basis), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
     from .catalog import load_accelerator, load_model, load_published_runs
     from .parallel import make_plan
@@ -1384,7 +1386,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                     "reported_mfu": reported_mfu,
                     "causal_basis_mfu": causal if c["set"] == "llama3-table4" else reported_mfu,
                     "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu, "dtype": dtype,
-                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
+                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s,
+                    **{part: getattr(b, part) for part in PARTS}})
     return pd.DataFrame(out)
 
 
