@@ -133,6 +133,7 @@ from .shapes import (
     layer_params,
     model_shapes,
     schedule_code,
+    shard_group_arrays,
 )
 from .stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from .units import SECONDS_PER_HOUR, as_array
@@ -434,6 +435,20 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
       micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
       ``max(grad − 2F, 0) + max(wgather − F, 0)``.
+    * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
+      replicas): the per-micro-batch terms above with ``G`` and ``RS`` timed over the f ranks of
+      the shard group (so a shard group inside one scale-up domain gathers over NVLink only),
+      and once per step, after the last micro-batch's reduce-scatter has left each rank its
+      accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
+      replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
+      ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
+      all-reduce, ``max(grad − 2F, 0)``. Sources: Zhao et al. 2023, "PyTorch FSDP",
+      arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
+      PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
+      PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
+      skips the all-reduce on all but the last micro-batch of gradient accumulation, the
+      schedule priced here); Zhang et al. 2022, "MiCS", arXiv:2205.00119 (partition groups, the
+      same idea in DeepSpeed).
 
     Without ``dp_overlap`` every collective is exposed in full. The caller passes ``grad`` and
     ``wgather`` already zero where the stage does not run them.
@@ -527,7 +542,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 kernel_efficiency: float | None = None, stack=None,
                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
-                moe_capacity_factor=1.0, moe_imbalance=1.0) -> dict:
+                moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -537,8 +552,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names.
     Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``). The plans
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
-    (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1) are
-    checked here.
+    (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
+    HSDP shard group, ``shapes.shard_group_arrays``) are checked here. ``fsdp_shard_size``:
+    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (0 or dp·cp: the
+    whole group), see ``zero_exposure``.
 
     Returns
     -------
@@ -568,6 +585,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
                       zero_stage=zero_stage)
+    shard, replicas = shard_group_arrays(dp, cp, ep, zero_stage, fsdp_shard_size)
     c = model_shapes(model)
     kappa = float(as_array(KERNEL_EFFICIENCY if kernel_efficiency is None else kernel_efficiency,
                            "kernel_efficiency", positive=True, upper=1.0))
@@ -624,7 +642,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
                              fsdp_prefetch=so["fsdp_prefetch_layers"],
                              fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
-                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"])
+                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
+                             shard=shard, replicas=replicas)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"])
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -640,13 +659,19 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
                  pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
                  fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
-                 fsdp_nic_aggregation=True) -> list:
+                 fsdp_nic_aggregation=True, shard=None, replicas=None) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
     embedding (first stage: 8 bytes per token and channel) with their TP collectives, DP/ZeRO
     traffic through ``zero_exposure``, pipeline P2P (one activation and one gradient per model
-    chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``."""
+    chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``.
+
+    Hybrid sharding (``shard`` f < dp·cp, ``replicas`` r = dp·cp/f; ``zero_exposure`` gives the
+    formulas): ZeRO-3's per-layer gathers and reduce-scatters run over the f consecutive ranks
+    of the shard group (stride tp; routed experts over f/ep ranks at stride tp·cp·ep), the
+    per-step all-reduce of each rank's gradient shard over the r replicas (stride f·tp; experts
+    f·tp·cp), and the optimizer updates a 1/f shard."""
     tpf, ppf = tp.astype(float), pp.astype(float)
     if fsdp_bwd_gathers is None:        # one re-gather per backward, two with full recompute
         fsdp_bwd_gathers = 1.0 + np.where(full, 1.0, 0.0)
@@ -666,15 +691,26 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     g_ex = np.maximum(g_dp / ep, 1.0)                  # ... of the routed experts
     st_dp, st_ex = tpf, tpf * cp * ep
     gb, wb = float(rcp.grads_bytes), 2.0               # reduced gradient, gathered 16-bit weight
+    # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
+    f_ne = g_dp if shard is None else shard
+    f_ex = np.maximum(f_ne / ep, 1.0)
+    reps = np.ones_like(f_ne) if replicas is None else replicas
+    hsdp = bool(np.any(reps > 1))
+    zero_groups = (g_dp, st_dp, g_ex, st_ex)
+    shard_groups = (f_ne, st_dp, f_ex, st_ex)
+    # the replicas of one shard: f (f/ep for experts) members apart in the ZeRO group's order
+    replica_groups = (reps, f_ne * st_dp, reps, f_ne * tpf * cp)
 
-    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True):
+    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=zero_groups):
         # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
         # and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
         # collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
-        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation)
-        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, g_dp, st_dp, agg)
+        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation);
+        # ``groups``: (dense size, stride, expert size, stride)
+        n_ne, s_ne, n_ex, s_ex = groups
+        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, n_ne, s_ne, agg)
                          + np.where(p_ex > 0,
-                                    fig.nccl(op, p_ex * nbytes / pieces, g_ex, st_ex, agg), 0.0))
+                                    fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg), 0.0))
 
     def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
@@ -700,11 +736,16 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
         n_layers = np.maximum(nd + nm, 1.0)
         rs = dp_time("reduce_scatter", p_ne, p_ex, gb)
         grad = np.select([z == 0, z == 1], [dp_time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
-        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer
+        if hsdp:        # HSDP: once per step, all-reduce each rank's gradient shard over replicas
+            grad = np.where((z == 3) & (reps > 1),
+                            dp_time("all_reduce", p_ne / f_ne, p_ex / f_ex, gb,
+                                    groups=replica_groups), grad)
+        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer,
+        # over the shard group (the whole ZeRO group unless HSDP)
         z3_gather = n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
-                                       fsdp_pieces, fsdp_nic_aggregation)
+                                       fsdp_pieces, fsdp_nic_aggregation, shard_groups)
         z3_rs = n_layers * dp_time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
-                                   fsdp_pieces, fsdp_nic_aggregation)
+                                   fsdp_pieces, fsdp_nic_aggregation, shard_groups)
         part["dp_mb"], part["dp_step"] = zero_exposure(
             z, dp_overlap, fwd_compute,
             gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
@@ -713,7 +754,8 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
             backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
-        part["opt"] = optimizer_time(p_ne, p_ex, z, g_dp, g_ex, opt_bytes, bw_e)
+        part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),
+                                     np.where(z == 3, f_ex, g_ex), opt_bytes, bw_e)
         per_stage.append(part)
     return per_stage
 
@@ -927,6 +969,7 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
         seq_len=plans.attrs.get("seq_len", seq_len), pp_split=plans.attrs.get("pp_split", "even"),
+        fsdp_shard_size=out["fsdp_shard_size"].to_numpy() if "fsdp_shard_size" in out else None,
         **options)
     for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
         out[k] = res[k]
