@@ -479,14 +479,36 @@ PLAN_PARAMETER_FIELDS = {
 }
 
 
+#: The scenario key of hybrid sharding: ``"full"`` (the default: ZeRO-3 over the whole dp·cp
+#: group), ``"auto"`` or 0 (chosen among the stack's HSDP sizes, ``stacks.plan_options``), or
+#: a whole number (fixed). Not in ``PLAN_PARAMETER_FIELDS``: absent means "full", not "chosen".
+FSDP_SHARD_KEY = "fsdp_shard_size"
+
+
+def _scenario_shard(p: dict):
+    """The scenario's ``fsdp_shard_size``: None (whole group), "auto" or an int."""
+    v = p.get(FSDP_SHARD_KEY, "full")
+    if isinstance(v, str) and v in ("full", "auto"):
+        return None if v == "full" else "auto"
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"fsdp_shard_size={v!r} must be 'full', 'auto', 0 (chosen) or a whole "
+                         "number >= 1 (ranks of the dp·cp group ZeRO-3 shards over)")
+    return "auto" if v == 0 else int(v)
+
+
 def fixed_plan_fields(p: dict) -> dict:
     """The ``ParallelPlan`` fields a scenario fixes: every plan parameter present in ``p`` whose
     value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
-    when absent (context parallelism is for long contexts, so it is fixed unless asked for)."""
+    when absent (context parallelism is for long contexts, so it is fixed unless asked for);
+    ``fsdp_shard_size`` is fixed unless the scenario says "auto" (or 0): ``None`` (the whole
+    group) when absent or "full"."""
     fixed = {} if "cp" in p else {"cp": 1}
     for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
         if name in p and p[name] != free:
             fixed[field] = p[name]
+    shard = _scenario_shard(p)
+    if shard != "auto":
+        fixed[FSDP_SHARD_KEY] = shard
     return fixed
 
 
@@ -541,12 +563,14 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         As ``enumerate_plans`` (``global_batch`` in sequences).
     fixed : dict, optional
         ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
-        zero_stage, recompute, schedule).
+        zero_stage, recompute, schedule, fsdp_shard_size: None = ZeRO-3 over the whole group,
+        an int = that HSDP shard size, which then needs ZeRO-3).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     allowed : dict, optional
         Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
-        ``sequence_parallel``): a software stack's features (``stacks.plan_options``). Fixed
+        ``sequence_parallel``, ``fsdp_shard_size``: "auto" or "full"): a software stack's
+        features (``stacks.plan_options``). Fixed
         fields are kept even when outside them (``checks`` warns).
     rank : callable, optional
         DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
@@ -565,9 +589,15 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         that any combination reached before being rejected.
     """
     fixed = dict(fixed or {})
-    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()}
+    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()} - {FSDP_SHARD_KEY}
     if unknown:
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
+    # hybrid sharding: a fixed shard size (None = the whole group) or the allowed option
+    shard_opt = fixed.pop(FSDP_SHARD_KEY) if FSDP_SHARD_KEY in fixed else \
+        (allowed or {}).get(FSDP_SHARD_KEY, "full")
+    if shard_opt is not None and not isinstance(shard_opt, str):
+        _whole("fsdp_shard_size", shard_opt)
+        shard_opt = (int(shard_opt),)
     # A fixed field that is impossible on its own gets its own rule's message, not a search.
     seq = model.seq_len if seq_len is None else int(seq_len)
     t, q, c = fixed.get("tp", 1), fixed.get("pp", 1), fixed.get("cp", 1)
@@ -580,7 +610,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
     for k, vals in (allowed or {}).items():
-        if k not in fixed:
+        if k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
@@ -588,9 +618,15 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
         df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                             recipe=recipe, reserve=reserve, **opts)
+                             recipe=recipe, reserve=reserve, fsdp_shard_size=shard_opt, **opts)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
+    if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
+        hs = df[(df["zero_stage"] == 3) & (df["fsdp_shard_size"] == shard_opt[0])]
+        if hs.empty:
+            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]}: no valid ZeRO-3 "
+                                          f"plan has a dp·cp group it divides ({RULES['fsdp_shard']})")
+        df = hs
     if df.empty:
         counts = df.attrs.get("rejected", {})
         # The deepest rule any combination reached (rules are checked in order) is the obstacle.
@@ -643,8 +679,10 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
                                  f"sequences of seq_len={seq}")
     fixed = fixed_plan_fields(p)
     split = p.get("pp_split", "even")
+    plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
-            len(set(fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1:
+            len(set(plan_fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1 and \
+            (FSDP_SHARD_KEY in fixed or plan_fixed.get("zero_stage") != 3):
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
