@@ -500,14 +500,14 @@ def fixed_plan_fields(p: dict) -> dict:
     """The ``ParallelPlan`` fields a scenario fixes: every plan parameter present in ``p`` whose
     value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
     when absent (context parallelism is for long contexts, so it is fixed unless asked for);
-    ``fsdp_shard_size`` is fixed unless the scenario says "auto" (or 0): ``None`` (the whole
-    group) when absent or "full"."""
+    ``fsdp_shard_size`` when the scenario gives a whole number (hybrid sharding; "full", the
+    default, and "auto" are search options: ``plan_from_parameters``)."""
     fixed = {} if "cp" in p else {"cp": 1}
     for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
         if name in p and p[name] != free:
             fixed[field] = p[name]
     shard = _scenario_shard(p)
-    if shard != "auto":
+    if shard not in (None, "auto"):
         fixed[FSDP_SHARD_KEY] = shard
     return fixed
 
@@ -658,7 +658,9 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
 
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
-    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
+    ``PLAN_PARAMETER_FIELDS``, ``fsdp_shard_size`` (``FSDP_SHARD_KEY``: "full" by default, the
+    whole group; "auto" or 0: searched among the stack's HSDP sizes; a whole number: fixed) and
+    ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
     ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
@@ -679,19 +681,23 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
                                  f"sequences of seq_len={seq}")
     fixed = fixed_plan_fields(p)
     split = p.get("pp_split", "even")
+    shard = _scenario_shard(p)         # None ("full"), "auto" or an int (then in ``fixed``)
     plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
             len(set(plan_fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1 and \
-            (FSDP_SHARD_KEY in fixed or plan_fixed.get("zero_stage") != 3):
+            (shard != "auto" or plan_fixed.get("zero_stage") != 3):
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
     from .catalog import scenario_cluster
     cluster = scenario_cluster(p)
+    allowed = plan_options(p.get("stack", DEFAULT_STACK))
+    if shard is None:                  # "full" (the default): ZeRO-3 over the whole group only
+        allowed = {**allowed, FSDP_SHARD_KEY: "full"}
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
-                       allowed=plan_options(p.get("stack", DEFAULT_STACK)))
+                       allowed=allowed)
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):

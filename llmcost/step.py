@@ -1205,6 +1205,61 @@ def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
     return trusted.iloc[0] if len(trusted) else ranked.iloc[0]
 
 
+def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,
+                   batch_per_gpu: int = 2, seq_len=None, stack="pytorch-fsdp2-2024",
+                   scaleout_bytes_per_s_per_dir=None, recipe="bf16_adam_fp32_grads",
+                   **plan_options) -> pd.DataFrame:
+    """When does hybrid sharding pay? ZeRO-3 over the whole data-parallel group against HSDP
+    shard groups, as GPUs are added at a fixed batch per GPU (weak scaling).
+
+    For each GPU count n and shard size f (None = the whole group, plain ZeRO-3), the plan
+    ``make_plan(model, n, batch_per_gpu·n, zero_stage=3, fsdp_shard_size=f, **plan_options)``
+    (default TP1, PP1: dp = n) is priced by ``step_time`` on ``Cluster(accelerator, n)``: the
+    per-layer gathers and reduce-scatters over the f-rank shard group, plus once per step the
+    all-reduce of each GPU's Ψ/f gradient shard over the n/f replicas (``zero_exposure``), and
+    its per-GPU memory by ``memory.memory_per_gpu`` (states 18·Ψ/f bytes with the default
+    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network).
+
+    Returns
+    -------
+    DataFrame, one row per (n_gpus, shard): ``n_gpus``, ``fsdp_shard_size`` (n for the whole
+    group), ``label`` ("ZeRO-3" or "HSDP-f"), ``plan`` (``describe``), ``step_time_s``,
+    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``; sizes that do not divide
+    dp·cp are skipped.
+
+    Raises
+    ------
+    ValueError
+        Bad counts or options (as ``make_plan`` / ``step_time``).
+    """
+    from .catalog import load_accelerator
+    from .memory import memory_per_gpu
+    from .parallel import make_plan
+
+    model = as_model(model, needs="a sharding study")
+    acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+    s = model.seq_len if seq_len is None else int(seq_len)
+    opts = {"recompute": "full", **plan_options}
+    rows = []
+    for n in n_gpus:
+        n = int(n)
+        cl = Cluster(acc, n, scaleout_bytes_per_s_per_dir=scaleout_bytes_per_s_per_dir)
+        for f in fsdp_shard_sizes:
+            probe = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s, **opts)
+            if f is not None and (f >= probe.zero_group_size or probe.zero_group_size % f):
+                continue
+            plan = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s,
+                             fsdp_shard_size=f, **opts)
+            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe)
+            mem = memory_per_gpu(model, plan, s, recipe)
+            rows.append({"n_gpus": n, "fsdp_shard_size": plan.shard_group_size,
+                         "label": "ZeRO-3" if f is None else f"HSDP-{f}",
+                         "plan": plan.describe(), "step_time_s": b.step_time_s, "mfu": b.mfu,
+                         "dp_comm_s": b.dp_comm_s, "memory_gb": mem.total / 1e9,
+                         "fits": bool(mem.fits(acc.hbm_bytes))})
+    return pd.DataFrame(rows)
+
+
 # ----------------------------------------------------------------------------- validation
 #: Korthikanti et al. 2022 Table 4: forward and backward time of one transformer layer of their
 #: 22B GPT model (h 6144, 64 heads, s 2048, micro-batch 4, TP 8 on one DGX A100), in ms. Values
