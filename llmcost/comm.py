@@ -71,8 +71,9 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   volume per micro-batch. Hybrid sharding (HSDP, ``ParallelPlan.fsdp_shard_size`` = f) runs
   those gathers and reduce-scatters inside a shard group of f ranks and adds, once per step, an
   all-reduce of each rank's gradient shard (Ψ/f elements) over the dp·cp/f replicas (Zhao et
-  al. 2023, PyTorch FSDP, arXiv:2304.11277; Zhang et al. 2022, MiCS, arXiv:2205.00119). The optimizer-state-only stages never gather weights per micro-batch
-  (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
+  al. 2023, PyTorch FSDP, arXiv:2304.11277; Zhang et al. 2022, MiCS, arXiv:2205.00119). The
+  optimizer-state-only stages never gather weights per micro-batch (llm-analysis, github
+  cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
   ``get_latency_fwd_per_layer``: this module does not).
 
 Scale, FSDP and MoE (issue 14)

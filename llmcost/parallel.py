@@ -6,10 +6,12 @@ parallelism (``tp``, Shoeybi et al. 2019), pipeline parallelism (``pp`` stages, 
 ``virtual_stages`` interleaved chunks per stage, Narayanan et al. 2021), context parallelism
 (``cp``, Liu et al. 2023; Llama 3 §3.3.2), expert parallelism (``ep``, Lepikhin et al. 2020), a
 micro-batch size and count, a ZeRO stage (Rajbhandari et al. 2020), a recomputation mode
-(Korthikanti et al. 2022) and a pipeline schedule. ``make_plan`` builds one from a GPU count and
-a global batch (deriving ``dp`` and the micro-batch count); ``enumerate_plans`` evaluates every
-combination of a grid at once with numpy and returns a DataFrame with one row per plan, its
-per-GPU memory (``llmcost.memory``), whether it fits and its pipeline bubble.
+(Korthikanti et al. 2022), a pipeline schedule and, under ZeRO-3, an optional hybrid-sharding
+shard group (``fsdp_shard_size``: HSDP, Zhao et al. 2023; MiCS, Zhang et al. 2022).
+``make_plan`` builds one from a GPU count and a global batch (deriving ``dp`` and the
+micro-batch count); ``enumerate_plans`` evaluates every combination of a grid at once with numpy
+and returns a DataFrame with one row per plan, its per-GPU memory (``llmcost.memory``), whether
+it fits and its pipeline bubble.
 
 The rules a plan must keep (``RULES``; a broken rule raises ``PlanError``, a ``ValueError`` whose
 message names the rule, and ``enumerate_plans`` reports the same rule id for a rejected
@@ -32,7 +34,9 @@ combination):
 * ``ep_experts``: ``ep`` divides the routed experts (``ep > 1`` needs an MoE model);
 * ``cp_seq``: ``2·cp`` divides the sequence (load-balanced causal CP gives each rank two chunks,
   Llama 3 §3.3.2);
-* ``sp_seq``: with sequence parallelism, ``tp`` divides the tokens per CP rank.
+* ``sp_seq``: with sequence parallelism, ``tp`` divides the tokens per CP rank;
+* ``fsdp_shard``: a hybrid-sharding shard group (``fsdp_shard_size``, HSDP) needs ZeRO-3 and
+  divides dp·cp; with ``ep > 1`` it is a multiple of ep·cp (``check_fsdp_shard``).
 
 Pipeline bubble (``bubble_fraction``), as bubble time ÷ ideal compute time, with p stages, m
 micro-batches, v chunks per stage and equal forward, input-gradient and weight-gradient times:
@@ -625,7 +629,8 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         hs = df[(df["zero_stage"] == 3) & (df["fsdp_shard_size"] == shard_opt[0])]
         if hs.empty:
             raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]}: no valid ZeRO-3 "
-                                          f"plan has a dp·cp group it divides ({RULES['fsdp_shard']})")
+                                          "plan has a dp·cp group it divides "
+                                          f"({RULES['fsdp_shard']})")
         df = hs
     if df.empty:
         counts = df.attrs.get("rejected", {})
@@ -902,7 +907,7 @@ def _hsdp_option(value):
             raise ValueError(f"fsdp_shard_size={value!r} must be None, 'full', 'auto' or a list "
                              "of whole numbers >= 1 ('full' for the whole dp·cp group)")
         return "auto"
-    vals = [value] if isinstance(value, (int, np.integer)) else list(value)
+    vals = list(value) if isinstance(value, (list, tuple, np.ndarray, set, dict)) else [value]
     if not vals:
         raise ValueError("fsdp_shard_size needs at least one value")
     out = []

@@ -6,9 +6,9 @@ three. ``data/stacks.csv`` holds named, dated profiles (``load_stack``), each wi
 the FlashAttention version, sequence parallelism, selective recomputation, the pipeline
 schedules and ZeRO stages it offers, its default TP / PP / DP communication overlap, FSDP
 prefetch depth, hybrid sharding (HSDP) and FP8. Boolean and list fields are the stack's
-documented features; the one quantitative field, the attention kernel's achieved fraction of peak, comes from the
-FlashAttention papers by version and hardware generation (``data/flash_attention.csv``). No
-field is fitted to a validation row.
+documented features; the one quantitative field, the attention kernel's achieved fraction of
+peak, comes from the FlashAttention papers by version and hardware generation
+(``data/flash_attention.csv``). No field is fitted to a validation row.
 
 A scenario names its stack with the ``stack`` key (default ``DEFAULT_STACK``); the
 ``comm_*_overlap`` keys default to ``auto`` (the stack's) and override it when set; plan search

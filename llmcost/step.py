@@ -53,7 +53,10 @@ layer runs on one GPU is summed:
     stack's ``fsdp_nic_aggregation`` says) hides behind the previous layer's compute when the
     stack prefetches (``fsdp_prefetch_layers`` >= 1), the backward link carries the re-gathers
     and the reduce-scatter, the first gather and the last reduce-scatter are exposed, and the
-    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Without
+    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Hybrid
+    sharding (HSDP, ``ParallelPlan.fsdp_shard_size``) runs those per-layer collectives inside the
+    shard group and adds one all-reduce of each rank's gradient shard across the replicas per
+    step, overlapped like ZeRO-0's gradient all-reduce (``zero_exposure``). Without
     ``dp_overlap`` everything is exposed.
 * **Pipeline**: the busiest stage sets the pace in the steady state (the last stage also runs the
   LM head and loss, the first the embedding: ``stage_imbalance_s``); the bubble is
@@ -101,8 +104,11 @@ rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fit
 kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
 failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
-names. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB
-traffic are not modelled (the all-to-all sends every routed copy).
+names. HSDP: the replicas' gradient all-reduce and the shard group's own gathers and
+reduce-scatters share the last backward pass and, when the shard group spans scale-up domains,
+the NICs; their contention is not modelled (optimistic), and no published HSDP throughput is in
+the validation table. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its
+deduplicated IB traffic are not modelled (the all-to-all sends every routed copy).
 """
 
 from __future__ import annotations
@@ -960,6 +966,9 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         np.array([RECOMPUTE_MODES.index(r) for r in rc])
     codes_s = sch.cat.codes.to_numpy() if hasattr(sch, "cat") else \
         np.array([SCHEDULES.index(x) for x in sch])
+    shard = out["fsdp_shard_size"].to_numpy() if "fsdp_shard_size" in out else None
+    if shard is not None and np.array_equal(shard, (out["dp"] * out["cp"]).to_numpy()):
+        shard = None                # no HSDP row: the whole-group engine path, as before HSDP
     res = step_arrays(
         model, cluster, tp=out["tp"].to_numpy(), pp=out["pp"].to_numpy(),
         dp=out["dp"].to_numpy(), cp=out["cp"].to_numpy(), ep=out["ep"].to_numpy(),
@@ -969,8 +978,7 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
         seq_len=plans.attrs.get("seq_len", seq_len), pp_split=plans.attrs.get("pp_split", "even"),
-        fsdp_shard_size=out["fsdp_shard_size"].to_numpy() if "fsdp_shard_size" in out else None,
-        **options)
+        fsdp_shard_size=shard, **options)
     for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
         out[k] = res[k]
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
