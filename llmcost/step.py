@@ -104,10 +104,9 @@ rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fit
 kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
 failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
-names. HSDP: the replicas' gradient all-reduce and the shard group's own gathers and
-reduce-scatters share the last backward pass and, when the shard group spans scale-up domains,
-the NICs; their contention is not modelled (optimistic), and no published HSDP throughput is in
-the validation table. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its
+names. HSDP: the replicas' gradient all-reduce hides behind the last backward pass less the
+time the shard group's own traffic holds the same NICs (``zero_exposure``), a bandwidth-sharing
+estimate, not a measured one; no published HSDP throughput is in the validation table. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its
 deduplicated IB traffic are not modelled (the all-to-all sends every routed copy).
 """
 
@@ -421,7 +420,8 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
-                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None):
+                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None,
+                  grad_link_busy=0.0):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
@@ -448,7 +448,10 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
       replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
       ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
-      all-reduce, ``max(grad − 2F, 0)``. Sources: Zhao et al. 2023, "PyTorch FSDP",
+      all-reduce, ``max(grad − max(2F − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
+      the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
+      NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
+      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. Sources: Zhao et al. 2023, "PyTorch FSDP",
       arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
       PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
       PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
@@ -468,7 +471,8 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
-    per_step = np.where(dp_overlap, np.maximum(grad - 2.0 * fwd_compute, 0.0)
+    grad_window = np.maximum(2.0 * fwd_compute - grad_link_busy, 0.0)
+    per_step = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0)
                         + np.maximum(wgather - fwd_compute, 0.0), grad + wgather)
     return per_mb, per_step
 
@@ -757,7 +761,11 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
             gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
             wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0),
             n_layers=n_layers, prefetch_layers=fsdp_prefetch,
-            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute)
+            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute,
+            # HSDP: the replicas' all-reduce shares the NICs with the last backward's shard-group
+            # traffic when the shard group spans scale-up domains
+            grad_link_busy=np.where((z == 3) & (reps > 1) & (f_ne * st_dp > fig.domain),
+                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),

@@ -166,8 +166,8 @@ def test_hsdp_beats_full_zero3_at_large_dp_on_a_slow_network():
     # cluster are not reproducible here): Llama 3.1 70B, ZeRO-3 at TP1, 2 micro-batches per
     # GPU, on A100s whose network is cut to 6.25 GB/s per GPU (400 Gb/s per 8-GPU node, an
     # assumed cloud-class figure): HSDP with 32-rank shard groups is faster than full ZeRO-3
-    # at 1,024 and 4,096 GPUs, its lead grows with the job, and its MFU barely moves from 64
-    # to 4,096 GPUs while ZeRO-3's falls.
+    # at 1,024 and 4,096 GPUs, its lead grows with the job, and its MFU falls by under 5% from
+    # 64 to 4,096 GPUs while ZeRO-3's falls by over 10%.
     slow = A100.scaleout_bytes_per_s_per_dir / 4
     assert slow == pytest.approx(6.25e9)
     mfu = {}
@@ -180,8 +180,23 @@ def test_hsdp_beats_full_zero3_at_large_dp_on_a_slow_network():
             mfu[n, f] = _dp(M70, cl, plan).mfu
     gain = {n: mfu[n, 32] / mfu[n, None] for n in (1024, 4096)}
     assert gain[1024] > 1.0 and gain[4096] > gain[1024]
-    assert mfu[4096, 32] / mfu[64, 32] > 0.98           # HSDP: flat with scale
+    assert mfu[4096, 32] / mfu[64, 32] > 0.95           # HSDP: nearly flat with scale
     assert mfu[4096, None] / mfu[64, None] < 0.9        # ZeRO-3: falls
+
+
+def test_replica_all_reduce_hides_behind_the_backward_less_the_shared_nic_time():
+    # zero_exposure's per-step term under HSDP (hand numbers, seconds): forward F = 1, so the
+    # last backward offers 2F = 2; the replicas' all-reduce takes 1.5. If the shard group's own
+    # traffic holds the same NICs for 1.2 s, only 0.8 s hides it: 0.7 exposed; with the shard
+    # group on NVLink (busy 0) all of it hides; busy beyond the window exposes all of it.
+    kw = dict(gather=np.asarray(0.0), z3_rs=np.asarray(0.0), n_gathers=np.asarray(2.0),
+              rs=np.asarray(0.0), grad=np.asarray(1.5), wgather=np.asarray(0.0))
+    for busy, exposed in ((1.2, 0.7), (0.0, 0.0), (3.0, 1.5)):
+        _, per_step = step.zero_exposure(np.asarray(3), True, np.asarray(1.0),
+                                         grad_link_busy=busy, **kw)
+        assert float(per_step) == pytest.approx(exposed)
+    _, no_overlap = step.zero_exposure(np.asarray(3), False, np.asarray(1.0), **kw)
+    assert float(no_overlap) == 1.5
 
 
 # ----------------------------------------------------------------------------- plan search

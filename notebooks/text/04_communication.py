@@ -797,12 +797,13 @@ plots.hsdp_scaling(hsdp, title="When does hybrid sharding pay? Llama 3.1 70B at 
 # whole-group ring's latency outgrows the compute it hides behind, sooner on H100s (faster compute,
 # less cover), while the shard group's collectives stay the same size whatever the job, which is
 # what MiCS reports as near-linear scaling. On a slower network the gap opens earlier
-# (`tests/test_hsdp.py` checks that direction on a quarter of the A100's NIC bandwidth). **Not
-# modelled:** the last backward pass carries both the shard group's traffic and the replicas'
-# all-reduce, which contend for the NICs when the shard group spans boards (so HSDP is optimistic
-# there); and no published HSDP throughput was reproduced (the FSDP paper's and MiCS's figures use
-# models and clusters outside this catalogue), so this comparison is the model's, not a validated
-# one.
+# (`tests/test_hsdp.py` checks that direction on a quarter of the A100's NIC bandwidth). When the
+# shard group spans boards (32 ranks at TP1 are 4 of them), the replicas' all-reduce shares the
+# NICs with the last backward pass's own gathers and reduce-scatters, so it hides only behind what
+# is left of that pass (`step.zero_exposure`, a bandwidth-sharing estimate); on these networks it
+# still hides. **Not validated:** no published HSDP throughput was reproduced (the FSDP paper's and
+# MiCS's figures use models and clusters outside this catalogue), so this comparison is the
+# model's.
 #
 # **Mixture-of-experts all-to-all.** An MoE layer sends the $k$ routed copies of every token to
 # the ranks holding those experts and back (section 3's EP roofline), two all-to-alls forward and
