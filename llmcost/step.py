@@ -1046,8 +1046,9 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         and ``dp_overlap`` columns.
     **enumerate_options
         Passed to ``enumerate_plans`` (``tp``, ``pp``, ``zero_stage``, ``recompute``,
-        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``...), and the physics
-        options of ``PHYSICS_OPTIONS`` (passed to the step-time engine).
+        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``, ``fsdp_shard_size``:
+        hybrid-sharding sizes, "auto" with a stack that has HSDP...), and the physics options of
+        ``PHYSICS_OPTIONS`` (passed to the step-time engine).
 
     Returns
     -------
