@@ -568,7 +568,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     fixed : dict, optional
         ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
         zero_stage, recompute, schedule, fsdp_shard_size: None = ZeRO-3 over the whole group,
-        an int = that HSDP shard size, which then needs ZeRO-3).
+        an int = that HSDP shard size, which is a ZeRO-3 plan: it fixes a free ``zero_stage``
+        to 3, even when ``allowed`` has no ZeRO-3 (``checks`` warns), and a fixed
+        ``zero_stage`` other than 3 raises the ``fsdp_shard`` rule).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     allowed : dict, optional
@@ -616,6 +618,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     for k, vals in (allowed or {}).items():
         if k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
+    if isinstance(shard_opt, tuple):
+        # A fixed HSDP shard size is a ZeRO-3 plan: it fixes a free zero_stage to 3 (even on a
+        # stack without ZeRO-3, as a fixed zero_stage 3 would be: ``checks`` warns), and a fixed
+        # zero_stage other than 3 breaks the fsdp_shard rule.
+        if fixed.get("zero_stage", 3) != 3:
+            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]} (hybrid sharding) "
+                                          f"needs zero_stage=3 (got zero_stage="
+                                          f"{fixed['zero_stage']}); leave fsdp_shard_size "
+                                          f"'full' for ZeRO-{fixed['zero_stage']}")
+        opts["zero_stage"] = (3,)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
