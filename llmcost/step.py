@@ -1241,13 +1241,17 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
     -------
     DataFrame, one row per (n_gpus, shard): ``n_gpus``, ``fsdp_shard_size`` (n for the whole
     group), ``label`` ("ZeRO-3" or "HSDP-f"), ``plan`` (``describe``), ``step_time_s``,
-    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``; sizes that do not divide
-    dp·cp are skipped.
+    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``. A valid size f is skipped
+    at a GPU count where it is not an HSDP plan: f >= dp·cp (a shard group as large as the
+    ZeRO group is plain ZeRO-3, the ``None`` row) or f not dividing dp·cp (the ``fsdp_shard``
+    rule, ``parallel.check_fsdp_shard``); so a count may have only its ZeRO-3 row.
 
     Raises
     ------
     ValueError
-        Bad counts or options (as ``make_plan`` / ``step_time``).
+        ``n_gpus`` or ``fsdp_shard_sizes`` not a list of whole numbers >= 1 (``None`` allowed
+        among the sizes), ``batch_per_gpu`` not a whole number >= 1, each naming the field and
+        the value; bad options as ``make_plan`` / ``step_time``.
     """
     from .catalog import load_accelerator
     from .memory import memory_per_gpu
@@ -1255,6 +1259,25 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
 
     model = as_model(model, needs="a sharding study")
     acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+
+    def _whole_list(name, vals, none_ok):
+        if isinstance(vals, (str, bytes, dict)) or not np.iterable(vals):
+            raise ValueError(f"{name}={vals!r} must be a list of whole numbers >= 1"
+                             + (" or None" if none_ok else ""))
+        for v in vals:
+            if v is None and none_ok:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name}: {v!r} must be a whole number >= 1"
+                                 + (" or None (ZeRO-3 over the whole group)" if none_ok else ""))
+        return list(vals)
+
+    n_gpus = _whole_list("n_gpus", n_gpus, False)
+    fsdp_shard_sizes = _whole_list("fsdp_shard_sizes", fsdp_shard_sizes, True)
+    if isinstance(batch_per_gpu, bool) or not isinstance(batch_per_gpu, (int, np.integer)) or \
+            batch_per_gpu < 1:
+        raise ValueError(f"batch_per_gpu={batch_per_gpu!r} must be a whole number >= 1 "
+                         "(sequences per GPU)")
     s = model.seq_len if seq_len is None else int(seq_len)
     opts = {"recompute": "full", **plan_options}
     rows = []

@@ -44,3 +44,32 @@ def test_fixed_shard_size_with_zero_stage_2_names_the_zero_stage_rule():
     with pytest.raises(PlanError, match=r"needs zero_stage=3 \(got zero_stage=2\)") as e:
         parallel.plan_from_parameters(_default_scenario(fsdp_shard_size=32, zero_stage=2))
     assert e.value.rule == "fsdp_shard"
+
+
+# ----------------------------------------------------------------------------- finding 2
+@pytest.mark.parametrize("kw, words", [
+    (dict(fsdp_shard_sizes=(None, 0)), "fsdp_shard_sizes: 0"),
+    (dict(fsdp_shard_sizes=("abc",)), "fsdp_shard_sizes"),
+    (dict(fsdp_shard_sizes="abc"), "fsdp_shard_sizes='abc'"),
+    (dict(fsdp_shard_sizes=([32],)), r"fsdp_shard_sizes: \[32\]"),
+    (dict(fsdp_shard_sizes=(7.5,)), "fsdp_shard_sizes: 7.5"),
+    (dict(fsdp_shard_sizes=(-8,)), "fsdp_shard_sizes: -8"),
+    (dict(batch_per_gpu=1.5), "batch_per_gpu=1.5"),
+    (dict(batch_per_gpu=0), "batch_per_gpu=0"),
+    (dict(n_gpus=(0,)), "n_gpus: 0"),
+    (dict(n_gpus=64), "n_gpus=64"),
+])
+def test_sharding_study_rejects_bad_input_naming_field_and_value(kw, words):
+    args = dict(n_gpus=(64,), fsdp_shard_sizes=(None, 32))
+    args.update(kw)
+    with pytest.raises(ValueError, match=words):
+        step.sharding_study(M8, H100, args.pop("n_gpus"), args.pop("fsdp_shard_sizes"),
+                            seq_len=4096, **args)
+
+
+def test_sharding_study_skips_sizes_that_are_not_hsdp_at_a_count():
+    # 64 GPUs at TP1 PP1: dp·cp = 64. 32 divides 64 (HSDP-32 row); 64 is the whole group (plain
+    # ZeRO-3, the None row); 24 does not divide 64 (fsdp_shard rule): two rows.
+    df = step.sharding_study(M8, H100, (64,), (None, 32, 64, 24), seq_len=4096)
+    assert list(df["label"]) == ["ZeRO-3", "HSDP-32"]
+    assert list(df["fsdp_shard_size"]) == [64, 32]
