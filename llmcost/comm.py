@@ -537,8 +537,10 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
         dpb, dpt = m * (b1 + n_g * b2), m * (t1 + n_g * t2)
         what, per = "per micro-batch: all-gather weights (fwd, bwd) + reduce-scatter", \
             m * (1 + n_g) * max(layers, 1)
-        if r > 1:   # HSDP: once per step, all-reduce of each rank's gradient shard over replicas
-            b3, t3 = dp_bytes_time("all_reduce", gb, g=r, gx=r, st=f * t, stx=f * t * cp,
+        # HSDP: once per step, all-reduce of each rank's gradient shard over replicas, which
+        # sit f·tp ranks apart for dense and routed-expert shards alike (rank order tp-cp-ep-dp)
+        if r > 1:
+            b3, t3 = dp_bytes_time("all_reduce", gb, g=r, gx=r, st=f * t, stx=f * t,
                                    p_ne=p_ne / f, p_ex=p_ex / fx)
             dpb, dpt, per = dpb + b3, dpt + t3, per + 1
             what += f" in the {int(f)}-rank shard group; all-reduce of the gradient shard " \

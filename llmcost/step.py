@@ -708,8 +708,11 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     hsdp = bool(np.any(reps > 1))
     zero_groups = (g_dp, st_dp, g_ex, st_ex)
     shard_groups = (f_ne, st_dp, f_ex, st_ex)
-    # the replicas of one shard: f (f/ep for experts) members apart in the ZeRO group's order
-    replica_groups = (reps, f_ne * st_dp, reps, f_ne * tpf * cp)
+    # the replicas of one shard: the next shard group's rank in the same place. With rank order
+    # tp-cp-ep-dp a shard group is f·tp consecutive ranks holding whole expert groups, so the
+    # replica of a dense or a routed-expert shard is f·tp ranks on (as comm.placement); e.g. tp1,
+    # cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
+    replica_groups = (reps, f_ne * tpf, reps, f_ne * tpf)
 
     def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=zero_groups):
         # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks

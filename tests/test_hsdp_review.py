@@ -73,3 +73,38 @@ def test_sharding_study_skips_sizes_that_are_not_hsdp_at_a_count():
     df = step.sharding_study(M8, H100, (64,), (None, 32, 64, 24), seq_len=4096)
     assert list(df["label"]) == ["ZeRO-3", "HSDP-32"]
     assert list(df["fsdp_shard_size"]) == [64, 32]
+
+
+# ----------------------------------------------------------------------------- finding 3
+def test_routed_expert_replicas_sit_f_tp_ranks_apart(monkeypatch):
+    # Rank order tp-cp-ep-dp: rank = tp_i + tp·(cp_i + cp·(ep_i + ep·dp_i)). With tp1, cp2,
+    # ep2, dp8 (dp·cp = 16) and f = 4, rank 0's shard group is ranks 0-3 (cp_i, ep_i in {0, 1},
+    # dp_i = 0); the next group is ranks 4-7, and rank 4 (cp_i 0, ep_i 0, dp_i 1) holds the same
+    # dense and expert shard as rank 0: the replica stride is f·tp = 4 (not f·tp·cp = 8), and
+    # the 16 / 4 = 4 replicas are ranks 0, 4, 8, 12: two per 8-GPU NVLink domain.
+    mix = llmcost.load_model("mixtral-8x7b")
+    plan = parallel.ParallelPlan(dp=8, tp=1, pp=1, cp=2, ep=2, micro_batch_size=1,
+                                 n_microbatches=2, zero_stage=3, recompute="full",
+                                 fsdp_shard_size=4)
+    cl = Cluster(H100, 16)
+    place = comm.placement(plan, cl).set_index("dimension")
+    assert place.loc["HSDP replicas", "stride"] == 4
+    calls = []
+    real = comm._Figures.nccl
+
+    def spy(self, op, s, n, stride, nic_aggregation=True):
+        if op == "all_reduce":
+            calls.append((np.atleast_1d(n).astype(float).tolist(),
+                          np.atleast_1d(stride).astype(float).tolist()))
+        return real(self, op, s, n, stride, nic_aggregation)
+
+    monkeypatch.setattr(comm._Figures, "nccl", spy)
+    # The step engine also prices the ZeRO-0 all-reduce of each plan (groups of 16 dense and 8
+    # expert ranks): the replica all-reduces are its calls over the 4 replicas, dense and
+    # expert shards (two per step_time call at least).
+    step.step_time(mix, cl, plan, 4096, stack="pytorch-fsdp2-2024")
+    rep = [st for n, st in calls if n == [4.0]]
+    assert len(rep) >= 2 and all(st == [4.0] for st in rep)
+    calls.clear()
+    comm.comm_volume(mix, cl, plan, 4096)                 # HSDP only: dense + expert shards
+    assert len(calls) == 2 and all(n == [4.0] and st == [4.0] for n, st in calls)
