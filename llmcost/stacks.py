@@ -38,6 +38,8 @@ TP_OVERLAP_MODES = ("none", "backward", "all")
 #: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
 #: compute; exposed only where it is longer).
 EP_OVERLAP_MODES = ("none", "dualpipe")
+#: How often HSDP all-reduces gradient shards across replicas (``Stack.hsdp_all_reduce``).
+HSDP_ALL_REDUCE_MODES = ("per_step", "per_microbatch")
 
 
 def generation(accelerator: str) -> str:
@@ -63,6 +65,10 @@ class Stack:
     all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
     ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
     data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
+    ``hsdp_all_reduce``: how often HSDP all-reduces the gradient shard across replicas under
+    gradient accumulation, ``"per_step"`` (once, on the last micro-batch: FSDP2's opt-in
+    ``set_requires_all_reduce(is_last)``, PyTorch PR #126166) or ``"per_microbatch"`` (FSDP2's
+    default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"``;
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -85,6 +91,7 @@ class Stack:
     ep_overlap: str = "none"
     moe_routing: str = "dropless"
     hsdp: bool = False
+    hsdp_all_reduce: str = "per_step"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -160,7 +167,10 @@ def _stacks() -> dict:
                                    EP_OVERLAP_MODES),
                 moe_routing=_choice(n, "moe_routing", r.get("moe_routing") or "dropless",
                                     ("dropless", "capacity")),
-                hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"))
+                hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"),
+                hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
+                                        r.get("hsdp_all_reduce") or "per_step",
+                                        HSDP_ALL_REDUCE_MODES))
     return out
 
 

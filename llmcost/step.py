@@ -421,7 +421,7 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
                   wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None,
-                  grad_link_busy=0.0):
+                  grad_link_busy=0.0, replica_per_microbatch=False):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
@@ -440,7 +440,16 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       ``max(RS − 2F, 0)``.
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
       micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
-      ``max(grad − 2F, 0) + max(wgather − F, 0)``.
+      ``max(grad − 2F, 0) + max(wgather − F, 0)``. The window is 2F, the gradient-producing
+      backward, even under full recomputation (whose backward lasts 3F): a conservative
+      convention kept because the validated Megatron-style rows (notebook 04) are fitted with
+      it.
+    * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
+      reduce-scatters only (``comm._fsdp_exposure``). The per-micro-batch ZeRO-2 reduce-scatter
+      and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
+      ZeRO-0-2 windows were validated without it (notebook 04), and a term hidden once per step
+      behind a whole backward slows compute by a fraction of one backward, which the fitted
+      kernel efficiency already absorbs on those rows.
     * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
       replicas): the per-micro-batch terms above with ``G`` and ``RS`` timed over the f ranks of
       the shard group (so a shard group inside one scale-up domain gathers over NVLink only),
@@ -448,10 +457,24 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
       replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
       ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
-      all-reduce, ``max(grad − max(2F − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
+      all-reduce, ``max(grad − max(B − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
       the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
       NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
-      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. Sources: Zhao et al. 2023, "PyTorch FSDP",
+      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. The window is the
+      whole backward ``B`` (3F under full recomputation), not ZeRO-0's 2F, because ``busy``
+      counts the recomputation's re-gather too, and FSDP2 issues each unit's all-reduce after
+      its reduce-scatter while later units still compute (PR #121569: the all-reduce overlaps
+      the next reduce-scatter). This bandwidth-sharing rule is an estimate: no measured
+      source times HSDP's replica all-reduce against its shard traffic. Like ZeRO-0's per-step
+      terms it pays no ``comm.OVERLAP_SLOWDOWN`` contention. It is one collective per
+      ``fully_shard`` unit (L per step): this rule prices it as one all-reduce of the whole
+      shard (one latency, not L; the last unit's, exposed after the backward, is not added),
+      an optimistic bound by (L − 1) ring latencies.
+      With ``replica_per_microbatch`` (the stack's ``hsdp_all_reduce = "per_microbatch"``,
+      FSDP2's default: it all-reduces after every micro-batch's reduce-scatter unless
+      ``set_requires_all_reduce(False)``) the same exposure is paid per micro-batch:
+      ``max(grad − max(B − busy, 0), 0)`` in the per-micro-batch part (m times per step).
+      Sources: Zhao et al. 2023, "PyTorch FSDP",
       arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
       PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
       PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
@@ -471,9 +494,15 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
-    grad_window = np.maximum(2.0 * fwd_compute - grad_link_busy, 0.0)
-    per_step = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0)
-                        + np.maximum(wgather - fwd_compute, 0.0), grad + wgather)
+    # ZeRO-0/1: the gradient backward 2F; HSDP (z = 3): the whole backward less the NIC time
+    # the shard group's own traffic holds
+    grad_window = np.where(z == 3, np.maximum(bwd_compute - grad_link_busy, 0.0),
+                           2.0 * fwd_compute)
+    grad_exp = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0), grad)
+    per_mb_grad = np.where((z == 3) & np.asarray(replica_per_microbatch), grad_exp, 0.0)
+    per_mb = per_mb + per_mb_grad
+    per_step = grad_exp - per_mb_grad + np.where(
+        dp_overlap, np.maximum(wgather - fwd_compute, 0.0), wgather)
     return per_mb, per_step
 
 
@@ -552,7 +581,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 kernel_efficiency: float | None = None, stack=None,
                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
-                moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None) -> dict:
+                moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
+                hsdp_all_reduce="auto") -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -591,6 +621,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
         so["efficiency"])
     st_obj = stacks.load_stack(DEFAULT_STACK if stack is None else stack)
     routing = st_obj.moe_routing if moe_routing == "auto" else moe_routing
+    hsdp_ar = st_obj.hsdp_all_reduce if hsdp_all_reduce == "auto" else hsdp_all_reduce
+    if hsdp_ar not in stacks.HSDP_ALL_REDUCE_MODES:
+        raise ValueError(f"hsdp_all_reduce={hsdp_all_reduce!r} must be 'auto' or one of "
+                         f"{stacks.HSDP_ALL_REDUCE_MODES}")
     moe_factor = comm.moe_routing_factor(routing, moe_capacity_factor, moe_imbalance)
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
@@ -653,7 +687,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              fsdp_prefetch=so["fsdp_prefetch_layers"],
                              fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
                              fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
-                             shard=shard, replicas=replicas)
+                             shard=shard, replicas=replicas,
+                             replica_per_microbatch=hsdp_ar == "per_microbatch")
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"])
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -669,7 +704,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
                  pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
                  fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
-                 fsdp_nic_aggregation=True, shard=None, replicas=None) -> list:
+                 fsdp_nic_aggregation=True, shard=None, replicas=None,
+                 replica_per_microbatch=False) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
@@ -768,7 +804,8 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
             # HSDP: the replicas' all-reduce shares the NICs with the last backward's shard-group
             # traffic when the shard group spans scale-up domains
             grad_link_busy=np.where((z == 3) & (reps > 1) & (f_ne * st_dp > fig.domain),
-                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0)
+                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0,
+            replica_per_microbatch=replica_per_microbatch)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),
@@ -947,7 +984,7 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 #: ``"auto"`` takes the stack's (``stacks.step_options``).
 PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
-                   "moe_routing", "moe_capacity_factor", "moe_imbalance")
+                   "moe_routing", "moe_capacity_factor", "moe_imbalance", "hsdp_all_reduce")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
                 "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
 
