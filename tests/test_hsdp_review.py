@@ -108,3 +108,77 @@ def test_routed_expert_replicas_sit_f_tp_ranks_apart(monkeypatch):
     calls.clear()
     comm.comm_volume(mix, cl, plan, 4096)                 # HSDP only: dense + expert shards
     assert len(calls) == 2 and all(n == [4.0] and st == [4.0] for n, st in calls)
+
+
+# ----------------------------------------------------------------------------- finding 4 / 6
+def test_replica_all_reduce_window_is_the_whole_backward_less_busy():
+    # zero_exposure's HSDP rule (hand numbers, seconds): F = 1 and full recomputation, so the
+    # last backward lasts B = 3F = 3; the shard group's own traffic holds the NICs for busy =
+    # 1, leaving B − busy = 2 to hide the 2.5 s replica all-reduce: 0.5 exposed (ZeRO-0's 2F
+    # window would leave 2 − 1 = 1 and expose 1.5). Per micro-batch (FSDP2's default) the same
+    # 0.5 moves into the per-micro-batch part, paid m times.
+    kw = dict(gather=np.asarray(0.0), z3_rs=np.asarray(0.0), n_gathers=np.asarray(3.0),
+              rs=np.asarray(0.0), grad=np.asarray(2.5), wgather=np.asarray(0.0),
+              backward_compute=np.asarray(3.0), grad_link_busy=1.0)
+    per_mb, per_step = step.zero_exposure(np.asarray(3), True, np.asarray(1.0), **kw)
+    assert float(per_mb) == 0.0 and float(per_step) == pytest.approx(0.5)
+    per_mb, per_step = step.zero_exposure(np.asarray(3), True, np.asarray(1.0),
+                                          replica_per_microbatch=True, **kw)
+    assert float(per_mb) == pytest.approx(0.5) and float(per_step) == 0.0
+    # ZeRO-0 keeps its 2F window (unchanged): 2.5 − 2 = 0.5 with no busy term
+    kw.update(grad_link_busy=0.0)
+    _, z0 = step.zero_exposure(np.asarray(0), True, np.asarray(1.0), **kw)
+    assert float(z0) == pytest.approx(0.5)
+
+
+def _captured_zero_exposure(monkeypatch, plan, cluster, **kw):
+    rec = []
+    real = step.zero_exposure
+
+    def spy(*a, **k):
+        out = real(*a, **k)
+        rec.append((a, k, out))
+        return out
+
+    monkeypatch.setattr(step, "zero_exposure", spy)
+    b = step.step_time(M70, cluster, plan, 4096, stack="pytorch-fsdp2-2024", **kw)
+    monkeypatch.setattr(step, "zero_exposure", real)
+    return b, rec[0]
+
+
+def test_shard_group_across_nodes_busy_time_decides_the_replica_exposure(monkeypatch):
+    # Llama 3.1 70B (Ψ ≈ 70.6e9), 512 H100, TP1, ZeRO-3, full recompute, HSDP f = 32 (4 nodes
+    # per shard group, 16 replicas one per node), NIC cut to a quarter: 12.5 GB/s per GPU.
+    # By hand, at the nominal bandwidth (efficiencies < 1 only lengthen these):
+    # * one 16-bit gather over 4 nodes through each node's 8 NICs moves (3/4)·2Ψ/8 = 13.2 GB
+    #   per GPU: >= 1.06 s; the reduce-scatter (fp32 gradients) twice that: >= 2.12 s. Under
+    #   full recompute the backward re-gathers twice, so busy = 2G + RS >= 4.2 s.
+    # * the replica all-reduce of the Ψ/32 fp32 shard (8.8 GB) over 16 ranks, ring:
+    #   2·15/16·8.8 GB = 16.5 GB at 12.5 GB/s >= 1.32 s.
+    # * the backward, 3F (F = the forward of one 4,096-token sequence, ~1 s), is shorter than
+    #   busy, so the window B − busy is empty and the whole all-reduce is exposed; with the
+    #   busy time not wired (0) it would hide entirely behind B > grad.
+    quarter = H100.scaleout_bytes_per_s_per_dir / 4
+    assert quarter == pytest.approx(12.5e9)
+    cl = Cluster(H100, 512, scaleout_bytes_per_s_per_dir=quarter)
+    plan = parallel.make_plan(M70, 512, 1024, zero_stage=3, recompute="full", seq_len=4096,
+                              fsdp_shard_size=32)
+    assert plan.n_microbatches == 2
+    b, (a, k, (per_mb, per_step)) = _captured_zero_exposure(
+        monkeypatch, plan, cl, hsdp_all_reduce="per_step")
+    F, grad, busy, B = float(a[2]), float(k["grad"]), float(k["grad_link_busy"]), \
+        float(k["backward_compute"])
+    assert B == pytest.approx(3 * F)
+    assert busy == pytest.approx((float(k["n_gathers"]) - 1) * float(k["gather"])
+                                 + float(k["z3_rs"]))           # the documented busy rule
+    assert busy >= 4.2 and 1.32 <= grad <= 1.32 / 0.8
+    assert grad < B < busy
+    assert float(per_step) == pytest.approx(grad)               # max(grad − max(B − busy, 0), 0)
+    # FSDP2's default (pytorch-fsdp2-2024 = per_microbatch): the same exposure on each of the
+    # m = 2 micro-batches: (m − 1)·grad more DP time per step
+    b2, _ = _captured_zero_exposure(monkeypatch, plan, cl)
+    extra = b2.dp_comm_s - b.dp_comm_s
+    assert extra == pytest.approx((plan.n_microbatches - 1) * grad, rel=1e-9)
+    print(f"\nHSDP-32 70B 512 H100 quarter NIC: MFU per_step {b.mfu:.3f}, per_microbatch "
+          f"{b2.mfu:.3f} ({b2.mfu / b.mfu - 1:+.1%}); replica all-reduce {grad:.2f} s, "
+          f"busy {busy:.2f} s, backward {B:.2f} s")
