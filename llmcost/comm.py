@@ -815,10 +815,14 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
 #: Power Implications", arXiv:2507.03114, abstract: overlapping computation and communication
 #: slows the computation by 18.9% on average (40.0% at most) against the same kernels alone
 #: (GPT and Llama layers on A100, H100, MI250, MI210: SMs, HBM and L2 are shared). Applied to the
-#: overlapped span, ``min(comm, window)``, of every overlapped DP / ZeRO collective
-#: (``overlap_cost``). Not applied to the TP overlap, whose cost is inside the per-layer times
-#: ``step.KERNEL_EFFICIENCY`` is fitted to (Korthikanti et al. 2022 Table 4 overlaps its
-#: backward all-reduce).
+#: overlapped span, ``min(comm, window)``, of the ZeRO-3 / FSDP per-layer all-gathers and
+#: reduce-scatters (``_fsdp_exposure``, ``fsdp_exposure``) and wherever ``overlap_cost`` is
+#: called. NOT applied (``step.zero_exposure``) to the ZeRO-2 per-micro-batch reduce-scatter or
+#: to the per-step terms: the ZeRO-0 gradient all-reduce, the ZeRO-1/2 reduce-scatter and weight
+#: all-gather, and the HSDP replica all-reduce, which follows ZeRO-0's convention. The ZeRO-0-2
+#: windows are the ones notebook 04 validates on Megatron-style runs without it. Not applied to
+#: the TP overlap either, whose cost is inside the per-layer times ``step.KERNEL_EFFICIENCY`` is
+#: fitted to (Korthikanti et al. 2022 Table 4 overlaps its backward all-reduce).
 OVERLAP_SLOWDOWN = 0.189
 
 

@@ -594,8 +594,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
     (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
     HSDP shard group, ``shapes.shard_group_arrays``) are checked here. ``fsdp_shard_size``:
-    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (0 or dp·cp: the
-    whole group), see ``zero_exposure``.
+    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (dp·cp: the
+    whole group; 0 is refused), see ``zero_exposure``.
 
     Returns
     -------

@@ -182,3 +182,66 @@ def test_shard_group_across_nodes_busy_time_decides_the_replica_exposure(monkeyp
     print(f"\nHSDP-32 70B 512 H100 quarter NIC: MFU per_step {b.mfu:.3f}, per_microbatch "
           f"{b2.mfu:.3f} ({b2.mfu / b.mfu - 1:+.1%}); replica all-reduce {grad:.2f} s, "
           f"busy {busy:.2f} s, backward {B:.2f} s")
+
+
+# ----------------------------------------------------------------------------- finding 8
+_ARR = dict(tp=1, pp=1, dp=64, cp=1, ep=1, virtual_stages=1, micro_batch_size=1,
+            n_microbatches=1, recompute="none", schedule="1f1b", sequence_parallel=True,
+            seq_len=4096)
+
+
+def test_engines_refuse_a_shard_size_of_0_naming_the_field():
+    # 0 is not the whole group in the engines (None is); the scenario's 0 = "chosen" stays.
+    cl = Cluster(H100, 64)
+    with pytest.raises(ValueError, match=r"fsdp_shard_size=0 .*None, not 0"):
+        step.step_arrays(M8, cl, zero_stage=3, fsdp_shard_size=np.array([0]), **_ARR)
+    with pytest.raises(ValueError, match=r"fsdp_shard_size=0 .*None, not 0"):
+        llmcost.memory.plan_memory_arrays(M8, zero_stage=3, fsdp_shard_size=0, **_ARR)
+    with pytest.raises(ValueError, match=r"fsdp_shard_size=0 .*None, not 0"):
+        shapes.shard_group_arrays(64, 1, 1, 3, np.array([0]))
+    row = parallel.make_plan(M8, 64, 64, zero_stage=3, seq_len=4096).to_dict()
+    for bad in (0, 7.5, -8, "8"):
+        with pytest.raises(ValueError, match=f"fsdp_shard_size={bad!r}"):
+            parallel.plan_from_row({**row, "fsdp_shard_size": bad})
+    assert parallel.plan_from_row({**row, "fsdp_shard_size": 8.0}).fsdp_shard_size == 8
+    assert parallel.plan_from_row({**row, "fsdp_shard_size": float("nan")}).fsdp_shard_size \
+        is None
+    assert parallel.plan_from_parameters(
+        dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64, seq_len=4096,
+             global_batch_tokens=64 * 4096, tp=1, pp=1, cp=1, ep=1, zero_stage=3,
+             recompute="none", micro_batch_size=1, pp_schedule="1f1b", pp_virtual_stages=1,
+             stack="pytorch-fsdp2-2024", fsdp_shard_size=0)).zero_stage == 3   # 0 = chosen
+
+
+@pytest.mark.parametrize("args, words", [
+    ((0, 1, 8), "dp_cp=0"), ((64, -1, 8), "tp=-1"), ((64, 1, 8.0), "domain_size=8.0"),
+    ((64, 1, "8"), "domain_size='8'"), ((64, 1, 8, 0), "ep=0"), ((64, 1, 8, 1, 1.5), "cp=1.5"),
+])
+def test_hsdp_shard_sizes_validates_its_arguments(args, words):
+    with pytest.raises(ValueError, match=words):
+        parallel.hsdp_shard_sizes(*args)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(dp=0), "dp=0"), (dict(dp=64.0), "dp=64.0"), (dict(cp=-2), "cp=-2"),
+    (dict(ep="2"), "ep='2'"), (dict(zero_stage=4), "zero_stage=4"),
+    (dict(fsdp_shard_size=0), "fsdp_shard_size=0"),
+])
+def test_check_fsdp_shard_validates_its_arguments(kw, words):
+    args = dict(fsdp_shard_size=8, dp=64, cp=1, ep=1, zero_stage=3)
+    args.update(kw)
+    with pytest.raises(ValueError, match=words):
+        parallel.check_fsdp_shard(**args)
+
+
+def test_enumerate_plans_says_why_a_shard_size_gives_no_hsdp_row():
+    # 64 GPUs: every dp·cp group is a power of two, which 3 never divides
+    with pytest.warns(parallel.EmptyPlanTable, match=r"no HSDP row for fsdp_shard_size=\(3,\)"):
+        df = parallel.enumerate_plans(M8, Cluster(H100, 64), 64, 4096, zero_stage=(3,),
+                                      fsdp_shard_size=[3])
+    assert len(df) and df.attrs["n_hsdp"] == 0 and "divides" in df.attrs["hsdp_empty_reason"]
+
+
+def test_validate_parameters_none_shard_size_names_full_and_auto():
+    with pytest.raises(ValueError, match=r"fsdp_shard_size=None .*'full'.*'auto'"):
+        llmcost.validate_parameters(fsdp_shard_size=None)
