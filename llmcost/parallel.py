@@ -112,6 +112,10 @@ def check_fsdp_shard(fsdp_shard_size, dp, cp=1, ep=1, zero_stage=3) -> None:
     of consecutive ranks (rank order tp-cp-ep-dp) holds whole expert-parallel groups and the
     routed experts are sharded over ``fsdp_shard_size / ep`` of their ranks.
 
+    Not enforced (a documented gap): with cp > 1 and ep = 1, FSDP2 / TorchTitan meshes put
+    CP inside the shard dimension (``dp_shard_cp``), so a real shard group is a multiple of cp;
+    this rule accepts any divisor of dp·cp, e.g. f = 2 at cp = 4, which no such mesh builds.
+
     Raises
     ------
     PlanError (a ValueError) naming the field, the value and the rule; a ValueError when

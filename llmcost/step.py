@@ -1265,7 +1265,7 @@ def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
 def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,
                    batch_per_gpu: int = 2, seq_len=None, stack="pytorch-fsdp2-2024",
                    scaleout_bytes_per_s_per_dir=None, recipe="bf16_adam_fp32_grads",
-                   **plan_options) -> pd.DataFrame:
+                   hsdp_all_reduce="auto", **plan_options) -> pd.DataFrame:
     """When does hybrid sharding pay? ZeRO-3 over the whole data-parallel group against HSDP
     shard groups, as GPUs are added at a fixed batch per GPU (weak scaling).
 
@@ -1275,7 +1275,10 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
     per-layer gathers and reduce-scatters over the f-rank shard group, plus once per step the
     all-reduce of each GPU's Ψ/f gradient shard over the n/f replicas (``zero_exposure``), and
     its per-GPU memory by ``memory.memory_per_gpu`` (states 18·Ψ/f bytes with the default
-    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network).
+    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network);
+    ``hsdp_all_reduce`` ("auto" = the stack's, "per_step" or "per_microbatch") how often the
+    replicas all-reduce (``stacks.Stack.hsdp_all_reduce``; pytorch-fsdp2-2024: per micro-batch,
+    ``batch_per_gpu`` of them at the default micro-batch of 1).
 
     Returns
     -------
@@ -1330,7 +1333,8 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
                 continue
             plan = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s,
                              fsdp_shard_size=f, **opts)
-            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe)
+            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe,
+                          hsdp_all_reduce=hsdp_all_reduce)
             mem = memory_per_gpu(model, plan, s, recipe)
             rows.append({"n_gpus": n, "fsdp_shard_size": plan.shard_group_size,
                          "label": "ZeRO-3" if f is None else f"HSDP-{f}",
@@ -1338,6 +1342,28 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
                          "dp_comm_s": b.dp_comm_s, "memory_gb": mem.total / 1e9,
                          "fits": bool(mem.fits(acc.hbm_bytes))})
     return pd.DataFrame(rows)
+
+
+def hsdp_pays_from(study: pd.DataFrame, label: str = "HSDP-32", gain: float = 1.05):
+    """The first GPU count of a ``sharding_study`` table at which the ``label`` rows' MFU is
+    more than ``gain`` × plain ZeRO-3's (MFU ratio ``mfu[label] / mfu["ZeRO-3"] > gain``), or
+    None when no count gains that much (or the label has no rows).
+
+    Raises
+    ------
+    ValueError
+        ``gain`` not a positive number, or a table without the ``n_gpus``, ``label`` and
+        ``mfu`` columns.
+    """
+    if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not gain > 0:
+        raise ValueError(f"gain={gain!r} must be a positive number (an MFU ratio)")
+    missing = {"n_gpus", "label", "mfu"} - set(getattr(study, "columns", ()))
+    if missing:
+        raise ValueError(f"study lacks the columns {sorted(missing)} (a sharding_study table)")
+    z3, hs = (study[study["label"] == k].set_index("n_gpus")["mfu"] for k in ("ZeRO-3", label))
+    ratio = (hs / z3).dropna()
+    pays = ratio[ratio > gain]
+    return int(pays.index.min()) if len(pays) else None
 
 
 # ----------------------------------------------------------------------------- validation

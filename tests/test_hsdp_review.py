@@ -245,3 +245,19 @@ def test_enumerate_plans_says_why_a_shard_size_gives_no_hsdp_row():
 def test_validate_parameters_none_shard_size_names_full_and_auto():
     with pytest.raises(ValueError, match=r"fsdp_shard_size=None .*'full'.*'auto'"):
         llmcost.validate_parameters(fsdp_shard_size=None)
+
+
+# ----------------------------------------------------------------------------- finding 5
+def test_hsdp_pays_from_says_none_when_no_count_gains_enough():
+    import pandas as pd
+    rows = [(64, "ZeRO-3", 0.40), (64, "HSDP-32", 0.40), (1024, "ZeRO-3", 0.40),
+            (1024, "HSDP-32", 0.41), (4096, "ZeRO-3", 0.30), (4096, "HSDP-32", 0.40)]
+    d = pd.DataFrame(rows, columns=["n_gpus", "label", "mfu"])
+    # ratios 1.0, 1.025, 1.333: 5% first at 4,096; nothing gains 50% (idxmax alone said 64)
+    assert step.hsdp_pays_from(d, "HSDP-32", 1.05) == 4096
+    assert step.hsdp_pays_from(d, "HSDP-32", 1.5) is None
+    assert step.hsdp_pays_from(d, "HSDP-8", 1.05) is None
+    with pytest.raises(ValueError, match="gain=0"):
+        step.hsdp_pays_from(d, "HSDP-32", 0)
+    with pytest.raises(ValueError, match="columns"):
+        step.hsdp_pays_from(d.drop(columns="mfu"))
