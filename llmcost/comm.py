@@ -81,7 +81,10 @@ with it. ``fsdp_exposure`` prices ZeRO-3 / FSDP's per-layer gathers and reduce-s
 the compute they hide behind, with the stack's prefetch depth and the measured contention of
 overlapped compute (``OVERLAP_SLOWDOWN``, ``overlap_cost``). ``moe_all_to_all_time`` is one
 expert-parallel all-to-all with a capacity factor or a dropless imbalance
-(``moe_routing_factor``).
+(``moe_routing_factor``), sending k copies per token or, with a deduplicating dispatcher, the
+copies of ``moe_dispatch_copies`` (one per destination GPU, or one network copy per destination
+node forwarded over NVLink: DeepSeek-V3 §3.2.2, DeepEP), the destinations counted by
+``moe_destinations`` (uniform top-k, node-limited, or NeMo AutoModel's fake balanced gate).
 
 All functions broadcast over numpy arrays.
 """

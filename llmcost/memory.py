@@ -708,6 +708,7 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     gpipe = sched == 2
     div = np.where(sp, tpf, 1.0)
     keep = zero3_kept_weights(fsdp_reshard_after_forward, pp)
+    keep_any = bool(np.any(keep))
 
     best = None
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
@@ -723,7 +724,8 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
             "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
             "zero3_buffer": np.where(z == 3, np.where(
                 keep, rcp.weights_bytes * (p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3) + unit),
-                2 * rcp.weights_bytes * unit), 0.0),
+                2 * rcp.weights_bytes * unit) if keep_any else 2 * rcp.weights_bytes * unit,
+                0.0),
         }
         fl = in_flight_microbatches(sched, pp, m, v, r)
         sel = nd * act["sel_dense"] + nm * act["sel_moe"]

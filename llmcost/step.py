@@ -101,8 +101,13 @@ rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fit
 kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
 failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
-names. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB
-traffic are not modelled (the all-to-all sends every routed copy).
+names. The MoE dispatch follows the stack (``moe_dispatch``: k copies per token, or one network
+copy per destination node as DeepSeek-V3 and DeepEP send, with the routing's locality from
+``comm.moe_destinations``, node-limited for DeepSeek-V3); FSDP2's ``reshard_after_forward``
+(``fsdp_backward_gathers``) and the pipeline schedules per optimizer step
+(``pipeline_flushes``, ``compose_pipeline``) are options. torch.distributed.pipelining's
+per-schedule FSDP gather and reduce-scatter (it defers the reshard and gradient sync to a
+schedule's last backward) is not modelled: with PP and FSDP2 the ZeRO-3 time is an upper bound.
 """
 
 from __future__ import annotations
