@@ -38,6 +38,8 @@ TP_OVERLAP_MODES = ("none", "backward", "all")
 #: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
 #: compute; exposed only where it is longer).
 EP_OVERLAP_MODES = ("none", "dualpipe")
+#: How often HSDP all-reduces gradient shards across replicas (``Stack.hsdp_all_reduce``).
+HSDP_ALL_REDUCE_MODES = ("per_step", "per_microbatch")
 #: The MoE dispatch of a stack (``comm.MOE_DISPATCH``: ``per_expert`` k copies, ``per_gpu``,
 #: ``per_node`` DeepSeek-V3 / DeepEP).
 MOE_DISPATCH_MODES = ("per_expert", "per_gpu", "per_node")
@@ -73,6 +75,11 @@ class Stack:
     for no limit) and ``fsdp_reshard_after_forward`` (``RESHARD_POLICIES``);
     ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
     data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
+    ``hsdp_all_reduce``: how often HSDP all-reduces the gradient shard across replicas under
+    gradient accumulation, ``"per_step"`` (once, on the last micro-batch: FSDP2's opt-in
+    ``set_requires_all_reduce(is_last)``, PyTorch PR #126166) or ``"per_microbatch"`` (FSDP2's
+    default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"`` (for
+    nemo-automodel-2025, which has HSDP, that is unchecked);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -98,6 +105,7 @@ class Stack:
     moe_node_limit: int | None = None
     fsdp_reshard_after_forward: str = "true"
     hsdp: bool = False
+    hsdp_all_reduce: str = "per_step"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -180,7 +188,10 @@ def _stacks() -> dict:
                 fsdp_reshard_after_forward=_choice(
                     n, "fsdp_reshard_after_forward",
                     r.get("fsdp_reshard_after_forward") or "true", RESHARD_POLICIES),
-                hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"))
+                hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"),
+                hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
+                                        r.get("hsdp_all_reduce") or "per_step",
+                                        HSDP_ALL_REDUCE_MODES))
     return out
 
 
