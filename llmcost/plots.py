@@ -639,8 +639,8 @@ def scaling_frontier(frontier, ax=None, title: str = ""):
 # ----------------------------------------------------------------------------- notebook 04
 STEP_COLORS = {
     "matmul_s": "#4C72B0", "attention_s": "#64B5CD", "memory_bound_s": "#8172B2",
-    "recompute_s": "#CCB974", "tp_comm_s": "#C44E52", "cp_comm_s": "#E17C7E",
-    "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
+    "recompute_s": "#CCB974", "straggler_s": "#8C564B", "tp_comm_s": "#C44E52",
+    "cp_comm_s": "#E17C7E", "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
     "pipeline_bubble_s": "#BBBBBB", "dp_comm_s": "#55A868", "optimizer_s": "#2F4F4F",
 }
 
@@ -722,7 +722,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
     (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
     ax = _ax(ax, figsize=(11, 2.6))
-    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
+    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#8C564B", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
         ax.barh(0, row["share"], left=left, color=c, label=f"{name} ({row['share']:.0%})")
