@@ -1179,6 +1179,33 @@ def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = "")
     return ax
 
 
+def straggler_slowdown_curves(n_gpus, curves: dict, ax=None, title: str = "",
+                              marks=(1024, 16384)):
+    """The compute time a synchronous step adds waiting for its slowest GPU, in per cent,
+    against the job's GPU count (log axis), one line per spread of GPU speed
+    (``{label: straggler.straggler_slowdown(n_gpus, cv)}``); the first line's value is written
+    at the GPU counts in ``marks``."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, s) in enumerate(curves.items()):
+        ax.plot(n_gpus, np.asarray(s) * 100, "-" if i == 0 else "--", lw=2.5 if i == 0 else 1.5,
+                color=f"C{i}", label=label)
+    first = np.asarray(next(iter(curves.values())))
+    for n in marks:
+        y = float(np.interp(np.log(n), np.log(np.asarray(n_gpus, float)), first)) * 100
+        ax.plot([n], [y], "o", color="C0")
+        ax.annotate(f"{n:,} GPUs: +{y:.1f}%", (n, y), xytext=(-10, 12),
+                    textcoords="offset points", ha="right", fontsize=11)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs in the job (log scale)", fontsize=12)
+    ax.set_ylabel("added compute time (%)", fontsize=12)
+    ax.set_title(title or "How much does the slowest GPU cost as the job grows?", fontsize=13)
+    ax.legend(fontsize=10, loc="upper left")
+    _source(ax, "llmcost.straggler.straggler_slowdown: σ·(E[max of N normals] − E[max of 8]); "
+                "σ from Sinha et al. SC22 (arXiv:2208.11035)")
+    return ax
+
+
 def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str = ""):
     """An MoE layer's forward all-to-all time (dispatch + combine) against the expert-parallel
     degree, one line per placement or routing (``{label: seconds}``), with the layer's expert
