@@ -1310,8 +1310,8 @@ def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
     return "tp-pp-dp"
 
 
-def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
-                   ) -> pd.DataFrame:
+def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
+                   straggler: bool = True) -> pd.DataFrame:
     """Predicted vs reported MFU for published runs.
 
     Rows: ``data/validation_mfu.csv`` (each run's split, micro-batch, schedule, recomputation,
@@ -1343,6 +1343,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
     FLOPs). NeMo AutoModel publishes tokens/s and model TFLOP/s on its own (causal) count:
     ``reported`` is its TFLOP/s ÷ peak (as published), ``reported_mfu`` its tokens/s on the
     workbook's full-mask count.
+
+    ``straggler``: with the wait for the slowest GPU (``add_straggler``, the default) or
+    without it (to show what the term moves).
 
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
@@ -1392,7 +1395,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS
                       tp_overlap=c["comm_tp_overlap"], pp_overlap=bool(c["comm_pp_overlap"]),
                       dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
                       stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-                      dtype=dtype)
+                      dtype=dtype, straggler=straggler)
         full_f = float(model.flops_per_token(s, causal=False))
         # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
         pred_mfu = b.model_flops / (b.step_time_s * n * peak)

@@ -159,3 +159,30 @@ def test_ranking_takes_the_option_and_checks_it():
         step.step_time(SPEC, Cluster(A100, 64), _plan(64), 4096, straggler="yes")
     with pytest.raises(ValueError, match="straggler"):
         step.rank_plans(SPEC, cl, 512, 4096, straggler=1)
+
+
+def test_validation_rows_move_only_beyond_the_calibration_size():
+    # Korthikanti et al. 2022 Table 5: the 22B row runs on the calibration's 8 GPUs (no wait);
+    # the 175B, 530B and 1T rows on 64, 280 and 512 GPUs are slower by the wait
+    on = step.mfu_validation(sets=("korthikanti22-table5",)).set_index("run_id")
+    off = step.mfu_validation(sets=("korthikanti22-table5",), straggler=False).set_index("run_id")
+    assert on.loc["korthikanti22-22b", "predicted_mfu"] == off.loc["korthikanti22-22b",
+                                                                   "predicted_mfu"]
+    for run in ("korthikanti22-175b", "korthikanti22-530b", "korthikanti22-1t"):
+        assert on.loc[run, "predicted_mfu"] < off.loc[run, "predicted_mfu"]
+        # the step grows by less than the compute's slowdown (the wait is on compute only)
+        n = int(on.loc[run, "n_gpus"])
+        ratio = on.loc[run, "step_time_s"] / off.loc[run, "step_time_s"] - 1
+        assert 0 < ratio <= straggler.straggler_slowdown(n) + 1e-12
+
+
+def test_the_figure_draws_one_line_per_spread():
+    import matplotlib
+    matplotlib.use("Agg")
+    from llmcost import plots
+    n = np.array([8, 64, 1024, 16384, 100_000])
+    ax = plots.straggler_slowdown_curves(n, {"a": straggler.straggler_slowdown(n),
+                                             "b": straggler.straggler_slowdown(n, cv=0.01)})
+    assert len(ax.get_legend().get_texts()) == 2
+    assert ax.get_xscale() == "log" and "slowest GPU" in ax.get_title()
+    assert ax.lines[0].get_ydata()[-1] == pytest.approx(100 * straggler.straggler_slowdown(100_000))
