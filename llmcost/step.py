@@ -76,8 +76,8 @@ windows), ``optimizer_time`` and ``compose_pipeline`` (stage averages, imbalance
 P2P). The shapes they read (``ModelShapes``, per-rank parameters) are ``llmcost.shapes``.
 
 ``step time = matmul + attention + memory-bound + recompute + straggler wait + exposed TP + CP
-+ EP + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``; the parts of
-``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
++ EP + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
+the parts of ``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
 
 **Predicted MFU** = model FLOPs per step ÷ (step time × n_gpus × dense peak), model FLOPs on the
 workbook's MFU basis (``ModelSpec.flops_per_token(seq_len, causal=False)``, no recomputation;
@@ -99,8 +99,8 @@ errors into a band on every prediction. Software features (FlashAttention versio
 schedules) come from a dated stack profile (``llmcost.stacks``).
 
 **Limits.** ZeRO-3: the held-out DeepSpeed 2021 rows (Narayanan et al. 2021 Table 2, 530B)
-are reproduced to −9% … +20% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
-gathers and compute take about as long (384 and 640 GPUs) the model is 14–20% too fast. For
+are reproduced to −10% … +18% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
+gathers and compute take about as long (384 and 640 GPUs) the model is 12–18% too fast. For
 FSDP2 one H100 row (NeMo AutoModel) is the only evidence, so ``rank_plans`` still marks ZeRO-3
 rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fits. Data loading,
 kernel-launch latency, per-step jitter, slow links and hosts, and failures are not modelled
