@@ -186,3 +186,12 @@ def test_the_figure_draws_one_line_per_spread():
     assert len(ax.get_legend().get_texts()) == 2
     assert ax.get_xscale() == "log" and "slowest GPU" in ax.get_title()
     assert ax.lines[0].get_ydata()[-1] == pytest.approx(100 * straggler.straggler_slowdown(100_000))
+
+
+def test_notebook_04_exercise_4():
+    # notebook 04, exercise 4 (σ = 1.5%, 16,384 GPUs), worked with Blom's approximation
+    assert blom(16384) == pytest.approx(3.96, abs=0.005)
+    assert 0.015 * blom(16384) == pytest.approx(0.059, abs=0.0005)      # (a) 5.9%
+    assert 0.015 * blom(8) == pytest.approx(0.022, abs=0.0005)          # (b) 2.2% in the fit
+    assert straggler.straggler_slowdown(16384, cv=0.015) == pytest.approx(0.038, abs=0.0005)
+    assert 0.50 / straggler.straggler_slowdown(16384, cv=0.015) == pytest.approx(13, abs=0.5)

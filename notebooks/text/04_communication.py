@@ -1043,8 +1043,27 @@ publish_summary("04_communication", [summary_row(*r) for r in [
 # 12,500 over the NIC; still far above 2,048 (DeepSeek-V3 adds node-limited routing and DualPipe).
 # </details>
 #
-# > **Takeaway.** Every exercise is the same division, $(F/V)/(C/W)$: count the FLOPs that can run
-# > while the bytes move, count the bytes, and compare with the hardware's ridge.
+# **4. How long does the slowest GPU keep everyone waiting?** Identical GPUs whose sustained
+# speed differs by $\sigma$ = 1.5% (normal), a synchronous step on 16,384 of them. (a) By Blom's
+# approximation $e(N) \approx \Phi^{-1}\bigl(\frac{N - 0.375}{N + 0.25}\bigr)$, how far behind the
+# typical GPU is the slowest, on average? (b) How much of that is already inside a kernel constant
+# fitted on 8 GPUs? (c) One GPU of the job runs 1.5× slow (an outlier Sinha et al. found, not
+# drained). What does it cost?
+#
+# <details><summary>Answer</summary>
+#
+# (a) $\frac{16384 - 0.375}{16384.25}$ = 0.999962, $\Phi^{-1}$ of it 3.96: the slowest GPU is
+# $3.96 \times 1.5\%$ = 5.9% slower than the typical one. (b) For $N$ = 8, $\Phi^{-1}(7.625/8.25)$
+# = 1.43, so 2.2% is in the constant and the model adds $1.5\% \times (3.96 - 1.43)$ = 3.8% to the
+# compute (`straggler.straggler_slowdown(16384, cv=0.015)`: 3.8%). (c) Every collective waits for
+# it: the whole job's compute runs 50% slower, 13 times the bulk spread's cost, which is why
+# operators hunt such GPUs down and drain them.
+# </details>
+#
+# > **Takeaway.** Exercises 1–3 are the same division, $(F/V)/(C/W)$: count the FLOPs that can run
+# > while the bytes move, count the bytes, and compare with the hardware's ridge. Exercise 4 is a
+# > maximum: a synchronous job pays for its slowest GPU, and the expected slowest of $N$ grows like
+# > $\sqrt{2\ln N}$.
 #
 #
 # ## Explore
