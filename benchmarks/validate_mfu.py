@@ -27,6 +27,9 @@ Llama 3 Table 4: 430/400/380 TFLOP/s ÷ 989.4 = 43.5/40.4/38.4%, not the rounded
 Korthikanti's MFU column where no TFLOP/s is published; NeMo AutoModel's tokens/s on the
 workbook's full-mask count (its own 389 TFLOP/s, on a causal count, is printed beside it).
 Llama 3's virtual stages (v = 8) are an assumption (Table 4 gives no V); item 5 prints v = 4.
+NeMo AutoModel's MoE rows (DeepSeek V3, Kimi K2, Qwen3 30B-A3B on H100 with FSDP2, EP and a fake
+balanced gate) have three features the model does not price; item 8 prints each one's size (what-
+ifs on the predicted step's parts, never used for the error).
 
 """
 
@@ -152,7 +155,86 @@ def main():
     print()
     h100_kernel_efficiency()
     print()
+    nemo_moe_what_ifs(v)
+    print()
     straggler_effect(summary)
+
+
+#: NeMo AutoModel performance summary (docs/performance-summary.md, 2025-10-02 revision), DGX-H100
+#: BF16 pre-training table: gradient-accumulation steps (GA) of each MoE row. Each GA step is one
+#: pipeline schedule of LBS / MBS = 8 micro-batches (recipes/llm/benchmark.py); the model prices
+#: one schedule of LBS x GA / MBS micro-batches.
+NEMO_MOE_GA = {"nemo-automodel-dsv3-1024-h100": 4, "nemo-automodel-dsv3-256-h100": 1,
+               "nemo-automodel-kimi-k2-256-h100": 2, "nemo-automodel-qwen3-30b-a3b-h100": 16}
+
+
+def fake_gate_destinations(n_experts: int, top_k: int, ep: int, ranks_per_node: int = 8):
+    """Mean distinct destination GPUs and nodes of a token under NeMo AutoModel's
+    FakeBalancedGate (components/moe/layers.py: token i goes to experts ``(k·i + j) mod E``,
+    j < k), with ``E / ep`` consecutive experts per GPU and EP ranks consecutive (8 per node).
+    Exact over one period of ``E`` tokens."""
+    per_gpu = n_experts // ep
+    gpus, nodes = [], []
+    for i in range(n_experts):
+        ranks = {((top_k * i + j) % n_experts) // per_gpu for j in range(top_k)}
+        gpus.append(len(ranks))
+        nodes.append(len({r // ranks_per_node for r in ranks}))
+    return float(np.mean(gpus)), float(np.mean(nodes))
+
+
+def nemo_moe_what_ifs(v):
+    """Item 8: the NeMo AutoModel MoE rows (set nemo-automodel-h100-moe), where their predicted
+    step goes and the size of what the model leaves out (arithmetic on the step's parts, printed
+    for the record; the error above is the model's own).
+
+    (a) All-to-all bytes: the model sends every token's k routed copies (comm.moe_all_to_all_time);
+        under the fake gate a token's k experts are consecutive, and DeepEP sends a token once per
+        destination GPU (over RDMA once per destination node). Bytes-proportional estimate:
+        ``step − ep_comm_s · (1 − c / k)`` with c the mean distinct GPUs (or nodes, when the EP
+        group spans nodes) of ``fake_gate_destinations``; the all-to-all latency is not rescaled.
+    (b) FSDP2 with reshard_after_forward False keeps the forward's gathered weights for the
+        backward; the model re-gathers them: at most ``dp_comm_s`` (all exposed ZeRO-3 time).
+    (c) GA pipeline flushes: ``step + (GA − 1) · pipeline_bubble_s`` (the interleaved bubble,
+        (p − 1)/v micro-batch slots, is paid once per schedule)."""
+    runs = llmcost.load_published_runs().set_index("run_id")
+    g = v[v["set"] == "nemo-automodel-h100-moe"]
+    print("8. NeMo AutoModel MoE rows (H100, FSDP2 + EP, fake balanced gate): published vs "
+          "predicted step, its parts, and three what-ifs the model does not price (not used "
+          "for the error)")
+    for _, r in g.iterrows():
+        pub = runs.loc[r["run_id"]]
+        spec = llmcost.load_model(pub["catalog_model"])
+        n, ep = int(pub["n_accelerators"]), int(pub["ep"])
+        published_s = float(pub["global_batch_tokens"]) / (
+            float(pub["reported_tokens_per_sec_per_gpu"]) * n)
+        compute = r["matmul_s"] + r["attention_s"] + r["memory_bound_s"] + r["recompute_s"]
+        pipe = r["pipeline_bubble_s"] + r["stage_imbalance_s"] + r["pp_comm_s"]
+        print(f"   {r['run_id']} ({r['plan']}): published step {published_s:.2f} s, predicted "
+              f"{r['step_time_s']:.2f} s ({r['error']:+.1%} on MFU): compute {compute:.2f} s, "
+              f"all-to-all {r['ep_comm_s']:.2f} s, ZeRO-3 {r['dp_comm_s']:.2f} s, pipeline "
+              f"{pipe:.2f} s, optimizer {r['optimizer_s']:.2f} s")
+        k = spec.n_experts_active
+        gpus, nodes = fake_gate_destinations(spec.n_experts, k, ep)
+        c = nodes if ep > 8 else gpus
+        a = r["step_time_s"] - r["ep_comm_s"] * (1 - c / k)
+        b = r["step_time_s"] - r["dp_comm_s"]
+        ga = NEMO_MOE_GA[r["run_id"]]
+        cc = r["step_time_s"] + (ga - 1) * r["pipeline_bubble_s"] if pub["pp"] > 1 \
+            else r["step_time_s"]
+        both = a + (cc - r["step_time_s"])
+
+        def err(step_s):
+            return f"{published_s / step_s - 1:+.1%}"
+        at_gpus = r["step_time_s"] - r["ep_comm_s"] * (1 - gpus / k)
+        span = (f"; at {gpus:.2f} (once per GPU, NVLink forwarding priced as RDMA): step "
+                f"{at_gpus:.2f} s ({err(at_gpus)})") if ep > 8 else ""
+        print(f"      (a) fake gate: {gpus:.2f} GPUs, {nodes:.2f} nodes per token of k = {k}; "
+              f"all-to-all at {c:.2f} copies: step {a:.2f} s ({err(a)}){span}")
+        print(f"      (b) no ZeRO-3 time at all (bound of reshard_after_forward False): step "
+              f"{b:.2f} s ({err(b)})")
+        flushes = (f"GA {ga}: {ga} pipeline schedule{'s' if ga > 1 else ''}: step {cc:.2f} s "
+                   f"({err(cc)})") if pub["pp"] > 1 else f"GA {ga}, no pipeline: no change"
+        print(f"      (c) {flushes};  (a) and (c) together: {both:.2f} s ({err(both)})")
 
 
 def zero3_with_nic_aggregation(run_id: str) -> float:
@@ -219,7 +301,7 @@ def straggler_effect(summary):
     from llmcost import straggler
     off = step.set_summary(step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS,
                                                straggler=False))
-    print(f"8. The straggler wait (llmcost.straggler, σ = {straggler.GPU_SPEED_CV:.2%} from "
+    print(f"9. The straggler wait (llmcost.straggler, σ = {straggler.GPU_SPEED_CV:.2%} from "
           f"Sinha et al. SC22; +{straggler.straggler_slowdown(1024):.1%} of the compute at "
           f"1,024 GPUs, +{straggler.straggler_slowdown(16384):.1%} at 16,384): per set, mean / "
           "max |error| and mean signed error without -> with it")

@@ -6,7 +6,9 @@ Every prediction gets a band from the held-out rows of its **regime**:
 
 * hardware generation (``stacks.GENERATIONS``: A100 / H100 class),
 * parallelism kind (``step.parallelism_kind``: Megatron-style TP/PP/DP, context parallel, ZeRO-3,
-  MoE),
+  MoE; an MoE plan is "moe" whatever its ZeRO stage, since its all-to-all dominates the error:
+  H100 MoE holds DeepSeek-V3's pre-training at −4% and NeMo AutoModel's FSDP2 MoE benchmarks,
+  whose fake balanced gate the model does not price, at −20% to −38%),
 * scale: the plan's GPU count within a factor ``SCALE_FACTOR`` of the regime's published runs.
 
 **Held-out** means *not used to fit* ``step.KERNEL_EFFICIENCY`` (fitted to Korthikanti et al.

@@ -778,7 +778,8 @@ def validation_scatter(validation, ax=None):
                "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
                "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
                "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
-               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)")}
+               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)"),
+               "nemo-automodel-h100-moe": ("*", "NeMo AutoModel FSDP2 MoE (H100)")}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)

@@ -1287,7 +1287,8 @@ def _validation_configs() -> pd.DataFrame:
 #: The validation sets of ``data/validation_mfu.csv`` the model is held to (its target).
 VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-table2",
                    "llama3-table4", "nemo-automodel-h100", "megatron21-table2-zero3",
-                   "deepseek-v3-h800")
+                   "deepseek-v3-h800",
+                   "nemo-automodel-h100-moe")
 #: Published runs the model is known not to reproduce (kept visible, not in the target). Empty
 #: since issue 14 modelled DeepSpeed's 2021 ZeRO-3 (its rows are in ``VALIDATION_SETS``: the
 #: 175B rows calibrate the stack's ``fsdp_nic_aggregation``, the 530B rows are held out).
@@ -1298,13 +1299,15 @@ CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B l
 
 
 def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
-    """The parallelism regime of a plan, as the error band groups plans: ``"zero3"`` (ZeRO-3 /
-    FSDP), ``"moe"`` (an MoE model or ep > 1), ``"cp"`` (context parallel), otherwise
-    ``"tp-pp-dp"`` (Megatron-style TP, PP and DP with ZeRO 0-2)."""
-    if zero_stage == 3:
-        return "zero3"
+    """The parallelism regime of a plan, as the error band groups plans: ``"moe"`` (an MoE model
+    or ep > 1, whatever its ZeRO stage: the expert all-to-all dominates such plans' error, as
+    NeMo AutoModel's FSDP2 MoE rows show), ``"zero3"`` (ZeRO-3 / FSDP of a dense model),
+    ``"cp"`` (context parallel), otherwise ``"tp-pp-dp"`` (Megatron-style TP, PP and DP with
+    ZeRO 0-2)."""
     if is_moe or ep > 1:
         return "moe"
+    if zero_stage == 3:
+        return "zero3"
     if cp > 1:
         return "cp"
     return "tp-pp-dp"
@@ -1321,7 +1324,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     Table 2's PTD-P rows (``megatron21-table2``, interleaving assumed), Korthikanti et al. 2022
     Table 5 (``korthikanti22-table5``), Llama 3 Table 4 (``llama3-table4``, H100, the catalogue's
     Llama 3.1 405B), NeMo AutoModel's H100 BF16 table (``nemo-automodel-h100``: Llama 3 70B with
-    PyTorch FSDP2 and CP 2; its tokens/s converted to MFU on the workbook's basis) and, only when
+    PyTorch FSDP2 and CP 2; ``nemo-automodel-h100-moe``: DeepSeek V3 on 1,024 and 256 GPUs, Kimi
+    K2 on 256, Qwen3 30B-A3B on 8, FSDP2 with EP and a fake balanced gate; tokens/s converted to
+    MFU on the workbook's basis), DeepSeek-V3's pre-training (``deepseek-v3-h800``) and, only when
     Table 2's DeepSpeed ZeRO-3 rows (``megatron21-table2-zero3``, the ``deepspeed-zero3-2021``
     stack). ``split`` is ``calibration`` for the row whose layer is ``CALIBRATION_SET``'s
     (Korthikanti's 22B) and for the three 175B ZeRO-3 rows (on which the stack's one data-chosen
@@ -1359,7 +1364,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``kind`` (``parallelism_kind``), ``params``, ``n_gpus``, ``plan``, ``reported`` (as
     published, fraction of peak), ``reported_metric``, ``reported_mfu``, ``causal_basis_mfu``,
     ``predicted_mfu``, ``predicted_hfu``, ``error`` ((predicted − reported) / reported, MFU
-    basis), ``step_time_s``.
+    basis), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
     from .catalog import load_accelerator, load_model, load_published_runs
     from .parallel import make_plan
@@ -1428,7 +1433,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                     "reported_mfu": reported_mfu,
                     "causal_basis_mfu": causal if c["set"] == "llama3-table4" else reported_mfu,
                     "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu, "dtype": dtype,
-                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s})
+                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s,
+                    **{part: getattr(b, part) for part in PARTS}})
     return pd.DataFrame(out)
 
 

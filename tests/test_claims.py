@@ -324,8 +324,11 @@ ERROR_TABLE_PIN = {
 #: "plan rows within ±20%" headline split into its kinds; calibration rows are counted apart,
 #: never as a success).
 SUMMARY_PIN = {
-    # after merging issue 14 (three ZeRO-3 rows became calibration rows, the rest held-out)
-    "steady-state MFU, held-out": (25, 25),
+    # after merging issue 14 (three ZeRO-3 rows became calibration rows, the rest held-out);
+    # nemo-moe: NeMo AutoModel's four H100 MoE rows join, none within ±20% on GPU-hours (their
+    # MFU errors -31%, -38%, -19.5%, -25%: the model prices the fake gate's all-to-all as k
+    # copies per token; benchmarks/validate_mfu.py item 8)
+    "steady-state MFU, held-out": (25, 29),
     "whole-run GPU-hours, published plan": (3, 4),
     "whole-run GPU-hours, published plan run by the step-time model": (3, 4),
 }
