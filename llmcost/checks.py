@@ -237,6 +237,10 @@ def _stack_warnings(values: dict, plan) -> list:
             out.append(f"{key}={getattr(plan, field)!r} is not offered by the {st.name} stack "
                        f"(it has {', '.join(map(str, allowed[field]))}): the plan keeps the "
                        "scenario's value, but no run on that software could use it.")
+    if getattr(plan, "fsdp_shard_size", None) is not None and not st.hsdp:
+        out.append(f"fsdp_shard_size={plan.fsdp_shard_size} (hybrid sharding) is not offered by "
+                   f"the {st.name} stack: the plan keeps the scenario's value, but no run on "
+                   "that software could use it.")
     if values.get("dtype") == "fp8" and not st.fp8:
         out.append(f"dtype=fp8 but the {st.name} stack has no FP8 training: the step-time model "
                    "prices GEMMs at the FP8 peak all the same.")

@@ -68,8 +68,12 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   reduce-scatters after every micro-batch (gradients are kept sharded) and all-gathers the weights
   once; ZeRO-3 (FSDP) all-gathers the weights before every forward and backward (and the
   recomputed forward) of every micro-batch and reduce-scatters the gradients after it, 1.5× the
-  volume per micro-batch. The optimizer-state-only stages never gather weights per micro-batch
-  (llm-analysis, github cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
+  volume per micro-batch. Hybrid sharding (HSDP, ``ParallelPlan.fsdp_shard_size`` = f) runs
+  those gathers and reduce-scatters inside a shard group of f ranks and adds, once per step, an
+  all-reduce of each rank's gradient shard (Ψ/f elements) over the dp·cp/f replicas (Zhao et
+  al. 2023, PyTorch FSDP, arXiv:2304.11277; Zhang et al. 2022, MiCS, arXiv:2205.00119). The
+  optimizer-state-only stages never gather weights per micro-batch (llm-analysis, github
+  cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
   ``get_latency_fwd_per_layer``: this module does not).
 
 Scale, FSDP and MoE (issue 14)
@@ -311,7 +315,9 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
     Rank order TP, CP, EP/DP, PP (Megatron-LM's ``tp-cp-ep-dp-pp``). Returns one row per
     dimension with ``group_size``, ``stride``, ``members_per_domain``, ``domains`` and ``links``
     ("scale-up" when the whole group fits in one domain, "scale-out" when it has one member per
-    domain, "both" otherwise; PP lists where its neighbouring stages are).
+    domain, "both" otherwise; PP lists where its neighbouring stages are). A hybrid-sharded plan
+    (HSDP) adds its shard group (``fsdp_shard_size`` ranks at stride tp) and its replicas
+    (dp·cp / shard ranks at stride shard·tp).
 
     Raises
     ------
@@ -324,6 +330,10 @@ def placement(plan, cluster: Cluster) -> pd.DataFrame:
             ("EP", plan.ep, plan.tp * plan.cp),
             ("DP (dense, with CP)", plan.dp * plan.cp, plan.tp),
             ("PP", plan.pp, plan.tp * plan.cp * plan.dp)]
+    if getattr(plan, "fsdp_shard_size", None) is not None:     # HSDP: shard group, replicas
+        f = plan.fsdp_shard_size
+        dims[-1:-1] = [("FSDP shard group (HSDP)", f, plan.tp),
+                       ("HSDP replicas", plan.dp * plan.cp // f, f * plan.tp)]
     rows = []
     for name, size, stride in dims:
         k, nd = group_layout(size, stride, dom)
@@ -495,12 +505,12 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     g = dp * cp
     gx = max(g / ep, 1.0)
 
-    def dp_bytes_time(op, nbytes):
+    def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=t * cp * ep, p_ne=p_ne, p_ex=p_ex):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
         # NCCL's cost model, as the step engine times DP / ZeRO collectives (issue 14)
-        tt = float(fig.nccl(op, p_ne * nbytes, g, t)) + (
-            float(fig.nccl(op, p_ex * nbytes, gx, t * cp * ep)) if p_ex else 0.0)
+        tt = float(fig.nccl(op, p_ne * nbytes, g, st)) + (
+            float(fig.nccl(op, p_ex * nbytes, gx, stx)) if p_ex else 0.0)
         return b, tt
 
     gb, wb = float(rcp.grads_bytes), 2.0
@@ -517,13 +527,26 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
         dpb, dpt = m * b1 + b2, m * t1 + t2
         what, per = "reduce-scatter per micro-batch + all-gather (weights)", m + 1
     else:
-        b1, t1 = dp_bytes_time("reduce_scatter", gb)
-        b2, t2 = dp_bytes_time("all_gather", wb)
+        # ZeRO-3 over the shard group (the whole group unless HSDP: f ranks, r = g/f replicas)
+        f = float(plan.shard_group_size)
+        fx, r = max(f / ep, 1.0), g / f
+        sh = dict(g=f, gx=fx)
+        b1, t1 = dp_bytes_time("reduce_scatter", gb, **sh)
+        b2, t2 = dp_bytes_time("all_gather", wb, **sh)
         n_g = 3.0 if full else 2.0
         dpb, dpt = m * (b1 + n_g * b2), m * (t1 + n_g * t2)
         what, per = "per micro-batch: all-gather weights (fwd, bwd) + reduce-scatter", \
             m * (1 + n_g) * max(layers, 1)
+        if r > 1:   # HSDP: once per step, all-reduce of each rank's gradient shard over replicas
+            b3, t3 = dp_bytes_time("all_reduce", gb, g=r, gx=r, st=f * t, stx=f * t * cp,
+                                   p_ne=p_ne / f, p_ex=p_ex / fx)
+            dpb, dpt, per = dpb + b3, dpt + t3, per + 1
+            what += f" in the {int(f)}-rank shard group; all-reduce of the gradient shard " \
+                f"over {int(r)} replicas"
     place = placement(plan, cluster).set_index("dimension")["links"]
+    if plan.zero_stage == 3 and plan.fsdp_shard_size is not None:
+        place["DP (dense, with CP)"] = (f"{place['FSDP shard group (HSDP)']} (shard group), "
+                                        f"{place['HSDP replicas']} (replicas)")
     rows = [
         ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
          ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m

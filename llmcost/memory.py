@@ -18,6 +18,12 @@ hold the same parameters (the *ZeRO group*):
 * ZeRO-3 (= PyTorch FSDP's FULL_SHARD) also the weights, and then needs a working buffer holding
   one gathered unit (DeepSpeed's ``estimate_zero3_model_states_mem_needs``: 4 bytes × the largest
   layer's parameters, i.e. its 16-bit weights and gradients).
+* Hybrid sharding (HSDP: PyTorch FSDP's ``HYBRID_SHARD``, Zhao et al. 2023, arXiv:2304.11277;
+  FSDP2 ``fully_shard`` on a 2-D mesh; MiCS's partition groups, Zhang et al. 2022,
+  arXiv:2205.00119) is ZeRO-3 over a *shard group* of f ranks (``ParallelPlan.fsdp_shard_size``)
+  replicated dp·cp/f times: per GPU ``(w + g + o)·Ψ/f`` instead of ``(w + g + o)·Ψ/(dp·cp)``
+  (w, g, o the recipe's weight, gradient and optimizer-side bytes per parameter), routed experts
+  over f/ep ranks; the gathered-unit buffer is the same.
 
 **Which group.** Dense parameters are replicated over the data-parallel *and* context-parallel
 ranks (CP ranks hold the same weights and all-reduce their gradients, as in Megatron-LM's
@@ -115,6 +121,7 @@ from .shapes import kv_fraction as _kv_fraction
 from .shapes import layer_params as _layer_params
 from .shapes import model_shapes as _consts
 from .shapes import schedule_code as _schedule_code
+from .shapes import shard_group_arrays as _shard_group_arrays
 from .units import GB, GIB, as_array, scalar_or_array
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
@@ -627,15 +634,18 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str,
 def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
                        n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
                        seq_len=None, recipe="bf16_adam_fp32_grads", pp_split="even",
-                       flash_attention=True, dropout=False, stage=None) -> dict:
+                       flash_attention=True, dropout=False, stage=None,
+                       fsdp_shard_size=None) -> dict:
     """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
     ``memory_breakdown`` and ``parallel.enumerate_plans``). ``stage``: evaluate that pipeline
     stage only, instead of the most loaded of the candidate stages.
 
     All plan arguments are integer arrays of one length (or scalars) and must already be valid
     (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
-    ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. Returns a dict with one float array per part
-    of ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
+    ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. ``fsdp_shard_size`` (None, or an array
+    with 0 / dp·cp for the whole group): hybrid sharding, ZeRO-3's states sharded over that many
+    ranks (``shapes.shard_group_arrays``). Returns a dict with one float array per part of
+    ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
     """
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
@@ -665,8 +675,9 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
     x = s / cp * mbs
     act = _layer_activations(c, x, s, tpf, sp, flash_attention, dropout)
-    # ZeRO groups and divisors
-    group = (dp * cp).astype(float)
+    # ZeRO groups and divisors; under HSDP (ZeRO-3 over a shard group of f ranks) every state
+    # is sharded over the f ranks of the replica, the routed experts over f/ep of them
+    group, _ = _shard_group_arrays(dp, cp, ep, z, fsdp_shard_size)
     s1, s2, s3 = _zero_scales(z, group)
     e1, e2, e3 = _zero_scales(z, group / ep)
     emb, head_mat, head = _edge_params(c, tpf, ppf)

@@ -6,10 +6,12 @@ parallelism (``tp``, Shoeybi et al. 2019), pipeline parallelism (``pp`` stages, 
 ``virtual_stages`` interleaved chunks per stage, Narayanan et al. 2021), context parallelism
 (``cp``, Liu et al. 2023; Llama 3 §3.3.2), expert parallelism (``ep``, Lepikhin et al. 2020), a
 micro-batch size and count, a ZeRO stage (Rajbhandari et al. 2020), a recomputation mode
-(Korthikanti et al. 2022) and a pipeline schedule. ``make_plan`` builds one from a GPU count and
-a global batch (deriving ``dp`` and the micro-batch count); ``enumerate_plans`` evaluates every
-combination of a grid at once with numpy and returns a DataFrame with one row per plan, its
-per-GPU memory (``llmcost.memory``), whether it fits and its pipeline bubble.
+(Korthikanti et al. 2022), a pipeline schedule and, under ZeRO-3, an optional hybrid-sharding
+shard group (``fsdp_shard_size``: HSDP, Zhao et al. 2023; MiCS, Zhang et al. 2022).
+``make_plan`` builds one from a GPU count and a global batch (deriving ``dp`` and the
+micro-batch count); ``enumerate_plans`` evaluates every combination of a grid at once with numpy
+and returns a DataFrame with one row per plan, its per-GPU memory (``llmcost.memory``), whether
+it fits and its pipeline bubble.
 
 The rules a plan must keep (``RULES``; a broken rule raises ``PlanError``, a ``ValueError`` whose
 message names the rule, and ``enumerate_plans`` reports the same rule id for a rejected
@@ -32,7 +34,9 @@ combination):
 * ``ep_experts``: ``ep`` divides the routed experts (``ep > 1`` needs an MoE model);
 * ``cp_seq``: ``2·cp`` divides the sequence (load-balanced causal CP gives each rank two chunks,
   Llama 3 §3.3.2);
-* ``sp_seq``: with sequence parallelism, ``tp`` divides the tokens per CP rank.
+* ``sp_seq``: with sequence parallelism, ``tp`` divides the tokens per CP rank;
+* ``fsdp_shard``: a hybrid-sharding shard group (``fsdp_shard_size``, HSDP) needs ZeRO-3 and
+  divides dp·cp; with ``ep > 1`` it is a multiple of ep·cp (``check_fsdp_shard``).
 
 Pipeline bubble (``bubble_fraction``), as bubble time ÷ ideal compute time, with p stages, m
 micro-batches, v chunks per stage and equal forward, input-gradient and weight-gradient times:
@@ -84,6 +88,8 @@ RULES = {
     "ep_experts": "ep must divide n_experts (ep > 1 needs an MoE model)",
     "cp_seq": "2·cp must divide seq_len",
     "sp_seq": "with sequence parallelism tp must divide seq_len / cp",
+    "fsdp_shard": "fsdp_shard_size (HSDP) needs zero_stage 3 and must divide dp·cp; with "
+                  "ep > 1, ep·cp must divide it (a shard group holds whole expert groups)",
     "duplicate_schedule": "duplicate: with pp = 1 there is no pipeline schedule (kept as 1f1b)",
     "duplicate_zero": "duplicate: ZeRO shards nothing when dp·cp = 1 (kept as zero_stage 0)",
     "duplicate_sp": "duplicate: sequence parallelism is a no-op at tp = 1 (kept as True)",
@@ -97,6 +103,32 @@ class PlanError(ValueError):
     def __init__(self, rule: str, message: str):
         super().__init__(message)
         self.rule = rule
+
+
+def check_fsdp_shard(fsdp_shard_size, dp, cp=1, ep=1, zero_stage=3) -> None:
+    """The ``fsdp_shard`` rule of a hybrid-sharded (HSDP) plan: ``fsdp_shard_size`` >= 1
+    divides the ZeRO group dp·cp, differs from it only under ``zero_stage=3`` (ZeRO-1/2 shard
+    over the whole group), and with expert parallelism ep·cp divides it, so that a shard group
+    of consecutive ranks (rank order tp-cp-ep-dp) holds whole expert-parallel groups and the
+    routed experts are sharded over ``fsdp_shard_size / ep`` of their ranks.
+
+    Raises
+    ------
+    PlanError (a ValueError) naming the field, the value and the rule.
+    """
+    _whole("fsdp_shard_size", fsdp_shard_size)
+    f, g = int(fsdp_shard_size), int(dp) * int(cp)
+    if g % f:
+        raise PlanError("fsdp_shard", f"fsdp_shard_size={f} must divide the data-parallel (ZeRO) "
+                                      f"group dp·cp = {dp}·{cp} = {g}")
+    if f != g and zero_stage != 3:
+        raise PlanError("fsdp_shard", f"fsdp_shard_size={f} (hybrid sharding over fewer ranks "
+                                      f"than dp·cp = {g}) needs zero_stage=3 (got zero_stage="
+                                      f"{zero_stage}); leave it None for ZeRO-{zero_stage}")
+    if f != g and ep > 1 and f % (ep * cp):
+        raise PlanError("fsdp_shard", f"fsdp_shard_size={f} must be a multiple of ep·cp = "
+                                      f"{ep}·{cp} = {ep * cp} (a shard group must hold whole "
+                                      "expert-parallel groups)")
 
 
 # ----------------------------------------------------------------------------- bubble
@@ -181,6 +213,15 @@ class ParallelPlan:
         Megatron sequence parallelism alongside TP (no-op at tp = 1).
     pp_split : {"even", "embedding_and_loss", "uneven"}
         How layers are placed on stages (see ``llmcost.memory.PP_SPLITS``).
+    fsdp_shard_size : int or None
+        Hybrid sharded data parallelism (HSDP; PyTorch FSDP's ``HYBRID_SHARD``, FSDP2's
+        ``fully_shard`` on a 2-D (replicate, shard) mesh; MiCS's partition group): the number of
+        consecutive data-parallel ranks (of the dp·cp group) that one replica's parameters,
+        gradients and optimizer states are sharded over under ZeRO-3; the dp·cp / shard
+        replicas all-reduce their gradient shards once per step. ``None`` (the default) = the
+        whole dp·cp group, i.e. plain ZeRO-3 / FSDP ``FULL_SHARD``; a value equal to dp·cp is
+        stored as ``None``. Only meaningful with ``zero_stage=3``. Rules: ``fsdp_shard``
+        (see ``RULES``).
 
     Raises
     ------
@@ -211,6 +252,7 @@ class ParallelPlan:
     schedule: str = "1f1b"
     sequence_parallel: bool = True
     pp_split: str = "even"
+    fsdp_shard_size: int | None = None
 
     def __post_init__(self):
         for f in ("dp", "tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size",
@@ -241,6 +283,14 @@ class ParallelPlan:
         if (self.dp * self.cp) % self.ep:
             raise PlanError("ep_group", f"ep={self.ep} must divide dp·cp = {self.dp}·{self.cp} "
                                         f"= {self.dp * self.cp}")
+        if self.fsdp_shard_size is not None:
+            f = self.fsdp_shard_size
+            _whole("fsdp_shard_size", f)
+            f = int(f)
+            object.__setattr__(self, "fsdp_shard_size", f)
+            check_fsdp_shard(f, self.dp, self.cp, self.ep, self.zero_stage)
+            if f == self.dp * self.cp:          # the whole group: plain ZeRO-3 (the default)
+                object.__setattr__(self, "fsdp_shard_size", None)
 
     # ---- derived sizes
     @property
@@ -263,6 +313,17 @@ class ParallelPlan:
         """Ranks that hold the same routed-expert parameters: dp·cp / ep."""
         return self.dp * self.cp // self.ep
 
+    @property
+    def shard_group_size(self) -> int:
+        """Ranks one replica's dense parameters, gradients and optimizer states are sharded
+        over: ``fsdp_shard_size`` under HSDP, else the whole ZeRO group (dp·cp)."""
+        return self.zero_group_size if self.fsdp_shard_size is None else self.fsdp_shard_size
+
+    @property
+    def is_hsdp(self) -> bool:
+        """True for hybrid sharding: ZeRO-3 sharded over fewer ranks than the dp·cp group."""
+        return self.fsdp_shard_size is not None
+
     def bubble_fraction(self, relative_to: str = "ideal") -> float:
         """This plan's pipeline bubble (see the module function ``bubble_fraction``)."""
         return bubble_fraction(self.pp, self.n_microbatches, self.schedule, self.virtual_stages,
@@ -281,6 +342,9 @@ class ParallelPlan:
             dims.append(f"EP{self.ep}")
         sched = self.schedule.upper() if self.pp > 1 else "no pipeline"
         zero = f"ZeRO-{self.zero_stage}" if self.zero_stage else "no ZeRO"
+        if self.is_hsdp:        # replicas × shard group, as FSDP2's 2-D mesh (replicate, shard)
+            zero = (f"HSDP shard {self.fsdp_shard_size} × "
+                    f"{self.zero_group_size // self.fsdp_shard_size} replicas")
         rc = "no" if self.recompute == "none" else self.recompute
         return (" · ".join(dims) + f" · {sched} m={self.n_microbatches} "
                 f"mbs={self.micro_batch_size} · {zero} · {rc} recompute")
@@ -351,8 +415,8 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
 
 def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp=1, cp=1, ep=1,
               dp=None, virtual_stages=1, micro_batch_size=1, zero_stage=0, recompute="none",
-              schedule="1f1b", sequence_parallel=True, pp_split="even", seq_len=None
-              ) -> ParallelPlan:
+              schedule="1f1b", sequence_parallel=True, pp_split="even", seq_len=None,
+              fsdp_shard_size=None) -> ParallelPlan:
     """Build and validate a ``ParallelPlan`` for ``n_gpus`` GPUs and a global batch.
 
     ``dp`` defaults to ``n_gpus / (tp·pp·cp)`` and ``n_microbatches`` is
@@ -365,8 +429,9 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
     global_batch_size : int
         Sequences per optimizer step.
     tp, pp, cp, ep, dp, virtual_stages, micro_batch_size, zero_stage, recompute, schedule,
-    sequence_parallel, pp_split
-        As ``ParallelPlan``.
+    sequence_parallel, pp_split, fsdp_shard_size
+        As ``ParallelPlan`` (``fsdp_shard_size``: hybrid sharding, ZeRO-3 over that many ranks
+        of the dp·cp group; None = the whole group).
     seq_len : int, optional
         Tokens per sequence (default: the model's).
 
@@ -404,7 +469,8 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
                         micro_batch_size=micro_batch_size, zero_stage=zero_stage,
                         recompute=recompute,
                         n_microbatches=global_batch_size // (micro_batch_size * dp),
-                        schedule=schedule, sequence_parallel=sequence_parallel, pp_split=pp_split)
+                        schedule=schedule, sequence_parallel=sequence_parallel, pp_split=pp_split,
+                        fsdp_shard_size=fsdp_shard_size)
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
 
 
@@ -417,14 +483,36 @@ PLAN_PARAMETER_FIELDS = {
 }
 
 
+#: The scenario key of hybrid sharding: ``"full"`` (the default: ZeRO-3 over the whole dp·cp
+#: group), ``"auto"`` or 0 (chosen among the stack's HSDP sizes, ``stacks.plan_options``), or
+#: a whole number (fixed). Not in ``PLAN_PARAMETER_FIELDS``: absent means "full", not "chosen".
+FSDP_SHARD_KEY = "fsdp_shard_size"
+
+
+def _scenario_shard(p: dict):
+    """The scenario's ``fsdp_shard_size``: None (whole group), "auto" or an int."""
+    v = p.get(FSDP_SHARD_KEY, "full")
+    if isinstance(v, str) and v in ("full", "auto"):
+        return None if v == "full" else "auto"
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"fsdp_shard_size={v!r} must be 'full', 'auto', 0 (chosen) or a whole "
+                         "number >= 1 (ranks of the dp·cp group ZeRO-3 shards over)")
+    return "auto" if v == 0 else int(v)
+
+
 def fixed_plan_fields(p: dict) -> dict:
     """The ``ParallelPlan`` fields a scenario fixes: every plan parameter present in ``p`` whose
     value is not its "choose" value (0, -1 for ``zero_stage``, "auto"). ``cp`` defaults to 1
-    when absent (context parallelism is for long contexts, so it is fixed unless asked for)."""
+    when absent (context parallelism is for long contexts, so it is fixed unless asked for);
+    ``fsdp_shard_size`` when the scenario gives a whole number (hybrid sharding; "full", the
+    default, and "auto" are search options: ``plan_from_parameters``)."""
     fixed = {} if "cp" in p else {"cp": 1}
     for name, (field, free) in PLAN_PARAMETER_FIELDS.items():
         if name in p and p[name] != free:
             fixed[field] = p[name]
+    shard = _scenario_shard(p)
+    if shard not in (None, "auto"):
+        fixed[FSDP_SHARD_KEY] = shard
     return fixed
 
 
@@ -479,12 +567,14 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         As ``enumerate_plans`` (``global_batch`` in sequences).
     fixed : dict, optional
         ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
-        zero_stage, recompute, schedule).
+        zero_stage, recompute, schedule, fsdp_shard_size: None = ZeRO-3 over the whole group,
+        an int = that HSDP shard size, which then needs ZeRO-3).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     allowed : dict, optional
         Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
-        ``sequence_parallel``): a software stack's features (``stacks.plan_options``). Fixed
+        ``sequence_parallel``, ``fsdp_shard_size``: "auto" or "full"): a software stack's
+        features (``stacks.plan_options``). Fixed
         fields are kept even when outside them (``checks`` warns).
     rank : callable, optional
         DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
@@ -503,9 +593,15 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         that any combination reached before being rejected.
     """
     fixed = dict(fixed or {})
-    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()}
+    unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()} - {FSDP_SHARD_KEY}
     if unknown:
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
+    # hybrid sharding: a fixed shard size (None = the whole group) or the allowed option
+    shard_opt = fixed.pop(FSDP_SHARD_KEY) if FSDP_SHARD_KEY in fixed else \
+        (allowed or {}).get(FSDP_SHARD_KEY, "full")
+    if shard_opt is not None and not isinstance(shard_opt, str):
+        _whole("fsdp_shard_size", shard_opt)
+        shard_opt = (int(shard_opt),)
     # A fixed field that is impossible on its own gets its own rule's message, not a search.
     seq = model.seq_len if seq_len is None else int(seq_len)
     t, q, c = fixed.get("tp", 1), fixed.get("pp", 1), fixed.get("cp", 1)
@@ -518,7 +614,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
                                       "micro_batch_size", "zero_stage", "recompute",
                                       "schedule") if k in fixed}
     for k, vals in (allowed or {}).items():
-        if k not in fixed:
+        if k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
@@ -526,9 +622,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
         df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                             recipe=recipe, reserve=reserve, **opts)
+                             recipe=recipe, reserve=reserve, fsdp_shard_size=shard_opt, **opts)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
+    if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
+        hs = df[(df["zero_stage"] == 3) & (df["fsdp_shard_size"] == shard_opt[0])]
+        if hs.empty:
+            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]}: no valid ZeRO-3 "
+                                          "plan has a dp·cp group it divides "
+                                          f"({RULES['fsdp_shard']})")
+        df = hs
     if df.empty:
         counts = df.attrs.get("rejected", {})
         # The deepest rule any combination reached (rules are checked in order) is the obstacle.
@@ -560,7 +663,9 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
 
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
-    ``PLAN_PARAMETER_FIELDS`` and ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
+    ``PLAN_PARAMETER_FIELDS``, ``fsdp_shard_size`` (``FSDP_SHARD_KEY``: "full" by default, the
+    whole group; "auto" or 0: searched among the stack's HSDP sizes; a whole number: fixed) and
+    ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
     ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
@@ -581,17 +686,23 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
                                  f"sequences of seq_len={seq}")
     fixed = fixed_plan_fields(p)
     split = p.get("pp_split", "even")
+    shard = _scenario_shard(p)         # None ("full"), "auto" or an int (then in ``fixed``)
+    plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
-            len(set(fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1:
+            len(set(plan_fixed) - {"dp"}) == len(PLAN_PARAMETER_FIELDS) - 1 and \
+            (shard != "auto" or plan_fixed.get("zero_stage") != 3):
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
     from .catalog import scenario_cluster
     cluster = scenario_cluster(p)
+    allowed = plan_options(p.get("stack", DEFAULT_STACK))
+    if shard is None:                  # "full" (the default): ZeRO-3 over the whole group only
+        allowed = {**allowed, FSDP_SHARD_KEY: "full"}
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
                        recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
-                       allowed=plan_options(p.get("stack", DEFAULT_STACK)))
+                       allowed=allowed)
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
@@ -635,7 +746,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                     zero_stage=(0, 1, 2, 3), recompute=RECOMPUTE_MODES, schedule=SCHEDULES,
                     sequence_parallel=(True,), pp_split="even", recipe="bf16_adam_fp32_grads",
                     flash_attention=True, dropout=False, reserve=DEFAULT_RESERVE,
-                    hbm_bytes=None, include_rejected=False) -> pd.DataFrame:
+                    hbm_bytes=None, include_rejected=False, fsdp_shard_size=None
+                    ) -> pd.DataFrame:
     """Every valid parallel plan of a grid, with per-GPU memory, fits flag and pipeline bubble.
 
     The candidates are the Cartesian product of the option lists (TP × PP × CP × EP × virtual
@@ -670,11 +782,20 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     include_rejected : bool
         Also return the rejected combinations, with ``valid=False`` and the id of the first
         rule they break in ``rejected_rule`` (memory columns NaN).
+    fsdp_shard_size : None, "full", "auto" or a sequence of int / "full"
+        Hybrid sharding (HSDP) sizes to add to every valid ZeRO-3 row (``hsdp_shard_sizes``).
+        None or "full" (default): ZeRO-3 over the whole dp·cp group only, today's table.
+        "auto": the pruned set, powers of two f dividing dp·cp with f·tp at least the scale-up
+        domain (a shard group fills a domain; smaller ones only add memory) and f below dp·cp,
+        added only to ZeRO-3 rows that fit (a smaller shard group holds more state per GPU, so
+        none would fit where the whole group does not). A sequence: those sizes where they
+        divide dp·cp (and, with ep > 1, are multiples of ep·cp).
 
     Returns
     -------
     pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
-    micro_batch_size, n_microbatches, zero_stage, recompute, schedule, sequence_parallel``; one
+    micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
+    ``recompute, schedule, sequence_parallel``; one
     ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
     per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
     (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
@@ -738,23 +859,113 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                                                               * np.maximum(cols["dp"], 1), 1), 0)
     df = _plan_frame(model, cols, valid, s, recipe, pp_split, flash_attention, dropout, hbm,
                      reserve)
+    codes = flat[rows]
+    # hybrid sharding: copies of the valid ZeRO-3 rows with a smaller shard group (only when
+    # asked: the default table is ZeRO-3 over the whole group, as before HSDP)
+    n_hsdp = 0
+    hsdp = _hsdp_option(fsdp_shard_size)
+    if hsdp is not None:
+        base = valid & (cols["zero_stage"] == 3)
+        if hsdp == "auto":          # memory grows as the shard shrinks: no fit, no HSDP row
+            base = base & df["fits"].to_numpy()
+        extra = _hsdp_rows(cols, base, hsdp, int(cluster.scaleup_domain_size))
+        if extra is not None:
+            n_hsdp = len(extra["tp"])
+            hs = _plan_frame(model, extra, np.ones(n_hsdp, dtype=bool), s, recipe, pp_split,
+                             flash_attention, dropout, hbm, reserve)
+            df = pd.concat([df, hs], ignore_index=True)
+            valid = np.concatenate([valid, np.ones(n_hsdp, dtype=bool)])
+            codes = np.concatenate([codes, np.zeros(n_hsdp, dtype=codes.dtype)])
     df["tp_in_scaleup_domain"] = df["tp"] <= int(cluster.scaleup_domain_size)
     if include_rejected:
         df["valid"] = valid
         labels = [""] + list(RULES)
-        df["rejected_rule"] = pd.Categorical.from_codes(flat[rows].astype(np.int64), labels)
+        df["rejected_rule"] = pd.Categorical.from_codes(codes.astype(np.int64), labels)
     df.attrs.update({
         "model": model.name, "n_gpus": n, "global_batch": gb, "seq_len": s,
         "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
         "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
-        "n_candidates": n_candidates, "n_valid": int(np.count_nonzero(flat == 0)),
+        "n_candidates": n_candidates + n_hsdp,
+        "n_valid": int(np.count_nonzero(flat == 0)) + n_hsdp,
         "rejected": {rule: int(c) for rule, c in zip(
             RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
+        "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp,
     })
     if df.attrs["n_valid"] == 0:
         df.attrs["empty_reason"] = empty_reason(df.attrs)
         warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
     return df
+
+
+def _hsdp_option(value):
+    """``enumerate_plans``' ``fsdp_shard_size`` option: None (the whole group only), "auto" or a
+    tuple of sizes (ints, "full" = the whole group)."""
+    if value is None or (isinstance(value, str) and value == "full"):
+        return None
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"fsdp_shard_size={value!r} must be None, 'full', 'auto' or a list "
+                             "of whole numbers >= 1 ('full' for the whole dp·cp group)")
+        return "auto"
+    vals = list(value) if isinstance(value, (list, tuple, np.ndarray, set, dict)) else [value]
+    if not vals:
+        raise ValueError("fsdp_shard_size needs at least one value")
+    out = []
+    for v in vals:
+        if isinstance(v, str) and v == "full":
+            continue
+        _whole("fsdp_shard_size", v)
+        out.append(int(v))
+    return tuple(sorted(set(out))) or None
+
+
+def hsdp_shard_sizes(dp_cp: int, tp: int, domain_size: int, ep: int = 1, cp: int = 1) -> list:
+    """The hybrid-sharding shard sizes ``enumerate_plans(fsdp_shard_size="auto")`` tries for a
+    ZeRO-3 plan: powers of two f that divide dp·cp, with f·tp >= the scale-up domain (the shard
+    group of f ranks at stride tp fills at least one domain: a smaller one keeps the same
+    NVLink-only gathers and only holds more state per GPU), f >= 2, f < dp·cp (the whole group
+    is plain ZeRO-3, already a row), and, with ep > 1, ep·cp dividing f (``check_fsdp_shard``).
+
+    Examples
+    --------
+    >>> hsdp_shard_sizes(128, 1, 8)
+    [8, 16, 32, 64]
+    """
+    out, f = [], 2
+    while f < dp_cp:
+        if dp_cp % f == 0 and f * tp >= domain_size and (ep == 1 or f % (ep * cp) == 0):
+            out.append(f)
+        f *= 2
+    return out
+
+
+def _hsdp_rows(cols, base, sizes, domain):
+    """Columns of the HSDP copies of the rows ``base`` (a mask over ``cols``), one per shard
+    size (``hsdp_shard_sizes`` for "auto", else the listed sizes that obey the rule)."""
+    idx = np.flatnonzero(base)
+    if not len(idx):
+        return None
+    g = (cols["dp"] * cols["cp"])[idx]
+    keys = np.stack([g, cols["tp"][idx], cols["ep"][idx], cols["cp"][idx]], axis=1)
+    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    take, shard = [], []
+    for j, (gg, t, e, c) in enumerate(uniq):
+        if sizes == "auto":
+            fs = hsdp_shard_sizes(int(gg), int(t), domain, int(e), int(c))
+        else:
+            fs = [f for f in sizes if f < gg and gg % f == 0 and (e == 1 or f % (e * c) == 0)]
+        if not fs:
+            continue
+        members = idx[np.asarray(inv).ravel() == j]
+        for f in fs:
+            take.append(members)
+            shard.append(np.full(len(members), f, dtype=np.int64))
+    if not take:
+        return None
+    sel = np.concatenate(take)
+    out = {k: np.asarray(v)[sel] for k, v in cols.items()}
+    out["fsdp_shard_size"] = np.concatenate(shard)
+    return out
 
 
 class EmptyPlanTable(UserWarning):
@@ -820,6 +1031,8 @@ def _plan_frame(model, cols, valid, s, recipe, pp_split, flash, dropout, hbm, re
     out = pd.DataFrame({k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
                                              "micro_batch_size", "n_microbatches",
                                              "zero_stage")})
+    # the ZeRO-3 shard group (HSDP when below dp·cp); dp·cp, the whole group, otherwise
+    out["fsdp_shard_size"] = cols.get("fsdp_shard_size", cols["dp"] * cols["cp"])
     out["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
     out["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
     out["sequence_parallel"] = cols["sequence_parallel"]
@@ -836,7 +1049,8 @@ def _plan_frame(model, cols, valid, s, recipe, pp_split, flash, dropout, hbm, re
             n_microbatches=sel["n_microbatches"], zero_stage=sel["zero_stage"],
             recompute=sel["recompute"], schedule=sel["schedule"],
             sequence_parallel=sel["sequence_parallel"], seq_len=s, recipe=recipe,
-            pp_split=pp_split, flash_attention=flash, dropout=dropout)
+            pp_split=pp_split, flash_attention=flash, dropout=dropout,
+            fsdp_shard_size=sel.get("fsdp_shard_size"))
         for p in PARTS:
             mem[p][valid] = arr[p]
         total[valid] = arr["total"]
@@ -940,14 +1154,17 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
 
 
 def plan_from_row(row, pp_split="even") -> ParallelPlan:
-    """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict)."""
+    """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict; an
+    ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group)."""
+    f = row.get("fsdp_shard_size") if hasattr(row, "get") else None
+    f = None if f is None or (isinstance(f, float) and np.isnan(f)) or int(f) == 0 else int(f)
     return ParallelPlan(
         dp=int(row["dp"]), tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
         ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
         micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
         recompute=str(row["recompute"]), n_microbatches=int(row["n_microbatches"]),
         schedule=str(row["schedule"]), sequence_parallel=bool(row["sequence_parallel"]),
-        pp_split=pp_split)
+        pp_split=pp_split, fsdp_shard_size=f)
 
 
 # ----------------------------------------------------------------------------- scale-up domains

@@ -1163,6 +1163,26 @@ def zero3_scaling(rows, peak_flops_per_s: float, ax=None, title: str = ""):
     return ax
 
 
+def hsdp_scaling(studies: dict, ax=None, title: str = ""):
+    """Predicted MFU against GPUs (weak scaling) for ZeRO-3 over the whole data-parallel group
+    and hybrid sharding, one colour per study (``{label: step.sharding_study(...)}``), solid
+    for ZeRO-3 and dashed for HSDP; plans that do not fit in memory are not drawn."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (name, df) in enumerate(studies.items()):
+        for j, (lab, g) in enumerate(df[df["fits"]].groupby("label", sort=False)):
+            ax.plot(g["n_gpus"], 100 * g["mfu"], "o-" if lab == "ZeRO-3" else "s--", lw=2,
+                    color=f"C{i}", label=f"{name}: {lab}")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs (fixed batch per GPU)", fontsize=12)
+    ax.set_ylabel("predicted MFU (%)", fontsize=12)
+    ax.set_title(title or "When does hybrid sharding pay?", fontsize=13)
+    ax.legend(fontsize=10, loc="lower left")
+    _source(ax, "llmcost.step.sharding_study (NCCL tuning.cc latencies; FSDP arXiv:2304.11277, "
+                "MiCS arXiv:2205.00119)")
+    return ax
+
+
 def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = ""):
     """Share of the large-message bus bandwidth against the number of ranks, one line per
     collective and message size (``{label: comm.scale_efficiency(...)}``)."""

@@ -149,6 +149,17 @@ def _auto_or_bool(name, v):
     raise ScenarioError(f"{name}={v!r} must be true, false or 'auto'")
 
 
+def _fsdp_shard(name, v):
+    if isinstance(v, str):
+        if v in ("full", "auto"):
+            return v
+        raise ScenarioError(f"{name}={v!r} must be 'full', 'auto', 0 (chosen) or a whole number "
+                            ">= 1")
+    if v < 0:
+        raise ScenarioError(f"{name}={v!r} must be >= 0 (0: chosen), 'full' or 'auto'")
+    return v
+
+
 def _scaling_fit(name, v):
     from .scaling import LOSS_FITS
     return _one_of(*LOSS_FITS)(name, v)
@@ -286,6 +297,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "model chunks per pipeline stage (interleaved schedule); 0: chosen", _nonnegative),
     Param("pp_split", "str", "layer placement on pipeline stages",
           _one_of("even", "embedding_and_loss", "uneven")),
+    Param("fsdp_shard_size", "int|str", "hybrid sharding (HSDP): data-parallel ranks ZeRO-3 "
+          "shards parameters, gradients and optimizer states over, replicated across the rest; "
+          "'full' (default): the whole dp·cp group (plain ZeRO-3); 'auto' or 0: chosen among "
+          "the stack's HSDP sizes; needs zero_stage 3", _fsdp_shard),
     Param("mem_reserve_fraction", "float",
           "fraction of HBM held back for buffers and fragmentation, in [0, 1)",
           _reserve),
@@ -517,7 +532,7 @@ def resolve_ledger_rl(scenario: dict) -> dict:
 #: with model, n_gpus, seq_len and global_batch_tokens, the plan is built (or chosen, where
 #: values are left free) and its rules are checked too.
 PLAN_PARAMETERS = ("tp", "pp", "dp", "cp", "ep", "zero_stage", "recompute", "micro_batch_size",
-                   "pp_schedule", "pp_virtual_stages", "pp_split")
+                   "pp_schedule", "pp_virtual_stages", "pp_split", "fsdp_shard_size")
 
 
 #: The value of ``mfu`` that asks the report to predict it with the step-time model.

@@ -226,3 +226,56 @@ def check_plan_arrays(model: ModelSpec, **plan) -> None:
             where = f" (plan {i + 1} of {arr.size})" if arr.size > 1 else ""
             extra = f" (n_heads={heads})" if name == "tp" else ""
             raise ValueError(f"{name}={val.item()!r}{where} breaks the rule: {rule}{extra}")
+
+
+def shard_group_arrays(dp, cp, ep, zero_stage, fsdp_shard_size=None):
+    """The ZeRO-3 shard group of arrays of plans, checked: ``(shard, replicas)``, float arrays.
+
+    ``shard`` = the ranks one replica's dense parameters, gradients and optimizer states are
+    sharded over (``fsdp_shard_size``; the whole dp·cp group where it is None or 0, and for
+    ZeRO-0/1/2 rows, whose group is always dp·cp); ``replicas`` = dp·cp / shard (1 without
+    hybrid sharding). The array form of ``parallel.check_fsdp_shard``'s rule.
+
+    Raises
+    ------
+    ValueError
+        A shard size below 0 or not whole, not dividing dp·cp, differing from dp·cp on a row
+        whose ZeRO stage is not 3, or (ep > 1) not a multiple of ep·cp: naming the field, the
+        first offending value, its position and the rule.
+    """
+    g = np.asarray(dp, dtype=np.int64) * np.asarray(cp, dtype=np.int64)
+    if fsdp_shard_size is None:
+        gf = g.astype(float)
+        return gf, np.ones_like(gf)
+    f = np.asarray(fsdp_shard_size)
+    if f.dtype.kind == "f" and np.all(np.isfinite(f)) and np.all(f == np.round(f)):
+        f = f.astype(np.int64)
+    if f.dtype.kind not in "iu":
+        flat = np.ravel(f)
+        raise ValueError(f"fsdp_shard_size={flat[0].item() if flat.size else f!r} breaks the "
+                         "rule: fsdp_shard_size must be a whole number >= 1 (0: the whole dp·cp "
+                         "group)")
+    z = np.asarray(zero_stage)
+    e = np.asarray(ep, dtype=np.int64)
+    c = np.asarray(cp, dtype=np.int64)
+    f = np.where(f == 0, g, f)
+    safe = np.maximum(f, 1)
+    rules = (
+        (f < 1, "fsdp_shard_size must be a whole number >= 1 (0: the whole dp·cp group)"),
+        (g % safe != 0, "fsdp_shard_size must divide dp·cp"),
+        ((f != g) & (z != 3), "fsdp_shard_size below dp·cp (hybrid sharding) needs zero_stage 3"),
+        ((f != g) & (e > 1) & (safe % np.maximum(e * c, 1) != 0),
+         "with ep > 1, ep·cp must divide fsdp_shard_size"),
+    )
+    shape = np.broadcast(f, g, z, e).shape
+    for bad, rule in rules:
+        bad = np.broadcast_to(bad, shape)
+        if np.any(bad):
+            i = int(np.flatnonzero(np.ravel(bad))[0])
+            val = np.ravel(np.broadcast_to(f, shape))[i]
+            grp = np.ravel(np.broadcast_to(g, shape))[i]
+            where = f" (plan {i + 1} of {bad.size})" if bad.size > 1 else ""
+            raise ValueError(f"fsdp_shard_size={val.item()!r}{where} breaks the rule: {rule} "
+                             f"(dp·cp = {grp.item()})")
+    ff = np.broadcast_to(f, shape).astype(float)
+    return ff, np.broadcast_to(g, shape).astype(float) / ff

@@ -5,10 +5,10 @@ had no FlashAttention, no sequence parallelism and blocking pipeline sends; a 20
 three. ``data/stacks.csv`` holds named, dated profiles (``load_stack``), each with its sources:
 the FlashAttention version, sequence parallelism, selective recomputation, the pipeline
 schedules and ZeRO stages it offers, its default TP / PP / DP communication overlap, FSDP
-prefetch depth and FP8. Boolean and list fields are the stack's documented features; the one
-quantitative field, the attention kernel's achieved fraction of peak, comes from the
-FlashAttention papers by version and hardware generation (``data/flash_attention.csv``). No
-field is fitted to a validation row.
+prefetch depth, hybrid sharding (HSDP) and FP8. Boolean and list fields are the stack's
+documented features; the one quantitative field, the attention kernel's achieved fraction of
+peak, comes from the FlashAttention papers by version and hardware generation
+(``data/flash_attention.csv``). No field is fitted to a validation row.
 
 A scenario names its stack with the ``stack`` key (default ``DEFAULT_STACK``); the
 ``comm_*_overlap`` keys default to ``auto`` (the stack's) and override it when set; plan search
@@ -61,6 +61,8 @@ class Stack:
     ``zero_stages``: what plan search may use; ``tp_overlap``, ``pp_overlap``, ``dp_overlap``:
     the communication overlap the stack runs by default (``step`` rules); ``fsdp_prefetch_layers``:
     all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
+    ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
+    data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -82,6 +84,7 @@ class Stack:
     fsdp_nic_aggregation: bool = True
     ep_overlap: str = "none"
     moe_routing: str = "dropless"
+    hsdp: bool = False
 
     @property
     def recompute_modes(self) -> tuple:
@@ -156,7 +159,8 @@ def _stacks() -> dict:
                 ep_overlap=_choice(n, "ep_overlap", r.get("ep_overlap") or "none",
                                    EP_OVERLAP_MODES),
                 moe_routing=_choice(n, "moe_routing", r.get("moe_routing") or "dropless",
-                                    ("dropless", "capacity")))
+                                    ("dropless", "capacity")),
+                hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"))
     return out
 
 
@@ -261,9 +265,11 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
 
 def plan_options(stack) -> dict:
     """The ``parallel.enumerate_plans`` option lists a stack allows: ``schedule``,
-    ``zero_stage``, ``recompute`` and ``sequence_parallel`` (``(True,)`` with sequence
-    parallelism, else ``(False,)``)."""
+    ``zero_stage``, ``recompute``, ``sequence_parallel`` (``(True,)`` with sequence
+    parallelism, else ``(False,)``) and ``fsdp_shard_size`` (``"auto"``, the pruned hybrid-
+    sharding sizes, when the stack has HSDP and ZeRO-3; else ``"full"``, the whole group)."""
     st = load_stack(stack)
     return {"schedule": st.schedules, "zero_stage": st.zero_stages,
             "recompute": st.recompute_modes,
-            "sequence_parallel": (True,) if st.sequence_parallel else (False,)}
+            "sequence_parallel": (True,) if st.sequence_parallel else (False,),
+            "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full"}

@@ -53,7 +53,10 @@ layer runs on one GPU is summed:
     stack's ``fsdp_nic_aggregation`` says) hides behind the previous layer's compute when the
     stack prefetches (``fsdp_prefetch_layers`` >= 1), the backward link carries the re-gathers
     and the reduce-scatter, the first gather and the last reduce-scatter are exposed, and the
-    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Without
+    overlapped span costs the measured contention ``comm.OVERLAP_SLOWDOWN`` (18.9%). Hybrid
+    sharding (HSDP, ``ParallelPlan.fsdp_shard_size``) runs those per-layer collectives inside the
+    shard group and adds one all-reduce of each rank's gradient shard across the replicas per
+    step, overlapped like ZeRO-0's gradient all-reduce (``zero_exposure``). Without
     ``dp_overlap`` everything is exposed.
 * **Pipeline**: the busiest stage sets the pace in the steady state (the last stage also runs the
   LM head and loss, the first the embedding: ``stage_imbalance_s``); the bubble is
@@ -108,8 +111,11 @@ kernel-launch latency, per-step jitter, slow links and hosts, and failures are n
 speed after outliers are drained, measured on V100 / MI60 clusters and applied to every
 generation (``llmcost.straggler``). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
-names. DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB
-traffic are not modelled (the all-to-all sends every routed copy).
+names. HSDP: the replicas' gradient all-reduce hides behind the last backward pass less the
+time the shard group's own traffic holds the same NICs (``zero_exposure``), a bandwidth-sharing
+estimate, not a measured one; no published HSDP throughput is in the validation table.
+DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB traffic
+are not modelled (the all-to-all sends every routed copy).
 """
 
 from __future__ import annotations
@@ -140,6 +146,7 @@ from .shapes import (
     layer_params,
     model_shapes,
     schedule_code,
+    shard_group_arrays,
 )
 from .stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from .straggler import straggler_slowdown
@@ -423,7 +430,8 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
-                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None):
+                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None,
+                  grad_link_busy=0.0):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
@@ -443,6 +451,23 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
       micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
       ``max(grad − 2F, 0) + max(wgather − F, 0)``.
+    * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
+      replicas): the per-micro-batch terms above with ``G`` and ``RS`` timed over the f ranks of
+      the shard group (so a shard group inside one scale-up domain gathers over NVLink only),
+      and once per step, after the last micro-batch's reduce-scatter has left each rank its
+      accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
+      replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
+      ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
+      all-reduce, ``max(grad − max(2F − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
+      the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
+      NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
+      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. Sources: Zhao et al. 2023, "PyTorch FSDP",
+      arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
+      PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
+      PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
+      skips the all-reduce on all but the last micro-batch of gradient accumulation, the
+      schedule priced here); Zhang et al. 2022, "MiCS", arXiv:2205.00119 (partition groups, the
+      same idea in DeepSpeed).
 
     Without ``dp_overlap`` every collective is exposed in full. The caller passes ``grad`` and
     ``wgather`` already zero where the stage does not run them.
@@ -456,7 +481,8 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
-    per_step = np.where(dp_overlap, np.maximum(grad - 2.0 * fwd_compute, 0.0)
+    grad_window = np.maximum(2.0 * fwd_compute - grad_link_busy, 0.0)
+    per_step = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0)
                         + np.maximum(wgather - fwd_compute, 0.0), grad + wgather)
     return per_mb, per_step
 
@@ -536,7 +562,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 kernel_efficiency: float | None = None, stack=None,
                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
-                moe_capacity_factor=1.0, moe_imbalance=1.0, straggler=True) -> dict:
+                moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
+                straggler=True) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -547,8 +574,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``);
     ``straggler`` adds ``straggler_s`` (``add_straggler``). The plans
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
-    (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1) are
-    checked here.
+    (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
+    HSDP shard group, ``shapes.shard_group_arrays``) are checked here. ``fsdp_shard_size``:
+    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (0 or dp·cp: the
+    whole group), see ``zero_exposure``.
 
     Returns
     -------
@@ -578,6 +607,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
                       zero_stage=zero_stage)
+    shard, replicas = shard_group_arrays(dp, cp, ep, zero_stage, fsdp_shard_size)
     c = model_shapes(model)
     kappa = float(as_array(KERNEL_EFFICIENCY if kernel_efficiency is None else kernel_efficiency,
                            "kernel_efficiency", positive=True, upper=1.0))
@@ -634,7 +664,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              rcp=rcp, pp_overlap=pp_overlap, dp_overlap=dp_overlap,
                              fsdp_prefetch=so["fsdp_prefetch_layers"],
                              fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
-                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"])
+                             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
+                             shard=shard, replicas=replicas)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"])
     n_gpus = dpf * tpf * pp.astype(float) * cpf
@@ -652,13 +683,19 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
                  pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
                  fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
-                 fsdp_nic_aggregation=True) -> list:
+                 fsdp_nic_aggregation=True, shard=None, replicas=None) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
     embedding (first stage: 8 bytes per token and channel) with their TP collectives, DP/ZeRO
     traffic through ``zero_exposure``, pipeline P2P (one activation and one gradient per model
-    chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``."""
+    chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``.
+
+    Hybrid sharding (``shard`` f < dp·cp, ``replicas`` r = dp·cp/f; ``zero_exposure`` gives the
+    formulas): ZeRO-3's per-layer gathers and reduce-scatters run over the f consecutive ranks
+    of the shard group (stride tp; routed experts over f/ep ranks at stride tp·cp·ep), the
+    per-step all-reduce of each rank's gradient shard over the r replicas (stride f·tp; experts
+    f·tp·cp), and the optimizer updates a 1/f shard."""
     tpf, ppf = tp.astype(float), pp.astype(float)
     if fsdp_bwd_gathers is None:        # one re-gather per backward, two with full recompute
         fsdp_bwd_gathers = 1.0 + np.where(full, 1.0, 0.0)
@@ -678,15 +715,26 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     g_ex = np.maximum(g_dp / ep, 1.0)                  # ... of the routed experts
     st_dp, st_ex = tpf, tpf * cp * ep
     gb, wb = float(rcp.grads_bytes), 2.0               # reduced gradient, gathered 16-bit weight
+    # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
+    f_ne = g_dp if shard is None else shard
+    f_ex = np.maximum(f_ne / ep, 1.0)
+    reps = np.ones_like(f_ne) if replicas is None else replicas
+    hsdp = bool(np.any(reps > 1))
+    zero_groups = (g_dp, st_dp, g_ex, st_ex)
+    shard_groups = (f_ne, st_dp, f_ex, st_ex)
+    # the replicas of one shard: f (f/ep for experts) members apart in the ZeRO group's order
+    replica_groups = (reps, f_ne * st_dp, reps, f_ne * tpf * cp)
 
-    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True):
+    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=zero_groups):
         # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
         # and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
         # collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
-        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation)
-        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, g_dp, st_dp, agg)
+        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation);
+        # ``groups``: (dense size, stride, expert size, stride)
+        n_ne, s_ne, n_ex, s_ex = groups
+        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, n_ne, s_ne, agg)
                          + np.where(p_ex > 0,
-                                    fig.nccl(op, p_ex * nbytes / pieces, g_ex, st_ex, agg), 0.0))
+                                    fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg), 0.0))
 
     def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
@@ -712,20 +760,30 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
         n_layers = np.maximum(nd + nm, 1.0)
         rs = dp_time("reduce_scatter", p_ne, p_ex, gb)
         grad = np.select([z == 0, z == 1], [dp_time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
-        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer
+        if hsdp:        # HSDP: once per step, all-reduce each rank's gradient shard over replicas
+            grad = np.where((z == 3) & (reps > 1),
+                            dp_time("all_reduce", p_ne / f_ne, p_ex / f_ex, gb,
+                                    groups=replica_groups), grad)
+        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer,
+        # over the shard group (the whole ZeRO group unless HSDP)
         z3_gather = n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
-                                       fsdp_pieces, fsdp_nic_aggregation)
+                                       fsdp_pieces, fsdp_nic_aggregation, shard_groups)
         z3_rs = n_layers * dp_time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
-                                   fsdp_pieces, fsdp_nic_aggregation)
+                                   fsdp_pieces, fsdp_nic_aggregation, shard_groups)
         part["dp_mb"], part["dp_step"] = zero_exposure(
             z, dp_overlap, fwd_compute,
             gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
             wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0),
             n_layers=n_layers, prefetch_layers=fsdp_prefetch,
-            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute)
+            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute,
+            # HSDP: the replicas' all-reduce shares the NICs with the last backward's shard-group
+            # traffic when the shard group spans scale-up domains
+            grad_link_busy=np.where((z == 3) & (reps > 1) & (f_ne * st_dp > fig.domain),
+                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
-        part["opt"] = optimizer_time(p_ne, p_ex, z, g_dp, g_ex, opt_bytes, bw_e)
+        part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),
+                                     np.where(z == 3, f_ex, g_ex), opt_bytes, bw_e)
         per_stage.append(part)
     return per_stage
 
@@ -962,6 +1020,9 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         np.array([RECOMPUTE_MODES.index(r) for r in rc])
     codes_s = sch.cat.codes.to_numpy() if hasattr(sch, "cat") else \
         np.array([SCHEDULES.index(x) for x in sch])
+    shard = out["fsdp_shard_size"].to_numpy() if "fsdp_shard_size" in out else None
+    if shard is not None and np.array_equal(shard, (out["dp"] * out["cp"]).to_numpy()):
+        shard = None                # no HSDP row: the whole-group engine path, as before HSDP
     res = step_arrays(
         model, cluster, tp=out["tp"].to_numpy(), pp=out["pp"].to_numpy(),
         dp=out["dp"].to_numpy(), cp=out["cp"].to_numpy(), ep=out["ep"].to_numpy(),
@@ -971,7 +1032,7 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
         seq_len=plans.attrs.get("seq_len", seq_len), pp_split=plans.attrs.get("pp_split", "even"),
-        **options)
+        fsdp_shard_size=shard, **options)
     for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
         out[k] = res[k]
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
@@ -1031,8 +1092,9 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         and ``dp_overlap`` columns.
     **enumerate_options
         Passed to ``enumerate_plans`` (``tp``, ``pp``, ``zero_stage``, ``recompute``,
-        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``...), and the physics
-        options of ``PHYSICS_OPTIONS`` (passed to the step-time engine).
+        ``schedule``, ``sequence_parallel``, ``pp_split``, ``reserve``, ``fsdp_shard_size``:
+        hybrid-sharding sizes, "auto" with a stack that has HSDP...), and the physics options of
+        ``PHYSICS_OPTIONS`` (passed to the step-time engine).
 
     Returns
     -------
@@ -1204,6 +1266,61 @@ def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
         raise ValueError("no plan fits: the ranking is empty")
     trusted = ranked[~ranked["upper_bound"]]
     return trusted.iloc[0] if len(trusted) else ranked.iloc[0]
+
+
+def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,
+                   batch_per_gpu: int = 2, seq_len=None, stack="pytorch-fsdp2-2024",
+                   scaleout_bytes_per_s_per_dir=None, recipe="bf16_adam_fp32_grads",
+                   **plan_options) -> pd.DataFrame:
+    """When does hybrid sharding pay? ZeRO-3 over the whole data-parallel group against HSDP
+    shard groups, as GPUs are added at a fixed batch per GPU (weak scaling).
+
+    For each GPU count n and shard size f (None = the whole group, plain ZeRO-3), the plan
+    ``make_plan(model, n, batch_per_gpu·n, zero_stage=3, fsdp_shard_size=f, **plan_options)``
+    (default TP1, PP1: dp = n) is priced by ``step_time`` on ``Cluster(accelerator, n)``: the
+    per-layer gathers and reduce-scatters over the f-rank shard group, plus once per step the
+    all-reduce of each GPU's Ψ/f gradient shard over the n/f replicas (``zero_exposure``), and
+    its per-GPU memory by ``memory.memory_per_gpu`` (states 18·Ψ/f bytes with the default
+    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network).
+
+    Returns
+    -------
+    DataFrame, one row per (n_gpus, shard): ``n_gpus``, ``fsdp_shard_size`` (n for the whole
+    group), ``label`` ("ZeRO-3" or "HSDP-f"), ``plan`` (``describe``), ``step_time_s``,
+    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``; sizes that do not divide
+    dp·cp are skipped.
+
+    Raises
+    ------
+    ValueError
+        Bad counts or options (as ``make_plan`` / ``step_time``).
+    """
+    from .catalog import load_accelerator
+    from .memory import memory_per_gpu
+    from .parallel import make_plan
+
+    model = as_model(model, needs="a sharding study")
+    acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+    s = model.seq_len if seq_len is None else int(seq_len)
+    opts = {"recompute": "full", **plan_options}
+    rows = []
+    for n in n_gpus:
+        n = int(n)
+        cl = Cluster(acc, n, scaleout_bytes_per_s_per_dir=scaleout_bytes_per_s_per_dir)
+        for f in fsdp_shard_sizes:
+            probe = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s, **opts)
+            if f is not None and (f >= probe.zero_group_size or probe.zero_group_size % f):
+                continue
+            plan = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s,
+                             fsdp_shard_size=f, **opts)
+            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe)
+            mem = memory_per_gpu(model, plan, s, recipe)
+            rows.append({"n_gpus": n, "fsdp_shard_size": plan.shard_group_size,
+                         "label": "ZeRO-3" if f is None else f"HSDP-{f}",
+                         "plan": plan.describe(), "step_time_s": b.step_time_s, "mfu": b.mfu,
+                         "dp_comm_s": b.dp_comm_s, "memory_gb": mem.total / 1e9,
+                         "fits": bool(mem.fits(acc.hbm_bytes))})
+    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------- validation

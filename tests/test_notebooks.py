@@ -19,7 +19,7 @@ from llmcost.scenario import PARAMETERS, validate_parameter
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 KIND_TO_ANNOTATION = {"str": "str", "int": "int", "float": "float", "float|none": "float",
                       "bool": "bool", "float|str": "float", "list": "list", "str|bool": "str",
-                      "bool|none": "bool", "str|none": "str"}
+                      "bool|none": "bool", "str|none": "str", "int|str": "str"}
 
 
 def _code(nb):

@@ -51,6 +51,7 @@ optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memo
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "even"  # layer placement: even or embedding_and_loss
+fsdp_shard_size: str = "full"  # HSDP under ZeRO-3: full (whole dp·cp group), auto, or shard ranks
 mem_reserve_fraction: float = 0.1  # fraction of HBM held back for buffers and fragmentation
 stack: str = "megatron-core-2024"  # software-stack profile the plan search draws on (data/stacks.csv)
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's

@@ -130,6 +130,7 @@ optimizer_recipe: str = "bf16_adam_fp32_grads"  # precision recipe (llmcost.memo
 pp_schedule: str = "auto"  # pipeline schedule: 1f1b, interleaved, gpipe, zb-h1 or auto
 pp_virtual_stages: int = 0  # model chunks per pipeline stage (interleaved schedule); 0: chosen
 pp_split: str = "even"  # layer placement: even or embedding_and_loss
+fsdp_shard_size: str = "full"  # HSDP under ZeRO-3: full (whole dp·cp group), auto, or shard ranks
 mem_reserve_fraction: float = 0.1  # fraction of HBM held back for buffers and fragmentation
 stack: str = "megatron-core-2024"  # software-stack profile (data/stacks.csv, llmcost.stacks)
 comm_tp_overlap: str = "auto"  # TP collectives overlapping GEMMs: none, backward, all; auto: the stack's
