@@ -28,8 +28,10 @@ Korthikanti's MFU column where no TFLOP/s is published; NeMo AutoModel's tokens/
 workbook's full-mask count (its own 389 TFLOP/s, on a causal count, is printed beside it).
 Llama 3's virtual stages (v = 8) are an assumption (Table 4 gives no V); item 5 prints v = 4.
 NeMo AutoModel's MoE rows (DeepSeek V3, Kimi K2, Qwen3 30B-A3B on H100 with FSDP2, EP and a fake
-balanced gate) have three features the model does not price; item 8 prints each one's size (what-
-ifs on the predicted step's parts, never used for the error).
+balanced gate) and DeepSeek-V3's H800 run are priced with the dispatch their code ran (DeepEP /
+DeepSeek: one network copy per destination node), the fake gate's locality, FSDP2's
+reshard_after_forward and one pipeline schedule per GA step; item 8 records each row's error
+before these features and with each one alone.
 
 """
 
@@ -155,86 +157,50 @@ def main():
     print()
     h100_kernel_efficiency()
     print()
-    nemo_moe_what_ifs(v)
+    moe_feature_record()
     print()
     straggler_effect(summary)
 
 
-#: NeMo AutoModel performance summary (docs/performance-summary.md, 2025-10-02 revision), DGX-H100
-#: BF16 pre-training table: gradient-accumulation steps (GA) of each MoE row. Each GA step is one
-#: pipeline schedule of LBS / MBS = 8 micro-batches (recipes/llm/benchmark.py); the model prices
-#: one schedule of LBS x GA / MBS micro-batches.
-NEMO_MOE_GA = {"nemo-automodel-dsv3-1024-h100": 4, "nemo-automodel-dsv3-256-h100": 1,
-               "nemo-automodel-kimi-k2-256-h100": 2, "nemo-automodel-qwen3-30b-a3b-h100": 16}
+#: The settings of the MoE / pipeline features added after item 8's first what-ifs, switched off
+#: one at a time: what the model predicted before them (k copies per token, a re-gather in every
+#: backward, one pipeline schedule per step).
+BEFORE_FEATURES = {"moe_dispatch": "per_expert", "fsdp_reshard_after_forward": True,
+                   "pipeline_flushes": 1}
 
 
-def fake_gate_destinations(n_experts: int, top_k: int, ep: int, ranks_per_node: int = 8):
-    """Mean distinct destination GPUs and nodes of a token under NeMo AutoModel's
-    FakeBalancedGate (components/moe/layers.py: token i goes to experts ``(k·i + j) mod E``,
-    j < k), with ``E / ep`` consecutive experts per GPU and EP ranks consecutive (8 per node).
-    Exact over one period of ``E`` tokens."""
-    per_gpu = n_experts // ep
-    gpus, nodes = [], []
-    for i in range(n_experts):
-        ranks = {((top_k * i + j) % n_experts) // per_gpu for j in range(top_k)}
-        gpus.append(len(ranks))
-        nodes.append(len({r // ranks_per_node for r in ranks}))
-    return float(np.mean(gpus)), float(np.mean(nodes))
-
-
-def nemo_moe_what_ifs(v):
-    """Item 8: the NeMo AutoModel MoE rows (set nemo-automodel-h100-moe), where their predicted
-    step goes and the size of what the model leaves out (arithmetic on the step's parts, printed
-    for the record; the error above is the model's own).
-
-    (a) All-to-all bytes: the model sends every token's k routed copies (comm.moe_all_to_all_time);
-        under the fake gate a token's k experts are consecutive, and DeepEP sends a token once per
-        destination GPU (over RDMA once per destination node). Bytes-proportional estimate:
-        ``step − ep_comm_s · (1 − c / k)`` with c the mean distinct GPUs (or nodes, when the EP
-        group spans nodes) of ``fake_gate_destinations``; the all-to-all latency is not rescaled.
-    (b) FSDP2 with reshard_after_forward False keeps the forward's gathered weights for the
-        backward; the model re-gathers them: at most ``dp_comm_s`` (all exposed ZeRO-3 time).
-    (c) GA pipeline flushes: ``step + (GA − 1) · pipeline_bubble_s`` (the interleaved bubble,
-        (p − 1)/v micro-batch slots, is paid once per schedule)."""
-    runs = llmcost.load_published_runs().set_index("run_id")
-    g = v[v["set"] == "nemo-automodel-h100-moe"]
-    print("8. NeMo AutoModel MoE rows (H100, FSDP2 + EP, fake balanced gate): published vs "
-          "predicted step, its parts, and three what-ifs the model does not price (not used "
-          "for the error)")
-    for _, r in g.iterrows():
-        pub = runs.loc[r["run_id"]]
-        spec = llmcost.load_model(pub["catalog_model"])
-        n, ep = int(pub["n_accelerators"]), int(pub["ep"])
-        published_s = float(pub["global_batch_tokens"]) / (
-            float(pub["reported_tokens_per_sec_per_gpu"]) * n)
-        compute = r["matmul_s"] + r["attention_s"] + r["memory_bound_s"] + r["recompute_s"]
-        pipe = r["pipeline_bubble_s"] + r["stage_imbalance_s"] + r["pp_comm_s"]
-        print(f"   {r['run_id']} ({r['plan']}): published step {published_s:.2f} s, predicted "
-              f"{r['step_time_s']:.2f} s ({r['error']:+.1%} on MFU): compute {compute:.2f} s, "
-              f"all-to-all {r['ep_comm_s']:.2f} s, ZeRO-3 {r['dp_comm_s']:.2f} s, pipeline "
-              f"{pipe:.2f} s, optimizer {r['optimizer_s']:.2f} s")
-        k = spec.n_experts_active
-        gpus, nodes = fake_gate_destinations(spec.n_experts, k, ep)
-        c = nodes if ep > 8 else gpus
-        a = r["step_time_s"] - r["ep_comm_s"] * (1 - c / k)
-        b = r["step_time_s"] - r["dp_comm_s"]
-        ga = NEMO_MOE_GA[r["run_id"]]
-        cc = r["step_time_s"] + (ga - 1) * r["pipeline_bubble_s"] if pub["pp"] > 1 \
-            else r["step_time_s"]
-        both = a + (cc - r["step_time_s"])
-
-        def err(step_s):
-            return f"{published_s / step_s - 1:+.1%}"
-        at_gpus = r["step_time_s"] - r["ep_comm_s"] * (1 - gpus / k)
-        span = (f"; at {gpus:.2f} (once per GPU, NVLink forwarding priced as RDMA): step "
-                f"{at_gpus:.2f} s ({err(at_gpus)})") if ep > 8 else ""
-        print(f"      (a) fake gate: {gpus:.2f} GPUs, {nodes:.2f} nodes per token of k = {k}; "
-              f"all-to-all at {c:.2f} copies: step {a:.2f} s ({err(a)}){span}")
-        print(f"      (b) no ZeRO-3 time at all (bound of reshard_after_forward False): step "
-              f"{b:.2f} s ({err(b)})")
-        flushes = (f"GA {ga}: {ga} pipeline schedule{'s' if ga > 1 else ''}: step {cc:.2f} s "
-                   f"({err(cc)})") if pub["pp"] > 1 else f"GA {ga}, no pipeline: no change"
-        print(f"      (c) {flushes};  (a) and (c) together: {both:.2f} s ({err(both)})")
+def moe_feature_record(sets=("nemo-automodel-h100-moe", "deepseek-v3-h800")):
+    """Item 8: the MoE rows before and after the dispatch, reshard and flush features
+    (``comm.moe_dispatch_copies``, ``step.fsdp_backward_gathers``, ``compose_pipeline``'s
+    ``pipeline_flushes``): the error with all three off (as before), with each one on alone, and
+    with all on (the rows as sourced, the error the summary uses). A record, not a fit: every
+    setting comes from the row's source."""
+    now = step.mfu_validation(sets=sets).set_index("run_id")
+    before = step.mfu_validation(sets=sets, physics=BEFORE_FEATURES).set_index("run_id")
+    cols = {"before": before["error"]}
+    for name in BEFORE_FEATURES:
+        only = {k: v for k, v in BEFORE_FEATURES.items() if k != name}
+        cols[f"{name} only"] = step.mfu_validation(sets=sets, physics=only).set_index(
+            "run_id")["error"]
+    cols["after (all)"] = now["error"]
+    table = pd.DataFrame(cols)
+    table.insert(0, "flushes", now["pipeline_flushes"])
+    table.insert(0, "gate", now["moe_gate"])
+    print("8. MoE rows before / after the dispatch (DeepEP / DeepSeek per-node copies, fake-gate "
+          "locality, node limit), FSDP2 reshard_after_forward and GA-flush features "
+          "(MFU error, predicted vs reported):")
+    print(table.to_string(float_format=lambda x: f"{x:+.1%}"))
+    for run, r in now.iterrows():
+        print(f"   {run}: step {r['step_time_s']:.2f} s: all-to-all {r['ep_comm_s']:.2f} s "
+              f"(before {before.loc[run, 'ep_comm_s']:.2f}), ZeRO-3/DP {r['dp_comm_s']:.2f} s "
+              f"(before {before.loc[run, 'dp_comm_s']:.2f}), bubble "
+              f"{r['pipeline_bubble_s']:.2f} s (before {before.loc[run, 'pipeline_bubble_s']:.2f})")
+    print("   deepseek-v3-pretrain's published MFU is a whole-run figure (180K H800 GPU-hours "
+          "per trillion tokens, everything included), so a steady-state step should come out "
+          "above it. Not modelled: torch.distributed.pipelining keeps FSDP's weights and "
+          "gradients unsharded until a schedule's last backward (stage.py "
+          "backward_maybe_with_nosync): with PP, one gather and one reduce-scatter per schedule, "
+          "not per micro-batch (the model's ZeRO-3 time is an upper bound there).")
 
 
 def zero3_with_nic_aggregation(run_id: str) -> float:
@@ -300,7 +266,7 @@ def straggler_effect(summary):
     from Sinha et al. SC22, not fitted to any row): every set's errors with and without it."""
     from llmcost import straggler
     off = step.set_summary(step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS,
-                                               straggler=False))
+                                               physics={"straggler": False}))
     print(f"9. The straggler wait (llmcost.straggler, σ = {straggler.GPU_SPEED_CV:.2%} from "
           f"Sinha et al. SC22; +{straggler.straggler_slowdown(1024):.1%} of the compute at "
           f"1,024 GPUs, +{straggler.straggler_slowdown(16384):.1%} at 16,384): per set, mean / "

@@ -85,7 +85,10 @@ with it. ``fsdp_exposure`` prices ZeRO-3 / FSDP's per-layer gathers and reduce-s
 the compute they hide behind, with the stack's prefetch depth and the measured contention of
 overlapped compute (``OVERLAP_SLOWDOWN``, ``overlap_cost``). ``moe_all_to_all_time`` is one
 expert-parallel all-to-all with a capacity factor or a dropless imbalance
-(``moe_routing_factor``).
+(``moe_routing_factor``), sending k copies per token or, with a deduplicating dispatcher, the
+copies of ``moe_dispatch_copies`` (one per destination GPU, or one network copy per destination
+node forwarded over NVLink: DeepSeek-V3 §3.2.2, DeepEP), the destinations counted by
+``moe_destinations`` (uniform top-k, node-limited, or NeMo AutoModel's fake balanced gate).
 
 All functions broadcast over numpy arrays.
 """
@@ -373,6 +376,20 @@ class _Figures:
             k = np.where(np.asarray(nic_aggregation) | (k >= n), k, 1.0)
         return _nccl_time(op, s, n, k, self.up_bw, self.out_bw)
 
+    def a2a(self, token_bytes, n, stride, n_experts, top_k, dispatch, gate, node_limit):
+        """One MoE all-to-all of ``token_bytes`` per token-copy slot (bytes × tokens × h) with
+        ``moe_dispatch_copies`` network and NVLink copies: base + (n − 1)·α +
+        max(net / B_out, nvl / B_up); zero for one rank."""
+        n = np.asarray(n, dtype=float)
+        k = np.clip(np.floor(self.domain / np.asarray(stride, dtype=float)), 1, n)
+        net, nvl = moe_dispatch_copies(n_experts, top_k, n, k, dispatch=dispatch, gate=gate,
+                                       node_limit=node_limit)
+        spans = n > k
+        alpha = np.where(spans, self.eff.scaleout_latency_s, self.eff.scaleup_latency_s)
+        t = self.eff.base_latency_s + (n - 1) * alpha \
+            + np.maximum(token_bytes * net / self.out_bw, token_bytes * nvl / self.up_bw)
+        return np.where(n > 1, t, 0.0)
+
     def time(self, op, s, n, stride):
         """Collective time for arrays (no validation: ``cluster_collective_time`` validates, the
         engine passes valid plans). Members per domain as ``group_layout``; a send/recv pair
@@ -397,7 +414,8 @@ def _cp_kv_bytes(c, x, tp, cp):
 
 
 def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
-                      full, rcp) -> dict:
+                      full, rcp, moe_dispatch="per_expert", moe_gate="learned",
+                      moe_node_limit=None) -> dict:
     """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
     plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
     dimension sends. Keys: ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
@@ -415,8 +433,15 @@ def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, 
     kv_bytes = _cp_kv_bytes(c, x, tp, cp)
     cp_ag = fig.time("all_gather", kv_bytes, cp, tp)
     cp_rs = fig.time("reduce_scatter", kv_bytes, cp, tp)
-    # EP: all-to-all of the k routed copies of each token (dispatch, combine)
-    a2a = fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp) if c.is_moe else 0.0 * x
+    # EP: all-to-all of the k routed copies of each token (dispatch, combine), or of the copies
+    # a deduplicating dispatcher sends (moe_dispatch_copies)
+    if not c.is_moe:
+        a2a = 0.0 * x
+    elif moe_dispatch == "per_expert":
+        a2a = fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp)
+    else:
+        a2a = fig.a2a(2.0 * x * c.h, ep, tp * cp, c.E, c.k, moe_dispatch, moe_gate,
+                      moe_node_limit)
     # PP: activation (1/tp of it with SP or Megatron's scatter/gather), peer in another domain
     # when the inner dimensions fill one; without SP the receiver re-gathers it over NVLink
     p2p_bytes = np.where(tp > 1, act / tp, act)
@@ -883,9 +908,173 @@ def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
     return cf if routing == "capacity" else im
 
 
+#: How a stack's dispatcher sends a token to its experts (``moe_dispatch_copies``):
+#: ``"per_expert"``: one row per (token, expert) pair, k copies (Megatron-Core's
+#: ``MoEAlltoAllTokenDispatcher``, DeepSpeed-MoE); ``"per_gpu"``: one copy per distinct
+#: destination GPU; ``"per_node"``: one network copy per distinct destination node, forwarded
+#: over NVLink to that node's destination GPUs (DeepSeek-V3, arXiv:2412.19437 §3.2.2; DeepEP's
+#: internode kernels).
+MOE_DISPATCH = ("per_expert", "per_gpu", "per_node")
+#: Which gate chose the experts (``moe_destinations``): ``"learned"`` (modelled as uniform random
+#: top-k without replacement) or ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
+#: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``).
+MOE_GATES = ("learned", "fake_balanced")
+
+
+def _miss_probability(pool, held, k):
+    """P(none of k draws without replacement from ``pool`` experts falls among ``held`` of them)
+    = C(pool − held, k) / C(pool, k) = Π_{i<k} (pool − held − i) / (pool − i)."""
+    pool = np.asarray(pool, dtype=float)
+    held = np.asarray(held, dtype=float)
+    p = np.ones(np.broadcast(pool, held).shape)
+    for i in range(int(k)):
+        p = p * np.maximum(pool - held - i, 0.0) / (pool - i)
+    return p
+
+
+def _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit):
+    E = int(as_array(n_experts, "n_experts", positive=True, integer=True))
+    k = int(as_array(top_k, "top_k", positive=True, integer=True))
+    G = np.asarray(as_array(ep, "ep", positive=True, integer=True), dtype=float)
+    g = np.asarray(as_array(ranks_per_node, "ranks_per_node", positive=True, integer=True),
+                   dtype=float)
+    if gate not in MOE_GATES:
+        raise ValueError(f"moe_gate={gate!r} must be one of {MOE_GATES}")
+    if k > E:
+        raise ValueError(f"top_k={k} must be <= n_experts={E}")
+    if np.any(E % G):
+        raise ValueError(f"ep={G.max():g}: the experts (n_experts={E}) must divide evenly over "
+                         "the EP ranks")
+    g = np.minimum(g, G)
+    if np.any(G % g):
+        raise ValueError(f"ranks_per_node={g.max():g} must divide ep={G.max():g} (whole nodes)")
+    if node_limit is not None:
+        M = as_array(node_limit, "moe_node_limit", positive=True, integer=True)
+        nodes = G / g
+        if np.any(np.minimum(M, nodes) * E / nodes < k):
+            raise ValueError(f"moe_node_limit={node_limit}: the limited nodes hold fewer than "
+                             f"top_k={k} experts")
+    return E, k, G, g
+
+
+def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
+                     node_limit=None):
+    """Expected distinct destination GPUs and nodes of one token's k experts: ``(gpus, nodes)``
+    (the source's own GPU and node included).
+
+    Layout: ``E / ep`` consecutive experts per EP rank, ``g = ranks_per_node`` consecutive EP
+    ranks per node (Megatron-Core and NeMo AutoModel put EP innermost after TP·CP),
+    ``N = ep / g`` nodes.
+
+    * ``gate="learned"``: the k experts drawn uniformly without replacement (a balanced router's
+      expectation). Without a node limit a GPU holding ``e = E/ep`` experts is hit with
+      probability ``q_g = 1 − C(E − e, k) / C(E, k)`` (hypergeometric), a node holding ``E/N``
+      with ``q_n = 1 − C(E − E/N, k) / C(E, k)``: ``gpus = ep·q_g``, ``nodes = N·q_n``. With
+      node-limited routing (DeepSeek-V3, arXiv:2412.19437 §2.1.2: each token is sent to at most
+      M nodes, chosen by the sum of the highest ``K_r/M`` affinities of the experts on each
+      node; M = 4, §4.2) the token picks ``n = min(M, N)`` nodes and its k experts among their
+      ``E' = n·E/N``: ``gpus = n·g·(1 − C(E' − e, k)/C(E', k))``,
+      ``nodes = n·(1 − C(E' − E/N, k)/C(E', k))``.
+    * ``gate="fake_balanced"`` (NeMo AutoModel's ``FakeBalancedGate``, ``indices =
+      arange(tokens·k).view(-1, k) % E``): token i goes to experts ``(k·i + j) mod E``,
+      ``j < k``; the exact mean over one period of ``E / gcd(E, k)`` tokens of the distinct
+      ranks ``⌊expert / e⌋`` and nodes ``⌊rank / g⌋``.
+
+    Raises
+    ------
+    ValueError
+        Sizes below 1, ``top_k > n_experts``, experts not dividing over ``ep``, ``ranks_per_node``
+        not dividing ``ep``, an unknown gate, a node limit whose nodes hold fewer than k experts.
+
+    Examples
+    --------
+    DeepSeek-V3's EP 64 over 8 nodes, uniform routing, then limited to 4 nodes:
+
+    >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8)]
+    [7.68, 5.29]
+    >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8, node_limit=4)]
+    [7.36, 3.63]
+    >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8, gate="fake_balanced")]
+    [2.0, 1.0]
+    """
+    E, k, G, g = _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit)
+    N = G / g
+    e = E / G
+    if gate == "fake_balanced":
+        gpus = np.empty(np.broadcast(G, g).shape)
+        nodes = np.empty_like(gpus)
+        Gb, gb = np.broadcast_arrays(G, g)
+        period = E // int(np.gcd(E, k))
+        experts = (np.arange(period * k).reshape(period, k)) % E
+        cache = {}
+        for idx in np.ndindex(gpus.shape):
+            key = (int(Gb[idx]), int(gb[idx]))
+            if key not in cache:
+                rank = experts // (E // key[0])
+                cache[key] = (np.mean([len(set(r)) for r in rank]),
+                              np.mean([len(set(r // key[1])) for r in rank]))
+            gpus[idx], nodes[idx] = cache[key]
+        return scalar_or_array(gpus), scalar_or_array(nodes)
+    n = N if node_limit is None else np.minimum(np.asarray(node_limit, dtype=float), N)
+    pool = n * E / N
+    gpus = n * g * (1.0 - _miss_probability(pool, e, k))
+    nodes = n * (1.0 - _miss_probability(pool, E / N, k))
+    return scalar_or_array(gpus), scalar_or_array(nodes)
+
+
+def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_expert",
+                        gate="learned", node_limit=None):
+    """Copies of one token a rank sends in one all-to-all (dispatch; the combine returns as
+    many): ``(network, nvlink)``, the copies leaving the node through the rank's NIC and the ones
+    moving over NVLink.
+
+    With ``D_g``, ``D_n`` the token's distinct destination GPUs and nodes (``moe_destinations``),
+    ``G = ep`` ranks, ``g`` per node, ``N = G/g`` nodes, and destinations independent of the
+    source rank (true of the uniform router and of the fake gate, whose pattern depends on the
+    token's index only), a destination is another node with probability ``(G − g)/G`` and
+    another GPU of the source's node with ``(g − 1)/G``:
+
+    * ``per_expert`` (k copies): ``network = k·(G − g)/G``, ``nvlink = k·(g − 1)/G`` (the
+      uniform all-to-all of ``cluster_collective_time``);
+    * ``per_gpu``: ``network = D_g·(G − g)/G``, ``nvlink = D_g·(g − 1)/G``;
+    * ``per_node`` (DeepSeek-V3 §3.2.2: "tokens will be transmitted via IB to the GPUs with the
+      same in-node index on their target nodes ... instantly forwarded via NVLink to specific
+      GPUs that host their target experts"): ``network = D_n·(N − 1)/N``; NVLink carries the
+      source node's copies, ``D_g·(g − 1)/G``, and the forwarding on the destination nodes,
+      ``D_g·(G − g)/G · (g − 1)/g`` (a remote destination GPU is the receiving GPU itself
+      with probability 1/g).
+
+    Raises
+    ------
+    ValueError
+        As ``moe_destinations``, or an unknown dispatch.
+
+    Examples
+    --------
+    >>> [round(float(v), 2) for v in moe_dispatch_copies(256, 8, 64, 8)]
+    [7.0, 0.88]
+    >>> [round(float(v), 2) for v in moe_dispatch_copies(256, 8, 64, 8, dispatch="per_node",
+    ...                                                  node_limit=4)]
+    [3.18, 6.44]
+    """
+    if dispatch not in MOE_DISPATCH:
+        raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
+    E, k, G, g = _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit)
+    N = G / g
+    if dispatch == "per_expert":
+        return scalar_or_array(k * (G - g) / G), scalar_or_array(k * (g - 1) / G)
+    d_g, d_n = moe_destinations(E, k, G, g, gate=gate, node_limit=node_limit)
+    if dispatch == "per_gpu":
+        return scalar_or_array(d_g * (G - g) / G), scalar_or_array(d_g * (g - 1) / G)
+    return (scalar_or_array(d_n * (N - 1) / N),
+            scalar_or_array(d_g * (g - 1) / G + d_g * (G - g) / G * (g - 1) / g))
+
+
 def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, *,
                         routing="dropless", capacity_factor=1.0, imbalance=1.0,
-                        bytes_per_element=2.0, efficiency: Efficiency | None = None):
+                        bytes_per_element=2.0, efficiency: Efficiency | None = None,
+                        dispatch="per_expert", n_experts=None, gate="learned",
+                        node_limit=None):
     """One expert-parallel all-to-all (dispatch or combine) of an MoE layer, seconds.
 
     Each rank sends the k routed copies of its ``tokens`` tokens, ``bytes × k × tokens × h``,
@@ -894,6 +1083,12 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     dropless router's imbalance). The all-to-all cannot aggregate a domain's NICs: the
     ``(n − k)/n`` of the buffer leaving the domain goes through the rank's own NIC
     (``cluster_collective_time``).
+
+    A deduplicating dispatcher (``dispatch`` ``"per_gpu"`` or ``"per_node"``, needs
+    ``n_experts``) sends ``moe_dispatch_copies`` copies instead of k: the time is
+    ``base + (n − 1)·α + max(b·x·h·net / B_out, b·x·h·nvl / B_up)`` (NIC and NVLink transfers
+    concurrent, as the uniform all-to-all's), ``net`` and ``nvl`` the network and NVLink copies,
+    ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths.
 
     Parameters
     ----------
@@ -907,6 +1102,11 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
         Rank distance between EP members (tp·cp in Megatron's order).
     routing, capacity_factor, imbalance
         See ``moe_routing_factor``.
+    dispatch : {"per_expert", "per_gpu", "per_node"}
+        ``MOE_DISPATCH``; ``per_expert`` (k copies) is the default.
+    n_experts, gate, node_limit
+        The routed experts, the gate (``MOE_GATES``) and the node limit, for
+        ``moe_dispatch_copies`` (used by the deduplicating dispatches).
 
     Returns
     -------
@@ -921,12 +1121,31 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     --------
     >>> from llmcost import Cluster, load_accelerator
     >>> c = Cluster(load_accelerator("H800"), 2048)
-    >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1) * 1e3, 2)  # one node per rank
+    >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1) * 1e3, 2)  # k copies, 8 nodes
     8.72
+    >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch="per_node", n_experts=256,
+    ...                           node_limit=4) * 1e3, 2)  # DeepSeek-V3: <= 4 nodes per token
+    4.05
     """
     x = as_array(tokens, "tokens", positive=True)
     k = as_array(top_k, "top_k", positive=True, integer=True)
     h = as_array(d_model, "d_model", positive=True)
     factor = moe_routing_factor(routing, capacity_factor, imbalance)
-    return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
-                                   cluster, stride, efficiency)
+    if dispatch not in MOE_DISPATCH:
+        raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
+    if dispatch == "per_expert":
+        return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
+                                       cluster, stride, efficiency)
+    if n_experts is None:
+        raise ValueError(f"moe_dispatch={dispatch!r} needs n_experts (the routed experts)")
+    n = as_array(ep, "ep", positive=True, integer=True)
+    if np.any(n > cluster.n_gpus):
+        raise ValueError(f"ep={float(np.max(n)):g} must be <= the cluster's "
+                         f"n_gpus={cluster.n_gpus}")
+    st = as_array(stride, "stride", positive=True, integer=True)
+    if np.size(k) != 1:
+        raise ValueError("top_k must be one number with a deduplicating dispatch")
+    fig = _Figures(cluster, efficiency)
+    return scalar_or_array(fig.a2a(bytes_per_element * x * h * factor, n, st, n_experts,
+                                   int(np.asarray(k).reshape(-1)[0]), dispatch, gate,
+                                   node_limit))

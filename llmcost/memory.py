@@ -631,14 +631,45 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str,
 
 
 # ----------------------------------------------------------------------------- the array engine
+def zero3_kept_weights(fsdp_reshard_after_forward, pp):
+    """Whether ZeRO-3 / FSDP keeps a stage's gathered weights from each layer's forward to its
+    backward (bool array over the plans' ``pp``): FSDP2's ``reshard_after_forward`` False keeps
+    them, True frees them after the forward (``"not_pp"``, torchtitan's default policy and NeMo
+    AutoModel's ``not pp_enabled``: kept with a pipeline).
+
+    Memory modelled (``zero3_buffer``): reshard True: one gathered layer's 16-bit weights and
+    gradients, ``2·b_w·unit`` (DeepSpeed's ``estimate_zero3_model_states_mem_needs``); kept: the
+    whole stage's 16-bit weights stay gathered, ``b_w·(P_ne·(1 − 1/g) + P_ex·(1 − 1/g_e))``
+    beyond the rank's own shard (already in ``weights``), plus one layer's unsharded gradient
+    buffer ``b_w·unit``. Not modelled: torch.distributed.pipelining also defers the backward's
+    reshard and gradient reduce-scatter to a schedule's last micro-batch (stage.py,
+    ``backward_maybe_with_nosync``), which keeps unsharded gradients too.
+
+    Raises
+    ------
+    ValueError
+        A policy other than True, False, "true", "false", "not_pp".
+    """
+    v = fsdp_reshard_after_forward
+    if isinstance(v, (bool, np.bool_)):
+        return np.full(np.shape(pp), not bool(v))
+    if v == "true" or v == "false":
+        return np.full(np.shape(pp), v == "false")
+    if v == "not_pp":
+        return np.asarray(pp) > 1
+    raise ValueError(f"fsdp_reshard_after_forward={v!r} must be True, False, 'true', 'false' "
+                     "or 'not_pp'")
+
+
 def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
                        n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
                        seq_len=None, recipe="bf16_adam_fp32_grads", pp_split="even",
                        flash_attention=True, dropout=False, stage=None,
-                       fsdp_shard_size=None) -> dict:
+                       fsdp_shard_size=None, fsdp_reshard_after_forward=True) -> dict:
     """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
     ``memory_breakdown`` and ``parallel.enumerate_plans``). ``stage``: evaluate that pipeline
     stage only, instead of the most loaded of the candidate stages.
+    ``fsdp_reshard_after_forward``: see ``zero3_kept_weights``.
 
     All plan arguments are integer arrays of one length (or scalars) and must already be valid
     (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
@@ -686,6 +717,8 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
                               c.emb_split / tpf, head_mat / tpf])
     gpipe = sched == 2
     div = np.where(sp, tpf, 1.0)
+    keep = zero3_kept_weights(fsdp_reshard_after_forward, pp)
+    keep_any = bool(np.any(keep))
 
     best = None
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
@@ -699,7 +732,10 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
             + rcp.main_grads_bytes * (p_ne / s1 + p_ex / e1),
             "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),
             "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
-            "zero3_buffer": np.where(z == 3, 2 * rcp.weights_bytes * unit, 0.0),
+            "zero3_buffer": np.where(z == 3, np.where(
+                keep, rcp.weights_bytes * (p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3) + unit),
+                2 * rcp.weights_bytes * unit) if keep_any else 2 * rcp.weights_bytes * unit,
+                0.0),
         }
         fl = in_flight_microbatches(sched, pp, m, v, r)
         sel = nd * act["sel_dense"] + nm * act["sel_moe"]
@@ -829,7 +865,8 @@ def _check_entry(model, plan, seq_len, stage=None):
 
 
 def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
-                   flash_attention=True, dropout=False, stage=None) -> MemoryBreakdown:
+                   flash_attention=True, dropout=False, stage=None,
+                   fsdp_reshard_after_forward=True) -> MemoryBreakdown:
     """Per-GPU memory of one ``ParallelPlan`` on its most loaded pipeline stage, or on ``stage``.
 
     Parameters
@@ -846,6 +883,11 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         See ``activation_bytes_per_layer``.
     stage : int, optional
         Pipeline stage to report (0 = first, ``pp - 1`` = last); default: the most loaded one.
+    fsdp_reshard_after_forward : bool or {"true", "false", "not_pp"}
+        ZeRO-3 only: whether the gathered weights are freed after each forward
+        (``zero3_kept_weights``; a stack's policy is ``stacks.Stack.fsdp_reshard_after_forward``).
+        Default True (ZeRO-3's one-layer buffer). ``parallel.enumerate_plans`` checks memory
+        with the default.
 
     Returns
     -------
@@ -863,8 +905,10 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
                                                      or recipe not in RECIPES):
         raise ValueError(f"recipe={recipe!r} must be one of {', '.join(RECIPES)}")
     plan.validate(model, seq_len=s)
+    keep = zero3_kept_weights(fsdp_reshard_after_forward, plan.pp)   # checks the value
     arr = plan_memory_arrays(model, **plan.to_dict(), seq_len=s, recipe=recipe,
-                             flash_attention=flash_attention, dropout=dropout, stage=stage)
+                             flash_attention=flash_attention, dropout=dropout, stage=stage,
+                             fsdp_reshard_after_forward=not bool(keep))
     return MemoryBreakdown(**{p: float(arr[p]) for p in PARTS}, stage=int(arr["stage"]))
 
 

@@ -38,6 +38,14 @@ TP_OVERLAP_MODES = ("none", "backward", "all")
 #: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
 #: compute; exposed only where it is longer).
 EP_OVERLAP_MODES = ("none", "dualpipe")
+#: The MoE dispatch of a stack (``comm.MOE_DISPATCH``: ``per_expert`` k copies, ``per_gpu``,
+#: ``per_node`` DeepSeek-V3 / DeepEP).
+MOE_DISPATCH_MODES = ("per_expert", "per_gpu", "per_node")
+#: FSDP's ``reshard_after_forward`` policy: ``"true"`` (free the gathered weights after the
+#: forward, all-gather again for the backward: ZeRO-3), ``"false"`` (keep them: no backward
+#: gather), ``"not_pp"`` (torchtitan's default, torchtitan/distributed/fsdp.py
+#: ``get_fsdp_reshard_after_forward_policy``: reshard without a pipeline, keep with one).
+RESHARD_POLICIES = ("true", "false", "not_pp")
 
 
 def generation(accelerator: str) -> str:
@@ -61,6 +69,8 @@ class Stack:
     ``zero_stages``: what plan search may use; ``tp_overlap``, ``pp_overlap``, ``dp_overlap``:
     the communication overlap the stack runs by default (``step`` rules); ``fsdp_prefetch_layers``:
     all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
+    ``moe_dispatch`` (``MOE_DISPATCH_MODES``), ``moe_node_limit`` (nodes a token may reach, None
+    for no limit) and ``fsdp_reshard_after_forward`` (``RESHARD_POLICIES``);
     ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
     data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
     ``source`` and ``notes`` say where each field comes from.
@@ -84,6 +94,9 @@ class Stack:
     fsdp_nic_aggregation: bool = True
     ep_overlap: str = "none"
     moe_routing: str = "dropless"
+    moe_dispatch: str = "per_expert"
+    moe_node_limit: int | None = None
+    fsdp_reshard_after_forward: str = "true"
     hsdp: bool = False
 
     @property
@@ -160,6 +173,13 @@ def _stacks() -> dict:
                                    EP_OVERLAP_MODES),
                 moe_routing=_choice(n, "moe_routing", r.get("moe_routing") or "dropless",
                                     ("dropless", "capacity")),
+                moe_dispatch=_choice(n, "moe_dispatch", r.get("moe_dispatch") or "per_expert",
+                                     MOE_DISPATCH_MODES),
+                moe_node_limit=_positive_int(n, "moe_node_limit", r["moe_node_limit"])
+                if r.get("moe_node_limit") else None,
+                fsdp_reshard_after_forward=_choice(
+                    n, "fsdp_reshard_after_forward",
+                    r.get("fsdp_reshard_after_forward") or "true", RESHARD_POLICIES),
                 hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"))
     return out
 
@@ -214,12 +234,15 @@ def attention_fraction(stack, accelerator: str):
 def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
                  pp_overlap="auto", dp_overlap="auto", flash_attention="auto",
                  fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
-                 fsdp_nic_aggregation="auto", ep_overlap="auto") -> dict:
+                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_dispatch="auto",
+                 moe_node_limit="auto", fsdp_reshard_after_forward="auto") -> dict:
     """The ``step.step_time`` options a stack implies on ``accelerator``: ``flash_attention``,
     ``tp_overlap``, ``pp_overlap``, ``dp_overlap`` (each ``"auto"`` argument takes the stack's
     value; any other value overrides it) and ``efficiency`` (``efficiency`` as given, or the
     catalogue row with the stack's FlashAttention fraction for the generation where the papers
-    give one).
+    give one), and the MoE / FSDP physics: ``moe_dispatch``, ``moe_node_limit`` (None or an
+    int) and ``fsdp_reshard_after_forward`` (``"true"``, ``"false"`` or ``"not_pp"``; a bool
+    given is turned into ``"true"`` / ``"false"``).
 
     Raises
     ------
@@ -252,7 +275,27 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
                         ("fsdp_collectives_per_layer", pieces, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ValueError(f"{name}={v!r} must be a whole number >= {lo} or 'auto'")
-    return {"flash_attention": bool(flash),
+    dispatch = st.moe_dispatch if moe_dispatch == "auto" else moe_dispatch
+    if dispatch not in MOE_DISPATCH_MODES:
+        raise ValueError(f"moe_dispatch={moe_dispatch!r} must be one of "
+                         f"{MOE_DISPATCH_MODES + ('auto',)}")
+    limit = st.moe_node_limit if (isinstance(moe_node_limit, str) and moe_node_limit == "auto") \
+        else moe_node_limit
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer))
+                              or limit < 1):
+        raise ValueError(f"moe_node_limit={moe_node_limit!r} must be a whole number >= 1, None "
+                         "(no limit) or 'auto'")
+    reshard = fsdp_reshard_after_forward
+    if isinstance(reshard, (bool, np.bool_)):
+        reshard = "true" if reshard else "false"
+    elif isinstance(reshard, str) and reshard == "auto":
+        reshard = st.fsdp_reshard_after_forward
+    if not isinstance(reshard, str) or reshard not in RESHARD_POLICIES:
+        raise ValueError(f"fsdp_reshard_after_forward={fsdp_reshard_after_forward!r} must be "
+                         f"True, False, one of {RESHARD_POLICIES} or 'auto'")
+    return {"flash_attention": bool(flash), "moe_dispatch": dispatch,
+            "moe_node_limit": None if limit is None else int(limit),
+            "fsdp_reshard_after_forward": reshard,
             "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
             "fsdp_nic_aggregation": st.fsdp_nic_aggregation if fsdp_nic_aggregation == "auto"
             else bool(fsdp_nic_aggregation),

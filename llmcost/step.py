@@ -113,9 +113,14 @@ generation (``llmcost.straggler``). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
 names. HSDP: the replicas' gradient all-reduce hides behind the last backward pass less the
 time the shard group's own traffic holds the same NICs (``zero_exposure``), a bandwidth-sharing
-estimate, not a measured one; no published HSDP throughput is in the validation table.
-DeepSeek-V3's node-limited routing (at most 4 nodes per token) and its deduplicated IB traffic
-are not modelled (the all-to-all sends every routed copy).
+estimate, not a measured one; no published HSDP throughput is in the validation table. The MoE
+dispatch follows the stack (``moe_dispatch``: k copies per token, or one network copy per
+destination node as DeepSeek-V3 and DeepEP send, with the routing's locality from
+``comm.moe_destinations``, node-limited for DeepSeek-V3); FSDP2's ``reshard_after_forward``
+(``fsdp_backward_gathers``) and the pipeline schedules per optimizer step
+(``pipeline_flushes``, ``compose_pipeline``) are options. torch.distributed.pipelining's
+per-schedule FSDP gather and reduce-scatter (it defers the reshard and gradient sync to a
+schedule's last backward) is not modelled: with PP and FSDP2 the ZeRO-3 time is an upper bound.
 """
 
 from __future__ import annotations
@@ -504,7 +509,50 @@ def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_g
 _MB_KEYS = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "pp", "dp_mb")
 
 
-def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule, p2p_s):
+def _check_flushes(pipeline_flushes, n_microbatches):
+    """``pipeline_flushes`` as a float array, checked: a whole number >= 1 dividing the
+    micro-batches of each plan (``ValueError`` naming the field, the value and the rule)."""
+    f = as_array(pipeline_flushes, "pipeline_flushes", positive=True, integer=True)
+    f = np.asarray(f, dtype=np.int64)
+    bad = np.asarray(n_microbatches) % f != 0
+    if np.any(bad):
+        fb, mb = np.broadcast_arrays(f, np.asarray(n_microbatches))
+        i = np.flatnonzero(bad.reshape(-1))[0] if np.ndim(bad) else 0
+        raise ValueError(f"pipeline_flushes={int(fb.reshape(-1)[i])} must divide the plan's "
+                         f"n_microbatches={int(mb.reshape(-1)[i])} (each flush runs an equal "
+                         "share of the step's micro-batches)")
+    return f.astype(float)
+
+
+def fsdp_backward_gathers(reshard_after_forward, pp, full):
+    """All-gathers of a layer's weights in one micro-batch's backward under ZeRO-3 / FSDP
+    (after the forward's one), by FSDP2's ``reshard_after_forward``:
+
+    * ``"true"`` (ZeRO-3; FSDP2's default without a pipeline): the weights freed after the
+      forward are gathered again for the backward, ``1``, and with full recomputation once more
+      for the recomputed forward, ``2`` (PyTorch ``fully_shard`` docs, ``reshard_after_forward``;
+      Rajbhandari et al. 2020 §7.2.2);
+    * ``"false"``: the forward's gathered weights stay until the backward, which, and the
+      recomputed forward, use them: ``0``;
+    * ``"not_pp"`` (torchtitan/distributed/fsdp.py ``get_fsdp_reshard_after_forward_policy``
+      "default"; NeMo AutoModel moe/parallelizer.py ``reshard_after_forward = not pp_enabled``):
+      ``"true"`` when ``pp == 1``, ``"false"`` with a pipeline.
+
+    >>> import numpy as np
+    >>> fsdp_backward_gathers("not_pp", np.array([1, 1, 4]), np.array([False, True, True]))
+    array([1., 2., 0.])
+    """
+    regather = {"true": True, "false": False}.get(reshard_after_forward)
+    if regather is None:
+        if reshard_after_forward != "not_pp":
+            raise ValueError(f"fsdp_reshard_after_forward={reshard_after_forward!r} must be one "
+                             f"of {stacks.RESHARD_POLICIES}")
+        regather = np.asarray(pp) == 1
+    return np.where(regather, 1.0 + np.where(full, 1.0, 0.0), 0.0)
+
+
+def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule, p2p_s,
+                     pipeline_flushes=1):
     """The step's parts from per-stage, per-micro-batch times.
 
     ``per_stage`` holds three stages (first, a middle one, last), each a dict of the
@@ -513,12 +561,15 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
 
     * every category = ``m ×`` its average over the stages (first, (p − 2) middle, last);
     * ``stage_imbalance = m·(t_max − t_avg)``: the busiest stage paces the steady state;
-    * ``bubble = bubble_fraction(p, m, schedule, v) · m · t_avg`` (without the P2P time), since the
-      fill and drain pass through every stage once (Narayanan et al. 2021 §2.2:
-      (p − 1)/v micro-batch slots for 1F1B and interleaved);
-    * P2P on the fill and drain's critical path whether or not it overlaps compute in the steady
-      state: ``2·(p·v − 1)·p2p`` (the first micro-batch crosses p·v − 1 chunk boundaries forward
-      and as many backward);
+    * ``bubble = f · bubble_fraction(p, m/f, schedule, v) · (m/f) · t_avg`` (without the P2P
+      time) for ``f = pipeline_flushes`` schedules per optimizer step of ``m/f`` micro-batches
+      each, since every schedule's fill and drain pass through every stage once (Narayanan et
+      al. 2021 §2.2: (p − 1)/v micro-batch slots for 1F1B and interleaved, per flush). ``f = 1``:
+      one schedule per step (Megatron-LM); NeMo AutoModel's benchmark recipe
+      (recipes/llm/benchmark.py) runs one schedule per gradient-accumulation step, ``f = GA``;
+    * P2P on each fill and drain's critical path whether or not it overlaps compute in the
+      steady state: ``f·2·(p·v − 1)·p2p`` (the first micro-batch crosses p·v − 1 chunk
+      boundaries forward and as many backward);
     * the slowest stage's step-level DP time and optimizer finish the step.
 
     Returns a dict keyed by ``PARTS`` but ``straggler_s`` (``add_straggler`` adds it).
@@ -538,10 +589,12 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
     slowest = np.argmax(np.stack(tail), axis=0)
     dp_step = np.choose(slowest, [ps["dp_step"] for ps in per_stage])
     optimizer = np.choose(slowest, [ps["opt"] for ps in per_stage])
-    bub = np.asarray(bubble_fraction(np.maximum(pp, 1), np.maximum(n_microbatches, 1), schedule,
+    ff = np.asarray(pipeline_flushes, dtype=float)
+    m_flush = np.maximum(n_microbatches // np.asarray(pipeline_flushes, dtype=np.int64), 1)
+    bub = np.asarray(bubble_fraction(np.maximum(pp, 1), m_flush, schedule,
                                      np.maximum(virtual_stages, 1)))
     bubble = bub * mf * t_avg_no_p2p
-    fill_p2p = np.where(pp > 1, 2.0 * (ppf * virtual_stages - 1) * p2p_s, 0.0)
+    fill_p2p = np.where(pp > 1, ff * 2.0 * (ppf * virtual_stages - 1) * p2p_s, 0.0)
     return {
         "matmul_s": mf * avg["matmul"], "attention_s": mf * avg["attn"],
         "memory_bound_s": mf * avg["mem"], "recompute_s": mf * avg["rc"],
@@ -563,6 +616,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_routing="auto",
                 moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
+                moe_dispatch="auto", moe_gate="learned", moe_node_limit="auto",
+                fsdp_reshard_after_forward="auto", pipeline_flushes=1,
                 straggler=True) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
@@ -572,7 +627,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     Plan arguments are integer arrays of one length (or scalars); ``recompute`` and
     ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names.
     Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``);
-    ``straggler`` adds ``straggler_s`` (``add_straggler``). The plans
+    ``straggler`` adds ``straggler_s`` (``add_straggler``).
+    ``pipeline_flushes`` (an int or an array like the plans) must divide ``n_microbatches``. The plans
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
     (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
     HSDP shard group, ``shapes.shard_group_arrays``) are checked here. ``fsdp_shard_size``:
@@ -597,7 +653,11 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              dp_overlap=dp_overlap, flash_attention=flash_attention,
                              fsdp_prefetch_layers=fsdp_prefetch_layers,
                              fsdp_collectives_per_layer=fsdp_collectives_per_layer,
-                             fsdp_nic_aggregation=fsdp_nic_aggregation, ep_overlap=ep_overlap)
+                             fsdp_nic_aggregation=fsdp_nic_aggregation, ep_overlap=ep_overlap,
+                             moe_dispatch=moe_dispatch, moe_node_limit=moe_node_limit,
+                             fsdp_reshard_after_forward=fsdp_reshard_after_forward)
+    if moe_gate not in comm.MOE_GATES:
+        raise ValueError(f"moe_gate={moe_gate!r} must be one of {comm.MOE_GATES}")
     flash_attention, tp_overlap, pp_overlap, dp_overlap, eff = (
         so["flash_attention"], so["tp_overlap"], so["pp_overlap"], so["dp_overlap"],
         so["efficiency"])
@@ -631,6 +691,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
     tpf, cpf, epf, dpf = (a.astype(float) for a in (tp, cp, ep, dp))
     full = rc == 2
+    flushes = _check_flushes(pipeline_flushes, m)
 
     x = s / cpf * mbs                       # tokens per micro-batch on one rank
     kvf = kv_fraction(c, tpf)
@@ -639,7 +700,9 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                        keff=keff, hbm=hbm, flash_attention=flash_attention, dropout=dropout,
                        moe_factor=moe_factor)
     cm = comm._step_comm_arrays(c, model, cluster, eff, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
-                                dp=dpf, sp=sp, full=full, rcp=rcp)
+                                dp=dpf, sp=sp, full=full, rcp=rcp,
+                                moe_dispatch=so["moe_dispatch"], moe_gate=moe_gate,
+                                moe_node_limit=so["moe_node_limit"])
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
     col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
@@ -665,9 +728,11 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              fsdp_prefetch=so["fsdp_prefetch_layers"],
                              fsdp_pieces=float(so["fsdp_collectives_per_layer"]),
                              fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
+                             fsdp_bwd_gathers=fsdp_backward_gathers(
+                                 so["fsdp_reshard_after_forward"], pp, full),
                              shard=shard, replicas=replicas)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
-                             schedule=sched, p2p_s=cm["pp_p2p_s"])
+                             schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
     n_gpus = dpf * tpf * pp.astype(float) * cpf
     parts = add_straggler(parts, np.broadcast_to(n_gpus, shape), straggler)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -943,9 +1008,17 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         options take; default ``stacks.DEFAULT_STACK``, whose options are the model's
         historical defaults (FlashAttention-2, backward TP overlap, PP and DP overlap).
     **physics
-        ``PHYSICS_OPTIONS``: the ZeRO-3 / FSDP, EP and MoE-routing options (module docstring)
-        and ``straggler`` (default True: ``straggler_s``, the wait for the slowest of the
-        plan's GPUs, ``add_straggler``; False: 0).
+        ``PHYSICS_OPTIONS`` ("auto" = the stack's): ``fsdp_prefetch_layers``,
+        ``fsdp_collectives_per_layer``, ``fsdp_nic_aggregation``, ``ep_overlap``,
+        ``moe_routing``, ``moe_capacity_factor``, ``moe_imbalance``; ``moe_dispatch``
+        (``comm.MOE_DISPATCH``: k copies per token, one per destination GPU, or one network copy
+        per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``"learned"`` or
+        ``"fake_balanced"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
+        token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
+        ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
+        step, >= 1, dividing the micro-batches: ``compose_pipeline``); ``straggler`` (default
+        True: ``straggler_s``, the wait for the slowest of the plan's GPUs, ``add_straggler``;
+        False: 0).
 
     Returns
     -------
@@ -990,7 +1063,8 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
-                   "straggler")
+                   "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
+                   "pipeline_flushes", "straggler")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
                 "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
 
@@ -1431,7 +1505,7 @@ def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
 
 
 def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
-                   straggler: bool = True) -> pd.DataFrame:
+                   physics: dict | None = None) -> pd.DataFrame:
     """Predicted vs reported MFU for published runs.
 
     Rows: ``data/validation_mfu.csv`` (each run's split, micro-batch, schedule, recomputation,
@@ -1466,8 +1540,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``reported`` is its TFLOP/s ÷ peak (as published), ``reported_mfu`` its tokens/s on the
     workbook's full-mask count.
 
-    ``straggler``: with the wait for the slowest GPU (``add_straggler``, the default) or
-    without it (to show what the term moves).
+    ``physics``: ``PHYSICS_OPTIONS`` applied to every row over the row's and its stack's
+    settings (a what-if, e.g. ``{"moe_dispatch": "per_expert", "pipeline_flushes": 1}`` prices
+    the MoE rows as before issue 14's dispatch and flush features); None: the rows as sourced.
 
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
@@ -1481,11 +1556,12 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``kind`` (``parallelism_kind``), ``params``, ``n_gpus``, ``plan``, ``reported`` (as
     published, fraction of peak), ``reported_metric``, ``reported_mfu``, ``causal_basis_mfu``,
     ``predicted_mfu``, ``predicted_hfu``, ``error`` ((predicted − reported) / reported, MFU
-    basis), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
+    basis), ``moe_gate`` and ``pipeline_flushes`` (the row's), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
     from .catalog import load_accelerator, load_model, load_published_runs
     from .parallel import make_plan
 
+    over = _physics(dict(physics or {}))
     cfg = _validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
@@ -1506,6 +1582,12 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
         cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
         ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
         dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
+        # the benchmark's gate and its pipeline schedules per optimizer step (GA), from the
+        # row's source; a learned gate and one schedule per step where the column is empty
+        gate = c["moe_gate"] if isinstance(c.get("moe_gate"), str) and c["moe_gate"] \
+            else "learned"
+        flushes = int(c["pipeline_flushes"]) if np.isfinite(c.get("pipeline_flushes", np.nan)) \
+            else 1
         plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
                          pp=int(r["pp"]), cp=cp, ep=ep,
                          micro_batch_size=int(c["micro_batch_size"]),
@@ -1517,7 +1599,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                       tp_overlap=c["comm_tp_overlap"], pp_overlap=bool(c["comm_pp_overlap"]),
                       dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
                       stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-                      dtype=dtype, straggler=straggler)
+                      dtype=dtype, **{"moe_gate": gate, "pipeline_flushes": flushes, **over})
         full_f = float(model.flops_per_token(s, causal=False))
         # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
         pred_mfu = b.model_flops / (b.step_time_s * n * peak)
@@ -1550,7 +1632,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                     "reported_mfu": reported_mfu,
                     "causal_basis_mfu": causal if c["set"] == "llama3-table4" else reported_mfu,
                     "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu, "dtype": dtype,
-                    "error": pred_mfu / reported_mfu - 1, "step_time_s": b.step_time_s,
+                    "error": pred_mfu / reported_mfu - 1, "moe_gate": gate,
+                    "pipeline_flushes": flushes, "step_time_s": b.step_time_s,
                     **{part: getattr(b, part) for part in PARTS}})
     return pd.DataFrame(out)
 

@@ -201,12 +201,12 @@ def test_regime_bands_table_follows_the_rule():
         h = t.loc[("H100 (Hopper)", kind)]
         assert not h["validated"] and h["half_width"] >= accuracy.DEFAULT_BAND_FRACTION
     assert t.loc[("H100 (Hopper)", "cp"), "half_width"] > 0.45
-    # H100 MoE (any ZeRO stage): DeepSeek-V3's pre-training on H800 (-4.0%) and NeMo
-    # AutoModel's four FSDP2 MoE rows (-19.5% to -39.0% with the straggler wait): validated,
-    # the band their largest error
+    # H100 MoE (any ZeRO stage): DeepSeek-V3's pre-training on H800 (+41.3% since its stack
+    # dispatches per node with a 4-node limit, against a whole-run published MFU; +38.1% with the
+    # straggler wait) and NeMo AutoModel's four FSDP2 MoE rows (-0.7% to +20.6%): validated, the band their largest error
     moe = t.loc[("H100 (Hopper)", "moe")]
     rows = accuracy.validation_table()
     rows = rows[(rows["kind"] == "moe") & (rows["generation"] == "H100 (Hopper)")]
     assert moe["validated"] and moe["n"] == 5 == len(rows)
     assert moe["half_width"] == pytest.approx(rows["error"].abs().max())
-    assert moe["half_width"] == pytest.approx(0.390, abs=0.01)
+    assert moe["half_width"] == pytest.approx(0.381, abs=0.01)   # with the straggler wait

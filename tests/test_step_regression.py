@@ -8,6 +8,10 @@ in ``tests/test_step.py``, hand-derived part formulas in ``tests/test_step_parts
 Re-recorded for issue 14 (NCCL's cost model for DP/ZeRO collectives, ZeRO-3 per-layer exposure
 with prefetch and overlap contention, MoE routing factor): see ``regression_pins.py``.
 
+Re-recorded on branch moe-dispatch (MoE dispatch deduplication, FSDP2 reshard_after_forward,
+pipeline flushes): every engine grid, ranking and step pin unchanged; the validation pin gains
+the NeMo AutoModel MoE rows and deepseek-v3-pretrain moves (see the test).
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """
@@ -59,8 +63,9 @@ def test_step_time_and_validation_unchanged(pinned, current):
     # every row pinned before the split is unchanged (rows added since, e.g. Llama 3 Table 4's,
     # have their sourced checks in test_step.py)
     new_v = {r["run_id"]: r for r in current["validation"]}
-    # every row of data/validation_mfu.csv (re-recorded with issue 14's straggler wait, after the
-    # NeMo AutoModel MoE rows joined)
+    # every row of data/validation_mfu.csv (issue 14; re-recorded on branch moe-dispatch with the
+    # four NeMo AutoModel MoE rows added: the one pinned row that moved is deepseek-v3-pretrain,
+    # 42.1% -> 62.0% predicted MFU, its stack's per-node dispatch with a 4-node limit)
     assert len(pinned["validation"]) == 35
     for r in pinned["validation"]:
         assert new_v[r["run_id"]]["predicted_mfu"] == pytest.approx(r["predicted_mfu"], rel=REL)

@@ -165,7 +165,8 @@ def test_validation_rows_move_only_beyond_the_calibration_size():
     # Korthikanti et al. 2022 Table 5: the 22B row runs on the calibration's 8 GPUs (no wait);
     # the 175B, 530B and 1T rows on 64, 280 and 512 GPUs are slower by the wait
     on = step.mfu_validation(sets=("korthikanti22-table5",)).set_index("run_id")
-    off = step.mfu_validation(sets=("korthikanti22-table5",), straggler=False).set_index("run_id")
+    off = step.mfu_validation(sets=("korthikanti22-table5",),
+                              physics={"straggler": False}).set_index("run_id")
     assert on.loc["korthikanti22-22b", "predicted_mfu"] == off.loc["korthikanti22-22b",
                                                                    "predicted_mfu"]
     for run in ("korthikanti22-175b", "korthikanti22-530b", "korthikanti22-1t"):
