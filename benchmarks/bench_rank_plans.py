@@ -71,6 +71,16 @@ def main():
     t_hsdp, t_hsdp_first, hsdp = best_of(
         lambda: step.rank_plans(model, cluster, gb, fsdp_shard_size="auto", **calc))
 
+    # issue 14's straggler wait (step.add_straggler) against the same ranking without it,
+    # timed alternately (the cores are shared)
+    t_on, t_off = [], []
+    for _ in range(5):
+        t_on.append(best_of(lambda: step.rank_plans(model, cluster, gb), repeat=1)[0])
+        t_o, _, nostrag = best_of(lambda: step.rank_plans(model, cluster, gb, straggler=False),
+                                  repeat=1)
+        t_off.append(t_o)
+    t_strag, t_nostrag = min(t_on), min(t_off)
+
     best = parallel.plan_from_row(ranked.iloc[0])
     print(f"GPT-3 175B on {cluster.n_gpus:,} x {cluster.accelerator.name}, global batch {gb} "
           f"sequences of {model.seq_len} tokens (CPU cores: {os.cpu_count()})")
@@ -83,6 +93,10 @@ def main():
           f"ranked plans): {per * 1e3:.2f} ms per plan = {1 / per:,.0f} plans/s; "
           f"{t_loop_ranked:,.1f} s for the {n_rank:,} ranked plans")
     print(f"speed-up over the loop on the same plans: {t_loop_ranked / t_best:,.0f}x")
+    print(f"the same ranking without the straggler wait (straggler=False): {t_nostrag:.3f} s "
+          f"best of 5, with it {t_strag:.3f} s: {t_strag / t_nostrag:.2f}x; the wait is "
+          f"{ranked.iloc[0]['straggler_s'] / ranked.iloc[0]['step_time_s']:.1%} of the fastest "
+          f"plan's step ({len(nostrag):,} plans either way)")
     print(f"with Calculon's dimensions (sequence parallelism on/off x TP overlap none/backward/"
           f"all x DP overlap on/off):")
     print(f"  baseline, every combination evaluated: {len(full):,} ranked plans in "

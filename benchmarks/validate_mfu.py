@@ -158,6 +158,8 @@ def main():
     h100_kernel_efficiency()
     print()
     moe_feature_record()
+    print()
+    straggler_effect(summary)
 
 
 #: The settings of the MoE / pipeline features added after item 8's first what-ifs, switched off
@@ -257,6 +259,24 @@ def h100_kernel_efficiency():
                    "(two H100 calibration rows are too few to carry a constant of their own)."
                    if worse else "The H100 fit also improves the held-out row: an H100 constant "
                    "would be justified once an independent H100 calibration set exists."))
+
+
+def straggler_effect(summary):
+    """Issue 14's straggler wait (``llmcost.straggler``: compute × σ·(e(N) − e(8)), σ = 1.48%
+    from Sinha et al. SC22, not fitted to any row): every set's errors with and without it."""
+    from llmcost import straggler
+    off = step.set_summary(step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS,
+                                               physics={"straggler": False}))
+    print(f"9. The straggler wait (llmcost.straggler, σ = {straggler.GPU_SPEED_CV:.2%} from "
+          f"Sinha et al. SC22; +{straggler.straggler_slowdown(1024):.1%} of the compute at "
+          f"1,024 GPUs, +{straggler.straggler_slowdown(16384):.1%} at 16,384): per set, mean / "
+          "max |error| and mean signed error without -> with it")
+    for key in summary.index:
+        a, b = off.loc[key], summary.loc[key]
+        print(f"   {key[0]:<24} {key[1]:<11} n {int(b['n']):>2}: mean {a['mean_abs_error']:.1%} "
+              f"-> {b['mean_abs_error']:.1%}, max {a['max_abs_error']:.1%} -> "
+              f"{b['max_abs_error']:.1%}, signed {a['mean_signed_error']:+.1%} -> "
+              f"{b['mean_signed_error']:+.1%}")
 
 
 if __name__ == "__main__":

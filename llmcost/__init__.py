@@ -85,6 +85,8 @@ from .step import StepBreakdown, predict_mfu, rank_plans, step_time
 from .units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
 from . import claims  # published runs and claims (notebook 08, `llmcost check`)
 from .claims import ClaimCheck, check_claim, published_run_errors
+from . import straggler  # the wait for the slowest GPU (issue 14, notebook 04)
+from .straggler import straggler_slowdown
 
 __version__ = "0.1.0"
 
@@ -126,4 +128,6 @@ __all__ = [
     "inference_adjusted_optimum_usd",
     # published runs and claims (notebook 08, `llmcost check`)
     "claims", "ClaimCheck", "check_claim", "published_run_errors",
+    # stragglers: the wait for the slowest GPU (issue 14, notebook 04)
+    "straggler", "straggler_slowdown",
 ]

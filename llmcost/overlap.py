@@ -511,8 +511,8 @@ def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
 
         MFU = F_step / (T_step × N × C_peak)
         F_step = tokens per step × ModelSpec.flops_per_token(s, causal=False)
-        T_step = matmul + attention + memory-bound + recompute + exposed TP + CP + EP + PP
-                 + stage imbalance + pipeline bubble + exposed DP + optimizer
+        T_step = matmul + attention + memory-bound + recompute + straggler wait + exposed TP
+                 + CP + EP + PP + stage imbalance + pipeline bubble + exposed DP + optimizer
 
     on the workbook's MFU basis (PaLM, Chowdhery et al. 2022 App. B: model FLOPs with the full
     s×s attention core, no recomputation, over the dense peak of ``dtype``). ``b`` is a

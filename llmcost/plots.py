@@ -639,8 +639,8 @@ def scaling_frontier(frontier, ax=None, title: str = ""):
 # ----------------------------------------------------------------------------- notebook 04
 STEP_COLORS = {
     "matmul_s": "#4C72B0", "attention_s": "#64B5CD", "memory_bound_s": "#8172B2",
-    "recompute_s": "#CCB974", "tp_comm_s": "#C44E52", "cp_comm_s": "#E17C7E",
-    "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
+    "recompute_s": "#CCB974", "straggler_s": "#8C564B", "tp_comm_s": "#C44E52",
+    "cp_comm_s": "#E17C7E", "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
     "pipeline_bubble_s": "#BBBBBB", "dp_comm_s": "#55A868", "optimizer_s": "#2F4F4F",
 }
 
@@ -722,7 +722,7 @@ def time_budget(budget, ax=None, gpu_hours: float | None = None, cost_usd: float
     """One bar of paid time split into model FLOPs at peak (MFU) and what else is paid for
     (``step.time_budget``); with ``gpu_hours``/``cost_usd`` the axis reads in those units."""
     ax = _ax(ax, figsize=(11, 2.6))
-    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#C44E52", "#BBBBBB", "#2F4F4F"]
+    colors = ["#4C72B0", "#A6BDDB", "#CCB974", "#8C564B", "#C44E52", "#BBBBBB", "#2F4F4F"]
     left = 0.0
     for (name, row), c in zip(budget.iterrows(), colors):
         ax.barh(0, row["share"], left=left, color=c, label=f"{name} ({row['share']:.0%})")
@@ -1197,6 +1197,33 @@ def scale_efficiency_curves(group_sizes, curves: dict, ax=None, title: str = "")
     ax.set_title(title or "Why collectives slow down as jobs grow", fontsize=13)
     ax.legend(fontsize=10, loc="lower left")
     _source(ax, "llmcost.comm.scale_efficiency (NCCL tuning.cc latencies, ring and tree)")
+    return ax
+
+
+def straggler_slowdown_curves(n_gpus, curves: dict, ax=None, title: str = "",
+                              marks=(1024, 16384)):
+    """The compute time a synchronous step adds waiting for its slowest GPU, in per cent,
+    against the job's GPU count (log axis), one line per spread of GPU speed
+    (``{label: straggler.straggler_slowdown(n_gpus, cv)}``); the first line's value is written
+    at the GPU counts in ``marks``."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (label, s) in enumerate(curves.items()):
+        ax.plot(n_gpus, np.asarray(s) * 100, "-" if i == 0 else "--", lw=2.5 if i == 0 else 1.5,
+                color=f"C{i}", label=label)
+    first = np.asarray(next(iter(curves.values())))
+    for n in marks:
+        y = float(np.interp(np.log(n), np.log(np.asarray(n_gpus, float)), first)) * 100
+        ax.plot([n], [y], "o", color="C0")
+        ax.annotate(f"{n:,} GPUs: +{y:.1f}%", (n, y), xytext=(-10, 12),
+                    textcoords="offset points", ha="right", fontsize=11)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("GPUs in the job (log scale)", fontsize=12)
+    ax.set_ylabel("added compute time (%)", fontsize=12)
+    ax.set_title(title or "How much does the slowest GPU cost as the job grows?", fontsize=13)
+    ax.legend(fontsize=10, loc="upper left")
+    _source(ax, "llmcost.straggler.straggler_slowdown: σ·(E[max of N normals] − E[max of 8]); "
+                "σ from Sinha et al. SC22 (arXiv:2208.11035)")
     return ax
 
 

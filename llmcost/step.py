@@ -65,6 +65,11 @@ layer runs on one GPU is summed:
   interleaved 1F1B, Narayanan et al. 2021 §2.2).
 * **Optimizer step**: memory-bound, the bytes of Megatron-LM's optimizer passes per parameter of
   the rank's optimizer shard (``optimizer_bytes_per_param``), once per step.
+* **Stragglers**: a synchronous step waits for its slowest GPU. Identical GPUs differ in
+  sustained speed by σ = 1.48% (Sinha et al. SC22's 8% spread, ``llmcost.straggler``), so the
+  compute time grows by ``σ·(e(N) − e(8))``, e(N) the expected maximum of N standard normals
+  and 8 the GPUs on which ``KERNEL_EFFICIENCY`` was fitted (``add_straggler``,
+  ``straggler_s``; ``straggler=False`` turns it off).
 
 **The engine in parts.** ``step_arrays`` composes pure, array-valued functions, each with its
 formula and source in its docstring and its own test (``tests/test_step_parts.py``):
@@ -73,9 +78,9 @@ formula and source in its docstring and its own test (``tests/test_step_parts.py
 windows), ``optimizer_time`` and ``compose_pipeline`` (stage averages, imbalance, bubble, fill
 P2P). The shapes they read (``ModelShapes``, per-rank parameters) are ``llmcost.shapes``.
 
-``step time = matmul + attention + memory-bound + recompute + exposed TP + CP + EP + PP
-communication + stage imbalance + bubble + exposed DP communication + optimizer``; the parts of
-``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
+``step time = matmul + attention + memory-bound + recompute + straggler wait + exposed TP + CP
++ EP + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
+the parts of ``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
 
 **Predicted MFU** = model FLOPs per step ÷ (step time × n_gpus × dense peak), model FLOPs on the
 workbook's MFU basis (``ModelSpec.flops_per_token(seq_len, causal=False)``, no recomputation;
@@ -97,12 +102,14 @@ errors into a band on every prediction. Software features (FlashAttention versio
 schedules) come from a dated stack profile (``llmcost.stacks``).
 
 **Limits.** ZeRO-3: the held-out DeepSpeed 2021 rows (Narayanan et al. 2021 Table 2, 530B)
-are reproduced to −9% … +20% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
-gathers and compute take about as long (384 and 640 GPUs) the model is 14–20% too fast. For
+are reproduced to −10% … +18% (the 175B rows chose the stack's ``fsdp_nic_aggregation``); where
+gathers and compute take about as long (384 and 640 GPUs) the model is 12–18% too fast. For
 FSDP2 one H100 row (NeMo AutoModel) is the only evidence, so ``rank_plans`` still marks ZeRO-3
 rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when nothing else fits. Data loading,
-kernel-launch latency, stragglers / jitter and failures are not modelled (notebook 07 prices
-failures; no sourced per-step straggler figure was found). DualPipe's own bubble,
+kernel-launch latency, per-step jitter, slow links and hosts, and failures are not modelled
+(notebook 07 prices failures); the straggler term is the bulk spread of persistent per-GPU
+speed after outliers are drained, measured on V100 / MI60 clusters and applied to every
+generation (``llmcost.straggler``). DualPipe's own bubble,
 ``(PP/2 − 1)(F&B + B − 3W)``, is not modelled: a DualPipe plan is priced with the schedule it
 names. HSDP: the replicas' gradient all-reduce hides behind the last backward pass less the
 time the shard group's own traffic holds the same NICs (``zero_exposure``), a bandwidth-sharing
@@ -147,20 +154,22 @@ from .shapes import (
     shard_group_arrays,
 )
 from .stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
+from .straggler import straggler_slowdown
 from .units import SECONDS_PER_HOUR, as_array
 
 TP_OVERLAP = ("none", "backward", "all")
 
 #: The parts of a step, in display order. They add up to ``step_time_s``.
-PARTS = ("matmul_s", "attention_s", "memory_bound_s", "recompute_s", "tp_comm_s", "cp_comm_s",
-         "ep_comm_s", "pp_comm_s", "stage_imbalance_s", "pipeline_bubble_s", "dp_comm_s",
-         "optimizer_s")
+PARTS = ("matmul_s", "attention_s", "memory_bound_s", "recompute_s", "straggler_s", "tp_comm_s",
+         "cp_comm_s", "ep_comm_s", "pp_comm_s", "stage_imbalance_s", "pipeline_bubble_s",
+         "dp_comm_s", "optimizer_s")
 
 PART_NOTES = {
     "matmul_s": "GEMMs (projections, FFN, experts, LM head) at the achievable matmul rate",
     "attention_s": "attention core (QKᵀ, AV): FlashAttention kernel or batched GEMMs",
     "memory_bound_s": "element-wise kernels, softmax, cross-entropy at HBM speed",
     "recompute_s": "forward work re-run before the backward pass",
+    "straggler_s": "waiting for the slowest GPU: compute × σ·(e(N) − e(8)) (llmcost.straggler)",
     "tp_comm_s": "tensor-parallel collectives not hidden behind GEMMs",
     "cp_comm_s": "context-parallel K/V all-gathers",
     "ep_comm_s": "expert-parallel all-to-all (dispatch and combine)",
@@ -592,7 +601,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
       boundaries forward and as many backward);
     * the slowest stage's step-level DP time and optimizer finish the step.
 
-    Returns a dict keyed by ``PARTS``.
+    Returns a dict keyed by ``PARTS`` but ``straggler_s`` (``add_straggler`` adds it).
     """
     ppf = pp.astype(float)
     mf = n_microbatches.astype(float)
@@ -638,7 +647,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
                 moe_dispatch="auto", moe_gate="learned", moe_node_limit="auto",
                 fsdp_reshard_after_forward="auto", pipeline_flushes=1,
-                hsdp_all_reduce="auto") -> dict:
+                hsdp_all_reduce="auto", straggler=True) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -647,6 +656,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     Plan arguments are integer arrays of one length (or scalars); ``recompute`` and
     ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names.
     Options as ``step_time`` (``"auto"`` = the stack's, ``stacks.step_options``);
+    ``straggler`` adds ``straggler_s`` (``add_straggler``).
     ``pipeline_flushes`` (an int or an array like the plans) must divide ``n_microbatches``. The plans
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
     (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
@@ -757,8 +767,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              replica_per_microbatch=hsdp_ar == "per_microbatch")
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
+    n_gpus = dpf * tpf * pp.astype(float) * cpf
+    parts = add_straggler(parts, np.broadcast_to(n_gpus, shape), straggler)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
-                       n_gpus=dpf * tpf * pp.astype(float) * cpf, peak=peak, rc=rc)
+                       n_gpus=n_gpus, peak=peak, rc=rc)
     # one dense layer, one micro-batch: forward and backward (with recompute), exposed TP
     out["layer_fwd_s"] = np.broadcast_to(lc["gemm_f_dense"] + lc["t_core_f"] + lc["ew_f_t"]
                                          + lc["core_ew_f_t"] + tp_d[0], shape)
@@ -880,6 +892,31 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     return per_stage
 
 
+def add_straggler(parts: dict, n_gpus, straggler=True) -> dict:
+    """Add ``straggler_s``, the time a synchronous step waits for its slowest GPU, to the parts
+    of ``compose_pipeline``::
+
+        straggler_s = (matmul + attention + memory_bound + recompute) × slowdown(N)
+        slowdown(N) = σ · (e(N) − e(8))     (``straggler.straggler_slowdown``)
+
+    ``e(N)`` the expected maximum of N standard normals, σ = ``straggler.GPU_SPEED_CV`` (1.48%:
+    Sinha et al. SC22's 8% spread of identical GPUs), 8 the GPUs of the kernel-constant fit;
+    N = ``n_gpus`` (the plan's dp·tp·pp·cp). ``straggler=False``: 0. Returns a new dict.
+
+    Raises ``ValueError`` unless ``straggler`` is True or False.
+    """
+    if not isinstance(straggler, (bool, np.bool_)):
+        raise ValueError(f"straggler={straggler!r} must be True or False (whether the step "
+                         "waits for its slowest GPU, llmcost.straggler)")
+    out = dict(parts)
+    if straggler:
+        compute = sum(np.asarray(parts[k], dtype=float) for k in _COMPUTE_PARTS)
+        out["straggler_s"] = compute * straggler_slowdown(np.rint(n_gpus))
+    else:
+        out["straggler_s"] = 0.0 * np.asarray(parts["matmul_s"], dtype=float)
+    return out
+
+
 def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
     """Step time = the sum of ``PARTS``; MFU = model FLOPs per step ÷ (step time × n_gpus ×
     peak), model FLOPs ``tokens × ModelSpec.flops_per_token(s, causal=False)`` (the workbook's
@@ -926,6 +963,7 @@ class StepBreakdown:
     attention_s: float
     memory_bound_s: float
     recompute_s: float
+    straggler_s: float
     tp_comm_s: float
     cp_comm_s: float
     ep_comm_s: float
@@ -1017,7 +1055,9 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         ``"fake_balanced"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
         token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
         ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
-        step, >= 1, dividing the micro-batches: ``compose_pipeline``).
+        step, >= 1, dividing the micro-batches: ``compose_pipeline``); ``straggler`` (default
+        True: ``straggler_s``, the wait for the slowest of the plan's GPUs, ``add_straggler``;
+        False: 0).
 
     Returns
     -------
@@ -1057,12 +1097,13 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 
 # ----------------------------------------------------------------------------- many plans
 #: Options of issue 14's physics (ZeRO-3 per-layer collectives, EP all-to-all, MoE routing):
-#: ``"auto"`` takes the stack's (``stacks.step_options``).
+#: ``"auto"`` takes the stack's (``stacks.step_options``); ``straggler`` (True/False, default
+#: True): add the wait for the slowest GPU (``add_straggler``).
 PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
-                   "pipeline_flushes", "hsdp_all_reduce")
+                   "pipeline_flushes", "hsdp_all_reduce", "straggler")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
                 "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
 
@@ -1767,8 +1808,9 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
 # ----------------------------------------------------------------------------- reading a step
 def time_budget(b: StepBreakdown) -> pd.DataFrame:
     """Split a step into the model FLOPs at peak speed (what MFU counts) and everything paid for
-    on top: kernels running below peak, recomputation, exposed communication, the pipeline
-    (bubble and stage imbalance) and the optimizer.
+    on top: kernels running below peak, recomputation, waiting for the slowest GPU
+    (``straggler_s``), exposed communication, the pipeline (bubble and stage imbalance) and the
+    optimizer.
 
     Returns a DataFrame indexed by category with ``seconds`` and ``share`` (of the step); the
     seconds add up to ``b.step_time_s`` and the first share equals ``b.mfu``.
@@ -1779,6 +1821,7 @@ def time_budget(b: StepBreakdown) -> pd.DataFrame:
         "model FLOPs at peak (MFU)": min(useful, kernels),
         "kernels below peak": max(kernels - useful, 0.0),
         "recomputation": b.recompute_s,
+        "waiting for the slowest GPU": b.straggler_s,
         "exposed communication": b.exposed_comm_s,
         "pipeline bubble and imbalance": b.pipeline_bubble_s + b.stage_imbalance_s,
         "optimizer step": b.optimizer_s,

@@ -274,6 +274,11 @@ def specs() -> dict:
                              "seq_len": "count|none",
                              "pricing": "choice", "tolerance": "positive"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
+        # ---- stragglers: the wait for the slowest GPU (issue 14)
+        "straggler": NOT_CALLABLE,
+        "straggler_slowdown": Spec(dict(n_gpus=1024),
+                                   {"n_gpus": "count", "cv": "nonnegative",
+                                    "n_calibration": "count"}),
         # ---- ranges on cost inputs (issue 15)
         "LedgerDraws": RESULT, "Range": RESULT,
         "simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10),

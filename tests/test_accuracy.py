@@ -51,7 +51,7 @@ def test_band_is_the_regimes_largest_held_out_error(table):
 
 def test_a_regime_of_one_or_two_runs_gets_the_default_band_and_a_warning(table):
     # H100 Megatron-style: only Llama 3 Table 4's two 8K rows (n = 2 < MIN_REGIME_ROWS = 3);
-    # H100 ZeRO-3: one NeMo AutoModel row (-3.8%) while the same kind is -9% to +20% off on
+    # H100 ZeRO-3: one NeMo AutoModel row (-5.0%) while the same kind is -10% to +18% off on
     # A100 (Narayanan et al. 2021 Table 2's held-out 530B DeepSpeed rows). Both get the stated
     # default.
     assert accuracy.MIN_REGIME_ROWS == 3
@@ -62,17 +62,18 @@ def test_a_regime_of_one_or_two_runs_gets_the_default_band_and_a_warning(table):
     fsdp = accuracy.mfu_band(0.44, "H100-SXM", 64, zero_stage=3, cp=2)
     assert not fsdp.validated and fsdp.n == 1
     assert fsdp.half_width == accuracy.DEFAULT_BAND_FRACTION
-    assert any("-9% to +20%" in w for w in fsdp.warnings)
+    assert any("-10% to +18%" in w for w in fsdp.warnings)   # with the straggler wait
 
 
 def test_cp_band_covers_the_unknown_flop_basis(table):
     # Llama 3 Table 4, 128K context: 380 TFLOP/s on 989.4 peak = 38.41% if Meta counted the
     # full mask; Meta does not say. Under a causal count the published MFU is lower by the
-    # ratio of the two FLOP counts, and the error grows to over +50%: the band must cover it.
+    # ratio of the two FLOP counts, and the error grows to about +50% (+49.9% with issue 14's
+    # straggler wait, +54.5% before): the band must cover it.
     row = table.set_index("run_id").loc["llama3-t4-405b-128k"]
     assert row["reported_mfu"] == pytest.approx(380 / 989.4, rel=1e-4)
     causal_error = row["predicted_mfu"] / row["causal_basis_mfu"] - 1
-    assert causal_error > 0.5 and row["error"] < causal_error
+    assert causal_error > 0.45 and row["error"] < causal_error
     band = accuracy.mfu_band(0.40, "H100-SXM", 16384, cp=16)
     assert band.half_width == pytest.approx(causal_error)
     assert band.low <= 0.40 / (1 + causal_error) + 1e-12
@@ -94,13 +95,14 @@ def test_every_row_uses_the_published_tflops_where_given(table):
 
 def test_zero3_band_is_the_held_out_530b_rows(table):
     # Narayanan et al. 2021 Table 2, DeepSpeed ZeRO-3, 530B on 640 / 1,120 / 2,240 A100s (held
-    # out; the 175B rows calibrate fsdp_nic_aggregation): errors +20.0%, -9.1%, -5.3%
+    # out; the 175B rows calibrate fsdp_nic_aggregation): errors +17.6%, -10.2%, -6.0% (with
+    # issue 14's straggler wait; +20.0%, -9.1%, -5.3% before)
     rows = table[(table["kind"] == "zero3") & (table["split"] == "held-out")
                  & (table["generation"] == "A100 (Ampere)")]
     band = accuracy.mfu_band(0.45, "A100-80GB", 768, zero_stage=3)
     assert band.validated and band.n == 3 == len(rows)
     assert band.half_width == pytest.approx(rows["error"].abs().max())
-    assert band.half_width == pytest.approx(0.20, abs=0.01)
+    assert band.half_width == pytest.approx(0.176, abs=0.01)
     assert not any("upper bound" in w for w in band.warnings)
 
 
@@ -198,13 +200,13 @@ def test_regime_bands_table_follows_the_rule():
     for kind in ("tp-pp-dp", "cp", "zero3"):
         h = t.loc[("H100 (Hopper)", kind)]
         assert not h["validated"] and h["half_width"] >= accuracy.DEFAULT_BAND_FRACTION
-    assert t.loc[("H100 (Hopper)", "cp"), "half_width"] > 0.5
+    assert t.loc[("H100 (Hopper)", "cp"), "half_width"] > 0.45
     # H100 MoE (any ZeRO stage): DeepSeek-V3's pre-training on H800 (+41.3% since its stack
-    # dispatches per node with a 4-node limit, against a whole-run published MFU) and NeMo
-    # AutoModel's four FSDP2 MoE rows (-0.7% to +22.1%): validated, the band their largest error
+    # dispatches per node with a 4-node limit, against a whole-run published MFU; +38.1% with the
+    # straggler wait) and NeMo AutoModel's four FSDP2 MoE rows (-0.7% to +20.6%): validated, the band their largest error
     moe = t.loc[("H100 (Hopper)", "moe")]
     rows = accuracy.validation_table()
     rows = rows[(rows["kind"] == "moe") & (rows["generation"] == "H100 (Hopper)")]
     assert moe["validated"] and moe["n"] == 5 == len(rows)
     assert moe["half_width"] == pytest.approx(rows["error"].abs().max())
-    assert moe["half_width"] == pytest.approx(0.413, abs=0.01)
+    assert moe["half_width"] == pytest.approx(0.381, abs=0.01)   # with the straggler wait

@@ -302,20 +302,25 @@ def test_plan_rows_use_the_step_time_model(errors):
 #: deepseek-v3-pretrain enters the H100 leave-one-out medians of the llama3/31 and deepseek-v3
 #: rows and the plan rows, now 32 of 34 within ±20%, were 25 of 33).
 ERROR_TABLE_PIN = {
-    "bloom-176b": -0.2721, "llama1-7b": +0.3473, "llama1-13b": +0.5746, "llama1-33b": +0.3931,
+    # re-blessed for issue 14's straggler wait (llmcost.straggler) after merging moe-dispatch:
+    # the rows the step-time model predicts move by 1-3 points
+    # re-blessed for issue 14's straggler wait (llmcost.straggler: compute × 1.48%·(e(N) −
+    # e(8))): the rows the step-time model predicts move by 1-3 points; the leave-one-out rows
+    # (llama1/2, pythia, ...) do not
+    "bloom-176b": -0.2573, "llama1-7b": +0.3473, "llama1-13b": +0.5746, "llama1-33b": +0.3931,
     "llama1-65b": +0.4414, "llama2-7b": +0.2957, "llama2-13b": +0.2255, "llama2-70b": +0.3389,
-    "megatron21-t1-1p7b": -0.0184, "megatron21-t1-529p6b": -0.0030,
-    "megatron21-t2-175b-1536": -0.0712, "megatron21-t2-zero3-175b-1536": +0.0012,
-    "korthikanti22-1t": +0.0899, "bloomberggpt-50b": -0.2880, "pythia-70m": -0.4803,
-    "pythia-12b": -0.2095, "llama3-405b": +0.0709, "llama3-t4-405b-128k": -0.0928,
-    "nemo-automodel-llama3-70b-h100": +0.0392, "llama3-8b": -0.4078, "llama3-70b": +0.0938,
+    "megatron21-t1-1p7b": -0.0092, "megatron21-t1-529p6b": +0.0222,
+    "megatron21-t2-175b-1536": -0.0495, "megatron21-t2-zero3-175b-1536": +0.0076,
+    "korthikanti22-1t": +0.1105, "bloomberggpt-50b": -0.2880, "pythia-70m": -0.4803,
+    "pythia-12b": -0.2095, "llama3-405b": +0.0986, "llama3-t4-405b-128k": -0.0654,
+    "nemo-automodel-llama3-70b-h100": +0.0522, "llama3-8b": -0.4078, "llama3-70b": +0.0938,
     # moe-dispatch: deepseek-v3-pretrain +8.7% -> -26.1% (its stack's per-node dispatch with a
     # 4-node limit; the published GPU-hours are a whole run's, the step a steady state's)
-    "llama31-8b": -0.4727, "llama31-70b": -0.0857, "deepseek-v3-pretrain": -0.2610,
-    "falcon-180b": -0.0461,
+    "llama31-8b": -0.4727, "llama31-70b": -0.0857, "deepseek-v3-pretrain": -0.2438,
+    "falcon-180b": -0.0214,
     # fix-16: PaLM scored on its Appendix B chip-hours (published MFU × goodput); DeepSeek-V3
     # scored once, on issue 14's deepseek-v3-pretrain row (its plan runs with uneven pipeline
-    # stages: +8.7%), its duplicate deepseek-v3 row no longer in the H100 medians (the Llama 3
+    # stages), its duplicate deepseek-v3 row no longer in the H100 medians (the Llama 3
     # and 3.1 rows return to their pre-merge values)
     "palm-540b": -0.2987,
 }

@@ -169,7 +169,9 @@ def test_hsdp_beats_full_zero3_directional_at_large_dp_on_a_slow_network():
     # shard groups, all-reducing across replicas once per step (MiCS's and FSDP2's opt-in
     # schedule, hsdp_all_reduce="per_step"), is faster than full ZeRO-3 at 1,024 and 4,096
     # GPUs, its lead grows with the job, and its MFU falls by under 5% from 64 to 4,096 GPUs
-    # while ZeRO-3's falls by over 10%.
+    # while ZeRO-3's falls by over 10%. The communication physics only: the straggler wait
+    # (issue 14, the same for both shardings, tests/test_straggler.py) is left out; it takes a
+    # further σ·(e(4096) − e(64)) = 1.9% of the compute off at 4,096 GPUs.
     slow = A100.scaleout_bytes_per_s_per_dir / 4
     assert slow == pytest.approx(6.25e9)
     mfu = {}
@@ -179,7 +181,7 @@ def test_hsdp_beats_full_zero3_directional_at_large_dp_on_a_slow_network():
             plan = parallel.make_plan(M70, n, 2 * n, zero_stage=3, recompute="full",
                                       seq_len=4096, fsdp_shard_size=f)
             assert memory.memory_per_gpu(M70, plan, 4096).fits(A100.hbm_bytes)
-            mfu[n, f] = _dp(M70, cl, plan, hsdp_all_reduce="per_step").mfu
+            mfu[n, f] = _dp(M70, cl, plan, hsdp_all_reduce="per_step", straggler=False).mfu
     gain = {n: mfu[n, 32] / mfu[n, None] for n in (1024, 4096)}
     assert gain[1024] > 1.0 and gain[4096] > gain[1024]
     assert mfu[4096, 32] / mfu[64, 32] > 0.95           # HSDP: nearly flat with scale

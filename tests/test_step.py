@@ -22,17 +22,21 @@ def validation():
 
 
 # ----------------------------------------------------------------------------- accuracy
-#: Errors (predicted / reported − 1, MFU basis) when these tests were written. A change that
-#: makes any row worse by more than half a percentage point, or the summary worse, fails.
+#: REGRESSION PINS (the code's own errors, predicted / reported − 1 on the MFU basis, not
+#: sourced values): re-recorded when issue 14 added the straggler wait (``llmcost.straggler``:
+#: every row with more than 8 GPUs is 1.1–3.4% slower than before). A change that makes any row
+#: worse by more than half a percentage point, or the summary worse, fails. The sourced check
+#: beside them is the goal on the published MFUs (<= 5% mean, <= 10% max) asserted below.
 PINNED = {
-    "megatron21-t1-1p7b": 0.019, "megatron21-t1-3p6b": 0.019, "megatron21-t1-7p5b": 0.018,
-    "megatron21-t1-18p4b": 0.031, "megatron21-t1-39p1b": -0.021, "megatron21-t1-76p1b": 0.051,
-    "megatron21-t1-145p6b": 0.009, "megatron21-t1-310p1b": 0.028, "megatron21-t1-529p6b": 0.003,
-    "megatron21-t1-1008p0b": -0.032, "korthikanti22-22b": 0.021, "korthikanti22-175b": 0.025,
-    "korthikanti22-530b": -0.029, "korthikanti22-1t": -0.082,
-    "megatron21-t2-175b-384": 0.030, "megatron21-t2-175b-768": 0.044,
-    "megatron21-t2-175b-1536": 0.077, "megatron21-t2-530b-560": -0.009,
-    "megatron21-t2-530b-1120": 0.002, "megatron21-t2-530b-2240": 0.028,
+    "megatron21-t1-1p7b": 0.009, "megatron21-t1-3p6b": 0.006, "megatron21-t1-7p5b": 0.003,
+    "megatron21-t1-18p4b": 0.014, "megatron21-t1-39p1b": -0.038, "megatron21-t1-76p1b": 0.029,
+    "megatron21-t1-145p6b": -0.014, "megatron21-t1-310p1b": 0.004,
+    "megatron21-t1-529p6b": -0.022, "megatron21-t1-1008p0b": -0.055,
+    "korthikanti22-22b": 0.021, "korthikanti22-175b": 0.013, "korthikanti22-530b": -0.046,
+    "korthikanti22-1t": -0.100,
+    "megatron21-t2-175b-384": 0.010, "megatron21-t2-175b-768": 0.022,
+    "megatron21-t2-175b-1536": 0.052, "megatron21-t2-530b-560": -0.029,
+    "megatron21-t2-530b-1120": -0.020, "megatron21-t2-530b-2240": 0.003,
 }
 
 
@@ -45,26 +49,28 @@ def test_validation_meets_the_target_and_is_pinned(validation):
     assert both["rows"] == 14
     # The issue's target: mean |error| <= 5%, max <= 10% on MFU over Table 1 + Table 5.
     assert both["mean_abs_error"] <= 0.05 and both["max_abs_error"] <= 0.10
-    assert both["mean_abs_error"] <= 0.028 and both["max_abs_error"] <= 0.083
-    assert summary.loc["megatron21-table2", "max_abs_error"] <= 0.077
+    assert both["mean_abs_error"] <= 0.027 and both["max_abs_error"] <= 0.100
+    assert summary.loc["megatron21-table2", "max_abs_error"] <= 0.053
     # Korthikanti's 22B row shares its layer with the calibration data (Table 4); the other 13
     # rows are held out.
     v = validation.set_index("run_id")
     held = v.drop(index="korthikanti22-22b")
     held = held[held.index.str.match(r"megatron21-t1|korthikanti22")]
-    assert len(held) == 13 and held["error"].abs().max() <= 0.083
+    assert len(held) == 13 and held["error"].abs().max() <= 0.100
 
 
 #: Two-sided bands on each set's errors (predicted / published MFU − 1), around the published
 #: values of data/published_runs.csv. The issue's goal is |error| <= 10% (mean <= 5%) on every
-#: held-out set; Llama 3 Table 4's 128K row (+10.2% on its 380 TFLOP/s) and the held-out 530B
-#: DeepSpeed ZeRO-3 rows (+20.0%, −9.1%, −5.3%; the 175B rows calibrate the stack's
-#: fsdp_nic_aggregation) miss it, and these bands say by how much.
+#: held-out set. With the straggler wait (issue 14) the misses are: Llama 3 Table 4's mean
+#: (errors −8.5%, −8.8%, +7.0%: mean 8.1%), Korthikanti's held-out mean (5.3%; its 1T row at
+#: −10.0%), DeepSeek-V3's one row (−5.5%) and the held-out 530B DeepSpeed ZeRO-3 rows (+17.6%,
+#: −10.2%, −6.0%; the 175B rows calibrate the stack's fsdp_nic_aggregation); these bands say by
+#: how much. The bands are regression bands around the code's errors, not sourced tolerances.
 SET_BANDS = {
-    "megatron21-table1": (-0.035, 0.055), "megatron21-table2": (-0.015, 0.080),
-    "korthikanti22-table5": (-0.085, 0.030), "llama3-table4": (-0.080, 0.117),
+    "megatron21-table1": (-0.060, 0.035), "megatron21-table2": (-0.035, 0.055),
+    "korthikanti22-table5": (-0.105, 0.030), "llama3-table4": (-0.095, 0.080),
     "nemo-automodel-h100": (-0.06, 0.0),
-    "megatron21-table2-zero3": (-0.10, 0.21),
+    "megatron21-table2-zero3": (-0.11, 0.19),
     # DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437: 180K GPU-hours per trillion
     # tokens = 1,543 tokens/s/GPU, a whole-run figure with everything included): predicted
     # +41.3% with the stack's per-node dispatch and 4-node limit (§3.2.2, §2.1.2; -4.0% when
@@ -88,16 +94,21 @@ def test_each_set_holds_its_errors_in_two_sided_bands():
         assert (g["predicted_mfu"] >= g["reported_mfu"] * (1 + lo)).all(), name
         assert (g["predicted_mfu"] <= g["reported_mfu"] * (1 + hi)).all(), name
     s = step.set_summary(v)
-    # held-out sets meeting the goal; the two that do not, and by how much (percentage points)
+    # held-out sets meeting the max goal (Korthikanti's 1T row at -9.95% only just); the sets
+    # that miss, and by how much (percentage points)
     for name in ("megatron21-table1", "megatron21-table2", "korthikanti22-table5"):
         assert s.loc[(name, "held-out"), "max_over_goal"] == 0, name
-    # Llama 3 Table 4 on its TFLOP/s (430/400/380 ÷ 989.4): errors -6.6%, -6.6%, +10.2%
-    assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == pytest.approx(0.002, abs=0.002)
+    for name in ("megatron21-table1", "megatron21-table2"):
+        assert s.loc[(name, "held-out"), "mean_over_goal"] == 0, name
+    assert s.loc[("korthikanti22-table5", "held-out"), "mean_over_goal"] == \
+        pytest.approx(0.003, abs=0.002)
+    # Llama 3 Table 4 on its TFLOP/s (430/400/380 ÷ 989.4): errors -8.5%, -8.8%, +7.0%
+    assert s.loc[("llama3-table4", "held-out"), "max_over_goal"] == 0
     assert s.loc[("llama3-table4", "held-out"), "mean_over_goal"] == \
-        pytest.approx(0.028, abs=0.003)
+        pytest.approx(0.031, abs=0.003)
     # DeepSpeed ZeRO-3, 530B held out (Narayanan et al. 2021 Table 2: 138, 98, 48 TFLOP/s)
     assert s.loc[("megatron21-table2-zero3", "held-out"), "max_over_goal"] == \
-        pytest.approx(0.10, abs=0.01)
+        pytest.approx(0.076, abs=0.01)
 
 
 def test_zero3_strong_scaling_fall_is_reproduced():
@@ -144,11 +155,12 @@ def test_the_model_without_calibration_overpredicts_every_row():
 
 
 @pytest.mark.parametrize("n, cp, seq, seqs, reported, pinned", [
-    (8192, 1, 8192, 2048, 0.43, 0.407), (16384, 1, 8192, 2048, 0.41, 0.378),
-    (16384, 16, 131072, 128, 0.38, 0.423)])
+    (8192, 1, 8192, 2048, 0.43, 0.398), (16384, 1, 8192, 2048, 0.41, 0.369),
+    (16384, 16, 131072, 128, 0.38, 0.411)])
 def test_llama3_table4_out_of_sample(n, cp, seq, seqs, reported, pinned):
     # Llama 3 report Table 4 (confirmed in several transcriptions of arXiv:2407.21783 v3, p. 10).
-    # The 128K row is outside the 10% band (+11%): pinned, so it cannot silently get worse.
+    # ``pinned``: a REGRESSION PIN (the code's MFU, re-recorded with issue 14's straggler wait,
+    # which slows the 8K rows by 2.4% and 3.4%), so no row can silently get worse.
     spec = llmcost.load_model("llama-3.1-405b")
     plan = parallel.make_plan(spec, n, seqs, tp=8, pp=16, cp=cp, zero_stage=2, seq_len=seq,
                               schedule="interleaved", virtual_stages=8,
@@ -158,15 +170,16 @@ def test_llama3_table4_out_of_sample(n, cp, seq, seqs, reported, pinned):
 
 
 def test_llama3_405b_out_of_sample():
-    # Llama 3 report Table 4: 16,384 H100, TP 8, PP 16, DP 128, BF16 MFU 41%. H100 fractions are
-    # separate measurements; nothing was fitted on this run.
+    # Llama 3 report Table 4: 16,384 H100, TP 8, PP 16, DP 128, 400 TFLOP/s per GPU (BF16 MFU
+    # "41%", rounded; the workbook's one basis is the TFLOP/s column, 400 / 989.4 = 40.4%).
+    # H100 fractions are separate measurements; nothing was fitted on this run.
     spec = llmcost.load_model("llama-3.1-405b")
     plan = parallel.make_plan(spec, 16384, 2048, tp=8, pp=16, zero_stage=2,
                               schedule="interleaved", virtual_stages=8,
                               pp_split="embedding_and_loss", seq_len=8192)
     b = step.step_time(spec, Cluster(H100, 16384), plan, 8192)
-    assert b.mfu == pytest.approx(0.41, rel=0.10)
-    assert b.mfu == pytest.approx(0.378, abs=0.005)   # pinned
+    assert b.mfu == pytest.approx(400e12 / 989.4e12, rel=0.10)
+    assert b.mfu == pytest.approx(0.369, abs=0.005)   # REGRESSION PIN (with the straggler wait)
 
 
 # ----------------------------------------------------------------------------- breakdown

@@ -113,8 +113,10 @@ def test_before_the_features_every_row_was_too_slow():
 #: unintended changes; the sourced checks are the tests above. On branch nemo-moe (before the
 #: features) they were 0.1704, 0.1753, 0.1539, 0.2734.
 PREDICTED_MFU_PIN = {
-    "nemo-automodel-dsv3-1024-h100": 0.2895, "nemo-automodel-dsv3-256-h100": 0.3092,
-    "nemo-automodel-kimi-k2-256-h100": 0.2519, "nemo-automodel-qwen3-30b-a3b-h100": 0.3373,
+    # with issue 14's straggler wait (0.2895, 0.3092, 0.2519, 0.3373 without it; the 8-GPU
+    # Qwen3 row, at the calibration's size, does not move)
+    "nemo-automodel-dsv3-1024-h100": 0.2840, "nemo-automodel-dsv3-256-h100": 0.3043,
+    "nemo-automodel-kimi-k2-256-h100": 0.2486, "nemo-automodel-qwen3-30b-a3b-h100": 0.3373,
 }
 
 
