@@ -65,11 +65,20 @@ SET_BANDS = {
     "korthikanti22-table5": (-0.085, 0.030), "llama3-table4": (-0.080, 0.117),
     "nemo-automodel-h100": (-0.06, 0.0),
     "megatron21-table2-zero3": (-0.10, 0.21),
+}
+
+#: REGRESSION PINS, not sourced bands: these two sets miss the goal and their bands are drawn
+#: around the code's own output (recorded at the commit that last moved them), to notice a
+#: change; the sourced checks beside them are test_deepseek_v3_steady_state_is_above_the_
+#: whole_run_average (one-sided, from the report's own caveats) and tests/
+#: test_validation_nemo_moe.py (NeMo's published step times, 0.80-1.02x).
+REGRESSION_SET_BANDS = {
     # DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437: 180K GPU-hours per trillion
     # tokens = 1,543 tokens/s/GPU, a whole-run figure with everything included): predicted
-    # +41.3% with the stack's per-node dispatch and 4-node limit (§3.2.2, §2.1.2; -4.0% when
-    # every routed copy crossed the network)
-    "deepseek-v3-h800": (0.35, 0.47),
+    # +44.8% with the stack's per-node dispatch, FP8 dispatch / BF16 combine (§3.3.3) and the
+    # 4-node limit counted by §2.1.2's rule (+41.3% before FP8 dispatch and the rule's count,
+    # -4.0% when every routed copy crossed the network in BF16)
+    "deepseek-v3-h800": (0.42, 0.48),
     # NeMo AutoModel's H100 MoE table (docs/performance-summary.md, 2025-10-02; FSDP2 + EP, fake
     # balanced gate): DeepSeek V3 on 1,024 / 256 GPUs, Qwen3 30B-A3B on 8, Kimi K2 on 256,
     # published 24.6 / 28.5 / 34.0 / 20.6% MFU (tokens/s on the full-mask count), predicted
@@ -82,8 +91,8 @@ SET_BANDS = {
 
 def test_each_set_holds_its_errors_in_two_sided_bands():
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
-    assert set(v["set"]) == set(SET_BANDS)
-    for name, (lo, hi) in SET_BANDS.items():
+    assert set(v["set"]) == set(SET_BANDS) | set(REGRESSION_SET_BANDS)
+    for name, (lo, hi) in {**SET_BANDS, **REGRESSION_SET_BANDS}.items():
         g = v[v["set"] == name]
         assert (g["predicted_mfu"] >= g["reported_mfu"] * (1 + lo)).all(), name
         assert (g["predicted_mfu"] <= g["reported_mfu"] * (1 + hi)).all(), name
@@ -98,6 +107,26 @@ def test_each_set_holds_its_errors_in_two_sided_bands():
     # DeepSpeed ZeRO-3, 530B held out (Narayanan et al. 2021 Table 2: 138, 98, 48 TFLOP/s)
     assert s.loc[("megatron21-table2-zero3", "held-out"), "max_over_goal"] == \
         pytest.approx(0.10, abs=0.01)
+
+
+def test_deepseek_v3_steady_state_is_above_the_whole_run_average():
+    # Sourced one-sided check beside the regression pin above. DeepSeek-V3's published rate is
+    # a whole-pre-training average: 2,664K H800 GPU-hours for 14.8T tokens (arXiv:2412.19437
+    # abstract, Table 1: 180K GPU-hours per trillion tokens = 1e12 / (180e3 x 3600) = 1,543
+    # tokens/s/GPU), with the batch ramped from 3,072 to 15,360 sequences over the first 469B
+    # tokens (§4.2) and any restarts and evaluations inside it. MFU on the workbook's basis:
+    # 1,543.2 x 2.8115e11 (flops_per_token(4096, causal=False)) / 989.4e12 = 43.9%.
+    # A steady-state prediction at the final batch must be at least that. Upper sanity bound:
+    # the counted FLOPs cannot run faster than the fastest FP8 GEMM measured on Hopper,
+    # 1,350 TFLOP/s (deepseek-ai/DeepGEMM announcement: "Up to 1350+ FP8 TFLOPS on Hopper
+    # GPUs"), 1350 / 989.4 = 1.364 of the BF16 dense peak, itself below the FP8 dense peak
+    # (1,978.9 / 989.4 = 2.0); attention runs in BF16, so the true ceiling is lower still.
+    r = step.mfu_validation(sets=("deepseek-v3-h800",)).iloc[0]
+    assert r["reported_mfu"] == pytest.approx(1e12 / (180e3 * 3600) * 2.8115e11 / 989.4e12,
+                                              rel=1e-3)
+    assert r["reported_mfu"] == pytest.approx(0.439, abs=0.001)
+    assert r["predicted_mfu"] >= r["reported_mfu"]
+    assert r["predicted_mfu"] < 1350 / 989.4 < 1978.9 / 989.4
 
 
 def test_zero3_strong_scaling_fall_is_reproduced():
