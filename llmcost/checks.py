@@ -237,6 +237,12 @@ def _stack_warnings(values: dict, plan) -> list:
             out.append(f"{key}={getattr(plan, field)!r} is not offered by the {st.name} stack "
                        f"(it has {', '.join(map(str, allowed[field]))}): the plan keeps the "
                        "scenario's value, but no run on that software could use it.")
+    if "zero_stage" not in fixed and getattr(plan, "fsdp_shard_size", None) is not None and \
+            plan.zero_stage not in allowed["zero_stage"]:
+        out.append(f"zero_stage={plan.zero_stage} (implied by fsdp_shard_size="
+                   f"{plan.fsdp_shard_size}, hybrid sharding is ZeRO-3) is not offered by the "
+                   f"{st.name} stack (it has {', '.join(map(str, allowed['zero_stage']))}): the "
+                   "plan keeps the scenario's value, but no run on that software could use it.")
     if getattr(plan, "fsdp_shard_size", None) is not None and not st.hsdp:
         out.append(f"fsdp_shard_size={plan.fsdp_shard_size} (hybrid sharding) is not offered by "
                    f"the {st.name} stack: the plan keeps the scenario's value, but no run on "

@@ -569,8 +569,10 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
         dpb, dpt = m * (b1 + n_g * b2), m * (t1 + n_g * t2)
         what, per = "per micro-batch: all-gather weights (fwd, bwd) + reduce-scatter", \
             m * (1 + n_g) * max(layers, 1)
-        if r > 1:   # HSDP: once per step, all-reduce of each rank's gradient shard over replicas
-            b3, t3 = dp_bytes_time("all_reduce", gb, g=r, gx=r, st=f * t, stx=f * t * cp,
+        # HSDP: once per step, all-reduce of each rank's gradient shard over replicas, which
+        # sit f·tp ranks apart for dense and routed-expert shards alike (rank order tp-cp-ep-dp)
+        if r > 1:
+            b3, t3 = dp_bytes_time("all_reduce", gb, g=r, gx=r, st=f * t, stx=f * t,
                                    p_ne=p_ne / f, p_ex=p_ex / fx)
             dpb, dpt, per = dpb + b3, dpt + t3, per + 1
             what += f" in the {int(f)}-rank shard group; all-reduce of the gradient shard " \
@@ -845,10 +847,14 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
 #: Power Implications", arXiv:2507.03114, abstract: overlapping computation and communication
 #: slows the computation by 18.9% on average (40.0% at most) against the same kernels alone
 #: (GPT and Llama layers on A100, H100, MI250, MI210: SMs, HBM and L2 are shared). Applied to the
-#: overlapped span, ``min(comm, window)``, of every overlapped DP / ZeRO collective
-#: (``overlap_cost``). Not applied to the TP overlap, whose cost is inside the per-layer times
-#: ``step.KERNEL_EFFICIENCY`` is fitted to (Korthikanti et al. 2022 Table 4 overlaps its
-#: backward all-reduce).
+#: overlapped span, ``min(comm, window)``, of the ZeRO-3 / FSDP per-layer all-gathers and
+#: reduce-scatters (``_fsdp_exposure``, ``fsdp_exposure``) and wherever ``overlap_cost`` is
+#: called. NOT applied (``step.zero_exposure``) to the ZeRO-2 per-micro-batch reduce-scatter or
+#: to the per-step terms: the ZeRO-0 gradient all-reduce, the ZeRO-1/2 reduce-scatter and weight
+#: all-gather, and the HSDP replica all-reduce, which follows ZeRO-0's convention. The ZeRO-0-2
+#: windows are the ones notebook 04 validates on Megatron-style runs without it. Not applied to
+#: the TP overlap either, whose cost is inside the per-layer times ``step.KERNEL_EFFICIENCY`` is
+#: fitted to (Korthikanti et al. 2022 Table 4 overlaps its backward all-reduce).
 OVERLAP_SLOWDOWN = 0.189
 
 

@@ -674,7 +674,7 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
     All plan arguments are integer arrays of one length (or scalars) and must already be valid
     (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
     ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. ``fsdp_shard_size`` (None, or an array
-    with 0 / dp·cp for the whole group): hybrid sharding, ZeRO-3's states sharded over that many
+    with dp·cp for the whole group; 0 is refused): hybrid sharding, ZeRO-3's states sharded over that many
     ranks (``shapes.shard_group_arrays``). Returns a dict with one float array per part of
     ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
     """

@@ -112,11 +112,20 @@ def check_fsdp_shard(fsdp_shard_size, dp, cp=1, ep=1, zero_stage=3) -> None:
     of consecutive ranks (rank order tp-cp-ep-dp) holds whole expert-parallel groups and the
     routed experts are sharded over ``fsdp_shard_size / ep`` of their ranks.
 
+    Not enforced (a documented gap): with cp > 1 and ep = 1, FSDP2 / TorchTitan meshes put
+    CP inside the shard dimension (``dp_shard_cp``), so a real shard group is a multiple of cp;
+    this rule accepts any divisor of dp·cp, e.g. f = 2 at cp = 4, which no such mesh builds.
+
     Raises
     ------
-    PlanError (a ValueError) naming the field, the value and the rule.
+    PlanError (a ValueError) naming the field, the value and the rule; a ValueError when
+    ``dp``, ``cp`` or ``ep`` is not a whole number >= 1 or ``zero_stage`` not 0-3.
     """
     _whole("fsdp_shard_size", fsdp_shard_size)
+    for name, val in (("dp", dp), ("cp", cp), ("ep", ep)):
+        _whole(name, val)
+    if isinstance(zero_stage, bool) or zero_stage not in (0, 1, 2, 3):
+        raise ValueError(f"zero_stage={zero_stage!r} must be 0, 1, 2 or 3")
     f, g = int(fsdp_shard_size), int(dp) * int(cp)
     if g % f:
         raise PlanError("fsdp_shard", f"fsdp_shard_size={f} must divide the data-parallel (ZeRO) "
@@ -568,7 +577,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     fixed : dict, optional
         ``ParallelPlan`` fields to keep (tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
         zero_stage, recompute, schedule, fsdp_shard_size: None = ZeRO-3 over the whole group,
-        an int = that HSDP shard size, which then needs ZeRO-3).
+        an int = that HSDP shard size, which is a ZeRO-3 plan: it fixes a free ``zero_stage``
+        to 3, even when ``allowed`` has no ZeRO-3 (``checks`` warns), and a fixed
+        ``zero_stage`` other than 3 raises the ``fsdp_shard`` rule).
     recipe, reserve, pp_split
         As ``enumerate_plans``.
     allowed : dict, optional
@@ -616,6 +627,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
     for k, vals in (allowed or {}).items():
         if k not in fixed and k != FSDP_SHARD_KEY:
             opts[k] = tuple(vals)
+    if isinstance(shard_opt, tuple):
+        # A fixed HSDP shard size is a ZeRO-3 plan: it fixes a free zero_stage to 3 (even on a
+        # stack without ZeRO-3, as a fixed zero_stage 3 would be: ``checks`` warns), and a fixed
+        # zero_stage other than 3 breaks the fsdp_shard rule.
+        if fixed.get("zero_stage", 3) != 3:
+            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]} (hybrid sharding) "
+                                          f"needs zero_stage=3 (got zero_stage="
+                                          f"{fixed['zero_stage']}); leave fsdp_shard_size "
+                                          f"'full' for ZeRO-{fixed['zero_stage']}")
+        opts["zero_stage"] = (3,)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
@@ -894,6 +915,18 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     if df.attrs["n_valid"] == 0:
         df.attrs["empty_reason"] = empty_reason(df.attrs)
         warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
+    elif hsdp is not None and n_hsdp == 0:
+        # asked for hybrid sharding, got none: say why (the table itself is not empty)
+        n_z3 = int(np.count_nonzero(valid & (cols["zero_stage"] == 3)))
+        what = "auto sizes (hsdp_shard_sizes)" if hsdp == "auto" else f"fsdp_shard_size={hsdp}"
+        df.attrs["hsdp_empty_reason"] = (
+            f"no HSDP row for {what}: " + (
+                "no valid ZeRO-3 plan" + (" that fits" if hsdp == "auto" else "") if not n_z3
+                else f"none of the {n_z3:,} valid ZeRO-3 plans has a dp·cp group the size "
+                     "divides with room to spare (f < dp·cp; with ep > 1, ep·cp dividing f; "
+                     f"rule 'fsdp_shard': {RULES['fsdp_shard']})"))
+        if hsdp != "auto":
+            warnings.warn(df.attrs["hsdp_empty_reason"], EmptyPlanTable, stacklevel=2)
     return df
 
 
@@ -930,7 +963,15 @@ def hsdp_shard_sizes(dp_cp: int, tp: int, domain_size: int, ep: int = 1, cp: int
     --------
     >>> hsdp_shard_sizes(128, 1, 8)
     [8, 16, 32, 64]
+
+    Raises
+    ------
+    ValueError
+        An argument not a whole number >= 1, naming it.
     """
+    for name, val in (("dp_cp", dp_cp), ("tp", tp), ("domain_size", domain_size), ("ep", ep),
+                      ("cp", cp)):
+        _whole(name, val)
     out, f = [], 2
     while f < dp_cp:
         if dp_cp % f == 0 and f * tp >= domain_size and (ep == 1 or f % (ep * cp) == 0):
@@ -1157,7 +1198,14 @@ def plan_from_row(row, pp_split="even") -> ParallelPlan:
     """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict; an
     ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group)."""
     f = row.get("fsdp_shard_size") if hasattr(row, "get") else None
-    f = None if f is None or (isinstance(f, float) and np.isnan(f)) or int(f) == 0 else int(f)
+    if f is None or (isinstance(f, (float, np.floating)) and np.isnan(f)):
+        f = None
+    elif isinstance(f, bool) or not isinstance(f, (int, np.integer, float, np.floating)) or \
+            f != int(f) or f < 1:
+        raise ValueError(f"fsdp_shard_size={f!r} must be a whole number >= 1 (None or NaN for "
+                         "the whole dp·cp group; 0 is refused, not read as the whole group)")
+    else:
+        f = int(f)
     return ParallelPlan(
         dp=int(row["dp"]), tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
         ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),

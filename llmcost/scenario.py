@@ -566,6 +566,9 @@ def _coerce(p: Param, value):
         if isinstance(value, str) and re.fullmatch(r"\s*[\d.]+\s*[kKmMbBtT%]\s*", value):
             hint = " (write 15e12 for 15T, 2048 for 2k, 0.40 for 40%)"
         what = "a whole number" if base == "int" else "a number"
+        if "str" in kind.split("|") and p.name == "fsdp_shard_size":
+            what = ("'full' (ZeRO-3 over the whole dp·cp group), 'auto' (chosen among the "
+                    "stack's sizes), 0 (chosen) or a whole number >= 1")
         raise ScenarioError(f"{p.name}={value!r} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(f"{p.name}={value!r} must be finite")

@@ -232,8 +232,9 @@ def shard_group_arrays(dp, cp, ep, zero_stage, fsdp_shard_size=None):
     """The ZeRO-3 shard group of arrays of plans, checked: ``(shard, replicas)``, float arrays.
 
     ``shard`` = the ranks one replica's dense parameters, gradients and optimizer states are
-    sharded over (``fsdp_shard_size``; the whole dp·cp group where it is None or 0, and for
-    ZeRO-0/1/2 rows, whose group is always dp·cp); ``replicas`` = dp·cp / shard (1 without
+    sharded over (``fsdp_shard_size``; the whole dp·cp group where it is None, and for
+    ZeRO-0/1/2 rows, whose group is always dp·cp; 0 is refused: pass None or dp·cp for the
+    whole group); ``replicas`` = dp·cp / shard (1 without
     hybrid sharding). The array form of ``parallel.check_fsdp_shard``'s rule.
 
     Raises
@@ -253,15 +254,15 @@ def shard_group_arrays(dp, cp, ep, zero_stage, fsdp_shard_size=None):
     if f.dtype.kind not in "iu":
         flat = np.ravel(f)
         raise ValueError(f"fsdp_shard_size={flat[0].item() if flat.size else f!r} breaks the "
-                         "rule: fsdp_shard_size must be a whole number >= 1 (0: the whole dp·cp "
-                         "group)")
+                         "rule: fsdp_shard_size must be a whole number >= 1 (None: the whole "
+                         "dp·cp group)")
     z = np.asarray(zero_stage)
     e = np.asarray(ep, dtype=np.int64)
     c = np.asarray(cp, dtype=np.int64)
-    f = np.where(f == 0, g, f)
     safe = np.maximum(f, 1)
     rules = (
-        (f < 1, "fsdp_shard_size must be a whole number >= 1 (0: the whole dp·cp group)"),
+        (f < 1, "fsdp_shard_size must be a whole number >= 1 (None, not 0, for the whole dp·cp "
+                "group)"),
         (g % safe != 0, "fsdp_shard_size must divide dp·cp"),
         ((f != g) & (z != 3), "fsdp_shard_size below dp·cp (hybrid sharding) needs zero_stage 3"),
         ((f != g) & (e > 1) & (safe % np.maximum(e * c, 1) != 0),

@@ -38,6 +38,8 @@ TP_OVERLAP_MODES = ("none", "backward", "all")
 #: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
 #: compute; exposed only where it is longer).
 EP_OVERLAP_MODES = ("none", "dualpipe")
+#: How often HSDP all-reduces gradient shards across replicas (``Stack.hsdp_all_reduce``).
+HSDP_ALL_REDUCE_MODES = ("per_step", "per_microbatch")
 #: The MoE dispatch of a stack (``comm.MOE_DISPATCH``: ``per_expert`` k copies, ``per_gpu``,
 #: ``per_node`` DeepSeek-V3 / DeepEP).
 MOE_DISPATCH_MODES = ("per_expert", "per_gpu", "per_node")
@@ -77,6 +79,11 @@ class Stack:
     None for no limit) and ``fsdp_reshard_after_forward`` (``RESHARD_POLICIES``);
     ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
     data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
+    ``hsdp_all_reduce``: how often HSDP all-reduces the gradient shard across replicas under
+    gradient accumulation, ``"per_step"`` (once, on the last micro-batch: FSDP2's opt-in
+    ``set_requires_all_reduce(is_last)``, PyTorch PR #126166) or ``"per_microbatch"`` (FSDP2's
+    default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"`` (for
+    nemo-automodel-2025, which has HSDP, that is unchecked);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -103,6 +110,7 @@ class Stack:
     fsdp_reshard_after_forward: str = "true"
     hsdp: bool = False
     moe_dispatch_dtype: str = "bf16"
+    hsdp_all_reduce: str = "per_step"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -188,7 +196,10 @@ def _stacks() -> dict:
                 hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"),
                 moe_dispatch_dtype=_choice(n, "moe_dispatch_dtype",
                                            r.get("moe_dispatch_dtype") or "bf16",
-                                           MOE_DISPATCH_DTYPES))
+                                           MOE_DISPATCH_DTYPES),
+                hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
+                                        r.get("hsdp_all_reduce") or "per_step",
+                                        HSDP_ALL_REDUCE_MODES))
     return out
 
 

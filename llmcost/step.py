@@ -427,7 +427,7 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
                   wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None,
-                  grad_link_busy=0.0):
+                  grad_link_busy=0.0, replica_per_microbatch=False):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
     per step), seconds.
 
@@ -446,7 +446,16 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       ``max(RS − 2F, 0)``.
     * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
       micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
-      ``max(grad − 2F, 0) + max(wgather − F, 0)``.
+      ``max(grad − 2F, 0) + max(wgather − F, 0)``. The window is 2F, the gradient-producing
+      backward, even under full recomputation (whose backward lasts 3F): a conservative
+      convention kept because the validated Megatron-style rows (notebook 04) are fitted with
+      it.
+    * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
+      reduce-scatters only (``comm._fsdp_exposure``). The per-micro-batch ZeRO-2 reduce-scatter
+      and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
+      ZeRO-0-2 windows were validated without it (notebook 04), and a term hidden once per step
+      behind a whole backward slows compute by a fraction of one backward, which the fitted
+      kernel efficiency already absorbs on those rows.
     * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
       replicas): the per-micro-batch terms above with ``G`` and ``RS`` timed over the f ranks of
       the shard group (so a shard group inside one scale-up domain gathers over NVLink only),
@@ -454,10 +463,24 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
       replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
       ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
-      all-reduce, ``max(grad − max(2F − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
+      all-reduce, ``max(grad − max(B − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
       the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
       NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
-      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. Sources: Zhao et al. 2023, "PyTorch FSDP",
+      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. The window is the
+      whole backward ``B`` (3F under full recomputation), not ZeRO-0's 2F, because ``busy``
+      counts the recomputation's re-gather too, and FSDP2 issues each unit's all-reduce after
+      its reduce-scatter while later units still compute (PR #121569: the all-reduce overlaps
+      the next reduce-scatter). This bandwidth-sharing rule is an estimate: no measured
+      source times HSDP's replica all-reduce against its shard traffic. Like ZeRO-0's per-step
+      terms it pays no ``comm.OVERLAP_SLOWDOWN`` contention. It is one collective per
+      ``fully_shard`` unit (L per step): this rule prices it as one all-reduce of the whole
+      shard (one latency, not L; the last unit's, exposed after the backward, is not added),
+      an optimistic bound by (L − 1) ring latencies.
+      With ``replica_per_microbatch`` (the stack's ``hsdp_all_reduce = "per_microbatch"``,
+      FSDP2's default: it all-reduces after every micro-batch's reduce-scatter unless
+      ``set_requires_all_reduce(False)``) the same exposure is paid per micro-batch:
+      ``max(grad − max(B − busy, 0), 0)`` in the per-micro-batch part (m times per step).
+      Sources: Zhao et al. 2023, "PyTorch FSDP",
       arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
       PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
       PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
@@ -477,9 +500,15 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
-    grad_window = np.maximum(2.0 * fwd_compute - grad_link_busy, 0.0)
-    per_step = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0)
-                        + np.maximum(wgather - fwd_compute, 0.0), grad + wgather)
+    # ZeRO-0/1: the gradient backward 2F; HSDP (z = 3): the whole backward less the NIC time
+    # the shard group's own traffic holds
+    grad_window = np.where(z == 3, np.maximum(bwd_compute - grad_link_busy, 0.0),
+                           2.0 * fwd_compute)
+    grad_exp = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0), grad)
+    per_mb_grad = np.where((z == 3) & np.asarray(replica_per_microbatch), grad_exp, 0.0)
+    per_mb = per_mb + per_mb_grad
+    per_step = grad_exp - per_mb_grad + np.where(
+        dp_overlap, np.maximum(wgather - fwd_compute, 0.0), wgather)
     return per_mb, per_step
 
 
@@ -609,7 +638,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
                 moe_dispatch="auto", moe_gate="learned", moe_node_limit="auto",
                 fsdp_reshard_after_forward="auto", pipeline_flushes=1,
-                moe_dispatch_dtype="auto") -> dict:
+                moe_dispatch_dtype="auto", hsdp_all_reduce="auto") -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -622,8 +651,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     must satisfy ``ParallelPlan``'s rules; the ones an array engine can check cheaply
     (``shapes.PLAN_ARRAY_RULES``: tp dividing the heads, dp, micro-batches and sizes >= 1; the
     HSDP shard group, ``shapes.shard_group_arrays``) are checked here. ``fsdp_shard_size``:
-    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (0 or dp·cp: the
-    whole group), see ``zero_exposure``.
+    None (ZeRO-3 over the whole dp·cp group) or an array of shard-group sizes (dp·cp: the
+    whole group; 0 is refused), see ``zero_exposure``.
 
     Returns
     -------
@@ -654,6 +683,10 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
         so["efficiency"])
     st_obj = stacks.load_stack(DEFAULT_STACK if stack is None else stack)
     routing = st_obj.moe_routing if moe_routing == "auto" else moe_routing
+    hsdp_ar = st_obj.hsdp_all_reduce if hsdp_all_reduce == "auto" else hsdp_all_reduce
+    if hsdp_ar not in stacks.HSDP_ALL_REDUCE_MODES:
+        raise ValueError(f"hsdp_all_reduce={hsdp_all_reduce!r} must be 'auto' or one of "
+                         f"{stacks.HSDP_ALL_REDUCE_MODES}")
     moe_factor = comm.moe_routing_factor(routing, moe_capacity_factor, moe_imbalance)
     check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
                       micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
@@ -722,7 +755,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
                              fsdp_bwd_gathers=fsdp_backward_gathers(
                                  so["fsdp_reshard_after_forward"], pp, full),
-                             shard=shard, replicas=replicas)
+                             shard=shard, replicas=replicas,
+                             replica_per_microbatch=hsdp_ar == "per_microbatch")
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
     out = _step_totals(model, parts, shape, s=s, tokens=s * mbs * m.astype(float) * dpf,
@@ -738,7 +772,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
 def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full, shape,
                  pp_split, sp_tokens, peak, keff, hbm, rcp, pp_overlap, dp_overlap,
                  fsdp_prefetch=1, fsdp_pieces=1.0, fsdp_bwd_gathers=None,
-                 fsdp_nic_aggregation=True, shard=None, replicas=None) -> list:
+                 fsdp_nic_aggregation=True, shard=None, replicas=None,
+                 replica_per_microbatch=False) -> list:
     """Per-micro-batch and per-step times of the first, a middle (for MoE the busiest middle)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
@@ -777,8 +812,11 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
     hsdp = bool(np.any(reps > 1))
     zero_groups = (g_dp, st_dp, g_ex, st_ex)
     shard_groups = (f_ne, st_dp, f_ex, st_ex)
-    # the replicas of one shard: f (f/ep for experts) members apart in the ZeRO group's order
-    replica_groups = (reps, f_ne * st_dp, reps, f_ne * tpf * cp)
+    # the replicas of one shard: the next shard group's rank in the same place. With rank order
+    # tp-cp-ep-dp a shard group is f·tp consecutive ranks holding whole expert groups, so the
+    # replica of a dense or a routed-expert shard is f·tp ranks on (as comm.placement); e.g. tp1,
+    # cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
+    replica_groups = (reps, f_ne * tpf, reps, f_ne * tpf)
 
     def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=zero_groups):
         # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
@@ -834,7 +872,8 @@ def _stage_parts(model, c, cm, dense, moe, *, x, tp, pp, dp, cp, ep, v, z, full,
             # HSDP: the replicas' all-reduce shares the NICs with the last backward's shard-group
             # traffic when the shard group spans scale-up domains
             grad_link_busy=np.where((z == 3) & (reps > 1) & (f_ne * st_dp > fig.domain),
-                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0)
+                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0,
+            replica_per_microbatch=replica_per_microbatch)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),
@@ -1027,7 +1066,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
-                   "pipeline_flushes", "moe_dispatch_dtype")
+                   "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
                 "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
 
@@ -1308,7 +1347,7 @@ def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
 def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,
                    batch_per_gpu: int = 2, seq_len=None, stack="pytorch-fsdp2-2024",
                    scaleout_bytes_per_s_per_dir=None, recipe="bf16_adam_fp32_grads",
-                   **plan_options) -> pd.DataFrame:
+                   hsdp_all_reduce="auto", **plan_options) -> pd.DataFrame:
     """When does hybrid sharding pay? ZeRO-3 over the whole data-parallel group against HSDP
     shard groups, as GPUs are added at a fixed batch per GPU (weak scaling).
 
@@ -1318,19 +1357,26 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
     per-layer gathers and reduce-scatters over the f-rank shard group, plus once per step the
     all-reduce of each GPU's Ψ/f gradient shard over the n/f replicas (``zero_exposure``), and
     its per-GPU memory by ``memory.memory_per_gpu`` (states 18·Ψ/f bytes with the default
-    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network).
+    recipe). ``scaleout_bytes_per_s_per_dir`` overrides the NIC bandwidth (a slower network);
+    ``hsdp_all_reduce`` ("auto" = the stack's, "per_step" or "per_microbatch") how often the
+    replicas all-reduce (``stacks.Stack.hsdp_all_reduce``; pytorch-fsdp2-2024: per micro-batch,
+    ``batch_per_gpu`` of them at the default micro-batch of 1).
 
     Returns
     -------
     DataFrame, one row per (n_gpus, shard): ``n_gpus``, ``fsdp_shard_size`` (n for the whole
     group), ``label`` ("ZeRO-3" or "HSDP-f"), ``plan`` (``describe``), ``step_time_s``,
-    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``; sizes that do not divide
-    dp·cp are skipped.
+    ``mfu``, ``dp_comm_s`` (exposed), ``memory_gb`` and ``fits``. A valid size f is skipped
+    at a GPU count where it is not an HSDP plan: f >= dp·cp (a shard group as large as the
+    ZeRO group is plain ZeRO-3, the ``None`` row) or f not dividing dp·cp (the ``fsdp_shard``
+    rule, ``parallel.check_fsdp_shard``); so a count may have only its ZeRO-3 row.
 
     Raises
     ------
     ValueError
-        Bad counts or options (as ``make_plan`` / ``step_time``).
+        ``n_gpus`` or ``fsdp_shard_sizes`` not a list of whole numbers >= 1 (``None`` allowed
+        among the sizes), ``batch_per_gpu`` not a whole number >= 1, each naming the field and
+        the value; bad options as ``make_plan`` / ``step_time``.
     """
     from .catalog import load_accelerator
     from .memory import memory_per_gpu
@@ -1338,6 +1384,25 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
 
     model = as_model(model, needs="a sharding study")
     acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
+
+    def _whole_list(name, vals, none_ok):
+        if isinstance(vals, (str, bytes, dict)) or not np.iterable(vals):
+            raise ValueError(f"{name}={vals!r} must be a list of whole numbers >= 1"
+                             + (" or None" if none_ok else ""))
+        for v in vals:
+            if v is None and none_ok:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name}: {v!r} must be a whole number >= 1"
+                                 + (" or None (ZeRO-3 over the whole group)" if none_ok else ""))
+        return list(vals)
+
+    n_gpus = _whole_list("n_gpus", n_gpus, False)
+    fsdp_shard_sizes = _whole_list("fsdp_shard_sizes", fsdp_shard_sizes, True)
+    if isinstance(batch_per_gpu, bool) or not isinstance(batch_per_gpu, (int, np.integer)) or \
+            batch_per_gpu < 1:
+        raise ValueError(f"batch_per_gpu={batch_per_gpu!r} must be a whole number >= 1 "
+                         "(sequences per GPU)")
     s = model.seq_len if seq_len is None else int(seq_len)
     opts = {"recompute": "full", **plan_options}
     rows = []
@@ -1350,7 +1415,8 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
                 continue
             plan = make_plan(model, n, int(batch_per_gpu) * n, zero_stage=3, seq_len=s,
                              fsdp_shard_size=f, **opts)
-            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe)
+            b = step_time(model, cl, plan, s, stack=stack, recipe=recipe,
+                          hsdp_all_reduce=hsdp_all_reduce)
             mem = memory_per_gpu(model, plan, s, recipe)
             rows.append({"n_gpus": n, "fsdp_shard_size": plan.shard_group_size,
                          "label": "ZeRO-3" if f is None else f"HSDP-{f}",
@@ -1358,6 +1424,28 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
                          "dp_comm_s": b.dp_comm_s, "memory_gb": mem.total / 1e9,
                          "fits": bool(mem.fits(acc.hbm_bytes))})
     return pd.DataFrame(rows)
+
+
+def hsdp_pays_from(study: pd.DataFrame, label: str = "HSDP-32", gain: float = 1.05):
+    """The first GPU count of a ``sharding_study`` table at which the ``label`` rows' MFU is
+    more than ``gain`` × plain ZeRO-3's (MFU ratio ``mfu[label] / mfu["ZeRO-3"] > gain``), or
+    None when no count gains that much (or the label has no rows).
+
+    Raises
+    ------
+    ValueError
+        ``gain`` not a positive number, or a table without the ``n_gpus``, ``label`` and
+        ``mfu`` columns.
+    """
+    if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not gain > 0:
+        raise ValueError(f"gain={gain!r} must be a positive number (an MFU ratio)")
+    missing = {"n_gpus", "label", "mfu"} - set(getattr(study, "columns", ()))
+    if missing:
+        raise ValueError(f"study lacks the columns {sorted(missing)} (a sharding_study table)")
+    z3, hs = (study[study["label"] == k].set_index("n_gpus")["mfu"] for k in ("ZeRO-3", label))
+    ratio = (hs / z3).dropna()
+    pays = ratio[ratio > gain]
+    return int(pays.index.min()) if len(pays) else None
 
 
 # ----------------------------------------------------------------------------- validation

@@ -142,14 +142,15 @@ def test_cross_replica_all_reduce_bytes_are_2_r_minus_1_over_r_of_the_shard():
 
 
 def test_default_reproduces_zero3_bit_for_bit():
-    # The engines with fsdp_shard_size = dp·cp (or 0) give exactly today's ZeRO-3 arrays.
+    # The engines with fsdp_shard_size = dp·cp give exactly today's ZeRO-3 arrays (0 is
+    # refused: tests/test_hsdp_review.py).
     cl = Cluster(A100, 1024)
     kw = dict(tp=np.array([1, 2, 8]), pp=np.array([1, 2, 4]), dp=np.array([1024, 256, 32]),
               cp=1, ep=1, virtual_stages=1, micro_batch_size=1, n_microbatches=np.array([2, 8, 64]),
               zero_stage=3, recompute="full", schedule="1f1b", sequence_parallel=True,
               seq_len=4096)
     ref = step.step_arrays(M70, cl, **kw)
-    for shard in (np.array([1024, 256, 32]), np.array([0, 0, 0])):
+    for shard in (np.array([1024, 256, 32]),):
         got = step.step_arrays(M70, cl, fsdp_shard_size=shard, **kw)
         for k in step.PARTS + ("step_time_s", "mfu"):
             assert np.array_equal(got[k], ref[k]), k
@@ -158,16 +159,17 @@ def test_default_reproduces_zero3_bit_for_bit():
     assert all(np.array_equal(mem[k], mem2[k]) for k in memory.PARTS)
 
 
-def test_hsdp_beats_full_zero3_at_large_dp_on_a_slow_network():
-    # MiCS (arXiv:2205.00119, abstract): on AWS's network, shrinking the group a collective
-    # spans (partition groups = HSDP) gives up to 2.89× DeepSpeed ZeRO-3's throughput and
-    # near-linear weak scaling (99.4% on 512 GPUs for their 100B model), where ZeRO-3's
-    # all-gathers over the whole group slow down as it grows. Qualitative (their models and
-    # cluster are not reproducible here): Llama 3.1 70B, ZeRO-3 at TP1, 2 micro-batches per
-    # GPU, on A100s whose network is cut to 6.25 GB/s per GPU (400 Gb/s per 8-GPU node, an
-    # assumed cloud-class figure): HSDP with 32-rank shard groups is faster than full ZeRO-3
-    # at 1,024 and 4,096 GPUs, its lead grows with the job, and its MFU falls by under 5% from
-    # 64 to 4,096 GPUs while ZeRO-3's falls by over 10%.
+def test_hsdp_beats_full_zero3_directional_at_large_dp_on_a_slow_network():
+    # A DIRECTIONAL check, not a quantitative one: MiCS (arXiv:2205.00119, abstract) reports up
+    # to 2.89x DeepSpeed ZeRO-3's throughput and 99.4% weak-scaling efficiency by shrinking the
+    # group a collective spans (partition groups = HSDP), on AWS's network with their models.
+    # Neither figure is reproduced here: the 6.25 GB/s per-GPU network (400 Gb/s per 8-GPU
+    # node, an assumed cloud-class figure) and the thresholds below are this test's own, not
+    # MiCS's. Llama 3.1 70B, ZeRO-3 at TP1, 2 micro-batches per GPU, A100s: HSDP with 32-rank
+    # shard groups, all-reducing across replicas once per step (MiCS's and FSDP2's opt-in
+    # schedule, hsdp_all_reduce="per_step"), is faster than full ZeRO-3 at 1,024 and 4,096
+    # GPUs, its lead grows with the job, and its MFU falls by under 5% from 64 to 4,096 GPUs
+    # while ZeRO-3's falls by over 10%.
     slow = A100.scaleout_bytes_per_s_per_dir / 4
     assert slow == pytest.approx(6.25e9)
     mfu = {}
@@ -177,7 +179,7 @@ def test_hsdp_beats_full_zero3_at_large_dp_on_a_slow_network():
             plan = parallel.make_plan(M70, n, 2 * n, zero_stage=3, recompute="full",
                                       seq_len=4096, fsdp_shard_size=f)
             assert memory.memory_per_gpu(M70, plan, 4096).fits(A100.hbm_bytes)
-            mfu[n, f] = _dp(M70, cl, plan).mfu
+            mfu[n, f] = _dp(M70, cl, plan, hsdp_all_reduce="per_step").mfu
     gain = {n: mfu[n, 32] / mfu[n, None] for n in (1024, 4096)}
     assert gain[1024] > 1.0 and gain[4096] > gain[1024]
     assert mfu[4096, 32] / mfu[64, 32] > 0.95           # HSDP: nearly flat with scale

@@ -774,15 +774,19 @@ plots.scale_efficiency_curves(ranks, eff_curves, title="H100: share of the bus b
 # sharding, Zhao et al. 2023, arXiv:2304.11277; the same idea in DeepSpeed is MiCS, Zhang et al.
 # 2022, arXiv:2205.00119) shards each replica of the model over a group of $f$ ranks instead of all
 # $n$ data-parallel ranks, and replicates that group $r = n/f$ times. Each layer's gathers and
-# reduce-scatters then run over $f$ ranks (inside one board when $f \le 8$ at TP1), and once per
-# step, after the last micro-batch, each GPU all-reduces its gradient shard of $\Psi/f$ elements
-# with its $r$ replicas, $2(r-1)/r\cdot\Psi b_g/f$ bytes, behind the last backward pass
-# (`step.zero_exposure`). The price is memory: each GPU holds $(b_w + b_g + b_o)\,\Psi/f$ bytes of
+# reduce-scatters then run over $f$ ranks (inside one board when $f \le 8$ at TP1), and each GPU
+# all-reduces its gradient shard of $\Psi/f$ elements with its $r$ replicas,
+# $2(r-1)/r\cdot\Psi b_g/f$ bytes, behind a backward pass (`step.zero_exposure`): once per step
+# with FSDP2's opt-in `set_requires_all_reduce` (MiCS does the same), after every micro-batch by
+# FSDP2's default, which the `pytorch-fsdp2-2024` stack keeps, as TorchTitan did then
+# (`stacks.Stack.hsdp_all_reduce`; on the networks below both hide). The price is memory: each GPU holds $(b_w + b_g + b_o)\,\Psi/f$ bytes of
 # states instead of $(b_w + b_g + b_o)\,\Psi/n$, 18 bytes per parameter with bf16 weights and fp32
 # gradients, so a 70B model needs $f \ge 32$ at TP1 on 80 GB GPUs (`ParallelPlan.fsdp_shard_size`,
 # scenario key `fsdp_shard_size`; the `pytorch-fsdp2-2024` stack offers it, `deepspeed-zero3-2021`
-# did not). Llama 3.1 70B at TP1, two 4,096-token sequences per GPU, full recomputation, as GPUs
-# are added (`step.sharding_study`):
+# did not). The figure is Llama 3.1 70B at TP1, two 4,096-token sequences per GPU, full
+# recomputation, as GPUs are added (`step.sharding_study`): the global batch grows with the GPU
+# count (16,384 × 2 × 4,096 = 134M tokens at 16,384 GPUs), and the figure does not follow the
+# scenario's model, GPUs or batch:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -791,11 +795,12 @@ hsdp = {acc: step.sharding_study("llama-3.1-70b", acc, hsdp_n, (None, 32), seq_l
         for acc in ("A100-80GB", "H100-SXM")}
 for acc, d in hsdp.items():
     z3, h32 = (d[d["label"] == k].set_index("n_gpus") for k in ("ZeRO-3", "HSDP-32"))
-    pays = (h32["mfu"] / z3["mfu"] > 1.05).idxmax()      # first count with a 5% gain
+    pays = step.hsdp_pays_from(d, "HSDP-32", 1.05)      # first count with a 5% gain, or None
     print(f"{acc}: ZeRO-3 MFU {z3['mfu'].iloc[0]:.1%} at {hsdp_n[0]} GPUs, "
           f"{z3['mfu'].iloc[-1]:.1%} at {hsdp_n[-1]:,}; HSDP-32 {h32['mfu'].iloc[0]:.1%}, "
           f"{h32['mfu'].iloc[-1]:.1%} ({h32['memory_gb'].iloc[-1]:.0f} GB per GPU against "
-          f"{z3['memory_gb'].iloc[-1]:.0f}); HSDP gains 5% from {pays:,} GPUs")
+          f"{z3['memory_gb'].iloc[-1]:.0f}); " + ("no GPU count gains 5%" if pays is None
+                                                   else f"HSDP gains 5% from {pays:,} GPUs"))
 
 # %%
 plots.hsdp_scaling(hsdp, title="When does hybrid sharding pay? Llama 3.1 70B at TP1, "
