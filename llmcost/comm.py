@@ -95,6 +95,8 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pandas as pd
 
@@ -415,7 +417,7 @@ def _cp_kv_bytes(c, x, tp, cp):
 
 def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
                       full, rcp, moe_dispatch="per_expert", moe_gate="learned",
-                      moe_node_limit=None) -> dict:
+                      moe_node_limit=None, moe_dispatch_dtype="bf16") -> dict:
     """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
     plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
     dimension sends. Keys: ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
@@ -434,14 +436,19 @@ def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, 
     cp_ag = fig.time("all_gather", kv_bytes, cp, tp)
     cp_rs = fig.time("reduce_scatter", kv_bytes, cp, tp)
     # EP: all-to-all of the k routed copies of each token (dispatch, combine), or of the copies
-    # a deduplicating dispatcher sends (moe_dispatch_copies)
+    # a deduplicating dispatcher sends (moe_dispatch_copies); the dispatch in
+    # MOE_DISPATCH_BYTES[moe_dispatch_dtype] per element, the combine in BF16 (forward and
+    # backward alike, DeepSeek-V3 §3.3.3): one dispatch + one combine each way
     if not c.is_moe:
-        a2a = 0.0 * x
-    elif moe_dispatch == "per_expert":
-        a2a = fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp)
+        a2a_pair = 0.0 * x
     else:
-        a2a = fig.a2a(2.0 * x * c.h, ep, tp * cp, c.E, c.k, moe_dispatch, moe_gate,
-                      moe_node_limit)
+        b_d = MOE_DISPATCH_BYTES[moe_dispatch_dtype]
+        if moe_dispatch == "per_expert":
+            a2a_pair = fig.time("all_to_all", b_d * x * c.k * c.h, ep, tp * cp) \
+                + fig.time("all_to_all", 2.0 * x * c.k * c.h, ep, tp * cp)
+        else:
+            a2a_pair = sum(fig.a2a(b * x * c.h, ep, tp * cp, c.E, c.k, moe_dispatch, moe_gate,
+                                   moe_node_limit) for b in (b_d, 2.0))
     # PP: activation (1/tp of it with SP or Megatron's scatter/gather), peer in another domain
     # when the inner dimensions fill one; without SP the receiver re-gathers it over NVLink
     p2p_bytes = np.where(tp > 1, act / tp, act)
@@ -451,7 +458,7 @@ def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, 
     return {
         "tp_fwd_s": tp_fwd, "tp_bwd_s": tp_bwd, "edge_tp_s": edge,
         "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs,
-        "ep_fwd_s": 2.0 * a2a, "ep_bwd_s": 2.0 * a2a,
+        "ep_fwd_s": a2a_pair, "ep_bwd_s": a2a_pair,
         "pp_p2p_s": p2p + regather, "fig": fig,
     }
 
@@ -925,6 +932,17 @@ MOE_DISPATCH = ("per_expert", "per_gpu", "per_node")
 #: top-k without replacement) or ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
 #: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``).
 MOE_GATES = ("learned", "fake_balanced")
+#: Bytes per element of a token's hidden vector in the MoE dispatch, by ``moe_dispatch_dtype``:
+#: ``"bf16"`` 2; ``"fp8"`` 1 + 4/128 (E4M3 values plus one FP32 scale per 1×128 tile of
+#: channels: DeepSeek-V3, arXiv:2412.19437 §3.3.2 fine-grained 1×128 activation tiles and §3.3.3
+#: "we quantize the activation before MoE up-projections into FP8 and then apply dispatch
+#: components ... A similar strategy is applied to the activation gradient before MoE
+#: down-projections. For both the forward and backward combine components, we retain them in
+#: BF16"; deepseek-ai/DeepEP README, Performance: "FP8 dispatching and BF16 combining").
+#: The combine is always BF16 (2 bytes).
+MOE_DISPATCH_BYTES = {"bf16": 2.0, "fp8": 1.0 + 4.0 / 128.0}
+#: The phases of one MoE all-to-all (``moe_all_to_all_time``).
+MOE_A2A_PHASES = ("dispatch", "combine")
 
 
 def _miss_probability(pool, held, k):
@@ -938,6 +956,44 @@ def _miss_probability(pool, held, k):
     return p
 
 
+#: Tokens and seed of the node-limited routing count (``_node_limited_destinations``): a
+#: fixed-seed Monte-Carlo, so results are deterministic; its standard error is about
+#: 0.7/sqrt(tokens) = 0.002 nodes.
+NODE_LIMITED_TOKENS = 100_000
+NODE_LIMITED_SEED = 20241227
+
+
+@lru_cache(maxsize=None)
+def _node_limited_destinations(E, k, G, g, M):
+    """Mean distinct GPUs and nodes of a token under DeepSeek-V3's node-limited routing
+    (arXiv:2412.19437 §2.1.2: the M nodes with the highest sums of their ``K_r/M`` largest
+    affinities, then the top-k experts among those nodes' experts), affinities i.i.d. across
+    experts (only their ranks matter, so any continuous distribution gives the same counts).
+    A seeded Monte-Carlo over ``NODE_LIMITED_TOKENS`` tokens, computed once per layout."""
+    N, per_node, e = G // g, E // (G // g), E // G
+    top = max(k // M, 1)
+    rng = np.random.default_rng(NODE_LIMITED_SEED)
+    gpus = nodes = 0.0
+    chunk = 10_000
+    for _ in range(NODE_LIMITED_TOKENS // chunk):
+        a = rng.random((chunk, N, per_node), dtype=np.float32)
+        score = np.partition(a, per_node - top, axis=2)[:, :, per_node - top:].sum(axis=2)
+        keep = np.argpartition(-score, M - 1, axis=1)[:, :M]
+        masked = np.full_like(a, -1.0)
+        rows = np.arange(chunk)[:, None]
+        masked[rows, keep] = a[rows, keep]
+        chosen = np.argpartition(-masked.reshape(chunk, E), k - 1, axis=1)[:, :k]
+        for unit, acc in ((e, "g"), (per_node, "n")):
+            d = np.sort(chosen // unit, axis=1)
+            count = 1.0 + (np.diff(d, axis=1) != 0).sum(axis=1)
+            if acc == "g":
+                gpus += count.sum()
+            else:
+                nodes += count.sum()
+    total = (NODE_LIMITED_TOKENS // chunk) * chunk
+    return gpus / total, nodes / total
+
+
 def _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit):
     E = int(as_array(n_experts, "n_experts", positive=True, integer=True))
     k = int(as_array(top_k, "top_k", positive=True, integer=True))
@@ -948,18 +1004,26 @@ def _check_moe_layout(n_experts, top_k, ep, ranks_per_node, gate, node_limit):
         raise ValueError(f"moe_gate={gate!r} must be one of {MOE_GATES}")
     if k > E:
         raise ValueError(f"top_k={k} must be <= n_experts={E}")
-    if np.any(E % G):
-        raise ValueError(f"ep={G.max():g}: the experts (n_experts={E}) must divide evenly over "
-                         "the EP ranks")
+    bad = np.flatnonzero(np.broadcast_to(E % G, G.shape).reshape(-1))
+    if bad.size:
+        raise ValueError(f"ep={G.reshape(-1)[bad[0]]:g}: the experts (n_experts={E}) must divide "
+                         "evenly over the EP ranks")
+    Gb, gb = np.broadcast_arrays(G, np.minimum(g, G))
+    bad = np.flatnonzero((Gb % gb).reshape(-1))
+    if bad.size:
+        i = bad[0]
+        raise ValueError(f"ranks_per_node={gb.reshape(-1)[i]:g} must divide "
+                         f"ep={Gb.reshape(-1)[i]:g} (whole nodes)")
     g = np.minimum(g, G)
-    if np.any(G % g):
-        raise ValueError(f"ranks_per_node={g.max():g} must divide ep={G.max():g} (whole nodes)")
     if node_limit is not None:
         M = as_array(node_limit, "moe_node_limit", positive=True, integer=True)
-        nodes = G / g
-        if np.any(np.minimum(M, nodes) * E / nodes < k):
-            raise ValueError(f"moe_node_limit={node_limit}: the limited nodes hold fewer than "
-                             f"top_k={k} experts")
+        Mb, nb = np.broadcast_arrays(np.asarray(M, dtype=float), G / g)
+        bad = np.flatnonzero((np.minimum(Mb, nb) * E / nb < k).reshape(-1))
+        if bad.size:
+            i = bad[0]
+            raise ValueError(f"moe_node_limit={Mb.reshape(-1)[i]:g}: the limited nodes hold "
+                             f"{np.minimum(Mb, nb).reshape(-1)[i] * E / nb.reshape(-1)[i]:g} "
+                             f"experts, fewer than top_k={k}")
     return E, k, G, g
 
 
@@ -978,9 +1042,14 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
       with ``q_n = 1 − C(E − E/N, k) / C(E, k)``: ``gpus = ep·q_g``, ``nodes = N·q_n``. With
       node-limited routing (DeepSeek-V3, arXiv:2412.19437 §2.1.2: each token is sent to at most
       M nodes, chosen by the sum of the highest ``K_r/M`` affinities of the experts on each
-      node; M = 4, §4.2) the token picks ``n = min(M, N)`` nodes and its k experts among their
-      ``E' = n·E/N``: ``gpus = n·g·(1 − C(E' − e, k)/C(E', k))``,
-      ``nodes = n·(1 − C(E' − E/N, k)/C(E', k))``.
+      node, then its top k experts among those nodes'; M = 4, §4.2) and ``M < N``, the rule
+      itself is counted with i.i.d. affinities (``_node_limited_destinations``: a fixed-seed
+      Monte-Carlo of 100,000 tokens computed once per layout, deterministic, standard error
+      about 0.002 nodes). Its tokens reach more nodes than k experts drawn uniformly from M
+      random nodes would (``n = M`` nodes, ``E' = M·E/N`` experts:
+      ``nodes = M·(1 − C(E' − E/N, k)/C(E', k))``): DeepSeek-V3's layout 3.95 nodes against
+      3.63, since a node chosen for its top two affinities holds at least two of the token's
+      strongest experts, so the top 8 among the four chosen nodes' spread over them.
     * ``gate="fake_balanced"`` (NeMo AutoModel's ``FakeBalancedGate``, ``indices =
       arange(tokens·k).view(-1, k) % E``): token i goes to experts ``(k·i + j) mod E``,
       ``j < k``; the exact mean over one period of ``E / gcd(E, k)`` tokens of the distinct
@@ -999,7 +1068,7 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
     >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8)]
     [7.68, 5.29]
     >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8, node_limit=4)]
-    [7.36, 3.63]
+    [7.49, 3.95]
     >>> [round(float(v), 2) for v in moe_destinations(256, 8, 64, 8, gate="fake_balanced")]
     [2.0, 1.0]
     """
@@ -1021,10 +1090,15 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
                               np.mean([len(set(r // key[1])) for r in rank]))
             gpus[idx], nodes[idx] = cache[key]
         return scalar_or_array(gpus), scalar_or_array(nodes)
-    n = N if node_limit is None else np.minimum(np.asarray(node_limit, dtype=float), N)
-    pool = n * E / N
-    gpus = n * g * (1.0 - _miss_probability(pool, e, k))
-    nodes = n * (1.0 - _miss_probability(pool, E / N, k))
+    gpus = G * (1.0 - _miss_probability(E, e, k))
+    nodes = N * (1.0 - _miss_probability(E, E / N, k))
+    if node_limit is not None:
+        Mb, Gb, gb = np.broadcast_arrays(np.asarray(node_limit, dtype=float), G, g)
+        gpus, nodes = np.broadcast_to(gpus, Mb.shape).copy(), np.broadcast_to(nodes, Mb.shape).copy()
+        for idx in np.ndindex(Mb.shape):
+            if Mb[idx] < Gb[idx] / gb[idx]:         # the limit binds: fewer nodes than the EP's
+                gpus[idx], nodes[idx] = _node_limited_destinations(
+                    E, k, int(Gb[idx]), int(gb[idx]), int(Mb[idx]))
     return scalar_or_array(gpus), scalar_or_array(nodes)
 
 
@@ -1061,7 +1135,7 @@ def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_e
     [7.0, 0.88]
     >>> [round(float(v), 2) for v in moe_dispatch_copies(256, 8, 64, 8, dispatch="per_node",
     ...                                                  node_limit=4)]
-    [3.18, 6.44]
+    [3.46, 6.56]
     """
     if dispatch not in MOE_DISPATCH:
         raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
@@ -1078,9 +1152,9 @@ def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_e
 
 def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, *,
                         routing="dropless", capacity_factor=1.0, imbalance=1.0,
-                        bytes_per_element=2.0, efficiency: Efficiency | None = None,
+                        bytes_per_element=None, efficiency: Efficiency | None = None,
                         dispatch="per_expert", n_experts=None, gate="learned",
-                        node_limit=None):
+                        node_limit=None, phase="dispatch", dispatch_dtype="bf16"):
     """One expert-parallel all-to-all (dispatch or combine) of an MoE layer, seconds.
 
     Each rank sends the k routed copies of its ``tokens`` tokens, ``bytes × k × tokens × h``,
@@ -1095,6 +1169,14 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     ``base + (n − 1)·α + max(b·x·h·net / B_out, b·x·h·nvl / B_up)`` (NIC and NVLink transfers
     concurrent, as the uniform all-to-all's), ``net`` and ``nvl`` the network and NVLink copies,
     ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths.
+
+    Bytes per element ``b``: the combine (``phase="combine"``) is BF16, 2 bytes; the dispatch
+    carries ``MOE_DISPATCH_BYTES[dispatch_dtype]``: 2 for ``"bf16"``, ``1 + 4/128`` for
+    ``"fp8"`` (E4M3 plus an FP32 scale per 1×128 tile: DeepSeek-V3 §3.3.2-3.3.3, DeepEP's
+    "FP8 dispatching and BF16 combining"). The backward runs the same pair: the activation
+    gradient before the down-projection travels in the dispatch direction in FP8, the
+    backward combine in BF16 (§3.3.3). ``bytes_per_element`` given explicitly overrides
+    both (and may not be combined with an FP8 dispatch).
 
     Parameters
     ----------
@@ -1112,7 +1194,14 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
         ``MOE_DISPATCH``; ``per_expert`` (k copies) is the default.
     n_experts, gate, node_limit
         The routed experts, the gate (``MOE_GATES``) and the node limit, for
-        ``moe_dispatch_copies`` (used by the deduplicating dispatches).
+        ``moe_dispatch_copies`` (used by the deduplicating dispatches; the gate and the node
+        limit are checked with every dispatch).
+    phase : {"dispatch", "combine"}
+        ``MOE_A2A_PHASES``: which of the pair this all-to-all is.
+    dispatch_dtype : {"bf16", "fp8"}
+        The dispatch's encoding (``MOE_DISPATCH_BYTES``); the combine is BF16 whatever it is.
+    bytes_per_element : float, optional
+        Overrides the bytes per element (default: from ``phase`` and ``dispatch_dtype``).
 
     Returns
     -------
@@ -1131,7 +1220,10 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     8.72
     >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch="per_node", n_experts=256,
     ...                           node_limit=4) * 1e3, 2)  # DeepSeek-V3: <= 4 nodes per token
-    4.05
+    4.39
+    >>> round(moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch="per_node", n_experts=256,
+    ...                           node_limit=4, dispatch_dtype="fp8") * 1e3, 2)  # FP8 dispatch
+    2.34
     """
     x = as_array(tokens, "tokens", positive=True)
     k = as_array(top_k, "top_k", positive=True, integer=True)
@@ -1139,6 +1231,25 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     factor = moe_routing_factor(routing, capacity_factor, imbalance)
     if dispatch not in MOE_DISPATCH:
         raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
+    if gate not in MOE_GATES:
+        raise ValueError(f"moe_gate={gate!r} must be one of {MOE_GATES}")
+    if node_limit is not None:
+        as_array(node_limit, "moe_node_limit", positive=True, integer=True)
+    if phase not in MOE_A2A_PHASES:
+        raise ValueError(f"phase={phase!r} must be one of {MOE_A2A_PHASES}")
+    if dispatch_dtype not in MOE_DISPATCH_BYTES:
+        raise ValueError(f"moe_dispatch_dtype={dispatch_dtype!r} must be one of "
+                         f"{tuple(MOE_DISPATCH_BYTES)}")
+    if n_experts is not None:
+        _check_moe_layout(n_experts, int(np.asarray(k).reshape(-1)[0]), 1, 1, gate, None)
+    if bytes_per_element is None:
+        bytes_per_element = MOE_DISPATCH_BYTES[dispatch_dtype if phase == "dispatch" else "bf16"]
+    else:
+        if phase == "dispatch" and dispatch_dtype == "fp8":
+            raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
+                             "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
+        bytes_per_element = float(as_array(bytes_per_element, "bytes_per_element",
+                                           positive=True))
     if dispatch == "per_expert":
         return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
                                        cluster, stride, efficiency)

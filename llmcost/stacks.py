@@ -43,6 +43,9 @@ HSDP_ALL_REDUCE_MODES = ("per_step", "per_microbatch")
 #: The MoE dispatch of a stack (``comm.MOE_DISPATCH``: ``per_expert`` k copies, ``per_gpu``,
 #: ``per_node`` DeepSeek-V3 / DeepEP).
 MOE_DISPATCH_MODES = ("per_expert", "per_gpu", "per_node")
+#: The encoding of the MoE dispatch (``comm.MOE_DISPATCH_BYTES``): ``"bf16"`` or ``"fp8"``
+#: (DeepSeek-V3 / DeepEP: FP8 dispatch with 1×128-tile scales, BF16 combine).
+MOE_DISPATCH_DTYPES = ("bf16", "fp8")
 #: FSDP's ``reshard_after_forward`` policy: ``"true"`` (free the gathered weights after the
 #: forward, all-gather again for the backward: ZeRO-3), ``"false"`` (keep them: no backward
 #: gather), ``"not_pp"`` (torchtitan's default, torchtitan/distributed/fsdp.py
@@ -71,8 +74,9 @@ class Stack:
     ``zero_stages``: what plan search may use; ``tp_overlap``, ``pp_overlap``, ``dp_overlap``:
     the communication overlap the stack runs by default (``step`` rules); ``fsdp_prefetch_layers``:
     all-gathers issued ahead under FSDP (None when the stack prefetches by another measure);
-    ``moe_dispatch`` (``MOE_DISPATCH_MODES``), ``moe_node_limit`` (nodes a token may reach, None
-    for no limit) and ``fsdp_reshard_after_forward`` (``RESHARD_POLICIES``);
+    ``moe_dispatch`` (``MOE_DISPATCH_MODES``), ``moe_dispatch_dtype`` (``MOE_DISPATCH_DTYPES``:
+    the dispatch's encoding; the combine is BF16), ``moe_node_limit`` (nodes a token may reach,
+    None for no limit) and ``fsdp_reshard_after_forward`` (``RESHARD_POLICIES``);
     ``hsdp``: the stack offers hybrid sharding (ZeRO-3 over a shard group smaller than the
     data-parallel group, ``ParallelPlan.fsdp_shard_size``), so plan search may try shard sizes;
     ``hsdp_all_reduce``: how often HSDP all-reduces the gradient shard across replicas under
@@ -105,6 +109,7 @@ class Stack:
     moe_node_limit: int | None = None
     fsdp_reshard_after_forward: str = "true"
     hsdp: bool = False
+    moe_dispatch_dtype: str = "bf16"
     hsdp_all_reduce: str = "per_step"
 
     @property
@@ -189,6 +194,9 @@ def _stacks() -> dict:
                     n, "fsdp_reshard_after_forward",
                     r.get("fsdp_reshard_after_forward") or "true", RESHARD_POLICIES),
                 hsdp=_bool(n, "hsdp", r.get("hsdp") or "false"),
+                moe_dispatch_dtype=_choice(n, "moe_dispatch_dtype",
+                                           r.get("moe_dispatch_dtype") or "bf16",
+                                           MOE_DISPATCH_DTYPES),
                 hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
                                         r.get("hsdp_all_reduce") or "per_step",
                                         HSDP_ALL_REDUCE_MODES))
@@ -246,13 +254,14 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
                  pp_overlap="auto", dp_overlap="auto", flash_attention="auto",
                  fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
                  fsdp_nic_aggregation="auto", ep_overlap="auto", moe_dispatch="auto",
-                 moe_node_limit="auto", fsdp_reshard_after_forward="auto") -> dict:
+                 moe_node_limit="auto", fsdp_reshard_after_forward="auto",
+                 moe_dispatch_dtype="auto") -> dict:
     """The ``step.step_time`` options a stack implies on ``accelerator``: ``flash_attention``,
     ``tp_overlap``, ``pp_overlap``, ``dp_overlap`` (each ``"auto"`` argument takes the stack's
     value; any other value overrides it) and ``efficiency`` (``efficiency`` as given, or the
     catalogue row with the stack's FlashAttention fraction for the generation where the papers
-    give one), and the MoE / FSDP physics: ``moe_dispatch``, ``moe_node_limit`` (None or an
-    int) and ``fsdp_reshard_after_forward`` (``"true"``, ``"false"`` or ``"not_pp"``; a bool
+    give one), and the MoE / FSDP physics: ``moe_dispatch``, ``moe_dispatch_dtype``
+    (``MOE_DISPATCH_DTYPES``), ``moe_node_limit`` (None or an int) and ``fsdp_reshard_after_forward`` (``"true"``, ``"false"`` or ``"not_pp"``; a bool
     given is turned into ``"true"`` / ``"false"``).
 
     Raises
@@ -290,6 +299,11 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
     if dispatch not in MOE_DISPATCH_MODES:
         raise ValueError(f"moe_dispatch={moe_dispatch!r} must be one of "
                          f"{MOE_DISPATCH_MODES + ('auto',)}")
+    ddt = st.moe_dispatch_dtype if (isinstance(moe_dispatch_dtype, str)
+                                    and moe_dispatch_dtype == "auto") else moe_dispatch_dtype
+    if not isinstance(ddt, str) or ddt not in MOE_DISPATCH_DTYPES:
+        raise ValueError(f"moe_dispatch_dtype={moe_dispatch_dtype!r} must be one of "
+                         f"{MOE_DISPATCH_DTYPES + ('auto',)}")
     limit = st.moe_node_limit if (isinstance(moe_node_limit, str) and moe_node_limit == "auto") \
         else moe_node_limit
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer))
@@ -304,7 +318,7 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
     if not isinstance(reshard, str) or reshard not in RESHARD_POLICIES:
         raise ValueError(f"fsdp_reshard_after_forward={fsdp_reshard_after_forward!r} must be "
                          f"True, False, one of {RESHARD_POLICIES} or 'auto'")
-    return {"flash_attention": bool(flash), "moe_dispatch": dispatch,
+    return {"flash_attention": bool(flash), "moe_dispatch": dispatch, "moe_dispatch_dtype": ddt,
             "moe_node_limit": None if limit is None else int(limit),
             "fsdp_reshard_after_forward": reshard,
             "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),

@@ -647,7 +647,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 moe_capacity_factor=1.0, moe_imbalance=1.0, fsdp_shard_size=None,
                 moe_dispatch="auto", moe_gate="learned", moe_node_limit="auto",
                 fsdp_reshard_after_forward="auto", pipeline_flushes=1,
-                hsdp_all_reduce="auto", straggler=True) -> dict:
+                moe_dispatch_dtype="auto", hsdp_all_reduce="auto", straggler=True) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
     ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
@@ -684,7 +684,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                              fsdp_collectives_per_layer=fsdp_collectives_per_layer,
                              fsdp_nic_aggregation=fsdp_nic_aggregation, ep_overlap=ep_overlap,
                              moe_dispatch=moe_dispatch, moe_node_limit=moe_node_limit,
-                             fsdp_reshard_after_forward=fsdp_reshard_after_forward)
+                             fsdp_reshard_after_forward=fsdp_reshard_after_forward,
+                             moe_dispatch_dtype=moe_dispatch_dtype)
     if moe_gate not in comm.MOE_GATES:
         raise ValueError(f"moe_gate={moe_gate!r} must be one of {comm.MOE_GATES}")
     flash_attention, tp_overlap, pp_overlap, dp_overlap, eff = (
@@ -735,7 +736,8 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
     cm = comm._step_comm_arrays(c, model, cluster, eff, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                 dp=dpf, sp=sp, full=full, rcp=rcp,
                                 moe_dispatch=so["moe_dispatch"], moe_gate=moe_gate,
-                                moe_node_limit=so["moe_node_limit"])
+                                moe_node_limit=so["moe_node_limit"],
+                                moe_dispatch_dtype=so["moe_dispatch_dtype"])
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
     col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
@@ -1055,9 +1057,10 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         ``"fake_balanced"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
         token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
         ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
-        step, >= 1, dividing the micro-batches: ``compose_pipeline``); ``straggler`` (default
-        True: ``straggler_s``, the wait for the slowest of the plan's GPUs, ``add_straggler``;
-        False: 0).
+        step, >= 1, dividing the micro-batches: ``compose_pipeline``), ``moe_dispatch_dtype``
+        (``"bf16"``, ``"fp8"`` or "auto": the dispatch's bytes, ``comm.MOE_DISPATCH_BYTES``; the
+        combine is BF16); ``straggler`` (default True: ``straggler_s``, the wait for the slowest
+        of the plan's GPUs, ``add_straggler``; False: 0).
 
     Returns
     -------
@@ -1103,7 +1106,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
-                   "pipeline_flushes", "hsdp_all_reduce", "straggler")
+                   "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler")
 STEP_OPTIONS = ("recipe", "flash_attention", "dropout", "dtype", "tp_overlap", "pp_overlap",
                 "dp_overlap", "efficiency", "kernel_efficiency", "stack") + PHYSICS_OPTIONS
 
@@ -1644,7 +1647,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``kind`` (``parallelism_kind``), ``params``, ``n_gpus``, ``plan``, ``reported`` (as
     published, fraction of peak), ``reported_metric``, ``reported_mfu``, ``causal_basis_mfu``,
     ``predicted_mfu``, ``predicted_hfu``, ``error`` ((predicted − reported) / reported, MFU
-    basis), ``moe_gate`` and ``pipeline_flushes`` (the row's), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
+    basis), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
+    ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
     from .catalog import load_accelerator, load_model, load_published_runs
     from .parallel import make_plan
@@ -1688,6 +1692,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                       dp_overlap=bool(c["comm_dp_overlap"]), kernel_efficiency=kernel_efficiency,
                       stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
                       dtype=dtype, **{"moe_gate": gate, "pipeline_flushes": flushes, **over})
+        # the values priced: a physics override replaces the row's
+        gate, flushes = over.get("moe_gate", gate), over.get("pipeline_flushes", flushes)
         full_f = float(model.flops_per_token(s, causal=False))
         # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
         pred_mfu = b.model_flops / (b.step_time_s * n * peak)

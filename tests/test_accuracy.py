@@ -201,12 +201,18 @@ def test_regime_bands_table_follows_the_rule():
         h = t.loc[("H100 (Hopper)", kind)]
         assert not h["validated"] and h["half_width"] >= accuracy.DEFAULT_BAND_FRACTION
     assert t.loc[("H100 (Hopper)", "cp"), "half_width"] > 0.45
-    # H100 MoE (any ZeRO stage): DeepSeek-V3's pre-training on H800 (+41.3% since its stack
-    # dispatches per node with a 4-node limit, against a whole-run published MFU; +38.1% with the
-    # straggler wait) and NeMo AutoModel's four FSDP2 MoE rows (-0.7% to +20.6%): validated, the band their largest error
+    # H100 MoE (any ZeRO stage): DeepSeek-V3's pre-training on H800 and NeMo AutoModel's four
+    # FSDP2 MoE rows (-0.7% to +20.6%): validated, the band their largest error (the rule,
+    # checked against the rows). The 0.414 below is a REGRESSION PIN (the code's own output:
+    # DeepSeek-V3's +41.4% with per-node FP8 dispatch, the 4-node rule and the straggler wait,
+    # against a whole-run published MFU; +44.8% without the wait, -4.0% when every routed copy
+    # crossed the network); the sourced checks beside it are
+    # tests/test_step.py::test_deepseek_v3_steady_state_is_above_the_whole_run_average and
+    # tests/test_validation_nemo_moe.py (published step times).
     moe = t.loc[("H100 (Hopper)", "moe")]
     rows = accuracy.validation_table()
     rows = rows[(rows["kind"] == "moe") & (rows["generation"] == "H100 (Hopper)")]
     assert moe["validated"] and moe["n"] == 5 == len(rows)
     assert moe["half_width"] == pytest.approx(rows["error"].abs().max())
-    assert moe["half_width"] == pytest.approx(0.381, abs=0.01)   # with the straggler wait
+    regression_pin_h100_moe_half_width = 0.414
+    assert moe["half_width"] == pytest.approx(regression_pin_h100_moe_half_width, abs=0.01)

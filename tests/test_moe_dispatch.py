@@ -28,12 +28,75 @@ def test_uniform_router_distinct_gpus_hypergeometric_by_hand():
     assert gpus == pytest.approx(gpus_by_hand, rel=1e-12)
     assert gpus == pytest.approx(7.6758, abs=1e-4)
     assert nodes == pytest.approx(nodes_by_hand, rel=1e-12)
-    # limited to M = 4 nodes (DeepSeek-V3 §2.1.2): 8 experts among the 128 of 4 nodes
-    g4 = 4 * 8 * (1 - comb(124, 8) / comb(128, 8))
-    n4 = 4 * (1 - comb(96, 8) / comb(128, 8))
-    got = comm.moe_destinations(256, 8, 64, 8, node_limit=4)
-    assert got[0] == pytest.approx(g4, rel=1e-12) and got[1] == pytest.approx(n4, rel=1e-12)
-    assert n4 <= 4                                   # never more nodes than the limit
+    # a node limit that does not bind (M >= 8 nodes) changes nothing
+    assert comm.moe_destinations(256, 8, 64, 8, node_limit=8) == (gpus, nodes)
+
+
+def test_node_limited_rule_by_hand():
+    # DeepSeek-V3 §2.1.2: pick the M nodes with the highest sums of their top K_r/M affinities,
+    # then the top-k experts among those nodes' experts (affinities i.i.d.).
+    # (a) 16 experts on 4 nodes of 1 GPU, k = 2, M = 2 (top-1 per node): the best expert is in
+    # the best node; the second of the two chosen nodes holds the second node maximum, so the
+    # token reaches 2 nodes exactly when the overall 2nd-highest affinity lies outside the
+    # best expert's node: P = 12/15, nodes = 1 + 12/15 = 1.8 (standard error of the seeded
+    # count ~0.4/sqrt(1e5) = 0.0013). Drawing 2 experts uniformly among the 2 chosen nodes'
+    # 8 would give 2·(1 − C(4,2)/C(8,2)) = 1.571: the rule spreads more.
+    gpus, nodes = comm.moe_destinations(16, 2, 4, 1, node_limit=2)
+    assert nodes == pytest.approx(1.8, abs=0.006) and gpus == nodes
+    assert nodes > 2 * (1 - comb(4, 2) / comb(8, 2)) + 0.2
+    # (b) M = 1 (top-k of one node): every expert on that node, and which k of its 32 is
+    # uniform by symmetry: GPUs = 8·(1 − C(28, 8)/C(32, 8)) (hypergeometric), nodes = 1
+    gpus, nodes = comm.moe_destinations(256, 8, 64, 8, node_limit=1)
+    assert nodes == 1.0
+    assert gpus == pytest.approx(8 * (1 - comb(28, 8) / comb(32, 8)), abs=0.01)
+    # (c) DeepSeek-V3's layout (256 experts, EP 64 over 8 nodes, M = 4, top-2 per node): a
+    # reviewer's independent Monte-Carlo gives 3.95 nodes and 3.46 IB copies; the count lies
+    # between the uniform-among-4-nodes draw, 4·(1 − C(96, 8)/C(128, 8)) = 3.63, and the limit
+    gpus, nodes = comm.moe_destinations(256, 8, 64, 8, node_limit=4)
+    assert nodes == pytest.approx(3.95, abs=0.01)
+    assert 4 * (1 - comb(96, 8) / comb(128, 8)) < nodes <= 4
+    net, _ = comm.moe_dispatch_copies(256, 8, 64, 8, dispatch="per_node", node_limit=4)
+    assert net == pytest.approx(3.46, abs=0.01) and net == pytest.approx(nodes * 7 / 8)
+    # deterministic: a fresh computation gives the same figures
+    comm._node_limited_destinations.cache_clear()
+    assert comm.moe_destinations(256, 8, 64, 8, node_limit=4) == (gpus, nodes)
+
+
+def test_fp8_dispatch_bytes_by_hand():
+    # DeepEP README (Performance): "FP8 dispatching and BF16 combining"; DeepSeek-V3 §3.3.3.
+    # FP8: 1 byte per element + one FP32 scale (4 bytes) per 1x128 tile: 1 + 4/128 = 1.03125
+    assert comm.MOE_DISPATCH_BYTES == {"bf16": 2.0, "fp8": 1.03125}
+    c = Cluster(H800, 2048)
+    # per_expert, EP 64 over 8 nodes: the uniform all-to-all of 1.03125·k·x·h bytes
+    t8 = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch_dtype="fp8")
+    ref = comm.cluster_collective_time("all_to_all", 1.03125 * 4096 * 8 * 7168, 64, c, 1)
+    assert t8 == pytest.approx(ref, rel=1e-12)
+    # the combine stays BF16 whatever the dispatch dtype
+    comb16 = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, phase="combine",
+                                      dispatch_dtype="fp8")
+    assert comb16 == pytest.approx(comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1),
+                                   rel=1e-12)
+    # per_node (DeepSeek-V3): the bandwidth term scales by 1.03125/2; latency terms stay
+    kw = dict(dispatch="per_node", n_experts=256, node_limit=4)
+    e = llmcost.load_efficiency("H800")
+    lat = e.base_latency_s + 63 * e.scaleout_latency_s
+    t16 = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, **kw)
+    t8 = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch_dtype="fp8", **kw)
+    assert t8 - lat == pytest.approx((t16 - lat) * 1.03125 / 2, rel=1e-9)
+    # stacks: DeepSeek's HAI-LLM dispatches in FP8, NeMo AutoModel's BF16 runs in BF16
+    assert stacks.load_stack("deepseek-hai-llm-2024").moe_dispatch_dtype == "fp8"
+    assert stacks.load_stack("nemo-automodel-2025").moe_dispatch_dtype == "bf16"
+    # in a step, FP8 dispatch cuts the EP part: one FP8 dispatch + one BF16 combine each way,
+    # (1.03125 + 2) / 4 = 0.758 of the BF16 pair's bandwidth time
+    spec = llmcost.load_model("deepseek-v3")
+    plan = parallel.make_plan(spec, 2048, 15360, tp=1, pp=16, ep=64, zero_stage=1,
+                              seq_len=4096, pp_split="uneven", micro_batch_size=1)
+    a = step.step_time(spec, c, plan, 4096, stack="deepseek-hai-llm-2024", ep_overlap="none",
+                       moe_dispatch_dtype="bf16")
+    b = step.step_time(spec, c, plan, 4096, stack="deepseek-hai-llm-2024", ep_overlap="none")
+    assert 0.74 < b.ep_comm_s / a.ep_comm_s < 0.77
+    with pytest.raises(ValueError, match="moe_dispatch_dtype='fp4'"):
+        step.step_time(spec, c, plan, 4096, moe_dispatch_dtype="fp4")
 
 
 def test_fake_balanced_gate_pattern_by_hand():
@@ -67,7 +130,7 @@ def test_per_expert_time_is_the_uniform_all_to_all():
     c = Cluster(H800, 2048)
     old = comm.cluster_collective_time("all_to_all", 2.0 * 4096 * 8 * 7168, 64, c, 1)
     assert comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1) == pytest.approx(old, rel=1e-12)
-    # per_node, 4-node limit: the network carries 3.18 of 7 copies, the time falls by ~that
+    # per_node, 4-node limit: the network carries 3.46 of 7 copies, the time falls by ~that
     t = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch="per_node", n_experts=256,
                                  node_limit=4)
     net, _ = comm.moe_dispatch_copies(256, 8, 64, 8, dispatch="per_node", node_limit=4)
@@ -88,6 +151,38 @@ def test_bad_moe_inputs():
         comm.moe_destinations(64, 8, 64, 8, node_limit=0)
     with pytest.raises(ValueError, match="n_experts"):
         comm.moe_all_to_all_time(4096, 8, 7168, 64, c, dispatch="per_node")
+
+
+def test_all_to_all_checks_gate_and_limit_with_every_dispatch():
+    c = Cluster(H800, 2048)
+    # per_expert ignores the gate and the limit in its price, but a bad one is still refused
+    with pytest.raises(ValueError, match=r"moe_gate='x' must be one of"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, gate="x")
+    with pytest.raises(ValueError, match="moe_node_limit"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, node_limit=0)
+    with pytest.raises(ValueError, match="moe_dispatch_dtype='int8'"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, dispatch_dtype="int8")
+    with pytest.raises(ValueError, match="phase='both'"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, phase="both")
+    with pytest.raises(ValueError, match="bytes_per_element=1.0 conflicts"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, bytes_per_element=1.0,
+                                 dispatch_dtype="fp8")
+    with pytest.raises(ValueError, match="top_k=8 must be <= n_experts=4"):
+        comm.moe_all_to_all_time(4096, 8, 7168, 64, c, n_experts=4)
+
+
+def test_layout_errors_name_the_offending_value():
+    # ep = [8, 48, 64]: 256 experts do not divide over 48 (named: 48, not the max 64)
+    with pytest.raises(ValueError, match=r"^ep=48: the experts"):
+        comm.moe_destinations(256, 8, np.array([8, 48, 64]), 8)
+    # ep [16, 32, 64] with ranks_per_node [8, 12, 8]: 12 does not divide 32 (named with its
+    # ep, 32; not the arrays' maxima 12 and 64)
+    with pytest.raises(ValueError, match=r"^ranks_per_node=12 must divide ep=32"):
+        comm.moe_destinations(256, 8, np.array([16, 32, 64]), np.array([8, 12, 8]))
+    # E = 16 over EP 8 on nodes of 1 GPU: 2 experts per node; limits [4, 1]: one node holds
+    # 2 < top_k = 4 experts; the limit named is 1, the offending element
+    with pytest.raises(ValueError, match=r"^moe_node_limit=1: the limited nodes hold 2 experts"):
+        comm.moe_destinations(16, 4, 8, 1, node_limit=np.array([4, 1]))
 
 
 def _dsv3_plan():

@@ -65,7 +65,9 @@ def test_step_time_and_validation_unchanged(pinned, current):
     new_v = {r["run_id"]: r for r in current["validation"]}
     # every row of data/validation_mfu.csv (issue 14; re-recorded on branch moe-dispatch with the
     # four NeMo AutoModel MoE rows added: the one pinned row that moved is deepseek-v3-pretrain,
-    # 42.1% -> 62.0% predicted MFU, its stack's per-node dispatch with a 4-node limit)
+    # 42.1% -> 62.0% predicted MFU, its stack's per-node dispatch with a 4-node limit; on
+    # branch fix-moe 62.0% -> 63.5%, its FP8 dispatch / BF16 combine and the node-limited count
+    # by DeepSeek-V3's §2.1.2 rule: the only value re-recorded, every other pin unchanged)
     assert len(pinned["validation"]) == 35
     for r in pinned["validation"]:
         assert new_v[r["run_id"]]["predicted_mfu"] == pytest.approx(r["predicted_mfu"], rel=REL)

@@ -105,6 +105,27 @@ def test_before_the_features_every_row_was_too_slow():
         "pipeline_flushes": 1}).set_index("run_id")
     for run, p in PUBLISHED.items():
         assert 1.2 < v.loc[run, "step_time_s"] / p[11] < 1.7, run
+    # the table records what was priced: the override's flushes (1), not the rows' GA (4 on
+    # the 1,024-GPU row, data/validation_mfu.csv)
+    assert (v["pipeline_flushes"] == 1).all()
+
+
+def test_validation_records_the_overridden_gate_and_flushes(rows):
+    # as sourced: the fake balanced gate and pipeline_flushes = GA (4 on 1,024 GPUs, 1 on 256:
+    # GBS 8192 = LBS 8 x GA 4 x FSDP 256; GBS 512 = 8 x 1 x 64, docs/performance-summary.md)
+    v, _ = rows
+    assert v.loc["nemo-automodel-dsv3-1024-h100", "pipeline_flushes"] == 4
+    assert v.loc["nemo-automodel-dsv3-256-h100", "pipeline_flushes"] == 1
+    assert (v["moe_gate"] == "fake_balanced").all()
+    # a what-if with the learned gate and 2 flushes: the columns show the values priced, and
+    # the 1,024-GPU row's step matches a direct run with those settings (its bubble halves
+    # from 4 flushes to 2: the step changes, so the columns must change with it)
+    w = step.mfu_validation(sets=("nemo-automodel-h100-moe",),
+                            physics={"moe_gate": "learned", "pipeline_flushes": 2}
+                            ).set_index("run_id")
+    row = w.loc["nemo-automodel-dsv3-1024-h100"]
+    assert row["moe_gate"] == "learned" and row["pipeline_flushes"] == 2
+    assert row["step_time_s"] != v.loc["nemo-automodel-dsv3-1024-h100", "step_time_s"]
 
 
 #: REGRESSION PIN (not a sourced check): predicted MFU of each row as the code computed it on

@@ -593,7 +593,8 @@ plots.validation_scatter(validation);
 # dispatch sends a token over the network once per destination node, its FSDP2 keeps the forward's
 # weights for the backward when pipelined, and it runs one pipeline schedule per gradient-accumulation
 # step (all four priced since; `benchmarks/validate_mfu.py` item 8 records each one's effect).
-# DeepSeek-V3's pre-training row is +38% since its stack dispatches per node with its 4-node limit:
+# DeepSeek-V3's pre-training row is +41% since its stack dispatches per node with its 4-node limit
+# and in FP8 (BF16 combine):
 # its published MFU is a whole-run figure (GPU-hours per trillion tokens, everything included), so a
 # steady-state step comes out above it, though by more than restarts and evaluation alone explain;
 # the DeepSpeed ZeRO-3 rows, 35–350% off before their per-layer gathers were priced (issue 14), stand as printed; section 8 takes them apart. Without the calibrated constant every run
@@ -904,7 +905,10 @@ a2a = {"EP ranks consecutive (8 per board)": 2 * comm.moe_all_to_all_time(
            4096, 8, ds["d_model"], eps, h800, 1, routing="capacity", capacity_factor=1.25),
        "per node, at most 4 nodes (DeepSeek-V3, DeepEP)": 2 * comm.moe_all_to_all_time(
            4096, 8, ds["d_model"], eps, h800, 1, dispatch="per_node", n_experts=256,
-           node_limit=4)}
+           node_limit=4),
+       "per node, at most 4 nodes, FP8 dispatch + BF16 combine": sum(comm.moe_all_to_all_time(
+           4096, 8, ds["d_model"], eps, h800, 1, dispatch="per_node", n_experts=256,
+           node_limit=4, phase=ph, dispatch_dtype="fp8") for ph in ("dispatch", "combine"))}
 gemm = float(overlap.ep_roofline(ds["d_model"], ds["d_ff_expert"], 8, 64,
                                  h800.accelerator.peak_flops_per_s("fp8"), 50e9,
                                  tokens=4096).compute_s)
@@ -919,8 +923,9 @@ plots.moe_all_to_all_vs_ep(eps, a2a, gemm);
 # Past one board the all-to-all costs an order of magnitude more than the experts' FP8 GEMMs it
 # feeds. DeepSeek-V3 reports a computation-to-communication ratio of about 1:1 for its cross-node
 # expert parallelism (§3.2.1), counting the whole layer's compute (attention and the shared expert
-# too) and with two remedies: node-limited routing with per-node dispatch (the lowest line above,
-# modelled) and FP8 dispatch (not modelled, so that line is still pessimistic for their design). Both agree that the all-to-all cannot be left exposed: hence DualPipe, which
+# too) and with two remedies: node-limited routing with per-node dispatch and FP8 dispatch (1 byte
+# per element plus an FP32 scale per 128, §3.3.3; the combine stays BF16): the two lowest lines
+# above, both modelled. Both agree that the all-to-all cannot be left exposed: hence DualPipe, which
 # overlaps one micro-batch's all-to-alls with another's compute (the `ep_overlap` stack feature,
 # issue 14). DeepSeek-V3's own plan (its §3.2: 2,048 H800s, 16 pipeline stages, 64-way expert
 # parallelism over 8 nodes, ZeRO-1; 61 layers split unevenly; one 4,096-token sequence per
@@ -956,12 +961,12 @@ plots.step_breakdown(moe);
 
 # %% [markdown]
 # The gap between the two DeepSeek-V3 lines is what overlapping the all-to-alls is worth in the
-# model. With the per-node dispatch the overlapped step lands well above the implied MFU (+41%):
+# model. With the per-node FP8 dispatch the overlapped step lands well above the implied MFU (+41%):
 # the published figure is a whole run's GPU-hours (failures, restarts, evaluation, the
 # multi-token-prediction module, all included), the model a steady state resting on the assumed
 # micro-batch and FP8 share, so the gap bounds what those leave out rather than checking the EP
-# physics alone. Priced as before, with all 8 copies of a token on the network, the same plan comes
-# out 4% under the published MFU (`benchmarks/validate_mfu.py` item 8).
+# physics alone. Priced as before, with all 8 copies of a token on the network in BF16, the same
+# plan comes out 4% under the published MFU (`benchmarks/validate_mfu.py` item 8).
 #
 # > **Takeaway.** Adding ranks at a fixed batch shrinks the compute that hides each kind of
 # > traffic and lengthens every collective's latency: FSDP's per-layer gathers run out of cover

@@ -136,8 +136,8 @@ plots.published_runs_scatter(errors);
 # validation section).
 # The **whole runs with a published plan** are the real test of a bill, and 2 of 4 meet it:
 # Llama 3.1 405B (+10%) and Falcon-180B (−2%); BLOOM is 26% under (section 3), and DeepSeek-V3's
-# pre-training 24% under since its stack's per-node dispatch with at most 4 nodes per token is
-# priced: a steady-state step against a whole run's GPU-hours (its PP 16 over 61 layers laid out
+# pre-training 26% under since its stack's per-node FP8 dispatch with at most 4 nodes per token
+# is priced: a steady-state step against a whole run's GPU-hours (its PP 16 over 61 layers laid out
 # in uneven stages; +9% when every routed copy crossed the network). Four runs are too few for a
 # rate: read them one by one.
 
