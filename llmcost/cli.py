@@ -480,10 +480,6 @@ def _list(what: str, fmt: str = "table") -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # ---- llmcost check: is a training-cost claim plausible? (llmcost.claims, issue 16)
 _CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing",
                    "mfu")
@@ -577,3 +573,7 @@ def _check(args) -> int:
     else:
         print(c.describe())
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
