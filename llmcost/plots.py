@@ -1173,13 +1173,20 @@ def hsdp_scaling(studies: dict, ax=None, title: str = ""):
             ax.plot(g["n_gpus"], 100 * g["mfu"], "o-" if lab == "ZeRO-3" else "s--", lw=2,
                     color=f"C{i}", label=f"{name}: {lab}")
     ax.set_xscale("log", base=2)
+    return _finish_axes(ax, "GPUs (fixed batch per GPU)", "predicted MFU (%)",
+                        title or "When does hybrid sharding pay?", "lower left",
+                        "llmcost.step.sharding_study (NCCL tuning.cc latencies; FSDP "
+                        "arXiv:2304.11277, MiCS arXiv:2205.00119)")
+
+
+def _finish_axes(ax, xlabel: str, ylabel: str, title: str, legend_loc: str, source: str):
+    """The y axis from zero, axis labels, title, legend and source line of a line figure."""
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("GPUs (fixed batch per GPU)", fontsize=12)
-    ax.set_ylabel("predicted MFU (%)", fontsize=12)
-    ax.set_title(title or "When does hybrid sharding pay?", fontsize=13)
-    ax.legend(fontsize=10, loc="lower left")
-    _source(ax, "llmcost.step.sharding_study (NCCL tuning.cc latencies; FSDP arXiv:2304.11277, "
-                "MiCS arXiv:2205.00119)")
+    ax.set_xlabel(xlabel, fontsize=12)
+    ax.set_ylabel(ylabel, fontsize=12)
+    ax.set_title(title, fontsize=13)
+    ax.legend(fontsize=10, loc=legend_loc)
+    _source(ax, source)
     return ax
 
 
@@ -1217,14 +1224,10 @@ def straggler_slowdown_curves(n_gpus, curves: dict, ax=None, title: str = "",
         ax.annotate(f"{n:,} GPUs: +{y:.1f}%", (n, y), xytext=(-10, 12),
                     textcoords="offset points", ha="right", fontsize=11)
     ax.set_xscale("log")
-    ax.set_ylim(bottom=0)
-    ax.set_xlabel("GPUs in the job (log scale)", fontsize=12)
-    ax.set_ylabel("added compute time (%)", fontsize=12)
-    ax.set_title(title or "How much does the slowest GPU cost as the job grows?", fontsize=13)
-    ax.legend(fontsize=10, loc="upper left")
-    _source(ax, "llmcost.straggler.straggler_slowdown: σ·(E[max of N normals] − E[max of 8]); "
-                "σ from Sinha et al. SC22 (arXiv:2208.11035)")
-    return ax
+    return _finish_axes(ax, "GPUs in the job (log scale)", "added compute time (%)",
+                        title or "How much does the slowest GPU cost as the job grows?",
+                        "upper left", "llmcost.straggler.straggler_slowdown: σ·(E[max of N "
+                        "normals] − E[max of 8]); σ from Sinha et al. SC22 (arXiv:2208.11035)")
 
 
 def moe_all_to_all_vs_ep(ep, curves: dict, compute_s: float, ax=None, title: str = ""):
