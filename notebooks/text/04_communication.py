@@ -895,20 +895,19 @@ plots.straggler_slowdown_curves(jobs, waits);
 
 # %%
 # NBVAL_CHECK_OUTPUT
+import functools
+
 ds, eps = overlap.model_dims("deepseek-v3"), 2 ** np.arange(1, 9)   # EP 2 … 256
 h800 = llmcost.Cluster("H800", 2048)
-a2a = {"EP ranks consecutive (8 per board)": 2 * comm.moe_all_to_all_time(
-           4096, 8, ds["d_model"], eps, h800, 1),
-       "one EP rank per board (TP or CP 8 inside)": 2 * comm.moe_all_to_all_time(
-           4096, 8, ds["d_model"], eps, h800, 8),
-       "token-dropping, capacity 1.25": 2 * comm.moe_all_to_all_time(
-           4096, 8, ds["d_model"], eps, h800, 1, routing="capacity", capacity_factor=1.25),
-       "per node, at most 4 nodes (DeepSeek-V3, DeepEP)": 2 * comm.moe_all_to_all_time(
-           4096, 8, ds["d_model"], eps, h800, 1, dispatch="per_node", n_experts=256,
-           node_limit=4),
-       "per node, at most 4 nodes, FP8 dispatch + BF16 combine": sum(comm.moe_all_to_all_time(
-           4096, 8, ds["d_model"], eps, h800, 1, dispatch="per_node", n_experts=256,
-           node_limit=4, phase=ph, dispatch_dtype="fp8") for ph in ("dispatch", "combine"))}
+# one all-to-all of 4,096 tokens, top-8, at each EP degree; the argument is the EP stride
+one = functools.partial(comm.moe_all_to_all_time, 4096, 8, ds["d_model"], eps, h800)
+node4 = {"dispatch": "per_node", "n_experts": 256, "node_limit": 4}   # DeepSeek-V3, DeepEP
+a2a = {"EP ranks consecutive (8 per board)": 2 * one(1),
+       "one EP rank per board (TP or CP 8 inside)": 2 * one(8),
+       "token-dropping, capacity 1.25": 2 * one(1, routing="capacity", capacity_factor=1.25),
+       "per node, at most 4 nodes (DeepSeek-V3, DeepEP)": 2 * one(1, **node4),
+       "per node, at most 4 nodes, FP8 dispatch + BF16 combine": sum(
+           one(1, **node4, phase=ph, dispatch_dtype="fp8") for ph in ("dispatch", "combine"))}
 gemm = float(overlap.ep_roofline(ds["d_model"], ds["d_ff_expert"], 8, 64,
                                  h800.accelerator.peak_flops_per_s("fp8"), 50e9,
                                  tokens=4096).compute_s)
