@@ -8,7 +8,7 @@ the numbers are right is checked against sourced bands in tests/test_report.py
 (tests/data/summary_bands.csv), not by nbval.
 """
 
-from llmcost.report import SUMMARY_MIME
+from llmcost.present.report import SUMMARY_MIME
 
 
 def pytest_collection_modifyitems(items):

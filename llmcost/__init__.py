@@ -1,13 +1,27 @@
 """llmcost: what it costs to train a large language model, line by line.
 
-The package does every calculation; the notebooks in ``notebooks/`` narrate them. Plots
-(``llmcost.plots``), widgets (``llmcost.widgets``) and reports (``llmcost.report``) are imported
-on demand so that the calculation modules stay free of matplotlib, ipywidgets and papermill.
+The package does every calculation; the notebooks in ``notebooks/`` narrate them. The modules
+live in rooms by concern (ARCHITECTURE.md): ``core`` (units, models, accelerators, catalogues),
+``training`` (FLOPs, memory, parallelism, communication, the step-time model, failures),
+``serving`` (served tokens, RL post-training), ``laws`` (compute-optimal scaling), ``bill`` (the
+scenario, prices, the ledger, levers, claims) and ``present`` (plots, widgets, reports, the CLI).
+Plots, widgets and reports are imported on demand so that the calculation modules stay free of
+matplotlib, ipywidgets and papermill.
+
+This root re-exports the public API (``llmcost.step_time(...)``), and every module keeps its
+0.1 flat path as an alias (``from llmcost import ledger``, ``llmcost.step.rank_plans``,
+``import llmcost.report``): see ``llmcost._old_paths``.
 """
 
-from . import accuracy, batch, comm, inference, rl, scaling, shapes, stacks, step  # noqa: F401
-from .batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
-from .catalog import (
+import importlib
+
+from . import _old_paths
+from .training import accuracy, batch, comm, step  # noqa: F401
+from .serving import inference, rl
+from .laws import scaling
+from .core import shapes, stacks
+from .training.batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
+from .core.catalog import (
     DATA_DIR,
     SCENARIO_DIR,
     catalogue_price,
@@ -19,7 +33,7 @@ from .catalog import (
     load_model,
     load_published_runs,
 )
-from .compute import (
+from .training.compute import (
     catalogue_training_costs,
     compute_cost_usd,
     flops_per_token_conventions,
@@ -35,8 +49,8 @@ from .compute import (
     training_run,
     wall_clock_s,
 )
-from .hardware import Accelerator, Cluster, Efficiency
-from .inference import (
+from .core.hardware import Accelerator, Cluster, Efficiency
+from .serving.inference import (
     decode_step,
     decode_step_time,
     kv_cache_bytes,
@@ -46,17 +60,17 @@ from .inference import (
     serving_cost,
     speculative_tokens_per_pass,
 )
-from .rl import rl_campaign, rl_iteration
-from . import ledger  # the whole bill (notebook 00)
-from .ledger import Ledger, build_ledger
-from .ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
-from .ranges import Range
-from .scenario import point_scenario
-from . import levers  # savings levers and false economies (notebook 09, issue 17)
-from .memory import RECIPES, memory_breakdown, memory_per_gpu
-from .model import ModelSpec
-from .parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
-from .reliability import (
+from .serving.rl import rl_campaign, rl_iteration
+from .bill import ledger  # the whole bill (notebook 00)
+from .bill.ledger import Ledger, build_ledger
+from .bill.ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
+from .bill.ranges import Range
+from .bill.scenario import point_scenario
+from .bill import levers  # savings levers and false economies (notebook 09, issue 17)
+from .training.memory import RECIPES, memory_breakdown, memory_per_gpu
+from .core.model import ModelSpec
+from .training.parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
+from .training.reliability import (
     checkpoint_plan,
     checkpoint_size,
     cluster_mtbf_s,
@@ -65,14 +79,14 @@ from .reliability import (
     optimal_interval,
     young_interval,
 )
-from .scaling import (
+from .laws.scaling import (
     LOSS_FITS,
     LossFit,
     compute_optimal,
     inference_adjusted_optimum,
     inference_adjusted_optimum_usd,
 )
-from .scenario import (
+from .bill.scenario import (
     PARAMETERS,
     ScenarioError,
     load_scenario,
@@ -81,14 +95,24 @@ from .scenario import (
     validate_parameter,
     validate_parameters,
 )
-from .step import StepBreakdown, predict_mfu, rank_plans, step_time
-from .units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
-from . import claims  # published runs and claims (notebook 08, `llmcost check`)
-from .claims import ClaimCheck, check_claim, published_run_errors
-from . import straggler  # the wait for the slowest GPU (issue 14, notebook 04)
-from .straggler import straggler_slowdown
+from .training.step import StepBreakdown, predict_mfu, rank_plans, step_time
+from .core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
+from .bill import claims  # published runs and claims (notebook 08, `llmcost check`)
+from .bill.claims import ClaimCheck, check_claim, published_run_errors
+from .training import straggler  # the wait for the slowest GPU (issue 14, notebook 04)
+from .training.straggler import straggler_slowdown
 
 __version__ = "0.1.0"
+
+_old_paths.install()
+
+
+def __getattr__(name):
+    """``llmcost.<module>`` for a module not imported yet (``llmcost.report``, ``llmcost.plots``):
+    imported on first use through its 0.1 flat path (``llmcost._old_paths``)."""
+    if name in _old_paths.ROOM_OF:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     # catalogues and the first ledger line (notebooks 00-01)

@@ -113,8 +113,8 @@ def record() -> dict:
 
 
 def _col(rows, c):
-    from llmcost.model import RECOMPUTE_MODES
-    from llmcost.parallel import SCHEDULES
+    from llmcost.core.model import RECOMPUTE_MODES
+    from llmcost.training.parallel import SCHEDULES
     if c == "recompute":
         return np.array([RECOMPUTE_MODES.index(x) for x in rows[c]])
     if c == "schedule":

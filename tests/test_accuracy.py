@@ -5,7 +5,7 @@ import pytest
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.hardware import Cluster
+from llmcost.core.hardware import Cluster
 
 
 @pytest.fixture(scope="module")

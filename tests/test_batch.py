@@ -399,7 +399,7 @@ def test_gpus_to_fill_inverts_the_fill_batch():
 
 def test_explorer_updates_and_reports_bad_layouts(capsys):
     pytest.importorskip("ipywidgets")
-    from llmcost.widgets import batch_explorer
+    from llmcost.present.widgets import batch_explorer
 
     box = batch_explorer("llama-2-70b", "H100-SXM", 2048, 2e12, 4096, 4194304, 0.4, 3.99, 8, 1, 1)
     loss_w, noise_w, kaplan_w = box.children[0].children

@@ -1,8 +1,8 @@
 """Scenario plausibility warnings (llmcost.checks)."""
 
 import llmcost
-from llmcost.checks import scenario_warnings
-from llmcost.report import effective_parameters, declared_parameters, list_notebooks
+from llmcost.bill.checks import scenario_warnings
+from llmcost.present.report import effective_parameters, declared_parameters, list_notebooks
 
 
 def _values(**override):

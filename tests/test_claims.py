@@ -11,7 +11,7 @@ import pytest
 
 import llmcost
 from llmcost import claims
-from llmcost.cli import main
+from llmcost.present.cli import main
 
 H100_BF16, H100_FP8, A100_BF16 = 989.4e12, 1978.9e12, 312e12  # dense peaks, data/accelerators.csv
 

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from llmcost import checks, ledger
-from llmcost.cli import bill_text, compare_labels
-from llmcost.report import _bill, estimate_ledger
-from llmcost.scenario import ScenarioError
+from llmcost.present.cli import bill_text, compare_labels
+from llmcost.present.report import _bill, estimate_ledger
+from llmcost.bill.scenario import ScenarioError
 
 # Llama 2 70B's main run on 2,048 H100 SXM at MFU 0.4 (tests/test_ledger.py derives it by hand:
 # 2e12 tokens × 3 × (2·N_matmul + attention) ÷ (989.4 TFLOP/s × 0.4) ÷ 3600)
@@ -84,7 +84,7 @@ def test_owned_with_price_omitted_is_amortised_and_pays_electricity():
 
 
 def test_report_and_estimate_agree_on_an_omitted_price(tmp_path):
-    from llmcost.report import plan_report
+    from llmcost.present.report import plan_report
 
     path = _yaml(tmp_path, "model: llama-2-70b\naccelerator: MI300X\n")
     plan = plan_report(path)
@@ -189,8 +189,8 @@ def test_project_months_convention_and_labels_by_hand():
 
 # ---- 10. the scale-out error names the notebooks `llmcost list accelerators` names
 def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
-    from llmcost.catalog import load_accelerator, runnable_notebooks
-    from llmcost.report import plan_report
+    from llmcost.core.catalog import load_accelerator, runnable_notebooks
+    from llmcost.present.report import plan_report
 
     path = _yaml(tmp_path, "accelerator: TPU v4\nprice_usd_per_gpu_hour: 3.22\n")
     with pytest.raises(ScenarioError) as e:

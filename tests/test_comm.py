@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import comm, parallel
-from llmcost.hardware import Cluster
+from llmcost.core.hardware import Cluster
 
 A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")

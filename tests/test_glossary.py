@@ -7,7 +7,7 @@ import pytest
 
 import llmcost
 from llmcost import glossary
-from llmcost.report import NOTEBOOK_DIR, list_notebooks
+from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 
 #: Words with capitals in headings that are names, not terms (models, labs, units).
 NOT_TERMS = {"DeepSeek", "USD", "GPT", "OpenAI", "NVIDIA", "AMD", "Llama", "PaLM", "YAML",

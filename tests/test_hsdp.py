@@ -15,8 +15,8 @@ import pytest
 
 import llmcost
 from llmcost import comm, memory, parallel, stacks, step
-from llmcost.hardware import Cluster
-from llmcost.parallel import ParallelPlan, PlanError
+from llmcost.core.hardware import Cluster
+from llmcost.training.parallel import ParallelPlan, PlanError
 
 H100 = llmcost.load_accelerator("H100-SXM")
 A100 = llmcost.load_accelerator("A100-80GB")
@@ -277,7 +277,7 @@ def test_scenario_key_full_int_and_auto():
 
 
 def test_checks_warn_when_the_stack_has_no_hsdp():
-    from llmcost.checks import _stack_warnings
+    from llmcost.bill.checks import _stack_warnings
     p = _scenario(fsdp_shard_size=32, stack="deepspeed-zero3-2021")
     plan = parallel.plan_from_parameters(p)
     assert any("hybrid sharding" in w for w in _stack_warnings(p, plan))

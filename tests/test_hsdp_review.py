@@ -8,9 +8,9 @@ import pytest
 
 import llmcost
 from llmcost import comm, parallel, shapes, stacks, step
-from llmcost.checks import _stack_warnings
-from llmcost.hardware import Cluster
-from llmcost.parallel import PlanError
+from llmcost.bill.checks import _stack_warnings
+from llmcost.core.hardware import Cluster
+from llmcost.training.parallel import PlanError
 
 H100 = llmcost.load_accelerator("H100-SXM")
 M70 = llmcost.load_model("llama-3.1-70b")

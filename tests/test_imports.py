@@ -13,17 +13,20 @@ PACKAGE = Path(llmcost.__file__).parent
 
 
 def _graph():
+    """module stem -> the stems of the package modules it imports (top level or in a body)."""
+    files = {f.stem: f for f in PACKAGE.rglob("*.py") if f.stem not in ("__init__", "__main__")}
     g = {}
-    for f in PACKAGE.glob("*.py"):
-        if f.stem in ("__init__", "__main__"):
-            continue
+    for stem, f in files.items():
+        room = f.parent.relative_to(PACKAGE).parts  # () at the root, ("training",) in a room
         deps = set()
         for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                names = [node.module.split(".")[0]] if node.module else \
+            if isinstance(node, ast.ImportFrom) and node.level >= 1:
+                base = list(room[:len(room) - (node.level - 1)])  # the package the dots name
+                parts = base + (node.module.split(".") if node.module else [])
+                names = [parts[-1]] if parts and parts[-1] in files else \
                     [a.name for a in node.names]
-                deps.update(n for n in names if (PACKAGE / f"{n}.py").exists())
-        g[f.stem] = deps - {f.stem}
+                deps.update(n for n in names if n in files)
+        g[stem] = deps - {stem}
     return g
 
 

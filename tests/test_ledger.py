@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import ledger
-from llmcost.report import NOTEBOOK_DIR
-from llmcost.scenario import LEDGER_DEFAULTS, ScenarioError
+from llmcost.present.report import NOTEBOOK_DIR
+from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError
 
 SCENARIOS = sorted(llmcost.SCENARIO_DIR.glob("*.yaml"))
 # Llama 2 70B (Touvron et al. 2023, Table 1; data/models.csv): 80 layers, d_model 8,192, 64
@@ -314,7 +314,7 @@ def test_rl_line_is_not_given_when_the_scenario_describes_no_campaign():
 
 
 def test_scenario_file_without_rl_keys_bills_no_rl(tmp_path):
-    from llmcost.report import estimate_ledger, plan_report
+    from llmcost.present.report import estimate_ledger, plan_report
     f = tmp_path / "s.yaml"
     f.write_text("model: llama-2-70b\nn_gpus: 1024\n")
     # the report completes the file with notebook 05's example campaign, but the bill does not
@@ -361,7 +361,7 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     bill = ledger.build_ledger(sc)
     line, parts = bill.line("post.rl"), bill.figures["rl_parts_gpu_hours"]
     samples = 32 * 16
-    from llmcost.rl import response_lengths
+    from llmcost.serving.rl import response_lengths
     resp = float(response_lengths(1024, 3584, samples).sum())
     update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5
     assert parts["update"] == pytest.approx(update_h, rel=1e-9)
@@ -515,7 +515,7 @@ def test_notebook_00_declares_the_ledger_defaults():
 
 
 def test_declared_parameters_agree_with_papermill():
-    from llmcost.report import declared_parameters, list_notebooks
+    from llmcost.present.report import declared_parameters, list_notebooks
 
     for nb in list_notebooks():
         ours, theirs = declared_parameters(nb), pm.inspect_notebook(str(nb))

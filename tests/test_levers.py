@@ -15,8 +15,8 @@ import pytest
 
 import llmcost
 from llmcost import levers as lv
-from llmcost.catalog import DATA_DIR
-from llmcost.scenario import ScenarioError
+from llmcost.core.catalog import DATA_DIR
+from llmcost.bill.scenario import ScenarioError
 
 PRICE = 3.99  # default scenario, USD per H100-hour
 
@@ -457,7 +457,7 @@ def test_ranged_mfu_is_scaled_end_by_end(s):
 
 
 def test_cli_estimate_works_backwards(capsys):
-    from llmcost.cli import main
+    from llmcost.present.cli import main
 
     path = str(llmcost.SCENARIO_DIR / "default.yaml")
     assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",

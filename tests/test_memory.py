@@ -21,7 +21,7 @@ import pytest
 import llmcost
 from llmcost import ModelSpec
 from llmcost import memory as M
-from llmcost.parallel import ParallelPlan, make_plan
+from llmcost.training.parallel import ParallelPlan, make_plan
 
 MIB, GIB = 2**20, 2**30
 

@@ -7,7 +7,7 @@ pytest.importorskip("ipywidgets")
 
 
 def test_memory_explorer_updates_the_verdict(capsys):
-    from llmcost.widgets import memory_explorer
+    from llmcost.present.widgets import memory_explorer
 
     box = memory_explorer("llama-2-70b", "H100-SXM", 2048, 4194304, 4096, 8, 4, 1, "selective")
     assert "GB per GPU on H100-SXM (86 GB, 10% reserve): fits" in capsys.readouterr().out

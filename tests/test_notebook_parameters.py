@@ -4,7 +4,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import llmcost
-from llmcost.scenario import ScenarioError
+from llmcost.bill.scenario import ScenarioError
 
 
 @pytest.fixture()

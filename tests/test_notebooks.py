@@ -13,8 +13,8 @@ import papermill as pm
 import pytest
 
 import llmcost
-from llmcost.report import NOTEBOOK_DIR, SUMMARY_MIME, WIDGET_MIME
-from llmcost.scenario import PARAMETERS, validate_parameter
+from llmcost.present.report import NOTEBOOK_DIR, SUMMARY_MIME, WIDGET_MIME
+from llmcost.bill.scenario import PARAMETERS, validate_parameter
 
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
 KIND_TO_ANNOTATION = {"str": "str", "int": "int", "float": "float", "float|none": "float",

@@ -16,7 +16,7 @@ import llmcost
 from llmcost import ModelSpec
 from llmcost import memory as M
 from llmcost import parallel as P
-from llmcost.parallel import ParallelPlan, PlanError, make_plan
+from llmcost.training.parallel import ParallelPlan, PlanError, make_plan
 
 
 @pytest.fixture(scope="module")
@@ -344,7 +344,7 @@ def test_breakdown_sums_to_total(setup):
 
 def test_zb_h1_with_fewer_micro_batches_than_stages():
     # p = 2, m = 1, T_F = T_B = T_W: F1 F2 B2 (B1, W2) W1 -> 5 slots for 3 of work: 2/3.
-    from llmcost.parallel import bubble_fraction
+    from llmcost.training.parallel import bubble_fraction
     assert bubble_fraction(2, 1, "zb-h1") == pytest.approx(2 / 3)
     assert bubble_fraction(8, 32, "zb-h1") == pytest.approx(7 / 96)   # Qi et al.: (p-1)/(3m)
     assert bubble_fraction(8, 4, "zb-h1") <= bubble_fraction(8, 4, "1f1b")

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from llmcost import ledger, scenario
-from llmcost.ranges import RANGEABLE_KEYS, Range, parse_range, point
-from llmcost.report import _bill, estimate_ledger
-from llmcost.scenario import ScenarioError, point_scenario, validate_parameters
+from llmcost.bill.ranges import RANGEABLE_KEYS, Range, parse_range, point
+from llmcost.present.report import _bill, estimate_ledger
+from llmcost.bill.scenario import ScenarioError, point_scenario, validate_parameters
 
 # Llama 2 70B (Touvron et al. 2023, Table 1; data/models.csv) as tests/test_ledger.py derives it:
 # 80 layers, d_model 8,192, 64 query and 8 KV heads of 128, SwiGLU d_ff 28,672, vocabulary 32,000.
@@ -569,7 +569,7 @@ def test_not_yet_rangeable_keys_say_so(key, value):
 def test_notebook_00_prints_whole_sentences_for_its_ranges():
     """The ranges cell of notebook 00 (as committed, executed) prints each range's source
     sentence whole: every listed range ends with its closing parenthesis, none is cut."""
-    from llmcost.report import list_notebooks
+    from llmcost.present.report import list_notebooks
 
     nb = json.loads(next(p for p in list_notebooks(["00"])).read_text(encoding="utf-8"))
     cell = next(c for c in nb["cells"] if c["cell_type"] == "code"

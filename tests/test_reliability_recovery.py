@@ -15,7 +15,7 @@ YEAR_S = 365.25 * 86400
 @pytest.fixture(scope="module")
 def p():
     # the notebooks' defaults (= the default scenario, scenario.LEDGER_DEFAULTS)
-    from llmcost.scenario import LEDGER_DEFAULTS
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
     return llmcost.validate_parameters(**LEDGER_DEFAULTS)
 
 

@@ -441,7 +441,7 @@ def test_a_scenario_can_give_the_missing_scale_out_figures(tmp_path):
     from llmcost import catalog
     cluster = catalog.scenario_cluster(plan.values)
     assert cluster.scaleout_bytes_per_s_per_dir == 5e10 and cluster.scaleout_latency_s == 1e-5
-    from llmcost.step import _load_eff
+    from llmcost.training.step import _load_eff
     assert _load_eff(cluster).scaleout_latency_s == 1e-5
     sc.write_text("model: llama-3.1-8b\naccelerator: MI325X\nn_gpus: 64\n")
     with pytest.raises(report.ScenarioError, match="or give comm_scaleout_bytes_per_s"):

@@ -279,7 +279,7 @@ def test_scenario_keys_drive_the_iteration():
 def test_scenario_errors_name_the_scenario_keys():
     # A scenario user sets rl_gpus / rl_rollout_tp, not rl_iteration's arguments: the message
     # must name the keys they wrote (4 colocated GPUs cannot hold TP-8 replicas: 4 % 8 != 0).
-    from llmcost.scenario import LEDGER_DEFAULTS
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
 
     p = {**LEDGER_DEFAULTS, "model": "llama-2-7b", "rl_gpus": 4, "rl_rollout_tp": 8}
     with pytest.raises(ValueError, match=r"^rl_rollout_tp=8 must divide the 4 rollout GPUs "

@@ -17,7 +17,7 @@ def test_more_demand_moves_the_optimum_to_a_smaller_model(capsys):
     import matplotlib
 
     matplotlib.use("Agg")
-    from llmcost.widgets import scaling_explorer
+    from llmcost.present.widgets import scaling_explorer
 
     box = scaling_explorer(8.28e23, "besiroglu2024", 1e12, 3.99, 3.6e-3, "H100-SXM", 0.4)
     first = capsys.readouterr().out

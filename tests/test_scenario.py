@@ -3,7 +3,7 @@
 import pytest
 
 import llmcost
-from llmcost.scenario import PARAMETERS, ScenarioError, load_scenario, validate_parameters
+from llmcost.bill.scenario import PARAMETERS, ScenarioError, load_scenario, validate_parameters
 
 
 def test_every_scenario_file_loads():

@@ -6,7 +6,7 @@ import pytest
 import llmcost
 from llmcost import memory
 from llmcost import parallel as P
-from llmcost.scenario import ScenarioError, validate_parameters
+from llmcost.bill.scenario import ScenarioError, validate_parameters
 
 
 def test_llama_405b_scenario_holds_the_published_plan():

@@ -6,7 +6,7 @@ import pytest
 
 import llmcost
 from llmcost import report, step
-from llmcost.scenario import ScenarioError, load_scenario, validate_parameter
+from llmcost.bill.scenario import ScenarioError, load_scenario, validate_parameter
 
 LLAMA = llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml"
 

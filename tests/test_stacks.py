@@ -4,7 +4,7 @@ import pytest
 
 import llmcost
 from llmcost import parallel, stacks, step
-from llmcost.hardware import Cluster
+from llmcost.core.hardware import Cluster
 
 A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")

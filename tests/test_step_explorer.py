@@ -10,7 +10,7 @@ def test_step_explorer_updates_the_prediction(capsys):
     import matplotlib
 
     matplotlib.use("Agg")
-    from llmcost.widgets import step_explorer
+    from llmcost.present.widgets import step_explorer
 
     box = step_explorer("llama-2-70b", "H100-SXM", 2048, 4194304, 4096, 8, 4, 1, 1, "none")
     first = capsys.readouterr().out
@@ -37,7 +37,7 @@ def test_step_explorer_opens_on_the_notebooks_plan(capsys):
     matplotlib.use("Agg")
     import llmcost
     from llmcost import parallel, step
-    from llmcost.widgets import step_explorer
+    from llmcost.present.widgets import step_explorer
 
     spec = llmcost.load_model("llama-2-70b")
     plan = parallel.make_plan(spec, 2048, 1024, tp=2, pp=4, zero_stage=2, recompute="none",

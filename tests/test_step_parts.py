@@ -8,7 +8,7 @@ import pytest
 
 import llmcost
 from llmcost import memory, parallel, shapes, step
-from llmcost.hardware import Cluster, Efficiency
+from llmcost.core.hardware import Cluster, Efficiency
 
 A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")

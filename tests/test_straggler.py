@@ -15,7 +15,7 @@ import pytest
 
 import llmcost
 from llmcost import parallel, step, straggler
-from llmcost.hardware import Cluster
+from llmcost.core.hardware import Cluster
 
 Z75 = 0.674490                       # Φ⁻¹(0.75), normal tables
 SIGMA = 0.08 / (4 * 2 * Z75)         # 8% = 4·IQR = 8·Φ⁻¹(0.75)·σ  ->  σ = 1.4826%

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("latex2mathml")
 
-from llmcost.texmath import markdown_math_to_mathml, tex_to_mathml  # noqa: E402
+from llmcost.present.texmath import markdown_math_to_mathml, tex_to_mathml  # noqa: E402
 
 
 def test_display_equation_becomes_block_mathml():

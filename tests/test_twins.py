@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from llmcost import twins
-from llmcost.report import NOTEBOOK_DIR, list_notebooks
+from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 
 NOTEBOOKS = list_notebooks()
 FIX = f"run `{twins.FIX_COMMAND}` (writes every notebook's twin; `make notebooks` does too)"

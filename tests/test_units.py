@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from llmcost.units import (as_array, fmt_bytes, fmt_count, fmt_duration, fmt_flops,
+from llmcost.core.units import (as_array, fmt_bytes, fmt_count, fmt_duration, fmt_flops,
                            fmt_flops_rate, fmt_usd)
 
 

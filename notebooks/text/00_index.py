@@ -124,8 +124,8 @@ import pandas as pd
 
 import llmcost
 from llmcost import ledger, plots
-from llmcost.checks import budget_warning
-from llmcost.report import publish_summary, summary_row
+from llmcost.bill.checks import budget_warning
+from llmcost.present.report import publish_summary, summary_row
 
 params = {k: v for k, v in globals().items() if k in llmcost.scenario.LEDGER_DEFAULTS}
 p = llmcost.validate_parameters(**params)  # points: a range's midpoint, mode or median
@@ -585,7 +585,7 @@ publish_summary("00_index", [
 
 # %%
 if interactive:
-    from llmcost.widgets import ledger_explorer
+    from llmcost.present.widgets import ledger_explorer
 
     display(ledger_explorer(p))
 

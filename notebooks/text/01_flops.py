@@ -49,7 +49,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import plots
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec = llmcost.load_model(p["model"])
@@ -445,7 +445,7 @@ print(f"2. GPU-hours fall by {1 - llmcost.gpu_hours(c1, teach, 0.5) / h1:.0%}")
 
 # %%
 if interactive:
-    from llmcost.widgets import flops_explorer
+    from llmcost.present.widgets import flops_explorer
 
     display(flops_explorer(spec.name, gpu.name, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            p["dtype"]))

@@ -79,7 +79,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import batch, plots
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
@@ -569,7 +569,7 @@ print(f"3. bubble {bub:.0%}; at most 10% from m = {batch.low_bubble_batch_tokens
 
 # %%
 if interactive:
-    from llmcost.widgets import batch_explorer
+    from llmcost.present.widgets import batch_explorer
 
     display(batch_explorer(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["seq_len"],
                            p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,

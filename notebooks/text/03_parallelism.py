@@ -67,7 +67,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import memory, parallel, plots
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
@@ -643,7 +643,7 @@ publish_summary("03_parallelism", [
 
 # %%
 if interactive:
-    from llmcost.widgets import memory_explorer
+    from llmcost.present.widgets import memory_explorer
 
     display(memory_explorer(spec.name, gpu.name, p["n_gpus"], p["global_batch_tokens"],
                             p["seq_len"], plan.tp, plan.pp, plan.zero_stage, plan.recompute,

@@ -76,7 +76,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, comm, overlap, parallel, plots, step
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())   # validated (llmcost.scenario)
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
@@ -1155,7 +1155,7 @@ publish_summary("04_communication", [summary_row(*r) for r in [
 
 # %%
 if interactive:
-    from llmcost.widgets import step_explorer
+    from llmcost.present.widgets import step_explorer
 
     display(step_explorer(spec.name, gpu.name, p["n_gpus"], p["global_batch_tokens"],
                           p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size,

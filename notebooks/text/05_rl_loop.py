@@ -77,7 +77,7 @@ import pandas as pd
 import llmcost
 from llmcost import inference as inf
 from llmcost import plots, rl
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
                                    if k in llmcost.PARAMETERS})
@@ -721,6 +721,6 @@ publish_summary("05_rl_loop", [
 
 # %%
 if interactive:
-    from llmcost.widgets import rl_explorer
+    from llmcost.present.widgets import rl_explorer
 
     display(rl_explorer(spec.name, gpu.name, p, price))

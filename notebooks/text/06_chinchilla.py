@@ -57,7 +57,7 @@ import pandas as pd
 import llmcost
 from llmcost import plots
 from llmcost import scaling as sc
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
                                    if k in llmcost.PARAMETERS})
@@ -564,7 +564,7 @@ publish_summary("06_chinchilla", [
 
 # %%
 if interactive:
-    from llmcost.widgets import scaling_explorer
+    from llmcost.present.widgets import scaling_explorer
 
     display(scaling_explorer(c_run, fit.name, p["inference_tokens_lifetime"], price,
                              serve(1e9) * 1e6, gpu.name, p["mfu"], p["dtype"], spec,

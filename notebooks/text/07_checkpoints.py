@@ -63,7 +63,7 @@ import pandas as pd
 import llmcost
 from llmcost import ledger, plots
 from llmcost import reliability as rel
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
@@ -712,7 +712,7 @@ publish_summary("07_checkpoints", [
 
 # %%
 if interactive:
-    from llmcost.widgets import reliability_explorer
+    from llmcost.present.widgets import reliability_explorer
 
     display(reliability_explorer(
         spec.n_params, p["n_gpus"], p["fail_rate_per_gpu_year"], p["ckpt_storage_bytes_per_s"],

@@ -39,7 +39,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import claims, plots
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.validate_parameters(
     model=model, accelerator=accelerator, n_gpus=n_gpus, train_tokens=train_tokens,

@@ -150,7 +150,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import ledger, levers, plots
-from llmcost.report import publish_summary, summary_row
+from llmcost.present.report import publish_summary, summary_row
 
 given = {k: v for k, v in globals().items()
          if k in llmcost.scenario.PARAMETERS and k != "interactive"}
@@ -554,7 +554,7 @@ publish_summary("09_savings", rows)
 
 # %%
 if interactive:
-    from llmcost.widgets import levers_explorer
+    from llmcost.present.widgets import levers_explorer
 
     display(levers_explorer(scenario))
 

@@ -98,7 +98,7 @@ display(Markdown(glossary.markdown_table("cost")))
 
 # %%
 if interactive:
-    from llmcost.widgets import glossary_explorer
+    from llmcost.present.widgets import glossary_explorer
 
     display(glossary_explorer())
 

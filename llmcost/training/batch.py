@@ -53,9 +53,9 @@ import numpy as np
 
 from .compute import (MFU_CAUSAL, MFU_METHOD, compute_cost_usd, gpu_hours, model_flops_per_token,
                       training_flops)
-from .hardware import Accelerator
-from .model import ModelSpec
-from .units import (BYTES_PER_DTYPE, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_count,
+from ..core.hardware import Accelerator
+from ..core.model import ModelSpec
+from ..core.units import (BYTES_PER_DTYPE, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_count,
                     scalar_or_array)
 
 # ------------------------------------------------------------------------------------ constants
@@ -563,7 +563,7 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     """
     import pandas as pd
 
-    from .catalog import as_model
+    from ..core.catalog import as_model
 
     if not isinstance(target, BatchTarget):
         raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")
@@ -1053,7 +1053,7 @@ def published_batch_comparison(runs=None):
     """
     import pandas as pd
 
-    from .catalog import load_model, load_published_runs
+    from ..core.catalog import load_model, load_published_runs
 
     runs = load_published_runs() if runs is None else runs
     rows = []
@@ -1223,7 +1223,7 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     B_noise/2 ≤ B ≤ 2·B_noise is the balanced region; B > 2·B_noise buys little time (≤ 1.5·S_min
     steps either way) for ≥ 3·E_min tokens.
     """
-    from .units import fmt_count
+    from ..core.units import fmt_count
 
     t = analysis.target
     b, n_gpus = analysis.global_batch_tokens, analysis.n_gpus
@@ -1410,7 +1410,7 @@ def dp_sync_bandwidth(plan, cluster) -> dict:
         A plan larger than the cluster, or a cluster without scale-up or scale-out figures.
     """
     from .comm import placement
-    from .hardware import Cluster
+    from ..core.hardware import Cluster
     from .parallel import ParallelPlan
 
     if not isinstance(plan, ParallelPlan):
@@ -1469,7 +1469,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     ValueError (ScenarioError, PlanError)
         What ``plan_from_parameters`` or ``analyse_batch`` refuse.
     """
-    from .catalog import as_model, scenario_cluster
+    from ..core.catalog import as_model, scenario_cluster
     from .memory import get_recipe
     from .parallel import plan_from_parameters
 

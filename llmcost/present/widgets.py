@@ -32,9 +32,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     from IPython.display import display
 
     from . import plots
-    from .catalog import list_accelerators, list_models, load_accelerator, load_model
-    from .compute import training_run
-    from .units import fmt_count, fmt_duration, fmt_flops, fmt_usd
+    from ..core.catalog import list_accelerators, list_models, load_accelerator, load_model
+    from ..training.compute import training_run
+    from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_usd
 
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
@@ -95,8 +95,8 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     from IPython.display import display
 
     from . import plots
-    from .reliability import checkpoint_plan, checkpoint_size
-    from .units import fmt_bytes, fmt_count, fmt_duration, fmt_usd
+    from ..training.reliability import checkpoint_plan, checkpoint_size
+    from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_usd
 
     size0 = float(checkpoint_size(n_params, recipe).total_bytes)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
@@ -168,9 +168,10 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from . import batch, plots
-    from .catalog import list_accelerators, load_accelerator, load_model
-    from .units import fmt_bytes, fmt_count, fmt_usd
+    from ..training import batch
+    from . import plots
+    from ..core.catalog import list_accelerators, load_accelerator, load_model
+    from ..core.units import fmt_bytes, fmt_count, fmt_usd
 
     spec = load_model(model)
     base = batch.batch_target(spec, target_loss, train_tokens, global_batch_tokens,
@@ -245,7 +246,7 @@ def _run_shape_widgets(w, model, accelerator, n_gpus, global_batch_tokens, tp, p
                        max_gpus_log2, min_batch_log2):
     """Model, accelerator, GPU-count, global-batch, TP and PP widgets opening on the given
     values (which are added to the options when they are not powers of two)."""
-    from .catalog import list_accelerators, list_models
+    from ..core.catalog import list_accelerators, list_models
 
     pow2 = [2**k for k in range(0, 9)]
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
@@ -279,9 +280,9 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .catalog import load_accelerator, load_model
-    from .memory import memory_table
-    from .parallel import make_plan
+    from ..core.catalog import load_accelerator, load_model
+    from ..training.memory import memory_table
+    from ..training.parallel import make_plan
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=15,
@@ -346,10 +347,10 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     import matplotlib.pyplot as plt
 
     from . import plots
-    from .catalog import load_accelerator, load_model
-    from .hardware import Cluster
-    from .parallel import make_plan
-    from .step import step_time
+    from ..core.catalog import load_accelerator, load_model
+    from ..core.hardware import Cluster
+    from ..training.parallel import make_plan
+    from ..training.step import step_time
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=16,
@@ -418,9 +419,10 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
     import ipywidgets as w
     from IPython.display import display
 
-    from . import plots, rl
-    from .catalog import list_accelerators
-    from .units import fmt_usd
+    from . import plots
+    from ..serving import rl
+    from ..core.catalog import list_accelerators
+    from ..core.units import fmt_usd
 
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
@@ -470,9 +472,9 @@ def ledger_explorer(scenario: dict):
     from IPython.display import display
 
     from . import plots
-    from .ledger import build_ledger
-    from .scenario import PRICING
-    from .units import fmt_usd
+    from ..bill.ledger import build_ledger
+    from ..bill.scenario import PRICING
+    from ..core.units import fmt_usd
 
     gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
     mfu = w.FloatSlider(value=scenario["mfu"], min=0.1, max=0.7, step=0.01, description="MFU",
@@ -533,8 +535,8 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
     from IPython.display import display
 
     from . import plots
-    from . import scaling as sc
-    from .units import fmt_count, fmt_usd
+    from ..laws import scaling as sc
+    from ..core.units import fmt_count, fmt_usd
 
     c_w = w.FloatLogSlider(value=compute_flops, base=10, min=19, max=27, step=0.1,
                            description="FLOPs", readout_format=".2e", continuous_update=False)
@@ -588,9 +590,9 @@ def levers_explorer(scenario: dict):
     """
     import ipywidgets as w
 
-    from . import levers
-    from .ledger import compare
-    from .units import fmt_usd
+    from ..bill import levers
+    from ..bill.ledger import compare
+    from ..core.units import fmt_usd
 
     boxes = {k: w.Checkbox(value=False, description=name, indent=False)
              for k, (name, _, _) in levers.LEVERS.items()}

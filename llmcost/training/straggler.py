@@ -64,7 +64,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from .units import as_array
+from ..core.units import as_array
 
 #: Sinha et al. SC22 (arXiv:2208.11035 v3, abstract): the average performance variation between
 #: GPUs of one SKU in one cluster ("8% (max 22%) average performance variation"), the span of

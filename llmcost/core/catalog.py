@@ -23,7 +23,7 @@ from .model import ModelSpec
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
 #: never through a relative path such as ``../data``.
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 SCENARIO_DIR = DATA_DIR / "scenarios"
 
 PRICING_MODES = ("on_demand", "reserved", "spot")

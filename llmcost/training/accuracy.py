@@ -122,7 +122,7 @@ class MfuBand:
 
 
 def _generation(accelerator: str) -> str:
-    from .stacks import generation
+    from ..core.stacks import generation
     return generation(accelerator)
 
 

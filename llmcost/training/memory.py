@@ -113,16 +113,16 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .model import RECOMPUTE_MODES, ModelSpec
-from .shapes import SCHEDULES, check_plan_arrays  # noqa: F401  (SCHEDULES re-exported)
-from .shapes import ModelShapes as _Consts
-from .shapes import edge_params as _edge_params
-from .shapes import kv_fraction as _kv_fraction
-from .shapes import layer_params as _layer_params
-from .shapes import model_shapes as _consts
-from .shapes import schedule_code as _schedule_code
-from .shapes import shard_group_arrays as _shard_group_arrays
-from .units import GB, GIB, as_array, scalar_or_array
+from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.shapes import SCHEDULES, check_plan_arrays  # noqa: F401  (SCHEDULES re-exported)
+from ..core.shapes import ModelShapes as _Consts
+from ..core.shapes import edge_params as _edge_params
+from ..core.shapes import kv_fraction as _kv_fraction
+from ..core.shapes import layer_params as _layer_params
+from ..core.shapes import model_shapes as _consts
+from ..core.shapes import schedule_code as _schedule_code
+from ..core.shapes import shard_group_arrays as _shard_group_arrays
+from ..core.units import GB, GIB, as_array, scalar_or_array
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
@@ -837,7 +837,7 @@ def fits(total_bytes, hbm_bytes, reserve=DEFAULT_RESERVE):
 def _check_entry(model, plan, seq_len, stage=None):
     """Validate the public memory entry points' arguments: a ValueError naming the argument."""
     if isinstance(model, str):
-        from .catalog import load_model
+        from ..core.catalog import load_model
         model = load_model(model)
     if not isinstance(model, ModelSpec):
         if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model,

@@ -47,9 +47,9 @@ import numpy as np
 import pandas as pd
 
 from . import inference as inf
-from .hardware import Accelerator, Efficiency
-from .model import ModelSpec
-from .units import SECONDS_PER_HOUR, as_array, is_number
+from ..core.hardware import Accelerator, Efficiency
+from ..core.model import ModelSpec
+from ..core.units import SECONDS_PER_HOUR, as_array, is_number
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
 PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
@@ -591,7 +591,7 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
 #: direction); compute and HBM as the A100 (judgement from NVIDIA's A800 product listing, the
 #: export-control variant; not in data/accelerators.csv). Used for OpenRLHF's benchmark GPUs.
 def _a800() -> Accelerator:
-    from .catalog import load_accelerator
+    from ..core.catalog import load_accelerator
     return load_accelerator("A100-80GB").replace(name="A800-80GB (A100, 200 GB/s NVLink)",
                                                 scaleup_bytes_per_s_per_dir=2.0e11)
 

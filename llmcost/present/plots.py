@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .units import SECONDS_PER_HOUR
+from ..core.units import SECONDS_PER_HOUR
 
 
 def _ax(ax, figsize=(7, 4)):
@@ -165,7 +165,7 @@ def mtbf_vs_gpus(n_gpus, curves: dict, points=(), ax=None):
     points : iterable of (n_gpus, hours, label)
         Reported or measured MTBFs to mark.
     """
-    from .reliability import cluster_mtbf_s
+    from ..training.reliability import cluster_mtbf_s
 
     ax = _ax(ax)
     n = np.asarray(n_gpus, dtype=float)
@@ -193,7 +193,7 @@ def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s
     """Wasted fraction of wall-clock time against the checkpoint interval, with Young's,
     Daly's and the exact optimum marked (``reliability.waste_fraction`` and the first-order
     ``waste_fraction_first_order``)."""
-    from . import reliability as rel
+    from ..training import reliability as rel
 
     ax = _ax(ax)
     t = np.asarray(intervals_s, dtype=float)
@@ -255,7 +255,7 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
 def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=None):
     """McCandlish et al. 2018's trade-off: S/S_min against E/E_min as B/B_noise varies, with the
     critical batch (B = B_noise: 2·S_min, 2·E_min) and optionally the plan marked."""
-    from .batch import steps_to_target, tokens_to_target
+    from ..training.batch import steps_to_target, tokens_to_target
 
     ax = _ax(ax, figsize=(6, 4.5))
     r = np.geomspace(1 / 64, 64, 400)
@@ -286,7 +286,7 @@ def critical_batch_vs_loss(losses, runs=None, ax=None, labels=LABELLED_RUNS):
     """Kaplan et al. 2020's B_crit(L) against loss, with published runs' final batches at the loss
     each reaches on Kaplan's scale (``batch.published_batch_comparison``); runs in ``labels`` are
     named."""
-    from .batch import kaplan_critical_batch
+    from ..training.batch import kaplan_critical_batch
 
     ax = _ax(ax)
     loss = np.asarray(losses, dtype=float)
@@ -509,7 +509,7 @@ def memory_stack(table, hbm_bytes=None, usable_bytes=None, ax=None, title: str =
     ``memory.PARTS``), with the HBM capacity and the usable capacity after the reserve.
     ``labels``, ``legend`` and ``source`` switch off the bar labels, legend and source line (for
     panels that share them)."""
-    from .memory import PARTS
+    from ..training.memory import PARTS
 
     ax = _ax(ax, figsize=(8, 0.42 * len(table) + 1.6) if horizontal else (8, 4))
     pos = np.arange(len(table))
@@ -595,7 +595,7 @@ def pipeline_timeline(schedule_df, ax=None, title: str = ""):
 
 def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=None):
     """Bubble fraction (of ideal compute time) against micro-batches per step, per schedule."""
-    from .parallel import bubble_fraction
+    from ..training.parallel import bubble_fraction
 
     ax = _ax(ax)
     m = np.asarray(ms)
@@ -690,7 +690,7 @@ def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
 
 def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
-    from .step import PARTS
+    from ..training.step import PARTS
 
     ax = _ax(ax, figsize=(11, 0.6 * len(breakdowns) + 2.0))
     labels = list(breakdowns)

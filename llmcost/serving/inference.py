@@ -64,10 +64,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .catalog import as_accelerator, as_model
-from .hardware import Accelerator, Efficiency
-from .model import ModelSpec
-from .units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
+from ..core.catalog import as_accelerator, as_model
+from ..core.hardware import Accelerator, Efficiency
+from ..core.model import ModelSpec
+from ..core.units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
 #: weights (group size 128, symmetric: 0.5 + 2/128 B); FP8/INT8 scales are per channel or tensor.
@@ -103,7 +103,7 @@ def _accelerator(accelerator) -> Accelerator:
 
 def _efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
     if efficiency is None:
-        from .catalog import load_efficiency
+        from ..core.catalog import load_efficiency
         return load_efficiency(accelerator)
     if not isinstance(efficiency, Efficiency):
         raise ValueError(f"efficiency={efficiency!r} must be an Efficiency or None (the "
@@ -831,7 +831,7 @@ def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt
 # ------------------------------------------------------------------------------ validation
 @lru_cache(maxsize=1)
 def _benchmarks() -> pd.DataFrame:
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
     return pd.read_csv(DATA_DIR / "serving_benchmarks.csv", comment=None)
 
 

@@ -14,8 +14,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .catalog import DATA_DIR, as_accelerator
-from .units import HOURS_PER_YEAR, as_array, scalar_or_array
+from ..core.catalog import DATA_DIR, as_accelerator
+from ..core.units import HOURS_PER_YEAR, as_array, scalar_or_array
 
 
 @lru_cache(maxsize=1)

@@ -72,7 +72,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .units import as_array, scalar_or_array
+from ..core.units import as_array, scalar_or_array
 
 #: Chinchilla's rule of thumb: about 20 training tokens per parameter (Hoffmann et al. 2022:
 #: Chinchilla, 70B parameters on 1.4T tokens, Table 3 / approaches 1 and 2). N counts all
@@ -520,7 +520,7 @@ def allocation_exponents():
     """
     import pandas as pd
 
-    from .batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
+    from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 
     rows = [{"study": f"Hoffmann 2022 {k}", "a": a, "b": b, "how": "published (Table 2)",
              "source": "arXiv:2203.15556 Table 2"} for k, (a, b) in HOFFMANN_TABLE2.items()]
@@ -893,7 +893,7 @@ def train_usd_per_flop(accelerator, mfu, price_usd_per_gpu_hour, dtype: str = "b
     approximation (the attention share F/6N − 1 grows with s/d_model). Conventions:
     dense peak of ``dtype``, MFU without recomputation.
     """
-    from .compute import compute_cost_usd, gpu_hours
+    from ..training.compute import compute_cost_usd, gpu_hours
 
     c = float(compute_cost_usd(gpu_hours(1.0, accelerator, mfu, dtype), price_usd_per_gpu_hour))
     if model is None:
@@ -908,8 +908,8 @@ def model_flops_per_token_ratio(model, seq_len=None) -> float:
     """F / (6·N_active): the workbook's model FLOPs per token (``compute.model_flops_per_token``,
     full attention matrix) over the 6N count the loss fits use; > 1 by the attention and
     LM-head terms (Narayanan et al. 2021 App.; Kaplan et al. 2020 Table 1)."""
-    from .catalog import as_model
-    from .compute import model_flops_per_token
+    from ..core.catalog import as_model
+    from ..training.compute import model_flops_per_token
 
     m = as_model(model, "model")
     return float(model_flops_per_token(m, seq_len)) / (6.0 * m.n_active_params)
@@ -968,7 +968,7 @@ def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_to
         From ``llmcost.inference`` (naming the argument) for bad input, or when the weights fit
         at none of the precisions (the last reason is given).
     """
-    from .inference import choose_serving_tp, serving_cost
+    from ..serving.inference import choose_serving_tp, serving_cost
 
     if isinstance(weight_dtypes, str) or not weight_dtypes or \
             not all(isinstance(d, str) for d in weight_dtypes):
@@ -1088,7 +1088,7 @@ def frontier_models():
     """
     import pandas as pd
 
-    from .catalog import list_models, load_model, load_published_runs
+    from ..core.catalog import list_models, load_model, load_published_runs
 
     rows, seen = [], set()
     for name in list_models()["name"]:

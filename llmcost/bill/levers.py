@@ -47,7 +47,7 @@ import numpy as np
 
 from .ledger import Ledger, Line, build_ledger
 from .scenario import PLAN_PARAMETERS, ScenarioError
-from .units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array
 
 #: The waste inputs of a scenario (``llmcost.scenario.PARAMETERS``) and their neutral values.
 WASTE_KEYS = {"waste_dataloader_stall_fraction": 0.0, "waste_failed_job_gpu_hours": 0.0,
@@ -202,7 +202,7 @@ def _point(value, key: str = "mfu"):
 
 @lru_cache(maxsize=1)
 def _default_scenario() -> dict:
-    from .catalog import SCENARIO_DIR
+    from ..core.catalog import SCENARIO_DIR
     from .scenario import load_scenario
 
     return _clean(load_scenario(SCENARIO_DIR / "default.yaml"))
@@ -230,7 +230,7 @@ def predicted_step(scenario: dict):
     when the plan cannot be built (does not fit in memory, bad divisibility). Results are
     memoised on the keys the step-time model reads (``_STEP_KEYS``)."""
     from .scenario import validate_parameters
-    from .step import scenario_step
+    from ..training.step import scenario_step
 
     p = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()
                                    if not k.startswith("_") and k not in WASTE_KEYS}}
@@ -442,8 +442,8 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
     kernels); default: the best published MFU on this hardware generation for a model within 4×
     this size (``accuracy.best_published_mfu``). A target at or below the scenario's MFU changes
     nothing."""
-    from .accuracy import best_published_mfu
-    from .catalog import load_model
+    from ..training.accuracy import best_published_mfu
+    from ..core.catalog import load_model
 
     s = _clean(s)
     m = float(_point(_get(s, "mfu")))
@@ -598,7 +598,7 @@ def spot_without_checkpoints(s: dict) -> Change:
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
     the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
-    from .catalog import load_accelerator
+    from ..core.catalog import load_accelerator
 
     s = _clean(s)
     name = load_accelerator(accelerator).name
@@ -607,7 +607,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
-    from .catalog import catalogue_price
+    from ..core.catalog import catalogue_price
     where = catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
@@ -785,8 +785,8 @@ def hardware_sweep(scenario: dict):
     """
     import pandas as pd
 
-    from .accuracy import band_for_step, best_published_mfu
-    from .catalog import catalogue_price, list_accelerators, list_prices, load_model
+    from ..training.accuracy import band_for_step, best_published_mfu
+    from ..core.catalog import catalogue_price, list_accelerators, list_prices, load_model
 
     s = _clean(scenario)
     model = load_model(_get(s, "model"))
@@ -902,8 +902,8 @@ def smaller_model_longer(scenario: dict) -> dict:
     The training part is a change of the bill; the serving part is outside it (the bill prices
     training). Returns a dict with both parts, the optimum's N* and D*, and the loss.
     """
-    from . import scaling as sc
-    from .catalog import load_accelerator, load_model
+    from ..laws import scaling as sc
+    from ..core.catalog import load_accelerator, load_model
     from .scenario import resolve_price
 
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
@@ -1082,8 +1082,8 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
 def checkpoint_plan_of(scenario: dict):
     """The main run's ``reliability.checkpoint_plan`` as ``ledger.build_ledger`` computes it
     (the same call with the scenario's values; spot pre-emptions added as the ledger adds them)."""
-    from . import reliability as rel
-    from .catalog import load_accelerator, load_model
+    from ..training import reliability as rel
+    from ..core.catalog import load_accelerator, load_model
     from .pricing import default
 
     s = {**_default_scenario(), **ledger_scenario(scenario)}
@@ -1129,8 +1129,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     """
     import pandas as pd
 
-    from .catalog import load_accelerator
-    from .scaling import compute_optimal
+    from ..core.catalog import load_accelerator
+    from ..laws.scaling import compute_optimal
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
@@ -1311,7 +1311,7 @@ def improvement_series():
     GPU-hours and a benchmark score each (sources per row)."""
     import pandas as pd
 
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
 
     return pd.read_csv(DATA_DIR / "improvement_series.csv")
 
@@ -1328,7 +1328,7 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
     accelerator. Returns the series with ``usd``, ``delta_usd``, ``delta_points`` and
     ``usd_per_point`` (NaN for the first run; a run that did not improve the score gets NaN and
     the note "no improvement")."""
-    from .catalog import catalogue_price
+    from ..core.catalog import catalogue_price
 
     df = (improvement_series() if series is None else series).copy()
     need = {"run_id", "gpu_hours", "score", "accelerator"}

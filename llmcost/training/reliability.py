@@ -34,7 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, TIB, as_array,
+from ..core.units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, TIB, as_array,
                     scalar_or_array)
 
 SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
@@ -498,7 +498,7 @@ def interruption_table(by: str | None = None):
     """
     import pandas as pd
 
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
 
     df = pd.read_csv(DATA_DIR / "llama3_interruptions.csv")
     if by is None:
@@ -847,7 +847,7 @@ def load_storage_prices():
 def _storage_prices():
     import pandas as pd
 
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
 
     return pd.read_csv(DATA_DIR / "storage_prices.csv")
 

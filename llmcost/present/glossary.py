@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import pandas as pd
 
-from .catalog import DATA_DIR
+from ..core.catalog import DATA_DIR
 
 GLOSSARY_CSV = DATA_DIR / "glossary.csv"
 #: Topics in reading order (the notebooks that introduce them).

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 
 EPILOG = """examples:
   llmcost report --scenario data/scenarios/llama-3.1-405b.yaml
@@ -150,7 +150,7 @@ def _main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "report":
         from .report import ReportError, UsageError, run_report
-        from .scenario import ScenarioError
+        from ..bill.scenario import ScenarioError
 
         if args.timeout < 1:
             return _fail(f"--timeout={args.timeout} must be >= 1 second")
@@ -197,9 +197,9 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from .ledger import compare, compare_draws, simulate_ledger
+    from ..bill.ledger import compare, compare_draws, simulate_ledger
     from .report import UsageError, estimate_ledger
-    from .scenario import ScenarioError
+    from ..bill.scenario import ScenarioError
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
@@ -214,7 +214,7 @@ def _estimate(args) -> int:
         if args.compare or args.format == "csv":
             return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
                          "json, not with " + ("--compare" if args.compare else "--format csv"))
-        from .levers import fit_budget
+        from ..bill.levers import fit_budget
         try:
             fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
         except ValueError as e:
@@ -300,7 +300,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
     what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
     (``ledger.simulate_ledger``) of a scenario with ranges: P10 / P50 / P90 beside every line
     and what drives the spread (the tornado)."""
-    from .checks import budget_warning
+    from ..bill.checks import budget_warning
     from .report import format_value
 
     f = bill.figures
@@ -422,8 +422,8 @@ def _print_table(rows: list[list[str]], headers: list[str], max_width: int = 40)
 
 
 def _list(what: str, fmt: str = "table") -> int:
-    from . import catalog
-    from .scenario import PARAMETERS
+    from ..core import catalog
+    from ..bill.scenario import PARAMETERS
 
     if what == "models":
         df = catalog.list_models()
@@ -497,7 +497,7 @@ def _check_parser(sub) -> None:
         "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
-    from .scenario import PARAMETERS
+    from ..bill.scenario import PARAMETERS
 
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
@@ -518,8 +518,8 @@ def _check(args) -> int:
     """``llmcost check``: one claim, one answer (or one error line)."""
     import json
 
-    from .claims import check_claim
-    from .scenario import ScenarioError, load_scenario
+    from ..bill.claims import check_claim
+    from ..bill.scenario import ScenarioError, load_scenario
 
     def number(flag, v, integer=False):
         try:

@@ -52,10 +52,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .catalog import DATA_DIR, as_accelerator, as_model
+from ..core.catalog import DATA_DIR, as_accelerator, as_model
 from .pricing import (_defaults, default, default_source,  # noqa: F401
                       facility_kw_per_gpu, owned_usd_per_gpu_hour)
-from .units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
+from ..core.units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
 
 SCHEMA_VERSION = 1
 #: Line statuses: computed from scenario values, from a sourced default, 0 because the scenario
@@ -168,7 +168,7 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     dict with ``gpu_hours``, ``flops_per_token`` (LoRA count), ``full_flops_per_token``,
     ``time_ratio`` and ``mfu_lora``.
     """
-    from .compute import model_flops_per_token
+    from ..training.compute import model_flops_per_token
 
     model = as_model(model)
     t = _num(as_array(tokens, "tokens", nonnegative=True))
@@ -297,7 +297,7 @@ class Ledger:
     def summary(self) -> dict:
         """The whole bill for ``summary.json``: namespaced, unit-suffixed keys, the schema
         version, the package version, the git commit and the as-of dates of the catalogues."""
-        from . import __version__
+        from .. import __version__
 
         lines = {ln.key: {"label": ln.line, "category": ln.category, "phase": ln.phase,
                           "kind": ln.kind, "usd": ln.usd, "status": ln.status, "how": ln.how,
@@ -449,9 +449,9 @@ def _safe_build(p: dict) -> Ledger:
 
 
 def _build(p: dict) -> Ledger:
-    from . import reliability as rel
-    from .catalog import load_accelerator, load_model
-    from .compute import mfu_from_throughput, model_flops_per_token
+    from ..training import reliability as rel
+    from ..core.catalog import load_accelerator, load_model
+    from ..training.compute import mfu_from_throughput, model_flops_per_token
     from .scenario import resolve_price
 
     spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
@@ -860,7 +860,7 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     GPU-hour price. Whether the scenario describes one: ``scenario.rl_campaign_given``. Failures
     of the RL job are not added (notebook 05 does not; at tens of GPUs for days they are small).
     """
-    from .rl import scenario_campaign
+    from ..serving.rl import scenario_campaign
     from .scenario import ScenarioError
 
     if not p["ledger_rl"]:
@@ -900,7 +900,7 @@ def engine_gap() -> tuple:
     """(lowest, highest) measured slowdown of inference engines against the serving roofline,
     over the published figures of ``inference.serving_validation`` (data/serving_benchmarks.csv):
     the factor by which a served token can cost more than the roofline's price."""
-    from .inference import serving_validation
+    from ..serving.inference import serving_validation
 
     s = serving_validation()["speedup"]
     return float(s.min()), float(s.max())
@@ -910,7 +910,7 @@ def _serve(p, model, gpu, price):
     """``inference.serving_cost`` of ``model`` with the scenario's ``serve_`` set-up and request
     shape (``inference_prompt_tokens`` in, ``inference_output_tokens`` out), as notebook 05
     serves it (``serve_tp`` 0: the cheapest tensor-parallel size, ``choose_serving_tp``)."""
-    from .inference import choose_serving_tp, serving_cost
+    from ..serving.inference import choose_serving_tp, serving_cost
 
     kw = dict(prompt_tokens=p["inference_prompt_tokens"],
               output_tokens=p["inference_output_tokens"],
@@ -1166,7 +1166,7 @@ def claim_questions(ledger: Ledger):
 
 def format_usd(usd) -> str:
     """$2.49M; 'not modelled' for None."""
-    from .units import fmt_usd
+    from ..core.units import fmt_usd
 
     return "not modelled" if usd is None else fmt_usd(usd)
 
@@ -1201,7 +1201,7 @@ def spot_verdict(bill: Ledger) -> list:
     training (refused when the job would never finish) and once with checkpoints. Spot pays iff
     p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run costs less.
     """
-    from . import reliability as rel
+    from ..training import reliability as rel
     from .scenario import ScenarioError
 
     spot, lines = dict(pricing="spot", price_usd_per_gpu_hour=None), []
@@ -1536,8 +1536,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
     -------
     dict key -> (Range, source sentence).
     """
-    from .accuracy import mfu_band
-    from .catalog import list_prices
+    from ..training.accuracy import mfu_band
+    from ..core.catalog import list_prices
     from .ranges import Range
 
     f, p = _ledger(bill).figures, bill.scenario

@@ -64,12 +64,12 @@ from .memory import (
     get_recipe,
     plan_memory_arrays,
 )
-from .hardware import as_cluster
-from .catalog import as_model
-from .model import RECOMPUTE_MODES, ModelSpec
-from .shapes import SCHEDULES, schedule_code
-from .stacks import DEFAULT_STACK, plan_options
-from .units import as_array, scalar_or_array
+from ..core.hardware import as_cluster
+from ..core.catalog import as_model
+from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.shapes import SCHEDULES, schedule_code
+from ..core.stacks import DEFAULT_STACK, plan_options
+from ..core.units import as_array, scalar_or_array
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
 #: reported). The ``duplicate_*`` ids are not errors: ``enumerate_plans`` drops combinations that
@@ -697,7 +697,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     PlanError (a ValueError)
         If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
     """
-    from .catalog import load_model
+    from ..core.catalog import load_model
 
     if model is None:
         model = load_model(p["model"])
@@ -715,7 +715,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
-    from .catalog import scenario_cluster
+    from ..core.catalog import scenario_cluster
     cluster = scenario_cluster(p)
     allowed = plan_options(p.get("stack", DEFAULT_STACK))
     if shard is None:                  # "full" (the default): ZeRO-3 over the whole group only
@@ -1172,7 +1172,7 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     valid plans), ``min_bubble`` (over fitting plans; NaN if none fits) and ``best_plan`` (first
     by ``rank_without_time``).
     """
-    from .hardware import Cluster
+    from ..core.hardware import Cluster
 
     rows = []
     for n in n_gpus:

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hardware import Accelerator
-from .catalog import as_accelerator, as_model
-from .model import ModelSpec
-from .units import SECONDS_PER_HOUR, as_array, scalar_or_array
+from ..core.hardware import Accelerator
+from ..core.catalog import as_accelerator, as_model
+from ..core.model import ModelSpec
+from ..core.units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
 METHODS = ("6ND", "detailed")
 #: The FLOP count an MFU is measured in (see the module docstring).
@@ -50,7 +50,7 @@ def _peak(accelerator, dtype: str) -> np.ndarray:
     if isinstance(accelerator, Accelerator):
         return np.asarray(accelerator.peak_flops_per_s(dtype))
     if isinstance(accelerator, str):
-        from .catalog import load_accelerator
+        from ..core.catalog import load_accelerator
         return np.asarray(load_accelerator(accelerator).peak_flops_per_s(dtype))
     if isinstance(accelerator, (bool, dict, list, tuple, set)) or accelerator is None:
         raise ValueError(f"accelerator={accelerator!r} must be an Accelerator, a catalogue name "
@@ -391,7 +391,7 @@ def published_run_mfu(runs=None):
     """
     import pandas as pd
 
-    from .catalog import load_accelerator, load_model, load_published_runs
+    from ..core.catalog import load_accelerator, load_model, load_published_runs
 
     runs = load_published_runs() if runs is None else runs
     out = []
@@ -469,7 +469,7 @@ def catalogue_training_costs(accelerator: Accelerator, mfu: float,
     """
     import pandas as pd
 
-    from .catalog import list_models, load_model
+    from ..core.catalog import list_models, load_model
 
     rows = []
     for name in list_models()["name"]:

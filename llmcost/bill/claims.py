@@ -56,8 +56,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .catalog import as_accelerator, as_model
-from .units import HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..core.catalog import as_accelerator, as_model
+from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
 #: MFU published for its hardware generation and model size. Reason: the final pre-training runs
@@ -94,7 +94,7 @@ def goodput_for(n_params: float, n_gpus: int) -> float:
 
     goodput = productive time ÷ wall time (``reliability.checkpoint_plan``, Daly 2006).
     """
-    from . import reliability as rel
+    from ..training import reliability as rel
     from .scenario import LEDGER_DEFAULTS as d
 
     plan = rel.checkpoint_plan(
@@ -116,8 +116,8 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
     × 0.14·ln 10 ÷ 8,766 h, plus energy), one figure (``low = median = high``, ``n = 1``), for
     the accelerator with a sourced purchase price (H100-SXM) only; any other accelerator gets
     ``n == 0`` with the reason (no comparison is made)."""
-    from .catalog import list_accelerators, list_prices
-    from .stacks import generation
+    from ..core.catalog import list_accelerators, list_prices
+    from ..core.stacks import generation
 
     acc = as_accelerator(accelerator)
     if pricing == "owned":
@@ -161,7 +161,7 @@ def published_phases(model_name: str) -> tuple:
     """GPU-hours by phase that a source publishes for a catalogue model
     (``data/published_phases.csv``, each row with its source): ``(dict phase → GPU-hours,
     source)``, or ``({}, "")`` when none is recorded."""
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
 
     df = pd.read_csv(DATA_DIR / "published_phases.csv")
     df = df[df["catalog_model"] == model_name]
@@ -197,8 +197,8 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``exclude_model``: a catalogue model whose whole-run rows are left out (``check_claim``
     passes the claimed model, so a published run is never its own reference).
     """
-    from .accuracy import SIZE_FACTOR, best_published_mfu
-    from .stacks import generation
+    from ..training.accuracy import SIZE_FACTOR, best_published_mfu
+    from ..core.stacks import generation
 
     best, src = best_published_mfu(accelerator, n_params)
     w = _whole_run_rows()
@@ -452,8 +452,8 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         A non-positive or non-numeric figure, an unknown model/accelerator/dtype, hours that
         disagree beyond ``tolerance``, or hours so few that the FLOPs imply an MFU above 1.
     """
-    from .catalog import load_efficiency
-    from .compute import training_flops
+    from ..core.catalog import load_efficiency
+    from ..training.compute import training_flops
     from .scenario import PRICING
 
     spec = as_model(model, "model", needs="a claim check")
@@ -643,7 +643,7 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
     ledger's default failure rate); then ``check_claim(..., gpu_hours=H)``.
 
     Returns ``(H, goodput, ClaimCheck)``."""
-    from .compute import gpu_hours, training_flops
+    from ..training.compute import gpu_hours, training_flops
 
     spec, acc = as_model(model, "model", needs="a claim check"), as_accelerator(accelerator)
     n = _positive("n_gpus", n_gpus, integer=True)
@@ -731,8 +731,8 @@ def run_model(row):
     the row's shape columns (GPT-style blocks, ``d_ff`` and ``n_kv_heads`` where given, GeLU
     MLP, rotary positions: no position parameters), else None (no shape published, or an MoE
     without a catalogue entry)."""
-    from .catalog import load_model
-    from .model import ModelSpec
+    from ..core.catalog import load_model
+    from ..core.model import ModelSpec
 
     if isinstance(row.get("catalog_model"), str) and row["catalog_model"]:
         return load_model(row["catalog_model"])
@@ -752,9 +752,9 @@ def run_model(row):
 def _plan_mfu(row, spec) -> tuple:
     """(steady-state MFU, plan description) from the step-time model on the row's published
     plan, the other settings as the default scenario's; (None, reason) when it cannot run."""
-    from .catalog import SCENARIO_DIR
+    from ..core.catalog import SCENARIO_DIR
     from .scenario import load_scenario
-    from .step import scenario_step
+    from ..training.step import scenario_step
 
     p = {k: v for k, v in load_scenario(SCENARIO_DIR / "default.yaml").items()
          if k not in ("title", "description")}
@@ -823,10 +823,10 @@ def published_run_errors(runs=None) -> pd.DataFrame:
 def _score(runs, predict: bool) -> pd.DataFrame:
     """``published_run_errors``; with ``predict=False`` only the published side (whole-run
     rows' hours and utilisation), without the step-time model."""
-    from .accuracy import validation_table
-    from .catalog import load_accelerator, load_published_runs
-    from .stacks import generation
-    from .step import OUTSIDE_SETS
+    from ..training.accuracy import validation_table
+    from ..core.catalog import load_accelerator, load_published_runs
+    from ..core.stacks import generation
+    from ..training.step import OUTSIDE_SETS
 
     runs = load_published_runs() if runs is None else runs
     val = validation_table().set_index("run_id") if predict else \

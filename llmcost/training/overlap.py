@@ -72,7 +72,7 @@ import numpy as np
 import pandas as pd
 
 from .comm import group_layout
-from .units import as_array, scalar_or_array
+from ..core.units import as_array, scalar_or_array
 
 ROOFLINE_KINDS = ("DP", "FSDP", "TP", "PP", "EP", "CP")
 TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
@@ -345,8 +345,8 @@ def model_dims(model) -> dict:
     experts and k of the E routed experts; ``llmcost.shapes``), the K width ``kv_width`` =
     n_kv_heads × d_head (for MLA the up-projected K, an approximation: a ring could pass the
     compressed latent instead), and for MoE models ``d_ff_expert`` and ``top_k``."""
-    from .catalog import as_model
-    from .shapes import layer_params, model_shapes
+    from ..core.catalog import as_model
+    from ..core.shapes import layer_params, model_shapes
 
     spec = as_model(model, needs="a communication roofline")
     c = model_shapes(spec)
@@ -380,7 +380,7 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
     model gets EP skipped with the reason in ``note``).
     """
-    from .catalog import load_efficiency
+    from ..core.catalog import load_efficiency
 
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
@@ -428,7 +428,7 @@ def load_topologies() -> pd.DataFrame:
     """``data/scaleup_topology.csv``: per accelerator, the scale-up topology (switch, full mesh,
     2D or 3D torus), links per chip and their per-direction bandwidth, links to each mesh peer,
     torus dimensions, in-switch reduction, with sources."""
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
 
     with (DATA_DIR / "scaleup_topology.csv").open(newline="", encoding="utf-8") as fh:
         df = pd.DataFrame(list(csv.DictReader(fh)))
@@ -486,7 +486,7 @@ def topology_table(group_sizes=(2, 4, 8)) -> pd.DataFrame:
     """For each accelerator of ``data/scaleup_topology.csv``: its topology, the per-GPU figure
     the model uses (``accelerators.csv``), what a group of each size really gets
     (``group_bandwidth``, one torus axis) and the model's optimism (model ÷ real)."""
-    from .catalog import load_accelerator
+    from ..core.catalog import load_accelerator
 
     rows = []
     for name, r in load_topologies().iterrows():
@@ -522,7 +522,7 @@ def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
 
     Returns the terms and the quotient (``mfu`` equals ``b.mfu``; a test checks it).
     """
-    from .catalog import as_accelerator
+    from ..core.catalog import as_accelerator
     from .step import PARTS, StepBreakdown
 
     if not isinstance(b, StepBreakdown):
@@ -588,7 +588,7 @@ def overlap_ratio(r: Roofline):
 def _peak_and_links(accelerator):
     """The accelerator, its dense BF16 peak (FLOP/s) and its scale-up and scale-out bandwidths
     (bytes/s per direction); a ValueError when the catalogue lacks either bandwidth."""
-    from .catalog import as_accelerator
+    from ..core.catalog import as_accelerator
 
     acc = as_accelerator(accelerator)
     up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir

@@ -100,9 +100,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .hardware import Cluster, Efficiency
-from .shapes import kv_fraction, layer_params, model_shapes
-from .units import as_array, scalar_or_array
+from ..core.hardware import Cluster, Efficiency
+from ..core.shapes import kv_fraction, layer_params, model_shapes
+from ..core.units import as_array, scalar_or_array
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
        "reduce")
@@ -360,7 +360,7 @@ class _Figures:
 
     def __init__(self, cluster: Cluster, efficiency: Efficiency | None):
         if efficiency is None:
-            from .catalog import load_efficiency
+            from ..core.catalog import load_efficiency
             efficiency = load_efficiency(cluster.accelerator)
         self.eff = efficiency
         self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction

@@ -131,11 +131,12 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from . import comm, stacks
-from .hardware import Cluster, Efficiency, as_cluster
+from . import comm
+from ..core import stacks
+from ..core.hardware import Cluster, Efficiency, as_cluster
 from .memory import get_recipe, stage_candidates
-from .catalog import as_model
-from .model import RECOMPUTE_MODES, ModelSpec
+from ..core.catalog import as_model
+from ..core.model import RECOMPUTE_MODES, ModelSpec
 from .parallel import (
     EmptyPlanTable,
     ParallelPlan,
@@ -143,7 +144,7 @@ from .parallel import (
     empty_reason,
     set_default_ranking,
 )
-from .shapes import (
+from ..core.shapes import (
     SCHEDULES,
     check_plan_arrays,
     edge_params,
@@ -153,9 +154,9 @@ from .shapes import (
     schedule_code,
     shard_group_arrays,
 )
-from .stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
+from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from .straggler import straggler_slowdown
-from .units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array
 
 TP_OVERLAP = ("none", "backward", "all")
 
@@ -942,7 +943,7 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
 
 
 def _load_eff(cluster: Cluster) -> Efficiency:
-    from .catalog import load_efficiency
+    from ..core.catalog import load_efficiency
     eff = load_efficiency(cluster.accelerator)
     if getattr(cluster, "scaleout_latency_s", None) is not None:  # given by the scenario
         eff = eff.replace(scaleout_latency_s=float(cluster.scaleout_latency_s))
@@ -1418,7 +1419,7 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
         among the sizes), ``batch_per_gpu`` not a whole number >= 1, each naming the field and
         the value; bad options as ``make_plan`` / ``step_time``.
     """
-    from .catalog import load_accelerator
+    from ..core.catalog import load_accelerator
     from .memory import memory_per_gpu
     from .parallel import make_plan
 
@@ -1522,7 +1523,7 @@ def layer_time_table(kernel_efficiency: float | None = None) -> pd.DataFrame:
     and their relative errors. Backward TP collectives overlap the weight-gradient GEMM, as the
     paper states; fp16, dropout, no FlashAttention.
     """
-    from .catalog import load_accelerator
+    from ..core.catalog import load_accelerator
 
     model = gpt_model("korthikanti-22b", 48, 6144, 64)
     cluster = Cluster(load_accelerator("A100-80GB"), 8)
@@ -1558,7 +1559,7 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
 
 
 def _validation_configs() -> pd.DataFrame:
-    from .catalog import DATA_DIR
+    from ..core.catalog import DATA_DIR
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
@@ -1650,7 +1651,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     basis), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
-    from .catalog import load_accelerator, load_model, load_published_runs
+    from ..core.catalog import load_accelerator, load_model, load_published_runs
     from .parallel import make_plan
 
     over = _physics(dict(physics or {}))
@@ -1800,11 +1801,11 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     -------
     (ParallelPlan, StepBreakdown)
     """
-    from .catalog import load_model
+    from ..core.catalog import load_model
     from .parallel import plan_from_parameters
 
     model = model if model is not None else load_model(p["model"])
-    from .catalog import scenario_cluster
+    from ..core.catalog import scenario_cluster
     cluster = scenario_cluster(p)
     plan = plan_from_parameters(p, model)
     b = step_time(model, cluster, plan, int(p["seq_len"]), **scenario_options(p))

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from .catalog import DATA_DIR
-from .scenario import (
+from ..core.catalog import DATA_DIR
+from ..bill.scenario import (
     METADATA_KEYS,
     MFU_PREDICT,
     ScenarioError,
@@ -248,7 +248,7 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         # (the default scenario's H100 on-demand $3.99)
         scenario = {**scenario, "price_usd_per_gpu_hour": None}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
-        from .scenario import resolve_ledger_rl
+        from ..bill.scenario import resolve_ledger_rl
         scenario = resolve_ledger_rl(scenario)
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
@@ -269,7 +269,7 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
-            from .checks import plan_does_not_fit
+            from ..bill.checks import plan_does_not_fit
             misfit = plan_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
@@ -296,9 +296,9 @@ def estimate_ledger(scenario_path):
     ScenarioError, UsageError
         As ``plan_report``.
     """
-    from .checks import budget_warning, scenario_warnings
-    from .ledger import build_ledger
-    from .scenario import LEDGER_DEFAULTS
+    from ..bill.checks import budget_warning, scenario_warnings
+    from ..bill.ledger import build_ledger
+    from ..bill.scenario import LEDGER_DEFAULTS
 
     plan = plan_report(scenario_path, ["00"])
     extra = []
@@ -337,8 +337,8 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     accelerator needs scale-up and scale-out figures in the catalogue."""
     if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
         return
-    from .catalog import runnable_notebooks, scenario_accelerator
-    from .hardware import Cluster
+    from ..core.catalog import runnable_notebooks, scenario_accelerator
+    from ..core.hardware import Cluster
     try:
         acc = scenario_accelerator(values)
     except (ValueError, TypeError):
@@ -371,7 +371,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         If the prediction cannot be made (a bad plan, an accelerator without the figures the
         model needs); the message names the scenario file.
     """
-    from .step import scenario_step
+    from ..training.step import scenario_step
 
     p = {k: v["value"] for k, v in used.items() if k != "mfu"}
     try:
@@ -379,8 +379,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
-    from .accuracy import band_for_step
-    from .catalog import load_model
+    from ..training.accuracy import band_for_step
+    from ..core.catalog import load_model
     band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"))
     out = dict(scenario)
     value = round(float(b.mfu), 6)
@@ -409,8 +409,8 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     ScenarioError
         If the scenario also asks for ``mfu: predict``, or the throughput implies an MFU above 1.
     """
-    from .catalog import load_accelerator, load_model
-    from .compute import mfu_from_throughput
+    from ..core.catalog import load_accelerator, load_model
+    from ..training.compute import mfu_from_throughput
 
     if "_mfu_prediction" in scenario:
         raise ScenarioError(f"{scenario_path}: give either mfu: predict or "
@@ -647,7 +647,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     _prepare_out_dir(out_dir, overwrite, progress)
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
-    from .checks import scenario_warnings
+    from ..bill.checks import scenario_warnings
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
                  f"{scenario['_mfu_prediction']['from']}; band "
@@ -677,7 +677,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             result.html.append(out_dir / run.html.name)
             summary["notebooks"][nb.stem] = run.rows
             if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
-                from .ledger import predicted_mfu_source
+                from ..bill.ledger import predicted_mfu_source
                 for r in summary["notebooks"][nb.stem]:
                     if r.get("key") == "bill_mfu":
                         r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
@@ -691,7 +691,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         summary["warnings"].append(f"the bill could not be built: {e}")
         progress(f"warning: the bill could not be built: {e}")
     if summary["bill"]:
-        from .checks import budget_warning
+        from ..bill.checks import budget_warning
         over = budget_warning(summary["bill"]["bill.total_usd"], plan.values.get(
             "ledger_budget_usd"))
         if over:
@@ -895,7 +895,7 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
 
 def _storage_warning(summary: dict) -> str | None:
     """The checkpoint-storage share warning, once notebooks 01 and 07 have run."""
-    from .reliability import storage_share_warning
+    from ..training.reliability import storage_share_warning
 
     def value(stem, key):
         for r in summary["notebooks"].get(stem, []):
@@ -911,7 +911,7 @@ def _storage_warning(summary: dict) -> str | None:
 
 
 def _version() -> str:
-    from . import __version__
+    from .. import __version__
     return __version__
 
 
@@ -934,7 +934,7 @@ def format_value(value, unit: str = "") -> str:
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":
-        from .units import fmt_bytes
+        from ..core.units import fmt_bytes
         return fmt_bytes(v)
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
@@ -989,7 +989,7 @@ def _warnings_html(warnings: list) -> str:
 def _private(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
-    from .ranges import Range
+    from ..bill.ranges import Range
     return {k: v for k, v in scenario.items()
             if k in ("_mfu_prediction",) or isinstance(v, Range)}
 
@@ -997,8 +997,8 @@ def _private(scenario: dict) -> dict:
 def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
     with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
-    from .ledger import simulate_ledger
-    from .scenario import LEDGER_DEFAULTS
+    from ..bill.ledger import simulate_ledger
+    from ..bill.scenario import LEDGER_DEFAULTS
 
     return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
                             **_private(scenario or {})}, samples=samples).bill_summary()
@@ -1012,8 +1012,8 @@ def _owned_price(values: dict):
     if values.get("pricing") != "owned" or values.get("price_usd_per_gpu_hour") is not None \
             or all(values.get(k) is None for k in keys):
         return None
-    from .catalog import load_accelerator
-    from .pricing import owned_usd_per_gpu_hour
+    from ..core.catalog import load_accelerator
+    from ..bill.pricing import owned_usd_per_gpu_hour
 
     return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
                                   *(values.get(k) for k in keys[:1]),

@@ -58,7 +58,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
                    "from a BF16 run halves the estimated cost.")
     if "accelerator" in values:
-        from .catalog import load_accelerator, load_efficiency
+        from ..core.catalog import load_accelerator, load_efficiency
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default":
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
@@ -87,7 +87,7 @@ def _context_warning(values: dict) -> str | None:
     if "model" not in values or not isinstance(s, int):
         return None
     try:
-        from .catalog import load_model
+        from ..core.catalog import load_model
         spec = load_model(values["model"])
     except (ValueError, KeyError, OSError):
         return None
@@ -106,8 +106,8 @@ def _context_warning(values: dict) -> str | None:
 
 def _scenario_plan(values: dict):
     """(spec, accelerator, plan, memory) of a scenario's plan; ValueError/KeyError if none."""
-    from . import memory, parallel
-    from .catalog import load_accelerator, load_model
+    from ..training import memory, parallel
+    from ..core.catalog import load_accelerator, load_model
 
     spec = load_model(values["model"])
     gpu = load_accelerator(values["accelerator"])
@@ -120,7 +120,7 @@ def plan_does_not_fit(values: dict) -> str | None:
     """One sentence if the scenario's plan (chosen where left free: the plan needing the least
     memory when none fits) exceeds the usable HBM, else None. The report refuses such a scenario
     before running anything; None also when the plan cannot be built (validation says why)."""
-    from .memory import DEFAULT_RESERVE
+    from ..training.memory import DEFAULT_RESERVE
 
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
@@ -139,7 +139,7 @@ def plan_does_not_fit(values: dict) -> str | None:
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
-    from . import parallel
+    from ..training import parallel
 
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
@@ -169,14 +169,14 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:
-            from .step import scenario_step
+            from ..training.step import scenario_step
             _, b = scenario_step(values, spec)
         except (ValueError, KeyError):
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
         if mfu_predicted:
-            from .accuracy import band_for_step
+            from ..training.accuracy import band_for_step
             out.extend(band_for_step(b, plan, spec, gpu.name).warnings)
         if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
             out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
@@ -221,8 +221,8 @@ def exposed_comm_warning(b, plan, gpu) -> str:
 def _stack_warnings(values: dict, plan) -> list:
     """Fixed plan fields the scenario's software stack does not offer (plan search never picks
     them; a fixed value is kept, and said)."""
-    from .parallel import fixed_plan_fields
-    from .stacks import DEFAULT_STACK, load_stack, plan_options
+    from ..training.parallel import fixed_plan_fields
+    from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
     try:
         st = load_stack(values.get("stack", DEFAULT_STACK))
     except ValueError:

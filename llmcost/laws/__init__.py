@@ -1,0 +1,2 @@
+"""laws: compute-optimal scaling (Chinchilla fits and their uncertainty, repeated data, the
+inference-adjusted optimum)."""
