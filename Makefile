@@ -28,11 +28,13 @@ venv: $(STAMP)
 report: $(STAMP)
 	$(VENV)/bin/llmcost report --scenario $(SCENARIO) --out $(OUT) --overwrite
 
-# Prints the whole run's wall-clock time (the suite must stay under ten minutes on 2 cores). The
-# browser tests (tests/test_browser_*.py) run when Debian's Chromium is installed, else they are
-# skipped with the reason.
+# Checks the layer contract (lint-imports, pyproject.toml's [tool.importlinter]; ARCHITECTURE.md),
+# then runs the suite, and prints the whole run's wall-clock time (the suite must stay under five
+# minutes on 2 cores). The browser tests (tests/test_browser_*.py) run when Debian's Chromium is
+# installed, else they are skipped with the reason.
 test: $(STAMP)
-	@start=$$(date +%s); $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
+	@start=$$(date +%s); $(VENV)/bin/lint-imports --no-cache && \
+	$(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall-clock (exit $$rc)"; exit $$rc
 
 notebooks: $(STAMP)

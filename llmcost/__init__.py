@@ -16,11 +16,25 @@ This root re-exports the public API (``llmcost.step_time(...)``), and every modu
 import importlib
 
 from . import _old_paths
-from .training import accuracy, batch, comm, step  # noqa: F401
-from .serving import inference, rl
-from .laws import scaling
+from .bill import (
+    claims,  # published runs and claims (notebook 08, `llmcost check`)
+    ledger,  # the whole bill (notebook 00)
+    levers,  # savings levers and false economies (notebook 09)
+)
+from .bill.claims import ClaimCheck, check_claim, published_run_errors
+from .bill.ledger import Ledger, LedgerDraws, build_ledger, simulate_ledger  # ranges
+from .bill.ranges import Range
+from .bill.scenario import (
+    PARAMETERS,
+    ScenarioError,
+    load_scenario,
+    notebook_parameters,
+    point_scenario,
+    resolve_price,
+    validate_parameter,
+    validate_parameters,
+)
 from .core import shapes, stacks
-from .training.batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .core.catalog import (
     DATA_DIR,
     SCENARIO_DIR,
@@ -33,6 +47,38 @@ from .core.catalog import (
     load_model,
     load_published_runs,
 )
+from .core.hardware import Accelerator, Cluster, Efficiency
+from .core.model import ModelSpec
+from .core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
+from .core.version import __version__
+from .laws import scaling
+from .laws.scaling import (
+    LOSS_FITS,
+    LossFit,
+    compute_optimal,
+    inference_adjusted_optimum,
+    inference_adjusted_optimum_usd,
+)
+from .serving import inference, rl
+from .serving.inference import (
+    decode_step,
+    decode_step_time,
+    kv_cache_bytes,
+    kv_cache_bytes_per_token,
+    max_batch,
+    prefill_time,
+    serving_cost,
+    speculative_tokens_per_pass,
+)
+from .serving.rl import rl_campaign, rl_iteration
+from .training import (  # noqa: F401
+    accuracy,
+    batch,
+    comm,
+    step,
+    straggler,  # the wait for the slowest GPU (notebook 04)
+)
+from .training.batch import batch_sweep, batch_target, critical_batch_size, kaplan_critical_batch
 from .training.compute import (
     catalogue_training_costs,
     compute_cost_usd,
@@ -49,26 +95,7 @@ from .training.compute import (
     training_run,
     wall_clock_s,
 )
-from .core.hardware import Accelerator, Cluster, Efficiency
-from .serving.inference import (
-    decode_step,
-    decode_step_time,
-    kv_cache_bytes,
-    kv_cache_bytes_per_token,
-    max_batch,
-    prefill_time,
-    serving_cost,
-    speculative_tokens_per_pass,
-)
-from .serving.rl import rl_campaign, rl_iteration
-from .bill import ledger  # the whole bill (notebook 00)
-from .bill.ledger import Ledger, build_ledger
-from .bill.ledger import LedgerDraws, simulate_ledger  # ranges (issue 15)
-from .bill.ranges import Range
-from .bill.scenario import point_scenario
-from .bill import levers  # savings levers and false economies (notebook 09, issue 17)
 from .training.memory import RECIPES, memory_breakdown, memory_per_gpu
-from .core.model import ModelSpec
 from .training.parallel import ParallelPlan, bubble_fraction, enumerate_plans, make_plan
 from .training.reliability import (
     checkpoint_plan,
@@ -79,30 +106,8 @@ from .training.reliability import (
     optimal_interval,
     young_interval,
 )
-from .laws.scaling import (
-    LOSS_FITS,
-    LossFit,
-    compute_optimal,
-    inference_adjusted_optimum,
-    inference_adjusted_optimum_usd,
-)
-from .bill.scenario import (
-    PARAMETERS,
-    ScenarioError,
-    load_scenario,
-    notebook_parameters,
-    resolve_price,
-    validate_parameter,
-    validate_parameters,
-)
 from .training.step import StepBreakdown, predict_mfu, rank_plans, step_time
-from .core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
-from .bill import claims  # published runs and claims (notebook 08, `llmcost check`)
-from .bill.claims import ClaimCheck, check_claim, published_run_errors
-from .training import straggler  # the wait for the slowest GPU (issue 14, notebook 04)
 from .training.straggler import straggler_slowdown
-
-__version__ = "0.1.0"
 
 _old_paths.install()
 
@@ -137,7 +142,7 @@ __all__ = [
     "rank_plans", "step_time",
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
-    "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges (issue 15)
+    "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges
     # savings levers, false economies and attribution (notebook 09)
     "levers",
     # checkpoints, failures and goodput (notebook 07)
@@ -152,6 +157,6 @@ __all__ = [
     "inference_adjusted_optimum_usd",
     # published runs and claims (notebook 08, `llmcost check`)
     "claims", "ClaimCheck", "check_claim", "published_run_errors",
-    # stragglers: the wait for the slowest GPU (issue 14, notebook 04)
+    # stragglers: the wait for the slowest GPU (notebook 04)
     "straggler", "straggler_slowdown",
 ]

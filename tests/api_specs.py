@@ -77,7 +77,7 @@ def _plan():
 
 def _cluster():
     import llmcost
-    return llmcost.Cluster("H100-SXM", 8)
+    return llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8)
 
 
 def _target():
@@ -110,7 +110,7 @@ def specs() -> dict:
         # ---- catalogues
         "Accelerator": Spec(dict(name="x", peak_bf16_flops_per_s=1e15, hbm_bytes=8e10),
                             {"peak_bf16_flops_per_s": "positive", "hbm_bytes": "positive|none"}),
-        "Cluster": Spec(dict(accelerator=acc, n_gpus=8),
+        "Cluster": Spec(dict(accelerator=llmcost.load_accelerator(acc), n_gpus=8),
                         {"accelerator": "accelerator", "n_gpus": "count",
                          "scaleout_bytes_per_s_per_dir": "positive|none"}),
         "ModelSpec": Spec(dict(name="m", n_layers=4, d_model=256, n_heads=4, vocab_size=1000,

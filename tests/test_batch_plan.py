@@ -4,7 +4,7 @@ placement shared with notebook 04, and gradient bytes that follow the optimizer 
 import pytest
 
 import llmcost
-from llmcost import batch, comm, parallel
+from llmcost import batch, comm, parallel, step
 
 
 def test_low_bubble_batch_by_hand():
@@ -70,12 +70,12 @@ def test_gradient_bytes_follow_the_optimizer_recipe():
 def test_plan_is_the_step_time_models_choice():
     p = _default()
     plan, _, _ = batch.scenario_batch_analysis(p)
-    assert plan == parallel.plan_from_parameters(p)
+    assert plan == step.scenario_plan(p)
 
 
 def test_one_dp_group_inside_a_node_uses_nvlink():
     spec = llmcost.load_model("llama-3.1-8b")
-    cluster = llmcost.Cluster("H100-SXM", 8)
+    cluster = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8)
     plan = llmcost.make_plan(spec, 8, 8, tp=1, pp=1, seq_len=4096)
     bw = batch.dp_sync_bandwidth(plan, cluster)
     assert bw["links"] == "scale-up" and bw["bandwidth_bytes_per_s"] == pytest.approx(450e9)
@@ -83,7 +83,7 @@ def test_one_dp_group_inside_a_node_uses_nvlink():
 
 def test_bad_input_names_the_argument():
     with pytest.raises(ValueError, match="plan="):
-        batch.dp_sync_bandwidth("tp8", llmcost.Cluster("H100-SXM", 8))
+        batch.dp_sync_bandwidth("tp8", llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8))
     spec = llmcost.load_model("llama-3.1-8b")
     plan = llmcost.make_plan(spec, 8, 8, tp=1, pp=1, seq_len=4096)
     with pytest.raises(ValueError, match="cluster="):

@@ -196,7 +196,7 @@ def test_bare_counts_work_or_ask_for_a_model_spec(h100):
 
 
 def test_cluster_by_name():
-    c = llmcost.Cluster("H100-SXM", 8)
+    c = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 8)
     assert c.accelerator == llmcost.load_accelerator("H100-SXM")
     with pytest.raises(ValueError, match="accelerator=3 must be an Accelerator"):
         llmcost.Cluster(3, 8)

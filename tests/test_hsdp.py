@@ -262,11 +262,11 @@ def _scenario(**kw):
 
 
 def test_scenario_key_full_int_and_auto():
-    assert parallel.plan_from_parameters(_scenario()).fsdp_shard_size is None
-    assert parallel.plan_from_parameters(_scenario(fsdp_shard_size="full")).fsdp_shard_size \
+    assert step.scenario_plan(_scenario()).fsdp_shard_size is None
+    assert step.scenario_plan(_scenario(fsdp_shard_size="full")).fsdp_shard_size \
         is None
-    assert parallel.plan_from_parameters(_scenario(fsdp_shard_size=32)).fsdp_shard_size == 32
-    auto = parallel.plan_from_parameters(_scenario(fsdp_shard_size="auto"))
+    assert step.scenario_plan(_scenario(fsdp_shard_size=32)).fsdp_shard_size == 32
+    auto = step.scenario_plan(_scenario(fsdp_shard_size="auto"))
     assert auto.fsdp_shard_size in (32, 64, 128, None)
     assert llmcost.validate_parameters(fsdp_shard_size=32) == {"fsdp_shard_size": 32}
     for bad in ("half", -1):
@@ -279,7 +279,7 @@ def test_scenario_key_full_int_and_auto():
 def test_checks_warn_when_the_stack_has_no_hsdp():
     from llmcost.bill.checks import _stack_warnings
     p = _scenario(fsdp_shard_size=32, stack="deepspeed-zero3-2021")
-    plan = parallel.plan_from_parameters(p)
+    plan = step.scenario_plan(p)
     assert any("hybrid sharding" in w for w in _stack_warnings(p, plan))
     assert not any("hybrid sharding" in w for w in
                    _stack_warnings(_scenario(fsdp_shard_size=32), plan))

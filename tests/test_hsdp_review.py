@@ -32,7 +32,7 @@ def test_fixed_shard_size_with_free_zero_stage_fixes_zero_stage_3_and_warns():
     # megatron-core-2024 offers ZeRO 0-2 only; a fixed fsdp_shard_size is a ZeRO-3 plan, so it
     # fixes the free zero_stage to 3 (kept and warned, as a fixed zero_stage 3 would be).
     p = _default_scenario(fsdp_shard_size=32)
-    plan = parallel.plan_from_parameters(p)
+    plan = step.scenario_plan(p)
     assert plan.zero_stage == 3 and plan.fsdp_shard_size == 32
     assert (plan.dp * plan.cp) % 32 == 0
     warns = _stack_warnings(p, plan)
@@ -42,7 +42,7 @@ def test_fixed_shard_size_with_free_zero_stage_fixes_zero_stage_3_and_warns():
 
 def test_fixed_shard_size_with_zero_stage_2_names_the_zero_stage_rule():
     with pytest.raises(PlanError, match=r"needs zero_stage=3 \(got zero_stage=2\)") as e:
-        parallel.plan_from_parameters(_default_scenario(fsdp_shard_size=32, zero_stage=2))
+        step.scenario_plan(_default_scenario(fsdp_shard_size=32, zero_stage=2))
     assert e.value.rule == "fsdp_shard"
 
 
@@ -206,7 +206,7 @@ def test_engines_refuse_a_shard_size_of_0_naming_the_field():
     assert parallel.plan_from_row({**row, "fsdp_shard_size": 8.0}).fsdp_shard_size == 8
     assert parallel.plan_from_row({**row, "fsdp_shard_size": float("nan")}).fsdp_shard_size \
         is None
-    assert parallel.plan_from_parameters(
+    assert step.scenario_plan(
         dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=64, seq_len=4096,
              global_batch_tokens=64 * 4096, tp=1, pp=1, cp=1, ep=1, zero_stage=3,
              recompute="none", micro_batch_size=1, pp_schedule="1f1b", pp_virtual_stages=1,

@@ -1,13 +1,24 @@
-"""The package's import graph (the brief: dependencies flow one way, no import cycles). Issue 9
-removed the parallel <-> step cycle (``parallel.choose_plan`` now takes its step-time ranking by
-injection, ``parallel.set_default_ranking``); issue 12's ledger <-> scenario cycle went with
-``pricing.py``. Lazy imports inside functions count: they are
-dependencies too."""
+"""The package's import graph and house rules (ARCHITECTURE.md): rooms import downwards (the
+import-linter contract in pyproject.toml, which ``make test`` runs and which a planted violation
+breaks here), no import cycle, package imports at the top of each module (function bodies import
+only the optional notebook libraries), no private name imported across modules, no behaviour
+installed by registration at import, and the 0.1 flat module paths kept as aliases."""
 
 import ast
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 import llmcost
+
+#: The optional heavy dependencies a function body may import: the `notebooks` extra of
+#: pyproject.toml (plots, widgets, report pages and text twins). The calculations, the ledger and
+#: `llmcost estimate` run without them, and importing them costs about a second.
+OPTIONAL_IMPORTS = ("matplotlib", "ipywidgets", "IPython", "papermill", "nbconvert", "nbclient",
+                    "nbformat", "jupytext", "latex2mathml")
 
 PACKAGE = Path(llmcost.__file__).parent
 
@@ -68,9 +79,8 @@ def test_no_import_cycle_in_the_package():
 
 
 def test_owned_pricing_sits_below_scenario_and_ledger():
-    # The ledger <-> scenario cycle of issue 12's merge (scenario.resolve_price imported
-    # ledger.owned_usd_per_gpu_hour while ledger imports scenario) is gone: the owned-hardware
-    # pricing lives in pricing.py, which imports neither.
+    # The owned-hardware pricing lives in pricing.py, which imports neither the scenario nor the
+    # ledger (scenario.resolve_price once imported ledger.owned_usd_per_gpu_hour: a cycle).
     g = _graph()
     assert "ledger" not in g["scenario"]
     assert "pricing" in g["scenario"] and "pricing" in g["ledger"]
@@ -81,3 +91,107 @@ def test_owned_pricing_sits_below_scenario_and_ledger():
 
 def test_shapes_depends_only_on_the_model():
     assert _graph()["shapes"] <= {"model", "units"}
+
+
+# ------------------------------------------------------------------------------ house rules
+def _modules():
+    return sorted(f for f in PACKAGE.rglob("*.py"))
+
+
+def _in_function(tree):
+    """The import nodes of ``tree`` inside a function or class body."""
+    out = []
+
+    def visit(node, inside):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and inside:
+                out.append(child)
+            visit(child, inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                      ast.ClassDef, ast.Lambda)))
+    visit(tree, False)
+    return out
+
+
+def test_function_bodies_import_only_the_optional_libraries():
+    found = []
+    for f in _modules():
+        for node in _in_function(ast.parse(f.read_text())):
+            mod = node.module if isinstance(node, ast.ImportFrom) else node.names[0].name
+            level = getattr(node, "level", 0)
+            if level or (mod or "").split(".")[0] not in OPTIONAL_IMPORTS:
+                found.append(f"{f.relative_to(PACKAGE)}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "imports to move to the module header:\n" + "\n".join(found)
+
+
+def test_no_private_name_crosses_modules():
+    stems = {f.stem for f in _modules()}
+    found = []
+    for f in _modules():
+        tree = ast.parse(f.read_text())
+        aliases = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                for a in node.names:
+                    if a.name.startswith("_") and a.name != "__version__" and not (
+                            f.name == "__init__.py" and a.name in stems):  # the root's own
+                        found.append(f"{f.relative_to(PACKAGE)}:{node.lineno}: {a.name}")
+                    if a.name in stems:
+                        aliases.add(a.asname or a.name)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id in aliases and node.attr.startswith("_") and \
+                    not node.attr.startswith("__"):
+                found.append(f"{f.relative_to(PACKAGE)}:{node.lineno}: {node.value.id}."
+                             f"{node.attr}")
+    assert not found, "private names used across modules:\n" + "\n".join(found)
+
+
+def test_nothing_is_installed_by_registration_at_import():
+    # a Cluster takes an Accelerator (the catalogue turns names into objects) ...
+    with pytest.raises(ValueError, match=r"load_accelerator\('H100-SXM'\)"):
+        llmcost.Cluster("H100-SXM", 8)
+    # ... and the plan search takes its ranking from the caller
+    from llmcost.core import hardware
+    from llmcost.training import parallel
+    assert not hasattr(hardware, "set_accelerator_loader")
+    assert not hasattr(parallel, "set_default_ranking")
+
+
+def test_the_flat_module_paths_of_0_1_are_aliases_of_the_rooms():
+    import llmcost.step
+    import llmcost.training.step
+    from llmcost import ledger, report
+    from llmcost.bill import ledger as ledger2
+    from llmcost.report import run_report
+    assert llmcost.step is llmcost.training.step and ledger is ledger2
+    assert llmcost.step.__spec__.name == "llmcost.training.step"  # its own spec, not the alias
+    assert run_report is report.run_report and report.__name__ == "llmcost.present.report"
+    assert llmcost.memory.get_recipe is llmcost.training.memory.get_recipe  # glossary paths
+    with pytest.raises(AttributeError, match="no_such_module"):
+        llmcost.no_such_module  # noqa: B018
+
+
+def _lint(tree: Path):
+    exe = Path(sys.executable).with_name("lint-imports")
+    if not exe.exists():
+        pytest.skip("import-linter is not installed (pip install -e '.[test]')")
+    return subprocess.run([str(exe), "--config", str(tree / "pyproject.toml"), "--no-cache"],
+                          cwd=tree, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"})
+
+
+@pytest.mark.parametrize("module, line, contract", [
+    ("core/units.py", "from ..training import step", "Rooms import downwards"),
+    ("training/comm.py", "import matplotlib.pyplot", "never import plotting"),
+    ("bill/ledger.py", "from ..present import plots", "Rooms import downwards"),
+])
+def test_the_layer_contract_breaks_on_a_planted_violation(tmp_path, module, line, contract):
+    root = PACKAGE.parent
+    shutil.copytree(PACKAGE, tmp_path / "llmcost", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(root / "pyproject.toml", tmp_path / "pyproject.toml")
+    assert _lint(tmp_path).returncode == 0  # the copy keeps the contract ...
+    f = tmp_path / "llmcost" / module
+    f.write_text(f.read_text() + f"\n{line}  # planted\n")
+    r = _lint(tmp_path)
+    assert r.returncode == 1 and "BROKEN" in r.stdout, r.stdout[-2000:]  # ... and breaks here
+    assert any(contract in ln and "BROKEN" in ln for ln in r.stdout.splitlines())

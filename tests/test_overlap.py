@@ -144,7 +144,7 @@ def test_roofline_table_rows_and_links():
 
 def test_mfu_arithmetic_is_the_division_of_the_step():
     spec = llmcost.load_model("llama-2-7b")
-    cl = llmcost.Cluster("H100-SXM", 64)
+    cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 64)
     plan = llmcost.parallel.make_plan(spec, 64, 256, tp=1, pp=1, zero_stage=1, seq_len=4096)
     b = step.step_time(spec, cl, plan, 4096)
     m = overlap.mfu_arithmetic(b, "H100-SXM")

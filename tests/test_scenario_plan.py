@@ -4,7 +4,7 @@ scenario leaves them free, and bad plan values rejected with the rule."""
 import pytest
 
 import llmcost
-from llmcost import memory
+from llmcost import memory, step
 from llmcost import parallel as P
 from llmcost.bill.scenario import ScenarioError, validate_parameters
 
@@ -13,7 +13,7 @@ def test_llama_405b_scenario_holds_the_published_plan():
     # Llama 3 report Table 4 (16,384 GPUs): TP 8, CP 1, PP 16, DP 128, seq 8,192, batch size/DP 16,
     # tokens/batch "16M"; §3.3.2 for the schedule, the split and no activation checkpointing.
     p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "llama-3.1-405b.yaml")
-    plan = P.plan_from_parameters(p)
+    plan = step.scenario_plan(p)
     assert (plan.tp, plan.cp, plan.pp, plan.dp) == (8, 1, 16, 128)
     assert plan.n_gpus == p["n_gpus"] == 16384
     assert plan.global_batch_size == 128 * 16 and p["global_batch_tokens"] == 2048 * 8192
@@ -26,7 +26,7 @@ def test_default_scenario_leaves_the_plan_free_and_a_fitting_plan_is_chosen():
     p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
     assert P.fixed_plan_fields(p) == {"cp": 1}
     spec = llmcost.load_model(p["model"])
-    plan = P.plan_from_parameters(p)
+    plan = step.scenario_plan(p)
     assert plan.n_gpus == p["n_gpus"] and plan.tp <= 8
     assert plan.global_batch_size * p["seq_len"] == p["global_batch_tokens"]
     mb = memory.memory_per_gpu(spec, plan, p["seq_len"], p["optimizer_recipe"])
@@ -39,14 +39,14 @@ def test_every_catalogue_model_gets_a_plan(name):
     spec = llmcost.load_model(name)
     p = dict(model=name, accelerator="H100-SXM", n_gpus=1024, seq_len=spec.seq_len,
              global_batch_tokens=4 * 2**20)
-    plan = P.plan_from_parameters(p, spec)
+    plan = step.scenario_plan(p, spec)
     plan.validate(spec, 1024, 4 * 2**20 // spec.seq_len, spec.seq_len)
 
 
 def test_fixed_fields_are_kept():
     p = dict(model="llama-2-70b", accelerator="H100-SXM", n_gpus=2048, seq_len=4096,
              global_batch_tokens=4194304, tp=4, recompute="full", pp_schedule="auto")
-    plan = P.plan_from_parameters(p)
+    plan = step.scenario_plan(p)
     assert plan.tp == 4 and plan.recompute == "full"
 
 
@@ -84,11 +84,11 @@ def test_choose_plan_reports_the_blocking_rule():
     cl = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 2048)
     # A fixed field that is impossible by itself is named directly ...
     with pytest.raises(P.PlanError, match=r"tp=128 must divide n_heads=64 \(llama-2-70b\)") as err:
-        P.choose_plan(spec, cl, 1024, 4096, fixed={"tp": 128, "pp": 1, "cp": 1})
+        P.choose_plan(spec, cl, 1024, 4096, rank=P.rank_without_time, fixed={"tp": 128, "pp": 1, "cp": 1})
     assert err.value.rule == "tp_heads"
     # ... and a combination that no search can satisfy names the deepest rule it reached.
     with pytest.raises(P.PlanError, match="no valid plan for llama-2-70b on 2048 GPUs") as err:
-        P.choose_plan(spec, cl, 1024, 4096, fixed={"tp": 8, "pp": 1, "micro_batch_size": 3})
+        P.choose_plan(spec, cl, 1024, 4096, rank=P.rank_without_time, fixed={"tp": 8, "pp": 1, "micro_batch_size": 3})
     assert err.value.rule == "batch"
     with pytest.raises(ValueError, match="unknown plan fields"):
-        P.choose_plan(spec, cl, 1024, 4096, fixed={"tensor": 8})
+        P.choose_plan(spec, cl, 1024, 4096, rank=P.rank_without_time, fixed={"tensor": 8})

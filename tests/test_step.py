@@ -381,15 +381,17 @@ def test_rank_plans_needs_tokens_for_a_cost():
         step.rank_plans(spec, Cluster(A100, 8), 8, price_usd_per_gpu_hour=2.0)
 
 
-def test_choose_plan_default_is_the_fastest_fitting_plan():
+def test_choose_plan_by_time_ranking_is_the_fastest_fitting_plan():
     spec = llmcost.load_model("llama-2-70b")
     cl = Cluster(H100, 2048)
-    chosen = parallel.choose_plan(spec, cl, 1024, 4096)
+    by_time = step.time_ranking(spec, cl, 4096)
+    chosen = parallel.choose_plan(spec, cl, 1024, 4096, rank=by_time)
     ranked = step.rank_plans(spec, cl, 1024, 4096)
     # ZeRO-3 plans are only chosen when nothing else fits (the model is an upper bound for them).
     assert chosen.zero_stage < 3
     assert parallel.plan_from_row(ranked[ranked["zero_stage"] < 3].iloc[0]) == chosen
-    assert parallel.choose_plan(spec, cl, 1024, 4096, fixed={"zero_stage": 3}).zero_stage == 3
+    assert parallel.choose_plan(spec, cl, 1024, 4096, rank=by_time,
+                                fixed={"zero_stage": 3}).zero_stage == 3
     old = parallel.choose_plan(spec, cl, 1024, 4096, rank=parallel.rank_without_time)
     assert step.step_time(spec, cl, chosen).step_time_s <= \
         step.step_time(spec, cl, old).step_time_s

@@ -216,9 +216,15 @@ def test_model_shapes_rejects_a_non_model():
         shapes.model_shapes("llama")
 
 
-def test_set_default_ranking_rejects_a_non_callable():
-    with pytest.raises(ValueError, match="factory=3 must be callable"):
-        parallel.set_default_ranking(3)
+def test_choose_plan_takes_its_ranking_explicitly():
+    # no ranking is installed at import: the caller passes one, and a non-callable is refused
+    spec = llmcost.load_model("llama-2-7b")
+    cl = llmcost.Cluster(llmcost.load_accelerator("A100-80GB"), 8)
+    with pytest.raises(TypeError, match="rank"):
+        parallel.choose_plan(spec, cl, 8, 4096)
+    with pytest.raises(ValueError, match="rank=3 must be callable"):
+        parallel.choose_plan(spec, cl, 8, 4096, rank=3)
+    assert not hasattr(parallel, "set_default_ranking")
 
 
 # ----------------------------------------------------------------------------- empty tables

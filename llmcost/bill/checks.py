@@ -8,6 +8,14 @@ top instead of burying a "False" in a table.
 
 from __future__ import annotations
 
+from ..core.catalog import load_accelerator, load_efficiency, load_model
+from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
+from ..training import memory, parallel
+from ..training.accuracy import band_for_step
+from ..training.memory import DEFAULT_RESERVE
+from ..training.parallel import fixed_plan_fields
+from ..training.step import scenario_plan, scenario_step
+
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
 #: Table 4; Korthikanti et al. 2022's 530B benchmark on 280 A100s, 56.0%, Table 5).
@@ -58,7 +66,6 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                    "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
                    "from a BF16 run halves the estimated cost.")
     if "accelerator" in values:
-        from ..core.catalog import load_accelerator, load_efficiency
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default":
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
@@ -87,7 +94,6 @@ def _context_warning(values: dict) -> str | None:
     if "model" not in values or not isinstance(s, int):
         return None
     try:
-        from ..core.catalog import load_model
         spec = load_model(values["model"])
     except (ValueError, KeyError, OSError):
         return None
@@ -106,12 +112,9 @@ def _context_warning(values: dict) -> str | None:
 
 def _scenario_plan(values: dict):
     """(spec, accelerator, plan, memory) of a scenario's plan; ValueError/KeyError if none."""
-    from ..training import memory, parallel
-    from ..core.catalog import load_accelerator, load_model
-
     spec = load_model(values["model"])
     gpu = load_accelerator(values["accelerator"])
-    plan = parallel.plan_from_parameters(values, spec)
+    plan = scenario_plan(values, spec)
     recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
     return spec, gpu, plan, memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
 
@@ -120,8 +123,6 @@ def plan_does_not_fit(values: dict) -> str | None:
     """One sentence if the scenario's plan (chosen where left free: the plan needing the least
     memory when none fits) exceeds the usable HBM, else None. The report refuses such a scenario
     before running anything; None also when the plan cannot be built (validation says why)."""
-    from ..training.memory import DEFAULT_RESERVE
-
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
     except (ValueError, KeyError):
@@ -139,8 +140,6 @@ def plan_does_not_fit(values: dict) -> str | None:
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
-    from ..training import parallel
-
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
     except (ValueError, KeyError):
@@ -169,14 +168,12 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:
-            from ..training.step import scenario_step
             _, b = scenario_step(values, spec)
         except (ValueError, KeyError):
             return out
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
         if mfu_predicted:
-            from ..training.accuracy import band_for_step
             out.extend(band_for_step(b, plan, spec, gpu.name).warnings)
         if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
             out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
@@ -221,8 +218,6 @@ def exposed_comm_warning(b, plan, gpu) -> str:
 def _stack_warnings(values: dict, plan) -> list:
     """Fixed plan fields the scenario's software stack does not offer (plan search never picks
     them; a fixed value is kept, and said)."""
-    from ..training.parallel import fixed_plan_fields
-    from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
     try:
         st = load_stack(values.get("stack", DEFAULT_STACK))
     except ValueError:

@@ -56,8 +56,29 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import as_accelerator, as_model
+from ..core.catalog import (
+    DATA_DIR,
+    SCENARIO_DIR,
+    as_accelerator,
+    as_model,
+    list_accelerators,
+    list_prices,
+    load_accelerator,
+    load_efficiency,
+    load_model,
+    load_published_runs,
+)
+from ..core.model import ModelSpec
+from ..core.stacks import generation
 from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..training import reliability as rel
+from ..training.accuracy import SIZE_FACTOR, best_published_mfu, validation_table
+from ..training.compute import gpu_hours, training_flops
+from ..training.step import OUTSIDE_SETS, scenario_step
+from .ledger import build_ledger, illustrative_ranges, simulate_ledger
+from .pricing import owned_usd_per_gpu_hour
+from .scenario import LEDGER_DEFAULTS as d
+from .scenario import PRICING, load_scenario
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
 #: MFU published for its hardware generation and model size. Reason: the final pre-training runs
@@ -94,9 +115,6 @@ def goodput_for(n_params: float, n_gpus: int) -> float:
 
     goodput = productive time ÷ wall time (``reliability.checkpoint_plan``, Daly 2006).
     """
-    from ..training import reliability as rel
-    from .scenario import LEDGER_DEFAULTS as d
-
     plan = rel.checkpoint_plan(
         float(n_params), int(n_gpus), d["fail_rate_per_gpu_year"], d["ckpt_storage_bytes_per_s"],
         d["ckpt_restart_s"], recipe=d["ckpt_recipe"], node_bytes_per_s=d["ckpt_node_bytes_per_s"],
@@ -116,12 +134,8 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
     × 0.14·ln 10 ÷ 8,766 h, plus energy), one figure (``low = median = high``, ``n = 1``), for
     the accelerator with a sourced purchase price (H100-SXM) only; any other accelerator gets
     ``n == 0`` with the reason (no comparison is made)."""
-    from ..core.catalog import list_accelerators, list_prices
-    from ..core.stacks import generation
-
     acc = as_accelerator(accelerator)
     if pricing == "owned":
-        from .pricing import owned_usd_per_gpu_hour
         try:
             own = owned_usd_per_gpu_hour(acc)
         except ValueError as e:
@@ -161,8 +175,6 @@ def published_phases(model_name: str) -> tuple:
     """GPU-hours by phase that a source publishes for a catalogue model
     (``data/published_phases.csv``, each row with its source): ``(dict phase → GPU-hours,
     source)``, or ``({}, "")`` when none is recorded."""
-    from ..core.catalog import DATA_DIR
-
     df = pd.read_csv(DATA_DIR / "published_phases.csv")
     df = df[df["catalog_model"] == model_name]
     if df.empty:
@@ -197,9 +209,6 @@ def best_reference(accelerator: str, n_params: float, exclude_model: str | None 
     ``exclude_model``: a catalogue model whose whole-run rows are left out (``check_claim``
     passes the claimed model, so a published run is never its own reference).
     """
-    from ..training.accuracy import SIZE_FACTOR, best_published_mfu
-    from ..core.stacks import generation
-
     best, src = best_published_mfu(accelerator, n_params)
     w = _whole_run_rows()
     same = w[(w["generation"] == generation(accelerator))
@@ -452,10 +461,6 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         A non-positive or non-numeric figure, an unknown model/accelerator/dtype, hours that
         disagree beyond ``tolerance``, or hours so few that the FLOPs imply an MFU above 1.
     """
-    from ..core.catalog import load_efficiency
-    from ..training.compute import training_flops
-    from .scenario import PRICING
-
     spec = as_model(model, "model", needs="a claim check")
     acc = as_accelerator(accelerator, "accelerator")
     d = _positive("train_tokens", train_tokens)
@@ -643,8 +648,6 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
     ledger's default failure rate); then ``check_claim(..., gpu_hours=H)``.
 
     Returns ``(H, goodput, ClaimCheck)``."""
-    from ..training.compute import gpu_hours, training_flops
-
     spec, acc = as_model(model, "model", needs="a claim check"), as_accelerator(accelerator)
     n = _positive("n_gpus", n_gpus, integer=True)
     if n is None:
@@ -674,8 +677,6 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
     (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
     ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
     range source)."""
-    from .ledger import build_ledger, illustrative_ranges, simulate_ledger
-
     why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
            f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
            "cannot price a run at it" if mfu > 1 else None)
@@ -731,9 +732,6 @@ def run_model(row):
     the row's shape columns (GPT-style blocks, ``d_ff`` and ``n_kv_heads`` where given, GeLU
     MLP, rotary positions: no position parameters), else None (no shape published, or an MoE
     without a catalogue entry)."""
-    from ..core.catalog import load_model
-    from ..core.model import ModelSpec
-
     if isinstance(row.get("catalog_model"), str) and row["catalog_model"]:
         return load_model(row["catalog_model"])
     if not all(_finite(row.get(k)) for k in ("layers", "d_model", "n_heads")) or \
@@ -752,10 +750,6 @@ def run_model(row):
 def _plan_mfu(row, spec) -> tuple:
     """(steady-state MFU, plan description) from the step-time model on the row's published
     plan, the other settings as the default scenario's; (None, reason) when it cannot run."""
-    from ..core.catalog import SCENARIO_DIR
-    from .scenario import load_scenario
-    from ..training.step import scenario_step
-
     p = {k: v for k, v in load_scenario(SCENARIO_DIR / "default.yaml").items()
          if k not in ("title", "description")}
     s = int(row["seq_len"]) if _finite(row.get("seq_len")) else spec.seq_len
@@ -823,11 +817,6 @@ def published_run_errors(runs=None) -> pd.DataFrame:
 def _score(runs, predict: bool) -> pd.DataFrame:
     """``published_run_errors``; with ``predict=False`` only the published side (whole-run
     rows' hours and utilisation), without the step-time model."""
-    from ..training.accuracy import validation_table
-    from ..core.catalog import load_accelerator, load_published_runs
-    from ..core.stacks import generation
-    from ..training.step import OUTSIDE_SETS
-
     runs = load_published_runs() if runs is None else runs
     val = validation_table().set_index("run_id") if predict else \
         pd.DataFrame(index=pd.Index([], name="run_id"))

@@ -51,11 +51,41 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_accelerator, as_model
-from .pricing import (_defaults, default, default_source,  # noqa: F401
-                      facility_kw_per_gpu, owned_usd_per_gpu_hour)
-from ..core.units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array
+from ..core.catalog import (
+    DATA_DIR,
+    as_accelerator,
+    as_model,
+    list_prices,
+    load_accelerator,
+    load_model,
+)
+from ..core.units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_usd
+from ..core.version import __version__
+from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
+from ..serving.rl import scenario_campaign
+from ..training import reliability as rel
+from ..training.accuracy import mfu_band
+from ..training.compute import mfu_from_throughput, model_flops_per_token
+from .pricing import (  # noqa: F401
+    default,
+    default_rows,
+    default_source,
+    facility_kw_per_gpu,
+    owned_usd_per_gpu_hour,
+)
+from .ranges import Range, is_ranged
+from .scenario import (
+    LEDGER_DEFAULTS,
+    ScenarioError,
+    point_scenario,
+    resolve_price,
+    rl_campaign_given,
+)
+from .scenario import (
+    validate_ranged_parameters as validate_parameters,
+)
 
 SCHEMA_VERSION = 1
 #: Line statuses: computed from scenario values, from a sourced default, 0 because the scenario
@@ -69,8 +99,6 @@ SECONDS_PER_MONTH = HOURS_PER_YEAR * SECONDS_PER_HOUR / 12.0
 # ------------------------------------------------------------------------------ defaults
 def list_defaults():
     """``data/ledger_defaults.csv`` as a DataFrame (value, unit, range, date, source, notes)."""
-    import pandas as pd
-
     return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
 
 
@@ -168,8 +196,6 @@ def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goo
     dict with ``gpu_hours``, ``flops_per_token`` (LoRA count), ``full_flops_per_token``,
     ``time_ratio`` and ``mfu_lora``.
     """
-    from ..training.compute import model_flops_per_token
-
     model = as_model(model)
     t = _num(as_array(tokens, "tokens", nonnegative=True))
     peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
@@ -278,8 +304,6 @@ class Ledger:
     def table(self):
         """The bill as a DataFrame: line, category, phase, fixed or elastic, amount USD, share
         of the total, status, how it was computed, source and notebook; a last ``total`` row."""
-        import pandas as pd
-
         total = self.total_usd
         rows = [{"key": ln.key, "line": ln.line, "category": ln.category, "phase": ln.phase,
                  "kind": ln.kind, "usd": ln.usd,
@@ -297,8 +321,6 @@ class Ledger:
     def summary(self) -> dict:
         """The whole bill for ``summary.json``: namespaced, unit-suffixed keys, the schema
         version, the package version, the git commit and the as-of dates of the catalogues."""
-        from .. import __version__
-
         lines = {ln.key: {"label": ln.line, "category": ln.category, "phase": ln.phase,
                           "kind": ln.kind, "usd": ln.usd, "status": ln.status, "how": ln.how,
                           "source": ln.source} for ln in self.lines}
@@ -336,9 +358,6 @@ def as_of_dates() -> dict:
 # ------------------------------------------------------------------------------ building it
 def _values(scenario: dict) -> dict:
     """The scenario's values completed with the ledger's defaults, validated."""
-    from .scenario import LEDGER_DEFAULTS, ScenarioError, rl_campaign_given
-    from .scenario import validate_ranged_parameters as validate_parameters
-
     if not isinstance(scenario, dict):
         raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to "
                             "values")
@@ -357,7 +376,6 @@ def _values(scenario: dict) -> dict:
     out["ledger_rl"] = rl_campaign_given(p)
     # why the RL line is empty, when it is (private: _values drops it on a rebuild)
     rl_keys = [k for k in ("rl_iterations", "rl_runs") if k in p]
-    from .ranges import Range
     if isinstance(out.get("mfu"), Range) and out["ledger_pilot_tokens_per_s_per_gpu"] is not None:
         raise ScenarioError("mfu is a range and ledger_pilot_tokens_per_s_per_gpu is given: the "
                             "pilot's throughput sets the MFU; give one or the other")
@@ -397,9 +415,6 @@ def build_ledger(scenario: dict) -> Ledger:
         or line key), or a combination cannot be priced (owned hardware without a price, spot
         without resumable training that never finishes).
     """
-    from .ranges import Range
-    from .scenario import point_scenario
-
     p = _values(scenario)
     ranged = {k: v for k, v in p.items() if isinstance(v, Range)}
     bill = _point_build({**point_scenario(p), "_ranged": ranged})
@@ -423,8 +438,6 @@ def _range_source(p: dict, key: str) -> str | None:
 
 def _point_build(p: dict) -> Ledger:
     """``_safe_build`` of a point bill; its error says which inputs are the points of ranges."""
-    from .scenario import ScenarioError
-
     try:
         return _safe_build(p)
     except ScenarioError as e:
@@ -438,8 +451,6 @@ def _point_build(p: dict) -> Ledger:
 
 
 def _safe_build(p: dict) -> Ledger:
-    from .scenario import ScenarioError
-
     try:
         return _build(p)
     except ScenarioError:
@@ -449,11 +460,6 @@ def _safe_build(p: dict) -> Ledger:
 
 
 def _build(p: dict) -> Ledger:
-    from ..training import reliability as rel
-    from ..core.catalog import load_accelerator, load_model
-    from ..training.compute import mfu_from_throughput, model_flops_per_token
-    from .scenario import resolve_price
-
     spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
     pricing = p["pricing"]
     peak = gpu.peak_flops_per_s(p["dtype"])
@@ -817,7 +823,7 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> fl
     (``ledger_exploratory_runs``, a list of runs, is billed as given instead)."""
     given = p["ledger_exploratory_fraction"] is not None
     frac = p["ledger_exploratory_fraction"] if given else default("exploratory_fraction")
-    row = _defaults()["exploratory_fraction"]
+    row = default_rows()["exploratory_fraction"]
     h = _num(np.maximum(0.0, frac * paid_h - netted_h))
     how = (f"development compute beyond the final run, {frac:.2f} × {paid_h:,.0f} paid GPU-h "
            f"(Cottier et al.'s range {row['low']}-{row['high']}: total development compute is "
@@ -860,9 +866,6 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     GPU-hour price. Whether the scenario describes one: ``scenario.rl_campaign_given``. Failures
     of the RL job are not added (notebook 05 does not; at tens of GPUs for days they are small).
     """
-    from ..serving.rl import scenario_campaign
-    from .scenario import ScenarioError
-
     if not p["ledger_rl"]:
         return None
     try:
@@ -900,8 +903,6 @@ def engine_gap() -> tuple:
     """(lowest, highest) measured slowdown of inference engines against the serving roofline,
     over the published figures of ``inference.serving_validation`` (data/serving_benchmarks.csv):
     the factor by which a served token can cost more than the roofline's price."""
-    from ..serving.inference import serving_validation
-
     s = serving_validation()["speedup"]
     return float(s.min()), float(s.max())
 
@@ -910,8 +911,6 @@ def _serve(p, model, gpu, price):
     """``inference.serving_cost`` of ``model`` with the scenario's ``serve_`` set-up and request
     shape (``inference_prompt_tokens`` in, ``inference_output_tokens`` out), as notebook 05
     serves it (``serve_tp`` 0: the cheapest tensor-parallel size, ``choose_serving_tp``)."""
-    from ..serving.inference import choose_serving_tp, serving_cost
-
     kw = dict(prompt_tokens=p["inference_prompt_tokens"],
               output_tokens=p["inference_output_tokens"],
               weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"],
@@ -944,8 +943,6 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     model) at the scenario's ``serve_`` set-up and request shape P in, R out, at the bill's
     GPU-hour price; GPU-hours = USD ÷ price.
     """
-    from .scenario import ScenarioError
-
     tokens, key = p["ledger_synthetic_tokens"], "data.synthetic"
     label = "synthetic data generation"
     if not _given(tokens):
@@ -986,8 +983,6 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     model: USD = requests × (P × $/M in + R × $/M out) ÷ 10⁶ (``inference.serving_cost``);
     GPU-hours = USD ÷ price.
     """
-    from .scenario import ScenarioError
-
     key, label = "eval.benchmarks", "benchmark runs (inference)"
     if _given(p["ledger_eval_gpu_hours"]):
         h = p["ledger_eval_gpu_hours"]
@@ -1045,8 +1040,6 @@ def compare(a: Ledger, b: Ledger, names=("A", "B")):
     DataFrame with columns ``line``, ``<A> usd``, ``<B> usd``, ``difference usd``; a line only
     one bill has shows 0 in the other; a not-modelled line shows None.
     """
-    import pandas as pd
-
     _ledger(a, "a"), _ledger(b, "b")
     if not (isinstance(names, (tuple, list)) and len(names) == 2
             and all(isinstance(n, str) for n in names)):
@@ -1084,8 +1077,6 @@ def spend_timeline(ledger: Ledger, budget_usd=None, thresholds=(0.5, 0.8, 1.0), 
     the first day the expected spend crosses ``threshold × budget`` (None if never) and
     ``.attrs['budget_usd']`` holds the budget (default: the bill's total).
     """
-    import pandas as pd
-
     _ledger(ledger)
     n_points = int(as_array(n_points, "n_points", positive=True, integer=True))
     budget = ledger.total_usd if budget_usd is None else float(
@@ -1131,8 +1122,6 @@ def claim_questions(ledger: Ledger):
     -------
     DataFrame with ``question``, ``answer`` and ``why it matters``.
     """
-    import pandas as pd
-
     f = _ledger(ledger).figures
     mfu = f["mfu"]
     explore = ledger.line("compute.exploratory")
@@ -1166,8 +1155,6 @@ def claim_questions(ledger: Ledger):
 
 def format_usd(usd) -> str:
     """$2.49M; 'not modelled' for None."""
-    from ..core.units import fmt_usd
-
     return "not modelled" if usd is None else fmt_usd(usd)
 
 
@@ -1183,7 +1170,6 @@ def with_changes(ledger_or_scenario, **changes) -> Ledger:
     if not isinstance(base, dict):
         raise ValueError(f"ledger_or_scenario={ledger_or_scenario!r} must be a Ledger or a "
                          "scenario dict")
-    from .ranges import Range
     new = {**base, **changes}
     if changes.get("ledger_pilot_tokens_per_s_per_gpu") is not None and "mfu" not in changes \
             and isinstance(base.get("mfu"), Range):
@@ -1201,9 +1187,6 @@ def spot_verdict(bill: Ledger) -> list:
     training (refused when the job would never finish) and once with checkpoints. Spot pays iff
     p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run costs less.
     """
-    from ..training import reliability as rel
-    from .scenario import ScenarioError
-
     spot, lines = dict(pricing="spot", price_usd_per_gpu_hour=None), []
     try:
         with_changes(bill, **spot, ledger_resumable=False)
@@ -1257,8 +1240,6 @@ class LedgerDraws:
         is less than the sum of the lines' P90s when they do not all peak in the same draws.
         A not-modelled line (no amount) is listed with NaN. ``.attrs['note']`` says so.
         """
-        import pandas as pd
-
         keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
         rows = []
         for k in keys + ["total"]:
@@ -1296,8 +1277,6 @@ class LedgerDraws:
         ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
         is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
         """
-        import pandas as pd
-
         cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
                 "swing_usd"]
         if not self.ranges:
@@ -1395,8 +1374,6 @@ def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges
     restart time or pre-emption rate only lowers goodput); the message names the input, the
     part of its range that breaks the rule, how many of the draws do, and the rule (the error
     of the bill at its worst draw). When no input breaks alone, the combination does."""
-    from .scenario import ScenarioError
-
     parts = []
     for k, arr in draws.items():
         xs = np.sort(np.asarray(arr, dtype=float))
@@ -1435,8 +1412,6 @@ def scenario_ranges(values: dict) -> dict:
     width, plus the step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
     ``report.resolve_mfu``) as a uniform range on ``mfu`` when ``mfu`` is not ranged already
     (its point stays the prediction; a band above 1 is cut at MFU 1, and the range says so)."""
-    from .ranges import Range, is_ranged
-
     out = {k: v for k, v in values.items() if is_ranged(v)}
     pred = values.get("_mfu_prediction")
     band = pred.get("band", {}) if isinstance(pred, dict) else {}
@@ -1484,9 +1459,6 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
         As ``build_ledger``; a bad ``samples`` or ``seed``; a ranged ``mfu`` together with a
         pilot's throughput (which sets the MFU).
     """
-    from .ranges import Range
-    from .scenario import ScenarioError, point_scenario
-
     if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or \
             not 1 <= samples <= MAX_SAMPLES:
         raise ScenarioError(f"samples={samples!r} must be a whole number from 1 to "
@@ -1536,10 +1508,6 @@ def illustrative_ranges(bill: Ledger) -> dict:
     -------
     dict key -> (Range, source sentence).
     """
-    from ..training.accuracy import mfu_band
-    from ..core.catalog import list_prices
-    from .ranges import Range
-
     f, p = _ledger(bill).figures, bill.scenario
     out = {}
     m = float(f["mfu"])
@@ -1564,7 +1532,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
                 f"hold and peaked at the bill's ${price:.2f}")
     if bill.line("compute.exploratory").how.startswith("development compute") and \
             not p.get("ledger_exploratory_runs"):
-        row = _defaults()["exploratory_fraction"]
+        row = default_rows()["exploratory_fraction"]
         frac = p.get("ledger_exploratory_fraction")
         frac = float(row["value"]) if frac is None or isinstance(frac, Range) else float(frac)
         lo, hi = float(row["low"]), float(row["high"])

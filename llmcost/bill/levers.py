@@ -44,10 +44,36 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
-from .ledger import Ledger, Line, build_ledger
-from .scenario import PLAN_PARAMETERS, ScenarioError
+from ..core.catalog import (
+    DATA_DIR,
+    SCENARIO_DIR,
+    catalogue_price,
+    list_accelerators,
+    list_prices,
+    load_accelerator,
+    load_model,
+)
 from ..core.units import SECONDS_PER_HOUR, as_array
+from ..laws import scaling as sc
+from ..laws.scaling import compute_optimal
+from ..training import reliability as rel
+from ..training.accuracy import band_for_step, best_published_mfu
+from ..training.step import scenario_step
+from .checks import budget_warning
+from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .pricing import default
+from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
+from .scenario import (
+    LEDGER_DEFAULTS,
+    PLAN_PARAMETERS,
+    ScenarioError,
+    load_scenario,
+    resolve_price,
+    validate_parameter,
+    validate_parameters,
+)
 
 #: The waste inputs of a scenario (``llmcost.scenario.PARAMETERS``) and their neutral values.
 WASTE_KEYS = {"waste_dataloader_stall_fraction": 0.0, "waste_failed_job_gpu_hours": 0.0,
@@ -67,8 +93,6 @@ def _clean(scenario: dict) -> dict:
 
 
 def _waste(s: dict) -> dict:
-    from .scenario import validate_parameter
-
     return {k: validate_parameter(k, s.get(k, v)) for k, v in WASTE_KEYS.items()}
 
 
@@ -141,8 +165,6 @@ def bill_draws(scenario: dict, samples: int = 20_000, seed: int = 0):
 
     The waste lines are GPU-hours × the draws of ``price_usd_per_gpu_hour`` when the price is
     ranged (else × the point price)."""
-    from .ledger import simulate_ledger
-
     if not has_ranges(scenario):
         return None
     s = _clean(scenario)
@@ -158,8 +180,6 @@ def bill_draws(scenario: dict, samples: int = 20_000, seed: int = 0):
 def has_ranges(scenario: dict) -> bool:
     """Whether any value of the scenario is a range of non-zero width (``llmcost.ranges``), or
     its MFU was predicted with an error band (``_mfu_prediction``: the bill draws it)."""
-    from .ranges import RANGEABLE_KEYS, is_ranged, parse_range
-
     s = _clean(scenario)
     pred = s.get("_mfu_prediction")
     if isinstance(pred, dict) and "low" in pred.get("band", {}):
@@ -177,8 +197,6 @@ def has_ranges(scenario: dict) -> bool:
 def _scale(value, factor: float):
     """A number × factor, or a range (``llmcost.ranges.Range`` or its scenario-file form) with
     every end × factor."""
-    from .ranges import Range, parse_range
-
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) * factor
     r = value if isinstance(value, Range) else parse_range("mfu", value)
@@ -190,8 +208,6 @@ def _scale(value, factor: float):
 
 def _point(value, key: str = "mfu"):
     """The point of a value (``ranges.point``; a scenario-file range form is parsed first)."""
-    from .ranges import RANGEABLE_KEYS, Range, parse_range, point
-
     if key not in RANGEABLE_KEYS:
         return value
     if isinstance(value, (list, dict)) and not isinstance(value, Range):
@@ -202,15 +218,10 @@ def _point(value, key: str = "mfu"):
 
 @lru_cache(maxsize=1)
 def _default_scenario() -> dict:
-    from ..core.catalog import SCENARIO_DIR
-    from .scenario import load_scenario
-
     return _clean(load_scenario(SCENARIO_DIR / "default.yaml"))
 
 
 def _default(key: str):
-    from .scenario import LEDGER_DEFAULTS
-
     return LEDGER_DEFAULTS[key] if key in LEDGER_DEFAULTS else _default_scenario()[key]
 
 
@@ -229,9 +240,6 @@ def predicted_step(scenario: dict):
     keys it leaves out taken from the default scenario. Raises ScenarioError naming the reason
     when the plan cannot be built (does not fit in memory, bad divisibility). Results are
     memoised on the keys the step-time model reads (``_STEP_KEYS``)."""
-    from .scenario import validate_parameters
-    from ..training.step import scenario_step
-
     p = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()
                                    if not k.startswith("_") and k not in WASTE_KEYS}}
     key = tuple((k, repr(p.get(k))) for k in _STEP_KEYS)
@@ -442,9 +450,6 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
     kernels); default: the best published MFU on this hardware generation for a model within 4×
     this size (``accuracy.best_published_mfu``). A target at or below the scenario's MFU changes
     nothing."""
-    from ..training.accuracy import best_published_mfu
-    from ..core.catalog import load_model
-
     s = _clean(s)
     m = float(_point(_get(s, "mfu")))
     source = "given target"
@@ -511,7 +516,7 @@ def _free_plan(s: dict, keep=("cp",)) -> dict:
 
 def best_plan(s: dict) -> Change:
     """The fastest ranked parallel plan (every plan parameter but ``cp`` left free,
-    ``parallel.plan_from_parameters``) against the scenario's plan."""
+    ``step.scenario_plan``) against the scenario's plan."""
     s = _clean(s)
     free = _free_plan(s)
     if all(_get(s, k) == free[k] for k in PLAN_PARAMETERS):
@@ -598,8 +603,6 @@ def spot_without_checkpoints(s: dict) -> Change:
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
     the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
-    from ..core.catalog import load_accelerator
-
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
@@ -607,7 +610,6 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
-    from ..core.catalog import catalogue_price
     where = catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
@@ -661,8 +663,6 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
     cannot be built on this scenario (e.g. its plan does not fit) is listed with its reason in
     ``note`` and a saving of NaN. ``sweep``: a ``hardware_sweep(scenario)`` already computed.
     """
-    import pandas as pd
-
     base = bill(scenario)
     rows = []
     for k in (keys or LEVERS):
@@ -705,8 +705,6 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
 
         saving = H·p − H·p_s / g_s                        (H·p = the exploratory line)
     """
-    from .scenario import validate_parameter
-
     g = validate_parameter("n_gpus", ablation_gpus)
     s = _clean(scenario)
     b = before_bill if before_bill is not None else bill(s)
@@ -734,7 +732,6 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
     p10 = p50 = p90 = saving
     ranged = has_ranges(s)
     if ranged:  # per draw: the exploratory line's draws, repriced at spot
-        from .ledger import simulate_ledger
         d = simulate_ledger(ledger_scenario(s), samples=20_000, seed=0)
         x = np.asarray(d.line_usd["compute.exploratory"], dtype=float)
         r = np.asarray(d.inputs.get("price_usd_per_gpu_hour", rate), dtype=float)
@@ -783,10 +780,6 @@ def hardware_sweep(scenario: dict):
     ValueError
         If no accelerator of the catalogue can run the scenario (the reasons are listed).
     """
-    import pandas as pd
-
-    from ..training.accuracy import band_for_step, best_published_mfu
-    from ..core.catalog import catalogue_price, list_accelerators, list_prices, load_model
 
     s = _clean(scenario)
     model = load_model(_get(s, "model"))
@@ -902,10 +895,6 @@ def smaller_model_longer(scenario: dict) -> dict:
     The training part is a change of the bill; the serving part is outside it (the bill prices
     training). Returns a dict with both parts, the optimum's N* and D*, and the loss.
     """
-    from ..laws import scaling as sc
-    from ..core.catalog import load_accelerator, load_model
-    from .scenario import resolve_price
-
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
     spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
     fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
@@ -1037,7 +1026,6 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
     # spot without checkpoints
     spot = spot_pricing(s)
     if not spot.note:
-        from .scenario import resolve_price
         p_spot, _ = resolve_price(_get(s, "accelerator"), None, "spot")
         d = 1 - p_spot / rate
         apparent = b.figures["final_run_usd"] * d
@@ -1082,10 +1070,6 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
 def checkpoint_plan_of(scenario: dict):
     """The main run's ``reliability.checkpoint_plan`` as ``ledger.build_ledger`` computes it
     (the same call with the scenario's values; spot pre-emptions added as the ledger adds them)."""
-    from ..training import reliability as rel
-    from ..core.catalog import load_accelerator, load_model
-    from .pricing import default
-
     s = {**_default_scenario(), **ledger_scenario(scenario)}
     gpu = load_accelerator(s["accelerator"])
     per_node = min(gpu.scaleup_domain_size or 8, 8)
@@ -1127,10 +1111,6 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         Neither given, a non-positive value, a deadline no GPU count up to 64× the scenario's
         meets, or a budget below the bill of 0.1% of the scenario's tokens.
     """
-    import pandas as pd
-
-    from ..core.catalog import load_accelerator
-    from ..laws.scaling import compute_optimal
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
@@ -1238,9 +1218,6 @@ def portfolio(runs) -> "pd.DataFrame":  # noqa: F821
     ``category``, ``ledger_phase``, ``kind``, ``usd``, ``gpu_hours`` (per run, on its first
     row only), ``alert``. Its ``usd`` sums to the total of the runs' bills.
     """
-    import pandas as pd
-
-    from .checks import budget_warning
 
     runs = list(runs)
     if not runs or not all(isinstance(r, Run) for r in runs):
@@ -1264,8 +1241,6 @@ def attribute(frame, by=("team",)):
     """Where did the money go: ``portfolio`` rows grouped by ``by`` (tag or ledger columns),
     USD, GPU-hours and share, largest first, with a ``total`` row equal to the portfolio's
     total (a test checks that the groups sum to it)."""
-    import pandas as pd
-
     by = [by] if isinstance(by, str) else list(by)
     bad = [c for c in by if c not in frame.columns or c in ("usd", "gpu_hours")]
     if not by or bad:
@@ -1309,9 +1284,6 @@ def example_portfolio(scenario: dict) -> list:
 def improvement_series():
     """``data/improvement_series.csv``: published runs of one model family with their
     GPU-hours and a benchmark score each (sources per row)."""
-    import pandas as pd
-
-    from ..core.catalog import DATA_DIR
 
     return pd.read_csv(DATA_DIR / "improvement_series.csv")
 
@@ -1328,8 +1300,6 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
     accelerator. Returns the series with ``usd``, ``delta_usd``, ``delta_points`` and
     ``usd_per_point`` (NaN for the first run; a run that did not improve the score gets NaN and
     the note "no improvement")."""
-    from ..core.catalog import catalogue_price
-
     df = (improvement_series() if series is None else series).copy()
     need = {"run_id", "gpu_hours", "score", "accelerator"}
     if not need <= set(df.columns) or df.empty:

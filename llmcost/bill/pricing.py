@@ -19,14 +19,16 @@ from ..core.units import HOURS_PER_YEAR, as_array, scalar_or_array
 
 
 @lru_cache(maxsize=1)
-def _defaults() -> dict:
+def default_rows() -> dict:
+    """``data/ledger_defaults.csv`` as ``{key: row}`` (value, unit, range, date, source, notes
+    as strings), read once."""
     with (DATA_DIR / "ledger_defaults.csv").open(newline="", encoding="utf-8") as fh:
         return {r["key"]: r for r in csv.DictReader(fh)}
 
 
 def default(key: str) -> float:
     """A sourced default of ``data/ledger_defaults.csv`` (its ``value``)."""
-    rows = _defaults()
+    rows = default_rows()
     if not isinstance(key, str):
         raise ValueError(f"key={key!r} must be a ledger default name (a string)")
     if key not in rows:
@@ -37,7 +39,7 @@ def default(key: str) -> float:
 def default_source(key: str) -> str:
     """The source of a default in ``data/ledger_defaults.csv``."""
     default(key)
-    return _defaults()[key]["source"]
+    return default_rows()[key]["source"]
 
 
 def owned_usd_per_gpu_hour(accelerator, acquisition_usd_per_gpu=None,

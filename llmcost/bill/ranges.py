@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 import zlib
 from dataclasses import dataclass
+from statistics import NormalDist
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -109,7 +111,6 @@ class Range:
             c = (m - lo) / w
             return np.where(q <= c, lo + np.sqrt(q * w * (m - lo)),
                             hi - np.sqrt((1 - q) * w * (hi - m)))
-        from statistics import NormalDist
         z = np.vectorize(NormalDist().inv_cdf)(q) if q.ndim else NormalDist().inv_cdf(float(q))
         return np.exp(self._mu + self._sigma * z)
 
@@ -237,7 +238,6 @@ def parse_range(name: str, value) -> Range | None:
 
 def _made(name, shown, kind, **fields) -> Range:
     """``Range(kind, **fields)``, its ValueError naming ``name`` and the scenario value."""
-    from types import SimpleNamespace
     unchecked = SimpleNamespace(kind=kind, **{f: fields.get(f) for f in
                                               ("low", "mode", "high", "p10", "p90")})
     check_range(unchecked, name, shown)

@@ -39,8 +39,23 @@ from typing import Any, Callable
 
 import yaml
 
-from .ranges import BOUNDED_KEYS, NOT_YET_RANGEABLE_KEYS, RANGEABLE_KEYS, Range, is_ranged, parse_range, point
+from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
+from ..core.stacks import load_stack
 from ..core.units import is_number
+from ..laws.scaling import LOSS_FITS
+from ..training.memory import RECIPES
+from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
+from ..training.step import scenario_plan
+from .pricing import owned_usd_per_gpu_hour
+from .ranges import (
+    BOUNDED_KEYS,
+    NOT_YET_RANGEABLE_KEYS,
+    RANGEABLE_KEYS,
+    Range,
+    is_ranged,
+    parse_range,
+    point,
+)
 
 METADATA_KEYS = ("title", "description")
 PRICING = ("on_demand", "reserved", "spot", "owned")
@@ -90,7 +105,6 @@ def _one_of(*allowed):
 
 
 def _model(name, v):
-    from ..core.catalog import is_config_path, load_model
     try:
         spec = load_model(v)
     except ValueError as e:
@@ -107,7 +121,6 @@ def _named_model(name, v):
 
 
 def _accelerator(name, v):
-    from ..core.catalog import load_accelerator
     try:
         return load_accelerator(v).name
     except ValueError as e:
@@ -121,22 +134,18 @@ def _mfu(name, v):
 
 
 def _ckpt_recipe(name, v):
-    from ..training.reliability import CHECKPOINT_RECIPES
     return _one_of(*CHECKPOINT_RECIPES)(name, v)
 
 
 def _storage_tier(name, v):
-    from ..training.reliability import load_storage_prices
     return _one_of(*load_storage_prices()["name"])(name, v)
 
 
 def _recipe(name, v):
-    from ..training.memory import RECIPES
     return _one_of(*RECIPES)(name, v)
 
 
 def _stack(name, v):
-    from ..core.stacks import load_stack
     try:
         return load_stack(v).name
     except ValueError as e:
@@ -161,7 +170,6 @@ def _fsdp_shard(name, v):
 
 
 def _scaling_fit(name, v):
-    from ..laws.scaling import LOSS_FITS
     return _one_of(*LOSS_FITS)(name, v)
 
 
@@ -597,7 +605,6 @@ def validate_parameter(name: str, value):
     if not isinstance(name, str):
         raise ScenarioError(f"name={name!r}: a parameter name must be a string")
     if name not in PARAMETERS:
-        from ..core.catalog import suggest
         close = suggest(name, PARAMETERS)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
         raise ScenarioError(f"unknown parameter {name!r}{hint} (`llmcost list parameters` "
@@ -743,17 +750,15 @@ def notebook_parameters(namespace: dict) -> dict:
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     if "accelerator" in p and "dtype" in p:
-        from ..core.catalog import load_accelerator
         try:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
         except ValueError as e:
             raise ScenarioError(str(e)) from None
     if any(k in p for k in PLAN_PARAMETERS) and \
             all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
-        from ..training.parallel import plan_from_parameters
         _check_batch_feeds_gpus(p)
         try:
-            plan_from_parameters(p)
+            scenario_plan(p)
         except ValueError as e:
             raise ScenarioError(str(e)) from None
     if p.get("rl_async") and p.get("rl_rollout_gpus") == 0:
@@ -780,8 +785,6 @@ def _check_batch_feeds_gpus(p: dict) -> None:
     """Every data-parallel replica needs at least one sequence per step, and one sequence spreads
     over at most tp·pp·cp GPUs (tp up to the query heads, pp up to the layers + 2, cp up to 32):
     more GPUs than that cannot all be fed by the global batch."""
-    from ..core.catalog import load_model
-
     try:
         spec = load_model(p["model"])
     except ValueError:
@@ -869,7 +872,6 @@ def load_scenario(path) -> dict:
             raise ScenarioError(f"{p}: interactive cannot be set in a scenario (reports always "
                                 "run with the widgets off)")
         if key == "model" and isinstance(value, str):
-            from ..core.catalog import is_config_path
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
         if key == "mfu" and value == MFU_PREDICT:
@@ -901,7 +903,6 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
     -------
     (price_usd_per_gpu_hour, provenance string)
     """
-    from ..core.catalog import load_accelerator
     try:
         accelerator = load_accelerator(accelerator).name
     except ValueError as e:
@@ -912,7 +913,6 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
         v = validate_parameter("price_usd_per_gpu_hour", price_usd_per_gpu_hour)
         return float(v), "given as price_usd_per_gpu_hour"
     if pricing == "owned":  # amortised as Cottier et al. 2024 (llmcost.pricing)
-        from .pricing import owned_usd_per_gpu_hour
         try:
             own = owned_usd_per_gpu_hour(load_accelerator(accelerator))
         except ValueError as e:
@@ -920,7 +920,6 @@ def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_d
         return own["usd_per_gpu_hour"], (
             f"owned: ${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
             "2024 (hardware + energy, llmcost.pricing.owned_usd_per_gpu_hour)")
-    from ..core.catalog import catalogue_price
     try:
         return catalogue_price(accelerator, pricing)
     except ValueError as e:

@@ -11,14 +11,14 @@ from __future__ import annotations
 import csv
 import difflib
 import typing
-from numbers import Real
 from dataclasses import asdict, fields
 from functools import lru_cache
+from numbers import Real
 from pathlib import Path
 
 import pandas as pd
 
-from .hardware import Accelerator, Efficiency, set_accelerator_loader
+from .hardware import Accelerator, Cluster, Efficiency
 from .model import ModelSpec
 
 #: Folder holding the catalogues and ``scenarios/``. Notebooks and reports find files through it,
@@ -232,8 +232,6 @@ def scenario_accelerator(p: dict) -> Accelerator:
 def scenario_cluster(p: dict):
     """The scenario's ``Cluster``: ``scenario_accelerator(p)`` × ``n_gpus``, with the scenario's
     ``comm_scaleout_latency_s`` (when given) in place of the efficiency row's."""
-    from .hardware import Cluster
-
     return Cluster(scenario_accelerator(p), int(p["n_gpus"]),
                    scaleout_latency_s=p.get("comm_scaleout_latency_s"))
 
@@ -371,4 +369,3 @@ def load_published_runs() -> pd.DataFrame:
     return _published_runs().copy()
 
 
-set_accelerator_loader(load_accelerator)  # Cluster("H100-SXM", 8) looks names up here

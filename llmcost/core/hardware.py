@@ -114,25 +114,15 @@ class Accelerator:
         return replace(self, **changes)
 
 
-#: How ``Cluster`` turns a name into an ``Accelerator``: ``llmcost.catalog`` registers its
-#: ``load_accelerator`` here when it is imported (injection, so that hardware does not import the
-#: catalogue that imports it).
-_ACCELERATOR_LOADER: list = []
-
-
-def set_accelerator_loader(load) -> None:
-    """Register the function ``Cluster`` uses to look an accelerator up by name."""
-    _ACCELERATOR_LOADER[:] = [load]
-
-
 @dataclass(frozen=True)
 class Cluster:
     """A training cluster: ``n_gpus`` accelerators in scale-up domains joined by a network.
 
     Parameters
     ----------
-    accelerator : Accelerator or str
-        A device, or its catalogue name (``Cluster("H100-SXM", 8)``).
+    accelerator : Accelerator
+        A device: ``llmcost.load_accelerator("H100-SXM")`` turns a catalogue name into one
+        (``Cluster(load_accelerator("H100-SXM"), 8)``).
     n_gpus : int
         Accelerators in the job.
     scaleup_domain_size : int, optional
@@ -160,12 +150,13 @@ class Cluster:
 
     def __post_init__(self):
         acc = self.accelerator
-        if isinstance(acc, str) and _ACCELERATOR_LOADER:
-            acc = _ACCELERATOR_LOADER[0](acc)  # catalog.load_accelerator (set_accelerator_loader)
-            object.__setattr__(self, "accelerator", acc)
-        elif not isinstance(acc, Accelerator):
-            raise ValueError(f"accelerator={acc!r} must be an Accelerator or a catalogue name "
-                             "(llmcost.list_accelerators())")
+        if isinstance(acc, str):
+            raise ValueError(f"accelerator={acc!r} must be an Accelerator: a catalogue name "
+                             f"becomes one with llmcost.load_accelerator({acc!r}) "
+                             "(llmcost.list_accelerators() lists the names)")
+        if not isinstance(acc, Accelerator):
+            raise ValueError(f"accelerator={acc!r} must be an Accelerator "
+                             "(llmcost.load_accelerator(name); llmcost.list_accelerators())")
         n = self.n_gpus
         if isinstance(n, float) and n.is_integer():
             n = int(n)
@@ -199,7 +190,8 @@ def as_cluster(cluster, name: str = "cluster") -> Cluster:
     """``cluster`` if it is a ``Cluster``; a ValueError naming ``name`` otherwise (for the public
     entry points that take one)."""
     if not isinstance(cluster, Cluster):
-        raise ValueError(f"{name}={cluster!r} must be a Cluster, e.g. llmcost.Cluster('H100-SXM', "
+        raise ValueError(f"{name}={cluster!r} must be a Cluster, e.g. "
+                         "llmcost.Cluster(llmcost.load_accelerator('H100-SXM'), "
                          "64)")
     return cluster
 

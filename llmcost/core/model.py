@@ -38,6 +38,7 @@ Jiang et al. 2023 (Mistral 7B sliding window, arXiv:2310.06825).
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
@@ -584,8 +585,6 @@ class ModelSpec:
             If the file is missing or not JSON, the config is not a mapping, a required key is
             missing, or the ``model_type`` is unknown and the config lacks the Llama keys.
         """
-        import warnings
-
         if isinstance(config, dict):
             cfg, where = dict(config), "config"
             default_name = str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1]

@@ -24,6 +24,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from .catalog import DATA_DIR, load_efficiency
+from .shapes import SCHEDULES
+
 #: The stack scenarios use unless they name one: Megatron-Core as of 2024, the framework of the
 #: H100-era published runs (Megatron-LM README, NeMo). Its options equal the step-time model's
 #: historical defaults (FlashAttention-2, backward TP overlap, PP and DP overlap on).
@@ -151,8 +154,6 @@ def _bool(name, field, v):
 
 @lru_cache(maxsize=1)
 def _stacks() -> dict:
-    from .catalog import DATA_DIR
-    from .shapes import SCHEDULES
     out = {}
     with open(DATA_DIR / "stacks.csv", newline="") as f:
         for r in csv.DictReader(f):
@@ -227,7 +228,6 @@ def load_stack(name) -> Stack:
 
 @lru_cache(maxsize=1)
 def _flash_table() -> dict:
-    from .catalog import DATA_DIR
     with open(DATA_DIR / "flash_attention.csv", newline="") as f:
         return {(r["version"], r["generation"]): (float(r["attention_fraction"]), r["source"])
                 for r in csv.DictReader(f)}
@@ -269,7 +269,6 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
     ValueError
         An unknown stack, or an overlap value outside its choices.
     """
-    from .catalog import load_efficiency
     st = load_stack(stack)
     for name, v, ok in (("tp_overlap", tp_overlap, TP_OVERLAP_MODES + ("auto",)),
                         ("pp_overlap", pp_overlap, (True, False, "auto")),

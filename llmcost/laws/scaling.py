@@ -71,8 +71,13 @@ import math
 from dataclasses import dataclass, fields
 
 import numpy as np
+import pandas as pd
 
+from ..core.catalog import as_model, list_models, load_model, load_published_runs
 from ..core.units import as_array, scalar_or_array
+from ..serving.inference import choose_serving_tp, serving_cost
+from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
+from ..training.compute import compute_cost_usd, gpu_hours, model_flops_per_token
 
 #: Chinchilla's rule of thumb: about 20 training tokens per parameter (Hoffmann et al. 2022:
 #: Chinchilla, 70B parameters on 1.4T tokens, Table 3 / approaches 1 and 2). N counts all
@@ -518,9 +523,6 @@ def allocation_exponents():
     -------
     DataFrame: ``study``, ``a``, ``b``, ``how`` (published or computed), ``source``.
     """
-    import pandas as pd
-
-    from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
 
     rows = [{"study": f"Hoffmann 2022 {k}", "a": a, "b": b, "how": "published (Table 2)",
              "source": "arXiv:2203.15556 Table 2"} for k, (a, b) in HOFFMANN_TABLE2.items()]
@@ -605,8 +607,6 @@ def compute_optimal_band(compute_flops, quantiles=(0.025, 0.5, 0.975), n_draws: 
     ValueError
         For C <= 0, quantiles outside (0, 1), fewer than 100 draws.
     """
-    import pandas as pd
-
     c = np.atleast_1d(as_array(compute_flops, "compute_flops", positive=True))
     q = as_array(quantiles, "quantiles", positive=True, upper=1.0, upper_inclusive=False)
     n_draws = int(as_array(n_draws, "n_draws", positive=True, integer=True))
@@ -756,8 +756,6 @@ class LifetimeOptimum:
         return 1.0 - self.total_cost / self.chinchilla_total_cost
 
     def to_frame(self):
-        import pandas as pd
-
         cols = {"inference_tokens": self.inference_tokens, "n_params": self.n_params,
                 "train_tokens": self.train_tokens, "tokens_per_param": self.tokens_per_param,
                 "overtraining_ratio": self.overtraining_ratio,
@@ -893,8 +891,6 @@ def train_usd_per_flop(accelerator, mfu, price_usd_per_gpu_hour, dtype: str = "b
     approximation (the attention share F/6N − 1 grows with s/d_model). Conventions:
     dense peak of ``dtype``, MFU without recomputation.
     """
-    from ..training.compute import compute_cost_usd, gpu_hours
-
     c = float(compute_cost_usd(gpu_hours(1.0, accelerator, mfu, dtype), price_usd_per_gpu_hour))
     if model is None:
         if seq_len is not None:
@@ -908,9 +904,6 @@ def model_flops_per_token_ratio(model, seq_len=None) -> float:
     """F / (6·N_active): the workbook's model FLOPs per token (``compute.model_flops_per_token``,
     full attention matrix) over the 6N count the loss fits use; > 1 by the attention and
     LM-head terms (Narayanan et al. 2021 App.; Kaplan et al. 2020 Table 1)."""
-    from ..core.catalog import as_model
-    from ..training.compute import model_flops_per_token
-
     m = as_model(model, "model")
     return float(model_flops_per_token(m, seq_len)) / (6.0 * m.n_active_params)
 
@@ -968,8 +961,6 @@ def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_to
         From ``llmcost.inference`` (naming the argument) for bad input, or when the weights fit
         at none of the precisions (the last reason is given).
     """
-    from ..serving.inference import choose_serving_tp, serving_cost
-
     if isinstance(weight_dtypes, str) or not weight_dtypes or \
             not all(isinstance(d, str) for d in weight_dtypes):
         raise ValueError(f"weight_dtypes={weight_dtypes!r} must be a non-empty sequence of "
@@ -1004,8 +995,6 @@ def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu202
     DataFrame, one row per N (rows for models too small to reach the loss are dropped, with
     their N listed in ``.attrs["unreachable"]``).
     """
-    import pandas as pd
-
     f = get_fit(fit)
     n = np.atleast_1d(as_array(n_params, "n_params", positive=True))
     d_inf = float(as_array(inference_tokens, "inference_tokens", nonnegative=True))
@@ -1086,9 +1075,6 @@ def frontier_models():
     DataFrame: ``name``, ``n_params``, ``n_active_params``, ``train_tokens``,
     ``tokens_per_param`` (total N; active N for MoE), ``compute_flops``, ``moe``, ``source``.
     """
-    import pandas as pd
-
-    from ..core.catalog import list_models, load_model, load_published_runs
 
     rows, seen = [], set()
     for name in list_models()["name"]:

@@ -3,10 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import ast
+import json
+import os
 import sys
 from pathlib import Path
 
-from .. import __version__
+import pandas as pd
+
+from ..bill.checks import budget_warning
+from ..bill.claims import check_claim
+from ..bill.ledger import compare, compare_draws, simulate_ledger
+from ..bill.levers import fit_budget
+from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario
+from ..core import catalog
+from ..core.version import __version__
+from .report import (
+    NOTEBOOK_DIR,
+    ReportError,
+    UsageError,
+    declared_parameters,
+    default_jobs,
+    estimate_ledger,
+    format_value,
+    list_notebooks,
+    refresh_notebooks,
+    run_report,
+)
+from .twins import sync_twins
 
 EPILOG = """examples:
   llmcost report --scenario data/scenarios/llama-3.1-405b.yaml
@@ -105,7 +129,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cores() -> int:
-    from .report import default_jobs
     return default_jobs()
 
 
@@ -118,7 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:  # `llmcost list prices | head -2`: the reader stopped; not an error
-        import os
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
@@ -149,9 +171,6 @@ def _main(argv: list[str] | None = None) -> int:
         _parser().print_help()
         return 0
     if args.command == "report":
-        from .report import ReportError, UsageError, run_report
-        from ..bill.scenario import ScenarioError
-
         if args.timeout < 1:
             return _fail(f"--timeout={args.timeout} must be >= 1 second")
         if args.jobs is not None and args.jobs < 1:
@@ -167,8 +186,6 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(str(e), code=1)
         return 0
     if args.command == "refresh-notebooks":
-        from .report import ReportError, UsageError, refresh_notebooks
-
         try:
             refresh_notebooks(args.notebooks or None, timeout_s=args.timeout)
         except UsageError as e:
@@ -177,9 +194,6 @@ def _main(argv: list[str] | None = None) -> int:
             return _fail(str(e), code=1)
         return 0
     if args.command == "twins":
-        from .report import NOTEBOOK_DIR, UsageError, list_notebooks
-        from .twins import sync_twins
-
         try:
             for path in sync_twins(list_notebooks(args.notebooks or None), NOTEBOOK_DIR):
                 print(f"wrote {path}")
@@ -197,9 +211,6 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
-    from ..bill.ledger import compare, compare_draws, simulate_ledger
-    from .report import UsageError, estimate_ledger
-    from ..bill.scenario import ScenarioError
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
@@ -214,7 +225,6 @@ def _estimate(args) -> int:
         if args.compare or args.format == "csv":
             return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
                          "json, not with " + ("--compare" if args.compare else "--format csv"))
-        from ..bill.levers import fit_budget
         try:
             fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
         except ValueError as e:
@@ -236,7 +246,6 @@ def _estimate(args) -> int:
         return 0
     bill, draws = bills[0], draws[0]
     if args.format == "json":
-        import json
         out = draws.bill_summary()
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
@@ -270,7 +279,6 @@ def compare_labels(a: str, b: str) -> tuple:
 
 def _literal_text(src: str) -> str:
     """A parameter cell's literal as one canonical text (2.0e12 and 2000000000000.0 agree)."""
-    import ast
     try:
         v = ast.literal_eval(src)
     except (ValueError, SyntaxError):
@@ -285,8 +293,6 @@ def _literal_text(src: str) -> str:
 
 
 def _usd_frame(df):
-    from .report import format_value
-
     out = df.copy()
     for c in out.columns:
         if c.endswith("usd"):
@@ -300,9 +306,6 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
     what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
     (``ledger.simulate_ledger``) of a scenario with ranges: P10 / P50 / P90 beside every line
     and what drives the spread (the tornado)."""
-    from ..bill.checks import budget_warning
-    from .report import format_value
-
     f = bill.figures
     t = bill.table()
     explore = bill.line("compute.exploratory")
@@ -422,9 +425,6 @@ def _print_table(rows: list[list[str]], headers: list[str], max_width: int = 40)
 
 
 def _list(what: str, fmt: str = "table") -> int:
-    from ..core import catalog
-    from ..bill.scenario import PARAMETERS
-
     if what == "models":
         df = catalog.list_models()
     elif what == "accelerators":
@@ -436,15 +436,11 @@ def _list(what: str, fmt: str = "table") -> int:
     elif what == "scenarios":
         paths = [str(p) for p in sorted(catalog.SCENARIO_DIR.glob("*.yaml"))]
         if fmt == "json":
-            import json
             print(json.dumps(paths, indent=2))
         else:
             print("\n".join(paths))
         return 0
     else:
-        from .report import declared_parameters, list_notebooks
-
-        import pandas as pd
 
         users, defaults = {}, {}
         for nb in list_notebooks():
@@ -497,7 +493,6 @@ def _check_parser(sub) -> None:
         "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
-    from ..bill.scenario import PARAMETERS
 
     c.add_argument("--scenario", metavar="YAML", help="scenario file for the run's keys")
     for key in _CHECK_RUN_KEYS:
@@ -516,10 +511,6 @@ def _check_parser(sub) -> None:
 
 def _check(args) -> int:
     """``llmcost check``: one claim, one answer (or one error line)."""
-    import json
-
-    from ..bill.claims import check_claim
-    from ..bill.scenario import ScenarioError, load_scenario
 
     def number(flag, v, integer=False):
         try:

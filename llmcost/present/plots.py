@@ -5,9 +5,18 @@ modules do not already provide.
 
 from __future__ import annotations
 
+import hashlib
+import textwrap
+import warnings
+
 import numpy as np
 
 from ..core.units import SECONDS_PER_HOUR
+from ..training import memory, step
+from ..training import reliability as rel
+from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
+from ..training.parallel import bubble_fraction
+from ..training.reliability import cluster_mtbf_s
 
 
 def _ax(ax, figsize=(7, 4)):
@@ -140,8 +149,6 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
     row_style : callable, optional
         ``Styler.apply(row_style, axis=1)``: a row -> list of CSS strings, to highlight rows.
     """
-    import hashlib
-
     from IPython.display import HTML
 
     sty = df.style.format(formats, precision=precision, na_rep=na_rep)
@@ -165,8 +172,6 @@ def mtbf_vs_gpus(n_gpus, curves: dict, points=(), ax=None):
     points : iterable of (n_gpus, hours, label)
         Reported or measured MTBFs to mark.
     """
-    from ..training.reliability import cluster_mtbf_s
-
     ax = _ax(ax)
     n = np.asarray(n_gpus, dtype=float)
     for i, (label, rate) in enumerate(curves.items()):
@@ -193,8 +198,6 @@ def waste_vs_interval(intervals_s, checkpoint_s: float, mtbf_s: float, restart_s
     """Wasted fraction of wall-clock time against the checkpoint interval, with Young's,
     Daly's and the exact optimum marked (``reliability.waste_fraction`` and the first-order
     ``waste_fraction_first_order``)."""
-    from ..training import reliability as rel
-
     ax = _ax(ax)
     t = np.asarray(intervals_s, dtype=float)
     exact = np.asarray(rel.waste_fraction(t, checkpoint_s, mtbf_s, restart_s))
@@ -237,7 +240,6 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
     ax.bar(len(parts), paid / scale, color="0.4")
     ax.annotate(f"{paid / scale:,.3g}", (len(parts), paid / scale), ha="center", va="bottom",
                 fontsize=11, textcoords="offset points", xytext=(0, 2))
-    import textwrap
 
     ax.set_xticks(x, [textwrap.fill(s, 13, break_long_words=False) for s in [*parts["line"], "paid"]], fontsize=11)
     ax.set_ylabel(f"{unit} ({scale_label})")
@@ -255,8 +257,6 @@ def goodput_waterfall(df, ax=None, unit: str = "GPU-hours", scale: float = 1e6,
 def steps_vs_tokens(marks=(0.125, 0.25, 0.5, 1, 2, 4, 8), plan_ratio=None, ax=None):
     """McCandlish et al. 2018's trade-off: S/S_min against E/E_min as B/B_noise varies, with the
     critical batch (B = B_noise: 2·S_min, 2·E_min) and optionally the plan marked."""
-    from ..training.batch import steps_to_target, tokens_to_target
-
     ax = _ax(ax, figsize=(6, 4.5))
     r = np.geomspace(1 / 64, 64, 400)
     ax.plot(tokens_to_target(r, 1, 1), steps_to_target(r, 1, 1), color="C0")
@@ -286,8 +286,6 @@ def critical_batch_vs_loss(losses, runs=None, ax=None, labels=LABELLED_RUNS):
     """Kaplan et al. 2020's B_crit(L) against loss, with published runs' final batches at the loss
     each reaches on Kaplan's scale (``batch.published_batch_comparison``); runs in ``labels`` are
     named."""
-    from ..training.batch import kaplan_critical_batch
-
     ax = _ax(ax)
     loss = np.asarray(losses, dtype=float)
     ax.plot(loss, kaplan_critical_batch(loss), color="C0", label="B_crit(L) = 2e8 / L^(1/0.21)")
@@ -509,12 +507,10 @@ def memory_stack(table, hbm_bytes=None, usable_bytes=None, ax=None, title: str =
     ``memory.PARTS``), with the HBM capacity and the usable capacity after the reserve.
     ``labels``, ``legend`` and ``source`` switch off the bar labels, legend and source line (for
     panels that share them)."""
-    from ..training.memory import PARTS
-
     ax = _ax(ax, figsize=(8, 0.42 * len(table) + 1.6) if horizontal else (8, 4))
     pos = np.arange(len(table))
     left = np.zeros(len(table))
-    for part in PARTS:
+    for part in memory.PARTS:
         vals = table[part].to_numpy(dtype=float) / 1e9
         if not np.any(vals > 0):
             continue
@@ -595,8 +591,6 @@ def pipeline_timeline(schedule_df, ax=None, title: str = ""):
 
 def bubble_vs_microbatches(pp: int, ms, virtual_stages: int = 2, ax=None, mark=None):
     """Bubble fraction (of ideal compute time) against micro-batches per step, per schedule."""
-    from ..training.parallel import bubble_fraction
-
     ax = _ax(ax)
     m = np.asarray(ms)
     for sched, label in [("gpipe", "GPipe / 1F1B: (p−1)/m"),
@@ -690,13 +684,11 @@ def comm_volume_bars(volumes: dict, ax=None, unit: float = 1e9):
 
 def step_breakdown(breakdowns: dict, ax=None, normalise: bool = True):
     """Where each step's time goes, one stacked bar per plan (``{label: StepBreakdown}``)."""
-    from ..training.step import PARTS
-
     ax = _ax(ax, figsize=(11, 0.6 * len(breakdowns) + 2.0))
     labels = list(breakdowns)
     y = np.arange(len(labels))
     left = np.zeros(len(labels))
-    for part in PARTS:
+    for part in step.PARTS:
         vals = np.array([getattr(breakdowns[k], part) / (breakdowns[k].step_time_s
                                                           if normalise else 1.0)
                          for k in labels])
@@ -903,8 +895,6 @@ def bill_waterfall(table, ax=None, scale: float = 1e6, min_share: float = 0.001)
     """Waterfall of a bill (``Ledger.table()``): each line stacked on the ones before it, the
     total last. Lines below ``min_share`` of the total are merged into "other lines"; lines that
     are not modelled are listed in the title, not drawn."""
-    import textwrap
-
     ax = _ax(ax, figsize=(8, 4))
     body = table[table["key"] != "total"]
     total = float(table.loc[table["key"] == "total", "usd"].iloc[0])
@@ -1411,7 +1401,6 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     Takes an Axes, an array of Axes or a Figure; returns it.
     """
     import matplotlib.text as mtext
-    import numpy as np
 
     first = np.ravel(obj)[0] if isinstance(obj, np.ndarray) else obj
     fig = first if hasattr(first, "get_axes") and not hasattr(first, "figure") or \
@@ -1426,7 +1415,6 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         floor = min_fontsize + 2 if t in big else min_fontsize
         if t.get_text() and t.get_fontsize() < floor:
             t.set_fontsize(floor)
-    import textwrap
     for ax in fig.get_axes():  # larger text: wrap axis labels that no longer fit their side
         pos = ax.get_position()
         for label, inches in ((ax.xaxis.label, pos.width * fig.get_figwidth()),
@@ -1452,7 +1440,6 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         t.set_text(textwrap.fill(" ".join(t.get_text().split()), room, break_long_words=False))
         lines = max(lines, t.get_text().count("\n") + 1)
     foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
         fig.set_layout_engine("none")

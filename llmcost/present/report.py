@@ -20,27 +20,54 @@ text table (which nbval can check) together with a JSON copy under the MIME type
 
 from __future__ import annotations
 
+import ast
+import copy
 import csv
 import html
 import json
+import os
+import re
 import shutil
 import sys
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..core.catalog import DATA_DIR
+from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
+from ..bill.ledger import build_ledger, predicted_mfu_source, simulate_ledger
+from ..bill.pricing import owned_usd_per_gpu_hour
+from ..bill.ranges import Range
 from ..bill.scenario import (
+    LEDGER_DEFAULTS,
     METADATA_KEYS,
     MFU_PREDICT,
     ScenarioError,
     load_scenario,
     point_scenario,
+    resolve_ledger_rl,
     validate_parameter,
     validate_parameters,
 )
+from ..core.catalog import (
+    DATA_DIR,
+    load_accelerator,
+    load_model,
+    runnable_notebooks,
+    scenario_accelerator,
+)
+from ..core.hardware import Cluster
+from ..core.units import fmt_bytes
+from ..core.version import __version__
+from ..training.accuracy import band_for_step
+from ..training.compute import mfu_from_throughput
+from ..training.reliability import storage_share_warning
+from ..training.step import scenario_step
+from .texmath import notebook_math_to_mathml
+from .twins import write_twin
 
 ROOT = DATA_DIR.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -125,8 +152,6 @@ def declared_parameters(nb: Path) -> dict:
     "default" (the literal's source text), "help" (its comment)}, as papermill's
     ``inspect_notebook`` reports them (tests/test_ledger.py checks that they agree), read with
     ``ast`` so that validating a scenario (``llmcost estimate``) needs no papermill import."""
-    import ast
-
     cells = json.loads(Path(nb).read_text(encoding="utf-8"))["cells"]
     src = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"
                 and "parameters" in c.get("metadata", {}).get("tags", [])), "")
@@ -187,7 +212,6 @@ def refresh_notebooks(selection: list[str] | None = None, timeout_s: int = DEFAU
                               "is unchanged") from None
         clean_notebook_metadata(nb)
         nbformat.write(nb, path)
-        from .twins import write_twin
         write_twin(path)  # notebooks/text/: the reviewable text twin (llmcost.twins)
         progress(f"[{i}/{len(nbs)}] {path.name} done in {time.perf_counter() - t0:.1f} s")
     return nbs
@@ -248,7 +272,6 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         # (the default scenario's H100 on-demand $3.99)
         scenario = {**scenario, "price_usd_per_gpu_hour": None}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
-        from ..bill.scenario import resolve_ledger_rl
         scenario = resolve_ledger_rl(scenario)
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
@@ -269,7 +292,6 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
-            from ..bill.checks import plan_does_not_fit
             misfit = plan_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
@@ -296,10 +318,6 @@ def estimate_ledger(scenario_path):
     ScenarioError, UsageError
         As ``plan_report``.
     """
-    from ..bill.checks import budget_warning, scenario_warnings
-    from ..bill.ledger import build_ledger
-    from ..bill.scenario import LEDGER_DEFAULTS
-
     plan = plan_report(scenario_path, ["00"])
     extra = []
     try:
@@ -337,8 +355,6 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
     accelerator needs scale-up and scale-out figures in the catalogue."""
     if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
         return
-    from ..core.catalog import runnable_notebooks, scenario_accelerator
-    from ..core.hardware import Cluster
     try:
         acc = scenario_accelerator(values)
     except (ValueError, TypeError):
@@ -371,16 +387,12 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         If the prediction cannot be made (a bad plan, an accelerator without the figures the
         model needs); the message names the scenario file.
     """
-    from ..training.step import scenario_step
-
     p = {k: v["value"] for k, v in used.items() if k != "mfu"}
     try:
         validate_parameters(**p)
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
-    from ..training.accuracy import band_for_step
-    from ..core.catalog import load_model
     band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"))
     out = dict(scenario)
     value = round(float(b.mfu), 6)
@@ -409,9 +421,6 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     ScenarioError
         If the scenario also asks for ``mfu: predict``, or the throughput implies an MFU above 1.
     """
-    from ..core.catalog import load_accelerator, load_model
-    from ..training.compute import mfu_from_throughput
-
     if "_mfu_prediction" in scenario:
         raise ScenarioError(f"{scenario_path}: give either mfu: predict or "
                             "ledger_pilot_tokens_per_s_per_gpu, not both")
@@ -438,8 +447,6 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
     the selected notebooks declare (``interactive`` excluded: reports always run without
     widgets).
     """
-    import ast
-
     out = {}
     for params in declared.values():
         for name, info in params.items():
@@ -539,10 +546,6 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     TeX math in markdown cells becomes MathML (``llmcost.texmath``: the pages carry no MathJax);
     the number of formulas that did not convert is written in the page's
     ``<meta name="llmcost-tex-failures">`` and each is shown as escaped TeX in ``<code>``."""
-    import copy
-    import re
-
-    from .texmath import notebook_math_to_mathml
 
     nb_node = copy.deepcopy(nb_node)
     _readable_errors(nb_node)
@@ -588,8 +591,6 @@ def _offline_and_readable(page: str) -> str:
     MathJax, mermaid) are removed (a report is opened from a folder or an e-mail; nothing on the
     pages needs them: there are no widgets, and math is written in Unicode), and ``PAGE_CSS`` is
     added."""
-    import re
-
     page = re.sub(r'<script[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>\s*', "", page)
     page = re.sub(r'<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->\s*', "", page,
                   flags=re.S)
@@ -647,7 +648,6 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     _prepare_out_dir(out_dir, overwrite, progress)
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
-    from ..bill.checks import scenario_warnings
     if "_mfu_prediction" in scenario:
         progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
                  f"{scenario['_mfu_prediction']['from']}; band "
@@ -677,7 +677,6 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
             result.html.append(out_dir / run.html.name)
             summary["notebooks"][nb.stem] = run.rows
             if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
-                from ..bill.ledger import predicted_mfu_source
                 for r in summary["notebooks"][nb.stem]:
                     if r.get("key") == "bill_mfu":
                         r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
@@ -691,7 +690,6 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         summary["warnings"].append(f"the bill could not be built: {e}")
         progress(f"warning: the bill could not be built: {e}")
     if summary["bill"]:
-        from ..bill.checks import budget_warning
         over = budget_warning(summary["bill"]["bill.total_usd"], plan.values.get(
             "ledger_budget_usd"))
         if over:
@@ -719,8 +717,6 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 def default_jobs() -> int:
     """How many notebooks a report runs at once by default: the cores this process may use
     (``os.sched_getaffinity`` where the system has it, else ``os.cpu_count()``)."""
-    import os
-
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # macOS, Windows
@@ -836,8 +832,6 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
     notebook starts and one when it finishes or fails, with how many are left.
 
     A failed notebook does not stop the others (it is kept, with its error, and named)."""
-    import os
-
     # papermill chdirs to the notebook folder around each run and restores the folder it found;
     # with runs overlapping in threads the last to finish could "restore" another run's folder,
     # so the process's working folder is restored here once every run has ended.
@@ -851,8 +845,6 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
 
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
                       timeout_s: int, jobs: int, progress) -> dict:
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-
     n, written = len(nbs), {nb.stem for nb in nbs}
     title = scenario.get("title", "")
     runs = {}
@@ -895,8 +887,6 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
 
 def _storage_warning(summary: dict) -> str | None:
     """The checkpoint-storage share warning, once notebooks 01 and 07 have run."""
-    from ..training.reliability import storage_share_warning
-
     def value(stem, key):
         for r in summary["notebooks"].get(stem, []):
             if r["key"] == key and isinstance(r["value"], (int, float)):
@@ -911,12 +901,10 @@ def _storage_warning(summary: dict) -> str | None:
 
 
 def _version() -> str:
-    from .. import __version__
     return __version__
 
 
 def _now() -> str:
-    from datetime import datetime, timezone
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -934,7 +922,6 @@ def format_value(value, unit: str = "") -> str:
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":
-        from ..core.units import fmt_bytes
         return fmt_bytes(v)
     scales = [(1e12, "T"), (1e9, "B"), (1e6, "M")]
     if unit == "USD":
@@ -989,7 +976,6 @@ def _warnings_html(warnings: list) -> str:
 def _private(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
-    from ..bill.ranges import Range
     return {k: v for k, v in scenario.items()
             if k in ("_mfu_prediction",) or isinstance(v, Range)}
 
@@ -997,9 +983,6 @@ def _private(scenario: dict) -> dict:
 def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
     with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
-    from ..bill.ledger import simulate_ledger
-    from ..bill.scenario import LEDGER_DEFAULTS
-
     return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
                             **_private(scenario or {})}, samples=samples).bill_summary()
 
@@ -1012,8 +995,6 @@ def _owned_price(values: dict):
     if values.get("pricing") != "owned" or values.get("price_usd_per_gpu_hour") is not None \
             or all(values.get(k) is None for k in keys):
         return None
-    from ..core.catalog import load_accelerator
-    from ..bill.pricing import owned_usd_per_gpu_hour
 
     return owned_usd_per_gpu_hour(load_accelerator(values["accelerator"]),
                                   *(values.get(k) for k in keys[:1]),
@@ -1063,8 +1044,6 @@ def _bill_html(summary: dict) -> str:
 
 def _notebook_question(nb: Path) -> str:
     """The question in a notebook's title (its first heading, without the number)."""
-    import re
-
     try:
         cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
         first = "".join(cells[0]["source"]).splitlines()[0]

@@ -6,6 +6,24 @@ Imported only inside ``if interactive:`` cells; report runs never create widgets
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+
+from ..bill import levers
+from ..bill.ledger import build_ledger, compare
+from ..bill.scenario import PRICING
+from ..core.catalog import list_accelerators, list_models, load_accelerator, load_model
+from ..core.hardware import Cluster
+from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
+from ..laws import scaling as sc
+from ..serving import rl
+from ..training import batch
+from ..training.compute import training_run
+from ..training.memory import memory_table
+from ..training.parallel import make_plan
+from ..training.reliability import checkpoint_plan, checkpoint_size
+from ..training.step import step_time
+from . import plots
+from .glossary import load_glossary
 
 
 def _log_int_slider(w, value, lo_exp, hi_exp, description):
@@ -28,13 +46,8 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
-    import pandas as pd
     from IPython.display import display
 
-    from . import plots
-    from ..core.catalog import list_accelerators, list_models, load_accelerator, load_model
-    from ..training.compute import training_run
-    from ..core.units import fmt_count, fmt_duration, fmt_flops, fmt_usd
 
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
@@ -91,12 +104,8 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
-    import pandas as pd
     from IPython.display import display
 
-    from . import plots
-    from ..training.reliability import checkpoint_plan, checkpoint_size
-    from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_usd
 
     size0 = float(checkpoint_size(n_params, recipe).total_bytes)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
@@ -168,10 +177,6 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from ..training import batch
-    from . import plots
-    from ..core.catalog import list_accelerators, load_accelerator, load_model
-    from ..core.units import fmt_bytes, fmt_count, fmt_usd
 
     spec = load_model(model)
     base = batch.batch_target(spec, target_loss, train_tokens, global_batch_tokens,
@@ -246,8 +251,6 @@ def _run_shape_widgets(w, model, accelerator, n_gpus, global_batch_tokens, tp, p
                        max_gpus_log2, min_batch_log2):
     """Model, accelerator, GPU-count, global-batch, TP and PP widgets opening on the given
     values (which are added to the options when they are not powers of two)."""
-    from ..core.catalog import list_accelerators, list_models
-
     pow2 = [2**k for k in range(0, 9)]
     model_w = w.Dropdown(options=list(list_models()["name"]), value=model, description="model")
     acc_w = w.Dropdown(options=list(list_accelerators()["name"]), value=accelerator,
@@ -279,10 +282,6 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     import ipywidgets as w
     import matplotlib.pyplot as plt
 
-    from . import plots
-    from ..core.catalog import load_accelerator, load_model
-    from ..training.memory import memory_table
-    from ..training.parallel import make_plan
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=15,
@@ -346,11 +345,6 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     import ipywidgets as w
     import matplotlib.pyplot as plt
 
-    from . import plots
-    from ..core.catalog import load_accelerator, load_model
-    from ..core.hardware import Cluster
-    from ..training.parallel import make_plan
-    from ..training.step import step_time
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=16,
@@ -419,10 +413,6 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
     import ipywidgets as w
     from IPython.display import display
 
-    from . import plots
-    from ..serving import rl
-    from ..core.catalog import list_accelerators
-    from ..core.units import fmt_usd
 
     alg = w.Dropdown(options=["grpo", "ppo", "dpo"], value=p["rl_algorithm"], description="algorithm")
     g = w.IntSlider(value=p["rl_samples_per_prompt"], min=2, max=64, description="G")
@@ -471,10 +461,6 @@ def ledger_explorer(scenario: dict):
     import matplotlib.pyplot as plt
     from IPython.display import display
 
-    from . import plots
-    from ..bill.ledger import build_ledger
-    from ..bill.scenario import PRICING
-    from ..core.units import fmt_usd
 
     gpus = _log_int_slider(w, scenario["n_gpus"], 6, 15, "GPUs")
     mfu = w.FloatSlider(value=scenario["mfu"], min=0.1, max=0.7, step=0.01, description="MFU",
@@ -531,12 +517,8 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
     """
     import ipywidgets as w
     import matplotlib.pyplot as plt
-    import pandas as pd
     from IPython.display import display
 
-    from . import plots
-    from ..laws import scaling as sc
-    from ..core.units import fmt_count, fmt_usd
 
     c_w = w.FloatLogSlider(value=compute_flops, base=10, min=19, max=27, step=0.1,
                            description="FLOPs", readout_format=".2e", continuous_update=False)
@@ -590,9 +572,6 @@ def levers_explorer(scenario: dict):
     """
     import ipywidgets as w
 
-    from ..bill import levers
-    from ..bill.ledger import compare
-    from ..core.units import fmt_usd
 
     boxes = {k: w.Checkbox(value=False, description=name, indent=False)
              for k, (name, _, _) in levers.LEVERS.items()}
@@ -639,7 +618,6 @@ def glossary_explorer():
     import ipywidgets as w
     from IPython.display import display
 
-    from .glossary import load_glossary
 
     g = load_glossary()
     box = w.Text(placeholder="e.g. bubble, MFU, 显存", description="search")

@@ -64,7 +64,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import as_accelerator, as_model
+from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.hardware import Accelerator, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
@@ -89,11 +89,15 @@ SERVING_RESERVE = 0.10
 
 
 # ------------------------------------------------------------------------------ validation
-def _model(model) -> ModelSpec:
+def serving_model(model) -> ModelSpec:
+    """A ``ModelSpec`` from a spec or a catalogue name, refused with the field named when it
+    cannot be served (``catalog.as_model(model, needs="serving")``)."""
     return as_model(model, needs="serving")
 
 
-def _accelerator(accelerator) -> Accelerator:
+def serving_accelerator(accelerator) -> Accelerator:
+    """An ``Accelerator`` from a device or a catalogue name that has the HBM capacity and
+    bandwidth serving needs; a ValueError naming it otherwise."""
     accelerator = as_accelerator(accelerator)
     if not accelerator.hbm_bytes or not accelerator.hbm_bytes_per_s:
         raise ValueError(f"accelerator={accelerator.name!r} has no HBM capacity or bandwidth in "
@@ -101,9 +105,10 @@ def _accelerator(accelerator) -> Accelerator:
     return accelerator
 
 
-def _efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
+def serving_efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
+    """``efficiency``, or the accelerator's catalogue row (``data/efficiency.csv``) when None;
+    a ValueError for anything else."""
     if efficiency is None:
-        from ..core.catalog import load_efficiency
         return load_efficiency(accelerator)
     if not isinstance(efficiency, Efficiency):
         raise ValueError(f"efficiency={efficiency!r} must be an Efficiency or None (the "
@@ -162,7 +167,7 @@ def kv_cache_bytes_per_token(model, kv_dtype: str = "bf16") -> float:
     -------
     float, bytes per token. Llama-3-70B in BF16: 2·80·8·128·2 = 327,680 B (formulas.md 6.a).
     """
-    m = _model(model)
+    m = serving_model(model)
     b = KV_BYTES[_choice("kv_dtype", kv_dtype, KV_BYTES)]
     if m.attention == "mla":
         return float((m.kv_lora_rank + m.qk_rope_head_dim) * m.n_layers * b)
@@ -190,7 +195,7 @@ def kv_cache_bytes(model, context_tokens, kv_dtype: str = "bf16", window_layers=
     -------
     float or ndarray of bytes.
     """
-    m = _model(model)
+    m = serving_model(model)
     per_token = kv_cache_bytes_per_token(m, kv_dtype)
     ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
     w, f = m.sliding_window, _window_share(m, window_layers)
@@ -215,7 +220,7 @@ def _window_share(m: ModelSpec, window_layers=None) -> float:
 
 def weight_bytes(model, weight_dtype: str = "bf16") -> float:
     """Resident weight bytes: every parameter × bytes per weight (``WEIGHT_BYTES``)."""
-    m = _model(model)
+    m = serving_model(model)
     return float(m.n_params * WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)])
 
 
@@ -232,7 +237,7 @@ def experts_touched(model, tokens):
     -------
     float or ndarray (0 for dense models).
     """
-    m = _model(model)
+    m = serving_model(model)
     t = as_array(tokens, "tokens", nonnegative=True)
     if not m.is_moe:
         return scalar_or_array(0.0 * t)
@@ -246,7 +251,7 @@ def weights_read_bytes(model, tokens, weight_dtype: str = "bf16"):
     Formula: (n_params − untied input embedding − position table − routed experts + experts
     touched × params per routed expert) × bytes per weight. See the module conventions.
     """
-    m = _model(model)
+    m = serving_model(model)
     b = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
     p = m.param_breakdown
     base = m.n_params - p["position"] - (0 if m.tied_embeddings else p["embedding"]) \
@@ -286,13 +291,13 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
         If the weights do not fit the replica's HBM, or a context's KV cache leaves no room for
         even one sequence (the message names the field and the numbers).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     ctx = as_array(context_tokens, "context_tokens", positive=True)
     usable = acc.hbm_bytes * (1 - r)
-    d = None if draft_model is None else _model(draft_model)
+    d = None if draft_model is None else serving_model(draft_model)
     w = (weight_bytes(m, weight_dtype) + (weight_bytes(d, weight_dtype) if d else 0.0)) / tp
     if w >= usable:
         raise ValueError(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
@@ -371,8 +376,8 @@ def tp_allreduce_time(message_bytes, tp: int, accelerator, efficiency: Efficienc
     at TP8; prefill's (MB) the bandwidth branch. Engine-specific one-shot all-reduces
     (TensorRT-LLM's and vLLM's custom kernels) and NVLink SHARP can be faster: not modelled.
     """
-    acc = _accelerator(accelerator)
-    eff = _efficiency(efficiency, acc)
+    acc = serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
     n = _int("tp", tp)
     s = as_array(message_bytes, "message_bytes", nonnegative=True)
     if n == 1:
@@ -482,9 +487,9 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     StepTime (``time_s``, ``compute_s``, ``memory_s``, ``comm_s``, ``bound``, ``flops``,
     ``hbm_bytes``).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
-    eff = _efficiency(efficiency, acc)
+    eff = serving_efficiency(efficiency, acc)
     _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
     b = as_array(batch, "batch", positive=True)
     ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
@@ -527,9 +532,9 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
     -------
     StepTime; ``time_s`` is the time to first token of a request prefilled alone (batch=1).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
-    eff = _efficiency(efficiency, acc)
+    eff = serving_efficiency(efficiency, acc)
     _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
     p = as_array(prompt_tokens, "prompt_tokens", positive=True, integer=True)
     b = as_array(batch, "batch", positive=True)
@@ -566,9 +571,9 @@ def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: 
     -------
     float (not rounded; compare it with ``max_batch`` to see whether HBM fills first).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
-    eff = _efficiency(efficiency, acc)
+    eff = serving_efficiency(efficiency, acc)
     ctx = float(as_array(context_tokens, "context_tokens", nonnegative=True))
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff,
               window_layers=window_layers)
@@ -621,7 +626,7 @@ def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
     dict: ``prefill_s``, ``decode_s``, ``total_s``, ``output_tokens_per_s`` (whole replica),
     ``output_tokens_per_s_per_gpu``, ``tpot_s`` (mean decode step).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     b = float(as_array(batch, "batch", positive=True))
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
@@ -709,7 +714,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         Bad input; a given batch larger than fits; a latency target no batch meets; a
         ``draft_model`` not smaller (in parameters) than the target.
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
@@ -721,7 +726,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     if g:
         if draft_model is None or acceptance_rate is None:
             raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
-        dm = _model(draft_model)
+        dm = serving_model(draft_model)
         if dm.n_params >= m.n_params:
             raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
                              f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
@@ -804,7 +809,7 @@ def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt
     -------
     DataFrame: batch, tpot_s, output_tokens_per_s_per_gpu, usd_per_m_output, bound, fits.
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
@@ -831,7 +836,6 @@ def cost_vs_batch(model, accelerator, price_usd_per_gpu_hour, batches, *, prompt
 # ------------------------------------------------------------------------------ validation
 @lru_cache(maxsize=1)
 def _benchmarks() -> pd.DataFrame:
-    from ..core.catalog import DATA_DIR
     return pd.read_csv(DATA_DIR / "serving_benchmarks.csv", comment=None)
 
 
@@ -879,7 +883,7 @@ SERVING_REGIMES = {
 
 
 def _regime(row) -> str:
-    m = _model(row["model"])
+    m = serving_model(row["model"])
     if row["metric"] == "ttft_s" and int(row["input_tokens"]) <= 128:
         return "short-prompt TTFT"
     if row["metric"] in ("latency_s", "tpot_s") and int(row["tp"]) >= 2:
@@ -964,7 +968,7 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
     ValueError
         If no tp fits the weights and a batch (the message gives the largest tp's reason).
     """
-    m, acc = _model(model), _accelerator(accelerator)
+    m, acc = serving_model(model), serving_accelerator(accelerator)
     best, last = None, None
     tp = 1
     while tp <= (acc.scaleup_domain_size or 1):

@@ -42,14 +42,16 @@ import heapq
 import math
 import re
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
-from . import inference as inf
+from ..core.catalog import load_accelerator
 from ..core.hardware import Accelerator, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number
+from . import inference as inf
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
 PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
@@ -75,7 +77,7 @@ def _params(name, v) -> float:
     """Active parameter count of a helper model: a ModelSpec, a catalogue name or a number."""
     if isinstance(v, (ModelSpec, str)):
         try:
-            return float(inf._model(v).n_active_params)
+            return float(inf.serving_model(v).n_active_params)
         except ValueError as e:
             raise ValueError(f"{name}={v!r}: {e}") from None
     return _float(name, v, positive=True)
@@ -99,7 +101,6 @@ def response_lengths(mean_tokens, max_tokens, n):
     ValueError
         If mean > max, or the tail ratio max/mean is too large for n samples (z² < 2·ln ratio).
     """
-    from statistics import NormalDist
     m = _float("mean_tokens", mean_tokens, positive=True)
     mx = _float("max_tokens", max_tokens, positive=True)
     n = _int("n", n)
@@ -146,7 +147,7 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_pro
     sequence ends), ``concurrency`` (C), ``mean_live`` (mean live sequences per step),
     ``tokens`` (generated).
     """
-    m, acc = inf._model(policy), inf._accelerator(accelerator)
+    m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
     p = _int("prompt_tokens", prompt_tokens)
     r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
     if not r.size:
@@ -353,7 +354,7 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
         rollout GPUs, a context whose KV cache leaves no room for a batch, asynchronous with
         colocated GPUs, and any badly typed or out-of-range value (the message names the field).
     """
-    m, acc = inf._model(policy), inf._accelerator(accelerator)
+    m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm={algorithm!r} must be one of {ALGORITHMS}")
     n_p = _int("prompts_per_step", prompts_per_step)
@@ -449,7 +450,7 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
         if algorithm == "dpo":
             sync = 0.0
         else:
-            eff = inf._efficiency(efficiency, acc)
+            eff = inf.serving_efficiency(efficiency, acc)
             per_gpu = inf.weight_bytes(m, "bf16") / tp
             bw = (acc.scaleup_bytes_per_s_per_dir or 0) * eff.scaleup_fraction if colocated \
                 else (acc.scaleout_bytes_per_s_per_dir or 0) * eff.scaleout_fraction
@@ -591,7 +592,6 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
 #: direction); compute and HBM as the A100 (judgement from NVIDIA's A800 product listing, the
 #: export-control variant; not in data/accelerators.csv). Used for OpenRLHF's benchmark GPUs.
 def _a800() -> Accelerator:
-    from ..core.catalog import load_accelerator
     return load_accelerator("A100-80GB").replace(name="A800-80GB (A100, 200 GB/s NVLink)",
                                                 scaleup_bytes_per_s_per_dir=2.0e11)
 

@@ -45,7 +45,12 @@ import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
 import pandas as pd
+
+from ..core.stacks import generation
+from . import step
+from .step import parallelism_kind
 
 #: A plan is in a regime when its GPU count is within this factor of the regime's runs.
 SCALE_FACTOR = 4.0
@@ -75,7 +80,6 @@ MFU_CLAIMS = (
 @lru_cache(maxsize=1)
 def validation_table() -> pd.DataFrame:
     """``step.mfu_validation`` over every set (target and outside sets), computed once."""
-    from . import step
     return step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
 
 
@@ -122,7 +126,6 @@ class MfuBand:
 
 
 def _generation(accelerator: str) -> str:
-    from ..core.stacks import generation
     return generation(accelerator)
 
 
@@ -180,8 +183,6 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     ValueError
         ``mfu`` outside (0, 1] or ``n_gpus`` < 1, naming the argument.
     """
-    from .step import parallelism_kind
-
     if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
         raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
     if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
@@ -288,8 +289,6 @@ def add_bands(ranked, model, cluster):
     ValueError
         If ``ranked`` lacks the ``mfu``, ``zero_stage``, ``cp`` or ``ep`` columns.
     """
-    import numpy as np
-
     missing = {"mfu", "zero_stage", "cp", "ep"} - set(getattr(ranked, "columns", ()))
     if missing:
         raise ValueError(f"ranked lacks the columns {sorted(missing)} (a step.rank_plans table)")

@@ -50,13 +50,31 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
-from .compute import (MFU_CAUSAL, MFU_METHOD, compute_cost_usd, gpu_hours, model_flops_per_token,
-                      training_flops)
-from ..core.hardware import Accelerator
+from ..core.catalog import as_model, load_model, load_published_runs, scenario_cluster
+from ..core.hardware import Accelerator, Cluster
 from ..core.model import ModelSpec
-from ..core.units import (BYTES_PER_DTYPE, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_count,
-                    scalar_or_array)
+from ..core.units import (
+    BYTES_PER_DTYPE,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    as_array,
+    fmt_count,
+    scalar_or_array,
+)
+from .comm import collective_time, placement
+from .compute import (
+    MFU_CAUSAL,
+    MFU_METHOD,
+    compute_cost_usd,
+    gpu_hours,
+    model_flops_per_token,
+    training_flops,
+)
+from .memory import get_recipe, model_activation_bytes
+from .parallel import ParallelPlan, bubble_fraction
+from .step import scenario_plan
 
 # ------------------------------------------------------------------------------------ constants
 #: Kaplan et al. 2020 Eq. 5.3: B_crit(L) ≈ B*/L^(1/α_B). B* in tokens, L in nats (WebText2, GPT-2
@@ -561,9 +579,6 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     ``compute_gpu_hours``, ``comm_gpu_hours``, ``idle_gpu_hours``, ``reserved_gpu_hours``
     (= compute + comm + idle), ``compute_cost_usd``.
     """
-    import pandas as pd
-
-    from ..core.catalog import as_model
 
     if not isinstance(target, BatchTarget):
         raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")
@@ -678,8 +693,6 @@ def deepseek_published_check():
     ``batch_sequences_used``, ``batch_error``, ``lr_fit``, ``lr_used``, ``lr_error`` (relative).
     Source of the used values: DeepSeek LLM Table 2.
     """
-    import pandas as pd
-
     rows = []
     for name, p in DEEPSEEK_PUBLISHED.items():
         h = deepseek_hyperparameters(p["n_layers"], p["d_model"], p["seq_len"], p["train_tokens"])
@@ -776,8 +789,6 @@ def lr_scaling_table(base_lr, base_batch_tokens, batch_tokens, b_noise_tokens,
     root), the model and the objective, and all of them need re-tuning or a longer warm-up when
     the learning rate rises (Goyal et al. §2.2). Treat the table as starting points for a sweep.
     """
-    import pandas as pd
-
     b = np.atleast_1d(as_array(batch_tokens, "batch_tokens", positive=True))
     b0 = float(as_array(base_batch_tokens, "base_batch_tokens", positive=True))
     bn = float(as_array(b_noise_tokens, "b_noise_tokens", positive=True))
@@ -843,8 +854,6 @@ def model_matmul_shapes(model: ModelSpec, tp: int = 1):
     ``token_fraction`` (share of the micro-batch's tokens each matrix sees: k/E for routed experts,
     1 otherwise). The LM head and embedding are excluded.
     """
-    import pandas as pd
-
     t = int(as_array(tp, "tp", positive=True, integer=True))
     h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
     rows = []
@@ -967,8 +976,6 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     DataFrame: ``global_batch_tokens``, ``dp``, ``tokens_per_gpu_per_step``, ``compute_s``,
     ``allreduce_s``, ``comm_over_compute``, ``exposed_fraction``.
     """
-    import pandas as pd
-
     dp = data_parallel_degree(n_gpus, tp, pp)
     b = np.atleast_1d(as_array(global_batch_tokens, "global_batch_tokens", positive=True))
     bw = accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None \
@@ -978,7 +985,6 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
                          "bandwidth_bytes_per_s")
     g = as_array(grad_bytes_per_param, "grad_bytes_per_param", positive=True) \
         * model.n_params / (tp * pp)
-    from .comm import collective_time
     allreduce = collective_time("all_reduce", g, dp, bw) * np.ones_like(b)
     fpt = model_flops_per_token(model, seq_len)  # the MFU basis
     compute = b * fpt / (n_gpus * accelerator.peak_flops_per_s(dtype)
@@ -1026,8 +1032,6 @@ def activation_bytes_per_gpu(model: ModelSpec, micro_batch_size, seq_len, tp: in
     -------
     float or ndarray: bytes.
     """
-    from .memory import model_activation_bytes
-
     if sequence_parallel is None:
         sequence_parallel = bool(np.all(np.asarray(tp) > 1))
     return model_activation_bytes(model, seq_len, micro_batch_size, tp, cp, sequence_parallel,
@@ -1051,9 +1055,6 @@ def published_batch_comparison(runs=None):
     ``kaplan_loss``, ``kaplan_b_crit_tokens``, ``batch_over_b_crit``, ``deepseek_b_opt_tokens``,
     ``batch_over_deepseek``, ``compute_flops`` (DeepSeek's C).
     """
-    import pandas as pd
-
-    from ..core.catalog import load_model, load_published_runs
 
     runs = load_published_runs() if runs is None else runs
     rows = []
@@ -1176,8 +1177,6 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
         A layout that does not divide (tp·pp·cp and n_gpus, micro-batches and the global batch),
         a target loss below the fit's irreducible term, or any non-positive input.
     """
-    import pandas as pd
-
     group = tp * cp  # GPUs that share one micro-batch in one pipeline stage
     dp = data_parallel_degree(n_gpus, group, pp)
     m = accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp)
@@ -1186,8 +1185,7 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype,
                             grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len,
                             bandwidth_bytes_per_s=bandwidth_bytes_per_s)
-    from .parallel import bubble_fraction as _bubble
-    bubble = float(_bubble(pp, m, pp_schedule, virtual_stages, relative_to="total"))
+    bubble = float(bubble_fraction(pp, m, pp_schedule, virtual_stages, relative_to="total"))
     low = float(low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, pp_schedule,
                                         virtual_stages))
     bw = float(accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None
@@ -1223,8 +1221,6 @@ def batch_verdict(analysis: BatchAnalysis) -> list[str]:
     B_noise/2 ≤ B ≤ 2·B_noise is the balanced region; B > 2·B_noise buys little time (≤ 1.5·S_min
     steps either way) for ≥ 3·E_min tokens.
     """
-    from ..core.units import fmt_count
-
     t = analysis.target
     b, n_gpus = analysis.global_batch_tokens, analysis.n_gpus
     bn, fill = t.b_noise_tokens, analysis.fill_batch_tokens
@@ -1367,8 +1363,6 @@ def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "
     ValueError
         Non-positive sizes, an unknown schedule, or ``target`` outside (0, 1).
     """
-    from .parallel import bubble_fraction
-
     t = float(as_array(target, "target", positive=True, upper=1.0))
     if t >= 1.0:
         raise ValueError(f"target={target!r} must be below 1 (a share of the step)")
@@ -1409,10 +1403,6 @@ def dp_sync_bandwidth(plan, cluster) -> dict:
     ValueError
         A plan larger than the cluster, or a cluster without scale-up or scale-out figures.
     """
-    from .comm import placement
-    from ..core.hardware import Cluster
-    from .parallel import ParallelPlan
-
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r:.60} must be a ParallelPlan (llmcost.make_plan)")
     if not isinstance(cluster, Cluster):
@@ -1453,7 +1443,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
     ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
 
-    * plan = ``parallel.plan_from_parameters(p)``: the fields the scenario fixes, the free ones
+    * plan = ``step.scenario_plan(p)``: the fields the scenario fixes, the free ones
       chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
       step-time model's predicted step time (``llmcost.step``; notebook 04) — the plan notebooks
       03 and 04 show;
@@ -1467,12 +1457,8 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     Raises
     ------
     ValueError (ScenarioError, PlanError)
-        What ``plan_from_parameters`` or ``analyse_batch`` refuse.
+        What ``step.scenario_plan`` or ``analyse_batch`` refuse.
     """
-    from ..core.catalog import as_model, scenario_cluster
-    from .memory import get_recipe
-    from .parallel import plan_from_parameters
-
     if not isinstance(p, dict):
         raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
     missing = [k for k in ("model", "accelerator", "n_gpus", "train_tokens", "seq_len",
@@ -1480,7 +1466,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     if missing:
         raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
     model = as_model(model if model is not None else p["model"], needs="a batch analysis")
-    plan = plan_from_parameters(p, model)
+    plan = scenario_plan(p, model)
     cluster = scenario_cluster(p)
     bw = dp_sync_bandwidth(plan, cluster)
     price = price_usd_per_gpu_hour

@@ -46,7 +46,7 @@ scale-out α when the group spans domains.
 
 Per-step communication of a training step
 ------------------------------------------
-``_step_comm_arrays`` (used by ``llmcost.step``) gives, for arrays of plans, the time of each
+``step_comm_arrays`` (used by ``llmcost.step``) gives, for arrays of plans, the time of each
 parallel dimension's collectives per layer, micro-batch or step; ``comm_volume`` tabulates bytes
 and times per dimension for one plan. What each dimension sends (16-bit activations):
 
@@ -100,9 +100,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..core.catalog import load_efficiency
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
+from .memory import get_recipe, stage_layers
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
        "reduce")
@@ -360,7 +362,6 @@ class _Figures:
 
     def __init__(self, cluster: Cluster, efficiency: Efficiency | None):
         if efficiency is None:
-            from ..core.catalog import load_efficiency
             efficiency = load_efficiency(cluster.accelerator)
         self.eff = efficiency
         self.up_bw = float(cluster.scaleup_bytes_per_s_per_dir) * efficiency.scaleup_fraction
@@ -415,9 +416,9 @@ def _cp_kv_bytes(c, x, tp, cp):
     return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else kv_fraction(c, tp))
 
 
-def _step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
-                      full, rcp, moe_dispatch="per_expert", moe_gate="learned",
-                      moe_node_limit=None, moe_dispatch_dtype="bf16") -> dict:
+def step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
+                     full, rcp, moe_dispatch="per_expert", moe_gate="learned",
+                     moe_node_limit=None, moe_dispatch_dtype="bf16") -> dict:
     """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
     plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
     dimension sends. Keys: ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
@@ -494,8 +495,6 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     ValueError
         A plan using more GPUs than the cluster.
     """
-    from .memory import get_recipe, stage_layers
-
     check_plan_on_cluster(plan, cluster)
     c = model_shapes(model)
     rcp = get_recipe(recipe)
@@ -507,7 +506,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     sp = plan.sequence_parallel and plan.tp > 1
     full = plan.recompute == "full"
     x = s / cp * plan.micro_batch_size
-    cm = _step_comm_arrays(c, model, cluster, fig.eff, s=s, x=np.asarray(x), tp=np.asarray(t),
+    cm = step_comm_arrays(c, model, cluster, fig.eff, s=s, x=np.asarray(x), tp=np.asarray(t),
                            cp=np.asarray(cp), ep=np.asarray(ep), dp=np.asarray(dp),
                            sp=np.asarray(sp), full=np.asarray(full), rcp=rcp)
     dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
@@ -838,7 +837,7 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
     L = as_array(n_layers, "n_layers", positive=True)
     d = as_array(prefetch_layers, "prefetch_layers", nonnegative=True)
     gb = as_array(backward_gathers, "backward_gathers", nonnegative=True)
-    fwd, bwd = _fsdp_exposure(g, r, f, b, L, d, gb)
+    fwd, bwd = fsdp_exposure_unchecked(g, r, f, b, L, d, gb)
     return scalar_or_array(fwd), scalar_or_array(bwd)
 
 
@@ -848,7 +847,7 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
 #: slows the computation by 18.9% on average (40.0% at most) against the same kernels alone
 #: (GPT and Llama layers on A100, H100, MI250, MI210: SMs, HBM and L2 are shared). Applied to the
 #: overlapped span, ``min(comm, window)``, of the ZeRO-3 / FSDP per-layer all-gathers and
-#: reduce-scatters (``_fsdp_exposure``, ``fsdp_exposure``) and wherever ``overlap_cost`` is
+#: reduce-scatters (``fsdp_exposure_unchecked``, ``fsdp_exposure``) and wherever ``overlap_cost`` is
 #: called. NOT applied (``step.zero_exposure``) to the ZeRO-2 per-micro-batch reduce-scatter or
 #: to the per-step terms: the ZeRO-0 gradient all-reduce, the ZeRO-1/2 reduce-scatter and weight
 #: all-gather, and the HSDP replica all-reduce, which follows ZeRO-0's convention. The ZeRO-0-2
@@ -876,17 +875,21 @@ def overlap_cost(comm_s, window_s, slowdown=OVERLAP_SLOWDOWN):
     c = as_array(comm_s, "comm_s", nonnegative=True)
     w = as_array(window_s, "window_s", nonnegative=True)
     sd = as_array(slowdown, "slowdown", nonnegative=True)
-    return scalar_or_array(_overlap(c, w, sd))
+    return scalar_or_array(overlap_cost_unchecked(c, w, sd))
 
 
-def _overlap(c, w, sd=OVERLAP_SLOWDOWN):
+def overlap_cost_unchecked(c, w, sd=OVERLAP_SLOWDOWN):
+    """``overlap_cost`` without its input checks, for the step engine's arrays (already
+    validated): exposed = max(c − w, 0) + sd · min(c, w)."""
     return np.maximum(c - w, 0.0) + sd * np.minimum(c, w)
 
 
-def _fsdp_exposure(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN):
+def fsdp_exposure_unchecked(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN):
+    """``fsdp_exposure`` without its input checks, for the step engine's arrays (already
+    validated): the (forward, backward) exposed ZeRO-3 times; formula in ``fsdp_exposure``."""
     link_b = gb * g + r
-    fwd = np.where(d >= 1, g + (L - 1) * _overlap(g, f, sd), L * g)
-    bwd = np.where(d >= 1, link_b + (L - 1) * _overlap(link_b, b, sd), L * link_b)
+    fwd = np.where(d >= 1, g + (L - 1) * overlap_cost_unchecked(g, f, sd), L * g)
+    bwd = np.where(d >= 1, link_b + (L - 1) * overlap_cost_unchecked(link_b, b, sd), L * link_b)
     return fwd, bwd
 
 

@@ -34,9 +34,17 @@ All functions broadcast over numpy arrays.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ..core.catalog import (
+    as_accelerator,
+    as_model,
+    list_models,
+    load_accelerator,
+    load_model,
+    load_published_runs,
+)
 from ..core.hardware import Accelerator
-from ..core.catalog import as_accelerator, as_model
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, scalar_or_array
 
@@ -50,7 +58,6 @@ def _peak(accelerator, dtype: str) -> np.ndarray:
     if isinstance(accelerator, Accelerator):
         return np.asarray(accelerator.peak_flops_per_s(dtype))
     if isinstance(accelerator, str):
-        from ..core.catalog import load_accelerator
         return np.asarray(load_accelerator(accelerator).peak_flops_per_s(dtype))
     if isinstance(accelerator, (bool, dict, list, tuple, set)) or accelerator is None:
         raise ValueError(f"accelerator={accelerator!r} must be an Accelerator, a catalogue name "
@@ -389,9 +396,6 @@ def published_run_mfu(runs=None):
     ``reported_gpu_hours``, ``mfu_from_gpu_hours_6nd``, ``mfu_from_gpu_hours_detailed``,
     ``mfu_from_throughput_6nd``, ``mfu_from_throughput_detailed``, ``reported_mfu``.
     """
-    import pandas as pd
-
-    from ..core.catalog import load_accelerator, load_model, load_published_runs
 
     runs = load_published_runs() if runs is None else runs
     out = []
@@ -433,8 +437,6 @@ def flops_per_token_conventions(model: ModelSpec, seq_len=None):
     (Megatron-LM, PaLM App. B, torchtitan); detailed with full recomputation (hardware FLOPs,
     Narayanan et al. 2021's 96-form, for HFU).
     """
-    import pandas as pd
-
     model = as_model(model, needs="the conventions table")
     s = model.seq_len if seq_len is None else seq_len
     six = 6.0 * model.n_active_params
@@ -467,9 +469,6 @@ def catalogue_training_costs(accelerator: Accelerator, mfu: float,
     DataFrame sorted by FLOPs: ``model``, ``n_active_params``, ``train_tokens``,
     ``tokens_per_param``, ``training_flops``, ``gpu_hours``, ``compute_cost_usd``.
     """
-    import pandas as pd
-
-    from ..core.catalog import list_models, load_model
 
     rows = []
     for name in list_models()["name"]:

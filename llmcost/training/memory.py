@@ -113,6 +113,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..core.catalog import load_model
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, check_plan_arrays  # noqa: F401  (SCHEDULES re-exported)
 from ..core.shapes import ModelShapes as _Consts
@@ -837,7 +838,6 @@ def fits(total_bytes, hbm_bytes, reserve=DEFAULT_RESERVE):
 def _check_entry(model, plan, seq_len, stage=None):
     """Validate the public memory entry points' arguments: a ValueError naming the argument."""
     if isinstance(model, str):
-        from ..core.catalog import load_model
         model = load_model(model)
     if not isinstance(model, ModelSpec):
         if isinstance(model, (int, float, np.integer, np.floating)) and not isinstance(model,

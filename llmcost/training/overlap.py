@@ -71,8 +71,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .comm import group_layout
+from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_accelerator, load_efficiency
+from ..core.shapes import layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
+from .comm import group_layout
+from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
 
 ROOFLINE_KINDS = ("DP", "FSDP", "TP", "PP", "EP", "CP")
 TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
@@ -345,9 +348,6 @@ def model_dims(model) -> dict:
     experts and k of the E routed experts; ``llmcost.shapes``), the K width ``kv_width`` =
     n_kv_heads × d_head (for MLA the up-projected K, an approximation: a ring could pass the
     compressed latent instead), and for MoE models ``d_ff_expert`` and ``top_k``."""
-    from ..core.catalog import as_model
-    from ..core.shapes import layer_params, model_shapes
-
     spec = as_model(model, needs="a communication roofline")
     c = model_shapes(spec)
     dense, moe, experts = layer_params(c, 1, 1)
@@ -380,12 +380,9 @@ def roofline_table(model, accelerator, *, tokens_per_replica, tokens_per_microba
     whether it hides, the link, and the formula's function. MoE rows need an MoE model (a dense
     model gets EP skipped with the reason in ``note``).
     """
-    from ..core.catalog import load_efficiency
-
     d = model_dims(model)
     acc, c, up, out = _peak_and_links(accelerator)
     if achieved:
-        from .step import KERNEL_EFFICIENCY
         eff = load_efficiency(acc)
         c, up, out = (c * eff.matmul_fraction * KERNEL_EFFICIENCY, up * eff.scaleup_fraction,
                       out * eff.scaleout_fraction)
@@ -428,8 +425,6 @@ def load_topologies() -> pd.DataFrame:
     """``data/scaleup_topology.csv``: per accelerator, the scale-up topology (switch, full mesh,
     2D or 3D torus), links per chip and their per-direction bandwidth, links to each mesh peer,
     torus dimensions, in-switch reduction, with sources."""
-    from ..core.catalog import DATA_DIR
-
     with (DATA_DIR / "scaleup_topology.csv").open(newline="", encoding="utf-8") as fh:
         df = pd.DataFrame(list(csv.DictReader(fh)))
     for col in ("links_per_chip", "link_bytes_per_s_per_dir", "links_per_peer", "torus_dims"):
@@ -486,8 +481,6 @@ def topology_table(group_sizes=(2, 4, 8)) -> pd.DataFrame:
     """For each accelerator of ``data/scaleup_topology.csv``: its topology, the per-GPU figure
     the model uses (``accelerators.csv``), what a group of each size really gets
     (``group_bandwidth``, one torus axis) and the model's optimism (model ÷ real)."""
-    from ..core.catalog import load_accelerator
-
     rows = []
     for name, r in load_topologies().iterrows():
         acc = load_accelerator(name)
@@ -522,9 +515,6 @@ def mfu_arithmetic(b, accelerator, dtype: str = "bf16") -> dict:
 
     Returns the terms and the quotient (``mfu`` equals ``b.mfu``; a test checks it).
     """
-    from ..core.catalog import as_accelerator
-    from .step import PARTS, StepBreakdown
-
     if not isinstance(b, StepBreakdown):
         raise ValueError(f"b={b!r} must be a llmcost.step.StepBreakdown (step.step_time)")
     peak = as_accelerator(accelerator).peak_flops_per_s(dtype)
@@ -588,8 +578,6 @@ def overlap_ratio(r: Roofline):
 def _peak_and_links(accelerator):
     """The accelerator, its dense BF16 peak (FLOP/s) and its scale-up and scale-out bandwidths
     (bytes/s per direction); a ValueError when the catalogue lacks either bandwidth."""
-    from ..core.catalog import as_accelerator
-
     acc = as_accelerator(accelerator)
     up, out = acc.scaleup_bytes_per_s_per_dir, acc.scaleout_bytes_per_s_per_dir
     if up is None or out is None:

@@ -56,6 +56,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from ..core.catalog import as_accelerator, as_model, load_model, scenario_cluster
+from ..core.hardware import Cluster, as_cluster
+from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.shapes import SCHEDULES, schedule_code
+from ..core.stacks import DEFAULT_STACK, plan_options
+from ..core.units import as_array, scalar_or_array
 from .memory import (
     DEFAULT_RESERVE,
     PARTS,
@@ -64,12 +70,6 @@ from .memory import (
     get_recipe,
     plan_memory_arrays,
 )
-from ..core.hardware import as_cluster
-from ..core.catalog import as_model
-from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.shapes import SCHEDULES, schedule_code
-from ..core.stacks import DEFAULT_STACK, plan_options
-from ..core.units import as_array, scalar_or_array
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
 #: reported). The ``duplicate_*`` ids are not errors: ``enumerate_plans`` drops combinations that
@@ -533,36 +533,9 @@ def free_plan_parameters(p: dict) -> list:
             if k != "dp" and field not in fixed]
 
 
-def _memory_ranking(model, cluster, seq_len, recipe):
-    return rank_without_time
-
-
-#: The ranking factory ``choose_plan`` uses when given none: ``(model, cluster, seq_len, recipe)
-#: -> (DataFrame -> DataFrame)``. ``rank_without_time`` until ``llmcost.step`` registers its
-#: step-time ranking (``import llmcost`` always does).
-_DEFAULT_RANKING = [_memory_ranking]
-
-
-def set_default_ranking(factory) -> None:
-    """Register the ranking ``choose_plan`` (and so ``plan_from_parameters``) uses by default:
-    ``factory(model, cluster, seq_len, recipe)`` returns a callable ordering an
-    ``enumerate_plans`` frame best first. ``llmcost.step`` registers ``step.time_ranking``; the
-    injection keeps this module free of any import of ``llmcost.step`` (no import cycle).
-
-    Raises
-    ------
-    ValueError
-        If ``factory`` is not callable.
-    """
-    if not callable(factory):
-        raise ValueError(f"factory={factory!r} must be callable (model, cluster, seq_len, "
-                         "recipe) -> ranking")
-    _DEFAULT_RANKING[0] = factory
-
-
-def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, fixed=None,
-                recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE, pp_split="even",
-                rank=None, allowed=None) -> ParallelPlan:
+def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, rank,
+                fixed=None, recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE,
+                pp_split="even", allowed=None) -> ParallelPlan:
     """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
@@ -587,12 +560,10 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         ``sequence_parallel``, ``fsdp_shard_size``: "auto" or "full"): a software stack's
         features (``stacks.plan_options``). Fixed
         fields are kept even when outside them (``checks`` warns).
-    rank : callable, optional
-        DataFrame -> DataFrame ordering candidate rows best first. Default: the ranking
-        registered with ``set_default_ranking``; ``llmcost.step`` registers its predicted step
-        time (``step.time_ranking``: ``rank_by_step_time`` with the default overlap settings,
-        bf16, FlashAttention) when the package is imported, so every notebook of a scenario
-        shares the fastest fitting plan (this module never imports ``llmcost.step``); pass
+    rank : callable
+        DataFrame -> DataFrame ordering candidate rows best first: ``step.time_ranking(model,
+        cluster, seq_len, recipe)`` for the predicted step time (what ``step.scenario_plan``
+        passes, so every notebook of a scenario shares the fastest fitting plan), or
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
         ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
         step-time model is an upper bound for them (see ``llmcost.step``).
@@ -673,14 +644,16 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, f
         # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
         # when nothing else fits, or when the scenario asks for it.
         ok = ok[ok["zero_stage"] < 3]
-    if rank is None:
-        rank = _DEFAULT_RANKING[0](model, cluster, seq, recipe)
+    if not callable(rank):
+        raise ValueError(f"rank={rank!r} must be callable (DataFrame -> DataFrame), e.g. "
+                         "step.time_ranking(model, cluster, seq_len) or rank_without_time")
     ok.attrs = dict(df.attrs)
     row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
 
 
-def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
+                         rank_factory) -> ParallelPlan:
     """The ``ParallelPlan`` described by scenario parameters, chosen where they leave it free.
 
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
@@ -690,15 +663,14 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
     ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
-    ``stacks.DEFAULT_STACK``).
+    ``stacks.DEFAULT_STACK``), ranked by ``rank_factory(model, cluster, seq_len, recipe)``
+    (``step.scenario_plan`` passes ``step.time_ranking``).
 
     Raises
     ------
     PlanError (a ValueError)
         If ``global_batch_tokens`` is not a whole number of sequences or the plan breaks a rule.
     """
-    from ..core.catalog import load_model
-
     if model is None:
         model = load_model(p["model"])
     seq, tokens = int(p["seq_len"]), int(p["global_batch_tokens"])
@@ -715,15 +687,14 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None) -> ParallelPla
         return make_plan(model, int(p["n_gpus"]), tokens // seq, dp=fixed.get("dp"),
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
-    from ..core.catalog import scenario_cluster
     cluster = scenario_cluster(p)
     allowed = plan_options(p.get("stack", DEFAULT_STACK))
     if shard is None:                  # "full" (the default): ZeRO-3 over the whole group only
         allowed = {**allowed, FSDP_SHARD_KEY: "full"}
+    recipe = p.get("optimizer_recipe", "bf16_adam_fp32_grads")
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
-                       recipe=p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
-                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
-                       allowed=allowed)
+                       recipe=recipe, reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
+                       allowed=allowed, rank=rank_factory(model, cluster, seq, recipe))
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):
@@ -1172,8 +1143,7 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
     valid plans), ``min_bubble`` (over fitting plans; NaN if none fits) and ``best_plan`` (first
     by ``rank_without_time``).
     """
-    from ..core.hardware import Cluster
-
+    accelerator = as_accelerator(accelerator)  # a catalogue name or an Accelerator
     rows = []
     for n in n_gpus:
         cl = Cluster(accelerator, int(n))

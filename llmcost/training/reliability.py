@@ -33,9 +33,19 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 
-from ..core.units import (DAYS_PER_YEAR, GB, SECONDS_PER_DAY, SECONDS_PER_HOUR, TIB, as_array,
-                    scalar_or_array)
+from ..core.catalog import DATA_DIR
+from ..core.units import (
+    DAYS_PER_YEAR,
+    GB,
+    SECONDS_PER_DAY,
+    SECONDS_PER_HOUR,
+    TIB,
+    as_array,
+    scalar_or_array,
+)
+from .compute import model_flops_per_token
 
 SECONDS_PER_YEAR = DAYS_PER_YEAR * SECONDS_PER_DAY
 SECONDS_PER_MONTH = SECONDS_PER_YEAR / 12.0
@@ -496,9 +506,6 @@ def interruption_table(by: str | None = None):
     vs 30.1% printed; see ``data/llama3_interruptions.csv``). Data-pipeline and numerical
     (NaN, loss-spike) interruptions are not in Table 5.
     """
-    import pandas as pd
-
-    from ..core.catalog import DATA_DIR
 
     df = pd.read_csv(DATA_DIR / "llama3_interruptions.csv")
     if by is None:
@@ -783,8 +790,6 @@ def run_reliability(ideal_gpu_hours, n_gpus, checkpoint_s, mtbf_s, restart_s,
     ``.attrs`` holds ``goodput``, ``interval_s``, ``wall_clock_days``, ``expected_failures``
     and ``mtbf_s``.
     """
-    import pandas as pd
-
     h = float(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
     n = float(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     tau = optimal_interval(checkpoint_s, mtbf_s) if interval_s is None else interval_s
@@ -845,9 +850,6 @@ def load_storage_prices():
 
 @lru_cache(maxsize=1)
 def _storage_prices():
-    import pandas as pd
-
-    from ..core.catalog import DATA_DIR
 
     return pd.read_csv(DATA_DIR / "storage_prices.csv")
 
@@ -911,8 +913,6 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     ``interval_s`` an array (draws of the bill, ``ledger.simulate_ledger``): a dict with the
     total ``usd`` per element.
     """
-    import pandas as pd
-
     size = float(as_array(checkpoint_bytes, "checkpoint_bytes", positive=True))
     days = scalar_or_array(as_array(run_days, "run_days", positive=True))
     tau = scalar_or_array(as_array(interval_s, "interval_s", positive=True))
@@ -1128,8 +1128,6 @@ def retention_policies(plan: CheckpointPlan, p: dict, run_days, n_params):
     price per GB-month, the hot tier provisioned for at least its bandwidth ÷ throughput per TiB
     (prices and throughput: ``data/storage_prices.csv``).
     """
-    import pandas as pd
-
     hot = storage_price(p["ckpt_hot_tier"])
     cold = storage_price(p["ckpt_cold_tier"])
     size = float(plan.size.total_bytes)
@@ -1267,8 +1265,6 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
     DataFrame, one row per spare count: ``spare_gpus``, ``restart_s``, ``goodput``,
     ``cost_per_kept_gpu_hour`` (× the ideal), ``vs_no_spares`` (ratio to the first row).
     """
-    import pandas as pd
-
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
     t = float(as_array(replace_s, "replace_s", nonnegative=True))
     h = float(as_array(hardware_share, "hardware_share", nonnegative=True, upper=1.0))
@@ -1320,8 +1316,6 @@ RESTART_TIMES_PUBLISHED = [
 
 def restart_times_published():
     """``RESTART_TIMES_PUBLISHED`` as a DataFrame (source, scale, phase, seconds, note)."""
-    import pandas as pd
-
     return pd.DataFrame(RESTART_TIMES_PUBLISHED)
 
 
@@ -1371,8 +1365,6 @@ def interval_sensitivity(p: dict, n_params, gpus_per_node, ideal_gpu_hours,
     For each k: τ = k·τ*, goodput g_k (``scenario_checkpoint_plan``, Daly 2006), paid GPU-hours
     = ideal / g_k and the extra cost (ideal/g_k − ideal/g_1) × price.
     """
-    import pandas as pd
-
     h = float(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True))
     price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
     base = scenario_checkpoint_plan(p, n_params, gpus_per_node)
@@ -1402,8 +1394,6 @@ def long_context_extra_share(model, short_seq_len, long_seq_len, short_mfu, long
     dict with ``ratio_short`` and ``ratio_long`` (F / 6N at each length), ``cost_ratio`` (c) and
     ``extra_share``.
     """
-    from .compute import model_flops_per_token
-
     ms = float(as_array(short_mfu, "short_mfu", positive=True, upper=1.0))
     ml = float(as_array(long_mfu, "long_mfu", positive=True, upper=1.0))
     lt = float(as_array(long_tokens, "long_tokens", nonnegative=True))

@@ -131,19 +131,19 @@ from dataclasses import dataclass, fields
 import numpy as np
 import pandas as pd
 
-from . import comm
 from ..core import stacks
-from ..core.hardware import Cluster, Efficiency, as_cluster
-from .memory import get_recipe, stage_candidates
-from ..core.catalog import as_model
-from ..core.model import RECOMPUTE_MODES, ModelSpec
-from .parallel import (
-    EmptyPlanTable,
-    ParallelPlan,
-    bubble_fraction,
-    empty_reason,
-    set_default_ranking,
+from ..core.catalog import (
+    DATA_DIR,
+    as_accelerator,
+    as_model,
+    load_accelerator,
+    load_efficiency,
+    load_model,
+    load_published_runs,
+    scenario_cluster,
 )
+from ..core.hardware import Cluster, Efficiency, as_cluster
+from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import (
     SCHEDULES,
     check_plan_arrays,
@@ -155,8 +155,20 @@ from ..core.shapes import (
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
-from .straggler import straggler_slowdown
 from ..core.units import SECONDS_PER_HOUR, as_array
+from . import comm
+from .memory import get_recipe, memory_per_gpu, stage_candidates
+from .parallel import (
+    EmptyPlanTable,
+    ParallelPlan,
+    bubble_fraction,
+    empty_reason,
+    enumerate_plans,
+    make_plan,
+    plan_from_parameters,
+    plan_from_row,
+)
+from .straggler import straggler_slowdown
 
 TP_OVERLAP = ("none", "backward", "all")
 
@@ -350,7 +362,7 @@ def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
     """Exposed tensor-parallel communication of one layer and micro-batch: (forward, backward).
 
-    ``t_fwd``/``t_bwd`` are the layer's TP collective times (``comm._step_comm_arrays``),
+    ``t_fwd``/``t_bwd`` are the layer's TP collective times (``comm.step_comm_arrays``),
     ``gemm_fwd`` its forward GEMM time and ``col_fwd`` the forward time of its column-parallel
     GEMMs (QKV, FFN up/gate). The rules (Megatron-LM, Korthikanti et al. 2022 §4.2 and Table 4's
     note; ``megatron/core/tensor_parallel/mappings.py``):
@@ -407,8 +419,8 @@ def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none
         raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {stacks.EP_OVERLAP_MODES}")
     if ep_overlap == "none":
         return ep_fwd_s, ep_bwd_s
-    return (comm._overlap(ep_fwd_s, fwd_window_s, DUALPIPE_SM_SHARE),
-            comm._overlap(ep_bwd_s, bwd_window_s, DUALPIPE_SM_SHARE))
+    return (comm.overlap_cost_unchecked(ep_fwd_s, fwd_window_s, DUALPIPE_SM_SHARE),
+            comm.overlap_cost_unchecked(ep_bwd_s, bwd_window_s, DUALPIPE_SM_SHARE))
 
 
 def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, ep_f, ep_b,
@@ -461,7 +473,7 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       convention kept because the validated Megatron-style rows (notebook 04) are fitted with
       it.
     * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
-      reduce-scatters only (``comm._fsdp_exposure``). The per-micro-batch ZeRO-2 reduce-scatter
+      reduce-scatters only (``comm.fsdp_exposure_unchecked``). The per-micro-batch ZeRO-2 reduce-scatter
       and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
       ZeRO-0-2 windows were validated without it (notebook 04), and a term hidden once per step
       behind a whole backward slows compute by a fraction of one backward, which the fitted
@@ -505,8 +517,9 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
     L = np.maximum(np.asarray(n_layers, dtype=float), 1.0)
     bwd_compute = 2.0 * fwd_compute if backward_compute is None else backward_compute
     z3_comm = n_gathers * gather + z3_rs
-    f_e, b_e = comm._fsdp_exposure(gather / L, z3_rs / L, fwd_compute / L, bwd_compute / L, L,
-                                   np.asarray(prefetch_layers), n_gathers - 1.0)
+    f_e, b_e = comm.fsdp_exposure_unchecked(gather / L, z3_rs / L, fwd_compute / L,
+                                            bwd_compute / L, L, np.asarray(prefetch_layers),
+                                            n_gathers - 1.0)
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
     per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
@@ -650,7 +663,7 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                 fsdp_reshard_after_forward="auto", pipeline_flushes=1,
                 moe_dispatch_dtype="auto", hsdp_all_reduce="auto", straggler=True) -> dict:
     """Step-time parts of many parallel plans at once (the engine behind ``step_time`` and
-    ``rank_plans``): ``layer_compute`` → ``comm._step_comm_arrays`` → ``tp_exposure`` →
+    ``rank_plans``): ``layer_compute`` → ``comm.step_comm_arrays`` → ``tp_exposure`` →
     ``layer_totals`` → per stage (``_stage_parts``: layers, embedding / LM head,
     ``zero_exposure``, pipeline P2P, ``optimizer_time``) → ``compose_pipeline``.
 
@@ -734,11 +747,11 @@ def step_arrays(model: ModelSpec, cluster: Cluster, *, tp, pp, dp, cp, ep, virtu
                        mbs=mbs, kvf=kvf, peak=peak, peak16=acc.peak_flops_per_s("bf16"),
                        keff=keff, hbm=hbm, flash_attention=flash_attention, dropout=dropout,
                        moe_factor=moe_factor)
-    cm = comm._step_comm_arrays(c, model, cluster, eff, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
-                                dp=dpf, sp=sp, full=full, rcp=rcp,
-                                moe_dispatch=so["moe_dispatch"], moe_gate=moe_gate,
-                                moe_node_limit=so["moe_node_limit"],
-                                moe_dispatch_dtype=so["moe_dispatch_dtype"])
+    cm = comm.step_comm_arrays(c, model, cluster, eff, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
+                               dp=dpf, sp=sp, full=full, rcp=rcp,
+                               moe_dispatch=so["moe_dispatch"], moe_gate=moe_gate,
+                               moe_node_limit=so["moe_node_limit"],
+                               moe_dispatch_dtype=so["moe_dispatch_dtype"])
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
     col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
@@ -943,7 +956,6 @@ def _step_totals(model, parts, shape, *, s, tokens, n_gpus, peak, rc) -> dict:
 
 
 def _load_eff(cluster: Cluster) -> Efficiency:
-    from ..core.catalog import load_efficiency
     eff = load_efficiency(cluster.accelerator)
     if getattr(cluster, "scaleout_latency_s", None) is not None:  # given by the scenario
         eff = eff.replace(scaleout_latency_s=float(cluster.scaleout_latency_s))
@@ -1159,16 +1171,25 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
 
 def time_ranking(model: ModelSpec, cluster: Cluster, seq_len=None,
                  recipe="bf16_adam_fp32_grads"):
-    """The ranking ``parallel.choose_plan`` uses by default (registered with
-    ``parallel.set_default_ranking`` when this module is imported): a callable ordering an
-    ``enumerate_plans`` frame by ``rank_by_step_time`` (default overlap settings, bf16,
-    FlashAttention)."""
+    """The ranking a scenario's plan search uses (``scenario_plan`` passes it to
+    ``parallel.choose_plan``): a callable ordering an ``enumerate_plans`` frame by
+    ``rank_by_step_time`` (default overlap settings, bf16, FlashAttention)."""
     def rank(frame):
         return rank_by_step_time(frame, model, cluster, seq_len, recipe=recipe)
     return rank
 
 
-set_default_ranking(time_ranking)
+def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+    """The ``ParallelPlan`` a scenario describes: its fixed fields, the free ones chosen by
+    predicted step time (``parallel.plan_from_parameters`` with ``rank_factory=time_ranking``:
+    the fastest plan that fits, ZeRO-3 only when nothing else fits or the scenario asks).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        As ``parallel.plan_from_parameters``.
+    """
+    return plan_from_parameters(p, model, rank_factory=time_ranking)
 
 
 def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=None, *,
@@ -1230,8 +1251,6 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ValueError
         Bad options (see ``enumerate_plans`` and ``step_time``); a price without train_tokens.
     """
-    from .parallel import enumerate_plans
-
     physics = {k: enumerate_options.pop(k) for k in PHYSICS_OPTIONS if k in enumerate_options}
     prune = enumerate_options.pop("prune_dominated", True)
     if isinstance(tp_overlap, (tuple, list)) or isinstance(dp_overlap, (tuple, list)):
@@ -1419,10 +1438,6 @@ def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None
         among the sizes), ``batch_per_gpu`` not a whole number >= 1, each naming the field and
         the value; bad options as ``make_plan`` / ``step_time``.
     """
-    from ..core.catalog import load_accelerator
-    from .memory import memory_per_gpu
-    from .parallel import make_plan
-
     model = as_model(model, needs="a sharding study")
     acc = load_accelerator(accelerator) if isinstance(accelerator, str) else accelerator
 
@@ -1523,8 +1538,6 @@ def layer_time_table(kernel_efficiency: float | None = None) -> pd.DataFrame:
     and their relative errors. Backward TP collectives overlap the weight-gradient GEMM, as the
     paper states; fp16, dropout, no FlashAttention.
     """
-    from ..core.catalog import load_accelerator
-
     model = gpt_model("korthikanti-22b", 48, 6144, 64)
     cluster = Cluster(load_accelerator("A100-80GB"), 8)
     rows = []
@@ -1559,7 +1572,6 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
 
 
 def _validation_configs() -> pd.DataFrame:
-    from ..core.catalog import DATA_DIR
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
@@ -1651,9 +1663,6 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     basis), ``moe_gate`` and ``pipeline_flushes`` (the values priced: the row's, or
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
-    from ..core.catalog import load_accelerator, load_model, load_published_runs
-    from .parallel import make_plan
-
     over = _physics(dict(physics or {}))
     cfg = _validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
@@ -1792,7 +1801,7 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     """The scenario's plan and its predicted step (``step_time``) from scenario parameters.
 
     Reads ``model``, ``accelerator``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan
-    parameters (``parallel.plan_from_parameters``: fixed where the scenario fixes them, chosen by
+    parameters (``scenario_plan``: fixed where the scenario fixes them, chosen by
     predicted step time among the stack's features where it leaves them free), and
     ``scenario_options`` (``optimizer_recipe``, ``dtype``, ``stack``, the overlap keys). No
     dropout (the memory model's default); FlashAttention as the stack has it.
@@ -1801,13 +1810,9 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     -------
     (ParallelPlan, StepBreakdown)
     """
-    from ..core.catalog import load_model
-    from .parallel import plan_from_parameters
-
     model = model if model is not None else load_model(p["model"])
-    from ..core.catalog import scenario_cluster
     cluster = scenario_cluster(p)
-    plan = plan_from_parameters(p, model)
+    plan = scenario_plan(p, model)
     b = step_time(model, cluster, plan, int(p["seq_len"]), **scenario_options(p))
     return plan, b
 
@@ -1857,11 +1862,10 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
     ValueError
         Neither or both of ``global_batch`` and ``batch_per_gpu``.
     """
-    from .parallel import plan_from_row
-
     if (global_batch is None) == (batch_per_gpu is None):
         raise ValueError("give exactly one of global_batch (strong scaling) and batch_per_gpu "
                          "(weak scaling)")
+    accelerator = as_accelerator(accelerator)  # a catalogue name or an Accelerator
     rows = []
     for n in n_gpus:
         n = int(n)

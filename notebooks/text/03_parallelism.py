@@ -72,7 +72,7 @@ from llmcost.present.report import publish_summary, summary_row
 p = llmcost.notebook_parameters(globals())
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
-plan = parallel.plan_from_parameters(p, spec)
+plan = llmcost.step.scenario_plan(p, spec)
 recipe = memory.get_recipe(p["optimizer_recipe"])
 hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 

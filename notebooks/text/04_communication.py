@@ -754,7 +754,7 @@ plots.zero3_scaling(z3v, pk);
 
 # %%
 # NBVAL_CHECK_OUTPUT
-cl_big, ranks = llmcost.Cluster("H100-SXM", 16384), 2 ** np.arange(3, 15)
+cl_big, ranks = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 16384), 2 ** np.arange(3, 15)
 eff_curves = {f"all-gather, {s / 1e6:,.0f} MB": comm.scale_efficiency("all_gather", s, ranks,
                                                                       cl_big)
               for s in (1e7, 1e8, 1e9, 1e10)}
@@ -898,7 +898,7 @@ plots.straggler_slowdown_curves(jobs, waits);
 import functools
 
 ds, eps = overlap.model_dims("deepseek-v3"), 2 ** np.arange(1, 9)   # EP 2 … 256
-h800 = llmcost.Cluster("H800", 2048)
+h800 = llmcost.Cluster(llmcost.load_accelerator("H800"), 2048)
 # one all-to-all of 4,096 tokens, top-8, at each EP degree; the argument is the EP stride
 one = functools.partial(comm.moe_all_to_all_time, 4096, 8, ds["d_model"], eps, h800)
 node4 = {"dispatch": "per_node", "n_experts": 256, "node_limit": 4}   # DeepSeek-V3, DeepEP
@@ -939,7 +939,7 @@ dsv3 = llmcost.load_model("deepseek-v3")
 ds_row = validation.set_index("set").loc["deepseek-v3-h800"]   # issue 14's validation row
 ds_plan = parallel.make_plan(dsv3, 2048, 15360, tp=1, pp=16, ep=64, zero_stage=1, seq_len=4096,
                              micro_batch_size=1, pp_split="uneven")
-ds_steps = {ov: step.step_time(dsv3, llmcost.Cluster("H800", 2048), ds_plan, 4096, dtype="fp8",
+ds_steps = {ov: step.step_time(dsv3, llmcost.Cluster(llmcost.load_accelerator("H800"), 2048), ds_plan, 4096, dtype="fp8",
                                stack="deepseek-hai-llm-2024", ep_overlap=ov)
             for ov in ("none", "dualpipe")}
 print(f"DeepSeek-V3, {ds_plan.describe()}; published {ds_row.reported_mfu:.1%} ({ds_row.split})")
@@ -949,7 +949,7 @@ for ov, sb in ds_steps.items():
           " of the step")
 
 # %%
-h100_256 = llmcost.Cluster("H100-SXM", 256)
+h100_256 = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 256)
 mx_plans = {f"Mixtral 8x7B, TP{t} EP8" + (" (EP across boards)" if t > 1 else ""):
             parallel.make_plan(mx, 256, 512, tp=t, pp=4, ep=8, zero_stage=1, seq_len=4096)
             for t in (1, 4)}
