@@ -1,0 +1,140 @@
+"""MoE scaling laws and over-training (llmcost.laws.moe) against the papers' stated values."""
+
+import math
+
+import numpy as np
+import pytest
+
+from llmcost.laws import moe, scaling
+
+
+# ----------------------------------------------------------------- Clark et al. 2022
+def test_saturated_experts_limits():
+    # Eq. 1's transform: Ê(1) = E_start, Ê → E_max as E → ∞ (hand derivation)
+    f = moe.CLARK_FITS["s-base"]
+    assert moe.saturated_experts(1, "s-base") == pytest.approx(f.e_start, rel=1e-12)
+    assert moe.saturated_experts(1e9, "s-base") == pytest.approx(f.e_max, rel=1e-5)
+
+
+def test_effective_params_clark_example():
+    # Clark et al. 2022 (arXiv:2202.01169), effective parameter count: a 5M base with 128
+    # experts (S-BASE) performs like a ~55M dense model. The 3-decimal Table 3 constants give
+    # 51.8M; two-sided 10%.
+    n_bar = moe.effective_params(5e6, 128, "s-base")
+    assert 55e6 * 0.9 < n_bar < 55e6 * 1.1
+
+
+def test_effective_params_is_dense_equivalent():
+    # definition: L(N̄, 1) = L(N, E)
+    for fit in moe.CLARK_FITS:
+        n_bar = moe.effective_params(2e8, 64, fit)
+        assert moe.routed_loss(n_bar, 1, fit) == pytest.approx(moe.routed_loss(2e8, 64, fit),
+                                                               rel=1e-10)
+
+
+def test_routing_cutoff_sbase():
+    # Clark et al. 2022: S-BASE stops helping at N_cutoff = 937B (130B tokens); Table 3's
+    # rounded b, c give 1.0e12. Two-sided 10%.
+    assert 937e9 * 0.9 < moe.routing_cutoff_params("s-base") < 937e9 * 1.1
+    # at the cutoff the effective count equals the base (no benefit), to rounding
+    n = moe.routing_cutoff_params("s-base")
+    assert moe.effective_params(n, 64, "s-base") == pytest.approx(n, rel=1e-9)
+
+
+def test_clark_bad_input():
+    with pytest.raises(ValueError, match="n_experts"):
+        moe.saturated_experts(0.5)
+    with pytest.raises(ValueError, match="fit="):
+        moe.routed_loss(1e9, 8, "nope")
+
+
+# -------------------------------------------------------------- Krajewski et al. 2024
+def test_krajewski_constants_table1():
+    # Krajewski et al. 2024 (arXiv:2402.07871) Table 1
+    m, d = moe.KRAJEWSKI_MOE, moe.KRAJEWSKI_DENSE
+    assert (m.a, m.alpha, m.b, m.beta, m.g, m.gamma, m.c) == (18.1, 0.115, 30.8, 0.147, 2.1,
+                                                              0.58, 0.47)
+    assert (d.a, d.alpha, d.b, d.beta, d.c) == (16.3, 0.126, 26.7, 0.127, 0.47)
+
+
+def test_krajewski_loss_fit_is_eq9():
+    f = moe.krajewski_loss_fit(8)
+    n, d, g = 1e9, 3e10, 8.0
+    eq9 = 0.47 + (2.1 / g ** 0.58 + 18.1) / n ** 0.115 + 30.8 / d ** 0.147
+    assert scaling.loss(n, d, f) == pytest.approx(eq9, rel=1e-12)
+
+
+def test_moe_compute_multiplier_krajewski_claim():
+    # Krajewski et al. 2024 (abstract/§6): a compute-optimal MoE at 1e20 FLOPs matches a dense
+    # model trained with ~20x the compute, and the gap widens with the budget. At G = 16 the
+    # fit gives 24x at 1e20; two-sided band 15x-30x; and it must grow from 1e20 to 1e25.
+    r = moe.moe_compute_optimal([1e20, 1e25], 16)
+    assert 15 < r.compute_multiplier[0] < 30
+    assert r.compute_multiplier[1] > r.compute_multiplier[0]
+
+
+def test_moe_optimum_active_params_near_table2():
+    # Krajewski et al. 2024 Table 2 lists the compute-optimal 64x1B model (1B active, G = 16)
+    # at 1.93e20 FLOPs with ~29B tokens. Two-sided: active params within 0.5-2x, tokens
+    # within 0.5-2x (the fit's optimum under 6·N_active·D, without their routing FLOPs).
+    r = moe.moe_compute_optimal(1.93e20, 16).iloc[0]
+    assert 0.5e9 < r.active_params < 2e9
+    assert 14.5e9 < r.train_tokens < 58e9
+    # compute identity: C = 6 · N_active · D
+    assert 6 * r.active_params * r.train_tokens == pytest.approx(1.93e20, rel=1e-9)
+
+
+def test_fits_disagree_direction():
+    # Clark: the dense-equivalent ratio falls to 1 at the cutoff; Krajewski's stays above 1
+    df = moe.moe_fits_compared([1e8, 1e10, 1e12])
+    assert np.all(np.diff(df.clark_dense_equivalent_ratio) < 0)
+    assert df.clark_dense_equivalent_ratio.iloc[-1] == pytest.approx(1.0, abs=0.01)
+    assert np.all(df.krajewski_dense_equivalent_ratio > 1.5)
+
+
+def test_granularity_bad_input():
+    with pytest.raises(ValueError, match="granularity"):
+        moe.krajewski_loss_fit(0.5)
+
+
+# --------------------------------------------------------------------- Gadre et al. 2024
+def test_gadre_form_equals_chinchilla_form():
+    # Gadre et al. 2024 (arXiv:2403.08540) Eq. 4-5: with α = β, L(N, D) = L(C, M) at
+    # C = 6ND, M = D/N (hand derivation in the module docstring)
+    n, d = 1.4e9, 900e9  # Gadre et al.'s 1.4B model on 900B tokens
+    assert moe.gadre_loss(6 * n * d, d / n) == pytest.approx(
+        scaling.loss(n, d, "muennighoff2023"), rel=1e-12)
+
+
+def test_gadre_optimal_multiplier_near_chinchilla():
+    # the compute-optimal M* of the Muennighoff C4 fit: ~20 tokens per parameter, as Gadre et
+    # al. take M = 20 as compute-optimal (§2). Two-sided 15-25.
+    assert 15 < moe.gadre_form()["optimal_multiplier"] < 25
+
+
+def test_overtraining_penalty_closed_form_matches_exact():
+    # the closed-form penalty equals the exact same-loss computation for an α = β fit
+    fit = "muennighoff2023"
+    m_star = moe.gadre_form(fit)["optimal_multiplier"]
+    for k in (10.0, 100.0):
+        row = moe.overtraining(1e9, [k], fit).iloc[0]
+        assert row.tokens_per_param == pytest.approx(k * m_star, rel=1e-9)
+        assert row.penalty == pytest.approx(moe.overtraining_penalty(k * m_star, fit), rel=1e-6)
+    assert moe.overtraining_penalty(m_star, fit) == pytest.approx(1.0, rel=1e-9)
+
+
+def test_overtraining_break_even_is_lifetime_equality():
+    df = moe.overtraining(8e9, [1, 10, 100], "besiroglu2024")
+    assert np.isnan(df.break_even_inference_tokens[0])
+    for _, r in df.iloc[1:].iterrows():
+        life = r.train_flops + 2 * r.n_params * r.break_even_inference_tokens
+        life_opt = r.optimal_train_flops + 2 * r.optimal_n_params * r.break_even_inference_tokens
+        assert life == pytest.approx(life_opt, rel=1e-9)
+        assert r.penalty > 1 and r.params_ratio > 1 and r.loss_gain > 0
+
+
+def test_overtraining_gadre_requires_equal_exponents():
+    with pytest.raises(ValueError, match="alpha"):
+        moe.gadre_form("besiroglu2024")
+    with pytest.raises(ValueError, match="factors"):
+        moe.overtraining(1e9, [0.5])
