@@ -64,37 +64,69 @@ def test_krajewski_loss_fit_is_eq9():
     assert scaling.loss(n, d, f) == pytest.approx(eq9, rel=1e-12)
 
 
+#: Krajewski et al. 2024 Table 2: compute-optimal (E x N_act, D, G, FLOPs, loss).
+KRAJEWSKI_TABLE2 = [(100e6, 4.37e9, 8, 2.95e18, 3.133), (1e9, 28.94e9, 16, 1.93e20, 2.491),
+                    (3e9, 72.90e9, 16, 1.41e21, 2.245), (7e9, 137.60e9, 32, 6.46e21, 2.076),
+                    (70e9, 941.07e9, 32, 4.16e23, 1.694), (300e9, 2.96e12, 64, 5.69e24, 1.503),
+                    (1e12, 7.94e12, 64, 4.97e25, 1.367)]
+
+
+@pytest.mark.parametrize("n_act, d, g, flops, ell", KRAJEWSKI_TABLE2)
+def test_moe_optimum_reproduces_table2(n_act, d, g, flops, ell):
+    # Krajewski et al. 2024 §6.2 / Table 2, from Eq. 9 (Table 1) under Eq. 10 (c_f 6, c_r 14,
+    # d_model = 64·n_blocks): G exactly, N_act and D two-sided 5%, loss two-sided 1.5%
+    r = moe.moe_compute_optimal(flops).iloc[0]
+    assert r.granularity == g
+    assert n_act * 0.95 < r.active_params < n_act * 1.05
+    assert d * 0.95 < r.train_tokens < d * 1.05
+    assert ell * 0.985 < r.loss < ell * 1.015
+
+
+def test_table2_flops_identity():
+    # Eq. 10 by hand for the 64x1B row: d = (64·N/(8E+4))^(1/3), F/D = (12d²·6 + d·64·16·14)·d/64
+    n = 1e9 * 516 / 12
+    d_model = (64 * n / 516) ** (1 / 3)
+    fpt = (12 * d_model ** 2 * 6 + d_model * 64 * 16 * 14) * d_model / 64
+    assert moe.krajewski_flops_per_token(n, 16) == pytest.approx(fpt, rel=1e-12)
+    assert fpt * 28.94e9 == pytest.approx(1.93e20, rel=0.03)  # the table's FLOPs
+
+
 def test_moe_compute_multiplier_krajewski_claim():
-    # Krajewski et al. 2024 (abstract/§6): a compute-optimal MoE at 1e20 FLOPs matches a dense
-    # model trained with ~20x the compute, and the gap widens with the budget. At G = 16 the
-    # fit gives 24x at 1e20; two-sided band 15x-30x; and it must grow from 1e20 to 1e25.
-    r = moe.moe_compute_optimal([1e20, 1e25], 16)
-    assert 15 < r.compute_multiplier[0] < 30
+    # Krajewski et al. 2024 §1: a compute-optimal MoE at 1e20 FLOPs matches a dense model
+    # trained with 20x the compute (two-sided 16-24x here: 21x), and the saving rises with the
+    # budget. They state "exceeding 40x" past 1e25; this gives 32x at 1e25 (their Fig. 1 dense
+    # curve is not reproduced there): checked only as rising, 25-45x.
+    r = moe.moe_compute_optimal([1e20, 1e25])
+    assert 16 < r.compute_multiplier[0] < 24
+    assert 25 < r.compute_multiplier[1] < 45
     assert r.compute_multiplier[1] > r.compute_multiplier[0]
 
 
-def test_moe_optimum_active_params_near_table2():
-    # Krajewski et al. 2024 Table 2 lists the compute-optimal 64x1B model (1B active, G = 16)
-    # at 1.93e20 FLOPs with ~29B tokens. Two-sided: active params within 0.5-2x, tokens
-    # within 0.5-2x (the fit's optimum under 6·N_active·D, without their routing FLOPs).
-    r = moe.moe_compute_optimal(1.93e20, 16).iloc[0]
-    assert 0.5e9 < r.active_params < 2e9
-    assert 14.5e9 < r.train_tokens < 58e9
-    # compute identity: C = 6 · N_active · D
-    assert 6 * r.active_params * r.train_tokens == pytest.approx(1.93e20, rel=1e-9)
+def test_routing_cost_makes_granularity_finite():
+    # without routing FLOPs (c_r = 0) the largest G always wins; with c_r = 14 it does not
+    assert moe.moe_compute_optimal(1e20, c_r=0).granularity.iloc[0] == 256
+    assert moe.moe_compute_optimal(1e20).granularity.iloc[0] == 16
 
 
 def test_fits_disagree_direction():
     # Clark: the dense-equivalent ratio falls to 1 at the cutoff; Krajewski's stays above 1
+    # and the compute multiplier grows
     df = moe.moe_fits_compared([1e8, 1e10, 1e12])
     assert np.all(np.diff(df.clark_dense_equivalent_ratio) < 0)
     assert df.clark_dense_equivalent_ratio.iloc[-1] == pytest.approx(1.0, abs=0.01)
     assert np.all(df.krajewski_dense_equivalent_ratio > 1.5)
+    assert np.all(np.diff(df.krajewski_compute_multiplier) > 0)
 
 
 def test_granularity_bad_input():
     with pytest.raises(ValueError, match="granularity"):
         moe.krajewski_loss_fit(0.5)
+    with pytest.raises(ValueError, match="granularity"):
+        moe.moe_compute_optimal(1e20, granularity=0.5)
+    with pytest.raises(ValueError, match="compute_flops"):
+        moe.moe_compute_optimal(-1.0)
+    with pytest.raises(ValueError, match="active_params"):
+        moe.moe_fits_compared([1e20])
 
 
 # --------------------------------------------------------------------- Gadre et al. 2024

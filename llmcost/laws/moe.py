@@ -29,29 +29,38 @@ the parameters of the dense FFN they replace; a token uses one FFN's worth),
 
     L(N, D, G) = c + (g/G^γ + a)/N^α + b/D^β,
 
-a Chinchilla form whose N coefficient A(G) = g/G^γ + a falls with granularity, so at a fixed G
-the compute-optimal (N, D) is Hoffmann's closed form with A = A(G), E = c
-(``krajewski_loss_fit``) under their compute, 6 FLOPs per *active* parameter per token. With
-d_ff = 4·d_model a block holds 4·d² attention and 8·d² FFN parameters; at expansion 64 the MoE
-block holds 4·d² + 64·8·d² = 516·d², of which 12·d² are active: N_active = N·12/516
-(``KRAJEWSKI_ACTIVE_FRACTION``), so C = 6·(12/516)·N·D. Their dense fit (Table 1, "Dense") has the same form without G. The
-**dense-equivalent** of an MoE optimum is the compute-optimal dense model reaching its loss;
-its compute over the MoE's is the MoE's compute multiplier (Krajewski et al.: ~20× at 1e20 FLOPs
-with the best G, more beyond).
+a Chinchilla form whose N coefficient A(G) = g/G^γ + a falls with granularity
+(``krajewski_loss_fit``). Their compute (§6.1 Eq. 10, App. E) counts c_f = 6 FLOPs per active
+parameter per token and c_r = 14 per router parameter per token:
+
+    F = (12·d²·c_f + d·E·G·c_r)·D·n_blocks,   d = 64·n_blocks,   N = d²·(8E + 4)·n_blocks,
+
+so a block holds 12·d² active of (8E + 4)·d² = 516·d² parameters at E = 64, N_active =
+N·12/516 (``KRAJEWSKI_ACTIVE_FRACTION``), and the routing term, growing with G, makes the best
+G finite. ``moe_compute_optimal`` minimises L over N, D and G = 1, 2, 4, ... at a budget F, as
+their §6.2 does with Brent's method, and reproduces their Table 2 (G exactly, N_act and D to 3%,
+the loss to 1%). Their dense fit (Table 1, "Dense", C = 6·N·D) gives the **dense equivalent**:
+the cheapest dense model reaching the MoE's loss; its compute over F is the MoE's compute
+multiplier (Krajewski et al. §1: 20× at 1e20 FLOPs, "exceeding 40×" past 1e25; this
+implementation gives 21× and 32×: their Fig. 1 dense curve is not reproduced above 1e23).
 
 Where they disagree: Clark's routing benefit shrinks with size and is gone near a trillion
-parameters; Krajewski's grows with the budget. Krajewski et al. trace the difference to Clark's
-fixed token count (a model of any size on 130B tokens), which undertrains the large ones.
+parameters; Krajewski's grows with the budget. Krajewski et al. (§6.3) trace the difference to
+Clark's fixed token count (a model of any size on 130B tokens), which undertrains the large
+ones, and to Clark's coarse experts (G = 1).
 
 **Ludziejewski et al. 2025** (*Joint MoE Scaling Laws*, arXiv:2502.05172) fit a later, joint
 law in (N_act, D, E); its constants are not used here (not read from the paper itself; the copies
 read disagree on their signs).
 
-Conventions. Compute for the MoE fits is C = 6·N_active·D (router, attention-score and
-embedding FLOPs left out; Krajewski et al.'s own FLOPs count adds a routing term that grows with
-G, which is what makes their optimal G finite: with 6·N·D alone a larger G always helps, so G
-is the caller's choice here). Losses are in each paper's own nats on its own data (C4 for
-Krajewski et al., MassiveText for Clark et al.): compare within a fit, never across.
+Sources read. Krajewski et al.'s constants, Eq. 9-11, App. E and Table 2 were read from the
+paper's text. Clark et al.'s Table 3 constants were read from two independent summaries of the
+paper (its own text was not at hand); they reproduce the paper's stated effective-parameter
+example (5M base, 128 experts ≈ 55M dense) to 6% and its S-BASE cutoff (937B) to 7%.
+
+Conventions. Losses are in each paper's own nats on its own data (C4 with the GPT-2 tokenizer
+for Krajewski et al., MassiveText for Clark et al.): compare ratios across fits, never losses.
+Embeddings are excluded from N (both papers).
 
 Over-training: what 10× or 100× past Chinchilla buys
 -----------------------------------------------------
@@ -215,13 +224,16 @@ KRAJEWSKI_GRANULARITY_RANGE = (1.0, 16.0)
 #: 4·d², FFN 8·d² per block): 12·d² active of 4·d² + 64·8·d² = 516·d².
 KRAJEWSKI_EXPANSION = 64
 KRAJEWSKI_ACTIVE_FRACTION = 12.0 / (4.0 + 8.0 * KRAJEWSKI_EXPANSION)
+#: FLOPs per router parameter per token (Krajewski et al. 2024 App. E: c_r = 14, 6-20 by
+#: implementation); c_f = 6 for the rest of the network.
+KRAJEWSKI_ROUTING_FLOPS = 14.0
 
 
 def krajewski_loss_fit(granularity=1.0, dense: bool = False) -> LossFit:
     """Krajewski et al.'s fit at a fixed granularity G as a Chinchilla ``LossFit``:
-    E = c, A = g/G^γ + a, B = b (``dense``: their dense fit, G ignored). Every function of
-    ``llmcost.scaling`` then applies in N (total) and D; for an MoE the compute is
-    C = 6·f·N·D, f = ``KRAJEWSKI_ACTIVE_FRACTION`` (pass C/f to ``scaling.compute_optimal``)."""
+    E = c, A = g/G^γ + a, B = b (``dense``: their dense fit, G ignored), in N (total
+    non-embedding parameters) and D. For the MoE's compute use ``krajewski_flops_per_token``
+    (``scaling.compute_optimal`` assumes 6·N·D, right for the dense fit only)."""
     f = KRAJEWSKI_DENSE if dense else KRAJEWSKI_MOE
     g = float(as_array(granularity, "granularity", positive=True))
     if g < 1:
@@ -232,66 +244,123 @@ def krajewski_loss_fit(granularity=1.0, dense: bool = False) -> LossFit:
                    "N = non-embedding parameters, all experts; loss on C4 (Krajewski et al.'s data)")
 
 
-def moe_compute_optimal(compute_flops, granularity=8.0):
-    """The compute-optimal MoE at a budget under Krajewski et al. 2024 (Eq. 9, Table 1) at
-    granularity G, and its dense equivalent under their dense fit.
+def krajewski_flops_per_token(n_params, granularity, expansion: int = KRAJEWSKI_EXPANSION,
+                              c_r: float = KRAJEWSKI_ROUTING_FLOPS):
+    """Training FLOPs per token of a (granular) MoE, Krajewski et al. 2024 Eq. 10-11 and
+    App. E: F/D = (12·d²·c_f + d·E·G·c_r)·n_blocks, c_f = 6 (2 forward + 4 backward per active
+    parameter), c_r = 14 (routing FLOPs per router parameter and token, their App. E; between 6
+    and 20 by implementation), with their shape rule d_model = 64·n_blocks and
+    N = d²·(8E + 4)·n_blocks (non-embedding, all experts, §6.1). Embeddings are excluded."""
+    n = as_array(n_params, "n_params", positive=True)
+    g = as_array(granularity, "granularity", positive=True)
+    e = float(as_array(expansion, "expansion", positive=True))
+    cr = float(as_array(c_r, "c_r", nonnegative=True))
+    d = (64.0 * n / (8.0 * e + 4.0)) ** (1.0 / 3.0)
+    return scalar_or_array((12.0 * d ** 2 * 6.0 + d * e * g * cr) * d / 64.0)
 
-    MoE: with N the total (non-embedding) parameters and C = 6·f·N·D, f =
-    ``KRAJEWSKI_ACTIVE_FRACTION`` (12/516 at expansion 64), the optimum is Hoffmann's closed
-    form with A = g/G^γ + a at the compute C/f (``krajewski_loss_fit``); active parameters
-    f·N. Dense equivalent: the cheapest dense (N, D) under their dense fit reaching the MoE's
-    loss; ``compute_multiplier`` = its compute / C.
+
+def _krajewski_best_n(c, g, cr):
+    """For each budget c (1-d array) at granularity g: the N minimising Eq. 9 with
+    D = c / F_token(N, G), over d_model (a log grid, then golden-section refinement)."""
+    f, e = KRAJEWSKI_MOE, KRAJEWSKI_EXPANSION
+
+    def loss_of_d(d, cc):
+        n = d ** 3 * (8 * e + 4) / 64.0
+        fpt = (12.0 * d ** 2 * 6.0 + d * e * g * cr) * d / 64.0
+        return f.c + (f.g / g ** f.gamma + f.a) / n ** f.alpha + f.b / (cc / fpt) ** f.beta
+
+    grid = np.geomspace(8.0, 1e7, 600)
+    k = np.argmin(loss_of_d(grid[None, :], c[:, None]), axis=1)
+    lo, hi = np.log(grid[np.clip(k - 1, 0, None)]), np.log(grid[np.clip(k + 1, None, 599)])
+    phi = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(60):
+        x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
+        left = loss_of_d(np.exp(x1), c) < loss_of_d(np.exp(x2), c)
+        lo, hi = np.where(left, lo, x1), np.where(left, x2, hi)
+    d = np.exp((lo + hi) / 2.0)
+    return d ** 3 * (8 * e + 4) / 64.0
+
+
+def moe_compute_optimal(compute_flops, granularity=None, c_r: float = None):
+    """The compute-optimal MoE at a budget, Krajewski et al. 2024 §6 (Eq. 9-11, Table 1): minimise
+    L(N, D, G) subject to F = (12·d²·c_f + d·E·G·c_r)·D·n_blocks, d = 64·n_blocks,
+    N = d²·(8E + 4)·n_blocks, E = 64; and its dense equivalent under their dense fit.
+
+    ``granularity`` None: the best of G = 1, 2, 4, ..., 256 (their Table 2 reports powers of 2);
+    a number: that G. Active parameters N_act = 12·d²·n_blocks = N·12/516. The dense equivalent
+    is the cheapest dense (N, D) reaching the MoE's loss under the dense fit (C = 6·N·D, their
+    c_f = 6); ``compute_multiplier`` = its compute / F. The paper's Table 2 is reproduced to 3%
+    in N_act and D, exactly in G and to 1% in loss (tests/test_moe_laws.py).
 
     Returns
     -------
     DataFrame, one row per budget: ``compute_flops``, ``granularity``, ``total_params``,
-    ``active_params``, ``train_tokens``, ``tokens_per_active_param``, ``loss``,
-    ``dense_params``, ``dense_tokens``, ``dense_compute_flops``, ``compute_multiplier``,
-    ``dense_to_active_params`` and ``in_fit_range`` (total parameters and tokens both inside
-    the runs behind the fit).
+    ``active_params``, ``train_tokens``, ``tokens_per_active_param``, ``flops_per_token``,
+    ``loss``, ``dense_params``, ``dense_tokens``, ``dense_compute_flops``,
+    ``compute_multiplier``, ``dense_to_active_params`` and ``in_fit_range`` (total parameters
+    and tokens both inside the runs behind the fit).
     """
-    c = np.atleast_1d(as_array(compute_flops, "compute_flops", positive=True))
-    fm, fd = krajewski_loss_fit(granularity), krajewski_loss_fit(dense=True)
-    n, d = (np.asarray(x, dtype=float) for x in compute_optimal(c / KRAJEWSKI_ACTIVE_FRACTION,
-                                                                fm))
+    c = np.atleast_1d(as_array(compute_flops, "compute_flops", positive=True)).astype(float)
+    cr = KRAJEWSKI_ROUTING_FLOPS if c_r is None else float(as_array(c_r, "c_r",
+                                                                     nonnegative=True))
+    if granularity is None:
+        gs = 2.0 ** np.arange(0, 9)
+    else:
+        gs = np.atleast_1d(as_array(granularity, "granularity", positive=True))
+        if np.any(gs < 1):
+            raise ValueError(f"granularity={float(gs.min())!r} must be >= 1 (G = 1: one expert "
+                             "the size of the dense FFN)")
+    best = None
+    for g in gs:
+        n = _krajewski_best_n(c, g, cr)
+        d = c / np.asarray(krajewski_flops_per_token(n, g, c_r=cr), dtype=float)
+        ell = np.asarray(loss(n, d, krajewski_loss_fit(g)), dtype=float)
+        row = (ell, np.full_like(ell, g), n, d)
+        best = row if best is None else tuple(np.where(ell < best[0], x, y)
+                                              for x, y in zip(row, best))
+    ell, g, n, d = best
     na = n * KRAJEWSKI_ACTIVE_FRACTION
-    ell = np.asarray(loss(n, d, fm), dtype=float)
-    nd, dd = (np.asarray(x, dtype=float) for x in compute_optimal_for_loss(ell, fd))
+    nd, dd = (np.asarray(x, dtype=float) for x in
+              compute_optimal_for_loss(ell, krajewski_loss_fit(dense=True)))
     cd = TRAIN_FLOPS_PER_PARAM_TOKEN * nd * dd
     ok = ((n >= KRAJEWSKI_PARAMS_RANGE[0]) & (n <= KRAJEWSKI_PARAMS_RANGE[1])
           & (d >= KRAJEWSKI_TOKENS_RANGE[0]) & (d <= KRAJEWSKI_TOKENS_RANGE[1]))
-    return pd.DataFrame({"compute_flops": c, "granularity": float(granularity),
-                         "total_params": n, "active_params": na, "train_tokens": d,
-                         "tokens_per_active_param": d / na, "loss": ell, "dense_params": nd,
-                         "dense_tokens": dd, "dense_compute_flops": cd,
-                         "compute_multiplier": cd / c, "dense_to_active_params": nd / na,
-                         "in_fit_range": ok})
+    return pd.DataFrame({"compute_flops": c, "granularity": g, "total_params": n,
+                         "active_params": na, "train_tokens": d,
+                         "tokens_per_active_param": d / na, "flops_per_token": c / d,
+                         "loss": ell, "dense_params": nd, "dense_tokens": dd,
+                         "dense_compute_flops": cd, "compute_multiplier": cd / c,
+                         "dense_to_active_params": nd / na, "in_fit_range": ok})
 
 
-def moe_fits_compared(active_params, n_experts: int = 64, granularity=8.0,
-                      clark_fit="s-base"):
+def moe_fits_compared(active_params, n_experts: int = 64, clark_fit="s-base"):
     """Where the MoE fits disagree: how many times bigger a dense model must be to match an MoE
     of N active parameters, by each fit.
 
     * Clark et al. 2022: N̄(N, E)/N at their fixed 130B tokens (``effective_params``).
-    * Krajewski et al. 2024: the compute-optimal MoE with N active parameters (the budget
-      C = 6·N·D*(N) at which N is optimal) against the compute-optimal dense model of the same
-      loss: dense N / active N (``moe_compute_optimal``'s ``dense_to_active_params``).
+    * Krajewski et al. 2024: the compute-optimal MoE with N active parameters (the budget at
+      which it is optimal, found on a grid of budgets and interpolated in log-log) against the
+      compute-optimal dense model of the same loss: dense N / active N
+      (``moe_compute_optimal``'s ``dense_to_active_params``) and the compute multiplier.
 
     Returns
     -------
     DataFrame: ``active_params``, ``clark_dense_equivalent_ratio``,
-    ``krajewski_dense_equivalent_ratio``, ``krajewski_compute_flops``.
+    ``krajewski_dense_equivalent_ratio``, ``krajewski_compute_multiplier``,
+    ``krajewski_compute_flops``.
     """
     n = np.atleast_1d(as_array(active_params, "active_params", positive=True))
     clark = np.asarray(effective_params(n, n_experts, clark_fit), dtype=float) / n
-    fm = krajewski_loss_fit(granularity)
-    # total N*(C/f) = G·(C/(6f))^a with N = N_act/f  ⇒  C = 6·f·(N_act/(f·G))^(1/a)
-    f = KRAJEWSKI_ACTIVE_FRACTION
-    c = TRAIN_FLOPS_PER_PARAM_TOKEN * f * (n / (f * fm.G)) ** (1.0 / fm.a)
-    k = moe_compute_optimal(c, granularity)
+    grid = moe_compute_optimal(np.geomspace(1e14, 1e31, 120))
+    ln = np.log(grid.active_params.to_numpy())
+    if np.any(np.log(n) < ln[0]) or np.any(np.log(n) > ln[-1]):
+        raise ValueError(f"active_params={n.min():.3g}..{n.max():.3g} must lie in "
+                         f"{math.exp(ln[0]):.3g}..{math.exp(ln[-1]):.3g} (the budgets searched)")
+    c = np.exp(np.interp(np.log(n), ln, np.log(grid.compute_flops.to_numpy())))
+    k = moe_compute_optimal(c)
     return pd.DataFrame({"active_params": n, "clark_dense_equivalent_ratio": clark,
                          "krajewski_dense_equivalent_ratio": k["dense_to_active_params"].values,
+                         "krajewski_compute_multiplier": k["compute_multiplier"].values,
                          "krajewski_compute_flops": c})
 
 
@@ -386,6 +455,7 @@ __all__ = [
     "effective_params", "routing_cutoff_params", "GranularFit", "KRAJEWSKI_MOE",
     "KRAJEWSKI_DENSE", "KRAJEWSKI_PARAMS_RANGE", "KRAJEWSKI_TOKENS_RANGE",
     "KRAJEWSKI_GRANULARITY_RANGE", "KRAJEWSKI_EXPANSION", "KRAJEWSKI_ACTIVE_FRACTION",
+    "KRAJEWSKI_ROUTING_FLOPS", "krajewski_flops_per_token",
     "krajewski_loss_fit", "moe_compute_optimal",
     "moe_fits_compared", "gadre_form", "gadre_loss", "overtraining_penalty", "overtraining",
 ]

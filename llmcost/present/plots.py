@@ -1448,7 +1448,7 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
 
 
 def moe_dense_equivalent(compared, ax=None, cutoff_params=None, fit_range=None,
-                         granularity: float = 8.0, n_experts: int = 64):
+                         n_experts: int = 64):
     """How many times bigger a dense model must be to match an MoE, by each MoE fit, against
     the MoE's active parameters (``laws.moe.moe_fits_compared``): Clark et al. 2022's effective
     parameter count at their 130B tokens, Krajewski et al. 2024's compute-optimal dense
@@ -1459,7 +1459,7 @@ def moe_dense_equivalent(compared, ax=None, cutoff_params=None, fit_range=None,
     ax.plot(n, compared.clark_dense_equivalent_ratio, lw=2, color="C0",
             label=f"Clark et al. 2022 (S-BASE, {n_experts} experts, 130B tokens)")
     ax.plot(n, compared.krajewski_dense_equivalent_ratio, lw=2, color="C1",
-            label=f"Krajewski et al. 2024 (compute-optimal, G = {granularity:g})")
+            label="Krajewski et al. 2024 (compute-optimal N, D, G)")
     ax.axhline(1.0, color="0.5", lw=1, ls=":")
     if cutoff_params is not None:
         ax.axvline(cutoff_params, color="C0", ls="--", lw=1, label="Clark's routing cutoff")

@@ -513,16 +513,17 @@ if scen is not None:
 # * **Krajewski et al. 2024** (*Scaling Laws for Fine-Grained Mixture of Experts*,
 #   arXiv:2402.07871, Eq. 9, Table 1): N parameters (all experts, non-embedding), D tokens,
 #   granularity G (expert width = FFN width / G), expansion rate 64:
-#   $L = c + (g/G^{\gamma} + a)/N^{\alpha} + b/D^{\beta}$. At a fixed G it is Chinchilla's form, so
-#   the compute-optimal (N, D) has Hoffmann's closed form under $C = 6\,N_{active}D$, with
-#   $N_{active} = N\cdot 12/516$ at expansion 64 (`llmcost.laws.moe.KRAJEWSKI_ACTIVE_FRACTION`).
-#   Their dense fit (same table) gives the dense model that matches.
+#   $L = c + (g/G^{\gamma} + a)/N^{\alpha} + b/D^{\beta}$. Their compute counts 6 FLOPs per active
+#   parameter and 14 per router parameter per token,
+#   $F = (12d^2\cdot 6 + d\,E\,G\cdot 14)\,D\,n_{blocks}$ with $d = 64\,n_{blocks}$ and
+#   $N = d^2(8E + 4)\,n_{blocks}$, so $N_{active} = N\cdot 12/516$ and finer experts pay in routing:
+#   the best G is finite. `llmcost.laws.moe.moe_compute_optimal` minimises L over N, D and G at a
+#   budget, as their §6.2 does, and reproduces their Table 2. Their dense fit (same table) gives
+#   the dense model that matches.
 #
-# Conventions: router and attention-score FLOPs are left out of C (Krajewski et al.'s own count
-# adds a routing cost that grows with G, which is what makes their best G finite, so G is a choice
-# here, 8 as in DeepSeek-V3's fine-grained experts); each fit's loss is on its own data, so only
-# ratios are compared across fits. A later joint law in (N_act, D, E) (Ludziejewski et al. 2025,
-# arXiv:2502.05172) is not used: its constants could not be read from the paper itself.
+# Each fit's loss is on its own data, so only ratios are compared across fits. A later joint law
+# in (N_act, D, E) (Ludziejewski et al. 2025, arXiv:2502.05172) is not used: its constants could not
+# be read from the paper itself.
 
 # %%
 from llmcost.laws import moe
@@ -543,17 +544,17 @@ print(f"Krajewski et al.'s runs: {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0
       f"{llmcost.fmt_count(moe.CLARK_TRAIN_TOKENS)} tokens, up to 512 experts")
 
 # %% [markdown]
-# **The compute-optimal MoE at a budget.** Krajewski's fit at G = 8, at the scenario's budget and
-# around it: the active and total parameters, the tokens, and the dense model of equal loss
-# (the cheapest one under their dense fit) with the compute it would need.
+# **The compute-optimal MoE at a budget.** Krajewski et al.'s optimum, N, D and G together, at the
+# scenario's budget and around it: the active and total parameters, the tokens, the granularity,
+# and the dense model of equal loss (the cheapest one under their dense fit) with the compute it
+# would need.
 
 # %%
-G_MOE = 8.0  # experts 1/8 of the FFN wide (DeepSeek-V3 config.json: moe_intermediate_size 2048 vs intermediate_size 18432, 1/9)
 budgets_moe = [1e21, 1e22, c_run, 1e24, 1e25]
-mo = moe.moe_compute_optimal(budgets_moe, G_MOE)
-plots.table(mo[["compute_flops", "active_params", "total_params", "train_tokens", "tokens_per_active_param",
-                "dense_params", "dense_compute_flops", "compute_multiplier", "in_fit_range"]],
-            {"compute_flops": "{:.3g}", "active_params": "{:.3g}", "total_params": "{:.3g}",
+mo = moe.moe_compute_optimal(budgets_moe)
+plots.table(mo[["compute_flops", "granularity", "active_params", "total_params", "train_tokens",
+                "tokens_per_active_param", "dense_params", "dense_compute_flops", "compute_multiplier", "in_fit_range"]],
+            {"compute_flops": "{:.3g}", "granularity": "{:.0f}", "active_params": "{:.3g}", "total_params": "{:.3g}",
              "train_tokens": "{:.3g}", "tokens_per_active_param": "{:.0f}", "dense_params": "{:.3g}",
              "dense_compute_flops": "{:.3g}", "compute_multiplier": "{:.1f}x"})
 
@@ -561,18 +562,18 @@ plots.table(mo[["compute_flops", "active_params", "total_params", "train_tokens"
 r = mo.iloc[budgets_moe.index(c_run)]
 extra_usd = usd_per_flop * (r.dense_compute_flops - c_run)
 print(f"at the scenario's budget ({c_run:.3g} FLOPs): an MoE of {llmcost.fmt_count(r.active_params)} active / "
-      f"{llmcost.fmt_count(r.total_params)} total parameters on {llmcost.fmt_count(r.train_tokens)} tokens "
+      f"{llmcost.fmt_count(r.total_params)} total parameters (G = {r.granularity:.0f}) on {llmcost.fmt_count(r.train_tokens)} tokens "
       f"({r.tokens_per_active_param:.0f} per active parameter) matches a dense {llmcost.fmt_count(r.dense_params)}-"
       f"parameter model that needs {r.compute_multiplier:.1f}x the compute: {llmcost.fmt_usd(extra_usd)} more "
-      f"at this notebook's training price (Krajewski et al.: ~20x at 1e20 FLOPs, growing with the budget)")
+      f"at this notebook's training price (Krajewski et al.: 20x at 1e20 FLOPs, growing with the budget)")
 n_bar = moe.effective_params(r.active_params, 64)
 print(f"Clark et al. (S-BASE, 64 experts, 130B tokens): a {llmcost.fmt_count(r.active_params)} base is worth a "
       f"{llmcost.fmt_count(n_bar)} dense model ({n_bar / r.active_params:.2f}x); experts stop helping past "
       f"{llmcost.fmt_count(moe.routing_cutoff_params())} parameters")
 
 # %%
-cmp = moe.moe_fits_compared(np.geomspace(1e6, 3e12, 80), 64, G_MOE)
-ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(), granularity=G_MOE,
+cmp = moe.moe_fits_compared(np.geomspace(1e6, 3e12, 60), 64)
+ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(),
                                 fit_range=(moe.KRAJEWSKI_PARAMS_RANGE[0] * moe.KRAJEWSKI_ACTIVE_FRACTION,
                                            moe.KRAJEWSKI_PARAMS_RANGE[1] * moe.KRAJEWSKI_ACTIVE_FRACTION))
 
@@ -587,10 +588,10 @@ ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(), 
 # extrapolations, and the gap between them is the honest uncertainty of "how much is an MoE
 # worth".
 #
-# > **Takeaway.** Under the fit that varies tokens, a compute-optimal MoE trains on fewer tokens
-# > per *active* parameter than a dense model and buys the loss of a dense model that would need
-# > many times its compute; the dense-equivalent ratio in parameters, not in compute, is what the
-# > two fits argue about.
+# > **Takeaway.** Under the fit that varies tokens and expert size, a compute-optimal MoE buys the
+# > loss of a dense model that would need many times its compute (printed above); the fits
+# > disagree on how that advantage changes with scale, and at frontier sizes both are
+# > extrapolations from runs of a few billion parameters.
 
 # %% [markdown]
 # ## 10. Over-training: what 10× or 100× past Chinchilla buys
