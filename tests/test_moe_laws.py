@@ -134,14 +134,30 @@ def test_gadre_form_equals_chinchilla_form():
     # Gadre et al. 2024 (arXiv:2403.08540) Eq. 4-5: with α = β, L(N, D) = L(C, M) at
     # C = 6ND, M = D/N (hand derivation in the module docstring)
     n, d = 1.4e9, 900e9  # Gadre et al.'s 1.4B model on 900B tokens
-    assert moe.gadre_loss(6 * n * d, d / n) == pytest.approx(
+    assert moe.gadre_loss(6 * n * d, d / n, "muennighoff2023") == pytest.approx(
         scaling.loss(n, d, "muennighoff2023"), rel=1e-12)
+
+
+@pytest.mark.parametrize("name, e, a, b, eta, m_star", [
+    ("gadre2024_c4", 1.51, 114, 190, 0.242, 2.87),
+    ("gadre2024_redpajama", 1.84, 166, 367, 0.272, 4.30),
+    ("gadre2024_refinedweb", 1.73, 125, 246, 0.254, 3.79)])
+def test_gadre_table6_and_their_optimal_multipliers(name, e, a, b, eta, m_star):
+    # Gadre et al. 2024 App. E Table 6 (E, a, b, η of Eq. 4) and Eq. 10: M* = (b/a)^(1/2η),
+    # which they evaluate to 2.87 (C4), 4.30 (RedPajama), 3.79 (RefinedWeb); two-sided 0.5%
+    c, m = 1e21, 640.0
+    by_hand = e + (a * m ** eta + b * m ** -eta) * c ** -eta
+    assert moe.gadre_loss(c, m, name) == pytest.approx(by_hand, rel=1e-12)
+    assert moe.gadre_form(name)["optimal_multiplier"] == pytest.approx(m_star, rel=0.005)
+    # the same fit as a Hoffmann-form LossFit (their App. A): L(N, D) at C = 6ND, M = D/N
+    n = (c / (6 * m)) ** 0.5
+    assert scaling.loss(n, m * n, moe.GADRE_FITS[name]) == pytest.approx(by_hand, rel=1e-12)
 
 
 def test_gadre_optimal_multiplier_near_chinchilla():
     # the compute-optimal M* of the Muennighoff C4 fit: ~20 tokens per parameter, as Gadre et
     # al. take M = 20 as compute-optimal (§2). Two-sided 15-25.
-    assert 15 < moe.gadre_form()["optimal_multiplier"] < 25
+    assert 15 < moe.gadre_form("muennighoff2023")["optimal_multiplier"] < 25
 
 
 def test_overtraining_penalty_closed_form_matches_exact():

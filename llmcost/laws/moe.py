@@ -65,16 +65,18 @@ Embeddings are excluded from N (both papers).
 Over-training: what 10× or 100× past Chinchilla buys
 -----------------------------------------------------
 **Gadre et al. 2024** (*Language models scale reliably with over-training and on downstream
-tasks*, arXiv:2403.08540, §2 Eq. 4-5) rewrite the Chinchilla form with equal exponents
+tasks*, arXiv:2403.08540, §2.2 Eq. 3-4, App. A, App. E Eq. 9-10 and Table 6) rewrite the Chinchilla form with equal exponents
 (α = β) in compute C = 6·N·D and the token multiplier M = D/N:
 
     L(C, M) = E + (a·M^η + b·M^−η)·C^−η,   η = α/2,  a = A·6^η,  b = B·6^η,
 
 so at a fixed M the reducible loss falls as C^−η with the same exponent η whatever the M: a
 model over-trained by a constant factor follows a power law parallel to the compute-optimal one.
-Their fits predicted a 1.4B model on 900B tokens (32× past their M = 20) from runs with 300× less
-compute. The compute-optimal multiplier is M* = (b/a)^(1/(2η)) and reaching the same loss at M
-costs more compute by the factor
+Their fits (Table 6, ``GADRE_FITS``: C4, RedPajama, RefinedWeb; models of 0.011B-0.411B,
+M = 20 and 320) predicted a 1.4B model on 900B tokens (M = 640, 32× past M = 20) and a 6.9B on
+138B. The compute-optimal multiplier is M* = (b/a)^(1/(2η)) (their Eq. 10; Table 6 gives 2.87,
+4.30 and 3.79, which they note conflicts with M = 20 being near-optimal in their runs) and
+reaching the same loss at M costs more compute by the factor
 
     C_M / C_M* = [(a·M^η + b·M^−η) / (2·√(a·b))]^(1/η)          (over-training penalty).
 
@@ -365,9 +367,34 @@ def moe_fits_compared(active_params, n_experts: int = 64, clark_fit="s-base"):
 
 
 # -------------------------------------------------------------------- Gadre et al. 2024
-def gadre_form(fit="muennighoff2023") -> dict:
-    """Gadre et al. 2024 §2 (Eq. 4-5): a Chinchilla fit with α = β in compute and token
-    multiplier, L(C, M) = E + (a·M^η + b·M^−η)·C^−η with η = α/2, a = A·6^η, b = B·6^η.
+def _gadre_fit(name, e, a, b, eta, data):
+    return LossFit(name, e, a * 6.0 ** -eta, b * 6.0 ** -eta, 2.0 * eta, 2.0 * eta,
+                   f"Gadre et al. 2024, arXiv:2403.08540, App. E Table 6 (trained on {data}, "
+                   f"evaluated on C4 eval): L(C, M) = {e} + ({a}·M^{eta} + {b}·M^-{eta})·C^-{eta}",
+                   "Fitted on models of 0.011B-0.411B parameters at M = 20 plus 0.011B at "
+                   "M = 320 (their Table 1), C = 6ND; its own M* = (b/a)^(1/2η) is 3-4, which "
+                   "the authors note conflicts with their observation that M = 20 is near "
+                   "compute-optimal (App. E): use it for the shape in M, not for M*.")
+
+
+#: Gadre et al. 2024 App. E Table 6: E, a, b, η of Eq. 4 per training set, as ``LossFit``s
+#: (A = a·6^−η, B = b·6^−η, α = β = 2η; their App. A).
+GADRE_FITS = {f.name: f for f in [
+    _gadre_fit("gadre2024_c4", 1.51, 114.0, 190.0, 0.242, "C4"),
+    _gadre_fit("gadre2024_redpajama", 1.84, 166.0, 367.0, 0.272, "RedPajama"),
+    _gadre_fit("gadre2024_refinedweb", 1.73, 125.0, 246.0, 0.254, "RefinedWeb"),
+]}
+
+
+def _fit(fit) -> LossFit:
+    if isinstance(fit, str) and fit in GADRE_FITS:
+        return GADRE_FITS[fit]
+    return get_fit(fit)
+
+
+def gadre_form(fit="gadre2024_redpajama") -> dict:
+    """Gadre et al. 2024 §2.2 Eq. 4 (derivation App. A): a Chinchilla fit with α = β in compute
+    and token multiplier, L(C, M) = E + (a·M^η + b·M^−η)·C^−η with η = α/2, a = A·6^η, b = B·6^η.
 
     Returns
     -------
@@ -379,7 +406,7 @@ def gadre_form(fit="muennighoff2023") -> dict:
         If the fit's α and β differ by more than 1e-9 (the form needs them equal; use
         ``overtraining``, which is exact for any fit).
     """
-    f = get_fit(fit)
+    f = _fit(fit)
     if abs(f.alpha - f.beta) > 1e-9:
         raise ValueError(f"fit={f.name!r} has alpha={f.alpha} != beta={f.beta}: Gadre et al.'s "
                          "L(C, M) form needs equal exponents (use overtraining(), exact for "
@@ -389,8 +416,10 @@ def gadre_form(fit="muennighoff2023") -> dict:
     return {"E": f.E, "a": a, "b": b, "eta": eta, "optimal_multiplier": (b / a) ** (0.5 / eta)}
 
 
-def gadre_loss(compute_flops, token_multiplier, fit="muennighoff2023"):
-    """L(C, M) = E + (a·M^η + b·M^−η)·C^−η (Gadre et al. 2024 Eq. 5; ``gadre_form``)."""
+def gadre_loss(compute_flops, token_multiplier, fit="gadre2024_redpajama"):
+    """L(C, M) = E + (a·M^η + b·M^−η)·C^−η (Gadre et al. 2024 Eq. 4; ``gadre_form``). The fit
+    is one of ``GADRE_FITS`` (their Table 6), a ``LOSS_FITS`` name with α = β, or a
+    ``LossFit``."""
     g = gadre_form(fit)
     c = as_array(compute_flops, "compute_flops", positive=True)
     m = as_array(token_multiplier, "token_multiplier", positive=True)
@@ -398,7 +427,7 @@ def gadre_loss(compute_flops, token_multiplier, fit="muennighoff2023"):
                            * c ** -g["eta"])
 
 
-def overtraining_penalty(token_multiplier, fit="muennighoff2023"):
+def overtraining_penalty(token_multiplier, fit="gadre2024_redpajama"):
     """Compute needed at token multiplier M over the compute-optimal M* for the same loss
     (Gadre et al. 2024's form): [(a·M^η + b·M^−η)/(2·√(a·b))]^(1/η) (>= 1, = 1 at M*)."""
     g = gadre_form(fit)
@@ -427,7 +456,7 @@ def overtraining(n_params, factors=(1.0, 10.0, 100.0), fit="besiroglu2024"):
     ``optimal_train_flops``, ``penalty`` (training FLOPs over the optimum's),
     ``params_ratio`` (N*/N) and ``break_even_inference_tokens`` (NaN at k = 1).
     """
-    f = get_fit(fit)
+    f = _fit(fit)
     n = float(as_array(n_params, "n_params", positive=True))
     k = np.atleast_1d(as_array(factors, "factors", positive=True))
     if np.any(k < 1):
@@ -455,7 +484,7 @@ __all__ = [
     "effective_params", "routing_cutoff_params", "GranularFit", "KRAJEWSKI_MOE",
     "KRAJEWSKI_DENSE", "KRAJEWSKI_PARAMS_RANGE", "KRAJEWSKI_TOKENS_RANGE",
     "KRAJEWSKI_GRANULARITY_RANGE", "KRAJEWSKI_EXPANSION", "KRAJEWSKI_ACTIVE_FRACTION",
-    "KRAJEWSKI_ROUTING_FLOPS", "krajewski_flops_per_token",
+    "KRAJEWSKI_ROUTING_FLOPS", "krajewski_flops_per_token", "GADRE_FITS",
     "krajewski_loss_fit", "moe_compute_optimal",
     "moe_fits_compared", "gadre_form", "gadre_loss", "overtraining_penalty", "overtraining",
 ]
