@@ -72,3 +72,14 @@ def test_cli_alternatives(capsys):
                    "--alternatives", "--format", "csv"])
     assert rc != 0
     assert "--alternatives" in capsys.readouterr().err
+
+
+def test_lora_on_mla_is_not_modelled_and_says_so():
+    # the ledger counts LoRA adapters for GQA/MHA attention only: an MLA model's LoRA route is
+    # NaN with the reason, the other routes still priced
+    s = {**SCENARIO, "model": "deepseek-v3", "train_tokens": 14.8e12, "accelerator": "H200",
+         "price_usd_per_gpu_hour": None, "serve_weight_dtype": "fp8", "ledger_rl": False}
+    r = al.price_routes(s).set_index("route")
+    assert r.loc["LoRA fine-tune"].how.startswith("not modelled")
+    assert r.loc["LoRA fine-tune", "total_usd"] != r.loc["LoRA fine-tune", "total_usd"]  # NaN
+    assert r.drop(index="LoRA fine-tune").total_usd.gt(0).all()

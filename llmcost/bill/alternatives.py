@@ -158,7 +158,8 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     Returns
     -------
     DataFrame, one row per route: ``route``, ``one_off_usd``, ``serving_usd`` (lifetime),
-    ``total_usd``, ``serving_usd_per_request``, ``requests_lifetime``, ``how`` (the ledger
+    ``total_usd`` (NaN where a route is not modelled for the model, e.g. LoRA on MLA
+    attention, with the reason in ``how``), ``serving_usd_per_request``, ``requests_lifetime``, ``how`` (the ledger
     lines and figures behind the amount), ``cannot_do`` (``ROUTE_LIMITS``) and
     ``not_priced`` (what the amount leaves out). ``.attrs``: ``goal``, ``engine_gap`` (the
     factor by which served tokens can cost more than the roofline's price).
@@ -172,8 +173,13 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     if not isinstance(goal, Goal):
         raise ValueError(f"goal={goal!r} must be an alternatives.Goal")
     b = build_ledger({**scenario, "ledger_cpt_tokens": goal.cpt_tokens,
-                      "ledger_sft_tokens": goal.sft_tokens,
-                      "ledger_lora_tokens": goal.sft_tokens, "ledger_lora_rank": goal.lora_rank})
+                      "ledger_sft_tokens": goal.sft_tokens})
+    try:  # LoRA adapter counts are implemented for GQA/MHA attention only (ledger)
+        lora_bill = build_ledger({**scenario, "ledger_lora_tokens": goal.sft_tokens,
+                                  "ledger_lora_rank": goal.lora_rank})
+        lora, lora_how = lora_bill.usd("post.lora"), f"post.lora: {lora_bill.line('post.lora').how}"
+    except ValueError as e:
+        lora, lora_how = float("nan"), f"not modelled: {e}"
     teacher = build_ledger({**scenario, "ledger_synthetic_tokens": goal.distil_tokens,
                             "ledger_synthetic_model": goal.teacher,
                             "ledger_synthetic_usd_per_mtok": None,
@@ -195,7 +201,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     index = _serving(s, as_model(goal.index_model), gpu, price, 1000, 1)
     index_usd = goal.rag_corpus_tokens * index.usd_per_m_input / 1e6
 
-    sft, cpt, lora = b.usd("post.sft"), b.usd("post.cpt"), b.usd("post.lora")
+    sft, cpt = b.usd("post.sft"), b.usd("post.cpt")
     syn, stud = teacher.usd("data.synthetic"), student.usd("post.sft")
     # the scenario's own bill: its exploratory line nets out the post-training it bills, so it
     # is read from the scenario as given, not from the ledger with the routes' tokens
@@ -210,8 +216,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
          no_people + "; the licence of the base model"),
         ("full fine-tune (SFT)", sft, base,
          f"post.sft: {b.line('post.sft').how}", no_people),
-        ("LoRA fine-tune", lora, base, f"post.lora: {b.line('post.lora').how}",
-         no_people + "; serving many adapters"),
+        ("LoRA fine-tune", lora, base, lora_how, no_people + "; serving many adapters"),
         ("distillation", syn + stud, base,
          f"data.synthetic (teacher {goal.teacher} in {goal.teacher_weight_dtype}, "
          f"{goal.distil_tokens:.3g} tokens served) "

@@ -264,7 +264,8 @@ def _estimate(args) -> int:
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
         if routes is not None:
-            out = {**out, "alternatives": routes.to_dict(orient="records")}
+            out = {**out, "alternatives": routes.astype(object).where(routes.notna(), None)
+                   .to_dict(orient="records")}
         print(json.dumps(out, indent=1, default=str))
         return 0
     if args.format == "csv":
@@ -293,10 +294,12 @@ def alternatives_text(routes) -> str:
            f"{g.domain}; quality bar: {g.quality_bar}; "
            f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
            f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}"]
+    def usd(v):
+        return "not modelled" if v != v else format_value(float(v), "USD")
+
     for r in routes.itertuples():
-        out.append(f"  {r.route:<30} {format_value(r.one_off_usd, 'USD'):>12} "
-                   f"{format_value(r.serving_usd, 'USD'):>12} "
-                   f"{format_value(r.total_usd, 'USD'):>12}")
+        out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
+                   f"{usd(r.total_usd):>12}")
     out.append(f"  serving at the roofline price: a lower bound (engines measured {lo:.1f}-"
                f"{hi:.1f}x slower). Quality is not modelled; what each route cannot do:")
     out += [f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}."
