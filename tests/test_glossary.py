@@ -5,7 +5,6 @@ import re
 import nbformat
 import pytest
 
-import llmcost
 from llmcost import glossary
 from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 

@@ -1,10 +1,9 @@
 """MoE scaling laws and over-training (llmcost.laws.moe) against the papers' stated values."""
 
-import math
-
 import numpy as np
 import pytest
 
+from llmcost.core.catalog import load_model
 from llmcost.laws import moe, scaling
 
 
@@ -186,3 +185,13 @@ def test_overtraining_gadre_requires_equal_exponents():
         moe.gadre_form("besiroglu2024")
     with pytest.raises(ValueError, match="factors"):
         moe.overtraining(1e9, [0.5])
+
+
+def test_published_moe_runs_placed():
+    # DeepSeek-V3 (catalogue: arXiv:2412.19437): C = 6 · N_active · D by hand, and the run is
+    # over-trained against the optimum at that compute (far fewer active parameters)
+    m = load_model("deepseek-v3")
+    r = moe.moe_runs_vs_optimum().set_index("name").loc["deepseek-v3"]
+    assert r.compute_flops == pytest.approx(6 * m.n_active_params * m.train_tokens, rel=1e-12)
+    assert r.expansion == pytest.approx(m.n_params / m.n_active_params, rel=1e-12)
+    assert r.active_vs_optimal < 0.5

@@ -100,8 +100,8 @@ from .scaling import (
     INFERENCE_FLOPS_PER_PARAM_TOKEN,
     TRAIN_FLOPS_PER_PARAM_TOKEN,
     LossFit,
-    compute_optimal,
     compute_optimal_for_loss,
+    frontier_models,
     get_fit,
     loss,
 )
@@ -283,7 +283,7 @@ def _krajewski_best_n(c, g, cr):
     return d ** 3 * (8 * e + 4) / 64.0
 
 
-def moe_compute_optimal(compute_flops, granularity=None, c_r: float = None):
+def moe_compute_optimal(compute_flops, granularity=None, c_r: float | None = None):
     """The compute-optimal MoE at a budget, Krajewski et al. 2024 §6 (Eq. 9-11, Table 1): minimise
     L(N, D, G) subject to F = (12·d²·c_f + d·E·G·c_r)·D·n_blocks, d = 64·n_blocks,
     N = d²·(8E + 4)·n_blocks, E = 64; and its dense equivalent under their dense fit.
@@ -364,6 +364,37 @@ def moe_fits_compared(active_params, n_experts: int = 64, clark_fit="s-base"):
                          "krajewski_dense_equivalent_ratio": k["dense_to_active_params"].values,
                          "krajewski_compute_multiplier": k["compute_multiplier"].values,
                          "krajewski_compute_flops": c})
+
+
+def moe_runs_vs_optimum():
+    """Published MoE runs against Krajewski et al.'s compute-optimal MoE at the same compute.
+
+    For every MoE of ``scaling.frontier_models`` (catalogue and published runs with total and
+    active parameters and tokens): its compute C = 6·N_active·D (the runs' own convention; the
+    routing FLOPs of ``krajewski_flops_per_token`` are not counted for them), its expansion
+    N_total/N_active, tokens per active parameter, and ``moe_compute_optimal(C)``'s active
+    parameters, tokens and G. The fit is at expansion 64 (total/active ≈ 43 with attention);
+    real runs use 8-30, so the comparison places them, it does not grade them.
+
+    Returns
+    -------
+    DataFrame: ``name``, ``total_params``, ``active_params``, ``train_tokens``,
+    ``expansion``, ``tokens_per_active_param``, ``compute_flops``, ``optimal_active_params``,
+    ``optimal_train_tokens``, ``optimal_granularity``, ``active_vs_optimal``.
+    """
+    runs = frontier_models()
+    runs = runs[runs.moe].reset_index(drop=True)
+    c = TRAIN_FLOPS_PER_PARAM_TOKEN * runs.n_active_params.to_numpy() * runs.train_tokens.to_numpy()
+    opt = moe_compute_optimal(c)
+    return pd.DataFrame({"name": runs.name, "total_params": runs.n_params,
+                         "active_params": runs.n_active_params, "train_tokens": runs.train_tokens,
+                         "expansion": runs.n_params / runs.n_active_params,
+                         "tokens_per_active_param": runs.train_tokens / runs.n_active_params,
+                         "compute_flops": c, "optimal_active_params": opt.active_params.values,
+                         "optimal_train_tokens": opt.train_tokens.values,
+                         "optimal_granularity": opt.granularity.values,
+                         "active_vs_optimal": runs.n_active_params.values
+                         / opt.active_params.values})
 
 
 # -------------------------------------------------------------------- Gadre et al. 2024
@@ -486,5 +517,5 @@ __all__ = [
     "KRAJEWSKI_GRANULARITY_RANGE", "KRAJEWSKI_EXPANSION", "KRAJEWSKI_ACTIVE_FRACTION",
     "KRAJEWSKI_ROUTING_FLOPS", "krajewski_flops_per_token", "GADRE_FITS",
     "krajewski_loss_fit", "moe_compute_optimal",
-    "moe_fits_compared", "gadre_form", "gadre_loss", "overtraining_penalty", "overtraining",
+    "moe_fits_compared", "moe_runs_vs_optimum", "gadre_form", "gadre_loss", "overtraining_penalty", "overtraining",
 ]
