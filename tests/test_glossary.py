@@ -5,7 +5,6 @@ import re
 import nbformat
 import pytest
 
-import llmcost
 from llmcost import glossary
 from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 
@@ -71,10 +70,32 @@ def test_every_row_is_complete_and_points_somewhere_real():
         assert r["term"] and r["chinese"] and r["definition"], r["term"]
         assert r["notebook"] in stems, (r["term"], r["notebook"])
         if r["function"]:
-            obj = llmcost
-            for part in r["function"].split(".")[1:]:
-                obj = getattr(obj, part)  # AttributeError names a stale function
+            obj = glossary.resolve_function(r["function"])  # ValueError names a stale one
             assert callable(obj) or isinstance(obj, dict), r["function"]
+
+
+def test_every_function_resolves_and_the_check_can_fail():
+    # every row's function exists (a submodule path is imported: llmcost.laws.moe....)
+    for f in glossary.load_glossary()["function"]:
+        if f:
+            assert glossary.resolve_function(f) is not None, f
+    assert glossary.resolve_function("llmcost.laws.moe.effective_params").__name__ == \
+        "effective_params"
+    with pytest.raises(ValueError, match="llmcost.laws.moe.no_such_function"):
+        glossary.resolve_function("llmcost.laws.moe.no_such_function")
+    with pytest.raises(ValueError, match="name='numpy.sum'"):
+        glossary.resolve_function("numpy.sum")
+
+
+def test_new_terms_of_the_notebooks():
+    # the terms the notebooks use (serving, post-training, the bill's other lines), each with
+    # its Chinese name; the four source-material terms marked as such
+    for term in ("TTFT", "TPOT", "GQA", "MLA", "LoRA", "SFT", "PUE", "RAG", "distillation",
+                 "over-training", "effective parameter count", "granularity"):
+        assert glossary.lookup(term)["function"], term
+    for zh in ("加码训练", "标注", "隐性成本", "实验管理"):
+        row = glossary.load_glossary().set_index("chinese").loc[zh]
+        assert "source material's term" in row["chinese_source"], zh
 
 
 def test_lookup_and_tables():

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import check_claim
 from ..bill.ledger import compare, compare_draws, simulate_ledger
@@ -108,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
                    "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
                    "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
+    e.add_argument("--alternatives", action="store_true",
+                   help="also price the routes to the goal: pre-train, continued pre-training, "
+                   "SFT, LoRA, distillation, retrieval, prompting (llmcost.bill.alternatives, "
+                   "its example goal), each with what it cannot do")
     e.add_argument("--samples", type=int, default=100_000, metavar="N",
                    help="Monte Carlo draws of the scenario's ranges (1 to 1000000, default 100000): P10 / P50 "
                    "/ P90 per line, in the text, json and csv outputs (llmcost.ledger."
@@ -229,6 +234,15 @@ def _estimate(args) -> int:
             fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
         except ValueError as e:
             return _fail(f"--budget-usd/--deadline-days: {e}")
+    routes = None
+    if getattr(args, "alternatives", False):
+        if args.compare or args.format == "csv":
+            return _fail("--alternatives works on one scenario in --format text or json, not "
+                         "with " + ("--compare" if args.compare else "--format csv"))
+        try:
+            routes = price_routes(bills[0].scenario)
+        except ValueError as e:
+            return _fail(f"--alternatives: {e}")
     if args.samples == 1 and any(d.ranges for d in draws):
         print("warning: --samples 1: the P10, P50 and P90 of one draw are that draw; use "
               "--samples 10000 or more for percentiles", file=sys.stderr)
@@ -249,6 +263,9 @@ def _estimate(args) -> int:
         out = draws.bill_summary()
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
+        if routes is not None:
+            out = {**out, "alternatives": routes.astype(object).where(routes.notna(), None)
+                   .to_dict(orient="records")}
         print(json.dumps(out, indent=1, default=str))
         return 0
     if args.format == "csv":
@@ -263,7 +280,31 @@ def _estimate(args) -> int:
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
             print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
+    if routes is not None:
+        print(alternatives_text(routes))
     return 0
+
+
+def alternatives_text(routes) -> str:
+    """The routes to the goal (``alternatives.price_routes``) as text: one-off, lifetime serving
+    and total per route, then what each cannot do."""
+    g = routes.attrs["goal"]
+    lo, hi = routes.attrs["engine_gap"]
+    out = [f"\ntrain, fine-tune, distil or retrieve? (llmcost.bill.alternatives) goal: "
+           f"{g.domain}; quality bar: {g.quality_bar}; "
+           f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
+           f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}"]
+    def usd(v):
+        return "not modelled" if v != v else format_value(float(v), "USD")
+
+    for r in routes.itertuples():
+        out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
+                   f"{usd(r.total_usd):>12}")
+    out.append(f"  serving at the roofline price: a lower bound (engines measured {lo:.1f}-"
+               f"{hi:.1f}x slower). Quality is not modelled; what each route cannot do:")
+    out += [f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}."
+            for r in routes.itertuples()]
+    return "\n".join(out)
 
 
 def compare_labels(a: str, b: str) -> tuple:

@@ -12,6 +12,7 @@ notebooks' headings is a term or an alias, that each named function exists and e
 
 from __future__ import annotations
 
+import importlib
 from functools import lru_cache
 
 import pandas as pd
@@ -62,6 +63,33 @@ def lookup(name: str) -> dict:
     raise ValueError(f"name={name!r} is not in {GLOSSARY_CSV.name} (llmcost.glossary)")
 
 
+def resolve_function(name: str):
+    """The object a glossary row's ``function`` names, e.g. ``llmcost.step_time`` or
+    ``llmcost.laws.moe.effective_params``: each dotted part an attribute of the one before, a
+    submodule imported when it is not one yet.
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a dotted ``llmcost`` path, or a part of it does not exist (the message
+        names the part).
+    """
+    if not isinstance(name, str) or not name.startswith("llmcost"):
+        raise ValueError(f"name={name!r} must be a dotted path starting with 'llmcost'")
+    parts = name.split(".")
+    obj, path = importlib.import_module(parts[0]), parts[0]
+    for part in parts[1:]:
+        path = f"{path}.{part}"
+        if hasattr(obj, part):
+            obj = getattr(obj, part)
+            continue
+        try:
+            obj = importlib.import_module(path)
+        except ImportError:
+            raise ValueError(f"name={name!r}: {path!r} does not exist") from None
+    return obj
+
+
 def markdown_table(topic: str) -> str:
     """One topic's terms as a Markdown table: term (aliases), 中文, definition, formula and where
     it is computed (a link to the notebook and the function's name).
@@ -76,7 +104,7 @@ def markdown_table(topic: str) -> str:
     lines = ["| term | 中文 | definition | formula | where |", "|---|---|---|---|---|"]
     for _, r in _load()[_load()["topic"] == topic].iterrows():
         alias = f" ({r['aliases'].replace(';', ',')})" if r["aliases"] else ""
-        mark = "" if r["chinese_source"].startswith("issue 18") else "†"
+        mark = "" if "source material's term" in r["chinese_source"] else "†"
         where = f"[{r['notebook'][:2]}]({r['notebook']}.ipynb)" if r["notebook"] else ""
         if r["function"]:
             where += f" `{r['function']}`"

@@ -1445,3 +1445,73 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
         fig.set_layout_engine("none")
         fig.tight_layout(rect=(0, foot, 1, 1))
     return obj
+
+
+def moe_dense_equivalent(compared, ax=None, cutoff_params=None, fit_range=None,
+                         n_experts: int = 64):
+    """How many times bigger a dense model must be to match an MoE, by each MoE fit, against
+    the MoE's active parameters (``laws.moe.moe_fits_compared``): Clark et al. 2022's effective
+    parameter count at their 130B tokens, Krajewski et al. 2024's compute-optimal dense
+    equivalent. ``cutoff_params``: Clark's routing cutoff; ``fit_range``: (lo, hi) active
+    parameters of the runs behind Krajewski's fit, shaded."""
+    ax = _ax(ax, figsize=(7.5, 4.5))
+    n = compared.active_params
+    ax.plot(n, compared.clark_dense_equivalent_ratio, lw=2, color="C0",
+            label=f"Clark et al. 2022 (S-BASE, {n_experts} experts, 130B tokens)")
+    ax.plot(n, compared.krajewski_dense_equivalent_ratio, lw=2, color="C1",
+            label="Krajewski et al. 2024 (compute-optimal N, D, G)")
+    ax.axhline(1.0, color="0.5", lw=1, ls=":")
+    if cutoff_params is not None:
+        ax.axvline(cutoff_params, color="C0", ls="--", lw=1, label="Clark's routing cutoff")
+    if fit_range is not None:
+        ax.axvspan(*fit_range, color="C1", alpha=0.08, label="Krajewski's runs (active)")
+    ax.set_xscale("log")
+    return _finish_axes(ax, "MoE active parameters", "dense-equivalent parameters ÷ active "
+                        "parameters", "Is an MoE worth a bigger dense model? The fits disagree",
+                        "upper right", "Clark et al. 2022 (arXiv:2202.01169) Table 3; Krajewski "
+                        "et al. 2024 (arXiv:2402.07871) Table 1; llmcost.laws.moe")
+
+
+def overtraining_tradeoff(table, ax=None, usd_per_flop=None):
+    """Over-training a model of fixed size (``laws.moe.overtraining``): the loss it reaches and
+    the training compute it costs (× the compute-optimal model of the same loss), against the
+    factor k past its compute-optimal tokens. ``usd_per_flop``: a second axis in dollars."""
+    ax = _ax(ax, figsize=(7.5, 4.5))
+    k = table.factor
+    ax.plot(k, table.loss, "o-", color="C0", lw=2, label="loss reached (left)")
+    ax.set_xscale("log")
+    ax.set_xlabel("tokens ÷ compute-optimal tokens for this size (k)", fontsize=12)
+    ax.set_ylabel("pre-training loss (nats/token, the fit's data)", fontsize=12)
+    ax2 = ax.twinx()
+    y = table.train_flops * (usd_per_flop or 1.0)
+    ax2.plot(k, y, "s--", color="C3", lw=2, label="training " + ("USD" if usd_per_flop
+                                                                  else "FLOPs") + " (right)")
+    ax2.plot(k, table.optimal_train_flops * (usd_per_flop or 1.0), "^:", color="0.4", lw=1.5,
+             label="compute-optimal model of the same loss (right)")
+    ax2.set_yscale("log")
+    ax2.set_ylabel("training USD" if usd_per_flop else "training FLOPs", fontsize=12)
+    lines = ax.get_legend_handles_labels()
+    more = ax2.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=9, loc="upper center")
+    ax.set_title("Over-training: a little loss for a lot of compute", fontsize=13)
+    _source(ax, "llmcost.laws.moe.overtraining (Hoffmann-form fit; Gadre et al. 2024, "
+                "arXiv:2403.08540; Sardana et al. 2024, arXiv:2401.00448)")
+    return ax
+
+
+def route_bills(routes, ax=None, scale: float = 1e6):
+    """Train, fine-tune, distil or retrieve? One stacked bar per route
+    (``bill.alternatives.price_routes``): one-off cost and lifetime serving, in ``scale`` USD."""
+    ax = _ax(ax, figsize=(8, 4.5))
+    y = np.arange(len(routes))[::-1]
+    one, serve = routes.one_off_usd / scale, routes.serving_usd / scale
+    ax.barh(y, one, color="C0", label="one-off (training, data, index)")
+    ax.barh(y, serve, left=one, color="C1", alpha=0.8, label="lifetime serving")
+    ax.set_yticks(y, routes.route)
+    ax.set_xlim(0, 1.5 * float((one + serve).max()))  # room for the legend beside the bars
+    ax.set_xlabel(f"cost, {_usd_unit(scale)}", fontsize=12)
+    ax.set_title("The bill of each route to the same goal (quality not modelled)", fontsize=13)
+    ax.legend(fontsize=9, loc="center right")
+    _source(ax, "llmcost.bill.alternatives.price_routes (ledger lines; serving: "
+                "llmcost.inference.serving_cost, a lower bound)")
+    return ax

@@ -497,6 +497,181 @@ if scen is not None:
 #   not any vendor's internal costs; serving costs are roofline estimates (notebook 05).
 
 # %% [markdown]
+# ## 9. Mixture of experts: how big, how many experts, how many tokens?
+#
+# Section 8 left MoE outside the dense fits, yet the frontier runs of this notebook's table
+# (DeepSeek-V3, Kimi K2, Qwen3-30B-A3B) are MoE. Two published fits describe them, each on its own
+# data and in its own units:
+#
+# * **Clark et al. 2022** (*Unified Scaling Laws for Routed Language Models*, arXiv:2202.01169,
+#   Eq. 1, Table 3): a dense base of N parameters (the parameters a token passes through) with E
+#   experts, every model on the same **130B tokens**:
+#   $\log_{10} L = a\log_{10} N + b\log_{10}\hat E + c\log_{10} N\log_{10}\hat E + d$, with
+#   $\hat E$ a saturating expert count between $E_{start}$ and $E_{max}$. The **effective parameter
+#   count** $\bar N$ is the dense size of equal loss (their Eq. 11); since c > 0, experts help less
+#   as N grows and stop helping at $N_{cutoff} = 10^{-b/c}$. Fixed D: it says nothing about tokens.
+# * **Krajewski et al. 2024** (*Scaling Laws for Fine-Grained Mixture of Experts*,
+#   arXiv:2402.07871, Eq. 9, Table 1): N parameters (all experts, non-embedding), D tokens,
+#   granularity G (expert width = FFN width / G), expansion rate 64:
+#   $L = c + (g/G^{\gamma} + a)/N^{\alpha} + b/D^{\beta}$. Their compute counts 6 FLOPs per active
+#   parameter and 14 per router parameter per token,
+#   $F = (12d^2\cdot 6 + d\,E\,G\cdot 14)\,D\,n_{blocks}$ with $d = 64\,n_{blocks}$ and
+#   $N = d^2(8E + 4)\,n_{blocks}$, so $N_{active} = N\cdot 12/516$ and finer experts pay in routing:
+#   the best G is finite. `llmcost.laws.moe.moe_compute_optimal` minimises L over N, D and G at a
+#   budget, as their §6.2 does, and reproduces their Table 2. Their dense fit (same table) gives
+#   the dense model that matches.
+#
+# Each fit's loss is on its own data, so only ratios are compared across fits. A later joint law
+# in (N_act, D, E) (Ludziejewski et al. 2025, arXiv:2502.05172) is not used: its constants could not
+# be read from the paper itself.
+
+# %%
+from llmcost.laws import moe
+
+fits = pd.DataFrame([{"fit": f"Clark 2022, {f.name}", "a": f.a, "b": f.b, "c": f.c, "d": f.d,
+                      "E_start": f.e_start, "E_max": f.e_max, "N_cutoff": moe.routing_cutoff_params(f)}
+                     for f in moe.CLARK_FITS.values()])
+plots.table(fits, {"N_cutoff": "{:.3g}"})
+
+# %%
+kf = pd.DataFrame([{"fit": f.name, "a": f.a, "alpha": f.alpha, "b": f.b, "beta": f.beta, "g": f.g,
+                    "gamma": f.gamma, "c": f.c} for f in (moe.KRAJEWSKI_MOE, moe.KRAJEWSKI_DENSE)])
+plots.table(kf)
+print(f"Krajewski et al.'s runs: {llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[0])}-"
+      f"{llmcost.fmt_count(moe.KRAJEWSKI_PARAMS_RANGE[1])} parameters, {llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[0])}-"
+      f"{llmcost.fmt_count(moe.KRAJEWSKI_TOKENS_RANGE[1])} tokens, "
+      f"G {moe.KRAJEWSKI_GRANULARITY_RANGE[0]:g}-{moe.KRAJEWSKI_GRANULARITY_RANGE[1]:g}; Clark et al.'s: "
+      f"{llmcost.fmt_count(moe.CLARK_TRAIN_TOKENS)} tokens, up to 512 experts")
+
+# %% [markdown]
+# **The compute-optimal MoE at a budget.** Krajewski et al.'s optimum, N, D and G together, at the
+# scenario's budget and around it: the active and total parameters, the tokens, the granularity,
+# and the dense model of equal loss (the cheapest one under their dense fit) with the compute it
+# would need.
+
+# %%
+budgets_moe = [1e21, 1e22, c_run, 1e24, 1e25]
+mo = moe.moe_compute_optimal(budgets_moe)
+plots.table(mo[["compute_flops", "granularity", "active_params", "total_params", "train_tokens",
+                "tokens_per_active_param", "dense_params", "dense_compute_flops", "compute_multiplier", "in_fit_range"]],
+            {"compute_flops": "{:.3g}", "granularity": "{:.0f}", "active_params": "{:.3g}", "total_params": "{:.3g}",
+             "train_tokens": "{:.3g}", "tokens_per_active_param": "{:.0f}", "dense_params": "{:.3g}",
+             "dense_compute_flops": "{:.3g}", "compute_multiplier": "{:.1f}x"})
+
+# %%
+r = mo.iloc[budgets_moe.index(c_run)]
+extra_usd = usd_per_flop * (r.dense_compute_flops - c_run)
+print(f"at the scenario's budget ({c_run:.3g} FLOPs): an MoE of {llmcost.fmt_count(r.active_params)} active / "
+      f"{llmcost.fmt_count(r.total_params)} total parameters (G = {r.granularity:.0f}) on {llmcost.fmt_count(r.train_tokens)} tokens "
+      f"({r.tokens_per_active_param:.0f} per active parameter) matches a dense {llmcost.fmt_count(r.dense_params)}-"
+      f"parameter model that needs {r.compute_multiplier:.1f}x the compute: {llmcost.fmt_usd(extra_usd)} more "
+      f"at this notebook's training price (Krajewski et al.: 20x at 1e20 FLOPs, growing with the budget)")
+n_bar = moe.effective_params(r.active_params, 64)
+print(f"Clark et al. (S-BASE, 64 experts, 130B tokens): a {llmcost.fmt_count(r.active_params)} base is worth a "
+      f"{llmcost.fmt_count(n_bar)} dense model ({n_bar / r.active_params:.2f}x); experts stop helping past "
+      f"{llmcost.fmt_count(moe.routing_cutoff_params())} parameters")
+
+# %% [markdown]
+# **Published MoE runs at their own compute.** Each catalogue MoE with published tokens, at
+# C = 6·N_active·D, against Krajewski et al.'s optimum at the same C (the fit is at expansion 64;
+# these runs use 9-31× total over active parameters, so this places them rather than grades them).
+
+# %%
+runs_moe = moe.moe_runs_vs_optimum()
+plots.table(runs_moe, {"total_params": "{:.3g}", "active_params": "{:.3g}", "train_tokens": "{:.3g}",
+                       "expansion": "{:.1f}", "tokens_per_active_param": "{:,.0f}", "compute_flops": "{:.3g}",
+                       "optimal_active_params": "{:.3g}", "optimal_train_tokens": "{:.3g}",
+                       "optimal_granularity": "{:.0f}", "active_vs_optimal": "{:.2f}"})
+print(f"the published MoEs use {runs_moe.active_vs_optimal.min():.2f}-{runs_moe.active_vs_optimal.max():.2f}x the "
+      f"compute-optimal active parameters and {runs_moe.tokens_per_active_param.min():,.0f}-"
+      f"{runs_moe.tokens_per_active_param.max():,.0f} tokens per active parameter: over-trained, as section 10 prices")
+
+# %%
+cmp = moe.moe_fits_compared(np.geomspace(1e6, 3e12, 60), 64)
+ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(),
+                                fit_range=(moe.KRAJEWSKI_PARAMS_RANGE[0] * moe.KRAJEWSKI_ACTIVE_FRACTION,
+                                           moe.KRAJEWSKI_PARAMS_RANGE[1] * moe.KRAJEWSKI_ACTIVE_FRACTION))
+
+# %% [markdown]
+# **Where the fits disagree.** Clark et al.'s benefit of routing shrinks as the base grows and is
+# gone near their cutoff: at 130B tokens a trillion-parameter base gains nothing from experts.
+# Krajewski et al. find the opposite trend in compute: the dense model that matches a
+# compute-optimal MoE needs a growing multiple of its compute. They trace the difference to
+# Clark's fixed token count, which undertrains the large models (a 1B base and a 100B base both
+# see 130B tokens), and to Clark's coarse experts (G = 1). Both fits rest on runs far smaller than
+# the frontier (shaded: Krajewski's, in active parameters); beyond them the curves are
+# extrapolations, and the gap between them is the honest uncertainty of "how much is an MoE
+# worth".
+#
+# > **Takeaway.** Under the fit that varies tokens and expert size, a compute-optimal MoE buys the
+# > loss of a dense model that would need many times its compute (printed above); the fits
+# > disagree on how that advantage changes with scale, and at frontier sizes both are
+# > extrapolations from runs of a few billion parameters.
+
+# %% [markdown]
+# ## 10. Over-training: what 10× or 100× past Chinchilla buys
+#
+# Section 4 showed open models trained one to two orders of magnitude past 20 tokens per
+# parameter. Gadre et al. 2024 (*Language models scale reliably with over-training and on
+# downstream tasks*, arXiv:2403.08540, Eq. 4 and App. A) rewrite a fit with equal exponents in compute
+# C = 6ND and token multiplier M = D/N:
+# $L(C, M) = E + (aM^{\eta} + bM^{-\eta})\,C^{-\eta}$, $\eta = \alpha/2$, $a = A\cdot 6^{\eta}$,
+# $b = B\cdot 6^{\eta}$: at a fixed M the loss follows a power law in C with the same exponent
+# whatever the M (fitted on 0.011B-0.411B models, their Table 6, they predicted a 1.4B model on 900B tokens,
+# 32× past M = 20). Reaching a loss at M instead of the optimal M* costs the compute factor
+# $[(aM^{\eta} + bM^{-\eta})/(2\sqrt{ab})]^{1/\eta}$ (`llmcost.laws.moe.overtraining_penalty`).
+# For any fit (α ≠ β too) `overtraining` does it exactly: a model of fixed N trained k× past its
+# compute-optimal tokens, the loss it reaches, its FLOPs and dollars, the compute-optimal model of
+# the same loss, and the lifetime demand past which the over-trained model is cheaper
+# (section 6's trade-off).
+
+# %%
+small = llmcost.load_model("llama-3.1-8b")  # Meta: 15T tokens, ~75x the ~200B compute-optimal
+ot = moe.overtraining(small.n_params, (1, 3, 10, 30, 100), fit)
+ot["train_usd"] = ot.train_flops * usd_per_flop
+plots.table(ot[["factor", "train_tokens", "tokens_per_param", "loss", "loss_gain", "train_flops", "train_usd",
+                "optimal_n_params", "penalty", "break_even_inference_tokens"]],
+            {"train_tokens": "{:.3g}", "tokens_per_param": "{:,.0f}", "loss": "{:.4f}", "loss_gain": "{:.4f}",
+             "train_flops": "{:.3g}", "train_usd": "${:,.0f}", "optimal_n_params": "{:.3g}",
+             "penalty": "{:.2f}x", "break_even_inference_tokens": "{:.3g}"})
+
+# %%
+k_llama = small.train_tokens / ot.train_tokens[0]
+print(f"{small.name} trained on {llmcost.fmt_count(small.train_tokens)} tokens: {k_llama:.0f}x its compute-optimal "
+      f"{llmcost.fmt_count(ot.train_tokens[0])} under {fit.name}")
+for _, row in ot[ot.factor.isin([10, 100])].iterrows():
+    print(f"{row.factor:.0f}x: loss {row.loss:.4f} (-{row.loss_gain:.4f}) for {row.factor:.0f}x the FLOPs "
+          f"({llmcost.fmt_usd(row.train_usd)}); a compute-optimal {llmcost.fmt_count(row.optimal_n_params)} model "
+          f"reaches it with {row.penalty:.2f}x fewer FLOPs, but serves each token at {row.params_ratio:.1f}x the cost; "
+          f"the over-trained model is cheaper over its life past {row.break_even_inference_tokens:.3g} served tokens "
+          f"(the scenario's {p['inference_tokens_lifetime']:.3g} is "
+          f"{'past' if p['inference_tokens_lifetime'] > row.break_even_inference_tokens else 'short of'} it)")
+g = moe.gadre_form("gadre2024_redpajama")  # their Table 6, trained on RedPajama
+pen = moe.overtraining_penalty([20.0, 200.0, 2000.0], "gadre2024_redpajama")
+print(f"Gadre et al.'s RedPajama fit: eta = {g['eta']:.3f}, own M* = {g['optimal_multiplier']:.2f} (they note the "
+      f"conflict with M = 20 being near-optimal); reaching a loss at M = 200 / 2,000 costs {pen[1] / pen[0]:.2f}x / "
+      f"{pen[2] / pen[0]:.2f}x the compute of M = 20")
+
+# %%
+ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1, 300, 16), fit),
+                                 usd_per_flop=usd_per_flop)
+
+# %% [markdown]
+# The loss keeps falling with more tokens, but slowly: each 10× of tokens buys less than the last,
+# while the training bill grows 10×. What pays for it is serving: the over-trained small model
+# serves every token at a fraction of the cost of the compute-optimal model of the same loss, and
+# past the break-even demand printed above the lifetime bill favours it. Far past ~340 tokens per
+# parameter the fit is an extrapolation (Sardana et al. 2024 found fits made at ordinary ratios
+# overstate what extra tokens buy there), and quantising an over-trained model loses more
+# (Kumar et al. 2024, arXiv:2411.04330), so the gain in the table is an upper bound. The penalty itself depends on the fit: Gadre et
+# al.'s own RedPajama fit (printed above) charges more for the same over-training than the
+# Hoffmann-form fit of the table, because its optimum sits at 3-4 tokens per parameter, below the
+# M = 20 its authors found near-optimal in their runs.
+#
+# > **Takeaway.** Over-training is a purchase of cheaper inference with training compute: worth it
+# > when the lifetime demand is past the break-even, a waste of compute when it is not.
+
+# %% [markdown]
 # ## Exercises
 #
 # Use the **teaching accelerator** (1 PFLOP/s dense, 50% MFU, so 5·10¹⁴ useful FLOP/s) where a

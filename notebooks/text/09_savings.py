@@ -546,6 +546,67 @@ if len(ok):  # the cheapest hardware that passes both checks (section 4), at its
 publish_summary("09_savings", rows)
 
 # %% [markdown]
+# ## 10. Train, fine-tune, distil or retrieve?
+#
+# Before any lever: does the goal need a pre-training run at all? "不是所有项目都需要从头训练一个最大模型，
+# 很多需求可以通过提示词、检索增强、微调、量化或蒸馏解决" (not every project needs to pre-train the
+# largest model from scratch; many needs are met by prompting, retrieval augmentation, fine-tuning,
+# quantisation or distillation). `llmcost.bill.alternatives.price_routes` prices each route to one
+# stated goal with the ledger's own lines: pre-training is this scenario's compute lines; continued
+# pre-training, SFT and LoRA are the `post.cpt`, `post.sft` and `post.lora` lines; distillation is
+# the `data.synthetic` line with the teacher's generation priced as served tokens plus the
+# student's SFT on them; retrieval augmentation is an index (the corpus through a small model,
+# priced as served input tokens) and longer prompts; prompt engineering is longer prompts only.
+# Every route then serves the same requests with the scenario's model (notebook 05's serving
+# model, a lower bound on cost):
+#
+# $$\text{route bill} = \text{one-off} + n_\text{req}\,(P\cdot p_\text{in} + R\cdot p_\text{out})/10^6.$$
+#
+# The goal's token counts are its **assumptions** (the `Goal` below); quality is not modelled, so
+# each route says in words what it cannot do.
+
+# %%
+from llmcost.bill import alternatives
+
+goal = alternatives.Goal()  # the example goal: every token count an assumption, printed below
+routes = alternatives.price_routes(scenario, goal)
+print(f"goal: {goal.domain}; quality bar: {goal.quality_bar}; {routes.requests_lifetime.iloc[0]:.3g} requests "
+      f"({p['inference_prompt_tokens']} in + {p['inference_output_tokens']} out) on {routes.attrs['model']}")
+print(f"assumed: CPT {goal.cpt_tokens:.3g} tokens, SFT/LoRA {goal.sft_tokens:.3g} tokens (rank {goal.lora_rank}), "
+      f"{goal.distil_tokens:.3g} tokens from {goal.teacher} ({goal.teacher_weight_dtype}), RAG index "
+      f"{goal.rag_corpus_tokens:.3g} tokens + {goal.rag_prompt_tokens:g} per prompt, prompts "
+      f"+{goal.prompt_extra_tokens:g} tokens")
+plots.table(routes[["route", "one_off_usd", "serving_usd", "total_usd", "prompt_tokens"]],
+            {"one_off_usd": "${:,.0f}", "serving_usd": "${:,.0f}", "total_usd": "${:,.0f}"})
+
+# %%
+plots.route_bills(routes);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+cheap = routes.sort_values("total_usd").iloc[0]
+pre = routes.set_index("route").loc["pre-train from scratch"]
+print(f"cheapest bill: {cheap.route}, {llmcost.fmt_usd(cheap.total_usd)}; pre-training from scratch "
+      f"{llmcost.fmt_usd(pre.total_usd)} ({pre.total_usd / cheap.total_usd:.1f}x)")
+lo, hi = routes.attrs["engine_gap"]
+print(f"serving is {routes.serving_usd.max() / routes.total_usd.max():.0%} of the largest bill; at the roofline "
+      f"price, engines measured {lo:.1f}-{hi:.1f}x slower (a lower bound)")
+
+# %%
+plots.table(routes[["route", "cannot_do", "not_priced"]])
+
+# %% [markdown]
+# Read the table with the limits beside it: the cheapest bill is not an option when its route
+# cannot reach the quality bar. Retrieval and prompting train nothing but pay on every request, so
+# their bills grow with the serving volume, while the training routes pay once; at a large enough
+# volume a fine-tuned model with short prompts is cheaper than a base model with long ones.
+# Pre-training from scratch is the only route that changes what the model fundamentally knows and
+# the only one whose bill is dominated by the run.
+#
+# > **Takeaway.** Price the goal, not the run: compare routes that can meet the quality bar, with
+# > serving included, before pricing any lever of a pre-training run.
+
+# %% [markdown]
 # ## Explore
 #
 # Tick levers and see the bill change: they are applied in order to the scenario and the whole bill

@@ -1,0 +1,85 @@
+"""Train, fine-tune, distil or retrieve? (llmcost.bill.alternatives, `llmcost estimate
+--alternatives`): every route priced from the ledger's own lines."""
+
+import pytest
+
+from llmcost.bill import alternatives as al
+from llmcost.bill.ledger import build_ledger
+from llmcost.bill.scenario import load_scenario
+from llmcost.core.catalog import SCENARIO_DIR, load_accelerator, load_model
+from llmcost.present import cli
+from llmcost.training.compute import model_flops_per_token
+
+SCENARIO = load_scenario(SCENARIO_DIR / "default.yaml")
+
+
+@pytest.fixture(scope="module")
+def routes():
+    return al.price_routes(SCENARIO).set_index("route")
+
+
+def test_every_route_and_its_limit(routes):
+    assert list(routes.index) == list(al.ROUTE_LIMITS)
+    assert (routes.cannot_do.str.len() > 40).all()
+    assert (routes.total_usd == routes.one_off_usd + routes.serving_usd).all()
+
+
+def test_sft_route_by_hand(routes):
+    # hand derivation: tokens × model FLOPs per token (3 × forward) ÷ (dense BF16 peak × MFU)
+    # ÷ goodput × price; goodput from the scenario's own bill (Young/Daly, notebook 07)
+    g = al.Goal()
+    m, gpu = load_model(SCENARIO["model"]), load_accelerator(SCENARIO["accelerator"])
+    goodput = build_ledger(SCENARIO).figures["goodput"]
+    hours = (g.sft_tokens * model_flops_per_token(m, SCENARIO["seq_len"])
+             / (gpu.peak_flops_per_s("bf16") * SCENARIO["mfu"]) / 3600 / goodput)
+    assert routes.loc["full fine-tune (SFT)", "one_off_usd"] == pytest.approx(
+        hours * SCENARIO["price_usd_per_gpu_hour"], rel=1e-6)
+    # LoRA at Hu et al. 2021's measured 0.754 of the full fine-tune's time (same tokens)
+    assert routes.loc["LoRA fine-tune", "one_off_usd"] == pytest.approx(
+        0.754 * routes.loc["full fine-tune (SFT)", "one_off_usd"], rel=1e-6)
+
+
+def test_pretraining_route_is_the_bill(routes):
+    b = build_ledger(SCENARIO)
+    assert routes.loc["pre-train from scratch", "one_off_usd"] == pytest.approx(
+        b.usd("compute.") + routes.loc["full fine-tune (SFT)", "one_off_usd"], rel=1e-9)
+
+
+def test_longer_prompts_cost_more_per_request(routes):
+    base = routes.loc["full fine-tune (SFT)", "serving_usd_per_request"]
+    assert routes.loc["prompt engineering", "serving_usd_per_request"] > base
+    assert routes.loc["retrieval augmentation (RAG)", "serving_usd_per_request"] > \
+        routes.loc["prompt engineering", "serving_usd_per_request"]
+    # requests from the scenario's lifetime demand: 1e13 tokens ÷ (1,000 + 250) per request
+    assert routes.requests_lifetime.iloc[0] == pytest.approx(1e13 / 1250, rel=1e-12)
+
+
+@pytest.mark.parametrize("field, value", [("sft_tokens", -1.0), ("teacher", "no-such-model"),
+                                          ("rag_prompt_tokens", 1.5), ("domain", "")])
+def test_goal_bad_input_names_the_field(field, value):
+    with pytest.raises(ValueError, match=field):
+        al.Goal(**{field: value})
+
+
+def test_cli_alternatives(capsys):
+    rc = cli.main(["estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"),
+                   "--alternatives", "--samples", "10"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    for route in al.ROUTE_LIMITS:
+        assert route in out
+    rc = cli.main(["estimate", "--scenario", str(SCENARIO_DIR / "default.yaml"),
+                   "--alternatives", "--format", "csv"])
+    assert rc != 0
+    assert "--alternatives" in capsys.readouterr().err
+
+
+def test_lora_on_mla_is_not_modelled_and_says_so():
+    # the ledger counts LoRA adapters for GQA/MHA attention only: an MLA model's LoRA route is
+    # NaN with the reason, the other routes still priced
+    s = {**SCENARIO, "model": "deepseek-v3", "train_tokens": 14.8e12, "accelerator": "H200",
+         "price_usd_per_gpu_hour": None, "serve_weight_dtype": "fp8", "ledger_rl": False}
+    r = al.price_routes(s).set_index("route")
+    assert r.loc["LoRA fine-tune"].how.startswith("not modelled")
+    assert r.loc["LoRA fine-tune", "total_usd"] != r.loc["LoRA fine-tune", "total_usd"]  # NaN
+    assert r.drop(index="LoRA fine-tune").total_usd.gt(0).all()
