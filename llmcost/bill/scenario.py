@@ -391,6 +391,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _nonnegative),
     Param("ledger_lora_tokens", "float", "LoRA fine-tuning tokens (0: not given)", _nonnegative),
     Param("ledger_lora_rank", "int", "LoRA rank r of the attention adapters", _positive),
+    Param("ledger_published_defaults", "bool", "price the data, annotation and evaluation lines "
+          "the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's "
+          "annotation counts, FineWeb's processing, HELM's suite); false: 0 and 'not given'"),
     Param("ledger_data_licensing_usd", "float", "data licensing, USD", _nonnegative),
     Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
           _nonnegative),
@@ -485,7 +488,8 @@ LEDGER_DEFAULTS = {
     "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
     "phases": [], "ledger_pilot_tokens_per_s_per_gpu": None, "ledger_exploratory_fraction": None,
     "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
-    "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_data_licensing_usd": 0.0,
+    "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_published_defaults": False,
+    "ledger_data_licensing_usd": 0.0,
     "ledger_data_processing_usd": 0.0, "ledger_synthetic_tokens": 0.0,
     "ledger_synthetic_usd_per_mtok": None, "ledger_synthetic_model": None,
     "ledger_annotation_samples": 0.0, "ledger_annotation_usd_per_sample": 0.0,

@@ -60,6 +60,7 @@ ledger_sft_tokens: float = 0.0  # supervised fine-tuning tokens (0: not given)
 ledger_cpt_tokens: float = 0.0  # continued pre-training tokens (0: not given)
 ledger_lora_tokens: float = 0.0  # LoRA fine-tuning tokens (0: not given)
 ledger_lora_rank: int = 16  # LoRA rank r of the attention adapters
+ledger_published_defaults: bool = False  # price the data, annotation and evaluation lines the scenario leaves at 0 from published sources (data/ledger_defaults.csv)
 ledger_data_licensing_usd: float = 0.0  # data licensing, USD
 ledger_data_processing_usd: float = 0.0  # data cleaning and deduplication compute, USD
 ledger_synthetic_tokens: float = 0.0  # synthetic tokens generated
