@@ -58,6 +58,14 @@ def test_llama_405b_every_non_compute_line_is_sourced_or_says_what_was_searched(
     assert bill.line("eval.human").usd == pytest.approx(12_000 * 0.30)
     rate = bill.figures["price_usd_per_gpu_hour"]
     assert bill.line("data.processing").usd == pytest.approx(15.6e12 * 6_000 / 15e12 * rate)
+    # people, Epoch's rule: 561 authors (arXiv:2407.21783) × 0.2 FTE × months / 12 × $330K
+    months = bill.figures["project_months"]
+    assert bill.line("people.staff").usd == pytest.approx(561 * 0.2 * months / 12 * 330_000)
+    assert "0.05-0.8" in bill.line("people.staff").how
+    # without the contributor count the line says what was searched
+    bare = ledger.build_ledger({**SC405, "ledger_contributors": None})
+    assert bare.line("people.staff").status == "not given"
+    assert "Searched:" in bare.line("people.staff").how
 
 
 def test_defaults_are_opt_in_and_given_values_win():
@@ -78,6 +86,14 @@ def test_published_defaults_survive_the_monte_carlo():
     s = draws.summary()
     assert s.loc["data.annotation", "p50"] == pytest.approx((1_418_091 + 27_540) * 0.30)
     assert s.loc["data.processing", "p90"] >= s.loc["data.processing", "p10"] > 0
+
+
+def test_fte_per_contributor_is_epochs_lognormal_median():
+    # Epoch's code draws FTE per contributor from a log-normal with 90% CI 0.05-0.8: its median
+    # is the geometric mean of the two bounds.
+    value, low, high = published.default_range("fte_per_contributor")
+    assert (low, high) == (0.05, 0.8)
+    assert value == pytest.approx(math.sqrt(low * high), rel=1e-9)
 
 
 def test_epoch_decomposition_by_hand():

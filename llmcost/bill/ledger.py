@@ -768,6 +768,8 @@ def _build(p: dict) -> Ledger:
                           + f" (project months: {project_months_source})",
                           "ledger_people (scenario); default loaded cost "
                           + default_source("staff_usd_per_fte_year"), "modelled"))
+    elif p["ledger_published_defaults"] and p["ledger_contributors"]:
+        lines.append(_contributors_line(p, project_months, project_months_source))
     else:
         lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
                           "people", "whole project", "fixed", 0.0,
@@ -1087,6 +1089,22 @@ def _human_eval_line(lines, p) -> None:
         "red-teaming hours are not published (not counted)",
         "data/ledger_defaults.csv human_eval_ratings: " + default_source("human_eval_ratings"),
         "default"))
+
+
+def _contributors_line(p, project_months, project_months_source) -> Line:
+    """People from a paper's contributor list, Epoch's rule (Cottier et al. 2024 §2.5 and their
+    code): USD = contributors × 0.2 FTE each (90% CI 0.05-0.8) × project months ÷ 12 × loaded
+    cost per FTE-year ($330K)."""
+    n, fte = p["ledger_contributors"], default("fte_per_contributor")
+    rate = default("staff_usd_per_fte_year")
+    return Line("people.staff", "people (roles × FTE × months × loaded cost)", "people",
+                "whole project", "fixed", _num(n * fte * project_months / 12.0 * rate),
+                f"published default: {n:,.0f} contributors × "
+                f"{published_range('fte_per_contributor')} FTE each × {project_months:.1f} mo × "
+                f"${rate:,.0f}/FTE-year (project months: {project_months_source})",
+                "ledger_contributors (scenario); data/ledger_defaults.csv fte_per_contributor: "
+                + default_source("fte_per_contributor") + "; staff_usd_per_fte_year: "
+                + default_source("staff_usd_per_fte_year"), "default")
 
 
 def _published_note(lines, p, key) -> None:

@@ -50,11 +50,11 @@ NOT_PUBLISHED = {
         "the Llama 3 paper and the Nemotron-4 340B report (arXiv:2406.11704: over 98% of its "
         "alignment data synthetic, no generated-token count)"),
     "people.staff": (
-        "no public default headcount: model papers list contributors (Llama 3's contributor "
-        "list; GPT-4's contribution list, transcribed in Epoch AI's training-cost-trends "
-        "repository) but not FTE-months per role, and Epoch's staff cost (Cottier et al. 2024 "
-        "§2.5) is estimated per model, not a headcount rule. Searched: Llama 2/3 papers, "
-        "Cottier et al. 2024 and its code (data/gpt-4_contributions.json). Give ledger_people"),
+        "no public default headcount: model papers list contributors (GPT-4's contribution "
+        "list is transcribed in Epoch AI's training-cost-trends repository) but not FTE-months "
+        "per role. Give ledger_contributors (the paper's author count) for Epoch's rule, 0.2 "
+        "FTE per contributor (Cottier et al. 2024 §2.5 and its code), or ledger_people. "
+        "Searched: Llama 2/3 papers, Cottier et al. 2024 and its code"),
 }
 
 #: Cottier et al. 2024 (arXiv:2405.21015, its development-cost breakdown): shares of the amortised

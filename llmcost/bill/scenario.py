@@ -444,6 +444,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _records({"role": ("str", None), "fte": ("float", _nonnegative),
                     "months": ("float", _nonnegative),
                     "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
+    Param("ledger_contributors", "float|none", "contributors the model's paper lists: with "
+          "ledger_published_defaults and no ledger_people, staff is contributors × Epoch's 0.2 "
+          "FTE each × project months; null: not given", _positive),
     Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
@@ -500,7 +503,8 @@ LEDGER_DEFAULTS = {
     "ledger_cross_region_bytes": 0.0, "ledger_pue": None, "ledger_grid_kg_co2e_per_kwh": None,
     "ledger_electricity_usd_per_kwh": None, "ledger_owned_usd_per_gpu": None,
     "ledger_spot_preemptions_per_node_day": None, "ledger_spot_restart_s": None,
-    "ledger_resumable": True, "ledger_people": [], "ledger_operations_usd_per_month": 0.0,
+    "ledger_resumable": True, "ledger_people": [], "ledger_contributors": None,
+    "ledger_operations_usd_per_month": 0.0,
     "ledger_project_months": None, "ledger_rerun_probability": 0.0,
     "ledger_reserve_fraction": 0.0, "ledger_budget_usd": None,
     # the serving set-up of synthetic data and benchmark runs, and the RL campaign (notebook 05):

@@ -59,7 +59,7 @@ ledger_sft_tokens: float = 0.0  # supervised fine-tuning tokens (0: not given)
 ledger_cpt_tokens: float = 0.0  # continued pre-training tokens (0: not given)
 ledger_lora_tokens: float = 0.0  # LoRA fine-tuning tokens (0: not given)
 ledger_lora_rank: int = 16  # LoRA rank r of the attention adapters
-ledger_published_defaults: bool = False  # price the data, annotation and evaluation lines the scenario leaves at 0 from published sources (data/ledger_defaults.csv)
+ledger_published_defaults: bool = False  # price the data, annotation and evaluation lines the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's annotation counts, FineWeb's processing, HELM's suite); false: 0 and 'not given'
 ledger_data_licensing_usd: float = 0.0  # data licensing, USD
 ledger_data_processing_usd: float = 0.0  # data cleaning and deduplication compute, USD
 ledger_synthetic_tokens: float = 0.0  # synthetic tokens generated
@@ -86,6 +86,7 @@ ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node
 ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
 ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure restarts the run from scratch)
 ledger_people: list = []  # people as {role, fte, months?, usd_per_year?} (months: the project's
+ledger_contributors: float = None  # ledger_contributors
 ledger_operations_usd_per_month: float = 0.0  # operations (cluster ops, monitoring, support), USD per month
 ledger_project_months: float = None  # project duration for people, operations and storage
 ledger_rerun_probability: float = 0.0  # probability the final run must be relaunched (reserve)
@@ -529,10 +530,13 @@ print(served.line("data.synthetic").how.split(": ", 1)[1].split(". ")[0])
 # * **processing** = training tokens × FineWeb's quality-classifier GPU-hours per token
 #   (Penedo et al. 2024, §4) × the bill's GPU-hour price;
 # * **benchmark runs** = one run of a HELM-scale suite (Liang et al. 2022: tokens per model),
-#   priced as served tokens; **human evaluation** = Llama 2's prompts × 3 raters × the same rate.
+#   priced as served tokens; **human evaluation** = Llama 2's prompts × 3 raters × the same rate;
+# * **people** = the paper's contributors (`ledger_contributors`) × Epoch's 0.2 FTE each
+#   (90 % interval 0.05-0.8, Cottier et al. 2024's code) × project months × loaded cost.
 #
 # Each is a lower bound and says why. Lines without a public source (licensing, synthetic
-# data, headcount) stay "not given" and name the sources searched. This scenario's lines,
+# data, a headcount without a contributor count) stay "not given" and name the sources
+# searched. This scenario's lines,
 # with the published defaults switched on:
 
 # %%
@@ -588,11 +592,13 @@ if can_own:
 # %% [markdown]
 # **Why the bill differs.** Energy is computed with Epoch's own power model (TDP × server
 # overhead × 75 % draw × PUE), so it lands in or near their range. Staff is the line the
-# bill cannot default: no paper publishes FTE-months by role, so without `ledger_people` the
-# staff share is zero and hardware takes the rest; the FTE-years printed above are the team
-# Epoch's shares imply for this much hardware. The bill's hardware also counts every
-# GPU-hour it prices (exploration, post-training, benchmark runs), where Epoch's amortised
-# hardware is the final run's plus their own exploration multiplier.
+# bill cannot default without a team: no paper publishes FTE-months by role, so it is
+# `ledger_people`, or a paper's contributor count × Epoch's FTE fraction, or zero; and a
+# scenario without `ledger_project_months` pays people only for the final run's wall clock,
+# where Epoch counts the months from the project's start to publication. The FTE-years
+# printed above are the team Epoch's shares imply for this much hardware. The bill's
+# hardware also counts every GPU-hour it prices (exploration, post-training, benchmark
+# runs), as Epoch's amortised hardware includes their exploration multiplier.
 
 # %% [markdown]
 # ## The cost of hardware over time
