@@ -146,3 +146,16 @@ def test_bad_inputs_name_the_field():
         published.not_published("data.nothing")
     with pytest.raises(ValueError, match="ledger_published_defaults"):
         ledger.build_ledger({"ledger_published_defaults": "yes"})
+
+
+def test_claim_questions_ask_batch_plan_communication_and_rerun():
+    # Llama 3 (arXiv:2407.21783, Table 4): 16M-token batches on TP 8 × PP 16 × DP 128.
+    q = ledger.claim_questions(ledger.build_ledger(SC405)).set_index("question")["answer"]
+    batch = q[q.index.str.contains("global batch")].iloc[0]
+    assert batch.startswith("16,777,216 tokens per step")
+    assert f"{15.6e12 / 16_777_216:,.0f} steps" in batch
+    assert q[q.index.str.contains("parallel plan")].iloc[0].startswith("TP 8 × PP 16 × DP 128")
+    assert "MFU" in q[q.index.str.contains("communication")].iloc[0]
+    assert "not given" in q[q.index.str.contains("rerun")].iloc[0]  # the scenario gives no P(rerun)
+    plain = ledger.claim_questions(ledger.build_ledger({})).set_index("question")["answer"]
+    assert plain[plain.index.str.contains("parallel plan")].iloc[0].startswith("not given")

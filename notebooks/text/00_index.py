@@ -709,6 +709,12 @@ publish_summary("00_index", [
 # * A rented GPU-hour includes energy, cooling and depreciation; an owned one is amortised
 #   (about 32% of the cluster's value per year of use) plus electricity.
 # * Storage and network are small lines unless the storage is provisioned for peak bandwidth.
+# * Annotation, data processing, evaluation and people have published anchors (Llama 2's
+#   comparisons, FineWeb's classifier pass, HELM's suite, a paper's contributor list × Epoch's
+#   FTE fraction), each a lower bound; a data licence is priced per deal and has no default.
+# * Hardware gets cheaper per FLOP every year (Epoch: 0.14 orders of magnitude for ML GPUs), at
+#   a rate that varies by generation: the same run re-priced next year, or on the next
+#   generation, is a range, not a number.
 # * A budget without a reserve assumes no rerun; the alerts say when reality departs from plan.
 #
 # ## Exercises
