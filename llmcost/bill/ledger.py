@@ -75,6 +75,13 @@ from .pricing import (  # noqa: F401
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
 )
+from .published import (
+    annotation_usd,
+    human_eval_usd,
+    not_published,
+    processing_gpu_hours,
+)
+from .published import range_text as published_range
 from .ranges import Range, is_ranged
 from .scenario import (
     LEDGER_DEFAULTS,
@@ -652,17 +659,14 @@ def _build(p: dict) -> Ledger:
     # ---- data
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
                 p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
-    _given_line(lines, "data.processing", "cleaning and deduplication compute", "data",
-                "elastic", p["ledger_data_processing_usd"], "ledger_data_processing_usd (scenario)")
+    _published_note(lines, p, "data.licensing")
+    proc_h = _processing_line(lines, p, gpu_rate)
     syn_h = _synthetic_line(lines, p, spec, gpu, gpu_rate)
-    _product_line(lines, "data.annotation", "annotation (human labels, preferences)", "data",
-                  "elastic", p["ledger_annotation_samples"], p["ledger_annotation_usd_per_sample"],
-                  "samples", "$/sample", "ledger_annotation_samples × usd_per_sample")
+    _published_note(lines, p, "data.synthetic")
+    _annotation_line(lines, p)
     # ---- evaluation and safety testing
     eval_h = _eval_line(lines, p, spec, gpu, gpu_rate)
-    _product_line(lines, "eval.human", "human evaluation and red-teaming", "evaluation",
-                  "elastic", p["ledger_human_eval_hours"], p["ledger_human_eval_usd_per_hour"],
-                  "hours", "$/h", "ledger_human_eval_hours × usd_per_hour")
+    _human_eval_line(lines, p)
     if explore_h is None:
         explore_h = _exploratory_fraction_line(lines, explore_ix, p, paid_h, post_h + eval_h,
                                                gpu_rate, kind_compute)
@@ -720,7 +724,7 @@ def _build(p: dict) -> Ledger:
                   "$/GB", default_source("cross_region_usd_per_gb"),
                   given="ledger_cross_region_bytes")
     # ---- energy
-    all_h = paid_h + explore_h + post_h + syn_h + eval_h
+    all_h = paid_h + explore_h + post_h + syn_h + eval_h + proc_h
     if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
         en = {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
               "mwh_tdp": None, "factor": None}
@@ -764,12 +768,15 @@ def _build(p: dict) -> Ledger:
                           + f" (project months: {project_months_source})",
                           "ledger_people (scenario); default loaded cost "
                           + default_source("staff_usd_per_fte_year"), "modelled"))
+    elif p["ledger_published_defaults"] and p["ledger_contributors"]:
+        lines.append(_contributors_line(p, project_months, project_months_source))
     else:
         lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
                           "people", "whole project", "fixed", 0.0,
                           f"ledger_people not given (a loaded cost of "
                           f"${default('staff_usd_per_fte_year'):,.0f}/FTE-year is the default "
                           "rate)", default_source("staff_usd_per_fte_year"), "not given"))
+        _published_note(lines, p, "people.staff")
     _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
                   "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
                   "months", "$/month", "ledger_operations_usd_per_month × project months ("
@@ -992,6 +999,10 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
                           "modelled"))
         return h
     n = p["ledger_eval_requests"]
+    published = not _given(n) and p["ledger_published_defaults"]
+    if published:  # one HELM-scale suite run of the final model, in the scenario's request shape
+        n = default("eval_suite_tokens") / (p["inference_prompt_tokens"]
+                                            + p["inference_output_tokens"])
     if not _given(n):
         lines.append(Line(key, label, "evaluation", "post-training", "elastic", 0.0,
                           "ledger_eval_requests not given", "", "not given"))
@@ -1003,11 +1014,109 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     usd = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
     usd = usd if not np.ndim(rate) else usd * rate
     lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
-                      f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
+                      (f"published default: one run of a HELM-scale suite, "
+                       f"{published_range('eval_suite_tokens')} tokens per model; a lower "
+                       "bound: labs evaluate many checkpoints, and HELM itself spent 19,500 "
+                       "GPU-h on its open models where the roofline below prices tokens at "
+                       "peak; " if published else "")
+                      + f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
                       + _served_how(c, (usd, usd * engine_gap()[1])),
-                      "llmcost.inference.serving_cost; data/serving_benchmarks.csv", "modelled",
-                      "05_rl_loop"))
+                      ("data/ledger_defaults.csv eval_suite_tokens: " + default_source(
+                          "eval_suite_tokens") + "; " if published else "")
+                      + "llmcost.inference.serving_cost; data/serving_benchmarks.csv",
+                      "default" if published else "modelled", "05_rl_loop"))
     return usd / rate
+
+
+def _processing_line(lines, p, rate) -> float:
+    """Data cleaning and deduplication compute; returns its GPU-hours (for the energy line).
+
+    Given ``ledger_data_processing_usd``: that sum. Otherwise, with
+    ``ledger_published_defaults``: GPU-hours = training tokens (main run and phases) × 4.0e-10
+    H100-h per token (FineWeb's classifier pass, ``published.processing_gpu_hours``), USD =
+    GPU-hours × the bill's GPU-hour price. Else 0 and "not given"."""
+    key, label = "data.processing", "cleaning and deduplication compute"
+    if _given(p["ledger_data_processing_usd"]) or not p["ledger_published_defaults"]:
+        _given_line(lines, key, label, "data", "elastic", p["ledger_data_processing_usd"],
+                    "ledger_data_processing_usd (scenario)")
+        return 0.0
+    tokens = p["train_tokens"]  # the corpus processed once; phases reuse its tokens
+    h = _num(processing_gpu_hours(tokens))
+    lines.append(Line(key, label, "data", "data", "elastic", _num(h * rate),
+                      f"published default: {tokens:.3g} training tokens × "
+                      f"{published_range('data_processing_gpu_hours_per_token')} GPU-h/token = "
+                      f"{h:,.0f} GPU-h × ${rate:.2f}/GPU-h; a lower bound (the classifier pass "
+                      "only: extraction and MinHash dedup run on CPUs, hours not published)",
+                      "data/ledger_defaults.csv data_processing_gpu_hours_per_token: "
+                      + default_source("data_processing_gpu_hours_per_token"), "default"))
+    return h
+
+
+def _annotation_line(lines, p) -> None:
+    """Human annotation: ``ledger_annotation_samples`` × ``ledger_annotation_usd_per_sample``;
+    with ``ledger_published_defaults`` and no samples given, Llama 2's comparisons and SFT
+    demonstrations × $0.30 per item (``published.annotation_usd``; a lower bound)."""
+    key, label = "data.annotation", "annotation (human labels, preferences)"
+    if _given(p["ledger_annotation_samples"]) or not p["ledger_published_defaults"]:
+        _product_line(lines, key, label, "data", "elastic", p["ledger_annotation_samples"],
+                      p["ledger_annotation_usd_per_sample"], "samples", "$/sample",
+                      "ledger_annotation_samples × usd_per_sample")
+        return
+    lines.append(Line(
+        key, label, "data", "data", "elastic", annotation_usd(),
+        f"published default: ({default('preference_comparisons'):,.0f} preference comparisons + "
+        f"{default('sft_demonstrations'):,.0f} SFT demonstrations, Llama 2) × "
+        f"${published_range('usd_per_preference_comparison')}/item; a lower bound "
+        "(crowdworker rate on single-turn pairs; Llama 3's count is not published)",
+        "data/ledger_defaults.csv preference_comparisons, sft_demonstrations: "
+        + default_source("preference_comparisons") + "; usd_per_preference_comparison: "
+        + default_source("usd_per_preference_comparison"), "default"))
+
+
+def _human_eval_line(lines, p) -> None:
+    """Human evaluation: hours × $/h given; with ``ledger_published_defaults`` and no hours,
+    Llama 2's 4,000 prompts × 3 raters × $0.30 per rating (``published.human_eval_usd``)."""
+    key, label = "eval.human", "human evaluation and red-teaming"
+    if _given(p["ledger_human_eval_hours"]) or not p["ledger_published_defaults"]:
+        _product_line(lines, key, label, "evaluation", "elastic", p["ledger_human_eval_hours"],
+                      p["ledger_human_eval_usd_per_hour"], "hours", "$/h",
+                      "ledger_human_eval_hours × usd_per_hour")
+        return
+    lines.append(Line(
+        key, label, "evaluation", "post-training", "elastic", human_eval_usd(),
+        f"published default: {default('human_eval_ratings'):,.0f} ratings (Llama 2: 4,000 "
+        f"prompts × 3 raters) × ${published_range('usd_per_preference_comparison')}/rating; "
+        "red-teaming hours are not published (not counted)",
+        "data/ledger_defaults.csv human_eval_ratings: " + default_source("human_eval_ratings"),
+        "default"))
+
+
+def _contributors_line(p, project_months, project_months_source) -> Line:
+    """People from a paper's contributor list, Epoch's rule (Cottier et al. 2024 §2.5 and their
+    code): USD = contributors × 0.2 FTE each (90% CI 0.05-0.8) × project months ÷ 12 × loaded
+    cost per FTE-year ($330K)."""
+    n, fte = p["ledger_contributors"], default("fte_per_contributor")
+    rate = default("staff_usd_per_fte_year")
+    return Line("people.staff", "people (roles × FTE × months × loaded cost)", "people",
+                "whole project", "fixed", _num(n * fte * project_months / 12.0 * rate),
+                f"published default: {n:,.0f} contributors × "
+                f"{published_range('fte_per_contributor')} FTE each × {project_months:.1f} mo × "
+                f"${rate:,.0f}/FTE-year (project months: {project_months_source})",
+                "ledger_contributors (scenario); data/ledger_defaults.csv fte_per_contributor: "
+                + default_source("fte_per_contributor") + "; staff_usd_per_fte_year: "
+                + default_source("staff_usd_per_fte_year"), "default")
+
+
+def _published_note(lines, p, key) -> None:
+    """With ``ledger_published_defaults``, a line still 'not given' says which sources were
+    searched for a default (``published.not_published``)."""
+    if not p["ledger_published_defaults"]:
+        return
+    ix = next(i for i, ln in enumerate(lines) if ln.key == key)
+    ln = lines[ix]
+    if ln.status == "not given":
+        lines[ix] = Line(ln.key, ln.line, ln.category, ln.phase, ln.kind, ln.usd,
+                         f"{ln.how}; {not_published(key)}", ln.source, ln.status, ln.notebook)
 
 
 def _given_line(lines, key, label, category, kind, usd, source):
@@ -1149,8 +1258,45 @@ def claim_questions(ledger: Ledger):
         ("What does the final run cost, and what does the project cost?",
          f"{format_usd(f['final_run_usd'])} final run; {format_usd(ledger.total_usd)} bill",
          "a headline 'training cost' is usually the first number"),
-    ]
+    ] + plan_questions(ledger)
     return pd.DataFrame(rows, columns=["question", "answer", "why it matters"])
+
+
+def plan_questions(ledger: Ledger) -> list:
+    """The claim questions about how the GPUs were used and who pays when it fails: batch size,
+    the parallel plan, communication, and the rerun. Each answered from the bill's scenario
+    (``global_batch_tokens``, ``tp``/``pp``/``dp``/``cp``/``ep``, ``zero_stage``, the MFU's
+    source, ``ledger_rerun_probability``); a value the scenario does not give says so.
+
+    Returns
+    -------
+    list of (question, answer, why it matters).
+    """
+    sc = _ledger(ledger).scenario
+    f = ledger.figures
+    batch = sc.get("global_batch_tokens")
+    plan = {k: sc.get(k) for k in ("tp", "pp", "dp", "cp", "ep")}
+    given = {k: v for k, v in plan.items() if v}
+    plan_txt = (" × ".join(f"{k.upper()} {v}" for k, v in given.items())
+                + f", ZeRO stage {sc.get('zero_stage', 'not given')}") if given else \
+        "not given (tp/pp/dp 0: the step model chooses a plan only when mfu: predict)"
+    rerun = ledger.line("reserve.rerun")
+    return [
+        ("What global batch, in tokens, and how many steps?",
+         f"{batch:,.0f} tokens per step, {sc.get('train_tokens', 0) / batch:,.0f} steps of the "
+         "main run" if batch else "not given",
+         "past the critical batch more GPUs buy no fewer steps (notebook 02)"),
+        ("Which parallel plan (TP, PP, DP, CP, EP, ZeRO)?", plan_txt,
+         "the plan sets memory per GPU, the pipeline bubble and what must be communicated "
+         "(notebook 03)"),
+        ("How much of the step is exposed communication?",
+         f"inside the MFU: {f['mfu_source']}",
+         "all-reduce, all-gather and pipeline sends that do not overlap compute lower the MFU "
+         "at scale (notebook 04)"),
+        ("Who pays for a rerun after a divergence or a bad data mix?",
+         f"{rerun.status}: {format_usd(rerun.usd)} reserved ({rerun.how})",
+         "a relaunched final run is paid again in full; a claim of one run hides it"),
+    ]
 
 
 def format_usd(usd) -> str:

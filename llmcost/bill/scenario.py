@@ -391,6 +391,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _nonnegative),
     Param("ledger_lora_tokens", "float", "LoRA fine-tuning tokens (0: not given)", _nonnegative),
     Param("ledger_lora_rank", "int", "LoRA rank r of the attention adapters", _positive),
+    Param("ledger_published_defaults", "bool", "price the data, annotation and evaluation lines "
+          "the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's "
+          "annotation counts, FineWeb's processing, HELM's suite); false: 0 and 'not given'"),
     Param("ledger_data_licensing_usd", "float", "data licensing, USD", _nonnegative),
     Param("ledger_data_processing_usd", "float", "data cleaning and deduplication compute, USD",
           _nonnegative),
@@ -441,6 +444,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _records({"role": ("str", None), "fte": ("float", _nonnegative),
                     "months": ("float", _nonnegative),
                     "usd_per_year": ("float", _nonnegative)}, ("role", "fte"))),
+    Param("ledger_contributors", "float|none", "contributors the model's paper lists: with "
+          "ledger_published_defaults and no ledger_people, staff is contributors × Epoch's 0.2 "
+          "FTE each × project months; null: not given", _positive),
     Param("ledger_operations_usd_per_month", "float", "operations (cluster ops, monitoring, "
           "support), USD per month", _nonnegative),
     Param("ledger_project_months", "float|none", "project duration for people, operations and "
@@ -485,7 +491,8 @@ LEDGER_DEFAULTS = {
     "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
     "phases": [], "ledger_pilot_tokens_per_s_per_gpu": None, "ledger_exploratory_fraction": None,
     "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
-    "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_data_licensing_usd": 0.0,
+    "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_published_defaults": False,
+    "ledger_data_licensing_usd": 0.0,
     "ledger_data_processing_usd": 0.0, "ledger_synthetic_tokens": 0.0,
     "ledger_synthetic_usd_per_mtok": None, "ledger_synthetic_model": None,
     "ledger_annotation_samples": 0.0, "ledger_annotation_usd_per_sample": 0.0,
@@ -496,7 +503,8 @@ LEDGER_DEFAULTS = {
     "ledger_cross_region_bytes": 0.0, "ledger_pue": None, "ledger_grid_kg_co2e_per_kwh": None,
     "ledger_electricity_usd_per_kwh": None, "ledger_owned_usd_per_gpu": None,
     "ledger_spot_preemptions_per_node_day": None, "ledger_spot_restart_s": None,
-    "ledger_resumable": True, "ledger_people": [], "ledger_operations_usd_per_month": 0.0,
+    "ledger_resumable": True, "ledger_people": [], "ledger_contributors": None,
+    "ledger_operations_usd_per_month": 0.0,
     "ledger_project_months": None, "ledger_rerun_probability": 0.0,
     "ledger_reserve_fraction": 0.0, "ledger_budget_usd": None,
     # the serving set-up of synthetic data and benchmark runs, and the RL campaign (notebook 05):

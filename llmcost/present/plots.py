@@ -1515,3 +1515,73 @@ def route_bills(routes, ax=None, scale: float = 1e6):
     _source(ax, "llmcost.bill.alternatives.price_routes (ledger lines; serving: "
                 "llmcost.inference.serving_cost, a lower bound)")
     return ax
+
+
+# ---- what the bill guesses: Epoch's decomposition and hardware over time
+def epoch_shares(decomposition, ax=None):
+    """The bill's hardware, staff and energy shares (``published.epoch_decomposition``) as
+    bars, Cottier et al. 2024's ranges as grey spans behind them."""
+    ax = _ax(ax, figsize=(7, 3.2))
+    d = decomposition
+    y = np.arange(len(d))
+    for i, r in enumerate(d.itertuples()):
+        ax.barh(i, (r.epoch_high - r.epoch_low) * 100, left=r.epoch_low * 100, height=0.8,
+                color="0.85", label="Cottier et al. 2024 range" if i == 0 else None)
+    ax.barh(y, d["share"].to_numpy(dtype=float) * 100, height=0.35, color="C0",
+            label="this bill (owned pricing)")
+    for i, r in enumerate(d.itertuples()):
+        inside = r.share > 0.85  # a label past the axis end goes inside the bar
+        ax.annotate(f"{r.share:.0%}", (r.share * 100, i), xytext=(-30 if inside else 4, 0),
+                    textcoords="offset points", va="center", fontsize=10,
+                    color="white" if inside else "black")
+    ax.set_yticks(y, list(d["component"]))
+    ax.set_xlim(0, 100)
+    ax.set_ylim(-0.6, len(d) + 0.4)
+    ax.set_xlabel("share of hardware + staff + energy (%)", fontsize=12)
+    ax.set_title("Where does this bill fall in Epoch's decomposition?", fontsize=13)
+    ax.legend(fontsize=9, loc="upper right", ncols=2)
+    ax.figure.supxlabel("Cottier et al. 2024, arXiv:2405.21015 (GPT-3, OPT-175B, GPT-4, Gemini "
+                        "Ultra); bill: llmcost.published.epoch_decomposition",
+                        x=0.01, ha="left", fontsize=7, color="0.4")
+    return ax
+
+
+def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
+    """Left: dense peak FLOP/s per dollar of each generation over time (purchase and the first
+    on-demand GPU-hour), log scale. Right: the bill's GPU-hour lines re-priced on the trend
+    (``published.repriced_forecast``), the band from the slowest to the fastest generation
+    step, Epoch's 0.14 OOM/year dashed."""
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    left, right = axes
+    for kind, marker, unit in (("purchase", "o", "FLOP/s per $ of purchase"),
+                               ("rent_on_demand", "s", "FLOP/s per $/GPU-h of rent ÷ 1e4")):
+        d = series[series["kind"] == kind].sort_values("year")
+        v = d["flops_per_usd"] / (1e4 if kind == "rent_on_demand" else 1.0)
+        left.plot(d["year"], v, marker=marker, label=unit)
+        for r, val in zip(d.itertuples(), v):
+            left.annotate(r.accelerator.split("-")[0], (r.year, val), xytext=(3, 3),
+                          textcoords="offset points", fontsize=8)
+    left.set_yscale("log")
+    left.set_xlabel("date of the price", fontsize=12)
+    left.set_ylabel("dense peak FLOP/s per USD (log)", fontsize=12)
+    left.set_title("What does a FLOP/s cost, per generation?", fontsize=13)
+    left.legend(fontsize=9, loc="upper left")
+    f = forecast
+    right.fill_between(f["years"], f["gpu_usd_low"] / scale, f["gpu_usd_high"] / scale,
+                       color="C0", alpha=0.2, label="slowest to fastest generation step")
+    right.plot(f["years"], f["gpu_usd_trend"] / scale, "C0-o", label="fitted trend")
+    right.plot(f["years"], f["gpu_usd_epoch"] / scale, "k--", label="Epoch: 0.14 OOM/year")
+    right.set_ylim(bottom=0)
+    right.set_xticks(list(f["years"]))
+    right.set_xlabel("years from now", fontsize=12)
+    right.set_ylabel(f"GPU-hour lines, {_usd_unit(scale)}", fontsize=12)
+    right.set_title("What will this run cost next year?", fontsize=13)
+    right.legend(fontsize=9, loc="lower left")
+    # the source line as the figure's footer: the layout keeps room for it below both axes
+    left.figure.supxlabel("prices: data/hardware_price_series.csv (Epoch AI's price dataset, "
+                          "AWS, Barron's); trend: llmcost.published.price_performance_trend",
+                          x=0.01, ha="left", fontsize=7, color="0.4")
+    return axes

@@ -59,6 +59,7 @@ ledger_sft_tokens: float = 0.0  # supervised fine-tuning tokens (0: not given)
 ledger_cpt_tokens: float = 0.0  # continued pre-training tokens (0: not given)
 ledger_lora_tokens: float = 0.0  # LoRA fine-tuning tokens (0: not given)
 ledger_lora_rank: int = 16  # LoRA rank r of the attention adapters
+ledger_published_defaults: bool = False  # price the data, annotation and evaluation lines the scenario leaves at 0 from published sources (data/ledger_defaults.csv: Llama 2's annotation counts, FineWeb's processing, HELM's suite); false: 0 and 'not given'
 ledger_data_licensing_usd: float = 0.0  # data licensing, USD
 ledger_data_processing_usd: float = 0.0  # data cleaning and deduplication compute, USD
 ledger_synthetic_tokens: float = 0.0  # synthetic tokens generated
@@ -85,6 +86,7 @@ ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node
 ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
 ledger_resumable: bool = True  # training resumes from checkpoints (false: a failure restarts the run from scratch)
 ledger_people: list = []  # people as {role, fte, months?, usd_per_year?} (months: the project's
+ledger_contributors: float = None  # ledger_contributors
 ledger_operations_usd_per_month: float = 0.0  # operations (cluster ops, monitoring, support), USD per month
 ledger_project_months: float = None  # project duration for people, operations and storage
 ledger_rerun_probability: float = 0.0  # probability the final run must be relaunched (reserve)
@@ -124,6 +126,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import ledger, plots
+from llmcost.bill import published
 from llmcost.bill.checks import budget_warning
 from llmcost.present.report import publish_summary, summary_row
 
@@ -515,6 +518,149 @@ for key in ("data.synthetic", "eval.benchmarks"):
 print(served.line("data.synthetic").how.split(": ", 1)[1].split(". ")[0])
 
 # %% [markdown]
+# ## What the bill still guesses: data, annotation, evaluation and people
+#
+# Besides GPU time the bill has lines that no scenario prices by itself. With
+# `ledger_published_defaults: true` (the Llama 3.1 405B scenario sets it) each takes a
+# published figure, scaled by what drives it, and shows its source and range:
+#
+# * **annotation** = (preference comparisons + SFT demonstrations) × $ per item: Llama 2's
+#   counts (Touvron et al. 2023, Table 6 and §3.1) × the one per-item human rate a paper
+#   publishes (AlpacaEval's crowdworkers);
+# * **processing** = training tokens × FineWeb's quality-classifier GPU-hours per token
+#   (Penedo et al. 2024, §4) × the bill's GPU-hour price;
+# * **benchmark runs** = one run of a HELM-scale suite (Liang et al. 2022: tokens per model),
+#   priced as served tokens; **human evaluation** = Llama 2's prompts × 3 raters × the same rate;
+# * **people** = the paper's contributors (`ledger_contributors`) × Epoch's 0.2 FTE each
+#   (90 % interval 0.05-0.8, Cottier et al. 2024's code) × project months × loaded cost.
+#
+# Each is a lower bound and says why. Lines without a public source (licensing, synthetic
+# data, a headcount without a contributor count) stay "not given" and name the sources
+# searched. This scenario's lines,
+# with the published defaults switched on:
+
+# %%
+pub = ledger.with_changes(bill, ledger_published_defaults=True)
+rows = [ln for ln in pub.lines if ln.category in ("data", "evaluation", "people")]
+plots.table(pd.DataFrame({"line": [ln.line for ln in rows],
+                          "status": [ln.status for ln in rows],
+                          "USD": [ln.usd for ln in rows],
+                          "how (source and range)": [ln.how for ln in rows]}),
+            formats={"USD": "{:,.0f}"})
+
+# %% [markdown]
+# A data licence is priced per deal, so the workbook gives no default; the deals made public,
+# dated, with the sums as reported (`data/data_licensing_deals.csv`):
+
+# %%
+deals = published.licensing_deals()
+plots.table(deals[["licensor", "licensee", "date", "usd", "years", "usd_per_year", "basis"]],
+            formats={"usd": "{:,.0f}", "usd_per_year": "{:,.0f}"})
+
+# %% [markdown]
+# ## Epoch's decomposition: where does this bill fall, and why?
+#
+# Cottier et al. 2024 (arXiv:2405.21015) costed the development of four frontier models
+# (GPT-3, OPT-175B, GPT-4, Gemini Ultra) on an amortised basis: hardware 47-67 %, R&D staff
+# 29-49 %, energy 2-6 %. At `pricing: owned` the bill amortises hardware the same way
+# (`ledger.owned_usd_per_gpu_hour`), so its three components can be put beside theirs
+# (`published.epoch_decomposition`):
+
+# %%
+can_own = gpu.name == "H100-SXM" or p["ledger_owned_usd_per_gpu"] is not None
+owned = ledger.with_changes(bill, pricing="owned", price_usd_per_gpu_hour=None) \
+    if can_own else None
+dec = published.epoch_decomposition(owned) if can_own else None
+if can_own:
+    plots.epoch_shares(dec)
+else:
+    print(f"{gpu.name}: no sourced purchase price; give ledger_owned_usd_per_gpu to compare")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+if can_own:
+    d = dec.set_index("component")
+    for c, r in d.iterrows():
+        print(f"{c}: {llmcost.fmt_usd(r.usd)} = {r.share:.1%} of the three "
+              f"(Epoch: {r.epoch_low:.0%}-{r.epoch_high:.0%})")
+    hw_en, fte_usd = d.loc["hardware", "usd"] + d.loc["energy", "usd"], ledger.default(
+        "staff_usd_per_fte_year")
+    fte = [s / (1 - s) * hw_en / fte_usd for s in (0.29, 0.49)]
+    print(f"staff inside Epoch's range would be {fte[0]:,.0f}-{fte[1]:,.0f} FTE-years "
+          f"at {llmcost.fmt_usd(fte_usd)} per FTE-year")
+
+# %% [markdown]
+# **Why the bill differs.** Energy is computed with Epoch's own power model (TDP × server
+# overhead × 75 % draw × PUE), so it lands in or near their range. Staff is the line the
+# bill cannot default without a team: no paper publishes FTE-months by role, so it is
+# `ledger_people`, or a paper's contributor count × Epoch's FTE fraction, or zero; and a
+# scenario without `ledger_project_months` pays people only for the final run's wall clock,
+# where Epoch counts the months from the project's start to publication. The FTE-years
+# printed above are the team Epoch's shares imply for this much hardware. The bill's
+# hardware also counts every GPU-hour it prices (exploration, post-training, benchmark
+# runs), as Epoch's amortised hardware includes their exploration multiplier.
+
+# %% [markdown]
+# ## The cost of hardware over time
+#
+# **Acquisition or amortised?** Buying the cluster costs its price; a run is charged only the
+# value it uses up. Epoch's method, the basis of `pricing: owned`: the cluster (accelerator ×
+# 1.64 for the server ÷ (1 − 0.19) for the interconnect) loses 0.14 · ln 10 = 32 % of its
+# value per year of use, the rate at which price-performance improves
+# (`published.acquisition_vs_amortised`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+if can_own:
+    a = published.acquisition_vs_amortised(owned)
+    print(f"buying {p['n_gpus']:,} GPUs as a cluster: {llmcost.fmt_usd(a['acquisition_usd'])} "
+          f"({llmcost.fmt_usd(a['cluster_usd_per_gpu'])} per GPU); the bill's amortised "
+          f"hardware: {llmcost.fmt_usd(a['amortised_usd'])}, {a['ratio']:.1f}× less")
+
+# %% [markdown]
+# **Dated prices per generation** (`data/hardware_price_series.csv`): list prices and the
+# first on-demand GPU-hour of the V100, A100 and H100, with their dense peak FLOP/s per dollar.
+
+# %%
+series = published.hardware_price_series()
+plots.table(series[["accelerator", "kind", "date", "usd", "peak_dense_flops_per_s",
+                    "flops_per_usd", "precision"]],
+            formats={"usd": "{:,.2f}", "peak_dense_flops_per_s": "{:.3g}",
+                     "flops_per_usd": "{:.3g}"})
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for kind in ("purchase", "rent_on_demand"):
+    t = published.price_performance_trend(kind)
+    print(f"{kind}: FLOP/s per $ grows {t['ooms_per_year']:.3f} OOM/year (generation steps "
+          f"{t['low']:.3f}-{t['high']:.3f}); a FLOP halves in price every "
+          f"{t['halving_years']:.1f} years")
+print(f"Epoch AI (Cottier et al. 2024 §2.2): {ledger.default('depreciation_ooms_per_year')} "
+      "OOM/year for ML GPUs")
+
+# %% [markdown]
+# **What will this run cost next year?** The bill's GPU-hour lines re-priced on the fitted
+# purchase-price trend, the band from the slowest to the fastest generation step, Epoch's
+# rate dashed (MFU and FLOPs unchanged; the other lines held fixed):
+
+# %%
+fc = published.repriced_forecast(bill, years=(0, 1, 2, 3))
+plots.hardware_price_performance(series, fc);
+
+# %%
+# NBVAL_CHECK_OUTPUT
+r1 = fc.set_index("years").loc[1]
+print(f"next year: GPU-hour lines {llmcost.fmt_usd(r1.gpu_usd_trend)} (range "
+      f"{llmcost.fmt_usd(r1.gpu_usd_low)}-{llmcost.fmt_usd(r1.gpu_usd_high)}), whole bill "
+      f"{llmcost.fmt_usd(r1.total_usd_trend)} against {llmcost.fmt_usd(bill.total_usd)} today")
+try:  # the next generation at the same MFU and its catalogue price
+    nxt = ledger.with_changes(bill, accelerator="B200", price_usd_per_gpu_hour=None)
+    print(f"on B200 at the same MFU (${nxt.figures['price_usd_per_gpu_hour']:.2f}/GPU-h, "
+          f"{nxt.figures['pricing']}): {llmcost.fmt_usd(nxt.total_usd)}")
+except ValueError as e:
+    print(f"on B200: not priced here ({e})")
+
+# %% [markdown]
 # ## Questions to ask of any "trained on N GPUs for D days" claim
 #
 # A claim of that form fixes GPU-hours and nothing else. Each question below is answered for this
@@ -563,6 +709,12 @@ publish_summary("00_index", [
 # * A rented GPU-hour includes energy, cooling and depreciation; an owned one is amortised
 #   (about 32% of the cluster's value per year of use) plus electricity.
 # * Storage and network are small lines unless the storage is provisioned for peak bandwidth.
+# * Annotation, data processing, evaluation and people have published anchors (Llama 2's
+#   comparisons, FineWeb's classifier pass, HELM's suite, a paper's contributor list × Epoch's
+#   FTE fraction), each a lower bound; a data licence is priced per deal and has no default.
+# * Hardware gets cheaper per FLOP every year (Epoch: 0.14 orders of magnitude for ML GPUs), at
+#   a rate that varies by generation: the same run re-priced next year, or on the next
+#   generation, is a range, not a number.
 # * A budget without a reserve assumes no rerun; the alerts say when reality departs from plan.
 #
 # ## Exercises
@@ -578,6 +730,95 @@ publish_summary("00_index", [
 #    scenario's MFU (`llmcost.tokens_per_s_per_gpu_at_mfu` helps). What MFU does it imply?
 # 5. Set `ledger_resumable = False`. At how many GPUs does the run stop finishing?
 #
+
+# %% [markdown]
+# ### Worked answers
+#
+# Each answer is computed for this scenario; change the parameters and they follow.
+#
+# **1. Owned pricing.** Which lines change?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+if can_own:
+    before = {ln.key: ln for ln in bill.lines}
+    for ln in owned.lines:
+        if ln.usd != before[ln.key].usd:
+            print(f"{ln.line}: {ledger.format_usd(before[ln.key].usd)} → "
+                  f"{ledger.format_usd(ln.usd)} ({ln.status})")
+else:
+    print(f"{gpu.name}: no sourced purchase price (give ledger_owned_usd_per_gpu)")
+
+# %% [markdown]
+# Every GPU-hour line changes: an owned GPU-hour is the amortised hardware alone (Cottier et
+# al. 2024 §2.2), and the electricity a rented price includes becomes its own line, priced
+# at the facility power of `ledger.facility_kw_per_gpu`. Reserves follow the lines they
+# are a share of.
+#
+# **2. A long-context phase.** What does it add, and why more per token?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+lc = {"name": "long-context", "tokens": 8e11, "seq_len": 131072, "mfu": 0.38}
+others = [ph for ph in p["phases"] if ph["name"] != lc["name"]]  # the scenario's own, if any
+without, longer = (ledger.with_changes(bill, phases=others + extra) for extra in ([], [lc]))
+per_token = [llmcost.model_flops_per_token(spec, s) for s in (p["seq_len"], 131072)]
+print(f"adds {llmcost.fmt_usd(longer.total_usd - without.total_usd)}; a 131,072-token "
+      f"sequence costs {per_token[1] / per_token[0]:.2f}× the FLOPs per token of a "
+      f"{p['seq_len']:,}-token one, at MFU 0.38 against {bill.figures['mfu']:.2f}")
+
+# %% [markdown]
+# Attention's score and value matmuls grow with the sequence length, so each token costs more
+# FLOPs, and at a lower MFU (Llama 3's Table 4: 38 % with CP 16); exploration and the
+# reserves scale with the larger final run.
+#
+# **3. Fifty researchers for a year.**
+
+# %%
+# NBVAL_CHECK_OUTPUT
+staffed = ledger.with_changes(bill, ledger_people=[{"role": "research", "fte": 50,
+                                                    "months": 12}])
+for name, b in (("without staff", bill), ("with 50 FTE", staffed)):
+    print(f"{name}: final run {b.figures['final_run_usd'] / b.total_usd:.1%} of "
+          f"{llmcost.fmt_usd(b.total_usd)}; people {ledger.format_usd(b.line('people.staff').usd)}")
+
+# %% [markdown]
+# **4. The pilot throughput that reproduces the bill.**
+
+# %%
+# NBVAL_CHECK_OUTPUT
+tps = float(llmcost.tokens_per_s_per_gpu_at_mfu(bill.figures["mfu"], spec, gpu, p["seq_len"],
+                                                p["dtype"]))
+piloted = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=tps)
+print(f"{tps:,.0f} tokens/s per GPU → MFU {piloted.figures['mfu']:.3f}; bill "
+      f"{llmcost.fmt_usd(piloted.total_usd)} against {llmcost.fmt_usd(bill.total_usd)}")
+
+# %% [markdown]
+# Tokens/s per GPU × FLOPs per token ÷ dense peak is the MFU, so the throughput at the
+# scenario's MFU gives back that MFU and the same bill: a pilot replaces the guess with a
+# measurement on the same FLOP count.
+#
+# **5. No checkpoints.** When does the run stop finishing?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
+    try:
+        b = ledger.with_changes(bill, ledger_resumable=False, n_gpus=n)
+        print(f"{n:,} GPUs: goodput {b.figures['goodput']:.1%}, "
+              f"{b.figures['wall_clock_days']:,.1f} days")
+    except ValueError as e:
+        print(f"{n:,} GPUs: {str(e)[:160]}")
+
+# %% [markdown]
+# Without checkpoints a job of t seconds on a cluster with MTBF m expects a wall clock of
+# m·(e^(t/m) − 1) plus restarts (`reliability.expected_wall_time_s`). Both t and m scale as
+# 1 / GPUs, so t/m = GPU-hours × failures per GPU-hour does not depend on the GPU count:
+# adding GPUs neither saves nor dooms the run. What stops it finishing is the size of the
+# *job* in GPU-hours: past a few MTBFs' worth of work, e^(t/m) explodes (the bill refuses a
+# job expected to take a million times its length).
+
+# %% [markdown]
 # ## Explore
 #
 # Change the GPUs, MFU, price, pricing mode, exploratory fraction, reserve and staff; the bill
