@@ -1067,7 +1067,8 @@ def _annotation_line(lines, p) -> None:
         f"published default: ({default('preference_comparisons'):,.0f} preference comparisons + "
         f"{default('sft_demonstrations'):,.0f} SFT demonstrations, Llama 2) × "
         f"${published_range('usd_per_preference_comparison')}/item; a lower bound "
-        "(crowdworker rate on single-turn pairs; Llama 3's count is not published)",
+        "(crowdworker rate on single-turn pairs; Llama 3's model card reports 'over 10M "
+        "human-annotated examples', not split by kind: about 7x these items)",
         "data/ledger_defaults.csv preference_comparisons, sft_demonstrations: "
         + default_source("preference_comparisons") + "; usd_per_preference_comparison: "
         + default_source("usd_per_preference_comparison"), "default"))
@@ -1075,7 +1076,8 @@ def _annotation_line(lines, p) -> None:
 
 def _human_eval_line(lines, p) -> None:
     """Human evaluation: hours × $/h given; with ``ledger_published_defaults`` and no hours,
-    Llama 2's 4,000 prompts × 3 raters × $0.30 per rating (``published.human_eval_usd``)."""
+    Llama 2's 18,579 rated generation pairs × 3 raters × $0.30 per rating
+    (``published.human_eval_usd``)."""
     key, label = "eval.human", "human evaluation and red-teaming"
     if _given(p["ledger_human_eval_hours"]) or not p["ledger_published_defaults"]:
         _product_line(lines, key, label, "evaluation", "elastic", p["ledger_human_eval_hours"],
@@ -1084,9 +1086,10 @@ def _human_eval_line(lines, p) -> None:
         return
     lines.append(Line(
         key, label, "evaluation", "post-training", "elastic", human_eval_usd(),
-        f"published default: {default('human_eval_ratings'):,.0f} ratings (Llama 2: 4,000 "
-        f"prompts × 3 raters) × ${published_range('usd_per_preference_comparison')}/rating; "
-        "red-teaming hours are not published (not counted)",
+        f"published default: {published_range('human_eval_ratings')} ratings (Llama 2: ~4,000 "
+        "prompts against each of five comparison models, Table 32, × 3 raters) × "
+        f"${published_range('usd_per_preference_comparison')}/rating; a lower bound: safety "
+        "ratings and red-teaming hours are not counted",
         "data/ledger_defaults.csv human_eval_ratings: " + default_source("human_eval_ratings"),
         "default"))
 

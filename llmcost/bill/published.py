@@ -15,15 +15,16 @@ decomposition.
     GPU-hour price: a lower bound (CPU stages not published);
   - benchmark runs = one HELM-scale suite run, 12.2B tokens / 30 models = 4.07e8 tokens (Liang
     et al. 2022, arXiv:2211.09110), priced as served tokens;
-  - human evaluation = 4,000 prompts × 3 raters (Llama 2 §3.4.2) × $0.30 per rating.
+  - human evaluation = 18,579 generation pairs × 3 raters (Llama 2 §3.4.2 and Table 32: ~4,000
+    prompts rated against each of five comparison models) × $0.30 per rating: a lower bound.
 
   Lines without a public source (licensing, synthetic data, staff headcount) stay "not given"
   and say which sources were searched (``NOT_PUBLISHED``).
 * **Hardware over time** (``data/hardware_price_series.csv``): dated purchase and on-demand
   prices per generation (V100, A100, H100), their dense peak FLOP/s per dollar, the
   price-performance trend in orders of magnitude per year, and a bill re-priced on that trend.
-* **Epoch's decomposition** (Cottier et al. 2024, arXiv:2405.21015): hardware 47-67 %, R&D staff
-  29-49 %, energy 2-6 % of the amortised development cost of GPT-3, OPT-175B, GPT-4 and Gemini
+* **Epoch's decomposition** (Cottier et al. 2024, arXiv:2405.21015 §1 and §3.5): hardware 47-64 %
+  (Epoch's blog post of the paper says 47-67 %), R&D staff 29-49 %, energy 2-6 % of the amortised development cost of GPT-3, OPT-175B, GPT-4 and Gemini
   Ultra; ``epoch_decomposition`` puts an owned-pricing bill beside those ranges.
 """
 
@@ -40,14 +41,17 @@ from .pricing import default, default_rows, owned_usd_per_gpu_hour
 #: Lines for which no public default exists, and the sources searched for one (shown in the bill).
 NOT_PUBLISHED = {
     "data.licensing": (
-        "no public default: Meta reports Llama 3's pre-training data as 'publicly available "
-        "sources' (arXiv:2407.21783 §3.1) and no licence fee. Public deals, for scale "
+        "no public default: Meta's model cards describe Llama 3's pre-training data as 'publicly "
+        "available sources' (the paper, arXiv:2407.21783 §3.1, only 'a variety of data sources') "
+        "and no licence fee. Public deals, for scale "
         "(data/data_licensing_deals.csv): {deals}. Searched: Llama 2/3 papers and model "
         "cards, Reddit's S-1, press reports of OpenAI's and Google's publisher deals"),
     "data.synthetic": (
         "no public default: Llama 3's paper describes synthetic SFT data for code, math, "
-        "long context and tool use (arXiv:2407.21783 §4.3) without token counts. Searched: "
-        "the Llama 3 paper and the Nemotron-4 340B report (arXiv:2406.11704: over 98% of its "
+        "long context and tool use (arXiv:2407.21783 §4.3) without token counts; the Llama 3.1 "
+        "model card counts 'over 25M synthetically generated examples' in the fine-tuning data, "
+        "tokens per example not given. Searched: the Llama 3 paper and model cards and the "
+        "Nemotron-4 340B report (arXiv:2406.11704: over 98% of its "
         "alignment data synthetic, no generated-token count)"),
     "people.staff": (
         "no public default headcount: model papers list contributors (GPT-4's contribution "
@@ -57,12 +61,15 @@ NOT_PUBLISHED = {
         "Searched: Llama 2/3 papers, Cottier et al. 2024 and its code"),
 }
 
-#: Cottier et al. 2024 (arXiv:2405.21015, its development-cost breakdown): shares of the amortised
-#: development cost of GPT-3, OPT-175B, GPT-4 and Gemini Ultra, (low, high).
-EPOCH_SHARES = {"hardware": (0.47, 0.67), "staff": (0.29, 0.49), "energy": (0.02, 0.06)}
+#: Cottier et al. 2024 (arXiv:2405.21015 §1 and §3.5, its development-cost breakdown): shares of
+#: the amortised development cost of GPT-3, OPT-175B, GPT-4 and Gemini Ultra, (low, high). The
+#: paper gives hardware 47-64 %; Epoch's blog post of it says 47-67 % (their notebook's medians:
+#: 47-65 %).
+EPOCH_SHARES = {"hardware": (0.47, 0.64), "staff": (0.29, 0.49), "energy": (0.02, 0.06)}
 EPOCH_SOURCE = ("Cottier et al. 2024, The rising costs of training frontier AI models, "
-                "arXiv:2405.21015: hardware 47-67 %, R&D staff 29-49 %, energy 2-6 % of the "
-                "amortised development cost of GPT-3, OPT-175B, GPT-4 and Gemini Ultra")
+                "arXiv:2405.21015 §3.5: hardware 47-64 %, R&D staff 29-49 % (equity included), "
+                "energy 2-6 % of the amortised development cost of GPT-3, OPT-175B, GPT-4 and "
+                "Gemini Ultra (Epoch's blog post says hardware 47-67 %)")
 
 
 def default_range(key: str) -> tuple:
@@ -115,7 +122,8 @@ def processing_gpu_hours(train_tokens):
 
 
 def human_eval_usd() -> float:
-    """USD = Llama 2's 12,000 ratings (4,000 prompts × 3 raters, §3.4.2) × $ per rating."""
+    """USD = Llama 2's 55,737 helpfulness ratings (18,579 generation pairs in Table 32 × 3 raters,
+    §3.4.2) × $ per rating."""
     return default("human_eval_ratings") * default("usd_per_preference_comparison")
 
 
@@ -159,7 +167,9 @@ def price_performance_trend(kind: str = "purchase") -> dict:
     with the range spanned by consecutive generations' rates (low, high). ``kind`` is
     ``"purchase"`` (acquisition prices) or ``"rent_on_demand"`` (the first on-demand listing of
     each generation). Epoch AI's rate for ML GPUs is 0.14 OOM/year (Cottier et al. 2024 §2.2,
-    ``depreciation_ooms_per_year``).
+    ``depreciation_ooms_per_year``), measured at FP32; this series uses each generation's dense
+    16-bit tensor peak, a different quantity (the paper's footnote 2: tensor formats would make the
+    rate faster), so the two are compared as orders of magnitude only.
 
     Returns
     -------

@@ -561,7 +561,7 @@ plots.table(deals[["licensor", "licensee", "date", "usd", "years", "usd_per_year
 # ## Epoch's decomposition: where does this bill fall, and why?
 #
 # Cottier et al. 2024 (arXiv:2405.21015) costed the development of four frontier models
-# (GPT-3, OPT-175B, GPT-4, Gemini Ultra) on an amortised basis: hardware 47-67 %, R&D staff
+# (GPT-3, OPT-175B, GPT-4, Gemini Ultra) on an amortised basis: hardware 47-64 %, R&D staff
 # 29-49 %, energy 2-6 %. At `pricing: owned` the bill amortises hardware the same way
 # (`ledger.owned_usd_per_gpu_hour`), so its three components can be put beside theirs
 # (`published.epoch_decomposition`):
