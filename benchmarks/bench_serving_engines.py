@@ -10,6 +10,8 @@ was computed). This prints:
 * the expected throughput's error on the train and the held-out (test) rows: median, share
   within 25 %, worst, and how often the measurement falls inside the band;
 * that every published measurement respects the roofline bound;
+* every published set-up row (``data/serving_setups.csv``: expert parallelism with DP attention,
+  the prefill and decode pools of a disaggregated deployment) reproduced by ``setups.ep_step``;
 * the time of the configuration search for one model (``latency_throughput_curve`` over every
   tp and batch, and ``cheapest_setup``) against one ``serving_cost`` call measured in the same
   run (goal: the search ≤ 1 s on 2 cores).
@@ -18,7 +20,7 @@ was computed). This prints:
 import time
 
 from llmcost import inference as inf
-from llmcost.serving import engines
+from llmcost.serving import engines, setups
 
 
 def best_of(fn, repeat=3):
@@ -47,6 +49,13 @@ def main():
           f"{(t['abs_error'] <= 0.25).mean():.0%} within 25 % (goal: within 25 %), "
           f"worst {t['abs_error'].max():.1%} ({t.loc[t['abs_error'].idxmax(), 'benchmark_id']})")
     print(f"roofline bound respected on {int(v['bound_ok'].sum())} of {len(v)} rows")
+
+    print("\nset-ups reproduced (tokens/s per GPU; goal: within 25 %):")
+    for _, r in setups.setup_validation().iterrows():
+        print(f"  {r['setup_id']:30s} measured {r['measured_per_gpu']:8,.0f}  expected "
+              f"{r['expected_per_gpu']:8,.0f} (band {r['band_low']:,.0f}–{r['band_high']:,.0f})"
+              f"  error {r['abs_error']:5.1%}  bound {r['bound_per_gpu']:8,.0f} "
+              f"{'respected' if r['bound_ok'] else 'VIOLATED'}")
 
     kw = dict(prompt_tokens=1024, output_tokens=256, weight_dtype="fp8", kv_dtype="fp8")
     one, _ = best_of(lambda: inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, tp=4, batch=64,

@@ -416,6 +416,19 @@ def _attention_flops_per_key(m: ModelSpec, decode: bool) -> float:
     return 2.0 * m.n_layers * m.n_heads * (m.d_qk + m.d_v)
 
 
+def attention_flops_per_key(model, decode: bool) -> float:
+    """Attention-core FLOPs per query token per attended key, summed over layers (decode in
+    MLA's weight-absorbed form; see ``_attention_flops_per_key`` for the formula)."""
+    return _attention_flops_per_key(serving_model(model), bool(decode))
+
+
+def compute_dtype(weight_dtype: str, accelerator) -> str:
+    """The matmul format of a weight precision: FP8 weights run W8A8 on FP8 tensor cores
+    where the device has them; every other precision in BF16."""
+    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    return _compute_dtype(weight_dtype, serving_accelerator(accelerator))
+
+
 def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
           kv_written_tokens, causal_prefill, f_w):
     """Shared roofline: seqs sequences, q_tokens query tokens each, attending ``keys`` keys
