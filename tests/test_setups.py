@@ -92,3 +92,39 @@ def test_decode_batch_past_capacity_names_the_capacity():
     with pytest.raises(ValueError, match=f"at most {cap} sequences"):
         setups.ep_step("deepseek-v3", "H100-SXM", ep=72, phase="decode",
                        tokens_per_gpu=cap + 1, context_tokens=2000, redundant_experts=32)
+
+
+def test_prefix_cached_prefill_adds_the_attention_over_the_cached_keys():
+    # Llama 3.1 70B (80 layers, 64 heads, d_head 128): attention FLOPs per query token per key
+    # 2·80·64·(128 + 128) = 2,621,440. Eight prompts of 2,000 tokens, 1,000 cached, TP 4 on H100
+    # (989.4 TFLOP/s dense BF16, FlashAttention-2 at 35%, data/efficiency.csv): the 1,000 new
+    # tokens of each prompt also attend to 1,000 cached keys:
+    # 8 · 1000 · 2,621,440 · 1000 / (4 · 989.4e12 · 0.35) = 15.14 ms more prefill, which is
+    # compute-bound (8,000 tokens at 2 × 70.6e9 FLOP each outrun the 17.6 GB FP8 weight read).
+    pc = setups.prefix_cached_prefill("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=2000,
+                                      cached_tokens=1000, batch=8, weight_dtype="fp8",
+                                      kv_dtype="fp8", tp=4)
+    extra = 8 * 1000 * 2_621_440 * 1000 / (4 * 989.4e12 * 0.35)
+    assert pc["prefill_with_cache_s"] - pc["prefill_alone_s"] == pytest.approx(extra, rel=1e-3)
+    # A cached token costs that marginal time spread over the 8,000 cached tokens, at $2/GPU-h
+    # on 4 GPUs: a few per cent of an uncached token (list prices charge 25-50 %: the
+    # provider also keeps the cache resident, which is not priced here).
+    assert pc["usd_per_m_cached_input"] == pytest.approx(
+        2.0 / 3600 * 4 * extra / 8000 * 1e6, rel=1e-3)
+    assert 0 < pc["cached_share"] < 0.2
+    with pytest.raises(ValueError, match="cached_tokens"):
+        setups.prefix_cached_prefill("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=100,
+                                     cached_tokens=100)
+
+
+def test_list_price_margins_follow_their_definition():
+    t = setups.api_price_comparison("H100-SXM", 2.0).set_index("model")
+    prices = setups.load_api_prices().set_index("model")
+    for model, r in t.iterrows():
+        assert r["list_usd_per_m_output"] == prices.loc[model, "usd_per_m_output"]
+        assert r["margin_output"] == pytest.approx(
+            1 - r["modelled_usd_per_m_output"] / r["list_usd_per_m_output"])
+        assert r["margin_input"] == pytest.approx(
+            1 - r["modelled_usd_per_m_input"] / r["list_usd_per_m_input"])
+    assert {"llama-3.1-70b", "deepseek-v3"} <= set(t.index)
+    assert prices["source"].str.len().min() > 40 and prices["dated"].notna().all()

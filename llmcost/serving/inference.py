@@ -268,6 +268,13 @@ def _kv_share(m: ModelSpec, tp: int) -> float:
     return max(1.0 / tp, 1.0 / m.n_kv_heads)
 
 
+def kv_share_per_rank(model, tp: int) -> float:
+    """Share of a TP replica's KV cache one rank holds: 1/tp, or 1/n_kv_heads when tp exceeds
+    the KV heads (a head is then replicated); 1 for MLA (the latent is replicated on every rank
+    under tensor parallelism; ``serving.setups`` models attention data-parallelism)."""
+    return _kv_share(serving_model(model), _int("tp", tp))
+
+
 def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
               kv_dtype: str = "bf16", tp: int = 1, reserve_fraction: float = SERVING_RESERVE,
               window_layers=None, draft_model=None):

@@ -44,9 +44,12 @@ arXiv:2312.07104): a cached prompt prefix skips its prefill; its tokens are stil
 by the rest of the prompt and by decode. A cached input token costs only its share of the
 remaining prefill (the attention of later tokens over it), priced as ``usd_per_m_cached_input``.
 
-**Chunked prefill** (Sarathi-Serve, Agrawal et al. 2024, OSDI): a prompt is split into chunks of
-``chunk_tokens`` that ride along with decode steps; each chunk rereads the weights (a decode
-step's weight read is shared with the chunk) and attends to the earlier chunks' KV cache.
+**List prices** (``api_price_comparison``): dated, sourced API prices of open-weight models
+(``data/api_prices.csv``) beside the modelled cost of serving them, and the margin each implies
+over the GPU-hour price.
+
+Not modelled here (yet): chunked prefill (Sarathi-Serve), multi-node tensor or pipeline
+parallel replicas of a dense model, FP4 weights.
 """
 
 from __future__ import annotations
@@ -61,19 +64,11 @@ from ..core.catalog import DATA_DIR
 from ..core.hardware import Cluster
 from ..core.units import SECONDS_PER_HOUR, as_array
 from ..training.comm import moe_all_to_all_time
-from .inference import (
-    KV_BYTES,
-    SERVING_RESERVE,
-    WEIGHT_BYTES,
-    attention_flops_per_key,
-    compute_dtype,
-    experts_touched,
-    kv_cache_bytes_per_token,
-    load_engine_efficiency,
-    serving_accelerator,
-    serving_efficiency,
-    serving_model,
-)
+from .engines import cheapest_setup
+from .inference import (KV_BYTES, SERVING_RESERVE, WEIGHT_BYTES, attention_flops_per_key,
+                        compute_dtype, experts_touched, kv_cache_bytes_per_token,
+                        kv_share_per_rank, load_engine_efficiency, prefill,
+                        serving_accelerator, serving_efficiency, serving_model)
 
 #: DeepSeek-V3's node-limited routing: each token's experts span at most 4 nodes
 #: (DeepSeek-V3 Technical Report, arXiv:2412.19437, §2.1.2); DeepEP's normal (prefill) mode
@@ -351,4 +346,140 @@ def setup_validation() -> pd.DataFrame:
                      "ratio": ratio, "abs_error": abs(ratio - 1),
                      "bound_ok": per_gpu <= st.tokens_per_s_per_gpu,
                      "in_band": st.expected_band[0] <= per_gpu <= st.expected_band[1]})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ prefix caching
+def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                          cached_tokens: int, batch: int = 1, weight_dtype: str = "bf16",
+                          kv_dtype: str = "bf16", tp: int = 1, engine: str | None = None,
+                          efficiency=None) -> dict:
+    """Prefill of prompts whose first ``cached_tokens`` tokens are already in the KV cache
+    (prefix caching), and what an uncached and a cached input token cost.
+
+    Formula (one TP replica, B prompts of P tokens, C of them cached, S = P − C computed):
+
+        t(S | C) = prefill(S) + B·S·a·C / (tp·peak·attention_fraction)        (compute side)
+                   or + B·C·kv·share / (tp·HBM·hbm_fraction)                  (memory side)
+
+    i.e. ``inference.prefill`` of the S new tokens plus their attention over the C cached keys
+    (a FLOPs per key, ``attention_flops_per_key``) and the read of the cached KV, added to
+    whichever roofline term bounds the step. Uncached input: t(S alone) · tp / (B·S) GPU-s
+    per token; cached input: the marginal [t(S | C) − t(S)] · tp / (B·C); USD = GPU-s ×
+    price / 3600. Expected times apply the engine's prefill fraction and overhead to both.
+    Keeping the cache resident (HBM or host memory between requests) is not priced.
+
+    Returns
+    -------
+    dict: roofline and expected seconds of the cached and uncached prefill, usd_per_m_input
+    (uncached), usd_per_m_cached_input, their expected values, cached_share (cached ÷
+    uncached expected price).
+
+    Raises
+    ------
+    ValueError
+        Bad input (the field named); ``cached_tokens`` must leave at least one token to
+        compute.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    p = _whole("prompt_tokens", prompt_tokens)
+    c = _whole("cached_tokens", cached_tokens, minimum=1)
+    if c >= p:
+        raise ValueError(f"cached_tokens={cached_tokens!r} must be < prompt_tokens={p}: at least "
+                         "one prompt token is computed")
+    b = _whole("batch", batch)
+    s = p - c
+    base = prefill(m, acc, s, b, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                   efficiency=eff)
+    attn = b * s * attention_flops_per_key(m, False) * c \
+        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+    kv = b * c * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) \
+        / (acc.hbm_bytes_per_s * eff.hbm_fraction)
+    compute, memory = float(base.compute_s) + attn, float(base.memory_s) + kv
+    t_alone = float(base.time_s)
+    t_cached = max(compute, memory) + float(base.comm_s)
+    e_alone, e_cached = float(eng.prefill_s(t_alone)), float(eng.prefill_s(t_cached))
+    k = price / SECONDS_PER_HOUR * 1e6 * tp
+    return {"prefill_alone_s": t_alone, "prefill_with_cache_s": t_cached,
+            "expected_prefill_alone_s": e_alone, "expected_prefill_with_cache_s": e_cached,
+            "usd_per_m_input": k * t_alone / (b * s),
+            "usd_per_m_cached_input": k * (t_cached - t_alone) / (b * c),
+            "expected_usd_per_m_input": k * e_alone / (b * s),
+            "expected_usd_per_m_cached_input": k * (e_cached - e_alone) / (b * c),
+            "cached_share": (e_cached - e_alone) / c / (e_alone / s), "engine": eng.family}
+
+
+# ------------------------------------------------------------------------------ list prices
+def load_api_prices() -> pd.DataFrame:
+    """Dated, sourced list prices of open-weight models' APIs (``data/api_prices.csv``)."""
+    return pd.read_csv(DATA_DIR / "api_prices.csv")
+
+
+#: The set-ups the list prices are compared with: a dense model on the cheapest TP replica of
+#: one node meeting ``max_tpot_s`` (``engines.cheapest_setup``); an MoE model as SGLang's
+#: DeepSeek-V3 deployment (lmsys.org blog 2025-05-05: prefill EP32 at 16,384 tokens per GPU,
+#: decode EP72 at 256 sequences per GPU with 32 redundant experts), FP8 weights.
+MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep": 72,
+                  "decode_batch_per_gpu": 256, "redundant_experts": 32}
+
+
+def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float = 2.0, *,
+                         prompt_tokens: int = 2000, output_tokens: int = 500,
+                         max_tpot_s: float = 0.05, engine: str | None = None) -> pd.DataFrame:
+    """Each list price of ``data/api_prices.csv`` beside the modelled cost of serving that model
+    on ``accelerator`` at ``price_usd_per_gpu_hour``, and the margin it implies.
+
+    Formula: margin = 1 − modelled USD per M ÷ list USD per M, for input, output and (where
+    listed) cached input. Modelled: a dense model at ``engines.cheapest_setup`` (FP8 weights
+    and KV, expected throughput, TPOT ≤ ``max_tpot_s``); an MoE model at
+    ``disaggregated_serving`` with ``MOE_DEPLOYMENT``; cached input at
+    ``prefix_cached_prefill`` (half the prompt cached, tp 8 for an MoE model's attention
+    replica is not modelled: an MoE model's cached-input cost is left empty).
+
+    Returns
+    -------
+    DataFrame: provider, model, dated, list and modelled USD per M input / cached input /
+    output, margin_input, margin_cached_input, margin_output, set_up, source.
+    """
+    rows = []
+    for _, r in load_api_prices().iterrows():
+        m = serving_model(r["model"])
+        cached = math.nan
+        if m.is_moe:
+            d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
+                                      prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                      engine=engine, **MOE_DEPLOYMENT)
+            usd_in, usd_out = d.usd_per_m_input, d.usd_per_m_output
+            how = (f"P/D disaggregated, prefill EP{MOE_DEPLOYMENT['prefill_ep']}, decode "
+                   f"EP{MOE_DEPLOYMENT['decode_ep']}, TPOT {d.expected_tpot_s * 1e3:.0f} ms")
+        else:
+            best = cheapest_setup(m, accelerator, price_usd_per_gpu_hour,
+                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                  max_tpot_s=max_tpot_s, engine=engine, weight_dtype="fp8",
+                                  kv_dtype="fp8")
+            usd_in, usd_out = best["expected_usd_per_m_input"], best["expected_usd_per_m_output"]
+            pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
+                                       prompt_tokens=prompt_tokens,
+                                       cached_tokens=prompt_tokens // 2,
+                                       batch=int(best["batch"]), weight_dtype="fp8",
+                                       kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
+            cached = pc["expected_usd_per_m_cached_input"]
+            how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
+                   f"{best['expected_tpot_s'] * 1e3:.0f} ms")
+        lc = r["usd_per_m_cached_input"]
+        rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
+                     "list_usd_per_m_input": r["usd_per_m_input"],
+                     "list_usd_per_m_cached_input": lc,
+                     "list_usd_per_m_output": r["usd_per_m_output"],
+                     "modelled_usd_per_m_input": usd_in,
+                     "modelled_usd_per_m_cached_input": cached,
+                     "modelled_usd_per_m_output": usd_out,
+                     "margin_input": 1 - usd_in / r["usd_per_m_input"],
+                     "margin_cached_input": 1 - cached / lc if lc == lc and cached == cached
+                     else math.nan,
+                     "margin_output": 1 - usd_out / r["usd_per_m_output"],
+                     "set_up": how, "source": r["source"]})
     return pd.DataFrame(rows)
