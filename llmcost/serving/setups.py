@@ -65,10 +65,21 @@ from ..core.hardware import Cluster
 from ..core.units import SECONDS_PER_HOUR, as_array
 from ..training.comm import moe_all_to_all_time
 from .engines import cheapest_setup
-from .inference import (KV_BYTES, SERVING_RESERVE, WEIGHT_BYTES, attention_flops_per_key,
-                        compute_dtype, experts_touched, kv_cache_bytes_per_token,
-                        kv_share_per_rank, load_engine_efficiency, prefill,
-                        serving_accelerator, serving_efficiency, serving_model)
+from .inference import (
+    KV_BYTES,
+    SERVING_RESERVE,
+    WEIGHT_BYTES,
+    attention_flops_per_key,
+    compute_dtype,
+    experts_touched,
+    kv_cache_bytes_per_token,
+    kv_share_per_rank,
+    load_engine_efficiency,
+    prefill,
+    serving_accelerator,
+    serving_efficiency,
+    serving_model,
+)
 
 #: DeepSeek-V3's node-limited routing: each token's experts span at most 4 nodes
 #: (DeepSeek-V3 Technical Report, arXiv:2412.19437, §2.1.2); DeepEP's normal (prefill) mode
@@ -478,7 +489,7 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
                      "modelled_usd_per_m_cached_input": cached,
                      "modelled_usd_per_m_output": usd_out,
                      "margin_input": 1 - usd_in / r["usd_per_m_input"],
-                     "margin_cached_input": 1 - cached / lc if lc == lc and cached == cached
+                     "margin_cached_input": 1 - cached / lc if not (math.isnan(lc) or math.isnan(cached))
                      else math.nan,
                      "margin_output": 1 - usd_out / r["usd_per_m_output"],
                      "set_up": how, "source": r["source"]})
