@@ -39,10 +39,11 @@ train rows' measured ÷ expected, applied to any prediction. The fitted constant
 ``inference.serving_cost`` reads them without importing this module.
 
 **What the published rows support today**: TensorRT-LLM (v0.5, v0.6.1 and NeMo's TensorRT-LLM
-backend: 38 train, 25 test rows) has constants of its own; vLLM has one published row here (held
-out), SGLang's rows are multi-node set-ups (``serving.setups``) and no Hugging Face ``generate``
-row with a stated batch was found: those three families carry the pooled constants, which say
-``fitted_on = "pooled"``.
+backend: 38 train, 25 test rows) has constants of its own; vLLM has four published rows here
+(performance-benchmark latency rows and one concurrency-1 TPOT), NVIDIA NIM five (its backend is
+not stated), SGLang's rows are multi-node set-ups (``serving.setups``) and no Hugging Face
+``generate`` row with a stated batch was found: those families carry the pooled constants, and
+say ``fitted_on = "pooled"``.
 """
 
 from __future__ import annotations
