@@ -28,7 +28,9 @@ Conventions, stated once:
   of one row per token; read in full when tied to the LM head) and the learned position table;
   for MoE only the routed experts the batch touches (``experts_touched``). Resident weights
   (``weight_bytes``) count every parameter.
-* **Weight precision** ``bf16``/``fp16`` 2 bytes, ``fp8``/``int8`` 1, ``int4`` 0.5 + 2/128 =
+* **Weight precision** ``bf16``/``fp16`` 2 bytes, ``fp8``/``int8`` 1, ``nvfp4`` 0.5 + 1/16 and
+  ``mxfp4`` 0.5 + 1/32 (block-scaled FP4, run on FP4 tensor cores at the catalogue's FP4 peak
+  where the device has one, else dequantised to BF16), ``int4`` 0.5 + 2/128 =
   0.515625: one FP16 scale per group of 128 INT4 weights (GPTQ/AWQ's usual group size) adds
   2 B per 64 B, 3.1% (a zero point as well would make it 6.25%; symmetric scales assumed).
   FP8 and INT8 are per-channel or per-tensor scaled (negligible bytes). FP8 weights run W8A8
@@ -72,8 +74,16 @@ from ..core.units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
 #: weights (group size 128, symmetric: 0.5 + 2/128 B); FP8/INT8 scales are per channel or tensor.
 INT4_GROUP_SIZE = 128
+#: FP4 block formats: NVFP4 = 4-bit E2M1 + one FP8 E4M3 scale per 16 values (+ an FP32 scale
+#: per tensor, negligible): 0.5 + 1/16 = 0.5625 B per weight (NVIDIA NeMo Automodel, nvfp4
+#: module docs: "one float8_e4m3fn scale per 16 contiguous columns ... 0.5625 bytes per
+#: parameter"); MXFP4 (OCP Microscaling) = E2M1 + one E8M0 scale per 32 values: 0.5 + 1/32
+#: (Modular MAX fp4_utils: MXFP4_SF_VECTOR_SIZE = 32, float8_e8m0fnu; NVFP4_SF_VECTOR_SIZE = 16,
+#: float8_e4m3fn).
+NVFP4_BLOCK, MXFP4_BLOCK = 16, 32
 WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
-                "int4": 0.5 + 2.0 / INT4_GROUP_SIZE}
+                "int4": 0.5 + 2.0 / INT4_GROUP_SIZE,
+                "nvfp4": 0.5 + 1.0 / NVFP4_BLOCK, "mxfp4": 0.5 + 1.0 / MXFP4_BLOCK}
 #: Bytes per KV-cache element by precision (vLLM ``--kv-cache-dtype fp8``; TensorRT-LLM FP8 KV).
 KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
 #: Bytes per activation element in the TP all-reduces (BF16 activations).
@@ -143,9 +153,13 @@ def _tp(tp, accelerator: Accelerator, model: ModelSpec) -> int:
 
 
 def _compute_dtype(weight_dtype: str, accelerator: Accelerator) -> str:
-    """FP8 weights run W8A8 on FP8 tensor cores where the device has them; others in BF16."""
+    """FP8 weights run W8A8 on FP8 tensor cores where the device has them; FP4 weights
+    (NVFP4, MXFP4) run W4A4 on FP4 tensor cores at the datasheet FP4 peak where the device has
+    them (Blackwell), else weight-only, dequantised to BF16 (as on Hopper); others in BF16."""
     if weight_dtype == "fp8" and accelerator.peak_fp8_flops_per_s:
         return "fp8"
+    if weight_dtype in ("nvfp4", "mxfp4") and accelerator.peak_fp4_flops_per_s:
+        return "fp4"
     return "bf16"
 
 
@@ -444,10 +458,13 @@ def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held
     tokens = seqs * q_tokens
     attn = _attention_flops_per_key(m, not causal_prefill) * keys * tokens
     flops = 2.0 * mm * tokens + attn
-    peak = acc.peak_flops_per_s(_compute_dtype(weight_dtype, acc))
+    cdt = _compute_dtype(weight_dtype, acc)
+    peak = acc.peak_flops_per_s(cdt)
+    # the attention core runs in FP8 at most: FP4 formats quantise the linear layers only
+    attn_peak = acc.peak_flops_per_s("fp8") if cdt == "fp4" else peak
     if causal_prefill:
         compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
-            + attn / (tp * peak * eff.attention_fraction)
+            + attn / (tp * attn_peak * eff.attention_fraction)
     else:
         compute = flops / (tp * peak * eff.matmul_fraction)
     kv_tok = kv_cache_bytes_per_token(m, kv_dtype) * _kv_share(m, tp) * tp
@@ -489,7 +506,7 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
         Sequences decoding together (may be fractional: a mean occupancy).
     context_tokens : float or array, >= 0
         Tokens in each sequence's KV cache (0: ignore KV reads, as formulas.md's ridge vector).
-    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4"}
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
     kv_dtype : {"bf16", "fp16", "fp8"}
     tp : int
         Tensor-parallel GPUs per replica (within one scale-up domain).

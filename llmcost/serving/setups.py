@@ -49,7 +49,8 @@ remaining prefill (the attention of later tokens over it), priced as ``usd_per_m
 over the GPU-hour price.
 
 Not modelled here (yet): chunked prefill (Sarathi-Serve), multi-node tensor or pipeline
-parallel replicas of a dense model, FP4 weights.
+parallel replicas of a dense model. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
+of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
         GPU processes in one step.
     context_tokens : int
         Decode: tokens in each sequence's KV cache. Prefill: the prompt length P.
-    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4"}
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
     kv_dtype : {"bf16", "fp16", "fp8"}
     redundant_experts : int
         Extra expert replicas (EPLB), spread with the others.
