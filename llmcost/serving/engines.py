@@ -30,20 +30,21 @@ dominates the step, at large batch the fractions do.
 **Fit and judge.** ``data/serving_benchmarks.csv`` carries a ``split`` column fixed before any
 error was computed (every third row by CRC32 of its id is held out). ``fit_engine_efficiency``
 fits (η_d, η_kv, η_p, o) by least squares on log(measured ÷ expected) over the *train* rows of
-one engine family, on a grid over [0.1, 1]³ × [0, 30 ms] refined three times;
+one engine family, each source weighing the same (a table of 32 rows counts as much as a blog's
+one), on a grid over [0.1, 1]³ × [0, 30 ms] refined three times;
 ``engine_validation`` prints the error on the *test* rows. A family with fewer than
 ``MIN_FIT_ROWS`` train rows has no constants of its own: it uses the pooled fit over every
 family's train rows and says so (``fitted_on``). The band is the 10th–90th percentile of the
-train rows' measured ÷ expected, applied to any prediction. The fitted constants are stored in
+train rows' measured ÷ expected (source-weighted), applied to any prediction. The fitted constants are stored in
 ``data/engine_efficiency.csv`` (``python -m llmcost.serving.engines`` writes its rows) so that
 ``inference.serving_cost`` reads them without importing this module.
 
 **What the published rows support today**: TensorRT-LLM (v0.5, v0.6.1 and NeMo's TensorRT-LLM
-backend: 38 train, 25 test rows) has constants of its own; vLLM has four published rows here
-(performance-benchmark latency rows and one concurrency-1 TPOT), NVIDIA NIM five (its backend is
-not stated), SGLang's rows are multi-node set-ups (``serving.setups``) and no Hugging Face
-``generate`` row with a stated batch was found: those families carry the pooled constants, and
-say ``fitted_on = "pooled"``.
+backend: 38 train, 25 test rows) and vLLM (vLLM's performance-benchmark latency rows, the OCI
+MI300X batch sweep and one concurrency-1 TPOT: 10 train, 3 test rows) have constants of their
+own; NVIDIA NIM's five rows (backend not stated), SGLang's multi-node set-ups
+(``serving.setups``) and Hugging Face ``generate`` (no row with a stated batch was found) carry
+the pooled constants, and say ``fitted_on = "pooled"``.
 """
 
 from __future__ import annotations
@@ -111,6 +112,10 @@ def _arrays(rows: pd.DataFrame) -> dict:
         raise ValueError(f"serving_benchmarks.csv: metric {sorted(bad)!r} must be one of "
                          f"{', '.join(_METRICS)}")
     a["is_time"] = np.isin(a["metric"], TIME_METRICS)
+    # each source (the ``engine`` column: one engine version as one document reports it)
+    # weighs the same in a fit, however many rows it has
+    n = rows.groupby("engine")["engine"].transform("size").to_numpy(dtype=float)
+    a["weight"] = 1.0 / n
     return a
 
 
@@ -151,20 +156,31 @@ ETA_MIN, OVERHEAD_MAX_S = 0.10, 0.030
 
 
 def _fit(a: dict):
-    """Least squares of the log residuals: a coarse grid over the whole box, then three local
-    grids, each a quarter as wide, around the best point."""
+    """Weighted least squares of the log residuals (each source's rows weigh 1/its row count):
+    a coarse grid over the whole box, then three local grids, each a quarter as wide, around the
+    best point."""
     lo = np.array([ETA_MIN, ETA_MIN, ETA_MIN, 0.0])
     hi = np.array([1.0, 1.0, 1.0, OVERHEAD_MAX_S])
     axes = [np.linspace(lo[i], hi[i], 11 if i < 3 else 16) for i in range(4)]
     for _ in range(4):
         g = np.meshgrid(*axes, indexing="ij")
-        err = (_log_ratio(a, _predict(a, *g)) ** 2).sum(axis=0)
+        w = a["weight"].reshape((-1,) + (1,) * 4)
+        err = (w * _log_ratio(a, _predict(a, *g)) ** 2).sum(axis=0)
         i = np.unravel_index(int(np.argmin(err)), err.shape)
         best = np.array([g[k][i] for k in range(4)])
         width = np.array([(ax[-1] - ax[0]) / 4 for ax in axes])
         axes = [np.linspace(max(lo[k], best[k] - width[k] / 2),
                             min(hi[k], best[k] + width[k] / 2), 9) for k in range(4)]
     return tuple(float(x) for x in best)
+
+
+def _weighted_quantiles(x, w, qs):
+    """Quantiles of x with weights w: the sorted values against the midpoints of their
+    cumulative weight share (linear interpolation; equal weights give numpy's 'hazen' rule)."""
+    order = np.argsort(x)
+    x, w = np.asarray(x)[order], np.asarray(w)[order]
+    mid = (np.cumsum(w) - w / 2) / w.sum()
+    return tuple(float(np.interp(q, mid, x)) for q in qs)
 
 
 @cache
@@ -174,11 +190,13 @@ def fit_engine_efficiency(engine: str | None = None) -> EngineEfficiency:
     Formula: per pass, expected = roofline / η + o; a decode step splits into its KV-cache
     read (KV bytes ÷ achievable HBM bandwidth) at η_kv and the rest (weights, FLOPs,
     all-reduces) at η_d; prefill at η_p. (η_d, η_kv, η_p, o) minimise
-    Σ_rows [log(measured ÷ expected)]² (throughputs; a time enters as expected ÷ measured)
+    Σ_rows w · [log(measured ÷ expected)]² (throughputs; a time enters as expected ÷ measured;
+    w = 1 / the rows of the row's source, so that no single published run sets the constants)
     over [0.1, 1]³ × [0, 30 ms], on the ``train`` rows of ``data/serving_benchmarks.csv``
     whose ``engine_family`` is ``engine``. A family with fewer than ``MIN_FIT_ROWS`` train rows
     (and ``engine=None``) gets the pooled fit over every family's train rows; ``fitted_on``
-    says which. The band is the 10th–90th percentile of measured ÷ expected on those rows.
+    says which. The band is the 10th–90th percentile of measured ÷ expected on those rows (with
+the same source weights).
 
     Parameters
     ----------
@@ -201,7 +219,7 @@ def fit_engine_efficiency(engine: str | None = None) -> EngineEfficiency:
     a = _arrays(rows)
     eta_d, eta_kv, eta_p, o = _fit(a)
     ratio = np.exp(_log_ratio(a, _predict(a, eta_d, eta_kv, eta_p, o)))
-    lo, hi = np.quantile(ratio, BAND_QUANTILES)
+    lo, hi = _weighted_quantiles(ratio, a["weight"], BAND_QUANTILES)
     return EngineEfficiency(fam, eta_d, eta_kv, eta_p, o, (float(lo), float(hi)), fitted_on,
                             len(rows))
 

@@ -1082,8 +1082,8 @@ def serving_validation() -> pd.DataFrame:
     ``speedup`` = how much faster the roofline is than the engine (predicted ÷ measured
     throughput, or measured ÷ predicted time): ≥ 1 when the roofline is an upper bound.
     ``regime`` names why the engine is slower (``SERVING_REGIMES``: the rule, the mechanism and
-    the widest factor in it). Over the 72 rows the speed-up runs from 1.08x to 4.1x (median
-    1.9x): within 2.0x in the roofline regime, up to 3.2x for short-prompt TTFT, 3.5x for
+    the widest factor in it). Over the 81 rows the speed-up runs from 1.08x to 4.1x (median
+    2.0x): within 2.0x in the roofline regime, up to 3.2x for short-prompt TTFT, 3.5x for
     Llama-70B long generation before TensorRT-LLM's XQA kernel and 4.1x for batch 1-8 latency
     at TP 8.
 

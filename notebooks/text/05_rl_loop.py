@@ -441,9 +441,9 @@ print("roofline bound respected on every row:", bool(gap["bound_ok"].all()),
 # %% [markdown]
 # **Takeaway.** One fraction per phase and one fixed cost per step reproduce most held-out engine
 # figures within a quarter; the misses are the regimes the previous section named (Llama-70B long
-# generations before TensorRT-LLM's XQA kernel). Only TensorRT-LLM has enough published rows for
-# constants of its own here; vLLM, SGLang and Hugging Face `generate` use the pooled fit, and the
-# outputs above say so. Every price below is given at this expected throughput, with the band, and
+# generations before TensorRT-LLM's XQA kernel). TensorRT-LLM and vLLM have enough published rows
+# for constants of their own (each source weighs the same in a fit, so no single run sets them);
+# SGLang, NVIDIA NIM and Hugging Face `generate` use the pooled fit, and the outputs above say so. Every price below is given at this expected throughput, with the band, and
 # the roofline stays beside it as the bound.
 
 # %% [markdown]
