@@ -99,3 +99,23 @@ def test_curve_front_and_cheapest_set_up():
     with pytest.raises(ValueError, match="max_tpot_s"):
         engines.cheapest_setup("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=1024,
                                output_tokens=256, max_tpot_s=1e-4)
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: engines.fit_engine_efficiency("TGI"), "engine"),
+    (lambda: engines.expected_generation("llama-3.1-8b", "H100-SXM", 10_000, 1024, 1024),
+     "batch=10000 does not fit"),
+    (lambda: engines.expected_generation("llama-3.1-8b", "H100-SXM", 8, 0, 10), "prompt_tokens"),
+    (lambda: engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 0.0, prompt_tokens=10,
+                                              output_tokens=10), "price_usd_per_gpu_hour"),
+    (lambda: engines.latency_throughput_curve("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                              output_tokens=10, weight_dtype="fp2"),
+     "weight_dtype"),
+    (lambda: engines.cheapest_setup("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                    output_tokens=10, max_tpot_s=-1), "max_tpot_s"),
+    (lambda: engines.cheapest_setup("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=10,
+                                    output_tokens=10, max_tpot_s=True), "max_tpot_s"),
+])
+def test_entry_points_refuse_bad_input_with_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()

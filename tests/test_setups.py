@@ -128,3 +128,25 @@ def test_list_price_margins_follow_their_definition():
             1 - r["modelled_usd_per_m_input"] / r["list_usd_per_m_input"])
     assert {"llama-3.1-70b", "deepseek-v3"} <= set(t.index)
     assert prices["source"].str.len().min() > 40 and prices["dated"].notna().all()
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: setups.kv_transfer_time("deepseek-v3", "H100-SXM", -5), "prompt_tokens"),
+    (lambda: setups.kv_transfer_time("deepseek-v3", "H100-SXM", 100, kv_dtype="int2"), "kv_dtype"),
+    (lambda: setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, prompt_tokens=0,
+                                          output_tokens=10, prefill_ep=32,
+                                          prefill_tokens_per_gpu=1024, decode_ep=32,
+                                          decode_batch_per_gpu=8), "prompt_tokens"),
+    (lambda: setups.disaggregated_serving("deepseek-v3", "H100-SXM", -1.0, prompt_tokens=10,
+                                          output_tokens=10, prefill_ep=32,
+                                          prefill_tokens_per_gpu=1024, decode_ep=32,
+                                          decode_batch_per_gpu=8), "price_usd_per_gpu_hour"),
+    (lambda: setups.prefix_cached_prefill("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=100,
+                                          cached_tokens=0), "cached_tokens"),
+    (lambda: setups.prefix_cached_prefill("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=100,
+                                          cached_tokens=10, batch=0), "batch"),
+    (lambda: setups.api_price_comparison("no-such-gpu"), "accelerator"),
+])
+def test_new_entry_points_refuse_bad_input_with_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()
