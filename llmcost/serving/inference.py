@@ -829,7 +829,9 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     for the pooled fit; ``load_engine_efficiency``): every pass at its expected time,
     expected TPOT = ((TPOT_roof − KV read)/η_d + KV read/η_kv + o·passes) / tokens per pass,
     expected prefill = prefill_roof/η_p + o, with the engine's band on throughput (and the
-    reciprocal band on USD). The batch, its limit and the KV capacity are the roofline's.
+    reciprocal band on USD). The batch, its limit and the KV capacity are the roofline's: a
+    ``max_tpot_s`` target is met by the roofline TPOT (a lower bound on the engine's);
+    ``serving.engines.cheapest_setup`` meets a target with the expected TPOT.
 
     Formulas (one TP replica of ``tp`` GPUs at ``price`` USD per GPU-hour):
 
