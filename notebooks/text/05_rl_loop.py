@@ -522,7 +522,7 @@ print(f"KV transfer of one {P}-token prompt, prefill to decode GPU: "
       f"{moe_ep.prefill_gpus_per_decode_gpu:.2f}")
 
 # %% [markdown]
-# ## 6.4 What do API list prices imply?
+# ## 6.4 What do the list prices of hosted models imply?
 #
 # A provider's list price covers the GPU-hours of the set-up above plus everything else (idle
 # capacity at off-peak hours, staff, margin). Set beside the modelled cost at the scenario's
