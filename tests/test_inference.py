@@ -148,11 +148,14 @@ def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors()
     assert v["source"].str.len().min() > 20
     assert set(v["metric"]) >= {"output_tokens_per_s_per_gpu", "ttft_s", "latency_s", "tpot_s"}
     # Every Llama row of the cited tables is kept: TensorRT-LLM performance.md v0.6.1 peak
-    # throughput (H100 FP8: 8 Llama rows, A100 FP16: 7) and v0.5 low latency (H100: 4, A100: 4);
-    # NeMo's Llama-2-7B latency table (batch 1/2/4/8 × TP 1/2/4/8 × 2 GPUs = 32); one vLLM row.
+    # throughput (H100 FP8: 8 Llama rows, A100 FP16: 7), v0.5 low latency (H100: 4, A100: 4)
+    # and the v0.5 release's H100 FP8 high-throughput table (8 Llama rows);
+    # NeMo's Llama-2-7B latency table (batch 1/2/4/8 × TP 1/2/4/8 × 2 GPUs = 32); one vLLM row;
+    # vLLM's performance-benchmark latency rows (3), NVIDIA NIM 1.8.0 ITL rows (5) and vLLM on
+    # MI300X (OCI blog, 9 batch sizes).
     counts = v.groupby("engine").size()
-    assert counts["TensorRT-LLM v0.6.1"] == 15 and counts["TensorRT-LLM v0.5"] == 8
-    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 56
+    assert counts["TensorRT-LLM v0.6.1"] == 15 and counts["TensorRT-LLM v0.5"] == 16
+    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 81
     # The roofline is faster than every engine (an upper bound) ...
     assert (v["speedup"] >= 1.0).all(), v.loc[v["speedup"] < 1, ["benchmark_id", "speedup"]]
     # ... and within each regime's stated factor (inference.SERVING_REGIMES), the widest 4.2x.
@@ -374,3 +377,25 @@ def test_speculative_draft_as_large_as_the_target_is_refused():
         inf.serving_cost("llama-3.1-8b", "H100-SXM", 3.99, prompt_tokens=1000,
                          output_tokens=250, batch=1, draft_model="llama-3.1-70b",
                          draft_tokens=4, acceptance_rate=0.8)
+
+
+def test_fp4_weights_use_the_datasheet_fp4_peak_where_there_is_one():
+    # NVFP4: 4-bit E2M1 + one FP8 E4M3 scale per 16 weights = 0.5625 B per weight (NeMo
+    # Automodel nvfp4 docs); MXFP4: one E8M0 scale per 32 = 0.53125 B (OCP MX; Modular MAX).
+    assert inf.WEIGHT_BYTES["nvfp4"] == 0.5625 and inf.WEIGHT_BYTES["mxfp4"] == 0.53125
+    # B200 FP4 dense 9 PFLOP/s (HGX B200: 144 PFLOPS sparse / 8 GPUs / 2, data/accelerators.csv)
+    # = twice its FP8 peak: the matmul part of a compute-bound prefill halves against FP8 ...
+    b200 = llmcost.load_accelerator("B200")
+    assert b200.peak_fp4_flops_per_s == 9.0e15 == 2 * b200.peak_fp8_flops_per_s
+    kw = dict(prompt_tokens=4096, batch=8, kv_dtype="fp8", efficiency=IDEAL)
+    f8 = inf.prefill("llama-3.1-70b", b200, weight_dtype="fp8", **kw)
+    f4 = inf.prefill("llama-3.1-70b", b200, weight_dtype="nvfp4", **kw)
+    m = llmcost.load_model("llama-3.1-70b")
+    mm_flops = 2 * sum(m.matmul_params_active.values()) * 8 * 4096
+    assert float(f8.compute_s - f4.compute_s) == pytest.approx(
+        mm_flops / 4.5e15 - mm_flops / 9.0e15, rel=1e-9)   # attention stays at the FP8 peak
+    # ... while on H100 (no FP4 tensor cores) NVFP4 is weight-only: BF16 compute, 0.5625 B reads.
+    h = inf.prefill("llama-3.1-70b", "H100-SXM", weight_dtype="nvfp4", tp=2, **kw)
+    hb = inf.prefill("llama-3.1-70b", "H100-SXM", weight_dtype="bf16", tp=2, **kw)
+    assert float(h.compute_s) == pytest.approx(float(hb.compute_s))
+    assert inf.weight_bytes("llama-3.1-70b", "nvfp4") == pytest.approx(m.n_params * 0.5625)

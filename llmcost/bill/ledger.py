@@ -28,9 +28,10 @@ Conventions (one for the whole bill):
   / ``rl_runs`` given); otherwise 0 and "not given".
 * **Synthetic data and benchmark runs** given as token or request counts without a price are
   priced as served tokens (``inference.serving_cost`` with the scenario's ``serve_`` set-up on
-  its accelerator at the bill's GPU-hour price). The serving roofline is an upper bound on
-  throughput, so these amounts are lower bounds on cost: engines measured 1.1-4.1× slower
-  (``inference.serving_validation``). An explicit price (``ledger_synthetic_usd_per_mtok``,
+  its accelerator at the bill's GPU-hour price) at the **expected** throughput of an engine
+  (``serving_cost``'s ``expected_`` fields: the roofline / η + a per-step overhead, fitted on
+  published engine rows, ``llmcost.serving.engines``), with its band (10th-90th percentile of
+  the fit) and the roofline bound (a lower bound on cost) in the line's text. An explicit price (``ledger_synthetic_usd_per_mtok``,
   ``ledger_eval_gpu_hours``) overrides the derivation.
 * **Ranges** (``llmcost.scenario`` module docstring, "Ranges"; ``llmcost.ranges``): a scenario
   may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
@@ -928,14 +929,18 @@ def _serve(p, model, gpu, price):
     return choose_serving_tp(model, gpu, price, **kw)
 
 
-def _served_how(c, lo_hi_usd) -> str:
-    lo, hi = engine_gap()
+def _served_how(c, usd, band_usd) -> str:
+    def amount(x):
+        return f"${float(x):,.0f}" if np.ndim(x) == 0 else "per draw"
+
     return (f"{c.model} on {c.accelerator} × {c.tp} (batch {c.batch}, {c.limit}), "
-            f"{c.prompt_tokens} tokens in / {c.output_tokens} out per request: "
-            f"${c.usd_per_m_input:.4g}/M in, ${c.usd_per_m_output:.4g}/M out at "
-            f"${c.price_usd_per_gpu_hour:.2f}/GPU-h. The roofline is an upper bound on "
-            f"throughput, so this is a lower bound on cost: engines measured {lo:.1f}-{hi:.1f}× "
-            f"slower (inference.serving_validation), i.e. up to ${lo_hi_usd[1]:,.0f}")
+            f"{c.prompt_tokens} tokens in / {c.output_tokens} out per request, expected on an "
+            f"engine ({c.engine} constants, inference.load_engine_efficiency): "
+            f"${c.expected_usd_per_m_input:.4g}/M in, ${c.expected_usd_per_m_output:.4g}/M out "
+            f"at ${c.price_usd_per_gpu_hour:.2f}/GPU-h, band {amount(band_usd[0])} to "
+            f"{amount(band_usd[1])}; the roofline bound (a lower bound on cost) gives "
+            f"${c.usd_per_m_input:.4g}/M in, ${c.usd_per_m_output:.4g}/M out, "
+            f"{amount(usd)}")
 
 
 def _synthetic_line(lines, p, spec, gpu, rate) -> float:
@@ -970,14 +975,19 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     except ValueError as e:
         raise ScenarioError(
             f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
-    per_m = c.usd_per_m_output + c.prompt_tokens / c.output_tokens * c.usd_per_m_input
+    ratio = c.prompt_tokens / c.output_tokens
+    per_m = c.expected_usd_per_m_output + ratio * c.expected_usd_per_m_input
+    bound = (c.usd_per_m_output + ratio * c.usd_per_m_input) * tokens / 1e6
     per_m = per_m if not np.ndim(rate) else per_m * rate
     usd = tokens / 1e6 * per_m
+    lo, hi = c.expected_usd_per_m_blended_band
+    band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
     lines.append(Line(key, label, "data", "data", "elastic", usd,
                       f"{tokens / 1e6:,.4g} M generated tokens × ${per_m:.4g}/M (out + "
                       f"{c.prompt_tokens}/{c.output_tokens} × in): " +
-                      _served_how(c, (usd, usd * engine_gap()[1])),
-                      "llmcost.inference.serving_cost; data/serving_benchmarks.csv", "modelled",
+                      _served_how(c, bound * (rate if np.ndim(rate) else 1.0), band),
+                      "llmcost.inference.serving_cost (expected throughput); "
+                      "data/serving_benchmarks.csv, data/engine_efficiency.csv", "modelled",
                       "05_rl_loop"))
     return usd / rate
 
@@ -1011,19 +1021,23 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise ScenarioError(f"benchmark line (serve_ keys): {e}") from None
-    usd = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
+    usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
+               + c.output_tokens * c.expected_usd_per_m_output) / 1e6
+    bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
     usd = usd if not np.ndim(rate) else usd * rate
+    lo, hi = c.expected_usd_per_m_blended_band
+    band = (usd * lo / c.expected_usd_per_m_blended, usd * hi / c.expected_usd_per_m_blended)
     lines.append(Line(key, label, "evaluation", "post-training", "elastic", usd,
                       (f"published default: one run of a HELM-scale suite, "
                        f"{published_range('eval_suite_tokens')} tokens per model; a lower "
                        "bound: labs evaluate many checkpoints, and HELM itself spent 19,500 "
-                       "GPU-h on its open models where the roofline below prices tokens at "
-                       "peak; " if published else "")
+                       "GPU-h on its open models; " if published else "")
                       + f"{n:,.4g} requests × ({c.prompt_tokens} × in + {c.output_tokens} × out): "
-                      + _served_how(c, (usd, usd * engine_gap()[1])),
+                      + _served_how(c, bound * (rate if np.ndim(rate) else 1.0), band),
                       ("data/ledger_defaults.csv eval_suite_tokens: " + default_source(
                           "eval_suite_tokens") + "; " if published else "")
-                      + "llmcost.inference.serving_cost; data/serving_benchmarks.csv",
+                      + "llmcost.inference.serving_cost (expected throughput); "
+                      "data/serving_benchmarks.csv, data/engine_efficiency.csv",
                       "default" if published else "modelled", "05_rl_loop"))
     return usd / rate
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .units import BYTES_PER_DTYPE
 
-DTYPES = ("fp32", "tf32", "bf16", "fp8")
+DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Accelerator:
         Catalogue name, e.g. ``"H100-SXM"``.
     peak_bf16_flops_per_s : float
         Dense BF16 tensor-core peak, FLOP/s. Required.
-    peak_fp32_flops_per_s, peak_tf32_flops_per_s, peak_fp8_flops_per_s : float or None
+    peak_fp32_flops_per_s, peak_tf32_flops_per_s, peak_fp8_flops_per_s, peak_fp4_flops_per_s : float or None
         Dense peaks for the other formats (None where the device has none or it is unpublished).
     hbm_bytes, hbm_bytes_per_s : float or None
         HBM capacity (bytes) and bandwidth (bytes/s).
@@ -53,6 +53,7 @@ class Accelerator:
     peak_fp32_flops_per_s: float | None = None
     peak_tf32_flops_per_s: float | None = None
     peak_fp8_flops_per_s: float | None = None
+    peak_fp4_flops_per_s: float | None = None
     hbm_bytes: float | None = None
     hbm_bytes_per_s: float | None = None
     scaleup_bytes_per_s_per_dir: float | None = None
@@ -66,7 +67,7 @@ class Accelerator:
 
     def __post_init__(self):
         for f in ("peak_bf16_flops_per_s", "peak_fp32_flops_per_s", "peak_tf32_flops_per_s",
-                  "peak_fp8_flops_per_s", "hbm_bytes", "hbm_bytes_per_s",
+                  "peak_fp8_flops_per_s", "peak_fp4_flops_per_s", "hbm_bytes", "hbm_bytes_per_s",
                   "scaleup_bytes_per_s_per_dir", "scaleup_domain_size",
                   "scaleout_bytes_per_s_per_dir", "tdp_w"):
             v = getattr(self, f)

@@ -829,6 +829,63 @@ def cost_per_token_vs_batch(curves: dict, ax=None):
     return ax
 
 
+def engine_gap(val, ax=None):
+    """Published serving figures against the roofline bound and the expected engine throughput,
+    as throughputs (a time metric inverted), log-log: ``serving.engines.engine_validation``."""
+    ax = _ax(ax, figsize=(7, 5.5))
+    is_time = val["metric"].isin(("ttft_s", "tpot_s", "latency_s"))
+
+    def thr(x):
+        return np.where(is_time, 1 / x, x)
+
+    measured, roof, exp = thr(val["measured"]), thr(val["roofline"]), thr(val["expected"])
+    for split, marker in (("train", "o"), ("test", "s")):
+        k = (val["split"] == split).to_numpy()
+        ax.scatter(measured[k], roof[k], marker=marker, facecolors="none",
+                   edgecolors="C3", label=f"roofline bound ({split} rows)")
+        ax.scatter(measured[k], exp[k], marker=marker, color="C0",
+                   label=f"expected on the engine ({split} rows)")
+    lo, hi = float(np.min(measured)) / 2, float(np.max(roof)) * 2
+    ax.loglog([lo, hi], [lo, hi], color="0.3", lw=1, label="measured = model")
+    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="0.85",
+                    label="within 25 %")
+    ax.set_xlabel("measured (throughput, or 1 / time), per the row's unit")
+    ax.set_ylabel("model (same unit)")
+    ax.set_title("Engines run below the roofline; the fitted engine model lands near them")
+    ax.legend(fontsize=8, loc="upper left")
+    _source(ax, "data/serving_benchmarks.csv (TensorRT-LLM v0.5/v0.6.1, NeMo, vLLM); "
+                "llmcost.serving.engines")
+    return ax
+
+
+def latency_throughput(curve, ax=None, target_s=None):
+    """Expected output tokens/s per GPU against time per output token, one line per
+    tensor-parallel size, the Pareto front bold, the band shaded
+    (``serving.engines.latency_throughput_curve``)."""
+    ax = _ax(ax, figsize=(8, 5))
+    for i, (tp, g) in enumerate(curve.groupby("tp")):
+        g = g.sort_values("expected_tpot_s")
+        ax.plot(g["expected_tpot_s"] * 1e3, g["expected_output_tokens_per_s_per_gpu"], "o-",
+                color=f"C{i}", ms=3, lw=1, label=f"TP {tp}")
+        ax.fill_between(g["expected_tpot_s"] * 1e3, g["band_low"], g["band_high"],
+                        color=f"C{i}", alpha=0.12)
+    front = curve[curve["pareto"]].sort_values("expected_tpot_s")
+    ax.plot(front["expected_tpot_s"] * 1e3, front["expected_output_tokens_per_s_per_gpu"],
+            color="k", lw=2.5, label="Pareto front")
+    if target_s is not None:
+        ax.axvline(target_s * 1e3, color="C3", ls="--", lw=1, label="latency target")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("expected time per output token (ms)")
+    ax.set_ylabel("expected output tokens/s per GPU")
+    ax.set_title(f"Throughput against latency: {curve.attrs.get('model', '')} on "
+                 f"{curve.attrs.get('accelerator', '')} (band shaded)")
+    ax.legend(fontsize=8)
+    _source(ax, "llmcost.serving.engines.latency_throughput_curve (roofline / η + per-step "
+                "overhead, fitted on data/serving_benchmarks.csv)")
+    return ax
+
+
 def rl_loop_diagram(ax=None):
     """The RL post-training loop as boxes and arrows: generate → score → update → sync."""
     ax = _ax(ax, figsize=(8, 2.6))

@@ -1,0 +1,419 @@
+"""Serving engines: the achievable share of the roofline and the per-step host overhead.
+
+The roofline of ``llmcost.serving.inference`` is an upper bound on throughput. A real engine
+(vLLM, SGLang, TensorRT-LLM, Hugging Face ``generate``) runs below it for two reasons the
+engines' own authors describe:
+
+* **kernels below the line**: decode attention over a paged KV cache, unfused norms and
+  activations, sampling; prefill attention and GEMM tails. Modelled as a fraction of the
+  roofline time per phase (achieved ÷ roofline): ``decode_fraction`` for a decode step's
+  weights, FLOPs and all-reduces, ``kv_read_fraction`` for its KV-cache read (the context
+  regime: long contexts make the KV read the larger part), ``prefill_fraction``;
+* **a fixed cost per engine step** that does not shrink with batch or tensor parallelism: the
+  scheduler, input preparation, kernel launches and the host-device round trip. The vLLM team
+  measured it on Llama 3 8B / one H100 ("vLLM v0.6.0: 2.7x Throughput Improvement and 5x
+  Latency Reduction", blog.vllm.ai, 2024-09-05: the API server, scheduling and input
+  preparation took a large share of each step before v0.6); SGLang v0.4 overlaps it with the
+  GPU ("zero-overhead batch scheduler", lmsys.org blog 2024-12-04). Modelled as
+  ``step_overhead_s`` added to every prefill and decode pass.
+
+Per engine step::
+
+    t_expected = t_roofline / fraction(phase) + step_overhead_s
+
+so the expected time is never below the roofline (fractions ≤ 1, overhead ≥ 0) and the
+expected throughput never above the bound. A static batch of B prompts of P tokens generating
+R tokens: ``T = prefill/η_p + o + Σ_{i=1}^{R−1} ((decode − KV read)/η_d + KV read/η_kv + o)``
+at (B, P + i). The batch regime needs no constant of its own: at small batch the fixed o
+dominates the step, at large batch the fractions do.
+
+**Fit and judge.** ``data/serving_benchmarks.csv`` carries a ``split`` column fixed before any
+error was computed (every third row by CRC32 of its id is held out). ``fit_engine_efficiency``
+fits (η_d, η_kv, η_p, o) by least squares on log(measured ÷ expected) over the *train* rows of
+one engine family, each source weighing the same (a table of 32 rows counts as much as a blog's
+one), on a grid over [0.1, 1]³ × [0, 30 ms] refined three times;
+``engine_validation`` prints the error on the *test* rows. A family with fewer than
+``MIN_FIT_ROWS`` train rows has no constants of its own: it uses the pooled fit over every
+family's train rows and says so (``fitted_on``). The band is the 10th–90th percentile of the
+train rows' measured ÷ expected (source-weighted), applied to any prediction. The fitted constants are stored in
+``data/engine_efficiency.csv`` (``python -m llmcost.serving.engines`` writes its rows) so that
+``inference.serving_cost`` reads them without importing this module.
+
+**What the published rows support today**: TensorRT-LLM (v0.5, v0.6.1 and NeMo's TensorRT-LLM
+backend: 38 train, 25 test rows) and vLLM (vLLM's performance-benchmark latency rows, the OCI
+MI300X batch sweep and one concurrency-1 TPOT: 10 train, 3 test rows) have constants of their
+own; NVIDIA NIM's five rows (backend not stated), SGLang's multi-node set-ups
+(``serving.setups``) and Hugging Face ``generate`` (no row with a stated batch was found) carry
+the pooled constants, and say ``fitted_on = "pooled"``.
+"""
+
+from __future__ import annotations
+
+from functools import cache, lru_cache
+
+import numpy as np
+import pandas as pd
+
+from .inference import (
+    ENGINE_FAMILIES,
+    POOLED,
+    SERVING_RESERVE,
+    TIME_METRICS,
+    EngineEfficiency,
+    decode_kv_read_s,
+    decode_step,
+    engine_family,
+    generation_time,
+    load_engine_efficiency,
+    load_serving_benchmarks,
+    max_batch,
+    prefill_time,
+    serving_accelerator,
+    serving_cost,
+    serving_model,
+)
+
+#: A family needs this many train rows for constants of its own (four are fitted).
+MIN_FIT_ROWS = 6
+#: The band: these quantiles of measured ÷ expected over the train rows.
+BAND_QUANTILES = (0.10, 0.90)
+
+
+# ------------------------------------------------------------------------------ row parts
+#: Metrics that are times (lower is better); the others are throughputs.
+_METRICS = TIME_METRICS + ("output_tokens_per_s", "output_tokens_per_s_per_gpu")
+
+
+def _row_parts(row) -> dict:
+    """The roofline pieces of one benchmark row: prefill seconds; the decode seconds summed
+    over the R − 1 steps, split into the KV-cache read (``decode_kv_s``: KV bytes ÷ achievable
+    bandwidth, capped by the step) and the rest (weights, FLOPs, all-reduces)."""
+    kw = dict(weight_dtype=row["weight_dtype"], kv_dtype=row["kv_dtype"], tp=int(row["tp"]))
+    m, acc = serving_model(row["model"]), serving_accelerator(row["accelerator"])
+    b, p, r = float(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"])
+    pre = float(prefill_time(m, acc, p, b, **kw))
+    st = decode_step(m, acc, b, p + np.arange(1, max(r, 2)), **kw)
+    t = np.asarray(st.time_s)
+    kv = np.asarray(decode_kv_read_s(st, m, row["weight_dtype"]))
+    n = max(r - 1, 1)
+    scale = 1.0 if r > 1 else 0.0
+    return {"prefill_s": pre, "decode_s": float(t[:n].sum()) * scale,
+            "decode_kv_s": float(kv[:n].sum()) * scale, "decode_steps": n, "b": b, "r": r,
+            "n_tp": int(row["tp"])}
+
+
+def _arrays(rows: pd.DataFrame) -> dict:
+    a = {k: rows[k].to_numpy(dtype=float) for k in
+         ("prefill_s", "decode_s", "decode_kv_s", "decode_steps", "b", "r", "n_tp")}
+    a["metric"] = rows["metric"].to_numpy()
+    a["measured"] = rows["measured"].to_numpy(dtype=float)
+    bad = set(a["metric"]) - set(_METRICS)
+    if bad:
+        raise ValueError(f"serving_benchmarks.csv: metric {sorted(bad)!r} must be one of "
+                         f"{', '.join(_METRICS)}")
+    a["is_time"] = np.isin(a["metric"], TIME_METRICS)
+    # each source (the ``engine`` column: one engine version as one document reports it)
+    # weighs the same in a fit, however many rows it has
+    n = rows.groupby("engine")["engine"].transform("size").to_numpy(dtype=float)
+    a["weight"] = 1.0 / n
+    return a
+
+
+def _predict(a: dict, eta_d, eta_kv, eta_p, o):
+    """Expected value of each row's metric; the constants may be arrays of one shape S, the
+    result has shape (rows,) + S."""
+    ex = (slice(None),) + (None,) * np.ndim(eta_d)
+    col = {k: a[k][ex] for k in ("prefill_s", "decode_s", "decode_kv_s", "decode_steps",
+                                 "b", "r", "n_tp")}
+    pre = col["prefill_s"] / eta_p + o
+    dsum = (col["decode_s"] - col["decode_kv_s"]) / eta_d + col["decode_kv_s"] / eta_kv \
+        + col["decode_steps"] * o
+    total = pre + np.where(col["r"] > 1, dsum, 0.0)
+    m = a["metric"][ex]
+    thr = col["b"] * col["r"] / total
+    return np.select([m == "ttft_s", m == "tpot_s", m == "latency_s",
+                      m == "output_tokens_per_s", m == "output_tokens_per_s_per_gpu"],
+                     [pre + 0 * dsum, dsum / col["decode_steps"], total, thr, thr / col["n_tp"]])
+
+
+def _log_ratio(a: dict, predicted):
+    """log(throughput measured ÷ expected): for a time metric, log(expected ÷ measured)."""
+    ex = (slice(None),) + (None,) * (np.ndim(predicted) - 1)
+    y = np.log(a["measured"])[ex]
+    lp = np.log(predicted)
+    return np.where(a["is_time"][ex], lp - y, y - lp)
+
+
+@lru_cache(maxsize=1)
+def _benchmark_parts() -> pd.DataFrame:
+    df = load_serving_benchmarks()
+    parts = pd.DataFrame([_row_parts(r) for _, r in df.iterrows()])
+    return pd.concat([df.reset_index(drop=True), parts], axis=1)
+
+
+#: The fit's search box: fractions in [ETA_MIN, 1], overhead in [0, OVERHEAD_MAX_S].
+ETA_MIN, OVERHEAD_MAX_S = 0.10, 0.030
+
+
+def _fit(a: dict):
+    """Weighted least squares of the log residuals (each source's rows weigh 1/its row count):
+    a coarse grid over the whole box, then three local grids, each a quarter as wide, around the
+    best point."""
+    lo = np.array([ETA_MIN, ETA_MIN, ETA_MIN, 0.0])
+    hi = np.array([1.0, 1.0, 1.0, OVERHEAD_MAX_S])
+    axes = [np.linspace(lo[i], hi[i], 11 if i < 3 else 16) for i in range(4)]
+    for _ in range(4):
+        g = np.meshgrid(*axes, indexing="ij")
+        w = a["weight"].reshape((-1,) + (1,) * 4)
+        err = (w * _log_ratio(a, _predict(a, *g)) ** 2).sum(axis=0)
+        i = np.unravel_index(int(np.argmin(err)), err.shape)
+        best = np.array([g[k][i] for k in range(4)])
+        width = np.array([(ax[-1] - ax[0]) / 4 for ax in axes])
+        axes = [np.linspace(max(lo[k], best[k] - width[k] / 2),
+                            min(hi[k], best[k] + width[k] / 2), 9) for k in range(4)]
+    return tuple(float(x) for x in best)
+
+
+def _weighted_quantiles(x, w, qs):
+    """Quantiles of x with weights w: the sorted values against the midpoints of their
+    cumulative weight share (linear interpolation; equal weights give numpy's 'hazen' rule)."""
+    order = np.argsort(x)
+    x, w = np.asarray(x)[order], np.asarray(w)[order]
+    mid = (np.cumsum(w) - w / 2) / w.sum()
+    return tuple(float(np.interp(q, mid, x)) for q in qs)
+
+
+@cache
+def fit_engine_efficiency(engine: str | None = None) -> EngineEfficiency:
+    """The achievable share of the roofline and the per-step overhead of one engine family.
+
+    Formula: per pass, expected = roofline / η + o; a decode step splits into its KV-cache
+    read (KV bytes ÷ achievable HBM bandwidth) at η_kv and the rest (weights, FLOPs,
+    all-reduces) at η_d; prefill at η_p. (η_d, η_kv, η_p, o) minimise
+    Σ_rows w · [log(measured ÷ expected)]² (throughputs; a time enters as expected ÷ measured;
+    w = 1 / the rows of the row's source, so that no single published run sets the constants)
+    over [0.1, 1]³ × [0, 30 ms], on the ``train`` rows of ``data/serving_benchmarks.csv``
+    whose ``engine_family`` is ``engine``. A family with fewer than ``MIN_FIT_ROWS`` train rows
+    (and ``engine=None``) gets the pooled fit over every family's train rows; ``fitted_on``
+    says which. The band is the 10th–90th percentile of measured ÷ expected on those rows (with
+the same source weights).
+
+    Parameters
+    ----------
+    engine : {"TensorRT-LLM", "vLLM", "SGLang", "HF generate"} or None
+
+    Returns
+    -------
+    EngineEfficiency
+
+    Raises
+    ------
+    ValueError
+        An engine not in ``ENGINE_FAMILIES``.
+    """
+    fam = engine_family(engine)
+    allrows = _benchmark_parts()
+    train = allrows[allrows["split"] == "train"]
+    own = train[train["engine_family"] == fam]
+    rows, fitted_on = (own, fam) if len(own) >= MIN_FIT_ROWS else (train, POOLED)
+    a = _arrays(rows)
+    eta_d, eta_kv, eta_p, o = _fit(a)
+    ratio = np.exp(_log_ratio(a, _predict(a, eta_d, eta_kv, eta_p, o)))
+    lo, hi = _weighted_quantiles(ratio, a["weight"], BAND_QUANTILES)
+    return EngineEfficiency(fam, eta_d, eta_kv, eta_p, o, (float(lo), float(hi)), fitted_on,
+                            len(rows))
+
+
+def engine_validation(engine: str | None = None) -> pd.DataFrame:
+    """Expected throughput (the fitted engine model) against every published row.
+
+    Each row is predicted with the stored constants of its own family
+    (``load_engine_efficiency``, i.e. ``data/engine_efficiency.csv`` as written from
+    ``fit_engine_efficiency``; pooled where the family has too few train rows), or of
+    ``engine`` when given.
+    ``ratio`` = measured ÷ expected as a throughput (for a time metric expected ÷ measured);
+    ``abs_error`` = |ratio − 1|; ``in_band`` whether the ratio lies in the band;
+    ``bound_ok`` whether the measurement respects the roofline bound (roofline throughput ≥
+    measured).
+
+    Returns
+    -------
+    DataFrame: benchmark_id, engine_family, split, metric, measured, roofline, expected,
+    ratio, abs_error, in_band, bound_ok, fitted_on.
+    """
+    df = _benchmark_parts()
+    out = []
+    for fam, g in df.groupby("engine_family"):
+        e = load_engine_efficiency(engine if engine is not None else
+                                   (fam if fam in ENGINE_FAMILIES else None))
+        a = _arrays(g)
+        exp = _predict(a, e.decode_fraction, e.kv_read_fraction, e.prefill_fraction,
+                       e.step_overhead_s)
+        roof = _predict(a, 1.0, 1.0, 1.0, 0.0)
+        ratio = np.exp(_log_ratio(a, exp))
+        out.append(pd.DataFrame({
+            "benchmark_id": g["benchmark_id"], "engine_family": fam, "split": g["split"],
+            "metric": g["metric"], "measured": g["measured"], "roofline": roof,
+            "expected": exp, "ratio": ratio, "abs_error": np.abs(ratio - 1),
+            "in_band": (ratio >= e.band[0]) & (ratio <= e.band[1]),
+            "bound_ok": np.exp(_log_ratio(a, roof)) <= 1.0, "fitted_on": e.fitted_on}))
+    return pd.concat(out, ignore_index=True)
+
+
+def expected_generation(model, accelerator, batch, prompt_tokens, output_tokens, *,
+                        engine: str | None = None, weight_dtype: str = "bf16",
+                        kv_dtype: str = "bf16", tp: int = 1,
+                        reserve_fraction: float = SERVING_RESERVE) -> dict:
+    """A static batch end to end on an engine: the roofline's ``generation_time`` with every
+    pass at its expected time (``fit_engine_efficiency``), and the band.
+
+    Formula: T = prefill(B·P)/η_p + o + Σ_{i=1}^{R−1} ((decode − KV read)/η_d + KV read/η_kv
+    + o) at (B, P + i); throughput per GPU = B·R / (T·tp); band = that × (low, high).
+
+    Returns
+    -------
+    dict: engine, fitted_on, expected_output_tokens_per_s_per_gpu,
+    band_output_tokens_per_s_per_gpu (low, high), bound_output_tokens_per_s_per_gpu (the
+    roofline).
+
+    Raises
+    ------
+    ValueError
+        Bad input (the field named), or a batch past the KV capacity (``max_batch``).
+    """
+    e = load_engine_efficiency(engine)
+    gen = generation_time(model, accelerator, batch, prompt_tokens, output_tokens,
+                          weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                          reserve_fraction=reserve_fraction)
+    row = {"model": model, "accelerator": accelerator, "batch": batch,
+           "input_tokens": prompt_tokens, "output_tokens": output_tokens,
+           "weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "tp": tp,
+           "metric": "output_tokens_per_s_per_gpu", "measured": 1.0}
+    a = _arrays(pd.DataFrame([{**row, **_row_parts(row)}]))
+    exp = float(_predict(a, e.decode_fraction, e.kv_read_fraction, e.prefill_fraction,
+                         e.step_overhead_s)[0])
+    return {"engine": e.family, "fitted_on": e.fitted_on,
+            "expected_output_tokens_per_s_per_gpu": exp,
+            "band_output_tokens_per_s_per_gpu": (exp * e.band[0], exp * e.band[1]),
+            "bound_output_tokens_per_s_per_gpu": gen["output_tokens_per_s_per_gpu"]}
+
+
+def engine_efficiency_table() -> pd.DataFrame:
+    """``fit_engine_efficiency`` for the pooled fit and every family, as the rows of
+    ``data/engine_efficiency.csv`` (``python -m llmcost.serving.engines`` prints them; the
+    file is that output, and a test checks the two agree)."""
+    rows = []
+    for fam in (None,) + ENGINE_FAMILIES:
+        e = fit_engine_efficiency(fam)
+        rows.append({"family": e.family, "decode_fraction": round(e.decode_fraction, 4),
+                     "kv_read_fraction": round(e.kv_read_fraction, 4),
+                     "prefill_fraction": round(e.prefill_fraction, 4),
+                     "step_overhead_s": round(e.step_overhead_s, 6),
+                     "band_low": round(e.band[0], 4), "band_high": round(e.band[1], 4),
+                     "fitted_on": e.fitted_on, "n_train": e.n_train,
+                     "source": "llmcost.serving.engines.fit_engine_efficiency on the train rows "
+                               "of data/serving_benchmarks.csv (sources per row there)"})
+    return pd.DataFrame(rows)
+
+
+
+# ------------------------------------------------------------------------------ the curve
+#: Batch sizes the curve tries (each capped at the set-up's KV capacity, which is added).
+CURVE_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                             output_tokens: int, engine: str | None = None,
+                             weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                             tps=None) -> pd.DataFrame:
+    """Expected tokens/s per GPU against time per output token, over tensor-parallel sizes and
+    batches, and the Pareto front of the two (what an API provider chooses along).
+
+    Formula: for every tp (powers of two up to the scale-up domain, dividing the heads, the
+    weights fitting) and batch B in ``CURVE_BATCHES`` up to ``max_batch`` (and ``max_batch``
+    itself), ``inference.serving_cost(..., batch=B, tp=tp, engine=engine)``: expected TPOT,
+    expected output tokens/s per GPU (with its band), TTFT, USD per million input, output and
+    blended tokens at ``price_usd_per_gpu_hour``. A point is on the Pareto front when no other
+    point has both a lower expected TPOT and a higher expected throughput per GPU.
+
+    Returns
+    -------
+    DataFrame: tp, batch, expected_ttft_s (one prompt's prefill / η_p + o), expected_tpot_s, expected_output_tokens_per_s_per_gpu,
+    band_low, band_high, bound_output_tokens_per_s_per_gpu, expected_usd_per_m_input,
+    expected_usd_per_m_output, expected_usd_per_m_blended, pareto; sorted by TPOT.
+
+    Raises
+    ------
+    ValueError
+        Bad input (from ``serving_cost``, the field named), or no tp fits the weights.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    engine_family(engine)
+    if tps is None:
+        tps, t = [], 1
+        while t <= (acc.scaleup_domain_size or 1):
+            if m.n_heads % t == 0:
+                tps.append(t)
+            t *= 2
+    eng = load_engine_efficiency(engine)
+    rows, last = [], None
+    for tp in tps:
+        try:
+            cap = max_batch(m, acc, prompt_tokens + output_tokens, weight_dtype=weight_dtype,
+                            kv_dtype=kv_dtype, tp=tp)
+        except ValueError as e:
+            last = e
+            continue
+        for b in sorted({b for b in CURVE_BATCHES if b <= cap} | {int(cap)}):
+            c = serving_cost(m, acc, price_usd_per_gpu_hour, prompt_tokens=prompt_tokens,
+                             output_tokens=output_tokens, batch=b, weight_dtype=weight_dtype,
+                             kv_dtype=kv_dtype, tp=tp, engine=engine)
+            rows.append({"tp": tp, "batch": b, "expected_ttft_s": float(eng.prefill_s(c.ttft_s)),
+                         "expected_tpot_s": c.expected_tpot_s,
+                         "expected_output_tokens_per_s_per_gpu":
+                             c.expected_output_tokens_per_s_per_gpu,
+                         "band_low": c.expected_output_tokens_per_s_per_gpu_band[0],
+                         "band_high": c.expected_output_tokens_per_s_per_gpu_band[1],
+                         "bound_output_tokens_per_s_per_gpu": c.output_tokens_per_s_per_gpu,
+                         "expected_usd_per_m_input": c.expected_usd_per_m_input,
+                         "expected_usd_per_m_output": c.expected_usd_per_m_output,
+                         "expected_usd_per_m_blended": c.expected_usd_per_m_blended})
+    if not rows:
+        raise ValueError(f"model={m.name!r} fits no tensor-parallel size on {acc.name} with "
+                         f"{weight_dtype} weights: {last}")
+    out = pd.DataFrame(rows).sort_values(["expected_tpot_s", "expected_output_tokens_per_s_per_gpu"],
+                                         ascending=[True, False]).reset_index(drop=True)
+    best = np.maximum.accumulate(out["expected_output_tokens_per_s_per_gpu"].to_numpy())
+    prev = np.concatenate([[-np.inf], best[:-1]])
+    out["pareto"] = out["expected_output_tokens_per_s_per_gpu"].to_numpy() > prev
+    out.attrs.update(model=m.name, accelerator=acc.name, engine=engine_family(engine))
+    return out
+
+
+def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                   output_tokens: int, max_tpot_s: float, engine: str | None = None,
+                   weight_dtype: str = "bf16", kv_dtype: str = "bf16") -> pd.Series:
+    """The set-up (tp, batch) of ``latency_throughput_curve`` with the lowest expected blended
+    USD per million tokens whose expected TPOT meets ``max_tpot_s``.
+
+    Raises
+    ------
+    ValueError
+        ``max_tpot_s`` not a positive number, or no set-up meets it (the fastest one's TPOT in
+        the message).
+    """
+    if isinstance(max_tpot_s, bool) or not isinstance(max_tpot_s, (int, float)) \
+            or not np.isfinite(max_tpot_s) or max_tpot_s <= 0:
+        raise ValueError(f"max_tpot_s={max_tpot_s!r} must be a number of seconds > 0")
+    c = latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour,
+                                 prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                 engine=engine, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    ok = c[c["expected_tpot_s"] <= max_tpot_s]
+    if ok.empty:
+        raise ValueError(f"max_tpot_s={max_tpot_s!r}: the fastest set-up takes "
+                         f"{c['expected_tpot_s'].min():.4g} s per output token")
+    return ok.loc[ok["expected_usd_per_m_blended"].idxmin()]
+
+
+if __name__ == "__main__":
+    print(engine_efficiency_table().to_csv(index=False), end="")

@@ -1,0 +1,497 @@
+"""Serving set-ups beyond one tensor-parallel replica: expert parallelism with attention data
+parallelism across nodes, disaggregated prefill and decode pools with the KV transfer between
+them, prefix caching with cached-input pricing, and chunked prefill.
+
+**Expert parallelism with DP attention** (SGLang's large-scale EP, DeepSeek's inference system;
+"Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs",
+The SGLang Team, lmsys.org blog, 2025-05-05). ``ep`` GPUs serve one model. Attention, the dense
+FFN layers, the shared experts and the LM head run data-parallel: every GPU holds them whole and
+runs its own sequences (so the MLA latent cache is *not* copied on every rank: each GPU holds
+only its own sequences' cache). The routed experts are spread over the GPUs, ``(E + redundant)
+/ ep`` slots each (EPLB's redundant experts: 256 + 32 = 288 slots make EP sizes such as 72
+possible, same blog). Per engine step on one GPU holding T tokens (decode: T = its batch B, one
+token each; prefill: T prompt tokens)::
+
+    weights read = (N − N_routed − N_embedding) · w + slots_per_gpu · N_expert · w · u(ep·T)
+    compute      = T · (2 · N_active_matmul + a · keys) / (peak · matmul_fraction)
+    memory       = (weights read + KV read + KV written) / (HBM bytes/s · hbm_fraction)
+    all-to-all   = L_moe · (dispatch + combine of T tokens × top-k over ep GPUs)
+    step         = max(compute, memory, all-to-all)       with two-batch overlap (TBO)
+                 = max(compute, memory) + all-to-all       without
+
+with u(n) = 1 − (1 − k/E)^n the share of an expert's weights the n tokens of the step touch
+(``inference.experts_touched``), N_expert the parameters of one routed expert summed over the
+MoE layers, a the attention FLOPs per key (MLA decode weight-absorbed,
+``inference.attention_flops_per_key``), keys = context + 1 (decode) or (P + 1)/2 (causal
+prefill), the KV read B·ctx·kv bytes per token (decode only). The all-to-all is
+``training.comm.moe_all_to_all_time`` on a cluster of ``ep`` GPUs (NVLink inside a node, the
+GPU's own NIC across nodes): decode in DeepEP's low-latency mode (each token's k copies sent to
+each expert's GPU, FP8 dispatch, BF16 combine), prefill in DeepEP's normal mode (one copy per
+destination node, at most 4 nodes per token: DeepSeek-V3's node-limited routing). The expected
+time on an engine applies ``inference.EngineEfficiency`` to the GPU part (η_d / η_kv / η_p and
+the per-step overhead o); the all-to-all is taken as the bound models it (the engine
+constants were not fitted on multi-node rows).
+
+**Disaggregated prefill and decode** (same blog; DistServe, Zhong et al. 2024, OSDI): prefill
+and decode run on separate GPU pools; each request's KV cache (P · kv bytes per token) crosses
+the network once, from a prefill GPU to a decode GPU, over RDMA (the NIC of one GPU), adding
+``P · kv / (NIC bytes/s · scale-out fraction)`` to the time to first token. For a workload of P
+input and R output tokens per request the pools are sized so neither waits:
+prefill GPUs ÷ decode GPUs = (P / prefill tokens/s per GPU) ÷ (R / decode tokens/s per GPU).
+
+**Prefix caching** (vLLM automatic prefix caching; SGLang RadixAttention, Zheng et al. 2024,
+arXiv:2312.07104): a cached prompt prefix skips its prefill; its tokens are still attended to
+by the rest of the prompt and by decode. A cached input token costs only its share of the
+remaining prefill (the attention of later tokens over it), priced as ``usd_per_m_cached_input``.
+
+**List prices** (``api_price_comparison``): dated, sourced API prices of open-weight models
+(``data/api_prices.csv``) beside the modelled cost of serving them, and the margin each implies
+over the GPU-hour price.
+
+Not modelled here (yet): chunked prefill (Sarathi-Serve), multi-node tensor or pipeline
+parallel replicas of a dense model. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
+of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.catalog import DATA_DIR
+from ..core.hardware import Cluster
+from ..core.units import SECONDS_PER_HOUR, as_array
+from ..training.comm import moe_all_to_all_time
+from .engines import cheapest_setup
+from .inference import (
+    KV_BYTES,
+    SERVING_RESERVE,
+    WEIGHT_BYTES,
+    attention_flops_per_key,
+    compute_dtype,
+    experts_touched,
+    kv_cache_bytes_per_token,
+    kv_share_per_rank,
+    load_engine_efficiency,
+    prefill,
+    serving_accelerator,
+    serving_efficiency,
+    serving_model,
+)
+
+#: DeepSeek-V3's node-limited routing: each token's experts span at most 4 nodes
+#: (DeepSeek-V3 Technical Report, arXiv:2412.19437, §2.1.2); DeepEP's normal (prefill) mode
+#: sends one copy per destination node and forwards on NVLink.
+PREFILL_NODE_LIMIT = 4
+
+
+def _whole(name, value, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer)) \
+            or not math.isfinite(value) or value != int(value) or value < minimum:
+        raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
+    return int(value)
+
+
+def _choice(name, value, table):
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"{name}={value!r} must be one of {', '.join(map(repr, table))}")
+    return value
+
+
+@dataclass(frozen=True)
+class EPStep:
+    """One engine step of an expert-parallel, DP-attention set-up, per GPU (``ep_step``)."""
+
+    phase: str
+    ep: int
+    tokens_per_gpu: float
+    compute_s: float
+    memory_s: float
+    kv_read_s: float
+    all_to_all_s: float
+    time_s: float
+    expected_s: float
+    tokens_per_s_per_gpu: float
+    expected_tokens_per_s_per_gpu: float
+    expected_band: tuple
+    resident_bytes_per_gpu: float
+    max_batch_per_gpu: int
+    engine: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_tokens: int,
+            weight_dtype: str = "fp8", kv_dtype: str = "bf16", redundant_experts: int = 0,
+            two_batch_overlap: bool = True, engine: str | None = None,
+            reserve_fraction: float = SERVING_RESERVE, efficiency=None) -> EPStep:
+    """One decode or prefill step of an MoE model served with expert parallelism over ``ep``
+    GPUs and data-parallel attention (the module docstring has the formulas and sources).
+
+    Parameters
+    ----------
+    model : ModelSpec or str
+        An MoE model.
+    accelerator : Accelerator or str
+    ep : int
+        GPUs of the expert-parallel group (may span nodes); (n_experts + redundant_experts)
+        must divide by it.
+    phase : {"decode", "prefill"}
+    tokens_per_gpu : int
+        Decode: the sequences each GPU decodes (its batch). Prefill: the prompt tokens each
+        GPU processes in one step.
+    context_tokens : int
+        Decode: tokens in each sequence's KV cache. Prefill: the prompt length P.
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
+    kv_dtype : {"bf16", "fp16", "fp8"}
+    redundant_experts : int
+        Extra expert replicas (EPLB), spread with the others.
+    two_batch_overlap : bool
+        Overlap the all-to-all with computation (two micro-batches), as SGLang and DeepSeek do.
+    engine : str or None
+        The engine family whose fitted constants give the expected time
+        (``inference.load_engine_efficiency``).
+
+    Returns
+    -------
+    EPStep (bound and expected step time and tokens/s per GPU, the all-to-all, the resident
+    bytes and the largest decode batch per GPU that fits).
+
+    Raises
+    ------
+    ValueError
+        A dense model, bad sizes, expert slots not divisible by ``ep``, an ``ep`` larger than
+        the routed experts allow, the weights not fitting, or a decode batch past the KV
+        capacity (the capacity in the message).
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    if not m.is_moe:
+        raise ValueError(f"model={m.name!r} is dense: expert parallelism needs an MoE model")
+    _choice("phase", phase, ("decode", "prefill"))
+    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    _choice("kv_dtype", kv_dtype, KV_BYTES)
+    ep = _whole("ep", ep)
+    red = _whole("redundant_experts", redundant_experts, minimum=0)
+    t = float(as_array(tokens_per_gpu, "tokens_per_gpu", positive=True))
+    ctx = _whole("context_tokens", context_tokens)
+    r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False))
+    slots = m.n_experts + red
+    if slots % ep:
+        raise ValueError(f"ep={ep} must divide the {slots} expert slots of {m.name} "
+                         f"(n_experts {m.n_experts} + redundant_experts {red})")
+    per_gpu = slots // ep
+    p = m.param_breakdown
+    n_expert = p["ffn_routed_experts"] / m.n_experts
+    shared = m.n_params - p["ffn_routed_experts"]
+    resident = (shared + per_gpu * n_expert) * wb
+    read_shared = (shared - p["position"] - (0 if m.tied_embeddings else p["embedding"])) * wb
+    touched = float(experts_touched(m, ep * t)) / m.n_experts
+    read = read_shared + per_gpu * n_expert * wb * touched
+    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
+    usable = acc.hbm_bytes * (1 - r)
+    if resident >= usable:
+        raise ValueError(f"ep={ep}: {resident / 1e9:.1f} GB of {weight_dtype} weights per GPU do "
+                         f"not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise ep")
+    cap = int((usable - resident) // (kv_tok * (ctx + 1))) if phase == "decode" else 0
+    if phase == "decode" and t > cap:
+        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
+                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
+                         f"at ep={ep}")
+    peak = acc.peak_flops_per_s(compute_dtype(weight_dtype, acc))
+    mm = sum(m.matmul_params_active.values())
+    if phase == "decode":
+        attn = attention_flops_per_key(m, True) * (ctx + 1) * t
+        compute = (2.0 * mm * t + attn) / (peak * eff.matmul_fraction)
+        kv_bytes = t * ctx * kv_tok + t * kv_tok
+    else:
+        attn = attention_flops_per_key(m, False) * (ctx + 1) / 2 * t
+        compute = 2.0 * mm * t / (peak * eff.matmul_fraction) \
+            + attn / (acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        kv_bytes = t * kv_tok
+    bw = acc.hbm_bytes_per_s * eff.hbm_fraction
+    memory = (read + kv_bytes) / bw
+    kv_read = min(t * ctx * kv_tok / bw, max(compute, memory)) if phase == "decode" else 0.0
+    moe_layers = m.n_layers - m.n_dense_layers
+    cl = Cluster(acc, ep)
+    a2a_kw = dict(efficiency=eff, dispatch_dtype="fp8")
+    if phase == "prefill" and ep > (acc.scaleup_domain_size or 1):
+        a2a_kw.update(dispatch="per_node", n_experts=m.n_experts, node_limit=PREFILL_NODE_LIMIT)
+    a2a = 0.0
+    if ep > 1:
+        a2a = moe_layers * float(
+            moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="dispatch",
+                                **a2a_kw)
+            + moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="combine",
+                                  **a2a_kw))
+    gpu = max(compute, memory)
+    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
+    if phase == "decode":
+        gpu_exp = float(eng.decode_s(gpu, kv_read))
+    else:
+        gpu_exp = float(eng.prefill_s(gpu))
+    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
+    return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
+                  kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
+                  tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
+                  expected_band=(t / expected * eng.band[0], t / expected * eng.band[1]),
+                  resident_bytes_per_gpu=resident,
+                  max_batch_per_gpu=cap if phase == "decode" else
+                  int((usable - resident) // (kv_tok * (ctx + 1))),
+                  engine=eng.family)
+
+
+@dataclass(frozen=True)
+class DisaggregatedServing:
+    """A prefill pool and a decode pool sized for a workload (``disaggregated_serving``)."""
+
+    prefill_gpus_per_decode_gpu: float
+    prefill: EPStep
+    decode: EPStep
+    kv_transfer_s: float
+    expected_ttft_s: float
+    expected_tpot_s: float
+    expected_output_tokens_per_s_per_gpu: float
+    expected_input_tokens_per_s_per_gpu: float
+    usd_per_m_input: float
+    usd_per_m_output: float
+    usd_per_m_blended: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def kv_transfer_time(model, accelerator, prompt_tokens, kv_dtype: str = "bf16",
+                     efficiency=None):
+    """Seconds to move one request's KV cache from a prefill GPU to a decode GPU over RDMA.
+
+    Formula: P · kv bytes per token / (NIC bytes/s per direction · scale-out fraction), one
+    GPU's NIC (``accelerators.csv`` scale-out bandwidth, ``efficiency.csv`` fraction); the
+    transfer is non-blocking (SGLang, Mooncake, NIXL) so it adds to the time to first token,
+    not to either pool's step.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    p = as_array(prompt_tokens, "prompt_tokens", positive=True)
+    if not acc.scaleout_bytes_per_s_per_dir:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-out bandwidth in the catalogue")
+    bw = acc.scaleout_bytes_per_s_per_dir * eff.scaleout_fraction
+    out = p * kv_cache_bytes_per_token(m, kv_dtype) / bw
+    return float(out) if out.ndim == 0 else out
+
+
+def disaggregated_serving(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                          output_tokens: int, prefill_ep: int, prefill_tokens_per_gpu,
+                          decode_ep: int, decode_batch_per_gpu, weight_dtype: str = "fp8",
+                          kv_dtype: str = "bf16", redundant_experts: int = 0,
+                          engine: str | None = None) -> DisaggregatedServing:
+    """Prefill and decode on separate expert-parallel pools, sized for P input and R output
+    tokens per request, and what a token costs.
+
+    Formula (module docstring): prefill tokens/s per GPU x_p and decode tokens/s per GPU x_d
+    from ``ep_step`` (expected, on ``engine``); prefill GPUs per decode GPU
+    ρ = (P / x_p) / (R / x_d); output tokens/s per GPU of the whole deployment
+    = x_d / (1 + ρ); USD per M input = price / 3600 / x_p · 1e6, per M output likewise with
+    x_d; TTFT = one prefill step plus the KV transfer (``kv_transfer_time``); TPOT = one
+    decode step (at the mean context P + R/2).
+    """
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    p = _whole("prompt_tokens", prompt_tokens)
+    r = _whole("output_tokens", output_tokens)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=engine)
+    pre = ep_step(model, accelerator, ep=prefill_ep, phase="prefill",
+                  tokens_per_gpu=prefill_tokens_per_gpu, context_tokens=p, **kw)
+    dec = ep_step(model, accelerator, ep=decode_ep, phase="decode",
+                  tokens_per_gpu=decode_batch_per_gpu, context_tokens=p + r // 2,
+                  redundant_experts=redundant_experts, **kw)
+    x_p, x_d = pre.expected_tokens_per_s_per_gpu, dec.expected_tokens_per_s_per_gpu
+    rho = (p / x_p) / (r / x_d)
+    kv = kv_transfer_time(model, accelerator, p, kv_dtype)
+    usd_in = price / SECONDS_PER_HOUR / x_p * 1e6
+    usd_out = price / SECONDS_PER_HOUR / x_d * 1e6
+    return DisaggregatedServing(
+        prefill_gpus_per_decode_gpu=rho, prefill=pre, decode=dec, kv_transfer_s=kv,
+        expected_ttft_s=pre.expected_s + kv, expected_tpot_s=dec.expected_s,
+        expected_output_tokens_per_s_per_gpu=x_d / (1 + rho),
+        expected_input_tokens_per_s_per_gpu=x_p * rho / (1 + rho),
+        usd_per_m_input=usd_in, usd_per_m_output=usd_out,
+        usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r))
+
+
+def load_serving_setups() -> pd.DataFrame:
+    """Published set-up measurements (``data/serving_setups.csv``, one source per row)."""
+    return pd.read_csv(DATA_DIR / "serving_setups.csv")
+
+
+def setup_validation() -> pd.DataFrame:
+    """Every published set-up row reproduced: ``ep_step`` at the row's set-up, its bound and
+    expected tokens/s per GPU against the measurement (per node ÷ GPUs per node).
+
+    Returns
+    -------
+    DataFrame: setup_id, setup, measured_per_gpu, bound_per_gpu, expected_per_gpu, band_low,
+    band_high, ratio (measured ÷ expected), abs_error, bound_ok, in_band.
+    """
+    rows = []
+    for _, r in load_serving_setups().iterrows():
+        acc = serving_accelerator(r["accelerator"])
+        if r["metric"] != "tokens_per_s_per_node":
+            raise ValueError(f"serving_setups.csv: metric {r['metric']!r} must be "
+                             "'tokens_per_s_per_node'")
+        per_gpu = float(r["measured"]) / (acc.scaleup_domain_size or 1)
+        st = ep_step(r["model"], acc, ep=int(r["ep"]), phase=r["phase"],
+                     tokens_per_gpu=float(r["tokens_per_gpu"]),
+                     context_tokens=int(r["context_tokens"]), weight_dtype=r["weight_dtype"],
+                     kv_dtype=r["kv_dtype"], redundant_experts=int(r["redundant_experts"]),
+                     two_batch_overlap=bool(r["two_batch_overlap"]), engine=r["engine_family"])
+        ratio = per_gpu / st.expected_tokens_per_s_per_gpu
+        rows.append({"setup_id": r["setup_id"], "setup": r["setup"],
+                     "measured_per_gpu": per_gpu, "bound_per_gpu": st.tokens_per_s_per_gpu,
+                     "expected_per_gpu": st.expected_tokens_per_s_per_gpu,
+                     "band_low": st.expected_band[0], "band_high": st.expected_band[1],
+                     "ratio": ratio, "abs_error": abs(ratio - 1),
+                     "bound_ok": per_gpu <= st.tokens_per_s_per_gpu,
+                     "in_band": st.expected_band[0] <= per_gpu <= st.expected_band[1]})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ prefix caching
+def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                          cached_tokens: int, batch: int = 1, weight_dtype: str = "bf16",
+                          kv_dtype: str = "bf16", tp: int = 1, engine: str | None = None,
+                          efficiency=None) -> dict:
+    """Prefill of prompts whose first ``cached_tokens`` tokens are already in the KV cache
+    (prefix caching), and what an uncached and a cached input token cost.
+
+    Formula (one TP replica, B prompts of P tokens, C of them cached, S = P − C computed):
+
+        t(S | C) = prefill(S) + B·S·a·C / (tp·peak·attention_fraction)        (compute side)
+                   or + B·C·kv·share / (tp·HBM·hbm_fraction)                  (memory side)
+
+    i.e. ``inference.prefill`` of the S new tokens plus their attention over the C cached keys
+    (a FLOPs per key, ``attention_flops_per_key``) and the read of the cached KV, added to
+    whichever roofline term bounds the step. Uncached input: t(S alone) · tp / (B·S) GPU-s
+    per token; cached input: the marginal [t(S | C) − t(S)] · tp / (B·C); USD = GPU-s ×
+    price / 3600. Expected times apply the engine's prefill fraction and overhead to both.
+    Keeping the cache resident (HBM or host memory between requests) is not priced.
+
+    Returns
+    -------
+    dict: roofline and expected seconds of the cached and uncached prefill, usd_per_m_input
+    (uncached), usd_per_m_cached_input, their expected values, cached_share (cached ÷
+    uncached expected price).
+
+    Raises
+    ------
+    ValueError
+        Bad input (the field named); ``cached_tokens`` must leave at least one token to
+        compute.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    p = _whole("prompt_tokens", prompt_tokens)
+    c = _whole("cached_tokens", cached_tokens, minimum=1)
+    if c >= p:
+        raise ValueError(f"cached_tokens={cached_tokens!r} must be < prompt_tokens={p}: at least "
+                         "one prompt token is computed")
+    b = _whole("batch", batch)
+    s = p - c
+    base = prefill(m, acc, s, b, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
+                   efficiency=eff)
+    attn = b * s * attention_flops_per_key(m, False) * c \
+        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+    kv = b * c * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) \
+        / (acc.hbm_bytes_per_s * eff.hbm_fraction)
+    compute, memory = float(base.compute_s) + attn, float(base.memory_s) + kv
+    t_alone = float(base.time_s)
+    t_cached = max(compute, memory) + float(base.comm_s)
+    e_alone, e_cached = float(eng.prefill_s(t_alone)), float(eng.prefill_s(t_cached))
+    k = price / SECONDS_PER_HOUR * 1e6 * tp
+    return {"prefill_alone_s": t_alone, "prefill_with_cache_s": t_cached,
+            "expected_prefill_alone_s": e_alone, "expected_prefill_with_cache_s": e_cached,
+            "usd_per_m_input": k * t_alone / (b * s),
+            "usd_per_m_cached_input": k * (t_cached - t_alone) / (b * c),
+            "expected_usd_per_m_input": k * e_alone / (b * s),
+            "expected_usd_per_m_cached_input": k * (e_cached - e_alone) / (b * c),
+            "cached_share": (e_cached - e_alone) / c / (e_alone / s), "engine": eng.family}
+
+
+# ------------------------------------------------------------------------------ list prices
+def load_api_prices() -> pd.DataFrame:
+    """Dated, sourced list prices of open-weight models' APIs (``data/api_prices.csv``)."""
+    return pd.read_csv(DATA_DIR / "api_prices.csv")
+
+
+#: The set-ups the list prices are compared with: a dense model on the cheapest TP replica of
+#: one node meeting ``max_tpot_s`` (``engines.cheapest_setup``); an MoE model as SGLang's
+#: DeepSeek-V3 deployment (lmsys.org blog 2025-05-05: prefill EP32 at 16,384 tokens per GPU,
+#: decode EP72 at 256 sequences per GPU with 32 redundant experts), FP8 weights.
+MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep": 72,
+                  "decode_batch_per_gpu": 256, "redundant_experts": 32}
+
+
+def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float = 2.0, *,
+                         prompt_tokens: int = 2000, output_tokens: int = 500,
+                         max_tpot_s: float = 0.05, engine: str | None = None) -> pd.DataFrame:
+    """Each list price of ``data/api_prices.csv`` beside the modelled cost of serving that model
+    on ``accelerator`` at ``price_usd_per_gpu_hour``, and the margin it implies.
+
+    Formula: margin = 1 − modelled USD per M ÷ list USD per M, for input, output and (where
+    listed) cached input. Modelled: a dense model at ``engines.cheapest_setup`` (FP8 weights
+    and KV, expected throughput, TPOT ≤ ``max_tpot_s``); an MoE model at
+    ``disaggregated_serving`` with ``MOE_DEPLOYMENT``; cached input at
+    ``prefix_cached_prefill`` (half the prompt cached, tp 8 for an MoE model's attention
+    replica is not modelled: an MoE model's cached-input cost is left empty).
+
+    Returns
+    -------
+    DataFrame: provider, model, dated, list and modelled USD per M input / cached input /
+    output, margin_input, margin_cached_input, margin_output, set_up, source.
+    """
+    rows = []
+    for _, r in load_api_prices().iterrows():
+        m = serving_model(r["model"])
+        cached = math.nan
+        if m.is_moe:
+            d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
+                                      prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                      engine=engine, **MOE_DEPLOYMENT)
+            usd_in, usd_out = d.usd_per_m_input, d.usd_per_m_output
+            how = (f"P/D disaggregated, prefill EP{MOE_DEPLOYMENT['prefill_ep']}, decode "
+                   f"EP{MOE_DEPLOYMENT['decode_ep']}, TPOT {d.expected_tpot_s * 1e3:.0f} ms")
+        else:
+            best = cheapest_setup(m, accelerator, price_usd_per_gpu_hour,
+                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                  max_tpot_s=max_tpot_s, engine=engine, weight_dtype="fp8",
+                                  kv_dtype="fp8")
+            usd_in, usd_out = best["expected_usd_per_m_input"], best["expected_usd_per_m_output"]
+            pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
+                                       prompt_tokens=prompt_tokens,
+                                       cached_tokens=prompt_tokens // 2,
+                                       batch=int(best["batch"]), weight_dtype="fp8",
+                                       kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
+            cached = pc["expected_usd_per_m_cached_input"]
+            how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
+                   f"{best['expected_tpot_s'] * 1e3:.0f} ms")
+        lc = r["usd_per_m_cached_input"]
+        rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
+                     "list_usd_per_m_input": r["usd_per_m_input"],
+                     "list_usd_per_m_cached_input": lc,
+                     "list_usd_per_m_output": r["usd_per_m_output"],
+                     "modelled_usd_per_m_input": usd_in,
+                     "modelled_usd_per_m_cached_input": cached,
+                     "modelled_usd_per_m_output": usd_out,
+                     "margin_input": 1 - usd_in / r["usd_per_m_input"],
+                     "margin_cached_input": 1 - cached / lc if not (math.isnan(lc) or math.isnan(cached))
+                     else math.nan,
+                     "margin_output": 1 - usd_out / r["usd_per_m_output"],
+                     "set_up": how, "source": r["source"]})
+    return pd.DataFrame(rows)

