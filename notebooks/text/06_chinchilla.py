@@ -617,8 +617,11 @@ ax = plots.moe_dense_equivalent(cmp, cutoff_params=moe.routing_cutoff_params(),
 # C = 6ND and token multiplier M = D/N:
 # $L(C, M) = E + (aM^{\eta} + bM^{-\eta})\,C^{-\eta}$, $\eta = \alpha/2$, $a = A\cdot 6^{\eta}$,
 # $b = B\cdot 6^{\eta}$: at a fixed M the loss follows a power law in C with the same exponent
-# whatever the M (fitted on 0.011B-0.411B models, their Table 6, they predicted a 1.4B model on 900B tokens,
-# 32× past M = 20). Reaching a loss at M instead of the optimal M* costs the compute factor
+# whatever the M (fitted on 0.011B-0.411B models, they predicted a 1.4B model on 900B tokens,
+# 32× past M = 20). Their Table 6 prints the parameters of their fitting code,
+# $L = E + aN^{-\eta} + b\,6^{-\eta/2}D^{-\eta}$: its η is the N and D exponent and Eq. 4's is
+# half of it (`GADRE_FITS` reads it so). Reaching a loss at M instead of the optimal M* costs the
+# compute factor
 # $[(aM^{\eta} + bM^{-\eta})/(2\sqrt{ab})]^{1/\eta}$ (`llmcost.laws.moe.overtraining_penalty`).
 # For any fit (α ≠ β too) `overtraining` does it exactly: a model of fixed N trained k× past its
 # compute-optimal tokens, the loss it reaches, its FLOPs and dollars, the compute-optimal model of
@@ -648,8 +651,8 @@ for _, row in ot[ot.factor.isin([10, 100])].iterrows():
           f"{'past' if p['inference_tokens_lifetime'] > row.break_even_inference_tokens else 'short of'} it)")
 g = moe.gadre_form("gadre2024_redpajama")  # their Table 6, trained on RedPajama
 pen = moe.overtraining_penalty([20.0, 200.0, 2000.0], "gadre2024_redpajama")
-print(f"Gadre et al.'s RedPajama fit: eta = {g['eta']:.3f}, own M* = {g['optimal_multiplier']:.2f} (they note the "
-      f"conflict with M = 20 being near-optimal); reaching a loss at M = 200 / 2,000 costs {pen[1] / pen[0]:.2f}x / "
+print(f"Gadre et al.'s RedPajama fit: eta = {g['eta']:.3f}, own M* = {g['optimal_multiplier']:.2f} (below the M = 20 "
+      f"they found near-optimal); reaching a loss at M = 200 / 2,000 costs {pen[1] / pen[0]:.2f}x / "
       f"{pen[2] / pen[0]:.2f}x the compute of M = 20")
 
 # %%
@@ -665,7 +668,7 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 # overstate what extra tokens buy there), and quantising an over-trained model loses more
 # (Kumar et al. 2024, arXiv:2411.04330), so the gain in the table is an upper bound. The penalty itself depends on the fit: Gadre et
 # al.'s own RedPajama fit (printed above) charges more for the same over-training than the
-# Hoffmann-form fit of the table, because its optimum sits at 3-4 tokens per parameter, below the
+# Hoffmann-form fit of the table, because its optimum sits at 3-8 tokens per parameter, below the
 # M = 20 its authors found near-optimal in their runs.
 #
 # > **Takeaway.** Over-training is a purchase of cheaper inference with training compute: worth it

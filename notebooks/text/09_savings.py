@@ -591,7 +591,8 @@ pre = routes.set_index("route").loc["pre-train from scratch"]
 print(f"cheapest bill: {cheap.route}, {llmcost.fmt_usd(cheap.total_usd)}; pre-training from scratch "
       f"{llmcost.fmt_usd(pre.total_usd)} ({pre.total_usd / cheap.total_usd:.1f}x)")
 lo, hi = routes.attrs["engine_gap"]
-print(f"serving is {routes.serving_usd.max() / routes.total_usd.max():.0%} of the largest bill; at the roofline "
+big = routes.loc[routes.total_usd.idxmax()]
+print(f"serving is {big.serving_usd / big.total_usd:.0%} of the largest bill ({big.route}); at the roofline "
       f"price, engines measured {lo:.1f}-{hi:.1f}x slower (a lower bound)")
 
 # %%
