@@ -1,6 +1,6 @@
 """How fast is `llmcost report`? The whole command for the default scenario (a fresh interpreter:
 validation, any `mfu: predict` step, every notebook, the HTML export and the index) against the
-goal of issue 19, measured in the same run:
+goal below, measured in the same run:
 
     goal = 1.5 × (number of notebooks × one papermill run of an almost empty notebook) ÷ cores
 

@@ -8,7 +8,7 @@ the assumptions it makes. ``price_lever`` prices both scenarios with ``bill``
     saving = bill(before) − bill(after)                          (USD, GPU-hours, days)
     share  = saving / bill(before)
 
-With ranges in the scenario (``llmcost.ranges``, issue 15) the saving is the difference **per Monte
+With ranges in the scenario (``llmcost.ranges``) the saving is the difference **per Monte
 Carlo draw on the same draws** (common random numbers: ``ledger.simulate_ledger``), summarised as
 P10 / P50 / P90, never a difference of percentiles; a lever whose P10-P90 interval contains 0 is
 smaller than the bill's uncertainty and says so (``LeverResult.within_uncertainty``). A point

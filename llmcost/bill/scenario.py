@@ -718,7 +718,7 @@ def validate_parameters(**params) -> dict:
     return point_scenario(out)
 
 
-# ---- notebook_parameters: the one-line validation cell of every notebook (issue 18)
+# ---- notebook_parameters: the one-line validation cell of every notebook
 def notebook_parameters(namespace: dict) -> dict:
     """Validate the parameters a notebook declared; the whole cell after its ``parameters`` cell
     is ``p = llmcost.notebook_parameters(globals())``.

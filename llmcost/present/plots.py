@@ -1362,7 +1362,7 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
             "†price listed as not available, *MFU unverified or above published: not ranked")
 
 
-# ---- ranges on the bill (issue 15; llmcost.ledger.simulate_ledger)
+# ---- ranges on the bill (llmcost.ledger.simulate_ledger)
 def _usd_unit(scale: float) -> str:
     """The axis unit of amounts divided by ``scale``: 'USD (millions)' for 1e6, and so on."""
     names = {1.0: "USD", 1e3: "USD (thousands)", 1e6: "USD (millions)", 1e9: "USD (billions)"}
@@ -1445,7 +1445,7 @@ def published_runs_scatter(errors, band: float = 0.20, ax=None):
     _source(ax, "data/published_runs.csv (sources per row); llmcost.claims.published_run_errors")
     return ax
 
-# ---- issue 18: figures readable when projected (used by notebooks 01, 02, 10)
+# ---- figures readable when projected (used by notebooks 01, 02, 10)
 #: The smallest text size (points) a projected figure keeps: ticks, legends and annotations.
 PROJECTOR_MIN_FONTSIZE = 11.0
 

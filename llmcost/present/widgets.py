@@ -611,7 +611,7 @@ def levers_explorer(scenario: dict):
                    out])
 
 
-# ---- issue 18: the glossary's search box (notebook 10)
+# ---- the glossary's search box (notebook 10)
 def glossary_explorer():
     """A text box that filters the glossary (``llmcost.glossary``) by term, alias, Chinese term
     or definition, showing the matching rows as a table."""

@@ -179,7 +179,8 @@ def kv_cache_bytes_per_token(model, kv_dtype: str = "bf16") -> float:
 
     Returns
     -------
-    float, bytes per token. Llama-3-70B in BF16: 2·80·8·128·2 = 327,680 B (formulas.md 6.a).
+    float, bytes per token. Llama-3-70B in BF16 (80 layers, 8 KV heads of 128, its config.json): 2·80·8·128·2 =
+    327,680 B, by hand.
     """
     m = serving_model(model)
     b = KV_BYTES[_choice("kv_dtype", kv_dtype, KV_BYTES)]
@@ -483,7 +484,8 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
                 efficiency: Efficiency | None = None, window_layers=None) -> StepTime:
     """One decode step: every sequence of the batch adds ``tokens_per_sequence`` tokens.
 
-    Formula (per TP replica; Pope et al. 2022 §2, formulas.md §6 "decode step time")::
+    Formula (per TP replica; Pope et al. 2022, arXiv:2211.05102 §2: decode at small batch is
+    bound by reading the weights and the KV cache from HBM)::
 
         compute = B·q·(2·N_matmul + a·keys) / (tp · peak · matmul_fraction)
         memory  = (weights read for B·q tokens + B·KV(ctx) + B·q·KV per token)
@@ -505,7 +507,8 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     batch : float or array, > 0
         Sequences decoding together (may be fractional: a mean occupancy).
     context_tokens : float or array, >= 0
-        Tokens in each sequence's KV cache (0: ignore KV reads, as formulas.md's ridge vector).
+        Tokens in each sequence's KV cache (0: ignore KV reads, as the ridge-point
+        hand count below does).
     weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
     kv_dtype : {"bf16", "fp16", "fp8"}
     tp : int
@@ -600,7 +603,7 @@ def decode_crossover_batch(model, accelerator, context_tokens, *, weight_dtype: 
     1/(peak·matmul_fraction) seconds per FLOP and m = 1/(HBM·hbm_fraction) seconds per byte,
     per GPU. Ignoring KV (``context_tokens=0``) and at ideal fractions
     for a dense model this is the ridge point ÷ (2 / bytes per weight): 295 on H100 in BF16
-    (formulas.md §6; ridge 5.j). When a sequence's KV reads cost more time than its FLOPs
+    (989.4e12 FLOP/s ÷ 3.35e12 B/s = 295 FLOP/B, by hand; Williams et al. 2009's roofline). When a sequence's KV reads cost more time than its FLOPs
     (K·m ≥ F·c: long contexts) no batch makes decode compute-bound. The MoE weights read are
     taken at the batch's expected touched experts (solved by fixed-point iteration).
 

@@ -12,7 +12,9 @@ baseline) is where the training and the inference ledgers cross. Each iteration
 3. **updates** the policy (and the critic) for E PPO epochs over the batch;
 4. **syncs** the new weights to the rollout engine.
 
-FLOP accounting (formulas.md §6; 2N per token forward, 6N forward + backward, attention ignored
+FLOP accounting (Kaplan et al. 2020, arXiv:2001.08361 §2.1's 2N per token forward and 6N forward + backward;
+the actor, critic, reference and reward models of Ouyang et al. 2022, arXiv:2203.02155, and
+GRPO's groups of Shao et al. 2024, arXiv:2402.03300; attention ignored
 in the shares, N = active parameters)::
 
     generation      2·N_a·(P + R) per sample  (2·N_a·(P/G + R) with prompt-prefix sharing)
@@ -56,7 +58,7 @@ from . import inference as inf
 ALGORITHMS = ("ppo", "grpo", "dpo")
 PARTS = ("generation", "tail", "scoring", "reference", "critic", "old_logprobs", "policy_update",
          "weight_sync", "idle")
-#: Training-pass MFU used when none is given: formulas.md 6.g's 40% (a typical dense BF16 MFU of
+#: Training-pass MFU used when none is given: 40% (a typical dense BF16 MFU of
 #: large training runs, e.g. Llama 3 405B 38-43%, arXiv:2407.21783 Table 4).
 DEFAULT_TRAIN_MFU = 0.40
 
@@ -262,7 +264,8 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
                  efficiency: Efficiency | None = None) -> RLIteration:
     """One RL post-training iteration: time, GPU-seconds by part and FLOPs.
 
-    Formulas (formulas.md §6; per sample of P prompt and R response tokens, N active parameters):
+    Formulas (sources in the module docstring; per sample of P prompt and R response tokens, N
+    active parameters):
 
         FLOPs: generation 2·N_a·(P + R) (prompt once per group with prefix sharing),
                reward 2·N_r·(P+R), reference 2·N_ref·(P+R), critic values 2·N_c·(P+R),
@@ -494,7 +497,7 @@ def rl_campaign(iteration: RLIteration, iterations: int, runs: int = 1,
 
     Formula: part_gpu_hours = iteration part × K × runs; USD = GPU-hours × price (+ verifier USD
     per sample × samples × K × runs as its own row). The rows (parts) sum to the ``total`` row.
-    This is the post-training line of the bill (issue 12's ledger takes it from here).
+    This is the post-training line of the bill (``llmcost.ledger`` takes it from here).
 
     Parameters
     ----------

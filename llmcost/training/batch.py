@@ -1130,7 +1130,7 @@ class BatchAnalysis:
     micro_batch_size: int
     tp: int
     cp: int = 1
-    # ---- issue 18: the pipeline bubble at the plan's batch and the DP placement
+    # ---- the pipeline bubble at the plan's batch and the DP placement
     pp: int = 1
     bubble_fraction: float = 0.0  # share of a step the pipeline idles, at the plan's batch
     low_bubble_batch_tokens: float = float("nan")  # smallest batch with bubble <= BUBBLE_TARGET
@@ -1340,7 +1340,7 @@ def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
     ]
 
 
-# ---- issue 18: notebook 02's plan analysis in one hop; the DP placement shared with notebook 04
+# ---- notebook 02's plan analysis in one hop; the DP placement shared with notebook 04
 #: The pipeline bubble (share of a step) below which this workbook calls a pipeline full: a
 #: convention for the "low-bubble batch", not a threshold from a paper.
 BUBBLE_TARGET = 0.10

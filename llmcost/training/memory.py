@@ -129,7 +129,7 @@ from ..core.units import GB, GIB, as_array, scalar_or_array
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
 #: (Llama 3 §3.3.2: "we reduce one Transformer layer each from the first and the last stages";
 #: Megatron-LM ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split``).
-#: ``"uneven"`` (issue 14) places any layer count on any number of chunks, as evenly as whole
+#: ``"uneven"`` places any layer count on any number of chunks, as evenly as whole
 #: layers allow (DeepSeek-V3's 61 layers on 16 stages; Megatron-LM's
 #: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``): with
 #: ``C = pp·v`` chunks and ``L = q·C + r``, chunks 1..r hold ``q + 1`` layers and the others

@@ -127,7 +127,7 @@ print(f"prefill processes {P / pre.time_s:,.0f} tokens/s, batch-1 decode "
       f"{1 / dec.time_s:,.0f} tokens/s: {P / pre.time_s * dec.time_s:,.0f}x apart")
 
 # %% [markdown]
-# The test vector of `formulas.md` §6.h makes the same point with round numbers: Llama-3-8B in
+# A hand count makes the same point with round numbers: Llama-3-8B in
 # BF16 is 16.06 GB, and reading it once at 3.35 TB/s takes 4.79 ms, so one H100 decodes at most
 # **209 tokens/s** for one user, whatever its 989 TFLOP/s. The workbook reads all but the input
 # embedding table (a gather of one row per token) at 90% of the datasheet bandwidth:
@@ -136,7 +136,7 @@ print(f"prefill processes {P / pre.time_s:,.0f} tokens/s, batch-1 decode "
 # NBVAL_CHECK_OUTPUT
 t8 = inf.decode_step("llama-3.1-8b", "H100-SXM", 1, 0)
 print(f"Llama-3.1-8B, batch 1, H100: {t8.time_s * 1e3:.2f} ms per token -> "
-      f"{1 / t8.time_s:.0f} tokens/s (bound: {t8.bound}; formulas.md 6.h: <= 209)")
+      f"{1 / t8.time_s:.0f} tokens/s (bound: {t8.bound}; by hand: <= 209)")
 print(f"the FLOPs of that step would take {t8.compute_s * 1e6:.0f} µs of the "
       f"{t8.time_s * 1e6:,.0f} µs: {t8.compute_s / t8.time_s:.1%} of the time")
 
@@ -228,7 +228,7 @@ plots.table(kv, {"KV per token (BF16)": "{:,.0f} B", "one 32K sequence": lambda 
 # %%
 # NBVAL_CHECK_OUTPUT
 print(f"Llama-3-70B: {inf.kv_cache_bytes_per_token('llama-3.1-70b'):,.0f} B/token "
-      "(formulas.md 6.a: 327,680); DeepSeek-V3 MLA: "
+      "(by hand, 2·80·8·128·2: 327,680); DeepSeek-V3 MLA: "
       f"{inf.kv_cache_bytes_per_token('deepseek-v3'):,.0f} B/token (70,272)")
 for k in (4096, 32768, 131072):
     try:
@@ -557,7 +557,7 @@ for _, r in prices.iterrows():
 plots.rl_loop_diagram();
 
 # %% [markdown]
-# Per sample of P prompt and R response tokens (formulas.md §6; actor $N_a$, reference $N_\text{ref}$,
+# Per sample of P prompt and R response tokens (Ouyang et al. 2022, Shao et al. 2024; actor $N_a$, reference $N_\text{ref}$,
 # reward model $N_r$, critic $N_c$, E PPO epochs):
 #
 # $$ \text{FLOPs} = \underbrace{2N_a(P+R)}_{\text{generation}} + \underbrace{2(N_r + N_\text{ref} + N_c)(P+R)}_{\text{scoring, reference, values}} + \underbrace{6(N_a + N_c)(P+R)E}_{\text{update}}, $$
@@ -652,11 +652,11 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # What the gaps mean, source by source:
 #
 # * **DeepSpeed-Chat** (Yao et al. 2023; blog §5). Its "approximately 20%" is the actor-only count
-#   2/(2 + 2 + 6) (formulas.md 6.c). Its own trainer (`DeepSpeedPPOTrainer.generate_experience`)
+#   2/(2 + 2 + 6). Its own trainer (`DeepSpeedPPOTrainer.generate_experience`)
 #   also runs the actor's forward pass for the old log-probabilities, then the reference, the
 #   OPT-350M reward model and critic: counting all of them gives 13.6%, so the blog's figure is
-#   the actor's share, not the whole iteration's (formulas.md 6.d's 15.8% leaves the old
-#   log-probabilities out). For time it says only "the majority of the time goes to the
+#   the actor's share, not the whole iteration's (the same count without the old
+#   log-probabilities gives 15.8%). For time it says only "the majority of the time goes to the
 #   generation phase" (body text on its OPT-1.3B time breakdown); its set-up (16 sequences per
 #   GPU, 256 + 256 tokens) gives the roofline about 40%, so no gap can be stated.
 # * **OpenRLHF, Ray + vLLM** (its benchmark table). The table's GPU column is the ratio

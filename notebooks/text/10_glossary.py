@@ -105,7 +105,7 @@ if interactive:
 # %% [markdown]
 # ---
 # **Sources.** The definitions and formulas are those of the notebooks linked in each row, which
-# cite their papers. Chinese terms: the source material's terms (issue 18's list) and, marked †,
+# cite their papers. Chinese terms: the source material's terms and, marked †,
 # the usual terms of Chinese LLM-training writing.
 #
 # [← 00 · Index](00_index.ipynb) · [01 · FLOPs](01_flops.ipynb)
