@@ -461,13 +461,18 @@ def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held
     flops = 2.0 * mm * tokens + attn
     cdt = _compute_dtype(weight_dtype, acc)
     peak = acc.peak_flops_per_s(cdt)
-    # the attention core runs in FP8 at most: FP4 formats quantise the linear layers only
-    attn_peak = acc.peak_flops_per_s("fp8") if cdt == "fp4" else peak
+    # the attention core runs in the KV cache's precision (FP8 tensor cores for an FP8 cache
+    # where the device has them, else BF16), never in the weights' FP8/FP4 format: FP8 and FP4
+    # weight formats quantise the linear layers only (FlashMLA and FlashAttention-2/3 decode a
+    # BF16 cache in BF16)
+    attn_peak = min(peak, acc.peak_flops_per_s(
+        "fp8" if kv_dtype == "fp8" and acc.peak_fp8_flops_per_s else "bf16"))
     if causal_prefill:
         compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
             + attn / (tp * attn_peak * eff.attention_fraction)
     else:
-        compute = flops / (tp * peak * eff.matmul_fraction)
+        compute = 2.0 * mm * tokens / (tp * peak * eff.matmul_fraction) \
+            + attn / (tp * attn_peak * eff.matmul_fraction)
     kv_tok = kv_cache_bytes_per_token(m, kv_dtype) * _kv_share(m, tp) * tp
     hbm = weights_read_bytes(m, tokens, weight_dtype) \
         + seqs * (np.asarray(kv_cache_bytes(m, kv_held_tokens, kv_dtype, f_w))

@@ -32,6 +32,19 @@ time on an engine applies ``inference.EngineEfficiency`` to the GPU part (η_d /
 the per-step overhead o); the all-to-all is taken as the bound models it (the engine
 constants were not fitted on multi-node rows).
 
+Limits of the all-to-all term (review 2026-12-01): its latency is the ring figure of
+``training.comm`` (base + (ep − 1) · α, α = 2.5 µs from NCCL's LL128 tuning), counted once per
+dispatch and once per combine of the whole step. DeepEP's low-latency kernels post all sends at
+once (IBGDA) rather than in ep − 1 steps; their README (H800, CX7 400 Gb/s, 128 tokens per
+rank, 7168 hidden, top-8, FP8 dispatch / BF16 combine) reports 173 µs dispatch and 314 µs
+combine at EP64, 192 / 369 µs at EP128. For the SGLang EP72 decode row (256 tokens per GPU as
+two micro-batches of 128, 58 MoE layers) that is about 58 × 2 × (0.18 + 0.33) ms ≈ 57–59 ms per
+step against 68.8 ms here, so the row's 22 % agreement leans on the ring latency; with DeepEP's
+figures the expected decode throughput would be ≈ 4,200–4,400 tokens/s per GPU against 2,785
+measured. Expert-load imbalance (the blog's EPLB ablation: 2.54× in decode) is not modelled
+(``imbalance = 1``); with two-batch overlap each micro-batch pays its own latency, also not
+modelled.
+
 **Disaggregated prefill and decode** (same blog; DistServe, Zhong et al. 2024, OSDI): prefill
 and decode run on separate GPU pools; each request's KV cache (P · kv bytes per token) crosses
 the network once, from a prefill GPU to a decode GPU, over RDMA (the NIC of one GPU), adding
@@ -207,8 +220,14 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     peak = acc.peak_flops_per_s(compute_dtype(weight_dtype, acc))
     mm = sum(m.matmul_params_active.values())
     if phase == "decode":
+        # the attention core reads the cache in its own precision: an FP8 KV cache may run on
+        # FP8 tensor cores, a BF16 one (FlashMLA's decode kernel on Hopper) on BF16 ones, whatever
+        # the weights' format (FP8 or FP4 peaks apply to the linear layers only)
+        attn_peak = min(peak, acc.peak_flops_per_s("fp8" if kv_dtype == "fp8"
+                                                   and acc.peak_fp8_flops_per_s else "bf16"))
         attn = attention_flops_per_key(m, True) * (ctx + 1) * t
-        compute = (2.0 * mm * t + attn) / (peak * eff.matmul_fraction)
+        compute = (2.0 * mm * t) / (peak * eff.matmul_fraction) \
+            + attn / (attn_peak * eff.matmul_fraction)
         kv_bytes = t * ctx * kv_tok + t * kv_tok
     else:
         attn = attention_flops_per_key(m, False) * (ctx + 1) / 2 * t
