@@ -204,3 +204,14 @@ def test_report_validation_and_estimate_agree(tmp_path, scenario):
     for ln in bill.lines:
         assert ln.usd is None or (math.isfinite(ln.usd) and ln.usd >= 0), ln
     assert math.isfinite(bill.total_usd) and bill.total_usd >= 0
+
+
+def test_savings_levers_price_owned_hardware():
+    # pricing: owned has no catalogue row: the hardware sweep and the move to another
+    # accelerator name the amortised purchase instead of failing (notebook 09 broke on it)
+    s = {**LEDGER_DEFAULTS, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11,
+         "pricing": "owned", "price_usd_per_gpu_hour": None, "ledger_owned_usd_per_gpu": 25000.0}
+    sweep = levers.hardware_sweep(s)
+    mine = sweep[sweep["scenario"]].iloc[0]
+    assert mine["price_source"] == levers.OWNED_PRICE_SOURCE and mine["price_available"]
+    assert "owned" in levers.move_to(s, "H200").assumptions

@@ -8,7 +8,7 @@ from scenario_matrix import FACTORS, all_pairs, check_row, pairwise_rows, row_pa
 from llmcost.present.report import list_notebooks
 from llmcost.present.results import NOTEBOOK_RESULTS
 
-ROWS = range(0, 10)
+ROWS = range(10)
 
 
 def test_the_matrix_covers_every_pair_in_at_most_20_scenarios():

@@ -613,6 +613,11 @@ def spot_without_checkpoints(s: dict) -> Change:
 
 
 # ---- hardware
+#: Where an owned GPU-hour's price comes from (no catalogue row: the ledger amortises a purchase).
+OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pricing."
+                      "owned_usd_per_gpu_hour, ledger_owned_usd_per_gpu)")
+
+
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
     the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
@@ -623,7 +628,8 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
-    where = catalogue_price(name, _get(s, "pricing"))[1]
+    where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
+        catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
                   f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
@@ -819,6 +825,8 @@ def hardware_sweep(scenario: dict):
         pricing = _get(sc, "pricing")
         if mine and _get(s, "price_usd_per_gpu_hour") is not None:
             available, where = True, "the scenario's own price"
+        elif pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
+            available, where = True, OWNED_PRICE_SOURCE
         else:
             available = bool(list_prices(acc, pricing, current_only=True)["available"].all())
             where = catalogue_price(acc, pricing)[1]
@@ -911,7 +919,9 @@ def smaller_model_longer(scenario: dict) -> dict:
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
     spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
     fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
-    price, _ = resolve_price(gpu.name, s.get("price_usd_per_gpu_hour"), s["pricing"])
+    # the bill's GPU-hour (an owned scenario's amortised purchase included, as a report passes
+    # it to notebook 06)
+    price = float(bill(scenario).figures["price_usd_per_gpu_hour"])
     n_run = spec.n_active_params if spec.is_moe else spec.n_params
     target = float(sc.loss(n_run, s["train_tokens"], fit))
     P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]

@@ -849,6 +849,14 @@ def failure_warning(stem: str, failure: str | None) -> str:
             "stopped; the figures after that point are missing from this report")
 
 
+def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
+    """The parameters a report injects into notebook ``nb`` (one of ``plan.notebooks``):
+    the scenario's values it declares, ranges in their scenario-file form, the owned GPU-hour
+    rate where the bill's applies, ``interactive`` off."""
+    return _notebook_parameters(nb, plan.scenario, plan.declared,
+                                notebook_owned_price(plan.values))
+
+
 def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
     # a range goes in its scenario-file form (llmcost.ranges)
     params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()

@@ -20,7 +20,7 @@ import math
 
 from ..bill import levers
 from ..bill.claims import scenario_as_claim
-from ..bill.ledger import build_ledger, simulate_ledger, spend_timeline
+from ..bill.ledger import build_ledger, simulate_ledger, spend_timeline, with_changes
 from ..bill.scenario import LEDGER_DEFAULTS, ScenarioError, resolve_price
 from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
@@ -49,7 +49,12 @@ def _nb00(p, private):
     bill = build_ledger(_bill_values(p, private))
     draws = simulate_ledger(_bill_values(p, private), samples=2_000)
     spend_timeline(bill, p.get("ledger_budget_usd"))
-    return {"total_usd": bill.total_usd, "p90_usd": draws.bill_summary()["bill.total_p90_usd"]}
+    spec = load_model(p["model"])  # the illustrative post-training of section 6
+    post = with_changes(bill, ledger_sft_tokens=1e10,
+                        ledger_lora_tokens=1e10 if spec.attention == "gqa" else 0.0,
+                        ledger_annotation_samples=1e5, ledger_annotation_usd_per_sample=5.0)
+    return {"total_usd": bill.total_usd, "p90_usd": draws.bill_summary()["bill.total_p90_usd"],
+            "with_post_training_usd": post.total_usd}
 
 
 def _nb01(p, private):
@@ -141,6 +146,7 @@ def _nb09(p, private):
     ranked = levers.rank_levers(scenario, keys=["fp8_training", "best_plan",
                                                 "activation_recompute"], samples=200)
     fe = levers.false_economies(scenario)
+    levers.smaller_model_longer(scenario)
     return {"total_usd": bill.total_usd, "false_economies": len(fe),
             "fp8_note": ranked.set_index("key").loc["fp8_training", "note"]}
 
