@@ -135,7 +135,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
     ("mfu: 1.5\n", r"mfu=1.5 must be in (0, 1]"),
     ("mfu: 0\n", r"mfu=0.0 must be in (0, 1]"),
     ("n_gpus: 2048\ntp: 3\n", "tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048 (keys the scenario leaves out take the notebooks' defaults"),
-    ("accelerator: MI325X\n", "scaleout_bytes_per_s_per_dir is missing from data/accelerators.csv"),
+    ("accelerator: MI325X\n", "the scale-out bandwidth is missing from data/accelerators.csv"),
     # 405.85B × 18 B of training state is 7.3 TB: even fully sharded over 8 GPUs that is 913 GB
     # each, twelve times an H100's 80 GiB (hand derivation from the 18 B/param recipe).
     ("model: llama-3.1-405b\nn_gpus: 8\n", "no parallel plan fits: llama-3.1-405b on 8 × H100-SXM"),
@@ -186,7 +186,7 @@ def test_list_tables_are_readable_and_machine_readable():
     h100 = next(line for line in acc if line.startswith("H100-SXM"))
     assert " 989 " in h100 and h100.endswith("all")      # dense BF16 TFLOP/s, all notebooks
     mi = next(line for line in acc if line.startswith("MI325X"))
-    assert "00, 01, 07 only" in mi and "scaleout_bytes_per_s_per_dir" in mi
+    assert "00, 01, 07 only" in mi and "the scale-out bandwidth" in mi
     assert max(len(line) for line in _cli("list", "runs").stdout.splitlines()) < 200
     import csv as csv_
     import io
@@ -302,8 +302,9 @@ def test_existing_output_is_not_overwritten_silently(tmp_path, monkeypatch):
     assert (out / "extra.txt").exists()
     messages = []
     report.run_report(sc, out, overwrite=True, timeout_s=TIMEOUT_S, progress=messages.append)
-    assert not (out / "extra.txt").exists()
-    assert any("replacing the earlier report" in m for m in messages)
+    # --overwrite deletes only what a report wrote: the user's file stays, and is named
+    assert (out / "extra.txt").read_text() == "mine"
+    assert any("replacing the earlier report" in m and "extra.txt" in m for m in messages)
     # A folder that no report wrote is never deleted, even with --overwrite.
     precious = tmp_path / "precious"
     precious.mkdir()

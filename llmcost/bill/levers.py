@@ -476,6 +476,9 @@ def fp8_training(s: dict) -> Change:
     s = _clean(s)
     if _get(s, "dtype") == "fp8":
         return Change(dict(s), "", "", "", "already FP8")
+    cannot = fp8_unavailable(s)
+    if cannot:
+        return Change(dict(s), "", "", "", cannot)
     after = _with_scaled_mfu(s, {**s, "dtype": "fp8"})
     before_t = predicted_step(s)[1].step_time_s
     after_t = predicted_step({**s, "dtype": "fp8"})[1].step_time_s
@@ -483,6 +486,16 @@ def fp8_training(s: dict) -> Change:
                   "see the false economies", f"FP8 GEMMs with BF16/FP32 master state; "
                   f"step {before_t / after_t:.2f}× faster (llmcost.step)",
                   "llmcost.step (FP8 peak from data/accelerators.csv)")
+
+
+def fp8_unavailable(s: dict) -> str:
+    """Why the scenario's hardware cannot take the FP8 lever ("" when it can): the accelerator
+    has no FP8 peak in data/accelerators.csv (A100 and V100 have no FP8 tensor cores)."""
+    gpu = load_accelerator(_get(s, "accelerator"))
+    if gpu.peak_fp8_flops_per_s is None:
+        return (f"skipped: {gpu.name} has no FP8 peak in data/accelerators.csv (no FP8 tensor "
+                "cores or no datasheet figure), so it cannot train in FP8")
+    return ""
 
 
 def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = None) -> Change:
@@ -519,7 +532,7 @@ def best_plan(s: dict) -> Change:
     ``step.scenario_plan``) against the scenario's plan."""
     s = _clean(s)
     free = _free_plan(s)
-    if all(_get(s, k) == free[k] for k in PLAN_PARAMETERS):
+    if all(_get(s, k) == _get(free, k) for k in PLAN_PARAMETERS):
         return Change(dict(s), "", "", "", "the scenario leaves its plan free: it already is the "
                       "fastest ranked plan")
     (mine, b0), (theirs, b1) = predicted_step(s), predicted_step(free)
@@ -600,6 +613,11 @@ def spot_without_checkpoints(s: dict) -> Change:
 
 
 # ---- hardware
+#: Where an owned GPU-hour's price comes from (no catalogue row: the ledger amortises a purchase).
+OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pricing."
+                      "owned_usd_per_gpu_hour, ledger_owned_usd_per_gpu)")
+
+
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
     the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
@@ -610,7 +628,8 @@ def move_to(s: dict, accelerator: str) -> Change:
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
-    where = catalogue_price(name, _get(s, "pricing"))[1]
+    where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
+        catalogue_price(name, _get(s, "pricing"))[1]
     return Change({**theirs, "mfu": _scale(m, float(ratio))},
                   "new hardware: porting, a new software stack, capacity to find",
                   f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
@@ -806,6 +825,8 @@ def hardware_sweep(scenario: dict):
         pricing = _get(sc, "pricing")
         if mine and _get(s, "price_usd_per_gpu_hour") is not None:
             available, where = True, "the scenario's own price"
+        elif pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
+            available, where = True, OWNED_PRICE_SOURCE
         else:
             available = bool(list_prices(acc, pricing, current_only=True)["available"].all())
             where = catalogue_price(acc, pricing)[1]
@@ -898,7 +919,9 @@ def smaller_model_longer(scenario: dict) -> dict:
     s = {**_default_scenario(), **{k: _point(v, k) for k, v in _clean(scenario).items()}}
     spec, gpu = load_model(s["model"]), load_accelerator(s["accelerator"])
     fit = sc.get_fit(s.get("scaling_fit", "besiroglu2024"))
-    price, _ = resolve_price(gpu.name, s.get("price_usd_per_gpu_hour"), s["pricing"])
+    # the bill's GPU-hour (an owned scenario's amortised purchase included, as a report passes
+    # it to notebook 06)
+    price = float(bill(scenario).figures["price_usd_per_gpu_hour"])
     n_run = spec.n_active_params if spec.is_moe else spec.n_params
     target = float(sc.loss(n_run, s["train_tokens"], fit))
     P, R = s["inference_prompt_tokens"], s["inference_output_tokens"]
@@ -1019,14 +1042,21 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
     storage = b.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd
     out.append(FalseEconomy(
         f"checkpoint {k:g}× less often", stall_h * rate + storage, b.total_usd - after.total_usd,
-        None, None, float(s.get("fail_rate_per_gpu_year", _default("fail_rate_per_gpu_year"))),
+        None, None, float(_point(s.get("fail_rate_per_gpu_year",
+                                       _default("fail_rate_per_gpu_year")),
+                                 "fail_rate_per_gpu_year")),
         "failures are certain at this scale: the scenario's rate per GPU-year (Llama 3: 419 "
         "unexpected interruptions in 54 days on 16,384 GPUs)",
         f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage"))
     # spot without checkpoints
     spot = spot_pricing(s)
-    if not spot.note:
-        p_spot, _ = resolve_price(_get(s, "accelerator"), None, "spot")
+    try:
+        p_spot = None if spot.note else resolve_price(_get(s, "accelerator"), None, "spot")[0]
+    except ScenarioError as e:  # no spot price for this accelerator: skipped, saying why
+        out.append(FalseEconomy("spot without resumable training", math.nan, math.nan, None,
+                                None, None, "", f"skipped: {e}"))
+        p_spot = None
+    if p_spot is not None:
         d = 1 - p_spot / rate
         apparent = b.figures["final_run_usd"] * d
         res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)
@@ -1043,7 +1073,10 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
     # lower precision: a divergence throws away a share f of the FP8 run and the run is redone
     # in BF16, so the saving S is forgone too: net = S − p·(S + f·C_fp8)
     fp8 = fp8_training(s)
-    if not fp8.note:
+    if fp8.note.startswith("skipped"):  # the hardware cannot take the lever: say why
+        out.append(FalseEconomy("FP8 that destabilises training", math.nan, math.nan, None, None,
+                                None, "", fp8.note))
+    elif not fp8.note:
         fb = bill(fp8.after)
         saving = b.total_usd - fb.total_usd
         loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
@@ -1071,6 +1104,7 @@ def checkpoint_plan_of(scenario: dict):
     """The main run's ``reliability.checkpoint_plan`` as ``ledger.build_ledger`` computes it
     (the same call with the scenario's values; spot pre-emptions added as the ledger adds them)."""
     s = {**_default_scenario(), **ledger_scenario(scenario)}
+    s = {k: _point(v, k) for k, v in s.items()}  # ranged inputs at their points, as the bill
     gpu = load_accelerator(s["accelerator"])
     per_node = min(gpu.scaleup_domain_size or 8, 8)
     rate, restart = float(s["fail_rate_per_gpu_year"]), float(s["ckpt_restart_s"])

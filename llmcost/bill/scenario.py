@@ -588,6 +588,9 @@ def _coerce(p: Param, value):
         raise ScenarioError(f"{p.name}={value!r} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(f"{p.name}={value!r} must be finite")
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_WHOLE_NUMBER:
+        raise ScenarioError(f"{p.name}: a {len(str(abs(value)))}-digit number is out of range "
+                            f"(every parameter is below {MAX_WHOLE_NUMBER:.0e})")
     if base == "int":
         if isinstance(value, float):
             if not value.is_integer():
@@ -757,6 +760,7 @@ def notebook_parameters(namespace: dict) -> dict:
 
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
+    check_run_rules(p)
     if "accelerator" in p and "dtype" in p:
         try:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
@@ -808,6 +812,77 @@ def _check_batch_feeds_gpus(p: dict) -> None:
             f"sequence of {spec.name} spreads over at most {per_seq:,} GPUs (tp ≤ "
             f"{spec.n_heads} heads × pp ≤ {spec.n_layers + 2} × cp ≤ {cp}): raise "
             "global_batch_tokens or use fewer GPUs")
+
+
+#: Integers at or above this are refused by every parameter (a 400-digit count is a typo, and
+#: float() of it overflows): no count, token total or byte figure of a training run comes near.
+MAX_WHOLE_NUMBER = 10 ** 30
+#: Magnitudes refused as typos rather than scenarios: key -> (highest accepted, why). The largest
+#: published pre-training corpus is Llama 3's 15.6T tokens (arXiv:2407.21783 §1); 1e16 is 640×
+#: that. The dearest GPU-hour in data/prices.csv is tens of dollars; 1e4 is hundreds of times it.
+MAGNITUDE_LIMITS = {
+    "train_tokens": (1e16, "over 600× the largest published pre-training corpus (Llama 3: 15.6T "
+                     "tokens, arXiv:2407.21783)"),
+    "price_usd_per_gpu_hour": (1e4, "hundreds of times any GPU-hour price in data/prices.csv"),
+}
+
+
+def check_run_rules(p: dict) -> None:
+    """Rules a scenario's secondary runs share with the main run, and magnitudes refused as typos.
+
+    * every extra phase (``phases``) obeys the main run's rules: its GPUs must be fed by the
+      global batch at its sequence length (``_check_batch_feeds_gpus``, the rule of ``n_gpus``),
+      and a sequence must fit in the global batch;
+    * the RL job (``rl_gpus``, ``rl_rollout_gpus``) obeys the same batch rule, its batch being
+      ``rl_prompts_per_step × rl_samples_per_prompt`` sequences of prompt + response tokens;
+    * ``MAGNITUDE_LIMITS``: values above them are refused with the reason.
+
+    Checked wherever the keys are present (``validate_parameters``, hence every notebook's
+    parameter cell, ``load_scenario`` and the report).
+    """
+    for key, (top, why) in MAGNITUDE_LIMITS.items():
+        v = point(p.get(key))
+        if isinstance(v, (int, float)) and v > top:
+            raise ScenarioError(f"{key}={v:.3g} is above {top:.0e}: {why}; check the exponent")
+    for i, ph in enumerate(p.get("phases") or []):
+        tok = ph.get("tokens")
+        if isinstance(tok, (int, float)) and tok > MAGNITUDE_LIMITS["train_tokens"][0]:
+            raise ScenarioError(f"phases[{i}].tokens={tok:.3g} is above "
+                                f"{MAGNITUDE_LIMITS['train_tokens'][0]:.0e}: "
+                                f"{MAGNITUDE_LIMITS['train_tokens'][1]}")
+        if "model" not in p or "global_batch_tokens" not in p:
+            continue
+        n = ph.get("n_gpus", p.get("n_gpus"))
+        if ph["seq_len"] > p["global_batch_tokens"]:
+            raise ScenarioError(f"phases[{i}].seq_len={ph['seq_len']:,} is longer than "
+                                f"global_batch_tokens={p['global_batch_tokens']:,}: a step "
+                                "must hold at least one sequence")
+        if n is not None:
+            try:
+                _check_batch_feeds_gpus({"model": p["model"], "n_gpus": n,
+                                         "seq_len": ph["seq_len"],
+                                         "global_batch_tokens": p["global_batch_tokens"]})
+            except ScenarioError as e:
+                whose = "" if "n_gpus" in ph else " (the phase runs on the main run's n_gpus)"
+                raise ScenarioError(f"phases[{i}] ({ph['name']!r}): {e}{whose}") from None
+    rl = ("model", "rl_prompts_per_step", "rl_samples_per_prompt", "rl_prompt_tokens",
+          "rl_response_tokens")
+    if all(k in p for k in rl):
+        seq = p["rl_prompt_tokens"] + p["rl_response_tokens"]
+        seqs = p["rl_prompts_per_step"] * p["rl_samples_per_prompt"]
+        for key in ("rl_gpus", "rl_rollout_gpus"):
+            if not p.get(key):
+                continue
+            try:
+                _check_batch_feeds_gpus({"model": p["model"], "n_gpus": p[key], "seq_len": seq,
+                                         "global_batch_tokens": seqs * seq})
+            except ScenarioError:
+                raise ScenarioError(
+                    f"{key}={p[key]:,} is more than the RL batch can feed (the rule of n_gpus): "
+                    f"rl_prompts_per_step × rl_samples_per_prompt = {seqs:,} sequences of "
+                    f"rl_prompt_tokens + rl_response_tokens = {seq:,} tokens per step, each "
+                    "data-parallel replica needs at least one, and one sequence spreads over at "
+                    "most tp × pp × cp GPUs: use fewer GPUs") from None
 
 
 class _Yaml12Loader(yaml.SafeLoader):

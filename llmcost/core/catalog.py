@@ -217,7 +217,15 @@ def runnable_notebooks(acc: Accelerator) -> str:
         return "all"
     hint = " (a scenario can give comm_scaleout_bytes_per_s)" if missing == [
         "scaleout_bytes_per_s_per_dir"] else ""
-    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {', '.join(missing)}{hint}")
+    words = ", ".join(NETWORK_FIGURE_WORDS[f] for f in missing)
+    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {words} (not in "
+            f"data/accelerators.csv){hint}")
+
+
+#: The network figures of data/accelerators.csv as a reader names them (messages and listings).
+NETWORK_FIGURE_WORDS = {"scaleup_bytes_per_s_per_dir": "the scale-up bandwidth",
+                        "scaleup_domain_size": "the scale-up domain size",
+                        "scaleout_bytes_per_s_per_dir": "the scale-out bandwidth"}
 
 
 def scenario_accelerator(p: dict) -> Accelerator:

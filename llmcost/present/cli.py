@@ -22,12 +22,14 @@ from ..core.version import __version__
 from .report import (
     NOTEBOOK_DIR,
     ReportError,
+    ReportInterrupted,
     UsageError,
     declared_parameters,
     default_jobs,
     estimate_ledger,
     format_value,
     list_notebooks,
+    plan_report,
     refresh_notebooks,
     run_report,
 )
@@ -145,6 +147,8 @@ def _fail(message: str, code: int = 2) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv)
+    except (KeyboardInterrupt, ReportInterrupted) as e:  # Ctrl-C: one line, the shell's code
+        return _fail(str(e) if str(e) else "interrupted", code=130)
     except BrokenPipeError:  # `llmcost list prices | head -2`: the reader stopped; not an error
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -187,6 +191,8 @@ def _main(argv: list[str] | None = None) -> int:
                        timeout_s=args.timeout, jobs=args.jobs)
         except (ScenarioError, UsageError) as e:  # nothing was run or written
             return _fail(str(e))
+        except ReportInterrupted:
+            raise  # main(): one line, exit 130
         except ReportError as e:  # a notebook failed; the report keeps it
             return _fail(str(e), code=1)
         return 0
@@ -567,6 +573,9 @@ def _check(args) -> int:
     try:
         run = {}
         if args.scenario:
+            # validated as report and estimate validate it (the bill built; the plan only by
+            # the notebooks that build one): llmcost.bill.validation
+            plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
@@ -598,8 +607,10 @@ def _check(args) -> int:
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
                         **claim)
-    except (ScenarioError, ValueError) as e:
+    except (ScenarioError, ValueError) as e:  # UsageError: no notebooks found
         return _fail(str(e).splitlines()[0] if str(e) else repr(e))
+    except UsageError as e:
+        return _fail(str(e))
     if args.format == "json":
         print(json.dumps(c.summary(), indent=1, default=str))
     else:

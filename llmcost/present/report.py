@@ -27,7 +27,6 @@ import html
 import json
 import os
 import re
-import shutil
 import sys
 import threading
 import time
@@ -52,8 +51,10 @@ from ..bill.scenario import (
     validate_parameter,
     validate_parameters,
 )
+from ..bill.validation import magnitude_warnings, user_words, validate_scenario
 from ..core.catalog import (
     DATA_DIR,
+    NETWORK_FIGURE_WORDS,
     load_accelerator,
     load_model,
     runnable_notebooks,
@@ -68,6 +69,11 @@ from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
 from .texmath import notebook_math_to_mathml
 from .twins import write_twin
+
+try:  # the folder lock of a running report (POSIX); Windows has none
+    import fcntl
+except ImportError:  # pragma: no cover
+    fcntl = None
 
 ROOT = DATA_DIR.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -86,6 +92,10 @@ class ReportError(RuntimeError):
 
 class UsageError(ReportError):
     """A report could not start (bad --notebooks, output folder in the way); nothing was run."""
+
+
+class ReportInterrupted(ReportError):
+    """The report was stopped (Ctrl-C); the folder holds an ``INCOMPLETE`` marker."""
 
 
 # ------------------------------------------------------------------------------ publishing
@@ -231,12 +241,14 @@ class ReportResult:
 class ReportPlan(NamedTuple):
     """What ``plan_report`` checked: the scenario (``mfu: predict`` resolved), the selected
     notebooks, the parameters each of them declares, and the validated value of every parameter
-    of every notebook (the scenario's, completed by the notebooks' defaults)."""
+    of every notebook (the scenario's, completed by the notebooks' defaults), and the bill
+    ``bill.validation.validate_scenario`` built from them."""
 
     scenario: dict
     notebooks: list
     declared: dict
     values: dict
+    bill: object = None
 
 
 def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan:
@@ -295,12 +307,21 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
             misfit = plan_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
+        # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
+        # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
+        # the RL and serving set-ups run outside the bill in the notebooks that read serve_ keys
+        # but not the bill's (05, 06); the bill runs them only when it bills them
+        setups = any("serve_tp" in declared_all[nb] and "ledger_pue" not in declared_all[nb]
+                     for nb in nbs) or any(k.startswith(("rl_", "serve_", "inference_"))
+                                           for k in scenario)
+        bill = validate_scenario(values, private_keys(scenario), check_plan=False,
+                                 check_setups=setups)
     except ScenarioError as e:
         defaults = [k for k, v in used.items() if v["from"] != "scenario"]
         hint = (" (keys the scenario leaves out take the notebooks' defaults: `llmcost list "
                 "parameters`)") if defaults else ""
-        raise ScenarioError(f"{scenario_path}: {e}{hint}") from None
-    return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values)
+        raise ScenarioError(f"{scenario_path}: {user_words(str(e))}{hint}") from None
+    return ReportPlan(scenario, nbs, {nb: declared_all[nb] for nb in nbs}, values, bill)
 
 
 def estimate_ledger(scenario_path):
@@ -332,7 +353,7 @@ def estimate_ledger(scenario_path):
     values, scenario = plan.values, plan.scenario
     try:
         bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
-                             **_private(scenario)})
+                             **private_keys(scenario)})
     except ScenarioError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
     used = effective_parameters(scenario, {nb: declared_parameters(nb) for nb in
@@ -346,6 +367,7 @@ def estimate_ledger(scenario_path):
                     f"({pred['band']['text']})"] + list(pred["band"].get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
+    warnings = warnings + magnitude_warnings(values, bill)
     bill.warnings = list(dict.fromkeys(warnings + extra + ([over] if over else [])))
     return bill
 
@@ -365,7 +387,8 @@ def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
         field = e.args[0].split(':')[0]
         key = " or give comm_scaleout_bytes_per_s in the scenario" if \
             field == "scaleout_bytes_per_s_per_dir" else ""
-        raise ScenarioError(f"accelerator={values['accelerator']!r}: {field} "
+        raise ScenarioError(f"accelerator={values['accelerator']!r}: "
+                            f"{NETWORK_FIGURE_WORDS.get(field, field)} "
                             "is missing from data/accelerators.csv (no sourced figure), and the "
                             "parallelism notebooks need it: choose another accelerator, add a "
                             f"sourced figure{key}, or run only the notebooks it can run (`llmcost "
@@ -463,22 +486,90 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
     return out
 
 
-def _prepare_out_dir(out_dir: Path, overwrite: bool, progress) -> None:
-    if out_dir.exists():
-        if not out_dir.is_dir():
-            raise UsageError(f"--out {out_dir} exists and is not a folder")
-        empty = not any(out_dir.iterdir())
-        if not empty:
+#: The marker a report leaves in a folder it did not finish (Ctrl-C), and the lock file a
+#: running report holds (``fcntl.flock``; released by the system if the process dies).
+INCOMPLETE = "INCOMPLETE.txt"
+LOCK = ".llmcost-lock"
+
+
+def report_files(out_dir: Path) -> list[Path]:
+    """The files in ``out_dir`` a report writes: every notebook's ``.ipynb`` and ``.html``,
+    ``index.html``, ``summary.json``/``.csv``, the marker, the lock and the ``INCOMPLETE``
+    marker. ``--overwrite`` deletes these and nothing else."""
+    names = {MARKER, LOCK, INCOMPLETE, "index.html", "summary.json", "summary.csv"}
+    for nb in list_notebooks():
+        names |= {nb.name, nb.stem + ".html"}
+    return [p for p in sorted(out_dir.iterdir()) if p.name in names and p.is_file()]
+
+
+def _lock_out_dir(out_dir: Path):
+    """Take the folder's lock (an open file held with an exclusive ``flock``) or refuse: two
+    reports writing into one folder at once would mix their pages. Returns the open file (keep
+    it open for the run; closing it releases the lock), or None where ``fcntl`` is missing."""
+    if fcntl is None:  # Windows: no advisory locks; the marker rules still apply
+        return None
+    fh = open(out_dir / LOCK, "a+")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise UsageError(f"--out {out_dir}: another llmcost report is writing into this folder "
+                         "right now; wait for it to finish or choose another folder") from None
+    return fh
+
+
+def _prepare_out_dir(out_dir: Path, overwrite: bool, progress):
+    """Create (or clear) the output folder and take its lock; returns the lock (keep it).
+
+    Refuses (``UsageError``, one line): a path that is not a folder or cannot be written (a file
+    in the path, ``/proc/x``, no permission); a non-empty folder without ``--overwrite``; a
+    folder no report wrote (no ``MARKER``); a folder another report is writing into. With
+    ``--overwrite`` only the report's own files (``report_files``) are deleted; the user's
+    other files stay."""
+    try:
+        return _prepare_out_dir_in(out_dir, overwrite, progress)
+    except OSError as e:
+        why = e.strerror or str(e)
+        raise UsageError(f"--out {out_dir}: cannot write there ({why})") from None
+
+
+def _prepare_out_dir_in(out_dir: Path, overwrite: bool, progress):
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} exists and is not a folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stray = not (out_dir / LOCK).exists()  # a lock file this call creates
+    lock = _lock_out_dir(out_dir)  # first: a report writing here now is the reason to refuse
+    try:
+        if any(p.name != LOCK for p in out_dir.iterdir()):
             if not overwrite:
                 raise UsageError(f"--out {out_dir} already exists; pass --overwrite to replace "
-                                  "it, or choose another folder")
+                                 "it, or choose another folder")
             if not (out_dir / MARKER).exists():
                 raise UsageError(f"--out {out_dir} is not an llmcost report folder (no {MARKER}"
-                                  " marker); refusing to delete it even with --overwrite")
-            progress(f"replacing the earlier report in {out_dir}")
-            shutil.rmtree(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / MARKER).write_text("written by llmcost report\n")
+                                 " marker); refusing to delete it even with --overwrite")
+            mine = [p for p in report_files(out_dir) if p.name != LOCK]
+            others = [p.name for p in out_dir.iterdir() if p.name != LOCK and p not in mine]
+            progress(f"replacing the earlier report in {out_dir}" + (
+                f" (keeping {len(others)} file(s) it did not write: "
+                f"{', '.join(sorted(others)[:5])})" if others else ""))
+            for p in mine:
+                p.unlink()
+        (out_dir / MARKER).write_text("written by llmcost report\n")
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        if stray:
+            (out_dir / LOCK).unlink(missing_ok=True)
+        raise
+    return lock
+
+
+def _mark_incomplete(out_dir: Path, done: list, left: list) -> None:
+    """The ``INCOMPLETE`` marker of an interrupted report: what was finished and what was not."""
+    (out_dir / INCOMPLETE).write_text(
+        f"This llmcost report was interrupted ({_now()}) and is incomplete.\n"
+        f"finished: {', '.join(done) or 'none'}\nnot finished: {', '.join(left) or 'none'}\n"
+        "Run the report again (with --overwrite) for a complete one.\n", encoding="utf-8")
 
 
 def _collect_summary(nb_node) -> list[dict]:
@@ -643,9 +734,25 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
     plan = plan_report(scenario_path, selection)
-    scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
+    nbs = plan.notebooks
     out_dir = Path(out_dir)
-    _prepare_out_dir(out_dir, overwrite, progress)
+    lock = _prepare_out_dir(out_dir, overwrite, progress)
+    try:
+        return _write_report(plan, scenario_path, out_dir, timeout_s, progress, jobs, t_start)
+    except KeyboardInterrupt:
+        done = sorted(p.stem for p in out_dir.glob("[0-9][0-9]_*.html"))
+        _mark_incomplete(out_dir, done, [nb.stem for nb in nbs if nb.stem not in done])
+        raise ReportInterrupted(f"interrupted: the report in {out_dir} is incomplete (see "
+                                f"{out_dir / INCOMPLETE})") from None
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int, progress,
+                  jobs, t_start: float) -> ReportResult:
+    """``run_report`` once the scenario is valid and the folder is ready and locked."""
+    scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
     if "_mfu_prediction" in scenario:
@@ -656,6 +763,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
                                  defaults=set(defaults))
+    warnings += magnitude_warnings(plan.values, plan.bill)
     for w in warnings:
         progress(f"warning: {w}")
     if defaults:
@@ -665,14 +773,16 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                "scenario_file": str(scenario_path), "parameters": used,
                "llmcost_version": _version(), "generated": _now(), "warnings": warnings,
                "notebooks": {}}
-    owned_price = _owned_price(plan.values)
+    owned_price = notebook_owned_price(plan.values)
     jobs = default_jobs() if jobs is None else jobs
     runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, jobs,
                           progress)
+    failures = []  # listed first in the index's "Read this first" box
     for nb in nbs:  # reading order, whatever order the notebooks finished in
         run = runs[nb]
         if run.failed:  # named as the caller gave out_dir (the runner works on absolute paths)
             result.failed.append(out_dir / nb.name)
+            failures.append(failure_warning(nb.stem, run.failure))
         if run.html is not None:
             result.html.append(out_dir / run.html.name)
             summary["notebooks"][nb.stem] = run.rows
@@ -681,6 +791,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                     if r.get("key") == "bill_mfu":
                         r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
         result.notebooks.append(out_dir / nb.name)
+    summary["warnings"][:0] = failures
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
     try:  # the index is written whatever the bill can or cannot price
@@ -729,6 +840,21 @@ class _NotebookRun(NamedTuple):
     html: Path | None
     rows: list
     seconds: float
+    failure: str | None = None
+
+
+def failure_warning(stem: str, failure: str | None) -> str:
+    """The line the index's "Read this first" box gives a failed notebook."""
+    return (f"{stem} FAILED ({failure or 'see its page'}): its page shows what ran and where it "
+            "stopped; the figures after that point are missing from this report")
+
+
+def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
+    """The parameters a report injects into notebook ``nb`` (one of ``plan.notebooks``):
+    the scenario's values it declares, ranges in their scenario-file form, the owned GPU-hour
+    rate where the bill's applies, ``interactive`` off."""
+    return _notebook_parameters(nb, plan.scenario, plan.declared,
+                                notebook_owned_price(plan.values))
 
 
 def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
@@ -800,18 +926,29 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
 
     t0, timed_out, failure = time.perf_counter(), None, None
     out_nb = Path(out_nb).absolute()  # papermill chdirs to ``cwd`` (process-wide) while it runs
-    try:
-        pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
-                            cwd=str(nb.parent), execution_timeout=timeout_s,
-                            progress_bar=False, log_output=False, extra_arguments=KERNEL_ARGS,
-                            engine_name=_engine())
-    except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
-        reason = getattr(e, "ename", type(e).__name__)
-        evalue = getattr(e, "evalue", str(e)).strip().splitlines()
-        failure = f"{reason}: {evalue[0] if evalue else ''}"
-        if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
-            timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
-                                 "(--timeout), so the kernel was interrupted")
+    not_started = None
+    for attempt in (1, 2):  # a kernel that fails to start is started once more
+        try:
+            pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
+                                cwd=str(nb.parent), execution_timeout=timeout_s,
+                                progress_bar=False, log_output=False,
+                                extra_arguments=KERNEL_ARGS, engine_name=_engine())
+            failure = not_started = None
+        except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
+            reason = getattr(e, "ename", type(e).__name__)
+            evalue = getattr(e, "evalue", str(e)).strip().splitlines()
+            failure = f"{reason}: {evalue[0] if evalue else ''}"
+            not_started = failure if kernel_did_not_start(e, out_nb) else None
+            if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
+                timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
+                                     "(--timeout), so the kernel was interrupted")
+        if not not_started:
+            break
+    if not_started:  # keep the page (the notebook's text, no outputs) with one sentence
+        failure = f"its kernel failed to start twice ({not_started})"
+        node = nbformat.read(nb, as_version=4)
+        _kernel_failed_note(node, not_started)
+        nbformat.write(node, out_nb)
     node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
     html_path, rows = None, []
     if node is not None:
@@ -823,7 +960,31 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
         html_path.write_text(_to_html(node, title, written), encoding="utf-8")
         rows = _collect_summary(node)
     return _NotebookRun(out_nb, failure is not None, html_path, rows,
-                        time.perf_counter() - t0), failure
+                        time.perf_counter() - t0, failure), failure
+
+
+#: What a kernel that could not start raises (jupyter_client, pyzmq): a port taken by another
+#: process (``ZMQError: Address already in use``), a kernel that died or never answered.
+KERNEL_START_ERRORS = ("Address already in use", "Kernel died before replying",
+                       "Kernel didn't respond", "kernel_info", "ZMQError")
+
+
+def kernel_did_not_start(error: Exception, out_nb: Path) -> bool:
+    """Whether ``error`` is a kernel that failed to start (no cell ran), not a cell's error."""
+    if hasattr(error, "ename"):  # papermill's PapermillExecutionError: a cell ran and failed
+        return False
+    text = f"{type(error).__name__}: {error}"
+    return any(s in text for s in KERNEL_START_ERRORS)
+
+
+def _kernel_failed_note(node, reason: str) -> None:
+    """Put the one sentence of a page whose kernel never started at its top."""
+    from nbformat.v4 import new_markdown_cell
+
+    node.cells.insert(1 if node.cells else 0, new_markdown_cell(
+        "**This notebook's kernel failed to start (twice), so the page shows its text without "
+        f"any computed figure.** {html.escape(reason)}. Run the report again; if it persists, "
+        "another program may hold the kernel's ports."))
 
 
 def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
@@ -850,7 +1011,8 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
     runs = {}
     queue = list(nbs)
     started = 0
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, n))) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, n)))
+    try:
         pending = {}
 
         def start_next():
@@ -882,6 +1044,13 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
                              f"({left} left)")
             while queue and len(pending) < jobs:
                 start_next()
+    except KeyboardInterrupt:  # Ctrl-C: start nothing more (running kernels get the signal too)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    except BaseException:
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown(wait=True)
     return runs
 
 
@@ -973,7 +1142,7 @@ def _warnings_html(warnings: list) -> str:
             f"margin:1rem 0'><b>Read this first</b><ul>{items}</ul></div>")
 
 
-def _private(scenario: dict) -> dict:
+def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
     return {k: v for k, v in scenario.items()
@@ -984,10 +1153,10 @@ def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) ->
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
     with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
     return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
-                            **_private(scenario or {})}, samples=samples).bill_summary()
+                            **private_keys(scenario or {})}, samples=samples).bill_summary()
 
 
-def _owned_price(values: dict):
+def notebook_owned_price(values: dict):
     """The owned GPU-hour rate (hardware + energy) the bill uses when ``pricing: owned`` has no
     price and the scenario sets the ledger's hardware or energy figures: notebooks that do not
     read those keys get this rate, so that every notebook prices the same GPU-hour."""

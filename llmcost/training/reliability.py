@@ -29,6 +29,7 @@ the field and the rule.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from functools import lru_cache
 
@@ -1278,10 +1279,13 @@ def hot_spare_table(plan: CheckpointPlan, gpus_per_node, replace_s, spare_nodes=
         r = plan.restart_s - (h * t if s > 0 else 0.0)
         g = float(goodput_breakdown(plan.interval_s, plan.stall_s, plan.mtbf_s, r,
                                     planned_per_day).productive)
+        # goodput 0 (interruptions outpace a checkpoint and a restart): no GPU-hour is kept,
+        # so the cost per kept GPU-hour is infinite, not a division error
         rows.append({"spare_nodes": s, "spare_gpus": s * gpn, "restart_s": r, "goodput": g,
-                     "cost_per_kept_gpu_hour": (n + s * gpn) / n / g})
+                     "cost_per_kept_gpu_hour": (n + s * gpn) / n / g if g > 0 else math.inf})
     df = pd.DataFrame(rows).set_index("spare_nodes")
-    df["vs_no_spares"] = df["cost_per_kept_gpu_hour"] / df["cost_per_kept_gpu_hour"].iloc[0]
+    base = df["cost_per_kept_gpu_hour"].iloc[0]
+    df["vs_no_spares"] = df["cost_per_kept_gpu_hour"] / base if math.isfinite(base) else math.nan
     return df
 
 

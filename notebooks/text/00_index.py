@@ -450,7 +450,11 @@ print(("warning: " + over) if over else "no ledger_budget_usd: the alerts watch 
 # model, with illustrative post-training quantities (not a published run's):
 
 # %%
-post = ledger.with_changes(bill, ledger_sft_tokens=1e10, ledger_lora_tokens=1e10,
+lora_tokens = 1e10 if spec.attention == "gqa" else 0.0  # LoRA counts need GQA/MHA attention
+if not lora_tokens:
+    print(f"LoRA left out: {spec.name} uses {spec.attention} attention, whose adapter "
+          "count ledger.lora_adapter_params does not model")
+post = ledger.with_changes(bill, ledger_sft_tokens=1e10, ledger_lora_tokens=lora_tokens,
                            ledger_annotation_samples=1e5, ledger_annotation_usd_per_sample=5.0,
                            ledger_human_eval_hours=2000, ledger_human_eval_usd_per_hour=60.0)
 t = post.table().set_index("key")
@@ -465,10 +469,13 @@ plots.table(side.reset_index(names="part"), {"USD": "${:,.0f}"})
 # %%
 # NBVAL_CHECK_OUTPUT
 full = llmcost.model_flops_per_token(spec, p["seq_len"])
-lora = ledger.lora_flops_per_token(spec, p["ledger_lora_rank"], p["seq_len"])
-print(f"FLOPs per token: full training {full:.3g}, LoRA rank {p['ledger_lora_rank']} "
-      f"{lora:.3g} ({lora / full:.1%}); adapters "
-      f"{llmcost.fmt_count(ledger.lora_adapter_params(spec, p['ledger_lora_rank']))} parameters")
+if spec.attention == "gqa":  # LoRA adapter counts are modelled for GQA/MHA attention
+    lora = ledger.lora_flops_per_token(spec, p["ledger_lora_rank"], p["seq_len"])
+    print(f"FLOPs per token: full training {full:.3g}, LoRA rank {p['ledger_lora_rank']} "
+          f"{lora:.3g} ({lora / full:.1%}); adapters "
+          f"{llmcost.fmt_count(ledger.lora_adapter_params(spec, p['ledger_lora_rank']))} parameters")
+else:
+    print(f"FLOPs per token: full training {full:.3g}; LoRA not modelled for {spec.attention}")
 print(f"SFT 10B tokens {ledger.format_usd(post.line('post.sft').usd)}, LoRA 10B tokens "
       f"{ledger.format_usd(post.line('post.lora').usd)}, annotation and human evaluation "
       f"{llmcost.fmt_usd(post.usd('data.annotation') + post.usd('eval.human'))}")

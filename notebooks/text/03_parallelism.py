@@ -537,8 +537,10 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 # %%
 from llmcost import step
 
-top = parallel.plan_from_row(parallel.rank_without_time(fitting).iloc[0], p["pp_split"])
-both = {"scenario's plan": plan, "top row of the table": top}
+both = {"scenario's plan": plan}
+if len(fitting):  # else every fitting plan needs TP beyond the scale-up domain (said above)
+    both["top row of the table"] = parallel.plan_from_row(
+        parallel.rank_without_time(fitting).iloc[0], p["pp_split"])
 steps = {k: step.step_time(spec, cluster, v, p["seq_len"], recipe=recipe.name, stack=p["stack"])
          for k, v in both.items()}
 parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})

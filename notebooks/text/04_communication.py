@@ -1012,12 +1012,16 @@ plots.table(strong.reset_index(), {"step_time_s": "{:.3g}", "tokens_per_s": "{:,
 
 # %%
 # NBVAL_CHECK_OUTPUT
-ranked = step.rank_plans(spec, cluster, gb, p["seq_len"], train_tokens=p["train_tokens"],
-                         price_usd_per_gpu_hour=price, pp_split=p["pp_split"],
-                         reserve=p["mem_reserve_fraction"], **opts)
+kw = dict(train_tokens=p["train_tokens"], price_usd_per_gpu_hour=price,
+          pp_split=p["pp_split"], reserve=p["mem_reserve_fraction"], **opts)
+ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], **kw), "inside"
+if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
+    print("no fitting plan keeps TP inside the scale-up domain: ranking plans beyond it")
+    ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], within_scaleup_domain=False,
+                                    **kw), "beyond"
 a = ranked.attrs
 print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fitting']:,} fit, "
-      f"{a['n_ranked']:,} ranked (TP inside the {cluster.scaleup_domain_size}-GPU domain)")
+      f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
 print(f"fastest (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).describe()}: "
       f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")

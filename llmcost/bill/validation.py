@@ -1,0 +1,169 @@
+"""One validation of a whole scenario, shared by every entry point.
+
+``validate_scenario(values)`` is what ``llmcost report``, ``llmcost estimate`` and ``llmcost
+check`` call (through ``report.plan_report``) before anything is written or run: a scenario it
+accepts is one every notebook can compute with, and one it refuses gets a one-line
+``ScenarioError`` naming the scenario key and the rule. It checks, in order:
+
+1. every value and every rule between values (``scenario.validate_parameters``: types, ranges,
+   the parallel plan, the phases' and the RL job's batch rules, magnitudes refused as typos);
+2. the whole bill builds (``ledger.build_ledger``: goodput, checkpoints, spot pre-emptions,
+   prices, people and storage), and every money line is a finite number >= 0;
+3. the RL set-up of notebook 05 (``rl.scenario_campaign``) and the serving set-up
+   (``inference.serving_cost`` / ``choose_serving_tp`` with the ``serve_`` keys), which the
+   notebooks run even when the bill does not carry them.
+
+Messages from the layers below speak of function arguments (``planned_per_day``, ``tp``,
+``max_tokens``, ``pp_layers``); ``user_words`` rewrites them in the scenario's keys.
+
+``magnitude_warnings(values)`` lists values that are legal but implausible (an MFU below 1%, a
+project shorter than the run), which the report and ``llmcost estimate`` print.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..core.catalog import load_accelerator, load_model
+from ..serving.inference import choose_serving_tp, serving_cost
+from ..serving.rl import scenario_campaign
+from .ledger import Ledger, build_ledger
+from .scenario import (
+    LEDGER_DEFAULTS,
+    PLAN_PARAMETERS,
+    ScenarioError,
+    point_scenario,
+    validate_parameters,
+)
+
+#: Argument names of the layers below -> the scenario key (or words) a user knows them by.
+USER_WORDS = {
+    "planned_per_day": "fail_planned_per_day",
+    "max_tokens": "rl_response_tokens_max",
+    "mean_tokens": "rl_response_tokens",
+    "pp_layers": "pp (pp must divide the model's layers)",
+    "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
+             "ckpt_restart_s)",
+}
+
+#: The lowest MFU published for a large run is about 20% (data/published_runs.csv); below 1% a
+#: scenario's MFU is more likely a typo (0.004 for 40%) than a plan.
+LOW_MFU_WARNING = 0.01
+
+
+def user_words(message: str, extra: dict | None = None) -> str:
+    """``message`` with the lower layers' argument names replaced by the scenario's keys
+    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept."""
+    for old, new in {**USER_WORDS, **(extra or {})}.items():
+        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, message)
+    return message
+
+
+def _serving_check(p: dict, price: float) -> None:
+    """The serving set-up notebook 05 and the bill's served lines use (``serve_`` keys)."""
+    kw = dict(prompt_tokens=p["inference_prompt_tokens"],
+              output_tokens=p["inference_output_tokens"], weight_dtype=p["serve_weight_dtype"],
+              kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"],
+              max_tpot_s=p["serve_max_tpot_s"], batch=p["serve_batch"] or None)
+    model, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    try:
+        if p["serve_tp"]:
+            serving_cost(model, gpu, price, tp=p["serve_tp"], **kw)
+        else:
+            choose_serving_tp(model, gpu, price, **kw)
+    except ValueError as e:
+        raise ScenarioError("serving set-up (serve_ and inference_ keys): " + user_words(
+            str(e), {"tp": "serve_tp", "batch": "serve_batch",
+                     "weight_dtype": "serve_weight_dtype"})) from None
+
+
+def _rl_check(p: dict, price: float) -> None:
+    """Notebook 05's RL campaign (``rl_`` keys), built whether or not the bill bills it."""
+    try:
+        scenario_campaign(p, price)
+    except ValueError as e:
+        raise ScenarioError("RL set-up (rl_ keys): " + user_words(
+            str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})) from None
+
+
+def check_money_lines(bill: Ledger) -> None:
+    """Every line of the bill with an amount is finite and >= 0, and so is the total."""
+    for ln in bill.lines:
+        if ln.usd is None:
+            continue
+        v = float(ln.usd)
+        if not math.isfinite(v) or v < 0:
+            raise ScenarioError(f"the bill's line {ln.label!r} comes to {v!r} USD: the scenario's "
+                                "magnitudes are out of range (check the exponents)")
+    if not math.isfinite(float(bill.total_usd)):
+        raise ScenarioError(f"the bill's total comes to {bill.total_usd!r} USD: the scenario's "
+                            "magnitudes are out of range (check the exponents)")
+
+
+def validate_scenario(values: dict, private: dict | None = None, check_plan: bool = True,
+                      check_setups: bool = True) -> Ledger:
+    """Validate a scenario completely and return its bill (module docstring).
+
+    Parameters
+    ----------
+    values : dict
+        Every parameter the notebooks will use (the scenario completed by the notebooks'
+        defaults; ``mfu: predict`` resolved), ranges as points or as ranges.
+    private : dict, optional
+        The resolved scenario's private keys and ranges the bill labels with and draws
+        (``_mfu_prediction``, ``llmcost.ranges.Range`` values).
+    check_plan : bool
+        Also build the parallel plan (``PLAN_PARAMETERS``); a report of notebooks that build
+        none (00, 01, 07 on an accelerator without network figures) passes False.
+    check_setups : bool
+        Also run the RL and serving set-ups (step 3). A report passes False when neither the
+        scenario gives an ``rl_``, ``serve_`` or ``inference_`` key nor a selected notebook runs
+        them (notebook 05): the notebooks' illustrative defaults then concern no page.
+
+    Returns
+    -------
+    Ledger: the scenario's bill (point values).
+
+    Raises
+    ------
+    ScenarioError (a ValueError) naming the scenario key and the rule.
+    """
+    if not isinstance(values, dict):
+        raise ScenarioError(f"scenario={values!r:.60} must be a mapping of parameter names to "
+                            "values")
+    try:
+        p = validate_parameters(**{k: v for k, v in point_scenario(values).items()
+                                   if check_plan or k not in PLAN_PARAMETERS})
+        bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+                             **(private or {})})
+        check_money_lines(bill)
+        full = {**LEDGER_DEFAULTS, **p}
+        price = float(bill.figures["price_usd_per_gpu_hour"])
+        if check_setups or bill.line("post.rl").usd:
+            _rl_check(full, price)
+        if check_setups:
+            _serving_check(full, price)
+    except ScenarioError as e:
+        raise ScenarioError(user_words(str(e))) from None
+    return bill
+
+
+def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
+    """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
+    (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
+    billed for less time than the GPUs run)."""
+    out = []
+    p = point_scenario(values)
+    m = p.get("mfu")
+    if isinstance(m, (int, float)) and 0 < m < LOW_MFU_WARNING:
+        out.append(f"mfu={m:g} is below {LOW_MFU_WARNING:.0%}: no published large run is that "
+                   "low (did you mean a fraction, 0.40 for 40%?)")
+    months = p.get("ledger_project_months")
+    if bill is not None and isinstance(months, (int, float)):
+        run_months = bill.figures["wall_clock_days"] / (365.25 / 12)
+        if months < run_months:
+            out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock "
+                       f"({run_months:.2f} months): people, operations and storage are billed for "
+                       "less time than the GPUs run")
+    return out

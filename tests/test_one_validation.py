@@ -1,0 +1,217 @@
+"""One validation for every entry point (llmcost.bill.validation): what `llmcost estimate`
+refuses, `llmcost report` and `llmcost check` refuse before writing anything, with one line that
+names the user's key; absurd magnitudes are refused or warned; a property test checks that the
+report's validation and the estimate agree and that every money line is finite and >= 0."""
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from llmcost.bill import levers
+from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
+from llmcost.bill.validation import magnitude_warnings, user_words
+from llmcost.present import cli
+from llmcost.present.report import estimate_ledger, plan_report
+from llmcost.training import reliability as rel
+
+BASE = ("model: llama-2-7b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1.0e11\n"
+        "seq_len: 4096\nmfu: 0.4\n")
+#: The nine scenarios `llmcost report` started although `llmcost estimate` refused them, with
+#: the key each refusal must name.
+NINE = {
+    "ledger_pue: 0.5": "ledger_pue",
+    "fail_rate_per_gpu_year: 1.0e6": "fail_rate_per_gpu_year",
+    "ckpt_restart_s: 1.0e12": "ckpt_restart_s",
+    "ckpt_interval_s: 1.0e-9": "goodput",
+    "ckpt_storage_bytes_per_s: 1.0e-3": "ckpt_storage_bytes_per_s",
+    "rl_rollout_tp: 3": "rl_rollout_tp",
+    "serve_tp: 3": "serve_tp",
+    "pricing: spot\nledger_spot_preemptions_per_node_day: 1.0e6":
+        "ledger_spot_preemptions_per_node_day",
+    "phases: [{name: ext, tokens: 1.0e9, seq_len: 8192, n_gpus: 1000000000}]": "phases[0]",
+}
+#: Argument names of the layers below that a message must never show (the user's keys instead).
+INTERNAL = ("planned_per_day", "scaleout_bytes_per_s_per_dir", "max_tokens", "pp_layers")
+
+
+def _yaml(tmp_path, extra: str, name="s.yaml") -> Path:
+    """BASE with the keys of ``extra`` (YAML lines) replaced or added."""
+    keys = {line.split(":")[0] for line in extra.splitlines()}
+    base = "".join(f"{line}\n" for line in BASE.splitlines() if line.split(":")[0] not in keys)
+    p = tmp_path / name
+    p.write_text(base + extra + "\n")
+    return p
+
+
+def _internal_names(msg: str) -> list:
+    return [w for w in INTERNAL if re.search(rf"(?<![\w.]){w}\b", msg)]
+
+
+@pytest.mark.parametrize("extra", list(NINE), ids=[k.split(":")[0] for k in NINE])
+def test_report_refuses_what_estimate_refuses(tmp_path, extra):
+    path = _yaml(tmp_path, extra)
+    with pytest.raises(ScenarioError) as by_report:
+        plan_report(path)  # before any notebook runs or any file is written
+    with pytest.raises(ScenarioError) as by_estimate:
+        estimate_ledger(path)
+    msg = str(by_report.value)
+    assert NINE[extra] in msg and len(msg.splitlines()) == 1
+    assert str(by_estimate.value) == msg  # one validation, one message
+    assert not _internal_names(msg), msg
+
+
+def test_check_refuses_them_too(tmp_path, capsys):
+    path = _yaml(tmp_path, "ledger_pue: 0.5")
+    assert cli.main(["check", "--scenario", str(path), "--gpu-hours", "1e5"]) == 2
+    assert "ledger_pue=0.5" in capsys.readouterr().err
+
+
+def test_phases_and_the_rl_job_get_the_main_runs_rules(tmp_path):
+    with pytest.raises(ScenarioError, match=r"rl_gpus=1,000,000,000 is more than the RL batch"):
+        plan_report(_yaml(tmp_path, "rl_gpus: 1000000000"))
+    with pytest.raises(ScenarioError, match=r"phases\[0\].*main run's n_gpus"):
+        # 10M GPUs: 1,024 sequences of 4K feed them (each over ≤ 32·34·32 GPUs), 128 of 32K do not
+        validate_parameters(model="llama-2-7b", n_gpus=10**7, seq_len=4096,
+                            global_batch_tokens=2**22,
+                            phases=[{"name": "ext", "tokens": 1e9, "seq_len": 32768}])
+    with pytest.raises(ScenarioError, match=r"phases\[0\]\.seq_len=65,536 is longer than "
+                                            "global_batch_tokens"):
+        validate_parameters(model="llama-2-7b", global_batch_tokens=32768,
+                            phases=[{"name": "ext", "tokens": 1e9, "seq_len": 65536}])
+    # what the main run allows, a phase may do: 4M-token batches of 32K on the same GPUs
+    validate_parameters(model="llama-2-7b", n_gpus=64, seq_len=4096, global_batch_tokens=2**22,
+                        phases=[{"name": "ext", "tokens": 1e9, "seq_len": 32768}])
+
+
+def test_messages_name_the_users_keys(tmp_path):
+    # ckpt_restart_s so long that planned interruptions take all the time: reliability's
+    # argument is planned_per_day, the user's key fail_planned_per_day
+    msg = str(pytest.raises(ScenarioError, plan_report,
+                            _yaml(tmp_path, "ckpt_restart_s: 1.0e12")).value)
+    assert "fail_planned_per_day" in msg and "ckpt_restart_s" in msg
+    msg = str(pytest.raises(ScenarioError, plan_report, _yaml(
+        tmp_path, "rl_response_tokens: 100\nrl_response_tokens_max: 1000000\n"
+                  "rl_iterations: 10")).value)
+    assert "rl_response_tokens_max" in msg and not _internal_names(msg), msg
+    msg = str(pytest.raises(ScenarioError, plan_report, _yaml(
+        tmp_path, "accelerator: TPU v4\nprice_usd_per_gpu_hour: 3.0")).value)
+    assert "the scale-out bandwidth" in msg and not _internal_names(msg), msg
+    assert user_words("pp_layers: pp=3 must divide 32") == \
+        "pp (pp must divide the model's layers): pp=3 must divide 32"
+    assert user_words("fail_planned_per_day=1") == "fail_planned_per_day=1"  # already a key
+
+
+@pytest.mark.parametrize("extra, words", [
+    ("price_usd_per_gpu_hour: 1.0e300", "price_usd_per_gpu_hour=1e+300 is above 1e+04"),
+    ("train_tokens: 1.0e30", "train_tokens=1e+30 is above 1e+16"),
+    ("n_gpus: " + "9" * 400, "n_gpus: a 400-digit number is out of range"),
+    ("train_tokens: " + "9" * 400, "train_tokens: a 400-digit number is out of range"),
+])
+def test_absurd_magnitudes_are_refused_with_a_message(tmp_path, capsys, extra, words):
+    path = _yaml(tmp_path, extra)
+    assert cli.main(["estimate", "--scenario", str(path)]) == 2  # not an OverflowError
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1 and len(err) < 400
+
+
+def test_implausible_values_are_warned(tmp_path):
+    bill = estimate_ledger(_yaml(tmp_path, "mfu: 1.0e-6\nledger_project_months: 0.01",
+                                 name="w.yaml"))
+    text = " ".join(bill.warnings)
+    assert "mfu=1e-06 is below 1%" in text
+    assert "ledger_project_months=0.01 is shorter than the run's wall clock" in text
+    # a hand derivation: 6·N·D / (peak · MFU · GPUs) seconds at 1e-6 MFU is centuries, and the
+    # bill is still finite (the warning, not a refusal)
+    assert math.isfinite(bill.total_usd)
+    assert magnitude_warnings({"mfu": 0.4, "ledger_project_months": None}) == []
+
+
+def test_hot_spare_table_at_goodput_zero():
+    # 1e6 failures per GPU-year on 2,048 GPUs: the job's MTBF is 8766 h × 3600 / (1e6 × 2048)
+    # ≈ 0.015 s against a 600 s restart, so goodput is 0 (was a ZeroDivisionError)
+    plan = rel.checkpoint_plan(70e9, 2048, 1e6, 2e12, 600.0)
+    t = rel.hot_spare_table(plan, 8, 300.0)
+    assert (t["goodput"] == 0).all() and (t["cost_per_kept_gpu_hour"] == math.inf).all()
+
+
+def test_levers_without_cp_or_pp_split():
+    s = {k: v for k, v in LEDGER_DEFAULTS.items()}  # a scenario with no plan keys at all
+    s.update(model="llama-2-7b", n_gpus=64, train_tokens=1e11, price_usd_per_gpu_hour=3.0,
+             tp=2)
+    change = levers.best_plan(s)  # was KeyError: 'cp'
+    assert change.after is not None
+    ranked = levers.rank_levers(s, keys=["best_plan", "fp8_training"], samples=100)
+    assert set(ranked["key"]) == {"best_plan", "fp8_training"}
+
+
+def test_fp8_lever_is_skipped_on_a100_saying_why():
+    s = {**LEDGER_DEFAULTS, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11,
+         "accelerator": "A100-80GB", "price_usd_per_gpu_hour": 1.8}
+    change = levers.fp8_training(s)
+    assert change.note.startswith("skipped: A100-80GB has no FP8 peak")
+    fe = {f.name: f for f in levers.false_economies(s)}
+    assert fe["FP8 that destabilises training"].how.startswith("skipped: A100-80GB")
+    assert math.isnan(fe["FP8 that destabilises training"].net_usd)
+
+
+# ---- the property: report's validation and estimate agree; every money line finite and >= 0
+_KEYS = {
+    "mfu": st.sampled_from([1e-6, 0.05, 0.4, 0.9, 1.0, 1.5, [0.3, 0.5]]),
+    "n_gpus": st.sampled_from([8, 64, 1000000000]),
+    "fail_rate_per_gpu_year": st.sampled_from([0.0, 0.173, 10.0, 1e6]),
+    "ckpt_restart_s": st.sampled_from([0.0, 600.0, 1e12]),
+    "ckpt_interval_s": st.sampled_from([None, 1e-9, 3600.0]),
+    "ckpt_storage_bytes_per_s": st.sampled_from([None, 1e-3, 1e11]),
+    "pricing": st.sampled_from(["on_demand", "reserved", "spot", "owned"]),
+    "price_usd_per_gpu_hour": st.sampled_from([None, 0.5, 3.0, 1e300]),
+    "ledger_pue": st.sampled_from([None, 0.5, 1.2]),
+    "ledger_spot_preemptions_per_node_day": st.sampled_from([None, 0.1, 1e6]),
+    "rl_rollout_tp": st.sampled_from([3, 4]),
+    "rl_gpus": st.sampled_from([64, 1000000000]),
+    "ledger_sft_tokens": st.sampled_from([0.0, 1e10]),
+    "ledger_people": st.sampled_from([[], [{"role": "eng", "fte": 2}]]),
+}
+
+
+def _value(v):
+    if v is None:
+        return "null"
+    if isinstance(v, (list, dict)):
+        return str(v).replace("'", "")
+    return str(v)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(st.fixed_dictionaries({}, optional=_KEYS))
+def test_report_validation_and_estimate_agree(tmp_path, scenario):
+    path = tmp_path / "p.yaml"
+    path.write_text("model: llama-2-7b\naccelerator: H100-SXM\ntrain_tokens: 1.0e11\n"
+                    + "".join(f"{k}: {_value(v)}\n" for k, v in scenario.items()))
+    try:
+        plan = plan_report(path, ["00"])
+    except ScenarioError as e:
+        with pytest.raises(ScenarioError) as by_estimate:
+            estimate_ledger(path)
+        assert str(by_estimate.value) == str(e) and len(str(e).splitlines()) == 1
+        return
+    bill = estimate_ledger(path)  # accepted by the report: accepted by the estimate, same bill
+    assert bill.total_usd == pytest.approx(plan.bill.total_usd, rel=1e-12)
+    for ln in bill.lines:
+        assert ln.usd is None or (math.isfinite(ln.usd) and ln.usd >= 0), ln
+    assert math.isfinite(bill.total_usd) and bill.total_usd >= 0
+
+
+def test_savings_levers_price_owned_hardware():
+    # pricing: owned has no catalogue row: the hardware sweep and the move to another
+    # accelerator name the amortised purchase instead of failing (notebook 09 broke on it)
+    s = {**LEDGER_DEFAULTS, "model": "llama-2-7b", "n_gpus": 64, "train_tokens": 1e11,
+         "pricing": "owned", "price_usd_per_gpu_hour": None, "ledger_owned_usd_per_gpu": 25000.0}
+    sweep = levers.hardware_sweep(s)
+    mine = sweep[sweep["scenario"]].iloc[0]
+    assert mine["price_source"] == levers.OWNED_PRICE_SOURCE and mine["price_available"]
+    assert "owned" in levers.move_to(s, "H200").assumptions
