@@ -47,6 +47,7 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -879,7 +880,10 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     try:
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
-        raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {e}") from None
+        # the campaign's arguments by the scenario keys a user sets (tp -> rl_rollout_tp)
+        msg = re.sub(r"(?<![\w.])tp(?![\w])", "rl_rollout_tp", str(e))
+        msg = re.sub(r"(?<![\w.])weight_dtype(?![\w])", "serve_weight_dtype", msg)
+        raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {msg}") from None
 
 
 def _rl_parts(camp) -> dict:

@@ -251,8 +251,14 @@ class ReportPlan(NamedTuple):
     bill: object = None
 
 
-def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan:
+def plan_report(scenario_path, selection: list[str] | None = None, *,
+                notebook_setups: bool = True) -> ReportPlan:
     """Validate a scenario against the notebooks before anything runs.
+
+    ``notebook_setups=False`` (``llmcost estimate``: the bill, not the pages) leaves out the
+    illustrative RL and serving set-ups notebook 05 builds from its defaults; the set-ups the
+    scenario asks for (``rl_``, ``serve_``, ``inference_`` keys, a billed RL campaign) are checked
+    either way.
 
     Every key must be a parameter of at least one notebook (of all of them, not only the selected
     ones, so that one scenario file serves any ``--notebooks`` selection).
@@ -311,9 +317,9 @@ def plan_report(scenario_path, selection: list[str] | None = None) -> ReportPlan
         # is finite and >= 0, the RL and serving set-ups run (llmcost.bill.validation)
         # the RL and serving set-ups run outside the bill in the notebooks that read serve_ keys
         # but not the bill's (05, 06); the bill runs them only when it bills them
-        setups = any("serve_tp" in declared_all[nb] and "ledger_pue" not in declared_all[nb]
-                     for nb in nbs) or any(k.startswith(("rl_", "serve_", "inference_"))
-                                           for k in scenario)
+        setups = (notebook_setups and any("serve_tp" in declared_all[nb]
+                                          and "ledger_pue" not in declared_all[nb] for nb in nbs)) \
+            or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario)
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
                                  check_setups=setups)
     except ScenarioError as e:
@@ -348,8 +354,8 @@ def estimate_ledger(scenario_path):
     except ScenarioError as e:
         cluster_ok = False
         extra.append(f"the parallel plan is not checked: {e}".split(": choose another")[0])
-    if cluster_ok:
-        plan = plan_report(scenario_path, None)  # refuses what a full report refuses
+    if cluster_ok:  # refuses what a full report refuses, notebook 05's illustrations aside
+        plan = plan_report(scenario_path, None, notebook_setups=False)
     values, scenario = plan.values, plan.scenario
     try:
         bill = build_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
