@@ -130,3 +130,19 @@ def test_curve_front_and_cheapest_set_up():
 def test_entry_points_refuse_bad_input_with_the_field(call, field):
     with pytest.raises(ValueError, match=field):
         call()
+
+
+def test_expected_generation_prices_one_static_batch_against_a_published_row():
+    # NVIDIA/TensorRT-LLM release/0.5.0 docs/source/performance.md, "High Throughput", H100 FP8:
+    # LLaMA (2) 7B, TP 1, batch 64, 128 in / 128 out, 9,193 output tokens/s. One set-up priced
+    # outside a fit (no ``engine`` column to weigh by) must work, fall within 25 % of the row and
+    # stay under the roofline.
+    from llmcost import load_accelerator, load_model
+    from llmcost.serving.engines import expected_generation
+    r = expected_generation(load_model("llama-2-7b"), load_accelerator("H100-SXM"), 64, 128, 128,
+                            engine="TensorRT-LLM", weight_dtype="fp8", kv_dtype="fp8")
+    assert r["engine"] == "TensorRT-LLM"
+    assert r["expected_output_tokens_per_s_per_gpu"] == pytest.approx(9193.0, rel=0.25)
+    assert r["expected_output_tokens_per_s_per_gpu"] < r["bound_output_tokens_per_s_per_gpu"]
+    lo, hi = r["band_output_tokens_per_s_per_gpu"]
+    assert lo < r["expected_output_tokens_per_s_per_gpu"] < hi

@@ -122,7 +122,8 @@ def _arrays(rows: pd.DataFrame) -> dict:
     a["is_time"] = np.isin(a["metric"], TIME_METRICS)
     # each source (the ``engine`` column: one engine version as one document reports it)
     # weighs the same in a fit, however many rows it has
-    n = rows.groupby("engine")["engine"].transform("size").to_numpy(dtype=float)
+    n = rows.groupby("engine")["engine"].transform("size").to_numpy(dtype=float) \
+        if "engine" in rows else np.ones(len(rows))  # one set-up priced, not a fit
     a["weight"] = 1.0 / n
     return a
 
