@@ -286,8 +286,37 @@ def _elementwise_bytes(c, x, xs, tp, s_keys, flash, dropout, rope, kvf):
 
 
 # ----------------------------------------------------------------------------- the parts
-def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, peak16,
-                  keff: Efficiency, hbm, flash_attention, dropout, moe_factor=1.0) -> dict:
+@dataclass(frozen=True)
+class LayerGeometry:
+    """The arrays of a batch of plans that ``layer_compute`` reads: sequence length ``s``,
+    tokens per micro-batch on a rank ``x`` (``xs``: per TP rank under sequence parallelism),
+    ``tp``, ``ep``, ``cp`` (floats), micro-batch size ``mbs`` and the rank's KV-head share
+    ``kvf`` (``shapes.kv_fraction``)."""
+
+    s: float
+    x: object
+    xs: object
+    tp: object
+    ep: object
+    cp: object
+    mbs: object
+    kvf: object
+
+
+@dataclass(frozen=True)
+class KernelRates:
+    """The rates kernels run at: the GEMM ``peak`` (FLOP/s, the step's dtype), ``peak16`` (the
+    16-bit peak, attention), ``hbm`` (bytes/s) and ``keff`` (sustained fractions,
+    ``Efficiency`` × ``KERNEL_EFFICIENCY``)."""
+
+    peak: float
+    peak16: float
+    hbm: float
+    keff: Efficiency
+
+
+def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
+                  dropout, moe_factor=1.0) -> dict:
     """Kernel times of one transformer layer for one micro-batch on one rank (no communication).
 
     Formulas (per layer, ``x = b·s/cp`` tokens on the rank, ``t = tp``):
@@ -318,6 +347,8 @@ def layer_compute(model: ModelSpec, c, *, s, x, xs, tp, ep, cp, mbs, kvf, peak, 
     ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for
     dense models).
     """
+    s, x, xs, tp, ep, cp, mbs, kvf = g.s, g.x, g.xs, g.tp, g.ep, g.cp, g.mbs, g.kvf
+    peak, peak16, hbm, keff = rates.peak, rates.peak16, rates.hbm, rates.keff
     attn_w = c.attn_split / tp + c.attn_kv * kvf + c.attn_rep      # attention weights per rank
     out_n = c.a * c.dv / tp                                          # output-projection K
     t_qkv = _gemm_time(x, c.h, np.maximum(attn_w - out_n * c.h, 1.0) / c.h, peak, keff, hbm)
@@ -739,9 +770,12 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
 
     x = s / cpf * mbs                       # tokens per micro-batch on one rank
     kvf = kv_fraction(c, tpf)
-    lc = layer_compute(model, c, s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf, cp=cpf,
-                       mbs=mbs, kvf=kvf, peak=peak, peak16=acc.peak_flops_per_s("bf16"),
-                       keff=keff, hbm=hbm, flash_attention=o.flash_attention, dropout=o.dropout,
+    lc = layer_compute(model, c,
+                       LayerGeometry(s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf,
+                                     cp=cpf, mbs=mbs, kvf=kvf),
+                       KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
+                                   keff=keff),
+                       flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                dp=dpf, sp=sp)
