@@ -202,7 +202,7 @@ BUCKETS = {
     & (t["sharding"] == "FSDP") & (t["size"] == "< 10B"),
     "FP8": lambda t: t["precision"] == "FP8",
     "MoE": lambda t: t["moe"] == "MoE",
-    "long context (> 32k, CP)": lambda t: t["context"] == "long (CP)",
+    "long context (> 32k)": lambda t: t["context"] == "> 32k",
     "Blackwell": lambda t: t["gpu_generation"] == "Blackwell",
 }
 

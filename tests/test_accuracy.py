@@ -37,7 +37,7 @@ def test_validation_rows_share_the_published_runs_id_space(table):
         "megatron21-t2-zero3-175b-1536"]
     # the newer rows' split follows the rule fixed before their errors were computed
     new = table[table["set"].isin(step.NEWER_SETS)]
-    assert len(new) == 32
+    assert len(new) == 32 + 131
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
         assert split == ("calibration" if cal else "held-out"), rid
@@ -55,7 +55,7 @@ def test_summary_names_every_set_with_its_split(table):
 def test_regime_of_follows_the_definition():
     r = accuracy.regime_of("GB200-NVL72", zero_stage=3, is_moe=True, dtype="fp8",
                            seq_len=131072, n_params=8e9)
-    assert accuracy.regime_label(r) == "Blackwell · FSDP · MoE · FP8 · long (CP) · < 10B"
+    assert accuracy.regime_label(r) == "Blackwell · FSDP · MoE · FP8 · > 32k · < 10B"
     r = accuracy.regime_of("A100-80GB", zero_stage=1, seq_len=32768, n_params=10e9)
     assert accuracy.regime_label(r) == "Ampere · Megatron 3D · dense · BF16 · ≤ 32k · ≥ 10B"
     assert accuracy.regime_of("H800")["gpu_generation"] == "Hopper"

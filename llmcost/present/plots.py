@@ -804,13 +804,13 @@ def regime_scatter(validation, ax=None):
     ax.plot(x, x, color="0.4", lw=0.8, zorder=1)
     cmap = plt.get_cmap("tab20")
     for i, (label, g) in enumerate(validation.groupby("regime", sort=True)):
-        color = cmap(i % 20)
+        color, marker = cmap(i % 20), "os^D"[(i // 20) % 4]   # 20 colours, then a new marker
         held = g[g["split"] == "held-out"]
         cal = g[g["split"] != "held-out"]
         ax.scatter(100 * held["reported_mfu"], 100 * held["predicted_mfu"], color=color, s=40,
-                   label=f"{label} (n = {len(held)})", zorder=2)
+                   marker=marker, label=f"{label} (n = {len(held)})", zorder=2)
         if len(cal):
-            ax.scatter(100 * cal["reported_mfu"], 100 * cal["predicted_mfu"], s=40,
+            ax.scatter(100 * cal["reported_mfu"], 100 * cal["predicted_mfu"], s=40, marker=marker,
                        facecolors="none", edgecolors=[color], zorder=2)
     ax.set_xlim(lim)
     ax.set_ylim(lim)

@@ -6,7 +6,7 @@ Every prediction gets a band from the held-out rows of its **regime** (``regime_
 
     (GPU generation: Ampere / Hopper / Blackwell) × (sharding: Megatron 3D = TP/PP/DP with
     ZeRO ≤ 2, or FSDP = ZeRO-3 / FSDP / HSDP) × (dense / MoE) × (GEMM dtype: BF16 / FP8)
-    × (context: ≤ 32k tokens, or long, > 32k, which needs CP) × (size: < 10B / ≥ 10B total
+    × (context: ≤ 32k tokens, or long, > 32k, usually with CP) × (size: < 10B / ≥ 10B total
     parameters)
 
 **Held-out** means *not used to fit* anything: ``step.KERNEL_EFFICIENCY`` is fitted to
@@ -66,7 +66,7 @@ MIN_CONFORMAL_ROWS = 9
 DEFAULT_BAND_FRACTION = 0.30
 #: Below this value of 1 + c − w the band's upper end is unbounded (capped at MFU 1).
 UPPER_BOUND_MARGIN = 0.05
-#: Context above this many tokens is "long" (it needs context parallelism on 80-192 GB GPUs).
+#: Context above this many tokens is "long" (> 32k; most such runs use context parallelism).
 LONG_CONTEXT_TOKENS = 32768
 #: Models at or above this many total parameters are "large".
 LARGE_MODEL_PARAMS = 10e9
@@ -103,7 +103,7 @@ def regime_of(accelerator: str, *, zero_stage: int = 0, is_moe: bool = False,
             "moe": "MoE" if is_moe else "dense",
             "precision": "FP8" if str(dtype).lower().startswith("fp8") else "BF16",
             "context": "any" if seq_len is None else
-            ("long (CP)" if seq_len > LONG_CONTEXT_TOKENS else "≤ 32k"),
+            ("> 32k" if seq_len > LONG_CONTEXT_TOKENS else "≤ 32k"),
             "size": "any" if n_params is None else
             ("≥ 10B" if n_params >= LARGE_MODEL_PARAMS else "< 10B")}
 

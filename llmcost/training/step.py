@@ -1649,11 +1649,12 @@ OUTSIDE_SETS = ()
 #: Public end-to-end runs of the newer regimes (H100 / H200 / B200 / GB200; FSDP2 1-8B; FP8;
 #: MoE; long context with CP), added with their calibration / held-out split before their
 #: errors were computed: NVIDIA Megatron-Bridge's 25.11 performance tables, torchtitan's H100 and
-#: H200 benchmarks, NeMo's long-sequence table. Measured and printed per regime
+#: H200 benchmarks, NeMo's long-sequence table, MosaicML llm-foundry's MPT throughput tables
+#: (PyTorch FSDP, 125M-70B, H100 and A100). Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
-              "nemo-long-sequence-h100")
+              "nemo-long-sequence-h100", "llm-foundry-mpt")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
