@@ -140,16 +140,7 @@ def main():
         alt = llama3_with_virtual_stages(run, 4)
         print(f"   {run:24s} v = 8: {r['error']:+.1%}   v = 4: {alt / r['reported_mfu'] - 1:+.1%}")
     print()
-    print("6. Error bands by regime (± the largest held-out |error| of the regime, every FLOP "
-          f"basis of a row whose basis is not stated; a regime of fewer than "
-          f"{accuracy.MIN_REGIME_ROWS} runs gets the wider of ±"
-          f"{accuracy.DEFAULT_BAND_FRACTION:.0%} and its runs' errors, with a warning; outside "
-          f"every regime ±{accuracy.DEFAULT_BAND_FRACTION:.0%} with a warning)")
-    for _, g in accuracy.regime_bands().iterrows():
-        print(f"   {g['generation']:14s} {g['kind']:9s} {g['gpus_min']:>6,}-{g['gpus_max']:<6,}"
-              f" GPUs  n = {g['n']:2d}  band ±{g['half_width']:.1%}  (errors "
-              f"{g['error_min']:+.1%} to {g['error_max']:+.1%}"
-              f"{'' if g['validated'] else '; too few runs'})")
+    regime_report()
     nemo = v[v["run_id"] == "nemo-automodel-llama3-70b-h100"].iloc[0]
     print(f"   NeMo AutoModel 70B: published 389 TFLOP/s = {nemo['reported']:.1%} of peak on "
           f"NeMo's causal count; {nemo['reported_mfu']:.1%} on the workbook's full-mask count "
@@ -160,6 +151,8 @@ def main():
     moe_feature_record()
     print()
     straggler_effect(summary)
+    print()
+    newer_sets()
 
 
 #: The settings of the MoE / pipeline features added after item 8's first what-ifs, switched off
@@ -201,6 +194,77 @@ def moe_feature_record(sets=("nemo-automodel-h100-moe", "deepseek-v3-h800")):
           "gradients unsharded until a schedule's last backward (stage.py "
           "backward_maybe_with_nosync): with PP, one gather and one reduce-scatter per schedule, "
           "not per micro-batch (the model's ZeRO-3 time is an upper bound there).")
+
+
+#: The issue's buckets of newer regimes, each a filter over the validation table's regime columns.
+BUCKETS = {
+    "FSDP2 < 10B on Hopper": lambda t: (t["gpu_generation"] == "Hopper")
+    & (t["sharding"] == "FSDP") & (t["size"] == "< 10B"),
+    "FP8": lambda t: t["precision"] == "FP8",
+    "MoE": lambda t: t["moe"] == "MoE",
+    "long context (> 32k)": lambda t: t["context"] == "> 32k",
+    "Blackwell": lambda t: t["gpu_generation"] == "Blackwell",
+}
+
+
+def regime_report():
+    """Item 6: error and leave-one-out band coverage per regime (llmcost.accuracy)."""
+    v = accuracy.validation_table()
+    t = accuracy.regime_table(v)
+    print(f"6. Per regime (GPU generation · sharding · dense/MoE · GEMM dtype · context · size): "
+          f"held-out rows, error (predicted / published - 1, MFU on the dense BF16 peak), the "
+          f"band from all held-out rows (centre = median error, ± half-width: split-conformal "
+          f"{1 - accuracy.ALPHA:.0%} with >= {accuracy.MIN_CONFORMAL_ROWS} rows, else the stated "
+          f"default ±{accuracy.DEFAULT_BAND_FRACTION:.0%} or the rows' spread, flagged '*'), and "
+          "the leave-one-out coverage (each row's band built without it; every FLOP basis of a "
+          "row whose count is not stated must fall inside)")
+    print(f"   {'regime':56s} {'n':>3s} {'cal':>3s} {'mean|e|':>8s} {'max|e|':>7s} "
+          f"{'signed':>7s} {'band':>16s} {'LOO cov':>8s}")
+    for label, r in t.iterrows():
+        flag = "" if r["conformal"] else "*"
+        print(f"   {label:56s} {int(r['n']):3d} {int(r['n_calibration']):3d} "
+              f"{r['mean_abs_error']:8.1%} {r['max_abs_error']:7.1%} {r['mean_signed_error']:+7.1%} "
+              f"{r['center']:+7.1%} ±{r['half_width']:5.1%}{flag:1s} {r['coverage']:7.0%}"
+              f"{'' if r['loo_conformal'] else ' (default)'}")
+    held = v[v["split"] == "held-out"]
+    loo = t[t["loo_conformal"]]
+    for label, r in loo.iterrows():
+        print(f"   goal, LOO coverage >= 90% where the leave-one-out bands are conformal: {label}: "
+              f"{r['coverage']:.1%} ({'met' if r['coverage'] >= 0.9 else 'MISSED'})")
+    if loo.empty:
+        print("   no regime has enough held-out rows for conformal leave-one-out bands")
+    a100 = held[(held["gpu_generation"] == "Ampere") & (held["sharding"] == "Megatron 3D")]
+    e = a100["error"].abs()
+    print(f"   goal, the {len(a100)} held-out A100 Megatron rows: mean |error| {e.mean():.1%} "
+          f"(<= 3%: {'met' if e.mean() <= 0.03 else 'MISSED'}), max {e.max():.1%} "
+          f"(<= 10%: {'met' if e.max() <= 0.10 + 1e-9 else 'MISSED'})")
+    default = t[~t["loo_conformal"]]
+    w = (default["coverage"] * default["n"]).sum() / default["n"].sum()
+    print(f"   regimes below {accuracy.MIN_CONFORMAL_ROWS + 1} held-out rows (stated default "
+          f"bands, n = {int(default['n'].sum())} rows in {len(default)} regimes): pooled "
+          f"leave-one-out coverage {w:.0%}")
+    print("   the issue's buckets of newer regimes (held-out rows; aim >= 5 each):")
+    for name, f in BUCKETS.items():
+        g = held[f(held)]
+        new = g[g["set"].isin(step.NEWER_SETS)]
+        print(f"   {name:28s} held-out {len(g):2d} (new {len(new):2d}); mean |error| "
+              f"{g['error'].abs().mean():.1%}, signed {g['error'].mean():+.1%}, max "
+              f"{g['error'].abs().max():.1%}")
+
+
+def newer_sets():
+    """Item 10: the newer regimes' public rows (step.NEWER_SETS), row by row."""
+    v = accuracy.validation_table()
+    cols = ["run_id", "split", "n_gpus", "dtype", "seq_len", "plan", "reported_mfu",
+            "predicted_mfu", "error"]
+    fmt = {"reported_mfu": "{:.1%}".format, "predicted_mfu": "{:.1%}".format,
+           "error": "{:+.1%}".format}
+    print("10. The newer regimes' rows (added with their split before their errors were "
+          "computed; MFU on the dense BF16 peak, FP8 runs included):")
+    for name in step.NEWER_SETS:
+        g = v[v["set"] == name]
+        print(f"10.{step.NEWER_SETS.index(name) + 1} {name}")
+        print(g[cols].to_string(index=False, formatters=fmt))
 
 
 def zero3_with_nic_aggregation(run_id: str) -> float:

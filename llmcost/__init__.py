@@ -106,6 +106,7 @@ from .training.reliability import (
     optimal_interval,
     young_interval,
 )
+from .training.options import StepOptions
 from .training.step import StepBreakdown, predict_mfu, rank_plans, step_time
 from .training.straggler import straggler_slowdown
 
@@ -139,7 +140,7 @@ __all__ = [
     "memory_breakdown", "memory_per_gpu",
     # communication and step time (notebook 04)
     "comm", "step", "Efficiency", "StepBreakdown", "load_efficiency", "predict_mfu",
-    "rank_plans", "step_time",
+    "rank_plans", "step_time", "StepOptions",
     # the whole bill (notebook 00)
     "ledger", "Ledger", "build_ledger",
     "LedgerDraws", "Range", "point_scenario", "simulate_ledger",  # ranges

@@ -22,11 +22,12 @@ def _layer(model, x_tokens, flash, tp=1):
     s = float(model.seq_len)
     x = np.asarray(float(x_tokens))
     tpf = np.asarray(float(tp))
-    return step.layer_compute(model, c, s=s, x=x, xs=x, tp=tpf, ep=np.asarray(1.0),
-                              cp=np.asarray(1.0), mbs=np.asarray(x_tokens // model.seq_len),
-                              kvf=shapes.kv_fraction(c, tpf), peak=A100.peak_bf16_flops_per_s,
-                              peak16=A100.peak_bf16_flops_per_s, keff=IDEAL,
-                              hbm=A100.hbm_bytes_per_s, flash_attention=flash, dropout=True)
+    g = step.LayerGeometry(s=s, x=x, xs=x, tp=tpf, ep=np.asarray(1.0), cp=np.asarray(1.0),
+                           mbs=np.asarray(x_tokens // model.seq_len),
+                           kvf=shapes.kv_fraction(c, tpf))
+    rates = step.KernelRates(peak=A100.peak_bf16_flops_per_s, peak16=A100.peak_bf16_flops_per_s,
+                             hbm=A100.hbm_bytes_per_s, keff=IDEAL)
+    return step.layer_compute(model, c, g, rates, flash_attention=flash, dropout=True)
 
 
 def test_layer_gemms_are_the_24bsh2_of_narayanan_eq3():

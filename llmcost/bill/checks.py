@@ -174,7 +174,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         if b.exposed_comm_s > EXPOSED_COMM_WARNING * b.step_time_s:
             out.append(exposed_comm_warning(b, plan, gpu))
         if mfu_predicted:
-            out.extend(band_for_step(b, plan, spec, gpu.name).warnings)
+            out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
+                                     seq_len=values.get("seq_len")).warnings)
         if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
             out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
                        f"({plan.describe()}) against the scenario's mfu={mfu:.2f}: notebook 04 "

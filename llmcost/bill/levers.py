@@ -813,7 +813,8 @@ def hardware_sweep(scenario: dict):
                                    "price_usd_per_gpu_hour": None}
         try:
             plan, st = predicted_step(sc)
-            band = band_for_step(st, plan, model, acc)
+            band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
+                                 seq_len=_get(sc, "seq_len"))
             led = bill({**sc, "mfu": float(st.mfu)})
             lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
             hi = bill({**sc, "mfu": band.low}).total_usd
@@ -830,7 +831,7 @@ def hardware_sweep(scenario: dict):
         else:
             available = bool(list_prices(acc, pricing, current_only=True)["available"].all())
             where = catalogue_price(acc, pricing)[1]
-        ceiling, ceiling_src = best_published_mfu(acc, model.n_params)
+        ceiling, ceiling_src = best_published_mfu(acc, model.n_params, is_moe=model.is_moe)
         if mine:
             check = "the scenario's own MFU"
         elif ceiling is None:

@@ -790,6 +790,38 @@ def validation_scatter(validation, ax=None):
     return ax
 
 
+def regime_scatter(validation, ax=None):
+    """Predicted against published MFU for every validation row, one colour per regime
+    (``accuracy.validation_table``'s ``regime``): held-out rows filled, calibration rows hollow;
+    the diagonal and ±10%. Both MFUs on the dense BF16 peak (FP8 runs included)."""
+    import matplotlib.pyplot as plt
+
+    ax = _ax(ax, figsize=(11, 6.5))
+    hi = float(100 * max(validation["reported_mfu"].max(), validation["predicted_mfu"].max()))
+    lim = [0, 10 * np.ceil(hi / 10)]
+    x = np.linspace(*lim, 50)
+    ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
+    ax.plot(x, x, color="0.4", lw=0.8, zorder=1)
+    cmap = plt.get_cmap("tab20")
+    for i, (label, g) in enumerate(validation.groupby("regime", sort=True)):
+        color, marker = cmap(i % 20), "os^D"[(i // 20) % 4]   # 20 colours, then a new marker
+        held = g[g["split"] == "held-out"]
+        cal = g[g["split"] != "held-out"]
+        ax.scatter(100 * held["reported_mfu"], 100 * held["predicted_mfu"], color=color, s=40,
+                   marker=marker, label=f"{label} (n = {len(held)})", zorder=2)
+        if len(cal):
+            ax.scatter(100 * cal["reported_mfu"], 100 * cal["predicted_mfu"], s=40, marker=marker,
+                       facecolors="none", edgecolors=[color], zorder=2)
+    ax.set_xlim(lim)
+    ax.set_ylim(lim)
+    ax.set_xlabel("published MFU (%, dense BF16 peak)", fontsize=12)
+    ax.set_ylabel("predicted MFU (%, dense BF16 peak)", fontsize=12)
+    ax.set_title("Predicted vs published MFU by regime (hollow: calibration rows)", fontsize=13)
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    _source(ax, "llmcost.accuracy.validation_table (data/validation_mfu.csv with its sources)")
+    return ax
+
+
 # ---------------------------------------------------------------- serving and RL (notebook 05)
 def decode_roofline_vs_batch(steps, ax=None, title: str = ""):
     """Decode step time and its two roofline terms against batch (``inference.decode_step``).

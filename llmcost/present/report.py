@@ -422,7 +422,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None
-    band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"))
+    band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"),
+                         dtype=p.get("dtype", "bf16"), seq_len=p.get("seq_len"))
     out = dict(scenario)
     value = round(float(b.mfu), 6)
     out["mfu"] = value
@@ -433,7 +434,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "efficiency_row": b.efficiency_row, "stack": b.stack,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},
         "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
-                 "n": band.n, "regime": band.regime, "validated": band.validated,
+                 "center": band.center, "n": band.n, "regime": band.regime,
+                 "validated": band.validated,
                  "sets": list(band.sets), "text": band.describe(),
                  "warnings": list(band.warnings)},
     }

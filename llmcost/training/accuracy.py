@@ -1,46 +1,49 @@
-"""How far to trust a predicted MFU: an error band from the held-out validation sets.
+"""How far to trust a predicted MFU: an error band per regime, sized by leave-one-out.
 
 The step-time model (``llmcost.step``) is checked against published runs
 (``step.mfu_validation``: ``data/validation_mfu.csv`` joined to ``data/published_runs.csv``).
-Every prediction gets a band from the held-out rows of its **regime**:
+Every prediction gets a band from the held-out rows of its **regime** (``regime_of``):
 
-* hardware generation (``stacks.GENERATIONS``: A100 / H100 class),
-* parallelism kind (``step.parallelism_kind``: Megatron-style TP/PP/DP, context parallel, ZeRO-3,
-  MoE; an MoE plan is "moe" whatever its ZeRO stage, since its all-to-all dominates the error:
-  H100 MoE holds DeepSeek-V3's pre-training at −4% and NeMo AutoModel's FSDP2 MoE benchmarks,
-  whose fake balanced gate the model does not price, at −20% to −38%),
-* scale: the plan's GPU count within a factor ``SCALE_FACTOR`` of the regime's published runs.
+    (GPU generation: Ampere / Hopper / Blackwell) × (sharding: Megatron 3D = TP/PP/DP with
+    ZeRO ≤ 2, or FSDP = ZeRO-3 / FSDP / HSDP) × (dense / MoE) × (GEMM dtype: BF16 / FP8)
+    × (context: ≤ 32k tokens, or long, > 32k, usually with CP) × (size: < 10B / ≥ 10B total
+    parameters)
 
-**Held-out** means *not used to fit* ``step.KERNEL_EFFICIENCY`` (fitted to Korthikanti et al.
-2022 Table 4's per-layer times only); it does not mean unseen: the shipped constants and the
-regression pins were written with these rows' errors in view, so the bands describe how well
-the model reproduces the published runs, not a blind forecast.
+**Held-out** means *not used to fit* anything: ``step.KERNEL_EFFICIENCY`` is fitted to
+Korthikanti et al. 2022 Table 4's per-layer times, the DeepSpeed ZeRO-3 stack's NIC
+setting to three 175B rows, and a quarter of the newer rows (``step.NEWER_SETS``, chosen by a
+hash of their id before any error was computed) are kept for the next parts' fits. It does not
+mean unseen for the older rows (the constants were written with their errors in view).
 
-**The band.** With ``w`` the largest absolute held-out error of the regime (``error`` =
-predicted / published − 1, MFU basis; ``n`` rows), the published MFU of a run predicted at ``p``
-would lie in ``[p / (1 + w), p / (1 − w)]`` if its error is as large as the worst held-out one,
-either way ("± w"). A row whose FLOP basis is not stated (Llama 3: full-mask or causal count)
-counts on both bases: its error against ``causal_basis_mfu`` enters ``w`` too. When ``w >= 1``
-(a regime where every published run is far slower than predicted; ZeRO-3 on A100 was one until
-issue 14 modelled it) the upper end is ``p / (1 + min(error))``: the prediction is an upper
-bound.
+**The band (split conformal, sign-following).** With the regime's held-out errors
+``e_j`` (``error`` = predicted / published − 1, MFU basis; a row whose FLOP count is not stated
+is also counted on the causal-mask basis), the centre ``c`` is their median and the
+non-conformity score of a row is ``|e_j − c|`` (its largest over its bases). With ``n ≥
+MIN_CONFORMAL_ROWS`` rows, the half-width ``w`` is the ``⌈(n + 1)(1 − ALPHA)⌉``-th smallest
+score (Vovk et al. 2005; Angelopoulos & Bates 2021, "A Gentle Introduction to Conformal
+Prediction", §1: a 1 − α = 90% interval for an exchangeable new row; it needs n ≥ 9). The
+published MFU of a run predicted at ``p`` then lies in ``[p / (1 + c + w), p / (1 + c − w)]``:
+the band follows the sign of the errors (an optimistic model, c > 0, gets a band that reaches
+down). When ``1 + c − w <= UPPER_BOUND_MARGIN`` the upper end is capped at MFU 1 and the
+prediction is read as an upper bound (a warning says so).
 
-**Minimum evidence.** A regime needs at least ``MIN_REGIME_ROWS`` held-out runs for a band of
-its own (one or two runs give a largest error that is a single draw: H100 ZeRO-3 has one NeMo
-row at −3.8%, while the same kind is −9% to +20% off on A100). With fewer, the band is the
-wider of ``DEFAULT_BAND_FRACTION`` and the few runs' own largest error (both bases), with a
-warning that names them; ``validated`` is False. A plan outside every regime with runs gets
-``DEFAULT_BAND_FRACTION`` and a warning.
+**Fewer rows.** A regime with fewer than ``MIN_CONFORMAL_ROWS`` held-out rows gets the stated
+wider default: centre the median of its rows (0 without rows), half-width the wider of
+``DEFAULT_BAND_FRACTION`` and its rows' largest score, and a warning naming n.
 
-**Leave-one-out.** ``exclude_run`` drops one ``run_id`` from the regime, so a published run can
-be checked against a band that did not see it (``benchmarks/validate_mfu.py`` item 5).
+**Coverage is measured, not assumed.** ``regime_table`` builds every held-out row's band without
+that row (leave-one-out) and counts how often the published value falls inside, per regime
+(``benchmarks/validate_mfu.py`` prints it). ``exclude_run`` does the same for one run.
 
-A second warning fires when the prediction exceeds the best MFU ever published for that
-hardware generation and a model of that size (``best_published_mfu``).
+A second warning fires when the prediction exceeds the best MFU published for that generation
+and a model of that size (``best_published_mfu``), compared **on the BF16 basis**: an FP8 step's
+MFU (on the FP8 peak) is first multiplied by peak(dtype) / peak(BF16), since every published
+figure is on the dense BF16 peak.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -48,51 +51,133 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..core.stacks import generation
+from ..core.catalog import load_accelerator
 from . import step
-from .step import parallelism_kind
 
-#: A plan is in a regime when its GPU count is within this factor of the regime's runs.
-SCALE_FACTOR = 4.0
-#: Held-out runs a regime needs for a band of its own (see the module docstring).
-MIN_REGIME_ROWS = 3
-#: Half-width of the band outside every validated regime (and the floor of one with fewer than
-#: ``MIN_REGIME_ROWS`` runs). Reason: the one regime with many runs, A100 Megatron-style
-#: TP/PP/DP (19 held-out rows), has a largest held-out error of 8.2% (Korthikanti et al. 1T);
-#: the H100 rows are 5-10% off on their published basis but +55% for the 128K row under a
-#: causal count; the model's error with burst kernel rates alone (no calibration) reaches 28%
-#: (benchmarks/validate_mfu.py, item 4); and a kind the model does not capture can be far worse
-#: (ZeRO-3 on A100: +37% to +348%, a regime of its own with an upper-bound band). A regime
-#: never checked, or checked once or twice, can be at least 30% off. A stated default, not a
-#: fitted one.
+#: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
+ALPHA = 0.10
+#: Held-out rows a regime needs for a split-conformal band: ⌈(n + 1)(1 − α)⌉ <= n ⇔ n >= 9.
+MIN_CONFORMAL_ROWS = 9
+#: Half-width of the band of a regime with fewer rows (a floor; the rows' own spread when
+#: wider). Reason: the one regime with many runs, A100 Megatron 3D (16 held-out rows ≥ 10B),
+#: spans −10% to +6%; the model's error with burst kernel rates alone (no calibration) reaches
+#: 28% (benchmarks/validate_mfu.py, item 4); a regime never checked can be at least 30% off,
+#: and newer regimes were found 20–90% optimistic from outside. A stated default, not fitted.
 DEFAULT_BAND_FRACTION = 0.30
+#: Below this value of 1 + c − w the band's upper end is unbounded (capped at MFU 1).
+UPPER_BOUND_MARGIN = 0.05
+#: Context above this many tokens is "long" (> 32k; most such runs use context parallelism).
+LONG_CONTEXT_TOKENS = 32768
+#: Models at or above this many total parameters are "large".
+LARGE_MODEL_PARAMS = 10e9
 #: A published model "of the same size" has a parameter count within this factor.
 SIZE_FACTOR = 4.0
+#: The GPU generation of each accelerator of the catalogue that has validation rows or may.
+GPU_GENERATIONS = {"A100-40GB": "Ampere", "A100-80GB": "Ampere", "H100-SXM": "Hopper",
+                   "H800": "Hopper", "H200": "Hopper", "B200": "Blackwell",
+                   "GB200-NVL72": "Blackwell"}
 #: Published MFU claims that are not validation rows (no full configuration), by generation:
-#: (generation, smallest and largest model in parameters, MFU, source).
+#: (generation, smallest and largest model in parameters, MFU on the BF16 basis, source).
 MFU_CLAIMS = (
-    ("H100 (Hopper)", 2e9, 462e9, 0.47,
+    ("Hopper", 2e9, 462e9, 0.47,
      "NVIDIA/Megatron-LM README, 'Performance Benchmarking': models from 2B to 462B parameters "
      "'achieving up to 47% Model FLOP Utilization (MFU) on H100 clusters' (sequence 4096)"),
 )
+#: The regime's parts, in order (columns of ``validation_table``).
+REGIME_PARTS = ("gpu_generation", "sharding", "moe", "precision", "context", "size")
+
+
+def gpu_generation(accelerator: str) -> str:
+    """Ampere, Hopper or Blackwell (``GPU_GENERATIONS``); another accelerator is its own."""
+    return GPU_GENERATIONS.get(accelerator, accelerator)
+
+
+def regime_of(accelerator: str, *, zero_stage: int = 0, is_moe: bool = False,
+              dtype: str = "bf16", seq_len: int | None = None,
+              n_params: float | None = None) -> dict:
+    """The regime of a plan (module docstring): a dict of ``REGIME_PARTS``; ``context`` /
+    ``size`` are ``"any"`` when ``seq_len`` / ``n_params`` is None (the band then pools them).
+    """
+    return {"gpu_generation": gpu_generation(accelerator),
+            "sharding": "FSDP" if int(zero_stage) == 3 else "Megatron 3D",
+            "moe": "MoE" if is_moe else "dense",
+            "precision": "FP8" if str(dtype).lower().startswith("fp8") else "BF16",
+            "context": "any" if seq_len is None else
+            ("> 32k" if seq_len > LONG_CONTEXT_TOKENS else "≤ 32k"),
+            "size": "any" if n_params is None else
+            ("≥ 10B" if n_params >= LARGE_MODEL_PARAMS else "< 10B")}
+
+
+def regime_label(regime: dict) -> str:
+    """``Hopper · FSDP · dense · FP8 · ≤ 32k · < 10B``."""
+    return " · ".join(str(regime[k]) for k in REGIME_PARTS)
 
 
 @lru_cache(maxsize=1)
 def validation_table() -> pd.DataFrame:
-    """``step.mfu_validation`` over every set (target and outside sets), computed once."""
-    return step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
+    """``step.mfu_validation`` over every set (target, outside and newer sets), computed once,
+    with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label)."""
+    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS)
+    parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
+             a, z, m, d, s, p in zip(v["accelerator"], v["zero_stage"], v["is_moe"], v["dtype"],
+                                     v["seq_len"], v["params"])]
+    for k in REGIME_PARTS:
+        v[k] = [r[k] for r in parts]
+    v["regime"] = [regime_label(r) for r in parts]
+    return v
+
+
+def _bases(rows: pd.DataFrame) -> pd.DataFrame:
+    """Each row's error on its basis (``e``) and on the causal-mask basis where the FLOP count
+    is not stated (``e_causal``, else equal to ``e``)."""
+    return pd.DataFrame({"e": rows["error"].to_numpy(),
+                         "e_causal": (rows["predicted_mfu"] / rows["causal_basis_mfu"]
+                                      - 1).to_numpy()}, index=rows.index)
+
+
+def band_from_rows(rows: pd.DataFrame) -> dict:
+    """The band of a set of held-out rows (module docstring): ``center`` c, ``half_width`` w,
+    ``n``, ``conformal`` (n >= ``MIN_CONFORMAL_ROWS``), ``error_min``, ``error_max`` (every
+    basis)."""
+    n = len(rows)
+    if n == 0:
+        return {"center": 0.0, "half_width": DEFAULT_BAND_FRACTION, "n": 0, "conformal": False,
+                "error_min": float("nan"), "error_max": float("nan")}
+    b = _bases(rows)
+    c = float(np.median(b["e"]))
+    scores = np.maximum((b["e"] - c).abs(), (b["e_causal"] - c).abs()).to_numpy()
+    if n >= MIN_CONFORMAL_ROWS:
+        k = math.ceil((n + 1) * (1 - ALPHA))
+        w = float(np.sort(scores)[k - 1])
+    else:
+        w = max(DEFAULT_BAND_FRACTION, float(scores.max()))
+    return {"center": c, "half_width": w, "n": n, "conformal": n >= MIN_CONFORMAL_ROWS,
+            "error_min": float(b.min().min()), "error_max": float(b.max().max())}
+
+
+def _covered(row_bases: pd.Series, band: dict) -> bool:
+    lo, hi = band["center"] - band["half_width"], band["center"] + band["half_width"]
+    return bool(all(lo <= row_bases[k] <= hi for k in ("e", "e_causal")))
+
+
+def _rows_of(v: pd.DataFrame, regime: dict) -> pd.Series:
+    mask = (v["split"] == "held-out")
+    for k in REGIME_PARTS:
+        if regime[k] != "any":
+            mask &= v[k] == regime[k]
+    return mask
 
 
 @dataclass(frozen=True)
 class MfuBand:
     """A predicted MFU with its error band.
 
-    ``low``/``high``: the range of published MFUs consistent with the regime's worst held-out
-    error; ``half_width`` = that error ``w``; ``n`` held-out runs in ``sets``; ``validated``
-    False when the plan is outside every validated regime or its regime has fewer than
-    ``MIN_REGIME_ROWS`` runs (``DEFAULT_BAND_FRACTION`` or wider used);
-    ``best_published`` (None if no run of that generation and size is published) and its
-    ``best_source``; ``warnings``: sentences for a reader.
+    ``low``/``high``: the range of published MFUs consistent with the regime's held-out errors
+    (``p / (1 + center ± half_width)``); ``center`` the median held-out error, ``half_width`` the
+    conformal quantile of the scores (or the stated default); ``n`` held-out runs of the regime
+    in ``sets``; ``validated`` True for a split-conformal band (n >= ``MIN_CONFORMAL_ROWS``);
+    ``best_published`` (None if no run of that generation and size is published; BF16 basis)
+    and its ``best_source``; ``warnings``: sentences for a reader.
     """
 
     mfu: float
@@ -103,6 +188,7 @@ class MfuBand:
     n: int
     validated: bool
     sets: tuple = ()
+    center: float = 0.0
     error_min: float = float("nan")
     error_max: float = float("nan")
     best_published: float | None = None
@@ -112,27 +198,27 @@ class MfuBand:
     def describe(self) -> str:
         """One line: the MFU, its band and where the band comes from."""
         if self.validated:
-            basis = (f"± the largest held-out error of its regime, {self.half_width:.1%} "
-                     f"(n = {self.n}: {', '.join(self.sets)})")
+            basis = (f"split-conformal 90% band of its regime: median held-out error "
+                     f"{self.center:+.1%} ± {self.half_width:.1%} (n = {self.n}: "
+                     f"{', '.join(self.sets)})")
         elif self.n:
-            basis = (f"± {self.half_width:.1%}, the wider of the stated default and the largest "
-                     f"error of only n = {self.n} held-out run(s) ({', '.join(self.sets)}; "
-                     f"fewer than {MIN_REGIME_ROWS})")
+            basis = (f"stated default: median error {self.center:+.1%} ± {self.half_width:.1%} "
+                     f"from only n = {self.n} held-out run(s) ({', '.join(self.sets)}; fewer "
+                     f"than {MIN_CONFORMAL_ROWS})")
         else:
-            basis = (f"± {self.half_width:.0%}, the stated default outside every validated "
-                     "regime")
+            basis = f"± {self.half_width:.0%}, the stated default of a regime with no runs"
         return (f"{self.mfu:.1%} (band {self.low:.1%}–{self.high:.1%}; {basis}; "
                 f"regime {self.regime})")
 
 
-def _generation(accelerator: str) -> str:
-    return generation(accelerator)
-
-
-def best_published_mfu(accelerator: str, n_params: float):
-    """The best published MFU on that hardware generation for a model within ``SIZE_FACTOR`` of
-    ``n_params`` parameters: the validation table's reported MFUs (``reported_mfu``, MFU basis)
-    and ``MFU_CLAIMS``. Returns ``(mfu, source)`` or ``(None, reason)``.
+def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
+                       is_moe: bool | None = None):
+    """The best published MFU (BF16 basis) on that GPU generation for a model within
+    ``SIZE_FACTOR`` of ``n_params`` parameters: the validation table's reported MFUs
+    (``reported_mfu``, on the dense BF16 peak for every row) and ``MFU_CLAIMS``. A BF16 step
+    is compared with BF16 runs only; an FP8 step (its MFU first put on the BF16 basis, see
+    ``mfu_band``) with FP8 and BF16 runs. ``is_moe`` (True / False) keeps the MoE or the dense
+    runs only (None: both). Returns ``(mfu, source)`` or ``(None, reason)``.
 
     Raises
     ------
@@ -141,10 +227,13 @@ def best_published_mfu(accelerator: str, n_params: float):
     """
     if isinstance(n_params, bool) or not (isinstance(n_params, numbers.Real) and n_params > 0):
         raise ValueError(f"n_params={n_params!r} must be a positive number of parameters")
-    gen = _generation(accelerator)
+    gen = gpu_generation(accelerator)
     v = validation_table()
-    same = v[(v["generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
-             & (v["params"] >= n_params / SIZE_FACTOR)]
+    fp8 = str(dtype).lower().startswith("fp8")
+    same = v[(v["gpu_generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
+             & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))]
+    if is_moe is not None:
+        same = same[same["moe"] == ("MoE" if is_moe else "dense")]
     best, source = None, f"no published {gen} run of a model within {SIZE_FACTOR:g}× this size"
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
@@ -155,24 +244,45 @@ def best_published_mfu(accelerator: str, n_params: float):
     return best, source
 
 
+def _check_dtype_basis(accelerator: str, dtype: str) -> float:
+    """peak(dtype) / peak(BF16) of the accelerator (1 for an accelerator outside the
+    catalogue or a BF16 step)."""
+    if str(dtype).lower() == "bf16":
+        return 1.0
+    try:
+        acc = load_accelerator(accelerator)
+    except ValueError:
+        return 1.0
+    return acc.peak_flops_per_s(dtype) / acc.peak_flops_per_s("bf16")
+
+
 def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
              ep: int = 1, is_moe: bool = False, n_params: float | None = None,
-             exclude_run: str | None = None) -> MfuBand:
+             exclude_run: str | None = None, dtype: str = "bf16",
+             seq_len: int | None = None) -> MfuBand:
     """The error band of a predicted MFU (see the module docstring for the rule).
 
     Parameters
     ----------
     mfu : float in (0, 1]
-        The prediction (``StepBreakdown.mfu``).
+        The prediction (``StepBreakdown.mfu``, on the peak of ``dtype``).
     accelerator : str
         Catalogue name (its generation picks the regime).
     n_gpus : int >= 1
-    zero_stage, cp, ep, is_moe
-        The plan's parallelism kind (``step.parallelism_kind``).
-    n_params : float, optional
-        Model parameters, for the best-published check (skipped when None).
+        The plan's GPUs (a warning when far from the regime's published runs).
+    zero_stage, is_moe
+        The plan's sharding (ZeRO-3 = FSDP) and dense / MoE.
+    cp, ep
+        The plan's context and expert parallelism (kept for callers; the regime reads
+        ``seq_len`` and ``is_moe``).
+    n_params, seq_len : optional
+        Model parameters and tokens per sequence (the size and context of the regime; None
+        pools both classes). ``n_params`` also drives the best-published check.
     exclude_run : str, optional
         A validation ``run_id`` left out of the regime (leave-one-out check of that run).
+    dtype : str
+        The step's GEMM precision (``"bf16"`` or ``"fp8"``): the regime's precision, and the
+        basis conversion of the best-published check.
 
     Returns
     -------
@@ -181,108 +291,121 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     Raises
     ------
     ValueError
-        ``mfu`` outside (0, 1] or ``n_gpus`` < 1, naming the argument.
+        ``mfu`` outside (0, 1], ``n_gpus`` < 1 or an unknown ``exclude_run``, naming the
+        argument.
     """
     if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
         raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
     if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
         raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
-    gen = _generation(accelerator)
-    kind = parallelism_kind(int(zero_stage), int(cp), int(ep), bool(is_moe))
+    if not isinstance(dtype, str):
+        raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
+    regime = regime_of(accelerator, zero_stage=zero_stage, is_moe=is_moe, dtype=dtype,
+                       seq_len=seq_len, n_params=n_params)
     v = validation_table()
     if exclude_run is not None and exclude_run not in set(v["run_id"]):
         raise ValueError(f"exclude_run={exclude_run!r} is not a validation run_id "
                          "(data/validation_mfu.csv)")
-    rows = v[(v["split"] == "held-out") & (v["generation"] == gen) & (v["kind"] == kind)
-             & (v["run_id"] != exclude_run)]
-    in_scale = rows.empty or (rows["n_gpus"].min() / SCALE_FACTOR <= n_gpus
-                              <= rows["n_gpus"].max() * SCALE_FACTOR)
+    rows = v[_rows_of(v, regime) & (v["run_id"] != exclude_run)]
+    band = band_from_rows(rows)
+    c, w = band["center"], band["half_width"]
+    label = regime_label(regime)
     warnings = []
-    if len(rows) and in_scale:
-        e = _errors_on_every_basis(rows)
-        w_rows = float(e.abs().max())
-        sets = tuple(dict.fromkeys(rows["set"]))
-        span = f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs published"
-        enough = len(rows) >= MIN_REGIME_ROWS
-        w = w_rows if enough else max(DEFAULT_BAND_FRACTION, w_rows)
-        low = mfu / (1 + w)
-        high = mfu / (1 - w) if w < 1 else mfu / (1 + min(float(e.min()), 0.0))
-        regime = f"{gen} · {kind} · {span}" + ("" if enough else " (too few runs)")
-        band = dict(low=low, high=high, half_width=w, regime=regime, n=len(rows),
-                    validated=enough, sets=sets, error_min=float(e.min()),
-                    error_max=float(e.max()))
-        if not enough:
-            other = v[(v["split"] == "held-out") & (v["kind"] == kind) & (v["generation"] != gen)]
-            elsewhere = (f"; the held-out {kind} runs on other hardware were "
-                         f"{other['error'].min():+.0%} to {other['error'].max():+.0%} off"
-                         if len(other) else "")
-            warnings.append(f"only {len(rows)} held-out {kind} run(s) on {gen} (errors "
-                            f"{e.min():+.1%} to {e.max():+.1%} on every FLOP basis), fewer than "
-                            f"{MIN_REGIME_ROWS}: the band is ±{w:.0%}, the wider of the stated "
-                            f"default and those errors{elsewhere}.")
-        if w >= 1:
-            warnings.append(f"the held-out {kind} runs on {gen} were {e.min():+.0%} to "
-                            f"{e.max():+.0%} off: read the predicted MFU as an upper bound.")
+    if not band["conformal"]:
+        if band["n"]:
+            warnings.append(f"only {band['n']} held-out run(s) in the regime {label} (errors "
+                            f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
+                            f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
+                            f"median error {c:+.1%} ± {w:.0%}.")
+        else:
+            warnings.append(f"no held-out run is published in the regime {label}: the band is "
+                            f"the stated default ±{w:.0%}.")
+    elif not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
+        warnings.append(f"{n_gpus:,} GPUs is more than 4× away from the "
+                        f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
+                        "regime's published runs.")
+    low = mfu / (1 + c + w)
+    if 1 + c - w <= UPPER_BOUND_MARGIN:
+        high = 1.0
+        warnings.append(f"the regime's held-out runs were {band['error_min']:+.0%} to "
+                        f"{band['error_max']:+.0%} off: read the predicted MFU as an upper bound.")
     else:
-        w = DEFAULT_BAND_FRACTION
-        why = (f"no held-out {kind} run on {gen} is published" if rows.empty else
-               f"{n_gpus:,} GPUs is more than {SCALE_FACTOR:g}× away from the "
-               f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
-               f"held-out {kind} runs on {gen}")
-        band = dict(low=mfu / (1 + w), high=mfu / (1 - w), half_width=w,
-                    regime=f"{gen} · {kind} · {n_gpus:,} GPUs (not validated)", n=0,
-                    validated=False)
-        warnings.append(f"the predicted MFU {mfu:.1%} lies outside every validated regime "
-                        f"({why}): its band is the stated default ±{w:.0%}.")
-    best, source = (None, "") if n_params is None else best_published_mfu(accelerator, n_params)
-    if best is not None and mfu > best:
-        warnings.append(f"the predicted MFU {mfu:.1%} exceeds the best published MFU for "
-                        f"{gen} and a model of this size, {best:.0%} ({source}): read it as "
-                        "optimistic.")
-    return MfuBand(mfu=float(mfu), best_published=best, best_source=source,
-                   warnings=tuple(warnings), **band)
+        high = min(mfu / (1 + c - w), 1.0)
+    mfu16 = mfu * _check_dtype_basis(accelerator, dtype)
+    best, source = (None, "") if n_params is None else best_published_mfu(
+        accelerator, n_params, dtype, is_moe=bool(is_moe))
+    if best is not None and mfu16 > best:
+        basis = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
+        warnings.append(f"the predicted MFU {mfu:.1%}{basis} exceeds the best published MFU "
+                        f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
+                        f"({source}): read it as optimistic.")
+    return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
+                   regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
+                   sets=tuple(dict.fromkeys(rows["set"])), center=float(c),
+                   error_min=band["error_min"], error_max=band["error_max"],
+                   best_published=best, best_source=source, warnings=tuple(warnings))
 
 
-def _errors_on_every_basis(rows: pd.DataFrame) -> pd.Series:
-    """The rows' errors, plus, for rows whose FLOP basis is not stated (``causal_basis_mfu``
-    differs from ``reported_mfu``), the error against the causal-mask basis."""
-    unknown = rows["causal_basis_mfu"] != rows["reported_mfu"]
-    alt = rows.loc[unknown, "predicted_mfu"] / rows.loc[unknown, "causal_basis_mfu"] - 1
-    return pd.concat([rows["error"], alt], ignore_index=True)
+def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per regime with held-out rows: ``n`` (held-out), ``n_calibration``, ``mean_abs_error``,
+    ``max_abs_error``, ``mean_signed_error`` (held-out, reported basis), ``center`` and
+    ``half_width`` of its band from all its held-out rows, ``conformal`` (n >=
+    ``MIN_CONFORMAL_ROWS``), and the leave-one-out ``coverage``: the share of its held-out
+    rows whose published MFU (every FLOP basis) lies in the band built without them, and
+    ``loo_conformal`` (whether those bands were conformal, n − 1 >= ``MIN_CONFORMAL_ROWS``)."""
+    v = validation_table() if validation is None else validation
+    out = []
+    for label, g in v.groupby("regime", sort=True):
+        held = g[g["split"] == "held-out"]
+        if held.empty:
+            continue
+        full = band_from_rows(held)
+        bases = _bases(held)
+        hits = [_covered(bases.loc[i], band_from_rows(held.drop(index=i))) for i in held.index]
+        e = held["error"]
+        out.append({"regime": label, **{k: g[k].iloc[0] for k in REGIME_PARTS},
+                    "n": len(held), "n_calibration": int((g["split"] == "calibration").sum()),
+                    "mean_abs_error": float(e.abs().mean()), "max_abs_error": float(e.abs().max()),
+                    "mean_signed_error": float(e.mean()), "center": full["center"],
+                    "half_width": full["half_width"], "conformal": full["conformal"],
+                    "coverage": float(np.mean(hits)),
+                    "loo_conformal": len(held) - 1 >= MIN_CONFORMAL_ROWS})
+    return pd.DataFrame(out).set_index("regime")
 
 
 def regime_bands() -> pd.DataFrame:
-    """The band of every regime with held-out runs, by the module docstring's rule: one row per
-    (``generation``, ``kind``) with ``n``, ``gpus_min``, ``gpus_max``, ``error_min``,
-    ``error_max`` (every FLOP basis of a row whose basis is not stated), ``half_width`` (the
-    largest |error|; with fewer than ``MIN_REGIME_ROWS`` runs the wider of that and
-    ``DEFAULT_BAND_FRACTION``) and ``validated`` (n >= ``MIN_REGIME_ROWS``)."""
+    """The band of every regime with held-out runs (``regime_table``'s ``n``, ``center``,
+    ``half_width``, ``conformal``, ``coverage``), with ``validated`` = ``conformal`` and the
+    GPU span ``gpus_min`` / ``gpus_max`` and ``error_min`` / ``error_max`` (every basis)."""
     v = validation_table()
-    rows = []
-    for (gen, kind), g in v[v["split"] == "held-out"].groupby(["generation", "kind"]):
-        e = _errors_on_every_basis(g)
-        enough = len(g) >= MIN_REGIME_ROWS
-        w = float(e.abs().max())
-        rows.append({"generation": gen, "kind": kind, "n": len(g),
-                     "gpus_min": int(g["n_gpus"].min()), "gpus_max": int(g["n_gpus"].max()),
-                     "error_min": float(e.min()), "error_max": float(e.max()),
-                     "half_width": w if enough else max(w, DEFAULT_BAND_FRACTION),
-                     "validated": enough})
-    return pd.DataFrame(rows)
+    t = regime_table(v)
+    held = v[v["split"] == "held-out"]
+    g = held.groupby("regime")
+    b = {label: band_from_rows(rows) for label, rows in g}
+    t["gpus_min"] = g["n_gpus"].min().reindex(t.index).astype(int)
+    t["gpus_max"] = g["n_gpus"].max().reindex(t.index).astype(int)
+    t["error_min"] = [b[k]["error_min"] for k in t.index]
+    t["error_max"] = [b[k]["error_max"] for k in t.index]
+    t["validated"] = t["conformal"]
+    return t
 
 
-def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = None) -> MfuBand:
+def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = None,
+                  dtype: str = "bf16", seq_len: int | None = None) -> MfuBand:
     """``mfu_band`` of a ``StepBreakdown`` ``b`` of ``plan`` for ``model`` on ``accelerator``
-    (``exclude_run``: a validation run left out of the regime, for a leave-one-out check)."""
+    (``dtype``: the step's GEMM precision; ``seq_len``: the step's tokens per sequence, default
+    ``model.seq_len``; ``exclude_run``: a validation run left out of the regime, for a
+    leave-one-out check)."""
+    seq_len = int(seq_len) if seq_len is not None else int(model.seq_len)
     return mfu_band(float(b.mfu), accelerator, int(plan.n_gpus), zero_stage=plan.zero_stage,
                     cp=plan.cp, ep=plan.ep, is_moe=model.is_moe, n_params=float(model.n_params),
-                    exclude_run=exclude_run)
+                    exclude_run=exclude_run, dtype=dtype, seq_len=seq_len)
 
 
-def add_bands(ranked, model, cluster):
+def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     """A ``step.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
     ``band_regime`` columns (``mfu_band``; the band is proportional to the MFU, so one band per
-    parallelism kind). Returns a new DataFrame (attrs kept).
+    sharding). Returns a new DataFrame (attrs kept).
 
     Raises
     ------
@@ -298,13 +421,16 @@ def add_bands(ranked, model, cluster):
     out["band_regime"] = ""
     if out.empty:
         return out
-    keys = pd.DataFrame({"z": np.where(out["zero_stage"] == 3, 3, 0),
-                         "cp": np.where(out["cp"] > 1, 2, 1),
-                         "ep": np.where(out["ep"] > 1, 2, 1)}, index=out.index)
-    for (z, cp, ep), idx in keys.groupby(["z", "cp", "ep"]).groups.items():
+    seq_len = ranked.attrs.get("seq_len") or model.seq_len
+    z3 = pd.Series(np.where(out["zero_stage"] == 3, 3, 0), index=out.index)
+    for z, idx in z3.groupby(z3).groups.items():
         unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
-                        cp=int(cp), ep=int(ep), is_moe=model.is_moe)
-        out.loc[idx, "mfu_low"] = out.loc[idx, "mfu"] * unit.low
-        out.loc[idx, "mfu_high"] = out.loc[idx, "mfu"] * unit.high
+                        is_moe=model.is_moe, n_params=float(model.n_params), dtype=dtype,
+                        seq_len=int(seq_len))
+        c, w = unit.center, unit.half_width
+        m = out.loc[idx, "mfu"]
+        out.loc[idx, "mfu_low"] = m / (1 + c + w)
+        out.loc[idx, "mfu_high"] = (m / (1 + c - w)).clip(upper=1.0) \
+            if 1 + c - w > UPPER_BOUND_MARGIN else 1.0
         out.loc[idx, "band_regime"] = unit.regime
     return out

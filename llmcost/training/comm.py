@@ -95,6 +95,7 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -416,16 +417,34 @@ def _cp_kv_bytes(c, x, tp, cp):
     return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else kv_fraction(c, tp))
 
 
-def step_comm_arrays(c, model, cluster: Cluster, eff: Efficiency, *, s, x, tp, cp, ep, dp, sp,
-                     full, rcp, moe_dispatch="per_expert", moe_gate="learned",
-                     moe_node_limit=None, moe_dispatch_dtype="bf16") -> dict:
+@dataclass(frozen=True)
+class CommOptions:
+    """The comm engine's settings (``step_comm_arrays``), a part of the step-time options
+    (``options.StepOptions.resolve`` builds it): the achievable fractions ``efficiency`` and the
+    MoE all-to-all's ``moe_dispatch`` (``MOE_DISPATCH``), ``moe_gate`` (``MOE_GATES``),
+    ``moe_node_limit`` (None or nodes per token) and ``moe_dispatch_dtype``
+    (``MOE_DISPATCH_BYTES``; the combine is BF16)."""
+
+    efficiency: Efficiency
+    moe_dispatch: str = "per_expert"
+    moe_gate: str = "learned"
+    moe_node_limit: int | None = None
+    moe_dispatch_dtype: str = "bf16"
+
+
+def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, tp, cp, ep, dp,
+                     sp) -> dict:
     """Raw (before overlap) communication times of one layer, micro-batch or step, for arrays of
     plans. Used by ``llmcost.step.step_arrays``; see the module docstring for what each
-    dimension sends. Keys: ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
+    dimension sends. ``options``: the link efficiency and MoE dispatch (``CommOptions``). Keys:
+    ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
     (embedding or LM-head boundary collectives of the first/last stage), ``cp_fwd_s``/
     ``cp_bwd_s``, ``ep_fwd_s``/``ep_bwd_s`` (per MoE layer), ``pp_p2p_s`` (one transfer between
     stages), and ``fig`` (the link figures, to time DP collectives of the caller's sizes)."""
-    fig = _Figures(cluster, eff)
+    o = options
+    moe_dispatch, moe_gate, moe_node_limit, moe_dispatch_dtype = (
+        o.moe_dispatch, o.moe_gate, o.moe_node_limit, o.moe_dispatch_dtype)
+    fig = _Figures(cluster, o.efficiency)
     act = 2.0 * x * c.h                                  # one layer's activations, 16-bit
     ar = fig.time("all_reduce", act, tp, 1)
     ag = fig.time("all_gather", act, tp, 1)
@@ -506,9 +525,9 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     sp = plan.sequence_parallel and plan.tp > 1
     full = plan.recompute == "full"
     x = s / cp * plan.micro_batch_size
-    cm = step_comm_arrays(c, model, cluster, fig.eff, s=s, x=np.asarray(x), tp=np.asarray(t),
-                           cp=np.asarray(cp), ep=np.asarray(ep), dp=np.asarray(dp),
-                           sp=np.asarray(sp), full=np.asarray(full), rcp=rcp)
+    cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(x),
+                          tp=np.asarray(t), cp=np.asarray(cp), ep=np.asarray(ep),
+                          dp=np.asarray(dp), sp=np.asarray(sp))
     dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
     r = int(np.argmax(dense + moe))
     nd, nm = float(dense[r]), float(moe[r])

@@ -275,7 +275,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 # Each catalogue accelerator with the figures the step-time model needs and a catalogue price for
 # this pricing mode (`levers.hardware_sweep`), at its **predicted MFU** with the plan re-chosen for
 # that hardware, priced by the bill at the catalogue median price. The error bar is the bill at the
-# ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's worst held-out error),
+# ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
 # 4-GPU tray). `bill_calibrated_usd` scales the scenario's own MFU by the predicted ratio instead,

@@ -1,0 +1,242 @@
+"""One options object for the step-time engine: every setting of a step in one place.
+
+The model is Calculon's ``Execution`` (Isaev et al. SC23, github.com/calculon-ai/calculon
+``calculon/llm/execution.py``): a run's settings — overlap modes, software-stack features, MoE
+dispatch, the straggler wait, hybrid sharding, GEMM precision, kernel efficiency — are one
+validated object, built from a scenario or by hand, and the engine functions take that object
+instead of re-passing forty keywords. Adding a mechanism adds a field here, not a keyword to
+five signatures.
+
+``StepOptions`` holds what the caller asked for (``"auto"`` = the software stack's value);
+``StepOptions.resolve(accelerator)`` turns it into ``ResolvedOptions``: the values the engine
+prices on that accelerator (the stack's overlaps and features filled in by
+``stacks.step_options``, the burst ``Efficiency`` and the sustained one, the precision recipe,
+the MoE routing factor and the comm engine's ``comm.CommOptions``).
+
+``step.step_time``, ``step.step_arrays``, ``step.rank_plans`` and ``step.predict_mfu`` take
+``options=StepOptions(...)`` or the same settings as keywords (``StepOptions.build``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from ..core import stacks
+from ..core.hardware import DTYPES, Efficiency
+from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
+from ..core.units import as_array
+from . import comm
+from .memory import PrecisionRecipe, get_recipe
+
+#: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
+#: ``step.calibrate_kernel_efficiency`` to the ten per-layer forward/backward times of Korthikanti
+#: et al. 2022 Table 4 (22B layer, 8 A100s), nothing else. Owner: the step-time model III's
+#: part 1 (kernel efficiency and FP8) replaces it by per-operation kernel-efficiency curves;
+#: until then it is the only fitted constant of the compute time, applied once, here (the
+#: engine multiplies the catalogue's burst fractions by it in ``StepOptions.resolve``), and no
+#: other part (part 2's MoE / memory / stacks, the pilot calibration's ``Efficiency``) may
+#: count it again. ``step.KERNEL_EFFICIENCY`` is this constant.
+KERNEL_EFFICIENCY = 0.794
+
+def _is_choice(v, choices) -> bool:
+    return any(v is o or (isinstance(v, str) and isinstance(o, str) and v == o) for o in choices)
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    """Every setting of the step-time model (``step.step_time``'s docstring gives each one's
+    physics). ``"auto"`` takes the software stack's value (``stacks.step_options``).
+
+    Fields
+    ------
+    recipe : str
+        Precision recipe (``memory.RECIPES``): gradient bytes reduced by DP, optimizer traffic.
+    dtype : str, one of ``hardware.DTYPES``
+        GEMM precision (the peak the GEMMs run at and the MFU's peak).
+    flash_attention : bool or "auto"
+    dropout : bool
+    tp_overlap : {"none", "backward", "all", "auto"}
+    pp_overlap, dp_overlap : bool or "auto"
+    ep_overlap : {"none", "dualpipe", "auto"}
+    efficiency : Efficiency or None
+        Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
+    kernel_efficiency : float in (0, 1] or None
+        Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``).
+    stack : str, Stack or None
+        Software-stack profile (None: ``stacks.DEFAULT_STACK``).
+    fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
+    fsdp_reshard_after_forward : the stack's FSDP / ZeRO-3 features, or overrides
+    hsdp_all_reduce : {"auto", "per_step", "per_microbatch"}
+    moe_routing, moe_capacity_factor, moe_imbalance : ``comm.moe_routing_factor``
+    moe_dispatch, moe_dispatch_dtype, moe_gate, moe_node_limit : the all-to-all
+        (``comm.moe_dispatch_copies``, ``comm.MOE_DISPATCH_BYTES``, ``comm.MOE_GATES``)
+    pipeline_flushes : int (or an int array like the plans) >= 1
+        Pipeline schedules per optimizer step (``step.compose_pipeline``).
+    straggler : bool
+        Add the wait for the slowest GPU (``step.add_straggler``).
+
+    Raises
+    ------
+    ValueError
+        A value outside its field's choices, naming the field, the value and the rule; the
+        stack-dependent checks run in ``resolve``.
+    """
+
+    recipe: str = "bf16_adam_fp32_grads"
+    dtype: str = "bf16"
+    flash_attention: object = "auto"
+    dropout: bool = False
+    tp_overlap: object = "auto"
+    pp_overlap: object = "auto"
+    dp_overlap: object = "auto"
+    ep_overlap: object = "auto"
+    efficiency: Efficiency | None = None
+    kernel_efficiency: float | None = None
+    stack: object = None
+    fsdp_prefetch_layers: object = "auto"
+    fsdp_collectives_per_layer: object = "auto"
+    fsdp_nic_aggregation: object = "auto"
+    fsdp_reshard_after_forward: object = "auto"
+    hsdp_all_reduce: str = "auto"
+    moe_routing: str = "auto"
+    moe_capacity_factor: float = 1.0
+    moe_imbalance: float = 1.0
+    moe_dispatch: str = "auto"
+    moe_dispatch_dtype: str = "auto"
+    moe_gate: str = "learned"
+    moe_node_limit: object = "auto"
+    pipeline_flushes: object = field(default=1, compare=False)
+    straggler: bool = True
+
+    def __post_init__(self):
+        if not isinstance(self.dtype, str) or self.dtype not in DTYPES:
+            raise ValueError(f"dtype={self.dtype!r} must be one of {DTYPES}")
+        if not isinstance(self.dropout, (bool, np.bool_)):
+            raise ValueError(f"dropout={self.dropout!r} must be True or False")
+        if not isinstance(self.straggler, (bool, np.bool_)):
+            raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
+                             "step waits for its slowest GPU, llmcost.straggler)")
+        if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
+            raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
+                             "(llmcost.load_efficiency) or None")
+        if self.moe_gate not in comm.MOE_GATES:
+            raise ValueError(f"moe_gate={self.moe_gate!r} must be one of {comm.MOE_GATES}")
+        if not _is_choice(self.hsdp_all_reduce, ("auto",) + HSDP_ALL_REDUCE_MODES):
+            raise ValueError(f"hsdp_all_reduce={self.hsdp_all_reduce!r} must be 'auto' or one "
+                             f"of {HSDP_ALL_REDUCE_MODES}")
+        if self.kernel_efficiency is not None:
+            as_array(self.kernel_efficiency, "kernel_efficiency", positive=True, upper=1.0)
+        for name in ("moe_capacity_factor", "moe_imbalance"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ValueError(f"{name}={v!r} must be a number >= 1")
+
+    @classmethod
+    def names(cls) -> tuple:
+        """The option names, in field order."""
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def build(cls, options: StepOptions | None = None, **keywords) -> StepOptions:
+        """``options`` (default ``StepOptions()``) with ``keywords`` replacing its fields: how
+        the keyword API of ``step_time`` / ``rank_plans`` / ``step_arrays`` becomes one object.
+
+        Raises
+        ------
+        ValueError
+            An unknown option name (listing the known ones), ``options`` not a StepOptions, or
+            a bad value.
+        """
+        if options is not None and not isinstance(options, StepOptions):
+            raise ValueError(f"options={options!r} must be a StepOptions (or None)")
+        bad = sorted(set(keywords) - set(cls.names()))
+        if bad:
+            raise ValueError(f"unknown step-time option(s) {bad}; choose from {cls.names()}")
+        if options is None:
+            return cls(**keywords)
+        return dataclasses.replace(options, **keywords) if keywords else options
+
+    def replace(self, **keywords) -> StepOptions:
+        """A copy with ``keywords`` changed (validated like ``build``)."""
+        return StepOptions.build(self, **keywords)
+
+    def resolve(self, accelerator: str) -> ResolvedOptions:
+        """The values the engine prices on ``accelerator`` (catalogue name): the stack's
+        ``"auto"`` settings filled in (``stacks.step_options``), the kernels' sustained rates
+        (burst fractions × ``kernel_efficiency``), the recipe, the MoE routing factor.
+
+        Raises
+        ------
+        ValueError
+            An unknown stack, recipe or routing, or a stack-dependent value outside its choices.
+        """
+        st = stacks.load_stack(DEFAULT_STACK if self.stack is None else self.stack)
+        so = stacks.step_options(
+            st, accelerator, self.efficiency, tp_overlap=self.tp_overlap,
+            pp_overlap=self.pp_overlap, dp_overlap=self.dp_overlap,
+            flash_attention=self.flash_attention, fsdp_prefetch_layers=self.fsdp_prefetch_layers,
+            fsdp_collectives_per_layer=self.fsdp_collectives_per_layer,
+            fsdp_nic_aggregation=self.fsdp_nic_aggregation, ep_overlap=self.ep_overlap,
+            moe_dispatch=self.moe_dispatch, moe_node_limit=self.moe_node_limit,
+            fsdp_reshard_after_forward=self.fsdp_reshard_after_forward,
+            moe_dispatch_dtype=self.moe_dispatch_dtype)
+        routing = st.moe_routing if self.moe_routing == "auto" else self.moe_routing
+        hsdp_ar = st.hsdp_all_reduce if self.hsdp_all_reduce == "auto" else self.hsdp_all_reduce
+        kappa = float(as_array(KERNEL_EFFICIENCY if self.kernel_efficiency is None
+                               else self.kernel_efficiency, "kernel_efficiency", positive=True,
+                               upper=1.0))
+        eff = so["efficiency"]
+        # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
+        keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
+                           attention_fraction=eff.attention_fraction * kappa,
+                           hbm_fraction=eff.hbm_fraction * kappa)
+        return ResolvedOptions(
+            options=self, stack=st, recipe=get_recipe(self.recipe), dtype=self.dtype,
+            dropout=bool(self.dropout), flash_attention=so["flash_attention"],
+            tp_overlap=so["tp_overlap"], pp_overlap=so["pp_overlap"],
+            dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
+            fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
+            fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
+            fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
+            fsdp_reshard_after_forward=so["fsdp_reshard_after_forward"],
+            hsdp_all_reduce=hsdp_ar,
+            moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
+                                               self.moe_imbalance),
+            comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
+                                  moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
+                                  moe_dispatch_dtype=so["moe_dispatch_dtype"]),
+            pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """``StepOptions`` resolved for one accelerator (``StepOptions.resolve``): what the engine
+    functions read. ``efficiency`` the burst fractions (collectives use them), ``keff`` the
+    sustained ones (× kernel efficiency; kernels use them); ``comm`` the comm engine's
+    options (``comm.step_comm_arrays``)."""
+
+    options: StepOptions
+    stack: stacks.Stack
+    recipe: PrecisionRecipe
+    dtype: str
+    dropout: bool
+    flash_attention: bool
+    tp_overlap: str
+    pp_overlap: bool
+    dp_overlap: bool
+    ep_overlap: str
+    efficiency: Efficiency
+    keff: Efficiency
+    fsdp_prefetch_layers: int
+    fsdp_collectives_per_layer: int
+    fsdp_nic_aggregation: bool
+    fsdp_reshard_after_forward: str
+    hsdp_all_reduce: str
+    moe_factor: float
+    comm: comm.CommOptions
+    pipeline_flushes: object
+    straggler: bool
