@@ -54,7 +54,7 @@ def main():
     assert np.allclose(loop, sample["step_time_s"], rtol=1e-9)   # both paths agree
     t_loop_ranked = per * n_rank
 
-    # Calculon's dimensions on top (issue 14 §3): sequence parallelism on/off, three TP-overlap
+    # Calculon's dimensions on top (Isaev et al. 2023, Calculon, SC'23): sequence parallelism on/off, three TP-overlap
     # modes, DP overlap on/off. The pruned ranking evaluates only the modes that can win (a
     # dominated overlap mode is never faster, step.TP_OVERLAP_DOMINANCE); the baseline, in the
     # same run, evaluates all six combinations. Both must find the same fastest step time.
@@ -71,7 +71,7 @@ def main():
     t_hsdp, t_hsdp_first, hsdp = best_of(
         lambda: step.rank_plans(model, cluster, gb, fsdp_shard_size="auto", **calc))
 
-    # issue 14's straggler wait (step.add_straggler) against the same ranking without it,
+    # the straggler wait (step.add_straggler) against the same ranking without it,
     # timed alternately (the cores are shared)
     t_on, t_off = [], []
     for _ in range(5):
@@ -106,7 +106,7 @@ def main():
           f"): {len(pruned):,} ranked plans in {t_pruned:.3f} s best of 3 (first "
           f"{t_pruned_first:.3f} s): {t_full / t_pruned:.1f}x faster than the baseline; the same "
           f"fastest plan ({pruned['step_time_s'].iloc[0]:.2f} s per step); "
-          f"{t_pruned / t_best:.2f}x the time of the plain ranking above; issue 14's budget "
+          f"{t_pruned / t_best:.2f}x the time of the plain ranking above; the budget "
           f"0.25 s on 2 cores: {'met' if t_pruned <= 0.25 else 'NOT met'} in this run (the "
           "cores are shared: compare the ratios)")
     n_h = int((hsdp["fsdp_shard_size"] < hsdp["dp"] * hsdp["cp"]).sum())

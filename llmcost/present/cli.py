@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="text (one screen, default), json (summary.json's bill) or csv (lines)")
     e.add_argument("--compare", metavar="YAML",
                    help="a second scenario: print both bills side by side with the difference")
-    # working backwards (issue 17, llmcost.levers.fit_budget)
+    # working backwards (llmcost.levers.fit_budget)
     e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
                    "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
@@ -231,7 +231,7 @@ def _estimate(args) -> int:
     except (ScenarioError, UsageError) as e:
         return _fail(str(e))
     fit = None
-    if args.budget_usd is not None or args.deadline_days is not None:  # issue 17
+    if args.budget_usd is not None or args.deadline_days is not None:  # levers.fit_budget
         # refused before anything is printed: a bad budget never follows a printed bill
         if args.compare or args.format == "csv":
             return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
@@ -282,7 +282,7 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
-    if fit is not None:  # issue 17
+    if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
             print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
@@ -523,7 +523,7 @@ def _list(what: str, fmt: str = "table") -> int:
     return 0
 
 
-# ---- llmcost check: is a training-cost claim plausible? (llmcost.claims, issue 16)
+# ---- llmcost check: is a training-cost claim plausible? (llmcost.claims)
 _CHECK_RUN_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "pricing",
                    "mfu")
 

@@ -76,7 +76,7 @@ and times per dimension for one plan. What each dimension sends (16-bit activati
   cli99/llm-analysis at d841e40, charges FSDP all-gathers under ZeRO-1 in
   ``get_latency_fwd_per_layer``: this module does not).
 
-Scale, FSDP and MoE (issue 14)
+Scale, FSDP and MoE
 ------------------------------
 ``nccl_collective_time`` is NCCL's own cost model (``src/graph/tuning.cc``): the ring's latency
 grows with the ranks and the nodes it spans, so the bandwidth a message achieves depends on its
@@ -558,7 +558,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=t * cp * ep, p_ne=p_ne, p_ex=p_ex):
         units = 2.0 if op == "all_reduce" else 1.0
         b = units * ((g - 1) / g * p_ne + ((gx - 1) / gx * p_ex if p_ex else 0.0)) * nbytes
-        # NCCL's cost model, as the step engine times DP / ZeRO collectives (issue 14)
+        # NCCL's cost model, as the step engine times DP / ZeRO collectives
         tt = float(fig.nccl(op, p_ne * nbytes, g, st)) + (
             float(fig.nccl(op, p_ex * nbytes, gx, stx)) if p_ex else 0.0)
         return b, tt
@@ -656,7 +656,7 @@ def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group
     return pd.concat(rows, ignore_index=True)
 
 
-# ----------------------------------------------------------------------------- scale (issue 14)
+# ----------------------------------------------------------------------------------------- scale
 #: NCCL's own cost model of a collective (``NVIDIA/nccl src/graph/tuning.cc``, the 2016-2022
 #: revision stored at commit 01afd20, ``baseLat`` and ``hwLat``, microseconds): per protocol, a
 #: base latency and a per-ring-step latency on NVLink and on the network. A ring collective over

@@ -1161,7 +1161,8 @@ def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=
 
 
 # ----------------------------------------------------------------------------- many plans
-#: Options of issue 14's physics (ZeRO-3 per-layer collectives, EP all-to-all, MoE routing):
+#: Options of the ZeRO-3, expert-parallel and MoE-routing physics (ZeRO-3 per-layer collectives,
+#: EP all-to-all, MoE routing):
 #: ``"auto"`` takes the stack's (``stacks.step_options``); ``straggler`` (True/False, default
 #: True): add the wait for the slowest GPU (``add_straggler``).
 PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
@@ -1643,7 +1644,7 @@ VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-tabl
                    "deepseek-v3-h800",
                    "nemo-automodel-h100-moe")
 #: Published runs the model is known not to reproduce (kept visible, not in the target). Empty
-#: since issue 14 modelled DeepSpeed's 2021 ZeRO-3 (its rows are in ``VALIDATION_SETS``: the
+#: since the engine models DeepSpeed's 2021 ZeRO-3 (its rows are in ``VALIDATION_SETS``: the
 #: 175B rows calibrate the stack's ``fsdp_nic_aggregation``, the 530B rows are held out).
 OUTSIDE_SETS = ()
 #: Public end-to-end runs of the newer regimes (H100 / H200 / B200 / GB200; FSDP2 1-8B; FP8;
@@ -1713,7 +1714,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
 
     ``physics``: ``PHYSICS_OPTIONS`` applied to every row over the row's and its stack's
     settings (a what-if, e.g. ``{"moe_dispatch": "per_expert", "pipeline_flushes": 1}`` prices
-    the MoE rows as before issue 14's dispatch and flush features); None: the rows as sourced.
+    the MoE rows without the per-node dispatch and per-step flush features); None: the rows as sourced.
 
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the

@@ -598,7 +598,7 @@ plots.validation_scatter(validation);
 # and in FP8 (BF16 combine):
 # its published MFU is a whole-run figure (GPU-hours per trillion tokens, everything included), so a
 # steady-state step comes out above it, though by more than restarts and evaluation alone explain;
-# the DeepSpeed ZeRO-3 rows, 35–350% off before their per-layer gathers were priced (issue 14), stand as printed; section 8 takes them apart. Without the calibrated constant every run
+# the DeepSpeed ZeRO-3 rows, 35–350% off before their per-layer gathers were priced, stand as printed; section 8 takes them apart. Without the calibrated constant every run
 # is predicted 12–27% too fast: the sustained share is real, not a fudge on a few rows, and fitting
 # it end to end on Table 1 instead gives about the same value (`benchmarks/validate_mfu.py` prints
 # that comparison). For scale, Calculon reports 3.65% mean and 8.87% max error on step time over
@@ -700,7 +700,7 @@ plots.regime_scatter(accuracy.validation_table());
 # same per-layer weight gathers behind.
 #
 # The ideal roofline of section 3 is not enough to explain the fall; the model prices what it
-# leaves out (`llmcost.comm`, issue 14). Each layer's gather $G$ and gradient reduce-scatter $R$
+# leaves out (`llmcost.comm`). Each layer's gather $G$ and gradient reduce-scatter $R$
 # run as a two-stage pipeline against the layer's compute $F$ (forward) and $B$ (backward), $L$
 # layers, the backward re-gathering $g$ times (2 when full recomputation re-gathers, as DeepSpeed
 # did):
@@ -944,18 +944,17 @@ plots.moe_all_to_all_vs_ep(eps, a2a, gemm);
 # too) and with two remedies: node-limited routing with per-node dispatch and FP8 dispatch (1 byte
 # per element plus an FP32 scale per 128, §3.3.3; the combine stays BF16): the two lowest lines
 # above, both modelled. Both agree that the all-to-all cannot be left exposed: hence DualPipe, which
-# overlaps one micro-batch's all-to-alls with another's compute (the `ep_overlap` stack feature,
-# issue 14). DeepSeek-V3's own plan (its §3.2: 2,048 H800s, 16 pipeline stages, 64-way expert
+# overlaps one micro-batch's all-to-alls with another's compute (the `ep_overlap` stack feature). DeepSeek-V3's own plan (its §3.2: 2,048 H800s, 16 pipeline stages, 64-way expert
 # parallelism over 8 nodes, ZeRO-1; 61 layers split unevenly; one 4,096-token sequence per
 # micro-batch and FP8 GEMMs assumed) in the step-time model, with the all-to-alls exposed and
 # overlapped, against the MFU its reported throughput implies (180K H800 GPU-hours per trillion
-# tokens; issue 14's validation row, on the BF16 dense peak as every row of the table, so twice the
+# tokens; the validation table's row, on the BF16 dense peak as every row of the table, so twice the
 # FP8-peak figure). One run:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 dsv3 = llmcost.load_model("deepseek-v3")
-ds_row = validation.set_index("set").loc["deepseek-v3-h800"]   # issue 14's validation row
+ds_row = validation.set_index("set").loc["deepseek-v3-h800"]   # the validation table's row
 ds_plan = parallel.make_plan(dsv3, 2048, 15360, tp=1, pp=16, ep=64, zero_stage=1, seq_len=4096,
                              micro_batch_size=1, pp_split="uneven")
 ds_steps = {ov: step.step_time(dsv3, llmcost.Cluster(llmcost.load_accelerator("H800"), 2048), ds_plan, 4096, dtype="fp8",
