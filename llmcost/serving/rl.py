@@ -22,12 +22,16 @@ in the shares, N = active parameters)::
     old log-probs   2·N_a·(P + R)        policy update 6·(N_a [+ N_c for PPO])·(P + R)·E
     DPO (per pair)  6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l)
 
-**Time.** Generation is simulated on one rollout replica (``rollout_tp`` GPUs) step by step:
-sequences enter free slots as earlier ones finish (continuous batching, up to the KV-cache
-capacity at the mean length or an engine cap), each decode step costs
-``inference.decode_step_time`` for the live batch and its total context, and a synchronous
-iteration waits for the slowest sequence. Scoring and update passes are compute-bound at
-``train_mfu`` of the dense BF16 peak on the trainer GPUs. The **tail** is the generation time
+**Time.** Generation is simulated on one rollout replica (``rollout_tp`` GPUs, across nodes if
+need be) step by step: sequences enter free slots as earlier ones finish (continuous batching,
+up to the KV-cache capacity at the mean length or an engine cap; HF ``generate`` runs static,
+padded micro-batches instead), each decode step costs ``inference.decode_step`` for the live
+batch and its total context at the rollout engine's fitted efficiency
+(``inference.EngineEfficiency``), and a synchronous iteration waits for the slowest sequence.
+Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
+update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
+on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``).
+``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``). The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
 response holds every GPU); **partial rollouts** (Kimi k1.5, arXiv:2501.12599 §2.6.3; APRIL,
 Zhou et al. 2025, arXiv:2509.18521) remove it at best (an upper bound on what they recover);
