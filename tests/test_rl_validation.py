@@ -50,13 +50,13 @@ def test_heldout_openrlhf_13b_ray_within_10_percent():
 
 def test_model_beats_before_on_heldout_rows():
     # Regression pin of the benchmark's headline (benchmarks/validate_rl.py): held-out mean
-    # |error| 49% -> 34%, worst factor 4.7x -> 2.6x (the goals, 25% and 1.5x, are not met).
+    # |error| 46% -> 30%, worst factor 4.4x -> 2.6x (the goals, 25% and 1.5x, are not met).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     after = rl.validation_summary(rl.rl_validation("model", split="heldout"))
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
-    assert before["mean_abs_error"] == pytest.approx(0.493, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.337, abs=0.02)
+    assert before["mean_abs_error"] == pytest.approx(0.464, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.303, abs=0.02)
 
 
 def test_training_passes_use_the_step_time_model_unless_overridden():

@@ -991,7 +991,11 @@ def validation_setup(row) -> dict:
     """``rl_iteration`` keywords for one row of ``load_rl_validation`` (policy and accelerator
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
     (every response at the limit); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
-    lognormal tail of responses up to the maximum total (``response_lengths``)."""
+    lognormal tail of responses up to the maximum total (``response_lengths``). Every row
+    recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
+    runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
+    policy logprobs, and refit time" (its performance summary). This setting was added after
+    the held-out errors had been seen (a set-up fact from the sources, not a fitted value)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1017,6 +1021,7 @@ def validation_setup(row) -> dict:
                 n_gpus=int(r["n_gpus"]), rollout_gpus=0 if colocated else int(r["generation_gpus"]),
                 rollout_tp=int(r["rollout_tp"]), max_concurrent=_opt_int(r.get("gen_micro_batch")),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
+                recompute_old_logprobs=True,
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
