@@ -31,7 +31,8 @@ batch and its total context at the rollout engine's fitted efficiency
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
 on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``).
-``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``). The **tail** is the generation time
+``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
+The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
 response holds every GPU); **partial rollouts** (Kimi k1.5, arXiv:2501.12599 §2.6.3; APRIL,
 Zhou et al. 2025, arXiv:2509.18521) remove it at best (an upper bound on what they recover);
@@ -290,7 +291,8 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_pro
 def _plan_keywords(train_plan) -> dict:
     if train_plan is not None and not isinstance(train_plan, dict):
         raise ValueError(f"train_plan={train_plan!r} must be a dict of parallel.make_plan "
-                         "keywords (tp, pp, cp, ep, zero_stage, micro_batch_size, recompute, pp_split)")
+                         "keywords (tp, pp, cp, ep, zero_stage, micro_batch_size, recompute, "
+                         "pp_split)")
     kw = {**DEFAULT_TRAIN_PLAN, **(train_plan or {})}
     extra = sorted(set(kw) - set(DEFAULT_TRAIN_PLAN))
     if extra:
