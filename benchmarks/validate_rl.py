@@ -1,0 +1,73 @@
+"""Predicted vs published RL iteration times (the accuracy of ``llmcost.rl``), before and after
+the engine, step-time and multi-node mechanisms.
+
+Table: data/rl_iterations.csv (committed before any error was computed): OpenRLHF's benchmark
+README (OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd: DeepSpeed-Chat and OpenRLHF PPO on
+Llama-2 7B/13B/70B, A800, phase latencies) and NeMo RL's v0.4 performance summary
+(NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9: GRPO step times on DGX-H100).
+Calibration = the four Llama-2-7B rows (they fit the one constant of this mechanism,
+``rl.HF_GENERATE_S_PER_LAYER_STEP``, on generation time); held-out = the other evaluated rows.
+
+Modes (``rl.VALIDATION_MODES``): "before" = the raw roofline with continuous batching for every
+engine, a flat 40% MFU for every training pass, rollout TP refused beyond one node; "model" =
+``rl.rl_iteration`` as it stands (engine efficiency, HF generate's static batching and
+per-layer host cost, ``llmcost.step_time`` for the training passes, multi-node rollout TP,
+weight sync by bytes and links).
+
+Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
+mean |error|, the worst factor, rows refused, and generation's share of the iteration against
+the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
+worst within 1.5x; share within 10 points). Also the refit of the calibrated constant and the
+wall time of the validation.
+"""
+
+import time
+
+import pandas as pd
+
+from llmcost import rl
+
+GOAL_MEAN, GOAL_WORST, GOAL_SHARE_POINTS = 0.25, 1.5, 10.0
+
+
+def main():
+    pd.set_option("display.width", 200)
+    t0 = time.perf_counter()
+    print(f"HF generate host cost per layer per decode step: stored "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} ms, refit on the calibration rows "
+          f"{rl.fit_hf_generate_overhead() * 1e3:.3f} ms")
+    t_fit = time.perf_counter() - t0
+    summary = {}
+    for mode in rl.VALIDATION_MODES:
+        t = time.perf_counter()
+        df = rl.rl_validation(mode)
+        dt = time.perf_counter() - t
+        print(f"\n=== mode {mode!r} ({dt:.1f} s) ===")
+        cols = ["id", "split", "engine", "measured_s", "predicted_s", "ratio", "gen_ratio",
+                "train_ratio", "measured_gen_share", "predicted_gen_share", "predicted_sync_s"]
+        print(df[cols].round(3).to_string(index=False))
+        for _, r in df[df["error"] != ""].iterrows():
+            print(f"  refused {r['id']}: {r['error']}")
+        for split in ("calibration", "heldout"):
+            s = rl.validation_summary(df[df["split"] == split])
+            summary[(mode, split)] = s
+            print(f"  {split:11s}: {s['evaluated']}/{s['rows']} evaluated, mean |error| "
+                  f"{s['mean_abs_error']:.1%}, worst factor {s['worst_factor']:.2f}x, geomean "
+                  f"ratio {s['geomean_ratio']:.2f}; generation share gap mean "
+                  f"{s['mean_share_gap_points']:.1f} / worst {s['worst_share_gap_points']:.1f} "
+                  f"points over {s['share_rows']} rows")
+    b, a = summary[("before", "heldout")], summary[("model", "heldout")]
+    print("\n=== held-out, before -> after (goal) ===")
+    print(f"mean |error| {b['mean_abs_error']:.1%} -> {a['mean_abs_error']:.1%} "
+          f"(<= {GOAL_MEAN:.0%}: {'met' if a['mean_abs_error'] <= GOAL_MEAN else 'not met'})")
+    print(f"worst factor {b['worst_factor']:.2f}x -> {a['worst_factor']:.2f}x "
+          f"(<= {GOAL_WORST}x: {'met' if a['worst_factor'] <= GOAL_WORST else 'not met'})")
+    print(f"rows evaluated {b['evaluated']} -> {a['evaluated']} of {a['rows']}")
+    print(f"generation share gap, worst {b['worst_share_gap_points']:.1f} -> "
+          f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
+          f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
+    print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""RL iteration mechanisms (llmcost.rl: engine efficiency, HF generate's static batching,
+training passes through the step-time model, multi-node rollout TP, weight sync by bytes and
+links) and the validation table data/rl_iterations.csv.
+
+Sources: OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd (phase latencies, A800) and
+NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9 (GRPO step times, DGX-H100); link
+bandwidths and achievable fractions from data/accelerators.csv and data/efficiency.csv.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import llmcost
+from llmcost import rl
+from llmcost.core.hardware import Cluster
+from llmcost.training.parallel import make_plan
+
+
+def test_validation_table_has_sources_and_a_fixed_split():
+    d = rl.load_rl_validation()
+    assert d["id"].is_unique
+    assert set(d["split"]) == {"calibration", "heldout", "not_evaluated"}
+    assert d["source"].str.len().gt(20).all()
+    assert d["source_ref"].str.contains(r"@ [0-9a-f]{40}").all()
+    held = d[d["split"] == "heldout"]
+    assert len(held) >= 8 and held["system"].nunique() >= 3
+    # phase times conserve the end-to-end time in OpenRLHF's table (generation + training =
+    # end-to-end; the 13B DeepSpeed-Chat row is 0.12 s over)
+    ph = d.dropna(subset=["measured_generation_s"])
+    assert np.allclose(ph["measured_generation_s"] + ph["measured_train_s"],
+                       ph["measured_iteration_s"], atol=0.15)
+
+
+def test_hf_generate_constant_is_its_calibration_fit():
+    # The stored constant is the fit on the calibration rows (golden section): 1.254 ms per
+    # layer per decode step, i.e. ~40 ms per step of a 32-layer Llama-2-7B in eager PyTorch.
+    assert rl.fit_hf_generate_overhead() == pytest.approx(rl.HF_GENERATE_S_PER_LAYER_STEP,
+                                                          rel=0.01)
+
+
+def test_heldout_openrlhf_13b_ray_within_10_percent():
+    # Held-out: OpenRLHF(ray), Llama-2-13B, 8 A800, HF generate on the actor's 4 GPUs,
+    # end to end 3,671.61 s (benchmark README); generation 2,722.51 s.
+    df = rl.rl_validation("model", split="heldout").set_index("id")
+    r = df.loc["openrlhf-bench-13b-ray"]
+    assert r["predicted_s"] == pytest.approx(3671.61, rel=0.10)
+    assert r["predicted_gen_s"] == pytest.approx(2722.51, rel=0.10)
+
+
+def test_model_beats_before_on_heldout_rows():
+    # Regression pin of the benchmark's headline (benchmarks/validate_rl.py): held-out mean
+    # |error| 46% -> 30%, worst factor 4.4x -> 2.6x (the goals, 25% and 1.5x, are not met).
+    before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
+    after = rl.validation_summary(rl.rl_validation("model", split="heldout"))
+    assert after["mean_abs_error"] < before["mean_abs_error"]
+    assert after["worst_factor"] < before["worst_factor"]
+    assert before["mean_abs_error"] == pytest.approx(0.464, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.303, abs=0.02)
+
+
+def test_training_passes_use_the_step_time_model_unless_overridden():
+    kw = dict(prompts_per_step=16, samples_per_prompt=4, prompt_tokens=256,
+              response_tokens=256, n_gpus=8, engine="roofline", weight_sync_s=0.0)
+    it = rl.rl_iteration("llama-3.1-8b", "H100-SXM", **kw)
+    m, acc = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
+    plan = make_plan(m, 8, 64, zero_stage=1, micro_batch_size=1, recompute="full", seq_len=512)
+    mfu = llmcost.step_time(m, Cluster(acc, 8), plan, 512).mfu
+    # reference + update = 2N + 6N per token at that MFU on 8 GPUs of 989.4 TFLOP/s
+    expect = 8 * m.n_active_params * 64 * 512 / (8 * 989.4e12 * mfu)
+    assert it.train_wall_s == pytest.approx(expect, rel=1e-6)
+    flat = rl.rl_iteration("llama-3.1-8b", "H100-SXM", train_mfu=0.4, **kw)
+    assert flat.train_wall_s == pytest.approx(8 * m.n_active_params * 64 * 512
+                                              / (8 * 989.4e12 * 0.4), rel=1e-6)
+
+
+def test_hf_generate_is_slower_than_vllm_and_vllm_than_the_roofline():
+    kw = dict(prompts_per_step=16, samples_per_prompt=4, prompt_tokens=256,
+              response_tokens=512, response_tokens_max=2048, n_gpus=8, max_concurrent=8,
+              train_mfu=0.4)
+    g = {e: rl.rl_iteration("llama-3.1-8b", "H100-SXM", engine=e, **kw).generation_wall_s
+         for e in ("roofline", "vLLM", "HF generate")}
+    assert g["roofline"] < g["vLLM"] < g["HF generate"]
+
+
+def test_static_batching_waits_for_the_longest_of_each_micro_batch():
+    # Engine order 0, 2, 1, 3 (rollout_time's interleaving): micro-batches of 2 are (10, 1) and
+    # (10, 1) -> 2 × 10 decode steps, against 11 with continuous batching of 2 slots (the
+    # short ones free a slot at once: 10 on one slot, 1 + 10 on the other).
+    lengths = [10, 10, 1, 1]
+    st = rl.rollout_time("llama-3.1-8b", "H100-SXM", 16, lengths, max_concurrent=2,
+                         engine="HF generate")
+    cb = rl.rollout_time("llama-3.1-8b", "H100-SXM", 16, lengths, max_concurrent=2,
+                         engine="vLLM")
+    assert st["steps"] == 20
+    assert cb["steps"] == 11
+
+
+def test_rollout_tp_across_nodes_is_priced_at_the_scale_out_links():
+    # TP 16 on 8-GPU H100 nodes: two nodes per replica, accepted, and slower per step than TP 8
+    # inside one node would be at equal work per GPU (all-reduces over 50 GB/s NICs instead of
+    # 450 GB/s NVLink).
+    kw = dict(prompts_per_step=8, samples_per_prompt=4, prompt_tokens=256, response_tokens=256,
+              train_mfu=0.4, engine="roofline")
+    it = rl.rl_iteration("llama-3.1-70b", "H100-SXM", n_gpus=16, rollout_tp=16, **kw)
+    assert "across 2 scale-up domains" in it.notes
+    acc = llmcost.load_accelerator("H100-SXM")
+    assert acc.scaleout_bytes_per_s_per_dir < acc.scaleup_bytes_per_s_per_dir
+
+
+def test_weight_sync_by_bytes_and_links():
+    # Llama-3.1-8B bf16 (2 bytes × 8.03e9) to rollout TP 1: colocated over NVLink (450 GB/s per
+    # direction) vs separate over one 400 Gb/s NIC (50 GB/s), each at its achievable fraction.
+    acc = llmcost.load_accelerator("H100-SXM")
+    eff = llmcost.load_efficiency("H100-SXM")
+    w = 2 * llmcost.load_model("llama-3.1-8b").n_params
+    co = rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=True)
+    sep = rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=False)
+    assert co == pytest.approx(w / (acc.scaleup_bytes_per_s_per_dir * eff.scaleup_fraction),
+                               rel=0.02)
+    assert sep == pytest.approx(w / (acc.scaleout_bytes_per_s_per_dir * eff.scaleout_fraction),
+                                rel=0.02)
+    # a training group spanning nodes (PP 16) re-lays out over the NICs even when colocated
+    span = rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=True,
+                               train_plan={"pp": 16})
+    assert span == pytest.approx(sep, rel=1e-9)
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(engine="tgi"), "engine"),
+    (dict(train_plan={"tq": 2}), "train_plan"),
+    (dict(train_plan={"tp": 3}), "train_plan"),
+    (dict(train_plan=[1]), "train_plan"),
+    (dict(train_mfu=1.5), "train_mfu"),
+    (dict(hf_s_per_layer_step=-1.0, engine="HF generate"), "hf_s_per_layer_step"),
+])
+def test_bad_input_is_refused_with_the_field_named(kw, field):
+    with pytest.raises(ValueError, match=field):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", prompts_per_step=4, samples_per_prompt=2,
+                        prompt_tokens=64, response_tokens=64, n_gpus=8, **kw)
+
+
+def test_validation_modes_refused():
+    row = rl.load_rl_validation().iloc[0]
+    with pytest.raises(ValueError, match="mode"):
+        rl.validation_iteration(row, mode="after")
+    assert isinstance(rl.rl_validation("model", split="calibration"), pd.DataFrame)
