@@ -10,7 +10,8 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
-  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a
+  path; objects: plan, cluster, target, scenario, callable, efficiency; yes/no: flag;
+  formatting: digits). Append ``|none`` when ``None`` is a
   valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
@@ -48,6 +49,10 @@ ODD_VALUES = {
     "target": [None, 3, "target"],
     "scenario": [None, 3, "n_gpus: 8", []],
     "callable": [None, 3.0, "f"],
+    # yes/no arguments: a string is refused, not read as true (bool("false") is True)
+    "flag": ["false", "true", 1, None, {}],
+    "digits": [0, 2.5, "3", None],
+    "efficiency": ["x", 3, {}],
 }
 
 NOT_CALLABLE = "not callable"
@@ -133,7 +138,8 @@ def specs() -> dict:
         # ---- FLOPs, GPU-hours, cost (notebook 01)
         "training_flops": Spec(dict(model_or_n_params=7e9, n_tokens=1e12),
                                {"model_or_n_params": "positive", "n_tokens": "positive",
-                                "method": "choice", "recompute": "choice"}),
+                                "method": "choice", "recompute": "choice",
+                                "seq_len": "count|none", "causal": "flag"}),
         "gpu_seconds": Spec(dict(flops=1e21, accelerator=acc, mfu=0.4),
                             {"flops": "nonnegative", "accelerator": "accelerator",
                              "mfu": "fraction", "dtype": "choice"}),
@@ -146,27 +152,29 @@ def specs() -> dict:
                                  {"gpu_hours_": "nonnegative",
                                   "price_usd_per_gpu_hour": "positive"}),
         "model_flops_per_token": Spec(dict(model=tiny), {"model": "model", "seq_len": "count|none",
-                                                         "method": "choice"}),
+                                                         "method": "choice", "causal": "flag"}),
         "mfu_from_throughput": Spec(dict(tokens_per_s_per_gpu=1e3, **mfu_common),
                                     {"tokens_per_s_per_gpu": "positive", "model": "model",
                                      "accelerator": "accelerator", "seq_len": "count|none",
-                                     "dtype": "choice", "method": "choice"}),
+                                     "dtype": "choice", "method": "choice", "causal": "flag"}),
         "mfu_from_gpu_hours": Spec(dict(n_tokens=1e12, reported_gpu_hours=1e5, **mfu_common),
                                    {"n_tokens": "positive", "reported_gpu_hours": "positive",
                                     "model": "model", "accelerator": "accelerator",
-                                    "seq_len": "count|none"}),
+                                    "seq_len": "count|none", "dtype": "choice",
+                                    "method": "choice", "causal": "flag"}),
         "tokens_per_s_per_gpu_at_mfu": Spec(dict(mfu=0.4, **mfu_common),
                                             {"mfu": "fraction", "model": "model",
                                              "accelerator": "accelerator",
                                              "seq_len": "count|none"}),
         "hfu_from_mfu": Spec(dict(mfu=0.4, model=tiny),
                              {"mfu": "fraction", "model": "model", "seq_len": "count|none",
-                              "recompute": "choice"}),
+                              "recompute": "choice", "causal": "flag"}),
         "training_run": Spec(dict(model=tiny, accelerator=acc, n_tokens=1e12, mfu=0.4, n_gpus=8,
                                   price_usd_per_gpu_hour=2.0),
                              {"model": "model", "accelerator": "accelerator",
                               "n_tokens": "positive", "mfu": "fraction", "n_gpus": "count",
-                              "price_usd_per_gpu_hour": "positive", "seq_len": "count|none"}),
+                              "price_usd_per_gpu_hour": "positive", "seq_len": "count|none",
+                              "dtype": "choice", "method": "choice", "causal": "flag"}),
         "flops_per_token_conventions": Spec(dict(model=tiny), {"model": "model",
                                                                "seq_len": "count|none"}),
         "published_run_mfu": Spec({}),
@@ -187,11 +195,13 @@ def specs() -> dict:
                                                               "mfu": "fraction"}),
         "notebook_parameters": Spec(dict(namespace={"__annotations__": {"n_gpus": int},
                                                     "n_gpus": 8}), {"namespace": "scenario"}),
-        "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number"}),
-        "fmt_count": Spec(dict(n=1e9), {"n": "number"}),
+        "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number", "digits": "digits",
+                                              "binary": "flag"}),
+        "fmt_count": Spec(dict(n=1e9), {"n": "number", "digits": "digits"}),
         "fmt_duration": Spec(dict(seconds=60.0), {"seconds": "number"}),
-        "fmt_flops": Spec(dict(flops=1e21), {"flops": "number"}),
-        "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number"}),
+        "fmt_flops": Spec(dict(flops=1e21), {"flops": "number", "digits": "digits"}),
+        "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number",
+                                                        "digits": "digits"}),
         "fmt_usd": Spec(dict(usd=1e6), {"usd": "number"}),
         # ---- batch size (notebook 02)
         "batch_target": Spec(dict(model_or_n_params=7e9, train_tokens=1e11,
@@ -227,18 +237,24 @@ def specs() -> dict:
                                {"model": "model", "plan": "plan", "seq_len": "count|none",
                                 "recipe": "choice", "stage": "count0|none"}),
         "memory_breakdown": Spec(dict(model=tiny, plan=plan, seq_len=512),
-                                 {"model": "model", "plan": "plan", "seq_len": "count|none"}),
+                                 {"model": "model", "plan": "plan", "seq_len": "count|none",
+                                  "recipe": "choice", "flash_attention": "flag",
+                                  "dropout": "flag", "stage": "count0|none"}),
         # ---- communication and step time (notebook 04; step.py is being rewritten in issue 9:
         # these follow today's signatures)
         "step_time": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
                           {"model": "model", "cluster": "cluster", "plan": "plan",
-                           "seq_len": "count|none", "dtype": "choice"}),
+                           "seq_len": "count|none", "dtype": "choice", "dropout": "flag",
+                           "efficiency": "efficiency", "recipe": "choice", "stack": "choice",
+                           "tp_overlap": "choice", "kernel_efficiency": "fraction|none"}),
         "predict_mfu": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
                             {"model": "model", "cluster": "cluster", "plan": "plan",
                              "seq_len": "count|none"}),
         "rank_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
                            {"model": "model", "cluster": "cluster", "global_batch": "count",
-                            "seq_len": "count|none"}),
+                            "seq_len": "count|none", "dropout": "flag",
+                            "within_scaleup_domain": "flag", "efficiency": "efficiency",
+                            "bogus": "number"}),
         # ---- checkpoints, failures and goodput (notebook 07)
         "checkpoint_size": Spec(dict(n_params=7e9), {"n_params": "positive", "n_ranks": "count",
                                                      "recipe": "choice", "content": "choice"}),
@@ -272,7 +288,8 @@ def specs() -> dict:
                              "days": "positive|none", "gpu_hours": "positive|none",
                              "usd": "positive|none", "mfu": "fraction|none", "dtype": "choice",
                              "seq_len": "count|none",
-                             "pricing": "choice", "tolerance": "positive"}),
+                             "pricing": "choice", "tolerance": "positive", "left_out": "flag",
+                             "train_flops": "positive|none"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
         # ---- stragglers: the wait for the slowest GPU (issue 14)
         "straggler": NOT_CALLABLE,

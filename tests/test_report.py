@@ -404,6 +404,12 @@ def test_index_value_formats_fractions_and_booleans():
     assert report.index_value({"key": "fits", "value": True, "unit": ""}) == "yes"
     assert report.index_value({"key": "gpu_hours", "value": 2.5e6, "unit": "GPU-h"}) == \
         "2.50M GPU-h"
+    # notebook 08's count of held-out rows is a count, not a fraction ("29", never "2900.0%")
+    assert report.index_value({"key": "heldout_mfu_rows_within_20pct", "value": 29,
+                               "unit": "", "note": "of 29 rows"}) == "29"
+    # a value not computed is "n/a", never "nan" or "$nan"
+    assert report.index_value({"key": "cost", "value": float("nan"), "unit": "USD"}) == "n/a"
+    assert report.index_value({"key": "mfu", "value": float("nan"), "unit": ""}) == "n/a"
 
 
 def test_warnings_and_bill_on_the_index(tmp_path):

@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .units import as_array, scalar_or_array
+from .units import as_array, as_flag, scalar_or_array
 
 FFN_TYPES = ("gated", "mlp")
 NORMS = ("rmsnorm", "layernorm")
@@ -444,6 +444,7 @@ class ModelSpec:
         float or ndarray, broadcast over ``seq_len``.
         """
         s = as_array(seq_len, "seq_len", positive=True, integer=True)
+        causal = as_flag(causal, "causal")
         w = self.sliding_window
         full = (s + 1) / 2 if causal else s
         if not w:
@@ -485,6 +486,7 @@ class ModelSpec:
         Megatron-LM's ``num_floating_point_operations``; attention core per query head as in
         PaLM App. B (12·L·H·Q·T for training with a full mask).
         """
+        training, causal = as_flag(training, "training"), as_flag(causal, "causal")
         if recompute not in RECOMPUTE_MODES:
             raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
         if recompute != "none" and not training:

@@ -25,6 +25,7 @@ import copy
 import csv
 import html
 import json
+import math
 import os
 import re
 import shutil
@@ -60,7 +61,7 @@ from ..core.catalog import (
     scenario_accelerator,
 )
 from ..core.hardware import Cluster
-from ..core.units import fmt_bytes
+from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..training.accuracy import band_for_step
 from ..training.compute import mfu_from_throughput
@@ -919,6 +920,8 @@ def format_value(value, unit: str = "") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
+    if not math.isfinite(v):  # never "nan" or "inf" on a page
+        return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} {unit}".strip()
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":
@@ -943,11 +946,12 @@ _FRACTION_WORDS = ("mfu", "goodput", "fraction", "share", "utilisation", "hfu")
 
 def index_value(row: dict) -> str:
     """A headline figure as the index page shows it: ``format_value``, with yes/no for booleans
-    and a percentage for unitless fractions (MFU, goodput, bubble, shares)."""
+    and a percentage for unitless fractions (MFU, goodput, bubble, shares). A whole number (an
+    ``int``: "29 of 29 held-out MFU rows") is a count, never a fraction, whatever its key says."""
     v = row.get("value")
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if not row.get("unit") and isinstance(v, (int, float)) and \
+    if not row.get("unit") and isinstance(v, float) and math.isfinite(v) and \
             any(w in row.get("key", "") for w in _FRACTION_WORDS):
         return f"{v:.1%}"
     return format_value(v, row.get("unit", ""))
