@@ -73,8 +73,9 @@ def test_on_demand_compute_line_by_hand():
     assert bill.line("compute.failures").usd == pytest.approx(
         (f["paid_gpu_hours"] - ideal_h) * 3.99, rel=1e-9)
     # regression pin (code output 2026-12, not a published figure): the default bill (moved from
-    # $5.663M when checkpoint storage became sized from the job: 250 GB/s instead of 100 GB/s)
-    assert bill.total_usd == pytest.approx(5.7133e6, rel=1e-3)
+    # $5.663M when checkpoint storage became sized from the job: 250 GB/s instead of 100 GB/s;
+    # then to $5.669M when it came to be sized from the checkpoint plan, 56 GB/s)
+    assert bill.total_usd == pytest.approx(5.6688e6, rel=1e-3)
 
 
 def test_reserved_compute_is_fixed_and_priced_as_given():
@@ -118,8 +119,11 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     spot = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46})
     # one pre-emption per 8-GPU node a week = 365.25 / 7 / 8 = 6.52 extra failures per GPU-year
     lam = 0.173 + 365.25 / 7 / 8
-    # storage sized from the job: 2,048 × 122 MB/s (llmcost.reliability.job_storage_bytes_per_s)
-    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, None,
+    # storage sized from the checkpoint plan (reliability.sized_storage_bytes_per_s), at the
+    # spot failure rate and restart time
+    bw = spot.figures["ckpt_storage_bytes_per_s"]
+    assert "sized from the checkpoint plan" in spot.figures["ckpt_storage_source"]
+    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, bw,
                                    1800.0, gpus_per_node=8, node_bytes_per_s=5e10,
                                    planned_per_day=0.87)
     assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-5)  # CSV: 0.142857

@@ -131,7 +131,16 @@ def test_a_point_range_gives_the_point_bill(changes):
 #: priced it before ranges existed (commit 4cc2239^1, main just before issue 15 merged:
 #: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;
 #: a change of the cost model elsewhere (a new line, new physics) re-pins it, saying why.
-PRE_RANGES_TOTAL_USD = 5713299.411386841
+#: Re-pinned when checkpoint storage came to be sized from the checkpoint plan
+#: (reliability.sized_storage_bytes_per_s: 56 GB/s here instead of 2,048 × 122 MB/s = 250 GB/s);
+#: with ckpt_storage_bytes_per_s = 2.5e11 the bill is still the old pin, 5,713,299.41 USD
+#: (test_the_old_pin_at_the_old_storage below).
+PRE_RANGES_TOTAL_USD = 5668767.187108193
+
+
+def test_the_old_pin_at_the_old_storage():
+    bill = ledger.build_ledger({**PRICE, "ckpt_storage_bytes_per_s": 2048 * 2e12 / 16384})
+    assert bill.total_usd == pytest.approx(5713299.411386841, rel=1e-12)
 
 
 def test_no_ranges_gives_exactly_todays_bill():
@@ -353,8 +362,11 @@ def test_each_draw_is_the_scalar_bill_of_its_inputs(extra):
         sc.pop("price_usd_per_gpu_hour")
         sc["price_usd_per_gpu_hour"] = None
     d = ledger.simulate_ledger(sc, samples=200, seed=3)
+    # checkpoint storage is provisioned once, from the point bill's plan: every draw uses it
+    bw = d.point.figures["ckpt_storage_bytes_per_s"]
     for i in (0, 1, 57, 199):
-        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()}})
+        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()},
+                                     "ckpt_storage_bytes_per_s": bw})
         for ln in plain.lines:
             if ln.usd is not None:
                 assert d.line_usd[ln.key][i] == pytest.approx(ln.usd, rel=1e-12, abs=1e-9), ln.key
@@ -407,8 +419,10 @@ def test_compare_draws_pairs_the_draws():
     line's saving per draw is K × (4 − 3) / MFU, whose P10 and P90 are K/0.48 and K/0.32 (the
     MFU's P90 and P10, by hand): paired draws, not two independent spreads (which would give a
     difference spreading both ways)."""
-    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0})
-    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0})
+    # storage fixed: a lower GPU price would otherwise size a slower storage (less worth buying)
+    bw = {"ckpt_storage_bytes_per_s": 2.5e11}
+    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0, **bw})
+    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0, **bw})
     df = ledger.compare_draws(before, after, names=("before", "after")).set_index("line")
     row = df.loc["pre-training compute"]
     assert -row["difference p90 usd"] == pytest.approx(K / 0.48, rel=0.003)
@@ -495,10 +509,14 @@ def test_an_error_in_some_draws_names_the_key_the_part_and_the_count(changes, ke
     assert f"{key} (" in msg and "draws above" in msg and rule in msg and "in (" not in msg
     n_bad = int(msg.split(" break a rule in ")[1].split(" of 400")[0].replace(",", ""))
     r = parse_range(key, changes[key])
+    # checkpoint storage is provisioned once, at the point bill's plan: every draw uses it
+    bw = ledger.build_ledger(ledger.point_scenario({**PRICE, **changes})).figures[
+        "ckpt_storage_bytes_per_s"]
+    fixed = {"ckpt_storage_bytes_per_s": bw} if bw is not None else {}
     bad = 0
     for x in r.draws(400, 0, key):
         try:
-            ledger.build_ledger({**PRICE, **changes, key: float(x)})
+            ledger.build_ledger({**PRICE, **changes, key: float(x), **fixed})
         except ScenarioError:
             bad += 1
     assert n_bad == bad and 0 < bad < 400

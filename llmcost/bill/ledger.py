@@ -511,6 +511,17 @@ def _build(p: dict) -> Ledger:
         restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
             else p["ledger_spot_restart_s"]
 
+    storage_bw = {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
+                  "source": "ckpt_storage_bytes_per_s (scenario)"}
+
+    def storage_for(ideal_gpu_hours):
+        """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
+        run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
+        if storage_bw["bytes_per_s"] is None:
+            storage_bw.update(sized_storage(spec, p, fail_rate, restart_s, ideal_gpu_hours,
+                                            price, per_node))
+        return storage_bw["bytes_per_s"]
+
     def goodput_of(n_gpus, ideal_gpu_hours):
         """(goodput, checkpoint plan or None) of one phase on n_gpus."""
         if not p["ledger_resumable"]:
@@ -526,7 +537,7 @@ def _build(p: dict) -> Ledger:
                     "finishes (make training resumable, or shorten the job)")
             return t / wall, None
         plan = rel.checkpoint_plan(
-            spec.n_params, n_gpus, fail_rate, p["ckpt_storage_bytes_per_s"], restart_s,
+            spec.n_params, n_gpus, fail_rate, storage_for(ideal_gpu_hours), restart_s,
             recipe=p["ckpt_recipe"], gpus_per_node=per_node,
             node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
             async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
@@ -690,7 +701,8 @@ def _build(p: dict) -> Ledger:
                           f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
                           f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
                           f"for {p['ckpt_retention_months']:g} months",
-                          "reliability.retention_storage_cost; data/storage_prices.csv",
+                          "reliability.retention_storage_cost; data/storage_prices.csv; "
+                          f"bandwidth {storage_bw['source']}",
                           "modelled", "07_checkpoints"))
     else:
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
@@ -803,6 +815,8 @@ def _build(p: dict) -> Ledger:
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
+        "ckpt_storage_bytes_per_s": storage_bw["bytes_per_s"],
+        "ckpt_storage_source": storage_bw["source"],
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
@@ -1474,6 +1488,7 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
                                              if isinstance(v, Range)}})
     if ranges:
         point.scenario = values
+    pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
         line_usd, total = _price_draws(pts, inputs, int(samples), ranges)
@@ -1482,6 +1497,40 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
                     for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+
+
+def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,
+                  gpus_per_node) -> dict:
+    """The checkpoint-storage bandwidth of a scenario that does not state it, and its source:
+    ``reliability.sized_storage_bytes_per_s`` (the bandwidth minimising hot-storage cost + the
+    cost of GPU time lost to writes and restores, sized at the point of any ranged input). A job
+    whose interruptions leave no goodput at any bandwidth falls back to Llama 3's rate per GPU
+    (``reliability.job_storage_bytes_per_s``), so that the goodput rule reports the cause."""
+    try:
+        bw = rel.sized_storage_bytes_per_s(
+            spec.n_params, p["n_gpus"], fail_rate, restart_s, ideal_gpu_hours, price,
+            p["ckpt_hot_tier"], p["ckpt_keep_last"], recipe=p["ckpt_recipe"],
+            gpus_per_node=gpus_per_node, node_bytes_per_s=p["ckpt_node_bytes_per_s"],
+            d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
+            planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
+    except ValueError:
+        bw = float(rel.job_storage_bytes_per_s(p["n_gpus"]))
+        return {"bytes_per_s": bw, "source": "n_gpus × 122 MB/s, Llama 3's Tectonic rate (no "
+                "bandwidth gives this job goodput)"}
+    return {"bytes_per_s": bw, "source": (
+        f"sized from the checkpoint plan, {bw / 1e9:,.0f} GB/s: the bandwidth minimising "
+        "hot-storage cost + the cost of GPU time lost to writes and restores "
+        "(reliability.storage_tradeoff)")}
+
+
+def provisioned_storage(pts: dict, point: Ledger) -> dict:
+    """The point scenario with its checkpoint-storage bandwidth fixed at the point bill's (sized
+    from the point's checkpoint plan when the scenario leaves it out): storage is provisioned
+    once, before the run, so every draw of the bill uses the same bandwidth."""
+    bw = point.figures.get("ckpt_storage_bytes_per_s")
+    if pts.get("ckpt_storage_bytes_per_s") is None and bw is not None:
+        return {**pts, "ckpt_storage_bytes_per_s": float(bw)}
+    return pts
 
 
 def illustrative_ranges(bill: Ledger) -> dict:

@@ -1080,8 +1080,11 @@ def checkpoint_plan_of(scenario: dict):
             per_node
         r = s.get("ledger_spot_restart_s")
         restart = default("spot_restart_s") if r is None else r
+    bw = s["ckpt_storage_bytes_per_s"]
+    if bw is None:  # sized from the checkpoint plan by the ledger (ledger.sized_storage)
+        bw = build_ledger(scenario).figures["ckpt_storage_bytes_per_s"]
     return rel.checkpoint_plan(
-        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, s["ckpt_storage_bytes_per_s"],
+        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, bw,
         restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
         node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
         async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],
