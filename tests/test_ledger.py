@@ -639,3 +639,13 @@ def test_owned_hardware_figures_reach_every_notebook(tmp_path):
     assert rows["compute_cost_usd"]["value"] == pytest.approx(
         bill["compute.pretraining.main"]["usd"] * own["usd_per_gpu_hour"]
         / own["capex_usd_per_gpu_hour"], rel=1e-6)
+
+
+def test_training_flops_are_named_by_their_convention():
+    # the bill prices hours on the MFU basis (matmuls + full attention) and states 6·N_active·D
+    # beside it; no figure is called plain "training_flops". Hand, Llama 2 70B on 2T tokens:
+    # 6 × 68.98e9 × 2e12 = 8.28e23 (6ND); MFU basis 8.89e23 (notebook 01)
+    f = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).figures
+    assert "training_flops" not in f
+    assert f["training_flops_6nd"] == pytest.approx(8.28e23, rel=0.005)
+    assert f["training_flops_mfu_basis"] == pytest.approx(8.89e23, rel=0.005)

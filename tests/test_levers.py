@@ -417,7 +417,7 @@ def test_fine_tune_instead_is_far_cheaper(s, base):
     before, ft = lv.fine_tune_instead(s, 2e10)
     assert before.total_usd == pytest.approx(base.total_usd)
     # 20B of 2T tokens = 1% of the main run's FLOPs
-    assert ft.figures["training_flops"] / before.figures["training_flops"] == pytest.approx(
+    assert ft.figures["training_flops_mfu_basis"] / before.figures["training_flops_mfu_basis"] == pytest.approx(
         0.01, rel=1e-9)
     assert ft.total_usd < 0.05 * before.total_usd
     assert np.isfinite(ft.total_usd)

@@ -70,7 +70,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
     assert any("[1/" in line and "left" in line for line in lines)  # progress was shown
     summary = json.loads((out / "summary.json").read_text())
     rows = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
-    assert {"training_flops", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
+    assert {"training_flops_6nd", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
     # One bill for every notebook: notebook 01's compute and 07's failures and storage are the
     # bill's lines, and the index notebook publishes the same total.
     lines = summary["bill"]["bill.lines"]
@@ -103,7 +103,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
         # 8K sequence per micro-batch (16 micro-batches per replica).
         assert batch_rows["fill_batch_tokens"]["value"] == 16 * 2**20
         # Llama 3 report §3.3: 3.8e25 FLOPs (rounded).
-        assert rows["training_flops"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
+        assert rows["training_flops_6nd"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
         days = rows["wall_clock_days"]["value"]
         assert 50 < days < 80  # 16,384 GPUs at 41% MFU, before failures
         ckpt = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}

@@ -804,7 +804,10 @@ def _build(p: dict) -> Ledger:
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
-        "training_flops": flops_total, "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
+        # two conventions, two names: the MFU basis the hours are priced on, and 6·N_active·D
+        "training_flops_mfu_basis": flops_total,
+        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"] for ph in phases),
+        "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
         "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
         "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
@@ -1151,8 +1154,8 @@ def claim_questions(ledger: Ledger):
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
          "6ND and attention-inclusive counts differ by 5-20%"),
-        ("How many tokens, so how many FLOPs?", f"{f['training_flops']:.3g} FLOP over all "
-         "pre-training phases", "N × D × 6 is the floor; long context adds attention"),
+        ("How many tokens, so how many FLOPs?", f"{f['training_flops_mfu_basis']:.3g} FLOP (MFU "
+         f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases", "N × D × 6 is the floor; long context adds attention"),
         ("Does it include exploratory, ablation and failed runs?",
          f"{explore.status}: {format_usd(explore.usd)} ({explore.how})",
          "Cottier et al. 2024: development compute is 1.2-4× the final run"),

@@ -1176,10 +1176,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         rows.append({"quantity": "days of the main run at those tokens",
                      "value": led.figures["wall_clock_days"], "unit": "days",
                      "how": "figures['wall_clock_days'], failures included"})
-        n_opt, d_opt = compute_optimal(led.figures["training_flops"])
+        n_opt, d_opt = compute_optimal(led.figures["training_flops_mfu_basis"])
         rows.append({"quantity": "compute-optimal parameters for those FLOPs",
                      "value": float(n_opt), "unit": "parameters",
-                     "how": f"scaling.compute_optimal({led.figures['training_flops']:.3g} FLOP): "
+                     "how": f"scaling.compute_optimal({led.figures['training_flops_mfu_basis']:.3g} FLOP): "
                      f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"})
     return pd.DataFrame(rows)
 

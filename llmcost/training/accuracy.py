@@ -48,6 +48,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ..core.catalog import load_efficiency
 from ..core.stacks import generation
 from . import step
 from .step import parallelism_kind
@@ -157,8 +158,9 @@ def best_published_mfu(accelerator: str, n_params: float):
 
 def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
              ep: int = 1, is_moe: bool = False, n_params: float | None = None,
-             exclude_run: str | None = None) -> MfuBand:
-    """The error band of a predicted MFU (see the module docstring for the rule).
+             exclude_run: str | None = None, capped: bool = True) -> MfuBand:
+    """The error band of a predicted MFU (see the module docstring for the rule); with
+    ``capped`` (default) its upper end is capped where no measurement goes (``band_cap``).
 
     Parameters
     ----------
@@ -239,8 +241,61 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         warnings.append(f"the predicted MFU {mfu:.1%} exceeds the best published MFU for "
                         f"{gen} and a model of this size, {best:.0%} ({source}): read it as "
                         "optimistic.")
+    if capped:
+        band["high"], said = band_cap(mfu, band["high"], accelerator, n_params, best)
+        warnings.extend(said)
     return MfuBand(mfu=float(mfu), best_published=best, best_source=source,
                    warnings=tuple(warnings), **band)
+
+
+def best_published_any_size(accelerator: str):
+    """The best MFU published on the accelerator's hardware generation for a model of any size
+    (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
+    ``(None, reason)``."""
+    gen = _generation(accelerator)
+    v = validation_table()
+    same = v[v["generation"] == gen]
+    best, source = None, f"no published {gen} run"
+    if len(same):
+        row = same.loc[same["reported_mfu"].idxmax()]
+        best, source = float(row["reported_mfu"]), f"{row['model']} ({row['set']})"
+    for g, _, _, m, src in MFU_CLAIMS:
+        if g == gen and (best is None or m > best):
+            best, source = m, src
+    return best, source
+
+
+def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None) -> tuple:
+    """The upper end of a predicted MFU's band, capped where no measurement goes, and the
+    sentences that say so: ``(high, warnings)``.
+
+    cap = min(matmul ceiling, max(best published, prediction)): the best MFU published on the
+    hardware generation (``best`` for the model's size when given, else at any size,
+    ``best_published_any_size``) or the prediction itself when it is above that, and never above
+    the accelerator's measured matmul ceiling (``matmul_fraction``, data/efficiency.csv). A
+    prediction above the best published figure of its generation is flagged whatever the model's
+    size (a 1B model on A100 as a 70B one)."""
+    out = []
+    any_best, any_src = best_published_any_size(accelerator)
+    ref, ref_src = (best, "for a model of this size") if best is not None else (
+        any_best, f"at any size ({any_src})")
+    if best is None and any_best is not None and mfu > any_best:
+        out.append(f"the predicted MFU {mfu:.1%} exceeds the best MFU published on "
+                   f"{_generation(accelerator)} for a model of any size, {any_best:.0%} "
+                   f"({any_src}): read it as optimistic.")
+    try:
+        ceiling = float(load_efficiency(accelerator).matmul_fraction)
+    except ValueError:
+        ceiling = 1.0
+    cap = min(ceiling, max(ref, mfu)) if ref is not None else ceiling
+    if high <= cap:
+        return high, out
+    why = (f"the best published {ref:.0%} {ref_src}" if ref is not None and cap == ref else
+           "the prediction itself, above the best published figure" if cap == mfu else
+           f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
+    out.append(f"the band's upper end is capped at {cap:.1%} ({why}): no run has measured more "
+               f"(uncapped {high:.1%}).")
+    return cap, out
 
 
 def _errors_on_every_basis(rows: pd.DataFrame) -> pd.Series:
@@ -303,8 +358,25 @@ def add_bands(ranked, model, cluster):
                          "ep": np.where(out["ep"] > 1, 2, 1)}, index=out.index)
     for (z, cp, ep), idx in keys.groupby(["z", "cp", "ep"]).groups.items():
         unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
-                        cp=int(cp), ep=int(ep), is_moe=model.is_moe)
+                        cp=int(cp), ep=int(ep), is_moe=model.is_moe, capped=False)
         out.loc[idx, "mfu_low"] = out.loc[idx, "mfu"] * unit.low
         out.loc[idx, "mfu_high"] = out.loc[idx, "mfu"] * unit.high
         out.loc[idx, "band_regime"] = unit.regime
+    # each row's upper end capped as ``band_cap`` caps one prediction
+    cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
+                         float(model.n_params))
+    out["mfu_high"] = np.minimum(out["mfu_high"].to_numpy(float), cap)
     return out
+
+
+def band_cap_array(mfu, accelerator: str, n_params: float):
+    """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published, mfu))."""
+    best, _ = best_published_mfu(accelerator, n_params)
+    if best is None:
+        best, _ = best_published_any_size(accelerator)
+    try:
+        ceiling = float(load_efficiency(accelerator).matmul_fraction)
+    except ValueError:
+        ceiling = 1.0
+    mfu = np.asarray(mfu, dtype=float)
+    return np.minimum(ceiling, mfu if best is None else np.maximum(best, mfu))

@@ -1095,10 +1095,13 @@ def scenario_tradeoff_args(p: dict, n_params, ideal_gpu_hours, price_usd_per_gpu
 
 
 def scenario_storage_tradeoff(p: dict, n_params, ideal_gpu_hours, price_usd_per_gpu_hour,
-                              gpus_per_node=8) -> pd.DataFrame:
-    """``storage_tradeoff`` for a validated scenario (notebook 07's figure and table)."""
+                              gpus_per_node=8, also=()) -> pd.DataFrame:
+    """``storage_tradeoff`` for a validated scenario (notebook 07's figure and table), on
+    ``TRADEOFF_BANDWIDTHS`` plus the bandwidths in ``also`` (bytes/s)."""
+    grid = np.unique(np.append(TRADEOFF_BANDWIDTHS, np.asarray(also, dtype=float)))
     return storage_tradeoff(**scenario_tradeoff_args(p, n_params, ideal_gpu_hours,
-                                                     price_usd_per_gpu_hour, gpus_per_node))
+                                                     price_usd_per_gpu_hour, gpus_per_node),
+                            bandwidths=grid)
 
 
 def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> CheckpointPlan:

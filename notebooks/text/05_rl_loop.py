@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 05 · Why is RL post-training hard to budget?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Communication and step time](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
 #
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
 # verifier-based RL) is where the inference and training ledgers cross: every iteration the model
@@ -411,6 +411,10 @@ print("H100 batch 1, ms by tp:", ", ".join(f"TP{t} {m * 1e3:.1f} measured / {r *
 plots.rl_loop_diagram();
 
 # %% [markdown]
+# # Part II · Why is an RL iteration hard to budget?
+#
+# ## 7. Where an iteration's FLOPs go, and where its time goes
+#
 # Per sample of P prompt and R response tokens (formulas.md §6; actor $N_a$, reference $N_\text{ref}$,
 # reward model $N_r$, critic $N_c$, E PPO epochs):
 #
@@ -724,3 +728,6 @@ if interactive:
     from llmcost.present.widgets import rl_explorer
 
     display(rl_explorer(spec.name, gpu.name, p, price))
+
+# %% [markdown]
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
