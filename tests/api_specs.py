@@ -353,3 +353,61 @@ def specs() -> dict:
                             {"iteration": "target", "iterations": "count", "runs": "count",
                              "price_usd_per_gpu_hour": "positive|none"}),
     }
+
+
+def module_specs() -> dict:
+    """Specs of the public functions of ``llmcost.ledger`` and ``llmcost.levers`` (modules in
+    ``__all__``, their functions not), keyed ``"module.function"``: the same odd-input test."""
+    import llmcost
+
+    s = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    s = {k: v for k, v in s.items() if k not in ("title", "description")}
+    tiny = _tiny()
+    return {
+        # ---- ledger
+        "ledger.lora_adapter_params": Spec(dict(model=tiny, rank=8),
+                                           {"model": "model", "rank": "count"}),
+        "ledger.lora_flops_per_token": Spec(dict(model=tiny, rank=8),
+                                            {"model": "model", "rank": "count",
+                                             "seq_len": "count|none"}),
+        "ledger.energy_mwh": Spec(dict(gpu_hours=1e3, watts_per_gpu=700.0),
+                                  {"gpu_hours": "nonnegative", "watts_per_gpu": "positive"}),
+        "ledger.tco2e": Spec(dict(mwh=10.0, kg_co2e_per_kwh=0.4),
+                             {"mwh": "nonnegative", "kg_co2e_per_kwh": "nonnegative"}),
+        "ledger.energy_of": Spec(dict(gpu_hours=1e3, accelerator="H100-SXM"),
+                                 {"gpu_hours": "nonnegative", "accelerator": "accelerator",
+                                  "pue": "positive|none",
+                                  "kg_co2e_per_kwh": "nonnegative|none"}),
+        "ledger.format_usd": Spec(dict(usd=1e6), {"usd": "number|none"}),
+        # ---- levers
+        "levers.pilot_run": Spec(dict(final_run_usd=1e7, p_bug=0.1, pilot_usd=1e5),
+                                 {"final_run_usd": "positive", "p_bug": "nonnegative",
+                                  "pilot_usd": "nonnegative",
+                                  "found_after_fraction": "fraction"}),
+        "levers.break_even_probability": Spec(dict(saving_usd=1e5, loss_usd=1e6),
+                                              {"saving_usd": "nonnegative",
+                                               "loss_usd": "positive"}),
+        "levers.spot_break_even": Spec(dict(discount=0.6), {"discount": "fraction"}),
+        "levers.fit_budget": Spec(dict(scenario=s, budget_usd=5e6),
+                                  {"scenario": "scenario", "budget_usd": "positive|none",
+                                   "deadline_days": "positive|none",
+                                   "gpu_step": "count|none"}),
+        "levers.false_economies": Spec(dict(scenario=s),
+                                       {"scenario": "scenario", "checkpoint_factor": "positive",
+                                        "precision_restart_fraction": "nonnegative",
+                                        "eval_rework_fraction": "nonnegative"}),
+        "levers.fine_tune_instead": Spec(dict(scenario=s, fine_tune_tokens=1e10),
+                                         {"scenario": "scenario", "fine_tune_tokens": "positive",
+                                          "exploratory_fraction": "nonnegative"}),
+        "levers.clean_checkpoints": Spec(dict(s=s), {"s": "scenario", "keep_last": "count"}),
+        "levers.shorter_retention": Spec(dict(s=s), {"s": "scenario",
+                                                     "retention_months": "nonnegative"}),
+        "levers.raise_mfu": Spec(dict(s=s), {"s": "scenario", "target": "fraction|none"}),
+        "levers.spot_for_ablations": Spec(dict(scenario=s), {"scenario": "scenario",
+                                                             "ablation_gpus": "count"}),
+        "levers.bill_draws": Spec(dict(scenario={**s, "mfu": [0.3, 0.5]}, samples=10),
+                                  {"scenario": "scenario", "samples": "count", "seed": "count0"}),
+        "levers.cost_per_point": Spec({}, {"price_usd_per_gpu_hour": "positive|none",
+                                           "accelerator": "accelerator|none"}),
+        "levers.format_saving": Spec(dict(usd=1e6), {"usd": "number|none"}),
+    }

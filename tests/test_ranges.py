@@ -270,11 +270,11 @@ def test_tornado_sorts_inputs_by_swing_against_the_point_bill():
         assert row[col] == pytest.approx(plain.total_usd, rel=1e-12)
 
 
-def test_predicted_mfu_band_enters_as_a_uniform_range():
+def test_predicted_mfu_band_enters_as_a_range_with_the_prediction_as_its_mode():
     pred = {"value": 0.45, "from": "predicted", "plan": "tp8",
             "band": {"low": 0.40, "high": 0.52, "text": "±12%"}}
     d = _sim({"mfu": 0.45, "_mfu_prediction": pred}, samples=20_000)
-    assert d.ranges["mfu"] == Range("uniform", low=0.40, high=0.52)
+    assert d.ranges["mfu"] == Range("triangular", low=0.40, mode=0.45, high=0.52)
     assert d.point.figures["mfu"] == 0.45  # the point stays the prediction
     assert d.inputs["mfu"].min() >= 0.40 and d.inputs["mfu"].max() <= 0.52
     assert "band 40.0%-52.0%" in d.point.figures["mfu_source"]
@@ -394,7 +394,8 @@ def test_predicted_mfu_band_reaches_estimate(tmp_path):
     pred = bill.scenario["_mfu_prediction"]
     d = ledger.simulate_ledger(bill.scenario, samples=1000)
     r = d.ranges["mfu"]
-    assert r.kind == "uniform" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.kind == "triangular" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.mode == pytest.approx(pred["value"])
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
@@ -596,3 +597,33 @@ def test_notebook_00_prints_whole_sentences_for_its_ranges():
     lines = "".join("".join(o.get("text", "")) for o in cell["outputs"]).splitlines()
     listed = [ln for ln in lines if ln.startswith("  ")]
     assert listed and all(ln.endswith(")") for ln in listed)
+
+
+def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
+    """A scenario with a predicted MFU and a price range: the report's bill (index.html,
+    summary.json) and notebook 00's headline P10/P50/P90 come from the same draws: notebook 00
+    receives the predicted MFU with its band as a range (mode: the prediction), as the bill
+    draws it, not the price range alone."""
+    import llmcost
+    from llmcost import report
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    text = (llmcost.SCENARIO_DIR / "default.yaml").read_text(encoding="utf-8")
+    text = text.replace("\nmfu: 0.4\n", "\nmfu: predict\n")
+    text = "\n".join("price_usd_per_gpu_hour: [2.5, 4.5]" if ln.startswith(
+        "price_usd_per_gpu_hour:") else ln for ln in text.splitlines())
+    path = tmp_path / "predict.yaml"
+    path.write_text(text, encoding="utf-8")
+    plan = report.plan_report(path, ["00"])
+    nb = plan.notebooks[0]
+    params = report._notebook_parameters(nb, plan.scenario, plan.declared, None)
+    pred = plan.scenario["_mfu_prediction"]
+    assert params["mfu"] == {"low": pred["band"]["low"], "mode": pred["value"],
+                             "high": pred["band"]["high"]}
+    # notebook 00's draws (its own cells: build_ledger of its parameters, then simulate_ledger)
+    own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
+    page = ledger.simulate_ledger(own.scenario, samples=20_000, seed=0).percentiles()
+    index = report._bill(plan.values, plan.scenario, samples=20_000)
+    for k in ("p10", "p50", "p90"):
+        assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k
+    assert own.total_usd == pytest.approx(index["bill.total_usd"], rel=1e-9)

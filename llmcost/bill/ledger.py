@@ -1424,17 +1424,31 @@ def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges
                          f"every one of its draws): {err}. Narrow the ranges")
 
 
+def predicted_mfu_range(pred) -> Range | None:
+    """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
+    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
+    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
+    mode at the prediction, so that the range's point is the prediction every page prints.
+    None without a band of non-zero width."""
+    band = pred.get("band", {}) if isinstance(pred, dict) else {}
+    if "low" not in band or "high" not in band:
+        return None
+    low, high = float(band["low"]), min(float(band["high"]), 1.0)
+    if not high > low:
+        return None
+    mode = min(max(float(pred.get("value", low)), low), high)
+    return Range("triangular", low=low, mode=mode, high=high)
+
+
 def scenario_ranges(values: dict) -> dict:
     """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
-    width, plus the step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a uniform range on ``mfu`` when ``mfu`` is not ranged already
-    (its point stays the prediction; a band above 1 is cut at MFU 1, and the range says so)."""
+    width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
+    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
     out = {k: v for k, v in values.items() if is_ranged(v)}
-    pred = values.get("_mfu_prediction")
-    band = pred.get("band", {}) if isinstance(pred, dict) else {}
-    if "mfu" not in out and "low" in band and "high" in band and \
+    band = predicted_mfu_range(values.get("_mfu_prediction"))
+    if "mfu" not in out and band is not None and \
             values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        out["mfu"] = Range("uniform", low=float(band["low"]), high=min(float(band["high"]), 1.0))
+        out["mfu"] = band
     return out
 
 

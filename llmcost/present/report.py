@@ -39,7 +39,12 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
-from ..bill.ledger import build_ledger, predicted_mfu_source, simulate_ledger
+from ..bill.ledger import (
+    build_ledger,
+    predicted_mfu_range,
+    predicted_mfu_source,
+    simulate_ledger,
+)
 from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import Range
 from ..bill.scenario import (
@@ -736,6 +741,12 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
     # a range goes in its scenario-file form (llmcost.ranges)
     params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
               if k in declared[nb]}
+    # a predicted MFU goes with its band, the range the bill draws (one range per bill,
+    # everywhere); its point, the mode, is the prediction every page uses
+    band = predicted_mfu_range(scenario.get("_mfu_prediction"))
+    if "mfu" in params and band is not None and not isinstance(scenario.get("mfu"), Range) \
+            and scenario.get("mfu") == scenario["_mfu_prediction"].get("value"):
+        params["mfu"] = band.to_yaml()
     if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
             and "ledger_owned_usd_per_gpu" not in declared[nb]:
         params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
