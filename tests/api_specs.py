@@ -101,7 +101,15 @@ def _rl_iteration():
 
 
 def specs() -> dict:
-    """The specs, built lazily (valid calls need a model, a plan, a cluster)."""
+    """The specs, built lazily (valid calls need a model, a plan, a cluster), with
+    ``MORE_ARGS`` merged in."""
+    out = _specs()
+    for name, extra in MORE_ARGS.items():
+        out[name] = Spec(out[name].valid, {**out[name].args, **extra}, out[name].shown)
+    return out
+
+
+def _specs() -> dict:
     import llmcost
 
     tiny, plan, cluster = _tiny(), _plan(), _cluster()
@@ -411,3 +419,61 @@ def module_specs() -> dict:
                                            "accelerator": "accelerator|none"}),
         "levers.format_saving": Spec(dict(usd=1e6), {"usd": "number|none"}),
     }
+
+
+#: The remaining arguments of the public functions (flags, names, magnitudes), merged into
+#: ``specs()``: every argument of every entry point is attacked.
+MORE_ARGS = {
+    "gpu_hours": {"dtype": "choice"},
+    "catalogue_training_costs": {"dtype": "choice"},
+    "tokens_per_s_per_gpu_at_mfu": {"dtype": "choice", "method": "choice", "causal": "flag"},
+    "wall_clock_s": {"accelerator": "accelerator", "dtype": "choice"},
+    "list_prices": {"current_only": "flag"},
+    "batch_sweep": {"micro_batch_size": "count", "tp": "count", "dtype": "choice",
+                    "comm_s_per_step": "nonnegative"},
+    "batch_target": {"b_noise_tokens": "positive|none"},
+    "ParallelPlan": {"cp": "count", "ep": "count", "virtual_stages": "count",
+                     "micro_batch_size": "count", "n_microbatches": "count",
+                     "sequence_parallel": "flag", "pp_split": "choice"},
+    "bubble_fraction": {"relative_to": "choice"},
+    "make_plan": {"cp": "count", "ep": "count", "dp": "count|none", "virtual_stages": "count",
+                  "micro_batch_size": "count", "recompute": "choice", "schedule": "choice",
+                  "sequence_parallel": "flag", "pp_split": "choice"},
+    "memory_per_gpu": {"flash_attention": "flag", "dropout": "flag"},
+    "enumerate_plans": {"recipe": "choice", "flash_attention": "flag", "dropout": "flag",
+                        "include_rejected": "flag", "hbm_bytes": "positive|none",
+                        "pp_split": "choice"},
+    "rank_plans": {"train_tokens": "positive|none", "recipe": "choice", "dtype": "choice",
+                   "tp_overlap": "choice", "kernel_efficiency": "fraction|none",
+                   "stack": "choice"},
+    "step_time": {"pp_overlap": "choice", "dp_overlap": "choice"},
+    "checkpoint_plan": {"node_bytes_per_s": "positive|none", "d2h_bytes_per_s": "positive",
+                        "async_": "flag", "planned_per_day": "nonnegative",
+                        "checkpoint_bytes": "positive|none", "max_storage_duty": "fraction"},
+    "checkpoint_size": {"loader_rng_bytes_per_rank": "nonnegative"},
+    "decode_step": {"weight_dtype": "choice", "kv_dtype": "choice",
+                    "tokens_per_sequence": "count", "efficiency": "efficiency"},
+    "decode_step_time": {"weight_dtype": "choice", "kv_dtype": "choice", "tp": "count",
+                         "tokens_per_sequence": "count", "efficiency": "efficiency"},
+    "max_batch": {"weight_dtype": "choice", "kv_dtype": "choice"},
+    "prefill_time": {"weight_dtype": "choice", "kv_dtype": "choice", "efficiency": "efficiency"},
+    "serving_cost": {"weight_dtype": "choice", "kv_dtype": "choice", "tp": "count",
+                     "max_tpot_s": "positive|none", "draft_tokens": "count0",
+                     "reserve_fraction": "nonnegative", "efficiency": "efficiency",
+                     "batch": "positive|none"},
+    "rl_iteration": {"algorithm": "choice", "ppo_epochs": "count",
+                     "reference": "flag", "rollout_tp": "count", "prefix_sharing": "flag",
+                     "asynchronous": "flag", "partial_rollouts": "flag", "train_mfu": "fraction",
+                     "verifier_s": "nonnegative", "verifier_usd_per_sample": "nonnegative",
+                     "weight_dtype": "choice", "off_policy_steps": "count"},
+    "inference_adjusted_optimum_usd": {"fit": "choice"},
+    "Cluster": {"scaleup_domain_size": "count|none",
+                "scaleup_bytes_per_s_per_dir": "positive|none"},
+    "Accelerator": {"peak_fp8_flops_per_s": "positive|none", "hbm_bytes_per_s": "positive|none",
+                    "tdp_w": "positive|none", "scaleup_domain_size": "count|none"},
+    "ModelSpec": {"n_kv_heads": "count|none", "n_experts": "count0", "tied_embeddings": "flag",
+                  "norm": "choice", "attention": "choice", "sliding_window": "count0"},
+    "Efficiency": {"attention_fraction": "fraction", "hbm_fraction": "fraction",
+                   "scaleout_fraction": "fraction"},
+    "LossFit": {"B": "positive"},
+}

@@ -390,7 +390,7 @@ def test_subset_report_links_only_to_pages_it_wrote(tmp_path):
         assert targets <= written, (page, targets - written)
     seven = (out / "07_checkpoints.html").read_text()
     assert seven.count('href="index.html"') >= 2     # back link at the top and at the end
-    assert "04 · Communication and step time (not in this report)" in seven
+    assert "06 · Train bigger or train longer? (not in this report)" in seven  # previous
     index = (out / "index.html").read_text()
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in index
     assert "overflow-x:auto" in index                  # wide tables scroll at phone width

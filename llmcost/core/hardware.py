@@ -175,6 +175,8 @@ class Cluster:
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(v) or not v > 0:
                 raise ValueError(f"{f}={v!r} must be a finite number > 0")
+            if f == "scaleup_domain_size" and float(v) != int(v):
+                raise ValueError(f"{f}={v!r} must be a whole number of accelerators")
         lat = self.scaleout_latency_s
         if lat is not None and (isinstance(lat, bool) or not isinstance(
                 lat, (int, float, np.integer, np.floating)) or not 0 <= lat < float("inf")):

@@ -43,6 +43,7 @@ from ..core.units import (
     SECONDS_PER_HOUR,
     TIB,
     as_array,
+    as_flag,
     scalar_or_array,
 )
 from .compute import model_flops_per_token
@@ -1026,6 +1027,7 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     CheckpointPlan.
     """
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    async_ = as_flag(async_, "async_")
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
     as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True)
     if np.ndim(n_params):
