@@ -477,3 +477,31 @@ MORE_ARGS = {
                    "scaleout_fraction": "fraction"},
     "LossFit": {"B": "positive"},
 }
+
+#: A further round of arguments (names, MoE and attention shapes, serving and RL options).
+MORE_ARGS_2 = {
+    "Accelerator": {"name": "str", "peak_fp32_flops_per_s": "positive|none",
+                    "peak_tf32_flops_per_s": "positive|none",
+                    "scaleup_bytes_per_s_per_dir": "positive|none",
+                    "scaleout_bytes_per_s_per_dir": "positive|none"},
+    "Cluster": {"scaleout_latency_s": "nonnegative|none"},
+    "ModelSpec": {"d_head": "count|none", "bias": "choice", "pos_encoding": "choice",
+                  "n_experts_active": "count0", "n_shared_experts": "count0",
+                  "d_ff_expert": "count0", "n_dense_layers": "count0",
+                  "moe_layer_interval": "count", "q_lora_rank": "count0",
+                  "kv_lora_rank": "count0", "qk_norm": "choice", "norms_per_layer": "count0",
+                  "attention_sinks": "flag", "router_bias": "flag", "embedding_norm": "flag",
+                  "train_tokens": "positive|none"},
+    "ParallelPlan": {"zero_stage": "choice"},
+    "make_plan": {"zero_stage": "choice"},
+    "enumerate_plans": {"reserve": "nonnegative"},
+    "rank_plans": {"pp_overlap": "choice", "dp_overlap": "choice"},
+    "checkpoint_plan": {"reshard_fraction": "nonnegative"},
+    "serving_cost": {"acceptance_rate": "fraction|none"},
+    "rl_iteration": {"rollout_gpus": "count0", "kv_dtype": "choice",
+                     "rollout_reserve_fraction": "nonnegative", "efficiency": "efficiency",
+                     "weight_sync_s": "nonnegative|none", "max_concurrent": "count|none"},
+    "Efficiency": {"scaleup_latency_s": "nonnegative", "scaleout_latency_s": "nonnegative"},
+}
+for _name, _extra in MORE_ARGS_2.items():
+    MORE_ARGS[_name] = {**MORE_ARGS.get(_name, {}), **_extra}

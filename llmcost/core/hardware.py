@@ -65,6 +65,8 @@ class Accelerator:
     notes: str = field(default="", compare=False)
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name={self.name!r} must be a non-empty string")
         for f in ("peak_bf16_flops_per_s", "peak_fp32_flops_per_s", "peak_tf32_flops_per_s",
                   "peak_fp8_flops_per_s", "hbm_bytes", "hbm_bytes_per_s",
                   "scaleup_bytes_per_s_per_dir", "scaleup_domain_size",

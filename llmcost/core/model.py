@@ -195,6 +195,11 @@ class ModelSpec:
         self._check_int("norms_per_layer", minimum=0)
         if self.n_sliding_layers is not None:
             self._check_int("n_sliding_layers", minimum=0)
+        for f in ("train_tokens", "official_params", "official_active_params"):
+            v = getattr(self, f)  # catalogue figures: None (not published) or a positive number
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
+                                  or not 0 < float(v) < float("inf")):
+                raise ValueError(f"{self.name}: {f}={v!r} must be a positive number or None")
         if (self.n_sliding_layers or 0) > self.n_layers:
             raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} must be <= "
                              f"n_layers={self.n_layers}")
