@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 SCENARIO ?= data/scenarios/default.yaml
 OUT ?= build/reports/$(basename $(notdir $(SCENARIO)))
 
-.PHONY: help venv report test notebooks twins lab bench clean
+.PHONY: help venv report test notebooks twins lab bench clean readme-figures
 
 help:
 	@echo "make report     run every notebook for $(SCENARIO) -> $(OUT)"
@@ -15,6 +15,7 @@ help:
 	@echo "make twins      rewrite notebooks/text/, the notebooks' text twins (no execution)"
 	@echo "make lab        open JupyterLab on notebooks/"
 	@echo "make bench      print speed and accuracy benchmarks"
+	@echo "make readme-figures  recompute the figures README.md quotes (scripts/readme_figures.py)"
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -48,6 +49,9 @@ lab: $(STAMP)
 
 bench: $(STAMP)
 	@for f in benchmarks/[a-z]*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+readme-figures: $(STAMP)
+	$(PY) scripts/readme_figures.py
 
 clean:
 	rm -rf build

@@ -10,7 +10,8 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
-  path; objects: plan, cluster, target, scenario, callable). Append ``|none`` when ``None`` is a
+  path; objects: plan, cluster, target, scenario, callable, efficiency; yes/no: flag;
+  formatting: digits). Append ``|none`` when ``None`` is a
   valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
@@ -48,6 +49,10 @@ ODD_VALUES = {
     "target": [None, 3, "target"],
     "scenario": [None, 3, "n_gpus: 8", []],
     "callable": [None, 3.0, "f"],
+    # yes/no arguments: a string is refused, not read as true (bool("false") is True)
+    "flag": ["false", "true", 1, None, {}],
+    "digits": [0, 2.5, "3", None],
+    "efficiency": ["x", 3, {}],
 }
 
 NOT_CALLABLE = "not callable"
@@ -96,7 +101,15 @@ def _rl_iteration():
 
 
 def specs() -> dict:
-    """The specs, built lazily (valid calls need a model, a plan, a cluster)."""
+    """The specs, built lazily (valid calls need a model, a plan, a cluster), with
+    ``MORE_ARGS`` merged in."""
+    out = _specs()
+    for name, extra in MORE_ARGS.items():
+        out[name] = Spec(out[name].valid, {**out[name].args, **extra}, out[name].shown)
+    return out
+
+
+def _specs() -> dict:
     import llmcost
 
     tiny, plan, cluster = _tiny(), _plan(), _cluster()
@@ -133,7 +146,8 @@ def specs() -> dict:
         # ---- FLOPs, GPU-hours, cost (notebook 01)
         "training_flops": Spec(dict(model_or_n_params=7e9, n_tokens=1e12),
                                {"model_or_n_params": "positive", "n_tokens": "positive",
-                                "method": "choice", "recompute": "choice"}),
+                                "method": "choice", "recompute": "choice",
+                                "seq_len": "count|none", "causal": "flag"}),
         "gpu_seconds": Spec(dict(flops=1e21, accelerator=acc, mfu=0.4),
                             {"flops": "nonnegative", "accelerator": "accelerator",
                              "mfu": "fraction", "dtype": "choice"}),
@@ -146,27 +160,29 @@ def specs() -> dict:
                                  {"gpu_hours_": "nonnegative",
                                   "price_usd_per_gpu_hour": "positive"}),
         "model_flops_per_token": Spec(dict(model=tiny), {"model": "model", "seq_len": "count|none",
-                                                         "method": "choice"}),
+                                                         "method": "choice", "causal": "flag"}),
         "mfu_from_throughput": Spec(dict(tokens_per_s_per_gpu=1e3, **mfu_common),
                                     {"tokens_per_s_per_gpu": "positive", "model": "model",
                                      "accelerator": "accelerator", "seq_len": "count|none",
-                                     "dtype": "choice", "method": "choice"}),
+                                     "dtype": "choice", "method": "choice", "causal": "flag"}),
         "mfu_from_gpu_hours": Spec(dict(n_tokens=1e12, reported_gpu_hours=1e5, **mfu_common),
                                    {"n_tokens": "positive", "reported_gpu_hours": "positive",
                                     "model": "model", "accelerator": "accelerator",
-                                    "seq_len": "count|none"}),
+                                    "seq_len": "count|none", "dtype": "choice",
+                                    "method": "choice", "causal": "flag"}),
         "tokens_per_s_per_gpu_at_mfu": Spec(dict(mfu=0.4, **mfu_common),
                                             {"mfu": "fraction", "model": "model",
                                              "accelerator": "accelerator",
                                              "seq_len": "count|none"}),
         "hfu_from_mfu": Spec(dict(mfu=0.4, model=tiny),
                              {"mfu": "fraction", "model": "model", "seq_len": "count|none",
-                              "recompute": "choice"}),
+                              "recompute": "choice", "causal": "flag"}),
         "training_run": Spec(dict(model=tiny, accelerator=acc, n_tokens=1e12, mfu=0.4, n_gpus=8,
                                   price_usd_per_gpu_hour=2.0),
                              {"model": "model", "accelerator": "accelerator",
                               "n_tokens": "positive", "mfu": "fraction", "n_gpus": "count",
-                              "price_usd_per_gpu_hour": "positive", "seq_len": "count|none"}),
+                              "price_usd_per_gpu_hour": "positive", "seq_len": "count|none",
+                              "dtype": "choice", "method": "choice", "causal": "flag"}),
         "flops_per_token_conventions": Spec(dict(model=tiny), {"model": "model",
                                                                "seq_len": "count|none"}),
         "published_run_mfu": Spec({}),
@@ -187,11 +203,13 @@ def specs() -> dict:
                                                               "mfu": "fraction"}),
         "notebook_parameters": Spec(dict(namespace={"__annotations__": {"n_gpus": int},
                                                     "n_gpus": 8}), {"namespace": "scenario"}),
-        "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number"}),
-        "fmt_count": Spec(dict(n=1e9), {"n": "number"}),
+        "fmt_bytes": Spec(dict(n_bytes=1e9), {"n_bytes": "number", "digits": "digits",
+                                              "binary": "flag"}),
+        "fmt_count": Spec(dict(n=1e9), {"n": "number", "digits": "digits"}),
         "fmt_duration": Spec(dict(seconds=60.0), {"seconds": "number"}),
-        "fmt_flops": Spec(dict(flops=1e21), {"flops": "number"}),
-        "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number"}),
+        "fmt_flops": Spec(dict(flops=1e21), {"flops": "number", "digits": "digits"}),
+        "fmt_flops_rate": Spec(dict(flops_per_s=1e15), {"flops_per_s": "number",
+                                                        "digits": "digits"}),
         "fmt_usd": Spec(dict(usd=1e6), {"usd": "number"}),
         # ---- batch size (notebook 02)
         "batch_target": Spec(dict(model_or_n_params=7e9, train_tokens=1e11,
@@ -227,12 +245,16 @@ def specs() -> dict:
                                {"model": "model", "plan": "plan", "seq_len": "count|none",
                                 "recipe": "choice", "stage": "count0|none"}),
         "memory_breakdown": Spec(dict(model=tiny, plan=plan, seq_len=512),
-                                 {"model": "model", "plan": "plan", "seq_len": "count|none"}),
+                                 {"model": "model", "plan": "plan", "seq_len": "count|none",
+                                  "recipe": "choice", "flash_attention": "flag",
+                                  "dropout": "flag", "stage": "count0|none"}),
         # ---- communication and step time (notebook 04; step.py is being rewritten in issue 9:
         # these follow today's signatures)
         "step_time": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
                           {"model": "model", "cluster": "cluster", "plan": "plan",
-                           "seq_len": "count|none", "dtype": "choice"}),
+                           "seq_len": "count|none", "dtype": "choice", "dropout": "flag",
+                           "efficiency": "efficiency", "recipe": "choice", "stack": "choice",
+                           "tp_overlap": "choice", "kernel_efficiency": "fraction|none"}),
         "predict_mfu": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
                             {"model": "model", "cluster": "cluster", "plan": "plan",
                              "seq_len": "count|none"}),
@@ -241,7 +263,9 @@ def specs() -> dict:
                                      "kernel_efficiency": "fraction|none"}),
         "rank_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
                            {"model": "model", "cluster": "cluster", "global_batch": "count",
-                            "seq_len": "count|none"}),
+                            "seq_len": "count|none", "dropout": "flag",
+                            "within_scaleup_domain": "flag", "efficiency": "efficiency",
+                            "bogus": "number"}),
         # ---- checkpoints, failures and goodput (notebook 07)
         "checkpoint_size": Spec(dict(n_params=7e9), {"n_params": "positive", "n_ranks": "count",
                                                      "recipe": "choice", "content": "choice"}),
@@ -275,7 +299,8 @@ def specs() -> dict:
                              "days": "positive|none", "gpu_hours": "positive|none",
                              "usd": "positive|none", "mfu": "fraction|none", "dtype": "choice",
                              "seq_len": "count|none",
-                             "pricing": "choice", "tolerance": "positive"}),
+                             "pricing": "choice", "tolerance": "positive", "left_out": "flag",
+                             "train_flops": "positive|none"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
         # ---- stragglers: the wait for the slowest GPU (issue 14)
         "straggler": NOT_CALLABLE,
@@ -339,3 +364,147 @@ def specs() -> dict:
                             {"iteration": "target", "iterations": "count", "runs": "count",
                              "price_usd_per_gpu_hour": "positive|none"}),
     }
+
+
+def module_specs() -> dict:
+    """Specs of the public functions of ``llmcost.ledger`` and ``llmcost.levers`` (modules in
+    ``__all__``, their functions not), keyed ``"module.function"``: the same odd-input test."""
+    import llmcost
+
+    s = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    s = {k: v for k, v in s.items() if k not in ("title", "description")}
+    tiny = _tiny()
+    return {
+        # ---- ledger
+        "ledger.lora_adapter_params": Spec(dict(model=tiny, rank=8),
+                                           {"model": "model", "rank": "count"}),
+        "ledger.lora_flops_per_token": Spec(dict(model=tiny, rank=8),
+                                            {"model": "model", "rank": "count",
+                                             "seq_len": "count|none"}),
+        "ledger.energy_mwh": Spec(dict(gpu_hours=1e3, watts_per_gpu=700.0),
+                                  {"gpu_hours": "nonnegative", "watts_per_gpu": "positive"}),
+        "ledger.tco2e": Spec(dict(mwh=10.0, kg_co2e_per_kwh=0.4),
+                             {"mwh": "nonnegative", "kg_co2e_per_kwh": "nonnegative"}),
+        "ledger.energy_of": Spec(dict(gpu_hours=1e3, accelerator="H100-SXM"),
+                                 {"gpu_hours": "nonnegative", "accelerator": "accelerator",
+                                  "pue": "positive|none",
+                                  "kg_co2e_per_kwh": "nonnegative|none"}),
+        "ledger.format_usd": Spec(dict(usd=1e6), {"usd": "number|none"}),
+        # ---- levers
+        "levers.pilot_run": Spec(dict(final_run_usd=1e7, p_bug=0.1, pilot_usd=1e5),
+                                 {"final_run_usd": "positive", "p_bug": "nonnegative",
+                                  "pilot_usd": "nonnegative",
+                                  "found_after_fraction": "fraction"}),
+        "levers.break_even_probability": Spec(dict(saving_usd=1e5, loss_usd=1e6),
+                                              {"saving_usd": "nonnegative",
+                                               "loss_usd": "positive"}),
+        "levers.spot_break_even": Spec(dict(discount=0.6), {"discount": "fraction"}),
+        "levers.fit_budget": Spec(dict(scenario=s, budget_usd=5e6),
+                                  {"scenario": "scenario", "budget_usd": "positive|none",
+                                   "deadline_days": "positive|none",
+                                   "gpu_step": "count|none"}),
+        "levers.false_economies": Spec(dict(scenario=s),
+                                       {"scenario": "scenario", "checkpoint_factor": "positive",
+                                        "precision_restart_fraction": "nonnegative",
+                                        "eval_rework_fraction": "nonnegative"}),
+        "levers.fine_tune_instead": Spec(dict(scenario=s, fine_tune_tokens=1e10),
+                                         {"scenario": "scenario", "fine_tune_tokens": "positive",
+                                          "exploratory_fraction": "nonnegative"}),
+        "levers.clean_checkpoints": Spec(dict(s=s), {"s": "scenario", "keep_last": "count"}),
+        "levers.shorter_retention": Spec(dict(s=s), {"s": "scenario",
+                                                     "retention_months": "nonnegative"}),
+        "levers.raise_mfu": Spec(dict(s=s), {"s": "scenario", "target": "fraction|none"}),
+        "levers.spot_for_ablations": Spec(dict(scenario=s), {"scenario": "scenario",
+                                                             "ablation_gpus": "count"}),
+        "levers.bill_draws": Spec(dict(scenario={**s, "mfu": [0.3, 0.5]}, samples=10),
+                                  {"scenario": "scenario", "samples": "count", "seed": "count0"}),
+        "levers.cost_per_point": Spec({}, {"price_usd_per_gpu_hour": "positive|none",
+                                           "accelerator": "accelerator|none"}),
+        "levers.format_saving": Spec(dict(usd=1e6), {"usd": "number|none"}),
+    }
+
+
+#: The remaining arguments of the public functions (flags, names, magnitudes), merged into
+#: ``specs()``: every argument of every entry point is attacked.
+MORE_ARGS = {
+    "gpu_hours": {"dtype": "choice"},
+    "catalogue_training_costs": {"dtype": "choice"},
+    "tokens_per_s_per_gpu_at_mfu": {"dtype": "choice", "method": "choice", "causal": "flag"},
+    "wall_clock_s": {"accelerator": "accelerator", "dtype": "choice"},
+    "list_prices": {"current_only": "flag"},
+    "batch_sweep": {"micro_batch_size": "count", "tp": "count", "dtype": "choice",
+                    "comm_s_per_step": "nonnegative"},
+    "batch_target": {"b_noise_tokens": "positive|none"},
+    "ParallelPlan": {"cp": "count", "ep": "count", "virtual_stages": "count",
+                     "micro_batch_size": "count", "n_microbatches": "count",
+                     "sequence_parallel": "flag", "pp_split": "choice"},
+    "bubble_fraction": {"relative_to": "choice"},
+    "make_plan": {"cp": "count", "ep": "count", "dp": "count|none", "virtual_stages": "count",
+                  "micro_batch_size": "count", "recompute": "choice", "schedule": "choice",
+                  "sequence_parallel": "flag", "pp_split": "choice"},
+    "memory_per_gpu": {"flash_attention": "flag", "dropout": "flag"},
+    "enumerate_plans": {"recipe": "choice", "flash_attention": "flag", "dropout": "flag",
+                        "include_rejected": "flag", "hbm_bytes": "positive|none",
+                        "pp_split": "choice"},
+    "rank_plans": {"train_tokens": "positive|none", "recipe": "choice", "dtype": "choice",
+                   "tp_overlap": "choice", "kernel_efficiency": "fraction|none",
+                   "stack": "choice"},
+    "step_time": {"pp_overlap": "choice", "dp_overlap": "choice"},
+    "checkpoint_plan": {"node_bytes_per_s": "positive|none", "d2h_bytes_per_s": "positive",
+                        "async_": "flag", "planned_per_day": "nonnegative",
+                        "checkpoint_bytes": "positive|none", "max_storage_duty": "fraction"},
+    "checkpoint_size": {"loader_rng_bytes_per_rank": "nonnegative"},
+    "decode_step": {"weight_dtype": "choice", "kv_dtype": "choice",
+                    "tokens_per_sequence": "count", "efficiency": "efficiency"},
+    "decode_step_time": {"weight_dtype": "choice", "kv_dtype": "choice", "tp": "count",
+                         "tokens_per_sequence": "count", "efficiency": "efficiency"},
+    "max_batch": {"weight_dtype": "choice", "kv_dtype": "choice"},
+    "prefill_time": {"weight_dtype": "choice", "kv_dtype": "choice", "efficiency": "efficiency"},
+    "serving_cost": {"weight_dtype": "choice", "kv_dtype": "choice", "tp": "count",
+                     "max_tpot_s": "positive|none", "draft_tokens": "count0",
+                     "reserve_fraction": "nonnegative", "efficiency": "efficiency",
+                     "batch": "positive|none"},
+    "rl_iteration": {"algorithm": "choice", "ppo_epochs": "count",
+                     "reference": "flag", "rollout_tp": "count", "prefix_sharing": "flag",
+                     "asynchronous": "flag", "partial_rollouts": "flag", "train_mfu": "fraction",
+                     "verifier_s": "nonnegative", "verifier_usd_per_sample": "nonnegative",
+                     "weight_dtype": "choice", "off_policy_steps": "count"},
+    "inference_adjusted_optimum_usd": {"fit": "choice"},
+    "Cluster": {"scaleup_domain_size": "count|none",
+                "scaleup_bytes_per_s_per_dir": "positive|none"},
+    "Accelerator": {"peak_fp8_flops_per_s": "positive|none", "hbm_bytes_per_s": "positive|none",
+                    "tdp_w": "positive|none", "scaleup_domain_size": "count|none"},
+    "ModelSpec": {"n_kv_heads": "count|none", "n_experts": "count0", "tied_embeddings": "flag",
+                  "norm": "choice", "attention": "choice", "sliding_window": "count0"},
+    "Efficiency": {"attention_fraction": "fraction", "hbm_fraction": "fraction",
+                   "scaleout_fraction": "fraction"},
+    "LossFit": {"B": "positive"},
+}
+
+#: A further round of arguments (names, MoE and attention shapes, serving and RL options).
+MORE_ARGS_2 = {
+    "Accelerator": {"name": "str", "peak_fp32_flops_per_s": "positive|none",
+                    "peak_tf32_flops_per_s": "positive|none",
+                    "scaleup_bytes_per_s_per_dir": "positive|none",
+                    "scaleout_bytes_per_s_per_dir": "positive|none"},
+    "Cluster": {"scaleout_latency_s": "nonnegative|none"},
+    "ModelSpec": {"d_head": "count|none", "bias": "choice", "pos_encoding": "choice",
+                  "n_experts_active": "count0", "n_shared_experts": "count0",
+                  "d_ff_expert": "count0", "n_dense_layers": "count0",
+                  "moe_layer_interval": "count", "q_lora_rank": "count0",
+                  "kv_lora_rank": "count0", "qk_norm": "choice", "norms_per_layer": "count0",
+                  "attention_sinks": "flag", "router_bias": "flag", "embedding_norm": "flag",
+                  "train_tokens": "positive|none"},
+    "ParallelPlan": {"zero_stage": "choice"},
+    "make_plan": {"zero_stage": "choice"},
+    "enumerate_plans": {"reserve": "nonnegative"},
+    "rank_plans": {"pp_overlap": "choice", "dp_overlap": "choice"},
+    "checkpoint_plan": {"reshard_fraction": "nonnegative"},
+    "serving_cost": {"acceptance_rate": "fraction|none"},
+    "rl_iteration": {"rollout_gpus": "count0", "kv_dtype": "choice",
+                     "rollout_reserve_fraction": "nonnegative", "efficiency": "efficiency",
+                     "weight_sync_s": "nonnegative|none", "max_concurrent": "count|none"},
+    "Efficiency": {"scaleup_latency_s": "nonnegative", "scaleout_latency_s": "nonnegative"},
+}
+for _name, _extra in MORE_ARGS_2.items():
+    MORE_ARGS[_name] = {**MORE_ARGS.get(_name, {}), **_extra}

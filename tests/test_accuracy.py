@@ -237,3 +237,21 @@ def test_regime_table_follows_the_rule(table, regimes):
     bands = accuracy.regime_bands()
     assert (bands["validated"] == bands["conformal"]).all()
     assert (bands["gpus_min"] <= bands["gpus_max"]).all()
+
+
+def test_band_is_capped_where_no_measurement_goes():
+    # H100, 70B, prediction 50 %: the ±30 % default band would reach 71 %, past the best
+    # published Hopper MFU (47 %, NVIDIA/Megatron-LM README) and near the 80 % matmul ceiling
+    # (stas00 MAMF, data/efficiency.csv): capped at the prediction, and said so
+    b = accuracy.mfu_band(0.50, "H100-SXM", 2048, n_params=70e9)
+    assert b.high == pytest.approx(0.50)
+    assert any("capped at 50.0%" in w for w in b.warnings)
+    # a prediction under the best published: capped at the best published 47 %
+    b2 = accuracy.mfu_band(0.40, "H100-SXM", 2048, n_params=70e9)
+    assert b2.high == pytest.approx(0.47) and any("best published 47%" in w for w in b2.warnings)
+    # a small model gets the same warning as a large one (1.2B on A100 at 64 %)
+    b3 = accuracy.mfu_band(0.64, "A100-80GB", 64, n_params=1.2e9)
+    assert any("optimistic" in w for w in b3.warnings) and b3.high <= 0.64 + 1e-12
+    # never above the matmul ceiling, whatever the prediction
+    b4 = accuracy.mfu_band(0.79, "H100-SXM", 2048, n_params=70e9)
+    assert b4.high <= 0.80 and b4.low < b4.mfu

@@ -14,12 +14,19 @@ def _values(**override):
     return llmcost.validate_parameters(**{k: v["value"] for k, v in used.items()})
 
 
-def test_default_scenario_warns_only_about_its_assumed_mfu():
-    # The default's mfu=0.40 is the round number; the step-time model predicts more for
-    # the plan llmcost chooses, and says so. Nothing else stands out.
-    w = scenario_warnings(_values())
-    assert len(w) == 1 and w[0].startswith("the step-time model predicts an MFU of")
-    assert scenario_warnings(_values(mfu=0.5)) == []
+def test_default_scenario_is_consistent_with_its_prediction():
+    # A given MFU outside the step-time model's band for the plan llmcost chooses (the regime's
+    # sign-following band, its upper end capped at what has been measured) gets one plain line
+    # saying which side, the prediction and its band, and that the bill uses the given figure;
+    # inside the band, nothing. The default's mfu=0.40 is that one line or nothing, never a
+    # second, contradicting warning.
+    default = scenario_warnings(_values())
+    assert len(default) <= 1
+    assert all("the bill uses the given figure" in w for w in default)
+    assert scenario_warnings(_values(mfu=0.46)) == []
+    w = scenario_warnings(_values(mfu=0.2))
+    assert len(w) == 1 and w[0].startswith("the scenario's mfu=0.20 is below what the step-time")
+    assert "band" in w[0] and "the bill uses the given figure" in w[0]
 
 
 def test_zero3_is_flagged():

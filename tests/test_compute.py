@@ -200,3 +200,21 @@ def test_cluster_by_name():
     assert c.accelerator == llmcost.load_accelerator("H100-SXM")
     with pytest.raises(ValueError, match="accelerator=3 must be an Accelerator"):
         llmcost.Cluster(3, 8)
+
+
+@pytest.mark.parametrize("call, name", [
+    # a string flag is refused, not read as true (bool("false") is True)
+    (lambda: compute.training_flops("llama-2-7b", 1e12, method="detailed", causal="false"),
+     "causal"),
+    (lambda: compute.mfu_from_throughput(3000, "llama-2-7b", "H100-SXM", causal="false"),
+     "causal"),
+    # 6ND reads neither seq_len nor causal, but they are still checked
+    (lambda: compute.training_flops(7e9, 1e12, seq_len=-5), "seq_len"),
+    (lambda: compute.training_flops(7e9, 1e12, causal="no"), "causal"),
+    # overflow: a message, never inf
+    (lambda: compute.training_flops(1e300, 1e300), "overflow"),
+    (lambda: compute.gpu_seconds(1e308, 1e-300, 0.5), "overflow"),
+])
+def test_flags_conventions_and_overflow_are_checked(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -46,3 +46,15 @@ def test_exercises_on_the_teaching_accelerator():
     assert llmcost.compute_cost_usd(h, 2.0) == pytest.approx(16_666.7, rel=1e-4)
     # Exercise 2: hours go as 1/MFU, 0.4/0.5 = 0.8.
     assert llmcost.gpu_hours(c, teach, 0.5) / h == pytest.approx(0.8)
+
+
+def test_mfu_slider_stops_at_the_matmul_ceiling():
+    # notebook 01's MFU slider ends at the accelerator's measured matmul ceiling (H100 0.801,
+    # stas00 MAMF, data/efficiency.csv), not at 1.0; a larger scenario MFU starts at the ceiling
+    pytest.importorskip("ipywidgets")
+    from llmcost.present.widgets import flops_explorer, mfu_slider_max
+
+    assert mfu_slider_max("H100-SXM") == 0.80
+    box = flops_explorer("llama-2-70b", "H100-SXM", 2e12, 0.95, 2048, 2.0)
+    slider = box.children[1].children[1]
+    assert slider.description == "MFU" and slider.max == 0.80 and slider.value == 0.80

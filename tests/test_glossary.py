@@ -10,7 +10,8 @@ from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 
 #: Words with capitals in headings that are names, not terms (models, labs, units).
 NOT_TERMS = {"DeepSeek", "USD", "GPT", "OpenAI", "NVIDIA", "AMD", "Llama", "PaLM", "YAML",
-             "HTML", "JSON", "CSV"}
+             "HTML", "JSON", "CSV",
+             "II", "III"}  # Roman numerals of "Part II" headings
 #: The terms the source material names with their Chinese names.
 ISSUE_TERMS = {"total FLOPs": "总计算量", "MFU": "模型算力利用率", "GPU memory": "显存",
                "pipeline parallelism": "流水线并行", "tensor parallelism": "张量并行",

@@ -73,8 +73,9 @@ def test_on_demand_compute_line_by_hand():
     assert bill.line("compute.failures").usd == pytest.approx(
         (f["paid_gpu_hours"] - ideal_h) * 3.99, rel=1e-9)
     # regression pin (code output 2026-12, not a published figure): the default bill (moved from
-    # $5.663M when checkpoint storage became sized from the job: 250 GB/s instead of 100 GB/s)
-    assert bill.total_usd == pytest.approx(5.7133e6, rel=1e-3)
+    # $5.663M when checkpoint storage became sized from the job: 250 GB/s instead of 100 GB/s;
+    # then to $5.669M when it came to be sized from the checkpoint plan, 56 GB/s)
+    assert bill.total_usd == pytest.approx(5.6688e6, rel=1e-3)
 
 
 def test_reserved_compute_is_fixed_and_priced_as_given():
@@ -118,8 +119,11 @@ def test_spot_with_checkpoints_adds_preemptions_to_the_failure_model():
     spot = ledger.build_ledger({"pricing": "spot", "price_usd_per_gpu_hour": 2.46})
     # one pre-emption per 8-GPU node a week = 365.25 / 7 / 8 = 6.52 extra failures per GPU-year
     lam = 0.173 + 365.25 / 7 / 8
-    # storage sized from the job: 2,048 × 122 MB/s (llmcost.reliability.job_storage_bytes_per_s)
-    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, None,
+    # storage sized from the checkpoint plan (reliability.sized_storage_bytes_per_s), at the
+    # spot failure rate and restart time
+    bw = spot.figures["ckpt_storage_bytes_per_s"]
+    assert "sized from the checkpoint plan" in spot.figures["ckpt_storage_source"]
+    plan = llmcost.checkpoint_plan(llmcost.load_model("llama-2-70b").n_params, 2048, lam, bw,
                                    1800.0, gpus_per_node=8, node_bytes_per_s=5e10,
                                    planned_per_day=0.87)
     assert spot.figures["goodput"] == pytest.approx(plan.goodput, rel=1e-5)  # CSV: 0.142857
@@ -638,3 +642,13 @@ def test_owned_hardware_figures_reach_every_notebook(tmp_path):
     assert rows["compute_cost_usd"]["value"] == pytest.approx(
         bill["compute.pretraining.main"]["usd"] * own["usd_per_gpu_hour"]
         / own["capex_usd_per_gpu_hour"], rel=1e-6)
+
+
+def test_training_flops_are_named_by_their_convention():
+    # the bill prices hours on the MFU basis (matmuls + full attention) and states 6·N_active·D
+    # beside it; no figure is called plain "training_flops". Hand, Llama 2 70B on 2T tokens:
+    # 6 × 68.98e9 × 2e12 = 8.28e23 (6ND); MFU basis 8.89e23 (notebook 01)
+    f = ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).figures
+    assert "training_flops" not in f
+    assert f["training_flops_6nd"] == pytest.approx(8.28e23, rel=0.005)
+    assert f["training_flops_mfu_basis"] == pytest.approx(8.89e23, rel=0.005)

@@ -208,6 +208,10 @@ def test_fewer_checkpoints_loss_by_hand(s, base):
     # Paid hours H/g, g = 0.978 before: ΔH ≈ 623,963 × 0.01050 / (0.978 × 0.968) = 6,921 GPU-h,
     # × $3.99 = $27,600 more on the failures line, against an apparent saving of δ/τ − δ/(4τ) of
     # the stalls: 623,963 × 3.88 × (1/829 − 1/3,315) = 2,190 GPU-h = $8,700 (less storage).
+    # the derivation is at 250 GB/s (2,048 × 122 MB/s, Llama 3's Tectonic rate), stated here:
+    # the default sizes storage from the checkpoint plan instead
+    s = {**s, "ckpt_storage_bytes_per_s": 2.5e11}
+    base = lv.bill(s)
     plan = lv.checkpoint_plan_of(s)
     assert plan.stall_s == pytest.approx(3.88, rel=0.01)
     assert plan.mtbf_s == pytest.approx(89_069, rel=0.01)
@@ -413,7 +417,7 @@ def test_fine_tune_instead_is_far_cheaper(s, base):
     before, ft = lv.fine_tune_instead(s, 2e10)
     assert before.total_usd == pytest.approx(base.total_usd)
     # 20B of 2T tokens = 1% of the main run's FLOPs
-    assert ft.figures["training_flops"] / before.figures["training_flops"] == pytest.approx(
+    assert ft.figures["training_flops_mfu_basis"] / before.figures["training_flops_mfu_basis"] == pytest.approx(
         0.01, rel=1e-9)
     assert ft.total_usd < 0.05 * before.total_usd
     assert np.isfinite(ft.total_usd)
@@ -463,7 +467,9 @@ def test_cli_estimate_works_backwards(capsys):
     assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
                  "--deadline-days", "10"]) == 0
     out = capsys.readouterr().out
-    assert "GPUs to meet the deadline: 2,664 GPUs" in out  # regression pin (fit_budget, above)
+    # regression pin (fit_budget, above): 2,664 before checkpoint storage was sized from the
+    # checkpoint plan (a slower, cheaper storage: slightly lower goodput)
+    assert "GPUs to meet the deadline: 2,696 GPUs" in out
     assert "tokens the budget buys" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err

@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 import llmcost
-from api_specs import EXCEPTION, NOT_CALLABLE, ODD_VALUES, RESULT, Spec, specs
+from api_specs import EXCEPTION, NOT_CALLABLE, ODD_VALUES, RESULT, Spec, module_specs, specs
 
 SPECS = specs()
 
@@ -65,3 +65,48 @@ def test_odd_input_names_the_argument(name, arg, odd):
             getattr(llmcost, name)(**kwargs)
     shown = SPECS[name].shown.get(arg, arg)
     assert shown in str(info.value), f"{name}({arg}={odd!r}): {info.value}"
+
+
+# ---- the public functions of llmcost.ledger and llmcost.levers (modules in __all__)
+MODULE_SPECS = module_specs()
+
+
+def _module_function(key):
+    mod, _, name = key.partition(".")
+    return getattr(getattr(llmcost, mod), name)
+
+
+def test_module_specs_name_real_arguments():
+    for key, spec in MODULE_SPECS.items():
+        params = inspect.signature(_module_function(key)).parameters
+        for arg in list(spec.args) + list(spec.valid):
+            assert arg in params, f"{key}: no argument {arg!r}"
+
+
+def _module_cases():
+    for key, spec in MODULE_SPECS.items():
+        for arg, kind in spec.args.items():
+            base, _, opt = kind.partition("|")
+            for i, odd in enumerate(ODD_VALUES[base]):
+                if odd is None and opt == "none":
+                    continue
+                yield pytest.param(key, arg, odd, id=f"{key}-{arg}-{base}{i}")
+
+
+@pytest.mark.parametrize("key", list(MODULE_SPECS))
+def test_module_valid_call_works(key):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _module_function(key)(**MODULE_SPECS[key].valid)
+
+
+@pytest.mark.parametrize("key, arg, odd", list(_module_cases()))
+def test_module_odd_input_names_the_argument(key, arg, odd):
+    kwargs = dict(MODULE_SPECS[key].valid)
+    kwargs[arg] = odd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as info:
+            _module_function(key)(**kwargs)
+    shown = MODULE_SPECS[key].shown.get(arg, arg)
+    assert shown in str(info.value), f"{key}({arg}={odd!r}): {info.value}"

@@ -131,7 +131,16 @@ def test_a_point_range_gives_the_point_bill(changes):
 #: priced it before ranges existed (commit 4cc2239^1, main just before issue 15 merged:
 #: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;
 #: a change of the cost model elsewhere (a new line, new physics) re-pins it, saying why.
-PRE_RANGES_TOTAL_USD = 5713299.411386841
+#: Re-pinned when checkpoint storage came to be sized from the checkpoint plan
+#: (reliability.sized_storage_bytes_per_s: 56 GB/s here instead of 2,048 × 122 MB/s = 250 GB/s);
+#: with ckpt_storage_bytes_per_s = 2.5e11 the bill is still the old pin, 5,713,299.41 USD
+#: (test_the_old_pin_at_the_old_storage below).
+PRE_RANGES_TOTAL_USD = 5668767.187108193
+
+
+def test_the_old_pin_at_the_old_storage():
+    bill = ledger.build_ledger({**PRICE, "ckpt_storage_bytes_per_s": 2048 * 2e12 / 16384})
+    assert bill.total_usd == pytest.approx(5713299.411386841, rel=1e-12)
 
 
 def test_no_ranges_gives_exactly_todays_bill():
@@ -261,11 +270,11 @@ def test_tornado_sorts_inputs_by_swing_against_the_point_bill():
         assert row[col] == pytest.approx(plain.total_usd, rel=1e-12)
 
 
-def test_predicted_mfu_band_enters_as_a_uniform_range():
+def test_predicted_mfu_band_enters_as_a_range_with_the_prediction_as_its_mode():
     pred = {"value": 0.45, "from": "predicted", "plan": "tp8",
             "band": {"low": 0.40, "high": 0.52, "text": "±12%"}}
     d = _sim({"mfu": 0.45, "_mfu_prediction": pred}, samples=20_000)
-    assert d.ranges["mfu"] == Range("uniform", low=0.40, high=0.52)
+    assert d.ranges["mfu"] == Range("triangular", low=0.40, mode=0.45, high=0.52)
     assert d.point.figures["mfu"] == 0.45  # the point stays the prediction
     assert d.inputs["mfu"].min() >= 0.40 and d.inputs["mfu"].max() <= 0.52
     assert "band 40.0%-52.0%" in d.point.figures["mfu_source"]
@@ -353,8 +362,11 @@ def test_each_draw_is_the_scalar_bill_of_its_inputs(extra):
         sc.pop("price_usd_per_gpu_hour")
         sc["price_usd_per_gpu_hour"] = None
     d = ledger.simulate_ledger(sc, samples=200, seed=3)
+    # checkpoint storage is provisioned once, from the point bill's plan: every draw uses it
+    bw = d.point.figures["ckpt_storage_bytes_per_s"]
     for i in (0, 1, 57, 199):
-        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()}})
+        plain = ledger.build_ledger({**sc, **{k: float(v[i]) for k, v in d.inputs.items()},
+                                     "ckpt_storage_bytes_per_s": bw})
         for ln in plain.lines:
             if ln.usd is not None:
                 assert d.line_usd[ln.key][i] == pytest.approx(ln.usd, rel=1e-12, abs=1e-9), ln.key
@@ -382,7 +394,8 @@ def test_predicted_mfu_band_reaches_estimate(tmp_path):
     pred = bill.scenario["_mfu_prediction"]
     d = ledger.simulate_ledger(bill.scenario, samples=1000)
     r = d.ranges["mfu"]
-    assert r.kind == "uniform" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.kind == "triangular" and r.low == pytest.approx(pred["band"]["low"])
+    assert r.mode == pytest.approx(pred["value"])
     assert d.point.total_usd == pytest.approx(bill.total_usd, rel=1e-12)
 
 
@@ -407,8 +420,10 @@ def test_compare_draws_pairs_the_draws():
     line's saving per draw is K × (4 − 3) / MFU, whose P10 and P90 are K/0.48 and K/0.32 (the
     MFU's P90 and P10, by hand): paired draws, not two independent spreads (which would give a
     difference spreading both ways)."""
-    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0})
-    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0})
+    # storage fixed: a lower GPU price would otherwise size a slower storage (less worth buying)
+    bw = {"ckpt_storage_bytes_per_s": 2.5e11}
+    before = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 4.0, **bw})
+    after = _sim({"mfu": [0.3, 0.5], "price_usd_per_gpu_hour": 3.0, **bw})
     df = ledger.compare_draws(before, after, names=("before", "after")).set_index("line")
     row = df.loc["pre-training compute"]
     assert -row["difference p90 usd"] == pytest.approx(K / 0.48, rel=0.003)
@@ -495,10 +510,14 @@ def test_an_error_in_some_draws_names_the_key_the_part_and_the_count(changes, ke
     assert f"{key} (" in msg and "draws above" in msg and rule in msg and "in (" not in msg
     n_bad = int(msg.split(" break a rule in ")[1].split(" of 400")[0].replace(",", ""))
     r = parse_range(key, changes[key])
+    # checkpoint storage is provisioned once, at the point bill's plan: every draw uses it
+    bw = ledger.build_ledger(ledger.point_scenario({**PRICE, **changes})).figures[
+        "ckpt_storage_bytes_per_s"]
+    fixed = {"ckpt_storage_bytes_per_s": bw} if bw is not None else {}
     bad = 0
     for x in r.draws(400, 0, key):
         try:
-            ledger.build_ledger({**PRICE, **changes, key: float(x)})
+            ledger.build_ledger({**PRICE, **changes, key: float(x), **fixed})
         except ScenarioError:
             bad += 1
     assert n_bad == bad and 0 < bad < 400
@@ -578,3 +597,33 @@ def test_notebook_00_prints_whole_sentences_for_its_ranges():
     lines = "".join("".join(o.get("text", "")) for o in cell["outputs"]).splitlines()
     listed = [ln for ln in lines if ln.startswith("  ")]
     assert listed and all(ln.endswith(")") for ln in listed)
+
+
+def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
+    """A scenario with a predicted MFU and a price range: the report's bill (index.html,
+    summary.json) and notebook 00's headline P10/P50/P90 come from the same draws: notebook 00
+    receives the predicted MFU with its band as a range (mode: the prediction), as the bill
+    draws it, not the price range alone."""
+    import llmcost
+    from llmcost import report
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    text = (llmcost.SCENARIO_DIR / "default.yaml").read_text(encoding="utf-8")
+    text = text.replace("\nmfu: 0.4\n", "\nmfu: predict\n")
+    text = "\n".join("price_usd_per_gpu_hour: [2.5, 4.5]" if ln.startswith(
+        "price_usd_per_gpu_hour:") else ln for ln in text.splitlines())
+    path = tmp_path / "predict.yaml"
+    path.write_text(text, encoding="utf-8")
+    plan = report.plan_report(path, ["00"])
+    nb = plan.notebooks[0]
+    params = report._notebook_parameters(nb, plan.scenario, plan.declared, None)
+    pred = plan.scenario["_mfu_prediction"]
+    assert params["mfu"] == {"low": pred["band"]["low"], "mode": pred["value"],
+                             "high": pred["band"]["high"]}
+    # notebook 00's draws (its own cells: build_ledger of its parameters, then simulate_ledger)
+    own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
+    page = ledger.simulate_ledger(own.scenario, samples=20_000, seed=0).percentiles()
+    index = report._bill(plan.values, plan.scenario, samples=20_000)
+    for k in ("p10", "p50", "p90"):
+        assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k
+    assert own.total_usd == pytest.approx(index["bill.total_usd"], rel=1e-9)

@@ -206,3 +206,33 @@ def test_long_context_extra_share_by_hand():
     assert r["extra_share"] == pytest.approx(0.068, abs=0.001)
     with pytest.raises(ValueError, match="long_tokens"):
         rel.long_context_extra_share(m, 8192, 131072, 0.41, 0.38, 2e13, 1.56e13)
+
+
+def test_storage_sized_from_the_checkpoint_plan():
+    """Llama 3.1 70B on 2,048 H100 for 15T tokens at MFU 0.40, $2.50/GPU-h: provisioning the hot
+    tier for 250 GB/s (2,048 × 122 MB/s, Llama 3's Tectonic rate per GPU) costs more than the
+    GPU time it saves; the optimum of storage + lost GPU time is far lower."""
+    spec = llmcost.load_model("llama-3.1-70b")
+    run = llmcost.training_run(spec, "H100-SXM", 15e12, 0.40, 2048, 2.5, seq_len=8192)
+    kw = dict(n_params=spec.n_params, n_gpus=2048, fail_rate_per_gpu_year=0.173,
+              restart_overhead_s=600, ideal_gpu_hours=run["gpu_hours"],
+              price_usd_per_gpu_hour=2.5, keep_last=3, node_bytes_per_s=5e10,
+              d2h_bytes_per_s=5e10, planned_per_day=0.87)
+    t = rel.storage_tradeoff(**kw, bandwidths=[2.5e10, 2.5e11])
+    # hand: FSx for Lustre is sold at 125 MB/s per TiB, $0.145 per GB-month
+    # (data/storage_prices.csv): 250 GB/s needs 2e3 TiB = 2.199e15 B, held for the run's
+    # wall clock (ideal hours ÷ goodput ÷ 2,048 GPUs, in months of 30.44 days)
+    months = run["gpu_hours"] / t.loc[2.5e11, "goodput"] / 2048 / (365.25 * 24 / 12)
+    assert t.loc[2.5e11, "storage_usd"] == pytest.approx(
+        2.5e11 / 1.25e8 * 2**40 / 1e9 * months * 0.145, rel=1e-9)
+    assert t.loc[2.5e11, "storage_usd"] == pytest.approx(1.1e6, rel=0.1)  # the issue's $1.10M
+    # lost GPU time = ideal hours × (1/goodput − 1) × price, by definition
+    g = t.loc[2.5e10, "goodput"]
+    assert t.loc[2.5e10, "lost_usd"] == pytest.approx(run["gpu_hours"] * (1 / g - 1) * 2.5)
+    full = rel.storage_tradeoff(**kw)
+    best = full.attrs["optimum_bytes_per_s"]
+    assert full["total_usd"].min() == full.loc[best, "total_usd"]
+    assert 1e10 < best < 1e11  # tens of GB/s, not 250
+    assert full.loc[best, "total_usd"] < t.loc[2.5e11, "total_usd"] / 2
+    # asynchronous checkpoints need less bandwidth for the same job
+    assert rel.sized_storage_bytes_per_s(**kw, async_=True) < best

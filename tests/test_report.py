@@ -70,7 +70,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
     assert any("[1/" in line and "left" in line for line in lines)  # progress was shown
     summary = json.loads((out / "summary.json").read_text())
     rows = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
-    assert {"training_flops", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
+    assert {"training_flops_6nd", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
     # One bill for every notebook: notebook 01's compute and 07's failures and storage are the
     # bill's lines, and the index notebook publishes the same total.
     lines = summary["bill"]["bill.lines"]
@@ -103,7 +103,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
         # 8K sequence per micro-batch (16 micro-batches per replica).
         assert batch_rows["fill_batch_tokens"]["value"] == 16 * 2**20
         # Llama 3 report §3.3: 3.8e25 FLOPs (rounded).
-        assert rows["training_flops"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
+        assert rows["training_flops_6nd"]["value"] == pytest.approx(3.8e25, abs=0.05e25)
         days = rows["wall_clock_days"]["value"]
         assert 50 < days < 80  # 16,384 GPUs at 41% MFU, before failures
         ckpt = {r["key"]: r for r in summary["notebooks"]["07_checkpoints"]}
@@ -391,7 +391,7 @@ def test_subset_report_links_only_to_pages_it_wrote(tmp_path):
         assert targets <= written, (page, targets - written)
     seven = (out / "07_checkpoints.html").read_text()
     assert seven.count('href="index.html"') >= 2     # back link at the top and at the end
-    assert "04 · Communication and step time (not in this report)" in seven
+    assert "06 · Train bigger or train longer? (not in this report)" in seven  # previous
     index = (out / "index.html").read_text()
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in index
     assert "overflow-x:auto" in index                  # wide tables scroll at phone width
@@ -405,6 +405,12 @@ def test_index_value_formats_fractions_and_booleans():
     assert report.index_value({"key": "fits", "value": True, "unit": ""}) == "yes"
     assert report.index_value({"key": "gpu_hours", "value": 2.5e6, "unit": "GPU-h"}) == \
         "2.50M GPU-h"
+    # notebook 08's count of held-out rows is a count, not a fraction ("29", never "2900.0%")
+    assert report.index_value({"key": "heldout_mfu_rows_within_20pct", "value": 29,
+                               "unit": "", "note": "of 29 rows"}) == "29"
+    # a value not computed is "n/a", never "nan" or "$nan"
+    assert report.index_value({"key": "cost", "value": float("nan"), "unit": "USD"}) == "n/a"
+    assert report.index_value({"key": "mfu", "value": float("nan"), "unit": ""}) == "n/a"
 
 
 def test_warnings_and_bill_on_the_index(tmp_path):

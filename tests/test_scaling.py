@@ -403,3 +403,20 @@ def test_frontier_skips_estimates_and_lists_gpt3_once():
     gpt3 = df[(df["n_params"].between(1.7e11, 1.8e11)) & (df["train_tokens"] == 3e11)]
     assert sorted(gpt3["name"]) == ["gpt-3-175b", "opt-175b"]
     assert df["name"].is_unique
+
+
+def test_dollar_optimum_across_the_engine_gap():
+    # Serving priced at exactly 2·N training-priced FLOPs per token is the FLOP version
+    # (Sardana et al. 2024 §4): at gap 1 the dollar optimum is the FLOP optimum. A dearer serving
+    # (gap > 1) weighs serving more, so the optimum moves to a smaller model on more tokens.
+    c = 1e-18
+    fit = scaling.get_fit("besiroglu2024")
+    target = float(scaling.loss(70e9, 2e12, fit))
+    df = scaling.optimum_across_engine_gap(target, 1e13, c, lambda n: 2 * c * np.asarray(n),
+                                           [1.0, 1.1, 2.0, 4.1], fit)
+    assert df.loc[0, "n_params"] == pytest.approx(df.loc[0, "flop_optimum_n_params"], rel=0.01)
+    assert df.loc[0, "vs_flop_optimum"] == "equal"
+    assert (np.diff(df["n_params"]) < 0).all() and (np.diff(df["tokens_per_param"]) > 0).all()
+    assert set(df.loc[1:, "vs_flop_optimum"]) == {"smaller"}
+    with pytest.raises(ValueError, match="gaps"):
+        scaling.optimum_across_engine_gap(target, 1e13, c, lambda n: 2 * c * n, [0.0], fit)

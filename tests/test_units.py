@@ -38,3 +38,23 @@ def test_as_array_keeps_shape():
     assert as_array([1, 2, 3], "x", positive=True).shape == (3,)
     assert as_array(2.0, "x").shape == ()
     np.testing.assert_array_equal(as_array(np.arange(1, 4), "x", integer=True), [1.0, 2.0, 3.0])
+
+
+def test_not_finite_values_are_words_not_nan_or_inf():
+    # a value that was not computed reads "n/a", an unbounded one "∞": never "$nan" or "inf B"
+    nan, inf = float("nan"), float("inf")
+    assert fmt_usd(nan) == "n/a" and fmt_usd(inf) == "$∞" and fmt_usd(-inf) == "-$∞"
+    assert fmt_bytes(inf) == "∞ B" and fmt_bytes(nan) == "n/a"
+    assert fmt_count(nan) == "n/a" and fmt_duration(inf) == "∞ s"
+    assert fmt_flops(nan) == "n/a" and fmt_flops_rate(inf) == "∞ FLOP/s"
+    for f in (fmt_usd, fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate):
+        for v in (nan, inf, -inf):
+            assert "nan" not in f(v) and "inf" not in f(v), (f.__name__, v)
+
+
+@pytest.mark.parametrize("call", [lambda: fmt_bytes(1e9, binary="false"),
+                                  lambda: fmt_bytes(1e9, digits=0),
+                                  lambda: fmt_count(1e9, digits="3")])
+def test_formatting_options_are_checked(call):
+    with pytest.raises(ValueError, match="binary=|digits="):
+        call()

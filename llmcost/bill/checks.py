@@ -22,9 +22,6 @@ from ..training.step import scenario_plan, scenario_step
 PUBLISHED_MFU_MAX = 0.56
 #: Pipeline bubbles above this share of compute time are called out.
 BUBBLE_WARNING = 0.10
-#: A scenario MFU further than this (relative) from the step-time model's prediction is called out
-#: (the model's validation error is at most 8.6% on published runs, notebook 04).
-MFU_DISAGREEMENT = 0.25
 #: A predicted step with more exposed communication than this share is called out.
 EXPOSED_COMM_WARNING = 0.30
 #: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
@@ -176,11 +173,26 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         if mfu_predicted:
             out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                      seq_len=values.get("seq_len")).warnings)
-        if not mfu_predicted and abs(b.mfu - mfu) > MFU_DISAGREEMENT * mfu:
-            out.append(f"the step-time model predicts an MFU of {b.mfu:.0%} for this plan "
-                       f"({plan.describe()}) against the scenario's mfu={mfu:.2f}: notebook 04 "
-                       "shows where the time goes; `mfu: predict` uses the prediction.")
+        if not mfu_predicted:
+            band = band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
+                                 seq_len=values.get("seq_len"))
+            line = given_vs_predicted_mfu(mfu, b, band, plan)
+            if line:
+                out.append(line)
     return out
+
+
+def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
+    """One plain line when a scenario's given MFU is not what the step-time model expects of its
+    plan: None when the given MFU lies inside the prediction's error band (``band``, an
+    ``accuracy.MfuBand``, its upper end capped at what has been measured), else the line."""
+    if band.low <= mfu <= band.high:
+        return None
+    side = "below" if mfu < band.low else "above"
+    return (f"the scenario's mfu={mfu:.2f} is {side} what the step-time model expects of this "
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%}; the "
+            "bill uses the given figure (notebook 04 shows where the time goes; `mfu: predict` "
+            "uses the prediction).")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.

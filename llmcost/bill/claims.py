@@ -52,6 +52,7 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ from ..core.catalog import (
 )
 from ..core.model import ModelSpec
 from ..core.stacks import generation
-from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR
+from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
 from ..training import reliability as rel
 from ..training.accuracy import SIZE_FACTOR, best_published_mfu, validation_table
 from ..training.compute import gpu_hours, training_flops
@@ -275,6 +276,7 @@ class ClaimCheck:
     notes: tuple = ()
     needed_usd_per_gpu_hour: tuple | None = None
     needed_mfu_range: tuple | None = None
+    published_phase_gpu_hours: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -287,6 +289,9 @@ class ClaimCheck:
         if self.phase_gpu_hours:
             L.append("  by phase: " + ", ".join(f"{k} {v:,.0f} GPU-h"
                                                 for k, v in self.phase_gpu_hours.items()))
+        if self.published_phase_gpu_hours:
+            L.append("  published split (beside the claim, not applied): " + ", ".join(
+                f"{k} {v:,.0f} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
         n = self.flops_6nd / (6 * self.train_tokens)
         L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {n / 1e9:.2f}B active parameters, the "
                  f"catalogue count; D = {self.train_tokens:.4g}); MFU basis (matmul + attention, "
@@ -341,6 +346,79 @@ class ClaimCheck:
         return pd.DataFrame(rows, columns=["figure", "value"])
 
 
+def claim_model(model) -> ModelSpec:
+    """The model of a claim: a ``ModelSpec``, a catalogue name, or the path of a Hugging Face
+    ``config.json`` (a string ending in ``.json``, read by ``ModelSpec.from_hf_config``)."""
+    if isinstance(model, (str, Path)) and str(model).endswith(".json"):
+        path = Path(model)
+        if not path.is_file():
+            raise ValueError(f"model={str(model)!r}: no such config.json file")
+        try:
+            return ModelSpec.from_hf_config(path)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"model={str(model)!r}: not a readable Hugging Face config.json "
+                             f"({e})") from None
+    return as_model(model, "model", needs="a claim check")
+
+
+def ledger_model_name(model, spec: ModelSpec):
+    """How the ledger can name the claim's model (a catalogue name or a config.json path), or
+    None for a ModelSpec that is neither."""
+    if isinstance(model, (str, Path)) and str(model).endswith(".json"):
+        return str(model)
+    try:
+        return spec.name if load_model(spec.name) == spec else None
+    except ValueError:
+        return None
+
+
+def claim_tokens(spec: ModelSpec, train_tokens, train_flops, tolerance) -> tuple:
+    """``(D, note)``: the claim's pre-training tokens and where they came from.
+
+    Stated tokens win; a claim stated as training FLOPs on the 6ND convention (Epoch AI's
+    compute estimates) gives ``D = C / (6 · N_active)`` (Kaplan et al. 2020 §2.1); with neither,
+    the model's published token count (``ModelSpec.train_tokens``) is used and said. Both tokens
+    and FLOPs: they must agree within ``tolerance``."""
+    d = _positive("train_tokens", train_tokens)
+    c = _positive("train_flops", train_flops)
+    n = float(spec.n_active_params)
+    if d is not None and c is not None:
+        if isinstance(tolerance, numbers.Real) and abs(c / (6 * n * d) - 1) > tolerance:
+            raise ValueError(f"train_flops={c:.4g} disagrees with train_tokens={d:.4g}: 6ND "
+                             f"gives {6 * n * d:.4g} ({c / (6 * n * d) - 1:+.1%})")
+        return d, ""
+    if d is not None:
+        return d, ""
+    if c is not None:
+        d = c / (6 * n)
+        return d, (f"tokens from the claimed {c:.4g} training FLOPs on the 6ND convention: "
+                   f"D = C / (6 × {n:.4g} active parameters) = {d:.4g}")
+    if spec.train_tokens:
+        d = float(spec.train_tokens)
+        return d, (f"no token count in the claim: the model's published {d:.4g} pre-training "
+                   "tokens are used (catalogue)")
+    raise ValueError(f"train_tokens=None: give the tokens or the training FLOPs (train_flops); "
+                     f"{spec.name} has no published token count")
+
+
+def published_split_note(model_name: str, claimed, tolerance) -> tuple:
+    """``(split, note)``: a source's GPU-hours by phase for the model (``published_phases``),
+    shown beside a claim that is judged as given, never substituted for it."""
+    known, ksrc = published_phases(model_name)
+    if not known or PRETRAINING not in known:
+        return {}, ""
+    split = ", ".join(f"{k} {v:,.0f}" for k, v in known.items())
+    total = sum(known.values())
+    if claimed is not None and isinstance(tolerance, numbers.Real) and \
+            abs(claimed / total - 1) <= tolerance:
+        what = (f"the claimed {claimed:,.0f} GPU-h is judged as given; it matches the published "
+                f"total {total:,.0f}")
+    else:
+        what = "the claim's hours are judged as given"
+    return known, (f"{what}; a source splits {model_name}'s GPU-hours by phase ({split}; {ksrc}): "
+                   "pass phases (--phase) to judge the pre-training share alone")
+
+
 def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     """(total GPU-hours, source, phases dict, n_gpus, days); ``fallback(n_gpus)`` gives
     (hours, source) or None when the claim states no hours."""
@@ -380,10 +458,10 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     return ref, ref_name, phases, n_gpus, days
 
 
-def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu_hours=None,
-                usd=None, mfu=None, dtype: str = "bf16", seq_len=None, phases=None,
-                pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
-                left_out: bool = True) -> ClaimCheck:
+def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days=None,
+                gpu_hours=None, usd=None, mfu=None, dtype: str = "bf16", seq_len=None,
+                phases=None, pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
+                left_out: bool = True, train_flops=None) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``):
@@ -415,16 +493,25 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
       ``gpu_hours`` are then ``H(best)``.
     * Implied price ``usd ÷ H_total`` against ``price_range`` (catalogue low-high for the pricing
       mode; owned: ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024).
-    * Phases: when ``phases`` is not given and ``data/published_phases.csv`` records a split for
-      the model, a claimed total that matches its sum (within ``tolerance``) is split as
-      published and the note says so; otherwise the note names the split.
+    * Phases: a claim is judged as given. When ``phases`` is not given and
+      ``data/published_phases.csv`` records a split for the model, the published split is shown
+      beside the verdict (``published_phase_gpu_hours`` and a note, which says when the claimed
+      hours are the published total within ``tolerance``); pass ``phases`` to judge the
+      pre-training share alone.
+    * Tokens: ``train_tokens`` as stated; else from a claim stated as training FLOPs
+      (``train_flops``, the 6ND convention of Epoch AI's compute estimates:
+      ``D = C / (6 · N_active)``); else the model's published token count
+      (``ModelSpec.train_tokens``, catalogue data), said in a note.
+    * An implied utilisation above the dense peak itself (``U > 1``: too few hours for the
+      FLOPs) is a verdict, ``implausible``, like any figure above the matmul ceiling.
 
     Parameters
     ----------
     model : str or ModelSpec
-        Catalogue name or a ``ModelSpec``.
-    train_tokens : float
-        Pre-training tokens D.
+        Catalogue name, a ``ModelSpec``, or the path of a Hugging Face ``config.json``
+        (``ModelSpec.from_hf_config``).
+    train_tokens : float, optional
+        Pre-training tokens D (default: from ``train_flops``, else the model's published count).
     accelerator : str or Accelerator
     n_gpus, days, gpu_hours : optional
         Any subset that gives the hours: ``gpu_hours``, or ``days`` and ``n_gpus``, or
@@ -450,6 +537,9 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         Relative tolerance of the consistency checks (default ``HOURS_TOLERANCE``).
     left_out : bool
         Price the lines the claim leaves out with the ledger (default True).
+    train_flops : float, optional
+        A claim stated as total training FLOPs on the 6ND convention (Epoch AI's estimates):
+        gives ``train_tokens`` when those are not stated (D = C / (6 · N_active)).
 
     Returns
     -------
@@ -459,13 +549,15 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
     ------
     ValueError
         A non-positive or non-numeric figure, an unknown model/accelerator/dtype, hours that
-        disagree beyond ``tolerance``, or hours so few that the FLOPs imply an MFU above 1.
+        disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a published token
+        count, or ``train_flops`` that disagree with the stated tokens.
     """
-    spec = as_model(model, "model", needs="a claim check")
+    spec = claim_model(model)
+    if accelerator is None:
+        raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
+                         "Accelerator")
     acc = as_accelerator(accelerator, "accelerator")
-    d = _positive("train_tokens", train_tokens)
-    if d is None:
-        raise ValueError("train_tokens=None must be a positive number of tokens")
+    left_out = as_flag(left_out, "left_out")
     n_gpus = _positive("n_gpus", n_gpus, integer=True)
     days = _positive("days", days)
     gpu_hours = _positive("gpu_hours", gpu_hours)
@@ -473,6 +565,7 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
     tol = _positive("tolerance", tolerance)
     if tol is None:
         raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
+    d, token_note = claim_tokens(spec, train_tokens, train_flops, tol)
     if pricing not in PRICING:
         raise ValueError(f"pricing={pricing!r} must be one of {PRICING}")
     if mfu is not None and (isinstance(mfu, bool) or not isinstance(mfu, numbers.Real)
@@ -509,33 +602,18 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         return None
 
     gpus_given = n_gpus is not None
-    notes = []
-    if phases is None:  # a source splits this model's hours: say so, and apply it to a total
-        known, ksrc = published_phases(spec.name)
-        total_known = sum(known.values())
-        claimed = gpu_hours if gpu_hours is not None else (
-            days * n_gpus * HOURS_PER_DAY if days is not None and n_gpus is not None else None)
-        if known and PRETRAINING in known:
-            split = ", ".join(f"{k} {v:,.0f}" for k, v in known.items())
-            if claimed is not None and abs(claimed / total_known - 1) <= tol:
-                phases = known
-                notes.append(f"phase split applied: the claimed {claimed:,.0f} GPU-h is the "
-                             f"published total {total_known:,.0f} = {split} ({ksrc}); the "
-                             f"utilisation uses the {PRETRAINING} hours (give phases to "
-                             "override)")
-            else:
-                notes.append(f"a source splits {spec.name}'s GPU-hours by phase ({split}; "
-                             f"{ksrc}); the claim's hours are used unsplit: pass phases "
-                             "(--phase) if they are that total")
+    notes = [token_note] if token_note else []
+    claimed = gpu_hours if gpu_hours is not None else (
+        days * n_gpus * HOURS_PER_DAY if days is not None and n_gpus is not None else None)
+    known, split_note = published_split_note(spec.name, claimed, tol) if phases is None \
+        else ({}, "")
+    if split_note:
+        notes.append(split_note)
     hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol,
                                                       from_mfu_or_usd)
     pre = float(phases.get(PRETRAINING, hours))
     u = {k: fm / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
     u6 = {k: f6 / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
-    if u[dtype] > 1:
-        raise ValueError(f"inconsistent claim: {pre:,.0f} GPU-hours for {fm:.3g} FLOPs imply an "
-                         f"MFU of {u[dtype]:.2f} (> 1) on the dense {dtype} peak of "
-                         f"{acc.name}: too few GPU-hours for the tokens (hours: {src})")
     if n_gpus is not None and not gpus_given:
         notes.append(f"n_gpus derived: {hours:,.0f} GPU-h ÷ ({days:g} days × 24) = {n_gpus:,}")
     if n_gpus is not None:
@@ -558,6 +636,9 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
                   f"peak (whole-run {u[dtype]:.1%} ÷ goodput {g:.1%}), above the achievable "
                   f"matmul ceiling of {ceiling:.1%}")
+        if u[dtype] > 1:
+            reason += (f", and above the dense peak itself: {pre:,.0f} GPU-h are too few for "
+                       f"{fm:.3g} FLOPs (hours: {src})")
     elif best is not None and dtype == "bf16" and steady["bf16"] > best:
         verdict = "optimistic"
         reason = (f"steady-state MFU {steady['bf16']:.1%} is above the best published "
@@ -624,7 +705,7 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
     rows, total, band, band_src = (
         _left_out(spec, acc, d, s, n_gpus, steady[dtype], dtype,
                   implied if implied is not None else needed[1] if needed is not None
-                  else pr["median"], pricing)
+                  else pr["median"], pricing, ledger_model_name(model, spec))
         if left_out else ([], 0.0, None, ""))
     return ClaimCheck(
         model=spec.name, accelerator=acc.name, dtype=dtype, train_tokens=d, seq_len=s,
@@ -635,7 +716,8 @@ def check_claim(model, train_tokens, accelerator, *, n_gpus=None, days=None, gpu
         verdict=verdict, reason=reason, usd=usd, implied_usd_per_gpu_hour=implied, price=pr,
         price_verdict=pv, left_out=rows, left_out_usd=total, left_out_range_usd=band,
         left_out_range_source=band_src, notes=tuple(notes), needed_usd_per_gpu_hour=needed,
-        needed_mfu_range=mfu_range if needed is not None else None)
+        needed_mfu_range=mfu_range if needed is not None else None,
+        published_phase_gpu_hours=known)
 
 
 def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="bf16",
@@ -670,7 +752,7 @@ _FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
 LEFT_OUT_SAMPLES = 20_000
 
 
-def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
+def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, ledger_model=None):
     """Lines of the bill outside the final pre-training run, priced with the ledger's defaults,
     and their range: the claim's own MFU and price are fixed (they are the claim); the
     uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
@@ -679,14 +761,18 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing):
     range source)."""
     why = ("the ledger needs n_gpus and a price" if n_gpus is None or price is None else
            f"the claim implies a steady-state MFU of {mfu:.2f} (> 1) after goodput: the ledger "
-           "cannot price a run at it" if mfu > 1 else None)
+           "cannot price a run at it" if mfu > 1 else
+           f"the ledger reads a model by catalogue name or config.json path; {spec.name!r} is a "
+           "ModelSpec it cannot name" if ledger_model is None else None)
     if why:
         return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
                  "p10_usd": None, "p90_usd": None, "how": why}], 0.0, None, ""
-    scen = {"model": spec.name, "accelerator": acc.name, "n_gpus": int(n_gpus),
+    scen = {"model": ledger_model, "accelerator": acc.name, "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(mfu), "dtype": dtype,
-            "price_usd_per_gpu_hour": float(price), "pricing": pricing}
+            "price_usd_per_gpu_hour": float(price), "pricing": pricing,
+            # the storage goodput_for assumed, so that the ledger's final run is the claim's hours
+            "ckpt_storage_bytes_per_s": float(rel.job_storage_bytes_per_s(int(n_gpus)))}
     ledger = build_ledger(scen)
     keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()

@@ -520,6 +520,17 @@ def _build(p: dict) -> Ledger:
         restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
             else p["ledger_spot_restart_s"]
 
+    storage_bw = {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
+                  "source": "ckpt_storage_bytes_per_s (scenario)"}
+
+    def storage_for(ideal_gpu_hours):
+        """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
+        run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
+        if storage_bw["bytes_per_s"] is None:
+            storage_bw.update(sized_storage(spec, p, fail_rate, restart_s, ideal_gpu_hours,
+                                            price, per_node))
+        return storage_bw["bytes_per_s"]
+
     def goodput_of(n_gpus, ideal_gpu_hours):
         """(goodput, checkpoint plan or None) of one phase on n_gpus."""
         if not p["ledger_resumable"]:
@@ -535,7 +546,7 @@ def _build(p: dict) -> Ledger:
                     "finishes (make training resumable, or shorten the job)")
             return t / wall, None
         plan = rel.checkpoint_plan(
-            spec.n_params, n_gpus, fail_rate, p["ckpt_storage_bytes_per_s"], restart_s,
+            spec.n_params, n_gpus, fail_rate, storage_for(ideal_gpu_hours), restart_s,
             recipe=p["ckpt_recipe"], gpus_per_node=per_node,
             node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
             async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
@@ -696,7 +707,8 @@ def _build(p: dict) -> Ledger:
                           f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
                           f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
                           f"for {p['ckpt_retention_months']:g} months",
-                          "reliability.retention_storage_cost; data/storage_prices.csv",
+                          "reliability.retention_storage_cost; data/storage_prices.csv; "
+                          f"bandwidth {storage_bw['source']}",
                           "modelled", "07_checkpoints"))
     else:
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
@@ -801,7 +813,10 @@ def _build(p: dict) -> Ledger:
     figures = {
         "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
         "price_usd_per_gpu_hour": price, "price_source": price_source,
-        "training_flops": flops_total, "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
+        # two conventions, two names: the MFU basis the hours are priced on, and 6·N_active·D
+        "training_flops_mfu_basis": flops_total,
+        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"] for ph in phases),
+        "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
         "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
         "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
         "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
@@ -812,6 +827,8 @@ def _build(p: dict) -> Ledger:
         "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
         "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
         "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
+        "ckpt_storage_bytes_per_s": storage_bw["bytes_per_s"],
+        "ckpt_storage_source": storage_bw["source"],
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
@@ -1267,8 +1284,8 @@ def claim_questions(ledger: Ledger):
         ("At what MFU, and on which FLOP count?", f"{mfu:.1%}, {f['mfu_source']}; "
          "model FLOPs with the full attention matrix (compute.MFU_METHOD)",
          "6ND and attention-inclusive counts differ by 5-20%"),
-        ("How many tokens, so how many FLOPs?", f"{f['training_flops']:.3g} FLOP over all "
-         "pre-training phases", "N × D × 6 is the floor; long context adds attention"),
+        ("How many tokens, so how many FLOPs?", f"{f['training_flops_mfu_basis']:.3g} FLOP (MFU "
+         f"basis; 6ND {f['training_flops_6nd']:.3g}) over all pre-training phases", "N × D × 6 is the floor; long context adds attention"),
         ("Does it include exploratory, ablation and failed runs?",
          f"{explore.status}: {format_usd(explore.usd)} ({explore.how})",
          "Cottier et al. 2024: development compute is 1.2-4× the final run"),
@@ -1574,17 +1591,31 @@ def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges
                          f"every one of its draws): {err}. Narrow the ranges")
 
 
+def predicted_mfu_range(pred) -> Range | None:
+    """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
+    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
+    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
+    mode at the prediction, so that the range's point is the prediction every page prints.
+    None without a band of non-zero width."""
+    band = pred.get("band", {}) if isinstance(pred, dict) else {}
+    if "low" not in band or "high" not in band:
+        return None
+    low, high = float(band["low"]), min(float(band["high"]), 1.0)
+    if not high > low:
+        return None
+    mode = min(max(float(pred.get("value", low)), low), high)
+    return Range("triangular", low=low, mode=mode, high=high)
+
+
 def scenario_ranges(values: dict) -> dict:
     """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
-    width, plus the step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a uniform range on ``mfu`` when ``mfu`` is not ranged already
-    (its point stays the prediction; a band above 1 is cut at MFU 1, and the range says so)."""
+    width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
+    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
     out = {k: v for k, v in values.items() if is_ranged(v)}
-    pred = values.get("_mfu_prediction")
-    band = pred.get("band", {}) if isinstance(pred, dict) else {}
-    if "mfu" not in out and "low" in band and "high" in band and \
+    band = predicted_mfu_range(values.get("_mfu_prediction"))
+    if "mfu" not in out and band is not None and \
             values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        out["mfu"] = Range("uniform", low=float(band["low"]), high=min(float(band["high"]), 1.0))
+        out["mfu"] = band
     return out
 
 
@@ -1641,6 +1672,7 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
                                              if isinstance(v, Range)}})
     if ranges:
         point.scenario = values
+    pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
         line_usd, total = _price_draws(pts, inputs, int(samples), ranges)
@@ -1649,6 +1681,40 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
                     for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
     return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+
+
+def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,
+                  gpus_per_node) -> dict:
+    """The checkpoint-storage bandwidth of a scenario that does not state it, and its source:
+    ``reliability.sized_storage_bytes_per_s`` (the bandwidth minimising hot-storage cost + the
+    cost of GPU time lost to writes and restores, sized at the point of any ranged input). A job
+    whose interruptions leave no goodput at any bandwidth falls back to Llama 3's rate per GPU
+    (``reliability.job_storage_bytes_per_s``), so that the goodput rule reports the cause."""
+    try:
+        bw = rel.sized_storage_bytes_per_s(
+            spec.n_params, p["n_gpus"], fail_rate, restart_s, ideal_gpu_hours, price,
+            p["ckpt_hot_tier"], p["ckpt_keep_last"], recipe=p["ckpt_recipe"],
+            gpus_per_node=gpus_per_node, node_bytes_per_s=p["ckpt_node_bytes_per_s"],
+            d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
+            planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
+    except ValueError:
+        bw = float(rel.job_storage_bytes_per_s(p["n_gpus"]))
+        return {"bytes_per_s": bw, "source": "n_gpus × 122 MB/s, Llama 3's Tectonic rate (no "
+                "bandwidth gives this job goodput)"}
+    return {"bytes_per_s": bw, "source": (
+        f"sized from the checkpoint plan, {bw / 1e9:,.0f} GB/s: the bandwidth minimising "
+        "hot-storage cost + the cost of GPU time lost to writes and restores "
+        "(reliability.storage_tradeoff)")}
+
+
+def provisioned_storage(pts: dict, point: Ledger) -> dict:
+    """The point scenario with its checkpoint-storage bandwidth fixed at the point bill's (sized
+    from the point's checkpoint plan when the scenario leaves it out): storage is provisioned
+    once, before the run, so every draw of the bill uses the same bandwidth."""
+    bw = point.figures.get("ckpt_storage_bytes_per_s")
+    if pts.get("ckpt_storage_bytes_per_s") is None and bw is not None:
+        return {**pts, "ckpt_storage_bytes_per_s": float(bw)}
+    return pts
 
 
 def illustrative_ranges(bill: Ledger) -> dict:

@@ -458,7 +458,7 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                                             load_model(_get(s, "model")).n_params)
         if target is None:
             return Change(dict(s), "", "", "", f"no target: {source}")
-    t = float(as_array(target, "target", positive=True))
+    t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
     if t <= m:
@@ -724,7 +724,8 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
 
         saving = H·p − H·p_s / g_s                        (H·p = the exploratory line)
     """
-    g = validate_parameter("n_gpus", ablation_gpus)
+    g = validate_parameter("n_gpus", int(_scalar(ablation_gpus, "ablation_gpus", positive=True,
+                                                 integer=True)))
     s = _clean(scenario)
     b = before_bill if before_bill is not None else bill(s)
     risk = "ablations pre-empted and restarted; results later"
@@ -880,8 +881,16 @@ def pilot_run(final_run_usd: float, p_bug: float, pilot_usd: float,
             "p_bug": p, "wasted_usd": f * c_run, "pilot_usd": c}
 
 
+def _scalar(x, name, **rules) -> float:
+    """One number (``as_array``'s rules), a ValueError naming ``name`` for an array."""
+    arr = as_array(x, name, **rules)
+    if arr.ndim:
+        raise ValueError(f"{name}={x!r} must be a single number, not an array")
+    return float(arr)
+
+
 def _prob(x, name) -> float:
-    v = float(as_array(x, name, nonnegative=True))
+    v = _scalar(x, name, nonnegative=True)
     if v > 1:
         raise ValueError(f"{name}={v!r} must be a probability in [0, 1]")
     return v
@@ -1030,6 +1039,9 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
       human evaluation) S; loss if a problem surfaces after training: post-training redone plus
       ``eval_rework_fraction`` of the final run, L; p* = S / L. No published probability.
     """
+    _scalar(checkpoint_factor, "checkpoint_factor", positive=True)
+    _prob(precision_restart_fraction, "precision_restart_fraction")
+    _prob(eval_rework_fraction, "eval_rework_fraction")
     s = _clean(scenario)
     b = bill(s)
     out = []
@@ -1115,8 +1127,11 @@ def checkpoint_plan_of(scenario: dict):
             per_node
         r = s.get("ledger_spot_restart_s")
         restart = default("spot_restart_s") if r is None else r
+    bw = s["ckpt_storage_bytes_per_s"]
+    if bw is None:  # sized from the checkpoint plan by the ledger (ledger.sized_storage)
+        bw = build_ledger(scenario).figures["ckpt_storage_bytes_per_s"]
     return rel.checkpoint_plan(
-        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, s["ckpt_storage_bytes_per_s"],
+        load_model(s["model"]).n_params, int(s["n_gpus"]), rate, bw,
         restart, recipe=s["ckpt_recipe"], gpus_per_node=per_node,
         node_bytes_per_s=s["ckpt_node_bytes_per_s"], d2h_bytes_per_s=s["ckpt_d2h_bytes_per_s"],
         async_=s["ckpt_async"], planned_per_day=s["fail_planned_per_day"],
@@ -1146,6 +1161,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         Neither given, a non-positive value, a deadline no GPU count up to 64× the scenario's
         meets, or a budget below the bill of 0.1% of the scenario's tokens.
     """
+    if gpu_step is not None:
+        _scalar(gpu_step, "gpu_step", positive=True, integer=True)
 
     if budget_usd is None and deadline_days is None:
         raise ValueError("budget_usd and deadline_days are both None: give at least one")
@@ -1208,10 +1225,10 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         rows.append({"quantity": "days of the main run at those tokens",
                      "value": led.figures["wall_clock_days"], "unit": "days",
                      "how": "figures['wall_clock_days'], failures included"})
-        n_opt, d_opt = compute_optimal(led.figures["training_flops"])
+        n_opt, d_opt = compute_optimal(led.figures["training_flops_mfu_basis"])
         rows.append({"quantity": "compute-optimal parameters for those FLOPs",
                      "value": float(n_opt), "unit": "parameters",
-                     "how": f"scaling.compute_optimal({led.figures['training_flops']:.3g} FLOP): "
+                     "how": f"scaling.compute_optimal({led.figures['training_flops_mfu_basis']:.3g} FLOP): "
                      f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"})
     return pd.DataFrame(rows)
 
@@ -1335,6 +1352,8 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
     accelerator. Returns the series with ``usd``, ``delta_usd``, ``delta_points`` and
     ``usd_per_point`` (NaN for the first run; a run that did not improve the score gets NaN and
     the note "no improvement")."""
+    if accelerator is not None and not isinstance(accelerator, str):
+        raise ValueError(f"accelerator={accelerator!r} must be a catalogue accelerator name")
     df = (improvement_series() if series is None else series).copy()
     need = {"run_id", "gpu_hours", "score", "accelerator"}
     if not need <= set(df.columns) or df.empty:
@@ -1356,6 +1375,9 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
 def format_saving(usd) -> str:
     """A saving for a table: "$1,234", "−$1,234" (a loss), "never finishes" (−inf: the changed
     run cannot finish) or "–" (not priced)."""
+    if usd is not None and (isinstance(usd, (bool, str)) or not isinstance(usd, (int, float,
+                                                                                  np.number))):
+        raise ValueError(f"usd={usd!r} must be a number or None")
     if usd is None or usd != usd:
         return "–"
     if usd == -math.inf:

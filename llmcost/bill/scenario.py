@@ -260,8 +260,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("ckpt_async", "bool", "asynchronous checkpoints (only the device-to-host snapshot "
           "blocks training)"),
     Param("ckpt_storage_bytes_per_s", "float|none", "aggregate sustained storage bandwidth, "
-          "bytes/s; null: sized from the job, n_gpus × 122 MB/s (Llama 3's Tectonic, "
-          "llmcost.reliability.job_storage_bytes_per_s)", _positive),
+          "bytes/s; null: sized from the checkpoint plan, the bandwidth minimising hot-storage "
+          "cost + the cost of GPU time lost to writes and restores "
+          "(llmcost.reliability.sized_storage_bytes_per_s)", _positive),
     Param("ckpt_node_bytes_per_s", "float", "per-node bandwidth to storage, bytes/s", _positive),
     Param("ckpt_d2h_bytes_per_s", "float", "device-to-host copy bandwidth per GPU, bytes/s",
           _positive),

@@ -322,6 +322,8 @@ def list_prices(accelerator: str | None = None, pricing: str | None = None,
         df = df[df["accelerator"] == load_accelerator(accelerator).name]
     if pricing is not None:
         df = df[df["pricing"] == pricing]
+    if not isinstance(current_only, bool):
+        raise ValueError(f"current_only={current_only!r} must be True or False")
     if current_only:
         df = df[df["current"]]
     return df.reset_index(drop=True)

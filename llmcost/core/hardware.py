@@ -66,6 +66,8 @@ class Accelerator:
     notes: str = field(default="", compare=False)
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name={self.name!r} must be a non-empty string")
         for f in ("peak_bf16_flops_per_s", "peak_fp32_flops_per_s", "peak_tf32_flops_per_s",
                   "peak_fp8_flops_per_s", "peak_fp4_flops_per_s", "hbm_bytes", "hbm_bytes_per_s",
                   "scaleup_bytes_per_s_per_dir", "scaleup_domain_size",
@@ -176,6 +178,8 @@ class Cluster:
             if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
                     or not np.isfinite(v) or not v > 0:
                 raise ValueError(f"{f}={v!r} must be a finite number > 0")
+            if f == "scaleup_domain_size" and float(v) != int(v):
+                raise ValueError(f"{f}={v!r} must be a whole number of accelerators")
         lat = self.scaleout_latency_s
         if lat is not None and (isinstance(lat, bool) or not isinstance(
                 lat, (int, float, np.integer, np.floating)) or not 0 <= lat < float("inf")):

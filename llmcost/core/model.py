@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .units import as_array, scalar_or_array
+from .units import as_array, as_flag, scalar_or_array
 
 FFN_TYPES = ("gated", "mlp")
 NORMS = ("rmsnorm", "layernorm")
@@ -195,6 +195,11 @@ class ModelSpec:
         self._check_int("norms_per_layer", minimum=0)
         if self.n_sliding_layers is not None:
             self._check_int("n_sliding_layers", minimum=0)
+        for f in ("train_tokens", "official_params", "official_active_params"):
+            v = getattr(self, f)  # catalogue figures: None (not published) or a positive number
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float, np.number))
+                                  or not 0 < float(v) < float("inf")):
+                raise ValueError(f"{self.name}: {f}={v!r} must be a positive number or None")
         if (self.n_sliding_layers or 0) > self.n_layers:
             raise ValueError(f"{self.name}: n_sliding_layers={self.n_sliding_layers} must be <= "
                              f"n_layers={self.n_layers}")
@@ -444,6 +449,7 @@ class ModelSpec:
         float or ndarray, broadcast over ``seq_len``.
         """
         s = as_array(seq_len, "seq_len", positive=True, integer=True)
+        causal = as_flag(causal, "causal")
         w = self.sliding_window
         full = (s + 1) / 2 if causal else s
         if not w:
@@ -485,6 +491,7 @@ class ModelSpec:
         Megatron-LM's ``num_floating_point_operations``; attention core per query head as in
         PaLM App. B (12·L·H·Q·T for training with a full mask).
         """
+        training, causal = as_flag(training, "training"), as_flag(causal, "causal")
         if recompute not in RECOMPUTE_MODES:
             raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
         if recompute != "none" and not training:

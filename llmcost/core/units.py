@@ -50,9 +50,18 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
+def not_finite_text(value: float) -> str:
+    """How the formatting helpers show a value that is not a finite number: ``"n/a"`` for NaN
+    (nothing was computed), ``"∞"`` / ``"-∞"`` for an unbounded one; never ``nan`` or ``inf``."""
+    if math.isnan(value):
+        return "n/a"
+    return "∞" if value > 0 else "-∞"
+
+
 def _si(value: float, unit: str, prefixes: list[tuple[float, str]], digits: int) -> str:
     if not math.isfinite(value):
-        return f"{value} {unit}"
+        return not_finite_text(value) if math.isnan(value) else \
+            f"{not_finite_text(value)} {unit}"
     mag = abs(value)
     for scale, prefix in prefixes:
         if mag >= scale:
@@ -70,17 +79,22 @@ def fmt_flops(flops: float, digits: int = 3) -> str:
     Counts of FLOP are shown in scientific notation because that is how papers state them
     (Llama 3: "3.8 × 10^25 FLOPs").
     """
-    return f"{_number(flops, 'flops'):.{digits - 1}e} FLOP"
+    v = _number(flops, "flops")
+    digits = check_digits(digits)
+    if not math.isfinite(v):
+        return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} FLOP"
+    return f"{v:.{digits - 1}e} FLOP"
 
 
 def fmt_flops_rate(flops_per_s: float, digits: int = 3) -> str:
     """Format a rate in FLOP/s with a decimal prefix, e.g. ``'989 TFLOP/s'``."""
-    return _si(_number(flops_per_s, "flops_per_s"), "FLOP/s", _DECIMAL, digits)
+    return _si(_number(flops_per_s, "flops_per_s"), "FLOP/s", _DECIMAL, check_digits(digits))
 
 
 def fmt_bytes(n_bytes: float, digits: int = 3, binary: bool = False) -> str:
     """Format a byte count with decimal (GB) or, if ``binary``, binary (GiB) prefixes."""
-    if binary:
+    digits = check_digits(digits)
+    if as_flag(binary, "binary"):
         prefixes = [(2.0**60, "Ei"), (2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"),
                     (2.0**20, "Mi"), (2.0**10, "Ki")]
         return _si(_number(n_bytes, "n_bytes"), "B", prefixes, digits)
@@ -91,7 +105,7 @@ def fmt_duration(seconds: float) -> str:
     """Format a duration in the largest sensible unit: s, min, h, days or years."""
     s = _number(seconds, "seconds")
     if not math.isfinite(s):
-        return f"{s} s"
+        return not_finite_text(s) if math.isnan(s) else f"{not_finite_text(s)} s"
     if abs(s) < 60:
         return f"{s:.3g} s"
     if abs(s) < SECONDS_PER_HOUR:
@@ -107,7 +121,7 @@ def fmt_usd(usd: float) -> str:
     """Format US dollars with a k/M/B suffix, e.g. ``fmt_usd(1.23e8) -> '$123M'``."""
     v = _number(usd, "usd")
     if not math.isfinite(v):
-        return f"${v}"
+        return not_finite_text(v) if math.isnan(v) else ("$∞" if v > 0 else "-$∞")
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
         if abs(v) >= scale:
             return f"${v / scale:.3g}{suffix}"
@@ -117,6 +131,9 @@ def fmt_usd(usd: float) -> str:
 def fmt_count(n: float, digits: int = 4) -> str:
     """Format a plain count (parameters, tokens, GPU-hours) with k/M/B/T suffixes."""
     v = _number(n, "n")
+    digits = check_digits(digits)
+    if not math.isfinite(v):
+        return not_finite_text(v)
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
         if abs(v) >= scale:
             return f"{v / scale:.{digits}g}{suffix}"
@@ -183,6 +200,33 @@ def _show(value, arr: np.ndarray, bad: np.ndarray):
     if arr.ndim == 0:
         return value
     return f"{float(arr[bad].flat[0])!r} (in an array of shape {arr.shape})"
+
+
+def as_flag(value, name: str) -> bool:
+    """A yes/no argument (``causal``, ``async_``, ``dropout``): ``True`` or ``False`` (numpy's
+    bools too), else a ValueError naming ``name``. A string is refused rather than read as true
+    (``bool("false")`` is ``True``), and so are 0/1, None and containers."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name}={value!r} must be True or False")
+
+
+def check_digits(value, name: str = "digits") -> int:
+    """A number of significant digits for the formatting helpers: a whole number from 1 to 17."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+            not 1 <= value <= 17:
+        raise ValueError(f"{name}={value!r} must be a whole number from 1 to 17")
+    return int(value)
+
+
+def finite_result(value, what: str, inputs: str):
+    """``value`` (a result) if every element is finite, else a ValueError saying the inputs
+    overflow double precision (about 1.8e308): never a silent inf or NaN."""
+    arr = np.asarray(value, dtype=float)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{inputs} overflow: {what} is beyond a double's range (1.8e308); "
+                         "check the magnitudes")
+    return value
 
 
 def scalar_or_array(arr: np.ndarray):

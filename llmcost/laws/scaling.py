@@ -875,6 +875,42 @@ def inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_
     return _lifetime(target_loss, inference_tokens, fit, c, serve, "usd")
 
 
+def optimum_across_engine_gap(target_loss, inference_tokens, train_usd_per_flop,
+                              serve_usd_per_token, gaps, fit="besiroglu2024") -> pd.DataFrame:
+    """The dollar optimum (``inference_adjusted_optimum_usd``) when serving costs ``g`` times the
+    roofline price, for each engine gap ``g`` in ``gaps``: s_g(N) = g · s(N).
+
+    A roofline serving price is a lower bound on cost (an engine is slower than the roofline by
+    a measured factor, notebook 05); a larger g weighs serving more against training, so the
+    optimum moves to a smaller model trained on more tokens. Each row also gives the FLOP
+    optimum (``inference_adjusted_optimum``) and says on which side of it the dollar optimum
+    falls.
+
+    Returns
+    -------
+    DataFrame, one row per gap: ``engine_gap``, ``n_params``, ``train_tokens``,
+    ``tokens_per_param``, ``total_usd``, ``flop_optimum_n_params``, ``vs_flop_optimum``
+    ("larger" / "smaller" / "equal", within 1%).
+    """
+    g = np.atleast_1d(as_array(gaps, "gaps", positive=True))
+    if not callable(serve_usd_per_token):
+        raise ValueError(f"serve_usd_per_token={serve_usd_per_token!r} must be a callable of "
+                         "n_params returning USD per served token")
+    flop = inference_adjusted_optimum(target_loss, inference_tokens, fit)
+    rows = []
+    for gap in g:
+        o = inference_adjusted_optimum_usd(target_loss, inference_tokens, train_usd_per_flop,
+                                           lambda n, k=float(gap): k * serve_usd_per_token(n),
+                                           fit)
+        r = o.n_params / flop.n_params
+        rows.append({"engine_gap": float(gap), "n_params": o.n_params,
+                     "train_tokens": o.train_tokens, "tokens_per_param": o.tokens_per_param,
+                     "total_usd": o.total_cost, "flop_optimum_n_params": flop.n_params,
+                     "vs_flop_optimum": "equal" if abs(r - 1) <= 0.01 else
+                     "larger" if r > 1 else "smaller"})
+    return pd.DataFrame(rows)
+
+
 def train_usd_per_flop(accelerator, mfu, price_usd_per_gpu_hour, dtype: str = "bf16",
                        model=None, seq_len=None) -> float:
     """USD per training FLOP counted as 6·N·D (the unit the loss fits and this module use).

@@ -548,6 +548,9 @@ def _check_parser(sub) -> None:
     c.add_argument("--gpu-hours", dest="gpu_hours", metavar="H", help="claimed accelerator-hours")
     c.add_argument("--days", metavar="D", help="claimed wall-clock days (with --n-gpus)")
     c.add_argument("--usd", metavar="USD", help="claimed cost in US dollars")
+    c.add_argument("--train-flops", dest="train_flops", metavar="FLOP",
+                   help="a claim stated as total training FLOPs (6ND convention, as Epoch AI's "
+                   "estimates): gives the tokens when --train-tokens is not given")
     c.add_argument("--phase", action="append", default=[], metavar="NAME=GPU_HOURS",
                    help="GPU-hours of one phase where the source splits the claim (repeat; one "
                    "must be pre-training), e.g. --phase pre-training=2.664e6")
@@ -586,7 +589,7 @@ def _check(args) -> int:
                 flag = k.replace("_", "-")
                 run[k] = number(flag, v, k in ("n_gpus", "seq_len")) \
                     if k in ("n_gpus", "train_tokens", "seq_len", "mfu") else v
-        for k in ("model", "accelerator", "train_tokens"):
+        for k in ("model", "accelerator"):
             if k not in run:
                 raise ValueError(f"--{k.replace('_', '-')} is required (or a --scenario that "
                                  "sets it)")
@@ -600,17 +603,19 @@ def _check(args) -> int:
                                  "give each phase once")
             phases[name] = number(f"phase {name}", h)
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
-                 for k in ("gpu_hours", "days", "usd") if getattr(args, k) is not None}
-        c = check_claim(run["model"], run["train_tokens"], run["accelerator"],
+                 for k in ("gpu_hours", "days", "usd", "train_flops")
+                 if getattr(args, k) is not None}
+        c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
                         mfu=run.get("mfu"),
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
                         **claim)
-    except (ScenarioError, ValueError) as e:  # UsageError: no notebooks found
-        return _fail(str(e).splitlines()[0] if str(e) else repr(e))
-    except UsageError as e:
-        return _fail(str(e))
+    except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
+        msg = str(e).splitlines()[0] if str(e) else repr(e)
+        if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
+            print(json.dumps({"error": msg}))
+        return _fail(msg)
     if args.format == "json":
         print(json.dumps(c.summary(), indent=1, default=str))
     else:

@@ -1674,3 +1674,31 @@ def hardware_price_performance(series, forecast, axes=None, scale: float = 1e6):
                           "AWS, Barron's); trend: llmcost.published.price_performance_trend",
                           x=0.01, ha="left", fontsize=7, color="0.4")
     return axes
+
+
+def storage_tradeoff_curve(tradeoff, ax=None, marks=()):
+    """Checkpoint storage against the GPU time it saves: hot-storage cost, the cost of GPU time
+    lost to writes and restores, and their sum, against the aggregate storage bandwidth
+    (``reliability.storage_tradeoff``); the optimum marked, and ``marks`` ({label: bytes/s}) as
+    vertical lines."""
+    ax = _ax(ax, figsize=(8, 5))
+    gbs = tradeoff.index.values / 1e9
+    for col, label, style in (("storage_usd", "hot storage, provisioned for the bandwidth", "--"),
+                              ("lost_usd", "GPU time lost to checkpoints and restores", ":"),
+                              ("total_usd", "sum", "-")):
+        ax.plot(gbs, tradeoff[col] / 1e6, style, lw=2, label=label)
+    best = tradeoff.attrs["optimum_bytes_per_s"]
+    ax.plot([best / 1e9], [tradeoff.loc[best, "total_usd"] / 1e6], "ko",
+            label=f"optimum: {best / 1e9:,.0f} GB/s")
+    for i, (label, b) in enumerate(dict(marks).items()):
+        ax.axvline(b / 1e9, color=f"C{i + 3}", lw=1, label=label)
+    ax.set_xscale("log")
+    top = float(np.nanpercentile(tradeoff["total_usd"], 90)) / 1e6
+    ax.set_ylim(0, top * 1.1)
+    ax.set_xlabel("aggregate checkpoint-storage bandwidth (GB/s)", fontsize=12)
+    ax.set_ylabel("USD (millions) over the run", fontsize=12)
+    ax.set_title("How fast should checkpoint storage be?", fontsize=13)
+    ax.legend(fontsize=9, loc="upper center")
+    _source(ax, "llmcost.reliability.storage_tradeoff (Daly 2006 goodput; storage prices and "
+            "throughput per TiB: data/storage_prices.csv)")
+    return ax

@@ -25,6 +25,7 @@ import copy
 import csv
 import html
 import json
+import math
 import os
 import re
 import sys
@@ -37,7 +38,12 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
-from ..bill.ledger import build_ledger, predicted_mfu_source, simulate_ledger
+from ..bill.ledger import (
+    build_ledger,
+    predicted_mfu_range,
+    predicted_mfu_source,
+    simulate_ledger,
+)
 from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import Range
 from ..bill.scenario import (
@@ -61,7 +67,7 @@ from ..core.catalog import (
     scenario_accelerator,
 )
 from ..core.hardware import Cluster
-from ..core.units import fmt_bytes
+from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..training.accuracy import band_for_step
 from ..training.compute import mfu_from_throughput
@@ -869,6 +875,12 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
     # a range goes in its scenario-file form (llmcost.ranges)
     params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
               if k in declared[nb]}
+    # a predicted MFU goes with its band, the range the bill draws (one range per bill,
+    # everywhere); its point, the mode, is the prediction every page uses
+    band = predicted_mfu_range(scenario.get("_mfu_prediction"))
+    if "mfu" in params and band is not None and not isinstance(scenario.get("mfu"), Range) \
+            and scenario.get("mfu") == scenario["_mfu_prediction"].get("value"):
+        params["mfu"] = band.to_yaml()
     if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
             and "ledger_owned_usd_per_gpu" not in declared[nb]:
         params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
@@ -1096,6 +1108,8 @@ def format_value(value, unit: str = "") -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
+    if not math.isfinite(v):  # never "nan" or "inf" on a page
+        return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} {unit}".strip()
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":
@@ -1120,11 +1134,12 @@ _FRACTION_WORDS = ("mfu", "goodput", "fraction", "share", "utilisation", "hfu")
 
 def index_value(row: dict) -> str:
     """A headline figure as the index page shows it: ``format_value``, with yes/no for booleans
-    and a percentage for unitless fractions (MFU, goodput, bubble, shares)."""
+    and a percentage for unitless fractions (MFU, goodput, bubble, shares). A whole number (an
+    ``int``: "29 of 29 held-out MFU rows") is a count, never a fraction, whatever its key says."""
     v = row.get("value")
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if not row.get("unit") and isinstance(v, (int, float)) and \
+    if not row.get("unit") and isinstance(v, float) and math.isfinite(v) and \
             any(w in row.get("key", "") for w in _FRACTION_WORDS):
         return f"{v:.1%}"
     return format_value(v, row.get("unit", ""))

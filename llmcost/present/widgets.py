@@ -5,13 +5,21 @@ Imported only inside ``if interactive:`` cells; report runs never create widgets
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from ..bill import levers
 from ..bill.ledger import build_ledger, compare
 from ..bill.scenario import PRICING
-from ..core.catalog import list_accelerators, list_models, load_accelerator, load_model
+from ..core.catalog import (
+    list_accelerators,
+    list_models,
+    load_accelerator,
+    load_efficiency,
+    load_model,
+)
 from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..laws import scaling as sc
@@ -35,6 +43,17 @@ def _log_int_slider(w, value, lo_exp, hi_exp, description):
                              continuous_update=False)
 
 
+def mfu_slider_max(accelerator: str) -> float:
+    """The largest MFU a widget offers on an accelerator: its measured matmul ceiling
+    (``matmul_fraction`` of data/efficiency.csv, e.g. H100 0.80 from stas00's MAMF benchmark),
+    rounded down to the slider's 0.01 step; 0.8 where the catalogue has no measurement."""
+    try:
+        ceiling = float(load_efficiency(accelerator).matmul_fraction)
+    except ValueError:
+        ceiling = 0.8
+    return math.floor(ceiling * 100) / 100
+
+
 def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float, n_gpus: int,
                    price_usd_per_gpu_hour: float, dtype: str = "bf16"):
     """Model, accelerator, tokens, MFU, GPU count and price widgets updating a table and a figure.
@@ -55,8 +74,9 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     tok_w = w.FloatLogSlider(value=train_tokens, base=10, min=9, max=14, step=0.05,
                              description="tokens", readout_format=".3g",
                              continuous_update=False)
-    mfu_w = w.FloatSlider(value=mfu, min=0.01, max=1.0, step=0.01, description="MFU",
-                          readout_format=".2f", continuous_update=False)
+    ceiling = mfu_slider_max(accelerator)  # no MFU above the measured matmul ceiling
+    mfu_w = w.FloatSlider(value=min(mfu, ceiling), min=0.01, max=ceiling, step=0.01,
+                          description="MFU", readout_format=".2f", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 3, 17, "GPUs")
     price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=0.01, max=100, step=0.1,
                                  description="$/GPU-h")
@@ -64,6 +84,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
 
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
+        mfu_w.max = mfu_slider_max(acc.name)
         with out:
             out.clear_output(wait=True)
             try:

@@ -51,7 +51,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import load_accelerator
+from ..core.catalog import load_accelerator, load_efficiency
 from . import step
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
@@ -259,8 +259,9 @@ def _check_dtype_basis(accelerator: str, dtype: str) -> float:
 def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, cp: int = 1,
              ep: int = 1, is_moe: bool = False, n_params: float | None = None,
              exclude_run: str | None = None, dtype: str = "bf16",
-             seq_len: int | None = None) -> MfuBand:
-    """The error band of a predicted MFU (see the module docstring for the rule).
+             seq_len: int | None = None, capped: bool = True) -> MfuBand:
+    """The error band of a predicted MFU (see the module docstring for the rule); with
+    ``capped`` (default) its upper end is capped where no measurement goes (``band_cap``).
 
     Parameters
     ----------
@@ -331,14 +332,18 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                         f"{band['error_max']:+.0%} off: read the predicted MFU as an upper bound.")
     else:
         high = min(mfu / (1 + c - w), 1.0)
-    mfu16 = mfu * _check_dtype_basis(accelerator, dtype)
+    basis = _check_dtype_basis(accelerator, dtype)
+    mfu16 = mfu * basis
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
     if best is not None and mfu16 > best:
-        basis = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-        warnings.append(f"the predicted MFU {mfu:.1%}{basis} exceeds the best published MFU "
+        basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
+        warnings.append(f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
                         f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
                         f"({source}): read it as optimistic.")
+    if capped:
+        high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
+        warnings.extend(said)
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
                    sets=tuple(dict.fromkeys(rows["set"])), center=float(c),
@@ -371,6 +376,65 @@ def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
                     "coverage": float(np.mean(hits)),
                     "loo_conformal": len(held) - 1 >= MIN_CONFORMAL_ROWS})
     return pd.DataFrame(out).set_index("regime")
+
+
+def best_published_any_size(accelerator: str):
+    """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of any
+    size (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
+    ``(None, reason)``."""
+    gen = gpu_generation(accelerator)
+    v = validation_table()
+    same = v[v["gpu_generation"] == gen]
+    best, source = None, f"no published {gen} run"
+    if len(same):
+        row = same.loc[same["reported_mfu"].idxmax()]
+        best, source = float(row["reported_mfu"]), f"{row['model']} ({row['set']})"
+    for g, _, _, m, src in MFU_CLAIMS:
+        if g == gen and (best is None or m > best):
+            best, source = m, src
+    return best, source
+
+
+def _ceiling(accelerator: str) -> float:
+    """The accelerator's measured matmul ceiling (``matmul_fraction``, data/efficiency.csv; 1 for
+    an accelerator without a row)."""
+    try:
+        return float(load_efficiency(accelerator).matmul_fraction)
+    except ValueError:
+        return 1.0
+
+
+def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None,
+             basis: float = 1.0) -> tuple:
+    """The upper end of a predicted MFU's band, capped where no measurement goes, and the
+    sentences that say so: ``(high, warnings)``.
+
+    cap = min(matmul ceiling, max(best published ÷ basis, prediction)): the best MFU published on
+    the GPU generation (``best`` for the model's size when given, else at any size,
+    ``best_published_any_size``; on the BF16 basis, so divided by ``basis`` = peak(dtype) ÷
+    peak(BF16) for an FP8 step) or the prediction itself when it is above that, and never above
+    the accelerator's measured matmul ceiling (``matmul_fraction``, data/efficiency.csv). A
+    prediction above the best published figure of its generation is flagged whatever the model's
+    size (a 1B model on A100 as a 70B one)."""
+    out = []
+    any_best, any_src = best_published_any_size(accelerator)
+    ref, ref_src = (best, "for a model of this size") if best is not None else (
+        any_best, f"at any size ({any_src})")
+    if best is None and any_best is not None and mfu * basis > any_best:
+        out.append(f"the predicted MFU {mfu:.1%} exceeds the best MFU published on "
+                   f"{gpu_generation(accelerator)} for a model of any size, {any_best:.0%} "
+                   f"({any_src}): read it as optimistic.")
+    ceiling = _ceiling(accelerator)
+    ref_d = None if ref is None else ref / basis
+    cap = min(ceiling, max(ref_d, mfu)) if ref_d is not None else ceiling
+    if high <= cap:
+        return high, out
+    why = (f"the best published {ref:.0%} {ref_src}" if ref_d is not None and cap == ref_d else
+           "the prediction itself, above the best published figure" if cap == mfu else
+           f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
+    out.append(f"the band's upper end is capped at {cap:.1%} ({why}): no run has measured more "
+               f"(uncapped {high:.1%}).")
+    return cap, out
 
 
 def regime_bands() -> pd.DataFrame:
@@ -426,11 +490,26 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     for z, idx in z3.groupby(z3).groups.items():
         unit = mfu_band(1.0, cluster.accelerator.name, int(cluster.n_gpus), zero_stage=int(z),
                         is_moe=model.is_moe, n_params=float(model.n_params), dtype=dtype,
-                        seq_len=int(seq_len))
+                        seq_len=int(seq_len), capped=False)
         c, w = unit.center, unit.half_width
         m = out.loc[idx, "mfu"]
         out.loc[idx, "mfu_low"] = m / (1 + c + w)
         out.loc[idx, "mfu_high"] = (m / (1 + c - w)).clip(upper=1.0) \
             if 1 + c - w > UPPER_BOUND_MARGIN else 1.0
         out.loc[idx, "band_regime"] = unit.regime
+    # each row's upper end capped as ``band_cap`` caps one prediction
+    cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
+                         float(model.n_params), _check_dtype_basis(cluster.accelerator.name, dtype))
+    out["mfu_high"] = np.minimum(out["mfu_high"].to_numpy(float), cap)
     return out
+
+
+def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0):
+    """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
+    mfu))."""
+    best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16")
+    if best is None:
+        best, _ = best_published_any_size(accelerator)
+    mfu = np.asarray(mfu, dtype=float)
+    return np.minimum(_ceiling(accelerator), mfu if best is None else np.maximum(best / basis,
+                                                                                 mfu))

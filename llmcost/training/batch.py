@@ -505,9 +505,9 @@ def cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, tp: int = 1):
     float or ndarray: tokens per step.
     """
     n = as_array(n_gpus, "n_gpus", positive=True)
-    mbs = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    mbs = as_array(micro_batch_size, "micro_batch_size", positive=True, integer=True)
     s = as_array(seq_len, "seq_len", positive=True)
-    t = as_array(tp, "tp", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
     return scalar_or_array(n * mbs * s / t)
 
 
@@ -592,8 +592,9 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     model_flops = np.asarray(training_flops(model, tokens, seq_len, method=MFU_METHOD,
                                             causal=MFU_CAUSAL))
     compute_hours = np.asarray(gpu_hours(model_flops, accelerator, mfu, dtype))
-    busy = np.minimum(n, np.asarray(b) * as_array(tp, "tp", positive=True)
-                      / (as_array(micro_batch_size, "micro_batch_size", positive=True)
+    busy = np.minimum(n, np.asarray(b) * as_array(tp, "tp", positive=True, integer=True)
+                      / (as_array(micro_batch_size, "micro_batch_size", positive=True,
+                                  integer=True)
                          * as_array(seq_len, "seq_len", positive=True)))
     comm = steps * as_array(comm_s_per_step, "comm_s_per_step", nonnegative=True)
     wall = compute_hours * SECONDS_PER_HOUR / busy + comm

@@ -46,7 +46,8 @@ from ..core.catalog import (
 )
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
-from ..core.units import SECONDS_PER_HOUR, as_array, scalar_or_array
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_flag, finite_result,
+                          scalar_or_array)
 
 METHODS = ("6ND", "detailed")
 #: The FLOP count an MFU is measured in (see the module docstring).
@@ -72,6 +73,16 @@ def _mfu(mfu) -> np.ndarray:
 def _spec(model, name: str = "model", needs: str = "this count") -> ModelSpec:
     """``model.as_model``: a ModelSpec or a catalogue name, else a ValueError naming ``name``."""
     return as_model(model, name, needs)
+
+
+def check_count_conventions(seq_len, causal) -> None:
+    """Check the counting conventions every FLOP count takes, whichever method ignores them
+    (6ND reads neither): ``seq_len`` a whole number of tokens >= 1 or None, ``causal`` True or
+    False (a string such as ``"false"`` is refused, not read as true). A ValueError names the
+    argument."""
+    if seq_len is not None:
+        as_array(seq_len, "seq_len", positive=True, integer=True)
+    as_flag(causal, "causal")
 
 
 def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND",
@@ -111,6 +122,7 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
     """
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
+    check_count_conventions(seq_len, causal)
     d = as_array(n_tokens, "n_tokens", positive=True)
     if isinstance(model_or_n_params, str):
         model_or_n_params = as_model(model_or_n_params, "model_or_n_params")
@@ -120,10 +132,11 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
             if recompute != "none":
                 raise ValueError("recompute applies to method='detailed' only (6ND counts model "
                                  "FLOPs)")
-            return scalar_or_array(6.0 * model.n_active_params * d)
+            return finite_result(scalar_or_array(6.0 * model.n_active_params * d), "6·N·D",
+                                 "n_tokens")
         per_token = np.asarray(model.flops_per_token(seq_len, training=True, causal=causal,
                                                      recompute=recompute))
-        return scalar_or_array(per_token * d)
+        return finite_result(scalar_or_array(per_token * d), "the FLOP count", "n_tokens")
     if method == "detailed":
         raise ValueError(f"model_or_n_params={model_or_n_params!r}: method='detailed' needs a "
                          "ModelSpec (load_model(name)), not a parameter count")
@@ -131,7 +144,8 @@ def training_flops(model_or_n_params, n_tokens, seq_len=None, method: str = "6ND
         raise ValueError(f"recompute={recompute!r} needs method='detailed' and a ModelSpec: 6ND "
                          "counts model FLOPs, with no recomputation")
     n = as_array(model_or_n_params, "model_or_n_params", positive=True)
-    return scalar_or_array(6.0 * n * d)
+    with np.errstate(over="ignore"):
+        return finite_result(scalar_or_array(6.0 * n * d), "6·N·D", "model_or_n_params × n_tokens")
 
 
 def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
@@ -159,7 +173,10 @@ def gpu_seconds(flops, accelerator, mfu, dtype: str = "bf16"):
         If ``flops`` is negative, ``mfu`` is outside (0, 1], or the device has no ``dtype`` peak.
     """
     c = as_array(flops, "flops", nonnegative=True)
-    return scalar_or_array(c / (_peak(accelerator, dtype) * _mfu(mfu)))
+    peak, m = _peak(accelerator, dtype), _mfu(mfu)
+    with np.errstate(over="ignore"):  # an overflow is reported by finite_result
+        return finite_result(scalar_or_array(c / (peak * m)), "GPU-seconds",
+                             "flops ÷ (peak × mfu)")
 
 
 def gpu_hours(flops, accelerator, mfu, dtype: str = "bf16"):
@@ -199,6 +216,7 @@ def model_flops_per_token(model, seq_len=None, method: str = MFU_METHOD,
     parameters N also works (6·N). Anything else raises a ValueError naming ``model``."""
     if method not in METHODS:
         raise ValueError(f"method={method!r} must be one of {METHODS}")
+    check_count_conventions(seq_len, causal)
     if method == "6ND":
         if isinstance(model, ModelSpec) or isinstance(model, str):
             return 6.0 * _spec(model).n_active_params

@@ -123,7 +123,7 @@ from ..core.shapes import layer_params as _layer_params
 from ..core.shapes import model_shapes as _consts
 from ..core.shapes import schedule_code as _schedule_code
 from ..core.shapes import shard_group_arrays as _shard_group_arrays
-from ..core.units import GB, GIB, as_array, scalar_or_array
+from ..core.units import GB, GIB, as_array, as_flag, scalar_or_array
 
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
@@ -901,6 +901,8 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         is a bare parameter count.
     """
     model, s = _check_entry(model, plan, seq_len, stage)
+    flash_attention, dropout = as_flag(flash_attention, "flash_attention"), as_flag(dropout,
+                                                                                  "dropout")
     if not isinstance(recipe, PrecisionRecipe) and (not isinstance(recipe, str)
                                                      or recipe not in RECIPES):
         raise ValueError(f"recipe={recipe!r} must be one of {', '.join(RECIPES)}")

@@ -61,7 +61,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, plan_options
-from ..core.units import as_array, scalar_or_array
+from ..core.units import as_array, as_flag, scalar_or_array
 from .memory import (
     DEFAULT_RESERVE,
     PARTS,
@@ -808,6 +808,9 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                                                             integer=True))
     if pp_split not in PP_SPLITS:
         raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
+    for flag, v in (("flash_attention", flash_attention), ("dropout", dropout),
+                    ("include_rejected", include_rejected)):
+        as_flag(v, flag)
     get_recipe(recipe)
     hbm = hbm_bytes if hbm_bytes is not None else cluster.accelerator.hbm_bytes
     if hbm is None:

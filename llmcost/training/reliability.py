@@ -44,6 +44,7 @@ from ..core.units import (
     SECONDS_PER_HOUR,
     TIB,
     as_array,
+    as_flag,
     scalar_or_array,
 )
 from .compute import model_flops_per_token
@@ -1027,6 +1028,7 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
     CheckpointPlan.
     """
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    async_ = as_flag(async_, "async_")
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
     as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True)
     if np.ndim(n_params):
@@ -1060,17 +1062,49 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
 
 
 # ------------------------------------------------------------------------------ scenario helpers
-def scenario_storage_bytes_per_s(p: dict):
+def scenario_storage_bytes_per_s(p: dict, n_params=None, ideal_gpu_hours=None,
+                                 price_usd_per_gpu_hour=None, gpus_per_node=8):
     """The scenario's checkpoint-storage bandwidth and where it came from: (bytes/s, source).
 
-    ``p["ckpt_storage_bytes_per_s"]`` when given; otherwise ``job_storage_bytes_per_s(n_gpus)``
-    = n_gpus × 122 MB/s, Llama 3's Tectonic rate (2 TB/s for 16,384 GPUs, arXiv:2407.21783
-    §3.3.1).
+    ``p["ckpt_storage_bytes_per_s"]`` when given; otherwise, with the run's ``n_params``,
+    ``ideal_gpu_hours`` and price, sized from the checkpoint plan
+    (``scenario_storage_tradeoff``: the bandwidth minimising hot-storage cost + the cost of GPU
+    time lost to writes and restores); without them, ``job_storage_bytes_per_s(n_gpus)`` =
+    n_gpus × 122 MB/s, Llama 3's Tectonic rate (2 TB/s for 16,384 GPUs, arXiv:2407.21783 §3.3.1).
     """
     if p.get("ckpt_storage_bytes_per_s") is not None:
         return float(p["ckpt_storage_bytes_per_s"]), "given as ckpt_storage_bytes_per_s"
+    if None not in (n_params, ideal_gpu_hours, price_usd_per_gpu_hour):
+        bw = sized_storage_bytes_per_s(**scenario_tradeoff_args(
+            p, n_params, ideal_gpu_hours, price_usd_per_gpu_hour, gpus_per_node))
+        return bw, ("sized from the checkpoint plan: the bandwidth that minimises hot-storage "
+                    "cost + the cost of GPU time lost to writes and restores")
     return (float(job_storage_bytes_per_s(p["n_gpus"])),
             "sized from the job: n_gpus × 122 MB/s, Llama 3's Tectonic rate")
+
+
+def scenario_tradeoff_args(p: dict, n_params, ideal_gpu_hours, price_usd_per_gpu_hour,
+                           gpus_per_node=8) -> dict:
+    """The arguments of ``storage_tradeoff`` / ``sized_storage_bytes_per_s`` for a validated
+    scenario ``p`` (its ``ckpt_*`` and ``fail_*`` keys)."""
+    return dict(n_params=n_params, n_gpus=p["n_gpus"],
+                fail_rate_per_gpu_year=p["fail_rate_per_gpu_year"],
+                restart_overhead_s=p["ckpt_restart_s"], ideal_gpu_hours=ideal_gpu_hours,
+                price_usd_per_gpu_hour=price_usd_per_gpu_hour, hot_tier=p["ckpt_hot_tier"],
+                keep_last=p["ckpt_keep_last"], recipe=p["ckpt_recipe"],
+                gpus_per_node=gpus_per_node, node_bytes_per_s=p["ckpt_node_bytes_per_s"],
+                d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"], async_=p["ckpt_async"],
+                planned_per_day=p["fail_planned_per_day"], interval_s=p["ckpt_interval_s"])
+
+
+def scenario_storage_tradeoff(p: dict, n_params, ideal_gpu_hours, price_usd_per_gpu_hour,
+                              gpus_per_node=8, also=()) -> pd.DataFrame:
+    """``storage_tradeoff`` for a validated scenario (notebook 07's figure and table), on
+    ``TRADEOFF_BANDWIDTHS`` plus the bandwidths in ``also`` (bytes/s)."""
+    grid = np.unique(np.append(TRADEOFF_BANDWIDTHS, np.asarray(also, dtype=float)))
+    return storage_tradeoff(**scenario_tradeoff_args(p, n_params, ideal_gpu_hours,
+                                                     price_usd_per_gpu_hour, gpus_per_node),
+                            bandwidths=grid)
 
 
 def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> CheckpointPlan:
@@ -1100,6 +1134,130 @@ def scenario_checkpoint_plan(p: dict, n_params, gpus_per_node=8, **changes) -> C
         raise ValueError(f"changes={sorted(unknown)!r}: not arguments of checkpoint_plan")
     kw.update(changes)
     return checkpoint_plan(**kw)
+
+
+#: The bandwidths ``storage_tradeoff`` tries by default: 100 MB/s to 10 TB/s, 12 per decade.
+TRADEOFF_BANDWIDTHS = np.logspace(8, 13, 61)
+
+
+def _point(x, name):
+    """One number for sizing from a value that may be draws of the bill (their median)."""
+    return float(np.median(as_array(x, name)))
+
+
+def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
+                     ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier="fsx-lustre-ssd",
+                     keep_last=3, bandwidths=None, **plan_options) -> pd.DataFrame:
+    """The checkpoint-storage throughput that minimises storage cost + the cost of GPU time lost
+    to checkpoint writes and restores, and the trade-off around it.
+
+    For each aggregate bandwidth b (``bandwidths``, default ``TRADEOFF_BANDWIDTHS``):
+
+    * the job's goodput g(b) is ``checkpoint_plan(..., storage_bytes_per_s=b)``'s (Daly 2006:
+      a faster storage shortens the write δ, the restore read in R, and so the optimal interval
+      and the work lost);
+    * GPU time lost to checkpoints, failures and restarts: ``H·(1/g − 1)`` GPU-hours for ``H``
+      ideal GPU-hours, costing ``lost_usd = H·(1/g − 1)·price``;
+    * the hot tier is provisioned for b: a parallel file system sells throughput with capacity
+      (``storage_throughput_per_tib``, FSx for Lustre 125 MB/s per TiB), so it holds
+      ``max(b ÷ throughput per TiB, keep_last × checkpoint size)`` for the run's wall clock
+      ``H / (g·n) `` hours: ``storage_usd = bytes/GB × months × price per GB-month``
+      (``data/storage_prices.csv``). The cold milestones do not depend on b and are left out;
+    * ``total_usd = lost_usd + storage_usd``; the row with the smallest total is the optimum
+      (``attrs["optimum_bytes_per_s"]``).
+
+    A tier whose throughput is not sold with capacity (object storage) costs the same at every
+    b: the fastest b wins, and ``attrs["note"]`` says so. Values given as draws (arrays) are
+    sized at their median.
+
+    Parameters
+    ----------
+    n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s
+        As ``checkpoint_plan``.
+    ideal_gpu_hours : float
+        GPU-hours of the run with no failures (``compute.training_run``).
+    price_usd_per_gpu_hour : float
+    hot_tier : str
+        A ``data/storage_prices.csv`` tier.
+    keep_last : int
+        Checkpoints held in the hot tier (0: every one; sized here as ``keep_last`` = 1).
+    bandwidths : array, optional
+        Aggregate bandwidths to try, bytes/s.
+    **plan_options
+        Passed to ``checkpoint_plan`` (``recipe``, ``gpus_per_node``, ``node_bytes_per_s``,
+        ``d2h_bytes_per_s``, ``async_``, ``planned_per_day``, ``interval_s``).
+
+    Returns
+    -------
+    DataFrame indexed by ``storage_bytes_per_s`` with ``goodput``, ``lost_gpu_hours``,
+    ``lost_usd``, ``storage_usd`` and ``total_usd``; ``attrs``: ``optimum_bytes_per_s``,
+    ``optimum`` (its row as a dict) and ``note``.
+    """
+    n = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
+    h = _point(as_array(ideal_gpu_hours, "ideal_gpu_hours", positive=True), "ideal_gpu_hours")
+    price = _point(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True),
+                   "price_usd_per_gpu_hour")
+    rate = _point(as_array(fail_rate_per_gpu_year, "fail_rate_per_gpu_year", nonnegative=True),
+                  "fail_rate_per_gpu_year")
+    restart = _point(as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True),
+                     "restart_overhead_s")
+    if "planned_per_day" in plan_options:
+        plan_options["planned_per_day"] = _point(plan_options["planned_per_day"],
+                                                 "planned_per_day")
+    k = max(1, int(as_array(keep_last, "keep_last", nonnegative=True, integer=True)))
+    bws = TRADEOFF_BANDWIDTHS if bandwidths is None else np.atleast_1d(
+        as_array(bandwidths, "bandwidths", positive=True))
+    hot_p = storage_price(hot_tier)
+    density = storage_throughput_per_tib(hot_tier)
+    rows = []
+    for b in bws:
+        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
+            plan = checkpoint_plan(n_params, n, rate, float(b), restart, **plan_options)
+        except ValueError:
+            continue
+        g = float(plan.goodput)
+        if not g > 0:
+            continue
+        lost_h = h * (1.0 / g - 1.0)
+        months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
+        held = k * float(plan.size.total_bytes)
+        provisioned = held if density is None else max(float(b) / density * TIB, held)
+        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+    df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
+                                     "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
+    if df.empty:
+        raise ValueError("no bandwidth tried gives the job any goodput: interruptions come faster "
+                         "than a checkpoint and a restart at every bandwidth in bandwidths")
+    df["total_usd"] = df["lost_usd"] + df["storage_usd"]
+    best = df["total_usd"].idxmin()
+    df.attrs["optimum_bytes_per_s"] = float(best)
+    df.attrs["optimum"] = {"storage_bytes_per_s": float(best), **df.loc[best].to_dict()}
+    df.attrs["note"] = (f"{hot_tier} sells throughput with capacity ({density / 1e6:,.0f} MB/s "
+                        "per TiB): faster storage costs more capacity" if density is not None
+                        else f"{hot_tier} does not sell throughput with capacity: storage cost "
+                        "does not depend on the bandwidth, so the fastest tried wins")
+    return df
+
+
+def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
+                              ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier="fsx-lustre-ssd",
+                              keep_last=3, **plan_options) -> float:
+    """The optimum of ``storage_tradeoff`` (same arguments): the aggregate checkpoint-storage
+    bandwidth, bytes/s, that minimises storage cost + the cost of the GPU time lost to writes
+    and restores. Draws (arrays) are sized at their median; the answer is cached per inputs."""
+    point = {k: _point(v, k) if np.ndim(v) else v for k, v in plan_options.items()}
+    return _sized(float(as_array(n_params, "n_params", positive=True)), n_gpus,
+                  _point(fail_rate_per_gpu_year, "fail_rate_per_gpu_year"),
+                  _point(restart_overhead_s, "restart_overhead_s"),
+                  _point(ideal_gpu_hours, "ideal_gpu_hours"),
+                  _point(price_usd_per_gpu_hour, "price_usd_per_gpu_hour"), hot_tier, keep_last,
+                  tuple(sorted(point.items())))
+
+
+@lru_cache(maxsize=64)
+def _sized(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last, options):
+    return storage_tradeoff(n_params, n_gpus, rate, restart, hours, price, hot_tier, keep_last,
+                            **dict(options)).attrs["optimum_bytes_per_s"]
 
 
 def storage_duty_cycle(write_s, interval_s, stall_s=0.0):

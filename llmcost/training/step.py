@@ -160,7 +160,7 @@ from ..core.shapes import (
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
-from ..core.units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array, as_flag
 from . import comm
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions
 from .memory import get_recipe, memory_per_gpu, stage_candidates
@@ -1138,6 +1138,7 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
     """
     model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
+    check_step_inputs(dropout=keywords.get("dropout", False), efficiency=keywords.get("efficiency"))
     if not isinstance(plan, ParallelPlan):
         raise ValueError(f"plan={plan!r} must be a ParallelPlan (llmcost.make_plan)")
     comm.check_plan_on_cluster(plan, cluster)
@@ -1305,6 +1306,8 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     names = StepOptions.names()
     step_kw = {k: keywords.pop(k) for k in names if k in keywords}
     enumerate_options = keywords
+    check_step_inputs(dropout=step_kw.get("dropout", False), efficiency=step_kw.get("efficiency"),
+                      within_scaleup_domain=within_scaleup_domain, options=enumerate_options)
     prune = enumerate_options.pop("prune_dominated", True)
     tp_overlap = step_kw.get("tp_overlap", "auto" if options is None else options.tp_overlap)
     dp_overlap = step_kw.get("dp_overlap", "auto" if options is None else options.dp_overlap)
@@ -1975,3 +1978,30 @@ def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global
     df["speedup"] = df["tokens_per_s"] / base
     df["efficiency"] = (df["tokens_per_s"] / df.index) / (base / base_n)
     return df
+
+
+#: The keyword options ``rank_plans`` passes on to ``parallel.enumerate_plans``.
+ENUMERATE_OPTIONS = ("tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
+                     "recompute", "schedule", "sequence_parallel", "pp_split", "reserve",
+                     "hbm_bytes", "include_rejected", "fsdp_shard_size")
+
+
+def check_step_inputs(*, dropout=False, efficiency=None, within_scaleup_domain=True,
+                      options=None) -> None:
+    """The entry checks of ``step_time`` and ``rank_plans`` the engine does not make itself, each
+    a ValueError naming the argument: yes/no flags are True or False (``dropout="false"`` is
+    refused, not read as true), ``efficiency`` is an ``Efficiency`` or None, and every extra
+    keyword of ``rank_plans`` is an ``enumerate_plans`` option, a physics option
+    (``PHYSICS_OPTIONS``) or ``prune_dominated``."""
+    as_flag(dropout, "dropout")
+    as_flag(within_scaleup_domain, "within_scaleup_domain")
+    if efficiency is not None and not isinstance(efficiency, Efficiency):
+        raise ValueError(f"efficiency={efficiency!r} must be an Efficiency "
+                         "(catalog.load_efficiency(accelerator)) or None")
+    known = ENUMERATE_OPTIONS + PHYSICS_OPTIONS + ("prune_dominated",)
+    for k in options or {}:
+        if k not in known:
+            raise ValueError(f"{k}={options[k]!r} is not an option of rank_plans; the options "
+                             f"are {', '.join(known)}")
+    if options and "prune_dominated" in options:
+        as_flag(options["prune_dominated"], "prune_dominated")

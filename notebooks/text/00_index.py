@@ -40,7 +40,7 @@ pricing: str = 'on_demand'  # on_demand, reserved, spot or owned
 ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
 ckpt_interval_s: float = None  # compute seconds between checkpoints
 ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
-ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: sized from the checkpoint plan
 ckpt_node_bytes_per_s: float = 50000000000.0  # per-node bandwidth to storage, bytes/s
 ckpt_d2h_bytes_per_s: float = 50000000000.0  # device-to-host copy bandwidth per GPU, bytes/s
 ckpt_restart_s: float = 600.0  # seconds from a failure to training again, excluding reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)
@@ -284,7 +284,8 @@ for k, v in facts.items():
 c6 = llmcost.training_flops(spec, p["train_tokens"])
 cx = llmcost.training_flops(spec, p["train_tokens"], p["seq_len"], method="detailed")
 print(f"6ND: {c6:.3e} FLOP; exact (attention, full mask): {cx:.3e} FLOP ({cx / c6 - 1:+.1%})")
-print(f"all pre-training phases: {bill.figures['training_flops']:.3e} FLOP")
+print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} FLOP on the "
+      f"MFU basis, {bill.figures['training_flops_6nd']:.3e} FLOP by 6ND")
 
 # %% [markdown]
 # ## Step 3 · GPU-hours at a calibrated MFU

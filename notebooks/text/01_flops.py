@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 01 · How many FLOPs does a training run take, and what do they cost?
 #
-# [← 00 · Index](00_index.ipynb) · next: [02 · Batch size](02_batch_size.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [00 · What does it cost to train this model?](00_index.ipynb) · next: [02 · How big should the batch be?](02_batch_size.ipynb)
 #
 # Every training bill starts with one number: the floating-point operations the run must execute.
 # This notebook counts them two ways (the 6·N·D rule and an exact count), turns them into
@@ -210,7 +210,7 @@ print(f"MFU basis ÷ 6ND = {ratio:.3f} at {p['seq_len']:,} tokens of context: GP
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            seq_len=p["seq_len"], dtype=p["dtype"])
 publish_summary("01_flops", [
-    summary_row("training_flops", "training FLOPs", run["training_flops_6nd"], "FLOP",
+    summary_row("training_flops_6nd", "training FLOPs (6ND)", run["training_flops_6nd"], "FLOP",
                 "6·N_active·D"),
     summary_row("model_flops", "model FLOPs (MFU basis)", run["model_flops"], "FLOP",
                 "matmuls + full-matrix attention"),
@@ -462,4 +462,4 @@ if interactive:
 # stas00/ml-engineering, *compute/accelerator* README (maximum achievable matmul FLOPS). Model architectures, accelerator figures and published runs: the
 # `source` column of each catalogue in `data/`.
 #
-# [← 00 · Index](00_index.ipynb) · [10 · Glossary](10_glossary.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [00 · What does it cost to train this model?](00_index.ipynb) · next: [02 · How big should the batch be?](02_batch_size.ipynb)

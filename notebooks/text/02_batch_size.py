@@ -4,8 +4,7 @@
 # %% [markdown]
 # # 02 · How big should the batch be?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [01 · FLOPs and compute cost](01_flops.ipynb) ·
-# next: [03 · Parallelism and memory](03_parallelism.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [01 · How many FLOPs does a training run take, and what do they cost?](01_flops.ipynb) · next: [03 · Why can't we just add GPUs?](03_parallelism.ipynb)
 #
 # The global batch is the number of tokens one optimizer step consumes. It sets how many steps a
 # run takes (and so its wall-clock), how many tokens it spends to reach a given loss (and so its
@@ -596,4 +595,4 @@ if interactive:
 # Technical Report*, arXiv:2412.19437 (§4.2, batch ramp). Narayanan et al. 2021, arXiv:2104.04473
 # (§2.2, the pipeline bubble). Published batches: `data/published_runs.csv` (sources per row).
 #
-# [← 00 · Index](00_index.ipynb) · [← 01 · FLOPs and compute cost](01_flops.ipynb) · [10 · Glossary](10_glossary.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [01 · How many FLOPs does a training run take, and what do they cost?](01_flops.ipynb) · next: [03 · Why can't we just add GPUs?](03_parallelism.ipynb)

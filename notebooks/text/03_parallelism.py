@@ -4,8 +4,7 @@
 # %% [markdown]
 # # 03 · Why can't we just add GPUs?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [02 · Batch size](02_batch_size.ipynb) · next: [04 · Communication and step
-# time](04_communication.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [02 · How big should the batch be?](02_batch_size.ipynb) · next: [04 · Where does the time go when GPUs wait?](04_communication.ipynb)
 #
 # Notebook 01 turned FLOPs into GPU-hours as if any number of GPUs could share the work perfectly.
 # They cannot. Before a GPU computes anything the model must **fit** in its memory, and every way of
@@ -671,4 +670,4 @@ if interactive:
 # `theoretical_memory_usage.py`; DeepSpeed `estimate_zero3_model_states_mem_needs`. Recipes and
 # their sources: `llmcost.memory.list_recipes()`.
 #
-# [← 00 · Index](00_index.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [02 · How big should the batch be?](02_batch_size.ipynb) · next: [04 · Where does the time go when GPUs wait?](04_communication.ipynb)

@@ -4,8 +4,7 @@
 # %% [markdown]
 # # 04 · Where does the time go when GPUs wait?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [03 · Parallelism and memory](03_parallelism.ipynb) ·
-# next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
 #
 # Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, and notebook 03
 # found the plans that fit. This notebook **predicts** the MFU: for the scenario's model, cluster
@@ -1214,4 +1213,4 @@ if interactive:
 # issue #212 (NVLS bus bandwidth); AMD Instinct MI300X data sheet; Jouppi et al. 2023, *TPU v4*,
 # arXiv:2304.01433; Intel Gaudi network configuration docs (`data/scaleup_topology.csv`).
 #
-# [← 00 · Index](00_index.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)

@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 05 · Why is RL post-training hard to budget?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Communication and step time](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
 #
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
 # verifier-based RL) is where the inference and training ledgers cross: every iteration the model
@@ -557,6 +557,10 @@ for _, r in prices.iterrows():
 plots.rl_loop_diagram();
 
 # %% [markdown]
+# # Part II · Why is an RL iteration hard to budget?
+#
+# ## 7. Where an iteration's FLOPs go, and where its time goes
+#
 # Per sample of P prompt and R response tokens (Ouyang et al. 2022, Shao et al. 2024; actor $N_a$, reference $N_\text{ref}$,
 # reward model $N_r$, critic $N_c$, E PPO epochs):
 #
@@ -665,7 +669,7 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 #   `generate` at **4.03 TFLOP/s per GPU**, several times below the roofline for decoding 8
 #   sequences: static, padded micro-batches and a host cost per layer and decode step
 #   (`rl.HF_GENERATE_S_PER_LAYER_STEP`, fitted on the three Llama-2-7B HF rows of the table in
-#   section 9.1 and judged on the 13B rows) account for the slow decode.
+#   section 10 and judged on the 13B rows) account for the slow decode.
 # * **APRIL** (Zhou et al. 2025). "More than 90%" is a lower bound on RL training in general.
 #   With its script's set-up (Qwen3-4B, 32 prompts × 8, up to 16,384 tokens, SGLang engines of
 #   2 GPUs at a 0.6 memory fraction, colocated on 8 GPUs) and an *assumed* mean response, the
@@ -676,7 +680,7 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # at a few percent of peak because it is HBM-bound, and the slowest response holds every GPU.
 
 # %% [markdown]
-# ## 9.1 Does the iteration time match published runs?
+# ## 10. Does the iteration time match published runs?
 #
 # Section 9 checks shares; this section checks **seconds per iteration**, against every published
 # RL run whose iteration or phase times and set-up could be read: OpenRLHF's benchmark table
@@ -947,3 +951,6 @@ if interactive:
     from llmcost.present.widgets import rl_explorer
 
     display(rl_explorer(spec.name, gpu.name, p, price))
+
+# %% [markdown]
+# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)

@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 06 · Train bigger or train longer?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [05 · Serving and the RL loop](05_rl_loop.ipynb) · next: [07 · Checkpoints and failures](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
 #
 # A compute budget buys FLOPs, and FLOPs can go into a bigger model or into more training tokens:
 # C = 6·N·D. Which split gives the best model? For a model that is trained once and never used,
@@ -303,11 +303,17 @@ print(f"one epoch only: N = {n_once:.3g} on {d_once:.3g} tokens, loss "
       f"{sc.data_constrained_loss(n_once, d_once, unique, mu):.4f} (excess parameters discounted); "
       f"repeating: loss {dc['loss']:.4f} ({dc['epochs']:.1f} epochs)")
 
+# %%
+# NBVAL_CHECK_OUTPUT
+small = sc.data_constrained_optimum(0.01 * c_run, unique)  # the smallest budget above
+print(f"at {small['epochs']:.1f} epochs the best model is {small['n_params']:.3g} parameters against "
+      f"{small['unconstrained_n_params']:.3g} on fresh data "
+      f"({1 - small['n_params'] / small['unconstrained_n_params']:.0%} smaller), and the loss "
+      f"{small['loss'] - small['unconstrained_loss']:.4f} worse")
+
 # %% [markdown]
 # While a budget needs only a few epochs, the data-constrained optimum is close to the
-# fresh-data one: at 1.8 epochs the best model is 7.88·10⁹ parameters against 8.39·10⁹ on fresh
-# data (6% smaller), and the loss only 0.0017 worse.
-# As the budget outgrows the corpus, the best run repeats it more and more (Muennighoff et al.
+# fresh-data one (the smallest budget above, printed next); As the budget outgrows the corpus, the best run repeats it more and more (Muennighoff et al.
 # find that epochs should grow faster than parameters, because parameters beyond the
 # compute-optimal size for the unique data are discounted too, R*_N = 5.3), and the gap to what
 # fresh data would give widens: each tenfold of compute buys less. Muennighoff's losses are on C4
@@ -422,7 +428,7 @@ print(f"served token ({P} in : {R} out): ${serve(spec.n_params) * 1e6:.3f} per M
 
 # %% [markdown]
 # The serving model's prices are a roofline upper bound on throughput, hence a lower bound on
-# cost (engines measure 1.1–4.1× slower, notebook 05). How well does "cost ∝ N" hold across sizes
+# cost (engines measure slower than the roofline, notebook 05; section 7's end prices that gap). How well does "cost ∝ N" hold across sizes
 # in the same serving model? For the Llama 3.1 family on the scenario's GPU and price, each at
 # its cheapest tensor-parallel size (FP8 weights where the scenario's precision does not fit):
 
@@ -466,6 +472,29 @@ print(f"Chinchilla-optimal model for the same loss: {llmcost.fmt_usd(opt_usd.chi
 scen = opts.iloc[-1] if opts.choice.iloc[-1].startswith("scenario") else None
 if scen is not None:
     print(f"the scenario's own allocation: {llmcost.fmt_usd(scen.total_usd)} over its lifetime")
+
+# %% [markdown]
+# ### Where does the dollar optimum go if serving runs slower than the roofline?
+#
+# The serving price above is the roofline's, a lower bound. Real engines are slower by the factors
+# the published serving figures measure (`ledger.engine_gap`: the lowest and highest of notebook
+# 05's validation). Serving at g times the roofline price weighs it g times more against training
+# (`sc.optimum_across_engine_gap`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+gap_lo, gap_hi = llmcost.ledger.engine_gap()
+gaps = sc.optimum_across_engine_gap(target, p["inference_tokens_lifetime"], usd_per_flop, serve,
+                                    [1.0, gap_lo, np.sqrt(gap_lo * gap_hi), gap_hi], fit)
+display(plots.table(gaps.drop(columns=["flop_optimum_n_params"]),
+                    {"engine_gap": "{:.2f}×", "n_params": "{:.3g}", "train_tokens": "{:.3g}",
+                     "tokens_per_param": "{:,.0f}", "total_usd": "${:,.0f}"}))
+first, last = gaps.iloc[1], gaps.iloc[-1]
+print(f"engine gap {gap_lo:.1f}× to {gap_hi:.1f}× (published serving figures): the dollar optimum "
+      f"moves from {first.n_params:.3g} to {last.n_params:.3g} parameters, "
+      f"{'smaller' if last.n_params < first.n_params else 'larger'} as serving gets dearer, "
+      f"against the FLOP optimum's {first.flop_optimum_n_params:.3g}: from {first.vs_flop_optimum} "
+      f"to {last.vs_flop_optimum} than it")
 
 # %% [markdown]
 # The dollar optimum moves away from the FLOP optimum by the ratio printed in the serving cell:
@@ -747,3 +776,6 @@ if interactive:
     display(scaling_explorer(c_run, fit.name, p["inference_tokens_lifetime"], price,
                              serve(1e9) * 1e6, gpu.name, p["mfu"], p["dtype"], spec,
                              p["seq_len"]))
+
+# %% [markdown]
+# [← 00 · Index](00_index.ipynb) · previous: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb) · next: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)

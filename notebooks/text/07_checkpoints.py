@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 07 · What does it cost when training doesn't finish?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb) · next: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb)
 #
 # The ideal estimate of notebook 01 assumes every GPU computes from the first step to the last.
 # On thousands of GPUs for weeks that never happens: a GPU, a link or a host fails every few
@@ -42,7 +42,7 @@ pricing: str = "on_demand"  # on_demand, reserved, spot or owned
 ckpt_recipe: str = "bf16-adam"  # what a checkpoint saves (llmcost.reliability.CHECKPOINT_RECIPES)
 ckpt_interval_s: float = None  # compute seconds between checkpoints; None: the optimum
 ckpt_async: bool = False  # asynchronous checkpoints: only the device-to-host snapshot blocks
-ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: sized from the checkpoint plan
 ckpt_node_bytes_per_s: float = 5.0e10  # per-node bandwidth to storage, bytes/s
 ckpt_d2h_bytes_per_s: float = 5.0e10  # device-to-host copy bandwidth per GPU, bytes/s
 ckpt_restart_s: float = 600.0  # failure to training again, excluding reading the checkpoint, s
@@ -73,7 +73,8 @@ run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], 
                            seq_len=p["seq_len"], dtype=p["dtype"])
 
 # %%
-p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(p)
+p["ckpt_storage_bytes_per_s"], storage_source = rel.scenario_storage_bytes_per_s(
+    p, spec.n_params, run["gpu_hours"], price, per_node)  # section 7: sized from the checkpoint plan
 plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node)  # the scenario's checkpoint plan
 print(f"checkpoint storage: {p['ckpt_storage_bytes_per_s'] / 1e9:,.1f} GB/s ({storage_source})")
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
@@ -261,7 +262,7 @@ print(f"asynchronous optimum: a {llmcost.fmt_bytes(a.size.total_bytes)} write of
 # %%
 bw, held = p["ckpt_storage_bytes_per_s"], max(p["ckpt_keep_last"], 1) * float(plan.size.total_bytes)
 small = rel.tier_bandwidth_bytes_per_s(p["ckpt_hot_tier"], held)  # a tier sized for capacity only
-cases = {f"job-sized, {bw / 1e9:,.0f} GB/s": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
+cases = {f"the scenario's, {bw / 1e9:,.0f} GB/s": (bw, 1.0), "same, at most 5% for checkpoints": (bw, 0.05),
          f"a tenth: {bw / 1e10:,.0f} GB/s": (bw / 10, 1.0),
          f"{p['ckpt_hot_tier']} sized to hold the checkpoints: {small / 1e9:.2f} GB/s": (small, 1.0)}
 rows = {k: rel.scenario_checkpoint_plan(p, spec.n_params, per_node, async_=True, interval_s=None,
@@ -273,13 +274,15 @@ plots.table(pd.DataFrame({k: {"write (s)": v.write_s, "interval (s)": v.interval
             {"write (s)": "{:,.1f}", "interval (s)": "{:,.0f}", "restart (s)": "{:,.0f}",
              "storage duty": "{:.1%}", "goodput": "{:.2%}"}, index=True)
 
+# %%
+# NBVAL_CHECK_OUTPUT
+base, capped = list(rows.values())[:2]
+print(f"at the scenario's {bw / 1e9:,.0f} GB/s: duty u = {base.storage_duty:.1%}, interval "
+      f"{base.interval_s:,.0f} s; at most 5% for checkpoints: interval {capped.interval_s:,.0f} s, "
+      f"goodput {base.goodput:.2%} -> {capped.goodput:.2%}")
+
 # %% [markdown]
-# At the job-sized bandwidth the bound does not bind (u ≈ 10%), but a sustained tens of GB/s and
-# petabytes a day are a real load on a shared file system; capping checkpoints at 5% of it moves
-# the interval from about 40 s to about 80 s for almost no goodput. On a tenth of the bandwidth the
-# storage is busy nearly all the time, at the edge of the bound (any slower and τ = w), and a tier
-# bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes most of an hour per write
-# *and per restart read*: the bandwidth,
+# At the scenario's bandwidth (printed above the table: its duty u, and the interval with and without a 5% cap) a sustained tens of GB/s and petabytes a day are a real load on a shared file system; capping checkpoints at 5% of it lengthens the interval for little goodput. On a tenth of the bandwidth the storage is busy most of the time, near the bound (any slower and τ = w), and a tier bought only for capacity (FSx for Lustre sells 125 MB/s per TiB) takes far longer per write *and per restart read*: the bandwidth,
 # not the bytes, is what checkpoint storage must be bought for (section 7).
 #
 # **In-memory and peer checkpoints.** The other way out is not to go to storage on the critical
@@ -543,6 +546,53 @@ print(warning or f"storage is below the {rel.STORAGE_SHARE_WARNING:.0%} of compu
       "workbook calls out")
 
 # %% [markdown]
+# ### How fast should checkpoint storage be?
+#
+# Faster storage shortens every write δ and every restore, so the run loses less GPU time; but a
+# parallel file system sells throughput with capacity, so it costs more. The right bandwidth b
+# minimises the sum over the run, for H ideal GPU-hours at price p and goodput g(b) (Daly 2006, the
+# plan of sections 3–5):
+#
+# $$\text{cost}(b) = \underbrace{H\left(\frac{1}{g(b)} - 1\right) p}_{\text{GPU time lost}} + \underbrace{\max\!\left(\frac{b}{\text{throughput per TiB}},\ k \cdot \text{checkpoint}\right) \times \text{months} \times \text{price per GB-month}}_{\text{hot storage}}$$
+#
+# `rel.storage_tradeoff` evaluates it on a grid of bandwidths; the bill sizes the storage at its
+# minimum when the scenario leaves `ckpt_storage_bytes_per_s` out.
+
+# %%
+job_rate = rel.job_storage_bytes_per_s(p["n_gpus"])  # Llama 3's 122 MB/s per GPU
+tradeoff = {a: rel.scenario_storage_tradeoff({**p, "ckpt_async": a}, spec.n_params,
+                                            run["gpu_hours"], price, per_node, also=[job_rate])
+            for a in (False, True)}
+plots.storage_tradeoff_curve(tradeoff[p["ckpt_async"]],
+                             marks={f"{p['n_gpus']:,} × 122 MB/s (Llama 3's rate)": job_rate})
+plt.show()
+
+# %%
+# NBVAL_CHECK_OUTPUT
+rows = {}
+for a, t in tradeoff.items():
+    kind = "asynchronous" if a else "synchronous"
+    at_job = t.loc[job_rate]
+    rows[f"{kind}, optimum"] = t.attrs["optimum"]
+    rows[f"{kind}, {job_rate / 1e9:,.0f} GB/s"] = {"storage_bytes_per_s": at_job.name, **at_job}
+df = pd.DataFrame(rows).T.assign(GBps=lambda d: d["storage_bytes_per_s"] / 1e9)
+plots.table(df[["GBps", "goodput", "lost_usd", "storage_usd", "total_usd"]],
+            {"GBps": "{:,.0f}", "goodput": "{:.2%}", "lost_usd": "${:,.0f}",
+             "storage_usd": "${:,.0f}", "total_usd": "${:,.0f}"}, index=True)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+t = tradeoff[p["ckpt_async"]]
+best, at_job = t.attrs["optimum"], t.loc[job_rate]
+print(f"this scenario ({'asynchronous' if p['ckpt_async'] else 'synchronous'} checkpoints): "
+      f"the cheapest storage is {best['storage_bytes_per_s'] / 1e9:,.0f} GB/s, storage "
+      f"{llmcost.fmt_usd(best['storage_usd'])} + lost GPU time {llmcost.fmt_usd(best['lost_usd'])}"
+      f" = {llmcost.fmt_usd(best['total_usd'])}; at {job_rate / 1e9:,.0f} GB/s the sum is "
+      f"{llmcost.fmt_usd(at_job['total_usd'])} (goodput {at_job['goodput']:.2%} against "
+      f"{best['goodput']:.2%}, {100 * (at_job['goodput'] - best['goodput']):.2f} points)")
+print(t.attrs["note"])
+
+# %% [markdown]
 # Capacity for the checkpoints themselves is cheap: a few full checkpoints and weekly milestones
 # cost little next to compute. The **bandwidth** is what costs: a parallel file system sells
 # throughput with capacity (FSx for Lustre: 125 MB/s per TiB on the tier priced here), so a hot
@@ -721,4 +771,4 @@ if interactive:
         per_node))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · [← 04 · Communication and step time](04_communication.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [06 · Train bigger or train longer?](06_chinchilla.ipynb) · next: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb)

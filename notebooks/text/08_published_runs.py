@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 08 · How close are these estimates to real training runs?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
 #
 # Every other notebook predicts. This one keeps score: it predicts the accelerator-hours of runs
 # whose authors published them, from public facts only, and reports the error. Then it turns the
@@ -347,4 +347,4 @@ if interactive:
     W.interact(show, tokens_t=(0.1, 20.0, 0.1), gpus=(8, 16384, 8), days=(1.0, 180.0, 1.0))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · [← 07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)

@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 09 · Which savings are real, and which only look like it?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [08 · Published runs and claims](08_published_runs.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb) · next: [10 · What does each term mean, and what is it called in Chinese?](10_glossary.ipynb)
 #
 # Teams that govern training cost ask one question over and over: *if we do X, how much do we
 # save, and what do we risk?* This notebook answers it with the same model that priced the run.
@@ -623,4 +623,4 @@ if interactive:
     display(levers_explorer(scenario))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · [← 07 · Checkpoints and failures](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [08 · How close are these estimates to real training runs?](08_published_runs.ipynb) · next: [10 · What does each term mean, and what is it called in Chinese?](10_glossary.ipynb)

@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 10 · What does each term mean, and what is it called in Chinese?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [07 · Checkpoints](07_checkpoints.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)
 #
 # Every term the notebooks use, with its definition, its formula where it has one, the notebook
 # that explains it and the `llmcost` function that computes it (one hop to the docstring that
@@ -108,4 +108,4 @@ if interactive:
 # cite their papers. Chinese terms: the source material's terms and, marked †,
 # the usual terms of Chinese LLM-training writing.
 #
-# [← 00 · Index](00_index.ipynb) · [01 · FLOPs](01_flops.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)

@@ -1,0 +1,44 @@
+"""Every numbered notebook links, at its top and at its end, to the index, the notebook before it
+and the one after it, in reading order (a reader who finishes 09 goes to 10, not back to 07)."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def _cells(path):
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _links(text):
+    return re.findall(r"\]\((\d\d_[a-z_]+\.ipynb)\)", text)
+
+
+def _nav(text):
+    paras = [p for p in text.split("\n\n") if p.lstrip().startswith("[← 00 · Index]")]
+    assert len(paras) == 1, text[-300:]
+    return paras[0]
+
+
+@pytest.mark.parametrize("i", range(1, len(NOTEBOOKS)), ids=[p.stem for p in NOTEBOOKS[1:]])
+def test_header_and_footer_link_in_order(i):
+    cells = _cells(NOTEBOOKS[i])
+    want = ["00_index.ipynb", NOTEBOOKS[i - 1].name] + (
+        [NOTEBOOKS[i + 1].name] if i + 1 < len(NOTEBOOKS) else [])
+    head = "".join(cells[0]["source"])
+    foot = "".join(cells[-1]["source"])
+    assert cells[-1]["cell_type"] == "markdown"
+    assert _links(_nav(head)) == want
+    assert _links(_nav(foot)) == want
+
+
+def test_part_headings_match_their_takeaways():
+    # a "Takeaways of Part X" needs a "Part X" heading in the same notebook
+    for path in NOTEBOOKS:
+        text = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
+        for part in re.findall(r"Takeaways of Part ([IVX]+)", text):
+            assert re.search(rf"^#+ Part {part}\b", text, re.M), (path.name, part)
