@@ -37,6 +37,7 @@ ODD_VALUES = {
     "count": [NAN, INF, -1, 0, 2.5, "3", None, {}, np.array([2.0, 2.5])],
     "count0": [NAN, INF, -1, 2.5, "3", None, {}],
     "fraction": [NAN, INF, -0.1, 0.0, 1.5, "0.4", None, {}, np.array([0.5, 1.5])],
+    "fraction|none": [NAN, INF, -0.1, 0.0, 1.5, "0.4", {}, np.array([0.5, 1.5])],
     "choice": ["no-such-option", 3.5, {}],
     "model": ["no-such-model", 3.5e9, None, {}, []],
     "accelerator": ["no-such-gpu", None, {}, [], -1.0],
@@ -466,7 +467,8 @@ MORE_ARGS = {
                      "batch": "positive|none"},
     "rl_iteration": {"algorithm": "choice", "ppo_epochs": "count",
                      "reference": "flag", "rollout_tp": "count", "prefix_sharing": "flag",
-                     "asynchronous": "flag", "partial_rollouts": "flag", "train_mfu": "fraction",
+                     "asynchronous": "flag", "partial_rollouts": "flag",
+                     "train_mfu": "fraction|none",  # None: the step-time model's MFU
                      "verifier_s": "nonnegative", "verifier_usd_per_sample": "nonnegative",
                      "weight_dtype": "choice", "off_policy_steps": "count"},
     "inference_adjusted_optimum_usd": {"fit": "choice"},

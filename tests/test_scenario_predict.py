@@ -30,7 +30,8 @@ def test_the_loader_keeps_predict_and_a_notebook_gets_a_clear_error(tmp_path):
 
 
 def test_plan_report_resolves_it_once_from_the_scenario_plan(tmp_path):
-    scenario, _, declared, _ = report.plan_report(_predict_scenario(tmp_path))
+    plan = report.plan_report(_predict_scenario(tmp_path))
+    scenario, declared = plan.scenario, plan.declared
     pred = scenario["_mfu_prediction"]
     plan, b = step.scenario_step(load_scenario(LLAMA))
     assert scenario["mfu"] == pytest.approx(b.mfu, abs=1e-4)
@@ -68,7 +69,7 @@ def test_a_prediction_that_cannot_be_made_names_the_file(tmp_path):
                  "global_batch_tokens: 32768\nmfu: predict\ntp: 8\npp: 1\ndp: 0\ncp: 1\nep: 1\n"
                  "zero_stage: 0\nrecompute: none\nmicro_batch_size: 1\npp_schedule: 1f1b\n"
                  "pp_virtual_stages: 1\n")
-    scenario, _, _, _ = report.plan_report(f)
+    scenario = report.plan_report(f).scenario
     assert 0 < scenario["mfu"] <= 1
     f.write_text(f.read_text().replace("accelerator: H100-SXM", "accelerator: TPU v4"))
     with pytest.raises(ScenarioError, match="bad.yaml: mfu: predict: "):
