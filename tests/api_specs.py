@@ -249,8 +249,7 @@ def _specs() -> dict:
                                  {"model": "model", "plan": "plan", "seq_len": "count|none",
                                   "recipe": "choice", "flash_attention": "flag",
                                   "dropout": "flag", "stage": "count0|none"}),
-        # ---- communication and step time (notebook 04; step.py is being rewritten in issue 9:
-        # these follow today's signatures)
+        # ---- communication and step time (notebook 04; these follow today's signatures)
         "step_time": Spec(dict(model=tiny, cluster=cluster, plan=plan, seq_len=512),
                           {"model": "model", "cluster": "cluster", "plan": "plan",
                            "seq_len": "count|none", "dtype": "choice", "dropout": "flag",
@@ -288,10 +287,10 @@ def _specs() -> dict:
         "goodput": Spec(dict(interval_s=600, checkpoint_s=60, mtbf_s=1e4),
                         {"interval_s": "positive", "checkpoint_s": "nonnegative",
                          "mtbf_s": "mtbf", "restart_s": "nonnegative"}),
-        # ---- added at the merge of issues 11 and 12 (inference, RL, the whole bill)
+        # ---- added later (inference, RL, the whole bill)
         "ledger": NOT_CALLABLE, "levers": NOT_CALLABLE, "inference": NOT_CALLABLE, "rl": NOT_CALLABLE,
         "Ledger": RESULT,
-        # ---- published runs and claims (issue 16)
+        # ---- published runs and claims
         "claims": NOT_CALLABLE, "ClaimCheck": RESULT, "published_run_errors": Spec({}),
         "check_claim": Spec(dict(model=tiny, train_tokens=1e9, accelerator=acc, gpu_hours=10.0,
                                  left_out=False),
@@ -303,12 +302,12 @@ def _specs() -> dict:
                              "pricing": "choice", "tolerance": "positive", "left_out": "flag",
                              "train_flops": "positive|none"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
-        # ---- stragglers: the wait for the slowest GPU (issue 14)
+        # ---- stragglers: the wait for the slowest GPU
         "straggler": NOT_CALLABLE,
         "straggler_slowdown": Spec(dict(n_gpus=1024),
                                    {"n_gpus": "count", "cv": "nonnegative",
                                     "n_calibration": "count"}),
-        # ---- ranges on cost inputs (issue 15)
+        # ---- ranges on cost inputs
         "LedgerDraws": RESULT, "Range": RESULT,
         "simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10),
                                 {"scenario": "scenario", "samples": "count", "seed": "count0"}),
@@ -345,7 +344,7 @@ def _specs() -> dict:
                               "prompts_per_step": "count", "samples_per_prompt": "count",
                               "prompt_tokens": "count", "response_tokens": "positive",
                               "n_gpus": "count"}, shown={"policy": "model"}),
-        # ---- added at the merge of issue 13 (compute-optimal scaling, notebook 06)
+        # ---- added later (compute-optimal scaling, notebook 06)
         "scaling": NOT_CALLABLE, "LOSS_FITS": NOT_CALLABLE,
         "LossFit": Spec(dict(name="f", E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28),
                         {"E": "nonnegative", "A": "positive", "alpha": "positive",

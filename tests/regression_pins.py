@@ -1,5 +1,5 @@
-"""REGRESSION PINS of the step-time engine (issue 9: the engine split into parts with no change
-in any output).
+"""REGRESSION PINS of the step-time engine (a refactoring: the engine
+split into parts with no change in any output).
 
 These values are the code's own outputs, recorded with ``python tests/regression_pins.py`` on
 commit 9e2a685 *before* ``step.step_arrays`` was split into per-part functions and the shared
@@ -8,7 +8,7 @@ prove the model right. The sourced checks (published MFUs, Korthikanti et al. 20
 layer times, hand-derived part formulas) live in ``tests/test_step.py`` and
 ``tests/test_step_parts.py``, beside these pins.
 
-Re-blessed for issue 14 (a deliberate change of the model, not a refactoring): DP / ZeRO
+Re-blessed for the ZeRO-3 and MoE physics (a deliberate change of the model, not a refactoring): DP / ZeRO
 collectives timed by NCCL's cost model (``comm.nccl_collective_time``: latency growing with the
 ranks and nodes, LL128 / Simple / tree), ZeRO-3 per-layer gathers and reduce-scatters exposed
 layer by layer with the stack's prefetch depth and the measured overlap contention

@@ -13,7 +13,7 @@ from llmcost import batch
 # ------------------------------------------------------------------ Kaplan / McCandlish
 def test_kaplan_critical_batch_at_3_nats():
     # Kaplan et al. 2020 Eq. 5.3 with B* = 2e8 tokens, alpha_B = 0.21 (constants confirmed in a
-    # full-text copy of §5.1): B_crit(3.0) = 1.07e6 tokens (test vector 5.a, issue 5).
+    # full-text copy of §5.1): B_crit(3.0) = 1.07e6 tokens (test vector 5.a).
     assert batch.kaplan_critical_batch(3.0) == pytest.approx(1.07e6, rel=2e-3)
 
 
@@ -311,7 +311,7 @@ def test_published_runs_against_the_critical_batch():
     assert r.global_batch_tokens == 16 * 2**20
     # Every dense run in the catalogue used a batch below both estimates (fits on dense models)
     # at its end of training. DeepSeek-V3, an MoE (arXiv:2412.19437 §4.2: 15,360 sequences of
-    # 4,096 tokens, 62.9M tokens; added by issue 14), used a batch above both: 5.4x Kaplan's
+    # 4,096 tokens, 62.9M tokens; added later), used a batch above both: 5.4x Kaplan's
     # B_crit and 2.0x DeepSeek LLM's B_opt for its total parameters.
     dense = df[df.run_id != "deepseek-v3-pretrain"]
     assert (dense.batch_over_b_crit < 1).all() and (dense.batch_over_deepseek < 1).all()

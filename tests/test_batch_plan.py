@@ -1,4 +1,4 @@
-"""Notebook 02's plan analysis (issue 18): the pipeline bubble behind "fills the cluster", the DP
+"""Notebook 02's plan analysis: the pipeline bubble behind "fills the cluster", the DP
 placement shared with notebook 04, and gradient bytes that follow the optimizer recipe."""
 
 import pytest

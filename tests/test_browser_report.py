@@ -6,7 +6,7 @@ One report of the default scenario is written (every notebook, found by glob thr
 1280 px and 390 px. A screenshot of every page at each width is kept in the test's temporary
 folder and named in any failure message.
 
-What a page must do (issue 19 §2):
+What a page must do:
 * every figure the executed notebook holds (an ``image/png`` output) is an ``<img>`` that loaded;
   no figure left as its text repr (``<Figure size ...>``);
 * every link between the pages resolves to a file of the report (and its ``#anchor`` to an id on

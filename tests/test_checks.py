@@ -60,10 +60,10 @@ def test_default_h100_price_on_another_accelerator_is_flagged():
 
 
 def test_exposed_communication_warning_names_the_exposed_dimension():
-    # Issue 10 (a), in issue 9's files: a dense model with cp = 1 whose TP group (16 GPUs)
+    # A dense model with cp = 1 whose TP group (16 GPUs)
     # crosses the 8-GPU NVLink domain: the exposed time is TP's, not expert all-to-alls or
     # context-parallel exchanges, and the model is not "pessimistic" about it.
-    # micro-batches of 2 sequences: 36% of the step exposed (with 8, 29.6% since issue 14's
+    # micro-batches of 2 sequences: 36% of the step exposed (with 8, 29.6% since the
     # straggler wait lengthened the step, under the 30% threshold)
     w = scenario_warnings(_values(tp=16, pp=1, cp=1, micro_batch_size=2))
     exposed = [x for x in w if "exposed communication" in x]

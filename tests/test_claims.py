@@ -1,4 +1,4 @@
-"""check_claim, published_run_errors and `llmcost check` (issue 16).
+"""check_claim, published_run_errors and `llmcost check`.
 
 Expected values are hand derivations written here from published figures (each with its
 source); the one block of the code's own outputs is ``ERROR_TABLE_PIN``, labelled as a
@@ -332,8 +332,8 @@ def test_plan_rows_use_the_step_time_model(errors):
     assert errors.loc["falcon-180b", "method"].startswith("step-time model")
     assert "TP8" in errors.loc["falcon-180b", "plan"]
     assert errors.loc["llama3-405b", "method"].startswith("step-time model")
-    # DeepSeek-V3's pre-training (PP 16 over 61 layers, uneven stages, EP 64) runs on issue 14's
-    # validation row; the duplicate whole-run row of the same run is not scored twice
+    # DeepSeek-V3's pre-training (PP 16 over 61 layers, uneven stages, EP 64) runs on the
+    # validation table's row; the duplicate whole-run row of the same run is not scored twice
     assert errors.loc["deepseek-v3-pretrain", "method"].startswith("step-time model")
     assert errors.loc["deepseek-v3", "method"] == "not scored"
     assert "the same run as deepseek-v3-pretrain" in errors.loc["deepseek-v3", "note"]
@@ -346,17 +346,17 @@ def test_plan_rows_use_the_step_time_model(errors):
 
 #: REGRESSION PIN (not a sourced check): the error table of ``claims.published_run_errors`` as
 #: the code computed it on branch issue-16 (predicted GPU-hours ÷ published − 1), recorded to
-#: catch unintended changes. Re-bless with a reason when the step-time model changes (issue 14
+#: catch unintended changes. Re-bless with a reason when the step-time model changes (another branch
 #: was extending llmcost/step.py at the same time: re-bless after that merge if the
 #: step-time rows move). The sourced checks are the tests above and tests/test_step.py.
-#: Re-blessed after merging issue 14 (ZeRO-3 per-layer physics: the DeepSpeed ZeRO-3 175B row
+#: Re-blessed after the ZeRO-3 per-layer physics merged (ZeRO-3 per-layer physics: the DeepSpeed ZeRO-3 175B row
 #: moves from -77.7% to +0.1%, NeMo FSDP2 from -4.4% to +3.9%; the new published run
 #: deepseek-v3-pretrain enters the H100 leave-one-out medians of the llama3/31 and deepseek-v3
 #: rows and the plan rows, now 32 of 34 within ±20%, were 25 of 33).
 ERROR_TABLE_PIN = {
-    # re-blessed for issue 14's straggler wait (llmcost.straggler) after merging moe-dispatch:
+    # re-blessed for the straggler wait (llmcost.straggler) after merging moe-dispatch:
     # the rows the step-time model predicts move by 1-3 points
-    # re-blessed for issue 14's straggler wait (llmcost.straggler: compute × 1.48%·(e(N) −
+    # re-blessed for the straggler wait (llmcost.straggler: compute × 1.48%·(e(N) −
     # e(8))): the rows the step-time model predicts move by 1-3 points; the leave-one-out rows
     # (llama1/2, pythia, ...) do not
     "bloom-176b": -0.2573, "llama1-7b": +0.3473, "llama1-13b": +0.5746, "llama1-33b": +0.3931,
@@ -373,7 +373,7 @@ ERROR_TABLE_PIN = {
     "llama31-8b": -0.4727, "llama31-70b": -0.0857, "deepseek-v3-pretrain": -0.2617,
     "falcon-180b": -0.0214,
     # fix-16: PaLM scored on its Appendix B chip-hours (published MFU × goodput); DeepSeek-V3
-    # scored once, on issue 14's deepseek-v3-pretrain row (its plan runs with uneven pipeline
+    # scored once, on the deepseek-v3-pretrain row (its plan runs with uneven pipeline
     # stages), its duplicate deepseek-v3 row no longer in the H100 medians (the Llama 3
     # and 3.1 rows return to their pre-merge values)
     "palm-540b": -0.2987,
@@ -382,7 +382,7 @@ ERROR_TABLE_PIN = {
 #: "plan rows within ±20%" headline split into its kinds; calibration rows are counted apart,
 #: never as a success).
 SUMMARY_PIN = {
-    # after merging issue 14 (three ZeRO-3 rows became calibration rows, the rest held-out);
+    # after the ZeRO-3 per-layer physics merged (three ZeRO-3 rows became calibration rows, the rest held-out);
     # nemo-moe: NeMo AutoModel's four H100 MoE rows join, none within ±20% on GPU-hours (their
     # MFU errors -31%, -38%, -19.5%, -25%: the model prices the fake gate's all-to-all as k
     # copies per token; benchmarks/validate_mfu.py item 8);
@@ -413,7 +413,7 @@ def test_error_table_keeps_unlike_rows_apart(errors):
     # its layer, step.calibrate_kernel_efficiency) is in no held-out group
     assert errors.loc["korthikanti22-22b", "split"] == "calibration"
     cal = s.loc["steady-state MFU, calibration rows (in-sample)"]
-    # (after issue 14: korthikanti22-22b and three ZeRO-3 175B rows, data/validation_mfu.csv)
+    # (after the ZeRO-3 physics: korthikanti22-22b and three ZeRO-3 175B rows, data/validation_mfu.csv)
     n_cal = ((errors["scored"] == "mfu") & (errors["split"] == "calibration")).sum()
     assert cal["n"] == n_cal >= 1 and cal["in_sample"]
     assert cal["within_band"] != cal["within_band"]  # NaN: never counted as a success

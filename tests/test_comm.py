@@ -231,7 +231,7 @@ def test_ep_and_cp_volumes_reproduce_formulas_md():
         assert fwd == pytest.approx(expected, rel=1e-3)
 
 
-# ----------------------------------------------------------------------------- issue 14: scale
+# ----------------------------------------------------------------------------- scale
 def test_nccl_all_gather_at_scale_is_the_tuning_model_by_hand():
     # NVIDIA/nccl src/graph/tuning.cc (baseLat, hwLat, ll128MaxBwPerCh): an all-gather of a 175B
     # layer (3.6 GB) over 1,536 A100s on 192 HGX nodes. Ring steps n-1 = 1535, of which N-1 = 191
@@ -280,7 +280,7 @@ def test_nccl_time_rejects_bad_input():
         comm.scale_efficiency("gather", 1e6, 8, c)
 
 
-# ----------------------------------------------------------------------------- issue 14: FSDP
+# ----------------------------------------------------------------------------- FSDP
 def test_fsdp_exposure_by_hand():
     # Per layer: gather 30 ms, reduce-scatter 30 ms, forward 20 ms, backward 40 ms, 96 layers,
     # contention 0.189 (arXiv:2507.03114). Forward: 0.030 + 95 x (0.010 + 0.189 x 0.020) =
@@ -309,7 +309,7 @@ def test_overlap_cost_is_never_more_than_the_collective():
     assert comm.overlap_cost(3.0, 1.0) == pytest.approx(2.189)
 
 
-# ----------------------------------------------------------------------------- issue 14: MoE
+# ----------------------------------------------------------------------------- MoE
 def test_moe_all_to_all_by_hand_and_capacity_factor():
     # 4,096 tokens x top-8 x d_model 7168 x 2 B = 470 MB per rank; EP 64 over 8 H800 nodes
     # (stride 1: 8 members per node). 56/64 of it leaves the node through the rank's own NIC

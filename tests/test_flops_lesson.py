@@ -1,4 +1,4 @@
-"""Notebook 01's lesson figures against their sources (issue 18): DeepSeek-V3's reported H800
+"""Notebook 01's lesson figures against their sources: DeepSeek-V3's reported H800
 GPU-hours in FP8, the matmul ceiling, and the exercises on the teaching accelerator."""
 
 import pytest

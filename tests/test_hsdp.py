@@ -1,5 +1,5 @@
 """Hybrid sharded data parallelism (HSDP): ZeRO-3 over a shard group smaller than the
-data-parallel group, replicated across the rest (issue 14).
+data-parallel group, replicated across the rest.
 
 Sources: Zhao et al. 2023, "PyTorch FSDP: Experiences on Scaling Fully Sharded Data Parallel",
 arXiv:2304.11277 (hybrid sharding); PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node,
@@ -170,7 +170,7 @@ def test_hsdp_beats_full_zero3_directional_at_large_dp_on_a_slow_network():
     # schedule, hsdp_all_reduce="per_step"), is faster than full ZeRO-3 at 1,024 and 4,096
     # GPUs, its lead grows with the job, and its MFU falls by under 5% from 64 to 4,096 GPUs
     # while ZeRO-3's falls by over 10%. The communication physics only: the straggler wait
-    # (issue 14, the same for both shardings, tests/test_straggler.py) is left out; it takes a
+    # (the same for both shardings, tests/test_straggler.py) is left out; it takes a
     # further σ·(e(4096) − e(64)) = 1.9% of the compute off at 4,096 GPUs.
     slow = A100.scaleout_bytes_per_s_per_dir / 4
     assert slow == pytest.approx(6.25e9)

@@ -128,7 +128,7 @@ def test_a_point_range_gives_the_point_bill(changes):
 
 
 #: REGRESSION PIN (not a sourced value): the whole bill of the defaults at $3.99/GPU-h as main
-#: priced it before ranges existed (commit 4cc2239^1, main just before issue 15 merged:
+#: priced it before ranges existed (commit 4cc2239^1, main just before ranges merged:
 #: ledger.build_ledger({"price_usd_per_gpu_hour": 3.99}).total_usd). Ranges must not move it;
 #: a change of the cost model elsewhere (a new line, new physics) re-pins it, saying why.
 #: Re-pinned when checkpoint storage came to be sized from the checkpoint plan

@@ -23,7 +23,7 @@ def validation():
 
 # ----------------------------------------------------------------------------- accuracy
 #: REGRESSION PINS (the code's own errors, predicted / reported − 1 on the MFU basis, not
-#: sourced values): re-recorded when issue 14 added the straggler wait (``llmcost.straggler``:
+#: sourced values): re-recorded when the engine added the straggler wait (``llmcost.straggler``:
 #: every row with more than 8 GPUs is 1.1–3.4% slower than before). A change that makes any row
 #: worse by more than half a percentage point, or the summary worse, fails. The sourced check
 #: beside them is the goal on the published MFUs (<= 5% mean, <= 10% max) asserted below.
@@ -61,7 +61,7 @@ def test_validation_meets_the_target_and_is_pinned(validation):
 
 #: Two-sided bands on each set's errors (predicted / published MFU − 1), around the published
 #: values of data/published_runs.csv. The issue's goal is |error| <= 10% (mean <= 5%) on every
-#: held-out set. With the straggler wait (issue 14) the misses are: Llama 3 Table 4's mean
+#: held-out set. With the straggler wait the misses are: Llama 3 Table 4's mean
 #: (errors −8.5%, −8.8%, +7.0%: mean 8.1%), Korthikanti's held-out mean (5.3%; its 1T row at
 #: −10.0%) and the held-out 530B DeepSpeed ZeRO-3 rows (+17.6%, −10.2%, −6.0%; the 175B rows
 #: calibrate the stack's fsdp_nic_aggregation); these bands say by how much. DeepSeek-V3 and
@@ -189,7 +189,7 @@ def test_the_model_without_calibration_overpredicts_every_row():
     (16384, 16, 131072, 128, 0.38, 0.411)])
 def test_llama3_table4_out_of_sample(n, cp, seq, seqs, reported, pinned):
     # Llama 3 report Table 4 (confirmed in several transcriptions of arXiv:2407.21783 v3, p. 10).
-    # ``pinned``: a REGRESSION PIN (the code's MFU, re-recorded with issue 14's straggler wait,
+    # ``pinned``: a REGRESSION PIN (the code's MFU, re-recorded with the straggler wait,
     # which slows the 8K rows by 2.4% and 3.4%), so no row can silently get worse.
     spec = llmcost.load_model("llama-3.1-405b")
     plan = parallel.make_plan(spec, n, seqs, tp=8, pp=16, cp=cp, zero_stage=2, seq_len=seq,
@@ -364,7 +364,7 @@ def test_rank_plans_agrees_with_step_time(gpt3_ranking):
 def test_fastest_trusted_sets_zero3_aside_unless_nothing_else_fits(gpt3_ranking):
     _, r = gpt3_ranking
     assert (r["upper_bound"] == (r["zero_stage"] == 3)).all()
-    # The trusted pick is the fastest plan that is not ZeRO-3 (on this space, since issue 14
+    # The trusted pick is the fastest plan that is not ZeRO-3 (on this space, since the engine
     # priced ZeRO-3's per-layer gathers, that is the top of the ranking itself).
     best = step.fastest_trusted(r)
     assert best["zero_stage"] < 3
@@ -415,7 +415,7 @@ def test_dp_gradient_sync_uses_the_collective_model():
     assert isinstance(df, pd.DataFrame)
 
 
-# ----------------------------------------------------------------------------- issue 14: MoE
+# ----------------------------------------------------------------------------- MoE
 def test_deepseek_v3_uneven_split_dualpipe_and_routing():
     # DeepSeek-V3 (arXiv:2412.19437 §3.2): 61 layers on PP 16 (pp_split="uneven"), EP 64 over
     # 8 nodes of 2,048 H800s, ZeRO-1. DualPipe hides the all-to-all behind the other

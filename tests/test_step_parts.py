@@ -1,5 +1,5 @@
 """The step-time engine's parts, one by one, against hand derivations and published formulas
-(issue 9: ``step.step_arrays`` split into per-part pure functions). The whole engine's outputs
+(a refactoring: ``step.step_arrays`` split into per-part pure functions). The whole engine's outputs
 are pinned in ``tests/test_step_regression.py`` (a regression pin); its accuracy against
 published runs is in ``tests/test_step.py``."""
 

@@ -1,11 +1,11 @@
 """REGRESSION PIN (labelled as such): the step-time and memory engines' outputs are unchanged by
-issue 9's refactoring (``step.step_arrays`` split into per-part functions, the shared shapes in
+the refactoring (``step.step_arrays`` split into per-part functions, the shared shapes in
 ``llmcost/shapes.py``). The pinned values were recorded by ``tests/regression_pins.py`` from the
 code *before* the split (commit 9e2a685); they are the code's own outputs, not facts about the
 world. The sourced checks sit beside them: published MFUs and Korthikanti et al. 2022 Table 4
 in ``tests/test_step.py``, hand-derived part formulas in ``tests/test_step_parts.py``.
 
-Re-recorded for issue 14 (NCCL's cost model for DP/ZeRO collectives, ZeRO-3 per-layer exposure
+Re-recorded for the ZeRO-3 and MoE physics (NCCL's cost model for DP/ZeRO collectives, ZeRO-3 per-layer exposure
 with prefetch and overlap contention, MoE routing factor): see ``regression_pins.py``.
 
 Re-recorded on branch moe-dispatch (MoE dispatch deduplication, FSDP2 reshard_after_forward,
@@ -63,7 +63,7 @@ def test_step_time_and_validation_unchanged(pinned, current):
     # every row pinned before the split is unchanged (rows added since, e.g. Llama 3 Table 4's,
     # have their sourced checks in test_step.py)
     new_v = {r["run_id"]: r for r in current["validation"]}
-    # every row of data/validation_mfu.csv (issue 14; re-recorded on branch moe-dispatch with the
+    # every row of data/validation_mfu.csv (re-recorded on branch moe-dispatch with the
     # four NeMo AutoModel MoE rows added: the one pinned row that moved is deepseek-v3-pretrain,
     # 42.1% -> 62.0% predicted MFU, its stack's per-node dispatch with a 4-node limit; on
     # branch fix-moe 62.0% -> 63.5%, its FP8 dispatch / BF16 combine and the node-limited count

@@ -134,7 +134,7 @@ def test_validation_records_the_overridden_gate_and_flushes(rows):
 #: unintended changes; the sourced checks are the tests above. On branch nemo-moe (before the
 #: features) they were 0.1704, 0.1753, 0.1539, 0.2734.
 PREDICTED_MFU_PIN = {
-    # with issue 14's straggler wait (0.2895, 0.3092, 0.2519, 0.3373 without it; the 8-GPU
+    # with the straggler wait (0.2895, 0.3092, 0.2519, 0.3373 without it; the 8-GPU
     # Qwen3 row, at the calibration's size, does not move)
     "nemo-automodel-dsv3-1024-h100": 0.2840, "nemo-automodel-dsv3-256-h100": 0.3043,
     "nemo-automodel-kimi-k2-256-h100": 0.2486, "nemo-automodel-qwen3-30b-a3b-h100": 0.3373,
