@@ -1,4 +1,4 @@
-"""Shared by the plan benchmarks: a best-of timer, the Calculon baseline figure and the naive
+"""Shared by the benchmarks: a best-of timer, the Calculon baseline figure and the naive
 one-plan-at-a-time construction both benchmarks time against."""
 import time
 

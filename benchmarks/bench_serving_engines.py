@@ -17,19 +17,9 @@ was computed). This prints:
   run (goal: the search ≤ 1 s on 2 cores).
 """
 
-import time
-
+from _shared import best_of
 from llmcost import inference as inf
 from llmcost.serving import engines, setups
-
-
-def best_of(fn, repeat=3):
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def main():
@@ -58,11 +48,11 @@ def main():
               f"{'respected' if r['bound_ok'] else 'VIOLATED'}")
 
     kw = dict(prompt_tokens=1024, output_tokens=256, weight_dtype="fp8", kv_dtype="fp8")
-    one, _ = best_of(lambda: inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, tp=4, batch=64,
+    one, _, _ = best_of(lambda: inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, tp=4, batch=64,
                                               engine="vLLM", **kw))
-    curve_s, curve = best_of(lambda: engines.latency_throughput_curve(
+    curve_s, _, curve = best_of(lambda: engines.latency_throughput_curve(
         "llama-3.1-70b", "H100-SXM", 2.0, engine="vLLM", **kw))
-    cheap_s, best = best_of(lambda: engines.cheapest_setup(
+    cheap_s, _, best = best_of(lambda: engines.cheapest_setup(
         "llama-3.1-70b", "H100-SXM", 2.0, max_tpot_s=0.03, engine="vLLM", **kw))
     print("\nconfiguration search, Llama-3.1-70B FP8 on H100 (1024 in / 256 out):")
     print(f"  one serving_cost call {one * 1e3:.1f} ms; the curve ({len(curve)} set-ups, "
