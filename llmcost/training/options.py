@@ -29,7 +29,7 @@ from ..core import stacks
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array
-from . import comm
+from . import comm, gemm
 from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
@@ -66,6 +66,13 @@ class StepOptions:
         Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
     kernel_efficiency : float in (0, 1] or None
         Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``).
+    gemm_shape : bool
+        Price each GEMM by its shape (``gemm.gemm_time_s``: a fixed kernel cost ``t0`` and an
+        inner-dimension overhead ``k0`` fitted to kernel benchmarks, tending to
+        ``matmul_fraction`` for large GEMMs) instead of at the flat ``matmul_fraction``. Off by
+        default; no effect on accelerators without a kernel table (``gemm.gemm_shape`` is None:
+        Ampere, AMD). ``kernel_efficiency`` stays the residual on the rate part: it was fitted on
+        A100 layer times, where no shape term applies, so no loss is counted twice.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -96,6 +103,7 @@ class StepOptions:
     ep_overlap: object = "auto"
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
+    gemm_shape: bool = False
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -120,6 +128,9 @@ class StepOptions:
         if not isinstance(self.straggler, (bool, np.bool_)):
             raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
                              "step waits for its slowest GPU, llmcost.straggler)")
+        if not isinstance(self.gemm_shape, (bool, np.bool_)):
+            raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True or False (price GEMMs "
+                             "by their shape, llmcost.training.gemm)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -199,6 +210,7 @@ class StepOptions:
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
             tp_overlap=so["tp_overlap"], pp_overlap=so["pp_overlap"],
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
+            gemm_shape=gemm.gemm_shape(accelerator, self.dtype) if self.gemm_shape else None,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -216,7 +228,8 @@ class StepOptions:
 class ResolvedOptions:
     """``StepOptions`` resolved for one accelerator (``StepOptions.resolve``): what the engine
     functions read. ``efficiency`` the burst fractions (collectives use them), ``keff`` the
-    sustained ones (× kernel efficiency; kernels use them); ``comm`` the comm engine's
+    sustained ones (× kernel efficiency; kernels use them); ``gemm_shape`` the GEMMs' shape term
+    (None: the flat ``matmul_fraction``); ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -231,6 +244,7 @@ class ResolvedOptions:
     ep_overlap: str
     efficiency: Efficiency
     keff: Efficiency
+    gemm_shape: gemm.GemmShape | None
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool
