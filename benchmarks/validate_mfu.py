@@ -5,7 +5,8 @@ DeepSpeed ZeRO-3 rows, Korthikanti et al. 2022 Table 5, Llama 3 Table 4 on H100)
 split (calibration or held-out): the plan, the reported figure as published, the reported MFU on
 the workbook's basis, the predicted MFU and the error; then per set and split n, mean and max
 absolute error, whether it is in-sample and how far a held-out set is from the goal (mean <= 5%,
-max <= 10%); the Llama 3.1 405B check with its band; and the error band of every regime.
+max <= 10%); the Llama 3.1 405B check with its band; and the error band of every regime;
+item 11, the GEMM-by-shape curve against its kernel table and every regime with it off and on.
 
 Convention: Narayanan et al.'s "% of peak" counts the recomputed forward pass (their Eq. 3,
 full recomputation: HFU). It is converted to MFU exactly with the model's FLOP counts
@@ -40,6 +41,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
+from llmcost.training import gemm
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -153,6 +155,48 @@ def main():
     straggler_effect(summary)
     print()
     newer_sets()
+    print()
+    gemm_shape_report()
+
+
+def gemm_shape_report():
+    """Item 11: GEMM efficiency by shape (``llmcost.training.gemm``, ``StepOptions.gemm_shape``):
+    the kernel table against the curve, then every regime with the shape term off and on."""
+    print("11. GEMM efficiency by shape: t = t0 + 2bmnk / (matmul_fraction x peak) x (1 + k0/k), "
+          "fitted to XLA's kernel table (openxla/xla default_matmul_perf_table.txtpb @ "
+          "ad6eaee1b2f1, CUPTI median kernel times, 375 shapes per series; the H100 FP8 series "
+          "is above the dense FP8 peak and not used)")
+    for (fam, dt), sh in gemm.GEMM_SHAPE.items():
+        if not sh.measured:
+            print(f"   {fam:9s} {dt:4s} t0 = {sh.t0_s * 1e6:.2f} us, k0 = {sh.k0:.0f}: "
+                  f"{sh.source}")
+            continue
+        r = gemm.reproduce(fam, dt)
+        big = r["flops"] >= 2.0 ** 35
+        print(f"   {fam:9s} {dt:4s} t0 = {sh.t0_s * 1e6:.2f} us, k0 = {sh.k0:.0f}: table vs "
+              f"curve mean |error| {r['error'].abs().mean():.1%} (max "
+              f"{r['error'].abs().max():.1%}) on all {len(r)}; on the {int(big.sum())} shapes "
+              f">= 2^35 FLOPs {r['error'][big].abs().mean():.1%} (max "
+              f"{r['error'][big].abs().max():.1%})")
+    off = accuracy.regime_table(accuracy.validation_table())
+    on = accuracy.regime_table(accuracy.validation_table(gemm_shape=True))
+    print("   per regime, held-out rows: mean |error| and signed mean, shape term off -> on "
+          "(Ampere and AMD rows have no kernel table: unchanged by construction)")
+    print(f"   {'regime':56s} {'n':>3s} {'mean|e| off':>11s} {'on':>6s} {'signed off':>10s} "
+          f"{'on':>7s} {'max off':>7s} {'on':>6s} {'LOO cov off':>11s} {'on':>5s}")
+    for label, r in off.iterrows():
+        o = on.loc[label]
+        print(f"   {label:56s} {int(r['n']):3d} {r['mean_abs_error']:11.1%} "
+              f"{o['mean_abs_error']:6.1%} {r['mean_signed_error']:+10.1%} "
+              f"{o['mean_signed_error']:+7.1%} {r['max_abs_error']:7.1%} "
+              f"{o['max_abs_error']:6.1%} {r['coverage']:11.0%} {o['coverage']:5.0%}")
+    a = accuracy.validation_table()
+    b = accuracy.validation_table(gemm_shape=True)
+    for name, f in BUCKETS.items():
+        ga, gb = (t[(t["split"] == "held-out") & f(t)] for t in (a, b))
+        print(f"   bucket {name:28s} n {len(ga):2d}: mean |error| {ga['error'].abs().mean():.1%}"
+              f" -> {gb['error'].abs().mean():.1%}, max {ga['error'].abs().max():.1%} -> "
+              f"{gb['error'].abs().max():.1%}")
 
 
 #: The settings of the MoE / pipeline features added after item 8's first what-ifs, switched off
