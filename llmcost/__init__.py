@@ -75,6 +75,7 @@ from .training import (  # noqa: F401
     accuracy,
     batch,
     comm,
+    gemm,  # GEMM efficiency by shape (notebook 04)
     step,
     straggler,  # the wait for the slowest GPU (notebook 04)
 )
