@@ -160,5 +160,5 @@ __all__ = [
     # published runs and claims (notebook 08, `llmcost check`)
     "claims", "ClaimCheck", "check_claim", "published_run_errors",
     # stragglers: the wait for the slowest GPU (notebook 04)
-    "straggler", "straggler_slowdown",
+    "straggler", "straggler_slowdown", "gemm",
 ]

@@ -279,6 +279,8 @@ def specs() -> dict:
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
         # ---- stragglers: the wait for the slowest GPU (issue 14)
         "straggler": NOT_CALLABLE,
+        # ---- GEMM efficiency by shape (issue 28)
+        "gemm": NOT_CALLABLE,
         "straggler_slowdown": Spec(dict(n_gpus=1024),
                                    {"n_gpus": "count", "cv": "nonnegative",
                                     "n_calibration": "count"}),
