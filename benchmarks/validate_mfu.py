@@ -178,6 +178,13 @@ def gemm_shape_report():
               f"{r['error'].abs().max():.1%}) on all {len(r)}; on the {int(big.sum())} shapes "
               f">= 2^35 FLOPs {r['error'][big].abs().mean():.1%} (max "
               f"{r['error'][big].abs().max():.1%})")
+    r = gemm.fp8_speedup("blackwell")
+    bins = np.digitize(r["flops"], [0, 2 ** 30, 2 ** 33, 2 ** 35, 2 ** 41])
+    med = r.groupby(bins)[["measured", "predicted"]].median()
+    print("   B200 FP8:BF16 kernel speed of the same shapes (FP8 peak = 2 x BF16), median per "
+          "size bin < 2^30, < 2^33, < 2^35, >= 2^35 FLOPs: measured "
+          + ", ".join(f"{x:.2f}" for x in med["measured"]) + "; curve "
+          + ", ".join(f"{x:.2f}" for x in med["predicted"]))
     off = accuracy.regime_table(accuracy.validation_table())
     on = accuracy.regime_table(accuracy.validation_table(gemm_shape=True))
     print("   per regime, held-out rows: mean |error| and signed mean, shape term off -> on "

@@ -183,3 +183,20 @@ def reproduce(family: str, dtype: str = "bf16") -> pd.DataFrame:
     out["predicted_fraction"] = flops / (t * peak)
     out["error"] = out.predicted_fraction / out.measured_fraction - 1.0
     return out.reset_index(drop=True)
+
+
+def fp8_speedup(family: str = "blackwell") -> pd.DataFrame:
+    """FP8 over BF16 kernel speed of the same shapes, measured (the kernel table) and by the
+    curve: one row per shape with ``flops``, ``measured`` and ``predicted`` ratios of achieved
+    FLOP/s. The FP8 peak is twice the BF16 one; small GEMMs get far less (fixed kernel cost,
+    a longer ``k0``), which is why the engine never prices FP8 GEMMs at a flat 2×."""
+    a, b = reproduce(family, "fp8"), reproduce(family, "bf16")
+    key = ["b", "m", "n", "k"]
+    j = a.merge(b, on=key, suffixes=("_fp8", "_bf16"))
+    dev = load_accelerator(FAMILY_DEVICE[family])
+    peaks = dev.peak_flops_per_s("fp8") / dev.peak_flops_per_s("bf16")
+    out = j[key].copy()
+    out["flops"] = j["flops_fp8"]
+    out["measured"] = peaks * j["measured_fraction_fp8"] / j["measured_fraction_bf16"]
+    out["predicted"] = peaks * j["predicted_fraction_fp8"] / j["predicted_fraction_bf16"]
+    return out
