@@ -73,6 +73,14 @@ class StepOptions:
         default; no effect on accelerators without a kernel table (``gemm.gemm_shape`` is None:
         Ampere, AMD). ``kernel_efficiency`` stays the residual on the rate part: it was fitted on
         A100 layer times, where no shape term applies, so no loss is counted twice.
+    fp8_as_run : bool
+        With ``dtype="fp8"``, run only the transformer layers' linear GEMMs in FP8: the LM head
+        and the MoE router GEMMs stay BF16 (DeepSeek-AI 2024, DeepSeek-V3 Technical Report,
+        arXiv:2412.19437 §3.3.1: "we maintain the original precision (e.g., BF16 or FP32) for
+        ... the embedding module, the output head, MoE gating modules, normalization operators,
+        and attention operators"; attention already runs at the 16-bit peak). Off by default
+        (every GEMM at the FP8 peak). The quantize, cast, transpose and amax passes are not
+        priced yet.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -104,6 +112,7 @@ class StepOptions:
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
     gemm_shape: bool = False
+    fp8_as_run: bool = False
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -131,6 +140,9 @@ class StepOptions:
         if not isinstance(self.gemm_shape, (bool, np.bool_)):
             raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True or False (price GEMMs "
                              "by their shape, llmcost.training.gemm)")
+        if not isinstance(self.fp8_as_run, (bool, np.bool_)):
+            raise ValueError(f"fp8_as_run={self.fp8_as_run!r} must be True or False (LM head and "
+                             "router GEMMs in BF16 under an FP8 dtype)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -201,6 +213,8 @@ class StepOptions:
                                else self.kernel_efficiency, "kernel_efficiency", positive=True,
                                upper=1.0))
         eff = so["efficiency"]
+        # the LM head's and router's GEMM dtype (DeepSeek-V3 §3.3.1 keeps them BF16 under FP8)
+        edge_dtype = "bf16" if (self.fp8_as_run and self.dtype == "fp8") else self.dtype
         # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
                            attention_fraction=eff.attention_fraction * kappa,
@@ -211,6 +225,8 @@ class StepOptions:
             tp_overlap=so["tp_overlap"], pp_overlap=so["pp_overlap"],
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
             gemm_shape=gemm.gemm_shape(accelerator, self.dtype) if self.gemm_shape else None,
+            edge_dtype=edge_dtype,
+            edge_gemm_shape=gemm.gemm_shape(accelerator, edge_dtype) if self.gemm_shape else None,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -229,7 +245,8 @@ class ResolvedOptions:
     """``StepOptions`` resolved for one accelerator (``StepOptions.resolve``): what the engine
     functions read. ``efficiency`` the burst fractions (collectives use them), ``keff`` the
     sustained ones (× kernel efficiency; kernels use them); ``gemm_shape`` the GEMMs' shape term
-    (None: the flat ``matmul_fraction``); ``comm`` the comm engine's
+    (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
+    router's (``fp8_as_run``); ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -245,6 +262,8 @@ class ResolvedOptions:
     efficiency: Efficiency
     keff: Efficiency
     gemm_shape: gemm.GemmShape | None
+    edge_dtype: str
+    edge_gemm_shape: gemm.GemmShape | None
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool

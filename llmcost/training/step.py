@@ -314,13 +314,16 @@ class KernelRates:
     """The rates kernels run at: the GEMM ``peak`` (FLOP/s, the step's dtype), ``peak16`` (the
     16-bit peak, attention), ``hbm`` (bytes/s) and ``keff`` (sustained fractions,
     ``Efficiency`` × ``KERNEL_EFFICIENCY``) and ``gemm_shape`` (the GEMMs' shape term,
-    ``gemm.GemmShape``, or None for the flat ``matmul_fraction``)."""
+    ``gemm.GemmShape``, or None for the flat ``matmul_fraction``); ``edge_peak`` and
+    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others)."""
 
     peak: float
     peak16: float
     hbm: float
     keff: Efficiency
     gemm_shape: object = None
+    edge_peak: float | None = None
+    edge_gemm_shape: object = None
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -397,7 +400,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
                            + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm, gs, n_local))
         t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs)
                            + _gemm_time(x, fe / tp, c.h, peak, keff, hbm, gs)) if c.ns else 0.0 * x
-        t_router = _gemm_time(x, c.h, max(c.E, 1), peak, keff, hbm, gs)
+        # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
+        t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
+                              rates.edge_gemm_shape if rates.edge_peak else gs)
         out["gemm_f_moe"] = t_attn_proj + t_exp + t_shared + t_router
         # dense FFN activation bytes replaced by the experts' (k + shared) widths
         act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
@@ -787,7 +792,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                        LayerGeometry(s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf,
                                      cp=cpf, mbs=mbs, kvf=kvf),
                        KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
-                                   keff=keff, gemm_shape=o.gemm_shape),
+                                   keff=keff, gemm_shape=o.gemm_shape,
+                                   edge_peak=acc.peak_flops_per_s(o.edge_dtype),
+                                   edge_gemm_shape=o.edge_gemm_shape),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -813,7 +820,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
-                             shard=shard, replicas=replicas)
+                             shard=shard, replicas=replicas,
+                             head_peak=acc.peak_flops_per_s(o.edge_dtype))
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
@@ -835,7 +843,8 @@ class StageGeometry:
     rank ``x``, the sizes (``tp``, ``pp`` integer; ``dp``, ``cp``, ``ep`` float), virtual stages
     ``v``, ZeRO stage ``z``, full recomputation ``full``, the broadcast ``shape``, ``pp_split``,
     the LM head's tokens ``sp_tokens``, the GEMM ``peak`` (FLOP/s) and ``hbm`` (bytes/s), and the
-    HSDP ``shard`` / ``replicas`` (None without hybrid sharding)."""
+    HSDP ``shard`` / ``replicas`` (None without hybrid sharding) and the LM head's
+    ``head_peak`` (FLOP/s; None: ``peak``)."""
 
     x: object
     tp: object
@@ -853,6 +862,7 @@ class StageGeometry:
     hbm: float
     shard: object = None
     replicas: object = None
+    head_peak: float | None = None
 
 
 def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions) -> list:
@@ -881,7 +891,8 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     fsdp_bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, pp, full)
     tpf, ppf = tp.astype(float), pp.astype(float)
     bw_e = hbm * keff.hbm_fraction
-    t_head = _gemm_time(x, c.h, c.V / tpf, peak, keff, hbm, o.gemm_shape)
+    # the LM head: at the step's dtype, or BF16 under fp8_as_run (DeepSeek-V3 §3.3.1)
+    t_head = _gemm_time(x, c.h, c.V / tpf, g.head_peak or peak, keff, hbm, o.edge_gemm_shape)
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
     head_mm, head_mem = 3.0 * t_head, ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
     emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
@@ -1182,7 +1193,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape")
+                   "gemm_shape", "fp8_as_run")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 
