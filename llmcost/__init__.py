@@ -75,6 +75,7 @@ from .training import (  # noqa: F401
     accuracy,
     batch,
     comm,
+    gemm,  # GEMM efficiency by shape (notebook 04)
     step,
     straggler,  # the wait for the slowest GPU (notebook 04)
 )
@@ -159,5 +160,5 @@ __all__ = [
     # published runs and claims (notebook 08, `llmcost check`)
     "claims", "ClaimCheck", "check_claim", "published_run_errors",
     # stragglers: the wait for the slowest GPU (notebook 04)
-    "straggler", "straggler_slowdown",
+    "straggler", "straggler_slowdown", "gemm",
 ]

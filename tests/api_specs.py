@@ -304,6 +304,8 @@ def _specs() -> dict:
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
         # ---- stragglers: the wait for the slowest GPU
         "straggler": NOT_CALLABLE,
+        # ---- GEMM efficiency by shape (issue 28)
+        "gemm": NOT_CALLABLE,
         "straggler_slowdown": Spec(dict(n_gpus=1024),
                                    {"n_gpus": "count", "cv": "nonnegative",
                                     "n_calibration": "count"}),

@@ -1701,4 +1701,29 @@ def storage_tradeoff_curve(tradeoff, ax=None, marks=()):
     ax.legend(fontsize=9, loc="upper center")
     _source(ax, "llmcost.reliability.storage_tradeoff (Daly 2006 goodput; storage prices and "
             "throughput per TiB: data/storage_prices.csv)")
+def gemm_efficiency_by_shape(series: dict, curves: dict, ceilings: dict, ax=None):
+    """Achieved share of the dense peak of one GEMM against its FLOPs: the measured kernel table
+    (``series``: label -> ``gemm.reproduce`` frame, points) and the curve ``gemm.gemm_fraction``
+    (``curves``: label -> (flops, fraction) lines, e.g. square and short-inner-dimension GEMMs),
+    with each accelerator's large-GEMM ceiling (``ceilings``: label -> matmul_fraction, dotted).
+    """
+    import matplotlib.pyplot as plt
+
+    ax = _ax(ax, figsize=(9, 5))
+    cmap = plt.get_cmap("tab10")
+    for i, (label, r) in enumerate(series.items()):
+        ax.scatter(r["flops"], 100 * r["measured_fraction"], s=8, alpha=0.45, color=cmap(i),
+                   label=f"{label}: measured ({len(r)} shapes)")
+    for j, (label, (flops, frac)) in enumerate(curves.items()):
+        ax.plot(flops, 100 * np.asarray(frac), color=cmap(j // 2), lw=1.6,
+                ls="-" if j % 2 == 0 else "--", label=label)
+    for i, (label, f) in enumerate(ceilings.items()):
+        ax.axhline(100 * f, color=cmap(i), ls=":", lw=1, label=f"{label} ceiling {f:.1%}")
+    ax.set_xscale("log")
+    ax.set_xlabel("GEMM FLOPs (2·b·m·n·k)", fontsize=12)
+    ax.set_ylabel("achieved share of the dense peak (%)", fontsize=12)
+    ax.set_title("How fast does one GEMM run? Kernel table and curve", fontsize=13)
+    ax.legend(fontsize=8, loc="upper left")
+    _source(ax, "openxla/xla default_matmul_perf_table.txtpb @ ad6eaee1b2f1 (CUPTI kernel times); "
+                "ceilings: stas00/ml-engineering MAMF; curve: llmcost.training.gemm")
     return ax

@@ -113,11 +113,20 @@ def regime_label(regime: dict) -> str:
     return " · ".join(str(regime[k]) for k in REGIME_PARTS)
 
 
-@lru_cache(maxsize=1)
-def validation_table() -> pd.DataFrame:
+@lru_cache(maxsize=4)
+def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False) -> pd.DataFrame:
     """``step.mfu_validation`` over every set (target, outside and newer sets), computed once,
-    with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label)."""
-    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS)
+    with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
+    ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
+    ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16
+    (``StepOptions.fp8_as_run``)."""
+    for name, val in (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run)):
+        if not isinstance(val, (bool, np.bool_)):
+            raise ValueError(f"{name}={val!r} must be True or False")
+    physics = {k: True for k, on in (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run))
+               if on}
+    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS,
+                            physics=physics or None)
     parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
              a, z, m, d, s, p in zip(v["accelerator"], v["zero_stage"], v["is_moe"], v["dtype"],
                                      v["seq_len"], v["params"])]

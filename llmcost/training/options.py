@@ -29,7 +29,7 @@ from ..core import stacks
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array
-from . import comm
+from . import comm, gemm
 from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
@@ -66,6 +66,21 @@ class StepOptions:
         Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
     kernel_efficiency : float in (0, 1] or None
         Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``).
+    gemm_shape : bool
+        Price each GEMM by its shape (``gemm.gemm_time_s``: a fixed kernel cost ``t0`` and an
+        inner-dimension overhead ``k0`` fitted to kernel benchmarks, tending to
+        ``matmul_fraction`` for large GEMMs) instead of at the flat ``matmul_fraction``. Off by
+        default; no effect on accelerators without a kernel table (``gemm.gemm_shape`` is None:
+        Ampere, AMD). ``kernel_efficiency`` stays the residual on the rate part: it was fitted on
+        A100 layer times, where no shape term applies, so no loss is counted twice.
+    fp8_as_run : bool
+        With ``dtype="fp8"``, run only the transformer layers' linear GEMMs in FP8: the LM head
+        and the MoE router GEMMs stay BF16 (DeepSeek-AI 2024, DeepSeek-V3 Technical Report,
+        arXiv:2412.19437 §3.3.1: "we maintain the original precision (e.g., BF16 or FP32) for
+        ... the embedding module, the output head, MoE gating modules, normalization operators,
+        and attention operators"; attention already runs at the 16-bit peak). Off by default
+        (every GEMM at the FP8 peak). The quantize, cast, transpose and amax passes are not
+        priced yet.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -96,6 +111,8 @@ class StepOptions:
     ep_overlap: object = "auto"
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
+    gemm_shape: bool = False
+    fp8_as_run: bool = False
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -120,6 +137,12 @@ class StepOptions:
         if not isinstance(self.straggler, (bool, np.bool_)):
             raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
                              "step waits for its slowest GPU, llmcost.straggler)")
+        if not isinstance(self.gemm_shape, (bool, np.bool_)):
+            raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True or False (price GEMMs "
+                             "by their shape, llmcost.training.gemm)")
+        if not isinstance(self.fp8_as_run, (bool, np.bool_)):
+            raise ValueError(f"fp8_as_run={self.fp8_as_run!r} must be True or False (LM head and "
+                             "router GEMMs in BF16 under an FP8 dtype)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -190,6 +213,8 @@ class StepOptions:
                                else self.kernel_efficiency, "kernel_efficiency", positive=True,
                                upper=1.0))
         eff = so["efficiency"]
+        # the LM head's and router's GEMM dtype (DeepSeek-V3 §3.3.1 keeps them BF16 under FP8)
+        edge_dtype = "bf16" if (self.fp8_as_run and self.dtype == "fp8") else self.dtype
         # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
                            attention_fraction=eff.attention_fraction * kappa,
@@ -199,6 +224,9 @@ class StepOptions:
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
             tp_overlap=so["tp_overlap"], pp_overlap=so["pp_overlap"],
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
+            gemm_shape=gemm.gemm_shape(accelerator, self.dtype) if self.gemm_shape else None,
+            edge_dtype=edge_dtype,
+            edge_gemm_shape=gemm.gemm_shape(accelerator, edge_dtype) if self.gemm_shape else None,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -216,7 +244,9 @@ class StepOptions:
 class ResolvedOptions:
     """``StepOptions`` resolved for one accelerator (``StepOptions.resolve``): what the engine
     functions read. ``efficiency`` the burst fractions (collectives use them), ``keff`` the
-    sustained ones (× kernel efficiency; kernels use them); ``comm`` the comm engine's
+    sustained ones (× kernel efficiency; kernels use them); ``gemm_shape`` the GEMMs' shape term
+    (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
+    router's (``fp8_as_run``); ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -231,6 +261,9 @@ class ResolvedOptions:
     ep_overlap: str
     efficiency: Efficiency
     keff: Efficiency
+    gemm_shape: gemm.GemmShape | None
+    edge_dtype: str
+    edge_gemm_shape: gemm.GemmShape | None
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool

@@ -244,11 +244,17 @@ def optimizer_bytes_per_param(recipe) -> float:
     return float(copy + norm + adam + cast + zero)
 
 
-def _gemm_time(m, k, n, peak, eff: Efficiency, hbm_bw):
-    """Roofline time of one (m×k)·(k×n) GEMM with 16-bit operands."""
+def _gemm_time(m, k, n, peak, eff: Efficiency, hbm_bw, shape=None, launches=1.0):
+    """Roofline time of one (m×k)·(k×n) GEMM with 16-bit operands: ``max(compute, bytes /
+    (HBM · hbm_fraction))``, compute ``2mkn / (peak · matmul_fraction)`` or, with a ``shape``
+    term (``gemm.GemmShape``), ``t0/launches + 2mkn / (peak · matmul_fraction) · (1 + k0/k)``
+    (``gemm.gemm_time_s``; ``launches`` GEMMs of one grouped kernel share its fixed cost)."""
     flops = 2.0 * m * k * n
     bytes_ = 2.0 * (m * k + k * n + m * n)
-    return np.maximum(flops / (peak * eff.matmul_fraction), bytes_ / (hbm_bw * eff.hbm_fraction))
+    compute = flops / (peak * eff.matmul_fraction)
+    if shape is not None:
+        compute = shape.t0_s / launches + compute * (1.0 + shape.k0 / k)
+    return np.maximum(compute, bytes_ / (hbm_bw * eff.hbm_fraction))
 
 
 def _elementwise_bytes(c, x, xs, tp, s_keys, flash, dropout, rope, kvf):
@@ -307,12 +313,17 @@ class LayerGeometry:
 class KernelRates:
     """The rates kernels run at: the GEMM ``peak`` (FLOP/s, the step's dtype), ``peak16`` (the
     16-bit peak, attention), ``hbm`` (bytes/s) and ``keff`` (sustained fractions,
-    ``Efficiency`` × ``KERNEL_EFFICIENCY``)."""
+    ``Efficiency`` × ``KERNEL_EFFICIENCY``) and ``gemm_shape`` (the GEMMs' shape term,
+    ``gemm.GemmShape``, or None for the flat ``matmul_fraction``); ``edge_peak`` and
+    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others)."""
 
     peak: float
     peak16: float
     hbm: float
     keff: Efficiency
+    gemm_shape: object = None
+    edge_peak: float | None = None
+    edge_gemm_shape: object = None
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -328,7 +339,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       MoE layers add the router ``x × h × E``, the shared experts and ``E/ep`` local experts of
       ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
       dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward (the caller
-      multiplies).
+      multiplies). With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
+      time is ``t0 + 2mkn / (peak·matmul_fraction) · (1 + k0/k)`` (``gemm.gemm_time_s``, kernel
+      benchmarks by shape), the local experts sharing one ``t0`` (a grouped GEMM).
     * Attention core with FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs at
       ``peak16 · attention_fraction``, ``keys = ModelSpec.mean_attended_keys(s, causal=True)``
       = (s+1)/2 (a causal kernel skips the masked half); backward 2.5 × forward (5 matmuls against
@@ -349,13 +362,14 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     """
     s, x, xs, tp, ep, cp, mbs, kvf = g.s, g.x, g.xs, g.tp, g.ep, g.cp, g.mbs, g.kvf
     peak, peak16, hbm, keff = rates.peak, rates.peak16, rates.hbm, rates.keff
+    gs = rates.gemm_shape
     attn_w = c.attn_split / tp + c.attn_kv * kvf + c.attn_rep      # attention weights per rank
     out_n = c.a * c.dv / tp                                          # output-projection K
-    t_qkv = _gemm_time(x, c.h, np.maximum(attn_w - out_n * c.h, 1.0) / c.h, peak, keff, hbm)
-    t_attn_proj = t_qkv + _gemm_time(x, out_n, c.h, peak, keff, hbm)
+    t_qkv = _gemm_time(x, c.h, np.maximum(attn_w - out_n * c.h, 1.0) / c.h, peak, keff, hbm, gs)
+    t_attn_proj = t_qkv + _gemm_time(x, out_n, c.h, peak, keff, hbm, gs)
     ffn_mult = 2.0 if c.gated else 1.0
-    t_fc1 = _gemm_time(x, c.h, ffn_mult * c.f / tp, peak, keff, hbm) if c.f else 0.0 * x
-    t_ffn = t_fc1 + _gemm_time(x, c.f / tp, c.h, peak, keff, hbm) if c.f else 0.0 * x
+    t_fc1 = _gemm_time(x, c.h, ffn_mult * c.f / tp, peak, keff, hbm, gs) if c.f else 0.0 * x
+    t_ffn = t_fc1 + _gemm_time(x, c.f / tp, c.h, peak, keff, hbm, gs) if c.f else 0.0 * x
     heads = c.a / tp
     if flash_attention:
         keys = float(model.mean_attended_keys(s, causal=True))
@@ -380,11 +394,15 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
         # tokens per local expert on the busiest EP rank (comm.moe_routing_factor)
         tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0) * moe_factor
         n_local = max(c.E, 1) / ep
-        t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm)
-                           + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm))
-        t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm)
-                           + _gemm_time(x, fe / tp, c.h, peak, keff, hbm)) if c.ns else 0.0 * x
-        t_router = _gemm_time(x, c.h, max(c.E, 1), peak, keff, hbm)
+        # the local experts run as one grouped GEMM per projection: one fixed kernel cost
+        t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs,
+                                      n_local)
+                           + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm, gs, n_local))
+        t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs)
+                           + _gemm_time(x, fe / tp, c.h, peak, keff, hbm, gs)) if c.ns else 0.0 * x
+        # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
+        t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
+                              rates.edge_gemm_shape if rates.edge_peak else gs)
         out["gemm_f_moe"] = t_attn_proj + t_exp + t_shared + t_router
         # dense FFN activation bytes replaced by the experts' (k + shared) widths
         act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
@@ -774,7 +792,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                        LayerGeometry(s=s, x=x, xs=np.where(sp, x / tpf, x), tp=tpf, ep=epf,
                                      cp=cpf, mbs=mbs, kvf=kvf),
                        KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
-                                   keff=keff),
+                                   keff=keff, gemm_shape=o.gemm_shape,
+                                   edge_peak=acc.peak_flops_per_s(o.edge_dtype),
+                                   edge_gemm_shape=o.edge_gemm_shape),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -800,7 +820,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
-                             shard=shard, replicas=replicas)
+                             shard=shard, replicas=replicas,
+                             head_peak=acc.peak_flops_per_s(o.edge_dtype))
     per_stage = _stage_parts(model, c, cm, dense, moe, geometry, o)
     parts = compose_pipeline(per_stage, pp=pp, n_microbatches=m, virtual_stages=v,
                              schedule=sched, p2p_s=cm["pp_p2p_s"], pipeline_flushes=flushes)
@@ -822,7 +843,8 @@ class StageGeometry:
     rank ``x``, the sizes (``tp``, ``pp`` integer; ``dp``, ``cp``, ``ep`` float), virtual stages
     ``v``, ZeRO stage ``z``, full recomputation ``full``, the broadcast ``shape``, ``pp_split``,
     the LM head's tokens ``sp_tokens``, the GEMM ``peak`` (FLOP/s) and ``hbm`` (bytes/s), and the
-    HSDP ``shard`` / ``replicas`` (None without hybrid sharding)."""
+    HSDP ``shard`` / ``replicas`` (None without hybrid sharding) and the LM head's
+    ``head_peak`` (FLOP/s; None: ``peak``)."""
 
     x: object
     tp: object
@@ -840,6 +862,7 @@ class StageGeometry:
     hbm: float
     shard: object = None
     replicas: object = None
+    head_peak: float | None = None
 
 
 def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions) -> list:
@@ -868,7 +891,8 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     fsdp_bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, pp, full)
     tpf, ppf = tp.astype(float), pp.astype(float)
     bw_e = hbm * keff.hbm_fraction
-    t_head = _gemm_time(x, c.h, c.V / tpf, peak, keff, hbm)
+    # the LM head: at the step's dtype, or BF16 under fp8_as_run (DeepSeek-V3 §3.3.1)
+    t_head = _gemm_time(x, c.h, c.V / tpf, g.head_peak or peak, keff, hbm, o.edge_gemm_shape)
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
     head_mm, head_mem = 3.0 * t_head, ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
     emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
@@ -1170,7 +1194,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
-                   "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler")
+                   "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
+                   "gemm_shape", "fp8_as_run")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 

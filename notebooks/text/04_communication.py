@@ -450,6 +450,49 @@ plots.table(step.layer_time_table().reset_index(),
             | {"forward_error": "{:+.1%}", "backward_error": "{:+.1%}"})
 
 # %% [markdown]
+# **How fast does one GEMM run, by its shape?** The ceiling above (`matmul`, the best a large
+# GEMM reaches) is what a big, well-shaped GEMM gets; a small or skinny one runs far below it. A
+# kernel's time is a fixed cost $t_0$ (the shortest kernel the GPU runs) plus its FLOPs at the
+# ceiling, stretched by $k_0/k$ when the inner dimension $k$ is short (each output tile fills its
+# load pipeline and writes its result once, whatever $k$):
+# $$t = t_0 + \frac{2\,b\,m\,n\,k}{f_\text{max}\,C_\text{peak}}\left(1 + \frac{k_0}{k}\right).$$
+# $t_0$ and $k_0$ are fitted per GPU generation and dtype to XLA's measured kernel table (H100 and
+# B200; none was found for A100, which keeps the flat ceiling), never to a training run
+# (`llmcost.gemm`). `StepOptions(gemm_shape=True)` prices every projection, FFN, expert and LM-head
+# GEMM of the step this way.
+
+# %%
+for (fam, dt), sh in llmcost.gemm.GEMM_SHAPE.items():   # the constants, and the table they fit
+    r = llmcost.gemm.reproduce(fam, dt) if sh.measured else None
+    fit = (f"table vs curve: mean |error| {r['error'].abs().mean():.1%} on {len(r)} shapes"
+           if sh.measured else sh.source)
+    print(f"{fam} {dt}: t0 = {sh.t0_s * 1e6:.2f} µs, k0 = {sh.k0:.0f}; {fit}")
+for acc in dict.fromkeys((gpu.name, "H100-SXM", "A100-80GB")):   # no repeats
+    f = [float(llmcost.gemm.gemm_fraction(t, t, t, acc)) for t in (512, 2048, 8192)]
+    print(f"{acc}: square GEMMs of 512, 2048, 8192: " + ", ".join(f"{x:.1%}" for x in f)
+          + " of the dense BF16 peak")
+
+# %%
+sq = np.logspace(np.log10(256), np.log10(32768), 40)
+series = {"H100 BF16": llmcost.gemm.reproduce("hopper", "bf16"),
+          "B200 BF16": llmcost.gemm.reproduce("blackwell", "bf16")}
+curves = {}
+for label, acc in (("H100 BF16", "H100-SXM"), ("B200 BF16", "B200")):
+    curves[f"{label} curve, m = n = k"] = (2 * sq ** 3, llmcost.gemm.gemm_fraction(sq, sq, sq, acc))
+    curves[f"{label} curve, m = n, k = 256"] = (
+        2 * sq ** 2 * 256, llmcost.gemm.gemm_fraction(sq, sq, 256, acc))
+ceilings = {a: llmcost.load_efficiency(a).matmul_fraction for a in ("H100-SXM", "B200")}
+plots.gemm_efficiency_by_shape(series, curves, ceilings);
+
+# %%
+shaped = step.step_time(spec, cluster, plan, p["seq_len"], **dict(opts, gemm_shape=True))
+print(f"the scenario's step with GEMMs priced by shape: matmul {b.matmul_s:.3g} -> "
+      f"{shaped.matmul_s:.3g} s, step {b.step_time_s:.3g} -> {shaped.step_time_s:.3g} s, "
+      f"MFU {b.mfu:.1%} -> {shaped.mfu:.1%}"
+      + ("" if llmcost.gemm.gemm_shape(gpu.name, p["dtype"]) else
+         f" (no kernel table for {gpu.name}: unchanged)"))
+
+# %% [markdown]
 # **Which MFU the bill uses.** The bill (notebook 00) and every other notebook price the run at
 # the scenario's `mfu` (40% in the default scenario); they use this prediction instead only when
 # the scenario says `mfu: predict`. The two differ because the prediction is the best plan the

@@ -1,0 +1,202 @@
+"""GEMM efficiency by shape: the share of the dense peak one GEMM achieves, from kernel benchmarks.
+
+The engine's GEMM time used to be ``FLOPs / (peak × matmul_fraction)``, the fraction being the
+best a large, well-shaped GEMM reaches on that accelerator (stas00/ml-engineering's "maximum
+achievable matmul FLOPS", ``data/efficiency.csv``). Small and skinny GEMMs run far below that
+ceiling. This module adds the shape.
+
+The curve
+---------
+For a batched GEMM ``b × (m×k)·(k×n)`` (``k`` the inner, reduced dimension), FLOPs
+``F = 2·b·m·n·k``, the kernel time is::
+
+    t = t0 + F / (f_max × peak) × (1 + k0 / k)
+
+* ``f_max`` is the accelerator's ``Efficiency.matmul_fraction`` (the measured large-GEMM ceiling,
+  not re-fitted here: the curve tends to it as the GEMM grows, so the ceiling is counted once);
+* ``t0`` (seconds) is the kernel's fixed cost: the shortest kernel the GPU runs (prologue, the
+  first tile's load, the epilogue's write and drain of the last wave), paid once per launch;
+* ``k0`` (elements of the inner dimension) is the per-output-tile overhead expressed as extra
+  inner-dimension work: each output tile loads its operands through a software pipeline that has
+  to fill and writes its result once, a cost that does not shrink with ``k``; a GEMM with a short
+  inner dimension runs below the ceiling even when it is large.
+
+The achieved fraction of the dense peak is ``F / (t × peak)``. Wave quantization (output tiles
+over SMs) was tried and left out: with a fixed 64-256 tile it reproduced the table no better
+(mean error 5.5-47 % against 6.8-8.1 %) since cuBLAS picks tiles and split-K per shape.
+
+The data and the fit
+--------------------
+``data/gemm_kernel_benchmarks.csv``: XLA's default GEMM performance table (openxla/xla,
+``xla/service/gpu/model/default_matmul_perf_table.txtpb`` at commit ``ad6eaee1b2f1``, the median
+CUPTI kernel time of 5 runs by ``xla/tools/matmul_perf_table_gen.cc``), 375 shapes per device and
+dtype, ``b ∈ {1, 2, 4}``, ``m, n, k ∈ {256, …, 4096}``: H100 SXM (``sm_90``) and B200
+(``sm_100_B200``), BF16 and FP8 (e4m3 × e4m3 → bf16). The H100 FP8 series is not used: it reaches
+2,593 TFLOPS, above the H100 SXM's dense FP8 peak (1,978.9 TFLOPS), so it cannot be a dense FP8
+kernel time; Hopper FP8 GEMMs take the Hopper BF16 shape (``t0``, ``k0``) with the FP8 peak and
+FP8 ceiling (``GEMM_SHAPE`` says which), stated, not measured.
+
+``fit_gemm_shape`` re-derives ``t0`` and ``k0`` on a fixed grid (``t0`` in 0.25 µs steps up to
+10 µs, ``k0`` in steps of 10 up to 1,000) by least squares on the log of the kernel time, with
+``f_max`` held at the catalogue's ``matmul_fraction``; ``GEMM_SHAPE`` stores the result. Global
+constants per GPU generation and dtype, fitted to kernel measurements only, never to a training
+run. ``reproduce`` prints the table against the curve: mean |error| 7.0 % (H100 BF16), 8.1 % (B200
+BF16), 6.8 % (B200 FP8) on all 375 shapes (max 52 / 54 / 33 %, on the smallest GEMMs of a few
+µs); on the 65 shapes of ≥ 2³⁵ FLOPs (the range of training GEMMs) 4.3 / 7.0 / 6.1 % mean and
+11.6 / 10.5 / 15.2 % max (``tests/test_gemm.py`` holds these bounds).
+
+No per-shape table was found for Ampere (A100) or AMD GPUs: ``gemm_shape`` returns ``None`` there
+and the engine keeps the flat ``matmul_fraction``.
+
+Limits. Backward GEMMs (input and weight gradient) are priced as 2 × the forward one with the
+forward's inner dimension (the weight gradient's is the token count, larger, so this slightly
+overstates its ``k0`` term). The table's largest GEMM is 4 × 4096³; training GEMMs beyond it are
+extrapolated along the curve, whose large-size limit is the separately measured ceiling.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
+from ..core.hardware import DTYPES
+from ..core.units import as_array
+
+#: The kernel table (``data/gemm_kernel_benchmarks.csv``).
+GEMM_BENCHMARKS_CSV = DATA_DIR / "gemm_kernel_benchmarks.csv"
+
+#: Accelerator catalogue name -> (GPU generation, the table's device it is measured on).
+GEMM_FAMILY = {
+    "H100-SXM": "hopper", "H800": "hopper", "H200": "hopper",
+    "B200": "blackwell", "GB200-NVL72": "blackwell",
+}
+
+#: The benchmarked accelerator of each generation (its peak and ceiling turn TFLOPS into shares).
+FAMILY_DEVICE = {"hopper": "H100-SXM", "blackwell": "B200"}
+
+
+@dataclass(frozen=True)
+class GemmShape:
+    """The shape term of one generation and dtype: ``t0_s`` (s) the fixed kernel cost, ``k0``
+    the inner-dimension overhead; ``measured`` False when borrowed from another dtype."""
+
+    t0_s: float
+    k0: float
+    measured: bool
+    source: str
+
+
+_SRC = ("fitted by fit_gemm_shape to data/gemm_kernel_benchmarks.csv (openxla/xla "
+        "default_matmul_perf_table.txtpb @ ad6eaee1b2f1, {dev} {dt}, 375 shapes)")
+
+#: (generation, dtype) -> shape term. Re-derived by ``fit_gemm_shape`` (a test checks it).
+GEMM_SHAPE = {
+    ("hopper", "bf16"): GemmShape(6.25e-6, 70.0, True, _SRC.format(dev="H100 SXM", dt="BF16")),
+    ("hopper", "fp8"): GemmShape(6.25e-6, 70.0, False,
+                                 "Hopper BF16's shape term: the table's H100 FP8 series exceeds "
+                                 "the dense FP8 peak and is not used"),
+    ("blackwell", "bf16"): GemmShape(6.25e-6, 220.0, True, _SRC.format(dev="B200", dt="BF16")),
+    ("blackwell", "fp8"): GemmShape(6.0e-6, 410.0, True, _SRC.format(dev="B200", dt="FP8")),
+}
+
+_T0_GRID_S = np.arange(0.0, 10.0 + 1e-9, 0.25) * 1e-6
+_K0_GRID = np.arange(0.0, 1000.0 + 1e-9, 10.0)
+
+
+def gemm_shape(accelerator: str, dtype: str = "bf16") -> GemmShape | None:
+    """The shape term for ``accelerator`` (catalogue name) and GEMM ``dtype``; ``None`` where no
+    kernel table exists (Ampere, AMD, TPUs: the engine keeps the flat ``matmul_fraction``)."""
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype={dtype!r}: must be one of {DTYPES}")
+    fam = GEMM_FAMILY.get(str(accelerator))
+    return None if fam is None else GEMM_SHAPE.get((fam, dtype))
+
+
+def gemm_time_s(m, n, k, peak_flops_per_s, matmul_fraction, shape: GemmShape | None, batch=1.0):
+    """Kernel time (s) of ``batch × (m×k)·(k×n)``:
+    ``t = t0 + 2·b·m·n·k / (matmul_fraction × peak) × (1 + k0/k)`` (``shape=None``: ``t0 = k0 =
+    0``, the flat ceiling). Compute only: the engine takes the max with the HBM roofline."""
+    m, n, k, b = (as_array(v, name, positive=True)
+                  for v, name in ((m, "m"), (n, "n"), (k, "k"), (batch, "batch")))
+    base = 2.0 * b * m * n * k / (peak_flops_per_s * matmul_fraction)
+    if shape is None:
+        return base
+    return shape.t0_s + base * (1.0 + shape.k0 / k)
+
+
+def gemm_fraction(m, n, k, accelerator: str, dtype: str = "bf16", batch=1.0):
+    """Achieved share of the dense ``dtype`` peak of one GEMM on ``accelerator``:
+    ``2·b·m·n·k / (t × peak)``, ``t`` from ``gemm_time_s`` with the catalogue's
+    ``matmul_fraction`` and ``gemm_shape``; the flat ``matmul_fraction`` where no table exists."""
+    acc = load_accelerator(accelerator)
+    peak = acc.peak_flops_per_s(dtype)
+    t = gemm_time_s(m, n, k, peak, load_efficiency(accelerator).matmul_fraction,
+                    gemm_shape(accelerator, dtype), batch)
+    return 2.0 * np.asarray(batch, float) * np.asarray(m, float) * n * k / (t * peak)
+
+
+def load_gemm_benchmarks(usable_only: bool = True) -> pd.DataFrame:
+    """The kernel table (``data/gemm_kernel_benchmarks.csv``), one row per (accelerator, dtype,
+    b, m, n, k) with the measured ``tflops``; ``usable_only`` drops rows whose ``note`` says why
+    they are not used (the H100 FP8 series)."""
+    df = pd.read_csv(GEMM_BENCHMARKS_CSV, keep_default_na=False)
+    return df[df["note"] == ""].reset_index(drop=True) if usable_only else df
+
+
+def _series(family: str, dtype: str):
+    dev = FAMILY_DEVICE[family]
+    df = load_gemm_benchmarks()
+    d = df[(df.accelerator == dev) & (df.dtype == dtype)]
+    if d.empty:
+        raise ValueError(f"no usable kernel measurements for family={family!r}, dtype={dtype!r}")
+    return d, load_accelerator(dev).peak_flops_per_s(dtype), load_efficiency(dev).matmul_fraction
+
+
+def fit_gemm_shape(family: str, dtype: str = "bf16") -> tuple[float, float]:
+    """Re-derive ``(t0_s, k0)`` for ``family`` ("hopper", "blackwell") and ``dtype`` from the
+    kernel table: the grid point minimising ``Σ (ln t_model − ln t_measured)²`` with ``f_max``
+    held at the benchmarked accelerator's ``matmul_fraction`` (see the module docstring)."""
+    d, peak, fmax = _series(family, dtype)
+    flops = 2.0 * d.b.to_numpy() * d.m.to_numpy() * d.n.to_numpy() * d.k.to_numpy()
+    t = flops / (d.tflops.to_numpy() * 1e12)
+    base = flops / (fmax * peak)
+    pred = _T0_GRID_S[:, None, None] + base * (1.0 + _K0_GRID[None, :, None] / d.k.to_numpy())
+    loss = (np.log(pred / t) ** 2).sum(-1)
+    i, j = np.unravel_index(loss.argmin(), loss.shape)
+    return float(_T0_GRID_S[i]), float(_K0_GRID[j])
+
+
+def reproduce(family: str, dtype: str = "bf16") -> pd.DataFrame:
+    """The kernel table of ``family`` / ``dtype`` beside the curve: measured and predicted share of
+    the dense peak and the relative error ``predicted / measured − 1``, per shape."""
+    d, peak, fmax = _series(family, dtype)
+    shape = GEMM_SHAPE[(family, dtype)]
+    t = gemm_time_s(d.m.to_numpy(), d.n.to_numpy(), d.k.to_numpy(), peak, fmax, shape,
+                    d.b.to_numpy())
+    flops = 2.0 * d.b.to_numpy() * d.m.to_numpy() * d.n.to_numpy() * d.k.to_numpy()
+    out = d[["accelerator", "dtype", "b", "m", "n", "k"]].copy()
+    out["flops"] = flops
+    out["measured_fraction"] = d.tflops.to_numpy() * 1e12 / peak
+    out["predicted_fraction"] = flops / (t * peak)
+    out["error"] = out.predicted_fraction / out.measured_fraction - 1.0
+    return out.reset_index(drop=True)
+
+
+def fp8_speedup(family: str = "blackwell") -> pd.DataFrame:
+    """FP8 over BF16 kernel speed of the same shapes, measured (the kernel table) and by the
+    curve: one row per shape with ``flops``, ``measured`` and ``predicted`` ratios of achieved
+    FLOP/s. The FP8 peak is twice the BF16 one; small GEMMs get far less (fixed kernel cost,
+    a longer ``k0``), which is why the engine never prices FP8 GEMMs at a flat 2×."""
+    a, b = reproduce(family, "fp8"), reproduce(family, "bf16")
+    key = ["b", "m", "n", "k"]
+    j = a.merge(b, on=key, suffixes=("_fp8", "_bf16"))
+    dev = load_accelerator(FAMILY_DEVICE[family])
+    peaks = dev.peak_flops_per_s("fp8") / dev.peak_flops_per_s("bf16")
+    out = j[key].copy()
+    out["flops"] = j["flops_fp8"]
+    out["measured"] = peaks * j["measured_fraction_fp8"] / j["measured_fraction_bf16"]
+    out["predicted"] = peaks * j["predicted_fraction_fp8"] / j["predicted_fraction_bf16"]
+    return out

@@ -1,0 +1,76 @@
+"""FP8 as run: which GEMMs run in FP8 (StepOptions.fp8_as_run).
+
+Source: DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv:2412.19437 §3.3.1: "we maintain
+the original precision (e.g., BF16 or FP32) for the following components: the embedding module,
+the output head, MoE gating modules, normalization operators, and attention operators". The
+checks below derive by hand what keeping the output head (LM head) and the gate (router) in BF16
+adds to the GEMM time, at the compute roofline.
+"""
+
+import pytest
+
+from llmcost import Cluster, load_accelerator, load_efficiency, load_model
+from llmcost.core.shapes import model_shapes
+from llmcost.training import step
+from llmcost.training.options import StepOptions
+from llmcost.training.parallel import make_plan
+from llmcost.training.step import KernelRates, LayerGeometry, layer_compute
+
+H100 = load_accelerator("H100-SXM")
+BF16, FP8 = H100.peak_flops_per_s("bf16"), H100.peak_flops_per_s("fp8")   # 989.4, 1978.9 TFLOP/s
+
+
+def test_lm_head_runs_at_the_bf16_rate():
+    model = load_model("llama-3.1-8b")
+    c = model_shapes(model)
+    plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
+    cl = Cluster(H100, 8)
+    fp8 = step.step_time(model, cl, plan, 4096, dtype="fp8")
+    as_run = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True)
+    # LM head per micro-batch: (x × h)·(h × V), forward + 2 × backward, x = 4096 tokens, 8
+    # micro-batches; sustained matmul rate = peak × matmul_fraction × KERNEL_EFFICIENCY
+    f = load_efficiency("H100-SXM").matmul_fraction * step.KERNEL_EFFICIENCY
+    head = 2 * 4096 * c.h * c.V / f
+    hand = 8 * 3 * (head / BF16 - head / FP8)
+    assert as_run.matmul_s - fp8.matmul_s == pytest.approx(hand, rel=1e-6)
+    # attention already ran at the 16-bit peak: unchanged
+    assert as_run.attention_s == fp8.attention_s
+
+
+def test_bf16_steps_are_unchanged():
+    model = load_model("llama-3.1-8b")
+    plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
+    cl = Cluster(H100, 8)
+    assert (step.step_time(model, cl, plan, 4096, fp8_as_run=True).step_time_s
+            == step.step_time(model, cl, plan, 4096).step_time_s)
+
+
+def test_moe_router_runs_at_the_bf16_rate():
+    model = load_model("mixtral-8x7b")
+    c = model_shapes(model)
+    x = 4096.0
+    g = LayerGeometry(s=4096.0, x=x, xs=x, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
+    eff = load_efficiency("H100-SXM")
+    # the router (x × h)·(h × E) is a thin GEMM, HBM-bound on a real H100 (E = 8 FLOPs per
+    # byte read): price it on a device with 100× the HBM bandwidth so its compute shows
+    hbm_raw = 3.35e14
+    fp8 = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm_raw, eff),
+                        flash_attention=True, dropout=False)
+    as_run = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm_raw, eff, edge_peak=BF16),
+                           flash_attention=True, dropout=False)
+    flops = 2 * x * c.h * c.E
+    bytes_ = 2 * (x * c.h + c.h * c.E + x * c.E)
+    hbm = hbm_raw * eff.hbm_fraction
+
+    def t(peak):
+        return max(flops / (peak * eff.matmul_fraction), bytes_ / hbm)
+
+    assert t(BF16) > t(FP8) * 1.5          # compute-bound here: the check can fail
+    assert float(as_run["gemm_f_moe"] - fp8["gemm_f_moe"]) == pytest.approx(
+        t(BF16) - t(FP8), rel=1e-9)
+    assert float(as_run["gemm_f_dense"]) == float(fp8["gemm_f_dense"])
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="fp8_as_run"):
+        StepOptions(fp8_as_run="yes")
