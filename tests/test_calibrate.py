@@ -1,0 +1,119 @@
+"""Pilot calibration (llmcost.training.calibrate) against published scaling series."""
+
+import dataclasses
+
+import pytest
+
+from llmcost.core.catalog import load_accelerator
+from llmcost.training import calibrate as cal
+from llmcost.training import step
+from llmcost.training.parallel import make_plan
+
+
+def test_fit_reproduces_the_pilot_by_hand():
+    """Hand example: the calibrated engine's step time on the pilot's plan is the measured one,
+    tokens per step / (tokens/s/GPU x GPUs). Narayanan et al. 2021 Table 2, GPT 174.6B on 384
+    A100s (TP8 PP12 DP4, batch 1536 x 2048 tokens), 153 TFLOP/s on their Eq. 3 count."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    assert p.n_gpus == 384 and p.plan.tp == 8 and p.plan.pp == 12
+    # 153 TFLOP/s / 312 on the HFU count, converted to tokens/s with the 96-form
+    hw_flops = float(p.model.flops_per_token(2048, causal=False, recompute="full"))
+    assert p.tokens_per_s_per_gpu == pytest.approx(153e12 / hw_flops, rel=0.01)
+    c = cal.calibrate(p)
+    t = step.step_time(p.model, cal.Cluster(load_accelerator(p.accelerator), 384), p.plan, 2048,
+                       options=p.options.replace(efficiency=c.efficiency))
+    assert t.step_time_s == pytest.approx(1536 * 2048 / (p.tokens_per_s_per_gpu * 384),
+                                          rel=1e-3)
+    assert c.scaleout_factor == 1.0 and c.scaleup_factor == 1.0
+    assert any("scale-out" in x for x in c.not_identified)
+
+
+def test_pilot_at_the_engines_own_figure_changes_nothing():
+    """A pilot measuring exactly the engine's prediction fits a compute factor of 1."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    b = step.step_time(p.model, cal.Cluster(load_accelerator(p.accelerator), 384), p.plan, 2048,
+                       options=p.options)
+    q = dataclasses.replace(p, tokens_per_s_per_gpu=b.tokens_per_s / 384)
+    assert cal.calibrate(q).compute_factor == pytest.approx(1.0, abs=2e-3)
+
+
+def test_single_node_pilot_says_nothing_of_the_network():
+    """torchtitan's H100 benchmark (pytorch/torchtitan docs/performance.md), Llama 3.1 8B FSDP
+    with torch.compile: 8 GPUs (one node) then 128 GPUs. Calibrated on 8, the 128-GPU MFU is
+    predicted within 2 % (published 38.1 %), uncalibrated +29.5 %."""
+    small = cal.published_pilot("torchtitan-h100-8b-8gpu-1-fsdp-compile")
+    big = cal.published_pilot("torchtitan-h100-8b-128gpu-3-fsdp-compile")
+    c = cal.calibrate(small)
+    assert any("inside one scale-up domain" in x for x in c.not_identified)
+    x = cal.extrapolate(c, big.model, big.plan, big.seq_len, options=big.options)
+    meas = cal.measured_mfu(big)
+    assert meas == pytest.approx(0.381, abs=0.002)
+    assert abs(x.mfu / meas - 1) < 0.02
+    assert x.uncalibrated_mfu / meas - 1 > 0.25
+    assert "scale-out network not in the pilot" in x.novelties
+    assert x.mfu_low < meas < x.mfu_high
+
+
+def test_strong_scaling_series_not_worse_than_uncalibrated():
+    """Narayanan et al. 2021 Table 2, GPT 174.6B PTD-P at 384 / 768 / 1536 A100s
+    (153 / 149 / 141 TFLOP/s): calibrated on 384, each larger run within 6 % and no worse than
+    the uncalibrated engine (+2.2 % and +5.2 %) by more than 0.5 point."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    c = cal.calibrate(p)
+    for run in ("megatron21-t2-175b-768", "megatron21-t2-175b-1536"):
+        t = cal.published_pilot(run)
+        x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+        meas = cal.measured_mfu(t)
+        assert abs(x.mfu / meas - 1) < 0.06
+        assert abs(x.mfu / meas - 1) <= abs(x.uncalibrated_mfu / meas - 1) + 0.005
+
+
+def test_two_scale_pilot_fits_the_network():
+    """Megatron-LM GPT 174.6B PTD-P at 384 and 768 A100s (Narayanan et al. 2021 Table 2, 153 and
+    149 TFLOP/s): two scales identify a scale-out factor, and the 1,536-GPU run (141 TFLOP/s) is
+    predicted within 2 % (uncalibrated +5.2 %)."""
+    ps = [cal.published_pilot(f"megatron21-t2-175b-{n}") for n in (384, 768)]
+    c = cal.calibrate(ps)
+    assert c.scaleout_factor != 1.0
+    assert any(x.startswith("scale-out network") for x in c.identified)
+    t = cal.published_pilot("megatron21-t2-175b-1536")
+    x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+    meas = cal.measured_mfu(t)
+    assert abs(x.mfu / meas - 1) < 0.02
+    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.052, abs=0.003)
+
+
+def test_two_scales_the_network_cannot_explain():
+    """DeepSpeed ZeRO-3, GPT 529.6B at 640 and 1,120 A100s (Narayanan et al. 2021 Table 2): the
+    model over-predicts the first (+17.6 %) and under-predicts the second (-10.2 %); no
+    network bandwidth within the datasheet explains that, so one compute factor is fitted to
+    both (least squares in log step time: it lies between the two pilots' own) and the report
+    says so."""
+    ps = [cal.published_pilot(f"megatron21-t2-zero3-530b-{n}") for n in (640, 1120)]
+    c = cal.calibrate(ps)
+    assert c.scaleout_factor == 1.0
+    assert any("not explained by the network" in x for x in c.not_identified)
+    first = cal.calibrate(ps[0]).compute_factor
+    assert first < c.compute_factor <= 1.0 / c.base.attention_fraction
+
+
+def test_bad_pilot_input_names_the_field():
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    with pytest.raises(ValueError, match="mfu=1.2"):
+        cal.check_pilot(dataclasses.replace(p, mfu=1.2))
+    with pytest.raises(ValueError, match="tokens_per_s_per_gpu.*roofline"):
+        cal.check_pilot(dataclasses.replace(p, tokens_per_s_per_gpu=p.tokens_per_s_per_gpu * 3))
+    with pytest.raises(ValueError, match="tokens_per_s_per_gpu"):
+        cal.check_pilot(dataclasses.replace(p, tokens_per_s_per_gpu=-1.0))
+    with pytest.raises(ValueError, match="step_time_s"):
+        cal.check_pilot(dataclasses.replace(p, step_time_s=1.0))
+    with pytest.raises(ValueError, match="mfu_basis"):
+        cal.check_pilot(dataclasses.replace(p, mfu=0.37, mfu_basis="tokens"))
+    # 174.6B with no model parallelism and no ZeRO on 8 GPUs: 16+ bytes/param do not fit
+    plan = make_plan(p.model, 8, 8, tp=1, pp=1, seq_len=2048)
+    with pytest.raises(ValueError, match="does not fit"):
+        cal.check_pilot(dataclasses.replace(p, plan=plan, tokens_per_s_per_gpu=100.0))
+    c = cal.calibrate(p)
+    small = make_plan(p.model, 96, 96, tp=8, pp=12, seq_len=2048)
+    with pytest.raises(ValueError, match="n_gpus=96"):
+        cal.extrapolate(c, p.model, small, 2048, options=p.options)
