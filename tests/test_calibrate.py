@@ -1,6 +1,7 @@
 """Pilot calibration (llmcost.training.calibrate) against published scaling series."""
 
 import dataclasses
+import math
 
 import pytest
 
@@ -117,3 +118,81 @@ def test_bad_pilot_input_names_the_field():
     small = make_plan(p.model, 96, 96, tp=8, pp=12, seq_len=2048)
     with pytest.raises(ValueError, match="n_gpus=96"):
         cal.extrapolate(c, p.model, small, 2048, options=p.options)
+
+
+_SCENARIO = """
+model: llama-2-70b
+accelerator: H100-SXM
+n_gpus: 2048
+train_tokens: 2.0e12
+seq_len: 4096
+mfu: 0.4
+dtype: bf16
+global_batch_tokens: 4194304
+tp: 8
+pp: 4
+cp: 1
+ep: 1
+zero_stage: 1
+recompute: selective
+micro_batch_size: 1
+pp_virtual_stages: 1
+pilot:
+  - n_gpus: {n}
+    tp: 8
+    pp: 4
+    zero_stage: 1
+    recompute: selective
+    global_batch_tokens: {gbt}
+    tokens_per_s_per_gpu: {tps}
+"""
+
+
+def _run_cli(tmp_path, capsys, **fields):
+    from llmcost.present.cli import main
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(**{"n": 64, "tps": 850, "gbt": 262144, **fields}))
+    code = main(["calibrate", "--scenario", str(path)])
+    return code, capsys.readouterr()
+
+
+def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
+    """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
+    derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
+    dense BF16); the pilot's residual r = log(measured ÷ model) carries w = 1 − 0.041² ÷ r² of
+    itself to the 2,048-GPU target (same kernels), so to first order (compute dominates the
+    step) the target's MFU is the model's × (measured ÷ model at the pilot)^w, within 3 %."""
+    code, out = _run_cli(tmp_path, capsys)
+    assert code == 0, out.err
+    text = out.out
+    assert "Identified:" in text and "Not identified:" in text
+    assert "scale-out network: one scale cannot separate it" in text
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 262144, "tokens_per_s_per_gpu": 850.0}]}
+    pil = cal.pilots_from_scenario(p)[0]
+    mfu = 850 * float(pil.model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert cal.measured_mfu(pil) == pytest.approx(mfu, rel=1e-3)
+    assert f"measured MFU {mfu:.1%}" in text
+    c = cal.calibrate(pil)
+    r = math.log(mfu / c.uncalibrated_mfu[0])
+    w = 1 - 0.041 ** 2 / r ** 2
+    line = next(x for x in text.splitlines() if x.strip().startswith("MFU "))
+    target = float(line.split()[1].rstrip("%")) / 100
+    unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
+    assert target == pytest.approx(unc * (mfu / c.uncalibrated_mfu[0]) ** w, rel=0.03)
+    assert f"carried {w:.0%}" in text
+    assert "32x the pilot's GPUs" in text
+
+
+def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
+    code, out = _run_cli(tmp_path, capsys, n=4096, gbt=4194304)
+    assert code == 2 and "n_gpus=2048 is smaller than the pilot's 4096" in out.err
+    assert len(out.err.strip().splitlines()) == 1
+    code, out = _run_cli(tmp_path, capsys, tps=20000)
+    assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err
+    code, out = _run_cli(tmp_path, capsys, tps="fast")
+    assert code == 2 and "pilot[0].tokens_per_s_per_gpu" in out.err

@@ -87,6 +87,14 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None) -> f
 BAND_HALF_WIDTH = (0.10, 0.16, 0.33, 0.33)
 
 
+#: The keys of a scenario's ``pilot:`` records and their kinds (``pilots_from_scenario``).
+PILOT_KEYS = {"n_gpus": "int", "tokens_per_s_per_gpu": "float", "tp": "int", "pp": "int",
+              "cp": "int", "ep": "int", "zero_stage": "int", "micro_batch_size": "int",
+              "virtual_stages": "int", "recompute": "str", "seq_len": "int",
+              "global_batch_tokens": "int", "step_time_s": "float", "mfu": "float",
+              "mfu_basis": "str", "peak_memory_gb": "float"}
+
+
 @dataclass(frozen=True)
 class Pilot:
     """What a pilot run measured, and how it ran.
@@ -559,3 +567,75 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     tps = float(reported_mfu) * peak / float(model.flops_per_token(s, causal=False))
     return Pilot(model=model, accelerator=acc.name, plan=plan, seq_len=s,
                  tokens_per_s_per_gpu=tps, options=options, label=run_id)
+
+
+def pilots_from_scenario(p: dict) -> list:
+    """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
+    and ``StepOptions`` (``step.scenario_step_options``: dtype, stack, recipe, overlaps), each
+    record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
+    stage 0, recompute none; sequence length and global batch tokens the scenario's).
+
+    Raises
+    ------
+    ValueError
+        No ``pilot`` records, or a record's plan breaking a rule (``pilot[i]: ...``).
+    """
+    recs = p.get("pilot") or []
+    if not recs:
+        raise ValueError("pilot: the scenario has no pilot runs; add a list of {n_gpus, "
+                         "tokens_per_s_per_gpu, tp?, pp?, ...}")
+    model = load_model(p["model"])
+    options = step.scenario_step_options(p)
+    out = []
+    for i, r in enumerate(recs):
+        s = int(r.get("seq_len", p["seq_len"]))
+        tokens = int(r.get("global_batch_tokens", p["global_batch_tokens"]))
+        v = int(r.get("virtual_stages", 1))
+        try:
+            if tokens % s:
+                raise ValueError(f"global_batch_tokens={tokens} must be a whole number of "
+                                 f"{s}-token sequences")
+            plan = make_plan(model, int(r["n_gpus"]), tokens // s, tp=int(r.get("tp", 1)),
+                             pp=int(r.get("pp", 1)), cp=int(r.get("cp", 1)),
+                             ep=int(r.get("ep", 1)), virtual_stages=v,
+                             schedule="interleaved" if v > 1 else "1f1b",
+                             micro_batch_size=int(r.get("micro_batch_size", 1)),
+                             zero_stage=int(r.get("zero_stage", 0)),
+                             recompute=r.get("recompute", "none"), seq_len=s)
+            mem = r.get("peak_memory_gb")
+            out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
+                             tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
+                             options=options, step_time_s=r.get("step_time_s"),
+                             mfu=r.get("mfu"), mfu_basis=r.get("mfu_basis", "full"),
+                             peak_memory_bytes=None if mem is None else float(mem) * 1e9,
+                             label=f"pilot[{i}]"))
+            check_pilot(out[-1])
+        except ValueError as e:
+            raise ValueError(f"pilot[{i}]: {e}") from None
+    return out
+
+
+def scenario_calibration(p: dict) -> tuple:
+    """Calibrate on the scenario's pilots and extrapolate to its plan (``step.scenario_plan``).
+
+    Returns
+    -------
+    (Calibration, Extrapolation, ParallelPlan)
+
+    Raises
+    ------
+    ValueError
+        As ``pilots_from_scenario``, ``calibrate`` and ``extrapolate`` (a pilot larger than the
+        scenario's run).
+    """
+    pilots = pilots_from_scenario(p)
+    small = min(x.n_gpus for x in pilots)
+    if small > int(p["n_gpus"]):
+        raise ValueError(f"target n_gpus={int(p['n_gpus'])} is smaller than the pilot's {small}: "
+                         "a pilot must be smaller than (or as large as) the run it extrapolates "
+                         "to")
+    c = calibrate(pilots)
+    model = load_model(p["model"])
+    plan = step.scenario_plan(p, model)
+    x = extrapolate(c, model, plan, int(p["seq_len"]), options=step.scenario_step_options(p))
+    return c, x, plan
