@@ -196,3 +196,34 @@ def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
     assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err
     code, out = _run_cli(tmp_path, capsys, tps="fast")
     assert code == 2 and "pilot[0].tokens_per_s_per_gpu" in out.err
+
+
+def test_bill_uses_the_extrapolated_mfu(tmp_path):
+    """`llmcost estimate` on a scenario with a `pilot:` block: the bill's MFU is the calibrated
+    engine's on the scenario's plan (the same figure `llmcost calibrate` prints), labelled as
+    calibrated on a pilot and extrapolated, with its band."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144))
+    bill = estimate_ledger(path)
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 262144, "tokens_per_s_per_gpu": 850.0}]}
+    _, x, _ = cal.scenario_calibration(p)
+    assert bill.figures["mfu"] == pytest.approx(x.mfu, abs=1e-6)
+    src = bill.figures["mfu_source"]
+    assert src.startswith("calibrated on a pilot at 64 GPUs, extrapolated")
+    assert f"band {x.mfu_low:.1%}-{x.mfu_high:.1%}" in src
+
+
+def test_pilot_with_mfu_predict_is_refused(tmp_path):
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144).replace("mfu: 0.4",
+                                                                          "mfu: predict"))
+    with pytest.raises(ScenarioError, match="either mfu: predict or pilot"):
+        estimate_ledger(path)

@@ -391,6 +391,9 @@ def _values(scenario: dict) -> dict:
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
+    cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
+    if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
+        out["_mfu_calibration"] = cal
     out["_rl_off_reason"] = (
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
         f" × {out['rl_runs']} run(s)) is not billed; ledger_rl: true bills it" if rl_keys and
@@ -852,6 +855,9 @@ def scenario_mfu_source(p: dict) -> str:
     pred = p.get("_mfu_prediction")
     if pred:
         return predicted_mfu_source(pred)
+    cal = p.get("_mfu_calibration")
+    if cal:
+        return cal["from"]
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 
