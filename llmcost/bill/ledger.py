@@ -391,6 +391,9 @@ def _values(scenario: dict) -> dict:
     pred = scenario.get("_mfu_prediction")  # set by report.resolve_mfu (mfu: predict)
     if isinstance(pred, dict) and out.get("mfu") == pred.get("value"):
         out["_mfu_prediction"] = pred
+    cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
+    if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
+        out["_mfu_calibration"] = cal
     out["_rl_off_reason"] = (
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
         f" × {out['rl_runs']} run(s)) is not billed; ledger_rl: true bills it" if rl_keys and
@@ -865,10 +868,17 @@ def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> fl
 
 def scenario_mfu_source(p: dict) -> str:
     """Where the scenario's MFU comes from, for the bill's 'how' column: predicted (plan, stack
-    and error band of ``report.resolve_mfu``) when the scenario said ``mfu: predict``."""
+    and error band of ``report.resolve_mfu``) when the scenario said ``mfu: predict``;
+    calibrated on pilot runs (``report.calibrate_pilot_mfu``) when it gave ``pilot``."""
     pred = p.get("_mfu_prediction")
     if pred:
         return predicted_mfu_source(pred)
+    cal = p.get("_mfu_calibration")
+    if cal:
+        return cal["from"]
+    if p.get("pilot"):  # a notebook's bill: the report set mfu from the pilots before it ran
+        return ("mfu as a report or llmcost estimate sets it from the scenario's pilot runs "
+                "(calibrated and extrapolated; llmcost calibrate prints the factors and band)")
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 

@@ -43,6 +43,7 @@ from ..core.catalog import catalogue_price, is_config_path, load_accelerator, lo
 from ..core.stacks import load_stack
 from ..core.units import is_number
 from ..laws.scaling import LOSS_FITS
+from ..training.calibrate import PILOT_KEYS
 from ..training.memory import RECIPES
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
@@ -235,6 +236,17 @@ def _phases(name, v):
     return v
 
 
+def _pilot(name, v):
+    """A list of pilot runs (``llmcost.training.calibrate.PILOT_KEYS``): the GPU count and the
+    measured tokens/s per GPU required; the plan fields default to 1 (``tp``, ``pp``, ``cp``,
+    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage`` 0, ``recompute`` none;
+    ``seq_len`` and ``global_batch_tokens`` default to the scenario's. The deep checks
+    (roofline, memory, plan rules) run when the pilot is calibrated."""
+    return _records({k: (kind, _positive if kind in ("int", "float") and k != "zero_stage"
+                         else None) for k, kind in PILOT_KEYS.items()},
+                    ("n_gpus", "tokens_per_s_per_gpu"))(name, v)
+
+
 #: The registry. Add a topic's parameters here with a prefix (``rl_``, ``ckpt_``, ...).
 PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("model", "str", "catalogue model name (llmcost list models), or a path to a Hugging "
@@ -376,6 +388,11 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     # ---- the whole bill (notebook 00, llmcost.ledger; defaults in data/ledger_defaults.csv)
     Param("phases", "list", "extra training phases after the main run (context extension, "
           "annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}", _phases),
+    Param("pilot", "list", "pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, cp?, ep?, "
+          "zero_stage?, micro_batch_size?, virtual_stages?, recompute?, seq_len?, "
+          "global_batch_tokens?, step_time_s?, mfu?, mfu_basis?, peak_memory_gb?}: `llmcost "
+          "calibrate` fits the step model to them and extrapolates to the scenario's plan "
+          "(llmcost.training.calibrate)", _pilot),
     Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
           "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
     Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
@@ -490,7 +507,8 @@ LEDGER_DEFAULTS = {
     "ckpt_milestone_every_days": 7.0, "ckpt_retention_months": 12.0,
     "ckpt_hot_tier": "fsx-lustre-ssd", "ckpt_cold_tier": "s3-glacier-deep-archive",
     "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
-    "phases": [], "ledger_pilot_tokens_per_s_per_gpu": None, "ledger_exploratory_fraction": None,
+    "phases": [], "pilot": [], "ledger_pilot_tokens_per_s_per_gpu": None,
+    "ledger_exploratory_fraction": None,
     "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
     "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_published_defaults": False,
     "ledger_data_licensing_usd": 0.0,

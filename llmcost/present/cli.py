@@ -16,9 +16,10 @@ from ..bill.checks import budget_warning
 from ..bill.claims import check_claim
 from ..bill.ledger import compare, compare_draws, simulate_ledger
 from ..bill.levers import fit_budget
-from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario
+from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
 from ..core.version import __version__
+from ..training import calibrate as pilot_calibration
 from .report import (
     NOTEBOOK_DIR,
     ReportError,
@@ -123,6 +124,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="seed of the draws (default 0; the same seed gives the same figures)")
 
     _check_parser(sub)
+    _calibrate_parser(sub)
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
@@ -217,6 +219,8 @@ def _main(argv: list[str] | None = None) -> int:
         return _list(args.what, args.format)
     if args.command == "check":
         return _check(args)
+    if args.command == "calibrate":
+        return _calibrate(args)
     return _fail(f"unknown command {args.command!r}")
 
 
@@ -625,3 +629,48 @@ def _check(args) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ---- llmcost calibrate: from a pilot run to the full run (llmcost.training.calibrate)
+def _calibrate_parser(sub) -> None:
+    c = sub.add_parser(
+        "calibrate", help="fit the step model to a scenario's pilot runs and extrapolate the MFU",
+        description="Read the scenario's `pilot:` runs (GPU count, plan, measured tokens/s per "
+        "GPU), fit the step model's compute factor (and, from two scales across nodes, its "
+        "scale-out factor: llmcost.training.calibrate.calibrate), and print what the pilots "
+        "identified and what they did not, and the scenario's plan's MFU, step time and "
+        "GPU-hours with a band that grows with what the pilots did not exercise.")
+    c.add_argument("--scenario", required=True, metavar="YAML",
+                   help="scenario file with a `pilot:` list")
+
+
+def _calibrate(args) -> int:
+    """``llmcost calibrate``: the fitted factors, what was / was not identified, the
+    extrapolated MFU with its band (or one error line)."""
+    try:
+        p = point_scenario(load_scenario(args.scenario))
+        cal, x, plan = pilot_calibration.scenario_calibration(p)
+    except (ScenarioError, ValueError) as e:
+        return _fail(str(e))
+    print(f"Calibration ({cal.describe()}):")
+    for pil, unc, meas in zip(cal.pilots, cal.uncalibrated_mfu, cal.measured_mfu):
+        print(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
+              f"{meas:.1%}, model uncalibrated {unc:.1%}")
+    print("Identified:")
+    for line in cal.identified:
+        print(f"  - {line}")
+    print("Not identified:")
+    for line in cal.not_identified:
+        print(f"  - {line}")
+    tokens = float(p["global_batch_tokens"])
+    hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
+    print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
+          f"{int(p['seq_len']):,}")
+    print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
+          f"uncalibrated model {x.uncalibrated_mfu:.1%}; share of the pilot's correction "
+          f"carried {x.transfer:.0%}")
+    print(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
+          f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
+    print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
+                                        else "nothing (the pilot ran this plan)"))
+    return 0

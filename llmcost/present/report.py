@@ -72,6 +72,7 @@ from ..core.version import __version__
 from ..training.accuracy import band_for_step
 from ..training.compute import mfu_from_throughput
 from ..training.reliability import storage_share_warning
+from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
 from .texmath import notebook_math_to_mathml
 from .twins import write_twin
@@ -306,6 +307,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if scenario.get("ledger_pilot_tokens_per_s_per_gpu") is not None:  # one MFU for every notebook
         scenario = calibrate_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if scenario.get("pilot"):  # the step model calibrated on the pilots, extrapolated
+        scenario = calibrate_pilot_mfu(scenario, used, scenario_path)
+        used = effective_parameters(scenario, declared_all)
     try:
         _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
@@ -472,6 +476,40 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     out["mfu"] = round(mfu, 6)
     out["_mfu_calibration"] = {"value": out["mfu"], "from": f"calibrated from a pilot's {tps:,.0f}"
                                " tokens/s per GPU (compute.mfu_from_throughput)"}
+    return out
+
+
+def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
+    """Replace ``mfu`` by the MFU the step model predicts for the scenario's plan once calibrated
+    on its ``pilot:`` runs (``llmcost.training.calibrate.scenario_calibration``), once, before
+    notebooks run. The private key ``_mfu_calibration`` records where it came from and its band.
+
+    Raises
+    ------
+    ScenarioError
+        With ``mfu: predict``, ``ledger_pilot_tokens_per_s_per_gpu`` or a ranged ``mfu`` beside
+        the pilots, or a bad pilot (one line naming ``pilot[i]`` and the field).
+    """
+    for other, why in (("_mfu_prediction", "mfu: predict"),
+                       ("_mfu_calibration", "ledger_pilot_tokens_per_s_per_gpu")):
+        if other in scenario:
+            raise ScenarioError(f"{scenario_path}: give either {why} or pilot, not both")
+    if isinstance(scenario.get("mfu"), Range):
+        raise ScenarioError(f"{scenario_path}: mfu is a range and pilot is given: the pilots set "
+                            "the MFU; give one or the other")
+    v = {k: x["value"] for k, x in used.items()}
+    v["pilot"] = scenario["pilot"]
+    try:
+        cal, x, plan = pilot_calibration.scenario_calibration(v)
+    except ValueError as e:
+        raise ScenarioError(f"{scenario_path}: {e}") from None
+    out = dict(scenario)
+    out["mfu"] = round(x.mfu, 6)
+    sizes = ", ".join(f"{p.n_gpus:,}" for p in cal.pilots)
+    out["_mfu_calibration"] = {
+        "value": out["mfu"],
+        "from": f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
+                f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}"}
     return out
 
 
@@ -1169,7 +1207,7 @@ def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
     return {k: v for k, v in scenario.items()
-            if k in ("_mfu_prediction",) or isinstance(v, Range)}
+            if k in ("_mfu_prediction", "_mfu_calibration") or isinstance(v, Range)}
 
 
 def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:

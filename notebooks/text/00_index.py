@@ -53,6 +53,7 @@ fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (
 fail_planned_per_day: float = 0.87  # planned interruptions of the job per day
 phases: list = []  # extra training phases after the main run (context extension, annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}
 ledger_pilot_tokens_per_s_per_gpu: float = None  # a pilot run's measured training tokens/s per GPU: the bill's MFU is calibrated from it
+pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: the bill's MFU is the step model calibrated on them and extrapolated to the plan (llmcost calibrate)
 ledger_exploratory_fraction: float = None  # exploratory and failed runs as a fraction of the final run's compute
 ledger_exploratory_runs: list = []  # exploratory and failed runs listed as {name, gpu_hours} (replaces the fraction when given)
 ledger_sft_tokens: float = 0.0  # supervised fine-tuning tokens (0: not given)

@@ -1,0 +1,641 @@
+"""Calibrate the step-time model on a pilot run, then extrapolate to the full run with a band.
+
+Budgeting guides say: measure a small pilot, then scale the estimate up. Copying the pilot's
+MFU to the full run assumes MFU does not change between 64 GPUs with one plan and 4,096 with
+another; fitting one compute factor and applying it everywhere assumes the model's error does not
+change with scale or plan, which the published scaling series contradict (Narayanan et al. 2021
+Table 2's DeepSpeed ZeRO-3 rows: the model's error goes from +12 % at 384 GPUs to -1 % at 768).
+So this module models **what a pilot identifies and what it does not**:
+
+* ``calibrate(pilots)``: one pilot identifies a **compute factor** ``c`` (the kernels' sustained
+  rates × c: matmul, attention and memory-bound fractions of the ``Efficiency``), solved so that
+  the engine's step time on the pilot's plan equals the measured one:
+  ``step_time(model, cluster, plan; Efficiency(fractions × c)) = tokens_per_step /
+  (tokens_per_s_per_gpu × n_gpus)``. Two pilots at different scales whose plans exercise the
+  scale-out network (data-parallel or ZeRO-3 traffic across nodes) identify also a **scale-out
+  factor** ``k`` (the achieved bus bandwidth × k): two equations, two unknowns. A pilot inside
+  one scale-up domain says nothing about the network: the factor stays 1 and is listed as not
+  identified.
+* ``extrapolate(calibration, target)``: the engine on the target plan with the calibrated
+  ``Efficiency``; the pilot's correction is transferred in proportion to how much the target
+  shares the pilot's kernels: a target with the same micro-batch shape, recomputation and tensor
+  parallelism keep more of it than a target with other kernels (``transfer_weight``: a
+  residual small against the model's pilot-to-target drift, ``PILOT_DRIFT``, is shrunk to
+  nothing). The band grows with what the
+  pilot did not exercise (``novelties``: scale ratio, new parallel dimensions, scale-out added,
+  another sequence length, another model) and is sized from the published scaling series
+  (``BAND_HALF_WIDTH``, ``benchmarks/validate_pilot.py``).
+
+Convention: MFU on the workbook's basis (model FLOPs with a full attention mask, no recomputation,
+``ModelSpec.flops_per_token(causal=False)``, over the dense peak of the GEMM dtype); a printed MFU
+on another basis is converted with the model's FLOP counts (``MFU_BASES``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..core.catalog import DATA_DIR, as_model, load_accelerator, load_model, load_published_runs
+from ..core.hardware import Cluster, Efficiency
+from ..core.model import ModelSpec
+from . import memory, step
+from .options import StepOptions
+from .parallel import ParallelPlan, make_plan
+
+#: FLOP conventions a framework may print its MFU on: ``full`` (the workbook's: full attention
+#: mask, no recomputation; Korthikanti et al. 2022 Eq. 7), ``causal`` (causal mask: NeMo,
+#: torchtitan, llm-foundry's newer counts) and ``hfu_full`` (counting the recomputed forward of full
+#: recomputation: Narayanan et al. 2021 Eq. 3).
+MFU_BASES = ("full", "causal", "hfu_full")
+
+#: How far the model's error drifts between a pilot and a target of the same series (RMS of
+#: log(published ÷ predicted MFU) at the target minus the same at the pilot, uncalibrated
+#: engine), for targets that run the pilot's kernels (``same_kernels``) and for the others.
+#: Measured on the published scaling series by ``benchmarks/validate_pilot.py`` (item 0, which
+#: re-measures them and judges the rule leave-one-series-out). A pilot residual within this drift
+#: is weak evidence of a systematic error, so its correction is shrunk (``transfer_weight``).
+PILOT_DRIFT = {"same_kernels": 0.041, "other_kernels": 0.143}
+
+
+def transfer_weight(residual: float, same: bool, drift: dict | None = None) -> float:
+    """Share of a pilot's correction carried to a target: the positive-part James-Stein
+    shrinkage of one observation (Efron & Morris 1973, J. Am. Stat. Assoc. 68(341)),
+    ``w = max(0, 1 − σ² ÷ r²)``, with ``r = log(measured ÷ predicted MFU)`` at the pilot and ``σ``
+    the pilot-to-target drift of the model's error (``PILOT_DRIFT``, by whether the target runs
+    the pilot's kernels). A pilot that finds the model 22 % slow (torchtitan's 8-GPU row) carries
+    97 % of its correction to a same-kernel target; one that finds it 3 % fast carries none."""
+    d = PILOT_DRIFT if drift is None else drift
+    sig = d["same_kernels" if same else "other_kernels"]
+    r = float(residual)
+    if r == 0:
+        return 0.0
+    return max(0.0, 1.0 - sig ** 2 / r ** 2)
+
+
+#: Half-width of the band (fraction of the extrapolated MFU) by how many things the target adds
+#: to the pilot (``novelties``: 0, 1, 2, 3 or more). Sized in-sample as the 90th percentile of
+#: the absolute errors of the one-scale pilots on the published scaling series with that many
+#: novelties (9.8 %, 15.5 %, 33.1 %, 23.6 %, made non-decreasing), which
+#: ``benchmarks/validate_pilot.py`` prints with the leave-one-series-out coverage (87 %). Wide
+#: because the engine's error moves with sequence length and recomputation on llm-foundry's
+#: MPT tables: a pilot at the production plan narrows it.
+BAND_HALF_WIDTH = (0.10, 0.16, 0.33, 0.33)
+
+
+#: The keys of a scenario's ``pilot:`` records and their kinds (``pilots_from_scenario``).
+PILOT_KEYS = {"n_gpus": "int", "tokens_per_s_per_gpu": "float", "tp": "int", "pp": "int",
+              "cp": "int", "ep": "int", "zero_stage": "int", "micro_batch_size": "int",
+              "virtual_stages": "int", "recompute": "str", "seq_len": "int",
+              "global_batch_tokens": "int", "step_time_s": "float", "mfu": "float",
+              "mfu_basis": "str", "peak_memory_gb": "float"}
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """What a pilot run measured, and how it ran.
+
+    Parameters
+    ----------
+    model : ModelSpec or catalogue name
+    accelerator : str
+        Catalogue name (``llmcost.load_accelerator``).
+    plan : ParallelPlan
+        The pilot's plan (``llmcost.make_plan``); its GPU count is the pilot's.
+    seq_len : int
+    tokens_per_s_per_gpu : float > 0
+        Measured training throughput per GPU (required).
+    options : StepOptions
+        Dtype, stack, overlaps, precision recipe as the pilot ran (default ``StepOptions()``).
+    step_time_s : float > 0, optional
+        Measured step time; checked against the throughput (the two must agree within 2 %).
+    mfu : float in (0, 1], optional
+        The MFU the framework printed, on ``mfu_basis``; checked against the throughput (5 %).
+    mfu_basis : one of ``MFU_BASES``
+    peak_memory_bytes : float > 0, optional
+        Measured peak memory per GPU; must fit in the accelerator's HBM.
+    """
+
+    model: object
+    accelerator: str
+    plan: ParallelPlan
+    seq_len: int
+    tokens_per_s_per_gpu: float
+    options: StepOptions = field(default_factory=StepOptions)
+    step_time_s: float | None = None
+    mfu: float | None = None
+    mfu_basis: str = "full"
+    peak_memory_bytes: float | None = None
+    label: str = ""
+
+    @property
+    def n_gpus(self) -> int:
+        return int(self.plan.n_gpus)
+
+    @property
+    def tokens_per_step(self) -> float:
+        return float(self.plan.global_batch_size * self.seq_len)
+
+
+def _positive(name, v, upper=None):
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(float(v)) or v <= 0:
+        raise ValueError(f"pilot {name}={v!r} must be a positive number")
+    if upper is not None and v > upper:
+        raise ValueError(f"pilot {name}={v!r} must be at most {upper}")
+
+
+def measured_mfu(p: Pilot) -> float:
+    """The pilot's MFU on the workbook's basis from its tokens/s:
+    ``tokens_per_s_per_gpu × flops_per_token(seq_len, causal=False) ÷ peak(dtype)``."""
+    model = as_model(p.model)
+    peak = load_accelerator(p.accelerator).peak_flops_per_s(p.options.dtype)
+    return float(p.tokens_per_s_per_gpu * model.flops_per_token(p.seq_len, causal=False) / peak)
+
+
+def _cluster(accelerator: str, n_gpus: int) -> Cluster:
+    return Cluster(load_accelerator(accelerator), int(n_gpus))
+
+
+def base_efficiency(options: StepOptions, accelerator: str) -> Efficiency:
+    """The burst ``Efficiency`` the engine uses for ``options`` on ``accelerator`` (the
+    catalogue's row with the stack's FlashAttention fraction, or the options' own)."""
+    return options.resolve(accelerator).efficiency
+
+
+def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0) -> Efficiency:
+    """``eff`` with its kernel fractions (matmul, attention, HBM) × ``compute``, its scale-up
+    bus-bandwidth fraction × ``scaleup`` and its scale-out one × ``scaleout``, each capped at 1
+    (a burst rate cannot pass the datasheet's).
+
+    Raises
+    ------
+    ValueError
+        A factor that is not positive, naming it.
+    """
+    for name, v in (("compute", compute), ("scaleup", scaleup), ("scaleout", scaleout)):
+        _positive(f"{name} factor", v)
+    new = {"matmul_fraction": eff.matmul_fraction * compute,
+           "attention_fraction": eff.attention_fraction * compute,
+           "hbm_fraction": eff.hbm_fraction * compute,
+           "scaleup_fraction": eff.scaleup_fraction * scaleup,
+           "scaleout_fraction": eff.scaleout_fraction * scaleout}
+    return eff.replace(**{k: min(v, 1.0) for k, v in new.items()},
+                       source=f"calibrated on a pilot: kernels x{compute:.3f}, scale-up "
+                              f"x{scaleup:.3f}, scale-out x{scaleout:.3f} of {eff.accelerator}")
+
+
+def _step(p_model, accelerator, plan, seq_len, options, eff):
+    return step.step_time(p_model, _cluster(accelerator, plan.n_gpus), plan, seq_len,
+                          options=options.replace(efficiency=eff))
+
+
+def _uses_scaleout(plan: ParallelPlan, accelerator: str) -> bool:
+    """Whether the plan's data-parallel / ZeRO traffic crosses scale-up domains."""
+    dom = _cluster(accelerator, plan.n_gpus).scaleup_domain_size or 8
+    return plan.n_gpus > dom and (plan.dp * plan.cp > 1 or plan.pp > 1)
+
+
+def check_pilot(p: Pilot) -> None:
+    """Every rule a pilot must meet, one ``ValueError`` naming the field: positive throughput,
+    step time and memory; an MFU in (0, 1] on a known basis; the throughput below the roofline
+    (MFU ≤ 1 and HFU ≤ 1 on the datasheet peak); step time and printed MFU consistent with the
+    throughput; the plan valid for the model (``ParallelPlan.validate``) and its weights,
+    gradients and optimizer states within the accelerator's HBM (``memory.memory_per_gpu``)."""
+    if not isinstance(p, Pilot):
+        raise ValueError(f"pilot={p!r} must be a Pilot")
+    model = as_model(p.model, name="pilot model")
+    acc = load_accelerator(p.accelerator)
+    if not isinstance(p.plan, ParallelPlan):
+        raise ValueError(f"pilot plan={p.plan!r} must be a ParallelPlan (llmcost.make_plan)")
+    _positive("seq_len", p.seq_len)
+    p.plan.validate(model, seq_len=int(p.seq_len))
+    _positive("tokens_per_s_per_gpu", p.tokens_per_s_per_gpu)
+    m = measured_mfu(p)
+    hw = m * float(model.flops_per_token(p.seq_len, causal=False, recompute=p.plan.recompute)) \
+        / float(model.flops_per_token(p.seq_len, causal=False))
+    if m > 1 or hw > 1:
+        raise ValueError(f"pilot tokens_per_s_per_gpu={p.tokens_per_s_per_gpu:,.0f} is above the "
+                         f"roofline: it implies MFU {m:.1%} / HFU {hw:.1%} of the "
+                         f"{acc.name}'s {p.options.dtype} peak (must be <= 100%)")
+    if p.step_time_s is not None:
+        _positive("step_time_s", p.step_time_s)
+        implied = p.tokens_per_step / (p.tokens_per_s_per_gpu * p.n_gpus)
+        if abs(p.step_time_s / implied - 1) > 0.02:
+            raise ValueError(f"pilot step_time_s={p.step_time_s} disagrees with "
+                             f"tokens_per_s_per_gpu: the plan's {p.tokens_per_step:,.0f} tokens "
+                             f"per step on {p.n_gpus} GPUs take {implied:.3f} s (must agree "
+                             "within 2%)")
+    if p.mfu is not None:
+        _positive("mfu", p.mfu, upper=1.0)
+        if p.mfu_basis not in MFU_BASES:
+            raise ValueError(f"pilot mfu_basis={p.mfu_basis!r} must be one of {MFU_BASES}")
+        num = {"full": model.flops_per_token(p.seq_len, causal=False),
+               "causal": model.flops_per_token(p.seq_len, causal=True),
+               "hfu_full": model.flops_per_token(p.seq_len, causal=False, recompute="full")}
+        on_basis = m * float(num[p.mfu_basis]) / float(model.flops_per_token(p.seq_len,
+                                                                             causal=False))
+        if abs(p.mfu / on_basis - 1) > 0.05:
+            raise ValueError(f"pilot mfu={p.mfu} ({p.mfu_basis} basis) disagrees with "
+                             f"tokens_per_s_per_gpu, which gives {on_basis:.1%} on that basis "
+                             "(must agree within 5%)")
+    hbm = acc.hbm_bytes
+    if p.peak_memory_bytes is not None:
+        _positive("peak_memory_bytes", p.peak_memory_bytes)
+        if hbm and p.peak_memory_bytes > hbm:
+            raise ValueError(f"pilot peak_memory_bytes={p.peak_memory_bytes:.3g} exceeds the "
+                             f"{acc.name}'s HBM ({hbm:.3g} bytes)")
+    if hbm:
+        mem = memory.memory_per_gpu(model, p.plan, int(p.seq_len), recipe=p.options.recipe)
+        if mem.model_states > hbm:
+            raise ValueError(f"pilot plan {p.plan.describe()} does not fit: weights, gradients "
+                             f"and optimizer states need {mem.model_states / 1e9:.1f} GB per GPU, "
+                             f"above the {acc.name}'s {hbm / 1e9:.0f} GB")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted factors and what the pilots identified.
+
+    ``efficiency`` is the calibrated ``Efficiency`` (pass it as ``StepOptions(efficiency=...)``);
+    ``compute_factor``, ``scaleup_factor``, ``scaleout_factor`` the multipliers of the burst
+    fractions (1 where not identified); ``identified`` / ``not_identified`` say what in words.
+    """
+
+    pilots: tuple
+    base: Efficiency
+    efficiency: Efficiency
+    compute_factor: float
+    scaleup_factor: float
+    scaleout_factor: float
+    identified: tuple
+    not_identified: tuple
+    uncalibrated_mfu: tuple
+    measured_mfu: tuple
+
+    def describe(self) -> str:
+        p = self.pilots
+        return (f"calibrated on {len(p)} pilot(s) at {', '.join(str(x.n_gpus) for x in p)} GPUs: "
+                f"compute x{self.compute_factor:.3f}, scale-up x{self.scaleup_factor:.3f}, "
+                f"scale-out x{self.scaleout_factor:.3f}")
+
+
+def _solve(f, lo, hi, what):
+    """Root of the increasing-or-decreasing ``f`` on [lo, hi] by bisection (60 halvings)."""
+    flo, fhi = f(lo), f(hi)
+    if flo * fhi > 0:
+        raise ValueError(what)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        fm = f(mid)
+        if (fm > 0) == (flo > 0):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+        if hi - lo < 1e-5:
+            break
+    return 0.5 * (lo + hi)
+
+
+def _least_squares_factor(loss, lo, hi, iterations=40) -> float:
+    """The ``x`` in [lo, hi] minimising ``loss`` (golden-section search on log x)."""
+    a, b = math.log(lo), math.log(hi)
+    g = (math.sqrt(5) - 1) / 2
+    x1, x2 = b - g * (b - a), a + g * (b - a)
+    f1, f2 = loss(math.exp(x1)), loss(math.exp(x2))
+    for _ in range(iterations):
+        if f1 < f2:
+            b, x2, f2 = x2, x1, f1
+            x1 = b - g * (b - a)
+            f1 = loss(math.exp(x1))
+        else:
+            a, x1, f1 = x1, x2, f2
+            x2 = a + g * (b - a)
+            f2 = loss(math.exp(x2))
+    return math.exp(0.5 * (a + b))
+
+
+def calibrate(pilots) -> Calibration:
+    """Fit the ``Efficiency`` a pilot (or a small scaling test) identifies.
+
+    One pilot: the compute factor ``c`` with
+    ``step_time(pilot; fractions × c) = tokens_per_step ÷ (tokens_per_s_per_gpu × n_gpus)``
+    (bisection; the engine's step time falls monotonically with ``c``). Two or more pilots whose
+    GPU counts differ and whose largest plan crosses scale-up domains: ``c`` from the smallest
+    pilot and the scale-out factor ``k`` from the largest (each solved with the other fixed,
+    alternated to convergence). The pilots must share model, accelerator and options.
+
+    Raises
+    ------
+    ValueError
+        A bad pilot (``check_pilot``), pilots of different models / accelerators, or a pilot
+        faster than the datasheet rates allow.
+    """
+    pilots = (pilots,) if isinstance(pilots, Pilot) else tuple(pilots)
+    if not pilots:
+        raise ValueError("pilots=() must hold at least one Pilot")
+    for p in pilots:
+        check_pilot(p)
+    p0 = min(pilots, key=lambda p: p.n_gpus)
+    for p in pilots:
+        if p.accelerator != p0.accelerator:
+            raise ValueError(f"pilot accelerator={p.accelerator!r} differs from {p0.accelerator!r}"
+                             ": calibrate one accelerator at a time")
+    base = base_efficiency(p0.options, p0.accelerator)
+    cmax = 1.0 / min(base.matmul_fraction, base.attention_fraction, base.hbm_fraction)
+    omax = 1.0 / base.scaleout_fraction
+
+    def resid(p, c, k):
+        b = _step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
+                  scaled_efficiency(base, c, 1.0, k))
+        t_meas = p.tokens_per_step / (p.tokens_per_s_per_gpu * p.n_gpus)
+        return b.step_time_s / t_meas - 1
+
+    big = max(pilots, key=lambda p: p.n_gpus)
+    two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
+    msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.0f} is above what the "
+           f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
+    c, k, net_ok = 1.0, 1.0, True
+    for _ in range(6 if two_scale else 1):
+        c_new = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg)
+        if two_scale:
+            try:
+                k = _solve(lambda x, c=c_new: resid(big, c, x), 0.02, omax, "")
+            except ValueError:
+                net_ok = False
+                break
+        done = abs(c_new - c) < 1e-4
+        c = c_new
+        if done:
+            break
+    if two_scale and not net_ok:
+        # the network within its datasheet bound cannot explain the scales' difference: one
+        # compute factor for all pilots, least squares in log step time (golden section on
+        # log c)
+        k = 1.0
+        c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
+                                                for p in pilots), 0.05, cmax)
+    eff = scaled_efficiency(base, c, 1.0, k)
+    ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f}"]
+    not_ident = []
+    if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
+        if two_scale and net_ok:
+            ident.append(f"scale-out network (bus bandwidth across nodes) from {p0.n_gpus} -> "
+                         f"{big.n_gpus} GPUs: x{k:.3f}")
+        elif two_scale:
+            not_ident.append(f"scale-out network: the change from {p0.n_gpus} to {big.n_gpus} "
+                             "GPUs is not explained by the network within its datasheet "
+                             "bandwidth; one compute factor fitted to all pilots (least squares "
+                             "in log step time)")
+        else:
+            not_ident.append("scale-out network: one scale cannot separate it from compute "
+                             "(a second pilot at another GPU count can)")
+    else:
+        not_ident.append("scale-out network: the pilot stays inside one scale-up domain")
+    not_ident.append("scale-up (NVLink) bandwidth: kept at the catalogue's measured fraction")
+    dims = {"tp": "tensor", "pp": "pipeline", "cp": "context", "ep": "expert"}
+    for d, name in dims.items():
+        if max(getattr(p.plan, d) for p in pilots) == 1:
+            not_ident.append(f"{name} parallelism ({d.upper()}): not exercised by the pilot")
+    unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
+                      base).mfu for p in pilots)
+    return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
+                       scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
+                       not_identified=tuple(not_ident), uncalibrated_mfu=unc,
+                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
+
+
+def same_model(a, b) -> bool:
+    """Whether two models have the same shape (every ``ModelSpec`` field but the name and the
+    default sequence length)."""
+    a, b = as_model(a), as_model(b)
+    skip = {"name", "seq_len"}
+    return all(getattr(a, f.name) == getattr(b, f.name) for f in dataclasses.fields(a)
+               if f.name not in skip)
+
+
+def novelties(pilot: Pilot, model: ModelSpec, plan: ParallelPlan, seq_len: int) -> tuple:
+    """What the target adds to the pilot, in words: each doubling of the GPU count beyond 8×,
+    each parallel dimension (TP, PP, CP, EP, ZeRO-3) the pilot did not use, the scale-out network
+    added, another sequence length, recomputation or model."""
+    out = []
+    ratio = plan.n_gpus / pilot.n_gpus
+    if ratio > 8:
+        out.append(f"{ratio:.0f}x the pilot's GPUs")
+    for d in ("tp", "pp", "cp", "ep"):
+        if getattr(plan, d) > 1 and getattr(pilot.plan, d) == 1:
+            out.append(f"{d.upper()} not in the pilot")
+    if plan.zero_stage == 3 and pilot.plan.zero_stage != 3:
+        out.append("ZeRO-3 not in the pilot")
+    if _uses_scaleout(plan, pilot.accelerator) and not _uses_scaleout(pilot.plan,
+                                                                      pilot.accelerator):
+        out.append("scale-out network not in the pilot")
+    if seq_len != pilot.seq_len:
+        out.append(f"sequence length {seq_len:,} vs the pilot's {pilot.seq_len:,}")
+    if plan.recompute != pilot.plan.recompute:
+        out.append(f"recompute {plan.recompute} vs the pilot's {pilot.plan.recompute}")
+    if not same_model(model, pilot.model):
+        out.append("another model")
+    return tuple(out)
+
+
+def same_kernels(pilot: Pilot, model, plan: ParallelPlan, seq_len: int) -> bool:
+    """Whether the target runs the pilot's kernels: same model, micro-batch × sequence per TP
+    rank, recomputation and TP (then the pilot's compute factor transfers whole)."""
+    return (same_model(model, pilot.model)
+            and plan.micro_batch_size * seq_len // plan.cp
+            == pilot.plan.micro_batch_size * pilot.seq_len // pilot.plan.cp
+            and plan.recompute == pilot.plan.recompute and plan.tp == pilot.plan.tp)
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """The calibrated prediction for a target plan: ``mfu`` with its band ``[mfu_low,
+    mfu_high]``, ``step_time_s``, ``uncalibrated_mfu``, the ``transfer`` weight of the pilot's
+    correction and the ``novelties`` that widen the band."""
+
+    mfu: float
+    mfu_low: float
+    mfu_high: float
+    step_time_s: float
+    uncalibrated_mfu: float
+    transfer: float
+    half_width: float
+    novelties: tuple
+    breakdown: object = None
+
+    def gpu_hours(self, train_tokens: float, n_gpus: int, tokens_per_step: float) -> tuple:
+        """GPU-hours (central, low, high) for ``train_tokens`` at this step time:
+        ``train_tokens ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600`` (the band's MFU
+        bounds scale the step time inversely)."""
+        h = train_tokens / tokens_per_step * self.step_time_s * n_gpus / 3600
+        return h, h * self.mfu / self.mfu_high, h * self.mfu / self.mfu_low
+
+    def describe(self) -> str:
+        return (f"MFU {self.mfu:.1%} [{self.mfu_low:.1%}, {self.mfu_high:.1%}] "
+                f"(uncalibrated {self.uncalibrated_mfu:.1%})")
+
+
+def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
+                options: StepOptions | None = None, n_gpus: int | None = None,
+                drift: dict | None = None) -> Extrapolation:
+    """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
+
+    The compute factor carried is ``c^w`` with ``w = transfer_weight(log(measured ÷ predicted
+    MFU) at the smallest pilot, same_kernels(...), drift)``; the scale-out factor is carried
+    whole. Band: ``mfu × (1 ± h)``, ``h =
+    BAND_HALF_WIDTH[min(len(novelties), 3)]``.
+
+    Raises
+    ------
+    ValueError
+        A target smaller than the smallest pilot (``n_gpus``), or a plan breaking a model rule.
+    """
+    if not isinstance(cal, Calibration):
+        raise ValueError(f"cal={cal!r} must be a Calibration (llmcost.calibrate)")
+    p0 = min(cal.pilots, key=lambda p: p.n_gpus)
+    model = as_model(model)
+    n = plan.n_gpus if n_gpus is None else int(n_gpus)
+    if n < p0.n_gpus:
+        raise ValueError(f"target n_gpus={n} is smaller than the pilot's {p0.n_gpus}: a pilot "
+                         "must be smaller than (or as large as) the run it extrapolates to")
+    opts = p0.options if options is None else options
+    i0 = cal.pilots.index(p0)
+    r = math.log(cal.measured_mfu[i0] / cal.uncalibrated_mfu[i0])
+    w = transfer_weight(r, same_kernels(p0, model, plan, seq_len), drift)
+    c = cal.compute_factor ** w
+    eff = scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor)
+    b = _step(model, p0.accelerator, plan, seq_len, opts, eff)
+    u = _step(model, p0.accelerator, plan, seq_len, opts, cal.base)
+    nov = novelties(p0, model, plan, seq_len)
+    h = BAND_HALF_WIDTH[min(len(nov), len(BAND_HALF_WIDTH) - 1)]
+    return Extrapolation(mfu=b.mfu, mfu_low=b.mfu * (1 - h), mfu_high=b.mfu * (1 + h),
+                         step_time_s=b.step_time_s, uncalibrated_mfu=u.mfu, transfer=w,
+                         half_width=h, novelties=nov, breakdown=b)
+
+
+def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
+    """A published run of ``data/validation_mfu.csv`` as a ``Pilot``: the plan and settings
+    ``step.mfu_validation`` prices it with, and its measured throughput, tokens/s per GPU =
+    reported MFU (workbook basis, dense BF16 peak) × peak ÷ ``flops_per_token(causal=False)``
+    (``reported_mfu``: the row's ``step.mfu_validation`` value, computed when not given).
+
+    Raises
+    ------
+    ValueError
+        ``run_id`` not in the validation table.
+    """
+    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    if run_id not in cfg.index:
+        raise ValueError(f"run_id={run_id!r} is not in data/validation_mfu.csv")
+    c = cfg.loc[run_id]
+    r = load_published_runs().set_index("run_id").loc[run_id]
+    s = int(r["seq_len"])
+    if c["model_spec"] == "catalog":
+        model = load_model(r["catalog_model"])
+    else:
+        model = step.gpt_model(run_id, int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
+                               int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
+    acc = load_accelerator(r["catalog_accelerator"])
+    n = int(r["n_accelerators"])
+    v = int(c["pp_virtual_stages"])
+    cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
+    ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
+    flag = lambda x: str(x).lower() == "true"
+    dtype = c["dtype"] if isinstance(c["dtype"], str) and c["dtype"] else "bf16"
+    gate = c["moe_gate"] if isinstance(c["moe_gate"], str) and c["moe_gate"] else "learned"
+    flushes = int(c["pipeline_flushes"]) if np.isfinite(c["pipeline_flushes"]) else 1
+    plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
+                     pp=int(r["pp"]), cp=cp, ep=ep, micro_batch_size=int(c["micro_batch_size"]),
+                     virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
+                     recompute=c["recompute"], sequence_parallel=flag(c["sequence_parallel"]),
+                     zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
+    options = StepOptions(recipe=c["optimizer_recipe"],
+                          flash_attention=flag(c["flash_attention"]), dropout=flag(c["dropout"]),
+                          tp_overlap=c["comm_tp_overlap"], pp_overlap=flag(c["comm_pp_overlap"]),
+                          dp_overlap=flag(c["comm_dp_overlap"]),
+                          stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
+                          dtype=dtype, moe_gate=gate, pipeline_flushes=flushes)
+    if reported_mfu is None:
+        reported_mfu = step.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
+            run_id, "reported_mfu"]
+    peak = acc.peak_flops_per_s("bf16")
+    tps = float(reported_mfu) * peak / float(model.flops_per_token(s, causal=False))
+    return Pilot(model=model, accelerator=acc.name, plan=plan, seq_len=s,
+                 tokens_per_s_per_gpu=tps, options=options, label=run_id)
+
+
+def pilots_from_scenario(p: dict) -> list:
+    """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
+    and ``StepOptions`` (``step.scenario_step_options``: dtype, stack, recipe, overlaps), each
+    record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
+    stage 0, recompute none; sequence length and global batch tokens the scenario's).
+
+    Raises
+    ------
+    ValueError
+        No ``pilot`` records, or a record's plan breaking a rule (``pilot[i]: ...``).
+    """
+    recs = p.get("pilot") or []
+    if not recs:
+        raise ValueError("pilot: the scenario has no pilot runs; add a list of {n_gpus, "
+                         "tokens_per_s_per_gpu, tp?, pp?, ...}")
+    model = load_model(p["model"])
+    options = step.scenario_step_options(p)
+    out = []
+    for i, r in enumerate(recs):
+        s = int(r.get("seq_len", p["seq_len"]))
+        tokens = int(r.get("global_batch_tokens", p["global_batch_tokens"]))
+        v = int(r.get("virtual_stages", 1))
+        try:
+            if tokens % s:
+                raise ValueError(f"global_batch_tokens={tokens} must be a whole number of "
+                                 f"{s}-token sequences")
+            plan = make_plan(model, int(r["n_gpus"]), tokens // s, tp=int(r.get("tp", 1)),
+                             pp=int(r.get("pp", 1)), cp=int(r.get("cp", 1)),
+                             ep=int(r.get("ep", 1)), virtual_stages=v,
+                             schedule="interleaved" if v > 1 else "1f1b",
+                             micro_batch_size=int(r.get("micro_batch_size", 1)),
+                             zero_stage=int(r.get("zero_stage", 0)),
+                             recompute=r.get("recompute", "none"), seq_len=s)
+            mem = r.get("peak_memory_gb")
+            out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
+                             tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
+                             options=options, step_time_s=r.get("step_time_s"),
+                             mfu=r.get("mfu"), mfu_basis=r.get("mfu_basis", "full"),
+                             peak_memory_bytes=None if mem is None else float(mem) * 1e9,
+                             label=f"pilot[{i}]"))
+            check_pilot(out[-1])
+        except ValueError as e:
+            raise ValueError(f"pilot[{i}]: {e}") from None
+    return out
+
+
+def scenario_calibration(p: dict) -> tuple:
+    """Calibrate on the scenario's pilots and extrapolate to its plan (``step.scenario_plan``).
+
+    Returns
+    -------
+    (Calibration, Extrapolation, ParallelPlan)
+
+    Raises
+    ------
+    ValueError
+        As ``pilots_from_scenario``, ``calibrate`` and ``extrapolate`` (a pilot larger than the
+        scenario's run).
+    """
+    pilots = pilots_from_scenario(p)
+    small = min(x.n_gpus for x in pilots)
+    if small > int(p["n_gpus"]):
+        raise ValueError(f"target n_gpus={int(p['n_gpus'])} is smaller than the pilot's {small}: "
+                         "a pilot must be smaller than (or as large as) the run it extrapolates "
+                         "to")
+    c = calibrate(pilots)
+    model = load_model(p["model"])
+    plan = step.scenario_plan(p, model)
+    x = extrapolate(c, model, plan, int(p["seq_len"]), options=step.scenario_step_options(p))
+    return c, x, plan

@@ -1,0 +1,229 @@
+"""Pilot calibration (llmcost.training.calibrate) against published scaling series."""
+
+import dataclasses
+import math
+
+import pytest
+
+from llmcost.core.catalog import load_accelerator
+from llmcost.training import calibrate as cal
+from llmcost.training import step
+from llmcost.training.parallel import make_plan
+
+
+def test_fit_reproduces_the_pilot_by_hand():
+    """Hand example: the calibrated engine's step time on the pilot's plan is the measured one,
+    tokens per step / (tokens/s/GPU x GPUs). Narayanan et al. 2021 Table 2, GPT 174.6B on 384
+    A100s (TP8 PP12 DP4, batch 1536 x 2048 tokens), 153 TFLOP/s on their Eq. 3 count."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    assert p.n_gpus == 384 and p.plan.tp == 8 and p.plan.pp == 12
+    # 153 TFLOP/s / 312 on the HFU count, converted to tokens/s with the 96-form
+    hw_flops = float(p.model.flops_per_token(2048, causal=False, recompute="full"))
+    assert p.tokens_per_s_per_gpu == pytest.approx(153e12 / hw_flops, rel=0.01)
+    c = cal.calibrate(p)
+    t = step.step_time(p.model, cal.Cluster(load_accelerator(p.accelerator), 384), p.plan, 2048,
+                       options=p.options.replace(efficiency=c.efficiency))
+    assert t.step_time_s == pytest.approx(1536 * 2048 / (p.tokens_per_s_per_gpu * 384),
+                                          rel=1e-3)
+    assert c.scaleout_factor == 1.0 and c.scaleup_factor == 1.0
+    assert any("scale-out" in x for x in c.not_identified)
+
+
+def test_pilot_at_the_engines_own_figure_changes_nothing():
+    """A pilot measuring exactly the engine's prediction fits a compute factor of 1."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    b = step.step_time(p.model, cal.Cluster(load_accelerator(p.accelerator), 384), p.plan, 2048,
+                       options=p.options)
+    q = dataclasses.replace(p, tokens_per_s_per_gpu=b.tokens_per_s / 384)
+    assert cal.calibrate(q).compute_factor == pytest.approx(1.0, abs=2e-3)
+
+
+def test_single_node_pilot_says_nothing_of_the_network():
+    """torchtitan's H100 benchmark (pytorch/torchtitan docs/performance.md), Llama 3.1 8B FSDP
+    with torch.compile: 8 GPUs (one node) then 128 GPUs. Calibrated on 8, the 128-GPU MFU is
+    predicted within 2 % (published 38.1 %), uncalibrated +29.5 %."""
+    small = cal.published_pilot("torchtitan-h100-8b-8gpu-1-fsdp-compile")
+    big = cal.published_pilot("torchtitan-h100-8b-128gpu-3-fsdp-compile")
+    c = cal.calibrate(small)
+    assert any("inside one scale-up domain" in x for x in c.not_identified)
+    x = cal.extrapolate(c, big.model, big.plan, big.seq_len, options=big.options)
+    meas = cal.measured_mfu(big)
+    assert meas == pytest.approx(0.381, abs=0.002)
+    assert abs(x.mfu / meas - 1) < 0.02
+    assert x.uncalibrated_mfu / meas - 1 > 0.25
+    assert "scale-out network not in the pilot" in x.novelties
+    assert x.mfu_low < meas < x.mfu_high
+
+
+def test_strong_scaling_series_not_worse_than_uncalibrated():
+    """Narayanan et al. 2021 Table 2, GPT 174.6B PTD-P at 384 / 768 / 1536 A100s
+    (153 / 149 / 141 TFLOP/s): calibrated on 384, each larger run within 6 % and no worse than
+    the uncalibrated engine (+2.2 % and +5.2 %) by more than 0.5 point."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    c = cal.calibrate(p)
+    for run in ("megatron21-t2-175b-768", "megatron21-t2-175b-1536"):
+        t = cal.published_pilot(run)
+        x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+        meas = cal.measured_mfu(t)
+        assert abs(x.mfu / meas - 1) < 0.06
+        assert abs(x.mfu / meas - 1) <= abs(x.uncalibrated_mfu / meas - 1) + 0.005
+
+
+def test_two_scale_pilot_fits_the_network():
+    """Megatron-LM GPT 174.6B PTD-P at 384 and 768 A100s (Narayanan et al. 2021 Table 2, 153 and
+    149 TFLOP/s): two scales identify a scale-out factor, and the 1,536-GPU run (141 TFLOP/s) is
+    predicted within 2 % (uncalibrated +5.2 %)."""
+    ps = [cal.published_pilot(f"megatron21-t2-175b-{n}") for n in (384, 768)]
+    c = cal.calibrate(ps)
+    assert c.scaleout_factor != 1.0
+    assert any(x.startswith("scale-out network") for x in c.identified)
+    t = cal.published_pilot("megatron21-t2-175b-1536")
+    x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+    meas = cal.measured_mfu(t)
+    assert abs(x.mfu / meas - 1) < 0.02
+    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.052, abs=0.003)
+
+
+def test_two_scales_the_network_cannot_explain():
+    """DeepSpeed ZeRO-3, GPT 529.6B at 640 and 1,120 A100s (Narayanan et al. 2021 Table 2): the
+    model over-predicts the first (+17.6 %) and under-predicts the second (-10.2 %); no
+    network bandwidth within the datasheet explains that, so one compute factor is fitted to
+    both (least squares in log step time: it lies between the two pilots' own) and the report
+    says so."""
+    ps = [cal.published_pilot(f"megatron21-t2-zero3-530b-{n}") for n in (640, 1120)]
+    c = cal.calibrate(ps)
+    assert c.scaleout_factor == 1.0
+    assert any("not explained by the network" in x for x in c.not_identified)
+    first = cal.calibrate(ps[0]).compute_factor
+    assert first < c.compute_factor <= 1.0 / c.base.attention_fraction
+
+
+def test_bad_pilot_input_names_the_field():
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    with pytest.raises(ValueError, match="mfu=1.2"):
+        cal.check_pilot(dataclasses.replace(p, mfu=1.2))
+    with pytest.raises(ValueError, match="tokens_per_s_per_gpu.*roofline"):
+        cal.check_pilot(dataclasses.replace(p, tokens_per_s_per_gpu=p.tokens_per_s_per_gpu * 3))
+    with pytest.raises(ValueError, match="tokens_per_s_per_gpu"):
+        cal.check_pilot(dataclasses.replace(p, tokens_per_s_per_gpu=-1.0))
+    with pytest.raises(ValueError, match="step_time_s"):
+        cal.check_pilot(dataclasses.replace(p, step_time_s=1.0))
+    with pytest.raises(ValueError, match="mfu_basis"):
+        cal.check_pilot(dataclasses.replace(p, mfu=0.37, mfu_basis="tokens"))
+    # 174.6B with no model parallelism and no ZeRO on 8 GPUs: 16+ bytes/param do not fit
+    plan = make_plan(p.model, 8, 8, tp=1, pp=1, seq_len=2048)
+    with pytest.raises(ValueError, match="does not fit"):
+        cal.check_pilot(dataclasses.replace(p, plan=plan, tokens_per_s_per_gpu=100.0))
+    c = cal.calibrate(p)
+    small = make_plan(p.model, 96, 96, tp=8, pp=12, seq_len=2048)
+    with pytest.raises(ValueError, match="n_gpus=96"):
+        cal.extrapolate(c, p.model, small, 2048, options=p.options)
+
+
+_SCENARIO = """
+model: llama-2-70b
+accelerator: H100-SXM
+n_gpus: 2048
+train_tokens: 2.0e12
+seq_len: 4096
+mfu: 0.4
+dtype: bf16
+global_batch_tokens: 4194304
+tp: 8
+pp: 4
+cp: 1
+ep: 1
+zero_stage: 1
+recompute: selective
+micro_batch_size: 1
+pp_virtual_stages: 1
+pilot:
+  - n_gpus: {n}
+    tp: 8
+    pp: 4
+    zero_stage: 1
+    recompute: selective
+    global_batch_tokens: {gbt}
+    tokens_per_s_per_gpu: {tps}
+"""
+
+
+def _run_cli(tmp_path, capsys, **fields):
+    from llmcost.present.cli import main
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(**{"n": 64, "tps": 850, "gbt": 262144, **fields}))
+    code = main(["calibrate", "--scenario", str(path)])
+    return code, capsys.readouterr()
+
+
+def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
+    """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
+    derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
+    dense BF16); the pilot's residual r = log(measured ÷ model) carries w = 1 − 0.041² ÷ r² of
+    itself to the 2,048-GPU target (same kernels), so to first order (compute dominates the
+    step) the target's MFU is the model's × (measured ÷ model at the pilot)^w, within 3 %."""
+    code, out = _run_cli(tmp_path, capsys)
+    assert code == 0, out.err
+    text = out.out
+    assert "Identified:" in text and "Not identified:" in text
+    assert "scale-out network: one scale cannot separate it" in text
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 262144, "tokens_per_s_per_gpu": 850.0}]}
+    pil = cal.pilots_from_scenario(p)[0]
+    mfu = 850 * float(pil.model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert cal.measured_mfu(pil) == pytest.approx(mfu, rel=1e-3)
+    assert f"measured MFU {mfu:.1%}" in text
+    c = cal.calibrate(pil)
+    r = math.log(mfu / c.uncalibrated_mfu[0])
+    w = 1 - 0.041 ** 2 / r ** 2
+    line = next(x for x in text.splitlines() if x.strip().startswith("MFU "))
+    target = float(line.split()[1].rstrip("%")) / 100
+    unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
+    assert target == pytest.approx(unc * (mfu / c.uncalibrated_mfu[0]) ** w, rel=0.03)
+    assert f"carried {w:.0%}" in text
+    assert "32x the pilot's GPUs" in text
+
+
+def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
+    code, out = _run_cli(tmp_path, capsys, n=4096, gbt=4194304)
+    assert code == 2 and "n_gpus=2048 is smaller than the pilot's 4096" in out.err
+    assert len(out.err.strip().splitlines()) == 1
+    code, out = _run_cli(tmp_path, capsys, tps=20000)
+    assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err
+    code, out = _run_cli(tmp_path, capsys, tps="fast")
+    assert code == 2 and "pilot[0].tokens_per_s_per_gpu" in out.err
+
+
+def test_bill_uses_the_extrapolated_mfu(tmp_path):
+    """`llmcost estimate` on a scenario with a `pilot:` block: the bill's MFU is the calibrated
+    engine's on the scenario's plan (the same figure `llmcost calibrate` prints), labelled as
+    calibrated on a pilot and extrapolated, with its band."""
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144))
+    bill = estimate_ledger(path)
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 262144, "tokens_per_s_per_gpu": 850.0}]}
+    _, x, _ = cal.scenario_calibration(p)
+    assert bill.figures["mfu"] == pytest.approx(x.mfu, abs=1e-6)
+    src = bill.figures["mfu_source"]
+    assert src.startswith("calibrated on a pilot at 64 GPUs, extrapolated")
+    assert f"band {x.mfu_low:.1%}-{x.mfu_high:.1%}" in src
+
+
+def test_pilot_with_mfu_predict_is_refused(tmp_path):
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144).replace("mfu: 0.4",
+                                                                          "mfu: predict"))
+    with pytest.raises(ScenarioError, match="either mfu: predict or pilot"):
+        estimate_ledger(path)
