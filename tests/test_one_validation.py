@@ -233,3 +233,16 @@ def test_estimate_does_not_need_notebook_05s_illustrative_rl_set_up(tmp_path):
     path.write_text(path.read_text() + "rl_iterations: 100\n")
     with pytest.raises(ScenarioError, match="rl_rollout_tp"):
         estimate_ledger(path)
+
+
+def test_the_bill_notebooks_validate_their_scenario_with_the_one_function():
+    # Notebooks 00 and 09 build the bill: the cell after their parameters runs the same
+    # validate_scenario as report, estimate and check (the bill built, every money line finite
+    # and >= 0), so a notebook opened by hand refuses what the report refuses.
+    import nbformat
+    from llmcost.core.catalog import DATA_DIR
+    for name in ("00_index", "09_savings"):
+        nb = nbformat.read(DATA_DIR.parent / "notebooks" / f"{name}.ipynb", as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        i = next(j for j, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
+        assert "validate_scenario(" in code[i + 1].source, name
