@@ -10,11 +10,17 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
-  path; objects: plan, cluster, target, scenario, callable, efficiency; yes/no: flag;
-  formatting: digits). Append ``|none`` when ``None`` is a
+  path; objects: plan, cluster, target, scenario, callable, efficiency, options, runs,
+  model_or_params, phases, keywords, ledger, draws, names, mapping, frame, change, lever_keys,
+  run_list, columns; shares: share; yes/no: flag; formatting: digits). Append ``|none`` when ``None`` is a
   valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
+
+**Every argument** of every entry point needs a kind (``args``, or ``MORE_ARGS*`` below):
+``test_every_public_argument_is_specified`` fails otherwise, and so it does for a public function
+of ``llmcost.ledger`` / ``llmcost.levers`` without an entry in ``module_specs`` (or ``INTERNAL``,
+for the few that take the bill's own validated internals).
 
 Names that are not entry points say so: ``NOT_CALLABLE`` (modules, constants), ``RESULT`` (a
 result type the package builds, not user input) and ``EXCEPTION``. Functions another helper is
