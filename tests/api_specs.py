@@ -10,11 +10,17 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
 * ``valid``: keyword arguments of one correct call (it is run once, so keep it cheap);
 * ``args``: the arguments to attack, each with a kind from ``ODD_VALUES`` (numbers: positive,
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
-  path; objects: plan, cluster, target, scenario, callable, efficiency; yes/no: flag;
-  formatting: digits). Append ``|none`` when ``None`` is a
+  path; objects: plan, cluster, target, scenario, callable, efficiency, options, runs,
+  model_or_params, phases, keywords, ledger, draws, names, mapping, frame, change, lever_keys,
+  run_list, columns; shares: share; yes/no: flag; formatting: digits). Append ``|none`` when ``None`` is a
   valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
+
+**Every argument** of every entry point needs a kind (``args``, or ``MORE_ARGS*`` below):
+``test_every_public_argument_is_specified`` fails otherwise, and so it does for a public function
+of ``llmcost.ledger`` / ``llmcost.levers`` without an entry in ``module_specs`` (or ``INTERNAL``,
+for the few that take the bill's own validated internals).
 
 Names that are not entry points say so: ``NOT_CALLABLE`` (modules, constants), ``RESULT`` (a
 result type the package builds, not user input) and ``EXCEPTION``. Functions another helper is
@@ -54,6 +60,35 @@ ODD_VALUES = {
     "flag": ["false", "true", 1, None, {}],
     "digits": [0, 2.5, "3", None],
     "efficiency": ["x", 3, {}],
+    # a share in [0, 1] (0 allowed)
+    "share": [NAN, INF, -0.1, 1.5, "0.4", {}, np.array([0.5, 1.5])],
+    # a StepOptions object (None: the defaults)
+    "options": ["x", 3, {}],
+    # a table of published runs shaped like load_published_runs() (None: the catalogue)
+    "runs": ["runs.csv", 3, {}],
+    # a helper model: a ModelSpec, a catalogue name or a parameter count
+    "model_or_params": ["no-such-model", NAN, INF, -1.0, 0.0, {}, []],
+    # phase name -> GPU-hours
+    "phases": ["pretraining", 3, {"pretraining": -1.0}, {"pretraining": "x"}, {"": 1e3}],
+    # a bill (ledger.build_ledger's Ledger), its draws (simulate_ledger's LedgerDraws)
+    "ledger": [None, 3, "bill", {}],
+    "draws": [None, 3, {}],
+    # two column labels
+    "names": ["AB", ("A",), 3, ("A", 3)],
+    # a mapping (of scenario values)
+    "mapping": [None, 3, "n_gpus: 8", []],
+    # a table (a DataFrame)
+    "frame": [None, 3, "x", {}],
+    # a lever's Change (levers.Change)
+    "change": [None, 3, "x", {}],
+    # a list of lever keys
+    "lever_keys": ["no-such-lever", 3, ["no-such-lever"], [3]],
+    # a list of runs (dicts with a scenario and tags)
+    "run_list": [None, 3, "x", [3]],
+    # column names
+    "columns": [3, ["no-such-column"], [3]],
+    # a dict of keyword arguments
+    "keywords": ["tp8", 3, [], {"no_such_key": 1}],
 }
 
 NOT_CALLABLE = "not callable"
@@ -417,13 +452,106 @@ def module_specs() -> dict:
                                                      "retention_months": "nonnegative"}),
         "levers.raise_mfu": Spec(dict(s=s), {"s": "scenario", "target": "fraction|none"}),
         "levers.spot_for_ablations": Spec(dict(scenario=s), {"scenario": "scenario",
-                                                             "ablation_gpus": "count"}),
+                                                             "ablation_gpus": "count",
+                                                             "before_bill": "ledger|none"}),
         "levers.bill_draws": Spec(dict(scenario={**s, "mfu": [0.3, 0.5]}, samples=10),
                                   {"scenario": "scenario", "samples": "count", "seed": "count0"}),
-        "levers.cost_per_point": Spec({}, {"price_usd_per_gpu_hour": "positive|none",
+        "levers.cost_per_point": Spec({}, {"series": "frame|none",
+                                           "price_usd_per_gpu_hour": "positive|none",
                                            "accelerator": "accelerator|none"}),
         "levers.format_saving": Spec(dict(usd=1e6), {"usd": "number|none"}),
+        # ---- the remaining public functions of ledger and levers
+        **_more_module_specs(tiny),
     }
+
+
+def _more_module_specs(tiny) -> dict:
+    import llmcost
+
+    small = {"n_gpus": 8}
+    bill = llmcost.ledger.build_ledger(small)
+    draws = llmcost.ledger.simulate_ledger({"n_gpus": 8, "mfu": [0.3, 0.5]}, samples=10)
+    change = llmcost.levers.dedupe_datasets(small)
+    portfolio = llmcost.levers.example_portfolio(small)
+    ranked = llmcost.levers.rank_levers(small, keys=["dedupe_datasets"], samples=10)
+    one_scenario = ("async_checkpoints", "best_plan", "dedupe_datasets", "fix_data_loading",
+                    "fp8_training", "fp8_unavailable", "kill_forgotten_debug_jobs",
+                    "optimal_checkpoint_interval", "release_failed_allocations",
+                    "reserved_pricing", "spot_pricing", "spot_without_checkpoints")
+    one_named = ("bill", "checkpoint_plan_of", "example_portfolio", "hardware_sweep",
+                 "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")
+    return {
+        "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
+        "ledger.list_defaults": Spec({}),
+        "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario"}),
+        "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
+                                            samples=10),
+                                       {"scenario": "scenario", "samples": "count",
+                                        "seed": "count0"}),
+        "ledger.with_changes": Spec(dict(ledger_or_scenario=small, n_gpus=16),
+                                    {"ledger_or_scenario": "scenario", "n_gpus": "count"}),
+        "ledger.scenario_ranges": Spec(dict(values={"mfu": 0.4}), {"values": "mapping"}),
+        "ledger.claim_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
+        "ledger.plan_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
+        "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.spot_verdict": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.compare": Spec(dict(a=bill, b=bill), {"a": "ledger", "b": "ledger",
+                                                      "names": "names"}),
+        "ledger.compare_draws": Spec(dict(a=draws, b=draws), {"a": "draws", "b": "draws",
+                                                              "names": "names"}),
+        "ledger.spend_timeline": Spec(dict(ledger=bill),
+                                      {"ledger": "ledger", "budget_usd": "positive|none",
+                                       "thresholds": "positive", "n_points": "count"}),
+        "ledger.lora_gpu_hours": Spec(dict(model=tiny, rank=8, tokens=1e9, seq_len=512,
+                                           peak_flops_per_s=1e15, mfu=0.4),
+                                      {"model": "model", "rank": "count", "tokens": "nonnegative",
+                                       "seq_len": "count|none", "peak_flops_per_s": "positive",
+                                       "mfu": "fraction", "goodput": "fraction"}),
+        **{f"levers.{n}": Spec(dict(s=small), {"s": "scenario"}) for n in one_scenario},
+        **{f"levers.{n}": Spec(dict(scenario=small), {"scenario": "scenario"})
+           for n in one_named},
+        "levers.activation_recompute": Spec(dict(s=small), {"s": "scenario",
+                                                            "recompute": "choice",
+                                                            "n_gpus": "count|none"}),
+        "levers.move_to": Spec(dict(s=small, accelerator="A100-80GB"),
+                               {"s": "scenario", "accelerator": "accelerator"}),
+        "levers.apply_levers": Spec(dict(scenario=small, keys=["dedupe_datasets"]),
+                                    {"scenario": "scenario", "keys": "lever_keys"}),
+        "levers.scaled_mfu": Spec(dict(before=small, after={"n_gpus": 16}),
+                                  {"before": "scenario", "after": "scenario"}),
+        "levers.gpu_hours": Spec(dict(b=bill), {"b": "ledger"}),
+        "levers.improvement_series": Spec({}),
+        "levers.portfolio": Spec(dict(runs=portfolio), {"runs": "run_list"}),
+        "levers.attribute": Spec(dict(frame=llmcost.levers.portfolio(portfolio)),
+                                 {"frame": "frame", "by": "columns"}),
+        "levers.saving_summary": Spec(dict(before_draws=[2.0, 3.0], after_draws=[1.0, 2.0]),
+                                      {"before_draws": "nonnegative",
+                                       "after_draws": "nonnegative"}),
+        "levers.price_lever": Spec(dict(key="dedupe_datasets", name="Dedupe", group="waste",
+                                        before=small, change=change, samples=10),
+                                   {"key": "str", "name": "str", "group": "str",
+                                    "before": "scenario", "change": "change",
+                                    "samples": "count", "seed": "count0",
+                                    "before_bill": "ledger|none"}),
+        "levers.rank_levers": Spec(dict(scenario=small, keys=["dedupe_datasets"], samples=10),
+                                   {"scenario": "scenario", "keys": "lever_keys|none",
+                                    "samples": "count", "seed": "count0",
+                                    "sweep": "frame|none"}),
+        "levers.top_levers": Spec(dict(ranked=ranked), {"ranked": "frame", "n": "count"}),
+    }
+
+
+#: Public-named functions of ledger and levers that take the bill's own validated internals
+#: (a Range, the prediction dict ``report.resolve_mfu`` sets, a resolved scenario), called by
+#: the package between modules, not by a reader: no odd-input spec.
+INTERNAL = {
+    "ledger.point_word": "a Range the ledger built",
+    "ledger.predicted_mfu_range": "report.resolve_mfu's prediction dict",
+    "ledger.predicted_mfu_source": "report.resolve_mfu's prediction dict",
+    "ledger.scenario_mfu_source": "a validated scenario's values",
+    "ledger.provisioned_storage": "a validated point scenario and its bill",
+    "ledger.sized_storage": "the ledger's resolved inputs (spec, values, rates)",
+}
 
 
 #: The remaining arguments of the public functions (flags, names, magnitudes), merged into
@@ -509,5 +637,57 @@ MORE_ARGS_2 = {
                      "weight_sync_s": "nonnegative|none", "max_concurrent": "count|none"},
     "Efficiency": {"scaleup_latency_s": "nonnegative", "scaleout_latency_s": "nonnegative"},
 }
-for _name, _extra in MORE_ARGS_2.items():
-    MORE_ARGS[_name] = {**MORE_ARGS.get(_name, {}), **_extra}
+#: The last round: every remaining argument of every entry point (catalogue metadata, the
+#: enumeration axes, serving windows and drafts, RL lengths and helper models, options objects).
+MORE_ARGS_3 = {
+    "Accelerator": {"peak_fp4_flops_per_s": "positive|none", "vendor": "str",
+                    "year": "count|none", "source": "str", "notes": "str"},
+    "ModelSpec": {"max_position_embeddings": "count0", "qk_rope_head_dim": "count0",
+                  "v_head_dim": "count0", "n_sliding_layers": "count0|none",
+                  "official_params": "positive|none", "official_active_params": "positive|none",
+                  "source": "str", "notes": "str"},
+    "Efficiency": {"accelerator": "str", "ll_base_latency_s": "nonnegative",
+                   "ll_step_latency_s": "nonnegative", "source": "str", "notes": "str"},
+    "LossFit": {"name": "str", "source": "str", "notes": "str"},
+    "published_run_mfu": {"runs": "runs|none"},
+    "published_run_errors": {"runs": "runs|none"},
+    "enumerate_plans": {"tp": "count|none", "pp": "count|none", "cp": "count|none",
+                        "ep": "count|none", "virtual_stages": "count|none",
+                        "micro_batch_size": "count|none", "zero_stage": "choice",
+                        "recompute": "choice", "schedule": "choice",
+                        "sequence_parallel": "flag"},
+    # True, False or "true" / "false" / "not_pp" (the stacks' spelling)
+    "memory_per_gpu": {"fsdp_reshard_after_forward": "choice"},
+    "step_time": {"options": "options|none"},
+    "predict_mfu": {"options": "options|none"},
+    "rank_plans": {"options": "options|none", "price_usd_per_gpu_hour": "positive|none"},
+    "check_claim": {"phases": "phases|none"},
+    "kv_cache_bytes": {"window_layers": "share|none"},
+    "max_batch": {"window_layers": "share|none", "draft_model": "model|none"},
+    "prefill_time": {"window_layers": "share|none"},
+    "decode_step": {"window_layers": "share|none"},
+    "decode_step_time": {"window_layers": "share|none"},
+    "serving_cost": {"window_layers": "share|none", "draft_model": "model|none",
+                     "engine": "choice"},
+    "rl_iteration": {"response_tokens_max": "positive|none", "lengths": "count|none",
+                     "reward": "model_or_params", "critic": "model_or_params|none",
+                     "recompute_old_logprobs": "flag|none", "engine": "choice",
+                     "train_plan": "keywords|none", "stack": "choice",
+                     "hf_s_per_layer_step": "nonnegative"},
+}
+#: The fields of StepOptions, attacked through step_time's keywords (the step model checks them
+#: where it reads them; the dataclass itself checks only dtype, dropout, straggler, efficiency,
+#: moe_gate, hsdp_all_reduce, kernel_efficiency and the MoE factors' type).
+STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "flag",
+                    "tp_overlap": "choice", "pp_overlap": "choice", "dp_overlap": "choice",
+                    "ep_overlap": "choice", "efficiency": "efficiency", "stack": "choice",
+                    "fsdp_prefetch_layers": "count0", "fsdp_collectives_per_layer": "count",
+                    "fsdp_nic_aggregation": "flag", "fsdp_reshard_after_forward": "choice",
+                    "moe_routing": "choice", "moe_capacity_factor": "positive",
+                    "moe_imbalance": "positive", "moe_dispatch": "choice",
+                    "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
+                    "pipeline_flushes": "count0", "straggler": "flag"}
+MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}
+for _more in (MORE_ARGS_2, MORE_ARGS_3):
+    for _name, _extra in _more.items():
+        MORE_ARGS[_name] = {**MORE_ARGS.get(_name, {}), **_extra}

@@ -62,12 +62,12 @@ from ..core.catalog import (
     SCENARIO_DIR,
     as_accelerator,
     as_model,
+    as_published_runs,
     list_accelerators,
     list_prices,
     load_accelerator,
     load_efficiency,
     load_model,
-    load_published_runs,
 )
 from ..core.model import ModelSpec
 from ..core.stacks import generation
@@ -903,7 +903,7 @@ def published_run_errors(runs=None) -> pd.DataFrame:
 def _score(runs, predict: bool) -> pd.DataFrame:
     """``published_run_errors``; with ``predict=False`` only the published side (whole-run
     rows' hours and utilisation), without the step-time model."""
-    runs = load_published_runs() if runs is None else runs
+    runs = as_published_runs(runs)
     val = validation_table().set_index("run_id") if predict else \
         pd.DataFrame(index=pd.Index([], name="run_id"))
     base = []

@@ -49,6 +49,7 @@ from __future__ import annotations
 import csv
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -1381,6 +1382,7 @@ def spot_verdict(bill: Ledger) -> list:
     training (refused when the job would never finish) and once with checkpoints. Spot pays iff
     p_spot / g_spot < p / g (``reliability.spot_pays``), i.e. iff its final run costs less.
     """
+    _ledger(bill, "bill")
     spot, lines = dict(pricing="spot", price_usd_per_gpu_hour=None), []
     try:
         with_changes(bill, **spot, ledger_resumable=False)
@@ -1621,6 +1623,8 @@ def scenario_ranges(values: dict) -> dict:
     """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
     width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
     on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
+    if not isinstance(values, Mapping):
+        raise ValueError(f"values={values!r} must be a mapping of scenario values")
     out = {k: v for k, v in values.items() if is_ranged(v)}
     band = predicted_mfu_range(values.get("_mfu_prediction"))
     if "mfu" not in out and band is not None and \
@@ -1751,7 +1755,7 @@ def illustrative_ranges(bill: Ledger) -> dict:
     -------
     dict key -> (Range, source sentence).
     """
-    f, p = _ledger(bill).figures, bill.scenario
+    f, p = _ledger(bill, "bill").figures, bill.scenario
     out = {}
     m = float(f["mfu"])
     band = mfu_band(m, f["accelerator"], int(f["n_gpus"]))

@@ -55,7 +55,7 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
-from ..core.units import SECONDS_PER_HOUR, as_array
+from ..core.units import SECONDS_PER_HOUR, as_array, as_text
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import reliability as rel
@@ -86,10 +86,36 @@ PERCENTILES = (10, 50, 90)
 
 
 # ------------------------------------------------------------------------------ the bill
-def _clean(scenario: dict) -> dict:
+def _clean(scenario: dict, name: str = "scenario") -> dict:
     if not isinstance(scenario, dict):
-        raise ScenarioError(f"scenario={scenario!r} must be a mapping of parameter names to values")
+        raise ScenarioError(f"{name}={scenario!r} must be a mapping of parameter names to values")
     return {k: v for k, v in scenario.items() if k not in ("title", "description")}
+
+
+def _bill_arg(x, name: str) -> Ledger:
+    """A bill argument: a ``Ledger`` (``bill`` / ``ledger.build_ledger``), else a ValueError."""
+    if not isinstance(x, Ledger):
+        raise ValueError(f"{name}={x!r} must be a Ledger (levers.bill(scenario))")
+    return x
+
+
+def _draw_args(samples, seed) -> tuple:
+    """``samples`` (a whole number >= 1) and ``seed`` (a whole number >= 0) of the draws."""
+    for name, v in (("samples", samples), ("seed", seed)):
+        if isinstance(v, (bool, np.ndarray)):
+            raise ValueError(f"{name}={v!r} must be a whole number")
+    n = int(as_array(samples, "samples", positive=True, integer=True))
+    return n, int(as_array(seed, "seed", nonnegative=True, integer=True))
+
+
+def _frame(x, name: str, columns=()) -> pd.DataFrame:
+    """A table argument: a DataFrame with ``columns``, else a ValueError naming it."""
+    if not isinstance(x, pd.DataFrame):
+        raise ValueError(f"{name}={x!r} must be a DataFrame")
+    missing = [c for c in columns if c not in x.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing}")
+    return x
 
 
 def _waste(s: dict) -> dict:
@@ -155,7 +181,8 @@ def bill(scenario: dict) -> Ledger:
 def gpu_hours(b: Ledger) -> float:
     """Every GPU-hour the bill pays for: ``figures['all_gpu_hours']`` (pre-training with its
     failures, exploratory runs, post-training, synthetic data, benchmarks) + waste GPU-hours."""
-    return float(b.figures["all_gpu_hours"] + b.figures.get("waste_gpu_hours", 0.0))
+    f = _bill_arg(b, "b").figures
+    return float(f["all_gpu_hours"] + f.get("waste_gpu_hours", 0.0))
 
 
 def bill_draws(scenario: dict, samples: int = 20_000, seed: int = 0):
@@ -261,7 +288,8 @@ def scaled_mfu(before: dict, after: dict) -> float:
     """MFU of ``after`` = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
     docstring): the step-time model's predicted change, on the scenario's calibration. Each MFU
     is on its own dtype's dense peak, as the bill counts GPU-hours."""
-    m = _point(_clean(before).get("mfu", _default("mfu")))
+    _clean(after, "after")
+    m = _point(_clean(before, "before").get("mfu", _default("mfu")))
     ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     return float(m) * float(ratio)
 
@@ -334,7 +362,8 @@ class LeverResult:
 
 def saving_summary(before_draws, after_draws) -> tuple:
     """(P10, P50, P90) of the per-draw saving before − after (arrays on the same draws)."""
-    b, a = np.asarray(before_draws, dtype=float), np.asarray(after_draws, dtype=float)
+    b = as_array(before_draws, "before_draws", nonnegative=True)
+    a = as_array(after_draws, "after_draws", nonnegative=True)
     if b.shape != a.shape or b.ndim != 1 or b.size == 0:
         raise ValueError(f"before_draws {b.shape} and after_draws {a.shape} must be two 1-D "
                          "arrays of the same draws")
@@ -356,7 +385,13 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     A side without ranges is its point bill in every draw. When ``change.after`` cannot be
     priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
     gives the reason."""
-    b = before_bill if before_bill is not None else bill(before)
+    for arg, v in (("key", key), ("name", name), ("group", group)):
+        as_text(v, arg)
+    _clean(before, "before")
+    if not isinstance(change, Change):
+        raise ValueError(f"change={change!r} must be a levers.Change (what a lever returns)")
+    samples, seed = _draw_args(samples, seed)
+    b = _bill_arg(before_bill, "before_bill") if before_bill is not None else bill(before)
     total = b.total_usd
     try:
         a = bill(change.after)
@@ -660,13 +695,21 @@ LEVERS = {
 }
 
 
+def _lever_keys(keys) -> list:
+    """``keys``: a list of names in ``LEVERS`` (a single string is refused: it is not a list)."""
+    if isinstance(keys, str) or not isinstance(keys, (list, tuple)):
+        raise ValueError(f"keys={keys!r} must be a list of lever names ({', '.join(LEVERS)})")
+    for k in keys:
+        if not isinstance(k, str) or k not in LEVERS:
+            raise ValueError(f"keys: lever {k!r} must be one of {', '.join(LEVERS)}")
+    return list(keys)
+
+
 def apply_levers(scenario: dict, keys) -> dict:
     """The scenario with the ``LEVERS`` named in ``keys`` applied in order (each to the result
     of the previous): what the notebook's Explore toggles price."""
     s = _clean(scenario)
-    for k in keys:
-        if k not in LEVERS:
-            raise ValueError(f"lever {k!r} must be one of {', '.join(LEVERS)}")
+    for k in _lever_keys(keys):
         s = LEVERS[k][2](s).after
     return s
 
@@ -682,6 +725,10 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
     cannot be built on this scenario (e.g. its plan does not fit) is listed with its reason in
     ``note`` and a saving of NaN. ``sweep``: a ``hardware_sweep(scenario)`` already computed.
     """
+    keys = None if keys is None else _lever_keys(keys)
+    samples, seed = _draw_args(samples, seed)
+    if sweep is not None:
+        _frame(sweep, "sweep", ("rankable", "bill_calibrated_usd", "accelerator"))
     base = bill(scenario)
     rows = []
     for k in (keys or LEVERS):
@@ -707,6 +754,7 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
 
 def top_levers(ranked, n: int = 3):
     """The ``n`` levers with the largest positive saving (what to do first)."""
+    _frame(ranked, "ranked", ("saving_usd",))
     n = int(as_array(n, "n", positive=True, integer=True))
     return ranked[ranked["saving_usd"] > 0].head(n)
 
@@ -727,7 +775,7 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
     g = validate_parameter("n_gpus", int(_scalar(ablation_gpus, "ablation_gpus", positive=True,
                                                  integer=True)))
     s = _clean(scenario)
-    b = before_bill if before_bill is not None else bill(s)
+    b = _bill_arg(before_bill, "before_bill") if before_bill is not None else bill(s)
     risk = "ablations pre-empted and restarted; results later"
     assume = (f"exploratory runs as {g}-GPU jobs with checkpoints, priced at the catalogue "
               "median spot price and the spot goodput of the ledger's failure model")
@@ -1271,6 +1319,8 @@ def portfolio(runs) -> "pd.DataFrame":  # noqa: F821
     row only), ``alert``. Its ``usd`` sums to the total of the runs' bills.
     """
 
+    if not isinstance(runs, (list, tuple)):
+        raise ValueError(f"runs={runs!r} must be a non-empty list of levers.Run")
     runs = list(runs)
     if not runs or not all(isinstance(r, Run) for r in runs):
         raise ValueError(f"runs={runs!r} must be a non-empty list of levers.Run")
@@ -1293,8 +1343,12 @@ def attribute(frame, by=("team",)):
     """Where did the money go: ``portfolio`` rows grouped by ``by`` (tag or ledger columns),
     USD, GPU-hours and share, largest first, with a ``total`` row equal to the portfolio's
     total (a test checks that the groups sum to it)."""
+    _frame(frame, "frame", ("usd", "gpu_hours"))
+    if not isinstance(by, (str, list, tuple)):
+        raise ValueError(f"by={by!r} must be a column name or a list of them")
     by = [by] if isinstance(by, str) else list(by)
-    bad = [c for c in by if c not in frame.columns or c in ("usd", "gpu_hours")]
+    bad = [c for c in by if not isinstance(c, str) or c not in frame.columns
+           or c in ("usd", "gpu_hours")]
     if not by or bad:
         raise ValueError(f"by={by!r} must name portfolio columns (e.g. team, project, phase, "
                          f"category, ledger_phase); bad: {bad}")
@@ -1354,7 +1408,7 @@ def cost_per_point(series=None, price_usd_per_gpu_hour: float | None = None,
     the note "no improvement")."""
     if accelerator is not None and not isinstance(accelerator, str):
         raise ValueError(f"accelerator={accelerator!r} must be a catalogue accelerator name")
-    df = (improvement_series() if series is None else series).copy()
+    df = (improvement_series() if series is None else _frame(series, "series")).copy()
     need = {"run_id", "gpu_hours", "score", "accelerator"}
     if not need <= set(df.columns) or df.empty:
         raise ValueError(f"series must have the columns {sorted(need)} and at least one row")

@@ -154,6 +154,21 @@ def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:
     raise ValueError(f"{name}={model!r} must be a ModelSpec or a catalogue model name")
 
 
+def as_published_runs(runs=None, name: str = "runs") -> pd.DataFrame:
+    """``runs`` if it is a table of published runs (a DataFrame with the columns of
+    ``load_published_runs()``), the catalogue's when None; a ValueError naming ``name``
+    otherwise (a path, a dict or a frame without those columns)."""
+    if runs is None:
+        return load_published_runs()
+    if not isinstance(runs, pd.DataFrame):
+        raise ValueError(f"{name}={runs!r} must be a DataFrame shaped like "
+                         "llmcost.load_published_runs() (or None for the catalogue)")
+    missing = sorted(set(load_published_runs().columns) - set(runs.columns))
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing} of llmcost.load_published_runs()")
+    return runs
+
+
 def as_accelerator(acc, name: str = "accelerator") -> Accelerator:
     """An ``Accelerator`` from a device or a catalogue name, for the public entry points that take
     one (the accelerator twin of ``as_model``).

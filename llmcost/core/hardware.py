@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .units import BYTES_PER_DTYPE
+from .units import BYTES_PER_DTYPE, as_array, as_text
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
@@ -81,6 +81,10 @@ class Accelerator:
                 self.scaleup_domain_size:
             raise ValueError(f"{self.name}: scaleup_domain_size={self.scaleup_domain_size} must be"
                              " a whole number")
+        for f in ("vendor", "source", "notes"):
+            as_text(getattr(self, f), f)
+        if self.year is not None:
+            as_array(self.year, "year", positive=True, integer=True)
 
     def peak_flops_per_s(self, dtype: str = "bf16") -> float:
         """Dense peak FLOP/s for a compute format.
@@ -266,6 +270,8 @@ class Efficiency:
             v = getattr(self, f)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
                 raise ValueError(f"{self.accelerator}: {f}={v!r} must be a finite number >= 0")
+        for f in ("accelerator", "source", "notes"):
+            as_text(getattr(self, f), f)
 
     def replace(self, **changes) -> "Efficiency":
         """A copy with some figures changed (validated again), e.g. to model FlashAttention-3."""

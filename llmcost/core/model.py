@@ -45,7 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .units import as_array, as_flag, scalar_or_array
+from .units import as_array, as_flag, as_text, scalar_or_array
 
 FFN_TYPES = ("gated", "mlp")
 NORMS = ("rmsnorm", "layernorm")
@@ -184,6 +184,8 @@ class ModelSpec:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name={self.name!r} must be a non-empty string")
+        for f in ("source", "notes"):
+            as_text(getattr(self, f), f)
         if self.n_kv_heads is None:
             object.__setattr__(self, "n_kv_heads", self.n_heads)
         for f in ("n_layers", "d_model", "n_heads", "vocab_size", "n_kv_heads", "seq_len"):

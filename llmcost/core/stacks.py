@@ -26,6 +26,7 @@ import numpy as np
 
 from .catalog import DATA_DIR, load_efficiency
 from .shapes import SCHEDULES
+from .units import as_flag
 
 #: The stack scenarios use unless they name one: Megatron-Core as of 2024, the framework of the
 #: H100-era published runs (Megatron-LM README, NeMo). Its options equal the step-time model's
@@ -250,6 +251,11 @@ def attention_fraction(stack, accelerator: str):
     return got
 
 
+def _is_auto(value) -> bool:
+    """Whether an option is the string "auto" (an array or a dict is not, and is then checked)."""
+    return isinstance(value, str) and value == "auto"
+
+
 def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
                  pp_overlap="auto", dp_overlap="auto", flash_attention="auto",
                  fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
@@ -287,8 +293,8 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
     if ep_overlap != "auto" and ep_overlap not in EP_OVERLAP_MODES:
         raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {EP_OVERLAP_MODES + ('auto',)}")
     prefetch = (st.fsdp_prefetch_layers if st.fsdp_prefetch_layers is not None else 1) \
-        if fsdp_prefetch_layers == "auto" else fsdp_prefetch_layers
-    pieces = st.fsdp_collectives_per_layer if fsdp_collectives_per_layer == "auto" \
+        if _is_auto(fsdp_prefetch_layers) else fsdp_prefetch_layers
+    pieces = st.fsdp_collectives_per_layer if _is_auto(fsdp_collectives_per_layer) \
         else fsdp_collectives_per_layer
     for name, v, lo in (("fsdp_prefetch_layers", prefetch, 0),
                         ("fsdp_collectives_per_layer", pieces, 1)):
@@ -321,8 +327,8 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
             "moe_node_limit": None if limit is None else int(limit),
             "fsdp_reshard_after_forward": reshard,
             "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
-            "fsdp_nic_aggregation": st.fsdp_nic_aggregation if fsdp_nic_aggregation == "auto"
-            else bool(fsdp_nic_aggregation),
+            "fsdp_nic_aggregation": st.fsdp_nic_aggregation if _is_auto(fsdp_nic_aggregation)
+            else as_flag(fsdp_nic_aggregation, "fsdp_nic_aggregation"),
             "ep_overlap": st.ep_overlap if ep_overlap == "auto" else ep_overlap,
             "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
             "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),

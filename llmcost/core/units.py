@@ -211,6 +211,14 @@ def as_flag(value, name: str) -> bool:
     raise ValueError(f"{name}={value!r} must be True or False")
 
 
+def as_text(value, name: str) -> str:
+    """A text argument (a name, a source, a note): a ``str``, else a ValueError naming ``name``
+    (a number or None is refused rather than printed as text)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}={value!r} must be a string")
+    return value
+
+
 def check_digits(value, name: str = "digits") -> int:
     """A number of significant digits for the formatting helpers: a whole number from 1 to 17."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \

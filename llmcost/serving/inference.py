@@ -319,7 +319,7 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
                        upper_inclusive=False))
     ctx = as_array(context_tokens, "context_tokens", positive=True)
     usable = acc.hbm_bytes * (1 - r)
-    d = None if draft_model is None else serving_model(draft_model)
+    d = None if draft_model is None else as_model(draft_model, "draft_model", needs="serving")
     w = (weight_bytes(m, weight_dtype) + (weight_bytes(d, weight_dtype) if d else 0.0)) / tp
     if w >= usable:
         raise ValueError(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
@@ -878,7 +878,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     if g:
         if draft_model is None or acceptance_rate is None:
             raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
-        dm = serving_model(draft_model)
+        dm = as_model(draft_model, "draft_model", needs="serving")
         if dm.n_params >= m.n_params:
             raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
                              f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "

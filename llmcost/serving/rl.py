@@ -105,6 +105,9 @@ def _params(name, v) -> float:
             return float(inf.serving_model(v).n_active_params)
         except ValueError as e:
             raise ValueError(f"{name}={v!r}: {e}") from None
+    if isinstance(v, (list, tuple, dict, np.ndarray)):
+        raise ValueError(f"{name}={v!r} must be a ModelSpec, a catalogue model name or a "
+                         "parameter count")
     return _float(name, v, positive=True)
 
 

@@ -60,6 +60,7 @@ from ..core.units import (
     SECONDS_PER_DAY,
     SECONDS_PER_HOUR,
     as_array,
+    finite_result,
     fmt_count,
     scalar_or_array,
 )
@@ -182,7 +183,8 @@ def critical_batch_size(e_min_tokens, s_min):
     """
     e = as_array(e_min_tokens, "e_min_tokens", positive=True)
     s = as_array(s_min, "s_min", positive=True)
-    return scalar_or_array(e / s)
+    with np.errstate(over="ignore"):  # an overflow is reported by finite_result
+        return finite_result(scalar_or_array(e / s), "the critical batch", "e_min_tokens ÷ s_min")
 
 
 def kaplan_critical_batch(loss_nats):
@@ -203,7 +205,9 @@ def kaplan_critical_batch(loss_nats):
     float or ndarray: critical batch size in tokens. L = 3.0 nats gives 1.07e6 tokens.
     """
     loss = as_array(loss_nats, "loss_nats", positive=True)
-    return scalar_or_array(KAPLAN_B_STAR_TOKENS / loss ** (1.0 / KAPLAN_ALPHA_B))
+    with np.errstate(over="ignore", divide="ignore"):  # reported by finite_result
+        return finite_result(scalar_or_array(KAPLAN_B_STAR_TOKENS / loss ** (1.0 / KAPLAN_ALPHA_B)),
+                             "the critical batch", "loss_nats")
 
 
 def kaplan_loss_floor(n_params):

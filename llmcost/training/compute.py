@@ -39,10 +39,10 @@ import pandas as pd
 from ..core.catalog import (
     as_accelerator,
     as_model,
+    as_published_runs,
     list_models,
     load_accelerator,
     load_model,
-    load_published_runs,
 )
 from ..core.hardware import Accelerator
 from ..core.model import ModelSpec
@@ -204,7 +204,9 @@ def compute_cost_usd(gpu_hours_, price_usd_per_gpu_hour):
     """
     h = as_array(gpu_hours_, "gpu_hours_", nonnegative=True)
     p = as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True)
-    return scalar_or_array(h * p)
+    with np.errstate(over="ignore"):  # an overflow is reported by finite_result
+        return finite_result(scalar_or_array(h * p), "the cost",
+                             "gpu_hours_ × price_usd_per_gpu_hour")
 
 
 def model_flops_per_token(model, seq_len=None, method: str = MFU_METHOD,
@@ -220,9 +222,12 @@ def model_flops_per_token(model, seq_len=None, method: str = MFU_METHOD,
     if method == "6ND":
         if isinstance(model, ModelSpec) or isinstance(model, str):
             return 6.0 * _spec(model).n_active_params
-        return scalar_or_array(6.0 * as_array(model, "model", positive=True))
-    return _spec(model, needs=f"method={method!r}").flops_per_token(seq_len, training=True,
-                                                                   causal=causal)
+        with np.errstate(over="ignore"):  # an overflow is reported by finite_result
+            return finite_result(scalar_or_array(6.0 * as_array(model, "model", positive=True)),
+                                 "6·N", "model")
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+        return finite_result(_spec(model, needs=f"method={method!r}").flops_per_token(
+            seq_len, training=True, causal=causal), "the FLOPs per token", "model × seq_len")
 
 
 def mfu_from_throughput(tokens_per_s_per_gpu, model: ModelSpec, accelerator, seq_len=None,
@@ -304,8 +309,12 @@ def mfu_from_gpu_hours(n_tokens, reported_gpu_hours, model: ModelSpec, accelerat
     """
     d = as_array(n_tokens, "n_tokens", positive=True)
     h = as_array(reported_gpu_hours, "reported_gpu_hours", positive=True)
-    flops = np.asarray(model_flops_per_token(model, seq_len, method, causal)) * d
-    return scalar_or_array(flops / (h * SECONDS_PER_HOUR * _peak(accelerator, dtype)))
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by finite_result
+        flops = finite_result(np.asarray(model_flops_per_token(model, seq_len, method, causal))
+                              * d, "the FLOP count", "n_tokens × FLOPs per token")
+        capacity = finite_result(h * SECONDS_PER_HOUR * _peak(accelerator, dtype),
+                                 "the GPU FLOP capacity", "reported_gpu_hours × peak")
+        return scalar_or_array(flops / capacity)
 
 
 def hfu_from_mfu(mfu, model: ModelSpec, seq_len=None, recompute: str = "full",
@@ -415,7 +424,7 @@ def published_run_mfu(runs=None):
     ``mfu_from_throughput_6nd``, ``mfu_from_throughput_detailed``, ``reported_mfu``.
     """
 
-    runs = load_published_runs() if runs is None else runs
+    runs = as_published_runs(runs)
     out = []
     for r in runs.itertuples():
         if not isinstance(r.catalog_model, str) or not isinstance(r.catalog_accelerator, str):

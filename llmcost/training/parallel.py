@@ -718,19 +718,34 @@ def _divisors(n: int) -> np.ndarray:
 
 def _int_axis(name, values, default):
     vals = default if values is None else values
-    arr = np.atleast_1d(np.asarray(vals))
-    as_array(arr, name, positive=True, integer=True)
+    if isinstance(vals, (str, bytes)) or (
+            isinstance(vals, (list, tuple)) and any(isinstance(v, (str, bytes)) for v in vals)):
+        raise ValueError(f"{name}={values!r} must be whole numbers, not strings")
+    arr = np.atleast_1d(as_array(vals, name, positive=True, integer=True))
     return np.unique(arr.astype(np.int64))
 
 
 def _name_axis(name, values, allowed):
-    vals = [values] if isinstance(values, str) else list(values)
+    if isinstance(values, str):
+        vals = [values]
+    elif isinstance(values, (list, tuple, np.ndarray)):
+        vals = list(values)
+    else:
+        raise ValueError(f"{name}={values!r} must be one of {allowed} or a list of them")
     if not vals:
         raise ValueError(f"{name} needs at least one value")
     for v in vals:
         if v not in allowed:
             raise ValueError(f"{name}={v!r} must be one of {allowed}")
     return np.array(sorted({allowed.index(v) for v in vals}), dtype=np.int64)
+
+
+def _flag_axis(name, values):
+    """A yes/no axis: True, False or a non-empty list of them (strings refused, as ``as_flag``)."""
+    vals = list(values) if isinstance(values, (list, tuple, np.ndarray)) else [values]
+    if not vals:
+        raise ValueError(f"{name}={values!r} needs at least one value")
+    return np.unique(np.asarray([as_flag(v, name) for v in vals], dtype=bool))
 
 
 def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, tp=None,
@@ -833,8 +848,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
                                          ).astype(np.int64)),
         "recompute": _name_axis("recompute", recompute, RECOMPUTE_MODES),
         "schedule": _name_axis("schedule", schedule, SCHEDULES),
-        "sequence_parallel": np.unique(np.asarray([bool(x) for x in np.atleast_1d(
-            sequence_parallel)], dtype=bool)),
+        "sequence_parallel": _flag_axis("sequence_parallel", sequence_parallel),
     }
     names = list(axes)
     shape = tuple(len(axes[k]) for k in names)

@@ -1328,6 +1328,8 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ValueError
         Bad options (see ``enumerate_plans`` and ``step_time``); a price without train_tokens.
     """
+    if options is not None and not isinstance(options, StepOptions):
+        raise ValueError(f"options={options!r} must be a StepOptions (or None)")
     names = StepOptions.names()
     step_kw = {k: keywords.pop(k) for k in names if k in keywords}
     enumerate_options = keywords
