@@ -686,7 +686,8 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "moe_routing": "choice", "moe_capacity_factor": "positive",
                     "moe_imbalance": "positive", "moe_dispatch": "choice",
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
-                    "pipeline_flushes": "count0", "straggler": "flag"}
+                    "pipeline_flushes": "count0", "straggler": "flag",
+                    "gemm_shape": "flag", "fp8_as_run": "flag"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}
 for _more in (MORE_ARGS_2, MORE_ARGS_3):
     for _name, _extra in _more.items():
