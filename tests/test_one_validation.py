@@ -245,4 +245,4 @@ def test_the_bill_notebooks_validate_their_scenario_with_the_one_function():
         nb = nbformat.read(DATA_DIR.parent / "notebooks" / f"{name}.ipynb", as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]
         i = next(j for j, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
-        assert "validate_scenario(" in code[i + 1].source, name
+        assert "validation.validate_scenario(" in code[i + 1].source, name

@@ -127,16 +127,15 @@ import pandas as pd
 
 import llmcost
 from llmcost import ledger, plots
-from llmcost.bill import published
+from llmcost.bill import published, validation
 from llmcost.bill.checks import budget_warning
-from llmcost.bill.validation import validate_scenario
 from llmcost.present.report import publish_summary, summary_row
 
 params = {k: v for k, v in globals().items() if k in llmcost.scenario.LEDGER_DEFAULTS}
 p = llmcost.validate_parameters(**params)  # points: a range's midpoint, mode or median
 llmcost.validate_parameter("interactive", interactive)
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-bill = validate_scenario(params, check_plan=False, check_setups=False)  # the point bill, checked
+bill = validation.validate_scenario(params, check_plan=False, check_setups=False)  # checked bill
 table = bill.table()
 
 # %% [markdown]

@@ -152,14 +152,13 @@ import pandas as pd
 
 import llmcost
 from llmcost import ledger, levers, plots
-from llmcost.bill.validation import validate_scenario
+from llmcost.bill import validation
 from llmcost.present.report import publish_summary, summary_row
 
-given = {k: v for k, v in globals().items()
-         if k in llmcost.scenario.PARAMETERS and k != "interactive"}
+given = {k: v for k, v in globals().items() if k in llmcost.PARAMETERS and k != "interactive"}
 p = llmcost.validate_parameters(**given)  # point values (a range's mode), for the text
 scenario = llmcost.scenario.validate_ranged_parameters(**given)  # ranges kept: per-draw savings
-validate_scenario(given, check_plan=False, check_setups=False)  # the bill builds, every line >= 0
+validation.validate_scenario(given, check_plan=False, check_setups=False)  # bill builds, lines >= 0
 bill = levers.bill(scenario)  # the ledger's bill plus the scenario's waste lines
 sweep = levers.hardware_sweep(scenario)  # every accelerator at its predicted MFU (section 4)
 ranked = levers.rank_levers(scenario, sweep=sweep)  # every lever on this bill, largest first
