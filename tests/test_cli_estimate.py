@@ -197,3 +197,11 @@ def test_missing_scaleout_error_matches_list_accelerators(tmp_path):
         plan_report(path)
     assert runnable_notebooks(load_accelerator("TPU v4")) in str(e.value)
     assert "00, 01, 07" in str(e.value) and "00-01" not in str(e.value)
+
+
+def test_the_cli_module_runs_as_a_script_with_every_subcommand():
+    # ``python -m llmcost.present.cli`` runs main() under the guard: the guard must come after
+    # every parser it registers (calibrate's parser once stood below it: a NameError)
+    r = subprocess.run([sys.executable, "-m", "llmcost.present.cli", "calibrate", "--help"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "--scenario" in r.stdout, r.stderr[-500:]

@@ -627,10 +627,6 @@ def _check(args) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 # ---- llmcost calibrate: from a pilot run to the full run (llmcost.training.calibrate)
 def _calibrate_parser(sub) -> None:
     c = sub.add_parser(
@@ -674,3 +670,7 @@ def _calibrate(args) -> int:
     print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
                                         else "nothing (the pilot ran this plan)"))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
