@@ -47,7 +47,6 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 import csv
-import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,6 +91,7 @@ from .scenario import (
     point_scenario,
     resolve_price,
     rl_campaign_given,
+    user_words,
 )
 from .scenario import (
     validate_ranged_parameters as validate_parameters,
@@ -908,9 +908,7 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     try:
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
-        # the campaign's arguments by the scenario keys a user sets (tp -> rl_rollout_tp)
-        msg = re.sub(r"(?<![\w.])tp(?![\w])", "rl_rollout_tp", str(e))
-        msg = re.sub(r"(?<![\w.])weight_dtype(?![\w])", "serve_weight_dtype", msg)
+        msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
         raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {msg}") from None
 
 

@@ -740,6 +740,25 @@ def validate_parameters(**params) -> dict:
     return point_scenario(out)
 
 
+#: Argument names of the layers below -> the scenario key (or words) a user knows them by.
+USER_WORDS = {
+    "planned_per_day": "fail_planned_per_day",
+    "max_tokens": "rl_response_tokens_max",
+    "mean_tokens": "rl_response_tokens",
+    "pp_layers": "pp (pp must divide the model's layers)",
+    "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
+             "ckpt_restart_s)",
+}
+
+
+def user_words(message: str, extra: dict | None = None) -> str:
+    """``message`` with the lower layers' argument names replaced by the scenario's keys
+    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept."""
+    for old, new in {**USER_WORDS, **(extra or {})}.items():
+        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, message)
+    return message
+
+
 # ---- notebook_parameters: the one-line validation cell of every notebook
 def notebook_parameters(namespace: dict) -> dict:
     """Validate the parameters a notebook declared; the whole cell after its ``parameters`` cell

@@ -23,41 +23,23 @@ project shorter than the run), which the report and ``llmcost estimate`` print.
 from __future__ import annotations
 
 import math
-import re
 
 from ..core.catalog import load_accelerator, load_model
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import scenario_campaign
 from .ledger import Ledger, build_ledger
-from .scenario import (
+from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
     ScenarioError,
     point_scenario,
+    user_words,
     validate_parameters,
 )
-
-#: Argument names of the layers below -> the scenario key (or words) a user knows them by.
-USER_WORDS = {
-    "planned_per_day": "fail_planned_per_day",
-    "max_tokens": "rl_response_tokens_max",
-    "mean_tokens": "rl_response_tokens",
-    "pp_layers": "pp (pp must divide the model's layers)",
-    "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
-             "ckpt_restart_s)",
-}
 
 #: The lowest MFU published for a large run is about 20% (data/published_runs.csv); below 1% a
 #: scenario's MFU is more likely a typo (0.004 for 40%) than a plan.
 LOW_MFU_WARNING = 0.01
-
-
-def user_words(message: str, extra: dict | None = None) -> str:
-    """``message`` with the lower layers' argument names replaced by the scenario's keys
-    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept."""
-    for old, new in {**USER_WORDS, **(extra or {})}.items():
-        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, message)
-    return message
 
 
 def _serving_check(p: dict, price: float) -> None:
