@@ -47,7 +47,21 @@ def setup(tmp_path, monkeypatch):
         nbformat.write(nbformat.read(src, as_version=4), dst)
 
     monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    monkeypatch.setattr(report, "WarmKernel", _NoKernel)
     return sc, calls, fail_starts
+
+
+class _NoKernel:
+    """Stands in for the report's warm kernel beside the papermill stand-in (no kernel runs)."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def ready(self, cwd=None):
+        return None
+
+    def shutdown(self):
+        pass
 
 
 def test_a_second_report_into_a_folder_being_written_is_refused(setup, tmp_path):

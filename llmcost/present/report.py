@@ -1,8 +1,9 @@
 """Reports: run every notebook for a scenario with papermill and write HTML and a summary.
 
 ``run_report(scenario, out_dir)`` validates the scenario before anything is written, runs the
-notebooks (``jobs`` at a time, each in its own kernel; one line when each starts and finishes,
-with how many are left), and writes into ``out_dir``:
+notebooks (``jobs`` at a time, each worker in its own warm kernel, imported once and reset
+between notebooks: ``kernels.py``; one line when each starts and finishes, with how many are
+left), and writes into ``out_dir``:
 
 * ``NN_name.ipynb``: each executed notebook (kept, with papermill's error banner, if it fails);
 * ``NN_name.html``: the same without code;
@@ -27,11 +28,11 @@ import html
 import json
 import math
 import os
+import queue
 import re
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -74,6 +75,7 @@ from ..training.compute import mfu_from_throughput
 from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
+from .kernels import KernelStartError, WarmKernel
 from .texmath import notebook_math_to_mathml
 from .twins import write_twin
 
@@ -763,9 +765,11 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     progress : callable, optional
         Receives one line per step (default: print to stderr).
     jobs : int, optional
-        How many notebooks run at once, each in its own kernel (default ``default_jobs()``, the
-        number of cores this process may use). The notebooks are independent: each reads only
-        the scenario, so the pages and summary are the same for any ``jobs``.
+        How many notebooks run at once (default ``default_jobs()``, the number of cores this
+        process may use). Each of the ``jobs`` workers has one warm kernel, started and imported
+        once and reset between its notebooks (``kernels.py`` lists what a reset forgets). The
+        notebooks are independent: each reads only the scenario, so the pages and summary are
+        the same for any ``jobs``.
 
     Returns
     -------
@@ -974,11 +978,14 @@ def _engine() -> str:
     return _ENGINE
 
 
-def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, timeout_s: int):
+def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, timeout_s: int,
+             kernel: WarmKernel | None = None):
     """Execute one notebook with papermill into ``out_nb`` and write its HTML page.
 
-    Returns ``(_NotebookRun, failure sentence or None)``. Runs in a worker thread: the kernel is
-    its own process, so several of these run at once on several cores."""
+    ``kernel`` is the worker's warm kernel (``kernels.WarmKernel``), reset before the notebook;
+    without one, papermill starts a fresh kernel. Returns ``(_NotebookRun, failure sentence or
+    None)``. Runs in a worker thread: the kernel is its own process, so several of these run at
+    once on several cores."""
     import nbformat
     import papermill as pm
 
@@ -987,16 +994,19 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
     not_started = None
     for attempt in (1, 2):  # a kernel that fails to start is started once more
         try:
+            km = {} if kernel is None else {"km": kernel.ready(str(nb.parent))}
             pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
                                 cwd=str(nb.parent), execution_timeout=timeout_s,
                                 progress_bar=False, log_output=False,
-                                extra_arguments=KERNEL_ARGS, engine_name=_engine())
+                                extra_arguments=KERNEL_ARGS, engine_name=_engine(), **km)
             failure = not_started = None
         except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
             reason = getattr(e, "ename", type(e).__name__)
             evalue = getattr(e, "evalue", str(e)).strip().splitlines()
             failure = f"{reason}: {evalue[0] if evalue else ''}"
             not_started = failure if kernel_did_not_start(e, out_nb) else None
+            if kernel is not None:  # a kernel still busy (a timed-out cell) or broken is
+                kernel.shutdown()   # replaced: the next notebook (or the retry) starts anew
             if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
                 timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
                                      "(--timeout), so the kernel was interrupted")
@@ -1011,6 +1021,7 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
     html_path, rows = None, []
     if node is not None:
         if timed_out:  # the page's sentence names the timeout (HTML only)
+            _mark_timed_out_cell(node)
             for out in (o for c in node.cells for o in c.get("outputs", [])
                         if o.get("output_type") == "error"):
                 out["ename"], out["evalue"] = timed_out
@@ -1019,6 +1030,24 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
         rows = _collect_summary(node)
     return _NotebookRun(out_nb, failure is not None, html_path, rows,
                         time.perf_counter() - t0, failure), failure
+
+
+def _mark_timed_out_cell(node) -> None:
+    """Give the cell that timed out an error output when it has none. A fresh kernel, shut down
+    after the timeout, still sends the cell's ``KeyboardInterrupt``; a warm kernel is replaced
+    without a word, so the cell whose execution started and never replied
+    (``metadata.execution`` without ``shell.execute_reply``) gets the error here."""
+    from nbformat.v4 import new_output
+
+    code = [c for c in node.cells if c.cell_type == "code"]
+    if any(o.get("output_type") == "error" for c in code for o in c.get("outputs", [])):
+        return
+    for cell in code:
+        started = cell.metadata.get("execution", {})
+        if "iopub.execute_input" in started and "shell.execute_reply" not in started:
+            cell.outputs.append(new_output("error", ename="CellTimeoutError", evalue="",
+                                           traceback=[]))
+            return
 
 
 #: What a kernel that could not start raises (jupyter_client, pyzmq): a port taken by another
@@ -1031,6 +1060,8 @@ def kernel_did_not_start(error: Exception, out_nb: Path) -> bool:
     """Whether ``error`` is a kernel that failed to start (no cell ran), not a cell's error."""
     if hasattr(error, "ename"):  # papermill's PapermillExecutionError: a cell ran and failed
         return False
+    if isinstance(error, KernelStartError):
+        return True
     text = f"{type(error).__name__}: {error}"
     return any(s in text for s in KERNEL_START_ERRORS)
 
@@ -1064,51 +1095,66 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
 
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
                       timeout_s: int, jobs: int, progress) -> dict:
+    """``jobs`` worker threads, each with its own warm kernel (``kernels.WarmKernel``: started
+    and imported once, reset between notebooks); this thread hands each idle worker the next
+    notebook in reading order and prints the progress lines."""
     n, written = len(nbs), {nb.stem for nb in nbs}
     title = scenario.get("title", "")
-    runs = {}
-    queue = list(nbs)
-    started = 0
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, n)))
+    events = queue.Queue()
+
+    def work(inbox: queue.Queue):
+        kernel = WarmKernel(str(nbs[0].parent), KERNEL_ARGS)
+        try:
+            for nb in iter(inbox.get, None):
+                events.put((inbox, nb, _run_one(
+                    nb, out_dir / nb.name,
+                    _notebook_parameters(nb, scenario, declared, owned_price),
+                    f"{nb.stem} — {title}", written, timeout_s, kernel)))
+        except BaseException as e:  # noqa: BLE001 (handed to this thread's caller, raised there)
+            events.put((inbox, None, e))
+        finally:
+            kernel.shutdown()
+
+    inboxes = [queue.Queue() for _ in range(max(1, min(jobs, n)))]
+    threads = [threading.Thread(target=work, args=(q,), name=f"llmcost-report-{i}", daemon=True)
+               for i, q in enumerate(inboxes)]
+    runs, pending, left_to_start = {}, {}, list(nbs)
+
+    def start_next(inbox):
+        nb = left_to_start.pop(0)
+        started = n - len(left_to_start)
+        running = [p.stem for p in pending.values()] + [nb.stem]
+        progress(f"[{started}/{n}] started {nb.stem} ({len(left_to_start)} left to start; "
+                 f"running: {', '.join(running)})")
+        pending[id(inbox)] = nb
+        inbox.put(nb)
+
     try:
-        pending = {}
-
-        def start_next():
-            nonlocal started
-            nb = queue.pop(0)
-            started += 1
-            running = [p.stem for p in pending.values()] + [nb.stem]
-            progress(f"[{started}/{n}] started {nb.stem} ({n - started} left to start; "
-                     f"running: {', '.join(running)})")
-            fut = pool.submit(_run_one, nb, out_dir / nb.name,
-                              _notebook_parameters(nb, scenario, declared, owned_price),
-                              f"{nb.stem} — {title}", written, timeout_s)
-            pending[fut] = nb
-
-        while queue and len(pending) < jobs:
-            start_next()
+        for t in threads:
+            t.start()
+        for inbox in inboxes:
+            start_next(inbox)
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                nb = pending.pop(fut)
-                run, failure = fut.result()
-                runs[nb] = run
-                left = n - len(runs)
-                if failure:
-                    progress(f"[{len(runs)}/{n} finished] {nb.stem} FAILED ({failure}); kept at "
-                             f"{run.out_nb} ({left} left)")
-                else:
-                    progress(f"[{len(runs)}/{n} finished] {nb.stem} done in {run.seconds:.1f} s "
-                             f"({left} left)")
-            while queue and len(pending) < jobs:
-                start_next()
-    except KeyboardInterrupt:  # Ctrl-C: start nothing more (running kernels get the signal too)
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    except BaseException:
-        pool.shutdown(wait=True)
-        raise
-    pool.shutdown(wait=True)
+            inbox, nb, value = events.get()
+            if nb is None:
+                raise value
+            del pending[id(inbox)]
+            run, failure = value
+            runs[nb] = run
+            left = n - len(runs)
+            if failure:
+                progress(f"[{len(runs)}/{n} finished] {nb.stem} FAILED ({failure}); kept at "
+                         f"{run.out_nb} ({left} left)")
+            else:
+                progress(f"[{len(runs)}/{n} finished] {nb.stem} done in {run.seconds:.1f} s "
+                         f"({left} left)")
+            if left_to_start:
+                start_next(inbox)
+    finally:  # Ctrl-C or an error: start nothing more (running kernels get Ctrl-C too)
+        for inbox in inboxes:
+            inbox.put(None)
+    for t in threads:  # every worker has stopped its kernel before the report goes on
+        t.join()
     return runs
 
 

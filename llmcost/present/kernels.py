@@ -1,0 +1,166 @@
+"""Warm kernels: one Jupyter kernel runs a report's notebooks in turn, imported once.
+
+A fresh kernel per notebook pays, for every notebook, the kernel's start and the imports of
+numpy, pandas, matplotlib, ipywidgets and llmcost (about 2 s of CPU a notebook on a 2-core
+machine), and recomputes in every kernel what does not depend on the scenario (the catalogues,
+the step model's validation tables). A report instead starts one kernel per worker (``jobs`` of
+them), imports those once (``WARM_UP``), and before each notebook after the first runs
+``RESET``, which forgets what a notebook leaves behind:
+
+* its names (IPython's ``reset(new_session=True)``, which also restarts the execution count and
+  the output history);
+* its figures (``plt.close("all")``) and matplotlib settings (``rcParams`` back to their state
+  after the warm-up, when the inline backend had set its own);
+* the warnings filters it added, and the once-per-location registries (a warning a notebook
+  raises is shown in that notebook, whichever notebook raised it before);
+* its widgets (``Widget.close_all()``);
+* numpy's global random state (reseeded from the operating system, as a new process would be;
+  llmcost's own draws use explicit seeded generators).
+
+The imported modules and their caches stay: that is the point. What a notebook shows therefore
+depends on the scenario and the notebook only, as with a fresh kernel; tests/test_kernels.py
+runs two notebooks that change all of the above in one warm kernel and checks the second sees
+none of it.
+
+``WarmKernel`` is the report process's side: it starts the kernel, warms it up, resets it
+between notebooks, and replaces it when it died or does not answer.
+"""
+
+from __future__ import annotations
+
+#: Run once in a new kernel: the imports every notebook makes, then a snapshot of the state
+#: ``RESET`` restores.
+WARM_UP = """\
+import matplotlib.pyplot, numpy, pandas, ipywidgets
+import llmcost, llmcost.present.plots, llmcost.present.widgets
+from llmcost.present import kernels as _llmcost_kernels
+_llmcost_kernels.remember_state()
+del _llmcost_kernels
+"""
+
+#: Run before each notebook after a kernel's first.
+RESET = "from llmcost.present import kernels as _k; _k.restore_state(get_ipython())"
+
+_STATE: dict = {}
+
+
+def remember_state() -> None:
+    """Keep the matplotlib settings and warnings filters of a freshly warmed-up kernel (runs in
+    the kernel)."""
+    import warnings
+
+    import matplotlib
+
+    _STATE["rc"] = matplotlib.rcParams.copy()
+    _STATE["filters"] = list(warnings.filters)
+
+
+def restore_state(shell) -> None:
+    """Forget what the previous notebook left in this kernel (runs in the kernel; see the
+    module's docstring for the list). ``shell`` is the kernel's IPython shell."""
+    import warnings
+
+    import ipywidgets
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if not _STATE:
+        raise RuntimeError("restore_state() before remember_state(): the kernel was not warmed "
+                           "up with kernels.WARM_UP")
+    plt.close("all")
+    ipywidgets.Widget.close_all()
+    shell.reset(new_session=True)
+    with warnings.catch_warnings():  # some rcParams are deprecated aliases: set them quietly
+        warnings.simplefilter("ignore")
+        matplotlib.rcParams.update(_STATE["rc"])
+    warnings.resetwarnings()  # also invalidates every module's once-per-location registry
+    warnings.filters[:] = _STATE["filters"]
+    np.random.seed()
+
+
+class KernelStartError(RuntimeError):
+    """A kernel did not start, or did not answer its warm-up (no notebook cell ran)."""
+
+
+class WarmKernel:
+    """One kernel that runs notebooks in turn (the report's side).
+
+    ``ready()`` returns a started, warmed-up ``jupyter_client`` kernel manager, reset if a
+    notebook ran in it before; pass it to papermill as ``km=``. Use one ``WarmKernel`` per
+    thread: its kernel manager is bound to that thread's event loop. ``shutdown()`` stops it.
+    """
+
+    def __init__(self, cwd: str, extra_arguments: list[str] | None = None,
+                 start_timeout_s: float = 60, reset_timeout_s: float = 60):
+        self.cwd = str(cwd)
+        self.extra_arguments = list(extra_arguments or [])
+        self.start_timeout_s = start_timeout_s
+        self.reset_timeout_s = reset_timeout_s
+        self.km = None
+        self.used = False
+        self.starts = 0
+
+    def ready(self, cwd: str | None = None):
+        """The kernel manager, ready for a notebook whose working folder is ``cwd``."""
+        from jupyter_core.utils import run_sync
+
+        return run_sync(self._ready)(str(cwd or self.cwd))
+
+    async def _ready(self, cwd: str):
+        if self.km is not None and (cwd != self.cwd or not await self.km.is_alive()):
+            await self._stop()
+        if self.km is not None and self.used:
+            try:
+                await self._run(RESET, self.reset_timeout_s)
+            except Exception:  # a kernel that does not answer is replaced
+                await self._stop()
+        if self.km is None:
+            self.cwd = cwd
+            await self._start()
+        self.used = True
+        return self.km
+
+    async def _start(self):
+        from jupyter_client.manager import AsyncKernelManager
+
+        self.starts += 1
+        km = AsyncKernelManager(kernel_name="python3")
+        try:
+            await km.start_kernel(extra_arguments=self.extra_arguments, cwd=self.cwd)
+            self.km, self.used = km, False
+            await self._run(WARM_UP, self.start_timeout_s * 2)
+        except Exception as e:
+            await self._stop(km)
+            raise KernelStartError(f"{type(e).__name__}: {e}") from e
+
+    async def _run(self, code: str, timeout_s: float) -> None:
+        kc = self.km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=self.start_timeout_s)
+            reply = await kc.execute_interactive(code, silent=True, store_history=False,
+                                                 timeout=timeout_s,
+                                                 output_hook=lambda msg: None)
+        finally:
+            kc.stop_channels()
+        content = reply["content"]
+        if content["status"] != "ok":
+            raise RuntimeError(f"{content.get('ename')}: {content.get('evalue')}")
+
+    async def _stop(self, km=None):
+        km = km or self.km
+        self.km, self.used = None, False
+        if km is None:
+            return
+        try:
+            await km.shutdown_kernel(now=True)
+        except Exception:  # already gone
+            pass
+
+    def shutdown(self) -> None:
+        """Stop the kernel (if one runs)."""
+        from jupyter_core.utils import run_sync
+
+        if self.km is not None:
+            run_sync(self._stop)()

@@ -1,0 +1,99 @@
+"""Warm kernels (llmcost/present/kernels.py): one kernel runs a report's notebooks in turn.
+
+Two notebooks run, one after the other, in one ``WarmKernel`` through papermill, as a report
+runs them. The first leaves behind everything a notebook can leave in a kernel (names, an open
+figure, a matplotlib setting, a warnings filter, a once-shown warning, a widget, numpy's global
+random state); the second checks it sees none of it, as it would in a fresh kernel, while the
+modules imported by the warm-up are still imported (the point of a warm kernel)."""
+
+import json
+
+import nbformat
+import papermill as pm
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from llmcost.present import kernels, report
+
+pytestmark = pytest.mark.notebook
+
+DIRTY = [
+    "import warnings, numpy as np, matplotlib, matplotlib.pyplot as plt, ipywidgets",
+    "leftover = 42",
+    "fig = plt.figure(); matplotlib.rcParams['font.size'] = 31",
+    "warnings.simplefilter('error', UserWarning)",
+    "np.random.seed(0); first_draw = float(np.random.rand())",
+    "slider = ipywidgets.IntSlider()",
+    "def warn(): warnings.warn('shown once per location', RuntimeWarning)",
+]
+CHECK = [
+    "import sys, warnings, numpy as np, matplotlib, matplotlib.pyplot as plt, ipywidgets",
+    "assert 'leftover' not in globals() and 'fig' not in globals()",
+    "assert plt.get_fignums() == [] and matplotlib.rcParams['font.size'] != 31",
+    "warnings.warn('a UserWarning is no longer an error')",
+    "assert len(ipywidgets.Widget.widgets) == 0",
+    ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
+     "'draw': float(np.random.rand())}))"),
+]
+
+
+def _notebook(path, lines):
+    nb = new_notebook(cells=[new_code_cell(line) for line in lines])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def _run(kernel, src, dst):
+    pm.execute_notebook(str(src), str(dst), kernel_name="python3", progress_bar=False,
+                        km=kernel.ready(str(src.parent)), cwd=str(src.parent))
+    return nbformat.read(dst, as_version=4)
+
+
+def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path):
+    dirty = _notebook(tmp_path / "dirty.ipynb", DIRTY)
+    check = _notebook(tmp_path / "check.ipynb", CHECK)
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        first = _run(kernel, dirty, tmp_path / "dirty_out.ipynb")
+        pid = kernel.km.provisioner.process.pid
+        out = _run(kernel, check, tmp_path / "check_out.ipynb")
+        assert kernel.km.provisioner.process.pid == pid and kernel.starts == 1  # same kernel
+        last = json.loads(out.cells[-1].outputs[0]["text"])
+        assert last["llmcost"]  # the warm-up's imports stayed
+        first_draw = next(c for c in first.cells if "first_draw" in c.source)
+        assert first_draw.outputs == []
+        assert last["draw"] != pytest.approx(0.5488135039273248)  # seed(0)'s first draw
+        # execution counts restart at 1, as in a fresh kernel
+        assert [c.execution_count for c in out.cells] == list(range(1, len(CHECK) + 1))
+        # the warning is shown in the second notebook (stderr), not turned into an error
+        warned = out.cells[3].outputs
+        assert warned and warned[0]["name"] == "stderr" and "no longer an error" in (
+            warned[0]["text"])
+    finally:
+        kernel.shutdown()
+    assert kernel.km is None
+
+
+def test_a_dead_kernel_is_replaced(tmp_path):
+    check = _notebook(tmp_path / "check.ipynb", CHECK[:1] + ["print('ran')"])
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
+    try:
+        km = kernel.ready(str(tmp_path))
+        km.provisioner.process.kill()
+        km.provisioner.process.wait()
+        out = _run(kernel, check, tmp_path / "out.ipynb")
+        assert out.cells[-1].outputs[0]["text"] == "ran\n" and kernel.starts == 2
+    finally:
+        kernel.shutdown()
+
+
+def test_restore_before_remember_is_an_error():
+    saved = dict(kernels._STATE)
+    kernels._STATE.clear()
+    try:
+        with pytest.raises(RuntimeError, match="warmed up"):
+            kernels.restore_state(None)
+    finally:
+        kernels._STATE.update(saved)
