@@ -129,12 +129,17 @@ def test_step_option_on_hopper_only():
     assert step.step_time(model, a100, plan, 8192, attention_curve=True).step_time_s == \
         step.step_time(model, a100, plan, 8192).step_time_s
     h100 = Cluster(H100, 8)
-    flat = step.step_time(model, h100, plan, 8192)
-    fa2 = step.step_time(model, h100, plan, 8192, attention_curve=True)
+    flat = step.step_time(model, h100, plan, 8192, stack="pytorch-fsdp2-2024")
+    fa2 = step.step_time(model, h100, plan, 8192, stack="pytorch-fsdp2-2024",
+                         attention_curve=True)
     fa3 = step.step_time(model, h100, plan, 8192, attention_curve="fa3")
     # FA2's causal curve at 8k runs below the flat 35 %; FlashAttention-3 well above
     assert fa2.attention_s > flat.attention_s > fa3.attention_s
     assert fa2.matmul_s == flat.matmul_s
+    # the default stack (Megatron-Core, Transformer Engine) runs cuDNN's kernel on Hopper
+    te = step.step_time(model, h100, plan, 8192, attention_curve=True)
+    cudnn = step.step_time(model, h100, plan, 8192, attention_curve="cudnn")
+    assert te.attention_s == cudnn.attention_s
 
 
 def test_bad_input_names_the_field():
@@ -148,3 +153,11 @@ def test_bad_input_names_the_field():
         StepOptions(attention_curve="flash9")
     with pytest.raises(ValueError, match="kernel"):
         attention.kernel_curve("H100-SXM", "nope")
+
+
+def test_transformer_engine_stacks_run_cudnn_on_hopper():
+    # Transformer Engine prefers cuDNN fused attention on Hopper (get_attention_backend)
+    assert attention.stack_kernel("megatron-core-2024", "2", "H100-SXM") == "cudnn"
+    assert attention.stack_kernel("megatron-core-2024", "2", "A100-80GB") == "fa2"
+    assert attention.stack_kernel("pytorch-fsdp2-2024", "2", "H100-SXM") == "fa2"
+    assert attention.stack_kernel("megatron-lm-2021", "none", "H100-SXM") is None
