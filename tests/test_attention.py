@@ -108,7 +108,7 @@ def test_ring_merges_under_context_parallelism():
     rates = KernelRates(PEAK, PEAK, hbm, eff, attention=attention.kernel_curve("H100-SXM", "fa2"))
     s, cp = 131072.0, 4.0
     x = s / cp
-    args = dict(s=s, x=x, xs=x, tp=1.0, ep=1.0, mbs=1, kvf=1.0)
+    args = {"s": s, "x": x, "xs": x, "tp": 1.0, "ep": 1.0, "mbs": 1, "kvf": 1.0}
     with_cp = layer_compute(model, c, LayerGeometry(cp=cp, **args), rates,
                             flash_attention=True, dropout=False)
     flat = layer_compute(model, c, LayerGeometry(cp=cp, **args),
