@@ -194,9 +194,9 @@ def gemm_shape_report():
               f"{k} {attention.ATTENTION_CURVES[(k, 'forward', False, 128)].r_inf_tflops / 989.4:.2f}"
               f" / {attention.ATTENTION_CURVES[(k, 'backward', False, 128)].r_inf_tflops / 989.4:.2f}"
               for k in attention.KERNELS))
-    tables = {"off": accuracy.validation_table(),
-              "shape": accuracy.validation_table(gemm_shape=True),
-              "+fp8": accuracy.validation_table(gemm_shape=True, fp8_as_run=True),
+    tables = {"off": accuracy.validation_table(False, False, False),
+              "shape": accuracy.validation_table(True, False, False),
+              "+fp8": accuracy.validation_table(True, True, False),
               "+attn": accuracy.validation_table(gemm_shape=True, fp8_as_run=True,
                                                  attention_curve=True)}
     regs = {k: accuracy.regime_table(t) for k, t in tables.items()}
@@ -204,8 +204,8 @@ def gemm_shape_report():
           "coverage with the mechanisms off, GEMMs by shape (gemm_shape), and also FP8 as run "
           "(LM head and router in BF16, DeepSeek-V3 §3.3.1, and the quantize / cast / "
           "transpose / amax passes, current scaling; fp8_as_run), and also the attention "
-          "kernel's curve (attention_curve: the stack's kernel by sequence length, cuDNN for "
-          "Transformer Engine stacks on Hopper, ring merges under CP). Ampere and AMD rows have "
+          "kernel's curve (attention_curve: the stack's FlashAttention kernel by sequence length, "
+          "ring merges under CP). Ampere and AMD rows have "
           "no kernel tables; BF16 rows are unchanged by fp8_as_run")
     print(f"   {'regime':56s} {'n':>3s}  " + "  ".join(
         f"{k:>5s} mean signed   max  cov" for k in tables))

@@ -16,7 +16,7 @@ from llmcost.training import accuracy
 
 @pytest.fixture(scope="module")
 def tables():
-    return {"off": accuracy.validation_table(),
+    return {"off": accuracy.validation_table(False, False, False),
             "on": accuracy.validation_table(gemm_shape=True, fp8_as_run=True,
                                             attention_curve=True)}
 

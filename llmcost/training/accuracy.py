@@ -127,7 +127,7 @@ def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False,
     for name, val in flags:
         if not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True or False")
-    physics = {k: True for k, on in flags if on}
+    physics = dict(flags)
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS,
                             physics=physics or None)
     parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for

@@ -46,15 +46,16 @@ unmasked ratio.
 
 Which kernel
 ------------
-``stack_kernel``: a stack whose attention runs through Transformer Engine's
-``DotProductAttention`` (``TE_ATTENTION_STACKS``: Megatron-Core) runs cuDNN's fused attention on
-Hopper, since Transformer Engine disables FlashAttention there "to give FusedAttention
-preference on Hopper+ for performance reasons" (NVIDIA/TransformerEngine
+``stack_kernel``: a stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``:
+FlashAttention-2 → ``fa2``, FlashAttention-3 → ``fa3``; the stack's ``flash_attention``,
+``data/stacks.csv``). Transformer Engine's ``DotProductAttention`` (Megatron-Core's default layer
+spec) runs cuDNN's fused attention on Hopper instead — it disables FlashAttention there "to give
+FusedAttention preference on Hopper+ for performance reasons" (NVIDIA/TransformerEngine
 ``transformer_engine/pytorch/attention/dot_product_attention/utils.py`` @ a0b36d0,
-``get_attention_backend``); any other stack runs its FlashAttention version
-(``KERNEL_OF_FLASH_VERSION``: FlashAttention-2 → ``fa2``, FlashAttention-3 → ``fa3``; the
-stack's ``flash_attention``, ``data/stacks.csv``). ``StepOptions.attention_curve`` may also name
-a kernel. Only Hopper has curves (``ATTENTION_FAMILY``): no
+``get_attention_backend``) — but the stack profiles do not say which runs use Transformer
+Engine's attention (the Llama 3 rows, priced with the Megatron-Core profile as the closest, did
+not say), so ``"cudnn"`` is chosen by name (``StepOptions.attention_curve="cudnn"``), not by
+stack. Only Hopper has curves (``ATTENTION_FAMILY``): no
 per-length table was found for A100 (the FlashAttention-2 paper's figures were not available
 to read) or Blackwell, so ``kernel_curve`` returns None there and the engine keeps the flat
 ``attention_fraction``.
@@ -88,10 +89,6 @@ KERNELS = ("fa2", "fa3", "cudnn")
 
 #: A stack's FlashAttention version (``data/stacks.csv``) -> the kernel's curve.
 KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
-
-#: Stacks whose attention is Transformer Engine's ``DotProductAttention`` (cuDNN fused attention
-#: on Hopper, ``stack_kernel``): Megatron-Core's default ``transformer_engine`` layer spec.
-TE_ATTENTION_STACKS = ("megatron-core-2024",)
 
 #: Accelerator catalogue name -> the benchmarked device of its generation (same SMs and clocks:
 #: H800 and H200 share the H100 SXM's compute).
@@ -239,13 +236,9 @@ def kernel_curve(accelerator: str, kernel: str, scale: float = 1.0) -> KernelCur
     return KernelCurve(kernel, load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale)
 
 
-def stack_kernel(stack_name: str, flash_version: str, accelerator: str) -> str | None:
-    """The attention kernel a stack runs on ``accelerator`` (module docstring, "Which
-    kernel"): ``"cudnn"`` for ``TE_ATTENTION_STACKS`` on Hopper, else the kernel of its
-    FlashAttention version (None: no curve for that version)."""
-    if stack_name in TE_ATTENTION_STACKS and str(accelerator) in ATTENTION_FAMILY \
-            and flash_version != "none":
-        return "cudnn"
+def stack_kernel(flash_version: str) -> str | None:
+    """The attention kernel of a stack's FlashAttention version (module docstring, "Which
+    kernel"); None: no curve for that version (none, FlashAttention-1)."""
     return KERNEL_OF_FLASH_VERSION.get(str(flash_version))
 
 

@@ -91,9 +91,9 @@ class StepOptions:
     attention_curve : bool or {"fa2", "fa3", "cudnn"}
         Price the fused attention core by ``attention.attention_tflops`` (FlashAttention-3
         paper's H100 kernel table: rate by sequence length, head dimension, causal mask, forward
-        and backward) instead of the flat ``attention_fraction``: True takes the stack's kernel
-        (``attention.stack_kernel``: cuDNN for Transformer Engine stacks on Hopper, else its
-        FlashAttention version), a name picks one. Under context parallelism the kernel runs at the rank's ``s / cp``
+        and backward) instead of the flat ``attention_fraction``: True takes the stack's
+        FlashAttention version's kernel (``attention.stack_kernel``), a name picks one
+        (``"cudnn"``: Transformer Engine's fused attention, which it prefers on Hopper). Under context parallelism the kernel runs at the rank's ``s / cp``
         and the ring steps' output merges are priced (``attention.ring_merge_bytes``). Off by
         default; no effect where no curve exists (``attention.kernel_curve`` is None: Ampere,
         Blackwell, AMD) or without FlashAttention.
@@ -245,7 +245,7 @@ class StepOptions:
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
-        kernel = (attention.stack_kernel(st.name, st.flash_attention, accelerator)
+        kernel = (attention.stack_kernel(st.flash_attention)
                   if self.attention_curve is True else self.attention_curve or None)
         attn = attention.kernel_curve(accelerator, kernel, kappa) \
             if (kernel and so["flash_attention"]) else None
