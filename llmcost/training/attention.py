@@ -30,6 +30,9 @@ FlashAttention-2 (``fa2``), cuDNN (``cudnn``) and FlashAttention-3 (``fa3``), se
 at 64, backward without a mask at 128 and 64 (90 points). The values were read from a
 transcription of the figures' labels; the paper's versions differ in places (its abstract's
 "up to 740 TFLOPs/s" is above these head-dimension-128 figures), so the table is one version's.
+Two readings of the head-dimension-128 unmasked forward figure disagree on two bars (at 512
+tokens cuDNN 497 / FA3 467, swapped in the other reading; FA2 at 16k 370 or 395): the table
+keeps the reading whose series are monotone in the figure's order (FA2 flat at 370 from 8k).
 
 ``fit_curve`` re-derives ``(R_inf, s_half)`` per series on a grid of ``s_half`` (0 to 4,000 in
 steps of 5 tokens), ``R_inf`` in closed form, by least squares on ``ln R``; ``ATTENTION_CURVES``
