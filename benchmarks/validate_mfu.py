@@ -41,7 +41,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.training import gemm
+from llmcost.training import attention, gemm
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -185,14 +185,28 @@ def gemm_shape_report():
           "size bin < 2^30, < 2^33, < 2^35, >= 2^35 FLOPs: measured "
           + ", ".join(f"{x:.2f}" for x in med["measured"]) + "; curve "
           + ", ".join(f"{x:.2f}" for x in med["predicted"]))
-    tables = {"off": accuracy.validation_table(),
-              "shape": accuracy.validation_table(gemm_shape=True),
-              "+fp8": accuracy.validation_table(gemm_shape=True, fp8_as_run=True)}
+    r = attention.reproduce()
+    print("   attention kernels: R(s) = R_inf x s / (s + s_half) per kernel, pass, mask and head "
+          "dim, fitted to the FlashAttention-3 paper's H100 bars (arXiv:2407.08608 Figs. 5-6, "
+          f"{len(r)} points): mean |error| {r['error'].abs().mean():.1%}, max "
+          f"{r['error'].abs().max():.1%}; long-sequence plateaus (fraction of the BF16 peak, "
+          "head dim 128, forward / backward): " + ", ".join(
+              f"{k} {attention.ATTENTION_CURVES[(k, 'forward', False, 128)].r_inf_tflops / 989.4:.2f}"
+              f" / {attention.ATTENTION_CURVES[(k, 'backward', False, 128)].r_inf_tflops / 989.4:.2f}"
+              for k in attention.KERNELS))
+    tables = {"off": accuracy.validation_table(False, False, False),
+              "shape": accuracy.validation_table(True, False, False),
+              "+fp8": accuracy.validation_table(True, True, False),
+              "+attn": accuracy.validation_table(gemm_shape=True, fp8_as_run=True,
+                                                 attention_curve=True)}
     regs = {k: accuracy.regime_table(t) for k, t in tables.items()}
     print("   per regime, held-out rows: mean |error| / signed mean / max |error| / leave-one-out "
-          "coverage with the mechanisms off, GEMMs by shape (gemm_shape), and also the LM head "
-          "and router in BF16 under FP8 (fp8_as_run; DeepSeek-V3 §3.3.1). Ampere and AMD rows "
-          "have no kernel table; BF16 rows are unchanged by fp8_as_run")
+          "coverage with the mechanisms off, GEMMs by shape (gemm_shape), and also FP8 as run "
+          "(LM head and router in BF16, DeepSeek-V3 §3.3.1, and the quantize / cast / "
+          "transpose / amax passes, current scaling; fp8_as_run), and also the attention "
+          "kernel's curve (attention_curve: the stack's FlashAttention kernel by sequence length, "
+          "ring merges under CP). Ampere and AMD rows have "
+          "no kernel tables; BF16 rows are unchanged by fp8_as_run")
     print(f"   {'regime':56s} {'n':>3s}  " + "  ".join(
         f"{k:>5s} mean signed   max  cov" for k in tables))
     for label, r in regs["off"].iterrows():
@@ -211,6 +225,20 @@ def gemm_shape_report():
                  & (t["sharding"] == "Megatron 3D")]["error"].abs() for k, t in tables.items()}
     print("   goal, the held-out A100 Megatron rows (mean <= 3%, max <= 10%): " + "; ".join(
         f"{k} mean {e.mean():.1%} max {e.max():.1%}" for k, e in a100.items()))
+    for split in ("held-out", "calibration"):
+        print(f"   per bucket, {split} rows (fit set = 'calibration'), mean |error| off -> "
+              "shape -> +fp8 -> +attn:")
+        for name, f in BUCKETS.items():
+            rows = {k: t[(t["split"] == split) & f(t)]["error"].abs() for k, t in tables.items()}
+            print(f"     {name:28s} n {len(rows['off']):2d}: " + " -> ".join(
+                f"{e.mean():.1%}" for e in rows.values()))
+    pairs = {k: accuracy.fp8_bf16_pairs(t) for k, t in tables.items()}
+    print("   published FP8:BF16 whole-step speed ratios of the same plan (goal: within 10 %), "
+          "predicted with each setting:")
+    for i, row in pairs["off"].iterrows():
+        print(f"     {row['run_id_bf16']:42s} published {row['published']:.2f}; predicted "
+              + " -> ".join(f"{p.loc[i, 'predicted']:.2f} ({p.loc[i, 'error']:+.1%})"
+                            for p in pairs.values()))
 
 
 #: The settings of the MoE / pipeline features added after item 8's first what-ifs, switched off

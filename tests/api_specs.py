@@ -687,7 +687,8 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "moe_imbalance": "positive", "moe_dispatch": "choice",
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
                     "pipeline_flushes": "count0", "straggler": "flag",
-                    "gemm_shape": "flag", "fp8_as_run": "flag"}
+                    "gemm_shape": "flag", "fp8_as_run": "flag", "fp8_recipe": "choice",
+                    "attention_curve": "choice"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}
 for _more in (MORE_ARGS_2, MORE_ARGS_3):
     for _name, _extra in _more.items():

@@ -25,8 +25,9 @@ def test_lm_head_runs_at_the_bf16_rate():
     c = model_shapes(model)
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
     cl = Cluster(H100, 8)
-    fp8 = step.step_time(model, cl, plan, 4096, dtype="fp8")
-    as_run = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True)
+    flat = {"gemm_shape": False, "attention_curve": False}
+    fp8 = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False, **flat)
+    as_run = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True, **flat)
     # LM head per micro-batch: (x × h)·(h × V), forward + 2 × backward, x = 4096 tokens, 8
     # micro-batches; sustained matmul rate = peak × matmul_fraction × KERNEL_EFFICIENCY
     f = load_efficiency("H100-SXM").matmul_fraction * step.KERNEL_EFFICIENCY
@@ -42,7 +43,7 @@ def test_bf16_steps_are_unchanged():
     plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
     cl = Cluster(H100, 8)
     assert (step.step_time(model, cl, plan, 4096, fp8_as_run=True).step_time_s
-            == step.step_time(model, cl, plan, 4096).step_time_s)
+            == step.step_time(model, cl, plan, 4096, fp8_as_run=False).step_time_s)
 
 
 def test_moe_router_runs_at_the_bf16_rate():
@@ -74,3 +75,47 @@ def test_moe_router_runs_at_the_bf16_rate():
 def test_bad_input():
     with pytest.raises(ValueError, match="fp8_as_run"):
         StepOptions(fp8_as_run="yes")
+
+
+def test_fp8_casts_by_hand():
+    """The quantize / cast / transpose passes of a Llama 3.1 8B layer's four FP8 GEMMs, counted
+    by hand (llmcost.training.elementwise): forward casts the input (x × k) and the weight
+    (k × n), backward the output gradient (x × n), each 6 B per element under current scaling
+    (read 2, write rowwise + columnwise 1 + 1, amax read 2)."""
+    model = load_model("llama-3.1-8b")
+    c = model_shapes(model)
+    x = 8192.0
+    g = LayerGeometry(s=x, x=x, xs=x, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
+    eff = load_efficiency("H100-SXM")
+    hbm = H100.hbm_bytes_per_s
+    base = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff),
+                         flash_attention=True, dropout=False)
+    cast = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current"),
+                         flash_attention=True, dropout=False)
+    h, f = c.h, c.f
+    qkv = (c.a * c.dqk + 2 * c.g * c.dh)             # 4096 + 2·8·128 = 6144
+    gemms = [(h, qkv), (c.a * c.dv, h), (h, 2 * f), (f, h)]          # (k, n)
+    fwd = 6 * sum(x * k + k * n for k, n in gemms)
+    bwd = 6 * sum(x * n for _, n in gemms)
+    bw = hbm * eff.hbm_fraction
+    assert cast["ew_f_t"] - base["ew_f_t"] == pytest.approx(fwd / bw, rel=1e-9)
+    assert cast["ew_b_t"] - base["ew_b_t"] == pytest.approx(bwd / bw, rel=1e-9)
+    assert cast["gemm_f_dense"] == base["gemm_f_dense"]
+
+
+def test_fp8_recipes_order_and_step_effect():
+    from llmcost.training import elementwise
+    r = elementwise.FP8_RECIPES
+    assert r["delayed"] < r["mxfp8"] < r["current"]
+    model = load_model("llama-3.1-8b")
+    plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=3, seq_len=4096)
+    cl = Cluster(H100, 8)
+    off = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=False)
+    cur = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True)
+    dly = step.step_time(model, cl, plan, 4096, dtype="fp8", fp8_as_run=True,
+                         fp8_recipe="delayed")
+    assert cur.memory_bound_s > dly.memory_bound_s > off.memory_bound_s
+    with pytest.raises(ValueError, match="fp8_recipe"):
+        StepOptions(fp8_recipe="nvfp4")
+    with pytest.raises(ValueError, match="recipe"):
+        elementwise.fp8_cast_bytes([(1, 1, 1)], "e8m0")

@@ -114,17 +114,20 @@ def regime_label(regime: dict) -> str:
 
 
 @lru_cache(maxsize=4)
-def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False) -> pd.DataFrame:
+def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False,
+                     attention_curve: bool = False) -> pd.DataFrame:
     """``step.mfu_validation`` over every set (target, outside and newer sets), computed once,
     with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
-    ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16
-    (``StepOptions.fp8_as_run``)."""
-    for name, val in (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run)):
+    ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16 and prices the FP8
+    casts (``StepOptions.fp8_as_run``), ``attention_curve=True`` prices the attention core by
+    the kernel curve of each row's stack (``StepOptions.attention_curve``)."""
+    flags = (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run),
+             ("attention_curve", attention_curve))
+    for name, val in flags:
         if not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True or False")
-    physics = {k: True for k, on in (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run))
-               if on}
+    physics = dict(flags)
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS,
                             physics=physics or None)
     parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
@@ -522,3 +525,34 @@ def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0):
     mfu = np.asarray(mfu, dtype=float)
     return np.minimum(_ceiling(accelerator), mfu if best is None else np.maximum(best / basis,
                                                                                  mfu))
+
+
+#: The columns that make two validation rows the same plan (all but the GEMM dtype).
+PAIR_KEYS = ("set", "stack", "accelerator", "n_gpus", "params", "seq_len", "plan")
+
+
+def fp8_bf16_pairs(validation: pd.DataFrame) -> pd.DataFrame:
+    """Every published FP8 row with a BF16 row of the same plan (``PAIR_KEYS``: same source set,
+    stack, accelerator, GPUs, model size, sequence length and parallel plan): the published
+    whole-step speed ratio ``published`` = reported FP8 MFU ÷ reported BF16 MFU (both on the
+    dense BF16 peak, so the ratio of tokens per second), the model's ``predicted`` ratio and
+    ``error`` = predicted / published − 1. The issue's goal: within 10 % per pair.
+
+    Raises
+    ------
+    ValueError
+        ``validation`` without the columns of ``validation_table``.
+    """
+    need = set(PAIR_KEYS) | {"dtype", "run_id", "split", "reported_mfu", "predicted_mfu"}
+    missing = sorted(need - set(validation.columns))
+    if missing:
+        raise ValueError(f"validation lacks columns {missing} (use validation_table())")
+    keys = list(PAIR_KEYS)
+    f8 = validation[validation["dtype"] == "fp8"]
+    b16 = validation[validation["dtype"] == "bf16"]
+    j = f8.merge(b16, on=keys, suffixes=("_fp8", "_bf16"))
+    out = j[["run_id_fp8", "run_id_bf16", "split_fp8", "split_bf16"]].copy()
+    out["published"] = j["reported_mfu_fp8"] / j["reported_mfu_bf16"]
+    out["predicted"] = j["predicted_mfu_fp8"] / j["predicted_mfu_bf16"]
+    out["error"] = out["predicted"] / out["published"] - 1.0
+    return out.reset_index(drop=True)

@@ -29,7 +29,7 @@ from ..core import stacks
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array
-from . import comm, gemm
+from . import attention, comm, elementwise, gemm
 from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
@@ -79,8 +79,24 @@ class StepOptions:
         arXiv:2412.19437 §3.3.1: "we maintain the original precision (e.g., BF16 or FP32) for
         ... the embedding module, the output head, MoE gating modules, normalization operators,
         and attention operators"; attention already runs at the 16-bit peak). Off by default
-        (every GEMM at the FP8 peak). The quantize, cast, transpose and amax passes are not
-        priced yet.
+        (every GEMM at the FP8 peak, no cast). With it on, the quantize / cast / transpose / amax
+        passes of every FP8 GEMM are priced as memory-bound work
+        (``elementwise.fp8_cast_bytes``, ``fp8_recipe``).
+    fp8_recipe : {"current", "delayed", "mxfp8"}
+        The FP8 scaling recipe whose casts ``fp8_as_run`` prices (``elementwise.FP8_RECIPES``):
+        per-tensor current scaling (an amax pass before each cast; Transformer Engine
+        ``Float8CurrentScaling``, torchao's tensorwise float8), delayed scaling (amax from the
+        history, fused into the cast) or MXFP8 32-element blocks (Blackwell; scales computed in
+        the cast kernel).
+    attention_curve : bool or {"fa2", "fa3", "cudnn"}
+        Price the fused attention core by ``attention.attention_tflops`` (FlashAttention-3
+        paper's H100 kernel table: rate by sequence length, head dimension, causal mask, forward
+        and backward) instead of the flat ``attention_fraction``: True takes the stack's
+        FlashAttention version's kernel (``attention.stack_kernel``), a name picks one
+        (``"cudnn"``: Transformer Engine's fused attention, which it prefers on Hopper). Under context parallelism the kernel runs at the rank's ``s / cp``
+        and the ring steps' output merges are priced (``attention.ring_merge_bytes``). Off by
+        default; no effect where no curve exists (``attention.kernel_curve`` is None: Ampere,
+        Blackwell, AMD) or without FlashAttention.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -113,6 +129,8 @@ class StepOptions:
     kernel_efficiency: float | None = None
     gemm_shape: bool = False
     fp8_as_run: bool = False
+    fp8_recipe: str = "current"
+    attention_curve: object = False
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -143,6 +161,14 @@ class StepOptions:
         if not isinstance(self.fp8_as_run, (bool, np.bool_)):
             raise ValueError(f"fp8_as_run={self.fp8_as_run!r} must be True or False (LM head and "
                              "router GEMMs in BF16 under an FP8 dtype)")
+        if not isinstance(self.fp8_recipe, str) or self.fp8_recipe not in elementwise.FP8_RECIPES:
+            raise ValueError(f"fp8_recipe={self.fp8_recipe!r} must be one of "
+                             f"{tuple(elementwise.FP8_RECIPES)}")
+        if not (isinstance(self.attention_curve, (bool, np.bool_))
+                or _is_choice(self.attention_curve, attention.KERNELS)):
+            raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False or "
+                             f"one of {attention.KERNELS} (the attention kernel's curve, "
+                             "llmcost.training.attention)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -219,6 +245,10 @@ class StepOptions:
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
+        kernel = (attention.stack_kernel(st.flash_attention)
+                  if self.attention_curve is True else self.attention_curve or None)
+        attn = attention.kernel_curve(accelerator, kernel, kappa) \
+            if (kernel and so["flash_attention"]) else None
         return ResolvedOptions(
             options=self, stack=st, recipe=get_recipe(self.recipe), dtype=self.dtype,
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
@@ -227,6 +257,8 @@ class StepOptions:
             gemm_shape=gemm.gemm_shape(accelerator, self.dtype) if self.gemm_shape else None,
             edge_dtype=edge_dtype,
             edge_gemm_shape=gemm.gemm_shape(accelerator, edge_dtype) if self.gemm_shape else None,
+            attention_kernel=attn,
+            fp8_casts=self.fp8_recipe if (self.fp8_as_run and self.dtype == "fp8") else None,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -246,7 +278,9 @@ class ResolvedOptions:
     functions read. ``efficiency`` the burst fractions (collectives use them), ``keff`` the
     sustained ones (× kernel efficiency; kernels use them); ``gemm_shape`` the GEMMs' shape term
     (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
-    router's (``fp8_as_run``); ``comm`` the comm engine's
+    router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
+    (``attention_curve``; None: the flat ``attention_fraction``); ``fp8_casts`` the FP8 recipe
+    whose casts are priced (None: not priced); ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -264,6 +298,8 @@ class ResolvedOptions:
     gemm_shape: gemm.GemmShape | None
     edge_dtype: str
     edge_gemm_shape: gemm.GemmShape | None
+    attention_kernel: attention.KernelCurve | None
+    fp8_casts: str | None
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool

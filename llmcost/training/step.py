@@ -16,14 +16,19 @@ layer runs on one GPU is summed:
 * **Attention core.** With FlashAttention one fused kernel at ``attention_fraction`` of peak; a
   causal kernel skips the masked half of the score matrix, so it executes (s+1)/2 keys per query
   while the MFU basis counts s; its backward re-computes QKᵀ (5 matmuls against the forward's 2,
-  Dao 2023 Alg. 2). Without FlashAttention (Megatron-LM 2021–22) the two batched GEMMs QKᵀ and AV
-  run at the roofline, and the s×s scores are written, soft-maxed, dropped out and read back from
-  HBM.
+  Dao 2023 Alg. 2). With ``attention_curve`` (off by default) the kernel's rate follows its
+  measured curve by sequence length, head dimension and mask, forward and backward
+  (``llmcost.training.attention``, FlashAttention-3 paper's H100 table), at the rank's ``s/cp``
+  under context parallelism with the ring steps' merges priced. Without FlashAttention
+  (Megatron-LM 2021–22) the two batched GEMMs QKᵀ and AV run at the roofline, and the s×s scores
+  are written, soft-maxed, dropped out and read back from HBM.
 * **Memory-bound element-wise work** (LayerNorm/RMSNorm, bias + dropout + residual add, GeLU or
   SwiGLU, RoPE, softmax and dropout on the scores, MoE token permutation, the fp32 cross-entropy of
   the logits, the embedding) as bytes read + written ÷ (HBM bandwidth × hbm_fraction); each op's
   bytes are listed in ``_elementwise_bytes``. Fused kernels as in Megatron-LM (Narayanan et al.
-  2021 §4.2): bias + GeLU and bias + dropout + add are one pass each.
+  2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` the
+  quantize / cast / transpose / amax passes of every FP8 GEMM are added
+  (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
 * **Recomputation** adds the forward pass of every layer (``full``, and its TP collectives) or of
   the attention core (``selective``) before the backward pass (Korthikanti et al. 2022 §5).
 * **Communication** from ``llmcost.comm`` (alpha-beta, two-level topology), with these
@@ -161,7 +166,7 @@ from ..core.shapes import (
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import SECONDS_PER_HOUR, as_array, as_flag
-from . import comm
+from . import attention, comm, elementwise
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions
 from .memory import get_recipe, memory_per_gpu, stage_candidates
 from .parallel import (
@@ -315,7 +320,10 @@ class KernelRates:
     16-bit peak, attention), ``hbm`` (bytes/s) and ``keff`` (sustained fractions,
     ``Efficiency`` × ``KERNEL_EFFICIENCY``) and ``gemm_shape`` (the GEMMs' shape term,
     ``gemm.GemmShape``, or None for the flat ``matmul_fraction``); ``edge_peak`` and
-    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others)."""
+    ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others);
+    ``attention`` the attention core's curve (``attention.KernelCurve``, sustained; None: the
+    flat ``keff.attention_fraction``); ``fp8_casts`` the FP8 recipe whose casts are priced
+    (``elementwise.FP8_RECIPES``; None: no casts)."""
 
     peak: float
     peak16: float
@@ -324,6 +332,8 @@ class KernelRates:
     gemm_shape: object = None
     edge_peak: float | None = None
     edge_gemm_shape: object = None
+    attention: object = None
+    fp8_casts: str | None = None
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -360,22 +370,101 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for
     dense models).
     """
-    s, x, xs, tp, ep, cp, mbs, kvf = g.s, g.x, g.xs, g.tp, g.ep, g.cp, g.mbs, g.kvf
-    peak, peak16, hbm, keff = rates.peak, rates.peak16, rates.hbm, rates.keff
-    gs = rates.gemm_shape
+    x, xs, tp, ep, kvf = g.x, g.xs, g.tp, g.ep, g.kvf
+    peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
     attn_w = c.attn_split / tp + c.attn_kv * kvf + c.attn_rep      # attention weights per rank
     out_n = c.a * c.dv / tp                                          # output-projection K
-    t_qkv = _gemm_time(x, c.h, np.maximum(attn_w - out_n * c.h, 1.0) / c.h, peak, keff, hbm, gs)
+    qkv_n = np.maximum(attn_w - out_n * c.h, 1.0) / c.h             # QKV projection's N
+    t_qkv = _gemm_time(x, c.h, qkv_n, peak, keff, hbm, gs)
     t_attn_proj = t_qkv + _gemm_time(x, out_n, c.h, peak, keff, hbm, gs)
     ffn_mult = 2.0 if c.gated else 1.0
     t_fc1 = _gemm_time(x, c.h, ffn_mult * c.f / tp, peak, keff, hbm, gs) if c.f else 0.0 * x
     t_ffn = t_fc1 + _gemm_time(x, c.f / tp, c.h, peak, keff, hbm, gs) if c.f else 0.0 * x
+    t_core_f, t_core_b, keys, ring_f, ring_b = _attention_core(model, c, g, rates,
+                                                              flash_attention)
+    ew_f, ew_b, core_ew_f, core_ew_b = _elementwise_bytes(
+        c, x, xs, tp, keys, flash_attention, dropout, model.pos_encoding == "rope", kvf)
+    core_ew_f, core_ew_b = core_ew_f + ring_f, core_ew_b + ring_b
+    casts_attn = _fp8_casts(rates, ((x, c.h, qkv_n), (x, out_n, c.h)))
+    casts_ffn = _fp8_casts(rates, ((x, c.h, ffn_mult * c.f / tp), (x, c.f / tp, c.h))
+                           if c.f else ())
+    ew_f, ew_b = ew_f + casts_attn[0] + casts_ffn[0], ew_b + casts_attn[1] + casts_ffn[1]
+    bw_e = hbm * keff.hbm_fraction
+    out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
+           "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
+           "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
+    if c.is_moe:
+        out.update(_moe_compute(c, x, tp, ep, rates, moe_factor, t_attn_proj, (ew_f, ew_b),
+                                casts_ffn))
+    else:
+        out["gemm_f_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
+    return out
+
+
+def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn):
+    """An MoE layer's GEMM and memory-bound times (``layer_compute``'s docstring gives the
+    formulas): ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
+    bytes (forward, backward), ``casts_ffn`` its FFN's FP8 cast bytes, both replaced by the
+    experts'."""
+    peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
+    ffn_mult = 2.0 if c.gated else 1.0
+    fe = c.fe
+    # tokens per local expert on the busiest EP rank (comm.moe_routing_factor)
+    tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0) * moe_factor
+    n_local = max(c.E, 1) / ep
+    # the local experts run as one grouped GEMM per projection: one fixed kernel cost
+    t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs,
+                                  n_local)
+                       + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm, gs, n_local))
+    t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs)
+                       + _gemm_time(x, fe / tp, c.h, peak, keff, hbm, gs)) if c.ns else 0.0 * x
+    # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
+    t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
+                          rates.edge_gemm_shape if rates.edge_peak else gs)
+    # dense FFN activation bytes replaced by the experts' (k + shared) widths
+    act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
+                 (10.0 if c.gated else 6.0) * x * c.f / tp)
+    act_moe = ((6.0 if c.gated else 4.0) * x * fe * (c.k + c.ns) / tp,
+               (10.0 if c.gated else 6.0) * x * fe * (c.k + c.ns) / tp)
+    perm = 2 * 2.0 * 2 * x * c.k * c.h       # permute + unpermute, read + write, 2 B
+    # FP8 casts: the routed and shared experts' GEMMs replace the dense FFN's
+    ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / tp, n_local),
+                            (tok_exp, fe / tp, c.h, n_local),
+                            (x, c.h, ffn_mult * fe / tp, c.ns), (x, fe / tp, c.h, c.ns)))
+    bw_e = hbm * keff.hbm_fraction
+    return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
+            "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm - casts_ffn[0] + ce[0]) / bw_e,
+            "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm - casts_ffn[1] + ce[1]) / bw_e}
+
+
+def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, flash):
+    """The attention core of one layer, one micro-batch, one rank: ``(t_core_f, t_core_b, keys,
+    ring_f_bytes, ring_b_bytes)``.
+
+    FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs forward, ``keys =
+    ModelSpec.mean_attended_keys(s, causal=True)`` = (s+1)/2, backward 2.5 × the forward FLOPs
+    (5 matmuls against 2, Dao 2023 Alg. 2), at ``peak16 · keff.attention_fraction``, or with a
+    curve (``rates.attention``, ``StepOptions.attention_curve``) at its forward and backward
+    fractions for the rank's sequence length ``s / cp`` and head dimension ``d_qk``
+    (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
+    steps' output merges (``attention.ring_merge_bytes``). Without FlashAttention (Megatron-LM
+    2021–22) the two batched GEMMs QKᵀ and AV per head and sequence over all s keys at the
+    roofline, backward 2 × forward."""
+    s, x, tp, cp, mbs = g.s, g.x, g.tp, g.cp, g.mbs
+    peak16, keff, hbm = rates.peak16, rates.keff, rates.hbm
     heads = c.a / tp
-    if flash_attention:
+    ring = (0.0 * x, 0.0 * x)
+    if flash:
         keys = float(model.mean_attended_keys(s, causal=True))
         core_flops_f = 2.0 * x * heads * (c.dqk + c.dv) * keys
-        t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
-        t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
+        if rates.attention is not None:
+            f_f, f_b = rates.attention.fractions(s / cp, c.dqk, causal=True)
+            t_core_f = core_flops_f / (peak16 * f_f)
+            t_core_b = 2.5 * core_flops_f / (peak16 * f_b)
+            ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
+        else:
+            t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
+            t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
     else:
         keys = s
         seqs = mbs * heads
@@ -383,38 +472,15 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
         t_core_f = seqs * (_gemm_time(q_len, c.dqk, keys, peak16, keff, hbm)
                            + _gemm_time(q_len, keys, c.dv, peak16, keff, hbm))
         t_core_b = 2.0 * t_core_f
-    ew_f, ew_b, core_ew_f, core_ew_b = _elementwise_bytes(
-        c, x, xs, tp, keys, flash_attention, dropout, model.pos_encoding == "rope", kvf)
-    bw_e = hbm * keff.hbm_fraction
-    out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
-           "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
-           "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
-    if c.is_moe:
-        fe = c.fe
-        # tokens per local expert on the busiest EP rank (comm.moe_routing_factor)
-        tok_exp = np.maximum(x * c.k * ep / max(c.E, 1), 1.0) * moe_factor
-        n_local = max(c.E, 1) / ep
-        # the local experts run as one grouped GEMM per projection: one fixed kernel cost
-        t_exp = n_local * (_gemm_time(tok_exp, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs,
-                                      n_local)
-                           + _gemm_time(tok_exp, fe / tp, c.h, peak, keff, hbm, gs, n_local))
-        t_shared = c.ns * (_gemm_time(x, c.h, ffn_mult * fe / tp, peak, keff, hbm, gs)
-                           + _gemm_time(x, fe / tp, c.h, peak, keff, hbm, gs)) if c.ns else 0.0 * x
-        # the router: BF16 under fp8_as_run (DeepSeek-V3 §3.3.1), else as the other GEMMs
-        t_router = _gemm_time(x, c.h, max(c.E, 1), rates.edge_peak or peak, keff, hbm,
-                              rates.edge_gemm_shape if rates.edge_peak else gs)
-        out["gemm_f_moe"] = t_attn_proj + t_exp + t_shared + t_router
-        # dense FFN activation bytes replaced by the experts' (k + shared) widths
-        act_dense = ((6.0 if c.gated else 4.0) * x * c.f / tp,
-                     (10.0 if c.gated else 6.0) * x * c.f / tp)
-        act_moe = ((6.0 if c.gated else 4.0) * x * fe * (c.k + c.ns) / tp,
-                   (10.0 if c.gated else 6.0) * x * fe * (c.k + c.ns) / tp)
-        perm = 2 * 2.0 * 2 * x * c.k * c.h       # permute + unpermute, read + write, 2 B
-        out["ew_f_moe"] = (ew_f - act_dense[0] + act_moe[0] + perm) / bw_e
-        out["ew_b_moe"] = (ew_b - act_dense[1] + act_moe[1] + perm) / bw_e
-    else:
-        out["gemm_f_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
-    return out
+    return t_core_f, t_core_b, keys, ring[0], ring[1]
+
+
+def _fp8_casts(rates: KernelRates, gemms):
+    """HBM bytes (forward, backward) of the FP8 casts of ``gemms`` ((m, k, n) each) under
+    ``rates.fp8_casts`` (``elementwise.fp8_cast_bytes``); (0, 0) when casts are not priced."""
+    if rates.fp8_casts is None or not gemms:
+        return 0.0, 0.0
+    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts)
 
 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
@@ -794,7 +860,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                        KernelRates(peak=peak, peak16=acc.peak_flops_per_s("bf16"), hbm=hbm,
                                    keff=keff, gemm_shape=o.gemm_shape,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
-                                   edge_gemm_shape=o.edge_gemm_shape),
+                                   edge_gemm_shape=o.edge_gemm_shape,
+                                   attention=o.attention_kernel, fp8_casts=o.fp8_casts),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -1195,7 +1262,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape", "fp8_as_run")
+                   "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 

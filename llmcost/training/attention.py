@@ -1,0 +1,267 @@
+"""Attention-kernel efficiency by sequence length, head dimension, causal mask and kernel.
+
+The engine prices the fused attention core (FlashAttention and its successors) at one flat
+``Efficiency.attention_fraction`` of the 16-bit dense peak (``data/flash_attention.csv``: the
+papers' headline figures). A kernel's achieved rate grows with the sequence length (short
+sequences leave tiles and waves half filled, and the softmax rescaling and the epilogue weigh
+more), a causal mask costs the diagonal blocks, the head dimension sets the tile shape, and the
+backward pass runs below the forward. This module gives the rate as a curve.
+
+The curve
+---------
+For one kernel, pass (forward / backward), mask and head dimension, the achieved throughput at
+sequence length ``s`` (queries = keys per sequence) is::
+
+    R(s) = R_inf · s / (s + s_half)
+
+``R_inf`` (TFLOP/s) the long-sequence plateau, ``s_half`` (tokens) the length at which half of
+it is reached; the fraction of the dense BF16 peak is ``R(s) / peak``. FLOPs are counted as the
+papers count them (Dao 2023 §4.1; Shah et al. 2024 §4.1): forward ``4·s·s·d`` per head
+(``2·s·s·d`` for QKᵀ and as much for PV), halved with a causal mask; backward 2.5 × forward (five
+matmuls against two). ``t = FLOPs / R(s)``.
+
+The data and the fit
+--------------------
+``data/attention_kernel_benchmarks.csv``: the bar labels of Shah et al. 2024, FlashAttention-3,
+arXiv:2407.08608, Fig. 5 (forward) and Fig. 6 (backward), H100 80GB SXM5, BF16, batch ×
+sequence length = 16k tokens, hidden size 2048 (16 heads of 128 or 32 of 64), for
+FlashAttention-2 (``fa2``), cuDNN (``cudnn``) and FlashAttention-3 (``fa3``), sequence lengths
+512 to 16k: forward with and without a causal mask at head dimension 128, forward without a mask
+at 64, backward without a mask at 128 and 64 (90 points). The values were read from a
+transcription of the figures' labels; the paper's versions differ in places (its abstract's
+"up to 740 TFLOPs/s" is above these head-dimension-128 figures), so the table is one version's.
+Two readings of the head-dimension-128 unmasked forward figure disagree on two bars (at 512
+tokens cuDNN 497 / FA3 467, swapped in the other reading; FA2 at 16k 370 or 395): the table
+keeps the reading whose series are monotone in the figure's order (FA2 flat at 370 from 8k).
+
+``fit_curve`` re-derives ``(R_inf, s_half)`` per series on a grid of ``s_half`` (0 to 4,000 in
+steps of 5 tokens), ``R_inf`` in closed form, by least squares on ``ln R``; ``ATTENTION_CURVES``
+stores the results (a test re-derives them). ``reproduce`` prints the table against the curve:
+mean |error| 1.3 % over the 90 points, max 4.6 % (cuDNN forward at 2k tokens, whose measured
+rate falls again beyond 2k, which the curve cannot follow); ``tests/test_attention.py`` holds
+every point within 5 %.
+
+Series the paper does not give, stated: a causal backward pass is the unmasked backward rate ×
+the forward's causal / unmasked ratio at the same length (the same diagonal-block loss); a head
+dimension not in the table takes the nearest measured one on a log scale (64 or 128; MLA's 192
+takes 128); head dimension 64 with a causal mask takes the 64 unmasked curve × the 128 causal /
+unmasked ratio.
+
+Which kernel
+------------
+``stack_kernel``: a stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``:
+FlashAttention-2 → ``fa2``, FlashAttention-3 → ``fa3``; the stack's ``flash_attention``,
+``data/stacks.csv``). Transformer Engine's ``DotProductAttention`` (Megatron-Core's default layer
+spec) runs cuDNN's fused attention on Hopper instead — it disables FlashAttention there "to give
+FusedAttention preference on Hopper+ for performance reasons" (NVIDIA/TransformerEngine
+``transformer_engine/pytorch/attention/dot_product_attention/utils.py`` @ a0b36d0,
+``get_attention_backend``) — but the stack profiles do not say which runs use Transformer
+Engine's attention (the Llama 3 rows, priced with the Megatron-Core profile as the closest, did
+not say), so ``"cudnn"`` is chosen by name (``StepOptions.attention_curve="cudnn"``), not by
+stack. Only Hopper has curves (``ATTENTION_FAMILY``): no
+per-length table was found for A100 (the FlashAttention-2 paper's figures were not available
+to read) or Blackwell, so ``kernel_curve`` returns None there and the engine keeps the flat
+``attention_fraction``.
+
+Context parallelism
+-------------------
+Under context parallelism each rank runs its queries (``s / cp`` of them) against key blocks
+of the same length, one ring step (or one all-gathered block, Llama 3 §3.3.2) at a time: the
+kernel runs at ``R(s / cp)``. The partial outputs are merged by their log-sum-exp after each
+ring step (Liu et al. 2023, Ring Attention, arXiv:2310.01889; Brandon et al. 2023, Striped
+Attention): a memory-bound pass over the output (fp32 read and write of the accumulator and the
+block's output, ``RING_MERGE_BYTES`` per output element) per step, forward and backward,
+``ring_merge_bytes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.catalog import DATA_DIR, load_accelerator
+from ..core.units import as_array
+
+#: The kernel table (``data/attention_kernel_benchmarks.csv``).
+ATTENTION_BENCHMARKS_CSV = DATA_DIR / "attention_kernel_benchmarks.csv"
+
+#: Kernels with curves.
+KERNELS = ("fa2", "fa3", "cudnn")
+
+#: A stack's FlashAttention version (``data/stacks.csv``) -> the kernel's curve.
+KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
+
+#: Accelerator catalogue name -> the benchmarked device of its generation (same SMs and clocks:
+#: H800 and H200 share the H100 SXM's compute).
+ATTENTION_FAMILY = {"H100-SXM": "H100-SXM", "H800": "H100-SXM", "H200": "H100-SXM"}
+
+#: Head dimensions with measured series.
+HEAD_DIMS = (64, 128)
+
+#: Bytes per output element of one ring step's log-sum-exp merge: read the fp32 accumulator and
+#: the step's 16-bit output, write the fp32 accumulator (4 + 2 + 4), plus the row statistics
+#: (negligible per element). Forward; the backward re-reads the output and its gradient once
+#: more per step (2 + 2). Bytes counted as written; no kernel measurement.
+RING_MERGE_BYTES = (10.0, 4.0)
+
+
+@dataclass(frozen=True)
+class AttentionCurve:
+    """``R(s) = r_inf_tflops · s / (s + s_half)`` for one series (module docstring)."""
+
+    r_inf_tflops: float
+    s_half: float
+
+
+#: (kernel, pass, causal, head_dim) -> curve. Re-derived by ``fit_curve`` (a test checks it).
+ATTENTION_CURVES = {
+    ('fa2', 'forward', False, 128): AttentionCurve(377.2, 105.0),
+    ('fa2', 'forward', True, 128): AttentionCurve(350.8, 405.0),
+    ('fa2', 'forward', False, 64): AttentionCurve(327.4, 80.0),
+    ('fa2', 'backward', False, 128): AttentionCurve(329.3, 275.0),
+    ('fa2', 'backward', False, 64): AttentionCurve(295.7, 250.0),
+    ('cudnn', 'forward', False, 128): AttentionCurve(620.1, 110.0),
+    ('cudnn', 'forward', True, 128): AttentionCurve(560.5, 385.0),
+    ('cudnn', 'forward', False, 64): AttentionCurve(418.2, 125.0),
+    ('cudnn', 'backward', False, 128): AttentionCurve(541.6, 375.0),
+    ('cudnn', 'backward', False, 64): AttentionCurve(451.6, 340.0),
+    ('fa3', 'forward', False, 128): AttentionCurve(669.6, 210.0),
+    ('fa3', 'forward', True, 128): AttentionCurve(655.6, 605.0),
+    ('fa3', 'forward', False, 64): AttentionCurve(509.4, 275.0),
+    ('fa3', 'backward', False, 128): AttentionCurve(590.7, 425.0),
+    ('fa3', 'backward', False, 64): AttentionCurve(496.3, 405.0),
+}
+
+_S_HALF_GRID = np.arange(0.0, 4000.0 + 1e-9, 5.0)
+
+
+def load_attention_benchmarks() -> pd.DataFrame:
+    """The kernel table, one row per (accelerator, kernel, dtype, pass, causal, head_dim,
+    seq_len) with the measured ``tflops`` and its ``source``."""
+    df = pd.read_csv(ATTENTION_BENCHMARKS_CSV)
+    df["causal"] = df["causal"].astype(str).str.lower() == "true"
+    return df
+
+
+def _series(kernel, pass_, causal, head_dim) -> pd.DataFrame:
+    df = load_attention_benchmarks()
+    d = df[(df.kernel == kernel) & (df["pass"] == pass_) & (df.causal == causal)
+           & (df.head_dim == head_dim)]
+    if d.empty:
+        raise ValueError(f"no attention measurements for kernel={kernel!r}, pass={pass_!r}, "
+                         f"causal={causal!r}, head_dim={head_dim!r}")
+    return d
+
+
+def fit_curve(kernel: str, pass_: str, causal: bool, head_dim: int) -> tuple[float, float]:
+    """Re-derive ``(r_inf_tflops, s_half)`` of one series: the grid ``s_half`` minimising
+    ``Σ (ln R_model − ln R_measured)²``, ``ln R_inf`` the mean of
+    ``ln R_measured − ln(s / (s + s_half))`` (module docstring)."""
+    d = _series(kernel, pass_, causal, head_dim)
+    s, r = d.seq_len.to_numpy(float), d.tflops.to_numpy(float)
+    shape = np.log(s[None, :] / (s[None, :] + _S_HALF_GRID[:, None]))
+    ln_rinf = (np.log(r)[None, :] - shape).mean(axis=1)
+    loss = ((ln_rinf[:, None] + shape - np.log(r)[None, :]) ** 2).sum(axis=1)
+    i = int(loss.argmin())
+    return float(np.exp(ln_rinf[i])), float(_S_HALF_GRID[i])
+
+
+def _nearest_head_dim(head_dim) -> int:
+    d = float(head_dim)
+    return min(HEAD_DIMS, key=lambda h: abs(np.log(d / h)))
+
+
+def _tflops(kernel, pass_, causal, head_dim, seq_len):
+    """Curve throughput (TFLOP/s) with the stated stand-ins for unmeasured series."""
+    def at(key):
+        cv = ATTENTION_CURVES[key]
+        return cv.r_inf_tflops * seq_len / (seq_len + cv.s_half)
+
+    d = _nearest_head_dim(head_dim)
+    key = (kernel, pass_, bool(causal), d)
+    if key in ATTENTION_CURVES:
+        return at(key)
+    if causal:
+        # the causal loss (diagonal blocks) taken from the forward at head dimension 128
+        ratio = at((kernel, "forward", True, 128)) / at((kernel, "forward", False, 128))
+        return at((kernel, pass_, False, d)) * ratio
+    raise ValueError(f"no attention curve for kernel={kernel!r}, pass={pass_!r}, "
+                     f"head_dim={head_dim!r}")
+
+
+def attention_tflops(kernel: str, pass_: str, causal: bool, head_dim, seq_len):
+    """Achieved TFLOP/s of ``kernel`` on an H100 SXM (BF16) for one ``pass_`` ("forward",
+    "backward") at ``seq_len`` (array-like, > 0), FLOPs on the papers' basis (module
+    docstring).
+
+    Raises
+    ------
+    ValueError
+        An unknown kernel or pass, a non-positive head dimension or sequence length.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel={kernel!r} must be one of {KERNELS}")
+    if pass_ not in ("forward", "backward"):
+        raise ValueError(f"pass_={pass_!r} must be 'forward' or 'backward'")
+    as_array(head_dim, "head_dim", positive=True)
+    s = as_array(seq_len, "seq_len", positive=True)
+    return _tflops(kernel, pass_, causal, head_dim, s)
+
+
+@dataclass(frozen=True)
+class KernelCurve:
+    """One accelerator's attention kernel as the engine uses it: ``kernel``, the benchmarked
+    device's dense BF16 peak ``peak_tflops`` (the curve's fractions are of it) and ``scale``
+    (the sustained share of the burst rate, ``options.KERNEL_EFFICIENCY``, applied to the flat
+    ``attention_fraction`` it replaces)."""
+
+    kernel: str
+    peak_tflops: float
+    scale: float = 1.0
+
+    def fractions(self, seq_len, head_dim, causal: bool = True):
+        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``."""
+        f = [self.scale * _tflops(self.kernel, p, causal, head_dim, seq_len) / self.peak_tflops
+             for p in ("forward", "backward")]
+        return f[0], f[1]
+
+
+def kernel_curve(accelerator: str, kernel: str, scale: float = 1.0) -> KernelCurve | None:
+    """The attention curve of ``kernel`` on ``accelerator`` (catalogue name), or None where no
+    per-length table exists (Ampere, Blackwell, AMD: the engine keeps the flat fraction)."""
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel={kernel!r} must be one of {KERNELS}")
+    dev = ATTENTION_FAMILY.get(str(accelerator))
+    if dev is None:
+        return None
+    return KernelCurve(kernel, load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale)
+
+
+def stack_kernel(flash_version: str) -> str | None:
+    """The attention kernel of a stack's FlashAttention version (module docstring, "Which
+    kernel"); None: no curve for that version (none, FlashAttention-1)."""
+    return KERNEL_OF_FLASH_VERSION.get(str(flash_version))
+
+
+def ring_merge_bytes(out_elements, cp):
+    """HBM bytes of the ring-attention merges of one layer on one rank (forward, backward):
+    ``(cp − 1)`` merges of the rank's output (``out_elements`` = its tokens × heads × d_v) at
+    ``RING_MERGE_BYTES`` per element (module docstring); 0 without context parallelism."""
+    steps = np.maximum(np.asarray(cp, float) - 1.0, 0.0)
+    return (RING_MERGE_BYTES[0] * steps * out_elements,
+            RING_MERGE_BYTES[1] * steps * out_elements)
+
+
+def reproduce() -> pd.DataFrame:
+    """The kernel table beside the curve: ``measured`` and ``predicted`` TFLOP/s and the
+    relative ``error`` (predicted / measured − 1), one row per point."""
+    d = load_attention_benchmarks()
+    pred = [float(_tflops(k, p, c, h, float(s))) for k, p, c, h, s in
+            zip(d.kernel, d["pass"], d.causal, d.head_dim, d.seq_len)]
+    out = d[["accelerator", "kernel", "pass", "causal", "head_dim", "seq_len"]].copy()
+    out["measured"] = d.tflops.astype(float)
+    out["predicted"] = pred
+    out["error"] = out.predicted / out.measured - 1.0
+    return out
