@@ -41,8 +41,6 @@ pytestmark = [requires_browser, pytest.mark.notebook]
 
 WIDTHS = {"laptop": 1280, "phone": 390}
 MIN_TEXT_PX = 14
-# A report under pytest-xdist runs its notebooks one at a time (the workers already use the cores).
-JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else None
 
 # Everything measured on a page in one pass (returned to Python as JSON).
 MEASURE_JS = r"""() => {
@@ -105,12 +103,10 @@ MEASURE_JS = r"""() => {
 
 
 @pytest.fixture(scope="module")
-def written_report(tmp_path_factory):
+def written_report(shared_report):
     if os.environ.get("LLMCOST_TEST_REPORT_DIR"):  # working on the pages: reuse a written report
         return Path(os.environ["LLMCOST_TEST_REPORT_DIR"])
-    out = tmp_path_factory.mktemp("browser-report") / "default"
-    res = report.run_report(SCENARIO_DIR / "default.yaml", out, timeout_s=300,
-                            progress=lambda s: None, jobs=JOBS)
+    out, res, _ = shared_report(SCENARIO_DIR / "default.yaml")  # the one test_report reads
     assert not res.failed
     return out
 

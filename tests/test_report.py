@@ -36,25 +36,15 @@ def _cli(*args, cwd=None):
                           text=True, cwd=cwd, timeout=600)
 
 
-# Under pytest-xdist the workers already use the cores: reports run one notebook at a time.
-JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else None
+from conftest import REPORT_JOBS as JOBS  # noqa: E402 (one notebook at a time under xdist)
 
 
 @pytest.fixture(scope="module")
-def full_report(tmp_path_factory):
-    """A report of every notebook for a scenario, written once per module and scenario (several
-    tests read the same report): returns (out_dir, ReportResult, progress lines)."""
-    done = {}
-
-    def get(scenario):
-        if scenario not in done:
-            out = tmp_path_factory.mktemp(scenario.stem) / "r"
-            lines = []
-            res = report.run_report(scenario, out, timeout_s=TIMEOUT_S, progress=lines.append,
-                                    jobs=JOBS)
-            done[scenario] = (out, res, lines)
-        return done[scenario]
-    return get
+def full_report(shared_report):
+    """A report of every notebook for a scenario (conftest's ``shared_report``: written once
+    per session, shared with the browser tests): returns (out_dir, ReportResult, progress
+    lines)."""
+    return shared_report
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
