@@ -1,7 +1,8 @@
 """How far to trust a predicted MFU: an error band per regime, sized by leave-one-out.
 
 The step-time model (``llmcost.step``) is checked against published runs
-(``step.mfu_validation``: ``data/validation_mfu.csv`` joined to ``data/published_runs.csv``).
+(``step_validation.mfu_validation``: ``data/validation_mfu.csv`` joined to
+``data/published_runs.csv``).
 Every prediction gets a band from the held-out rows of its **regime** (``regime_of``):
 
     (GPU generation: Ampere / Hopper / Blackwell) × (sharding: Megatron 3D = TP/PP/DP with
@@ -11,9 +12,9 @@ Every prediction gets a band from the held-out rows of its **regime** (``regime_
 
 **Held-out** means *not used to fit* anything: ``step.KERNEL_EFFICIENCY`` is fitted to
 Korthikanti et al. 2022 Table 4's per-layer times, the DeepSpeed ZeRO-3 stack's NIC
-setting to three 175B rows, and a quarter of the newer rows (``step.NEWER_SETS``, chosen by a
-hash of their id before any error was computed) are kept for the next parts' fits. It does not
-mean unseen for the older rows (the constants were written with their errors in view).
+setting to three 175B rows, and a quarter of the newer rows (``step_validation.NEWER_SETS``,
+chosen by a hash of their id before any error was computed) are kept for the next parts' fits.
+It does not mean unseen for the older rows (the constants were written with their errors in view).
 
 **The band (split conformal, sign-following).** With the regime's held-out errors
 ``e_j`` (``error`` = predicted / published − 1, MFU basis; a row whose FLOP count is not stated
@@ -52,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import load_accelerator, load_efficiency
-from . import step
+from . import step_validation
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
 ALPHA = 0.10
@@ -115,8 +116,8 @@ def regime_label(regime: dict) -> str:
 
 @lru_cache(maxsize=4)
 def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False) -> pd.DataFrame:
-    """``step.mfu_validation`` over every set (target, outside and newer sets), computed once,
-    with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
+    """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
+    computed once, with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
     ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16
     (``StepOptions.fp8_as_run``)."""
@@ -125,8 +126,9 @@ def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False) -> pd.D
             raise ValueError(f"{name}={val!r} must be True or False")
     physics = {k: True for k, on in (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run))
                if on}
-    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS,
-                            physics=physics or None)
+    sv = step_validation
+    v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
+                          physics=physics or None)
     parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
              a, z, m, d, s, p in zip(v["accelerator"], v["zero_stage"], v["is_moe"], v["dtype"],
                                      v["seq_len"], v["params"])]
@@ -476,7 +478,7 @@ def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = No
 
 
 def add_bands(ranked, model, cluster, dtype: str = "bf16"):
-    """A ``step.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
+    """A ``ranking.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
     ``band_regime`` columns (``mfu_band``; the band is proportional to the MFU, so one band per
     sharding). Returns a new DataFrame (attrs kept).
 
@@ -487,7 +489,7 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     """
     missing = {"mfu", "zero_stage", "cp", "ep"} - set(getattr(ranked, "columns", ()))
     if missing:
-        raise ValueError(f"ranked lacks the columns {sorted(missing)} (a step.rank_plans table)")
+        raise ValueError(f"ranked lacks the columns {sorted(missing)} (a ranking.rank_plans table)")
     out = ranked.copy()
     out["mfu_low"] = np.nan
     out["mfu_high"] = np.nan

@@ -75,7 +75,7 @@ from .compute import (
 )
 from .memory import get_recipe, model_activation_bytes
 from .parallel import ParallelPlan, bubble_fraction
-from .step import scenario_plan
+from .step_scenario import scenario_plan
 
 # ------------------------------------------------------------------------------------ constants
 #: Kaplan et al. 2020 Eq. 5.3: B_crit(L) ≈ B*/L^(1/α_B). B* in tokens, L in nats (WebText2, GPT-2
@@ -1448,7 +1448,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
     ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
 
-    * plan = ``step.scenario_plan(p)``: the fields the scenario fixes, the free ones
+    * plan = ``step_scenario.scenario_plan(p)``: the fields the scenario fixes, the free ones
       chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
       step-time model's predicted step time (``llmcost.step``; notebook 04) — the plan notebooks
       03 and 04 show;
@@ -1462,7 +1462,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     Raises
     ------
     ValueError (ScenarioError, PlanError)
-        What ``step.scenario_plan`` or ``analyse_batch`` refuse.
+        What ``step_scenario.scenario_plan`` or ``analyse_batch`` refuse.
     """
     if not isinstance(p, dict):
         raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")

@@ -43,7 +43,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, as_model, load_accelerator, load_model, load_published_runs
 from ..core.hardware import Cluster, Efficiency
 from ..core.model import ModelSpec
-from . import memory, step
+from . import memory, step, step_scenario, step_validation
 from .options import StepOptions
 from .parallel import ParallelPlan, make_plan
 
@@ -520,9 +520,10 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
 
 def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     """A published run of ``data/validation_mfu.csv`` as a ``Pilot``: the plan and settings
-    ``step.mfu_validation`` prices it with, and its measured throughput, tokens/s per GPU =
-    reported MFU (workbook basis, dense BF16 peak) × peak ÷ ``flops_per_token(causal=False)``
-    (``reported_mfu``: the row's ``step.mfu_validation`` value, computed when not given).
+    ``step_validation.mfu_validation`` prices it with, and its measured throughput, tokens/s per
+    GPU = reported MFU (workbook basis, dense BF16 peak) × peak ÷ ``flops_per_token(causal=False)``
+    (``reported_mfu``: the row's ``step_validation.mfu_validation`` value, computed when not
+    given).
 
     Raises
     ------
@@ -538,8 +539,10 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     if c["model_spec"] == "catalog":
         model = load_model(r["catalog_model"])
     else:
-        model = step.gpt_model(run_id, int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
-                               int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
+        model = step_validation.gpt_model(run_id, int(r["layers"]), int(r["d_model"]),
+                                          int(r["n_heads"]),
+                                          int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200,
+                                          s)
     acc = load_accelerator(r["catalog_accelerator"])
     n = int(r["n_accelerators"])
     v = int(c["pp_virtual_stages"])
@@ -561,7 +564,7 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
                           stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
                           dtype=dtype, moe_gate=gate, pipeline_flushes=flushes)
     if reported_mfu is None:
-        reported_mfu = step.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
+        reported_mfu = step_validation.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
             run_id, "reported_mfu"]
     peak = acc.peak_flops_per_s("bf16")
     tps = float(reported_mfu) * peak / float(model.flops_per_token(s, causal=False))
@@ -571,7 +574,8 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
 
 def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
-    and ``StepOptions`` (``step.scenario_step_options``: dtype, stack, recipe, overlaps), each
+    and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
+    overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
     stage 0, recompute none; sequence length and global batch tokens the scenario's).
 
@@ -585,7 +589,7 @@ def pilots_from_scenario(p: dict) -> list:
         raise ValueError("pilot: the scenario has no pilot runs; add a list of {n_gpus, "
                          "tokens_per_s_per_gpu, tp?, pp?, ...}")
     model = load_model(p["model"])
-    options = step.scenario_step_options(p)
+    options = step_scenario.scenario_step_options(p)
     out = []
     for i, r in enumerate(recs):
         s = int(r.get("seq_len", p["seq_len"]))
@@ -616,7 +620,8 @@ def pilots_from_scenario(p: dict) -> list:
 
 
 def scenario_calibration(p: dict) -> tuple:
-    """Calibrate on the scenario's pilots and extrapolate to its plan (``step.scenario_plan``).
+    """Calibrate on the scenario's pilots and extrapolate to its plan
+    (``step_scenario.scenario_plan``).
 
     Returns
     -------
@@ -636,6 +641,7 @@ def scenario_calibration(p: dict) -> tuple:
                          "to")
     c = calibrate(pilots)
     model = load_model(p["model"])
-    plan = step.scenario_plan(p, model)
-    x = extrapolate(c, model, plan, int(p["seq_len"]), options=step.scenario_step_options(p))
+    plan = step_scenario.scenario_plan(p, model)
+    x = extrapolate(c, model, plan, int(p["seq_len"]),
+                    options=step_scenario.scenario_step_options(p))
     return c, x, plan

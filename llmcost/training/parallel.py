@@ -561,9 +561,10 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         features (``stacks.plan_options``). Fixed
         fields are kept even when outside them (``checks`` warns).
     rank : callable
-        DataFrame -> DataFrame ordering candidate rows best first: ``step.time_ranking(model,
-        cluster, seq_len, recipe)`` for the predicted step time (what ``step.scenario_plan``
-        passes, so every notebook of a scenario shares the fastest fitting plan), or
+        DataFrame -> DataFrame ordering candidate rows best first: ``ranking.time_ranking(model,
+        cluster, seq_len, recipe)`` for the predicted step time (what
+        ``step_scenario.scenario_plan`` passes, so every notebook of a scenario shares the
+        fastest fitting plan), or
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
         ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
         step-time model is an upper bound for them (see ``llmcost.step``).
@@ -646,7 +647,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         ok = ok[ok["zero_stage"] < 3]
     if not callable(rank):
         raise ValueError(f"rank={rank!r} must be callable (DataFrame -> DataFrame), e.g. "
-                         "step.time_ranking(model, cluster, seq_len) or rank_without_time")
+                         "ranking.time_ranking(model, cluster, seq_len) or rank_without_time")
     ok.attrs = dict(df.attrs)
     row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
@@ -664,7 +665,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
     ``stacks.DEFAULT_STACK``), ranked by ``rank_factory(model, cluster, seq_len, recipe)``
-    (``step.scenario_plan`` passes ``step.time_ranking``).
+    (``step_scenario.scenario_plan`` passes ``ranking.time_ranking``).
 
     Raises
     ------
@@ -998,7 +999,7 @@ def _hsdp_rows(cols, base, sizes, domain):
 
 
 class EmptyPlanTable(UserWarning):
-    """``enumerate_plans`` or ``step.rank_plans`` returned no row; the message says why (also in
+    """``enumerate_plans`` or ``ranking.rank_plans`` returned no row; the message says why (also in
     the frame's ``attrs["empty_reason"]``)."""
 
 
@@ -1130,7 +1131,7 @@ def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
     """Order plans by the costs known without a step-time model: the pipeline bubble, then the
     extra FLOPs of recomputation (none < selective < full), then the context-parallel size (its
     KV exchange is extra traffic), then the ZeRO stage (higher stages add gather/scatter
-    traffic), then per-GPU memory. Notebook 03's table; ``step.rank_plans`` (notebook 04, and
+    traffic), then per-GPU memory. Notebook 03's table; ``ranking.rank_plans`` (notebook 04, and
     ``choose_plan``'s default) ranks by predicted step time instead. It ignores communication
     volume, which favours large TP and ZeRO-3 more than a time model would."""
     return plans.sort_values(["bubble_fraction", "recompute", "cp", "zero_stage",
