@@ -306,12 +306,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         ``mfu`` outside (0, 1], ``n_gpus`` < 1 or an unknown ``exclude_run``, naming the
         argument.
     """
-    if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
-        raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
-    if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
-        raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
-    if not isinstance(dtype, str):
-        raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
+    _check_band_inputs(mfu, n_gpus, dtype)
     regime = regime_of(accelerator, zero_stage=zero_stage, is_moe=is_moe, dtype=dtype,
                        seq_len=seq_len, n_params=n_params)
     v = validation_table()
@@ -322,20 +317,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     band = band_from_rows(rows)
     c, w = band["center"], band["half_width"]
     label = regime_label(regime)
-    warnings = []
-    if not band["conformal"]:
-        if band["n"]:
-            warnings.append(f"only {band['n']} held-out run(s) in the regime {label} (errors "
-                            f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
-                            f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
-                            f"median error {c:+.1%} ± {w:.0%}.")
-        else:
-            warnings.append(f"no held-out run is published in the regime {label}: the band is "
-                            f"the stated default ±{w:.0%}.")
-    elif not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
-        warnings.append(f"{n_gpus:,} GPUs is more than 4× away from the "
-                        f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
-                        "regime's published runs.")
+    warnings = _evidence_warnings(band, label, rows, n_gpus)
     low = mfu / (1 + c + w)
     if 1 + c - w <= UPPER_BOUND_MARGIN:
         high = 1.0
@@ -344,14 +326,9 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     else:
         high = min(mfu / (1 + c - w), 1.0)
     basis = _check_dtype_basis(accelerator, dtype)
-    mfu16 = mfu * basis
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
-    if best is not None and mfu16 > best:
-        basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-        warnings.append(f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
-                        f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
-                        f"({source}): read it as optimistic.")
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, accelerator))
     if capped:
         high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
         warnings.extend(said)
@@ -361,6 +338,45 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    error_min=band["error_min"], error_max=band["error_max"],
                    best_published=best, best_source=source, warnings=tuple(warnings))
 
+
+def _check_band_inputs(mfu, n_gpus, dtype) -> None:
+    """``mfu_band``'s entry checks, each a ValueError naming the argument."""
+    if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
+        raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
+    if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
+        raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
+    if not isinstance(dtype, str):
+        raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
+
+
+def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) -> list:
+    """What the regime's evidence lacks: fewer than ``MIN_CONFORMAL_ROWS`` held-out runs (the
+    stated default band), none, or a GPU count more than 4× away from its published runs'."""
+    c, w = band["center"], band["half_width"]
+    if not band["conformal"]:
+        if band["n"]:
+            return [f"only {band['n']} held-out run(s) in the regime {label} (errors "
+                    f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
+                    f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
+                    f"median error {c:+.1%} ± {w:.0%}."]
+        return [f"no held-out run is published in the regime {label}: the band is "
+                f"the stated default ±{w:.0%}."]
+    if not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
+        return [f"{n_gpus:,} GPUs is more than 4× away from the "
+                f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
+                "regime's published runs."]
+    return []
+
+
+def _optimism_warning(mfu: float, mfu16: float, best, source: str, accelerator: str) -> list:
+    """A prediction above the best published MFU for the generation and model size
+    (``best_published_mfu``; ``mfu16`` the prediction on the BF16 basis): read as optimistic."""
+    if best is None or not mfu16 > best:
+        return []
+    basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
+    return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
+            f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
+            f"({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per regime with held-out rows: ``n`` (held-out), ``n_calibration``, ``mean_abs_error``,

@@ -359,6 +359,24 @@ def calibrate(pilots) -> Calibration:
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
     msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.0f} is above what the "
            f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
+    c, k, net_ok = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
+    eff = scaled_efficiency(base, c, 1.0, k)
+    ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k)
+    unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
+                      base).mfu for p in pilots)
+    return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
+                       scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
+                       not_identified=tuple(not_ident), uncalibrated_mfu=unc,
+                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
+
+
+def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: float, msg: str):
+    """``calibrate``'s fit: ``(c, k, net_ok)``. The compute factor c solves
+    ``resid(p0, c, k) = 0`` on the smallest pilot (in [0.05, cmax]); with two scales the
+    scale-out factor k solves ``resid(big, c, k) = 0`` on the largest (in [0.02, omax]),
+    alternated until c moves by < 1e-4 (at most 6 rounds). When no k within the datasheet bound
+    explains the largest pilot (``net_ok`` False), k = 1 and c is the least-squares factor of
+    every pilot in log step time (golden section on log c)."""
     c, k, net_ok = 1.0, 1.0, True
     for _ in range(6 if two_scale else 1):
         c_new = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg)
@@ -379,7 +397,12 @@ def calibrate(pilots) -> Calibration:
         k = 1.0
         c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
                                                 for p in pilots), 0.05, cmax)
-    eff = scaled_efficiency(base, c, 1.0, k)
+    return c, k, net_ok
+
+
+def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: float):
+    """What the pilots identify and what they do not, as ``calibrate`` reports it:
+    ``(identified, not_identified)`` lists of sentences."""
     ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f}"]
     not_ident = []
     if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
@@ -401,13 +424,7 @@ def calibrate(pilots) -> Calibration:
     for d, name in dims.items():
         if max(getattr(p.plan, d) for p in pilots) == 1:
             not_ident.append(f"{name} parallelism ({d.upper()}): not exercised by the pilot")
-    unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
-                      base).mfu for p in pilots)
-    return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
-                       scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
-                       not_identified=tuple(not_ident), uncalibrated_mfu=unc,
-                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
-
+    return ident, not_ident
 
 def same_model(a, b) -> bool:
     """Whether two models have the same shape (every ``ModelSpec`` field but the name and the

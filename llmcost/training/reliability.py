@@ -1209,20 +1209,11 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
         as_array(bandwidths, "bandwidths", positive=True))
     hot_p = storage_price(hot_tier)
     density = storage_throughput_per_tib(hot_tier)
-    rows = []
-    for b in bws:
-        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
-            plan = checkpoint_plan(n_params, n, rate, float(b), restart, **plan_options)
-        except ValueError:
-            continue
-        g = float(plan.goodput)
-        if not g > 0:
-            continue
-        lost_h = h * (1.0 / g - 1.0)
-        months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
-        held = k * float(plan.size.total_bytes)
-        provisioned = held if density is None else max(float(b) / density * TIB, held)
-        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+
+    def plan_at(bw):  # the job's checkpoint plan on storage of bandwidth bw
+        return checkpoint_plan(n_params, n, rate, bw, restart, **plan_options)
+
+    rows = _tradeoff_rows(plan_at, bws, h, n, price, k, hot_p, density)
     df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
                                      "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
     if df.empty:
@@ -1238,6 +1229,30 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
                         "does not depend on the bandwidth, so the fastest tried wins")
     return df
 
+
+def _tradeoff_rows(plan_at, bws, h: float, n: int, price: float, k: int, hot_p: float,
+                   density) -> list:
+    """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
+    bandwidth b with goodput (``plan_at(b)`` is the job's ``CheckpointPlan``; a bandwidth so slow
+    that checkpoints and restarts take all the time is skipped): lost GPU-hours H·(1/g − 1) at
+    ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
+    (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
+    GB-month."""
+    rows = []
+    for b in bws:
+        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
+            plan = plan_at(float(b))
+        except ValueError:
+            continue
+        g = float(plan.goodput)
+        if not g > 0:
+            continue
+        lost_h = h * (1.0 / g - 1.0)
+        months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
+        held = k * float(plan.size.total_bytes)
+        provisioned = held if density is None else max(float(b) / density * TIB, held)
+        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+    return rows
 
 def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
                               ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier="fsx-lustre-ssd",
