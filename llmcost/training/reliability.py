@@ -104,14 +104,6 @@ CHECKPOINT_RECIPES: dict[str, CheckpointRecipe] = {r.name: r for r in [
 #: so that the notebook can show the term is negligible (it is an assumption, not a measurement).
 LOADER_RNG_BYTES_PER_RANK = 1e6
 
-#: Unexpected interruptions per GPU-year implied by Llama 3 405B pre-training: 419 unexpected
-#: interruptions in a 54-day snapshot on 16,384 H100 (Llama Team 2024, arXiv:2407.21783,
-#: §3.3.4) -> 419 / (16,384 × 54 / 365.25) = 0.173 per GPU-year.
-LLAMA3_UNEXPECTED = {"n_interruptions": 419, "days": 54.0, "n_gpus": 16384}
-#: Planned interruptions in the same snapshot (firmware upgrades, configuration and dataset
-#: updates): 47 in 54 days, a job-level rate (not per GPU).
-LLAMA3_PLANNED = {"n_interruptions": 47, "days": 54.0}
-
 #: Kokolis et al. 2024 (arXiv:2410.21680): failure rate r_f per 1000 node-days (8 A100 per
 #: node) on Meta's RSC-1 (16k A100) and RSC-2 (8k A100) research clusters, and the measured
 #: MTTF of 1,024-GPU jobs. [secondary]: confirmed by three independent notes and by
@@ -449,7 +441,8 @@ def failure_rate_per_gpu_year(n_failures, days, n_gpus):
     return scalar_or_array(k / (n * d / DAYS_PER_YEAR))
 
 
-def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days, gpus_per_node=8):
+def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days,
+                                       gpus_per_node=KOKOLIS_GPUS_PER_NODE):
     """Convert Kokolis et al.'s r_f (failures per 1000 node-days) to failures per GPU-year,
     spreading each node's rate over its GPUs: λ = r_f / 1000 × 365.25 / gpus_per_node."""
     r = as_array(rate_per_1000_node_days, "rate_per_1000_node_days", nonnegative=True)
