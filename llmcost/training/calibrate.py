@@ -38,9 +38,8 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_model, load_accelerator, load_model, load_published_runs
+from ..core.catalog import as_model, load_accelerator, load_model, load_published_runs
 from ..core.hardware import Cluster, Efficiency
 from ..core.model import ModelSpec
 from . import memory, step, step_scenario, step_validation
@@ -547,39 +546,17 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     ValueError
         ``run_id`` not in the validation table.
     """
-    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    cfg = step_validation.validation_configs().set_index("run_id")
     if run_id not in cfg.index:
         raise ValueError(f"run_id={run_id!r} is not in data/validation_mfu.csv")
-    c = cfg.loc[run_id]
+    c = cfg.loc[run_id].copy()
+    c["run_id"] = run_id
     r = load_published_runs().set_index("run_id").loc[run_id]
     s = int(r["seq_len"])
-    if c["model_spec"] == "catalog":
-        model = load_model(r["catalog_model"])
-    else:
-        model = step_validation.gpt_model(run_id, int(r["layers"]), int(r["d_model"]),
-                                          int(r["n_heads"]),
-                                          int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200,
-                                          s)
+    model = step_validation.row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])
-    n = int(r["n_accelerators"])
-    v = int(c["pp_virtual_stages"])
-    cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
-    ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
-    flag = lambda x: str(x).lower() == "true"
-    dtype = c["dtype"] if isinstance(c["dtype"], str) and c["dtype"] else "bf16"
-    gate = c["moe_gate"] if isinstance(c["moe_gate"], str) and c["moe_gate"] else "learned"
-    flushes = int(c["pipeline_flushes"]) if np.isfinite(c["pipeline_flushes"]) else 1
-    plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
-                     pp=int(r["pp"]), cp=cp, ep=ep, micro_batch_size=int(c["micro_batch_size"]),
-                     virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
-                     recompute=c["recompute"], sequence_parallel=flag(c["sequence_parallel"]),
-                     zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
-    options = StepOptions(recipe=c["optimizer_recipe"],
-                          flash_attention=flag(c["flash_attention"]), dropout=flag(c["dropout"]),
-                          tp_overlap=c["comm_tp_overlap"], pp_overlap=flag(c["comm_pp_overlap"]),
-                          dp_overlap=flag(c["comm_dp_overlap"]),
-                          stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-                          dtype=dtype, moe_gate=gate, pipeline_flushes=flushes)
+    plan = step_validation.row_plan(c, r, model, s)
+    options = step_validation.row_options(c)
     if reported_mfu is None:
         reported_mfu = step_validation.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
             run_id, "reported_mfu"]

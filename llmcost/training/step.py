@@ -1248,7 +1248,8 @@ MOVED = {
     **dict.fromkeys(("KORTHIKANTI_TABLE4", "gpt_model", "KORTHIKANTI_OPTIONS",
                      "layer_time_table", "calibrate_kernel_efficiency", "VALIDATION_SETS",
                      "OUTSIDE_SETS", "NEWER_SETS", "CALIBRATION_SET", "parallelism_kind",
-                     "mfu_validation", "set_summary", "error_summary"), "step_validation"),
+                     "mfu_validation", "set_summary", "error_summary", "validation_configs"),
+                    "step_validation"),
     **dict.fromkeys(("scenario_plan", "SCENARIO_DEFAULTS", "scenario_options",
                      "scenario_step_options", "scenario_step"), "step_scenario"),
 }

@@ -95,7 +95,9 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
     return float(fine[int(np.argmin([loss(k) for k in fine]))])
 
 
-def _validation_configs() -> pd.DataFrame:
+def validation_configs() -> pd.DataFrame:
+    """``data/validation_mfu.csv``: each published run's split, micro-batch, schedule,
+    recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans."""
     df = pd.read_csv(DATA_DIR / "validation_mfu.csv")
     for col in ("sequence_parallel", "flash_attention", "dropout", "comm_pp_overlap",
                 "comm_dp_overlap"):
@@ -199,7 +201,7 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``physics``'s where it sets them), ``step_time_s`` and its parts (one column per ``PARTS`` entry, seconds per step).
     """
     over = _check_physics(dict(physics or {}))
-    cfg = _validation_configs()
+    cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
     return pd.DataFrame([_validation_row(c, runs.loc[c["run_id"]], over, kernel_efficiency)
@@ -215,16 +217,17 @@ def _check_physics(options: dict) -> dict:
     return options
 
 
-def _row_model(c: pd.Series, r: pd.Series, s: int) -> ModelSpec:
-    """The model of a validation row: the catalogue's, or Megatron-LM's GPT of the run's shape
-    (``gpt_model``)."""
+def row_model(c: pd.Series, r: pd.Series, s: int) -> ModelSpec:
+    """The model of a validation row (``c`` a row of ``validation_configs``, ``r`` its run in
+    ``data/published_runs.csv``, ``s`` the sequence length): the catalogue's, or Megatron-LM's
+    GPT of the run's shape (``gpt_model``)."""
     if c["model_spec"] == "catalog":
         return load_model(r["catalog_model"])
     return gpt_model(c["run_id"], int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
                      int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
 
 
-def _row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPlan:
+def row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPlan:
     """The ``ParallelPlan`` of a validation row (``make_plan`` with the run's TP, PP, CP, EP,
     global batch and the row's micro-batch, interleaving, recomputation, SP and ZeRO stage)."""
     v = int(c["pp_virtual_stages"])
@@ -238,7 +241,7 @@ def _row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelP
                      zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
 
 
-def _row_options(c: pd.Series, kernel_efficiency) -> StepOptions:
+def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
     stack and dtype; the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
@@ -287,16 +290,16 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency) -
     """One row of ``mfu_validation``: the row's run priced by ``step.step_time`` and set against
     its reported figure."""
     s = int(r["seq_len"])
-    model = _row_model(c, r, s)
+    model = row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])
     peak = acc.peak_flops_per_s("bf16")
     n = int(r["n_accelerators"])
-    plan = _row_plan(c, r, model, s)
-    row_options = _row_options(c, kernel_efficiency)
-    b = step_time(model, Cluster(acc, n), plan, s, options=row_options.replace(**over))
+    plan = row_plan(c, r, model, s)
+    opts = row_options(c, kernel_efficiency)
+    b = step_time(model, Cluster(acc, n), plan, s, options=opts.replace(**over))
     # the values priced: a physics override replaces the row's
-    gate = over.get("moe_gate", row_options.moe_gate)
-    flushes = over.get("pipeline_flushes", row_options.pipeline_flushes)
+    gate = over.get("moe_gate", opts.moe_gate)
+    flushes = over.get("pipeline_flushes", opts.pipeline_flushes)
     # one MFU basis for every row: the dense BF16 peak, whatever precision the GEMMs ran in
     pred_mfu = b.model_flops / (b.step_time_s * n * peak)
     pred_hfu = b.hfu * pred_mfu / b.mfu
@@ -314,7 +317,7 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency) -
             "reported": reported, "reported_metric": metric, "reported_mfu": reported_mfu,
             "causal_basis_mfu": causal if unstated else reported_mfu,
             "predicted_mfu": pred_mfu, "predicted_hfu": pred_hfu,
-            "dtype": row_options.dtype,
+            "dtype": opts.dtype,
             "error": pred_mfu / reported_mfu - 1, "moe_gate": gate,
             "pipeline_flushes": flushes, "zero_stage": plan.zero_stage,
             "cp": plan.cp, "ep": plan.ep, "is_moe": bool(model.is_moe), "seq_len": s,
