@@ -1183,8 +1183,8 @@ def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: i
 #: module. ``batch.analyse_batch`` … keep resolving there for notebooks and scripts written
 #: against ``batch`` (a module ``__getattr__``, PEP 562: ``batch_analysis`` imports this module,
 #: so a top-level import back would be a cycle). New code imports ``batch_analysis``.
-MOVED = dict.fromkeys(("BatchAnalysis", "analyse_batch", "batch_verdict", "headline_figures",
-                       "scenario_batch_analysis"), "batch_analysis")
+MOVED = dict.fromkeys(("BatchAnalysis", "BatchLayout", "analyse_batch", "batch_verdict",
+                       "headline_figures", "scenario_batch_analysis"), "batch_analysis")
 
 
 def __getattr__(name: str):

@@ -98,13 +98,9 @@ class BatchAnalysis:
     dp_members_per_domain: int = 1
 
 
-def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
-                  seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour, tp: int = 1,
-                  pp: int = 1, micro_batch_size: int = 1, target_loss=None, b_noise_tokens=None,
-                  dtype: str = "bf16", cp: int = 1, recompute: str = "none",
-                  grad_bytes_per_param: float = 2.0, pp_schedule: str = "1f1b",
-                  virtual_stages: int = 1, bandwidth_bytes_per_s=None) -> BatchAnalysis:
-    """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
+@dataclass(frozen=True)
+class BatchLayout:
+    """How a run lays its batch out on the GPUs, as ``analyse_batch`` reads it.
 
     ``tp``, ``pp``, ``cp``, ``micro_batch_size`` and ``recompute`` describe the parallel plan
     (``llmcost.parallel``): a sequence is split over tp·cp GPUs, so data parallelism is
@@ -112,8 +108,32 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     ``grad_bytes_per_param`` is the gradient format reduced across data-parallel ranks (4 for
     the fp32 reduction of Megatron-LM and Llama 3; ``scenario_batch_analysis`` takes it from
     ``optimizer_recipe``). ``pp_schedule`` and ``virtual_stages`` give the pipeline bubble;
-    ``bandwidth_bytes_per_s`` the DP ring's per-GPU bandwidth (``dp_sync_bandwidth``; default:
-    the accelerator's scale-out figure, one NIC per GPU).
+    ``bandwidth_bytes_per_s`` the DP ring's per-GPU bandwidth (``batch.dp_sync_bandwidth``;
+    None: the accelerator's scale-out figure, one NIC per GPU). ``analyse_batch`` checks the
+    values.
+    """
+
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    micro_batch_size: int = 1
+    recompute: str = "none"
+    pp_schedule: str = "1f1b"
+    virtual_stages: int = 1
+    grad_bytes_per_param: float = 2.0
+    bandwidth_bytes_per_s: float | None = None
+
+
+def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
+                  seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour,
+                  layout: BatchLayout | None = None, target_loss=None, b_noise_tokens=None,
+                  dtype: str = "bf16") -> BatchAnalysis:
+    """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
+
+    ``layout`` (a ``BatchLayout``; None: TP 1, PP 1, CP 1, one sequence per micro-batch, 1F1B,
+    bf16 gradients, the scale-out bandwidth) is how the batch is laid out on the GPUs;
+    ``target_loss`` and ``b_noise_tokens`` as ``batch.batch_target``; ``dtype`` the compute
+    format of the peak.
 
     What each attribute is (m = global_batch_tokens / (dp · micro_batch_size · seq_len) the
     micro-batches per replica, dp = n_gpus / (tp·pp·cp)):
@@ -136,17 +156,23 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
         A layout that does not divide (tp·pp·cp and n_gpus, micro-batches and the global batch),
         a target loss below the fit's irreducible term, or any non-positive input.
     """
+    lay = BatchLayout() if layout is None else layout
+    if not isinstance(lay, BatchLayout):
+        raise ValueError(f"layout={layout!r:.60} must be a BatchLayout (or None)")
+    tp, pp, cp, micro_batch_size = lay.tp, lay.pp, lay.cp, lay.micro_batch_size
+    bandwidth_bytes_per_s = lay.bandwidth_bytes_per_s
     group = tp * cp  # GPUs that share one micro-batch in one pipeline stage
     dp = data_parallel_degree(n_gpus, group, pp)
     m = accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp)
     target = batch_target(model, target_loss, train_tokens, global_batch_tokens, b_noise_tokens)
     fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, group))
     sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype,
-                            grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len,
+                            grad_bytes_per_param=lay.grad_bytes_per_param, seq_len=seq_len,
                             bandwidth_bytes_per_s=bandwidth_bytes_per_s)
-    bubble = float(bubble_fraction(pp, m, pp_schedule, virtual_stages, relative_to="total"))
-    low = float(low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, pp_schedule,
-                                        virtual_stages))
+    bubble = float(bubble_fraction(pp, m, lay.pp_schedule, lay.virtual_stages,
+                                   relative_to="total"))
+    low = float(low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, lay.pp_schedule,
+                                        lay.virtual_stages))
     bw = float(accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None
                else bandwidth_bytes_per_s)
     bn = target.b_noise_tokens
@@ -158,7 +184,7 @@ def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train
     rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
     ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
     act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp,
-                                         recompute=recompute, cp=cp))
+                                         recompute=lay.recompute, cp=cp))
     return BatchAnalysis(target=target, fill_batch_tokens=fill, dp=dp, micro_batches_per_step=m,
                          allreduce_s=float(sync["allreduce_s"].iloc[0]),
                          key_batches=pd.DataFrame(rows), deepseek=ds,
@@ -333,13 +359,14 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
     cluster = scenario_cluster(p)
     bw = dp_sync_bandwidth(plan, cluster)
     price = price_usd_per_gpu_hour
+    layout = BatchLayout(tp=plan.tp, pp=plan.pp, cp=plan.cp,
+                         micro_batch_size=plan.micro_batch_size, recompute=plan.recompute,
+                         pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
+                         grad_bytes_per_param=get_recipe(p["optimizer_recipe"]).grads_bytes,
+                         bandwidth_bytes_per_s=bw["bandwidth_bytes_per_s"])
     a = analyse_batch(model, cluster.accelerator, p["n_gpus"], p["train_tokens"], p["seq_len"],
-                      p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
-                      plan.micro_batch_size, p.get("batch_target_loss"),
-                      p.get("batch_noise_tokens"), p.get("dtype", "bf16"), cp=plan.cp,
-                      recompute=plan.recompute,
-                      grad_bytes_per_param=get_recipe(p["optimizer_recipe"]).grads_bytes,
-                      pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
-                      bandwidth_bytes_per_s=bw["bandwidth_bytes_per_s"])
+                      p["global_batch_tokens"], p["mfu"], price, layout,
+                      p.get("batch_target_loss"), p.get("batch_noise_tokens"),
+                      p.get("dtype", "bf16"))
     a = replace(a, dp_links=bw["links"], dp_members_per_domain=bw["members_per_domain"])
     return plan, cluster, a
