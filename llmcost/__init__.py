@@ -108,7 +108,8 @@ from .training.reliability import (
     young_interval,
 )
 from .training.options import StepOptions
-from .training.step import StepBreakdown, predict_mfu, rank_plans, step_time
+from .training.ranking import rank_plans
+from .training.step import StepBreakdown, predict_mfu, step_time
 from .training.straggler import straggler_slowdown
 
 _old_paths.install()

@@ -8,6 +8,8 @@ import pytest
 
 import llmcost
 from llmcost import batch
+from llmcost.training import batch_analysis
+from llmcost.training.batch_analysis import BatchLayout
 
 
 # ------------------------------------------------------------------ Kaplan / McCandlish
@@ -348,7 +350,8 @@ def test_exposed_communication_is_paid_per_step(h100):
 
 def test_analyse_batch_for_the_default_scenario(h100):
     m = llmcost.load_model("llama-2-70b")
-    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8, pp=1)
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8, pp=1))
     assert a.dp == 256 and a.micro_batches_per_step == 4
     assert a.fill_batch_tokens == 2**20
     kb = a.key_batches.set_index("case")
@@ -356,22 +359,31 @@ def test_analyse_batch_for_the_default_scenario(h100):
     assert kb.loc["B_noise", "steps_over_s_min"] == pytest.approx(2.0)
     assert kb.loc["B_noise", "tokens_over_e_min"] == pytest.approx(2.0)
     with pytest.raises(ValueError, match="micro_batch_size=8 × dp=256"):
-        batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8,
-                            micro_batch_size=8)
+        batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8, micro_batch_size=8))
+    # the layout is one BatchLayout (the plan's sizes, schedule and DP ring), not a bare size
+    with pytest.raises(ValueError, match="layout=8 must be a BatchLayout"):
+        batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, 8)
+    # batch.analyse_batch and batch.BatchLayout still name the moved objects (notebooks use them)
+    assert batch.analyse_batch is batch_analysis.analyse_batch
+    assert batch.BatchLayout is BatchLayout
 
 
 def test_verdict_follows_the_numbers(h100):
     m = llmcost.load_model("llama-2-70b")
-    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8)
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8))
     text = "\n".join(batch.batch_verdict(a))
     assert "0.30·B_noise" in text and "well below the critical batch" in text
     assert "gives all 2,048 GPUs work" in text and "Batch window" in text
     # A cluster too big for the target: filling it needs more than B_noise tokens per step.
-    a = batch.analyse_batch(m, h100, 65536, 2e12, 4096, 33554432, 0.4, 3.99, tp=8)
+    a = batch_analysis.analyse_batch(m, h100, 65536, 2e12, 4096, 33554432, 0.4, 3.99,
+                                     BatchLayout(tp=8))
     text = "\n".join(batch.batch_verdict(a))
     assert "No good window" in text and "above the critical batch" in text
     # A batch too small to fill the cluster: one micro-batch per replica for a 2-stage pipeline.
-    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 2**19, 0.4, 3.99, tp=8, pp=2)
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 2**19, 0.4, 3.99,
+                                     BatchLayout(tp=8, pp=2))
     text = "\n".join(batch.batch_verdict(a))
     assert "too small to keep 2,048 GPUs busy: only 50%" in text
     assert "Doubling the batch on the same GPUs" in text
@@ -379,7 +391,8 @@ def test_verdict_follows_the_numbers(h100):
 
 def test_headline_figures(h100):
     m = llmcost.load_model("llama-2-70b")
-    a = batch.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99, tp=8)
+    a = batch_analysis.analyse_batch(m, h100, 2048, 2e12, 4096, 4194304, 0.4, 3.99,
+                                     BatchLayout(tp=8))
     rows = {r[0]: r for r in batch.headline_figures(a)}
     assert rows["b_noise_tokens"][2] == pytest.approx(a.target.b_noise_tokens)
     assert rows["plan_tokens_over_e_min"][2] == pytest.approx(1 + 4194304 / a.target.b_noise_tokens)

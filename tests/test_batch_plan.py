@@ -5,6 +5,8 @@ import pytest
 
 import llmcost
 from llmcost import batch, comm, parallel, step
+from llmcost.training import batch_analysis
+from llmcost.training.batch_analysis import BatchLayout
 
 
 def test_low_bubble_batch_by_hand():
@@ -27,7 +29,8 @@ def test_bubble_is_reported_at_the_cluster_filling_batch(h100=None):
     m = llmcost.load_model("llama-2-70b")
     gpu = llmcost.load_accelerator("H100-SXM")
     fill = batch.cluster_fill_batch_tokens(2048, 1, 4096, 8)
-    a = batch.analyse_batch(m, gpu, 2048, 2e12, 4096, fill, 0.4, 3.99, tp=8, pp=4)
+    a = batch_analysis.analyse_batch(m, gpu, 2048, 2e12, 4096, fill, 0.4, 3.99,
+                                     BatchLayout(tp=8, pp=4))
     assert a.micro_batches_per_step == 4
     assert a.bubble_fraction == pytest.approx(3 / 7)
     assert a.low_bubble_batch_tokens == 27 * 64 * 4096

@@ -5,6 +5,7 @@ import pytest
 import llmcost
 from llmcost import parallel, stacks, step
 from llmcost.core.hardware import Cluster
+from llmcost.training import step_validation
 
 A100 = llmcost.load_accelerator("A100-80GB")
 H100 = llmcost.load_accelerator("H100-SXM")
@@ -49,7 +50,7 @@ def test_profiles_agree_with_the_sourced_validation_settings():
     # data/validation_mfu.csv records each published run's settings from its paper and scripts;
     # the profile it names must not contradict them (DP overlap excepted: the SC21 scripts
     # choose --DDP-impl per run).
-    cfg = step._validation_configs()
+    cfg = step_validation.validation_configs()
     for _, r in cfg[cfg["stack"].fillna("") != ""].iterrows():
         st = stacks.load_stack(r["stack"])
         assert r["flash_attention"] == (st.flash_attention != "none"), r["run_id"]

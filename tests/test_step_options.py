@@ -111,8 +111,9 @@ def test_kernel_efficiency_constant_is_the_one_fitted_to_korthikanti_table4():
 
 #: The option-carrying engine functions: each takes the options object, not its fields.
 ENGINE = {"training/step.py": ("step_arrays", "_engine", "_stage_parts", "layer_compute",
-                               "step_time", "predict_mfu", "rank_plans", "rank_by_step_time",
-                               "scenario_step"),
+                               "step_time", "predict_mfu"),
+          "training/ranking.py": ("rank_plans", "rank_by_step_time", "fitting_plans"),
+          "training/step_scenario.py": ("scenario_step",),
           "training/comm.py": ("step_comm_arrays",)}
 
 

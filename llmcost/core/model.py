@@ -594,158 +594,255 @@ class ModelSpec:
             If the file is missing or not JSON, the config is not a mapping, a required key is
             missing, or the ``model_type`` is unknown and the config lacks the Llama keys.
         """
-        if isinstance(config, dict):
-            cfg, where = dict(config), "config"
-            default_name = str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1]
-        elif isinstance(config, (str, Path)):
-            p = Path(config)
-            if p.is_dir():
-                p = p / "config.json"
-            if not p.is_file():
-                raise ValueError(f"config={str(config)!r}: no config.json found")
-            try:
-                cfg = json.loads(p.read_text())
-            except json.JSONDecodeError as e:
-                raise ValueError(f"config={str(p)!r} is not valid JSON: {e}") from None
-            where = str(p)
-            default_name = p.stem if p.name != "config.json" else p.parent.name
-            if not isinstance(cfg, dict):
-                raise ValueError(f"config={where!r} must hold a JSON object, got "
-                                 f"{type(cfg).__name__}")
-        else:
-            raise ValueError(f"config={config!r} must be a path to a config.json or a dict")
-        if isinstance(cfg.get("text_config"), dict):  # multimodal wrapper (Gemma 3 4B-27B)
-            inner = dict(cfg["text_config"])
-            inner.setdefault("model_type", cfg.get("model_type", ""))
-            cfg = inner
-        mtype = str(cfg.get("model_type", ""))
-
-        def need(key):
-            if key not in cfg or cfg[key] is None:
-                raise ValueError(f"{where}: required key {key!r} is missing for "
-                                 f"model_type={mtype!r}")
-            return cfg[key]
-
-        known = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "phi3", "olmo2",
-                 "gemma2", "gemma3", "gemma3_text", "gpt_oss", "deepseek_v2", "deepseek_v3")
-        llama_keys = ("hidden_size", "num_hidden_layers", "num_attention_heads",
-                      "intermediate_size", "vocab_size")
-        if mtype not in known:
-            missing = [k for k in llama_keys if cfg.get(k) is None]
-            if missing:
-                raise ValueError(f"model_type={mtype!r} in {where} is not supported (supported: "
-                                 f"{', '.join(known)}) and the config lacks the Llama keys "
-                                 f"{missing}, so it cannot be read as a Llama-style decoder")
-            used = [k for k in llama_keys + ("num_key_value_heads", "head_dim",
-                                             "tie_word_embeddings", "hidden_act",
-                                             "attention_bias", "mlp_bias", "sliding_window",
-                                             "max_position_embeddings") if k in cfg]
-            warnings.warn(f"model_type={mtype!r} is not a known family: read as a Llama-style "
-                          f"decoder from the keys {', '.join(used)}; other keys are ignored, "
-                          "so check the parameter count against the checkpoint", UserWarning,
-                          stacklevel=2)
-        h = need("hidden_size")
-        n_heads = need("num_attention_heads")
-        n_layers = need("num_hidden_layers")
+        c, default_name = read_hf_config(config)
+        kw = _hf_common(c, name or default_name or c.mtype or "hf-model", seq_len)
         notes = []
-        kw = dict(
-            name=name or default_name or mtype or "hf-model",
-            n_layers=n_layers,
-            d_model=h,
-            n_heads=n_heads,
-            vocab_size=need("vocab_size"),
-            tied_embeddings=bool(cfg.get("tie_word_embeddings",
-                                         mtype.startswith("gemma"))),
-            norm="rmsnorm",
-            pos_encoding="rope",
-            seq_len=int(seq_len or cfg.get("max_position_embeddings") or 2048),
-            max_position_embeddings=int(cfg.get("max_position_embeddings") or 0),
-            source=f"Hugging Face config.json ({where})",
-        )
-        act = cfg.get("hidden_activation") or cfg.get("hidden_act") or "silu"
-        kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") \
-            else "mlp"
-        if mtype in ("deepseek_v2", "deepseek_v3"):
-            kw.update(
-                attention="mla",
-                d_head=need("qk_nope_head_dim"),
-                qk_rope_head_dim=need("qk_rope_head_dim"),
-                v_head_dim=need("v_head_dim"),
-                kv_lora_rank=need("kv_lora_rank"),
-                q_lora_rank=cfg.get("q_lora_rank") or 0,
-                d_ff=need("intermediate_size"),
-                n_experts=need("n_routed_experts"),
-                n_experts_active=need("num_experts_per_tok"),
-                n_shared_experts=cfg.get("n_shared_experts") or 0,
-                d_ff_expert=need("moe_intermediate_size"),
-                n_dense_layers=cfg.get("first_k_dense_replace", 0),
-                moe_layer_interval=cfg.get("moe_layer_freq", 1),
-            )
-            notes.append("MLA modelled exactly." + (
-                " The multi-token-prediction module is not counted." if mtype == "deepseek_v3"
-                else ""))
-            return cls(**kw, notes=" ".join(notes))
-        kw["n_kv_heads"] = cfg.get("num_key_value_heads") or n_heads
-        if cfg.get("head_dim"):
-            kw["d_head"] = cfg["head_dim"]
-        if mtype == "qwen2":
-            kw["bias"] = "qkv"  # Qwen2 attention always has q/k/v biases
-        elif mtype == "gpt_oss":
-            kw["bias"] = "all"
-        elif cfg.get("attention_bias"):
-            kw["bias"] = "qkv" if not cfg.get("mlp_bias") else "all"
-        if mtype in ("qwen3", "qwen3_moe", "gemma3", "gemma3_text"):
-            kw["qk_norm"] = "head"
-        elif mtype == "olmo2":
-            kw["qk_norm"] = "full"
-        if mtype.startswith("gemma"):
-            kw["norms_per_layer"] = 4
-        # sliding windows: which layers have one
-        sw = cfg.get("sliding_window")
-        types = cfg.get("layer_types")
-        if sw and isinstance(types, list) and len(types) == n_layers:
-            n_local = sum(t == "sliding_attention" for t in types)
-            if n_local:
-                kw.update(sliding_window=int(sw), n_sliding_layers=n_local)
-        elif sw and mtype == "gemma2":
-            kw.update(sliding_window=int(sw), n_sliding_layers=(n_layers + 1) // 2)
-        elif sw and mtype in ("gemma3", "gemma3_text"):
-            period = int(cfg.get("sliding_window_pattern") or 6)
-            kw.update(sliding_window=int(sw), n_sliding_layers=n_layers - n_layers // period)
-        elif sw and (mtype not in ("qwen2", "qwen3", "qwen3_moe") or cfg.get("use_sliding_window")):
-            kw["sliding_window"] = int(sw)
-        if cfg.get("attn_logit_softcapping") or cfg.get("final_logit_softcapping"):
-            notes.append("Attention and final-logit soft-capping are element-wise (no "
-                         "parameters, < 0.1% of FLOPs) and ignored.")
-        if mtype == "mixtral":
-            kw.update(n_experts=need("num_local_experts"),
-                      n_experts_active=need("num_experts_per_tok"),
-                      d_ff_expert=need("intermediate_size"))
-        elif mtype == "gpt_oss":
-            kw.update(n_experts=need("num_local_experts"),
-                      n_experts_active=need("num_experts_per_tok"),
-                      d_ff_expert=need("intermediate_size"), attention_sinks=True,
-                      router_bias=True)
-            notes.append("MoE weights are released in MXFP4; the count is of parameters, not "
-                         "bytes.")
-        elif mtype == "qwen3_moe":
-            step = int(cfg.get("decoder_sparse_step") or 1)
-            dense_only = set(cfg.get("mlp_only_layers") or [])
-            moe_layers = [i for i in range(n_layers)
-                          if i not in dense_only and (i + 1) % step == 0]
-            kw.update(n_experts=need("num_experts"),
-                      n_experts_active=need("num_experts_per_tok"),
-                      d_ff_expert=need("moe_intermediate_size"))
-            if len(moe_layers) != n_layers:
-                if dense_only and step == 1 and sorted(dense_only) == list(range(len(dense_only))):
-                    kw["n_dense_layers"] = len(dense_only)
-                elif not dense_only:
-                    kw["moe_layer_interval"] = step
-                else:
-                    raise ValueError(f"{where}: mlp_only_layers={sorted(dense_only)} with "
-                                     f"decoder_sparse_step={step} is a layer pattern ModelSpec "
-                                     "cannot describe (dense layers first, or every k-th MoE)")
-                kw["d_ff"] = need("intermediate_size")
-        else:
-            kw["d_ff"] = need("intermediate_size")
+        HF_FAMILY_READERS.get(c.mtype, _hf_dense)(c, kw, notes)
         return cls(**kw, notes=" ".join(notes))
+
+
+# ----------------------------------------------------------------------------- Hugging Face
+@dataclass(frozen=True)
+class HFConfig:
+    """A Hugging Face ``config.json``, parsed: the mapping (a multimodal wrapper's
+    ``text_config``), where it was read and its ``model_type``."""
+
+    cfg: dict
+    where: str
+    mtype: str
+
+    def need(self, key: str):
+        """``cfg[key]``, or a ValueError naming the key, the model type and the file."""
+        if key not in self.cfg or self.cfg[key] is None:
+            raise ValueError(f"{self.where}: required key {key!r} is missing for "
+                             f"model_type={self.mtype!r}")
+        return self.cfg[key]
+
+    def get(self, key: str, default=None):
+        return self.cfg.get(key, default)
+
+
+def read_hf_config(config) -> tuple[HFConfig, str]:
+    """``(HFConfig, default name)`` of a ``config.json`` path, a folder holding one, or a dict.
+    A multimodal config (Gemma 3 4B-27B) is read from its ``text_config``; a ``model_type``
+    outside ``HF_FAMILY_READERS`` is read as a Llama-style decoder with a ``UserWarning``
+    (``check_hf_family``).
+
+    Raises
+    ------
+    ValueError
+        A missing file, invalid JSON, a config that is not a mapping.
+    """
+    if isinstance(config, dict):
+        cfg, where = dict(config), "config"
+        default_name = str(cfg.get("_name_or_path") or "").rstrip("/").split("/")[-1]
+    elif isinstance(config, (str, Path)):
+        p = Path(config)
+        if p.is_dir():
+            p = p / "config.json"
+        if not p.is_file():
+            raise ValueError(f"config={str(config)!r}: no config.json found")
+        try:
+            cfg = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise ValueError(f"config={str(p)!r} is not valid JSON: {e}") from None
+        where = str(p)
+        default_name = p.stem if p.name != "config.json" else p.parent.name
+        if not isinstance(cfg, dict):
+            raise ValueError(f"config={where!r} must hold a JSON object, got "
+                             f"{type(cfg).__name__}")
+    else:
+        raise ValueError(f"config={config!r} must be a path to a config.json or a dict")
+    if isinstance(cfg.get("text_config"), dict):  # multimodal wrapper (Gemma 3 4B-27B)
+        inner = dict(cfg["text_config"])
+        inner.setdefault("model_type", cfg.get("model_type", ""))
+        cfg = inner
+    c = HFConfig(cfg, where, str(cfg.get("model_type", "")))
+    check_hf_family(c)
+    return c, default_name
+
+
+#: The keys a Llama-style decoder is read from.
+HF_LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+                 "vocab_size")
+
+
+def check_hf_family(c: HFConfig) -> None:
+    """A ``model_type`` outside ``HF_FAMILY_READERS``: read as a Llama-style decoder when its
+    config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError."""
+    if c.mtype in HF_FAMILY_READERS:
+        return
+    known = tuple(HF_FAMILY_READERS)
+    missing = [k for k in HF_LLAMA_KEYS if c.get(k) is None]
+    if missing:
+        raise ValueError(f"model_type={c.mtype!r} in {c.where} is not supported (supported: "
+                         f"{', '.join(known)}) and the config lacks the Llama keys "
+                         f"{missing}, so it cannot be read as a Llama-style decoder")
+    used = [k for k in HF_LLAMA_KEYS + ("num_key_value_heads", "head_dim",
+                                        "tie_word_embeddings", "hidden_act",
+                                        "attention_bias", "mlp_bias", "sliding_window",
+                                        "max_position_embeddings") if k in c.cfg]
+    warnings.warn(f"model_type={c.mtype!r} is not a known family: read as a Llama-style "
+                  f"decoder from the keys {', '.join(used)}; other keys are ignored, "
+                  "so check the parameter count against the checkpoint", UserWarning,
+                  stacklevel=4)  # the caller of ModelSpec.from_hf_config
+
+
+def _hf_common(c: HFConfig, name: str, seq_len) -> dict:
+    """The ``ModelSpec`` fields every family shares: shape, vocabulary, tying (Gemma ties by
+    default), RMSNorm, RoPE, context, and a gated FFN for SiLU / GeLU activations."""
+    mtype = c.mtype
+    h, n_heads = c.need("hidden_size"), c.need("num_attention_heads")
+    kw = dict(
+        name=name,
+        n_layers=c.need("num_hidden_layers"),
+        d_model=h,
+        n_heads=n_heads,
+        vocab_size=c.need("vocab_size"),
+        tied_embeddings=bool(c.get("tie_word_embeddings", mtype.startswith("gemma"))),
+        norm="rmsnorm",
+        pos_encoding="rope",
+        seq_len=int(seq_len or c.get("max_position_embeddings") or 2048),
+        max_position_embeddings=int(c.get("max_position_embeddings") or 0),
+        source=f"Hugging Face config.json ({c.where})",
+    )
+    act = c.get("hidden_activation") or c.get("hidden_act") or "silu"
+    kw["ffn_type"] = "gated" if act in ("silu", "swish", "gelu", "gelu_pytorch_tanh") else "mlp"
+    return kw
+
+
+#: Per-head (``"head"``) or whole-projection (``"full"``) RMSNorm on Q and K, by family
+#: (transformers' ``modeling_qwen3.py``, ``modeling_gemma3.py``, ``modeling_olmo2.py``).
+HF_QK_NORM = {"qwen3": "head", "qwen3_moe": "head", "gemma3": "head", "gemma3_text": "head",
+              "olmo2": "full"}
+
+
+def _hf_attention(c: HFConfig, kw: dict, notes: list) -> None:
+    """GQA heads, head width, biases (Qwen2: Q/K/V always; gpt-oss: every linear layer), Q/K
+    norms (``HF_QK_NORM``), Gemma's four norms per layer, sliding windows
+    (``_hf_windows``) and the soft-capping note."""
+    mtype = c.mtype
+    kw["n_kv_heads"] = c.get("num_key_value_heads") or kw["n_heads"]
+    if c.get("head_dim"):
+        kw["d_head"] = c.cfg["head_dim"]
+    if mtype == "qwen2":
+        kw["bias"] = "qkv"  # Qwen2 attention always has q/k/v biases
+    elif mtype == "gpt_oss":
+        kw["bias"] = "all"
+    elif c.get("attention_bias"):
+        kw["bias"] = "qkv" if not c.get("mlp_bias") else "all"
+    if mtype in HF_QK_NORM:
+        kw["qk_norm"] = HF_QK_NORM[mtype]
+    if mtype.startswith("gemma"):
+        kw["norms_per_layer"] = 4
+    _hf_windows(c, kw)
+    if c.get("attn_logit_softcapping") or c.get("final_logit_softcapping"):
+        notes.append("Attention and final-logit soft-capping are element-wise (no "
+                     "parameters, < 0.1% of FLOPs) and ignored.")
+
+
+def _hf_windows(c: HFConfig, kw: dict) -> None:
+    """Which layers have a sliding window: those ``layer_types`` marks ``sliding_attention``;
+    else Gemma 2 every other layer, Gemma 3 all but one of every ``sliding_window_pattern``
+    (6); else every layer (Qwen only with ``use_sliding_window``)."""
+    mtype, n_layers = c.mtype, kw["n_layers"]
+    sw = c.get("sliding_window")
+    types = c.get("layer_types")
+    if sw and isinstance(types, list) and len(types) == n_layers:
+        n_local = sum(t == "sliding_attention" for t in types)
+        if n_local:
+            kw.update(sliding_window=int(sw), n_sliding_layers=n_local)
+    elif sw and mtype == "gemma2":
+        kw.update(sliding_window=int(sw), n_sliding_layers=(n_layers + 1) // 2)
+    elif sw and mtype in ("gemma3", "gemma3_text"):
+        period = int(c.get("sliding_window_pattern") or 6)
+        kw.update(sliding_window=int(sw), n_sliding_layers=n_layers - n_layers // period)
+    elif sw and (mtype not in ("qwen2", "qwen3", "qwen3_moe") or c.get("use_sliding_window")):
+        kw["sliding_window"] = int(sw)
+
+
+def _hf_dense(c: HFConfig, kw: dict, notes: list) -> None:
+    """A Llama-style decoder: its attention (``_hf_attention``) and a dense FFN of width
+    ``intermediate_size``."""
+    _hf_attention(c, kw, notes)
+    kw["d_ff"] = c.need("intermediate_size")
+
+
+def _hf_mixtral(c: HFConfig, kw: dict, notes: list) -> None:
+    """Mixtral: MoE on every layer, ``num_local_experts`` experts of width
+    ``intermediate_size``, top ``num_experts_per_tok``."""
+    _hf_attention(c, kw, notes)
+    kw.update(n_experts=c.need("num_local_experts"),
+              n_experts_active=c.need("num_experts_per_tok"),
+              d_ff_expert=c.need("intermediate_size"))
+
+
+def _hf_gpt_oss(c: HFConfig, kw: dict, notes: list) -> None:
+    """gpt-oss: MoE on every layer (as Mixtral) with router biases and one attention-sink logit
+    per head; its MXFP4 release noted."""
+    _hf_attention(c, kw, notes)
+    kw.update(n_experts=c.need("num_local_experts"),
+              n_experts_active=c.need("num_experts_per_tok"),
+              d_ff_expert=c.need("intermediate_size"), attention_sinks=True,
+              router_bias=True)
+    notes.append("MoE weights are released in MXFP4; the count is of parameters, not "
+                 "bytes.")
+
+
+def _hf_qwen3_moe(c: HFConfig, kw: dict, notes: list) -> None:
+    """Qwen3-MoE: ``num_experts`` experts of width ``moe_intermediate_size``, top
+    ``num_experts_per_tok``; layers in ``mlp_only_layers`` (first ones only) or off the
+    ``decoder_sparse_step`` grid are dense, of width ``intermediate_size``."""
+    _hf_attention(c, kw, notes)
+    n_layers = kw["n_layers"]
+    step = int(c.get("decoder_sparse_step") or 1)
+    dense_only = set(c.get("mlp_only_layers") or [])
+    moe_layers = [i for i in range(n_layers) if i not in dense_only and (i + 1) % step == 0]
+    kw.update(n_experts=c.need("num_experts"),
+              n_experts_active=c.need("num_experts_per_tok"),
+              d_ff_expert=c.need("moe_intermediate_size"))
+    if len(moe_layers) != n_layers:
+        if dense_only and step == 1 and sorted(dense_only) == list(range(len(dense_only))):
+            kw["n_dense_layers"] = len(dense_only)
+        elif not dense_only:
+            kw["moe_layer_interval"] = step
+        else:
+            raise ValueError(f"{c.where}: mlp_only_layers={sorted(dense_only)} with "
+                             f"decoder_sparse_step={step} is a layer pattern ModelSpec "
+                             "cannot describe (dense layers first, or every k-th MoE)")
+        kw["d_ff"] = c.need("intermediate_size")
+
+
+def _hf_mla(c: HFConfig, kw: dict, notes: list) -> None:
+    """DeepSeek-V2 / V3: MLA (low-rank Q when ``q_lora_rank`` is set, joint KV factors),
+    ``first_k_dense_replace`` dense layers, routed and shared experts; V3's
+    multi-token-prediction module is not counted."""
+    kw.update(
+        attention="mla",
+        d_head=c.need("qk_nope_head_dim"),
+        qk_rope_head_dim=c.need("qk_rope_head_dim"),
+        v_head_dim=c.need("v_head_dim"),
+        kv_lora_rank=c.need("kv_lora_rank"),
+        q_lora_rank=c.get("q_lora_rank") or 0,
+        d_ff=c.need("intermediate_size"),
+        n_experts=c.need("n_routed_experts"),
+        n_experts_active=c.need("num_experts_per_tok"),
+        n_shared_experts=c.get("n_shared_experts") or 0,
+        d_ff_expert=c.need("moe_intermediate_size"),
+        n_dense_layers=c.get("first_k_dense_replace", 0),
+        moe_layer_interval=c.get("moe_layer_freq", 1),
+    )
+    notes.append("MLA modelled exactly." + (
+        " The multi-token-prediction module is not counted." if c.mtype == "deepseek_v3"
+        else ""))
+
+
+#: The ``model_type`` families ``ModelSpec.from_hf_config`` reads -> the reader that adds the
+#: family's attention and FFN to ``_hf_common``'s fields; any other type with the Llama keys is
+#: read by ``_hf_dense``.
+HF_FAMILY_READERS = {
+    "llama": _hf_dense, "mistral": _hf_dense, "mixtral": _hf_mixtral, "qwen2": _hf_dense,
+    "qwen3": _hf_dense, "qwen3_moe": _hf_qwen3_moe, "phi3": _hf_dense, "olmo2": _hf_dense,
+    "gemma2": _hf_dense, "gemma3": _hf_dense, "gemma3_text": _hf_dense,
+    "gpt_oss": _hf_gpt_oss, "deepseek_v2": _hf_mla, "deepseek_v3": _hf_mla,
+}

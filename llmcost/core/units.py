@@ -19,24 +19,14 @@ HOURS_PER_DAY = 24.0
 DAYS_PER_YEAR = 365.25
 HOURS_PER_YEAR = HOURS_PER_DAY * DAYS_PER_YEAR
 
-KB = 1e3
-MB = 1e6
 GB = 1e9
 TB = 1e12
-PB = 1e15
-KIB = 2.0**10
 MIB = 2.0**20
 GIB = 2.0**30
 TIB = 2.0**40
 
-TERA = 1e12
-PETA = 1e15
-
 #: Bytes per element of each numeric format used in training.
 BYTES_PER_DTYPE = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
-
-#: One PF-day (a unit used by OpenAI and Epoch AI): 1e15 FLOP/s sustained for one day.
-PF_DAY_FLOP = PETA * SECONDS_PER_DAY
 
 
 def _number(value, name: str) -> float:

@@ -28,6 +28,10 @@ between notebooks, and replaces it when it died or does not answer.
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
+
 #: Run once in a new kernel: the imports every notebook makes, then a snapshot of the state
 #: ``RESET`` restores.
 WARM_UP = """\
@@ -47,8 +51,6 @@ _STATE: dict = {}
 def remember_state() -> None:
     """Keep the matplotlib settings and warnings filters of a freshly warmed-up kernel (runs in
     the kernel)."""
-    import warnings
-
     import matplotlib
 
     _STATE["rc"] = matplotlib.rcParams.copy()
@@ -58,12 +60,9 @@ def remember_state() -> None:
 def restore_state(shell) -> None:
     """Forget what the previous notebook left in this kernel (runs in the kernel; see the
     module's docstring for the list). ``shell`` is the kernel's IPython shell."""
-    import warnings
-
     import ipywidgets
     import matplotlib
     import matplotlib.pyplot as plt
-    import numpy as np
 
     if not _STATE:
         raise RuntimeError("restore_state() before remember_state(): the kernel was not warmed "

@@ -24,7 +24,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
-from ..training import batch
+from ..training import batch, batch_analysis
 from ..training.compute import training_run
 from ..training.memory import memory_table
 from ..training.parallel import make_plan
@@ -227,13 +227,14 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
                 dp = gpu_w.value // (tp * pp)
                 k = max(1, min(int(dp_members_per_domain), dp))
                 bw = batch.ring_bandwidth(acc, k, -(-dp // k))
-                a = batch.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
-                                        global_batch_tokens, mfu, price_usd_per_gpu_hour, tp, pp,
-                                        mbs_w.value, loss_w.value,
-                                        None if kaplan_w.value else noise_w.value, dtype,
-                                        grad_bytes_per_param=grad_bytes_per_param,
-                                        pp_schedule=pp_schedule, virtual_stages=virtual_stages,
-                                        bandwidth_bytes_per_s=bw)
+                layout = batch_analysis.BatchLayout(
+                    tp=tp, pp=pp, micro_batch_size=mbs_w.value, pp_schedule=pp_schedule,
+                    virtual_stages=virtual_stages, grad_bytes_per_param=grad_bytes_per_param,
+                    bandwidth_bytes_per_s=bw)
+                a = batch_analysis.analyse_batch(spec, acc, gpu_w.value, train_tokens, seq_len,
+                                                 global_batch_tokens, mfu, price_usd_per_gpu_hour,
+                                                 layout, loss_w.value,
+                                                 None if kaplan_w.value else noise_w.value, dtype)
                 util = batch.matmul_utilisation(spec, mbs_w.value * seq_len, acc, dtype, tp)
                 act = batch.activation_bytes_per_gpu(spec, mbs_w.value, seq_len, tp)
             except ValueError as e:  # a layout that does not divide, a loss below the floor...

@@ -1,7 +1,8 @@
 """How far to trust a predicted MFU: an error band per regime, sized by leave-one-out.
 
 The step-time model (``llmcost.step``) is checked against published runs
-(``step.mfu_validation``: ``data/validation_mfu.csv`` joined to ``data/published_runs.csv``).
+(``step_validation.mfu_validation``: ``data/validation_mfu.csv`` joined to
+``data/published_runs.csv``).
 Every prediction gets a band from the held-out rows of its **regime** (``regime_of``):
 
     (GPU generation: Ampere / Hopper / Blackwell) × (sharding: Megatron 3D = TP/PP/DP with
@@ -11,9 +12,9 @@ Every prediction gets a band from the held-out rows of its **regime** (``regime_
 
 **Held-out** means *not used to fit* anything: ``step.KERNEL_EFFICIENCY`` is fitted to
 Korthikanti et al. 2022 Table 4's per-layer times, the DeepSpeed ZeRO-3 stack's NIC
-setting to three 175B rows, and a quarter of the newer rows (``step.NEWER_SETS``, chosen by a
-hash of their id before any error was computed) are kept for the next parts' fits. It does not
-mean unseen for the older rows (the constants were written with their errors in view).
+setting to three 175B rows, and a quarter of the newer rows (``step_validation.NEWER_SETS``,
+chosen by a hash of their id before any error was computed) are kept for the next parts' fits.
+It does not mean unseen for the older rows (the constants were written with their errors in view).
 
 **The band (split conformal, sign-following).** With the regime's held-out errors
 ``e_j`` (``error`` = predicted / published − 1, MFU basis; a row whose FLOP count is not stated
@@ -52,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import load_accelerator, load_efficiency
-from . import step
+from . import step_validation
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
 ALPHA = 0.10
@@ -116,8 +117,8 @@ def regime_label(regime: dict) -> str:
 @lru_cache(maxsize=4)
 def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False,
                      attention_curve: bool = False) -> pd.DataFrame:
-    """``step.mfu_validation`` over every set (target, outside and newer sets), computed once,
-    with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
+    """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
+    computed once, with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
     ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16 and prices the FP8
     casts (``StepOptions.fp8_as_run``), ``attention_curve=True`` prices the attention core by
@@ -128,8 +129,9 @@ def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False,
         if not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True or False")
     physics = dict(flags)
-    v = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS + step.NEWER_SETS,
-                            physics=physics or None)
+    sv = step_validation
+    v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
+                          physics=physics or None)
     parts = [regime_of(a, zero_stage=z, is_moe=m, dtype=d, seq_len=s, n_params=p) for
              a, z, m, d, s, p in zip(v["accelerator"], v["zero_stage"], v["is_moe"], v["dtype"],
                                      v["seq_len"], v["params"])]
@@ -307,12 +309,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         ``mfu`` outside (0, 1], ``n_gpus`` < 1 or an unknown ``exclude_run``, naming the
         argument.
     """
-    if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
-        raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
-    if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
-        raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
-    if not isinstance(dtype, str):
-        raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
+    _check_band_inputs(mfu, n_gpus, dtype)
     regime = regime_of(accelerator, zero_stage=zero_stage, is_moe=is_moe, dtype=dtype,
                        seq_len=seq_len, n_params=n_params)
     v = validation_table()
@@ -323,20 +320,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     band = band_from_rows(rows)
     c, w = band["center"], band["half_width"]
     label = regime_label(regime)
-    warnings = []
-    if not band["conformal"]:
-        if band["n"]:
-            warnings.append(f"only {band['n']} held-out run(s) in the regime {label} (errors "
-                            f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
-                            f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
-                            f"median error {c:+.1%} ± {w:.0%}.")
-        else:
-            warnings.append(f"no held-out run is published in the regime {label}: the band is "
-                            f"the stated default ±{w:.0%}.")
-    elif not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
-        warnings.append(f"{n_gpus:,} GPUs is more than 4× away from the "
-                        f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
-                        "regime's published runs.")
+    warnings = _evidence_warnings(band, label, rows, n_gpus)
     low = mfu / (1 + c + w)
     if 1 + c - w <= UPPER_BOUND_MARGIN:
         high = 1.0
@@ -345,14 +329,9 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     else:
         high = min(mfu / (1 + c - w), 1.0)
     basis = _check_dtype_basis(accelerator, dtype)
-    mfu16 = mfu * basis
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
-    if best is not None and mfu16 > best:
-        basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-        warnings.append(f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
-                        f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
-                        f"({source}): read it as optimistic.")
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, accelerator))
     if capped:
         high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
         warnings.extend(said)
@@ -362,6 +341,45 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    error_min=band["error_min"], error_max=band["error_max"],
                    best_published=best, best_source=source, warnings=tuple(warnings))
 
+
+def _check_band_inputs(mfu, n_gpus, dtype) -> None:
+    """``mfu_band``'s entry checks, each a ValueError naming the argument."""
+    if isinstance(mfu, bool) or not (isinstance(mfu, numbers.Real) and 0 < mfu <= 1):
+        raise ValueError(f"mfu={mfu!r} must be in (0, 1]")
+    if isinstance(n_gpus, bool) or not (isinstance(n_gpus, numbers.Integral) and n_gpus >= 1):
+        raise ValueError(f"n_gpus={n_gpus!r} must be an integer >= 1")
+    if not isinstance(dtype, str):
+        raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
+
+
+def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) -> list:
+    """What the regime's evidence lacks: fewer than ``MIN_CONFORMAL_ROWS`` held-out runs (the
+    stated default band), none, or a GPU count more than 4× away from its published runs'."""
+    c, w = band["center"], band["half_width"]
+    if not band["conformal"]:
+        if band["n"]:
+            return [f"only {band['n']} held-out run(s) in the regime {label} (errors "
+                    f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
+                    f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
+                    f"median error {c:+.1%} ± {w:.0%}."]
+        return [f"no held-out run is published in the regime {label}: the band is "
+                f"the stated default ±{w:.0%}."]
+    if not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
+        return [f"{n_gpus:,} GPUs is more than 4× away from the "
+                f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
+                "regime's published runs."]
+    return []
+
+
+def _optimism_warning(mfu: float, mfu16: float, best, source: str, accelerator: str) -> list:
+    """A prediction above the best published MFU for the generation and model size
+    (``best_published_mfu``; ``mfu16`` the prediction on the BF16 basis): read as optimistic."""
+    if best is None or not mfu16 > best:
+        return []
+    basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
+    return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
+            f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
+            f"({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per regime with held-out rows: ``n`` (held-out), ``n_calibration``, ``mean_abs_error``,
@@ -479,7 +497,7 @@ def band_for_step(b, plan, model, accelerator: str, exclude_run: str | None = No
 
 
 def add_bands(ranked, model, cluster, dtype: str = "bf16"):
-    """A ``step.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
+    """A ``ranking.rank_plans`` ranking with each row's MFU band: ``mfu_low``, ``mfu_high`` and
     ``band_regime`` columns (``mfu_band``; the band is proportional to the MFU, so one band per
     sharding). Returns a new DataFrame (attrs kept).
 
@@ -490,7 +508,7 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     """
     missing = {"mfu", "zero_stage", "cp", "ep"} - set(getattr(ranked, "columns", ()))
     if missing:
-        raise ValueError(f"ranked lacks the columns {sorted(missing)} (a step.rank_plans table)")
+        raise ValueError(f"ranked lacks the columns {sorted(missing)} (a ranking.rank_plans table)")
     out = ranked.copy()
     out["mfu_low"] = np.nan
     out["mfu_high"] = np.nan

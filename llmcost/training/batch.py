@@ -47,12 +47,13 @@ says so. Every function broadcasts over numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import importlib
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import as_model, load_model, load_published_runs, scenario_cluster
+from ..core.catalog import as_model, load_model, load_published_runs
 from ..core.hardware import Accelerator, Cluster
 from ..core.model import ModelSpec
 from ..core.units import (
@@ -73,9 +74,8 @@ from .compute import (
     model_flops_per_token,
     training_flops,
 )
-from .memory import get_recipe, model_activation_bytes
+from .memory import model_activation_bytes
 from .parallel import ParallelPlan, bubble_fraction
-from .step import scenario_plan
 
 # ------------------------------------------------------------------------------------ constants
 #: Kaplan et al. 2020 Eq. 5.3: B_crit(L) ≈ B*/L^(1/α_B). B* in tokens, L in nats (WebText2, GPT-2
@@ -533,6 +533,16 @@ def gpus_to_fill(batch_tokens, micro_batch_size, seq_len, tp: int = 1, pp: int =
     return n.astype(np.int64) if n.ndim else int(n)
 
 
+def busy_gpus(batch_tokens, n_gpus, micro_batch_size, seq_len, tp=1):
+    """GPUs a batch can keep working: min(n, B·tp / (micro_batch_size · seq_len)), one
+    micro-batch per tp GPUs (``cluster_fill_batch_tokens``; continuous, for ``batch_sweep``)."""
+    return np.minimum(n_gpus, np.asarray(batch_tokens)
+                      * as_array(tp, "tp", positive=True, integer=True)
+                      / (as_array(micro_batch_size, "micro_batch_size", positive=True,
+                                  integer=True)
+                         * as_array(seq_len, "seq_len", positive=True)))
+
+
 def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator: Accelerator,
                 n_gpus, mfu, price_usd_per_gpu_hour, seq_len, micro_batch_size=1, tp=1,
                 dtype: str = "bf16", comm_s_per_step=0.0):
@@ -596,10 +606,7 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     model_flops = np.asarray(training_flops(model, tokens, seq_len, method=MFU_METHOD,
                                             causal=MFU_CAUSAL))
     compute_hours = np.asarray(gpu_hours(model_flops, accelerator, mfu, dtype))
-    busy = np.minimum(n, np.asarray(b) * as_array(tp, "tp", positive=True, integer=True)
-                      / (as_array(micro_batch_size, "micro_batch_size", positive=True,
-                                  integer=True)
-                         * as_array(seq_len, "seq_len", positive=True)))
+    busy = busy_gpus(b, n, micro_batch_size, seq_len, tp)
     comm = steps * as_array(comm_s_per_step, "comm_s_per_step", nonnegative=True)
     wall = compute_hours * SECONDS_PER_HOUR / busy + comm
     reserved = n * wall / SECONDS_PER_HOUR
@@ -841,14 +848,6 @@ def matmul_intensity(tokens, d_in, d_out, bytes_per_element=2):
     return scalar_or_array(2.0 * t * a * o / (beta * (t * a + a * o + t * o)))
 
 
-def roofline_fraction(intensity, ridge):
-    """Attainable fraction of peak for a kernel of ``intensity`` on a roofline with ``ridge``:
-    min(1, I / ridge). An upper bound: real kernels reach less (tiling, launch overheads)."""
-    i = as_array(intensity, "intensity", positive=True)
-    r = as_array(ridge, "ridge", positive=True)
-    return scalar_or_array(np.minimum(1.0, i / r))
-
-
 def model_matmul_shapes(model: ModelSpec, tp: int = 1):
     """The weight matmuls of a model's transformer layers, as one GPU of a tensor-parallel group
     sees them (column-parallel outputs and row-parallel inputs divided by ``tp``).
@@ -1083,269 +1082,7 @@ def published_batch_comparison(runs=None):
     return pd.DataFrame(rows).sort_values("compute_flops").reset_index(drop=True)
 
 
-# ------------------------------------------------------------------ one scenario, all sides
-@dataclass(frozen=True)
-class BatchAnalysis:
-    """The batch-size picture for one scenario (build it with ``analyse_batch``).
-
-    Attributes
-    ----------
-    target : BatchTarget
-        The target loss, B_noise, S_min and E_min.
-    fill_batch_tokens : float
-        The smallest batch that keeps every GPU busy (``cluster_fill_batch_tokens``).
-    dp : int
-        Data-parallel replicas.
-    micro_batches_per_step : int
-        Micro-batches per replica per step at the planned batch (``accumulation_steps``).
-    allreduce_s : float
-        Gradient all-reduce per step (``dp_gradient_sync``), seconds.
-    key_batches : DataFrame
-        ``batch_sweep`` rows for the planned batch on the scenario's cluster and for B_noise/4,
-        B_noise and 4·B_noise with the GPUs that batch can keep busy (at least the scenario's),
-        labelled in a ``case`` column.
-    deepseek : dict
-        ``deepseek_hyperparameters`` for the scenario's model and tokens.
-    exposed_fraction : float
-        Share of a step the all-reduce takes at the planned batch if not overlapped.
-    activation_bytes_per_gpu : float
-        ``activation_bytes_per_gpu`` at the scenario's micro-batch (estimate, FlashAttention).
-    global_batch_tokens, n_gpus, micro_batch_size, tp, cp, pp : the scenario's values.
-    bubble_fraction : float
-        Share of a step the pipeline idles at the planned batch: b/(1+b) with b =
-        ``parallel.bubble_fraction(pp, m, schedule, v)`` ((p−1)/(v·m) for 1F1B/interleaved).
-    low_bubble_batch_tokens : float
-        The smallest batch whose bubble is at most ``BUBBLE_TARGET`` of a step
-        (``low_bubble_batch_tokens``).
-    dp_bandwidth_bytes_per_s, dp_links, dp_members_per_domain
-        The data-parallel ring's bandwidth and placement (``dp_sync_bandwidth``).
-    """
-
-    target: BatchTarget
-    fill_batch_tokens: float
-    dp: int
-    micro_batches_per_step: int
-    allreduce_s: float
-    key_batches: object
-    deepseek: dict
-    exposed_fraction: float
-    activation_bytes_per_gpu: float
-    global_batch_tokens: float
-    n_gpus: int
-    micro_batch_size: int
-    tp: int
-    cp: int = 1
-    # ---- the pipeline bubble at the plan's batch and the DP placement
-    pp: int = 1
-    bubble_fraction: float = 0.0  # share of a step the pipeline idles, at the plan's batch
-    low_bubble_batch_tokens: float = float("nan")  # smallest batch with bubble <= BUBBLE_TARGET
-    dp_bandwidth_bytes_per_s: float = float("nan")  # per GPU per direction, from the placement
-    dp_links: str = ""  # "scale-up", "scale-out" or "both" (comm.placement)
-    dp_members_per_domain: int = 1
-
-
-def analyse_batch(model: ModelSpec, accelerator: Accelerator, n_gpus: int, train_tokens,
-                  seq_len: int, global_batch_tokens, mfu, price_usd_per_gpu_hour, tp: int = 1,
-                  pp: int = 1, micro_batch_size: int = 1, target_loss=None, b_noise_tokens=None,
-                  dtype: str = "bf16", cp: int = 1, recompute: str = "none",
-                  grad_bytes_per_param: float = 2.0, pp_schedule: str = "1f1b",
-                  virtual_stages: int = 1, bandwidth_bytes_per_s=None) -> BatchAnalysis:
-    """Everything notebook 02 reports for a scenario, in one call (see ``BatchAnalysis``).
-
-    ``tp``, ``pp``, ``cp``, ``micro_batch_size`` and ``recompute`` describe the parallel plan
-    (``llmcost.parallel``): a sequence is split over tp·cp GPUs, so data parallelism is
-    n_gpus / (tp·pp·cp) and the batch that fills the cluster counts tp·cp GPUs per micro-batch.
-    ``grad_bytes_per_param`` is the gradient format reduced across data-parallel ranks (4 for
-    the fp32 reduction of Megatron-LM and Llama 3; ``scenario_batch_analysis`` takes it from
-    ``optimizer_recipe``). ``pp_schedule`` and ``virtual_stages`` give the pipeline bubble;
-    ``bandwidth_bytes_per_s`` the DP ring's per-GPU bandwidth (``dp_sync_bandwidth``; default:
-    the accelerator's scale-out figure, one NIC per GPU).
-
-    What each attribute is (m = global_batch_tokens / (dp · micro_batch_size · seq_len) the
-    micro-batches per replica, dp = n_gpus / (tp·pp·cp)):
-
-    * ``target``: ``batch_target`` (Kaplan et al. 2020 Eq. 5.3–5.6, McCandlish et al. 2018 §2);
-    * ``fill_batch_tokens`` = n_gpus · micro_batch_size · seq_len / (tp·cp): m = pp, every
-      pipeline stage has a micro-batch (``cluster_fill_batch_tokens``);
-    * ``bubble_fraction`` = b/(1+b), b = (pp−1)/(v·m) (Narayanan et al. 2021 §2.2), and
-      ``low_bubble_batch_tokens`` where it falls to ``BUBBLE_TARGET``;
-    * ``allreduce_s`` = 2·(n−1)/n · G/B with n = dp·cp, G = grad_bytes_per_param · N/(tp·pp), B
-      the ring bandwidth (Patarasuk & Yuan 2009), ``exposed_fraction`` = all-reduce / (all-reduce
-      + compute) (``dp_gradient_sync``);
-    * ``key_batches``: ``batch_sweep`` rows (S(B), E(B), GPU-hours = model FLOPs/(peak·MFU));
-    * ``deepseek``: B_opt = 0.2920·C^0.3271, η_opt = 0.3118·C^−0.1250, C = M·D
-      (``deepseek_hyperparameters``, DeepSeek-AI 2024 Eq. 1).
-
-    Raises
-    ------
-    ValueError
-        A layout that does not divide (tp·pp·cp and n_gpus, micro-batches and the global batch),
-        a target loss below the fit's irreducible term, or any non-positive input.
-    """
-    group = tp * cp  # GPUs that share one micro-batch in one pipeline stage
-    dp = data_parallel_degree(n_gpus, group, pp)
-    m = accumulation_steps(global_batch_tokens, micro_batch_size, seq_len, dp)
-    target = batch_target(model, target_loss, train_tokens, global_batch_tokens, b_noise_tokens)
-    fill = float(cluster_fill_batch_tokens(n_gpus, micro_batch_size, seq_len, group))
-    sync = dp_gradient_sync(model, n_gpus, tp, pp, global_batch_tokens, accelerator, mfu, dtype,
-                            grad_bytes_per_param=grad_bytes_per_param, seq_len=seq_len,
-                            bandwidth_bytes_per_s=bandwidth_bytes_per_s)
-    bubble = float(bubble_fraction(pp, m, pp_schedule, virtual_stages, relative_to="total"))
-    low = float(low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, pp_schedule,
-                                        virtual_stages))
-    bw = float(accelerator.scaleout_bytes_per_s_per_dir if bandwidth_bytes_per_s is None
-               else bandwidth_bytes_per_s)
-    bn = target.b_noise_tokens
-    batches = np.array([global_batch_tokens, bn / 4, bn, 4 * bn], dtype=float)
-    gpus = np.maximum(n_gpus, gpus_to_fill(batches, micro_batch_size, seq_len, group, pp))
-    gpus[0] = n_gpus
-    rows = batch_sweep(target, batches, model, accelerator, gpus, mfu, price_usd_per_gpu_hour,
-                       seq_len, micro_batch_size, group, dtype)
-    rows.insert(0, "case", ["plan", "B_noise / 4", "B_noise", "4 · B_noise"])
-    ds = deepseek_hyperparameters(model.n_layers, model.d_model, seq_len, train_tokens)
-    act = float(activation_bytes_per_gpu(model, micro_batch_size, seq_len, tp,
-                                         recompute=recompute, cp=cp))
-    return BatchAnalysis(target=target, fill_batch_tokens=fill, dp=dp, micro_batches_per_step=m,
-                         allreduce_s=float(sync["allreduce_s"].iloc[0]),
-                         key_batches=pd.DataFrame(rows), deepseek=ds,
-                         exposed_fraction=float(sync["exposed_fraction"].iloc[0]),
-                         activation_bytes_per_gpu=act,
-                         global_batch_tokens=float(global_batch_tokens), n_gpus=int(n_gpus),
-                         micro_batch_size=int(micro_batch_size), tp=int(tp), cp=int(cp),
-                         pp=int(pp), bubble_fraction=bubble, low_bubble_batch_tokens=low,
-                         dp_bandwidth_bytes_per_s=bw)
-
-
-def batch_verdict(analysis: BatchAnalysis) -> list[str]:
-    """The answer to "how big should the batch be?" for a scenario, as sentences computed from
-    ``analysis`` (no fixed text: every number and every regime follows from the inputs).
-
-    Regimes around the critical batch (McCandlish et al. 2018 §2; Kaplan et al. 2020 §5.1); the
-    factor-of-two boundaries are this workbook's convention, not thresholds from the papers:
-    B < B_noise/2 is compute-efficient (≤ 1.5·E_min tokens) but needs ≥ 3·S_min steps;
-    B_noise/2 ≤ B ≤ 2·B_noise is the balanced region; B > 2·B_noise buys little time (≤ 1.5·S_min
-    steps either way) for ≥ 3·E_min tokens.
-    """
-    t = analysis.target
-    b, n_gpus = analysis.global_batch_tokens, analysis.n_gpus
-    bn, fill = t.b_noise_tokens, analysis.fill_batch_tokens
-    r = b / bn
-    kb = analysis.key_batches.set_index("case")
-    plan, crit = kb.loc["plan"], kb.loc["B_noise"]
-    lines = [
-        f"Target: {t.loss_nats:.3f} nats on Kaplan's scale ({t.loss_source}); critical batch "
-        f"B_noise ≈ {fmt_count(bn, 3)} tokens ({t.b_noise_source}).",
-        f"The plan's {fmt_count(b, 3)} tokens per step is {r:.2f}·B_noise: it needs "
-        f"{plan.tokens_over_e_min:.2f}× the minimum tokens and {plan.steps_over_s_min:.2f}× the "
-        "minimum steps.",
-    ]
-    if r < 0.5:
-        lines.append("That is well below the critical batch: compute-efficient, and a bigger batch "
-                     "(with more GPUs) would buy time cheaply.")
-    elif r <= 2:
-        lines.append("That is near the critical batch: a balanced trade between time and compute.")
-    else:
-        lines.append("That is above the critical batch: the extra batch buys little time and "
-                     "spends extra tokens.")
-    if b < fill * (1 - 1e-9):
-        lines.append(f"It is too small to keep {n_gpus:,} GPUs busy: only {plan.busy_gpus / n_gpus:.0%}"
-                     f" of them work; the smallest batch that fills the cluster is "
-                     f"{fmt_count(fill, 3)} tokens.")
-    else:
-        lines.append(f"It gives all {n_gpus:,} GPUs work ({b / fill:,.3g}× the {fmt_count(fill, 3)}"
-                     f"-token minimum; {analysis.micro_batches_per_step} micro-batches per replica "
-                     "per step).")
-    if analysis.pp > 1:
-        ok = analysis.bubble_fraction <= BUBBLE_TARGET + 1e-12
-        lines.append(f"The pipeline bubble idles {analysis.bubble_fraction:.1%} of each step at this "
-                     f"batch ({'at most' if ok else 'above'} the {BUBBLE_TARGET:.0%} this workbook "
-                     f"takes as full); a bubble of at most {BUBBLE_TARGET:.0%} needs at least "
-                     f"{fmt_count(analysis.low_bubble_batch_tokens, 3)} tokens per step on these "
-                     "GPUs.")
-    dt = float(t.steps(2 * b) / t.steps(b)) - 1
-    dh = float(t.tokens(2 * b) / t.tokens(b)) - 1
-    if 2 * b <= fill * (1 + 1e-9):  # idle GPUs take the extra work: same step time, fewer steps
-        lines.append(f"Doubling the batch on the same GPUs ({fmt_count(2 * b, 3)} tokens) changes "
-                     f"wall-clock and reserved GPU-hours by {dt:+.0%} (compute {dh:+.0%}).")
-    else:
-        lines.append(f"Doubling batch and GPUs ({fmt_count(2 * b, 3)} tokens on {2 * n_gpus:,} "
-                     f"GPUs) changes wall-clock by {dt:+.0%} and GPU-hours by {dh:+.0%}.")
-    lines.append(f"At B_noise ({fmt_count(bn, 3)} tokens on {int(crit.n_gpus):,} GPUs) the run "
-                 f"takes {crit.wall_clock_days:.3g} days and {fmt_count(crit.reserved_gpu_hours, 3)}"
-                 f" GPU-hours, against {plan.wall_clock_days:.3g} days and "
-                 f"{fmt_count(plan.reserved_gpu_hours, 3)} for the plan.")
-    fill = max(fill, analysis.low_bubble_batch_tokens) if analysis.pp > 1 else fill
-    if fill <= bn:
-        lines.append(f"Batch window for this run: from {fmt_count(fill, 3)} tokens (fills the GPUs"
-                     + (f", bubble ≤ {BUBBLE_TARGET:.0%}" if analysis.pp > 1 else "") + ") "
-                     f"to about {fmt_count(bn, 3)} (the critical batch); below it GPUs idle, "
-                     "above it compute is wasted.")
-    else:
-        lines.append(f"No good window: filling {n_gpus:,} GPUs takes {fmt_count(fill, 3)} tokens "
-                     f"per step, {fill / bn:.2g}× the critical batch, so the cluster is larger "
-                     "than this target can use efficiently (fewer GPUs, more tensor parallelism, "
-                     "or a lower loss target, where B_noise is larger).")
-    return lines
-
-
-def headline_figures(analysis: BatchAnalysis) -> list[tuple]:
-    """Notebook 02's headline figures as (key, label, value, unit, note) tuples, for
-    ``report.summary_row``. Each figure and its formula (B the planned batch, N Kaplan's
-    non-embedding active parameters, m micro-batches per replica, dp replicas):
-
-    * ``batch_target_loss`` L: the fixed point of L = (N_c/N)^0.077 + (S_c/S_min)^0.76 with
-      S_min = S(B)/(1 + B_crit(L)/B), S(B) = D/B (Kaplan et al. 2020 Eq. 5.4, 5.6, Table 3), or
-      the scenario's ``batch_target_loss``;
-    * ``b_noise_tokens`` B_noise = B*/L^(1/α_B), B* = 2·10^8 tokens, α_B = 0.21 (Eq. 5.3), or
-      the scenario's ``batch_noise_tokens``;
-    * ``plan_over_b_noise`` = B / B_noise;
-    * ``fill_batch_tokens`` = n_gpus · micro_batch_size · seq_len / (tp·cp) (m = pp);
-    * ``plan_bubble_fraction`` = b/(1+b), b = (pp−1)/(v·m) (Narayanan et al. 2021 §2.2);
-      ``low_bubble_batch_tokens``: the least B with that share ≤ ``BUBBLE_TARGET``;
-    * ``plan_tokens_over_e_min`` = 1 + B/B_noise; ``plan_steps_over_s_min`` = 1 + B_noise/B
-      (McCandlish et al. 2018 §2);
-    * ``b_noise_wall_clock_days``, ``b_noise_gpu_hours``: ``batch_sweep`` at B = B_noise with
-      the GPUs it keeps busy: GPU-hours = 2·E_min · F_model / (peak · MFU · 3600), wall-clock =
-      GPU-hours · 3600 / busy GPUs;
-    * ``deepseek_b_opt_tokens`` = 0.2920·C^0.3271 and ``deepseek_lr`` = 0.3118·C^−0.1250 with
-      C = M·D, M = 72·L·d² + 12·L·d·s (DeepSeek-AI 2024 Eq. 1–2);
-    * ``allreduce_exposed_fraction`` = T_ar/(T_ar + T_compute), T_ar = 2·(n−1)/n · G/B_ring
-      (``dp_gradient_sync``, ``dp_sync_bandwidth``);
-    * ``activation_gb_per_gpu``: ``activation_bytes_per_gpu`` (Korthikanti et al. 2022 Table 2).
-    """
-    t, kb = analysis.target, analysis.key_batches.set_index("case")
-    plan, crit = kb.loc["plan"], kb.loc["B_noise"]
-    return [
-        ("batch_target_loss", "target loss", t.loss_nats, "nats", "Kaplan et al. 2020 scale"),
-        ("b_noise_tokens", "critical batch B_noise", t.b_noise_tokens, "tokens",
-         t.b_noise_source),
-        ("plan_over_b_noise", "planned batch / B_noise",
-         analysis.global_batch_tokens / t.b_noise_tokens, "", "McCandlish et al. 2018"),
-        ("fill_batch_tokens", "batch that gives every GPU work", analysis.fill_batch_tokens,
-         "tokens", f"{analysis.n_gpus:,} GPUs, micro-batch {analysis.micro_batch_size}, "
-         f"TP {analysis.tp}" + (f" × CP {analysis.cp}" if analysis.cp > 1 else "")),
-        ("plan_bubble_fraction", "pipeline bubble at the plan's batch", analysis.bubble_fraction,
-         "", f"share of a step, PP {analysis.pp}, {analysis.micro_batches_per_step} micro-batches"),
-        ("low_bubble_batch_tokens", f"batch for a bubble ≤ {BUBBLE_TARGET:.0%}",
-         analysis.low_bubble_batch_tokens, "tokens", "same cluster and micro-batch"),
-        ("plan_tokens_over_e_min", "plan's tokens / E_min", plan.tokens_over_e_min, "", ""),
-        ("plan_steps_over_s_min", "plan's steps / S_min", plan.steps_over_s_min, "", ""),
-        ("b_noise_wall_clock_days", "wall-clock at B_noise", crit.wall_clock_days, "days",
-         f"{int(crit.n_gpus):,} GPUs; plan: {plan.wall_clock_days:.3g} days"),
-        ("b_noise_gpu_hours", "GPU-hours at B_noise", crit.reserved_gpu_hours, "GPU-h",
-         f"plan: {plan.reserved_gpu_hours:,.0f}"),
-        ("deepseek_b_opt_tokens", "DeepSeek LLM B_opt", analysis.deepseek["batch_tokens"],
-         "tokens", "C = M·D, DeepSeek LLM Eq. 1"),
-        ("deepseek_lr", "DeepSeek LLM η_opt", analysis.deepseek["lr"], "", "AdamW peak"),
-        ("allreduce_exposed_fraction", "all-reduce share of a step", analysis.exposed_fraction,
-         "", "at the plan's batch, if not overlapped"),
-        ("activation_gb_per_gpu", "activation memory per GPU",
-         analysis.activation_bytes_per_gpu / 1e9, "GB",
-         "llmcost.memory, FlashAttention, first pipeline stage"),
-    ]
-
-
-# ---- notebook 02's plan analysis in one hop; the DP placement shared with notebook 04
+# ---- the batch for a full pipeline and the DP ring's placement (notebooks 02 and 04)
 #: The pipeline bubble (share of a step) below which this workbook calls a pipeline full: a
 #: convention for the "low-bubble batch", not a threshold from a paper.
 BUBBLE_TARGET = 0.10
@@ -1441,47 +1178,22 @@ def ring_bandwidth(accelerator: Accelerator, members_per_domain: int, domains: i
     return float(min(up, k * out)) if up else float(out)
 
 
-def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
-                            price_usd_per_gpu_hour: float = 1.0):
-    """Notebook 02's plan analysis from scenario parameters: ``(plan, cluster, analysis)``.
+# ----------------------------------------------------------------------------- moved names
+#: Names that moved to ``batch_analysis`` (notebook 02's analysis of one scenario) -> that
+#: module. ``batch.analyse_batch`` … keep resolving there for notebooks and scripts written
+#: against ``batch`` (a module ``__getattr__``, PEP 562: ``batch_analysis`` imports this module,
+#: so a top-level import back would be a cycle). New code imports ``batch_analysis``.
+MOVED = dict.fromkeys(("BatchAnalysis", "BatchLayout", "analyse_batch", "batch_verdict",
+                       "headline_figures", "scenario_batch_analysis"), "batch_analysis")
 
-    ``price_usd_per_gpu_hour`` prices the ``key_batches`` rows (the notebook passes the price
-    ``llmcost.resolve_price`` gives for the scenario; default 1, costs in GPU-hours).
 
-    * plan = ``step.scenario_plan(p)``: the fields the scenario fixes, the free ones
-      chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
-      step-time model's predicted step time (``llmcost.step``; notebook 04) — the plan notebooks
-      03 and 04 show;
-    * gradient bytes per parameter = ``memory.get_recipe(optimizer_recipe).grads_bytes`` (4 for
-      ``bf16_adam_fp32_grads``: fp32 gradients reduced across DP, as Megatron-LM does);
-    * DP ring bandwidth = ``dp_sync_bandwidth(plan, cluster)`` (the placement of
-      ``comm.placement``);
-    * analysis = ``analyse_batch(...)`` with the plan's tp, pp, cp, micro-batch, schedule,
-      virtual stages and recomputation (its docstring writes every formula).
+def __getattr__(name: str):
+    """``batch.<name>`` for a name of ``MOVED``: the object in its new module."""
+    home = MOVED.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__package__}.{home}"), name)
 
-    Raises
-    ------
-    ValueError (ScenarioError, PlanError)
-        What ``step.scenario_plan`` or ``analyse_batch`` refuse.
-    """
-    if not isinstance(p, dict):
-        raise ValueError(f"p={p!r:.60} must be a dict of scenario parameters")
-    missing = [k for k in ("model", "accelerator", "n_gpus", "train_tokens", "seq_len",
-                           "global_batch_tokens", "mfu", "optimizer_recipe") if k not in p]
-    if missing:
-        raise ValueError(f"p has no {missing[0]!r}: scenario_batch_analysis needs it")
-    model = as_model(model if model is not None else p["model"], needs="a batch analysis")
-    plan = scenario_plan(p, model)
-    cluster = scenario_cluster(p)
-    bw = dp_sync_bandwidth(plan, cluster)
-    price = price_usd_per_gpu_hour
-    a = analyse_batch(model, cluster.accelerator, p["n_gpus"], p["train_tokens"], p["seq_len"],
-                      p["global_batch_tokens"], p["mfu"], price, plan.tp, plan.pp,
-                      plan.micro_batch_size, p.get("batch_target_loss"),
-                      p.get("batch_noise_tokens"), p.get("dtype", "bf16"), cp=plan.cp,
-                      recompute=plan.recompute,
-                      grad_bytes_per_param=get_recipe(p["optimizer_recipe"]).grads_bytes,
-                      pp_schedule=plan.schedule, virtual_stages=plan.virtual_stages,
-                      bandwidth_bytes_per_s=bw["bandwidth_bytes_per_s"])
-    a = replace(a, dp_links=bw["links"], dp_members_per_domain=bw["members_per_domain"])
-    return plan, cluster, a
+
+def __dir__():
+    return sorted(set(globals()) | set(MOVED))

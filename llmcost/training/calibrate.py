@@ -38,12 +38,11 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
-from ..core.catalog import DATA_DIR, as_model, load_accelerator, load_model, load_published_runs
+from ..core.catalog import as_model, load_accelerator, load_model, load_published_runs
 from ..core.hardware import Cluster, Efficiency
 from ..core.model import ModelSpec
-from . import memory, step
+from . import memory, step, step_scenario, step_validation
 from .options import StepOptions
 from .parallel import ParallelPlan, make_plan
 
@@ -359,6 +358,24 @@ def calibrate(pilots) -> Calibration:
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
     msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.0f} is above what the "
            f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
+    c, k, net_ok = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
+    eff = scaled_efficiency(base, c, 1.0, k)
+    ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k)
+    unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
+                      base).mfu for p in pilots)
+    return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
+                       scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
+                       not_identified=tuple(not_ident), uncalibrated_mfu=unc,
+                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
+
+
+def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: float, msg: str):
+    """``calibrate``'s fit: ``(c, k, net_ok)``. The compute factor c solves
+    ``resid(p0, c, k) = 0`` on the smallest pilot (in [0.05, cmax]); with two scales the
+    scale-out factor k solves ``resid(big, c, k) = 0`` on the largest (in [0.02, omax]),
+    alternated until c moves by < 1e-4 (at most 6 rounds). When no k within the datasheet bound
+    explains the largest pilot (``net_ok`` False), k = 1 and c is the least-squares factor of
+    every pilot in log step time (golden section on log c)."""
     c, k, net_ok = 1.0, 1.0, True
     for _ in range(6 if two_scale else 1):
         c_new = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg)
@@ -379,7 +396,12 @@ def calibrate(pilots) -> Calibration:
         k = 1.0
         c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
                                                 for p in pilots), 0.05, cmax)
-    eff = scaled_efficiency(base, c, 1.0, k)
+    return c, k, net_ok
+
+
+def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: float):
+    """What the pilots identify and what they do not, as ``calibrate`` reports it:
+    ``(identified, not_identified)`` lists of sentences."""
     ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f}"]
     not_ident = []
     if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
@@ -401,13 +423,7 @@ def calibrate(pilots) -> Calibration:
     for d, name in dims.items():
         if max(getattr(p.plan, d) for p in pilots) == 1:
             not_ident.append(f"{name} parallelism ({d.upper()}): not exercised by the pilot")
-    unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
-                      base).mfu for p in pilots)
-    return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
-                       scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
-                       not_identified=tuple(not_ident), uncalibrated_mfu=unc,
-                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
-
+    return ident, not_ident
 
 def same_model(a, b) -> bool:
     """Whether two models have the same shape (every ``ModelSpec`` field but the name and the
@@ -520,48 +536,29 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
 
 def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     """A published run of ``data/validation_mfu.csv`` as a ``Pilot``: the plan and settings
-    ``step.mfu_validation`` prices it with, and its measured throughput, tokens/s per GPU =
-    reported MFU (workbook basis, dense BF16 peak) × peak ÷ ``flops_per_token(causal=False)``
-    (``reported_mfu``: the row's ``step.mfu_validation`` value, computed when not given).
+    ``step_validation.mfu_validation`` prices it with, and its measured throughput, tokens/s per
+    GPU = reported MFU (workbook basis, dense BF16 peak) × peak ÷ ``flops_per_token(causal=False)``
+    (``reported_mfu``: the row's ``step_validation.mfu_validation`` value, computed when not
+    given).
 
     Raises
     ------
     ValueError
         ``run_id`` not in the validation table.
     """
-    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    cfg = step_validation.validation_configs().set_index("run_id")
     if run_id not in cfg.index:
         raise ValueError(f"run_id={run_id!r} is not in data/validation_mfu.csv")
-    c = cfg.loc[run_id]
+    c = cfg.loc[run_id].copy()
+    c["run_id"] = run_id
     r = load_published_runs().set_index("run_id").loc[run_id]
     s = int(r["seq_len"])
-    if c["model_spec"] == "catalog":
-        model = load_model(r["catalog_model"])
-    else:
-        model = step.gpt_model(run_id, int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
-                               int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
+    model = step_validation.row_model(c, r, s)
     acc = load_accelerator(r["catalog_accelerator"])
-    n = int(r["n_accelerators"])
-    v = int(c["pp_virtual_stages"])
-    cp = int(r["cp"]) if np.isfinite(r["cp"]) else 1
-    ep = int(r["ep"]) if np.isfinite(r["ep"]) else 1
-    flag = lambda x: str(x).lower() == "true"
-    dtype = c["dtype"] if isinstance(c["dtype"], str) and c["dtype"] else "bf16"
-    gate = c["moe_gate"] if isinstance(c["moe_gate"], str) and c["moe_gate"] else "learned"
-    flushes = int(c["pipeline_flushes"]) if np.isfinite(c["pipeline_flushes"]) else 1
-    plan = make_plan(model, n, int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
-                     pp=int(r["pp"]), cp=cp, ep=ep, micro_batch_size=int(c["micro_batch_size"]),
-                     virtual_stages=v, schedule="interleaved" if v > 1 else "1f1b",
-                     recompute=c["recompute"], sequence_parallel=flag(c["sequence_parallel"]),
-                     zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
-    options = StepOptions(recipe=c["optimizer_recipe"],
-                          flash_attention=flag(c["flash_attention"]), dropout=flag(c["dropout"]),
-                          tp_overlap=c["comm_tp_overlap"], pp_overlap=flag(c["comm_pp_overlap"]),
-                          dp_overlap=flag(c["comm_dp_overlap"]),
-                          stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-                          dtype=dtype, moe_gate=gate, pipeline_flushes=flushes)
+    plan = step_validation.row_plan(c, r, model, s)
+    options = step_validation.row_options(c)
     if reported_mfu is None:
-        reported_mfu = step.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
+        reported_mfu = step_validation.mfu_validation(sets=(c["set"],)).set_index("run_id").loc[
             run_id, "reported_mfu"]
     peak = acc.peak_flops_per_s("bf16")
     tps = float(reported_mfu) * peak / float(model.flops_per_token(s, causal=False))
@@ -571,7 +568,8 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
 
 def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
-    and ``StepOptions`` (``step.scenario_step_options``: dtype, stack, recipe, overlaps), each
+    and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
+    overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
     stage 0, recompute none; sequence length and global batch tokens the scenario's).
 
@@ -585,7 +583,7 @@ def pilots_from_scenario(p: dict) -> list:
         raise ValueError("pilot: the scenario has no pilot runs; add a list of {n_gpus, "
                          "tokens_per_s_per_gpu, tp?, pp?, ...}")
     model = load_model(p["model"])
-    options = step.scenario_step_options(p)
+    options = step_scenario.scenario_step_options(p)
     out = []
     for i, r in enumerate(recs):
         s = int(r.get("seq_len", p["seq_len"]))
@@ -616,7 +614,8 @@ def pilots_from_scenario(p: dict) -> list:
 
 
 def scenario_calibration(p: dict) -> tuple:
-    """Calibrate on the scenario's pilots and extrapolate to its plan (``step.scenario_plan``).
+    """Calibrate on the scenario's pilots and extrapolate to its plan
+    (``step_scenario.scenario_plan``).
 
     Returns
     -------
@@ -636,6 +635,7 @@ def scenario_calibration(p: dict) -> tuple:
                          "to")
     c = calibrate(pilots)
     model = load_model(p["model"])
-    plan = step.scenario_plan(p, model)
-    x = extrapolate(c, model, plan, int(p["seq_len"]), options=step.scenario_step_options(p))
+    plan = step_scenario.scenario_plan(p, model)
+    x = extrapolate(c, model, plan, int(p["seq_len"]),
+                    options=step_scenario.scenario_step_options(p))
     return c, x, plan

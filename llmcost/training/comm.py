@@ -553,6 +553,39 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     p_ne = nd * p_dense + nm * p_moe
     p_ex = nm * p_exp
     g = dp * cp
+    dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, layers, full)
+    place = _volume_links(plan, cluster)
+    rows = [
+        ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
+         ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m
+         if t > 1 else 0, tp_bytes, tp_time, place["TP"]),
+        ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * layers * m
+         if cp > 1 else 0, cp_bytes, cp_time, place["CP"]),
+        ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * nm * m if ep > 1 else 0,
+         ep_bytes, ep_time, place["EP"]),
+        ("PP", "send/recv activations and gradients", 2.0 * v * m if pp > 1 else 0, pp_bytes,
+         pp_time, place["PP"]),
+        ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
+         place["DP (dense, with CP)"]),
+    ]
+    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
+                                       "time_s", "links"]).set_index("dimension")
+
+
+def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: float,
+               full: bool):
+    """``comm_volume``'s DP row: ``(bytes, seconds, what runs, how many per step)`` of the
+    data-parallel / ZeRO collectives of one GPU holding ``p_ne`` non-expert and ``p_ex`` expert
+    parameters (``layers`` layers): ZeRO-0 one gradient all-reduce, ZeRO-1 a gradient
+    reduce-scatter and a weight all-gather, ZeRO-2 the reduce-scatter per micro-batch, ZeRO-3
+    per micro-batch a gather of the weights for the forward and the backward pass (and the
+    recomputed forward under ``full``) and a gradient reduce-scatter, over the shard group; with
+    HSDP once per step an all-reduce of each rank's gradient shard over the replicas. Bytes per
+    collective as the module docstring's ring formulas, times by NCCL's cost model
+    (``fig.nccl``), as the step engine times them."""
+    t, cp, ep, dp = float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp)
+    m = float(plan.n_microbatches)
+    g = dp * cp
     gx = max(g / ep, 1.0)
 
     def dp_bytes_time(op, nbytes, g=g, gx=gx, st=t, stx=t * cp * ep, p_ne=p_ne, p_ex=p_ex):
@@ -563,7 +596,7 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
             float(fig.nccl(op, p_ex * nbytes, gx, stx)) if p_ex else 0.0)
         return b, tt
 
-    gb, wb = float(rcp.grads_bytes), 2.0
+    gb, wb = grads_bytes, 2.0
     z = plan.zero_stage
     if z == 0:
         (dpb, dpt), what, per = dp_bytes_time("all_reduce", gb), "all-reduce (gradients)", 1
@@ -595,26 +628,17 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
             dpb, dpt, per = dpb + b3, dpt + t3, per + 1
             what += f" in the {int(f)}-rank shard group; all-reduce of the gradient shard " \
                 f"over {int(r)} replicas"
+    return dpb, dpt, what, per
+
+
+def _volume_links(plan, cluster: Cluster) -> pd.Series:
+    """The links each dimension's collectives cross (``placement``), by dimension; with HSDP
+    the DP row names the shard group's and the replicas' links."""
     place = placement(plan, cluster).set_index("dimension")["links"]
     if plan.zero_stage == 3 and plan.fsdp_shard_size is not None:
         place["DP (dense, with CP)"] = (f"{place['FSDP shard group (HSDP)']} (shard group), "
                                         f"{place['HSDP replicas']} (replicas)")
-    rows = [
-        ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
-         ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m
-         if t > 1 else 0, tp_bytes, tp_time, place["TP"]),
-        ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * layers * m
-         if cp > 1 else 0, cp_bytes, cp_time, place["CP"]),
-        ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * nm * m if ep > 1 else 0,
-         ep_bytes, ep_time, place["EP"]),
-        ("PP", "send/recv activations and gradients", 2.0 * v * m if pp > 1 else 0, pp_bytes,
-         pp_time, place["PP"]),
-        ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
-         place["DP (dense, with CP)"]),
-    ]
-    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
-                                       "time_s", "links"]).set_index("dimension")
-
+    return place
 
 def collective_sweep(cluster: Cluster, message_bytes, ops=("all_reduce",), group_size=None,
                      efficiency: Efficiency | None = None) -> pd.DataFrame:

@@ -13,7 +13,7 @@ prices on that accelerator (the stack's overlaps and features filled in by
 ``stacks.step_options``, the burst ``Efficiency`` and the sustained one, the precision recipe,
 the MoE routing factor and the comm engine's ``comm.CommOptions``).
 
-``step.step_time``, ``step.step_arrays``, ``step.rank_plans`` and ``step.predict_mfu`` take
+``step.step_time``, ``step.step_arrays``, ``ranking.rank_plans`` and ``step.predict_mfu`` take
 ``options=StepOptions(...)`` or the same settings as keywords (``StepOptions.build``).
 """
 
@@ -33,9 +33,9 @@ from . import attention, comm, elementwise, gemm
 from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
-#: ``step.calibrate_kernel_efficiency`` to the ten per-layer forward/backward times of Korthikanti
-#: et al. 2022 Table 4 (22B layer, 8 A100s), nothing else. Owner: the step-time model III's
-#: part 1 (kernel efficiency and FP8) replaces it by per-operation kernel-efficiency curves;
+#: ``step_validation.calibrate_kernel_efficiency`` to the ten per-layer forward/backward times of
+#: Korthikanti et al. 2022 Table 4 (22B layer, 8 A100s), nothing else. Owner: the step-time model
+#: III's part 1 (kernel efficiency and FP8) replaces it by per-operation kernel-efficiency curves;
 #: until then it is the only fitted constant of the compute time, applied once, here (the
 #: engine multiplies the catalogue's burst fractions by it in ``StepOptions.resolve``), and no
 #: other part (part 2's MoE / memory / stacks, the pilot calibration's ``Efficiency``) may

@@ -77,7 +77,6 @@ from ..core.units import as_array, scalar_or_array
 from .comm import group_layout
 from .step import KERNEL_EFFICIENCY, PARTS, StepBreakdown
 
-ROOFLINE_KINDS = ("DP", "FSDP", "TP", "PP", "EP", "CP")
 TOPOLOGIES = ("switch", "full_mesh", "torus_2d", "torus_3d")
 
 

@@ -561,9 +561,10 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         features (``stacks.plan_options``). Fixed
         fields are kept even when outside them (``checks`` warns).
     rank : callable
-        DataFrame -> DataFrame ordering candidate rows best first: ``step.time_ranking(model,
-        cluster, seq_len, recipe)`` for the predicted step time (what ``step.scenario_plan``
-        passes, so every notebook of a scenario shares the fastest fitting plan), or
+        DataFrame -> DataFrame ordering candidate rows best first: ``ranking.time_ranking(model,
+        cluster, seq_len, recipe)`` for the predicted step time (what
+        ``step_scenario.scenario_plan`` passes, so every notebook of a scenario shares the
+        fastest fitting plan), or
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
         ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
         step-time model is an upper bound for them (see ``llmcost.step``).
@@ -578,13 +579,55 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     unknown = set(fixed) - {f for f, _ in PLAN_PARAMETER_FIELDS.values()} - {FSDP_SHARD_KEY}
     if unknown:
         raise ValueError(f"fixed: unknown plan fields {sorted(unknown)}")
-    # hybrid sharding: a fixed shard size (None = the whole group) or the allowed option
+    shard_opt = _shard_option(fixed, allowed)
+    opts = _search_options(model, cluster, seq_len, fixed, allowed, shard_opt, pp_split)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
+        df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
+                             recipe=recipe, reserve=reserve, fsdp_shard_size=shard_opt, **opts)
+    if "dp" in fixed:
+        df = df[df["dp"] == fixed["dp"]]
+    if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
+        hs = df[(df["zero_stage"] == 3) & (df["fsdp_shard_size"] == shard_opt[0])]
+        if hs.empty:
+            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]}: no valid ZeRO-3 "
+                                          "plan has a dp·cp group it divides "
+                                          f"({RULES['fsdp_shard']})")
+        df = hs
+    if df.empty:
+        raise _no_plan_error(df.attrs.get("rejected", {}), model, cluster, global_batch, fixed)
+    ok = df[df["fits"]]
+    if "tp" not in fixed:
+        ok = ok[ok["tp_in_scaleup_domain"]]
+    if "zero_stage" not in fixed and (ok["zero_stage"] < 3).any():
+        # The step-time model is validated on Megatron-style plans (notebook 04) but is an upper
+        # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
+        # when nothing else fits, or when the scenario asks for it.
+        ok = ok[ok["zero_stage"] < 3]
+    if not callable(rank):
+        raise ValueError(f"rank={rank!r} must be callable (DataFrame -> DataFrame), e.g. "
+                         "ranking.time_ranking(model, cluster, seq_len) or rank_without_time")
+    ok.attrs = dict(df.attrs)
+    row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
+    return plan_from_row(row, pp_split)
+
+
+def _shard_option(fixed: dict, allowed):
+    """``choose_plan``'s hybrid-sharding option, taken out of ``fixed``: a fixed shard size (a
+    one-size tuple; None = the whole group) or the ``allowed`` option ("full" by default)."""
     shard_opt = fixed.pop(FSDP_SHARD_KEY) if FSDP_SHARD_KEY in fixed else \
         (allowed or {}).get(FSDP_SHARD_KEY, "full")
     if shard_opt is not None and not isinstance(shard_opt, str):
         _whole("fsdp_shard_size", shard_opt)
         shard_opt = (int(shard_opt),)
-    # A fixed field that is impossible on its own gets its own rule's message, not a search.
+    return shard_opt
+
+
+def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp_split) -> dict:
+    """The ``enumerate_plans`` option lists of ``choose_plan``'s search: one value for each
+    fixed field, the ``allowed`` lists for the free ones, ZeRO-3 for a fixed HSDP size, and the
+    CP sizes the sequence and the GPUs allow when ``cp`` is free. A fixed field impossible on
+    its own raises its own rule's ``PlanError`` here, not after a search."""
     seq = model.seq_len if seq_len is None else int(seq_len)
     t, q, c = fixed.get("tp", 1), fixed.get("pp", 1), fixed.get("cp", 1)
     if cluster.n_gpus % (t * q * c):
@@ -611,46 +654,21 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
         opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
                            if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
-        df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                             recipe=recipe, reserve=reserve, fsdp_shard_size=shard_opt, **opts)
-    if "dp" in fixed:
-        df = df[df["dp"] == fixed["dp"]]
-    if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
-        hs = df[(df["zero_stage"] == 3) & (df["fsdp_shard_size"] == shard_opt[0])]
-        if hs.empty:
-            raise PlanError("fsdp_shard", f"fsdp_shard_size={shard_opt[0]}: no valid ZeRO-3 "
-                                          "plan has a dp·cp group it divides "
-                                          f"({RULES['fsdp_shard']})")
-        df = hs
-    if df.empty:
-        counts = df.attrs.get("rejected", {})
-        # The deepest rule any combination reached (rules are checked in order) is the obstacle.
-        reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
-        rule = reached[-1] if reached else "product"
-        common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
-                        reverse=True)[:3]
-        tally = ", ".join(f"{r} ({n:,})" for n, r in common)
-        raise PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
-                              f"global batch of {global_batch} sequences and fixed {fixed}: the "
-                              f"combinations that get furthest break rule '{rule}' "
-                              f"({RULES[rule]}); rules broken most often: {tally}")
-    ok = df[df["fits"]]
-    if "tp" not in fixed:
-        ok = ok[ok["tp_in_scaleup_domain"]]
-    if "zero_stage" not in fixed and (ok["zero_stage"] < 3).any():
-        # The step-time model is validated on Megatron-style plans (notebook 04) but is an upper
-        # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
-        # when nothing else fits, or when the scenario asks for it.
-        ok = ok[ok["zero_stage"] < 3]
-    if not callable(rank):
-        raise ValueError(f"rank={rank!r} must be callable (DataFrame -> DataFrame), e.g. "
-                         "step.time_ranking(model, cluster, seq_len) or rank_without_time")
-    ok.attrs = dict(df.attrs)
-    row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
-    return plan_from_row(row, pp_split)
+    return opts
 
+
+def _no_plan_error(counts: dict, model, cluster, global_batch, fixed) -> PlanError:
+    """``choose_plan``'s error when no combination is valid: the deepest rule any combination
+    reached (rules are checked in order) is the obstacle; the three broken most often."""
+    reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
+    rule = reached[-1] if reached else "product"
+    common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
+                    reverse=True)[:3]
+    tally = ", ".join(f"{r} ({n:,})" for n, r in common)
+    return PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
+                           f"global batch of {global_batch} sequences and fixed {fixed}: the "
+                           f"combinations that get furthest break rule '{rule}' "
+                           f"({RULES[rule]}); rules broken most often: {tally}")
 
 def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
                          rank_factory) -> ParallelPlan:
@@ -664,7 +682,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
     ``stacks.DEFAULT_STACK``), ranked by ``rank_factory(model, cluster, seq_len, recipe)``
-    (``step.scenario_plan`` passes ``step.time_ranking``).
+    (``step_scenario.scenario_plan`` passes ``ranking.time_ranking``).
 
     Raises
     ------
@@ -816,75 +834,34 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     ValueError
         Bad options, or an accelerator without an HBM capacity and no ``hbm_bytes``.
     """
-    model = as_model(model, needs="enumerating plans")
-    n = int(as_cluster(cluster).n_gpus)
-    gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
-    s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
-                                                            integer=True))
-    if pp_split not in PP_SPLITS:
-        raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
-    for flag, v in (("flash_attention", flash_attention), ("dropout", dropout),
-                    ("include_rejected", include_rejected)):
-        as_flag(v, flag)
-    get_recipe(recipe)
-    hbm = hbm_bytes if hbm_bytes is not None else cluster.accelerator.hbm_bytes
-    if hbm is None:
-        raise ValueError(f"{cluster.accelerator.name} has no hbm_bytes in the catalogue; pass "
-                         "hbm_bytes")
-    fits(0.0, hbm, reserve)  # validates hbm_bytes and reserve
-    L = model.n_layers
-    split_layers = L + 2 if pp_split == "embedding_and_loss" else L
-    axes = {
-        "tp": _int_axis("tp", tp, _divisors(n)),
-        "pp": _int_axis("pp", pp, _divisors(n)),
-        "cp": _int_axis("cp", cp, (1,)),
-        "ep": _int_axis("ep", ep, _divisors(model.n_experts) if model.is_moe else (1,)),
-        "virtual_stages": _int_axis("virtual_stages", virtual_stages,
-                                    np.union1d(_divisors(L), _divisors(split_layers))
-                                    if pp_split != "uneven" else np.arange(1, 9)),
-        "micro_batch_size": _int_axis("micro_batch_size", micro_batch_size, _divisors(gb)),
-        "zero_stage": np.unique(as_array(np.atleast_1d(zero_stage), "zero_stage",
-                                         nonnegative=True, integer=True, upper=3
-                                         ).astype(np.int64)),
-        "recompute": _name_axis("recompute", recompute, RECOMPUTE_MODES),
-        "schedule": _name_axis("schedule", schedule, SCHEDULES),
-        "sequence_parallel": _flag_axis("sequence_parallel", sequence_parallel),
-    }
-    names = list(axes)
-    shape = tuple(len(axes[k]) for k in names)
-    g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
-         for i, k in enumerate(names)}
-    reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"])
-    reason = np.broadcast_to(reason, shape)
-    n_candidates = int(np.prod(shape))
-
-    flat = reason.ravel()
-    rows = np.arange(n_candidates) if include_rejected else np.flatnonzero(flat == 0)
-    idx = np.unravel_index(rows, shape)
-    cols = {k: axes[k][idx[i]] for i, k in enumerate(names)}
+    model, n, gb, s, hbm = _enumerate_inputs(
+        model, cluster, global_batch, seq_len, pp_split, recipe, hbm_bytes, reserve,
+        {"flash_attention": flash_attention, "dropout": dropout,
+         "include_rejected": include_rejected})
+    axes = plan_axes(model, n, gb, pp_split, dict(
+        tp=tp, pp=pp, cp=cp, ep=ep, virtual_stages=virtual_stages,
+        micro_batch_size=micro_batch_size, zero_stage=zero_stage, recompute=recompute,
+        schedule=schedule, sequence_parallel=sequence_parallel))
+    cols, flat, rows = _grid_rows(model, n, gb, s, axes, pp_split, include_rejected)
     valid = flat[rows] == 0
-    cols["dp"] = n // (cols["tp"] * cols["pp"] * cols["cp"])
-    cols["n_microbatches"] = np.where(valid, gb // np.maximum(cols["micro_batch_size"]
-                                                              * np.maximum(cols["dp"], 1), 1), 0)
-    df = _plan_frame(model, cols, valid, s, recipe, pp_split, flash_attention, dropout, hbm,
-                     reserve)
+
+    def frame(c, ok):   # per-GPU memory, fits and bubble of the rows c
+        return _plan_frame(model, c, ok, s, recipe, pp_split, flash_attention, dropout, hbm,
+                           reserve)
+
+    df = frame(cols, valid)
     codes = flat[rows]
     # hybrid sharding: copies of the valid ZeRO-3 rows with a smaller shard group (only when
     # asked: the default table is ZeRO-3 over the whole group, as before HSDP)
-    n_hsdp = 0
     hsdp = _hsdp_option(fsdp_shard_size)
+    hs = None
     if hsdp is not None:
-        base = valid & (cols["zero_stage"] == 3)
-        if hsdp == "auto":          # memory grows as the shard shrinks: no fit, no HSDP row
-            base = base & df["fits"].to_numpy()
-        extra = _hsdp_rows(cols, base, hsdp, int(cluster.scaleup_domain_size))
-        if extra is not None:
-            n_hsdp = len(extra["tp"])
-            hs = _plan_frame(model, extra, np.ones(n_hsdp, dtype=bool), s, recipe, pp_split,
-                             flash_attention, dropout, hbm, reserve)
-            df = pd.concat([df, hs], ignore_index=True)
-            valid = np.concatenate([valid, np.ones(n_hsdp, dtype=bool)])
-            codes = np.concatenate([codes, np.zeros(n_hsdp, dtype=codes.dtype)])
+        hs = _hsdp_frame(cols, valid, df, hsdp, int(cluster.scaleup_domain_size), frame)
+    n_hsdp = 0 if hs is None else len(hs)
+    if n_hsdp:
+        df = pd.concat([df, hs], ignore_index=True)
+        valid = np.concatenate([valid, np.ones(n_hsdp, dtype=bool)])
+        codes = np.concatenate([codes, np.zeros(n_hsdp, dtype=codes.dtype)])
     df["tp_in_scaleup_domain"] = df["tp"] <= int(cluster.scaleup_domain_size)
     if include_rejected:
         df["valid"] = valid
@@ -894,10 +871,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "model": model.name, "n_gpus": n, "global_batch": gb, "seq_len": s,
         "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
         "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
-        "n_candidates": n_candidates + n_hsdp,
-        "n_valid": int(np.count_nonzero(flat == 0)) + n_hsdp,
-        "rejected": {rule: int(c) for rule, c in zip(
-            RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])},
+        **_grid_counts(flat, n_hsdp),
         "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp,
     })
     if df.attrs["n_valid"] == 0:
@@ -905,18 +879,118 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
     elif hsdp is not None and n_hsdp == 0:
         # asked for hybrid sharding, got none: say why (the table itself is not empty)
-        n_z3 = int(np.count_nonzero(valid & (cols["zero_stage"] == 3)))
-        what = "auto sizes (hsdp_shard_sizes)" if hsdp == "auto" else f"fsdp_shard_size={hsdp}"
-        df.attrs["hsdp_empty_reason"] = (
-            f"no HSDP row for {what}: " + (
-                "no valid ZeRO-3 plan" + (" that fits" if hsdp == "auto" else "") if not n_z3
-                else f"none of the {n_z3:,} valid ZeRO-3 plans has a dp·cp group the size "
-                     "divides with room to spare (f < dp·cp; with ep > 1, ep·cp dividing f; "
-                     f"rule 'fsdp_shard': {RULES['fsdp_shard']})"))
+        df.attrs["hsdp_empty_reason"] = _hsdp_empty_reason(hsdp, valid, cols)
         if hsdp != "auto":
             warnings.warn(df.attrs["hsdp_empty_reason"], EmptyPlanTable, stacklevel=2)
     return df
 
+
+def _enumerate_inputs(model, cluster, global_batch, seq_len, pp_split, recipe, hbm_bytes,
+                      reserve, flags: dict):
+    """``enumerate_plans``' entry checks, each a ValueError naming the argument; returns
+    ``(model, n_gpus, global_batch, seq_len, hbm_bytes)`` as numbers (``hbm_bytes`` defaults
+    to the accelerator's)."""
+    model = as_model(model, needs="enumerating plans")
+    n = int(as_cluster(cluster).n_gpus)
+    gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
+    s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
+                                                            integer=True))
+    if pp_split not in PP_SPLITS:
+        raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
+    for flag, v in flags.items():
+        as_flag(v, flag)
+    get_recipe(recipe)
+    hbm = hbm_bytes if hbm_bytes is not None else cluster.accelerator.hbm_bytes
+    if hbm is None:
+        raise ValueError(f"{cluster.accelerator.name} has no hbm_bytes in the catalogue; pass "
+                         "hbm_bytes")
+    fits(0.0, hbm, reserve)  # validates hbm_bytes and reserve
+    return model, n, gb, s, hbm
+
+
+def _grid_counts(flat, n_hsdp: int) -> dict:
+    """The table's counts: candidates and valid plans (HSDP copies included), and ``rejected``
+    (rule id -> combinations rejected for it; ``flat`` holds each one's code)."""
+    return {"n_candidates": int(flat.size) + n_hsdp,
+            "n_valid": int(np.count_nonzero(flat == 0)) + n_hsdp,
+            "rejected": {rule: int(c) for rule, c in zip(
+                RULES, np.bincount(flat, minlength=len(RULES) + 1)[1:])}}
+
+
+def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -> dict:
+    """The option list of each dimension of ``enumerate_plans``' grid, checked and sorted, from
+    ``choices`` (``enumerate_plans``' ``tp``, ``pp``, ``cp``, ``ep``, ``virtual_stages``,
+    ``micro_batch_size``, ``zero_stage``, ``recompute``, ``schedule``, ``sequence_parallel``;
+    None = the defaults: every divisor of ``n`` GPUs for TP and PP, of the layers (or layers + 2
+    with ``pp_split="embedding_and_loss"``; 1-8 when uneven) for virtual stages, of the global
+    batch ``gb`` for the micro-batch size, of the routed experts for EP)."""
+    L = model.n_layers
+    split_layers = L + 2 if pp_split == "embedding_and_loss" else L
+    return {
+        "tp": _int_axis("tp", choices["tp"], _divisors(n)),
+        "pp": _int_axis("pp", choices["pp"], _divisors(n)),
+        "cp": _int_axis("cp", choices["cp"], (1,)),
+        "ep": _int_axis("ep", choices["ep"],
+                        _divisors(model.n_experts) if model.is_moe else (1,)),
+        "virtual_stages": _int_axis("virtual_stages", choices["virtual_stages"],
+                                    np.union1d(_divisors(L), _divisors(split_layers))
+                                    if pp_split != "uneven" else np.arange(1, 9)),
+        "micro_batch_size": _int_axis("micro_batch_size", choices["micro_batch_size"],
+                                      _divisors(gb)),
+        "zero_stage": np.unique(as_array(np.atleast_1d(choices["zero_stage"]), "zero_stage",
+                                         nonnegative=True, integer=True, upper=3
+                                         ).astype(np.int64)),
+        "recompute": _name_axis("recompute", choices["recompute"], RECOMPUTE_MODES),
+        "schedule": _name_axis("schedule", choices["schedule"], SCHEDULES),
+        "sequence_parallel": _flag_axis("sequence_parallel", choices["sequence_parallel"]),
+    }
+
+
+def _grid_rows(model, n, gb, s, axes, pp_split, include_rejected):
+    """The Cartesian product of ``axes`` with each combination's rejection code (0 = valid,
+    else the 1-based index of the first ``RULES`` entry it breaks), as numpy masks over the
+    whole grid. Returns ``(cols, flat, rows)``: the columns of the kept rows (every row with
+    ``include_rejected``, else the valid ones) with ``dp = n / (tp·pp·cp)`` and
+    ``n_microbatches = gb / (mbs·dp)`` (0 for a rejected row), every combination's code, and
+    the kept rows' indices."""
+    names = list(axes)
+    shape = tuple(len(axes[k]) for k in names)
+    g = {k: axes[k].reshape([-1 if i == j else 1 for j in range(len(names))])
+         for i, k in enumerate(names)}
+    reason = _reject_codes(model, n, gb, s, g, pp_split, True in axes["sequence_parallel"])
+    flat = np.broadcast_to(reason, shape).ravel()
+    rows = np.arange(flat.size) if include_rejected else np.flatnonzero(flat == 0)
+    idx = np.unravel_index(rows, shape)
+    cols = {k: axes[k][idx[i]] for i, k in enumerate(names)}
+    valid = flat[rows] == 0
+    cols["dp"] = n // (cols["tp"] * cols["pp"] * cols["cp"])
+    cols["n_microbatches"] = np.where(valid, gb // np.maximum(cols["micro_batch_size"]
+                                                              * np.maximum(cols["dp"], 1), 1), 0)
+    return cols, flat, rows
+
+
+def _hsdp_frame(cols, valid, df, hsdp, scaleup_domain, frame):
+    """The HSDP rows ``enumerate_plans`` adds (``_hsdp_rows``: copies of the valid ZeRO-3 rows
+    with a smaller shard group; with "auto" only of those that fit, since memory grows as the
+    shard shrinks), priced by ``frame`` (``_plan_frame``); None when there is none."""
+    base = valid & (cols["zero_stage"] == 3)
+    if hsdp == "auto":          # memory grows as the shard shrinks: no fit, no HSDP row
+        base = base & df["fits"].to_numpy()
+    extra = _hsdp_rows(cols, base, hsdp, scaleup_domain)
+    if extra is None:
+        return None
+    return frame(extra, np.ones(len(extra["tp"]), dtype=bool))
+
+
+def _hsdp_empty_reason(hsdp, valid, cols) -> str:
+    """Why ``enumerate_plans`` added no HSDP row though asked to."""
+    n_z3 = int(np.count_nonzero(valid & (cols["zero_stage"] == 3)))
+    what = "auto sizes (hsdp_shard_sizes)" if hsdp == "auto" else f"fsdp_shard_size={hsdp}"
+    return (f"no HSDP row for {what}: " + (
+        "no valid ZeRO-3 plan" + (" that fits" if hsdp == "auto" else "") if not n_z3
+        else f"none of the {n_z3:,} valid ZeRO-3 plans has a dp·cp group the size "
+             "divides with room to spare (f < dp·cp; with ep > 1, ep·cp dividing f; "
+             f"rule 'fsdp_shard': {RULES['fsdp_shard']})"))
 
 def _hsdp_option(value):
     """``enumerate_plans``' ``fsdp_shard_size`` option: None (the whole group only), "auto" or a
@@ -998,7 +1072,7 @@ def _hsdp_rows(cols, base, sizes, domain):
 
 
 class EmptyPlanTable(UserWarning):
-    """``enumerate_plans`` or ``step.rank_plans`` returned no row; the message says why (also in
+    """``enumerate_plans`` or ``ranking.rank_plans`` returned no row; the message says why (also in
     the frame's ``attrs["empty_reason"]``)."""
 
 
@@ -1130,7 +1204,7 @@ def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
     """Order plans by the costs known without a step-time model: the pipeline bubble, then the
     extra FLOPs of recomputation (none < selective < full), then the context-parallel size (its
     KV exchange is extra traffic), then the ZeRO stage (higher stages add gather/scatter
-    traffic), then per-GPU memory. Notebook 03's table; ``step.rank_plans`` (notebook 04, and
+    traffic), then per-GPU memory. Notebook 03's table; ``ranking.rank_plans`` (notebook 04, and
     ``choose_plan``'s default) ranks by predicted step time instead. It ignores communication
     volume, which favours large TP and ZeRO-3 more than a time model would."""
     return plans.sort_values(["bubble_fraction", "recompute", "cp", "zero_stage",
@@ -1275,6 +1349,24 @@ def pipeline_schedule(pp: int, n_microbatches: int, schedule: str = "1f1b",
                         f"n_microbatches={m} must be divisible by pp={p}")
     tf, tb = float(t_forward) / v, float(t_backward) / v
     orders = [_stage_order(schedule, p, m, v, r) for r in range(p)]
+    rows = _run_stages(orders, p, v, tf, tb)
+    df = pd.DataFrame(rows, columns=["stage", "chunk", "microbatch", "kind", "start", "end"])
+    makespan = float(df["end"].max())
+    ideal = m * (float(t_forward) + float(t_backward))
+    peak = []
+    for r in range(p):
+        d = df[df.stage == r].sort_values("start")
+        live = np.cumsum(np.where(d.kind == "F", 1, -1))
+        peak.append(float(live.max()) / v)
+    df.attrs.update(makespan=makespan, ideal=ideal, bubble_fraction=(makespan - ideal) / ideal,
+                    peak_in_flight=peak)
+    return df
+
+
+def _run_stages(orders: list, p: int, v: int, tf: float, tb: float) -> list:
+    """Run each stage's op list (``_stage_order``) in order: an op starts when its stage is free
+    and the op it depends on (``_dependency``) has ended, and lasts ``tf`` (forward) or ``tb``
+    (backward). Returns ``(stage, chunk, microbatch, kind, start, end)`` rows."""
     done = {}
     pos = [0] * p
     free = [0.0] * p
@@ -1298,18 +1390,7 @@ def pipeline_schedule(pp: int, n_microbatches: int, schedule: str = "1f1b",
                 progressed = True
         if not progressed:  # pragma: no cover - the orders above are deadlock-free
             raise RuntimeError("pipeline schedule deadlocked")
-    df = pd.DataFrame(rows, columns=["stage", "chunk", "microbatch", "kind", "start", "end"])
-    makespan = float(df["end"].max())
-    ideal = m * (float(t_forward) + float(t_backward))
-    peak = []
-    for r in range(p):
-        d = df[df.stage == r].sort_values("start")
-        live = np.cumsum(np.where(d.kind == "F", 1, -1))
-        peak.append(float(live.max()) / v)
-    df.attrs.update(makespan=makespan, ideal=ideal, bubble_fraction=(makespan - ideal) / ideal,
-                    peak_in_flight=peak)
-    return df
-
+    return rows
 
 def _stage_order(schedule, p, m, v, r):
     if schedule == "gpipe":

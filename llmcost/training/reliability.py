@@ -104,14 +104,6 @@ CHECKPOINT_RECIPES: dict[str, CheckpointRecipe] = {r.name: r for r in [
 #: so that the notebook can show the term is negligible (it is an assumption, not a measurement).
 LOADER_RNG_BYTES_PER_RANK = 1e6
 
-#: Unexpected interruptions per GPU-year implied by Llama 3 405B pre-training: 419 unexpected
-#: interruptions in a 54-day snapshot on 16,384 H100 (Llama Team 2024, arXiv:2407.21783,
-#: §3.3.4) -> 419 / (16,384 × 54 / 365.25) = 0.173 per GPU-year.
-LLAMA3_UNEXPECTED = {"n_interruptions": 419, "days": 54.0, "n_gpus": 16384}
-#: Planned interruptions in the same snapshot (firmware upgrades, configuration and dataset
-#: updates): 47 in 54 days, a job-level rate (not per GPU).
-LLAMA3_PLANNED = {"n_interruptions": 47, "days": 54.0}
-
 #: Kokolis et al. 2024 (arXiv:2410.21680): failure rate r_f per 1000 node-days (8 A100 per
 #: node) on Meta's RSC-1 (16k A100) and RSC-2 (8k A100) research clusters, and the measured
 #: MTTF of 1,024-GPU jobs. [secondary]: confirmed by three independent notes and by
@@ -449,7 +441,8 @@ def failure_rate_per_gpu_year(n_failures, days, n_gpus):
     return scalar_or_array(k / (n * d / DAYS_PER_YEAR))
 
 
-def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days, gpus_per_node=8):
+def rate_per_node_days_to_per_gpu_year(rate_per_1000_node_days,
+                                       gpus_per_node=KOKOLIS_GPUS_PER_NODE):
     """Convert Kokolis et al.'s r_f (failures per 1000 node-days) to failures per GPU-year,
     spreading each node's rate over its GPUs: λ = r_f / 1000 × 365.25 / gpus_per_node."""
     r = as_array(rate_per_1000_node_days, "rate_per_1000_node_days", nonnegative=True)
@@ -1209,20 +1202,11 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
         as_array(bandwidths, "bandwidths", positive=True))
     hot_p = storage_price(hot_tier)
     density = storage_throughput_per_tib(hot_tier)
-    rows = []
-    for b in bws:
-        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
-            plan = checkpoint_plan(n_params, n, rate, float(b), restart, **plan_options)
-        except ValueError:
-            continue
-        g = float(plan.goodput)
-        if not g > 0:
-            continue
-        lost_h = h * (1.0 / g - 1.0)
-        months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
-        held = k * float(plan.size.total_bytes)
-        provisioned = held if density is None else max(float(b) / density * TIB, held)
-        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+
+    def plan_at(bw):  # the job's checkpoint plan on storage of bandwidth bw
+        return checkpoint_plan(n_params, n, rate, bw, restart, **plan_options)
+
+    rows = _tradeoff_rows(plan_at, bws, h, n, price, k, hot_p, density)
     df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
                                      "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
     if df.empty:
@@ -1238,6 +1222,30 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
                         "does not depend on the bandwidth, so the fastest tried wins")
     return df
 
+
+def _tradeoff_rows(plan_at, bws, h: float, n: int, price: float, k: int, hot_p: float,
+                   density) -> list:
+    """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
+    bandwidth b with goodput (``plan_at(b)`` is the job's ``CheckpointPlan``; a bandwidth so slow
+    that checkpoints and restarts take all the time is skipped): lost GPU-hours H·(1/g − 1) at
+    ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
+    (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
+    GB-month."""
+    rows = []
+    for b in bws:
+        try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
+            plan = plan_at(float(b))
+        except ValueError:
+            continue
+        g = float(plan.goodput)
+        if not g > 0:
+            continue
+        lost_h = h * (1.0 / g - 1.0)
+        months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
+        held = k * float(plan.size.total_bytes)
+        provisioned = held if density is None else max(float(b) / density * TIB, held)
+        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+    return rows
 
 def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
                               ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier="fsx-lustre-ssd",

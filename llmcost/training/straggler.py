@@ -81,9 +81,6 @@ GPU_SPEED_CV = SINHA_VARIATION / FENCE_SPAN_SIGMAS
 #: Table 4: one 22B layer with TP = 8 on 8 A100s): the slowest of 8 is already in the fit.
 N_CALIBRATION = 8
 
-SOURCE = ("Sinha et al. SC22, arXiv:2208.11035 (8% whisker-fence span of identical GPUs' "
-          "performance, σ = 8% / (8·Φ⁻¹(0.75)) = 1.48%); E[max of N normals] by quadrature")
-
 # quadrature grid for e(N): the integrand lives within [-12, 12] for every N up to 10^12
 _X = np.linspace(-12.0, 12.0, 12001)
 _LOG_CDF = np.log(np.array([0.5 * erfc(-x / sqrt(2.0)) for x in _X]))

@@ -1,0 +1,78 @@
+"""A scenario's plan and step: scenario parameters turned into the step-time model's inputs.
+
+``scenario_plan`` is the scenario's ``ParallelPlan`` (its fixed fields, the free ones chosen by
+predicted step time, ``ranking.time_ranking``), ``scenario_options`` / ``scenario_step_options``
+its ``StepOptions`` (recipe, dtype, stack, the overlap keys resolved against the stack), and
+``scenario_step`` both and the predicted step (``step.step_time``).
+"""
+
+from __future__ import annotations
+
+from ..core import stacks
+from ..core.catalog import load_model, scenario_cluster
+from ..core.model import ModelSpec
+from ..core.stacks import DEFAULT_STACK
+from .options import StepOptions
+from .parallel import ParallelPlan, plan_from_parameters
+from .ranking import time_ranking
+from .step import step_time
+
+
+def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
+    """The ``ParallelPlan`` a scenario describes: its fixed fields, the free ones chosen by
+    predicted step time (``parallel.plan_from_parameters`` with ``rank_factory=time_ranking``:
+    the fastest plan that fits, ZeRO-3 only when nothing else fits or the scenario asks).
+
+    Raises
+    ------
+    PlanError (a ValueError)
+        As ``parallel.plan_from_parameters``.
+    """
+    return plan_from_parameters(p, model, rank_factory=time_ranking)
+
+
+#: Scenario parameters of the step-time model (notebook 04) and their defaults: the stack and
+#: the overlap keys, "auto" = the stack's (``stacks.step_options``).
+SCENARIO_DEFAULTS = {"stack": DEFAULT_STACK, "comm_tp_overlap": "auto",
+                     "comm_pp_overlap": "auto", "comm_dp_overlap": "auto"}
+
+
+def scenario_options(p: dict) -> dict:
+    """The ``step_time`` / ``rank_plans`` options of scenario parameters: ``recipe``
+    (``optimizer_recipe``), ``dtype``, ``stack`` (default ``stacks.DEFAULT_STACK``) and the
+    overlap keys ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` resolved against
+    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it)."""
+    st = stacks.load_stack(p.get("stack", DEFAULT_STACK))
+    o = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items() if k != "stack"}
+    so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
+                             pp_overlap=o["comm_pp_overlap"], dp_overlap=o["comm_dp_overlap"])
+    return {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+            "dtype": p.get("dtype", "bf16"), "stack": st.name,
+            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
+            "dp_overlap": so["dp_overlap"]}
+
+
+def scenario_step_options(p: dict) -> StepOptions:
+    """The scenario's ``StepOptions`` (``scenario_options``: recipe, dtype, stack, overlaps)."""
+    return StepOptions(**scenario_options(p))
+
+
+def scenario_step(p: dict, model: ModelSpec | None = None):
+    """The scenario's plan and its predicted step (``step_time``) from scenario parameters.
+
+    Reads ``model``, ``accelerator``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan
+    parameters (``scenario_plan``: fixed where the scenario fixes them, chosen by
+    predicted step time among the stack's features where it leaves them free), and
+    ``scenario_options`` (``optimizer_recipe``, ``dtype``, ``stack``, the overlap keys). No
+    dropout (the memory model's default); FlashAttention as the stack has it.
+
+    Returns
+    -------
+    (ParallelPlan, StepBreakdown)
+    """
+    model = model if model is not None else load_model(p["model"])
+    cluster = scenario_cluster(p)
+    plan = scenario_plan(p, model)
+    b = step_time(model, cluster, plan, int(p["seq_len"]), options=scenario_step_options(p))
+    return plan, b
+
