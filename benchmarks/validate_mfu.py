@@ -41,7 +41,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.training import gemm
+from llmcost.training import gemm, moe_layer
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -157,6 +157,50 @@ def main():
     newer_sets()
     print()
     gemm_shape_report()
+    print()
+    moe_host_report()
+
+
+#: The published micro-batch pair of one MoE model (Megatron-Bridge 25.11 performance tables:
+#: Qwen3-30B-A3B, 8 GPUs, EP 8, FP8-MX; B200 at MBS 1, GB200 at MBS 4), tokens/s/GPU.
+MBS_PAIR = ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx")
+
+
+def moe_host_report():
+    """Item 12: the MoE layers' host cost per micro-batch (``llmcost.training.moe_layer``): its
+    two constants re-fitted on the MoE calibration rows only, then every MoE row's error
+    without and with it, split calibration (fit) / held-out, and the published micro-batch
+    pair's throughput ratio."""
+    a, b = step.calibrate_moe_host_overhead()
+    print(f"12. MoE layers' host cost per micro-batch: (passes/3)·(a + b·E/ep), fitted on the MoE "
+          f"calibration rows only: a = {a * 1e3:.3f} ms per layer, b = {b * 1e3:.3f} ms per local "
+          f"expert (shipped {moe_layer.MOE_LAYER_HOST_S * 1e3:.3f} / "
+          f"{moe_layer.MOE_EXPERT_HOST_S * 1e3:.3f} ms; the per-expert term only on stacks that "
+          "launch per expert)")
+    sets = step.VALIDATION_SETS + step.NEWER_SETS
+    off = {"moe_layer_host_s": 0.0, "moe_expert_host_s": 0.0}
+    before = step.mfu_validation(sets=sets, physics=off).set_index("run_id")
+    after = step.mfu_validation(sets=sets).set_index("run_id")
+    moe = after[after["kind"] == "moe"].index
+    table = pd.DataFrame({"split": after.loc[moe, "split"], "stack": after.loc[moe, "stack"],
+                          "before": before.loc[moe, "error"], "after": after.loc[moe, "error"],
+                          "host_s": after.loc[moe, "moe_host_s"],
+                          "step_s": after.loc[moe, "step_time_s"]})
+    print(table.to_string(formatters={"before": "{:+.1%}".format, "after": "{:+.1%}".format,
+                                      "host_s": "{:.2f}".format, "step_s": "{:.2f}".format}))
+    for split, g in table.groupby("split"):
+        print(f"   {split:<11} n {len(g):>2}: mean |error| {g['before'].abs().mean():.1%} -> "
+              f"{g['after'].abs().mean():.1%}, max {g['before'].abs().max():.1%} -> "
+              f"{g['after'].abs().max():.1%} (goal on held-out: mean <= 15%, max <= 30%)")
+    lo, hi = MBS_PAIR
+    runs = llmcost.load_published_runs().set_index("run_id")
+    pub = runs.loc[hi, "reported_tokens_per_sec_per_gpu"] / runs.loc[
+        lo, "reported_tokens_per_sec_per_gpu"]
+    for name, v in (("before", before), ("after", after)):
+        pred = pub * (1 + v.loc[hi, "error"]) / (1 + v.loc[lo, "error"])
+        print(f"   micro-batch 1 -> 4 (Qwen3-30B-A3B, B200 MBS 1 -> GB200 MBS 4): published "
+              f"{pub:.2f}x tokens/s/GPU, predicted {name} {pred:.2f}x ({pred / pub - 1:+.0%}; "
+              "goal within 20%)")
 
 
 def gemm_shape_report():

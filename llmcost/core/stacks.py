@@ -55,6 +55,12 @@ MOE_DISPATCH_DTYPES = ("bf16", "fp8")
 #: gather), ``"not_pp"`` (torchtitan's default, torchtitan/distributed/fsdp.py
 #: ``get_fsdp_reshard_after_forward_policy``: reshard without a pipeline, keep with one).
 RESHARD_POLICIES = ("true", "false", "not_pp")
+#: How a stack runs the routed experts' GEMMs (``Stack.moe_expert_gemm``): ``"per_expert_launch"``
+#: (Transformer Engine's ``GroupedLinear``, Megatron-Core's ``TEGroupedMLP``: the host splits,
+#: quantizes and launches per local expert, so the MoE layer's host cost grows with the local
+#: experts, ``training.moe_layer``) or ``"grouped_kernel"`` (one grouped GEMM kernel per
+#: projection: ``grouped_gemm.ops.gmm``, ``torch._grouped_mm``, DeepGEMM).
+MOE_EXPERT_GEMMS = ("per_expert_launch", "grouped_kernel")
 
 
 def generation(accelerator: str) -> str:
@@ -87,7 +93,9 @@ class Stack:
     gradient accumulation, ``"per_step"`` (once, on the last micro-batch: FSDP2's opt-in
     ``set_requires_all_reduce(is_last)``, PyTorch PR #126166) or ``"per_microbatch"`` (FSDP2's
     default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"`` (for
-    nemo-automodel-2025, which has HSDP, that is unchecked);
+    nemo-automodel-2025, which has HSDP, that is unchecked); ``moe_expert_gemm``
+    (``MOE_EXPERT_GEMMS``): per-expert launches or one grouped kernel (empty in the CSV =
+    ``"per_expert_launch"``);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -115,6 +123,7 @@ class Stack:
     hsdp: bool = False
     moe_dispatch_dtype: str = "bf16"
     hsdp_all_reduce: str = "per_step"
+    moe_expert_gemm: str = "per_expert_launch"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -201,7 +210,10 @@ def _stacks() -> dict:
                                            MOE_DISPATCH_DTYPES),
                 hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
                                         r.get("hsdp_all_reduce") or "per_step",
-                                        HSDP_ALL_REDUCE_MODES))
+                                        HSDP_ALL_REDUCE_MODES),
+                moe_expert_gemm=_choice(n, "moe_expert_gemm",
+                                        r.get("moe_expert_gemm") or "per_expert_launch",
+                                        MOE_EXPERT_GEMMS))
     return out
 
 

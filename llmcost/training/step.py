@@ -24,6 +24,11 @@ layer runs on one GPU is summed:
   the logits, the embedding) as bytes read + written ÷ (HBM bandwidth × hbm_fraction); each op's
   bytes are listed in ``_elementwise_bytes``. Fused kernels as in Megatron-LM (Narayanan et al.
   2021 §4.2): bias + GeLU and bias + dropout + add are one pass each.
+* **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
+  dispatch bookkeeping ending in a host-device sync, and (on stacks that launch per expert) the
+  grouped GEMM's per-local-expert launches, serial with the layer's compute
+  (``moe_layer.moe_host_overhead_s``: two constants fitted on the MoE calibration rows only,
+  ``calibrate_moe_host_overhead``).
 * **Recomputation** adds the forward pass of every layer (``full``, and its TP collectives) or of
   the attention core (``selective``) before the backward pass (Korthikanti et al. 2022 §5).
 * **Communication** from ``llmcost.comm`` (alpha-beta, two-level topology), with these
@@ -84,7 +89,7 @@ once per call for the accelerator (``StepOptions.resolve``) and read by the engi
 keywords.
 
 ``step time = matmul + attention + memory-bound + recompute + straggler wait + exposed TP + CP
-+ EP + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
++ EP + MoE host + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
 the parts of ``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
 
 **Predicted MFU** = model FLOPs per step ÷ (step time × n_gpus × dense peak), model FLOPs on the
@@ -161,7 +166,7 @@ from ..core.shapes import (
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import SECONDS_PER_HOUR, as_array, as_flag
-from . import comm
+from . import comm, moe_layer
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions
 from .memory import get_recipe, memory_per_gpu, stage_candidates
 from .parallel import (
@@ -180,8 +185,8 @@ TP_OVERLAP = ("none", "backward", "all")
 
 #: The parts of a step, in display order. They add up to ``step_time_s``.
 PARTS = ("matmul_s", "attention_s", "memory_bound_s", "recompute_s", "straggler_s", "tp_comm_s",
-         "cp_comm_s", "ep_comm_s", "pp_comm_s", "stage_imbalance_s", "pipeline_bubble_s",
-         "dp_comm_s", "optimizer_s")
+         "cp_comm_s", "ep_comm_s", "moe_host_s", "pp_comm_s", "stage_imbalance_s",
+         "pipeline_bubble_s", "dp_comm_s", "optimizer_s")
 
 PART_NOTES = {
     "matmul_s": "GEMMs (projections, FFN, experts, LM head) at the achievable matmul rate",
@@ -192,6 +197,8 @@ PART_NOTES = {
     "tp_comm_s": "tensor-parallel collectives not hidden behind GEMMs",
     "cp_comm_s": "context-parallel K/V all-gathers",
     "ep_comm_s": "expert-parallel all-to-all (dispatch and combine)",
+    "moe_host_s": "MoE layers' host-bound fixed cost per micro-batch: router, dispatch "
+                  "bookkeeping and its sync, per-expert launches (llmcost.training.moe_layer)",
     "pp_comm_s": "activations and gradients sent between pipeline stages",
     "stage_imbalance_s": "the busiest stage's extra work (LM head, embedding, uneven layers)",
     "pipeline_bubble_s": "pipeline fill and drain: (p−1)/v micro-batch slots",
@@ -607,7 +614,7 @@ def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_g
 
 
 #: Per-micro-batch categories of a stage (``compose_pipeline``).
-_MB_KEYS = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "pp", "dp_mb")
+_MB_KEYS = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe", "pp", "dp_mb")
 
 
 def _check_flushes(pipeline_flushes, n_microbatches):
@@ -677,6 +684,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
     """
     ppf = pp.astype(float)
     mf = n_microbatches.astype(float)
+    per_stage = [{"moe": 0.0, **ps} for ps in per_stage]     # no MoE host part: 0
     t_mb = [sum(ps[k] for k in _MB_KEYS) for ps in per_stage]
     t_max = np.maximum.reduce(t_mb)
     w_first = 1.0 / ppf
@@ -700,7 +708,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
         "matmul_s": mf * avg["matmul"], "attention_s": mf * avg["attn"],
         "memory_bound_s": mf * avg["mem"], "recompute_s": mf * avg["rc"],
         "tp_comm_s": mf * avg["tp"], "cp_comm_s": mf * avg["cp"], "ep_comm_s": mf * avg["ep"],
-        "pp_comm_s": mf * avg["pp"] + fill_p2p,
+        "moe_host_s": mf * avg["moe"], "pp_comm_s": mf * avg["pp"] + fill_p2p,
         "stage_imbalance_s": mf * (t_max - t_avg), "pipeline_bubble_s": bubble,
         "dp_comm_s": mf * avg["dp_mb"] + dp_step, "optimizer_s": optimizer,
     }
@@ -815,8 +823,13 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                  o.ep_overlap)
         moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
                            cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
+        # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
+        # bookkeeping and its host sync, per-local-expert launches), serial with its compute
+        moe = moe + (moe_layer.moe_host_overhead_unchecked(
+            max(c.E, 1), epf, rc, o.moe_layer_host_s, o.moe_expert_host_s) + zeros,)
     else:
-        moe = tuple(zeros for _ in range(7))
+        moe = tuple(zeros for _ in range(8))
+    dense = dense + (zeros,)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
@@ -938,7 +951,7 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
         return (0, mid, p_j - 1)
 
     stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, g.pp_split, pick)
-    names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep")
+    names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe")
     per_stage = []
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first, last = r == 0, r == pp - 1
@@ -1058,6 +1071,7 @@ class StepBreakdown:
     tp_comm_s: float
     cp_comm_s: float
     ep_comm_s: float
+    moe_host_s: float
     pp_comm_s: float
     stage_imbalance_s: float
     pipeline_bubble_s: float
@@ -1195,7 +1209,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape", "fp8_as_run")
+                   "gemm_shape", "fp8_as_run", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 
@@ -1658,6 +1672,54 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
     best = coarse[int(np.argmin([loss(k) for k in coarse]))]
     fine = np.round(np.arange(max(0.5, best - 0.01), min(1.0, best + 0.01) + 1e-9, resolution), 6)
     return float(fine[int(np.argmin([loss(k) for k in fine]))])
+
+
+def calibrate_moe_host_overhead(sets=None) -> tuple:
+    """Re-derive ``moe_layer.MOE_LAYER_HOST_S`` and ``MOE_EXPERT_HOST_S``: the per-MoE-layer
+    and per-local-expert host costs (seconds per layer per micro-batch, forward + backward) that
+    make the predicted step time of the MoE rows marked ``calibration`` in
+    ``data/validation_mfu.csv`` equal their published one, and only those rows (every other MoE
+    row stays held out). The step time is linear in the two constants (the host time enters each
+    micro-batch additively; the bubble and stage imbalance scale it), so with the two
+    calibration rows (Megatron-Bridge 25.11: DeepSeek-V3 on 256 GB200 at EP 32 and Qwen3-30B-A3B
+    on 8 B200 at EP 8, different local-expert counts) it is the 2×2 linear solve
+    ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
+    squares on the relative step-time error.
+
+    ``sets``: the validation sets searched for MoE calibration rows (default
+    ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two MoE calibration rows.
+    """
+    sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
+    # only the sets holding an MoE calibration row (the others do not enter the fit)
+    cfg = _validation_configs()
+    runs = load_published_runs().set_index("run_id")
+    cal = cfg[(cfg["split"] == "calibration") & cfg["set"].isin(list(sets))
+              & (cfg["model_spec"] == "catalog")]
+    sets = tuple(sorted({c["set"] for _, c in cal.iterrows()
+                         if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
+
+    def run(a, b):
+        v = mfu_validation(sets=sets, physics={"moe_layer_host_s": a, "moe_expert_host_s": b})
+        v = v[(v["kind"] == "moe") & (v["split"] == "calibration")].set_index("run_id")
+        return v["step_time_s"], v["step_time_s"] * (1.0 + v["error"])
+
+    t0, published = run(0.0, 0.0)
+    if len(t0) < 2:
+        raise ValueError(f"the sets {sets} hold {len(t0)} MoE calibration row(s); the fit needs "
+                         "two (one per constant)")
+    unit = 1e-3
+    slope_a = (run(unit, 0.0)[0] - t0) / unit
+    slope_b = (run(0.0, unit)[0] - t0) / unit
+    # relative residual (T0 + a·A + b·B) / T_pub − 1, least squares (exact with two rows)
+    mat = np.stack([slope_a / published, slope_b / published], axis=1)
+    rhs = 1.0 - t0 / published
+    (a, b), *_ = np.linalg.lstsq(mat, np.asarray(rhs), rcond=None)
+    return float(a), float(b)
 
 
 def _validation_configs() -> pd.DataFrame:
