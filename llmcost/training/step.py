@@ -246,7 +246,10 @@ def optimizer_bytes_per_param(recipe) -> float:
         if r.main_grads_bytes else 0.0
     norm = grad
     adam = 2.0 * (r.master_bytes + r.optimizer_bytes) + grad
-    cast = (r.master_bytes + r.weights_bytes) if r.master_bytes else 0.0
+    # the master-to-working cast (none when the sharded master is the parameter, FSDP2: the
+    # all-gather casts; PrecisionRecipe.sharded_master)
+    cast = (r.master_bytes + r.weights_bytes) if (r.master_bytes and not r.sharded_master) \
+        else 0.0
     zero = r.grads_bytes
     return float(copy + norm + adam + cast + zero)
 
