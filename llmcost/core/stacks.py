@@ -217,6 +217,37 @@ def _stacks() -> dict:
     return out
 
 
+class StackFeatureWarning(UserWarning):
+    """A plan priced on a software stack whose profile lacks one of the plan's features (a ZeRO
+    stage, a pipeline schedule, FP8): ``step.step_time`` prices it anyway and says so."""
+
+
+def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str = "bf16") -> list:
+    """The features a plan uses that ``stack`` (a ``Stack`` or its name) does not have, one
+    sentence each naming the feature, the stack and what it has: the ZeRO stage
+    (``Stack.zero_stages``; ZeRO-3 is FSDP / Megatron-FSDP), the pipeline schedule (with
+    ``pp > 1``, ``Stack.schedules``) and FP8 GEMMs (``Stack.fp8``). Empty when it has them all.
+
+    Raises
+    ------
+    ValueError
+        An unknown stack name.
+    """
+    st = load_stack(stack)
+    out = []
+    if int(zero_stage) not in st.zero_stages:
+        have = [n for n, s in _stacks().items() if int(zero_stage) in s.zero_stages]
+        out.append(f"zero_stage={int(zero_stage)}: the stack {st.name!r} has no ZeRO-"
+                   f"{int(zero_stage)} path (its ZeRO stages: "
+                   f"{', '.join(map(str, st.zero_stages))}); stacks with one: {', '.join(have)}")
+    if int(pp) > 1 and schedule not in st.schedules:
+        out.append(f"schedule={schedule!r}: the stack {st.name!r} runs only "
+                   f"{', '.join(st.schedules)}")
+    if dtype == "fp8" and not st.fp8:
+        out.append(f"dtype='fp8': the stack {st.name!r} has no FP8 GEMMs")
+    return out
+
+
 def list_stacks() -> list:
     """Names of the profiles in ``data/stacks.csv``, in file order."""
     return list(_stacks())

@@ -1177,6 +1177,12 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     ValueError
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
+
+    Warns
+    -----
+    stacks.StackFeatureWarning
+        The plan uses a feature the stack's profile lacks (``stacks.missing_features``: a ZeRO
+        stage, e.g. ZeRO-3 on megatron-core-2024, a schedule, FP8), named in the message.
     """
     model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     check_step_inputs(dropout=keywords.get("dropout", False), efficiency=keywords.get("efficiency"))
@@ -1188,6 +1194,12 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     plan.validate(model, seq_len=s)
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve(cluster.accelerator.name)
+    # a plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks): priced, and said
+    for msg in stacks.missing_features(o.stack, plan.zero_stage, plan.schedule, plan.pp,
+                                       opts.dtype):
+        warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
+                      "had this one; choose a stack that has it (llmcost.stacks).",
+                      stacks.StackFeatureWarning, stacklevel=2)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     out = _engine(model, cluster, plan.to_dict(), s, o)
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
