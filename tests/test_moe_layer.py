@@ -27,10 +27,10 @@ def rows():
 
 def test_formula_by_hand():
     # Qwen3-30B-A3B at EP 8: 16 local experts; forward + backward = 3 passes:
-    # (1.61 + 0.318·16) ms = 6.698 ms; full recomputation adds a forward: × 4/3
-    assert moe_layer.moe_host_overhead_s(128, 8) == pytest.approx(1.61e-3 + 16 * 0.318e-3)
+    # (0.312 + 0.400·16) ms = 6.712 ms; full recomputation adds a forward: × 4/3
+    assert moe_layer.moe_host_overhead_s(128, 8) == pytest.approx(0.312e-3 + 16 * 0.400e-3)
     assert moe_layer.moe_host_overhead_s(128, 8, "full") == pytest.approx(
-        4 / 3 * (1.61e-3 + 16 * 0.318e-3))
+        4 / 3 * (0.312e-3 + 16 * 0.400e-3))
     assert moe_layer.moe_host_overhead_s(128, 8, "selective") == moe_layer.moe_host_overhead_s(
         128, 8)
     assert moe_layer.moe_host_overhead_s(256, 64, layer_s=0.0, expert_s=0.0) == 0.0
@@ -74,13 +74,15 @@ def test_calibration_rows_fit_and_held_out_rows_improve(rows):
     for run in ("mb2511-gb200-deepseek-v3-fp8mx", "mb2511-b200-qwen3-30b-a3b-fp8mx"):
         assert after.loc[run, "split"] == "calibration"
         assert after.loc[run, "error"] == pytest.approx(0.0, abs=0.01), run
-    # held-out Megatron-Core DeepSeek-V3 rows: +99% and +15% before, within ±10% after
+    # held-out Megatron-Core DeepSeek-V3 rows: +99% and +8% before, within ±10% after and
+    # closer than before
     for run, published in (("mb2511-b200-deepseek-v3-fp8mx", 2139),
                            ("mb2511-gb200-deepseek-v3-bf16", 3139)):
         assert after.loc[run, "split"] == "held-out"
         pred_tokens = published * (1 + after.loc[run, "error"])
         assert pred_tokens == pytest.approx(published, rel=0.10), run
-        assert abs(before.loc[run, "error"]) > 0.14, run
+        assert abs(before.loc[run, "error"]) > abs(after.loc[run, "error"]), run
+    assert before.loc["mb2511-b200-deepseek-v3-fp8mx", "error"] > 0.9
 
 
 def test_shipped_constants_are_the_fit():

@@ -69,10 +69,10 @@ from ..core.units import as_array
 #: Host time per MoE layer per micro-batch, forward + backward (router, permutation, dispatch
 #: bookkeeping and the host–device synchronisation it ends with), seconds. Fitted on the two
 #: MoE calibration rows of ``data/validation_mfu.csv`` (``step.calibrate_moe_host_overhead``).
-MOE_LAYER_HOST_S = 1.61e-3
+MOE_LAYER_HOST_S = 0.312e-3
 #: Host time per local expert per MoE layer per micro-batch, forward + backward (the grouped
 #: GEMM's per-expert split, quantize and launches), seconds. Fitted as ``MOE_LAYER_HOST_S``.
-MOE_EXPERT_HOST_S = 0.318e-3
+MOE_EXPERT_HOST_S = 0.400e-3
 
 
 def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert_s=None):
