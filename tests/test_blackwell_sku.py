@@ -28,3 +28,29 @@ def test_dense_pair_ratio_matches_the_published_one():
     published = 31508 / 30624
     predicted = published * (1 + v.loc[gb, "error"]) / (1 + v.loc[b, "error"])
     assert predicted == pytest.approx(published, abs=0.03)     # +4.0% predicted (+11% before), +2.9% run
+
+
+def test_gb300_in_the_catalogue_with_its_datasheet_figures():
+    # Verda's per-GPU table (dense) and Lockwood's GB300 NVL72 figures
+    g = llmcost.load_accelerator("GB300-NVL72")
+    assert g.peak_flops_per_s("bf16") == pytest.approx(2.5e15)
+    assert g.peak_flops_per_s("fp8") == pytest.approx(360e15 / 72)
+    assert g.peak_flops_per_s("fp4") == pytest.approx(15e15)
+    assert g.hbm_bytes_per_s == pytest.approx(576e12 / 72)
+    assert g.hbm_bytes / 2 ** 30 == pytest.approx(279)
+    assert g.scaleup_domain_size == 72 and g.scaleup_bytes_per_s_per_dir == pytest.approx(900e9)
+    assert g.scaleout_bytes_per_s_per_dir == pytest.approx(800e9 / 8)    # ConnectX-8
+    assert g.tdp_w == 1400
+    # more memory than GB200 (186 GiB), same BF16 peak
+    gb = llmcost.load_accelerator("GB200-NVL72")
+    assert g.hbm_bytes / gb.hbm_bytes == pytest.approx(279 / 186)
+    assert g.peak_flops_per_s("bf16") == gb.peak_flops_per_s("bf16")
+    assert llmcost.load_efficiency("GB300-NVL72").accelerator == "GB300-NVL72"
+
+
+def test_a_step_on_gb300():
+    spec = llmcost.load_model("llama-3.1-8b")
+    cl = llmcost.Cluster(llmcost.load_accelerator("GB300-NVL72"), 72)
+    plan = llmcost.make_plan(spec, 72, 72, tp=1, pp=1, micro_batch_size=1, seq_len=8192)
+    b = step.step_time(spec, cl, plan, 8192)
+    assert 0.3 < b.mfu < 0.8
