@@ -61,6 +61,10 @@ RESHARD_POLICIES = ("true", "false", "not_pp")
 #: experts, ``training.moe_layer``) or ``"grouped_kernel"`` (one grouped GEMM kernel per
 #: projection: ``grouped_gemm.ops.gmm``, ``torch._grouped_mm``, DeepGEMM).
 MOE_EXPERT_GEMMS = ("per_expert_launch", "grouped_kernel")
+#: CUDA graphs a stack's runs capture (``Stack.cuda_graphs``): ``"none"`` (eager launches) or
+#: ``"full_iteration"`` (the whole forward-backward replayed from one graph: no per-kernel host
+#: launch, no host-device sync; Megatron-Core ``--cuda-graph-impl full_iteration``).
+CUDA_GRAPHS = ("none", "full_iteration")
 
 
 def generation(accelerator: str) -> str:
@@ -95,7 +99,7 @@ class Stack:
     default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"`` (for
     nemo-automodel-2025, which has HSDP, that is unchecked); ``moe_expert_gemm``
     (``MOE_EXPERT_GEMMS``): per-expert launches or one grouped kernel (empty in the CSV =
-    ``"per_expert_launch"``);
+    ``"per_expert_launch"``); ``cuda_graphs`` (``CUDA_GRAPHS``; empty = ``"none"``);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -124,6 +128,7 @@ class Stack:
     moe_dispatch_dtype: str = "bf16"
     hsdp_all_reduce: str = "per_step"
     moe_expert_gemm: str = "per_expert_launch"
+    cuda_graphs: str = "none"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -213,7 +218,9 @@ def _stacks() -> dict:
                                         HSDP_ALL_REDUCE_MODES),
                 moe_expert_gemm=_choice(n, "moe_expert_gemm",
                                         r.get("moe_expert_gemm") or "per_expert_launch",
-                                        MOE_EXPERT_GEMMS))
+                                        MOE_EXPERT_GEMMS),
+                cuda_graphs=_choice(n, "cuda_graphs", r.get("cuda_graphs") or "none",
+                                    CUDA_GRAPHS))
     return out
 
 

@@ -93,8 +93,8 @@ class StepOptions:
         The host-bound cost of an MoE layer per micro-batch (``moe_layer.moe_host_overhead_s``):
         per layer and per local expert, seconds (None: ``moe_layer.MOE_LAYER_HOST_S`` /
         ``MOE_EXPERT_HOST_S``, fitted on the MoE calibration rows, the per-expert one only on a
-        stack whose ``moe_expert_gemm`` is ``"per_expert_launch"``; 0 turns a term off, e.g. a
-        run with the MoE layer in CUDA graphs).
+        stack whose ``moe_expert_gemm`` is ``"per_expert_launch"``, both 0 on a stack whose
+        ``cuda_graphs`` is ``"full_iteration"``; 0 turns a term off).
     pipeline_flushes : int (or an int array like the plans) >= 1
         Pipeline schedules per optimizer step (``step.compose_pipeline``).
     straggler : bool
@@ -252,11 +252,14 @@ class StepOptions:
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
                                   moe_dispatch_dtype=so["moe_dispatch_dtype"]),
-            moe_layer_host_s=(moe_layer.MOE_LAYER_HOST_S if self.moe_layer_host_s is None
+            # none under a full-iteration CUDA graph (no host launch, no sync); the per-expert
+            # term only where the stack launches per expert
+            moe_layer_host_s=((moe_layer.MOE_LAYER_HOST_S if st.cuda_graphs == "none" else 0.0)
+                              if self.moe_layer_host_s is None
                               else float(self.moe_layer_host_s)),
-            # the per-expert host term only where the stack launches per expert
             moe_expert_host_s=((moe_layer.MOE_EXPERT_HOST_S
-                                if st.moe_expert_gemm == "per_expert_launch" else 0.0)
+                                if st.moe_expert_gemm == "per_expert_launch"
+                                and st.cuda_graphs == "none" else 0.0)
                                if self.moe_expert_host_s is None
                                else float(self.moe_expert_host_s)),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
