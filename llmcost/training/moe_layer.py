@@ -33,8 +33,13 @@ Megatron-Core names this its "host-boundedness" wall (NVIDIA 2026, "Scalable Tra
 Mixture-of-Experts Models with Megatron Core", arXiv:2603.07685, §1 "Three walls": "Small
 per-expert GEMMs underutilize Tensor Cores; many kernel launches: host-boundedness") and offers
 CUDA graphs of the MoE router and preprocessing (``--cuda-graph-modules moe_router
-moe_preprocess``) against it; the Megatron-Bridge 25.11 table does not say which runs used
-them.
+moe_preprocess``) or of the whole iteration (``--cuda-graph-impl full_iteration``) against it;
+the Megatron-Bridge 25.11 table does not say which runs used them. Its 26.08 table shows the
+cost going away: the same Qwen3-30B-A3B on 8 GB200 at MBS 4 runs 39,936 tokens/s/GPU (23,766
+in 25.11) with a recipe that captures the whole iteration in one CUDA graph and keeps the
+expert buffers a fixed size (``perf_recipes/qwen/common.py``
+``_enable_hybridep_full_iteration_mxfp8``): the ``megatron-core-2026`` stack
+(``Stack.cuda_graphs = "full_iteration"``) has no host cost.
 
 The formula
 -----------
@@ -50,9 +55,11 @@ host cost per MoE layer or per local expert. They are fitted on the two MoE rows
 ``calibration`` in ``data/validation_mfu.csv`` (Megatron-Bridge 25.11: DeepSeek-V3 on 256
 GB200, EP 32, 8 local experts; Qwen3-30B-A3B on 8 B200, EP 8, 16 local experts), nothing else,
 by ``step.calibrate_moe_host_overhead`` (which re-derives them); every other MoE row is held out.
-Sanity check against kernel counts: ``MOE_EXPERT_HOST_S`` ÷ ~18 launches per local expert per
-layer and micro-batch (forward: quantize, 2 GEMMs, activation; backward: twice that, plus the
-weight-gradient GEMMs) is ≈ 20 µs per launch, the order of PyTorch's eager per-operator host
+The fit gives 0.31 ms per layer and 0.40 ms per local expert (GB200 priced at the B200's
+measured GEMM rate, ``data/efficiency.csv``): the per-expert launches carry the cost. Sanity
+check against kernel counts: ``MOE_EXPERT_HOST_S`` ÷ ~18 launches per local expert per layer and
+micro-batch (forward: quantize, 2 GEMMs, activation; backward: twice that, plus the
+weight-gradient GEMMs) is ≈ 22 µs per launch, the order of PyTorch's eager per-operator host
 overhead.
 
 Not modelled: the variation with the host CPU (Grace vs x86), CUDA graphs (which remove most
