@@ -111,7 +111,7 @@ def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert
 
     Examples
     --------
-    >>> round(moe_host_overhead_s(128, 8) * 1e3, 2)      # Qwen3-30B-A3B, EP 8: 16 local
+    >>> round(float(moe_host_overhead_s(128, 8)) * 1e3, 2)   # Qwen3-30B-A3B, EP 8: 16 local
     6.71
     """
     E = as_array(n_experts, "n_experts", positive=True)
