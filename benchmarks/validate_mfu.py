@@ -41,7 +41,8 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.training import gemm, moe_layer
+from llmcost.core.catalog import DATA_DIR
+from llmcost.training import gemm, memory, moe_layer
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -159,6 +160,8 @@ def main():
     gemm_shape_report()
     print()
     moe_host_report()
+    print()
+    memory_report()
 
 
 #: The published micro-batch pair of one MoE model (Megatron-Bridge 25.11 performance tables:
@@ -201,6 +204,55 @@ def moe_host_report():
         print(f"   micro-batch 1 -> 4 (Qwen3-30B-A3B, B200 MBS 1 -> GB200 MBS 4): published "
               f"{pub:.2f}x tokens/s/GPU, predicted {name} {pred:.2f}x ({pred / pub - 1:+.0%}; "
               "goal within 20%)")
+
+
+def memory_report():
+    """Item 13: does every validation row's published plan fit under the memory model? Per row
+    (MPT rows left out), the most loaded stage's bytes (``memory.memory_per_gpu`` with the
+    row's recipe, recomputation, FlashAttention and dropout) against the accelerator's HBM,
+    with the default reserve (``memory.DEFAULT_RESERVE``) and without. Every plan here ran, so
+    each "no" is the memory model (or the reserve) overcounting, or a setting the row does not
+    state (recomputation, offloading). The plans are rebuilt as ``step.mfu_validation`` builds
+    them."""
+    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv")
+    for col in ("sequence_parallel", "flash_attention", "dropout"):
+        cfg[col] = cfg[col].astype(str).str.lower().eq("true")
+    cfg = cfg[cfg["set"].isin(step.VALIDATION_SETS + step.NEWER_SETS)
+              & (cfg["set"] != "llm-foundry-mpt")]
+    runs = llmcost.load_published_runs().set_index("run_id")
+    rows = []
+    for _, c in cfg.iterrows():
+        r = runs.loc[c["run_id"]]
+        s = int(r["seq_len"])
+        model = llmcost.load_model(r["catalog_model"]) if c["model_spec"] == "catalog" else \
+            step.gpt_model(c["run_id"], int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
+                           int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
+        acc = llmcost.load_accelerator(r["catalog_accelerator"])
+        v = int(c["pp_virtual_stages"])
+        plan = parallel.make_plan(
+            model, int(r["n_accelerators"]), int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
+            pp=int(r["pp"]), cp=int(r["cp"]) if np.isfinite(r["cp"]) else 1,
+            ep=int(r["ep"]) if np.isfinite(r["ep"]) else 1,
+            micro_batch_size=int(c["micro_batch_size"]), virtual_stages=v,
+            schedule="interleaved" if v > 1 else "1f1b", recompute=c["recompute"],
+            sequence_parallel=bool(c["sequence_parallel"]), zero_stage=int(c["zero_stage"]),
+            seq_len=s, pp_split=c["pp_split"])
+        m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
+                                  flash_attention=bool(c["flash_attention"]),
+                                  dropout=bool(c["dropout"]))
+        rows.append({"run_id": c["run_id"], "accelerator": acc.name,
+                     "GiB": m.total / 2 ** 30, "HBM GiB": acc.hbm_bytes / 2 ** 30,
+                     "share": m.total / acc.hbm_bytes,
+                     "fits (reserve)": memory.fits(m.total, acc.hbm_bytes),
+                     "fits (no reserve)": memory.fits(m.total, acc.hbm_bytes, reserve=0.0),
+                     "plan": plan.describe()})
+    t = pd.DataFrame(rows).set_index("run_id")
+    print(f"13. Published plans under the memory model ({len(t)} rows; default reserve "
+          f"{memory.DEFAULT_RESERVE:.0%}): {int(t['fits (reserve)'].sum())} fit with it, "
+          f"{int(t['fits (no reserve)'].sum())} without; the rows that do not fit with it:")
+    bad = t[~t["fits (reserve)"]]
+    print(bad.to_string(formatters={"GiB": "{:.1f}".format, "HBM GiB": "{:.0f}".format,
+                                    "share": "{:.0%}".format}))
 
 
 def gemm_shape_report():
