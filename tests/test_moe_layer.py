@@ -11,6 +11,7 @@ import pytest
 
 import llmcost
 from llmcost.core import stacks
+from llmcost.present import plots
 from llmcost.training import moe_layer, step
 
 SETS = step.VALIDATION_SETS + step.NEWER_SETS
@@ -115,3 +116,7 @@ def test_dense_models_pay_nothing():
     b = step.step_time(spec, cl, plan, 8192)
     assert b.moe_host_s == 0.0
     assert sum(b.parts.values()) == pytest.approx(b.step_time_s)
+
+
+def test_every_step_part_has_a_colour_and_a_note():
+    assert set(plots.STEP_COLORS) == set(step.PARTS) == set(step.PART_NOTES)
