@@ -41,7 +41,8 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.training import attention, gemm
+from llmcost.core.catalog import DATA_DIR
+from llmcost.training import attention, gemm, memory, moe_layer
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -157,6 +158,101 @@ def main():
     newer_sets()
     print()
     gemm_shape_report()
+    print()
+    moe_host_report()
+    print()
+    memory_report()
+
+
+#: The published micro-batch pair of one MoE model (Megatron-Bridge 25.11 performance tables:
+#: Qwen3-30B-A3B, 8 GPUs, EP 8, FP8-MX; B200 at MBS 1, GB200 at MBS 4), tokens/s/GPU.
+MBS_PAIR = ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx")
+
+
+def moe_host_report():
+    """Item 12: the MoE layers' host cost per micro-batch (``llmcost.training.moe_layer``): its
+    two constants re-fitted on the MoE calibration rows only, then every MoE row's error
+    without and with it, split calibration (fit) / held-out, and the published micro-batch
+    pair's throughput ratio."""
+    a, b = step.calibrate_moe_host_overhead()
+    print(f"12. MoE layers' host cost per micro-batch: (passes/3)·(a + b·E/ep), fitted on the MoE "
+          f"calibration rows only: a = {a * 1e3:.3f} ms per layer, b = {b * 1e3:.3f} ms per local "
+          f"expert (shipped {moe_layer.MOE_LAYER_HOST_S * 1e3:.3f} / "
+          f"{moe_layer.MOE_EXPERT_HOST_S * 1e3:.3f} ms; the per-expert term only on stacks that "
+          "launch per expert)")
+    sets = step.VALIDATION_SETS + step.NEWER_SETS
+    off = {"moe_layer_host_s": 0.0, "moe_expert_host_s": 0.0}
+    before = step.mfu_validation(sets=sets, physics=off).set_index("run_id")
+    after = step.mfu_validation(sets=sets).set_index("run_id")
+    moe = after[after["kind"] == "moe"].index
+    table = pd.DataFrame({"split": after.loc[moe, "split"], "stack": after.loc[moe, "stack"],
+                          "before": before.loc[moe, "error"], "after": after.loc[moe, "error"],
+                          "host_s": after.loc[moe, "moe_host_s"],
+                          "step_s": after.loc[moe, "step_time_s"]})
+    print(table.to_string(formatters={"before": "{:+.1%}".format, "after": "{:+.1%}".format,
+                                      "host_s": "{:.2f}".format, "step_s": "{:.2f}".format}))
+    for split, g in table.groupby("split"):
+        print(f"   {split:<11} n {len(g):>2}: mean |error| {g['before'].abs().mean():.1%} -> "
+              f"{g['after'].abs().mean():.1%}, max {g['before'].abs().max():.1%} -> "
+              f"{g['after'].abs().max():.1%} (goal on held-out: mean <= 15%, max <= 30%)")
+    lo, hi = MBS_PAIR
+    runs = llmcost.load_published_runs().set_index("run_id")
+    pub = runs.loc[hi, "reported_tokens_per_sec_per_gpu"] / runs.loc[
+        lo, "reported_tokens_per_sec_per_gpu"]
+    for name, v in (("before", before), ("after", after)):
+        pred = pub * (1 + v.loc[hi, "error"]) / (1 + v.loc[lo, "error"])
+        print(f"   micro-batch 1 -> 4 (Qwen3-30B-A3B, B200 MBS 1 -> GB200 MBS 4): published "
+              f"{pub:.2f}x tokens/s/GPU, predicted {name} {pred:.2f}x ({pred / pub - 1:+.0%}; "
+              "goal within 20%)")
+
+
+def memory_report():
+    """Item 13: does every validation row's published plan fit under the memory model? Per row
+    (MPT rows left out), the most loaded stage's bytes (``memory.memory_per_gpu`` with the
+    row's recipe, recomputation, FlashAttention and dropout) against the accelerator's HBM,
+    with the default reserve (``memory.DEFAULT_RESERVE``) and without. Every plan here ran, so
+    each "no" is the memory model (or the reserve) overcounting, or a setting the row does not
+    state (recomputation, offloading). The plans are rebuilt as ``step.mfu_validation`` builds
+    them."""
+    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv")
+    for col in ("sequence_parallel", "flash_attention", "dropout"):
+        cfg[col] = cfg[col].astype(str).str.lower().eq("true")
+    cfg = cfg[cfg["set"].isin(step.VALIDATION_SETS + step.NEWER_SETS)
+              & (cfg["set"] != "llm-foundry-mpt")]
+    runs = llmcost.load_published_runs().set_index("run_id")
+    rows = []
+    for _, c in cfg.iterrows():
+        r = runs.loc[c["run_id"]]
+        s = int(r["seq_len"])
+        model = llmcost.load_model(r["catalog_model"]) if c["model_spec"] == "catalog" else \
+            step.gpt_model(c["run_id"], int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
+                           int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
+        acc = llmcost.load_accelerator(r["catalog_accelerator"])
+        v = int(c["pp_virtual_stages"])
+        plan = parallel.make_plan(
+            model, int(r["n_accelerators"]), int(r["global_batch_tokens"]) // s, tp=int(r["tp"]),
+            pp=int(r["pp"]), cp=int(r["cp"]) if np.isfinite(r["cp"]) else 1,
+            ep=int(r["ep"]) if np.isfinite(r["ep"]) else 1,
+            micro_batch_size=int(c["micro_batch_size"]), virtual_stages=v,
+            schedule="interleaved" if v > 1 else "1f1b", recompute=c["recompute"],
+            sequence_parallel=bool(c["sequence_parallel"]), zero_stage=int(c["zero_stage"]),
+            seq_len=s, pp_split=c["pp_split"])
+        m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
+                                  flash_attention=bool(c["flash_attention"]),
+                                  dropout=bool(c["dropout"]))
+        rows.append({"run_id": c["run_id"], "accelerator": acc.name,
+                     "GiB": m.total / 2 ** 30, "HBM GiB": acc.hbm_bytes / 2 ** 30,
+                     "share": m.total / acc.hbm_bytes,
+                     "fits (reserve)": memory.fits(m.total, acc.hbm_bytes),
+                     "fits (no reserve)": memory.fits(m.total, acc.hbm_bytes, reserve=0.0),
+                     "plan": plan.describe()})
+    t = pd.DataFrame(rows).set_index("run_id")
+    print(f"13. Published plans under the memory model ({len(t)} rows; default reserve "
+          f"{memory.DEFAULT_RESERVE:.0%}): {int(t['fits (reserve)'].sum())} fit with it, "
+          f"{int(t['fits (no reserve)'].sum())} without; the rows that do not fit with it:")
+    bad = t[~t["fits (reserve)"]]
+    print(bad.to_string(formatters={"GiB": "{:.1f}".format, "HBM GiB": "{:.0f}".format,
+                                    "share": "{:.0%}".format}))
 
 
 def gemm_shape_report():

@@ -688,7 +688,9 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
                     "pipeline_flushes": "count0", "straggler": "flag",
                     "gemm_shape": "flag", "fp8_as_run": "flag", "fp8_recipe": "choice",
-                    "attention_curve": "choice"}
+                    "attention_curve": "choice",
+                    "moe_layer_host_s": "nonnegative|none",
+                    "moe_expert_host_s": "nonnegative|none"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}
 for _more in (MORE_ARGS_2, MORE_ARGS_3):
     for _name, _extra in _more.items():

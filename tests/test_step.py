@@ -77,22 +77,25 @@ SET_BANDS = {
 #: around the code's own output (recorded at the commit that last moved them), to notice a
 #: change; the sourced checks beside them are test_deepseek_v3_steady_state_is_above_the_
 #: whole_run_average (one-sided, from the report's own caveats) and tests/
-#: test_validation_nemo_moe.py (NeMo's published step times, 0.80-1.02x).
+#: test_validation_nemo_moe.py (NeMo's published step times, 0.80-1.10x).
 REGRESSION_SET_BANDS = {
     # DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437: 180K GPU-hours per trillion
     # tokens = 1,543 tokens/s/GPU, a whole-run figure with everything included): predicted
     # +41.4% with the stack's per-node dispatch, FP8 dispatch / BF16 combine (§3.3.3), the
     # 4-node limit counted by §2.1.2's rule and the straggler wait (+44.8% without the wait,
-    # -4.0% when every routed copy crossed the network in BF16)
-    "deepseek-v3-h800": (0.39, 0.44),
+    # -4.0% when every routed copy crossed the network in BF16); +39.8% with the MoE layers'
+    # per-layer host cost (training.moe_layer, fitted on Megatron-Bridge rows; DeepGEMM's
+    # grouped kernel: no per-expert term)
+    "deepseek-v3-h800": (0.37, 0.42),
     # NeMo AutoModel's H100 MoE table (docs/performance-summary.md, 2025-10-02; FSDP2 + EP, fake
     # balanced gate): DeepSeek V3 on 1,024 / 256 GPUs, Qwen3 30B-A3B on 8, Kimi K2 on 256,
     # published 24.6 / 28.5 / 34.0 / 20.6% MFU (tokens/s on the full-mask count), predicted
     # +15.5 / +6.9 / -0.7 / +20.6% with DeepEP's per-node dispatch of the fake gate, reshard
-    # not_pp, GA flushes and the straggler wait (-30.7 / -38.4 / -19.5 / -25.4% before): the
-    # goal is missed
+    # not_pp, GA flushes and the straggler wait (-30.7 / -38.4 / -19.5 / -25.4% before);
+    # +14.8 / +6.2 / -2.1 / +19.8% with the MoE layers' per-layer host cost
+    # (training.moe_layer) and the FSDP2 recipe: the goal is missed
     # (tests/test_validation_nemo_moe.py)
-    "nemo-automodel-h100-moe": (-0.03, 0.25),
+    "nemo-automodel-h100-moe": (-0.05, 0.22),
 }
 
 

@@ -12,6 +12,10 @@ Re-recorded on branch moe-dispatch (MoE dispatch deduplication, FSDP2 reshard_af
 pipeline flushes): every engine grid, ranking and step pin unchanged; the validation pin gains
 the NeMo AutoModel MoE rows and deepseek-v3-pretrain moves (see the test).
 
+Re-recorded on branch issue29 (the MoE layers' host cost per micro-batch,
+``training.moe_layer``, and its ``moe_host_s`` part): every MoE grid, ranking, step and
+validation value moves (the MoE rows slower); dense outputs unchanged but for the new part (0).
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

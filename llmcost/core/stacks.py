@@ -55,6 +55,16 @@ MOE_DISPATCH_DTYPES = ("bf16", "fp8")
 #: gather), ``"not_pp"`` (torchtitan's default, torchtitan/distributed/fsdp.py
 #: ``get_fsdp_reshard_after_forward_policy``: reshard without a pipeline, keep with one).
 RESHARD_POLICIES = ("true", "false", "not_pp")
+#: How a stack runs the routed experts' GEMMs (``Stack.moe_expert_gemm``): ``"per_expert_launch"``
+#: (Transformer Engine's ``GroupedLinear``, Megatron-Core's ``TEGroupedMLP``: the host splits,
+#: quantizes and launches per local expert, so the MoE layer's host cost grows with the local
+#: experts, ``training.moe_layer``) or ``"grouped_kernel"`` (one grouped GEMM kernel per
+#: projection: ``grouped_gemm.ops.gmm``, ``torch._grouped_mm``, DeepGEMM).
+MOE_EXPERT_GEMMS = ("per_expert_launch", "grouped_kernel")
+#: CUDA graphs a stack's runs capture (``Stack.cuda_graphs``): ``"none"`` (eager launches) or
+#: ``"full_iteration"`` (the whole forward-backward replayed from one graph: no per-kernel host
+#: launch, no host-device sync; Megatron-Core ``--cuda-graph-impl full_iteration``).
+CUDA_GRAPHS = ("none", "full_iteration")
 
 
 def generation(accelerator: str) -> str:
@@ -87,7 +97,9 @@ class Stack:
     gradient accumulation, ``"per_step"`` (once, on the last micro-batch: FSDP2's opt-in
     ``set_requires_all_reduce(is_last)``, PyTorch PR #126166) or ``"per_microbatch"`` (FSDP2's
     default, after every micro-batch's reduce-scatter); empty in the CSV = ``"per_step"`` (for
-    nemo-automodel-2025, which has HSDP, that is unchecked);
+    nemo-automodel-2025, which has HSDP, that is unchecked); ``moe_expert_gemm``
+    (``MOE_EXPERT_GEMMS``): per-expert launches or one grouped kernel (empty in the CSV =
+    ``"per_expert_launch"``); ``cuda_graphs`` (``CUDA_GRAPHS``; empty = ``"none"``);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -115,6 +127,8 @@ class Stack:
     hsdp: bool = False
     moe_dispatch_dtype: str = "bf16"
     hsdp_all_reduce: str = "per_step"
+    moe_expert_gemm: str = "per_expert_launch"
+    cuda_graphs: str = "none"
 
     @property
     def recompute_modes(self) -> tuple:
@@ -201,7 +215,43 @@ def _stacks() -> dict:
                                            MOE_DISPATCH_DTYPES),
                 hsdp_all_reduce=_choice(n, "hsdp_all_reduce",
                                         r.get("hsdp_all_reduce") or "per_step",
-                                        HSDP_ALL_REDUCE_MODES))
+                                        HSDP_ALL_REDUCE_MODES),
+                moe_expert_gemm=_choice(n, "moe_expert_gemm",
+                                        r.get("moe_expert_gemm") or "per_expert_launch",
+                                        MOE_EXPERT_GEMMS),
+                cuda_graphs=_choice(n, "cuda_graphs", r.get("cuda_graphs") or "none",
+                                    CUDA_GRAPHS))
+    return out
+
+
+class StackFeatureWarning(UserWarning):
+    """A plan priced on a software stack whose profile lacks one of the plan's features (a ZeRO
+    stage, a pipeline schedule, FP8): ``step.step_time`` prices it anyway and says so."""
+
+
+def missing_features(stack, zero_stage: int, schedule: str, pp: int, dtype: str = "bf16") -> list:
+    """The features a plan uses that ``stack`` (a ``Stack`` or its name) does not have, one
+    sentence each naming the feature, the stack and what it has: the ZeRO stage
+    (``Stack.zero_stages``; ZeRO-3 is FSDP / Megatron-FSDP), the pipeline schedule (with
+    ``pp > 1``, ``Stack.schedules``) and FP8 GEMMs (``Stack.fp8``). Empty when it has them all.
+
+    Raises
+    ------
+    ValueError
+        An unknown stack name.
+    """
+    st = load_stack(stack)
+    out = []
+    if int(zero_stage) not in st.zero_stages:
+        have = [n for n, s in _stacks().items() if int(zero_stage) in s.zero_stages]
+        out.append(f"zero_stage={int(zero_stage)}: the stack {st.name!r} has no ZeRO-"
+                   f"{int(zero_stage)} path (its ZeRO stages: "
+                   f"{', '.join(map(str, st.zero_stages))}); stacks with one: {', '.join(have)}")
+    if int(pp) > 1 and schedule not in st.schedules:
+        out.append(f"schedule={schedule!r}: the stack {st.name!r} runs only "
+                   f"{', '.join(st.schedules)}")
+    if dtype == "fp8" and not st.fp8:
+        out.append(f"dtype='fp8': the stack {st.name!r} has no FP8 GEMMs")
     return out
 
 

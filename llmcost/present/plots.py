@@ -634,7 +634,8 @@ def scaling_frontier(frontier, ax=None, title: str = ""):
 STEP_COLORS = {
     "matmul_s": "#4C72B0", "attention_s": "#64B5CD", "memory_bound_s": "#8172B2",
     "recompute_s": "#CCB974", "straggler_s": "#8C564B", "tp_comm_s": "#C44E52",
-    "cp_comm_s": "#E17C7E", "ep_comm_s": "#F1A1A3", "pp_comm_s": "#DD8452", "stage_imbalance_s": "#937860",
+    "cp_comm_s": "#E17C7E", "ep_comm_s": "#F1A1A3", "moe_host_s": "#DA8BC3", "pp_comm_s": "#DD8452",
+    "stage_imbalance_s": "#937860",
     "pipeline_bubble_s": "#BBBBBB", "dp_comm_s": "#55A868", "optimizer_s": "#2F4F4F",
 }
 

@@ -185,6 +185,16 @@ class PrecisionRecipe:
     optimizer_bytes : float
         Optimizer states (Adam: m and v).
     description, source : str
+    sharded_master : bool
+        Under ZeRO-3 the sharded fp32 parameter *is* the master copy and the 16-bit working
+        weights exist only gathered, one layer at a time (PyTorch FSDP2's
+        ``MixedPrecisionPolicy``: "FSDP ... keeps the high-precision sharded parameters in
+        memory anyway ... does not require any extra memory to keep a high-precision copy of
+        the parameters for the optimizer step"; "the optimizer step uses the sharded parameter
+        in the original dtype", torch/distributed/fsdp/_fully_shard/_fsdp_api.py): no
+        persistent working-weight bytes at ZeRO-3 (the ``zero3_buffer`` holds the gathered
+        layer), and no master-to-working cast pass in the optimizer step (the all-gather
+        casts).
     """
 
     name: str
@@ -195,6 +205,7 @@ class PrecisionRecipe:
     optimizer_bytes: float
     description: str = ""
     source: str = ""
+    sharded_master: bool = False
 
     @property
     def bytes_per_param(self) -> float:
@@ -256,6 +267,18 @@ RECIPES: dict[str, PrecisionRecipe] = {r.name: r for r in [
         "pure bf16: weights, gradients, m and v all bf16, no master copy (needs stochastic "
         "rounding or Kahan summation): 8 B/param",
         "Zamirai et al. 2020 (bf16 training with stochastic rounding)"),
+    PrecisionRecipe(
+        "fsdp2_bf16_fp32", 2, 4, 0, 4, 8,
+        "PyTorch FSDP2 mixed precision (MixedPrecisionPolicy(param_dtype=bf16, "
+        "reduce_dtype=fp32), torchtitan's default): fp32 sharded parameters (the master), fp32 "
+        "sharded gradients, fp32 m and v: 16 B/param under ZeRO-3, the bf16 weights only "
+        "gathered per layer (zero3_buffer); 18 B/param at ZeRO-0-2, where a bf16 working copy "
+        "persists",
+        "PyTorch torch/distributed/fsdp/_fully_shard/_fsdp_api.py, MixedPrecisionPolicy "
+        "docstring ('FSDP ... keeps the high-precision sharded parameters in memory anyway'; "
+        "'The optimizer step uses the sharded parameter in the original dtype'); torchtitan "
+        "torchtitan/config/job_config.py (mixed_precision_param = 'bfloat16', "
+        "mixed_precision_reduce = 'float32')", sharded_master=True),
     PrecisionRecipe(
         "fp32_adam", 4, 4, 0, 0, 8,
         "fp32 weights and gradients (the weights are the master copy), m and v: 16 B/param "
@@ -728,7 +751,9 @@ def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, 
         p_ne = nd * p_dense + nm * p_moe + np.where(first, emb, 0.0) + np.where(last, head, 0.0)
         p_ex = nm * p_expert
         parts = {
-            "weights": rcp.weights_bytes * (p_ne / s3 + p_ex / e3),
+            # FSDP2 (sharded_master): at ZeRO-3 the working weights exist only gathered
+            "weights": np.where((z == 3) & rcp.sharded_master, 0.0,
+                                rcp.weights_bytes * (p_ne / s3 + p_ex / e3)),
             "gradients": rcp.grads_bytes * (p_ne / s2 + p_ex / e2)
             + rcp.main_grads_bytes * (p_ne / s1 + p_ex / e1),
             "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),

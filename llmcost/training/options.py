@@ -29,7 +29,7 @@ from ..core import stacks
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array
-from . import attention, comm, elementwise, gemm
+from . import attention, comm, elementwise, gemm, moe_layer
 from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
@@ -105,6 +105,12 @@ class StepOptions:
     moe_routing, moe_capacity_factor, moe_imbalance : ``comm.moe_routing_factor``
     moe_dispatch, moe_dispatch_dtype, moe_gate, moe_node_limit : the all-to-all
         (``comm.moe_dispatch_copies``, ``comm.MOE_DISPATCH_BYTES``, ``comm.MOE_GATES``)
+    moe_layer_host_s, moe_expert_host_s : float >= 0 or None
+        The host-bound cost of an MoE layer per micro-batch (``moe_layer.moe_host_overhead_s``):
+        per layer and per local expert, seconds (None: ``moe_layer.MOE_LAYER_HOST_S`` /
+        ``MOE_EXPERT_HOST_S``, fitted on the MoE calibration rows, the per-expert one only on a
+        stack whose ``moe_expert_gemm`` is ``"per_expert_launch"``, both 0 on a stack whose
+        ``cuda_graphs`` is ``"full_iteration"``; 0 turns a term off).
     pipeline_flushes : int (or an int array like the plans) >= 1
         Pipeline schedules per optimizer step (``step.compose_pipeline``).
     straggler : bool
@@ -144,6 +150,8 @@ class StepOptions:
     moe_dispatch_dtype: str = "auto"
     moe_gate: str = "learned"
     moe_node_limit: object = "auto"
+    moe_layer_host_s: float | None = None
+    moe_expert_host_s: float | None = None
     pipeline_flushes: object = field(default=1, compare=False)
     straggler: bool = True
 
@@ -179,6 +187,13 @@ class StepOptions:
                              f"of {HSDP_ALL_REDUCE_MODES}")
         if self.kernel_efficiency is not None:
             as_array(self.kernel_efficiency, "kernel_efficiency", positive=True, upper=1.0)
+        for name in ("moe_layer_host_s", "moe_expert_host_s"):
+            v = getattr(self, name)
+            if v is not None:
+                if isinstance(v, bool) or not isinstance(v, numbers.Real) \
+                        or not np.isfinite(v) or v < 0:
+                    raise ValueError(f"{name}={v!r} must be a number >= 0 (seconds) or None "
+                                     "(the fitted constant, llmcost.training.moe_layer)")
         for name in ("moe_capacity_factor", "moe_imbalance"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -269,6 +284,16 @@ class StepOptions:
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
                                   moe_dispatch_dtype=so["moe_dispatch_dtype"]),
+            # none under a full-iteration CUDA graph (no host launch, no sync); the per-expert
+            # term only where the stack launches per expert
+            moe_layer_host_s=((moe_layer.MOE_LAYER_HOST_S if st.cuda_graphs == "none" else 0.0)
+                              if self.moe_layer_host_s is None
+                              else float(self.moe_layer_host_s)),
+            moe_expert_host_s=((moe_layer.MOE_EXPERT_HOST_S
+                                if st.moe_expert_gemm == "per_expert_launch"
+                                and st.cuda_graphs == "none" else 0.0)
+                               if self.moe_expert_host_s is None
+                               else float(self.moe_expert_host_s)),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
 
 
@@ -307,5 +332,7 @@ class ResolvedOptions:
     hsdp_all_reduce: str
     moe_factor: float
     comm: comm.CommOptions
+    moe_layer_host_s: float
+    moe_expert_host_s: float
     pipeline_flushes: object
     straggler: bool

@@ -29,6 +29,11 @@ layer runs on one GPU is summed:
   2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` the
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
   (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
+* **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
+  dispatch bookkeeping ending in a host-device sync, and (on stacks that launch per expert) the
+  grouped GEMM's per-local-expert launches, serial with the layer's compute
+  (``moe_layer.moe_host_overhead_s``: two constants fitted on the MoE calibration rows only,
+  ``calibrate_moe_host_overhead``).
 * **Recomputation** adds the forward pass of every layer (``full``, and its TP collectives) or of
   the attention core (``selective``) before the backward pass (Korthikanti et al. 2022 §5).
 * **Communication** from ``llmcost.comm`` (alpha-beta, two-level topology), with these
@@ -89,7 +94,7 @@ once per call for the accelerator (``StepOptions.resolve``) and read by the engi
 keywords.
 
 ``step time = matmul + attention + memory-bound + recompute + straggler wait + exposed TP + CP
-+ EP + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
++ EP + MoE host + PP communication + stage imbalance + bubble + exposed DP communication + optimizer``;
 the parts of ``StepBreakdown`` add up to ``step_time_s`` exactly (a test checks it).
 
 **Predicted MFU** = model FLOPs per step ÷ (step time × n_gpus × dense peak), model FLOPs on the
@@ -136,6 +141,7 @@ schedule's last backward) is not modelled: with PP and FSDP2 the ZeRO-3 time is 
 from __future__ import annotations
 
 import importlib
+import warnings
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -156,7 +162,7 @@ from ..core.shapes import (
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import as_array, as_flag
-from . import attention, comm, elementwise
+from . import attention, comm, elementwise, moe_layer
 from .memory import get_recipe, stage_candidates
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions  # noqa: F401  (re-exported)
 from .parallel import ParallelPlan, bubble_fraction
@@ -166,8 +172,8 @@ TP_OVERLAP = ("none", "backward", "all")
 
 #: The parts of a step, in display order. They add up to ``step_time_s``.
 PARTS = ("matmul_s", "attention_s", "memory_bound_s", "recompute_s", "straggler_s", "tp_comm_s",
-         "cp_comm_s", "ep_comm_s", "pp_comm_s", "stage_imbalance_s", "pipeline_bubble_s",
-         "dp_comm_s", "optimizer_s")
+         "cp_comm_s", "ep_comm_s", "moe_host_s", "pp_comm_s", "stage_imbalance_s",
+         "pipeline_bubble_s", "dp_comm_s", "optimizer_s")
 
 PART_NOTES = {
     "matmul_s": "GEMMs (projections, FFN, experts, LM head) at the achievable matmul rate",
@@ -178,6 +184,8 @@ PART_NOTES = {
     "tp_comm_s": "tensor-parallel collectives not hidden behind GEMMs",
     "cp_comm_s": "context-parallel K/V all-gathers",
     "ep_comm_s": "expert-parallel all-to-all (dispatch and combine)",
+    "moe_host_s": "MoE layers' host-bound fixed cost per micro-batch: router, dispatch "
+                  "bookkeeping and its sync, per-expert launches (llmcost.training.moe_layer)",
     "pp_comm_s": "activations and gradients sent between pipeline stages",
     "stage_imbalance_s": "the busiest stage's extra work (LM head, embedding, uneven layers)",
     "pipeline_bubble_s": "pipeline fill and drain: (p−1)/v micro-batch slots",
@@ -225,7 +233,10 @@ def optimizer_bytes_per_param(recipe) -> float:
         if r.main_grads_bytes else 0.0
     norm = grad
     adam = 2.0 * (r.master_bytes + r.optimizer_bytes) + grad
-    cast = (r.master_bytes + r.weights_bytes) if r.master_bytes else 0.0
+    # the master-to-working cast (none when the sharded master is the parameter, FSDP2: the
+    # all-gather casts; PrecisionRecipe.sharded_master)
+    cast = (r.master_bytes + r.weights_bytes) if (r.master_bytes and not r.sharded_master) \
+        else 0.0
     zero = r.grads_bytes
     return float(copy + norm + adam + cast + zero)
 
@@ -654,7 +665,7 @@ def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_g
 
 
 #: Per-micro-batch categories of a stage (``compose_pipeline``).
-_MB_KEYS = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "pp", "dp_mb")
+_MB_KEYS = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe", "pp", "dp_mb")
 
 
 def _check_flushes(pipeline_flushes, n_microbatches):
@@ -724,6 +735,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
     """
     ppf = pp.astype(float)
     mf = n_microbatches.astype(float)
+    per_stage = [{"moe": 0.0, **ps} for ps in per_stage]     # no MoE host part: 0
     t_mb = [sum(ps[k] for k in _MB_KEYS) for ps in per_stage]
     t_max = np.maximum.reduce(t_mb)
     w_first = 1.0 / ppf
@@ -747,7 +759,7 @@ def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule,
         "matmul_s": mf * avg["matmul"], "attention_s": mf * avg["attn"],
         "memory_bound_s": mf * avg["mem"], "recompute_s": mf * avg["rc"],
         "tp_comm_s": mf * avg["tp"], "cp_comm_s": mf * avg["cp"], "ep_comm_s": mf * avg["ep"],
-        "pp_comm_s": mf * avg["pp"] + fill_p2p,
+        "moe_host_s": mf * avg["moe"], "pp_comm_s": mf * avg["pp"] + fill_p2p,
         "stage_imbalance_s": mf * (t_max - t_avg), "pipeline_bubble_s": bubble,
         "dp_comm_s": mf * avg["dp_mb"] + dp_step, "optimizer_s": optimizer,
     }
@@ -863,8 +875,13 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                  o.ep_overlap)
         moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
                            cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
+        # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
+        # bookkeeping and its host sync, per-local-expert launches), serial with its compute
+        moe = moe + (moe_layer.moe_host_overhead_unchecked(
+            max(c.E, 1), epf, rc, o.moe_layer_host_s, o.moe_expert_host_s) + zeros,)
     else:
-        moe = tuple(zeros for _ in range(7))
+        moe = tuple(zeros for _ in range(8))
+    dense = dense + (zeros,)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
@@ -986,7 +1003,7 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
         return (0, mid, p_j - 1)
 
     stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, g.pp_split, pick)
-    names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep")
+    names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe")
     per_stage = []
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first, last = r == 0, r == pp - 1
@@ -1106,6 +1123,7 @@ class StepBreakdown:
     tp_comm_s: float
     cp_comm_s: float
     ep_comm_s: float
+    moe_host_s: float
     pp_comm_s: float
     stage_imbalance_s: float
     pipeline_bubble_s: float
@@ -1208,6 +1226,12 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     ValueError
         A plan using more GPUs than the cluster, a plan breaking a model rule, an unknown
         option, an accelerator without an HBM bandwidth or a peak for ``dtype``.
+
+    Warns
+    -----
+    stacks.StackFeatureWarning
+        The plan uses a feature the stack's profile lacks (``stacks.missing_features``: a ZeRO
+        stage, e.g. ZeRO-3 on megatron-core-2024, a schedule, FP8), named in the message.
     """
     model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     check_step_inputs(dropout=keywords.get("dropout", False), efficiency=keywords.get("efficiency"))
@@ -1219,6 +1243,12 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     plan.validate(model, seq_len=s)
     opts = StepOptions.build(options, **keywords)
     o = opts.resolve(cluster.accelerator.name)
+    # a plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks): priced, and said
+    for msg in stacks.missing_features(o.stack, plan.zero_stage, plan.schedule, plan.pp,
+                                       opts.dtype):
+        warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
+                      "had this one; choose a stack that has it (llmcost.stacks).",
+                      stacks.StackFeatureWarning, stacklevel=2)
     eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
     out = _engine(model, cluster, plan.to_dict(), s, o)
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
@@ -1243,7 +1273,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve")
+                   "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve",
+                   "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 
@@ -1313,7 +1344,8 @@ MOVED = {
                      "add_run_cost", "TP_OVERLAP_DOMINANCE", "fastest_trusted",
                      "sharding_study", "hsdp_pays_from", "scaling_study"), "ranking"),
     **dict.fromkeys(("KORTHIKANTI_TABLE4", "gpt_model", "KORTHIKANTI_OPTIONS",
-                     "layer_time_table", "calibrate_kernel_efficiency", "VALIDATION_SETS",
+                     "layer_time_table", "calibrate_kernel_efficiency", "calibrate_moe_host_overhead",
+                     "VALIDATION_SETS",
                      "OUTSIDE_SETS", "NEWER_SETS", "CALIBRATION_SET", "parallelism_kind",
                      "mfu_validation", "set_summary", "error_summary", "validation_configs"),
                     "step_validation"),

@@ -95,6 +95,54 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
     return float(fine[int(np.argmin([loss(k) for k in fine]))])
 
 
+def calibrate_moe_host_overhead(sets=None) -> tuple:
+    """Re-derive ``moe_layer.MOE_LAYER_HOST_S`` and ``MOE_EXPERT_HOST_S``: the per-MoE-layer
+    and per-local-expert host costs (seconds per layer per micro-batch, forward + backward) that
+    make the predicted step time of the MoE rows marked ``calibration`` in
+    ``data/validation_mfu.csv`` equal their published one, and only those rows (every other MoE
+    row stays held out). The step time is linear in the two constants (the host time enters each
+    micro-batch additively; the bubble and stage imbalance scale it), so with the two
+    calibration rows (Megatron-Bridge 25.11: DeepSeek-V3 on 256 GB200 at EP 32 and Qwen3-30B-A3B
+    on 8 B200 at EP 8, different local-expert counts) it is the 2×2 linear solve
+    ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
+    squares on the relative step-time error.
+
+    ``sets``: the validation sets searched for MoE calibration rows (default
+    ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two MoE calibration rows.
+    """
+    sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
+    # only the sets holding an MoE calibration row (the others do not enter the fit)
+    cfg = validation_configs()
+    runs = load_published_runs().set_index("run_id")
+    cal = cfg[(cfg["split"] == "calibration") & cfg["set"].isin(list(sets))
+              & (cfg["model_spec"] == "catalog")]
+    sets = tuple(sorted({c["set"] for _, c in cal.iterrows()
+                         if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
+
+    def run(a, b):
+        v = mfu_validation(sets=sets, physics={"moe_layer_host_s": a, "moe_expert_host_s": b})
+        v = v[(v["kind"] == "moe") & (v["split"] == "calibration")].set_index("run_id")
+        return v["step_time_s"], v["step_time_s"] * (1.0 + v["error"])
+
+    t0, published = run(0.0, 0.0)
+    if len(t0) < 2:
+        raise ValueError(f"the sets {sets} hold {len(t0)} MoE calibration row(s); the fit needs "
+                         "two (one per constant)")
+    unit = 1e-3
+    slope_a = (run(unit, 0.0)[0] - t0) / unit
+    slope_b = (run(0.0, unit)[0] - t0) / unit
+    # relative residual (T0 + a·A + b·B) / T_pub − 1, least squares (exact with two rows)
+    mat = np.stack([slope_a / published, slope_b / published], axis=1)
+    rhs = 1.0 - t0 / published
+    (a, b), *_ = np.linalg.lstsq(mat, np.asarray(rhs), rcond=None)
+    return float(a), float(b)
+
+
 def validation_configs() -> pd.DataFrame:
     """``data/validation_mfu.csv``: each published run's split, micro-batch, schedule,
     recomputation, ZeRO stage, overlap and precision settings, the yes/no columns as booleans."""
@@ -122,7 +170,7 @@ OUTSIDE_SETS = ()
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
-              "nemo-long-sequence-h100", "llm-foundry-mpt")
+              "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
