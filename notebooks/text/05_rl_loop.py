@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 05 · Why is RL post-training hard to budget?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
 #
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
 # verifier-based RL) is where the inference and training ledgers cross: every iteration the model
@@ -79,10 +79,9 @@ from llmcost import inference as inf
 from llmcost import plots, rl
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
-                                   if k in llmcost.PARAMETERS})
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
@@ -953,4 +952,4 @@ if interactive:
     display(rl_explorer(spec.name, gpu.name, p, price))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)

@@ -59,12 +59,11 @@ from llmcost import plots
 from llmcost import scaling as sc
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
-                                   if k in llmcost.PARAMETERS})
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 
 # %%
 spec, gpu, fit = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"]), sc.get_fit(p["scaling_fit"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 n_run = spec.n_active_params if spec.is_moe else spec.n_params  # MoE: placed by active parameters
 c_run = 6 * n_run * p["train_tokens"]
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"

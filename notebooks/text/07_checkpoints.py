@@ -65,9 +65,9 @@ from llmcost import ledger, plots
 from llmcost import reliability as rel
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.notebook_parameters(globals())
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 per_node = min(gpu.scaleup_domain_size or 8, 8)  # accelerators per host (a TPU pod is one ICI domain)
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            seq_len=p["seq_len"], dtype=p["dtype"])
