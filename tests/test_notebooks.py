@@ -138,3 +138,18 @@ def test_summary_mime_is_published_by_computing_notebooks():
     nb = nbformat.read(NOTEBOOK_DIR / "01_flops.ipynb", as_version=4)
     mimes = [k for c in _code(nb) for o in c.outputs for k in o.get("data", {})]
     assert SUMMARY_MIME in mimes
+
+
+def test_the_first_output_answers_the_question(nb_path):
+    # The answer to the title's question, for the scenario, in one sentence with its number,
+    # before the derivation: rendered from the kernel by llmcost.present.answers (never typed),
+    # in one of the two cells after the set-up. 00's answer is the bill itself.
+    if nb_path.stem == "00_index":
+        pytest.skip("the bill's total is 00's answer (its opening is written elsewhere)")
+    nb = nbformat.read(nb_path, as_version=4)
+    code = _code(nb)
+    setup = code.index(_param_cell(nb)) + 1
+    first = [c.source for c in code[setup + 1:setup + 3]]
+    assert any(re.search(r"display\(Markdown\(answers\.\w+\(", s) for s in first), first
+    assert not any(c.cell_type == "markdown" and c.source.lstrip().startswith("## ")
+                   for c in nb.cells[:nb.cells.index(code[setup])]), "a section before the answer"

@@ -58,6 +58,16 @@ peak = gpu.peak_flops_per_s(p["dtype"])
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
+                           seq_len=p["seq_len"], dtype=p["dtype"])   # derived in sections 1-4
+display(Markdown(answers.flops(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["mfu"],
+                               price, run)))
+
+# %%
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, "
       f"{llmcost.fmt_count(spec.n_active_params)} active per token")
 print(f"{gpu.name}: dense {p['dtype']} peak {llmcost.fmt_flops_rate(peak)}")

@@ -85,7 +85,15 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
 plan, cluster, a = batch.scenario_batch_analysis(p, spec, price)  # plan: step-time model
+display(Markdown(answers.batch_size(p["global_batch_tokens"], a.target.b_noise_tokens,
+                                    a.fill_batch_tokens)))   # derived in sections 1-4
+
+# %%
 group = plan.tp * plan.cp  # GPUs sharing one micro-batch in a pipeline stage
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}: {plan.describe()}")
 print(f"{p['global_batch_tokens'] / p['seq_len']:,.0f} sequences per step = "

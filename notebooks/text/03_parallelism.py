@@ -76,6 +76,15 @@ recipe = memory.get_recipe(p["optimizer_recipe"])
 hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)   # derived in sections 1-5
+display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
+                                hbm, usable)))
+
+# %%
 free = parallel.free_plan_parameters(p)
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, {spec.n_layers} layers")
 print(f"{p['n_gpus']:,} × {gpu.name}: {hbm / 2**30:.0f} GiB = {hbm / 1e9:.1f} GB HBM each, "

@@ -85,6 +85,14 @@ opts = step.scenario_options(p)   # recipe, dtype, stack and its overlaps ("auto
 plt.rcParams.update({"font.size": 12})   # figures readable when projected
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed_comm_s,
+                                       b.straggler_s)))   # derived in sections 1-5
+
+# %%
 free = parallel.free_plan_parameters(p)
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}, {p['global_batch_tokens']:,} tokens per step")
 print(f"plan: {plan.describe()}")

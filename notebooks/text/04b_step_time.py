@@ -81,6 +81,16 @@ price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for
 plt.rcParams.update({"font.size": 12})   # figures readable when projected
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
+                              seq_len=p["seq_len"])   # sections 1 and 3
+display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
+                                   b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s)))
+
+# %%
 free = parallel.free_plan_parameters(p)
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}, {p['global_batch_tokens']:,} tokens per step")
 print(f"plan: {plan.describe()}")

@@ -87,6 +87,21 @@ P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
       f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
 
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
+                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
+                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
+     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
+                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
+                           max_tpot_s=p["serve_max_tpot_s"], **sv))
+it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
+display(Markdown(answers.rl_loop(spec.name, gpu.name, c.usd_per_m_output, it.wall_s,
+                                 it.generation_time_share, float(camp.loc["total", "usd"]))))
+
 # %% [markdown]
 # # Part I · What does a generated token cost?
 #
@@ -111,12 +126,6 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 
 # %%
 # NBVAL_CHECK_OUTPUT
-c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
-                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
-                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
-     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
-                           max_tpot_s=p["serve_max_tpot_s"], **sv))
 pre = inf.prefill(spec, gpu, P, 1, tp=c.tp, **sv)
 dec = inf.decode_step(spec, gpu, 1, P, tp=c.tp, **sv)
 print(f"replica: {c.tp} × {gpu.name}; prefill of {P} tokens {pre.time_s * 1e3:.1f} ms "

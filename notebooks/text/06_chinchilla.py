@@ -70,6 +70,15 @@ print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
       f"{f' ({llmcost.fmt_count(n_run)} active, MoE: outside the fits)' if spec.is_moe else ''}, "
       f"{llmcost.fmt_count(p['train_tokens'])} tokens -> C = 6ND = {c_run:.3g} FLOPs; fit {fit.name}")
 
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+n_opt, d_opt = sc.compute_optimal(c_run, fit)   # derived in sections 1-3
+display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, n_opt, d_opt,
+                                 is_moe=spec.is_moe)))
+
 # %% [markdown]
 # ## 1. What compute-optimal means
 #

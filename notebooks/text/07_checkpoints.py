@@ -81,6 +81,14 @@ print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
       f"${price:.2f}/GPU-h ({price_source})")
 print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
 
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, plan.interval_s, plan.goodput,
+                                     run["gpu_hours"], price)))   # derived in sections 1-6
+
 # %% [markdown]
 # ## 1. Why failures are certain at scale
 #

@@ -44,6 +44,15 @@ from llmcost.present.report import publish_summary, summary_row
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
 
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+runs = llmcost.load_published_runs()
+errors = claims.published_run_errors(runs)   # every scored run (sections 1-2)
+display(Markdown(answers.published_runs(claims.error_table_summary(errors))))
+
 # %% [markdown]
 # ## 1. From a published run to an implied utilisation
 #
@@ -65,8 +74,6 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelera
 # a steady-state MFU without dividing by goodput blames the kernels for the failures.
 
 # %%
-runs = llmcost.load_published_runs()
-errors = claims.published_run_errors(runs)
 scored = errors[errors["scored"] != ""]
 cols = ["run_id", "generation", "scored", "method", "published_mfu", "predicted_mfu", "error"]
 plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours"]],

@@ -162,6 +162,13 @@ bill = levers.bill(scenario)  # the ledger's bill plus the scenario's waste line
 sweep = levers.hardware_sweep(scenario)  # every accelerator at its predicted MFU (section 4)
 ranked = levers.rank_levers(scenario, sweep=sweep)  # every lever on this bill, largest first
 
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   # section 1
+
 # %% [markdown]
 # ## 1. Every lever on one bill
 #
