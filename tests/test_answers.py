@@ -23,9 +23,12 @@ def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
 
 
 def test_memory_answer_fits_or_not():
-    text = answers.memory("M", "H100-SXM", 2048, "TP8 · PP4", 61e9, 80e9, 72e9)
+    # H100 SXM: 80 GiB = 85.9 GB; a 10% reserve leaves 77.3 GB (memory.fits: total <= hbm·0.9)
+    hbm = 80 * 2**30
+    text = answers.memory("M", "H100-SXM", 2048, "TP8 · PP4", 61e9, hbm, 0.9 * hbm)
     assert text.startswith("M fits on 2,048 × H100-SXM with TP8 · PP4")
-    assert "**61 GB of 80 GB**" in text and "72 GB usable" in text
+    assert "**61 GB of 86 GB**" in text and "(80 GiB; 77 GB usable" in text
+    assert llmcost.memory.fits(61e9, hbm, 0.1)
     assert "does **not** fit" in answers.memory("M", "A", 8, "TP1", 75e9, 80e9, 72e9)
 
 

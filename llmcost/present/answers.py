@@ -29,12 +29,14 @@ def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: 
            hbm_bytes: float, usable_bytes: float) -> str:
     """Notebook 03: whether the plan's busiest GPU holds its weights, gradients, optimizer state
     and activations (``memory.memory_per_gpu(...).total``) within the HBM left after the
-    reserve, ``usable_bytes = hbm_bytes × (1 − mem_reserve_fraction)``. Decimal GB."""
+    reserve, ``usable_bytes = hbm_bytes × (1 − mem_reserve_fraction)`` (``memory.fits``).
+    Decimal GB; the HBM also in GiB, as datasheets print it."""
     fits = per_gpu_bytes <= usable_bytes
     verb = "fits" if fits else "does **not** fit"
     return (f"{model} {verb} on {n_gpus:,} × {accelerator} with {plan}: "
             f"**{per_gpu_bytes / 1e9:.0f} GB of {hbm_bytes / 1e9:.0f} GB** on the busiest GPU "
-            f"({usable_bytes / 1e9:.0f} GB usable after the reserve).")
+            f"({hbm_bytes / 2**30:.0f} GiB; {usable_bytes / 1e9:.0f} GB usable after the "
+            "reserve).")
 
 
 def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggler_s: float

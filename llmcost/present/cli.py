@@ -70,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="output folder (default: build/reports/<scenario file stem>); "
                    "must not exist unless --overwrite")
     r.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebook numbers or names to run, e.g. 00,01 "
+                   help="comma-separated notebook numbers or names to run, e.g. 00,01 or 04b "
                    "(default: all)")
     r.add_argument("--overwrite", action="store_true",
                    help="replace an earlier llmcost report in --out")
