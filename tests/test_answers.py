@@ -44,8 +44,16 @@ def test_communication_and_step_time_shares():
 def test_checkpoint_answer_extra_gpu_hours():
     # paid = ideal / goodput: 1,000 ideal GPU-hours at 80% goodput are 1,250 paid, 250 extra,
     # $500 at $2/GPU-h; MTBF 9,000 s = 2.5 h; interval 1,800 s = 30 min
-    text = answers.checkpoints(1024, 9000.0, 1800.0, 0.8, 1000.0, 2.0)
+    text = answers.checkpoints(1024, 9000.0, 0.87, 1800.0, 0.8, 1000.0, 2.0)
     assert "every **2.5 h**" in text and "every 30 min" in text and "**80.0%**" in text
+    assert "stops 0.87 times a day" in text
+    # Llama 3 405B's rate as the default scenario's: 0.173 failures per GPU-year on 2,048 GPUs is
+    # M = 8,766 h / (2,048 × 0.173) = 24.7 h, what the checkpoint plan carries
+    from llmcost.training import reliability as rel
+    p = llmcost.validate_parameters(**{k: v for k, v in llmcost.scenario.LEDGER_DEFAULTS.items()
+                                       if k.startswith(("ckpt_", "fail_"))}, n_gpus=2048)
+    plan = rel.scenario_checkpoint_plan(p, 70e9)
+    assert plan.mtbf_s / 3600 == pytest.approx(365.25 * 24 / (2048 * 0.173), rel=1e-3)
     assert f"**250 GPU-hours** ({llmcost.fmt_usd(500.0)})" in text
 
 

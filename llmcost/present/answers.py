@@ -61,16 +61,17 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
             f"{fmt_count(tokens_per_s)} tokens/s.")
 
 
-def checkpoints(n_gpus: int, mtbf_s: float, interval_s: float, goodput: float,
-                ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
-    """Notebook 07: the job's mean time between interruptions (``CheckpointPlan.mtbf_s``), its
-    checkpoint interval and goodput, and what failures and checkpoints add to the run: paid
-    GPU-hours = ideal ÷ goodput, so the extra is ideal × (1 / goodput − 1), priced at the
-    GPU-hour."""
+def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,
+                goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
+    """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
+    (``CheckpointPlan.mtbf_s``), its planned interruptions per day, its checkpoint interval and
+    goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
+    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    return (f"On {n_gpus:,} GPUs the job is interrupted every **{mtbf_s / 3600:.1f} h** on "
-            f"average; checkpointing every {interval_s / 60:.0f} min keeps goodput at "
-            f"**{goodput:.1%}**, so failures and checkpoints add **{extra:,.0f} GPU-hours** "
+    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:.1f} h** on average "
+            f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
+            f"{interval_s / 60:.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
+            f"and checkpoints add **{extra:,.0f} GPU-hours** "
             f"({fmt_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 

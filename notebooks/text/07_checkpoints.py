@@ -86,8 +86,8 @@ from IPython.display import Markdown
 
 from llmcost.present import answers
 
-display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, plan.interval_s, plan.goodput,
-                                     run["gpu_hours"], price)))   # derived in sections 1-6
+display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
+                                     plan.interval_s, plan.goodput, run["gpu_hours"], price)))
 
 # %% [markdown]
 # ## 1. Why failures are certain at scale
