@@ -31,6 +31,7 @@ from .bill.scenario import (
     notebook_parameters,
     point_scenario,
     resolve_price,
+    scenario_price,
     validate_parameter,
     validate_parameters,
 )
@@ -132,6 +133,7 @@ __all__ = [
     "tokens_per_s_per_gpu_at_mfu", "training_flops", "training_run", "wall_clock_s",
     # scenarios and formatting
     "PARAMETERS", "ScenarioError", "load_scenario", "notebook_parameters", "resolve_price",
+    "scenario_price",
     "validate_parameter",
     "validate_parameters", "fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",
     "fmt_flops_rate", "fmt_usd",
@@ -140,7 +142,7 @@ __all__ = [
     # memory and parallelism (notebook 03)
     "RECIPES", "ParallelPlan", "bubble_fraction", "enumerate_plans", "make_plan",
     "memory_breakdown", "memory_per_gpu",
-    # communication and step time (notebook 04)
+    # communication (notebook 04) and step time (notebook 04b)
     "comm", "step", "Efficiency", "StepBreakdown", "load_efficiency", "predict_mfu",
     "rank_plans", "step_time", "StepOptions",
     # the whole bill (notebook 00)

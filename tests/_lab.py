@@ -43,10 +43,11 @@ from pathlib import Path
 import pytest
 
 from llmcost import report
+from llmcost.present.numbering import numbered_files
 
 from _browser import chromium, requires_browser
 
-NOTEBOOKS = sorted(report.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = numbered_files(report.NOTEBOOK_DIR)
 
 
 def half(i: int) -> list[Path]:

@@ -6,6 +6,7 @@ import nbformat
 import pytest
 
 from llmcost import glossary
+from llmcost.present.numbering import numbered_files
 from llmcost.present.report import NOTEBOOK_DIR, list_notebooks
 
 #: Words with capitals in headings that are names, not terms (models, labs, units).
@@ -66,7 +67,7 @@ def test_issue_terms_have_their_chinese_names():
 def test_every_row_is_complete_and_points_somewhere_real():
     df = glossary.load_glossary()
     assert len(df) >= 60
-    stems = {p.stem for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")}
+    stems = {p.stem for p in numbered_files(NOTEBOOK_DIR)}
     for _, r in df.iterrows():
         assert r["term"] and r["chinese"] and r["definition"], r["term"]
         assert r["notebook"] in stems, (r["term"], r["notebook"])

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+from llmcost.present.numbering import numbered_files
+
+NOTEBOOKS = numbered_files(Path(__file__).parent.parent / "notebooks")
 
 
 def _cells(path):
@@ -15,7 +17,7 @@ def _cells(path):
 
 
 def _links(text):
-    return re.findall(r"\]\((\d\d_[a-z_]+\.ipynb)\)", text)
+    return re.findall(r"\]\((\d\d[a-z]?_[a-z_]+\.ipynb)\)", text)
 
 
 def _nav(text):
@@ -42,3 +44,20 @@ def test_part_headings_match_their_takeaways():
         text = "\n".join("".join(c["source"]) for c in _cells(path) if c["cell_type"] == "markdown")
         for part in re.findall(r"Takeaways of Part ([IVX]+)", text):
             assert re.search(rf"^#+ Part {part}\b", text, re.M), (path.name, part)
+
+
+def test_a_lettered_notebook_reads_after_its_number():
+    # 04b (the step-time model) follows 04 (communication): in the listing, in `--notebooks`,
+    # and in the numbers the report and the scenario matrix key notebooks by
+    from llmcost.present.numbering import notebook_number
+    from llmcost.present.report import list_notebooks
+
+    stems = [p.stem for p in NOTEBOOKS]
+    assert stems.index("04b_step_time") == stems.index("04_communication") + 1
+    assert stems.index("05_rl_loop") == stems.index("04b_step_time") + 1
+    assert [nb.stem for nb in list_notebooks(["04b"])] == ["04b_step_time"]
+    assert [nb.stem for nb in list_notebooks(["04"])] == ["04_communication"]
+    assert [nb.stem for nb in list_notebooks(["4"])] == ["04_communication"]
+    assert notebook_number("04b_step_time") == "04b" and notebook_number("10_glossary") == "10"
+    with pytest.raises(ValueError, match="stem='notes'"):
+        notebook_number("notes")

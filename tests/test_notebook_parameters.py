@@ -57,3 +57,37 @@ def test_cross_checks_still_run():
         llmcost.validate_parameters(accelerator="A100-80GB", dtype="fp8")
     with pytest.raises(ScenarioError):
         llmcost.notebook_parameters(ns)
+
+
+def test_ranged_keeps_ranges_and_drops_the_page_setting(capsys):
+    # the bill's pages (00, 09) draw the scenario's ranges: kept as Range, `interactive` checked
+    # and left out, no range note printed (the points are what ranged=False returns)
+    ns = {"__annotations__": {"n_gpus": int, "mfu": float, "interactive": bool},
+          "n_gpus": 64, "mfu": {"low": 0.3, "high": 0.5}, "interactive": False}
+    s = llmcost.notebook_parameters(ns, ranged=True)
+    assert list(s) == ["n_gpus", "mfu"]
+    assert isinstance(s["mfu"], llmcost.Range) and s["mfu"].point == pytest.approx(0.4)  # midpoint
+    assert capsys.readouterr().out == ""
+    points = llmcost.notebook_parameters(ns)
+    assert llmcost.point_scenario(s) == {k: v for k, v in points.items() if k != "interactive"}
+    with pytest.raises(ScenarioError, match="interactive"):
+        llmcost.notebook_parameters({**ns, "interactive": "no"}, ranged=True)
+    with pytest.raises(ScenarioError, match="ranged"):
+        llmcost.notebook_parameters(ns, ranged="yes")
+
+
+def test_scenario_price_given_or_from_the_catalogue():
+    # a given price is the price; None (or absent) is data/prices.csv's median for the pricing
+    # mode, as llmcost.catalogue_price reads it
+    assert llmcost.scenario_price({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 3.99}) \
+        == (3.99, "given as price_usd_per_gpu_hour")
+    want = llmcost.catalogue_price("H100-SXM", "spot")
+    assert llmcost.scenario_price({"accelerator": "H100-SXM", "pricing": "spot"}) == want
+    assert llmcost.scenario_price({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": None,
+                                   "pricing": "spot"}) == want
+    assert llmcost.scenario_price({"accelerator": "H100-SXM"}) == \
+        llmcost.catalogue_price("H100-SXM", "on_demand")
+    with pytest.raises(ScenarioError, match="scenario"):
+        llmcost.scenario_price({"n_gpus": 8})
+    with pytest.raises(ScenarioError, match="pricing"):
+        llmcost.scenario_price({"accelerator": "H100-SXM", "pricing": "cheap"})

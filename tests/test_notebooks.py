@@ -13,10 +13,11 @@ import papermill as pm
 import pytest
 
 import llmcost
+from llmcost.present.numbering import notebook_number, numbered_files
 from llmcost.present.report import NOTEBOOK_DIR, SUMMARY_MIME, WIDGET_MIME
 from llmcost.bill.scenario import PARAMETERS, validate_parameter
 
-NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = numbered_files(NOTEBOOK_DIR)
 KIND_TO_ANNOTATION = {"str": "str", "int": "int", "float": "float", "float|none": "float",
                       "bool": "bool", "float|str": "float", "list": "list", "str|bool": "str",
                       "bool|none": "bool", "str|none": "str", "int|str": "str"}
@@ -85,11 +86,14 @@ def test_parameters_cell_uses_the_shared_vocabulary(nb_path):
         validate_parameter(name, value)
     # papermill must see every parameter (it cannot parse e.g. `float | None` annotations).
     assert set(pm.inspect_notebook(str(nb_path))) == set(declared)
-    # The cell after the parameters validates them (notebook_parameters(globals()) is the
-    # one-line form: it validates exactly the names the parameters cell annotates).
+    # The cell after the parameters validates them, one way in every notebook:
+    # notebook_parameters(globals()) validates exactly the names the parameters cell annotates
+    # (with ranged=True on the pages that draw the scenario's ranges, 00 and 09).
     code = _code(nb)
     nxt = code[code.index(_param_cell(nb)) + 1]
-    assert "validate_parameters(" in nxt.source or "notebook_parameters(globals())" in nxt.source
+    assert re.search(r"llmcost\.notebook_parameters\(globals\(\)(, ranged=True)?\)", nxt.source), \
+        nxt.source[-300:]
+    assert "validate_parameters(" not in nxt.source
 
 
 def test_defaults_match_the_default_scenario(nb_path):
@@ -105,7 +109,7 @@ def test_title_asks_a_question_and_links_back(nb_path):
     nb = nbformat.read(nb_path, as_version=4)
     first = nb.cells[0]
     assert first.cell_type == "markdown"
-    assert re.match(rf"# {nb_path.stem[:2]} · .+\?", first.source), first.source.splitlines()[0]
+    assert re.match(rf"# {notebook_number(nb_path.stem)} · .+\?", first.source), first.source.splitlines()[0]
     if nb_path.stem != "00_index":
         assert "(00_index.ipynb)" in first.source
 
@@ -134,3 +138,18 @@ def test_summary_mime_is_published_by_computing_notebooks():
     nb = nbformat.read(NOTEBOOK_DIR / "01_flops.ipynb", as_version=4)
     mimes = [k for c in _code(nb) for o in c.outputs for k in o.get("data", {})]
     assert SUMMARY_MIME in mimes
+
+
+def test_the_first_output_answers_the_question(nb_path):
+    # The answer to the title's question, for the scenario, in one sentence with its number,
+    # before the derivation: rendered from the kernel by llmcost.present.answers (never typed),
+    # in one of the two cells after the set-up. 00's answer is the bill itself.
+    if nb_path.stem == "00_index":
+        pytest.skip("the bill's total is 00's answer (its opening is written elsewhere)")
+    nb = nbformat.read(nb_path, as_version=4)
+    code = _code(nb)
+    setup = code.index(_param_cell(nb)) + 1
+    first = [c.source for c in code[setup + 1:setup + 3]]
+    assert any(re.search(r"display\(Markdown\(answers\.\w+\(", s) for s in first), first
+    assert not any(c.cell_type == "markdown" and c.source.lstrip().startswith("## ")
+                   for c in nb.cells[:nb.cells.index(code[setup])]), "a section before the answer"

@@ -84,7 +84,7 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
     # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
     bands = [b for b in _bands() if b["scenario"] == scenario.stem]
     assert {b["notebook"] for b in bands} >= {"01_flops", "02_batch_size", "03_parallelism",
-                                              "04_communication", "07_checkpoints"}
+                                              "04b_step_time", "07_checkpoints"}
     for b in bands:
         got = {r["key"]: r["value"] for r in summary["notebooks"][b["notebook"]]}[b["key"]]
         assert float(b["low"]) <= float(got) <= float(b["high"]), (b, got)
@@ -451,9 +451,9 @@ def test_every_notebook_that_chooses_a_plan_reads_the_stack():
     # could show another plan than notebook 04 (report.stack_warnings used to warn; with 02 and
     # 03 declaring it, this test replaces the warning).
     from llmcost import report
-    nbs = sorted(report.NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    nbs = report.list_notebooks()
     choosing = [nb.stem for nb in nbs if "tp" in report.declared_parameters(nb)]
-    assert {"02_batch_size", "03_parallelism", "04_communication"} <= set(choosing)
+    assert {"02_batch_size", "03_parallelism", "04_communication", "04b_step_time"} <= set(choosing)
     for nb in nbs:
         declared = report.declared_parameters(nb)
         if "tp" in declared:

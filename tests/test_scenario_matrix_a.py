@@ -5,6 +5,7 @@ and a scenario it refuses gets one line naming the key (tests/scenario_matrix.py
 import pytest
 from scenario_matrix import FACTORS, all_pairs, check_row, pairwise_rows, row_pairs
 
+from llmcost.present.numbering import notebook_number
 from llmcost.present.report import list_notebooks
 from llmcost.present.results import NOTEBOOK_RESULTS
 
@@ -20,7 +21,7 @@ def test_the_matrix_covers_every_pair_in_at_most_20_scenarios():
 
 
 def test_every_notebook_has_its_computations():
-    assert sorted(NOTEBOOK_RESULTS) == [nb.stem[:2] for nb in list_notebooks()]
+    assert sorted(NOTEBOOK_RESULTS) == [notebook_number(nb.stem) for nb in list_notebooks()]
 
 
 @pytest.mark.parametrize("i", ROWS)

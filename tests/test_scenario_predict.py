@@ -46,7 +46,7 @@ def test_plan_report_resolves_it_once_from_the_scenario_plan(tmp_path):
 
 def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
     out = tmp_path / "r"
-    res = report.run_report(_predict_scenario(tmp_path), out, selection=["01", "04"],
+    res = report.run_report(_predict_scenario(tmp_path), out, selection=["01", "04b"],
                             timeout_s=300, progress=lambda s: None)
     assert not res.failed
     summary = json.loads((out / "summary.json").read_text())
@@ -59,7 +59,7 @@ def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
     # the notebooks used the number: 01's GPU-hours follow from it
     flops = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
     assert flops["gpu_hours"]["value"] > 0
-    step_rows = {r["key"]: r for r in summary["notebooks"]["04_communication"]}
+    step_rows = {r["key"]: r for r in summary["notebooks"]["04b_step_time"]}
     assert step_rows["predicted_mfu"]["value"] == pytest.approx(pred["value"], abs=1e-3)
 
 

@@ -1,4 +1,4 @@
-"""The notebook 04 Explore panel builds headlessly and updates the predicted step, or names the
+"""The notebook 04b Explore panel builds headlessly and updates the predicted step, or names the
 broken rule (Output widgets print to stdout outside a kernel)."""
 
 import pytest

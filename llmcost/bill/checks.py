@@ -191,7 +191,7 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     side = "below" if mfu < band.low else "above"
     return (f"the scenario's mfu={mfu:.2f} is {side} what the step-time model expects of this "
             f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%}; the "
-            "bill uses the given figure (notebook 04 shows where the time goes; `mfu: predict` "
+            "bill uses the given figure (notebook 04b shows where the time goes; `mfu: predict` "
             "uses the prediction).")
 
 

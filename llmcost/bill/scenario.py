@@ -760,7 +760,7 @@ def user_words(message: str, extra: dict | None = None) -> str:
 
 
 # ---- notebook_parameters: the one-line validation cell of every notebook
-def notebook_parameters(namespace: dict) -> dict:
+def notebook_parameters(namespace: dict, ranged: bool = False) -> dict:
     """Validate the parameters a notebook declared; the whole cell after its ``parameters`` cell
     is ``p = llmcost.notebook_parameters(globals())``.
 
@@ -772,6 +772,12 @@ def notebook_parameters(namespace: dict) -> dict:
     it before running). Equivalent to ``validate_parameters(name=value, ...)`` over those names.
     Annotated assignments in *later* cells would count too (Python records them in the same
     ``__annotations__``): keep annotations to the parameters cell.
+
+    With ``ranged=True`` (the pages that draw the scenario's ranges: the bill, 00, and the
+    savings, 09) the result is the *scenario*: ranges kept as ``llmcost.ranges.Range``
+    (``validate_ranged_parameters``), the page setting ``interactive`` checked and left out, and
+    no range note printed; ``point_scenario`` of it is what ``ranged=False`` returns without
+    ``interactive``.
 
     Raises
     ------
@@ -793,7 +799,32 @@ def notebook_parameters(namespace: dict) -> dict:
     missing = [k for k in names if k not in namespace]
     if missing:
         raise ScenarioError(f"parameter {missing[0]!r} is annotated but has no value")
-    return validate_parameters(**{k: namespace[k] for k in names})
+    if not isinstance(ranged, bool):
+        raise ScenarioError(f"ranged={ranged!r} must be True or False")
+    values = {k: namespace[k] for k in names}
+    if not ranged:
+        return validate_parameters(**values)
+    if "interactive" in values:
+        validate_parameter("interactive", values.pop("interactive"))
+    return validate_ranged_parameters(**values)
+
+
+def scenario_price(scenario: dict) -> tuple[float, str]:
+    """The GPU-hour price of a scenario and where it comes from: ``resolve_price`` of its
+    ``accelerator``, ``price_usd_per_gpu_hour`` (absent or None: the catalogue's) and
+    ``pricing`` (absent: on demand). Every notebook that prices GPU-hours calls it as
+    ``price, price_source = llmcost.scenario_price(p)``.
+
+    Raises
+    ------
+    ScenarioError (a ValueError) naming ``scenario`` when it is not a mapping with an
+    ``accelerator``, or the key ``resolve_price`` refuses.
+    """
+    if not isinstance(scenario, dict) or "accelerator" not in scenario:
+        raise ScenarioError(f"scenario={scenario!r:.60} must be a mapping of parameter names to "
+                            "values with an accelerator")
+    return resolve_price(scenario["accelerator"], scenario.get("price_usd_per_gpu_hour"),
+                         scenario.get("pricing", "on_demand"))
 
 
 def _cross_check(p: dict) -> None:

@@ -221,7 +221,7 @@ def load_accelerator(name: str) -> Accelerator:
 
 #: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
 #: an accelerator's scale-up and scale-out figures; the others need only its peak and HBM.
-CLUSTER_NOTEBOOKS = ("02", "03", "04", "09")  # 09: the step-time model prices its levers
+CLUSTER_NOTEBOOKS = ("02", "03", "04", "04b", "09")  # 09: the step-time model prices its levers
 
 
 def runnable_notebooks(acc: Accelerator) -> str:

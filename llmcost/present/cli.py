@@ -34,6 +34,7 @@ from .report import (
     refresh_notebooks,
     run_report,
 )
+from .numbering import notebook_number
 from .twins import sync_twins
 
 EPILOG = """examples:
@@ -69,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="output folder (default: build/reports/<scenario file stem>); "
                    "must not exist unless --overwrite")
     r.add_argument("--notebooks", metavar="LIST",
-                   help="comma-separated notebook numbers or names to run, e.g. 00,01 "
+                   help="comma-separated notebook numbers or names to run, e.g. 00,01 or 04b "
                    "(default: all)")
     r.add_argument("--overwrite", action="store_true",
                    help="replace an earlier llmcost report in --out")
@@ -496,7 +497,7 @@ def _list(what: str, fmt: str = "table") -> int:
         users, defaults = {}, {}
         for nb in list_notebooks():
             for name, d in declared_parameters(nb).items():
-                users.setdefault(name, []).append(nb.stem[:2])
+                users.setdefault(name, []).append(notebook_number(nb.stem))
                 defaults.setdefault(name, set()).add(_literal_text(d["default"]))
 
         def default_of(name):

@@ -18,6 +18,7 @@ from functools import lru_cache
 import pandas as pd
 
 from ..core.catalog import DATA_DIR
+from .numbering import notebook_number
 
 GLOSSARY_CSV = DATA_DIR / "glossary.csv"
 #: Topics in reading order (the notebooks that introduce them).
@@ -105,7 +106,7 @@ def markdown_table(topic: str) -> str:
     for _, r in _load()[_load()["topic"] == topic].iterrows():
         alias = f" ({r['aliases'].replace(';', ',')})" if r["aliases"] else ""
         mark = "" if "source material's term" in r["chinese_source"] else "†"
-        where = f"[{r['notebook'][:2]}]({r['notebook']}.ipynb)" if r["notebook"] else ""
+        where = f"[{notebook_number(r['notebook'])}]({r['notebook']}.ipynb)" if r["notebook"] else ""
         if r["function"]:
             where += f" `{r['function']}`"
         cells = [f"**{r['term']}**{alias}", r["chinese"] + mark, r["definition"],

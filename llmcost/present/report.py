@@ -76,6 +76,7 @@ from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
 from .kernels import KernelStartError, WarmKernel
+from .numbering import notebook_number, numbered_files
 from .texmath import notebook_math_to_mathml
 from .twins import write_twin
 
@@ -152,13 +153,13 @@ def list_notebooks(selection: list[str] | None = None) -> list[Path]:
     UsageError
         If a selection item matches no notebook.
     """
-    nbs = sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+    nbs = numbered_files(NOTEBOOK_DIR)
     if not selection:
         return nbs
     chosen = []
     for item in selection:
         item = item.strip()
-        match = [nb for nb in nbs if nb.stem == item or nb.stem.split("_")[0] == item.zfill(2)]
+        match = [nb for nb in nbs if nb.stem == item or notebook_number(nb.stem) == item.zfill(2)]
         if not match:
             raise UsageError(f"notebook {item!r} matches no notebook (have: "
                               f"{', '.join(nb.stem for nb in nbs)})")
@@ -706,7 +707,7 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
             return f'<a href="{stem}.html{anchor}">{text}</a>'
         return f"{text} (not in this report)"
 
-    body = re.sub(r'<a href="(\d\d_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
+    body = re.sub(r'<a href="(\d\d[a-z]?_[A-Za-z0-9_]+)\.ipynb(#[^"]*)?"[^>]*>(.*?)</a>', link, body,
                   flags=re.S)
     meta = f'<meta name="llmcost-tex-failures" content="{len(tex_failures)}">\n'
     return _offline_and_readable(body).replace("</head>", meta + "</head>", 1)
@@ -796,7 +797,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     try:
         return _write_report(plan, scenario_path, out_dir, timeout_s, progress, jobs, t_start)
     except KeyboardInterrupt:
-        done = sorted(p.stem for p in out_dir.glob("[0-9][0-9]_*.html"))
+        done = [p.stem for p in numbered_files(out_dir, ".html")]
         _mark_incomplete(out_dir, done, [nb.stem for nb in nbs if nb.stem not in done])
         raise ReportInterrupted(f"interrupted: the report in {out_dir} is incomplete (see "
                                 f"{out_dir / INCOMPLETE})") from None

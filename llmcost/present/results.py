@@ -30,6 +30,7 @@ from ..training import batch, memory, step
 from ..training import reliability as rel
 from ..training.compute import hfu_from_mfu, tokens_per_s_per_gpu_at_mfu, training_run
 from .glossary import load_glossary
+from .numbering import notebook_number
 from .report import notebook_owned_price
 
 
@@ -85,6 +86,11 @@ def _nb04(p, private):
     plan, b = step.scenario_step(p, spec)
     step.scenario_options(p)
     return {"plan": plan.describe(), "step_time_s": b.step_time_s, "mfu": b.mfu}
+
+
+def _nb04b(p, private):
+    out = _nb04(p, private)  # the same step, priced
+    return {**out, "price_usd_per_gpu_hour": _price(p)}
 
 
 def _nb05(p, private):
@@ -157,15 +163,15 @@ def _nb10(p, private):
 
 #: Notebook number -> the function that computes its scenario-dependent results.
 NOTEBOOK_RESULTS = {"00": _nb00, "01": _nb01, "02": _nb02, "03": _nb03, "04": _nb04,
-                    "05": _nb05, "06": _nb06, "07": _nb07, "08": _nb08, "09": _nb09,
+                    "04b": _nb04b, "05": _nb05, "06": _nb06, "07": _nb07, "08": _nb08, "09": _nb09,
                     "10": _nb10}
 
 
 def notebook_results(nb: str, values: dict, private: dict | None = None) -> dict:
-    """The scenario-dependent computations of notebook ``nb`` ("00" … "10" or its stem) on
+    """The scenario-dependent computations of notebook ``nb`` ("00" … "10", "04b", or its stem) on
     ``values`` (module docstring). Raises ``ScenarioError`` (a ValueError) naming the reason when
     the scenario cannot be computed; any other exception is a defect."""
-    key = str(nb)[:2]
+    key = notebook_number(nb) if "_" in str(nb) else str(nb)
     if key not in NOTEBOOK_RESULTS:
         raise ValueError(f"nb={nb!r} must be one of {', '.join(NOTEBOOK_RESULTS)}")
     try:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .numbering import numbered_files
+
 #: The command that rewrites every twin (named in the test's failure message).
 FIX_COMMAND = ".venv/bin/llmcost twins"
 #: jupytext format of the twins: percent-format Python, no notebook metadata, cell tags only.
@@ -82,8 +84,8 @@ def twin_mismatch(notebook: Path) -> str | None:
 
 def orphan_twins(notebook_dir: Path) -> list[Path]:
     """Twins whose notebook no longer exists (a renamed or deleted notebook)."""
-    return sorted(t for t in (Path(notebook_dir) / "text").glob("[0-9][0-9]_*.py")
-                  if not (Path(notebook_dir) / f"{t.stem}.ipynb").exists())
+    return [t for t in numbered_files(Path(notebook_dir) / "text", ".py")
+            if not (Path(notebook_dir) / f"{t.stem}.ipynb").exists()]
 
 
 def sync_twins(notebooks: list[Path], notebook_dir: Path) -> list[Path]:

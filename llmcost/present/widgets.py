@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..bill import levers
+from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
 from ..bill.scenario import PRICING
 from ..core.catalog import (
@@ -473,6 +474,38 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
         x.observe(update, names="value")
     update()
     return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: float = 2e12,
+                   n_gpus: int = 2048, days: float = 30.0):
+    """A claim of one's own, "``model`` trained on ``tokens`` with ``n_gpus`` × ``accelerator``
+    in ``days``", checked as ``llmcost.claims.check_claim`` checks it (notebook 08; ``llmcost
+    check`` in a terminal), with the tokens (trillions), the GPU count and the days on sliders.
+    A claim the check refuses prints the reason. Returns the ``VBox``."""
+    import ipywidgets as w
+
+    spec, gpu = load_model(model), load_accelerator(accelerator)
+    tok = w.FloatSlider(value=tokens / 1e12, min=0.1, max=max(20.0, tokens / 1e12), step=0.1,
+                        description="tokens (T)", continuous_update=False)
+    gpus = w.IntSlider(value=n_gpus, min=8, max=max(16384, n_gpus), step=8, description="GPUs",
+                       continuous_update=False)
+    d = w.FloatSlider(value=days, min=1.0, max=max(180.0, days), step=1.0, description="days",
+                      continuous_update=False)
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                print(check_claim(spec, tok.value * 1e12, gpu, n_gpus=gpus.value, days=d.value,
+                                  dtype=dtype, left_out=False).describe())
+            except ValueError as e:
+                print(f"refused: {e}")
+
+    for x in (tok, gpus, d):
+        x.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([tok, gpus, d]), out])
+
+
 def ledger_explorer(scenario: dict):
     """The main inputs of the bill (GPUs, MFU, price, pricing mode, exploratory fraction,
     reserve, people) with the bill's table and waterfall updating (``llmcost.ledger``).

@@ -956,7 +956,7 @@ def dp_gradient_sync(model: ModelSpec, n_gpus: int, tp: int, pp: int, global_bat
     batch at a fixed cluster (more gradient accumulation) amortises it. ``exposed_fraction`` is
     the share of the step it takes if it is not overlapped with the backward pass (an upper bound;
     frameworks overlap most of it). The all-reduce is ``llmcost.comm.collective_time`` with no
-    latency and the datasheet bandwidth; ``llmcost.step.step_time`` (notebook 04) times the same
+    latency and the datasheet bandwidth; ``llmcost.step.step_time`` (notebook 04b) times the same
     traffic with per-step latency, achieved (nccl-tests) bandwidth, hierarchical rings over the
     scale-up domains, ZeRO stages and the overlap rules.
 
@@ -1123,7 +1123,7 @@ def low_bubble_batch_tokens(pp, dp, micro_batch_size, seq_len, schedule: str = "
 def dp_sync_bandwidth(plan, cluster) -> dict:
     """Per-GPU bandwidth of the data-parallel gradient ring, from where the plan puts the DP
     peers: the placement ``llmcost.comm.placement`` derives from the plan (rank order TP, CP,
-    EP/DP, PP), the same one notebook 04's step-time model uses.
+    EP/DP, PP), the same one notebook 04b's step-time model uses.
 
     With k = DP peers per scale-up domain (the "DP (dense, with CP)" row) and datasheet
     per-direction bandwidths B_up (NVLink) and B_out (one NIC per GPU):

@@ -334,7 +334,7 @@ def scenario_batch_analysis(p: dict, model: ModelSpec | None = None,
 
     * plan = ``step_scenario.scenario_plan(p)``: the fields the scenario fixes, the free ones
       chosen by ``parallel.choose_plan``, which ranks the plans that fit in memory by the
-      step-time model's predicted step time (``llmcost.step``; notebook 04) — the plan notebooks
+      step-time model's predicted step time (``llmcost.step``; notebook 04b) — the plan notebooks
       03 and 04 show;
     * gradient bytes per parameter = ``memory.get_recipe(optimizer_recipe).grads_bytes`` (4 for
       ``bf16_adam_fp32_grads``: fp32 gradients reduced across DP, as Megatron-LM does);

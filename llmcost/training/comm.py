@@ -894,7 +894,7 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
 #: called. NOT applied (``step.zero_exposure``) to the ZeRO-2 per-micro-batch reduce-scatter or
 #: to the per-step terms: the ZeRO-0 gradient all-reduce, the ZeRO-1/2 reduce-scatter and weight
 #: all-gather, and the HSDP replica all-reduce, which follows ZeRO-0's convention. The ZeRO-0-2
-#: windows are the ones notebook 04 validates on Megatron-style runs without it. Not applied to
+#: windows are the ones notebook 04b validates on Megatron-style runs without it. Not applied to
 #: the TP overlap either, whose cost is inside the per-layer times ``step.KERNEL_EFFICIENCY`` is
 #: fitted to (Korthikanti et al. 2022 Table 4 overlaps its backward all-reduce).
 OVERLAP_SLOWDOWN = 0.189

@@ -600,7 +600,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
     if "zero_stage" not in fixed and (ok["zero_stage"] < 3).any():
-        # The step-time model is validated on Megatron-style plans (notebook 04) but is an upper
+        # The step-time model is validated on Megatron-style plans (notebook 04b) but is an upper
         # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
         # when nothing else fits, or when the scenario asks for it.
         ok = ok[ok["zero_stage"] < 3]
@@ -1204,7 +1204,7 @@ def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
     """Order plans by the costs known without a step-time model: the pipeline bubble, then the
     extra FLOPs of recomputation (none < selective < full), then the context-parallel size (its
     KV exchange is extra traffic), then the ZeRO stage (higher stages add gather/scatter
-    traffic), then per-GPU memory. Notebook 03's table; ``ranking.rank_plans`` (notebook 04, and
+    traffic), then per-GPU memory. Notebook 03's table; ``ranking.rank_plans`` (notebook 04b, and
     ``choose_plan``'s default) ranks by predicted step time instead. It ignores communication
     volume, which favours large TP and ZeRO-3 more than a time model would."""
     return plans.sort_values(["bubble_fraction", "recompute", "cp", "zero_stage",

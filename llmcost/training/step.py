@@ -586,12 +586,12 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
       ``max(grad − 2F, 0) + max(wgather − F, 0)``. The window is 2F, the gradient-producing
       backward, even under full recomputation (whose backward lasts 3F): a conservative
-      convention kept because the validated Megatron-style rows (notebook 04) are fitted with
+      convention kept because the validated Megatron-style rows (notebook 04b) are fitted with
       it.
     * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
       reduce-scatters only (``comm.fsdp_exposure_unchecked``). The per-micro-batch ZeRO-2 reduce-scatter
       and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
-      ZeRO-0-2 windows were validated without it (notebook 04), and a term hidden once per step
+      ZeRO-0-2 windows were validated without it (notebook 04b), and a term hidden once per step
       behind a whole backward slows compute by a fraction of one backward, which the fitted
       kernel efficiency already absorbs on those rows.
     * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f

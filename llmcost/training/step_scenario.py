@@ -31,7 +31,7 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     return plan_from_parameters(p, model, rank_factory=time_ranking)
 
 
-#: Scenario parameters of the step-time model (notebook 04) and their defaults: the stack and
+#: Scenario parameters of the step-time model (notebook 04b) and their defaults: the stack and
 #: the overlap keys, "auto" = the stack's (``stacks.step_options``).
 SCENARIO_DEFAULTS = {"stack": DEFAULT_STACK, "comm_tp_overlap": "auto",
                      "comm_pp_overlap": "auto", "comm_dp_overlap": "auto"}

@@ -131,11 +131,10 @@ from llmcost.bill import published, validation
 from llmcost.bill.checks import budget_warning
 from llmcost.present.report import publish_summary, summary_row
 
-params = {k: v for k, v in globals().items() if k in llmcost.scenario.LEDGER_DEFAULTS}
-p = llmcost.validate_parameters(**params)  # points: a range's midpoint, mode or median
-llmcost.validate_parameter("interactive", interactive)
+scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: the bill draws them
+p = llmcost.point_scenario(scenario)  # points: a range's midpoint, mode or median
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-bill = validation.validate_scenario(params, check_plan=False, check_setups=False)  # checked bill
+bill = validation.validate_scenario(scenario, check_plan=False, check_setups=False)  # checked bill
 table = bill.table()
 
 # %% [markdown]
@@ -850,7 +849,8 @@ if interactive:
 # | 01 | [FLOPs and compute cost](01_flops.ipynb) | How many FLOPs does a training run take, and what do they cost? | pre-training compute, SFT, continued pre-training |
 # | 02 | [Batch size](02_batch_size.ipynb) | How big should the batch be? | (the steps and GPUs behind compute) |
 # | 03 | [Parallelism and memory](03_parallelism.ipynb) | Why can't we just add GPUs? | (the plan behind the MFU) |
-# | 04 | [Communication and step time](04_communication.ipynb) | Where does the time go when GPUs wait? | the predicted MFU (`mfu: predict`) |
+# | 04 | [Communication](04_communication.ipynb) | Where does the time go when GPUs wait? | (the collectives behind the step time) |
+# | 04b | [Step time and the fastest plan](04b_step_time.ipynb) | How long does a training step take, and which plan is fastest? | the predicted MFU (`mfu: predict`) |
 # | 05 | [Serving and the RL loop](05_rl_loop.ipynb) | What does a generated token cost, and why is RL post-training hard to budget? | RL post-training; the price of synthetic data and benchmark runs (served tokens) |
 # | 06 | [Compute-optimal scaling and inference](06_chinchilla.ipynb) | Train bigger or train longer? | the choice of model and tokens, training plus serving |
 # | 07 | [Checkpoints and failures](07_checkpoints.ipynb) | What does it cost when training doesn't finish? | failures and restarts, checkpoint storage, spot pricing |

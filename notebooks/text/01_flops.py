@@ -55,7 +55,17 @@ p = llmcost.notebook_parameters(globals())  # every name of the parameters cell,
 spec = llmcost.load_model(p["model"])
 gpu = llmcost.load_accelerator(p["accelerator"])
 peak = gpu.peak_flops_per_s(p["dtype"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
+                           seq_len=p["seq_len"], dtype=p["dtype"])   # derived in sections 1-4
+display(Markdown(answers.flops(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], p["mfu"],
+                               price, run)))
 
 # %%
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters, "
@@ -241,7 +251,7 @@ publish_summary("01_flops", [
 #
 # Even the matmuls alone do not reach the datasheet peak: the best large BF16 GEMMs measure about
 # **80%** of it on an H100 and 86% on an A100 (stas00/ml-engineering's "maximum achievable matmul
-# FLOPS" table; the workbook's `data/efficiency.csv`, used by the step-time model of notebook 04).
+# FLOPS" table; the workbook's `data/efficiency.csv`, used by the step-time model of notebook 04b).
 # That is the ceiling an MFU approaches from below; a claimed MFU near or above it deserves a
 # look at the FLOP count behind it:
 

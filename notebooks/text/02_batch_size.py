@@ -35,7 +35,7 @@
 # parallel replicas (n_GPUs = TP·PP·CP·DP), m = micro-batches per replica per step (gradient
 # accumulation), mbs = sequences per micro-batch, ZeRO-k = how far optimizer state, gradients and
 # weights are sharded over DP. The scenario fixes what it names; the rest is **chosen by the
-# step-time model** of notebook 04 (`llmcost.parallel.choose_plan` ranks the plans that fit in
+# step-time model** of notebook 04b (`llmcost.parallel.choose_plan` ranks the plans that fit in
 # memory by predicted step time), the same plan notebooks 03 and 04 show.
 
 # %% tags=["parameters"]
@@ -82,10 +82,18 @@ from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
 plan, cluster, a = batch.scenario_batch_analysis(p, spec, price)  # plan: step-time model
+display(Markdown(answers.batch_size(p["global_batch_tokens"], a.target.b_noise_tokens,
+                                    a.fill_batch_tokens)))   # derived in sections 1-4
+
+# %%
 group = plan.tp * plan.cp  # GPUs sharing one micro-batch in a pipeline stage
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name}: {plan.describe()}")
 print(f"{p['global_batch_tokens'] / p['seq_len']:,.0f} sequences per step = "
@@ -242,7 +250,7 @@ plots.readable(plots.critical_batch_vs_loss(np.linspace(1.4, 3.2, 100), runs));
 # The analysis reports the bubble at the plan's batch and the smallest batch whose bubble is at most
 # 10% (`batch.low_bubble_batch_tokens`). The sweep below holds the scenario's MFU fixed, which
 # includes the plan's own bubble; at other batches on the same cluster the bubble changes with m and
-# the sweep does not re-price that (notebook 04's step-time model does). Below B_fill some GPUs
+# the sweep does not re-price that (notebook 04b's step-time model does). Below B_fill some GPUs
 # idle (a reservation pays for them anyway); above it, a fixed cluster processes the extra tokens
 # at the same rate, so the steps saved do not save time. The curves show the scenario's cluster, a
 # quarter of it and four times it; the grey line lets the GPU count grow with the batch (every GPU

@@ -68,12 +68,21 @@ import llmcost
 from llmcost import memory, parallel, plots
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.notebook_parameters(globals())
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
 plan = llmcost.step.scenario_plan(p, spec)
 recipe = memory.get_recipe(p["optimizer_recipe"])
 hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)   # derived in sections 1-5
+display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
+                                hbm, usable)))
 
 # %%
 free = parallel.free_plan_parameters(p)
@@ -519,7 +528,7 @@ rejected
 # measure: the bubble first, then the extra compute of recomputation (none, selective, full), then
 # the ZeRO stage (higher stages move more data), then memory. The **green** row has the smallest
 # bubble, the **orange** row the least memory per GPU. Communication time is not in this ordering
-# yet; notebook 04 ranks the same plans by predicted step time.
+# yet; notebook 04b ranks the same plans by predicted step time.
 
 # %%
 best = parallel.plan_table(plans, n=12)
@@ -530,7 +539,7 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 # %% [markdown]
 # **Why the scenario's plan is not the top row.** The table orders plans by what memory arithmetic
 # can see, the bubble first, so a plan with no pipeline at all wins it. The scenario's plan was
-# chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04 predicts,
+# chosen differently: `choose_plan` ranks the fitting plans by the step time notebook 04b predicts,
 # which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
 
 # %%
@@ -556,7 +565,7 @@ for k, s in steps.items():
 # TP traffic stays small and its DP traffic hides behind compute, so its step is shorter. 
 #
 # **Takeaway.** Least memory and smallest bubble are necessary checks, not the objective: the
-# objective is time, which notebook 04 predicts.
+# objective is time, which notebook 04b predicts.
 
 # %% [markdown]
 # ## 9. So why can't we just add GPUs?

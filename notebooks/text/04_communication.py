@@ -4,15 +4,15 @@
 # %% [markdown]
 # # 04 · Where does the time go when GPUs wait?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb)
 #
-# Notebook 01 turned FLOPs into GPU-hours with an MFU the reader had to guess, and notebook 03
-# found the plans that fit. This notebook **predicts** the MFU: for the scenario's model, cluster
-# and plan it adds up what every GPU does during one optimizer step (matrix multiplications,
-# memory-bound kernels, recomputation), what it waits for (collectives over NVLink and the
-# network, activations from the previous pipeline stage, the pipeline filling and draining) and
-# what it does once per step (the optimizer). It shows where the time goes, checks the prediction
-# against published runs, and ranks every plan of the scenario by predicted step time.
+# Notebook 03 found the plans that fit in memory; every one of them makes the GPUs talk. This
+# notebook prices what they send and when that costs time: collectives over NVLink and the
+# network, the FLOPs each kind of parallelism does per byte it sends (which says whether its
+# traffic can hide behind compute), what each parallel dimension sends in one step, and what
+# adding ranks costs: FSDP's per-layer gathers, the slowest GPU every collective waits for, and
+# the all-to-alls of a mixture of experts. Notebook 04b adds all of it up into a step time, a
+# predicted MFU and a ranking of the scenario's plans.
 #
 # **Learning objectives.** After this notebook you can
 #
@@ -23,8 +23,8 @@
 #    its traffic can hide behind compute;
 # 3. name what the model assumes about the links (a switch; ring collectives; no in-switch
 #    reduction) and where that is wrong (MI300X's mesh, TPU tori, NVLink and InfiniBand SHARP);
-# 4. read a predicted step, part by part, and recompute its MFU by hand;
-# 5. say how close the predictions come to published runs, and which runs they do not reproduce.
+# 4. say why FSDP at a fixed batch, the job's slowest GPU and an expert-parallel group that leaves
+#    the board each cost step time, and estimate how much.
 #
 # **Conventions.** MFU is on the workbook's basis: model FLOPs = `ModelSpec.flops_per_token(seq_len,
 # causal=False)` (matmuls plus the full s×s attention core, no recomputation; PaLM, Megatron-LM,
@@ -32,7 +32,7 @@
 # busiest GPU's. Bandwidths are per GPU and per direction; bytes are decimal. The achievable
 # fractions of datasheet figures come from measurements, papers or Calculon's system files
 # (`data/efficiency.csv`, each with its source; assumed values are flagged), and one constant is
-# calibrated on per-layer timings (section 5). The worked exercises at the end use the catalogue's
+# calibrated on per-layer timings (notebook 04b, section 1). The worked exercises at the end use the catalogue's
 # teaching accelerator (`Teaching-1PF`: 1 PFLOP/s, 450 GB/s NVLink, 50 GB/s NIC) for round numbers.
 
 # %% tags=["parameters"]
@@ -74,17 +74,23 @@ import numpy as np
 import pandas as pd
 
 import llmcost
-from llmcost import accuracy, comm, overlap, parallel, plots, step
+from llmcost import comm, overlap, parallel, plots, step
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.notebook_parameters(globals())   # validated (llmcost.scenario)
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
 plan, b = step.scenario_step(p, spec)       # the plan notebooks 02 and 03 use, and its step
 opts = step.scenario_options(p)   # recipe, dtype, stack and its overlaps ("auto" resolved)
-price, price_source = llmcost.resolve_price(p["accelerator"], p["price_usd_per_gpu_hour"],
-                                            p["pricing"])
 plt.rcParams.update({"font.size": 12})   # figures readable when projected
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.communication(plan.describe(), b.step_time_s, b.exposed_comm_s,
+                                       b.straggler_s)))   # derived in sections 1-5
 
 # %%
 free = parallel.free_plan_parameters(p)
@@ -320,7 +326,7 @@ plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does
 # %% [markdown]
 # Reading the panels: DP hides once a replica has a few thousand to tens of thousands of tokens per
 # step, which large batches give easily; FSDP needs about as many tokens *per micro-batch*, which
-# is why ZeRO-3 at a fixed global batch runs out of cover as GPUs are added (section 8); TP's
+# is why ZeRO-3 at a fixed global batch runs out of cover as GPUs are added (section 5); TP's
 # ratio falls as $1/(t-1)$ and is about ten times lower across the network than over NVLink; PP
 # hides behind any whole layer; fine-grained experts (DeepSeek-V3's $F_e$ = 2,048) clear the ridge
 # inside an H100 board (not on the H800's slower NVLink) but sit six times below it across nodes,
@@ -328,7 +334,7 @@ plots.comm_rooflines(curves, marks, title=f"{spec.name} on {gpu.name}: when does
 # micro-batch with another's compute (DualPipe); ring attention hides once each rank holds a few
 # hundred to a few thousand tokens. The rooflines are upper bounds on what overlap can do: they
 # assume the collective runs while independent compute runs. Whether the software lets it is the
-# next question (section 5): Megatron-LM's default leaves TP's forward collectives exposed
+# next question (notebook 04b, section 1): Megatron-LM's default leaves TP's forward collectives exposed
 # whatever the ratio.
 #
 # > **Takeaway.** One division, $(F/V)/(C/W)$, says whether a kind of traffic can hide. DP, PP and
@@ -384,355 +390,9 @@ plots.table(vol.reset_index(), {"per_step": "{:,.0f}", "bytes_per_gpu": "{:.3g}"
 # > **Takeaway.** Per step, DP moves the most bytes but has a whole backward pass to hide behind;
 # > TP moves fewer but on every layer's critical path.
 #
-# ## 5. The step-time model
-#
-# For the busiest pipeline stage and each micro-batch, `llmcost.step` adds up every kernel of a
-# Megatron-style transformer layer on one GPU:
-#
-# * **GEMMs** at the roofline `max(FLOPs / (peak × matmul fraction), bytes / (HBM bandwidth × HBM
-#   fraction))`: a large GEMM runs at the accelerator's *maximum achievable matmul FLOPS* (the best
-#   measured GEMM, e.g. 85.9% of peak on A100, 80.1% on H100; stas00/ml-engineering); backward = 2×
-#   forward.
-# * **Attention core**: one FlashAttention kernel (a causal kernel skips the masked half of the
-#   scores, and its backward recomputes QKᵀ), or, without it, two batched GEMMs plus softmax and
-#   dropout passes over the s×s scores in HBM.
-# * **Memory-bound kernels** (norms, residual adds, activations, cross-entropy of the logits) as
-#   bytes moved ÷ achieved HBM bandwidth; the **optimizer step** too.
-# * **Recomputation**: the forward pass again (full) or the attention core (selective).
-# * **Communication** from section 2, with the overlap rules: TP forward collectives exposed,
-#   backward ones hidden behind the backward GEMMs when `comm_tp_overlap` is `backward` (Megatron-LM's
-#   asynchronous all-reduce) or `all`; pipeline sends blocking unless `comm_pp_overlap` (then only
-#   the fill and drain wait for them); DP reductions and ZeRO gathers hidden behind the backward and
-#   forward passes when `comm_dp_overlap`; EP and CP exposed.
-# * **Pipeline**: the busiest stage sets the pace; the bubble is (p−1)/v micro-batch slots.
-# * **Stragglers**: every collective waits for the slowest GPU, so the compute grows by the
-#   expected lead of the slowest of the job's GPUs over the typical one (section 8).
-#
-# **The one calibrated constant.** Benchmarks measure kernels in short bursts on one idle GPU. In
-# a training step clocks settle at the power limit, a layer launches about a hundred kernels with
-# gaps between them, and shapes are not the benchmark's best. `step.KERNEL_EFFICIENCY`, the share
-# of the burst rates a real step sustains, is fitted to the per-layer timings of Korthikanti et al.
-# 2022 Table 4 (one 22B layer on 8 A100s, five recompute and sequence-parallel settings), never to
-# an end-to-end MFU:
-#
-# **Which software.** The same plan runs at different speeds on different software: a 2021
-# Megatron-LM had no FlashAttention, no sequence parallelism and blocking pipeline sends. The
-# scenario's `stack` names a dated profile (`data/stacks.csv`, `llmcost.stacks.load_stack`) that
-# says which features exist (FlashAttention version, sequence parallelism, selective recomputation,
-# pipeline schedules, ZeRO stages, FP8) and which communication it overlaps by default; the
-# `comm_*_overlap` keys default to `auto` (the stack's) and override it when set, and the plan
-# search only considers what the stack has. The attention kernel's speed comes from the
-# FlashAttention papers, by version and GPU generation (`data/flash_attention.csv`):
-
-# %%
-# NBVAL_CHECK_OUTPUT
-for name in llmcost.stacks.list_stacks():
-    st = llmcost.stacks.load_stack(name)
-    frac, _ = llmcost.stacks.attention_fraction(st, gpu.name)
-    kernel = f"attention at {frac:.0%} of peak on {gpu.name}" if frac else "attention as GEMMs" \
-        if st.flash_attention == "none" else "attention: data/efficiency.csv's fraction"
-    print(f"{'*' if name == p['stack'] else ' '} {st.describe()}; {kernel}")
-
-# %%
-# NBVAL_CHECK_OUTPUT
-eff = llmcost.load_efficiency(gpu)
-print(f"{gpu.name} ({eff.accelerator} row): matmul {eff.matmul_fraction:.1%}, FlashAttention "
-      f"{eff.attention_fraction:.0%}, HBM {eff.hbm_fraction:.0%}, NVLink {eff.scaleup_fraction:.0%}"
-      f", network {eff.scaleout_fraction:.0%} of datasheet; α {eff.scaleup_latency_s * 1e6:.1f} µs"
-      f" per ring step")
-print(f"KERNEL_EFFICIENCY = {step.KERNEL_EFFICIENCY} (re-fitted to Korthikanti Table 4: "
-      f"{step.calibrate_kernel_efficiency():.3f})")
-
-# %%
-plots.table(step.layer_time_table().reset_index(),
-            {c: "{:.1f}" for c in ("forward_ms", "predicted_forward_ms", "backward_ms",
-                                   "predicted_backward_ms")}
-            | {"forward_error": "{:+.1%}", "backward_error": "{:+.1%}"})
 
 # %% [markdown]
-# **How fast does one GEMM run, by its shape?** The ceiling above (`matmul`, the best a large
-# GEMM reaches) is what a big, well-shaped GEMM gets; a small or skinny one runs far below it. A
-# kernel's time is a fixed cost $t_0$ (the shortest kernel the GPU runs) plus its FLOPs at the
-# ceiling, stretched by $k_0/k$ when the inner dimension $k$ is short (each output tile fills its
-# load pipeline and writes its result once, whatever $k$):
-# $$t = t_0 + \frac{2\,b\,m\,n\,k}{f_\text{max}\,C_\text{peak}}\left(1 + \frac{k_0}{k}\right).$$
-# $t_0$ and $k_0$ are fitted per GPU generation and dtype to XLA's measured kernel table (H100 and
-# B200; none was found for A100, which keeps the flat ceiling), never to a training run
-# (`llmcost.gemm`). `StepOptions(gemm_shape=True)` prices every projection, FFN, expert and LM-head
-# GEMM of the step this way.
-
-# %%
-for (fam, dt), sh in llmcost.gemm.GEMM_SHAPE.items():   # the constants, and the table they fit
-    r = llmcost.gemm.reproduce(fam, dt) if sh.measured else None
-    fit = (f"table vs curve: mean |error| {r['error'].abs().mean():.1%} on {len(r)} shapes"
-           if sh.measured else sh.source)
-    print(f"{fam} {dt}: t0 = {sh.t0_s * 1e6:.2f} µs, k0 = {sh.k0:.0f}; {fit}")
-for acc in dict.fromkeys((gpu.name, "H100-SXM", "A100-80GB")):   # no repeats
-    f = [float(llmcost.gemm.gemm_fraction(t, t, t, acc)) for t in (512, 2048, 8192)]
-    print(f"{acc}: square GEMMs of 512, 2048, 8192: " + ", ".join(f"{x:.1%}" for x in f)
-          + " of the dense BF16 peak")
-
-# %%
-sq = np.logspace(np.log10(256), np.log10(32768), 40)
-series = {"H100 BF16": llmcost.gemm.reproduce("hopper", "bf16"),
-          "B200 BF16": llmcost.gemm.reproduce("blackwell", "bf16")}
-curves = {}
-for label, acc in (("H100 BF16", "H100-SXM"), ("B200 BF16", "B200")):
-    curves[f"{label} curve, m = n = k"] = (2 * sq ** 3, llmcost.gemm.gemm_fraction(sq, sq, sq, acc))
-    curves[f"{label} curve, m = n, k = 256"] = (
-        2 * sq ** 2 * 256, llmcost.gemm.gemm_fraction(sq, sq, 256, acc))
-ceilings = {a: llmcost.load_efficiency(a).matmul_fraction for a in ("H100-SXM", "B200")}
-plots.gemm_efficiency_by_shape(series, curves, ceilings);
-
-# %%
-shaped = step.step_time(spec, cluster, plan, p["seq_len"], **dict(opts, gemm_shape=True))
-print(f"the scenario's step with GEMMs priced by shape: matmul {b.matmul_s:.3g} -> "
-      f"{shaped.matmul_s:.3g} s, step {b.step_time_s:.3g} -> {shaped.step_time_s:.3g} s, "
-      f"MFU {b.mfu:.1%} -> {shaped.mfu:.1%}"
-      + ("" if llmcost.gemm.gemm_shape(gpu.name, p["dtype"]) else
-         f" (no kernel table for {gpu.name}: unchanged)"))
-
-# %% [markdown]
-# **Which MFU the bill uses.** The bill (notebook 00) and every other notebook price the run at
-# the scenario's `mfu` (40% in the default scenario); they use this prediction instead only when
-# the scenario says `mfu: predict`. The two differ because the prediction is the best plan the
-# search finds on a current software stack, with its error band (printed below), while a given
-# `mfu` is what a team expects to sustain on its own run.
-#
-# **The predicted MFU, by hand.** The step time is the sum of its parts (each priced in
-# `llmcost.step`), and the MFU is one division:
-#
-# $$\text{MFU} = \frac{F_\text{step}}{T_\text{step}\cdot N\cdot C_\text{peak}},\qquad
-# F_\text{step} = \text{tokens per step}\times f_\text{token}(s),$$
-# $$T_\text{step} = T_\text{matmul} + T_\text{attention} + T_\text{memory} + T_\text{recompute}
-# + T_\text{straggler} + T^\text{exposed}_\text{TP, CP, EP, PP} + T_\text{imbalance}
-# + T_\text{bubble} + T^\text{exposed}_\text{DP} + T_\text{optimizer},$$
-#
-# with the bubble $\frac{p-1}{v\,m}$ of the $m$ micro-batch slots (notebook 03) and the straggler
-# wait of section 8.
-# `overlap.mfu_arithmetic` writes the division out for the scenario's step:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-m = overlap.mfu_arithmetic(b, gpu, p["dtype"])
-print(f"MFU = {m['model_flops']:.4g} FLOPs / ({m['step_time_s']:.4g} s × {m['n_gpus']:,} GPUs × "
-      f"{m['peak_flops_per_s']:.4g} FLOP/s) = {m['mfu']:.1%}")
-print("T_step = " + " + ".join(f"{k} {v:.3g}" for k, v in m["parts_s"].items() if v > 0) + " s")
-
-# %% [markdown]
-# The scenario's step, part by part (the parts add up to the step time), with its error band:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
-                              seq_len=p["seq_len"])   # its error band (section 7)
-print(f"{plan.describe()} on the {b.stack} stack")
-print(f"step {b.step_time_s:.3f} s, {b.tokens_per_s:,.0f} tokens/s; predicted MFU {b.mfu:.1%} "
-      f"(HFU {b.hfu:.1%}); the scenario assumes {p['mfu']:.1%}")
-print(f"with its error band: {band.describe()}")
-for w in band.warnings:
-    print(f"warning: {w}")
-print(f"exposed communication {b.exposed_comm_s / b.step_time_s:.1%} of the step, pipeline "
-      f"bubble {b.pipeline_bubble_s / b.step_time_s:.1%}")
-
-# %%
-plots.table(b.to_frame().reset_index(), {"seconds": "{:.3g}", "share": "{:.1%}"})
-
-# %%
-no_overlap = dict(opts, tp_overlap="none", pp_overlap=False, dp_overlap=False)
-compare = {
-    "scenario plan": b,
-    "same plan, nothing overlapped": step.step_time(spec, cluster, plan, p["seq_len"],
-                                                    **no_overlap),
-    "same plan, 8× slower network": step.step_time(
-        spec, llmcost.Cluster(gpu, p["n_gpus"], scaleout_bytes_per_s_per_dir=
-                              cluster.scaleout_bytes_per_s_per_dir / 8), plan, p["seq_len"],
-        **opts),
-    "Llama 3 405B, published plan": step.step_time(l3, l3_cluster, l3_plan, 8192),
-}
-plots.step_breakdown(compare);
-
-# %% [markdown]
-# > **Takeaway.** A predicted MFU is a division you can redo: model FLOPs over (step time × GPUs ×
-# > peak), and the step time is a sum of parts you can read off the table. Switching overlap off or
-# > slowing the network moves the exposed-communication part, and nothing else.
-
-# %% [markdown]
-# ## 6. Paid time and effective compute
-#
-# Every second of the step is paid for; only the model FLOPs executed at peak speed count in the
-# MFU. The rest is the price of running kernels below peak, of recomputing, of waiting for
-# messages, of the pipeline and of the optimizer. **50% utilisation means paying for twice the
-# compute you get.** For the scenario's training run:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-budget = step.time_budget(b)
-run_s = p["train_tokens"] / b.tokens_per_s
-gpu_h = run_s * p["n_gpus"] / 3600
-print(f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s: {run_s / 86400:.1f} "
-      f"days on {p['n_gpus']:,} GPUs, {gpu_h / 1e6:.3g}M GPU-hours, "
-      f"${gpu_h * price / 1e6:.3g}M at ${price:.2f}/GPU-h ({price_source})")
-print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
-      f"{1 / b.mfu:.2f}× the compute the model needs")
-lost = budget.iloc[1:].sort_values("share", ascending=False)
-print("where the rest goes: " + ", ".join(f"{k} {v:.1%}" for k, v in lost["share"].items()
-                                          if v >= 0.005))
-
-# %%
-plots.time_budget(budget, gpu_hours=gpu_h, cost_usd=gpu_h * price);
-
-# %% [markdown]
-# > **Takeaway.** The bill pays for every second of the step; the MFU is the share that buys model
-# > FLOPs. Kernels below peak are usually the largest loss, communication and the bubble next.
-
-# %% [markdown]
-# ## 7. Does it predict real runs?
-#
-# The published runs with enough detail to rebuild their plan: Narayanan et al. 2021 Table 1
-# (Megatron-LM on up to 3,072 A100s, full recomputation, micro-batch sizes and interleaving from
-# the SC21 scripts that produced the table) and Korthikanti et al. 2022 Table 5 (sequence
-# parallelism and selective recomputation), plus Table 2's PTD-P strong-scaling rows of the first
-# paper. Narayanan et al.'s "% of peak" counts the recomputed forward pass (their Eq. 3: an HFU); it
-# is converted exactly to the MFU basis (model FLOPs ÷ hardware FLOPs, 72-form ÷ 96-form), so the
-# relative error is the same on either basis:
-
-# %%
-validation = step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS)
-shown = validation[["run_id", "set", "split", "n_gpus", "plan", "reported", "reported_mfu",
-                    "predicted_mfu", "error"]]
-plots.table(shown, {"reported": "{:.1%}", "reported_mfu": "{:.1%}", "predicted_mfu": "{:.1%}",
-                    "error": "{:+.1%}"})
-
-# %%
-# NBVAL_CHECK_OUTPUT
-print(f"calibration set (the one fitted constant): {step.CALIBRATION_SET}")
-for (name, split), row in step.set_summary(validation).iterrows():
-    goal = "" if row["in_sample"] else (
-        "  goal met" if row["max_over_goal"] == 0 and row["mean_over_goal"] == 0 else
-        f"  goal missed by {row['mean_over_goal']:.1%} (mean), {row['max_over_goal']:.1%} (max)")
-    print(f"{name:>24} {split:>11}: n {row['n']:2.0f}, mean |error| {row['mean_abs_error']:.1%}, "
-          f"max {row['max_abs_error']:.1%}{' (in-sample)' if row['in_sample'] else goal}")
-raw = step.error_summary(step.mfu_validation(1.0, sets=step.VALIDATION_SETS[:2]))
-print(f"without KERNEL_EFFICIENCY (burst rates): mean {raw.loc['table1+table5', 'mean_abs_error']:.1%}"
-      f", max {raw.loc['table1+table5', 'max_abs_error']:.1%}")
-
-# %%
-plots.validation_scatter(validation);
-
-# %% [markdown]
-# The goal is a mean absolute error of at most 5% and a maximum of 10% on every held-out set with
-# one set of constants; the summary above is the current standing, set by set, with its split
-# (tests hold every set's errors in two-sided bands). The one fitted constant is calibrated on
-# Korthikanti's Table 4 (per-layer times); their 22B run uses that very layer, so it is in-sample,
-# as are the three 175B ZeRO-3 rows the DeepSpeed stack's NIC setting was chosen on (section 8);
-# every other row is held out, including the H100 and H800 sets: Llama 3 Table 4, NeMo
-# AutoModel's BF16 Llama 3 70B FSDP2 benchmark, its four FSDP2 MoE benchmarks (DeepSeek V3 on 1,024
-# and 256 GPUs, Kimi K2, Qwen3 30B-A3B) and DeepSeek-V3's pre-training (tokens/s converted to MFU
-# on the workbook's basis). Llama 3 Table 4 misses the goal by the margin printed (its mean: the two
-# 8K-context rows are 8–9% slow, the 128K row 7% fast); the NeMo MoE rows miss it too, now mostly predicted too fast (−1% to +21%; they were
-# 20–38% too slow while the model sent all 8 copies of every token): NeMo's benchmark routes with a
-# fake balanced gate that puts each token's 8 experts on one or two GPUs of one node, its DeepEP
-# dispatch sends a token over the network once per destination node, its FSDP2 keeps the forward's
-# weights for the backward when pipelined, and it runs one pipeline schedule per gradient-accumulation
-# step (all four priced since; `benchmarks/validate_mfu.py` item 8 records each one's effect).
-# DeepSeek-V3's pre-training row is +41% since its stack dispatches per node with its 4-node limit
-# and in FP8 (BF16 combine):
-# its published MFU is a whole-run figure (GPU-hours per trillion tokens, everything included), so a
-# steady-state step comes out above it, though by more than restarts and evaluation alone explain;
-# the DeepSpeed ZeRO-3 rows, 35–350% off before their per-layer gathers were priced, stand as printed; section 8 takes them apart. Without the calibrated constant every run
-# is predicted 12–27% too fast: the sustained share is real, not a fudge on a few rows, and fitting
-# it end to end on Table 1 instead gives about the same value (`benchmarks/validate_mfu.py` prints
-# that comparison). For scale, Calculon reports 3.65% mean and 8.87% max error on step time over
-# eight Korthikanti runs with efficiency tables of its own; on the four Table 5 runs here the error
-# is larger on average (see the summary above), so on that set Calculon is the more accurate.
-#
-# **ZeRO-3.** Table 2 of Narayanan et al. also ran DeepSpeed ZeRO-3 without model parallelism
-# (crosses on the plot): measured throughput per GPU falls steeply each time the GPUs double. The
-# model now prices each layer's gathers with NCCL's cost model and the stack's NIC use, hidden
-# only as far as the layer's compute allows (section 8, where the rows used to choose the stack's
-# setting are named). ZeRO-3 plans in the ranking (section 10) remain marked as upper bounds: a
-# ZeRO-3 run on another stack may gather faster or slower than either profile.
-#
-# **Out of sample, another accelerator.** Nothing was calibrated on H100s. Meta reports the BF16
-# MFU of Llama 3 405B's three pre-training configurations (Llama 3 report, Table 4: TP 8, PP 16,
-# the interleaved schedule, 16M tokens per step; one sequence per micro-batch and V = 8 are
-# inferred, as in notebook 03). One modelling choice moves these predictions a lot: whether the
-# fp32 gradients are reduce-scattered after every micro-batch (ZeRO-2 as DeepSpeed implements it)
-# or accumulated over the step and reduce-scattered once. Meta's description (§3.3.2) fits either;
-# the memory count of notebook 03 favours the first (unsharded fp32 accumulation does not fit), so
-# it is used, and the second is printed for comparison:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-table4 = [(8192, 1, 8192, 2048, 0.43), (16384, 1, 8192, 2048, 0.41),
-          (16384, 16, 131072, 128, 0.38)]     # GPUs, CP, sequence, sequences per step, MFU
-h100 = llmcost.load_accelerator("H100-SXM")
-for n, cp_, seq, seqs, reported in table4:
-    pred, once = (step.step_time(l3, llmcost.Cluster(h100, n), parallel.make_plan(
-        l3, n, seqs, tp=8, pp=16, cp=cp_, zero_stage=z, seq_len=seq, schedule="interleaved",
-        virtual_stages=8, pp_split="embedding_and_loss"), seq).mfu for z in (2, 1))
-    print(f"{n:>6,} GPUs, CP {cp_:>2}, {seq:>7,} tokens: predicted MFU {pred:.1%} vs "
-          f"{reported:.0%} reported ({pred / reported - 1:+.1%}); reduce-scatter once per step: "
-          f"{once:.1%} ({once / reported - 1:+.1%})")
-
-# %% [markdown]
-# With gradients reduce-scattered per micro-batch the two 8K-token configurations are 8% and 10%
-# slow against the rounded MFU column (8.5% and 8.8% against the TFLOP/s; the straggler wait of
-# section 8 takes about 2 points of that),
-# and the model reproduces the direction of the drop from 43.5% to 40.4% at 16K GPUs (Table 4's
-# TFLOP/s over the 989 TFLOP/s peak; its MFU column is rounded): with the same
-# 16M-token batch each pipeline gets half the micro-batches, so the bubble doubles. Reduce-scattered
-# once per step they would be 9–12% too high: the out-of-sample agreement depends on that reading
-# of Meta's setup. The 128K-token configuration is predicted 7% too high on the full-mask basis, and 50% too
-# high if Meta counted a causal mask (the paper does not say which): at that
-# length attention is half the step, and the model prices it with one FlashAttention fraction for
-# every sequence length and takes context parallelism's all-gathers as the only cost of splitting
-# the sequence; Meta's 38% says the real kernels and load balance did worse.
-#
-# **Every prediction carries a band.** A predicted MFU is as trustworthy as the held-out runs of
-# its **regime**: GPU generation (Ampere, Hopper, Blackwell) × sharding (Megatron 3D, or FSDP /
-# ZeRO-3 / HSDP) × dense or MoE × GEMM precision (BF16, FP8) × context (up to 32k tokens, or longer
-# with context parallelism) × model size (below or above 10B parameters). `llmcost.accuracy.mfu_band`
-# centres the band on the median error of those runs, so a model that is optimistic in a regime gets
-# a band reaching down, and sizes it by split-conformal prediction: the half-width is the
-# ⌈(n+1)·0.9⌉-th smallest distance of the n runs' errors from that centre, which needs at least nine
-# runs. A regime with fewer runs gets the stated wider default and a warning; a prediction above the
-# best MFU published for that generation and model size gets a warning too (compared on the BF16
-# peak, also for an FP8 step). Coverage is measured, not assumed: the table below builds each
-# held-out run's band without that run and counts how often its published MFU falls inside. The
-# scenario's plan above: its band and warnings are printed with its step. The regimes:
-
-# %%
-# NBVAL_CHECK_OUTPUT
-regimes = accuracy.regime_table()   # the band rule of llmcost.accuracy.mfu_band, per regime
-print(f"conformal bands need >= {accuracy.MIN_CONFORMAL_ROWS} held-out runs; fewer: the stated "
-      f"default ±{accuracy.DEFAULT_BAND_FRACTION:.0%} (or the runs' own spread) and a warning")
-plots.table(regimes.reset_index()[["regime", "n", "n_calibration", "mean_abs_error",
-                                   "max_abs_error", "center", "half_width", "conformal",
-                                   "coverage"]],
-            {"mean_abs_error": "{:.1%}", "max_abs_error": "{:.1%}", "center": "{:+.1%}",
-             "half_width": "±{:.1%}", "coverage": "{:.0%}"})
-
-# %%
-plots.regime_scatter(accuracy.validation_table());
-
-# %% [markdown]
-# Each point is a published run, coloured by its regime; the
-# grey band is ±10%. The Ampere Megatron runs sit on the diagonal; the newer regimes (FP8 on
-# Hopper and Blackwell, FSDP2 on small models, MoE) mostly sit above it: the model is optimistic
-# there, and their bands are centred accordingly. The rows of those regimes were added with their
-# calibration / held-out split before any of their errors was computed; the calibration rows
-# (hollow) are kept for the fits of the next parts of the step-time model.
-
-# %% [markdown]
-# > **Takeaway.** On the A100 runs the model is within a few per cent; the held-out H100 runs are
-# > close at 8K tokens and off at 128K; the ZeRO-3 and MoE rows depend on the gather and all-to-all
-# > physics of section 8. The summary above says, set by set, where the goal is met. Every
-# > predicted MFU carries the band of the runs most like it.
-
-# %% [markdown]
-# ## 8. FSDP, scale and mixtures of experts: what adding ranks costs
+# ## 5. FSDP, scale and mixtures of experts: what adding ranks costs
 #
 # **ZeRO-3 / FSDP at a fixed batch.** Narayanan et al. 2021 (Table 2) trained GPT-3 175B with
 # DeepSpeed ZeRO-3 and no model parallelism on 384, 768 and 1,536 A100s at a fixed batch of 1,536
@@ -773,12 +433,13 @@ for n in (384, 768, 1536):
           f"peak {fwd * 1e3:5.1f} ms")
 
 # %% [markdown]
-# The published points and the model's predictions (`step.mfu_validation`, the ZeRO-3 set), with
+# The published points and the model's predictions (`step.mfu_validation`, the ZeRO-3 set of notebook 04b, section 3), with
 # section 3's ideal FSDP roofline (compute ÷ communication at the full pooled bandwidth) beside
 # them:
 
 # %%
 # NBVAL_CHECK_OUTPUT
+validation = step.mfu_validation(sets=["megatron21-table2-zero3", "deepseek-v3-h800"])  # 04b §3's rows
 z3v = validation[validation["set"] == "megatron21-table2-zero3"]
 mbs = pd.read_csv(llmcost.catalog.DATA_DIR / "validation_mfu.csv").set_index("run_id")
 w = min(a100.scaleup_bytes_per_s_per_dir, 8 * a100.scaleout_bytes_per_s_per_dir)  # 8 NICs
@@ -894,7 +555,7 @@ plots.hsdp_scaling(hsdp, title="When does hybrid sharding pay? Llama 3.1 70B at 
 # them (Llama 3 §3.3.4 built tools to find "still-functioning but slow stragglers"). Every TP, PP
 # and DP collective makes the step wait for the slowest of its $N$ GPUs, on average
 # $\sigma\,e(N)$ behind the typical one, $e(N)$ the expected maximum of $N$ standard normals. The
-# kernel constant of section 5 was fitted on 8 GPUs, so the slowest of 8 is already in it and the
+# kernel constant of notebook 04b (section 1) was fitted on 8 GPUs, so the slowest of 8 is already in it and the
 # model adds
 #
 # $$T_\text{straggler} = (T_\text{matmul} + T_\text{attention} + T_\text{memory}
@@ -926,11 +587,11 @@ print(f"the scenario's step on {b.n_gpus:,} GPUs: waiting for the slowest GPU is
 plots.straggler_slowdown_curves(jobs, waits);
 
 # %% [markdown]
-# On the published runs of section 7 the term moves every row with more than 8 GPUs by 1–3.5%
+# On the published runs of notebook 04b (section 3) the term moves every row with more than 8 GPUs by 1–3.5%
 # (σ was taken from the paper, not tuned to them): the A100 sets come closer (Megatron-LM 2021
 # Table 1 from 2.3% to 1.9% mean error, Table 2 from 3.2% to 2.3%), while Korthikanti's 1T row and
 # Llama 3's 8K-context rows on 8,192 and 16,384 H100s, already predicted too slow, fall further
-# behind (to −10% and −8.5% / −8.8%). The H100 rows' missing speed lies elsewhere (section 7's
+# behind (to −10% and −8.5% / −8.8%). The H100 rows' missing speed lies elsewhere (notebook 04b's
 # kernel constant for H100); no H100 measurement of the spread was found, so the V100/MI60 figure
 # is applied to every generation. **Not modelled:** per-step jitter, slow links and hosts,
 # data-loader and garbage-collection pauses, and the
@@ -1033,110 +694,17 @@ plots.step_breakdown(moe);
 # > that leaves the board pays for every all-to-all at NIC speed.
 
 # %% [markdown]
-# ## 9. What adding GPUs buys
-#
-# **Strong scaling** keeps the global batch and adds GPUs: each GPU gets fewer sequences, the
-# pipeline fewer micro-batches, communication is amortised over less compute, and efficiency falls.
-# **Weak scaling** grows the batch with the GPUs (as far as the optimisation allows, notebook 02)
-# and stays efficient much longer. At each GPU count the fastest fitting plan is taken:
-
-# %%
-counts = 2 ** np.arange(6, 16)
-gb = p["global_batch_tokens"] // p["seq_len"]
-strong = step.scaling_study(spec, gpu, counts, p["seq_len"], global_batch=gb, **opts)
-weak = step.scaling_study(spec, gpu, counts, p["seq_len"], batch_per_gpu=gb / p["n_gpus"],
-                          **opts)
-plots.scaling_curves(strong, weak, title=f"{spec.name} on {gpu.name}");
-
-# %%
-plots.table(strong.reset_index(), {"step_time_s": "{:.3g}", "tokens_per_s": "{:,.0f}",
-                                   "mfu": "{:.1%}", "speedup": "{:.1f}", "efficiency": "{:.0%}"})
-
-# %% [markdown]
-# Where efficiency falls below one half, doubling the GPUs buys less than half again as much
-# throughput: the run finishes sooner but each token costs more. Beyond that point, a larger batch
-# (weak scaling) or a smaller cluster is the cheaper way.
-#
-# > **Takeaway.** At a fixed batch every GPU added shrinks the work that hides the waiting; past the knee, extra GPUs finish sooner but cost more per token.
-#
-# ## 10. The best plans for the scenario
-#
-# Every plan of notebook 03 that fits, with TP inside the scale-up domain, ranked by predicted step
-# time, with the time and cost of the scenario's training tokens. The whole space (every TP × PP ×
-# virtual stages × micro-batch × ZeRO × recompute × schedule combination) is ranked in one
-# vectorised call; `benchmarks/bench_rank_plans.py` times it for GPT-3 175B on 1,024 A100s (over a
-# million candidates). Plans read: TP8 · PP16×v8 · DP128 · INTERLEAVED m=16 mbs=1 · ZeRO-2 is tensor,
-# pipeline (× v model chunks per stage) and data parallel sizes, the pipeline schedule, m
-# micro-batches of mbs sequences per step and replica, and the ZeRO stage. ZeRO-3 plans are marked
-# as upper bounds (section 7) and are not the ones the notebooks choose for the scenario.
+# The headline figures of this page (the scenario's step, from notebook 04b's model):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-kw = dict(train_tokens=p["train_tokens"], price_usd_per_gpu_hour=price,
-          pp_split=p["pp_split"], reserve=p["mem_reserve_fraction"], **opts)
-ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], **kw), "inside"
-if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
-    print("no fitting plan keeps TP inside the scale-up domain: ranking plans beyond it")
-    ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], within_scaleup_domain=False,
-                                    **kw), "beyond"
-a = ranked.attrs
-print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fitting']:,} fit, "
-      f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
-best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
-print(f"fastest (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).describe()}: "
-      f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
-
-# %%
-top = accuracy.add_bands(ranked.head(10), spec, cluster)   # each MFU with its band
-plots.table(pd.DataFrame({
-    "plan": [parallel.plan_from_row(r, p["pp_split"]).describe()
-             + (" (upper bound)" if r["upper_bound"] else "") for _, r in top.iterrows()],
-    "step s": top["step_time_s"], "MFU": top["mfu"],
-    "MFU band": [f"{lo:.1%}–{hi:.1%}" for lo, hi in zip(top["mfu_low"], top["mfu_high"])],
-    "exposed comm": top["exposed_comm_s"] / top["step_time_s"],
-    "bubble": top["pipeline_bubble_s"] / top["step_time_s"],
-    "memory GB": top["memory_bytes"] / 1e9, "days": top["days"], "cost": top["cost_usd"]}),
-    {"step s": "{:.3f}", "MFU": "{:.1%}", "exposed comm": "{:.1%}", "bubble": "{:.1%}",
-     "memory GB": "{:.1f}", "days": "{:.1f}", "cost": "${:,.0f}"})
-
-# %%
-# NBVAL_CHECK_OUTPUT
-z3 = ranked[ranked["upper_bound"]]
-if len(z3):
-    print(f"fastest ZeRO-3 plan (upper bound): "
-          f"{parallel.plan_from_row(z3.iloc[0], p['pp_split']).describe()}: "
-          f"MFU {z3.iloc[0]['mfu']:.1%}")
-
-# %%
-val = step.error_summary(validation[validation["set"].isin(step.VALIDATION_SETS[:2])])
-best_plan = parallel.plan_from_row(best, p["pp_split"]).describe() + " (ZeRO-3 aside)"
 publish_summary("04_communication", [summary_row(*r) for r in [
-    ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
-    ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
-    ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
-     f"± {band.half_width:.1%}, n = {band.n}"),
-    ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
-    ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s", ""),
     ("exposed_comm_share", "exposed communication", b.exposed_comm_s / b.step_time_s, "",
      "share of the step"),
     ("straggler_share", "waiting for the slowest GPU", b.straggler_s / b.step_time_s, "",
-     f"share of the step, {b.n_gpus:,} GPUs"),
-    ("best_plan_mfu", "predicted MFU, fastest plan", best["mfu"], "", best_plan),
-    ("validation_mean_abs_error", "MFU error on published runs",
-     val.loc["table1+table5", "mean_abs_error"], "",
-     "mean |error|, Megatron-LM 2021 Table 1 + Korthikanti 2022 Table 5")]])
+     f"share of the step, {b.n_gpus:,} GPUs")]])
 
 # %% [markdown]
-# **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after
-# kernels run below peak, recomputation, exposed communication, the pipeline and the wait for
-# the slowest GPU have taken their share, and each of those follows from the plan. The largest slice is usually the kernels
-# themselves (even the best GEMM runs at 80–86% of peak, and a real step sustains about 79% of
-# that); what comes next depends on the plan: TP collectives that cannot overlap, pipeline sends
-# and the bubble, or, for Llama 3 405B, the data-parallel gradient reduction (section 7). Adding
-# GPUs at a fixed batch grows all the waiting parts, which is why throughput per GPU falls and,
-# past some size, extra GPUs cost more than they save.
-#
-#
 # ## Exercises
 #
 # Worked by hand with the teaching accelerator (`Teaching-1PF`: $C$ = 1 PFLOP/s dense, 450 GB/s
@@ -1210,23 +778,6 @@ publish_summary("04_communication", [summary_row(*r) for r in [
 # > maximum: a synchronous job pays for its slowest GPU, and the expected slowest of $N$ grows like
 # > $\sqrt{2\ln N}$.
 #
-#
-# ## Explore
-#
-# Change the cluster size, the interconnect speed, TP, PP (DP follows), the micro-batch, ZeRO,
-# recomputation and the overlap switches; the breakdown and the predicted MFU follow. (In a report
-# these widgets are switched off; run the notebook in Jupyter to use them.)
-
-# %%
-if interactive:
-    from llmcost.present.widgets import step_explorer
-
-    display(step_explorer(spec.name, gpu.name, p["n_gpus"], p["global_batch_tokens"],
-                          p["seq_len"], plan.tp, plan.pp, plan.micro_batch_size,
-                          plan.zero_stage, plan.recompute, p["optimizer_recipe"],
-                          opts["tp_overlap"], opts["pp_overlap"], opts["dp_overlap"],
-                          schedule=plan.schedule, virtual_stages=plan.virtual_stages,
-                          pp_split=plan.pp_split, cp=plan.cp, stack=p["stack"]))   # the notebook's plan
 
 # %% [markdown]
 # ---
@@ -1256,4 +807,4 @@ if interactive:
 # issue #212 (NVLS bus bandwidth); AMD Instinct MI300X data sheet; Jouppi et al. 2023, *TPU v4*,
 # arXiv:2304.01433; Intel Gaudi network configuration docs (`data/scaleup_topology.csv`).
 #
-# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [05 · Why is RL post-training hard to budget?](05_rl_loop.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [03 · Why can't we just add GPUs?](03_parallelism.ipynb) · next: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb)

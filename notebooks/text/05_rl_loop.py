@@ -4,7 +4,7 @@
 # %% [markdown]
 # # 05 · Why is RL post-training hard to budget?
 #
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
 #
 # Half of the cost questions people bring are about inference, and RL post-training (PPO, GRPO,
 # verifier-based RL) is where the inference and training ledgers cross: every iteration the model
@@ -79,14 +79,28 @@ from llmcost import inference as inf
 from llmcost import plots, rl
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
-                                   if k in llmcost.PARAMETERS})
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
       f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
+                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
+                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
+     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
+                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
+                           max_tpot_s=p["serve_max_tpot_s"], **sv))
+it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
+display(Markdown(answers.rl_loop(spec.name, gpu.name, c.usd_per_m_output, it.wall_s,
+                                 it.generation_time_share, float(camp.loc["total", "usd"]))))
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -112,12 +126,6 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 
 # %%
 # NBVAL_CHECK_OUTPUT
-c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
-                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
-                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
-     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
-                           max_tpot_s=p["serve_max_tpot_s"], **sv))
 pre = inf.prefill(spec, gpu, P, 1, tp=c.tp, **sv)
 dec = inf.decode_step(spec, gpu, 1, P, tp=c.tp, **sv)
 print(f"replica: {c.tp} × {gpu.name}; prefill of {P} tokens {pre.time_s * 1e3:.1f} ms "
@@ -953,4 +961,4 @@ if interactive:
     display(rl_explorer(spec.name, gpu.name, p, price))
 
 # %% [markdown]
-# [← 00 · Index](00_index.ipynb) · previous: [04 · Where does the time go when GPUs wait?](04_communication.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)
+# [← 00 · Index](00_index.ipynb) · previous: [04b · How long does a training step take, and which plan is fastest?](04b_step_time.ipynb) · next: [06 · Train bigger or train longer?](06_chinchilla.ipynb)

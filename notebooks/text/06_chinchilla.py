@@ -59,17 +59,25 @@ from llmcost import plots
 from llmcost import scaling as sc
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(**{k: v for k, v in dict(globals()).items()
-                                   if k in llmcost.PARAMETERS})
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 
 # %%
 spec, gpu, fit = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"]), sc.get_fit(p["scaling_fit"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 n_run = spec.n_active_params if spec.is_moe else spec.n_params  # MoE: placed by active parameters
 c_run = 6 * n_run * p["train_tokens"]
 print(f"{spec.name}: {llmcost.fmt_count(spec.n_params)} parameters"
       f"{f' ({llmcost.fmt_count(n_run)} active, MoE: outside the fits)' if spec.is_moe else ''}, "
       f"{llmcost.fmt_count(p['train_tokens'])} tokens -> C = 6ND = {c_run:.3g} FLOPs; fit {fit.name}")
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+n_opt, d_opt = sc.compute_optimal(c_run, fit)   # derived in sections 1-3
+display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, n_opt, d_opt,
+                                 is_moe=spec.is_moe)))
 
 # %% [markdown]
 # ## 1. What compute-optimal means

@@ -65,9 +65,9 @@ from llmcost import ledger, plots
 from llmcost import reliability as rel
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.notebook_parameters(globals())
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
-price, price_source = llmcost.resolve_price(gpu.name, p["price_usd_per_gpu_hour"], p["pricing"])
+price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
 per_node = min(gpu.scaleup_domain_size or 8, 8)  # accelerators per host (a TPU pod is one ICI domain)
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            seq_len=p["seq_len"], dtype=p["dtype"])
@@ -80,6 +80,14 @@ print(f"checkpoint storage: {p['ckpt_storage_bytes_per_s'] / 1e9:,.1f} GB/s ({st
 print(f"{spec.name} on {p['n_gpus']:,} × {gpu.name} ({per_node} per node), "
       f"${price:.2f}/GPU-h ({price_source})")
 print(f"ideal: {run['gpu_hours']:,.0f} GPU-hours, {run['wall_clock_days']:.1f} days (notebook 01)")
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_per_day"],
+                                     plan.interval_s, plan.goodput, run["gpu_hours"], price)))
 
 # %% [markdown]
 # ## 1. Why failures are certain at scale

@@ -41,10 +41,17 @@ import llmcost
 from llmcost import claims, plots
 from llmcost.present.report import publish_summary, summary_row
 
-p = llmcost.validate_parameters(
-    model=model, accelerator=accelerator, n_gpus=n_gpus, train_tokens=train_tokens,
-    seq_len=seq_len, mfu=mfu, dtype=dtype, pricing=pricing, interactive=interactive)
+p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+runs = llmcost.load_published_runs()
+errors = claims.published_run_errors(runs)   # every scored run (sections 1-2)
+display(Markdown(answers.published_runs(claims.error_table_summary(errors))))
 
 # %% [markdown]
 # ## 1. From a published run to an implied utilisation
@@ -67,8 +74,6 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelera
 # a steady-state MFU without dividing by goodput blames the kernels for the failures.
 
 # %%
-runs = llmcost.load_published_runs()
-errors = claims.published_run_errors(runs)
 scored = errors[errors["scored"] != ""]
 cols = ["run_id", "generation", "scored", "method", "published_mfu", "predicted_mfu", "error"]
 plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours"]],
@@ -93,7 +98,7 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 # The prediction rule (`claims.published_run_errors`, its docstring gives every step):
 #
 # * **a plan is published** (TP and PP degrees with the GPU count): the step-time model
-#   (`llmcost.step`, notebook 04) predicts the steady-state MFU on that plan; for a whole-run
+#   (`llmcost.step`, notebook 04b) predicts the steady-state MFU on that plan; for a whole-run
 #   figure it is multiplied by goodput;
 # * **no plan, a published steady-state MFU** (PaLM): that MFU × goodput;
 # * **no plan**: the median whole-run $U$ of the *other* runs of the same hardware generation
@@ -132,7 +137,7 @@ plots.published_runs_scatter(errors);
 # the ZeRO-3 stack's one data-chosen setting was chosen) are in-sample and never counted as a success; the held-out rows
 # all meet the goal, NeMo AutoModel's four MoE benchmarks included (−17% to +1% GPU-hours, since
 # the model prices their DeepEP dispatch per destination node, the fake gate's local experts,
-# FSDP2's kept weights and one pipeline schedule per gradient-accumulation step; notebook 04, the
+# FSDP2's kept weights and one pipeline schedule per gradient-accumulation step; notebook 04b, the
 # validation section).
 # The **whole runs with a published plan** are the real test of a bill, and 2 of 4 meet it:
 # Llama 3.1 405B (+10%) and Falcon-180B (−2%); BLOOM is 26% under (section 3), and DeepSeek-V3's
@@ -330,21 +335,15 @@ publish_summary("08_published_runs", [
 # ## Explore
 #
 # Check a claim of your own: the scenario's model and accelerator, with the claimed tokens,
-# GPU count and days on sliders (in a terminal: `llmcost check --help`). In a report these
+# GPU count and days on sliders, starting at the scenario's tokens and GPUs (in a terminal:
+# `llmcost check --help`). In a report these
 # widgets are switched off.
 
 # %%
 if interactive:
-    import ipywidgets as W
+    from llmcost.present.widgets import claim_explorer
 
-    def show(tokens_t=2.0, gpus=2048, days=30.0):
-        try:
-            print(claims.check_claim(spec, tokens_t * 1e12, gpu, n_gpus=gpus, days=days,
-                                     dtype=p["dtype"], left_out=False).describe())
-        except ValueError as e:
-            print(f"refused: {e}")
-
-    W.interact(show, tokens_t=(0.1, 20.0, 0.1), gpus=(8, 16384, 8), days=(1.0, 180.0, 1.0))
+    display(claim_explorer(spec.name, gpu.name, p["dtype"], p["train_tokens"], p["n_gpus"]))
 
 # %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [07 · What does it cost when training doesn't finish?](07_checkpoints.ipynb) · next: [09 · Which savings are real, and which only look like it?](09_savings.ipynb)

@@ -26,7 +26,7 @@
 # Carlo draw on the same draws** (common random numbers), summarised as P10 / P50 / P90, never as
 # a difference of percentiles. A lever that changes what the hardware can do (precision, plan,
 # recomputation, accelerator) scales the scenario's MFU by the step-time model's ratio
-# (notebook 04), so a measured MFU keeps its calibration.
+# (notebook 04b), so a measured MFU keeps its calibration.
 
 # %% tags=["parameters"]
 model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
@@ -155,13 +155,19 @@ from llmcost import ledger, levers, plots
 from llmcost.bill import validation
 from llmcost.present.report import publish_summary, summary_row
 
-given = {k: v for k, v in globals().items() if k in llmcost.PARAMETERS and k != "interactive"}
-p = llmcost.validate_parameters(**given)  # point values (a range's mode), for the text
-scenario = llmcost.scenario.validate_ranged_parameters(**given)  # ranges kept: per-draw savings
-validation.validate_scenario(given, check_plan=False, check_setups=False)  # bill builds, lines >= 0
+scenario = llmcost.notebook_parameters(globals(), ranged=True)  # ranges kept: per-draw savings
+p = llmcost.point_scenario(scenario)  # point values (a range's mode), for the text
+validation.validate_scenario(scenario, check_plan=False, check_setups=False)  # bill builds, lines >= 0
 bill = levers.bill(scenario)  # the ledger's bill plus the scenario's waste lines
 sweep = levers.hardware_sweep(scenario)  # every accelerator at its predicted MFU (section 4)
 ranked = levers.rank_levers(scenario, sweep=sweep)  # every lever on this bill, largest first
+
+# %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   # section 1
 
 # %% [markdown]
 # ## 1. Every lever on one bill
@@ -268,7 +274,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 # %% [markdown]
 # **Takeaway.** Utilisation levers are real savings but cost engineering time and carry risk (a
 # new precision can destabilise training, section 6); the step-time model gives their size, the
-# MFU band of notebook 04 how far to trust it.
+# MFU band of notebook 04b how far to trust it.
 
 # %% [markdown]
 # ## 4. The cheapest hardware for this run

@@ -29,6 +29,13 @@ p = llmcost.notebook_parameters(globals())  # every name of the parameters cell,
 g = glossary.load_glossary()
 
 # %%
+from IPython.display import Markdown
+
+from llmcost.present import answers
+
+display(Markdown(answers.glossary(g)))
+
+# %%
 # NBVAL_CHECK_OUTPUT
 print(f"{len(g)} terms in {g['topic'].nunique()} topics; "
       f"{(g['formula'] != '').sum()} with a formula, {(g['function'] != '').sum()} with a function")

@@ -1,0 +1,147 @@
+"""Each notebook's answer to its title question, for the scenario, in one sentence with the number.
+
+The first cell after a notebook's set-up renders one of these as Markdown from the kernel
+(``display(Markdown(answers.flops(...)))``): the answer comes before the derivation, and every
+figure in it is computed, never typed. Each function takes what the notebook's set-up computed
+with the package (the run, the plan, the step, the bill) and words it; the formula behind each
+number is written here and in the function that computed it (two hops).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..core.units import fmt_count, fmt_flops, fmt_usd
+
+
+def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: float,
+          price_usd_per_gpu_hour: float, run: dict) -> str:
+    """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``),
+    its GPU-hours H = F / (peak × MFU) / 3600, its days H / n_gpus / 24 and its cost
+    H × price."""
+    return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
+            f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
+            f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs) and "
+            f"**{fmt_usd(run['compute_cost_usd'])}** at ${price_usd_per_gpu_hour:.2f} per GPU-hour.")
+
+
+def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: float,
+           hbm_bytes: float, usable_bytes: float) -> str:
+    """Notebook 03: whether the plan's busiest GPU holds its weights, gradients, optimizer state
+    and activations (``memory.memory_per_gpu(...).total``) within the HBM left after the
+    reserve, ``usable_bytes = hbm_bytes × (1 − mem_reserve_fraction)`` (``memory.fits``).
+    Decimal GB; the HBM also in GiB, as datasheets print it."""
+    fits = per_gpu_bytes <= usable_bytes
+    verb = "fits" if fits else "does **not** fit"
+    return (f"{model} {verb} on {n_gpus:,} × {accelerator} with {plan}: "
+            f"**{per_gpu_bytes / 1e9:.0f} GB of {hbm_bytes / 1e9:.0f} GB** on the busiest GPU "
+            f"({hbm_bytes / 2**30:.0f} GiB; {usable_bytes / 1e9:.0f} GB usable after the "
+            "reserve).")
+
+
+def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggler_s: float
+                  ) -> str:
+    """Notebook 04: the shares of the predicted step (``step.step_time``) spent waiting:
+    exposed communication ``exposed_comm_s / step_time_s`` (collectives and sends that no
+    compute hides) and the wait for the slowest GPU ``straggler_s / step_time_s``."""
+    return (f"On the scenario's plan ({plan}) the GPUs wait **{exposed_comm_s / step_time_s:.1%} "
+            f"of every step** for communication that no compute hides, and "
+            f"**{straggler_s / step_time_s:.1%}** for the slowest GPU.")
+
+
+def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,
+              mfu_high: float, tokens_per_s: float) -> str:
+    """Notebook 04b: the predicted step time of the busiest GPU and the MFU it implies,
+    MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
+    band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
+    was picked by predicted step time (``parallel.choose_plan``), not fixed by the scenario."""
+    how = "the fastest plan the search finds" if chosen else "the plan the scenario fixes"
+    return (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
+            f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}), "
+            f"{fmt_count(tokens_per_s)} tokens/s.")
+
+
+def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,
+                goodput: float, ideal_gpu_hours: float, price_usd_per_gpu_hour: float) -> str:
+    """Notebook 07: the job's mean time between unexpected failures, M = 1 / (n·λ)
+    (``CheckpointPlan.mtbf_s``), its planned interruptions per day, its checkpoint interval and
+    goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
+    goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
+    extra = ideal_gpu_hours * (1 / goodput - 1)
+    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:.1f} h** on average "
+            f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
+            f"{interval_s / 60:.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
+            f"and checkpoints add **{extra:,.0f} GPU-hours** "
+            f"({fmt_usd(extra * price_usd_per_gpu_hour)}) to the run.")
+
+
+def published_runs(summary: pd.DataFrame) -> str:
+    """Notebook 08: the median absolute relative error |predicted / published − 1| of the
+    held-out steady-state MFUs and of the whole runs' GPU-hours predicted on their published
+    plan (``claims.error_table_summary``)."""
+    mfu = summary.loc["steady-state MFU, held-out"]
+    runs = summary.loc["whole-run GPU-hours, published plan"]
+    return (f"The step-time model is off by a median **{mfu['median_abs_error']:.1%}** on "
+            f"{int(mfu['n'])} held-out published MFUs, and by "
+            f"**{runs['median_abs_error']:.1%}** on the GPU-hours of the {int(runs['n'])} whole "
+            "runs with a published plan.")
+
+
+def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
+    """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
+    (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves."""
+    if not len(top):
+        return (f"No lever saves money on this bill of {fmt_usd(bill_total_usd)}: every change "
+                "priced here costs more than it saves.")
+    r = top.iloc[0]
+    return (f"The largest saving on this bill of {fmt_usd(bill_total_usd)} is "
+            f"**{r['lever']}**: **{fmt_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%}); "
+            f"its risk: {r['risk']}.")
+
+
+def glossary(g: pd.DataFrame) -> str:
+    """Notebook 10: how many terms the glossary (``glossary.load_glossary``) holds, in how many
+    topics, and how many carry a formula and the ``llmcost`` function that computes them."""
+    return (f"**{len(g)} terms** in {g['topic'].nunique()} topics, each with its definition and "
+            f"its Chinese name; {(g['formula'] != '').sum()} with a formula and "
+            f"{(g['function'] != '').sum()} with the `llmcost` function that computes it.")
+
+
+def batch_size(batch_tokens: float, b_noise_tokens: float, fill_batch_tokens: float) -> str:
+    """Notebook 02: the batch B against the critical batch B_noise at the run's target loss
+    (``batch.scenario_batch_analysis(...).target``). McCandlish et al. 2018 §2: the tokens to
+    reach the loss are E = E_min·(1 + B/B_noise) and the steps S = S_min·(1 + B_noise/B); below
+    ``fill_batch_tokens`` some GPUs have no work in a step."""
+    r = batch_tokens / b_noise_tokens
+    return (f"The scenario's batch of **{fmt_count(batch_tokens)} tokens** is **{r:.2g}×** the "
+            f"critical batch at its target loss (B_noise ≈ {fmt_count(b_noise_tokens)} tokens): "
+            f"the run takes {1 + r:.2f}× the fewest tokens and {1 + 1 / r:.2f}× the fewest "
+            f"steps, and every GPU has work from {fmt_count(fill_batch_tokens)} tokens per step.")
+
+
+def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: float,
+            d_opt: float, is_moe: bool = False) -> str:
+    """Notebook 06: the compute-optimal split (N*, D*) of the scenario's compute C = 6·N·D under
+    the loss fit ``fit`` (``scaling.compute_optimal``) against the scenario's N and D. A model
+    smaller than N* should train bigger on fewer tokens, a larger one smaller on more tokens (for
+    training alone; serving demand moves the optimum smaller)."""
+    c = 6 * n_params * train_tokens
+    head = (f"For its compute, C = 6ND = {c:.3g} FLOPs, the {fit} fit's optimum is "
+            f"**{fmt_count(n_opt)} parameters on {fmt_count(d_opt)} tokens** "
+            f"({d_opt / n_opt:.0f} tokens per parameter)")
+    if is_moe:
+        return head + f"; {model} is a mixture of experts, outside the fits."
+    way = "train bigger (on fewer tokens)" if n_params < n_opt else "train longer (a smaller model)"
+    return (head + f"; {model} at {fmt_count(train_tokens)} tokens is **{n_params / n_opt:.2g}×** "
+            f"that size, so for training alone: {way}.")
+
+
+def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: float,
+            generation_time_share: float, campaign_usd: float) -> str:
+    """Notebook 05: the serving cost per million output tokens (``inference.serving_cost`` or
+    ``choose_serving_tp``), one RL iteration's wall clock and generation's share of it
+    (``rl.scenario_iteration``), and the campaign's cost (``rl.scenario_campaign``, its total)."""
+    return (f"Serving {model} on {accelerator} costs **{fmt_usd(usd_per_m_output)} per million "
+            f"output tokens**; one RL iteration takes **{iteration_s:,.0f} s**, "
+            f"{generation_time_share:.0%} of it generating, and the RL campaign costs "
+            f"**{fmt_usd(campaign_usd)}**.")

@@ -1,0 +1,115 @@
+"""Each notebook's one-sentence answer (``llmcost.present.answers``) against numbers worked by hand."""
+
+import pandas as pd
+import pytest
+
+import llmcost
+from llmcost.present import answers
+
+
+def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
+    # Llama 2 70B, 2T tokens, 2,048 H100 SXM at 40% MFU, $3.99/GPU-h. By hand: 6ND = 6 × 68.98B ×
+    # 2T = 8.28e23 FLOP, plus the full-mask attention core (a few per cent at 4,096 tokens);
+    # GPU-hours = F / (989.4 TFLOP/s × 0.40) / 3600, days = GPU-hours / 2,048 / 24.
+    spec, gpu = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    run = llmcost.training_run(spec, gpu, 2e12, 0.4, 2048, 3.99, seq_len=4096)
+    f = run["model_flops"]
+    assert 6 * spec.n_params * 2e12 < f < 1.10 * 6 * spec.n_params * 2e12
+    hours = f / (989.4e12 * 0.4) / 3600
+    text = answers.flops(spec.name, gpu.name, 2048, 2e12, 0.4, 3.99, run)
+    assert f"**{hours:,.0f} GPU-hours**" in text
+    assert f"({hours / 2048 / 24:.1f} days on 2,048 GPUs)" in text
+    assert llmcost.fmt_usd(hours * 3.99) in text and "at 40% MFU" in text
+
+
+def test_memory_answer_fits_or_not():
+    # H100 SXM: 80 GiB = 85.9 GB; a 10% reserve leaves 77.3 GB (memory.fits: total <= hbm·0.9)
+    hbm = 80 * 2**30
+    text = answers.memory("M", "H100-SXM", 2048, "TP8 · PP4", 61e9, hbm, 0.9 * hbm)
+    assert text.startswith("M fits on 2,048 × H100-SXM with TP8 · PP4")
+    assert "**61 GB of 86 GB**" in text and "(80 GiB; 77 GB usable" in text
+    assert llmcost.memory.fits(61e9, hbm, 0.1)
+    assert "does **not** fit" in answers.memory("M", "A", 8, "TP1", 75e9, 80e9, 72e9)
+
+
+def test_communication_and_step_time_shares():
+    text = answers.communication("TP2", 2.0, 0.25, 0.05)  # 0.25 / 2 = 12.5%, 0.05 / 2 = 2.5%
+    assert "**12.5% of every step**" in text and "**2.5%** for the slowest GPU" in text
+    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6)
+    assert "**1.82 s**" in text and "fastest plan" in text and "**50.5%**" in text
+    assert "(band 41.6%–50.5%)" in text and "2.3M tokens/s" in text
+    assert "the plan the scenario fixes" in answers.step_time("TP2", False, 1.0, .5, .4, .5, 1e6)
+
+
+def test_checkpoint_answer_extra_gpu_hours():
+    # paid = ideal / goodput: 1,000 ideal GPU-hours at 80% goodput are 1,250 paid, 250 extra,
+    # $500 at $2/GPU-h; MTBF 9,000 s = 2.5 h; interval 1,800 s = 30 min
+    text = answers.checkpoints(1024, 9000.0, 0.87, 1800.0, 0.8, 1000.0, 2.0)
+    assert "every **2.5 h**" in text and "every 30 min" in text and "**80.0%**" in text
+    assert "stops 0.87 times a day" in text
+    # Llama 3 405B's rate as the default scenario's: 0.173 failures per GPU-year on 2,048 GPUs is
+    # M = 8,766 h / (2,048 × 0.173) = 24.7 h, what the checkpoint plan carries
+    from llmcost.training import reliability as rel
+    p = llmcost.validate_parameters(**{k: v for k, v in llmcost.scenario.LEDGER_DEFAULTS.items()
+                                       if k.startswith(("ckpt_", "fail_"))}, n_gpus=2048)
+    plan = rel.scenario_checkpoint_plan(p, 70e9)
+    assert plan.mtbf_s / 3600 == pytest.approx(365.25 * 24 / (2048 * 0.173), rel=1e-3)
+    assert f"**250 GPU-hours** ({llmcost.fmt_usd(500.0)})" in text
+
+
+def test_published_runs_answer_reads_the_summary_rows():
+    summary = pd.DataFrame({"n": [157, 4], "median_abs_error": [0.1506, 0.1779]},
+                           index=["steady-state MFU, held-out",
+                                  "whole-run GPU-hours, published plan"])
+    text = answers.published_runs(summary)
+    assert "**15.1%** on 157 held-out" in text and "**17.8%** on the GPU-hours of the 4" in text
+
+
+def test_savings_answer_takes_the_first_lever_or_says_none():
+    top = pd.DataFrame({"lever": ["spot for ablations", "fp8"], "saving_usd": [1.2e5, 5e4],
+                        "share_of_bill": [0.12, 0.05], "risk": ["pre-emption", "stability"]})
+    text = answers.savings(1e6, top)
+    assert f"**spot for ablations**: **{llmcost.fmt_usd(1.2e5)}** (12.0%)" in text
+    assert "pre-emption" in text
+    assert text.startswith(f"The largest saving on this bill of {llmcost.fmt_usd(1e6)}")
+    assert "No lever saves" in answers.savings(1e6, top.iloc[0:0])
+
+
+def test_glossary_answer_counts():
+    g = pd.DataFrame({"topic": ["a", "a", "b"], "formula": ["x", "", ""],
+                      "function": ["f", "g", ""]})
+    assert answers.glossary(g).startswith("**3 terms** in 2 topics")
+    assert "1 with a formula and 2 with the `llmcost` function" in answers.glossary(g)
+
+
+@pytest.mark.parametrize("fn", ["flops", "memory", "communication", "step_time", "checkpoints",
+                                "batch_size", "scaling", "rl_loop",
+                                "published_runs", "savings", "glossary"])
+def test_every_answer_has_its_formula_in_the_docstring(fn):
+    assert len(getattr(answers, fn).__doc__) > 80
+
+
+def test_batch_answer_against_mccandlish():
+    # B = 4M, B_noise = 2M: E/E_min = 1 + 2 = 3, S/S_min = 1 + 1/2 = 1.5 (McCandlish et al. 2018
+    # §2), as batch.tokens_to_target / steps_to_target give them
+    text = answers.batch_size(4e6, 2e6, 1e6)
+    assert "**2×** the critical batch" in text and "3.00× the fewest tokens" in text
+    assert "1.50× the fewest steps" in text
+    assert llmcost.batch.tokens_to_target(4e6, 1, 2e6) == pytest.approx(3.0)
+    assert llmcost.batch.steps_to_target(4e6, 1, 2e6) == pytest.approx(1.5)
+
+
+def test_scaling_answer_direction():
+    # Llama 2 70B on 2T tokens: C = 6 × 70e9 × 2e12 = 8.4e23; an optimum of 40B on 3.5T makes
+    # it 1.75× too big for training alone
+    text = answers.scaling("L", 70e9, 2e12, "f", 40e9, 3.5e12)
+    assert "C = 6ND = 8.4e+23 FLOPs" in text and "(88 tokens per parameter)" in text
+    assert "**1.8×** that size" in text and "train longer" in text
+    assert "train bigger" in answers.scaling("L", 7e9, 2e12, "f", 40e9, 3.5e12)
+    assert "outside the fits" in answers.scaling("M", 7e9, 2e12, "f", 40e9, 3.5e12, is_moe=True)
+
+
+def test_rl_answer():
+    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5)
+    assert llmcost.fmt_usd(1.234) in text and "**300 s**" in text and "72% of it" in text
+    assert llmcost.fmt_usd(2.5e5) in text

@@ -1,0 +1,35 @@
+"""The notebook 08 Explore panel builds headlessly and prints what ``llmcost check`` prints for
+the claim on its sliders (Output widgets print to stdout outside a kernel)."""
+
+import pytest
+
+import llmcost
+from llmcost import claims
+
+pytest.importorskip("ipywidgets")
+
+
+def _printed(capsys):
+    out = capsys.readouterr().out  # outside a kernel, clear_output writes an ANSI line erase
+    return out[out.index("Claim:"):].strip()
+
+
+def test_the_panel_prints_the_check_of_the_claim_on_its_sliders(capsys):
+    from llmcost.present.widgets import claim_explorer
+
+    box = claim_explorer("llama-2-70b", "H100-SXM", "bf16", 2e12, 2048, 30.0)
+    spec, gpu = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
+    want = claims.check_claim(spec, 2e12, gpu, n_gpus=2048, days=30.0, dtype="bf16",
+                              left_out=False).describe()
+    assert _printed(capsys) == want.strip()
+    tokens_w, gpus_w, days_w = box.children[0].children
+    days_w.value = 60.0  # twice the days for the same FLOPs: half the implied utilisation
+    want60 = claims.check_claim(spec, 2e12, gpu, n_gpus=2048, days=60.0, dtype="bf16",
+                                left_out=False)
+    assert _printed(capsys) == want60.describe().strip()
+    # the check itself: U = D·F(s) / (H·3600·P), so twice the days halves the whole-run figure
+    u30 = claims.check_claim(spec, 2e12, gpu, n_gpus=2048, days=30.0, dtype="bf16",
+                             left_out=False).whole_run["bf16"]
+    assert want60.whole_run["bf16"] == pytest.approx(u30 / 2, rel=1e-9)
+    assert u30 == pytest.approx(spec.flops_per_token(4096, causal=False) * 2e12
+                                / (2048 * 30 * 86400 * gpu.peak_flops_per_s("bf16")), rel=0.05)
