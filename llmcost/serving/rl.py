@@ -36,7 +36,8 @@ The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
 response holds every GPU); **partial rollouts** (Kimi k1.5, arXiv:2501.12599 §2.6.3; APRIL,
 Zhou et al. 2025, arXiv:2509.18521) remove it at best (an upper bound on what they recover);
-**asynchronous** RL (off-policy by k steps) overlaps generation with training on separate GPUs.
+**asynchronous** RL (off-policy by k steps) overlaps generation with training on separate GPUs, with
+up to k iterations' requests in flight on the rollout engine.
 
 The parts of an iteration (GPU-seconds) sum to its total: generation, tail (GPUs waiting on the
 longest responses), scoring, reference, critic, old log-probs, policy update, weight sync and
@@ -59,8 +60,8 @@ from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number
-from ..training.parallel import make_plan
-from ..training.step import step_time
+from ..training.parallel import choose_plan, make_plan
+from ..training.step import step_time, time_ranking
 from . import inference as inf
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
@@ -383,10 +384,14 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetu
 
 # ------------------------------------------------------------------------------ training, sync
 def _plan_keywords(train_plan) -> dict:
+    """The plan keywords of ``train_plan`` (a dict over ``DEFAULT_TRAIN_PLAN``; "auto": the
+    default's, used only where the chosen plan is not known)."""
+    if isinstance(train_plan, str) and train_plan == "auto":
+        return dict(DEFAULT_TRAIN_PLAN)
     if train_plan is not None and not isinstance(train_plan, dict):
-        raise ValueError(f"train_plan={train_plan!r} must be a dict of parallel.make_plan "
-                         "keywords (tp, pp, cp, ep, zero_stage, micro_batch_size, recompute, "
-                         "pp_split)")
+        raise ValueError(f"train_plan={train_plan!r} must be \"auto\" or a dict of "
+                         "parallel.make_plan keywords (tp, pp, cp, ep, zero_stage, "
+                         "micro_batch_size, recompute, pp_split)")
     kw = {**DEFAULT_TRAIN_PLAN, **(train_plan or {})}
     extra = sorted(set(kw) - set(DEFAULT_TRAIN_PLAN))
     if extra:
@@ -405,6 +410,11 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     ``parallel.make_plan(policy, n_gpus, B, seq_len=seq_len, **train_plan)``, B = the
     iteration's ``sequences`` rounded up to a multiple of dp × micro-batch. Its ``mfu`` (6N
     basis, of the dense BF16 peak) prices every scoring and update pass of the iteration.
+    ``train_plan="auto"``: the plan that fits with the shortest predicted step
+    (``parallel.choose_plan`` ranked by ``step.time_ranking``, as a scenario's training plan),
+    for a batch of exactly ``sequences``. Memory counts the policy's training state only (the
+    reference, critic and reward models and the rollout engine's KV cache are taken to be
+    offloaded or on other GPUs, as the frameworks' colocated modes do).
 
     Raises
     ------
@@ -416,6 +426,13 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     n = _int("n_gpus", n_gpus)
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
+    if isinstance(train_plan, str) and train_plan == "auto":
+        cluster = Cluster(acc, n)
+        try:
+            plan = choose_plan(m, cluster, b, seq, rank=time_ranking(m, cluster, seq))
+            return step_time(m, cluster, plan, seq, stack=stack, efficiency=efficiency)
+        except ValueError as e:
+            raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -576,7 +593,8 @@ class RLOptions:
         Generation of step i+k overlaps training of step i (off-policy by ``off_policy_steps``
         = k); needs separate rollout GPUs.
     off_policy_steps : int >= 1
-        k for asynchronous RL (recorded; the steady-state cost does not depend on it).
+        k for asynchronous RL: up to k iterations' requests in flight on each rollout replica
+        (``generation_time``); no effect on synchronous RL.
     partial_rollouts : bool
         Over-provision and carry unfinished responses to the next step (APRIL, Kimi k1.5): the
         tail is removed (an upper bound on the recovery).
@@ -598,9 +616,10 @@ class RLOptions:
         Rollout engine (``ROLLOUT_ENGINES``): "vLLM", "SGLang", "TensorRT-LLM" (continuous
         batching at the family's fitted efficiency), "HF generate" (static micro-batches of
         ``max_concurrent``, padded, no paged KV) or "roofline" (the bound).
-    train_plan : dict, optional
+    train_plan : dict or "auto", optional
         The trainer's parallel plan for ``parallel.make_plan``: tp, pp, cp, ep, zero_stage,
-        micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest).
+        micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest);
+        "auto": the fastest plan that fits by the step-time model (``train_step``).
     stack : str, optional
         Training software stack for the step-time model (``data/stacks.csv``).
     hf_s_per_layer_step : float >= 0
@@ -831,16 +850,24 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
     """(generation wall s, tail s, note): ``rollout_time`` of the replica holding the longest
     response (sequences spread round-robin over ``generation_gpus / rollout_tp`` replicas);
     tail = that − the same replica with every response at the mean length (0 with partial
-    rollouts, whose generation is the mean-length time). DPO generates nothing."""
+    rollouts, whose generation is the mean-length time). DPO generates nothing.
+
+    **Asynchronous by k steps** (``off_policy_steps``; NeMo RL's ``max_trajectory_age_steps``):
+    the rollout engine may run up to k iterations ahead of the trainer, so in steady state each
+    replica holds k iterations' requests at once and its continuous batching fills the slots
+    the long responses leave with the next iteration's sequences: generation per iteration =
+    ``rollout_time`` of k copies of the replica's share ÷ k (k = 1: one iteration in flight,
+    the tail fully paid; a larger k raises the live batch and hides the tail)."""
     if o.algorithm == "dpo":
         return 0.0, 0.0, ""
     reps = o.generation_gpus // o.rollout_tp
     share = r[0::reps]                            # the replica holding the longest response
+    k = o.off_policy_steps if o.asynchronous else 1
     setup = o.rollout_setup()
-    ro = rollout_time(m, acc, o.prompt_tokens, share, setup)
-    actual = ro["total_s"]
-    flat = np.full(share.size, max(1, round(float(r.mean()))))
-    ideal = rollout_time(m, acc, o.prompt_tokens, flat, setup)["total_s"]
+    ro = rollout_time(m, acc, o.prompt_tokens, np.tile(share, k), setup)
+    actual = ro["total_s"] / k
+    flat = np.full(share.size * k, max(1, round(float(r.mean()))))
+    ideal = rollout_time(m, acc, o.prompt_tokens, flat, setup)["total_s"] / k
     tail = 0.0 if o.partial_rollouts else max(0.0, actual - ideal)
     gen_wall = (ideal if o.partial_rollouts else max(actual, ideal))
     return gen_wall, tail, ro["note"]
@@ -915,8 +942,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                idle = the other role's wait; the parts sum to wall × n_gpus.
 
     PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
-    asynchrony off by k >= 1 steps has the same steady-state overlap for any k (a larger k only
-    absorbs variation, which is not modelled).
+    asynchrony off by k >= 1 steps overlaps generation with training for any k, and a larger k
+    keeps k iterations' requests in flight on the rollout engine (``generation_time``).
 
     Parameters
     ----------
@@ -1035,6 +1062,8 @@ def _scenario_error(e: ValueError) -> ValueError:
 def scenario_iteration(p: dict) -> RLIteration:
     """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
     ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision).
+    Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
+    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``).
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
     rollout GPUs (rl_gpus=4, colocated)``."""
@@ -1054,6 +1083,7 @@ def _scenario_iteration(p: dict) -> RLIteration:
         n_gpus=p["rl_gpus"], rollout_gpus=p["rl_rollout_gpus"], rollout_tp=p["rl_rollout_tp"],
         asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
+        train_plan="auto" if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 
@@ -1226,9 +1256,10 @@ def published_generation_shares() -> pd.DataFrame:
 #: the average total minus it, the longest response the maximum total minus it.
 ASSUMED_PROMPT_TOKENS = 256
 #: Validation modes: "before" prices generation at the raw roofline with continuous batching for
-#: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU`` and refuses rollout TP
-#: beyond one scale-up domain (the iteration before the engine, step-time and multi-node
-#: mechanisms); "model" is ``rl_iteration`` as it stands.
+#: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU``, one iteration in flight
+#: on the rollout engine whatever the asynchronous depth, and refuses rollout TP beyond one
+#: scale-up domain (the iteration before the engine, step-time, asynchronous-depth and
+#: multi-node mechanisms); "model" is ``rl_iteration`` as it stands.
 VALIDATION_MODES = ("before", "model")
 
 
@@ -1239,7 +1270,9 @@ def load_rl_validation() -> pd.DataFrame:
     Columns: id, system, split ("calibration": fits ``HF_GENERATE_S_PER_LAYER_STEP``;
     "heldout": judged only; "not_evaluated": a model not in the catalogue), the set-up (model,
     catalog_model, accelerator, n_gpus, algorithm, on_policy, placement, generation_gpus,
-    engine, rollout_tp, gen_micro_batch, prompts_per_step, samples_per_prompt,
+    engine, rollout_tp, gen_micro_batch, gen_memory_utilization (vLLM's
+    ``gpu_memory_utilization``), off_policy_steps (``max_trajectory_age_steps``),
+    prompts_per_step, samples_per_prompt,
     prompt_tokens_max, response_tokens_max, avg_sequence_tokens, train_tp/pp/cp/ep,
     zero_stage, train_micro_batch, reference, critic, reward), the measurements
     (measured_iteration_s, measured_generation_s, measured_train_s) and source, source_ref
@@ -1252,6 +1285,10 @@ def _opt_int(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
 
 
+def _opt_float(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
 def validation_setup(row) -> dict:
     """``rl_iteration`` keywords for one row of ``load_rl_validation`` (policy and accelerator
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
@@ -1260,7 +1297,11 @@ def validation_setup(row) -> dict:
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
-    the held-out errors had been seen (a set-up fact from the sources, not a fitted value)."""
+    the held-out errors had been seen (a set-up fact from the sources, not a fitted value).
+    So were, later, the rollout engine's memory share (``gen_memory_utilization``: vLLM's
+    ``gpu_memory_utilization``, 0.6 in NeMo RL's base GRPO config for colocated runs, 0.8 in its
+    asynchronous recipes; the rest is ``rollout_reserve_fraction``; blank: vLLM's default 0.9)
+    and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1275,8 +1316,13 @@ def validation_setup(row) -> dict:
                 ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]))
     if _opt_int(r.get("zero_stage")) is not None:
         plan["zero_stage"] = int(r["zero_stage"])
-    if plan["pp"] > 1 and inf.serving_model(r["catalog_model"]).n_layers % plan["pp"]:
-        plan["pp_split"] = "embedding_and_loss"     # uneven first/last stages (NeMo's recipe)
+    n_layers = inf.serving_model(r["catalog_model"]).n_layers
+    if plan["pp"] > 1 and n_layers % plan["pp"]:
+        # uneven first/last stages (NeMo's recipes): the embedding and the loss as a stage's
+        # worth of layers if that divides, else any split (DeepSeek-V3's recipe
+        # grpo-deepseek-v3-32n8g.yaml: num_layers_in_first_pipeline_stage 3, last 2, PP 16)
+        plan["pp_split"] = "embedding_and_loss" if (n_layers + 2) % plan["pp"] == 0 \
+            else "uneven"
     return dict(policy=r["catalog_model"], accelerator=acc, algorithm=r["algorithm"],
                 prompts_per_step=int(r["prompts_per_step"]),
                 samples_per_prompt=int(r["samples_per_prompt"]), prompt_tokens=p,
@@ -1286,6 +1332,10 @@ def validation_setup(row) -> dict:
                 n_gpus=int(r["n_gpus"]), rollout_gpus=0 if colocated else int(r["generation_gpus"]),
                 rollout_tp=int(r["rollout_tp"]), max_concurrent=_opt_int(r.get("gen_micro_batch")),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
+                off_policy_steps=_opt_int(r.get("off_policy_steps")) or 1,
+                rollout_reserve_fraction=inf.SERVING_RESERVE if _opt_float(
+                    r.get("gen_memory_utilization")) is None
+                else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
@@ -1301,7 +1351,8 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
         if kw["rollout_tp"] > (acc.scaleup_domain_size or 1):
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
-        kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None)
+        kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
+                  off_policy_steps=1)
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 
