@@ -1,18 +1,20 @@
 """Predicted vs published RL iteration times (the accuracy of ``llmcost.rl``), before and after
 the engine, step-time and multi-node mechanisms.
 
-Table: data/rl_iterations.csv (committed before any error was computed): OpenRLHF's benchmark
-README (OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd: DeepSpeed-Chat and OpenRLHF PPO on
-Llama-2 7B/13B/70B, A800, phase latencies) and NeMo RL's v0.4 performance summary
-(NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9: GRPO step times on DGX-H100).
+Table: data/rl_iterations.csv (each row committed before any error of it was computed):
+OpenRLHF's benchmark README (OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd: DeepSpeed-Chat and
+OpenRLHF PPO on Llama-2 7B/13B/70B, A800, phase latencies) and NeMo RL's v0.4 and v0.6
+performance summaries (NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9 and @ 5fb5889:
+GRPO step times on DGX-H100, with the recipes they name).
 Calibration = the four Llama-2-7B rows (they fit the one constant of this mechanism,
 ``rl.HF_GENERATE_S_PER_LAYER_STEP``, on generation time); held-out = the other evaluated rows.
 
 Modes (``rl.VALIDATION_MODES``): "before" = the raw roofline with continuous batching for every
-engine, a flat 40% MFU for every training pass, rollout TP refused beyond one node; "model" =
+engine, a flat 40% MFU for every training pass, one iteration in flight on the rollout engine
+whatever the asynchronous depth, rollout TP refused beyond one node; "model" =
 ``rl.rl_iteration`` as it stands (engine efficiency, HF generate's static batching and
 per-layer host cost, ``llmcost.step_time`` for the training passes, multi-node rollout TP,
-weight sync by bytes and links).
+weight sync by bytes and links, k iterations in flight for k-step asynchronous RL).
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
@@ -66,6 +68,12 @@ def main():
     print(f"generation share gap, worst {b['worst_share_gap_points']:.1f} -> "
           f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
           f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
+    print("\n=== held-out by system (model): rows, mean |error|, worst factor, geomean ratio ===")
+    df = rl.rl_validation("model", split="heldout")
+    for system, g in df.groupby("system"):
+        s = rl.validation_summary(g)
+        print(f"  {system:15s} {s['evaluated']:2d} rows  {s['mean_abs_error']:6.1%}  "
+              f"{s['worst_factor']:5.2f}x  {s['geomean_ratio']:.2f}")
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 

@@ -361,14 +361,27 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     # GRPO, the default scenario's set-up: the update part is 6·N per token over every sample's
     # prompt + response (G = 16 samples of 512 + R tokens for each of 32 prompts, one epoch);
     # generation is the rollout roofline's (tested in test_rl). Parts sum to the line.
+    # The scenario leaves rl_train_mfu null: the passes run at the step-time model's MFU for the
+    # fastest plan that fits on the 64 RL GPUs (rl.train_step with train_plan="auto"); a given
+    # rl_train_mfu (0.4 below) overrides it.
     sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    assert "rl_train_mfu" not in sc
     bill = ledger.build_ledger(sc)
     line, parts = bill.line("post.rl"), bill.figures["rl_parts_gpu_hours"]
     samples = 32 * 16
-    from llmcost.serving.rl import response_lengths
+    from llmcost.serving.rl import response_lengths, train_step
     resp = float(response_lengths(1024, 3584, samples).sum())
-    update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5
+    mfu = train_step("llama-2-70b", "H100-SXM", 64, samples, round(512 + resp / samples),
+                     train_plan="auto").mfu
+    # a 70B dense update on 64 H100s: within the MFUs published for such runs (Llama 3 405B
+    # 38-43%, arXiv:2407.21783 Table 4; Megatron-LM 52% of the A100 peak at 1T parameters,
+    # arXiv:2104.04473), with ten points of allowance either side
+    assert 0.35 < mfu < 0.62
+    update_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * mfu) / 3600 * 1000 * 5
     assert parts["update"] == pytest.approx(update_h, rel=1e-9)
+    flat = ledger.build_ledger({**sc, "rl_train_mfu": 0.4}).figures["rl_parts_gpu_hours"]
+    flat_h = 6 * N_ACTIVE_70B * (samples * 512 + resp) / (H100_BF16 * 0.4) / 3600 * 1000 * 5
+    assert flat["update"] == pytest.approx(flat_h, rel=1e-9)
     assert sum(parts.values()) == pytest.approx(bill.figures["rl_gpu_hours"], rel=1e-12)
     assert line.usd == pytest.approx(bill.figures["rl_gpu_hours"] * 3.99, rel=1e-12)
     assert parts["generation"] > parts["update"]  # decode-bound rollouts dominate (notebook 05)

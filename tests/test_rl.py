@@ -233,6 +233,26 @@ def test_bad_input_is_refused_with_the_field_named():
         rl.rl_campaign(rl.rl_iteration("llama-3.1-8b", "H100-SXM", **base), 0)
 
 
+
+def test_options_object_and_keywords_give_the_same_iteration():
+    # RLOptions holds rl_iteration's settings; keywords given with it replace its fields, and the
+    # iteration is the same whichever way the settings arrive (hand check: same inputs).
+    kw = dict(algorithm="ppo", prompts_per_step=16, samples_per_prompt=1, response_tokens=256,
+              response_tokens_max=1024, n_gpus=8, rollout_gpus=4, train_mfu=0.3)
+    by_keywords = rl.rl_iteration("llama-3.1-8b", "H100-SXM", **kw)
+    opts = rl.RLOptions(**kw)
+    assert rl.rl_iteration("llama-3.1-8b", "H100-SXM", opts) == by_keywords
+    assert (opts.generation_gpus, opts.training_gpus, opts.samples) == (4, 4, 16)
+    other = rl.rl_iteration("llama-3.1-8b", "H100-SXM", opts, train_mfu=0.6)
+    # the passes run at twice the MFU: half the training wall time
+    assert other.train_wall_s == pytest.approx(by_keywords.train_wall_s / 2, rel=1e-12)
+    with pytest.raises(ValueError, match="unknown RLOptions field"):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", rollout_gpu=4)
+    with pytest.raises(ValueError, match="options="):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", {"n_gpus": 8})
+    with pytest.raises(ValueError, match="rollout_tp"):
+        rl.RLOptions(n_gpus=8, rollout_tp=3)
+
 # ------------------------------------------------------------------------------ properties
 SETUPS = st.fixed_dictionaries({
     "algorithm": st.sampled_from(["grpo", "ppo"]),

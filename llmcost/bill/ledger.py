@@ -898,9 +898,10 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
     """Notebook 05's RL post-training campaign for the scenario, or None when it describes none.
 
     ``rl.scenario_campaign(p, price)``: one iteration of the ``rl_`` set-up (generation timed
-    with the serving roofline, scoring and update at ``rl_train_mfu``) × ``rl_iterations`` ×
-    ``rl_runs``, in GPU-hours and USD by part (the parts sum to the ``total`` row), at the bill's
-    GPU-hour price. Whether the scenario describes one: ``scenario.rl_campaign_given``. Failures
+    through the rollout engine, scoring and update at ``rl_train_mfu`` or, when the scenario
+    leaves it null, at the step-time model's MFU for the fastest plan that fits) ×
+    ``rl_iterations`` × ``rl_runs``, in GPU-hours and USD by part (the parts sum to the
+    ``total`` row), at the bill's GPU-hour price. Whether the scenario describes one: ``scenario.rl_campaign_given``. Failures
     of the RL job are not added (notebook 05 does not; at tens of GPUs for days they are small).
     """
     if not p["ledger_rl"]:

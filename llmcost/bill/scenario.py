@@ -380,7 +380,9 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "step (APRIL, Kimi k1.5)"),
     Param("rl_weight_sync_s", "float|none", "seconds to sync weights to the rollout engine; "
           "null: estimated from link bandwidth", _nonnegative),
-    Param("rl_train_mfu", "float", "MFU of the scoring and update passes", _mfu),
+    Param("rl_train_mfu", "float|none", "MFU of the scoring and update passes; null: the "
+          "step-time model's for the policy's update on the RL GPUs (the fastest plan that "
+          "fits, llmcost.step_time)", _mfu),
     Param("rl_verifier_usd_per_sample", "float", "verifier cost per sample, USD", _nonnegative),
     Param("rl_iterations", "int", "RL iterations per run", _positive),
     Param("rl_runs", "int", "runs in the post-training campaign (experiments, reruns)",
@@ -534,7 +536,7 @@ LEDGER_DEFAULTS = {
     "rl_prompts_per_step": 32, "rl_samples_per_prompt": 16, "rl_prompt_tokens": 512,
     "rl_response_tokens": 1024, "rl_response_tokens_max": 3584, "rl_ppo_epochs": 1,
     "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
-    "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": 0.4,
+    "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
 }
 

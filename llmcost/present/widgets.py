@@ -459,7 +459,8 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
                     samples_per_prompt=g.value, prompt_tokens=p["rl_prompt_tokens"],
                     response_tokens=resp.value, response_tokens_max=resp.value * tail.value,
                     n_gpus=p["rl_gpus"], rollout_gpus=roll.value, rollout_tp=p["rl_rollout_tp"],
-                    asynchronous=asyn.value and roll.value > 0, train_mfu=p["rl_train_mfu"])
+                    asynchronous=asyn.value and roll.value > 0, train_mfu=p["rl_train_mfu"],
+                    train_plan="auto" if p["rl_train_mfu"] is None else None)
             except ValueError as e:
                 print(f"cannot compute: {e}")
                 return

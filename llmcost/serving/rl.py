@@ -36,7 +36,8 @@ The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
 response holds every GPU); **partial rollouts** (Kimi k1.5, arXiv:2501.12599 §2.6.3; APRIL,
 Zhou et al. 2025, arXiv:2509.18521) remove it at best (an upper bound on what they recover);
-**asynchronous** RL (off-policy by k steps) overlaps generation with training on separate GPUs.
+**asynchronous** RL (off-policy by k steps) overlaps generation with training on separate GPUs, with
+up to k iterations' requests in flight on the rollout engine.
 
 The parts of an iteration (GPU-seconds) sum to its total: generation, tail (GPUs waiting on the
 longest responses), scoring, reference, critic, old log-probs, policy update, weight sync and
@@ -45,10 +46,11 @@ idle (GPUs of one role waiting for the other).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from statistics import NormalDist
 
 import numpy as np
@@ -58,8 +60,8 @@ from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number
-from ..training.parallel import make_plan
-from ..training.step import step_time
+from ..training.parallel import choose_plan, make_plan
+from ..training.step import step_time, time_ranking
 from . import inference as inf
 
 ALGORITHMS = ("ppo", "grpo", "dpo")
@@ -188,12 +190,143 @@ def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
     return out
 
 
-def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_prompt: int = 1,
-                 prefix_sharing: bool = True, tp: int = 1, max_concurrent: int | None = None,
-                 weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                 reserve_fraction: float = inf.SERVING_RESERVE,
-                 efficiency: Efficiency | None = None, engine: str = "roofline",
-                 hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP) -> dict:
+@dataclass(frozen=True)
+class RolloutSetup:
+    """How one rollout replica generates: ``rollout_time``'s settings in one object.
+
+    Fields
+    ------
+    samples_per_prompt : int
+        G responses per prompt (their prompt shares one prefill with ``prefix_sharing``).
+    prefix_sharing : bool
+        GRPO's G samples of a prompt share its prefill (vLLM/SGLang prefix caching).
+    tp : int
+        Tensor parallelism of the replica (beyond one scale-up domain: the all-reduces at the
+        scale-out bandwidth, ``_rollout_accelerator``).
+    max_concurrent : int, optional
+        Engine cap on concurrent sequences (vLLM ``max_num_seqs``; HF generate's micro-batch);
+        None: the KV-cache capacity.
+    weight_dtype, kv_dtype : str
+        Rollout precisions (``llmcost.inference``).
+    reserve_fraction : float in [0, 1)
+        HBM the engine leaves unused (``inference.max_batch``).
+    efficiency : Efficiency, optional
+        Achievable fractions of the roofline (default: the catalogue's for the accelerator).
+    engine : str
+        ``ROLLOUT_ENGINES``: "roofline", an engine family, or "HF generate" (static batches).
+    hf_s_per_layer_step : float >= 0
+        HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
+    """
+
+    samples_per_prompt: int = 1
+    prefix_sharing: bool = True
+    tp: int = 1
+    max_concurrent: int | None = None
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    reserve_fraction: float = inf.SERVING_RESERVE
+    efficiency: Efficiency | None = None
+    engine: str = "roofline"
+    hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
+
+    def __post_init__(self):
+        fix = object.__setattr__
+        fix(self, "samples_per_prompt", _int("samples_per_prompt", self.samples_per_prompt))
+        if not isinstance(self.prefix_sharing, bool):
+            raise ValueError(f"prefix_sharing={self.prefix_sharing!r} must be True or False")
+        if not isinstance(self.engine, str) or self.engine not in ROLLOUT_ENGINES:
+            raise ValueError(f"engine={self.engine!r} must be one of {ROLLOUT_ENGINES}")
+        fix(self, "tp", _int("rollout_tp", self.tp))
+        fix(self, "hf_s_per_layer_step", _float("hf_s_per_layer_step",
+                                                self.hf_s_per_layer_step, nonnegative=True))
+        if self.max_concurrent is not None:
+            fix(self, "max_concurrent", _int("max_concurrent", self.max_concurrent))
+
+    @classmethod
+    def build(cls, setup: RolloutSetup | None = None, **keywords) -> RolloutSetup:
+        """``setup`` (default ``RolloutSetup()``) with ``keywords`` replacing its fields."""
+        return _build_options(cls, "setup", setup, keywords)
+
+    @property
+    def static(self) -> bool:
+        """HF generate: static, padded micro-batches (no paged KV, no continuous batching)."""
+        return self.engine == "HF generate"
+
+
+def _build_options(cls, name, obj, keywords):
+    """``obj`` (an instance of dataclass ``cls`` or None) with ``keywords`` replacing fields;
+    an unknown keyword or a wrong ``obj`` is a ValueError naming it."""
+    if obj is not None and not isinstance(obj, cls):
+        raise ValueError(f"{name}={obj!r} must be a {cls.__name__} (or None)")
+    known = [f.name for f in fields(cls)]
+    bad = sorted(set(keywords) - set(known))
+    if bad:
+        raise ValueError(f"unknown {cls.__name__} field(s) {bad}; choose from {known}")
+    if obj is None:
+        return cls(**keywords)
+    return dataclasses.replace(obj, **keywords) if keywords else obj
+
+
+def _engine_order(n: int) -> np.ndarray:
+    """The order an engine takes n sequences in: lengths are unknown to it (an interleaved
+    order by the golden-ratio sequence, so long and short responses mix)."""
+    return np.argsort((np.arange(n) * 0.6180339887) % 1.0)
+
+
+def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
+    """HF generate: consecutive micro-batches of ``c`` sequences in engine order, each decoding
+    until its longest response ends (every sequence padded to it), one prefill of ``c``
+    prompts per micro-batch. Returns (prefill_s, decode_s, steps, mean_live)."""
+    order = _engine_order(r.size)
+    batches = [r[order[i:i + c]] for i in range(0, r.size, c)]
+    dec, steps = 0.0, 0
+    for bt in batches:
+        n_b, s_b = bt.size, int(bt.max())
+        dec += float(_engine_step_s(m, acc, eng, np.full(s_b, float(n_b)),
+                                    p + np.arange(s_b, dtype=float), kw, m.n_layers,
+                                    s.hf_s_per_layer_step).sum())
+        steps += s_b
+    pre = float(inf.prefill_time(m, acc, p, c, **kw)) * len(batches)
+    if eng is not None:
+        pre = pre / eng.prefill_fraction + eng.step_overhead_s * len(batches)
+    return pre, dec, steps, float(r.sum()) / steps
+
+
+def _continuous_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
+    """Continuous batching: ``c`` slots, a sequence (in engine order) takes the first slot to
+    free; decode step t costs ``_engine_step_s`` for the a(t) live sequences at their mean
+    context; one prefill of the prompts (once per group with prefix sharing). Returns
+    (prefill_s, decode_s, steps, mean_live)."""
+    free = [0] * c
+    starts = np.empty(r.size, dtype=np.int64)
+    for i in _engine_order(r.size):
+        t0 = heapq.heappop(free)
+        starts[i] = t0
+        heapq.heappush(free, t0 + int(r[i]))
+    ends = starts + r
+    steps = int(ends.max())
+    d_live = np.zeros(steps + 1)
+    d_off = np.zeros(steps + 1)                # Σ (P − s_i) over live sequences
+    np.add.at(d_live, starts, 1.0)
+    np.add.at(d_live, ends, -1.0)
+    np.add.at(d_off, starts, p - starts)
+    np.add.at(d_off, ends, -(p - starts))
+    live = np.cumsum(d_live)[:steps]
+    t = np.arange(steps)
+    ctx_total = np.cumsum(d_off)[:steps] + t * live
+    busy = live > 0
+    step_s = np.zeros(steps)
+    step_s[busy] = _engine_step_s(m, acc, eng, live[busy], ctx_total[busy] / live[busy], kw,
+                                  m.n_layers, s.hf_s_per_layer_step)
+    n_prompts = math.ceil(r.size / s.samples_per_prompt) if s.prefix_sharing else r.size
+    pre = float(inf.prefill_time(m, acc, p, n_prompts, **kw))
+    if eng is not None:
+        pre = pre / eng.prefill_fraction + eng.step_overhead_s
+    return pre, float(step_s.sum()), steps, float(live.mean())
+
+
+def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetup | None = None,
+                 **keywords) -> dict:
     """Wall time for one rollout replica to generate ``lengths`` responses.
 
     **Continuous batching** (vLLM, Kwon et al. 2023, arXiv:2309.06180; SGLang; TensorRT-LLM's
@@ -215,87 +348,50 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, *, samples_per_pro
     ``HF_GENERATE_S_PER_LAYER_STEP`` per layer per decode step. TP beyond one scale-up domain
     runs its all-reduces at the scale-out bandwidth (``_rollout_accelerator``).
 
+    Parameters
+    ----------
+    policy, accelerator : the model and the GPU (catalogue names or objects)
+    prompt_tokens : int
+    lengths : array of int, the responses' lengths
+    setup : RolloutSetup, optional
+        The replica's settings; ``keywords`` (its field names) replace them.
+
     Returns
     -------
     dict: ``prefill_s``, ``decode_s``, ``total_s``, ``steps`` (decode steps until the last
     sequence ends), ``concurrency`` (C), ``mean_live`` (mean live sequences per step),
     ``tokens`` (generated), ``engine``, ``note``.
     """
+    s = RolloutSetup.build(setup, **keywords)
     m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
     p = _int("prompt_tokens", prompt_tokens)
     r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
     if not r.size:
         raise ValueError("lengths=[] must hold at least one response")
-    g = _int("samples_per_prompt", samples_per_prompt)
-    if not isinstance(prefix_sharing, bool):
-        raise ValueError(f"prefix_sharing={prefix_sharing!r} must be True or False")
-    if not isinstance(engine, str) or engine not in ROLLOUT_ENGINES:
-        raise ValueError(f"engine={engine!r} must be one of {ROLLOUT_ENGINES}")
-    tp = _int("rollout_tp", tp)
-    acc, note = _rollout_accelerator(acc, tp)
-    eng = None if engine == "roofline" else inf.load_engine_efficiency(engine)
-    hf_s = _float("hf_s_per_layer_step", hf_s_per_layer_step, nonnegative=True)
-    static = engine == "HF generate"
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency)
-    ctx_cap = p + (float(r.max()) if static else float(r.mean()))
-    cap = inf.max_batch(m, acc, ctx_cap, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
-                        reserve_fraction=reserve_fraction)
-    c = min(cap, r.size) if max_concurrent is None else \
-        min(cap, r.size, _int("max_concurrent", max_concurrent))
-    # engine order: lengths are unknown to the engine (an interleaved order)
-    order = np.argsort((np.arange(r.size) * 0.6180339887) % 1.0)
-    if static:
-        batches = [r[order[i:i + c]] for i in range(0, r.size, c)]
-        dec, steps = 0.0, 0
-        for bt in batches:
-            n_b, s_b = bt.size, int(bt.max())
-            dec += float(_engine_step_s(m, acc, eng, np.full(s_b, float(n_b)),
-                                        p + np.arange(s_b, dtype=float), kw, m.n_layers,
-                                        hf_s).sum())
-            steps += s_b
-        pre = float(inf.prefill_time(m, acc, p, c, **kw)) * len(batches)
-        if eng is not None:
-            pre = pre / eng.prefill_fraction + eng.step_overhead_s * len(batches)
-        return {"prefill_s": pre, "decode_s": dec, "total_s": pre + dec, "steps": steps,
-                "concurrency": c, "mean_live": float(r.sum()) / steps, "tokens": int(r.sum()),
-                "engine": engine, "note": note}
-    free = [0] * c
-    starts = np.empty(r.size, dtype=np.int64)
-    for i in order:
-        s = heapq.heappop(free)
-        starts[i] = s
-        heapq.heappush(free, s + int(r[i]))
-    ends = starts + r
-    steps = int(ends.max())
-    d_live = np.zeros(steps + 1)
-    d_off = np.zeros(steps + 1)                # Σ (P − s_i) over live sequences
-    np.add.at(d_live, starts, 1.0)
-    np.add.at(d_live, ends, -1.0)
-    np.add.at(d_off, starts, p - starts)
-    np.add.at(d_off, ends, -(p - starts))
-    live = np.cumsum(d_live)[:steps]
-    t = np.arange(steps)
-    ctx_total = np.cumsum(d_off)[:steps] + t * live
-    busy = live > 0
-    step_s = np.zeros(steps)
-    step_s[busy] = _engine_step_s(m, acc, eng, live[busy], ctx_total[busy] / live[busy], kw,
-                                  m.n_layers, hf_s)
-    n_prompts = math.ceil(r.size / g) if prefix_sharing else r.size
-    pre = float(inf.prefill_time(m, acc, p, n_prompts, **kw))
-    if eng is not None:
-        pre = pre / eng.prefill_fraction + eng.step_overhead_s
-    dec = float(step_s.sum())
+    acc, note = _rollout_accelerator(acc, s.tp)
+    eng = None if s.engine == "roofline" else inf.load_engine_efficiency(s.engine)
+    kw = dict(weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype, tp=s.tp, efficiency=s.efficiency)
+    ctx_cap = p + (float(r.max()) if s.static else float(r.mean()))
+    cap = inf.max_batch(m, acc, ctx_cap, weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype,
+                        tp=s.tp, reserve_fraction=s.reserve_fraction)
+    c = min(cap, r.size) if s.max_concurrent is None else min(cap, r.size, s.max_concurrent)
+    run = _static_batches if s.static else _continuous_batches
+    pre, dec, steps, mean_live = run(m, acc, eng, p, r, c, s, kw)
     return {"prefill_s": pre, "decode_s": dec, "total_s": pre + dec, "steps": steps,
-            "concurrency": c, "mean_live": float(live.mean()), "tokens": int(r.sum()),
-            "engine": engine, "note": note}
+            "concurrency": c, "mean_live": mean_live, "tokens": int(r.sum()),
+            "engine": s.engine, "note": note}
 
 
 # ------------------------------------------------------------------------------ training, sync
 def _plan_keywords(train_plan) -> dict:
+    """The plan keywords of ``train_plan`` (a dict over ``DEFAULT_TRAIN_PLAN``; "auto": the
+    default's, used only where the chosen plan is not known)."""
+    if isinstance(train_plan, str) and train_plan == "auto":
+        return dict(DEFAULT_TRAIN_PLAN)
     if train_plan is not None and not isinstance(train_plan, dict):
-        raise ValueError(f"train_plan={train_plan!r} must be a dict of parallel.make_plan "
-                         "keywords (tp, pp, cp, ep, zero_stage, micro_batch_size, recompute, "
-                         "pp_split)")
+        raise ValueError(f"train_plan={train_plan!r} must be \"auto\" or a dict of "
+                         "parallel.make_plan keywords (tp, pp, cp, ep, zero_stage, "
+                         "micro_batch_size, recompute, pp_split)")
     kw = {**DEFAULT_TRAIN_PLAN, **(train_plan or {})}
     extra = sorted(set(kw) - set(DEFAULT_TRAIN_PLAN))
     if extra:
@@ -314,6 +410,11 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     ``parallel.make_plan(policy, n_gpus, B, seq_len=seq_len, **train_plan)``, B = the
     iteration's ``sequences`` rounded up to a multiple of dp × micro-batch. Its ``mfu`` (6N
     basis, of the dense BF16 peak) prices every scoring and update pass of the iteration.
+    ``train_plan="auto"``: the plan that fits with the shortest predicted step
+    (``parallel.choose_plan`` ranked by ``step.time_ranking``, as a scenario's training plan),
+    for a batch of exactly ``sequences``. Memory counts the policy's training state only (the
+    reference, critic and reward models and the rollout engine's KV cache are taken to be
+    offloaded or on other GPUs, as the frameworks' colocated modes do).
 
     Raises
     ------
@@ -325,6 +426,13 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     n = _int("n_gpus", n_gpus)
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
+    if isinstance(train_plan, str) and train_plan == "auto":
+        cluster = Cluster(acc, n)
+        try:
+            plan = choose_plan(m, cluster, b, seq, rank=time_ranking(m, cluster, seq))
+            return step_time(m, cluster, plan, seq, stack=stack, efficiency=efficiency)
+        except ValueError as e:
+            raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -439,60 +547,13 @@ class RLIteration:
         return df
 
 
-def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_step: int = 32,
-                 samples_per_prompt: int = 16, prompt_tokens: int = 512,
-                 response_tokens: float = 4096, response_tokens_max: float | None = None,
-                 lengths=None, ppo_epochs: int = 1, reward="verifier", critic=None,
-                 reference: bool = True, recompute_old_logprobs: bool | None = None,
-                 n_gpus: int = 8, rollout_gpus: int = 0, rollout_tp: int = 1,
-                 max_concurrent: int | None = None, prefix_sharing: bool = True,
-                 asynchronous: bool = False, off_policy_steps: int = 1,
-                 partial_rollouts: bool = False,
-                 weight_sync_s: float | None = None, train_mfu: float | None = None,
-                 verifier_s: float = 0.0, verifier_usd_per_sample: float = 0.0,
-                 weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                 rollout_reserve_fraction: float = inf.SERVING_RESERVE,
-                 efficiency: Efficiency | None = None, engine: str = "vLLM",
-                 train_plan: dict | None = None, stack=None,
-                 hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP) -> RLIteration:
-    """One RL post-training iteration: time, GPU-seconds by part and FLOPs.
+@dataclass(frozen=True)
+class RLOptions:
+    """Every setting of an RL iteration (``rl_iteration``'s options), validated on
+    construction: a bad value is a ValueError naming the field.
 
-    Formulas (sources in the module docstring; per sample of P prompt and R response tokens, N
-    active parameters):
-
-        FLOPs: generation 2·N_a·(P + R) (prompt once per group with prefix sharing),
-               reward 2·N_r·(P+R), reference 2·N_ref·(P+R), critic values 2·N_c·(P+R),
-               old log-probs 2·N_a·(P+R), update 6·(N_a + N_c)·(P+R)·E;
-               DPO: 6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l) per pair
-        time:  generation = ``rollout_time`` of the replica holding the longest response
-               (decode steps on the ``llmcost.inference`` roofline at the ``engine``'s fitted
-               efficiency; HF generate in static micro-batches); every other pass
-               = FLOPs / (trainer GPUs · dense BF16 peak · MFU), one after another on all
-               trainer GPUs (the same GPU-time as side by side on split groups, if balanced),
-               MFU = the step-time model's for the policy on the trainer GPUs with
-               ``train_plan`` (``llmcost.step_time``: 6N-basis MFU of one optimizer step of
-               all the iteration's sequences at P + mean R tokens), or ``train_mfu`` if given
-        sync:  colocated: each GPU re-lays out its inference shard W/rollout_tp (bf16) from
-               the training layout over the scale-up links if the training model-parallel
-               group (TP·PP) and the rollout replica stay in one scale-up domain, else over one
-               NIC per GPU; separate rollout GPUs: the shard W/rollout_tp reaches every rollout
-               GPU by an NCCL broadcast over one NIC per GPU (pipelined: each link carries it
-               once), at the achievable fractions of ``data/efficiency.csv``
-        tail = generation − the same with every response at the mean length (0 with partial
-               rollouts); wall = generation + passes + sync (synchronous) or
-               max(generation, passes) + sync (asynchronous)
-        GPU-s: generation and tail × rollout GPUs, passes × trainer GPUs, sync × all GPUs,
-               idle = the other role's wait; the parts sum to wall × n_gpus.
-
-    PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
-    asynchrony off by k >= 1 steps has the same steady-state overlap for any k (a larger k only
-    absorbs variation, which is not modelled).
-
-    Parameters
-    ----------
-    policy : ModelSpec or str
-        The actor (and the reference model's architecture).
-    accelerator : Accelerator or str
+    Fields
+    ------
     algorithm : {"ppo", "grpo", "dpo"}
         PPO: actor, critic (default: the policy's size), reference and reward model (default: the
         policy's size) or verifier. GRPO: G samples per prompt, no critic, group-normalised
@@ -532,28 +593,18 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
         Generation of step i+k overlaps training of step i (off-policy by ``off_policy_steps``
         = k); needs separate rollout GPUs.
     off_policy_steps : int >= 1
-        k for asynchronous RL (recorded; the steady-state cost does not depend on it).
+        k for asynchronous RL: up to k iterations' requests in flight on each rollout replica
+        (``generation_time``); no effect on synchronous RL.
     partial_rollouts : bool
         Over-provision and carry unfinished responses to the next step (APRIL, Kimi k1.5): the
         tail is removed (an upper bound on the recovery).
     weight_sync_s : float, optional
-        Seconds to move new weights to the rollout engine; default: the policy's bf16 bytes per
-        rollout GPU (W/tp) over NVLink (colocated) or over one NIC per GPU (separate), at the
-        achievable fractions of ``data/efficiency.csv``.
+        Seconds to move new weights to the rollout engine; default: ``weight_sync_time``.
     train_mfu : float in (0, 1], optional
         MFU of the scoring and update passes (of the dense BF16 peak): an explicit override of
         the step-time model (None: ``llmcost.step_time`` with ``train_plan`` and ``stack``).
-    engine : str
-        Rollout engine (``ROLLOUT_ENGINES``): "vLLM", "SGLang", "TensorRT-LLM" (continuous
-        batching at the family's fitted efficiency), "HF generate" (static micro-batches of
-        ``max_concurrent``, padded, no paged KV) or "roofline" (the bound).
-    train_plan : dict, optional
-        The trainer's parallel plan for ``parallel.make_plan``: tp, pp, cp, ep, zero_stage,
-        micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest).
-    stack : str, optional
-        Training software stack for the step-time model (``data/stacks.csv``).
-    hf_s_per_layer_step : float >= 0
-        HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
+    verifier_s, verifier_usd_per_sample : float >= 0
+        A rule-based verifier's wall seconds per iteration and USD per sample.
     weight_dtype, kv_dtype : rollout precisions (``llmcost.inference``).
     rollout_reserve_fraction : float in [0, 1)
         HBM the rollout engine leaves unused (SGLang ``--mem-fraction-static 0.6`` is 0.4;
@@ -561,6 +612,353 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
     efficiency : Efficiency, optional
         Achievable fractions for the rollout roofline and the step-time model (default: the
         catalogue's for the accelerator).
+    engine : str
+        Rollout engine (``ROLLOUT_ENGINES``): "vLLM", "SGLang", "TensorRT-LLM" (continuous
+        batching at the family's fitted efficiency), "HF generate" (static micro-batches of
+        ``max_concurrent``, padded, no paged KV) or "roofline" (the bound).
+    train_plan : dict or "auto", optional
+        The trainer's parallel plan for ``parallel.make_plan``: tp, pp, cp, ep, zero_stage,
+        micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest);
+        "auto": the fastest plan that fits by the step-time model (``train_step``).
+    stack : str, optional
+        Training software stack for the step-time model (``data/stacks.csv``).
+    hf_s_per_layer_step : float >= 0
+        HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
+    """
+
+    algorithm: str = "grpo"
+    prompts_per_step: int = 32
+    samples_per_prompt: int = 16
+    prompt_tokens: int = 512
+    response_tokens: float = 4096
+    response_tokens_max: float | None = None
+    lengths: object = None
+    ppo_epochs: int = 1
+    reward: object = "verifier"
+    critic: object = None
+    reference: bool = True
+    recompute_old_logprobs: bool | None = None
+    n_gpus: int = 8
+    rollout_gpus: int = 0
+    rollout_tp: int = 1
+    max_concurrent: int | None = None
+    prefix_sharing: bool = True
+    asynchronous: bool = False
+    off_policy_steps: int = 1
+    partial_rollouts: bool = False
+    weight_sync_s: float | None = None
+    train_mfu: float | None = None
+    verifier_s: float = 0.0
+    verifier_usd_per_sample: float = 0.0
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    rollout_reserve_fraction: float = inf.SERVING_RESERVE
+    efficiency: Efficiency | None = None
+    engine: str = "vLLM"
+    train_plan: dict | None = None
+    stack: object = None
+    hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
+
+    def __post_init__(self):
+        self._check_counts()
+        self._check_values()
+        self._check_placement()
+        self._check_lengths()
+
+    def _check_counts(self):
+        fix = object.__setattr__
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm={self.algorithm!r} must be one of {ALGORITHMS}")
+        for name in ("prompts_per_step", "samples_per_prompt", "prompt_tokens", "ppo_epochs",
+                     "n_gpus", "rollout_tp", "off_policy_steps"):
+            fix(self, name, _int(name, getattr(self, name)))
+        fix(self, "rollout_gpus", _int("rollout_gpus", self.rollout_gpus, minimum=0))
+        if self.algorithm == "grpo" and self.samples_per_prompt < 2:
+            raise ValueError(f"samples_per_prompt={self.samples_per_prompt} must be >= 2 for "
+                             "GRPO (advantages are normalised within each group of samples)")
+        if self.max_concurrent is not None:
+            fix(self, "max_concurrent", _int("max_concurrent", self.max_concurrent))
+
+    def _check_values(self):
+        fix = object.__setattr__
+        if self.train_mfu is not None:
+            fix(self, "train_mfu", _float("train_mfu", self.train_mfu, positive=True, upper=1.0))
+        if not isinstance(self.engine, str) or self.engine not in ROLLOUT_ENGINES:
+            raise ValueError(f"engine={self.engine!r} must be one of {ROLLOUT_ENGINES}")
+        _plan_keywords(self.train_plan)
+        for name in ("verifier_s", "verifier_usd_per_sample", "hf_s_per_layer_step"):
+            fix(self, name, _float(name, getattr(self, name), nonnegative=True))
+        if self.weight_sync_s is not None:
+            fix(self, "weight_sync_s", _float("weight_sync_s", self.weight_sync_s,
+                                              nonnegative=True))
+        _float("rollout_reserve_fraction", self.rollout_reserve_fraction, nonnegative=True,
+               upper=0.999)
+        if self.critic is not None:
+            _params("critic", self.critic)
+        if not (isinstance(self.reward, str) and self.reward == "verifier"):
+            _params("reward", self.reward)
+        for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
+        if self.recompute_old_logprobs is not None \
+                and not isinstance(self.recompute_old_logprobs, bool):
+            raise ValueError(f"recompute_old_logprobs={self.recompute_old_logprobs!r} must be "
+                             "True, False or None")
+
+    def _check_placement(self):
+        n, n_r, tp = self.n_gpus, self.rollout_gpus, self.rollout_tp
+        if not self.colocated and n_r >= n:
+            raise ValueError(f"rollout_gpus={n_r} must be < n_gpus={n} (the trainer needs GPUs) "
+                             "or 0 (colocated)")
+        if self.asynchronous and self.colocated:
+            raise ValueError("asynchronous=True needs separate rollout GPUs (rollout_gpus > 0): "
+                             "colocated GPUs cannot generate and train at once")
+        if self.generation_gpus % tp:
+            raise ValueError(f"rollout_tp={tp} must divide the {self.generation_gpus} rollout "
+                             "GPUs (" + (f"n_gpus={n}, colocated" if self.colocated
+                                         else f"rollout_gpus={n_r}") + ")")
+
+    def _check_lengths(self):
+        if self.lengths is not None:
+            r = as_array(self.lengths, "lengths", positive=True, integer=True).reshape(-1)
+            if r.size != self.samples:
+                raise ValueError(f"lengths has {r.size} values; prompts_per_step × samples = "
+                                 f"{self.samples}")
+            return
+        object.__setattr__(self, "response_tokens",
+                           _float("response_tokens", self.response_tokens, positive=True))
+        if self.response_tokens_max is not None:
+            object.__setattr__(self, "response_tokens_max", _float(
+                "response_tokens_max", self.response_tokens_max, positive=True))
+
+    @classmethod
+    def names(cls) -> list:
+        """The option names (the fields)."""
+        return [f.name for f in fields(cls)]
+
+    @classmethod
+    def build(cls, options: RLOptions | None = None, **keywords) -> RLOptions:
+        """``options`` (default ``RLOptions()``) with ``keywords`` replacing its fields: how the
+        keyword API of ``rl_iteration`` becomes one object.
+
+        Raises
+        ------
+        ValueError
+            An unknown option name (listing the known ones), ``options`` not an RLOptions, or
+            a bad value (the field named).
+        """
+        return _build_options(cls, "options", options, keywords)
+
+    def replace(self, **keywords) -> RLOptions:
+        """A copy with ``keywords`` changed (validated like ``build``)."""
+        return RLOptions.build(self, **keywords)
+
+    @property
+    def colocated(self) -> bool:
+        """No separate rollout GPUs: the same GPUs generate and train."""
+        return self.rollout_gpus == 0
+
+    @property
+    def generation_gpus(self) -> int:
+        return self.n_gpus if self.colocated else self.rollout_gpus
+
+    @property
+    def training_gpus(self) -> int:
+        return self.n_gpus if self.colocated else self.n_gpus - self.rollout_gpus
+
+    @property
+    def samples(self) -> int:
+        """Sequences per iteration: prompts × G (DPO: chosen and rejected, 2 per pair)."""
+        return self.prompts_per_step * (2 if self.algorithm == "dpo" else self.samples_per_prompt)
+
+    def rollout_setup(self) -> RolloutSetup:
+        """The rollout replica's settings (``rollout_time``)."""
+        return RolloutSetup(samples_per_prompt=self.samples_per_prompt,
+                            prefix_sharing=self.prefix_sharing, tp=self.rollout_tp,
+                            max_concurrent=self.max_concurrent, weight_dtype=self.weight_dtype,
+                            kv_dtype=self.kv_dtype, reserve_fraction=self.rollout_reserve_fraction,
+                            efficiency=self.efficiency, engine=self.engine,
+                            hf_s_per_layer_step=self.hf_s_per_layer_step)
+
+
+def sample_lengths(o: RLOptions) -> np.ndarray:
+    """The iteration's response lengths: ``o.lengths`` if given, else ``response_lengths`` of
+    the mean and the longest response over ``o.samples`` sequences."""
+    if o.lengths is not None:
+        return as_array(o.lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
+    mx = o.response_tokens if o.response_tokens_max is None else o.response_tokens_max
+    return response_lengths(o.response_tokens, mx, o.samples)
+
+
+def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
+    """FLOPs of each part of the iteration (Kaplan et al. 2020's 2N forward, 6N forward +
+    backward; N active parameters; ``tokens`` = samples × P + Σ R)::
+
+        generation    2·N_a·(P_gen + Σ R)    P_gen = prompts·P with prefix sharing (G > 1),
+                                             else samples·P
+        scoring       2·N_r·tokens (0 for a verifier)   reference 2·N_ref·tokens
+        critic        2·N_c·tokens (PPO)                old log-probs 2·N_a·tokens (if recomputed)
+        policy update 6·(N_a + N_c)·tokens·E
+        DPO           reference 2·N_ref·tokens, update 6·N_a·tokens
+    """
+    n_a = float(m.n_active_params)
+    n_ref = n_a if o.reference else 0.0
+    flops = dict.fromkeys(("generation", "scoring", "reference", "critic", "old_logprobs",
+                           "policy_update"), 0.0)
+    if o.algorithm == "dpo":
+        flops["reference"] = 2 * n_ref * tokens
+        flops["policy_update"] = 6 * n_a * tokens
+        return flops
+    g, p, s_count = o.samples_per_prompt, o.prompt_tokens, o.samples
+    gen_prompt = (o.prompts_per_step if (o.prefix_sharing and g > 1) else s_count) * p
+    flops["generation"] = 2 * n_a * (gen_prompt + r.sum())
+    flops["scoring"] = 0.0 if isinstance(o.reward, str) and o.reward == "verifier" \
+        else 2 * _params("reward", o.reward) * tokens
+    flops["reference"] = 2 * n_ref * tokens
+    n_c = 0.0
+    if o.algorithm == "ppo":
+        n_c = n_a if o.critic is None else _params("critic", o.critic)
+    flops["critic"] = 2 * n_c * tokens
+    old = (o.algorithm == "ppo") if o.recompute_old_logprobs is None else o.recompute_old_logprobs
+    flops["old_logprobs"] = 2 * n_a * tokens if old else 0.0
+    flops["policy_update"] = 6 * (n_a + n_c) * tokens * o.ppo_epochs
+    return flops
+
+
+def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
+    """The MFU of every scoring and update pass and a note: ``o.train_mfu`` if given, else
+    ``train_step``'s (``llmcost.step_time``: one optimizer step of the iteration's sequences at
+    P + mean R tokens with ``o.train_plan`` on the trainer GPUs)."""
+    if o.train_mfu is not None:
+        return o.train_mfu, ""
+    seq = max(1, round(o.prompt_tokens + float(r.mean())))
+    bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan=o.train_plan,
+                    stack=o.stack, efficiency=o.efficiency)
+    return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
+
+
+def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -> dict:
+    """Wall seconds of each scoring and update pass, one after another on all trainer GPUs:
+    t = FLOPs / (trainer GPUs · dense BF16 peak · MFU); scoring adds ``o.verifier_s``."""
+    t = {k: v / (o.training_gpus * peak_flops_per_s * mfu) for k, v in flops.items()
+         if k != "generation"}
+    t["scoring"] += o.verifier_s
+    return t
+
+
+def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
+    """(generation wall s, tail s, note): ``rollout_time`` of the replica holding the longest
+    response (sequences spread round-robin over ``generation_gpus / rollout_tp`` replicas);
+    tail = that − the same replica with every response at the mean length (0 with partial
+    rollouts, whose generation is the mean-length time). DPO generates nothing.
+
+    **Asynchronous by k steps** (``off_policy_steps``; NeMo RL's ``max_trajectory_age_steps``):
+    the rollout engine may run up to k iterations ahead of the trainer, so in steady state each
+    replica holds k iterations' requests at once and its continuous batching fills the slots
+    the long responses leave with the next iteration's sequences: generation per iteration =
+    ``rollout_time`` of k copies of the replica's share ÷ k (k = 1: one iteration in flight,
+    the tail fully paid; a larger k raises the live batch and hides the tail)."""
+    if o.algorithm == "dpo":
+        return 0.0, 0.0, ""
+    reps = o.generation_gpus // o.rollout_tp
+    share = r[0::reps]                            # the replica holding the longest response
+    k = o.off_policy_steps if o.asynchronous else 1
+    setup = o.rollout_setup()
+    ro = rollout_time(m, acc, o.prompt_tokens, np.tile(share, k), setup)
+    actual = ro["total_s"] / k
+    flat = np.full(share.size * k, max(1, round(float(r.mean()))))
+    ideal = rollout_time(m, acc, o.prompt_tokens, flat, setup)["total_s"] / k
+    tail = 0.0 if o.partial_rollouts else max(0.0, actual - ideal)
+    gen_wall = (ideal if o.partial_rollouts else max(actual, ideal))
+    return gen_wall, tail, ro["note"]
+
+
+def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
+    """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine), else
+    ``weight_sync_time`` (bytes over links)."""
+    if o.weight_sync_s is not None:
+        return o.weight_sync_s
+    if o.algorithm == "dpo":
+        return 0.0
+    return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
+                            n_train_gpus=o.training_gpus, train_plan=o.train_plan,
+                            efficiency=o.efficiency)
+
+
+def wall_and_parts(o: RLOptions, gen_wall: float, tail: float, t_phase: dict,
+                   sync: float) -> tuple:
+    """(wall s, GPU-seconds by part): synchronous wall = generation + passes + sync;
+    asynchronous = max(generation, passes) + sync. Generation and tail × rollout GPUs, passes ×
+    trainer GPUs, sync × all GPUs, idle = each role's wait for the other (0 colocated and
+    synchronous): the parts sum to wall × n_gpus."""
+    gen_gpus, train_gpus = o.generation_gpus, o.training_gpus
+    train_wall = float(sum(t_phase.values()))
+    parts = dict.fromkeys(PARTS, 0.0)
+    parts["generation"] = (gen_wall - tail) * gen_gpus
+    parts["tail"] = tail * gen_gpus
+    for k in ("scoring", "reference", "critic", "old_logprobs", "policy_update"):
+        parts[k] = t_phase[k] * train_gpus
+    parts["weight_sync"] = sync * o.n_gpus
+    if o.asynchronous:
+        wall = max(gen_wall, train_wall) + sync
+        parts["idle"] = (wall - sync - gen_wall) * gen_gpus + (wall - sync - train_wall) * train_gpus
+    else:
+        wall = gen_wall + train_wall + sync
+        parts["idle"] = 0.0 if o.colocated else gen_wall * train_gpus + train_wall * gen_gpus
+    return wall, parts
+
+
+def rl_iteration(policy, accelerator, options: RLOptions | None = None,
+                 **keywords) -> RLIteration:
+    """One RL post-training iteration: time, GPU-seconds by part and FLOPs.
+
+    Formulas (sources in the module docstring; per sample of P prompt and R response tokens, N
+    active parameters), one named step each:
+
+        FLOPs (``pass_flops``): generation 2·N_a·(P + R) (prompt once per group with prefix
+               sharing), reward 2·N_r·(P+R), reference 2·N_ref·(P+R), critic values 2·N_c·(P+R),
+               old log-probs 2·N_a·(P+R), update 6·(N_a + N_c)·(P+R)·E;
+               DPO: 6·N·(2P + R_w + R_l) + 2·N_ref·(2P + R_w + R_l) per pair
+        time:  generation (``generation_time``) = ``rollout_time`` of the replica holding the
+               longest response (decode steps on the ``llmcost.inference`` roofline at the
+               ``engine``'s fitted efficiency; HF generate in static micro-batches); every other
+               pass (``pass_times``) = FLOPs / (trainer GPUs · dense BF16 peak · MFU), one after
+               another on all trainer GPUs (the same GPU-time as side by side on split groups,
+               if balanced), MFU (``training_mfu``) = the step-time model's for the policy on
+               the trainer GPUs with ``train_plan`` (``llmcost.step_time``: 6N-basis MFU of one
+               optimizer step of all the iteration's sequences at P + mean R tokens), or
+               ``train_mfu`` if given
+        sync (``sync_time``, ``weight_sync_time``): colocated: each GPU re-lays out its
+               inference shard W/rollout_tp (bf16) from the training layout over the scale-up
+               links if the training model-parallel group (TP·PP) and the rollout replica stay
+               in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
+               shard W/rollout_tp reaches every rollout GPU by an NCCL broadcast over one NIC
+               per GPU (pipelined: each link carries it once), at the achievable fractions of
+               ``data/efficiency.csv``
+        tail = generation − the same with every response at the mean length (0 with partial
+               rollouts); wall (``wall_and_parts``) = generation + passes + sync (synchronous)
+               or max(generation, passes) + sync (asynchronous)
+        GPU-s: generation and tail × rollout GPUs, passes × trainer GPUs, sync × all GPUs,
+               idle = the other role's wait; the parts sum to wall × n_gpus.
+
+    PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
+    asynchrony off by k >= 1 steps overlaps generation with training for any k, and a larger k
+    keeps k iterations' requests in flight on the rollout engine (``generation_time``).
+
+    Parameters
+    ----------
+    policy : ModelSpec or str
+        The actor (and the reference model's architecture).
+    accelerator : Accelerator or str
+    options : RLOptions, optional
+        Every setting of the iteration in one object (``RLOptions``' docstring lists them:
+        algorithm, prompts_per_step, samples_per_prompt, prompt_tokens, response_tokens,
+        response_tokens_max, lengths, ppo_epochs, reward, critic, reference,
+        recompute_old_logprobs, n_gpus, rollout_gpus, rollout_tp, max_concurrent,
+        prefix_sharing, asynchronous, off_policy_steps, partial_rollouts, weight_sync_s,
+        train_mfu, verifier_s, verifier_usd_per_sample, weight_dtype, kv_dtype,
+        rollout_reserve_fraction, efficiency, engine, train_plan, stack, hf_s_per_layer_step).
+        Keywords given too replace its fields (``RLOptions.build``).
 
     Returns
     -------
@@ -574,138 +972,27 @@ def rl_iteration(policy, accelerator, *, algorithm: str = "grpo", prompts_per_st
         colocated GPUs, and any badly typed or out-of-range value (the message names the field).
     """
     m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm={algorithm!r} must be one of {ALGORITHMS}")
-    n_p = _int("prompts_per_step", prompts_per_step)
-    g = _int("samples_per_prompt", samples_per_prompt)
-    if algorithm == "grpo" and g < 2:
-        raise ValueError(f"samples_per_prompt={g} must be >= 2 for GRPO (advantages are "
-                         "normalised within each group of samples)")
-    p = _int("prompt_tokens", prompt_tokens)
-    e = _int("ppo_epochs", ppo_epochs)
-    n = _int("n_gpus", n_gpus)
-    n_r = _int("rollout_gpus", rollout_gpus, minimum=0)
-    tp = _int("rollout_tp", rollout_tp)
-    k_off = _int("off_policy_steps", off_policy_steps)
-    mfu = None if train_mfu is None else _float("train_mfu", train_mfu, positive=True, upper=1.0)
-    if not isinstance(engine, str) or engine not in ROLLOUT_ENGINES:
-        raise ValueError(f"engine={engine!r} must be one of {ROLLOUT_ENGINES}")
-    _plan_keywords(train_plan)
-    v_s = _float("verifier_s", verifier_s, nonnegative=True)
-    v_usd = _float("verifier_usd_per_sample", verifier_usd_per_sample, nonnegative=True)
-    _float("rollout_reserve_fraction", rollout_reserve_fraction, nonnegative=True, upper=0.999)
-    n_c_given = None if critic is None else _params("critic", critic)
-    for name, flag in (("reference", reference), ("prefix_sharing", prefix_sharing),
-                       ("asynchronous", asynchronous), ("partial_rollouts", partial_rollouts)):
-        if not isinstance(flag, bool):
-            raise ValueError(f"{name}={flag!r} must be True or False")
-    colocated = n_r == 0
-    if not colocated and n_r >= n:
-        raise ValueError(f"rollout_gpus={n_r} must be < n_gpus={n} (the trainer needs GPUs) or 0 "
-                         "(colocated)")
-    if asynchronous and colocated:
-        raise ValueError("asynchronous=True needs separate rollout GPUs (rollout_gpus > 0): "
-                         "colocated GPUs cannot generate and train at once")
-    gen_gpus = n if colocated else n_r
-    train_gpus = n if colocated else n - n_r
-    if gen_gpus % tp:
-        raise ValueError(f"rollout_tp={tp} must divide the {gen_gpus} rollout GPUs ("
-                         + (f"n_gpus={n}, colocated" if colocated else f"rollout_gpus={n_r}")
-                         + ")")
-
-    # ---- lengths
-    s_count = n_p * (2 if algorithm == "dpo" else g)
-    if lengths is not None:
-        r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
-        if r.size != s_count:
-            raise ValueError(f"lengths has {r.size} values; prompts_per_step × samples = "
-                             f"{s_count}")
-    else:
-        mean = _float("response_tokens", response_tokens, positive=True)
-        mx = mean if response_tokens_max is None else \
-            _float("response_tokens_max", response_tokens_max, positive=True)
-        r = response_lengths(mean, mx, s_count)
-    tokens = int(s_count * p + r.sum())
-
-    # ---- FLOPs (2N forward, 6N forward + backward)
-    n_a = float(m.n_active_params)
-    n_ref = n_a if reference else 0.0
-    peak = acc.peak_flops_per_s("bf16")
-    flops = dict.fromkeys(("generation", "scoring", "reference", "critic", "old_logprobs",
-                           "policy_update"), 0.0)
-    if algorithm == "dpo":
-        flops["reference"] = 2 * n_ref * tokens
-        flops["policy_update"] = 6 * n_a * tokens
-    else:
-        gen_prompt = (n_p if (prefix_sharing and g > 1) else s_count) * p
-        flops["generation"] = 2 * n_a * (gen_prompt + r.sum())
-        flops["scoring"] = 0.0 if isinstance(reward, str) and reward == "verifier" \
-            else 2 * _params("reward", reward) * tokens
-        flops["reference"] = 2 * n_ref * tokens
-        n_c = (n_a if n_c_given is None else n_c_given) if algorithm == "ppo" else 0.0
-        flops["critic"] = 2 * n_c * tokens
-        old = (algorithm == "ppo") if recompute_old_logprobs is None else recompute_old_logprobs
-        if not isinstance(old, bool):
-            raise ValueError(f"recompute_old_logprobs={old!r} must be True, False or None")
-        flops["old_logprobs"] = 2 * n_a * tokens if old else 0.0
-        flops["policy_update"] = 6 * (n_a + n_c) * tokens * e
-    step_note = ""
-    if mfu is None:
-        seq = max(1, round(p + float(r.mean())))
-        bd = train_step(m, acc, train_gpus, s_count, seq, train_plan=train_plan, stack=stack,
-                        efficiency=efficiency)
-        mfu, step_note = bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
-    t_phase = {k: v / (train_gpus * peak * mfu) for k, v in flops.items() if k != "generation"}
-    t_phase["scoring"] += v_s
-
-    # ---- generation (simulated on the slowest replica; sequences spread round-robin)
-    gen_wall = tail = 0.0
-    if algorithm != "dpo":
-        reps = gen_gpus // tp
-        share = r[0::reps]                            # the replica holding the longest response
-        kw = dict(samples_per_prompt=g, prefix_sharing=prefix_sharing, tp=tp,
-                  max_concurrent=max_concurrent, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-                  reserve_fraction=rollout_reserve_fraction, efficiency=efficiency, engine=engine,
-                  hf_s_per_layer_step=hf_s_per_layer_step)
-        ro = rollout_time(m, acc, p, share, **kw)
-        actual = ro["total_s"]
-        flat = np.full(share.size, max(1, round(float(r.mean()))))
-        ideal = rollout_time(m, acc, p, flat, **kw)["total_s"]
-        tail = 0.0 if partial_rollouts else max(0.0, actual - ideal)
-        gen_wall = (ideal if partial_rollouts else max(actual, ideal))
-    train_wall = float(sum(t_phase.values()))
-
-    # ---- weight sync
-    if weight_sync_s is None:
-        sync = 0.0 if algorithm == "dpo" else weight_sync_time(
-            m, acc, colocated=colocated, rollout_tp=tp, n_train_gpus=train_gpus,
-            train_plan=train_plan, efficiency=efficiency)
-    else:
-        sync = _float("weight_sync_s", weight_sync_s, nonnegative=True)
-
-    # ---- wall clock and GPU-seconds by part
-    parts = dict.fromkeys(PARTS, 0.0)
-    parts["generation"] = (gen_wall - tail) * gen_gpus
-    parts["tail"] = tail * gen_gpus
-    for k in ("scoring", "reference", "critic", "old_logprobs", "policy_update"):
-        parts[k] = t_phase[k] * train_gpus
-    parts["weight_sync"] = sync * n
-    if asynchronous:
-        wall = max(gen_wall, train_wall) + sync
-        parts["idle"] = (wall - sync - gen_wall) * gen_gpus + (wall - sync - train_wall) * train_gpus
-    else:
-        wall = gen_wall + train_wall + sync
-        parts["idle"] = 0.0 if colocated else gen_wall * train_gpus + train_wall * gen_gpus
-    notes = [n for n in (step_note, ro["note"] if algorithm != "dpo" else "") if n]
-    if partial_rollouts:
+    o = RLOptions.build(options, **keywords)
+    r = sample_lengths(o)
+    tokens = int(o.samples * o.prompt_tokens + r.sum())
+    flops = pass_flops(m, o, r, tokens)
+    mfu, step_note = training_mfu(m, acc, o, r)
+    t_phase = pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"))
+    gen_wall, tail, gen_note = generation_time(m, acc, o, r)
+    sync = sync_time(m, acc, o)
+    wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
+    notes = [n for n in (step_note, gen_note) if n]
+    if o.partial_rollouts:
         notes.append("partial rollouts: tail removed (upper bound on the recovery)")
-    if asynchronous:
-        notes.append(f"asynchronous: off-policy by {k_off} step{'s' if k_off > 1 else ''}")
+    if o.asynchronous:
+        k = o.off_policy_steps
+        notes.append(f"asynchronous: off-policy by {k} step{'s' if k > 1 else ''}")
     return RLIteration(
-        algorithm=algorithm, policy=m.name, accelerator=acc.name, n_gpus=n, rollout_gpus=gen_gpus,
-        colocated=colocated, asynchronous=asynchronous, wall_s=wall, generation_wall_s=gen_wall,
-        train_wall_s=train_wall, parts_gpu_s=parts, flops=flops, samples=s_count, tokens=tokens,
-        verifier_usd=v_usd * s_count, notes="; ".join(notes))
+        algorithm=o.algorithm, policy=m.name, accelerator=acc.name, n_gpus=o.n_gpus,
+        rollout_gpus=o.generation_gpus, colocated=o.colocated, asynchronous=o.asynchronous,
+        wall_s=wall, generation_wall_s=gen_wall, train_wall_s=float(sum(t_phase.values())),
+        parts_gpu_s=parts, flops=flops, samples=o.samples, tokens=tokens,
+        verifier_usd=o.verifier_usd_per_sample * o.samples, notes="; ".join(notes))
 
 
 # ------------------------------------------------------------------------------ run, campaign
@@ -775,6 +1062,8 @@ def _scenario_error(e: ValueError) -> ValueError:
 def scenario_iteration(p: dict) -> RLIteration:
     """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
     ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision).
+    Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
+    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``).
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
     rollout GPUs (rl_gpus=4, colocated)``."""
@@ -794,6 +1083,7 @@ def _scenario_iteration(p: dict) -> RLIteration:
         n_gpus=p["rl_gpus"], rollout_gpus=p["rl_rollout_gpus"], rollout_tp=p["rl_rollout_tp"],
         asynchronous=p["rl_async"], partial_rollouts=p["rl_partial_rollouts"],
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
+        train_plan="auto" if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 
@@ -966,9 +1256,10 @@ def published_generation_shares() -> pd.DataFrame:
 #: the average total minus it, the longest response the maximum total minus it.
 ASSUMED_PROMPT_TOKENS = 256
 #: Validation modes: "before" prices generation at the raw roofline with continuous batching for
-#: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU`` and refuses rollout TP
-#: beyond one scale-up domain (the iteration before the engine, step-time and multi-node
-#: mechanisms); "model" is ``rl_iteration`` as it stands.
+#: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU``, one iteration in flight
+#: on the rollout engine whatever the asynchronous depth, and refuses rollout TP beyond one
+#: scale-up domain (the iteration before the engine, step-time, asynchronous-depth and
+#: multi-node mechanisms); "model" is ``rl_iteration`` as it stands.
 VALIDATION_MODES = ("before", "model")
 
 
@@ -979,7 +1270,9 @@ def load_rl_validation() -> pd.DataFrame:
     Columns: id, system, split ("calibration": fits ``HF_GENERATE_S_PER_LAYER_STEP``;
     "heldout": judged only; "not_evaluated": a model not in the catalogue), the set-up (model,
     catalog_model, accelerator, n_gpus, algorithm, on_policy, placement, generation_gpus,
-    engine, rollout_tp, gen_micro_batch, prompts_per_step, samples_per_prompt,
+    engine, rollout_tp, gen_micro_batch, gen_memory_utilization (vLLM's
+    ``gpu_memory_utilization``), off_policy_steps (``max_trajectory_age_steps``),
+    prompts_per_step, samples_per_prompt,
     prompt_tokens_max, response_tokens_max, avg_sequence_tokens, train_tp/pp/cp/ep,
     zero_stage, train_micro_batch, reference, critic, reward), the measurements
     (measured_iteration_s, measured_generation_s, measured_train_s) and source, source_ref
@@ -992,6 +1285,10 @@ def _opt_int(v):
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
 
 
+def _opt_float(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
 def validation_setup(row) -> dict:
     """``rl_iteration`` keywords for one row of ``load_rl_validation`` (policy and accelerator
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
@@ -1000,7 +1297,11 @@ def validation_setup(row) -> dict:
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
-    the held-out errors had been seen (a set-up fact from the sources, not a fitted value)."""
+    the held-out errors had been seen (a set-up fact from the sources, not a fitted value).
+    So were, later, the rollout engine's memory share (``gen_memory_utilization``: vLLM's
+    ``gpu_memory_utilization``, 0.6 in NeMo RL's base GRPO config for colocated runs, 0.8 in its
+    asynchronous recipes; the rest is ``rollout_reserve_fraction``; blank: vLLM's default 0.9)
+    and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1015,8 +1316,13 @@ def validation_setup(row) -> dict:
                 ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]))
     if _opt_int(r.get("zero_stage")) is not None:
         plan["zero_stage"] = int(r["zero_stage"])
-    if plan["pp"] > 1 and inf.serving_model(r["catalog_model"]).n_layers % plan["pp"]:
-        plan["pp_split"] = "embedding_and_loss"     # uneven first/last stages (NeMo's recipe)
+    n_layers = inf.serving_model(r["catalog_model"]).n_layers
+    if plan["pp"] > 1 and n_layers % plan["pp"]:
+        # uneven first/last stages (NeMo's recipes): the embedding and the loss as a stage's
+        # worth of layers if that divides, else any split (DeepSeek-V3's recipe
+        # grpo-deepseek-v3-32n8g.yaml: num_layers_in_first_pipeline_stage 3, last 2, PP 16)
+        plan["pp_split"] = "embedding_and_loss" if (n_layers + 2) % plan["pp"] == 0 \
+            else "uneven"
     return dict(policy=r["catalog_model"], accelerator=acc, algorithm=r["algorithm"],
                 prompts_per_step=int(r["prompts_per_step"]),
                 samples_per_prompt=int(r["samples_per_prompt"]), prompt_tokens=p,
@@ -1026,6 +1332,10 @@ def validation_setup(row) -> dict:
                 n_gpus=int(r["n_gpus"]), rollout_gpus=0 if colocated else int(r["generation_gpus"]),
                 rollout_tp=int(r["rollout_tp"]), max_concurrent=_opt_int(r.get("gen_micro_batch")),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
+                off_policy_steps=_opt_int(r.get("off_policy_steps")) or 1,
+                rollout_reserve_fraction=inf.SERVING_RESERVE if _opt_float(
+                    r.get("gen_memory_utilization")) is None
+                else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
@@ -1041,7 +1351,8 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
         if kw["rollout_tp"] > (acc.scaleup_domain_size or 1):
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
-        kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None)
+        kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
+                  off_policy_steps=1)
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 

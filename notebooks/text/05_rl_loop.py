@@ -63,7 +63,7 @@ rl_rollout_tp: int = 4  # tensor-parallel GPUs per rollout replica
 rl_async: bool = False  # asynchronous RL (needs rl_rollout_gpus > 0)
 rl_partial_rollouts: bool = False  # unfinished responses continue next step (APRIL)
 rl_weight_sync_s: float = None  # weight sync seconds; None: from link bandwidth
-rl_train_mfu: float = 0.4  # MFU of scoring and update passes
+rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-time model's
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
@@ -693,19 +693,21 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # Section 9 checks shares; this section checks **seconds per iteration**, against every published
 # RL run whose iteration or phase times and set-up could be read: OpenRLHF's benchmark table
 # (DeepSpeed-Chat and OpenRLHF PPO on Llama-2 7B/13B/70B, A800, generation and training latency;
-# OpenRLHF/OpenRLHF `benchmark/README.md` @ 0baf3dd) and NeMo RL's v0.4 performance summary
-# (GRPO step times on DGX-H100 for Llama-3.1-8B, DeepSeek-V3 and Qwen3-30B-A3B, on-policy and
-# one step off-policy; NVIDIA-NeMo/RL `docs/about/performance-summary.md` @ 06beed9 and its
-# recipes). The table (`data/rl_iterations.csv`, `rl.load_rl_validation()`) was committed with
-# its split before any error was computed: the four Llama-2-7B rows calibrate the one constant
-# fitted here (HF generate's host cost), the other rows are held out. No veRL, TRL or DeepSeek-R1
-# iteration time with a stated set-up was found in public sources.
+# OpenRLHF/OpenRLHF `benchmark/README.md` @ 0baf3dd) and NeMo RL's v0.4 and v0.6 performance
+# summaries (GRPO step times on DGX-H100 for Llama-3.1-8B, DeepSeek-V3 and Qwen3-30B-A3B,
+# on-policy and one or eight steps off-policy; NVIDIA-NeMo/RL `docs/about/performance-summary.md`
+# @ 06beed9 and @ 5fb5889, and the recipes they name). The table (`data/rl_iterations.csv`,
+# `rl.load_rl_validation()`) was committed with its split before any error of its rows was
+# computed: the four Llama-2-7B rows calibrate the one constant fitted here (HF generate's host
+# cost), the other rows are held out. No veRL, TRL or DeepSeek-R1 iteration time with a stated
+# set-up was found in public sources.
 #
 # Two versions of the model are run on every row: **before** (generation at the raw roofline with
 # continuous batching for every engine, every training pass at a flat 40% MFU, rollout TP
 # refused beyond one node) and **model** (`rl.rl_iteration` as it stands: the engine's fitted
 # efficiency, HF generate's static batches, `llmcost.step_time` for the training passes with
-# the run's plan, multi-node rollout TP, weight sync sized by bytes and links).
+# the run's plan, multi-node rollout TP, weight sync sized by bytes and links, and k iterations in
+# flight on the rollout engine when RL runs k steps off-policy).
 
 # %%
 val = {mode: rl.rl_validation(mode) for mode in rl.VALIDATION_MODES}
@@ -737,13 +739,14 @@ ax.plot(lim, lim, "k-", lw=0.8)
 ax.fill_between(lim, [v / 1.5 for v in lim], [v * 1.5 for v in lim], color="0.9")
 ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="published iteration time (s)",
        ylabel="predicted iteration time (s)",
-       title="RL iterations: OpenRLHF benchmark table, NeMo RL v0.4 summary")
+       title="RL iterations: OpenRLHF benchmark, NeMo RL v0.4/v0.6 summaries")
 ax.legend(title="model (band: 1.5x)");
 
 # %%
 held = rl.load_rl_validation().query("split == 'heldout'")
 variants = {"model": {}, "roofline generation": dict(engine="roofline"),
-            "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU)}
+            "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU),
+            "one iteration in flight": dict(off_policy_steps=1)}
 ratio = {name: {} for name in variants}
 for name, change in variants.items():
     for _, r in held.iterrows():
@@ -753,7 +756,7 @@ for name, change in variants.items():
             pass
 common = set.intersection(*(set(v) for v in ratio.values()))
 for name, v in ratio.items():
-    print(f"{name:<22} held-out mean |error| {np.mean([abs(v[k] - 1) for k in common]):.0%} over "
+    print(f"{name:<24} held-out mean |error| {np.mean([abs(v[k] - 1) for k in common]):.0%} over "
           f"the {len(common)} rows all variants price; ratios elsewhere: "
           + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(set(v) - common)))
 
@@ -762,13 +765,17 @@ for name, v in ratio.items():
 # **What each mechanism changed, and what is still missing.** The engine's efficiency and HF
 # generate's static batches move generation from the bound to what the frameworks ran; the
 # step-time model replaces a flat MFU by the plan's (ZeRO stage, recomputation, pipeline bubble);
-# multi-node rollout TP makes DeepSeek-V3's four-node vLLM replicas priceable. The printout above
-# says how far each one moves the held-out error. Still missing, and visible in the rows:
-# NeMo RL's step time includes refit and log-probability passes at scale that the model prices
-# below what was measured; the step-time model cannot place DeepSeek-V3's uneven pipeline split
-# (3 + 14 × 4 + 2 layers), so those rows are not evaluated; vLLM 0.3.1 decoded OpenRLHF's small
-# batches closer to the roofline than the vLLM family's fitted efficiency says; and no RL row
-# beyond these two sources states its set-up well enough to be priced.
+# multi-node rollout TP makes DeepSeek-V3's four-node vLLM replicas priceable, and its recipe's
+# uneven pipeline split (3 + 14 × 4 + 2 layers) is priced as such; k steps off-policy keep k
+# iterations' requests on each rollout replica, so the next batch fills the slots the long
+# responses leave. The printout above says how far each one moves the held-out error. Still
+# missing, and visible in the rows: every NeMo RL row is predicted faster than measured, most of
+# all DeepSeek-V3 on-policy, colocated, whose two v0.6 rows (256 and 512 GPUs) differ by much less
+# than their generation should: a per-step cost that does not shrink with GPUs (refit and
+# re-layout of a 671B MoE, offload and reload around vLLM) that no public source sizes for these
+# versions; vLLM 0.3.1 decoded OpenRLHF's small batches closer to the roofline than the vLLM
+# family's fitted efficiency says; and no RL row beyond these two sources states its set-up well
+# enough to be priced.
 
 # %%
 def vary(**change):
