@@ -421,6 +421,16 @@ def build_ledger(scenario: dict) -> Ledger:
     -------
     Ledger. Its lines sum to ``total_usd``.
 
+    Each section of the bill is one function, its formula and source in its docstring, called
+    in this order: the MFU (``_bill_mfu``), the GPU-hour price (``_gpu_hour_price``) and the
+    failure model (``_failure_model``), then the lines: pre-training and its failures
+    (``_pretraining_lines``, goodput of ``_phase_goodput``), exploratory runs
+    (``_exploratory_runs_line`` or ``_exploratory_fraction_line``), post-training
+    (``_post_training_lines``, ``_rl_line``), data (``_data_lines``), evaluation
+    (``_evaluation_lines``), storage (``_storage_lines``), network (``_network_lines``), energy
+    (``_energy_line``), people (``_people_line``), operations (``_operations_line``) and the
+    reserves (``_reserve_lines``).
+
     Raises
     ------
     ScenarioError (a ValueError)
@@ -472,160 +482,298 @@ def _safe_build(p: dict) -> Ledger:
         raise ScenarioError(str(e)) from None
 
 
+@dataclass
+class _Basis:
+    """What every line of one bill shares, resolved once by ``_basis``: the model and
+    accelerator, the MFU, the GPU-hour price and the failure model."""
+
+    p: dict
+    spec: object
+    gpu: object
+    peak: float
+    mfu: object
+    mfu_source: str
+    price: object
+    price_source: str
+    own: dict | None
+    gpu_rate: object
+    kind_compute: str
+    per_node: int
+    fail_rate: object
+    restart_s: object
+    preempt: object
+    #: the checkpoint-storage bandwidth and its source (sized once, for the main run, when the
+    #: scenario leaves it out: ``_storage_for``)
+    storage_bw: dict
+
+
 def _build(p: dict) -> Ledger:
+    """The bill of validated point (or drawn) values ``p``: one named step per section, each
+    with its formula in its docstring; the lines are appended in the bill's order."""
+    b = _basis(p)
+    lines: list[Line] = []
+    run = _pretraining_lines(lines, b)
+    explore_ix, explore_h = len(lines), _exploratory_runs_line(lines, b)
+    post_h = _post_training_lines(lines, b, run["main_goodput"])
+    rl_h, rl_camp = _rl_line(lines, b)
+    post_h += rl_h
+    proc_h, syn_h = _data_lines(lines, b)
+    eval_h = _evaluation_lines(lines, b)
+    if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
+        explore_h = _exploratory_fraction_line(lines, explore_ix, p, run["paid_h"],
+                                               post_h + eval_h, b.gpu_rate, b.kind_compute)
+    months, months_source = _project_months(p, run["main_days"])
+    _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
+    _network_lines(lines, p)
+    all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
+    en = _energy_line(lines, b, all_h)
+    _people_line(lines, p, months, months_source)
+    _operations_line(lines, p, months, months_source)
+    _reserve_lines(lines, p, run["paid_h"] * b.gpu_rate)
+    figures = _figures(b, run, en, {
+        "all_gpu_hours": all_h, "project_months": months, "project_months_source": months_source,
+        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h}, rl_camp)
+    return Ledger(lines, figures, p)
+
+
+def _basis(p: dict) -> _Basis:
+    """The model, accelerator, MFU (``_bill_mfu``), GPU-hour price (``_gpu_hour_price``) and
+    failure model (``_failure_model``) every line of the bill uses.
+
+    The GPU-hour lines charge ``gpu_rate = price − energy`` per GPU-hour: owned hardware's energy
+    is its own line (rented GPU-hours include it, energy 0). Compute is *fixed* for reserved or
+    owned capacity, *elastic* on demand or spot."""
     spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
-    pricing = p["pricing"]
     peak = gpu.peak_flops_per_s(p["dtype"])
-    # ---- the MFU the whole bill uses
-    if p["ledger_pilot_tokens_per_s_per_gpu"] is not None:
-        try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
-            mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
-                                            p["seq_len"], p["dtype"]))
-        except ValueError as e:
-            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
-                             "dtype") from None
-        if not 0 < mfu <= 1:
-            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu="
-                             f"{p['ledger_pilot_tokens_per_s_per_gpu']!r} implies MFU {mfu:.2f}, "
-                             "above the accelerator's peak: check the throughput and dtype")
-        mfu_source = (f"calibrated from a pilot's {p['ledger_pilot_tokens_per_s_per_gpu']:,.0f} "
-                      "tokens/s per GPU (compute.mfu_from_throughput)")
-    else:
-        mfu = p["mfu"]
-        mfu_source = scenario_mfu_source(p)
-    # ---- the price of a GPU-hour
-    if pricing == "owned" and p["price_usd_per_gpu_hour"] is None:
+    mfu, mfu_source = _bill_mfu(p, spec, gpu)
+    price, price_source, own = _gpu_hour_price(p, gpu)
+    energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
+    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    fail_rate, restart_s, preempt = _failure_model(p, per_node)
+    return _Basis(p, spec, gpu, peak, mfu, mfu_source, price, price_source, own,
+                  price - energy_rate,
+                  "fixed" if p["pricing"] in ("reserved", "owned") else "elastic", per_node,
+                  fail_rate, restart_s, preempt,
+                  {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
+                   "source": "ckpt_storage_bytes_per_s (scenario)"})
+
+
+def _bill_mfu(p: dict, spec, gpu) -> tuple:
+    """(MFU, its source) of the whole bill: the scenario's ``mfu`` (given, predicted or
+    calibrated: ``scenario_mfu_source``), or calibrated from a pilot's measured throughput
+    (``ledger_pilot_tokens_per_s_per_gpu``):
+
+        MFU = tokens/s per GPU × F(s) ÷ dense peak     (``compute.mfu_from_throughput``)
+
+    with F(s) the model FLOPs per token on the MFU basis (full attention mask)."""
+    tps = p["ledger_pilot_tokens_per_s_per_gpu"]
+    if tps is None:
+        return p["mfu"], scenario_mfu_source(p)
+    try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
+        mfu = float(mfu_from_throughput(tps, spec, gpu, p["seq_len"], p["dtype"]))
+    except ValueError as e:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
+                         "dtype") from None
+    if not 0 < mfu <= 1:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={tps!r} implies MFU {mfu:.2f}, "
+                         "above the accelerator's peak: check the throughput and dtype")
+    return mfu, (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU "
+                 "(compute.mfu_from_throughput)")
+
+
+def _gpu_hour_price(p: dict, gpu) -> tuple:
+    """(price per GPU-hour, its source, the owned amortisation or None).
+
+    Owned hardware without a price: ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024
+    (arXiv:2405.21015 §2.2-2.3): acquisition cost amortised over its life + the energy of a
+    GPU-hour (facility kW × $/kWh). Otherwise the scenario's ``price_usd_per_gpu_hour`` (a
+    number or a range's point), or the catalogue median of the accelerator and pricing mode
+    (``scenario.resolve_price``)."""
+    given = p["price_usd_per_gpu_hour"]
+    if p["pricing"] == "owned" and given is None:
         own = {k: _num(v) if k != "kw_per_gpu" else v for k, v in owned_usd_per_gpu_hour(
             gpu, p["ledger_owned_usd_per_gpu"], p["ledger_electricity_usd_per_kwh"],
             p["ledger_pue"]).items()}
-        price, price_source = own["usd_per_gpu_hour"], (
+        return own["usd_per_gpu_hour"], (
             f"default, price_usd_per_gpu_hour not given: owned: "
             f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
             f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
-            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)")
-    else:
-        price, price_source = (p["price_usd_per_gpu_hour"], "given as a range") if np.ndim(
-            p["price_usd_per_gpu_hour"]) else resolve_price(gpu.name, p["price_usd_per_gpu_hour"],
-                                                            pricing)
-        if p["price_usd_per_gpu_hour"] is None:
-            price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
-        price_source = _range_source(p, "price_usd_per_gpu_hour") or price_source
-        own = None
-    energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
-    gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
-    kind_compute = "fixed" if pricing in ("reserved", "owned") else "elastic"
-    per_node = min(gpu.scaleup_domain_size or 8, 8)
+            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)"), own
+    price, source = (given, "given as a range") if np.ndim(given) else resolve_price(
+        gpu.name, given, p["pricing"])
+    if given is None:
+        source = f"default, price_usd_per_gpu_hour not given: {source}"
+    return price, _range_source(p, "price_usd_per_gpu_hour") or source, None
+
+
+def _failure_model(p: dict, per_node: int) -> tuple:
+    """(failures per GPU-year, restart seconds, spot pre-emptions per node-day or None).
+
+    The scenario's ``fail_rate_per_gpu_year`` and ``ckpt_restart_s``; on spot, pre-emptions are
+    failures of a node (the failure model of notebook 07):
+
+        rate = fail_rate_per_gpu_year + pre-emptions per node-day × 365.25 ÷ GPUs per node
+
+    and the restart takes ``ledger_spot_restart_s`` (defaults: ``data/ledger_defaults.csv``)."""
     fail_rate, restart_s = p["fail_rate_per_gpu_year"], p["ckpt_restart_s"]
-    if pricing == "spot":
-        preempt = default("spot_preemptions_per_node_day") if \
-            p["ledger_spot_preemptions_per_node_day"] is None else \
-            p["ledger_spot_preemptions_per_node_day"]
-        fail_rate = fail_rate + preempt * 365.25 / per_node
-        restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
-            else p["ledger_spot_restart_s"]
+    if p["pricing"] != "spot":
+        return fail_rate, restart_s, None
+    preempt = default("spot_preemptions_per_node_day") if \
+        p["ledger_spot_preemptions_per_node_day"] is None else \
+        p["ledger_spot_preemptions_per_node_day"]
+    restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
+        else p["ledger_spot_restart_s"]
+    return fail_rate + preempt * 365.25 / per_node, restart_s, preempt
 
-    storage_bw = {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
-                  "source": "ckpt_storage_bytes_per_s (scenario)"}
 
-    def storage_for(ideal_gpu_hours):
-        """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
-        run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
-        if storage_bw["bytes_per_s"] is None:
-            storage_bw.update(sized_storage(spec, p, fail_rate, restart_s, ideal_gpu_hours,
-                                            price, per_node))
-        return storage_bw["bytes_per_s"]
+def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
+    """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
+    run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
+    if b.storage_bw["bytes_per_s"] is None:
+        b.storage_bw.update(sized_storage(b.spec, b.p, b.fail_rate, b.restart_s,
+                                          ideal_gpu_hours, b.price, b.per_node))
+    return b.storage_bw["bytes_per_s"]
 
-    def goodput_of(n_gpus, ideal_gpu_hours):
-        """(goodput, checkpoint plan or None) of one phase on n_gpus."""
-        if not p["ledger_resumable"]:
-            m = _num(rel.cluster_mtbf_s(n_gpus, fail_rate))
-            t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
-            with np.errstate(over="ignore"):
-                wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, restart_s))
-            if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
-                raise ValueError(
-                    f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-                    f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
-                    "failure and is expected to take over a million times as long: it never "
-                    "finishes (make training resumable, or shorten the job)")
-            return t / wall, None
-        plan = rel.checkpoint_plan(
-            spec.n_params, n_gpus, fail_rate, storage_for(ideal_gpu_hours), restart_s,
-            recipe=p["ckpt_recipe"], gpus_per_node=per_node,
-            node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
-            async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
-            interval_s=p["ckpt_interval_s"])
-        return _num(plan.goodput), plan
 
-    lines: list[Line] = []
-    # ---- pre-training phases: the main run, then context extension, annealing, ...
+def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
+    """(goodput, checkpoint plan or None) of one phase of ``ideal_gpu_hours`` on ``n_gpus``.
+
+    Resumable training: ``reliability.checkpoint_plan``'s goodput (Daly 2006's interval, the
+    scenario's checkpoint recipe and storage). Without checkpoints a failure restarts the job:
+    goodput = T ÷ E[wall], E[wall] of ``reliability.expected_wall_time_s`` with the job's MTBF
+    (``reliability.cluster_mtbf_s``); refused when E[wall] > 10⁶ T (it never finishes)."""
+    p = b.p
+    if not p["ledger_resumable"]:
+        m = _num(rel.cluster_mtbf_s(n_gpus, b.fail_rate))
+        t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
+        with np.errstate(over="ignore"):
+            wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
+        if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
+            raise ValueError(
+                f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
+                f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
+                "failure and is expected to take over a million times as long: it never "
+                "finishes (make training resumable, or shorten the job)")
+        return t / wall, None
+    plan = rel.checkpoint_plan(
+        b.spec.n_params, n_gpus, b.fail_rate, _storage_for(b, ideal_gpu_hours), b.restart_s,
+        recipe=p["ckpt_recipe"], gpus_per_node=b.per_node,
+        node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
+        async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
+        interval_s=p["ckpt_interval_s"])
+    return _num(plan.goodput), plan
+
+
+def _check_goodput(b: _Basis, ph: dict, g) -> None:
+    """Refuse a phase whose goodput is below 10⁻⁶: interruptions come faster than a checkpoint
+    and a restart, so it never finishes."""
+    if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
+        p = b.p
+        raise ValueError(
+            f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
+            f"{ph['n_gpus']:,} GPUs: interruptions "
+            f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
+            + (f", ledger_spot_preemptions_per_node_day={b.preempt}" if p["pricing"] == "spot"
+               else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
+            "than a checkpoint and a restart, so the run takes over a million times its ideal "
+            "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
+            "rate or the restart time)")
+
+
+def _pretraining_phases(b: _Basis) -> list:
+    """The main run, then the scenario's ``phases`` (context extension, annealing, ...), each
+    with its tokens, sequence length, GPUs (default the main run's) and MFU (default the
+    bill's)."""
+    p = b.p
     phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
-               "n_gpus": p["n_gpus"], "mfu": mfu}]
+               "n_gpus": p["n_gpus"], "mfu": b.mfu}]
     for ph in p["phases"]:
         phases.append({"name": ph["name"], "tokens": ph["tokens"], "seq_len": ph["seq_len"],
-                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", mfu)})
-    ideal_h = paid_h = 0.0
-    flops_total = 0.0
-    main_plan, main_goodput, main_days, main_ideal = None, None, 0.0, 0.0
+                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", b.mfu)})
+    return phases
+
+
+def _pretraining_lines(lines: list, b: _Basis) -> dict:
+    """Pre-training compute, its failures, and the other pre-training phases. Per phase:
+
+        FLOPs = tokens × F(s)                     (``compute.model_flops_per_token``, MFU basis)
+        ideal GPU-h = FLOPs ÷ (dense peak × MFU) ÷ 3600
+        paid GPU-h = ideal ÷ goodput              (``_phase_goodput``)
+
+    The main run's line bills its ideal GPU-hours and ``compute.failures`` its paid − ideal
+    (notebook 07); another phase's line bills its paid GPU-hours. Each × the GPU-hour rate.
+    Returns the totals the other lines use (``ideal_h``, ``paid_h``, ``flops_total``, the main
+    run's ``main_plan``, ``main_goodput``, ``main_days``, ``main_ideal`` and the ``phases``)."""
+    p, rate = b.p, b.gpu_rate
+    phases = _pretraining_phases(b)
+    run = {"ideal_h": 0.0, "paid_h": 0.0, "flops_total": 0.0, "main_plan": None,
+           "main_goodput": None, "main_days": 0.0, "main_ideal": 0.0, "phases": phases}
     for i, ph in enumerate(phases):
-        flops = ph["tokens"] * float(model_flops_per_token(spec, ph["seq_len"]))
-        hours = flops / (peak * ph["mfu"]) / SECONDS_PER_HOUR
-        g, plan = goodput_of(ph["n_gpus"], hours)
-        if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
-            raise ValueError(
-                f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
-                f"{ph['n_gpus']:,} GPUs: interruptions "
-                f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
-                + (f", ledger_spot_preemptions_per_node_day={preempt}" if pricing == "spot"
-                   else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
-                "than a checkpoint and a restart, so the run takes over a million times its ideal "
-                "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
-                "rate or the restart time)")
-        ideal_h, paid_h, flops_total = ideal_h + hours, paid_h + hours / g, flops_total + flops
-        if i == 0:
-            main_plan, main_goodput, main_ideal = plan, g, hours
-            main_days = hours / g / ph["n_gpus"] / 24.0
-        if i == 0:  # the main run: ideal hours here, its failures on their own line (notebook 07)
+        flops = ph["tokens"] * float(model_flops_per_token(b.spec, ph["seq_len"]))
+        hours = flops / (b.peak * ph["mfu"]) / SECONDS_PER_HOUR
+        g, plan = _phase_goodput(b, ph["n_gpus"], hours)
+        _check_goodput(b, ph, g)
+        run["ideal_h"], run["paid_h"], run["flops_total"] = (
+            run["ideal_h"] + hours, run["paid_h"] + hours / g, run["flops_total"] + flops)
+        per_token = (f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
+                     f"({ph['seq_len']:,}-token sequences")
+        if i > 0:
             lines.append(Line(
-                "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
-                kind_compute, hours * gpu_rate,
-                f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
-                f"({ph['seq_len']:,}-token sequences, MFU basis) ÷ ({peak:.3g} FLOP/s × MFU "
-                f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${gpu_rate:.2f}",
-                f"compute.training_run; MFU {mfu_source}; {price_source}", "modelled",
-                "01_flops"))
-            lines.append(Line(
-                "compute.failures", "failures, checkpoints and restarts", "compute",
-                "pre-training", kind_compute, (hours / g - hours) * gpu_rate,
-                f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
-                f"(goodput {g:.2%}"
-                f"{'; spot pre-emptions included' if pricing == 'spot' else ''}"
-                f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
-                "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
-                "modelled", "07_checkpoints"))
+                f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}",
+                "compute", "pre-training", b.kind_compute, hours / g * rate,
+                f"{per_token}) ÷ ({b.peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
+                f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
+                f"${rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
+                f"{b.price_source}", "modelled", "01_flops"))
             continue
+        run.update(main_plan=plan, main_goodput=g, main_ideal=hours,
+                   main_days=hours / g / ph["n_gpus"] / 24.0)
+        # the main run: ideal hours here, its failures on their own line (notebook 07)
         lines.append(Line(
-            f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}", "compute",
-            "pre-training", kind_compute, hours / g * gpu_rate,
-            f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
-            f"({ph['seq_len']:,}-token sequences) ÷ ({peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
-            f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
-            f"${gpu_rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
-            f"{price_source}", "modelled", "01_flops"))
-    final_run_usd = paid_h * gpu_rate
-    # ---- exploratory and failed runs
-    if p["ledger_exploratory_runs"]:
-        runs = p["ledger_exploratory_runs"]
-        h = sum(r["gpu_hours"] for r in runs)
-        lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
-                          "development", kind_compute, h * gpu_rate,
-                          f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${gpu_rate:.2f}: "
-                          + ", ".join(r["name"] for r in runs),
-                          "ledger_exploratory_runs (scenario)", "modelled"))
-        explore_h = h
-    else:  # a fraction: priced after post-training and evaluation, which the default nets out
-        explore_ix, explore_h = len(lines), None
-    # ---- post-training
+            "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
+            b.kind_compute, hours * rate,
+            f"{per_token}, MFU basis) ÷ ({b.peak:.3g} FLOP/s × MFU "
+            f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${rate:.2f}",
+            f"compute.training_run; MFU {b.mfu_source}; {b.price_source}", "modelled",
+            "01_flops"))
+        lines.append(Line(
+            "compute.failures", "failures, checkpoints and restarts", "compute",
+            "pre-training", b.kind_compute, (hours / g - hours) * rate,
+            f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
+            f"(goodput {g:.2%}"
+            f"{'; spot pre-emptions included' if p['pricing'] == 'spot' else ''}"
+            f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
+            "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
+            "modelled", "07_checkpoints"))
+    return run
+
+
+def _exploratory_runs_line(lines: list, b: _Basis):
+    """Exploratory and failed runs listed in the scenario (``ledger_exploratory_runs``):
+    Σ GPU-hours of the runs × the GPU-hour rate; returns those GPU-hours. None when the
+    scenario lists none: the line is then a fraction of the final run
+    (``_exploratory_fraction_line``), priced once post-training and evaluation are known."""
+    runs = b.p["ledger_exploratory_runs"]
+    if not runs:
+        return None
+    h = sum(r["gpu_hours"] for r in runs)
+    lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
+                      "development", b.kind_compute, h * b.gpu_rate,
+                      f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${b.gpu_rate:.2f}: "
+                      + ", ".join(r["name"] for r in runs),
+                      "ledger_exploratory_runs (scenario)", "modelled"))
+    return h
+
+
+def _post_training_lines(lines: list, b: _Basis, main_goodput):
+    """Supervised fine-tuning, continued pre-training and LoRA; returns their GPU-hours.
+
+    SFT and CPT (full fine-tunes, 3 × forward): GPU-h = tokens × F(s) ÷ (peak × MFU) ÷ 3600 ÷
+    goodput, F(s) of ``compute.model_flops_per_token``, at the main run's MFU and goodput.
+    LoRA: ``lora.lora_gpu_hours``, the full fine-tune's time × 0.754 (Hu et al. 2021,
+    arXiv:2106.09685, §4.2, footnote 5: 43.1 against 32.5 tokens/s per GPU). Each × the
+    GPU-hour rate; a line without tokens is 0 and "not given"."""
+    p, spec, mfu, peak = b.p, b.spec, b.mfu, b.peak
     post_h = 0.0
     for key, label, tokens, fpt, how in (
             ("sft", "supervised fine-tuning (SFT)", p["ledger_sft_tokens"],
@@ -649,74 +797,114 @@ def _build(p: dict) -> Ledger:
             at = f"at MFU {mfu:.1%}"
         post_h += hours
         lines.append(Line(
-            f"post.{key}", label, "post-training", "post-training", "elastic", hours * gpu_rate,
+            f"post.{key}", label, "post-training", "post-training", "elastic",
+            hours * b.gpu_rate,
             f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
-            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
+            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${b.gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
-    rl_camp = _rl_campaign(p, gpu_rate if not np.ndim(gpu_rate) else 1.0)
-    if rl_camp is None:
-        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic", 0.0,
-                          p["_rl_off_reason"], "",
-                          "not given", "05_rl_loop"))
-        rl_h = 0.0
-    else:
-        rl_h = float(rl_camp.loc["total", "gpu_hours"])
-        post_h += rl_h
-        rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
-            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
-        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic",
-                          rl_usd, _rl_how(p, rl_camp, gpu_rate)
-                          + ("; owned hardware: its energy is on the energy line" if own else ""),
-                          "llmcost.rl.scenario_campaign (rollouts timed with the "
-                          "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
-                          "05_rl_loop"))
-    # ---- data
+    return post_h
+
+
+def _rl_line(lines: list, b: _Basis) -> tuple:
+    """RL post-training: notebook 05's campaign (``_rl_campaign``: ``rl.scenario_campaign``),
+    USD = its GPU-hours × the GPU-hour rate + the verifier's cost; returns (GPU-hours,
+    campaign or None). Drawn prices: the campaign is timed at $1/GPU-h and priced per draw."""
+    p, rate = b.p, b.gpu_rate
+    label = "RL post-training (rollouts, reward, policy update)"
+    camp = _rl_campaign(p, rate if not np.ndim(rate) else 1.0)
+    if camp is None:
+        lines.append(Line("post.rl", label, "post-training", "post-training", "elastic", 0.0,
+                          p["_rl_off_reason"], "", "not given", "05_rl_loop"))
+        return 0.0, None
+    rl_h = float(camp.loc["total", "gpu_hours"])
+    usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) else \
+        rl_h * rate + float(camp.loc["verifier", "usd"])  # GPU-h × price + verifier
+    lines.append(Line("post.rl", label, "post-training", "post-training", "elastic",
+                      usd, _rl_how(p, camp, rate)
+                      + ("; owned hardware: its energy is on the energy line" if b.own else ""),
+                      "llmcost.rl.scenario_campaign (rollouts timed with the "
+                      "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
+                      "05_rl_loop"))
+    return rl_h, camp
+
+
+def _data_lines(lines: list, b: _Basis) -> tuple:
+    """Data: licensing (given USD), cleaning and deduplication compute (``_processing_line``),
+    synthetic data (``_synthetic_line``) and human annotation (``_annotation_line``); returns
+    the GPU-hours of processing and of synthetic data (for the energy line)."""
+    p = b.p
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
                 p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
     _published_note(lines, p, "data.licensing")
-    proc_h = _processing_line(lines, p, gpu_rate)
-    syn_h = _synthetic_line(lines, p, spec, gpu, gpu_rate)
+    proc_h = _processing_line(lines, p, b.gpu_rate)
+    syn_h = _synthetic_line(lines, p, b.spec, b.gpu, b.gpu_rate)
     _published_note(lines, p, "data.synthetic")
     _annotation_line(lines, p)
-    # ---- evaluation and safety testing
-    eval_h = _eval_line(lines, p, spec, gpu, gpu_rate)
-    _human_eval_line(lines, p)
-    if explore_h is None:
-        explore_h = _exploratory_fraction_line(lines, explore_ix, p, paid_h, post_h + eval_h,
-                                               gpu_rate, kind_compute)
-    # ---- storage
-    project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
-        else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
-    project_months_source = "ledger_project_months (scenario)" if \
-        p["ledger_project_months"] is not None else (
-            f"convention, ledger_project_months not given: the final run's wall clock "
-            f"({project_months:.2f} months) only; the exploratory runs before it, data work and "
-            "post-training after it are not counted, so people, operations and dataset storage "
-            "are lower bounds: set ledger_project_months")
-    if main_plan is not None:
-        hot = p["ckpt_hot_tier"]
-        st = rel.retention_storage_cost(
-            float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
-            p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
-            rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
-            hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
-            hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
-        st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
-        hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
-        lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
-                          "fixed", _num(st["total"]),
-                          f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
-                          f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
-                          f"for {p['ckpt_retention_months']:g} months",
-                          "reliability.retention_storage_cost; data/storage_prices.csv; "
-                          f"bandwidth {storage_bw['source']}",
-                          "modelled", "07_checkpoints"))
-    else:
+    return proc_h, syn_h
+
+
+def _evaluation_lines(lines: list, b: _Basis):
+    """Evaluation and safety testing: benchmark runs (``_eval_line``) and human evaluation
+    (``_human_eval_line``); returns the benchmark runs' GPU-hours."""
+    eval_h = _eval_line(lines, b.p, b.spec, b.gpu, b.gpu_rate)
+    _human_eval_line(lines, b.p)
+    return eval_h
+
+
+def _project_months(p: dict, main_days) -> tuple:
+    """(project months, source): ``ledger_project_months``, else the final run's wall clock,
+    main_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so)."""
+    if p["ledger_project_months"] is not None:
+        return p["ledger_project_months"], "ledger_project_months (scenario)"
+    months = main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    return months, (
+        f"convention, ledger_project_months not given: the final run's wall clock "
+        f"({months:.2f} months) only; the exploratory runs before it, data work and "
+        "post-training after it are not counted, so people, operations and dataset storage "
+        "are lower bounds: set ledger_project_months")
+
+
+def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
+    """Checkpoint storage (``reliability.retention_storage_cost``): the hot tier provisioned for
+    the checkpoint plan's peak write bandwidth for the run's days (capacity ≥ bandwidth ÷ the
+    tier's throughput per TiB), plus milestone checkpoints on the cold tier for
+    ``ckpt_retention_months``, at ``data/storage_prices.csv`` prices; 0 without checkpoints."""
+    p = b.p
+    if main_plan is None:
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
                           "fixed", 0.0, "no checkpoints (ledger_resumable=false)", "", "modelled"))
+        return
+    hot = p["ckpt_hot_tier"]
+    st = rel.retention_storage_cost(
+        float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
+        p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
+        rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
+        hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
+        hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
+    st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
+    hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
+    lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
+                      "fixed", _num(st["total"]),
+                      f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
+                      f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
+                      f"for {p['ckpt_retention_months']:g} months",
+                      "reliability.retention_storage_cost; data/storage_prices.csv; "
+                      f"bandwidth {b.storage_bw['source']}",
+                      "modelled", "07_checkpoints"))
+
+
+def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months) -> None:
+    """Storage: checkpoints (``_checkpoint_storage_line``), datasets and logs.
+
+        datasets USD = bytes × versions ÷ 10⁹ × (project months + retention months) × $/GB-month
+        logs USD     = ledger_log_bytes ÷ 10⁹ × the same months × $/GB-month
+
+    bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
+    (``data/ledger_defaults.csv``); $/GB-month of ``ledger_dataset_tier``
+    (``data/storage_prices.csv``)."""
+    p = b.p
+    _checkpoint_storage_line(lines, b, main_plan, main_days)
     ds_given = p["ledger_dataset_bytes"] is not None
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
         p["train_tokens"] * default("dataset_bytes_per_token")
@@ -733,7 +921,11 @@ def _build(p: dict) -> Ledger:
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
                   p["ledger_log_bytes"] / GB * ds_months, log_price, "GB-months", "$/GB-month",
                   f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}")
-    # ---- network
+
+
+def _network_lines(lines: list, p: dict) -> None:
+    """Network: internet egress and cross-region transfer, bytes ÷ 10⁹ × $/GB
+    (``egress_usd_per_gb``, ``cross_region_usd_per_gb`` in ``data/ledger_defaults.csv``)."""
     _product_line(lines, "network.egress", "internet egress", "network", "elastic",
                   p["ledger_egress_bytes"] / GB, default("egress_usd_per_gb"), "GB", "$/GB",
                   default_source("egress_usd_per_gb"), given="ledger_egress_bytes")
@@ -741,46 +933,57 @@ def _build(p: dict) -> Ledger:
                   p["ledger_cross_region_bytes"] / GB, default("cross_region_usd_per_gb"), "GB",
                   "$/GB", default_source("cross_region_usd_per_gb"),
                   given="ledger_cross_region_bytes")
-    # ---- energy
-    all_h = paid_h + explore_h + post_h + syn_h + eval_h + proc_h
+
+
+def _energy_line(lines: list, b: _Basis, all_h) -> dict:
+    """Electricity of every GPU-hour of the bill (``energy.energy_of``: GPU-h × facility kW per
+    GPU = TDP × server W/TDP × 0.75 × PUE, Cottier et al. 2024 §2.3; tCO2e at the grid's
+    kg/kWh). Owned hardware pays it, MWh × 1,000 × $/kWh; a rented GPU-hour includes it ($0,
+    "included"). An accelerator without a sourced TDP has no energy figure ("not given").
+    Returns ``energy_of``'s dict (None values without a TDP)."""
+    p, gpu = b.p, b.gpu
     if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
-        en = {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
-              "mwh_tdp": None, "factor": None}
-        kw = mwh = grid = t_co2 = None
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", 0.0,
                           f"{all_h:,.0f} GPU-h, but accelerator={gpu.name!r} has no tdp_w in "
                           "data/accelerators.csv (no sourced figure): energy, emissions and "
                           "electricity are not computed; add a sourced TDP to get them",
                           "Cottier et al. 2024 §2.3; data/accelerators.csv", "not given"))
+        return {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
+                "mwh_tdp": None, "factor": None}
+    en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
+                                            p["ledger_grid_kg_co2e_per_kwh"]).items()}
+    kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
+    usd_kwh = default("electricity_usd_per_kwh") if \
+        p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
+    how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
+           f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
+           f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
+           f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
+           "GPU-hours)")
+    if b.own:
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", mwh * 1e3 * usd_kwh, f"{how}; × ${usd_kwh}/kWh",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
     else:
-        en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
-                                                p["ledger_grid_kg_co2e_per_kwh"]).items()}
-        kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
-        usd_kwh = default("electricity_usd_per_kwh") if \
-            p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
-        energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
-                      f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
-                      f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
-                      f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
-                      "GPU-hours)")
-        if own:
-            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                              "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
-                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
-        else:
-            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                              "elastic", 0.0,
-                              f"{energy_how}; included in the rented GPU-hour price",
-                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
-    # ---- people and operations
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", 0.0, f"{how}; included in the rented GPU-hour price",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
+    return en
+
+
+def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:
+    """People: Σ over ``ledger_people`` roles of FTE × months (default the project's) ÷ 12 ×
+    loaded cost per FTE-year (default ``staff_usd_per_fte_year``, $330K); with
+    ``ledger_published_defaults`` and ``ledger_contributors``, Epoch's contributor rule
+    (``_contributors_line``); else 0 and "not given"."""
+    label = "people (roles × FTE × months × loaded cost)"
     if p["ledger_people"]:
         people = [(r["role"], r["fte"], r.get("months", project_months),
                    r.get("usd_per_year", default("staff_usd_per_fte_year")))
                   for r in p["ledger_people"]]
         usd = sum(fte * months / 12.0 * rate for _, fte, months, rate in people)
-        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
-                          "people", "whole project", "fixed", usd,
+        lines.append(Line("people.staff", label, "people", "whole project", "fixed", usd,
                           "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × ${rate:,.0f}/yr"
                                     for role, fte, months, rate in people)
                           + f" (project months: {project_months_source})",
@@ -789,17 +992,26 @@ def _build(p: dict) -> Ledger:
     elif p["ledger_published_defaults"] and p["ledger_contributors"]:
         lines.append(_contributors_line(p, project_months, project_months_source))
     else:
-        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
-                          "people", "whole project", "fixed", 0.0,
+        lines.append(Line("people.staff", label, "people", "whole project", "fixed", 0.0,
                           f"ledger_people not given (a loaded cost of "
                           f"${default('staff_usd_per_fte_year'):,.0f}/FTE-year is the default "
                           "rate)", default_source("staff_usd_per_fte_year"), "not given"))
         _published_note(lines, p, "people.staff")
+
+
+def _operations_line(lines: list, p: dict, project_months, project_months_source) -> None:
+    """Operations (cluster ops, monitoring, support): project months ×
+    ``ledger_operations_usd_per_month``."""
     _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
                   "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
                   "months", "$/month", "ledger_operations_usd_per_month × project months ("
                   + project_months_source + ")")
-    # ---- reserve
+
+
+def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
+    """Reserves: a rerun of the final run, P(rerun) × final run USD (the expected cost of a
+    relaunch after a divergence, as OPT-175B's lineage 12), then a contingency,
+    ``ledger_reserve_fraction`` × the sum of every line above."""
     rerun_p = p["ledger_rerun_probability"]
     lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
                       "pre-training", "fixed", rerun_p * final_run_usd,
@@ -814,29 +1026,41 @@ def _build(p: dict) -> Ledger:
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
                       "ledger_reserve_fraction (scenario)",
                       "modelled" if _given(frac) else "not given"))
-    figures = {
-        "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
-        "price_usd_per_gpu_hour": price, "price_source": price_source,
+
+
+def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
+    """The figures behind the bill (``Ledger.figures``): MFU and price with their sources, both
+    FLOP conventions (the MFU basis the hours are priced on, and 6·N_active·D), GPU-hours, goodput
+    = ideal ÷ paid, days, energy and emissions, project months, the job's MTBF."""
+    p, spec = b.p, b.spec
+    return {
+        "mfu": b.mfu, "mfu_source": b.mfu_source, "pricing": p["pricing"],
+        "price_usd_per_gpu_hour": b.price, "price_source": b.price_source,
         # two conventions, two names: the MFU basis the hours are priced on, and 6·N_active·D
-        "training_flops_mfu_basis": flops_total,
-        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"] for ph in phases),
-        "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
-        "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
-        "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
-        "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
+        "training_flops_mfu_basis": run["flops_total"],
+        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"]
+                                  for ph in run["phases"]),
+        "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
+        "main_ideal_gpu_hours": run["main_ideal"], "goodput": run["ideal_h"] / run["paid_h"],
+        "wall_clock_days": run["main_days"], "all_gpu_hours": totals["all_gpu_hours"],
+        "energy_mwh": en["mwh"],
+        "tco2e": en["tco2e"], "grid_kg_co2e_per_kwh": en["kg_co2e_per_kwh"],
+        "kw_per_gpu": en["kw_per_gpu"],
         "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
-        "project_months": project_months, "project_months_source": project_months_source,
-        "main_ideal_days": main_ideal / p["n_gpus"] / 24.0,
-        "budget_usd": p["ledger_budget_usd"], "final_run_usd": final_run_usd,
-        "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
-        "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
-        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
-        "ckpt_storage_bytes_per_s": storage_bw["bytes_per_s"],
-        "ckpt_storage_source": storage_bw["source"],
+        "project_months": totals["project_months"],
+        "project_months_source": totals["project_months_source"],
+        "main_ideal_days": run["main_ideal"] / p["n_gpus"] / 24.0,
+        "budget_usd": p["ledger_budget_usd"], "final_run_usd": run["paid_h"] * b.gpu_rate,
+        "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": b.gpu.name,
+        "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], b.fail_rate)),
+        "rl_gpu_hours": totals["rl_gpu_hours"],
+        "synthetic_gpu_hours": totals["synthetic_gpu_hours"],
+        "eval_gpu_hours": totals["eval_gpu_hours"],
+        "ckpt_storage_bytes_per_s": b.storage_bw["bytes_per_s"],
+        "ckpt_storage_source": b.storage_bw["source"],
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
-    return Ledger(lines, figures, p)
 
 
 def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:
