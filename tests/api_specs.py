@@ -551,6 +551,7 @@ INTERNAL = {
     "ledger.scenario_mfu_source": "a validated scenario's values",
     "ledger.provisioned_storage": "a validated point scenario and its bill",
     "ledger.sized_storage": "the ledger's resolved inputs (spec, values, rates)",
+    "ledger.price_draws": "the ledger's pricing function and validated values with draws",
 }
 
 

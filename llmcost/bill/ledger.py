@@ -37,7 +37,7 @@ Conventions (one for the whole bill):
   may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
   without ranges gives exactly the bill of its numbers); ``simulate_ledger`` draws them
   (common random numbers) and prices every draw in one pass of the same ``_build``, its
-  arithmetic broadcast over numpy arrays: per line and for the total, mean and P10 / P50 /
+  arithmetic broadcast over numpy arrays (``llmcost.bill.montecarlo``): per line and for the total, mean and P10 / P50 /
   P90 (``LedgerDraws.summary``; percentiles do not add) and the tornado
   (``LedgerDraws.tornado``). The served-token lines are priced at $1/GPU-h and scaled by each
   draw's price (their cost is linear in it); the RL campaign's GPU-hours do not depend on any
@@ -46,9 +46,6 @@ Conventions (one for the whole bill):
 
 from __future__ import annotations
 
-import csv
-import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -57,8 +54,6 @@ import pandas as pd
 
 from ..core.catalog import (
     DATA_DIR,
-    as_accelerator,
-    as_model,
     list_prices,
     load_accelerator,
     load_model,
@@ -77,6 +72,17 @@ from .pricing import (  # noqa: F401
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
 )
+from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
+from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
+from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
+    MAX_SAMPLES,
+    LedgerDraws,
+    predicted_mfu_range,
+    price_draws,
+    scenario_ranges,
+)
+from .montecarlo import number_or_draws as _num
+from .provenance import as_of_dates, git_commit  # noqa: F401
 from .published import (
     annotation_usd,
     human_eval_usd,
@@ -84,7 +90,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import Range, is_ranged
+from .ranges import Range
 from .scenario import (
     LEDGER_DEFAULTS,
     ScenarioError,
@@ -113,21 +119,6 @@ def list_defaults():
 
 
 # ------------------------------------------------------------------------------ draws
-class _Draws(np.ndarray):
-    """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
-    an ndarray that formats as its first draw, so the 'how' sentences of the lines can still be
-    built (``simulate_ledger`` discards them: the point bill's sentences are the ones shown)."""
-
-    def __format__(self, spec):
-        return format(float(self.flat[0]), spec) if self.size else "[]"
-
-
-def _num(x):
-    """A Python float for a single number (the point bill: exactly today's arithmetic), draws
-    (a ``_Draws`` array) otherwise."""
-    return float(x) if np.ndim(x) == 0 else np.asarray(x, dtype=float).view(_Draws)
-
-
 def _given(x) -> bool:
     """Whether a quantity is given (non-zero in at least one draw): decides a line's status."""
     return bool(np.any(np.asarray(x) != 0))
@@ -139,127 +130,6 @@ def _ledger(x, name="ledger"):
         raise ValueError(f"{name}={x!r} must be a Ledger (llmcost.build_ledger(scenario))")
     return x
 
-
-# ------------------------------------------------------------------------------ pieces
-def lora_adapter_params(model, rank: int) -> int:
-    """Trainable parameters of LoRA adapters of rank r on the attention projections W_q, W_k,
-    W_v, W_o of every layer: Σ r·(d_in + d_out) (Hu et al. 2021, arXiv:2106.09685, §4: ΔW = BA
-    with B ∈ R^{d_out×r}, A ∈ R^{r×d_in}; §7.1 adapts these four matrices).
-
-    Raises
-    ------
-    ValueError
-        A rank that is not a positive whole number, or an MLA model (its projections are
-        low-rank already; give the count yourself).
-    """
-    r = int(as_array(rank, "rank", positive=True, integer=True))
-    model = as_model(model)
-    if model.attention != "gqa":
-        raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
-                         f"attention, not {model.attention!r}")
-    h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
-    per_layer = (h + a * dh) + 2 * (h + g * dh) + (a * dh + h)
-    return int(model.n_layers * r * per_layer)
-
-
-def lora_flops_per_token(model, rank: int, seq_len=None):
-    """Training FLOPs per token of LoRA fine-tuning, on the workbook's MFU basis.
-
-    Full training is forward + backward = 3 × forward because the backward pass computes two
-    matmuls per weight matrix, one for the gradient with respect to the activations and one for
-    the gradient with respect to the weights (Kaplan et al. 2020 §2.1; Narayanan et al. 2021).
-    With frozen base weights the weight-gradient matmul is skipped, so each frozen matmul costs
-    forward 2 + backward 2 = **4 FLOP per weight** instead of 6: about **4·N per token instead of
-    6·N**. The adapters (N_A parameters, ``lora_adapter_params``) are trained, 6·N_A. The
-    attention core (QKᵀ, AV) has no weights and keeps 3 × its forward:
-
-        F_LoRA = 4·N_matmul + 3·F_core,fwd(s) + 6·N_A
-
-    This is the FLOP count only. Hu et al. 2021 (§4.2, footnote 5) measure on GPT-3 175B 43.1
-    tokens/s per V100 with LoRA against 32.5 for full fine-tuning: LoRA takes 0.754 of the time
-    (their "25% speedup"), more than the FLOP ratio (0.68 for GPT-3 175B) because the optimizer
-    step, memory traffic and communication do not shrink with it. The bill prices LoRA *time*
-    at that measured ratio (``lora_gpu_hours``); the optimizer keeps state only for the N_A
-    adapter parameters.
-    """
-    model = as_model(model)
-    if seq_len is not None:
-        as_array(seq_len, "seq_len", positive=True, integer=True)
-    fwd = model.flops_per_token_breakdown(seq_len, training=False, causal=False)
-    frozen = fwd["attention_proj"] + fwd["ffn"] + fwd["router"] + fwd["lm_head"]  # 2·N_matmul
-    return float(2.0 * frozen + 3.0 * fwd["attention_core"]
-                 + 6.0 * lora_adapter_params(model, rank))
-
-
-def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goodput=1.0) -> dict:
-    """GPU-hours of LoRA fine-tuning priced from the measured time ratio (Hu et al. 2021 §4.2,
-    footnote 5; ``lora_time_ratio`` in ``data/ledger_defaults.csv``, 0.754):
-
-        hours_LoRA = tokens × F_full(s) ÷ (peak × MFU) × 0.754 ÷ goodput
-
-    where F_full is the full fine-tuning count (``compute.model_flops_per_token``) at the run's
-    MFU. On the LoRA FLOP count (``lora_flops_per_token``) that is a lower MFU,
-    MFU_LoRA = MFU × (F_LoRA / F_full) ÷ 0.754, which the result reports as ``mfu_lora``.
-
-    Returns
-    -------
-    dict with ``gpu_hours``, ``flops_per_token`` (LoRA count), ``full_flops_per_token``,
-    ``time_ratio`` and ``mfu_lora``.
-    """
-    model = as_model(model)
-    t = _num(as_array(tokens, "tokens", nonnegative=True))
-    peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
-    m = _num(as_array(mfu, "mfu", positive=True))
-    g = _num(as_array(goodput, "goodput", positive=True))
-    if np.any(m > 1) or np.any(g > 1):
-        raise ValueError(f"mfu={m!r} and goodput={g!r} must be in (0, 1]")
-    full = float(model_flops_per_token(model, seq_len))
-    lora = lora_flops_per_token(model, rank, seq_len)
-    ratio = default("lora_time_ratio")
-    return {"gpu_hours": t * full / (peak * m) / SECONDS_PER_HOUR * ratio / g,
-            "flops_per_token": lora, "full_flops_per_token": full, "time_ratio": ratio,
-            "mfu_lora": m * lora / full / ratio}
-
-def energy_mwh(gpu_hours, watts_per_gpu):
-    """Energy of ``gpu_hours`` accelerator-hours drawing ``watts_per_gpu`` each, in MWh
-    (E = GPU-hours × W / 10⁶). Meta's model cards use the device TDP (Llama 3.1: 700 W; Llama 2:
-    400 W, "adjusted for PUE"); the bill uses ``facility_kw_per_gpu``."""
-    h = as_array(gpu_hours, "gpu_hours", nonnegative=True)
-    w = as_array(watts_per_gpu, "watts_per_gpu", positive=True)
-    return float(h * w / 1e6) if h.ndim == 0 and w.ndim == 0 else h * w / 1e6
-
-
-def tco2e(mwh, kg_co2e_per_kwh):
-    """Location-based emissions in tonnes CO2e: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t."""
-    e = as_array(mwh, "mwh", nonnegative=True)
-    k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
-    return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
-
-
-
-def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
-    """The bill's energy and emissions for ``gpu_hours`` on ``accelerator``, beside a TDP-only
-    count.
-
-        E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
-        E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
-        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
-
-    The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
-    1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the
-    bill's by ``factor``.
-
-    Returns
-    -------
-    dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
-    ``kg_co2e_per_kwh``.
-    """
-    acc = as_accelerator(accelerator)
-    kw = facility_kw_per_gpu(acc, pue)
-    grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
-    mwh = energy_mwh(gpu_hours, kw * 1e3)
-    return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
-            "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}
 
 # ------------------------------------------------------------------------------ the ledger
 @dataclass(frozen=True)
@@ -343,26 +213,6 @@ class Ledger:
                                               if ln.kind == "elastic")),
                 "bill.lines": lines,
                 **{f"bill.figures.{k}": v for k, v in self.figures.items()}}
-
-
-def git_commit() -> str:
-    """The commit the package runs from, or ``"unknown"`` outside a git checkout."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=DATA_DIR.parent,
-                             capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 else "unknown"
-
-
-def as_of_dates() -> dict:
-    """The newest ``date`` of each dated catalogue (prices, storage prices, ledger defaults)."""
-    out = {}
-    for name in ("prices", "storage_prices", "ledger_defaults"):
-        with (DATA_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
-            dates = [r["date"] for r in csv.DictReader(fh) if r.get("date")]
-        out[f"{name}.csv"] = max(dates) if dates else "undated"
-    return out
 
 
 # ------------------------------------------------------------------------------ building it
@@ -1625,241 +1475,6 @@ def spot_verdict(bill: Ledger) -> list:
     return lines
 
 
-# ------------------------------------------------------------------------------ ranges: Monte Carlo
-@dataclass
-class LedgerDraws:
-    """The bill of a scenario with ranges, priced over ``samples`` Monte Carlo draws at once
-    (``simulate_ledger``).
-
-    ``line_usd`` maps each priced line's key to its amounts per draw (shape ``(samples,)``; a
-    line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
-    ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
-    ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
-    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
-    reaches are read-only broadcasts of one amount (copy one before writing into it).
-    """
-
-    line_usd: dict
-    total_usd: np.ndarray
-    inputs: dict
-    point: Ledger
-    ranges: dict = field(default_factory=dict)
-    samples: int = 0
-    seed: int = 0
-    _values: dict = field(default_factory=dict, repr=False)  # the point values, for tornado()
-
-    def summary(self):
-        """Per line and the total: the point amount, the mean and the P10 / P50 / P90 over the
-        draws, in USD (columns ``line``, ``point``, ``mean``, ``p10``, ``p50``, ``p90``; index:
-        the line key, last row ``total``).
-
-        The means add up to the total's mean (lines add up in every draw). **The P10 / P50 / P90
-        columns do not add**: each is a percentile of one line on its own, and the total's P90
-        is less than the sum of the lines' P90s when they do not all peak in the same draws.
-        A not-modelled line (no amount) is listed with NaN. ``.attrs['note']`` says so.
-        """
-        keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
-        rows = []
-        for k in keys + ["total"]:
-            ln = self.point.line(k) if k != "total" else None
-            x = self.total_usd if ln is None else self.line_usd[k]
-            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
-                mean = p10 = p50 = p90 = float(x[0])
-            else:
-                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
-            rows.append({"key": k, "line": ln.line if ln else "total",
-                         "point": ln.usd if ln else self.point.total_usd,
-                         "mean": mean, "p10": float(p10), "p50": float(p50),
-                         "p90": float(p90)})
-        for ln in self.point.lines:
-            if ln.key not in self.line_usd:
-                rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
-                                 "p10": np.nan, "p50": np.nan, "p90": np.nan})
-        df = pd.DataFrame(rows).set_index("key")
-        df.attrs["note"] = (
-            f"{self.samples:,} Monte Carlo draws (seed {self.seed}) of "
-            + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
-               "no ranged input (every draw is the point bill)")
-            + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "
-            "columns are percentiles of each line on its own and do not add up.")
-        return df
-
-    def tornado(self):
-        """What drives the spread: for each ranged input, the total with that input at its
-        P10 and at its P90 and every other input at its point (the mode, midpoint or median),
-        sorted by the swing |total(P90) − total(P10)|, largest first.
-
-        Returns
-        -------
-        DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
-        ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
-        is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
-        """
-        cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
-                "swing_usd"]
-        if not self.ranges:
-            df = pd.DataFrame(columns=cols)
-            df.attrs.update(point_usd=self.point.total_usd,
-                            note="no ranged input: nothing drives a spread")
-            return df
-        keys = list(self.ranges)
-        n = 2 * len(keys)
-        draws = {}
-        for j, k in enumerate(keys):
-            col = np.full(n, float(self._values[k]))
-            col[2 * j] = float(self.ranges[k].quantile(0.1))
-            col[2 * j + 1] = float(self.ranges[k].quantile(0.9))
-            draws[k] = col
-        total = _price_draws(self._values, draws, n)[1]
-        rows = [{"input": k, "range": self.ranges[k].describe(), "p10": draws[k][2 * j],
-                 "p90": draws[k][2 * j + 1], "total_at_p10_usd": float(total[2 * j]),
-                 "total_at_p90_usd": float(total[2 * j + 1]),
-                 "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
-                for j, k in enumerate(keys)]
-        df = pd.DataFrame(rows, columns=cols).sort_values("swing_usd", ascending=False,
-                                                          ignore_index=True)
-        df.attrs["point_usd"] = self.point.total_usd
-        return df
-
-    def percentiles(self, key: str = "total") -> dict:
-        """``{"p10": ..., "p50": ..., "p90": ...}`` of one line's draws (or the total's), USD."""
-        x = self.total_usd if key == "total" else self.line_usd.get(key)
-        if x is None:
-            raise ValueError(f"key={key!r} must be 'total' or a priced line: "
-                             f"{', '.join(self.line_usd)}")
-        q = np.quantile(x, [0.1, 0.5, 0.9])
-        return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
-
-    def bill_summary(self) -> dict:
-        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
-        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
-        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
-        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
-        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
-        the point amount."""
-        out = self.point.summary()
-        s = self.summary()
-        stats = ("mean", "p10", "p50", "p90")
-        for k, ln in out["bill.lines"].items():
-            for c in stats:
-                v = s.loc[k, c]
-                ln[f"{c}_usd"] = None if v != v else float(v)
-        for c in stats:
-            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
-        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
-                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
-                    "bill.tornado": self.tornado().to_dict("records"),
-                    "bill.range_note": s.attrs["note"]})
-        return out
-
-
-def _price_draws(values: dict, draws: dict, samples: int, ranges=None):
-    """Price the bill with some inputs as arrays of draws (the rest at their points): the same
-    ``_build`` as the point bill, its arithmetic broadcast over the draws. Returns
-    (line_usd dict, total_usd array); lines without an amount (not modelled) are left out."""
-    q = dict(values)
-    for k, arr in draws.items():
-        q[k] = np.asarray(arr, dtype=float).view(_Draws)
-    try:
-        with np.errstate(all="ignore"):
-            led = _safe_build(q)
-    except ValueError as e:
-        raise _draws_error(values, draws, samples, e, ranges) from None
-    line_usd = {}
-    for ln in led.lines:
-        if ln.usd is None:
-            continue
-        line_usd[ln.key] = np.broadcast_to(np.asarray(ln.usd, dtype=float), (samples,)).view(
-            np.ndarray)
-    total = sum(line_usd.values())  # in line order, as Ledger.total_usd adds them
-    return line_usd, np.broadcast_to(np.asarray(total, dtype=float), (samples,)).copy()
-
-
-def _scalar_error(values: dict, key: str, x: float):
-    """The error of the point bill with ``key`` at ``x`` (None when it prices)."""
-    try:
-        with np.errstate(all="ignore"):
-            _safe_build({**values, key: float(x)})
-    except ValueError as e:
-        return e
-    return None
-
-
-def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges=None):
-    """A ScenarioError for a bill that cannot be priced in some draws: for each ranged input
-    alone (the others at their points), the draws that break a rule are found by bisection on
-    its sorted draws (the rules of the bill are monotone in each input: a higher failure rate,
-    restart time or pre-emption rate only lowers goodput); the message names the input, the
-    part of its range that breaks the rule, how many of the draws do, and the rule (the error
-    of the bill at its worst draw). When no input breaks alone, the combination does."""
-    parts = []
-    for k, arr in draws.items():
-        xs = np.sort(np.asarray(arr, dtype=float))
-        lo_bad, hi_bad = _scalar_error(values, k, xs[0]), _scalar_error(values, k, xs[-1])
-        if lo_bad is None and hi_bad is None:
-            continue
-        if hi_bad is not None and lo_bad is None:  # bad above a threshold: first bad index
-            a, b = 0, len(xs) - 1  # xs[a] good, xs[b] bad
-            while b - a > 1:
-                m = (a + b) // 2
-                a, b = (a, m) if _scalar_error(values, k, xs[m]) else (m, b)
-            n_bad, part, worst = len(xs) - b, f"draws above {xs[a]:.4g}", hi_bad
-        elif lo_bad is not None and hi_bad is None:
-            a, b = 0, len(xs) - 1  # xs[a] bad, xs[b] good
-            while b - a > 1:
-                m = (a + b) // 2
-                a, b = (m, b) if _scalar_error(values, k, xs[m]) else (a, m)
-            n_bad, part, worst = a + 1, f"draws below {xs[b]:.4g}", lo_bad
-        else:
-            n_bad, part, worst = len(xs), "its whole range", hi_bad
-        r = (ranges or {}).get(k)
-        parts.append(f"{k} ({r.describe() if r is not None else 'ranged'}): {part} break a rule "
-                     f"in {n_bad:,} of {samples:,} draws (the other inputs at their points); at "
-                     f"its worst draw, {xs[-1] if worst is hi_bad else xs[0]:.4g}: {worst}")
-    if parts:
-        return ScenarioError("the bill cannot be priced in some Monte Carlo draws: "
-                             + "; ".join(parts) + ". Narrow the range(s) so that every draw "
-                             "obeys the rule")
-    return ScenarioError("the bill cannot be priced in some Monte Carlo draws of the ranged "
-                         f"inputs {', '.join(draws)} taken together (each alone prices at "
-                         f"every one of its draws): {err}. Narrow the ranges")
-
-
-def predicted_mfu_range(pred) -> Range | None:
-    """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
-    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
-    mode at the prediction, so that the range's point is the prediction every page prints.
-    None without a band of non-zero width."""
-    band = pred.get("band", {}) if isinstance(pred, dict) else {}
-    if "low" not in band or "high" not in band:
-        return None
-    low, high = float(band["low"]), min(float(band["high"]), 1.0)
-    if not high > low:
-        return None
-    mode = min(max(float(pred.get("value", low)), low), high)
-    return Range("triangular", low=low, mode=mode, high=high)
-
-
-def scenario_ranges(values: dict) -> dict:
-    """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
-    width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
-    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
-    if not isinstance(values, Mapping):
-        raise ValueError(f"values={values!r} must be a mapping of scenario values")
-    out = {k: v for k, v in values.items() if is_ranged(v)}
-    band = predicted_mfu_range(values.get("_mfu_prediction"))
-    if "mfu" not in out and band is not None and \
-            values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        out["mfu"] = band
-    return out
-
-
-#: Most Monte Carlo draws ``simulate_ledger`` takes: every draw holds each of the bill's ~40
-#: lines as a float64 (1,000,000 draws: ~0.3 GB for the lines, more while pricing them).
-MAX_SAMPLES = 1_000_000
-
-
 def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:
     """The bill of a scenario with ranges: ``samples`` Monte Carlo draws of every ranged input
     at once, each draw a whole bill.
@@ -1911,12 +1526,13 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
-        line_usd, total = _price_draws(pts, inputs, int(samples), ranges)
+        line_usd, total = price_draws(_safe_build, pts, inputs, int(samples), ranges)
     else:  # nothing to draw: every draw is the point bill
         line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
                     for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
-    return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+    return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts,
+                       _safe_build)
 
 
 def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,
