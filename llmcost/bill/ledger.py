@@ -53,7 +53,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import (
-    DATA_DIR,
     list_prices,
     load_accelerator,
     load_model,
@@ -110,12 +109,6 @@ STATUSES = ("modelled", "default", "not given", "included", "not modelled")
 CATEGORIES = ("compute", "post-training", "data", "evaluation", "storage", "network", "energy",
               "people", "operations", "reserve")
 SECONDS_PER_MONTH = HOURS_PER_YEAR * SECONDS_PER_HOUR / 12.0
-
-
-# ------------------------------------------------------------------------------ defaults
-def list_defaults():
-    """``data/ledger_defaults.csv`` as a DataFrame (value, unit, range, date, source, notes)."""
-    return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
 
 
 # ------------------------------------------------------------------------------ draws

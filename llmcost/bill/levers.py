@@ -284,17 +284,11 @@ def predicted_step(scenario: dict):
     return out
 
 
-def scaled_mfu(before: dict, after: dict) -> float:
-    """MFU of ``after`` = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
-    docstring): the step-time model's predicted change, on the scenario's calibration. Each MFU
-    is on its own dtype's dense peak, as the bill counts GPU-hours."""
-    _clean(after, "after")
-    m = _point(_clean(before, "before").get("mfu", _default("mfu")))
-    ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
-    return float(m) * float(ratio)
-
-
 def _with_scaled_mfu(before: dict, after: dict) -> dict:
+    """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
+    docstring): the step-time model's predicted change, on the scenario's calibration (a range
+    scaled as a whole). Each MFU is on its own dtype's dense peak, as the bill counts GPU-hours.
+    Refused when the scaled MFU exceeds 1."""
     m = _clean(before).get("mfu", _default("mfu"))
     ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     out = dict(after)
@@ -426,43 +420,82 @@ def _set(s: dict, note_if_same: str = "", **changes) -> tuple:
     return {**s, **changes}, (note_if_same if same else "")
 
 
+def _unchanged(s: dict, note: str) -> Change:
+    """A lever that does not apply to the scenario: ``after`` is the scenario, ``note`` why."""
+    return Change(dict(s), "", "", "", note)
+
+
+#: The levers that set scenario keys to fixed values: key -> (the changes, the note when the
+#: scenario already has them, the risk, the assumptions, the source).
+_SETTING_LEVERS = {
+    "fix_data_loading": (
+        {"waste_dataloader_stall_fraction": 0.0},
+        "no stall given (waste_dataloader_stall_fraction = 0)",
+        "little: prefetching, more loader workers or pre-tokenised shards cost engineering "
+        "time, not recovery",
+        "a stalled share s of each step lowers MFU to MFU·(1 − s); the fix removes all of it",
+        "scenario waste figure"),
+    "release_failed_allocations": (
+        {"waste_failed_job_gpu_hours": 0.0},
+        "no idle allocations given (waste_failed_job_gpu_hours = 0)",
+        "a job released too eagerly loses its place in the queue",
+        "the scheduler frees a failed job's nodes when it exits (health checks, automatic "
+        "requeue); every idle GPU-hour recovered", "scenario waste figure"),
+    "kill_forgotten_debug_jobs": (
+        {"waste_debug_gpu_hours": 0.0},
+        "no debug-job hours given (waste_debug_gpu_hours = 0)",
+        "an idle-job reaper can kill an interactive session someone wanted",
+        "time limits on interactive and debug partitions recover all of it",
+        "scenario waste figure"),
+    "dedupe_datasets": (
+        {"waste_dataset_copies": 0},
+        "no duplicate copies given (waste_dataset_copies = 0)",
+        "a copy deleted that a reproduction needed; keep one versioned copy",
+        "duplicates priced as dataset versions on the ledger's storage line",
+        "ledger storage.datasets; data/storage_prices.csv"),
+    "optimal_checkpoint_interval": (
+        {"ckpt_interval_s": None}, "the scenario already checkpoints at the optimum",
+        "none: the optimum minimises expected lost work plus stalls",
+        "Daly (2006) model of failures at the scenario's rate",
+        "llmcost.reliability.optimal_interval"),
+    "async_checkpoints": (
+        {"ckpt_async": True}, "already asynchronous",
+        "the newest checkpoint is durable only after its write: a failure loses the write time "
+        "too", "PyTorch DCP async_save-style checkpoints",
+        "llmcost.reliability.checkpoint_stall_s"),
+}
+
+
+def _setting_lever(key: str, s: dict) -> Change:
+    """The lever ``key`` of ``_SETTING_LEVERS`` on scenario ``s``: its keys set, with its risk,
+    assumptions and source; ``note`` says when the scenario already has them."""
+    if key not in _SETTING_LEVERS:
+        raise ValueError(f"key={key!r} must be one of {', '.join(_SETTING_LEVERS)}")
+    changes, same, risk, assumptions, source = _SETTING_LEVERS[key]
+    after, note = _set(s, same, **changes)
+    return Change(after, risk, assumptions, source, note)
+
+
 # ---- waste first
 def fix_data_loading(s: dict) -> Change:
     """Remove the data-loader stall: ``waste_dataloader_stall_fraction`` → 0 (MFU × (1 − s) →
     MFU)."""
-    after, note = _set(s, "no stall given (waste_dataloader_stall_fraction = 0)",
-                       waste_dataloader_stall_fraction=0.0)
-    return Change(after, "little: prefetching, more loader workers or pre-tokenised shards cost "
-                  "engineering time, not recovery", "a stalled share s of each step lowers MFU "
-                  "to MFU·(1 − s); the fix removes all of it", "scenario waste figure", note)
+    return _setting_lever("fix_data_loading", s)
 
 
 def release_failed_allocations(s: dict) -> Change:
     """Release the GPUs of failed jobs at once: ``waste_failed_job_gpu_hours`` → 0."""
-    after, note = _set(s, "no idle allocations given (waste_failed_job_gpu_hours = 0)",
-                       waste_failed_job_gpu_hours=0.0)
-    return Change(after, "a job released too eagerly loses its place in the queue",
-                  "the scheduler frees a failed job's nodes when it exits (health checks, "
-                  "automatic requeue); every idle GPU-hour recovered", "scenario waste figure",
-                  note)
+    return _setting_lever("release_failed_allocations", s)
 
 
 def kill_forgotten_debug_jobs(s: dict) -> Change:
     """Reap idle debug jobs: ``waste_debug_gpu_hours`` → 0."""
-    after, note = _set(s, "no debug-job hours given (waste_debug_gpu_hours = 0)",
-                       waste_debug_gpu_hours=0.0)
-    return Change(after, "an idle-job reaper can kill an interactive session someone wanted",
-                  "time limits on interactive and debug partitions recover all of it",
-                  "scenario waste figure", note)
+    return _setting_lever("kill_forgotten_debug_jobs", s)
 
 
 def dedupe_datasets(s: dict) -> Change:
     """Delete duplicate dataset copies: ``waste_dataset_copies`` → 0."""
-    after, note = _set(s, "no duplicate copies given (waste_dataset_copies = 0)",
-                       waste_dataset_copies=0)
-    return Change(after, "a copy deleted that a reproduction needed; keep one versioned copy",
-                  "duplicates priced as dataset versions on the ledger's storage line",
-                  "ledger storage.datasets; data/storage_prices.csv", note)
+    return _setting_lever("dedupe_datasets", s)
 
 
 def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
@@ -492,7 +525,7 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
         target, source = best_published_mfu(_get(s, "accelerator"),
                                             load_model(_get(s, "model")).n_params)
         if target is None:
-            return Change(dict(s), "", "", "", f"no target: {source}")
+            return _unchanged(s, f"no target: {source}")
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
@@ -510,10 +543,10 @@ def fp8_training(s: dict) -> Change:
     runs on it)."""
     s = _clean(s)
     if _get(s, "dtype") == "fp8":
-        return Change(dict(s), "", "", "", "already FP8")
+        return _unchanged(s, "already FP8")
     cannot = fp8_unavailable(s)
     if cannot:
-        return Change(dict(s), "", "", "", cannot)
+        return _unchanged(s, cannot)
     after = _with_scaled_mfu(s, {**s, "dtype": "fp8"})
     before_t = predicted_step(s)[1].step_time_s
     after_t = predicted_step({**s, "dtype": "fp8"})[1].step_time_s
@@ -544,7 +577,7 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
             as_array(n_gpus, "n_gpus", positive=True, integer=True))
     after = {**_free_plan(s, ("cp", "recompute")), "recompute": recompute, "n_gpus": n}
     if _get(s, "recompute") == recompute and n == _get(s, "n_gpus"):
-        return Change(dict(s), "", "", "", f"the scenario already uses recompute={recompute}")
+        return _unchanged(s, f"the scenario already uses recompute={recompute}")
     return Change(_with_scaled_mfu(s, after),
                   "none to recovery; fewer GPUs mean a longer run (later results)",
                   f"recompute={recompute} on {n:,} GPUs, the rest of the plan chosen by "
@@ -568,11 +601,11 @@ def best_plan(s: dict) -> Change:
     s = _clean(s)
     free = _free_plan(s)
     if all(_get(s, k) == _get(free, k) for k in PLAN_PARAMETERS):
-        return Change(dict(s), "", "", "", "the scenario leaves its plan free: it already is the "
+        return _unchanged(s, "the scenario leaves its plan free: it already is the "
                       "fastest ranked plan")
     (mine, b0), (theirs, b1) = predicted_step(s), predicted_step(free)
     if b1.step_time_s >= b0.step_time_s:
-        return Change(dict(s), "", "", "", f"the scenario's plan ({mine.describe()}) is already "
+        return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
     return Change(_with_scaled_mfu(s, free), "a new plan must be validated at scale before the "
                   "run", f"{mine.describe()} → {theirs.describe()}",
@@ -583,19 +616,12 @@ def best_plan(s: dict) -> Change:
 def optimal_checkpoint_interval(s: dict) -> Change:
     """Checkpoint at the optimum interval for the job's MTBF (``ckpt_interval_s: null``, Daly's
     model solved exactly, ``reliability.optimal_interval``)."""
-    after, note = _set(s, "the scenario already checkpoints at the optimum",
-                       ckpt_interval_s=None)
-    return Change(after, "none: the optimum minimises expected lost work plus stalls",
-                  "Daly (2006) model of failures at the scenario's rate",
-                  "llmcost.reliability.optimal_interval", note)
+    return _setting_lever("optimal_checkpoint_interval", s)
 
 
 def async_checkpoints(s: dict) -> Change:
     """Asynchronous checkpoints (only the device-to-host snapshot blocks training)."""
-    after, note = _set(s, "already asynchronous", ckpt_async=True)
-    return Change(after, "the newest checkpoint is durable only after its write: a failure "
-                  "loses the write time too", "PyTorch DCP async_save-style checkpoints",
-                  "llmcost.reliability.checkpoint_stall_s", note)
+    return _setting_lever("async_checkpoints", s)
 
 
 def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
@@ -604,7 +630,7 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     r = float(as_array(retention_months, "retention_months", nonnegative=True))
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
-        return Change(dict(_clean(s)), "", "", "", f"retention already {cur:g} months ≤ {r:g}")
+        return _unchanged(_clean(s), f"retention already {cur:g} months ≤ {r:g}")
     return Change({**_clean(s), "ckpt_retention_months": r},
                   "old milestones gone: audits, ablations from old weights and continued "
                   "training must start from a later checkpoint",
@@ -618,7 +644,7 @@ def reserved_pricing(s: dict) -> Change:
     (``price_usd_per_gpu_hour: null``)."""
     s = _clean(s)
     if _get(s, "pricing") in ("reserved", "owned"):
-        return Change(dict(s), "", "", "", f"already {_get(s, 'pricing')}")
+        return _unchanged(s, f"already {_get(s, 'pricing')}")
     return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None},
                   "committed capacity is paid when idle; a commitment outlives a cancelled run",
                   "catalogue median reserved price (data/prices.csv); compute becomes a fixed "
@@ -630,7 +656,7 @@ def spot_pricing(s: dict) -> Change:
     (pre-emptions added to failures, a longer restart; catalogue median spot price)."""
     s = _clean(s)
     if _get(s, "pricing") == "spot":
-        return Change(dict(s), "", "", "", "already spot")
+        return _unchanged(s, "already spot")
     return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None,
                    "ledger_resumable": True},
                   "pre-emptions lengthen the run; capacity may not come back for days",
@@ -659,7 +685,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
-        return Change(dict(s), "", "", "", "the scenario's own accelerator")
+        return _unchanged(s, "the scenario's own accelerator")
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
