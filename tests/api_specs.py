@@ -484,7 +484,6 @@ def _more_module_specs(tiny) -> dict:
                  "has_ranges", "ledger_scenario", "predicted_step", "smaller_model_longer")
     return {
         "ledger.as_of_dates": Spec({}), "ledger.git_commit": Spec({}),
-        "ledger.list_defaults": Spec({}),
         "ledger.build_ledger": Spec(dict(scenario=small), {"scenario": "scenario"}),
         "ledger.simulate_ledger": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
                                             samples=10),
@@ -519,8 +518,6 @@ def _more_module_specs(tiny) -> dict:
                                {"s": "scenario", "accelerator": "accelerator"}),
         "levers.apply_levers": Spec(dict(scenario=small, keys=["dedupe_datasets"]),
                                     {"scenario": "scenario", "keys": "lever_keys"}),
-        "levers.scaled_mfu": Spec(dict(before=small, after={"n_gpus": 16}),
-                                  {"before": "scenario", "after": "scenario"}),
         "levers.gpu_hours": Spec(dict(b=bill), {"b": "ledger"}),
         "levers.improvement_series": Spec({}),
         "levers.portfolio": Spec(dict(runs=portfolio), {"runs": "run_list"}),
@@ -553,6 +550,7 @@ INTERNAL = {
     "ledger.scenario_mfu_source": "a validated scenario's values",
     "ledger.provisioned_storage": "a validated point scenario and its bill",
     "ledger.sized_storage": "the ledger's resolved inputs (spec, values, rates)",
+    "ledger.price_draws": "the ledger's pricing function and validated values with draws",
 }
 
 

@@ -129,13 +129,21 @@ def _arguments(fn) -> list:
             if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
+#: The modules split out of the ledger whose functions it re-exports under its own name
+#: (``llmcost.ledger.energy_of``, ...): specified as ledger's.
+LEDGER_PARTS = ("llmcost.bill.energy", "llmcost.bill.lora", "llmcost.bill.montecarlo",
+                "llmcost.bill.provenance")
+
+
 def _module_functions() -> dict:
-    """``"ledger.name"`` / ``"levers.name"`` -> every public function defined in those modules."""
+    """``"ledger.name"`` / ``"levers.name"`` -> every public function defined in those modules
+    (for the ledger, also those of ``LEDGER_PARTS`` it re-exports)."""
     out = {}
     for mod in ("ledger", "levers"):
         m = getattr(llmcost, mod)
         for name, fn in inspect.getmembers(m, inspect.isfunction):
-            if not name.startswith("_") and fn.__module__ == m.__name__:
+            if not name.startswith("_") and (fn.__module__ == m.__name__ or (
+                    mod == "ledger" and fn.__module__ in LEDGER_PARTS)):
                 out[f"{mod}.{name}"] = fn
     return out
 

@@ -174,12 +174,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
         raise ValueError(f"goal={goal!r} must be an alternatives.Goal")
     b = build_ledger({**scenario, "ledger_cpt_tokens": goal.cpt_tokens,
                       "ledger_sft_tokens": goal.sft_tokens})
-    try:  # LoRA adapter counts are implemented for GQA/MHA attention only (ledger)
-        lora_bill = build_ledger({**scenario, "ledger_lora_tokens": goal.sft_tokens,
-                                  "ledger_lora_rank": goal.lora_rank})
-        lora, lora_how = lora_bill.usd("post.lora"), f"post.lora: {lora_bill.line('post.lora').how}"
-    except ValueError as e:
-        lora, lora_how = float("nan"), f"not modelled: {e}"
+    lora, lora_how = _lora_route(scenario, goal)
     teacher = build_ledger({**scenario, "ledger_synthetic_tokens": goal.distil_tokens,
                             "ledger_synthetic_model": goal.teacher,
                             "ledger_synthetic_usd_per_mtok": None,
@@ -230,6 +225,24 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
          f"no training; every prompt {goal.prompt_extra_tokens:g} tokens longer",
          "the people who write and test the prompts"),
     ]
+    return _route_frame(rows, requests, goal, spec.name)
+
+
+def _lora_route(scenario: dict, goal: Goal) -> tuple:
+    """(USD, how) of the LoRA route: the ledger's ``post.lora`` line for the goal's SFT tokens
+    at its rank (``lora.lora_gpu_hours``); NaN and "not modelled" where the ledger cannot count
+    adapters (LoRA adapter counts are implemented for GQA/MHA attention only)."""
+    try:
+        lora_bill = build_ledger({**scenario, "ledger_lora_tokens": goal.sft_tokens,
+                                  "ledger_lora_rank": goal.lora_rank})
+        return lora_bill.usd("post.lora"), f"post.lora: {lora_bill.line('post.lora').how}"
+    except ValueError as e:
+        return float("nan"), f"not modelled: {e}"
+
+
+def _route_frame(rows: list, requests: float, goal: Goal, model: str) -> pd.DataFrame:
+    """The routes' table: per route, total = one-off + serving, serving = USD per request
+    (``_per_request``) × lifetime requests."""
     out = []
     for route, one_off, c, how, missing in rows:
         per = _per_request(c)
@@ -242,7 +255,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     df = pd.DataFrame(out)
     df.attrs["goal"] = goal
     df.attrs["engine_gap"] = engine_gap()
-    df.attrs["model"] = spec.name
+    df.attrs["model"] = model
     return df
 
 

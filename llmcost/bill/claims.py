@@ -458,13 +458,101 @@ def _resolve_hours(gpu_hours, days, n_gpus, phases, tolerance, fallback=None):
     return ref, ref_name, phases, n_gpus, days
 
 
+@dataclass
+class StatedClaim:
+    """A claim as stated, its figures checked (``stated_claim``): the model and accelerator,
+    tokens D (and the note saying where they come from), the hours or days or GPUs given, a
+    cost, a stated MFU, the dtype, the training context, the phases, the pricing mode the price
+    is compared with, and the consistency tolerance."""
+
+    model: object  # as given (a name, a ModelSpec or a config path), for the ledger
+    spec: ModelSpec
+    acc: object
+    train_tokens: float
+    token_note: str
+    n_gpus: int | None = None
+    days: float | None = None
+    gpu_hours: float | None = None
+    usd: float | None = None
+    mfu: float | None = None
+    dtype: str = "bf16"
+    seq_len: int = 0
+    phases: Mapping | None = None
+    pricing: str = "on_demand"
+    tolerance: float = HOURS_TOLERANCE
+
+
+@dataclass
+class _Judging:
+    """What ``check_claim``'s steps work out, step by step, for one ``StatedClaim``."""
+
+    c: StatedClaim
+    peaks: dict
+    f6: float
+    fm: float
+    price: dict
+    ceiling: float
+    ceiling_source: str
+    best: float | None
+    best_source: str
+    mfu_range: tuple
+    notes: list
+    hours: float = 0.0
+    hours_source: str = ""
+    phases: dict = field(default_factory=dict)
+    known: dict = field(default_factory=dict)
+    n_gpus: int | None = None
+    days: float | None = None
+    pre: float = 0.0
+    u: dict = field(default_factory=dict)
+    u6: dict = field(default_factory=dict)
+    g: float = 1.0
+    goodput_source: str = ""
+    steady: dict = field(default_factory=dict)
+    verdict: str = ""
+    reason: str = ""
+    needed: tuple | None = None
+
+
+def stated_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days=None,
+                 gpu_hours=None, usd=None, mfu=None, dtype: str = "bf16", seq_len=None,
+                 phases=None, pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
+                 train_flops=None) -> StatedClaim:
+    """The figures of a claim checked one by one (``check_claim``'s arguments, its rules), as a
+    ``StatedClaim``; tokens from ``claim_tokens``, the context default the model's."""
+    spec = claim_model(model)
+    if accelerator is None:
+        raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
+                         "Accelerator")
+    acc = as_accelerator(accelerator, "accelerator")
+    figures = {"n_gpus": _positive("n_gpus", n_gpus, integer=True),
+               "days": _positive("days", days), "gpu_hours": _positive("gpu_hours", gpu_hours),
+               "usd": _positive("usd", usd)}
+    tol = _positive("tolerance", tolerance)
+    if tol is None:
+        raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
+    d, token_note = claim_tokens(spec, train_tokens, train_flops, tol)
+    if pricing not in PRICING:
+        raise ValueError(f"pricing={pricing!r} must be one of {PRICING}")
+    if mfu is not None and (isinstance(mfu, bool) or not isinstance(mfu, numbers.Real)
+                            or not math.isfinite(mfu) or not 0 < mfu <= 1):
+        raise ValueError(f"mfu={mfu!r} must be a steady-state MFU in (0, 1]")
+    s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
+    return StatedClaim(model, spec, acc, d, token_note, mfu=mfu, dtype=dtype, seq_len=s,
+                       phases=phases, pricing=pricing, tolerance=tol, **figures)
+
+
 def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days=None,
                 gpu_hours=None, usd=None, mfu=None, dtype: str = "bf16", seq_len=None,
                 phases=None, pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
                 left_out: bool = True, train_flops=None) -> ClaimCheck:
     """Check a training-cost claim.
 
-    **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``):
+    **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
+    one step each, in this order: the references (``_claim_references``), the hours
+    (``_claim_hours``), the utilisation (``_claim_utilisation``), the verdict
+    (``_mfu_verdict``, or ``_cost_only_verdict`` for a claim of money alone), the price
+    (``_price_verdict``), the lines left out (``_left_out``):
 
     * FLOPs: ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
       parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
@@ -552,172 +640,217 @@ def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days
         disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a published token
         count, or ``train_flops`` that disagree with the stated tokens.
     """
-    spec = claim_model(model)
-    if accelerator is None:
-        raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
-                         "Accelerator")
-    acc = as_accelerator(accelerator, "accelerator")
     left_out = as_flag(left_out, "left_out")
-    n_gpus = _positive("n_gpus", n_gpus, integer=True)
-    days = _positive("days", days)
-    gpu_hours = _positive("gpu_hours", gpu_hours)
-    usd = _positive("usd", usd)
-    tol = _positive("tolerance", tolerance)
-    if tol is None:
-        raise ValueError("tolerance=None must be a positive fraction (e.g. 0.05)")
-    d, token_note = claim_tokens(spec, train_tokens, train_flops, tol)
-    if pricing not in PRICING:
-        raise ValueError(f"pricing={pricing!r} must be one of {PRICING}")
-    if mfu is not None and (isinstance(mfu, bool) or not isinstance(mfu, numbers.Real)
-                            or not math.isfinite(mfu) or not 0 < mfu <= 1):
-        raise ValueError(f"mfu={mfu!r} must be a steady-state MFU in (0, 1]")
-    s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
+    c = stated_claim(model, train_tokens, accelerator, n_gpus=n_gpus, days=days,
+                     gpu_hours=gpu_hours, usd=usd, mfu=mfu, dtype=dtype, seq_len=seq_len,
+                     phases=phases, pricing=pricing, tolerance=tolerance,
+                     train_flops=train_flops)
+    j = _claim_references(c)
+    _claim_hours(j)
+    _claim_utilisation(j)
+    _mfu_verdict(j)
+    if j.hours_source.startswith("cost-only"):  # money, not hours: judge the price it needs
+        _cost_only_verdict(j)
+    if j.phases:
+        j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
+    implied, pv = _price_verdict(j)
+    price = implied if implied is not None else j.needed[1] if j.needed is not None \
+        else j.price["median"]
+    rows, total, band, band_src = (
+        _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype], c.dtype,
+                  price, c.pricing, ledger_model_name(c.model, c.spec))
+        if left_out else ([], 0.0, None, ""))
+    return ClaimCheck(
+        model=c.spec.name, accelerator=c.acc.name, dtype=c.dtype, train_tokens=c.train_tokens,
+        seq_len=c.seq_len, n_gpus=j.n_gpus, days=j.days, gpu_hours=j.hours,
+        hours_source=j.hours_source, phase_gpu_hours=j.phases, pretraining_gpu_hours=j.pre,
+        flops_6nd=j.f6, flops_mfu_basis=j.fm, peak_flops_per_s=j.peaks, whole_run=j.u,
+        whole_run_6nd=j.u6, goodput=j.g, goodput_source=j.goodput_source,
+        steady_state=j.steady, ceiling=j.ceiling, ceiling_source=j.ceiling_source,
+        best_published=j.best, best_source=j.best_source, verdict=j.verdict, reason=j.reason,
+        usd=c.usd, implied_usd_per_gpu_hour=implied, price=j.price, price_verdict=pv,
+        left_out=rows, left_out_usd=total, left_out_range_usd=band,
+        left_out_range_source=band_src, notes=tuple(j.notes),
+        needed_usd_per_gpu_hour=j.needed,
+        needed_mfu_range=j.mfu_range if j.needed is not None else None,
+        published_phase_gpu_hours=j.known)
+
+
+def _claim_references(c: StatedClaim) -> _Judging:
+    """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
+    FLOPs ``C_6ND = 6 · N_active · D`` and ``C = D · F(s)`` (MFU basis, full mask), the price
+    range of the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
+    ``data/efficiency.csv``), the best published MFU (``best_reference``) and the plausible
+    steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to ``best`` (the ceiling
+    standing in for an unknown best)."""
+    spec, acc, dtype = c.spec, c.acc, c.dtype
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
-    f6 = float(training_flops(spec, d, method="6ND"))
-    fm = float(training_flops(spec, d, s, method="detailed", causal=False))
-    pr = price_range(acc, pricing)
-    eff = load_efficiency(acc.name)
-    ceiling = float(eff.matmul_fraction)
+    f6 = float(training_flops(spec, c.train_tokens, method="6ND"))
+    fm = float(training_flops(spec, c.train_tokens, c.seq_len, method="detailed", causal=False))
+    pr = price_range(acc, c.pricing)
+    ceiling = float(load_efficiency(acc.name).matmul_fraction)
     csrc = f"data/efficiency.csv matmul_fraction for {acc.name} (measured on BF16 GEMMs)"
     if dtype != "bf16":
         csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak (no {dtype} GEMM "
                  "measurement in data/efficiency.csv; a ceiling, not a measured figure)")
-    size = spec.n_active_params
-    best, bsrc = best_reference(acc.name, float(size), exclude_model=spec.name)
-    # the plausible steady-state MFU range of a cost-only claim (BF16 peak): LOW_SHARE × best
-    # to best (the verdict thresholds), the ceiling standing in for an unknown best
+    best, bsrc = best_reference(acc.name, float(spec.n_active_params), exclude_model=spec.name)
     mfu_hi = best if best is not None else ceiling
-    mfu_range = (LOW_SHARE * mfu_hi, mfu_hi)
+    return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
+                    [c.token_note] if c.token_note else [])
 
-    def from_mfu_or_usd(n):
-        g_ = goodput_for(spec.n_params, n) if n is not None else 1.0
-        if mfu is not None:
-            return (fm / (peaks[dtype] * mfu * SECONDS_PER_HOUR) / g_,
-                    f"from the stated MFU {mfu:.1%} ÷ goodput {g_:.1%}")
-        if usd is not None:
-            return (fm / (peaks["bf16"] * mfu_hi * SECONDS_PER_HOUR) / g_,
-                    f"cost-only claim: the hours at the best published steady-state MFU "
-                    f"{mfu_hi:.1%} of the BF16 peak ÷ goodput {g_:.1%} (no hours stated)")
-        return None
 
-    gpus_given = n_gpus is not None
-    notes = [token_note] if token_note else []
-    claimed = gpu_hours if gpu_hours is not None else (
-        days * n_gpus * HOURS_PER_DAY if days is not None and n_gpus is not None else None)
-    known, split_note = published_split_note(spec.name, claimed, tol) if phases is None \
-        else ({}, "")
+def _hours_from_mfu_or_usd(j: _Judging, n):
+    """(hours, source) of a claim that states no hours, or None: from a stated MFU,
+    H = C / (P × MFU × 3600) / goodput; from a cost alone, the hours at the best published MFU
+    of the BF16 peak, H = C / (P_bf16 × best × 3600) / goodput (goodput 1 when n_gpus is
+    unknown)."""
+    c = j.c
+    g_ = goodput_for(c.spec.n_params, n) if n is not None else 1.0
+    if c.mfu is not None:
+        return (j.fm / (j.peaks[c.dtype] * c.mfu * SECONDS_PER_HOUR) / g_,
+                f"from the stated MFU {c.mfu:.1%} ÷ goodput {g_:.1%}")
+    if c.usd is not None:
+        return (j.fm / (j.peaks["bf16"] * j.mfu_range[1] * SECONDS_PER_HOUR) / g_,
+                f"cost-only claim: the hours at the best published steady-state MFU "
+                f"{j.mfu_range[1]:.1%} of the BF16 peak ÷ goodput {g_:.1%} (no hours stated)")
+    return None
+
+
+def _claim_hours(j: _Judging) -> None:
+    """The claim's GPU-hours (``_resolve_hours``: ``gpu_hours``, days × n_gpus × 24 or the sum
+    of the phases, which must agree within the tolerance; else ``_hours_from_mfu_or_usd``), the
+    pre-training hours the utilisation uses, and the published phase split beside a claim
+    that gives none (``published_split_note``)."""
+    c = j.c
+    claimed = c.gpu_hours if c.gpu_hours is not None else (
+        c.days * c.n_gpus * HOURS_PER_DAY if c.days is not None and c.n_gpus is not None
+        else None)
+    j.known, split_note = published_split_note(c.spec.name, claimed, c.tolerance) \
+        if c.phases is None else ({}, "")
     if split_note:
-        notes.append(split_note)
-    hours, src, phases, n_gpus, days = _resolve_hours(gpu_hours, days, n_gpus, phases, tol,
-                                                      from_mfu_or_usd)
-    pre = float(phases.get(PRETRAINING, hours))
-    u = {k: fm / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
-    u6 = {k: f6 / (pre * SECONDS_PER_HOUR * p) for k, p in peaks.items()}
-    if n_gpus is not None and not gpus_given:
-        notes.append(f"n_gpus derived: {hours:,.0f} GPU-h ÷ ({days:g} days × 24) = {n_gpus:,}")
-    if n_gpus is not None:
-        g = goodput_for(spec.n_params, n_gpus)
-        gsrc = (f"reliability.checkpoint_plan on {n_gpus:,} GPUs with the ledger's default "
-                "failure rate, restart time and checkpoint recipe")
+        j.notes.append(split_note)
+    j.hours, j.hours_source, j.phases, j.n_gpus, j.days = _resolve_hours(
+        c.gpu_hours, c.days, c.n_gpus, c.phases, c.tolerance,
+        lambda n: _hours_from_mfu_or_usd(j, n))
+    j.pre = float(j.phases.get(PRETRAINING, j.hours))
+
+
+def _claim_utilisation(j: _Judging) -> None:
+    """Whole-run utilisation of the pre-training hours H per dtype's peak P,
+    ``U = C / (H × 3600 × P)`` (Chowdhery et al. 2022 App. B's MFU over paid hours; also on
+    6ND), and the steady-state MFU ``U ÷ goodput``, goodput of ``reliability.checkpoint_plan``
+    on ``n_gpus`` (``goodput_for``; 1 when ``n_gpus`` is unknown: a lower bound)."""
+    c = j.c
+    j.u = {k: j.fm / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
+    j.u6 = {k: j.f6 / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
+    if j.n_gpus is not None and c.n_gpus is None:
+        j.notes.append(f"n_gpus derived: {j.hours:,.0f} GPU-h ÷ ({j.days:g} days × 24) = "
+                       f"{j.n_gpus:,}")
+    if j.n_gpus is not None:
+        j.g = goodput_for(c.spec.n_params, j.n_gpus)
+        j.goodput_source = (f"reliability.checkpoint_plan on {j.n_gpus:,} GPUs with the "
+                            "ledger's default failure rate, restart time and checkpoint recipe")
     else:
-        g, gsrc = 1.0, ("n_gpus not given: goodput taken as 1, so the implied steady-state MFU "
-                        "is a lower bound")
-        notes.append(gsrc)
-    steady = {k: v / g for k, v in u.items()}
-    if mfu is not None and not src.startswith("from the stated MFU"):
-        notes.append(f"stated MFU {mfu:.1%} against {steady[dtype]:.1%} implied on the MFU basis "
-                     f"({u6[dtype] / g:.1%} by 6ND): a claim seldom states its FLOP basis")
-    if spec.is_moe:
-        notes.append(f"MoE: size compared on active parameters ({size:.3g}); published MoE MFUs "
-                     "are usually below dense ones, so 'optimistic' is lenient here")
-    if steady[dtype] > ceiling:
-        verdict = "implausible"
-        reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
-                  f"peak (whole-run {u[dtype]:.1%} ÷ goodput {g:.1%}), above the achievable "
-                  f"matmul ceiling of {ceiling:.1%}")
-        if u[dtype] > 1:
-            reason += (f", and above the dense peak itself: {pre:,.0f} GPU-h are too few for "
-                       f"{fm:.3g} FLOPs (hours: {src})")
+        j.g, j.goodput_source = 1.0, ("n_gpus not given: goodput taken as 1, so the implied "
+                                      "steady-state MFU is a lower bound")
+        j.notes.append(j.goodput_source)
+    j.steady = {k: v / j.g for k, v in j.u.items()}
+    if c.mfu is not None and not j.hours_source.startswith("from the stated MFU"):
+        j.notes.append(f"stated MFU {c.mfu:.1%} against {j.steady[c.dtype]:.1%} implied on the "
+                       f"MFU basis ({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states "
+                       "its FLOP basis")
+    if c.spec.is_moe:
+        j.notes.append(f"MoE: size compared on active parameters ({c.spec.n_active_params:.3g});"
+                       " published MoE MFUs are usually below dense ones, so 'optimistic' is "
+                       "lenient here")
+
+
+def _mfu_verdict(j: _Judging) -> None:
+    """The verdict on the steady-state MFU, the first that applies: ``implausible`` above the
+    matmul ceiling (stated dtype), ``optimistic`` above the best published (BF16 claims only),
+    ``low`` under ``LOW_SHARE`` × the best (BF16), else ``plausible``."""
+    dtype, steady, best, bsrc = j.c.dtype, j.steady, j.best, j.best_source
+    if steady[dtype] > j.ceiling:
+        j.verdict = "implausible"
+        j.reason = (f"the claim needs a steady-state MFU of {steady[dtype]:.1%} of the {dtype} "
+                    f"peak (whole-run {j.u[dtype]:.1%} ÷ goodput {j.g:.1%}), above the "
+                    f"achievable matmul ceiling of {j.ceiling:.1%}")
+        if j.u[dtype] > 1:
+            j.reason += (f", and above the dense peak itself: {j.pre:,.0f} GPU-h are too few "
+                         f"for {j.fm:.3g} FLOPs (hours: {j.hours_source})")
     elif best is not None and dtype == "bf16" and steady["bf16"] > best:
-        verdict = "optimistic"
-        reason = (f"steady-state MFU {steady['bf16']:.1%} is above the best published "
-                  f"{best:.1%} for this hardware generation and model size ({bsrc})")
+        j.verdict = "optimistic"
+        j.reason = (f"steady-state MFU {steady['bf16']:.1%} is above the best published "
+                    f"{best:.1%} for this hardware generation and model size ({bsrc})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
-        verdict = "low"
-        reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
-                  f"{LOW_SHARE:.0%} of the best published {best:.1%} ({bsrc}): the figure "
-                  "probably covers more than the final run (other phases, ablations, failed "
-                  "runs)")
+        j.verdict = "low"
+        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
+                    f"{LOW_SHARE:.0%} of the best published {best:.1%} ({bsrc}): the figure "
+                    "probably covers more than the final run (other phases, ablations, failed "
+                    "runs)")
     else:
-        verdict = "plausible"
+        j.verdict = "plausible"
         ref = f"the best published {best:.1%} ({bsrc})" if best is not None else bsrc
         also = f" ({steady['bf16']:.1%} of BF16)" if dtype != "bf16" else ""
-        reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} is under "
-                  f"the {ceiling:.1%} ceiling; compared with {ref}")
+        j.reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} is under "
+                    f"the {j.ceiling:.1%} ceiling; compared with {ref}")
         if dtype != "bf16" and best is not None:
-            reason += (f"; published MFUs are BF16, so an {dtype} claim above them would not "
-                       "be called optimistic")
-    needed = None
-    if src.startswith("cost-only"):  # the claim gives money, not hours: judge the price it needs
-        # price needed = usd ÷ hours(MFU), hours(MFU) = C / (P_bf16 × MFU × 3600) / goodput
-        h_at = {m: fm / (peaks["bf16"] * m * SECONDS_PER_HOUR) / g for m in mfu_range}
-        needed = (usd / h_at[mfu_range[0]], usd / h_at[mfu_range[1]])
-        at = (f"${needed[0]:.2f}–${needed[1]:.2f}/GPU-h at a steady-state MFU of "
-              f"{mfu_range[0]:.1%}–{mfu_range[1]:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
-              f"best published to the best, {bsrc}; {h_at[mfu_range[0]]:,.0f}–"
-              f"{h_at[mfu_range[1]]:,.0f} GPU-h)")
-        if pr["n"] == 0:
-            verdict, reason = "plausible", (f"cost-only claim: it needs {at}; "
-                                            f"{pr['source']}, so the price is not judged")
-        elif needed[1] < pr["low"]:
-            verdict = "optimistic"
-            reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest {pricing} "
-                      f"price ${pr['low']:.2f} even at the best published MFU")
-        elif needed[0] > pr["high"]:
-            verdict = "low"
-            reason = (f"cost-only claim: it needs {at}, above the catalogue's highest {pricing} "
-                      f"price ${pr['high']:.2f} even at the low MFU: the figure probably covers "
-                      "more than the final run")
-        else:
-            verdict = "plausible"
-            reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {pricing} "
-                      f"range ${pr['low']:.2f}–${pr['high']:.2f}")
-    if phases:
-        reason += f" (pre-training share of the claim: {pre:,.0f} of {hours:,.0f} GPU-h)"
-    implied = usd / hours if usd is not None and needed is None else None
+            j.reason += (f"; published MFUs are BF16, so an {dtype} claim above them would not "
+                         "be called optimistic")
+
+
+def _cost_only_verdict(j: _Judging) -> None:
+    """A claim of money alone: the price it needs, ``usd ÷ H(m)`` with
+    ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``;
+    ``optimistic`` if even at ``best`` it is below the catalogue's lowest price, ``low`` if even
+    at the low end above the highest, else ``plausible`` (never ``implausible``)."""
+    c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
+    h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
+    j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
+    at = (f"${j.needed[0]:.2f}–${j.needed[1]:.2f}/GPU-h at a steady-state MFU of "
+          f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
+          f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
+          f"{h_at[m_hi]:,.0f} GPU-h)")
     if pr["n"] == 0:
-        pv = pr["source"]
-    elif needed is not None:
-        pv = (f"no hours given: needs ${needed[0]:.2f}–${needed[1]:.2f}/GPU-h ({pr['source']})")
-    elif pricing == "owned" and implied is not None:
-        pv = (f"{'below' if implied < pr['low'] else 'above'} the owned amortisation "
-              f"${pr['low']:.2f}/GPU-h ({pr['source']})")
-    elif implied is None:
-        what = "owned amortisation" if pricing == "owned" else "catalogue median"
-        pv = (f"no cost given; at the {what} ${pr['median']:.2f}/GPU-h the hours "
-              f"cost ${hours * pr['median']:,.0f} ({pr['source']})")
+        j.verdict, j.reason = "plausible", (f"cost-only claim: it needs {at}; "
+                                            f"{pr['source']}, so the price is not judged")
+    elif j.needed[1] < pr["low"]:
+        j.verdict = "optimistic"
+        j.reason = (f"cost-only claim: it needs {at}, below the catalogue's lowest "
+                    f"{c.pricing} price ${pr['low']:.2f} even at the best published MFU")
+    elif j.needed[0] > pr["high"]:
+        j.verdict = "low"
+        j.reason = (f"cost-only claim: it needs {at}, above the catalogue's highest "
+                    f"{c.pricing} price ${pr['high']:.2f} even at the low MFU: the figure "
+                    "probably covers more than the final run")
     else:
-        where = ("below" if implied < pr["low"] else "above" if implied > pr["high"]
-                 else "within")
-        pv = (f"{where} the catalogue's {pricing} range ${pr['low']:.2f}–${pr['high']:.2f} "
-              f"(median ${pr['median']:.2f}; {pr['source']})")
-    rows, total, band, band_src = (
-        _left_out(spec, acc, d, s, n_gpus, steady[dtype], dtype,
-                  implied if implied is not None else needed[1] if needed is not None
-                  else pr["median"], pricing, ledger_model_name(model, spec))
-        if left_out else ([], 0.0, None, ""))
-    return ClaimCheck(
-        model=spec.name, accelerator=acc.name, dtype=dtype, train_tokens=d, seq_len=s,
-        n_gpus=n_gpus, days=days, gpu_hours=hours, hours_source=src, phase_gpu_hours=phases,
-        pretraining_gpu_hours=pre, flops_6nd=f6, flops_mfu_basis=fm, peak_flops_per_s=peaks,
-        whole_run=u, whole_run_6nd=u6, goodput=g, goodput_source=gsrc, steady_state=steady,
-        ceiling=ceiling, ceiling_source=csrc, best_published=best, best_source=bsrc,
-        verdict=verdict, reason=reason, usd=usd, implied_usd_per_gpu_hour=implied, price=pr,
-        price_verdict=pv, left_out=rows, left_out_usd=total, left_out_range_usd=band,
-        left_out_range_source=band_src, notes=tuple(notes), needed_usd_per_gpu_hour=needed,
-        needed_mfu_range=mfu_range if needed is not None else None,
-        published_phase_gpu_hours=known)
+        j.verdict = "plausible"
+        j.reason = (f"cost-only claim: it needs {at}, which meets the catalogue's {c.pricing} "
+                    f"range ${pr['low']:.2f}–${pr['high']:.2f}")
+
+
+def _price_verdict(j: _Judging) -> tuple:
+    """(implied price, sentence): the implied price ``usd ÷ H_total`` against the catalogue's
+    low-high of the pricing mode (owned: against the amortisation), or what the hours cost at
+    the median when no cost is given, or the price range a cost-only claim needs."""
+    c, pr, needed = j.c, j.price, j.needed
+    implied = c.usd / j.hours if c.usd is not None and needed is None else None
+    if pr["n"] == 0:
+        return implied, pr["source"]
+    if needed is not None:
+        return implied, (f"no hours given: needs ${needed[0]:.2f}–${needed[1]:.2f}/GPU-h "
+                         f"({pr['source']})")
+    if c.pricing == "owned" and implied is not None:
+        return implied, (f"{'below' if implied < pr['low'] else 'above'} the owned "
+                         f"amortisation ${pr['low']:.2f}/GPU-h ({pr['source']})")
+    if implied is None:
+        what = "owned amortisation" if c.pricing == "owned" else "catalogue median"
+        return implied, (f"no cost given; at the {what} ${pr['median']:.2f}/GPU-h the hours "
+                         f"cost ${j.hours * pr['median']:,.0f} ({pr['source']})")
+    where = "below" if implied < pr["low"] else "above" if implied > pr["high"] else "within"
+    return implied, (f"{where} the catalogue's {c.pricing} range ${pr['low']:.2f}–"
+                     f"${pr['high']:.2f} (median ${pr['median']:.2f}; {pr['source']})")
 
 
 def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="bf16",
@@ -902,11 +1035,12 @@ def published_run_errors(runs=None) -> pd.DataFrame:
 
 def _score(runs, predict: bool) -> pd.DataFrame:
     """``published_run_errors``; with ``predict=False`` only the published side (whole-run
-    rows' hours and utilisation), without the step-time model."""
+    rows' hours and utilisation), without the step-time model. One row per run
+    (``_score_row``), then the leave-one-out medians (``_leave_one_out``) and the hours
+    (``_predicted_hours``)."""
     runs = as_published_runs(runs)
     val = validation_table().set_index("run_id") if predict else \
         pd.DataFrame(index=pd.Index([], name="run_id"))
-    base = []
     records = runs.to_dict("records")
     # one run published twice (a validation row with its full plan, and a whole-run row of the
     # same model, tokens and hours): scored once, on the validation row, so that neither the
@@ -914,89 +1048,115 @@ def _score(runs, predict: bool) -> pd.DataFrame:
     same_run = {(r.get("catalog_model"), r.get("train_tokens"), r.get("reported_gpu_hours")):
                 r["run_id"] for r in records if r["run_id"] in val.index
                 and _finite(r.get("train_tokens")) and _finite(r.get("reported_gpu_hours"))}
-    for r in records:
-        out = {"run_id": r["run_id"], "model": r["model"],
-               "catalog_model": r.get("catalog_model") if isinstance(
-                   r.get("catalog_model"), str) else None, "accelerator": None,
-               "generation": None, "scored": "", "method": "not scored",
-               "has_plan": False, "published_gpu_hours": np.nan,
-               "predicted_gpu_hours": np.nan, "published_mfu": np.nan,
-               "predicted_mfu": np.nan, "error": np.nan, "plan": "", "note": "",
-               "params_active": np.nan, "params_total": np.nan,
-               "n_gpus": r.get("n_accelerators"),
-               "split": "", "_spec": None, "_flops": np.nan, "_peak": np.nan,
-               "_plan_failed": None}
-        base.append(out)
-        acc_name = r.get("catalog_accelerator")
-        if not isinstance(acc_name, str) or not acc_name:
-            out["note"] = "no catalogue accelerator (hardware not in data/accelerators.csv)"
-            continue
-        acc = load_accelerator(acc_name)
-        out["accelerator"], out["generation"] = acc.name, generation(acc.name)
-        twin = same_run.get((r.get("catalog_model"), r.get("train_tokens"),
-                             r.get("reported_gpu_hours")))
-        if twin is not None and twin != r["run_id"]:
-            out["note"] = (f"the same run as {twin} (same model, tokens and GPU-hours), scored "
-                           "there on its published plan")
-            continue
-        whole_run = _finite(r.get("train_tokens")) and _finite(r.get("reported_gpu_hours"))
-        if r["run_id"] in val.index and not whole_run:
+    df = pd.DataFrame([_score_row(r, val, same_run, predict) for r in records])
+    if predict:
+        _leave_one_out(df)
+        _predicted_hours(df)
+    return df.drop(columns=["_spec", "_flops", "_peak", "_plan_failed"])
+
+
+def _blank_row(r) -> dict:
+    """The error-table row of a run before scoring: 'not scored', every figure NaN."""
+    return {"run_id": r["run_id"], "model": r["model"],
+            "catalog_model": r.get("catalog_model") if isinstance(
+                r.get("catalog_model"), str) else None, "accelerator": None,
+            "generation": None, "scored": "", "method": "not scored",
+            "has_plan": False, "published_gpu_hours": np.nan,
+            "predicted_gpu_hours": np.nan, "published_mfu": np.nan,
+            "predicted_mfu": np.nan, "error": np.nan, "plan": "", "note": "",
+            "params_active": np.nan, "params_total": np.nan,
+            "n_gpus": r.get("n_accelerators"),
+            "split": "", "_spec": None, "_flops": np.nan, "_peak": np.nan,
+            "_plan_failed": None}
+
+
+def _score_row(r, val, same_run: dict, predict: bool) -> dict:
+    """One run's row: not scored (no catalogue accelerator, or the twin of a validation row),
+    a steady-state benchmark MFU (a validation row without whole-run figures: error =
+    reported ÷ predicted MFU − 1), or a whole run (``_score_whole_run``)."""
+    out = _blank_row(r)
+    acc_name = r.get("catalog_accelerator")
+    if not isinstance(acc_name, str) or not acc_name:
+        out["note"] = "no catalogue accelerator (hardware not in data/accelerators.csv)"
+        return out
+    acc = load_accelerator(acc_name)
+    out["accelerator"], out["generation"] = acc.name, generation(acc.name)
+    twin = same_run.get((r.get("catalog_model"), r.get("train_tokens"),
+                         r.get("reported_gpu_hours")))
+    if twin is not None and twin != r["run_id"]:
+        out["note"] = (f"the same run as {twin} (same model, tokens and GPU-hours), scored "
+                       "there on its published plan")
+        return out
+    whole_run = _finite(r.get("train_tokens")) and _finite(r.get("reported_gpu_hours"))
+    if r["run_id"] in val.index and not whole_run:
+        v = val.loc[r["run_id"]]
+        outside = v["set"] in OUTSIDE_SETS
+        out.update(scored="mfu", method="step-time model (published plan)" + (
+            "; outside set: ZeRO-3, known not reproduced" if outside else ""),
+                   has_plan=True, published_mfu=float(v["reported_mfu"]),
+                   predicted_mfu=float(v["predicted_mfu"]), plan=v["plan"],
+                   error=float(v["reported_mfu"]) / float(v["predicted_mfu"]) - 1,
+                   split=v["split"],
+                   note=f"steady-state benchmark ({v['set']}, {v['split']})")
+        return out
+    _score_whole_run(out, r, acc, val, predict)
+    return out
+
+
+def _score_whole_run(out: dict, r, acc, val, predict: bool) -> None:
+    """A whole run's published side, ``U = C / (H × 3600 × P_bf16)`` with C the MFU-basis
+    FLOPs (full mask) and H the reported hours (or days × accelerators × 24), and its
+    prediction: with a published plan the step-time model's steady-state MFU × goodput
+    (``_plan_mfu``, ``goodput_for``); without one, a published steady-state MFU × goodput; else
+    left for the leave-one-out median."""
+    spec = run_model(r)
+    hours = r.get("reported_gpu_hours")
+    if not _finite(hours) and _finite(r.get("reported_days")) and \
+            _finite(r.get("n_accelerators")):
+        hours = float(r["reported_days"]) * float(r["n_accelerators"]) * HOURS_PER_DAY
+        out["note"] = "hours = reported days × accelerators × 24"
+    if spec is None or not _finite(r.get("train_tokens")) or not _finite(hours):
+        out["note"] = _unscored_reason(r, spec)
+        return
+    s = int(r["seq_len"]) if _finite(r.get("seq_len")) else spec.seq_len
+    flops = float(spec.flops_per_token(s, causal=False)) * float(r["train_tokens"])
+    peak = acc.peak_flops_per_s("bf16")
+    out.update(scored="gpu_hours", published_gpu_hours=float(hours), _spec=spec,
+               params_active=float(spec.n_active_params),
+               params_total=float(spec.n_params),
+               _flops=flops, _peak=peak,
+               published_mfu=flops / (float(hours) * SECONDS_PER_HOUR * peak))
+    out["has_plan"] = all(_finite(r.get(k)) for k in ("tp", "pp", "n_accelerators"))
+    if out["has_plan"] and predict:
+        if r["run_id"] in val.index:  # its plan's configuration is a validation row
             v = val.loc[r["run_id"]]
-            outside = v["set"] in OUTSIDE_SETS
-            out.update(scored="mfu", method="step-time model (published plan)" + (
-                "; outside set: ZeRO-3, known not reproduced" if outside else ""),
-                       has_plan=True, published_mfu=float(v["reported_mfu"]),
-                       predicted_mfu=float(v["predicted_mfu"]), plan=v["plan"],
-                       error=float(v["reported_mfu"]) / float(v["predicted_mfu"]) - 1,
-                       split=v["split"],
-                       note=f"steady-state benchmark ({v['set']}, {v['split']})")
-            continue
-        spec = run_model(r)
-        hours = r.get("reported_gpu_hours")
-        if not _finite(hours) and _finite(r.get("reported_days")) and \
-                _finite(r.get("n_accelerators")):
-            hours = float(r["reported_days"]) * float(r["n_accelerators"]) * HOURS_PER_DAY
-            out["note"] = "hours = reported days × accelerators × 24"
-        if spec is None or not _finite(r.get("train_tokens")) or not _finite(hours):
-            out["note"] = _unscored_reason(r, spec)
-            continue
-        s = int(r["seq_len"]) if _finite(r.get("seq_len")) else spec.seq_len
-        flops = float(spec.flops_per_token(s, causal=False)) * float(r["train_tokens"])
-        peak = acc.peak_flops_per_s("bf16")
-        out.update(scored="gpu_hours", published_gpu_hours=float(hours), _spec=spec,
-                   params_active=float(spec.n_active_params),
-                   params_total=float(spec.n_params),
-                   _flops=flops, _peak=peak,
-                   published_mfu=flops / (float(hours) * SECONDS_PER_HOUR * peak))
-        out["has_plan"] = all(_finite(r.get(k)) for k in ("tp", "pp", "n_accelerators"))
-        if out["has_plan"] and predict:
-            if r["run_id"] in val.index:  # its plan's configuration is a validation row
-                v = val.loc[r["run_id"]]
-                mfu, plan = float(v["predicted_mfu"]), v["plan"]
-                out["note"] = (f"steady-state MFU published {v['reported_mfu']:.1%}, predicted "
-                               f"{mfu:.1%} ({v['set']})")
-            else:
-                mfu, plan = _plan_mfu(r, spec)
-            if mfu is not None:
-                g = goodput_for(spec.n_params, int(r["n_accelerators"]))
-                out.update(method="step-time model (published plan) × goodput",
-                           predicted_mfu=mfu * g, plan=plan,
-                           note=(out["note"] + "; " if out["note"] else "")
-                           + f"steady {mfu:.1%} × goodput {g:.1%}")
-            else:
-                out["note"] = plan
-                out["_plan_failed"] = plan
-        elif predict and _finite(r.get("reported_mfu")) and _finite(r.get("n_accelerators")):
-            # no plan, but the run publishes its own steady-state MFU: whole-run U = MFU × goodput
-            # (tests the goodput model and the FLOP basis, not the step-time model)
+            mfu, plan = float(v["predicted_mfu"]), v["plan"]
+            out["note"] = (f"steady-state MFU published {v['reported_mfu']:.1%}, predicted "
+                           f"{mfu:.1%} ({v['set']})")
+        else:
+            mfu, plan = _plan_mfu(r, spec)
+        if mfu is not None:
             g = goodput_for(spec.n_params, int(r["n_accelerators"]))
-            out.update(method=PUBLISHED_MFU_METHOD, predicted_mfu=float(r["reported_mfu"]) * g,
+            out.update(method="step-time model (published plan) × goodput",
+                       predicted_mfu=mfu * g, plan=plan,
                        note=(out["note"] + "; " if out["note"] else "")
-                       + f"published steady-state MFU {float(r['reported_mfu']):.1%} × goodput "
-                       f"{g:.1%}")
-    df = pd.DataFrame(base)
-    if not predict:
-        return df.drop(columns=["_spec", "_flops", "_peak", "_plan_failed"])
+                       + f"steady {mfu:.1%} × goodput {g:.1%}")
+        else:
+            out["note"] = plan
+            out["_plan_failed"] = plan
+    elif predict and _finite(r.get("reported_mfu")) and _finite(r.get("n_accelerators")):
+        # no plan, but the run publishes its own steady-state MFU: whole-run U = MFU × goodput
+        # (tests the goodput model and the FLOP basis, not the step-time model)
+        g = goodput_for(spec.n_params, int(r["n_accelerators"]))
+        out.update(method=PUBLISHED_MFU_METHOD, predicted_mfu=float(r["reported_mfu"]) * g,
+                   note=(out["note"] + "; " if out["note"] else "")
+                   + f"published steady-state MFU {float(r['reported_mfu']):.1%} × goodput "
+                   f"{g:.1%}")
+
+
+def _leave_one_out(df: pd.DataFrame) -> None:
+    """Whole-run rows still without a prediction: the median whole-run utilisation of the
+    *other* runs of the same hardware generation (leave-one-out); none: not scored."""
     whole = df[df["scored"] == "gpu_hours"]
     for i, row in whole.iterrows():
         if np.isfinite(row["predicted_mfu"]):
@@ -1012,6 +1172,12 @@ def _score(runs, predict: bool) -> pd.DataFrame:
                                f"{row['generation']} runs")
         if isinstance(row.get("_plan_failed"), str):  # a published plan the model cannot run
             df.loc[i, "method"] += " (published plan, but the step-time model cannot run it)"
+
+
+def _predicted_hours(df: pd.DataFrame) -> None:
+    """Predicted hours ``C / (P_bf16 × U_pred × 3600)`` and ``error`` = predicted ÷ published
+    − 1 of whole-run rows; the plot axis of both kinds (a run's hours, or the hours of 10^21
+    model FLOPs at an MFU on the BF16 peak)."""
     w = df["scored"] == "gpu_hours"
     df.loc[w, "predicted_gpu_hours"] = df.loc[w, "_flops"] / (
         df.loc[w, "_peak"] * df.loc[w, "predicted_mfu"] * SECONDS_PER_HOUR)
@@ -1026,7 +1192,6 @@ def _score(runs, predict: bool) -> pd.DataFrame:
                                                 * df.loc[m, "published_mfu"])
     df.loc[m, "plot_predicted_hours"] = 1e21 / (SECONDS_PER_HOUR * peak_m
                                                 * df.loc[m, "predicted_mfu"])
-    return df.drop(columns=["_spec", "_flops", "_peak", "_plan_failed"])
 
 
 #: Method of a whole-run row without a plan that publishes its own steady-state MFU.

@@ -37,7 +37,7 @@ Conventions (one for the whole bill):
   may give continuous cost inputs as ranges. ``build_ledger`` prices their points (a scenario
   without ranges gives exactly the bill of its numbers); ``simulate_ledger`` draws them
   (common random numbers) and prices every draw in one pass of the same ``_build``, its
-  arithmetic broadcast over numpy arrays: per line and for the total, mean and P10 / P50 /
+  arithmetic broadcast over numpy arrays (``llmcost.bill.montecarlo``): per line and for the total, mean and P10 / P50 /
   P90 (``LedgerDraws.summary``; percentiles do not add) and the tornado
   (``LedgerDraws.tornado``). The served-token lines are priced at $1/GPU-h and scaled by each
   draw's price (their cost is linear in it); the RL campaign's GPU-hours do not depend on any
@@ -46,9 +46,6 @@ Conventions (one for the whole bill):
 
 from __future__ import annotations
 
-import csv
-import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -56,9 +53,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import (
-    DATA_DIR,
-    as_accelerator,
-    as_model,
     list_prices,
     load_accelerator,
     load_model,
@@ -77,6 +71,17 @@ from .pricing import (  # noqa: F401
     facility_kw_per_gpu,
     owned_usd_per_gpu_hour,
 )
+from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
+from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
+from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
+    MAX_SAMPLES,
+    LedgerDraws,
+    predicted_mfu_range,
+    price_draws,
+    scenario_ranges,
+)
+from .montecarlo import number_or_draws as _num
+from .provenance import as_of_dates, git_commit  # noqa: F401
 from .published import (
     annotation_usd,
     human_eval_usd,
@@ -84,7 +89,7 @@ from .published import (
     processing_gpu_hours,
 )
 from .published import range_text as published_range
-from .ranges import Range, is_ranged
+from .ranges import Range
 from .scenario import (
     LEDGER_DEFAULTS,
     ScenarioError,
@@ -106,28 +111,7 @@ CATEGORIES = ("compute", "post-training", "data", "evaluation", "storage", "netw
 SECONDS_PER_MONTH = HOURS_PER_YEAR * SECONDS_PER_HOUR / 12.0
 
 
-# ------------------------------------------------------------------------------ defaults
-def list_defaults():
-    """``data/ledger_defaults.csv`` as a DataFrame (value, unit, range, date, source, notes)."""
-    return pd.read_csv(DATA_DIR / "ledger_defaults.csv")
-
-
 # ------------------------------------------------------------------------------ draws
-class _Draws(np.ndarray):
-    """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
-    an ndarray that formats as its first draw, so the 'how' sentences of the lines can still be
-    built (``simulate_ledger`` discards them: the point bill's sentences are the ones shown)."""
-
-    def __format__(self, spec):
-        return format(float(self.flat[0]), spec) if self.size else "[]"
-
-
-def _num(x):
-    """A Python float for a single number (the point bill: exactly today's arithmetic), draws
-    (a ``_Draws`` array) otherwise."""
-    return float(x) if np.ndim(x) == 0 else np.asarray(x, dtype=float).view(_Draws)
-
-
 def _given(x) -> bool:
     """Whether a quantity is given (non-zero in at least one draw): decides a line's status."""
     return bool(np.any(np.asarray(x) != 0))
@@ -139,127 +123,6 @@ def _ledger(x, name="ledger"):
         raise ValueError(f"{name}={x!r} must be a Ledger (llmcost.build_ledger(scenario))")
     return x
 
-
-# ------------------------------------------------------------------------------ pieces
-def lora_adapter_params(model, rank: int) -> int:
-    """Trainable parameters of LoRA adapters of rank r on the attention projections W_q, W_k,
-    W_v, W_o of every layer: Σ r·(d_in + d_out) (Hu et al. 2021, arXiv:2106.09685, §4: ΔW = BA
-    with B ∈ R^{d_out×r}, A ∈ R^{r×d_in}; §7.1 adapts these four matrices).
-
-    Raises
-    ------
-    ValueError
-        A rank that is not a positive whole number, or an MLA model (its projections are
-        low-rank already; give the count yourself).
-    """
-    r = int(as_array(rank, "rank", positive=True, integer=True))
-    model = as_model(model)
-    if model.attention != "gqa":
-        raise ValueError(f"model={model.name!r}: LoRA adapter counts are implemented for GQA/MHA "
-                         f"attention, not {model.attention!r}")
-    h, a, g, dh = model.d_model, model.n_heads, model.n_kv_heads, model.d_head
-    per_layer = (h + a * dh) + 2 * (h + g * dh) + (a * dh + h)
-    return int(model.n_layers * r * per_layer)
-
-
-def lora_flops_per_token(model, rank: int, seq_len=None):
-    """Training FLOPs per token of LoRA fine-tuning, on the workbook's MFU basis.
-
-    Full training is forward + backward = 3 × forward because the backward pass computes two
-    matmuls per weight matrix, one for the gradient with respect to the activations and one for
-    the gradient with respect to the weights (Kaplan et al. 2020 §2.1; Narayanan et al. 2021).
-    With frozen base weights the weight-gradient matmul is skipped, so each frozen matmul costs
-    forward 2 + backward 2 = **4 FLOP per weight** instead of 6: about **4·N per token instead of
-    6·N**. The adapters (N_A parameters, ``lora_adapter_params``) are trained, 6·N_A. The
-    attention core (QKᵀ, AV) has no weights and keeps 3 × its forward:
-
-        F_LoRA = 4·N_matmul + 3·F_core,fwd(s) + 6·N_A
-
-    This is the FLOP count only. Hu et al. 2021 (§4.2, footnote 5) measure on GPT-3 175B 43.1
-    tokens/s per V100 with LoRA against 32.5 for full fine-tuning: LoRA takes 0.754 of the time
-    (their "25% speedup"), more than the FLOP ratio (0.68 for GPT-3 175B) because the optimizer
-    step, memory traffic and communication do not shrink with it. The bill prices LoRA *time*
-    at that measured ratio (``lora_gpu_hours``); the optimizer keeps state only for the N_A
-    adapter parameters.
-    """
-    model = as_model(model)
-    if seq_len is not None:
-        as_array(seq_len, "seq_len", positive=True, integer=True)
-    fwd = model.flops_per_token_breakdown(seq_len, training=False, causal=False)
-    frozen = fwd["attention_proj"] + fwd["ffn"] + fwd["router"] + fwd["lm_head"]  # 2·N_matmul
-    return float(2.0 * frozen + 3.0 * fwd["attention_core"]
-                 + 6.0 * lora_adapter_params(model, rank))
-
-
-def lora_gpu_hours(model, rank: int, tokens, seq_len, peak_flops_per_s, mfu, goodput=1.0) -> dict:
-    """GPU-hours of LoRA fine-tuning priced from the measured time ratio (Hu et al. 2021 §4.2,
-    footnote 5; ``lora_time_ratio`` in ``data/ledger_defaults.csv``, 0.754):
-
-        hours_LoRA = tokens × F_full(s) ÷ (peak × MFU) × 0.754 ÷ goodput
-
-    where F_full is the full fine-tuning count (``compute.model_flops_per_token``) at the run's
-    MFU. On the LoRA FLOP count (``lora_flops_per_token``) that is a lower MFU,
-    MFU_LoRA = MFU × (F_LoRA / F_full) ÷ 0.754, which the result reports as ``mfu_lora``.
-
-    Returns
-    -------
-    dict with ``gpu_hours``, ``flops_per_token`` (LoRA count), ``full_flops_per_token``,
-    ``time_ratio`` and ``mfu_lora``.
-    """
-    model = as_model(model)
-    t = _num(as_array(tokens, "tokens", nonnegative=True))
-    peak = float(as_array(peak_flops_per_s, "peak_flops_per_s", positive=True))
-    m = _num(as_array(mfu, "mfu", positive=True))
-    g = _num(as_array(goodput, "goodput", positive=True))
-    if np.any(m > 1) or np.any(g > 1):
-        raise ValueError(f"mfu={m!r} and goodput={g!r} must be in (0, 1]")
-    full = float(model_flops_per_token(model, seq_len))
-    lora = lora_flops_per_token(model, rank, seq_len)
-    ratio = default("lora_time_ratio")
-    return {"gpu_hours": t * full / (peak * m) / SECONDS_PER_HOUR * ratio / g,
-            "flops_per_token": lora, "full_flops_per_token": full, "time_ratio": ratio,
-            "mfu_lora": m * lora / full / ratio}
-
-def energy_mwh(gpu_hours, watts_per_gpu):
-    """Energy of ``gpu_hours`` accelerator-hours drawing ``watts_per_gpu`` each, in MWh
-    (E = GPU-hours × W / 10⁶). Meta's model cards use the device TDP (Llama 3.1: 700 W; Llama 2:
-    400 W, "adjusted for PUE"); the bill uses ``facility_kw_per_gpu``."""
-    h = as_array(gpu_hours, "gpu_hours", nonnegative=True)
-    w = as_array(watts_per_gpu, "watts_per_gpu", positive=True)
-    return float(h * w / 1e6) if h.ndim == 0 and w.ndim == 0 else h * w / 1e6
-
-
-def tco2e(mwh, kg_co2e_per_kwh):
-    """Location-based emissions in tonnes CO2e: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t."""
-    e = as_array(mwh, "mwh", nonnegative=True)
-    k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
-    return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
-
-
-
-def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
-    """The bill's energy and emissions for ``gpu_hours`` on ``accelerator``, beside a TDP-only
-    count.
-
-        E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
-        E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
-        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
-
-    The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
-    1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the
-    bill's by ``factor``.
-
-    Returns
-    -------
-    dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
-    ``kg_co2e_per_kwh``.
-    """
-    acc = as_accelerator(accelerator)
-    kw = facility_kw_per_gpu(acc, pue)
-    grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
-    mwh = energy_mwh(gpu_hours, kw * 1e3)
-    return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
-            "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}
 
 # ------------------------------------------------------------------------------ the ledger
 @dataclass(frozen=True)
@@ -345,26 +208,6 @@ class Ledger:
                 **{f"bill.figures.{k}": v for k, v in self.figures.items()}}
 
 
-def git_commit() -> str:
-    """The commit the package runs from, or ``"unknown"`` outside a git checkout."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=DATA_DIR.parent,
-                             capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 else "unknown"
-
-
-def as_of_dates() -> dict:
-    """The newest ``date`` of each dated catalogue (prices, storage prices, ledger defaults)."""
-    out = {}
-    for name in ("prices", "storage_prices", "ledger_defaults"):
-        with (DATA_DIR / f"{name}.csv").open(newline="", encoding="utf-8") as fh:
-            dates = [r["date"] for r in csv.DictReader(fh) if r.get("date")]
-        out[f"{name}.csv"] = max(dates) if dates else "undated"
-    return out
-
-
 # ------------------------------------------------------------------------------ building it
 def _values(scenario: dict) -> dict:
     """The scenario's values completed with the ledger's defaults, validated."""
@@ -421,6 +264,16 @@ def build_ledger(scenario: dict) -> Ledger:
     -------
     Ledger. Its lines sum to ``total_usd``.
 
+    Each section of the bill is one function, its formula and source in its docstring, called
+    in this order: the MFU (``_bill_mfu``), the GPU-hour price (``_gpu_hour_price``) and the
+    failure model (``_failure_model``), then the lines: pre-training and its failures
+    (``_pretraining_lines``, goodput of ``_phase_goodput``), exploratory runs
+    (``_exploratory_runs_line`` or ``_exploratory_fraction_line``), post-training
+    (``_post_training_lines``, ``_rl_line``), data (``_data_lines``), evaluation
+    (``_evaluation_lines``), storage (``_storage_lines``), network (``_network_lines``), energy
+    (``_energy_line``), people (``_people_line``), operations (``_operations_line``) and the
+    reserves (``_reserve_lines``).
+
     Raises
     ------
     ScenarioError (a ValueError)
@@ -472,160 +325,298 @@ def _safe_build(p: dict) -> Ledger:
         raise ScenarioError(str(e)) from None
 
 
+@dataclass
+class _Basis:
+    """What every line of one bill shares, resolved once by ``_basis``: the model and
+    accelerator, the MFU, the GPU-hour price and the failure model."""
+
+    p: dict
+    spec: object
+    gpu: object
+    peak: float
+    mfu: object
+    mfu_source: str
+    price: object
+    price_source: str
+    own: dict | None
+    gpu_rate: object
+    kind_compute: str
+    per_node: int
+    fail_rate: object
+    restart_s: object
+    preempt: object
+    #: the checkpoint-storage bandwidth and its source (sized once, for the main run, when the
+    #: scenario leaves it out: ``_storage_for``)
+    storage_bw: dict
+
+
 def _build(p: dict) -> Ledger:
+    """The bill of validated point (or drawn) values ``p``: one named step per section, each
+    with its formula in its docstring; the lines are appended in the bill's order."""
+    b = _basis(p)
+    lines: list[Line] = []
+    run = _pretraining_lines(lines, b)
+    explore_ix, explore_h = len(lines), _exploratory_runs_line(lines, b)
+    post_h = _post_training_lines(lines, b, run["main_goodput"])
+    rl_h, rl_camp = _rl_line(lines, b)
+    post_h += rl_h
+    proc_h, syn_h = _data_lines(lines, b)
+    eval_h = _evaluation_lines(lines, b)
+    if explore_h is None:  # a fraction: priced after post-training and evaluation, netted out
+        explore_h = _exploratory_fraction_line(lines, explore_ix, p, run["paid_h"],
+                                               post_h + eval_h, b.gpu_rate, b.kind_compute)
+    months, months_source = _project_months(p, run["main_days"])
+    _storage_lines(lines, b, run["main_plan"], run["main_days"], months)
+    _network_lines(lines, p)
+    all_h = run["paid_h"] + explore_h + post_h + syn_h + eval_h + proc_h
+    en = _energy_line(lines, b, all_h)
+    _people_line(lines, p, months, months_source)
+    _operations_line(lines, p, months, months_source)
+    _reserve_lines(lines, p, run["paid_h"] * b.gpu_rate)
+    figures = _figures(b, run, en, {
+        "all_gpu_hours": all_h, "project_months": months, "project_months_source": months_source,
+        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h}, rl_camp)
+    return Ledger(lines, figures, p)
+
+
+def _basis(p: dict) -> _Basis:
+    """The model, accelerator, MFU (``_bill_mfu``), GPU-hour price (``_gpu_hour_price``) and
+    failure model (``_failure_model``) every line of the bill uses.
+
+    The GPU-hour lines charge ``gpu_rate = price − energy`` per GPU-hour: owned hardware's energy
+    is its own line (rented GPU-hours include it, energy 0). Compute is *fixed* for reserved or
+    owned capacity, *elastic* on demand or spot."""
     spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
-    pricing = p["pricing"]
     peak = gpu.peak_flops_per_s(p["dtype"])
-    # ---- the MFU the whole bill uses
-    if p["ledger_pilot_tokens_per_s_per_gpu"] is not None:
-        try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
-            mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
-                                            p["seq_len"], p["dtype"]))
-        except ValueError as e:
-            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
-                             "dtype") from None
-        if not 0 < mfu <= 1:
-            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu="
-                             f"{p['ledger_pilot_tokens_per_s_per_gpu']!r} implies MFU {mfu:.2f}, "
-                             "above the accelerator's peak: check the throughput and dtype")
-        mfu_source = (f"calibrated from a pilot's {p['ledger_pilot_tokens_per_s_per_gpu']:,.0f} "
-                      "tokens/s per GPU (compute.mfu_from_throughput)")
-    else:
-        mfu = p["mfu"]
-        mfu_source = scenario_mfu_source(p)
-    # ---- the price of a GPU-hour
-    if pricing == "owned" and p["price_usd_per_gpu_hour"] is None:
+    mfu, mfu_source = _bill_mfu(p, spec, gpu)
+    price, price_source, own = _gpu_hour_price(p, gpu)
+    energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
+    per_node = min(gpu.scaleup_domain_size or 8, 8)
+    fail_rate, restart_s, preempt = _failure_model(p, per_node)
+    return _Basis(p, spec, gpu, peak, mfu, mfu_source, price, price_source, own,
+                  price - energy_rate,
+                  "fixed" if p["pricing"] in ("reserved", "owned") else "elastic", per_node,
+                  fail_rate, restart_s, preempt,
+                  {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
+                   "source": "ckpt_storage_bytes_per_s (scenario)"})
+
+
+def _bill_mfu(p: dict, spec, gpu) -> tuple:
+    """(MFU, its source) of the whole bill: the scenario's ``mfu`` (given, predicted or
+    calibrated: ``scenario_mfu_source``), or calibrated from a pilot's measured throughput
+    (``ledger_pilot_tokens_per_s_per_gpu``):
+
+        MFU = tokens/s per GPU × F(s) ÷ dense peak     (``compute.mfu_from_throughput``)
+
+    with F(s) the model FLOPs per token on the MFU basis (full attention mask)."""
+    tps = p["ledger_pilot_tokens_per_s_per_gpu"]
+    if tps is None:
+        return p["mfu"], scenario_mfu_source(p)
+    try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
+        mfu = float(mfu_from_throughput(tps, spec, gpu, p["seq_len"], p["dtype"]))
+    except ValueError as e:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
+                         "dtype") from None
+    if not 0 < mfu <= 1:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={tps!r} implies MFU {mfu:.2f}, "
+                         "above the accelerator's peak: check the throughput and dtype")
+    return mfu, (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU "
+                 "(compute.mfu_from_throughput)")
+
+
+def _gpu_hour_price(p: dict, gpu) -> tuple:
+    """(price per GPU-hour, its source, the owned amortisation or None).
+
+    Owned hardware without a price: ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024
+    (arXiv:2405.21015 §2.2-2.3): acquisition cost amortised over its life + the energy of a
+    GPU-hour (facility kW × $/kWh). Otherwise the scenario's ``price_usd_per_gpu_hour`` (a
+    number or a range's point), or the catalogue median of the accelerator and pricing mode
+    (``scenario.resolve_price``)."""
+    given = p["price_usd_per_gpu_hour"]
+    if p["pricing"] == "owned" and given is None:
         own = {k: _num(v) if k != "kw_per_gpu" else v for k, v in owned_usd_per_gpu_hour(
             gpu, p["ledger_owned_usd_per_gpu"], p["ledger_electricity_usd_per_kwh"],
             p["ledger_pue"]).items()}
-        price, price_source = own["usd_per_gpu_hour"], (
+        return own["usd_per_gpu_hour"], (
             f"default, price_usd_per_gpu_hour not given: owned: "
             f"${own['acquisition_usd_per_gpu']:,.0f} per GPU amortised as Cottier et al. "
             f"2024 (${own['capex_usd_per_gpu_hour']:.2f}/GPU-h hardware + "
-            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)")
-    else:
-        price, price_source = (p["price_usd_per_gpu_hour"], "given as a range") if np.ndim(
-            p["price_usd_per_gpu_hour"]) else resolve_price(gpu.name, p["price_usd_per_gpu_hour"],
-                                                            pricing)
-        if p["price_usd_per_gpu_hour"] is None:
-            price_source = f"default, price_usd_per_gpu_hour not given: {price_source}"
-        price_source = _range_source(p, "price_usd_per_gpu_hour") or price_source
-        own = None
-    energy_rate = own["energy_usd_per_gpu_hour"] if own else 0.0
-    gpu_rate = price - energy_rate  # what the GPU-hour lines charge; energy is its own line
-    kind_compute = "fixed" if pricing in ("reserved", "owned") else "elastic"
-    per_node = min(gpu.scaleup_domain_size or 8, 8)
+            f"${own['energy_usd_per_gpu_hour']:.2f}/GPU-h energy)"), own
+    price, source = (given, "given as a range") if np.ndim(given) else resolve_price(
+        gpu.name, given, p["pricing"])
+    if given is None:
+        source = f"default, price_usd_per_gpu_hour not given: {source}"
+    return price, _range_source(p, "price_usd_per_gpu_hour") or source, None
+
+
+def _failure_model(p: dict, per_node: int) -> tuple:
+    """(failures per GPU-year, restart seconds, spot pre-emptions per node-day or None).
+
+    The scenario's ``fail_rate_per_gpu_year`` and ``ckpt_restart_s``; on spot, pre-emptions are
+    failures of a node (the failure model of notebook 07):
+
+        rate = fail_rate_per_gpu_year + pre-emptions per node-day × 365.25 ÷ GPUs per node
+
+    and the restart takes ``ledger_spot_restart_s`` (defaults: ``data/ledger_defaults.csv``)."""
     fail_rate, restart_s = p["fail_rate_per_gpu_year"], p["ckpt_restart_s"]
-    if pricing == "spot":
-        preempt = default("spot_preemptions_per_node_day") if \
-            p["ledger_spot_preemptions_per_node_day"] is None else \
-            p["ledger_spot_preemptions_per_node_day"]
-        fail_rate = fail_rate + preempt * 365.25 / per_node
-        restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
-            else p["ledger_spot_restart_s"]
+    if p["pricing"] != "spot":
+        return fail_rate, restart_s, None
+    preempt = default("spot_preemptions_per_node_day") if \
+        p["ledger_spot_preemptions_per_node_day"] is None else \
+        p["ledger_spot_preemptions_per_node_day"]
+    restart_s = default("spot_restart_s") if p["ledger_spot_restart_s"] is None \
+        else p["ledger_spot_restart_s"]
+    return fail_rate + preempt * 365.25 / per_node, restart_s, preempt
 
-    storage_bw = {"bytes_per_s": p["ckpt_storage_bytes_per_s"],
-                  "source": "ckpt_storage_bytes_per_s (scenario)"}
 
-    def storage_for(ideal_gpu_hours):
-        """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
-        run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
-        if storage_bw["bytes_per_s"] is None:
-            storage_bw.update(sized_storage(spec, p, fail_rate, restart_s, ideal_gpu_hours,
-                                            price, per_node))
-        return storage_bw["bytes_per_s"]
+def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
+    """The job's checkpoint-storage bandwidth: the scenario's, else sized once, for the main
+    run, from its checkpoint plan (``reliability.sized_storage_bytes_per_s``)."""
+    if b.storage_bw["bytes_per_s"] is None:
+        b.storage_bw.update(sized_storage(b.spec, b.p, b.fail_rate, b.restart_s,
+                                          ideal_gpu_hours, b.price, b.per_node))
+    return b.storage_bw["bytes_per_s"]
 
-    def goodput_of(n_gpus, ideal_gpu_hours):
-        """(goodput, checkpoint plan or None) of one phase on n_gpus."""
-        if not p["ledger_resumable"]:
-            m = _num(rel.cluster_mtbf_s(n_gpus, fail_rate))
-            t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
-            with np.errstate(over="ignore"):
-                wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, restart_s))
-            if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
-                raise ValueError(
-                    f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
-                    f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
-                    "failure and is expected to take over a million times as long: it never "
-                    "finishes (make training resumable, or shorten the job)")
-            return t / wall, None
-        plan = rel.checkpoint_plan(
-            spec.n_params, n_gpus, fail_rate, storage_for(ideal_gpu_hours), restart_s,
-            recipe=p["ckpt_recipe"], gpus_per_node=per_node,
-            node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
-            async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
-            interval_s=p["ckpt_interval_s"])
-        return _num(plan.goodput), plan
 
-    lines: list[Line] = []
-    # ---- pre-training phases: the main run, then context extension, annealing, ...
+def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
+    """(goodput, checkpoint plan or None) of one phase of ``ideal_gpu_hours`` on ``n_gpus``.
+
+    Resumable training: ``reliability.checkpoint_plan``'s goodput (Daly 2006's interval, the
+    scenario's checkpoint recipe and storage). Without checkpoints a failure restarts the job:
+    goodput = T ÷ E[wall], E[wall] of ``reliability.expected_wall_time_s`` with the job's MTBF
+    (``reliability.cluster_mtbf_s``); refused when E[wall] > 10⁶ T (it never finishes)."""
+    p = b.p
+    if not p["ledger_resumable"]:
+        m = _num(rel.cluster_mtbf_s(n_gpus, b.fail_rate))
+        t = ideal_gpu_hours / n_gpus * SECONDS_PER_HOUR
+        with np.errstate(over="ignore"):
+            wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
+        if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
+            raise ValueError(
+                f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
+                f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
+                "failure and is expected to take over a million times as long: it never "
+                "finishes (make training resumable, or shorten the job)")
+        return t / wall, None
+    plan = rel.checkpoint_plan(
+        b.spec.n_params, n_gpus, b.fail_rate, _storage_for(b, ideal_gpu_hours), b.restart_s,
+        recipe=p["ckpt_recipe"], gpus_per_node=b.per_node,
+        node_bytes_per_s=p["ckpt_node_bytes_per_s"], d2h_bytes_per_s=p["ckpt_d2h_bytes_per_s"],
+        async_=p["ckpt_async"], planned_per_day=p["fail_planned_per_day"],
+        interval_s=p["ckpt_interval_s"])
+    return _num(plan.goodput), plan
+
+
+def _check_goodput(b: _Basis, ph: dict, g) -> None:
+    """Refuse a phase whose goodput is below 10⁻⁶: interruptions come faster than a checkpoint
+    and a restart, so it never finishes."""
+    if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
+        p = b.p
+        raise ValueError(
+            f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
+            f"{ph['n_gpus']:,} GPUs: interruptions "
+            f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
+            + (f", ledger_spot_preemptions_per_node_day={b.preempt}" if p["pricing"] == "spot"
+               else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
+            "than a checkpoint and a restart, so the run takes over a million times its ideal "
+            "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
+            "rate or the restart time)")
+
+
+def _pretraining_phases(b: _Basis) -> list:
+    """The main run, then the scenario's ``phases`` (context extension, annealing, ...), each
+    with its tokens, sequence length, GPUs (default the main run's) and MFU (default the
+    bill's)."""
+    p = b.p
     phases = [{"name": "main", "tokens": p["train_tokens"], "seq_len": p["seq_len"],
-               "n_gpus": p["n_gpus"], "mfu": mfu}]
+               "n_gpus": p["n_gpus"], "mfu": b.mfu}]
     for ph in p["phases"]:
         phases.append({"name": ph["name"], "tokens": ph["tokens"], "seq_len": ph["seq_len"],
-                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", mfu)})
-    ideal_h = paid_h = 0.0
-    flops_total = 0.0
-    main_plan, main_goodput, main_days, main_ideal = None, None, 0.0, 0.0
+                       "n_gpus": ph.get("n_gpus", p["n_gpus"]), "mfu": ph.get("mfu", b.mfu)})
+    return phases
+
+
+def _pretraining_lines(lines: list, b: _Basis) -> dict:
+    """Pre-training compute, its failures, and the other pre-training phases. Per phase:
+
+        FLOPs = tokens × F(s)                     (``compute.model_flops_per_token``, MFU basis)
+        ideal GPU-h = FLOPs ÷ (dense peak × MFU) ÷ 3600
+        paid GPU-h = ideal ÷ goodput              (``_phase_goodput``)
+
+    The main run's line bills its ideal GPU-hours and ``compute.failures`` its paid − ideal
+    (notebook 07); another phase's line bills its paid GPU-hours. Each × the GPU-hour rate.
+    Returns the totals the other lines use (``ideal_h``, ``paid_h``, ``flops_total``, the main
+    run's ``main_plan``, ``main_goodput``, ``main_days``, ``main_ideal`` and the ``phases``)."""
+    p, rate = b.p, b.gpu_rate
+    phases = _pretraining_phases(b)
+    run = {"ideal_h": 0.0, "paid_h": 0.0, "flops_total": 0.0, "main_plan": None,
+           "main_goodput": None, "main_days": 0.0, "main_ideal": 0.0, "phases": phases}
     for i, ph in enumerate(phases):
-        flops = ph["tokens"] * float(model_flops_per_token(spec, ph["seq_len"]))
-        hours = flops / (peak * ph["mfu"]) / SECONDS_PER_HOUR
-        g, plan = goodput_of(ph["n_gpus"], hours)
-        if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
-            raise ValueError(
-                f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
-                f"{ph['n_gpus']:,} GPUs: interruptions "
-                f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"
-                + (f", ledger_spot_preemptions_per_node_day={preempt}" if pricing == "spot"
-                   else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
-                "than a checkpoint and a restart, so the run takes over a million times its ideal "
-                "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
-                "rate or the restart time)")
-        ideal_h, paid_h, flops_total = ideal_h + hours, paid_h + hours / g, flops_total + flops
-        if i == 0:
-            main_plan, main_goodput, main_ideal = plan, g, hours
-            main_days = hours / g / ph["n_gpus"] / 24.0
-        if i == 0:  # the main run: ideal hours here, its failures on their own line (notebook 07)
+        flops = ph["tokens"] * float(model_flops_per_token(b.spec, ph["seq_len"]))
+        hours = flops / (b.peak * ph["mfu"]) / SECONDS_PER_HOUR
+        g, plan = _phase_goodput(b, ph["n_gpus"], hours)
+        _check_goodput(b, ph, g)
+        run["ideal_h"], run["paid_h"], run["flops_total"] = (
+            run["ideal_h"] + hours, run["paid_h"] + hours / g, run["flops_total"] + flops)
+        per_token = (f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
+                     f"({ph['seq_len']:,}-token sequences")
+        if i > 0:
             lines.append(Line(
-                "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
-                kind_compute, hours * gpu_rate,
-                f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
-                f"({ph['seq_len']:,}-token sequences, MFU basis) ÷ ({peak:.3g} FLOP/s × MFU "
-                f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${gpu_rate:.2f}",
-                f"compute.training_run; MFU {mfu_source}; {price_source}", "modelled",
-                "01_flops"))
-            lines.append(Line(
-                "compute.failures", "failures, checkpoints and restarts", "compute",
-                "pre-training", kind_compute, (hours / g - hours) * gpu_rate,
-                f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
-                f"(goodput {g:.2%}"
-                f"{'; spot pre-emptions included' if pricing == 'spot' else ''}"
-                f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
-                "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
-                "modelled", "07_checkpoints"))
+                f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}",
+                "compute", "pre-training", b.kind_compute, hours / g * rate,
+                f"{per_token}) ÷ ({b.peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
+                f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
+                f"${rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
+                f"{b.price_source}", "modelled", "01_flops"))
             continue
+        run.update(main_plan=plan, main_goodput=g, main_ideal=hours,
+                   main_days=hours / g / ph["n_gpus"] / 24.0)
+        # the main run: ideal hours here, its failures on their own line (notebook 07)
         lines.append(Line(
-            f"compute.pretraining.{ph['name']}", f"pre-training phase: {ph['name']}", "compute",
-            "pre-training", kind_compute, hours / g * gpu_rate,
-            f"{ph['tokens']:.3g} tokens × {flops / ph['tokens']:.3g} FLOP/token "
-            f"({ph['seq_len']:,}-token sequences) ÷ ({peak:.3g} FLOP/s × MFU {ph['mfu']:.1%}) "
-            f"= {hours:,.0f} ideal GPU-h ÷ goodput {g:.2%} on {ph['n_gpus']:,} GPUs × "
-            f"${gpu_rate:.2f}", f"compute.training_run; reliability.checkpoint_plan; "
-            f"{price_source}", "modelled", "01_flops"))
-    final_run_usd = paid_h * gpu_rate
-    # ---- exploratory and failed runs
-    if p["ledger_exploratory_runs"]:
-        runs = p["ledger_exploratory_runs"]
-        h = sum(r["gpu_hours"] for r in runs)
-        lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
-                          "development", kind_compute, h * gpu_rate,
-                          f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${gpu_rate:.2f}: "
-                          + ", ".join(r["name"] for r in runs),
-                          "ledger_exploratory_runs (scenario)", "modelled"))
-        explore_h = h
-    else:  # a fraction: priced after post-training and evaluation, which the default nets out
-        explore_ix, explore_h = len(lines), None
-    # ---- post-training
+            "compute.pretraining.main", "pre-training compute", "compute", "pre-training",
+            b.kind_compute, hours * rate,
+            f"{per_token}, MFU basis) ÷ ({b.peak:.3g} FLOP/s × MFU "
+            f"{ph['mfu']:.1%}) = {hours:,.0f} ideal GPU-h × ${rate:.2f}",
+            f"compute.training_run; MFU {b.mfu_source}; {b.price_source}", "modelled",
+            "01_flops"))
+        lines.append(Line(
+            "compute.failures", "failures, checkpoints and restarts", "compute",
+            "pre-training", b.kind_compute, (hours / g - hours) * rate,
+            f"paid − ideal GPU-hours of the main run = {hours / g - hours:,.0f} GPU-h "
+            f"(goodput {g:.2%}"
+            f"{'; spot pre-emptions included' if p['pricing'] == 'spot' else ''}"
+            f"{'; no checkpoints: a failure restarts the run' if not p['ledger_resumable'] else ''})",
+            "reliability.checkpoint_plan (Daly 2006 goodput), failure rates of the scenario",
+            "modelled", "07_checkpoints"))
+    return run
+
+
+def _exploratory_runs_line(lines: list, b: _Basis):
+    """Exploratory and failed runs listed in the scenario (``ledger_exploratory_runs``):
+    Σ GPU-hours of the runs × the GPU-hour rate; returns those GPU-hours. None when the
+    scenario lists none: the line is then a fraction of the final run
+    (``_exploratory_fraction_line``), priced once post-training and evaluation are known."""
+    runs = b.p["ledger_exploratory_runs"]
+    if not runs:
+        return None
+    h = sum(r["gpu_hours"] for r in runs)
+    lines.append(Line("compute.exploratory", "exploratory and failed runs", "compute",
+                      "development", b.kind_compute, h * b.gpu_rate,
+                      f"{len(runs)} listed run(s), {h:,.0f} GPU-h × ${b.gpu_rate:.2f}: "
+                      + ", ".join(r["name"] for r in runs),
+                      "ledger_exploratory_runs (scenario)", "modelled"))
+    return h
+
+
+def _post_training_lines(lines: list, b: _Basis, main_goodput):
+    """Supervised fine-tuning, continued pre-training and LoRA; returns their GPU-hours.
+
+    SFT and CPT (full fine-tunes, 3 × forward): GPU-h = tokens × F(s) ÷ (peak × MFU) ÷ 3600 ÷
+    goodput, F(s) of ``compute.model_flops_per_token``, at the main run's MFU and goodput.
+    LoRA: ``lora.lora_gpu_hours``, the full fine-tune's time × 0.754 (Hu et al. 2021,
+    arXiv:2106.09685, §4.2, footnote 5: 43.1 against 32.5 tokens/s per GPU). Each × the
+    GPU-hour rate; a line without tokens is 0 and "not given"."""
+    p, spec, mfu, peak = b.p, b.spec, b.mfu, b.peak
     post_h = 0.0
     for key, label, tokens, fpt, how in (
             ("sft", "supervised fine-tuning (SFT)", p["ledger_sft_tokens"],
@@ -649,74 +640,114 @@ def _build(p: dict) -> Ledger:
             at = f"at MFU {mfu:.1%}"
         post_h += hours
         lines.append(Line(
-            f"post.{key}", label, "post-training", "post-training", "elastic", hours * gpu_rate,
+            f"post.{key}", label, "post-training", "post-training", "elastic",
+            hours * b.gpu_rate,
             f"{tokens:.3g} tokens × {fpt:.3g} FLOP/token ({how}) {at} and goodput "
-            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${gpu_rate:.2f}",
+            f"{main_goodput:.1%} = {hours:,.0f} GPU-h × ${b.gpu_rate:.2f}",
             "Hu et al. 2021 (LoRA, arXiv:2106.09685, §4.2: 43.1 against 32.5 tokens/s per GPU)"
             if key == "lora" else "compute.model_flops_per_token", "modelled", "01_flops"))
-    rl_camp = _rl_campaign(p, gpu_rate if not np.ndim(gpu_rate) else 1.0)
-    if rl_camp is None:
-        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic", 0.0,
-                          p["_rl_off_reason"], "",
-                          "not given", "05_rl_loop"))
-        rl_h = 0.0
-    else:
-        rl_h = float(rl_camp.loc["total", "gpu_hours"])
-        post_h += rl_h
-        rl_usd = float(rl_camp.loc["total", "usd"]) if not np.ndim(gpu_rate) else \
-            rl_h * gpu_rate + float(rl_camp.loc["verifier", "usd"])  # GPU-h × price + verifier
-        lines.append(Line("post.rl", "RL post-training (rollouts, reward, policy update)",
-                          "post-training", "post-training", "elastic",
-                          rl_usd, _rl_how(p, rl_camp, gpu_rate)
-                          + ("; owned hardware: its energy is on the energy line" if own else ""),
-                          "llmcost.rl.scenario_campaign (rollouts timed with the "
-                          "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
-                          "05_rl_loop"))
-    # ---- data
+    return post_h
+
+
+def _rl_line(lines: list, b: _Basis) -> tuple:
+    """RL post-training: notebook 05's campaign (``_rl_campaign``: ``rl.scenario_campaign``),
+    USD = its GPU-hours × the GPU-hour rate + the verifier's cost; returns (GPU-hours,
+    campaign or None). Drawn prices: the campaign is timed at $1/GPU-h and priced per draw."""
+    p, rate = b.p, b.gpu_rate
+    label = "RL post-training (rollouts, reward, policy update)"
+    camp = _rl_campaign(p, rate if not np.ndim(rate) else 1.0)
+    if camp is None:
+        lines.append(Line("post.rl", label, "post-training", "post-training", "elastic", 0.0,
+                          p["_rl_off_reason"], "", "not given", "05_rl_loop"))
+        return 0.0, None
+    rl_h = float(camp.loc["total", "gpu_hours"])
+    usd = float(camp.loc["total", "usd"]) if not np.ndim(rate) else \
+        rl_h * rate + float(camp.loc["verifier", "usd"])  # GPU-h × price + verifier
+    lines.append(Line("post.rl", label, "post-training", "post-training", "elastic",
+                      usd, _rl_how(p, camp, rate)
+                      + ("; owned hardware: its energy is on the energy line" if b.own else ""),
+                      "llmcost.rl.scenario_campaign (rollouts timed with the "
+                      "llmcost.inference roofline); rl_ keys of the scenario", "modelled",
+                      "05_rl_loop"))
+    return rl_h, camp
+
+
+def _data_lines(lines: list, b: _Basis) -> tuple:
+    """Data: licensing (given USD), cleaning and deduplication compute (``_processing_line``),
+    synthetic data (``_synthetic_line``) and human annotation (``_annotation_line``); returns
+    the GPU-hours of processing and of synthetic data (for the energy line)."""
+    p = b.p
     _given_line(lines, "data.licensing", "data licensing", "data", "fixed",
                 p["ledger_data_licensing_usd"], "ledger_data_licensing_usd (scenario)")
     _published_note(lines, p, "data.licensing")
-    proc_h = _processing_line(lines, p, gpu_rate)
-    syn_h = _synthetic_line(lines, p, spec, gpu, gpu_rate)
+    proc_h = _processing_line(lines, p, b.gpu_rate)
+    syn_h = _synthetic_line(lines, p, b.spec, b.gpu, b.gpu_rate)
     _published_note(lines, p, "data.synthetic")
     _annotation_line(lines, p)
-    # ---- evaluation and safety testing
-    eval_h = _eval_line(lines, p, spec, gpu, gpu_rate)
-    _human_eval_line(lines, p)
-    if explore_h is None:
-        explore_h = _exploratory_fraction_line(lines, explore_ix, p, paid_h, post_h + eval_h,
-                                               gpu_rate, kind_compute)
-    # ---- storage
-    project_months = p["ledger_project_months"] if p["ledger_project_months"] is not None \
-        else main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
-    project_months_source = "ledger_project_months (scenario)" if \
-        p["ledger_project_months"] is not None else (
-            f"convention, ledger_project_months not given: the final run's wall clock "
-            f"({project_months:.2f} months) only; the exploratory runs before it, data work and "
-            "post-training after it are not counted, so people, operations and dataset storage "
-            "are lower bounds: set ledger_project_months")
-    if main_plan is not None:
-        hot = p["ckpt_hot_tier"]
-        st = rel.retention_storage_cost(
-            float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
-            p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
-            rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
-            hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
-            hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
-        st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
-        hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
-        lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
-                          "fixed", _num(st["total"]),
-                          f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
-                          f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
-                          f"for {p['ckpt_retention_months']:g} months",
-                          "reliability.retention_storage_cost; data/storage_prices.csv; "
-                          f"bandwidth {storage_bw['source']}",
-                          "modelled", "07_checkpoints"))
-    else:
+    return proc_h, syn_h
+
+
+def _evaluation_lines(lines: list, b: _Basis):
+    """Evaluation and safety testing: benchmark runs (``_eval_line``) and human evaluation
+    (``_human_eval_line``); returns the benchmark runs' GPU-hours."""
+    eval_h = _eval_line(lines, b.p, b.spec, b.gpu, b.gpu_rate)
+    _human_eval_line(lines, b.p)
+    return eval_h
+
+
+def _project_months(p: dict, main_days) -> tuple:
+    """(project months, source): ``ledger_project_months``, else the final run's wall clock,
+    main_days × 86,400 s ÷ (365.25 × 86,400 s ÷ 12) (a lower bound, said so)."""
+    if p["ledger_project_months"] is not None:
+        return p["ledger_project_months"], "ledger_project_months (scenario)"
+    months = main_days * SECONDS_PER_DAY / SECONDS_PER_MONTH
+    return months, (
+        f"convention, ledger_project_months not given: the final run's wall clock "
+        f"({months:.2f} months) only; the exploratory runs before it, data work and "
+        "post-training after it are not counted, so people, operations and dataset storage "
+        "are lower bounds: set ledger_project_months")
+
+
+def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> None:
+    """Checkpoint storage (``reliability.retention_storage_cost``): the hot tier provisioned for
+    the checkpoint plan's peak write bandwidth for the run's days (capacity ≥ bandwidth ÷ the
+    tier's throughput per TiB), plus milestone checkpoints on the cold tier for
+    ``ckpt_retention_months``, at ``data/storage_prices.csv`` prices; 0 without checkpoints."""
+    p = b.p
+    if main_plan is None:
         lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
                           "fixed", 0.0, "no checkpoints (ledger_resumable=false)", "", "modelled"))
+        return
+    hot = p["ckpt_hot_tier"]
+    st = rel.retention_storage_cost(
+        float(main_plan.size.total_bytes), main_days, main_plan.interval_s,
+        p["ckpt_keep_last"], p["ckpt_milestone_every_days"], p["ckpt_retention_months"],
+        rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
+        hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
+        hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
+    st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
+    hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
+    lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
+                      "fixed", _num(st["total"]),
+                      f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
+                      f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
+                      f"for {p['ckpt_retention_months']:g} months",
+                      "reliability.retention_storage_cost; data/storage_prices.csv; "
+                      f"bandwidth {b.storage_bw['source']}",
+                      "modelled", "07_checkpoints"))
+
+
+def _storage_lines(lines: list, b: _Basis, main_plan, main_days, project_months) -> None:
+    """Storage: checkpoints (``_checkpoint_storage_line``), datasets and logs.
+
+        datasets USD = bytes × versions ÷ 10⁹ × (project months + retention months) × $/GB-month
+        logs USD     = ledger_log_bytes ÷ 10⁹ × the same months × $/GB-month
+
+    bytes = ``ledger_dataset_bytes``, else training tokens × ``dataset_bytes_per_token``
+    (``data/ledger_defaults.csv``); $/GB-month of ``ledger_dataset_tier``
+    (``data/storage_prices.csv``)."""
+    p = b.p
+    _checkpoint_storage_line(lines, b, main_plan, main_days)
     ds_given = p["ledger_dataset_bytes"] is not None
     ds_bytes = p["ledger_dataset_bytes"] if ds_given else \
         p["train_tokens"] * default("dataset_bytes_per_token")
@@ -733,7 +764,11 @@ def _build(p: dict) -> Ledger:
     _product_line(lines, "storage.logs", "logs, metrics and traces", "storage", "fixed",
                   p["ledger_log_bytes"] / GB * ds_months, log_price, "GB-months", "$/GB-month",
                   f"ledger_log_bytes kept {ds_months:,.1f} months on {p['ledger_dataset_tier']}")
-    # ---- network
+
+
+def _network_lines(lines: list, p: dict) -> None:
+    """Network: internet egress and cross-region transfer, bytes ÷ 10⁹ × $/GB
+    (``egress_usd_per_gb``, ``cross_region_usd_per_gb`` in ``data/ledger_defaults.csv``)."""
     _product_line(lines, "network.egress", "internet egress", "network", "elastic",
                   p["ledger_egress_bytes"] / GB, default("egress_usd_per_gb"), "GB", "$/GB",
                   default_source("egress_usd_per_gb"), given="ledger_egress_bytes")
@@ -741,46 +776,57 @@ def _build(p: dict) -> Ledger:
                   p["ledger_cross_region_bytes"] / GB, default("cross_region_usd_per_gb"), "GB",
                   "$/GB", default_source("cross_region_usd_per_gb"),
                   given="ledger_cross_region_bytes")
-    # ---- energy
-    all_h = paid_h + explore_h + post_h + syn_h + eval_h + proc_h
+
+
+def _energy_line(lines: list, b: _Basis, all_h) -> dict:
+    """Electricity of every GPU-hour of the bill (``energy.energy_of``: GPU-h × facility kW per
+    GPU = TDP × server W/TDP × 0.75 × PUE, Cottier et al. 2024 §2.3; tCO2e at the grid's
+    kg/kWh). Owned hardware pays it, MWh × 1,000 × $/kWh; a rented GPU-hour includes it ($0,
+    "included"). An accelerator without a sourced TDP has no energy figure ("not given").
+    Returns ``energy_of``'s dict (None values without a TDP)."""
+    p, gpu = b.p, b.gpu
     if not gpu.tdp_w or gpu.tdp_w != gpu.tdp_w:  # no sourced TDP: no energy figure, said so
-        en = {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
-              "mwh_tdp": None, "factor": None}
-        kw = mwh = grid = t_co2 = None
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
                           "elastic", 0.0,
                           f"{all_h:,.0f} GPU-h, but accelerator={gpu.name!r} has no tdp_w in "
                           "data/accelerators.csv (no sourced figure): energy, emissions and "
                           "electricity are not computed; add a sourced TDP to get them",
                           "Cottier et al. 2024 §2.3; data/accelerators.csv", "not given"))
+        return {"kw_per_gpu": None, "mwh": None, "kg_co2e_per_kwh": None, "tco2e": None,
+                "mwh_tdp": None, "factor": None}
+    en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
+                                            p["ledger_grid_kg_co2e_per_kwh"]).items()}
+    kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
+    usd_kwh = default("electricity_usd_per_kwh") if \
+        p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
+    how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
+           f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
+           f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
+           f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
+           "GPU-hours)")
+    if b.own:
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", mwh * 1e3 * usd_kwh, f"{how}; × ${usd_kwh}/kWh",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
     else:
-        en = {k: _num(v) for k, v in energy_of(all_h, gpu, p["ledger_pue"],
-                                                p["ledger_grid_kg_co2e_per_kwh"]).items()}
-        kw, mwh, grid, t_co2 = en["kw_per_gpu"], en["mwh"], en["kg_co2e_per_kwh"], en["tco2e"]
-        usd_kwh = default("electricity_usd_per_kwh") if \
-            p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
-        energy_how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
-                      f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
-                      f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
-                      f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
-                      "GPU-hours)")
-        if own:
-            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                              "elastic", mwh * 1e3 * usd_kwh, f"{energy_how}; × ${usd_kwh}/kWh",
-                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "modelled"))
-        else:
-            lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
-                              "elastic", 0.0,
-                              f"{energy_how}; included in the rented GPU-hour price",
-                              "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
-    # ---- people and operations
+        lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
+                          "elastic", 0.0, f"{how}; included in the rented GPU-hour price",
+                          "Cottier et al. 2024 §2.3; data/ledger_defaults.csv", "included"))
+    return en
+
+
+def _people_line(lines: list, p: dict, project_months, project_months_source) -> None:
+    """People: Σ over ``ledger_people`` roles of FTE × months (default the project's) ÷ 12 ×
+    loaded cost per FTE-year (default ``staff_usd_per_fte_year``, $330K); with
+    ``ledger_published_defaults`` and ``ledger_contributors``, Epoch's contributor rule
+    (``_contributors_line``); else 0 and "not given"."""
+    label = "people (roles × FTE × months × loaded cost)"
     if p["ledger_people"]:
         people = [(r["role"], r["fte"], r.get("months", project_months),
                    r.get("usd_per_year", default("staff_usd_per_fte_year")))
                   for r in p["ledger_people"]]
         usd = sum(fte * months / 12.0 * rate for _, fte, months, rate in people)
-        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
-                          "people", "whole project", "fixed", usd,
+        lines.append(Line("people.staff", label, "people", "whole project", "fixed", usd,
                           "; ".join(f"{role}: {fte:g} FTE × {months:.1f} mo × ${rate:,.0f}/yr"
                                     for role, fte, months, rate in people)
                           + f" (project months: {project_months_source})",
@@ -789,17 +835,26 @@ def _build(p: dict) -> Ledger:
     elif p["ledger_published_defaults"] and p["ledger_contributors"]:
         lines.append(_contributors_line(p, project_months, project_months_source))
     else:
-        lines.append(Line("people.staff", "people (roles × FTE × months × loaded cost)",
-                          "people", "whole project", "fixed", 0.0,
+        lines.append(Line("people.staff", label, "people", "whole project", "fixed", 0.0,
                           f"ledger_people not given (a loaded cost of "
                           f"${default('staff_usd_per_fte_year'):,.0f}/FTE-year is the default "
                           "rate)", default_source("staff_usd_per_fte_year"), "not given"))
         _published_note(lines, p, "people.staff")
+
+
+def _operations_line(lines: list, p: dict, project_months, project_months_source) -> None:
+    """Operations (cluster ops, monitoring, support): project months ×
+    ``ledger_operations_usd_per_month``."""
     _product_line(lines, "ops.operations", "operations (cluster ops, monitoring, support)",
                   "operations", "fixed", project_months, p["ledger_operations_usd_per_month"],
                   "months", "$/month", "ledger_operations_usd_per_month × project months ("
                   + project_months_source + ")")
-    # ---- reserve
+
+
+def _reserve_lines(lines: list, p: dict, final_run_usd) -> None:
+    """Reserves: a rerun of the final run, P(rerun) × final run USD (the expected cost of a
+    relaunch after a divergence, as OPT-175B's lineage 12), then a contingency,
+    ``ledger_reserve_fraction`` × the sum of every line above."""
     rerun_p = p["ledger_rerun_probability"]
     lines.append(Line("reserve.rerun", "reserve: a rerun of the final run", "reserve",
                       "pre-training", "fixed", rerun_p * final_run_usd,
@@ -814,29 +869,41 @@ def _build(p: dict) -> Ledger:
                       f"{frac:.0%} × the {sub:,.0f} USD of the lines above",
                       "ledger_reserve_fraction (scenario)",
                       "modelled" if _given(frac) else "not given"))
-    figures = {
-        "mfu": mfu, "mfu_source": mfu_source, "pricing": pricing,
-        "price_usd_per_gpu_hour": price, "price_source": price_source,
+
+
+def _figures(b: _Basis, run: dict, en: dict, totals: dict, rl_camp) -> dict:
+    """The figures behind the bill (``Ledger.figures``): MFU and price with their sources, both
+    FLOP conventions (the MFU basis the hours are priced on, and 6·N_active·D), GPU-hours, goodput
+    = ideal ÷ paid, days, energy and emissions, project months, the job's MTBF."""
+    p, spec = b.p, b.spec
+    return {
+        "mfu": b.mfu, "mfu_source": b.mfu_source, "pricing": p["pricing"],
+        "price_usd_per_gpu_hour": b.price, "price_source": b.price_source,
         # two conventions, two names: the MFU basis the hours are priced on, and 6·N_active·D
-        "training_flops_mfu_basis": flops_total,
-        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"] for ph in phases),
-        "ideal_gpu_hours": ideal_h, "paid_gpu_hours": paid_h,
-        "main_ideal_gpu_hours": main_ideal, "goodput": ideal_h / paid_h,
-        "wall_clock_days": main_days, "all_gpu_hours": all_h, "energy_mwh": mwh,
-        "tco2e": t_co2, "grid_kg_co2e_per_kwh": grid, "kw_per_gpu": kw,
+        "training_flops_mfu_basis": run["flops_total"],
+        "training_flops_6nd": sum(6.0 * spec.n_active_params * ph["tokens"]
+                                  for ph in run["phases"]),
+        "ideal_gpu_hours": run["ideal_h"], "paid_gpu_hours": run["paid_h"],
+        "main_ideal_gpu_hours": run["main_ideal"], "goodput": run["ideal_h"] / run["paid_h"],
+        "wall_clock_days": run["main_days"], "all_gpu_hours": totals["all_gpu_hours"],
+        "energy_mwh": en["mwh"],
+        "tco2e": en["tco2e"], "grid_kg_co2e_per_kwh": en["kg_co2e_per_kwh"],
+        "kw_per_gpu": en["kw_per_gpu"],
         "energy_mwh_tdp_basis": en["mwh_tdp"], "energy_vs_tdp_basis": en["factor"],
-        "project_months": project_months, "project_months_source": project_months_source,
-        "main_ideal_days": main_ideal / p["n_gpus"] / 24.0,
-        "budget_usd": p["ledger_budget_usd"], "final_run_usd": final_run_usd,
-        "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": gpu.name,
-        "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], fail_rate)),
-        "rl_gpu_hours": rl_h, "synthetic_gpu_hours": syn_h, "eval_gpu_hours": eval_h,
-        "ckpt_storage_bytes_per_s": storage_bw["bytes_per_s"],
-        "ckpt_storage_source": storage_bw["source"],
+        "project_months": totals["project_months"],
+        "project_months_source": totals["project_months_source"],
+        "main_ideal_days": run["main_ideal"] / p["n_gpus"] / 24.0,
+        "budget_usd": p["ledger_budget_usd"], "final_run_usd": run["paid_h"] * b.gpu_rate,
+        "n_gpus": p["n_gpus"], "model": spec.name, "accelerator": b.gpu.name,
+        "job_mtbf_s": _num(rel.cluster_mtbf_s(p["n_gpus"], b.fail_rate)),
+        "rl_gpu_hours": totals["rl_gpu_hours"],
+        "synthetic_gpu_hours": totals["synthetic_gpu_hours"],
+        "eval_gpu_hours": totals["eval_gpu_hours"],
+        "ckpt_storage_bytes_per_s": b.storage_bw["bytes_per_s"],
+        "ckpt_storage_source": b.storage_bw["source"],
         "rl_parts_gpu_hours": ({} if rl_camp is None else
                                {k: float(v) for k, v in _rl_parts(rl_camp).items()}),
     }
-    return Ledger(lines, figures, p)
 
 
 def _exploratory_fraction_line(lines, ix, p, paid_h, netted_h, rate, kind) -> float:
@@ -1402,241 +1469,6 @@ def spot_verdict(bill: Ledger) -> list:
     return lines
 
 
-# ------------------------------------------------------------------------------ ranges: Monte Carlo
-@dataclass
-class LedgerDraws:
-    """The bill of a scenario with ranges, priced over ``samples`` Monte Carlo draws at once
-    (``simulate_ledger``).
-
-    ``line_usd`` maps each priced line's key to its amounts per draw (shape ``(samples,)``; a
-    line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
-    ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
-    ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
-    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
-    reaches are read-only broadcasts of one amount (copy one before writing into it).
-    """
-
-    line_usd: dict
-    total_usd: np.ndarray
-    inputs: dict
-    point: Ledger
-    ranges: dict = field(default_factory=dict)
-    samples: int = 0
-    seed: int = 0
-    _values: dict = field(default_factory=dict, repr=False)  # the point values, for tornado()
-
-    def summary(self):
-        """Per line and the total: the point amount, the mean and the P10 / P50 / P90 over the
-        draws, in USD (columns ``line``, ``point``, ``mean``, ``p10``, ``p50``, ``p90``; index:
-        the line key, last row ``total``).
-
-        The means add up to the total's mean (lines add up in every draw). **The P10 / P50 / P90
-        columns do not add**: each is a percentile of one line on its own, and the total's P90
-        is less than the sum of the lines' P90s when they do not all peak in the same draws.
-        A not-modelled line (no amount) is listed with NaN. ``.attrs['note']`` says so.
-        """
-        keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
-        rows = []
-        for k in keys + ["total"]:
-            ln = self.point.line(k) if k != "total" else None
-            x = self.total_usd if ln is None else self.line_usd[k]
-            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
-                mean = p10 = p50 = p90 = float(x[0])
-            else:
-                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
-            rows.append({"key": k, "line": ln.line if ln else "total",
-                         "point": ln.usd if ln else self.point.total_usd,
-                         "mean": mean, "p10": float(p10), "p50": float(p50),
-                         "p90": float(p90)})
-        for ln in self.point.lines:
-            if ln.key not in self.line_usd:
-                rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
-                                 "p10": np.nan, "p50": np.nan, "p90": np.nan})
-        df = pd.DataFrame(rows).set_index("key")
-        df.attrs["note"] = (
-            f"{self.samples:,} Monte Carlo draws (seed {self.seed}) of "
-            + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
-               "no ranged input (every draw is the point bill)")
-            + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "
-            "columns are percentiles of each line on its own and do not add up.")
-        return df
-
-    def tornado(self):
-        """What drives the spread: for each ranged input, the total with that input at its
-        P10 and at its P90 and every other input at its point (the mode, midpoint or median),
-        sorted by the swing |total(P90) − total(P10)|, largest first.
-
-        Returns
-        -------
-        DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
-        ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
-        is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
-        """
-        cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
-                "swing_usd"]
-        if not self.ranges:
-            df = pd.DataFrame(columns=cols)
-            df.attrs.update(point_usd=self.point.total_usd,
-                            note="no ranged input: nothing drives a spread")
-            return df
-        keys = list(self.ranges)
-        n = 2 * len(keys)
-        draws = {}
-        for j, k in enumerate(keys):
-            col = np.full(n, float(self._values[k]))
-            col[2 * j] = float(self.ranges[k].quantile(0.1))
-            col[2 * j + 1] = float(self.ranges[k].quantile(0.9))
-            draws[k] = col
-        total = _price_draws(self._values, draws, n)[1]
-        rows = [{"input": k, "range": self.ranges[k].describe(), "p10": draws[k][2 * j],
-                 "p90": draws[k][2 * j + 1], "total_at_p10_usd": float(total[2 * j]),
-                 "total_at_p90_usd": float(total[2 * j + 1]),
-                 "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
-                for j, k in enumerate(keys)]
-        df = pd.DataFrame(rows, columns=cols).sort_values("swing_usd", ascending=False,
-                                                          ignore_index=True)
-        df.attrs["point_usd"] = self.point.total_usd
-        return df
-
-    def percentiles(self, key: str = "total") -> dict:
-        """``{"p10": ..., "p50": ..., "p90": ...}`` of one line's draws (or the total's), USD."""
-        x = self.total_usd if key == "total" else self.line_usd.get(key)
-        if x is None:
-            raise ValueError(f"key={key!r} must be 'total' or a priced line: "
-                             f"{', '.join(self.line_usd)}")
-        q = np.quantile(x, [0.1, 0.5, 0.9])
-        return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
-
-    def bill_summary(self) -> dict:
-        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
-        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
-        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
-        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
-        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
-        the point amount."""
-        out = self.point.summary()
-        s = self.summary()
-        stats = ("mean", "p10", "p50", "p90")
-        for k, ln in out["bill.lines"].items():
-            for c in stats:
-                v = s.loc[k, c]
-                ln[f"{c}_usd"] = None if v != v else float(v)
-        for c in stats:
-            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
-        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
-                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
-                    "bill.tornado": self.tornado().to_dict("records"),
-                    "bill.range_note": s.attrs["note"]})
-        return out
-
-
-def _price_draws(values: dict, draws: dict, samples: int, ranges=None):
-    """Price the bill with some inputs as arrays of draws (the rest at their points): the same
-    ``_build`` as the point bill, its arithmetic broadcast over the draws. Returns
-    (line_usd dict, total_usd array); lines without an amount (not modelled) are left out."""
-    q = dict(values)
-    for k, arr in draws.items():
-        q[k] = np.asarray(arr, dtype=float).view(_Draws)
-    try:
-        with np.errstate(all="ignore"):
-            led = _safe_build(q)
-    except ValueError as e:
-        raise _draws_error(values, draws, samples, e, ranges) from None
-    line_usd = {}
-    for ln in led.lines:
-        if ln.usd is None:
-            continue
-        line_usd[ln.key] = np.broadcast_to(np.asarray(ln.usd, dtype=float), (samples,)).view(
-            np.ndarray)
-    total = sum(line_usd.values())  # in line order, as Ledger.total_usd adds them
-    return line_usd, np.broadcast_to(np.asarray(total, dtype=float), (samples,)).copy()
-
-
-def _scalar_error(values: dict, key: str, x: float):
-    """The error of the point bill with ``key`` at ``x`` (None when it prices)."""
-    try:
-        with np.errstate(all="ignore"):
-            _safe_build({**values, key: float(x)})
-    except ValueError as e:
-        return e
-    return None
-
-
-def _draws_error(values: dict, draws: dict, samples: int, err: Exception, ranges=None):
-    """A ScenarioError for a bill that cannot be priced in some draws: for each ranged input
-    alone (the others at their points), the draws that break a rule are found by bisection on
-    its sorted draws (the rules of the bill are monotone in each input: a higher failure rate,
-    restart time or pre-emption rate only lowers goodput); the message names the input, the
-    part of its range that breaks the rule, how many of the draws do, and the rule (the error
-    of the bill at its worst draw). When no input breaks alone, the combination does."""
-    parts = []
-    for k, arr in draws.items():
-        xs = np.sort(np.asarray(arr, dtype=float))
-        lo_bad, hi_bad = _scalar_error(values, k, xs[0]), _scalar_error(values, k, xs[-1])
-        if lo_bad is None and hi_bad is None:
-            continue
-        if hi_bad is not None and lo_bad is None:  # bad above a threshold: first bad index
-            a, b = 0, len(xs) - 1  # xs[a] good, xs[b] bad
-            while b - a > 1:
-                m = (a + b) // 2
-                a, b = (a, m) if _scalar_error(values, k, xs[m]) else (m, b)
-            n_bad, part, worst = len(xs) - b, f"draws above {xs[a]:.4g}", hi_bad
-        elif lo_bad is not None and hi_bad is None:
-            a, b = 0, len(xs) - 1  # xs[a] bad, xs[b] good
-            while b - a > 1:
-                m = (a + b) // 2
-                a, b = (m, b) if _scalar_error(values, k, xs[m]) else (a, m)
-            n_bad, part, worst = a + 1, f"draws below {xs[b]:.4g}", lo_bad
-        else:
-            n_bad, part, worst = len(xs), "its whole range", hi_bad
-        r = (ranges or {}).get(k)
-        parts.append(f"{k} ({r.describe() if r is not None else 'ranged'}): {part} break a rule "
-                     f"in {n_bad:,} of {samples:,} draws (the other inputs at their points); at "
-                     f"its worst draw, {xs[-1] if worst is hi_bad else xs[0]:.4g}: {worst}")
-    if parts:
-        return ScenarioError("the bill cannot be priced in some Monte Carlo draws: "
-                             + "; ".join(parts) + ". Narrow the range(s) so that every draw "
-                             "obeys the rule")
-    return ScenarioError("the bill cannot be priced in some Monte Carlo draws of the ranged "
-                         f"inputs {', '.join(draws)} taken together (each alone prices at "
-                         f"every one of its draws): {err}. Narrow the ranges")
-
-
-def predicted_mfu_range(pred) -> Range | None:
-    """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
-    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
-    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
-    mode at the prediction, so that the range's point is the prediction every page prints.
-    None without a band of non-zero width."""
-    band = pred.get("band", {}) if isinstance(pred, dict) else {}
-    if "low" not in band or "high" not in band:
-        return None
-    low, high = float(band["low"]), min(float(band["high"]), 1.0)
-    if not high > low:
-        return None
-    mode = min(max(float(pred.get("value", low)), low), high)
-    return Range("triangular", low=low, mode=mode, high=high)
-
-
-def scenario_ranges(values: dict) -> dict:
-    """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
-    width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
-    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
-    if not isinstance(values, Mapping):
-        raise ValueError(f"values={values!r} must be a mapping of scenario values")
-    out = {k: v for k, v in values.items() if is_ranged(v)}
-    band = predicted_mfu_range(values.get("_mfu_prediction"))
-    if "mfu" not in out and band is not None and \
-            values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        out["mfu"] = band
-    return out
-
-
-#: Most Monte Carlo draws ``simulate_ledger`` takes: every draw holds each of the bill's ~40
-#: lines as a float64 (1,000,000 draws: ~0.3 GB for the lines, more while pricing them).
-MAX_SAMPLES = 1_000_000
-
-
 def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> LedgerDraws:
     """The bill of a scenario with ranges: ``samples`` Monte Carlo draws of every ranged input
     at once, each draw a whole bill.
@@ -1688,12 +1520,13 @@ def simulate_ledger(scenario: dict, samples: int = 100_000, seed: int = 0) -> Le
     pts = provisioned_storage(pts, point)  # provisioned once: every draw uses the same storage
     inputs = {k: r.draws(int(samples), int(seed), k) for k, r in ranges.items()}
     if inputs:
-        line_usd, total = _price_draws(pts, inputs, int(samples), ranges)
+        line_usd, total = price_draws(_safe_build, pts, inputs, int(samples), ranges)
     else:  # nothing to draw: every draw is the point bill
         line_usd = {ln.key: np.broadcast_to(float(ln.usd), (int(samples),))
                     for ln in point.lines if ln.usd is not None}
         total = np.full(int(samples), point.total_usd)
-    return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts)
+    return LedgerDraws(line_usd, total, inputs, point, ranges, int(samples), int(seed), pts,
+                       _safe_build)
 
 
 def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,

@@ -284,17 +284,11 @@ def predicted_step(scenario: dict):
     return out
 
 
-def scaled_mfu(before: dict, after: dict) -> float:
-    """MFU of ``after`` = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
-    docstring): the step-time model's predicted change, on the scenario's calibration. Each MFU
-    is on its own dtype's dense peak, as the bill counts GPU-hours."""
-    _clean(after, "after")
-    m = _point(_clean(before, "before").get("mfu", _default("mfu")))
-    ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
-    return float(m) * float(ratio)
-
-
 def _with_scaled_mfu(before: dict, after: dict) -> dict:
+    """``after`` with its MFU = MFU of ``before`` × MFU_pred(after) / MFU_pred(before) (module
+    docstring): the step-time model's predicted change, on the scenario's calibration (a range
+    scaled as a whole). Each MFU is on its own dtype's dense peak, as the bill counts GPU-hours.
+    Refused when the scaled MFU exceeds 1."""
     m = _clean(before).get("mfu", _default("mfu"))
     ratio = predicted_step(after)[1].mfu / predicted_step(before)[1].mfu
     out = dict(after)
@@ -426,43 +420,82 @@ def _set(s: dict, note_if_same: str = "", **changes) -> tuple:
     return {**s, **changes}, (note_if_same if same else "")
 
 
+def _unchanged(s: dict, note: str) -> Change:
+    """A lever that does not apply to the scenario: ``after`` is the scenario, ``note`` why."""
+    return Change(dict(s), "", "", "", note)
+
+
+#: The levers that set scenario keys to fixed values: key -> (the changes, the note when the
+#: scenario already has them, the risk, the assumptions, the source).
+_SETTING_LEVERS = {
+    "fix_data_loading": (
+        {"waste_dataloader_stall_fraction": 0.0},
+        "no stall given (waste_dataloader_stall_fraction = 0)",
+        "little: prefetching, more loader workers or pre-tokenised shards cost engineering "
+        "time, not recovery",
+        "a stalled share s of each step lowers MFU to MFU·(1 − s); the fix removes all of it",
+        "scenario waste figure"),
+    "release_failed_allocations": (
+        {"waste_failed_job_gpu_hours": 0.0},
+        "no idle allocations given (waste_failed_job_gpu_hours = 0)",
+        "a job released too eagerly loses its place in the queue",
+        "the scheduler frees a failed job's nodes when it exits (health checks, automatic "
+        "requeue); every idle GPU-hour recovered", "scenario waste figure"),
+    "kill_forgotten_debug_jobs": (
+        {"waste_debug_gpu_hours": 0.0},
+        "no debug-job hours given (waste_debug_gpu_hours = 0)",
+        "an idle-job reaper can kill an interactive session someone wanted",
+        "time limits on interactive and debug partitions recover all of it",
+        "scenario waste figure"),
+    "dedupe_datasets": (
+        {"waste_dataset_copies": 0},
+        "no duplicate copies given (waste_dataset_copies = 0)",
+        "a copy deleted that a reproduction needed; keep one versioned copy",
+        "duplicates priced as dataset versions on the ledger's storage line",
+        "ledger storage.datasets; data/storage_prices.csv"),
+    "optimal_checkpoint_interval": (
+        {"ckpt_interval_s": None}, "the scenario already checkpoints at the optimum",
+        "none: the optimum minimises expected lost work plus stalls",
+        "Daly (2006) model of failures at the scenario's rate",
+        "llmcost.reliability.optimal_interval"),
+    "async_checkpoints": (
+        {"ckpt_async": True}, "already asynchronous",
+        "the newest checkpoint is durable only after its write: a failure loses the write time "
+        "too", "PyTorch DCP async_save-style checkpoints",
+        "llmcost.reliability.checkpoint_stall_s"),
+}
+
+
+def _setting_lever(key: str, s: dict) -> Change:
+    """The lever ``key`` of ``_SETTING_LEVERS`` on scenario ``s``: its keys set, with its risk,
+    assumptions and source; ``note`` says when the scenario already has them."""
+    if key not in _SETTING_LEVERS:
+        raise ValueError(f"key={key!r} must be one of {', '.join(_SETTING_LEVERS)}")
+    changes, same, risk, assumptions, source = _SETTING_LEVERS[key]
+    after, note = _set(s, same, **changes)
+    return Change(after, risk, assumptions, source, note)
+
+
 # ---- waste first
 def fix_data_loading(s: dict) -> Change:
     """Remove the data-loader stall: ``waste_dataloader_stall_fraction`` → 0 (MFU × (1 − s) →
     MFU)."""
-    after, note = _set(s, "no stall given (waste_dataloader_stall_fraction = 0)",
-                       waste_dataloader_stall_fraction=0.0)
-    return Change(after, "little: prefetching, more loader workers or pre-tokenised shards cost "
-                  "engineering time, not recovery", "a stalled share s of each step lowers MFU "
-                  "to MFU·(1 − s); the fix removes all of it", "scenario waste figure", note)
+    return _setting_lever("fix_data_loading", s)
 
 
 def release_failed_allocations(s: dict) -> Change:
     """Release the GPUs of failed jobs at once: ``waste_failed_job_gpu_hours`` → 0."""
-    after, note = _set(s, "no idle allocations given (waste_failed_job_gpu_hours = 0)",
-                       waste_failed_job_gpu_hours=0.0)
-    return Change(after, "a job released too eagerly loses its place in the queue",
-                  "the scheduler frees a failed job's nodes when it exits (health checks, "
-                  "automatic requeue); every idle GPU-hour recovered", "scenario waste figure",
-                  note)
+    return _setting_lever("release_failed_allocations", s)
 
 
 def kill_forgotten_debug_jobs(s: dict) -> Change:
     """Reap idle debug jobs: ``waste_debug_gpu_hours`` → 0."""
-    after, note = _set(s, "no debug-job hours given (waste_debug_gpu_hours = 0)",
-                       waste_debug_gpu_hours=0.0)
-    return Change(after, "an idle-job reaper can kill an interactive session someone wanted",
-                  "time limits on interactive and debug partitions recover all of it",
-                  "scenario waste figure", note)
+    return _setting_lever("kill_forgotten_debug_jobs", s)
 
 
 def dedupe_datasets(s: dict) -> Change:
     """Delete duplicate dataset copies: ``waste_dataset_copies`` → 0."""
-    after, note = _set(s, "no duplicate copies given (waste_dataset_copies = 0)",
-                       waste_dataset_copies=0)
-    return Change(after, "a copy deleted that a reproduction needed; keep one versioned copy",
-                  "duplicates priced as dataset versions on the ledger's storage line",
-                  "ledger storage.datasets; data/storage_prices.csv", note)
+    return _setting_lever("dedupe_datasets", s)
 
 
 def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
@@ -492,7 +525,7 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
         target, source = best_published_mfu(_get(s, "accelerator"),
                                             load_model(_get(s, "model")).n_params)
         if target is None:
-            return Change(dict(s), "", "", "", f"no target: {source}")
+            return _unchanged(s, f"no target: {source}")
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
@@ -510,10 +543,10 @@ def fp8_training(s: dict) -> Change:
     runs on it)."""
     s = _clean(s)
     if _get(s, "dtype") == "fp8":
-        return Change(dict(s), "", "", "", "already FP8")
+        return _unchanged(s, "already FP8")
     cannot = fp8_unavailable(s)
     if cannot:
-        return Change(dict(s), "", "", "", cannot)
+        return _unchanged(s, cannot)
     after = _with_scaled_mfu(s, {**s, "dtype": "fp8"})
     before_t = predicted_step(s)[1].step_time_s
     after_t = predicted_step({**s, "dtype": "fp8"})[1].step_time_s
@@ -544,7 +577,7 @@ def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = 
             as_array(n_gpus, "n_gpus", positive=True, integer=True))
     after = {**_free_plan(s, ("cp", "recompute")), "recompute": recompute, "n_gpus": n}
     if _get(s, "recompute") == recompute and n == _get(s, "n_gpus"):
-        return Change(dict(s), "", "", "", f"the scenario already uses recompute={recompute}")
+        return _unchanged(s, f"the scenario already uses recompute={recompute}")
     return Change(_with_scaled_mfu(s, after),
                   "none to recovery; fewer GPUs mean a longer run (later results)",
                   f"recompute={recompute} on {n:,} GPUs, the rest of the plan chosen by "
@@ -568,11 +601,11 @@ def best_plan(s: dict) -> Change:
     s = _clean(s)
     free = _free_plan(s)
     if all(_get(s, k) == _get(free, k) for k in PLAN_PARAMETERS):
-        return Change(dict(s), "", "", "", "the scenario leaves its plan free: it already is the "
+        return _unchanged(s, "the scenario leaves its plan free: it already is the "
                       "fastest ranked plan")
     (mine, b0), (theirs, b1) = predicted_step(s), predicted_step(free)
     if b1.step_time_s >= b0.step_time_s:
-        return Change(dict(s), "", "", "", f"the scenario's plan ({mine.describe()}) is already "
+        return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
     return Change(_with_scaled_mfu(s, free), "a new plan must be validated at scale before the "
                   "run", f"{mine.describe()} → {theirs.describe()}",
@@ -583,19 +616,12 @@ def best_plan(s: dict) -> Change:
 def optimal_checkpoint_interval(s: dict) -> Change:
     """Checkpoint at the optimum interval for the job's MTBF (``ckpt_interval_s: null``, Daly's
     model solved exactly, ``reliability.optimal_interval``)."""
-    after, note = _set(s, "the scenario already checkpoints at the optimum",
-                       ckpt_interval_s=None)
-    return Change(after, "none: the optimum minimises expected lost work plus stalls",
-                  "Daly (2006) model of failures at the scenario's rate",
-                  "llmcost.reliability.optimal_interval", note)
+    return _setting_lever("optimal_checkpoint_interval", s)
 
 
 def async_checkpoints(s: dict) -> Change:
     """Asynchronous checkpoints (only the device-to-host snapshot blocks training)."""
-    after, note = _set(s, "already asynchronous", ckpt_async=True)
-    return Change(after, "the newest checkpoint is durable only after its write: a failure "
-                  "loses the write time too", "PyTorch DCP async_save-style checkpoints",
-                  "llmcost.reliability.checkpoint_stall_s", note)
+    return _setting_lever("async_checkpoints", s)
 
 
 def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
@@ -604,7 +630,7 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
     r = float(as_array(retention_months, "retention_months", nonnegative=True))
     cur = _get(s, "ckpt_retention_months")
     if cur <= r:
-        return Change(dict(_clean(s)), "", "", "", f"retention already {cur:g} months ≤ {r:g}")
+        return _unchanged(_clean(s), f"retention already {cur:g} months ≤ {r:g}")
     return Change({**_clean(s), "ckpt_retention_months": r},
                   "old milestones gone: audits, ablations from old weights and continued "
                   "training must start from a later checkpoint",
@@ -618,7 +644,7 @@ def reserved_pricing(s: dict) -> Change:
     (``price_usd_per_gpu_hour: null``)."""
     s = _clean(s)
     if _get(s, "pricing") in ("reserved", "owned"):
-        return Change(dict(s), "", "", "", f"already {_get(s, 'pricing')}")
+        return _unchanged(s, f"already {_get(s, 'pricing')}")
     return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None},
                   "committed capacity is paid when idle; a commitment outlives a cancelled run",
                   "catalogue median reserved price (data/prices.csv); compute becomes a fixed "
@@ -630,7 +656,7 @@ def spot_pricing(s: dict) -> Change:
     (pre-emptions added to failures, a longer restart; catalogue median spot price)."""
     s = _clean(s)
     if _get(s, "pricing") == "spot":
-        return Change(dict(s), "", "", "", "already spot")
+        return _unchanged(s, "already spot")
     return Change({**s, "pricing": "spot", "price_usd_per_gpu_hour": None,
                    "ledger_resumable": True},
                   "pre-emptions lengthen the run; capacity may not come back for days",
@@ -659,7 +685,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
-        return Change(dict(s), "", "", "", "the scenario's own accelerator")
+        return _unchanged(s, "the scenario's own accelerator")
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
@@ -857,54 +883,70 @@ def hardware_sweep(scenario: dict):
     for acc in list_accelerators()["name"]:
         if acc.startswith("Teaching"):
             continue
-        mine = acc == _get(s, "accelerator")
-        sc = dict(s) if mine else {**_free_plan(s), "accelerator": acc,
-                                   "price_usd_per_gpu_hour": None}
         try:
-            plan, st = predicted_step(sc)
-            band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
-                                 seq_len=_get(sc, "seq_len"))
-            led = bill({**sc, "mfu": float(st.mfu)})
-            lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
-            hi = bill({**sc, "mfu": band.low}).total_usd
-            ratio = m * float(st.mfu) / float(own.mfu)
-            cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
+            rows.append(_sweep_row(s, acc, model, own, m))
         except (ScenarioError, ValueError) as e:
             skipped.append((acc, str(e).split("; ")[0][:160]))
-            continue
-        pricing = _get(sc, "pricing")
-        if mine and _get(s, "price_usd_per_gpu_hour") is not None:
-            available, where = True, "the scenario's own price"
-        elif pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
-            available, where = True, OWNED_PRICE_SOURCE
-        else:
-            available = bool(list_prices(acc, pricing, current_only=True)["available"].all())
-            where = catalogue_price(acc, pricing)[1]
-        ceiling, ceiling_src = best_published_mfu(acc, model.n_params, is_moe=model.is_moe)
-        if mine:
-            check = "the scenario's own MFU"
-        elif ceiling is None:
-            check = f"unverified: {ceiling_src}"
-        elif ratio > ceiling:
-            check = f"above the best published {ceiling:.0%} ({ceiling_src})"
-        else:
-            check = f"within the best published {ceiling:.0%} ({ceiling_src})"
-        rows.append({"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
-                     "band_high": band.high,
-                     "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
-                     "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
-                     "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
-                     "scenario": mine, "plan": plan.describe(), "calibrated_mfu": ratio,
-                     "mfu_ceiling": ceiling, "mfu_check": check,
-                     "price_available": available, "price_source": where,
-                     "rankable": bool(available and not mine and ceiling is not None
-                                      and ratio <= ceiling and cal == cal)})
     if not rows:
         raise ValueError("hardware_sweep: no catalogue accelerator can run this scenario: "
                          + "; ".join(f"{a}: {r}" for a, r in skipped))
     df = pd.DataFrame(rows).sort_values("bill_usd").reset_index(drop=True)
     df.attrs["skipped"] = skipped
     return df
+
+
+def _sweep_row(s: dict, acc: str, model, own, m: float) -> dict:
+    """One accelerator of ``hardware_sweep``: its predicted MFU and band, the bills at the
+    prediction, at the band's ends and at the calibrated MFU m_scenario × MFU_pred(hw) ÷
+    MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
+    Raises ScenarioError or ValueError when the hardware cannot run the scenario."""
+    mine = acc == _get(s, "accelerator")
+    sc = dict(s) if mine else {**_free_plan(s), "accelerator": acc,
+                               "price_usd_per_gpu_hour": None}
+    plan, st = predicted_step(sc)
+    band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
+                         seq_len=_get(sc, "seq_len"))
+    led = bill({**sc, "mfu": float(st.mfu)})
+    lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
+    hi = bill({**sc, "mfu": band.low}).total_usd
+    ratio = m * float(st.mfu) / float(own.mfu)
+    cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
+    available, where = _sweep_price_available(s, sc, acc, mine)
+    ceiling, ceiling_src = best_published_mfu(acc, model.n_params, is_moe=model.is_moe)
+    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
+            "band_high": band.high,
+            "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
+            "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
+            "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
+            "scenario": mine, "plan": plan.describe(), "calibrated_mfu": ratio,
+            "mfu_ceiling": ceiling,
+            "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
+            "price_available": available, "price_source": where,
+            "rankable": bool(available and not mine and ceiling is not None
+                             and ratio <= ceiling and cal == cal)}
+
+
+def _sweep_price_available(s: dict, sc: dict, acc: str, mine: bool) -> tuple:
+    """(buyable, source) of a sweep row's price: the scenario's own price, the owned
+    amortisation, or every catalogue row behind the median ``available``."""
+    pricing = _get(sc, "pricing")
+    if mine and _get(s, "price_usd_per_gpu_hour") is not None:
+        return True, "the scenario's own price"
+    if pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
+        return True, OWNED_PRICE_SOURCE
+    return (bool(list_prices(acc, pricing, current_only=True)["available"].all()),
+            catalogue_price(acc, pricing)[1])
+
+
+def _sweep_mfu_check(mine: bool, ratio: float, ceiling, ceiling_src: str) -> str:
+    """The calibrated MFU against the best published on the hardware generation."""
+    if mine:
+        return "the scenario's own MFU"
+    if ceiling is None:
+        return f"unverified: {ceiling_src}"
+    if ratio > ceiling:
+        return f"above the best published {ceiling:.0%} ({ceiling_src})"
+    return f"within the best published {ceiling:.0%} ({ceiling_src})"
 
 
 # ------------------------------------------------------------------------------ pilot and strategy
@@ -1092,8 +1134,16 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
     _prob(eval_rework_fraction, "eval_rework_fraction")
     s = _clean(scenario)
     b = bill(s)
-    out = []
-    # fewer checkpoints
+    return [_fewer_checkpoints(s, b, checkpoint_factor),
+            *_spot_without_resumable(s, b),
+            *_unstable_precision(s, b, precision_restart_fraction),
+            _cut_evaluation(b, eval_rework_fraction)]
+
+
+def _fewer_checkpoints(s: dict, b: Ledger, checkpoint_factor) -> FalseEconomy:
+    """Checkpoint every k × the optimum τ: apparent = the stalls no longer paid,
+    δ·(1/τ − 1/(kτ)) × the main run's ideal GPU-hours × price, + the storage line's difference;
+    net = bill(before) − bill(after)."""
     plan = checkpoint_plan_of(s)
     k = float(as_array(checkpoint_factor, "checkpoint_factor", positive=True))
     tau = plan.interval_s
@@ -1101,64 +1151,79 @@ def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
     rate = b.figures["price_usd_per_gpu_hour"]
     stall_h = b.figures["main_ideal_gpu_hours"] * plan.stall_s * (1 / tau - 1 / (k * tau))
     storage = b.line("storage.checkpoints").usd - after.line("storage.checkpoints").usd
-    out.append(FalseEconomy(
+    return FalseEconomy(
         f"checkpoint {k:g}× less often", stall_h * rate + storage, b.total_usd - after.total_usd,
         None, None, float(_point(s.get("fail_rate_per_gpu_year",
                                        _default("fail_rate_per_gpu_year")),
                                  "fail_rate_per_gpu_year")),
         "failures are certain at this scale: the scenario's rate per GPU-year (Llama 3: 419 "
         "unexpected interruptions in 54 days on 16,384 GPUs)",
-        f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage"))
-    # spot without checkpoints
+        f"interval {tau / 60:.0f} → {k * tau / 60:.0f} min; apparent = stalls saved + storage")
+
+
+def _spot_without_resumable(s: dict, b: Ledger) -> list:
+    """Spot capacity without resumable training: apparent = the spot discount d = 1 − p_s/p on
+    the final run; net = the ledger's (``spot_without_checkpoints``); break-even
+    ``spot_break_even(d)`` beside P(pre-emption during the run) = 1 − e^{−T/M}."""
+    rate = b.figures["price_usd_per_gpu_hour"]
     spot = spot_pricing(s)
     try:
         p_spot = None if spot.note else resolve_price(_get(s, "accelerator"), None, "spot")[0]
     except ScenarioError as e:  # no spot price for this accelerator: skipped, saying why
-        out.append(FalseEconomy("spot without resumable training", math.nan, math.nan, None,
-                                None, None, "", f"skipped: {e}"))
-        p_spot = None
-    if p_spot is not None:
-        d = 1 - p_spot / rate
-        apparent = b.figures["final_run_usd"] * d
-        res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)
-        sp = bill(spot.after)
-        t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
-        p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
-        be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
-        out.append(FalseEconomy(
-            "spot without resumable training", apparent, res.saving_usd, None, be, p_run,
-            "the scenario's spot pre-emption rate (ledger default: each node once a week, an "
-            "assumption) and failure rate over the ideal run",
-            f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
-            + (res.note or "a pre-emption restarts the run")))
-    # lower precision: a divergence throws away a share f of the FP8 run and the run is redone
-    # in BF16, so the saving S is forgone too: net = S − p·(S + f·C_fp8)
+        return [FalseEconomy("spot without resumable training", math.nan, math.nan, None,
+                             None, None, "", f"skipped: {e}")]
+    if p_spot is None:  # the lever does not apply (already spot, ...)
+        return []
+    d = 1 - p_spot / rate
+    apparent = b.figures["final_run_usd"] * d
+    res = price_lever("spot_nockpt", "", "", s, spot_without_checkpoints(s), before_bill=b)
+    sp = bill(spot.after)
+    t_s = b.figures["main_ideal_gpu_hours"] / b.figures["n_gpus"] * SECONDS_PER_HOUR
+    p_run = -math.expm1(-t_s / sp.figures["job_mtbf_s"])
+    be = spot_break_even(d)["break_even_probability"] if 0 < d < 1 else None
+    return [FalseEconomy(
+        "spot without resumable training", apparent, res.saving_usd, None, be, p_run,
+        "the scenario's spot pre-emption rate (ledger default: each node once a week, an "
+        "assumption) and failure rate over the ideal run",
+        f"spot ${p_spot:.2f} vs ${rate:.2f}/GPU-h ({d:.0%} discount); "
+        + (res.note or "a pre-emption restarts the run"))]
+
+
+def _unstable_precision(s: dict, b: Ledger, precision_restart_fraction) -> list:
+    """FP8 that destabilises training: a divergence throws away a share f of the FP8 final run
+    C and the run is redone in BF16, so the saving S is forgone too: L = S + f·C,
+    p* = S / (S + f·C) (``break_even_probability``). No published probability."""
     fp8 = fp8_training(s)
     if fp8.note.startswith("skipped"):  # the hardware cannot take the lever: say why
-        out.append(FalseEconomy("FP8 that destabilises training", math.nan, math.nan, None, None,
-                                None, "", fp8.note))
-    elif not fp8.note:
-        fb = bill(fp8.after)
-        saving = b.total_usd - fb.total_usd
-        loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
-        out.append(FalseEconomy(
-            "FP8 that destabilises training", saving, saving, loss,
-            break_even_probability(max(saving, 0.0), loss), None,
-            "none published: instabilities are reported (e.g. FP8 outliers at trillion-token "
-            "scale) without a rate", f"a divergence wastes {precision_restart_fraction:.0%} of "
-            "the FP8 final run and the run is redone in BF16 (the saving forgone); net at p = 0"))
-    # cutting evaluation and safety testing
+        return [FalseEconomy("FP8 that destabilises training", math.nan, math.nan, None, None,
+                             None, "", fp8.note)]
+    if fp8.note:
+        return []
+    fb = bill(fp8.after)
+    saving = b.total_usd - fb.total_usd
+    loss = max(saving, 0.0) + precision_restart_fraction * fb.figures["final_run_usd"]
+    return [FalseEconomy(
+        "FP8 that destabilises training", saving, saving, loss,
+        break_even_probability(max(saving, 0.0), loss), None,
+        "none published: instabilities are reported (e.g. FP8 outliers at trillion-token "
+        "scale) without a rate", f"a divergence wastes {precision_restart_fraction:.0%} of "
+        "the FP8 final run and the run is redone in BF16 (the saving forgone); net at p = 0")]
+
+
+def _cut_evaluation(b: Ledger, eval_rework_fraction) -> FalseEconomy:
+    """Cutting evaluation and safety testing: apparent S = the evaluation lines; loss if a
+    problem surfaces after training L = post-training + evaluation + f × the final run;
+    p* = S / L. No published probability."""
     ev = b.usd("eval.")
     post = b.usd("post.")
     loss = post + ev + eval_rework_fraction * b.figures["final_run_usd"]
-    out.append(FalseEconomy(
+    return FalseEconomy(
         "cut evaluation and safety testing", ev, ev, loss,
         break_even_probability(ev, loss) if loss > 0 and ev > 0 else None, None,
         "none published" + ("" if ev else "; the scenario bills no evaluation (eval lines not "
                             "given), so there is nothing to cut"),
         f"rework = post-training {post:,.0f} + evaluation {ev:,.0f} + "
-        f"{eval_rework_fraction:.0%} of the final run; net shown at p = 0"))
-    return out
+        f"{eval_rework_fraction:.0%} of the final run; net shown at p = 0")
 
 
 def checkpoint_plan_of(scenario: dict):
@@ -1219,66 +1284,80 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     s = {k: v for k, v in _clean(scenario).items()
          if k not in PLAN_PARAMETERS and k != "global_batch_tokens"}
     rows = []
-    n0 = int(_get(s, "n_gpus"))
     if deadline_days is not None:
         dl = float(as_array(deadline_days, "deadline_days", positive=True))
         step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
                                    or 8, 8))
-
-        memo = {}
-
-        def days(n):
-            if n not in memo:
-                memo[n] = bill({**s, "n_gpus": n * step}).figures["wall_clock_days"]
-            return memo[n]
-
-        lo, hi = 0, max(1, n0 // step)
-        while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
-            if days(2 * hi) >= days(hi) or 2 * hi * step > 64 * n0:
-                best = min(memo, key=memo.get)
-                raise ValueError(
-                    f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                    f"{memo[best]:.1f} days on {best * step:,} GPUs (more GPUs fail more often, "
-                    "up to 64× the scenario's count tried)")
-            lo, hi = hi, 2 * hi
-        while hi - lo > 1:  # the smallest n with days(n) <= dl, in (lo, hi]
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
-        n = hi * step
-        s = {**s, "n_gpus": n}
-        rows.append({"quantity": "GPUs to meet the deadline", "value": float(n), "unit": "GPUs",
-                     "how": f"fewest multiple of {step} with the main run within {dl:g} days "
-                     f"({days(hi):.2f} days, failures included) at the scenario's MFU; check a "
-                     "parallel plan at this count in notebook 03"})
+        row = _gpus_for_deadline(s, dl, step)
+        s = {**s, "n_gpus": int(row["value"])}
+        rows.append(row)
     if budget_usd is not None:
-        bud = float(as_array(budget_usd, "budget_usd", positive=True))
-        t0 = float(_get(s, "train_tokens"))
-
-        def total(t):
-            return bill({**s, "train_tokens": t}).total_usd
-
-        lo, hi = 1e-3 * t0, t0
-        if total(lo) > bud:
-            raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
-                             f"tokens (${total(lo):,.0f}): the fixed lines alone exceed it")
-        while total(hi) < bud:
-            lo, hi = hi, hi * 2
-        for _ in range(40):
-            mid = math.sqrt(lo * hi)
-            lo, hi = (mid, hi) if total(mid) <= bud else (lo, mid)
-        led = bill({**s, "train_tokens": lo})
-        rows.append({"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
-                     "how": f"most train_tokens with the whole bill ≤ ${bud:,.0f} "
-                     f"(${led.total_usd:,.0f}) on {int(_get(s, 'n_gpus')):,} GPUs"})
-        rows.append({"quantity": "days of the main run at those tokens",
-                     "value": led.figures["wall_clock_days"], "unit": "days",
-                     "how": "figures['wall_clock_days'], failures included"})
-        n_opt, d_opt = compute_optimal(led.figures["training_flops_mfu_basis"])
-        rows.append({"quantity": "compute-optimal parameters for those FLOPs",
-                     "value": float(n_opt), "unit": "parameters",
-                     "how": f"scaling.compute_optimal({led.figures['training_flops_mfu_basis']:.3g} FLOP): "
-                     f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"})
+        rows += _tokens_for_budget(s, float(as_array(budget_usd, "budget_usd", positive=True)))
     return pd.DataFrame(rows)
+
+
+def _gpus_for_deadline(s: dict, dl: float, step: int) -> dict:
+    """The fewest GPUs, a multiple of ``step``, whose main run's wall clock (failures included)
+    is at most ``dl`` days: doubling, then bisection (the wall clock falls as GPUs are added,
+    until failures of the larger job outweigh them; up to 64× the scenario's count)."""
+    n0 = int(_get(s, "n_gpus"))
+    memo = {}
+
+    def days(n):
+        if n not in memo:
+            memo[n] = bill({**s, "n_gpus": n * step}).figures["wall_clock_days"]
+        return memo[n]
+
+    lo, hi = 0, max(1, n0 // step)
+    while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
+        if days(2 * hi) >= days(hi) or 2 * hi * step > 64 * n0:
+            best = min(memo, key=memo.get)
+            raise ValueError(
+                f"deadline_days={dl!r} cannot be met: the shortest main run found is "
+                f"{memo[best]:.1f} days on {best * step:,} GPUs (more GPUs fail more often, "
+                "up to 64× the scenario's count tried)")
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # the smallest n with days(n) <= dl, in (lo, hi]
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
+    return {"quantity": "GPUs to meet the deadline", "value": float(hi * step), "unit": "GPUs",
+            "how": f"fewest multiple of {step} with the main run within {dl:g} days "
+            f"({days(hi):.2f} days, failures included) at the scenario's MFU; check a "
+            "parallel plan at this count in notebook 03"}
+
+
+def _tokens_for_budget(s: dict, bud: float) -> list:
+    """The most ``train_tokens`` whose whole bill is at most ``bud`` (the bill rises with
+    tokens: doubling, then 40 geometric bisections), the main run's days at those tokens, and
+    the compute-optimal N*, D* for their FLOPs (``scaling.compute_optimal``, C = 6·N·D,
+    Besiroglu et al. 2024)."""
+    t0 = float(_get(s, "train_tokens"))
+
+    def total(t):
+        return bill({**s, "train_tokens": t}).total_usd
+
+    lo, hi = 1e-3 * t0, t0
+    if total(lo) > bud:
+        raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
+                         f"tokens (${total(lo):,.0f}): the fixed lines alone exceed it")
+    while total(hi) < bud:
+        lo, hi = hi, hi * 2
+    for _ in range(40):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if total(mid) <= bud else (lo, mid)
+    led = bill({**s, "train_tokens": lo})
+    flops = led.figures["training_flops_mfu_basis"]
+    n_opt, d_opt = compute_optimal(flops)
+    return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
+             "how": f"most train_tokens with the whole bill ≤ ${bud:,.0f} "
+             f"(${led.total_usd:,.0f}) on {int(_get(s, 'n_gpus')):,} GPUs"},
+            {"quantity": "days of the main run at those tokens",
+             "value": led.figures["wall_clock_days"], "unit": "days",
+             "how": "figures['wall_clock_days'], failures included"},
+            {"quantity": "compute-optimal parameters for those FLOPs",
+             "value": float(n_opt), "unit": "parameters",
+             "how": f"scaling.compute_optimal({flops:.3g} FLOP): "
+             f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"}]
 
 
 # ------------------------------------------------------------------------------ attribution

@@ -79,22 +79,23 @@ class Param:
 
 
 # ------------------------------------------------------------------------------ checks
-def _positive(name, v):
-    if v <= 0:
-        raise ScenarioError(f"{name}={v!r} must be > 0")
-    return v
+def _refuse_if(broken: Callable[[Any], bool], rule: str) -> Callable[[str, Any], Any]:
+    """A range check: ``ScenarioError("{name}={v!r} must {rule}")`` when ``broken(v)``, else
+    the value (the six checks below; each keeps its own comparison, so a NaN passes or fails
+    as it always has)."""
+    def check(name, v):
+        if broken(v):
+            raise ScenarioError(f"{name}={v!r} must {rule}")
+        return v
+    return check
 
 
-def _nonnegative(name, v):
-    if v < 0:
-        raise ScenarioError(f"{name}={v!r} must be >= 0")
-    return v
-
-
-def _fraction(name, v):
-    if not 0 < v <= 1:
-        raise ScenarioError(f"{name}={v!r} must be in (0, 1]")
-    return v
+_positive = _refuse_if(lambda v: v <= 0, "be > 0")
+_nonnegative = _refuse_if(lambda v: v < 0, "be >= 0")
+_fraction = _refuse_if(lambda v: not 0 < v <= 1, "be in (0, 1]")
+_reserve = _refuse_if(lambda v: not 0 <= v < 1, "be in [0, 1)")
+_probability = _refuse_if(lambda v: not 0 <= v <= 1, "be a probability in [0, 1]")
+_at_least_one = _refuse_if(lambda v: v < 1, "be >= 1")
 
 
 def _one_of(*allowed):
@@ -172,24 +173,6 @@ def _fsdp_shard(name, v):
 
 def _scaling_fit(name, v):
     return _one_of(*LOSS_FITS)(name, v)
-
-
-def _reserve(name, v):
-    if not 0 <= v < 1:
-        raise ScenarioError(f"{name}={v!r} must be in [0, 1)")
-    return v
-
-
-def _probability(name, v):
-    if not 0 <= v <= 1:
-        raise ScenarioError(f"{name}={v!r} must be a probability in [0, 1]")
-    return v
-
-
-def _at_least_one(name, v):
-    if v < 1:
-        raise ScenarioError(f"{name}={v!r} must be >= 1")
-    return v
 
 
 def _dataset_tier(name, v):

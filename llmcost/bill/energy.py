@@ -1,0 +1,55 @@
+"""Energy and emissions of GPU-hours: MWh at the facility's power per GPU, and tCO2e.
+
+Cottier et al. 2024 (arXiv:2405.21015 §2.3) count a GPU-hour at the facility's power (TDP ×
+server W/TDP × average draw × PUE: ``pricing.facility_kw_per_gpu``); the Llama model cards count
+the TDP alone; ``energy_of`` gives both. The bill's energy line (``ledger``) uses it;
+``llmcost.ledger`` re-exports these names.
+"""
+
+from __future__ import annotations
+
+from ..core.catalog import as_accelerator
+from ..core.units import as_array
+from .pricing import default, facility_kw_per_gpu
+
+
+def energy_mwh(gpu_hours, watts_per_gpu):
+    """Energy of ``gpu_hours`` accelerator-hours drawing ``watts_per_gpu`` each, in MWh
+    (E = GPU-hours × W / 10⁶). Meta's model cards use the device TDP (Llama 3.1: 700 W; Llama 2:
+    400 W, "adjusted for PUE"); the bill uses ``facility_kw_per_gpu``."""
+    h = as_array(gpu_hours, "gpu_hours", nonnegative=True)
+    w = as_array(watts_per_gpu, "watts_per_gpu", positive=True)
+    return float(h * w / 1e6) if h.ndim == 0 and w.ndim == 0 else h * w / 1e6
+
+
+def tco2e(mwh, kg_co2e_per_kwh):
+    """Location-based emissions in tonnes CO2e: MWh × 1,000 kWh/MWh × kg/kWh ÷ 1,000 kg/t."""
+    e = as_array(mwh, "mwh", nonnegative=True)
+    k = as_array(kg_co2e_per_kwh, "kg_co2e_per_kwh", nonnegative=True)
+    return float(e * k) if e.ndim == 0 and k.ndim == 0 else e * k
+
+
+
+def energy_of(gpu_hours, accelerator, pue=None, kg_co2e_per_kwh=None) -> dict:
+    """The bill's energy and emissions for ``gpu_hours`` on ``accelerator``, beside a TDP-only
+    count.
+
+        E_bill = GPU-hours × facility_kw_per_gpu (TDP × server W/TDP × 0.75 draw × PUE)
+        E_TDP  = GPU-hours × TDP            (the Llama model cards' convention: 700 W per H100)
+        tCO2e  = E_bill × grid kg/kWh       (default US 2022, 0.390: data/ledger_defaults.csv)
+
+    The two conventions differ by ``factor`` = E_bill / E_TDP (1.50 for an H100: 1.82 × 0.75 ×
+    1.1, Cottier et al. 2024 §2.3); compare a model card's figure with ``mwh_tdp`` or divide the
+    bill's by ``factor``.
+
+    Returns
+    -------
+    dict with ``mwh``, ``tco2e``, ``mwh_tdp``, ``factor``, ``kw_per_gpu`` and
+    ``kg_co2e_per_kwh``.
+    """
+    acc = as_accelerator(accelerator)
+    kw = facility_kw_per_gpu(acc, pue)
+    grid = default("grid_kg_co2e_per_kwh") if kg_co2e_per_kwh is None else kg_co2e_per_kwh
+    mwh = energy_mwh(gpu_hours, kw * 1e3)
+    return {"mwh": mwh, "tco2e": tco2e(mwh, grid), "mwh_tdp": energy_mwh(gpu_hours, acc.tdp_w),
+            "factor": kw * 1e3 / acc.tdp_w, "kw_per_gpu": kw, "kg_co2e_per_kwh": grid}

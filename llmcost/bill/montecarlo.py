@@ -1,0 +1,278 @@
+"""The Monte Carlo of a bill with ranges: draws, a bill priced over them, and their summaries.
+
+``ledger.simulate_ledger`` draws every ranged input (``scenario_ranges``) ``samples`` times with
+common random numbers (``Range.draws``) and prices the bill once with those inputs as numpy
+arrays (``price_draws``: the ledger's own arithmetic broadcast over the draws, each draw a
+whole bill). ``LedgerDraws`` holds the result: per line and for the total the mean and
+P10 / P50 / P90 (``summary``: percentiles do not add), and the tornado (``tornado``: the total
+with each input at its P10 and P90, the others at their points). A draw that breaks a rule of
+the bill is found by bisection (``draws_error``), which names the input and the part of its
+range that does.
+
+This module does not import the ledger: the ledger passes its pricing function in (``build``),
+so the ledger can re-export what is here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .ranges import Range, is_ranged
+from .scenario import ScenarioError
+
+class Draws(np.ndarray):
+    """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
+    an ndarray that formats as its first draw, so the 'how' sentences of the lines can still be
+    built (``simulate_ledger`` discards them: the point bill's sentences are the ones shown)."""
+
+    def __format__(self, spec):
+        return format(float(self.flat[0]), spec) if self.size else "[]"
+
+
+def number_or_draws(x):
+    """A Python float for a single number (the point bill: exactly today's arithmetic), draws
+    (a ``Draws`` array) otherwise."""
+    return float(x) if np.ndim(x) == 0 else np.asarray(x, dtype=float).view(Draws)
+
+
+@dataclass
+class LedgerDraws:
+    """The bill of a scenario with ranges, priced over ``samples`` Monte Carlo draws at once
+    (``simulate_ledger``).
+
+    ``line_usd`` maps each priced line's key to its amounts per draw (shape ``(samples,)``; a
+    line no ranged input reaches repeats its point amount), ``total_usd`` is their sum per draw,
+    ``inputs`` the draws of each ranged input, ``ranges`` their ``llmcost.ranges.Range`` and
+    ``point`` the bill at the points (``build_ledger``). Lines sum to the total in every draw,
+    hence also at the mean; percentiles do not add (``summary``). The arrays of lines no range
+    reaches are read-only broadcasts of one amount (copy one before writing into it).
+    """
+
+    line_usd: dict
+    total_usd: np.ndarray
+    inputs: dict
+    point: object  # the point bill, a ledger.Ledger
+    ranges: dict = field(default_factory=dict)
+    samples: int = 0
+    seed: int = 0
+    _values: dict = field(default_factory=dict, repr=False)  # the point values, for tornado()
+    #: the bill's pricing of validated values (``ledger.simulate_ledger`` passes its own), for
+    #: tornado()
+    _build: Callable | None = field(default=None, repr=False, compare=False)
+
+    def summary(self):
+        """Per line and the total: the point amount, the mean and the P10 / P50 / P90 over the
+        draws, in USD (columns ``line``, ``point``, ``mean``, ``p10``, ``p50``, ``p90``; index:
+        the line key, last row ``total``).
+
+        The means add up to the total's mean (lines add up in every draw). **The P10 / P50 / P90
+        columns do not add**: each is a percentile of one line on its own, and the total's P90
+        is less than the sum of the lines' P90s when they do not all peak in the same draws.
+        A not-modelled line (no amount) is listed with NaN. ``.attrs['note']`` says so.
+        """
+        keys = [ln.key for ln in self.point.lines if ln.key in self.line_usd]
+        rows = []
+        for k in keys + ["total"]:
+            ln = self.point.line(k) if k != "total" else None
+            x = self.total_usd if ln is None else self.line_usd[k]
+            if x.strides and x.strides[0] == 0:  # one amount repeated: no ranged input reaches it
+                mean = p10 = p50 = p90 = float(x[0])
+            else:
+                mean, (p10, p50, p90) = float(x.mean()), np.quantile(x, [0.1, 0.5, 0.9])
+            rows.append({"key": k, "line": ln.line if ln else "total",
+                         "point": ln.usd if ln else self.point.total_usd,
+                         "mean": mean, "p10": float(p10), "p50": float(p50),
+                         "p90": float(p90)})
+        for ln in self.point.lines:
+            if ln.key not in self.line_usd:
+                rows.insert(-1, {"key": ln.key, "line": ln.line, "point": None, "mean": np.nan,
+                                 "p10": np.nan, "p50": np.nan, "p90": np.nan})
+        df = pd.DataFrame(rows).set_index("key")
+        df.attrs["note"] = (
+            f"{self.samples:,} Monte Carlo draws (seed {self.seed}) of "
+            + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
+               "no ranged input (every draw is the point bill)")
+            + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "
+            "columns are percentiles of each line on its own and do not add up.")
+        return df
+
+    def tornado(self):
+        """What drives the spread: for each ranged input, the total with that input at its
+        P10 and at its P90 and every other input at its point (the mode, midpoint or median),
+        sorted by the swing |total(P90) − total(P10)|, largest first.
+
+        Returns
+        -------
+        DataFrame with ``input``, ``range``, ``p10`` and ``p90`` (the input's own percentiles),
+        ``total_at_p10_usd``, ``total_at_p90_usd`` and ``swing_usd``; ``.attrs['point_usd']``
+        is the point bill's total. Empty (with ``.attrs['note']``) without ranged inputs.
+        """
+        cols = ["input", "range", "p10", "p90", "total_at_p10_usd", "total_at_p90_usd",
+                "swing_usd"]
+        if not self.ranges:
+            df = pd.DataFrame(columns=cols)
+            df.attrs.update(point_usd=self.point.total_usd,
+                            note="no ranged input: nothing drives a spread")
+            return df
+        keys = list(self.ranges)
+        n = 2 * len(keys)
+        draws = {}
+        for j, k in enumerate(keys):
+            col = np.full(n, float(self._values[k]))
+            col[2 * j] = float(self.ranges[k].quantile(0.1))
+            col[2 * j + 1] = float(self.ranges[k].quantile(0.9))
+            draws[k] = col
+        total = price_draws(self._build, self._values, draws, n)[1]
+        rows = [{"input": k, "range": self.ranges[k].describe(), "p10": draws[k][2 * j],
+                 "p90": draws[k][2 * j + 1], "total_at_p10_usd": float(total[2 * j]),
+                 "total_at_p90_usd": float(total[2 * j + 1]),
+                 "swing_usd": float(abs(total[2 * j + 1] - total[2 * j]))}
+                for j, k in enumerate(keys)]
+        df = pd.DataFrame(rows, columns=cols).sort_values("swing_usd", ascending=False,
+                                                          ignore_index=True)
+        df.attrs["point_usd"] = self.point.total_usd
+        return df
+
+    def percentiles(self, key: str = "total") -> dict:
+        """``{"p10": ..., "p50": ..., "p90": ...}`` of one line's draws (or the total's), USD."""
+        x = self.total_usd if key == "total" else self.line_usd.get(key)
+        if x is None:
+            raise ValueError(f"key={key!r} must be 'total' or a priced line: "
+                             f"{', '.join(self.line_usd)}")
+        q = np.quantile(x, [0.1, 0.5, 0.9])
+        return {"p10": float(q[0]), "p50": float(q[1]), "p90": float(q[2])}
+
+    def bill_summary(self) -> dict:
+        """``summary.json``'s bill with its ranges: the point bill's ``Ledger.summary()``, each
+        line with ``mean_usd``, ``p10_usd``, ``p50_usd`` and ``p90_usd`` beside its ``usd`` (the
+        point), the total's (``bill.total_p10_usd``, ...), the ranged inputs
+        (``bill.ranges``), the tornado (``bill.tornado``), the draws and seed, and the note
+        that percentiles do not add (``bill.range_note``). Without ranges every percentile is
+        the point amount."""
+        out = self.point.summary()
+        s = self.summary()
+        stats = ("mean", "p10", "p50", "p90")
+        for k, ln in out["bill.lines"].items():
+            for c in stats:
+                v = s.loc[k, c]
+                ln[f"{c}_usd"] = None if v != v else float(v)
+        for c in stats:
+            out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+        out.update({"bill.samples": self.samples, "bill.seed": self.seed,
+                    "bill.ranges": {k: r.describe() for k, r in self.ranges.items()},
+                    "bill.tornado": self.tornado().to_dict("records"),
+                    "bill.range_note": s.attrs["note"]})
+        return out
+
+
+def price_draws(build: Callable, values: dict, draws: dict, samples: int, ranges=None):
+    """Price the bill with some inputs as arrays of draws (the rest at their points): ``build``
+    (the ledger's pricing of validated values, the same as the point bill's) with its arithmetic
+    broadcast over the draws. Returns (line_usd dict, total_usd array); lines without an amount
+    (not modelled) are left out."""
+    q = dict(values)
+    for k, arr in draws.items():
+        q[k] = np.asarray(arr, dtype=float).view(Draws)
+    try:
+        with np.errstate(all="ignore"):
+            led = build(q)
+    except ValueError as e:
+        raise draws_error(build, values, draws, samples, e, ranges) from None
+    line_usd = {}
+    for ln in led.lines:
+        if ln.usd is None:
+            continue
+        line_usd[ln.key] = np.broadcast_to(np.asarray(ln.usd, dtype=float), (samples,)).view(
+            np.ndarray)
+    total = sum(line_usd.values())  # in line order, as Ledger.total_usd adds them
+    return line_usd, np.broadcast_to(np.asarray(total, dtype=float), (samples,)).copy()
+
+
+def scalar_error(build: Callable, values: dict, key: str, x: float):
+    """The error of the point bill with ``key`` at ``x`` (None when it prices)."""
+    try:
+        with np.errstate(all="ignore"):
+            build({**values, key: float(x)})
+    except ValueError as e:
+        return e
+    return None
+
+
+def draws_error(build: Callable, values: dict, draws: dict, samples: int, err: Exception,
+                ranges=None):
+    """A ScenarioError for a bill that cannot be priced in some draws: for each ranged input
+    alone (the others at their points), the draws that break a rule are found by bisection on
+    its sorted draws (the rules of the bill are monotone in each input: a higher failure rate,
+    restart time or pre-emption rate only lowers goodput); the message names the input, the
+    part of its range that breaks the rule, how many of the draws do, and the rule (the error
+    of the bill at its worst draw). When no input breaks alone, the combination does."""
+    parts = []
+    for k, arr in draws.items():
+        xs = np.sort(np.asarray(arr, dtype=float))
+        lo_bad, hi_bad = scalar_error(build, values, k, xs[0]), scalar_error(build, values, k, xs[-1])
+        if lo_bad is None and hi_bad is None:
+            continue
+        if hi_bad is not None and lo_bad is None:  # bad above a threshold: first bad index
+            a, b = 0, len(xs) - 1  # xs[a] good, xs[b] bad
+            while b - a > 1:
+                m = (a + b) // 2
+                a, b = (a, m) if scalar_error(build, values, k, xs[m]) else (m, b)
+            n_bad, part, worst = len(xs) - b, f"draws above {xs[a]:.4g}", hi_bad
+        elif lo_bad is not None and hi_bad is None:
+            a, b = 0, len(xs) - 1  # xs[a] bad, xs[b] good
+            while b - a > 1:
+                m = (a + b) // 2
+                a, b = (m, b) if scalar_error(build, values, k, xs[m]) else (a, m)
+            n_bad, part, worst = a + 1, f"draws below {xs[b]:.4g}", lo_bad
+        else:
+            n_bad, part, worst = len(xs), "its whole range", hi_bad
+        r = (ranges or {}).get(k)
+        parts.append(f"{k} ({r.describe() if r is not None else 'ranged'}): {part} break a rule "
+                     f"in {n_bad:,} of {samples:,} draws (the other inputs at their points); at "
+                     f"its worst draw, {xs[-1] if worst is hi_bad else xs[0]:.4g}: {worst}")
+    if parts:
+        return ScenarioError("the bill cannot be priced in some Monte Carlo draws: "
+                             + "; ".join(parts) + ". Narrow the range(s) so that every draw "
+                             "obeys the rule")
+    return ScenarioError("the bill cannot be priced in some Monte Carlo draws of the ranged "
+                         f"inputs {', '.join(draws)} taken together (each alone prices at "
+                         f"every one of its draws): {err}. Narrow the ranges")
+
+
+def predicted_mfu_range(pred) -> Range | None:
+    """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
+    ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
+    (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
+    mode at the prediction, so that the range's point is the prediction every page prints.
+    None without a band of non-zero width."""
+    band = pred.get("band", {}) if isinstance(pred, dict) else {}
+    if "low" not in band or "high" not in band:
+        return None
+    low, high = float(band["low"]), min(float(band["high"]), 1.0)
+    if not high > low:
+        return None
+    mode = min(max(float(pred.get("value", low)), low), high)
+    return Range("triangular", low=low, mode=mode, high=high)
+
+
+def scenario_ranges(values: dict) -> dict:
+    """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
+    width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
+    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
+    if not isinstance(values, Mapping):
+        raise ValueError(f"values={values!r} must be a mapping of scenario values")
+    out = {k: v for k, v in values.items() if is_ranged(v)}
+    band = predicted_mfu_range(values.get("_mfu_prediction"))
+    if "mfu" not in out and band is not None and \
+            values.get("ledger_pilot_tokens_per_s_per_gpu") is None:
+        out["mfu"] = band
+    return out
+
+
+#: Most Monte Carlo draws ``simulate_ledger`` takes: every draw holds each of the bill's ~40
+#: lines as a float64 (1,000,000 draws: ~0.3 GB for the lines, more while pricing them).
+MAX_SAMPLES = 1_000_000
