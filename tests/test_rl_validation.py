@@ -52,15 +52,17 @@ def test_heldout_openrlhf_13b_ray_within_10_percent():
 
 def test_model_beats_before_on_heldout_rows():
     # Regression pin of the benchmark's headline (benchmarks/validate_rl.py) over the 16
-    # held-out rows: mean |error| 46% (11 rows evaluated) -> 38% (16), worst factor 4.4x -> 3.6x
+    # held-out rows: mean |error| 46% (11 rows evaluated) -> 34% (16), worst factor 4.4x -> 3.4x
     # (the goals, 25% and 1.5x, are not met; the DeepSeek-V3 colocated rows are the worst).
+    # 38% -> 34% when the step model gained the MoE layer's host cost per micro-batch (the
+    # MoE policies' training passes got slower, nearer the published iterations).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     after = rl.validation_summary(rl.rl_validation("model", split="heldout"))
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (11, 16)
     assert before["mean_abs_error"] == pytest.approx(0.456, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.380, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.338, abs=0.02)
 
 
 def _row(row_id):
