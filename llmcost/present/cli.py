@@ -236,6 +236,8 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
+    if text_charset(sys.stdout) == "ascii" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # a pipe without Unicode: '?' for × and ·
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:

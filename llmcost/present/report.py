@@ -734,7 +734,8 @@ PAGE_CSS = """<style>
 .jp-RenderedImage img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
 .jp-RenderedHTMLCommon math{font-size:1.15em}
 .jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
-@media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible}
+@media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible;table-layout:auto;
+width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
 .jp-OutputArea-output{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
 .jp-Cell,.jp-RenderedImage{break-inside:avoid}}
 </style>
