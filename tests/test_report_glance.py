@@ -11,6 +11,7 @@ other input fixed, a compute line is C / MFU, so its P10 is C / 0.48 (the MFU's 
 from __future__ import annotations
 
 import json
+import re
 
 import matplotlib
 import numpy as np
@@ -211,3 +212,21 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
         bad.write_text("model: no-such-model\n")
         report.run_report(sc, tmp_path / "o2", selection=["01"], compare=bad)
     assert not (tmp_path / "o2").exists()
+
+
+def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
+    # MFU above anything published, FP8, beyond the context, TP across nodes, ZeRO-3 on a stack
+    # without it, exposed communication, over budget: each warning a family of glance.CAVEATS
+    sc = tmp_path / "d.yaml"
+    sc.write_text("model: llama-2-70b\naccelerator: MI300X\nn_gpus: 64\ntrain_tokens: 5.0e11\n"
+                  "seq_len: 8192\ndtype: fp8\nmfu: 0.6\npp: 1\ntp: 16\nzero_stage: 3\n"
+                  "ledger_budget_usd: 1000\n")
+    warnings = report.estimate_ledger(sc).warnings
+    assert len(warnings) >= 8
+    for w in warnings:
+        assert any(re.search(p, w) for p, _ in glance.CAVEATS), f"no reader's line for: {w}"
+        line = glance.caveat_line(w)
+        assert len(line) < 100 and "\n" not in line
+    lines = [glance.caveat_line(w) for w in warnings]
+    assert "tensor parallelism (16 GPUs) crosses the slow network between nodes" in lines
+    assert any(x.startswith("the bill, $") and "× the budget" in x for x in lines)

@@ -225,7 +225,7 @@ def plain_sentences(summary: dict, failed=()) -> list:
 
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
-_CAVEATS = [
+CAVEATS = [
     (r"only (\d+) held-out run\(s\) in the regime .*?± (\d+%)",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as ±{1}"),
     (r"no held-out run is published in the regime .*?±(\d+%)",
@@ -239,7 +239,9 @@ _CAVEATS = [
     (r"^the predicted MFU, ([\d.]+%), is above any published",
      "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
     (r"^the band's upper end is capped at ([\d.]+%)",
-     "the MFU's range stops at {0}, the most any published run has measured"),
+     "the MFU's range is capped at {0}: no published run has measured more"),
+    (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)-([\d.]+%)",
+     "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
@@ -284,11 +286,11 @@ def _reader_number(s: str) -> str:
 
 
 def caveat_line(warning: str) -> str:
-    """One line in the reader's words for a report warning (``_CAVEATS``, fractions given as
+    """One line in the reader's words for a report warning (``CAVEATS``, fractions given as
     percentages); a warning of no known family gives its first clause (up to a colon or
     semicolon)."""
     w = str(warning)
-    for pattern, words in _CAVEATS:
+    for pattern, words in CAVEATS:
         m = re.search(pattern, w)
         if m:
             return words.format(*(_reader_number(g) for g in m.groups()))
