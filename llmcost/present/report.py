@@ -1253,8 +1253,13 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
     if other is not None:
         path, bill_b = other
         names = compare_labels(str(scenario_path), path)
-        bill_a = build_ledger(bill_inputs(plan.values, scenario))
-        df = compare_bills([bill_a, bill_b], names)
+        try:
+            bill_a = build_ledger(bill_inputs(plan.values, scenario))
+            df = compare_bills([bill_a, bill_b], names)
+        except ValueError as e:  # the pages are written all the same; the index says why
+            summary["warnings"].append(f"the two bills could not be compared: {e}")
+            progress(f"warning: the two bills could not be compared: {e}")
+            return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "lines": df.to_dict("records")}
         out["compared"] = compare_html(df, names)
