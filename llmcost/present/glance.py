@@ -203,8 +203,8 @@ def plain_sentences(summary: dict, failed=()) -> list:
     main = lines.get("compute.pretraining.main")
     how = ("an illustration from sourced spreads on inputs the scenario gives as single numbers"
            if g["illustrative"] else "from the scenario's ranges")
-    first = (f"The whole project costs about {fmt_usd(t['point_usd'])}, likely between "
-             f"{fmt_usd(t['p10_usd'])} and {fmt_usd(t['p90_usd'])} (P10-P90, {how})"
+    first = (f"The whole project costs {fmt_usd(t['point_usd'])} as estimated, likely "
+             f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, {how})"
              + (f"; the final training run itself is {fmt_usd(main['point_usd'])} of it."
                 if main else "."))
     tor = g["tornado"]

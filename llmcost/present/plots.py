@@ -1447,6 +1447,7 @@ def tornado(tornado_df, ax=None, scale: float = 1e6, source: bool = True):
     ax.set_xlabel(f"whole bill, {unit}: blue = input at its P10, red = at its P90")
     ax.set_title("Which unknown to pin down first? The bill with one input at its P10 / P90",
                  fontsize=10)
+    ax.use_sticky_edges = False  # room for the labels beside bars that start at the point
     ax.margins(x=0.25)
     if source:
         _source(ax, "llmcost.ledger.LedgerDraws.tornado (others at their points)")
