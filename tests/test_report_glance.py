@@ -207,6 +207,8 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     assert summary["compare"]["names"] == ["a", "b"]
     assert "<h2>Compared: a and b</h2>" in page
     assert "overflow-wrap:anywhere" not in page and "@media print" in page
+    assert "e+" not in page  # no 2.48e+06 anywhere, the figure's data URI included
+    assert len(page) < 400_000  # two SVGs with their text as text, not glyph outlines
     with pytest.raises(report.ScenarioError):  # a bad second scenario: nothing written
         bad = tmp_path / "bad.yaml"
         bad.write_text("model: no-such-model\n")

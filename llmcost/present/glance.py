@@ -3,7 +3,8 @@
 * ``bill_glance``: the bill's headline draws (``ledger.headline_draws``: the scenario's ranges,
   or sourced illustrative ones), its bars (``ledger.bill_bars``) and tornado, as ``summary.json``
   keeps them (``summary['bill_glance']``);
-* ``glance_figure_html``: ``plots.bill_at_a_glance`` as an inline SVG image;
+* ``glance_figure_html``: ``plots.bill_at_a_glance`` as an inline SVG image (wide, and tall
+  for a phone);
 * ``plain_sentences``: three sentences a manager reads first (what the run costs, what drives the
   range, the biggest lever of notebook 09), every number from the summary;
 * ``caveat_line``: each report warning as one line in the reader's words (the warning itself goes
@@ -17,11 +18,11 @@
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 from ..bill.ledger import (
     bill_bars,
@@ -58,7 +59,9 @@ def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
 
 def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
     """``plots.bill_at_a_glance`` as an ``<img>`` holding an SVG (a data URI: the index stays one
-    file that reads offline), with an ``alt`` text saying what it shows."""
+    file that reads offline and can be e-mailed), side by side, or one above the other on a
+    screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows."""
+    import matplotlib
     from matplotlib.figure import Figure
 
     from . import plots
@@ -66,20 +69,23 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
     n, k = len(bars), len(tornado_df)
     uris = {}
     for tall in (False, True):
-        fig = Figure(figsize=plots.glance_figsize(n, k, tall))
-        axes = fig.subplots(*plots.glance_grid(tall),
-                            gridspec_kw=plots.glance_ratios(n, k, tall))
-        plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
-                               illustrative=illustrative, tall=tall)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg")
-        uris[tall] = "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode()
+        # text as SVG text (the browser's sans-serif), not glyph outlines: a few kB per figure
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
+            fig = Figure(figsize=plots.glance_figsize(n, k, tall))
+            axes = fig.subplots(*plots.glance_grid(tall),
+                                gridspec_kw=plots.glance_ratios(n, k, tall))
+            plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
+                                   illustrative=illustrative, tall=tall)
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        # percent-encoded: no whitespace or comma (a srcset candidate), no "#" (a fragment), no "+"
+        uris[tall] = "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
     t = bars.loc["total"]
     alt = (f"The bill line by line with its P10-P90 range: the whole bill "
            f"{fmt_usd(t['point_usd'])} ({fmt_usd(t['p10_usd'])}-{fmt_usd(t['p90_usd'])}); "
            "beside it, which unknown moves the bill most")
-    return (f"<picture><source media='(max-width: 40rem)' srcset='{uris[True]}'>"
-            f"<img class='glance' src='{uris[False]}' alt='{html.escape(alt, quote=True)}'>"
+    return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
+            f"<img class='glance' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
             "</picture>")
 
 

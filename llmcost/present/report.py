@@ -1306,7 +1306,7 @@ def _bill_html(summary: dict) -> str:
     note = (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
         ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
          "</a> and by <code>llmcost estimate</code>.")
-    head = "<th class='v'>P10</th><th class='v'>P50</th><th class='v'>P90</th>" if ranged else ""
+    head = "<th>P10</th><th>P50</th><th>P90</th>" if ranged else ""
     spread = ""
     if ranged:
         drivers = "; ".join(
