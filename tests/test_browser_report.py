@@ -20,7 +20,12 @@ What a page must do:
   writes TeX math in its markdown shows ``<math>`` elements (MathML, rendered by the browser
   with no MathJax) and reports no formula that failed to convert;
 * the index links every notebook page and shows the scenario, the whole bill and each notebook's
-  headline figures.
+  headline figures;
+* geometry (the index and notebook 00, at 390 px and 1,400 px): the bill table's USD column is
+  on screen without scrolling its box, and no word inside a heading or a table header is broken
+  across lines (a break after a hyphen is allowed); printed (``@media print``, an A4 page's
+  794 px): nothing wider than the page, no table clipped in a scroll box, the bill's figure
+  loaded and within the page, and Chromium writes a PDF of it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
+import llmcost
 from llmcost import SCENARIO_DIR, report
 
 from _browser import chromium, requires_browser
@@ -240,3 +246,125 @@ def _check_index(m, summary, where):
         for r in rows:
             assert _words(r["label"]) in text and _words(report.index_value(r)) in text, \
                 f"{where}: headline figure {stem}/{r['key']} ({report.index_value(r)}) not shown"
+
+
+# ---- geometry: the USD column on a phone, unbroken headings, a printed handout
+GEOMETRY_PAGES = ["index.html", "00_index.html"]
+GEOMETRY_WIDTHS = (390, 1400)
+A4_PX = (794, 1123)  # 210 × 297 mm at 96 px per inch
+
+# The first table with a USD column (the index's "USD (point)", notebook 00's "usd"): its
+# header's box; every word of a heading or table header split over two line boxes.
+GEOMETRY_JS = r"""() => {
+  const vw = document.documentElement.clientWidth;
+  let usd = null;
+  for (const t of document.querySelectorAll('table')) {
+    const th = [...t.querySelectorAll('th')].find(
+      (h) => /^(usd|USD \(point\))$/.test(h.innerText.trim()));
+    if (th) {
+      const r = th.getBoundingClientRect();
+      usd = {text: th.innerText.trim(), left: r.left, right: r.right};
+      break;
+    }
+  }
+  const broken = [];
+  for (const el of document.querySelectorAll('h1,h2,h3,h4,th')) {
+    const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n; n = w.nextNode()) {
+      const re = /[^\s\-\u2010\u2013\u2014]+/g;
+      let m;
+      while ((m = re.exec(n.textContent))) {
+        const range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+                             .map((r) => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return {vw: vw, usd: usd, broken: broken.slice(0, 10), nBroken: broken.length};
+}"""
+
+PRINT_JS = r"""() => {
+  const vw = document.documentElement.clientWidth;
+  const clipped = [...document.querySelectorAll('table')].filter(
+    (t) => t.scrollWidth > t.clientWidth + 1 && getComputedStyle(t).overflowX !== 'visible')
+    .map((t) => t.innerText.slice(0, 60));
+  const wide = [...document.querySelectorAll('body *')].filter(
+    (e) => e.getBoundingClientRect().right > vw + 1)
+    .map((e) => e.tagName + '.' + e.className.toString().slice(0, 40));
+  const glance = document.querySelector('img.glance');
+  const g = glance ? glance.getBoundingClientRect() : null;
+  return {vw: vw, scrollWidth: document.documentElement.scrollWidth, clipped: clipped,
+          wide: wide.slice(0, 6), nWide: wide.length,
+          glance: glance ? {loaded: glance.complete && glance.naturalWidth > 0,
+                            left: g.left, right: g.right, height: g.height} : null};
+}"""
+
+
+@pytest.fixture(scope="module")
+def geometry(written_report, tmp_path_factory):
+    """{(page, width or 'print' or 'pdf'): measures} for GEOMETRY_PAGES."""
+    shots = tmp_path_factory.mktemp("geometry")
+    found = {}
+    with chromium() as browser:
+        for width in GEOMETRY_WIDTHS:
+            ctx = browser.new_context(viewport={"width": width, "height": 900},
+                                      device_scale_factor=1)
+            page = ctx.new_page()
+            for name in GEOMETRY_PAGES:
+                page.goto((written_report / name).as_uri(), wait_until="load")
+                found[(name, width)] = page.evaluate(GEOMETRY_JS)
+            ctx.close()
+        ctx = browser.new_context(viewport={"width": A4_PX[0], "height": A4_PX[1]},
+                                  device_scale_factor=1)
+        page = ctx.new_page()
+        page.emulate_media(media="print")
+        for name in GEOMETRY_PAGES:
+            page.goto((written_report / name).as_uri(), wait_until="load")
+            found[(name, "print")] = page.evaluate(PRINT_JS)
+            pdf = shots / f"{Path(name).stem}.pdf"
+            page.pdf(path=str(pdf), format="A4")
+            found[(name, "pdf")] = pdf.read_bytes()
+        ctx.close()
+    return found
+
+
+@pytest.mark.parametrize("width", GEOMETRY_WIDTHS)
+@pytest.mark.parametrize("name", GEOMETRY_PAGES)
+def test_usd_column_on_screen_and_headings_unbroken(geometry, name, width):
+    m = geometry[(name, width)]
+    where = f"{name} at {width} px"
+    assert m["usd"] is not None, f"{where}: no bill table with a USD column"
+    assert 0 <= m["usd"]["left"] and m["usd"]["right"] <= m["vw"], \
+        f"{where}: the USD column is off screen: {m['usd']} (viewport {m['vw']} px)"
+    assert m["nBroken"] == 0, f"{where}: words broken inside headings: {m['broken']}"
+
+
+@pytest.mark.parametrize("name", GEOMETRY_PAGES)
+def test_printed_page_is_a_clean_handout(geometry, name):
+    m = geometry[(name, "print")]
+    where = f"{name} printed on A4"
+    assert m["scrollWidth"] <= m["vw"] and m["nWide"] == 0, \
+        f"{where}: wider than the page: {m['wide']}"
+    assert not m["clipped"], f"{where}: tables cut off in a scroll box: {m['clipped']}"
+    if name == "index.html":
+        g = m["glance"]
+        assert g and g["loaded"] and g["height"] > 100, f"{where}: the bill's figure: {g}"
+        assert 0 <= g["left"] and g["right"] <= m["vw"] + 0.5, f"{where}: figure off the page"
+    pdf = geometry[(name, "pdf")]
+    pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
+    assert pdf.startswith(b"%PDF") and pages >= 1, f"{where}: no PDF page written"
+
+
+def test_index_opens_with_plain_words_and_the_figure(written_report):
+    page = (written_report / "index.html").read_text(encoding="utf-8")
+    summary = json.loads((written_report / "summary.json").read_text())
+    first_table = page.index("<table")
+    leads = re.findall(r"<p class='lead'>(.*?)</p>", page)
+    assert len(leads) == 3 and page.index("<p class='lead'>") < first_table
+    assert page.index("<img class='glance'") < first_table
+    assert "notebook 09" in leads[2]  # the lever from 09's results (09 runs in this report)
+    total = summary["bill_glance"]["lines"][-1]
+    assert llmcost.fmt_usd(total["p10_usd"]) in leads[0]

@@ -4,6 +4,7 @@ budget, --compare labels, the RL line's reason, the project-duration convention 
 summary's labels. Expected values come from data/prices.csv, data/ledger_defaults.csv and hand
 derivations written here."""
 
+import os
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from llmcost import checks, ledger
 from llmcost.present.cli import bill_text, compare_labels
 from llmcost.present.report import _bill, estimate_ledger
 from llmcost.bill.scenario import ScenarioError
+from llmcost.core.units import fmt_usd
 
 # Llama 2 70B's main run on 2,048 H100 SXM at MFU 0.4 (tests/test_ledger.py derives it by hand:
 # 2e12 tokens × 3 × (2·N_matmul + attention) ÷ (989.4 TFLOP/s × 0.4) ÷ 3600)
@@ -205,3 +207,23 @@ def test_the_cli_module_runs_as_a_script_with_every_subcommand():
     r = subprocess.run([sys.executable, "-m", "llmcost.present.cli", "calibrate", "--help"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "--scenario" in r.stdout, r.stderr[-500:]
+
+
+# ---- the bill at a glance as text bars (glance.glance_text), piped: plain text, Unicode or ASCII
+@pytest.mark.parametrize("encoding, bar", [("utf-8", "█"), ("ascii", "#")])
+def test_estimate_prints_the_bill_as_text_bars_when_piped(tmp_path, encoding, bar):
+    scenario = {"model": "llama-2-70b", "n_gpus": 2048, "mfu": [0.3, 0.5],
+                "price_usd_per_gpu_hour": 4.0}
+    path = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\nmfu: [0.3, 0.5]\n"
+                 "price_usd_per_gpu_hour: 4.0\n")
+    r = subprocess.run([sys.executable, "-m", "llmcost", "estimate", "--scenario", str(path),
+                        "--samples", "20000"], capture_output=True, timeout=300,
+                       env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert r.returncode == 0, r.stderr.decode(errors="replace")
+    out = r.stdout.decode(encoding)  # a pipe that cannot encode Unicode gets ASCII, no error
+    glance = out.split("the bill at a glance")[1].splitlines()
+    assert "illustrative" not in glance[0]  # the scenario's own range on mfu
+    total = next(ln for ln in glance if ln.strip().startswith("the whole bill"))
+    # the total's whisker: the P10 and P90 of the same draws (seed 0) as simulate_ledger
+    q = ledger.simulate_ledger(scenario, samples=20000).percentiles()
+    assert bar in total and fmt_usd(q["p10"]) in total and fmt_usd(q["p90"]) in total

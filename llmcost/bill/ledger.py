@@ -47,6 +47,7 @@ Conventions (one for the whole bill):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from functools import lru_cache
 
 import numpy as np
@@ -1649,4 +1650,122 @@ def compare_draws(a: LedgerDraws, b: LedgerDraws, names=("A", "B")):
             cols[c].append(float(v))
     for c, v in cols.items():
         df[f"difference {c} usd"] = v
+    return df
+
+
+# ------------------------------------------------------------------------------ the bill at a glance
+#: Ranged inputs in a reader's words (the report's first sentences, the glance figure).
+INPUT_WORDS = {
+    "mfu": "how fast the GPUs really run (the MFU)",
+    "price_usd_per_gpu_hour": "the GPU-hour price",
+    "ledger_exploratory_fraction": "exploratory and failed runs",
+    "fail_rate_per_gpu_year": "the GPU failure rate",
+    "fail_planned_per_day": "planned interruptions",
+    "ckpt_restart_s": "the restart time after a failure",
+    "ledger_rerun_probability": "the chance of a rerun",
+    "ledger_reserve_fraction": "the contingency reserve",
+    "ledger_project_months": "the project's length",
+    "ledger_electricity_usd_per_kwh": "the electricity price",
+    "ledger_owned_usd_per_gpu": "the price of an owned GPU",
+    "ledger_pue": "the data centre's PUE",
+    "ledger_spot_preemptions_per_node_day": "spot pre-emptions",
+}
+
+
+def input_words(key: str) -> str:
+    """A ranged input in a reader's words (``INPUT_WORDS``), else its scenario key."""
+    if not isinstance(key, str):
+        raise ValueError(f"key={key!r} must be a scenario key (a string such as 'mfu')")
+    return INPUT_WORDS.get(key, key)
+
+
+class Headline(NamedTuple):
+    """The draws a bill's headline shows (``headline_draws``): ``draws`` (a ``LedgerDraws``),
+    ``sources`` (each ranged input -> why it is ranged) and ``illustrative`` (True when the
+    scenario gives every input as a number and the ranges are ``illustrative_ranges``)."""
+
+    draws: LedgerDraws
+    sources: dict
+    illustrative: bool
+
+
+def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
+    """The Monte Carlo bill the report's index and notebook 00's figure show: the scenario's own
+    ranges (``simulate_ledger``: its ``Range`` values and a predicted MFU's band), or, when it
+    gives every input as a number, the sourced spreads of ``illustrative_ranges`` around its own
+    points (an illustration, flagged ``illustrative``), so that a reader always sees a range and
+    what drives it. Same seed and samples as ``simulate_ledger``: a ranged scenario's headline
+    is draw for draw the bill of ``summary.json``.
+
+    Raises
+    ------
+    ScenarioError (a ValueError)
+        As ``simulate_ledger``.
+    """
+    draws = simulate_ledger(scenario, samples=samples, seed=seed)
+    if draws.ranges:
+        given = draws.point.scenario
+        return Headline(draws, {k: ("given in the scenario" if isinstance(given.get(k), Range)
+                                    else "the step-time model's error band on its predicted MFU")
+                                for k in draws.ranges}, False)
+    ill = illustrative_ranges(draws.point)
+    drawn = {**draws.point.scenario, **{k: r for k, (r, _) in ill.items()}}
+    return Headline(simulate_ledger(drawn, samples=samples, seed=seed),
+                    {k: why for k, (_, why) in ill.items()}, True)
+
+
+def bill_bars(draws: LedgerDraws, min_share: float = 0.005) -> pd.DataFrame:
+    """The bill as a figure draws it: each line with an amount, its point and its P10 / P50 /
+    P90 over the draws (``LedgerDraws.summary``), largest point first, then ``total``.
+
+    Lines whose point and P90 are both below ``min_share`` of the point total are merged into
+    one row, ``other`` (when there are two or more), whose percentiles are those of the merged lines' sum per draw (the
+    percentiles of the lines themselves do not add). Lines at $0 in every draw are left out;
+    ``.attrs['not_modelled']`` lists the lines without an amount, ``.attrs['zero_lines']``
+    counts the $0 ones, ``.attrs['merged']`` names the lines in ``other``.
+
+    Returns
+    -------
+    DataFrame indexed by line key: ``line``, ``point_usd``, ``p10_usd``, ``p50_usd``,
+    ``p90_usd``; the last row is ``total`` (its percentiles are the total's own).
+    """
+    if not isinstance(draws, LedgerDraws):
+        raise ValueError(f"draws={draws!r} must be a LedgerDraws (ledger.simulate_ledger)")
+    if isinstance(min_share, bool) or not isinstance(min_share, (int, float)) or \
+            not 0 <= min_share < 1:
+        raise ValueError(f"min_share={min_share!r} must be a fraction in [0, 1)")
+    s = draws.summary()
+    total = float(s.loc["total", "point"])
+    cut = min_share * abs(total)
+    rows, merged = [], []
+    body = s[(s.index != "total") & s["p90"].notna()]
+    for k, r in body.iterrows():
+        if max(abs(r["point"]), abs(r["p90"]), abs(r["p10"])) == 0:
+            continue
+        if abs(r["point"]) < cut and abs(r["p90"]) < cut:
+            merged.append(k)
+            continue
+        rows.append({"key": k, "line": r["line"], "point_usd": float(r["point"]),
+                     "p10_usd": float(r["p10"]), "p50_usd": float(r["p50"]),
+                     "p90_usd": float(r["p90"])})
+    if len(merged) == 1:  # one small line is shown as itself
+        k = merged.pop()
+        rows.append({"key": k, "line": s.loc[k, "line"], **{
+            f"{c}_usd": float(s.loc[k, c]) for c in ("point", "p10", "p50", "p90")}})
+    rows.sort(key=lambda r: -r["point_usd"])
+    if merged:
+        x = sum(np.asarray(draws.line_usd[k], dtype=float) for k in merged)
+        q = np.quantile(x, [0.1, 0.5, 0.9])
+        rows.append({"key": "other", "line": f"{len(merged)} smaller lines",
+                     "point_usd": float(sum(s.loc[k, "point"] for k in merged)),
+                     "p10_usd": float(q[0]), "p50_usd": float(q[1]), "p90_usd": float(q[2])})
+    t = s.loc["total"]
+    rows.append({"key": "total", "line": "the whole bill", "point_usd": total,
+                 "p10_usd": float(t["p10"]), "p50_usd": float(t["p50"]),
+                 "p90_usd": float(t["p90"])})
+    df = pd.DataFrame(rows).set_index("key")
+    shown = len(rows) - 1 - (1 if merged else 0)  # lines drawn on their own
+    df.attrs.update(not_modelled=[ln.line for ln in draws.point.lines if ln.usd is None],
+                    zero_lines=int(len(body) - len(merged) - shown),
+                    merged=[s.loc[k, "line"] for k in merged])
     return df

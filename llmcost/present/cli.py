@@ -14,7 +14,7 @@ import pandas as pd
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import check_claim
-from ..bill.ledger import compare, compare_draws, simulate_ledger
+from ..bill.ledger import simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
@@ -33,6 +33,13 @@ from .report import (
     plan_report,
     refresh_notebooks,
     run_report,
+)
+from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
+    bill_glance,
+    compare_bills,
+    compare_labels,
+    glance_text,
+    text_charset,
 )
 from .numbering import notebook_number
 from .twins import sync_twins
@@ -76,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="replace an earlier llmcost report in --out")
     r.add_argument("--timeout", type=int, default=120, metavar="SECONDS",
                    help="per-cell timeout, so a stalled kernel fails in minutes (default 120)")
+    r.add_argument("--compare", metavar="YAML",
+                   help="a second scenario: the index shows both bills side by side, line by "
+                   "line, with the difference per draw (its notebooks are not run)")
     r.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="notebooks run at once, each in its own kernel (default: the number of "
                    f"cores, here {_cores()}); a failed notebook does not stop the others")
@@ -191,7 +201,7 @@ def _main(argv: list[str] | None = None) -> int:
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
-                       timeout_s=args.timeout, jobs=args.jobs)
+                       timeout_s=args.timeout, jobs=args.jobs, compare=args.compare)
         except (ScenarioError, UsageError) as e:  # nothing was run or written
             return _fail(str(e))
         except ReportInterrupted:
@@ -227,6 +237,8 @@ def _main(argv: list[str] | None = None) -> int:
 
 def _estimate(args) -> int:
     """``llmcost estimate``: validate like ``report``, build the ledger, print it."""
+    if text_charset(sys.stdout) == "ascii" and hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # a pipe without Unicode: '?' for × and ·
     try:
         bills = [estimate_ledger(args.scenario)]
         if args.compare:
@@ -259,9 +271,10 @@ def _estimate(args) -> int:
               "--samples 10000 or more for percentiles", file=sys.stderr)
     if args.compare:
         names = compare_labels(args.scenario, args.compare)
-        df = compare(*bills, names=names)
-        if draws[0].ranges or draws[1].ranges:  # the difference per draw (common random numbers)
-            df = compare_draws(*draws, names=names)
+        try:  # the difference per draw when there are ranges (common random numbers)
+            df = compare_bills(bills, names, samples=args.samples, seed=args.seed)
+        except ValueError as e:
+            return _fail(str(e))
         if args.format == "json":
             print(df.to_json(orient="records", indent=1))
         elif args.format == "csv":
@@ -287,6 +300,13 @@ def _estimate(args) -> int:
         print(table.to_csv(index=False), end="")
         return 0
     print(bill_text(bill, args.scenario, draws=draws))
+    try:  # the bill as text bars (glance.glance_text): the scenario's ranges or illustrative ones
+        _, bars, tor = bill_glance(bill.scenario, samples=args.samples, seed=args.seed)
+    except ValueError as e:
+        print(f"\nthe bill at a glance could not be drawn: {e}")
+    else:
+        print("\n" + glance_text(bars, tor, charset=text_charset(sys.stdout),
+                                 illustrative=not draws.ranges))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
@@ -316,17 +336,6 @@ def alternatives_text(routes) -> str:
     out += [f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}."
             for r in routes.itertuples()]
     return "\n".join(out)
-
-
-def compare_labels(a: str, b: str) -> tuple:
-    """Distinct column labels for two scenario files: their stems, or, when the stems are the
-    same (data/scenarios/default.yaml against /tmp/x/default.yaml), their paths."""
-    sa, sb = Path(a).stem, Path(b).stem
-    if sa != sb:
-        return sa, sb
-    if str(a) != str(b):
-        return str(a), str(b)
-    return f"{sa} (1)", f"{sb} (2)"
 
 
 def _literal_text(src: str) -> str:

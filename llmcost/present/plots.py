@@ -11,7 +11,8 @@ import warnings
 
 import numpy as np
 
-from ..core.units import SECONDS_PER_HOUR
+from ..core.units import SECONDS_PER_HOUR, fmt_usd
+from ..bill.ledger import input_words
 from ..training import memory, step
 from ..training import reliability as rel
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
@@ -1424,9 +1425,10 @@ def bill_distribution(draws, ax=None, scale: float = 1e6, bins: int = 80):
     return ax
 
 
-def tornado(tornado_df, ax=None, scale: float = 1e6):
+def tornado(tornado_df, ax=None, scale: float = 1e6, source: bool = True):
     """Tornado chart of ``LedgerDraws.tornado()``: for each ranged input (largest swing on
-    top), the bill with that input at its P10 and at its P90, the others at their points."""
+    top), the bill with that input at its P10 and at its P90, the others at their points
+    (``source=False``: no source line, for a figure that writes one of its own)."""
     ax = _ax(ax, figsize=(7, 0.6 * max(len(tornado_df), 1) + 1.4))
     unit = _usd_unit(scale)
     point = tornado_df.attrs.get("point_usd", 0.0) / scale
@@ -1446,9 +1448,105 @@ def tornado(tornado_df, ax=None, scale: float = 1e6):
     ax.set_xlabel(f"whole bill, {unit}: blue = input at its P10, red = at its P90")
     ax.set_title("Which unknown to pin down first? The bill with one input at its P10 / P90",
                  fontsize=10)
+    ax.use_sticky_edges = False  # room for the labels beside bars that start at the point
     ax.margins(x=0.25)
-    _source(ax, "llmcost.ledger.LedgerDraws.tornado (others at their points)")
+    if source:
+        _source(ax, "llmcost.ledger.LedgerDraws.tornado (others at their points)")
     return ax
+
+
+def usd_scale(amount: float) -> float:
+    """The axis scale of an amount in USD: 1e9, 1e6, 1e3 or 1 (the largest not above it)."""
+    for scale in (1e9, 1e6, 1e3):
+        if abs(amount) >= scale:
+            return scale
+    return 1.0
+
+
+def glance_figsize(n_lines: int, n_inputs: int, tall: bool = False) -> tuple:
+    """The size (inches) of ``bill_at_a_glance`` for ``n_lines`` bars and ``n_inputs`` tornado
+    rows: side by side (15 wide), or ``tall``, one above the other for a phone (8 wide)."""
+    if tall:
+        return (8.0, 0.62 * n_lines + 0.75 * max(n_inputs, 1) + 5.5)
+    return (15.0, max(4.5, 0.62 * max(n_lines, n_inputs * 1.5) + 2.4))
+
+
+def glance_grid(tall: bool = False) -> tuple:
+    """Rows and columns of ``bill_at_a_glance``'s two axes."""
+    return (2, 1) if tall else (1, 2)
+
+
+def glance_ratios(n_lines: int, n_inputs: int, tall: bool = False) -> dict:
+    """``gridspec_kw`` of ``bill_at_a_glance``: the bars wider than the tornado side by side, or
+    each as tall as its rows one above the other."""
+    if tall:
+        return {"height_ratios": (n_lines + 1, 1.3 * max(n_inputs, 1) + 1)}
+    return {"width_ratios": (1.25, 1)}
+
+
+def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = None,
+                     axes=None, illustrative: bool = False, tall: bool = False):
+    """The bill as one picture. Left: each line of ``ledger.bill_bars`` (largest on top) as a
+    bar at its point with a whisker from its P10 to its P90, the whole bill last in dark grey;
+    right: which unknown to pin down first (``tornado`` of ``LedgerDraws.tornado()``). The
+    figure's title names the scenario (``title``) and the whole bill with its range; amounts in
+    ``scale`` (chosen from the total when None). Made readable when projected (``readable``).
+    ``illustrative``: the ranges are ``ledger.illustrative_ranges`` (said in the source line);
+    ``tall``: the tornado below the bars (a phone's page). Returns the two Axes."""
+    total = bars.loc["total"]
+    scale = scale or usd_scale(max(total["p90_usd"], total["point_usd"]))
+    unit = _usd_unit(scale)
+    n = len(bars)
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        _, axes = plt.subplots(*glance_grid(tall), figsize=glance_figsize(
+            n, len(tornado_df), tall), gridspec_kw=glance_ratios(n, len(tornado_df), tall))
+    ax, ax2 = axes
+    fig = ax.figure
+    y = np.arange(n)[::-1].astype(float)  # the first row on top
+    pt, lo, hi = (bars[c].to_numpy(dtype=float) / scale for c in ("point_usd", "p10_usd",
+                                                                      "p90_usd"))
+    colours = ["0.25" if k == "total" else "C0" for k in bars.index]
+    ax.barh(y, pt, color=colours, alpha=0.85, height=0.6)
+    ax.hlines(y, lo, hi, color="C3", lw=2)
+    for x in (lo, hi):
+        ax.plot(x, y, "|", color="C3", ms=14, mew=2)
+    right = float(np.nanmax(np.maximum(hi, pt)))
+    for yi, p, a, b in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"]):
+        x = max(p, b) / scale
+        ax.annotate(f"{fmt_usd(p)}  ({fmt_usd(a)}–{fmt_usd(b)})", (x, yi), xytext=(6, 0),
+                    textcoords="offset points", va="center", fontsize=11)
+    ax.set_xlim(0, right * 1.75)
+    ax.set_yticks(y, [textwrap.fill(str(s), 26, break_long_words=False) for s in bars["line"]])
+    ax.set_xlabel(f"{unit}: bar = point estimate, red whisker = P10–P90")
+    ax.set_title("Where does the money go, and how sure is each line?")
+    if len(tornado_df):
+        named = tornado_df.assign(input=[textwrap.fill(input_words(k), 24)
+                                         for k in tornado_df["input"]])
+        named.attrs = dict(tornado_df.attrs)
+        tornado(named, ax=ax2, scale=scale, source=False)
+        ax2.set_title("Which unknown to pin down first?\n(the bill with one input\nat its P10 "
+                      "and at its P90)")
+        ax2.set_xlabel(f"whole bill, {unit}\nblue: input at its P10; red: at its P90")
+    else:
+        ax2.axis("off")
+        ax2.text(0.5, 0.5, "no ranged input:\nnothing drives a spread", ha="center",
+                 va="center", transform=ax2.transAxes)
+    if tall:
+        title = textwrap.fill(title, 40) if title else title
+    head = (f"{title}: " if title else "") + (
+        f"the whole bill {fmt_usd(total['point_usd'])}, P10–P90 {fmt_usd(total['p10_usd'])}–"
+        f"{fmt_usd(total['p90_usd'])}")
+    fig.suptitle(head, fontsize=15, fontweight="bold")
+    _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
+            "llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of "
+            + ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every input "
+               "as a number" if illustrative else "the scenario's ranges") + ")")
+    readable(fig)
+    fig.subplots_adjust(top=min(fig.subplotpars.top,
+                                1 - (1.25 if tall else 0.9) / fig.get_figheight()))
+    return axes
 
 
 # ---- published runs (notebook 08, llmcost.claims)

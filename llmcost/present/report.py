@@ -75,6 +75,15 @@ from ..training.compute import mfu_from_throughput
 from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
+from .glance import (
+    bill_glance,
+    caveats_html,
+    compare_bills,
+    compare_html,
+    compare_labels,
+    glance_figure_html,
+    plain_sentences,
+)
 from .kernels import KernelStartError, WarmKernel
 from .numbering import notebook_number, numbered_files
 from .texmath import notebook_math_to_mathml
@@ -728,6 +737,10 @@ PAGE_CSS = """<style>
 .jp-RenderedImage img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
 .jp-RenderedHTMLCommon math{font-size:1.15em}
 .jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
+@media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible;table-layout:auto;
+width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
+.jp-OutputArea-output{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
+.jp-Cell,.jp-RenderedImage{break-inside:avoid}}
 </style>
 """
 
@@ -748,7 +761,7 @@ def _offline_and_readable(page: str) -> str:
 def run_report(scenario_path, out_dir, selection: list[str] | None = None,
                overwrite: bool = False, timeout_s: int = DEFAULT_TIMEOUT_S,
                progress: Callable[[str], None] | None = None,
-               jobs: int | None = None) -> ReportResult:
+               jobs: int | None = None, compare=None) -> ReportResult:
     """Run the notebooks for a scenario and write executed notebooks, HTML and a summary.
 
     Parameters
@@ -771,6 +784,10 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         once and reset between its notebooks (``kernels.py`` lists what a reset forgets). The
         notebooks are independent: each reads only the scenario, so the pages and summary are
         the same for any ``jobs``.
+    compare : str or Path, optional
+        A second scenario file: the index shows both bills side by side, line by line, with the
+        difference per draw (``glance.compare_bills``; ``summary['compare']``). It is validated
+        before anything is written; its notebooks are not run.
 
     Returns
     -------
@@ -791,11 +808,13 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
     plan = plan_report(scenario_path, selection)
+    other = None if compare is None else (str(compare), estimate_ledger(compare))
     nbs = plan.notebooks
     out_dir = Path(out_dir)
     lock = _prepare_out_dir(out_dir, overwrite, progress)
     try:
-        return _write_report(plan, scenario_path, out_dir, timeout_s, progress, jobs, t_start)
+        return _write_report(plan, scenario_path, out_dir, timeout_s, progress, jobs, t_start,
+                             other)
     except KeyboardInterrupt:
         done = [p.stem for p in numbered_files(out_dir, ".html")]
         _mark_incomplete(out_dir, done, [nb.stem for nb in nbs if nb.stem not in done])
@@ -807,7 +826,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
 
 
 def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int, progress,
-                  jobs, t_start: float) -> ReportResult:
+                  jobs, t_start: float, other=None) -> ReportResult:
     """``run_report`` once the scenario is valid and the folder is ready and locked."""
     scenario, nbs, declared = plan.scenario, plan.notebooks, plan.declared
     result = ReportResult(out_dir=out_dir)
@@ -868,8 +887,9 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
     if late:
         summary["warnings"].append(late)
         progress(f"warning: {late}")
+    extra = _glance_and_compare(plan, scenario, scenario_path, summary, other, progress)
     _write_summary(out_dir, summary)
-    _write_index(out_dir, scenario, nbs, result, summary)
+    _write_index(out_dir, scenario, nbs, result, summary, **extra)
     result.summary = summary
     result.seconds = time.perf_counter() - t_start
     if result.failed:
@@ -1242,14 +1262,6 @@ def _write_summary(out_dir: Path, summary: dict) -> None:
                 w.writerow([stem, r["key"], r["label"], r["value"], r["unit"], r["note"]])
 
 
-def _warnings_html(warnings: list) -> str:
-    if not warnings:
-        return ""
-    items = "".join(f"<li>{html.escape(w)}</li>" for w in warnings)
-    return ("<div style='background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;"
-            f"margin:1rem 0'><b>Read this first</b><ul>{items}</ul></div>")
-
-
 def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
@@ -1257,11 +1269,48 @@ def private_keys(scenario: dict) -> dict:
             if k in ("_mfu_prediction", "_mfu_calibration") or isinstance(v, Range)}
 
 
+def bill_inputs(values: dict, scenario: dict | None = None) -> dict:
+    """What the report's bill is built from: the ledger's keys of the values every notebook
+    used, with the resolved scenario's private keys and ranges (``private_keys``)."""
+    return {**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
+            **private_keys(scenario or {})}
+
+
 def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
     with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
-    return simulate_ledger({**{k: values[k] for k in LEDGER_DEFAULTS if k in values},
-                            **private_keys(scenario or {})}, samples=samples).bill_summary()
+    return simulate_ledger(bill_inputs(values, scenario), samples=samples).bill_summary()
+
+
+def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, other,
+                        progress) -> dict:
+    """The index's glance (``glance.bill_glance``: ``summary['bill_glance']`` and its figure)
+    and, with a second scenario (``other``: its path and ``estimate_ledger`` bill), the two
+    bills compared (``summary['compare']``). Returns the HTML pieces ``_write_index`` takes."""
+    title = scenario.get("title") or Path(str(scenario_path)).stem
+    out = {"figure": "", "compared": ""}
+    summary["bill_glance"] = None
+    if summary.get("bill"):
+        try:
+            summary["bill_glance"], bars, tor = bill_glance(bill_inputs(plan.values, scenario))
+            out["figure"] = glance_figure_html(bars, tor, title,
+                                               summary["bill_glance"]["illustrative"])
+        except ValueError as e:
+            progress(f"warning: the bill's figure could not be drawn: {e}")
+    if other is not None:
+        path, bill_b = other
+        names = compare_labels(str(scenario_path), path)
+        try:
+            bill_a = build_ledger(bill_inputs(plan.values, scenario))
+            df = compare_bills([bill_a, bill_b], names)
+        except ValueError as e:  # the pages are written all the same; the index says why
+            summary["warnings"].append(f"the two bills could not be compared: {e}")
+            progress(f"warning: the two bills could not be compared: {e}")
+            return out
+        summary["compare"] = {"scenario_file": path, "names": list(names),
+                              "lines": df.to_dict("records")}
+        out["compared"] = compare_html(df, names)
+    return out
 
 
 def notebook_owned_price(values: dict):
@@ -1314,7 +1363,7 @@ def _bill_html(summary: dict) -> str:
         spread = (f"<p><b>Ranges.</b> {html.escape(bill['bill.range_note'])} What drives the "
                   f"spread (the bill with one input at its P10 and at its P90, the others at "
                   f"their points), largest first: {drivers}.</p>")
-    return ("<h2>The bill</h2><table><tr><th>line</th><th>USD (point)</th>" + head +
+    return ("<h2>The bill</h2><table><tr><th>line</th><th class='v'>USD (point)</th>" + head +
             "<th>status</th></tr>" + "".join(rows) +
             f"</table>{spread}<p style='color:#555'>{note}</p>")
 
@@ -1354,9 +1403,39 @@ def _mfu_note(summary: dict) -> str:
             f"{html.escape(pred['band']['text'])}.</p>\n")
 
 
+#: The index page's style: tables scroll in their own box, words break only when a word alone
+#: is wider than its line (never inside a heading or a table header), figures fit the screen;
+#: printed (``@media print``): one column at the paper's width, tables laid out whole, the
+#: caveats' details open, links as plain text.
+INDEX_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
+padding:0 1rem;overflow-wrap:break-word}
+table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
+td,th{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}
+th,h1,h2,h3{overflow-wrap:normal;word-break:normal;hyphens:manual}
+td.v,th.v{text-align:right;white-space:nowrap}code{word-break:break-all;font-size:14px}
+th.nb{padding-top:1.2rem;font-weight:600;background:#f6f6f6}
+ul.cols{columns:16rem}
+p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
+img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
+div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
+div.caveats summary{cursor:pointer}p.note{color:#555}
+@media (max-width:40rem){body{margin:1rem auto}td,th{padding:.25rem .35rem}
+h1{font-size:1.5rem}p.lead{font-size:1.05rem}}
+@media print{@page{margin:15mm}
+body{max-width:none;margin:0;padding:0;font-size:11pt;color:#000}
+table{display:table;overflow:visible;width:100%;font-size:10pt}
+tr,img,li{break-inside:avoid}h1,h2{break-after:avoid}
+a{color:inherit;text-decoration:none}
+div.caveats{background:none}details>p{display:block}
+ul.cols{columns:2}}"""
+
+
 def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportResult,
-                 summary: dict) -> None:
+                 summary: dict, figure: str = "", compared: str = "") -> None:
     title = scenario.get("title") or Path(summary["scenario_file"]).stem
+    failed = [p.stem for p in result.failed]
+    lead = "".join(f"<p class='lead'>{html.escape(x)}</p>"
+                   for x in plain_sentences(summary, failed))
     esc = html.escape
     params = "".join(
         f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
@@ -1389,21 +1468,17 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
 <html><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>llmcost report: {esc(title)}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;
-overflow-wrap:anywhere}}
-table{{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}}
-td,th{{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:left;vertical-align:top}}
-td.v{{text-align:right;white-space:nowrap}}code{{word-break:break-all;font-size:14px}}
-th.nb{{padding-top:1.2rem;font-weight:600;background:#f6f6f6}}
-ul.cols{{columns:16rem}}@media (max-width:40rem){{body{{margin:1rem auto}}
-td,th{{padding:.25rem .35rem}}}}</style></head><body>
+<style>{INDEX_CSS}</style></head><body>
 <h1>llmcost report: {esc(title)}</h1>
+{lead}
+{figure}
+{caveats_html(summary.get("warnings", []))}
 <p>{esc(scenario.get('description', ''))}</p>
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
 {esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
-{_warnings_html(summary.get("warnings", []))}
 {_mfu_note(summary)}
 {_bill_html(summary)}
+{compared}
 <h2>Headline figures</h2>
 <table><tr><th>figure</th><th>value</th><th>convention and source</th></tr>
 {''.join(heads)}</table>

@@ -160,11 +160,22 @@ rl_line = bill.line("post.rl")
 print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); not modelled: "
       + (", ".join(ln.line for ln in bill.lines if ln.status == "not modelled") or "none"))
 
+# %% [markdown]
+# ### The bill as a picture: where does the money go, and how sure is each line?
+#
+# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. The ranges are the scenario's own, or, when it gives every input as one number, three sourced spreads explained in that section (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
+
+# %%
+head = ledger.headline_draws(bill.scenario)  # 100,000 draws, seed 0: the report's index too
+plots.bill_at_a_glance(ledger.bill_bars(head.draws), head.draws.tornado(),
+                       title=f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, "
+                       f"{p['n_gpus']:,} × {gpu.name}", illustrative=head.illustrative);
+
 # %%
 links = [f'<a href="{n}.ipynb">{n[:2]}</a>' if n and n != "00_index" else "here"
          for n in table["notebook"]]
-shown = table.assign(explained=links)[["line", "category", "phase", "kind", "usd", "share",
-                                       "status", "how", "explained"]]
+shown = table.assign(explained=links)[["line", "usd", "share", "status", "category", "phase",
+                                       "kind", "how", "explained"]]  # USD second: seen on a phone
 plots.table(shown, {"usd": "${:,.0f}", "share": "{:.1%}"})
 
 # %%
@@ -195,15 +206,8 @@ plots.bill_waterfall(table);
 # theirs, not a forecast. Which inputs are ranged here?
 
 # %%
-ranged = ledger.scenario_ranges(bill.scenario)
-if ranged:
-    why = {k: "given in the scenario" for k in ranged}
-    drawn = bill.scenario
-else:  # the scenario gives numbers: range three inputs from sourced spreads, to show the method
-    ill = ledger.illustrative_ranges(bill)
-    why = {k: src for k, (_, src) in ill.items()}
-    drawn = {**bill.scenario, **{k: r for k, (r, _) in ill.items()}}
-draws = ledger.simulate_ledger(drawn, samples=100_000, seed=0)
+ranged = not head.illustrative  # the scenario's own ranges; else sourced illustrations
+why, draws = head.sources, head.draws  # the draws of the picture above
 
 # %%
 # NBVAL_CHECK_OUTPUT

@@ -1,0 +1,379 @@
+"""The report at a glance: what the index page of a report says before any table.
+
+* ``bill_glance``: the bill's headline draws (``ledger.headline_draws``: the scenario's ranges,
+  or sourced illustrative ones), its bars (``ledger.bill_bars``) and tornado, as ``summary.json``
+  keeps them (``summary['bill_glance']``);
+* ``glance_figure_html``: ``plots.bill_at_a_glance`` as an inline SVG image (wide, and tall
+  for a phone);
+* ``plain_sentences``: three sentences a manager reads first (what the run costs, what drives the
+  range, the biggest lever of notebook 09), every number from the summary;
+* ``caveat_line``: each report warning as one line in the reader's words (the warning itself goes
+  under it, in a ``<details>`` element);
+* ``glance_text``: the same figure as text bars for ``llmcost estimate`` (plain Unicode, or
+  ASCII where the output cannot encode it);
+* ``compare_bills`` and ``compare_html``: two scenarios' bills side by side, line by line, with
+  the difference per draw (``ledger.compare_draws``: common random numbers), as ``llmcost
+  estimate --compare`` prints them.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from pathlib import Path
+from urllib.parse import quote
+
+from ..bill.ledger import (
+    bill_bars,
+    compare,
+    compare_draws,
+    headline_draws,
+    input_words,
+    simulate_ledger,
+)
+from ..core.units import fmt_usd
+
+#: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
+SAMPLES = 100_000
+
+
+def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
+    """The bill at a glance of a scenario (``build_ledger``'s input): ``(summary dict, bars,
+    tornado)``. ``bars`` is ``ledger.bill_bars`` of ``ledger.headline_draws`` (the scenario's
+    ranges, or the illustrative ones when it gives every input as a number), ``tornado`` their
+    ``LedgerDraws.tornado()``; the dict is what ``summary.json`` keeps under ``bill_glance``:
+    ``illustrative``, ``ranges`` (key -> range and why), ``lines`` (the bars, the total last),
+    ``tornado`` (records), ``samples`` and ``seed``."""
+    head = headline_draws(scenario, samples=samples, seed=seed)
+    bars = bill_bars(head.draws)
+    tor = head.draws.tornado()
+    out = {"illustrative": head.illustrative, "samples": head.draws.samples,
+           "seed": head.draws.seed,
+           "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, "")}
+                      for k, r in head.draws.ranges.items()},
+           "lines": bars.reset_index().to_dict("records"),
+           "tornado": tor.to_dict("records")}
+    return out, bars, tor
+
+
+def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
+    """``plots.bill_at_a_glance`` as an ``<img>`` holding an SVG (a data URI: the index stays one
+    file that reads offline and can be e-mailed), side by side, or one above the other on a
+    screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from . import plots
+
+    n, k = len(bars), len(tornado_df)
+    uris = {}
+    for tall in (False, True):
+        # text as SVG text (the browser's sans-serif), not glyph outlines: a few kB per figure
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
+            fig = Figure(figsize=plots.glance_figsize(n, k, tall))
+            axes = fig.subplots(*plots.glance_grid(tall),
+                                gridspec_kw=plots.glance_ratios(n, k, tall))
+            plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
+                                   illustrative=illustrative, tall=tall)
+            buf = io.StringIO()
+            fig.savefig(buf, format="svg", metadata={"Date": None})
+        # percent-encoded: no whitespace or comma (a srcset candidate), no "#" (a fragment), no "+"
+        uris[tall] = "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
+    t = bars.loc["total"]
+    alt = (f"The bill line by line with its P10-P90 range: the whole bill "
+           f"{fmt_usd(t['point_usd'])} ({fmt_usd(t['p10_usd'])}-{fmt_usd(t['p90_usd'])}); "
+           "beside it, which unknown moves the bill most")
+    return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
+            f"<img class='glance' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
+            "</picture>")
+
+
+#: The characters of ``glance_text``: bar, whisker, whisker ends, the point on a tornado row.
+BAR_CHARS = {"unicode": ("█", "─", "├", "┤", "│"), "ascii": ("#", "-", "|", "|", "+")}
+
+
+def _cells(lo: float, hi: float, unit: float, width: int) -> tuple:
+    """The first and last cell (of ``width``, each ``unit`` USD wide) an interval covers."""
+    first = min(width - 1, max(0, int(lo / unit)))
+    return first, min(width - 1, max(first, int(hi / unit)))
+
+
+def text_charset(stream) -> str:
+    """'unicode' when ``stream`` (a text file such as ``sys.stdout``, a terminal or a pipe)
+    encodes the bars' characters, else 'ascii'."""
+    try:
+        "".join(BAR_CHARS["unicode"] + ("–", "×")).encode(getattr(stream, "encoding", None)
+                                                           or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return "ascii"
+    return "unicode"
+
+
+def _cut(text: str, n: int, charset: str) -> str:
+    """``text`` in at most ``n`` characters (cut with an ellipsis), ASCII only for 'ascii'."""
+    if charset == "ascii":
+        text = text.replace("×", "x").replace("–", "-").encode("ascii", "replace").decode()
+    if len(text) <= n:
+        return text
+    return text[:n - 1] + ("…" if charset == "unicode" else ".")
+
+
+def glance_text(bars, tornado_df, width: int = 32, charset: str = "unicode",
+                illustrative: bool = False) -> str:
+    """``plots.bill_at_a_glance`` as text for a terminal: one row per line of
+    ``ledger.bill_bars`` (a bar to its point, a whisker from its P10 to its P90, on one scale
+    from 0 to the largest P90), the whole bill last, then the tornado (each input's P10-P90
+    swing of the whole bill around the point bill, on the same scale). ``charset`` 'unicode'
+    (block and box-drawing characters) or 'ascii' (for an output that cannot encode them)."""
+    if charset not in BAR_CHARS:
+        raise ValueError(f"charset={charset!r} must be 'unicode' or 'ascii'")
+    if isinstance(width, bool) or not isinstance(width, int) or not 8 <= width <= 200:
+        raise ValueError(f"width={width!r} must be a whole number of characters from 8 to 200")
+    full, rule, left, right, mark = BAR_CHARS[charset]
+    tops = [float(v) for v in bars["p90_usd"]] + [float(v) for v in bars["point_usd"]]
+    if len(tornado_df):
+        tops += [float(v) for c in ("total_at_p10_usd", "total_at_p90_usd")
+                 for v in tornado_df[c]]
+    unit = max(max(tops), 1e-9) / width
+    label = max(len(str(s)) for s in list(bars["line"]) + ["which unknown to pin down first"])
+    label = min(label, 34)
+    dash = "–" if charset == "unicode" else "-"
+    out = ["the bill at a glance (bar: point estimate; whisker: P10 to P90"
+           + ("; illustrative ranges: the scenario gives every input as one number)"
+              if illustrative else ")")]
+    for k, r in bars.iterrows():
+        cells = [full if (i + 0.5) * unit <= r["point_usd"] else " " for i in range(width)]
+        a, b = _cells(min(r["p10_usd"], r["p90_usd"]), max(r["p10_usd"], r["p90_usd"]), unit,
+                      width)
+        for i in range(a, b + 1):
+            cells[i] = rule if cells[i] == " " else cells[i]
+        if b > a:  # a range narrower than one cell shows as the bar or one rule
+            cells[a], cells[b] = left, right
+        name = _cut(str(r["line"]), label, charset)
+        out.append(f"  {name:<{label}} {''.join(cells)} {fmt_usd(r['point_usd']):>7} "
+                   f"({fmt_usd(r['p10_usd'])}{dash}{fmt_usd(r['p90_usd'])})")
+    if len(tornado_df):
+        point = float(tornado_df.attrs.get("point_usd", bars.loc["total", "point_usd"]))
+        out.append(f"  which unknown to pin down first? the whole bill with one input at its "
+                   f"P10 and at its P90 ({mark}: the point bill, {fmt_usd(point)})")
+        for r in tornado_df.to_dict("records"):
+            lo, hi = sorted((r["total_at_p10_usd"], r["total_at_p90_usd"]))
+            a, b = _cells(lo, hi, unit, width)
+            cells = [full if a <= i <= b else " " for i in range(width)]
+            cells[_cells(point, point, unit, width)[0]] = mark
+            name = _cut(input_words(r["input"]), label, charset)
+            out.append(f"  {name:<{label}} {''.join(cells)} {fmt_usd(lo)}{dash}{fmt_usd(hi)}")
+    return "\n".join(out)
+
+
+def _row(summary: dict, stem: str, key: str):
+    for r in summary.get("notebooks", {}).get(stem, []):
+        if r.get("key") == key:
+            return r
+    return None
+
+
+def lever_sentence(summary: dict, failed=()) -> str:
+    """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
+    its ``bill_usd``), or why there is none: 09 not run, failed, or no lever saves money."""
+    if "09_savings" in failed:
+        return ("Which lever saves the most is not known here: notebook 09 (savings) failed in "
+                "this report (its page says where).")
+    if "09_savings" not in summary.get("notebooks", {}):
+        return ("Which lever saves the most is not in this report: notebook 09 (savings) was not "
+                "run (add it with --notebooks 09).")
+    lever, bill = _row(summary, "09_savings", "lever_1_saving_usd"), \
+        _row(summary, "09_savings", "bill_usd")
+    if lever is None or not isinstance(lever.get("value"), (int, float)):
+        return "Notebook 09 found no lever that saves money on this bill."
+    name = re.sub(r"^lever 1:\s*", "", lever["label"])
+    share = (f" ({lever['value'] / bill['value']:.0%} of the bill with its waste)"
+             if bill and isinstance(bill.get("value"), (int, float)) and bill["value"] else "")
+    risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
+    return (f"The biggest lever (notebook 09): {name}, which would save about "
+            f"{fmt_usd(lever['value'])}{share}"
+            + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
+
+
+def plain_sentences(summary: dict, failed=()) -> list:
+    """Three sentences a manager reads first, every number from ``summary``
+    (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
+    P10-P90 range, what drives the range (the tornado's top input), the biggest lever
+    (``lever_sentence``). Empty without a glance (the bill could not be built)."""
+    g = summary.get("bill_glance")
+    if not g:
+        return []
+    lines = {r["key"]: r for r in g["lines"]}
+    t = lines["total"]
+    main = lines.get("compute.pretraining.main")
+    how = ("an illustration from sourced spreads on inputs the scenario gives as single numbers"
+           if g["illustrative"] else "from the scenario's ranges")
+    first = (f"The whole project costs {fmt_usd(t['point_usd'])} as estimated, likely "
+             f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, {how})"
+             + (f"; the final training run itself is {fmt_usd(main['point_usd'])} of it."
+                if main else "."))
+    tor = g["tornado"]
+    if tor:
+        top = tor[0]
+        lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
+        second = (f"Most of that range comes from {input_words(top['input'])}: between its low "
+                  f"and high ends the bill moves from {fmt_usd(lo)} to {fmt_usd(hi)}")
+        if len(tor) > 1:
+            nxt = tor[1]
+            second += (f"; next comes {input_words(nxt['input'])}, a swing of "
+                       f"{fmt_usd(nxt['swing_usd'])}")
+        second += "."
+    else:
+        second = "No input of this bill is uncertain in the scenario, so nothing drives a range."
+    return [first, second, lever_sentence(summary, failed)]
+
+
+#: Each report warning family (a pattern of its text) as one line in a reader's words; the
+#: numbers are the warning's own (computed for the scenario). The first that matches is used.
+CAVEATS = [
+    (r"only (\d+) held-out run\(s\) in the regime .*?± (\d+%)",
+     "the predicted MFU rests on only {0} published run(s) like this one: read it as ±{1}"),
+    (r"no held-out run is published in the regime .*?±(\d+%)",
+     "no published run resembles this plan: the predicted MFU is a rough guess (±{0})"),
+    (r"^([\d,]+) GPUs is more than 4× away",
+     "{0} GPUs is far from the cluster sizes of the published runs: the MFU is extrapolated"),
+    (r"read the predicted MFU as an upper bound",
+     "the predicted MFU is an upper bound: published runs like this one fell short of it"),
+    (r"^the predicted MFU ([\d.]+%).*exceeds the best",
+     "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
+    (r"^the predicted MFU, ([\d.]+%), is above any published",
+     "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
+    (r"^the band's upper end is capped at ([\d.]+%)",
+     "the MFU's range is capped at {0}: no published run has measured more"),
+    (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)-([\d.]+%)",
+     "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
+    (r"^mfu=([\d.]+) is above any published",
+     "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
+    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
+     "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
+    (r"^mfu=([\d.e-]+) is below",
+     "the MFU, {0}, is lower than any published run (a percentage typed as a fraction?)"),
+    (r"^dtype=fp8: the MFU is a fraction of the FP8 peak",
+     "the MFU counts against the FP8 peak: one copied from a BF16 run halves the cost"),
+    (r"^dtype=fp8 but the (.+?) stack has no FP8",
+     "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
+    (r"^(\S+) has no measured efficiency figures",
+     "{0} has no measured efficiency figures: its predicted speed is rough"),
+    (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",
+     "the GPU price is an H100 price, not one for {0}: set a price"),
+    (r"^seq_len=([\d,]+) is beyond",
+     "the {0}-token sequences are longer than the model's context"),
+    (r"^no parallel plan fits",
+     "the model does not fit in the GPUs' memory: this run could not start"),
+    (r"pipeline bubble is (\d+%)",
+     "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
+    (r"^tp=(\d+) spans more than one",
+     "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
+    (r"^the plan uses ZeRO-3",
+     "ZeRO-3's speed is checked on few published runs: read the predicted MFU as optimistic"),
+    (r"^(\d+%) of the predicted step is exposed communication",
+     "{0} of each predicted step waits for communication"),
+    (r"^(\S+)=.* is not offered by the (.+?) stack",
+     "the plan's {0} is not offered by the {1} software"),
+    (r"^the bill, (\$[\d,]+), is ([\d.]+×) the budget",
+     "the bill, {0}, is {1} the budget"),
+    (r"^ledger_project_months=([\d.]+) is shorter",
+     "the project ({0} months) is shorter than the training run itself"),
+    (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
+    (r"^the bill could not be built", "the bill could not be built for this scenario"),
+    (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
+]
+
+
+def _reader_number(s: str) -> str:
+    """A fraction as the warning writes it (mfu=0.40) as a percentage (40%); else itself."""
+    return f"{float(s):.0%}" if re.fullmatch(r"0\.\d+", s) else s
+
+
+def caveat_line(warning: str) -> str:
+    """One line in the reader's words for a report warning (``CAVEATS``, fractions given as
+    percentages); a warning of no known family gives its first clause (up to a colon or
+    semicolon)."""
+    w = str(warning)
+    for pattern, words in CAVEATS:
+        m = re.search(pattern, w)
+        if m:
+            return words.format(*(_reader_number(g) for g in m.groups()))
+    first = re.split(r"[:;] ", w, maxsplit=1)[0].strip().rstrip(".")
+    return first if len(first) <= 140 else first[:139].rstrip() + "…"
+
+
+def caveats_html(warnings: list) -> str:
+    """The index's "Read this first" box: one line per warning in the reader's words
+    (``caveat_line``), the warning itself under it in a ``<details>`` element."""
+    if not warnings:
+        return ""
+    items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
+                    f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings)
+    return (f"<div class='caveats'><b>Read this first</b> (open a line for the detail)"
+            f"<ul>{items}</ul></div>")
+
+
+def compare_labels(a: str, b: str) -> tuple:
+    """Distinct column labels for two scenario files: their stems, or, when the stems are the
+    same (data/scenarios/default.yaml against /tmp/x/default.yaml), their paths."""
+    sa, sb = Path(a).stem, Path(b).stem
+    if sa != sb:
+        return sa, sb
+    if str(a) != str(b):
+        return str(a), str(b)
+    return f"{sa} (1)", f"{sb} (2)"
+
+
+def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int = 0):
+    """Two bills (``Ledger``) line by line (``ledger.compare``), with the P10 / P50 / P90 of the
+    difference B - A per draw when either scenario has ranges (``ledger.compare_draws``: both
+    simulated with the same seed and samples, so draw i sees the same values of the inputs they
+    both range). What ``llmcost estimate --compare`` prints and the report's index shows."""
+    if len(bills) != 2:
+        raise ValueError(f"bills={bills!r} must be two ledgers")
+    draws = [simulate_ledger(b.scenario, samples=samples, seed=seed) for b in bills]
+    if draws[0].ranges or draws[1].ranges:
+        return compare_draws(*draws, names=names)
+    return compare(*bills, names=names)
+
+
+def compare_html(df, names: tuple) -> str:
+    """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
+    B - A, and the P10-P90 of the difference per draw when there are ranges. Lines at $0 in
+    both are left out."""
+    a, b = (f"{n} usd" for n in names)
+    ranged = "difference p10 usd" in df.columns
+
+    def usd(v):
+        return "not modelled" if v is None or v != v else fmt_usd(float(v))
+
+    def signed(v):  # a difference: −$36.4k, +$863k, $0.00
+        if v is None or v != v:
+            return "not modelled"
+        return ("−" if v < 0 else "+" if v > 0 else "") + fmt_usd(abs(float(v)))
+
+    rows = []
+    records = df.to_dict("records")
+    for i, r in enumerate(records):
+        total = i == len(records) - 1  # ledger.compare's last row is the total
+        if not total and not (r.get(a) or r.get(b)):
+            continue
+        tag = "th" if total else "td"
+        rng = (f"<{tag} class='v'>{signed(r['difference p10 usd'])} to "
+               f"{signed(r['difference p90 usd'])}</{tag}>" if ranged else "")
+        rows.append(f"<tr><{tag}>{html.escape(str(r['line']))}</{tag}>"
+                    f"<{tag} class='v'>{usd(r.get(a))}</{tag}><{tag} class='v'>{usd(r.get(b))}"
+                    f"</{tag}><{tag} class='v'>{signed(r.get('difference usd'))}</{tag}>{rng}"
+                    f"</tr>")
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in
+                   ["line", names[0], names[1], f"{names[1]} − {names[0]}"]
+                   + (["difference P10 to P90 (per draw)"] if ranged else []))
+    note = ("The P10 and P90 of the difference are taken draw by draw: both bills see the same "
+            "draws of the inputs they both range (common random numbers), so the spread is that "
+            "of the difference, not of two bills apart." if ranged else
+            "Neither scenario gives a range, so the difference is one number per line.")
+    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>"
+            f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
+            f"<p class='note'>{note}</p>")
