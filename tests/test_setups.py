@@ -219,3 +219,58 @@ def test_pipeline_replica_refuses_bad_input(kw, field):
     args.update(kw)
     with pytest.raises(ValueError, match=field):
         setups.pipeline_replica(args.pop("model"), args.pop("accelerator"), **args)
+
+
+# ------------------------------------------------------------------------------ chunked prefill
+def test_chunked_prefill_hybrid_step_by_hand():
+    # Llama 3.1 8B BF16 on one H100, 64 sequences decoding at 1,024 tokens, a 1,024-token
+    # prompt, token budget 512 (Sarathi-Serve's strict-SLO budget, Agrawal et al. 2024 §5):
+    # chunk budget 512 − 64 = 448 → n = ⌈1024/448⌉ = 3 chunks of ⌈1024/3⌉ = 342 tokens; a chunk
+    # attends on average to 342·(3 − 1)/2 = 342 earlier keys.
+    m, acc = "llama-3.1-8b", "H100-SXM"
+    r = setups.chunked_prefill(m, acc, prompt_tokens=1024, decode_batch=64,
+                               context_tokens=1024, token_budget=512)
+    assert (r.chunks, r.chunk_tokens) == (3, 342)
+    d = inf.decode_step(m, acc, 64, 1024)
+    c = inf.prefill(m, acc, 342, 1)
+    eff = llmcost.load_efficiency(acc)
+    a = inf.attention_flops_per_key(m, False)
+    compute = d.compute_s + c.compute_s + 342 * a * 342 / (989.4e12 * eff.attention_fraction)
+    # weights read once for the 406 tokens (dense: W(64) = W(342) = W(406), so one copy less)
+    hbm = d.hbm_bytes + c.hbm_bytes - inf.weights_read_bytes(m, 64)
+    memory = hbm / (3.35e12 * 0.9) + 342 * 131_072 / (3.35e12 * 0.9)
+    assert r.hybrid_step_s == pytest.approx(max(compute, memory), rel=1e-9)
+    assert r.ttft_s == pytest.approx(3 * r.hybrid_step_s, rel=1e-12)
+    assert r.speedup == pytest.approx((3 * d.time_s + r.prefill_alone_s) / r.ttft_s, rel=1e-12)
+
+
+def test_chunked_prefill_trades_ttft_for_decode_stalls_as_sarathi_serve_reports():
+    # Sarathi-Serve (Agrawal et al. 2024, OSDI, arXiv:2403.02310): chunked prefills bound the
+    # time between tokens of the running decodes (no "generation stall"), smaller chunks cost
+    # time to first token (each re-reads the earlier chunks' KV cache and the weights).
+    kw = dict(prompt_tokens=8192, decode_batch=64, context_tokens=1024)
+    small = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", token_budget=512, **kw)
+    large = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", token_budget=2048, **kw)
+    for r in (small, large):
+        assert r.tpot_during_prefill_s < r.decode_stall_unchunked_s / 4
+        assert r.ttft_s >= r.ttft_unchunked_s
+    assert small.tpot_during_prefill_s < large.tpot_during_prefill_s
+    assert small.ttft_s > large.ttft_s
+    # regression pin beside the checks above: vLLM's server default on ≥ 70 GiB GPUs
+    # (vllm/engine/arg_utils.py get_batch_defaults: OPENAI_API_SERVER 8192)
+    assert setups.VLLM_TOKEN_BUDGET == 8192
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(token_budget=64), "token_budget"),
+    (dict(token_budget=0), "token_budget"),
+    (dict(decode_batch=0), "decode_batch"),
+    (dict(prompt_tokens=1.5), "prompt_tokens"),
+    (dict(decode_batch=100_000), "decode_batch"),
+    (dict(engine="llama.cpp"), "engine"),
+])
+def test_chunked_prefill_refuses_bad_input(kw, field):
+    args = dict(prompt_tokens=1024, decode_batch=64, context_tokens=1024)
+    args.update(kw)
+    with pytest.raises(ValueError, match=field):
+        setups.chunked_prefill("llama-3.1-8b", "H100-SXM", **args)

@@ -1,7 +1,7 @@
 """Serving set-ups beyond one tensor-parallel replica: expert parallelism with attention data
 parallelism across nodes, disaggregated prefill and decode pools with the KV transfer between
-them, prefix caching with cached-input pricing, and multi-node TP × PP replicas of a dense
-model.
+them, prefix caching with cached-input pricing, multi-node TP × PP replicas of a dense model,
+and chunked prefill.
 
 **Expert parallelism with DP attention** (SGLang's large-scale EP, DeepSeek's inference system;
 "Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs",
@@ -69,7 +69,12 @@ and its limits are in the function's docstring. Against NVIDIA's Llama 3.1 405B 
 comparison it reproduces TP's lower latency (≈ 5.9× vs 5.6×) but not PP's 1.5× higher maximum
 throughput (the model puts PP below TP there).
 
-Not modelled here (yet): chunked prefill (Sarathi-Serve), tensor parallelism across nodes. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
+**Chunked prefill** (``chunked_prefill``; Sarathi-Serve, Agrawal et al. 2024, OSDI): a prompt
+split into chunks that fill each engine step's token budget (vLLM's ``max_num_batched_tokens``,
+``VLLM_TOKEN_BUDGET``) beside the running decodes, one weight read for the hybrid batch; it
+bounds the decodes' time between tokens during a prefill and costs the prompt some TTFT.
+
+Not modelled here (yet): tensor parallelism across nodes. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
 of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
 """
 
@@ -104,6 +109,9 @@ from .inference import (
     serving_accelerator,
     serving_efficiency,
     serving_model,
+    tp_allreduce_time,
+    weight_bytes,
+    weights_read_bytes,
 )
 
 #: DeepSeek-V3's node-limited routing: each token's experts span at most 4 nodes
@@ -684,3 +692,128 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
         expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
         expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
         stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+
+
+# ------------------------------------------------------------------------------ chunked prefill
+#: vLLM's default token budget per engine step (``max_num_batched_tokens``) for its OpenAI
+#: server on GPUs with >= 70 GiB that are not A100s (H100, H200, MI300X): 8,192; 2,048 on
+#: smaller GPUs and A100; the offline ``LLM`` class 16,384 / 8,192 (vllm-project/vllm
+#: vllm/engine/arg_utils.py, ``EngineArgs.get_batch_defaults``, V1 engine, chunked prefill on).
+VLLM_TOKEN_BUDGET = 8192
+
+
+@dataclass(frozen=True)
+class ChunkedPrefill:
+    """A prompt prefilled in chunks beside a running decode batch (``chunked_prefill``)."""
+
+    token_budget: int
+    chunk_tokens: int
+    chunks: int
+    decode_step_s: float
+    hybrid_step_s: float
+    prefill_alone_s: float
+    ttft_s: float
+    ttft_unchunked_s: float
+    decode_stall_unchunked_s: float
+    tpot_during_prefill_s: float
+    speedup: float
+    expected_hybrid_step_s: float
+    expected_ttft_s: float
+    expected_ttft_unchunked_s: float
+    expected_speedup: float
+    hybrid_bound: str
+    engine: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int,
+                    context_tokens: int, token_budget: int = VLLM_TOKEN_BUDGET, tp: int = 1,
+                    weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                    engine: str | None = None, efficiency=None) -> ChunkedPrefill:
+    """One prompt of P tokens prefilled in chunks that ride with a running decode batch of B
+    sequences (Sarathi-Serve's chunked prefills and stall-free hybrid batches, Agrawal et al.
+    2024, OSDI, arXiv:2403.02310; vLLM's and SGLang's default scheduler), against the same
+    prompt prefilled in one pass that stalls the decodes.
+
+    Formulas (one TP replica; τ = ``token_budget``, vLLM's ``max_num_batched_tokens``)::
+
+        chunk budget C₀ = τ − B           (each decoding sequence takes one token of it)
+        chunks       n = ⌈P / C₀⌉,  chunk c = ⌈P / n⌉
+        hybrid step  t_h = max(compute_d + compute_c + c·a·prior / (tp·peak·attention_fraction),
+                               (HBM_d + HBM_c − W(B) − W(c) + W(B + c) + prior·kv·share)
+                               / (tp·HBM bytes/s·hbm_fraction))
+                           + 2·L TP all-reduces of (B + c) tokens
+        prior        = c·(n − 1)/2        the earlier chunks' keys a chunk attends to (mean)
+
+    with compute_d, HBM_d from ``inference.decode_step`` (B sequences at ``context_tokens``),
+    compute_c, HBM_c from ``inference.prefill`` of c tokens, W(T) the weight bytes a pass over
+    T tokens reads (``weights_read_bytes``: the weights are read once for the hybrid batch),
+    a the attention FLOPs per key. Then TTFT = n · t_h (the chunks in consecutive steps);
+    unchunked TTFT = the prefill of P alone, during which the decodes stall: the longest gap
+    between two of their tokens is prefill(P) + one decode step; TPOT while the prompt is
+    prefilled = t_h. Speedup = (n · t_d + prefill(P)) / (n · t_h): the same work (P prompt
+    tokens and n decode steps) done as hybrid steps rather than decode steps and one prefill;
+    > 1 when the decodes ride in the prefill's compute-bound pass for free. Expected times
+    apply the engine's prefill fraction to a compute-bound step and its decode fractions to a
+    memory-bound one (``inference.EngineEfficiency``).
+
+    Not modelled: a partial last chunk (the chunks are taken equal), several prompts sharing
+    one step's budget, and the kernel tiles that make some chunk sizes faster (Sarathi-Serve
+    §4.3).
+
+    Raises
+    ------
+    ValueError
+        Bad input (the field named); ``token_budget`` not above the decode batch (no room for
+        a chunk); a decode batch past the KV capacity left beside the weights and the
+        prompt's cache (HBM × (1 − ``SERVING_RESERVE``); the capacity named).
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    p, b = _whole("prompt_tokens", prompt_tokens), _whole("decode_batch", decode_batch)
+    ctx, tau = _whole("context_tokens", context_tokens), _whole("token_budget", token_budget)
+    if tau <= b:
+        raise ValueError(f"token_budget={tau} must exceed decode_batch={b}: each decoding "
+                         "sequence takes one token of the budget, leaving none for a chunk")
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff)
+    share = kv_share_per_rank(m, tp)
+    room = acc.hbm_bytes * (1 - SERVING_RESERVE) - weight_bytes(m, weight_dtype) / tp \
+        - float(kv_cache_bytes(m, p, kv_dtype)) * share
+    cap = max(int(room // (float(kv_cache_bytes(m, ctx + 1, kv_dtype)) * share)), 0)
+    if b > cap:
+        raise ValueError(f"decode_batch={b} does not fit beside the prompt: the KV cache holds "
+                         f"at most {cap} sequences of {ctx + 1} tokens beside the weights and "
+                         f"the {p}-token prompt at tp={tp}")
+    n = math.ceil(p / (tau - b))
+    c = math.ceil(p / n)
+    prior = c * (n - 1) / 2
+    d = decode_step(m, acc, b, ctx, **kw)
+    pc = prefill(m, acc, c, 1, **kw)
+    bw = acc.hbm_bytes_per_s * eff.hbm_fraction
+    kv_prior = prior * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) / bw
+    attn = c * attention_flops_per_key(m, False) * prior \
+        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+    w = weights_read_bytes
+    compute = float(d.compute_s) + float(pc.compute_s) + attn
+    hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, weight_dtype)) \
+        - float(w(m, c, weight_dtype)) + float(w(m, b + c, weight_dtype))
+    memory = hbm / (tp * bw) + kv_prior
+    comm = 2 * m.n_layers * float(tp_allreduce_time((b + c) * m.d_model * ACTIVATION_BYTES,
+                                                    tp, acc, eff))
+    t_h, t_d = max(compute, memory) + comm, float(d.time_s)
+    pre = float(prefill(m, acc, p, 1, **kw).time_s)
+    kv_read = min(float(decode_kv_read_s(d, m, weight_dtype)) + kv_prior, t_h)
+    e_h = float(eng.prefill_s(t_h)) if compute >= memory else float(eng.decode_s(t_h, kv_read))
+    e_d = float(eng.decode_s(t_d, decode_kv_read_s(d, m, weight_dtype)))
+    e_pre = float(eng.prefill_s(pre))
+    return ChunkedPrefill(
+        token_budget=tau, chunk_tokens=c, chunks=n, decode_step_s=t_d, hybrid_step_s=t_h,
+        prefill_alone_s=pre, ttft_s=n * t_h, ttft_unchunked_s=pre,
+        decode_stall_unchunked_s=pre + t_d, tpot_during_prefill_s=t_h,
+        speedup=(n * t_d + pre) / (n * t_h), expected_hybrid_step_s=e_h,
+        expected_ttft_s=n * e_h, expected_ttft_unchunked_s=e_pre,
+        expected_speedup=(n * e_d + e_pre) / (n * e_h),
+        hybrid_bound="compute" if compute >= memory else "HBM bandwidth", engine=eng.family)
