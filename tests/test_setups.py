@@ -24,6 +24,32 @@ def test_published_set_ups_respect_the_bound_and_are_reproduced():
     # Prefill, EP32: 26 % when written, just outside the goal (the blog's default expert
     # distribution is imbalanced: its perfect-EPLB run reached 59,337, 18 % faster).
     assert v.loc["sglang-dsv3-prefill-ep32-4k", "abs_error"] <= 0.30
+    # Colocated (in-flight batching), TensorRT-LLM's DeepSeek-R1 max-throughput runs, ISL 1K /
+    # OSL 2K, attention DP 8 + EP8 (NVIDIA/TensorRT-LLM Best_perf_practice_on_DeepSeek-R1 doc):
+    # NVFP4 on B200 4,548 tok/s/GPU and FP8 on H200 1,436. NOT within the 25 % goal: the model
+    # expects 2.2× (B200 NVFP4) and 1.6× (H200 FP8) the measurement when written (errors 55 %
+    # and 38 %); the bound holds. Tracked two-sided so a change of the model shows here.
+    assert 0.40 <= v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "ratio"] <= 0.50
+    assert 0.55 <= v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "ratio"] <= 0.70
+
+
+def test_colocated_throughput_combines_the_phases_by_hand():
+    # Per output token a GPU spends 1/x_d decoding and (P/R)/x_p prefilling: P = 1,024,
+    # R = 2,048 → 1 / (1/x_d + 0.5/x_p), x_d at the mean context 1,024 + 1,024 = 2,048.
+    kw = dict(ep=8, weight_dtype="nvfp4", kv_dtype="bf16", two_batch_overlap=False,
+              engine="TensorRT-LLM")
+    c = setups.colocated_ep_throughput("deepseek-v3", "B200", batch_per_gpu=384,
+                                       prompt_tokens=1024, output_tokens=2048, **kw)
+    d = setups.ep_step("deepseek-v3", "B200", phase="decode", tokens_per_gpu=384,
+                       context_tokens=2048, **kw)
+    p = setups.ep_step("deepseek-v3", "B200", phase="prefill", tokens_per_gpu=1024,
+                       context_tokens=1024, **kw)
+    assert c["bound_per_gpu"] == pytest.approx(
+        1 / (1 / d.tokens_per_s_per_gpu + 0.5 / p.tokens_per_s_per_gpu), rel=1e-12)
+    assert c["expected_per_gpu"] == pytest.approx(
+        1 / (1 / d.expected_tokens_per_s_per_gpu + 0.5 / p.expected_tokens_per_s_per_gpu),
+        rel=1e-12)
+    assert c["band_low"] < c["expected_per_gpu"] < c["band_high"] < c["bound_per_gpu"]
 
 
 def test_dp_attention_keeps_one_copy_of_the_mla_cache():
