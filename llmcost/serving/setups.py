@@ -222,6 +222,34 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     ctx = _whole("context_tokens", context_tokens)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
+    resident, read = _ep_weight_bytes(m, ep, red, wb, t)
+    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
+    cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, weight_dtype)
+    if phase == "decode" and t > cap:
+        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
+                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
+                         f"at ep={ep}")
+    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype,
+                                             read, kv_tok)
+    a2a = _ep_all_to_all_s(m, acc, eff, phase, ep, t)
+    gpu = max(compute, memory)
+    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
+    if phase == "decode":
+        gpu_exp = float(eng.decode_s(gpu, kv_read))
+    else:
+        gpu_exp = float(eng.prefill_s(gpu))
+    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
+    return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
+                  kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
+                  tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
+                  expected_band=(t / expected * eng.band[0], t / expected * eng.band[1]),
+                  resident_bytes_per_gpu=resident, max_batch_per_gpu=cap, engine=eng.family)
+
+
+def _ep_weight_bytes(m, ep, red, wb, tokens):
+    """(resident, read per step) weight bytes of one GPU: the non-routed weights whole, plus
+    (E + redundant)/ep expert slots, of which the share u(ep·T) is touched (module
+    docstring); a ValueError when ``ep`` does not divide the slots."""
     slots = m.n_experts + red
     if slots % ep:
         raise ValueError(f"ep={ep} must divide the {slots} expert slots of {m.name} "
@@ -232,18 +260,24 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     shared = m.n_params - p["ffn_routed_experts"]
     resident = (shared + per_gpu * n_expert) * wb
     read_shared = (shared - p["position"] - (0 if m.tied_embeddings else p["embedding"])) * wb
-    touched = float(experts_touched(m, ep * t)) / m.n_experts
-    read = read_shared + per_gpu * n_expert * wb * touched
-    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
-    usable = acc.hbm_bytes * (1 - r)
+    touched = float(experts_touched(m, ep * tokens)) / m.n_experts
+    return resident, read_shared + per_gpu * n_expert * wb * touched
+
+
+def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) -> int:
+    """Sequences of ctx + 1 tokens whose KV cache fits one GPU beside its weights:
+    floor((HBM · (1 − reserve) − resident) / (kv per token · (ctx + 1))); a ValueError when
+    the weights alone do not fit."""
+    usable = acc.hbm_bytes * (1 - reserve)
     if resident >= usable:
         raise ValueError(f"ep={ep}: {resident / 1e9:.1f} GB of {weight_dtype} weights per GPU do "
                          f"not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise ep")
-    cap = int((usable - resident) // (kv_tok * (ctx + 1))) if phase == "decode" else 0
-    if phase == "decode" and t > cap:
-        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
-                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
-                         f"at ep={ep}")
+    return int((usable - resident) // (kv_tok * (ctx + 1)))
+
+
+def _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype, read, kv_tok):
+    """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
+    and memory lines)."""
     peak = acc.peak_flops_per_s(compute_dtype(weight_dtype, acc))
     mm = sum(m.matmul_params_active.values())
     if phase == "decode":
@@ -264,33 +298,24 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     bw = acc.hbm_bytes_per_s * eff.hbm_fraction
     memory = (read + kv_bytes) / bw
     kv_read = min(t * ctx * kv_tok / bw, max(compute, memory)) if phase == "decode" else 0.0
-    moe_layers = m.n_layers - m.n_dense_layers
+    return compute, memory, kv_read
+
+
+def _ep_all_to_all_s(m, acc, eff, phase, ep, t) -> float:
+    """Dispatch + combine of every MoE layer (``training.comm.moe_all_to_all_time``): decode
+    in DeepEP's low-latency mode, prefill across nodes one copy per destination node."""
+    if ep == 1:
+        return 0.0
     cl = Cluster(acc, ep)
     a2a_kw = dict(efficiency=eff, dispatch_dtype="fp8")
     if phase == "prefill" and ep > (acc.scaleup_domain_size or 1):
         a2a_kw.update(dispatch="per_node", n_experts=m.n_experts, node_limit=PREFILL_NODE_LIMIT)
-    a2a = 0.0
-    if ep > 1:
-        a2a = moe_layers * float(
-            moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="dispatch",
-                                **a2a_kw)
-            + moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="combine",
-                                  **a2a_kw))
-    gpu = max(compute, memory)
-    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
-    if phase == "decode":
-        gpu_exp = float(eng.decode_s(gpu, kv_read))
-    else:
-        gpu_exp = float(eng.prefill_s(gpu))
-    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
-    return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
-                  kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
-                  tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
-                  expected_band=(t / expected * eng.band[0], t / expected * eng.band[1]),
-                  resident_bytes_per_gpu=resident,
-                  max_batch_per_gpu=cap if phase == "decode" else
-                  int((usable - resident) // (kv_tok * (ctx + 1))),
-                  engine=eng.family)
+    moe_layers = m.n_layers - m.n_dense_layers
+    return moe_layers * float(
+        moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="dispatch",
+                            **a2a_kw)
+        + moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="combine",
+                              **a2a_kw))
 
 
 @dataclass(frozen=True)
@@ -648,6 +673,16 @@ def pipeline_hop_time(model, accelerator, tokens, *, inter_node: bool, efficienc
     return float(out) if out.ndim == 0 else out
 
 
+def _pipeline_hops_s(m, acc, eff, pp, nodes, tokens) -> float:
+    """The pp − 1 forward hops of ``tokens`` tokens' hidden states: nodes − 1 across the NIC,
+    the rest on NVLink (``pipeline_hop_time``)."""
+    if pp == 1:
+        return 0.0
+    inter = nodes - 1
+    return inter * pipeline_hop_time(m, acc, tokens, inter_node=True, efficiency=eff) \
+        + (pp - 1 - inter) * pipeline_hop_time(m, acc, tokens, inter_node=False, efficiency=eff)
+
+
 def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt_tokens: int,
                      context_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
                      engine: str | None = None, reserve_fraction: float = SERVING_RESERVE,
@@ -722,22 +757,15 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     mb = b / min(b, pp)
     st = decode_step(m, acc, mb, ctx, **kw)
     stage, kv_read = float(st.time_s) * share, float(decode_kv_read_s(st, m, weight_dtype)) * share
-    stages_per_node = max(domain // tp, 1)
-    nodes = math.ceil(pp / stages_per_node)
+    nodes = math.ceil(pp / max(domain // tp, 1))
     inter = nodes - 1
-    hops = 0.0
-    if pp > 1:
-        hops = inter * pipeline_hop_time(m, acc, mb, inter_node=True, efficiency=eff) \
-            + (pp - 1 - inter) * pipeline_hop_time(m, acc, mb, inter_node=False, efficiency=eff) \
-            + pipeline_hop_time(m, acc, 0, inter_node=nodes > 1, efficiency=eff)
+    hops = _pipeline_hops_s(m, acc, eff, pp, nodes, mb) \
+        + (pipeline_hop_time(m, acc, 0, inter_node=nodes > 1, efficiency=eff) if pp > 1 else 0.0)
     cycle = pp * stage + hops
     e_stage = float(eng.decode_s(stage, kv_read)) - eng.step_overhead_s
     e_cycle = pp * e_stage + hops + eng.step_overhead_s
     pre = float(prefill(m, acc, p, 1, **kw).time_s) * share
-    p_hops = 0.0
-    if pp > 1:
-        p_hops = inter * pipeline_hop_time(m, acc, p, inter_node=True, efficiency=eff) \
-            + (pp - 1 - inter) * pipeline_hop_time(m, acc, p, inter_node=False, efficiency=eff)
+    p_hops = _pipeline_hops_s(m, acc, eff, pp, nodes, p)
     ttft = pp * pre + p_hops
     e_ttft = pp * (float(eng.prefill_s(pre)) - eng.step_overhead_s) + p_hops \
         + eng.step_overhead_s
@@ -784,6 +812,28 @@ class ChunkedPrefill:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def _hybrid_step_terms(m, acc, d, c, prior, kw) -> tuple:
+    """(compute, memory, TP all-reduce, earlier chunks' KV read) seconds of a decode step ``d``
+    joined by a prefill chunk of ``c`` tokens over ``prior`` earlier keys (``chunked_prefill``'s
+    formula: the weights read once for the hybrid batch)."""
+    eff, tp, wdt = kw["efficiency"], kw["tp"], kw["weight_dtype"]
+    b = float(d.tokens)
+    pc = prefill(m, acc, c, 1, **kw)
+    bw = acc.hbm_bytes_per_s * eff.hbm_fraction
+    kv_prior = prior * kv_cache_bytes_per_token(m, kw["kv_dtype"]) * kv_share_per_rank(m, tp) \
+        / bw
+    attn = c * attention_flops_per_key(m, False) * prior \
+        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+    w = weights_read_bytes
+    compute = float(d.compute_s) + float(pc.compute_s) + attn
+    hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, wdt)) \
+        - float(w(m, c, wdt)) + float(w(m, b + c, wdt))
+    memory = hbm / (tp * bw) + kv_prior
+    comm = 2 * m.n_layers * float(tp_allreduce_time((b + c) * m.d_model * ACTIVATION_BYTES,
+                                                    tp, acc, eff))
+    return compute, memory, comm, kv_prior
 
 
 def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int,
@@ -847,20 +897,8 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
                          f"the {p}-token prompt at tp={tp}")
     n = math.ceil(p / (tau - b))
     c = math.ceil(p / n)
-    prior = c * (n - 1) / 2
     d = decode_step(m, acc, b, ctx, **kw)
-    pc = prefill(m, acc, c, 1, **kw)
-    bw = acc.hbm_bytes_per_s * eff.hbm_fraction
-    kv_prior = prior * kv_cache_bytes_per_token(m, kv_dtype) * kv_share_per_rank(m, tp) / bw
-    attn = c * attention_flops_per_key(m, False) * prior \
-        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
-    w = weights_read_bytes
-    compute = float(d.compute_s) + float(pc.compute_s) + attn
-    hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, weight_dtype)) \
-        - float(w(m, c, weight_dtype)) + float(w(m, b + c, weight_dtype))
-    memory = hbm / (tp * bw) + kv_prior
-    comm = 2 * m.n_layers * float(tp_allreduce_time((b + c) * m.d_model * ACTIVATION_BYTES,
-                                                    tp, acc, eff))
+    compute, memory, comm, kv_prior = _hybrid_step_terms(m, acc, d, c, c * (n - 1) / 2, kw)
     t_h, t_d = max(compute, memory) + comm, float(d.time_s)
     pre = float(prefill(m, acc, p, 1, **kw).time_s)
     kv_read = min(float(decode_kv_read_s(d, m, weight_dtype)) + kv_prior, t_h)
