@@ -14,7 +14,7 @@ was computed). This prints:
   the prefill and decode pools of a disaggregated deployment, TensorRT-LLM's colocated NVFP4 and
   FP8 DeepSeek-R1 runs) reproduced by ``setups.ep_step`` / ``setups.colocated_ep_throughput``;
 * multi-node dense replicas (``setups.pipeline_replica``): Llama 3.1 405B BF16 on 2×8 H100 at
-  TP8·PP2, and TP8 against PP8 at batch 1 on an H200 node beside NVIDIA's measured 5.6×;
+  TP8·PP2 and at TP16 across the nodes, and TP8 against PP8 at batch 1 on an H200 node beside NVIDIA's measured 5.6×;
 * chunked prefill (``setups.chunked_prefill``): the decode stall, TPOT and TTFT at Sarathi-Serve's
   and vLLM's token budgets;
 * the time of the configuration search for one model (``latency_throughput_curve`` over every
@@ -60,6 +60,12 @@ def main():
               f"expected, {r.expected_tokens_per_s_per_gpu:6.1f} tok/s/GPU expected, inter-node "
               f"{r.inter_node_bytes_per_token / 1e3:.1f} kB per token, stage busy "
               f"{r.stage_utilisation:.1%}, KV capacity {r.max_batch} sequences")
+    for b in (1, 64, 256):
+        r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=16, pp=1, batch=b,
+                                    prompt_tokens=1024, context_tokens=1536, engine="vLLM")
+        print(f"  TP16 across the 2 nodes, batch {b:3d}: TPOT {r.tpot_s * 1e3:5.1f} ms bound / "
+              f"{r.expected_tpot_s * 1e3:5.1f} expected, {r.expected_tokens_per_s_per_gpu:6.1f} "
+              f"tok/s/GPU expected, KV capacity {r.max_batch} sequences")
     pk = dict(batch=1, prompt_tokens=2048, context_tokens=2112, weight_dtype="fp8",
               kv_dtype="fp8", engine="TensorRT-LLM")
     tp8 = setups.pipeline_replica("llama-3.1-405b", "H200", tp=8, pp=1, **pk)

@@ -232,7 +232,7 @@ def test_tp_beats_pp_at_minimum_latency_as_nvidia_measured():
 
 @pytest.mark.parametrize("kw, field", [
     (dict(model="deepseek-v3"), "model"),
-    (dict(tp=16), "tp"),
+    (dict(tp=12), "tp"),
     (dict(pp=0), "pp"),
     (dict(pp=200), "pp"),
     (dict(batch=10**6), "batch"),
@@ -300,3 +300,29 @@ def test_chunked_prefill_refuses_bad_input(kw, field):
     args.update(kw)
     with pytest.raises(ValueError, match=field):
         setups.chunked_prefill("llama-3.1-8b", "H100-SXM", **args)
+
+
+def test_tp_across_nodes_by_hand():
+    # vLLM's other multi-node layout (blog 2024-07-23: "sharding the model across multiple
+    # nodes"): TP16 over 2×8 H100, no PP. Compute halves against TP8; HBM bytes = weights read
+    # + the KV cache at its per-rank share (8 KV heads over 16 ranks: each head on 2 ranks, so
+    # the cache is held twice); 2·126 all-reduces of 64 × 16,384 × 2 B across the two nodes at
+    # NCCL's cost model.
+    from llmcost.core.hardware import Cluster
+    from llmcost.training.comm import nccl_collective_time
+
+    m, acc = "llama-3.1-405b", llmcost.load_accelerator("H100-SXM")
+    r = setups.pipeline_replica(m, acc, tp=16, pp=1, batch=64, prompt_tokens=1024,
+                                context_tokens=1536)
+    st8 = inf.decode_step(m, acc, 64, 1536, tp=8)
+    w = inf.weights_read_bytes(m, 64)
+    kv_once = (st8.hbm_bytes - w) / (1 / 8 * 8)
+    memory = (w + kv_once * (1 / 8) * 16) / (16 * 3.35e12 * 0.9)
+    comm = 2 * 126 * nccl_collective_time("all_reduce", 64 * 16384 * 2, 16, Cluster(acc, 16))
+    assert r.tpot_s == pytest.approx(max(st8.compute_s / 2, memory) + comm, rel=1e-9)
+    assert (r.nodes, r.inter_node_hops, r.inter_node_bytes_per_token) == (2, 0, 0)
+    # the replicated KV heads halve the capacity against TP8·PP2 (per sequence, every rank
+    # holds 1/8 of all 126 layers' cache instead of 1/8 of 63 layers')
+    pp2 = setups.pipeline_replica(m, acc, tp=8, pp=2, batch=64, prompt_tokens=1024,
+                                  context_tokens=1536)
+    assert r.max_batch == pytest.approx(pp2.max_batch / 2, abs=1)

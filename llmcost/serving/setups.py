@@ -62,8 +62,8 @@ remaining prefill (the attention of later tokens over it), priced as ``usd_per_m
 (``data/api_prices.csv``) beside the modelled cost of serving them, and the margin each implies
 over the GPU-hour price.
 
-**Multi-node dense replicas** (``pipeline_replica``): TP inside a node, PP across stages (and
-nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
+**Multi-node dense replicas** (``pipeline_replica``): TP inside a node (or across whole nodes),
+PP across stages (and nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
 hops between stages (d_model · 2 B per token per hop, over the NIC between nodes). The formula
 and its limits are in the function's docstring. Against NVIDIA's Llama 3.1 405B H200 TP8-vs-PP8
 comparison it reproduces TP's lower latency (≈ 5.9× vs 5.6×) but not PP's 1.5× higher maximum
@@ -82,7 +82,7 @@ within 25 %: 2.2×), FP8 on H200 1,436 against ≈ 2,300 (1.6×); the bound hold
 model misses there (grouped-GEMM efficiency at ~100 tokens per expert, FP4 kernels below the
 BF16 matmul fraction, attention-DP imbalance, the scheduler's mixed steps) is not separated.
 
-Not modelled here (yet): tensor parallelism across nodes. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
+FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
 of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
 """
 
@@ -97,7 +97,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR
 from ..core.hardware import Cluster
 from ..core.units import SECONDS_PER_HOUR, as_array
-from ..training.comm import moe_all_to_all_time
+from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
 from .inference import (
     ACTIVATION_BYTES,
@@ -673,12 +673,43 @@ def pipeline_hop_time(model, accelerator, tokens, *, inter_node: bool, efficienc
     return float(out) if out.ndim == 0 else out
 
 
-def _pipeline_hops_s(m, acc, eff, pp, nodes, tokens) -> float:
-    """The pp − 1 forward hops of ``tokens`` tokens' hidden states: nodes − 1 across the NIC,
-    the rest on NVLink (``pipeline_hop_time``)."""
+def _tp_pass(m, acc, eff, tp, st, weight_dtype) -> tuple:
+    """(seconds, KV-read seconds) of a whole-model pass at ``tp``, from ``st``, the same pass
+    at min(tp, GPUs per node) (``inference.decode_step`` or ``prefill``). Inside a node: ``st``
+    itself. Across nodes (tp = k × GPUs per node)::
+
+        compute = compute(node) · tp_node / tp
+        memory  = (W + KV · share(tp) · tp) / (tp · HBM bytes/s · hbm_fraction)
+        comm    = 2 · L · all-reduce of tokens · d_model · 2 B over tp GPUs on k nodes
+                  (``training.comm.nccl_collective_time``: NCCL's cost model, the fastest of
+                  ring and tree with LL128 or Simple; NCCL's LL protocol, which the one-node
+                  path takes for decode's small messages, is not in it, so a decode step's
+                  all-reduce may be overstated: 48 µs for 32 kB over 2×8 H100 here)
+
+    with W the weight bytes read and KV the replica's cache bytes counted once (recovered from
+    ``st``'s HBM bytes: KV = (HBM − W) / (share(tp_node) · tp_node)).
+    """
+    w = float(weights_read_bytes(m, st.tokens, weight_dtype))
+    hbm = float(st.hbm_bytes)
+    if tp == st.tp:
+        kv = float(st.memory_s) * (hbm - w) / hbm
+        return float(st.time_s), min(kv, float(st.time_s))
+    kv_once = (hbm - w) / (kv_share_per_rank(m, st.tp) * st.tp)
+    hbm_tp = w + kv_once * kv_share_per_rank(m, tp) * tp
+    memory = hbm_tp / (tp * acc.hbm_bytes_per_s * eff.hbm_fraction)
+    compute = float(st.compute_s) * st.tp / tp
+    msg = float(st.tokens) * m.d_model * ACTIVATION_BYTES
+    comm = 2 * m.n_layers * float(nccl_collective_time("all_reduce", msg, tp, Cluster(acc, tp),
+                                                       efficiency=eff))
+    time = max(compute, memory) + comm
+    return time, min(memory * (hbm_tp - w) / hbm_tp, time)
+
+
+def _pipeline_hops_s(m, acc, eff, pp, inter, tokens) -> float:
+    """The pp − 1 forward hops of ``tokens`` tokens' hidden states: ``inter`` of them across
+    the NIC, the rest on NVLink (``pipeline_hop_time``)."""
     if pp == 1:
         return 0.0
-    inter = nodes - 1
     return inter * pipeline_hop_time(m, acc, tokens, inter_node=True, efficiency=eff) \
         + (pp - 1 - inter) * pipeline_hop_time(m, acc, tokens, inter_node=False, efficiency=eff)
 
@@ -713,15 +744,18 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     token: d_model · 2 B per node boundary crossed. Capacity: per GPU HBM·(1 − reserve) −
     W/(tp·pp) ≥ B · KV(ctx + 1) · share(tp) · ⌈L/pp⌉/L; past it the batch is refused.
 
+    ``tp`` larger than a node (a multiple of its GPUs: vLLM's TP16 on two nodes) puts the 2·L
+    all-reduces per pass across the NIC (``_tp_pass``: NCCL's cost model in
+    ``training.comm``); the stages then each span tp/node nodes and every PP hop crosses one.
+
     Not modelled: more micro-batches than stages (TensorRT-LLM may run them and hide the
-    hops), the LM head's imbalance on the last stage, tensor parallelism across nodes (its
-    2·L all-reduces per step would cross the NIC).
+    hops), the LM head's imbalance on the last stage.
 
     Raises
     ------
     ValueError
-        An MoE model (``ep_step``), tp past one node, pp past the layers, a batch past the
-        KV capacity (the capacity in the message), weights that do
+        An MoE model (``ep_step``), tp past one node and not a multiple of it, tp not dividing
+        the heads, pp past the layers, a batch past the KV capacity (the capacity in the message), weights that do
         not fit.
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
@@ -734,8 +768,11 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     _choice("kv_dtype", kv_dtype, KV_BYTES)
     tp, pp = _whole("tp", tp), _whole("pp", pp)
     domain = acc.scaleup_domain_size or 1
-    if tp > domain:
-        raise ValueError(f"tp={tp} must be <= {domain}, the GPUs of one {acc.name} node")
+    if tp > domain and tp % domain:
+        raise ValueError(f"tp={tp} must be <= {domain}, the GPUs of one {acc.name} node, or a "
+                         f"multiple of {domain} (whole nodes, TP across nodes)")
+    if m.n_heads % tp:
+        raise ValueError(f"tp={tp} must divide n_heads={m.n_heads} of {m.name}")
     if pp > m.n_layers:
         raise ValueError(f"pp={pp} must be <= n_layers={m.n_layers} of {m.name}")
     b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
@@ -753,19 +790,22 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     if b > cap:
         raise ValueError(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
                          f"of {ctx + 1} tokens beside the weights at tp={tp}, pp={pp}")
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
     mb = b / min(b, pp)
-    st = decode_step(m, acc, mb, ctx, **kw)
-    stage, kv_read = float(st.time_s) * share, float(decode_kv_read_s(st, m, weight_dtype)) * share
-    nodes = math.ceil(pp / max(domain // tp, 1))
-    inter = nodes - 1
-    hops = _pipeline_hops_s(m, acc, eff, pp, nodes, mb) \
-        + (pipeline_hop_time(m, acc, 0, inter_node=nodes > 1, efficiency=eff) if pp > 1 else 0.0)
+    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw), weight_dtype)
+    stage, kv_read = full * share, kv_full * share
+    if tp >= domain:
+        nodes, inter = tp // domain * pp, pp - 1
+    else:
+        nodes = math.ceil(pp / (domain // tp))
+        inter = nodes - 1
+    hops = _pipeline_hops_s(m, acc, eff, pp, inter, mb) \
+        + (pipeline_hop_time(m, acc, 0, inter_node=inter > 0, efficiency=eff) if pp > 1 else 0.0)
     cycle = pp * stage + hops
     e_stage = float(eng.decode_s(stage, kv_read)) - eng.step_overhead_s
     e_cycle = pp * e_stage + hops + eng.step_overhead_s
-    pre = float(prefill(m, acc, p, 1, **kw).time_s) * share
-    p_hops = _pipeline_hops_s(m, acc, eff, pp, nodes, p)
+    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), weight_dtype)[0] * share
+    p_hops = _pipeline_hops_s(m, acc, eff, pp, inter, p)
     ttft = pp * pre + p_hops
     e_ttft = pp * (float(eng.prefill_s(pre)) - eng.step_overhead_s) + p_hops \
         + eng.step_overhead_s
