@@ -11,7 +11,12 @@ was computed). This prints:
   within 25 %, worst, and how often the measurement falls inside the band;
 * that every published measurement respects the roofline bound;
 * every published set-up row (``data/serving_setups.csv``: expert parallelism with DP attention,
-  the prefill and decode pools of a disaggregated deployment) reproduced by ``setups.ep_step``;
+  the prefill and decode pools of a disaggregated deployment, TensorRT-LLM's colocated NVFP4 and
+  FP8 DeepSeek-R1 runs) reproduced by ``setups.ep_step`` / ``setups.colocated_ep_throughput``;
+* multi-node dense replicas (``setups.pipeline_replica``): Llama 3.1 405B BF16 on 2×8 H100 at
+  TP8·PP2 and at TP16 across the nodes, and TP8 against PP8 at batch 1 on an H200 node beside NVIDIA's measured 5.6×;
+* chunked prefill (``setups.chunked_prefill``): the decode stall, TPOT and TTFT at Sarathi-Serve's
+  and vLLM's token budgets;
 * the time of the configuration search for one model (``latency_throughput_curve`` over every
   tp and batch, and ``cheapest_setup``) against one ``serving_cost`` call measured in the same
   run (goal: the search ≤ 1 s on 2 cores).
@@ -42,10 +47,43 @@ def main():
 
     print("\nset-ups reproduced (tokens/s per GPU; goal: within 25 %):")
     for _, r in setups.setup_validation().iterrows():
-        print(f"  {r['setup_id']:30s} measured {r['measured_per_gpu']:8,.0f}  expected "
+        print(f"  {r['setup_id']:34s} measured {r['measured_per_gpu']:8,.0f}  expected "
               f"{r['expected_per_gpu']:8,.0f} (band {r['band_low']:,.0f}–{r['band_high']:,.0f})"
               f"  error {r['abs_error']:5.1%}  bound {r['bound_per_gpu']:8,.0f} "
               f"{'respected' if r['bound_ok'] else 'VIOLATED'}")
+
+    print("\nmulti-node dense replica, Llama 3.1 405B BF16, 2×8 H100, TP8·PP2 (vLLM):")
+    for b in (2, 64, 256):
+        r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=8, pp=2, batch=b,
+                                    prompt_tokens=1024, context_tokens=1536, engine="vLLM")
+        print(f"  batch {b:3d}: TPOT {r.tpot_s * 1e3:5.1f} ms bound / {r.expected_tpot_s * 1e3:5.1f} "
+              f"expected, {r.expected_tokens_per_s_per_gpu:6.1f} tok/s/GPU expected, inter-node "
+              f"{r.inter_node_bytes_per_token / 1e3:.1f} kB per token, stage busy "
+              f"{r.stage_utilisation:.1%}, KV capacity {r.max_batch} sequences")
+    for b in (1, 64, 256):
+        r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=16, pp=1, batch=b,
+                                    prompt_tokens=1024, context_tokens=1536, engine="vLLM")
+        print(f"  TP16 across the 2 nodes, batch {b:3d}: TPOT {r.tpot_s * 1e3:5.1f} ms bound / "
+              f"{r.expected_tpot_s * 1e3:5.1f} expected, {r.expected_tokens_per_s_per_gpu:6.1f} "
+              f"tok/s/GPU expected, KV capacity {r.max_batch} sequences")
+    pk = dict(batch=1, prompt_tokens=2048, context_tokens=2112, weight_dtype="fp8",
+              kv_dtype="fp8", engine="TensorRT-LLM")
+    tp8 = setups.pipeline_replica("llama-3.1-405b", "H200", tp=8, pp=1, **pk)
+    pp8 = setups.pipeline_replica("llama-3.1-405b", "H200", tp=1, pp=8, **pk)
+    print(f"  H200 node, batch 1: PP8 TPOT ÷ TP8 TPOT = "
+          f"{pp8.expected_tpot_s / tp8.expected_tpot_s:.2f} (NVIDIA, TensorRT-LLM: 5.6)")
+
+    print("\nchunked prefill, Llama 3.1 8B BF16 on one H100, 64 decoding at 1,024 tokens, "
+          "one 8,192-token prompt:")
+    for tau in (512, 2048, setups.VLLM_TOKEN_BUDGET):
+        c = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", prompt_tokens=8192,
+                                   decode_batch=64, context_tokens=1024, token_budget=tau,
+                                   engine="vLLM")
+        print(f"  budget {tau:5d}: {c.chunks:2d} chunks, TPOT during the prefill "
+              f"{c.tpot_during_prefill_s * 1e3:6.1f} ms (unchunked stall "
+              f"{c.decode_stall_unchunked_s * 1e3:6.1f} ms), TTFT {c.ttft_s * 1e3:6.1f} ms "
+              f"(unchunked {c.ttft_unchunked_s * 1e3:6.1f}), expected speedup "
+              f"×{c.expected_speedup:.2f}")
 
     kw = dict(prompt_tokens=1024, output_tokens=256, weight_dtype="fp8", kv_dtype="fp8")
     one, _, _ = best_of(lambda: inf.serving_cost("llama-3.1-70b", "H100-SXM", 2.0, tp=4, batch=64,

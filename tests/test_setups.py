@@ -24,6 +24,32 @@ def test_published_set_ups_respect_the_bound_and_are_reproduced():
     # Prefill, EP32: 26 % when written, just outside the goal (the blog's default expert
     # distribution is imbalanced: its perfect-EPLB run reached 59,337, 18 % faster).
     assert v.loc["sglang-dsv3-prefill-ep32-4k", "abs_error"] <= 0.30
+    # Colocated (in-flight batching), TensorRT-LLM's DeepSeek-R1 max-throughput runs, ISL 1K /
+    # OSL 2K, attention DP 8 + EP8 (NVIDIA/TensorRT-LLM Best_perf_practice_on_DeepSeek-R1 doc):
+    # NVFP4 on B200 4,548 tok/s/GPU and FP8 on H200 1,436. NOT within the 25 % goal: the model
+    # expects 2.2× (B200 NVFP4) and 1.6× (H200 FP8) the measurement when written (errors 55 %
+    # and 38 %); the bound holds. Tracked two-sided so a change of the model shows here.
+    assert 0.40 <= v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "ratio"] <= 0.50
+    assert 0.55 <= v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "ratio"] <= 0.70
+
+
+def test_colocated_throughput_combines_the_phases_by_hand():
+    # Per output token a GPU spends 1/x_d decoding and (P/R)/x_p prefilling: P = 1,024,
+    # R = 2,048 → 1 / (1/x_d + 0.5/x_p), x_d at the mean context 1,024 + 1,024 = 2,048.
+    kw = dict(ep=8, weight_dtype="nvfp4", kv_dtype="bf16", two_batch_overlap=False,
+              engine="TensorRT-LLM")
+    c = setups.colocated_ep_throughput("deepseek-v3", "B200", batch_per_gpu=384,
+                                       prompt_tokens=1024, output_tokens=2048, **kw)
+    d = setups.ep_step("deepseek-v3", "B200", phase="decode", tokens_per_gpu=384,
+                       context_tokens=2048, **kw)
+    p = setups.ep_step("deepseek-v3", "B200", phase="prefill", tokens_per_gpu=1024,
+                       context_tokens=1024, **kw)
+    assert c["bound_per_gpu"] == pytest.approx(
+        1 / (1 / d.tokens_per_s_per_gpu + 0.5 / p.tokens_per_s_per_gpu), rel=1e-12)
+    assert c["expected_per_gpu"] == pytest.approx(
+        1 / (1 / d.expected_tokens_per_s_per_gpu + 0.5 / p.expected_tokens_per_s_per_gpu),
+        rel=1e-12)
+    assert c["band_low"] < c["expected_per_gpu"] < c["band_high"] < c["bound_per_gpu"]
 
 
 def test_dp_attention_keeps_one_copy_of_the_mla_cache():
@@ -150,3 +176,153 @@ def test_list_price_margins_follow_their_definition():
 def test_new_entry_points_refuse_bad_input_with_the_field(call, field):
     with pytest.raises(ValueError, match=field):
         call()
+
+
+# ------------------------------------------------------------------------------ multi-node dense
+def test_405b_bf16_needs_two_h100_nodes_and_fits_tp8_pp2():
+    # vLLM blog "Announcing Llama 3.1 Support in vLLM" (2024-07-23): the BF16 405B runs "on
+    # multiple nodes by placing different layers of the model on different nodes"; FP8 on one
+    # 8×H100 node. By hand: 405.9e9 × 2 B / 8 = 101.5 GB per GPU > 0.9 × 85.9 GB usable.
+    with pytest.raises(ValueError, match="do not fit"):
+        inf.max_batch("llama-3.1-405b", "H100-SXM", 2048, tp=8)
+    assert inf.max_batch("llama-3.1-405b", "H100-SXM", 2048, tp=8, weight_dtype="fp8") > 0
+    r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=8, pp=2, batch=64,
+                                prompt_tokens=1024, context_tokens=1536)
+    # Capacity by hand: per GPU 0.9 × 85,899,345,920 − 405,853,388,800 (the architecture's
+    # count) × 2 × (63/126) / 8 bytes; a sequence of 1,537 tokens: 2·126·8·128·2 = 516,096 B
+    # per token × 1/8 (TP) × 1/2 (PP).
+    usable = 0.9 * 85_899_345_920 - 405_853_388_800 * 2 * 0.5 / 8
+    assert r.max_batch == int(usable // (516_096 * 1537 / 16))
+    assert r.nodes == 2 and r.inter_node_hops == 1
+    # One hidden state per token crosses the node boundary: d_model 16,384 × 2 B.
+    assert r.inter_node_bytes_per_token == 16384 * 2
+
+
+def test_pipeline_cycle_is_stages_plus_hops_by_hand():
+    # TP8 · PP2 on two H100 nodes, batch 64: two micro-batches of 32; the cycle is two stage
+    # passes + the activation hop across the NIC (3.6 + 2.5 µs + 32 × 16,384 × 2 B /
+    # (50 GB/s × 0.96)) + the sampled tokens' return hop (latency only).
+    r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=8, pp=2, batch=64,
+                                prompt_tokens=1024, context_tokens=1536)
+    stage = float(inf.decode_step("llama-3.1-405b", "H100-SXM", 32, 1536, tp=8).time_s) / 2
+    hop = 6.1e-6 + 32 * 16384 * 2 / (50e9 * 0.96)
+    assert r.stage_s == pytest.approx(stage, rel=1e-9)
+    assert r.tpot_s == pytest.approx(2 * stage + hop + 6.1e-6, rel=1e-9)
+    assert r.tokens_per_s_per_gpu == pytest.approx(64 / (r.tpot_s * 16), rel=1e-9)
+    # the bound is respected by the expected figures
+    assert r.expected_tpot_s > r.tpot_s and r.expected_ttft_s > r.ttft_s
+
+
+def test_tp_beats_pp_at_minimum_latency_as_nvidia_measured():
+    # NVIDIA technical blog "Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200
+    # Tensor Core GPUs and NVLink Switch" (2024-10-09), TensorRT-LLM, FP8, HGX H200: at minimum
+    # latency (batch 1) TP8 is 5.6x faster than PP8 (as summarised by blockchain.news,
+    # 2024-10-11: "tensor parallelism outperforms pipeline parallelism by 5.6 times"; the
+    # blog's table itself was not read). Its other claim, PP8 1.5x above TP8 at maximum
+    # throughput, is NOT reproduced: the model puts PP8 below TP8 there (each stage re-reads
+    # its weights for every micro-batch; TensorRT-LLM's exposed all-reduce cost is larger than
+    # the modelled NVLink all-reduce).
+    kw = dict(batch=1, prompt_tokens=2048, context_tokens=2112, weight_dtype="fp8",
+              kv_dtype="fp8", engine="TensorRT-LLM")
+    tp8 = setups.pipeline_replica("llama-3.1-405b", "H200", tp=8, pp=1, **kw)
+    pp8 = setups.pipeline_replica("llama-3.1-405b", "H200", tp=1, pp=8, **kw)
+    assert pp8.expected_tpot_s / tp8.expected_tpot_s == pytest.approx(5.6, rel=0.25)
+    assert pp8.nodes == 1 and pp8.inter_node_hops == 0
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(model="deepseek-v3"), "model"),
+    (dict(tp=12), "tp"),
+    (dict(pp=0), "pp"),
+    (dict(pp=200), "pp"),
+    (dict(batch=10**6), "batch"),
+    (dict(weight_dtype="fp5"), "weight_dtype"),
+    (dict(tp=8, pp=1), "tp=8, pp=1"),
+])
+def test_pipeline_replica_refuses_bad_input(kw, field):
+    args = dict(model="llama-3.1-405b", accelerator="H100-SXM", tp=8, pp=2, batch=8,
+                prompt_tokens=1024, context_tokens=1536)
+    args.update(kw)
+    with pytest.raises(ValueError, match=field):
+        setups.pipeline_replica(args.pop("model"), args.pop("accelerator"), **args)
+
+
+# ------------------------------------------------------------------------------ chunked prefill
+def test_chunked_prefill_hybrid_step_by_hand():
+    # Llama 3.1 8B BF16 on one H100, 64 sequences decoding at 1,024 tokens, a 1,024-token
+    # prompt, token budget 512 (Sarathi-Serve's strict-SLO budget, Agrawal et al. 2024 §5):
+    # chunk budget 512 − 64 = 448 → n = ⌈1024/448⌉ = 3 chunks of ⌈1024/3⌉ = 342 tokens; a chunk
+    # attends on average to 342·(3 − 1)/2 = 342 earlier keys.
+    m, acc = "llama-3.1-8b", "H100-SXM"
+    r = setups.chunked_prefill(m, acc, prompt_tokens=1024, decode_batch=64,
+                               context_tokens=1024, token_budget=512)
+    assert (r.chunks, r.chunk_tokens) == (3, 342)
+    d = inf.decode_step(m, acc, 64, 1024)
+    c = inf.prefill(m, acc, 342, 1)
+    eff = llmcost.load_efficiency(acc)
+    a = inf.attention_flops_per_key(m, False)
+    compute = d.compute_s + c.compute_s + 342 * a * 342 / (989.4e12 * eff.attention_fraction)
+    # weights read once for the 406 tokens (dense: W(64) = W(342) = W(406), so one copy less)
+    hbm = d.hbm_bytes + c.hbm_bytes - inf.weights_read_bytes(m, 64)
+    memory = hbm / (3.35e12 * 0.9) + 342 * 131_072 / (3.35e12 * 0.9)
+    assert r.hybrid_step_s == pytest.approx(max(compute, memory), rel=1e-9)
+    assert r.ttft_s == pytest.approx(3 * r.hybrid_step_s, rel=1e-12)
+    assert r.speedup == pytest.approx((3 * d.time_s + r.prefill_alone_s) / r.ttft_s, rel=1e-12)
+
+
+def test_chunked_prefill_trades_ttft_for_decode_stalls_as_sarathi_serve_reports():
+    # Sarathi-Serve (Agrawal et al. 2024, OSDI, arXiv:2403.02310): chunked prefills bound the
+    # time between tokens of the running decodes (no "generation stall"), smaller chunks cost
+    # time to first token (each re-reads the earlier chunks' KV cache and the weights).
+    kw = dict(prompt_tokens=8192, decode_batch=64, context_tokens=1024)
+    small = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", token_budget=512, **kw)
+    large = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", token_budget=2048, **kw)
+    for r in (small, large):
+        assert r.tpot_during_prefill_s < r.decode_stall_unchunked_s / 4
+        assert r.ttft_s >= r.ttft_unchunked_s
+    assert small.tpot_during_prefill_s < large.tpot_during_prefill_s
+    assert small.ttft_s > large.ttft_s
+    # regression pin beside the checks above: vLLM's server default on ≥ 70 GiB GPUs
+    # (vllm/engine/arg_utils.py get_batch_defaults: OPENAI_API_SERVER 8192)
+    assert setups.VLLM_TOKEN_BUDGET == 8192
+
+
+@pytest.mark.parametrize("kw, field", [
+    (dict(token_budget=64), "token_budget"),
+    (dict(token_budget=0), "token_budget"),
+    (dict(decode_batch=0), "decode_batch"),
+    (dict(prompt_tokens=1.5), "prompt_tokens"),
+    (dict(decode_batch=100_000), "decode_batch"),
+    (dict(engine="llama.cpp"), "engine"),
+])
+def test_chunked_prefill_refuses_bad_input(kw, field):
+    args = dict(prompt_tokens=1024, decode_batch=64, context_tokens=1024)
+    args.update(kw)
+    with pytest.raises(ValueError, match=field):
+        setups.chunked_prefill("llama-3.1-8b", "H100-SXM", **args)
+
+
+def test_tp_across_nodes_by_hand():
+    # vLLM's other multi-node layout (blog 2024-07-23: "sharding the model across multiple
+    # nodes"): TP16 over 2×8 H100, no PP. Compute halves against TP8; HBM bytes = weights read
+    # + the KV cache at its per-rank share (8 KV heads over 16 ranks: each head on 2 ranks, so
+    # the cache is held twice); 2·126 all-reduces of 64 × 16,384 × 2 B across the two nodes at
+    # NCCL's cost model.
+    from llmcost.core.hardware import Cluster
+    from llmcost.training.comm import nccl_collective_time
+
+    m, acc = "llama-3.1-405b", llmcost.load_accelerator("H100-SXM")
+    r = setups.pipeline_replica(m, acc, tp=16, pp=1, batch=64, prompt_tokens=1024,
+                                context_tokens=1536)
+    st8 = inf.decode_step(m, acc, 64, 1536, tp=8)
+    w = inf.weights_read_bytes(m, 64)
+    kv_once = (st8.hbm_bytes - w) / (1 / 8 * 8)
+    memory = (w + kv_once * (1 / 8) * 16) / (16 * 3.35e12 * 0.9)
+    comm = 2 * 126 * nccl_collective_time("all_reduce", 64 * 16384 * 2, 16, Cluster(acc, 16))
+    assert r.tpot_s == pytest.approx(max(st8.compute_s / 2, memory) + comm, rel=1e-9)
+    assert (r.nodes, r.inter_node_hops, r.inter_node_bytes_per_token) == (2, 0, 0)
+    # the replicated KV heads halve the capacity against TP8·PP2 (per sequence, every rank
+    # holds 1/8 of all 126 layers' cache instead of 1/8 of 63 layers')
+    pp2 = setups.pipeline_replica(m, acc, tp=8, pp=2, batch=64, prompt_tokens=1024,
+                                  context_tokens=1536)
+    assert r.max_batch == pytest.approx(pp2.max_batch / 2, abs=1)

@@ -60,7 +60,7 @@ Conventions, stated once:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -871,69 +871,19 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
     occ = float(as_array(occupancy, "occupancy", positive=True, upper=1.0))
-    g = _int("draft_tokens", draft_tokens, minimum=0)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency,
               window_layers=window_layers)
-    dm = None
-    if g:
-        if draft_model is None or acceptance_rate is None:
-            raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
-        dm = as_model(draft_model, "draft_model", needs="serving")
-        if dm.n_params >= m.n_params:
-            raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
-                             f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
-                             "large as the target adds its own passes and saves none")
-        e_tok = float(speculative_tokens_per_pass(acceptance_rate, g))
-    elif draft_model is not None or acceptance_rate is not None:
-        raise ValueError("draft_model and acceptance_rate need draft_tokens >= 1")
+    spec = _speculation(m, draft_model, draft_tokens, acceptance_rate)
     cap = max_batch(m, acc, p + r, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
                     reserve_fraction=reserve_fraction, window_layers=window_layers,
-                    draft_model=dm)
+                    draft_model=spec[0])
     ctx = p + np.arange(1, max(r, 2))
     eng = load_engine_efficiency(engine)
 
-    def tpot_expected(bs):
-        bs = np.asarray(bs, dtype=float)[..., None] * occ
-        st = decode_step(m, acc, bs, ctx, tokens_per_sequence=g + 1, **kw)
-        t = eng.decode_s(st.time_s, decode_kv_read_s(st, m, weight_dtype))
-        if g:
-            sd = decode_step(dm, acc, bs, ctx, tp=tp, weight_dtype=weight_dtype,
-                             kv_dtype=kv_dtype, efficiency=efficiency)
-            t = (t + g * eng.decode_s(sd.time_s, decode_kv_read_s(sd, dm, weight_dtype))) / e_tok
-        return np.asarray(t).mean(axis=-1)
+    def tpot(bs, engine_eff=None):
+        return _mean_tpot(m, acc, bs, ctx, occ, spec, kw, engine_eff)
 
-    def tpot(bs):
-        bs = np.asarray(bs, dtype=float)[..., None] * occ
-        t = np.asarray(decode_step_time(m, acc, bs, ctx, tokens_per_sequence=g + 1, **kw))
-        if g:
-            t = t + g * np.asarray(decode_step_time(dm, acc, bs, ctx, tp=tp,
-                                                    weight_dtype=weight_dtype,
-                                                    kv_dtype=kv_dtype, efficiency=efficiency))
-            t = t / e_tok
-        return t.mean(axis=-1)
-
-    if max_tpot_s is not None:
-        target = float(as_array(max_tpot_s, "max_tpot_s", positive=True))
-    if batch is None:
-        limit = "HBM capacity"
-        b = cap
-        if max_tpot_s is not None:
-            ok = np.nonzero(tpot(np.arange(1, cap + 1)) <= target)[0]
-            if not len(ok):
-                raise ValueError(f"max_tpot_s={target!r}: even one sequence takes "
-                                 f"{float(tpot(1)):.4g} s per output token on {acc.name} "
-                                 f"at tp={tp}")
-            if ok[-1] + 1 < cap:
-                b, limit = int(ok[-1] + 1), "latency target"
-    else:
-        b = _int("batch", batch)
-        if b > cap:
-            raise ValueError(f"batch={b} does not fit: at most {cap} sequences of {p + r} tokens "
-                             f"fit beside the weights on {acc.name} at tp={tp}")
-        limit = "as given"
-        if max_tpot_s is not None and float(tpot(b)) > target:
-            raise ValueError(f"batch={b} misses max_tpot_s={target!r} "
-                             f"({float(tpot(b)):.4g} s per token)")
+    b, limit = _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, p + r)
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
     if limit == "HBM capacity" and cross < b:
         limit = "compute"
@@ -945,14 +895,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
     usd_in = in_gpu_s * price / SECONDS_PER_HOUR * 1e6
     usd_out = out_gpu_s * price / SECONDS_PER_HOUR * 1e6
     bound = decode_step(m, acc, live, p + r / 2, **kw).bound
-    e_out = float(tpot_expected(b))
-    e_in_gpu_s = float(eng.prefill_s(pre_b)) * tp / (b * p)
-    e_out_gpu_s = e_out * tp / live
-    e_usd_in = e_in_gpu_s * price / SECONDS_PER_HOUR * 1e6
-    e_usd_out = e_out_gpu_s * price / SECONDS_PER_HOUR * 1e6
-    e_blend = (p * e_usd_in + r * e_usd_out) / (p + r)
-    lo, hi = eng.band
-    return ServingCost(
+    g = spec[1]
+    base = ServingCost(
         model=m.name, accelerator=acc.name, tp=tp, batch=int(b), live_batch=live, max_batch=cap,
         limit=limit, decode_bound=bound, prompt_tokens=p, output_tokens=r,
         ttft_s=float(prefill_time(m, acc, p, 1, **kw)), tpot_s=t_out,
@@ -961,8 +905,86 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r), price_usd_per_gpu_hour=price,
         crossover_batch=cross,
         notes=f"{weight_dtype} weights, {kv_dtype} KV, occupancy {occ:g}"
-              + (f", speculative γ={g}, α={acceptance_rate}" if g else ""),
-        engine=eng.family, expected_tpot_s=e_out,
+              + (f", speculative γ={g}, α={acceptance_rate}" if g else ""))
+    return _with_expected(base, eng, float(tpot(b, eng)), pre_b)
+
+
+def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tuple:
+    """(draft ModelSpec or None, γ, expected tokens per target pass) of ``serving_cost``'s
+    speculative-decoding keywords, checked (``speculative_tokens_per_pass``)."""
+    g = _int("draft_tokens", draft_tokens, minimum=0)
+    if not g:
+        if draft_model is not None or acceptance_rate is not None:
+            raise ValueError("draft_model and acceptance_rate need draft_tokens >= 1")
+        return None, 0, 1.0
+    if draft_model is None or acceptance_rate is None:
+        raise ValueError(f"draft_tokens={g} needs draft_model and acceptance_rate")
+    dm = as_model(draft_model, "draft_model", needs="serving")
+    if dm.n_params >= m.n_params:
+        raise ValueError(f"draft_model={dm.name!r} ({dm.n_params:.3g} parameters) must be "
+                         f"smaller than the target {m.name!r} ({m.n_params:.3g}): a draft as "
+                         "large as the target adds its own passes and saves none")
+    return dm, g, float(speculative_tokens_per_pass(acceptance_rate, g))
+
+
+def _mean_tpot(m, acc, bs, ctx, occ, spec, kw, eng=None):
+    """Mean TPOT over the decode contexts ``ctx`` at ``bs`` batch slots × occupancy: the
+    roofline (``eng`` None) or the engine's expected passes; with speculation the target's
+    verification pass plus γ draft passes, divided by the tokens per pass."""
+    dm, g, e_tok = spec
+    live = np.asarray(bs, dtype=float)[..., None] * occ
+    st = decode_step(m, acc, live, ctx, tokens_per_sequence=g + 1, **kw)
+    t = st.time_s if eng is None else eng.decode_s(st.time_s,
+                                                   decode_kv_read_s(st, m, kw["weight_dtype"]))
+    t = np.asarray(t)
+    if g:
+        sd = decode_step(dm, acc, live, ctx, tp=kw["tp"], weight_dtype=kw["weight_dtype"],
+                         kv_dtype=kw["kv_dtype"], efficiency=kw["efficiency"])
+        d = sd.time_s if eng is None else eng.decode_s(
+            sd.time_s, decode_kv_read_s(sd, dm, kw["weight_dtype"]))
+        t = (t + g * np.asarray(d)) / e_tok
+    return t.mean(axis=-1)
+
+
+def _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, seq_tokens) -> tuple:
+    """(batch, limit) of ``serving_cost``: the largest batch that fits (``cap``), lowered to
+    meet ``max_tpot_s``, or the given batch checked against both."""
+    if max_tpot_s is not None:
+        target = float(as_array(max_tpot_s, "max_tpot_s", positive=True))
+    if batch is None:
+        if max_tpot_s is None:
+            return cap, "HBM capacity"
+        ok = np.nonzero(tpot(np.arange(1, cap + 1)) <= target)[0]
+        if not len(ok):
+            raise ValueError(f"max_tpot_s={target!r}: even one sequence takes "
+                             f"{float(tpot(1)):.4g} s per output token on {acc.name} "
+                             f"at tp={tp}")
+        if ok[-1] + 1 < cap:
+            return int(ok[-1] + 1), "latency target"
+        return cap, "HBM capacity"
+    b = _int("batch", batch)
+    if b > cap:
+        raise ValueError(f"batch={b} does not fit: at most {cap} sequences of {seq_tokens} "
+                         f"tokens fit beside the weights on {acc.name} at tp={tp}")
+    if max_tpot_s is not None and float(tpot(b)) > target:
+        raise ValueError(f"batch={b} misses max_tpot_s={target!r} "
+                         f"({float(tpot(b)):.4g} s per token)")
+    return b, "as given"
+
+
+def _with_expected(c: ServingCost, eng: EngineEfficiency, e_out: float,
+                   prefill_s: float) -> ServingCost:
+    """``c`` with the engine's expected fields: expected TPOT ``e_out``, the prefill of the
+    batch at ``eng.prefill_s``, and the band on throughput (its reciprocal on USD)."""
+    p, r, tp, k = c.prompt_tokens, c.output_tokens, c.tp, c.price_usd_per_gpu_hour
+    e_in_gpu_s = float(eng.prefill_s(prefill_s)) * tp / (c.batch * p)
+    e_out_gpu_s = e_out * tp / c.live_batch
+    e_usd_in = e_in_gpu_s * k / SECONDS_PER_HOUR * 1e6
+    e_usd_out = e_out_gpu_s * k / SECONDS_PER_HOUR * 1e6
+    e_blend = (p * e_usd_in + r * e_usd_out) / (p + r)
+    lo, hi = eng.band
+    return replace(
+        c, engine=eng.family, expected_tpot_s=e_out,
         expected_output_tokens_per_s_per_gpu=1 / e_out_gpu_s,
         expected_output_tokens_per_s_per_gpu_band=(lo / e_out_gpu_s, hi / e_out_gpu_s),
         expected_usd_per_m_input=e_usd_in, expected_usd_per_m_output=e_usd_out,

@@ -1,6 +1,7 @@
 """Serving set-ups beyond one tensor-parallel replica: expert parallelism with attention data
 parallelism across nodes, disaggregated prefill and decode pools with the KV transfer between
-them, prefix caching with cached-input pricing, and chunked prefill.
+them, prefix caching with cached-input pricing, multi-node TP × PP replicas of a dense model,
+and chunked prefill.
 
 **Expert parallelism with DP attention** (SGLang's large-scale EP, DeepSeek's inference system;
 "Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs",
@@ -61,8 +62,27 @@ remaining prefill (the attention of later tokens over it), priced as ``usd_per_m
 (``data/api_prices.csv``) beside the modelled cost of serving them, and the margin each implies
 over the GPU-hour price.
 
-Not modelled here (yet): chunked prefill (Sarathi-Serve), multi-node tensor or pipeline
-parallel replicas of a dense model. FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
+**Multi-node dense replicas** (``pipeline_replica``): TP inside a node (or across whole nodes),
+PP across stages (and nodes), pp micro-batches in flight; each decode cycle is pp stage passes plus the hidden-state
+hops between stages (d_model · 2 B per token per hop, over the NIC between nodes). The formula
+and its limits are in the function's docstring. Against NVIDIA's Llama 3.1 405B H200 TP8-vs-PP8
+comparison it reproduces TP's lower latency (≈ 5.9× vs 5.6×) but not PP's 1.5× higher maximum
+throughput (the model puts PP below TP there).
+
+**Chunked prefill** (``chunked_prefill``; Sarathi-Serve, Agrawal et al. 2024, OSDI): a prompt
+split into chunks that fill each engine step's token budget (vLLM's ``max_num_batched_tokens``,
+``VLLM_TOKEN_BUDGET``) beside the running decodes, one weight read for the hybrid batch; it
+bounds the decodes' time between tokens during a prefill and costs the prompt some TTFT.
+
+**Colocated EP deployments** (``colocated_ep_throughput``): prefill and decode on the same
+expert-parallel GPUs (in-flight batching). TensorRT-LLM's published DeepSeek-R1 max-throughput
+runs (attention DP 8 + EP8, ISL 1K / OSL 2K) are rows of ``data/serving_setups.csv``: NVFP4 on
+B200 measured 4,548 output tok/s/GPU against ≈ 10,200 expected (the FP4 row is not reproduced
+within 25 %: 2.2×), FP8 on H200 1,436 against ≈ 2,300 (1.6×); the bound holds on both. What the
+model misses there (grouped-GEMM efficiency at ~100 tokens per expert, FP4 kernels below the
+BF16 matmul fraction, attention-DP imbalance, the scheduler's mixed steps) is not separated.
+
+FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
 of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
 """
 
@@ -77,15 +97,19 @@ import pandas as pd
 from ..core.catalog import DATA_DIR
 from ..core.hardware import Cluster
 from ..core.units import SECONDS_PER_HOUR, as_array
-from ..training.comm import moe_all_to_all_time
+from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
 from .inference import (
+    ACTIVATION_BYTES,
     KV_BYTES,
     SERVING_RESERVE,
     WEIGHT_BYTES,
     attention_flops_per_key,
     compute_dtype,
+    decode_kv_read_s,
+    decode_step,
     experts_touched,
+    kv_cache_bytes,
     kv_cache_bytes_per_token,
     kv_share_per_rank,
     load_engine_efficiency,
@@ -93,6 +117,9 @@ from .inference import (
     serving_accelerator,
     serving_efficiency,
     serving_model,
+    tp_allreduce_time,
+    weight_bytes,
+    weights_read_bytes,
 )
 
 #: DeepSeek-V3's node-limited routing: each token's experts span at most 4 nodes
@@ -195,6 +222,34 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     ctx = _whole("context_tokens", context_tokens)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
+    resident, read = _ep_weight_bytes(m, ep, red, wb, t)
+    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
+    cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, weight_dtype)
+    if phase == "decode" and t > cap:
+        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
+                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
+                         f"at ep={ep}")
+    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype,
+                                             read, kv_tok)
+    a2a = _ep_all_to_all_s(m, acc, eff, phase, ep, t)
+    gpu = max(compute, memory)
+    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
+    if phase == "decode":
+        gpu_exp = float(eng.decode_s(gpu, kv_read))
+    else:
+        gpu_exp = float(eng.prefill_s(gpu))
+    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
+    return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
+                  kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
+                  tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
+                  expected_band=(t / expected * eng.band[0], t / expected * eng.band[1]),
+                  resident_bytes_per_gpu=resident, max_batch_per_gpu=cap, engine=eng.family)
+
+
+def _ep_weight_bytes(m, ep, red, wb, tokens):
+    """(resident, read per step) weight bytes of one GPU: the non-routed weights whole, plus
+    (E + redundant)/ep expert slots, of which the share u(ep·T) is touched (module
+    docstring); a ValueError when ``ep`` does not divide the slots."""
     slots = m.n_experts + red
     if slots % ep:
         raise ValueError(f"ep={ep} must divide the {slots} expert slots of {m.name} "
@@ -205,18 +260,24 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     shared = m.n_params - p["ffn_routed_experts"]
     resident = (shared + per_gpu * n_expert) * wb
     read_shared = (shared - p["position"] - (0 if m.tied_embeddings else p["embedding"])) * wb
-    touched = float(experts_touched(m, ep * t)) / m.n_experts
-    read = read_shared + per_gpu * n_expert * wb * touched
-    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
-    usable = acc.hbm_bytes * (1 - r)
+    touched = float(experts_touched(m, ep * tokens)) / m.n_experts
+    return resident, read_shared + per_gpu * n_expert * wb * touched
+
+
+def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) -> int:
+    """Sequences of ctx + 1 tokens whose KV cache fits one GPU beside its weights:
+    floor((HBM · (1 − reserve) − resident) / (kv per token · (ctx + 1))); a ValueError when
+    the weights alone do not fit."""
+    usable = acc.hbm_bytes * (1 - reserve)
     if resident >= usable:
         raise ValueError(f"ep={ep}: {resident / 1e9:.1f} GB of {weight_dtype} weights per GPU do "
                          f"not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise ep")
-    cap = int((usable - resident) // (kv_tok * (ctx + 1))) if phase == "decode" else 0
-    if phase == "decode" and t > cap:
-        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
-                         f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
-                         f"at ep={ep}")
+    return int((usable - resident) // (kv_tok * (ctx + 1)))
+
+
+def _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype, read, kv_tok):
+    """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
+    and memory lines)."""
     peak = acc.peak_flops_per_s(compute_dtype(weight_dtype, acc))
     mm = sum(m.matmul_params_active.values())
     if phase == "decode":
@@ -237,33 +298,24 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     bw = acc.hbm_bytes_per_s * eff.hbm_fraction
     memory = (read + kv_bytes) / bw
     kv_read = min(t * ctx * kv_tok / bw, max(compute, memory)) if phase == "decode" else 0.0
-    moe_layers = m.n_layers - m.n_dense_layers
+    return compute, memory, kv_read
+
+
+def _ep_all_to_all_s(m, acc, eff, phase, ep, t) -> float:
+    """Dispatch + combine of every MoE layer (``training.comm.moe_all_to_all_time``): decode
+    in DeepEP's low-latency mode, prefill across nodes one copy per destination node."""
+    if ep == 1:
+        return 0.0
     cl = Cluster(acc, ep)
     a2a_kw = dict(efficiency=eff, dispatch_dtype="fp8")
     if phase == "prefill" and ep > (acc.scaleup_domain_size or 1):
         a2a_kw.update(dispatch="per_node", n_experts=m.n_experts, node_limit=PREFILL_NODE_LIMIT)
-    a2a = 0.0
-    if ep > 1:
-        a2a = moe_layers * float(
-            moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="dispatch",
-                                **a2a_kw)
-            + moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="combine",
-                                  **a2a_kw))
-    gpu = max(compute, memory)
-    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
-    if phase == "decode":
-        gpu_exp = float(eng.decode_s(gpu, kv_read))
-    else:
-        gpu_exp = float(eng.prefill_s(gpu))
-    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
-    return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
-                  kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
-                  tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
-                  expected_band=(t / expected * eng.band[0], t / expected * eng.band[1]),
-                  resident_bytes_per_gpu=resident,
-                  max_batch_per_gpu=cap if phase == "decode" else
-                  int((usable - resident) // (kv_tok * (ctx + 1))),
-                  engine=eng.family)
+    moe_layers = m.n_layers - m.n_dense_layers
+    return moe_layers * float(
+        moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="dispatch",
+                            **a2a_kw)
+        + moe_all_to_all_time(t, m.n_experts_active, m.d_model, ep, cl, 1, phase="combine",
+                              **a2a_kw))
 
 
 @dataclass(frozen=True)
@@ -348,14 +400,69 @@ def load_serving_setups() -> pd.DataFrame:
     return pd.read_csv(DATA_DIR / "serving_setups.csv")
 
 
-def setup_validation() -> pd.DataFrame:
-    """Every published set-up row reproduced: ``ep_step`` at the row's set-up, its bound and
-    expected tokens/s per GPU against the measurement (per node ÷ GPUs per node).
+def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
+                            prompt_tokens: int, output_tokens: int, weight_dtype: str = "fp8",
+                            kv_dtype: str = "bf16", redundant_experts: int = 0,
+                            two_batch_overlap: bool = False, engine: str | None = None) -> dict:
+    """Output tokens/s per GPU of an expert-parallel, DP-attention deployment whose GPUs run
+    both prefill and decode (in-flight batching, as TensorRT-LLM's and SGLang's
+    ``enable_attention_dp`` without P/D disaggregation), for requests of P input and R output
+    tokens.
+
+    Formula: each GPU spends, per output token, 1/x_d on decode and (P/R)/x_p on its share of
+    prefill, so output tokens/s per GPU = 1 / (1/x_d + (P/R)/x_p), with x_d = ``ep_step``
+    decode at ``batch_per_gpu`` sequences and the mean context P + R/2, x_p = ``ep_step``
+    prefill of one P-token prompt per GPU per step (bound and expected alike; the expected
+    band is the decode step's).
 
     Returns
     -------
-    DataFrame: setup_id, setup, measured_per_gpu, bound_per_gpu, expected_per_gpu, band_low,
-    band_high, ratio (measured ÷ expected), abs_error, bound_ok, in_band.
+    dict: bound_per_gpu, expected_per_gpu, band_low, band_high, decode (EPStep), prefill
+    (EPStep).
+    """
+    p, r = _whole("prompt_tokens", prompt_tokens), _whole("output_tokens", output_tokens)
+    kw = dict(ep=ep, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+              redundant_experts=redundant_experts, two_batch_overlap=two_batch_overlap,
+              engine=engine)
+    d = ep_step(model, accelerator, phase="decode", tokens_per_gpu=batch_per_gpu,
+                context_tokens=p + r // 2, **kw)
+    pre = ep_step(model, accelerator, phase="prefill", tokens_per_gpu=p, context_tokens=p, **kw)
+    bound = 1 / (1 / d.tokens_per_s_per_gpu + (p / r) / pre.tokens_per_s_per_gpu)
+    exp = 1 / (1 / d.expected_tokens_per_s_per_gpu
+               + (p / r) / pre.expected_tokens_per_s_per_gpu)
+    lo, hi = (b / d.expected_tokens_per_s_per_gpu for b in d.expected_band)
+    return {"bound_per_gpu": bound, "expected_per_gpu": exp, "band_low": exp * lo,
+            "band_high": exp * hi, "decode": d, "prefill": pre}
+
+
+def _setup_row_throughput(r, acc) -> tuple:
+    """(bound, expected, band low, band high) tokens/s per GPU of one ``serving_setups.csv``
+    row: ``ep_step`` for a decode or prefill phase measured alone, ``colocated_ep_throughput``
+    for a deployment running both."""
+    kw = dict(ep=int(r["ep"]), weight_dtype=r["weight_dtype"], kv_dtype=r["kv_dtype"],
+              redundant_experts=int(r["redundant_experts"]),
+              two_batch_overlap=bool(r["two_batch_overlap"]), engine=r["engine_family"])
+    if r["phase"] == "colocated":
+        c = colocated_ep_throughput(r["model"], acc, batch_per_gpu=float(r["tokens_per_gpu"]),
+                                    prompt_tokens=int(r["prompt_tokens"]),
+                                    output_tokens=int(r["output_tokens"]), **kw)
+        return c["bound_per_gpu"], c["expected_per_gpu"], c["band_low"], c["band_high"]
+    st = ep_step(r["model"], acc, phase=r["phase"], tokens_per_gpu=float(r["tokens_per_gpu"]),
+                 context_tokens=int(r["context_tokens"]), **kw)
+    return (st.tokens_per_s_per_gpu, st.expected_tokens_per_s_per_gpu) + tuple(st.expected_band)
+
+
+def setup_validation() -> pd.DataFrame:
+    """Every published set-up row reproduced: ``ep_step`` at the row's set-up (a decode or
+    prefill pool measured alone) or ``colocated_ep_throughput`` (prefill and decode on the same
+    GPUs), its bound and expected tokens/s per GPU against the measurement (per node ÷ GPUs per
+    node).
+
+    Returns
+    -------
+    DataFrame: setup_id, setup, weight_dtype, measured_per_gpu, bound_per_gpu,
+    expected_per_gpu, band_low, band_high, ratio (measured ÷ expected), abs_error, bound_ok,
+    in_band.
     """
     rows = []
     for _, r in load_serving_setups().iterrows():
@@ -364,19 +471,14 @@ def setup_validation() -> pd.DataFrame:
             raise ValueError(f"serving_setups.csv: metric {r['metric']!r} must be "
                              "'tokens_per_s_per_node'")
         per_gpu = float(r["measured"]) / (acc.scaleup_domain_size or 1)
-        st = ep_step(r["model"], acc, ep=int(r["ep"]), phase=r["phase"],
-                     tokens_per_gpu=float(r["tokens_per_gpu"]),
-                     context_tokens=int(r["context_tokens"]), weight_dtype=r["weight_dtype"],
-                     kv_dtype=r["kv_dtype"], redundant_experts=int(r["redundant_experts"]),
-                     two_batch_overlap=bool(r["two_batch_overlap"]), engine=r["engine_family"])
-        ratio = per_gpu / st.expected_tokens_per_s_per_gpu
+        bound, expected, lo, hi = _setup_row_throughput(r, acc)
+        ratio = per_gpu / expected
         rows.append({"setup_id": r["setup_id"], "setup": r["setup"],
-                     "measured_per_gpu": per_gpu, "bound_per_gpu": st.tokens_per_s_per_gpu,
-                     "expected_per_gpu": st.expected_tokens_per_s_per_gpu,
-                     "band_low": st.expected_band[0], "band_high": st.expected_band[1],
-                     "ratio": ratio, "abs_error": abs(ratio - 1),
-                     "bound_ok": per_gpu <= st.tokens_per_s_per_gpu,
-                     "in_band": st.expected_band[0] <= per_gpu <= st.expected_band[1]})
+                     "weight_dtype": r["weight_dtype"], "measured_per_gpu": per_gpu,
+                     "bound_per_gpu": bound, "expected_per_gpu": expected,
+                     "band_low": lo, "band_high": hi, "ratio": ratio,
+                     "abs_error": abs(ratio - 1), "bound_ok": per_gpu <= bound,
+                     "in_band": lo <= per_gpu <= hi})
     return pd.DataFrame(rows)
 
 
@@ -514,3 +616,340 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
                      "margin_output": 1 - usd_out / r["usd_per_m_output"],
                      "set_up": how, "source": r["source"]})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------ multi-node dense
+@dataclass(frozen=True)
+class PipelineReplica:
+    """A dense model on ``tp × pp`` GPUs, TP inside a node and PP across stages
+    (``pipeline_replica``); times in seconds, throughput per GPU of the replica."""
+
+    tp: int
+    pp: int
+    nodes: int
+    batch: int
+    micro_batch: float
+    stage_s: float
+    hop_s: float
+    inter_node_hops: int
+    inter_node_bytes_per_token: float
+    tpot_s: float
+    expected_tpot_s: float
+    ttft_s: float
+    expected_ttft_s: float
+    tokens_per_s_per_gpu: float
+    expected_tokens_per_s_per_gpu: float
+    expected_band: tuple
+    stage_utilisation: float
+    max_batch: int
+    engine: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def pipeline_hop_time(model, accelerator, tokens, *, inter_node: bool, efficiency=None):
+    """Seconds to pass ``tokens`` tokens' hidden states from one pipeline stage to the next.
+
+    Formula: latency + tokens · d_model · 2 B / (bandwidth · fraction): across nodes the
+    GPU's own NIC (``scaleout_bytes_per_s_per_dir`` × ``scaleout_fraction``, latency
+    ``base_latency_s + scaleout_latency_s`` of ``data/efficiency.csv``), inside a node NVLink
+    (``scaleup_*``). Each TP rank of a stage holds the whole hidden state after its
+    all-reduce and sends it to the same rank of the next stage (vLLM's and TensorRT-LLM's
+    point-to-point send/recv), so the ranks' transfers run in parallel, one NIC each.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    t = as_array(tokens, "tokens", nonnegative=True)
+    if inter_node:
+        bw, lat = acc.scaleout_bytes_per_s_per_dir, eff.scaleout_latency_s
+        frac, link = eff.scaleout_fraction, "scale-out"
+    else:
+        bw, lat = acc.scaleup_bytes_per_s_per_dir, eff.scaleup_latency_s
+        frac, link = eff.scaleup_fraction, "scale-up"
+    if not bw:
+        raise ValueError(f"accelerator={acc.name!r} has no {link} bandwidth in the catalogue")
+    out = eff.base_latency_s + lat + t * m.d_model * ACTIVATION_BYTES / (bw * frac)
+    return float(out) if out.ndim == 0 else out
+
+
+def _tp_pass(m, acc, eff, tp, st, weight_dtype) -> tuple:
+    """(seconds, KV-read seconds) of a whole-model pass at ``tp``, from ``st``, the same pass
+    at min(tp, GPUs per node) (``inference.decode_step`` or ``prefill``). Inside a node: ``st``
+    itself. Across nodes (tp = k × GPUs per node)::
+
+        compute = compute(node) · tp_node / tp
+        memory  = (W + KV · share(tp) · tp) / (tp · HBM bytes/s · hbm_fraction)
+        comm    = 2 · L · all-reduce of tokens · d_model · 2 B over tp GPUs on k nodes
+                  (``training.comm.nccl_collective_time``: NCCL's cost model, the fastest of
+                  ring and tree with LL128 or Simple; NCCL's LL protocol, which the one-node
+                  path takes for decode's small messages, is not in it, so a decode step's
+                  all-reduce may be overstated: 48 µs for 32 kB over 2×8 H100 here)
+
+    with W the weight bytes read and KV the replica's cache bytes counted once (recovered from
+    ``st``'s HBM bytes: KV = (HBM − W) / (share(tp_node) · tp_node)).
+    """
+    w = float(weights_read_bytes(m, st.tokens, weight_dtype))
+    hbm = float(st.hbm_bytes)
+    if tp == st.tp:
+        kv = float(st.memory_s) * (hbm - w) / hbm
+        return float(st.time_s), min(kv, float(st.time_s))
+    kv_once = (hbm - w) / (kv_share_per_rank(m, st.tp) * st.tp)
+    hbm_tp = w + kv_once * kv_share_per_rank(m, tp) * tp
+    memory = hbm_tp / (tp * acc.hbm_bytes_per_s * eff.hbm_fraction)
+    compute = float(st.compute_s) * st.tp / tp
+    msg = float(st.tokens) * m.d_model * ACTIVATION_BYTES
+    comm = 2 * m.n_layers * float(nccl_collective_time("all_reduce", msg, tp, Cluster(acc, tp),
+                                                       efficiency=eff))
+    time = max(compute, memory) + comm
+    return time, min(memory * (hbm_tp - w) / hbm_tp, time)
+
+
+def _pipeline_hops_s(m, acc, eff, pp, inter, tokens) -> float:
+    """The pp − 1 forward hops of ``tokens`` tokens' hidden states: ``inter`` of them across
+    the NIC, the rest on NVLink (``pipeline_hop_time``)."""
+    if pp == 1:
+        return 0.0
+    return inter * pipeline_hop_time(m, acc, tokens, inter_node=True, efficiency=eff) \
+        + (pp - 1 - inter) * pipeline_hop_time(m, acc, tokens, inter_node=False, efficiency=eff)
+
+
+def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt_tokens: int,
+                     context_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                     engine: str | None = None, reserve_fraction: float = SERVING_RESERVE,
+                     efficiency=None) -> PipelineReplica:
+    """Decode and prefill of a dense model served with TP inside a node and PP across stages
+    (vLLM ``--tensor-parallel-size 8 --pipeline-parallel-size 2`` on two nodes: vLLM's
+    "Distributed inference and serving" docs; the vLLM blog "Announcing Llama 3.1 Support in
+    vLLM", 2024-07-23: the BF16 405B "on multiple nodes by placing different layers of the
+    model on different nodes").
+
+    Formulas (one replica of ``tp·pp`` GPUs; a stage holds ⌈L/pp⌉ of the L layers and the
+    weights and KV cache of its layers, the embedding and LM head counted pro rata)::
+
+        b       = B / min(B, pp)               the batch split into min(B, pp) micro-batches
+                                               (vLLM's PP runs pp virtual engines, one
+                                               micro-batch each; a mean when pp ∤ B)
+        stage   = decode_step(b, ctx, tp).time_s · ⌈L/pp⌉ / L       (TP all-reduces included)
+        hop     = pipeline_hop_time(b tokens)  on NVLink or the NIC; the return hop carries
+                                               the sampled token ids (latency only)
+        cycle   = pp · stage + Σ hops          stage 0 finishes its pp micro-batches after
+                                               pp·stage and waits for the first to come back
+        TPOT    = cycle;   tokens/s per GPU = B / (cycle · tp · pp)
+        TTFT    = pp · prefill(P, tp)·⌈L/pp⌉/L + (pp − 1) hops of P tokens
+
+    Expected (engine ``engine``, ``inference.EngineEfficiency``): each stage pass at
+    (stage − KV read)/η_d + KV read/η_kv, prefill at stage/η_p, the per-step overhead o once
+    per micro-batch round trip; the hops as the bound models them. Inter-node bytes per
+    token: d_model · 2 B per node boundary crossed. Capacity: per GPU HBM·(1 − reserve) −
+    W/(tp·pp) ≥ B · KV(ctx + 1) · share(tp) · ⌈L/pp⌉/L; past it the batch is refused.
+
+    ``tp`` larger than a node (a multiple of its GPUs: vLLM's TP16 on two nodes) puts the 2·L
+    all-reduces per pass across the NIC (``_tp_pass``: NCCL's cost model in
+    ``training.comm``); the stages then each span tp/node nodes and every PP hop crosses one.
+
+    Not modelled: more micro-batches than stages (TensorRT-LLM may run them and hide the
+    hops), the LM head's imbalance on the last stage.
+
+    Raises
+    ------
+    ValueError
+        An MoE model (``ep_step``), tp past one node and not a multiple of it, tp not dividing
+        the heads, pp past the layers, a batch past the KV capacity (the capacity in the message), weights that do
+        not fit.
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    if m.is_moe:
+        raise ValueError(f"model={m.name!r} is an MoE model: serve it with ep_step "
+                         "(expert parallelism)")
+    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    _choice("kv_dtype", kv_dtype, KV_BYTES)
+    tp, pp = _whole("tp", tp), _whole("pp", pp)
+    domain = acc.scaleup_domain_size or 1
+    if tp > domain and tp % domain:
+        raise ValueError(f"tp={tp} must be <= {domain}, the GPUs of one {acc.name} node, or a "
+                         f"multiple of {domain} (whole nodes, TP across nodes)")
+    if m.n_heads % tp:
+        raise ValueError(f"tp={tp} must divide n_heads={m.n_heads} of {m.name}")
+    if pp > m.n_layers:
+        raise ValueError(f"pp={pp} must be <= n_layers={m.n_layers} of {m.name}")
+    b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
+    ctx = _whole("context_tokens", context_tokens)
+    r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+                       upper_inclusive=False))
+    share = math.ceil(m.n_layers / pp) / m.n_layers
+    usable = acc.hbm_bytes * (1 - r)
+    w = m.n_params * wb * share / tp
+    if w >= usable:
+        raise ValueError(f"tp={tp}, pp={pp}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
+                         f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise pp")
+    per_seq = float(kv_cache_bytes(m, ctx + 1, kv_dtype)) * kv_share_per_rank(m, tp) * share
+    cap = int((usable - w) // per_seq)
+    if b > cap:
+        raise ValueError(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
+                         f"of {ctx + 1} tokens beside the weights at tp={tp}, pp={pp}")
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
+    mb = b / min(b, pp)
+    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw), weight_dtype)
+    stage, kv_read = full * share, kv_full * share
+    if tp >= domain:
+        nodes, inter = tp // domain * pp, pp - 1
+    else:
+        nodes = math.ceil(pp / (domain // tp))
+        inter = nodes - 1
+    hops = _pipeline_hops_s(m, acc, eff, pp, inter, mb) \
+        + (pipeline_hop_time(m, acc, 0, inter_node=inter > 0, efficiency=eff) if pp > 1 else 0.0)
+    cycle = pp * stage + hops
+    e_stage = float(eng.decode_s(stage, kv_read)) - eng.step_overhead_s
+    e_cycle = pp * e_stage + hops + eng.step_overhead_s
+    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), weight_dtype)[0] * share
+    p_hops = _pipeline_hops_s(m, acc, eff, pp, inter, p)
+    ttft = pp * pre + p_hops
+    e_ttft = pp * (float(eng.prefill_s(pre)) - eng.step_overhead_s) + p_hops \
+        + eng.step_overhead_s
+    gpus = tp * pp
+    x, e_x = b / (cycle * gpus), b / (e_cycle * gpus)
+    return PipelineReplica(
+        tp=tp, pp=pp, nodes=nodes, batch=b, micro_batch=mb, stage_s=stage,
+        hop_s=hops / pp if pp > 1 else 0.0, inter_node_hops=inter,
+        inter_node_bytes_per_token=inter * m.d_model * ACTIVATION_BYTES, tpot_s=cycle,
+        expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
+        expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
+        stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+
+
+# ------------------------------------------------------------------------------ chunked prefill
+#: vLLM's default token budget per engine step (``max_num_batched_tokens``) for its OpenAI
+#: server on GPUs with >= 70 GiB that are not A100s (H100, H200, MI300X): 8,192; 2,048 on
+#: smaller GPUs and A100; the offline ``LLM`` class 16,384 / 8,192 (vllm-project/vllm
+#: vllm/engine/arg_utils.py, ``EngineArgs.get_batch_defaults``, V1 engine, chunked prefill on).
+VLLM_TOKEN_BUDGET = 8192
+
+
+@dataclass(frozen=True)
+class ChunkedPrefill:
+    """A prompt prefilled in chunks beside a running decode batch (``chunked_prefill``)."""
+
+    token_budget: int
+    chunk_tokens: int
+    chunks: int
+    decode_step_s: float
+    hybrid_step_s: float
+    prefill_alone_s: float
+    ttft_s: float
+    ttft_unchunked_s: float
+    decode_stall_unchunked_s: float
+    tpot_during_prefill_s: float
+    speedup: float
+    expected_hybrid_step_s: float
+    expected_ttft_s: float
+    expected_ttft_unchunked_s: float
+    expected_speedup: float
+    hybrid_bound: str
+    engine: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _hybrid_step_terms(m, acc, d, c, prior, kw) -> tuple:
+    """(compute, memory, TP all-reduce, earlier chunks' KV read) seconds of a decode step ``d``
+    joined by a prefill chunk of ``c`` tokens over ``prior`` earlier keys (``chunked_prefill``'s
+    formula: the weights read once for the hybrid batch)."""
+    eff, tp, wdt = kw["efficiency"], kw["tp"], kw["weight_dtype"]
+    b = float(d.tokens)
+    pc = prefill(m, acc, c, 1, **kw)
+    bw = acc.hbm_bytes_per_s * eff.hbm_fraction
+    kv_prior = prior * kv_cache_bytes_per_token(m, kw["kv_dtype"]) * kv_share_per_rank(m, tp) \
+        / bw
+    attn = c * attention_flops_per_key(m, False) * prior \
+        / (tp * acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+    w = weights_read_bytes
+    compute = float(d.compute_s) + float(pc.compute_s) + attn
+    hbm = float(d.hbm_bytes) + float(pc.hbm_bytes) - float(w(m, b, wdt)) \
+        - float(w(m, c, wdt)) + float(w(m, b + c, wdt))
+    memory = hbm / (tp * bw) + kv_prior
+    comm = 2 * m.n_layers * float(tp_allreduce_time((b + c) * m.d_model * ACTIVATION_BYTES,
+                                                    tp, acc, eff))
+    return compute, memory, comm, kv_prior
+
+
+def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int,
+                    context_tokens: int, token_budget: int = VLLM_TOKEN_BUDGET, tp: int = 1,
+                    weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                    engine: str | None = None, efficiency=None) -> ChunkedPrefill:
+    """One prompt of P tokens prefilled in chunks that ride with a running decode batch of B
+    sequences (Sarathi-Serve's chunked prefills and stall-free hybrid batches, Agrawal et al.
+    2024, OSDI, arXiv:2403.02310; vLLM's and SGLang's default scheduler), against the same
+    prompt prefilled in one pass that stalls the decodes.
+
+    Formulas (one TP replica; τ = ``token_budget``, vLLM's ``max_num_batched_tokens``)::
+
+        chunk budget C₀ = τ − B           (each decoding sequence takes one token of it)
+        chunks       n = ⌈P / C₀⌉,  chunk c = ⌈P / n⌉
+        hybrid step  t_h = max(compute_d + compute_c + c·a·prior / (tp·peak·attention_fraction),
+                               (HBM_d + HBM_c − W(B) − W(c) + W(B + c) + prior·kv·share)
+                               / (tp·HBM bytes/s·hbm_fraction))
+                           + 2·L TP all-reduces of (B + c) tokens
+        prior        = c·(n − 1)/2        the earlier chunks' keys a chunk attends to (mean)
+
+    with compute_d, HBM_d from ``inference.decode_step`` (B sequences at ``context_tokens``),
+    compute_c, HBM_c from ``inference.prefill`` of c tokens, W(T) the weight bytes a pass over
+    T tokens reads (``weights_read_bytes``: the weights are read once for the hybrid batch),
+    a the attention FLOPs per key. Then TTFT = n · t_h (the chunks in consecutive steps);
+    unchunked TTFT = the prefill of P alone, during which the decodes stall: the longest gap
+    between two of their tokens is prefill(P) + one decode step; TPOT while the prompt is
+    prefilled = t_h. Speedup = (n · t_d + prefill(P)) / (n · t_h): the same work (P prompt
+    tokens and n decode steps) done as hybrid steps rather than decode steps and one prefill;
+    > 1 when the decodes ride in the prefill's compute-bound pass for free. Expected times
+    apply the engine's prefill fraction to a compute-bound step and its decode fractions to a
+    memory-bound one (``inference.EngineEfficiency``).
+
+    Not modelled: a partial last chunk (the chunks are taken equal), several prompts sharing
+    one step's budget, and the kernel tiles that make some chunk sizes faster (Sarathi-Serve
+    §4.3).
+
+    Raises
+    ------
+    ValueError
+        Bad input (the field named); ``token_budget`` not above the decode batch (no room for
+        a chunk); a decode batch past the KV capacity left beside the weights and the
+        prompt's cache (HBM × (1 − ``SERVING_RESERVE``); the capacity named).
+    """
+    m, acc = serving_model(model), serving_accelerator(accelerator)
+    eff = serving_efficiency(efficiency, acc)
+    eng = load_engine_efficiency(engine)
+    p, b = _whole("prompt_tokens", prompt_tokens), _whole("decode_batch", decode_batch)
+    ctx, tau = _whole("context_tokens", context_tokens), _whole("token_budget", token_budget)
+    if tau <= b:
+        raise ValueError(f"token_budget={tau} must exceed decode_batch={b}: each decoding "
+                         "sequence takes one token of the budget, leaving none for a chunk")
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=eff)
+    share = kv_share_per_rank(m, tp)
+    room = acc.hbm_bytes * (1 - SERVING_RESERVE) - weight_bytes(m, weight_dtype) / tp \
+        - float(kv_cache_bytes(m, p, kv_dtype)) * share
+    cap = max(int(room // (float(kv_cache_bytes(m, ctx + 1, kv_dtype)) * share)), 0)
+    if b > cap:
+        raise ValueError(f"decode_batch={b} does not fit beside the prompt: the KV cache holds "
+                         f"at most {cap} sequences of {ctx + 1} tokens beside the weights and "
+                         f"the {p}-token prompt at tp={tp}")
+    n = math.ceil(p / (tau - b))
+    c = math.ceil(p / n)
+    d = decode_step(m, acc, b, ctx, **kw)
+    compute, memory, comm, kv_prior = _hybrid_step_terms(m, acc, d, c, c * (n - 1) / 2, kw)
+    t_h, t_d = max(compute, memory) + comm, float(d.time_s)
+    pre = float(prefill(m, acc, p, 1, **kw).time_s)
+    kv_read = min(float(decode_kv_read_s(d, m, weight_dtype)) + kv_prior, t_h)
+    e_h = float(eng.prefill_s(t_h)) if compute >= memory else float(eng.decode_s(t_h, kv_read))
+    e_d = float(eng.decode_s(t_d, decode_kv_read_s(d, m, weight_dtype)))
+    e_pre = float(eng.prefill_s(pre))
+    return ChunkedPrefill(
+        token_budget=tau, chunk_tokens=c, chunks=n, decode_step_s=t_d, hybrid_step_s=t_h,
+        prefill_alone_s=pre, ttft_s=n * t_h, ttft_unchunked_s=pre,
+        decode_stall_unchunked_s=pre + t_d, tpot_during_prefill_s=t_h,
+        speedup=(n * t_d + pre) / (n * t_h), expected_hybrid_step_s=e_h,
+        expected_ttft_s=n * e_h, expected_ttft_unchunked_s=e_pre,
+        expected_speedup=(n * e_d + e_pre) / (n * e_h),
+        hybrid_bound="compute" if compute >= memory else "HBM bandwidth", engine=eng.family)
