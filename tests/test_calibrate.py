@@ -227,3 +227,61 @@ def test_pilot_with_mfu_predict_is_refused(tmp_path):
                                                                           "mfu: predict"))
     with pytest.raises(ScenarioError, match="either mfu: predict or pilot"):
         estimate_ledger(path)
+
+
+def _shorthand(tmp_path, extra):
+    path = tmp_path / "shorthand.yaml"
+    path.write_text(_SCENARIO.split("pilot:")[0] + extra)
+    return path
+
+
+def test_shorthand_is_extrapolated_like_a_pilot_block(tmp_path):
+    """`ledger_pilot_tokens_per_s_per_gpu: 850` with `ledger_pilot_n_gpus: 64` is a pilot of the
+    scenario's plan (TP8 PP4 ZeRO-1, selective recompute) at 64 GPUs with the run's micro-batches
+    per data-parallel rank: DP 2 of 64, so 4,194,304 × 2 ÷ 64 = 131,072 tokens per step. The
+    bill's MFU is the one the same `pilot:` record extrapolates to 2,048 GPUs, labelled with its
+    band; it differs from the pilot's MFU copied (850 × flops_per_token ÷ 989.4 TFLOP/s)."""
+    from llmcost.present.report import estimate_ledger
+    bill = estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\n"
+                                                "ledger_pilot_n_gpus: 64\n"))
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 131072, "tokens_per_s_per_gpu": 850.0}]}
+    c, x, _ = cal.scenario_calibration(p)
+    assert bill.figures["mfu"] == pytest.approx(x.mfu, abs=1e-6)
+    copied = 850 * float(c.pilots[0].model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert abs(bill.figures["mfu"] / copied - 1) > 0.005
+    src = bill.figures["mfu_source"]
+    assert src.startswith("calibrated from a pilot's 850 tokens/s per GPU, run at "
+                          "ledger_pilot_n_gpus")
+    assert f"band {x.mfu_low:.1%}-{x.mfu_high:.1%}" in src and x.half_width > 0
+
+
+def test_shorthand_without_a_pilot_scale_is_the_measurement(tmp_path):
+    """Without `ledger_pilot_n_gpus` the stated assumption is that the pilot ran the scenario's
+    plan at its 2,048 GPUs: the extrapolation is the measurement, MFU = 850 × flops_per_token
+    (4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM dense BF16), with no band, and the label says so."""
+    from llmcost.present.report import estimate_ledger
+    bill = estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\n"))
+    model = cal.load_model("llama-2-70b")
+    hand = 850 * float(model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert bill.figures["mfu"] == pytest.approx(hand, rel=1e-4)
+    assert "assumed to have run the scenario's plan at its 2,048 GPUs" in \
+        bill.figures["mfu_source"]
+    assert "no extrapolation" in bill.figures["mfu_source"]
+
+
+def test_shorthand_bad_pilot_scale_names_the_field(tmp_path):
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    base = "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: {}\n"
+    with pytest.raises(ScenarioError, match="ledger_pilot_n_gpus=100 must be a whole number"):
+        estimate_ledger(_shorthand(tmp_path, base.format(100)))
+    with pytest.raises(ScenarioError, match="ledger_pilot_n_gpus=4096 is above"):
+        estimate_ledger(_shorthand(tmp_path, base.format(4096)))
+    with pytest.raises(ScenarioError, match="ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
+        estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 20000\n"
+                                             "ledger_pilot_n_gpus: 64\n"))

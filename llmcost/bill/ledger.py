@@ -477,7 +477,9 @@ def _build(p: dict) -> Ledger:
     pricing = p["pricing"]
     peak = gpu.peak_flops_per_s(p["dtype"])
     # ---- the MFU the whole bill uses
-    if p["ledger_pilot_tokens_per_s_per_gpu"] is not None:
+    shorthand = p.get("_mfu_calibration") or {}  # report.calibrate_mfu extrapolated it
+    if p["ledger_pilot_tokens_per_s_per_gpu"] is not None and shorthand.get(
+            "tokens_per_s_per_gpu") != p["ledger_pilot_tokens_per_s_per_gpu"]:
         try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
             mfu = float(mfu_from_throughput(p["ledger_pilot_tokens_per_s_per_gpu"], spec, gpu,
                                             p["seq_len"], p["dtype"]))
@@ -489,7 +491,8 @@ def _build(p: dict) -> Ledger:
                              f"{p['ledger_pilot_tokens_per_s_per_gpu']!r} implies MFU {mfu:.2f}, "
                              "above the accelerator's peak: check the throughput and dtype")
         mfu_source = (f"calibrated from a pilot's {p['ledger_pilot_tokens_per_s_per_gpu']:,.0f} "
-                      "tokens/s per GPU (compute.mfu_from_throughput)")
+                      "tokens/s per GPU (compute.mfu_from_throughput; copied: the bill alone has "
+                      "no plan to extrapolate on, a report or llmcost estimate extrapolates it)")
     else:
         mfu = p["mfu"]
         mfu_source = scenario_mfu_source(p)

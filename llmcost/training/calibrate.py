@@ -485,7 +485,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                 drift: dict | None = None) -> Extrapolation:
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
-    The compute factor carried is ``c^w`` with ``w = transfer_weight(log(measured ÷ predicted
+    A target identical to the smallest pilot (model, plan, sequence length, options) is the
+    pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w`` with ``w = transfer_weight(log(measured ÷ predicted
     MFU) at the smallest pilot, same_kernels(...), drift)``; the scale-out factor is carried
     whole. Band: ``mfu × (1 ± h)``, ``h =
     BAND_HALF_WIDTH[min(len(novelties), 3)]``.
@@ -505,6 +506,15 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                          "must be smaller than (or as large as) the run it extrapolates to")
     opts = p0.options if options is None else options
     i0 = cal.pilots.index(p0)
+    if plan == p0.plan and int(seq_len) == int(p0.seq_len) and opts == p0.options \
+            and same_model(model, p0.model):
+        # the target is the pilot's own run: its measurement is the figure, nothing to carry
+        b = _step(model, p0.accelerator, plan, seq_len, opts, cal.efficiency)
+        t = p0.tokens_per_step / (p0.tokens_per_s_per_gpu * p0.n_gpus)
+        m = cal.measured_mfu[i0]
+        return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
+                             uncalibrated_mfu=cal.uncalibrated_mfu[i0], transfer=1.0,
+                             half_width=0.0, novelties=(), breakdown=b)
     r = math.log(cal.measured_mfu[i0] / cal.uncalibrated_mfu[i0])
     w = transfer_weight(r, same_kernels(p0, model, plan, seq_len), drift)
     c = cal.compute_factor ** w
@@ -615,8 +625,9 @@ def pilots_from_scenario(p: dict) -> list:
     return out
 
 
-def scenario_calibration(p: dict) -> tuple:
-    """Calibrate on the scenario's pilots and extrapolate to its plan (``step.scenario_plan``).
+def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
+    """Calibrate on the scenario's pilots and extrapolate to its plan (``plan``, by default
+    ``step.scenario_plan``).
 
     Returns
     -------
@@ -636,6 +647,76 @@ def scenario_calibration(p: dict) -> tuple:
                          "to")
     c = calibrate(pilots)
     model = load_model(p["model"])
-    plan = step.scenario_plan(p, model)
+    plan = step.scenario_plan(p, model) if plan is None else plan
     x = extrapolate(c, model, plan, int(p["seq_len"]), options=step.scenario_step_options(p))
     return c, x, plan
+
+
+def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
+    """The ``pilot:`` record the one-number shorthand ``ledger_pilot_tokens_per_s_per_gpu``
+    stands for, and the assumption in words.
+
+    The pilot ran the scenario's plan ``plan`` (TP, PP, CP, EP, ZeRO stage, micro-batch,
+    virtual stages, recomputation, sequence length) at ``ledger_pilot_n_gpus`` GPUs with the
+    same micro-batches per data-parallel rank (global batch × DP_pilot ÷ DP_target: the bubble
+    and the kernels are the run's; weak scaling of the batch, as a pilot of a plan is run).
+    Without ``ledger_pilot_n_gpus`` the stated assumption is that the pilot *is* the run's plan at
+    its GPU count (a measurement of its first steps): the extrapolation is then the measurement.
+
+    Raises
+    ------
+    ValueError
+        ``ledger_pilot_n_gpus`` above the scenario's ``n_gpus`` or not a whole number of
+        model-parallel groups (TP × PP × CP GPUs).
+    """
+    tps = p["ledger_pilot_tokens_per_s_per_gpu"]
+    n = p.get("ledger_pilot_n_gpus")
+    group = plan.tp * plan.pp * plan.cp
+    if n is None:
+        n, said = plan.n_gpus, (f"assumed to have run the scenario's plan at its {plan.n_gpus:,} "
+                                "GPUs (ledger_pilot_n_gpus not given)")
+    else:
+        n, said = int(n), "run at ledger_pilot_n_gpus with the scenario's plan"
+        if n > plan.n_gpus:
+            raise ValueError(f"ledger_pilot_n_gpus={n} is above the scenario's n_gpus="
+                             f"{plan.n_gpus}: a pilot must be smaller than (or as large as) the "
+                             "run it extrapolates to")
+        if n % group or (n // group) % plan.ep and plan.ep > 1:
+            raise ValueError(f"ledger_pilot_n_gpus={n} must be a whole number of the plan's "
+                             f"model-parallel groups (TP x PP x CP = {group} GPUs, DP a multiple "
+                             f"of EP={plan.ep}) to run {plan.describe()}")
+    dp = n // group
+    seqs = plan.global_batch_size // plan.dp * dp
+    rec = {"n_gpus": n, "tokens_per_s_per_gpu": float(tps), "tp": plan.tp, "pp": plan.pp,
+           "cp": plan.cp, "ep": plan.ep, "zero_stage": plan.zero_stage,
+           "micro_batch_size": plan.micro_batch_size, "virtual_stages": plan.virtual_stages,
+           "recompute": plan.recompute, "seq_len": int(p["seq_len"]),
+           "global_batch_tokens": int(seqs * int(p["seq_len"]))}
+    return rec, said
+
+
+def shorthand_calibration(p: dict) -> tuple:
+    """``ledger_pilot_tokens_per_s_per_gpu`` through the ``pilot:`` path: the pilot of
+    ``shorthand_pilot`` calibrated (``calibrate``) and extrapolated to the scenario's plan
+    (``extrapolate``), so a pilot at fewer GPUs gives the run's MFU with a band, not the pilot's
+    MFU copied.
+
+    Returns
+    -------
+    (Calibration, Extrapolation, ParallelPlan, assumption in words)
+
+    Raises
+    ------
+    ValueError
+        Naming ``ledger_pilot_tokens_per_s_per_gpu`` (above the roofline, a plan that does not
+        fit at the pilot's scale) or ``ledger_pilot_n_gpus``.
+    """
+    model = load_model(p["model"])
+    plan = step.scenario_plan(p, model)
+    rec, said = shorthand_pilot(p, plan)
+    try:
+        c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
+    except ValueError as e:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
+                         f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ')}") from None
+    return c, x, plan, said
