@@ -11,7 +11,10 @@ So this module models **what a pilot identifies and what it does not**:
   rates × c: matmul, attention and memory-bound fractions of the ``Efficiency``), solved so that
   the engine's step time on the pilot's plan equals the measured one:
   ``step_time(model, cluster, plan; Efficiency(fractions × c)) = tokens_per_step /
-  (tokens_per_s_per_gpu × n_gpus)``. Two pilots at different scales whose plans exercise the
+  (tokens_per_s_per_gpu × n_gpus)``, at most the factor that brings the pilot's main kernel
+  class (``kernel_exposure``) to its datasheet rate: a pilot faster than that is a structural
+  error of the model at the pilot's plan (FLOP count, recomputation), reported and carried to
+  no other plan. Two pilots at different scales whose plans exercise the
   scale-out network (data-parallel or ZeRO-3 traffic across nodes) identify also a **scale-out
   factor** ``k`` (the achieved bus bandwidth × k): two equations, two unknowns. A pilot inside
   one scale-up domain says nothing about the network: the factor stays 1 and is listed as not
@@ -34,7 +37,10 @@ on another basis is converted with the model's FLOP counts (``MFU_BASES``).
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,7 +86,8 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None) -> f
 #: Half-width of the band (fraction of the extrapolated MFU) by how many things the target adds
 #: to the pilot (``novelties``: 0, 1, 2, 3 or more). Sized in-sample as the 90th percentile of
 #: the absolute errors of the one-scale pilots on the published scaling series with that many
-#: novelties (9.8 %, 15.5 %, 33.1 %, 23.6 %, made non-decreasing), which
+#: novelties (9.8 %, 15.5 %, 33.1 %, 23.6 % on 27 series, made non-decreasing; 9.9 %, 15.5 %,
+#: 31.6 %, 23.3 % on 30 once fits at their bound are not carried), which
 #: ``benchmarks/validate_pilot.py`` prints with the leave-one-series-out coverage (87 %). Wide
 #: because the engine's error moves with sequence length and recomputation on llm-foundry's
 #: MPT tables: a pilot at the production plan narrows it.
@@ -165,6 +172,23 @@ def base_efficiency(options: StepOptions, accelerator: str) -> Efficiency:
     """The burst ``Efficiency`` the engine uses for ``options`` on ``accelerator`` (the
     catalogue's row with the stack's FlashAttention fraction, or the options' own)."""
     return options.resolve(accelerator).efficiency
+
+
+def kernel_exposure(b) -> tuple:
+    """How much a step exercises each kernel class, relative to the class it spends most time
+    in: ``a_j = s_j ÷ max_k s_k`` over (matmul, attention, memory-bound), ``s_j`` the class's
+    seconds in the step breakdown ``b`` (the recomputed forward split between matmul and
+    attention in the forward's proportion). The class with ``a = 1`` is the pilot's main kernel:
+    a compute factor beyond the one that brings it to its datasheet rate is no kernel rate
+    (``calibrate``)."""
+    fwd = b.matmul_s + b.attention_s
+    mm = b.matmul_s + (b.recompute_s * b.matmul_s / fwd if fwd > 0 else 0.0)
+    att = b.attention_s + (b.recompute_s * b.attention_s / fwd if fwd > 0 else 0.0)
+    s = (mm, att, b.memory_bound_s)
+    top = max(s)
+    if top <= 0:
+        return (1.0, 1.0, 1.0)
+    return tuple(float(x / top) for x in s)
 
 
 def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0) -> Efficiency:
@@ -263,7 +287,10 @@ class Calibration:
 
     ``efficiency`` is the calibrated ``Efficiency`` (pass it as ``StepOptions(efficiency=...)``);
     ``compute_factor``, ``scaleup_factor``, ``scaleout_factor`` the multipliers of the burst
-    fractions (1 where not identified); ``identified`` / ``not_identified`` say what in words.
+    fractions (1 where not identified); ``identified`` / ``not_identified`` say what in words;
+    ``exposure`` the smallest pilot's ``kernel_exposure``; ``saturated`` how much slower than
+    the pilot the engine still is with its main kernels at the datasheet rate (0: the fit
+    reproduces the pilot).
     """
 
     pilots: tuple
@@ -276,6 +303,8 @@ class Calibration:
     not_identified: tuple
     uncalibrated_mfu: tuple
     measured_mfu: tuple
+    exposure: tuple = (1.0, 1.0, 1.0)
+    saturated: float = 0.0
 
     def describe(self) -> str:
         p = self.pilots
@@ -324,7 +353,10 @@ def calibrate(pilots) -> Calibration:
 
     One pilot: the compute factor ``c`` with
     ``step_time(pilot; fractions × c) = tokens_per_step ÷ (tokens_per_s_per_gpu × n_gpus)``
-    (bisection; the engine's step time falls monotonically with ``c``). Two or more pilots whose
+    (bisection; the engine's step time falls monotonically with ``c``), capped where the
+    pilot's main kernel class reaches its datasheet rate (``saturated``: how much slower the
+    engine then still is; ``extrapolate`` carries such a fit to no other plan). Two or more
+    pilots whose
     GPU counts differ and whose largest plan crosses scale-up domains: ``c`` from the smallest
     pilot and the scale-out factor ``k`` from the largest (each solved with the other fixed,
     alternated to convergence). The pilots must share model, accelerator and options.
@@ -346,7 +378,12 @@ def calibrate(pilots) -> Calibration:
             raise ValueError(f"pilot accelerator={p.accelerator!r} differs from {p0.accelerator!r}"
                              ": calibrate one accelerator at a time")
     base = base_efficiency(p0.options, p0.accelerator)
-    cmax = 1.0 / min(base.matmul_fraction, base.attention_fraction, base.hbm_fraction)
+    expo = kernel_exposure(_step(as_model(p0.model), p0.accelerator, p0.plan, p0.seq_len,
+                                 p0.options, base))
+    # the pilot's main kernel class (exposure 1) at its datasheet rate: a faster pilot is not
+    # explained by kernel rates (the remainder is reported, not carried)
+    cmax = min(1.0 / f for f, a in zip(
+        (base.matmul_fraction, base.attention_fraction, base.hbm_fraction), expo) if a >= 1.0)
     omax = 1.0 / base.scaleout_fraction
 
     def resid(p, c, k):
@@ -361,7 +398,10 @@ def calibrate(pilots) -> Calibration:
            f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
     c, k, net_ok = 1.0, 1.0, True
     for _ in range(6 if two_scale else 1):
-        c_new = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg)
+        if resid(p0, cmax, k) > 0:
+            c_new, saturated = cmax, resid(p0, cmax, k)
+        else:
+            c_new, saturated = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg), 0.0
         if two_scale:
             try:
                 k = _solve(lambda x, c=c_new: resid(big, c, x), 0.02, omax, "")
@@ -380,8 +420,15 @@ def calibrate(pilots) -> Calibration:
         c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
                                                 for p in pilots), 0.05, cmax)
     eff = scaled_efficiency(base, c, 1.0, k)
-    ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f}"]
+    main_class = ("matmul", "attention", "memory-bound")[expo.index(1.0)]
+    ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f} (its main "
+             f"kernel class: {main_class})"]
     not_ident = []
+    if saturated > 0:
+        not_ident.append(f"compute: the engine with the pilot's main kernels at the datasheet "
+                         f"rate is still {saturated:.1%} slower than the pilot, which no kernel "
+                         "rate explains (check the FLOP count and recomputation); the fit is at "
+                         "its bound and not carried to other plans")
     if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
         if two_scale and net_ok:
             ident.append(f"scale-out network (bus bandwidth across nodes) from {p0.n_gpus} -> "
@@ -406,7 +453,8 @@ def calibrate(pilots) -> Calibration:
     return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
                        scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
-                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
+                       measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
+                       saturated=saturated)
 
 
 def same_model(a, b) -> bool:
@@ -486,9 +534,10 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
     A target identical to the smallest pilot (model, plan, sequence length, options) is the
-    pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w`` with ``w = transfer_weight(log(measured ÷ predicted
-    MFU) at the smallest pilot, same_kernels(...), drift)``; the scale-out factor is carried
-    whole. Band: ``mfu × (1 ± h)``, ``h =
+    pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
+    with ``w = transfer_weight(log(measured ÷ predicted MFU) at the smallest pilot,
+    same_kernels(...), drift)`` (``w = 0`` for a fit at its bound, ``Calibration.saturated``);
+    the scale-out factor is carried whole. Band: ``mfu × (1 ± h)``, ``h =
     BAND_HALF_WIDTH[min(len(novelties), 3)]``.
 
     Raises
@@ -515,8 +564,12 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
         return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
                              uncalibrated_mfu=cal.uncalibrated_mfu[i0], transfer=1.0,
                              half_width=0.0, novelties=(), breakdown=b)
+    # a fit at its bound (the pilot's main kernels at the datasheet rate and the engine still
+    # slower) measured no kernel rate: its correction is a structural error of the model at the
+    # pilot's plan, not carried
     r = math.log(cal.measured_mfu[i0] / cal.uncalibrated_mfu[i0])
-    w = transfer_weight(r, same_kernels(p0, model, plan, seq_len), drift)
+    w = 0.0 if cal.saturated > 0 else transfer_weight(r, same_kernels(p0, model, plan, seq_len),
+                                                      drift)
     c = cal.compute_factor ** w
     eff = scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor)
     b = _step(model, p0.accelerator, plan, seq_len, opts, eff)
@@ -720,3 +773,130 @@ def shorthand_calibration(p: dict) -> tuple:
         raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
                          f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ')}") from None
     return c, x, plan, said
+
+
+# ------------------------------------------------------------------ your own GPU: microbenchmarks
+def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str = "bf16",
+                               base: Efficiency | None = None) -> Efficiency:
+    """The ``Efficiency`` a GEMM and an all-reduce timing imply, on top of ``base`` (the
+    catalogue's row for ``accelerator`` by default; the fields not measured stay).
+
+    * ``gemm``: ``(m, n, k, seconds)`` timings of ``(m × k) · (k × n)`` products in ``dtype``:
+      achieved rate ``2 m n k ÷ seconds`` (one multiply-add = 2 FLOP), and
+      ``matmul_fraction = max over shapes (rate) ÷ peak(dtype)``: the maximum achievable matmul
+      FLOP/s over the shapes, as stas00's mamf-finder reports it (ml-engineering,
+      compute/accelerator/benchmarks/mamf-finder.py), the quantity the catalogue's fraction is.
+    * ``allreduce``: ``(bytes, n_gpus, seconds)`` timings of all-reduces inside one scale-up
+      domain: algorithm bandwidth ``bytes ÷ seconds``, bus bandwidth ``algbw × 2 (n − 1) ÷ n``
+      (nccl-tests doc/PERFORMANCE.md, the ring's per-link traffic), and
+      ``scaleup_fraction = max busbw ÷ scaleup_bytes_per_s_per_dir`` (per-direction datasheet
+      link bandwidth, the catalogue's convention).
+
+    Raises
+    ------
+    ValueError
+        An empty ``gemm``, a non-positive size or time, ``n_gpus`` < 2, or a rate above the
+        datasheet (naming the timing).
+    """
+    acc = load_accelerator(accelerator)
+    eff = base if base is not None else load_efficiency_row(accelerator)
+    peak = acc.peak_flops_per_s(dtype)
+    gemm = list(gemm)
+    if not gemm:
+        raise ValueError("gemm=[] must hold at least one (m, n, k, seconds) timing")
+    best = 0.0
+    for i, row in enumerate(gemm):
+        m, n, k, t = row
+        for name, v in (("m", m), ("n", n), ("k", k), ("seconds", t)):
+            _positive(f"gemm[{i}].{name}", v)
+        rate = 2.0 * m * n * k / t
+        if rate > peak:
+            raise ValueError(f"gemm[{i}]={tuple(row)!r} gives {rate / 1e12:.1f} TFLOP/s, above the "
+                             f"{acc.name}'s {dtype} dense peak {peak / 1e12:.1f} TFLOP/s")
+        best = max(best, rate)
+    new = {"matmul_fraction": best / peak}
+    bus = 0.0
+    for i, row in enumerate(allreduce):
+        size, n_gpus, t = row
+        for name, v in (("bytes", size), ("n_gpus", n_gpus), ("seconds", t)):
+            _positive(f"allreduce[{i}].{name}", v)
+        if n_gpus < 2:
+            raise ValueError(f"allreduce[{i}].n_gpus={n_gpus} must be at least 2")
+        bus = max(bus, size / t * 2.0 * (n_gpus - 1) / n_gpus)
+    if bus:
+        link = acc.scaleup_bytes_per_s_per_dir
+        if not link:
+            raise ValueError(f"accelerator={acc.name!r} has no scale-up bandwidth in the "
+                             "catalogue: an all-reduce timing has nothing to be a fraction of")
+        if bus > link:
+            raise ValueError(f"allreduce bus bandwidth {bus / 1e9:.0f} GB/s is above the "
+                             f"{acc.name}'s {link / 1e9:.0f} GB/s per direction")
+        new["scaleup_fraction"] = bus / link
+    return eff.replace(**new, source=f"microbenchmarked on this machine: matmul "
+                       f"{best / 1e12:.1f} TFLOP/s ({new['matmul_fraction']:.1%} of the {dtype} "
+                       "peak)" + (f", all-reduce busbw {bus / 1e9:.0f} GB/s" if bus else "")
+                       + f"; other fields from {eff.accelerator}'s catalogue row")
+
+
+def load_efficiency_row(accelerator: str) -> Efficiency:
+    """The catalogue's burst ``Efficiency`` of ``accelerator`` (no stack)."""
+    return StepOptions().resolve(accelerator).efficiency
+
+
+def microbench_missing() -> str | None:
+    """What ``llmcost calibrate --microbench`` lacks here, in one line, or None: PyTorch
+    (``importlib.util.find_spec``) and a CUDA device (``torch.cuda.is_available``)."""
+    if importlib.util.find_spec("torch") is None:
+        return ("PyTorch is not installed (pip install torch), so no GEMM or all-reduce can be "
+                "timed on this machine")
+    torch = importlib.import_module("torch")
+    if not torch.cuda.is_available():
+        return "PyTorch sees no CUDA GPU on this machine, so no GEMM or all-reduce can be timed"
+    return None
+
+
+def run_microbench(sizes=(4096, 8192), repeats: int = 20) -> dict:
+    """Time square BF16 GEMMs of ``sizes`` on the current CUDA device (CUDA events, after a
+    warm-up, best of ``repeats``) and, when launched with ``torchrun`` on several GPUs of one
+    node (``torch.distributed`` initialised from its environment), 256 MiB all-reduces.
+    Returns ``{"gemm": [(m, n, k, s)], "allreduce": [(bytes, n_gpus, s)], "device": name}`` for
+    ``efficiency_from_microbench``.
+
+    Raises
+    ------
+    ValueError
+        What is missing (``microbench_missing``).
+    """
+    missing = microbench_missing()
+    if missing:
+        raise ValueError(missing)
+    torch = importlib.import_module("torch")
+
+    def best_time(fn):
+        fn()
+        torch.cuda.synchronize()
+        out = []
+        for _ in range(repeats):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            torch.cuda.synchronize()
+            out.append(a.elapsed_time(b) / 1e3)
+        return min(out)
+
+    gemm = []
+    for s in sizes:
+        x = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
+        gemm.append((s, s, s, best_time(lambda x=x, y=y: x @ y)))
+    allreduce = []
+    dist = torch.distributed
+    if dist.is_available() and "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
+        if not dist.is_initialized():
+            dist.init_process_group("nccl")
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        buf = torch.empty(128 * 2 ** 20, device="cuda", dtype=torch.bfloat16)
+        allreduce.append((buf.numel() * 2, dist.get_world_size(),
+                          best_time(lambda: dist.all_reduce(buf))))
+    return {"gemm": gemm, "allreduce": allreduce, "device": torch.cuda.get_device_name()}
