@@ -368,3 +368,14 @@ def test_pilot_faster_than_its_kernels_allow_is_not_carried():
     t = cal.published_pilot("foundry-a100-mpt-7b-s65536-8gpu-bf16")
     x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
     assert x.transfer == 0.0 and x.mfu == pytest.approx(x.uncalibrated_mfu, rel=1e-9)
+
+
+def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
+    """`llmcost calibrate --scenario` on a scenario with only the shorthand prints the same
+    extrapolation the bill uses (the pilot: record of 64 GPUs, 131,072 tokens per step)."""
+    from llmcost.present.cli import main
+    path = _shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: 64\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "a pilot run at ledger_pilot_n_gpus=64 with the scenario's plan" in text
+    assert "pilot[0]: TP8" in text and "32x the pilot's GPUs" in text

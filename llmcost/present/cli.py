@@ -683,7 +683,11 @@ def _calibrate(args) -> int:
         return _fail("llmcost calibrate: give --scenario YAML (pilot runs) or --microbench")
     try:
         p = point_scenario(load_scenario(args.scenario))
-        cal, x, plan = pilot_calibration.scenario_calibration(p)
+        if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
+            cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
+            print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
+        else:
+            cal, x, plan = pilot_calibration.scenario_calibration(p)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
     print(f"Calibration ({cal.describe()}):")

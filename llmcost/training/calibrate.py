@@ -729,7 +729,8 @@ def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
         n, said = plan.n_gpus, (f"assumed to have run the scenario's plan at its {plan.n_gpus:,} "
                                 "GPUs (ledger_pilot_n_gpus not given)")
     else:
-        n, said = int(n), "run at ledger_pilot_n_gpus with the scenario's plan"
+        n = int(n)
+        said = f"run at ledger_pilot_n_gpus={n:,} with the scenario's plan"
         if n > plan.n_gpus:
             raise ValueError(f"ledger_pilot_n_gpus={n} is above the scenario's n_gpus="
                              f"{plan.n_gpus}: a pilot must be smaller than (or as large as) the "
