@@ -421,8 +421,8 @@ def calibrate(pilots) -> Calibration:
                                                 for p in pilots), 0.05, cmax)
     eff = scaled_efficiency(base, c, 1.0, k)
     main_class = ("matmul", "attention", "memory-bound")[expo.index(1.0)]
-    ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f} (its main "
-             f"kernel class: {main_class})"]
+    ident = [(f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f} (its main "
+              f"kernel class: {main_class})")]
     not_ident = []
     if saturated > 0:
         not_ident.append(f"compute: the engine with the pilot's main kernels at the datasheet "
