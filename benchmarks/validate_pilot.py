@@ -124,8 +124,11 @@ def main():
             worse_loso.append(name)
         tw = fmt(two[name]) if name in two else ""
         print(f"   {name[:66]:66s} {len(e):3d} {g.loc[0, 'n_gpus']:5d}g s{g.loc[0, 'seq_len']:<6d}"
-              f"{facts[name].compute_factor:6.3f}  {fmt(e, 'uncal')}  {fmt(e)}  "
+              f"{facts[name].compute_factor:6.3f}{'*' if facts[name].saturated else ' '} "
+              f"{fmt(e, 'uncal')}  {fmt(e)}  "
               f"{fmt(naive[name])}  {fmt(loso[name])}  {tw}")
+    print("   * the fit is at its bound (the pilot's main kernels at the datasheet rate and the "
+          "engine still slower): carried to no other plan")
     for name, err in skipped.items():
         print(f"   {name}: not calibrated: {err}")
     allr, alln, alll = (pd.concat(x.values()) for x in (one, naive, loso))

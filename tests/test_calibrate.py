@@ -227,3 +227,155 @@ def test_pilot_with_mfu_predict_is_refused(tmp_path):
                                                                           "mfu: predict"))
     with pytest.raises(ScenarioError, match="either mfu: predict or pilot"):
         estimate_ledger(path)
+
+
+def _shorthand(tmp_path, extra):
+    path = tmp_path / "shorthand.yaml"
+    path.write_text(_SCENARIO.split("pilot:")[0] + extra)
+    return path
+
+
+def test_shorthand_is_extrapolated_like_a_pilot_block(tmp_path):
+    """`ledger_pilot_tokens_per_s_per_gpu: 850` with `ledger_pilot_n_gpus: 64` is a pilot of the
+    scenario's plan (TP8 PP4 ZeRO-1, selective recompute) at 64 GPUs with the run's micro-batches
+    per data-parallel rank: DP 2 of 64, so 4,194,304 × 2 ÷ 64 = 131,072 tokens per step. The
+    bill's MFU is the one the same `pilot:` record extrapolates to 2,048 GPUs, labelled with its
+    band; it differs from the pilot's MFU copied (850 × flops_per_token ÷ 989.4 TFLOP/s)."""
+    from llmcost.present.report import estimate_ledger
+    bill = estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\n"
+                                                "ledger_pilot_n_gpus: 64\n"))
+    p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+         "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
+         "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+         "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+         "pilot": [{"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+                    "global_batch_tokens": 131072, "tokens_per_s_per_gpu": 850.0}]}
+    c, x, _ = cal.scenario_calibration(p)
+    assert bill.figures["mfu"] == pytest.approx(x.mfu, abs=1e-6)
+    copied = 850 * float(c.pilots[0].model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert abs(bill.figures["mfu"] / copied - 1) > 0.005
+    src = bill.figures["mfu_source"]
+    assert src.startswith("calibrated from a pilot's 850 tokens/s per GPU, run at "
+                          "ledger_pilot_n_gpus")
+    assert f"band {x.mfu_low:.1%}-{x.mfu_high:.1%}" in src and x.half_width > 0
+
+
+def test_shorthand_without_a_pilot_scale_is_the_measurement(tmp_path):
+    """Without `ledger_pilot_n_gpus` the stated assumption is that the pilot ran the scenario's
+    plan at its 2,048 GPUs: the extrapolation is the measurement, MFU = 850 × flops_per_token
+    (4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM dense BF16), with no band, and the label says so."""
+    from llmcost.present.report import estimate_ledger
+    bill = estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\n"))
+    model = cal.load_model("llama-2-70b")
+    hand = 850 * float(model.flops_per_token(4096, causal=False)) / 989.4e12
+    assert bill.figures["mfu"] == pytest.approx(hand, rel=1e-4)
+    assert "assumed to have run the scenario's plan at its 2,048 GPUs" in \
+        bill.figures["mfu_source"]
+    assert "no extrapolation" in bill.figures["mfu_source"]
+
+
+def test_shorthand_bad_pilot_scale_names_the_field(tmp_path):
+    from llmcost.bill.scenario import ScenarioError
+    from llmcost.present.report import estimate_ledger
+    base = "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: {}\n"
+    with pytest.raises(ScenarioError, match="ledger_pilot_n_gpus=100 must be a whole number"):
+        estimate_ledger(_shorthand(tmp_path, base.format(100)))
+    with pytest.raises(ScenarioError, match="ledger_pilot_n_gpus=4096 is above"):
+        estimate_ledger(_shorthand(tmp_path, base.format(4096)))
+    with pytest.raises(ScenarioError, match="ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
+        estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 20000\n"
+                                             "ledger_pilot_n_gpus: 64\n"))
+
+
+def test_microbench_timings_to_efficiency_by_hand():
+    """Hand derivation on an H100 SXM (datasheet: 989.4 TFLOP/s dense BF16, NVLink 4 at 450 GB/s
+    per direction). GEMMs: 8192^3 in 1.40 ms = 2 x 8192^3 / 1.4e-3 = 785.4 TFLOP/s, 4096^3 in
+    0.25 ms = 549.8 TFLOP/s; the fraction is the best shape's (mamf-finder's maximum achievable
+    matmul FLOP/s): 785.4 / 989.4 = 0.7938. All-reduce of 1 GiB on 8 GPUs in 5.0 ms: algbw
+    1,073,741,824 / 5e-3 = 214.7 GB/s, busbw x 2 x 7 / 8 = 375.8 GB/s (nccl-tests
+    PERFORMANCE.md), fraction 375.8 / 450 = 0.8351. Fields not measured keep the catalogue's."""
+    base = cal.load_efficiency_row("H100-SXM")
+    eff = cal.efficiency_from_microbench(
+        "H100-SXM", [(8192, 8192, 8192, 1.40e-3), (4096, 4096, 4096, 0.25e-3)],
+        [(2 ** 30, 8, 5.0e-3)])
+    assert eff.matmul_fraction == pytest.approx(0.7938, abs=2e-4)
+    assert eff.scaleup_fraction == pytest.approx(0.8351, abs=2e-4)
+    assert eff.attention_fraction == base.attention_fraction
+    assert eff.scaleout_fraction == base.scaleout_fraction
+    assert "785.4 TFLOP/s" in eff.source
+    only_gemm = cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.40e-3)])
+    assert only_gemm.scaleup_fraction == base.scaleup_fraction
+
+
+def test_microbench_bad_timings_name_the_field():
+    with pytest.raises(ValueError, match=r"gemm\[0\].*above the H100-SXM's bf16 dense peak"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.0e-3)])
+    with pytest.raises(ValueError, match=r"gemm\[0\].seconds"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 0.0)])
+    with pytest.raises(ValueError, match=r"allreduce\[0\].n_gpus=1"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)],
+                                       [(2 ** 30, 1, 5e-3)])
+    with pytest.raises(ValueError, match="gemm=\\[\\]"):
+        cal.efficiency_from_microbench("H100-SXM", [])
+
+
+def test_cli_microbench_refuses_without_torch_or_gpu(capsys, monkeypatch):
+    """Without PyTorch (this machine) or without a CUDA device (a stand-in torch whose
+    cuda.is_available() is False): one line naming what is missing, exit 2."""
+    import importlib
+    import types
+    from llmcost.present.cli import main
+    if cal.microbench_missing() is None:
+        pytest.skip("this machine has PyTorch and a CUDA GPU")
+    assert main(["calibrate", "--microbench", "--accelerator", "H100-SXM"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--microbench" in err
+    assert ("PyTorch is not installed" in err) or ("no CUDA GPU" in err)
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: False))
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(importlib, "import_module", lambda name: fake)
+    assert main(["calibrate", "--microbench", "--accelerator", "H100-SXM"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "PyTorch sees no CUDA GPU" in err
+    with pytest.raises(ValueError, match="no CUDA GPU"):
+        cal.run_microbench()
+
+
+def test_kernel_exposure_by_hand():
+    """Seconds in a step: matmul 6, attention 2, memory-bound 1, recomputed forward 2 (split
+    6:2 like the forward): matmul 7.5, attention 2.5, memory-bound 1, so the exposures relative
+    to the main class are 1, 1/3 and 1/7.5."""
+    import types
+    b = types.SimpleNamespace(matmul_s=6.0, attention_s=2.0, memory_bound_s=1.0, recompute_s=2.0)
+    assert cal.kernel_exposure(b) == pytest.approx((1.0, 1 / 3, 1 / 7.5))
+
+
+def test_pilot_faster_than_its_kernels_allow_is_not_carried():
+    """llm-foundry's MPT 7B on 8 A100s at 1,024 tokens (mosaicml/llm-foundry
+    scripts/train/benchmarking README): 58.0 % MFU measured, 49.6 % modelled, and still slower
+    with its main kernels (matmul, 70 % of the modelled step) at the datasheet rate. The
+    remainder is no kernel rate: the kernel factor stops at the matmul's datasheet rate
+    (x 1/0.859), the fit is reported as at its bound, and the 65,536-token target
+    (attention-bound, a kernel the pilot barely ran) is predicted as uncalibrated (+26.5 %), not
+    lifted by the pilot's surplus (+35.3 % when it was carried)."""
+    p = cal.published_pilot("foundry-a100-mpt-7b-s1024-8gpu-bf16")
+    c = cal.calibrate(p)
+    assert c.compute_factor == pytest.approx(1 / c.base.matmul_fraction, rel=1e-6)
+    assert c.saturated > 0
+    assert any("no kernel rate explains" in x for x in c.not_identified)
+    assert c.exposure[0] == 1.0 and c.exposure[1] < 0.1
+    assert "main kernel class: matmul" in c.identified[0]
+    t = cal.published_pilot("foundry-a100-mpt-7b-s65536-8gpu-bf16")
+    x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+    assert x.transfer == 0.0 and x.mfu == pytest.approx(x.uncalibrated_mfu, rel=1e-9)
+
+
+def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
+    """`llmcost calibrate --scenario` on a scenario with only the shorthand prints the same
+    extrapolation the bill uses (the pilot: record of 64 GPUs, 131,072 tokens per step)."""
+    from llmcost.present.cli import main
+    path = _shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: 64\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "a pilot run at ledger_pilot_n_gpus=64 with the scenario's plan" in text
+    assert "pilot[0]: TP8" in text and "32x the pilot's GPUs" in text

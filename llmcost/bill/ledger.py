@@ -411,7 +411,8 @@ def _bill_mfu(p: dict, spec, gpu) -> tuple:
 
     with F(s) the model FLOPs per token on the MFU basis (full attention mask)."""
     tps = p["ledger_pilot_tokens_per_s_per_gpu"]
-    if tps is None:
+    shorthand = p.get("_mfu_calibration") or {}  # report.calibrate_mfu extrapolated it
+    if tps is None or shorthand.get("tokens_per_s_per_gpu") == tps:
         return p["mfu"], scenario_mfu_source(p)
     try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
         mfu = float(mfu_from_throughput(tps, spec, gpu, p["seq_len"], p["dtype"]))
@@ -422,7 +423,8 @@ def _bill_mfu(p: dict, spec, gpu) -> tuple:
         raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={tps!r} implies MFU {mfu:.2f}, "
                          "above the accelerator's peak: check the throughput and dtype")
     return mfu, (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU "
-                 "(compute.mfu_from_throughput)")
+                 "(compute.mfu_from_throughput; copied: the bill alone has no plan to "
+                 "extrapolate on, a report or llmcost estimate extrapolates it)")
 
 
 def _gpu_hour_price(p: dict, gpu) -> tuple:

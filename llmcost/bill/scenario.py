@@ -380,6 +380,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "(llmcost.training.calibrate)", _pilot),
     Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
           "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
+    Param("ledger_pilot_n_gpus", "int|none", "the GPU count the pilot of "
+          "ledger_pilot_tokens_per_s_per_gpu ran the scenario's plan on (same micro-batches per "
+          "data-parallel rank): its MFU is extrapolated to n_gpus with a band "
+          "(llmcost.training.calibrate); null: the pilot ran the plan at n_gpus", _positive),
     Param("ledger_exploratory_fraction", "float|none", "development compute beyond the final "
           "run as a fraction of it (Cottier et al. 2024: 0.2-3.0, null: their median 1.19), less "
           "the bill's post-training and benchmark lines",

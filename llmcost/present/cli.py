@@ -637,6 +637,33 @@ def _check(args) -> int:
     return 0
 
 
+def _microbench(args) -> int:
+    """``llmcost calibrate --microbench``: one line and exit 2 when PyTorch or a CUDA GPU is
+    missing; otherwise the timings and the ``Efficiency`` they imply."""
+    missing = pilot_calibration.microbench_missing()
+    if missing:
+        return _fail(f"llmcost calibrate --microbench: {missing}")
+    try:
+        name = args.accelerator or (load_scenario(args.scenario)["accelerator"]
+                                    if args.scenario else None)
+        if not name:
+            raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
+        t = pilot_calibration.run_microbench()
+        eff = pilot_calibration.efficiency_from_microbench(name, t["gemm"], t["allreduce"])
+    except (ScenarioError, ValueError) as e:
+        return _fail(str(e))
+    print(f"Microbenchmark on {t['device']} (catalogue {name}):")
+    for m, n, k, sec in t["gemm"]:
+        print(f"  GEMM {m}x{k} . {k}x{n}: {sec * 1e3:.3f} ms, {2 * m * n * k / sec / 1e12:.1f} "
+              "TFLOP/s")
+    for size, n_gpus, sec in t["allreduce"]:
+        print(f"  all-reduce {size / 2 ** 20:.0f} MiB on {n_gpus} GPUs: {sec * 1e3:.3f} ms")
+    print(f"  {eff.source}")
+    print(f"  matmul_fraction {eff.matmul_fraction:.3f}, scaleup_fraction "
+          f"{eff.scaleup_fraction:.3f}")
+    return 0
+
+
 # ---- llmcost calibrate: from a pilot run to the full run (llmcost.training.calibrate)
 def _calibrate_parser(sub) -> None:
     c = sub.add_parser(
@@ -646,16 +673,31 @@ def _calibrate_parser(sub) -> None:
         "scale-out factor: llmcost.training.calibrate.calibrate), and print what the pilots "
         "identified and what they did not, and the scenario's plan's MFU, step time and "
         "GPU-hours with a band that grows with what the pilots did not exercise.")
-    c.add_argument("--scenario", required=True, metavar="YAML",
-                   help="scenario file with a `pilot:` list")
+    c.add_argument("--scenario", metavar="YAML", help="scenario file with a `pilot:` list")
+    c.add_argument("--microbench", action="store_true",
+                   help="time a BF16 GEMM (and, under torchrun, an all-reduce) on this machine's "
+                   "CUDA GPU with PyTorch and print the Efficiency they imply "
+                   "(llmcost.training.calibrate.efficiency_from_microbench); exits 2 without "
+                   "PyTorch or a GPU")
+    c.add_argument("--accelerator", metavar="NAME",
+                   help="catalogue accelerator the microbenchmark runs on (default: the "
+                   "scenario's)")
 
 
 def _calibrate(args) -> int:
     """``llmcost calibrate``: the fitted factors, what was / was not identified, the
     extrapolated MFU with its band (or one error line)."""
+    if args.microbench:
+        return _microbench(args)
+    if not args.scenario:
+        return _fail("llmcost calibrate: give --scenario YAML (pilot runs) or --microbench")
     try:
         p = point_scenario(load_scenario(args.scenario))
-        cal, x, plan = pilot_calibration.scenario_calibration(p)
+        if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
+            cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
+            print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
+        else:
+            cal, x, plan = pilot_calibration.scenario_calibration(p)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
     print(f"Calibration ({cal.describe()}):")

@@ -71,7 +71,6 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..training.accuracy import band_for_step
-from ..training.compute import mfu_from_throughput
 from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
@@ -299,7 +298,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     nbs = list_notebooks(selection)
     declared_all = {nb: declared_parameters(nb) for nb in everything}
     known = set().union(*declared_all.values())
-    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
+    # ledger_pilot_n_gpus qualifies the pilot shorthand: calibrate_mfu reads it, no notebook does
+    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS
+               and k not in PILOT_SHORTHAND_KEYS]
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
@@ -464,30 +465,49 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
+#: Scenario keys no notebook declares that qualify ``ledger_pilot_tokens_per_s_per_gpu``
+#: (``calibrate_mfu`` reads them before the notebooks run).
+PILOT_SHORTHAND_KEYS = ("ledger_pilot_n_gpus",)
+
+
 def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
-    """Replace ``mfu`` by the MFU a pilot run measured (``ledger_pilot_tokens_per_s_per_gpu``,
-    ``compute.mfu_from_throughput``), once, before notebooks run, so that every notebook and the
-    bill use it. The private key ``_mfu_calibration`` records where it came from.
+    """Replace ``mfu`` by the MFU a pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``)
+    extrapolates to on the scenario's plan (``llmcost.training.calibrate.shorthand_calibration``:
+    the pilot ran the scenario's plan at ``ledger_pilot_n_gpus``, or at ``n_gpus`` when not
+    given), once, before notebooks run, so that every notebook and the bill use it. The private
+    key ``_mfu_calibration`` records where it came from and its band. When the pilot is smaller
+    than the run, the notebooks receive the extrapolated ``mfu`` and no throughput (a notebook's
+    bill alone would copy the pilot's MFU).
 
     Raises
     ------
     ScenarioError
-        If the scenario also asks for ``mfu: predict``, or the throughput implies an MFU above 1.
+        If the scenario also asks for ``mfu: predict``, or a bad pilot (one line naming the
+        field: a throughput above the roofline, a pilot scale the plan cannot run on).
     """
     if "_mfu_prediction" in scenario:
         raise ScenarioError(f"{scenario_path}: give either mfu: predict or "
                             "ledger_pilot_tokens_per_s_per_gpu, not both")
     v = {k: x["value"] for k, x in used.items()}
     tps = scenario["ledger_pilot_tokens_per_s_per_gpu"]
-    mfu = float(mfu_from_throughput(tps, load_model(v["model"]), load_accelerator(
-        v["accelerator"]), v["seq_len"], v["dtype"]))
-    if not 0 < mfu <= 1:
-        raise ScenarioError(f"{scenario_path}: ledger_pilot_tokens_per_s_per_gpu={tps!r} implies "
-                            f"MFU {mfu:.2f}, above the accelerator's peak")
-    out = dict(scenario)
-    out["mfu"] = round(mfu, 6)
-    out["_mfu_calibration"] = {"value": out["mfu"], "from": f"calibrated from a pilot's {tps:,.0f}"
-                               " tokens/s per GPU (compute.mfu_from_throughput)"}
+    v["ledger_pilot_tokens_per_s_per_gpu"] = tps
+    v["ledger_pilot_n_gpus"] = validate_parameter("ledger_pilot_n_gpus",
+                                                  scenario.get("ledger_pilot_n_gpus"))
+    try:
+        cal, x, plan, said = pilot_calibration.shorthand_calibration(v)
+    except ValueError as e:
+        raise ScenarioError(f"{scenario_path}: {e}") from None
+    out = {k: val for k, val in scenario.items() if k not in PILOT_SHORTHAND_KEYS}
+    out["mfu"] = round(x.mfu, 6)
+    n = cal.pilots[0].n_gpus
+    band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
+            ": the pilot's own measurement, no extrapolation")
+    out["_mfu_calibration"] = {
+        "value": out["mfu"], "tokens_per_s_per_gpu": tps,
+        "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {said}, extrapolated to "
+                f"{plan.describe()} (llmcost.training.calibrate){band}"}
+    if n != plan.n_gpus:
+        out["ledger_pilot_tokens_per_s_per_gpu"] = None
     return out
 
 

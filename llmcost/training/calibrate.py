@@ -11,7 +11,10 @@ So this module models **what a pilot identifies and what it does not**:
   rates × c: matmul, attention and memory-bound fractions of the ``Efficiency``), solved so that
   the engine's step time on the pilot's plan equals the measured one:
   ``step_time(model, cluster, plan; Efficiency(fractions × c)) = tokens_per_step /
-  (tokens_per_s_per_gpu × n_gpus)``. Two pilots at different scales whose plans exercise the
+  (tokens_per_s_per_gpu × n_gpus)``, at most the factor that brings the pilot's main kernel
+  class (``kernel_exposure``) to its datasheet rate: a pilot faster than that is a structural
+  error of the model at the pilot's plan (FLOP count, recomputation), reported and carried to
+  no other plan. Two pilots at different scales whose plans exercise the
   scale-out network (data-parallel or ZeRO-3 traffic across nodes) identify also a **scale-out
   factor** ``k`` (the achieved bus bandwidth × k): two equations, two unknowns. A pilot inside
   one scale-up domain says nothing about the network: the factor stays 1 and is listed as not
@@ -34,7 +37,10 @@ on another basis is converted with the model's FLOP counts (``MFU_BASES``).
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import math
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,7 +85,8 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None) -> f
 #: Half-width of the band (fraction of the extrapolated MFU) by how many things the target adds
 #: to the pilot (``novelties``: 0, 1, 2, 3 or more). Sized in-sample as the 90th percentile of
 #: the absolute errors of the one-scale pilots on the published scaling series with that many
-#: novelties (9.8 %, 15.5 %, 33.1 %, 23.6 %, made non-decreasing), which
+#: novelties (9.8 %, 15.5 %, 33.1 %, 23.6 % on 27 series, made non-decreasing; 9.9 %, 15.5 %,
+#: 31.6 %, 23.3 % on 30 once fits at their bound are not carried), which
 #: ``benchmarks/validate_pilot.py`` prints with the leave-one-series-out coverage (87 %). Wide
 #: because the engine's error moves with sequence length and recomputation on llm-foundry's
 #: MPT tables: a pilot at the production plan narrows it.
@@ -164,6 +171,23 @@ def base_efficiency(options: StepOptions, accelerator: str) -> Efficiency:
     """The burst ``Efficiency`` the engine uses for ``options`` on ``accelerator`` (the
     catalogue's row with the stack's FlashAttention fraction, or the options' own)."""
     return options.resolve(accelerator).efficiency
+
+
+def kernel_exposure(b) -> tuple:
+    """How much a step exercises each kernel class, relative to the class it spends most time
+    in: ``a_j = s_j ÷ max_k s_k`` over (matmul, attention, memory-bound), ``s_j`` the class's
+    seconds in the step breakdown ``b`` (the recomputed forward split between matmul and
+    attention in the forward's proportion). The class with ``a = 1`` is the pilot's main kernel:
+    a compute factor beyond the one that brings it to its datasheet rate is no kernel rate
+    (``calibrate``)."""
+    fwd = b.matmul_s + b.attention_s
+    mm = b.matmul_s + (b.recompute_s * b.matmul_s / fwd if fwd > 0 else 0.0)
+    att = b.attention_s + (b.recompute_s * b.attention_s / fwd if fwd > 0 else 0.0)
+    s = (mm, att, b.memory_bound_s)
+    top = max(s)
+    if top <= 0:
+        return (1.0, 1.0, 1.0)
+    return tuple(float(x / top) for x in s)
 
 
 def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0) -> Efficiency:
@@ -262,7 +286,10 @@ class Calibration:
 
     ``efficiency`` is the calibrated ``Efficiency`` (pass it as ``StepOptions(efficiency=...)``);
     ``compute_factor``, ``scaleup_factor``, ``scaleout_factor`` the multipliers of the burst
-    fractions (1 where not identified); ``identified`` / ``not_identified`` say what in words.
+    fractions (1 where not identified); ``identified`` / ``not_identified`` say what in words;
+    ``exposure`` the smallest pilot's ``kernel_exposure``; ``saturated`` how much slower than
+    the pilot the engine still is with its main kernels at the datasheet rate (0: the fit
+    reproduces the pilot).
     """
 
     pilots: tuple
@@ -275,6 +302,8 @@ class Calibration:
     not_identified: tuple
     uncalibrated_mfu: tuple
     measured_mfu: tuple
+    exposure: tuple = (1.0, 1.0, 1.0)
+    saturated: float = 0.0
 
     def describe(self) -> str:
         p = self.pilots
@@ -323,7 +352,10 @@ def calibrate(pilots) -> Calibration:
 
     One pilot: the compute factor ``c`` with
     ``step_time(pilot; fractions × c) = tokens_per_step ÷ (tokens_per_s_per_gpu × n_gpus)``
-    (bisection; the engine's step time falls monotonically with ``c``). Two or more pilots whose
+    (bisection; the engine's step time falls monotonically with ``c``), capped where the
+    pilot's main kernel class reaches its datasheet rate (``saturated``: how much slower the
+    engine then still is; ``extrapolate`` carries such a fit to no other plan). Two or more
+    pilots whose
     GPU counts differ and whose largest plan crosses scale-up domains: ``c`` from the smallest
     pilot and the scale-out factor ``k`` from the largest (each solved with the other fixed,
     alternated to convergence). The pilots must share model, accelerator and options.
@@ -345,7 +377,12 @@ def calibrate(pilots) -> Calibration:
             raise ValueError(f"pilot accelerator={p.accelerator!r} differs from {p0.accelerator!r}"
                              ": calibrate one accelerator at a time")
     base = base_efficiency(p0.options, p0.accelerator)
-    cmax = 1.0 / min(base.matmul_fraction, base.attention_fraction, base.hbm_fraction)
+    expo = kernel_exposure(_step(as_model(p0.model), p0.accelerator, p0.plan, p0.seq_len,
+                                 p0.options, base))
+    # the pilot's main kernel class (exposure 1) at its datasheet rate: a faster pilot is not
+    # explained by kernel rates (the remainder is reported, not carried)
+    cmax = min(1.0 / f for f, a in zip(
+        (base.matmul_fraction, base.attention_fraction, base.hbm_fraction), expo) if a >= 1.0)
     omax = 1.0 / base.scaleout_fraction
 
     def resid(p, c, k):
@@ -358,27 +395,33 @@ def calibrate(pilots) -> Calibration:
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
     msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.0f} is above what the "
            f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
-    c, k, net_ok = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
+    c, k, net_ok, saturated = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
     eff = scaled_efficiency(base, c, 1.0, k)
-    ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k)
+    ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k, expo, saturated)
     unc = tuple(_step(as_model(p.model), p.accelerator, p.plan, p.seq_len, p.options,
                       base).mfu for p in pilots)
     return Calibration(pilots=pilots, base=base, efficiency=eff, compute_factor=c,
                        scaleup_factor=1.0, scaleout_factor=k, identified=tuple(ident),
                        not_identified=tuple(not_ident), uncalibrated_mfu=unc,
-                       measured_mfu=tuple(measured_mfu(p) for p in pilots))
+                       measured_mfu=tuple(measured_mfu(p) for p in pilots), exposure=expo,
+                       saturated=saturated)
 
 
 def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: float, msg: str):
-    """``calibrate``'s fit: ``(c, k, net_ok)``. The compute factor c solves
-    ``resid(p0, c, k) = 0`` on the smallest pilot (in [0.05, cmax]); with two scales the
+    """``calibrate``'s fit: ``(c, k, net_ok, saturated)``. The compute factor c solves
+    ``resid(p0, c, k) = 0`` on the smallest pilot (in [0.05, cmax]; at ``cmax``, with
+    ``saturated = resid(p0, cmax, k)``, when even that leaves the engine slower than the
+    pilot); with two scales the
     scale-out factor k solves ``resid(big, c, k) = 0`` on the largest (in [0.02, omax]),
     alternated until c moves by < 1e-4 (at most 6 rounds). When no k within the datasheet bound
     explains the largest pilot (``net_ok`` False), k = 1 and c is the least-squares factor of
     every pilot in log step time (golden section on log c)."""
-    c, k, net_ok = 1.0, 1.0, True
+    c, k, net_ok, saturated = 1.0, 1.0, True, 0.0
     for _ in range(6 if two_scale else 1):
-        c_new = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg)
+        if resid(p0, cmax, k) > 0:
+            c_new, saturated = cmax, resid(p0, cmax, k)
+        else:
+            c_new, saturated = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg), 0.0
         if two_scale:
             try:
                 k = _solve(lambda x, c=c_new: resid(big, c, x), 0.02, omax, "")
@@ -396,14 +439,22 @@ def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: flo
         k = 1.0
         c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
                                                 for p in pilots), 0.05, cmax)
-    return c, k, net_ok
+    return c, k, net_ok, saturated
 
 
-def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: float):
+def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: float,
+                expo: tuple, saturated: float):
     """What the pilots identify and what they do not, as ``calibrate`` reports it:
     ``(identified, not_identified)`` lists of sentences."""
-    ident = [f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f}"]
+    main_class = ("matmul", "attention", "memory-bound")[expo.index(1.0)]
+    ident = [(f"compute (kernels' sustained rate) at the pilot's shapes: x{c:.3f} (its main "
+              f"kernel class: {main_class})")]
     not_ident = []
+    if saturated > 0:
+        not_ident.append(f"compute: the engine with the pilot's main kernels at the datasheet "
+                         f"rate is still {saturated:.1%} slower than the pilot, which no kernel "
+                         "rate explains (check the FLOP count and recomputation); the fit is at "
+                         "its bound and not carried to other plans")
     if any(_uses_scaleout(p.plan, p.accelerator) for p in pilots):
         if two_scale and net_ok:
             ident.append(f"scale-out network (bus bandwidth across nodes) from {p0.n_gpus} -> "
@@ -424,6 +475,7 @@ def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: flo
         if max(getattr(p.plan, d) for p in pilots) == 1:
             not_ident.append(f"{name} parallelism ({d.upper()}): not exercised by the pilot")
     return ident, not_ident
+
 
 def same_model(a, b) -> bool:
     """Whether two models have the same shape (every ``ModelSpec`` field but the name and the
@@ -501,9 +553,11 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                 drift: dict | None = None) -> Extrapolation:
     """The target's step time and MFU with the calibrated ``Efficiency``, and its band.
 
-    The compute factor carried is ``c^w`` with ``w = transfer_weight(log(measured ÷ predicted
-    MFU) at the smallest pilot, same_kernels(...), drift)``; the scale-out factor is carried
-    whole. Band: ``mfu × (1 ± h)``, ``h =
+    A target identical to the smallest pilot (model, plan, sequence length, options) is the
+    pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
+    with ``w = transfer_weight(log(measured ÷ predicted MFU) at the smallest pilot,
+    same_kernels(...), drift)`` (``w = 0`` for a fit at its bound, ``Calibration.saturated``);
+    the scale-out factor is carried whole. Band: ``mfu × (1 ± h)``, ``h =
     BAND_HALF_WIDTH[min(len(novelties), 3)]``.
 
     Raises
@@ -521,8 +575,21 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                          "must be smaller than (or as large as) the run it extrapolates to")
     opts = p0.options if options is None else options
     i0 = cal.pilots.index(p0)
+    if plan == p0.plan and int(seq_len) == int(p0.seq_len) and opts == p0.options \
+            and same_model(model, p0.model):
+        # the target is the pilot's own run: its measurement is the figure, nothing to carry
+        b = _step(model, p0.accelerator, plan, seq_len, opts, cal.efficiency)
+        t = p0.tokens_per_step / (p0.tokens_per_s_per_gpu * p0.n_gpus)
+        m = cal.measured_mfu[i0]
+        return Extrapolation(mfu=m, mfu_low=m, mfu_high=m, step_time_s=t,
+                             uncalibrated_mfu=cal.uncalibrated_mfu[i0], transfer=1.0,
+                             half_width=0.0, novelties=(), breakdown=b)
+    # a fit at its bound (the pilot's main kernels at the datasheet rate and the engine still
+    # slower) measured no kernel rate: its correction is a structural error of the model at the
+    # pilot's plan, not carried
     r = math.log(cal.measured_mfu[i0] / cal.uncalibrated_mfu[i0])
-    w = transfer_weight(r, same_kernels(p0, model, plan, seq_len), drift)
+    w = 0.0 if cal.saturated > 0 else transfer_weight(r, same_kernels(p0, model, plan, seq_len),
+                                                      drift)
     c = cal.compute_factor ** w
     eff = scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor)
     b = _step(model, p0.accelerator, plan, seq_len, opts, eff)
@@ -613,9 +680,9 @@ def pilots_from_scenario(p: dict) -> list:
     return out
 
 
-def scenario_calibration(p: dict) -> tuple:
-    """Calibrate on the scenario's pilots and extrapolate to its plan
-    (``step_scenario.scenario_plan``).
+def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
+    """Calibrate on the scenario's pilots and extrapolate to its plan (``plan``, by default
+    ``step_scenario.scenario_plan``).
 
     Returns
     -------
@@ -635,7 +702,205 @@ def scenario_calibration(p: dict) -> tuple:
                          "to")
     c = calibrate(pilots)
     model = load_model(p["model"])
-    plan = step_scenario.scenario_plan(p, model)
+    plan = step_scenario.scenario_plan(p, model) if plan is None else plan
     x = extrapolate(c, model, plan, int(p["seq_len"]),
                     options=step_scenario.scenario_step_options(p))
     return c, x, plan
+
+
+def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
+    """The ``pilot:`` record the one-number shorthand ``ledger_pilot_tokens_per_s_per_gpu``
+    stands for, and the assumption in words.
+
+    The pilot ran the scenario's plan ``plan`` (TP, PP, CP, EP, ZeRO stage, micro-batch,
+    virtual stages, recomputation, sequence length) at ``ledger_pilot_n_gpus`` GPUs with the
+    same micro-batches per data-parallel rank (global batch × DP_pilot ÷ DP_target: the bubble
+    and the kernels are the run's; weak scaling of the batch, as a pilot of a plan is run).
+    Without ``ledger_pilot_n_gpus`` the stated assumption is that the pilot *is* the run's plan at
+    its GPU count (a measurement of its first steps): the extrapolation is then the measurement.
+
+    Raises
+    ------
+    ValueError
+        ``ledger_pilot_n_gpus`` above the scenario's ``n_gpus`` or not a whole number of
+        model-parallel groups (TP × PP × CP GPUs).
+    """
+    tps = p["ledger_pilot_tokens_per_s_per_gpu"]
+    n = p.get("ledger_pilot_n_gpus")
+    group = plan.tp * plan.pp * plan.cp
+    if n is None:
+        n, said = plan.n_gpus, (f"assumed to have run the scenario's plan at its {plan.n_gpus:,} "
+                                "GPUs (ledger_pilot_n_gpus not given)")
+    else:
+        n = int(n)
+        said = f"run at ledger_pilot_n_gpus={n:,} with the scenario's plan"
+        if n > plan.n_gpus:
+            raise ValueError(f"ledger_pilot_n_gpus={n} is above the scenario's n_gpus="
+                             f"{plan.n_gpus}: a pilot must be smaller than (or as large as) the "
+                             "run it extrapolates to")
+        if n % group or (n // group) % plan.ep and plan.ep > 1:
+            raise ValueError(f"ledger_pilot_n_gpus={n} must be a whole number of the plan's "
+                             f"model-parallel groups (TP x PP x CP = {group} GPUs, DP a multiple "
+                             f"of EP={plan.ep}) to run {plan.describe()}")
+    dp = n // group
+    seqs = plan.global_batch_size // plan.dp * dp
+    rec = {"n_gpus": n, "tokens_per_s_per_gpu": float(tps), "tp": plan.tp, "pp": plan.pp,
+           "cp": plan.cp, "ep": plan.ep, "zero_stage": plan.zero_stage,
+           "micro_batch_size": plan.micro_batch_size, "virtual_stages": plan.virtual_stages,
+           "recompute": plan.recompute, "seq_len": int(p["seq_len"]),
+           "global_batch_tokens": int(seqs * int(p["seq_len"]))}
+    return rec, said
+
+
+def shorthand_calibration(p: dict) -> tuple:
+    """``ledger_pilot_tokens_per_s_per_gpu`` through the ``pilot:`` path: the pilot of
+    ``shorthand_pilot`` calibrated (``calibrate``) and extrapolated to the scenario's plan
+    (``extrapolate``), so a pilot at fewer GPUs gives the run's MFU with a band, not the pilot's
+    MFU copied.
+
+    Returns
+    -------
+    (Calibration, Extrapolation, ParallelPlan, assumption in words)
+
+    Raises
+    ------
+    ValueError
+        Naming ``ledger_pilot_tokens_per_s_per_gpu`` (above the roofline, a plan that does not
+        fit at the pilot's scale) or ``ledger_pilot_n_gpus``.
+    """
+    model = load_model(p["model"])
+    plan = step_scenario.scenario_plan(p, model)
+    rec, said = shorthand_pilot(p, plan)
+    try:
+        c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
+    except ValueError as e:
+        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
+                         f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ')}") from None
+    return c, x, plan, said
+
+
+# ------------------------------------------------------------------ your own GPU: microbenchmarks
+def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str = "bf16",
+                               base: Efficiency | None = None) -> Efficiency:
+    """The ``Efficiency`` a GEMM and an all-reduce timing imply, on top of ``base`` (the
+    catalogue's row for ``accelerator`` by default; the fields not measured stay).
+
+    * ``gemm``: ``(m, n, k, seconds)`` timings of ``(m × k) · (k × n)`` products in ``dtype``:
+      achieved rate ``2 m n k ÷ seconds`` (one multiply-add = 2 FLOP), and
+      ``matmul_fraction = max over shapes (rate) ÷ peak(dtype)``: the maximum achievable matmul
+      FLOP/s over the shapes, as stas00's mamf-finder reports it (ml-engineering,
+      compute/accelerator/benchmarks/mamf-finder.py), the quantity the catalogue's fraction is.
+    * ``allreduce``: ``(bytes, n_gpus, seconds)`` timings of all-reduces inside one scale-up
+      domain: algorithm bandwidth ``bytes ÷ seconds``, bus bandwidth ``algbw × 2 (n − 1) ÷ n``
+      (nccl-tests doc/PERFORMANCE.md, the ring's per-link traffic), and
+      ``scaleup_fraction = max busbw ÷ scaleup_bytes_per_s_per_dir`` (per-direction datasheet
+      link bandwidth, the catalogue's convention).
+
+    Raises
+    ------
+    ValueError
+        An empty ``gemm``, a non-positive size or time, ``n_gpus`` < 2, or a rate above the
+        datasheet (naming the timing).
+    """
+    acc = load_accelerator(accelerator)
+    eff = base if base is not None else load_efficiency_row(accelerator)
+    peak = acc.peak_flops_per_s(dtype)
+    gemm = list(gemm)
+    if not gemm:
+        raise ValueError("gemm=[] must hold at least one (m, n, k, seconds) timing")
+    best = 0.0
+    for i, row in enumerate(gemm):
+        m, n, k, t = row
+        for name, v in (("m", m), ("n", n), ("k", k), ("seconds", t)):
+            _positive(f"gemm[{i}].{name}", v)
+        rate = 2.0 * m * n * k / t
+        if rate > peak:
+            raise ValueError(f"gemm[{i}]={tuple(row)!r} gives {rate / 1e12:.1f} TFLOP/s, above the "
+                             f"{acc.name}'s {dtype} dense peak {peak / 1e12:.1f} TFLOP/s")
+        best = max(best, rate)
+    new = {"matmul_fraction": best / peak}
+    bus = 0.0
+    for i, row in enumerate(allreduce):
+        size, n_gpus, t = row
+        for name, v in (("bytes", size), ("n_gpus", n_gpus), ("seconds", t)):
+            _positive(f"allreduce[{i}].{name}", v)
+        if n_gpus < 2:
+            raise ValueError(f"allreduce[{i}].n_gpus={n_gpus} must be at least 2")
+        bus = max(bus, size / t * 2.0 * (n_gpus - 1) / n_gpus)
+    if bus:
+        link = acc.scaleup_bytes_per_s_per_dir
+        if not link:
+            raise ValueError(f"accelerator={acc.name!r} has no scale-up bandwidth in the "
+                             "catalogue: an all-reduce timing has nothing to be a fraction of")
+        if bus > link:
+            raise ValueError(f"allreduce bus bandwidth {bus / 1e9:.0f} GB/s is above the "
+                             f"{acc.name}'s {link / 1e9:.0f} GB/s per direction")
+        new["scaleup_fraction"] = bus / link
+    return eff.replace(**new, source=f"microbenchmarked on this machine: matmul "
+                       f"{best / 1e12:.1f} TFLOP/s ({new['matmul_fraction']:.1%} of the {dtype} "
+                       "peak)" + (f", all-reduce busbw {bus / 1e9:.0f} GB/s" if bus else "")
+                       + f"; other fields from {eff.accelerator}'s catalogue row")
+
+
+def load_efficiency_row(accelerator: str) -> Efficiency:
+    """The catalogue's burst ``Efficiency`` of ``accelerator`` (no stack)."""
+    return StepOptions().resolve(accelerator).efficiency
+
+
+def microbench_missing() -> str | None:
+    """What ``llmcost calibrate --microbench`` lacks here, in one line, or None: PyTorch
+    (``importlib.util.find_spec``) and a CUDA device (``torch.cuda.is_available``)."""
+    if importlib.util.find_spec("torch") is None:
+        return ("PyTorch is not installed (pip install torch), so no GEMM or all-reduce can be "
+                "timed on this machine")
+    torch = importlib.import_module("torch")
+    if not torch.cuda.is_available():
+        return "PyTorch sees no CUDA GPU on this machine, so no GEMM or all-reduce can be timed"
+    return None
+
+
+def run_microbench(sizes=(4096, 8192), repeats: int = 20) -> dict:
+    """Time square BF16 GEMMs of ``sizes`` on the current CUDA device (CUDA events, after a
+    warm-up, best of ``repeats``) and, when launched with ``torchrun`` on several GPUs of one
+    node (``torch.distributed`` initialised from its environment), 256 MiB all-reduces.
+    Returns ``{"gemm": [(m, n, k, s)], "allreduce": [(bytes, n_gpus, s)], "device": name}`` for
+    ``efficiency_from_microbench``.
+
+    Raises
+    ------
+    ValueError
+        What is missing (``microbench_missing``).
+    """
+    missing = microbench_missing()
+    if missing:
+        raise ValueError(missing)
+    torch = importlib.import_module("torch")
+
+    def best_time(fn):
+        fn()
+        torch.cuda.synchronize()
+        out = []
+        for _ in range(repeats):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            torch.cuda.synchronize()
+            out.append(a.elapsed_time(b) / 1e3)
+        return min(out)
+
+    gemm = []
+    for s in sizes:
+        x = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
+        gemm.append((s, s, s, best_time(lambda x=x, y=y: x @ y)))
+    allreduce = []
+    dist = torch.distributed
+    if dist.is_available() and "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
+        if not dist.is_initialized():
+            dist.init_process_group("nccl")
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        buf = torch.empty(128 * 2 ** 20, device="cuda", dtype=torch.bfloat16)
+        allreduce.append((buf.numel() * 2, dist.get_world_size(),
+                          best_time(lambda: dist.all_reduce(buf))))
+    return {"gemm": gemm, "allreduce": allreduce, "device": torch.cuda.get_device_name()}
