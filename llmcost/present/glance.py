@@ -33,6 +33,7 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..core.units import fmt_usd
+from . import plots
 
 #: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
 SAMPLES = 100_000
@@ -63,8 +64,6 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
     screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows."""
     import matplotlib
     from matplotlib.figure import Figure
-
-    from . import plots
 
     n, k = len(bars), len(tornado_df)
     uris = {}
