@@ -50,6 +50,7 @@ import dataclasses
 import heapq
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, fields
 from statistics import NormalDist
 
@@ -1073,7 +1074,29 @@ def scenario_iteration(p: dict) -> RLIteration:
         raise _scenario_error(e) from None
 
 
+#: The scenario keys an RL iteration reads (``_scenario_iteration``): the price is not one.
+ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
+                  "rl_samples_per_prompt", "rl_prompt_tokens", "rl_response_tokens",
+                  "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
+                  "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
+                  "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
+                  "serve_weight_dtype", "serve_kv_dtype")
+
+
 def _scenario_iteration(p: dict) -> RLIteration:
+    """The iteration of ``scenario_iteration``, computed once per set of ``ITERATION_KEYS``
+    values (a bill's levers and ranges change prices and sizes far more often than the RL
+    set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
+    hashed are computed each time."""
+    key = tuple(p[k] for k in ITERATION_KEYS)
+    try:
+        return _iteration_cached(key)
+    except TypeError:  # an unhashable value (a model given as a dict): no cache
+        return _iteration_of(key)
+
+
+def _iteration_of(key: tuple) -> RLIteration:
+    p = dict(zip(ITERATION_KEYS, key))
     return rl_iteration(
         p["model"], p["accelerator"], algorithm=p["rl_algorithm"],
         prompts_per_step=p["rl_prompts_per_step"], samples_per_prompt=p["rl_samples_per_prompt"],
@@ -1086,6 +1109,9 @@ def _scenario_iteration(p: dict) -> RLIteration:
         train_plan="auto" if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
         weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+
+
+_iteration_cached = lru_cache(maxsize=256)(_iteration_of)
 
 
 def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:

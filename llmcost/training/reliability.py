@@ -1203,10 +1203,8 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     hot_p = storage_price(hot_tier)
     density = storage_throughput_per_tib(hot_tier)
 
-    def plan_at(bw):  # the job's checkpoint plan on storage of bandwidth bw
-        return checkpoint_plan(n_params, n, rate, bw, restart, **plan_options)
-
-    rows = _tradeoff_rows(plan_at, bws, h, n, price, k, hot_p, density)
+    curve = _goodput_curve(n_params, n, rate, restart, bws, plan_options)
+    rows = _tradeoff_rows(curve, h, n, price, k, hot_p, density)
     df = pd.DataFrame(rows, columns=["storage_bytes_per_s", "goodput", "lost_gpu_hours",
                                      "lost_usd", "storage_usd"]).set_index("storage_bytes_per_s")
     if df.empty:
@@ -1223,29 +1221,52 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     return df
 
 
-def _tradeoff_rows(plan_at, bws, h: float, n: int, price: float, k: int, hot_p: float,
-                   density) -> list:
-    """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
-    bandwidth b with goodput (``plan_at(b)`` is the job's ``CheckpointPlan``; a bandwidth so slow
-    that checkpoints and restarts take all the time is skipped): lost GPU-hours H·(1/g − 1) at
-    ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
-    (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
-    GB-month."""
-    rows = []
+def _goodput_curve(n_params, n: int, rate: float, restart: float, bws, plan_options: dict):
+    """``(b, goodput g, checkpoint bytes)`` of the job's ``checkpoint_plan`` on storage of each
+    bandwidth b of ``bws`` (a bandwidth so slow that checkpoints and restarts take all the time,
+    or that leaves no goodput, is skipped). The curve depends on the job and its checkpoints,
+    not on the price or the run's length, so it is computed once per job (``lru_cache``; inputs
+    that cannot be hashed, such as draws, are computed each time)."""
+    key = (n_params, n, rate, restart, tuple(float(b) for b in bws),
+           tuple(sorted(plan_options.items())))
+    try:
+        return _goodput_curve_cached(*key)
+    except TypeError:  # unhashable (an array): no cache
+        return _goodput_curve_of(*key)
+
+
+def _goodput_curve_of(n_params, n, rate, restart, bws: tuple, options: tuple) -> tuple:
+    out = []
     for b in bws:
         try:  # a bandwidth so slow that checkpoints and restarts take all the time: skipped
-            plan = plan_at(float(b))
+            plan = checkpoint_plan(n_params, n, rate, b, restart, **dict(options))
         except ValueError:
             continue
         g = float(plan.goodput)
-        if not g > 0:
-            continue
+        if g > 0:
+            out.append((b, g, float(plan.size.total_bytes)))
+    return tuple(out)
+
+
+_goodput_curve_cached = lru_cache(maxsize=256)(_goodput_curve_of)
+
+
+def _tradeoff_rows(curve, h: float, n: int, price: float, k: int, hot_p: float,
+                   density) -> list:
+    """``storage_tradeoff``'s rows ``(b, goodput g, lost GPU-hours, lost $, storage $)``, one per
+    bandwidth b of the job's goodput ``curve`` (``_goodput_curve``): lost GPU-hours H·(1/g − 1)
+    at ``price``; the hot tier holds max(b ÷ ``density`` (bytes/s per TiB), k × checkpoint size)
+    (k × size when throughput is not sold with capacity) for H / (g·n) hours at ``hot_p`` $ per
+    GB-month."""
+    rows = []
+    for b, g, size in curve:
         lost_h = h * (1.0 / g - 1.0)
         months = h / g / n * SECONDS_PER_HOUR / SECONDS_PER_MONTH
-        held = k * float(plan.size.total_bytes)
-        provisioned = held if density is None else max(float(b) / density * TIB, held)
-        rows.append((float(b), g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
+        held = k * size
+        provisioned = held if density is None else max(b / density * TIB, held)
+        rows.append((b, g, lost_h, lost_h * price, provisioned / GB * months * hot_p))
     return rows
+
 
 def sized_storage_bytes_per_s(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_s,
                               ideal_gpu_hours, price_usd_per_gpu_hour, hot_tier="fsx-lustre-ssd",
