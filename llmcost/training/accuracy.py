@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import load_accelerator, load_efficiency
+from ..core.diskcache import disk_cached
 from . import step_validation
 
 #: Miscoverage of the conformal band: 1 − ALPHA = 90% of held-out runs inside.
@@ -115,10 +116,12 @@ def regime_label(regime: dict) -> str:
 
 
 @lru_cache(maxsize=4)
+@disk_cached
 def validation_table(gemm_shape: bool = False, fp8_as_run: bool = False,
                      attention_curve: bool = False) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
-    computed once, with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
+    computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
+    package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
     ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16 and prices the FP8
     casts (``StepOptions.fp8_as_run``), ``attention_curve=True`` prices the attention core by
