@@ -50,6 +50,7 @@ import dataclasses
 import heapq
 import math
 import re
+import warnings
 from functools import lru_cache
 from dataclasses import dataclass, field, fields
 from statistics import NormalDist
@@ -60,6 +61,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
+from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number
 from ..training.parallel import choose_plan, make_plan
 from ..training.step import step_time, time_ranking
@@ -415,7 +417,11 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     (``parallel.choose_plan`` ranked by ``step.time_ranking``, as a scenario's training plan),
     for a batch of exactly ``sequences``. Memory counts the policy's training state only (the
     reference, critic and reward models and the rollout engine's KV cache are taken to be
-    offloaded or on other GPUs, as the frameworks' colocated modes do).
+    offloaded or on other GPUs, as the frameworks' colocated modes do). A plan with a ZeRO stage
+    the stack lacks (the default Megatron-Core profile has no ZeRO-3; OpenRLHF and veRL train
+    with DeepSpeed ZeRO-3 or FSDP) is priced with the stack's other features as if it had it,
+    the assumption stated here instead of ``step_time``'s ``stacks.StackFeatureWarning`` on
+    every iteration of a campaign.
 
     Raises
     ------
@@ -431,7 +437,7 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         cluster = Cluster(acc, n)
         try:
             plan = choose_plan(m, cluster, b, seq, rank=time_ranking(m, cluster, seq))
-            return step_time(m, cluster, plan, seq, stack=stack, efficiency=efficiency)
+            return _quiet_step(m, cluster, plan, seq, stack, efficiency)
         except ValueError as e:
             raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
     kw = _plan_keywords(train_plan)
@@ -442,9 +448,16 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     gbs = math.ceil(b / dp_mbs) * dp_mbs
     try:
         plan = make_plan(m, n, gbs, seq_len=seq, **kw)
-        return step_time(m, Cluster(acc, n), plan, seq, stack=stack, efficiency=efficiency)
+        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
     except ValueError as e:
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
+
+
+def _quiet_step(model, cluster, plan, seq_len, stack, efficiency):
+    """``step_time`` of ``train_step``, without the stack-feature warning (its docstring)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StackFeatureWarning)
+        return step_time(model, cluster, plan, seq_len, stack=stack, efficiency=efficiency)
 
 
 def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 1,
