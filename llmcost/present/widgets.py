@@ -26,6 +26,7 @@ from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
 from ..training import batch, batch_analysis
+from ..training import comm
 from ..training.compute import training_run
 from ..training.memory import memory_table
 from ..training.parallel import make_plan
@@ -475,6 +476,52 @@ def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: f
         x.observe(update, names="value")
     update()
     return w.VBox([w.HBox([alg, g, acc]), w.HBox([resp, tail]), w.HBox([roll, asyn]), out])
+def collective_explorer(accelerator: str, n_gpus: int):
+    """How long one collective takes on ``n_gpus`` × ``accelerator`` (notebook 04):
+    the collective, the message size (log slider, bytes), the group size and where its ranks
+    sit (consecutive ranks, NVLink first; or one rank per scale-up domain, every hop on the
+    network) on controls, and ``comm.cluster_collective_time`` (the alpha-beta model of the
+    two-level cluster) printed with the algorithm and bus bandwidth (nccl-tests definitions,
+    ``comm.bus_bandwidth``) and the share of the time that is latency (the time of an empty
+    message). Returns the ``VBox``."""
+    import ipywidgets as w
+
+    cluster = Cluster(load_accelerator(accelerator), n_gpus)
+    dom = int(cluster.scaleup_domain_size)
+    sizes = sorted({n for n in (2, 4, 8, 16, 64, 256, 1024, dom) if n <= n_gpus})
+    op_w = w.Dropdown(options=["all_reduce", "all_gather", "reduce_scatter", "all_to_all"],
+                      value="all_reduce", description="collective")
+    size_w = w.FloatLogSlider(value=2 ** 27, base=2, min=10, max=34, step=1,
+                              description="bytes", continuous_update=False)
+    group_w = w.Dropdown(options=sizes, value=min(dom, n_gpus), description="ranks")
+    place_w = w.ToggleButtons(options=["consecutive ranks", "one per domain"],
+                              value="consecutive ranks", description="placement")
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            n = int(group_w.value)
+            stride = 1 if place_w.value == "consecutive ranks" else dom
+            if stride > 1 and n * dom > n_gpus:
+                print(f"{n} ranks one per domain need {n * dom:,} GPUs; the cluster has "
+                      f"{n_gpus:,}")
+                return
+            t = float(comm.cluster_collective_time(op_w.value, size_w.value, n, cluster, stride))
+            t0 = float(comm.cluster_collective_time(op_w.value, 0.0, n, cluster, stride))
+            bus = float(comm.bus_bandwidth(op_w.value, size_w.value, t, n))
+            print(f"{op_w.value} of {fmt_bytes(size_w.value)} over {n} ranks "
+                  f"({place_w.value}): {fmt_duration(t)}")
+            print(f"algorithm bandwidth {size_w.value / t / 1e9:,.1f} GB/s, bus bandwidth "
+                  f"{bus / 1e9:,.1f} GB/s; latency {t0 / t:.0%} of the time "
+                  f"({'latency' if t0 / t > 0.5 else 'bandwidth'}-bound)")
+
+    for x in (op_w, size_w, group_w, place_w):
+        x.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([op_w, group_w]), w.HBox([size_w, place_w]), out])
+
+
 def claim_explorer(model: str, accelerator: str, dtype: str = "bf16", tokens: float = 2e12,
                    n_gpus: int = 2048, days: float = 30.0):
     """A claim of one's own, "``model`` trained on ``tokens`` with ``n_gpus`` × ``accelerator``

@@ -58,7 +58,12 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from ..core.catalog import DATA_DIR, load_accelerator, load_efficiency
+from ..core.catalog import (
+    DATA_DIR,
+    load_accelerator,
+    load_efficiency,
+    scenario_accelerator,
+)
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
 from ..core.stacks import StackFeatureWarning
@@ -1075,7 +1080,9 @@ def _scenario_error(e: ValueError) -> ValueError:
 
 def scenario_iteration(p: dict) -> RLIteration:
     """The RL iteration a validated scenario describes (``rl_`` keys, ``model``,
-    ``accelerator``, ``serve_weight_dtype`` / ``serve_kv_dtype`` for the rollout precision).
+    ``accelerator`` with the scenario's ``comm_scaleout_bytes_per_s`` when it gives one
+    (``catalog.scenario_accelerator``), ``serve_weight_dtype`` / ``serve_kv_dtype`` for the
+    rollout precision).
     Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
     step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``).
 
@@ -1102,6 +1109,8 @@ def _scenario_iteration(p: dict) -> RLIteration:
     set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
     hashed are computed each time."""
     key = tuple(p[k] for k in ITERATION_KEYS)
+    if p.get("comm_scaleout_bytes_per_s") is not None:  # the scenario's own network figure
+        key = key[:1] + (scenario_accelerator(p),) + key[2:]
     try:
         return _iteration_cached(key)
     except TypeError:  # an unhashable value (a model given as a dict): no cache

@@ -705,6 +705,17 @@ publish_summary("04_communication", [summary_row(*r) for r in [
      f"share of the step, {b.n_gpus:,} GPUs")]])
 
 # %% [markdown]
+# ## Explore
+#
+# How long does one collective take on this cluster? Pick the collective, the message size, the group size and where its ranks sit (consecutive ranks use NVLink first; one rank per scale-up domain sends every hop over the network); the time, the algorithm and bus bandwidth and the share of the time that is latency follow (`comm.cluster_collective_time`, section 2's model). (In a report these widgets are switched off; run the notebook in Jupyter to use them.)
+
+# %%
+if interactive:
+    from llmcost.present.widgets import collective_explorer
+
+    display(collective_explorer(p["accelerator"], p["n_gpus"]))
+
+# %% [markdown]
 # ## Exercises
 #
 # Worked by hand with the teaching accelerator (`Teaching-1PF`: $C$ = 1 PFLOP/s dense, 450 GB/s
