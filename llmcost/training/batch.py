@@ -47,7 +47,6 @@ says so. Every function broadcasts over numpy arrays.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +55,7 @@ import pandas as pd
 from ..core.catalog import as_model, load_model, load_published_runs
 from ..core.hardware import Accelerator, Cluster
 from ..core.model import ModelSpec
+from ..core.moved import moved_names
 from ..core.units import (
     BYTES_PER_DTYPE,
     SECONDS_PER_DAY,
@@ -1187,13 +1187,5 @@ MOVED = dict.fromkeys(("BatchAnalysis", "BatchLayout", "analyse_batch", "batch_v
                        "headline_figures", "scenario_batch_analysis"), "batch_analysis")
 
 
-def __getattr__(name: str):
-    """``batch.<name>`` for a name of ``MOVED``: the object in its new module."""
-    home = MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__package__}.{home}"), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(MOVED))
+#: ``batch.<name>`` for a name of ``MOVED``: the object in its new module (``core.moved``).
+__getattr__, __dir__ = moved_names(__name__, __package__, MOVED, globals())

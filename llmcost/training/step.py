@@ -140,7 +140,6 @@ schedule's last backward) is not modelled: with PP and FSDP2 the ZeRO-3 time is 
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from dataclasses import dataclass, fields
 
@@ -151,6 +150,7 @@ from ..core import stacks
 from ..core.catalog import as_model, load_efficiency
 from ..core.hardware import Cluster, Efficiency, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.moved import moved_names
 from ..core.shapes import (
     check_plan_arrays,
     edge_params,
@@ -1354,13 +1354,5 @@ MOVED = {
 }
 
 
-def __getattr__(name: str):
-    """``step.<name>`` for a name of ``MOVED``: the object in its new module."""
-    home = MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__package__}.{home}"), name)
-
-
-def __dir__():
-    return sorted(set(globals()) | set(MOVED))
+#: ``step.<name>`` for a name of ``MOVED``: the object in its new module (``core.moved``).
+__getattr__, __dir__ = moved_names(__name__, __package__, MOVED, globals())
