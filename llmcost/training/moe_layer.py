@@ -20,8 +20,10 @@ micro-batch and per MoE layer:
   (the grouped GEMM's per-expert split sizes are host integers: ``tokens_per_expert.tolist()``
   in Megatron-Core's dispatchers; DeepEP's normal-mode ``dispatch`` returns
   ``num_recv_tokens_per_expert_list``, a host list, after a CPU wait on the GPU's received
-  count — deepseek-ai/DeepEP README, "Normal kernels": "the CPU will wait for GPU's received
-  count signal", the reason these kernels are not CUDA-graph compatible). That is a
+  count — deepseek-ai/DeepEP README before its V2 rewrite (commit b306af0), section "Example
+  use in model training or inference prefilling": "So an implicit CPU wait for GPU received
+  count signal will be involved", and "the CPU will wait for GPU's signal to arrive, so this is
+  not compatible with CUDA graph"). That is a
   **host–device synchronisation per MoE layer per pass**: the GPU queue drains, and every
   kernel after it is launched with the GPU waiting (the host cannot run ahead across a sync);
 * the local experts' GEMMs as a grouped GEMM whose host path loops over the local experts

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, load_accelerator, load_model, load_published_runs
+from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
 from ..core.stacks import GENERATIONS
@@ -79,11 +80,12 @@ def layer_time_table(kernel_efficiency: float | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("setting")
 
 
+@disk_cached
 def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
     """Re-derive ``KERNEL_EFFICIENCY``: the value in [0.5, 1] that minimises the squared log
     error of the ten per-layer times of Korthikanti et al. 2022 Table 4 (``layer_time_table``),
     to ``resolution`` (a 0.01 grid, then a fine grid around its best point). No end-to-end MFU
-    enters the fit."""
+    enters the fit. Computed once per code and data (``core.diskcache``)."""
     def loss(k):
         t = layer_time_table(float(k))
         return float(np.sum(np.log1p(t["forward_error"]) ** 2
@@ -95,6 +97,7 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
     return float(fine[int(np.argmin([loss(k) for k in fine]))])
 
 
+@disk_cached
 def calibrate_moe_host_overhead(sets=None) -> tuple:
     """Re-derive ``moe_layer.MOE_LAYER_HOST_S`` and ``MOE_EXPERT_HOST_S``: the per-MoE-layer
     and per-local-expert host costs (seconds per layer per micro-batch, forward + backward) that
@@ -108,7 +111,8 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
     squares on the relative step-time error.
 
     ``sets``: the validation sets searched for MoE calibration rows (default
-    ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``.
+    ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``. Computed once per code
+    and data (``core.diskcache``).
 
     Raises
     ------
