@@ -946,55 +946,16 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     of the shard group (stride tp; routed experts over f/ep ranks at stride tp·cp·ep), the
     per-step all-reduce of each rank's gradient shard over the r replicas (stride f·tp; experts
     f·tp·cp), and the optimizer updates a 1/f shard."""
-    x, tp, pp, dp, cp, ep, v, z, full, shape = (g.x, g.tp, g.pp, g.dp, g.cp, g.ep, g.v, g.z,
-                                                g.full, g.shape)
-    peak, keff, hbm, rcp, shard, replicas = g.peak, o.keff, g.hbm, o.recipe, g.shard, g.replicas
-    pp_overlap, dp_overlap = o.pp_overlap, o.dp_overlap
-    fsdp_prefetch, fsdp_pieces = o.fsdp_prefetch_layers, float(o.fsdp_collectives_per_layer)
-    fsdp_nic_aggregation = o.fsdp_nic_aggregation
-    replica_per_microbatch = o.hsdp_all_reduce == "per_microbatch"
-    fsdp_bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, pp, full)
+    tp, pp, v, z, shape = g.tp, g.pp, g.v, g.z, g.shape
     tpf, ppf = tp.astype(float), pp.astype(float)
-    bw_e = hbm * keff.hbm_fraction
-    # the LM head: at the step's dtype, or BF16 under fp8_as_run (DeepSeek-V3 §3.3.1)
-    t_head = _gemm_time(x, c.h, c.V / tpf, g.head_peak or peak, keff, hbm, o.edge_gemm_shape)
-    ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
-    head_mm, head_mem = 3.0 * t_head, ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
-    emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
-    edge_tp = cm["edge_tp_s"]
-    opt_bytes = optimizer_bytes_per_param(rcp)
+    head_mm, head_mem, emb_mem, edge_tp = _edge_terms(c, cm, g, o, tpf)
+    bw_e = g.hbm * o.keff.hbm_fraction
+    opt_bytes = optimizer_bytes_per_param(o.recipe)
     # per-rank parameters (for DP traffic and the optimizer): a dense layer, an MoE layer's
     # non-expert part, its routed experts, the embedding and the LM head
-    p_dense, p_moe, p_exp = layer_params(c, tpf, ep)
+    p_dense, p_moe, p_exp = layer_params(c, tpf, g.ep)
     p_emb, _, p_head = edge_params(c, tpf, ppf)
-    fig = cm["fig"]
-    g_dp = dp * cp                                     # ZeRO group of the dense parameters
-    g_ex = np.maximum(g_dp / ep, 1.0)                  # ... of the routed experts
-    st_dp, st_ex = tpf, tpf * cp * ep
-    gb, wb = float(rcp.grads_bytes), 2.0               # reduced gradient, gathered 16-bit weight
-    # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
-    f_ne = g_dp if shard is None else shard
-    f_ex = np.maximum(f_ne / ep, 1.0)
-    reps = np.ones_like(f_ne) if replicas is None else replicas
-    hsdp = bool(np.any(reps > 1))
-    zero_groups = (g_dp, st_dp, g_ex, st_ex)
-    shard_groups = (f_ne, st_dp, f_ex, st_ex)
-    # the replicas of one shard: the next shard group's rank in the same place. With rank order
-    # tp-cp-ep-dp a shard group is f·tp consecutive ranks holding whole expert groups, so the
-    # replica of a dense or a routed-expert shard is f·tp ranks on (as comm.placement); e.g. tp1,
-    # cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
-    replica_groups = (reps, f_ne * tpf, reps, f_ne * tpf)
-
-    def dp_time(op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=zero_groups):
-        # NCCL's cost model (comm.nccl_collective_time): latency growing with the group's ranks
-        # and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
-        # collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
-        # whether the rings aggregate a domain's NICs (the stack's fsdp_nic_aggregation);
-        # ``groups``: (dense size, stride, expert size, stride)
-        n_ne, s_ne, n_ex, s_ex = groups
-        return pieces * (fig.nccl(op, p_ne * nbytes / pieces, n_ne, s_ne, agg)
-                         + np.where(p_ex > 0,
-                                    fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg), 0.0))
+    dp = _DPTraffic(cm["fig"], g, o, tpf)
 
     def pick(p_j, d_arr, m_arr):
         mid = min(1, p_j - 1)
@@ -1015,38 +976,102 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
         p_ne = nd * p_dense + nm * p_moe + np.where(first, p_emb, 0.0) \
             + np.where(last, p_head, 0.0)
         p_ex = nm * p_exp
-        # ZeRO-3 (FSDP): every micro-batch gathers each layer's weights before its forward and
-        # backward (and recomputed forward) and reduce-scatters its gradients
-        n_layers = np.maximum(nd + nm, 1.0)
-        rs = dp_time("reduce_scatter", p_ne, p_ex, gb)
-        grad = np.select([z == 0, z == 1], [dp_time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
-        if hsdp:        # HSDP: once per step, all-reduce each rank's gradient shard over replicas
-            grad = np.where((z == 3) & (reps > 1),
-                            dp_time("all_reduce", p_ne / f_ne, p_ex / f_ex, gb,
-                                    groups=replica_groups), grad)
-        # ZeRO-3 per layer: the stack's collectives per layer, each of its share of the layer,
-        # over the shard group (the whole ZeRO group unless HSDP)
-        z3_gather = n_layers * dp_time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
-                                       fsdp_pieces, fsdp_nic_aggregation, shard_groups)
-        z3_rs = n_layers * dp_time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
-                                   fsdp_pieces, fsdp_nic_aggregation, shard_groups)
-        part["dp_mb"], part["dp_step"] = zero_exposure(
-            z, dp_overlap, fwd_compute,
-            gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + fsdp_bwd_gathers, rs=rs, grad=grad,
-            wgather=np.where((z == 1) | (z == 2), dp_time("all_gather", p_ne, p_ex, wb), 0.0),
-            n_layers=n_layers, prefetch_layers=fsdp_prefetch,
-            backward_compute=(2.0 + np.where(full, 1.0, 0.0)) * fwd_compute,
-            # HSDP: the replicas' all-reduce shares the NICs with the last backward's shard-group
-            # traffic when the shard group spans scale-up domains
-            grad_link_busy=np.where((z == 3) & (reps > 1) & (f_ne * st_dp > fig.domain),
-                                    fsdp_bwd_gathers * z3_gather + z3_rs, 0.0) if hsdp else 0.0,
-            replica_per_microbatch=replica_per_microbatch)
+        part["dp_mb"], part["dp_step"] = dp.exposure(p_ne, p_ex, np.maximum(nd + nm, 1.0),
+                                                     fwd_compute)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
-        part["pp"] = np.where(pp_overlap, 0.0, p2p)
-        part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, f_ne, g_dp),
-                                     np.where(z == 3, f_ex, g_ex), opt_bytes, bw_e)
+        part["pp"] = np.where(o.pp_overlap, 0.0, p2p)
+        part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, dp.f_ne, dp.g_dp),
+                                     np.where(z == 3, dp.f_ex, dp.g_ex), opt_bytes, bw_e)
         per_stage.append(part)
     return per_stage
+
+
+def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
+    """The first and last stages' extra work per micro-batch: ``(head matmul, head and loss
+    memory-bound, embedding memory-bound, TP collectives of one edge)`` seconds. The LM head is
+    a ``x × h × V/t`` GEMM ×3 at the step's dtype, or BF16 under ``fp8_as_run`` (DeepSeek-V3
+    §3.3.1); the fp32 cross-entropy moves 14 + 6 bytes per logit; the embedding 8 bytes per
+    token and channel, at the achievable HBM bandwidth."""
+    x = g.x
+    bw_e = g.hbm * o.keff.hbm_fraction
+    t_head = _gemm_time(x, c.h, c.V / tpf, g.head_peak or g.peak, o.keff, g.hbm,
+                        o.edge_gemm_shape)
+    ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
+    head_mem = ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
+    emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
+    return 3.0 * t_head, head_mem, emb_mem, cm["edge_tp_s"]
+
+
+class _DPTraffic:
+    """A stage's data-parallel and ZeRO traffic (``_stage_parts``): the ZeRO groups of the dense
+    parameters (dp·cp ranks at stride tp) and of the routed experts (dp·cp/ep at stride
+    tp·cp·ep), ZeRO-3's shard groups (HSDP: f < dp·cp) and their replicas, and the collectives'
+    times through NCCL's cost model (``comm.nccl_collective_time``)."""
+
+    def __init__(self, fig, g: StageGeometry, o: ResolvedOptions, tpf):
+        self.fig, self.o, self.z = fig, o, g.z
+        self.g_dp = g.dp * g.cp                            # ZeRO group of the dense parameters
+        self.g_ex = np.maximum(self.g_dp / g.ep, 1.0)      # ... of the routed experts
+        self.st_dp, st_ex = tpf, tpf * g.cp * g.ep
+        self.gb, self.wb = float(o.recipe.grads_bytes), 2.0  # reduced grad, gathered 16-bit weight
+        # ZeRO-3's shard group (HSDP: f < dp·cp ranks; else the ZeRO group) and its replicas
+        self.f_ne = self.g_dp if g.shard is None else g.shard
+        self.f_ex = np.maximum(self.f_ne / g.ep, 1.0)
+        self.reps = np.ones_like(self.f_ne) if g.replicas is None else g.replicas
+        self.hsdp = bool(np.any(self.reps > 1))
+        self.zero_groups = (self.g_dp, self.st_dp, self.g_ex, st_ex)
+        self.shard_groups = (self.f_ne, self.st_dp, self.f_ex, st_ex)
+        # the replicas of one shard: the next shard group's rank in the same place. With rank
+        # order tp-cp-ep-dp a shard group is f·tp consecutive ranks holding whole expert groups,
+        # so the replica of a dense or a routed-expert shard is f·tp ranks on (as
+        # comm.placement); e.g. tp1, cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
+        self.replica_groups = (self.reps, self.f_ne * tpf, self.reps, self.f_ne * tpf)
+        self.bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp, g.full)
+        self.full = g.full
+
+    def time(self, op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=None):
+        """NCCL's cost model (``comm.nccl_collective_time``): latency growing with the group's
+        ranks and nodes, and the bandwidth the message achieves at that scale; ``pieces`` equal
+        collectives (ZeRO-3 gathers a layer in the stack's number of collectives); ``agg``:
+        whether the rings aggregate a domain's NICs (the stack's ``fsdp_nic_aggregation``);
+        ``groups``: (dense size, stride, expert size, stride), the ZeRO groups by default."""
+        n_ne, s_ne, n_ex, s_ex = self.zero_groups if groups is None else groups
+        return pieces * (self.fig.nccl(op, p_ne * nbytes / pieces, n_ne, s_ne, agg)
+                         + np.where(p_ex > 0,
+                                    self.fig.nccl(op, p_ex * nbytes / pieces, n_ex, s_ex, agg),
+                                    0.0))
+
+    def exposure(self, p_ne, p_ex, n_layers, fwd_compute) -> tuple:
+        """``zero_exposure`` of a stage with ``p_ne`` dense and ``p_ex`` routed-expert
+        parameters per rank over ``n_layers`` layers: ZeRO-0 all-reduces the gradients, ZeRO-1/2
+        reduce-scatter them and all-gather the weights, ZeRO-3 gathers each layer's weights
+        before its forward and backward (and recomputed forward) and reduce-scatters its
+        gradients every micro-batch; HSDP all-reduces each rank's gradient shard over the
+        replicas once per step. Returns ``(per micro-batch, per step)`` seconds."""
+        o, z, gb, wb = self.o, self.z, self.gb, self.wb
+        rs = self.time("reduce_scatter", p_ne, p_ex, gb)
+        grad = np.select([z == 0, z == 1], [self.time("all_reduce", p_ne, p_ex, gb), rs], 0.0)
+        if self.hsdp:
+            grad = np.where((z == 3) & (self.reps > 1),
+                            self.time("all_reduce", p_ne / self.f_ne, p_ex / self.f_ex, gb,
+                                      groups=self.replica_groups), grad)
+        pieces, agg = float(o.fsdp_collectives_per_layer), o.fsdp_nic_aggregation
+        z3_gather = n_layers * self.time("all_gather", p_ne / n_layers, p_ex / n_layers, wb,
+                                         pieces, agg, self.shard_groups)
+        z3_rs = n_layers * self.time("reduce_scatter", p_ne / n_layers, p_ex / n_layers, gb,
+                                     pieces, agg, self.shard_groups)
+        return zero_exposure(
+            z, o.dp_overlap, fwd_compute,
+            gather=z3_gather, z3_rs=z3_rs, n_gathers=1.0 + self.bwd_gathers, rs=rs, grad=grad,
+            wgather=np.where((z == 1) | (z == 2), self.time("all_gather", p_ne, p_ex, wb), 0.0),
+            n_layers=n_layers, prefetch_layers=o.fsdp_prefetch_layers,
+            backward_compute=(2.0 + np.where(self.full, 1.0, 0.0)) * fwd_compute,
+            # HSDP: the replicas' all-reduce shares the NICs with the last backward's
+            # shard-group traffic when the shard group spans scale-up domains
+            grad_link_busy=np.where(
+                (z == 3) & (self.reps > 1) & (self.f_ne * self.st_dp > self.fig.domain),
+                self.bwd_gathers * z3_gather + z3_rs, 0.0) if self.hsdp else 0.0,
+            replica_per_microbatch=o.hsdp_all_reduce == "per_microbatch")
 
 
 def add_straggler(parts: dict, n_gpus, straggler=True) -> dict:
