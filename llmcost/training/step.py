@@ -843,7 +843,6 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     tpf, cpf, epf, dpf = (a.astype(float) for a in (tp, cp, ep, dp))
     full = rc == 2
     flushes = _check_flushes(o.pipeline_flushes, m)
-    moe_factor, tp_overlap = o.moe_factor, o.tp_overlap
 
     x = s / cpf * mbs                       # tokens per micro-batch on one rank
     kvf = kv_fraction(c, tpf)
@@ -856,32 +855,10 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts),
                        flash_attention=o.flash_attention, dropout=o.dropout,
-                       moe_factor=moe_factor)
+                       moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                dp=dpf, sp=sp)
-    col_f_dense = lc["t_qkv"] + lc["t_fc1"]
-    col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
-    tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
-                       tp_overlap)
-    zeros = 0.0 * x
-    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d,
-                         cm["cp_fwd_s"], cm["cp_bwd_s"], zeros, zeros, rc)
-    if c.is_moe:
-        tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
-                           col_frac * lc["gemm_f_moe"], sp, tp_overlap)
-        ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * moe_factor, cm["ep_bwd_s"] * moe_factor,
-                                 lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
-                                 2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
-                                 o.ep_overlap)
-        moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
-                           cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
-        # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
-        # bookkeeping and its host sync, per-local-expert launches), serial with its compute
-        moe = moe + (moe_layer.moe_host_overhead_unchecked(
-            max(c.E, 1), epf, rc, o.moe_layer_host_s, o.moe_expert_host_s) + zeros,)
-    else:
-        moe = tuple(zeros for _ in range(8))
-    dense = dense + (zeros,)
+    dense, moe, tp_d = _layer_parts(c, lc, cm, sp, rc, o, epf, 0.0 * x)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
@@ -900,6 +877,36 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     out["layer_bwd_s"] = np.broadcast_to(dense[0] + dense[1] + dense[2] + dense[3] + dense[4]
                                          - out["layer_fwd_s"], shape)
     return out
+
+
+def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros) -> tuple:
+    """One dense and one MoE layer's times per micro-batch (``layer_totals``: matmul, attention,
+    memory-bound, recompute, exposed TP, CP, EP, MoE dispatch, and the MoE layer's host cost),
+    with TP exposed as ``tp_exposure`` says (the column-parallel share of the layer's GEMMs
+    hides the all-gathers) and EP as ``ep_exposure``. Returns ``(dense, moe, tp_d)``: the
+    tuples of parts (zeros for a dense model's MoE layer) and the dense layer's exposed TP
+    (forward, backward)."""
+    col_f_dense = lc["t_qkv"] + lc["t_fc1"]
+    col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
+    tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
+                       o.tp_overlap)
+    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d,
+                         cm["cp_fwd_s"], cm["cp_bwd_s"], zeros, zeros, rc)
+    if not c.is_moe:
+        return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
+    tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
+                       col_frac * lc["gemm_f_moe"], sp, o.tp_overlap)
+    ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * o.moe_factor, cm["ep_bwd_s"] * o.moe_factor,
+                             lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
+                             2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
+                             o.ep_overlap)
+    moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
+                       cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
+    # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
+    # bookkeeping and its host sync, per-local-expert launches), serial with its compute
+    moe = moe + (moe_layer.moe_host_overhead_unchecked(
+        max(c.E, 1), epf, rc, o.moe_layer_host_s, o.moe_expert_host_s) + zeros,)
+    return dense + (zeros,), moe, tp_d
 
 
 @dataclass(frozen=True)
