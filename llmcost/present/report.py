@@ -1395,7 +1395,7 @@ def _notebook_question(nb: Path) -> str:
         first = "".join(cells[0]["source"]).splitlines()[0]
     except (OSError, ValueError, KeyError, IndexError):
         return ""
-    return re.sub(r"^#\s*\d+\s*·\s*", "", first).strip()
+    return re.sub(r"^#\s*\d+[a-z]?\s*·\s*", "", first).strip()
 
 
 def _param_text(v) -> str:
