@@ -1572,8 +1572,9 @@ def illustrative_ranges(bill: Ledger) -> dict:
     scenario's own ranges replace it).
 
     * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
-      (``accuracy.mfu_band``: published runs of this accelerator generation and parallelism
-      kind against the model; the band ``mfu: predict`` carries as a uniform range), cut at 1,
+      (``accuracy.mfu_band``: published runs of the scenario's regime, i.e. accelerator
+      generation, sharding, dense or MoE, precision, context and model size, against the model;
+      the band ``mfu: predict`` carries as a uniform range), cut at 1,
       peaked at the bill's MFU so that the point stays the bill's;
     * ``price_usd_per_gpu_hour``: triangular over the interquartile spread (P25-P75, numpy's
       linear quantiles) of the current catalogue prices for the accelerator and pricing mode
@@ -1593,7 +1594,11 @@ def illustrative_ranges(bill: Ledger) -> dict:
     f, p = _ledger(bill, "bill").figures, bill.scenario
     out = {}
     m = float(f["mfu"])
-    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]))
+    spec = load_model(p["model"])
+    zero = p.get("zero_stage")
+    band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
+                    n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
+                    seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
     out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
                         high=max(min(float(band.high), 1.0), m)),
                   f"the step-time model's error band, {band.low:.1%}-{band.high:.1%} "
