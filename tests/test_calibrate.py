@@ -285,6 +285,10 @@ def test_shorthand_bad_pilot_scale_names_the_field(tmp_path):
     with pytest.raises(ScenarioError, match="ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
         estimate_ledger(_shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 20000\n"
                                              "ledger_pilot_n_gpus: 64\n"))
+    # a pilot scale without the pilot's throughput says nothing: refused, not ignored
+    with pytest.raises(ScenarioError, match="ledger_pilot_n_gpus=128 is given without "
+                                            "ledger_pilot_tokens_per_s_per_gpu"):
+        estimate_ledger(_shorthand(tmp_path, "ledger_pilot_n_gpus: 128\n"))
 
 
 def test_microbench_timings_to_efficiency_by_hand():

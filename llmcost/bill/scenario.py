@@ -1029,6 +1029,11 @@ def load_scenario(path) -> dict:
             is not None:
         raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
                             "given: the pilot's throughput sets the MFU; give one or the other")
+    if out.get("ledger_pilot_n_gpus") is not None and \
+            out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
+        raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
+                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
+                            "pilot throughput was measured; give both or neither")
     try:
         _cross_check(point_scenario(out))
     except ScenarioError as e:
