@@ -207,3 +207,12 @@ def test_validation_modes_refused():
     with pytest.raises(ValueError, match="mode"):
         rl.validation_iteration(row, mode="after")
     assert isinstance(rl.rl_validation("model", split="calibration"), pd.DataFrame)
+
+
+def test_validation_variants_are_the_validation_ratios():
+    # the "model" variant is rl_validation's ratio row by row (NaN where a run is not priced)
+    v = rl.validation_variants({"model": {}, "flat MFU": dict(train_mfu=rl.DEFAULT_TRAIN_MFU)})
+    ref = rl.rl_validation("model", split="heldout").set_index("id")["ratio"]
+    assert list(v.columns) == ["model", "flat MFU"]
+    assert v["model"].to_dict() == pytest.approx(ref.to_dict(), rel=1e-12, nan_ok=True)
+    assert (v["flat MFU"] != v["model"]).any()  # the variant changes the prediction

@@ -1438,6 +1438,25 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
     return df
 
 
+def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
+    """Predicted ÷ measured iteration time of the ``split`` rows of ``load_rl_validation``
+    under each variant of the model (``variants``: name -> ``validation_iteration`` keywords,
+    ``{}`` for the model as it is): one column per variant, one row per run id, NaN where the
+    variant cannot price the run (its ``ValueError``)."""
+    d = load_rl_validation()
+    d = d[d["split"] == split]
+    out = {}
+    for name, change in variants.items():
+        col = {}
+        for _, r in d.iterrows():
+            try:
+                col[r["id"]] = validation_iteration(r, **change).wall_s / r["measured_iteration_s"]
+            except ValueError:
+                col[r["id"]] = np.nan
+        out[name] = col
+    return pd.DataFrame(out)
+
+
 def validation_summary(df: pd.DataFrame) -> dict:
     """Error figures of an ``rl_validation`` frame: rows evaluated and refused, mean |ratio − 1|,
     worst factor max(ratio, 1/ratio), geometric-mean ratio, and the mean / worst gap in

@@ -743,22 +743,15 @@ ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="published iterati
 ax.legend(title="model (band: 1.5x)");
 
 # %%
-held = rl.load_rl_validation().query("split == 'heldout'")
 variants = {"model": {}, "roofline generation": dict(engine="roofline"),
             "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU),
             "one iteration in flight": dict(off_policy_steps=1)}
-ratio = {name: {} for name in variants}
-for name, change in variants.items():
-    for _, r in held.iterrows():
-        try:
-            ratio[name][r["id"]] = rl.validation_iteration(r, **change).wall_s / r["measured_iteration_s"]
-        except ValueError:
-            pass
-common = set.intersection(*(set(v) for v in ratio.values()))
+ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
+common = ratio.dropna().index
 for name, v in ratio.items():
-    print(f"{name:<24} held-out mean |error| {np.mean([abs(v[k] - 1) for k in common]):.0%} over "
+    print(f"{name:<24} held-out mean |error| {(v[common] - 1).abs().mean():.0%} over "
           f"the {len(common)} rows all variants price; ratios elsewhere: "
-          + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(set(v) - common)))
+          + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(v.drop(common).dropna().index)))
 
 
 # %% [markdown]
