@@ -97,3 +97,36 @@ def test_restore_before_remember_is_an_error():
             kernels.restore_state(None)
     finally:
         kernels._STATE.update(saved)
+
+
+def test_a_notebook_after_a_failed_one_runs_in_the_same_kernel(tmp_path, monkeypatch):
+    # A cell that raises leaves its warm kernel idle: the next notebook is reset into it and
+    # runs (the kernel is not replaced); its names are not the failed notebook's.
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    params = nbformat.v4.new_code_cell('model: str = "llama-2-70b"  # catalogue model name')
+    params.metadata["tags"] = ["parameters"]
+    cells = {"01_fail": ["leftover = 1", "raise ValueError('deliberate failure')"],
+             "02_ok": ["print('leftover' in globals(), model)"]}
+    for stem, lines in cells.items():
+        nb = new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {stem[:2]} · {stem}?"),
+                                 params] + [new_code_cell(line) for line in lines])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                     "language": "python"}
+        nbformat.write(nb, folder / f"{stem}.ipynb")
+    monkeypatch.setattr(report, "NOTEBOOK_DIR", folder)
+    starts = []
+    real = kernels.WarmKernel._start
+
+    async def counted(self):
+        starts.append(1)
+        return await real(self)
+
+    monkeypatch.setattr(kernels.WarmKernel, "_start", counted)
+    sc = tmp_path / "s.yaml"
+    sc.write_text("model: llama-2-70b\n")
+    with pytest.raises(report.ReportError, match="01_fail"):
+        report.run_report(sc, tmp_path / "out", jobs=1, progress=lambda s: None)
+    ok = nbformat.read(tmp_path / "out" / "02_ok.ipynb", as_version=4)
+    assert ok.cells[-1].outputs[0]["text"] == "False llama-2-70b\n"
+    assert starts == [1]

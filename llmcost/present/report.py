@@ -1046,8 +1046,11 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
             evalue = getattr(e, "evalue", str(e)).strip().splitlines()
             failure = f"{reason}: {evalue[0] if evalue else ''}"
             not_started = failure if kernel_did_not_start(e, out_nb) else None
-            if kernel is not None:  # a kernel still busy (a timed-out cell) or broken is
-                kernel.shutdown()   # replaced: the next notebook (or the retry) starts anew
+            if kernel is not None and not hasattr(e, "ename"):
+                # a cell that raised leaves its kernel idle (the next notebook's reset clears
+                # it); a cell still running past the timeout, a dead kernel or one that did not
+                # start is replaced: the next notebook (or the retry) starts a new one
+                kernel.shutdown()
             if "Timeout" in reason:  # the kernel was interrupted: its cell says KeyboardInterrupt
                 timed_out = (reason, f"a cell ran longer than the {timeout_s} s timeout "
                                      "(--timeout), so the kernel was interrupted")
