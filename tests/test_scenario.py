@@ -138,3 +138,13 @@ def test_random_scenarios_give_a_clean_error_or_a_valid_scenario(tmp_path, mappi
             continue
         assert llmcost.validate_parameter(key, value) == value
 
+
+
+def test_a_whole_float_beyond_the_limit_is_refused_at_load(tmp_path):
+    """Found by the random-scenario property: ``1e30`` for an int key becomes the int
+    1000000000000000019884624838656 (the nearest double), which is 31 digits and so above the
+    1e30 limit; it is refused when the file is read, naming the key, not later."""
+    path = tmp_path / "big.yaml"
+    path.write_text("ledger_lora_rank: 1.0e+30\n")
+    with pytest.raises(llmcost.ScenarioError, match=r"ledger_lora_rank: a 31-digit number is out of range"):
+        llmcost.load_scenario(path)

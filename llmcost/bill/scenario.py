@@ -596,14 +596,14 @@ def _coerce(p: Param, value):
         raise ScenarioError(f"{p.name}={value!r} must be {what}{hint}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(f"{p.name}={value!r} must be finite")
+    if base == "int" and isinstance(value, float):
+        if not value.is_integer():
+            raise ScenarioError(f"{p.name}={value!r} must be a whole number")
+        value = int(value)  # 1e30 becomes 1000000000000000019884624838656: checked below
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= MAX_WHOLE_NUMBER:
         raise ScenarioError(f"{p.name}: a {len(str(abs(value)))}-digit number is out of range "
                             f"(every parameter is below {MAX_WHOLE_NUMBER:.0e})")
     if base == "int":
-        if isinstance(value, float):
-            if not value.is_integer():
-                raise ScenarioError(f"{p.name}={value!r} must be a whole number")
-            value = int(value)
         return int(value)
     return float(value)
 
