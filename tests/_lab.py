@@ -1,8 +1,12 @@
 """The notebooks as a reader uses them: in JupyterLab, in Debian's Chromium (tests/_browser.py).
 
+Which notebooks: a representative pair by default, every notebook with ``LLMCOST_LAB_ALL=1``
+(``REPRESENTATIVE`` below says why; every panel is also checked headless on every run).
+
 The checks and fixtures live here; tests/test_browser_lab_a.py and tests/test_browser_lab_b.py
-each run half of the notebooks (``half(0)``, ``half(1)``) so that ``pytest -n 2 --dist loadfile``
-gives each worker one half, each with its own JupyterLab server started once per file.
+each run half of the notebooks (``half(0)``, ``half(1)``) so that ``make test``'s two pytest-xdist
+workers (one file each, tests/conftest.py) each get one half, each with its own JupyterLab
+server started once per file.
 
 A JupyterLab server is started on a free loopback port with a random token, on a copy of
 ``notebooks/`` (so nothing Lab autosaves can touch the committed files), with the notebook's
@@ -48,11 +52,21 @@ from llmcost.present.numbering import numbered_files
 from _browser import chromium, requires_browser
 
 NOTEBOOKS = numbered_files(report.NOTEBOOK_DIR)
+# By default a representative pair runs in the browser: a notebook whose panel redraws a table
+# and a figure from dropdowns and sliders, and one whose panel is a text box over a table. Every
+# notebook's panel is checked headless on every run (tests/test_explore_in_process.py: the same
+# first-control check, without rendering); LLMCOST_LAB_ALL=1 runs this browser test on every
+# notebook, in two halves (one per pytest-xdist worker).
+REPRESENTATIVE = ("01_flops", "10_glossary")
+ALL = os.environ.get("LLMCOST_LAB_ALL", "") not in ("", "0")
 
 
 def half(i: int) -> list[Path]:
-    """Every other notebook, from the ``i``-th (0 or 1): the two halves take about as long."""
-    return NOTEBOOKS[i::2]
+    """Every other notebook, from the ``i``-th (0 or 1), under ``LLMCOST_LAB_ALL=1`` (the two
+    halves take about as long); else the representative pair in half 0 and nothing in half 1."""
+    if ALL:
+        return NOTEBOOKS[i::2]
+    return [nb for nb in NOTEBOOKS if nb.stem in REPRESENTATIVE] if i == 0 else []
 RUN_TIMEOUT_MS = 300_000
 CHANGE_TIMEOUT_MS = 60_000
 

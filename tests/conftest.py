@@ -12,6 +12,47 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 import llmcost  # noqa: E402
 
+# How `make test` shares the files between its two pytest-xdist workers: each file is one unit of
+# work, sent whole to one worker (as `--dist loadfile` does), in the order below. The two files
+# that read the shared report of the default scenario (``shared_report``) are one unit, so that
+# one worker writes it while the other runs other files (as two units, one worker would wait on
+# the other's lock). Units known to be long go first, so that no worker is left running one long
+# file at the end while the other idles; the rest follow in collection order. A file missing from
+# this list is still run; the order only spreads the time. (xdist's own `--dist loadgroup` would
+# do the grouping, but with pytest 9 its group marks do not reach the scheduler: a notebook's
+# cells were split between workers.)
+SAME_WORKER = {"test_report.py": "default-report", "test_browser_report.py": "default-report"}
+LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_browser_lab_a.py",
+              "test_scenario_matrix_a.py", "test_explore_in_process.py", "09_savings.ipynb",
+              "test_kernels.py", "test_scenario_matrix_b.py", "test_notebooks_in_process.py",
+              "test_scenario_predict.py", "05_rl_loop.ipynb", "test_report_glance.py",
+              "test_ranges.py", "04b_step_time.ipynb", "00_index.ipynb",
+              "04_communication.ipynb", "test_browser_lab_b.py"]
+
+
+def _file_name(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Long files first (above); within a file the order is kept (a stable sort)."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Files as units of work, ``SAME_WORKER`` joined, in collection order (above)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileUnits(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            name = _file_name(nodeid)
+            return SAME_WORKER.get(name, nodeid.split("::", 1)[0])
+
+    config.option.loadscopereorder = False  # keep the order of pytest_collection_modifyitems
+    return FileUnits(config, log)
+
 
 @pytest.fixture(scope="session")
 def h100():

@@ -4,36 +4,11 @@ them: DeepSeek-V3 (MLA attention, MoE) on 16,384 A100s, owned hardware, `mfu: pr
 failure rate (tests/scenario_matrix.py row 3). notebook_results mirrors the notebooks' set-up
 calls; this runs their every cell, figures included (Agg backend, nothing displayed)."""
 
-import contextlib
-import io
-import json
-
-import matplotlib
 import pytest
+from _inprocess import run_in_process
 from scenario_matrix import pairwise_rows, scenario_yaml
 
 from llmcost.present import report
-
-matplotlib.use("Agg")
-
-
-def run_in_process(nb, params: dict) -> str:
-    """Execute ``nb``'s code cells in one namespace; returns what they printed."""
-    import matplotlib.pyplot as plt
-
-    ns = {"__name__": "__main__", "display": lambda *a, **k: None}
-    out = io.StringIO()
-    for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        src = "\n".join(line for line in "".join(cell["source"]).splitlines()
-                        if not line.lstrip().startswith(("%", "!")))
-        with contextlib.redirect_stdout(out):
-            exec(compile(src, str(nb), "exec"), ns)  # noqa: S102
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            ns.update(params)
-        plt.close("all")
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")

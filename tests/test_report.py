@@ -47,8 +47,8 @@ def full_report(shared_report):
     return shared_report
 
 
-# The default scenario last: the browser tests (another xdist worker) write that shared report
-# meanwhile, and this test reads it instead of waiting for it or writing it twice.
+# The default scenario's report is shared with tests/test_browser_report.py (the same xdist
+# worker runs both files, tests/conftest.py), written by whichever asks first.
 @pytest.mark.parametrize("scenario", SCENARIOS[::-1], ids=lambda p: p.stem)
 def test_every_scenario_runs_every_notebook(scenario, full_report):
     out, res, lines = full_report(scenario)

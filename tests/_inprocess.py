@@ -1,0 +1,53 @@
+"""Run a real notebook's code cells in this process (no kernel), as tests/test_notebooks_in_process.py
+and tests/test_explore_in_process.py do.
+
+Each code cell is ``exec``'d in one namespace, in order; IPython line magics (``%…``) and shell
+lines (``!…``) are dropped; the report's parameters are injected right after the parameters cell,
+as papermill injects them. Figures use the Agg backend and are closed after each cell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def code_cells(nb: Path) -> list[tuple[int, str, dict]]:
+    """``(index, source, metadata)`` of every cell (markdown included, source as one string)."""
+    cells = json.loads(Path(nb).read_text(encoding="utf-8"))["cells"]
+    return [(i, "".join(c["source"]), c) for i, c in enumerate(cells)]
+
+
+def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = None,
+                   before_cell: Callable[[int, dict], None] | None = None,
+                   stdout: io.StringIO | None = None) -> str:
+    """Execute ``nb``'s code cells in one namespace; returns what they printed.
+
+    ``ns`` is the namespace to use (default: a fresh one whose ``display`` does nothing);
+    ``before_cell(index, cell)`` is called before every cell, markdown cells included;
+    ``stdout`` receives what the cells print (default: a new buffer).
+    """
+    if ns is None:
+        ns = {"__name__": "__main__", "display": lambda *a, **k: None}
+    out = io.StringIO() if stdout is None else stdout
+    for i, src, cell in code_cells(nb):
+        if before_cell is not None:
+            before_cell(i, cell)
+        if cell["cell_type"] != "code":
+            continue
+        src = "\n".join(line for line in src.splitlines()
+                        if not line.lstrip().startswith(("%", "!")))
+        with contextlib.redirect_stdout(out):
+            exec(compile(src, f"{Path(nb).name} cell {i}", "exec"), ns)  # noqa: S102
+        if params and "parameters" in cell.get("metadata", {}).get("tags", []):
+            ns.update(params)
+        plt.close("all")
+    return out.getvalue()

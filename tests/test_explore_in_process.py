@@ -1,0 +1,160 @@
+"""Every notebook's Explore panel, run headless: the first control a reader meets changes what the
+panel shows.
+
+This is the check tests/_lab.py makes in JupyterLab, made on every numbered notebook without a
+browser (the browser test runs a representative pair by default; ``LLMCOST_LAB_ALL=1`` runs it on
+every notebook). Each notebook runs in this process with its defaults (tests/_inprocess.py); the
+first widget it displays after its first ``## Explore`` heading is the panel. The panel's first
+control in page order (a dropdown, a slider, a number box, a check box, a button or a toggle,
+depth first through the boxes, never inside an ``Output``) is moved as a reader would move it:
+the next option, three steps of a slider (down when at its maximum), a number box times 1.5, a
+click. What the panel shows is recorded before and after the move: text printed into its
+``Output`` (outside a kernel an ``Output`` lets prints through), tables and markdown it
+displays, and a digest of each figure's pixels at ``plt.show()``. The move must change it, and
+must not end in "cannot compute" or a traceback. No notebook may raise, and none may warn with
+a ``UserWarning`` (what a reader would see as a red stderr box), as in the browser test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import re
+import warnings
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+import ipywidgets as w  # noqa: E402
+import IPython.display  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from _inprocess import run_in_process  # noqa: E402
+
+from llmcost.present import report  # noqa: E402
+from llmcost.present.numbering import numbered_files  # noqa: E402
+
+EXPLORE = re.compile(r"^#+\s*Explore\b", re.M)
+NOTEBOOKS = [nb for nb in numbered_files(report.NOTEBOOK_DIR)
+             if "interactive" in report.declared_parameters(nb)]
+CONTROLS = (w.Dropdown, w.Select, w.RadioButtons, w.ToggleButtons, w.SelectionSlider,
+            w.IntSlider, w.FloatSlider, w.FloatLogSlider, w.IntText, w.FloatText,
+            w.BoundedIntText, w.BoundedFloatText, w.Text, w.Checkbox, w.ToggleButton, w.Button)
+
+
+class Shown:
+    """What a panel shows: printed text, displayed objects as text, figures as pixel digests."""
+
+    def __init__(self):
+        self.stdout = io.StringIO()
+        self.reset()
+
+    def reset(self):
+        """Forget what was shown so far."""
+        self.items: list[str] = []
+        self.mark = len(self.stdout.getvalue())
+
+    def display(self, *objs, **_):
+        for obj in objs:
+            if isinstance(obj, w.Widget):
+                continue
+            if hasattr(obj, "to_string"):
+                self.items.append(obj.to_string())
+            elif hasattr(obj, "data"):
+                self.items.append(str(obj.data))
+            else:
+                self.items.append(repr(obj))
+
+    def show(self, *_, **__):
+        for num in plt.get_fignums():
+            fig = plt.figure(num)
+            fig.canvas.draw()
+            self.items.append("figure " + hashlib.sha1(
+                bytes(fig.canvas.buffer_rgba())).hexdigest())
+        plt.close("all")
+
+    def text(self) -> str:
+        return self.stdout.getvalue()[self.mark:] + "\n".join(self.items)
+
+
+def first_control(widget):
+    """The panel's first control in page order (depth first), never one inside an Output."""
+    if isinstance(widget, w.Output):
+        return None
+    if isinstance(widget, CONTROLS) and not getattr(widget, "disabled", False):
+        return widget
+    for child in getattr(widget, "children", ()):
+        found = first_control(child)
+        if found is not None:
+            return found
+    return None
+
+
+def move(ctl) -> str:
+    """Move ``ctl`` as a reader would (tests/_lab.py's ``_move``); returns what was done."""
+    if isinstance(ctl, w.Button):
+        ctl.click()
+        return "clicked"
+    if isinstance(ctl, (w.Checkbox, w.ToggleButton)):
+        ctl.value = not ctl.value
+        return "toggled"
+    if isinstance(ctl, (w.Dropdown, w.Select, w.RadioButtons, w.ToggleButtons, w.SelectionSlider)):
+        n = len(ctl.options)
+        ctl.index = (ctl.index + 1) % n
+        return f"chose option {ctl.index} of {n}"
+    if isinstance(ctl, (w.IntSlider, w.FloatSlider, w.FloatLogSlider)):
+        sign = -1 if ctl.value >= ctl.max else 1
+        for _ in range(3):
+            ctl.value = min(ctl.max, max(ctl.min, ctl.value + sign * ctl.step))
+        return f"moved three steps {'down' if sign < 0 else 'up'}"
+    if isinstance(ctl, w.Text):
+        ctl.value = ctl.value + "x"
+        return "typed 'x'"
+    old = ctl.value
+    ctl.value = type(old)(old * 1.5) if old else type(old)(1)
+    return f"typed {ctl.value!r} over {old!r}"
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_explore_panel_answers_its_first_control(nb, monkeypatch):
+    where = f"{nb.name} (run in-process with its defaults)"
+    state = {"explore": False, "panel": None, "before": None}
+    shown = Shown()
+
+    def before_cell(i, cell):
+        if cell["cell_type"] == "markdown" and EXPLORE.search("".join(cell["source"])):
+            state["explore"] = True
+        if state["panel"] is None:
+            shown.reset()
+
+    def display(*objs, **kw):
+        for obj in objs:
+            if state["explore"] and state["panel"] is None and isinstance(obj, w.Widget):
+                state["panel"], state["before"] = obj, shown.text()
+        shown.display(*objs, **kw)
+
+    monkeypatch.setattr(IPython.display, "display", display)  # a notebook may import it
+    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.show())  # a function: matplotlib sets its __signature__
+    ns = {"__name__": "__main__", "display": display}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run_in_process(nb, ns=ns, before_cell=before_cell, stdout=shown.stdout)
+    shown_warnings = [f"{x.category.__name__}: {x.message}" for x in caught
+                      if issubclass(x.category, UserWarning)
+                      and not issubclass(x.category, (DeprecationWarning, FutureWarning))]
+    assert not shown_warnings, f"{where}: warnings a reader would see: {shown_warnings}"
+    assert state["explore"], f"{where}: declares `interactive` but has no ## Explore"
+    assert state["panel"] is not None, f"{where}: no widget panel after the Explore heading"
+    assert state["before"].strip(), f"{where}: the Explore panel shows nothing"
+    ctl = first_control(state["panel"])
+    assert ctl is not None, f"{where}: the Explore panel has no control"
+    shown.reset()
+    with contextlib.redirect_stdout(shown.stdout):
+        done = move(ctl)
+    after = shown.text()
+    label = getattr(ctl, "description", "")
+    assert after.strip(), f"{where}: after {type(ctl).__name__} {label!r} {done}, nothing shown"
+    assert after != state["before"], \
+        f"{where}: {type(ctl).__name__} {label!r} {done}: the panel shows the same as before"
+    assert "Traceback" not in after and "cannot compute" not in after, \
+        f"{where}: after {done}: {after[:300]}"
