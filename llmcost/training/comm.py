@@ -519,57 +519,121 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     rcp = get_recipe(recipe)
     fig = _Figures(cluster, efficiency)
     s = float(model.seq_len if seq_len is None else seq_len)
+    st = _volume_stage(model, plan, s)
+    cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(st.x),
+                          tp=np.asarray(st.t), cp=np.asarray(st.cp), ep=np.asarray(st.ep),
+                          dp=np.asarray(st.dp), sp=np.asarray(st.sp))
+    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, st.t, st.ep))
+    p_ne = st.nd * p_dense + st.nm * p_moe
+    p_ex = st.nm * p_exp
+    dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, st.layers,
+                                     st.full)
+    place = _volume_links(plan, cluster)
+    g = st.dp * st.cp
+    rows = [_tp_volume(st, cm, c, place), _cp_volume(st, cm, c, place),
+            _ep_volume(st, cm, c, place), _pp_volume(st, cm, c, place),
+            ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
+             place["DP (dense, with CP)"])]
+    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
+                                       "time_s", "links"]).set_index("dimension")
+
+
+@dataclass(frozen=True)
+class _VolumeStage:
+    """``comm_volume``'s plan sizes as floats (t, cp, ep, dp, pp, v, m), its flags (``sp``:
+    sequence parallelism with tp > 1; ``full``: full recomputation; ``rc`` = 1 under it, else
+    0), tokens per micro-batch on a rank ``x = s/cp·b``, and the layers of the most loaded
+    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm)."""
+
+    t: float
+    cp: float
+    ep: float
+    dp: float
+    pp: float
+    v: float
+    m: float
+    sp: bool
+    full: bool
+    rc: float
+    x: float
+    nd: float
+    nm: float
+    layers: float
+
+
+def _volume_stage(model, plan, s: float) -> _VolumeStage:
+    """The ``_VolumeStage`` of ``plan`` at sequence length ``s``: the stage holding the most
+    layers (``memory.stage_layers``, first such stage)."""
     t, cp, ep, dp, pp, v, m = (float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp),
                                float(plan.pp), float(plan.virtual_stages),
                                float(plan.n_microbatches))
-    sp = plan.sequence_parallel and plan.tp > 1
     full = plan.recompute == "full"
-    x = s / cp * plan.micro_batch_size
-    cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(x),
-                          tp=np.asarray(t), cp=np.asarray(cp), ep=np.asarray(ep),
-                          dp=np.asarray(dp), sp=np.asarray(sp))
     dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
     r = int(np.argmax(dense + moe))
     nd, nm = float(dense[r]), float(moe[r])
-    layers = nd + nm
-    act = 2.0 * x * c.h
-    rc = 1.0 if full else 0.0
-    # TP: all-reduce = 2 units of (t-1)/t·S, all-gather / reduce-scatter 1 unit
+    return _VolumeStage(t, cp, ep, dp, pp, v, m, sp=plan.sequence_parallel and plan.tp > 1,
+                        full=full, rc=1.0 if full else 0.0, x=s / cp * plan.micro_batch_size,
+                        nd=nd, nm=nm, layers=nd + nm)
+
+
+def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s TP row. With the activation ``A = 2·x·h`` bytes (16-bit) and one unit
+    = one ring pass of ``(t−1)/t·A`` (an all-reduce is 2 units, an all-gather or reduce-scatter
+    1; Shoeybi et al. 2019 §3, Korthikanti et al. 2022 §4.2.2): forward 4 units per layer and
+    micro-batch (two all-reduces, or two all-gathers + two reduce-scatters with SP), ×(1 + rc)
+    under full recomputation; backward 4 units (6 with SP: the LayerNorm output re-gathered).
+    ``bytes = (t−1)/t · A · (4·(1 + rc) + 4 or 6) · layers · m``; collectives per step
+    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``."""
+    t, rc, sp = st.t, st.rc, st.sp
+    act = 2.0 * st.x * c.h
     tp_units_f = 4.0
     tp_units_b = (6.0 if sp else 4.0)
-    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * m
-    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * layers * m
-    kv = float(_cp_kv_bytes(c, x, t, cp))
-    cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * layers * m
-    cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * layers * m
-    a2a = 2.0 * x * c.k * c.h
-    ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * nm * m if c.is_moe else 0.0
-    ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * nm * m \
+    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * st.layers * st.m
+    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * st.layers * st.m
+    return ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
+            ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * st.layers * st.m
+            if t > 1 else 0, tp_bytes, tp_time, place["TP"])
+
+
+def _cp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s CP row (Llama 3 §3.3.2, all-gather based): per layer and micro-batch
+    an all-gather of K, V forward (again under full recomputation) and an all-gather of K, V
+    plus a reduce-scatter of dK, dV backward: ``bytes = (cp−1)/cp · KV · (3 + rc) · layers ·
+    m``, KV the rank's K and V bytes (``_cp_kv_bytes``); ``(2 + rc) · layers · m``
+    collectives."""
+    cp, rc = st.cp, st.rc
+    kv = float(_cp_kv_bytes(c, st.x, st.t, cp))
+    cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * st.layers * st.m
+    cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * st.layers * st.m
+    return ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * st.layers * st.m
+            if cp > 1 else 0, cp_bytes, cp_time, place["CP"])
+
+
+def _ep_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s EP row (Lepikhin et al. 2020; Fedus et al. 2021): per MoE layer and
+    micro-batch a dispatch and a combine all-to-all forward and the transposed pair backward,
+    the k routed copies of each token, ``2·x·k·h`` bytes each: ``bytes = (ep−1)/ep · 2xkh ·
+    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives."""
+    ep, rc = st.ep, st.rc
+    a2a = 2.0 * st.x * c.k * c.h
+    ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * st.nm * st.m if c.is_moe else 0.0
+    ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * st.nm * st.m \
         if c.is_moe else 0.0
+    return ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * st.nm * st.m if ep > 1 else 0,
+            ep_bytes, ep_time, place["EP"])
+
+
+def _pp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s PP row (Narayanan et al. 2021 §2.2, §4.1): per micro-batch and model
+    chunk one activation forward and one gradient backward, ``A/t`` bytes with TP (Megatron's
+    scatter/gather), ``A = 2·x·h`` without: ``bytes = 2 · v · A/t · m`` when pp > 1."""
+    t, pp, v = st.t, st.pp, st.v
+    act = 2.0 * st.x * c.h
     p2p = act / t if t > 1 else act
-    pp_bytes = 2.0 * v * p2p * m if pp > 1 else 0.0
-    pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * m if pp > 1 else 0.0
-    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, t, ep))
-    p_ne = nd * p_dense + nm * p_moe
-    p_ex = nm * p_exp
-    g = dp * cp
-    dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, layers, full)
-    place = _volume_links(plan, cluster)
-    rows = [
-        ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
-         ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m
-         if t > 1 else 0, tp_bytes, tp_time, place["TP"]),
-        ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * layers * m
-         if cp > 1 else 0, cp_bytes, cp_time, place["CP"]),
-        ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * nm * m if ep > 1 else 0,
-         ep_bytes, ep_time, place["EP"]),
-        ("PP", "send/recv activations and gradients", 2.0 * v * m if pp > 1 else 0, pp_bytes,
-         pp_time, place["PP"]),
-        ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
-         place["DP (dense, with CP)"]),
-    ]
-    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
-                                       "time_s", "links"]).set_index("dimension")
+    pp_bytes = 2.0 * v * p2p * st.m if pp > 1 else 0.0
+    pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * st.m if pp > 1 else 0.0
+    return ("PP", "send/recv activations and gradients", 2.0 * v * st.m if pp > 1 else 0,
+            pp_bytes, pp_time, place["PP"])
 
 
 def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: float,

@@ -1210,6 +1210,15 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     if df.empty:
         raise ValueError("no bandwidth tried gives the job any goodput: interruptions come faster "
                          "than a checkpoint and a restart at every bandwidth in bandwidths")
+    _mark_optimum(df, hot_tier, density)
+    return df
+
+
+def _mark_optimum(df: pd.DataFrame, hot_tier: str, density) -> None:
+    """``storage_tradeoff``'s last step, in place: ``total_usd = lost_usd + storage_usd``, the
+    bandwidth of the smallest total (``attrs["optimum_bytes_per_s"]``, its row in
+    ``attrs["optimum"]``) and a ``note`` on whether ``hot_tier`` sells throughput with capacity
+    (``density``: bytes/s per TiB, None when not)."""
     df["total_usd"] = df["lost_usd"] + df["storage_usd"]
     best = df["total_usd"].idxmin()
     df.attrs["optimum_bytes_per_s"] = float(best)
@@ -1218,7 +1227,6 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
                         "per TiB): faster storage costs more capacity" if density is not None
                         else f"{hot_tier} does not sell throughput with capacity: storage cost "
                         "does not depend on the bandwidth, so the fastest tried wins")
-    return df
 
 
 def _goodput_curve(n_params, n: int, rate: float, restart: float, bws, plan_options: dict):
