@@ -661,7 +661,7 @@ MORE_ARGS_3 = {
                         "ep": "count|none", "virtual_stages": "count|none",
                         "micro_batch_size": "count|none", "zero_stage": "choice",
                         "recompute": "choice", "schedule": "choice",
-                        "sequence_parallel": "flag"},
+                        "sequence_parallel": "flag", "grid": "options|none"},
     # True, False or "true" / "false" / "not_pp" (the stacks' spelling)
     "memory_per_gpu": {"fsdp_reshard_after_forward": "choice"},
     "step_time": {"options": "options|none"},
