@@ -95,7 +95,7 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 import numpy as np
@@ -1260,11 +1260,73 @@ def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_e
             scalar_or_array(d_g * (g - 1) / G + d_g * (G - g) / G * (g - 1) / g))
 
 
+@dataclass(frozen=True)
+class MoeA2AOptions:
+    """How an MoE layer's tokens travel in ``moe_all_to_all_time``: the router and the
+    dispatcher, checked when built (each a ValueError naming the scenario's key).
+
+    Fields
+    ------
+    routing, capacity_factor, imbalance
+        The busiest rank's load factor (``moe_routing_factor``: the capacity factor's padding,
+        or a dropless router's imbalance). Defaults "dropless", 1.0, 1.0.
+    dispatch : {"per_expert", "per_gpu", "per_node"}
+        ``MOE_DISPATCH``; ``per_expert`` (k copies of each token) is the default. A
+        deduplicating dispatcher (``per_gpu``, ``per_node``; needs ``n_experts``) sends
+        ``moe_dispatch_copies`` copies instead of k.
+    n_experts, gate, node_limit
+        The routed experts, the gate (``MOE_GATES``) and the node limit, for
+        ``moe_dispatch_copies`` (used by the deduplicating dispatches; the gate and the node
+        limit are checked with every dispatch).
+    dispatch_dtype : {"bf16", "fp8"}
+        The dispatch's encoding (``MOE_DISPATCH_BYTES``); the combine is BF16 whatever it is.
+    """
+
+    routing: str = "dropless"
+    capacity_factor: float = 1.0
+    imbalance: float = 1.0
+    dispatch: str = "per_expert"
+    n_experts: int | None = None
+    gate: str = "learned"
+    node_limit: int | None = None
+    dispatch_dtype: str = "bf16"
+
+    @classmethod
+    def build(cls, options: MoeA2AOptions | None = None, **keywords) -> MoeA2AOptions:
+        """``options`` (default ``MoeA2AOptions()``) with ``keywords`` replacing its fields.
+
+        Raises
+        ------
+        ValueError
+            ``options`` not a MoeA2AOptions, or an unknown name (listing the known ones).
+        """
+        if options is not None and not isinstance(options, MoeA2AOptions):
+            raise ValueError(f"options={options!r} must be a MoeA2AOptions (or None)")
+        names = tuple(f.name for f in fields(cls))
+        bad = sorted(set(keywords) - set(names))
+        if bad:
+            raise ValueError(f"moe_all_to_all_time: unknown option(s) {bad}; the options are "
+                             f"{names} (and phase, bytes_per_element, efficiency)")
+        return replace(options if options is not None else cls(), **keywords)
+
+    def routing_factor(self) -> float:
+        """The busiest rank's load ÷ the balanced load (``moe_routing_factor``)."""
+        return moe_routing_factor(self.routing, self.capacity_factor, self.imbalance)
+
+    def check(self) -> None:
+        """The dispatch, gate, node limit and dispatch encoding among their choices."""
+        if self.dispatch not in MOE_DISPATCH:
+            raise ValueError(f"moe_dispatch={self.dispatch!r} must be one of {MOE_DISPATCH}")
+        if self.gate not in MOE_GATES:
+            raise ValueError(f"moe_gate={self.gate!r} must be one of {MOE_GATES}")
+        if self.node_limit is not None:
+            as_array(self.node_limit, "moe_node_limit", positive=True, integer=True)
+
+
 def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, *,
-                        routing="dropless", capacity_factor=1.0, imbalance=1.0,
-                        bytes_per_element=None, efficiency: Efficiency | None = None,
-                        dispatch="per_expert", n_experts=None, gate="learned",
-                        node_limit=None, phase="dispatch", dispatch_dtype="bf16"):
+                        phase="dispatch", bytes_per_element=None,
+                        efficiency: Efficiency | None = None,
+                        options: MoeA2AOptions | None = None, **keywords):
     """One expert-parallel all-to-all (dispatch or combine) of an MoE layer, seconds.
 
     Each rank sends the k routed copies of its ``tokens`` tokens, ``bytes × k × tokens × h``,
@@ -1278,49 +1340,40 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     ``n_experts``) sends ``moe_dispatch_copies`` copies instead of k: the time is
     ``base + (n − 1)·α + max(b·x·h·net / B_out, b·x·h·nvl / B_up)`` (NIC and NVLink transfers
     concurrent, as the uniform all-to-all's), ``net`` and ``nvl`` the network and NVLink copies,
-    ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths.
+    ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths
+    (``_dedup_a2a_time``).
 
-    Bytes per element ``b``: the combine (``phase="combine"``) is BF16, 2 bytes; the dispatch
-    carries ``MOE_DISPATCH_BYTES[dispatch_dtype]``: 2 for ``"bf16"``, ``1 + 4/128`` for
-    ``"fp8"`` (E4M3 plus an FP32 scale per 1×128 tile: DeepSeek-V3 §3.3.2-3.3.3, DeepEP's
-    "FP8 dispatching and BF16 combining"). The backward runs the same pair: the activation
-    gradient before the down-projection travels in the dispatch direction in FP8, the
-    backward combine in BF16 (§3.3.3). ``bytes_per_element`` given explicitly overrides
-    both (and may not be combined with an FP8 dispatch).
+    Bytes per element ``b`` (``a2a_bytes_per_element``): the combine (``phase="combine"``) is
+    BF16, 2 bytes; the dispatch carries ``MOE_DISPATCH_BYTES[dispatch_dtype]``: 2 for
+    ``"bf16"``, ``1 + 4/128`` for ``"fp8"`` (E4M3 plus an FP32 scale per 1×128 tile:
+    DeepSeek-V3 §3.3.2-3.3.3, DeepEP's "FP8 dispatching and BF16 combining"). The backward
+    runs the same pair: the activation gradient before the down-projection travels in the
+    dispatch direction in FP8, the backward combine in BF16 (§3.3.3).
 
     Parameters
     ----------
     tokens : float or array, > 0
         Tokens on the rank per micro-batch (b·s/cp).
-    top_k : int, >= 1
-    d_model : int
+    top_k, d_model : int, >= 1
     ep : int or array, >= 1
-    cluster : Cluster
     stride : int or array
         Rank distance between EP members (tp·cp in Megatron's order).
-    routing, capacity_factor, imbalance
-        See ``moe_routing_factor``.
-    dispatch : {"per_expert", "per_gpu", "per_node"}
-        ``MOE_DISPATCH``; ``per_expert`` (k copies) is the default.
-    n_experts, gate, node_limit
-        The routed experts, the gate (``MOE_GATES``) and the node limit, for
-        ``moe_dispatch_copies`` (used by the deduplicating dispatches; the gate and the node
-        limit are checked with every dispatch).
     phase : {"dispatch", "combine"}
         ``MOE_A2A_PHASES``: which of the pair this all-to-all is.
-    dispatch_dtype : {"bf16", "fp8"}
-        The dispatch's encoding (``MOE_DISPATCH_BYTES``); the combine is BF16 whatever it is.
     bytes_per_element : float, optional
-        Overrides the bytes per element (default: from ``phase`` and ``dispatch_dtype``).
+        Overrides the bytes per element (default: from ``phase`` and ``dispatch_dtype``; may not
+        be combined with an FP8 dispatch).
+    efficiency : Efficiency, optional
+    options : MoeA2AOptions, optional
+        The router and dispatcher in one object; the ``**keywords`` replace its fields.
+    **keywords
+        ``MoeA2AOptions`` fields: ``routing``, ``capacity_factor``, ``imbalance``, ``dispatch``,
+        ``n_experts``, ``gate``, ``node_limit``, ``dispatch_dtype``.
 
     Returns
     -------
     float or ndarray, seconds (one all-to-all; a layer runs two forward and two backward).
-
-    Raises
-    ------
-    ValueError
-        Bad sizes or routing options.
+    A ValueError for bad sizes or routing options.
 
     Examples
     --------
@@ -1338,33 +1391,51 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     x = as_array(tokens, "tokens", positive=True)
     k = as_array(top_k, "top_k", positive=True, integer=True)
     h = as_array(d_model, "d_model", positive=True)
-    factor = moe_routing_factor(routing, capacity_factor, imbalance)
-    if dispatch not in MOE_DISPATCH:
-        raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
-    if gate not in MOE_GATES:
-        raise ValueError(f"moe_gate={gate!r} must be one of {MOE_GATES}")
-    if node_limit is not None:
-        as_array(node_limit, "moe_node_limit", positive=True, integer=True)
+    o = MoeA2AOptions.build(options, **keywords)
+    factor = o.routing_factor()
+    o.check()
+    b = a2a_bytes_per_element(phase, o.dispatch_dtype, bytes_per_element, o.n_experts, k, o.gate)
+    if o.dispatch == "per_expert":
+        return cluster_collective_time("all_to_all", b * x * k * h * factor, ep, cluster, stride,
+                                       efficiency)
+    return _dedup_a2a_time(b * x * h * factor, k, ep, cluster, stride, efficiency, o)
+
+
+def a2a_bytes_per_element(phase, dispatch_dtype, bytes_per_element=None, n_experts=None,
+                          top_k=1, gate="learned") -> float:
+    """Bytes per element of one MoE all-to-all: ``bytes_per_element`` when given (not with an
+    FP8 dispatch, which sets its own), else ``MOE_DISPATCH_BYTES[dispatch_dtype]`` for the
+    dispatch and 2 (BF16) for the combine (DeepSeek-V3 §3.3.2-3.3.3). Also checks ``phase``,
+    ``dispatch_dtype`` and, when given, the ``n_experts`` / ``top_k`` layout.
+
+    Raises
+    ------
+    ValueError
+        An unknown phase or dispatch encoding, top_k above n_experts, a bytes_per_element
+        with an FP8 dispatch or not positive.
+    """
     if phase not in MOE_A2A_PHASES:
         raise ValueError(f"phase={phase!r} must be one of {MOE_A2A_PHASES}")
     if dispatch_dtype not in MOE_DISPATCH_BYTES:
         raise ValueError(f"moe_dispatch_dtype={dispatch_dtype!r} must be one of "
                          f"{tuple(MOE_DISPATCH_BYTES)}")
     if n_experts is not None:
-        _check_moe_layout(n_experts, int(np.asarray(k).reshape(-1)[0]), 1, 1, gate, None)
+        _check_moe_layout(n_experts, int(np.asarray(top_k).reshape(-1)[0]), 1, 1, gate, None)
     if bytes_per_element is None:
-        bytes_per_element = MOE_DISPATCH_BYTES[dispatch_dtype if phase == "dispatch" else "bf16"]
-    else:
-        if phase == "dispatch" and dispatch_dtype == "fp8":
-            raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
-                             "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
-        bytes_per_element = float(as_array(bytes_per_element, "bytes_per_element",
-                                           positive=True))
-    if dispatch == "per_expert":
-        return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
-                                       cluster, stride, efficiency)
-    if n_experts is None:
-        raise ValueError(f"moe_dispatch={dispatch!r} needs n_experts (the routed experts)")
+        return MOE_DISPATCH_BYTES[dispatch_dtype if phase == "dispatch" else "bf16"]
+    if phase == "dispatch" and dispatch_dtype == "fp8":
+        raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
+                         "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
+    return float(as_array(bytes_per_element, "bytes_per_element", positive=True))
+
+
+def _dedup_a2a_time(nbytes, k, ep, cluster: Cluster, stride, efficiency, o: MoeA2AOptions):
+    """``moe_all_to_all_time`` of a deduplicating dispatcher (``o.dispatch`` per GPU or per
+    node) sending ``nbytes`` = ``b·x·h·factor`` per token copy: ``base + (n − 1)·α +
+    max(nbytes·net / B_out, nbytes·nvl / B_up)``, ``net`` and ``nvl`` the copies of
+    ``moe_dispatch_copies`` (``_Figures.a2a``)."""
+    if o.n_experts is None:
+        raise ValueError(f"moe_dispatch={o.dispatch!r} needs n_experts (the routed experts)")
     n = as_array(ep, "ep", positive=True, integer=True)
     if np.any(n > cluster.n_gpus):
         raise ValueError(f"ep={float(np.max(n)):g} must be <= the cluster's "
@@ -1373,6 +1444,5 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     if np.size(k) != 1:
         raise ValueError("top_k must be one number with a deduplicating dispatch")
     fig = _Figures(cluster, efficiency)
-    return scalar_or_array(fig.a2a(bytes_per_element * x * h * factor, n, st, n_experts,
-                                   int(np.asarray(k).reshape(-1)[0]), dispatch, gate,
-                                   node_limit))
+    return scalar_or_array(fig.a2a(nbytes, n, st, o.n_experts, int(np.asarray(k).reshape(-1)[0]),
+                                   o.dispatch, o.gate, o.node_limit))
