@@ -290,7 +290,7 @@ def test_all_to_all_options_object_is_the_keywords():
     (which replace its fields) give the same time, exactly; an unknown name is a ValueError
     naming it. The DeepSeek-V3 case of the docstring (H800, 64-way EP, <= 4 nodes per token)."""
     c = Cluster(llmcost.load_accelerator("H800"), 2048)
-    kw = dict(dispatch="per_node", n_experts=256, node_limit=4, dispatch_dtype="fp8")
+    kw = {"dispatch": "per_node", "n_experts": 256, "node_limit": 4, "dispatch_dtype": "fp8"}
     by_keywords = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, **kw)
     by_object = comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1,
                                          options=comm.MoeA2AOptions(**kw))

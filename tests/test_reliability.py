@@ -421,7 +421,7 @@ def test_checkpoint_settings_object_is_the_keywords():
     (also through ``storage_tradeoff``'s plan options), not a TypeError. Llama 3 405B's job
     (16,384 GPUs, 0.173 failures per GPU-year: Dubey et al. 2024 §3.3.4's 419 interruptions in
     54 days), asynchronous checkpoints on 2 TB/s."""
-    kw = dict(async_=True, planned_per_day=0.87, max_storage_duty=0.5)
+    kw = {"async_": True, "planned_per_day": 0.87, "max_storage_duty": 0.5}
     by_keywords = rel.checkpoint_plan(405.85e9, 16384, 0.173, 2e12, 600, **kw)
     by_object = rel.checkpoint_plan(405.85e9, 16384, 0.173, 2e12, 600,
                                     settings=rel.CheckpointSettings(**kw))
