@@ -636,7 +636,7 @@ MORE_ARGS_2 = {
     "make_plan": {"zero_stage": "choice"},
     "enumerate_plans": {"reserve": "nonnegative"},
     "rank_plans": {"pp_overlap": "choice", "dp_overlap": "choice"},
-    "checkpoint_plan": {"reshard_fraction": "nonnegative"},
+    "checkpoint_plan": {"reshard_fraction": "nonnegative", "settings": "options|none"},
     "serving_cost": {"acceptance_rate": "fraction|none"},
     "rl_iteration": {"rollout_gpus": "count0", "kv_dtype": "choice",
                      "rollout_reserve_fraction": "nonnegative", "efficiency": "efficiency",
@@ -661,7 +661,7 @@ MORE_ARGS_3 = {
                         "ep": "count|none", "virtual_stages": "count|none",
                         "micro_batch_size": "count|none", "zero_stage": "choice",
                         "recompute": "choice", "schedule": "choice",
-                        "sequence_parallel": "flag"},
+                        "sequence_parallel": "flag", "grid": "options|none"},
     # True, False or "true" / "false" / "not_pp" (the stacks' spelling)
     "memory_per_gpu": {"fsdp_reshard_after_forward": "choice"},
     "step_time": {"options": "options|none"},

@@ -582,3 +582,18 @@ def test_left_out_refuses_an_mfu_above_one_after_goodput():
     assert c.whole_run["bf16"] < 1 < c.steady_state["bf16"]
     assert c.verdict == "implausible"
     assert c.left_out[0]["line"] == "(not priced)" and "(> 1)" in c.left_out[0]["how"]
+
+
+def test_a_figure_the_claim_cannot_state_is_named():
+    """``check_claim``'s figures travel as keywords to ``stated_claim`` (``CLAIM_FIGURES``): a
+    misspelt one is a ValueError naming it, not a TypeError; the same figures as keywords of
+    ``stated_claim`` give the same stated claim (Llama 2 70B, 3,311,616 A100 GPU-hours: Touvron
+    et al. 2023 Table 2)."""
+    from llmcost.bill import claims as cl
+    with pytest.raises(ValueError, match="gpu_hour\\b"):
+        cl.check_claim("llama-2-70b", 2e12, "A100-80GB", gpu_hour=3_311_616, left_out=False)
+    c = cl.stated_claim("llama-2-70b", 2e12, "A100-80GB", gpu_hours=3_311_616)
+    assert (c.gpu_hours, c.dtype, c.pricing, c.tolerance) == (3_311_616, "bf16", "on_demand",
+                                                               cl.HOURS_TOLERANCE)
+    check = cl.check_claim("llama-2-70b", 2e12, "A100-80GB", gpu_hours=3_311_616, left_out=False)
+    assert check.gpu_hours == 3_311_616

@@ -345,3 +345,20 @@ def test_memory_per_gpu_reports_any_stage_and_validates_seq_len():
             memory.memory_per_gpu(m, plan, bad)
     with pytest.raises(ValueError, match=r"stage=4 must be a whole number in \[0, pp=4\)"):
         memory.memory_per_gpu(m, plan, 4096, stage=4)
+
+
+def test_plan_memory_arrays_names_a_wrong_plan_field():
+    """The array engine takes the plan's fields as keywords (``ParallelPlan.to_dict``): a name
+    that is no plan field, or a needed field left out, is a ValueError naming it, and the
+    defaults of ``pp_split`` and ``fsdp_shard_size`` are those of ``ParallelPlan``."""
+    mem = M
+    model = llmcost.load_model("llama-2-7b")
+    plan = llmcost.make_plan(model, 8, 8, tp=2, pp=2, zero_stage=1).to_dict()
+    full = mem.plan_memory_arrays(model, **plan)
+    short = {k: v for k, v in plan.items() if k not in ("pp_split", "fsdp_shard_size")}
+    assert mem.plan_memory_arrays(model, **short)["total"] == full["total"]
+    with pytest.raises(ValueError, match="tensor_parallel"):
+        mem.plan_memory_arrays(model, **plan, tensor_parallel=2)
+    with pytest.raises(ValueError, match="n_microbatches"):
+        mem.plan_memory_arrays(model, **{k: v for k, v in plan.items()
+                                         if k != "n_microbatches"})

@@ -348,3 +348,27 @@ def test_zb_h1_with_fewer_micro_batches_than_stages():
     assert bubble_fraction(2, 1, "zb-h1") == pytest.approx(2 / 3)
     assert bubble_fraction(8, 32, "zb-h1") == pytest.approx(7 / 96)   # Qi et al.: (p-1)/(3m)
     assert bubble_fraction(8, 4, "zb-h1") <= bubble_fraction(8, 4, "1f1b")
+
+
+def test_plan_grid_object_and_keywords_give_the_same_table():
+    """``enumerate_plans``' option lists as one ``PlanGrid`` or as keywords (which replace the
+    grid's fields) are the same grid: the same table, byte for byte; a name that is no option
+    is a ValueError naming it (not a TypeError), as is a keyword that is no plan field in
+    ``make_plan``."""
+    model = llmcost.load_model("llama-2-70b")
+    cluster = llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), 64)
+    by_keywords = P.enumerate_plans(model, cluster, 64, 4096, tp=(4, 8), pp=(1, 2),
+                                    zero_stage=(1, 3))
+    by_grid = P.enumerate_plans(model, cluster, 64, 4096,
+                                grid=P.PlanGrid(tp=(4, 8), pp=(1, 2), zero_stage=(1, 3)))
+    mixed = P.enumerate_plans(model, cluster, 64, 4096, grid=P.PlanGrid(tp=(4, 8), pp=(1, 2)),
+                              zero_stage=(1, 3))
+    assert len(by_keywords) > 0
+    assert by_grid.to_csv() == by_keywords.to_csv() == mixed.to_csv()
+    assert by_grid.attrs == by_keywords.attrs
+    with pytest.raises(ValueError, match="tensor_parallel"):
+        P.enumerate_plans(model, cluster, 64, 4096, tensor_parallel=(8,))
+    with pytest.raises(ValueError, match="grid"):
+        P.enumerate_plans(model, cluster, 64, 4096, grid={"tp": (8,)})
+    with pytest.raises(ValueError, match="n_microbatches"):
+        make_plan(model, 64, 64, tp=8, n_microbatches=2)

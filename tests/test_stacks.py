@@ -127,5 +127,7 @@ def test_bad_stack_inputs_name_the_argument():
         stacks.attention_fraction("megatron-core-2024", 3)
     with pytest.raises(ValueError, match="tp_overlap='x' must be one of"):
         stacks.step_options("megatron-core-2024", "H100-SXM", tp_overlap="x")
+    with pytest.raises(ValueError, match="unknown setting.*tp_overlaps"):   # a misspelt name
+        stacks.step_options("megatron-core-2024", "H100-SXM", tp_overlaps="all")
     with pytest.raises(ValueError, match="stack=None is not a profile"):
         stacks.plan_options(None)

@@ -514,12 +514,63 @@ class _Judging:
     needed: tuple | None = None
 
 
-def stated_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days=None,
-                 gpu_hours=None, usd=None, mfu=None, dtype: str = "bf16", seq_len=None,
-                 phases=None, pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
-                 train_flops=None) -> StatedClaim:
+#: The figures a claim may state besides the model, its tokens and the accelerator
+#: (``stated_claim``'s ``**figures``, ``check_claim``'s keywords).
+CLAIM_FIGURES = ("n_gpus", "days", "gpu_hours", "usd", "mfu", "dtype", "seq_len", "phases",
+                 "pricing", "tolerance", "train_flops")
+
+
+def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> StatedClaim:
     """The figures of a claim checked one by one (``check_claim``'s arguments, its rules), as a
-    ``StatedClaim``; tokens from ``claim_tokens``, the context default the model's."""
+    ``StatedClaim``; tokens from ``claim_tokens``, the context default the model's.
+
+    Parameters
+    ----------
+    model : str or ModelSpec
+        Catalogue name, a ``ModelSpec``, or the path of a Hugging Face ``config.json``
+        (``ModelSpec.from_hf_config``).
+    train_tokens : float, optional
+        Pre-training tokens D (default: from ``train_flops``, else the model's published count).
+    accelerator : str or Accelerator
+    **figures
+        Any of ``CLAIM_FIGURES``:
+
+        * ``n_gpus``, ``days``, ``gpu_hours``: any subset that gives the hours: ``gpu_hours``,
+          or ``days`` and ``n_gpus``, or ``phases``; when several are given they must agree
+          within ``tolerance``.
+        * ``usd``: the claimed cost (implied price = usd ÷ total GPU-hours). A claim with a cost
+          and no hours is priced at the catalogue median (hours = usd ÷ median price, said so).
+        * ``mfu`` in (0, 1]: a stated steady-state MFU (of the stated dtype's dense peak).
+          Without hours it gives them: ``C / (P × mfu × 3600) / goodput``; with hours it is
+          compared with the MFU they imply (a note, since claims rarely state their FLOP basis).
+        * ``dtype`` ({"bf16", "fp8", ...}, default "bf16"): the compute precision the claim
+          states.
+        * ``seq_len``: the training context (default: the model's pre-training ``seq_len``).
+        * ``phases``: GPU-hours by phase where the source splits the claim; must include
+          ``"pre-training"`` (the phase ``train_tokens`` refers to). The utilisation uses the
+          pre-training hours.
+        * ``pricing`` ({"on_demand", "reserved", "spot", "owned"}, default "on_demand"): the
+          catalogue mode the implied price is compared with; "owned": the ledger's owned
+          amortisation (``price_range``), on H100-SXM only (elsewhere: no comparison, said so).
+        * ``tolerance``: relative tolerance of the consistency checks (default
+          ``HOURS_TOLERANCE``).
+        * ``train_flops``: a claim stated as total training FLOPs on the 6ND convention (Epoch
+          AI's estimates): gives ``train_tokens`` when those are not stated
+          (D = C / (6 · N_active)).
+
+    Raises
+    ------
+    ValueError
+        A name not in ``CLAIM_FIGURES``, or a figure that breaks its rule (see ``check_claim``).
+    """
+    bad = sorted(set(figures) - set(CLAIM_FIGURES))
+    if bad:
+        raise ValueError(f"unknown claim figure(s) {bad}; a claim states any of {CLAIM_FIGURES}")
+    f = {"n_gpus": None, "days": None, "gpu_hours": None, "usd": None, "mfu": None,
+         "dtype": "bf16", "seq_len": None, "phases": None, "pricing": "on_demand",
+         "tolerance": HOURS_TOLERANCE, "train_flops": None, **figures}
+    n_gpus, days, gpu_hours, usd, mfu, dtype, seq_len, phases, pricing, tolerance, train_flops \
+        = (f[k] for k in CLAIM_FIGURES)
     spec = claim_model(model)
     if accelerator is None:
         raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
@@ -542,92 +593,40 @@ def stated_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, day
                        phases=phases, pricing=pricing, tolerance=tol, **figures)
 
 
-def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days=None,
-                gpu_hours=None, usd=None, mfu=None, dtype: str = "bf16", seq_len=None,
-                phases=None, pricing: str = "on_demand", tolerance: float = HOURS_TOLERANCE,
-                left_out: bool = True, train_flops=None) -> ClaimCheck:
+def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
+                **figures) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
-    one step each, in this order: the references (``_claim_references``), the hours
-    (``_claim_hours``), the utilisation (``_claim_utilisation``), the verdict
-    (``_mfu_verdict``, or ``_cost_only_verdict`` for a claim of money alone), the price
-    (``_price_verdict``), the lines left out (``_left_out``):
+    one step each, in this order, each step's docstring writing its formula and source:
 
-    * FLOPs: ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
-      parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
-      (``compute.training_flops(method="detailed", causal=False)``: matmul + attention FLOPs per
-      token, full attention mask, Narayanan et al. 2021 App. A's counting).
-    * Implied whole-run utilisation of the (pre-training) hours ``H``, per dtype's peak ``P``:
-      ``U = C / (H × 3600 × P)`` (Chowdhery et al. 2022 App. B define MFU as achieved model
-      FLOP/s ÷ peak; over paid hours it is a whole-run figure).
-    * Goodput backed out: ``MFU_implied = U / goodput``, ``goodput`` = productive ÷ wall time of
-      ``reliability.checkpoint_plan`` on ``n_gpus`` (Daly 2006 checkpoint interval; failure
-      rate 0.173 per GPU-year from Llama 3 §3.3.4's 419 interruptions in 54 days on 16,384
-      GPUs; ``goodput_for``); 1 when ``n_gpus`` is unknown (the MFU is then a lower bound).
-    * Verdict, first that applies: ``implausible`` if ``MFU_implied`` (stated dtype) >
-      ``matmul_fraction`` of ``data/efficiency.csv`` (measured BF16 GEMM ceiling, e.g. H100 0.801
-      from stas00's MAMF benchmark; for FP8 the same fraction of the FP8 peak, an assumption);
-      ``optimistic`` if (BF16, dtype bf16 only) > ``best`` = ``best_reference`` (best published
-      MFU of the hardware generation within ``accuracy.SIZE_FACTOR`` of the size, the claimed
-      model's own whole-run rows excluded); ``low`` if (BF16) < ``LOW_SHARE`` (0.5) × ``best``;
-      else ``plausible``.
-    * Hours from a stated MFU, no hours given: ``H = C / (P × MFU × 3600) / goodput``.
-    * Cost only (``usd`` without hours or MFU): the price the claim needs,
-      ``usd ÷ H(m)`` for ``m`` from ``LOW_SHARE × best`` to ``best`` (BF16 peak;
-      ``H(m) = C / (P_bf16 × m × 3600) / goodput``); verdict ``optimistic`` if even at ``best``
-      it is below the catalogue's lowest price, ``low`` if even at the low end it is above the
-      highest, else ``plausible`` (a cost alone cannot be ``implausible``). The reported
-      ``gpu_hours`` are then ``H(best)``.
-    * Implied price ``usd ÷ H_total`` against ``price_range`` (catalogue low-high for the pricing
-      mode; owned: ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024).
-    * Phases: a claim is judged as given. When ``phases`` is not given and
-      ``data/published_phases.csv`` records a split for the model, the published split is shown
-      beside the verdict (``published_phase_gpu_hours`` and a note, which says when the claimed
-      hours are the published total within ``tolerance``); pass ``phases`` to judge the
-      pre-training share alone.
-    * Tokens: ``train_tokens`` as stated; else from a claim stated as training FLOPs
-      (``train_flops``, the 6ND convention of Epoch AI's compute estimates:
-      ``D = C / (6 · N_active)``); else the model's published token count
-      (``ModelSpec.train_tokens``, catalogue data), said in a note.
-    * An implied utilisation above the dense peak itself (``U > 1``: too few hours for the
-      FLOPs) is a verdict, ``implausible``, like any figure above the matmul ceiling.
+    * the figures as stated (``stated_claim``; tokens ``claim_tokens``: stated, else from a
+      claim of 6ND FLOPs ``D = C / (6 · N_active)``, else the model's published count);
+    * the references (``_claim_references``): ``C_6ND = 6 · N_active · D`` and ``C = D · F(s)``
+      on the MFU basis, the peaks, the matmul ceiling, the best published MFU;
+    * the hours (``_claim_hours``; from a stated MFU or a cost, ``_hours_from_mfu_or_usd``:
+      ``H = C / (P × MFU × 3600) / goodput``);
+    * the utilisation (``_claim_utilisation``): ``U = C / (H × 3600 × P)`` of the pre-training
+      hours and ``MFU_implied = U / goodput`` (``goodput_for``);
+    * the verdict (``_mfu_verdict``: implausible, optimistic, low or plausible; or
+      ``_cost_only_verdict`` for a claim of money alone: the price ``usd ÷ H(m)`` it needs);
+    * the price (``_price_verdict``): ``usd ÷ H_total`` against ``price_range``;
+    * the lines the claim leaves out, priced with the ledger (``_left_out``).
+
+    A claim is judged as given: with no ``phases``, a published split
+    (``data/published_phases.csv``) is shown beside the verdict; pass ``phases`` to judge the
+    pre-training share alone.
 
     Parameters
     ----------
-    model : str or ModelSpec
-        Catalogue name, a ``ModelSpec``, or the path of a Hugging Face ``config.json``
-        (``ModelSpec.from_hf_config``).
-    train_tokens : float, optional
-        Pre-training tokens D (default: from ``train_flops``, else the model's published count).
-    accelerator : str or Accelerator
-    n_gpus, days, gpu_hours : optional
-        Any subset that gives the hours: ``gpu_hours``, or ``days`` and ``n_gpus``, or
-        ``phases``; when several are given they must agree within ``tolerance``.
-    usd : float, optional
-        The claimed cost (implied price = usd ÷ total GPU-hours). A claim with a cost and no
-        hours is priced at the catalogue median (hours = usd ÷ median price, said so).
-    mfu : float in (0, 1], optional
-        A stated steady-state MFU (of the stated dtype's dense peak). Without hours it gives
-        them: ``C / (P × mfu × 3600) / goodput``; with hours it is compared with the MFU they
-        imply (a note, since claims rarely state their FLOP basis).
-    dtype : {"bf16", "fp8", ...}
-        The compute precision the claim states.
-    seq_len : int, optional
-        Training context (default: the model's pre-training ``seq_len``).
-    phases : dict, optional
-        GPU-hours by phase where the source splits the claim; must include ``"pre-training"``
-        (the phase ``train_tokens`` refers to). The utilisation uses the pre-training hours.
-    pricing : {"on_demand", "reserved", "spot", "owned"}
-        Catalogue mode the implied price is compared with; "owned": the ledger's owned
-        amortisation (``price_range``), on H100-SXM only (elsewhere: no comparison, said so).
-    tolerance : float
-        Relative tolerance of the consistency checks (default ``HOURS_TOLERANCE``).
+    model, train_tokens, accelerator
+        As ``stated_claim``.
     left_out : bool
         Price the lines the claim leaves out with the ledger (default True).
-    train_flops : float, optional
-        A claim stated as total training FLOPs on the 6ND convention (Epoch AI's estimates):
-        gives ``train_tokens`` when those are not stated (D = C / (6 · N_active)).
+    **figures
+        What the claim states (``CLAIM_FIGURES``: ``n_gpus``, ``days``, ``gpu_hours``, ``usd``,
+        ``mfu``, ``dtype``, ``seq_len``, ``phases``, ``pricing``, ``tolerance``,
+        ``train_flops``), each described in ``stated_claim``.
 
     Returns
     -------
@@ -636,15 +635,12 @@ def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days
     Raises
     ------
     ValueError
-        A non-positive or non-numeric figure, an unknown model/accelerator/dtype, hours that
-        disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a published token
-        count, or ``train_flops`` that disagree with the stated tokens.
+        A non-positive or non-numeric figure, an unknown model/accelerator/dtype or figure name,
+        hours that disagree beyond ``tolerance``, a claim with neither tokens, FLOPs nor a
+        published token count, or ``train_flops`` that disagree with the stated tokens.
     """
     left_out = as_flag(left_out, "left_out")
-    c = stated_claim(model, train_tokens, accelerator, n_gpus=n_gpus, days=days,
-                     gpu_hours=gpu_hours, usd=usd, mfu=mfu, dtype=dtype, seq_len=seq_len,
-                     phases=phases, pricing=pricing, tolerance=tolerance,
-                     train_flops=train_flops)
+    c = stated_claim(model, train_tokens, accelerator, **figures)
     j = _claim_references(c)
     _claim_hours(j)
     _claim_utilisation(j)
@@ -678,11 +674,17 @@ def check_claim(model, train_tokens=None, accelerator=None, *, n_gpus=None, days
 
 def _claim_references(c: StatedClaim) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
-    FLOPs ``C_6ND = 6 · N_active · D`` and ``C = D · F(s)`` (MFU basis, full mask), the price
-    range of the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
-    ``data/efficiency.csv``), the best published MFU (``best_reference``) and the plausible
-    steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to ``best`` (the ceiling
-    standing in for an unknown best)."""
+    FLOPs ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
+    parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
+    (``compute.training_flops(method="detailed", causal=False)``: matmul + attention FLOPs per
+    token, full attention mask, Narayanan et al. 2021 App. A's counting), the price range of
+    the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
+    ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
+    benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
+    the best published MFU (``best_reference``: of the hardware generation within
+    ``accuracy.SIZE_FACTOR`` of the size, the claimed model's own whole-run rows excluded) and
+    the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
+    ``best`` (the ceiling standing in for an unknown best)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
     peaks = {dtype: acc.peak_flops_per_s(dtype)}
     peaks.setdefault("bf16", acc.peak_flops_per_s("bf16"))
@@ -738,9 +740,12 @@ def _claim_hours(j: _Judging) -> None:
 
 def _claim_utilisation(j: _Judging) -> None:
     """Whole-run utilisation of the pre-training hours H per dtype's peak P,
-    ``U = C / (H × 3600 × P)`` (Chowdhery et al. 2022 App. B's MFU over paid hours; also on
-    6ND), and the steady-state MFU ``U ÷ goodput``, goodput of ``reliability.checkpoint_plan``
-    on ``n_gpus`` (``goodput_for``; 1 when ``n_gpus`` is unknown: a lower bound)."""
+    ``U = C / (H × 3600 × P)`` (Chowdhery et al. 2022 App. B define MFU as achieved model
+    FLOP/s ÷ peak; over paid hours it is a whole-run figure; also on 6ND), and the
+    steady-state MFU ``U ÷ goodput``, goodput = productive ÷ wall time of
+    ``reliability.checkpoint_plan`` on ``n_gpus`` (``goodput_for``: Daly 2006 checkpoint
+    interval; failure rate 0.173 per GPU-year from Llama 3 §3.3.4's 419 interruptions in 54
+    days on 16,384 GPUs); 1 when ``n_gpus`` is unknown (the MFU is then a lower bound)."""
     c = j.c
     j.u = {k: j.fm / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
     j.u6 = {k: j.f6 / (j.pre * SECONDS_PER_HOUR * p) for k, p in j.peaks.items()}
@@ -767,9 +772,11 @@ def _claim_utilisation(j: _Judging) -> None:
 
 
 def _mfu_verdict(j: _Judging) -> None:
-    """The verdict on the steady-state MFU, the first that applies: ``implausible`` above the
-    matmul ceiling (stated dtype), ``optimistic`` above the best published (BF16 claims only),
-    ``low`` under ``LOW_SHARE`` × the best (BF16), else ``plausible``."""
+    """The verdict on the steady-state MFU, the first that applies: ``implausible`` if
+    ``MFU_implied`` (stated dtype) > the matmul ceiling (``_claim_references``), which covers an
+    implied utilisation above the dense peak itself (``U > 1``: too few hours for the FLOPs);
+    ``optimistic`` if (BF16, dtype bf16 only) > ``best`` = ``best_reference``; ``low`` if
+    (BF16) < ``LOW_SHARE`` (0.5) × ``best``; else ``plausible``."""
     dtype, steady, best, bsrc = j.c.dtype, j.steady, j.best, j.best_source
     if steady[dtype] > j.ceiling:
         j.verdict = "implausible"
@@ -832,8 +839,9 @@ def _cost_only_verdict(j: _Judging) -> None:
 
 def _price_verdict(j: _Judging) -> tuple:
     """(implied price, sentence): the implied price ``usd ÷ H_total`` against the catalogue's
-    low-high of the pricing mode (owned: against the amortisation), or what the hours cost at
-    the median when no cost is given, or the price range a cost-only claim needs."""
+    low-high of the pricing mode (``price_range``; owned: against the amortisation,
+    ``pricing.owned_usd_per_gpu_hour``, Cottier et al. 2024), or what the hours cost at the
+    median when no cost is given, or the price range a cost-only claim needs."""
     c, pr, needed = j.c, j.price, j.needed
     implied = c.usd / j.hours if c.usd is not None and needed is None else None
     if pr["n"] == 0:

@@ -306,50 +306,99 @@ def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
 
 
-def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
-                 pp_overlap="auto", dp_overlap="auto", flash_attention="auto",
-                 fsdp_prefetch_layers="auto", fsdp_collectives_per_layer="auto",
-                 fsdp_nic_aggregation="auto", ep_overlap="auto", moe_dispatch="auto",
-                 moe_node_limit="auto", fsdp_reshard_after_forward="auto",
-                 moe_dispatch_dtype="auto") -> dict:
+#: The settings ``step_options`` resolves against a stack, each ``"auto"`` (the stack's value)
+#: unless given.
+STACK_STEP_OPTIONS = ("tp_overlap", "pp_overlap", "dp_overlap", "flash_attention",
+                      "fsdp_prefetch_layers", "fsdp_collectives_per_layer",
+                      "fsdp_nic_aggregation", "ep_overlap", "moe_dispatch", "moe_node_limit",
+                      "fsdp_reshard_after_forward", "moe_dispatch_dtype")
+
+
+def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
     """The ``step.step_time`` options a stack implies on ``accelerator``: ``flash_attention``,
     ``tp_overlap``, ``pp_overlap``, ``dp_overlap`` (each ``"auto"`` argument takes the stack's
     value; any other value overrides it) and ``efficiency`` (``efficiency`` as given, or the
     catalogue row with the stack's FlashAttention fraction for the generation where the papers
     give one), and the MoE / FSDP physics: ``moe_dispatch``, ``moe_dispatch_dtype``
     (``MOE_DISPATCH_DTYPES``), ``moe_node_limit`` (None or an int) and ``fsdp_reshard_after_forward`` (``"true"``, ``"false"`` or ``"not_pp"``; a bool
-    given is turned into ``"true"`` / ``"false"``).
+    given is turned into ``"true"`` / ``"false"``). ``**requested``: the settings of
+    ``STACK_STEP_OPTIONS``, each ``"auto"`` when not given; the steps are
+    ``_stack_efficiency``, ``_stack_fsdp_pieces``, ``_stack_moe`` and ``_stack_reshard``.
 
     Raises
     ------
     ValueError
-        An unknown stack, or an overlap value outside its choices.
+        An unknown stack or setting name, or an overlap value outside its choices.
     """
+    bad = sorted(set(requested) - set(STACK_STEP_OPTIONS))
+    if bad:
+        raise ValueError(f"step_options: unknown setting(s) {bad}; choose from "
+                         f"{STACK_STEP_OPTIONS}")
+    q = {name: requested.get(name, "auto") for name in STACK_STEP_OPTIONS}
     st = load_stack(stack)
-    for name, v, ok in (("tp_overlap", tp_overlap, TP_OVERLAP_MODES + ("auto",)),
-                        ("pp_overlap", pp_overlap, (True, False, "auto")),
-                        ("dp_overlap", dp_overlap, (True, False, "auto")),
-                        ("flash_attention", flash_attention, (True, False, "auto"))):
+    for name, ok in (("tp_overlap", TP_OVERLAP_MODES + ("auto",)),
+                     ("pp_overlap", (True, False, "auto")), ("dp_overlap", (True, False, "auto")),
+                     ("flash_attention", (True, False, "auto"))):
+        v = q[name]
         if not any(v is o or (isinstance(v, str) and v == o) for o in ok):
             raise ValueError(f"{name}={v!r} must be one of {ok}")
-    if efficiency is not None:
-        eff = efficiency                   # an Efficiency given by the caller is used as is
-    else:
-        eff = load_efficiency(accelerator)
-        frac, _ = attention_fraction(st, accelerator)
-        if frac is not None:
-            eff = eff.replace(attention_fraction=frac)
-    flash = (st.flash_attention != "none") if flash_attention == "auto" else flash_attention
+    eff = _stack_efficiency(st, accelerator, efficiency)
+    flash = (st.flash_attention != "none") if q["flash_attention"] == "auto" \
+        else q["flash_attention"]
+    ep_overlap = q["ep_overlap"]
     if ep_overlap != "auto" and ep_overlap not in EP_OVERLAP_MODES:
         raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {EP_OVERLAP_MODES + ('auto',)}")
+    prefetch, pieces = _stack_fsdp_pieces(st, q)
+    dispatch, ddt, limit = _stack_moe(st, q)
+    reshard = _stack_reshard(st, q["fsdp_reshard_after_forward"])
+    nic = q["fsdp_nic_aggregation"]
+    tp_overlap, pp_overlap, dp_overlap = q["tp_overlap"], q["pp_overlap"], q["dp_overlap"]
+    return {"flash_attention": bool(flash), "moe_dispatch": dispatch, "moe_dispatch_dtype": ddt,
+            "moe_node_limit": None if limit is None else int(limit),
+            "fsdp_reshard_after_forward": reshard,
+            "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
+            "fsdp_nic_aggregation": st.fsdp_nic_aggregation if _is_auto(nic)
+            else as_flag(nic, "fsdp_nic_aggregation"),
+            "ep_overlap": st.ep_overlap if ep_overlap == "auto" else ep_overlap,
+            "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
+            "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),
+            "dp_overlap": st.dp_overlap if dp_overlap == "auto" else bool(dp_overlap),
+            "efficiency": eff}
+
+
+def _stack_efficiency(st: Stack, accelerator: str, efficiency):
+    """``step_options``' ``Efficiency``: the caller's as given, else the catalogue row of
+    ``accelerator`` with the stack's FlashAttention fraction for the generation
+    (``attention_fraction``) where the papers give one."""
+    if efficiency is not None:
+        return efficiency                  # an Efficiency given by the caller is used as is
+    eff = load_efficiency(accelerator)
+    frac, _ = attention_fraction(st, accelerator)
+    if frac is not None:
+        eff = eff.replace(attention_fraction=frac)
+    return eff
+
+
+def _stack_fsdp_pieces(st: Stack, q: dict) -> tuple:
+    """``(fsdp_prefetch_layers, fsdp_collectives_per_layer)``: the requested values, or the
+    stack's where "auto" (prefetch 1 when the stack does not say); whole numbers >= 0 and >= 1."""
     prefetch = (st.fsdp_prefetch_layers if st.fsdp_prefetch_layers is not None else 1) \
-        if _is_auto(fsdp_prefetch_layers) else fsdp_prefetch_layers
-    pieces = st.fsdp_collectives_per_layer if _is_auto(fsdp_collectives_per_layer) \
-        else fsdp_collectives_per_layer
+        if _is_auto(q["fsdp_prefetch_layers"]) else q["fsdp_prefetch_layers"]
+    pieces = st.fsdp_collectives_per_layer if _is_auto(q["fsdp_collectives_per_layer"]) \
+        else q["fsdp_collectives_per_layer"]
     for name, v, lo in (("fsdp_prefetch_layers", prefetch, 0),
                         ("fsdp_collectives_per_layer", pieces, 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
             raise ValueError(f"{name}={v!r} must be a whole number >= {lo} or 'auto'")
+    return prefetch, pieces
+
+
+def _stack_moe(st: Stack, q: dict) -> tuple:
+    """``(moe_dispatch, moe_dispatch_dtype, moe_node_limit)``: the requested values, or the
+    stack's where "auto"; each among its choices (``MOE_DISPATCH_MODES``,
+    ``MOE_DISPATCH_DTYPES``; the node limit None or a whole number >= 1)."""
+    moe_dispatch, moe_dispatch_dtype = q["moe_dispatch"], q["moe_dispatch_dtype"]
+    moe_node_limit = q["moe_node_limit"]
     dispatch = st.moe_dispatch if moe_dispatch == "auto" else moe_dispatch
     if dispatch not in MOE_DISPATCH_MODES:
         raise ValueError(f"moe_dispatch={moe_dispatch!r} must be one of "
@@ -365,6 +414,12 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
                               or limit < 1):
         raise ValueError(f"moe_node_limit={moe_node_limit!r} must be a whole number >= 1, None "
                          "(no limit) or 'auto'")
+    return dispatch, ddt, limit
+
+
+def _stack_reshard(st: Stack, fsdp_reshard_after_forward) -> str:
+    """``fsdp_reshard_after_forward`` as one of ``RESHARD_POLICIES``: a bool as "true" /
+    "false", "auto" as the stack's."""
     reshard = fsdp_reshard_after_forward
     if isinstance(reshard, (bool, np.bool_)):
         reshard = "true" if reshard else "false"
@@ -373,17 +428,7 @@ def step_options(stack, accelerator: str, efficiency=None, *, tp_overlap="auto",
     if not isinstance(reshard, str) or reshard not in RESHARD_POLICIES:
         raise ValueError(f"fsdp_reshard_after_forward={fsdp_reshard_after_forward!r} must be "
                          f"True, False, one of {RESHARD_POLICIES} or 'auto'")
-    return {"flash_attention": bool(flash), "moe_dispatch": dispatch, "moe_dispatch_dtype": ddt,
-            "moe_node_limit": None if limit is None else int(limit),
-            "fsdp_reshard_after_forward": reshard,
-            "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
-            "fsdp_nic_aggregation": st.fsdp_nic_aggregation if _is_auto(fsdp_nic_aggregation)
-            else as_flag(fsdp_nic_aggregation, "fsdp_nic_aggregation"),
-            "ep_overlap": st.ep_overlap if ep_overlap == "auto" else ep_overlap,
-            "tp_overlap": st.tp_overlap if tp_overlap == "auto" else tp_overlap,
-            "pp_overlap": st.pp_overlap if pp_overlap == "auto" else bool(pp_overlap),
-            "dp_overlap": st.dp_overlap if dp_overlap == "auto" else bool(dp_overlap),
-            "efficiency": eff}
+    return reshard
 
 
 def plan_options(stack) -> dict:

@@ -152,8 +152,9 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
             try:
                 plan = checkpoint_plan(n_params, gpu_w.value, rate_w.value, bw_w.value * 1e9,
                                        restart_w.value * 60, recipe, gpus_per_node,
-                                       node_bytes_per_s, d2h_bytes_per_s, async_w.value,
-                                       planned_per_day, checkpoint_bytes=size_w.value * 1e12)
+                                       node_bytes_per_s, d2h_bytes_per_s=d2h_bytes_per_s,
+                                       async_=async_w.value, planned_per_day=planned_per_day,
+                                       checkpoint_bytes=size_w.value * 1e12)
             except ValueError as e:  # e.g. restarts so slow that planned stops fill the day
                 print(f"cannot compute: {e}")
                 return

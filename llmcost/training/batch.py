@@ -593,7 +593,6 @@ def batch_sweep(target: BatchTarget, batch_tokens, model: ModelSpec, accelerator
     ``compute_gpu_hours``, ``comm_gpu_hours``, ``idle_gpu_hours``, ``reserved_gpu_hours``
     (= compute + comm + idle), ``compute_cost_usd``.
     """
-
     if not isinstance(target, BatchTarget):
         raise ValueError(f"target={target!r} must be a BatchTarget (llmcost.batch_target(...))")
     model = as_model(model, needs="a batch sweep")

@@ -95,7 +95,7 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 import numpy as np
@@ -519,57 +519,121 @@ def comm_volume(model, cluster: Cluster, plan, seq_len=None, recipe="bf16_adam_f
     rcp = get_recipe(recipe)
     fig = _Figures(cluster, efficiency)
     s = float(model.seq_len if seq_len is None else seq_len)
+    st = _volume_stage(model, plan, s)
+    cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(st.x),
+                          tp=np.asarray(st.t), cp=np.asarray(st.cp), ep=np.asarray(st.ep),
+                          dp=np.asarray(st.dp), sp=np.asarray(st.sp))
+    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, st.t, st.ep))
+    p_ne = st.nd * p_dense + st.nm * p_moe
+    p_ex = st.nm * p_exp
+    dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, st.layers,
+                                     st.full)
+    place = _volume_links(plan, cluster)
+    g = st.dp * st.cp
+    rows = [_tp_volume(st, cm, c, place), _cp_volume(st, cm, c, place),
+            _ep_volume(st, cm, c, place), _pp_volume(st, cm, c, place),
+            ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
+             place["DP (dense, with CP)"])]
+    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
+                                       "time_s", "links"]).set_index("dimension")
+
+
+@dataclass(frozen=True)
+class _VolumeStage:
+    """``comm_volume``'s plan sizes as floats (t, cp, ep, dp, pp, v, m), its flags (``sp``:
+    sequence parallelism with tp > 1; ``full``: full recomputation; ``rc`` = 1 under it, else
+    0), tokens per micro-batch on a rank ``x = s/cp·b``, and the layers of the most loaded
+    pipeline stage (``nd`` dense, ``nm`` MoE, ``layers`` = nd + nm)."""
+
+    t: float
+    cp: float
+    ep: float
+    dp: float
+    pp: float
+    v: float
+    m: float
+    sp: bool
+    full: bool
+    rc: float
+    x: float
+    nd: float
+    nm: float
+    layers: float
+
+
+def _volume_stage(model, plan, s: float) -> _VolumeStage:
+    """The ``_VolumeStage`` of ``plan`` at sequence length ``s``: the stage holding the most
+    layers (``memory.stage_layers``, first such stage)."""
     t, cp, ep, dp, pp, v, m = (float(plan.tp), float(plan.cp), float(plan.ep), float(plan.dp),
                                float(plan.pp), float(plan.virtual_stages),
                                float(plan.n_microbatches))
-    sp = plan.sequence_parallel and plan.tp > 1
     full = plan.recompute == "full"
-    x = s / cp * plan.micro_batch_size
-    cm = step_comm_arrays(c, model, cluster, CommOptions(fig.eff), s=s, x=np.asarray(x),
-                          tp=np.asarray(t), cp=np.asarray(cp), ep=np.asarray(ep),
-                          dp=np.asarray(dp), sp=np.asarray(sp))
     dense, moe = stage_layers(model, plan.pp, plan.virtual_stages, plan.pp_split)
     r = int(np.argmax(dense + moe))
     nd, nm = float(dense[r]), float(moe[r])
-    layers = nd + nm
-    act = 2.0 * x * c.h
-    rc = 1.0 if full else 0.0
-    # TP: all-reduce = 2 units of (t-1)/t·S, all-gather / reduce-scatter 1 unit
+    return _VolumeStage(t, cp, ep, dp, pp, v, m, sp=plan.sequence_parallel and plan.tp > 1,
+                        full=full, rc=1.0 if full else 0.0, x=s / cp * plan.micro_batch_size,
+                        nd=nd, nm=nm, layers=nd + nm)
+
+
+def _tp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s TP row. With the activation ``A = 2·x·h`` bytes (16-bit) and one unit
+    = one ring pass of ``(t−1)/t·A`` (an all-reduce is 2 units, an all-gather or reduce-scatter
+    1; Shoeybi et al. 2019 §3, Korthikanti et al. 2022 §4.2.2): forward 4 units per layer and
+    micro-batch (two all-reduces, or two all-gathers + two reduce-scatters with SP), ×(1 + rc)
+    under full recomputation; backward 4 units (6 with SP: the LayerNorm output re-gathered).
+    ``bytes = (t−1)/t · A · (4·(1 + rc) + 4 or 6) · layers · m``; collectives per step
+    ``((4 or 2)·(1 + rc) + (6 or 2)) · layers · m``; time from ``step_comm_arrays``."""
+    t, rc, sp = st.t, st.rc, st.sp
+    act = 2.0 * st.x * c.h
     tp_units_f = 4.0
     tp_units_b = (6.0 if sp else 4.0)
-    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * layers * m
-    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * layers * m
-    kv = float(_cp_kv_bytes(c, x, t, cp))
-    cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * layers * m
-    cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * layers * m
-    a2a = 2.0 * x * c.k * c.h
-    ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * nm * m if c.is_moe else 0.0
-    ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * nm * m \
+    tp_bytes = (t - 1) / t * act * (tp_units_f * (1 + rc) + tp_units_b) * st.layers * st.m
+    tp_time = (float(cm["tp_fwd_s"]) * (1 + rc) + float(cm["tp_bwd_s"])) * st.layers * st.m
+    return ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
+            ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * st.layers * st.m
+            if t > 1 else 0, tp_bytes, tp_time, place["TP"])
+
+
+def _cp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s CP row (Llama 3 §3.3.2, all-gather based): per layer and micro-batch
+    an all-gather of K, V forward (again under full recomputation) and an all-gather of K, V
+    plus a reduce-scatter of dK, dV backward: ``bytes = (cp−1)/cp · KV · (3 + rc) · layers ·
+    m``, KV the rank's K and V bytes (``_cp_kv_bytes``); ``(2 + rc) · layers · m``
+    collectives."""
+    cp, rc = st.cp, st.rc
+    kv = float(_cp_kv_bytes(c, st.x, st.t, cp))
+    cp_bytes = (cp - 1) / cp * kv * (3.0 + rc) * st.layers * st.m
+    cp_time = (float(cm["cp_fwd_s"]) * (1 + rc) + float(cm["cp_bwd_s"])) * st.layers * st.m
+    return ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * st.layers * st.m
+            if cp > 1 else 0, cp_bytes, cp_time, place["CP"])
+
+
+def _ep_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s EP row (Lepikhin et al. 2020; Fedus et al. 2021): per MoE layer and
+    micro-batch a dispatch and a combine all-to-all forward and the transposed pair backward,
+    the k routed copies of each token, ``2·x·k·h`` bytes each: ``bytes = (ep−1)/ep · 2xkh ·
+    (4 + 2·rc) · nm · m`` (0 for a dense model); ``(4 + 2·rc) · nm · m`` collectives."""
+    ep, rc = st.ep, st.rc
+    a2a = 2.0 * st.x * c.k * c.h
+    ep_bytes = (ep - 1) / ep * a2a * (4.0 + 2 * rc) * st.nm * st.m if c.is_moe else 0.0
+    ep_time = (float(cm["ep_fwd_s"]) * (1 + rc) + float(cm["ep_bwd_s"])) * st.nm * st.m \
         if c.is_moe else 0.0
+    return ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * st.nm * st.m if ep > 1 else 0,
+            ep_bytes, ep_time, place["EP"])
+
+
+def _pp_volume(st: _VolumeStage, cm: dict, c, place) -> tuple:
+    """``comm_volume``'s PP row (Narayanan et al. 2021 §2.2, §4.1): per micro-batch and model
+    chunk one activation forward and one gradient backward, ``A/t`` bytes with TP (Megatron's
+    scatter/gather), ``A = 2·x·h`` without: ``bytes = 2 · v · A/t · m`` when pp > 1."""
+    t, pp, v = st.t, st.pp, st.v
+    act = 2.0 * st.x * c.h
     p2p = act / t if t > 1 else act
-    pp_bytes = 2.0 * v * p2p * m if pp > 1 else 0.0
-    pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * m if pp > 1 else 0.0
-    p_dense, p_moe, p_exp = (float(np.asarray(a)) for a in layer_params(c, t, ep))
-    p_ne = nd * p_dense + nm * p_moe
-    p_ex = nm * p_exp
-    g = dp * cp
-    dpb, dpt, what, per = _dp_volume(fig, plan, float(rcp.grads_bytes), p_ne, p_ex, layers, full)
-    place = _volume_links(plan, cluster)
-    rows = [
-        ("TP", "all-gather + reduce-scatter (SP)" if sp else "all-reduce",
-         ((4.0 if sp else 2.0) * (1 + rc) + (6.0 if sp else 2.0)) * layers * m
-         if t > 1 else 0, tp_bytes, tp_time, place["TP"]),
-        ("CP", "all-gather K, V (+ reduce-scatter dK, dV)", (2.0 + rc) * layers * m
-         if cp > 1 else 0, cp_bytes, cp_time, place["CP"]),
-        ("EP", "all-to-all dispatch + combine", (4.0 + 2 * rc) * nm * m if ep > 1 else 0,
-         ep_bytes, ep_time, place["EP"]),
-        ("PP", "send/recv activations and gradients", 2.0 * v * m if pp > 1 else 0, pp_bytes,
-         pp_time, place["PP"]),
-        ("DP", what, per if g > 1 else 0, dpb if g > 1 else 0.0, dpt if g > 1 else 0.0,
-         place["DP (dense, with CP)"]),
-    ]
-    return pd.DataFrame(rows, columns=["dimension", "collectives", "per_step", "bytes_per_gpu",
-                                       "time_s", "links"]).set_index("dimension")
+    pp_bytes = 2.0 * v * p2p * st.m if pp > 1 else 0.0
+    pp_time = 2.0 * v * float(cm["pp_p2p_s"]) * st.m if pp > 1 else 0.0
+    return ("PP", "send/recv activations and gradients", 2.0 * v * st.m if pp > 1 else 0,
+            pp_bytes, pp_time, place["PP"])
 
 
 def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: float,
@@ -1196,11 +1260,73 @@ def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_e
             scalar_or_array(d_g * (g - 1) / G + d_g * (G - g) / G * (g - 1) / g))
 
 
+@dataclass(frozen=True)
+class MoeA2AOptions:
+    """How an MoE layer's tokens travel in ``moe_all_to_all_time``: the router and the
+    dispatcher, checked when built (each a ValueError naming the scenario's key).
+
+    Fields
+    ------
+    routing, capacity_factor, imbalance
+        The busiest rank's load factor (``moe_routing_factor``: the capacity factor's padding,
+        or a dropless router's imbalance). Defaults "dropless", 1.0, 1.0.
+    dispatch : {"per_expert", "per_gpu", "per_node"}
+        ``MOE_DISPATCH``; ``per_expert`` (k copies of each token) is the default. A
+        deduplicating dispatcher (``per_gpu``, ``per_node``; needs ``n_experts``) sends
+        ``moe_dispatch_copies`` copies instead of k.
+    n_experts, gate, node_limit
+        The routed experts, the gate (``MOE_GATES``) and the node limit, for
+        ``moe_dispatch_copies`` (used by the deduplicating dispatches; the gate and the node
+        limit are checked with every dispatch).
+    dispatch_dtype : {"bf16", "fp8"}
+        The dispatch's encoding (``MOE_DISPATCH_BYTES``); the combine is BF16 whatever it is.
+    """
+
+    routing: str = "dropless"
+    capacity_factor: float = 1.0
+    imbalance: float = 1.0
+    dispatch: str = "per_expert"
+    n_experts: int | None = None
+    gate: str = "learned"
+    node_limit: int | None = None
+    dispatch_dtype: str = "bf16"
+
+    @classmethod
+    def build(cls, options: MoeA2AOptions | None = None, **keywords) -> MoeA2AOptions:
+        """``options`` (default ``MoeA2AOptions()``) with ``keywords`` replacing its fields.
+
+        Raises
+        ------
+        ValueError
+            ``options`` not a MoeA2AOptions, or an unknown name (listing the known ones).
+        """
+        if options is not None and not isinstance(options, MoeA2AOptions):
+            raise ValueError(f"options={options!r} must be a MoeA2AOptions (or None)")
+        names = tuple(f.name for f in fields(cls))
+        bad = sorted(set(keywords) - set(names))
+        if bad:
+            raise ValueError(f"moe_all_to_all_time: unknown option(s) {bad}; the options are "
+                             f"{names} (and phase, bytes_per_element, efficiency)")
+        return replace(options if options is not None else cls(), **keywords)
+
+    def routing_factor(self) -> float:
+        """The busiest rank's load ÷ the balanced load (``moe_routing_factor``)."""
+        return moe_routing_factor(self.routing, self.capacity_factor, self.imbalance)
+
+    def check(self) -> None:
+        """The dispatch, gate, node limit and dispatch encoding among their choices."""
+        if self.dispatch not in MOE_DISPATCH:
+            raise ValueError(f"moe_dispatch={self.dispatch!r} must be one of {MOE_DISPATCH}")
+        if self.gate not in MOE_GATES:
+            raise ValueError(f"moe_gate={self.gate!r} must be one of {MOE_GATES}")
+        if self.node_limit is not None:
+            as_array(self.node_limit, "moe_node_limit", positive=True, integer=True)
+
+
 def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, *,
-                        routing="dropless", capacity_factor=1.0, imbalance=1.0,
-                        bytes_per_element=None, efficiency: Efficiency | None = None,
-                        dispatch="per_expert", n_experts=None, gate="learned",
-                        node_limit=None, phase="dispatch", dispatch_dtype="bf16"):
+                        phase="dispatch", bytes_per_element=None,
+                        efficiency: Efficiency | None = None,
+                        options: MoeA2AOptions | None = None, **keywords):
     """One expert-parallel all-to-all (dispatch or combine) of an MoE layer, seconds.
 
     Each rank sends the k routed copies of its ``tokens`` tokens, ``bytes × k × tokens × h``,
@@ -1214,49 +1340,40 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     ``n_experts``) sends ``moe_dispatch_copies`` copies instead of k: the time is
     ``base + (n − 1)·α + max(b·x·h·net / B_out, b·x·h·nvl / B_up)`` (NIC and NVLink transfers
     concurrent, as the uniform all-to-all's), ``net`` and ``nvl`` the network and NVLink copies,
-    ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths.
+    ``B_out``, ``B_up`` the cluster's achievable per-GPU NIC and NVLink bandwidths
+    (``_dedup_a2a_time``).
 
-    Bytes per element ``b``: the combine (``phase="combine"``) is BF16, 2 bytes; the dispatch
-    carries ``MOE_DISPATCH_BYTES[dispatch_dtype]``: 2 for ``"bf16"``, ``1 + 4/128`` for
-    ``"fp8"`` (E4M3 plus an FP32 scale per 1×128 tile: DeepSeek-V3 §3.3.2-3.3.3, DeepEP's
-    "FP8 dispatching and BF16 combining"). The backward runs the same pair: the activation
-    gradient before the down-projection travels in the dispatch direction in FP8, the
-    backward combine in BF16 (§3.3.3). ``bytes_per_element`` given explicitly overrides
-    both (and may not be combined with an FP8 dispatch).
+    Bytes per element ``b`` (``a2a_bytes_per_element``): the combine (``phase="combine"``) is
+    BF16, 2 bytes; the dispatch carries ``MOE_DISPATCH_BYTES[dispatch_dtype]``: 2 for
+    ``"bf16"``, ``1 + 4/128`` for ``"fp8"`` (E4M3 plus an FP32 scale per 1×128 tile:
+    DeepSeek-V3 §3.3.2-3.3.3, DeepEP's "FP8 dispatching and BF16 combining"). The backward
+    runs the same pair: the activation gradient before the down-projection travels in the
+    dispatch direction in FP8, the backward combine in BF16 (§3.3.3).
 
     Parameters
     ----------
     tokens : float or array, > 0
         Tokens on the rank per micro-batch (b·s/cp).
-    top_k : int, >= 1
-    d_model : int
+    top_k, d_model : int, >= 1
     ep : int or array, >= 1
-    cluster : Cluster
     stride : int or array
         Rank distance between EP members (tp·cp in Megatron's order).
-    routing, capacity_factor, imbalance
-        See ``moe_routing_factor``.
-    dispatch : {"per_expert", "per_gpu", "per_node"}
-        ``MOE_DISPATCH``; ``per_expert`` (k copies) is the default.
-    n_experts, gate, node_limit
-        The routed experts, the gate (``MOE_GATES``) and the node limit, for
-        ``moe_dispatch_copies`` (used by the deduplicating dispatches; the gate and the node
-        limit are checked with every dispatch).
     phase : {"dispatch", "combine"}
         ``MOE_A2A_PHASES``: which of the pair this all-to-all is.
-    dispatch_dtype : {"bf16", "fp8"}
-        The dispatch's encoding (``MOE_DISPATCH_BYTES``); the combine is BF16 whatever it is.
     bytes_per_element : float, optional
-        Overrides the bytes per element (default: from ``phase`` and ``dispatch_dtype``).
+        Overrides the bytes per element (default: from ``phase`` and ``dispatch_dtype``; may not
+        be combined with an FP8 dispatch).
+    efficiency : Efficiency, optional
+    options : MoeA2AOptions, optional
+        The router and dispatcher in one object; the ``**keywords`` replace its fields.
+    **keywords
+        ``MoeA2AOptions`` fields: ``routing``, ``capacity_factor``, ``imbalance``, ``dispatch``,
+        ``n_experts``, ``gate``, ``node_limit``, ``dispatch_dtype``.
 
     Returns
     -------
     float or ndarray, seconds (one all-to-all; a layer runs two forward and two backward).
-
-    Raises
-    ------
-    ValueError
-        Bad sizes or routing options.
+    A ValueError for bad sizes or routing options.
 
     Examples
     --------
@@ -1274,33 +1391,51 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     x = as_array(tokens, "tokens", positive=True)
     k = as_array(top_k, "top_k", positive=True, integer=True)
     h = as_array(d_model, "d_model", positive=True)
-    factor = moe_routing_factor(routing, capacity_factor, imbalance)
-    if dispatch not in MOE_DISPATCH:
-        raise ValueError(f"moe_dispatch={dispatch!r} must be one of {MOE_DISPATCH}")
-    if gate not in MOE_GATES:
-        raise ValueError(f"moe_gate={gate!r} must be one of {MOE_GATES}")
-    if node_limit is not None:
-        as_array(node_limit, "moe_node_limit", positive=True, integer=True)
+    o = MoeA2AOptions.build(options, **keywords)
+    factor = o.routing_factor()
+    o.check()
+    b = a2a_bytes_per_element(phase, o.dispatch_dtype, bytes_per_element, o.n_experts, k, o.gate)
+    if o.dispatch == "per_expert":
+        return cluster_collective_time("all_to_all", b * x * k * h * factor, ep, cluster, stride,
+                                       efficiency)
+    return _dedup_a2a_time(b * x * h * factor, k, ep, cluster, stride, efficiency, o)
+
+
+def a2a_bytes_per_element(phase, dispatch_dtype, bytes_per_element=None, n_experts=None,
+                          top_k=1, gate="learned") -> float:
+    """Bytes per element of one MoE all-to-all: ``bytes_per_element`` when given (not with an
+    FP8 dispatch, which sets its own), else ``MOE_DISPATCH_BYTES[dispatch_dtype]`` for the
+    dispatch and 2 (BF16) for the combine (DeepSeek-V3 §3.3.2-3.3.3). Also checks ``phase``,
+    ``dispatch_dtype`` and, when given, the ``n_experts`` / ``top_k`` layout.
+
+    Raises
+    ------
+    ValueError
+        An unknown phase or dispatch encoding, top_k above n_experts, a bytes_per_element
+        with an FP8 dispatch or not positive.
+    """
     if phase not in MOE_A2A_PHASES:
         raise ValueError(f"phase={phase!r} must be one of {MOE_A2A_PHASES}")
     if dispatch_dtype not in MOE_DISPATCH_BYTES:
         raise ValueError(f"moe_dispatch_dtype={dispatch_dtype!r} must be one of "
                          f"{tuple(MOE_DISPATCH_BYTES)}")
     if n_experts is not None:
-        _check_moe_layout(n_experts, int(np.asarray(k).reshape(-1)[0]), 1, 1, gate, None)
+        _check_moe_layout(n_experts, int(np.asarray(top_k).reshape(-1)[0]), 1, 1, gate, None)
     if bytes_per_element is None:
-        bytes_per_element = MOE_DISPATCH_BYTES[dispatch_dtype if phase == "dispatch" else "bf16"]
-    else:
-        if phase == "dispatch" and dispatch_dtype == "fp8":
-            raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
-                             "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
-        bytes_per_element = float(as_array(bytes_per_element, "bytes_per_element",
-                                           positive=True))
-    if dispatch == "per_expert":
-        return cluster_collective_time("all_to_all", bytes_per_element * x * k * h * factor, ep,
-                                       cluster, stride, efficiency)
-    if n_experts is None:
-        raise ValueError(f"moe_dispatch={dispatch!r} needs n_experts (the routed experts)")
+        return MOE_DISPATCH_BYTES[dispatch_dtype if phase == "dispatch" else "bf16"]
+    if phase == "dispatch" and dispatch_dtype == "fp8":
+        raise ValueError(f"bytes_per_element={bytes_per_element!r} conflicts with "
+                         "dispatch_dtype='fp8' (which sets 1 + 4/128): give one of them")
+    return float(as_array(bytes_per_element, "bytes_per_element", positive=True))
+
+
+def _dedup_a2a_time(nbytes, k, ep, cluster: Cluster, stride, efficiency, o: MoeA2AOptions):
+    """``moe_all_to_all_time`` of a deduplicating dispatcher (``o.dispatch`` per GPU or per
+    node) sending ``nbytes`` = ``b·x·h·factor`` per token copy: ``base + (n − 1)·α +
+    max(nbytes·net / B_out, nbytes·nvl / B_up)``, ``net`` and ``nvl`` the copies of
+    ``moe_dispatch_copies`` (``_Figures.a2a``)."""
+    if o.n_experts is None:
+        raise ValueError(f"moe_dispatch={o.dispatch!r} needs n_experts (the routed experts)")
     n = as_array(ep, "ep", positive=True, integer=True)
     if np.any(n > cluster.n_gpus):
         raise ValueError(f"ep={float(np.max(n)):g} must be <= the cluster's "
@@ -1309,6 +1444,5 @@ def moe_all_to_all_time(tokens, top_k, d_model, ep, cluster: Cluster, stride=1, 
     if np.size(k) != 1:
         raise ValueError("top_k must be one number with a deduplicating dispatch")
     fig = _Figures(cluster, efficiency)
-    return scalar_or_array(fig.a2a(bytes_per_element * x * h * factor, n, st, n_experts,
-                                   int(np.asarray(k).reshape(-1)[0]), dispatch, gate,
-                                   node_limit))
+    return scalar_or_array(fig.a2a(nbytes, n, st, o.n_experts, int(np.asarray(k).reshape(-1)[0]),
+                                   o.dispatch, o.gate, o.node_limit))

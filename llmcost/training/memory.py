@@ -685,111 +685,207 @@ def zero3_kept_weights(fsdp_reshard_after_forward, pp):
                      "or 'not_pp'")
 
 
-def plan_memory_arrays(model: ModelSpec, *, tp, pp, dp, cp, ep, virtual_stages, micro_batch_size,
-                       n_microbatches, zero_stage, recompute, schedule, sequence_parallel,
-                       seq_len=None, recipe="bf16_adam_fp32_grads", pp_split="even",
+#: The plan fields ``plan_memory_arrays`` takes as keyword arrays (``ParallelPlan.to_dict``'s
+#: names): all needed but ``pp_split`` ("even") and ``fsdp_shard_size`` (None: the whole group).
+PLAN_ARRAY_FIELDS = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size",
+                     "n_microbatches", "zero_stage", "recompute", "schedule",
+                     "sequence_parallel", "pp_split", "fsdp_shard_size")
+
+
+def plan_memory_arrays(model: ModelSpec, *, seq_len=None, recipe="bf16_adam_fp32_grads",
                        flash_attention=True, dropout=False, stage=None,
-                       fsdp_shard_size=None, fsdp_reshard_after_forward=True) -> dict:
+                       fsdp_reshard_after_forward=True, **plan) -> dict:
     """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
     ``memory_breakdown`` and ``parallel.enumerate_plans``). ``stage``: evaluate that pipeline
     stage only, instead of the most loaded of the candidate stages.
     ``fsdp_reshard_after_forward``: see ``zero3_kept_weights``.
 
-    All plan arguments are integer arrays of one length (or scalars) and must already be valid
-    (``ParallelPlan`` rules); ``recompute`` and ``schedule`` are codes (positions in
-    ``RECOMPUTE_MODES`` and ``SCHEDULES``) or names. ``fsdp_shard_size`` (None, or an array
-    with dp·cp for the whole group; 0 is refused): hybrid sharding, ZeRO-3's states sharded over that many
-    ranks (``shapes.shard_group_arrays``). Returns a dict with one float array per part of
+    ``**plan``: the plan fields (``PLAN_ARRAY_FIELDS``, e.g. ``**plan.to_dict()``), integer
+    arrays of one length (or scalars) that must already be valid (``ParallelPlan`` rules);
+    ``recompute`` and ``schedule`` are codes (positions in ``RECOMPUTE_MODES`` and
+    ``SCHEDULES``) or names. ``fsdp_shard_size`` (None, or an array with dp·cp for the whole
+    group; 0 is refused): hybrid sharding, ZeRO-3's states sharded over that many ranks
+    (``shapes.shard_group_arrays``). Returns a dict with one float array per part of
     ``PARTS``, ``total``, and ``stage`` (the stage index whose total is the largest).
-    """
-    check_plan_arrays(model, tp=tp, pp=pp, dp=dp, cp=cp, ep=ep, virtual_stages=virtual_stages,
-                      micro_batch_size=micro_batch_size, n_microbatches=n_microbatches,
-                      zero_stage=zero_stage)
-    c = _consts(model)
-    rcp = get_recipe(recipe)
-    s = float(model.seq_len if seq_len is None else seq_len)
-    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(a, dtype=np.int64) for a in (
-        tp, pp, dp, cp, ep, virtual_stages, micro_batch_size, n_microbatches, zero_stage))
-    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
-    sched = _schedule_code(schedule)
-    sp = np.asarray(sequence_parallel, dtype=bool)
-    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
-    tpf, ppf = tp.astype(float), pp.astype(float)
 
-    # ---- stage composition, computed once per distinct (pp, v)
-    # candidate stages: first, second, last and (MoE) the first stage with the most MoE layers
+    Steps: the plan's per-rank sizes (``_plan_memory_inputs``), the candidate stages (first,
+    second, last and, for MoE, the first stage with the most MoE layers;
+    ``stage_candidates``), each stage's parts (``_stage_state_parts``,
+    ``_stage_activation_parts``), and per plan the stage whose total is largest.
+    """
+    plan = _plan_array_fields(plan)
+    check_plan_arrays(model, **{k: plan[k] for k in PLAN_ARRAY_FIELDS[:9]})
+    k = _plan_memory_inputs(model, plan, seq_len, recipe, flash_attention, dropout,
+                            fsdp_reshard_after_forward)
+
     def pick(p_j, d_arr, m_arr):
         if stage is not None:  # one stage asked for (memory_per_gpu(stage=...))
             return (int(stage),)
         r_moe = (1 + int(np.argmax(m_arr[1:-1]))) if p_j > 2 else 0
         return (0, min(1, p_j - 1), r_moe, p_j - 1)
 
-    stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, pp_split, pick)
+    best = None
+    for r, nd, nm in zip(*stage_candidates(model, k.pp, k.v, k.shape, plan["pp_split"], pick)):
+        parts = {**_stage_state_parts(k, r, nd, nm), **_stage_activation_parts(k, r, nd, nm)}
+        parts = {key: np.broadcast_to(np.asarray(val, dtype=float), k.shape) for key, val in
+                 parts.items()}
+        total = sum(parts.values())
+        if best is None:
+            best = dict(parts, total=total, stage=np.broadcast_to(r, k.shape).astype(np.int64))
+        else:
+            better = total > best["total"]
+            for key in PARTS:
+                best[key] = np.where(better, parts[key], best[key])
+            best["stage"] = np.where(better, r, best["stage"])
+            best["total"] = np.where(better, total, best["total"])
+    return best
 
-    # ---- per-layer parameters and activations (per rank)
+
+def _plan_array_fields(plan: dict) -> dict:
+    """``plan_memory_arrays``' plan keywords checked by name (a ValueError for an unknown or a
+    missing one), with the defaults of ``pp_split`` and ``fsdp_shard_size``."""
+    bad = sorted(set(plan) - set(PLAN_ARRAY_FIELDS))
+    missing = [f for f in PLAN_ARRAY_FIELDS[:12] if f not in plan]
+    if bad or missing:
+        what = "; ".join(([f"unknown plan field(s) {bad}"] if bad else [])
+                         + ([f"missing plan field(s) {missing}"] if missing else []))
+        raise ValueError(f"plan_memory_arrays: {what}; the plan fields are {PLAN_ARRAY_FIELDS}")
+    return {"pp_split": "even", "fsdp_shard_size": None, **plan}
+
+
+@dataclass(frozen=True)
+class _PlanMemory:
+    """The per-rank sizes of ``plan_memory_arrays``' plans that every pipeline stage shares
+    (``_plan_memory_inputs`` builds it; arrays broadcast to ``shape``)."""
+
+    c: _Consts
+    rcp: PrecisionRecipe
+    shape: tuple
+    pp: np.ndarray
+    v: np.ndarray
+    m: np.ndarray
+    z: np.ndarray
+    rc: np.ndarray
+    sched: np.ndarray
+    tpf: np.ndarray
+    x: object
+    act: dict
+    dropout: bool
+    zero_scales: tuple
+    expert_scales: tuple
+    p_dense: object
+    p_moe: object
+    p_expert: object
+    emb: object
+    head: object
+    unit: object
+    keep: object
+    keep_any: bool
+    div: object
+
+
+def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dropout,
+                        fsdp_reshard_after_forward) -> _PlanMemory:
+    """The plans' per-rank sizes: parameters per dense / MoE layer and per expert block
+    (``shapes.layer_params``: 1/tp of the matrices, the experts over ep), activations per layer
+    of ``x = s/cp · mbs`` tokens (``_layer_activations``), the ZeRO divisors of the dense
+    states over the shard group and of the expert states over group/ep (``_zero_scales``;
+    under HSDP the group is the f ranks of a replica, ``shapes.shard_group_arrays``), the
+    embedding and head parameters of the edge stages (``shapes.edge_params``), ZeRO-3's
+    gathered unit (the largest of a dense layer, an MoE layer, the embedding split and the head
+    matrix, per tp) and the weights it keeps after the forward (``zero3_kept_weights``)."""
+    c = _consts(model)
+    s = float(model.seq_len if seq_len is None else seq_len)
+    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(plan[f], dtype=np.int64) for f in (
+        "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size", "n_microbatches",
+        "zero_stage"))
+    recompute = plan["recompute"]
+    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
+    sched = _schedule_code(plan["schedule"])
+    sp = np.asarray(plan["sequence_parallel"], dtype=bool)
+    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
+    tpf, ppf = tp.astype(float), pp.astype(float)
     p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
     x = s / cp * mbs
-    act = _layer_activations(c, x, s, tpf, sp, flash_attention, dropout)
-    # ZeRO groups and divisors; under HSDP (ZeRO-3 over a shard group of f ranks) every state
-    # is sharded over the f ranks of the replica, the routed experts over f/ep of them
-    group, _ = _shard_group_arrays(dp, cp, ep, z, fsdp_shard_size)
-    s1, s2, s3 = _zero_scales(z, group)
-    e1, e2, e3 = _zero_scales(z, group / ep)
+    group, _ = _shard_group_arrays(dp, cp, ep, z, plan["fsdp_shard_size"])
     emb, head_mat, head = _edge_params(c, tpf, ppf)
     unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
                               np.where(c.is_moe, p_moe + p_expert, 0.0),
                               c.emb_split / tpf, head_mat / tpf])
-    gpipe = sched == 2
-    div = np.where(sp, tpf, 1.0)
     keep = zero3_kept_weights(fsdp_reshard_after_forward, pp)
-    keep_any = bool(np.any(keep))
+    return _PlanMemory(
+        c=c, rcp=get_recipe(recipe), shape=shape, pp=pp, v=v, m=m, z=z, rc=rc, sched=sched,
+        tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout),
+        dropout=dropout, zero_scales=_zero_scales(z, group),
+        expert_scales=_zero_scales(z, group / ep), p_dense=p_dense, p_moe=p_moe,
+        p_expert=p_expert, emb=emb, head=head, unit=unit, keep=keep,
+        keep_any=bool(np.any(keep)), div=np.where(sp, tpf, 1.0))
 
-    best = None
-    for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
-        first = r == 0
-        last = r == pp - 1
-        p_ne = nd * p_dense + nm * p_moe + np.where(first, emb, 0.0) + np.where(last, head, 0.0)
-        p_ex = nm * p_expert
-        parts = {
-            # FSDP2 (sharded_master): at ZeRO-3 the working weights exist only gathered
-            "weights": np.where((z == 3) & rcp.sharded_master, 0.0,
-                                rcp.weights_bytes * (p_ne / s3 + p_ex / e3)),
-            "gradients": rcp.grads_bytes * (p_ne / s2 + p_ex / e2)
-            + rcp.main_grads_bytes * (p_ne / s1 + p_ex / e1),
-            "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),
-            "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
-            "zero3_buffer": np.where(z == 3, np.where(
-                keep, rcp.weights_bytes * (p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3) + unit),
-                2 * rcp.weights_bytes * unit) if keep_any else 2 * rcp.weights_bytes * unit,
-                0.0),
-        }
-        fl = in_flight_microbatches(sched, pp, m, v, r)
-        sel = nd * act["sel_dense"] + nm * act["sel_moe"]
-        none = nd * act["none_dense"] + nm * act["none_moe"]
-        full = (nd + nm) * act["ckpt"]
-        per_mb = np.select([rc == 0, rc == 1], [none, sel], full)
-        parts["activations"] = fl * per_mb
-        biggest = np.maximum(np.where(nd > 0, act["none_dense"], 0.0),
-                             np.where(nm > 0, act["none_moe"], 0.0))
-        has_layers = (nd + nm) > 0
-        ws = np.select([rc == 0, rc == 1], [0.0, act["core"]], biggest - act["ckpt"])
-        parts["activation_working_set"] = np.where(has_layers, ws, 0.0)
-        emb_buf = (8 * x + (x * c.h / div if dropout else 0.0)) * fl
-        head_buf = (4 * x * c.h / div + 4 * x * c.V / tpf) * np.where(gpipe & (pp > 1), m, 1)
-        parts["embedding_and_logits"] = np.where(first, emb_buf, 0.0) \
-            + np.where(last, head_buf, 0.0)
-        parts = {k: np.broadcast_to(np.asarray(val, dtype=float), shape) for k, val in
-                 parts.items()}
-        total = sum(parts.values())
-        if best is None:
-            best = dict(parts, total=total, stage=np.broadcast_to(r, shape).astype(np.int64))
-        else:
-            better = total > best["total"]
-            for k in PARTS:
-                best[k] = np.where(better, parts[k], best[k])
-            best["stage"] = np.where(better, r, best["stage"])
-            best["total"] = np.where(better, total, best["total"])
-    return best
+
+def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
+    """The model states on pipeline stage ``r`` (``nd`` dense and ``nm`` MoE layers; the
+    embedding on the first stage, the head on the last), bytes per GPU: with ``P`` the stage's
+    non-expert and ``P_e`` its expert parameters per rank, the recipe's bytes per parameter
+    (``PrecisionRecipe``) and ZeRO divisors ``s_i`` (dense) and ``e_i`` (experts) of stage i
+    (Rajbhandari et al. 2020, ZeRO §5): weights ``b_w·(P/s3 + P_e/e3)`` (0 at ZeRO-3 with a
+    sharded master: FSDP2 keeps only gathered working weights), gradients ``b_g·(P/s2 +
+    P_e/e2) + b_mg·(P/s1 + P_e/e1)``, master weights ``b_m·(P/s1 + P_e/e1)``, optimizer states
+    ``b_o·(P/s1 + P_e/e1)``, and ZeRO-3's gather buffer: the kept weights ``b_w·(P·(1 − 1/s3) +
+    P_e·(1 − 1/e3) + unit)`` where the forward keeps them, else two units ``2·b_w·unit``
+    (prefetch)."""
+    rcp, z = k.rcp, k.z
+    s1, s2, s3 = k.zero_scales
+    e1, e2, e3 = k.expert_scales
+    first = r == 0
+    last = r == k.pp - 1
+    p_ne = nd * k.p_dense + nm * k.p_moe + np.where(first, k.emb, 0.0) \
+        + np.where(last, k.head, 0.0)
+    p_ex = nm * k.p_expert
+    unit = k.unit
+    return {
+        # FSDP2 (sharded_master): at ZeRO-3 the working weights exist only gathered
+        "weights": np.where((z == 3) & rcp.sharded_master, 0.0,
+                            rcp.weights_bytes * (p_ne / s3 + p_ex / e3)),
+        "gradients": rcp.grads_bytes * (p_ne / s2 + p_ex / e2)
+        + rcp.main_grads_bytes * (p_ne / s1 + p_ex / e1),
+        "master_weights": rcp.master_bytes * (p_ne / s1 + p_ex / e1),
+        "optimizer_states": rcp.optimizer_bytes * (p_ne / s1 + p_ex / e1),
+        "zero3_buffer": np.where(z == 3, np.where(
+            k.keep, rcp.weights_bytes * (p_ne * (1 - 1 / s3) + p_ex * (1 - 1 / e3) + unit),
+            2 * rcp.weights_bytes * unit) if k.keep_any else 2 * rcp.weights_bytes * unit,
+            0.0),
+    }
+
+
+def _stage_activation_parts(k: _PlanMemory, r, nd, nm) -> dict:
+    """The activations on pipeline stage ``r`` (``nd`` dense, ``nm`` MoE layers), bytes per
+    GPU (Korthikanti et al. 2022 §4): ``activations`` = the micro-batches in flight
+    (``in_flight_microbatches``) × the stored activations of one micro-batch by recomputation
+    mode (none, selective, or the full-recomputation checkpoints ``(nd + nm)·ckpt``);
+    ``activation_working_set``: what one layer's recomputation or backward holds on top (the
+    attention core under selective, the largest layer minus its checkpoint under full);
+    ``embedding_and_logits``: on the first stage the token and position buffers ``8x`` (and the
+    dropout mask ``x·h/div``) per micro-batch in flight, on the last the logits' ``4·x·h/div +
+    4·x·V/tp`` (× m under GPipe, which keeps every micro-batch's)."""
+    c, act, x, pp, m, rc, sched = k.c, k.act, k.x, k.pp, k.m, k.rc, k.sched
+    first = r == 0
+    last = r == pp - 1
+    fl = in_flight_microbatches(sched, pp, m, k.v, r)
+    sel = nd * act["sel_dense"] + nm * act["sel_moe"]
+    none = nd * act["none_dense"] + nm * act["none_moe"]
+    full = (nd + nm) * act["ckpt"]
+    per_mb = np.select([rc == 0, rc == 1], [none, sel], full)
+    biggest = np.maximum(np.where(nd > 0, act["none_dense"], 0.0),
+                         np.where(nm > 0, act["none_moe"], 0.0))
+    has_layers = (nd + nm) > 0
+    ws = np.select([rc == 0, rc == 1], [0.0, act["core"]], biggest - act["ckpt"])
+    gpipe = sched == 2
+    emb_buf = (8 * x + (x * c.h / k.div if k.dropout else 0.0)) * fl
+    head_buf = (4 * x * c.h / k.div + 4 * x * c.V / k.tpf) * np.where(gpipe & (pp > 1), m, 1)
+    return {"activations": fl * per_mb,
+            "activation_working_set": np.where(has_layers, ws, 0.0),
+            "embedding_and_logits": np.where(first, emb_buf, 0.0)
+            + np.where(last, head_buf, 0.0)}
 
 
 # ----------------------------------------------------------------------------- one plan

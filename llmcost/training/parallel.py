@@ -51,7 +51,8 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -422,10 +423,14 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
                                   f"= {seq_len}/{cp}")
 
 
-def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp=1, cp=1, ep=1,
-              dp=None, virtual_stages=1, micro_batch_size=1, zero_stage=0, recompute="none",
-              schedule="1f1b", sequence_parallel=True, pp_split="even", seq_len=None,
-              fsdp_shard_size=None) -> ParallelPlan:
+#: The ``ParallelPlan`` fields ``make_plan`` takes as keywords (``dp`` apart, since it is derived
+#: when not given; ``n_microbatches`` follows from the global batch).
+MAKE_PLAN_FIELDS = ("tp", "pp", "cp", "ep", "virtual_stages", "micro_batch_size", "zero_stage",
+                    "recompute", "schedule", "sequence_parallel", "pp_split", "fsdp_shard_size")
+
+
+def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None, seq_len=None,
+              **plan_fields) -> ParallelPlan:
     """Build and validate a ``ParallelPlan`` for ``n_gpus`` GPUs and a global batch.
 
     ``dp`` defaults to ``n_gpus / (tp·pp·cp)`` and ``n_microbatches`` is
@@ -437,12 +442,16 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
     n_gpus : int
     global_batch_size : int
         Sequences per optimizer step.
-    tp, pp, cp, ep, dp, virtual_stages, micro_batch_size, zero_stage, recompute, schedule,
-    sequence_parallel, pp_split, fsdp_shard_size
-        As ``ParallelPlan`` (``fsdp_shard_size``: hybrid sharding, ZeRO-3 over that many ranks
-        of the dp·cp group; None = the whole group).
+    dp : int, optional
+        Data-parallel size (default: derived, ``n_gpus / (tp·pp·cp)``).
     seq_len : int, optional
         Tokens per sequence (default: the model's).
+    **plan_fields
+        The other ``ParallelPlan`` fields (``MAKE_PLAN_FIELDS``: tp, pp, cp, ep,
+        virtual_stages, micro_batch_size, zero_stage, recompute, schedule, sequence_parallel,
+        pp_split, fsdp_shard_size), each with ``ParallelPlan``'s default (``fsdp_shard_size``:
+        hybrid sharding, ZeRO-3 over that many ranks of the dp·cp group; None = the whole
+        group).
 
     Returns
     -------
@@ -452,9 +461,16 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
     ------
     PlanError (a ValueError)
         Naming the first broken rule: e.g. ``tp=3 must divide n_heads=64``, ``pp=7 must divide
-        n_layers=80``, ``dp·tp·pp·cp = ... must equal n_gpus=...``.
+        n_layers=80``, ``dp·tp·pp·cp = ... must equal n_gpus=...``; a ValueError for a keyword
+        that is not a plan field.
     """
     model = as_model(model, needs="a parallel plan")
+    bad = sorted(set(plan_fields) - set(MAKE_PLAN_FIELDS))
+    if bad:
+        raise ValueError(f"make_plan: unknown plan field(s) {bad}; choose from "
+                         f"{MAKE_PLAN_FIELDS} (and dp, seq_len)")
+    tp, pp, cp, micro_batch_size = (plan_fields.get(k, 1) for k in ("tp", "pp", "cp",
+                                                                "micro_batch_size"))
     for name, val in (("n_gpus", n_gpus), ("global_batch_size", global_batch_size), ("tp", tp),
                       ("pp", pp), ("cp", cp), ("micro_batch_size", micro_batch_size)):
         _whole(name, val)
@@ -474,12 +490,8 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, tp=1, pp
     if global_batch_size % (micro_batch_size * dp):
         raise PlanError("batch", f"micro_batch_size × dp = {micro_batch_size}·{dp} must divide "
                                  f"the global batch of {global_batch_size} sequences")
-    plan = ParallelPlan(dp=dp, tp=tp, pp=pp, cp=cp, ep=ep, virtual_stages=virtual_stages,
-                        micro_batch_size=micro_batch_size, zero_stage=zero_stage,
-                        recompute=recompute,
-                        n_microbatches=global_batch_size // (micro_batch_size * dp),
-                        schedule=schedule, sequence_parallel=sequence_parallel, pp_split=pp_split,
-                        fsdp_shard_size=fsdp_shard_size)
+    plan = ParallelPlan(dp=dp, n_microbatches=global_batch_size // (micro_batch_size * dp),
+                        **plan_fields)
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
 
 
@@ -766,20 +778,88 @@ def _flag_axis(name, values):
     return np.unique(np.asarray([as_flag(v, name) for v in vals], dtype=bool))
 
 
-def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, tp=None,
-                    pp=None, cp=(1,), ep=None, virtual_stages=None, micro_batch_size=None,
-                    zero_stage=(0, 1, 2, 3), recompute=RECOMPUTE_MODES, schedule=SCHEDULES,
-                    sequence_parallel=(True,), pp_split="even", recipe="bf16_adam_fp32_grads",
-                    flash_attention=True, dropout=False, reserve=DEFAULT_RESERVE,
-                    hbm_bytes=None, include_rejected=False, fsdp_shard_size=None
-                    ) -> pd.DataFrame:
+@dataclass(frozen=True)
+class PlanGrid:
+    """The option lists of ``enumerate_plans``' grid: the candidates are their Cartesian product
+    (TP × PP × CP × EP × virtual stages × micro-batch size × ZeRO stage × recompute × schedule ×
+    sequence parallelism), then the HSDP copies of ``fsdp_shard_size``. Checked and sorted by
+    ``plan_axes`` (values) and ``_hsdp_option`` (the shard sizes), where the grid is built.
+
+    Fields
+    ------
+    tp, pp, virtual_stages, micro_batch_size, ep : sequence of int, optional
+        Options per dimension. None = the defaults: all divisors of n_gpus (tp, pp), of the
+        layers (or layers + 2 with ``pp_split="embedding_and_loss"``; 1-8 with ``"uneven"``)
+        for virtual stages, of the global batch for the micro-batch size, of the routed experts
+        for ep (1 for a dense model).
+    cp, zero_stage : sequence of int
+        Default ``(1,)`` and ``(0, 1, 2, 3)``.
+    recompute, schedule : sequence of str
+        Default every mode (``RECOMPUTE_MODES``, ``SCHEDULES``).
+    sequence_parallel : sequence of bool
+        Default ``(True,)``.
+    fsdp_shard_size : None, "full", "auto" or a sequence of int / "full"
+        Hybrid sharding (HSDP) sizes to add to every valid ZeRO-3 row (``hsdp_shard_sizes``).
+        None or "full" (default): ZeRO-3 over the whole dp·cp group only, today's table.
+        "auto": the pruned set, powers of two f dividing dp·cp with f·tp at least the scale-up
+        domain (a shard group fills a domain; smaller ones only add memory) and f below dp·cp,
+        added only to ZeRO-3 rows that fit (a smaller shard group holds more state per GPU, so
+        none would fit where the whole group does not). A sequence: those sizes where they
+        divide dp·cp (and, with ep > 1, are multiples of ep·cp).
+    """
+
+    tp: object = None
+    pp: object = None
+    cp: object = (1,)
+    ep: object = None
+    virtual_stages: object = None
+    micro_batch_size: object = None
+    zero_stage: object = (0, 1, 2, 3)
+    recompute: object = RECOMPUTE_MODES
+    schedule: object = SCHEDULES
+    sequence_parallel: object = (True,)
+    fsdp_shard_size: object = None
+
+    @classmethod
+    def build(cls, grid: PlanGrid | None = None, **axes) -> PlanGrid:
+        """``grid`` (default ``PlanGrid()``) with ``axes`` replacing its fields: how
+        ``enumerate_plans``' keywords become one object.
+
+        Raises
+        ------
+        ValueError
+            ``grid`` not a PlanGrid, or an unknown option name (listing the known ones).
+        """
+        if grid is not None and not isinstance(grid, PlanGrid):
+            raise ValueError(f"grid={grid!r} must be a PlanGrid (or None)")
+        names = tuple(f.name for f in fields(cls))
+        bad = sorted(set(axes) - set(names))
+        if bad:
+            raise ValueError(f"enumerate_plans: unknown option(s) {bad}; the grid's are {names} "
+                             "(and seq_len, pp_split, recipe, flash_attention, dropout, reserve, "
+                             "hbm_bytes, include_rejected)")
+        return replace(grid if grid is not None else cls(), **axes)
+
+    def choices(self) -> dict:
+        """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``),
+        for ``plan_axes``."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.name != "fsdp_shard_size"}
+
+
+def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, *,
+                    grid: PlanGrid | None = None, pp_split="even",
+                    recipe="bf16_adam_fp32_grads", flash_attention=True, dropout=False,
+                    reserve=DEFAULT_RESERVE, hbm_bytes=None, include_rejected=False,
+                    **axes) -> pd.DataFrame:
     """Every valid parallel plan of a grid, with per-GPU memory, fits flag and pipeline bubble.
 
-    The candidates are the Cartesian product of the option lists (TP × PP × CP × EP × virtual
-    stages × micro-batch size × ZeRO stage × recompute × schedule × sequence parallelism; dp is
-    derived as n_gpus / (tp·pp·cp) and the micro-batch count as global_batch / (mbs·dp)). Rules
-    are evaluated as numpy masks over the whole grid and memory (``plan_memory_arrays``) over the
-    valid rows, so a million candidates take well under a second (``benchmarks/bench_plans.py``).
+    The candidates are the Cartesian product of the option lists (``PlanGrid``; dp is derived
+    as n_gpus / (tp·pp·cp) and the micro-batch count as global_batch / (mbs·dp)). Rules are
+    evaluated as numpy masks over the whole grid (``_grid_rows``) and memory
+    (``plan_memory_arrays``) over the valid rows (``_plan_frame``), so a million candidates
+    take well under a second (``benchmarks/bench_plans.py``); then the HSDP copies
+    (``_hsdp_frame``) and the table's counts and reasons (``_finish_plan_table``).
 
     Parameters
     ----------
@@ -790,13 +870,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         Sequences per optimizer step.
     seq_len : int, optional
         Tokens per sequence (default: the model's).
-    tp, pp, virtual_stages, micro_batch_size, ep : sequence of int, optional
-        Options per dimension. Defaults: all divisors of n_gpus (tp, pp), of the layers (or
-        layers + 2 with ``pp_split="embedding_and_loss"``) for virtual stages, of the global
-        batch for the micro-batch size, of the routed experts for ep (1 for a dense model).
-    cp, zero_stage : sequence of int
-    recompute, schedule : sequence of str
-    sequence_parallel : sequence of bool
+    grid : PlanGrid, optional
+        The option lists in one object; the ``**axes`` keywords replace its fields.
     pp_split : {"even", "embedding_and_loss", "uneven"}
     recipe, flash_attention, dropout
         Memory settings (see ``llmcost.memory``).
@@ -807,82 +882,94 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     include_rejected : bool
         Also return the rejected combinations, with ``valid=False`` and the id of the first
         rule they break in ``rejected_rule`` (memory columns NaN).
-    fsdp_shard_size : None, "full", "auto" or a sequence of int / "full"
-        Hybrid sharding (HSDP) sizes to add to every valid ZeRO-3 row (``hsdp_shard_sizes``).
-        None or "full" (default): ZeRO-3 over the whole dp·cp group only, today's table.
-        "auto": the pruned set, powers of two f dividing dp·cp with f·tp at least the scale-up
-        domain (a shard group fills a domain; smaller ones only add memory) and f below dp·cp,
-        added only to ZeRO-3 rows that fit (a smaller shard group holds more state per GPU, so
-        none would fit where the whole group does not). A sequence: those sizes where they
-        divide dp·cp (and, with ep > 1, are multiples of ep·cp).
+    **axes
+        ``PlanGrid`` fields (their defaults and meaning there): ``tp, pp, cp, ep, virtual_stages,
+        micro_batch_size, zero_stage, recompute, schedule, sequence_parallel, fsdp_shard_size``.
 
     Returns
     -------
     pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
     micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
-    ``recompute, schedule, sequence_parallel``; one
-    ``<part>_bytes`` column per memory part (``memory.PARTS``), ``memory_bytes`` (their sum, the
-    per-GPU total on the most loaded stage), ``peak_stage``, ``fits``, ``bubble_fraction``
-    (bubble time ÷ ideal compute time for the row's schedule); with ``include_rejected`` also
-    ``valid`` and ``rejected_rule``; and ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up
-    domain: beyond it TP's per-layer collectives cross the slower scale-out network, a cost this
-    table does not price). ``df.attrs`` records the settings, the candidate and valid counts and
-    ``rejected`` (rule id -> number of combinations rejected for it).
+    ``recompute, schedule, sequence_parallel``; one ``<part>_bytes`` column per memory part
+    (``memory.PARTS``), ``memory_bytes`` (their sum, the per-GPU total on the most loaded
+    stage), ``peak_stage``, ``fits``, ``bubble_fraction`` (bubble time ÷ ideal compute time for
+    the row's schedule); with ``include_rejected`` also ``valid`` and ``rejected_rule``; and
+    ``tp_in_scaleup_domain`` (tp <= the cluster's scale-up domain: beyond it TP's per-layer
+    collectives cross the slower scale-out network, a cost this table does not price).
+    ``df.attrs`` records the settings, the candidate and valid counts and ``rejected`` (rule id
+    -> number of combinations rejected for it).
 
     Raises
     ------
     ValueError
         Bad options, or an accelerator without an HBM capacity and no ``hbm_bytes``.
     """
+    g = PlanGrid.build(grid, **axes)
     model, n, gb, s, hbm = _enumerate_inputs(
         model, cluster, global_batch, seq_len, pp_split, recipe, hbm_bytes, reserve,
         {"flash_attention": flash_attention, "dropout": dropout,
          "include_rejected": include_rejected})
-    axes = plan_axes(model, n, gb, pp_split, dict(
-        tp=tp, pp=pp, cp=cp, ep=ep, virtual_stages=virtual_stages,
-        micro_batch_size=micro_batch_size, zero_stage=zero_stage, recompute=recompute,
-        schedule=schedule, sequence_parallel=sequence_parallel))
-    cols, flat, rows = _grid_rows(model, n, gb, s, axes, pp_split, include_rejected)
+    cols, flat, rows = _grid_rows(model, n, gb, s, plan_axes(model, n, gb, pp_split, g.choices()),
+                                  pp_split, include_rejected)
     valid = flat[rows] == 0
-
-    def frame(c, ok):   # per-GPU memory, fits and bubble of the rows c
-        return _plan_frame(model, c, ok, s, recipe, pp_split, flash_attention, dropout, hbm,
-                           reserve)
-
-    df = frame(cols, valid)
-    codes = flat[rows]
-    # hybrid sharding: copies of the valid ZeRO-3 rows with a smaller shard group (only when
-    # asked: the default table is ZeRO-3 over the whole group, as before HSDP)
-    hsdp = _hsdp_option(fsdp_shard_size)
-    hs = None
-    if hsdp is not None:
-        hs = _hsdp_frame(cols, valid, df, hsdp, int(cluster.scaleup_domain_size), frame)
-    n_hsdp = 0 if hs is None else len(hs)
-    if n_hsdp:
-        df = pd.concat([df, hs], ignore_index=True)
-        valid = np.concatenate([valid, np.ones(n_hsdp, dtype=bool)])
-        codes = np.concatenate([codes, np.zeros(n_hsdp, dtype=codes.dtype)])
-    df["tp_in_scaleup_domain"] = df["tp"] <= int(cluster.scaleup_domain_size)
-    if include_rejected:
-        df["valid"] = valid
-        labels = [""] + list(RULES)
-        df["rejected_rule"] = pd.Categorical.from_codes(codes.astype(np.int64), labels)
+    frame = partial(_plan_frame, model, s, recipe, pp_split, flash_attention, dropout, hbm,
+                    reserve)     # (cols, valid) -> per-GPU memory, fits and bubble of the rows
+    hsdp = _hsdp_option(g.fsdp_shard_size)
+    df, valid, codes, n_hsdp = _with_hsdp_rows(frame(cols, valid), cols, valid, flat[rows],
+                                               hsdp, int(cluster.scaleup_domain_size), frame)
+    _label_rows(df, int(cluster.scaleup_domain_size), valid, codes, include_rejected)
     df.attrs.update({
         "model": model.name, "n_gpus": n, "global_batch": gb, "seq_len": s,
         "hbm_bytes": float(hbm), "reserve": float(reserve), "recipe": get_recipe(recipe).name,
         "pp_split": pp_split, "flash_attention": flash_attention, "dropout": dropout,
         **_grid_counts(flat, n_hsdp),
-        "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp,
-    })
+        "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp})
+    _explain_empty(df, hsdp, n_hsdp, valid, cols)
+    return df
+
+
+def _label_rows(df: pd.DataFrame, scaleup_domain: int, valid, codes,
+                include_rejected: bool) -> None:
+    """``enumerate_plans``' row labels, in place: ``tp_in_scaleup_domain`` (tp <= the scale-up
+    domain) and, with ``include_rejected``, ``valid`` and ``rejected_rule`` (the ``RULES`` id of
+    each row's rejection code, "" for a valid row)."""
+    df["tp_in_scaleup_domain"] = df["tp"] <= scaleup_domain
+    if include_rejected:
+        df["valid"] = valid
+        labels = [""] + list(RULES)
+        df["rejected_rule"] = pd.Categorical.from_codes(codes.astype(np.int64), labels)
+
+
+def _with_hsdp_rows(df: pd.DataFrame, cols: dict, valid, codes, hsdp, scaleup_domain: int,
+                    frame) -> tuple:
+    """Hybrid sharding: ``df`` with the copies of its valid ZeRO-3 rows that have a smaller
+    shard group appended (``_hsdp_frame``; only when asked, ``hsdp`` not None: the default
+    table is ZeRO-3 over the whole group, as before HSDP), and the ``valid`` flags and rejection
+    ``codes`` extended to match (the copies are valid). Returns ``(df, valid, codes,
+    n_hsdp)``."""
+    hs = None
+    if hsdp is not None:
+        hs = _hsdp_frame(cols, valid, df, hsdp, scaleup_domain, frame)
+    n_hsdp = 0 if hs is None else len(hs)
+    if n_hsdp:
+        df = pd.concat([df, hs], ignore_index=True)
+        valid = np.concatenate([valid, np.ones(n_hsdp, dtype=bool)])
+        codes = np.concatenate([codes, np.zeros(n_hsdp, dtype=codes.dtype)])
+    return df, valid, codes, n_hsdp
+
+
+def _explain_empty(df: pd.DataFrame, hsdp, n_hsdp: int, valid, cols) -> None:
+    """``enumerate_plans``' last step, in place: an empty table's ``empty_reason``
+    (``empty_reason``, warned as ``EmptyPlanTable``); HSDP asked for and none added: its
+    ``hsdp_empty_reason`` (warned unless "auto", whose empty set is routine)."""
     if df.attrs["n_valid"] == 0:
         df.attrs["empty_reason"] = empty_reason(df.attrs)
-        warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=2)
+        warnings.warn(df.attrs["empty_reason"], EmptyPlanTable, stacklevel=3)
     elif hsdp is not None and n_hsdp == 0:
         # asked for hybrid sharding, got none: say why (the table itself is not empty)
         df.attrs["hsdp_empty_reason"] = _hsdp_empty_reason(hsdp, valid, cols)
         if hsdp != "auto":
-            warnings.warn(df.attrs["hsdp_empty_reason"], EmptyPlanTable, stacklevel=2)
-    return df
+            warnings.warn(df.attrs["hsdp_empty_reason"], EmptyPlanTable, stacklevel=3)
 
 
 def _enumerate_inputs(model, cluster, global_batch, seq_len, pp_split, recipe, hbm_bytes,
@@ -1130,7 +1217,7 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
     return code
 
 
-def _plan_frame(model, cols, valid, s, recipe, pp_split, flash, dropout, hbm, reserve):
+def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):
     out = pd.DataFrame({k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
                                              "micro_batch_size", "n_microbatches",
                                              "zero_stage")})

@@ -140,16 +140,13 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
         Bad options (see ``enumerate_plans`` and ``step_time``); a price without train_tokens.
     """
     step_kw, enumerate_options, prune = _split_keywords(options, keywords, within_scaleup_domain)
-    tp_overlap = step_kw.get("tp_overlap", "auto" if options is None else options.tp_overlap)
-    dp_overlap = step_kw.get("dp_overlap", "auto" if options is None else options.dp_overlap)
-    if isinstance(tp_overlap, (tuple, list)) or isinstance(dp_overlap, (tuple, list)):
-        step_kw.pop("tp_overlap", None)
-        step_kw.pop("dp_overlap", None)
+    searched = _overlap_lists(step_kw, options)
+    if searched is not None:       # lists of overlap modes: a search over them
         return _rank_overlap_modes(model, cluster, global_batch, seq_len, prune=prune,
                                    train_tokens=train_tokens,
                                    price_usd_per_gpu_hour=price_usd_per_gpu_hour,
                                    within_scaleup_domain=within_scaleup_domain,
-                                   tp_overlap=tp_overlap, dp_overlap=dp_overlap,
+                                   tp_overlap=searched[0], dp_overlap=searched[1],
                                    options=options, **step_kw, **enumerate_options)
     model, cluster = as_model(model, needs="ranking plans"), as_cluster(cluster)
     if price_usd_per_gpu_hour is not None and train_tokens is None:
@@ -161,14 +158,33 @@ def rank_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len=No
     ok.attrs = dict(plans.attrs)
     ranked = rank_by_step_time(ok, model, cluster, options=step_opts)
     add_run_cost(ranked, cluster, train_tokens, price_usd_per_gpu_hour)
-    # ZeRO-3 predictions are upper bounds (the model hides its gathers at full NCCL bandwidth)
+    _mark_ranking(ranked, plans, reason)
+    return ranked
+
+
+def _mark_ranking(ranked: pd.DataFrame, plans: pd.DataFrame, reason: str) -> None:
+    """``rank_plans``' last step, in place: ZeRO-3 rows flagged ``upper_bound`` (the model hides
+    their gathers at full NCCL bandwidth, see the module's **Limits**), the enumeration's
+    ``attrs`` with ``n_fitting`` and ``n_ranked``, and an empty ranking's ``empty_reason``
+    (also warned, ``EmptyPlanTable``, as from ``rank_plans``' caller)."""
     ranked["upper_bound"] = ranked["zero_stage"] == 3
     ranked.attrs = dict(plans.attrs)
     ranked.attrs.update(n_fitting=int(plans["fits"].sum()), n_ranked=len(ranked))
     if reason:
         ranked.attrs["empty_reason"] = reason
-        warnings.warn(reason, EmptyPlanTable, stacklevel=2)
-    return ranked
+        warnings.warn(reason, EmptyPlanTable, stacklevel=3)
+
+
+def _overlap_lists(step_kw: dict, options):
+    """``(tp_overlap, dp_overlap)`` when either is a list of modes to search (then both are
+    taken out of ``step_kw``), else None: ``rank_plans``' first branch."""
+    tp_overlap = step_kw.get("tp_overlap", "auto" if options is None else options.tp_overlap)
+    dp_overlap = step_kw.get("dp_overlap", "auto" if options is None else options.dp_overlap)
+    if not (isinstance(tp_overlap, (tuple, list)) or isinstance(dp_overlap, (tuple, list))):
+        return None
+    step_kw.pop("tp_overlap", None)
+    step_kw.pop("dp_overlap", None)
+    return tp_overlap, dp_overlap
 
 
 def _split_keywords(options, keywords: dict, within_scaleup_domain):

@@ -30,7 +30,7 @@ the field and the rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 
 import numpy as np
@@ -977,11 +977,62 @@ class CheckpointPlan:
                                / (np.asarray(self.interval_s) + np.asarray(self.stall_s)))
 
 
+@dataclass(frozen=True)
+class CheckpointSettings:
+    """How a job checkpoints, beyond its size, hardware and failures (``checkpoint_plan``'s
+    keywords; checked where ``checkpoint_plan`` uses them, each a ValueError naming it).
+
+    Fields
+    ------
+    d2h_bytes_per_s : float
+        Device-to-host copy bandwidth of the snapshot (``snapshot_time_s``), default 50e9.
+    async_ : bool
+        Asynchronous checkpoints (``checkpoint_stall_s``): the write runs in the background.
+    planned_per_day : float
+        Planned interruptions per day (``goodput_breakdown``), default 0.
+    interval_s : float, optional
+        Checkpoint interval τ (default: the exact optimum ``optimal_interval``).
+    reshard_fraction : float
+        Share of the checkpoint re-sharded at restart (``restart_time_s``), default 0.
+    checkpoint_bytes : float, optional
+        Override the checkpoint size (total bytes) instead of deriving it from the recipe.
+    max_storage_duty : float in (0, 1]
+        Largest share of wall time an asynchronous job may keep the storage busy writing
+        (``storage_duty_cycle``); bounds the optimum interval from below. Default 1.
+    """
+
+    d2h_bytes_per_s: float = 50e9
+    async_: bool = False
+    planned_per_day: float = 0.0
+    interval_s: float | None = None
+    reshard_fraction: float = 0.0
+    checkpoint_bytes: float | None = None
+    max_storage_duty: float = 1.0
+
+    @classmethod
+    def build(cls, settings: CheckpointSettings | None = None, **keywords) -> CheckpointSettings:
+        """``settings`` (default ``CheckpointSettings()``) with ``keywords`` replacing its
+        fields.
+
+        Raises
+        ------
+        ValueError
+            ``settings`` not a CheckpointSettings, or an unknown name (listing the known ones).
+        """
+        if settings is not None and not isinstance(settings, CheckpointSettings):
+            raise ValueError(f"settings={settings!r} must be a CheckpointSettings (or None)")
+        names = tuple(f.name for f in fields(cls))
+        bad = sorted(set(keywords) - set(names))
+        if bad:
+            raise ValueError(f"checkpoint_plan: unknown setting(s) {bad}; the settings are "
+                             f"{names} (and recipe, gpus_per_node, node_bytes_per_s)")
+        return replace(settings if settings is not None else cls(), **keywords)
+
+
 def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_s,
                     restart_overhead_s, recipe="bf16-adam", gpus_per_node=8,
-                    node_bytes_per_s=None, d2h_bytes_per_s=50e9, async_: bool = False,
-                    planned_per_day=0.0, interval_s=None, reshard_fraction=0.0,
-                    checkpoint_bytes=None, max_storage_duty=1.0) -> CheckpointPlan:
+                    node_bytes_per_s=None, *, settings: CheckpointSettings | None = None,
+                    **keywords) -> CheckpointPlan:
     """Checkpoint size, write and stall time, restart time, MTBF, interval and goodput of a job.
 
     The state is sharded evenly over all ``n_gpus`` (ZeRO/FSDP-style). The
@@ -1005,21 +1056,23 @@ def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_
         ``job_storage_bytes_per_s(n_gpus)``.
     restart_overhead_s : float
         Restart time excluding reading the checkpoint (see ``restart_time_s``).
-    recipe, gpus_per_node, node_bytes_per_s, d2h_bytes_per_s, async_, planned_per_day,
-    reshard_fraction
-        As the functions named above.
-    interval_s : float, optional
-        Checkpoint interval τ (default: the exact optimum ``optimal_interval``).
-    checkpoint_bytes : float, optional
-        Override the checkpoint size (total bytes) instead of deriving it from the recipe.
-    max_storage_duty : float in (0, 1]
-        Largest share of wall time an asynchronous job may keep the storage busy writing
-        (``storage_duty_cycle``); bounds the optimum interval from below.
+    recipe, gpus_per_node, node_bytes_per_s
+        As ``checkpoint_size`` and ``checkpoint_write_time_s``.
+    settings : CheckpointSettings, optional
+        The checkpointing settings in one object; the ``**keywords`` replace its fields.
+    **keywords
+        ``CheckpointSettings`` fields: ``d2h_bytes_per_s``, ``async_``, ``planned_per_day``,
+        ``interval_s``, ``reshard_fraction``, ``checkpoint_bytes``, ``max_storage_duty``.
 
     Returns
     -------
     CheckpointPlan.
     """
+    o = CheckpointSettings.build(settings, **keywords)
+    d2h_bytes_per_s, async_, planned_per_day, interval_s = (
+        o.d2h_bytes_per_s, o.async_, o.planned_per_day, o.interval_s)
+    reshard_fraction, checkpoint_bytes, max_storage_duty = (
+        o.reshard_fraction, o.checkpoint_bytes, o.max_storage_duty)
     n_gpus_ = int(as_array(n_gpus, "n_gpus", positive=True, integer=True))
     async_ = as_flag(async_, "async_")
     gpn = int(as_array(gpus_per_node, "gpus_per_node", positive=True, integer=True))
@@ -1194,6 +1247,8 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
                   "fail_rate_per_gpu_year")
     restart = _point(as_array(restart_overhead_s, "restart_overhead_s", nonnegative=True),
                      "restart_overhead_s")
+    CheckpointSettings.build(**{k: v for k, v in plan_options.items()      # names checked
+                                if k not in ("recipe", "gpus_per_node", "node_bytes_per_s")})
     if "planned_per_day" in plan_options:
         plan_options["planned_per_day"] = _point(plan_options["planned_per_day"],
                                                  "planned_per_day")
@@ -1210,6 +1265,15 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
     if df.empty:
         raise ValueError("no bandwidth tried gives the job any goodput: interruptions come faster "
                          "than a checkpoint and a restart at every bandwidth in bandwidths")
+    _mark_optimum(df, hot_tier, density)
+    return df
+
+
+def _mark_optimum(df: pd.DataFrame, hot_tier: str, density) -> None:
+    """``storage_tradeoff``'s last step, in place: ``total_usd = lost_usd + storage_usd``, the
+    bandwidth of the smallest total (``attrs["optimum_bytes_per_s"]``, its row in
+    ``attrs["optimum"]``) and a ``note`` on whether ``hot_tier`` sells throughput with capacity
+    (``density``: bytes/s per TiB, None when not)."""
     df["total_usd"] = df["lost_usd"] + df["storage_usd"]
     best = df["total_usd"].idxmin()
     df.attrs["optimum_bytes_per_s"] = float(best)
@@ -1218,7 +1282,6 @@ def storage_tradeoff(n_params, n_gpus, fail_rate_per_gpu_year, restart_overhead_
                         "per TiB): faster storage costs more capacity" if density is not None
                         else f"{hot_tier} does not sell throughput with capacity: storage cost "
                         "does not depend on the bandwidth, so the fastest tried wins")
-    return df
 
 
 def _goodput_curve(n_params, n: int, rate: float, restart: float, bws, plan_options: dict):
