@@ -272,9 +272,13 @@ def _check_physics(options: dict) -> dict:
 def row_model(c: pd.Series, r: pd.Series, s: int) -> ModelSpec:
     """The model of a validation row (``c`` a row of ``validation_configs``, ``r`` its run in
     ``data/published_runs.csv``, ``s`` the sequence length): the catalogue's, or Megatron-LM's
-    GPT of the run's shape (``gpt_model``)."""
+    GPT of the run's shape (``gpt_model``). A number in the row's ``mtp_depth`` column sets
+    the multi-token-prediction modules the run trained (0: a run without MTP of a model whose
+    catalogue entry has it); empty keeps the catalogue's."""
     if c["model_spec"] == "catalog":
-        return load_model(r["catalog_model"])
+        model = load_model(r["catalog_model"])
+        mtp = c.get("mtp_depth", np.nan)
+        return model if not np.isfinite(mtp) else model.replace(mtp_depth=int(mtp))
     return gpt_model(c["run_id"], int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
                      int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
 
