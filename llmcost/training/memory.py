@@ -148,6 +148,18 @@ PP_SPLITS = ("even", "embedding_and_loss", "uneven")
 #: a measurement: pass your own ``reserve`` if you have profiled your stack.
 DEFAULT_RESERVE = 0.10
 
+#: The reserve policy, stated: ``DEFAULT_RESERVE`` is a *planning* margin, held back when a plan
+#: is chosen before it has run (the plan search, ``parallel.enumerate_plans``; the scenario
+#: checks). A *published* plan ran: the run is the evidence that what the model does not count
+#: (the list above) fitted in the HBM its counted bytes left free, so a published plan is judged
+#: against the whole HBM (reserve 0) and a "does not fit" there is the memory model
+#: overcounting, not a missing margin. No public source sizes that margin for training: PyTorch
+#: documents fragmentation and ``expandable_segments`` (CUDA semantics, "Optimizing memory
+#: usage with PYTORCH_CUDA_ALLOC_CONF") without a figure, and the published plans themselves
+#: leave as little as 1-4% of HBM to it under this model (Llama 3 405B's stage-1 plan, TP8·PP16×v8,
+#: 76.7 GiB of 80: arXiv:2407.21783 Table 4).
+PUBLISHED_PLAN_RESERVE = 0.0
+
 #: The parts of a per-GPU memory breakdown, in display order.
 PARTS = ("weights", "gradients", "master_weights", "optimizer_states", "zero3_buffer",
          "activations", "activation_working_set", "embedding_and_logits")
