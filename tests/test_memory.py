@@ -254,11 +254,21 @@ def test_stage_layers_cover_the_model():
 def test_deepseek_v3_uneven_split():
     # DeepSeek-V3 (arXiv:2412.19437 §3.2.1): 61 layers (3 dense, 58 MoE) on 16 pipeline stages.
     # 61 = 3·16 + 13 (memory.PP_SPLITS "uneven"): stages 1..13 hold 4 layers, stages 0, 14, 15
-    # hold 3; stage 0 holds the three dense layers.
+    # hold 3; stage 0 holds the three dense layers (the model without its MTP module).
     m = llmcost.load_model("deepseek-v3")
-    d, mo = M.stage_layers(m, 16, 1, "uneven")
+    d, mo = M.stage_layers(m.replace(mtp_depth=0), 16, 1, "uneven")
     assert list(d + mo) == [3] + [4] * 13 + [3, 3]
     assert d[0] == 3 and d.sum() == 3 and mo.sum() == 58
+    # With its MTP module (mtp_depth 1), the module and the loss take 3 slots at the end, as
+    # Megatron-Bridge's DeepSeek-V3 layouts place them (recipes/deepseek/h100/deepseek_v3.py,
+    # _get_deepseek_v3_pipeline_layout): PP 16 [E + 4, 4 x 14, 1 + MTP + loss], PP 8
+    # [E + 8, 8 x 6, 5 + MTP + loss], PP 4 [E + 16, 16, 16, 13 + MTP + loss].
+    for pp, layout in ((16, [4] * 15 + [1]), (8, [8] * 7 + [5]), (4, [16, 16, 16, 13])):
+        d, mo = M.stage_layers(m, pp, 1, "uneven")
+        assert list(d + mo) == layout, pp
+    # (PP 4, VP 4): chunks of [E + 4, 4 x 14, 1 + MTP + loss], stage r holding r, r + 4, ...
+    d, mo = M.stage_layers(m, 4, 4, "uneven")
+    assert list(d + mo) == [16, 16, 16, 13]
     with pytest.raises(ValueError, match="must not exceed"):
         M.stage_layers(m, 64, 1, "uneven")
 

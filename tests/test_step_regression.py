@@ -71,7 +71,10 @@ def test_step_time_and_validation_unchanged(pinned, current):
     # four NeMo AutoModel MoE rows added: the one pinned row that moved is deepseek-v3-pretrain,
     # 42.1% -> 62.0% predicted MFU, its stack's per-node dispatch with a 4-node limit; on
     # branch fix-moe 62.0% -> 63.5%, its FP8 dispatch / BF16 combine and the node-limited count
-    # by DeepSeek-V3's §2.1.2 rule: the only value re-recorded, every other pin unchanged)
+    # by DeepSeek-V3's §2.1.2 rule: the only value re-recorded, every other pin unchanged;
+    # on branch issue29 61.3% -> 63.5%: DeepSeek-V3's MTP module counted (catalogue
+    # mtp_depth 1: +3.8% model FLOPs, its layer and head on the last stage), re-recorded with
+    # the deepseek-v3 engine grid; every other pin unchanged)
     assert len(pinned["validation"]) == 35
     for r in pinned["validation"]:
         assert new_v[r["run_id"]]["predicted_mfu"] == pytest.approx(r["predicted_mfu"], rel=REL)

@@ -72,9 +72,11 @@ def test_the_plan_is_the_published_one(rows):
 def test_nvidia_counts_a_causal_mask_and_the_error_uses_the_full_one(rows):
     # Model TFLOP/s / tokens/s = NVIDIA's FLOPs per token: within 1% of the catalogue's
     # causal-mask count for every row, and 7-18% below the full-mask count.
+    # The rows ran without DeepSeek-V3's MTP module (data/validation_mfu.csv mtp_depth 0): the
+    # published count matches the catalogue's without it (with it, 3.8% more, outside the 1%).
     v, runs = rows
     for run, (n, gbs, mbs, lbs, ga, s, tp, pp, ep, vp, fsdp, t, tf, tok) in PUBLISHED.items():
-        spec = llmcost.load_model(runs.loc[run, "catalog_model"])
+        spec = llmcost.load_model(runs.loc[run, "catalog_model"]).replace(mtp_depth=0)
         per_token = tf * 1e12 / tok
         assert per_token == pytest.approx(float(spec.flops_per_token(s, causal=True)), rel=0.01)
         assert per_token < 0.95 * float(spec.flops_per_token(s, causal=False))

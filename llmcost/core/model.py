@@ -22,7 +22,9 @@ FLOP conventions (stated once here, referred to everywhere):
   (Narayanan et al. 2021, App. "Floating-point operations"), PaLM's MFU (Chowdhery et al. 2022,
   App. B) and torchtitan. A sliding window of w tokens caps the attended keys at w.
 * **Training** = forward + backward = 3 × forward (backward computes gradients with respect to
-  both activations and weights: 2 × forward). Kaplan et al. 2020 §2.1.
+  both activations and weights: 2 × forward). Kaplan et al. 2020 §2.1. A model trained with
+  multi-token prediction (``mtp_depth``, DeepSeek-V3 §2.2) adds 3 × its modules' forward,
+  in training only.
 * **Recomputation** (hardware FLOPs, for HFU): ``"selective"`` re-runs the attention core forward
   (QKᵀ, softmax, AV: the operations Korthikanti et al. 2022 §5 recompute; note that their App. A
   HFU formula counts twice the attention term instead); ``"full"`` re-runs the forward of every
@@ -127,6 +129,14 @@ class ModelSpec:
         One learned logit per query head per layer (gpt-oss; OpenAI 2025, arXiv:2508.10925).
     router_bias : bool
         The MoE router has a bias of ``n_experts`` per MoE layer (gpt-oss).
+    mtp_depth : int
+        Multi-token-prediction modules trained beside the model (DeepSeek-V3: 1; Hugging Face's
+        ``num_nextn_predict_layers``; DeepSeek-AI 2024, arXiv:2412.19437 §2.2 and §4.2 "we set
+        the MTP depth D to 1"). Each module is one transformer block of the model's last
+        layer's kind plus a projection of ``2·d_model → d_model`` and RMSNorms, and reuses the
+        model's embedding and output head. Counted in training FLOPs only (§2.2: "During
+        inference, we can directly discard the MTP modules") and kept out of ``n_params`` (the
+        671B of DeepSeek-V3 excludes it): ``n_mtp_params`` gives its own parameters.
     official_params, official_active_params : float
         Published totals, kept for comparison (not used in calculations).
     train_tokens : float
@@ -174,6 +184,7 @@ class ModelSpec:
     norms_per_layer: int = 2
     attention_sinks: bool = False
     router_bias: bool = False
+    mtp_depth: int = 0
     official_params: float | None = None
     official_active_params: float | None = None
     train_tokens: float | None = None
@@ -195,6 +206,7 @@ class ModelSpec:
                   "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "sliding_window"):
             self._check_int(f, minimum=0)
         self._check_int("norms_per_layer", minimum=0)
+        self._check_int("mtp_depth", minimum=0)
         if self.n_sliding_layers is not None:
             self._check_int("n_sliding_layers", minimum=0)
         for f in ("train_tokens", "official_params", "official_active_params"):
@@ -431,7 +443,72 @@ class ModelSpec:
         return {"attention": L * attn, "ffn": ffn, "router": self.n_moe_layers * h * self.n_experts,
                 "lm_head": self.vocab_size * h}
 
+    @property
+    def mtp_block_is_moe(self) -> bool:
+        """Whether a multi-token-prediction module's transformer block is an MoE layer: it is of
+        the kind of the model's last layer (DeepSeek-V3's module, ``model.layers.61`` of its
+        checkpoint, holds routed and shared experts: README_WEIGHTS.md of deepseek-ai/DeepSeek-V3)."""
+        return self.is_moe and (self.n_layers - self.n_dense_layers) % self.moe_layer_interval == 0
+
+    def _mtp_ffn_matrix_params(self, active: bool) -> int:
+        """The FFN matrices of one MTP block: active (shared + top-k experts) or all."""
+        if not self.mtp_block_is_moe:
+            return self._ffn_matrix_params(self.d_ff)
+        n = self.n_shared_experts + (self.n_experts_active if active else self.n_experts)
+        return n * self._ffn_matrix_params(self.d_ff_expert)
+
+    @property
+    def n_mtp_params(self) -> int:
+        """Parameters of the ``mtp_depth`` multi-token-prediction modules, the shared embedding
+        and output head excluded (DeepSeek-AI 2024, arXiv:2412.19437 §2.2: module k is "a shared
+        embedding layer Emb(·), a shared output head OutHead(·), a Transformer block TRM_k(·),
+        and a projection matrix M_k ∈ R^{d×2d}"; its inputs RMSNorm(h) and RMSNorm(Emb)):
+
+            D · (attention of one layer + FFN block [+ router] + 2·d² + (norms_per_layer + 3)·norm)
+
+        the three extra norm vectors being the two input RMSNorms and the norm before the shared
+        head (``enorm``, ``hnorm``, ``shared_head.norm`` of the checkpoint). DeepSeek-V3: 11.61B,
+        against README_WEIGHTS.md's "11.5B unique parameters (excluding the shared 0.9B Embedding
+        and 0.9B Output Head)". 0 without MTP."""
+        if not self.mtp_depth:
+            return 0
+        b = self.param_breakdown
+        h = self.d_model
+        if self.mtp_block_is_moe:
+            width = self.d_ff_expert
+            ffn = (self.n_shared_experts + self.n_experts) * (
+                self._ffn_matrix_params(width) + self._ffn_bias_params(width))
+            ffn += self.n_experts * (h + (1 if self.router_bias else 0))
+        else:
+            ffn = self._ffn_matrix_params(self.d_ff) + self._ffn_bias_params(self.d_ff)
+        block = b["attention"] // self.n_layers + ffn + 2 * h * h \
+            + (self.norms_per_layer + 3) * self._norm_params
+        return int(self.mtp_depth * block)
+
     # ------------------------------------------------------------------ FLOPs per token
+    def mtp_flops_per_token(self, seq_len=None, causal: bool = True):
+        """Forward FLOPs per token of the ``mtp_depth`` multi-token-prediction modules
+        (DeepSeek-AI 2024, arXiv:2412.19437 §2.2; the conventions of this module):
+
+            D · (2·2d² + 2·P_attn + core + 2·P_ffn,active + 2·P_router + 2·V·d)
+
+        for each depth: the projection M_k of the two normalised d-vectors, one transformer
+        block (attention projections ``P_attn`` = the model's per layer, its attention core
+        over the same keys as a main layer, the block's active FFN and router) and the shared
+        output head, recomputed logits of the whole vocabulary. 0 without MTP."""
+        s = self.seq_len if seq_len is None else seq_len
+        keys = np.asarray(self.mean_attended_keys(s, causal))
+        if not self.mtp_depth:
+            return scalar_or_array(0.0 * keys)
+        mm = self.matmul_params_active
+        h = self.d_model
+        core = 2.0 * self.n_heads * (self.d_qk + self.d_v) * keys
+        router = h * self.n_experts if self.mtp_block_is_moe else 0
+        per = (2.0 * 2 * h * h + 2.0 * mm["attention"] / self.n_layers + core
+               + 2.0 * self._mtp_ffn_matrix_params(active=True) + 2.0 * router
+               + 2.0 * self.vocab_size * h)
+        return scalar_or_array(self.mtp_depth * per)
+
     def mean_attended_keys(self, seq_len, causal: bool = True):
         """Mean number of keys each query attends to over a sequence of ``seq_len`` tokens.
 
@@ -482,7 +559,10 @@ class ModelSpec:
         Returns
         -------
         dict of float or ndarray: ``attention_proj``, ``attention_core``, ``ffn``, ``router``,
-        ``lm_head``, ``recompute`` and ``total`` (the sum of the others), in FLOP per token.
+        ``lm_head``, ``mtp`` (the multi-token-prediction modules, ``mtp_flops_per_token`` × 3;
+        0 with ``training=False``, as they are discarded at inference), ``recompute`` and
+        ``total`` (the sum of the others), in FLOP per token. With MTP, training is 3 × (the
+        forward plus the MTP modules' forward); full recompute re-runs the MTP blocks too.
 
         Raises
         ------
@@ -510,11 +590,18 @@ class ModelSpec:
         }
         mult = 3.0 if training else 1.0
         out = {k: v * mult for k, v in fwd.items()}
+        # multi-token prediction: a training objective only (discarded at inference, §2.2)
+        mtp = np.asarray(self.mtp_flops_per_token(s, causal)) if training else 0.0 * keys
+        out["mtp"] = 3.0 * mtp
+        # the MTP blocks' own forward (no projection or head), re-run under full recompute
+        mtp_block = np.maximum(mtp - self.mtp_depth * 2.0 * (2 * self.d_model ** 2
+                                                             + self.vocab_size * self.d_model),
+                               0.0)
         if recompute == "selective":
             out["recompute"] = fwd["attention_core"]
         elif recompute == "full":
             out["recompute"] = fwd["attention_proj"] + fwd["attention_core"] + fwd["ffn"] \
-                + fwd["router"]
+                + fwd["router"] + mtp_block
         else:
             out["recompute"] = 0.0 * keys
         out["total"] = sum(out.values())
@@ -572,7 +659,8 @@ class ModelSpec:
           and a 128-token window on the layers ``layer_types`` marks ``sliding_attention``.
         * deepseek_v2, deepseek_v3: MLA modelled exactly (low-rank Q, when ``q_lora_rank`` is
           set, and joint KV factors with their norms); ``first_k_dense_replace`` dense layers.
-          DeepSeek-V3's multi-token-prediction module is not counted, as its 671B is not.
+          DeepSeek-V3's multi-token-prediction module (``num_nextn_predict_layers``) is read as
+          ``mtp_depth``: in training FLOPs, not in ``n_params`` (its 671B excludes it).
 
         Parameters
         ----------
@@ -816,7 +904,7 @@ def _hf_qwen3_moe(c: HFConfig, kw: dict, notes: list) -> None:
 def _hf_mla(c: HFConfig, kw: dict, notes: list) -> None:
     """DeepSeek-V2 / V3: MLA (low-rank Q when ``q_lora_rank`` is set, joint KV factors),
     ``first_k_dense_replace`` dense layers, routed and shared experts; V3's
-    multi-token-prediction module is not counted."""
+    multi-token-prediction modules (``num_nextn_predict_layers``) as ``mtp_depth``."""
     kw.update(
         attention="mla",
         d_head=c.need("qk_nope_head_dim"),
@@ -831,10 +919,11 @@ def _hf_mla(c: HFConfig, kw: dict, notes: list) -> None:
         d_ff_expert=c.need("moe_intermediate_size"),
         n_dense_layers=c.get("first_k_dense_replace", 0),
         moe_layer_interval=c.get("moe_layer_freq", 1),
+        mtp_depth=c.get("num_nextn_predict_layers") or 0,
     )
     notes.append("MLA modelled exactly." + (
-        " The multi-token-prediction module is not counted." if c.mtype == "deepseek_v3"
-        else ""))
+        " The multi-token-prediction modules (num_nextn_predict_layers) are counted in "
+        "training FLOPs, not in the parameter count." if kw.get("mtp_depth") else ""))
 
 
 #: The ``model_type`` families ``ModelSpec.from_hf_config`` reads -> the reader that adds the

@@ -135,6 +135,9 @@ from ..core.units import GB, GIB, as_array, as_flag, scalar_or_array
 #: ``C = pp·v`` chunks and ``L = q·C + r``, chunks 1..r hold ``q + 1`` layers and the others
 #: ``q``, so the first chunk (the embedding) and, while ``r < C − 1``, the last (the LM head)
 #: hold the fewer. The busiest stage then paces the pipeline (``step``'s stage imbalance).
+#: With multi-token prediction (``ModelSpec.mtp_depth`` D), its modules and the loss count as
+#: ``2·D + 1`` slots at the end (Megatron-Bridge's DeepSeek-V3 layouts: PP 16 holds
+#: [E + 4, 4 × 14, 1 + MTP + loss]), taken off the last chunks.
 PP_SPLITS = ("even", "embedding_and_loss", "uneven")
 
 #: Default fraction of HBM held back for what the model does not count: CUDA context and cuBLAS
@@ -144,6 +147,18 @@ PP_SPLITS = ("even", "embedding_and_loss", "uneven")
 #: 80 GB); Megatron-LM's theoretical_memory_usage.py adds 5% to activations. An allowance, not
 #: a measurement: pass your own ``reserve`` if you have profiled your stack.
 DEFAULT_RESERVE = 0.10
+
+#: The reserve policy, stated: ``DEFAULT_RESERVE`` is a *planning* margin, held back when a plan
+#: is chosen before it has run (the plan search, ``parallel.enumerate_plans``; the scenario
+#: checks). A *published* plan ran: the run is the evidence that what the model does not count
+#: (the list above) fitted in the HBM its counted bytes left free, so a published plan is judged
+#: against the whole HBM (reserve 0) and a "does not fit" there is the memory model
+#: overcounting, not a missing margin. No public source sizes that margin for training: PyTorch
+#: documents fragmentation and ``expandable_segments`` (CUDA semantics, "Optimizing memory
+#: usage with PYTORCH_CUDA_ALLOC_CONF") without a figure, and the published plans themselves
+#: leave as little as 1-4% of HBM to it under this model (Llama 3 405B's stage-1 plan, TP8·PP16×v8,
+#: 76.7 GiB of 80: arXiv:2407.21783 Table 4).
+PUBLISHED_PLAN_RESERVE = 0.0
 
 #: The parts of a per-GPU memory breakdown, in display order.
 PARTS = ("weights", "gradients", "master_weights", "optimizer_states", "zero3_buffer",
@@ -583,12 +598,22 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
     L = c.L
     chunks = pp * virtual_stages
     if pp_split == "uneven":
+        # multi-token prediction: its modules and the loss take the last chunk's slots, 2 per
+        # module (its layer and its head) and 1 for the loss, as Megatron-Bridge's DeepSeek-V3
+        # layouts place them (_get_deepseek_v3_pipeline_layout: PP 16 holds [E + 4, 4 x 14,
+        # 1 + MTP + loss], PP 4 [E + 16, 16, 16, 13 + MTP + loss]: 61 + 3 slots, even)
+        tail = 2 * model.mtp_depth + 1 if model.mtp_depth else 0
         if chunks > L:
             raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must not exceed the {L} "
                              "layers (pp_split='uneven': at least one layer per chunk)")
-        q, rem = divmod(L, chunks)
+        q, rem = divmod(L + tail, chunks)
         sizes = np.full(chunks, q, dtype=np.int64)
         sizes[1:1 + rem] += 1
+        # the tail's slots come off the last chunks, each keeping at least one layer
+        for i in range(chunks - 1, -1, -1):
+            take = min(tail, int(sizes[i]) - 1)
+            sizes[i] -= take
+            tail -= take
         edges = np.concatenate([[0], np.cumsum(sizes)])
         dense = np.zeros(pp, dtype=np.int64)
         moe = np.zeros(pp, dtype=np.int64)

@@ -972,17 +972,23 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
 
     stage_r, stage_dense, stage_moe = stage_candidates(model, pp, v, shape, g.pp_split, pick)
     names = ("matmul", "attn", "mem", "rc", "tp", "cp", "ep", "moe")
+    mtp, mtp_moe, mtp_proj = mtp_terms(model, c, g, o, tpf)
     per_stage = []
     for r, nd, nm in zip(stage_r, stage_dense, stage_moe):
         first, last = r == 0, r == pp - 1
-        part = {k: nd * dense[j] + nm * moe[j] for j, k in enumerate(names)}
-        part["matmul"] = part["matmul"] + np.where(last, head_mm, 0.0)
-        part["mem"] = part["mem"] + np.where(last, head_mem, 0.0) + np.where(first, emb_mem, 0.0)
+        # multi-token prediction on the last stage (Megatron-Core's default placement)
+        md, mm = np.where(last, mtp * (1 - mtp_moe), 0.0), np.where(last, mtp * mtp_moe, 0.0)
+        part = {k: (nd + md) * dense[j] + (nm + mm) * moe[j] for j, k in enumerate(names)}
+        part["matmul"] = part["matmul"] + np.where(last, (1 + mtp) * head_mm, 0.0) \
+            + (md + mm) * mtp_proj
+        part["mem"] = part["mem"] + np.where(last, (1 + mtp) * head_mem, 0.0) \
+            + np.where(first, emb_mem, 0.0)
         part["tp"] = part["tp"] + np.where(last, edge_tp, 0.0) + np.where(first, edge_tp, 0.0)
         fwd_compute = (part["matmul"] + part["attn"] + part["mem"]) / 3.0
-        p_ne = nd * p_dense + nm * p_moe + np.where(first, p_emb, 0.0) \
-            + np.where(last, p_head, 0.0)
-        p_ex = nm * p_exp
+        p_ne = (nd + md) * p_dense + (nm + mm) * p_moe + np.where(first, p_emb, 0.0) \
+            + np.where(last, p_head, 0.0) + (md + mm) * 2.0 * c.h * c.h / tpf
+        p_ex = (nm + mm) * p_exp
+        nd, nm = nd + md, nm + mm
         part["dp_mb"], part["dp_step"] = dp.exposure(p_ne, p_ex, np.maximum(nd + nm, 1.0),
                                                      fwd_compute)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
@@ -991,6 +997,20 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
                                      np.where(z == 3, dp.f_ex, dp.g_ex), opt_bytes, bw_e)
         per_stage.append(part)
     return per_stage
+
+
+def mtp_terms(model: ModelSpec, c, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
+    """``(modules, block_is_moe, proj_s)``: the multi-token-prediction modules the last
+    pipeline stage runs per micro-batch (``ModelSpec.mtp_depth``; "By default, all MTP layers
+    sit on the last pipeline stage", Megatron-Core user guide, Multi-Token Prediction), whether
+    each module's transformer block is an MoE layer (1.0) or dense (0.0), and the time of its
+    projection ``M_k`` of ``2·d → d``: a ``x × 2h × h/t`` GEMM, forward and backward (×3).
+    Each module costs the last stage one transformer layer of that kind, one more LM head and
+    loss (the shared head recomputes the logits of the whole vocabulary) and the projection, as
+    DeepSeek-AI 2024 (arXiv:2412.19437) §2.2 describes the module; its parameters join the
+    stage's DP traffic and optimizer."""
+    proj_s = 3.0 * _gemm_time(g.x, 2.0 * c.h, c.h / tpf, g.peak, o.keff, g.hbm, o.gemm_shape)
+    return float(model.mtp_depth), float(model.mtp_block_is_moe), proj_s
 
 
 def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:

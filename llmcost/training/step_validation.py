@@ -20,7 +20,8 @@ from ..core.catalog import DATA_DIR, load_accelerator, load_model, load_publishe
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
-from ..core.stacks import GENERATIONS
+from ..core.stacks import GENERATIONS, load_stack
+from . import memory
 from .options import StepOptions
 from .parallel import ParallelPlan, make_plan
 from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
@@ -108,7 +109,8 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
     calibration rows (Megatron-Bridge 25.11: DeepSeek-V3 on 256 GB200 at EP 32 and Qwen3-30B-A3B
     on 8 B200 at EP 8, different local-expert counts) it is the 2×2 linear solve
     ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
-    squares on the relative step-time error.
+    squares on the relative step-time error. Rows of a stack that captures the whole iteration
+    in a CUDA graph (``Stack.cuda_graphs = "full_iteration"``, no host cost) do not enter it.
 
     ``sets``: the validation sets searched for MoE calibration rows (default
     ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``. Computed once per code
@@ -130,7 +132,9 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
 
     def run(a, b):
         v = mfu_validation(sets=sets, physics={"moe_layer_host_s": a, "moe_expert_host_s": b})
-        v = v[(v["kind"] == "moe") & (v["split"] == "calibration")].set_index("run_id")
+        # only the rows of eager stacks: a full-iteration CUDA graph has no host cost to fit
+        eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
+        v = v[(v["kind"] == "moe") & (v["split"] == "calibration") & eager].set_index("run_id")
         return v["step_time_s"], v["step_time_s"] * (1.0 + v["error"])
 
     t0, published = run(0.0, 0.0)
@@ -272,9 +276,13 @@ def _check_physics(options: dict) -> dict:
 def row_model(c: pd.Series, r: pd.Series, s: int) -> ModelSpec:
     """The model of a validation row (``c`` a row of ``validation_configs``, ``r`` its run in
     ``data/published_runs.csv``, ``s`` the sequence length): the catalogue's, or Megatron-LM's
-    GPT of the run's shape (``gpt_model``)."""
+    GPT of the run's shape (``gpt_model``). A number in the row's ``mtp_depth`` column sets
+    the multi-token-prediction modules the run trained (0: a run without MTP of a model whose
+    catalogue entry has it); empty keeps the catalogue's."""
     if c["model_spec"] == "catalog":
-        return load_model(r["catalog_model"])
+        model = load_model(r["catalog_model"])
+        mtp = c.get("mtp_depth", np.nan)
+        return model if not np.isfinite(mtp) else model.replace(mtp_depth=int(mtp))
     return gpt_model(c["run_id"], int(r["layers"]), int(r["d_model"]), int(r["n_heads"]),
                      int(r["vocab"]) if np.isfinite(r["vocab"]) else 51200, s)
 
@@ -408,3 +416,42 @@ def error_summary(validation: pd.DataFrame) -> pd.DataFrame:
                      "max_abs_error": e.max(), "mean_signed_error": g["error"].mean()})
     return pd.DataFrame(rows).set_index("set")
 
+
+
+def published_plan_memory(sets=None) -> pd.DataFrame:
+    """Does each validation row's published plan fit under the memory model? Per row of
+    ``data/validation_mfu.csv`` in ``sets`` (default ``VALIDATION_SETS + NEWER_SETS``; the MPT
+    rows of llm-foundry, whose plans the tables do not give, left out): the most loaded stage's
+    bytes (``memory.memory_per_gpu`` of ``row_plan`` with the row's recipe, FlashAttention and
+    dropout) against the accelerator's HBM, judged under the stated policy
+    (``memory.PUBLISHED_PLAN_RESERVE``: a plan that ran is held to the whole HBM) and, for
+    comparison, under the planning margin ``memory.DEFAULT_RESERVE``.
+
+    Returns
+    -------
+    DataFrame indexed by ``run_id``: ``accelerator``, ``memory_bytes``, ``hbm_bytes``,
+    ``share`` (of HBM), ``headroom_bytes`` (HBM − counted bytes: what the run left to the
+    uncounted parts, an upper bound on them under this model), ``fits`` (policy),
+    ``fits_planning_reserve`` and ``plan``.
+    """
+    sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
+    cfg = validation_configs()
+    cfg = cfg[cfg["set"].isin(list(sets)) & (cfg["set"] != "llm-foundry-mpt")]
+    runs = load_published_runs().set_index("run_id")
+    rows = []
+    for _, c in cfg.iterrows():
+        r = runs.loc[c["run_id"]]
+        s = int(r["seq_len"])
+        model = row_model(c, r, s)
+        plan = row_plan(c, r, model, s)
+        acc = load_accelerator(r["catalog_accelerator"])
+        m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
+                                  flash_attention=bool(c["flash_attention"]),
+                                  dropout=bool(c["dropout"]))
+        total, hbm = float(m.total), float(acc.hbm_bytes)
+        rows.append({"run_id": c["run_id"], "accelerator": acc.name, "memory_bytes": total,
+                     "hbm_bytes": hbm, "share": total / hbm, "headroom_bytes": hbm - total,
+                     "fits": memory.fits(total, hbm, memory.PUBLISHED_PLAN_RESERVE),
+                     "fits_planning_reserve": memory.fits(total, hbm, memory.DEFAULT_RESERVE),
+                     "plan": plan.describe()})
+    return pd.DataFrame(rows).set_index("run_id")
