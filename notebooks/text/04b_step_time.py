@@ -486,8 +486,9 @@ single = verdict.drop(index=["off", "all three"])
 on = list(single.index[single["default_on"]])
 held = (f"Together the three mechanisms take the held-out mean error from {off['all_mean']:.0%} "
         f"to {verdict.loc['all three', 'all_mean']:.0%}")
+n = int(single["worse"].min())
 rule = (f"on by default: {', '.join(on)}" if on else
-        f"each worsens at least {int(single['worse'].min())} regime, so none is on by default; "
+        f"each worsens at least {n} regime{'s' * (n > 1)}, so none is on by default; "
         "they stay options (`StepOptions(gemm_shape=True, fp8_as_run=True, "
         "attention_curve=True)`) until every regime gains")
 Markdown(f"> **Takeaway.** {held}; {rule}.")
