@@ -42,7 +42,8 @@ import pandas as pd
 import llmcost
 from llmcost import accuracy, parallel, step
 from llmcost.core.catalog import DATA_DIR
-from llmcost.training import attention, gemm, memory, moe_layer, ranking, step_validation
+from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
+                              step_validation)
 
 pd.set_option("display.width", 160)
 pd.set_option("display.max_colwidth", 60)
@@ -311,21 +312,29 @@ def gemm_shape_report():
               f"{k} {attention.ATTENTION_CURVES[(k, 'forward', False, 128)].r_inf_tflops / 989.4:.2f}"
               f" / {attention.ATTENTION_CURVES[(k, 'backward', False, 128)].r_inf_tflops / 989.4:.2f}"
               for k in attention.KERNELS))
-    tables = {"off": accuracy.validation_table(False, False, False),
-              "shape": accuracy.validation_table(True, False, False),
-              "+fp8": accuracy.validation_table(True, True, False),
-              "+attn": accuracy.validation_table(gemm_shape=True, fp8_as_run=True,
-                                                 attention_curve=True)}
+    print(f"   sustained share of the burst rates: KERNEL_EFFICIENCY {step.KERNEL_EFFICIENCY} "
+          f"(re-derived {step.calibrate_kernel_efficiency():.3f}) with flat GEMMs; with GEMMs by "
+          f"shape the residual KERNEL_EFFICIENCY_SHAPE {options.KERNEL_EFFICIENCY_SHAPE} "
+          f"(re-derived {step.calibrate_kernel_efficiency(gemm_shape=True):.3f}, Table 4 with "
+          "Hopper BF16's shape term standing in for A100's): the shape losses counted once")
+    tables = {"off": accuracy.validation_table(False, False, False)}
+    tables.update({k: accuracy.validation_table(*f) for k, f in accuracy.MECHANISMS.items()})
+    for k, f in accuracy.MECHANISMS.items():
+        a, b = step.calibrate_moe_host_overhead(physics=dict(zip(
+            ("gemm_shape", "fp8_as_run", "attention_curve"), f)))
+        print(f"   MoE host cost re-fitted on the MoE calibration rows with {k} on: a = "
+              f"{a * 1e3:.3f} ms per layer, b = {b * 1e3:.3f} ms per local expert (a, b >= 0)")
     regs = {k: accuracy.regime_table(t) for k, t in tables.items()}
     print("   per regime, held-out rows: mean |error| / signed mean / max |error| / leave-one-out "
-          "coverage with the mechanisms off, GEMMs by shape (gemm_shape), and also FP8 as run "
-          "(LM head and router in BF16, DeepSeek-V3 §3.3.1, and the quantize / cast / "
-          "transpose / amax passes, current scaling; fp8_as_run), and also the attention "
-          "kernel's curve (attention_curve: the stack's FlashAttention kernel by sequence length, "
-          "ring merges under CP). Ampere and AMD rows have "
-          "no kernel tables; BF16 rows are unchanged by fp8_as_run")
+          "coverage with the mechanisms off, then each on alone (the MoE host cost re-fitted "
+          "under it), then all three: GEMMs by shape (gemm_shape), FP8 as run (LM head and "
+          "router in BF16, DeepSeek-V3 §3.3.1, and the quantize / cast / transpose / amax "
+          "passes of each row's recipe, weights cast once per step on Megatron-Core; "
+          "fp8_as_run), the attention kernel's curve (attention_curve: cuDNN on Transformer "
+          "Engine stacks, FlashAttention-2 on PyTorch SDPA, ring merges under CP). Ampere and "
+          "AMD rows have no kernel tables; BF16 rows are unchanged by fp8_as_run")
     print(f"   {'regime':56s} {'n':>3s}  " + "  ".join(
-        f"{k:>5s} mean signed   max  cov" for k in tables))
+        f"{k[:5]:>5s} mean signed   max  cov" for k in tables))
     for label, r in regs["off"].iterrows():
         cells = []
         for k in tables:
@@ -333,6 +342,15 @@ def gemm_shape_report():
             cells.append(f"{o['mean_abs_error']:10.1%} {o['mean_signed_error']:+6.1%} "
                          f"{o['max_abs_error']:5.1%} {o['coverage']:4.0%}")
         print(f"   {label:56s} {int(r['n']):3d}  " + "  ".join(cells))
+    _, verdict = accuracy.mechanism_comparison()
+    print("   verdict (on by default only if no regime's held-out mean |error| rises by more "
+          f"than {accuracy.REGIME_CHANGE_TOLERANCE:.2%}):")
+    for k, r in verdict.iterrows():
+        print(f"     {k:16s} better in {r['better']:2d} regimes, worse in {r['worse']:2d}; all "
+              f"held-out rows {r['all_mean']:.1%}; FP8:BF16 pairs max {r['fp8_pairs_max']:.1%}; "
+              f"A100 Megatron mean {r['a100_megatron_mean']:.1%} max "
+              f"{r['a100_megatron_max']:.1%}; on by default: {r['default_on']}"
+              + (f"; worse: {r['worse_regimes']}" if r["worse"] else ""))
     for name, f in BUCKETS.items():
         held = {k: t[(t["split"] == "held-out") & f(t)] for k, t in tables.items()}
         print(f"   bucket {name:28s} n {len(held['off']):2d}: mean |error| " + " -> ".join(
@@ -343,8 +361,8 @@ def gemm_shape_report():
     print("   goal, the held-out A100 Megatron rows (mean <= 3%, max <= 10%): " + "; ".join(
         f"{k} mean {e.mean():.1%} max {e.max():.1%}" for k, e in a100.items()))
     for split in ("held-out", "calibration"):
-        print(f"   per bucket, {split} rows (fit set = 'calibration'), mean |error| off -> "
-              "shape -> +fp8 -> +attn:")
+        print(f"   per bucket, {split} rows (fit set = 'calibration'), mean |error| "
+              + " -> ".join(tables) + ":")
         for name, f in BUCKETS.items():
             rows = {k: t[(t["split"] == split) & f(t)]["error"].abs() for k, t in tables.items()}
             print(f"     {name:28s} n {len(rows['off']):2d}: " + " -> ".join(

@@ -137,9 +137,10 @@ def test_step_option_on_hopper_only():
     # FA2's causal curve at 8k runs below the flat 35 %; FlashAttention-3 well above
     assert fa2.attention_s > flat.attention_s > fa3.attention_s
     assert fa2.matmul_s == flat.matmul_s
-    # the default stack (Megatron-Core 2024: FlashAttention-2) runs the FA2 curve
+    # the default stack (Megatron-Core 2024) attends through Transformer Engine, which prefers
+    # cuDNN's fused attention on Hopper (TransformerEngine get_attention_backend @ a0b36d0)
     assert step.step_time(model, h100, plan, 8192, attention_curve=True).attention_s == \
-        step.step_time(model, h100, plan, 8192, attention_curve="fa2").attention_s
+        step.step_time(model, h100, plan, 8192, attention_curve="cudnn").attention_s
 
 
 def test_bad_input_names_the_field():
@@ -159,3 +160,22 @@ def test_stack_kernel_is_the_flash_version():
     assert attention.stack_kernel("2") == "fa2"
     assert attention.stack_kernel("3") == "fa3"
     assert attention.stack_kernel("none") is None
+
+
+def test_transformer_engine_stacks_run_cudnn_and_sdpa_stacks_flashattention_2():
+    # Transformer Engine's DotProductAttention prefers FusedAttention (cuDNN) on Hopper
+    # (get_attention_backend, TransformerEngine @ a0b36d0): Megatron-Core's default layer spec
+    # and NeMo AutoModel's te attention backend; PyTorch SDPA made cuDNN opt-in after 2.5
+    # (pytorch/pytorch#138649), so its FlashAttention-2 backend runs
+    from llmcost import stacks
+    for name in ("megatron-core-2024", "megatron-core-2025", "megatron-core-2026",
+                 "nemo-automodel-2025"):
+        assert attention.stack_kernel(stacks.load_stack(name).flash_attention, name) == "cudnn"
+    for name in ("pytorch-fsdp2-2024", "deepseek-hai-llm-2024"):
+        assert attention.stack_kernel(stacks.load_stack(name).flash_attention, name) == "fa2"
+    # no fused attention, no kernel, whatever the stack
+    assert attention.stack_kernel("none", "megatron-core-2024") is None
+    r = StepOptions(attention_curve=True, stack="pytorch-fsdp2-2024").resolve("H100-SXM")
+    assert r.attention_kernel.kernel == "fa2"
+    r = StepOptions(attention_curve=True, stack="megatron-core-2025").resolve("H100-SXM")
+    assert r.attention_kernel.kernel == "cudnn"

@@ -119,3 +119,54 @@ def test_fp8_recipes_order_and_step_effect():
         StepOptions(fp8_recipe="nvfp4")
     with pytest.raises(ValueError, match="recipe"):
         elementwise.fp8_cast_bytes([(1, 1, 1)], "e8m0")
+
+
+def test_weight_casts_once_per_step_on_megatron_core():
+    """Transformer Engine caches the FP8 weights across the micro-batches of a step
+    (``is_first_microbatch``: "during FP8 training, it allows caching of the FP8 versions of the
+    weights", TransformerEngine module/linear.py) and Megatron-Core passes it: the weight cast
+    is paid once per step. By hand, a Llama 3.1 8B layer with 4 micro-batches per step: the
+    forward cast bytes fall by 3/4 of the weights' 6 B per element."""
+    from llmcost.training import elementwise
+    model = load_model("llama-3.1-8b")
+    c = model_shapes(model)
+    x = 8192.0
+    g = LayerGeometry(s=x, x=x, xs=x, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
+    eff = load_efficiency("H100-SXM")
+    hbm = H100.hbm_bytes_per_s
+    every = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current"),
+                          flash_attention=True, dropout=False)
+    cached = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current",
+                                                    fp8_weight_share=0.25),
+                           flash_attention=True, dropout=False)
+    qkv = (c.a * c.dqk + 2 * c.g * c.dh)
+    weights = c.h * qkv + c.a * c.dv * c.h + c.h * 2 * c.f + c.f * c.h
+    bw = hbm * eff.hbm_fraction
+    assert every["ew_f_t"] - cached["ew_f_t"] == pytest.approx(6 * 0.75 * weights / bw, rel=1e-9)
+    assert every["ew_b_t"] == cached["ew_b_t"]
+    assert elementwise.fp8_cast_bytes([(10, 20, 30)], "delayed", 0.5)[0] == 4 * (200 + 300)
+    assert StepOptions(stack="megatron-core-2024").resolve("H100-SXM").fp8_weight_cache
+    assert not StepOptions(stack="pytorch-fsdp2-2024").resolve("H100-SXM").fp8_weight_cache
+
+
+def test_blockwise_recipe_bytes_by_hand():
+    # DeepSeek-V3 §3.3.2: 1x128 activation tiles / 128x128 weight blocks, scales computed in the
+    # cast: read 2 B, write two 1-byte copies, one fp32 scale per 128 elements on each copy
+    from llmcost.training import elementwise
+    assert elementwise.FP8_RECIPES["blockwise"] == pytest.approx(2 + 1 + 1 + 2 * 4 / 128)
+
+
+def test_validation_rows_take_their_sets_fp8_recipe():
+    # the recipe each FP8 source ran: Megatron-Bridge's FP8-CS / FP8-MX column, torchao's
+    # tensorwise (current) scaling, Transformer Engine 1.x's delayed scaling (llm-foundry 2024,
+    # NeMo 24.03), DeepSeek-V3's blocks
+    from llmcost.training import step_validation as sv
+    cfg = sv.validation_configs().set_index("run_id", drop=False)
+    want = {"mb2511-h100-llama-3.1-8b-fp8cs": "current", "mb2511-b200-deepseek-v3-fp8mx": "mxfp8",
+            "mb2608-gb200-qwen3-30b-a3b-mxfp8": "mxfp8",
+            "torchtitan-h100-8b-8gpu-1-fsdp-compile-float8": "current",
+            "foundry-h100-mpt-1b-s512-8gpu-fp8": "delayed",
+            "nemo2403-h100-llama2-7b-32k-cp2": "delayed", "deepseek-v3-pretrain": "blockwise"}
+    for run, recipe in want.items():
+        assert sv.row_fp8_recipe(cfg.loc[run]) == recipe, run
+        assert sv.row_options(cfg.loc[run]).fp8_recipe == recipe, run

@@ -49,19 +49,23 @@ unmasked ratio.
 
 Which kernel
 ------------
-``stack_kernel``: a stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``:
-FlashAttention-2 → ``fa2``, FlashAttention-3 → ``fa3``; the stack's ``flash_attention``,
-``data/stacks.csv``). Transformer Engine's ``DotProductAttention`` (Megatron-Core's default layer
-spec) runs cuDNN's fused attention on Hopper instead — it disables FlashAttention there "to give
-FusedAttention preference on Hopper+ for performance reasons" (NVIDIA/TransformerEngine
-``transformer_engine/pytorch/attention/dot_product_attention/utils.py`` @ a0b36d0,
-``get_attention_backend``) — but the stack profiles do not say which runs use Transformer
-Engine's attention (the Llama 3 rows, priced with the Megatron-Core profile as the closest, did
-not say), so ``"cudnn"`` is chosen by name (``StepOptions.attention_curve="cudnn"``), not by
-stack. Only Hopper has curves (``ATTENTION_FAMILY``): no
-per-length table was found for A100 (the FlashAttention-2 paper's figures were not available
-to read) or Blackwell, so ``kernel_curve`` returns None there and the engine keeps the flat
-``attention_fraction``.
+``stack_kernel``: a stack whose attention layer is Transformer Engine's ``DotProductAttention``
+runs cuDNN's fused attention on Hopper (``"cudnn"``): Transformer Engine disables
+FlashAttention there "to give FusedAttention preference on Hopper+ for performance reasons"
+(NVIDIA/TransformerEngine ``transformer_engine/pytorch/attention/dot_product_attention/utils.py``
+@ a0b36d0, ``get_attention_backend``). Those stacks (``TE_ATTENTION_STACKS``): Megatron-Core
+(its default GPT layer spec is the Transformer Engine one, ``TEDotProductAttention``) and NeMo
+AutoModel (``backend.attn: te`` in its MoE recipes, NVIDIA-NeMo/Automodel @ 89e3a9fdd). Every
+other stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``: FlashAttention-2 →
+``fa2``, FlashAttention-3 → ``fa3``; the stack's ``flash_attention``, ``data/stacks.csv``):
+PyTorch's ``scaled_dot_product_attention`` picks its FlashAttention-2 backend on H100, cuDNN
+having been made opt-in after PyTorch 2.5 (pytorch/pytorch#138649 and PR #138522, 2024-10)
+and preferred again only from cuDNN 9.15 (``check_prefer_cudnn_attention`` in
+``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). A name picks a kernel for any stack
+(``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has curves
+(``ATTENTION_FAMILY``): no per-length table was found for A100 (the FlashAttention-2 paper's
+figures were not available to read) or Blackwell, so ``kernel_curve`` returns None there and the
+engine keeps the flat ``attention_fraction``.
 
 Context parallelism
 -------------------
@@ -92,6 +96,12 @@ KERNELS = ("fa2", "fa3", "cudnn")
 
 #: A stack's FlashAttention version (``data/stacks.csv``) -> the kernel's curve.
 KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
+
+#: Stacks (``data/stacks.csv`` names) whose attention layer is Transformer Engine's
+#: ``DotProductAttention``, which runs cuDNN's fused attention on Hopper (module docstring,
+#: "Which kernel").
+TE_ATTENTION_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025", "megatron-core-2026",
+                                 "nemo-automodel-2025"})
 
 #: Accelerator catalogue name -> the benchmarked device of its generation (same SMs and clocks:
 #: H800 and H200 share the H100 SXM's compute).
@@ -239,10 +249,15 @@ def kernel_curve(accelerator: str, kernel: str, scale: float = 1.0) -> KernelCur
     return KernelCurve(kernel, load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale)
 
 
-def stack_kernel(flash_version: str) -> str | None:
-    """The attention kernel of a stack's FlashAttention version (module docstring, "Which
-    kernel"); None: no curve for that version (none, FlashAttention-1)."""
-    return KERNEL_OF_FLASH_VERSION.get(str(flash_version))
+def stack_kernel(flash_version: str, stack: str | None = None) -> str | None:
+    """The attention kernel a stack runs (module docstring, "Which kernel"): ``"cudnn"`` for a
+    stack in ``TE_ATTENTION_STACKS`` that uses FlashAttention-class fused attention, else its
+    FlashAttention version's (``KERNEL_OF_FLASH_VERSION``); None: no fused attention or no curve
+    for that version (none, FlashAttention-1)."""
+    kernel = KERNEL_OF_FLASH_VERSION.get(str(flash_version))
+    if kernel is not None and stack is not None and str(stack) in TE_ATTENTION_STACKS:
+        return "cudnn"
+    return kernel
 
 
 def ring_merge_bytes(out_elements, cp):

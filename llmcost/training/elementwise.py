@@ -19,11 +19,23 @@ one layer on one rank (``X``: tokens × k, ``W``: k × n, ``dY``: tokens × n), 
   tensor (2 bytes per element); **delayed scaling** takes the scale from the amax history and
   fuses the amax into the cast (no extra pass); **MXFP8** computes each 32-element block's
   scale inside the cast kernel (no extra pass; the 1-byte scales add 1/32 byte per element per
-  copy, ``FP8_RECIPES``).
+  copy, ``FP8_RECIPES``); **blockwise** (DeepSeek-AI 2024, DeepSeek-V3 Technical Report,
+  arXiv:2412.19437 §3.3.2: activations scaled per 1×128 tile and weights per 128×128 block,
+  "we calculate the maximum absolute value online for each 1x128 activation tile or 128x128
+  weight block") likewise computes its scales inside the cast, one fp32 scale per 128 elements
+  per copy (2 × 4/128 byte per element).
 
 ``FP8_RECIPES`` gives the bytes per element of one cast. The weight cast is counted once per
-micro-batch (Transformer Engine re-casts unless its weight cache is used; FSDP2's float8
-all-gather casts before each gather). Not credited: the casts that Transformer Engine fuses into
+micro-batch (FSDP2's float8 all-gather casts before each gather), except on the stacks that
+cache the FP8 weights across the micro-batches of a step (``FP8_WEIGHT_CACHE_STACKS``):
+Transformer Engine's modules take ``is_first_microbatch``, "during FP8 training, it allows
+caching of the FP8 versions of the weights" since "between the microbatches of the same
+minibatch the model weights are not updated" (NVIDIA/TransformerEngine
+``transformer_engine/pytorch/module/linear.py``, ``Linear.forward`` docstring; the same in
+``LayerNormLinear``, ``LayerNormMLP`` and ``GroupedLinear``), and Megatron-Core passes it
+(``megatron/core/extensions/transformer_engine.py``, ``TELinear.forward``: ``is_first_microbatch``
+set for the first micro-batch of each step): there the weight cast is paid once per step,
+``weight_share = 1 / micro-batches`` of it per micro-batch. Not credited: the casts that Transformer Engine fuses into
 the preceding norm (``LayerNormLinear`` writes FP8 directly) or that ``torch.compile`` fuses
 into a neighbour: the bytes here are an upper bound for those GEMMs' inputs.
 
@@ -36,17 +48,27 @@ import numpy as np
 
 #: Bytes per element of one FP8 cast of a 16-bit tensor, by scaling recipe: read 2 B, write the
 #: rowwise and columnwise 1-byte copies (4 B); current scaling's amax pass reads 2 B more;
-#: MXFP8's 1-byte scale per 32 elements on each copy adds 2/32 B.
-FP8_RECIPES = {"delayed": 4.0, "current": 6.0, "mxfp8": 4.0 + 2.0 / 32.0}
+#: MXFP8's 1-byte scale per 32 elements on each copy adds 2/32 B; DeepSeek-V3's blockwise
+#: fp32 scale per 128 elements on each copy 2 × 4/128 B.
+FP8_RECIPES = {"delayed": 4.0, "current": 6.0, "mxfp8": 4.0 + 2.0 / 32.0,
+               "blockwise": 4.0 + 2.0 * 4.0 / 128.0}
+
+#: Stacks (``data/stacks.csv`` names) whose FP8 weights are cast once per step, not once per
+#: micro-batch: Megatron-Core with Transformer Engine's ``is_first_microbatch`` weight cache
+#: (module docstring).
+FP8_WEIGHT_CACHE_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025",
+                                     "megatron-core-2026"})
 
 
-def fp8_cast_bytes(gemms, recipe: str = "current"):
-    """HBM bytes (forward, backward) of the FP8 casts of a list of GEMMs.
+def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0):
+    """HBM bytes (forward, backward) of the FP8 casts of a list of GEMMs, per micro-batch.
 
     ``gemms``: iterable of ``(m, k, n)`` or ``(m, k, n, count)`` (tokens, inner, output width,
     how many such GEMMs, e.g. an EP rank's local experts; arrays allowed) of the GEMMs that run
-    in FP8. Forward: ``count · bpe · (m·k + k·n)`` (input and weight); backward:
-    ``count · bpe · m·n`` (output gradient); ``bpe = FP8_RECIPES[recipe]``.
+    in FP8. Forward: ``count · bpe · (m·k + weight_share · k·n)`` (input and weight); backward:
+    ``count · bpe · m·n`` (output gradient); ``bpe = FP8_RECIPES[recipe]``; ``weight_share``
+    (in (0, 1], array allowed) the share of the weight cast paid per micro-batch: 1, or
+    1 / micro-batches on a stack that caches the FP8 weights (``FP8_WEIGHT_CACHE_STACKS``).
 
     Raises
     ------
@@ -60,6 +82,7 @@ def fp8_cast_bytes(gemms, recipe: str = "current"):
     for gemm in gemms:
         m, k, n = gemm[:3]
         count = gemm[3] if len(gemm) > 3 else 1.0
-        fwd = fwd + count * bpe * (np.asarray(m, float) * k + np.asarray(k, float) * n)
+        fwd = fwd + count * bpe * (np.asarray(m, float) * k
+                                   + weight_share * np.asarray(k, float) * n)
         bwd = bwd + count * bpe * np.asarray(m, float) * n
     return fwd, bwd

@@ -21,6 +21,11 @@ For a batched GEMM ``b × (m×k)·(k×n)`` (``k`` the inner, reduced dimension),
   to fill and writes its result once, a cost that does not shrink with ``k``; a GEMM with a short
   inner dimension runs below the ceiling even when it is large.
 
+In the engine the rate part also carries the sustained share of the burst rate: with the shape
+term on it is ``options.KERNEL_EFFICIENCY_SHAPE``, the calibrated share re-fitted with the shape
+term applied, not the flat fit's ``KERNEL_EFFICIENCY`` (whose fit had to absorb the shape losses
+of its layer's GEMMs): each loss is counted once.
+
 The achieved fraction of the dense peak is ``F / (t × peak)``. Wave quantization (output tiles
 over SMs) was tried and left out: with a fixed 64-256 tile it reproduced the table no better
 (mean error 5.5-47 % against 6.8-8.1 %) since cuBLAS picks tiles and split-K per shape.

@@ -34,13 +34,36 @@ from .memory import PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
 #: ``step_validation.calibrate_kernel_efficiency`` to the ten per-layer forward/backward times of
-#: Korthikanti et al. 2022 Table 4 (22B layer, 8 A100s), nothing else. Owner: the step-time model
-#: III's part 1 (kernel efficiency and FP8) replaces it by per-operation kernel-efficiency curves;
-#: until then it is the only fitted constant of the compute time, applied once, here (the
-#: engine multiplies the catalogue's burst fractions by it in ``StepOptions.resolve``), and no
-#: other part (part 2's MoE / memory / stacks, the pilot calibration's ``Efficiency``) may
-#: count it again. ``step.KERNEL_EFFICIENCY`` is this constant.
+#: Korthikanti et al. 2022 Table 4 (22B layer, 8 A100s), nothing else, with every GEMM at the flat
+#: ``matmul_fraction``. Applied once, here (the engine multiplies the catalogue's burst fractions
+#: by it in ``StepOptions.resolve``); no other part (the MoE host cost, the pilot calibration's
+#: ``Efficiency``) may count it again. ``step.KERNEL_EFFICIENCY`` is this constant.
 KERNEL_EFFICIENCY = 0.794
+
+#: The same sustained share re-fitted as a residual for GEMMs priced by shape
+#: (``StepOptions.gemm_shape``): the fit of ``KERNEL_EFFICIENCY`` on the same ten layer times
+#: with the shape term applied (``calibrate_kernel_efficiency(gemm_shape=True)``; no A100 kernel
+#: table exists, so the Hopper BF16 term ``gemm.GEMM_SHAPE[("hopper", "bf16")]`` stands in for
+#: A100's, stated). The flat fit's 0.794 holds the fixed-cost and short-inner-dimension losses of
+#: the 22B layer's GEMMs (its output projection has k = 768 at TP 8); the shape term prices them
+#: itself, so wherever it applies the rate part takes this residual instead: the loss is counted
+#: once. Used only where ``gemm.gemm_shape`` gives a term; elsewhere (Ampere, AMD) the flat
+#: ``KERNEL_EFFICIENCY``.
+KERNEL_EFFICIENCY_SHAPE = 0.811
+
+def stack_moe_host_s(stack: stacks.Stack, layer_s: float | None = None,
+                     expert_s: float | None = None) -> tuple:
+    """The MoE host-cost constants a stack pays, ``(layer_s, expert_s)`` seconds: none under a
+    full-iteration CUDA graph (no host launch, no sync), the per-expert term only where the
+    stack launches per expert (``moe_layer`` module docstring); ``layer_s`` / ``expert_s``
+    replace the fitted ``moe_layer.MOE_LAYER_HOST_S`` / ``MOE_EXPERT_HOST_S`` (a re-fit under
+    another engine setting, ``step_validation.calibrate_moe_host_overhead``)."""
+    a = moe_layer.MOE_LAYER_HOST_S if layer_s is None else float(layer_s)
+    b = moe_layer.MOE_EXPERT_HOST_S if expert_s is None else float(expert_s)
+    eager = stack.cuda_graphs == "none"
+    return (a if eager else 0.0,
+            b if (eager and stack.moe_expert_gemm == "per_expert_launch") else 0.0)
+
 
 def _is_choice(v, choices) -> bool:
     return any(v is o or (isinstance(v, str) and isinstance(o, str) and v == o) for o in choices)
@@ -65,38 +88,48 @@ class StepOptions:
     efficiency : Efficiency or None
         Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
     kernel_efficiency : float in (0, 1] or None
-        Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``).
-    gemm_shape : bool
+        Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``, or
+        ``KERNEL_EFFICIENCY_SHAPE`` where GEMMs are priced by shape).
+    gemm_shape : bool or gemm.GemmShape
         Price each GEMM by its shape (``gemm.gemm_time_s``: a fixed kernel cost ``t0`` and an
         inner-dimension overhead ``k0`` fitted to kernel benchmarks, tending to
-        ``matmul_fraction`` for large GEMMs) instead of at the flat ``matmul_fraction``. Off by
-        default; no effect on accelerators without a kernel table (``gemm.gemm_shape`` is None:
-        Ampere, AMD). ``kernel_efficiency`` stays the residual on the rate part: it was fitted on
-        A100 layer times, where no shape term applies, so no loss is counted twice.
+        ``matmul_fraction`` for large GEMMs) instead of at the flat ``matmul_fraction``; no
+        effect on accelerators without a kernel table (``gemm.gemm_shape`` is None: Ampere,
+        AMD). Where the term applies, the rate part's sustained share is the residual
+        ``KERNEL_EFFICIENCY_SHAPE`` (fitted with the shape term on), not ``KERNEL_EFFICIENCY``,
+        so no loss is counted twice. A ``GemmShape`` applies that term on any accelerator (the
+        calibration's stand-in for A100).
     fp8_as_run : bool
         With ``dtype="fp8"``, run only the transformer layers' linear GEMMs in FP8: the LM head
         and the MoE router GEMMs stay BF16 (DeepSeek-AI 2024, DeepSeek-V3 Technical Report,
         arXiv:2412.19437 §3.3.1: "we maintain the original precision (e.g., BF16 or FP32) for
         ... the embedding module, the output head, MoE gating modules, normalization operators,
-        and attention operators"; attention already runs at the 16-bit peak). Off by default
-        (every GEMM at the FP8 peak, no cast). With it on, the quantize / cast / transpose / amax
-        passes of every FP8 GEMM are priced as memory-bound work
-        (``elementwise.fp8_cast_bytes``, ``fp8_recipe``).
-    fp8_recipe : {"current", "delayed", "mxfp8"}
+        and attention operators"; attention already runs at the 16-bit peak). Off: every GEMM
+        at the FP8 peak, no cast. With it on, the quantize / cast / transpose / amax passes of
+        every FP8 GEMM are priced as memory-bound work (``elementwise.fp8_cast_bytes``,
+        ``fp8_recipe``; the weights' once per step on a stack that caches them,
+        ``elementwise.FP8_WEIGHT_CACHE_STACKS``).
+    fp8_recipe : {"current", "delayed", "mxfp8", "blockwise"}
         The FP8 scaling recipe whose casts ``fp8_as_run`` prices (``elementwise.FP8_RECIPES``):
         per-tensor current scaling (an amax pass before each cast; Transformer Engine
         ``Float8CurrentScaling``, torchao's tensorwise float8), delayed scaling (amax from the
-        history, fused into the cast) or MXFP8 32-element blocks (Blackwell; scales computed in
-        the cast kernel).
+        history, fused into the cast), MXFP8 32-element blocks (Blackwell; scales computed in
+        the cast kernel) or DeepSeek-V3's 1×128 / 128×128 blocks (scales computed in the cast).
     attention_curve : bool or {"fa2", "fa3", "cudnn"}
         Price the fused attention core by ``attention.attention_tflops`` (FlashAttention-3
         paper's H100 kernel table: rate by sequence length, head dimension, causal mask, forward
         and backward) instead of the flat ``attention_fraction``: True takes the stack's
-        FlashAttention version's kernel (``attention.stack_kernel``), a name picks one
-        (``"cudnn"``: Transformer Engine's fused attention, which it prefers on Hopper). Under context parallelism the kernel runs at the rank's ``s / cp``
-        and the ring steps' output merges are priced (``attention.ring_merge_bytes``). Off by
-        default; no effect where no curve exists (``attention.kernel_curve`` is None: Ampere,
-        Blackwell, AMD) or without FlashAttention.
+        kernel (``attention.stack_kernel``: cuDNN's fused attention on the Transformer Engine
+        stacks, else the stack's FlashAttention version), a name picks one. Under context
+        parallelism the kernel runs at the rank's ``s / cp`` and the ring steps' output merges
+        are priced (``attention.ring_merge_bytes``). No effect where no curve exists
+        (``attention.kernel_curve`` is None: Ampere, Blackwell, AMD) or without FlashAttention.
+
+        ``gemm_shape``, ``fp8_as_run`` and ``attention_curve`` are off by default: each is on
+        only if, priced on the published runs with the MoE host cost re-fitted under it, no
+        regime's held-out error gets worse (``accuracy.mechanism_comparison``, printed by
+        ``benchmarks/validate_mfu.py``); each worsens some regime, and a test holds the
+        defaults to that verdict.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -133,7 +166,7 @@ class StepOptions:
     ep_overlap: object = "auto"
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
-    gemm_shape: bool = False
+    gemm_shape: object = False
     fp8_as_run: bool = False
     fp8_recipe: str = "current"
     attention_curve: object = False
@@ -163,9 +196,10 @@ class StepOptions:
         if not isinstance(self.straggler, (bool, np.bool_)):
             raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
                              "step waits for its slowest GPU, llmcost.straggler)")
-        if not isinstance(self.gemm_shape, (bool, np.bool_)):
-            raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True or False (price GEMMs "
-                             "by their shape, llmcost.training.gemm)")
+        if not isinstance(self.gemm_shape, (bool, np.bool_, gemm.GemmShape)):
+            raise ValueError(f"gemm_shape={self.gemm_shape!r} must be True, False or a "
+                             "gemm.GemmShape (price GEMMs by their shape, "
+                             "llmcost.training.gemm)")
         if not isinstance(self.fp8_as_run, (bool, np.bool_)):
             raise ValueError(f"fp8_as_run={self.fp8_as_run!r} must be True or False (LM head and "
                              "router GEMMs in BF16 under an FP8 dtype)")
@@ -250,17 +284,26 @@ class StepOptions:
             moe_dispatch_dtype=self.moe_dispatch_dtype)
         routing = st.moe_routing if self.moe_routing == "auto" else self.moe_routing
         hsdp_ar = st.hsdp_all_reduce if self.hsdp_all_reduce == "auto" else self.hsdp_all_reduce
-        kappa = float(as_array(KERNEL_EFFICIENCY if self.kernel_efficiency is None
-                               else self.kernel_efficiency, "kernel_efficiency", positive=True,
-                               upper=1.0))
         eff = so["efficiency"]
         # the LM head's and router's GEMM dtype (DeepSeek-V3 §3.3.1 keeps them BF16 under FP8)
         edge_dtype = "bf16" if (self.fp8_as_run and self.dtype == "fp8") else self.dtype
+        if isinstance(self.gemm_shape, gemm.GemmShape):
+            shape = edge_shape = self.gemm_shape
+        elif self.gemm_shape:
+            shape = gemm.gemm_shape(accelerator, self.dtype)
+            edge_shape = gemm.gemm_shape(accelerator, edge_dtype)
+        else:
+            shape = edge_shape = None
+        # the sustained share: the residual where the shape term prices the shape losses
+        default_kappa = KERNEL_EFFICIENCY if shape is None else KERNEL_EFFICIENCY_SHAPE
+        kappa = float(as_array(default_kappa if self.kernel_efficiency is None
+                               else self.kernel_efficiency, "kernel_efficiency", positive=True,
+                               upper=1.0))
         # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
-        kernel = (attention.stack_kernel(st.flash_attention)
+        kernel = (attention.stack_kernel(st.flash_attention, st.name)
                   if self.attention_curve is True else self.attention_curve or None)
         attn = attention.kernel_curve(accelerator, kernel, kappa) \
             if (kernel and so["flash_attention"]) else None
@@ -269,11 +312,10 @@ class StepOptions:
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
             tp_overlap=so["tp_overlap"], pp_overlap=so["pp_overlap"],
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
-            gemm_shape=gemm.gemm_shape(accelerator, self.dtype) if self.gemm_shape else None,
-            edge_dtype=edge_dtype,
-            edge_gemm_shape=gemm.gemm_shape(accelerator, edge_dtype) if self.gemm_shape else None,
+            gemm_shape=shape, edge_dtype=edge_dtype, edge_gemm_shape=edge_shape,
             attention_kernel=attn,
             fp8_casts=self.fp8_recipe if (self.fp8_as_run and self.dtype == "fp8") else None,
+            fp8_weight_cache=st.name in elementwise.FP8_WEIGHT_CACHE_STACKS,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -284,15 +326,9 @@ class StepOptions:
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
                                   moe_dispatch_dtype=so["moe_dispatch_dtype"]),
-            # none under a full-iteration CUDA graph (no host launch, no sync); the per-expert
-            # term only where the stack launches per expert
-            moe_layer_host_s=((moe_layer.MOE_LAYER_HOST_S if st.cuda_graphs == "none" else 0.0)
-                              if self.moe_layer_host_s is None
+            moe_layer_host_s=(stack_moe_host_s(st)[0] if self.moe_layer_host_s is None
                               else float(self.moe_layer_host_s)),
-            moe_expert_host_s=((moe_layer.MOE_EXPERT_HOST_S
-                                if st.moe_expert_gemm == "per_expert_launch"
-                                and st.cuda_graphs == "none" else 0.0)
-                               if self.moe_expert_host_s is None
+            moe_expert_host_s=(stack_moe_host_s(st)[1] if self.moe_expert_host_s is None
                                else float(self.moe_expert_host_s)),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))
 
@@ -305,7 +341,8 @@ class ResolvedOptions:
     (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
     router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
     (``attention_curve``; None: the flat ``attention_fraction``); ``fp8_casts`` the FP8 recipe
-    whose casts are priced (None: not priced); ``comm`` the comm engine's
+    whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
+    FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``); ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -325,6 +362,7 @@ class ResolvedOptions:
     edge_gemm_shape: gemm.GemmShape | None
     attention_kernel: attention.KernelCurve | None
     fp8_casts: str | None
+    fp8_weight_cache: bool
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool

@@ -315,7 +315,8 @@ class KernelRates:
     ``edge_gemm_shape`` the MoE router's (``StepOptions.fp8_as_run``; None: as the others);
     ``attention`` the attention core's curve (``attention.KernelCurve``, sustained; None: the
     flat ``keff.attention_fraction``); ``fp8_casts`` the FP8 recipe whose casts are priced
-    (``elementwise.FP8_RECIPES``; None: no casts)."""
+    (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
+    casts paid per micro-batch (``elementwise.fp8_cast_bytes``)."""
 
     peak: float
     peak16: float
@@ -326,6 +327,7 @@ class KernelRates:
     edge_gemm_shape: object = None
     attention: object = None
     fp8_casts: str | None = None
+    fp8_weight_share: object = 1.0
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -472,7 +474,7 @@ def _fp8_casts(rates: KernelRates, gemms):
     ``rates.fp8_casts`` (``elementwise.fp8_cast_bytes``); (0, 0) when casts are not priced."""
     if rates.fp8_casts is None or not gemms:
         return 0.0, 0.0
-    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts)
+    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share)
 
 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
@@ -853,7 +855,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    keff=keff, gemm_shape=o.gemm_shape,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
                                    edge_gemm_shape=o.edge_gemm_shape,
-                                   attention=o.attention_kernel, fp8_casts=o.fp8_casts),
+                                   attention=o.attention_kernel, fp8_casts=o.fp8_casts,
+                                   fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,

@@ -20,9 +20,10 @@ from ..core.catalog import DATA_DIR, load_accelerator, load_model, load_publishe
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
-from ..core.stacks import GENERATIONS, load_stack
+from ..core.stacks import DEFAULT_STACK, GENERATIONS, load_stack
 from . import memory
-from .options import StepOptions
+from .gemm import GEMM_SHAPE
+from .options import StepOptions, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
 from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
 
@@ -54,25 +55,34 @@ def gpt_model(name: str, n_layers: int, d_model: int, n_heads: int, vocab_size: 
 
 #: The settings of Korthikanti et al. 2022 Table 4's layer timings: fp16 with fp32 main
 #: gradients, no FlashAttention, dropout, backward TP overlap, nothing else overlapped.
+#: The GEMM shape term the Table 4 calibration applies to A100 for ``KERNEL_EFFICIENCY_SHAPE``:
+#: Hopper BF16's (``gemm.GEMM_SHAPE``), stated, since no per-shape kernel table was found for
+#: A100 (``gemm`` module docstring).
+A100_SHAPE_STAND_IN = GEMM_SHAPE[("hopper", "bf16")]
+
 KORTHIKANTI_OPTIONS = StepOptions(recipe="bf16_adam_fp32_grads_copy", flash_attention=False,
                                   dropout=True, tp_overlap="backward", pp_overlap=False,
                                   dp_overlap=False)
 
 
-def layer_time_table(kernel_efficiency: float | None = None) -> pd.DataFrame:
+def layer_time_table(kernel_efficiency: float | None = None,
+                     gemm_shape: bool = False) -> pd.DataFrame:
     """Modelled vs measured time of one 22B layer (Korthikanti et al. 2022 Table 4).
 
     Returns a DataFrame indexed by the setting: measured and predicted forward and backward ms
     and their relative errors. Backward TP collectives overlap the weight-gradient GEMM, as the
-    paper states; fp16, dropout, no FlashAttention.
+    paper states; fp16, dropout, no FlashAttention. ``gemm_shape=True`` prices the GEMMs by
+    shape with ``A100_SHAPE_STAND_IN`` (no A100 kernel table exists).
     """
+    opts = KORTHIKANTI_OPTIONS.replace(gemm_shape=A100_SHAPE_STAND_IN) if gemm_shape \
+        else KORTHIKANTI_OPTIONS
     model = gpt_model("korthikanti-22b", 48, 6144, 64)
     cluster = Cluster(load_accelerator("A100-80GB"), 8)
     rows = []
     for label, sp, rc, f_ms, b_ms in KORTHIKANTI_TABLE4:
         r = step_arrays(model, cluster, tp=8, pp=1, dp=1, cp=1, ep=1, virtual_stages=1,
                         micro_batch_size=4, n_microbatches=1, zero_stage=0, recompute=rc,
-                        schedule="1f1b", sequence_parallel=sp, options=KORTHIKANTI_OPTIONS,
+                        schedule="1f1b", sequence_parallel=sp, options=opts,
                         kernel_efficiency=kernel_efficiency)
         pf, pb = float(r["layer_fwd_s"]) * 1e3, float(r["layer_bwd_s"]) * 1e3
         rows.append({"setting": label, "forward_ms": f_ms, "predicted_forward_ms": pf,
@@ -82,13 +92,16 @@ def layer_time_table(kernel_efficiency: float | None = None) -> pd.DataFrame:
 
 
 @disk_cached
-def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
+def calibrate_kernel_efficiency(resolution: float = 0.001, gemm_shape: bool = False) -> float:
     """Re-derive ``KERNEL_EFFICIENCY``: the value in [0.5, 1] that minimises the squared log
     error of the ten per-layer times of Korthikanti et al. 2022 Table 4 (``layer_time_table``),
     to ``resolution`` (a 0.01 grid, then a fine grid around its best point). No end-to-end MFU
-    enters the fit. Computed once per code and data (``core.diskcache``)."""
+    enters the fit. ``gemm_shape=True`` re-derives the residual ``KERNEL_EFFICIENCY_SHAPE``
+    instead: the same fit with the GEMMs priced by shape (``A100_SHAPE_STAND_IN``), so that the
+    shape losses the curve prices are not counted again in the sustained share. Computed once
+    per code and data (``core.diskcache``)."""
     def loss(k):
-        t = layer_time_table(float(k))
+        t = layer_time_table(float(k), gemm_shape=gemm_shape)
         return float(np.sum(np.log1p(t["forward_error"]) ** 2
                             + np.log1p(t["backward_error"]) ** 2))
 
@@ -99,7 +112,7 @@ def calibrate_kernel_efficiency(resolution: float = 0.001) -> float:
 
 
 @disk_cached
-def calibrate_moe_host_overhead(sets=None) -> tuple:
+def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple:
     """Re-derive ``moe_layer.MOE_LAYER_HOST_S`` and ``MOE_EXPERT_HOST_S``: the per-MoE-layer
     and per-local-expert host costs (seconds per layer per micro-batch, forward + backward) that
     make the predicted step time of the MoE rows marked ``calibration`` in
@@ -111,6 +124,13 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
     ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
     squares on the relative step-time error. Rows of a stack that captures the whole iteration
     in a CUDA graph (``Stack.cuda_graphs = "full_iteration"``, no host cost) do not enter it.
+    Both constants are host times, so the fit is
+    constrained to ``a, b >= 0`` (non-negative least squares: where the unconstrained solution
+    has a negative constant, that constant is 0 and the other is fitted alone).
+
+    ``physics``: ``PHYSICS_OPTIONS`` applied to the calibration rows (as ``mfu_validation``),
+    e.g. the kernel mechanisms off, to see what the fit gives under another engine setting;
+    None: the shipped defaults, the setting the constants are used with.
 
     ``sets``: the validation sets searched for MoE calibration rows (default
     ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``. Computed once per code
@@ -130,8 +150,11 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
     sets = tuple(sorted({c["set"] for _, c in cal.iterrows()
                          if load_model(runs.loc[c["run_id"], "catalog_model"]).is_moe}))
 
+    extra = _check_physics(dict(physics or {}))
+
     def run(a, b):
-        v = mfu_validation(sets=sets, physics={"moe_layer_host_s": a, "moe_expert_host_s": b})
+        v = mfu_validation(sets=sets, physics={**extra, "moe_layer_host_s": a,
+                                               "moe_expert_host_s": b})
         # only the rows of eager stacks: a full-iteration CUDA graph has no host cost to fit
         eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
         v = v[(v["kind"] == "moe") & (v["split"] == "calibration") & eager].set_index("run_id")
@@ -147,7 +170,17 @@ def calibrate_moe_host_overhead(sets=None) -> tuple:
     # relative residual (T0 + a·A + b·B) / T_pub − 1, least squares (exact with two rows)
     mat = np.stack([slope_a / published, slope_b / published], axis=1)
     rhs = 1.0 - t0 / published
-    (a, b), *_ = np.linalg.lstsq(mat, np.asarray(rhs), rcond=None)
+    rhs = np.asarray(rhs)
+    (a, b), *_ = np.linalg.lstsq(mat, rhs, rcond=None)
+    if a < 0 or b < 0:
+        # non-negative least squares with two unknowns: the better of the one-constant fits
+        fits = []
+        for j in (0, 1):
+            col = mat[:, j]
+            x = max(float(col @ rhs / (col @ col)), 0.0)
+            fits.append((float(np.sum((col * x - rhs) ** 2)), j, x))
+        _, j, x = min(fits)
+        a, b = (x, 0.0) if j == 0 else (0.0, x)
     return float(a), float(b)
 
 
@@ -200,7 +233,7 @@ def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
 
 
 def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
-                   physics: dict | None = None) -> pd.DataFrame:
+                   physics: dict | None = None, moe_host: tuple | None = None) -> pd.DataFrame:
     """Predicted vs reported MFU for published runs.
 
     Rows: ``data/validation_mfu.csv`` (each run's split, micro-batch, schedule, recomputation,
@@ -238,6 +271,10 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     ``physics``: ``PHYSICS_OPTIONS`` applied to every row over the row's and its stack's
     settings (a what-if, e.g. ``{"moe_dispatch": "per_expert", "pipeline_flushes": 1}`` prices
     the MoE rows without the per-node dispatch and per-step flush features); None: the rows as sourced.
+    ``moe_host``: ``(layer_s, expert_s)`` replacing the fitted MoE host-cost constants, each row's
+    stack paying them as it pays the shipped ones (``options.stack_moe_host_s``: none under a
+    full-iteration CUDA graph); a re-fit under another engine setting
+    (``calibrate_moe_host_overhead(physics=...)``). None: the shipped constants.
 
     ``split``: ``held-out`` means **not used to fit ``KERNEL_EFFICIENCY``** (which is fitted to
     Korthikanti's per-layer times only); it does not mean unseen: the shipped constants and the
@@ -260,8 +297,8 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets))]
     runs = load_published_runs().set_index("run_id")
-    return pd.DataFrame([_validation_row(c, runs.loc[c["run_id"]], over, kernel_efficiency)
-                         for _, c in cfg.iterrows()])
+    return pd.DataFrame([_validation_row(c, runs.loc[c["run_id"]], over, kernel_efficiency,
+                                         moe_host) for _, c in cfg.iterrows()])
 
 
 def _check_physics(options: dict) -> dict:
@@ -301,6 +338,27 @@ def row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPl
                      zero_stage=int(c["zero_stage"]), seq_len=s, pp_split=c["pp_split"])
 
 
+#: The FP8 scaling recipe each FP8 validation set ran (``StepOptions.fp8_recipe``, the casts
+#: ``fp8_as_run`` prices): torchtitan's Float8 is torchao's tensorwise dynamic scaling, per-tensor
+#: current scaling (pytorch/torchtitan benchmarks page, "Float8" with torchao eab345c);
+#: llm-foundry's ``amp_fp8`` and NeMo 24.03 run Transformer Engine's default recipe of their
+#: time, ``DelayedScaling`` (Composer's ``fp8_autocast``; Transformer Engine before 2.0 had no
+#: other); DeepSeek-V3 its 1×128 / 128×128 block scaling (arXiv:2412.19437 §3.3.2).
+#: Megatron-Bridge's tables give each row's precision, FP8-CS (current scaling) or FP8-MX
+#: (MXFP8), kept in the row's id (``…-fp8cs``, ``…-fp8mx`` / ``…-mxfp8``): ``row_fp8_recipe``.
+FP8_RECIPE_OF_SET = {"torchtitan-h100-2412": "current", "torchtitan-h200-2506": "current",
+                     "llm-foundry-mpt": "delayed", "nemo-long-sequence-h100": "delayed",
+                     "deepseek-v3-h800": "blockwise"}
+
+
+def row_fp8_recipe(c: pd.Series) -> str:
+    """The FP8 recipe of a validation row (``FP8_RECIPE_OF_SET``; a Megatron-Bridge row's by its
+    table's FP8-CS / FP8-MX precision, in its id); ``"current"`` where no set says."""
+    if str(c["set"]).startswith("megatron-bridge"):
+        return "mxfp8" if str(c["run_id"]).endswith(("fp8mx", "mxfp8")) else "current"
+    return FP8_RECIPE_OF_SET.get(str(c["set"]), "current")
+
+
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
     stack and dtype; the benchmark's gate and its pipeline schedules per optimizer step (GA),
@@ -317,7 +375,7 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         pp_overlap=bool(c["comm_pp_overlap"]), dp_overlap=bool(c["comm_dp_overlap"]),
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes)
+        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c))
 
 
 def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float):
@@ -346,7 +404,8 @@ def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float)
     return reported, reported_mfu, metric
 
 
-def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency) -> dict:
+def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
+                    moe_host=None) -> dict:
     """One row of ``mfu_validation``: the row's run priced by ``step.step_time`` and set against
     its reported figure."""
     s = int(r["seq_len"])
@@ -356,6 +415,9 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency) -
     n = int(r["n_accelerators"])
     plan = row_plan(c, r, model, s)
     opts = row_options(c, kernel_efficiency)
+    if moe_host is not None:
+        a_s, b_s = stack_moe_host_s(load_stack(opts.stack or DEFAULT_STACK), *moe_host)
+        over = {"moe_layer_host_s": a_s, "moe_expert_host_s": b_s, **over}
     b = step_time(model, Cluster(acc, n), plan, s, options=opts.replace(**over))
     # the values priced: a physics override replaces the row's
     gate = over.get("moe_gate", opts.moe_gate)

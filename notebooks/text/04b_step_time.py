@@ -455,6 +455,45 @@ plots.regime_scatter(accuracy.validation_table());
 # > predicted MFU carries the band of the runs most like it.
 
 # %% [markdown]
+# **Do the kernel curves make the model better, regime by regime?** Three mechanisms replace a
+# flat rate by measured kernel behaviour: GEMMs by shape (section 1), FP8 as run (the LM head and
+# router in BF16, the quantize, cast, transpose and amax passes of each source's recipe, weights
+# cast once per step where Transformer Engine caches them: `llmcost.training.elementwise`) and the
+# attention kernel's curve by sequence length (cuDNN's fused attention on Transformer Engine
+# stacks, FlashAttention-2 under PyTorch SDPA: `llmcost.training.attention`). Each is priced on
+# every published run, alone and all together, with the MoE host cost re-fitted on the
+# calibration runs under it, and set against the mechanisms off on the held-out runs. The rule: a
+# mechanism is on by default only if no regime's held-out mean error gets worse.
+
+# %%
+per_regime, verdict = accuracy.mechanism_comparison()   # held-out mean |error| per regime
+plots.table(per_regime.reset_index(),
+            {k: "{:.1%}" for k in ("off", *accuracy.MECHANISMS)})
+
+# %%
+off = verdict.loc["off"]
+for name, r in verdict.drop(index="off").iterrows():
+    print(f"{name}: better in {r['better']} regimes, worse in {r['worse']}; all held-out runs "
+          f"{off['all_mean']:.1%} -> {r['all_mean']:.1%}; FP8:BF16 speed ratios, worst "
+          f"{off['fp8_pairs_max']:.1%} -> {r['fp8_pairs_max']:.1%}; A100 Megatron mean "
+          f"{r['a100_megatron_mean']:.1%}, max {r['a100_megatron_max']:.1%}; "
+          f"{'on' if r['default_on'] else 'off'} by default")
+    if r["worse"]:
+        print(f"   worse: {r['worse_regimes']}")
+
+# %%
+single = verdict.drop(index=["off", "all three"])
+on = list(single.index[single["default_on"]])
+held = (f"Together the three mechanisms take the held-out mean error from {off['all_mean']:.0%} "
+        f"to {verdict.loc['all three', 'all_mean']:.0%}")
+n = int(single["worse"].min())
+rule = (f"on by default: {', '.join(on)}" if on else
+        f"each worsens at least {n} regime{'s' * (n > 1)}, so none is on by default; "
+        "they stay options (`StepOptions(gemm_shape=True, fp8_as_run=True, "
+        "attention_curve=True)`) until every regime gains")
+Markdown(f"> **Takeaway.** {held}; {rule}.")
+
+# %% [markdown]
 # ## 4. What adding GPUs buys
 #
 # **Strong scaling** keeps the global batch and adds GPUs: each GPU gets fewer sequences, the
