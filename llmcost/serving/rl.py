@@ -1023,14 +1023,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         The actor (and the reference model's architecture).
     accelerator : Accelerator or str
     options : RLOptions, optional
-        Every setting of the iteration in one object (``RLOptions``' docstring lists them:
-        algorithm, prompts_per_step, samples_per_prompt, prompt_tokens, response_tokens,
-        response_tokens_max, lengths, ppo_epochs, reward, critic, reference,
-        recompute_old_logprobs, n_gpus, rollout_gpus, rollout_tp, max_concurrent,
-        prefix_sharing, asynchronous, off_policy_steps, partial_rollouts, weight_sync_s,
-        refit, train_mfu, verifier_s, verifier_usd_per_sample, weight_dtype, kv_dtype,
-        rollout_reserve_fraction, efficiency, engine, train_plan, stack, hf_s_per_layer_step).
-        Keywords given too replace its fields (``RLOptions.build``).
+        Every setting of the iteration in one object (``RLOptions.names()``; its docstring
+        explains each). Keywords given too replace its fields (``RLOptions.build``).
 
     Returns
     -------

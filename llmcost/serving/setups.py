@@ -800,11 +800,35 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(efficiency, acc)
     eng = load_engine_efficiency(engine)
+    tp, pp = _replica_layout(m, acc, tp, pp)
+    b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
+    ctx = _whole("context_tokens", context_tokens)
+    share, cap = _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype,
+                                   reserve_fraction)
+    domain = acc.scaleup_domain_size or 1
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
+    mb = b / min(b, pp)
+    nodes, inter = _replica_nodes(tp, pp, domain)
+    stage, hops, cycle, e_cycle = _replica_decode_cycle(m, acc, eff, eng, tp, pp, mb, ctx,
+                                                        share, inter, kw)
+    ttft, e_ttft = _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw)
+    gpus = tp * pp
+    x, e_x = b / (cycle * gpus), b / (e_cycle * gpus)
+    return PipelineReplica(
+        tp=tp, pp=pp, nodes=nodes, batch=b, micro_batch=mb, stage_s=stage,
+        hop_s=hops / pp if pp > 1 else 0.0, inter_node_hops=inter,
+        inter_node_bytes_per_token=inter * m.d_model * ACTIVATION_BYTES, tpot_s=cycle,
+        expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
+        expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
+        stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+
+
+def _replica_layout(m, acc, tp, pp) -> tuple:
+    """(tp, pp) checked for ``pipeline_replica``: a dense model, tp inside a node or whole
+    nodes, tp dividing the heads, pp at most the layers (each refusal names the field)."""
     if m.is_moe:
         raise ValueError(f"model={m.name!r} is an MoE model: serve it with ep_step "
                          "(expert parallelism)")
-    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
-    _choice("kv_dtype", kv_dtype, KV_BYTES)
     tp, pp = _whole("tp", tp), _whole("pp", pp)
     domain = acc.scaleup_domain_size or 1
     if tp > domain and tp % domain:
@@ -814,8 +838,18 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
         raise ValueError(f"tp={tp} must divide n_heads={m.n_heads} of {m.name}")
     if pp > m.n_layers:
         raise ValueError(f"pp={pp} must be <= n_layers={m.n_layers} of {m.name}")
-    b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
-    ctx = _whole("context_tokens", context_tokens)
+    return tp, pp
+
+
+def _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype, reserve_fraction) -> tuple:
+    """(layer share ⌈L/pp⌉/L, KV capacity in sequences) of one GPU of a ``pipeline_replica``::
+
+        usable = HBM · (1 − reserve);  W_gpu = N · w · share / tp   (must be < usable)
+        cap    = ⌊(usable − W_gpu) / (KV(ctx + 1) · share_kv(tp) · share)⌋ ≥ B
+
+    Raises naming the field: weights that do not fit, a batch past the capacity (named)."""
+    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    _choice("kv_dtype", kv_dtype, KV_BYTES)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     share = math.ceil(m.n_layers / pp) / m.n_layers
@@ -829,34 +863,47 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     if b > cap:
         raise ValueError(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
                          f"of {ctx + 1} tokens beside the weights at tp={tp}, pp={pp}")
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
-    mb = b / min(b, pp)
-    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw), weight_dtype)
-    stage, kv_read = full * share, kv_full * share
+    return share, cap
+
+
+def _replica_nodes(tp, pp, domain) -> tuple:
+    """(nodes, node boundaries a forward pass crosses) of a tp × pp replica on nodes of
+    ``domain`` GPUs: tp ≥ domain: tp/domain · pp nodes, pp − 1 boundaries; else
+    ⌈pp / (domain / tp)⌉ nodes, one fewer boundaries."""
     if tp >= domain:
-        nodes, inter = tp // domain * pp, pp - 1
-    else:
-        nodes = math.ceil(pp / (domain // tp))
-        inter = nodes - 1
+        return tp // domain * pp, pp - 1
+    nodes = math.ceil(pp / (domain // tp))
+    return nodes, nodes - 1
+
+
+def _replica_decode_cycle(m, acc, eff, eng, tp, pp, mb, ctx, share, inter, kw) -> tuple:
+    """(stage s, hops s, cycle s, expected cycle s) of a ``pipeline_replica``'s decode::
+
+        stage  = pass(mb, ctx, tp) · share                (``_tp_pass``: TP all-reduces in it)
+        cycle  = pp · stage + (pp − 1) forward hops of mb tokens + the return hop (latency)
+        e_cycle = pp · ((stage − KV read)/η_d + KV read/η_kv) + hops + o   (o once per cycle)
+    """
+    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw),
+                             kw["weight_dtype"])
+    stage, kv_read = full * share, kv_full * share
     hops = _pipeline_hops_s(m, acc, eff, pp, inter, mb) \
         + (pipeline_hop_time(m, acc, 0, inter_node=inter > 0, efficiency=eff) if pp > 1 else 0.0)
-    cycle = pp * stage + hops
     e_stage = float(eng.decode_s(stage, kv_read)) - eng.step_overhead_s
-    e_cycle = pp * e_stage + hops + eng.step_overhead_s
-    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), weight_dtype)[0] * share
+    return stage, hops, pp * stage + hops, pp * e_stage + hops + eng.step_overhead_s
+
+
+def _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw) -> tuple:
+    """(TTFT s, expected TTFT s) of a ``pipeline_replica``: the prompt's P tokens through the
+    pp stages one after another::
+
+        TTFT   = pp · prefill(P, tp) · share + (pp − 1) hops of P tokens
+        e_TTFT = pp · (prefill stage / η_p) + hops + o
+    """
+    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), kw["weight_dtype"])[0] * share
     p_hops = _pipeline_hops_s(m, acc, eff, pp, inter, p)
-    ttft = pp * pre + p_hops
     e_ttft = pp * (float(eng.prefill_s(pre)) - eng.step_overhead_s) + p_hops \
         + eng.step_overhead_s
-    gpus = tp * pp
-    x, e_x = b / (cycle * gpus), b / (e_cycle * gpus)
-    return PipelineReplica(
-        tp=tp, pp=pp, nodes=nodes, batch=b, micro_batch=mb, stage_s=stage,
-        hop_s=hops / pp if pp > 1 else 0.0, inter_node_hops=inter,
-        inter_node_bytes_per_token=inter * m.d_model * ACTIVATION_BYTES, tpot_s=cycle,
-        expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
-        expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
-        stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+    return pp * pre + p_hops, e_ttft
 
 
 #: NVIDIA's measured minimum-latency ratio of PP8 to TP8 (batch 1) for Llama 3.1 405B in FP8 on
