@@ -885,15 +885,10 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
 
     b, limit = _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, p + r)
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
-    if limit == "HBM capacity" and cross < b:
-        limit = "compute"
-    live = occ * b
-    t_out = float(tpot(b))
+    limit = "compute" if limit == "HBM capacity" and cross < b else limit
+    live, t_out = occ * b, float(tpot(b))
     pre_b = float(prefill_time(m, acc, p, b, **kw))
-    in_gpu_s = pre_b * tp / (b * p)
-    out_gpu_s = t_out * tp / live
-    usd_in = in_gpu_s * price / SECONDS_PER_HOUR * 1e6
-    usd_out = out_gpu_s * price / SECONDS_PER_HOUR * 1e6
+    in_gpu_s, out_gpu_s, usd_in, usd_out = _token_prices(t_out, pre_b, tp, b, live, p, price)
     bound = decode_step(m, acc, live, p + r / 2, **kw).bound
     g = spec[1]
     base = ServingCost(
@@ -907,6 +902,19 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         notes=f"{weight_dtype} weights, {kv_dtype} KV, occupancy {occ:g}"
               + (f", speculative γ={g}, α={acceptance_rate}" if g else ""))
     return _with_expected(base, eng, float(tpot(b, eng)), pre_b)
+
+
+def _token_prices(t_out, pre_b, tp, b, live, p, price) -> tuple:
+    """(input GPU-s per token, output GPU-s per token, USD/M input, USD/M output) of
+    ``serving_cost``::
+
+        output GPU-s per token = TPOT · tp / live        input = prefill(b prompts) · tp / (b · P)
+        USD per M tokens       = GPU-s per token · price / 3600 · 1e6
+    """
+    in_gpu_s = pre_b * tp / (b * p)
+    out_gpu_s = t_out * tp / live
+    return (in_gpu_s, out_gpu_s, in_gpu_s * price / SECONDS_PER_HOUR * 1e6,
+            out_gpu_s * price / SECONDS_PER_HOUR * 1e6)
 
 
 def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tuple:
