@@ -1193,6 +1193,39 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
         raise _scenario_error(e) from None
 
 
+def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
+    """``scenario_iteration`` of the scenario ``p`` under each change of ``changes`` (label ->
+    scenario keys to replace, ``{}`` for the scenario itself), one row each::
+
+        wall_s                 the iteration's wall time
+        usd_per_iteration      GPU-hours × price
+        generation_time_share  generation wall ÷ iteration wall (``RLIteration``)
+        tail_share, idle_share the tail's and the idle GPUs' GPU-seconds ÷ the iteration's
+        note                   the refusal of a change the scenario cannot run (its message
+                               names the key), with no number
+
+    A change that raises ``rl_response_tokens`` past ``rl_response_tokens_max`` raises the
+    maximum with it (the longest response is at least the mean)."""
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    if not isinstance(changes, dict) or not all(isinstance(c, dict) for c in changes.values()):
+        raise ValueError(f"changes={changes!r} must map each label to a dict of scenario keys")
+    rows = []
+    for label, change in changes.items():
+        q = {**p, **change}
+        q["rl_response_tokens_max"] = max(q["rl_response_tokens_max"], q["rl_response_tokens"])
+        try:
+            it = scenario_iteration(q)
+        except ValueError as e:
+            rows.append({"change": label, "note": str(e)})
+            continue
+        rows.append({"change": label, "wall_s": it.wall_s,
+                     "usd_per_iteration": it.gpu_hours * price,
+                     "generation_time_share": it.generation_time_share,
+                     "tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
+                     "idle_share": it.parts_gpu_s["idle"] / it.gpu_s, "note": ""})
+    return pd.DataFrame(rows)
+
+
 # ------------------------------------------------------------------------------ published shares
 #: A800 SXM 80GB: an A100-80GB with NVLink cut to 400 GB/s bidirectional (200 GB/s per
 #: direction); compute and HBM as the A100 (judgement from NVIDIA's A800 product listing, the
