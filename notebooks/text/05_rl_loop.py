@@ -834,7 +834,6 @@ for name, v in ratio.items():
           f"the {len(common)} rows all variants price; ratios elsewhere: "
           + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(v.drop(common).dropna().index)))
 
-
 # %% [markdown]
 # **What each mechanism changed, and what is still missing.** The engine's efficiency and HF
 # generate's static batches move generation from the bound to what the frameworks ran; the
@@ -856,29 +855,16 @@ for name, v in ratio.items():
 # enough to be priced.
 
 # %%
-def vary(**change):
-    q = {**p, **change}
-    q["rl_response_tokens_max"] = max(q["rl_response_tokens_max"], q["rl_response_tokens"])
-    try:
-        return rl.scenario_iteration(q)
-    except ValueError as e:
-        return str(e)
-
-
-rows = []
-for label, ch in [("scenario", {}), ("G = 4", dict(rl_samples_per_prompt=4)),
-                  ("G = 64", dict(rl_samples_per_prompt=64)),
-                  ("mean response ÷ 2", dict(rl_response_tokens=p["rl_response_tokens"] // 2)),
-                  ("mean response × 2", dict(rl_response_tokens=p["rl_response_tokens"] * 2)),
-                  ("no tail (max = mean)", dict(rl_response_tokens_max=p["rl_response_tokens"])),
-                  ("partial rollouts", dict(rl_partial_rollouts=True))]:
-    it_ = vary(**ch)
-    rows.append({"change": label, **({"note": it_} if isinstance(it_, str) else {
-        "wall (s)": it_.wall_s, "USD / iteration": it_.gpu_hours * price,
-        "gen. share of time": it_.generation_time_share,
-        "tail share": it_.parts_gpu_s["tail"] / it_.gpu_s})})
-plots.table(pd.DataFrame(rows), {"wall (s)": "{:,.0f}", "USD / iteration": "${:,.0f}",
-                                 "gen. share of time": "{:.1%}", "tail share": "{:.1%}"})
+r0 = p["rl_response_tokens"]
+grid = rl.scenario_variants(p, {
+    "scenario": {}, "G = 4": dict(rl_samples_per_prompt=4), "G = 64": dict(rl_samples_per_prompt=64),
+    "mean response ÷ 2": dict(rl_response_tokens=r0 // 2),
+    "mean response × 2": dict(rl_response_tokens=r0 * 2),
+    "no tail (max = mean)": dict(rl_response_tokens_max=r0),
+    "partial rollouts": dict(rl_partial_rollouts=True)}, price)
+plots.table(grid.drop(columns="idle_share"),
+            {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}",
+             "generation_time_share": "{:.1%}", "tail_share": "{:.1%}"})
 
 # %% [markdown]
 # More samples or longer responses raise the cost, but less than in proportion while the tail
@@ -898,18 +884,14 @@ plots.table(pd.DataFrame(rows), {"wall (s)": "{:,.0f}", "USD / iteration": "${:,
 
 # %%
 half = max(p["rl_rollout_tp"], (p["rl_gpus"] // 2) // p["rl_rollout_tp"] * p["rl_rollout_tp"])
-modes = {"colocated, synchronous": {}, "colocated, partial rollouts": dict(rl_partial_rollouts=True),
-         f"separate ({half} rollout GPUs), synchronous": dict(rl_rollout_gpus=half),
-         f"separate ({half} rollout GPUs), asynchronous": dict(rl_rollout_gpus=half, rl_async=True)}
-rows = []
-for label, ch in modes.items():
-    it_ = vary(**ch)
-    rows.append({"mode": label, **({"note": it_} if isinstance(it_, str) else {
-        "wall (s)": it_.wall_s, "USD / iteration": it_.gpu_hours * price,
-        "tail": it_.parts_gpu_s["tail"] / it_.gpu_s, "idle": it_.parts_gpu_s["idle"] / it_.gpu_s})})
-modes_df = pd.DataFrame(rows)
-plots.table(modes_df, {"wall (s)": "{:,.0f}", "USD / iteration": "${:,.0f}", "tail": "{:.1%}",
-                       "idle": "{:.1%}"})
+modes = rl.scenario_variants(p, {
+    "colocated, synchronous": {}, "colocated, partial rollouts": dict(rl_partial_rollouts=True),
+    f"separate ({half} rollout GPUs), synchronous": dict(rl_rollout_gpus=half),
+    f"separate ({half} rollout GPUs), asynchronous": dict(rl_rollout_gpus=half, rl_async=True)},
+    price)
+plots.table(modes.drop(columns="generation_time_share"),
+            {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}", "tail_share": "{:.1%}",
+             "idle_share": "{:.1%}"})
 
 # %% [markdown]
 # Separating rollout and training GPUs only pays when the two phases can overlap: a synchronous
