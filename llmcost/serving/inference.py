@@ -1209,3 +1209,30 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
         raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
                          f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
     return best
+
+
+def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
+                         output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                         occupancy: float = 1.0, max_tpot_s: float | None = None) -> tuple:
+    """``model`` served on each accelerator of ``prices`` (name -> USD per GPU-hour) at its
+    cheapest tensor-parallel size (``choose_serving_tp``; the formulas are ``serving_cost``'s),
+    and the cost of output tokens against batch at that size (``cost_vs_batch``).
+
+    Returns (table, curves): one table row per accelerator (its price, tp, batch, TTFT and TPOT
+    in ms, USD per M input, output and blended tokens, what limits the batch) and, per
+    accelerator, the ``cost_vs_batch`` frame over ``batches`` keyed "name, tp N, $X/GPU-h".
+    """
+    if not isinstance(prices, dict) or not prices:
+        raise ValueError(f"prices={prices!r} must map accelerator names to USD per GPU-hour")
+    kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+              weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    rows, curves = [], {}
+    for name, pr in prices.items():
+        q = choose_serving_tp(model, name, pr, occupancy=occupancy, max_tpot_s=max_tpot_s, **kw)
+        rows.append({"accelerator": name, "$/GPU-h": pr, "tp": q.tp, "batch": q.batch,
+                     "TTFT (ms)": q.ttft_s * 1e3, "TPOT (ms)": q.tpot_s * 1e3,
+                     "$/M input": q.usd_per_m_input, "$/M output": q.usd_per_m_output,
+                     "$/M blended": q.usd_per_m_blended, "limit": q.limit})
+        curves[f"{name}, tp {q.tp}, ${pr:.2f}/GPU-h"] = cost_vs_batch(model, name, pr, batches,
+                                                                       tp=q.tp, **kw)
+    return pd.DataFrame(rows), curves

@@ -307,20 +307,11 @@ except ValueError as e:
 
 # %%
 other = "H200" if gpu.name != "H200" else "H100-SXM"
-prices = {gpu.name: (price, price_source), other: llmcost.resolve_price(other, None, "on_demand")}
-rows, curves = [], {}
-for name, (pr, src) in prices.items():
-    q = inf.choose_serving_tp(spec, name, pr, prompt_tokens=P, output_tokens=R,
-                              occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
-                              **sv)
-    rows.append({"accelerator": name, "$/GPU-h": pr, "tp": q.tp, "batch": q.batch,
-                 "TTFT (ms)": q.ttft_s * 1e3, "TPOT (ms)": q.tpot_s * 1e3,
-                 "$/M input": q.usd_per_m_input, "$/M output": q.usd_per_m_output,
-                 "$/M blended": q.usd_per_m_blended, "limit": q.limit})
-    curves[f"{name}, tp {q.tp}, ${pr:.2f}/GPU-h"] = inf.cost_vs_batch(
-        spec, name, pr, np.unique(np.geomspace(1, 4096, 50).round()), prompt_tokens=P,
-        output_tokens=R, tp=q.tp, **sv)
-two = pd.DataFrame(rows)
+prices = {gpu.name: price, other: llmcost.resolve_price(other, None, "on_demand")[0]}
+two, curves = inf.compare_accelerators(spec, prices, np.unique(np.geomspace(1, 4096, 50).round()),
+                                       prompt_tokens=P, output_tokens=R, **sv,
+                                       occupancy=p["serve_occupancy"],
+                                       max_tpot_s=p["serve_max_tpot_s"])
 plots.table(two, {"$/GPU-h": "${:.2f}", "TTFT (ms)": "{:.0f}", "TPOT (ms)": "{:.1f}",
                   "$/M input": "${:.3f}", "$/M output": "${:.3f}", "$/M blended": "${:.3f}"})
 
