@@ -618,7 +618,7 @@ plots.table(chunks[["token_budget", "chunks", "tpot_during_prefill_s", "decode_s
 # %%
 # NBVAL_CHECK_OUTPUT
 d = chunks.set_index("token_budget").loc[setups.VLLM_TOKEN_BUDGET]
-print(f"Llama 3.1 8B on one H100, a {long_p:,}-token prompt beside {busy} decoding sequences, "
+print(f"Llama 3.1 8B on one H100, one {long_p:,}-token prompt beside {busy} decoding sequences, "
       f"vLLM's budget {setups.VLLM_TOKEN_BUDGET:,}: the decodes' time per token during the "
       f"prefill {d['tpot_during_prefill_s'] * 1e3:.0f} ms (one pass: a "
       f"{d['decode_stall_unchunked_s'] * 1e3:.0f} ms stall); TTFT "
