@@ -14,13 +14,15 @@ engine, a flat 40% MFU for every training pass, one iteration in flight on the r
 whatever the asynchronous depth, rollout TP refused beyond one node; "model" =
 ``rl.rl_iteration`` as it stands (engine efficiency, HF generate's static batching and
 per-layer host cost, ``llmcost.step_time`` for the training passes, multi-node rollout TP,
-weight sync by bytes and links, k iterations in flight for k-step asynchronous RL).
+weight sync by bytes and links, NeMo RL's measured colocated refit on its colocated rows, k
+iterations in flight for k-step asynchronous RL).
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
 the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
-worst within 1.5x; share within 10 points). Also the refit of the calibrated constant and the
-wall time of the validation.
+worst within 1.5x; share within 10 points). Also the held-out error with the weight sync by
+links only and with NeMo RL's measured refit, the refit of the calibrated constant and the wall
+time of the validation.
 """
 
 import time
@@ -74,6 +76,15 @@ def main():
         s = rl.validation_summary(g)
         print(f"  {system:15s} {s['evaluated']:2d} rows  {s['mean_abs_error']:6.1%}  "
               f"{s['worst_factor']:5.2f}x  {s['geomean_ratio']:.2f}")
+    print("\n=== NeMo RL's measured refit (colocated rows), held-out without -> with ===")
+    print(f"  refit {rl.NEMO_RL_REFIT_S:.1f} s for {rl.NEMO_RL_REFIT_POLICY}, scaled by weight "
+          f"bytes: {rl.NEMO_RL_REFIT_SOURCE}")
+    v = rl.validation_variants({"links": dict(refit="links"), "measured refit": {}})
+    for name, ratio in v.items():
+        err = (ratio - 1).abs()
+        worst = max(ratio.max(), 1 / ratio.min())
+        print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
+              f"over {ratio.notna().sum()} rows")
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 

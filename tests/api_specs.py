@@ -680,7 +680,7 @@ MORE_ARGS_3 = {
                      "reward": "model_or_params", "critic": "model_or_params|none",
                      "recompute_old_logprobs": "flag|none", "engine": "choice",
                      "train_plan": "keywords|none", "stack": "choice",
-                     "hf_s_per_layer_step": "nonnegative"},
+                     "hf_s_per_layer_step": "nonnegative", "refit": "choice"},
 }
 #: The fields of StepOptions, attacked through step_time's keywords (the step model checks them
 #: where it reads them; the dataclass itself checks only dtype, dropout, straggler, efficiency,

@@ -399,3 +399,18 @@ def test_fp4_weights_use_the_datasheet_fp4_peak_where_there_is_one():
     hb = inf.prefill("llama-3.1-70b", "H100-SXM", weight_dtype="bf16", tp=2, **kw)
     assert float(h.compute_s) == pytest.approx(float(hb.compute_s))
     assert inf.weight_bytes("llama-3.1-70b", "nvfp4") == pytest.approx(m.n_params * 0.5625)
+
+
+def test_compare_accelerators_rows_are_the_cheapest_tp_and_its_curve():
+    # consistency with the calls it names (the roofline they price is checked by hand above)
+    kw = dict(prompt_tokens=1000, output_tokens=250)
+    t, curves = inf.compare_accelerators("llama-2-70b", {"H100-SXM": 3.0, "H200": 4.0},
+                                         [1, 8, 64], occupancy=0.9, **kw)
+    q = inf.choose_serving_tp("llama-2-70b", "H200", 4.0, occupancy=0.9, **kw)
+    row = t.set_index("accelerator").loc["H200"]
+    assert (row["tp"], row["batch"]) == (q.tp, q.batch)
+    assert row["$/M output"] == q.usd_per_m_output
+    c = curves[f"H200, tp {q.tp}, $4.00/GPU-h"]
+    assert c.equals(inf.cost_vs_batch("llama-2-70b", "H200", 4.0, [1, 8, 64], tp=q.tp, **kw))
+    with pytest.raises(ValueError, match="prices"):
+        inf.compare_accelerators("llama-2-70b", {}, [1], **kw)

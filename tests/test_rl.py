@@ -321,3 +321,28 @@ def test_scenario_errors_name_the_scenario_keys():
     # Called directly, the function's own argument names stay.
     with pytest.raises(ValueError, match=r"^rollout_tp=8 must divide the 4 rollout GPUs"):
         rl.rl_iteration("llama-2-7b", "H100-SXM", n_gpus=4, rollout_tp=8)
+
+
+def test_scenario_variants_rows_are_the_changed_iterations_and_refusals_name_the_key():
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    p = {**LEDGER_DEFAULTS, "model": "llama-3.1-8b", "accelerator": "H100-SXM", "rl_gpus": 8,
+         "rl_rollout_tp": 1, "rl_train_mfu": 0.4, "rl_response_tokens": 512,
+         "rl_response_tokens_max": 1024}
+    v = rl.scenario_variants(p, {"scenario": {}, "mean × 4": dict(rl_response_tokens=2048),
+                                 "TP 3": dict(rl_rollout_tp=3)}, 2.0).set_index("change")
+    it = rl.scenario_iteration(p)
+    assert v.loc["scenario", "wall_s"] == it.wall_s
+    assert v.loc["scenario", "usd_per_iteration"] == pytest.approx(it.gpu_hours * 2.0)
+    assert v.loc["scenario", "tail_share"] == pytest.approx(it.parts_gpu_s["tail"] / it.gpu_s)
+    # the maximum follows a mean raised past it (2,048 > 1,024): every response at the mean
+    longer = rl.scenario_iteration({**p, "rl_response_tokens": 2048,
+                                    "rl_response_tokens_max": 2048})
+    assert v.loc["mean × 4", "wall_s"] == longer.wall_s
+    # 8 GPUs cannot hold TP-3 replicas: a note naming the scenario key, no number
+    assert v.loc["TP 3", "note"].startswith("rl_rollout_tp=3 must divide")
+    assert np.isnan(v.loc["TP 3", "wall_s"])
+    with pytest.raises(ValueError, match="changes"):
+        rl.scenario_variants(p, {"x": 3}, 2.0)
+    with pytest.raises(ValueError, match="price_usd_per_gpu_hour"):
+        rl.scenario_variants(p, {}, -1.0)

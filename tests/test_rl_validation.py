@@ -52,17 +52,20 @@ def test_heldout_openrlhf_13b_ray_within_10_percent():
 
 def test_model_beats_before_on_heldout_rows():
     # Regression pin of the benchmark's headline (benchmarks/validate_rl.py) over the 16
-    # held-out rows: mean |error| 46% (11 rows evaluated) -> 34% (16), worst factor 4.4x -> 3.4x
-    # (the goals, 25% and 1.5x, are not met; the DeepSeek-V3 colocated rows are the worst).
+    # held-out rows: mean |error| 46% (11 rows evaluated) -> 27% (16), worst factor 4.4x -> 1.9x
+    # (the goals, 25% and 1.5x, are not met).
     # 38% -> 34% when the step model gained the MoE layer's host cost per micro-batch (the
-    # MoE policies' training passes got slower, nearer the published iterations).
+    # MoE policies' training passes got slower, nearer the published iterations); 34% -> 27%,
+    # worst 3.4x -> 1.9x, with NeMo RL's measured refit on its colocated rows (DeepSeek-V3's
+    # 47.2 s, NeMo RL blog 2025-08-12 Table 1).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     after = rl.validation_summary(rl.rl_validation("model", split="heldout"))
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (11, 16)
     assert before["mean_abs_error"] == pytest.approx(0.456, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.338, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.270, abs=0.02)
+    assert after["worst_factor"] == pytest.approx(1.92, abs=0.1)
 
 
 def _row(row_id):
@@ -188,6 +191,34 @@ def test_weight_sync_by_bytes_and_links():
     assert span == pytest.approx(sep, rel=1e-9)
 
 
+def test_nemo_rl_refit_is_the_measured_one_scaled_by_bytes():
+    # NeMo RL blog (2025-08-12), Table 1, NeMo-RL v0.3, DeepSeek V3 (EP64PP8 -> TP64): policy
+    # parameter gather 12.2 s + IPC handle transfer 33.5 s + generation update 1.5 s = 47.2 s.
+    assert rl.nemo_rl_refit_time("deepseek-v3") == pytest.approx(12.2 + 33.5 + 1.5, rel=1e-9)
+    # by hand, by bytes: Qwen3-30B-A3B's checkpoint holds 30,532,122,624 bf16 parameters
+    # (safetensors total_size 61,064,245,248 B) against DeepSeek-V3's 671B (its report), so
+    # 47.2 × 30.53 / 671 = 2.15 s (the catalogue's counts differ from these by < 0.1 % and
+    # 2 % (DeepSeek-V3's count beside the MTP module): 2 % two-sided)
+    assert rl.nemo_rl_refit_time("qwen3-30b-a3b") == pytest.approx(47.2 * 30.532 / 671,
+                                                                   rel=0.02)
+    # colocated NeMo RL iterations pay it whatever the GPU count (it does not shrink with GPUs);
+    # separate rollout GPUs fall back to the links; the default prices by links
+    kw = dict(prompts_per_step=8, samples_per_prompt=4, prompt_tokens=128, response_tokens=128,
+              rollout_tp=1, train_mfu=0.4)
+    a = rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=8, refit="nemo-rl", **kw)
+    b = rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=16, refit="nemo-rl", **kw)
+    sync = rl.nemo_rl_refit_time("llama-3.1-8b")
+    assert a.parts_gpu_s["weight_sync"] == pytest.approx(8 * sync)
+    assert b.parts_gpu_s["weight_sync"] == pytest.approx(16 * sync)
+    links = rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=8, **kw)
+    assert links.parts_gpu_s["weight_sync"] == pytest.approx(
+        8 * rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=True))
+    sep = rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=16, rollout_gpus=8,
+                          refit="nemo-rl", **kw)
+    assert sep.parts_gpu_s["weight_sync"] == pytest.approx(
+        16 * rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=False))
+
+
 @pytest.mark.parametrize("kw, field", [
     (dict(engine="tgi"), "engine"),
     (dict(train_plan={"tq": 2}), "train_plan"),
@@ -195,6 +226,8 @@ def test_weight_sync_by_bytes_and_links():
     (dict(train_plan=[1]), "train_plan"),
     (dict(train_mfu=1.5), "train_mfu"),
     (dict(hf_s_per_layer_step=-1.0, engine="HF generate"), "hf_s_per_layer_step"),
+    (dict(refit="ipc"), "refit"),
+    (dict(refit=None), "refit"),
 ])
 def test_bad_input_is_refused_with_the_field_named(kw, field):
     with pytest.raises(ValueError, match=field):

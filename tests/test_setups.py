@@ -230,6 +230,43 @@ def test_tp_beats_pp_at_minimum_latency_as_nvidia_measured():
     assert pp8.nodes == 1 and pp8.inter_node_hops == 0
 
 
+def test_pp_over_tp_latency_is_nvidias_comparison():
+    # the same NVIDIA comparison as above through the notebook's one call (5.6x, 25 % two-sided)
+    r = setups.pp_over_tp_latency()
+    assert r == pytest.approx(setups.NVIDIA_PP8_OVER_TP8_LATENCY, rel=0.25)
+    assert setups.NVIDIA_PP8_OVER_TP8_LATENCY == 5.6
+
+
+def test_replica_layouts_rows_are_pipeline_replica_and_refusals_are_named():
+    kw = dict(prompt_tokens=1024, context_tokens=1536, engine="vLLM")
+    t = setups.replica_layouts("llama-3.1-405b", "H100-SXM", layouts=[(8, 2), (16, 1)],
+                               batches=(64, 100000), **kw)
+    r = setups.pipeline_replica("llama-3.1-405b", "H100-SXM", tp=8, pp=2, batch=64, **kw)
+    row = t[(t["layout"] == "TP8·PP2") & (t["batch"] == 64)].iloc[0]
+    assert row["tpot_expected_s"] == r.expected_tpot_s and row["nodes"] == 2
+    # by hand: one node boundary, d_model 16,384 × 2 B per token
+    assert row["inter_node_bytes_per_token"] == 16384 * 2
+    far = t[t["batch"] == 100000]
+    assert len(far) == 2 and far["note"].str.contains("holds at most").all()
+    assert far["tpot_expected_s"].isna().all()
+    with pytest.raises(ValueError, match="layouts"):
+        setups.replica_layouts("llama-3.1-405b", "H100-SXM", layouts=[(8,)], batches=(1,), **kw)
+
+
+def test_chunked_prefill_budgets_trade_stall_for_ttft():
+    # Sarathi-Serve (Agrawal et al. 2024, §3-4): smaller chunks bound the decodes' time between
+    # tokens during a prefill and cost the prompt some TTFT
+    t = setups.chunked_prefill_budgets("llama-3.1-8b", "H100-SXM", budgets=(512, 2048, 8192),
+                                       prompt_tokens=8192, decode_batch=64,
+                                       context_tokens=1024, engine="vLLM")
+    assert t["tpot_during_prefill_s"].is_monotonic_increasing
+    assert (t["tpot_during_prefill_s"] < t["decode_stall_unchunked_s"]).all()
+    assert (t["ttft_s"] >= t["ttft_unchunked_s"]).all()
+    c = setups.chunked_prefill("llama-3.1-8b", "H100-SXM", prompt_tokens=8192, decode_batch=64,
+                               context_tokens=1024, token_budget=2048, engine="vLLM")
+    assert t.loc[1, "chunks"] == c.chunks == 5   # by hand: ⌈8192 / (2048 − 64)⌉ = 5
+
+
 @pytest.mark.parametrize("kw, field", [
     (dict(model="deepseek-v3"), "model"),
     (dict(tp=12), "tp"),
@@ -326,3 +363,19 @@ def test_tp_across_nodes_by_hand():
     pp2 = setups.pipeline_replica(m, acc, tp=8, pp=2, batch=64, prompt_tokens=1024,
                                   context_tokens=1536)
     assert r.max_batch == pytest.approx(pp2.max_batch / 2, abs=1)
+
+
+def test_setups_side_by_side_rows_are_the_called_set_ups():
+    # consistency with the three calls it names; the SGLang deployment's agreement with its
+    # published rows is checked by the setup_validation tests above
+    kw = dict(prompt_tokens=1000, output_tokens=250)
+    t = setups.setups_side_by_side("llama-2-70b", "H100-SXM", 3.0, max_tpot_s=0.05, **kw)
+    tp8 = inf.serving_cost("deepseek-v3", "H200", 3.0, tp=8, weight_dtype="fp8",
+                           kv_dtype="bf16", **kw)
+    ep = setups.disaggregated_serving("deepseek-v3", "H100-SXM", 3.0, **kw,
+                                      **setups.MOE_DEPLOYMENT)
+    col = "expected output tok/s per GPU (whole deployment)"
+    assert t.loc[1, col] == tp8.expected_output_tokens_per_s_per_gpu
+    assert t.loc[2, col] == ep.expected_output_tokens_per_s_per_gpu
+    assert t.attrs["disaggregated"].usd_per_m_output == t.loc[2, "USD per M output"]
+    assert t.loc[0, "set-up"].startswith("llama-2-70b: TP")

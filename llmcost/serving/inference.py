@@ -885,15 +885,10 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
 
     b, limit = _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, p + r)
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
-    if limit == "HBM capacity" and cross < b:
-        limit = "compute"
-    live = occ * b
-    t_out = float(tpot(b))
+    limit = "compute" if limit == "HBM capacity" and cross < b else limit
+    live, t_out = occ * b, float(tpot(b))
     pre_b = float(prefill_time(m, acc, p, b, **kw))
-    in_gpu_s = pre_b * tp / (b * p)
-    out_gpu_s = t_out * tp / live
-    usd_in = in_gpu_s * price / SECONDS_PER_HOUR * 1e6
-    usd_out = out_gpu_s * price / SECONDS_PER_HOUR * 1e6
+    in_gpu_s, out_gpu_s, usd_in, usd_out = _token_prices(t_out, pre_b, tp, b, live, p, price)
     bound = decode_step(m, acc, live, p + r / 2, **kw).bound
     g = spec[1]
     base = ServingCost(
@@ -907,6 +902,19 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         notes=f"{weight_dtype} weights, {kv_dtype} KV, occupancy {occ:g}"
               + (f", speculative γ={g}, α={acceptance_rate}" if g else ""))
     return _with_expected(base, eng, float(tpot(b, eng)), pre_b)
+
+
+def _token_prices(t_out, pre_b, tp, b, live, p, price) -> tuple:
+    """(input GPU-s per token, output GPU-s per token, USD/M input, USD/M output) of
+    ``serving_cost``::
+
+        output GPU-s per token = TPOT · tp / live        input = prefill(b prompts) · tp / (b · P)
+        USD per M tokens       = GPU-s per token · price / 3600 · 1e6
+    """
+    in_gpu_s = pre_b * tp / (b * p)
+    out_gpu_s = t_out * tp / live
+    return (in_gpu_s, out_gpu_s, in_gpu_s * price / SECONDS_PER_HOUR * 1e6,
+            out_gpu_s * price / SECONDS_PER_HOUR * 1e6)
 
 
 def _speculation(m: ModelSpec, draft_model, draft_tokens, acceptance_rate) -> tuple:
@@ -1201,3 +1209,30 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
         raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
                          f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
     return best
+
+
+def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
+                         output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                         occupancy: float = 1.0, max_tpot_s: float | None = None) -> tuple:
+    """``model`` served on each accelerator of ``prices`` (name -> USD per GPU-hour) at its
+    cheapest tensor-parallel size (``choose_serving_tp``; the formulas are ``serving_cost``'s),
+    and the cost of output tokens against batch at that size (``cost_vs_batch``).
+
+    Returns (table, curves): one table row per accelerator (its price, tp, batch, TTFT and TPOT
+    in ms, USD per M input, output and blended tokens, what limits the batch) and, per
+    accelerator, the ``cost_vs_batch`` frame over ``batches`` keyed "name, tp N, $X/GPU-h".
+    """
+    if not isinstance(prices, dict) or not prices:
+        raise ValueError(f"prices={prices!r} must map accelerator names to USD per GPU-hour")
+    kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+              weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    rows, curves = [], {}
+    for name, pr in prices.items():
+        q = choose_serving_tp(model, name, pr, occupancy=occupancy, max_tpot_s=max_tpot_s, **kw)
+        rows.append({"accelerator": name, "$/GPU-h": pr, "tp": q.tp, "batch": q.batch,
+                     "TTFT (ms)": q.ttft_s * 1e3, "TPOT (ms)": q.tpot_s * 1e3,
+                     "$/M input": q.usd_per_m_input, "$/M output": q.usd_per_m_output,
+                     "$/M blended": q.usd_per_m_blended, "limit": q.limit})
+        curves[f"{name}, tp {q.tp}, ${pr:.2f}/GPU-h"] = cost_vs_batch(model, name, pr, batches,
+                                                                       tp=q.tp, **kw)
+    return pd.DataFrame(rows), curves

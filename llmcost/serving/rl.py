@@ -30,7 +30,9 @@ batch and its total context at the rollout engine's fitted efficiency
 (``inference.EngineEfficiency``), and a synchronous iteration waits for the slowest sequence.
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
-on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``).
+on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
+NeMo RL's colocated refit, by its one published measurement scaled by bytes
+(``nemo_rl_refit_time``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
 The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
@@ -94,6 +96,19 @@ HF_GENERATE_S_PER_LAYER_STEP = 1.254e-3
 #: ``activation_checkpointing: true``).
 DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size=1,
                           recompute="full", pp_split="even")
+#: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
+#: (``weight_sync_time``); "nemo-rl", NeMo RL's measured colocated refit (``nemo_rl_refit_time``).
+REFIT_MODELS = ("links", "nemo-rl")
+#: NeMo RL's colocated refit of DeepSeek-V3, measured: 47.2 s = policy parameter gather 12.2 s
+#: + CUDA-IPC handle transfer 33.5 s + vLLM weight update 1.5 s (NeMo-RL v0.3, training EP64·PP8,
+#: generation TP64; its speed of light, full network and HBM bandwidth with no host cost, 3.3 s).
+NEMO_RL_REFIT_S = 47.2
+NEMO_RL_REFIT_POLICY = "deepseek-v3"
+NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weight Transfer in "
+                        "Large MoE Models by 10x' (2025-08-12, "
+                        "nvidia-nemo.github.io/blog/2025/08/12/nemo-rl-refit-performance; "
+                        "NVIDIA-NeMo/RL discussion #1189), Table 1: NeMo-RL v0.3, DeepSeek V3, "
+                        "training EP64PP8, generation TP64: 12.2 + 33.5 + 1.5 = 47.2 s")
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -510,6 +525,32 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
     return inf.weight_bytes(m, "bf16") / tp / bw
 
 
+@lru_cache(maxsize=1)
+def _nemo_rl_reference_bytes() -> float:
+    """BF16 weight bytes of ``NEMO_RL_REFIT_POLICY`` (the measured refit's model)."""
+    return float(inf.weight_bytes(inf.serving_model(NEMO_RL_REFIT_POLICY), "bf16"))
+
+
+def nemo_rl_refit_time(policy) -> float:
+    """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
+    vLLM weight update) of ``policy``, scaled by weight bytes from its one published
+    measurement::
+
+        t = 47.2 s × W(policy) / W(DeepSeek-V3)        (W: BF16 weight bytes)
+
+    Source: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3). Assumptions, stated: every step
+    of the refit moves or registers the whole model (each policy worker gathers the full
+    parameters; the IPC buffers are packed in buckets of bytes), so the time scales with the
+    bytes and **does not shrink with more GPUs**; the host costs the blog names (Ray calls per
+    vLLM executor, metadata per parameter name) are folded into that one rate, so the rollout
+    TP size, the parameter count per tensor and later NeMo RL versions' speed-ups are not
+    modelled. Colocated refit only (the blog's path); separate rollout GPUs refit by NCCL,
+    priced by ``weight_sync_time``.
+    """
+    m = inf.serving_model(policy)
+    return NEMO_RL_REFIT_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
+
+
 # ------------------------------------------------------------------------------ iteration
 @dataclass(frozen=True)
 class RLIteration:
@@ -618,7 +659,11 @@ class RLOptions:
         Over-provision and carry unfinished responses to the next step (APRIL, Kimi k1.5): the
         tail is removed (an upper bound on the recovery).
     weight_sync_s : float, optional
-        Seconds to move new weights to the rollout engine; default: ``weight_sync_time``.
+        Seconds to move new weights to the rollout engine; default: ``refit``'s model.
+    refit : str
+        How the weight sync is priced when ``weight_sync_s`` is not given (``REFIT_MODELS``):
+        "links" (``weight_sync_time``: bytes over links) or "nemo-rl" (NeMo RL's measured
+        colocated refit, ``nemo_rl_refit_time``; separate rollout GPUs fall back to "links").
     train_mfu : float in (0, 1], optional
         MFU of the scoring and update passes (of the dense BF16 peak): an explicit override of
         the step-time model (None: ``llmcost.step_time`` with ``train_plan`` and ``stack``).
@@ -666,6 +711,7 @@ class RLOptions:
     off_policy_steps: int = 1
     partial_rollouts: bool = False
     weight_sync_s: float | None = None
+    refit: str = "links"
     train_mfu: float | None = None
     verifier_s: float = 0.0
     verifier_usd_per_sample: float = 0.0
@@ -704,6 +750,8 @@ class RLOptions:
             fix(self, "train_mfu", _float("train_mfu", self.train_mfu, positive=True, upper=1.0))
         if not isinstance(self.engine, str) or self.engine not in ROLLOUT_ENGINES:
             raise ValueError(f"engine={self.engine!r} must be one of {ROLLOUT_ENGINES}")
+        if not isinstance(self.refit, str) or self.refit not in REFIT_MODELS:
+            raise ValueError(f"refit={self.refit!r} must be one of {REFIT_MODELS}")
         _plan_keywords(self.train_plan)
         for name in ("verifier_s", "verifier_usd_per_sample", "hf_s_per_layer_step"):
             fix(self, name, _float(name, getattr(self, name), nonnegative=True))
@@ -893,12 +941,16 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
-    """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine), else
-    ``weight_sync_time`` (bytes over links)."""
+    """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
+    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path), else
+    ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
+    refit no public source times)."""
     if o.weight_sync_s is not None:
         return o.weight_sync_s
     if o.algorithm == "dpo":
         return 0.0
+    if o.refit == "nemo-rl" and o.colocated:
+        return nemo_rl_refit_time(m)
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
@@ -953,7 +1005,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
                shard W/rollout_tp reaches every rollout GPU by an NCCL broadcast over one NIC
                per GPU (pipelined: each link carries it once), at the achievable fractions of
-               ``data/efficiency.csv``
+               ``data/efficiency.csv``; ``refit`` "nemo-rl", colocated: NeMo RL's measured
+               refit, 47.2 s × W(policy) / W(DeepSeek-V3) (``nemo_rl_refit_time``)
         tail = generation − the same with every response at the mean length (0 with partial
                rollouts); wall (``wall_and_parts``) = generation + passes + sync (synchronous)
                or max(generation, passes) + sync (asynchronous)
@@ -970,14 +1023,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         The actor (and the reference model's architecture).
     accelerator : Accelerator or str
     options : RLOptions, optional
-        Every setting of the iteration in one object (``RLOptions``' docstring lists them:
-        algorithm, prompts_per_step, samples_per_prompt, prompt_tokens, response_tokens,
-        response_tokens_max, lengths, ppo_epochs, reward, critic, reference,
-        recompute_old_logprobs, n_gpus, rollout_gpus, rollout_tp, max_concurrent,
-        prefix_sharing, asynchronous, off_policy_steps, partial_rollouts, weight_sync_s,
-        train_mfu, verifier_s, verifier_usd_per_sample, weight_dtype, kv_dtype,
-        rollout_reserve_fraction, efficiency, engine, train_plan, stack, hf_s_per_layer_step).
-        Keywords given too replace its fields (``RLOptions.build``).
+        Every setting of the iteration in one object (``RLOptions.names()``; its docstring
+        explains each). Keywords given too replace its fields (``RLOptions.build``).
 
     Returns
     -------
@@ -1144,6 +1191,39 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
         return rl_campaign(it, p["rl_iterations"], p["rl_runs"], price_usd_per_gpu_hour)
     except ValueError as e:
         raise _scenario_error(e) from None
+
+
+def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
+    """``scenario_iteration`` of the scenario ``p`` under each change of ``changes`` (label ->
+    scenario keys to replace, ``{}`` for the scenario itself), one row each::
+
+        wall_s                 the iteration's wall time
+        usd_per_iteration      GPU-hours × price
+        generation_time_share  generation wall ÷ iteration wall (``RLIteration``)
+        tail_share, idle_share the tail's and the idle GPUs' GPU-seconds ÷ the iteration's
+        note                   the refusal of a change the scenario cannot run (its message
+                               names the key), with no number
+
+    A change that raises ``rl_response_tokens`` past ``rl_response_tokens_max`` raises the
+    maximum with it (the longest response is at least the mean)."""
+    price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
+    if not isinstance(changes, dict) or not all(isinstance(c, dict) for c in changes.values()):
+        raise ValueError(f"changes={changes!r} must map each label to a dict of scenario keys")
+    rows = []
+    for label, change in changes.items():
+        q = {**p, **change}
+        q["rl_response_tokens_max"] = max(q["rl_response_tokens_max"], q["rl_response_tokens"])
+        try:
+            it = scenario_iteration(q)
+        except ValueError as e:
+            rows.append({"change": label, "note": str(e)})
+            continue
+        rows.append({"change": label, "wall_s": it.wall_s,
+                     "usd_per_iteration": it.gpu_hours * price,
+                     "generation_time_share": it.generation_time_share,
+                     "tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
+                     "idle_share": it.parts_gpu_s["idle"] / it.gpu_s, "note": ""})
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------------------ published shares
@@ -1349,7 +1429,10 @@ def validation_setup(row) -> dict:
     So were, later, the rollout engine's memory share (``gen_memory_utilization``: vLLM's
     ``gpu_memory_utilization``, 0.6 in NeMo RL's base GRPO config for colocated runs, 0.8 in its
     asynchronous recipes; the rest is ``rollout_reserve_fraction``; blank: vLLM's default 0.9)
-    and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``)."""
+    and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``).
+    NeMo RL's colocated rows refit with NeMo RL's measured refit (``refit`` "nemo-rl",
+    ``nemo_rl_refit_time``: a sourced measurement of the refit alone, not fitted on these rows;
+    added, too, after the held-out errors had been seen)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1385,6 +1468,7 @@ def validation_setup(row) -> dict:
                     r.get("gen_memory_utilization")) is None
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
+                refit="nemo-rl" if r["system"] == "NeMo RL" and colocated else "links",
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -1400,7 +1484,7 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
         kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
-                  off_policy_steps=1)
+                  off_policy_steps=1, refit="links")
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 

@@ -115,6 +115,7 @@ from .inference import (
     load_engine_efficiency,
     prefill,
     serving_accelerator,
+    serving_cost,
     serving_efficiency,
     serving_model,
     tp_allreduce_time,
@@ -559,6 +560,44 @@ MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep"
                   "decode_batch_per_gpu": 256, "redundant_experts": 32}
 
 
+def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
+                        output_tokens: int, max_tpot_s: float) -> pd.DataFrame:
+    """A dense and a mixture-of-experts model served three ways, one row each, at the expected
+    throughput (the formulas are the called functions'):
+
+    1. ``model`` on its cheapest tensor-parallel replica in FP8 (weights and KV) under
+       ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
+    2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
+       rank (``inference.serving_cost``);
+    3. DeepSeek-V3 disaggregated on H100: EP32 prefill and EP72 decode pools with DP attention
+       (``disaggregated_serving`` with ``MOE_DEPLOYMENT``, SGLang's 96-GPU deployment).
+
+    Columns: set-up, batch per replica or GPU, expected output tok/s per GPU of the whole
+    deployment, USD per M output at ``price_usd_per_gpu_hour``; ``attrs["disaggregated"]``
+    holds the third set-up's ``DisaggregatedServing``.
+    """
+    kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    m = serving_model(model)
+    dense = cheapest_setup(m, accelerator, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
+                           weight_dtype="fp8", kv_dtype="fp8", **kw)
+    moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
+                          weight_dtype="fp8", kv_dtype="bf16", **kw)
+    moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
+                                   **kw, **MOE_DEPLOYMENT)
+    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, FP8, one node", dense["batch"],
+             dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"]),
+            ("deepseek-v3: TP8 on 8 H200 (latent cache on every rank)", moe_tp.batch,
+             moe_tp.expected_output_tokens_per_s_per_gpu, moe_tp.expected_usd_per_m_output),
+            ("deepseek-v3: P/D disaggregated, EP32 prefill + EP72 decode on H100, DP attention",
+             moe_ep.decode.tokens_per_gpu, moe_ep.expected_output_tokens_per_s_per_gpu,
+             moe_ep.usd_per_m_output)]
+    out = pd.DataFrame(rows, columns=["set-up", "batch per replica or GPU",
+                                      "expected output tok/s per GPU (whole deployment)",
+                                      "USD per M output"])
+    out.attrs["disaggregated"] = moe_ep
+    return out
+
+
 def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float = 2.0, *,
                          prompt_tokens: int = 2000, output_tokens: int = 500,
                          max_tpot_s: float = 0.05, engine: str | None = None) -> pd.DataFrame:
@@ -761,11 +800,35 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(efficiency, acc)
     eng = load_engine_efficiency(engine)
+    tp, pp = _replica_layout(m, acc, tp, pp)
+    b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
+    ctx = _whole("context_tokens", context_tokens)
+    share, cap = _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype,
+                                   reserve_fraction)
+    domain = acc.scaleup_domain_size or 1
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
+    mb = b / min(b, pp)
+    nodes, inter = _replica_nodes(tp, pp, domain)
+    stage, hops, cycle, e_cycle = _replica_decode_cycle(m, acc, eff, eng, tp, pp, mb, ctx,
+                                                        share, inter, kw)
+    ttft, e_ttft = _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw)
+    gpus = tp * pp
+    x, e_x = b / (cycle * gpus), b / (e_cycle * gpus)
+    return PipelineReplica(
+        tp=tp, pp=pp, nodes=nodes, batch=b, micro_batch=mb, stage_s=stage,
+        hop_s=hops / pp if pp > 1 else 0.0, inter_node_hops=inter,
+        inter_node_bytes_per_token=inter * m.d_model * ACTIVATION_BYTES, tpot_s=cycle,
+        expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
+        expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
+        stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+
+
+def _replica_layout(m, acc, tp, pp) -> tuple:
+    """(tp, pp) checked for ``pipeline_replica``: a dense model, tp inside a node or whole
+    nodes, tp dividing the heads, pp at most the layers (each refusal names the field)."""
     if m.is_moe:
         raise ValueError(f"model={m.name!r} is an MoE model: serve it with ep_step "
                          "(expert parallelism)")
-    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
-    _choice("kv_dtype", kv_dtype, KV_BYTES)
     tp, pp = _whole("tp", tp), _whole("pp", pp)
     domain = acc.scaleup_domain_size or 1
     if tp > domain and tp % domain:
@@ -775,8 +838,18 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
         raise ValueError(f"tp={tp} must divide n_heads={m.n_heads} of {m.name}")
     if pp > m.n_layers:
         raise ValueError(f"pp={pp} must be <= n_layers={m.n_layers} of {m.name}")
-    b, p = _whole("batch", batch), _whole("prompt_tokens", prompt_tokens)
-    ctx = _whole("context_tokens", context_tokens)
+    return tp, pp
+
+
+def _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype, reserve_fraction) -> tuple:
+    """(layer share ⌈L/pp⌉/L, KV capacity in sequences) of one GPU of a ``pipeline_replica``::
+
+        usable = HBM · (1 − reserve);  W_gpu = N · w · share / tp   (must be < usable)
+        cap    = ⌊(usable − W_gpu) / (KV(ctx + 1) · share_kv(tp) · share)⌋ ≥ B
+
+    Raises naming the field: weights that do not fit, a batch past the capacity (named)."""
+    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    _choice("kv_dtype", kv_dtype, KV_BYTES)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     share = math.ceil(m.n_layers / pp) / m.n_layers
@@ -790,34 +863,111 @@ def pipeline_replica(model, accelerator, *, tp: int, pp: int, batch: int, prompt
     if b > cap:
         raise ValueError(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
                          f"of {ctx + 1} tokens beside the weights at tp={tp}, pp={pp}")
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=min(tp, domain), efficiency=eff)
-    mb = b / min(b, pp)
-    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw), weight_dtype)
-    stage, kv_read = full * share, kv_full * share
+    return share, cap
+
+
+def _replica_nodes(tp, pp, domain) -> tuple:
+    """(nodes, node boundaries a forward pass crosses) of a tp × pp replica on nodes of
+    ``domain`` GPUs: tp ≥ domain: tp/domain · pp nodes, pp − 1 boundaries; else
+    ⌈pp / (domain / tp)⌉ nodes, one fewer boundaries."""
     if tp >= domain:
-        nodes, inter = tp // domain * pp, pp - 1
-    else:
-        nodes = math.ceil(pp / (domain // tp))
-        inter = nodes - 1
+        return tp // domain * pp, pp - 1
+    nodes = math.ceil(pp / (domain // tp))
+    return nodes, nodes - 1
+
+
+def _replica_decode_cycle(m, acc, eff, eng, tp, pp, mb, ctx, share, inter, kw) -> tuple:
+    """(stage s, hops s, cycle s, expected cycle s) of a ``pipeline_replica``'s decode::
+
+        stage  = pass(mb, ctx, tp) · share                (``_tp_pass``: TP all-reduces in it)
+        cycle  = pp · stage + (pp − 1) forward hops of mb tokens + the return hop (latency)
+        e_cycle = pp · ((stage − KV read)/η_d + KV read/η_kv) + hops + o   (o once per cycle)
+    """
+    full, kv_full = _tp_pass(m, acc, eff, tp, decode_step(m, acc, mb, ctx, **kw),
+                             kw["weight_dtype"])
+    stage, kv_read = full * share, kv_full * share
     hops = _pipeline_hops_s(m, acc, eff, pp, inter, mb) \
         + (pipeline_hop_time(m, acc, 0, inter_node=inter > 0, efficiency=eff) if pp > 1 else 0.0)
-    cycle = pp * stage + hops
     e_stage = float(eng.decode_s(stage, kv_read)) - eng.step_overhead_s
-    e_cycle = pp * e_stage + hops + eng.step_overhead_s
-    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), weight_dtype)[0] * share
+    return stage, hops, pp * stage + hops, pp * e_stage + hops + eng.step_overhead_s
+
+
+def _replica_ttft(m, acc, eff, eng, tp, pp, p, share, inter, kw) -> tuple:
+    """(TTFT s, expected TTFT s) of a ``pipeline_replica``: the prompt's P tokens through the
+    pp stages one after another::
+
+        TTFT   = pp · prefill(P, tp) · share + (pp − 1) hops of P tokens
+        e_TTFT = pp · (prefill stage / η_p) + hops + o
+    """
+    pre = _tp_pass(m, acc, eff, tp, prefill(m, acc, p, 1, **kw), kw["weight_dtype"])[0] * share
     p_hops = _pipeline_hops_s(m, acc, eff, pp, inter, p)
-    ttft = pp * pre + p_hops
     e_ttft = pp * (float(eng.prefill_s(pre)) - eng.step_overhead_s) + p_hops \
         + eng.step_overhead_s
-    gpus = tp * pp
-    x, e_x = b / (cycle * gpus), b / (e_cycle * gpus)
-    return PipelineReplica(
-        tp=tp, pp=pp, nodes=nodes, batch=b, micro_batch=mb, stage_s=stage,
-        hop_s=hops / pp if pp > 1 else 0.0, inter_node_hops=inter,
-        inter_node_bytes_per_token=inter * m.d_model * ACTIVATION_BYTES, tpot_s=cycle,
-        expected_tpot_s=e_cycle, ttft_s=ttft, expected_ttft_s=e_ttft, tokens_per_s_per_gpu=x,
-        expected_tokens_per_s_per_gpu=e_x, expected_band=(e_x * eng.band[0], e_x * eng.band[1]),
-        stage_utilisation=pp * stage / cycle, max_batch=cap, engine=eng.family)
+    return pp * pre + p_hops, e_ttft
+
+
+#: NVIDIA's measured minimum-latency ratio of PP8 to TP8 (batch 1) for Llama 3.1 405B in FP8 on
+#: an HGX H200 node with TensorRT-LLM: TP8 "outperforms pipeline parallelism by 5.6 times".
+NVIDIA_PP8_OVER_TP8_LATENCY = 5.6
+NVIDIA_PP8_OVER_TP8_SOURCE = (
+    "NVIDIA technical blog 'Boosting Llama 3.1 405B Throughput by Another 1.5x on NVIDIA H200 "
+    "Tensor Core GPUs and NVLink Switch' (2024-10-09), as summarised by blockchain.news "
+    "(2024-10-11); the blog's own table was not read")
+
+
+def replica_layouts(model, accelerator, *, layouts, batches, prompt_tokens: int,
+                    context_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                    engine: str | None = None) -> pd.DataFrame:
+    """``pipeline_replica`` of ``model`` for every (tp, pp) layout and batch, one row each: the
+    time per output token (bound and expected on ``engine``), expected output tokens/s per GPU
+    with its band, nodes, the hidden-state bytes per token crossing nodes between pipeline
+    stages (TP across nodes moves its all-reduces instead) and the KV capacity (formulas in
+    ``pipeline_replica``'s docstring). A batch past a layout's KV capacity is a row whose
+    ``note`` gives the refusal (no number); any other bad input raises."""
+    pairs = list(layouts) if isinstance(layouts, (list, tuple)) else None
+    if not pairs or any(not isinstance(x, (list, tuple)) or len(x) != 2 for x in pairs):
+        raise ValueError(f"layouts={layouts!r} must be a non-empty list of (tp, pp) pairs")
+    rows = []
+    for tp, pp in pairs:
+        for b in batches:
+            try:
+                r = pipeline_replica(model, accelerator, tp=tp, pp=pp, batch=b,
+                                     prompt_tokens=prompt_tokens, context_tokens=context_tokens,
+                                     weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=engine)
+            except ValueError as e:
+                if "does not fit" not in str(e) or "KV cache" not in str(e):
+                    raise
+                rows.append({"layout": f"TP{tp}·PP{pp}", "tp": tp, "pp": pp, "batch": b,
+                             "note": str(e)})
+                continue
+            rows.append({"layout": f"TP{tp}·PP{pp}", "tp": tp, "pp": pp, "batch": b,
+                         "nodes": r.nodes,
+                         "tpot_bound_s": r.tpot_s, "tpot_expected_s": r.expected_tpot_s,
+                         "expected_tokens_per_s_per_gpu": r.expected_tokens_per_s_per_gpu,
+                         "band_low": r.expected_band[0], "band_high": r.expected_band[1],
+                         "inter_node_bytes_per_token": r.inter_node_bytes_per_token,
+                         "max_batch": r.max_batch, "note": ""})
+    return pd.DataFrame(rows)
+
+
+def pp_over_tp_latency(model="llama-3.1-405b", accelerator="H200", *, n: int = 8,
+                       prompt_tokens: int = 2048, context_tokens: int = 2112,
+                       weight_dtype: str = "fp8", kv_dtype: str = "fp8",
+                       engine: str = "TensorRT-LLM") -> float:
+    """Expected time per output token at batch 1 of ``n`` GPUs as one pipeline (PP n, TP 1)
+    ÷ the same GPUs as one tensor-parallel group (TP n, PP 1), both by ``pipeline_replica``:
+
+        ratio = TPOT(pp=n) / TPOT(tp=n)
+
+    Defaults: NVIDIA's comparison (``NVIDIA_PP8_OVER_TP8_LATENCY``, its source in
+    ``NVIDIA_PP8_OVER_TP8_SOURCE``): Llama 3.1 405B, FP8, 8 H200, TensorRT-LLM; the prompt and
+    context lengths are this module's assumption (the summary does not state them)."""
+    kw = dict(batch=1, prompt_tokens=prompt_tokens, context_tokens=context_tokens,
+              weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=engine)
+    n = _whole("n", n)
+    tp = pipeline_replica(model, accelerator, tp=n, pp=1, **kw)
+    pp = pipeline_replica(model, accelerator, tp=1, pp=n, **kw)
+    return pp.expected_tpot_s / tp.expected_tpot_s
 
 
 # ------------------------------------------------------------------------------ chunked prefill
@@ -953,3 +1103,29 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
         expected_ttft_s=n * e_h, expected_ttft_unchunked_s=e_pre,
         expected_speedup=(n * e_d + e_pre) / (n * e_h),
         hybrid_bound="compute" if compute >= memory else "HBM bandwidth", engine=eng.family)
+
+
+def chunked_prefill_budgets(model, accelerator, *, budgets, prompt_tokens: int,
+                            decode_batch: int, context_tokens: int, tp: int = 1,
+                            weight_dtype: str = "bf16", kv_dtype: str = "bf16",
+                            engine: str | None = None) -> pd.DataFrame:
+    """``chunked_prefill`` of one prompt beside a running decode batch at every token budget in
+    ``budgets``, one row each (formulas in ``chunked_prefill``'s docstring): chunks, the
+    decodes' time per token while the prompt is prefilled (chunked) against their stall
+    (unchunked: prefill(P) + one decode step), TTFT chunked and unchunked, and the speedup,
+    bound and expected on ``engine``."""
+    rows = []
+    for tau in budgets:
+        c = chunked_prefill(model, accelerator, prompt_tokens=prompt_tokens,
+                            decode_batch=decode_batch, context_tokens=context_tokens,
+                            token_budget=tau, tp=tp, weight_dtype=weight_dtype,
+                            kv_dtype=kv_dtype, engine=engine)
+        rows.append({"token_budget": tau, "chunks": c.chunks, "chunk_tokens": c.chunk_tokens,
+                     "tpot_during_prefill_s": c.tpot_during_prefill_s,
+                     "decode_stall_unchunked_s": c.decode_stall_unchunked_s,
+                     "ttft_s": c.ttft_s, "ttft_unchunked_s": c.ttft_unchunked_s,
+                     "expected_ttft_s": c.expected_ttft_s,
+                     "expected_ttft_unchunked_s": c.expected_ttft_unchunked_s,
+                     "speedup": c.speedup, "expected_speedup": c.expected_speedup,
+                     "hybrid_bound": c.hybrid_bound})
+    return pd.DataFrame(rows)
