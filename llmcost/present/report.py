@@ -298,9 +298,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     nbs = list_notebooks(selection)
     declared_all = {nb: declared_parameters(nb) for nb in everything}
     known = set().union(*declared_all.values())
-    # ledger_pilot_n_gpus qualifies the pilot shorthand: calibrate_mfu reads it, no notebook does
-    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS
-               and k not in PILOT_SHORTHAND_KEYS]
+    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
@@ -465,11 +463,6 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
-#: Scenario keys no notebook declares that qualify ``ledger_pilot_tokens_per_s_per_gpu``
-#: (``calibrate_mfu`` reads them before the notebooks run).
-PILOT_SHORTHAND_KEYS = ("ledger_pilot_n_gpus",)
-
-
 def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU a pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``)
     extrapolates to on the scenario's plan (``llmcost.training.calibrate.shorthand_calibration``:
@@ -497,7 +490,7 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         cal, x, plan, said = pilot_calibration.shorthand_calibration(v)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
-    out = {k: val for k, val in scenario.items() if k not in PILOT_SHORTHAND_KEYS}
+    out = dict(scenario)  # ledger_pilot_n_gpus kept: notebook 00 declares it, the bill ignores it
     out["mfu"] = round(x.mfu, 6)
     n = cal.pilots[0].n_gpus
     band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
