@@ -243,7 +243,8 @@ def test_compare_is_per_draw_with_common_random_numbers():
 def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     other = tmp_path / "b.yaml"
     other.write_text("model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
-                     "mfu: [0.35, 0.5]\nprice_usd_per_gpu_hour: 2.0\n")
+                     "mfu: [0.35, 0.5]\nprice_usd_per_gpu_hour: 2.0\n"
+                     "ledger_budget_usd: 100000\n")  # over budget: a warning of b's own
     sc = tmp_path / "a.yaml"
     sc.write_text("title: my run\nmodel: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
                   "mfu: 0.4\n")
@@ -259,8 +260,17 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
         assert report.html.escape(s) in page[:first_table]
     assert page.index("<img class='glance'") < first_table
     assert summary["bill_glance"]["illustrative"] is True
-    assert summary["compare"]["names"] == ["a", "b"]
-    assert "<h2>Compared: a and b</h2>" in page
+    # named by title (a.yaml's "my run"), else by file stem (b.yaml has none); b's warnings
+    # shown as a's are, each in the reader's words with the warning under it
+    assert summary["compare"]["names"] == ["my run", "b"]
+    assert "<h2>Compared: my run and b</h2>" in page
+    warnings_b = report.estimate_ledger(other).warnings
+    assert summary["compare"]["warnings"] == list(warnings_b) and warnings_b
+    compared = page[page.index("<h2>Compared"):]
+    assert "Read this first about b" in compared
+    for w in warnings_b:
+        assert report.html.escape(glance.caveat_line(w)) in compared
+        assert report.html.escape(w) in compared
     assert "overflow-wrap:anywhere" not in page and "@media print" in page
     assert "e+" not in page  # no 2.48e+06 anywhere, the figure's data URI included
     assert len(page) < 400_000  # two SVGs with their text as text, not glyph outlines

@@ -352,6 +352,14 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
+    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
+     r"(\d+%),.*above every one of the (\d+) held-out",
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction beyond all {3} published "
+     "runs like it"),
+    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
+     r"(\d+%),.*no held-out published run in its regime",
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run like it "
+     "checks"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below",
@@ -428,6 +436,15 @@ def compare_labels(a: str, b: str) -> tuple:
     return f"{sa} (1)", f"{sb} (2)"
 
 
+def scenario_names(a: str, b: str, title_a: str | None = None,
+                   title_b: str | None = None) -> tuple:
+    """The names two compared scenarios go by: their titles (a scenario file's ``title``), else
+    their file stems; when both come out the same, ``compare_labels`` of their paths."""
+    na = str(title_a).strip() if title_a and str(title_a).strip() else Path(a).stem
+    nb = str(title_b).strip() if title_b and str(title_b).strip() else Path(b).stem
+    return (na, nb) if na != nb else compare_labels(a, b)
+
+
 def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int = 0):
     """Two bills (``Ledger``) line by line (``ledger.compare``), with the P10 / P50 / P90 of the
     difference B - A per draw when either scenario has ranges (``ledger.compare_draws``: both
@@ -441,10 +458,12 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     return compare(*bills, names=names)
 
 
-def compare_html(df, names: tuple) -> str:
+def compare_html(df, names: tuple, warnings_b=(), file_b: str = "") -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
     B - A, and the P10-P90 of the difference per draw when there are ranges. Lines at $0 in
-    both are left out."""
+    both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
+    ``report.estimate_ledger``), shown as the index shows the first's (``caveats_html``), under
+    its name and file ``file_b``."""
     a, b = (f"{n} usd" for n in names)
     ranged = "difference p10 usd" in df.columns
 
@@ -476,6 +495,14 @@ def compare_html(df, names: tuple) -> str:
             "draws of the inputs they both range (common random numbers), so the spread is that "
             "of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range, so the difference is one number per line.")
-    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>"
+    src = f" (<code>{html.escape(str(file_b))}</code>)" if file_b else ""
+    if warnings_b:
+        items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
+                        f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings_b)
+        said = (f"<div class='caveats'><b>Read this first about {html.escape(names[1])}</b>"
+                f"{src} (open a line for the detail)<ul>{items}</ul></div>")
+    else:
+        said = f"<p>{html.escape(names[1])}{src}: no warning.</p>"
+    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>{said}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

@@ -79,9 +79,9 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_html,
-    compare_labels,
     glance_figure_html,
     plain_sentences,
+    scenario_names,
 )
 from .kernels import KernelStartError, WarmKernel
 from .numbering import notebook_number, numbered_files
@@ -321,6 +321,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if scenario.get("pilot"):  # the step model calibrated on the pilots, extrapolated
         scenario = calibrate_pilot_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if "mfu" not in scenario:  # the notebooks' default: the bill labels it so
+        scenario = {**scenario, "_mfu_default": True}
     try:
         _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
@@ -1282,7 +1284,8 @@ def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
     return {k: v for k, v in scenario.items()
-            if k in ("_mfu_prediction", "_mfu_calibration") or isinstance(v, Range)}
+            if k in ("_mfu_prediction", "_mfu_calibration", "_mfu_default")
+            or isinstance(v, Range)}
 
 
 def bill_inputs(values: dict, scenario: dict | None = None) -> dict:
@@ -1315,7 +1318,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             progress(f"warning: the bill's figure could not be drawn: {e}")
     if other is not None:
         path, bill_b = other
-        names = compare_labels(str(scenario_path), path)
+        names = scenario_names(str(scenario_path), path, scenario.get("title"),
+                               load_scenario(path).get("title"))
         try:
             bill_a = build_ledger(bill_inputs(plan.values, scenario))
             df = compare_bills([bill_a, bill_b], names)
@@ -1324,8 +1328,9 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             progress(f"warning: the two bills could not be compared: {e}")
             return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
+                              "warnings": list(bill_b.warnings),
                               "lines": df.to_dict("records")}
-        out["compared"] = compare_html(df, names)
+        out["compared"] = compare_html(df, names, bill_b.warnings, path)
     return out
 
 
