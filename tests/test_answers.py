@@ -19,7 +19,8 @@ def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
     text = answers.flops(spec.name, gpu.name, 2048, 2e12, 0.4, 3.99, run)
     assert f"**{hours:,.0f} GPU-hours**" in text
     assert f"({hours / 2048 / 24:.1f} days on 2,048 GPUs)" in text
-    assert llmcost.fmt_usd(hours * 3.99) in text and "at 40% MFU" in text
+    assert answers.md_usd(hours * 3.99) in text and "at 40% MFU" in text
+    assert "at \\$3.99 per GPU-hour" in text
 
 
 def test_memory_answer_fits_or_not():
@@ -54,7 +55,7 @@ def test_checkpoint_answer_extra_gpu_hours():
                                        if k.startswith(("ckpt_", "fail_"))}, n_gpus=2048)
     plan = rel.scenario_checkpoint_plan(p, 70e9)
     assert plan.mtbf_s / 3600 == pytest.approx(365.25 * 24 / (2048 * 0.173), rel=1e-3)
-    assert f"**250 GPU-hours** ({llmcost.fmt_usd(500.0)})" in text
+    assert f"**250 GPU-hours** ({answers.md_usd(500.0)})" in text
 
 
 def test_published_runs_answer_reads_the_summary_rows():
@@ -69,9 +70,9 @@ def test_savings_answer_takes_the_first_lever_or_says_none():
     top = pd.DataFrame({"lever": ["spot for ablations", "fp8"], "saving_usd": [1.2e5, 5e4],
                         "share_of_bill": [0.12, 0.05], "risk": ["pre-emption", "stability"]})
     text = answers.savings(1e6, top)
-    assert f"**spot for ablations**: **{llmcost.fmt_usd(1.2e5)}** (12.0%)" in text
+    assert f"**spot for ablations**: **{answers.md_usd(1.2e5)}** (12.0%)" in text
     assert "pre-emption" in text
-    assert text.startswith(f"The largest saving on this bill of {llmcost.fmt_usd(1e6)}")
+    assert text.startswith(f"The largest saving on this bill of {answers.md_usd(1e6)}")
     assert "No lever saves" in answers.savings(1e6, top.iloc[0:0])
 
 
@@ -84,7 +85,7 @@ def test_glossary_answer_counts():
 
 @pytest.mark.parametrize("fn", ["flops", "memory", "communication", "step_time", "checkpoints",
                                 "batch_size", "scaling", "rl_loop",
-                                "published_runs", "savings", "glossary"])
+                                "published_runs", "savings", "glossary", "bill"])
 def test_every_answer_has_its_formula_in_the_docstring(fn):
     assert len(getattr(answers, fn).__doc__) > 80
 
@@ -113,3 +114,38 @@ def test_rl_answer():
     text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5)
     assert llmcost.fmt_usd(1.234) in text and "**300 s**" in text and "72% of it" in text
     assert llmcost.fmt_usd(2.5e5) in text
+
+
+def test_prices_are_escaped_for_markdown_and_render_as_text():
+    # "**$5.67M** ... **$2.57M**": a Markdown renderer with TeX math (nbconvert's mistune) read
+    # the text between two dollar signs as a formula and left the asterisks as text
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+    assert answers.md_usd(5.67e6) == "\\$5.67M"
+    html = markdown2html_mistune(f"costs **{answers.md_usd(5.67e6)}** in all, likely "
+                                 f"**{answers.md_usd(5.26e6)}–{answers.md_usd(1.1e7)}**")
+    assert "<strong>$5.67M</strong>" in html and "<strong>$5.26M–$11M</strong>" in html
+    assert "**" not in html
+
+
+def test_bill_answer_whole_bill_range_and_final_runs_share():
+    # Notebook 00. By hand: with every input fixed but mfu uniform on [0.30, 0.50] and the price
+    # $4.00, the final pre-training run is its paid GPU-hours × $4.00 (main run's ideal hours /
+    # goodput), and its share is that over the whole bill (the sum of the lines).
+    from llmcost.bill import ledger
+    from llmcost.present import glance
+    sc = {"model": "llama-2-70b", "n_gpus": 2048, "train_tokens": 2e12, "mfu": [0.3, 0.5],
+          "price_usd_per_gpu_hour": 4.0}
+    g, bars, _ = glance.bill_glance(sc, samples=20_000)
+    point = ledger.build_ledger(sc)
+    run = point.figures["paid_gpu_hours"] * 4.0
+    assert g["final_run"]["point_usd"] == pytest.approx(run, rel=1e-9)
+    assert g["final_run"]["label"] == "final pre-training run"
+    text = answers.bill("llama-2-70b", "H100-SXM", 2048, 2e12, g)
+    t = bars.loc["total"]
+    assert text.startswith("Training llama-2-70b on 2T tokens with 2,048 × H100-SXM costs "
+                           f"**{answers.md_usd(point.total_usd)}** in all")
+    assert f"**{answers.md_usd(t['p10_usd'])}–{answers.md_usd(t['p90_usd'])}**" in text
+    assert f"**{answers.md_usd(run)}**, {run / point.total_usd:.0%} of it" in text
+    assert "the scenario's ranges" in text
+    ill = glance.bill_glance({**sc, "mfu": 0.4}, samples=20_000)[0]
+    assert "illustrative ranges" in answers.bill("m", "a", 8, 1e9, ill)

@@ -383,3 +383,16 @@ def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "a pilot run at ledger_pilot_n_gpus=64 with the scenario's plan" in text
     assert "pilot[0]: TP8" in text and "32x the pilot's GPUs" in text
+
+
+def test_pilot_n_gpus_is_a_parameter_of_notebook_00(tmp_path):
+    """`ledger_pilot_n_gpus` is declared by notebook 00 (no report-side exemption): a report
+    lists it among the scenario's values, and the notebooks receive the extrapolated MFU with no
+    throughput (a notebook's bill alone would copy the 64-GPU pilot's MFU to 2,048 GPUs)."""
+    from llmcost.present.report import NOTEBOOK_DIR, declared_parameters, plan_report
+    assert "ledger_pilot_n_gpus" in declared_parameters(NOTEBOOK_DIR / "00_index.ipynb")
+    path = _shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: 64\n")
+    plan = plan_report(path, ["00"])
+    assert plan.values["ledger_pilot_n_gpus"] == 64
+    assert plan.values["ledger_pilot_tokens_per_s_per_gpu"] is None
+    assert plan.values["mfu"] == plan.scenario["_mfu_calibration"]["value"]

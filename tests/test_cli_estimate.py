@@ -160,7 +160,15 @@ def test_compare_cli_keeps_both_columns(tmp_path):
              "--format", "csv")
     assert r.returncode == 0, r.stderr
     header = r.stdout.splitlines()[0]
-    assert "data/scenarios/default.yaml" in header and str(path) in header
+    # named by title, else stem (glance.scenario_names): default.yaml has a title, the other not
+    assert "70B dense model, 2T tokens, 2,048 × H100-SXM usd" in header
+    assert ",default usd," in header
+    # two untitled files with the same stem: their paths tell them apart
+    other = _yaml(tmp_path / "..", "model: llama-2-7b\nprice_usd_per_gpu_hour: 3.99\n",
+                  name="default.yaml")
+    r = _cli("estimate", "--scenario", str(other), "--compare", str(path), "--format", "csv")
+    header = r.stdout.splitlines()[0]
+    assert str(other) in header and str(path) in header
 
 
 # ---- 7. the RL line's reason
@@ -227,3 +235,147 @@ def test_estimate_prints_the_bill_as_text_bars_when_piped(tmp_path, encoding, ba
     # the total's whisker: the P10 and P90 of the same draws (seed 0) as simulate_ledger
     q = ledger.simulate_ledger(scenario, samples=20000).percentiles()
     assert bar in total and fmt_usd(q["p10"]) in total and fmt_usd(q["p90"]) in total
+
+
+# ---- the new-user trial of the report at a glance: estimate's JSON, --compare, labels
+EDGE = ("title: price at the edge\nmodel: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
+        "mfu: 0.4\nprice_usd_per_gpu_hour: {low: 3.99, mode: 3.99, high: 6.0}\n")
+
+
+def _main(capsys, *args):
+    from llmcost.present.cli import main
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
+    # A scenario of single numbers: the text output draws illustrative ranges (bill_glance);
+    # the JSON's P10 / P90 are those same draws (not P10 = P90 = point), flagged illustrative
+    import json
+    from llmcost.present import glance
+    path = "data/scenarios/default.yaml"
+    code, text = _main(capsys, "estimate", "--scenario", path, "--samples", "20000")
+    assert code == 0
+    code, out = _main(capsys, "estimate", "--scenario", path, "--samples", "20000", "--format",
+                      "json")
+    js = json.loads(out)
+    g = glance.bill_glance(estimate_ledger(path).scenario, samples=20000)[0]
+    total = next(r for r in g["lines"] if r["key"] == "total")
+    assert js["bill.illustrative"] is True
+    assert set(js["bill.ranges"]) == set(g["ranges"]) == set(js["bill.range_sources"])
+    assert js["bill.total_p10_usd"] == pytest.approx(total["p10_usd"], rel=1e-12)
+    assert js["bill.total_p90_usd"] == pytest.approx(total["p90_usd"], rel=1e-12)
+    assert js["bill.total_p10_usd"] < js["bill.total_usd"] < js["bill.total_p90_usd"]
+    assert f"{fmt_usd(total['p10_usd'])}–{fmt_usd(total['p90_usd'])}" in text  # the text's bars
+    assert js["bill.total_usd"] == pytest.approx(estimate_ledger(path).total_usd, rel=1e-12)
+    assert "illustrative ranges" in js["bill.range_note"]
+
+
+def test_points_outside_their_range_are_said_in_text_and_json(tmp_path, capsys):
+    # price {3.99, 3.99, 6}: every draw at or above the point, so a compute line's P10 is
+    # 3.99 → 6 − 2.01·√0.9 = 4.093 times its GPU-hours: above its point (test_report_glance)
+    import json
+    path = str(_yaml(tmp_path, EDGE))
+    _, text = _main(capsys, "estimate", "--scenario", path, "--samples", "20000")
+    row = next(ln for ln in text.splitlines() if ln.startswith("pre-training compute"))
+    assert "*" in row.split()[2] or row.split()[2].endswith("*")
+    assert "* point outside its P10–P90: the stated value is at the edge of its range" in text
+    _, out = _main(capsys, "estimate", "--scenario", path, "--samples", "20000", "--format",
+                   "json")
+    js = json.loads(out)
+    main = js["bill.lines"]["compute.pretraining.main"]
+    assert main["point_outside"] and main["p10_usd"] > main["usd"]
+    assert not js["bill.lines"]["storage.datasets"]["point_outside"]  # no range reaches it
+    assert js["bill.illustrative"] is False and "point outside" in js["bill.point_outside_note"]
+
+
+def test_a_missing_mfu_is_labelled_the_default_not_given(tmp_path):
+    no_mfu = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n")
+    src = estimate_ledger(no_mfu).figures["mfu_source"]
+    assert src.startswith("the notebooks' default, 40%") and "given in the scenario" not in src
+    given = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\nmfu: 0.4\n", name="g.yaml")
+    assert estimate_ledger(given).figures["mfu_source"] == "given in the scenario (mfu)"
+    pred = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\nmfu: predict\n", name="p.yaml")
+    assert estimate_ledger(pred).figures["mfu_source"].startswith("predicted (mfu: predict)")
+    assert ledger.build_ledger({}).figures["mfu_source"].startswith("the notebooks' default")
+    changed = ledger.with_changes(ledger.build_ledger({}), mfu=0.3)
+    assert changed.figures["mfu_source"] == "given in the scenario (mfu)"
+
+
+def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_path, capsys):
+    import json
+    a = "data/scenarios/default.yaml"
+    b = str(_yaml(tmp_path, "title: 7B on 256 A100s\nmodel: llama-2-7b\naccelerator: A100-80GB\n"
+                            "n_gpus: 256\ntrain_tokens: 2.0e12\nmfu: [0.35, 0.5]\n"
+                            "price_usd_per_gpu_hour: 2.0\n", name="b.yaml"))
+    bills = [estimate_ledger(a), estimate_ledger(b)]
+    title_a = "70B dense model, 2T tokens, 2,048 × H100-SXM"  # default.yaml's title
+    code, text = _main(capsys, "estimate", "--scenario", a, "--compare", b, "--samples", "5000")
+    assert code == 0
+    assert text.splitlines()[0] == (f"llmcost estimate --compare: A = {title_a} ({a}), "
+                                    f"B = 7B on 256 A100s ({b})")
+    for w in bills[0].warnings + bills[1].warnings:  # both scenarios' warnings
+        assert w in text
+    assert "warnings of A (" in text and "warnings of B (7B on 256 A100s)" in text
+    total = next(ln for ln in text.splitlines() if ln.startswith("total"))
+    diff = bills[1].total_usd - bills[0].total_usd  # B − A, by hand from the two bills
+    from llmcost.present.report import format_value
+    assert f"−{format_value(-diff, 'USD')}" in total
+    code, out = _main(capsys, "estimate", "--scenario", a, "--compare", b, "--samples", "5000",
+                      "--format", "json")
+    js = json.loads(out)
+    assert [s["name"] for s in js["scenarios"]] == [title_a, "7B on 256 A100s"]
+    assert [s["file"] for s in js["scenarios"]] == [a, b]
+    assert js["scenarios"][1]["warnings"] == list(bills[1].warnings)
+    assert js["difference"]["usd"] == pytest.approx(diff, rel=1e-9)
+    assert js["difference"]["p10_usd"] < js["difference"]["usd"] < js["difference"]["p90_usd"]
+    assert js["lines"][-1]["line"] == "total"
+    assert js["lines"][-1]["a_usd"] == pytest.approx(bills[0].total_usd, rel=1e-12)
+
+
+def test_scenario_names_are_titles_else_stems():
+    from llmcost.present.glance import scenario_names
+    assert scenario_names("x/a.yaml", "y/b.yaml", "My run", None) == ("My run", "b")
+    assert scenario_names("x/a.yaml", "y/b.yaml") == ("a", "b")
+    assert scenario_names("x/a.yaml", "y/b.yaml", "same", "same") == ("a", "b")
+    assert len(set(scenario_names("x/a.yaml", "y/a.yaml", "same", "same"))) == 2
+
+
+def test_mfu_warning_says_how_far_to_trust_the_prediction():
+    # The default scenario's plan is in the regime Hopper · Megatron 3D · dense · BF16 · ≤ 32k
+    # · ≥ 10B, whose held-out published runs are Llama 3.1 405B's (arXiv:2407.21783 Table 4:
+    # 38-43% BF16 MFU): the step-time model's 50% is above every one of them.
+    from dataclasses import replace
+
+    from llmcost.bill.checks import given_vs_predicted_mfu, prediction_evidence
+    from llmcost.present.glance import caveat_line
+    w = [x for x in estimate_ledger("data/scenarios/default.yaml").warnings
+         if "expects of this plan" in x]
+    assert len(w) == 1
+    assert "above every one of the 2 held-out published run(s) of its regime" in w[0]
+    assert "best 43%, Llama 3.1 405B" in w[0]
+    assert "beyond all 2 published runs like it" in caveat_line(w[0])
+    # the rule on bands made by hand (accuracy.MfuBand): none, above all, within
+    from llmcost.training.accuracy import MfuBand
+    band = MfuBand(mfu=0.50, low=0.42, high=0.50, half_width=0.1, regime="R", n=2,
+                   validated=False, regime_best=0.43, regime_best_source="run X",
+                   mfu_bf16_basis=0.50)
+    assert "above every one of the 2 held-out" in prediction_evidence(band)
+    assert "lies within the 2 held-out" in prediction_evidence(replace(band, regime_best=0.55))
+    none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)
+    assert "no held-out published run in its regime (R)" in prediction_evidence(none)
+    assert "±50%" in prediction_evidence(none)
+    assert "no published run like it checks" in caveat_line(
+        "the scenario's mfu=0.40 is below what the step-time model expects of this plan (P): "
+        f"50%, band 42%–50%; {prediction_evidence(none)}; the bill uses the given figure.")
+
+    class B:  # a StepBreakdown's MFU is all the line reads of it
+        mfu = 0.5
+
+    class P:
+        @staticmethod
+        def describe():
+            return "TP8"
+
+    assert given_vs_predicted_mfu(0.45, B, band, P) is None  # inside the band: no line
+    assert "above every one" in given_vs_predicted_mfu(0.30, B, band, P)

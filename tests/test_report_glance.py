@@ -94,14 +94,19 @@ def test_figure_draws_each_bar_at_its_point_and_whisker_at_p10_p90(ranged):
     matplotlib.pyplot.close("all")
 
 
+def _bar_cells(row: str, width: int) -> str:
+    """The ``width`` bar cells of a row of ``glance_text``: from the first bar character."""
+    start = min(i for i, ch in enumerate(row) if ch in "█├─┤│")
+    return row[start:start + width]
+
+
 def test_text_bars_scale_and_charsets(ranged):
     bars, tor = ledger.bill_bars(ranged), ranged.tornado()
-    text = glance.glance_text(bars, tor, width=40)
-    rows = {ln.split("  ")[1].strip(): ln for ln in text.splitlines()[1:len(bars) + 1]}
+    text = glance.glance_text(bars, tor, width=40, columns=200)
+    total = next(ln for ln in text.splitlines() if ln.strip().startswith("the whole bill"))
     top = max(bars["p90_usd"].max(), tor["total_at_p90_usd"].max(), tor["total_at_p10_usd"].max())
     unit = top / 40
-    total = rows["the whole bill"]
-    cells = total[total.index("the whole bill") + 35:][:40]
+    cells = _bar_cells(total, 40)
     # bar to the point, whisker ends in the cells of the P10 and the P90
     assert cells.index("├") == int(bars.loc["total", "p10_usd"] / unit)
     assert cells.index("┤") == min(39, int(bars.loc["total", "p90_usd"] / unit))
@@ -113,6 +118,53 @@ def test_text_bars_scale_and_charsets(ranged):
     assert glance.text_charset(type("S", (), {"encoding": "utf-8"})()) == "unicode"
     with pytest.raises(ValueError, match="charset"):
         glance.glance_text(bars, tor, charset="emoji")
+    with pytest.raises(ValueError, match="columns=10"):
+        glance.glance_text(bars, tor, columns=10)
+
+
+@pytest.mark.parametrize("columns", [60, 80, 120])
+def test_text_bars_fit_the_terminal_and_never_cut_a_label(ranged, columns):
+    bars, tor = ledger.bill_bars(ranged), ranged.tornado()
+    text = glance.glance_text(bars, tor, columns=columns)
+    assert max(len(ln) for ln in text.splitlines()) <= columns
+    assert "…" not in text
+    flat = " ".join(ln.strip() for ln in text.splitlines())
+    for label in list(bars["line"]) + [ledger.input_words(k) for k in tor["input"]]:
+        # every word of every label is printed, in order (wrapped onto the next line if long)
+        assert re.search(r"\s.*?".join(re.escape(w) for w in label.split()), flat), label
+
+
+def test_text_bars_default_to_80_columns_when_piped(monkeypatch, ranged):
+    # shutil.get_terminal_size: COLUMNS when set, else the terminal's size, else the fallback
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert glance.terminal_columns() == 80  # pytest captures stdout: not a terminal
+    monkeypatch.setenv("COLUMNS", "132")
+    assert glance.terminal_columns() == 132
+
+
+def test_a_point_outside_its_own_range_is_marked_and_explained():
+    # A triangular price peaked at its low end, {low 3.99, mode 3.99, high 6}: every draw is
+    # dearer than the point, so the compute lines' P10 lies above their point. By hand, with
+    # everything else fixed, a compute line is proportional to the price, so its P10 / point is
+    # the price's P10 / 3.99: P10 of a right triangle on [a, b] with mode a is
+    # b - (b - a)·sqrt(0.9) = 6 - 2.01·0.94868 = 4.0931, a ratio of 1.0258.
+    sc = {**POINT, "price_usd_per_gpu_hour": {"low": 3.99, "mode": 3.99, "high": 6.0}}
+    _, bars, tor = glance.bill_glance(sc, samples=100_000)
+    main = bars.loc["compute.pretraining.main"]
+    assert main["p10_usd"] / main["point_usd"] == pytest.approx(
+        (6 - 2.01 * np.sqrt(0.9)) / 3.99, rel=0.003)
+    assert main["point_outside"] and bars.loc["total", "point_outside"]
+    assert glance.point_outside(1.0, 1.0, 2.0) is False  # at its P10: inside
+    assert glance.point_outside(0.9, 1.0, 2.0) and glance.point_outside(2.1, 1.0, 2.0)
+    text = glance.glance_text(bars, tor, columns=100)
+    row = next(ln for ln in text.splitlines() if ln.strip().startswith("pre-training compute"))
+    assert f"{fmt_usd(main['point_usd'])}* ({fmt_usd(main['p10_usd'])}" in row
+    assert "* point outside its P10–P90: the stated value is at the edge of its range" in \
+        " ".join(ln.strip() for ln in text.splitlines())
+    # a line whose point lies inside carries no marker, and no footnote without one
+    inside = glance.bill_glance(RANGED, samples=20_000)
+    assert not inside[1]["point_outside"].any()
+    assert "point outside" not in glance.glance_text(inside[1], inside[2], columns=100)
 
 
 def _summary(g, notebooks=None):
@@ -128,9 +180,12 @@ def test_three_sentences_carry_the_summarys_numbers():
          "unit": "USD", "note": "25.0% of the bill; risk: loss divergence"}]}
     first, second, third = glance.plain_sentences(_summary(g, nine))
     t = bars.loc["total"]
-    for v in (t["point_usd"], t["p10_usd"], t["p90_usd"],
-              bars.loc["compute.pretraining.main", "point_usd"]):
+    # the final pre-training run, as notebook 00's headline counts it: paid GPU-hours × price
+    run = ledger.build_ledger(RANGED).figures["final_run_usd"]
+    assert g["final_run"]["point_usd"] == pytest.approx(run, rel=1e-9)
+    for v in (t["point_usd"], t["p10_usd"], t["p90_usd"], run):
         assert fmt_usd(v) in first
+    assert "the final pre-training run" in first and "final training run" not in first
     assert "from the scenario's ranges" in first
     top = tor.iloc[0]
     assert ledger.input_words(top["input"]) in second
@@ -188,7 +243,8 @@ def test_compare_is_per_draw_with_common_random_numbers():
 def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     other = tmp_path / "b.yaml"
     other.write_text("model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
-                     "mfu: [0.35, 0.5]\nprice_usd_per_gpu_hour: 2.0\n")
+                     "mfu: [0.35, 0.5]\nprice_usd_per_gpu_hour: 2.0\n"
+                     "ledger_budget_usd: 100000\n")  # over budget: a warning of b's own
     sc = tmp_path / "a.yaml"
     sc.write_text("title: my run\nmodel: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
                   "mfu: 0.4\n")
@@ -204,8 +260,17 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
         assert report.html.escape(s) in page[:first_table]
     assert page.index("<img class='glance'") < first_table
     assert summary["bill_glance"]["illustrative"] is True
-    assert summary["compare"]["names"] == ["a", "b"]
-    assert "<h2>Compared: a and b</h2>" in page
+    # named by title (a.yaml's "my run"), else by file stem (b.yaml has none); b's warnings
+    # shown as a's are, each in the reader's words with the warning under it
+    assert summary["compare"]["names"] == ["my run", "b"]
+    assert "<h2>Compared: my run and b</h2>" in page
+    warnings_b = report.estimate_ledger(other).warnings
+    assert summary["compare"]["warnings"] == list(warnings_b) and warnings_b
+    compared = page[page.index("<h2>Compared"):]
+    assert "Read this first about b" in compared
+    for w in warnings_b:
+        assert report.html.escape(glance.caveat_line(w)) in compared
+        assert report.html.escape(w) in compared
     assert "overflow-wrap:anywhere" not in page and "@media print" in page
     assert "e+" not in page  # no 2.48e+06 anywhere, the figure's data URI included
     assert len(page) < 400_000  # two SVGs with their text as text, not glyph outlines

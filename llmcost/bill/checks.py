@@ -190,9 +190,27 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
         return None
     side = "below" if mfu < band.low else "above"
     return (f"the scenario's mfu={mfu:.2f} is {side} what the step-time model expects of this "
-            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%}; the "
-            "bill uses the given figure (notebook 04b shows where the time goes; `mfu: predict` "
-            "uses the prediction).")
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%}; "
+            f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
+            "where the time goes; `mfu: predict` uses the prediction).")
+
+
+def prediction_evidence(band) -> str:
+    """How far a predicted MFU can be trusted, from its band (an ``accuracy.MfuBand``): no
+    held-out published run in its regime (the band is the stated default); above every one of
+    them (the prediction, on the BF16 basis of published MFUs, exceeds the best reported
+    ``regime_best``: an extrapolation); or among them."""
+    if not band.n or band.regime_best is None:
+        return (f"no held-out published run in its regime ({band.regime}) to check the "
+                f"prediction against: its band is the stated default ±{band.half_width:.0%}, "
+                "so trust the comparison loosely")
+    pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
+    if pred > band.regime_best:
+        return (f"that prediction is above every one of the {band.n} held-out published "
+                f"run(s) of its regime ({band.regime}; best {band.regime_best:.0%}, "
+                f"{band.regime_best_source}): an extrapolation, so trust the comparison less")
+    return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
+            f"({band.regime}; best {band.regime_best:.0%}, {band.regime_best_source})")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.

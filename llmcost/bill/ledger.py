@@ -239,6 +239,12 @@ def _values(scenario: dict) -> dict:
     cal = scenario.get("_mfu_calibration")  # set by report.calibrate_pilot_mfu (pilot:)
     if isinstance(cal, dict) and out.get("mfu") == cal.get("value"):
         out["_mfu_calibration"] = cal
+    # no mfu in the scenario (here, or in the file a report completed with the notebooks'
+    # default: report.plan_report sets _mfu_default): the bill says it is the default
+    if ("mfu" not in p or scenario.get("_mfu_default") is True) and \
+            out.get("mfu") == LEDGER_DEFAULTS["mfu"] and "_mfu_prediction" not in out and \
+            "_mfu_calibration" not in out:
+        out["_mfu_default"] = True
     out["_rl_off_reason"] = (
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
         f" × {out['rl_runs']} run(s)) is not billed; ledger_rl: true bills it" if rl_keys and
@@ -950,6 +956,9 @@ def scenario_mfu_source(p: dict) -> str:
     if p.get("pilot"):  # a notebook's bill: the report set mfu from the pilots before it ran
         return ("mfu as a report or llmcost estimate sets it from the scenario's pilot runs "
                 "(calibrated and extrapolated; llmcost calibrate prints the factors and band)")
+    if p.get("_mfu_default"):
+        return (f"the notebooks' default, {LEDGER_DEFAULTS['mfu']:.0%}: the scenario gives no "
+                "mfu (give one, or `mfu: predict` for the step-time model's prediction)")
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
 
 

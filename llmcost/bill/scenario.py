@@ -497,6 +497,7 @@ LEDGER_DEFAULTS = {
     "ckpt_hot_tier": "fsx-lustre-ssd", "ckpt_cold_tier": "s3-glacier-deep-archive",
     "fail_rate_per_gpu_year": 0.173, "fail_planned_per_day": 0.87,
     "phases": [], "pilot": [], "ledger_pilot_tokens_per_s_per_gpu": None,
+    "ledger_pilot_n_gpus": None,
     "ledger_exploratory_fraction": None,
     "ledger_exploratory_runs": [], "ledger_sft_tokens": 0.0, "ledger_cpt_tokens": 0.0,
     "ledger_lora_tokens": 0.0, "ledger_lora_rank": 16, "ledger_published_defaults": False,

@@ -14,6 +14,13 @@ import pandas as pd
 from ..core.units import fmt_count, fmt_flops, fmt_usd
 
 
+def md_usd(usd: float) -> str:
+    """``core.units.fmt_usd`` for Markdown: the dollar sign escaped (``\\$``), so that a
+    renderer with TeX math (Jupyter, nbconvert) never reads the text between two prices as a
+    formula, nor a ``**`` beside a ``$`` as anything but bold."""
+    return fmt_usd(usd).replace("$", "\\$")
+
+
 def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: float,
           price_usd_per_gpu_hour: float, run: dict) -> str:
     """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``),
@@ -22,7 +29,8 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
             f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
             f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs) and "
-            f"**{fmt_usd(run['compute_cost_usd'])}** at ${price_usd_per_gpu_hour:.2f} per GPU-hour.")
+            f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
+            "GPU-hour.")
 
 
 def memory(model: str, accelerator: str, n_gpus: int, plan: str, per_gpu_bytes: float,
@@ -72,7 +80,7 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
             f"{interval_s / 60:.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
             f"and checkpoints add **{extra:,.0f} GPU-hours** "
-            f"({fmt_usd(extra * price_usd_per_gpu_hour)}) to the run.")
+            f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
 
 def published_runs(summary: pd.DataFrame) -> str:
@@ -91,11 +99,11 @@ def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
     """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
     (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves."""
     if not len(top):
-        return (f"No lever saves money on this bill of {fmt_usd(bill_total_usd)}: every change "
+        return (f"No lever saves money on this bill of {md_usd(bill_total_usd)}: every change "
                 "priced here costs more than it saves.")
     r = top.iloc[0]
-    return (f"The largest saving on this bill of {fmt_usd(bill_total_usd)} is "
-            f"**{r['lever']}**: **{fmt_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%}); "
+    return (f"The largest saving on this bill of {md_usd(bill_total_usd)} is "
+            f"**{r['lever']}**: **{md_usd(r['saving_usd'])}** ({r['share_of_bill']:.1%}); "
             f"its risk: {r['risk']}.")
 
 
@@ -141,7 +149,24 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
     """Notebook 05: the serving cost per million output tokens (``inference.serving_cost`` or
     ``choose_serving_tp``), one RL iteration's wall clock and generation's share of it
     (``rl.scenario_iteration``), and the campaign's cost (``rl.scenario_campaign``, its total)."""
-    return (f"Serving {model} on {accelerator} costs **{fmt_usd(usd_per_m_output)} per million "
+    return (f"Serving {model} on {accelerator} costs **{md_usd(usd_per_m_output)} per million "
             f"output tokens**; one RL iteration takes **{iteration_s:,.0f} s**, "
             f"{generation_time_share:.0%} of it generating, and the RL campaign costs "
-            f"**{fmt_usd(campaign_usd)}**.")
+            f"**{md_usd(campaign_usd)}**.")
+
+
+def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict) -> str:
+    """Notebook 00: the whole bill B (Σ of its lines, ``ledger.build_ledger``) with its P10-P90
+    over the Monte Carlo draws of the headline (``glance.bill_glance``: the scenario's ranges,
+    or sourced illustrative ones when it gives every input as a number), and the final
+    pre-training run R = paid GPU-hours × GPU-hour rate (``glance.final_run``, the same quantity
+    as the ``final_run_usd`` headline) with its share R / B of the point bill."""
+    t = next(r for r in g["lines"] if r["key"] == "total")
+    run = g["final_run"]
+    how = ("illustrative ranges: the scenario gives every input as one number"
+           if g["illustrative"] else "the scenario's ranges")
+    return (f"Training {model} on {fmt_count(train_tokens)} tokens with {n_gpus:,} × "
+            f"{accelerator} costs **{md_usd(t['point_usd'])}** in all, likely "
+            f"**{md_usd(t['p10_usd'])}–{md_usd(t['p90_usd'])}** (P10–P90, {how}); the "
+            f"{run['label']} (paid GPU-hours × price, failures and restarts included) is "
+            f"**{md_usd(run['point_usd'])}**, {run['point_usd'] / t['point_usd']:.0%} of it.")

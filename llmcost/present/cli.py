@@ -14,7 +14,7 @@ import pandas as pd
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import check_claim
-from ..bill.ledger import simulate_ledger
+from ..bill.ledger import headline_draws, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
@@ -38,7 +38,10 @@ from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     bill_glance,
     compare_bills,
     compare_labels,
+    OUTSIDE_NOTE,
     glance_text,
+    point_outside,
+    scenario_names,
     text_charset,
 )
 from .numbering import notebook_number
@@ -270,21 +273,34 @@ def _estimate(args) -> int:
         print("warning: --samples 1: the P10, P50 and P90 of one draw are that draw; use "
               "--samples 10000 or more for percentiles", file=sys.stderr)
     if args.compare:
-        names = compare_labels(args.scenario, args.compare)
+        paths = (args.scenario, args.compare)
+        titles = [load_scenario(x).get("title") for x in paths]
+        names = scenario_names(*paths, *titles)
         try:  # the difference per draw when there are ranges (common random numbers)
             df = compare_bills(bills, names, samples=args.samples, seed=args.seed)
         except ValueError as e:
             return _fail(str(e))
         if args.format == "json":
-            print(df.to_json(orient="records", indent=1))
+            print(json.dumps(compare_json(df, names, paths, titles, bills), indent=1,
+                             default=str))
         elif args.format == "csv":
             print(df.to_csv(index=False), end="")
         else:
-            print(_usd_frame(df).to_string(index=False))
+            print(compare_text(df, names, paths, bills))
         return 0
     bill, draws = bills[0], draws[0]
     if args.format == "json":
         out = draws.bill_summary()
+        if not draws.ranges:  # the illustrative ranges the text output draws (bill_glance)
+            try:
+                out = with_headline(out, headline_draws(bill.scenario, samples=args.samples,
+                                                        seed=args.seed))
+            except ValueError:
+                out = {**out, "bill.illustrative": False}
+        else:
+            out = {**out, "bill.illustrative": False,
+                   "bill.range_sources": {k: "given in the scenario" for k in draws.ranges}}
+        out = mark_points_outside(out)
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
         if routes is not None:
@@ -314,6 +330,135 @@ def _estimate(args) -> int:
     if routes is not None:
         print(alternatives_text(routes))
     return 0
+
+
+def with_headline(out: dict, head) -> dict:
+    """``estimate --format json``'s bill (``LedgerDraws.bill_summary`` of a scenario without
+    ranges, every percentile its point) with the P10 / P50 / P90 and mean of the headline draws
+    (``ledger.headline_draws``: the sourced illustrative ranges the text output's bars and the
+    report's index draw), per line and for the total, their tornado and note, and which ranges
+    are illustrative: ``bill.illustrative``, ``bill.ranges`` and ``bill.range_sources`` (key ->
+    why). The points (``usd``, ``bill.total_usd``) stay the scenario's."""
+    s = head.draws.summary()
+    out = {**out, "bill.lines": {k: dict(v) for k, v in out["bill.lines"].items()}}
+    for k, ln in out["bill.lines"].items():
+        for c in ("mean", "p10", "p50", "p90"):
+            v = s.loc[k, c] if k in s.index else float("nan")
+            ln[f"{c}_usd"] = None if v != v else float(v)
+    for c in ("mean", "p10", "p50", "p90"):
+        out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+    out.update({"bill.illustrative": bool(head.illustrative),
+                "bill.ranges": {k: r.describe() for k, r in head.draws.ranges.items()},
+                "bill.range_sources": dict(head.sources),
+                "bill.tornado": head.draws.tornado().to_dict("records"),
+                "bill.range_note": ("illustrative ranges (the scenario gives every input as one "
+                                    "number): " if head.illustrative else "")
+                + s.attrs["note"]})
+    return out
+
+
+def mark_points_outside(out: dict) -> dict:
+    """Each line of a JSON bill with ``point_outside`` (``glance.point_outside``: its point,
+    ``usd``, is not within its own ``p10_usd``-``p90_usd``), the total's as
+    ``bill.total_point_outside``, and ``bill.point_outside_note`` when any is."""
+    any_ = False
+    for ln in out["bill.lines"].values():
+        ok = None not in (ln.get("usd"), ln.get("p10_usd"), ln.get("p90_usd"))
+        ln["point_outside"] = bool(ok and point_outside(ln["usd"], ln["p10_usd"], ln["p90_usd"]))
+        any_ = any_ or ln["point_outside"]
+    out["bill.total_point_outside"] = point_outside(
+        out["bill.total_usd"], out["bill.total_p10_usd"], out["bill.total_p90_usd"])
+    if any_ or out["bill.total_point_outside"]:
+        out["bill.point_outside_note"] = OUTSIDE_NOTE
+    return out
+
+
+def _compare_head(names, paths) -> str:
+    return (f"llmcost estimate --compare: A = {names[0]} ({paths[0]}), "
+            f"B = {names[1]} ({paths[1]})")
+
+
+def _compare_columns(df, names) -> dict:
+    """``glance.compare_bills``'s columns -> short stable names: a_usd, b_usd, difference_usd,
+    difference_p10_usd, ... (the scenarios' names are in the header or ``scenarios``)."""
+    out = {"line": "line", f"{names[0]} usd": "a_usd", f"{names[1]} usd": "b_usd"}
+    for c in df.columns:
+        if c.startswith("difference"):
+            out[c] = c.replace(" ", "_")
+    return out
+
+
+def _signed_usd(v) -> str:
+    if v is None or v != v:
+        return "not modelled"
+    return ("−" if v < 0 else "+" if v > 0 else "") + format_value(abs(float(v)), "USD")
+
+
+def compare_text(df, names, paths, bills) -> str:
+    """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
+    the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
+    (``glance.compare_bills``; lines at $0 in both left out, and said), then each scenario's
+    warnings."""
+    cols = _compare_columns(df, names)
+    d = df.rename(columns=cols)
+    ranged = "difference_p10_usd" in d.columns
+
+    def usd(v):
+        return "not modelled" if v is None or v != v else format_value(float(v), "USD")
+
+    rows, zero = [], 0
+    for i, r in enumerate(d.to_dict("records")):
+        if i < len(d) - 1 and not (r["a_usd"] or r["b_usd"]):
+            zero += 1
+            continue
+        rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
+                     _signed_usd(r["difference_usd"])]
+                    + ([f"{_signed_usd(r['difference_p10_usd'])} to "
+                        f"{_signed_usd(r['difference_p90_usd'])}"] if ranged else []))
+    head = ["line", "A", "B", "B − A"] + (["B − A, P10 to P90 per draw"] if ranged else [])
+    w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+
+    def fmt(cells):
+        return "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i])
+                         for i, c in enumerate(cells)).rstrip()
+
+    out = [_compare_head(names, paths), "", fmt(head), "  ".join("-" * x for x in w)]
+    out += [fmt(r) for r in rows]
+    if zero:
+        out.append(f"({zero} lines at $0 in both left out)")
+    if ranged:
+        out.append("P10 to P90 of B − A draw by draw: both bills see the same draws of the "
+                   "inputs they both range (common random numbers).")
+    for tag, name, b in zip("AB", names, bills):
+        out.append("")
+        if b.warnings:
+            out.append(f"warnings of {tag} ({name}):")
+            out += [f"  warning: {w_}" for w_ in b.warnings]
+        else:
+            out.append(f"{tag} ({name}): no warning")
+    return "\n".join(out)
+
+
+def compare_json(df, names, paths, titles, bills) -> dict:
+    """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title, total and
+    warnings), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
+    ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
+    the percentiles of the difference per draw; the total last) and ``difference`` (the
+    total's B − A and its percentiles, null without ranges)."""
+    def num(v):
+        return None if v is None or v != v else float(v)
+
+    cols = _compare_columns(df, names)
+    records = [{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}
+               for r in df.to_dict("records")]
+    total = records[-1]
+    return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
+                           "warnings": list(b.warnings)}
+                          for n, p, t, b in zip(names, paths, titles, bills)],
+            "lines": records,
+            "difference": {"usd": total["difference_usd"],
+                           **{f"p{q}_usd": total.get(f"difference_p{q}_usd")
+                              for q in (10, 50, 90)}}}
 
 
 def alternatives_text(routes) -> str:
@@ -383,6 +528,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
     width = max(len(s) for s in t["line"])
     ranged = draws is not None and bool(draws.ranges)
     s = draws.summary() if ranged else None
+    outside = False
 
     def usd(v):
         return "" if v is None or v != v else format_value(float(v), "USD")
@@ -397,7 +543,12 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
         pct = (f"  {usd(s.loc[r.key, 'p10']):>9} {usd(s.loc[r.key, 'p50']):>9} "
                f"{usd(s.loc[r.key, 'p90']):>9}") if ranged else ""
+        if ranged and r.usd is not None and r.usd == r.usd and \
+                point_outside(r.usd, s.loc[r.key, "p10"], s.loc[r.key, "p90"]):
+            amount, outside = amount + "*", True
         lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
+    if outside:
+        lines.append(f"* {OUTSIDE_NOTE}")
     if ranged:
         lines += ["", s.attrs["note"], "what drives the spread (total with one input at its "
                   "P10 and at its P90, the others at their points):"]

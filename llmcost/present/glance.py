@@ -21,8 +21,12 @@ from __future__ import annotations
 import html
 import io
 import re
+import shutil
+import textwrap
 from pathlib import Path
 from urllib.parse import quote
+
+import numpy as np
 
 from ..bill.ledger import (
     bill_bars,
@@ -39,21 +43,69 @@ from . import plots
 SAMPLES = 100_000
 
 
+#: The label of ``final_run``: the same quantity as notebook 00's ``final_run_usd`` headline.
+FINAL_RUN_LABEL = "final pre-training run"
+
+
+def final_run(draws) -> dict:
+    """The final pre-training run of a simulated bill (``LedgerDraws``): its paid GPU-hours ×
+    the GPU-hour rate, i.e. the main run's ideal GPU-hours (``compute.pretraining.main``), its
+    failures, checkpoints and restarts (``compute.failures``: paid − ideal) and the other
+    pre-training phases (``compute.pretraining.<phase>``), summed per draw:
+
+        final run = Σ_phases ideal GPU-h ÷ goodput × rate = ``Ledger.figures['final_run_usd']``
+
+    Returns ``{"label", "point_usd", "p10_usd", "p50_usd", "p90_usd"}`` (percentiles of the
+    sum per draw, not sums of percentiles)."""
+    keys = [k for k in draws.line_usd
+            if k.startswith("compute.pretraining.") or k == "compute.failures"]
+    x = sum(np.asarray(draws.line_usd[k], dtype=float) for k in keys)
+    q = np.quantile(x, [0.1, 0.5, 0.9]) if keys else (0.0, 0.0, 0.0)
+    point = float(sum(ln.usd for ln in draws.point.lines if ln.key in keys))
+    return {"label": FINAL_RUN_LABEL, "point_usd": point, "p10_usd": float(q[0]),
+            "p50_usd": float(q[1]), "p90_usd": float(q[2])}
+
+
+def point_outside(point: float, p10: float, p90: float) -> bool:
+    """True when a point estimate lies outside its own P10-P90 (a relative tolerance of 1e-9):
+    the point of a triangular range is its mode, which can sit at the range's edge (a price at
+    the cheapest end of the catalogue's spread), so most draws lie on one side of it."""
+    lo, hi = sorted((float(p10), float(p90)))
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    return float(point) < lo - tol or float(point) > hi + tol
+
+
+#: The footnote of a line whose point lies outside its P10-P90 (``point_outside``).
+OUTSIDE_NOTE = ("point outside its P10–P90: the stated value is at the edge of its range, so "
+                "most draws fall on one side of it")
+
+
 def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
     """The bill at a glance of a scenario (``build_ledger``'s input): ``(summary dict, bars,
     tornado)``. ``bars`` is ``ledger.bill_bars`` of ``ledger.headline_draws`` (the scenario's
-    ranges, or the illustrative ones when it gives every input as a number), ``tornado`` their
-    ``LedgerDraws.tornado()``; the dict is what ``summary.json`` keeps under ``bill_glance``:
-    ``illustrative``, ``ranges`` (key -> range and why), ``lines`` (the bars, the total last),
+    ranges, or the illustrative ones when it gives every input as a number) with a column
+    ``point_outside`` (``point_outside``: the point is not within its own P10-P90),
+    ``tornado`` their ``LedgerDraws.tornado()``; the dict is what ``summary.json`` keeps under
+    ``bill_glance``: ``illustrative``, ``ranges`` (key -> range, why, and whether it is
+    illustrative), ``lines`` (the bars, the total last), ``final_run`` (``final_run``),
     ``tornado`` (records), ``samples`` and ``seed``."""
-    head = headline_draws(scenario, samples=samples, seed=seed)
+    return glance_summary(headline_draws(scenario, samples=samples, seed=seed))
+
+
+def glance_summary(head):
+    """``bill_glance`` of headline draws already made (``ledger.headline_draws``): notebook 00
+    draws them once for its answer, its figure and its section on ranges."""
     bars = bill_bars(head.draws)
+    bars["point_outside"] = [point_outside(r.point_usd, r.p10_usd, r.p90_usd)
+                             for r in bars.itertuples()]
     tor = head.draws.tornado()
     out = {"illustrative": head.illustrative, "samples": head.draws.samples,
            "seed": head.draws.seed,
-           "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, "")}
+           "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, ""),
+                          "illustrative": head.illustrative}
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
+           "final_run": final_run(head.draws),
            "tornado": tor.to_dict("records")}
     return out, bars, tor
 
@@ -109,61 +161,111 @@ def text_charset(stream) -> str:
     return "unicode"
 
 
-def _cut(text: str, n: int, charset: str) -> str:
-    """``text`` in at most ``n`` characters (cut with an ellipsis), ASCII only for 'ascii'."""
+def _plain(text: str, charset: str) -> str:
+    """``text`` in ASCII for 'ascii' (× as x, – as -, other characters as ?), else itself."""
     if charset == "ascii":
-        text = text.replace("×", "x").replace("–", "-").encode("ascii", "replace").decode()
-    if len(text) <= n:
-        return text
-    return text[:n - 1] + ("…" if charset == "unicode" else ".")
+        return text.replace("×", "x").replace("–", "-").encode("ascii", "replace").decode()
+    return text
 
 
-def glance_text(bars, tornado_df, width: int = 32, charset: str = "unicode",
-                illustrative: bool = False) -> str:
+def terminal_columns(stream=None) -> int:
+    """The width of the terminal in characters (``shutil.get_terminal_size``: the ``COLUMNS``
+    variable, else the terminal's size), 80 when the output is not a terminal (a pipe, a file)."""
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unicode",
+                illustrative: bool = False, columns: int | None = None) -> str:
     """``plots.bill_at_a_glance`` as text for a terminal: one row per line of
     ``ledger.bill_bars`` (a bar to its point, a whisker from its P10 to its P90, on one scale
     from 0 to the largest P90), the whole bill last, then the tornado (each input's P10-P90
     swing of the whole bill around the point bill, on the same scale). ``charset`` 'unicode'
-    (block and box-drawing characters) or 'ascii' (for an output that cannot encode them)."""
+    (block and box-drawing characters) or 'ascii' (for an output that cannot encode them).
+
+    Every row fits in ``columns`` characters (default ``terminal_columns()``: the terminal's
+    width, 80 when piped): a label longer than its column is wrapped onto the next lines, never
+    cut; ``width`` fixes the bars' width instead of fitting them. A line whose point lies
+    outside its own P10-P90 (``point_outside``) carries a ``*`` and a footnote says why."""
     if charset not in BAR_CHARS:
         raise ValueError(f"charset={charset!r} must be 'unicode' or 'ascii'")
-    if isinstance(width, bool) or not isinstance(width, int) or not 8 <= width <= 200:
+    if width is not None and (isinstance(width, bool) or not isinstance(width, int)
+                              or not 8 <= width <= 200):
         raise ValueError(f"width={width!r} must be a whole number of characters from 8 to 200")
+    if columns is None:
+        columns = terminal_columns()
+    if isinstance(columns, bool) or not isinstance(columns, int) or not 20 <= columns <= 1000:
+        raise ValueError(f"columns={columns!r} must be a whole number of characters from 20 "
+                         "to 1000")
     full, rule, left, right, mark = BAR_CHARS[charset]
+    dash = "–" if charset == "unicode" else "-"
     tops = [float(v) for v in bars["p90_usd"]] + [float(v) for v in bars["point_usd"]]
     if len(tornado_df):
         tops += [float(v) for c in ("total_at_p10_usd", "total_at_p90_usd")
                  for v in tornado_df[c]]
+    outside = [bool(r["point_outside"]) if "point_outside" in r else
+               point_outside(r["point_usd"], r["p10_usd"], r["p90_usd"])
+               for _, r in bars.iterrows()]
+    star = {True: "*", False: " " if any(outside) else ""}
+    rows = []  # (label, kind, record, value text)
+    for (_, r), out_ in zip(bars.iterrows(), outside):
+        value = (f"{fmt_usd(r['point_usd'])}{star[out_]} "
+                 f"({fmt_usd(r['p10_usd'])}{dash}{fmt_usd(r['p90_usd'])})")
+        rows.append((str(r["line"]), "bill", r, value))
+    tor_rows = []
+    for r in tornado_df.to_dict("records") if len(tornado_df) else []:
+        lo, hi = sorted((r["total_at_p10_usd"], r["total_at_p90_usd"]))
+        tor_rows.append((input_words(r["input"]), "tornado", (lo, hi),
+                         f"{fmt_usd(lo)}{dash}{fmt_usd(hi)}"))
+    value_w = max(len(v) for *_, v in rows + tor_rows)
+    longest = max(len(lbl) for lbl, *_ in rows + tor_rows)
+    avail = columns - 2 - 2 - value_w  # indent, two gaps
+    if width is None:
+        label_w = min(longest, max(12, avail // 2))
+        width = max(8, avail - label_w)
+    else:
+        label_w = min(longest, max(12, avail - width))
     unit = max(max(tops), 1e-9) / width
-    label = max(len(str(s)) for s in list(bars["line"]) + ["which unknown to pin down first"])
-    label = min(label, 34)
-    dash = "–" if charset == "unicode" else "-"
-    out = ["the bill at a glance (bar: point estimate; whisker: P10 to P90"
-           + ("; illustrative ranges: the scenario gives every input as one number)"
-              if illustrative else ")")]
-    for k, r in bars.iterrows():
-        cells = [full if (i + 0.5) * unit <= r["point_usd"] else " " for i in range(width)]
-        a, b = _cells(min(r["p10_usd"], r["p90_usd"]), max(r["p10_usd"], r["p90_usd"]), unit,
-                      width)
-        for i in range(a, b + 1):
-            cells[i] = rule if cells[i] == " " else cells[i]
-        if b > a:  # a range narrower than one cell shows as the bar or one rule
-            cells[a], cells[b] = left, right
-        name = _cut(str(r["line"]), label, charset)
-        out.append(f"  {name:<{label}} {''.join(cells)} {fmt_usd(r['point_usd']):>7} "
-                   f"({fmt_usd(r['p10_usd'])}{dash}{fmt_usd(r['p90_usd'])})")
-    if len(tornado_df):
-        point = float(tornado_df.attrs.get("point_usd", bars.loc["total", "point_usd"]))
-        out.append(f"  which unknown to pin down first? the whole bill with one input at its "
-                   f"P10 and at its P90 ({mark}: the point bill, {fmt_usd(point)})")
-        for r in tornado_df.to_dict("records"):
-            lo, hi = sorted((r["total_at_p10_usd"], r["total_at_p90_usd"]))
-            a, b = _cells(lo, hi, unit, width)
-            cells = [full if a <= i <= b else " " for i in range(width)]
-            cells[_cells(point, point, unit, width)[0]] = mark
-            name = _cut(input_words(r["input"]), label, charset)
-            out.append(f"  {name:<{label}} {''.join(cells)} {fmt_usd(lo)}{dash}{fmt_usd(hi)}")
-    return "\n".join(out)
+    point = float(tornado_df.attrs.get("point_usd", bars.loc["total", "point_usd"])) \
+        if len(tornado_df) else 0.0
+
+    def cells_of(kind, rec):
+        if kind == "bill":
+            cells = [full if (i + 0.5) * unit <= rec["point_usd"] else " " for i in range(width)]
+            a, b = _cells(min(rec["p10_usd"], rec["p90_usd"]),
+                          max(rec["p10_usd"], rec["p90_usd"]), unit, width)
+            for i in range(a, b + 1):
+                cells[i] = rule if cells[i] == " " else cells[i]
+            if b > a:  # a range narrower than one cell shows as the bar or one rule
+                cells[a], cells[b] = left, right
+            return "".join(cells)
+        a, b = _cells(rec[0], rec[1], unit, width)
+        cells = [full if a <= i <= b else " " for i in range(width)]
+        cells[_cells(point, point, unit, width)[0]] = mark
+        return "".join(cells)
+
+    def emit(label, kind, rec, value):
+        parts = textwrap.wrap(_plain(label, charset), label_w, break_long_words=True) or [""]
+        lines = [f"  {parts[0]:<{label_w}} {cells_of(kind, rec)} {value:<{value_w}}".rstrip()]
+        lines += [f"  {x}" for x in parts[1:]]  # the rest of a long label, never cut
+        return lines
+
+    def para(text, indent=""):
+        return textwrap.wrap(_plain(text, charset), columns - 1, initial_indent=indent,
+                             subsequent_indent=indent + "  ")
+
+    out = para("the bill at a glance (bar: point estimate; whisker: P10 to P90"
+               + ("; illustrative ranges: the scenario gives every input as one number)"
+                  if illustrative else ")"))
+    for row in rows:
+        out += emit(*row)
+    if tor_rows:
+        out += para(f"which unknown to pin down first? the whole bill with one input at its "
+                    f"P10 and at its P90 ({mark}: the point bill, {fmt_usd(point)})", "  ")
+        for row in tor_rows:
+            out += emit(*row)
+    if any(outside):
+        out += para(f"* {OUTSIDE_NOTE}", "  ")
+    return "\n".join(_plain(x, charset) for x in out)
 
 
 def _row(summary: dict, stem: str, key: str):
@@ -205,13 +307,14 @@ def plain_sentences(summary: dict, failed=()) -> list:
         return []
     lines = {r["key"]: r for r in g["lines"]}
     t = lines["total"]
-    main = lines.get("compute.pretraining.main")
+    run = g.get("final_run")
     how = ("an illustration from sourced spreads on inputs the scenario gives as single numbers"
            if g["illustrative"] else "from the scenario's ranges")
     first = (f"The whole project costs {fmt_usd(t['point_usd'])} as estimated, likely "
              f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, {how})"
-             + (f"; the final training run itself is {fmt_usd(main['point_usd'])} of it."
-                if main else "."))
+             + (f"; the {run['label']} (its paid GPU-hours, failures and restarts included, at "
+                f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it."
+                if run and run["point_usd"] else "."))
     tor = g["tornado"]
     if tor:
         top = tor[0]
@@ -249,6 +352,14 @@ CAVEATS = [
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",
      "the assumed MFU, {0}, is above any published training run: every cost here is optimistic"),
+    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
+     r"(\d+%),.*above every one of the (\d+) held-out",
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction beyond all {3} published "
+     "runs like it"),
+    (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: "
+     r"(\d+%),.*no held-out published run in its regime",
+     "the assumed MFU, {0}, is {1} the model's {2}, a prediction no published run like it "
+     "checks"),
     (r"^the scenario's mfu=([\d.]+) is (below|above) what the step-time model expects.*?: (\d+%)",
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below",
@@ -325,6 +436,15 @@ def compare_labels(a: str, b: str) -> tuple:
     return f"{sa} (1)", f"{sb} (2)"
 
 
+def scenario_names(a: str, b: str, title_a: str | None = None,
+                   title_b: str | None = None) -> tuple:
+    """The names two compared scenarios go by: their titles (a scenario file's ``title``), else
+    their file stems; when both come out the same, ``compare_labels`` of their paths."""
+    na = str(title_a).strip() if title_a and str(title_a).strip() else Path(a).stem
+    nb = str(title_b).strip() if title_b and str(title_b).strip() else Path(b).stem
+    return (na, nb) if na != nb else compare_labels(a, b)
+
+
 def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int = 0):
     """Two bills (``Ledger``) line by line (``ledger.compare``), with the P10 / P50 / P90 of the
     difference B - A per draw when either scenario has ranges (``ledger.compare_draws``: both
@@ -338,10 +458,12 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     return compare(*bills, names=names)
 
 
-def compare_html(df, names: tuple) -> str:
+def compare_html(df, names: tuple, warnings_b=(), file_b: str = "") -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
     B - A, and the P10-P90 of the difference per draw when there are ranges. Lines at $0 in
-    both are left out."""
+    both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
+    ``report.estimate_ledger``), shown as the index shows the first's (``caveats_html``), under
+    its name and file ``file_b``."""
     a, b = (f"{n} usd" for n in names)
     ranged = "difference p10 usd" in df.columns
 
@@ -373,6 +495,14 @@ def compare_html(df, names: tuple) -> str:
             "draws of the inputs they both range (common random numbers), so the spread is that "
             "of the difference, not of two bills apart." if ranged else
             "Neither scenario gives a range, so the difference is one number per line.")
-    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>"
+    src = f" (<code>{html.escape(str(file_b))}</code>)" if file_b else ""
+    if warnings_b:
+        items = "".join(f"<li><details><summary>{html.escape(caveat_line(w))}</summary>"
+                        f"<p>{html.escape(str(w))}</p></details></li>" for w in warnings_b)
+        said = (f"<div class='caveats'><b>Read this first about {html.escape(names[1])}</b>"
+                f"{src} (open a line for the detail)<ul>{items}</ul></div>")
+    else:
+        said = f"<p>{html.escape(names[1])}{src}: no warning.</p>"
+    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>{said}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

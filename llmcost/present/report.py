@@ -79,9 +79,9 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_html,
-    compare_labels,
     glance_figure_html,
     plain_sentences,
+    scenario_names,
 )
 from .kernels import KernelStartError, WarmKernel
 from .numbering import notebook_number, numbered_files
@@ -298,9 +298,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     nbs = list_notebooks(selection)
     declared_all = {nb: declared_parameters(nb) for nb in everything}
     known = set().union(*declared_all.values())
-    # ledger_pilot_n_gpus qualifies the pilot shorthand: calibrate_mfu reads it, no notebook does
-    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS
-               and k not in PILOT_SHORTHAND_KEYS]
+    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
@@ -323,6 +321,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if scenario.get("pilot"):  # the step model calibrated on the pilots, extrapolated
         scenario = calibrate_pilot_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if "mfu" not in scenario:  # the notebooks' default: the bill labels it so
+        scenario = {**scenario, "_mfu_default": True}
     try:
         _check_cluster({k: v["value"] for k, v in used.items()}, nbs, declared_all)
         # Every value obeys its own rule whichever notebooks run; rules between parameters are
@@ -465,11 +465,6 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
-#: Scenario keys no notebook declares that qualify ``ledger_pilot_tokens_per_s_per_gpu``
-#: (``calibrate_mfu`` reads them before the notebooks run).
-PILOT_SHORTHAND_KEYS = ("ledger_pilot_n_gpus",)
-
-
 def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU a pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``)
     extrapolates to on the scenario's plan (``llmcost.training.calibrate.shorthand_calibration``:
@@ -497,7 +492,7 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         cal, x, plan, said = pilot_calibration.shorthand_calibration(v)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
-    out = {k: val for k, val in scenario.items() if k not in PILOT_SHORTHAND_KEYS}
+    out = dict(scenario)  # ledger_pilot_n_gpus kept: notebook 00 declares it, the bill ignores it
     out["mfu"] = round(x.mfu, 6)
     n = cal.pilots[0].n_gpus
     band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
@@ -1289,7 +1284,8 @@ def private_keys(scenario: dict) -> dict:
     """The private keys of a resolved scenario the bill labels with (``_mfu_prediction``), and
     its ranges (``llmcost.ranges.Range``: the bill draws them, every other notebook uses points)."""
     return {k: v for k, v in scenario.items()
-            if k in ("_mfu_prediction", "_mfu_calibration") or isinstance(v, Range)}
+            if k in ("_mfu_prediction", "_mfu_calibration", "_mfu_default")
+            or isinstance(v, Range)}
 
 
 def bill_inputs(values: dict, scenario: dict | None = None) -> dict:
@@ -1322,7 +1318,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             progress(f"warning: the bill's figure could not be drawn: {e}")
     if other is not None:
         path, bill_b = other
-        names = compare_labels(str(scenario_path), path)
+        names = scenario_names(str(scenario_path), path, scenario.get("title"),
+                               load_scenario(path).get("title"))
         try:
             bill_a = build_ledger(bill_inputs(plan.values, scenario))
             df = compare_bills([bill_a, bill_b], names)
@@ -1331,8 +1328,9 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             progress(f"warning: the two bills could not be compared: {e}")
             return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
+                              "warnings": list(bill_b.warnings),
                               "lines": df.to_dict("records")}
-        out["compared"] = compare_html(df, names)
+        out["compared"] = compare_html(df, names, bill_b.warnings, path)
     return out
 
 

@@ -219,6 +219,11 @@ class MfuBand:
     best_published: float | None = None
     best_source: str = ""
     warnings: tuple = field(default=())
+    #: the highest published MFU (``reported_mfu``, BF16 basis) among the regime's ``n``
+    #: held-out runs, its run, and the prediction on that basis (None without held-out runs)
+    regime_best: float | None = None
+    regime_best_source: str = ""
+    mfu_bf16_basis: float | None = None
 
     def describe(self) -> str:
         """One line: the MFU, its band and where the band comes from."""
@@ -346,11 +351,15 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     if capped:
         high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
         warnings.extend(said)
+    top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
                    sets=tuple(dict.fromkeys(rows["set"])), center=float(c),
                    error_min=band["error_min"], error_max=band["error_max"],
-                   best_published=best, best_source=source, warnings=tuple(warnings))
+                   best_published=best, best_source=source, warnings=tuple(warnings),
+                   regime_best=None if top is None else float(top["reported_mfu"]),
+                   regime_best_source="" if top is None else f"{top['model']} ({top['set']})",
+                   mfu_bf16_basis=float(mfu * basis))
 
 
 def _check_band_inputs(mfu, n_gpus, dtype) -> None:

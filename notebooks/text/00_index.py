@@ -53,6 +53,7 @@ fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (
 fail_planned_per_day: float = 0.87  # planned interruptions of the job per day
 phases: list = []  # extra training phases after the main run (context extension, annealing): a list of {name, tokens, seq_len, n_gpus?, mfu?}
 ledger_pilot_tokens_per_s_per_gpu: float = None  # a pilot run's measured training tokens/s per GPU: the bill's MFU is calibrated from it
+ledger_pilot_n_gpus: int = None  # GPUs the pilot of ledger_pilot_tokens_per_s_per_gpu ran on, with the scenario's plan; None: the run's n_gpus (a report extrapolates the pilot's MFU to the run before any notebook runs)
 pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: the bill's MFU is the step model calibrated on them and extrapolated to the plan (llmcost calibrate)
 ledger_exploratory_fraction: float = None  # exploratory and failed runs as a fraction of the final run's compute
 ledger_exploratory_runs: list = []  # exploratory and failed runs listed as {name, gpu_hours} (replaces the fraction when given)
@@ -137,6 +138,15 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelera
 bill = validation.validate_scenario(scenario, check_plan=False, check_setups=False)  # checked bill
 table = bill.table()
 
+# %%
+from IPython.display import Markdown, display
+
+from llmcost.present import answers, glance
+
+head = ledger.headline_draws(bill.scenario)  # 100,000 draws, seed 0: the report's index too
+g, bars, tor = glance.glance_summary(head)  # the bars of the figure below, its final run
+display(Markdown(answers.bill(spec.name, gpu.name, p["n_gpus"], p["train_tokens"], g)))
+
 # %% [markdown]
 # ## The bill at a glance
 #
@@ -166,10 +176,8 @@ print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); n
 # Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. The ranges are the scenario's own, or, when it gives every input as one number, three sourced spreads explained in that section (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
 
 # %%
-head = ledger.headline_draws(bill.scenario)  # 100,000 draws, seed 0: the report's index too
-plots.bill_at_a_glance(ledger.bill_bars(head.draws), head.draws.tornado(),
-                       title=f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, "
-                       f"{p['n_gpus']:,} × {gpu.name}", illustrative=head.illustrative);
+title = f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, {p['n_gpus']:,} × {gpu.name}"
+plots.bill_at_a_glance(bars, tor, title=title, illustrative=head.illustrative);
 
 # %%
 links = [f'<a href="{n}.ipynb">{n[:2]}</a>' if n and n != "00_index" else "here"
