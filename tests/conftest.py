@@ -41,6 +41,7 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+@pytest.hookimpl(optionalhook=True)  # only under pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """Files as units of work, ``SAME_WORKER`` joined, in collection order (above)."""
     from xdist.scheduler import LoadScopeScheduling

@@ -244,6 +244,12 @@ class ModelSpec:
         if self.pos_encoding == "learned" and self.max_position_embeddings < 1:
             raise ValueError(f"{self.name}: pos_encoding='learned' needs max_position_embeddings"
                              f" >= 1, got {self.max_position_embeddings}")
+        self._check_experts()
+        self._check_attention_layout()
+
+    def _check_experts(self):
+        """The MoE fields agree: 1 <= top-k <= experts, an expert FFN width, at least one MoE
+        layer; a dense model has none of them; dense FFN layers need ``d_ff``."""
         if self.n_experts:
             if not 1 <= self.n_experts_active <= self.n_experts:
                 raise ValueError(f"{self.name}: n_experts_active={self.n_experts_active} must be "
@@ -263,6 +269,10 @@ class ModelSpec:
         if self.n_dense_ffn_layers and self.d_ff < 1:
             raise ValueError(f"{self.name}: d_ff={self.d_ff} must be >= 1: the model has "
                              f"{self.n_dense_ffn_layers} dense FFN layers")
+
+    def _check_attention_layout(self):
+        """MLA (DeepSeek-V2 §2.1) needs its latent ranks and no separate KV heads; the MLA
+        fields apply to MLA only."""
         if self.attention == "mla":
             if self.kv_lora_rank < 1 or self.v_head_dim < 1:
                 raise ValueError(f"{self.name}: attention='mla' needs kv_lora_rank >= 1 and "
