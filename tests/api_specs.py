@@ -650,6 +650,7 @@ MORE_ARGS_3 = {
                     "year": "count|none", "source": "str", "notes": "str"},
     "ModelSpec": {"max_position_embeddings": "count0", "qk_rope_head_dim": "count0",
                   "v_head_dim": "count0", "n_sliding_layers": "count0|none",
+                  "mtp_depth": "count0",
                   "official_params": "positive|none", "official_active_params": "positive|none",
                   "source": "str", "notes": "str"},
     "Efficiency": {"accelerator": "str", "ll_base_latency_s": "nonnegative",
