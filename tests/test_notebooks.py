@@ -20,7 +20,7 @@ from llmcost.bill.scenario import PARAMETERS, validate_parameter
 NOTEBOOKS = numbered_files(NOTEBOOK_DIR)
 KIND_TO_ANNOTATION = {"str": "str", "int": "int", "float": "float", "float|none": "float",
                       "bool": "bool", "float|str": "float", "list": "list", "str|bool": "str",
-                      "bool|none": "bool", "str|none": "str", "int|str": "str"}
+                      "bool|none": "bool", "str|none": "str", "int|str": "str", "int|none": "int"}
 
 
 def _code(nb):

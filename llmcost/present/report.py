@@ -298,9 +298,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     nbs = list_notebooks(selection)
     declared_all = {nb: declared_parameters(nb) for nb in everything}
     known = set().union(*declared_all.values())
-    # ledger_pilot_n_gpus qualifies the pilot shorthand: calibrate_mfu reads it, no notebook does
-    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS
-               and k not in PILOT_SHORTHAND_KEYS]
+    unknown = [k for k in scenario if k not in known and k not in METADATA_KEYS]
     if unknown:
         raise ScenarioError(f"{scenario_path}: key {unknown[0]!r} is not a parameter of any "
                             f"notebook ({', '.join(nb.stem for nb in everything)})")
@@ -465,8 +463,9 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
-#: Scenario keys no notebook declares that qualify ``ledger_pilot_tokens_per_s_per_gpu``
-#: (``calibrate_mfu`` reads them before the notebooks run).
+#: Scenario keys that qualify ``ledger_pilot_tokens_per_s_per_gpu``: ``calibrate_mfu`` reads
+#: them before the notebooks run and removes them (the notebooks receive the extrapolated
+#: ``mfu``; the notebooks that build the bill declare them, so a scenario may carry them).
 PILOT_SHORTHAND_KEYS = ("ledger_pilot_n_gpus",)
 
 
