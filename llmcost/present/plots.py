@@ -1267,14 +1267,15 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     ``uncal``, ``one_scale_loso``, ``two_scale_loso``, ``n``); a dashed line at ``goal_mean``."""
     ax = _ax(ax, figsize=(10, 0.28 * len(summary) + 1.8))
     y = np.arange(len(summary))
-    for col, mark, label in (("uncal", "o", "uncalibrated engine"),
-                             ("one_scale_loso", "s", "one-scale pilot (LOSO)"),
-                             ("two_scale_loso", "D", "two-scale pilot (LOSO)")):
-        ax.scatter(100 * summary[col], y, marker=mark, s=28, label=label, zorder=3)
+    for dy, (col, mark, label) in zip((-0.22, 0.0, 0.22), (
+            ("uncal", "o", "uncalibrated engine"),
+            ("one_scale_loso", "s", "one-scale pilot (LOSO)"),
+            ("two_scale_loso", "D", "two-scale pilot (LOSO)"))):   # offset: equal values stay visible
+        ax.scatter(100 * summary[col], y + dy, marker=mark, s=28, label=label, zorder=3)
     ax.axvline(100 * goal_mean, color="0.3", ls="--", lw=1,
                label=f"two-scale goal: mean {goal_mean:.0%}")
     names = [s.replace("llm-foundry-mpt · ", "MPT tables · ").replace(" · bf16", "")
-             .replace(", no model parallelism", "")[:58] + f" (n {n})"
+             .replace(", no model parallelism", "")[:58] + f" ({n} runs)"
              for s, n in zip(summary.index, summary["n"])]
     ax.set_yticks(y, names, fontsize=8)
     ax.invert_yaxis()
@@ -1282,7 +1283,7 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel("mean |predicted ÷ published MFU − 1| on the series' other runs (%)",
                   fontsize=11)
-    ax.set_title("What does a pilot buy? Error on the rest of each published scaling series",
+    ax.set_title("What does a pilot buy? Error on each published series' other runs",
                  fontsize=12)
     ax.legend(fontsize=9, loc="lower right")
     _source(ax, "data/validation_mfu.csv (Narayanan 2021 T1-2, Korthikanti 2022 T5, Llama 3 T4, "
