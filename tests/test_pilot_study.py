@@ -98,3 +98,21 @@ def test_validation_rows_are_the_published_ones():
     # regression pin (benchmarks/validate_pilot.py, this branch): 530B at 2,240 GPUs -6.0 %
     assert two["megatron21-t2-zero3-530b-2240"] == pytest.approx(-0.060, abs=0.01)
     assert 0 <= v.coverage_loso <= 1 and len(v.headlines()) >= 3
+
+
+def test_the_pilot_keeps_the_scenarios_layer_placement():
+    """Llama 3 405B's plan (Llama Team 2024, Table 4 and §3.3.2: TP8, PP16, 126 layers with one
+    layer fewer on the first and last stages): PP16 does not divide 126 evenly, so the pilot of
+    the shorthand (8,192 of 16,384 GPUs, Table 4's 8K-GPU row's throughput) must run the
+    scenario's embedding_and_loss placement, not an even one."""
+    row = cal.published_pilot("llama3-t4-405b-8192gpu")
+    q = {"model": "llama-3.1-405b", "accelerator": "H100-SXM", "n_gpus": 16384,
+         "seq_len": 8192, "train_tokens": 15.6e12, "global_batch_tokens": 16777216, "tp": 8,
+         "pp": 16, "cp": 1, "ep": 1, "dp": 0, "zero_stage": 1, "recompute": "none",
+         "micro_batch_size": 1, "pp_virtual_stages": 8, "pp_schedule": "interleaved",
+         "pp_split": "embedding_and_loss", "dtype": "bf16",
+         "ledger_pilot_tokens_per_s_per_gpu": row.tokens_per_s_per_gpu,
+         "ledger_pilot_n_gpus": 8192}
+    c, x, plan, _ = cal.shorthand_calibration(q)
+    assert c.pilots[0].plan.pp_split == plan.pp_split == "embedding_and_loss"
+    assert c.pilots[0].n_gpus == 8192 and x.mfu_low < x.mfu < x.mfu_high

@@ -1270,7 +1270,7 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     for dy, (col, mark, label) in zip((-0.22, 0.0, 0.22), (
             ("uncal", "o", "uncalibrated engine"),
             ("one_scale_loso", "s", "one-scale pilot (LOSO)"),
-            ("two_scale_loso", "D", "two-scale pilot (LOSO)"))):   # offset: equal values stay visible
+            ("two_scale_loso", "D", "two-scale pilot (LOSO)"))):   # offset: equal ones visible
         ax.scatter(100 * summary[col], y + dy, marker=mark, s=28, label=label, zorder=3)
     ax.axvline(100 * goal_mean, color="0.3", ls="--", lw=1,
                label=f"two-scale goal: mean {goal_mean:.0%}")

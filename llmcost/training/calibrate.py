@@ -597,7 +597,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     A target identical to the smallest pilot (model, plan, sequence length, options) is the
     pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
     with ``w = transfer_weight(mean over the pilots of log(measured ÷ predicted MFU),
-    same_kernels(...), drift, distinct_kernel_pilots(pilots))`` (``w = 0`` for a fit at its bound, ``Calibration.saturated``);
+    same_kernels(...), drift, distinct_kernel_pilots(pilots))`` (``w = 0`` for a fit at its
+    bound, ``Calibration.saturated``);
     the scale-out factor is carried whole. Band: ``mfu × (1 ± h)``, ``h =
     BAND_HALF_WIDTH[min(len(novelties), 3)]``.
 
@@ -687,7 +688,8 @@ def pilots_from_scenario(p: dict) -> list:
     and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
     overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
-    stage 0, recompute none; sequence length and global batch tokens the scenario's).
+    stage 0, recompute none; sequence length, global batch tokens and the layer placement
+    ``pp_split`` the scenario's).
 
     Raises
     ------
@@ -715,7 +717,8 @@ def pilots_from_scenario(p: dict) -> list:
                              schedule="interleaved" if v > 1 else "1f1b",
                              micro_batch_size=int(r.get("micro_batch_size", 1)),
                              zero_stage=int(r.get("zero_stage", 0)),
-                             recompute=r.get("recompute", "none"), seq_len=s)
+                             recompute=r.get("recompute", "none"), seq_len=s,
+                             pp_split=r.get("pp_split", p.get("pp_split", "even")))
             mem = r.get("peak_memory_gb")
             out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
                              tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
@@ -801,7 +804,7 @@ def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
     rec = {"n_gpus": n, "tokens_per_s_per_gpu": float(tps), "tp": plan.tp, "pp": plan.pp,
            "cp": plan.cp, "ep": plan.ep, "zero_stage": plan.zero_stage,
            "micro_batch_size": plan.micro_batch_size, "virtual_stages": plan.virtual_stages,
-           "recompute": plan.recompute, "seq_len": int(p["seq_len"]),
+           "recompute": plan.recompute, "pp_split": plan.pp_split, "seq_len": int(p["seq_len"]),
            "global_batch_tokens": int(seqs * int(p["seq_len"]))}
     return rec, said
 

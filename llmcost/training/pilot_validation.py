@@ -100,7 +100,8 @@ def drift_of(frames) -> dict:
 @dataclass
 class PilotValidation:
     """``validate``'s result. ``errors``: one row per target run with ``series``, ``run_id``,
-    ``n_gpus``, ``seq_len``, ``uncal``, ``one_scale`` (shipped drift), ``naive``, ``one_scale_loso``,
+    ``n_gpus``, ``seq_len``, ``uncal``, ``one_scale`` (shipped drift), ``naive``,
+    ``one_scale_loso``,
     ``two_scale`` / ``two_scale_loso`` (NaN where the series has < 3 GPU counts or the row is a
     two-scale pilot), ``two_scale_only`` (the row differs from the two-scale pilots only in GPU
     count and plan), ``n_novel``, ``same``; ``calibrations`` the one-scale fits; ``skipped`` the
