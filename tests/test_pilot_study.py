@@ -55,6 +55,7 @@ def test_illustrative_pilot_from_a_published_row():
     assert s.calibration.measured_mfu[0] == pytest.approx(row_mfu, rel=2e-3)
     x = s.extrapolation
     assert x.mfu_low < x.mfu < x.mfu_high and x.half_width > 0
+    assert x.describe_band() == f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs"
     hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
     assert s.gpu_hours[0] == pytest.approx(hours, rel=1e-9)
     assert s.gpu_hours[1] < hours < s.gpu_hours[2]
@@ -67,6 +68,8 @@ def test_the_scenarios_own_pilot_is_used_when_given():
     _, x, _, _ = cal.shorthand_calibration(q)
     assert not s.illustrative and "850" in s.source
     assert s.extrapolation.mfu == pytest.approx(x.mfu, rel=1e-12)
+    same = cal.pilot_study({**q, "ledger_pilot_n_gpus": None}).extrapolation  # pilot = the run
+    assert same.half_width == 0 and same.describe_band().startswith("no band")
 
 
 def test_a_pilot_larger_than_the_run_is_named_as_such():
@@ -116,3 +119,4 @@ def test_the_pilot_keeps_the_scenarios_layer_placement():
     c, x, plan, _ = cal.shorthand_calibration(q)
     assert c.pilots[0].plan.pp_split == plan.pp_split == "embedding_and_loss"
     assert c.pilots[0].n_gpus == 8192 and x.mfu_low < x.mfu < x.mfu_high
+    assert x.novelties == () and "the narrowest" in x.describe_band()   # 2x GPUs: no novelty

@@ -588,6 +588,15 @@ class Extrapolation:
         return (f"MFU {self.mfu:.1%} [{self.mfu_low:.1%}, {self.mfu_high:.1%}] "
                 f"(uncalibrated {self.uncalibrated_mfu:.1%})")
 
+    def describe_band(self) -> str:
+        """Why the band is as wide as it is, in words (``novelties``)."""
+        if self.half_width == 0:
+            return "no band: the target is the pilot's own run (its measurement)"
+        if not self.novelties:
+            return (f"band ±{self.half_width:.0%}, the narrowest: the target adds nothing the "
+                    "pilot did not exercise")
+        return f"band ±{self.half_width:.0%} for: " + "; ".join(self.novelties)
+
 
 def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                 options: StepOptions | None = None, n_gpus: int | None = None,

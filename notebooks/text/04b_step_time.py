@@ -559,8 +559,8 @@ print(("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative el
       + study.source)
 print(f"pilot {study.pilot.plan.describe()}: MFU {c.measured_mfu[0]:.1%} measured, "
       f"{c.uncalibrated_mfu[0]:.1%} predicted; {c.describe()}")
-print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}, band "
-      f"±{x.half_width:.0%} for: {'; '.join(x.novelties) or 'nothing (the pilot is the run)'}")
+print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}; "
+      + x.describe_band())
 print(f"main run: {h[0] / 1e6:.3g}M GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M), compute "
       f"{llmcost.fmt_usd(usd[0])} ({llmcost.fmt_usd(usd[1])}-{llmcost.fmt_usd(usd[2])}) at "
       f"${price:.2f}/GPU-h; the scenario's mfu {p['mfu']:.1%}")
