@@ -190,7 +190,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
 
 def test_cli_calibrate_bad_pilot_one_line(tmp_path, capsys):
     code, out = _run_cli(tmp_path, capsys, n=4096, gbt=4194304)
-    assert code == 2 and "n_gpus=2048 is smaller than the pilot's 4096" in out.err
+    assert code == 2 and "pilot[0].n_gpus=4,096 is above the scenario's n_gpus=2,048" in out.err
     assert len(out.err.strip().splitlines()) == 1
     code, out = _run_cli(tmp_path, capsys, tps=20000)
     assert code == 2 and "pilot[0]" in out.err and "roofline" in out.err

@@ -1260,6 +1260,37 @@ def hsdp_scaling(studies: dict, ax=None, title: str = ""):
                         "arXiv:2304.11277, MiCS arXiv:2205.00119)")
 
 
+def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
+    """Mean |MFU error| on each published scaling series' other runs, one row per series:
+    uncalibrated, one-scale pilot and two-scale pilot (the two smallest GPU counts), both
+    leave-one-series-out (``pilot_validation.PilotValidation.series_summary``: columns
+    ``uncal``, ``one_scale_loso``, ``two_scale_loso``, ``n``); a dashed line at ``goal_mean``."""
+    ax = _ax(ax, figsize=(10, 0.28 * len(summary) + 1.8))
+    y = np.arange(len(summary))
+    for dy, (col, mark, label) in zip((-0.22, 0.0, 0.22), (
+            ("uncal", "o", "uncalibrated engine"),
+            ("one_scale_loso", "s", "one-scale pilot (LOSO)"),
+            ("two_scale_loso", "D", "two-scale pilot (LOSO)"))):   # offset: equal ones visible
+        ax.scatter(100 * summary[col], y + dy, marker=mark, s=28, label=label, zorder=3)
+    ax.axvline(100 * goal_mean, color="0.3", ls="--", lw=1,
+               label=f"two-scale goal: mean {goal_mean:.0%}")
+    names = [s.replace("llm-foundry-mpt · ", "MPT tables · ").replace(" · bf16", "")
+             .replace(", no model parallelism", "")[:58] + f" ({n} runs)"
+             for s, n in zip(summary.index, summary["n"])]
+    ax.set_yticks(y, names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(left=0)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("mean |predicted ÷ published MFU − 1| on the series' other runs (%)",
+                  fontsize=11)
+    ax.set_title("What does a pilot buy? Error on each published series' other runs",
+                 fontsize=12)
+    ax.legend(fontsize=9, loc="lower right")
+    _source(ax, "data/validation_mfu.csv (Narayanan 2021 T1-2, Korthikanti 2022 T5, Llama 3 T4, "
+                "llm-foundry MPT, torchtitan, NeMo); llmcost.training.pilot_validation")
+    return ax
+
+
 def _finish_axes(ax, xlabel: str, ylabel: str, title: str, legend_loc: str, source: str):
     """The y axis from zero, axis labels, title, legend and source line of a line figure."""
     ax.set_ylim(bottom=0)

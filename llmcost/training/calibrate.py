@@ -24,10 +24,14 @@ So this module models **what a pilot identifies and what it does not**:
   shares the pilot's kernels: a target with the same micro-batch shape, recomputation and tensor
   parallelism keep more of it than a target with other kernels (``transfer_weight``: a
   residual small against the model's pilot-to-target drift, ``PILOT_DRIFT``, is shrunk to
-  nothing). The band grows with what the
+  nothing; the mean residual of n pilots with distinct kernels drifts by σ ÷ √n, so a scaling
+  test whose pilots agree carries more of it). The band grows with what the
   pilot did not exercise (``novelties``: scale ratio, new parallel dimensions, scale-out added,
   another sequence length, another model) and is sized from the published scaling series
-  (``BAND_HALF_WIDTH``, ``benchmarks/validate_pilot.py``).
+  (``BAND_HALF_WIDTH``, ``benchmarks/validate_pilot.py``, ``pilot_validation``).
+* ``pilot_study(scenario)``: the scenario's pilot (``ledger_pilot_tokens_per_s_per_gpu`` at
+  ``ledger_pilot_n_gpus``), or an illustrative one at a published run's MFU, extrapolated to the
+  scenario's plan with the main run's GPU-hours and compute cost and their band (notebook 04b).
 
 Convention: MFU on the workbook's basis (model FLOPs with a full attention mask, no recomputation,
 ``ModelSpec.flops_per_token(causal=False)``, over the dense peak of the GEMM dtype); a printed MFU
@@ -42,6 +46,7 @@ import importlib.util
 import math
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -67,19 +72,25 @@ MFU_BASES = ("full", "causal", "hfu_full")
 PILOT_DRIFT = {"same_kernels": 0.041, "other_kernels": 0.143}
 
 
-def transfer_weight(residual: float, same: bool, drift: dict | None = None) -> float:
+def transfer_weight(residual: float, same: bool, drift: dict | None = None,
+                    n_pilots: int = 1) -> float:
     """Share of a pilot's correction carried to a target: the positive-part James-Stein
-    shrinkage of one observation (Efron & Morris 1973, J. Am. Stat. Assoc. 68(341)),
-    ``w = max(0, 1 − σ² ÷ r²)``, with ``r = log(measured ÷ predicted MFU)`` at the pilot and ``σ``
-    the pilot-to-target drift of the model's error (``PILOT_DRIFT``, by whether the target runs
-    the pilot's kernels). A pilot that finds the model 22 % slow (torchtitan's 8-GPU row) carries
-    97 % of its correction to a same-kernel target; one that finds it 3 % fast carries none."""
+    shrinkage (Efron & Morris 1973, J. Am. Stat. Assoc. 68(341)),
+    ``w = max(0, 1 − σ² ÷ (n r²))``, with ``r = log(measured ÷ predicted MFU)`` at the pilot
+    (the mean over the pilots when there are several), ``σ`` the pilot-to-target drift of the
+    model's error (``PILOT_DRIFT``, by whether the target runs the pilot's kernels) and ``n`` the
+    number of pilots with distinct kernels (``distinct_kernel_pilots``): the mean of ``n``
+    residuals with independent drifts has variance ``σ² ÷ n``. A pilot that finds the model 22 %
+    slow (torchtitan's 8-GPU row) carries 97 % of its correction to a same-kernel target; one
+    that finds it 3 % fast carries none."""
     d = PILOT_DRIFT if drift is None else drift
     sig = d["same_kernels" if same else "other_kernels"]
     r = float(residual)
     if r == 0:
         return 0.0
-    return max(0.0, 1.0 - sig ** 2 / r ** 2)
+    if isinstance(n_pilots, bool) or int(n_pilots) != n_pilots or n_pilots < 1:
+        raise ValueError(f"n_pilots={n_pilots!r} must be a whole number >= 1")
+    return max(0.0, 1.0 - sig ** 2 / (int(n_pilots) * r ** 2))
 
 
 #: Half-width of the band (fraction of the extrapolated MFU) by how many things the target adds
@@ -212,7 +223,10 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0) -
                               f"x{scaleup:.3f}, scale-out x{scaleout:.3f} of {eff.accelerator}")
 
 
+@lru_cache(maxsize=8192)
 def _step(p_model, accelerator, plan, seq_len, options, eff):
+    """The engine's step on ``plan`` with ``eff`` (cached: the model, plan, options and
+    efficiency are frozen dataclasses; the validation prices each target several times)."""
     return step.step_time(p_model, _cluster(accelerator, plan.n_gpus), plan, seq_len,
                           options=options.replace(efficiency=eff))
 
@@ -313,20 +327,36 @@ class Calibration:
 
 
 def _solve(f, lo, hi, what):
-    """Root of the increasing-or-decreasing ``f`` on [lo, hi] by bisection (60 halvings)."""
+    """Root of the increasing-or-decreasing ``f`` on [lo, hi]: false position with the Illinois
+    modification (Dowell & Jarratt 1971, BIT 11: the retained end's value halved when the same
+    end is kept twice, superlinear and always bracketed), until ``|f| < 1e-9`` or the bracket is
+    narrower than 1e-5 (at most 60 steps). Raises ``ValueError(what)`` when ``f`` does not change
+    sign on the bracket."""
     flo, fhi = f(lo), f(hi)
     if flo * fhi > 0:
         raise ValueError(what)
+    if flo == 0:
+        return lo
+    if fhi == 0:
+        return hi
+    side = 0
+    x = 0.5 * (lo + hi)
     for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        fm = f(mid)
-        if (fm > 0) == (flo > 0):
-            lo, flo = mid, fm
-        else:
-            hi = mid
-        if hi - lo < 1e-5:
+        x = (lo * fhi - hi * flo) / (fhi - flo)
+        fx = f(x)
+        if abs(fx) < 1e-9 or hi - lo < 1e-5:
             break
-    return 0.5 * (lo + hi)
+        if (fx > 0) == (flo > 0):
+            lo, flo = x, fx
+            if side == -1:
+                fhi *= 0.5
+            side = -1
+        else:
+            hi, fhi = x, fx
+            if side == 1:
+                flo *= 0.5
+            side = 1
+    return x
 
 
 def _least_squares_factor(loss, lo, hi, iterations=40) -> float:
@@ -520,6 +550,17 @@ def same_kernels(pilot: Pilot, model, plan: ParallelPlan, seq_len: int) -> bool:
             and plan.recompute == pilot.plan.recompute and plan.tp == pilot.plan.tp)
 
 
+def distinct_kernel_pilots(pilots) -> int:
+    """How many of ``pilots`` run kernels no other pilot runs (``same_kernels``: model,
+    micro-batch × sequence per TP rank, recomputation, TP): pilots sharing kernels see the same
+    kernel error, so they count once in the shrinkage of ``transfer_weight``."""
+    groups = []
+    for p in pilots:
+        if not any(same_kernels(q, p.model, p.plan, p.seq_len) for q in groups):
+            groups.append(p)
+    return len(groups)
+
+
 @dataclass(frozen=True)
 class Extrapolation:
     """The calibrated prediction for a target plan: ``mfu`` with its band ``[mfu_low,
@@ -547,6 +588,15 @@ class Extrapolation:
         return (f"MFU {self.mfu:.1%} [{self.mfu_low:.1%}, {self.mfu_high:.1%}] "
                 f"(uncalibrated {self.uncalibrated_mfu:.1%})")
 
+    def describe_band(self) -> str:
+        """Why the band is as wide as it is, in words (``novelties``)."""
+        if self.half_width == 0:
+            return "no band: the target is the pilot's own run (its measurement)"
+        if not self.novelties:
+            return (f"band ±{self.half_width:.0%}, the narrowest: the target adds nothing the "
+                    "pilot did not exercise")
+        return f"band ±{self.half_width:.0%} for: " + "; ".join(self.novelties)
+
 
 def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
                 options: StepOptions | None = None, n_gpus: int | None = None,
@@ -555,8 +605,9 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
 
     A target identical to the smallest pilot (model, plan, sequence length, options) is the
     pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
-    with ``w = transfer_weight(log(measured ÷ predicted MFU) at the smallest pilot,
-    same_kernels(...), drift)`` (``w = 0`` for a fit at its bound, ``Calibration.saturated``);
+    with ``w = transfer_weight(mean over the pilots of log(measured ÷ predicted MFU),
+    same_kernels(...), drift, distinct_kernel_pilots(pilots))`` (``w = 0`` for a fit at its
+    bound, ``Calibration.saturated``);
     the scale-out factor is carried whole. Band: ``mfu × (1 ± h)``, ``h =
     BAND_HALF_WIDTH[min(len(novelties), 3)]``.
 
@@ -587,11 +638,13 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     # a fit at its bound (the pilot's main kernels at the datasheet rate and the engine still
     # slower) measured no kernel rate: its correction is a structural error of the model at the
     # pilot's plan, not carried
-    r = math.log(cal.measured_mfu[i0] / cal.uncalibrated_mfu[i0])
-    w = 0.0 if cal.saturated > 0 else transfer_weight(r, same_kernels(p0, model, plan, seq_len),
-                                                      drift)
+    r = float(np.mean([math.log(m / u) for m, u in zip(cal.measured_mfu,
+                                                        cal.uncalibrated_mfu)]))
+    w = 0.0 if cal.saturated > 0 else transfer_weight(
+        r, same_kernels(p0, model, plan, seq_len), drift, distinct_kernel_pilots(cal.pilots))
     c = cal.compute_factor ** w
-    eff = scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor)
+    eff = cal.base if c == 1.0 and cal.scaleup_factor == 1.0 and cal.scaleout_factor == 1.0 \
+        else scaled_efficiency(cal.base, c, cal.scaleup_factor, cal.scaleout_factor)
     b = _step(model, p0.accelerator, plan, seq_len, opts, eff)
     u = _step(model, p0.accelerator, plan, seq_len, opts, cal.base)
     nov = novelties(p0, model, plan, seq_len)
@@ -599,6 +652,12 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     return Extrapolation(mfu=b.mfu, mfu_low=b.mfu * (1 - h), mfu_high=b.mfu * (1 + h),
                          step_time_s=b.step_time_s, uncalibrated_mfu=u.mfu, transfer=w,
                          half_width=h, novelties=nov, breakdown=b)
+
+
+@lru_cache(maxsize=1)
+def _validation_configs():
+    """``step_validation.validation_configs()`` indexed by run, read once (read-only here)."""
+    return step_validation.validation_configs().set_index("run_id")
 
 
 def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
@@ -613,7 +672,7 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
     ValueError
         ``run_id`` not in the validation table.
     """
-    cfg = step_validation.validation_configs().set_index("run_id")
+    cfg = _validation_configs()
     if run_id not in cfg.index:
         raise ValueError(f"run_id={run_id!r} is not in data/validation_mfu.csv")
     c = cfg.loc[run_id].copy()
@@ -638,7 +697,8 @@ def pilots_from_scenario(p: dict) -> list:
     and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
     overlaps), each
     record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
-    stage 0, recompute none; sequence length and global batch tokens the scenario's).
+    stage 0, recompute none; sequence length, global batch tokens and the layer placement
+    ``pp_split`` the scenario's).
 
     Raises
     ------
@@ -666,7 +726,8 @@ def pilots_from_scenario(p: dict) -> list:
                              schedule="interleaved" if v > 1 else "1f1b",
                              micro_batch_size=int(r.get("micro_batch_size", 1)),
                              zero_stage=int(r.get("zero_stage", 0)),
-                             recompute=r.get("recompute", "none"), seq_len=s)
+                             recompute=r.get("recompute", "none"), seq_len=s,
+                             pp_split=r.get("pp_split", p.get("pp_split", "even")))
             mem = r.get("peak_memory_gb")
             out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
                              tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
@@ -694,12 +755,17 @@ def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
         As ``pilots_from_scenario``, ``calibrate`` and ``extrapolate`` (a pilot larger than the
         scenario's run).
     """
+    # before the pilots' plans are built: a pilot larger than the run is named as such, not as
+    # the batch or memory rule its plan may break first
+    sizes = [(r.get("n_gpus"), i) for i, r in enumerate(p.get("pilot") or [])
+             if isinstance(r, dict) and isinstance(r.get("n_gpus"), (int, float))
+             and not isinstance(r.get("n_gpus"), bool)]
+    if sizes and min(sizes)[0] > int(p["n_gpus"]):
+        n, i = min(sizes)
+        raise ValueError(f"pilot[{i}].n_gpus={n:,} is above the scenario's n_gpus="
+                         f"{int(p['n_gpus']):,}: a pilot must be smaller than (or as large as) "
+                         "the run it extrapolates to")
     pilots = pilots_from_scenario(p)
-    small = min(x.n_gpus for x in pilots)
-    if small > int(p["n_gpus"]):
-        raise ValueError(f"target n_gpus={int(p['n_gpus'])} is smaller than the pilot's {small}: "
-                         "a pilot must be smaller than (or as large as) the run it extrapolates "
-                         "to")
     c = calibrate(pilots)
     model = load_model(p["model"])
     plan = step_scenario.scenario_plan(p, model) if plan is None else plan
@@ -747,16 +813,17 @@ def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
     rec = {"n_gpus": n, "tokens_per_s_per_gpu": float(tps), "tp": plan.tp, "pp": plan.pp,
            "cp": plan.cp, "ep": plan.ep, "zero_stage": plan.zero_stage,
            "micro_batch_size": plan.micro_batch_size, "virtual_stages": plan.virtual_stages,
-           "recompute": plan.recompute, "seq_len": int(p["seq_len"]),
+           "recompute": plan.recompute, "pp_split": plan.pp_split, "seq_len": int(p["seq_len"]),
            "global_batch_tokens": int(seqs * int(p["seq_len"]))}
     return rec, said
 
 
-def shorthand_calibration(p: dict) -> tuple:
+def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     """``ledger_pilot_tokens_per_s_per_gpu`` through the ``pilot:`` path: the pilot of
     ``shorthand_pilot`` calibrated (``calibrate``) and extrapolated to the scenario's plan
     (``extrapolate``), so a pilot at fewer GPUs gives the run's MFU with a band, not the pilot's
-    MFU copied.
+    MFU copied. ``plan``: the scenario's plan when already resolved (else
+    ``step_scenario.scenario_plan``).
 
     Returns
     -------
@@ -769,7 +836,7 @@ def shorthand_calibration(p: dict) -> tuple:
         fit at the pilot's scale) or ``ledger_pilot_n_gpus``.
     """
     model = load_model(p["model"])
-    plan = step_scenario.scenario_plan(p, model)
+    plan = step_scenario.scenario_plan(p, model) if plan is None else plan
     rec, said = shorthand_pilot(p, plan)
     try:
         c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
@@ -777,6 +844,97 @@ def shorthand_calibration(p: dict) -> tuple:
         raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
                          f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ')}") from None
     return c, x, plan, said
+
+
+def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float) -> str:
+    """The published run an illustrative pilot takes its MFU from when a scenario gives no pilot:
+    among the rows of ``data/validation_mfu.csv`` (``step_validation.validation_configs``) on the
+    scenario's accelerator and dtype (any dtype, then any accelerator, when none), the one whose
+    model is closest in parameters (|log N_row − log N|), ties to the fewest GPUs."""
+    cfg = step_validation.validation_configs()
+    runs = load_published_runs().set_index("run_id")
+    cfg = cfg[cfg["run_id"].isin(runs.index)].copy()
+    cfg["accelerator"] = cfg["run_id"].map(runs["catalog_accelerator"])
+    cfg["params"] = cfg["run_id"].map(runs["params_total"]).astype(float)
+    cfg["n_gpus"] = cfg["run_id"].map(runs["n_accelerators"]).astype(float)
+    cfg = cfg[cfg["params"] > 0]
+    for pick in (cfg[(cfg["accelerator"] == accelerator) & (cfg["dtype"] == dtype)],
+                 cfg[cfg["accelerator"] == accelerator], cfg):
+        if len(pick):
+            d = (np.log(pick["params"]) - math.log(float(n_params))).abs()
+            return str(pick.assign(d=d).sort_values(["d", "n_gpus"]).iloc[0]["run_id"])
+    raise ValueError("data/validation_mfu.csv has no published run with a parameter count")
+
+
+@dataclass(frozen=True)
+class PilotStudy:
+    """A pilot calibrated and extrapolated to a scenario's run (``pilot_study``):
+    ``calibration``, ``extrapolation``, the target ``plan``, the assumption ``said``, whether the
+    pilot is ``illustrative`` and where its throughput comes from (``source``); ``gpu_hours`` and
+    ``compute_usd`` are the main run's (central, low, high) at the band's MFU bounds."""
+
+    calibration: Calibration
+    extrapolation: Extrapolation
+    plan: ParallelPlan
+    said: str
+    illustrative: bool
+    source: str
+    gpu_hours: tuple
+    compute_usd: tuple
+
+    @property
+    def pilot(self) -> Pilot:
+        return self.calibration.pilots[0]
+
+
+def pilot_study(p: dict, plan: ParallelPlan | None = None,
+                price_usd_per_gpu_hour: float | None = None) -> PilotStudy:
+    """What a pilot says about the full run: the scenario's own pilot
+    (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
+    an **illustrative** one: the scenario's plan at the GPU count of the published run
+    ``illustrative_pilot_row`` picks (rounded up to whole model-parallel groups of TP × PP × CP
+    GPUs, at most ``n_gpus``), measuring that run's MFU on the workbook basis,
+    ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
+    Calibrated and extrapolated by ``shorthand_calibration``; the main run's
+
+        GPU-hours = train_tokens ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600
+
+    (``Extrapolation.gpu_hours``: the band's MFU bounds scale the step time inversely) and its
+    compute cost at ``price_usd_per_gpu_hour`` (NaN when not given).
+
+    Raises
+    ------
+    ValueError
+        As ``shorthand_calibration`` (naming ``ledger_pilot_tokens_per_s_per_gpu`` or
+        ``ledger_pilot_n_gpus``).
+    """
+    model = load_model(p["model"])
+    plan = step_scenario.scenario_plan(p, model) if plan is None else plan
+    q = dict(p)
+    illustrative = q.get("ledger_pilot_tokens_per_s_per_gpu") is None
+    if illustrative:
+        row = illustrative_pilot_row(p["accelerator"], p.get("dtype", "bf16"),
+                                     float(model.n_params))
+        pub = published_pilot(row)
+        mfu_row = measured_mfu(pub)
+        group = plan.tp * plan.pp * plan.cp * max(1, plan.ep)
+        n = min(plan.n_gpus, group * max(1, math.ceil(pub.n_gpus / group)))
+        peak = load_accelerator(p["accelerator"]).peak_flops_per_s(p.get("dtype", "bf16"))
+        tps = mfu_row * peak / float(model.flops_per_token(int(p["seq_len"]), causal=False))
+        q.update(ledger_pilot_tokens_per_s_per_gpu=tps, ledger_pilot_n_gpus=n)
+        source = (f"illustrative: the MFU {mfu_row:.1%} of the published run {row} "
+                  f"({pub.n_gpus} x {pub.accelerator}, data/validation_mfu.csv), as "
+                  f"{tps:,.0f} tokens/s per GPU of the scenario's model")
+    else:
+        source = (f"the scenario's ledger_pilot_tokens_per_s_per_gpu "
+                  f"{q['ledger_pilot_tokens_per_s_per_gpu']:,.0f}")
+    c, x, plan, said = shorthand_calibration(q, plan=plan)
+    tokens_per_step = plan.global_batch_size * int(p["seq_len"])
+    h = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens_per_step)
+    price = math.nan if price_usd_per_gpu_hour is None else float(price_usd_per_gpu_hour)
+    return PilotStudy(calibration=c, extrapolation=x, plan=plan, said=said,
+                      illustrative=illustrative, source=source, gpu_hours=h,
+                      compute_usd=tuple(v * price for v in h))
 
 
 # ------------------------------------------------------------------ your own GPU: microbenchmarks

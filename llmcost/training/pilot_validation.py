@@ -1,0 +1,229 @@
+"""From pilot to production, judged on published scaling series: calibrate the step-time model
+on the smallest run(s) of each series (``llmcost.training.calibrate``), predict the others.
+
+A series is one source measuring one model on one stack and accelerator in one dtype at several
+GPU counts, plans or sequence lengths, from ``data/validation_mfu.csv`` (sources in its ``source``
+column and ``data/published_runs.csv``): Narayanan et al. 2021 Table 1 (weak scaling: the model
+grows with the GPUs) and Table 2 (strong scaling, PTD-P and DeepSpeed ZeRO-3 rows), Korthikanti
+et al. 2022 Table 5, Llama 3 Table 4, MosaicML llm-foundry's MPT tables (8-512 GPUs, sequence
+sweeps at 8 GPUs), torchtitan's H100 / H200 benchmarks, NeMo AutoModel's DeepSeek-V3 rows, NeMo's
+long-sequence table. The one-scale pilot is the series' smallest GPU count at its most common
+sequence length (the shortest where none repeats); the two-scale pilot its two smallest GPU
+counts at the first pilot's sequence length (series with >= 3 counts).
+
+Error of a target run = predicted MFU ÷ published MFU − 1 (workbook basis on both sides).
+"Leave-one-series-out" (LOSO): the pilot-to-target drift that sets how much of a pilot's
+correction is carried (``calibrate.PILOT_DRIFT``) is re-measured without the series judged, and
+the band's half-widths (90th percentile of |one-scale error| by novelty count) too.
+``benchmarks/validate_pilot.py`` prints it all; notebook 04b draws ``PilotValidation.errors``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..core.diskcache import disk_cached
+from . import calibrate as cal
+from . import step_validation
+
+#: The published sets the series are drawn from.
+SETS = step_validation.VALIDATION_SETS + step_validation.NEWER_SETS
+#: Zero drift: every pilot correction carried whole (the naive one-factor fit).
+NAIVE = {"same_kernels": 0.0, "other_kernels": 0.0}
+
+
+def series_table(sets=SETS) -> dict:
+    """The scaling series: {"set · model · accelerator · dtype": rows sorted pilot first} (rows
+    of ``step_validation.mfu_validation``; Narayanan's Table 1 and Korthikanti's Table 5 are one
+    weak-scaling series each)."""
+    v = step_validation.mfu_validation(sets=sets)
+    v["base"] = v["model"].str.replace(r" \(.*", "", regex=True)
+    v.loc[v["set"].isin(["megatron21-table1", "korthikanti22-table5"]), "base"] = "weak scaling"
+    out = {}
+    for key, g in v.groupby(["set", "base", "accelerator", "dtype"]):
+        if len(g) >= 2 and (g["n_gpus"].nunique() > 1 or g["plan"].nunique() > 1
+                            or g["seq_len"].nunique() > 1):
+            s = g["seq_len"].mode().min()
+            g = g.assign(other_s=g["seq_len"] != s)
+            out[" · ".join(key)] = g.sort_values(["n_gpus", "other_s"]).reset_index(drop=True)
+    return out
+
+
+def pilots_of(series: pd.DataFrame, idx) -> list:
+    """The rows ``idx`` of a series as ``calibrate.Pilot`` runs (``calibrate.published_pilot``)."""
+    return [cal.published_pilot(series.loc[i, "run_id"], series.loc[i, "reported_mfu"])
+            for i in idx]
+
+
+def targets_of(series: pd.DataFrame, idx) -> list:
+    """The other rows of a series: ``[(run_id, Pilot)]``."""
+    return [(r["run_id"], cal.published_pilot(r["run_id"], r["reported_mfu"]))
+            for i, r in series.iterrows() if i not in idx]
+
+
+def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFrame:
+    """Each target's MFU error with calibration ``c``: ``uncal`` (the engine as shipped) and
+    ``pilot`` (``calibrate.extrapolate``), as predicted ÷ published − 1; ``n_novel`` its novelty
+    count, ``transfer`` the weight carried, ``same`` whether it runs the pilot's kernels,
+    ``scale_only`` whether it differs from the pilot only in GPU count and plan (same model,
+    sequence length and recomputation), ``drift`` log(published ÷ uncalibrated) at the target
+    minus the same at the pilot."""
+    p0 = min(c.pilots, key=lambda p: p.n_gpus)
+    i0 = c.pilots.index(p0)
+    r_p = math.log(c.measured_mfu[i0] / c.uncalibrated_mfu[i0])
+    rows = []
+    for run, t in targets:
+        x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options, drift=drift)
+        meas = cal.measured_mfu(t)
+        rows.append({"run_id": run, "uncal": x.uncalibrated_mfu / meas - 1,
+                     "pilot": x.mfu / meas - 1, "n_novel": len(x.novelties),
+                     "transfer": x.transfer,
+                     "same": cal.same_kernels(p0, t.model, t.plan, t.seq_len),
+                     "scale_only": bool(cal.same_model(t.model, p0.model)
+                                        and t.seq_len == p0.seq_len
+                                        and t.plan.recompute == p0.plan.recompute),
+                     "drift": math.log(meas / x.uncalibrated_mfu) - r_p})
+    return pd.DataFrame(rows)
+
+
+def drift_of(frames) -> dict:
+    """``calibrate.PILOT_DRIFT`` measured on ``predict`` frames: the RMS of ``drift`` for targets
+    running the pilot's kernels and for the others."""
+    d = pd.concat(frames)
+    return {"same_kernels": float(np.sqrt((d[d["same"]]["drift"] ** 2).mean())),
+            "other_kernels": float(np.sqrt((d[~d["same"]]["drift"] ** 2).mean()))}
+
+
+@dataclass
+class PilotValidation:
+    """``validate``'s result. ``errors``: one row per target run with ``series``, ``run_id``,
+    ``n_gpus``, ``seq_len``, ``uncal``, ``one_scale`` (shipped drift), ``naive``,
+    ``one_scale_loso``,
+    ``two_scale`` / ``two_scale_loso`` (NaN where the series has < 3 GPU counts or the row is a
+    two-scale pilot), ``two_scale_only`` (the row differs from the two-scale pilots only in GPU
+    count and plan), ``n_novel``, ``same``; ``calibrations`` the one-scale fits; ``skipped`` the
+    series no pilot calibrates, with the reason; ``drift`` the drift measured on every series;
+    ``coverage`` / ``coverage_loso`` the share of one-scale errors inside the shipped bands and
+    inside the bands re-sized without the series."""
+
+    errors: pd.DataFrame
+    calibrations: dict
+    skipped: dict
+    drift: dict
+    coverage: float
+    coverage_loso: float
+
+    def series_summary(self) -> pd.DataFrame:
+        """Mean |error| per series of each column (uncalibrated, one-scale LOSO, two-scale LOSO)."""
+        cols = ["uncal", "one_scale", "one_scale_loso", "naive", "two_scale", "two_scale_loso"]
+        g = self.errors.groupby("series", sort=False)
+        out = g[cols].agg(lambda x: x.abs().mean() if x.notna().any() else np.nan)
+        out["n"] = g.size()
+        return out
+
+    def headlines(self) -> list:
+        """The figures in words: mean / max |error| uncalibrated and one-scale (LOSO) on every
+        target; two-scale (LOSO) on its targets, split into those where only the GPU count and
+        plan change and those adding a sequence length, recomputation or model; the band's
+        coverage; the worst two-scale target."""
+        e = self.errors
+
+        def mm(x):
+            return f"mean {x.abs().mean():.1%}, max {x.abs().max():.1%}"
+
+        t2 = e[e["two_scale_loso"].notna()]
+        only = t2["two_scale_only"].astype(bool)
+        out = [(f"{len(e)} runs in {e['series'].nunique()} series: uncalibrated "
+                f"{mm(e['uncal'])}; one-scale pilot {mm(e['one_scale_loso'])}")]
+        if len(t2):
+            w = t2.loc[t2["two_scale_loso"].abs().idxmax()]
+            out += [(f"two-scale pilot, {len(t2)} runs in {t2['series'].nunique()} series: "
+                     f"{mm(t2['two_scale_loso'])} (uncalibrated {mm(t2['uncal'])})"),
+                    (f"  runs where only the GPU count and plan change (n {int(only.sum())}): "
+                     f"{mm(t2[only]['two_scale_loso'])}"),
+                    (f"  runs adding a sequence length, recomputation or model (n "
+                     f"{int((~only).sum())}): {mm(t2[~only]['two_scale_loso'])}"),
+                    (f"  worst: {w['run_id']} ({int(w['n_gpus'])} GPUs, sequence "
+                     f"{int(w['seq_len']):,}): {w['two_scale_loso']:+.1%} (uncalibrated "
+                     f"{w['uncal']:+.1%})")]
+        out.append(f"one-scale band coverage: {self.coverage:.0%} in-sample, "
+                   f"{self.coverage_loso:.0%} leave-one-series-out")
+        return out
+
+
+def _coverage(e: pd.DataFrame, col: str = "one_scale") -> tuple:
+    """(in-sample coverage of ``calibrate.BAND_HALF_WIDTH``, leave-one-series-out coverage with
+    each novelty count's 90th-percentile |error| re-measured without the series)."""
+    top = len(cal.BAND_HALF_WIDTH) - 1
+    k = e["n_novel"].clip(upper=top)
+    inside = e[col].abs() <= np.array([cal.BAND_HALF_WIDTH[i] for i in k])
+    cover = []
+    for s in e["series"].unique():
+        rest, held = e[e["series"] != s], e[e["series"] == s]
+        q = rest.assign(k=k[rest.index]).groupby("k")[col].apply(lambda x: x.abs().quantile(0.9))
+        cover.extend(held[col].abs() <= k[held.index].map(lambda i, q=q: q.get(i, q.max())))
+    return float(inside.mean()), float(np.mean(cover))
+
+
+def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> PilotValidation:
+    """Calibrate on each series' pilot(s), predict its other runs: uncalibrated, one-scale pilot
+    (shipped drift, zero drift = naive, drift re-measured without the series = LOSO) and
+    two-scale pilot (shipped and LOSO drift), and the band's coverage (``PilotValidation``).
+    ``table``: ``series_table(sets)`` when already built; ``extras=False`` skips the naive fit and
+    the two-scale pilot with the shipped drift (NaN: the LOSO columns are what a figure needs)."""
+    table = series_table(sets) if table is None else table
+    one, naive, two, two_idx, facts, targets, skipped = {}, {}, {}, {}, {}, {}, {}
+    for name, g in table.items():
+        try:
+            c = cal.calibrate(pilots_of(g, [0]))
+        except ValueError as err:
+            skipped[name] = str(err)
+            continue
+        facts[name], targets[name] = c, targets_of(g, [0])
+        one[name] = predict(c, targets[name])
+        naive[name] = predict(c, targets[name], NAIVE) if extras else \
+            one[name].assign(pilot=np.nan)
+        same_s = g[g["seq_len"] == g.loc[0, "seq_len"]].drop_duplicates("n_gpus")
+        if len(same_s) >= 3:
+            idx = list(same_s.index[:2])
+            two_idx[name] = (cal.calibrate(pilots_of(g, idx)), targets_of(g, idx))
+            two[name] = predict(*two_idx[name]) if extras else None
+    frames = []
+    for name, e in one.items():
+        d = drift_of([x for k, x in one.items() if k != name])   # without the series
+        g = table[name].set_index("run_id")
+        f = pd.DataFrame({"series": name, "run_id": e["run_id"],
+                          "n_gpus": g.loc[e["run_id"], "n_gpus"].to_numpy(),
+                          "seq_len": g.loc[e["run_id"], "seq_len"].to_numpy(),
+                          "uncal": e["uncal"], "one_scale": e["pilot"],
+                          "naive": naive[name]["pilot"],
+                          "one_scale_loso": predict(facts[name], targets[name], d)["pilot"],
+                          "n_novel": e["n_novel"], "same": e["same"], "two_scale": np.nan,
+                          "two_scale_loso": np.nan, "two_scale_only": None})
+        if name in two:
+            tl = predict(*two_idx[name], d).set_index("run_id")
+            t = tl if two[name] is None else two[name].set_index("run_id")
+            f["two_scale"] = f["run_id"].map(t["pilot"]) if two[name] is not None else np.nan
+            f["two_scale_loso"] = f["run_id"].map(tl["pilot"])
+            f["two_scale_only"] = f["run_id"].map(tl["scale_only"])
+        frames.append(f)
+    errors = pd.concat(frames, ignore_index=True)
+    for col in ("two_scale", "two_scale_loso"):
+        errors[col] = errors[col].astype(float)
+    errors["two_scale_only"] = errors["two_scale_only"].astype("boolean")
+    cov, cov_loso = _coverage(errors)
+    return PilotValidation(errors=errors, calibrations=facts, skipped=skipped,
+                           drift=drift_of(one.values()), coverage=cov, coverage_loso=cov_loso)
+
+
+@disk_cached
+def validate_lean(sets=SETS) -> PilotValidation:
+    """``validate(sets, extras=False)``, kept on disk (``core.diskcache``: keyed by the package's
+    code and data, never by a scenario): the published series do not depend on the scenario, and
+    the validation takes seconds, so the notebooks, the report's kernels and the tests compute it
+    once."""
+    return validate(sets, extras=False)

@@ -1,0 +1,122 @@
+"""A pilot's extrapolation to the full run (``calibrate.pilot_study``), the shrinkage over several
+pilots (``calibrate.transfer_weight``) and the judge on published scaling series
+(``llmcost.training.pilot_validation``)."""
+
+import pytest
+
+from llmcost.training import calibrate as cal
+from llmcost.training import pilot_validation as pv
+from llmcost.training import step_validation
+
+# The scenario of tests/test_calibrate.py: Llama 2 70B on 2,048 H100 SXM, TP8 PP4 ZeRO-1.
+_P = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+      "train_tokens": 2.0e12, "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1,
+      "ep": 1, "dp": 0, "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+      "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16"}
+
+
+def test_transfer_weight_of_several_pilots_by_hand():
+    """w = max(0, 1 - sigma^2 / (n r^2)). sigma = 0.143, r = -0.2255 (about the MPT-1B H100
+    pilots' residual): one pilot 1 - 0.020449 / 0.050850 = 0.5979; two pilots with distinct
+    kernels (the variance of a mean of two) 1 - 0.020449 / (2 x 0.050850) = 0.7989."""
+    d = {"same_kernels": 0.041, "other_kernels": 0.143}
+    assert cal.transfer_weight(-0.2255, False, d) == pytest.approx(0.5979, abs=2e-4)
+    assert cal.transfer_weight(-0.2255, False, d, n_pilots=2) == pytest.approx(0.7989, abs=2e-4)
+    assert cal.transfer_weight(-0.05, False, d, n_pilots=2) == 0.0   # within the drift: none
+    with pytest.raises(ValueError, match="n_pilots=0"):
+        cal.transfer_weight(-0.2, False, d, n_pilots=0)
+
+
+def test_pilots_sharing_kernels_count_once():
+    """llm-foundry's MPT tables (data/validation_mfu.csv): MPT-13B on 8 and 16 H100s runs 2
+    sequences per micro-batch at both counts (the same kernels: one observation of the kernel
+    error); MPT-1B runs 14 and 20 (two)."""
+    thirteen = [cal.published_pilot(f"foundry-h100-mpt-13b-s2048-{n}gpu-bf16") for n in (8, 16)]
+    one = [cal.published_pilot(f"foundry-h100-mpt-1b-s2048-{n}gpu-bf16") for n in (8, 16)]
+    assert [p.plan.micro_batch_size for p in thirteen] == [2, 2]
+    assert [p.plan.micro_batch_size for p in one] == [14, 20]
+    assert cal.distinct_kernel_pilots(thirteen) == 1
+    assert cal.distinct_kernel_pilots(one) == 2
+
+
+def test_illustrative_pilot_from_a_published_row():
+    """No pilot in the scenario: the illustrative pilot takes the MFU of the closest published
+    H100 BF16 run in parameters, NeMo AutoModel's Llama 3 70B (64 H100s, 866.77 tokens/s per GPU
+    at 8,192 tokens: NVIDIA-NeMo/Automodel docs/performance-summary.md), and runs the scenario's
+    plan on 64 GPUs (two TP8 x PP4 groups). Its MFU on the workbook basis is 866.77 x
+    F_Llama3-70B(8192, full mask) / 989.4 TFLOP/s; the GPU-hours are train_tokens / tokens per
+    step x step time x GPUs / 3600 and the compute cost their price."""
+    assert cal.illustrative_pilot_row("H100-SXM", "bf16", 69e9) == "nemo-automodel-llama3-70b-h100"
+    s = cal.pilot_study(_P, price_usd_per_gpu_hour=2.0)
+    l3 = cal.load_model("llama-3.1-70b")
+    row_mfu = 866.77 * float(l3.flops_per_token(8192, causal=False)) / 989.4e12
+    assert s.illustrative and "nemo-automodel-llama3-70b-h100" in s.source
+    assert s.pilot.n_gpus == 64 and s.pilot.plan.tp == 8 and s.pilot.plan.pp == 4
+    assert s.calibration.measured_mfu[0] == pytest.approx(row_mfu, rel=2e-3)
+    x = s.extrapolation
+    assert x.mfu_low < x.mfu < x.mfu_high and x.half_width > 0
+    assert x.describe_band() == f"band ±{x.half_width:.0%} for: 32x the pilot's GPUs"
+    hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
+    assert s.gpu_hours[0] == pytest.approx(hours, rel=1e-9)
+    assert s.gpu_hours[1] < hours < s.gpu_hours[2]
+    assert s.compute_usd[0] == pytest.approx(2.0 * hours, rel=1e-9)
+
+
+def test_the_scenarios_own_pilot_is_used_when_given():
+    q = {**_P, "ledger_pilot_tokens_per_s_per_gpu": 850.0, "ledger_pilot_n_gpus": 64}
+    s = cal.pilot_study(q)
+    _, x, _, _ = cal.shorthand_calibration(q)
+    assert not s.illustrative and "850" in s.source
+    assert s.extrapolation.mfu == pytest.approx(x.mfu, rel=1e-12)
+    same = cal.pilot_study({**q, "ledger_pilot_n_gpus": None}).extrapolation  # pilot = the run
+    assert same.half_width == 0 and same.describe_band().startswith("no band")
+
+
+def test_a_pilot_larger_than_the_run_is_named_as_such():
+    """A pilot: record of 4,096 GPUs for a 2,048-GPU run: refused in one line naming
+    pilot[0].n_gpus, before its plan's batch rule would fail."""
+    q = {**_P, "pilot": [{"n_gpus": 4096, "tp": 8, "pp": 4, "zero_stage": 1,
+                          "recompute": "selective", "global_batch_tokens": 262144,
+                          "tokens_per_s_per_gpu": 850.0}]}
+    with pytest.raises(ValueError, match=r"^pilot\[0\].n_gpus=4,096 is above the scenario's "
+                                         "n_gpus=2,048") as e:
+        cal.scenario_calibration(q)
+    assert "\n" not in str(e.value)
+
+
+def test_validation_rows_are_the_published_ones():
+    """The DeepSpeed ZeRO-3 rows of Narayanan et al. 2021 Table 2 (175B on 384/768/1,536 A100s,
+    530B on 640/1,120/2,240): the uncalibrated error of each target run equals the one
+    step_validation.mfu_validation computes for that row against its published MFU (another
+    path); the two-scale pilot (the two smallest counts) predicts the third."""
+    v = pv.validate(sets=("megatron21-table2-zero3",))
+    e = v.errors.set_index("run_id")
+    ref = step_validation.mfu_validation(sets=("megatron21-table2-zero3",)).set_index("run_id")
+    assert len(e) == 4 and e["series"].nunique() == 2
+    for run, r in e.iterrows():
+        assert r["uncal"] == pytest.approx(ref.loc[run, "predicted_mfu"]
+                                           / ref.loc[run, "reported_mfu"] - 1, abs=1e-6)
+    two = e["two_scale"].dropna()
+    assert set(two.index) == {"megatron21-t2-zero3-175b-1536", "megatron21-t2-zero3-530b-2240"}
+    # regression pin (benchmarks/validate_pilot.py, this branch): 530B at 2,240 GPUs -6.0 %
+    assert two["megatron21-t2-zero3-530b-2240"] == pytest.approx(-0.060, abs=0.01)
+    assert 0 <= v.coverage_loso <= 1 and len(v.headlines()) >= 3
+
+
+def test_the_pilot_keeps_the_scenarios_layer_placement():
+    """Llama 3 405B's plan (Llama Team 2024, Table 4 and §3.3.2: TP8, PP16, 126 layers with one
+    layer fewer on the first and last stages): PP16 does not divide 126 evenly, so the pilot of
+    the shorthand (8,192 of 16,384 GPUs, Table 4's 8K-GPU row's throughput) must run the
+    scenario's embedding_and_loss placement, not an even one."""
+    row = cal.published_pilot("llama3-t4-405b-8192gpu")
+    q = {"model": "llama-3.1-405b", "accelerator": "H100-SXM", "n_gpus": 16384,
+         "seq_len": 8192, "train_tokens": 15.6e12, "global_batch_tokens": 16777216, "tp": 8,
+         "pp": 16, "cp": 1, "ep": 1, "dp": 0, "zero_stage": 1, "recompute": "none",
+         "micro_batch_size": 1, "pp_virtual_stages": 8, "pp_schedule": "interleaved",
+         "pp_split": "embedding_and_loss", "dtype": "bf16",
+         "ledger_pilot_tokens_per_s_per_gpu": row.tokens_per_s_per_gpu,
+         "ledger_pilot_n_gpus": 8192}
+    c, x, plan, _ = cal.shorthand_calibration(q)
+    assert c.pilots[0].plan.pp_split == plan.pp_split == "embedding_and_loss"
+    assert c.pilots[0].n_gpus == 8192 and x.mfu_low < x.mfu < x.mfu_high
+    assert x.novelties == () and "the narrowest" in x.describe_band()   # 2x GPUs: no novelty
