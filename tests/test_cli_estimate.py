@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from _cli import run_cli
 
 from llmcost import checks, ledger
 from llmcost.present.cli import bill_text, compare_labels
@@ -28,8 +29,7 @@ def _yaml(tmp_path, text, name="s.yaml"):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
-                          text=True, timeout=300)
+    return run_cli(*args)  # in this process (tests/_cli.py)
 
 
 # ---- 1. an accelerator without tdp_w (TPU v4: data/accelerators.csv has no sourced TDP)

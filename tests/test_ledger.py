@@ -4,12 +4,11 @@ against Meta's model cards, and bad scenarios from the command line."""
 
 import json
 import math
-import subprocess
-import sys
 
 import nbformat
 import papermill as pm
 import pytest
+from _cli import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,8 +33,7 @@ PRICE = {"price_usd_per_gpu_hour": 3.99}
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
-                          text=True, timeout=300)
+    return run_cli(*args)  # in this process (tests/_cli.py)
 
 
 def test_hand_counts_match_the_architecture():

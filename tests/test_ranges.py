@@ -6,12 +6,11 @@ analytic percentiles within the Monte Carlo error."""
 
 import json
 import math
-import subprocess
-import sys
 import zlib
 
 import numpy as np
 import pytest
+from _cli import run_cli
 
 from llmcost import ledger, scenario
 from llmcost.bill.ranges import RANGEABLE_KEYS, Range, parse_range, point
@@ -303,8 +302,7 @@ def test_ranged_bill_labels_the_point_it_prices():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
-                          text=True, timeout=300)
+    return run_cli(*args)  # in this process (tests/_cli.py)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _cli import run_cli
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import llmcost
@@ -32,8 +33,7 @@ TIMEOUT_S = 120
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "llmcost", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
+    return run_cli(*args, cwd=cwd)  # in this process (tests/_cli.py)
 
 
 from conftest import REPORT_JOBS as JOBS  # noqa: E402 (one notebook at a time under xdist)
