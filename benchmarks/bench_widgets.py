@@ -24,13 +24,13 @@ import time
 
 os.environ["MPLBACKEND"] = "Agg"
 
-import matplotlib  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import nbformat  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib
+import matplotlib.pyplot as plt
+import nbformat
+from matplotlib.figure import Figure
 
-from llmcost import SCENARIO_DIR  # noqa: E402
-from llmcost.present import report  # noqa: E402
+from llmcost import SCENARIO_DIR
+from llmcost.present import report
 
 GOAL_S = 0.100
 #: The inline backend's figure resolution (matplotlib_inline's ``figure.dpi`` default, 'retina'
@@ -66,7 +66,7 @@ def display(*objs, **_):
 
 
 plt.show = show
-import IPython.display  # noqa: E402  (cells and panels import display from here)
+import IPython.display
 
 IPython.display.display = display
 
@@ -131,7 +131,7 @@ for nb in report.plan_report(args.scenario, args.notebooks).notebooks:
     t0 = time.perf_counter()
     try:
         panel = run_notebook(nb)
-    except Exception as e:  # noqa: BLE001 (a benchmark reports and goes on)
+    except Exception as e:
         print(f"{nb.stem}: could not build the panel ({type(e).__name__}: {e})", flush=True)
         continue
     built = time.perf_counter() - t0

@@ -17,7 +17,6 @@ from .parallel import FSDP_SHARD_KEY, PLAN_PARAMETER_FIELDS, ParallelPlan, plan_
 from .ranking import time_ranking
 from .step import step_time
 
-
 #: The scenario keys ``parallel.plan_from_parameters`` reads (with ``scenario_cluster`` and the
 #: ranking's inputs); ``scenario_plan`` memoises its plans on them.
 PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
