@@ -3,8 +3,8 @@
 Two notebooks run, one after the other, in one ``WarmKernel`` through papermill, as a report
 runs them. The first leaves behind everything a notebook can leave in a kernel (names, an open
 figure, a matplotlib setting, a warnings filter, a once-shown warning, a widget, numpy's global
-random state); the second checks it sees none of it, as it would in a fresh kernel, while the
-modules imported by the warm-up are still imported (the point of a warm kernel)."""
+random state); the second checks it sees none of it and shows its figure, as it would in a fresh
+kernel, while the modules imported by the warm-up are still imported (the point of a warm kernel)."""
 
 import json
 
@@ -32,6 +32,7 @@ CHECK = [
     "assert plt.get_fignums() == [] and matplotlib.rcParams['font.size'] != 31",
     "warnings.warn('a UserWarning is no longer an error')",
     "assert len(ipywidgets.Widget.widgets) == 0",
+    "plt.plot([1, 2]);",  # shown, as in a fresh kernel (the inline backend's interactive mode)
     ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
      "'draw': float(np.random.rand())}))"),
 ]
@@ -51,7 +52,8 @@ def _run(kernel, src, dst):
     return nbformat.read(dst, as_version=4)
 
 
-def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path):
+def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path, monkeypatch):
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own (inline), as in a report
     dirty = _notebook(tmp_path / "dirty.ipynb", DIRTY)
     check = _notebook(tmp_path / "check.ipynb", CHECK)
     kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS)
@@ -71,6 +73,8 @@ def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path):
         warned = out.cells[3].outputs
         assert warned and warned[0]["name"] == "stderr" and "no longer an error" in (
             warned[0]["text"])
+        # a figure made in the second notebook is displayed (a PNG output of its cell)
+        assert any("image/png" in o.get("data", {}) for o in out.cells[5].outputs)
     finally:
         kernel.shutdown()
     assert kernel.km is None

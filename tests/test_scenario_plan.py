@@ -7,6 +7,7 @@ import llmcost
 from llmcost import memory, step
 from llmcost import parallel as P
 from llmcost.bill.scenario import ScenarioError, validate_parameters
+from llmcost.training import step_scenario
 
 
 def test_llama_405b_scenario_holds_the_published_plan():
@@ -92,3 +93,50 @@ def test_choose_plan_reports_the_blocking_rule():
     assert err.value.rule == "batch"
     with pytest.raises(ValueError, match="unknown plan fields"):
         P.choose_plan(spec, cl, 1024, 4096, rank=P.rank_without_time, fixed={"tensor": 8})
+
+
+class _Recording(dict):
+    """A scenario that records which keys are read."""
+
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.read = set()
+
+    def __getitem__(self, k):
+        self.read.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        self.read.add(k)
+        return super().get(k, default)
+
+    def __contains__(self, k):
+        self.read.add(k)
+        return super().__contains__(k)
+
+    def items(self):  # reading every value reads every key (iterating names alone does not:
+        self.read.update(super().keys())  # ``set(p)`` asks which plan keys are present)
+        return super().items()
+
+    def values(self):
+        self.read.update(super().keys())
+        return super().values()
+
+
+@pytest.mark.parametrize("scenario, extra", [
+    ("default.yaml", {}),
+    ("default.yaml", {"tp": 4, "pp_schedule": "1f1b", "fsdp_shard_size": "auto",
+                      "comm_scaleout_bytes_per_s": 5e10, "comm_scaleout_latency_s": 1e-5}),
+    ("llama-3.1-405b.yaml", {}),
+])
+def test_the_plan_memo_is_keyed_on_every_key_the_plan_search_reads(scenario, extra):
+    # Speed (step_scenario.scenario_plan memoises plans on PLAN_KEYS): a key the search reads but
+    # the memo's key leaves out would return a stale plan for a scenario differing in it.
+    p = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / scenario), **extra}
+    rec = _Recording(p)
+    direct = P.plan_from_parameters(rec, rank_factory=step.time_ranking)
+    assert rec.read <= set(step_scenario.PLAN_KEYS), sorted(rec.read - set(step_scenario.PLAN_KEYS))
+    assert step.scenario_plan(p) == direct == step.scenario_plan(dict(p))  # memo = the search
+    # a key of the memo that changes the plan gives the other plan, not the memoised one
+    other = step.scenario_plan({**p, "n_gpus": p["n_gpus"] // 2, "dp": 0})  # dp: derived
+    assert other.n_gpus == p["n_gpus"] // 2

@@ -52,7 +52,14 @@ def remember_state() -> None:
     """Keep the matplotlib settings and warnings filters of a freshly warmed-up kernel (runs in
     the kernel)."""
     import matplotlib
+    import matplotlib.pyplot as plt
 
+    # pyplot loads its backend at the first figure; the inline backend then turns interactive
+    # mode on (IPython's ``activate_matplotlib``), without which a figure is never queued for
+    # display. Load it now, so that the settings kept below, which every reset restores, are
+    # the inline backend's (a snapshot taken before would turn interactive mode off again and
+    # no later notebook in this kernel would show a figure).
+    plt.switch_backend(matplotlib.get_backend())
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)
 

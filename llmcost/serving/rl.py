@@ -66,6 +66,7 @@ from ..core.catalog import (
     load_efficiency,
     scenario_accelerator,
 )
+from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
 from ..core.stacks import StackFeatureWarning
@@ -456,7 +457,7 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     if isinstance(train_plan, str) and train_plan == "auto":
         cluster = Cluster(acc, n)
         try:
-            plan = choose_plan(m, cluster, b, seq, rank=time_ranking(m, cluster, seq))
+            plan = _auto_train_plan(m, acc, n, b, seq)
             return _quiet_step(m, cluster, plan, seq, stack, efficiency)
         except ValueError as e:
             raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
@@ -471,6 +472,16 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
     except ValueError as e:
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
+
+
+@lru_cache(maxsize=256)
+def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int):
+    """``train_plan="auto"``'s plan (``train_step``): the plan search takes tenths of a second
+    and a bill's levers ask for the same policy, GPUs and batch many times, so it is memoised
+    on them (model and accelerator are frozen dataclasses, compared field by field)."""
+    cluster = Cluster(acc, n)
+    return choose_plan(model, cluster, sequences, seq_len,
+                       rank=time_ranking(model, cluster, seq_len))
 
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency):
@@ -1488,6 +1499,7 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 
+@disk_cached
 def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame:
     """Predicted vs published RL iteration and phase times, one row per evaluated run.
 
@@ -1495,6 +1507,8 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
     (predicted and, where the source gives phases, measured: OpenRLHF's benchmark table);
     gen_ratio / train_ratio likewise per phase. A row the mode refuses keeps its reason in
     ``error`` and NaN predictions. ``split``: None for every evaluated row, else one split.
+    Computed once per code, data and arguments (``core.diskcache.disk_cached``: no scenario
+    enters it).
     """
     d = load_rl_validation()
     d = d[d["split"] != "not_evaluated"] if split is None else d[d["split"] == split]
@@ -1522,11 +1536,13 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
     return df
 
 
+@disk_cached
 def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
     """Predicted ÷ measured iteration time of the ``split`` rows of ``load_rl_validation``
     under each variant of the model (``variants``: name -> ``validation_iteration`` keywords,
     ``{}`` for the model as it is): one column per variant, one row per run id, NaN where the
-    variant cannot price the run (its ``ValueError``)."""
+    variant cannot price the run (its ``ValueError``). Computed once per code, data and
+    arguments (``core.diskcache.disk_cached``: no scenario enters it)."""
     d = load_rl_validation()
     d = d[d["split"] == split]
     out = {}

@@ -407,8 +407,20 @@ def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     ``half_width`` of its band from all its held-out rows, ``conformal`` (n >=
     ``MIN_CONFORMAL_ROWS``), and the leave-one-out ``coverage``: the share of its held-out
     rows whose published MFU (every FLOP basis) lies in the band built without them, and
-    ``loo_conformal`` (whether those bands were conformal, n − 1 >= ``MIN_CONFORMAL_ROWS``)."""
-    v = validation_table() if validation is None else validation
+    ``loo_conformal`` (whether those bands were conformal, n − 1 >= ``MIN_CONFORMAL_ROWS``).
+    Without ``validation`` (the package's own table) it is computed once per code and data
+    (``core.diskcache.disk_cached``)."""
+    if validation is None:
+        return _regime_table_of_validation()
+    return _regime_table(validation)
+
+
+@disk_cached
+def _regime_table_of_validation() -> pd.DataFrame:
+    return _regime_table(validation_table())
+
+
+def _regime_table(v: pd.DataFrame) -> pd.DataFrame:
     out = []
     for label, g in v.groupby("regime", sort=True):
         held = g[g["split"] == "held-out"]

@@ -102,6 +102,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import load_efficiency
+from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
@@ -1074,12 +1075,14 @@ NODE_LIMITED_SEED = 20241227
 
 
 @lru_cache(maxsize=None)
+@disk_cached
 def _node_limited_destinations(E, k, G, g, M):
     """Mean distinct GPUs and nodes of a token under DeepSeek-V3's node-limited routing
     (arXiv:2412.19437 §2.1.2: the M nodes with the highest sums of their ``K_r/M`` largest
     affinities, then the top-k experts among those nodes' experts), affinities i.i.d. across
     experts (only their ranks matter, so any continuous distribution gives the same counts).
-    A seeded Monte-Carlo over ``NODE_LIMITED_TOKENS`` tokens, computed once per layout."""
+    A seeded Monte-Carlo over ``NODE_LIMITED_TOKENS`` tokens, computed once per layout and per
+    code (``core.diskcache.disk_cached``: it does not depend on the scenario)."""
     N, per_node, e = G // g, E // (G // g), E // G
     top = max(k // M, 1)
     rng = np.random.default_rng(NODE_LIMITED_SEED)

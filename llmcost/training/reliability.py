@@ -850,12 +850,21 @@ def _storage_prices():
 
 
 def _storage_tier(name: str):
-    """The ``data/storage_prices.csv`` row of a tier (a Series); ValueError for an unknown name."""
+    """The ``data/storage_prices.csv`` row of a tier (a Series, a copy); ValueError for an
+    unknown name."""
+    rows = _storage_rows()
+    if not isinstance(name, str) or name not in rows:
+        raise ValueError(f"storage tier {name!r} must be one of "
+                         f"{', '.join(_storage_prices()['name'])}")
+    return rows[name].copy()
+
+
+@lru_cache(maxsize=1)
+def _storage_rows() -> dict:
+    """Each tier's row of ``data/storage_prices.csv`` by name (the first row of a name), read
+    once: a bill looks tiers up hundreds of times."""
     df = _storage_prices()
-    row = df[df["name"] == name]
-    if row.empty:
-        raise ValueError(f"storage tier {name!r} must be one of {', '.join(df['name'])}")
-    return row.iloc[0]
+    return {n: df.iloc[i] for i, n in reversed(list(enumerate(df["name"])))}
 
 
 def storage_price(name: str) -> float:

@@ -13,9 +13,16 @@ from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
 from .options import StepOptions
-from .parallel import ParallelPlan, plan_from_parameters
+from .parallel import FSDP_SHARD_KEY, PLAN_PARAMETER_FIELDS, ParallelPlan, plan_from_parameters
 from .ranking import time_ranking
 from .step import step_time
+
+#: The scenario keys ``parallel.plan_from_parameters`` reads (with ``scenario_cluster`` and the
+#: ranking's inputs); ``scenario_plan`` memoises its plans on them.
+PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
+             "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
+             "comm_scaleout_latency_s", FSDP_SHARD_KEY, *PLAN_PARAMETER_FIELDS)
+_PLAN_MEMO: dict = {}
 
 
 def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
@@ -23,12 +30,28 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     predicted step time (``parallel.plan_from_parameters`` with ``rank_factory=time_ranking``:
     the fastest plan that fits, ZeRO-3 only when nothing else fits or the scenario asks).
 
+    The search takes tenths of a second and a bill, its levers and the scenario checks ask for
+    the same plan many times, so plans are memoised on ``model`` and the ``PLAN_KEYS`` of ``p``
+    (present or not, and each value's ``repr``): a scenario that differs in any of them is
+    searched again. A refused scenario is not memoised (it raises each time).
+
     Raises
     ------
     PlanError (a ValueError)
         As ``parallel.plan_from_parameters``.
     """
-    return plan_from_parameters(p, model, rank_factory=time_ranking)
+    key = (model, tuple((k, repr(p[k])) if k in p else (k,) for k in PLAN_KEYS))
+    try:
+        return _PLAN_MEMO[key]
+    except KeyError:
+        pass
+    except TypeError:  # a model that cannot be hashed: not memoised
+        return plan_from_parameters(p, model, rank_factory=time_ranking)
+    plan = plan_from_parameters(p, model, rank_factory=time_ranking)
+    if len(_PLAN_MEMO) >= 1024:
+        _PLAN_MEMO.clear()
+    _PLAN_MEMO[key] = plan
+    return plan
 
 
 #: Scenario parameters of the step-time model (notebook 04b) and their defaults: the stack and

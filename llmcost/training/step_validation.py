@@ -232,9 +232,11 @@ def parallelism_kind(zero_stage: int, cp: int, ep: int, is_moe: bool) -> str:
     return "tp-pp-dp"
 
 
+@disk_cached
 def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                    physics: dict | None = None, moe_host: tuple | None = None) -> pd.DataFrame:
-    """Predicted vs reported MFU for published runs.
+    """Predicted vs reported MFU for published runs (computed once per code, data and arguments:
+    ``core.diskcache.disk_cached``; it does not depend on a scenario).
 
     Rows: ``data/validation_mfu.csv`` (each run's split, micro-batch, schedule, recomputation,
     ZeRO stage, overlap and precision settings, with sources) joined on ``run_id`` to
