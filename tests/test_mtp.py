@@ -28,8 +28,8 @@ def test_mtp_parameters_hand_count_and_the_weights_readme():
     # two latent norms (q_a, kv_a)
     hand = ATTN + QR + KVR + (E + NS) * EXPERT + E * D + 2 * D * D + 5 * D
     assert m.n_mtp_params == hand
-    # README_WEIGHTS.md (deepseek-ai/DeepSeek-V3): "11.5B unique parameters (excluding the
-    # shared 0.9B Embedding and 0.9B output Head)"; the count gives 11.61B
+    # README_WEIGHTS.md (deepseek-ai/DeepSeek-V3): "11.5B unique parameters, excluding the
+    # shared 0.9B Embedding and 0.9B output Head"; the count gives 11.61B
     assert m.n_mtp_params == pytest.approx(11.5e9, rel=0.015)
     # the 671B stays the main model's
     assert m.n_params == pytest.approx(671e9, rel=0.002)

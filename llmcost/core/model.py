@@ -478,8 +478,8 @@ class ModelSpec:
 
         the three extra norm vectors being the two input RMSNorms and the norm before the shared
         head (``enorm``, ``hnorm``, ``shared_head.norm`` of the checkpoint). DeepSeek-V3: 11.61B,
-        against README_WEIGHTS.md's "11.5B unique parameters (excluding the shared 0.9B Embedding
-        and 0.9B Output Head)". 0 without MTP."""
+        against README_WEIGHTS.md's "11.5B unique parameters, excluding the shared 0.9B Embedding
+        and 0.9B output Head". 0 without MTP."""
         if not self.mtp_depth:
             return 0
         b = self.param_breakdown

@@ -102,7 +102,8 @@ DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size
 REFIT_MODELS = ("links", "nemo-rl")
 #: NeMo RL's colocated refit of DeepSeek-V3, measured: 47.2 s = policy parameter gather 12.2 s
 #: + CUDA-IPC handle transfer 33.5 s + vLLM weight update 1.5 s (NeMo-RL v0.3, training EP64·PP8,
-#: generation TP64; its speed of light, full network and HBM bandwidth with no host cost, 3.3 s).
+#: generation TP64; its speed of light, full network and HBM bandwidth with no host cost, 3.3 s
+#: for the gather alone, 3.31 s in all).
 NEMO_RL_REFIT_S = 47.2
 NEMO_RL_REFIT_POLICY = "deepseek-v3"
 NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weight Transfer in "
@@ -552,10 +553,11 @@ def nemo_rl_refit_time(policy) -> float:
     Source: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3). Assumptions, stated: every step
     of the refit moves or registers the whole model (each policy worker gathers the full
     parameters; the IPC buffers are packed in buckets of bytes), so the time scales with the
-    bytes and **does not shrink with more GPUs**; the host costs the blog names (Ray calls per
-    vLLM executor, metadata per parameter name) are folded into that one rate, so the rollout
-    TP size, the parameter count per tensor and later NeMo RL versions' speed-ups are not
-    modelled. Colocated refit only (the blog's path); separate rollout GPUs refit by NCCL,
+    bytes and does not shrink with more GPUs (this model's assumption: the blog does not say how
+    the refit scales with the GPU count, and it reports a host cost growing linearly with the
+    rollout TP size); the host costs the blog names (Ray calls per vLLM executor, metadata per
+    parameter name) are folded into that one rate, so the rollout TP size, the parameter count
+    per tensor and later NeMo RL versions' speed-ups are not modelled. Colocated refit only (the blog's path); separate rollout GPUs refit by NCCL,
     priced by ``weight_sync_time``.
     """
     m = inf.serving_model(policy)

@@ -833,9 +833,10 @@ for name, v in ratio.items():
 # uneven pipeline split (3 + 14 × 4 + 2 layers) is priced as such; k steps off-policy keep k
 # iterations' requests on each rollout replica, so the next batch fills the slots the long
 # responses leave. DeepSeek-V3's two colocated v0.6 rows (256 and 512 GPUs) differ by much less than their
-# generation should: a per-step cost that does not shrink with GPUs. NeMo RL names it: the
-# **refit**, each policy worker gathering the full parameters and handing them to vLLM; its blog
-# measured it for DeepSeek-V3 (`rl.NEMO_RL_REFIT_SOURCE`), and `rl.nemo_rl_refit_time` scales
+# generation should: a per-step cost that does not shrink with GPUs. One candidate is what NeMo
+# RL's blog calls the **refit**, each policy worker gathering the full parameters and handing them
+# to vLLM (the blog does not say how it scales with the GPU count); the blog measured it for
+# DeepSeek-V3 (`rl.NEMO_RL_REFIT_SOURCE`), and `rl.nemo_rl_refit_time` scales
 # that one measurement by weight bytes for NeMo RL's colocated rows (not fitted on these rows). The
 # printout above says how far each mechanism moves the held-out error. Still missing, and visible
 # in the rows: the NeMo RL rows are still predicted faster than measured, the asynchronous ones
