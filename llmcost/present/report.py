@@ -70,6 +70,7 @@ from ..core.catalog import (
 from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
+from ..serving import rl
 from ..training.accuracy import band_for_step
 from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
@@ -321,6 +322,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if scenario.get("pilot"):  # the step model calibrated on the pilots, extrapolated
         scenario = calibrate_pilot_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if "rl_rollout_tp" in known and "rl_rollout_tp" not in scenario:
+        scenario = choose_rollout_tp(scenario, used)
+        used = effective_parameters(scenario, declared_all)
     if "mfu" not in scenario:  # the notebooks' default: the bill labels it so
         scenario = {**scenario, "_mfu_default": True}
     try:
@@ -506,6 +510,30 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
+def choose_rollout_tp(scenario: dict, used: dict) -> dict:
+    """When the scenario gives no ``rl_rollout_tp``, notebook 05's RL campaign (an illustration
+    unless the scenario has ``rl_`` keys) takes the notebooks' default; if the policy's weights
+    do not fit at that TP, the smallest that fits (``rl.fitting_rollout_tp``) instead, recorded
+    as chosen (private key ``_rl_rollout_tp_chosen``, shown where the index lists the
+    parameters), so that a report never stops on a setting the scenario did not give. Returns the
+    scenario unchanged when the default fits or nothing does (the check then names the key)."""
+    p = {k: v["value"] for k, v in used.items()}
+    try:
+        rl.scenario_iteration(p)
+        return scenario
+    except (ValueError, KeyError, TypeError):  # the set-up check below names what is wrong
+        pass
+    try:
+        tp = rl.fitting_rollout_tp(p)
+    except (ValueError, KeyError, TypeError):
+        return scenario
+    if tp is None:
+        return scenario
+    return {**scenario, "rl_rollout_tp": tp, "_rl_rollout_tp_chosen": (
+        f"chosen: the smallest rollout TP at which the policy fits (the notebooks' "
+        f"{p['rl_rollout_tp']} does not; give rl_rollout_tp to set it)")}
+
+
 def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU the step model predicts for the scenario's plan once calibrated
     on its ``pilot:`` runs (``llmcost.training.calibrate.scenario_calibration``), once, before
@@ -557,6 +585,8 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
             if name == "mfu" and ("_mfu_prediction" in scenario or "_mfu_calibration" in scenario):
                 out[name] = {"value": scenario[name], "from": scenario.get(
                     "_mfu_prediction", scenario.get("_mfu_calibration"))["from"]}
+            elif name == "rl_rollout_tp" and "_rl_rollout_tp_chosen" in scenario:
+                out[name] = {"value": scenario[name], "from": scenario["_rl_rollout_tp_chosen"]}
             elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:

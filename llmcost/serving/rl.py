@@ -1154,6 +1154,24 @@ def scenario_iteration(p: dict) -> RLIteration:
         raise _scenario_error(e) from None
 
 
+def fitting_rollout_tp(p: dict) -> int | None:
+    """The smallest rollout tensor-parallel size, from the scenario's ``rl_rollout_tp`` up by
+    doubling, at which the scenario's RL iteration can be priced (``scenario_iteration``: the
+    rollout weights and KV cache fit each replica's HBM, the TP divides the rollout GPUs and
+    the model's heads); None when none up to the rollout GPU count does. A report uses it when a
+    scenario gives no ``rl_rollout_tp`` and the notebooks' default cannot hold the model (e.g. a
+    235B policy's 470 GB of BF16 weights over 4 H100s)."""
+    tp = int(p["rl_rollout_tp"])
+    limit = int(p["rl_rollout_gpus"] or p["rl_gpus"])
+    while tp <= limit:
+        try:
+            scenario_iteration({**p, "rl_rollout_tp": tp})
+            return tp
+        except ValueError:
+            tp *= 2
+    return None
+
+
 #: The scenario keys an RL iteration reads (``_scenario_iteration``): the price is not one.
 ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_samples_per_prompt", "rl_prompt_tokens", "rl_response_tokens",

@@ -1,0 +1,46 @@
+"""A report never stops on an RL setting the scenario did not give: notebook 05's illustrative
+campaign takes the smallest rollout TP at which the policy fits when the notebooks' default
+(TP 4) cannot hold it; a TP the scenario gives is kept and checked as given.
+
+Hand derivation (Qwen3-235B-A22B, Qwen3 report Table 2: 235B parameters): 235e9 × 2 B of BF16
+weights = 470 GB; over TP 4 that is 117.5 GB per GPU, over an H100-SXM's 80 GiB (85.9 GB,
+data/accelerators.csv) less its runtime reserve; over TP 8, 58.7 GB, which fits."""
+
+import pytest
+
+from llmcost.bill.scenario import ScenarioError
+from llmcost.present import report
+from llmcost.serving import rl
+
+QWEN = "model: qwen3-235b-a22b\naccelerator: H100-SXM\nn_gpus: 512\ntrain_tokens: 2.0e12\n"
+
+
+def test_a_report_chooses_the_smallest_rollout_tp_that_fits(tmp_path):
+    path = tmp_path / "qwen.yaml"
+    path.write_text(QWEN)
+    plan = report.plan_report(path)
+    assert plan.values["rl_rollout_tp"] == 8
+    used = report.effective_parameters(plan.scenario, {nb: report.declared_parameters(nb)
+                                                       for nb in report.list_notebooks()})
+    assert used["rl_rollout_tp"]["from"].startswith("chosen: the smallest rollout TP")
+    nb05 = next(nb for nb in plan.notebooks if nb.stem == "05_rl_loop")
+    given = report.notebook_parameters_for(nb05, plan)
+    assert given["rl_rollout_tp"] == 8 and "_rl_rollout_tp_chosen" not in given
+
+
+def test_a_rollout_tp_the_scenario_gives_is_kept_and_checked(tmp_path):
+    path = tmp_path / "qwen4.yaml"
+    path.write_text(QWEN + "rl_rollout_tp: 4\n")
+    with pytest.raises(ScenarioError, match="rl_rollout_tp=4"):
+        report.plan_report(path)
+
+
+def test_fitting_rollout_tp_doubles_from_the_given_size():
+    p = {**{k: v for k, v in report.effective_parameters(
+        {}, {nb: report.declared_parameters(nb) for nb in report.list_notebooks()}).items()}}
+    p = {k: v["value"] for k, v in p.items()}
+    p.update(model="qwen3-235b-a22b", accelerator="H100-SXM")
+    assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 4}) == 8
+    assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 8}) == 8
+    # 2 rollout GPUs cannot hold 470 GB at any TP up to 2
+    assert rl.fitting_rollout_tp({**p, "rl_rollout_tp": 1, "rl_gpus": 2}) is None
