@@ -346,7 +346,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         # but not the bill's (05, 06); the bill runs them only when it bills them
         setups = (notebook_setups and any("serve_tp" in declared_all[nb]
                                           and "ledger_pue" not in declared_all[nb] for nb in nbs)) \
-            or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario)
+            or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario
+                   if not (k == "rl_rollout_tp" and "_rl_rollout_tp_chosen" in scenario))
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
                                  check_setups=setups)
     except ScenarioError as e:
