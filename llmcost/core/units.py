@@ -8,6 +8,7 @@ format.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from numbers import Real
 
@@ -236,3 +237,28 @@ def scalar_or_array(arr: np.ndarray):
 def is_number(x) -> bool:
     """True for real numbers that are not bools."""
     return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def options_with(cls, name: str, obj, keywords: dict, unknown=None):
+    """``obj`` (an instance of the frozen dataclass ``cls``, or None for ``cls()``) with
+    ``keywords`` replacing its fields: how a function's keyword API becomes one options object
+    (``StepOptions``-like ``build`` class methods).
+
+    ``unknown(bad, names)`` writes the message for unknown keywords (``bad``: sorted, ``names``:
+    the fields in order); default "unknown <cls> field(s) [...]; choose from [...]".
+
+    Raises
+    ------
+    ValueError
+        ``obj`` not a ``cls`` (named ``name``), or an unknown keyword.
+    """
+    if obj is not None and not isinstance(obj, cls):
+        raise ValueError(f"{name}={obj!r} must be a {cls.__name__} (or None)")
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    bad = sorted(set(keywords) - set(names))
+    if bad:
+        raise ValueError(unknown(bad, names) if unknown is not None else
+                         f"unknown {cls.__name__} field(s) {bad}; choose from {list(names)}")
+    if obj is None:
+        return cls(**keywords)
+    return dataclasses.replace(obj, **keywords) if keywords else obj

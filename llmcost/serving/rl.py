@@ -48,7 +48,6 @@ idle (GPUs of one role waiting for the other).
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
 import re
@@ -70,7 +69,7 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import ModelSpec
 from ..core.stacks import StackFeatureWarning
-from ..core.units import SECONDS_PER_HOUR, as_array, is_number
+from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.parallel import choose_plan, make_plan
 from ..training.step import step_time, time_ranking
 from . import inference as inf
@@ -270,26 +269,12 @@ class RolloutSetup:
     @classmethod
     def build(cls, setup: RolloutSetup | None = None, **keywords) -> RolloutSetup:
         """``setup`` (default ``RolloutSetup()``) with ``keywords`` replacing its fields."""
-        return _build_options(cls, "setup", setup, keywords)
+        return options_with(cls, "setup", setup, keywords)
 
     @property
     def static(self) -> bool:
         """HF generate: static, padded micro-batches (no paged KV, no continuous batching)."""
         return self.engine == "HF generate"
-
-
-def _build_options(cls, name, obj, keywords):
-    """``obj`` (an instance of dataclass ``cls`` or None) with ``keywords`` replacing fields;
-    an unknown keyword or a wrong ``obj`` is a ValueError naming it."""
-    if obj is not None and not isinstance(obj, cls):
-        raise ValueError(f"{name}={obj!r} must be a {cls.__name__} (or None)")
-    known = [f.name for f in fields(cls)]
-    bad = sorted(set(keywords) - set(known))
-    if bad:
-        raise ValueError(f"unknown {cls.__name__} field(s) {bad}; choose from {known}")
-    if obj is None:
-        return cls(**keywords)
-    return dataclasses.replace(obj, **keywords) if keywords else obj
 
 
 def _engine_order(n: int) -> np.ndarray:
@@ -827,7 +812,7 @@ class RLOptions:
             An unknown option name (listing the known ones), ``options`` not an RLOptions, or
             a bad value (the field named).
         """
-        return _build_options(cls, "options", options, keywords)
+        return options_with(cls, "options", options, keywords)
 
     def replace(self, **keywords) -> RLOptions:
         """A copy with ``keywords`` changed (validated like ``build``)."""

@@ -95,7 +95,7 @@ All functions broadcast over numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -105,7 +105,7 @@ from ..core.catalog import load_efficiency
 from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, Efficiency
 from ..core.shapes import kv_fraction, layer_params, model_shapes
-from ..core.units import as_array, scalar_or_array
+from ..core.units import as_array, options_with, scalar_or_array
 from .memory import get_recipe, stage_layers
 
 OPS = ("all_reduce", "reduce_scatter", "all_gather", "all_to_all", "send_recv", "broadcast",
@@ -1303,14 +1303,9 @@ class MoeA2AOptions:
         ValueError
             ``options`` not a MoeA2AOptions, or an unknown name (listing the known ones).
         """
-        if options is not None and not isinstance(options, MoeA2AOptions):
-            raise ValueError(f"options={options!r} must be a MoeA2AOptions (or None)")
-        names = tuple(f.name for f in fields(cls))
-        bad = sorted(set(keywords) - set(names))
-        if bad:
-            raise ValueError(f"moe_all_to_all_time: unknown option(s) {bad}; the options are "
-                             f"{names} (and phase, bytes_per_element, efficiency)")
-        return replace(options if options is not None else cls(), **keywords)
+        return options_with(cls, "options", options, keywords, lambda bad, names: (
+            f"moe_all_to_all_time: unknown option(s) {bad}; the options are {names} (and "
+            "phase, bytes_per_element, efficiency)"))
 
     def routing_factor(self) -> float:
         """The busiest rank's load ÷ the balanced load (``moe_routing_factor``)."""

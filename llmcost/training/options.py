@@ -19,7 +19,6 @@ the MoE routing factor and the comm engine's ``comm.CommOptions``).
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 from dataclasses import dataclass, field, fields
 
@@ -28,7 +27,7 @@ import numpy as np
 from ..core import stacks
 from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
-from ..core.units import as_array
+from ..core.units import as_array, options_with
 from . import attention, comm, elementwise, gemm, moe_layer
 from .memory import PrecisionRecipe, get_recipe
 
@@ -249,14 +248,8 @@ class StepOptions:
             An unknown option name (listing the known ones), ``options`` not a StepOptions, or
             a bad value.
         """
-        if options is not None and not isinstance(options, StepOptions):
-            raise ValueError(f"options={options!r} must be a StepOptions (or None)")
-        bad = sorted(set(keywords) - set(cls.names()))
-        if bad:
-            raise ValueError(f"unknown step-time option(s) {bad}; choose from {cls.names()}")
-        if options is None:
-            return cls(**keywords)
-        return dataclasses.replace(options, **keywords) if keywords else options
+        return options_with(cls, "options", options, keywords, lambda bad, names: (
+            f"unknown step-time option(s) {bad}; choose from {names}"))
 
     def replace(self, **keywords) -> StepOptions:
         """A copy with ``keywords`` changed (validated like ``build``)."""

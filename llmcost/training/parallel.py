@@ -51,7 +51,7 @@ op by op, which checks the first three formulas and the in-flight micro-batch co
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields
 from functools import partial
 
 import numpy as np
@@ -62,7 +62,7 @@ from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, plan_options
-from ..core.units import as_array, as_flag, scalar_or_array
+from ..core.units import as_array, as_flag, options_with, scalar_or_array
 from .memory import (
     DEFAULT_RESERVE,
     PARTS,
@@ -830,15 +830,9 @@ class PlanGrid:
         ValueError
             ``grid`` not a PlanGrid, or an unknown option name (listing the known ones).
         """
-        if grid is not None and not isinstance(grid, PlanGrid):
-            raise ValueError(f"grid={grid!r} must be a PlanGrid (or None)")
-        names = tuple(f.name for f in fields(cls))
-        bad = sorted(set(axes) - set(names))
-        if bad:
-            raise ValueError(f"enumerate_plans: unknown option(s) {bad}; the grid's are {names} "
-                             "(and seq_len, pp_split, recipe, flash_attention, dropout, reserve, "
-                             "hbm_bytes, include_rejected)")
-        return replace(grid if grid is not None else cls(), **axes)
+        return options_with(cls, "grid", grid, axes, lambda bad, names: (
+            f"enumerate_plans: unknown option(s) {bad}; the grid's are {names} (and seq_len, "
+            "pp_split, recipe, flash_attention, dropout, reserve, hbm_bytes, include_rejected)"))
 
     def choices(self) -> dict:
         """The option lists of the ten plan dimensions (every field but ``fsdp_shard_size``),

@@ -30,7 +30,7 @@ the field and the rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from functools import lru_cache
 
 import numpy as np
@@ -45,6 +45,7 @@ from ..core.units import (
     TIB,
     as_array,
     as_flag,
+    options_with,
     scalar_or_array,
 )
 from .compute import model_flops_per_token
@@ -1028,14 +1029,9 @@ class CheckpointSettings:
         ValueError
             ``settings`` not a CheckpointSettings, or an unknown name (listing the known ones).
         """
-        if settings is not None and not isinstance(settings, CheckpointSettings):
-            raise ValueError(f"settings={settings!r} must be a CheckpointSettings (or None)")
-        names = tuple(f.name for f in fields(cls))
-        bad = sorted(set(keywords) - set(names))
-        if bad:
-            raise ValueError(f"checkpoint_plan: unknown setting(s) {bad}; the settings are "
-                             f"{names} (and recipe, gpus_per_node, node_bytes_per_s)")
-        return replace(settings if settings is not None else cls(), **keywords)
+        return options_with(cls, "settings", settings, keywords, lambda bad, names: (
+            f"checkpoint_plan: unknown setting(s) {bad}; the settings are {names} (and recipe, "
+            "gpus_per_node, node_bytes_per_s)"))
 
 
 def checkpoint_plan(n_params, n_gpus, fail_rate_per_gpu_year, storage_bytes_per_s,
