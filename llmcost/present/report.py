@@ -520,15 +520,10 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     scenario unchanged when the default fits or nothing does (the check then names the key)."""
     p = {k: v["value"] for k, v in used.items()}
     try:
-        rl.scenario_iteration(p)
-        return scenario
+        tp = rl.fitting_rollout_tp(p)  # tried from the default up: the default when it fits
     except (ValueError, KeyError, TypeError):  # the set-up check below names what is wrong
-        pass
-    try:
-        tp = rl.fitting_rollout_tp(p)
-    except (ValueError, KeyError, TypeError):
         return scenario
-    if tp is None:
+    if tp is None or tp == p["rl_rollout_tp"]:
         return scenario
     return {**scenario, "rl_rollout_tp": tp, "_rl_rollout_tp_chosen": (
         f"chosen: the smallest rollout TP at which the policy fits (the notebooks' "
