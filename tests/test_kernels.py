@@ -33,6 +33,10 @@ CHECK = [
     "warnings.warn('a UserWarning is no longer an error')",
     "assert len(ipywidgets.Widget.widgets) == 0",
     "plt.plot([1, 2]);",  # shown, as in a fresh kernel (the inline backend's interactive mode)
+    ("draws = []; fig = plt.figure(); plt.plot([1, 2]); "
+     "fig.canvas.mpl_connect('draw_event', lambda event: draws.append(event))"),
+    ("print(len(draws), plt._draw_all_if_interactive in "
+     "get_ipython().events.callbacks['post_execute'])"),
     ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
      "'draw': float(np.random.rand())}))"),
 ]
@@ -75,6 +79,10 @@ def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path, monkeypatch):
             warned[0]["text"])
         # a figure made in the second notebook is displayed (a PNG output of its cell)
         assert any("image/png" in o.get("data", {}) for o in out.cells[5].outputs)
+        # ... drawn twice (the PNG's tight bounding box, then its pixels), not three times:
+        # pyplot's redraw after the cell is off (kernels.draw_figures_once); with it, 3 True
+        assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
+        assert out.cells[7].outputs[0]["text"] == "2 False\n"
     finally:
         kernel.shutdown()
     assert kernel.km is None

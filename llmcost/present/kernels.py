@@ -17,6 +17,8 @@ them), imports those once (``WARM_UP``), and before each notebook after the firs
 * numpy's global random state (reseeded from the operating system, as a new process would be;
   llmcost's own draws use explicit seeded generators).
 
+The warm-up also draws each figure once per cell instead of twice (``draw_figures_once``).
+
 The imported modules and their caches stay: that is the point. What a notebook shows therefore
 depends on the scenario and the notebook only, as with a fresh kernel; tests/test_kernels.py
 runs two notebooks that change all of the above in one warm kernel and checks the second sees
@@ -60,8 +62,38 @@ def remember_state() -> None:
     # the inline backend's (a snapshot taken before would turn interactive mode off again and
     # no later notebook in this kernel would show a figure).
     plt.switch_backend(matplotlib.get_backend())
+    draw_figures_once()
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)
+
+
+def draw_figures_once(shell=None) -> bool:
+    """Skip the draw after a cell that nobody sees (runs in a kernel with pyplot loaded).
+
+    In IPython, pyplot registers ``_draw_all_if_interactive`` on the shell's ``post_execute``
+    event (``matplotlib.pyplot.install_repl_displayhook``): after every cell it draws every
+    stale figure, as an interactive window needs. With the inline backend, matplotlib-inline's
+    ``flush_figures`` then renders each figure to the PNG the notebook keeps (a draw without
+    rendering for the tight bounding box, then the draw to pixels); the hook's draw is never
+    shown. Removing the hook saves one of the three draws (constrained layout included) per
+    figure, a third of the profiled time of a figure-heavy notebook
+    (``benchmarks/profile_notebooks.py``: 5.1 of 17.7 s in 03, 8.5 of 21.4 s in 04, for the
+    Llama 3.1 405B scenario). A PNG may differ from a twice-drawn one by a few pixels (the
+    layout runs once instead of twice); printed and text outputs are the same. Returns
+    whether the hook was there and was removed; ``shell`` defaults to the running IPython."""
+    import matplotlib.pyplot as plt
+
+    if shell is None:
+        from IPython import get_ipython
+        shell = get_ipython()
+    hook = getattr(plt, "_draw_all_if_interactive", None)
+    if shell is None or hook is None:
+        return False
+    try:
+        shell.events.unregister("post_execute", hook)
+    except ValueError:  # not registered (pyplot not installed in this shell)
+        return False
+    return True
 
 
 def restore_state(shell) -> None:
