@@ -868,18 +868,6 @@ class ServingOptions:
     window_layers: object = None
     engine: str | None = None
 
-    @classmethod
-    def build(cls, options: ServingOptions | None = None, **keywords) -> ServingOptions:
-        """``options`` (default ``ServingOptions()``) with ``keywords`` replacing its fields.
-
-        Raises
-        ------
-        ValueError
-            An unknown option name (listing the known ones), or ``options`` not a
-            ServingOptions.
-        """
-        return options_with(cls, "options", options, keywords)
-
     def engine_keywords(self) -> dict:
         """The keywords of ``decode_step`` and ``prefill`` these options set."""
         return dict(weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype, tp=self.tp,
@@ -926,7 +914,7 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         Bad input; a given batch larger than fits; a latency target no batch meets; a
         ``draft_model`` not smaller (in parameters) than the target.
     """
-    o = ServingOptions.build(options, **keywords)
+    o = options_with(ServingOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)

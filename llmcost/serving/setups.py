@@ -197,17 +197,6 @@ class EPOptions:
     reserve_fraction: float = SERVING_RESERVE
     efficiency: Efficiency | None = None
 
-    @classmethod
-    def build(cls, options: EPOptions | None = None, **keywords) -> EPOptions:
-        """``options`` (default ``EPOptions()``) with ``keywords`` replacing its fields.
-
-        Raises
-        ------
-        ValueError
-            An unknown option name (listing the known ones), or ``options`` not an EPOptions.
-        """
-        return options_with(cls, "options", options, keywords)
-
 
 def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_tokens: int,
             options: EPOptions | None = None, **keywords) -> EPStep:
@@ -245,7 +234,7 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
         the routed experts allow, the weights not fitting, or a decode batch past the KV
         capacity (the capacity in the message).
     """
-    o = EPOptions.build(options, **keywords)
+    o = options_with(EPOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(o.efficiency, acc)
     eng = load_engine_efficiency(o.engine)
@@ -414,7 +403,7 @@ def disaggregated_serving(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     pools, except ``redundant_experts``: the decode pool's (the prefill pool holds the routed
     experts only).
     """
-    o = EPOptions.build(options, **keywords)
+    o = options_with(EPOptions, "options", options, keywords)
     price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
     p = _whole("prompt_tokens", prompt_tokens)
     r = _whole("output_tokens", output_tokens)
