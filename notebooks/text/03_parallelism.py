@@ -222,8 +222,7 @@ for stage, gb in enumerate(zero_gb):
 # $$A_{\text{layer}} = s\,b\,h\left(34 + \frac{5\,a\,s}{h}\right),$$
 #
 # 34·s·b·h for the linear parts and 5·a·s²·b for the attention scores, and with TP and SP:
-
-# %% [markdown]
+#
 # | setting | bytes per layer |
 # |---|---|
 # | no parallelism | s·b·h·(34 + 5·a·s/h) |
@@ -231,7 +230,8 @@ for stage, gb in enumerate(zero_gb):
 # | TP + sequence parallelism (SP) | s·b·h·(34 + 5·a·s/h)/t |
 # | TP + SP + selective recomputation | 34·s·b·h/t |
 # | full recomputation | 2·s·b·h (the layer input only) |
-#
+
+# %% [markdown]
 # The 5·a·s/h term is the s×s attention matrix; **FlashAttention** never stores it.
 # **Selective recomputation** recomputes just the attention core; **full recomputation** keeps only
 # each layer's input and re-runs the whole forward pass of a layer during backward (a third more

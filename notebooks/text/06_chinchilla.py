@@ -87,7 +87,8 @@ display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, 
 # (70M to 16B parameters) with
 #
 # $$L(N, D) = E + \frac{A}{N^{\alpha}} + \frac{B}{D^{\beta}}$$
-#
+
+# %% [markdown]
 # E is the loss of a perfect model (the entropy of text); the other two terms are what a finite
 # model and finite data leave on the table. At a fixed budget C = 6ND, substitute D = C/(6N) and
 # set dL/dN = 0:
@@ -96,8 +97,7 @@ display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, 
 # \quad\Longrightarrow\quad \alpha\frac{A}{N^{\alpha}} = \beta\frac{B}{D^{\beta}}$$
 #
 # and solving with ND = C/6 gives the closed form (their App. D.2, Eq. 4):
-
-# %% [markdown]
+#
 # $$N^*(C) = G\left(\frac{C}{6}\right)^{a},\quad D^*(C) = G^{-1}\left(\frac{C}{6}\right)^{b},\quad
 # G = \left(\frac{\alpha A}{\beta B}\right)^{\frac{1}{\alpha+\beta}},\quad a = \frac{\beta}{\alpha+\beta},\ b = \frac{\alpha}{\alpha+\beta}.$$
 #

@@ -407,8 +407,7 @@ plots.table(spares, {"restart_s": "{:,.0f}", "goodput": "{:.3%}", "cost_per_kept
 # and restarts): the expected wall time for T_s seconds of work is
 #
 # $$T_w = M\,e^{R/M}\left(e^{(\tau+\delta)/M} - 1\right)\frac{T_s}{\tau}, \qquad \text{goodput} = \frac{T_s}{T_w},$$
-
-# %% [markdown]
+#
 # and his
 # higher-order estimate is τ = √(2δM)·[1 + ⅓√(δ/2M) + ⅑(δ/2M)] − δ for δ < 2M (τ = M beyond).
 # This workbook also solves Daly's model exactly (a Lambert-W root, `rel.optimal_interval`). The
@@ -687,8 +686,7 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 #
 # The goodput above covers interruptions of *one* run that finishes. The bill of a real training
 # run has further lines this notebook does not model, and which can exceed it:
-
-# %% [markdown]
+#
 # * **rollbacks without failures**: loss spikes and divergence force a restart from an earlier
 #   checkpoint, often with a changed learning rate or clipping; every rollback recomputes the work
 #   since that checkpoint, which is why the hot tier keeps more than the newest one. The OPT-175B
