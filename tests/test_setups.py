@@ -395,6 +395,12 @@ def test_ep_options_object_and_keywords_give_the_same_set_up():
     # the 256 routed experts over EP32 = 8 per GPU either way.
     assert same.prefill == setups.ep_step("deepseek-v3", "H100-SXM", ep=32, phase="prefill",
                                           tokens_per_gpu=16384, context_tokens=2000)
+    # the options reach the KV transfer too: at ideal fractions 2,000 × 70,272 B / 50e9 B/s
+    ideal = llmcost.Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
+    fast = setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, options=opts,
+                                        redundant_experts=32, efficiency=ideal, **pools)
+    assert fast.kv_transfer_s == pytest.approx(2000 * 70_272 / 50e9, rel=1e-9)
+    assert fast.expected_output_tokens_per_s_per_gpu > same.expected_output_tokens_per_s_per_gpu
     for bad in ("tp", "redundant_expert"):
         with pytest.raises(ValueError, match=rf"\['{bad}'\]"):
             setups.ep_step("deepseek-v3", "H100-SXM", ep=72, phase="decode", tokens_per_gpu=8,
