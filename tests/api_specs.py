@@ -675,7 +675,7 @@ MORE_ARGS_3 = {
     "decode_step": {"window_layers": "share|none"},
     "decode_step_time": {"window_layers": "share|none"},
     "serving_cost": {"window_layers": "share|none", "draft_model": "model|none",
-                     "engine": "choice"},
+                     "engine": "choice", "options": "options|none"},
     "rl_iteration": {"options": "options|none",
                      "response_tokens_max": "positive|none", "lengths": "count|none",
                      "reward": "model_or_params", "critic": "model_or_params|none",

@@ -30,26 +30,7 @@ MAX_LINES = 80
 MAX_PARAMS = 12
 
 #: (module path under llmcost/, qualified name) -> (lines, parameters, why it is left).
-ALLOWED = {
-    # Not yet split; each is tested by value, so a split must keep its outputs byte-identical
-    # (scripts/outputs_unchanged.py). zero_exposure's 14 inputs travel together (an options
-    # object would do); step_time's length is its docstring (the formula of each part).
-    ("training/step.py", "zero_exposure"):
-        (86, 14, "ZeRO/FSDP exposure's inputs not yet grouped into an options object"),
-    ("training/step.py", "step_time"):
-        (92, 5, "docstring of ~60 lines writing every part's formula; body not yet split"),
-    # serving: the public keyword API of serving_cost and the EP/disaggregated set-ups; grouping
-    # the engine settings into a serving options object (as rl_iteration's RLOptions) would clear
-    # them.
-    ("serving/inference.py", "_step"):
-        (31, 13, "engine settings not yet grouped into a serving options object"),
-    ("serving/inference.py", "serving_cost"):
-        (80, 18, "public keywords; a serving options object not yet built"),
-    ("serving/setups.py", "ep_step"):
-        (79, 13, "engine settings not yet grouped into a serving options object"),
-    ("serving/setups.py", "disaggregated_serving"):
-        (36, 13, "engine settings not yet grouped into a serving options object"),
-}
+ALLOWED = {}
 
 
 def _parameters(fn: ast.FunctionDef) -> int:

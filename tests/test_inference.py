@@ -414,3 +414,21 @@ def test_compare_accelerators_rows_are_the_cheapest_tp_and_its_curve():
     assert c.equals(inf.cost_vs_batch("llama-2-70b", "H200", 4.0, [1, 8, 64], tp=q.tp, **kw))
     with pytest.raises(ValueError, match="prices"):
         inf.compare_accelerators("llama-2-70b", {}, [1], **kw)
+
+
+def test_serving_options_object_and_keywords_give_the_same_cost():
+    # One ServingOptions carries serving_cost's settings; keywords given too replace its fields,
+    # and a misspelt keyword is refused by name (not silently ignored).
+    kw = dict(prompt_tokens=2000, output_tokens=500)
+    by_keywords = inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, tp=4, occupancy=0.8,
+                                   kv_dtype="fp8", **kw)
+    opts = inf.ServingOptions(tp=4, occupancy=0.8, kv_dtype="bf16")
+    assert inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, options=opts, kv_dtype="fp8",
+                            **kw) == by_keywords
+    # FP8 KV halves the cache per token: more sequences fit than with the options' BF16 alone.
+    assert by_keywords.max_batch > inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99,
+                                                    options=opts, **kw).max_batch
+    with pytest.raises(ValueError, match=r"\['tpp'\]"):
+        inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, tpp=4, **kw)
+    with pytest.raises(ValueError, match="options=.*ServingOptions"):
+        inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, options={"tp": 4}, **kw)

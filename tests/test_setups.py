@@ -379,3 +379,29 @@ def test_setups_side_by_side_rows_are_the_called_set_ups():
     assert t.loc[2, col] == ep.expected_output_tokens_per_s_per_gpu
     assert t.attrs["disaggregated"].usd_per_m_output == t.loc[2, "USD per M output"]
     assert t.loc[0, "set-up"].startswith("llama-2-70b: TP")
+
+
+def test_ep_options_object_and_keywords_give_the_same_set_up():
+    # One EPOptions carries ep_step's and disaggregated_serving's settings; keywords replace its
+    # fields; a keyword of another set-up (tp) or a misspelt one is refused by name.
+    pools = dict(prompt_tokens=2000, output_tokens=500, **setups.MOE_DEPLOYMENT)
+    by_keywords = setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, **pools)
+    opts = setups.EPOptions(weight_dtype="fp8", redundant_experts=0)
+    pools.pop("redundant_experts")
+    same = setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, options=opts,
+                                        redundant_experts=32, **pools)
+    assert same == by_keywords
+    # redundant_experts is the decode pool's: 288 slots over EP72 = 4 per GPU; prefill holds
+    # the 256 routed experts over EP32 = 8 per GPU either way.
+    assert same.prefill == setups.ep_step("deepseek-v3", "H100-SXM", ep=32, phase="prefill",
+                                          tokens_per_gpu=16384, context_tokens=2000)
+    # the options reach the KV transfer too: at ideal fractions 2,000 × 70,272 B / 50e9 B/s
+    ideal = llmcost.Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
+    fast = setups.disaggregated_serving("deepseek-v3", "H100-SXM", 2.0, options=opts,
+                                        redundant_experts=32, efficiency=ideal, **pools)
+    assert fast.kv_transfer_s == pytest.approx(2000 * 70_272 / 50e9, rel=1e-9)
+    assert fast.expected_output_tokens_per_s_per_gpu > same.expected_output_tokens_per_s_per_gpu
+    for bad in ("tp", "redundant_expert"):
+        with pytest.raises(ValueError, match=rf"\['{bad}'\]"):
+            setups.ep_step("deepseek-v3", "H100-SXM", ep=72, phase="decode", tokens_per_gpu=8,
+                           context_tokens=2000, **{bad: 8})

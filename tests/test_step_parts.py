@@ -140,6 +140,17 @@ def test_zero3_without_prefetch_exposes_every_gather():
     assert float(per_mb) == pytest.approx(2 * 2.0 + 1.5)
 
 
+def test_zero_traffic_object_and_keywords_give_the_same_exposure():
+    # ZeRO-3, overlap on, the hand numbers of test_zero_windows: one ZeroTraffic or its fields
+    # as keywords (a keyword replaces the object's field); a misspelt field is refused by name.
+    kw = dict(gather=2.0, z3_rs=1.5, n_gathers=2.0, rs=1.5, grad=0.0, wgather=0.0, n_layers=4)
+    by_keywords = step.zero_exposure(np.asarray(3), True, 1.0, **kw)
+    traffic = step.ZeroTraffic(**dict(kw, n_layers=1))
+    assert step.zero_exposure(np.asarray(3), True, 1.0, traffic, n_layers=4) == by_keywords
+    with pytest.raises(ValueError, match=r"\['n_layer'\]"):
+        step.zero_exposure(np.asarray(3), True, 1.0, traffic, n_layer=4)
+
+
 def test_optimizer_time_of_a_7b_shard():
     # 7e9 parameters × 42 B (bf16 weights, fp32 grads / master / Adam, test_step's hand count)
     # ÷ 3.35 TB/s (H100 SXM datasheet) = 87.8 ms; ZeRO-1 over 8 ranks shards it 8 ways.

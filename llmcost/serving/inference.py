@@ -69,7 +69,7 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.hardware import Accelerator, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import SECONDS_PER_HOUR, as_array, is_number, scalar_or_array
+from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with, scalar_or_array
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
 #: weights (group size 128, symmetric: 0.5 + 2/128 B); FP8/INT8 scales are per channel or tensor.
@@ -452,9 +452,10 @@ def compute_dtype(weight_dtype: str, accelerator) -> str:
 
 
 def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held_tokens,
-          kv_written_tokens, causal_prefill, f_w):
-    """Shared roofline: seqs sequences, q_tokens query tokens each, attending ``keys`` keys
-    (mean over layers); a share ``f_w`` of the layers holds a sliding-window cache."""
+          causal_prefill, f_w):
+    """Shared roofline: seqs sequences, q_tokens query tokens each (each writes its KV entry),
+    attending ``keys`` keys (mean over layers) beside ``kv_held_tokens`` cached tokens read; a
+    share ``f_w`` of the layers holds a sliding-window cache."""
     mm = sum(m.matmul_params_active.values())
     tokens = seqs * q_tokens
     attn = _attention_flops_per_key(m, not causal_prefill) * keys * tokens
@@ -477,7 +478,7 @@ def _step(m, acc, eff, tp, weight_dtype, kv_dtype, seqs, q_tokens, keys, kv_held
     hbm = weights_read_bytes(m, tokens, weight_dtype) \
         + seqs * (np.asarray(kv_cache_bytes(m, kv_held_tokens, kv_dtype, f_w))
                   * _kv_share(m, tp) * tp
-                  + kv_written_tokens * kv_tok)
+                  + q_tokens * kv_tok)
     memory = hbm / (tp * acc.hbm_bytes_per_s * eff.hbm_fraction)
     comm = _tp_allreduce_s(m, acc, eff, tp, tokens)
     return StepTime(scalar_or_array(compute), scalar_or_array(memory), scalar_or_array(comm),
@@ -542,7 +543,7 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     f = _window_share(m, window_layers)
     keys = f * np.minimum(ctx + q, m.sliding_window) + (1 - f) * (ctx + q) \
         if m.sliding_window else ctx + q
-    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, q, False, f)
+    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, q, keys, ctx, False, f)
 
 
 def decode_step_time(model, accelerator, batch, context_tokens, *, weight_dtype: str = "bf16",
@@ -585,7 +586,7 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
     b = as_array(batch, "batch", positive=True)
     f = _window_share(m, window_layers)
     keys = f * np.asarray(m.mean_attended_keys(p, causal=True)) + (1 - f) * (p + 1) / 2
-    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, p, True, f)
+    return _step(m, acc, eff, tp, weight_dtype, kv_dtype, b, p, keys, 0.0, True, f)
 
 
 def prefill_time(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "bf16",
@@ -822,15 +823,62 @@ def _price(price):
     return float(as_array(price, "price_usd_per_gpu_hour", positive=True))
 
 
+@dataclass(frozen=True)
+class ServingOptions:
+    """How one tensor-parallel replica serves (``serving_cost``'s settings, one object; its
+    keywords give the fields). Each value is checked where it is used, the message naming the
+    field (``tp=3 must divide n_heads=32 ...``).
+
+    Fields
+    ------
+    batch : int, optional
+        Batch slots (default: the largest that fits, lowered to meet ``max_tpot_s``).
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
+    kv_dtype : {"bf16", "fp16", "fp8"}
+    tp : int
+        Tensor-parallel GPUs per replica (within one scale-up domain).
+    occupancy : float in (0, 1]
+        Mean share of the batch slots decoding (continuous batching).
+    max_tpot_s : float, optional
+        Latency target on the roofline TPOT.
+    draft_model, draft_tokens, acceptance_rate
+        Speculative decoding: the draft (smaller than the target), γ >= 1 tokens per pass and
+        the acceptance rate α (``speculative_tokens_per_pass``); ``draft_tokens`` 0: none.
+    reserve_fraction : float in [0, 1)
+        HBM left unused (``SERVING_RESERVE``).
+    efficiency : Efficiency, optional
+        Achievable fractions (default: the accelerator's ``data/efficiency.csv`` row).
+    window_layers : float in [0, 1], optional
+        Share of layers with the sliding window (``kv_cache_bytes``).
+    engine : str, optional
+        The engine family of the expected fields (None: the pooled fit).
+    """
+
+    batch: int | None = None
+    weight_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    tp: int = 1
+    occupancy: float = 1.0
+    max_tpot_s: float | None = None
+    draft_model: object = None
+    draft_tokens: int = 0
+    acceptance_rate: float | None = None
+    reserve_fraction: float = SERVING_RESERVE
+    efficiency: Efficiency | None = None
+    window_layers: object = None
+    engine: str | None = None
+
+    def engine_keywords(self) -> dict:
+        """The keywords of ``decode_step`` and ``prefill`` these options set."""
+        return dict(weight_dtype=self.weight_dtype, kv_dtype=self.kv_dtype, tp=self.tp,
+                    efficiency=self.efficiency, window_layers=self.window_layers)
+
+
 def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
-                 output_tokens: int, batch: int | None = None, weight_dtype: str = "bf16",
-                 kv_dtype: str = "bf16", tp: int = 1, occupancy: float = 1.0,
-                 max_tpot_s: float | None = None, draft_model=None, draft_tokens: int = 0,
-                 acceptance_rate: float | None = None,
-                 reserve_fraction: float = SERVING_RESERVE,
-                 efficiency: Efficiency | None = None, window_layers=None,
-                 engine: str | None = None) -> ServingCost:
-    """USD per million input and output tokens, TTFT and TPOT for one serving set-up.
+                 output_tokens: int, options: ServingOptions | None = None,
+                 **keywords) -> ServingCost:
+    """USD per million input and output tokens, TTFT and TPOT for one serving set-up
+    (``options``: a ``ServingOptions``, whose fields the keywords may also give).
 
     Two throughputs: the **bound** (the roofline, every field without ``expected_``) and the
     **expected** throughput on an engine (``engine``: a family of ``ENGINE_FAMILIES``, or None
@@ -866,24 +914,24 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         Bad input; a given batch larger than fits; a latency target no batch meets; a
         ``draft_model`` not smaller (in parameters) than the target.
     """
+    o = options_with(ServingOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
     price = _price(price_usd_per_gpu_hour)
     p = _int("prompt_tokens", prompt_tokens)
     r = _int("output_tokens", output_tokens)
-    occ = float(as_array(occupancy, "occupancy", positive=True, upper=1.0))
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, efficiency=efficiency,
-              window_layers=window_layers)
-    spec = _speculation(m, draft_model, draft_tokens, acceptance_rate)
-    cap = max_batch(m, acc, p + r, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
-                    reserve_fraction=reserve_fraction, window_layers=window_layers,
+    occ = float(as_array(o.occupancy, "occupancy", positive=True, upper=1.0))
+    kw, tp = o.engine_keywords(), o.tp
+    spec = _speculation(m, o.draft_model, o.draft_tokens, o.acceptance_rate)
+    cap = max_batch(m, acc, p + r, weight_dtype=o.weight_dtype, kv_dtype=o.kv_dtype, tp=tp,
+                    reserve_fraction=o.reserve_fraction, window_layers=o.window_layers,
                     draft_model=spec[0])
     ctx = p + np.arange(1, max(r, 2))
-    eng = load_engine_efficiency(engine)
+    eng = load_engine_efficiency(o.engine)
 
     def tpot(bs, engine_eff=None):
         return _mean_tpot(m, acc, bs, ctx, occ, spec, kw, engine_eff)
 
-    b, limit = _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, p + r)
+    b, limit = _serving_batch(tpot, o.batch, cap, o.max_tpot_s, acc, tp, p + r)
     cross = decode_crossover_batch(m, acc, p + r / 2, **kw)
     limit = "compute" if limit == "HBM capacity" and cross < b else limit
     live, t_out = occ * b, float(tpot(b))
@@ -899,8 +947,8 @@ def serving_cost(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: i
         usd_per_m_input=usd_in, usd_per_m_output=usd_out,
         usd_per_m_blended=(p * usd_in + r * usd_out) / (p + r), price_usd_per_gpu_hour=price,
         crossover_batch=cross,
-        notes=f"{weight_dtype} weights, {kv_dtype} KV, occupancy {occ:g}"
-              + (f", speculative γ={g}, α={acceptance_rate}" if g else ""))
+        notes=f"{o.weight_dtype} weights, {o.kv_dtype} KV, occupancy {occ:g}"
+              + (f", speculative γ={g}, α={o.acceptance_rate}" if g else ""))
     return _with_expected(base, eng, float(tpot(b, eng)), pre_b)
 
 

@@ -89,14 +89,14 @@ of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR
-from ..core.hardware import Cluster
-from ..core.units import SECONDS_PER_HOUR, as_array
+from ..core.hardware import Cluster, Efficiency
+from ..core.units import SECONDS_PER_HOUR, as_array, options_with
 from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
 from .inference import (
@@ -166,10 +166,40 @@ class EPStep:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class EPOptions:
+    """How an expert-parallel, DP-attention set-up serves (``ep_step``'s and
+    ``disaggregated_serving``'s settings, one object; their keywords give the fields). Each value
+    is checked where it is used, the message naming the field.
+
+    Fields
+    ------
+    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
+    kv_dtype : {"bf16", "fp16", "fp8"}
+    redundant_experts : int
+        Extra expert replicas (EPLB), spread with the others.
+    two_batch_overlap : bool
+        Overlap the all-to-all with computation (two micro-batches), as SGLang and DeepSeek do.
+    engine : str or None
+        The engine family whose fitted constants give the expected time
+        (``inference.load_engine_efficiency``).
+    reserve_fraction : float in [0, 1)
+        HBM left unused (``inference.SERVING_RESERVE``).
+    efficiency : Efficiency, optional
+        Achievable fractions (default: the accelerator's ``data/efficiency.csv`` row).
+    """
+
+    weight_dtype: str = "fp8"
+    kv_dtype: str = "bf16"
+    redundant_experts: int = 0
+    two_batch_overlap: bool = True
+    engine: str | None = None
+    reserve_fraction: float = SERVING_RESERVE
+    efficiency: Efficiency | None = None
+
+
 def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_tokens: int,
-            weight_dtype: str = "fp8", kv_dtype: str = "bf16", redundant_experts: int = 0,
-            two_batch_overlap: bool = True, engine: str | None = None,
-            reserve_fraction: float = SERVING_RESERVE, efficiency=None) -> EPStep:
+            options: EPOptions | None = None, **keywords) -> EPStep:
     """One decode or prefill step of an MoE model served with expert parallelism over ``ep``
     GPUs and data-parallel attention (the module docstring has the formulas and sources).
 
@@ -187,15 +217,10 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
         GPU processes in one step.
     context_tokens : int
         Decode: tokens in each sequence's KV cache. Prefill: the prompt length P.
-    weight_dtype : {"bf16", "fp16", "fp8", "int8", "int4", "nvfp4", "mxfp4"}
-    kv_dtype : {"bf16", "fp16", "fp8"}
-    redundant_experts : int
-        Extra expert replicas (EPLB), spread with the others.
-    two_batch_overlap : bool
-        Overlap the all-to-all with computation (two micro-batches), as SGLang and DeepSeek do.
-    engine : str or None
-        The engine family whose fitted constants give the expected time
-        (``inference.load_engine_efficiency``).
+    options : EPOptions, optional
+        Precisions, redundant experts, two-batch overlap, engine, HBM reserve, efficiency
+        (default ``EPOptions()``: FP8 weights, BF16 KV, overlap on); keywords given too replace
+        its fields.
 
     Returns
     -------
@@ -209,37 +234,39 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
         the routed experts allow, the weights not fitting, or a decode batch past the KV
         capacity (the capacity in the message).
     """
+    o = options_with(EPOptions, "options", options, keywords)
     m, acc = serving_model(model), serving_accelerator(accelerator)
-    eff = serving_efficiency(efficiency, acc)
-    eng = load_engine_efficiency(engine)
+    eff = serving_efficiency(o.efficiency, acc)
+    eng = load_engine_efficiency(o.engine)
     if not m.is_moe:
         raise ValueError(f"model={m.name!r} is dense: expert parallelism needs an MoE model")
     _choice("phase", phase, ("decode", "prefill"))
-    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
-    _choice("kv_dtype", kv_dtype, KV_BYTES)
+    wb = WEIGHT_BYTES[_choice("weight_dtype", o.weight_dtype, WEIGHT_BYTES)]
+    _choice("kv_dtype", o.kv_dtype, KV_BYTES)
     ep = _whole("ep", ep)
-    red = _whole("redundant_experts", redundant_experts, minimum=0)
+    red = _whole("redundant_experts", o.redundant_experts, minimum=0)
     t = float(as_array(tokens_per_gpu, "tokens_per_gpu", positive=True))
     ctx = _whole("context_tokens", context_tokens)
-    r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
+    r = float(as_array(o.reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     resident, read = _ep_weight_bytes(m, ep, red, wb, t)
-    kv_tok = kv_cache_bytes_per_token(m, kv_dtype)
-    cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, weight_dtype)
+    kv_tok = kv_cache_bytes_per_token(m, o.kv_dtype)
+    cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, o.weight_dtype)
     if phase == "decode" and t > cap:
         raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
                          f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
                          f"at ep={ep}")
-    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype,
-                                             read, kv_tok)
+    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, o.weight_dtype,
+                                             o.kv_dtype, read, kv_tok)
     a2a = _ep_all_to_all_s(m, acc, eff, phase, ep, t)
     gpu = max(compute, memory)
-    bound = max(gpu, a2a) if two_batch_overlap else gpu + a2a
+    bound = max(gpu, a2a) if o.two_batch_overlap else gpu + a2a
     if phase == "decode":
         gpu_exp = float(eng.decode_s(gpu, kv_read))
     else:
         gpu_exp = float(eng.prefill_s(gpu))
-    expected = max(gpu_exp, a2a + eng.step_overhead_s) if two_batch_overlap else gpu_exp + a2a
+    expected = max(gpu_exp, a2a + eng.step_overhead_s) if o.two_batch_overlap \
+        else gpu_exp + a2a
     return EPStep(phase=phase, ep=ep, tokens_per_gpu=t, compute_s=compute, memory_s=memory,
                   kv_read_s=kv_read, all_to_all_s=a2a, time_s=bound, expected_s=expected,
                   tokens_per_s_per_gpu=t / bound, expected_tokens_per_s_per_gpu=t / expected,
@@ -360,9 +387,8 @@ def kv_transfer_time(model, accelerator, prompt_tokens, kv_dtype: str = "bf16",
 
 def disaggregated_serving(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
                           output_tokens: int, prefill_ep: int, prefill_tokens_per_gpu,
-                          decode_ep: int, decode_batch_per_gpu, weight_dtype: str = "fp8",
-                          kv_dtype: str = "bf16", redundant_experts: int = 0,
-                          engine: str | None = None) -> DisaggregatedServing:
+                          decode_ep: int, decode_batch_per_gpu, options: EPOptions | None = None,
+                          **keywords) -> DisaggregatedServing:
     """Prefill and decode on separate expert-parallel pools, sized for P input and R output
     tokens per request, and what a token costs.
 
@@ -372,19 +398,23 @@ def disaggregated_serving(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     = x_d / (1 + ρ); USD per M input = price / 3600 / x_p · 1e6, per M output likewise with
     x_d; TTFT = one prefill step plus the KV transfer (``kv_transfer_time``); TPOT = one
     decode step (at the mean context P + R/2).
+
+    ``options`` (an ``EPOptions``, whose fields the keywords may also give) applies to both
+    pools, except ``redundant_experts``: the decode pool's (the prefill pool holds the routed
+    experts only).
     """
+    o = options_with(EPOptions, "options", options, keywords)
     price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
     p = _whole("prompt_tokens", prompt_tokens)
     r = _whole("output_tokens", output_tokens)
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=engine)
     pre = ep_step(model, accelerator, ep=prefill_ep, phase="prefill",
-                  tokens_per_gpu=prefill_tokens_per_gpu, context_tokens=p, **kw)
+                  tokens_per_gpu=prefill_tokens_per_gpu, context_tokens=p,
+                  options=replace(o, redundant_experts=0))
     dec = ep_step(model, accelerator, ep=decode_ep, phase="decode",
-                  tokens_per_gpu=decode_batch_per_gpu, context_tokens=p + r // 2,
-                  redundant_experts=redundant_experts, **kw)
+                  tokens_per_gpu=decode_batch_per_gpu, context_tokens=p + r // 2, options=o)
     x_p, x_d = pre.expected_tokens_per_s_per_gpu, dec.expected_tokens_per_s_per_gpu
     rho = (p / x_p) / (r / x_d)
-    kv = kv_transfer_time(model, accelerator, p, kv_dtype)
+    kv = kv_transfer_time(model, accelerator, p, o.kv_dtype, o.efficiency)
     usd_in = price / SECONDS_PER_HOUR / x_p * 1e6
     usd_out = price / SECONDS_PER_HOUR / x_d * 1e6
     return DisaggregatedServing(

@@ -161,7 +161,7 @@ from ..core.shapes import (
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
-from ..core.units import as_array, as_flag
+from ..core.units import as_array, as_flag, options_with
 from . import attention, comm, elementwise, moe_layer
 from .memory import get_recipe, stage_candidates
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions  # noqa: F401  (re-exported)
@@ -565,15 +565,82 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     return matmul, attn, memb, rc_t, tp_c, cp_c, ep_c
 
 
-def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathers, rs, grad,
-                  wgather, n_layers=1.0, prefetch_layers=1, backward_compute=None,
-                  grad_link_busy=0.0, replica_per_microbatch=False):
+@dataclass(frozen=True)
+class ZeroTraffic:
+    """The DP / ZeRO collectives of one pipeline stage and what hides them (``zero_exposure``'s
+    keywords, one object), seconds unless said.
+
+    Fields
+    ------
+    gather : ZeRO-3's all-gather of the stage's weights, all its layers once (G)
+    z3_rs : ZeRO-3's gradient reduce-scatter of one micro-batch, all layers (RS)
+    n_gathers : gathers per micro-batch, forward and backward (and recomputed forward) (n_g)
+    rs : ZeRO-2's gradient reduce-scatter of one micro-batch
+    grad : the per-step gradient collective (ZeRO-0 all-reduce, ZeRO-1 reduce-scatter, the HSDP
+        replicas' all-reduce), 0 where the stage runs none
+    wgather : ZeRO-1/2's per-step weight all-gather, 0 where the stage runs none
+    n_layers : the stage's layers (L)
+    prefetch_layers : layers gathered ahead (0: none)
+    backward_compute : the stage's backward of one micro-batch (B; None: 2F)
+    grad_link_busy : the NIC time the last backward's shard-group traffic holds (HSDP)
+    replica_per_microbatch : the HSDP all-reduce after every micro-batch (else once per step)
+    """
+
+    gather: object
+    z3_rs: object
+    n_gathers: object
+    rs: object
+    grad: object
+    wgather: object
+    n_layers: object = 1.0
+    prefetch_layers: object = 1
+    backward_compute: object = None
+    grad_link_busy: object = 0.0
+    replica_per_microbatch: object = False
+
+
+def zero_exposure(zero_stage, dp_overlap, fwd_compute, traffic: ZeroTraffic | None = None,
+                  **keywords):
     """Exposed data-parallel / ZeRO communication of one pipeline stage: (per micro-batch,
-    per step), seconds.
+    per step), seconds (``traffic``: a ``ZeroTraffic``, whose fields the keywords may give).
 
     Windows (Rajbhandari et al. 2020; PyTorch DDP / FSDP overlap), with ``F`` = the stage's
     forward compute of one micro-batch and ``B`` its backward (default ``2F``; with full
     recomputation the caller passes ``3F``):
+
+    * ZeRO-3 and ZeRO-2, per micro-batch: ``zero_micro_batch_exposure``.
+    * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
+      micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
+      ``max(grad − 2F, 0) + max(wgather − F, 0)``. The window is 2F, the gradient-producing
+      backward, even under full recomputation (whose backward lasts 3F): a conservative
+      convention kept because the validated Megatron-style rows (notebook 04b) are fitted with
+      it. Hybrid sharding (HSDP) all-reduces the gradient shards over the replicas, per step or
+      per micro-batch: ``gradient_exposure``.
+    * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
+      reduce-scatters only (``comm.fsdp_exposure_unchecked``). The per-micro-batch ZeRO-2 reduce-scatter
+      and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
+      ZeRO-0-2 windows were validated without it (notebook 04b), and a term hidden once per step
+      behind a whole backward slows compute by a fraction of one backward, which the fitted
+      kernel efficiency already absorbs on those rows.
+
+    Without ``dp_overlap`` every collective is exposed in full. The caller passes ``grad`` and
+    ``wgather`` already zero where the stage does not run them.
+    """
+    t = options_with(ZeroTraffic, "traffic", traffic, keywords)
+    z = zero_stage
+    bwd_compute = 2.0 * fwd_compute if t.backward_compute is None else t.backward_compute
+    per_mb = zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t)
+    grad_exp = gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t)
+    per_mb_grad = np.where((z == 3) & np.asarray(t.replica_per_microbatch), grad_exp, 0.0)
+    per_mb = per_mb + per_mb_grad
+    per_step = grad_exp - per_mb_grad + np.where(
+        dp_overlap, np.maximum(t.wgather - fwd_compute, 0.0), t.wgather)
+    return per_mb, per_step
+
+
+def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTraffic):
+    """Exposed ZeRO-3 / ZeRO-2 communication of one micro-batch of a stage (``zero_exposure``),
+    seconds; 0 for ZeRO-0/1:
 
     * ZeRO-3, per micro-batch, layer by layer (``comm.fsdp_exposure``): the stage's ``L`` layers
       each gather ``G/L`` before their forward (``F/L`` to hide behind) and ``(n_g − 1)·G/L``
@@ -581,76 +648,63 @@ def zero_exposure(zero_stage, dp_overlap, fwd_compute, *, gather, z3_rs, n_gathe
       ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
       exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
       ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
-      ``x = ((n_g − 1)·G + RS)/L``.
+      ``x = ((n_g − 1)·G + RS)/L``; without ``dp_overlap``, ``n_g·G + RS``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
-    * Per step (ZeRO-0: all-reduce, ZeRO-1: reduce-scatter of the gradients, behind the last
-      micro-batch's backward; ZeRO-1/2: the weight all-gather behind the first forward):
-      ``max(grad − 2F, 0) + max(wgather − F, 0)``. The window is 2F, the gradient-producing
-      backward, even under full recomputation (whose backward lasts 3F): a conservative
-      convention kept because the validated Megatron-style rows (notebook 04b) are fitted with
-      it.
-    * Where ``comm.OVERLAP_SLOWDOWN`` applies: to the ZeRO-3 per-layer gathers and
-      reduce-scatters only (``comm.fsdp_exposure_unchecked``). The per-micro-batch ZeRO-2 reduce-scatter
-      and the per-step terms (ZeRO-0/1/2 and the HSDP replica all-reduce) pay none: the
-      ZeRO-0-2 windows were validated without it (notebook 04b), and a term hidden once per step
-      behind a whole backward slows compute by a fraction of one backward, which the fitted
-      kernel efficiency already absorbs on those rows.
-    * Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
-      replicas): the per-micro-batch terms above with ``G`` and ``RS`` timed over the f ranks of
-      the shard group (so a shard group inside one scale-up domain gathers over NVLink only),
-      and once per step, after the last micro-batch's reduce-scatter has left each rank its
-      accumulated gradient shard of Ψ/f elements, an all-reduce of that shard over the r
-      replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
-      ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
-      all-reduce, ``max(grad − max(B − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
-      the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
-      NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
-      NVLink): concurrent NCCL collectives on one NIC share its bandwidth. The window is the
-      whole backward ``B`` (3F under full recomputation), not ZeRO-0's 2F, because ``busy``
-      counts the recomputation's re-gather too, and FSDP2 issues each unit's all-reduce after
-      its reduce-scatter while later units still compute (PR #121569: the all-reduce overlaps
-      the next reduce-scatter). This bandwidth-sharing rule is an estimate: no measured
-      source times HSDP's replica all-reduce against its shard traffic. Like ZeRO-0's per-step
-      terms it pays no ``comm.OVERLAP_SLOWDOWN`` contention. It is one collective per
-      ``fully_shard`` unit (L per step): this rule prices it as one all-reduce of the whole
-      shard (one latency, not L; the last unit's, exposed after the backward, is not added),
-      an optimistic bound by (L − 1) ring latencies.
-      With ``replica_per_microbatch`` (the stack's ``hsdp_all_reduce = "per_microbatch"``,
-      FSDP2's default: it all-reduces after every micro-batch's reduce-scatter unless
-      ``set_requires_all_reduce(False)``) the same exposure is paid per micro-batch:
-      ``max(grad − max(B − busy, 0), 0)`` in the per-micro-batch part (m times per step).
-      Sources: Zhao et al. 2023, "PyTorch FSDP",
-      arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
-      PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
-      PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
-      skips the all-reduce on all but the last micro-batch of gradient accumulation, the
-      schedule priced here); Zhang et al. 2022, "MiCS", arXiv:2205.00119 (partition groups, the
-      same idea in DeepSpeed).
-
-    Without ``dp_overlap`` every collective is exposed in full. The caller passes ``grad`` and
-    ``wgather`` already zero where the stage does not run them.
     """
-    z = zero_stage
-    L = np.maximum(np.asarray(n_layers, dtype=float), 1.0)
-    bwd_compute = 2.0 * fwd_compute if backward_compute is None else backward_compute
-    z3_comm = n_gathers * gather + z3_rs
-    f_e, b_e = comm.fsdp_exposure_unchecked(gather / L, z3_rs / L, fwd_compute / L,
-                                            bwd_compute / L, L, np.asarray(prefetch_layers),
-                                            n_gathers - 1.0)
+    L = np.maximum(np.asarray(t.n_layers, dtype=float), 1.0)
+    z3_comm = t.n_gathers * t.gather + t.z3_rs
+    f_e, b_e = comm.fsdp_exposure_unchecked(t.gather / L, t.z3_rs / L, fwd_compute / L,
+                                            bwd_compute / L, L, np.asarray(t.prefetch_layers),
+                                            t.n_gathers - 1.0)
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
-    z2_exp = np.where(dp_overlap, np.maximum(rs - 2.0 * fwd_compute, 0.0), rs)
-    per_mb = np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
+    z2_exp = np.where(dp_overlap, np.maximum(t.rs - 2.0 * fwd_compute, 0.0), t.rs)
+    return np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
+
+
+def gradient_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTraffic):
+    """Exposed gradient collective ``grad`` of a stage (``zero_exposure``), seconds:
+    ``max(grad − window, 0)`` (``grad`` without ``dp_overlap``), the window 2F for ZeRO-0/1 and
+    ``max(B − busy, 0)`` for HSDP (z = 3):
+
+    Hybrid sharding (HSDP, ZeRO-3 over a shard group of f of the dp·cp ranks, r = dp·cp/f
+    replicas): the per-micro-batch terms of ``zero_micro_batch_exposure`` with ``G`` and ``RS``
+    timed over the f ranks of the shard group (so a shard group inside one scale-up domain
+    gathers over NVLink only), and once per step, after the last micro-batch's reduce-scatter
+    has left each rank its accumulated gradient shard of Ψ/f elements, an all-reduce of that
+    shard over the r replicas: ``grad = T_allreduce(Ψ·b_g/f, r ranks, stride f·tp)``, moving
+    ``2(r − 1)/r · Ψ·b_g/f`` bytes per rank (ring), overlapped like ZeRO-0's gradient
+    all-reduce, ``max(grad − max(B − busy, 0), 0)``, where ``busy`` (``grad_link_busy``) is
+    the time the last backward's own shard-group traffic, ``(n_g − 1)·G + RS``, holds the same
+    NICs (when the shard group spans scale-up domains; 0 inside one, whose gathers ride
+    NVLink): concurrent NCCL collectives on one NIC share its bandwidth. The window is the
+    whole backward ``B`` (3F under full recomputation), not ZeRO-0's 2F, because ``busy``
+    counts the recomputation's re-gather too, and FSDP2 issues each unit's all-reduce after
+    its reduce-scatter while later units still compute (PR #121569: the all-reduce overlaps
+    the next reduce-scatter). This bandwidth-sharing rule is an estimate: no measured
+    source times HSDP's replica all-reduce against its shard traffic. Like ZeRO-0's per-step
+    terms it pays no ``comm.OVERLAP_SLOWDOWN`` contention. It is one collective per
+    ``fully_shard`` unit (L per step): this rule prices it as one all-reduce of the whole
+    shard (one latency, not L; the last unit's, exposed after the backward, is not added),
+    an optimistic bound by (L − 1) ring latencies.
+    With ``replica_per_microbatch`` (the stack's ``hsdp_all_reduce = "per_microbatch"``,
+    FSDP2's default: it all-reduces after every micro-batch's reduce-scatter unless
+    ``set_requires_all_reduce(False)``) the same exposure is paid per micro-batch:
+    ``max(grad − max(B − busy, 0), 0)`` in the per-micro-batch part (m times per step;
+    ``zero_exposure`` moves it there).
+    Sources: Zhao et al. 2023, "PyTorch FSDP",
+    arXiv:2304.11277 (hybrid sharding: shard within a group, replicate across groups);
+    PyTorch PR #89915 (``HYBRID_SHARD``: ZeRO-3 within a node, DDP across nodes) and
+    PR #126166 (FSDP2 HSDP reduce-scatters then all-reduces; ``set_requires_all_reduce(False)``
+    skips the all-reduce on all but the last micro-batch of gradient accumulation, the
+    schedule priced here); Zhang et al. 2022, "MiCS", arXiv:2205.00119 (partition groups, the
+    same idea in DeepSpeed).
+    """
     # ZeRO-0/1: the gradient backward 2F; HSDP (z = 3): the whole backward less the NIC time
     # the shard group's own traffic holds
-    grad_window = np.where(z == 3, np.maximum(bwd_compute - grad_link_busy, 0.0),
+    grad_window = np.where(z == 3, np.maximum(bwd_compute - t.grad_link_busy, 0.0),
                            2.0 * fwd_compute)
-    grad_exp = np.where(dp_overlap, np.maximum(grad - grad_window, 0.0), grad)
-    per_mb_grad = np.where((z == 3) & np.asarray(replica_per_microbatch), grad_exp, 0.0)
-    per_mb = per_mb + per_mb_grad
-    per_step = grad_exp - per_mb_grad + np.where(
-        dp_overlap, np.maximum(wgather - fwd_compute, 0.0), wgather)
-    return per_mb, per_step
+    return np.where(dp_overlap, np.maximum(t.grad - grad_window, 0.0), t.grad)
 
 
 def optimizer_time(params_dense, params_expert, zero_stage, zero_group, expert_group,
@@ -1288,6 +1342,20 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         The plan uses a feature the stack's profile lacks (``stacks.missing_features``: a ZeRO
         stage, e.g. ZeRO-3 on megatron-core-2024, a schedule, FP8), named in the message.
     """
+    model, cluster, s = checked_step_inputs(model, cluster, plan, seq_len, keywords)
+    opts = StepOptions.build(options, **keywords)
+    o = opts.resolve(cluster.accelerator.name)
+    warn_missing_features(o.stack, plan, opts.dtype)
+    eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
+    return breakdown_of(_engine(model, cluster, plan.to_dict(), s, o), plan, eff.accelerator,
+                        o.stack.name)
+
+
+def checked_step_inputs(model, cluster, plan, seq_len, keywords: dict) -> tuple:
+    """``step_time``'s inputs, checked: (ModelSpec, Cluster, tokens per sequence, default the
+    model's). A ValueError for a model or cluster the catalogue cannot give, a bad ``dropout``
+    or ``efficiency`` keyword, a plan that is not a ``ParallelPlan``, uses more GPUs than the
+    cluster or breaks a model rule (``ParallelPlan.validate``)."""
     model, cluster = as_model(model, needs="a step time"), as_cluster(cluster)
     check_step_inputs(dropout=keywords.get("dropout", False), efficiency=keywords.get("efficiency"))
     if not isinstance(plan, ParallelPlan):
@@ -1296,20 +1364,26 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
     s = model.seq_len if seq_len is None else int(as_array(seq_len, "seq_len", positive=True,
                                                            integer=True))
     plan.validate(model, seq_len=s)
-    opts = StepOptions.build(options, **keywords)
-    o = opts.resolve(cluster.accelerator.name)
-    # a plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks): priced, and said
-    for msg in stacks.missing_features(o.stack, plan.zero_stage, plan.schedule, plan.pp,
-                                       opts.dtype):
+    return model, cluster, s
+
+
+def warn_missing_features(stack, plan: ParallelPlan, dtype: str) -> None:
+    """A plan the stack cannot run (a ZeRO stage, schedule or FP8 it lacks,
+    ``stacks.missing_features``) is priced, and said: one ``stacks.StackFeatureWarning`` per
+    missing feature, pointing at ``step_time``'s caller."""
+    for msg in stacks.missing_features(stack, plan.zero_stage, plan.schedule, plan.pp, dtype):
         warnings.warn(f"{msg}. The step is priced with this stack's other features as if it "
                       "had this one; choose a stack that has it (llmcost.stacks).",
-                      stacks.StackFeatureWarning, stacklevel=2)
-    eff = opts.efficiency if opts.efficiency is not None else _load_eff(cluster)
-    out = _engine(model, cluster, plan.to_dict(), s, o)
+                      stacks.StackFeatureWarning, stacklevel=3)
+
+
+def breakdown_of(out: dict, plan: ParallelPlan, efficiency_row: str, stack: str) -> StepBreakdown:
+    """The engine's parts of one plan (``_engine``'s arrays, first element) as a
+    ``StepBreakdown``."""
     vals = {f.name: float(np.asarray(out[f.name]).reshape(-1)[0]) for f in fields(StepBreakdown)
             if f.name in out}
     return StepBreakdown(**vals, n_gpus=plan.n_gpus, plan=plan.describe(),
-                         efficiency_row=eff.accelerator, stack=o.stack.name)
+                         efficiency_row=efficiency_row, stack=stack)
 
 
 def predict_mfu(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=None, *,

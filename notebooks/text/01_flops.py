@@ -17,7 +17,8 @@
 # 3. turn FLOPs into GPU-hours, days and dollars by hand, given a peak, an MFU and a price;
 # 4. read a published run's GPU-hours backwards into an MFU, and tell steady-state MFU from
 #    whole-run utilisation (DeepSeek-V3 in FP8, Llama 2, PaLM).
-#
+
+# %% [markdown]
 # Terms are defined in [10 · Glossary](10_glossary.ipynb) (with the Chinese terms of the source
 # material, e.g. 总计算量 total FLOPs, 模型算力利用率 MFU).
 #
@@ -119,7 +120,8 @@ plots.table(table, precision=1)
 # Summing over every matrix a token passes through (N of them in total) and over D tokens:
 #
 # $$C \;\approx\; (2 + 4)\,N\,D \;=\; 6\,N\,D \qquad\text{(Kaplan et al. 2020, §2.1).}$$
-#
+
+# %% [markdown]
 # The exact count adds what the rule leaves out: the
 # attention *core* (scores QKᵀ and the weighted sum AV), whose cost grows with the context
 # length, not with parameters; and it counts only weights a token really passes through (the
@@ -143,7 +145,8 @@ plots.table(parts, "{:,.1f}", index=True)
 #
 # > **Takeaway.** 6·N·D is the matmuls of every weight, forward and backward; the exact count
 # > differs by the embedding lookup (not a matmul) and the attention core.
-#
+
+# %% [markdown]
 # ## 3. The exact count against 6·N·D as context grows
 #
 # Per layer and token, the scores QKᵀ and the sum AV each cost 2·h·s FLOP forward over a full s×s
@@ -216,9 +219,11 @@ print(f"MFU basis ÷ 6ND = {ratio:.3f} at {p['seq_len']:,} tokens of context: GP
 # For the scenario:
 
 # %%
-# NBVAL_CHECK_OUTPUT
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            seq_len=p["seq_len"], dtype=p["dtype"])
+
+# %%
+# NBVAL_CHECK_OUTPUT
 publish_summary("01_flops", [
     summary_row("training_flops_6nd", "training FLOPs (6ND)", run["training_flops_6nd"], "FLOP",
                 "6·N_active·D"),
@@ -425,7 +430,8 @@ print(f"MFU {p['mfu']:.2f} on {gpu.name} means {target:,.0f} tokens/s per GPU fo
 # 2. The same run reaches MFU 50% instead of 40%. By what fraction do the GPU-hours fall?
 # 3. A model with L = 32 layers, h = 4,096, N ≈ 12·L·h² trains at s = 8,192 tokens of context.
 #    What fraction does the attention core add to 6N per token, with a causal and with a full mask?
-#
+
+# %% [markdown]
 # <details><summary><b>Answers</b> (click)</summary>
 #
 # 1. C = 6 · 10¹⁰ · 2·10¹¹ = **1.2·10²² FLOP**. GPU-seconds = 1.2·10²² / (10¹⁵ · 0.4) = 3·10⁷ s,

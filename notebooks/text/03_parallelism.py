@@ -13,7 +13,8 @@
 # pipeline *bubble*). This notebook counts the memory and the idle time exactly, lists every valid
 # way to split the scenario's model, and shows where adding GPUs stops helping. Notebook 04 adds
 # the time spent communicating.
-#
+
+# %% [markdown]
 # **What you will learn.** After this notebook you can
 # 1. count what a GPU must hold to train a model (model states, activations) and derive ZeRO's
 #    savings, with PyTorch FSDP's names for the same stages;
@@ -22,7 +23,8 @@
 # 3. derive the pipeline bubble (p − 1)/m and the micro-batches a stage keeps in flight;
 # 4. read the list of valid plans, and explain why the fastest plan is not the one with the least
 #    memory or the smallest bubble.
-#
+
+# %% [markdown]
 # **Conventions.** Memory is per GPU, in decimal GB (10⁹ bytes), on the most loaded pipeline stage.
 # Model states follow a named **precision recipe** (bytes per parameter in each buffer, section 1).
 # Activations are 16-bit, with FlashAttention and no dropout unless a cell says otherwise
@@ -73,13 +75,13 @@ spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator
 cluster = llmcost.catalog.scenario_cluster(p)
 plan = llmcost.step.scenario_plan(p, spec)
 recipe = memory.get_recipe(p["optimizer_recipe"])
-hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 
 # %%
 from IPython.display import Markdown
 
 from llmcost.present import answers
 
+hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
 mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)   # derived in sections 1-5
 display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
                                 hbm, usable)))
@@ -125,7 +127,8 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
 # %% [markdown]
 # So a large model must be split over GPUs before it can train at all. There are five ways to
 # split it, and real runs combine them.
-#
+
+# %% [markdown]
 # ## 2. Five ways to split a model
 #
 # * **Data parallelism (DP)**: every GPU holds the whole model and processes different sequences;
@@ -139,6 +142,8 @@ print(f"at least {int(np.ceil(states / usable))} × {gpu.name} just to hold them
 # * **Pipeline parallelism (PP)**: the layers are cut into p consecutive stages on different GPUs;
 #   each micro-batch flows through the stages. Only activations cross between stages, but a stage
 #   waits while the pipeline fills and drains: the **bubble** (section 6).
+
+# %% [markdown]
 # * **Expert parallelism (EP)**: in a mixture-of-experts model, each GPU holds some of the experts;
 #   tokens travel to the GPUs of the experts they are routed to and back (two all-to-alls per MoE
 #   layer per pass, Lepikhin et al. 2020).
@@ -162,7 +167,8 @@ plots.parallelism_pictures();
 # **Takeaway.** DP copies the model, TP and EP split matrices and experts, PP splits layers, CP
 # splits the sequence: every way but DP divides memory, and every one costs either messages or
 # idle time.
-#
+
+# %% [markdown]
 # ## 3. ZeRO: stop storing copies
 #
 # Data parallelism stores the same model states on every replica. ZeRO (Rajbhandari et al. 2020)
@@ -174,7 +180,8 @@ plots.parallelism_pictures();
 # $$\text{DP: } (2 + 2 + K)\,\Psi \qquad \text{ZeRO-1: } (2 + 2)\,\Psi + \frac{K\Psi}{N_d} \qquad \text{ZeRO-2: } 2\Psi + \frac{(2 + K)\,\Psi}{N_d} \qquad \text{ZeRO-3: } \frac{(2 + 2 + K)\,\Psi}{N_d}$$
 #
 # (ZeRO-3 also holds one gathered layer at a time; DeepSpeed counts 4 bytes × its parameters.)
-#
+
+# %% [markdown]
 # **The same stages in PyTorch FSDP** (`ShardingStrategy`): `FULL_SHARD` shards parameters,
 # gradients and optimizer states and re-gathers the weights for forward and again for backward:
 # ZeRO-3. `SHARD_GRAD_OP` shards gradients and optimizer states but keeps the gathered weights from
@@ -204,7 +211,8 @@ for stage, gb in enumerate(zero_gb):
 # **Takeaway.** ZeRO removes the copies that data parallelism makes: ZeRO-1 and -2 shard the
 # optimizer side almost for free, ZeRO-3 (FULL_SHARD) shards everything at the price of gathering
 # the weights twice per step.
-#
+
+# %% [markdown]
 # ## 4. Activations: the memory that grows with batch and context
 #
 # The forward pass keeps intermediate results for the backward pass. Korthikanti et al. (2022,
@@ -222,7 +230,8 @@ for stage, gb in enumerate(zero_gb):
 # | TP + sequence parallelism (SP) | s·b·h·(34 + 5·a·s/h)/t |
 # | TP + SP + selective recomputation | 34·s·b·h/t |
 # | full recomputation | 2·s·b·h (the layer input only) |
-#
+
+# %% [markdown]
 # The 5·a·s/h term is the s×s attention matrix; **FlashAttention** never stores it.
 # **Selective recomputation** recomputes just the attention core; **full recomputation** keeps only
 # each layer's input and re-runs the whole forward pass of a layer during backward (a third more
@@ -265,11 +274,13 @@ plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
 #
 # (the second is Megatron-LM's warm-up count plus one, `memory.in_flight_microbatches`): with fewer
 # micro-batches than stages the factor never applies.
-#
+
+# %% [markdown]
 # **Takeaway.** Activations grow with tokens per micro-batch and with the micro-batches in flight;
 # FlashAttention removes the s² term, full recomputation trades a third more compute for most of
 # the rest, and CP divides what is left by cp.
-#
+
+# %% [markdown]
 # ## 5. The memory bill of the scenario's plan
 
 # %%
@@ -361,7 +372,8 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # %% [markdown]
 # **Takeaway.** A plan fits when model states (÷ ZeRO, TP, PP, EP) plus activations (× micro-batches in
 # flight) stay under the usable HBM; frontier runs sit within a few GB of the line.
-#
+
+# %% [markdown]
 # ## 6. The pipeline bubble
 #
 # A pipeline of p stages cannot keep every stage busy: the last stage waits for the first
@@ -371,7 +383,8 @@ for i, (ax, (name, stages)) in enumerate(zip(axes, [("llama-3.1-8b", 1), ("llama
 # drains:
 #
 # $$\text{bubble} = \frac{(p-1)(t_f + t_b)}{m\,(t_f + t_b)} = \frac{p-1}{m}, \qquad \text{interleaved: } \frac{p-1}{v\,m}, \qquad \text{share of the step: } \frac{p-1}{m+p-1}.$$
-#
+
+# %% [markdown]
 # | schedule | bubble ÷ ideal compute time | activations held by the first stage |
 # |---|---|---|
 # | GPipe (Huang et al. 2019) | (p−1)/m | all m micro-batches |
@@ -592,7 +605,8 @@ plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index
 # %% [markdown]
 # **Takeaway.** Adding GPUs helps while data parallelism can absorb them; beyond global batch × TP
 # GPUs the bubble grows, and the escape routes (TP, EP, CP beyond the domain) pay in communication.
-#
+
+# %% [markdown]
 # ## Exercises
 #
 # Round numbers; the teaching accelerator `Teaching-1PF` (1 PFLOP/s bf16, 80 GB, 8 per NVLink
@@ -607,7 +621,8 @@ plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index
 #    each rank hold, and how many ranks hold each KV head?
 # 4. **Step time.** A 7B model trains on 4M-token steps on 128 teaching accelerators at 50% MFU.
 #    How long is the compute of one step (6ND), and how long with a p = 4, m = 8 1F1B pipeline?
-#
+
+# %% [markdown]
 # <details><summary>Worked answers</summary>
 #
 # 1. DP: 16 × 70 = **1,120 GB** (no). ZeRO-1: (2 + 2) × 70 + 12 × 70/64 = 280 + 13.1 = **293 GB**
@@ -622,13 +637,19 @@ plots.table(frontier, {"min_memory_gb": "{:.1f}", "min_bubble": "{:.1%}"}, index
 
 # %%
 # NBVAL_CHECK_OUTPUT
+print(f"The scenario's plan {'fits' if fits else 'does NOT fit'}: it needs {mb.total / 1e9:.1f} GB "
+      f"per GPU of the {usable / 1e9:.0f} GB usable ({hbm / 1e9:.0f} GB of HBM less the "
+      f"{p['mem_reserve_fraction']:.0%} reserve).")
+
+# %%
+# NBVAL_CHECK_OUTPUT
 publish_summary("03_parallelism", [
     summary_row("model_states_tb", "model states, unsharded", states / 1e12, "TB",
                 f"{recipe.name}, {recipe.bytes_per_param:g} B/param"),
     summary_row("memory_per_gpu_gb", "memory per GPU, scenario plan", mb.total / 1e9, "GB",
                 plan.describe()),
-    summary_row("fits", "scenario plan fits", bool(fits), "",
-                f"{usable / 1e9:.0f} of {hbm / 1e9:.0f} GB usable"),
+    summary_row("memory_headroom_gb", "memory headroom per GPU", (usable - mb.total) / 1e9, "GB",
+                f"of {usable / 1e9:.0f} GB usable; below 0 the plan does not fit"),
     summary_row("bubble_fraction", "pipeline bubble", plan.bubble_fraction(), "",
                 f"of ideal compute time, {plan.schedule if plan.pp > 1 else 'no pipeline'}"),
     summary_row("n_valid_plans", "valid plans", len(plans), "",
@@ -678,5 +699,6 @@ if interactive:
 # arXiv:2407.21783 (§3.3.2, Table 4). Megatron-LM distributed-optimizer guide and
 # `theoretical_memory_usage.py`; DeepSpeed `estimate_zero3_model_states_mem_needs`. Recipes and
 # their sources: `llmcost.memory.list_recipes()`.
-#
+
+# %% [markdown]
 # [← 00 · Index](00_index.ipynb) · previous: [02 · How big should the batch be?](02_batch_size.ipynb) · next: [04 · Where does the time go when GPUs wait?](04_communication.ipynb)

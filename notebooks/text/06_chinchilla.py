@@ -12,7 +12,8 @@
 # will serve trillions of tokens is another matter, because every served token costs a forward
 # pass through all N parameters: a smaller model trained longer can reach the same quality and
 # cost less over its lifetime. Training and serving are one ledger, and this notebook prices both.
-#
+
+# %% [markdown]
 # **You will be able to**
 # 1. derive the compute-optimal N*(C) and D*(C) from a parametric loss fit, and say what "N" means
 #    in the 20-tokens-per-parameter rule;
@@ -86,7 +87,8 @@ display(Markdown(answers.scaling(spec.name, n_run, p["train_tokens"], fit.name, 
 # (70M to 16B parameters) with
 #
 # $$L(N, D) = E + \frac{A}{N^{\alpha}} + \frac{B}{D^{\beta}}$$
-#
+
+# %% [markdown]
 # E is the loss of a perfect model (the entropy of text); the other two terms are what a finite
 # model and finite data leave on the table. At a fixed budget C = 6ND, substitute D = C/(6N) and
 # set dL/dN = 0:
@@ -407,7 +409,8 @@ else:
 # HBM), then scales with N (a decode step's weight reads grow with N; prefill FLOPs too):
 #
 # $$\text{cost}(N, D_{tr}) = \frac{6ND_{tr}\cdot p_{GPU}}{3600\cdot \text{peak}\cdot \text{MFU}}\cdot\frac{F}{6N} + D_{inf}\,s_{ref}\frac{N}{N_{ref}}$$
-#
+
+# %% [markdown]
 # The factor F/6N puts training on the workbook's MFU basis (README "Conventions"): MFU counts
 # the model FLOPs per token F of `llmcost.compute.model_flops_per_token`, attention over the full
 # matrix at the scenario's `seq_len`, not 6N. With it, the scenario's training dollars below equal
@@ -416,17 +419,20 @@ else:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
-sv = dict(tp=p["serve_tp"], batch=p["serve_batch"], weight_dtypes=(p["serve_weight_dtype"],),
-          kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"])
-ref = sc.reference_serving_cost(spec, gpu, price, P, R, **sv)
-serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), spec.n_params)
 usd_per_flop = sc.train_usd_per_flop(gpu, p["mfu"], price, p["dtype"], spec, p["seq_len"])
 f_6n = sc.model_flops_per_token_ratio(spec, p["seq_len"])  # MFU basis: full-attention model FLOPs
 print(f"training: ${price:.2f}/GPU-h ({price_source}), MFU {p['mfu']:.0%} on model FLOPs "
       f"(F/6N = {f_6n:.3f} at {p['seq_len']:,} tokens) -> ${usd_per_flop * 1e18:.3f} per 1e18 6ND-FLOPs")
 print(f"the scenario's training: {llmcost.fmt_usd(usd_per_flop * c_run)} (notebook 01's compute line; "
       f"6ND alone would say {llmcost.fmt_usd(usd_per_flop / f_6n * c_run)})")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
+sv = dict(tp=p["serve_tp"], batch=p["serve_batch"], weight_dtypes=(p["serve_weight_dtype"],),
+          kv_dtype=p["serve_kv_dtype"], occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"])
+ref = sc.reference_serving_cost(spec, gpu, price, P, R, **sv)
+serve = sc.serving_cost_per_token(ref.usd_per_m_output, ref.usd_per_m_input, R / (P + R), spec.n_params)
 print(f"serving {spec.name} on {gpu.name} (TP {ref.tp}, batch {ref.batch}, {ref.notes}): "
       f"${ref.usd_per_m_output:.3f}/M output, ${ref.usd_per_m_input:.3f}/M input tokens")
 ratio = serve(spec.n_params) / (usd_per_flop * 2 * spec.n_params)
@@ -516,7 +522,8 @@ print(f"engine gap {gap_lo:.1f}× to {gap_hi:.1f}× (published serving figures):
 # > **Takeaway.** Price the two sides separately: the FLOP version of the trade-off is a useful
 # > sketch, but serving efficiency, which the training fit knows nothing about, sets where the
 # > dollar optimum falls.
-#
+
+# %% [markdown]
 # ## 8. What these fits do not cover
 #
 # * **Dense models trained once over their data.** The fits come from dense transformers on
@@ -547,6 +554,8 @@ print(f"engine gap {gap_lo:.1f}× to {gap_hi:.1f}× (published serving figures):
 #   $\hat E$ a saturating expert count between $E_{start}$ and $E_{max}$. The **effective parameter
 #   count** $\bar N$ is the dense size of equal loss (their Eq. 11); since c > 0, experts help less
 #   as N grows and stop helping at $N_{cutoff} = 10^{-b/c}$. Fixed D: it says nothing about tokens.
+
+# %% [markdown]
 # * **Krajewski et al. 2024** (*Scaling Laws for Fine-Grained Mixture of Experts*,
 #   arXiv:2402.07871, Eq. 9, Table 1): N parameters (all experts, non-embedding), D tokens,
 #   granularity G (expert width = FFN width / G), expansion rate 64:
@@ -724,7 +733,8 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 #    tokens, and the demand at which the two cost the same.
 # 3. A domain corpus has 100B unique tokens. What are 4 and 40 epochs over it worth in fresh
 #    tokens under Muennighoff et al.'s R*_D = 15.4?
-#
+
+# %% [markdown]
 # <details><summary>Worked answers</summary>
 #
 # 1. C = 6·N·(20N) = 120·N², so N = √(1.2·10²³/120) = √(10²¹) ≈ 3.16·10¹⁰ (31.6B parameters) and
@@ -745,9 +755,8 @@ ax = plots.overtraining_tradeoff(moe.overtraining(small.n_params, np.geomspace(1
 # The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
 
 # %%
-# NBVAL_CHECK_OUTPUT
 b = band.loc[c_run]
-publish_summary("06_chinchilla", [
+rows = [
     summary_row("run_tokens_per_param", "tokens per parameter (scenario)", float(eff["tokens_per_param"]), "",
                 "active parameters for MoE" if spec.is_moe else "total parameters"),
     summary_row("optimal_tokens_per_param", "compute-optimal tokens per parameter",
@@ -760,6 +769,11 @@ publish_summary("06_chinchilla", [
                 f"{fit.name}"),
     summary_row("allocation_compute_overhead", "extra training compute of the allocation",
                 float(eff["compute_overhead"]), "", "vs compute-optimal at the same loss"),
+]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+publish_summary("06_chinchilla", rows + [
     summary_row("lifetime_optimal_n_params", "inference-adjusted optimum (USD)", float(opt_usd.n_params), "",
                 f"{llmcost.fmt_count(p['inference_tokens_lifetime'])} served tokens"),
     summary_row("lifetime_optimal_tokens_per_param", "its tokens per parameter",

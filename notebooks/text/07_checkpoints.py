@@ -13,7 +13,8 @@
 # insurance: too few and a failure throws away hours; too many and writing them eats I/O and
 # compute. This notebook turns that trade into seconds, GPU-hours and dollars, and checks it
 # against the one large run whose failures were published: Llama 3 405B.
-#
+
+# %% [markdown]
 # **What you will learn.** After this notebook you can
 # 1. derive a job's MTBF from a per-GPU failure rate and say why failures are certain at scale;
 # 2. size a checkpoint and its write time from bytes per parameter and storage bandwidth;
@@ -101,7 +102,8 @@ display(Markdown(answers.checkpoints(p["n_gpus"], plan.mtbf_s, p["fail_planned_p
 #
 # (Kokolis et al. 2024 use the same MTTF = 1/(N_nodes·r_f)). A GPU that fails once every six years on average makes a 16,384-GPU
 # job fail every three hours.
-#
+
+# %% [markdown]
 # **Llama 3 405B** (Llama Team 2024, arXiv:2407.21783, §3.3.4) is the best public record: in a
 # 54-day snapshot of pre-training on up to 16,384 H100 GPUs there were **466 job interruptions**,
 # 47 planned (firmware upgrades, configuration or dataset changes) and **419 unexpected**, about
@@ -665,7 +667,8 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 # your price ÷ your goodput, which the last line checks for this scenario with the bill's own spot pricing (`llmcost.ledger`, notebook 00: set `ledger_spot_preemptions_per_node_day` and `ledger_spot_restart_s` to your provider's figures; the once-a-week default is an assumption, as no provider publishes GPU pre-emption rates) (a GPU cloud's on-demand
 # price can be below another provider's spot median). Without resumable training spot almost
 # never pays for a run of days.
-#
+
+# %% [markdown]
 # **Spot reclaims come in bulk.** The bill's spot model pre-empts each node independently (a
 # node-by-node Poisson process). Providers reclaim capacity in blocks: a rack, a placement group, a
 # whole reservation. For the same share of node-time lost, k-node reclaims interrupt the job k times
@@ -677,7 +680,8 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 #
 # **Takeaway.** Spot pays only when its price ÷ its goodput beats yours ÷ yours, and only for a job
 # that resumes from checkpoints.
-#
+
+# %% [markdown]
 # ## 9. What the ideal estimate leaves out
 #
 # The goodput above covers interruptions of *one* run that finishes. The bill of a real training
@@ -712,7 +716,8 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 #    is the shortest interval if checkpoints may use at most 20% of it?
 # 4. **Paid GPU-hours.** A run needs 10²⁴ FLOPs on 1,000 teaching accelerators at 50% MFU. How many
 #    ideal days and GPU-hours is it, and how many at 90% goodput?
-#
+
+# %% [markdown]
 # <details><summary>Worked answers</summary>
 #
 # 1. M = 8,766 h / (10,000 × 0.2) = **4.38 h**; P(no failure in 24 h) = e^{−24/4.38} = e^{−5.48} ≈
@@ -725,7 +730,8 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 # 4. Time = 10²⁴ / (1,000 × 10¹⁵ × 0.5) = 2 × 10⁶ s = **23.1 days**, 1,000 × 555.6 h = **555,556
 #    GPU-hours**; at 90% goodput ÷ 0.9: **25.7 days, 617,284 GPU-hours**.
 # </details>
-#
+
+# %% [markdown]
 # **Sources.** Young 1974 (CACM 17(9)); Daly 2006 (FGCS 22(3)); Llama Team 2024, arXiv:2407.21783
 # (§3.3.1, §3.3.4, Table 5); Kokolis et al. 2024, arXiv:2410.21680; MegaScale, Jiang et al. 2024,
 # arXiv:2402.15627 (NSDI '24); Gemini, Wang et al., SOSP 2023; CheckFreq, Mohan et al., FAST 2021;
@@ -738,8 +744,7 @@ for k in sorted({1, min(8, n_nodes), min(32, n_nodes)}):  # block sizes up to th
 # The figures this notebook contributes to a report (`summary.json` / `summary.csv`):
 
 # %%
-# NBVAL_CHECK_OUTPUT
-publish_summary("07_checkpoints", [
+rows = [
     summary_row("checkpoint_bytes", "checkpoint size", float(plan.size.total_bytes), "B",
                 f"{p['ckpt_recipe']}, full (weights, master, moments, loader/RNG)"),
     summary_row("checkpoint_stall_s", "stall per checkpoint", plan.stall_s, "s",
@@ -749,6 +754,11 @@ publish_summary("07_checkpoints", [
     summary_row("checkpoint_interval_min", "checkpoint interval", plan.interval_s / 60, "min",
                 "set in the scenario" if p["ckpt_interval_s"] else "exact optimum (Daly model)"),
     summary_row("goodput", "goodput", plan.goodput, "", "share of paid GPU-time kept"),
+]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+publish_summary("07_checkpoints", rows + [
     summary_row("paid_gpu_hours", "paid GPU-hours", float(paid["gpu_hours"]), "GPU-h",
                 "ideal GPU-hours / goodput"),
     summary_row("failure_cost_usd", "cost of failures and checkpoints", float(lost_usd), "USD",
