@@ -111,6 +111,29 @@ def test_fake_balanced_gate_pattern_by_hand():
     assert comm.moe_destinations(128, 8, 8, 8, gate="fake_balanced") == (1.0, 1.0)
 
 
+def test_megatron_force_load_balancing_gate_is_uniform_random():
+    # Megatron-Core's --moe-router-force-load-balancing replaces the logits by i.i.d. normal
+    # values (router.py apply_random_logits, moe_utils.py RandomSTE): every k-subset is equally
+    # likely. GPT-OSS 120B on GB300 (Megatron-Bridge 26.08: 128 experts, top-4, EP 16, 8 per
+    # GPU): a GPU receives a token unless all 4 experts miss its 8, C(120, 4) / C(128, 4)
+    hand = 16 * (1 - comb(120, 4) / comb(128, 4))
+    gpus, nodes = comm.moe_destinations(128, 4, 16, 16, gate="random")
+    assert gpus == pytest.approx(hand, rel=1e-12) and nodes == 1.0
+    assert (gpus, nodes) == comm.moe_destinations(128, 4, 16, 16, gate="learned")
+    # the consecutive pattern of NeMo AutoModel's fake gate would put the 4 experts on one GPU
+    # (aligned blocks of 4 inside 8): 3.7 times fewer copies than the benchmark's random gate
+    assert comm.moe_destinations(128, 4, 16, 16, gate="fake_balanced") == (1.0, 1.0)
+    assert hand == pytest.approx(3.68, abs=0.01)
+
+
+def test_megatron_bridge_rows_price_the_random_gate():
+    # every Megatron-Bridge MoE row ran --moe-router-force-load-balancing (its recipe)
+    cfg = llmcost.training.step_validation.validation_configs()
+    mb = cfg[cfg["set"].str.startswith("megatron-bridge") & cfg["moe_gate"].notna()
+             & (cfg["moe_gate"] != "")]
+    assert len(mb) == 14 and set(mb["moe_gate"]) == {"random"}
+
+
 def test_dispatch_copies_by_hand():
     # per_expert: k copies, (G - g)/G of them to other nodes, (g - 1)/G over NVLink
     assert comm.moe_dispatch_copies(256, 8, 64, 8) == pytest.approx((8 * 56 / 64, 8 * 7 / 64))
@@ -142,7 +165,7 @@ def test_bad_moe_inputs():
     with pytest.raises(ValueError, match="moe_dispatch"):
         comm.moe_dispatch_copies(256, 8, 64, 8, dispatch="per_token")
     with pytest.raises(ValueError, match="moe_gate"):
-        comm.moe_destinations(256, 8, 64, 8, gate="random")
+        comm.moe_destinations(256, 8, 64, 8, gate="round_robin")
     with pytest.raises(ValueError, match="n_experts"):
         comm.moe_destinations(256, 8, 48, 8)
     with pytest.raises(ValueError, match="top_k"):
@@ -253,7 +276,7 @@ def test_reshard_false_removes_exactly_the_backward_gathers():
     with pytest.raises(ValueError, match="moe_node_limit"):
         step.step_time(spec, cl, plan, 4096, moe_node_limit=0)
     with pytest.raises(ValueError, match="moe_gate"):
-        step.step_time(spec, cl, plan, 4096, moe_gate="random")
+        step.step_time(spec, cl, plan, 4096, moe_gate="round_robin")
 
 
 def test_rank_plans_accepts_the_new_options():

@@ -1069,9 +1069,14 @@ def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
 #: internode kernels).
 MOE_DISPATCH = ("per_expert", "per_gpu", "per_node")
 #: Which gate chose the experts (``moe_destinations``): ``"learned"`` (modelled as uniform random
-#: top-k without replacement) or ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
-#: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``).
-MOE_GATES = ("learned", "fake_balanced")
+#: top-k without replacement), ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
+#: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``) or
+#: ``"random"``: Megatron-Core's benchmark gate ``--moe-router-force-load-balancing``, which
+#: replaces the router's logits by i.i.d. normal values before the top-k (NVIDIA/Megatron-LM
+#: ``megatron/core/transformer/moe/router.py`` ``apply_random_logits`` and ``moe_utils.py``
+#: ``RandomSTE``: "random logits of router for load-balanced benchmark", since 022bcb5, 2025-05):
+#: every k-subset of experts equally likely, exactly the uniform top-k ``"learned"`` is priced as.
+MOE_GATES = ("learned", "fake_balanced", "random")
 #: Bytes per element of a token's hidden vector in the MoE dispatch, by ``moe_dispatch_dtype``:
 #: ``"bf16"`` 2; ``"fp8"`` 1 + 4/128 (E4M3 values plus one FP32 scale per 1×128 tile of
 #: channels: DeepSeek-V3, arXiv:2412.19437 §3.3.2 fine-grained 1×128 activation tiles and §3.3.3
@@ -1192,6 +1197,8 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
       ``nodes = M·(1 − C(E' − E/N, k)/C(E', k))``): DeepSeek-V3's layout 3.95 nodes against
       3.63, since a node chosen for its top two affinities holds at least two of the token's
       strongest experts, so the top 8 among the four chosen nodes' spread over them.
+    * ``gate="random"`` (Megatron-Core's ``--moe-router-force-load-balancing``: i.i.d. normal
+      logits, so a uniform random k-subset): as ``"learned"``.
     * ``gate="fake_balanced"`` (NeMo AutoModel's ``FakeBalancedGate``, ``indices =
       arange(tokens·k).view(-1, k) % E``): token i goes to experts ``(k·i + j) mod E``,
       ``j < k``; the exact mean over one period of ``E / gcd(E, k)`` tokens of the distinct

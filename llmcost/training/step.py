@@ -1263,8 +1263,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         ``fsdp_collectives_per_layer``, ``fsdp_nic_aggregation``, ``ep_overlap``,
         ``moe_routing``, ``moe_capacity_factor``, ``moe_imbalance``; ``moe_dispatch``
         (``comm.MOE_DISPATCH``: k copies per token, one per destination GPU, or one network copy
-        per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``"learned"`` or
-        ``"fake_balanced"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
+        per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``comm.MOE_GATES``:
+        ``"learned"``, ``"fake_balanced"`` or ``"random"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
         token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
         ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
         step, >= 1, dividing the micro-batches: ``compose_pipeline``), ``moe_dispatch_dtype``
