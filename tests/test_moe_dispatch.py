@@ -324,3 +324,32 @@ def test_all_to_all_options_object_is_the_keywords():
     assert by_keywords == pytest.approx(2.34e-3, abs=0.005e-3)   # the docstring's 2.34 ms
     with pytest.raises(ValueError, match="dispatch_mode"):
         comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch_mode="per_node")
+
+
+def test_merged_1f1b_leaves_the_unpaired_passes_exposed():
+    # Megatron-Core's batch-level EP overlap merges the forward of micro-batch i+1 with the
+    # backward of micro-batch i (Megatron-LM moe/README.md: "merging FWD-BWD passes of adjacent
+    # microbatches"). Without a pipeline and m = 5 (GPT-OSS 120B's 26.08 recipe, GA 5):
+    # F0 | F1+B0 | F2+B1 | F3+B2 | F4+B3 | B4: one forward and one backward of five unpaired
+    assert step.unpaired_share("1f1b", 1, 5, 1) == pytest.approx(1 / 5)
+    # 1F1B on 4 stages, m = 16: stage 0 warms up with 3 forwards, then its first steady forward
+    # has no backward before it either: 4 of 16
+    assert step.unpaired_share("1f1b", 4, 16, 1) == pytest.approx(4 / 16)
+    # interleaved, p = 4, v = 12, m = 64 (Qwen3-235B-A22B on GB300): Megatron-LM's warm-up
+    # 2(p - 1) + (v - 1)p = 50 chunk passes, + 1, of m·v = 768
+    assert step.unpaired_share("interleaved", 4, 64, 12) == pytest.approx(51 / 768)
+    # GPipe runs every forward before any backward: nothing pairs
+    assert step.unpaired_share("gpipe", 4, 16, 1) == 1.0
+    # the exposure: u·ep + (1 − u)·(max(ep − W, 0) + share·min(ep, W))
+    ep, w, u = 2.0, 5.0, 0.2
+    f, b = step.ep_exposure(ep, ep, w, w, "merged_1f1b", u)
+    hidden = step.DUALPIPE_SM_SHARE * ep
+    assert f == b == pytest.approx(u * ep + (1 - u) * hidden)
+    assert step.ep_exposure(ep, ep, w, w, "dualpipe", u) == pytest.approx((hidden, hidden))
+    assert step.ep_exposure(ep, ep, w, w, "none", u) == (ep, ep)
+
+
+def test_megatron_core_2026_runs_merged_1f1b():
+    # the 26.08 recipes set CommOverlapConfig(overlap_moe_expert_parallel_comm=True)
+    assert stacks.load_stack("megatron-core-2026").ep_overlap == "merged_1f1b"
+    assert stacks.load_stack("deepseek-hai-llm-2024").ep_overlap == "dualpipe"
