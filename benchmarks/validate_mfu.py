@@ -190,8 +190,14 @@ def moe_host_report():
                           "before": before.loc[moe, "error"], "after": after.loc[moe, "error"],
                           "host_s": after.loc[moe, "moe_host_s"],
                           "step_s": after.loc[moe, "step_time_s"]})
+    table = table.join(moe_layer_shapes(moe)).assign(
+        attn_share=after.loc[moe, "attention_s"] / after.loc[moe, "step_time_s"])
     print(table.to_string(formatters={"before": "{:+.1%}".format, "after": "{:+.1%}".format,
-                                      "host_s": "{:.2f}".format, "step_s": "{:.2f}".format}))
+                                      "host_s": "{:.2f}".format, "step_s": "{:.2f}".format,
+                                      "attn_share": "{:.0%}".format}))
+    print("   (moe_layer_mbs: MoE layers of the busiest stage × micro-batches per step; "
+          "local_experts E/ep; tok_per_expert: tokens per local expert per micro-batch, balanced; "
+          "attn_share: the attention core's share of the predicted step)")
     for split, g in table.groupby("split"):
         print(f"   {split:<11} n {len(g):>2}: mean |error| {g['before'].abs().mean():.1%} -> "
               f"{g['after'].abs().mean():.1%}, max {g['before'].abs().max():.1%} -> "
@@ -205,6 +211,29 @@ def moe_host_report():
         print(f"   micro-batch 1 -> 4 (Qwen3-30B-A3B, B200 MBS 1 -> GB200 MBS 4): published "
               f"{pub:.2f}x tokens/s/GPU, predicted {name} {pred:.2f}x ({pred / pub - 1:+.0%}; "
               "goal within 20%)")
+
+
+def moe_layer_shapes(run_ids) -> pd.DataFrame:
+    """Per MoE row, the sizes a cost per MoE layer per micro-batch, per local expert or per small
+    expert GEMM would scale with: the busiest stage's MoE layers × micro-batches per step
+    (``moe_layer_mbs``), the local experts ``E/ep`` and the tokens each receives per
+    micro-batch ``b·s·k·ep/E`` (balanced routing), and the head dimension."""
+    cfg = step_validation.validation_configs().set_index("run_id")
+    runs = llmcost.load_published_runs().set_index("run_id")
+    rows = {}
+    for run_id in run_ids:
+        c, r = cfg.loc[run_id].copy(), runs.loc[run_id]
+        c["run_id"] = run_id
+        s = int(r["seq_len"])
+        model = step_validation.row_model(c, r, s)
+        plan = step_validation.row_plan(c, r, model, s)
+        e, k = model.n_experts, model.n_experts_active
+        rows[run_id] = {
+            "moe_layer_mbs": int(round(model.n_moe_layers / plan.pp)) * plan.n_microbatches,
+            "local_experts": e // plan.ep,
+            "tok_per_expert": plan.micro_batch_size * s // plan.cp * k * plan.ep // e,
+            "d_head": model.d_qk}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 def memory_report():

@@ -203,8 +203,10 @@ def test_megatron_weight_and_optimizer_parity(gpt3):
 def test_one_gpu_holds_every_parameter_once(name):
     m = llmcost.load_model(name)
     mb = M.memory_per_gpu(m, ParallelPlan(), recipe="bf16_adam")
-    assert mb.weights == pytest.approx(2 * m.n_params, rel=1e-12)
-    assert mb.model_states == pytest.approx(16 * m.n_params, rel=1e-12)
+    # and DeepSeek-V3's MTP module, trained beside the 671B (arXiv:2412.19437 §2.2): 0 elsewhere
+    n = m.n_params + m.n_mtp_params
+    assert mb.weights == pytest.approx(2 * n, rel=1e-12)
+    assert mb.model_states == pytest.approx(16 * n, rel=1e-12)
 
 
 def test_tp_replicates_only_norms_and_kv_heads():

@@ -111,6 +111,29 @@ def test_fake_balanced_gate_pattern_by_hand():
     assert comm.moe_destinations(128, 8, 8, 8, gate="fake_balanced") == (1.0, 1.0)
 
 
+def test_megatron_force_load_balancing_gate_is_uniform_random():
+    # Megatron-Core's --moe-router-force-load-balancing replaces the logits by i.i.d. normal
+    # values (router.py apply_random_logits, moe_utils.py RandomSTE): every k-subset is equally
+    # likely. GPT-OSS 120B on GB300 (Megatron-Bridge 26.08: 128 experts, top-4, EP 16, 8 per
+    # GPU): a GPU receives a token unless all 4 experts miss its 8, C(120, 4) / C(128, 4)
+    hand = 16 * (1 - comb(120, 4) / comb(128, 4))
+    gpus, nodes = comm.moe_destinations(128, 4, 16, 16, gate="random")
+    assert gpus == pytest.approx(hand, rel=1e-12) and nodes == 1.0
+    assert (gpus, nodes) == comm.moe_destinations(128, 4, 16, 16, gate="learned")
+    # the consecutive pattern of NeMo AutoModel's fake gate would put the 4 experts on one GPU
+    # (aligned blocks of 4 inside 8): 3.7 times fewer copies than the benchmark's random gate
+    assert comm.moe_destinations(128, 4, 16, 16, gate="fake_balanced") == (1.0, 1.0)
+    assert hand == pytest.approx(3.68, abs=0.01)
+
+
+def test_megatron_bridge_rows_price_the_random_gate():
+    # every Megatron-Bridge MoE row ran --moe-router-force-load-balancing (its recipe)
+    cfg = llmcost.training.step_validation.validation_configs()
+    mb = cfg[cfg["set"].str.startswith("megatron-bridge") & cfg["moe_gate"].notna()
+             & (cfg["moe_gate"] != "")]
+    assert len(mb) == 14 and set(mb["moe_gate"]) == {"random"}
+
+
 def test_dispatch_copies_by_hand():
     # per_expert: k copies, (G - g)/G of them to other nodes, (g - 1)/G over NVLink
     assert comm.moe_dispatch_copies(256, 8, 64, 8) == pytest.approx((8 * 56 / 64, 8 * 7 / 64))
@@ -142,7 +165,7 @@ def test_bad_moe_inputs():
     with pytest.raises(ValueError, match="moe_dispatch"):
         comm.moe_dispatch_copies(256, 8, 64, 8, dispatch="per_token")
     with pytest.raises(ValueError, match="moe_gate"):
-        comm.moe_destinations(256, 8, 64, 8, gate="random")
+        comm.moe_destinations(256, 8, 64, 8, gate="round_robin")
     with pytest.raises(ValueError, match="n_experts"):
         comm.moe_destinations(256, 8, 48, 8)
     with pytest.raises(ValueError, match="top_k"):
@@ -253,7 +276,7 @@ def test_reshard_false_removes_exactly_the_backward_gathers():
     with pytest.raises(ValueError, match="moe_node_limit"):
         step.step_time(spec, cl, plan, 4096, moe_node_limit=0)
     with pytest.raises(ValueError, match="moe_gate"):
-        step.step_time(spec, cl, plan, 4096, moe_gate="random")
+        step.step_time(spec, cl, plan, 4096, moe_gate="round_robin")
 
 
 def test_rank_plans_accepts_the_new_options():
@@ -301,3 +324,32 @@ def test_all_to_all_options_object_is_the_keywords():
     assert by_keywords == pytest.approx(2.34e-3, abs=0.005e-3)   # the docstring's 2.34 ms
     with pytest.raises(ValueError, match="dispatch_mode"):
         comm.moe_all_to_all_time(4096, 8, 7168, 64, c, 1, dispatch_mode="per_node")
+
+
+def test_merged_1f1b_leaves_the_unpaired_passes_exposed():
+    # Megatron-Core's batch-level EP overlap merges the forward of micro-batch i+1 with the
+    # backward of micro-batch i (Megatron-LM moe/README.md: "merging FWD-BWD passes of adjacent
+    # microbatches"). Without a pipeline and m = 5 (GPT-OSS 120B's 26.08 recipe, GA 5):
+    # F0 | F1+B0 | F2+B1 | F3+B2 | F4+B3 | B4: one forward and one backward of five unpaired
+    assert step.unpaired_share("1f1b", 1, 5, 1) == pytest.approx(1 / 5)
+    # 1F1B on 4 stages, m = 16: stage 0 warms up with 3 forwards, then its first steady forward
+    # has no backward before it either: 4 of 16
+    assert step.unpaired_share("1f1b", 4, 16, 1) == pytest.approx(4 / 16)
+    # interleaved, p = 4, v = 12, m = 64 (Qwen3-235B-A22B on GB300): Megatron-LM's warm-up
+    # 2(p - 1) + (v - 1)p = 50 chunk passes, + 1, of m·v = 768
+    assert step.unpaired_share("interleaved", 4, 64, 12) == pytest.approx(51 / 768)
+    # GPipe runs every forward before any backward: nothing pairs
+    assert step.unpaired_share("gpipe", 4, 16, 1) == 1.0
+    # the exposure: u·ep + (1 − u)·(max(ep − W, 0) + share·min(ep, W))
+    ep, w, u = 2.0, 5.0, 0.2
+    f, b = step.ep_exposure(ep, ep, w, w, "merged_1f1b", u)
+    hidden = step.DUALPIPE_SM_SHARE * ep
+    assert f == b == pytest.approx(u * ep + (1 - u) * hidden)
+    assert step.ep_exposure(ep, ep, w, w, "dualpipe", u) == pytest.approx((hidden, hidden))
+    assert step.ep_exposure(ep, ep, w, w, "none", u) == (ep, ep)
+
+
+def test_megatron_core_2026_runs_merged_1f1b():
+    # the 26.08 recipes set CommOverlapConfig(overlap_moe_expert_parallel_comm=True)
+    assert stacks.load_stack("megatron-core-2026").ep_overlap == "merged_1f1b"
+    assert stacks.load_stack("deepseek-hai-llm-2024").ep_overlap == "dualpipe"

@@ -109,3 +109,49 @@ def test_mtp_adds_its_layer_and_head_to_the_last_stage():
     # a model without MTP: the field's default changes nothing
     llama = llmcost.load_model("llama-3.1-8b")
     assert llama.mtp_depth == 0 and llama.flops_per_token_breakdown(4096)["mtp"] == 0
+
+
+def test_mtp_module_memory_on_the_last_stage_hand_count():
+    # Megatron-Core keeps every MTP layer on the last pipeline stage (user guide, Multi-Token
+    # Prediction); its module is one MoE block, M_k (d x 2d) and norms (report §2.2).
+    m = llmcost.load_model("deepseek-v3")
+    no = m.replace(mtp_depth=0)
+    plan = make_plan(m, 64, 64, tp=1, pp=1, ep=8, micro_batch_size=1, seq_len=4096)
+    a = llmcost.memory_per_gpu(m, plan, 4096)
+    b = llmcost.memory_per_gpu(no, plan, 4096)
+    # per rank: the block's attention, router and shared expert whole, the routed experts / EP,
+    # M_k and five norm vectors (two of the block, hnorm, enorm, the head's norm; MLA's
+    # latent norms q_a, kv_a); 2 bytes each as BF16 working weights
+    hand = ATTN + QR + KVR + NS * EXPERT + E * D + 2 * D * D + 5 * D + E * EXPERT / 8
+    assert (a.weights - b.weights) / 2 == pytest.approx(hand, rel=1e-12)
+    # Adam's two fp32 moments of the same parameters (no ZeRO: the default plan's stage 0)
+    assert (a.optimizer_states - b.optimizer_states) / 8 == pytest.approx(hand, rel=1e-12)
+    # at TP = EP = 1 the rank holds the whole module: ModelSpec.n_mtp_params (11.61B)
+    one = make_plan(m, 8, 8, tp=1, pp=1, ep=1, micro_batch_size=1, seq_len=4096)
+    w = (llmcost.memory_per_gpu(m, one, 4096).weights
+         - llmcost.memory_per_gpu(no, one, 4096).weights) / 2
+    assert w == pytest.approx(m.n_mtp_params, rel=1e-12)
+
+
+def test_mtp_memory_sits_on_the_last_stage_only():
+    # a dense model given one MTP module, evenly split on 4 stages: the first stage is
+    # unchanged, the last holds the module's layer, projection, norms, activations and logits
+    m = llmcost.load_model("llama-3.1-8b")
+    mt = m.replace(mtp_depth=1)
+    s, h, V = 4096, m.d_model, m.vocab_size
+    plan = make_plan(m, 32, 64, tp=1, pp=4, micro_batch_size=1, seq_len=s)
+    first = [llmcost.memory_per_gpu(x, plan, s, stage=0) for x in (mt, m)]
+    assert first[0].total == first[1].total
+    a, b = (llmcost.memory_per_gpu(x, plan, s, stage=3) for x in (mt, m))
+    # parameters: one layer (attention, SwiGLU, its two norms), M_k and three norm vectors
+    hd, g, f = m.d_head, m.n_kv_heads, m.d_ff
+    hand_params = (h * m.n_heads * hd + 2 * h * g * hd + m.n_heads * hd * h + 3 * h * f
+                   + 2 * h + 2 * h * h + 3 * h)
+    assert (a.weights - b.weights) / 2 == pytest.approx(hand_params, rel=1e-12)
+    # activations (1F1B: one micro-batch in flight on the last stage): one dense layer's as
+    # the memory model counts it, plus the module's inputs 8·s·h bytes (two norm inputs and
+    # the concatenated projection input, 16-bit); its logits 4·s·V bytes (fp32)
+    layer = llmcost.memory.activation_bytes_per_layer(m, s, 1)
+    assert a.activations - b.activations == pytest.approx(layer + 8 * s * h, rel=1e-12)
+    assert a.embedding_and_logits - b.embedding_and_logits == pytest.approx(4 * s * V,
+                                                                            rel=1e-12)

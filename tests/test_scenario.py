@@ -42,6 +42,11 @@ def test_yaml_12_floats(tmp_path):
     ("dtype: fp4\n", "dtype='fp4' must be one of"),
     ("pricing: free\n", "pricing='free' must be one of"),
     ("trian_tokens: 1e12\n", "unknown parameter 'trian_tokens'"),
+    # a field of the model, not a parameter: the message says where it is set (DeepSeek-V3's
+    # config.json key for its MTP depth), not "did you mean 'comm_tp_overlap'"
+    ("mtp_depth: 1\n", r"'mtp_depth' is a property of the model \(ModelSpec.mtp_depth\), not a "
+     r"scenario parameter: the scenario's `model` sets it.*'num_nextn_predict_layers'"),
+    ("n_layers: 61\n", r"'n_layers' is a property of the model"),
     ("accelerator: A100-80GB\ndtype: fp8\n", "A100-80GB has no fp8 peak"),
     ("accelerator: MI325X\nprice_usd_per_gpu_hour: null\npricing: spot\n", "no spot price"),
     ("- a\n- b\n", "must be a non-empty mapping"),

@@ -15,6 +15,9 @@ the NeMo AutoModel MoE rows and deepseek-v3-pretrain moves (see the test).
 Re-recorded on branch issue29 (the MoE layers' host cost per micro-batch,
 ``training.moe_layer``, and its ``moe_host_s`` part): every MoE grid, ranking, step and
 validation value moves (the MoE rows slower); dense outputs unchanged but for the new part (0).
+Re-recorded on branch issue29 again (the multi-token-prediction modules' memory on the last
+stage, ``memory.mtp_stage_params``): only DeepSeek-V3's memory grid moves (its MTP module, up
+to +21% on one-stage plans); every step, ranking and validation pin unchanged.
 
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.

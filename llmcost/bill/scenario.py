@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Callable
 
 import yaml
 
 from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
+from ..core.model import ModelSpec
 from ..core.stacks import load_stack
 from ..core.units import is_number
 from ..laws.scaling import LOSS_FITS
@@ -609,6 +610,15 @@ def _coerce(p: Param, value):
     return float(value)
 
 
+#: The model's own fields (``ModelSpec``): a scenario that names one is told the model sets it
+#: (the scenario's ``model``), not offered a parameter whose spelling happens to be close.
+MODEL_FIELDS = frozenset(f.name for f in fields(ModelSpec))
+#: The Hugging Face config.json key a model field is read from where the names differ
+#: (``ModelSpec.from_hf_config``): DeepSeek-V3's ``num_nextn_predict_layers`` (arXiv:2412.19437
+#: §2.2, the MTP depth D).
+MODEL_FIELD_HF_KEYS = {"mtp_depth": "num_nextn_predict_layers"}
+
+
 def validate_parameter(name: str, value):
     """Validate and normalise one shared parameter.
 
@@ -624,6 +634,12 @@ def validate_parameter(name: str, value):
     """
     if not isinstance(name, str):
         raise ScenarioError(f"name={name!r}: a parameter name must be a string")
+    if name not in PARAMETERS and name in MODEL_FIELDS:
+        hf = MODEL_FIELD_HF_KEYS.get(name)
+        raise ScenarioError(
+            f"{name!r} is a property of the model (ModelSpec.{name}), not a scenario parameter: "
+            "the scenario's `model` sets it, a catalogue entry (`llmcost list models`) or a "
+            "Hugging Face config.json" + (f" (its {hf!r} gives {name})" if hf else ""))
     if name not in PARAMETERS:
         close = suggest(name, PARAMETERS)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""

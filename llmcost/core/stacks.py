@@ -38,10 +38,14 @@ GENERATIONS = {"A100-40GB": "A100 (Ampere)", "A100-80GB": "A100 (Ampere)",
                "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)"}
 FLASH_VERSIONS = ("none", "1", "2", "3")
 TP_OVERLAP_MODES = ("none", "backward", "all")
-#: Expert-parallel all-to-all overlap: ``"none"`` (exposed) or ``"dualpipe"`` (DeepSeek-V3's
+#: Expert-parallel all-to-all overlap: ``"none"`` (exposed), ``"dualpipe"`` (DeepSeek-V3's
 #: DualPipe, arXiv:2412.19437 §3.2.1: each chunk's all-to-all runs behind another micro-batch's
-#: compute; exposed only where it is longer).
-EP_OVERLAP_MODES = ("none", "dualpipe")
+#: compute; exposed only where it is longer) or ``"merged_1f1b"`` (Megatron-Core's batch-level
+#: overlap, ``--overlap-moe-expert-parallel-comm``: "Overlaps All-to-All with computation by
+#: merging FWD-BWD passes of adjacent microbatches", NVIDIA/Megatron-LM
+#: megatron/core/transformer/moe/README.md; the passes left unpaired, the warm-up forwards and
+#: cool-down backwards, keep their all-to-all exposed: ``step.ep_exposure``).
+EP_OVERLAP_MODES = ("none", "dualpipe", "merged_1f1b")
 #: How often HSDP all-reduces gradient shards across replicas (``Stack.hsdp_all_reduce``).
 HSDP_ALL_REDUCE_MODES = ("per_step", "per_microbatch")
 #: The MoE dispatch of a stack (``comm.MOE_DISPATCH``: ``per_expert`` k copies, ``per_gpu``,

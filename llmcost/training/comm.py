@@ -239,13 +239,41 @@ def group_layout(group_size, stride, domain_size):
     Returns
     -------
     (members_per_domain, domains) : arrays of int. ``members_per_domain · domains = n`` when the
-    sizes divide (they do for valid plans on a cluster of whole domains).
+    sizes divide (they do on 8-GPU domains; a 72-GPU NVL72 domain is not divided by every
+    stride, and the deduplicating MoE dispatch then takes ``even_domain_members``).
     """
     n = as_array(group_size, "group_size", positive=True, integer=True)
     st = as_array(stride, "stride", positive=True, integer=True)
     d = as_array(domain_size, "domain_size", positive=True, integer=True)
     k = np.clip(np.floor(d / st), 1, n)
     return scalar_or_array(k), scalar_or_array(np.ceil(n / k))
+
+
+def even_domain_members(n, k):
+    """Members per scale-up domain of an EP group for the deduplicating MoE dispatch
+    (``moe_dispatch_copies``, which needs equal shares): the largest divisor of ``n`` not above
+    ``k`` (``group_layout``'s members per domain).
+
+    Equal shares hold whenever ``stride`` divides the domain into whole groups, as on 8-GPU
+    HGX nodes; a 72-GPU NVL72 domain does not divide by every stride: an EP group of 32 ranks
+    4 apart (TP·CP = 4) spans 128 GPUs, 18 members in one rack and 14 in the next. That group is
+    priced as 2 domains of 16: the fewest domains the group's members could fill in equal
+    shares (its network copies ``(n − g)/n`` = 0.5 against the uneven layout's 0.44 and 0.56
+    per rank: the mean, not the busiest rank). Arrays of plans: evaluated per distinct
+    ``(n, k)``.
+
+    Examples
+    --------
+    >>> [int(v) for v in even_domain_members(np.array([32, 64, 64, 8]), np.array([18, 36, 72, 8]))]
+    [16, 32, 64, 8]
+    """
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    nb, kb = np.broadcast_arrays(n, k)
+    pairs, inverse = np.unique(np.stack([nb.ravel(), kb.ravel()]), axis=1, return_inverse=True)
+    best = np.array([max(d for d in range(1, int(min(kk, nn)) + 1) if int(nn) % d == 0)
+                     for nn, kk in pairs.T], dtype=float)
+    return best[inverse.ravel()].reshape(nb.shape)
 
 
 def _hier_time(op, s, n, k, up_bw, out_bw, eff: Efficiency):
@@ -386,7 +414,8 @@ class _Figures:
         ``moe_dispatch_copies`` network and NVLink copies: base + (n − 1)·α +
         max(net / B_out, nvl / B_up); zero for one rank."""
         n = np.asarray(n, dtype=float)
-        k = np.clip(np.floor(self.domain / np.asarray(stride, dtype=float)), 1, n)
+        k = even_domain_members(n, np.clip(np.floor(self.domain / np.asarray(stride,
+                                                                           dtype=float)), 1, n))
         net, nvl = moe_dispatch_copies(n_experts, top_k, n, k, dispatch=dispatch, gate=gate,
                                        node_limit=node_limit)
         spans = n > k
@@ -1040,9 +1069,14 @@ def moe_routing_factor(routing="dropless", capacity_factor=1.0, imbalance=1.0):
 #: internode kernels).
 MOE_DISPATCH = ("per_expert", "per_gpu", "per_node")
 #: Which gate chose the experts (``moe_destinations``): ``"learned"`` (modelled as uniform random
-#: top-k without replacement) or ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
-#: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``).
-MOE_GATES = ("learned", "fake_balanced")
+#: top-k without replacement), ``"fake_balanced"`` (NVIDIA-NeMo/Automodel
+#: ``components/moe/layers.py`` ``FakeBalancedGate``: token i to experts ``(k·i + j) mod E``) or
+#: ``"random"``: Megatron-Core's benchmark gate ``--moe-router-force-load-balancing``, which
+#: replaces the router's logits by i.i.d. normal values before the top-k (NVIDIA/Megatron-LM
+#: ``megatron/core/transformer/moe/router.py`` ``apply_random_logits`` and ``moe_utils.py``
+#: ``RandomSTE``: "random logits of router for load-balanced benchmark", since 022bcb5, 2025-05):
+#: every k-subset of experts equally likely, exactly the uniform top-k ``"learned"`` is priced as.
+MOE_GATES = ("learned", "fake_balanced", "random")
 #: Bytes per element of a token's hidden vector in the MoE dispatch, by ``moe_dispatch_dtype``:
 #: ``"bf16"`` 2; ``"fp8"`` 1 + 4/128 (E4M3 values plus one FP32 scale per 1×128 tile of
 #: channels: DeepSeek-V3, arXiv:2412.19437 §3.3.2 fine-grained 1×128 activation tiles and §3.3.3
@@ -1163,6 +1197,8 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
       ``nodes = M·(1 − C(E' − E/N, k)/C(E', k))``): DeepSeek-V3's layout 3.95 nodes against
       3.63, since a node chosen for its top two affinities holds at least two of the token's
       strongest experts, so the top 8 among the four chosen nodes' spread over them.
+    * ``gate="random"`` (Megatron-Core's ``--moe-router-force-load-balancing``: i.i.d. normal
+      logits, so a uniform random k-subset): as ``"learned"``.
     * ``gate="fake_balanced"`` (NeMo AutoModel's ``FakeBalancedGate``, ``indices =
       arange(tokens·k).view(-1, k) % E``): token i goes to experts ``(k·i + j) mod E``,
       ``j < k``; the exact mean over one period of ``E / gcd(E, k)`` tokens of the distinct

@@ -39,9 +39,11 @@ With GQA, TP divides the KV heads when ``tp`` divides ``n_kv_heads``; when ``tp`
 of ``n_kv_heads`` each rank holds one KV head, replicated ``tp/n_kv_heads`` times (vLLM's
 ``QKVParallelLinear``; Megatron-LM itself requires ``tp | n_kv_heads``). Routed experts are divided
 by ``tp·ep``. PP gives each stage its layers; the first stage also holds the token embedding
-(and learned positions), the last the output layer and final norm. With tied embeddings and
-``pp > 1`` the last stage holds its own copy of the shared matrix (Megatron-LM keeps both copies
-and all-reduces their gradients).
+(and learned positions), the last the output layer and final norm, and the multi-token-prediction
+modules (``ModelSpec.mtp_depth``; DeepSeek-V3 §2.2: each a transformer block, a 2d → d
+projection and three norms, with their states and activations: ``mtp_stage_params``). With
+tied embeddings and ``pp > 1`` the last stage holds its own copy of the shared matrix
+(Megatron-LM keeps both copies and all-reduces their gradients).
 
 Activations (Korthikanti et al. 2022, "Reducing Activation Recomputation", §4, Table 2)
 --------------------------------------------------------------------------------------
@@ -807,6 +809,36 @@ class _PlanMemory:
     keep: object
     keep_any: bool
     div: object
+    mtp: float = 0.0
+    mtp_moe: bool = False
+    p_mtp: object = 0.0
+    p_mtp_expert: object = 0.0
+
+
+def mtp_stage_params(model: ModelSpec, c: _Consts, p_dense, p_moe, p_expert, tp):
+    """Per-rank parameters of the ``mtp_depth`` multi-token-prediction modules, which
+    Megatron-Core places on the last pipeline stage ("By default, all MTP layers sit on the last
+    pipeline stage", Megatron-Core user guide, Multi-Token Prediction): ``(non-expert,
+    routed-expert)``.
+
+    Module k (DeepSeek-AI 2024, arXiv:2412.19437 §2.2) is one transformer block of the kind of
+    the model's last layer (``ModelSpec.mtp_block_is_moe``), a projection ``M_k`` of ``d × 2d``
+    (Megatron-Core's ``eh_proj``, a column-parallel linear: divided by TP) and three norm
+    vectors (the two input RMSNorms and the norm before the shared head); the embedding and
+    output head are the main model's (shared, not counted again)::
+
+        non-expert = D · (P_layer + 2·d²/tp + 3·norm),   experts = D · P_experts / (tp·ep)
+
+    with ``P_layer`` the rank's share of one dense or MoE layer (``shapes.layer_params``). At
+    tp = ep = 1 it is ``ModelSpec.n_mtp_params`` (DeepSeek-V3: 11.61B; Megatron-LM's
+    ``theoretical_memory_usage.py`` counts the block alone). 0 without MTP."""
+    d = float(model.mtp_depth)
+    if not d:
+        return 0.0, 0.0
+    moe = model.mtp_block_is_moe
+    layer = p_moe if moe else p_dense
+    ne = d * (layer + 2.0 * c.h * c.h / tp + 3.0 * c.final_norm)
+    return ne, (d * p_expert if moe else 0.0 * ne)
 
 
 def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dropout,
@@ -838,18 +870,21 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
                               np.where(c.is_moe, p_moe + p_expert, 0.0),
                               c.emb_split / tpf, head_mat / tpf])
     keep = zero3_kept_weights(fsdp_reshard_after_forward, pp)
+    p_mtp, p_mtp_ex = mtp_stage_params(model, c, p_dense, p_moe, p_expert, tpf)
     return _PlanMemory(
         c=c, rcp=get_recipe(recipe), shape=shape, pp=pp, v=v, m=m, z=z, rc=rc, sched=sched,
         tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout),
         dropout=dropout, zero_scales=_zero_scales(z, group),
         expert_scales=_zero_scales(z, group / ep), p_dense=p_dense, p_moe=p_moe,
         p_expert=p_expert, emb=emb, head=head, unit=unit, keep=keep,
-        keep_any=bool(np.any(keep)), div=np.where(sp, tpf, 1.0))
+        keep_any=bool(np.any(keep)), div=np.where(sp, tpf, 1.0), mtp=float(model.mtp_depth),
+        mtp_moe=bool(model.mtp_block_is_moe), p_mtp=p_mtp, p_mtp_expert=p_mtp_ex)
 
 
 def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
     """The model states on pipeline stage ``r`` (``nd`` dense and ``nm`` MoE layers; the
-    embedding on the first stage, the head on the last), bytes per GPU: with ``P`` the stage's
+    embedding on the first stage, the head and the multi-token-prediction modules on the last,
+    ``mtp_stage_params``), bytes per GPU: with ``P`` the stage's
     non-expert and ``P_e`` its expert parameters per rank, the recipe's bytes per parameter
     (``PrecisionRecipe``) and ZeRO divisors ``s_i`` (dense) and ``e_i`` (experts) of stage i
     (Rajbhandari et al. 2020, ZeRO §5): weights ``b_w·(P/s3 + P_e/e3)`` (0 at ZeRO-3 with a
@@ -864,8 +899,8 @@ def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
     first = r == 0
     last = r == k.pp - 1
     p_ne = nd * k.p_dense + nm * k.p_moe + np.where(first, k.emb, 0.0) \
-        + np.where(last, k.head, 0.0)
-    p_ex = nm * k.p_expert
+        + np.where(last, k.head + k.p_mtp, 0.0)
+    p_ex = nm * k.p_expert + np.where(last, k.p_mtp_expert, 0.0)
     unit = k.unit
     return {
         # FSDP2 (sharded_master): at ZeRO-3 the working weights exist only gathered
@@ -891,7 +926,8 @@ def _stage_activation_parts(k: _PlanMemory, r, nd, nm) -> dict:
     attention core under selective, the largest layer minus its checkpoint under full);
     ``embedding_and_logits``: on the first stage the token and position buffers ``8x`` (and the
     dropout mask ``x·h/div``) per micro-batch in flight, on the last the logits' ``4·x·h/div +
-    4·x·V/tp`` (× m under GPipe, which keeps every micro-batch's)."""
+    4·x·V/tp`` (× m under GPipe, which keeps every micro-batch's). The last stage adds the
+    multi-token-prediction modules' activations and logits (``_mtp_activations``)."""
     c, act, x, pp, m, rc, sched = k.c, k.act, k.x, k.pp, k.m, k.rc, k.sched
     first = r == 0
     last = r == pp - 1
@@ -907,10 +943,31 @@ def _stage_activation_parts(k: _PlanMemory, r, nd, nm) -> dict:
     gpipe = sched == 2
     emb_buf = (8 * x + (x * c.h / k.div if k.dropout else 0.0)) * fl
     head_buf = (4 * x * c.h / k.div + 4 * x * c.V / k.tpf) * np.where(gpipe & (pp > 1), m, 1)
-    return {"activations": fl * per_mb,
+    mtp_act, mtp_logits = _mtp_activations(k, rc)
+    return {"activations": fl * (per_mb + np.where(last, mtp_act, 0.0)),
             "activation_working_set": np.where(has_layers, ws, 0.0),
             "embedding_and_logits": np.where(first, emb_buf, 0.0)
-            + np.where(last, head_buf, 0.0)}
+            + np.where(last, head_buf + mtp_logits * np.where(gpipe & (pp > 1), m, 1), 0.0)}
+
+
+def _mtp_activations(k: _PlanMemory, rc):
+    """Per micro-batch, the activations of the ``mtp_depth`` multi-token-prediction modules on
+    the last stage, bytes per GPU: ``(stored, logits)``. Each module (DeepSeek-AI 2024,
+    arXiv:2412.19437 §2.2) keeps what one layer of its kind keeps under the recomputation mode
+    (``_layer_activations``), plus its inputs: the two RMSNorm inputs (the previous depth's
+    hidden state and the embedding of the shifted tokens) and the projection's concatenated
+    input, ``2·x·h + 2·x·h + 2·x·2h = 8·x·h`` bytes (``/tp`` under sequence parallelism); under
+    full recomputation the layer's checkpoint plus the embedding input ``2·x·h``. Its loss
+    computes logits of the whole vocabulary through the shared head: ``4·x·V/tp`` fp32, as the
+    main head's."""
+    if not k.mtp:
+        return 0.0, 0.0
+    act, x, h = k.act, k.x, k.c.h
+    kind = "moe" if k.mtp_moe else "dense"
+    layer = np.select([rc == 0, rc == 1], [act[f"none_{kind}"], act[f"sel_{kind}"]],
+                      act["ckpt"])
+    inputs = np.where(rc == 2, 2.0, 8.0) * x * h / k.div
+    return k.mtp * (layer + inputs), k.mtp * 4.0 * x * k.c.V / k.tpf
 
 
 # ----------------------------------------------------------------------------- one plan

@@ -83,7 +83,7 @@ class StepOptions:
     dropout : bool
     tp_overlap : {"none", "backward", "all", "auto"}
     pp_overlap, dp_overlap : bool or "auto"
-    ep_overlap : {"none", "dualpipe", "auto"}
+    ep_overlap : {"none", "dualpipe", "merged_1f1b", "auto"}
     efficiency : Efficiency or None
         Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
     kernel_efficiency : float in (0, 1] or None

@@ -163,7 +163,7 @@ from ..core.shapes import (
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
 from ..core.units import as_array, as_flag, options_with
 from . import attention, comm, elementwise, moe_layer
-from .memory import get_recipe, stage_candidates
+from .memory import get_recipe, in_flight_microbatches, stage_candidates
 from .options import KERNEL_EFFICIENCY, ResolvedOptions, StepOptions  # noqa: F401  (re-exported)
 from .parallel import ParallelPlan, bubble_fraction
 from .straggler import straggler_slowdown
@@ -519,14 +519,18 @@ def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="
 DUALPIPE_SM_SHARE = 20.0 / 132.0
 
 
-def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none"):
+def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none",
+                unpaired=0.0):
     """Exposed expert-parallel all-to-all of one MoE layer and micro-batch: (forward, backward).
 
     ``"none"``: all exposed. ``"dualpipe"`` (DeepSeek-V3, arXiv:2412.19437 §3.2.1: each
     forward chunk's dispatch/combine runs during another micro-batch's backward chunk and vice
     versa): ``o(ep, W) = max(ep − W, 0) + DUALPIPE_SM_SHARE · min(ep, W)`` with ``W`` the layer's
     forward (or backward) compute, the SMs given to communication slowing the compute it hides
-    behind.
+    behind. ``"merged_1f1b"`` (Megatron-Core's batch-level overlap, which merges the forward of
+    one micro-batch with the backward of the previous one: ``stacks.EP_OVERLAP_MODES``): the
+    passes with no partner keep their all-to-all exposed, ``u · ep + (1 − u) · o(ep, W)`` with
+    ``u = unpaired`` the share of a stage's passes left unpaired (``unpaired_share``).
 
     Raises
     ------
@@ -537,8 +541,22 @@ def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none
         raise ValueError(f"ep_overlap={ep_overlap!r} must be one of {stacks.EP_OVERLAP_MODES}")
     if ep_overlap == "none":
         return ep_fwd_s, ep_bwd_s
-    return (comm.overlap_cost_unchecked(ep_fwd_s, fwd_window_s, DUALPIPE_SM_SHARE),
-            comm.overlap_cost_unchecked(ep_bwd_s, bwd_window_s, DUALPIPE_SM_SHARE))
+    u = unpaired if ep_overlap == "merged_1f1b" else 0.0
+    return (u * ep_fwd_s
+            + (1 - u) * comm.overlap_cost_unchecked(ep_fwd_s, fwd_window_s, DUALPIPE_SM_SHARE),
+            u * ep_bwd_s
+            + (1 - u) * comm.overlap_cost_unchecked(ep_bwd_s, bwd_window_s, DUALPIPE_SM_SHARE))
+
+
+def unpaired_share(schedule, pp, n_microbatches, virtual_stages):
+    """The share of the first pipeline stage's forward (and backward) passes that merged 1F1B
+    cannot pair with a pass of another micro-batch: ``min(w + 1, m·v) / (m·v)`` chunk passes,
+    ``w`` the schedule's warm-up forwards (1F1B ``p − 1``; interleaved ``2(p − 1) + (v − 1)·p``,
+    Megatron-LM's warm-up count; without a pipeline 0: the first forward and the last backward
+    alone), i.e. ``memory.in_flight_microbatches(…, stage=0) / m``; GPipe (every forward before
+    any backward): 1. The first stage has the longest warm-up: the busiest stage's share."""
+    m = np.asarray(n_microbatches, dtype=float)
+    return np.minimum(in_flight_microbatches(schedule, pp, m, virtual_stages, 0) / m, 1.0)
 
 
 def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, ep_f, ep_b,
@@ -915,7 +933,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                dp=dpf, sp=sp)
-    dense, moe, tp_d = _layer_parts(c, lc, cm, sp, rc, o, epf, 0.0 * x)
+    dense, moe, tp_d = _layer_parts(c, lc, cm, sp, rc, o, epf, 0.0 * x,
+                                    unpaired_share(sched, pp, m, v))
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
@@ -936,11 +955,11 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     return out
 
 
-def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros) -> tuple:
+def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0) -> tuple:
     """One dense and one MoE layer's times per micro-batch (``layer_totals``: matmul, attention,
     memory-bound, recompute, exposed TP, CP, EP, MoE dispatch, and the MoE layer's host cost),
     with TP exposed as ``tp_exposure`` says (the column-parallel share of the layer's GEMMs
-    hides the all-gathers) and EP as ``ep_exposure``. Returns ``(dense, moe, tp_d)``: the
+    hides the all-gathers) and EP as ``ep_exposure`` (``unpaired``: ``unpaired_share``). Returns ``(dense, moe, tp_d)``: the
     tuples of parts (zeros for a dense model's MoE layer) and the dense layer's exposed TP
     (forward, backward)."""
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
@@ -956,7 +975,7 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros) -> tuple:
     ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * o.moe_factor, cm["ep_bwd_s"] * o.moe_factor,
                              lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
                              2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
-                             o.ep_overlap)
+                             o.ep_overlap, unpaired)
     moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
                        cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
     # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
@@ -1317,8 +1336,8 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         ``fsdp_collectives_per_layer``, ``fsdp_nic_aggregation``, ``ep_overlap``,
         ``moe_routing``, ``moe_capacity_factor``, ``moe_imbalance``; ``moe_dispatch``
         (``comm.MOE_DISPATCH``: k copies per token, one per destination GPU, or one network copy
-        per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``"learned"`` or
-        ``"fake_balanced"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
+        per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``comm.MOE_GATES``:
+        ``"learned"``, ``"fake_balanced"`` or ``"random"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
         token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
         ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
         step, >= 1, dividing the micro-batches: ``compose_pipeline``), ``moe_dispatch_dtype``

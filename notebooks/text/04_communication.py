@@ -616,7 +616,6 @@ plots.straggler_slowdown_curves(jobs, waits);
 # DeepSeek-V3's layer on H800s (4,096 tokens per rank, top-8 of 256 experts, bf16):
 
 # %%
-# NBVAL_CHECK_OUTPUT
 import functools
 
 ds, eps = overlap.model_dims("deepseek-v3"), 2 ** np.arange(1, 9)   # EP 2 … 256
@@ -630,6 +629,9 @@ a2a = {"EP ranks consecutive (8 per board)": 2 * one(1),
        "per node, at most 4 nodes (DeepSeek-V3, DeepEP)": 2 * one(1, **node4),
        "per node, at most 4 nodes, FP8 dispatch + BF16 combine": sum(
            one(1, **node4, phase=ph, dispatch_dtype="fp8") for ph in ("dispatch", "combine"))}
+
+# %%
+# NBVAL_CHECK_OUTPUT
 gemm = float(overlap.ep_roofline(ds["d_model"], ds["d_ff_expert"], 8, 64,
                                  h800.accelerator.peak_flops_per_s("fp8"), 50e9,
                                  tokens=4096).compute_s)
@@ -687,7 +689,35 @@ plots.step_breakdown(moe);
 # micro-batch and FP8 share, so the gap bounds what those leave out rather than checking the EP
 # physics alone. Priced as before, with all 8 copies of a token on the network in BF16, the same
 # plan comes out 4% under the published MFU (`benchmarks/validate_mfu.py` item 8).
-#
+
+# %% [markdown]
+# **On a 72-GPU NVLink rack, what does an expert-parallel group send over the network?**
+# A GB200 or GB300 NVL72 rack is one NVLink domain of 72 GPUs (the catalogue's
+# `scaleup_domain_size`). An EP group of 32 at TP 1 sits inside one rack; at TP 4 its ranks are
+# 4 apart and span two racks unevenly (18 GPUs in one, 14 in the other): the model prices it as
+# the fewest domains that hold equal shares, two of 16 (`comm.even_domain_members`). NVIDIA's
+# Megatron-Bridge MoE benchmarks route with random logits (`--moe-router-force-load-balancing`,
+# a uniform random top-k: gate `"random"`) and hide each all-to-all behind another micro-batch's
+# compute by pairing the forward of one with the backward of the previous (Megatron-Core's
+# batch-level overlap, the stack's `ep_overlap` `"merged_1f1b"`); the passes left without a
+# partner, the warm-up and cool-down of the schedule, stay exposed (`step.unpaired_share`).
+# Qwen3-235B-A22B's layer (128 experts, top-8) and two of the 26.08 recipes:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+q235 = llmcost.load_model("qwen3-235b-a22b")
+for tp in (1, 4):   # EP 32 on NVL72 racks: ranks per NVLink domain, then copies per token
+    g = int(comm.even_domain_members(32, min(72 // tp, 32)))
+    net, nvl = comm.moe_dispatch_copies(q235.n_experts, q235.n_experts_active, 32, g,
+                                        dispatch="per_node", gate="random")
+    print(f"EP 32 at TP {tp}: {g} ranks per NVLink domain; per token {net:.2f} copies over "
+          f"the network, {nvl:.2f} over NVLink")
+for run, (pp, m, v) in {"GPT-OSS 120B, PP 1, GA 5": (1, 5, 1),
+                        "Qwen3-235B-A22B on GB300, PP 4 x V 12, GA 64": (4, 64, 12)}.items():
+    u = float(step.unpaired_share("interleaved" if v > 1 else "1f1b", pp, m, v))
+    print(f"{run}: {u:.1%} of the all-to-all passes have no partner (exposed)")
+
+# %% [markdown]
 # > **Takeaway.** Adding ranks at a fixed batch shrinks the compute that hides each kind of
 # > traffic and lengthens every collective's latency: FSDP's per-layer gathers run out of cover
 # > first, fixed-size messages reach a falling share of the links, and an expert-parallel group
