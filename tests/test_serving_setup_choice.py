@@ -82,3 +82,26 @@ def test_a_model_that_fits_in_bf16_chooses_nothing(tmp_path):
     plan = report.plan_report(path, ["05"])
     assert "_serve_weight_dtype_chosen" not in plan.scenario
     assert plan.values["serve_weight_dtype"] == "bf16"
+
+
+def test_notebook_05_is_told_whether_the_bill_carries_its_campaign(tmp_path):
+    # The index's RL line and notebook 05 agree: a scenario that describes no RL campaign gets a
+    # $0 "not given" line, and notebook 05 receives ledger_rl false, so it calls its campaign an
+    # illustration not in the bill (answers.rl_loop, the rl_campaign_usd label); one that gives
+    # rl_iterations is billed, and notebook 05 calls its campaign the bill's RL line.
+    from llmcost.bill.scenario import rl_campaign_given
+    from llmcost.present import answers
+    path = tmp_path / "none.yaml"
+    path.write_text(DSV3)
+    plan = report.plan_report(path, ["05"])
+    given = report.notebook_parameters_for(plan.notebooks[0], plan)
+    assert given["ledger_rl"] is False and plan.bill.line("post.rl").status == "not given"
+    assert "notebook 05 shows as an illustration" in plan.bill.line("post.rl").how
+    assert not rl_campaign_given({**plan.values, **given})
+    path.write_text(DSV3 + "rl_iterations: 100\n")
+    plan = report.plan_report(path, ["05"])
+    given = report.notebook_parameters_for(plan.notebooks[0], plan)
+    assert plan.bill.line("post.rl").status == "modelled"
+    assert rl_campaign_given({**plan.values, **given})
+    assert "bill's RL line" in answers.rl_loop("m", "g", 1.0, 10.0, 0.5, 1e5,
+                                               billed=rl_campaign_given({**plan.values, **given}))

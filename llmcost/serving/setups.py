@@ -561,11 +561,13 @@ MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep"
 
 
 def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
-                        output_tokens: int, max_tpot_s: float) -> pd.DataFrame:
+                        output_tokens: int, max_tpot_s: float,
+                        weight_dtype: str = "fp8") -> pd.DataFrame:
     """A dense and a mixture-of-experts model served three ways, one row each, at the expected
     throughput (the formulas are the called functions'):
 
-    1. ``model`` on its cheapest tensor-parallel replica in FP8 (weights and KV) under
+    1. ``model`` on its cheapest tensor-parallel replica of one node, ``weight_dtype`` weights
+       (FP8 unless a narrower precision is needed for the model to fit) and FP8 KV, under
        ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
     2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
        rank (``inference.serving_cost``);
@@ -579,12 +581,13 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
     kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     m = serving_model(model)
     dense = cheapest_setup(m, accelerator, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
-                           weight_dtype="fp8", kv_dtype="fp8", **kw)
+                           weight_dtype=weight_dtype, kv_dtype="fp8", **kw)
     moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
                           weight_dtype="fp8", kv_dtype="bf16", **kw)
     moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
                                    **kw, **MOE_DEPLOYMENT)
-    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, FP8, one node", dense["batch"],
+    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, {weight_dtype.upper()}, one node",
+             dense["batch"],
              dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"]),
             ("deepseek-v3: TP8 on 8 H200 (latent cache on every rank)", moe_tp.batch,
              moe_tp.expected_output_tokens_per_s_per_gpu, moe_tp.expected_usd_per_m_output),
