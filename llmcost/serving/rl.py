@@ -1447,7 +1447,11 @@ def _opt_float(v):
 def validation_setup(row) -> dict:
     """``rl_iteration`` keywords for one row of ``load_rl_validation`` (policy and accelerator
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
-    (every response at the limit); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
+    (every response at the limit: an upper bound for OpenRLHF's own rows, whose generation at
+    the benchmark's commit stops at the end-of-sequence token, ``Actor.generate`` with
+    ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, while
+    DeepSpeed-Chat's benchmark setting generates fixed-length answers; the mean length of
+    OpenRLHF's responses is not published); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
     lognormal tail of responses up to the maximum total (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,

@@ -840,12 +840,18 @@ for name, v in ratio.items():
 # DeepSeek-V3 (`rl.NEMO_RL_REFIT_SOURCE`), and `rl.nemo_rl_refit_time` scales
 # that one measurement by weight bytes for NeMo RL's colocated rows (not fitted on these rows). The
 # printout above says how far each mechanism moves the held-out error. Still missing, and visible
-# in the rows: the NeMo RL rows are still predicted faster than measured, the asynchronous ones
-# most (their refit goes over NCCL to separate GPUs and is priced by links only: no public source
-# times it); the refit was measured on NeMo RL v0.3, and later versions' speed-ups are not
-# modelled; vLLM 0.3.1 decoded OpenRLHF's small batches closer to the roofline than the vLLM
-# family's fitted efficiency says; and no RL row beyond these two sources states its set-up well
-# enough to be priced.
+# in the rows: most NeMo RL rows are still predicted faster than measured. The asynchronous rows'
+# refit goes over NCCL to separate GPUs and no public source times it, so it is priced by links,
+# with the bytes NeMo RL's and OpenRLHF's code send: every tensor whole to every rollout GPU
+# (`rl.weight_sync_time`; for DeepSeek-V3 that is its whole BF16 model over one NIC, which brought its
+# asynchronous rows near the measurements). Qwen3-30B-A3B's v0.4 asynchronous row stays the
+# worst, and the same recipe ran much faster in v0.6: a difference of software versions, not of
+# schedule. The colocated refit was measured on NeMo RL v0.3, and later versions' speed-ups are
+# not modelled; vLLM 0.3.1 decoded OpenRLHF's small batches closer to the roofline than the vLLM
+# family's fitted efficiency says, and OpenRLHF's generation stopped at the end-of-sequence token
+# (its code at the benchmark's commit sets no minimum length), so every response at the limit
+# overstates its generation; and no RL row beyond these two sources states its set-up well enough
+# to be priced.
 
 # %%
 r0 = p["rl_response_tokens"]
