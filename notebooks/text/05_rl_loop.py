@@ -542,11 +542,15 @@ for _, r in prices.iterrows():
 # is the fair comparison, and its band says how far the comparison can move.
 
 # %% [markdown]
-# The SGLang rows come within a quarter of the measurement; the TensorRT-LLM rows do not (the
-# printout above gives their errors): the model expects more than those runs achieved, and what it
-# misses there (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels below the
-# BF16 matmul fraction, imbalance between the attention data-parallel ranks, the scheduler's mixed
-# prefill and decode steps) is not separated. The bound holds on every row.
+# The SGLang rows come within a quarter of the measurement. The TensorRT-LLM rows run prefill and
+# decode on the same GPUs with attention data-parallel: an iteration lasts as long as its slowest
+# rank, so one rank's prefill stalls every rank's decode (TensorRT-LLM tech blog 10, "ADP Balance
+# Strategy"), which the expected throughput counts (`setups.colocated_ep_throughput`; the bound,
+# which a balanced scheduler could approach, does not). The FP8 row then comes within a quarter;
+# the FP4 row is still expected faster than it ran (the printout above gives both errors), and
+# what it misses (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels
+# below the BF16 matmul fraction, the checkpoint's BF16 attention layers priced as FP4, the
+# scheduler's mixed prefill and decode steps) is not separated. The bound holds on every row.
 #
 # ## 6.5 What if the model outgrows a node, or a long prompt arrives?
 #
