@@ -67,7 +67,7 @@ rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-t
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
-ledger_rl: bool = None  # bill the RL campaign of the rl_ keys; None: when the scenario gives rl_iterations or rl_runs
+ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -491,7 +491,7 @@ print(f"fastest point: TP {int(fast['tp'])}, batch {int(fast['batch'])}, "
 # H200), each printed with its error and the bound.
 
 # %%
-narrow = min("fp8", p["serve_weight_dtype"], key=inf.WEIGHT_BYTES.get)  # the narrower of FP8 and the scenario's
+narrow = min("fp8", p["serve_weight_dtype"], key=inf.WEIGHT_BYTES.get)  # FP8 or narrower
 side = setups.setups_side_by_side(spec, gpu, price, prompt_tokens=P, output_tokens=R,
                                   max_tpot_s=target_s, weight_dtype=narrow)
 moe_ep = side.attrs["disaggregated"]   # the P/D deployment of the last row
