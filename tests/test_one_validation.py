@@ -220,23 +220,26 @@ def test_savings_levers_price_owned_hardware():
 def test_estimate_does_not_need_notebook_05s_illustrative_rl_set_up(tmp_path):
     # DeepSeek-V3's own run (arXiv:2412.19437 §3.1: 2,048 H800s, FP8 training, no RL campaign
     # in the scenario): the bill builds, so `llmcost estimate` answers, although notebook 05's
-    # illustrative set-ups cannot all be placed. Its RL campaign's rollout TP is chosen (the
-    # notebooks' 4 cannot hold 671B × 2 B; the smallest that fits is taken), but its serving
-    # set-up (BF16 weights, serve_tp at most one 8-GPU node: 671B × 2 B ÷ 8 = 168 GB ≫ 80 GB)
-    # cannot: a report that runs notebook 05 refuses, naming the serve_ keys.
+    # illustrative set-ups do not fit as the notebooks set them. Its RL campaign's rollout TP is
+    # chosen (the notebooks' 4 cannot hold 671B × 2 B; the smallest that fits is taken), and so
+    # is its serving weight precision (BF16 at serve_tp 8, one H800 node: 671B × 2 B ÷ 8 =
+    # 168 GB ≫ 80 GB; FP8 84 GB; INT4 43 GB fits: tests/test_serving_setup_choice.py), so a
+    # report of notebook 05 runs, with both labelled as chosen.
     path = tmp_path / "ds.yaml"
     path.write_text("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 14.8e12\n"
                     "mfu: 0.229\nprice_usd_per_gpu_hour: 2.0\n")
     bill = estimate_ledger(path)
     assert bill.line("post.rl").usd == 0 and bill.total_usd > 0
-    with pytest.raises(ScenarioError, match="serving set-up \\(serve_ and inference_ keys\\)"):
-        plan_report(path, ["05"])
-    # an RL campaign the scenario asks for is checked by the estimate too, with its set-ups
+    assert plan_report(path, ["05"]).values["serve_weight_dtype"] == "int4"
+    # an RL campaign the scenario asks for is checked by the estimate too, with its set-ups;
+    # a serving precision the scenario gives is checked as given
     path.write_text(path.read_text() + "rl_iterations: 100\n")
-    with pytest.raises(ScenarioError, match="serve_tp"):
+    assert estimate_ledger(path).line("post.rl").usd > 0
+    with pytest.raises(ScenarioError, match="serve_weight_dtype"):
+        path.write_text(path.read_text() + "serve_weight_dtype: bf16\n")
         estimate_ledger(path)
     # and a rollout TP the scenario gives is checked as given
-    path.write_text(path.read_text() + "rl_rollout_tp: 4\nserve_weight_dtype: fp8\n")
+    path.write_text(path.read_text().replace("bf16", "fp8") + "rl_rollout_tp: 4\n")
     with pytest.raises(ScenarioError, match="rl_rollout_tp"):
         estimate_ledger(path)
 

@@ -57,14 +57,16 @@ def test_model_beats_before_on_heldout_rows():
     # 38% -> 34% when the step model gained the MoE layer's host cost per micro-batch (the
     # MoE policies' training passes got slower, nearer the published iterations); 34% -> 27%,
     # worst 3.4x -> 1.9x, with NeMo RL's measured refit on its colocated rows (DeepSeek-V3's
-    # 47.2 s, NeMo RL blog 2025-08-12 Table 1).
+    # 47.2 s, NeMo RL blog 2025-08-12 Table 1); 27% -> 23% when separate rollout GPUs receive
+    # the whole model, not their shard (NeMo RL's and OpenRLHF's broadcast code): DeepSeek-V3's
+    # asynchronous rows 0.56 -> 0.91 and 0.65 -> 1.07 of measured.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     after = rl.validation_summary(rl.rl_validation("model", split="heldout"))
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (11, 16)
     assert before["mean_abs_error"] == pytest.approx(0.456, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.270, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.230, abs=0.02)
     assert after["worst_factor"] == pytest.approx(1.92, abs=0.1)
 
 
@@ -189,6 +191,19 @@ def test_weight_sync_by_bytes_and_links():
     span = rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=True,
                                train_plan={"pp": 16})
     assert span == pytest.approx(sep, rel=1e-9)
+    # Separate rollout GPUs receive every tensor whole (NeMo RL v0.4's
+    # broadcast_weights_for_collective exports full HF tensors and broadcasts them from rank 0;
+    # OpenRLHF's _broadcast_to_vllm broadcasts each full parameter): DeepSeek-V3's 671e9 × 2 B
+    # = 1,342 GB cross one 400 Gb/s NIC whatever the rollout TP, ≈ 30 s at 90 %; colocated, the
+    # re-layout moves only each GPU's shard (W / TP).
+    w3 = 2 * llmcost.load_model("deepseek-v3").n_params
+    nic = acc.scaleout_bytes_per_s_per_dir * eff.scaleout_fraction
+    for tp in (1, 8, 32):
+        assert rl.weight_sync_time("deepseek-v3", "H100-SXM", colocated=False, rollout_tp=tp) \
+            == pytest.approx(w3 / nic, rel=1e-9)
+    assert w3 / nic == pytest.approx(1342e9 / (50e9 * eff.scaleout_fraction), rel=0.01)
+    assert rl.weight_sync_time("llama-3.1-8b", "H100-SXM", colocated=True, rollout_tp=8) \
+        == pytest.approx(co / 8, rel=1e-9)
 
 
 def test_nemo_rl_refit_is_the_measured_one_scaled_by_bytes():

@@ -247,11 +247,13 @@ def _values(scenario: dict) -> dict:
         out["_mfu_default"] = True
     out["_rl_off_reason"] = (
         f"ledger_rl: false, so the campaign of the rl_ keys ({out['rl_iterations']:,} iterations"
-        f" × {out['rl_runs']} run(s)) is not billed; ledger_rl: true bills it" if rl_keys and
+        f" × {out['rl_runs']} run(s), which notebook 05 shows as an illustration) is not billed; "
+        "ledger_rl: true bills it" if rl_keys and
         p.get("ledger_rl") is False else
         "ledger_rl: false (no RL campaign billed)" if p.get("ledger_rl") is False else
-        "no RL campaign in the scenario (rl_iterations and rl_runs not given; ledger_rl: true "
-        "bills notebook 05's campaign for the rl_ keys)")
+        "no RL campaign in the scenario (rl_iterations and rl_runs not given; notebook 05 "
+        "prices an illustrative campaign from the notebooks' defaults, not billed here; "
+        "ledger_rl: true bills notebook 05's campaign for the rl_ keys)")
     return out
 
 

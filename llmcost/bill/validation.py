@@ -60,6 +60,32 @@ def _serving_check(p: dict, price: float) -> None:
                      "weight_dtype": "serve_weight_dtype"})) from None
 
 
+#: The serving weight precisions a report tries, widest first, when a scenario gives no
+#: ``serve_weight_dtype`` and notebook 05's illustrative replica (at most one scale-up domain,
+#: ``inference.choose_serving_tp``) cannot hold the model in the notebooks' BF16: FP8 (W8A8 on FP8
+#: tensor cores, the precision DeepSeek-V3 was trained and released in: arXiv:2412.19437 §3.3),
+#: then INT4 (4-bit weight-only with a BF16 scale per 128 weights, AWQ/GPTQ as vLLM runs them).
+SERVE_WEIGHT_DTYPE_ORDER = ("bf16", "fp8", "int4")
+
+
+def fitting_serve_weight_dtype(p: dict, price: float = 1.0) -> str | None:
+    """The widest serving weight precision of ``SERVE_WEIGHT_DTYPE_ORDER`` at which the
+    scenario's serving set-up (``_serving_check``: its ``serve_tp``, or the cheapest TP up to one
+    scale-up domain; its KV precision, batch, latency target and request) can be priced: the
+    weights and at least one sequence's KV cache fit each GPU's usable HBM. None when none does.
+
+    Rule, per GPU of a TP replica: N · bytes(weight_dtype) / tp + KV(P + R) ≤ HBM · (1 − reserve)
+    (``inference.max_batch``). Which precision fits does not depend on the price (the cheapest TP
+    is the argmin of a cost proportional to it), so ``price`` only has to be positive."""
+    for dtype in SERVE_WEIGHT_DTYPE_ORDER:
+        try:
+            _serving_check({**p, "serve_weight_dtype": dtype}, price)
+            return dtype
+        except ValueError:
+            continue
+    return None
+
+
 def _rl_check(p: dict, price: float) -> None:
     """Notebook 05's RL campaign (``rl_`` keys), built whether or not the bill bills it."""
     try:

@@ -145,14 +145,19 @@ def scaling(model: str, n_params: float, train_tokens: float, fit: str, n_opt: f
 
 
 def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: float,
-            generation_time_share: float, campaign_usd: float) -> str:
+            generation_time_share: float, campaign_usd: float, *, billed: bool = True) -> str:
     """Notebook 05: the serving cost per million output tokens (``inference.serving_cost`` or
     ``choose_serving_tp``), one RL iteration's wall clock and generation's share of it
-    (``rl.scenario_iteration``), and the campaign's cost (``rl.scenario_campaign``, its total)."""
+    (``rl.scenario_iteration``), and the campaign's cost (``rl.scenario_campaign``, its total),
+    said to be the bill's RL line when ``billed`` (``scenario.rl_campaign_given``), else an
+    illustration the bill does not carry."""
+    campaign = (f"the RL campaign (the bill's RL line) costs **{md_usd(campaign_usd)}**"
+                if billed else
+                f"an illustrative RL campaign of the notebooks' defaults would cost "
+                f"**{md_usd(campaign_usd)}**, not in the bill (the scenario gives no RL campaign)")
     return (f"Serving {model} on {accelerator} costs **{md_usd(usd_per_m_output)} per million "
             f"output tokens**; one RL iteration takes **{iteration_s:,.0f} s**, "
-            f"{generation_time_share:.0%} of it generating, and the RL campaign costs "
-            f"**{md_usd(campaign_usd)}**.")
+            f"{generation_time_share:.0%} of it generating, and {campaign}.")
 
 
 def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict) -> str:

@@ -58,7 +58,13 @@ from ..bill.scenario import (
     validate_parameter,
     validate_parameters,
 )
-from ..bill.validation import magnitude_warnings, user_words, validate_scenario
+from ..bill.validation import (
+    SERVE_WEIGHT_DTYPE_ORDER,
+    fitting_serve_weight_dtype,
+    magnitude_warnings,
+    user_words,
+    validate_scenario,
+)
 from ..core.catalog import (
     DATA_DIR,
     NETWORK_FIGURE_WORDS,
@@ -71,6 +77,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..serving import rl
+from ..serving.inference import weight_bytes
 from ..training.accuracy import band_for_step
 from ..training.reliability import storage_share_warning
 from ..training import calibrate as pilot_calibration
@@ -322,6 +329,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if scenario.get("pilot"):  # the step model calibrated on the pilots, extrapolated
         scenario = calibrate_pilot_mfu(scenario, used, scenario_path)
         used = effective_parameters(scenario, declared_all)
+    if "serve_weight_dtype" in known and "serve_weight_dtype" not in scenario:
+        scenario = choose_serve_weight_dtype(scenario, used)  # before the rollout TP: it reads it
+        used = effective_parameters(scenario, declared_all)
     if "rl_rollout_tp" in known and "rl_rollout_tp" not in scenario:
         scenario = choose_rollout_tp(scenario, used)
         used = effective_parameters(scenario, declared_all)
@@ -347,7 +357,7 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         setups = (notebook_setups and any("serve_tp" in declared_all[nb]
                                           and "ledger_pue" not in declared_all[nb] for nb in nbs)) \
             or any(k.startswith(("rl_", "serve_", "inference_")) for k in scenario
-                   if not (k == "rl_rollout_tp" and "_rl_rollout_tp_chosen" in scenario))
+                   if f"_{k}_chosen" not in scenario)
         bill = validate_scenario(values, private_keys(scenario), check_plan=False,
                                  check_setups=setups)
     except ScenarioError as e:
@@ -530,6 +540,37 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
         f"{p['rl_rollout_tp']} does not; give rl_rollout_tp to set it)")}
 
 
+def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
+    """When the scenario gives no ``serve_weight_dtype``, notebook 05's illustrative serving
+    replica (Part I: one TP replica of at most one scale-up domain, the scenario's ``serve_tp`` if
+    it gives one) takes the notebooks' BF16; if the model and a batch do not fit it, the widest
+    precision of ``validation.SERVE_WEIGHT_DTYPE_ORDER`` (BF16, FP8, INT4) that does
+    (``validation.fitting_serve_weight_dtype``), recorded as chosen (private key
+    ``_serve_weight_dtype_chosen``, shown where the index and summary.json list the parameters).
+    The RL rollouts read the same key, so they are priced at that precision too. Returns the
+    scenario unchanged when the default fits or nothing does (the set-up check then refuses,
+    naming ``serve_weight_dtype`` and ``serve_tp``).
+
+    Multi-node replicas (TP·PP across nodes, expert parallelism) are not tried: Part I prices one
+    replica inside a node; notebook 05's set-up comparison prices the multi-node ones."""
+    p = {k: v["value"] for k, v in used.items()}
+    try:
+        dtype = fitting_serve_weight_dtype(p)
+        model, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    except (ValueError, KeyError, TypeError):  # the set-up check names what is wrong
+        return scenario
+    if dtype is None or dtype == p["serve_weight_dtype"]:
+        return scenario
+    tp = int(p["serve_tp"] or gpu.scaleup_domain_size or 1)
+    tried = SERVE_WEIGHT_DTYPE_ORDER[:SERVE_WEIGHT_DTYPE_ORDER.index(dtype)]
+    sizes = ", ".join(f"{weight_bytes(model, d) / tp / 1e9:,.1f} GB in {d}" for d in tried)
+    return {**scenario, "serve_weight_dtype": dtype, "_serve_weight_dtype_chosen": (
+        f"chosen: the widest weight precision at which one serving replica of "
+        f"{'' if p['serve_tp'] else 'at most '}{tp} × {gpu.name} holds {model.name} and a batch "
+        f"(its weights per GPU at TP {tp}: {sizes}, leave no room for a batch; the RL rollouts "
+        f"use it too; give serve_weight_dtype to set it)")}
+
+
 def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU the step model predicts for the scenario's plan once calibrated
     on its ``pilot:`` runs (``llmcost.training.calibrate.scenario_calibration``), once, before
@@ -581,8 +622,8 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
             if name == "mfu" and ("_mfu_prediction" in scenario or "_mfu_calibration" in scenario):
                 out[name] = {"value": scenario[name], "from": scenario.get(
                     "_mfu_prediction", scenario.get("_mfu_calibration"))["from"]}
-            elif name == "rl_rollout_tp" and "_rl_rollout_tp_chosen" in scenario:
-                out[name] = {"value": scenario[name], "from": scenario["_rl_rollout_tp_chosen"]}
+            elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
+                out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
             elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:

@@ -486,7 +486,8 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
     Formula (W = the policy's bf16 bytes, ``inference.weight_bytes``; each rollout GPU holds
     W / rollout_tp)::
 
-        t = (W / rollout_tp) / (link bytes/s per direction × achievable fraction)
+        colocated:  t = (W / rollout_tp) / (link bytes/s per direction × achievable fraction)
+        separate:   t = W / (link bytes/s per direction × achievable fraction)
 
     * **colocated** (DeepSpeed-Chat's hybrid engine, veRL's 3D-HybridEngine, NeMo RL's refit:
       the same GPUs re-lay the weights out from the training shards to the inference shards):
@@ -494,8 +495,17 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
       weights (TP·PP, or all trainer GPUs under ZeRO-3) and the rollout replica each fit in one
       scale-up domain, else one NIC per GPU;
     * **separate rollout GPUs** (OpenRLHF's Ray + vLLM, asynchronous RL): an NCCL broadcast from
-      the trainer to every rollout GPU over one NIC per GPU; pipelined, each link carries the
-      shard once, so the time does not grow with the number of replicas.
+      the trainer's rank 0 to every rollout GPU over one NIC per GPU, of **every tensor whole**
+      (W, not the shard W / rollout_tp): the trainer exports full (Hugging Face layout) tensors
+      and each rollout worker's ``load_weights`` keeps its own slice. Sources: NeMo RL v0.4
+      (NVIDIA-NeMo/RL @ 06beed9, ``megatron_policy_worker.broadcast_weights_for_collective``:
+      ``export_hf_weights`` then ``packed_broadcast_producer(src=0)`` over one communicator of
+      all training and generation ranks; ``vllm_backend.update_weights_from_collective``
+      receives every entry of the state dict); OpenRLHF (``ppo_actor._broadcast_to_vllm``:
+      each parameter, gathered under ZeRO-3, broadcast from rank 0 to all vLLM ranks at its
+      full shape). Pipelined, each link carries W once, so the time does not grow with the
+      number of replicas. (This bytes rule was corrected after the held-out errors of the
+      asynchronous rows had been seen; it is read from the code, not fitted.)
 
     Fractions: ``scaleup_fraction`` / ``scaleout_fraction`` of ``data/efficiency.csv``. Not
     modelled: the engine's own refit bookkeeping (tensor-by-tensor launches, KV-cache
@@ -519,7 +529,7 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
     if not bw:
         raise ValueError(f"accelerator={acc.name!r} has no {link} bandwidth for the weight "
                          "sync: pass weight_sync_s")
-    return inf.weight_bytes(m, "bf16") / tp / bw
+    return inf.weight_bytes(m, "bf16") / (tp if colocated else 1) / bw
 
 
 @lru_cache(maxsize=1)
@@ -942,7 +952,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
     ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path), else
     ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
-    refit no public source times)."""
+    refit no public source times: its bytes, the whole model per rollout GPU, are read from
+    NeMo RL's code)."""
     if o.weight_sync_s is not None:
         return o.weight_sync_s
     if o.algorithm == "dpo":
@@ -1436,7 +1447,11 @@ def _opt_float(v):
 def validation_setup(row) -> dict:
     """``rl_iteration`` keywords for one row of ``load_rl_validation`` (policy and accelerator
     included). OpenRLHF's rows take the maximum prompt and answer (1,024 each) as the lengths
-    (every response at the limit); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
+    (every response at the limit: an upper bound for OpenRLHF's own rows, whose generation at
+    the benchmark's commit stops at the end-of-sequence token, ``Actor.generate`` with
+    ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, while
+    DeepSpeed-Chat's benchmark setting generates fixed-length answers; the mean length of
+    OpenRLHF's responses is not published); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
     lognormal tail of responses up to the maximum total (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,

@@ -76,11 +76,14 @@ bounds the decodes' time between tokens during a prefill and costs the prompt so
 
 **Colocated EP deployments** (``colocated_ep_throughput``): prefill and decode on the same
 expert-parallel GPUs (in-flight batching). TensorRT-LLM's published DeepSeek-R1 max-throughput
-runs (attention DP 8 + EP8, ISL 1K / OSL 2K) are rows of ``data/serving_setups.csv``: NVFP4 on
-B200 measured 4,548 output tok/s/GPU against ≈ 10,200 expected (the FP4 row is not reproduced
-within 25 %: 2.2×), FP8 on H200 1,436 against ≈ 2,300 (1.6×); the bound holds on both. What the
-model misses there (grouped-GEMM efficiency at ~100 tokens per expert, FP4 kernels below the
-BF16 matmul fraction, attention-DP imbalance, the scheduler's mixed steps) is not separated.
+runs (attention DP 8 + EP8, ISL 1K / OSL 2K) are rows of ``data/serving_setups.csv``. With
+attention DP and no ADP balancing, an iteration lasts as long as its slowest rank, so a context
+(prefill) on one rank stalls the decode of all the others (TensorRT-LLM tech blog 10, "ADP
+Balance Strategy": time_i = max over ranks; its baseline scheduler processes the ranks' contexts
+in different iterations); the expected throughput counts it (``colocated_ep_throughput``), the
+bound does not (a balanced scheduler can avoid it). Still not separated: grouped-GEMM efficiency
+at ~100 tokens per expert, FP4 kernels below the BF16 matmul fraction, the NVFP4 checkpoint's
+BF16 attention layers (modelled as NVFP4), the scheduler's mixed steps.
 
 FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
 of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
@@ -434,17 +437,34 @@ def load_serving_setups() -> pd.DataFrame:
 def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
                             prompt_tokens: int, output_tokens: int, weight_dtype: str = "fp8",
                             kv_dtype: str = "bf16", redundant_experts: int = 0,
-                            two_batch_overlap: bool = False, engine: str | None = None) -> dict:
+                            two_batch_overlap: bool = False, engine: str | None = None,
+                            adp_balance: bool = False) -> dict:
     """Output tokens/s per GPU of an expert-parallel, DP-attention deployment whose GPUs run
     both prefill and decode (in-flight batching, as TensorRT-LLM's and SGLang's
     ``enable_attention_dp`` without P/D disaggregation), for requests of P input and R output
     tokens.
 
-    Formula: each GPU spends, per output token, 1/x_d on decode and (P/R)/x_p on its share of
-    prefill, so output tokens/s per GPU = 1 / (1/x_d + (P/R)/x_p), with x_d = ``ep_step``
-    decode at ``batch_per_gpu`` sequences and the mean context P + R/2, x_p = ``ep_step``
-    prefill of one P-token prompt per GPU per step (bound and expected alike; the expected
-    band is the decode step's).
+    Formula, per iteration of one rank decoding M = ``batch_per_gpu`` sequences at the mean
+    context P + R/2 (t_d = M / x_d, x_d = ``ep_step`` decode) and prefilling, when a request
+    ends, the next one's P-token prompt (t_c = P / x_p, x_p = ``ep_step`` prefill of one prompt
+    per GPU): each rank starts k = M / R contexts per iteration, and
+
+        tokens/s per GPU = M / (t_d + f · t_c)
+
+    * **bound** (and ``adp_balance``: contexts synchronised across ranks): f = k, i.e.
+      1 / (1/x_d + (P/R)/x_p), every GPU paying only its own prefills;
+    * **expected**, unbalanced (TensorRT-LLM's round-robin baseline, the default): an
+      iteration lasts as long as its slowest rank (TensorRT-LLM tech blog 10, "ADP Balance
+      Strategy", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md:
+      time_i = max over the N DP ranks; its baseline runs the ranks' contexts in different
+      iterations, a total time(ctx) × N), so each rank waits for every other rank's contexts:
+      f = 1 − (1 − k)^N, the share of iterations in which at least one of the N = ``ep`` ranks
+      prefills, taking each rank's contexts as independent of the others' (this model's
+      assumption; f → N·k for rare contexts, the blog's serialised baseline, and → 1 when every
+      rank prefills in every iteration). Added after the two TensorRT-LLM rows' errors had been
+      seen; nothing fitted.
+
+    The expected band is the decode step's, scaled with the expected value.
 
     Returns
     -------
@@ -455,12 +475,16 @@ def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
     kw = dict(ep=ep, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
               redundant_experts=redundant_experts, two_batch_overlap=two_batch_overlap,
               engine=engine)
+    if not isinstance(adp_balance, bool):
+        raise ValueError(f"adp_balance={adp_balance!r} must be True or False")
     d = ep_step(model, accelerator, phase="decode", tokens_per_gpu=batch_per_gpu,
                 context_tokens=p + r // 2, **kw)
     pre = ep_step(model, accelerator, phase="prefill", tokens_per_gpu=p, context_tokens=p, **kw)
+    m, n = d.tokens_per_gpu, d.ep
+    k = min(1.0, m / r)                        # contexts a rank starts per iteration
+    f = k if adp_balance else 1 - (1 - k) ** n  # iterations stalled by a context, per iteration
     bound = 1 / (1 / d.tokens_per_s_per_gpu + (p / r) / pre.tokens_per_s_per_gpu)
-    exp = 1 / (1 / d.expected_tokens_per_s_per_gpu
-               + (p / r) / pre.expected_tokens_per_s_per_gpu)
+    exp = m / (m / d.expected_tokens_per_s_per_gpu + f * p / pre.expected_tokens_per_s_per_gpu)
     lo, hi = (b / d.expected_tokens_per_s_per_gpu for b in d.expected_band)
     return {"bound_per_gpu": bound, "expected_per_gpu": exp, "band_low": exp * lo,
             "band_high": exp * hi, "decode": d, "prefill": pre}
@@ -591,11 +615,13 @@ MOE_DEPLOYMENT = {"prefill_ep": 32, "prefill_tokens_per_gpu": 16384, "decode_ep"
 
 
 def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens: int,
-                        output_tokens: int, max_tpot_s: float) -> pd.DataFrame:
+                        output_tokens: int, max_tpot_s: float,
+                        weight_dtype: str = "fp8") -> pd.DataFrame:
     """A dense and a mixture-of-experts model served three ways, one row each, at the expected
     throughput (the formulas are the called functions'):
 
-    1. ``model`` on its cheapest tensor-parallel replica in FP8 (weights and KV) under
+    1. ``model`` on its cheapest tensor-parallel replica of one node, ``weight_dtype`` weights
+       (FP8 unless a narrower precision is needed for the model to fit) and FP8 KV, under
        ``max_tpot_s`` on ``accelerator`` (``engines.cheapest_setup``);
     2. DeepSeek-V3 on TP8 of 8 H200, FP8 weights, the BF16 MLA latent cache copied on every
        rank (``inference.serving_cost``);
@@ -609,12 +635,13 @@ def setups_side_by_side(model, accelerator, price_usd_per_gpu_hour, *, prompt_to
     kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     m = serving_model(model)
     dense = cheapest_setup(m, accelerator, price_usd_per_gpu_hour, max_tpot_s=max_tpot_s,
-                           weight_dtype="fp8", kv_dtype="fp8", **kw)
+                           weight_dtype=weight_dtype, kv_dtype="fp8", **kw)
     moe_tp = serving_cost("deepseek-v3", "H200", price_usd_per_gpu_hour, tp=8,
                           weight_dtype="fp8", kv_dtype="bf16", **kw)
     moe_ep = disaggregated_serving("deepseek-v3", "H100-SXM", price_usd_per_gpu_hour,
                                    **kw, **MOE_DEPLOYMENT)
-    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, FP8, one node", dense["batch"],
+    rows = [(f"{m.name}: TP{int(dense['tp'])} replica, {weight_dtype.upper()}, one node",
+             dense["batch"],
              dense["expected_output_tokens_per_s_per_gpu"], dense["expected_usd_per_m_output"]),
             ("deepseek-v3: TP8 on 8 H200 (latent cache on every rank)", moe_tp.batch,
              moe_tp.expected_output_tokens_per_s_per_gpu, moe_tp.expected_usd_per_m_output),

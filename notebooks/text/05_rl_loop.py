@@ -67,6 +67,7 @@ rl_train_mfu: float = None  # MFU of scoring and update passes; None: the step-t
 rl_verifier_usd_per_sample: float = 0.0  # verifier cost per sample, USD
 rl_iterations: int = 1000  # iterations per run
 rl_runs: int = 5  # runs in the campaign (ablations, reruns)
+ledger_rl: bool = None  # bill this campaign; None: when the scenario gives rl_iterations or rl_runs
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -77,12 +78,10 @@ import pandas as pd
 import llmcost
 from llmcost import inference as inf
 from llmcost import plots, rl
-from llmcost.present.report import publish_summary, summary_row
 
 p = llmcost.notebook_parameters(globals())  # every name of the parameters cell, validated
 spec, gpu = llmcost.load_model(p["model"]), llmcost.load_accelerator(p["accelerator"])
 price, price_source = llmcost.scenario_price(p)  # given, or the catalogue's for `pricing`
-sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
 P, R = p["inference_prompt_tokens"], p["inference_output_tokens"]
 print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); serving "
       f"{p['serve_weight_dtype']} weights, {p['serve_kv_dtype']} KV; requests {P} in / {R} out")
@@ -90,17 +89,18 @@ print(f"{spec.name} on {gpu.name} at ${price:.2f}/GPU-h ({price_source}); servin
 # %%
 from IPython.display import Markdown
 
+from llmcost.bill.scenario import rl_campaign_given
 from llmcost.present import answers
 
-c = (inf.serving_cost(spec, gpu, price, prompt_tokens=P, output_tokens=R, tp=p["serve_tp"],
-                      occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"],
-                      batch=p["serve_batch"] or None, **sv) if p["serve_tp"] else
-     inf.choose_serving_tp(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                           batch=p["serve_batch"] or None, occupancy=p["serve_occupancy"],
-                           max_tpot_s=p["serve_max_tpot_s"], **sv))
+sv = dict(weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+serve_kw = dict(prompt_tokens=P, output_tokens=R, batch=p["serve_batch"] or None,
+                occupancy=p["serve_occupancy"], max_tpot_s=p["serve_max_tpot_s"], **sv)
+c = (inf.serving_cost(spec, gpu, price, tp=p["serve_tp"], **serve_kw) if p["serve_tp"] else
+     inf.choose_serving_tp(spec, gpu, price, **serve_kw))  # one replica, at most one node
 it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
 display(Markdown(answers.rl_loop(spec.name, gpu.name, c.usd_per_m_output, it.wall_s,
-                                 it.generation_time_share, float(camp.loc["total", "usd"]))))
+                                 it.generation_time_share, float(camp.loc["total", "usd"]),
+                                 billed=rl_campaign_given(p))))
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -491,8 +491,9 @@ print(f"fastest point: TP {int(fast['tp'])}, batch {int(fast['batch'])}, "
 # H200), each printed with its error and the bound.
 
 # %%
+narrow = min("fp8", p["serve_weight_dtype"], key=inf.WEIGHT_BYTES.get)  # FP8 or narrower
 side = setups.setups_side_by_side(spec, gpu, price, prompt_tokens=P, output_tokens=R,
-                                  max_tpot_s=target_s)
+                                  max_tpot_s=target_s, weight_dtype=narrow)
 moe_ep = side.attrs["disaggregated"]   # the P/D deployment of the last row
 plots.table(side, {"expected output tok/s per GPU (whole deployment)": "{:,.0f}",
                    "USD per M output": "${:.3f}", "batch per replica or GPU": "{:,.0f}"})
@@ -541,11 +542,15 @@ for _, r in prices.iterrows():
 # is the fair comparison, and its band says how far the comparison can move.
 
 # %% [markdown]
-# The SGLang rows come within a quarter of the measurement; the TensorRT-LLM rows do not (the
-# printout above gives their errors): the model expects more than those runs achieved, and what it
-# misses there (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels below the
-# BF16 matmul fraction, imbalance between the attention data-parallel ranks, the scheduler's mixed
-# prefill and decode steps) is not separated. The bound holds on every row.
+# The SGLang rows come within a quarter of the measurement. The TensorRT-LLM rows run prefill and
+# decode on the same GPUs with attention data-parallel: an iteration lasts as long as its slowest
+# rank, so one rank's prefill stalls every rank's decode (TensorRT-LLM tech blog 10, "ADP Balance
+# Strategy"), which the expected throughput counts (`setups.colocated_ep_throughput`; the bound,
+# which a balanced scheduler could approach, does not). The FP8 row then comes within a quarter;
+# the FP4 row is still expected faster than it ran (the printout above gives both errors), and
+# what it misses (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels
+# below the BF16 matmul fraction, the checkpoint's BF16 attention layers priced as FP4, the
+# scheduler's mixed prefill and decode steps) is not separated. The bound holds on every row.
 #
 # ## 6.5 What if the model outgrows a node, or a long prompt arrives?
 #
@@ -839,12 +844,18 @@ for name, v in ratio.items():
 # DeepSeek-V3 (`rl.NEMO_RL_REFIT_SOURCE`), and `rl.nemo_rl_refit_time` scales
 # that one measurement by weight bytes for NeMo RL's colocated rows (not fitted on these rows). The
 # printout above says how far each mechanism moves the held-out error. Still missing, and visible
-# in the rows: the NeMo RL rows are still predicted faster than measured, the asynchronous ones
-# most (their refit goes over NCCL to separate GPUs and is priced by links only: no public source
-# times it); the refit was measured on NeMo RL v0.3, and later versions' speed-ups are not
-# modelled; vLLM 0.3.1 decoded OpenRLHF's small batches closer to the roofline than the vLLM
-# family's fitted efficiency says; and no RL row beyond these two sources states its set-up well
-# enough to be priced.
+# in the rows: most NeMo RL rows are still predicted faster than measured. The asynchronous rows'
+# refit goes over NCCL to separate GPUs and no public source times it, so it is priced by links,
+# with the bytes NeMo RL's and OpenRLHF's code send: every tensor whole to every rollout GPU
+# (`rl.weight_sync_time`; for DeepSeek-V3 that is its whole BF16 model over one NIC, which brought its
+# asynchronous rows near the measurements). Qwen3-30B-A3B's v0.4 asynchronous row stays the
+# worst, and the same recipe ran much faster in v0.6: a difference of software versions, not of
+# schedule. The colocated refit was measured on NeMo RL v0.3, and later versions' speed-ups are
+# not modelled; vLLM 0.3.1 decoded OpenRLHF's small batches closer to the roofline than the vLLM
+# family's fitted efficiency says, and OpenRLHF's generation stopped at the end-of-sequence token
+# (its code at the benchmark's commit sets no minimum length), so every response at the limit
+# overstates its generation; and no RL row beyond these two sources states its set-up well enough
+# to be priced.
 
 # %%
 r0 = p["rl_response_tokens"]
@@ -912,12 +923,17 @@ print("APRIL measured: +22.5% on average, at most +44% (arXiv:2509.18521): the m
 # ## 12. Post-training against pre-training
 #
 # One run is `rl_iterations` iterations; a campaign is `rl_runs` runs (ablations, reward and
-# data experiments, reruns). This campaign is the bill's *RL post-training* line (notebook 00:
-# `llmcost.build_ledger(p).line("post.rl")` calls the same `rl.scenario_campaign`). Against the
-# pre-training compute of the same model (notebook 01):
+# data experiments, reruns). The bill (notebook 00) carries it as its *RL post-training* line
+# only when the scenario describes a campaign (`rl_iterations`, `rl_runs` or `ledger_rl: true`;
+# `llmcost.build_ledger(p).line("post.rl")` then calls the same `rl.scenario_campaign`); otherwise
+# the campaign here is an illustration of the notebooks' defaults. The first line below says which
+# holds for this scenario. Against the pre-training compute of the same model (notebook 01):
 
 # %%
 camp = rl.scenario_campaign(p, price)
+print("in the bill: notebook 00's RL post-training line is this campaign" if rl_campaign_given(p)
+      else "NOT in the bill: the scenario describes no RL campaign (no rl_iterations, rl_runs or "
+      "ledger_rl: true), so notebook 00's RL line is $0, 'not given'; this is an illustration")
 run = llmcost.training_run(spec, gpu, p["train_tokens"], p["mfu"], p["n_gpus"], price,
                            p["seq_len"], p["dtype"])
 plots.table(camp.reset_index(), {"gpu_hours": "{:,.0f}", "usd": "${:,.0f}"})
@@ -986,25 +1002,31 @@ print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-trai
 
 # %%
 # NBVAL_CHECK_OUTPUT
-it = iters["scenario"]
-publish_summary("05_rl_loop", [
-    summary_row("usd_per_m_output_tokens", "USD per million output tokens", c.usd_per_m_output,
-                "USD", f"{spec.name}, {c.tp} × {gpu.name}, batch {c.batch}, roofline"),
-    summary_row("usd_per_m_input_tokens", "USD per million input tokens", c.usd_per_m_input,
-                "USD", "priced at prefill time"),
-    summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
-    summary_row("ttft_s", "time to first token", c.ttft_s, "s", f"{P}-token prompt, alone"),
+from llmcost.present.report import publish_summary, summary_row
+
+rows = [summary_row("usd_per_m_output_tokens", "USD per million output tokens", c.usd_per_m_output,
+                    "USD", f"{spec.name}, {c.tp} × {gpu.name}, {p['serve_weight_dtype']} weights, "
+                    f"batch {c.batch}, roofline"),
+        summary_row("usd_per_m_input_tokens", "USD per million input tokens", c.usd_per_m_input,
+                    "USD", "priced at prefill time"),
+        summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
+        summary_row("ttft_s", "time to first token", c.ttft_s, "s", f"{P}-token prompt, alone")]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+it, billed, total = iters["scenario"], rl_campaign_given(p), camp.loc["total"]
+publish_summary("05_rl_loop", rows + [
     summary_row("rl_iteration_s", "RL iteration wall time", it.wall_s, "s",
                 f"{it.algorithm.upper()}, {it.n_gpus} GPUs"),
     summary_row("rl_generation_flops_share", "generation share of FLOPs",
                 it.generation_flops_share, "", "2N/6N accounting"),
     summary_row("rl_generation_time_share", "generation share of time",
                 it.generation_time_share, "", "tail included"),
-    summary_row("rl_campaign_gpu_hours", "RL campaign GPU-hours", float(camp.loc["total", "gpu_hours"]),
+    summary_row("rl_campaign_gpu_hours", "RL campaign GPU-hours", float(total["gpu_hours"]),
                 "GPU-h", f"{p['rl_runs']} runs × {p['rl_iterations']:,} iterations"),
-    summary_row("rl_campaign_usd", "RL campaign cost", float(camp.loc["total", "usd"]), "USD",
-                f"${price:.2f} per GPU-hour"),
-])
+    summary_row("rl_campaign_usd", "RL campaign cost" + ("" if billed else " (illustrative)"),
+                float(total["usd"]), "USD", f"${price:.2f} per GPU-hour; " + (
+                    "the bill's RL line" if billed else "not in the bill: no RL campaign given"))])
 
 # %% [markdown]
 # ## Explore

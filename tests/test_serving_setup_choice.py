@@ -1,0 +1,107 @@
+"""A report never stops on a serving precision the scenario did not give: notebook 05's
+illustrative serving replica (one TP replica of at most one scale-up domain) takes the widest
+weight precision at which the model and a batch fit, BF16 → FP8 → INT4, labelled "chosen: …" in
+the index and summary.json; a precision the scenario gives is kept and checked as given.
+
+Hand derivation (DeepSeek-V3, arXiv:2412.19437: 671B total parameters, trained on 2,048 H800s;
+H800: 80 GB HBM, data/accelerators.csv, less the serving reserve of 10%: 77.3 GB usable): over
+TP 8 (one HGX node) the weights per GPU are 671e9 × 2 B ÷ 8 = 167.8 GB in BF16 and
+671e9 × 1 B ÷ 8 = 83.9 GB in FP8, both over 77.3 GB; in INT4 (4 bits and a BF16 scale per 128
+weights: 0.5 + 2/128 = 0.515625 B) 671e9 × 0.515625 ÷ 8 = 43.2 GB, leaving 34 GB for the KV cache.
+Llama 3.1 405B on 8 H100s (Meta's release: the FP8 405B "fits on a single server node"): BF16
+405e9 × 2 ÷ 8 = 101.3 GB does not fit, FP8 50.7 GB does."""
+
+import pytest
+
+from llmcost.bill.scenario import ScenarioError
+from llmcost.bill.validation import fitting_serve_weight_dtype
+from llmcost.present import report
+
+DSV3 = ("model: deepseek-v3\naccelerator: H800\nn_gpus: 2048\ntrain_tokens: 14.8e12\n"
+        "dtype: fp8\nmfu: 0.229\nprice_usd_per_gpu_hour: 2.0\n")
+
+
+def _defaults(**over):
+    used = report.effective_parameters({}, {nb: report.declared_parameters(nb)
+                                            for nb in report.list_notebooks()})
+    return {**{k: v["value"] for k, v in used.items()}, **over}
+
+
+def test_the_hand_derivation_of_the_weights_per_gpu():
+    from llmcost.serving.inference import weight_bytes
+    per_gpu = {d: weight_bytes("deepseek-v3", d) / 8 / 1e9 for d in ("bf16", "fp8", "int4")}
+    assert per_gpu["bf16"] == pytest.approx(671e9 * 2 / 8 / 1e9, rel=0.01)
+    assert per_gpu["fp8"] == pytest.approx(83.9, rel=0.01)
+    assert per_gpu["int4"] == pytest.approx(671e9 * 0.515625 / 8 / 1e9, rel=0.01)
+
+
+def test_the_widest_precision_that_fits_is_chosen():
+    assert fitting_serve_weight_dtype(_defaults()) == "bf16"  # 70B on H100: BF16 fits TP 4
+    assert fitting_serve_weight_dtype(_defaults(model="deepseek-v3", accelerator="H800")) == "int4"
+    assert fitting_serve_weight_dtype(_defaults(model="llama-3.1-405b")) == "fp8"
+    # a given serve_tp is kept: 405B in FP8 over 4 H100s is 101 GB per GPU, INT4 52 GB fits
+    assert fitting_serve_weight_dtype(_defaults(model="llama-3.1-405b", serve_tp=4)) == "int4"
+    # 671B in INT4 over 8 A100-40GB: 43.2 GB per GPU over 36 GB usable: nothing fits
+    assert fitting_serve_weight_dtype(_defaults(model="deepseek-v3",
+                                                accelerator="A100-40GB")) is None
+
+
+def test_a_report_of_deepseek_v3_on_h800_chooses_and_labels_the_precision(tmp_path):
+    path = tmp_path / "ds.yaml"
+    path.write_text(DSV3)
+    plan = report.plan_report(path, ["05"])
+    assert plan.values["serve_weight_dtype"] == "int4"
+    used = report.effective_parameters(plan.scenario, plan.declared)
+    why = used["serve_weight_dtype"]["from"]
+    assert why.startswith("chosen: the widest weight precision")
+    assert "167.8 GB in bf16" in why and "83.9 GB in fp8" in why
+    nb05 = plan.notebooks[0]
+    given = report.notebook_parameters_for(nb05, plan)
+    assert given["serve_weight_dtype"] == "int4"
+    assert not any(k.startswith("_") for k in given)
+
+
+def test_a_precision_the_scenario_gives_is_kept_and_checked(tmp_path):
+    path = tmp_path / "ds8.yaml"
+    path.write_text(DSV3 + "serve_weight_dtype: fp8\n")
+    with pytest.raises(ScenarioError, match="serve_weight_dtype"):
+        report.plan_report(path, ["05"])
+
+
+def test_nothing_fits_refuses_naming_the_keys(tmp_path):
+    path = tmp_path / "a100.yaml"
+    path.write_text(DSV3.replace("H800", "A100-40GB").replace("dtype: fp8\n", ""))
+    with pytest.raises(ScenarioError, match="serving set-up.*serve_weight_dtype"):
+        report.plan_report(path, ["05"])
+
+
+def test_a_model_that_fits_in_bf16_chooses_nothing(tmp_path):
+    path = tmp_path / "70b.yaml"  # no serve_ key: the notebooks' BF16 fits 70B on 4 H100s
+    path.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 2048\n"
+                    "train_tokens: 2.0e12\nprice_usd_per_gpu_hour: 3.99\n")
+    plan = report.plan_report(path, ["05"])
+    assert "_serve_weight_dtype_chosen" not in plan.scenario
+    assert plan.values["serve_weight_dtype"] == "bf16"
+
+
+def test_notebook_05_is_told_whether_the_bill_carries_its_campaign(tmp_path):
+    # The index's RL line and notebook 05 agree: a scenario that describes no RL campaign gets a
+    # $0 "not given" line, and notebook 05 receives ledger_rl false, so it calls its campaign an
+    # illustration not in the bill (answers.rl_loop, the rl_campaign_usd label); one that gives
+    # rl_iterations is billed, and notebook 05 calls its campaign the bill's RL line.
+    from llmcost.bill.scenario import rl_campaign_given
+    from llmcost.present import answers
+    path = tmp_path / "none.yaml"
+    path.write_text(DSV3)
+    plan = report.plan_report(path, ["05"])
+    given = report.notebook_parameters_for(plan.notebooks[0], plan)
+    assert given["ledger_rl"] is False and plan.bill.line("post.rl").status == "not given"
+    assert "notebook 05 shows as an illustration" in plan.bill.line("post.rl").how
+    assert not rl_campaign_given({**plan.values, **given})
+    path.write_text(DSV3 + "rl_iterations: 100\n")
+    plan = report.plan_report(path, ["05"])
+    given = report.notebook_parameters_for(plan.notebooks[0], plan)
+    assert plan.bill.line("post.rl").status == "modelled"
+    assert rl_campaign_given({**plan.values, **given})
+    assert "bill's RL line" in answers.rl_loop("m", "g", 1.0, 10.0, 0.5, 1e5,
+                                               billed=rl_campaign_given({**plan.values, **given}))
