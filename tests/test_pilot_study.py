@@ -5,6 +5,7 @@ pilots (``calibrate.transfer_weight``) and the judge on published scaling series
 import pandas as pd
 import pytest
 
+from llmcost.present import plots
 from llmcost.training import calibrate as cal
 from llmcost.training import pilot_validation as pv
 from llmcost.training import step_validation
@@ -175,3 +176,18 @@ def test_band_terms_of_a_published_sequence_sweep():
     assert cal.band_terms(p0, t16.model, t16.plan, t16.seq_len)[1] == 0
     assert cal.band_half_width(*cal.band_terms(p0, t16.model, t16.plan, t16.seq_len)) \
         < x.half_width
+
+
+def test_band_coverage_figure_draws_the_band_by_hand():
+    """Three runs: two inside (crosses none), one outside its leave-one-series-out band. The
+    band lines start at 100 x base[k] % and rise 100 x per_doubling % per doubling."""
+    e = pd.DataFrame({"k": [0, 1, 4], "doublings": [0.0, 2.0, 1.0],
+                      "one_scale": [0.05, -0.2, 0.4], "inside_loso": [True, True, False]})
+    ax = plots.pilot_band_coverage(e, (0.1, 0.1, 0.1, 0.2), 0.05)
+    lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
+    k0, k3 = (lines[f"band half-width, {k} other novelties"] for k in ("0", "3+"))
+    assert k0[0] == pytest.approx(10.0) and k3[0] == pytest.approx(20.0)
+    assert k0[-1] == pytest.approx(10.0 + 5.0 * 2.0)   # up to the largest doubling, 2
+    inside, outside = ax.collections
+    assert len(inside.get_offsets()) == 2 and len(outside.get_offsets()) == 1
+    assert "%" in ax.get_ylabel() and "doublings" in ax.get_xlabel()
