@@ -12,8 +12,9 @@ Conventions (one for the whole bill):
   detailed count with a full attention mask) ÷ (dense peak × MFU), divided by **goodput**
   (``reliability.checkpoint_plan``): paid GPU-hours = ideal / goodput. The MFU is the scenario's
   ``mfu`` (given, or predicted by the step-time model when the scenario says ``mfu: predict``:
-  the report resolves it before anything runs), or calibrated from a pilot run's measured
-  tokens/s (``ledger_pilot_tokens_per_s_per_gpu``; ``compute.mfu_from_throughput``).
+  the report resolves it before anything runs), or calibrated on a pilot run's measured
+  tokens/s (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``, or ``pilot:``
+  records) and extrapolated to the run's plan (``pilot.pilot_mfu``).
 * **Pricing modes**: ``on_demand``, ``reserved`` and ``spot`` rent GPU-hours at
   ``price_usd_per_gpu_hour`` (or the catalogue median); a rented GPU-hour includes its
   electricity, so the energy line reports MWh and tCO2e at $0. ``spot`` adds pre-emptions to the
