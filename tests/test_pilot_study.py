@@ -2,8 +2,10 @@
 pilots (``calibrate.transfer_weight``) and the judge on published scaling series
 (``llmcost.training.pilot_validation``)."""
 
+import pandas as pd
 import pytest
 
+from llmcost.present import plots
 from llmcost.training import calibrate as cal
 from llmcost.training import pilot_validation as pv
 from llmcost.training import step_validation
@@ -101,6 +103,9 @@ def test_validation_rows_are_the_published_ones():
     # regression pin (benchmarks/validate_pilot.py, this branch): 530B at 2,240 GPUs -6.0 %
     assert two["megatron21-t2-zero3-530b-2240"] == pytest.approx(-0.060, abs=0.01)
     assert 0 <= v.coverage_loso <= 1 and len(v.headlines()) >= 3
+    # the 175B series is in the calibration split, the 530B one held out: both coverages exist
+    assert 0 <= v.coverage_split <= 1 and 0 <= v.coverage_split_fit <= 1
+    assert e["inside_loso"].dtype == bool
 
 
 def test_the_pilot_keeps_the_scenarios_layer_placement():
@@ -120,3 +125,69 @@ def test_the_pilot_keeps_the_scenarios_layer_placement():
     assert c.pilots[0].plan.pp_split == plan.pp_split == "embedding_and_loss"
     assert c.pilots[0].n_gpus == 8192 and x.mfu_low < x.mfu < x.mfu_high
     assert x.novelties == () and "the narrowest" in x.describe_band()   # 2x GPUs: no novelty
+
+
+def test_conformal_quantile_by_hand():
+    """Split conformal (Angelopoulos & Bates 2021, §1): the ceil((n + 1)(1 - alpha))-th smallest
+    score. n = 20, alpha = 0.1: rank ceil(18.9) = 19, so 0.19 of 0.01 ... 0.20; n = 5: rank
+    ceil(5.4) = 6 > 5, so the largest."""
+    assert pv.conformal_quantile([i / 100 for i in range(20, 0, -1)]) == pytest.approx(0.19)
+    assert pv.conformal_quantile([0.3, 0.1, 0.5, 0.2, 0.4]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match=r"scores=\[\]"):
+        pv.conformal_quantile([])
+
+
+def test_fit_band_by_hand():
+    """Ten targets at the pilot's sequence length with no novelty, |errors| 0.01 ... 0.10:
+    base[0] = the ceil(11 x 0.9) = 10th smallest = 0.10, carried to the counts with no row.
+    Two targets at 4x the pilot's sequence length (2 doublings) with errors +0.30 and -0.16:
+    excess per doubling (0.30 - 0.10) / 2 = 0.10 and (0.16 - 0.10) / 2 = 0.03; n = 2, rank
+    ceil(2.7) = 3 > 2, the largest: 0.10. A target at the pilot's length with 4 novelties
+    (counted as 3+) and |error| 0.25 raises base[3] alone. The half-width at 8x (3 doublings)
+    with no novelty: 0.10 + 3 x 0.10 = 0.40."""
+    rows = [{"k": 0, "doublings": 0.0, "one_scale": (-1) ** i * i / 100} for i in range(1, 11)]
+    rows += [{"k": 0, "doublings": 2.0, "one_scale": 0.30},
+             {"k": 0, "doublings": 2.0, "one_scale": -0.16},
+             {"k": 4, "doublings": 0.0, "one_scale": 0.25}]
+    base, beta = pv.fit_band(pd.DataFrame(rows))
+    assert base == pytest.approx((0.10, 0.10, 0.10, 0.25))
+    assert beta == pytest.approx(0.10)
+    assert cal.band_half_width(0, 3.0, base, beta) == pytest.approx(0.40)
+    inside, h = pv.inside_band(pd.DataFrame(rows), base, beta)
+    assert inside.all() and h[10] == pytest.approx(0.30)
+
+
+def test_band_terms_of_a_published_sequence_sweep():
+    """llm-foundry's MPT-30B on 8 H100 (scripts/train/benchmarking/README.md at 495218376):
+    the 8,192-token row is the 2,048-token row's model and plan family with a learned position
+    table of 8,192 rows (NumParams 30,019,254,272 against 29,975,214,080), so it adds one thing
+    the pilot did not exercise, the sequence length, 2 doublings: no 'another model' novelty,
+    and the band is BAND_HALF_WIDTH[0] + 2 x BAND_PER_SEQ_DOUBLING (wider than at the pilot's
+    own sequence length on 16 GPUs, where the step only scales out)."""
+    p0 = cal.published_pilot("foundry-h100-mpt-30b-s2048-8gpu-bf16", 0.3811)
+    t = cal.published_pilot("foundry-h100-mpt-30b-s8192-8gpu-bf16", 0.2992)
+    assert not cal.same_model(p0.model, t.model) and cal.same_model(p0.model, t.model,
+                                                                     positions=False)
+    assert cal.band_terms(p0, t.model, t.plan, t.seq_len) == (0, 2.0)
+    x = cal.extrapolate(cal.calibrate(p0), t.model, t.plan, t.seq_len, options=t.options)
+    assert x.novelties == ("sequence length 8,192 vs the pilot's 2,048",)
+    assert x.half_width == pytest.approx(cal.BAND_HALF_WIDTH[0] + 2 * cal.BAND_PER_SEQ_DOUBLING)
+    t16 = cal.published_pilot("foundry-h100-mpt-30b-s2048-16gpu-bf16", 0.4307)
+    assert cal.band_terms(p0, t16.model, t16.plan, t16.seq_len)[1] == 0
+    assert cal.band_half_width(*cal.band_terms(p0, t16.model, t16.plan, t16.seq_len)) \
+        < x.half_width
+
+
+def test_band_coverage_figure_draws_the_band_by_hand():
+    """Three runs: two inside (crosses none), one outside its leave-one-series-out band. The
+    band lines start at 100 x base[k] % and rise 100 x per_doubling % per doubling."""
+    e = pd.DataFrame({"k": [0, 1, 4], "doublings": [0.0, 2.0, 1.0],
+                      "one_scale": [0.05, -0.2, 0.4], "inside_loso": [True, True, False]})
+    ax = plots.pilot_band_coverage(e, (0.1, 0.1, 0.1, 0.2), 0.05)
+    lines = {ln.get_label(): ln.get_ydata() for ln in ax.get_lines()}
+    k0, k3 = (lines[f"band half-width, {k} other novelties"] for k in ("0", "3+"))
+    assert k0[0] == pytest.approx(10.0) and k3[0] == pytest.approx(20.0)
+    assert k0[-1] == pytest.approx(10.0 + 5.0 * 2.0)   # up to the largest doubling, 2
+    inside, outside = ax.collections
+    assert len(inside.get_offsets()) == 2 and len(outside.get_offsets()) == 1
+    assert "%" in ax.get_ylabel() and "doublings" in ax.get_xlabel()

@@ -12,8 +12,9 @@ Conventions (one for the whole bill):
   detailed count with a full attention mask) ÷ (dense peak × MFU), divided by **goodput**
   (``reliability.checkpoint_plan``): paid GPU-hours = ideal / goodput. The MFU is the scenario's
   ``mfu`` (given, or predicted by the step-time model when the scenario says ``mfu: predict``:
-  the report resolves it before anything runs), or calibrated from a pilot run's measured
-  tokens/s (``ledger_pilot_tokens_per_s_per_gpu``; ``compute.mfu_from_throughput``).
+  the report resolves it before anything runs), or calibrated on a pilot run's measured
+  tokens/s (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``, or ``pilot:``
+  records) and extrapolated to the run's plan (``pilot.pilot_mfu``).
 * **Pricing modes**: ``on_demand``, ``reserved`` and ``spot`` rent GPU-hours at
   ``price_usd_per_gpu_hour`` (or the catalogue median); a rented GPU-hour includes its
   electricity, so the energy line reports MWh and tCO2e at $0. ``spot`` adds pre-emptions to the
@@ -64,7 +65,7 @@ from ..serving.inference import choose_serving_tp, serving_cost, serving_validat
 from ..serving.rl import scenario_campaign
 from ..training import reliability as rel
 from ..training.accuracy import mfu_band
-from ..training.compute import mfu_from_throughput, model_flops_per_token
+from ..training.compute import model_flops_per_token
 from .pricing import (  # noqa: F401
     default,
     default_rows,
@@ -73,6 +74,7 @@ from .pricing import (  # noqa: F401
     owned_usd_per_gpu_hour,
 )
 from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
+from .pilot import pilot_given, pilot_mfu
 from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
     MAX_SAMPLES,
@@ -412,27 +414,17 @@ def _basis(p: dict) -> _Basis:
 
 def _bill_mfu(p: dict, spec, gpu) -> tuple:
     """(MFU, its source) of the whole bill: the scenario's ``mfu`` (given, predicted or
-    calibrated: ``scenario_mfu_source``), or calibrated from a pilot's measured throughput
-    (``ledger_pilot_tokens_per_s_per_gpu``):
-
-        MFU = tokens/s per GPU × F(s) ÷ dense peak     (``compute.mfu_from_throughput``)
-
-    with F(s) the model FLOPs per token on the MFU basis (full attention mask)."""
-    tps = p["ledger_pilot_tokens_per_s_per_gpu"]
-    shorthand = p.get("_mfu_calibration") or {}  # report.calibrate_mfu extrapolated it
-    if tps is None or shorthand.get("tokens_per_s_per_gpu") == tps:
+    calibrated by a report: ``scenario_mfu_source``), or, when the scenario gives a pilot
+    (``pilot:`` records or ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``)
+    that no report resolved, the MFU the pilot extrapolates to on the scenario's plan
+    (``pilot.pilot_mfu``, the function a report and ``llmcost estimate`` use too): a notebook
+    run alone with a pilot bills the same MFU as a report of the same scenario."""
+    resolved = p.get("_mfu_calibration") or {}  # report.calibrate_mfu / calibrate_pilot_mfu
+    if not pilot_given(p) or resolved.get("value") == p["mfu"] and (
+            resolved.get("tokens_per_s_per_gpu") == p["ledger_pilot_tokens_per_s_per_gpu"]):
         return p["mfu"], scenario_mfu_source(p)
-    try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
-        mfu = float(mfu_from_throughput(tps, spec, gpu, p["seq_len"], p["dtype"]))
-    except ValueError as e:
-        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput and "
-                         "dtype") from None
-    if not 0 < mfu <= 1:
-        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={tps!r} implies MFU {mfu:.2f}, "
-                         "above the accelerator's peak: check the throughput and dtype")
-    return mfu, (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU "
-                 "(compute.mfu_from_throughput; copied: the bill alone has no plan to "
-                 "extrapolate on, a report or llmcost estimate extrapolates it)")
+    got = pilot_mfu(p)
+    return got["value"], got["from"]
 
 
 def _gpu_hour_price(p: dict, gpu) -> tuple:

@@ -1291,6 +1291,34 @@ def pilot_validation_errors(summary, ax=None, goal_mean: float = 0.05):
     return ax
 
 
+def pilot_band_coverage(errors, base, per_doubling: float, ax=None):
+    """|MFU error| of the one-scale pilots on the published series' other runs against the
+    doublings of the sequence length between pilot and run (``|log2(s ÷ s_pilot)|``), with the
+    band's half-width ``base[k] + per_doubling × doublings`` (``calibrate.band_half_width``) for
+    the fewest and the most other novelties; runs outside the band fitted without their series
+    (``inside_loso`` False) marked. ``errors``: ``PilotValidation.errors``."""
+    ax = _ax(ax, figsize=(9, 5))
+    e = errors
+    out = ~e["inside_loso"].astype(bool)
+    x = e["doublings"] + 0.06 * e["k"].clip(upper=3)   # offset: the counts side by side
+    ax.scatter(x[~out], 100 * e.loc[~out, "one_scale"].abs(), s=22, alpha=0.7,
+               label="run inside its band (fitted without its series)")
+    ax.scatter(x[out], 100 * e.loc[out, "one_scale"].abs(), s=40, marker="x", color="C3",
+               label="run outside it")
+    d = np.linspace(0, max(1.0, float(e["doublings"].max())), 50)
+    for k, ls in ((0, "-"), (len(base) - 1, "--")):
+        ax.plot(d, 100 * (base[k] + per_doubling * d), ls, color="0.3", lw=1.5,
+                label=f"band half-width, {k}{'+' if k == len(base) - 1 else ''} other novelties")
+    _finish_axes(ax, "doublings of the sequence length, |log2(run ÷ pilot)|",
+                 "|predicted ÷ published MFU − 1| (%)",
+                 "Does the pilot's band cover the published runs?", "upper left",
+                 "data/validation_mfu.csv (llm-foundry MPT, NeMo, torchtitan, Megatron-LM, "
+                 "Llama 3); llmcost.training.pilot_validation")
+    top = 100 * max(float(e["one_scale"].abs().max()), base[-1] + per_doubling * d[-1])
+    ax.set_ylim(0, 1.6 * top)   # room above the points for the legend
+    return ax
+
+
 def _finish_axes(ax, xlabel: str, ylabel: str, title: str, legend_loc: str, source: str):
     """The y axis from zero, axis labels, title, legend and source line of a line figure."""
     ax.set_ylim(bottom=0)

@@ -45,6 +45,7 @@ from ..bill.ledger import (
     predicted_mfu_source,
     simulate_ledger,
 )
+from ..bill.pilot import pilot_mfu
 from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import Range
 from ..bill.scenario import (
@@ -80,7 +81,6 @@ from ..serving import rl
 from ..serving.inference import weight_bytes
 from ..training.accuracy import band_for_step
 from ..training.reliability import storage_share_warning
-from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
 from .glance import (
     bill_glance,
@@ -482,12 +482,12 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
 
 def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU a pilot's throughput (``ledger_pilot_tokens_per_s_per_gpu``)
-    extrapolates to on the scenario's plan (``llmcost.training.calibrate.shorthand_calibration``:
-    the pilot ran the scenario's plan at ``ledger_pilot_n_gpus``, or at ``n_gpus`` when not
-    given), once, before notebooks run, so that every notebook and the bill use it. The private
-    key ``_mfu_calibration`` records where it came from and its band. When the pilot is smaller
-    than the run, the notebooks receive the extrapolated ``mfu`` and no throughput (a notebook's
-    bill alone would copy the pilot's MFU).
+    extrapolates to on the scenario's plan (``bill.pilot.pilot_mfu``, the function the bill of a
+    notebook run alone uses too: the pilot ran the scenario's plan at ``ledger_pilot_n_gpus``, or
+    at ``n_gpus`` when not given), once, before notebooks run, so that every notebook and the
+    bill use it. The private key ``_mfu_calibration`` records where it came from and its band.
+    When the pilot is smaller than the run, the notebooks receive the extrapolated ``mfu`` and
+    no throughput (nothing left to extrapolate).
 
     Raises
     ------
@@ -503,20 +503,16 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     v["ledger_pilot_tokens_per_s_per_gpu"] = tps
     v["ledger_pilot_n_gpus"] = validate_parameter("ledger_pilot_n_gpus",
                                                   scenario.get("ledger_pilot_n_gpus"))
+    v["pilot"] = []  # the shorthand alone (a scenario giving both is refused by the pilot: path)
     try:
-        cal, x, plan, said = pilot_calibration.shorthand_calibration(v)
+        got = pilot_mfu(v)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
-    out = dict(scenario)  # ledger_pilot_n_gpus kept: notebook 00 declares it, the bill ignores it
-    out["mfu"] = round(x.mfu, 6)
-    n = cal.pilots[0].n_gpus
-    band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
-            ": the pilot's own measurement, no extrapolation")
-    out["_mfu_calibration"] = {
-        "value": out["mfu"], "tokens_per_s_per_gpu": tps,
-        "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {said}, extrapolated to "
-                f"{plan.describe()} (llmcost.training.calibrate){band}"}
-    if n != plan.n_gpus:
+    out = dict(scenario)  # ledger_pilot_n_gpus kept: notebooks 00 and 09 declare it
+    out["mfu"] = got["value"]
+    out["_mfu_calibration"] = {"value": got["value"], "tokens_per_s_per_gpu": tps,
+                               "from": got["from"]}
+    if got["pilot_n_gpus"] != got["n_gpus"]:
         out["ledger_pilot_tokens_per_s_per_gpu"] = None
     return out
 
@@ -573,8 +569,9 @@ def choose_serve_weight_dtype(scenario: dict, used: dict) -> dict:
 
 def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     """Replace ``mfu`` by the MFU the step model predicts for the scenario's plan once calibrated
-    on its ``pilot:`` runs (``llmcost.training.calibrate.scenario_calibration``), once, before
-    notebooks run. The private key ``_mfu_calibration`` records where it came from and its band.
+    on its ``pilot:`` runs (``bill.pilot.pilot_mfu``: ``llmcost.training.calibrate.
+    scenario_calibration``, as the bill of a notebook given the pilots computes it), once,
+    before notebooks run. The private key ``_mfu_calibration`` records where it came from and its band.
 
     Raises
     ------
@@ -592,16 +589,12 @@ def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") ->
     v = {k: x["value"] for k, x in used.items()}
     v["pilot"] = scenario["pilot"]
     try:
-        cal, x, plan = pilot_calibration.scenario_calibration(v)
+        got = pilot_mfu(v)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: {e}") from None
     out = dict(scenario)
-    out["mfu"] = round(x.mfu, 6)
-    sizes = ", ".join(f"{p.n_gpus:,}" for p in cal.pilots)
-    out["_mfu_calibration"] = {
-        "value": out["mfu"],
-        "from": f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
-                f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}"}
+    out["mfu"] = got["value"]
+    out["_mfu_calibration"] = {"value": got["value"], "from": got["from"]}
     return out
 
 
@@ -1011,7 +1004,8 @@ def failure_warning(stem: str, failure: str | None) -> str:
 def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
     """The parameters a report injects into notebook ``nb`` (one of ``plan.notebooks``):
     the scenario's values it declares, ranges in their scenario-file form, the owned GPU-hour
-    rate where the bill's applies, ``interactive`` off."""
+    rate where the bill's applies, ``interactive`` off, and no ``pilot`` records for a page
+    without the plan keys once the report set the MFU from them (``calibrate_pilot_mfu``)."""
     return _notebook_parameters(nb, plan.scenario, plan.declared,
                                 notebook_owned_price(plan.values))
 
@@ -1031,6 +1025,11 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
         params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
     if "interactive" in declared[nb]:
         params["interactive"] = False
+    if params.get("pilot") and "_mfu_calibration" in scenario and \
+            "global_batch_tokens" not in declared[nb]:
+        # the MFU is the pilots' already (calibrate_pilot_mfu); a page without the plan keys
+        # would extrapolate them again to the notebooks' default plan (bill.pilot.pilot_mfu)
+        params["pilot"] = []
     return params
 
 

@@ -14,7 +14,9 @@ counts at the first pilot's sequence length (series with >= 3 counts).
 Error of a target run = predicted MFU ÷ published MFU − 1 (workbook basis on both sides).
 "Leave-one-series-out" (LOSO): the pilot-to-target drift that sets how much of a pilot's
 correction is carried (``calibrate.PILOT_DRIFT``) is re-measured without the series judged, and
-the band's half-widths (90th percentile of |one-scale error| by novelty count) too.
+the band (``fit_band``: a half-width by novelty count plus a widening per doubling of the
+sequence length, split-conformal 90 % quantiles) too. The shipped band is fitted on the targets of
+the ``calibration`` split of ``data/validation_mfu.csv`` and judged on the ``held-out`` ones.
 ``benchmarks/validate_pilot.py`` prints it all; notebook 04b draws ``PilotValidation.errors``.
 """
 
@@ -27,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.diskcache import disk_cached
+from . import accuracy, step_validation
 from . import calibrate as cal
-from . import step_validation
 
 #: The published sets the series are drawn from.
 SETS = step_validation.VALIDATION_SETS + step_validation.NEWER_SETS
@@ -68,7 +70,8 @@ def targets_of(series: pd.DataFrame, idx) -> list:
 def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFrame:
     """Each target's MFU error with calibration ``c``: ``uncal`` (the engine as shipped) and
     ``pilot`` (``calibrate.extrapolate``), as predicted ÷ published − 1; ``n_novel`` its novelty
-    count, ``transfer`` the weight carried, ``same`` whether it runs the pilot's kernels,
+    count, ``k`` and ``doublings`` its band terms (``calibrate.band_terms``), ``transfer`` the
+    weight carried, ``same`` whether it runs the pilot's kernels,
     ``scale_only`` whether it differs from the pilot only in GPU count and plan (same model,
     sequence length and recomputation), ``drift`` log(published ÷ uncalibrated) at the target
     minus the same at the pilot."""
@@ -79,8 +82,10 @@ def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFr
     for run, t in targets:
         x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options, drift=drift)
         meas = cal.measured_mfu(t)
+        k, dbl = cal.band_terms(p0, t.model, t.plan, t.seq_len)
         rows.append({"run_id": run, "uncal": x.uncalibrated_mfu / meas - 1,
-                     "pilot": x.mfu / meas - 1, "n_novel": len(x.novelties),
+                     "pilot": x.mfu / meas - 1, "n_novel": len(x.novelties), "k": k,
+                     "doublings": dbl,
                      "transfer": x.transfer,
                      "same": cal.same_kernels(p0, t.model, t.plan, t.seq_len),
                      "scale_only": bool(cal.same_model(t.model, p0.model)
@@ -108,7 +113,11 @@ class PilotValidation:
     count and plan), ``n_novel``, ``same``; ``calibrations`` the one-scale fits; ``skipped`` the
     series no pilot calibrates, with the reason; ``drift`` the drift measured on every series;
     ``coverage`` / ``coverage_loso`` the share of one-scale errors inside the shipped bands and
-    inside the bands re-sized without the series."""
+    inside the bands re-sized without the series (``fit_band``); ``coverage_split`` the share of
+    the ``held-out`` targets inside the bands fitted on the ``calibration`` targets
+    (``coverage_split_fit`` on those), ``split_band`` that fit's ``(base, per_doubling)``;
+    ``k`` and ``doublings`` each target's band terms, ``inside_loso`` whether it is inside the
+    band fitted without its series."""
 
     errors: pd.DataFrame
     calibrations: dict
@@ -116,6 +125,9 @@ class PilotValidation:
     drift: dict
     coverage: float
     coverage_loso: float
+    coverage_split: float = float("nan")
+    coverage_split_fit: float = float("nan")
+    split_band: tuple = ()
 
     def series_summary(self) -> pd.DataFrame:
         """Mean |error| per series of each column (uncalibrated, one-scale LOSO, two-scale LOSO)."""
@@ -150,23 +162,89 @@ class PilotValidation:
                     (f"  worst: {w['run_id']} ({int(w['n_gpus'])} GPUs, sequence "
                      f"{int(w['seq_len']):,}): {w['two_scale_loso']:+.1%} (uncalibrated "
                      f"{w['uncal']:+.1%})")]
+        _, h = inside_band(e)
         out.append(f"one-scale band coverage: {self.coverage:.0%} in-sample, "
-                   f"{self.coverage_loso:.0%} leave-one-series-out")
+                   f"{self.coverage_loso:.0%} leave-one-series-out, "
+                   f"{self.coverage_split:.0%} of the held-out runs with the band fitted on the "
+                   f"calibration runs ({self.coverage_split_fit:.0%} of those); median "
+                   f"half-width ±{np.median(h):.0%}")
         return out
 
 
-def _coverage(e: pd.DataFrame, col: str = "one_scale") -> tuple:
-    """(in-sample coverage of ``calibrate.BAND_HALF_WIDTH``, leave-one-series-out coverage with
-    each novelty count's 90th-percentile |error| re-measured without the series)."""
+def conformal_quantile(scores, alpha: float = accuracy.ALPHA) -> float:
+    """The split-conformal quantile of ``scores``: the ``⌈(n + 1)(1 − alpha)⌉``-th smallest of
+    the ``n`` scores (the largest when that rank passes ``n``), the rule ``accuracy`` sizes the
+    MFU bands with (Vovk et al. 2005; Angelopoulos & Bates 2021, "A Gentle Introduction to
+    Conformal Prediction", §1: a new exchangeable score is below it with probability
+    ``>= 1 − alpha``)."""
+    x = np.sort(np.asarray(scores, dtype=float))
+    if not len(x):
+        raise ValueError("scores=[] must hold at least one score")
+    return float(x[min(len(x), math.ceil((len(x) + 1) * (1 - alpha))) - 1])
+
+
+def fit_band(e: pd.DataFrame, col: str = "one_scale") -> tuple:
+    """The band's constants fitted on the error rows ``e`` (``k``, ``doublings``, ``col``):
+    ``(base, per_doubling)`` with
+
+    * ``base[k]`` = the conformal quantile (``conformal_quantile``, 90 %) of ``|error|`` over the
+      rows at the pilot's sequence length (``doublings = 0``) with ``min(k, 3)`` novelties, made
+      non-decreasing in ``k`` (a count with no row takes the one below; none at all:
+      ``calibrate.BAND_HALF_WIDTH``);
+    * ``per_doubling`` = the conformal quantile, over the rows at another sequence length, of
+      the error beyond the base per doubling, ``max(0, |error| − base[k]) ÷ doublings``.
+
+    Either part with no row keeps the shipped constant."""
     top = len(cal.BAND_HALF_WIDTH) - 1
-    k = e["n_novel"].clip(upper=top)
-    inside = e[col].abs() <= np.array([cal.BAND_HALF_WIDTH[i] for i in k])
-    cover = []
+    k = e["k"].clip(upper=top)
+    same = e["doublings"] == 0
+    base, prev = [], None
+    for i in range(top + 1):
+        x = e.loc[same & (k == i), col].abs()
+        v = conformal_quantile(x) if len(x) else (prev if prev is not None
+                                                  else cal.BAND_HALF_WIDTH[i])
+        prev = v if prev is None else max(prev, v)
+        base.append(prev)
+    other = e[~same]
+    if not len(other):
+        return tuple(base), cal.BAND_PER_SEQ_DOUBLING
+    b = np.array([base[i] for i in k[~same]])
+    excess = np.maximum(0.0, other[col].abs().to_numpy() - b) / other["doublings"].to_numpy()
+    return tuple(base), conformal_quantile(excess)
+
+
+def inside_band(e: pd.DataFrame, base=None, per_doubling=None, col: str = "one_scale"):
+    """Whether each row's ``|error|`` is within its band (``calibrate.band_half_width``), and
+    the half-widths: ``(inside, h)`` as arrays."""
+    h = np.array([cal.band_half_width(k, d, base, per_doubling)
+                  for k, d in zip(e["k"], e["doublings"])])
+    return e[col].abs().to_numpy() <= h, h
+
+
+def _coverage(e: pd.DataFrame, col: str = "one_scale") -> dict:
+    """The band's coverage of the ``col`` errors: ``in_sample`` (the shipped constants),
+    ``loso`` (each series inside the band fitted without it, ``fit_band``), ``split`` (fitted
+    on the targets of the ``calibration`` split of ``data/validation_mfu.csv``, covering the
+    ``held-out`` targets) and ``split_fit`` (the same fit's coverage of its own targets), with
+    the split fit's constants ``split_band`` and each row's leave-one-series-out verdict
+    ``inside_loso``."""
+    inside, _ = inside_band(e, col=col)
+    cover = np.zeros(len(e), dtype=bool)
     for s in e["series"].unique():
-        rest, held = e[e["series"] != s], e[e["series"] == s]
-        q = rest.assign(k=k[rest.index]).groupby("k")[col].apply(lambda x: x.abs().quantile(0.9))
-        cover.extend(held[col].abs() <= k[held.index].map(lambda i, q=q: q.get(i, q.max())))
-    return float(inside.mean()), float(np.mean(cover))
+        held = (e["series"] == s).to_numpy()
+        cover[held] = inside_band(e[held], *fit_band(e[~held], col), col=col)[0]
+    split = e["run_id"].map(_row_split())
+    fit = fit_band(e[split == "calibration"], col)
+    return {"in_sample": float(inside.mean()), "loso": float(np.mean(cover)),
+            "inside_loso": cover,
+            "split": float(inside_band(e[split != "calibration"], *fit, col=col)[0].mean()),
+            "split_fit": float(inside_band(e[split == "calibration"], *fit, col=col)[0].mean()),
+            "split_band": fit}
+
+
+def _row_split() -> pd.Series:
+    """The ``split`` column of ``data/validation_mfu.csv`` by run."""
+    return step_validation.validation_configs().set_index("run_id")["split"]
 
 
 def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> PilotValidation:
@@ -202,7 +280,8 @@ def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> Pilot
                           "uncal": e["uncal"], "one_scale": e["pilot"],
                           "naive": naive[name]["pilot"],
                           "one_scale_loso": predict(facts[name], targets[name], d)["pilot"],
-                          "n_novel": e["n_novel"], "same": e["same"], "two_scale": np.nan,
+                          "n_novel": e["n_novel"], "k": e["k"], "doublings": e["doublings"],
+                          "same": e["same"], "two_scale": np.nan,
                           "two_scale_loso": np.nan, "two_scale_only": None})
         if name in two:
             tl = predict(*two_idx[name], d).set_index("run_id")
@@ -215,9 +294,12 @@ def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> Pilot
     for col in ("two_scale", "two_scale_loso"):
         errors[col] = errors[col].astype(float)
     errors["two_scale_only"] = errors["two_scale_only"].astype("boolean")
-    cov, cov_loso = _coverage(errors)
+    cov = _coverage(errors)
+    errors["inside_loso"] = cov["inside_loso"]
     return PilotValidation(errors=errors, calibrations=facts, skipped=skipped,
-                           drift=drift_of(one.values()), coverage=cov, coverage_loso=cov_loso)
+                           drift=drift_of(one.values()), coverage=cov["in_sample"],
+                           coverage_loso=cov["loso"], coverage_split=cov["split"],
+                           coverage_split_fit=cov["split_fit"], split_band=cov["split_band"])
 
 
 @disk_cached

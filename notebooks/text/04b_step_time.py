@@ -580,9 +580,11 @@ if len(z3):
 # and runs the full run's plan with $c^{w}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)\big)$
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
-# (`calibrate.PILOT_DRIFT`), $n$ the pilots with distinct kernels. The band widens with each thing
+# (`calibrate.PILOT_DRIFT`), $n$ the pilots with distinct kernels. The band $\pm h$ widens with the things
 # the full run adds to the pilot (many times its GPUs, a parallel dimension, the scale-out network,
-# another sequence length, recomputation or model: `calibrate.novelties`). A second pilot at
+# recomputation or model: $k$ of them, `calibrate.novelties`) and with each doubling of the
+# sequence length, which the pilot's attention kernels did not run at:
+# $h = h_k + \beta\,\lvert\log_2(s_\text{run} \div s_\text{pilot})\rvert$ (`calibrate.band_half_width`). A second pilot at
 # another GPU count (a small scaling test) also fits the scale-out network's factor.
 #
 # The pilot below is the scenario's (`ledger_pilot_tokens_per_s_per_gpu` at `ledger_pilot_n_gpus`)
@@ -622,12 +624,26 @@ for line in pv.headlines():
     print(line)
 
 # %% [markdown]
+# **Does the band cover them?** The band's $h_k$ and $\beta$ are the split-conformal 90%
+# quantiles of these errors (`pilot_validation.fit_band`): $h_k$ of the runs at the pilot's sequence
+# length, $\beta$ of the error beyond $h_k$ per doubling of the sequence length. Judged leave-one-
+# series-out (both re-fitted without the series) and on the table's held-out rows with the
+# constants fitted on its calibration rows (the coverage line above); a cross marks a run outside
+# the band fitted without its series.
+
+# %%
+base, beta = calibrate.BAND_HALF_WIDTH, calibrate.BAND_PER_SEQ_DOUBLING
+print(f"h_k = {', '.join(f'{v:.1%}' for v in base)} for k = 0, 1, 2, 3+; beta = {beta:.1%} "
+      "per doubling of the sequence length")
+plots.pilot_band_coverage(pv.errors, base, beta);
+
+# %% [markdown]
 # Read the split: a scaling test predicts the **other GPU counts** of its series, the question
 # a pilot is run for, far better than a run at another sequence length or with another
 # recomputation, which neither pilot exercised. The worst run is printed with its uncalibrated
 # error: where the two are equal, the pilot's correction was not carried (too small against the
 # drift) and the miss is the step-time model's own at that configuration, which no calibration
-# rule can fix. The band is sized on these errors and is widest for runs that add most to the pilot.
+# rule can fix. The band is sized on these errors (above).
 #
 # > **Takeaway.** Run the pilot at the production plan's kernels (its micro-batch, sequence length,
 # > recomputation and tensor parallelism) on a few nodes, and at two GPU counts if the network is in

@@ -1,0 +1,133 @@
+"""The run's MFU from a pilot run, extrapolated to the run's plan: the one function the bill
+(``ledger.build_ledger``, so every notebook), ``llmcost report`` and ``llmcost estimate`` use.
+
+A pilot measures tokens/s per GPU on some GPU count with some plan; the run has its own GPU count
+and plan. ``pilot_mfu`` calibrates the step-time model on the pilot and predicts the run
+(``llmcost.training.calibrate``: ``scenario_calibration`` for ``pilot:`` records,
+``shorthand_calibration`` for the one-number ``ledger_pilot_tokens_per_s_per_gpu`` at
+``ledger_pilot_n_gpus``), with the band of what the pilot did not exercise. A pilot that ran the
+run's own plan at its GPU count (``ledger_pilot_n_gpus`` not given) is the run's measurement:
+
+    MFU = tokens/s per GPU × F(s) ÷ dense peak(dtype)
+
+with F(s) the model FLOPs per token on a full attention mask (``compute.mfu_from_throughput``),
+computed without a plan. A pilot at another GPU count needs the run's plan: the plan keys the
+values do not give (``BILL_PLAN_KEYS``: notebook 00 declares none of them, notebook 09 all) take
+the notebooks' defaults, the default scenario's values (``data/scenarios/default.yaml``; the
+notebooks' tests check they agree), as ``levers.predicted_step`` completes them, and the source
+says so.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
+from ..training import calibrate, step_scenario
+from ..training.compute import mfu_from_throughput
+from .scenario import LEDGER_DEFAULTS, load_scenario
+
+#: The scenario keys the extrapolation reads (the memo's key): the plan's
+#: (``step_scenario.PLAN_KEYS``), the step options' (``step_scenario.SCENARIO_DEFAULTS``), the
+#: dtype and the pilot's own.
+READ_KEYS = tuple(dict.fromkeys((*step_scenario.PLAN_KEYS, *step_scenario.SCENARIO_DEFAULTS,
+                                 "dtype", "pilot", "ledger_pilot_tokens_per_s_per_gpu",
+                                 "ledger_pilot_n_gpus")))
+_MEMO: dict = {}
+
+#: The plan and step-option keys the extrapolation reads beyond the ledger's own
+#: (``scenario.LEDGER_DEFAULTS``): ``step_scenario.PLAN_KEYS`` and the overlap keys.
+BILL_PLAN_KEYS = tuple(k for k in READ_KEYS if k not in LEDGER_DEFAULTS)
+
+
+@lru_cache(maxsize=1)
+def _notebook_plan_defaults() -> dict:
+    """The default scenario's values of ``BILL_PLAN_KEYS`` (the notebooks' defaults)."""
+    d = load_scenario(SCENARIO_DIR / "default.yaml")
+    return {k: d[k] for k in BILL_PLAN_KEYS if k in d}
+
+
+def pilot_given(p: dict) -> bool:
+    """Whether the scenario values ``p`` give a pilot (``pilot:`` records or
+    ``ledger_pilot_tokens_per_s_per_gpu``)."""
+    return bool(p.get("pilot")) or p.get("ledger_pilot_tokens_per_s_per_gpu") is not None
+
+
+def pilot_mfu(p: dict) -> dict | None:
+    """The run's MFU from the scenario's pilot, or None when it gives none.
+
+    * ``pilot:`` records: the step model calibrated on them and extrapolated to the scenario's
+      plan (``calibrate.scenario_calibration``);
+    * ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``: the pilot of the
+      scenario's plan at that GPU count, extrapolated (``calibrate.shorthand_calibration``);
+      without ``ledger_pilot_n_gpus`` the pilot is the run itself and its MFU the measurement
+      (module docstring: no plan needed).
+
+    Memoised on the keys it reads (``READ_KEYS``): a bill and its variants ask for the same
+    pilot many times.
+
+    Returns
+    -------
+    dict with ``value`` (the MFU; rounded to 6 decimals when calibrated, the value a report
+    writes into the scenario), ``low`` and ``high`` (the band), ``tokens_per_s_per_gpu`` (the shorthand's, else
+    None), ``pilot_n_gpus`` (the smallest pilot's), ``n_gpus`` (the run's), ``extrapolated``
+    (whether the pilot ran at another GPU count or plan) and ``from`` (the source in words).
+
+    Raises
+    ------
+    ValueError
+        A bad pilot, naming the field (``pilot[i]...``, ``ledger_pilot_tokens_per_s_per_gpu``,
+        ``ledger_pilot_n_gpus``; a throughput above the roofline, a plan that does not fit, a
+        pilot larger than the run).
+    """
+    if not pilot_given(p):
+        return None
+    key = tuple((k, repr(p[k])) if k in p else (k,) for k in READ_KEYS)
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return dict(hit)
+    out = _pilot_mfu(p)
+    if len(_MEMO) >= 256:
+        _MEMO.clear()
+    _MEMO[key] = out
+    return dict(out)
+
+
+def _pilot_mfu(p: dict) -> dict:
+    tps = p.get("ledger_pilot_tokens_per_s_per_gpu")
+    n_pilot = p.get("ledger_pilot_n_gpus")
+    if not p.get("pilot") and n_pilot is None:
+        # the run's own measurement: no plan to build, nothing to extrapolate
+        spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+        try:  # mfu_from_throughput refuses a throughput above the dense peak (MFU > 1)
+            mfu = float(mfu_from_throughput(tps, spec, gpu, p["seq_len"], p["dtype"]))
+        except ValueError as e:
+            raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu: {e}; check the throughput "
+                             "and dtype") from None
+        return {"value": mfu, "low": mfu, "high": mfu, "tokens_per_s_per_gpu": tps,
+                "pilot_n_gpus": int(p["n_gpus"]), "n_gpus": int(p["n_gpus"]),
+                "extrapolated": False,
+                "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, assumed to have "
+                        f"run the scenario's plan at its {int(p['n_gpus']):,} GPUs "
+                        "(ledger_pilot_n_gpus not given): the pilot's own measurement, no "
+                        "extrapolation (compute.mfu_from_throughput)"}
+    missing = [k for k in BILL_PLAN_KEYS if k not in p]
+    p = {**_notebook_plan_defaults(), **p}
+    said = ("" if not missing else f"; the plan keys it does not give ({', '.join(missing[:3])}"
+            f"{', ...' if len(missing) > 3 else ''}) take the notebooks' defaults")
+    if p.get("pilot"):
+        cal, x, plan = calibrate.scenario_calibration(p)
+        sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
+        src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
+               f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}{said}")
+        tps = None
+    else:
+        cal, x, plan, how = calibrate.shorthand_calibration(p)
+        band = (f": band {x.mfu_low:.1%}-{x.mfu_high:.1%}" if x.half_width else
+                ": the pilot's own measurement, no extrapolation")
+        src = (f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, {how}, extrapolated to "
+               f"{plan.describe()} (llmcost.training.calibrate){band}{said}")
+    p0 = min(cal.pilots, key=lambda q: q.n_gpus)
+    return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
+            "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
+            "extrapolated": bool(x.half_width), "from": src}

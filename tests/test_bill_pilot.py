@@ -1,0 +1,107 @@
+"""A pilot's MFU reaches the bill through one function (``llmcost.bill.pilot.pilot_mfu``):
+a notebook run alone with a pilot and ``llmcost estimate`` / a report of the same scenario bill
+the same extrapolated MFU."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import llmcost
+from llmcost import ledger, load_model, report
+from llmcost.bill.pilot import BILL_PLAN_KEYS, pilot_mfu
+
+NB00 = Path(__file__).resolve().parents[1] / "notebooks" / "00_index.ipynb"
+
+
+NB09 = NB00.with_name("09_savings.ipynb")
+
+
+def _scenario() -> dict:
+    """tests/test_calibrate.py's scenario: Llama 2 70B on 2,048 H100 SXM with TP8 PP4 ZeRO-1 and
+    selective recomputation, piloted at 64 GPUs (the same plan, DP 2) at 850 tokens/s per GPU."""
+    return {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
+            "train_tokens": 2.0e12, "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1,
+            "ep": 1, "dp": 0, "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
+            "pp_virtual_stages": 1, "pp_schedule": "auto", "dtype": "bf16",
+            "price_usd_per_gpu_hour": 3.99, "ledger_pilot_tokens_per_s_per_gpu": 850.0,
+            "ledger_pilot_n_gpus": 64}
+
+
+def _copied() -> float:
+    """The 64-GPU pilot's MFU copied: 850 x flops_per_token(4096, full mask) / 989.4 TFLOP/s
+    (H100 SXM dense BF16)."""
+    return 850 * float(load_model("llama-2-70b").flops_per_token(4096, causal=False)) / 989.4e12
+
+
+def _alone(nb: Path, sc: dict):
+    """The bill of notebook ``nb`` run alone with ``sc``: the values its parameters cell
+    declares, as papermill injects them, straight into ``build_ledger``."""
+    return ledger.build_ledger({k: v for k, v in sc.items()
+                                if k in report.declared_parameters(nb)})
+
+
+def _estimate(tmp_path, sc: dict):
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    return report.estimate_ledger(path)
+
+
+def test_notebook_09_alone_and_estimate_bill_the_same_extrapolated_mfu(tmp_path):
+    """The same scenario through ``llmcost estimate`` (``report.estimate_ledger``: the report's
+    calibration before any notebook runs) and through notebook 09 run alone (it declares the plan
+    keys): one MFU, the pilot's extrapolated to 2,048 GPUs with its band, not the 64-GPU pilot's
+    copied; a what-if with another pilot throughput is extrapolated the same way."""
+    sc = _scenario()
+    est = _estimate(tmp_path, sc)
+    alone = _alone(NB09, sc)
+    assert alone.figures["mfu"] == est.figures["mfu"]
+    got = pilot_mfu(sc)
+    assert got["value"] == alone.figures["mfu"] and got["extrapolated"]
+    assert got["low"] < got["value"] < got["high"]
+    assert alone.figures["mfu_source"] == got["from"] and "extrapolated to" in got["from"]
+    assert abs(alone.figures["mfu"] / _copied() - 1) > 0.005
+    other = ledger.with_changes(alone, ledger_pilot_tokens_per_s_per_gpu=800.0)
+    assert other.figures["mfu"] == pilot_mfu({**sc, "ledger_pilot_tokens_per_s_per_gpu": 800.0})[
+        "value"] < alone.figures["mfu"]
+
+
+def test_notebook_00_alone_and_estimate_bill_the_same_extrapolated_mfu(tmp_path):
+    """Notebook 00 declares no plan keys: run alone, its bill extrapolates the pilot (256 GPUs)
+    to the notebooks' default plan (the default scenario's keys, given explicitly below), as a
+    report of a scenario that leaves the plan to the notebooks does, with a band, and says so.
+    (On this plan the model moves the MFU by under 0.1 % from 256 to 2,048 GPUs, so the value
+    is close to the copy; the 64-GPU case above is not.)"""
+    sc = {k: v for k, v in _scenario().items() if k not in BILL_PLAN_KEYS}
+    sc["ledger_pilot_n_gpus"] = 256
+    assert "tp" not in report.declared_parameters(NB00)
+    alone = _alone(NB00, sc)
+    assert alone.figures["mfu"] == _estimate(tmp_path, sc).figures["mfu"]
+    assert "take the notebooks' defaults" in alone.figures["mfu_source"]
+    default = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    given = pilot_mfu({**{k: default[k] for k in BILL_PLAN_KEYS if k in default}, **sc})
+    assert given["value"] == alone.figures["mfu"] and given["low"] < given["value"] < given["high"]
+    assert "band" in alone.figures["mfu_source"]
+
+
+def test_a_pilot_at_the_runs_own_scale_is_its_measurement():
+    """Without ``ledger_pilot_n_gpus`` the pilot ran the run's plan at its GPU count: the MFU is
+    the measurement, tokens/s per GPU x F(s) / peak (``compute.mfu_from_throughput``), with or
+    without the plan keys (notebook 00's bill before it declared them had none)."""
+    sc = {**_scenario(), "ledger_pilot_n_gpus": None}
+    m = _copied()
+    with_plan = pilot_mfu(sc)
+    bare = pilot_mfu({k: sc[k] for k in ("model", "accelerator", "n_gpus", "seq_len", "dtype",
+                                         "ledger_pilot_tokens_per_s_per_gpu")})
+    assert with_plan["value"] == pytest.approx(m, rel=1e-3) and not with_plan["extrapolated"]
+    assert bare["value"] == pytest.approx(m, rel=1e-3) and bare["low"] == bare["high"]
+    assert bare["value"] == pytest.approx(with_plan["value"], abs=5e-7)
+
+
+def test_a_bad_pilot_names_the_field():
+    """A pilot larger than the run, and one above the roofline, refused in one line naming the
+    field (through ``calibrate.shorthand_calibration``)."""
+    with pytest.raises(ValueError, match="^ledger_pilot_n_gpus=4096 is above"):
+        pilot_mfu({**_scenario(), "ledger_pilot_n_gpus": 4096})
+    with pytest.raises(ValueError, match="^ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
+        pilot_mfu({**_scenario(), "ledger_pilot_tokens_per_s_per_gpu": 20000.0})
