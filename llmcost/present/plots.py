@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..core.units import SECONDS_PER_HOUR, fmt_usd
-from ..bill.ledger import input_words
+from ..bill.ledger import OUTSIDE_NOTE, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
@@ -1516,14 +1516,19 @@ def glance_ratios(n_lines: int, n_inputs: int, tall: bool = False) -> dict:
 
 
 def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = None,
-                     axes=None, illustrative: bool = False, tall: bool = False):
+                     axes=None, illustrative: bool = False, tall: bool = False,
+                     basis: str | None = None):
     """The bill as one picture. Left: each line of ``ledger.bill_bars`` (largest on top) as a
     bar at its point with a whisker from its P10 to its P90, the whole bill last in dark grey;
     right: which unknown to pin down first (``tornado`` of ``LedgerDraws.tornado()``). The
     figure's title names the scenario (``title``) and the whole bill with its range; amounts in
     ``scale`` (chosen from the total when None). Made readable when projected (``readable``).
-    ``illustrative``: the ranges are ``ledger.illustrative_ranges`` (said in the source line);
-    ``tall``: the tornado below the bars (a phone's page). Returns the two Axes."""
+    Each bar's label reads ``point (P10–P90, P50 median)``; a line whose point lies outside its
+    own P10-P90 (``bars['point_outside']``, ``ledger.point_outside``) carries a ``*`` and the
+    figure's footnote says why (``ledger.OUTSIDE_NOTE``), as the text bars do. ``basis``: what
+    the ranges come from (``ledger.range_basis``, said in the source line); without it,
+    ``illustrative`` says they are all ``ledger.illustrative_ranges``. ``tall``: the tornado
+    below the bars (a phone's page). Returns the two Axes."""
     total = bars.loc["total"]
     scale = scale or usd_scale(max(total["p90_usd"], total["point_usd"]))
     unit = _usd_unit(scale)
@@ -1544,10 +1549,15 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
     for x in (lo, hi):
         ax.plot(x, y, "|", color="C3", ms=14, mew=2)
     right = float(np.nanmax(np.maximum(hi, pt)))
-    for yi, p, a, b in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"]):
+    outside = (bars["point_outside"].astype(bool).tolist() if "point_outside" in bars else
+               [point_outside(r.point_usd, r.p10_usd, r.p90_usd) for r in bars.itertuples()])
+    mids = bars["p50_usd"] if "p50_usd" in bars else [None] * n
+    for yi, p, a, b, m, out in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"],
+                                   mids, outside):
         x = max(p, b) / scale
-        ax.annotate(f"{fmt_usd(p)}  ({fmt_usd(a)}–{fmt_usd(b)})", (x, yi), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=11)
+        ax.annotate(f"{fmt_usd(p)}{'*' if out else ''}  ({fmt_usd(a)}–{fmt_usd(b)}"
+                    + (f", P50 {fmt_usd(m)})" if m is not None else ")"), (x, yi),
+                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=11)
     ax.set_xlim(0, right * 1.75)
     ax.set_yticks(y, [textwrap.fill(str(s), 26, break_long_words=False) for s in bars["line"]])
     ax.set_xlabel(f"{unit}: bar = point estimate, red whisker = P10–P90")
@@ -1568,12 +1578,16 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         title = textwrap.fill(title, 40) if title else title
     head = (f"{title}: " if title else "") + (
         f"the whole bill {fmt_usd(total['point_usd'])}, P10–P90 {fmt_usd(total['p10_usd'])}–"
-        f"{fmt_usd(total['p90_usd'])}")
+        f"{fmt_usd(total['p90_usd'])}"
+        + (f" (P50 {fmt_usd(total['p50_usd'])})" if "p50_usd" in total else ""))
     fig.suptitle(head, fontsize=15, fontweight="bold")
+    if basis is None:
+        basis = ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every "
+                 "input as a number" if illustrative else "the scenario's ranges")
+    notes = ([f"* {OUTSIDE_NOTE}"] if any(outside) else []) + [
+        f"llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of {basis})"]
     _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
-            "llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of "
-            + ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every input "
-               "as a number" if illustrative else "the scenario's ranges") + ")")
+            "\n".join(textwrap.fill(x, 60 if tall else 120) for x in notes))
     readable(fig)
     fig.subplots_adjust(top=min(fig.subplotpars.top,
                                 1 - (1.25 if tall else 0.9) / fig.get_figheight()))
