@@ -137,6 +137,9 @@ def test_figure_draws_each_bar_at_its_point_and_whisker_at_p10_p90(ranged):
     for k in bars.index:
         assert round(bars.loc[k, "p10_usd"] / 1e6, 9) in ends
         assert round(bars.loc[k, "p90_usd"] / 1e6, 9) in ends
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o"]  # each line's P50, a dot
+    assert len(dots) == 1 and np.allclose(dots[0].get_xdata(), bars["p50_usd"] / 1e6)
+    assert fmt_usd(bars.loc["total", "p50_usd"]) in fig._suptitle.get_text()
     assert len(ax2.patches) == 2 * len(tor)  # the tornado: one bar each side per input
     tall = plots.bill_at_a_glance(bars, tor, title="my scenario", tall=True)
     assert tall[0].get_position().y0 > tall[1].get_position().y1  # the bars above the tornado
