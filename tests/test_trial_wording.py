@@ -46,7 +46,7 @@ def test_the_mfu_lever_says_what_its_target_rests_on():
     big = {"model": "llama-2-70b", "n_gpus": 2048, "mfu": 0.3}
     small = {"model": "llama-3.1-8b", "n_gpus": 256, "mfu": 0.3}
     for sc, named in ((big, False), (small, True)):
-        target, source, runs, regime = levers.mfu_target(sc)
+        target, _, runs, regime = levers.mfu_target(sc)
         band = accuracy.mfu_band(0.3, "H100-SXM", sc["n_gpus"],
                                  n_params=llmcost.load_model(sc["model"]).n_params,
                                  seq_len=4096)

@@ -21,6 +21,19 @@ from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scen
 from ..core import catalog
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
+from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
+    OUTSIDE_NOTE,
+    compare_bills,
+    compare_labels,
+    glance_summary,
+    glance_text,
+    point_outside,
+    scenario_names,
+    terminal_columns,
+    text_charset,
+    with_headline,
+)
+from .numbering import notebook_number
 from .report import (
     NOTEBOOK_DIR,
     ReportError,
@@ -35,19 +48,6 @@ from .report import (
     refresh_notebooks,
     run_report,
 )
-from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
-    compare_bills,
-    compare_labels,
-    OUTSIDE_NOTE,
-    glance_summary,
-    glance_text,
-    point_outside,
-    scenario_names,
-    terminal_columns,
-    text_charset,
-    with_headline,
-)
-from .numbering import notebook_number
 from .twins import sync_twins
 
 EPILOG = """examples:

@@ -29,11 +29,11 @@ from urllib.parse import quote
 import numpy as np
 
 from ..bill.ledger import (
+    OUTSIDE_NOTE,
     bill_bars,
     compare,
     compare_draws,
     headline_draws,
-    OUTSIDE_NOTE,
     input_words,
     point_outside,
     simulate_ledger,

@@ -72,9 +72,9 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..serving import rl
+from ..training import calibrate as pilot_calibration
 from ..training.accuracy import band_for_step, mfu_spread_words
 from ..training.reliability import storage_share_warning
-from ..training import calibrate as pilot_calibration
 from ..training.step import scenario_step
 from .glance import (
     bill_glance,
@@ -1332,7 +1332,11 @@ def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) ->
     with its ranges: the scenario's points, and P10 / P50 / P90 per line and the tornado of the
     headline draws (``ledger.headline_draws``, ``glance.with_headline``): the same range as the
     index's figure and sentences, and as ``llmcost estimate``."""
-    head = headline_draws(bill_inputs(values, scenario), samples=samples)
+    inputs = bill_inputs(values, scenario)
+    try:
+        head = headline_draws(inputs, samples=samples)
+    except ValueError:  # a sourced spread breaks a rule in some draws: the scenario's own ranges
+        return simulate_ledger(inputs, samples=samples).bill_summary()
     return with_headline(head.point.summary(), head)
 
 
