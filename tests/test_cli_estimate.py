@@ -230,16 +230,21 @@ def test_estimate_prints_the_bill_as_text_bars_when_piped(tmp_path, encoding, ba
     assert r.returncode == 0, r.stderr.decode(errors="replace")
     out = r.stdout.decode(encoding)  # a pipe that cannot encode Unicode gets ASCII, no error
     glance = out.split("the bill at a glance")[1].splitlines()
-    assert "illustrative" not in glance[0]  # the scenario's own range on mfu
+    header = " ".join(x.strip() for x in glance[:4])
+    # the scenario's own range on mfu; sourced spreads on the price and exploration it does not
+    # range (ledger.HEADLINE_RULE), said so
+    assert "from the scenario's ranges on the MFU; illustrative spreads on the GPU-hour price" \
+        in header
     total = next(ln for ln in glance if ln.strip().startswith("the whole bill"))
-    # the total's whisker: the P10 and P90 of the same draws (seed 0) as simulate_ledger
-    q = ledger.simulate_ledger(scenario, samples=20000).percentiles()
+    # the total's whisker: the P10, P50 and P90 of the same draws (seed 0) as headline_draws
+    q = ledger.headline_draws(scenario, samples=20000).draws.percentiles()
     assert bar in total and fmt_usd(q["p10"]) in total and fmt_usd(q["p90"]) in total
+    assert f"P50 {fmt_usd(q['p50'])}" in total
 
 
 # ---- the new-user trial of the report at a glance: estimate's JSON, --compare, labels
 EDGE = ("title: price at the edge\nmodel: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n"
-        "mfu: 0.4\nprice_usd_per_gpu_hour: {low: 3.99, mode: 3.99, high: 6.0}\n")
+        "mfu: {low: 0.3999, mode: 0.4, high: 0.4001}\nprice_usd_per_gpu_hour: {low: 3.99, mode: 3.99, high: 6.0}\n")
 
 
 def _main(capsys, *args):
@@ -265,6 +270,8 @@ def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
     assert set(js["bill.ranges"]) == set(g["ranges"]) == set(js["bill.range_sources"])
     assert js["bill.total_p10_usd"] == pytest.approx(total["p10_usd"], rel=1e-12)
     assert js["bill.total_p90_usd"] == pytest.approx(total["p90_usd"], rel=1e-12)
+    assert js["bill.total_p50_usd"] == pytest.approx(total["p50_usd"], rel=1e-12)  # the median
+    assert f"P50 {fmt_usd(total['p50_usd'])}" in text  # beside P10-P90 in the text bars too
     assert js["bill.total_p10_usd"] < js["bill.total_usd"] < js["bill.total_p90_usd"]
     assert f"{fmt_usd(total['p10_usd'])}–{fmt_usd(total['p90_usd'])}" in text  # the text's bars
     assert js["bill.total_usd"] == pytest.approx(estimate_ledger(path).total_usd, rel=1e-12)
@@ -273,13 +280,15 @@ def test_estimate_json_carries_the_text_outputs_illustrative_ranges(capsys):
 
 def test_points_outside_their_range_are_said_in_text_and_json(tmp_path, capsys):
     # price {3.99, 3.99, 6}: every draw at or above the point, so a compute line's P10 is
-    # 3.99 → 6 − 2.01·√0.9 = 4.093 times its GPU-hours: above its point (test_report_glance)
+    # 3.99 → 6 − 2.01·√0.9 = 4.093 times its GPU-hours: above its point (test_report_glance).
+    # The MFU is ranged too (±0.0001), so that the headline adds no illustrative MFU spread
     import json
     path = str(_yaml(tmp_path, EDGE))
     _, text = _main(capsys, "estimate", "--scenario", path, "--samples", "20000")
     row = next(ln for ln in text.splitlines() if ln.startswith("pre-training compute"))
     assert "*" in row.split()[2] or row.split()[2].endswith("*")
-    assert "* point outside its P10–P90: the stated value is at the edge of its range" in text
+    assert "* point outside its P10–P90: the stated value is at the edge of its range" in \
+        " ".join(text.split())
     _, out = _main(capsys, "estimate", "--scenario", path, "--samples", "20000", "--format",
                    "json")
     js = json.loads(out)
@@ -314,8 +323,9 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
     assert code == 0
     assert text.splitlines()[0] == (f"llmcost estimate --compare: A = {title_a} ({a}), "
                                     f"B = 7B on 256 A100s ({b})")
+    flat = " ".join(text.split())  # warnings wrapped to the terminal's width (80 when piped)
     for w in bills[0].warnings + bills[1].warnings:  # both scenarios' warnings
-        assert w in text
+        assert " ".join(w.split()) in flat
     assert "warnings of A (" in text and "warnings of B (7B on 256 A100s)" in text
     total = next(ln for ln in text.splitlines() if ln.startswith("total"))
     diff = bills[1].total_usd - bills[0].total_usd  # B − A, by hand from the two bills
@@ -364,7 +374,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction():
     assert "lies within the 2 held-out" in prediction_evidence(replace(band, regime_best=0.55))
     none = replace(band, n=0, regime_best=None, regime_best_source="", half_width=0.5)
     assert "no held-out published run in its regime (R)" in prediction_evidence(none)
-    assert "±50%" in prediction_evidence(none)
+    assert "published step times +0.0% ± 50% from the predicted" in prediction_evidence(none)
     assert "no published run like it checks" in caveat_line(
         "the scenario's mfu=0.40 is below what the step-time model expects of this plan (P): "
         f"50%, band 42%–50%; {prediction_evidence(none)}; the bill uses the given figure.")

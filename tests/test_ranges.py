@@ -331,7 +331,14 @@ def test_estimate_json_and_csv_carry_percentiles_per_line(ranged_yaml):
     main = js["bill.lines"]["compute.pretraining.main"]
     assert main["p10_usd"] < main["p50_usd"] < main["p90_usd"]
     assert js["bill.total_p10_usd"] < js["bill.total_p90_usd"] and js["bill.samples"] == 2000
-    assert set(js["bill.ranges"]) == {"mfu", "price_usd_per_gpu_hour", "fail_rate_per_gpu_year"}
+    # the scenario's three ranges, and the exploratory fraction it gives as a number gets
+    # Cottier et al. 2024's spread (ledger.HEADLINE_RULE), said so
+    assert set(js["bill.ranges"]) == {"mfu", "price_usd_per_gpu_hour", "fail_rate_per_gpu_year",
+                                      "ledger_exploratory_fraction"}
+    assert js["bill.range_kinds"] == {"mfu": "scenario", "price_usd_per_gpu_hour": "scenario",
+                                      "fail_rate_per_gpu_year": "scenario",
+                                      "ledger_exploratory_fraction": "illustrative"}
+    assert js["bill.ranges"]["ledger_exploratory_fraction"] == "triangular 0.2 / 1.19 / 3"
     csv = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000", "--format",
                "csv").stdout.splitlines()
     assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd")
@@ -342,7 +349,8 @@ def test_report_bill_carries_the_ranges(ranged_yaml):
     s = _bill({k: point(v) for k, v in bill.scenario.items()}, bill.scenario, samples=2000)
     assert s["bill.total_usd"] == pytest.approx(bill.total_usd)  # the point bill
     assert s["bill.total_p10_usd"] < bill.total_usd < s["bill.total_p90_usd"]
-    assert [r["input"] for r in s["bill.tornado"]][0] in ("mfu", "price_usd_per_gpu_hour")
+    assert {r["input"] for r in s["bill.tornado"]} == set(s["bill.ranges"])
+    assert s["bill.range_state"] == "scenario"
 
 
 @pytest.mark.parametrize("extra", [{}, {"pricing": "spot", "ledger_spot_restart_s": [900, 3600]},
@@ -484,7 +492,8 @@ def test_notebook_00_runs_its_ranged_branch(ranged_yaml, tmp_path):
     text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
     assert "Error" not in text and "FAILED" not in text
-    assert "the scenario's own ranges" in text and "mfu: uniform 0.3-0.5" in text
+    assert "ranged from the scenario's ranges on the MFU" in text
+    assert "mfu: uniform 0.3-0.5" in text
     assert "tokens/s per GPU -> MFU" in text
 
 
@@ -618,9 +627,9 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     pred = plan.scenario["_mfu_prediction"]
     assert params["mfu"] == {"low": pred["band"]["low"], "mode": pred["value"],
                              "high": pred["band"]["high"]}
-    # notebook 00's draws (its own cells: build_ledger of its parameters, then simulate_ledger)
+    # notebook 00's draws (its own cells: build_ledger of its parameters, then headline_draws)
     own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
-    page = ledger.simulate_ledger(own.scenario, samples=20_000, seed=0).percentiles()
+    page = ledger.headline_draws(own.scenario, samples=20_000, seed=0).draws.percentiles()
     index = report._bill(plan.values, plan.scenario, samples=20_000)
     for k in ("p10", "p50", "p90"):
         assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k

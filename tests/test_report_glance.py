@@ -22,6 +22,7 @@ from llmcost.bill import ledger
 from llmcost.bill.checks import scenario_warnings
 from llmcost.core.units import fmt_usd
 from llmcost.present import glance, plots
+from llmcost.training import accuracy
 
 matplotlib.use("Agg")
 
@@ -64,15 +65,63 @@ def test_small_lines_merge_with_the_percentiles_of_their_sum(ranged):
         ledger.bill_bars({"total": 1})
 
 
-def test_headline_uses_the_scenarios_ranges_or_says_they_are_illustrative(ranged):
-    own = ledger.headline_draws(RANGED)
-    assert not own.illustrative and set(own.draws.ranges) == {"mfu"}
-    # draw for draw the bill of simulate_ledger (same seed and samples): one range per bill
-    assert np.array_equal(own.draws.total_usd, ranged.total_usd)
-    ill = ledger.headline_draws(POINT)
-    assert ill.illustrative
-    assert set(ill.draws.ranges) == set(ledger.illustrative_ranges(ledger.build_ledger(POINT)))
-    assert all(ill.sources[k] for k in ill.draws.ranges)
+def _sourced_spreads(price: float) -> dict:
+    """The illustrative spreads by hand from their sources: the price over the P25-P75 of the
+    current on-demand H100-SXM rows of data/prices.csv (numpy's linear quantiles), widened to
+    hold the scenario's price and peaked at it; the exploratory fraction over Cottier et al.
+    2024's 0.2-3.0 final runs, peaked at the sourced default 1.19 (data/ledger_defaults.csv)."""
+    from llmcost.core.catalog import list_prices
+    rows = list_prices("H100-SXM", "on_demand", current_only=True)["price_usd_per_gpu_hour"]
+    q25, q75 = np.quantile(rows.to_numpy(dtype=float), [0.25, 0.75])
+    return {"price_usd_per_gpu_hour": (min(q25, price), price, max(q75, price)),
+            "ledger_exploratory_fraction": (0.2, 1.19, 3.0)}
+
+
+@pytest.mark.parametrize("case", ["scenario", "predicted", "illustrative"])
+def test_headline_ranges_price_and_exploration_unless_the_scenario_does(ranged, case):
+    # The rule (ledger.HEADLINE_RULE): MFU, price and exploratory compute are always ranged, by
+    # the scenario where it ranges them (or mfu: predict's band), else by the sourced spread.
+    # A predicted-MFU scenario then gets the same price and exploration spreads as a given-MFU
+    # one (a new-user trial found it 1.9x narrower without them).
+    pred = {"mfu": 0.45, "_mfu_prediction": {"value": 0.45, "band": {"low": 0.4, "high": 0.5}}}
+    sc = {"scenario": RANGED, "predicted": {**POINT, **pred}, "illustrative": POINT}[case]
+    head = ledger.headline_draws(sc)
+    mfu_kind = {"scenario": "scenario", "predicted": "predicted", "illustrative": "illustrative"}
+    assert head.kinds == {"mfu": mfu_kind[case], "price_usd_per_gpu_hour": "illustrative",
+                          "ledger_exploratory_fraction": "illustrative"}
+    assert head.state == case and head.illustrative == (case == "illustrative")
+    for k, (lo, mode, hi) in _sourced_spreads(4.0).items():
+        r = head.draws.ranges[k]
+        assert (r.kind, r.low, r.mode, r.high) == pytest.approx(("triangular", lo, mode, hi))
+    if case == "predicted":  # the band the prediction carries, as a triangle at the prediction
+        r = head.draws.ranges["mfu"]
+        assert (r.low, r.mode, r.high) == pytest.approx((0.4, 0.45, 0.5))
+    if case == "scenario":  # common random numbers: the scenario's own draws of its own range
+        assert np.array_equal(head.draws.inputs["mfu"], ranged.inputs["mfu"])
+    # the points stay the scenario's: the same point bill
+    assert head.point.total_usd == pytest.approx(ledger.build_ledger(sc).total_usd, rel=1e-12)
+    assert head.draws.point.total_usd == pytest.approx(head.point.total_usd, rel=1e-9)
+    assert all(head.sources[k] for k in head.draws.ranges)
+    assert head.basis == {
+        "scenario": "the scenario's ranges on the MFU; illustrative spreads on the GPU-hour "
+                    "price and the exploratory compute, which the scenario gives as one number",
+        "predicted": "the step-time model's band on its predicted MFU; illustrative spreads on "
+                     "the GPU-hour price and the exploratory compute, which the scenario gives "
+                     "as one number",
+        "illustrative": "illustrative ranges: the scenario gives every input as one number"}[case]
+
+
+def test_range_basis_names_each_source_in_three_states():
+    assert ledger.headline_state({}) == "illustrative"
+    assert ledger.range_basis({"mfu": "predicted"}) == (
+        "the step-time model's band on its predicted MFU (the scenario ranges nothing else)")
+    assert ledger.range_basis({"mfu": "scenario", "price_usd_per_gpu_hour": "scenario"}) == (
+        "the scenario's ranges on the MFU and the GPU-hour price")
+    assert ledger.range_basis({"price_usd_per_gpu_hour": "scenario", "mfu": "predicted"}) == (
+        "the scenario's ranges on the GPU-hour price and the step-time model's band on its "
+        "predicted MFU")
+    with pytest.raises(ValueError, match="kinds"):
+        ledger.range_basis({"mfu": "guessed"})
 
 
 def test_figure_draws_each_bar_at_its_point_and_whisker_at_p10_p90(ranged):
@@ -88,6 +137,9 @@ def test_figure_draws_each_bar_at_its_point_and_whisker_at_p10_p90(ranged):
     for k in bars.index:
         assert round(bars.loc[k, "p10_usd"] / 1e6, 9) in ends
         assert round(bars.loc[k, "p90_usd"] / 1e6, 9) in ends
+    dots = [ln for ln in ax.lines if ln.get_marker() == "o"]  # each line's P50, a dot
+    assert len(dots) == 1 and np.allclose(dots[0].get_xdata(), bars["p50_usd"] / 1e6)
+    assert fmt_usd(bars.loc["total", "p50_usd"]) in fig._suptitle.get_text()
     assert len(ax2.patches) == 2 * len(tor)  # the tornado: one bar each side per input
     tall = plots.bill_at_a_glance(bars, tor, title="my scenario", tall=True)
     assert tall[0].get_position().y0 > tall[1].get_position().y1  # the bars above the tornado
@@ -149,7 +201,8 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     # the price's P10 / 3.99: P10 of a right triangle on [a, b] with mode a is
     # b - (b - a)·sqrt(0.9) = 6 - 2.01·0.94868 = 4.0931, a ratio of 1.0258.
     sc = {**POINT, "price_usd_per_gpu_hour": {"low": 3.99, "mode": 3.99, "high": 6.0}}
-    _, bars, tor = glance.bill_glance(sc, samples=100_000)
+    d = ledger.simulate_ledger(sc, samples=100_000)  # the price alone ranged
+    bars, tor = ledger.bill_bars(d), d.tornado()
     main = bars.loc["compute.pretraining.main"]
     assert main["p10_usd"] / main["point_usd"] == pytest.approx(
         (6 - 2.01 * np.sqrt(0.9)) / 3.99, rel=0.003)
@@ -162,9 +215,20 @@ def test_a_point_outside_its_own_range_is_marked_and_explained():
     assert "* point outside its P10–P90: the stated value is at the edge of its range" in \
         " ".join(ln.strip() for ln in text.splitlines())
     # a line whose point lies inside carries no marker, and no footnote without one
-    inside = glance.bill_glance(RANGED, samples=20_000)
-    assert not inside[1]["point_outside"].any()
-    assert "point outside" not in glance.glance_text(inside[1], inside[2], columns=100)
+    inside = ledger.bill_bars(ledger.simulate_ledger(RANGED, samples=20_000))
+    assert not inside["point_outside"].any()
+    assert "point outside" not in glance.glance_text(inside, tor.iloc[:0], columns=100)
+    # the bill's figure marks the same lines and says why (as the text bars do)
+    ax, _ = plots.bill_at_a_glance(bars, tor)
+    labels = [t.get_text() for t in ax.texts]
+    assert any(t.startswith(f"{fmt_usd(main['point_usd'])}*") for t in labels)
+    assert not any(t.startswith(f"{fmt_usd(bars.loc['storage.datasets', 'point_usd'])}*")
+                   for t in labels if "storage.datasets" in bars.index)
+    notes = " ".join(t.get_text() for t in ax.figure.texts + ax.texts)
+    assert "* point outside its P10–P90" in notes.replace("\n", " ")
+    ax2, _ = plots.bill_at_a_glance(inside, tor.iloc[:0])
+    assert not any("*" in t.get_text() for t in ax2.texts)
+    matplotlib.pyplot.close("all")
 
 
 def _summary(g, notebooks=None):
@@ -186,7 +250,9 @@ def test_three_sentences_carry_the_summarys_numbers():
     for v in (t["point_usd"], t["p10_usd"], t["p90_usd"], run):
         assert fmt_usd(v) in first
     assert "the final pre-training run" in first and "final training run" not in first
-    assert "from the scenario's ranges" in first
+    assert ("from the scenario's ranges on the MFU; illustrative spreads on the GPU-hour price "
+            "and the exploratory compute") in first
+    assert f"median {fmt_usd(t['p50_usd'])}" in first
     top = tor.iloc[0]
     assert ledger.input_words(top["input"]) in second
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
@@ -198,7 +264,8 @@ def test_three_sentences_carry_the_summarys_numbers():
     assert "failed" in glance.plain_sentences(_summary(g, nine), failed=["09_savings"])[2]
     assert "no lever" in glance.plain_sentences(_summary(g, {"09_savings": []}))[2]
     ill = glance.bill_glance(POINT)[0]
-    assert "illustration" in glance.plain_sentences(_summary(ill))[0]
+    assert "from illustrative ranges: the scenario gives every input as one number" in \
+        glance.plain_sentences(_summary(ill))[0]
     assert glance.plain_sentences({"bill_glance": None}) == []
 
 
@@ -209,10 +276,22 @@ def test_caveats_are_one_line_in_the_readers_words():
            "optimistic" in lines
     assert any(x.startswith("the MFU counts against the FP8 peak") for x in lines)
     # the step-time model's band on a regime with few held-out runs (accuracy.mfu_band's words)
-    w = ("only 2 held-out run(s) in the regime Hopper · Megatron 3D (errors -3.0% to +8.0%), "
-         "fewer than 5 for a conformal band: the stated default, median error +0.0% ± 30%.")
-    assert glance.caveat_line(w) == ("the predicted MFU rests on only 2 published run(s) like "
-                                     "this one: read it as ±30%")
+    # The error e = predicted / published MFU − 1 is one on the step time (MFU ∝ 1 / step
+    # time); ±30% around a centre 0 puts the published MFU in [p / 1.3, p / 0.7]: by hand
+    # 1 − 1/1.3 = 23.1% below and 1/0.7 − 1 = 42.9% above the prediction, not "±30%".
+    assert accuracy.mfu_spread_words(0.0, 0.30) == (
+        "the MFU 23% below to 43% above the prediction, before any cap")
+    assert accuracy.step_error_words(0.0, 0.30).startswith(
+        "published step times +0.0% ± 30% from the predicted")
+    band = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
+    w = next(x for x in band.warnings if x.startswith("only "))
+    c, hw = band.center, band.half_width  # the regime's own centre and stated half-width
+    lower, higher = 1 - 1 / (1 + c + hw), 1 / (1 + c - hw) - 1
+    assert glance.caveat_line(w) == (
+        f"the predicted MFU rests on only {band.n} published run(s) like this one: read it as "
+        f"{lower:.0%} lower to {higher:.0%} higher")
+    # the band once, not again inside nested brackets
+    assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
     # a warning of no known family: its first clause
     assert glance.caveat_line("something new happened: the details") == "something new happened"
     page = glance.caveats_html([w])

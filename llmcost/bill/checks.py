@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..core.catalog import load_accelerator, load_efficiency, load_model
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
 from ..training import memory, parallel
-from ..training.accuracy import band_for_step
+from ..training.accuracy import band_for_step, step_error_words
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -190,7 +190,8 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
         return None
     side = "below" if mfu < band.low else "above"
     return (f"the scenario's mfu={mfu:.2f} is {side} what the step-time model expects of this "
-            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%}; "
+            f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} around "
+            "that prediction (not the range the bill draws around the scenario's own figure); "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "
             "where the time goes; `mfu: predict` uses the prediction).")
 
@@ -202,7 +203,8 @@ def prediction_evidence(band) -> str:
     ``regime_best``: an extrapolation); or among them."""
     if not band.n or band.regime_best is None:
         return (f"no held-out published run in its regime ({band.regime}) to check the "
-                f"prediction against: its band is the stated default ±{band.half_width:.0%}, "
+                f"prediction against: its band is the stated default, "
+                f"{step_error_words(band.center, band.half_width)}, "
                 "so trust the comparison loosely")
     pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
     if pred > band.regime_best:

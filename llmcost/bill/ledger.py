@@ -1604,9 +1604,10 @@ def illustrative_ranges(bill: Ledger) -> dict:
                     seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
     out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
                         high=max(min(float(band.high), 1.0), m)),
-                  f"the step-time model's error band, {band.low:.1%}-{band.high:.1%} "
-                  f"(llmcost.accuracy.mfu_band, {band.regime}), as a triangle peaked at "
-                  f"the bill's {m:.1%}")
+                  f"the step-time model's error for runs like this one ({band.regime}) "
+                  f"applied to the bill's own MFU, {m:.1%}: {band.low:.1%}-{band.high:.1%} "
+                  f"(llmcost.accuracy.mfu_band), a triangle peaked at {m:.1%}; a band around "
+                  "the scenario's figure, not around the model's prediction for the plan")
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
@@ -1689,39 +1690,131 @@ def input_words(key: str) -> str:
     return INPUT_WORDS.get(key, key)
 
 
+#: Each input of a headline range, by how it was set (``Headline.kinds``): ``scenario`` (a
+#: ``Range`` the scenario gives), ``predicted`` (the step-time model's band on ``mfu: predict``),
+#: ``illustrative`` (a sourced spread of ``illustrative_ranges`` on a value given as one number).
+RANGE_KINDS = ("scenario", "predicted", "illustrative")
+
+#: The rule of the headline's ranges, as a reader reads it.
+HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are always ranged: by "
+                 "the scenario's own range where it gives one (for mfu: predict, the step-time "
+                 "model's band on its prediction), else by a sourced illustrative spread around "
+                 "the value the scenario gives")
+
+#: Short names of the inputs in ``range_basis``'s sentence.
+SHORT_WORDS = {"mfu": "the MFU", "price_usd_per_gpu_hour": "the GPU-hour price",
+               "ledger_exploratory_fraction": "the exploratory compute"}
+
+
 class Headline(NamedTuple):
     """The draws a bill's headline shows (``headline_draws``): ``draws`` (a ``LedgerDraws``),
-    ``sources`` (each ranged input -> why it is ranged) and ``illustrative`` (True when the
-    scenario gives every input as a number and the ranges are ``illustrative_ranges``)."""
+    ``sources`` (each ranged input -> why it is ranged), ``illustrative`` (True when the
+    scenario ranges nothing itself and every range is ``illustrative_ranges``'s), ``kinds``
+    (each ranged input -> one of ``RANGE_KINDS``) and ``point`` (``build_ledger`` of the
+    scenario: its own point bill, whose sources say what the scenario gave)."""
 
     draws: LedgerDraws
     sources: dict
     illustrative: bool
+    kinds: dict
+    point: Ledger
+
+    @property
+    def state(self) -> str:
+        """``headline_state`` of ``kinds``."""
+        return headline_state(self.kinds)
+
+    @property
+    def basis(self) -> str:
+        """``range_basis`` of ``kinds``: what the range comes from, in a reader's words."""
+        return range_basis(self.kinds)
+
+
+def headline_state(kinds: dict) -> str:
+    """Where a headline's ranges come from, one of three: 'scenario' (the scenario ranges at
+    least one input itself), 'predicted' (its only own range is the predicted MFU's band) or
+    'illustrative' (it gives every input as one number)."""
+    if not isinstance(kinds, dict) or any(v not in RANGE_KINDS for v in kinds.values()):
+        raise ValueError(f"kinds={kinds!r} must map ranged inputs to one of {RANGE_KINDS}")
+    vals = set(kinds.values())
+    return "scenario" if "scenario" in vals else "predicted" if "predicted" in vals \
+        else "illustrative"
+
+
+def _and(words: list) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def range_basis(kinds: dict) -> str:
+    """What a headline's P10-P90 comes from, in a reader's words (``headline_state``'s three
+    states; ``HEADLINE_RULE``): the scenario's ranges on the inputs it ranges, the step-time
+    model's band on a predicted MFU, and the illustrative spreads on the inputs it gives as one
+    number, each named."""
+    state = headline_state(kinds)
+    if state == "illustrative":
+        return "illustrative ranges: the scenario gives every input as one number"
+    words = {kind: [SHORT_WORDS.get(k, input_words(k)) for k, v in kinds.items() if v == kind]
+             for kind in RANGE_KINDS}
+    parts = []
+    if words["scenario"]:
+        parts.append(f"the scenario's ranges on {_and(words['scenario'])}")
+    if words["predicted"]:
+        parts.append("the step-time model's band on its predicted MFU")
+    out = " and ".join(parts)
+    if words["illustrative"]:
+        out += (f"; illustrative spreads on {_and(words['illustrative'])}, which the scenario "
+                "gives as one number")
+    elif state == "predicted":
+        out += " (the scenario ranges nothing else)"
+    return out
 
 
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
-    """The Monte Carlo bill the report's index and notebook 00's figure show: the scenario's own
-    ranges (``simulate_ledger``: its ``Range`` values and a predicted MFU's band), or, when it
-    gives every input as a number, the sourced spreads of ``illustrative_ranges`` around its own
-    points (an illustration, flagged ``illustrative``), so that a reader always sees a range and
-    what drives it. Same seed and samples as ``simulate_ledger``: a ranged scenario's headline
-    is draw for draw the bill of ``summary.json``.
+    """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
+    ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own
+    ranges (its ``Range`` values and a predicted MFU's band, ``scenario_ranges``) plus, on each
+    input of ``illustrative_ranges`` the scenario does not range, its sourced spread around the
+    scenario's own point (flagged ``illustrative`` in ``kinds``), so that a reader always sees a
+    range and what drives it, and a predicted-MFU scenario is not narrower than a given-MFU one
+    for want of a price range. Same seed and samples as ``simulate_ledger`` (common random
+    numbers: the scenario's ranged inputs get the same draws as in its own simulation).
 
     Raises
     ------
     ScenarioError (a ValueError)
         As ``simulate_ledger``.
     """
-    draws = simulate_ledger(scenario, samples=samples, seed=seed)
-    if draws.ranges:
-        given = draws.point.scenario
-        return Headline(draws, {k: ("given in the scenario" if isinstance(given.get(k), Range)
-                                    else "the step-time model's error band on its predicted MFU")
-                                for k in draws.ranges}, False)
-    ill = illustrative_ranges(draws.point)
-    drawn = {**draws.point.scenario, **{k: r for k, (r, _) in ill.items()}}
-    return Headline(simulate_ledger(drawn, samples=samples, seed=seed),
-                    {k: why for k, (_, why) in ill.items()}, True)
+    point = build_ledger(scenario)
+    given = point.scenario
+    own = scenario_ranges(_values(given))
+    ill = {k: v for k, v in illustrative_ranges(point).items() if k not in own}
+    kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
+             **{k: "illustrative" for k in ill}}
+    sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
+                      else "the step-time model's error band on its predicted MFU")
+                  for k in own}, **{k: why for k, (_, why) in ill.items()}}
+    drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
+    draws = simulate_ledger(drawn, samples=samples, seed=seed)
+    return Headline(draws, sources, not own, kinds, point)
+
+
+def point_outside(point: float, p10: float, p90: float) -> bool:
+    """True when a point estimate lies outside its own P10-P90 (a relative tolerance of 1e-9):
+    the point of a triangular range is its mode, which can sit at the range's edge (a price at
+    the cheapest end of the catalogue's spread), so most draws lie on one side of it."""
+    for name, v in (("point", point), ("p10", p10), ("p90", p90)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v):
+            raise ValueError(f"{name}={v!r} must be a finite amount (USD)")
+    lo, hi = sorted((float(p10), float(p90)))
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    return float(point) < lo - tol or float(point) > hi + tol
+
+
+#: The footnote of a line whose point lies outside its P10-P90 (``point_outside``): the text
+#: bars, the bill's figure and the JSON bill all mark such a line with ``*`` and say this.
+OUTSIDE_NOTE = ("point outside its P10–P90: the stated value is at the edge of its range, so "
+                "most draws fall on one side of it")
 
 
 def bill_bars(draws: LedgerDraws, min_share: float = 0.005) -> pd.DataFrame:
@@ -1737,7 +1830,8 @@ def bill_bars(draws: LedgerDraws, min_share: float = 0.005) -> pd.DataFrame:
     Returns
     -------
     DataFrame indexed by line key: ``line``, ``point_usd``, ``p10_usd``, ``p50_usd``,
-    ``p90_usd``; the last row is ``total`` (its percentiles are the total's own).
+    ``p90_usd`` and ``point_outside`` (``point_outside``: the point is not within its own
+    P10-P90); the last row is ``total`` (its percentiles are the total's own).
     """
     if not isinstance(draws, LedgerDraws):
         raise ValueError(f"draws={draws!r} must be a LedgerDraws (ledger.simulate_ledger)")
@@ -1774,6 +1868,8 @@ def bill_bars(draws: LedgerDraws, min_share: float = 0.005) -> pd.DataFrame:
                  "p10_usd": float(t["p10"]), "p50_usd": float(t["p50"]),
                  "p90_usd": float(t["p90"])})
     df = pd.DataFrame(rows).set_index("key")
+    df["point_outside"] = [point_outside(r.point_usd, r.p10_usd, r.p90_usd)
+                           for r in df.itertuples()]
     shown = len(rows) - 1 - (1 if merged else 0)  # lines drawn on their own
     df.attrs.update(not_modelled=[ln.line for ln in draws.point.lines if ln.usd is None],
                     zero_lines=int(len(body) - len(merged) - shown),

@@ -59,7 +59,7 @@ from ..core.units import SECONDS_PER_HOUR, as_array, as_text
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import reliability as rel
-from ..training.accuracy import band_for_step, best_published_mfu
+from ..training.accuracy import band_for_step, best_published_mfu, mfu_band
 from ..training.step import scenario_step
 from .checks import budget_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -312,6 +312,8 @@ class Change:
     assumptions: str
     source: str = ""
     note: str = ""
+    #: the lever's name on this scenario when it differs from ``LEVERS``' (what it is based on)
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -378,13 +380,14 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
 
     A side without ranges is its point bill in every draw. When ``change.after`` cannot be
     priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
-    gives the reason."""
+    gives the reason. ``change.name``, when the lever gives one, replaces ``name``."""
     for arg, v in (("key", key), ("name", name), ("group", group)):
         as_text(v, arg)
     _clean(before, "before")
     if not isinstance(change, Change):
         raise ValueError(f"change={change!r} must be a levers.Change (what a lever returns)")
     samples, seed = _draw_args(samples, seed)
+    name = change.name or name  # what the lever rests on, when it says (raise_mfu)
     b = _bill_arg(before_bill, "before_bill") if before_bill is not None else bill(before)
     total = b.total_usd
     try:
@@ -513,28 +516,54 @@ def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
 
 
 # ---- utilisation second
+def mfu_target(s: dict) -> tuple:
+    """The MFU ``raise_mfu`` aims at by default and what it rests on: ``(target, source,
+    regime_runs, regime)``. The target is the best published MFU on the scenario's hardware
+    generation for a model within 4× its size (``accuracy.best_published_mfu``, BF16 basis;
+    None when there is none); ``regime_runs`` the published
+    runs of the scenario's regime (``accuracy.mfu_band(...).n``: generation, sharding, dense or
+    MoE, precision, context and size), 0 when none is published, in which case the target comes
+    from other kinds of runs (or a vendor's claim) and the lever says so."""
+    s = _clean(s)
+    spec = load_model(_get(s, "model"))
+    dtype = _get(s, "dtype") or "bf16"
+    target, source = best_published_mfu(_get(s, "accelerator"), spec.n_params)
+    zero = _get(s, "zero_stage")
+    band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
+                    int(_get(s, "n_gpus")), is_moe=spec.is_moe, n_params=spec.n_params,
+                    dtype=dtype, seq_len=int(_get(s, "seq_len")),
+                    zero_stage=int(zero) if zero is not None else 0)
+    return target, source, int(band.n), band.regime
+
+
 def raise_mfu(s: dict, target: float | None = None) -> Change:
     """Raise the MFU to ``target`` (mixed precision done right, a better micro-batch, fused
-    kernels); default: the best published MFU on this hardware generation for a model within 4×
-    this size (``accuracy.best_published_mfu``). A target at or below the scenario's MFU changes
-    nothing."""
+    kernels); default: ``mfu_target``, the best published MFU on this hardware generation for a
+    model within 4× this size, offered as "the best published" only
+    when a published run of the scenario's regime exists; otherwise the lever is named by what
+    it rests on (``Change.name``). A target at or below the scenario's MFU changes nothing."""
     s = _clean(s)
     m = float(_point(_get(s, "mfu")))
-    source = "given target"
+    source, name = "given target", ""
     if target is None:
-        target, source = best_published_mfu(_get(s, "accelerator"),
-                                            load_model(_get(s, "model")).n_params)
+        target, source, runs, regime = mfu_target(s)
         if target is None:
             return _unchanged(s, f"no target: {source}")
+        if not runs:
+            name = (f"raise MFU to {target:.0%}, the best published on "
+                    f"{regime.split(' · ')[0]} for this size (no published run like this one)")
+            source = f"{source}; no published run of this regime ({regime})"
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
     if t <= m:
         return Change(dict(s), "", f"target {t:.1%}", source,
-                      f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}")
+                      f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}",
+                      name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
-                  "engineering time; the target is the best published run, not a typical one",
-                  f"MFU {m:.1%} → {t:.1%}", source)
+                  "engineering time; the target is the best published run, not a typical one"
+                  if not name else "engineering time; the target is not a run like this one",
+                  f"MFU {m:.1%} → {t:.1%}", source, "", name)
 
 
 def fp8_training(s: dict) -> Change:

@@ -162,16 +162,18 @@ def rl_loop(model: str, accelerator: str, usd_per_m_output: float, iteration_s: 
 
 def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict) -> str:
     """Notebook 00: the whole bill B (Σ of its lines, ``ledger.build_ledger``) with its P10-P90
-    over the Monte Carlo draws of the headline (``glance.bill_glance``: the scenario's ranges,
-    or sourced illustrative ones when it gives every input as a number), and the final
+    and median over the Monte Carlo draws of the headline (``glance.bill_glance``: the
+    scenario's ranges and sourced illustrative spreads on the inputs it gives as one number,
+    ``ledger.HEADLINE_RULE``, said as ``g['basis']``), and the final
     pre-training run R = paid GPU-hours × GPU-hour rate (``glance.final_run``, the same quantity
     as the ``final_run_usd`` headline) with its share R / B of the point bill."""
     t = next(r for r in g["lines"] if r["key"] == "total")
     run = g["final_run"]
-    how = ("illustrative ranges: the scenario gives every input as one number"
-           if g["illustrative"] else "the scenario's ranges")
+    how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
+                             "number" if g["illustrative"] else "the scenario's ranges")
     return (f"Training {model} on {fmt_count(train_tokens)} tokens with {n_gpus:,} × "
             f"{accelerator} costs **{md_usd(t['point_usd'])}** in all, likely "
-            f"**{md_usd(t['p10_usd'])}–{md_usd(t['p90_usd'])}** (P10–P90, {how}); the "
+            f"**{md_usd(t['p10_usd'])}–{md_usd(t['p90_usd'])}** (P10–P90, median "
+            f"{md_usd(t['p50_usd'])}; {how}); the "
             f"{run['label']} (paid GPU-hours × price, failures and restarts included) is "
             f"**{md_usd(run['point_usd'])}**, {run['point_usd'] / t['point_usd']:.0%} of it.")

@@ -7,6 +7,7 @@ import ast
 import json
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +21,19 @@ from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scen
 from ..core import catalog
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
+from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
+    OUTSIDE_NOTE,
+    compare_bills,
+    compare_labels,
+    glance_summary,
+    glance_text,
+    point_outside,
+    scenario_names,
+    terminal_columns,
+    text_charset,
+    with_headline,
+)
+from .numbering import notebook_number
 from .report import (
     NOTEBOOK_DIR,
     ReportError,
@@ -34,17 +48,6 @@ from .report import (
     refresh_notebooks,
     run_report,
 )
-from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
-    bill_glance,
-    compare_bills,
-    compare_labels,
-    OUTSIDE_NOTE,
-    glance_text,
-    point_outside,
-    scenario_names,
-    text_charset,
-)
-from .numbering import notebook_number
 from .twins import sync_twins
 
 EPILOG = """examples:
@@ -289,17 +292,14 @@ def _estimate(args) -> int:
             print(compare_text(df, names, paths, bills))
         return 0
     bill, draws = bills[0], draws[0]
+    try:  # one range per bill (ledger.HEADLINE_RULE): the JSON, the table and the text bars
+        head = headline_draws(bill.scenario, samples=args.samples, seed=args.seed)
+    except ValueError as e:
+        head, head_error = None, e
     if args.format == "json":
         out = draws.bill_summary()
-        if not draws.ranges:  # the illustrative ranges the text output draws (bill_glance)
-            try:
-                out = with_headline(out, headline_draws(bill.scenario, samples=args.samples,
-                                                        seed=args.seed))
-            except ValueError:
-                out = {**out, "bill.illustrative": False}
-        else:
-            out = {**out, "bill.illustrative": False,
-                   "bill.range_sources": {k: "given in the scenario" for k in draws.ranges}}
+        out = with_headline(out, head) if head is not None else \
+            {**out, "bill.illustrative": False}
         out = mark_points_outside(out)
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
@@ -315,14 +315,15 @@ def _estimate(args) -> int:
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
         print(table.to_csv(index=False), end="")
         return 0
-    print(bill_text(bill, args.scenario, draws=draws))
-    try:  # the bill as text bars (glance.glance_text): the scenario's ranges or illustrative ones
-        _, bars, tor = bill_glance(bill.scenario, samples=args.samples, seed=args.seed)
-    except ValueError as e:
-        print(f"\nthe bill at a glance could not be drawn: {e}")
-    else:
+    ranged = head is not None and head.state != "illustrative"
+    print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
+                    basis=head.basis if ranged else None))
+    if head is None:
+        print(f"\nthe bill at a glance could not be drawn: {head_error}")
+    else:  # the bill as text bars (glance.glance_text) of the same draws
+        _, bars, tor = glance_summary(head)
         print("\n" + glance_text(bars, tor, charset=text_charset(sys.stdout),
-                                 illustrative=not draws.ranges))
+                                 basis=head.basis))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():
@@ -330,31 +331,6 @@ def _estimate(args) -> int:
     if routes is not None:
         print(alternatives_text(routes))
     return 0
-
-
-def with_headline(out: dict, head) -> dict:
-    """``estimate --format json``'s bill (``LedgerDraws.bill_summary`` of a scenario without
-    ranges, every percentile its point) with the P10 / P50 / P90 and mean of the headline draws
-    (``ledger.headline_draws``: the sourced illustrative ranges the text output's bars and the
-    report's index draw), per line and for the total, their tornado and note, and which ranges
-    are illustrative: ``bill.illustrative``, ``bill.ranges`` and ``bill.range_sources`` (key ->
-    why). The points (``usd``, ``bill.total_usd``) stay the scenario's."""
-    s = head.draws.summary()
-    out = {**out, "bill.lines": {k: dict(v) for k, v in out["bill.lines"].items()}}
-    for k, ln in out["bill.lines"].items():
-        for c in ("mean", "p10", "p50", "p90"):
-            v = s.loc[k, c] if k in s.index else float("nan")
-            ln[f"{c}_usd"] = None if v != v else float(v)
-    for c in ("mean", "p10", "p50", "p90"):
-        out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
-    out.update({"bill.illustrative": bool(head.illustrative),
-                "bill.ranges": {k: r.describe() for k, r in head.draws.ranges.items()},
-                "bill.range_sources": dict(head.sources),
-                "bill.tornado": head.draws.tornado().to_dict("records"),
-                "bill.range_note": ("illustrative ranges (the scenario gives every input as one "
-                                    "number): " if head.illustrative else "")
-                + s.attrs["note"]})
-    return out
 
 
 def mark_points_outside(out: dict) -> dict:
@@ -433,7 +409,8 @@ def compare_text(df, names, paths, bills) -> str:
         out.append("")
         if b.warnings:
             out.append(f"warnings of {tag} ({name}):")
-            out += [f"  warning: {w_}" for w_ in b.warnings]
+            out += [x for w_ in b.warnings
+                    for x in wrap_lines(f"  warning: {w_}", terminal_columns(), "    ")]
         else:
             out.append(f"{tag} ({name}): no warning")
     return "\n".join(out)
@@ -507,11 +484,23 @@ def _usd_frame(df):
     return out
 
 
-def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
+def wrap_lines(text: str, columns: int, indent: str = "  ") -> list:
+    """A line of prose wrapped to ``columns`` characters (``textwrap``: words never cut, except
+    a word longer than a line), its continuation lines indented by ``indent``."""
+    return textwrap.wrap(text, max(20, columns), subsequent_indent=indent,
+                         break_on_hyphens=False) or [""]
+
+
+def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
+              columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
     what it counts, then the warnings (``llmcost.checks``) and the budget. With ``draws``
-    (``ledger.simulate_ledger``) of a scenario with ranges: P10 / P50 / P90 beside every line
-    and what drives the spread (the tornado)."""
+    (``ledger.headline_draws``' draws, or ``ledger.simulate_ledger``'s) of a bill with ranges:
+    P10 / P50 / P90 beside every line and what drives the spread (the tornado); ``basis``
+    (``ledger.range_basis``) says what the ranges come from. Prose lines (the header, the
+    figures, the warnings) are wrapped to ``columns`` (default ``glance.terminal_columns``: the
+    terminal's width, 80 when piped); the table's rows are not."""
+    columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
     explore = bill.line("compute.exploratory")
@@ -548,10 +537,12 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
             amount, outside = amount + "*", True
         lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
     if outside:
-        lines.append(f"* {OUTSIDE_NOTE}")
+        lines += wrap_lines(f"* {OUTSIDE_NOTE}", columns)
     if ranged:
-        lines += ["", s.attrs["note"], "what drives the spread (total with one input at its "
-                  "P10 and at its P90, the others at their points):"]
+        lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
+                                   columns, "")
+        lines += ["what drives the spread (total with one input at its P10 and at its P90, the "
+                  "others at their points):"]
         for r in draws.tornado().itertuples():
             lines.append(f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
                          f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
@@ -559,7 +550,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
               f"{f['energy_mwh']:,.0f} MWh, {f['tco2e']:,.0f} tCO2e")
-    lines += ["", f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
+    lines += [""] + [x for ln in [
+              f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
               f"ideal, {f['paid_gpu_hours']:,.0f} paid (goodput {f['goodput']:.1%}); "
               f"{f['all_gpu_hours']:,.0f} GPU-h with exploration, post-training and evaluation",
               f"wall clock of the main run: {f['wall_clock_days']:.1f} days paid "
@@ -568,15 +560,16 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None) -> str:
               f"project duration: {f['project_months']:.2f} months "
               f"({f['project_months_source']})",
               "'not given': the scenario sets no value for that line (see `llmcost list "
-              "parameters`, ledger_ keys)"]
+              "parameters`, ledger_ keys)"] for x in wrap_lines(ln, columns)]
     over = budget_warning(bill.total_usd, f.get("budget_usd"))
     if f.get("budget_usd") is not None and not over:
-        lines.append(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill is "
-                     f"{bill.total_usd / f['budget_usd']:.0%} of it")
+        lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
+                            f"is {bill.total_usd / f['budget_usd']:.0%} of it", columns)
     shown = list(warnings or bill.warnings)
     for w in shown + ([over] if over and over not in shown else []):
-        lines.append(f"warning: {w}")
-    return "\n".join(lines)
+        lines += wrap_lines(f"warning: {w}", columns)
+    head, body = lines[:3], lines[3:]
+    return "\n".join([x for ln in head for x in wrap_lines(ln, columns)] + body)
 
 
 def _num(fmt: str, scale: float = 1.0):

@@ -29,11 +29,13 @@ from urllib.parse import quote
 import numpy as np
 
 from ..bill.ledger import (
+    OUTSIDE_NOTE,
     bill_bars,
     compare,
     compare_draws,
     headline_draws,
     input_words,
+    point_outside,
     simulate_ledger,
 )
 from ..core.units import fmt_usd
@@ -66,20 +68,6 @@ def final_run(draws) -> dict:
             "p50_usd": float(q[1]), "p90_usd": float(q[2])}
 
 
-def point_outside(point: float, p10: float, p90: float) -> bool:
-    """True when a point estimate lies outside its own P10-P90 (a relative tolerance of 1e-9):
-    the point of a triangular range is its mode, which can sit at the range's edge (a price at
-    the cheapest end of the catalogue's spread), so most draws lie on one side of it."""
-    lo, hi = sorted((float(p10), float(p90)))
-    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
-    return float(point) < lo - tol or float(point) > hi + tol
-
-
-#: The footnote of a line whose point lies outside its P10-P90 (``point_outside``).
-OUTSIDE_NOTE = ("point outside its P10–P90: the stated value is at the edge of its range, so "
-                "most draws fall on one side of it")
-
-
 def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
     """The bill at a glance of a scenario (``build_ledger``'s input): ``(summary dict, bars,
     tornado)``. ``bars`` is ``ledger.bill_bars`` of ``ledger.headline_draws`` (the scenario's
@@ -95,14 +83,13 @@ def bill_glance(scenario: dict, samples: int = SAMPLES, seed: int = 0):
 def glance_summary(head):
     """``bill_glance`` of headline draws already made (``ledger.headline_draws``): notebook 00
     draws them once for its answer, its figure and its section on ranges."""
-    bars = bill_bars(head.draws)
-    bars["point_outside"] = [point_outside(r.point_usd, r.p10_usd, r.p90_usd)
-                             for r in bars.itertuples()]
+    bars = bill_bars(head.draws)  # with point_outside (ledger.point_outside)
     tor = head.draws.tornado()
-    out = {"illustrative": head.illustrative, "samples": head.draws.samples,
-           "seed": head.draws.seed,
+    out = {"illustrative": head.illustrative, "state": head.state, "basis": head.basis,
+           "samples": head.draws.samples, "seed": head.draws.seed,
            "ranges": {k: {"range": r.describe(), "why": head.sources.get(k, ""),
-                          "illustrative": head.illustrative}
+                          "kind": head.kinds.get(k, ""),
+                          "illustrative": head.kinds.get(k) == "illustrative"}
                       for k, r in head.draws.ranges.items()},
            "lines": bars.reset_index().to_dict("records"),
            "final_run": final_run(head.draws),
@@ -110,7 +97,37 @@ def glance_summary(head):
     return out, bars, tor
 
 
-def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
+def with_headline(out: dict, head) -> dict:
+    """A JSON bill (``LedgerDraws.bill_summary`` or ``Ledger.summary``: the scenario's points)
+    with the P10 / P50 / P90 and mean of the headline draws (``ledger.headline_draws``: one
+    range per bill, ``ledger.HEADLINE_RULE``), per line and for the total, their tornado, draws
+    and seed, and where each range comes from: ``bill.illustrative`` (every range
+    illustrative), ``bill.range_state`` (``ledger.headline_state``), ``bill.range_basis``
+    (``ledger.range_basis``, also the start of ``bill.range_note``), ``bill.ranges``,
+    ``bill.range_kinds`` and ``bill.range_sources`` (key -> why). The points (``usd``,
+    ``bill.total_usd``) stay the scenario's. What ``llmcost estimate --format json`` prints and
+    ``summary.json`` keeps as its bill."""
+    s = head.draws.summary()
+    out = {**out, "bill.lines": {k: dict(v) for k, v in out["bill.lines"].items()}}
+    for k, ln in out["bill.lines"].items():
+        for c in ("mean", "p10", "p50", "p90"):
+            v = s.loc[k, c] if k in s.index else float("nan")
+            ln[f"{c}_usd"] = None if v != v else float(v)
+    for c in ("mean", "p10", "p50", "p90"):
+        out[f"bill.total_{c}_usd"] = float(s.loc["total", c])
+    out.update({"bill.samples": head.draws.samples, "bill.seed": head.draws.seed,
+                "bill.illustrative": bool(head.illustrative), "bill.range_state": head.state,
+                "bill.range_basis": head.basis,
+                "bill.ranges": {k: r.describe() for k, r in head.draws.ranges.items()},
+                "bill.range_kinds": dict(head.kinds),
+                "bill.range_sources": dict(head.sources),
+                "bill.tornado": head.draws.tornado().to_dict("records"),
+                "bill.range_note": f"{head.basis}: {s.attrs['note']}"})
+    return out
+
+
+def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
+                       basis: str | None = None) -> str:
     """``plots.bill_at_a_glance`` as an ``<img>`` holding an SVG (a data URI: the index stays one
     file that reads offline and can be e-mailed), side by side, or one above the other on a
     screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows."""
@@ -126,7 +143,7 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool) -> str:
             axes = fig.subplots(*plots.glance_grid(tall),
                                 gridspec_kw=plots.glance_ratios(n, k, tall))
             plots.bill_at_a_glance(bars, tornado_df, title=title, axes=axes,
-                                   illustrative=illustrative, tall=tall)
+                                   illustrative=illustrative, tall=tall, basis=basis)
             buf = io.StringIO()
             fig.savefig(buf, format="svg", metadata={"Date": None})
         # percent-encoded: no whitespace or comma (a srcset candidate), no "#" (a fragment), no "+"
@@ -175,12 +192,16 @@ def terminal_columns(stream=None) -> int:
 
 
 def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unicode",
-                illustrative: bool = False, columns: int | None = None) -> str:
+                illustrative: bool = False, columns: int | None = None,
+                basis: str | None = None) -> str:
     """``plots.bill_at_a_glance`` as text for a terminal: one row per line of
     ``ledger.bill_bars`` (a bar to its point, a whisker from its P10 to its P90, on one scale
     from 0 to the largest P90), the whole bill last, then the tornado (each input's P10-P90
     swing of the whole bill around the point bill, on the same scale). ``charset`` 'unicode'
     (block and box-drawing characters) or 'ascii' (for an output that cannot encode them).
+    Each line's value reads ``point (P10–P90, P50 median)``. ``basis``: what the ranges come
+    from (``ledger.range_basis``, said in the first line); without it, ``illustrative`` says
+    the ranges are all illustrative.
 
     Every row fits in ``columns`` characters (default ``terminal_columns()``: the terminal's
     width, 80 when piped): a label longer than its column is wrapped onto the next lines, never
@@ -209,7 +230,8 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
     rows = []  # (label, kind, record, value text)
     for (_, r), out_ in zip(bars.iterrows(), outside):
         value = (f"{fmt_usd(r['point_usd'])}{star[out_]} "
-                 f"({fmt_usd(r['p10_usd'])}{dash}{fmt_usd(r['p90_usd'])})")
+                 f"({fmt_usd(r['p10_usd'])}{dash}{fmt_usd(r['p90_usd'])}"
+                 + (f", P50 {fmt_usd(r['p50_usd'])})" if "p50_usd" in r else ")"))
         rows.append((str(r["line"]), "bill", r, value))
     tor_rows = []
     for r in tornado_df.to_dict("records") if len(tornado_df) else []:
@@ -253,9 +275,10 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
         return textwrap.wrap(_plain(text, charset), columns - 1, initial_indent=indent,
                              subsequent_indent=indent + "  ")
 
-    out = para("the bill at a glance (bar: point estimate; whisker: P10 to P90"
-               + ("; illustrative ranges: the scenario gives every input as one number)"
-                  if illustrative else ")"))
+    if basis is None and illustrative:
+        basis = "illustrative ranges: the scenario gives every input as one number"
+    out = para("the bill at a glance (bar: point estimate; whisker: P10 to P90; P50: the median"
+               + (f"; from {basis})" if basis else ")"))
     for row in rows:
         out += emit(*row)
     if tor_rows:
@@ -308,10 +331,11 @@ def plain_sentences(summary: dict, failed=()) -> list:
     lines = {r["key"]: r for r in g["lines"]}
     t = lines["total"]
     run = g.get("final_run")
-    how = ("an illustration from sourced spreads on inputs the scenario gives as single numbers"
-           if g["illustrative"] else "from the scenario's ranges")
+    how = g.get("basis") or ("illustrative ranges: the scenario gives every input as one "
+                             "number" if g["illustrative"] else "the scenario's ranges")
     first = (f"The whole project costs {fmt_usd(t['point_usd'])} as estimated, likely "
-             f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, {how})"
+             f"{fmt_usd(t['p10_usd'])} to {fmt_usd(t['p90_usd'])} (P10-P90, median "
+             f"{fmt_usd(t['p50_usd'])}; from {how})"
              + (f"; the {run['label']} (its paid GPU-hours, failures and restarts included, at "
                 f"the GPU-hour price) is {fmt_usd(run['point_usd'])} of it."
                 if run and run["point_usd"] else "."))
@@ -334,10 +358,17 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
-    (r"only (\d+) held-out run\(s\) in the regime .*?± (\d+%)",
-     "the predicted MFU rests on only {0} published run(s) like this one: read it as ±{1}"),
-    (r"no held-out run is published in the regime .*?±(\d+%)",
-     "no published run resembles this plan: the predicted MFU is a rough guess (±{0})"),
+    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
+     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "lower to {2} higher"),
+    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to with no upper",
+     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "lower, or much higher"),
+    (r"no held-out run is published in the regime .*?the MFU (\d+%) below to (\d+%) above",
+     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "{1} higher)"),
+    (r"no held-out run is published in the regime",
+     "no published run resembles this plan: the predicted MFU is a rough guess"),
     (r"^([\d,]+) GPUs is more than 4× away",
      "{0} GPUs is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..core.units import SECONDS_PER_HOUR, fmt_usd
-from ..bill.ledger import input_words
+from ..bill.ledger import OUTSIDE_NOTE, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
@@ -29,7 +29,7 @@ def _ax(ax, figsize=(7, 4)):
 
 
 def _source(ax, text: str):
-    ax.annotate(text, xy=(0, 0), xycoords="figure fraction", xytext=(4, 2),
+    return ax.annotate(text, xy=(0, 0), xycoords="figure fraction", xytext=(4, 2),
                 textcoords="offset points", fontsize=7, color="0.4", va="bottom")
 
 
@@ -1544,14 +1544,20 @@ def glance_ratios(n_lines: int, n_inputs: int, tall: bool = False) -> dict:
 
 
 def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = None,
-                     axes=None, illustrative: bool = False, tall: bool = False):
+                     axes=None, illustrative: bool = False, tall: bool = False,
+                     basis: str | None = None):
     """The bill as one picture. Left: each line of ``ledger.bill_bars`` (largest on top) as a
     bar at its point with a whisker from its P10 to its P90, the whole bill last in dark grey;
     right: which unknown to pin down first (``tornado`` of ``LedgerDraws.tornado()``). The
     figure's title names the scenario (``title``) and the whole bill with its range; amounts in
     ``scale`` (chosen from the total when None). Made readable when projected (``readable``).
-    ``illustrative``: the ranges are ``ledger.illustrative_ranges`` (said in the source line);
-    ``tall``: the tornado below the bars (a phone's page). Returns the two Axes."""
+    Each bar's label reads ``point (P10–P90)``, a dot marks its P50 (the median, also in the
+    title for the whole bill); a line whose point lies outside its
+    own P10-P90 (``bars['point_outside']``, ``ledger.point_outside``) carries a ``*`` and the
+    figure's footnote says why (``ledger.OUTSIDE_NOTE``), as the text bars do. ``basis``: what
+    the ranges come from (``ledger.range_basis``, said in the source line); without it,
+    ``illustrative`` says they are all ``ledger.illustrative_ranges``. ``tall``: the tornado
+    below the bars (a phone's page). Returns the two Axes."""
     total = bars.loc["total"]
     scale = scale or usd_scale(max(total["p90_usd"], total["point_usd"]))
     unit = _usd_unit(scale)
@@ -1572,13 +1578,20 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
     for x in (lo, hi):
         ax.plot(x, y, "|", color="C3", ms=14, mew=2)
     right = float(np.nanmax(np.maximum(hi, pt)))
-    for yi, p, a, b in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"]):
+    outside = (bars["point_outside"].astype(bool).tolist() if "point_outside" in bars else
+               [point_outside(r.point_usd, r.p10_usd, r.p90_usd) for r in bars.itertuples()])
+    if "p50_usd" in bars:  # the median of each line, a dot on its whisker
+        ax.plot(bars["p50_usd"].to_numpy(dtype=float) / scale, y, "o", color="k", ms=5)
+    for yi, p, a, b, out in zip(y, bars["point_usd"], bars["p10_usd"], bars["p90_usd"],
+                                outside):
         x = max(p, b) / scale
-        ax.annotate(f"{fmt_usd(p)}  ({fmt_usd(a)}–{fmt_usd(b)})", (x, yi), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=11)
+        ax.annotate(f"{fmt_usd(p)}{'*' if out else ''}  ({fmt_usd(a)}–{fmt_usd(b)})", (x, yi),
+                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=11,
+                    parse_math=False)  # dollar amounts, never TeX between two "$"
     ax.set_xlim(0, right * 1.75)
     ax.set_yticks(y, [textwrap.fill(str(s), 26, break_long_words=False) for s in bars["line"]])
-    ax.set_xlabel(f"{unit}: bar = point estimate, red whisker = P10–P90")
+    ax.set_xlabel(f"{unit}: bar = point estimate, red whisker = P10–P90"
+                  + (", dot = P50 (median)" if "p50_usd" in bars else ""))
     ax.set_title("Where does the money go, and how sure is each line?")
     if len(tornado_df):
         named = tornado_df.assign(input=[textwrap.fill(input_words(k), 24)
@@ -1592,19 +1605,25 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
         ax2.axis("off")
         ax2.text(0.5, 0.5, "no ranged input:\nnothing drives a spread", ha="center",
                  va="center", transform=ax2.transAxes)
-    if tall:
-        title = textwrap.fill(title, 40) if title else title
     head = (f"{title}: " if title else "") + (
         f"the whole bill {fmt_usd(total['point_usd'])}, P10–P90 {fmt_usd(total['p10_usd'])}–"
-        f"{fmt_usd(total['p90_usd'])}")
-    fig.suptitle(head, fontsize=15, fontweight="bold")
-    _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
-            "llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of "
-            + ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every input "
-               "as a number" if illustrative else "the scenario's ranges") + ")")
+        f"{fmt_usd(total['p90_usd'])}"
+        + (f" (P50 {fmt_usd(total['p50_usd'])})" if "p50_usd" in total else ""))
+    if tall:
+        head = textwrap.fill(head, 48, break_long_words=False)
+    fig.suptitle(head, fontsize=15, fontweight="bold", parse_math=False)
+    if basis is None:
+        basis = ("illustrative ranges, ledger.illustrative_ranges: the scenario gives every "
+                 "input as a number" if illustrative else "the scenario's ranges")
+    notes = ([f"* {OUTSIDE_NOTE}"] if any(outside) else []) + [
+        f"llmcost.ledger.bill_bars and LedgerDraws.tornado (Monte Carlo of {basis})"]
+    note = _source(ax2 if tall else ax,  # the lower axes: its note does not widen the gap
+                   "\n\n".join(notes))  # one paragraph each (readable wraps them)
+    note.set_in_layout(False)  # a figure-wide foot: tight_layout leaves it room (readable)
     readable(fig)
-    fig.subplots_adjust(top=min(fig.subplotpars.top,
-                                1 - (1.25 if tall else 0.9) / fig.get_figheight()))
+    lines = head.count("\n") + 1  # the title's height: about 0.45 in a line at 15 pt
+    fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
+                                / fig.get_figheight()))
     return axes
 
 
@@ -1643,7 +1662,8 @@ PROJECTOR_MIN_FONTSIZE = 11.0
 def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     """Make a figure readable on a projector: every text of the figure (tick labels, legends,
     annotations, titles) grows to at least ``min_fontsize`` points, axis labels and titles to
-    ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2``; and the
+    ``min_fontsize + 2``; the source line at the foot wraps at ``min_fontsize - 2`` (each
+    paragraph of it, separated by a blank line, on lines of its own); and the
     layout is redone (``tight_layout``) with room for it, so that no text overlaps an axis label.
     Takes an Axes, an array of Axes or a Figure; returns it.
     """
@@ -1684,7 +1704,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     lines = 0
     for t in notes:  # wrap the source line by hand, so that its height is known
         t.set_fontsize(min_fontsize - 2)
-        t.set_text(textwrap.fill(" ".join(t.get_text().split()), room, break_long_words=False))
+        t.set_text("\n".join(textwrap.fill(" ".join(par.split()), room, break_long_words=False)
+                             for par in t.get_text().split("\n\n")))  # a blank line: a paragraph
         lines = max(lines, t.get_text().count("\n") + 1)
     foot = min(0.3, (lines * 1.25 * (min_fontsize - 2) + 4) / 72 / fig.get_figheight())
     with warnings.catch_warnings():

@@ -41,6 +41,7 @@ from typing import Callable, NamedTuple
 from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
 from ..bill.ledger import (
     build_ledger,
+    headline_draws,
     predicted_mfu_range,
     predicted_mfu_source,
     simulate_ledger,
@@ -79,7 +80,7 @@ from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import weight_bytes
-from ..training.accuracy import band_for_step
+from ..training.accuracy import band_for_step, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
 from .glance import (
@@ -90,6 +91,7 @@ from .glance import (
     glance_figure_html,
     plain_sentences,
     scenario_names,
+    with_headline,
 )
 from .kernels import KernelStartError, WarmKernel
 from .numbering import notebook_number, numbered_files
@@ -406,9 +408,13 @@ def estimate_ledger(scenario_path):
     pred = scenario.get("_mfu_prediction")
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
     if pred:
+        bd = pred["band"]
         warnings = [f"mfu: predict -> {pred['value']:.1%}, {pred['from']}; band "
-                    f"{pred['band']['low']:.1%}-{pred['band']['high']:.1%} "
-                    f"({pred['band']['text']})"] + list(pred["band"].get("warnings", [])) \
+                    f"{bd['low']:.1%}-{bd['high']:.1%} around the prediction, the range the "
+                    f"bill draws on the MFU ("
+                    f"{mfu_spread_words(bd.get('center', 0.0), bd['half_width'])}; "
+                    f"{bd.get('basis', bd.get('regime', ''))})"] \
+            + list(bd.get("warnings", [])) \
             + warnings
     over = budget_warning(bill.total_usd, values.get("ledger_budget_usd"))
     warnings = warnings + magnitude_warnings(values, bill)
@@ -474,7 +480,7 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
                  "center": band.center, "n": band.n, "regime": band.regime,
                  "validated": band.validated,
-                 "sets": list(band.sets), "text": band.describe(),
+                 "sets": list(band.sets), "text": band.describe(), "basis": band.basis(),
                  "warnings": list(band.warnings)},
     }
     return out
@@ -1363,8 +1369,15 @@ def bill_inputs(values: dict, scenario: dict | None = None) -> dict:
 
 def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) -> dict:
     """The whole bill (``llmcost.ledger``) of the values every notebook used, for summary.json,
-    with its ranges: P10 / P50 / P90 per line and the tornado (``LedgerDraws.bill_summary``)."""
-    return simulate_ledger(bill_inputs(values, scenario), samples=samples).bill_summary()
+    with its ranges: the scenario's points, and P10 / P50 / P90 per line and the tornado of the
+    headline draws (``ledger.headline_draws``, ``glance.with_headline``): the same range as the
+    index's figure and sentences, and as ``llmcost estimate``."""
+    inputs = bill_inputs(values, scenario)
+    try:
+        head = headline_draws(inputs, samples=samples)
+    except ValueError:  # a sourced spread breaks a rule in some draws: the scenario's own ranges
+        return simulate_ledger(inputs, samples=samples).bill_summary()
+    return with_headline(head.point.summary(), head)
 
 
 def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, other,
@@ -1379,7 +1392,8 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
         try:
             summary["bill_glance"], bars, tor = bill_glance(bill_inputs(plan.values, scenario))
             out["figure"] = glance_figure_html(bars, tor, title,
-                                               summary["bill_glance"]["illustrative"])
+                                               summary["bill_glance"]["illustrative"],
+                                               basis=summary["bill_glance"]["basis"])
         except ValueError as e:
             progress(f"warning: the bill's figure could not be drawn: {e}")
     if other is not None:

@@ -20,7 +20,7 @@ import math
 
 from ..bill import levers
 from ..bill.claims import scenario_as_claim
-from ..bill.ledger import build_ledger, simulate_ledger, spend_timeline, with_changes
+from ..bill.ledger import build_ledger, headline_draws, spend_timeline, with_changes
 from ..bill.scenario import LEDGER_DEFAULTS, ScenarioError, resolve_price
 from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
@@ -48,7 +48,7 @@ def _bill_values(p: dict, private: dict) -> dict:
 
 def _nb00(p, private):
     bill = build_ledger(_bill_values(p, private))
-    draws = simulate_ledger(_bill_values(p, private), samples=2_000)
+    draws = headline_draws(_bill_values(p, private), samples=2_000).draws  # as its cell 3
     spend_timeline(bill, p.get("ledger_budget_usd"))
     spec = load_model(p["model"])  # the illustrative post-training of section 6
     post = with_changes(bill, ledger_sft_tokens=1e10,

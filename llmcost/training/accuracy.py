@@ -225,20 +225,43 @@ class MfuBand:
     regime_best_source: str = ""
     mfu_bf16_basis: float | None = None
 
-    def describe(self) -> str:
-        """One line: the MFU, its band and where the band comes from."""
+    def basis(self) -> str:
+        """Where the band comes from, in words that do not repeat it (``step_error_words``:
+        the error is on the step time; ``mfu_spread_words``: what it means for the MFU)."""
+        err = step_error_words(self.center, self.half_width)
         if self.validated:
-            basis = (f"split-conformal 90% band of its regime: median held-out error "
-                     f"{self.center:+.1%} ± {self.half_width:.1%} (n = {self.n}: "
-                     f"{', '.join(self.sets)})")
-        elif self.n:
-            basis = (f"stated default: median error {self.center:+.1%} ± {self.half_width:.1%} "
-                     f"from only n = {self.n} held-out run(s) ({', '.join(self.sets)}; fewer "
-                     f"than {MIN_CONFORMAL_ROWS})")
-        else:
-            basis = f"± {self.half_width:.0%}, the stated default of a regime with no runs"
-        return (f"{self.mfu:.1%} (band {self.low:.1%}–{self.high:.1%}; {basis}; "
+            return (f"split-conformal 90% band of its regime: {err} on its n = {self.n} "
+                    f"held-out runs ({', '.join(self.sets)})")
+        if self.n:
+            return (f"the stated default, {err}, from only n = {self.n} held-out run(s) "
+                    f"({', '.join(self.sets)}; fewer than {MIN_CONFORMAL_ROWS} for a conformal "
+                    "band)")
+        return f"the stated default of a regime with no published runs, {err}"
+
+    def describe(self) -> str:
+        """One line: the MFU, its band (once) and where the band comes from (``basis``)."""
+        return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} "
+                f"({mfu_spread_words(self.center, self.half_width)}; {self.basis()}; "
                 f"regime {self.regime})")
+
+
+def step_error_words(center: float, half_width: float) -> str:
+    """The band's error in a reader's words. The error e = predicted MFU / published MFU − 1 is,
+    for the same FLOPs and GPUs (MFU ∝ 1 / step time), published step time / predicted step
+    time − 1: an error on the step time, centre ``center`` ± ``half_width``."""
+    return (f"published step times {center:+.1%} ± {half_width:.0%} from the predicted "
+            "(an error on the step time)")
+
+
+def mfu_spread_words(center: float, half_width: float) -> str:
+    """What a step-time error of c ± w means for the MFU: a published MFU between
+    p / (1 + c + w) and p / (1 + c − w), i.e. 1 − 1 / (1 + c + w) below and
+    1 / (1 + c − w) − 1 above the prediction p (before any cap); no upper end when
+    1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above."""
+    below = 1 - 1 / (1 + center + half_width)
+    up = 1 + center - half_width
+    above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
+    return f"the MFU {below:.0%} below to {above} the prediction, before any cap"
 
 
 def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
@@ -381,9 +404,10 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
             return [f"only {band['n']} held-out run(s) in the regime {label} (errors "
                     f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
                     f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
-                    f"median error {c:+.1%} ± {w:.0%}."]
+                    f"{step_error_words(c, w)}, i.e. {mfu_spread_words(c, w)}."]
         return [f"no held-out run is published in the regime {label}: the band is "
-                f"the stated default ±{w:.0%}."]
+                f"the stated default, {step_error_words(c, w)}, i.e. "
+                f"{mfu_spread_words(c, w)}."]
     if not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
         return [f"{n_gpus:,} GPUs is more than 4× away from the "
                 f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "

@@ -607,7 +607,8 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
                                           f"({RULES['fsdp_shard']})")
         df = hs
     if df.empty:
-        raise _no_plan_error(df.attrs.get("rejected", {}), model, cluster, global_batch, fixed)
+        raise _no_plan_error(df.attrs.get("rejected", {}), model, cluster, global_batch, fixed,
+                             seq_len, pp_split)
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
@@ -669,18 +670,87 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
     return opts
 
 
-def _no_plan_error(counts: dict, model, cluster, global_batch, fixed) -> PlanError:
-    """``choose_plan``'s error when no combination is valid: the deepest rule any combination
-    reached (rules are checked in order) is the obstacle; the three broken most often."""
+def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=None,
+                   pp_split="even") -> PlanError:
+    """``choose_plan``'s error when no combination is valid. When the GPU count itself cannot be
+    split with the batch (``split_hint``), that comes first: it is what a user changes first;
+    then the deepest rule any combination reached (rules are checked in order) and the three
+    broken most often."""
     reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
     rule = reached[-1] if reached else "product"
     common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
                     reverse=True)[:3]
     tally = ", ".join(f"{r} ({n:,})" for n, r in common)
+    hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split, fixed)
+    detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
+              f"broken most often: {tally}")
+    if hint:
+        return PlanError("batch", f"no valid plan for {model.name} on {cluster.n_gpus} GPUs: "
+                                  f"{hint} (detail, fixed {fixed}: {detail})")
     return PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
-                           f"global batch of {global_batch} sequences and fixed {fixed}: the "
-                           f"combinations that get furthest break rule '{rule}' "
-                           f"({RULES[rule]}); rules broken most often: {tally}")
+                           f"global batch of {global_batch} sequences and fixed {fixed}: "
+                           + detail)
+
+
+def _divisors(n: int) -> list:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> list:
+    """The products tp·pp·cp that divide ``n`` GPUs and obey the model's rules (tp divides the
+    heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
+    with ``embedding_and_loss``, or is at most the layers with ``uneven``; 2·cp divides the
+    sequence), each field at its fixed value where ``fixed`` gives one."""
+    a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
+    slots = L + 2 if pp_split == "embedding_and_loss" else L
+    tps = [t for t in _divisors(n) if a % t == 0 and (g % t == 0 or t % g == 0)]
+    pps = [q for q in _divisors(n) if (q <= L if pp_split == "uneven" else slots % q == 0)]
+    cps = [c for c in (1, 2, 4, 8, 16, 32) if n % c == 0 and (c == 1 or seq_len % (2 * c) == 0)]
+    tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
+                     (("tp", tps), ("pp", pps), ("cp", cps)))
+    return sorted({t * q * c for t in tps for q in pps for c in cps if n % (t * q * c) == 0})
+
+
+def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
+               fixed: dict | None = None) -> str:
+    """Why ``n_gpus`` cannot be split for ``model`` and a global batch of ``global_batch``
+    sequences, in the words of what to change, or "" when a split exists. A plan needs
+    n_gpus = dp × tp·pp·cp with tp·pp·cp a product of ``_split_products`` (the model's rules)
+    and dp × micro_batch_size dividing the global batch (``RULES['batch']``); when no dp that
+    divides the batch leaves such a product, the GPU count (or the batch) is what to change:
+    the nearest GPU counts below and above that split (the same check) and the batch sizes
+    nearest ``global_batch`` that the smallest dp of a valid product divides are named."""
+    fixed = dict(fixed or {})
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    mbs = int(fixed.get("micro_batch_size", 1))
+
+    def dps(n):
+        return [n // q for q in _split_products(model, n, seq, pp_split, fixed)
+                if global_batch % (mbs * (n // q)) == 0 and
+                ("dp" not in fixed or n // q == fixed["dp"])]
+
+    if dps(n_gpus):
+        return ""
+    prods = _split_products(model, n_gpus, seq, pp_split, fixed)
+    batch_dps = [d for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
+    near = [next((n for n in rng if dps(n)), None) for rng in
+            (range(n_gpus - 1, 0, -1), range(n_gpus + 1, 4 * n_gpus + 1))]
+    text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
+            f"data parallelism must divide the batch, so dp can only be "
+            f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
+            f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
+            f"{model.n_heads} heads), pp (dividing the "
+            f"{model.n_layers + 2 if pp_split == 'embedding_and_loss' else model.n_layers} "
+            f"layer slots) and cp make that product"
+            + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
+    fixes = [f"{n} GPUs" for n in near if n is not None]
+    if prods:
+        d = mbs * (n_gpus // max(prods))
+        lo, hi = global_batch // d * d, -(-global_batch // d) * d
+        fixes.append(f"a global batch divisible by {d} (e.g. "
+                     + " or ".join(f"{b:,}" for b in sorted({lo, hi}) if b > 0) + " sequences)")
+    return text + (f"; use {' or '.join(fixes)}" if fixes else "")
+
 
 def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
                          rank_factory) -> ParallelPlan:

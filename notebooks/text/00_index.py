@@ -177,7 +177,8 @@ print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); n
 
 # %%
 title = f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, {p['n_gpus']:,} × {gpu.name}"
-plots.bill_at_a_glance(bars, tor, title=title, illustrative=head.illustrative);
+plots.bill_at_a_glance(bars, tor, title=title, illustrative=head.illustrative,
+                       basis=head.basis);
 
 # %%
 links = [f'<a href="{n}.ipynb">{n[:2]}</a>' if n and n != "00_index" else "here"
@@ -201,26 +202,28 @@ plots.bill_waterfall(table);
 # arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
-# uniform range on `mfu`. The lines add up to the total in every draw; their **P10 / P50 / P90
+# triangular range on `mfu`, peaked at the prediction. The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
-# When the scenario gives every input as a number, this page ranges three inputs to show the
-# method (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band;
-# the price over the **interquartile** spread (P25–P75) of the current catalogue prices for the
-# accelerator, not cheapest to dearest (one outlying provider would set the conclusion); the
-# exploratory fraction over Cottier et al. 2024's 0.2–3.0 final runs. That interval is a **90%**
-# one (their P5 and P95); taken as a triangle's ends it becomes this range's P0 and P100, so the
-# range here is **narrower** than theirs. These are illustrations, and the spread they give is
-# theirs, not a forecast. Which inputs are ranged here?
+# **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
+# `summary.json` and `llmcost estimate`): three inputs move every bill and are always ranged. Each
+# gets the scenario's own range when it gives one (for `mfu: predict`, the model's band on its
+# prediction); otherwise a sourced **illustrative** spread around the value the scenario gives
+# (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band for runs
+# like this one; the price over the **interquartile** spread (P25–P75) of the current catalogue
+# prices for the accelerator, not cheapest to dearest (one outlying provider would set the
+# conclusion); the exploratory fraction over Cottier et al. 2024's 0.2–3.0 final runs. That
+# interval is a **90%** one (their P5 and P95); taken as a triangle's ends it becomes this range's
+# P0 and P100, so the range here is **narrower** than theirs. The illustrative spreads are
+# illustrations, not a forecast. Which inputs are ranged here, and from what?
 
 # %%
-ranged = not head.illustrative  # the scenario's own ranges; else sourced illustrations
+ranged = bool(head.draws.ranges)  # always, by the rule above
 why, draws = head.sources, head.draws  # the draws of the picture above
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("the scenario's own ranges" if ranged else "an illustration: the scenario gives every "
-      "input as a number, so three inputs are ranged from sourced spreads")
+print(f"ranged from {head.basis}:")
 for k, r in draws.ranges.items():
     print(f"  {k}: {r.describe()} ({why.get(k, '')})")
 q = draws.percentiles()
@@ -696,27 +699,28 @@ plots.table(ledger.claim_questions(bill))
 # under `bill`, with the schema version, package version, git commit and catalogue dates):
 
 # %%
+f, line = bill.figures, bill.line
+rows = [summary_row("bill_total_usd", "the whole bill", bill.total_usd, "USD", "every line"),
+        summary_row("final_run_usd", "final pre-training run", f["final_run_usd"], "USD",
+                    "paid GPU-hours × price"),
+        summary_row("exploratory_usd", "exploratory and failed runs",
+                    line("compute.exploratory").usd, "USD", line("compute.exploratory").status),
+        summary_row("rl_usd", "RL post-training", line("post.rl").usd, "USD",
+                    line("post.rl").status),
+        summary_row("bill_mfu", "MFU of the bill", f["mfu"], "", f["mfu_source"]),
+        summary_row("paid_gpu_hours", "paid GPU-hours (pre-training)", f["paid_gpu_hours"],
+                    "GPU-h", "ideal / goodput")]
+
+# %%
 # NBVAL_CHECK_OUTPUT
-f = bill.figures
-publish_summary("00_index", [
-    summary_row("bill_total_usd", "the whole bill", bill.total_usd, "USD", "every line"),
-    summary_row("final_run_usd", "final pre-training run", f["final_run_usd"], "USD",
-                "paid GPU-hours × price"),
-    summary_row("exploratory_usd", "exploratory and failed runs",
-                bill.line("compute.exploratory").usd, "USD", bill.line("compute.exploratory").status),
-    summary_row("rl_usd", "RL post-training", bill.line("post.rl").usd, "USD",
-                bill.line("post.rl").status),
-    summary_row("bill_mfu", "MFU of the bill", f["mfu"], "", f["mfu_source"]),
-    summary_row("paid_gpu_hours", "paid GPU-hours (pre-training)", f["paid_gpu_hours"], "GPU-h",
-                "ideal / goodput"),
+publish_summary("00_index", rows + [
     summary_row("energy_mwh", "energy, all compute", f["energy_mwh"], "MWh",
                 "facility power" if f["energy_mwh"] is not None else "not computed: no tdp_w"),
     summary_row("tco2e", "emissions (location-based)", f["tco2e"], "tCO2e",
                 f"{f['grid_kg_co2e_per_kwh']} kg/kWh" if f["tco2e"] is not None
                 else "not computed: the accelerator has no tdp_w"),
 ] + [summary_row(f"bill_{k}_usd", f"the whole bill, {k.upper()}", q[k], "USD",
-                     "Monte Carlo of the scenario's ranges: " + ", ".join(draws.ranges))
-        for k in ("p10", "p50", "p90") if ranged])
+                 f"Monte Carlo of {head.basis}") for k in ("p10", "p50", "p90") if ranged])
 
 # %% [markdown]
 # ## Takeaways

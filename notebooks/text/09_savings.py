@@ -252,7 +252,9 @@ plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "a
 # GPU-hours are $H = F / (P \cdot \text{MFU} \cdot g)$ for $F$ model FLOPs on a peak $P$ with
 # goodput $g$, so $\partial H / H = -\partial \text{MFU} / \text{MFU}$: ten points of MFU at 40% are
 # a quarter of the compute bill. Three levers change the MFU: reaching the best published MFU on
-# this hardware (`levers.raise_mfu`, the target from `accuracy.best_published_mfu`), FP8 training
+# this hardware (`levers.raise_mfu`, the target from `accuracy.best_published_mfu`, called "the
+# best published" only when a published run of this run's regime exists, `levers.mfu_target`;
+# otherwise the lever's name says the target comes from other kinds of runs), FP8 training
 # (`levers.fp8_training`: twice the peak, but only the GEMMs run at it) and activation
 # recomputation, which trades FLOPs for memory. Priced both ways with the memory and step-time
 # models (`levers.activation_recompute`): recomputing on the same GPUs costs FLOPs for nothing;

@@ -1,0 +1,90 @@
+"""What a new-user trial of the report at a glance found, each checked against a hand derivation
+or the catalogue: the GPU count that cannot be split says so first, the MFU lever says what its
+target rests on, the two MFU bands say which is which, and `llmcost estimate`'s prose fits the
+terminal."""
+
+from __future__ import annotations
+
+import pytest
+
+import llmcost
+from llmcost.bill import levers
+from llmcost.present import cli
+from llmcost.present.report import estimate_ledger
+from llmcost.training import accuracy
+from llmcost.training import parallel as P
+
+DEFAULT = "data/scenarios/default.yaml"
+
+
+def test_a_gpu_count_that_cannot_split_says_so_first():
+    # By hand: 60 = 2²·3·5 GPUs, a batch of 1,024 = 2¹⁰ sequences. dp divides both: dp ∈ {1, 2,
+    # 4}, leaving tp·pp·cp ∈ {60, 30, 15}. tp divides 64 heads and 8 KV heads and 60: {1, 2, 4};
+    # pp divides the 80 layers and 60: {1, 2, 4, 5, 10, 20}; cp = 1. Their products dividing 60
+    # are {1, 2, 4, 5, 10, 20}: never 15, 30 or 60, so the factor 3 has nowhere to go. 40 GPUs
+    # (dp 8 × pp 5) and 64 (powers of two) split; so does a batch dp = 60 / 20 = 3 divides.
+    spec = llmcost.load_model("llama-2-70b")
+    acc = llmcost.load_accelerator("H100-SXM")
+    with pytest.raises(P.PlanError) as err:
+        P.choose_plan(spec, llmcost.Cluster(acc, 60), 1024, 4096, rank=P.rank_without_time,
+                      fixed={"cp": 1})
+    msg = str(err.value)
+    assert msg.startswith("no valid plan for llama-2-70b on 60 GPUs: 60 GPUs do not split with a "
+                          "global batch of 1024 sequences: data parallelism must divide the "
+                          "batch, so dp can only be 1, 2, 4, leaving tp·pp·cp = 60, 30, 15")
+    assert "(the products they make: 1, 2, 4, 5, 10, 20)" in msg
+    assert "use 40 GPUs or 64 GPUs or a global batch divisible by 3 (e.g. 1,023 or 1,026" in msg
+    assert msg.index("do not split") < msg.index("get furthest")  # the detail comes after
+    assert err.value.rule == "batch"
+    for n in (40, 64):  # the counts it suggests do have a plan
+        P.choose_plan(spec, llmcost.Cluster(acc, n), 1024, 4096, rank=P.rank_without_time,
+                      fixed={"cp": 1})
+    assert P.split_hint(spec, 2048, 1024, 4096) == ""  # a count that splits: no hint
+
+
+def test_the_mfu_lever_says_what_its_target_rests_on():
+    big = {"model": "llama-2-70b", "n_gpus": 2048, "mfu": 0.3}
+    small = {"model": "llama-3.1-8b", "n_gpus": 256, "mfu": 0.3}
+    for sc, named in ((big, False), (small, True)):
+        target, _, runs, regime = levers.mfu_target(sc)
+        band = accuracy.mfu_band(0.3, "H100-SXM", sc["n_gpus"],
+                                 n_params=llmcost.load_model(sc["model"]).n_params,
+                                 seq_len=4096)
+        assert runs == band.n and regime == band.regime
+        assert (runs == 0) == named
+        change = levers.raise_mfu(sc)
+        r = levers.price_lever("raise_mfu", "raise MFU to the best published", "utilisation", sc,
+                               change, samples=200)
+        if named:  # no published run of its regime: the name says what the target is
+            assert r.name == (f"raise MFU to {target:.0%}, the best published on Hopper for this "
+                              "size (no published run like this one)")
+            assert "no published run of this regime" in r.source
+        else:
+            assert r.name == "raise MFU to the best published"
+        assert r.saving_usd > 0  # 30% -> the published 47%: a saving either way
+
+
+def test_the_two_mfu_bands_say_which_is_which():
+    bill = estimate_ledger(DEFAULT)  # mfu 0.4 given; the model predicts about 50%
+    w = next(x for x in bill.warnings if "expects of this plan" in x)
+    assert "around that prediction (not the range the bill draws around the scenario's own " \
+           "figure)" in w
+    from llmcost.bill import ledger
+    src = ledger.illustrative_ranges(bill)["mfu"][1]
+    assert "applied to the bill's own MFU, 40.0%" in src
+    assert "not around the model's prediction" in src
+
+
+def test_estimate_prose_fits_the_terminal_and_keeps_every_word():
+    bill = estimate_ledger(DEFAULT)
+    for columns in (60, 80):
+        text = cli.bill_text(bill, DEFAULT, columns=columns)
+        flat = " ".join(text.split())
+        for w in bill.warnings:  # whole, every word in order
+            assert " ".join(f"warning: {w}".split()) in flat
+        table = {ln for ln in text.splitlines() if ln[:1].isalpha() and "  " in ln
+                 and ln.rstrip().split()[-1] in ("modelled", "default", "given", "included")}
+        prose = [ln for ln in text.splitlines() if ln not in table and not ln.startswith("---")
+                 and not ln.startswith("total ")]
+        assert max(len(ln) for ln in prose) <= columns, max(prose, key=len)
+    assert cli.wrap_lines("a b", 80) == ["a b"]
