@@ -649,13 +649,14 @@ publish_summary("03_parallelism", [
     summary_row("memory_per_gpu_gb", "memory per GPU, scenario plan", mb.total / 1e9, "GB",
                 plan.describe()),
     summary_row("memory_headroom_gb", "memory headroom per GPU", (usable - mb.total) / 1e9, "GB",
-                f"of {usable / 1e9:.0f} GB usable; below 0 the plan does not fit"),
+                f"the {usable / 1e9:.0f} GB usable less the plan's {mb.total / 1e9:.1f} GB; "
+                "below 0 it does not fit"),
     summary_row("bubble_fraction", "pipeline bubble", plan.bubble_fraction(), "",
                 f"of ideal compute time, {plan.schedule if plan.pp > 1 else 'no pipeline'}"),
     summary_row("n_valid_plans", "valid plans", len(plans), "",
                 f"of {plans.attrs['n_candidates']:,} combinations"),
     summary_row("n_fitting_plans", "fitting plans, TP in domain", len(fitting), "",
-                f"{usable / 1e9:.0f} GB usable per GPU"),
+                f"each needing at most the {usable / 1e9:.0f} GB usable per GPU"),
 ])
 
 # %% [markdown]
