@@ -39,16 +39,20 @@ from .memory import PrecisionRecipe, get_recipe
 #: ``Efficiency``) may count it again. ``step.KERNEL_EFFICIENCY`` is this constant.
 KERNEL_EFFICIENCY = 0.794
 
-#: The same sustained share re-fitted as a residual for GEMMs priced by shape
+#: The GEMMs' sustained share re-fitted as a residual for GEMMs priced by shape
 #: (``StepOptions.gemm_shape``): the fit of ``KERNEL_EFFICIENCY`` on the same ten layer times
-#: with the shape term applied (``calibrate_kernel_efficiency(gemm_shape=True)``; no A100 kernel
-#: table exists, so the Hopper BF16 term ``gemm.GEMM_SHAPE[("hopper", "bf16")]`` stands in for
-#: A100's, stated). The flat fit's 0.794 holds the fixed-cost and short-inner-dimension losses of
-#: the 22B layer's GEMMs (its output projection has k = 768 at TP 8); the shape term prices them
-#: itself, so wherever it applies the rate part takes this residual instead: the loss is counted
-#: once. Used only where ``gemm.gemm_shape`` gives a term; elsewhere (Ampere, AMD) the flat
-#: ``KERNEL_EFFICIENCY``.
-KERNEL_EFFICIENCY_SHAPE = 0.811
+#: with the shape term applied to the GEMMs and only the GEMMs' share left free, attention and
+#: memory-bound work kept at ``KERNEL_EFFICIENCY`` (``calibrate_kernel_efficiency(gemm_shape=True)``;
+#: no A100 kernel table exists, so ``step_validation.A100_SHAPE_STAND_IN``, Hopper BF16's term by
+#: ``gemm.stand_in_shape``'s per-SM rule, stands in for A100's, stated). The flat fit's 0.794
+#: holds the fixed-cost and short-inner-dimension losses of the 22B layer's GEMMs (its output
+#: projection has k = 768 at TP 8); the shape term prices them itself, so wherever it applies
+#: the GEMMs' rate part takes this residual instead: the loss is counted once. The shape term
+#: prices GEMM losses only, so the residual replaces the GEMMs' share only: the attention and
+#: memory-bound rates keep ``KERNEL_EFFICIENCY`` (a residual on every rate, as first shipped,
+#: sped them up by the GEMMs' shape losses). Used only where ``gemm.gemm_shape`` gives a term;
+#: elsewhere (Ampere, AMD) the flat ``KERNEL_EFFICIENCY``.
+KERNEL_EFFICIENCY_SHAPE = 0.805
 
 def stack_moe_host_s(stack: stacks.Stack, layer_s: float | None = None,
                      expert_s: float | None = None) -> tuple:
@@ -87,16 +91,21 @@ class StepOptions:
     efficiency : Efficiency or None
         Achievable burst fractions (None: the catalogue's for the accelerator and the stack).
     kernel_efficiency : float in (0, 1] or None
-        Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``, or
-        ``KERNEL_EFFICIENCY_SHAPE`` where GEMMs are priced by shape).
+        Sustained share of the burst rates (None: ``KERNEL_EFFICIENCY``); given, it is every
+        kernel's, the GEMMs priced by shape included unless ``gemm_kernel_efficiency`` is given.
+    gemm_kernel_efficiency : float in (0, 1] or None
+        Sustained share of the GEMMs' rate where the shape term prices them (None:
+        ``KERNEL_EFFICIENCY_SHAPE``, or ``kernel_efficiency`` when that is given); no effect
+        where no shape term applies.
     gemm_shape : bool or gemm.GemmShape
         Price each GEMM by its shape (``gemm.gemm_time_s``: a fixed kernel cost ``t0`` and an
         inner-dimension overhead ``k0`` fitted to kernel benchmarks, tending to
         ``matmul_fraction`` for large GEMMs) instead of at the flat ``matmul_fraction``; no
         effect on accelerators without a kernel table (``gemm.gemm_shape`` is None: Ampere,
-        AMD). Where the term applies, the rate part's sustained share is the residual
+        AMD). Where the term applies, the GEMMs' sustained share is the residual
         ``KERNEL_EFFICIENCY_SHAPE`` (fitted with the shape term on), not ``KERNEL_EFFICIENCY``,
-        so no loss is counted twice. A ``GemmShape`` applies that term on any accelerator (the
+        so no loss is counted twice; attention and memory-bound work keep
+        ``KERNEL_EFFICIENCY``. A ``GemmShape`` applies that term on any accelerator (the
         calibration's stand-in for A100).
     fp8_as_run : bool
         With ``dtype="fp8"``, run only the transformer layers' linear GEMMs in FP8: the LM head
@@ -165,6 +174,7 @@ class StepOptions:
     ep_overlap: object = "auto"
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
+    gemm_kernel_efficiency: float | None = None
     gemm_shape: object = False
     fp8_as_run: bool = False
     fp8_recipe: str = "current"
@@ -218,8 +228,9 @@ class StepOptions:
         if not _is_choice(self.hsdp_all_reduce, ("auto",) + HSDP_ALL_REDUCE_MODES):
             raise ValueError(f"hsdp_all_reduce={self.hsdp_all_reduce!r} must be 'auto' or one "
                              f"of {HSDP_ALL_REDUCE_MODES}")
-        if self.kernel_efficiency is not None:
-            as_array(self.kernel_efficiency, "kernel_efficiency", positive=True, upper=1.0)
+        for name in ("kernel_efficiency", "gemm_kernel_efficiency"):
+            if getattr(self, name) is not None:
+                as_array(getattr(self, name), name, positive=True, upper=1.0)
         for name in ("moe_layer_host_s", "moe_expert_host_s"):
             v = getattr(self, name)
             if v is not None:
@@ -255,6 +266,19 @@ class StepOptions:
         """A copy with ``keywords`` changed (validated like ``build``)."""
         return StepOptions.build(self, **keywords)
 
+    def _sustained_shares(self, shaped: bool) -> tuple:
+        """``(kappa, kappa_gemm)``: the sustained share of the attention and memory-bound
+        rates (and of flat GEMMs) and the GEMMs' (``KERNEL_EFFICIENCY_SHAPE`` where ``shaped``,
+        the fields' docstrings give the overrides)."""
+        kappa = KERNEL_EFFICIENCY if self.kernel_efficiency is None else self.kernel_efficiency
+        if not shaped:
+            kappa_gemm = kappa
+        elif self.gemm_kernel_efficiency is not None:
+            kappa_gemm = self.gemm_kernel_efficiency
+        else:
+            kappa_gemm = KERNEL_EFFICIENCY_SHAPE if self.kernel_efficiency is None else kappa
+        return float(kappa), float(kappa_gemm)
+
     def resolve(self, accelerator: str) -> ResolvedOptions:
         """The values the engine prices on ``accelerator`` (catalogue name): the stack's
         ``"auto"`` settings filled in (``stacks.step_options``), the kernels' sustained rates
@@ -287,13 +311,10 @@ class StepOptions:
             edge_shape = gemm.gemm_shape(accelerator, edge_dtype)
         else:
             shape = edge_shape = None
-        # the sustained share: the residual where the shape term prices the shape losses
-        default_kappa = KERNEL_EFFICIENCY if shape is None else KERNEL_EFFICIENCY_SHAPE
-        kappa = float(as_array(default_kappa if self.kernel_efficiency is None
-                               else self.kernel_efficiency, "kernel_efficiency", positive=True,
-                               upper=1.0))
-        # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY)
-        keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa,
+        kappa, kappa_gemm = self._sustained_shares(shape is not None)
+        # the kernels' rates: burst measurements × the sustained share (KERNEL_EFFICIENCY; the
+        # GEMMs' residual KERNEL_EFFICIENCY_SHAPE where the shape term prices their losses)
+        keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa_gemm,
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
         kernel = (attention.stack_kernel(st.flash_attention, st.name)
