@@ -330,6 +330,7 @@ class StepOptions:
             attention_kernel=attn,
             fp8_casts=self.fp8_recipe if (self.fp8_as_run and self.dtype == "fp8") else None,
             fp8_weight_cache=st.name in elementwise.FP8_WEIGHT_CACHE_STACKS,
+            fp8_transpose=str(accelerator) not in elementwise.FP8_NATIVE_COLUMNWISE,
             fsdp_prefetch_layers=so["fsdp_prefetch_layers"],
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
@@ -356,7 +357,9 @@ class ResolvedOptions:
     router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
     (``attention_curve``; None: the flat ``attention_fraction``); ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
-    FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``); ``comm`` the comm engine's
+    FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
+    whether a per-tensor cast writes a transposed copy (``elementwise.FP8_NATIVE_COLUMNWISE``);
+    ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
     options: StepOptions
@@ -377,6 +380,7 @@ class ResolvedOptions:
     attention_kernel: attention.KernelCurve | None
     fp8_casts: str | None
     fp8_weight_cache: bool
+    fp8_transpose: bool
     fsdp_prefetch_layers: int
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool

@@ -316,7 +316,9 @@ class KernelRates:
     ``attention`` the attention core's curve (``attention.KernelCurve``, sustained; None: the
     flat ``keff.attention_fraction``); ``fp8_casts`` the FP8 recipe whose casts are priced
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
-    casts paid per micro-batch (``elementwise.fp8_cast_bytes``)."""
+    casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
+    per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
+    ``elementwise.FP8_NATIVE_COLUMNWISE``)."""
 
     peak: float
     peak16: float
@@ -328,6 +330,7 @@ class KernelRates:
     attention: object = None
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
+    fp8_transpose: bool = True
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -474,7 +477,8 @@ def _fp8_casts(rates: KernelRates, gemms):
     ``rates.fp8_casts`` (``elementwise.fp8_cast_bytes``); (0, 0) when casts are not priced."""
     if rates.fp8_casts is None or not gemms:
         return 0.0, 0.0
-    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share)
+    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share,
+                                      rates.fp8_transpose)
 
 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
@@ -856,7 +860,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
-                                   fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0),
+                                   fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
+                                   fp8_transpose=o.fp8_transpose),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
