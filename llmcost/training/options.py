@@ -133,11 +133,15 @@ class StepOptions:
         are priced (``attention.ring_merge_bytes``). No effect where no curve exists
         (``attention.kernel_curve`` is None: Ampere, Blackwell, AMD) or without FlashAttention.
 
-        ``gemm_shape``, ``fp8_as_run`` and ``attention_curve`` are off by default: each is on
-        only if, priced on the published runs with the MoE host cost re-fitted under it, no
-        regime's held-out error gets worse (``accuracy.mechanism_comparison``, printed by
-        ``benchmarks/validate_mfu.py``); each worsens some regime, and a test holds the
-        defaults to that verdict.
+        A mechanism is on by default only if, priced on the published runs with the MoE host
+        cost re-fitted under it, the held-out mean error falls, no regime's held-out mean error
+        rises by more than its noise (the standard error of that mean,
+        ``accuracy.regime_noise``) and the A100 Megatron rows keep their goal, alone and with
+        the others on (``accuracy.mechanism_comparison``, printed by
+        ``benchmarks/validate_mfu.py``; a test holds the defaults to that verdict):
+        ``gemm_shape`` and ``fp8_as_run`` are on, ``attention_curve`` is off (the cuDNN curve
+        of the Transformer Engine stacks makes the FSDP MoE rows and the Llama 3 128K row more
+        optimistic beyond their noise).
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -175,8 +179,8 @@ class StepOptions:
     efficiency: Efficiency | None = None
     kernel_efficiency: float | None = None
     gemm_kernel_efficiency: float | None = None
-    gemm_shape: object = False
-    fp8_as_run: bool = False
+    gemm_shape: object = True
+    fp8_as_run: bool = True
     fp8_recipe: str = "current"
     attention_curve: object = False
     stack: object = None
