@@ -273,8 +273,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     MFU column only where no TFLOP/s is given (Korthikanti's Table 5, one decimal). Llama 3
     Table 4 gives both (430/400/380 TFLOP/s, 43/41/38%): its TFLOP/s give 43.5/40.4/38.4%. Llama 3
     does not state its FLOP count: its TFLOP/s are taken as published (``causal_basis_mfu``
-    gives the value it would have if Meta counted a causal mask, reported × causal ÷ full
-    FLOPs). NeMo AutoModel publishes tokens/s and model TFLOP/s on its own (causal) count:
+    gives the value it would have if Meta counted a causal mask: the same TFLOP/s over fewer
+    FLOPs per token are more tokens/s, reported × full ÷ causal FLOPs). NeMo AutoModel
+    publishes tokens/s and model TFLOP/s on its own (causal) count:
     ``reported`` is its TFLOP/s ÷ peak (as published), ``reported_mfu`` its tokens/s on the
     workbook's full-mask count.
 
@@ -436,8 +437,10 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
     pred_mfu = b.model_flops / (b.step_time_s * n * peak)
     pred_hfu = b.hfu * pred_mfu / b.mfu
     reported, reported_mfu, metric = _reported(c, r, model, s, peak)
-    causal = reported_mfu * float(model.flops_per_token(s, causal=True)) / float(
-        model.flops_per_token(s, causal=False))
+    # a publisher that counted a causal mask counted fewer FLOPs per token for the same TFLOP/s:
+    # its tokens/s, hence its MFU on the workbook's full-mask count, are larger by full / causal
+    causal = reported_mfu * float(model.flops_per_token(s, causal=False)) / float(
+        model.flops_per_token(s, causal=True))
     # a FLOP count the publisher does not state: the causal-mask basis is as likely
     basis = c.get("flop_basis")
     unstated = isinstance(basis, str) and basis == "unstated"
