@@ -690,7 +690,7 @@ MORE_ARGS_3 = {
 }
 #: The fields of StepOptions, attacked through step_time's keywords (the step model checks them
 #: where it reads them; the dataclass itself checks only dtype, dropout, straggler, efficiency,
-#: moe_gate, hsdp_all_reduce, kernel_efficiency and the MoE factors' type).
+#: moe_gate, hsdp_all_reduce, kernel_efficiency, gemm_kernel_efficiency and the MoE factors' type).
 STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "flag",
                     "tp_overlap": "choice", "pp_overlap": "choice", "dp_overlap": "choice",
                     "ep_overlap": "choice", "efficiency": "efficiency", "stack": "choice",
@@ -701,7 +701,7 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
                     "pipeline_flushes": "count0", "straggler": "flag",
                     "gemm_shape": "flag", "fp8_as_run": "flag", "fp8_recipe": "choice",
-                    "attention_curve": "choice",
+                    "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none"}
 MORE_ARGS_3["step_time"] = {**MORE_ARGS_3["step_time"], **STEP_OPTION_ARGS}

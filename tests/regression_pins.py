@@ -16,6 +16,13 @@ layer by layer with the stack's prefetch depth and the measured overlap contenti
 overlap option. The published-MFU checks that moved are in ``tests/test_step.py``
 (``SET_BANDS``, the ZeRO-3 fall).
 
+Re-blessed for the kernel mechanisms on by default (step-time model III part 1, a deliberate
+change of the model): GEMMs priced by shape (``llmcost.training.gemm``; the GEMMs' residual
+``KERNEL_EFFICIENCY_SHAPE`` on Hopper and Blackwell) and FP8 as run (LM head and router in BF16,
+the FP8 casts, ``llmcost.training.elementwise``), the MoE host cost re-fitted under them. The
+sourced checks that moved are in ``tests/test_step.py`` (DeepSeek-V3's band) and
+``tests/test_moe_layer.py``; ``accuracy.mechanism_comparison`` gives the verdict.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

@@ -170,3 +170,22 @@ def test_validation_rows_take_their_sets_fp8_recipe():
     for run, recipe in want.items():
         assert sv.row_fp8_recipe(cfg.loc[run]) == recipe, run
         assert sv.row_options(cfg.loc[run]).fp8_recipe == recipe, run
+
+
+def test_blackwell_per_tensor_casts_write_one_copy():
+    """Blackwell reads FP8 operands column-wise natively ("Blackwell: supports columnwise access
+    natively, so no transpose is needed", NVIDIA Transformer Engine docs, Low precision training,
+    Performance considerations): a per-tensor cast writes one 1-byte copy, by hand 5 B per
+    element under current scaling (read 2, amax read 2, write 1) and 3 B under delayed; MXFP8's
+    block scales run along one dimension, so both copies stay (4 + 2/32 B)."""
+    from llmcost.training import elementwise
+    assert elementwise.cast_bytes_per_element("current", transpose=False) == 5.0
+    assert elementwise.cast_bytes_per_element("delayed", transpose=False) == 3.0
+    assert elementwise.cast_bytes_per_element("mxfp8", transpose=False) == 4.0 + 2.0 / 32.0
+    assert elementwise.cast_bytes_per_element("current") == 6.0
+    assert StepOptions(fp8_as_run=True, dtype="fp8").resolve("B200").fp8_transpose is False
+    assert StepOptions(fp8_as_run=True, dtype="fp8").resolve("H100-SXM").fp8_transpose is True
+    fwd, bwd = elementwise.fp8_cast_bytes([(8192, 4096, 6144)], "current", transpose=False)
+    assert (fwd, bwd) == (5.0 * (8192 * 4096 + 4096 * 6144), 5.0 * 8192 * 6144)
+    with pytest.raises(ValueError, match="recipe"):
+        elementwise.cast_bytes_per_element("e8m0")

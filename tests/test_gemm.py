@@ -12,7 +12,7 @@ import pytest
 
 from llmcost import Cluster, load_accelerator, load_efficiency, load_model
 from llmcost.core.shapes import model_shapes
-from llmcost.training import gemm, options, step
+from llmcost.training import gemm, options, step, step_validation
 from llmcost.training.options import StepOptions
 from llmcost.training.parallel import make_plan
 from llmcost.training.step import KernelRates, LayerGeometry, layer_compute
@@ -116,11 +116,14 @@ def test_step_option_changes_hopper_and_not_ampere():
         off = step.step_time(model, cl, plan, 4096, gemm_shape=False)
         on = step.step_time(model, cl, plan, 4096, gemm_shape=True)
         if moves:
-            # the rate part runs at the residual KERNEL_EFFICIENCY_SHAPE (faster by its ratio to
-            # KERNEL_EFFICIENCY); the fixed cost and the k0 term more than pay it back
+            # the GEMMs' rate part runs at the residual KERNEL_EFFICIENCY_SHAPE (faster by its
+            # ratio to KERNEL_EFFICIENCY); the fixed cost and the k0 term more than pay it back
             ratio = options.KERNEL_EFFICIENCY / options.KERNEL_EFFICIENCY_SHAPE
             assert on.matmul_s > off.matmul_s * ratio * 1.005
-            assert on.attention_s == pytest.approx(off.attention_s * ratio, rel=1e-9)
+            # the shape term prices GEMM losses only: attention and memory-bound work keep
+            # KERNEL_EFFICIENCY (the residual does not speed them up)
+            assert on.attention_s == pytest.approx(off.attention_s, rel=1e-12)
+            assert on.memory_bound_s == pytest.approx(off.memory_bound_s, rel=1e-12)
         else:
             assert on.step_time_s == off.step_time_s
 
@@ -149,13 +152,49 @@ def test_kernel_efficiency_shape_is_the_residual_of_the_same_fit():
     eff = load_efficiency("H100-SXM")
     assert r.keff.matmul_fraction == pytest.approx(
         eff.matmul_fraction * options.KERNEL_EFFICIENCY_SHAPE)
-    assert StepOptions().resolve("H100-SXM").keff.matmul_fraction == pytest.approx(
-        eff.matmul_fraction * options.KERNEL_EFFICIENCY)
+    # the residual is the GEMMs' only: attention and HBM rates keep KERNEL_EFFICIENCY
+    assert r.keff.attention_fraction == pytest.approx(
+        eff.attention_fraction * options.KERNEL_EFFICIENCY)
+    assert r.keff.hbm_fraction == pytest.approx(eff.hbm_fraction * options.KERNEL_EFFICIENCY)
+    # a given kernel_efficiency is every kernel's (1: the burst rates), unless the GEMMs' is given
+    burst = StepOptions(gemm_shape=True, kernel_efficiency=1.0).resolve("H100-SXM")
+    assert burst.keff.matmul_fraction == pytest.approx(eff.matmul_fraction)
+    own = StepOptions(gemm_shape=True, kernel_efficiency=1.0,
+                      gemm_kernel_efficiency=0.5).resolve("H100-SXM")
+    assert own.keff.matmul_fraction == pytest.approx(eff.matmul_fraction * 0.5)
+    assert own.keff.hbm_fraction == pytest.approx(eff.hbm_fraction)
+    assert StepOptions(gemm_shape=False).resolve("H100-SXM").keff.matmul_fraction == \
+        pytest.approx(eff.matmul_fraction * options.KERNEL_EFFICIENCY)
+
+
+def test_stand_in_shapes_scale_k0_by_the_per_sm_rate():
+    """The stand-in rule (gemm module docstring) against the tables it is read from: t0 does
+    not move with the rate (6.25 us H100 BF16, 6.25 / 6.0 us B200 BF16 / FP8, fitted), k0 grows
+    with it (B200 BF16 -> FP8, twice the rate on the same SMs: 220 -> 410, x 1.86)."""
+    b16, b8 = gemm.GEMM_SHAPE[("blackwell", "bf16")], gemm.GEMM_SHAPE[("blackwell", "fp8")]
+    assert b8.t0_s == pytest.approx(b16.t0_s, rel=0.05)
+    assert 1.5 < b8.k0 / b16.k0 < 2.5
+    # Hopper FP8: BF16's t0, k0 x 2 (H100 SXM dense FP8 / BF16 = 1978.9 / 989.4 TFLOPS, same SMs)
+    h16, h8 = gemm.GEMM_SHAPE[("hopper", "bf16")], gemm.GEMM_SHAPE[("hopper", "fp8")]
+    acc = load_accelerator("H100-SXM")
+    assert acc.peak_flops_per_s("fp8") / acc.peak_flops_per_s("bf16") == pytest.approx(2.0,
+                                                                                        rel=1e-3)
+    assert (h8.t0_s, h8.k0) == (h16.t0_s, 2 * h16.k0) and not h8.measured
+    # A100 stand-in: 312 TFLOPS over 108 SMs against 989.4 over 132 (the two whitepapers)
+    ratio = gemm.per_sm_rate_ratio("A100-80GB", "H100-SXM")
+    assert ratio == pytest.approx((312 / 108) / (989.4 / 132), rel=1e-3)
+    assert step_validation.A100_SHAPE_STAND_IN.k0 == pytest.approx(70 * 0.3854, rel=1e-3)
+    with pytest.raises(ValueError, match="SM count"):
+        gemm.per_sm_rate_ratio("MI300X", "H100-SXM")
+    with pytest.raises(ValueError, match="rate_ratio"):
+        gemm.stand_in_shape(h16, 0.0, "x")
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="gemm_shape"):
         StepOptions(gemm_shape="yes")
+    with pytest.raises(ValueError, match="gemm_kernel_efficiency"):
+        StepOptions(gemm_kernel_efficiency=1.5)
     with pytest.raises(ValueError, match="m"):
         gemm.gemm_time_s(0, 4096, 4096, 989.4e12, 0.8, None)
     with pytest.raises(ValueError, match="dtype"):

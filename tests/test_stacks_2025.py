@@ -66,8 +66,9 @@ def test_megatron_bridge_2608_rows_run_without_the_moe_host_cost():
     # Megatron-Bridge 26.08 Qwen3-30B-A3B MXFP8 on 8 GB200 (MBS 4): 39,936 tokens/s/GPU, and on
     # 8 GB300 (MBS 8): 44,544; the recipe captures the whole iteration in one CUDA graph
     # (perf_recipes/qwen/common.py _enable_hybridep_full_iteration_mxfp8), so the stack
-    # megatron-core-2026 has no MoE host cost. Held out: predicted within +30% (the model is
-    # optimistic: +28% / +14%); with the 2025 host cost and no EP overlap it would be -38% / -26%.
+    # megatron-core-2026 has no MoE host cost. Held out: predicted within -10% / +30% (+3.1% /
+    # -0.2% with the kernel mechanisms on by default, GEMMs by shape and FP8 as run; +28% / +14%
+    # without them); with the 2025 host cost and no EP overlap it would be -38% / -26%.
     assert stacks.load_stack("megatron-core-2026").cuda_graphs == "full_iteration"
     v = step.mfu_validation(sets=("megatron-bridge-2608",)).set_index("run_id")
     runs = llmcost.load_published_runs().set_index("run_id")
@@ -75,7 +76,7 @@ def test_megatron_bridge_2608_rows_run_without_the_moe_host_cost():
                         ("mb2608-gb300-qwen3-30b-a3b-mxfp8", 44544)):
         assert runs.loc[run, "reported_tokens_per_sec_per_gpu"] == tokens
         assert v.loc[run, "split"] == "held-out" and v.loc[run, "moe_host_s"] == 0.0
-        assert 0.0 < v.loc[run, "error"] < 0.30, run
+        assert -0.10 < v.loc[run, "error"] < 0.30, run
     eager = step.mfu_validation(sets=("megatron-bridge-2608",), physics={
         "moe_layer_host_s": 0.312e-3, "moe_expert_host_s": 0.400e-3, "ep_overlap": "none"})
     eager = eager.set_index("run_id")

@@ -96,9 +96,15 @@ def test_unknown_option_is_named():
 def test_stack_dependent_values_are_checked_at_resolve():
     with pytest.raises(ValueError, match="tp_overlap"):
         StepOptions(tp_overlap="sometimes").resolve("H100-SXM")
-    r = StepOptions(stack="megatron-core-2024").resolve("H100-SXM")
+    r = StepOptions(stack="megatron-core-2024", gemm_shape=False).resolve("H100-SXM")
     assert r.keff.matmul_fraction == pytest.approx(
         r.efficiency.matmul_fraction * options.KERNEL_EFFICIENCY)
+    # GEMMs by shape (the default): the GEMMs' residual, the other rates KERNEL_EFFICIENCY
+    r = StepOptions(stack="megatron-core-2024").resolve("H100-SXM")
+    assert r.keff.matmul_fraction == pytest.approx(
+        r.efficiency.matmul_fraction * options.KERNEL_EFFICIENCY_SHAPE)
+    assert r.keff.hbm_fraction == pytest.approx(
+        r.efficiency.hbm_fraction * options.KERNEL_EFFICIENCY)
     assert isinstance(r.comm, comm.CommOptions)
 
 

@@ -25,7 +25,17 @@ one layer on one rank (``X``: tokens × k, ``W``: k × n, ``dY``: tokens × n), 
   weight block") likewise computes its scales inside the cast, one fp32 scale per 128 elements
   per copy (2 × 4/128 byte per element).
 
-``FP8_RECIPES`` gives the bytes per element of one cast. The weight cast is counted once per
+**Blackwell** tensor cores read FP8 operands column-wise natively: "Blackwell: supports
+columnwise access natively, so no transpose is needed" (NVIDIA Transformer Engine docs, Low
+precision training, "Performance considerations"; and "Current scaling": "On Ada and Hopper,
+the backward pass requires a transposed FP8 tensor ... Blackwell hardware supports multiple GEMM
+layouts natively, eliminating the need for explicit transposes"). A per-tensor recipe (delayed,
+current) there writes one 1-byte copy (``FP8_RECIPES`` − 1 byte, ``cast_bytes_per_element``);
+a block-scaled one (MXFP8, blockwise) still writes both, its scales running along one
+dimension ("transposing MXFP8 data requires requantization", Transformer Engine
+``docs/examples/fp8_primer.ipynb``). ``FP8_NATIVE_COLUMNWISE`` lists the accelerators.
+
+``FP8_RECIPES`` gives the bytes per element of one cast on Hopper. The weight cast is counted once per
 micro-batch (FSDP2's float8 all-gather casts before each gather), except on the stacks that
 cache the FP8 weights across the micro-batches of a step (``FP8_WEIGHT_CACHE_STACKS``):
 Transformer Engine's modules take ``is_first_microbatch``, "during FP8 training, it allows
@@ -53,22 +63,19 @@ import numpy as np
 FP8_RECIPES = {"delayed": 4.0, "current": 6.0, "mxfp8": 4.0 + 2.0 / 32.0,
                "blockwise": 4.0 + 2.0 * 4.0 / 128.0}
 
-#: Stacks (``data/stacks.csv`` names) whose FP8 weights are cast once per step, not once per
-#: micro-batch: Megatron-Core with Transformer Engine's ``is_first_microbatch`` weight cache
-#: (module docstring).
-FP8_WEIGHT_CACHE_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025",
-                                     "megatron-core-2026"})
+#: Accelerators (catalogue names) whose FP8 tensor cores read a column-wise operand without a
+#: transposed copy (Blackwell; module docstring): per-tensor recipes cast to one 1-byte copy.
+FP8_NATIVE_COLUMNWISE = frozenset({"B200", "GB200-NVL72", "GB300-NVL72"})
+
+#: Recipes whose scale is one number per tensor, so one FP8 copy serves both GEMM layouts where
+#: the hardware reads column-wise natively.
+PER_TENSOR_RECIPES = frozenset({"delayed", "current"})
 
 
-def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0):
-    """HBM bytes (forward, backward) of the FP8 casts of a list of GEMMs, per micro-batch.
-
-    ``gemms``: iterable of ``(m, k, n)`` or ``(m, k, n, count)`` (tokens, inner, output width,
-    how many such GEMMs, e.g. an EP rank's local experts; arrays allowed) of the GEMMs that run
-    in FP8. Forward: ``count · bpe · (m·k + weight_share · k·n)`` (input and weight); backward:
-    ``count · bpe · m·n`` (output gradient); ``bpe = FP8_RECIPES[recipe]``; ``weight_share``
-    (in (0, 1], array allowed) the share of the weight cast paid per micro-batch: 1, or
-    1 / micro-batches on a stack that caches the FP8 weights (``FP8_WEIGHT_CACHE_STACKS``).
+def cast_bytes_per_element(recipe: str, transpose: bool = True) -> float:
+    """HBM bytes per element of one FP8 cast: ``FP8_RECIPES[recipe]``, less the transposed
+    1-byte copy for a per-tensor recipe when ``transpose`` is False (an accelerator of
+    ``FP8_NATIVE_COLUMNWISE``; module docstring).
 
     Raises
     ------
@@ -77,7 +84,34 @@ def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0):
     """
     if recipe not in FP8_RECIPES:
         raise ValueError(f"recipe={recipe!r} must be one of {tuple(FP8_RECIPES)}")
-    bpe = FP8_RECIPES[recipe]
+    return FP8_RECIPES[recipe] - (0.0 if transpose or recipe not in PER_TENSOR_RECIPES else 1.0)
+
+
+#: Stacks (``data/stacks.csv`` names) whose FP8 weights are cast once per step, not once per
+#: micro-batch: Megatron-Core with Transformer Engine's ``is_first_microbatch`` weight cache
+#: (module docstring).
+FP8_WEIGHT_CACHE_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025",
+                                     "megatron-core-2026"})
+
+
+def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0, transpose: bool = True):
+    """HBM bytes (forward, backward) of the FP8 casts of a list of GEMMs, per micro-batch.
+
+    ``gemms``: iterable of ``(m, k, n)`` or ``(m, k, n, count)`` (tokens, inner, output width,
+    how many such GEMMs, e.g. an EP rank's local experts; arrays allowed) of the GEMMs that run
+    in FP8. Forward: ``count · bpe · (m·k + weight_share · k·n)`` (input and weight); backward:
+    ``count · bpe · m·n`` (output gradient); ``bpe = cast_bytes_per_element(recipe,
+    transpose)``, ``transpose`` False on an accelerator of ``FP8_NATIVE_COLUMNWISE``;
+    ``weight_share`` (in (0, 1], array allowed) the share of the weight cast paid per
+    micro-batch: 1, or 1 / micro-batches on a stack that caches the FP8 weights
+    (``FP8_WEIGHT_CACHE_STACKS``).
+
+    Raises
+    ------
+    ValueError
+        An unknown recipe.
+    """
+    bpe = cast_bytes_per_element(recipe, transpose)
     fwd = bwd = 0.0
     for gemm in gemms:
         m, k, n = gemm[:3]

@@ -53,6 +53,19 @@ BF16), 6.8 % (B200 FP8) on all 375 shapes (max 52 / 54 / 33 %, on the smallest G
 No per-shape table was found for Ampere (A100) or AMD GPUs: ``gemm_shape`` returns ``None`` there
 and the engine keeps the flat ``matmul_fraction``.
 
+Stand-ins where no table is measured (``stand_in_shape``), one rule, stated: ``t0`` is kept (the
+measured fixed costs do not move with the math rate: 6.25 µs on H100 BF16, 6.25 / 6.0 µs on B200
+BF16 / FP8) and ``k0`` is scaled by the ratio of the dense math rate **per SM**: ``k0`` is a
+fixed per-tile pipeline time counted in inner-dimension elements, and a faster SM consumes more
+of them in that time. The tables show it: B200 BF16 → FP8, the same SMs at twice the rate,
+``k0`` 220 → 410 (× 1.86); H100 → B200 BF16, a GPU × 2.27 faster (2,250 / 989.4 TFLOPS),
+``k0`` 70 → 220 (× 3.1). The rule takes ``k0`` proportional to the per-SM rate. Hopper FP8 (the table's H100 FP8 series is unusable) takes Hopper BF16's
+``t0`` and ``k0`` × 2 (the FP8 tensor-core rate per SM is twice BF16's); the A100 stand-in of
+the ``KERNEL_EFFICIENCY_SHAPE`` calibration takes ``k0`` × (312 / 108) / (989.4 / 132) = 0.385
+(``SM_COUNT``). Borrowing the BF16 ``k0`` unchanged, as before, put Hopper FP8's per-tile
+overhead at half its time and A100's at 2.6 × its time (which raised the residual fitted on
+the A100 layer and sped every Hopper GEMM up by it).
+
 Limits. Backward GEMMs (input and weight gradient) are priced as 2 × the forward one with the
 forward's inner dimension (the weight gradient's is the token count, larger, so this slightly
 overstates its ``k0`` term). The table's largest GEMM is 4 × 4096³; training GEMMs beyond it are
@@ -82,6 +95,12 @@ GEMM_FAMILY = {
 #: The benchmarked accelerator of each generation (its peak and ceiling turn TFLOPS into shares).
 FAMILY_DEVICE = {"hopper": "H100-SXM", "blackwell": "B200"}
 
+#: Streaming multiprocessors of the accelerators whose per-SM rate a stand-in shape uses
+#: (``stand_in_shape``): A100 108 (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020:
+#: "108 SMs" on A100), H100 SXM5 132 (NVIDIA H100 Tensor Core GPU Architecture whitepaper,
+#: 2022: "132 SMs" on H100 SXM5).
+SM_COUNT = {"A100-40GB": 108, "A100-80GB": 108, "H100-SXM": 132}
+
 
 @dataclass(frozen=True)
 class GemmShape:
@@ -94,15 +113,38 @@ class GemmShape:
     source: str
 
 
+def per_sm_rate_ratio(accelerator: str, reference: str, dtype: str = "bf16",
+                      reference_dtype: str = "bf16") -> float:
+    """Dense ``dtype`` FLOP/s per SM of ``accelerator`` over ``reference_dtype``'s of
+    ``reference`` (``SM_COUNT``, the catalogue's peaks)."""
+    for name in (accelerator, reference):
+        if name not in SM_COUNT:
+            raise ValueError(f"accelerator={name!r}: no SM count (known: {sorted(SM_COUNT)})")
+    a, r = load_accelerator(accelerator), load_accelerator(reference)
+    return (a.peak_flops_per_s(dtype) / SM_COUNT[accelerator]) / (
+        r.peak_flops_per_s(reference_dtype) / SM_COUNT[reference])
+
+
+def stand_in_shape(shape: GemmShape, rate_ratio: float, source: str) -> GemmShape:
+    """The shape term of an unmeasured accelerator or dtype from a measured one (module
+    docstring, "Stand-ins"): ``t0`` kept, ``k0 × rate_ratio`` (the per-SM dense rate ratio),
+    ``measured`` False."""
+    r = float(as_array(rate_ratio, "rate_ratio", positive=True))
+    return GemmShape(shape.t0_s, shape.k0 * r, False, source)
+
+
 _SRC = ("fitted by fit_gemm_shape to data/gemm_kernel_benchmarks.csv (openxla/xla "
         "default_matmul_perf_table.txtpb @ ad6eaee1b2f1, {dev} {dt}, 375 shapes)")
 
 #: (generation, dtype) -> shape term. Re-derived by ``fit_gemm_shape`` (a test checks it).
+_HOPPER_BF16 = GemmShape(6.25e-6, 70.0, True, _SRC.format(dev="H100 SXM", dt="BF16"))
 GEMM_SHAPE = {
-    ("hopper", "bf16"): GemmShape(6.25e-6, 70.0, True, _SRC.format(dev="H100 SXM", dt="BF16")),
-    ("hopper", "fp8"): GemmShape(6.25e-6, 70.0, False,
-                                 "Hopper BF16's shape term: the table's H100 FP8 series exceeds "
-                                 "the dense FP8 peak and is not used"),
+    ("hopper", "bf16"): _HOPPER_BF16,
+    # FP8 tensor cores run twice BF16's rate per SM (H100 SXM: 1978.9 / 989.4 TFLOPS)
+    ("hopper", "fp8"): stand_in_shape(
+        _HOPPER_BF16, 2.0, "Hopper BF16's t0 and k0 x 2, the FP8:BF16 rate per SM (module "
+        "docstring, 'Stand-ins'): the table's H100 FP8 series exceeds the dense FP8 peak and is "
+        "not used"),
     ("blackwell", "bf16"): GemmShape(6.25e-6, 220.0, True, _SRC.format(dev="B200", dt="BF16")),
     ("blackwell", "fp8"): GemmShape(6.0e-6, 410.0, True, _SRC.format(dev="B200", dt="FP8")),
 }

@@ -57,12 +57,16 @@ host cost per MoE layer or per local expert. They are fitted on the two MoE rows
 ``calibration`` in ``data/validation_mfu.csv`` (Megatron-Bridge 25.11: DeepSeek-V3 on 256
 GB200, EP 32, 8 local experts; Qwen3-30B-A3B on 8 B200, EP 8, 16 local experts), nothing else,
 by ``step.calibrate_moe_host_overhead`` (which re-derives them); every other MoE row is held out.
-The fit gives 0.31 ms per layer and 0.40 ms per local expert (GB200 priced at the B200's
-measured GEMM rate, ``data/efficiency.csv``): the per-expert launches carry the cost. Sanity
-check against kernel counts: ``MOE_EXPERT_HOST_S`` ÷ ~18 launches per local expert per layer and
-micro-batch (forward: quantize, 2 GEMMs, activation; backward: twice that, plus the
-weight-gradient GEMMs) is ≈ 22 µs per launch, the order of PyTorch's eager per-operator host
-overhead.
+The fit is made under the engine's default kernel mechanisms (GEMMs by shape and FP8 as run,
+``StepOptions``; GB200 priced at the B200's measured GEMM rate, ``data/efficiency.csv``) and
+gives 0.38 ms per local expert and 0 ms per layer: with the FP8 casts and the GEMMs' shape losses
+priced, the two calibration rows need no per-layer term (the unconstrained solve is negative and
+a host time cannot be; the fit is non-negative). With those mechanisms off it gave 0.31 ms per
+layer and 0.40 ms per local expert: the per-layer term stood in for kernel losses now priced
+where they occur. The per-expert launches carry the cost. Sanity check against kernel counts:
+``MOE_EXPERT_HOST_S`` ÷ ~18 launches per local expert per layer and micro-batch (forward:
+quantize, 2 GEMMs, activation; backward: twice that, plus the weight-gradient GEMMs) is ≈ 21 µs
+per launch, the order of PyTorch's eager per-operator host overhead.
 
 Not modelled: the variation with the host CPU (Grace vs x86), CUDA graphs (which remove most
 of it: set both constants to 0 through ``StepOptions``), and any overlap of the host time with
@@ -78,10 +82,10 @@ from ..core.units import as_array
 #: Host time per MoE layer per micro-batch, forward + backward (router, permutation, dispatch
 #: bookkeeping and the host–device synchronisation it ends with), seconds. Fitted on the two
 #: MoE calibration rows of ``data/validation_mfu.csv`` (``step.calibrate_moe_host_overhead``).
-MOE_LAYER_HOST_S = 0.312e-3
+MOE_LAYER_HOST_S = 0.0
 #: Host time per local expert per MoE layer per micro-batch, forward + backward (the grouped
 #: GEMM's per-expert split, quantize and launches), seconds. Fitted as ``MOE_LAYER_HOST_S``.
-MOE_EXPERT_HOST_S = 0.400e-3
+MOE_EXPERT_HOST_S = 0.376e-3
 
 
 def moe_host_overhead_s(n_experts, ep, recompute="none", *, layer_s=None, expert_s=None):

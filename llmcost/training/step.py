@@ -13,10 +13,13 @@ layer runs on one GPU is summed:
   a large GEMM runs at the accelerator's measured *maximum achievable matmul* throughput
   (``Efficiency.matmul_fraction``), one too thin to be compute-bound at HBM speed (Williams,
   Waterman, Patterson 2009, "Roofline"). Backward = 2 × forward (input and weight gradients).
+  By default (``gemm_shape``, on) each GEMM's compute time also pays its shape: a fixed kernel
+  cost and an inner-dimension overhead fitted to kernel benchmarks (``llmcost.training.gemm``),
+  where a table exists (Hopper, Blackwell).
 * **Attention core.** With FlashAttention one fused kernel at ``attention_fraction`` of peak; a
   causal kernel skips the masked half of the score matrix, so it executes (s+1)/2 keys per query
   while the MFU basis counts s; its backward re-computes QKᵀ (5 matmuls against the forward's 2,
-  Dao 2023 Alg. 2). With ``attention_curve`` (off by default) the kernel's rate follows its
+  Dao 2023 Alg. 2). With ``attention_curve`` (an option, off by default) the kernel's rate follows its
   measured curve by sequence length, head dimension and mask, forward and backward
   (``llmcost.training.attention``, FlashAttention-3 paper's H100 table), at the rank's ``s/cp``
   under context parallelism with the ring steps' merges priced. Without FlashAttention
@@ -26,7 +29,8 @@ layer runs on one GPU is summed:
   SwiGLU, RoPE, softmax and dropout on the scores, MoE token permutation, the fp32 cross-entropy of
   the logits, the embedding) as bytes read + written ÷ (HBM bandwidth × hbm_fraction); each op's
   bytes are listed in ``_elementwise_bytes``. Fused kernels as in Megatron-LM (Narayanan et al.
-  2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` the
+  2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` (on
+  by default; an FP8 step keeps its LM head and router in BF16) the
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
   (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
@@ -316,7 +320,9 @@ class KernelRates:
     ``attention`` the attention core's curve (``attention.KernelCurve``, sustained; None: the
     flat ``keff.attention_fraction``); ``fp8_casts`` the FP8 recipe whose casts are priced
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
-    casts paid per micro-batch (``elementwise.fp8_cast_bytes``)."""
+    casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
+    per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
+    ``elementwise.FP8_NATIVE_COLUMNWISE``)."""
 
     peak: float
     peak16: float
@@ -328,6 +334,7 @@ class KernelRates:
     attention: object = None
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
+    fp8_transpose: bool = True
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -474,7 +481,8 @@ def _fp8_casts(rates: KernelRates, gemms):
     ``rates.fp8_casts`` (``elementwise.fp8_cast_bytes``); (0, 0) when casts are not priced."""
     if rates.fp8_casts is None or not gemms:
         return 0.0, 0.0
-    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share)
+    return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share,
+                                      rates.fp8_transpose)
 
 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
@@ -928,7 +936,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_peak=acc.peak_flops_per_s(o.edge_dtype),
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
-                                   fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0),
+                                   fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
+                                   fp8_transpose=o.fp8_transpose),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,

@@ -22,7 +22,7 @@ from ..core.hardware import Cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, load_stack
 from . import memory
-from .gemm import GEMM_SHAPE
+from .gemm import GEMM_SHAPE, per_sm_rate_ratio, stand_in_shape
 from .options import StepOptions, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
 from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
@@ -56,9 +56,12 @@ def gpt_model(name: str, n_layers: int, d_model: int, n_heads: int, vocab_size: 
 #: The settings of Korthikanti et al. 2022 Table 4's layer timings: fp16 with fp32 main
 #: gradients, no FlashAttention, dropout, backward TP overlap, nothing else overlapped.
 #: The GEMM shape term the Table 4 calibration applies to A100 for ``KERNEL_EFFICIENCY_SHAPE``:
-#: Hopper BF16's (``gemm.GEMM_SHAPE``), stated, since no per-shape kernel table was found for
-#: A100 (``gemm`` module docstring).
-A100_SHAPE_STAND_IN = GEMM_SHAPE[("hopper", "bf16")]
+#: no per-shape kernel table was found for A100, so Hopper BF16's (``gemm.GEMM_SHAPE``) stands
+#: in by the stated rule of ``gemm.stand_in_shape``: its fixed cost ``t0`` kept, its ``k0``
+#: scaled by the per-SM dense BF16 rate, A100 / H100 = (312 / 108) / (989.4 / 132) = 0.385.
+A100_SHAPE_STAND_IN = stand_in_shape(
+    GEMM_SHAPE[("hopper", "bf16")], per_sm_rate_ratio("A100-80GB", "H100-SXM"),
+    "Hopper BF16's t0, k0 x the A100:H100 dense BF16 rate per SM (gemm.stand_in_shape)")
 
 KORTHIKANTI_OPTIONS = StepOptions(recipe="bf16_adam_fp32_grads_copy", flash_attention=False,
                                   dropout=True, tp_overlap="backward", pp_overlap=False,
@@ -72,18 +75,22 @@ def layer_time_table(kernel_efficiency: float | None = None,
     Returns a DataFrame indexed by the setting: measured and predicted forward and backward ms
     and their relative errors. Backward TP collectives overlap the weight-gradient GEMM, as the
     paper states; fp16, dropout, no FlashAttention. ``gemm_shape=True`` prices the GEMMs by
-    shape with ``A100_SHAPE_STAND_IN`` (no A100 kernel table exists).
+    shape with ``A100_SHAPE_STAND_IN`` (no A100 kernel table exists), ``kernel_efficiency``
+    then being the GEMMs' sustained share only (``StepOptions.gemm_kernel_efficiency``; the
+    attention and memory-bound work at ``KERNEL_EFFICIENCY``).
     """
-    opts = KORTHIKANTI_OPTIONS.replace(gemm_shape=A100_SHAPE_STAND_IN) if gemm_shape \
-        else KORTHIKANTI_OPTIONS
+    # with the shape term, ``kernel_efficiency`` is the GEMMs' residual (KERNEL_EFFICIENCY_SHAPE):
+    # attention and memory-bound work keep KERNEL_EFFICIENCY
+    opts = KORTHIKANTI_OPTIONS.replace(gemm_shape=A100_SHAPE_STAND_IN,
+                                       gemm_kernel_efficiency=kernel_efficiency) if gemm_shape \
+        else KORTHIKANTI_OPTIONS.replace(kernel_efficiency=kernel_efficiency)
     model = gpt_model("korthikanti-22b", 48, 6144, 64)
     cluster = Cluster(load_accelerator("A100-80GB"), 8)
     rows = []
     for label, sp, rc, f_ms, b_ms in KORTHIKANTI_TABLE4:
         r = step_arrays(model, cluster, tp=8, pp=1, dp=1, cp=1, ep=1, virtual_stages=1,
                         micro_batch_size=4, n_microbatches=1, zero_stage=0, recompute=rc,
-                        schedule="1f1b", sequence_parallel=sp, options=opts,
-                        kernel_efficiency=kernel_efficiency)
+                        schedule="1f1b", sequence_parallel=sp, options=opts)
         pf, pb = float(r["layer_fwd_s"]) * 1e3, float(r["layer_bwd_s"]) * 1e3
         rows.append({"setting": label, "forward_ms": f_ms, "predicted_forward_ms": pf,
                      "forward_error": pf / f_ms - 1, "backward_ms": b_ms,
@@ -97,8 +104,9 @@ def calibrate_kernel_efficiency(resolution: float = 0.001, gemm_shape: bool = Fa
     error of the ten per-layer times of Korthikanti et al. 2022 Table 4 (``layer_time_table``),
     to ``resolution`` (a 0.01 grid, then a fine grid around its best point). No end-to-end MFU
     enters the fit. ``gemm_shape=True`` re-derives the residual ``KERNEL_EFFICIENCY_SHAPE``
-    instead: the same fit with the GEMMs priced by shape (``A100_SHAPE_STAND_IN``), so that the
-    shape losses the curve prices are not counted again in the sustained share. Computed once
+    instead: the same fit with the GEMMs priced by shape (``A100_SHAPE_STAND_IN``) and only the
+    GEMMs' sustained share free (the attention and memory-bound rates at ``KERNEL_EFFICIENCY``),
+    so that the shape losses the curve prices are not counted again in the sustained share. Computed once
     per code and data (``core.diskcache``)."""
     def loss(k):
         t = layer_time_table(float(k), gemm_shape=gemm_shape)
@@ -265,8 +273,9 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
     MFU column only where no TFLOP/s is given (Korthikanti's Table 5, one decimal). Llama 3
     Table 4 gives both (430/400/380 TFLOP/s, 43/41/38%): its TFLOP/s give 43.5/40.4/38.4%. Llama 3
     does not state its FLOP count: its TFLOP/s are taken as published (``causal_basis_mfu``
-    gives the value it would have if Meta counted a causal mask, reported × causal ÷ full
-    FLOPs). NeMo AutoModel publishes tokens/s and model TFLOP/s on its own (causal) count:
+    gives the value it would have if Meta counted a causal mask: the same TFLOP/s over fewer
+    FLOPs per token are more tokens/s, reported × full ÷ causal FLOPs). NeMo AutoModel
+    publishes tokens/s and model TFLOP/s on its own (causal) count:
     ``reported`` is its TFLOP/s ÷ peak (as published), ``reported_mfu`` its tokens/s on the
     workbook's full-mask count.
 
@@ -428,8 +437,10 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
     pred_mfu = b.model_flops / (b.step_time_s * n * peak)
     pred_hfu = b.hfu * pred_mfu / b.mfu
     reported, reported_mfu, metric = _reported(c, r, model, s, peak)
-    causal = reported_mfu * float(model.flops_per_token(s, causal=True)) / float(
-        model.flops_per_token(s, causal=False))
+    # a publisher that counted a causal mask counted fewer FLOPs per token for the same TFLOP/s:
+    # its tokens/s, hence its MFU on the workbook's full-mask count, are larger by full / causal
+    causal = reported_mfu * float(model.flops_per_token(s, causal=False)) / float(
+        model.flops_per_token(s, causal=True))
     # a FLOP count the publisher does not state: the causal-mask basis is as likely
     basis = c.get("flop_basis")
     unstated = isinstance(basis, str) and basis == "unstated"
