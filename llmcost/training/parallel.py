@@ -692,23 +692,24 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
                            + detail)
 
 
-def _divisors(n: int) -> list:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
-def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> list:
-    """The products tp·pp·cp that divide ``n`` GPUs and obey the model's rules (tp divides the
+def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
+    """Every product tp·pp·cp the model's rules allow, whatever the GPU count (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
     with ``embedding_and_loss``, or is at most the layers with ``uneven``; 2·cp divides the
     sequence), each field at its fixed value where ``fixed`` gives one."""
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     slots = L + 2 if pp_split == "embedding_and_loss" else L
-    tps = [t for t in _divisors(n) if a % t == 0 and (g % t == 0 or t % g == 0)]
-    pps = [q for q in _divisors(n) if (q <= L if pp_split == "uneven" else slots % q == 0)]
-    cps = [c for c in (1, 2, 4, 8, 16, 32) if n % c == 0 and (c == 1 or seq_len % (2 * c) == 0)]
+    tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
+    pps = list(range(1, L + 1)) if pp_split == "uneven" else [int(q) for q in _divisors(slots)]
+    cps = [c for c in (1, 2, 4, 8, 16, 32) if c == 1 or seq_len % (2 * c) == 0]
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
-    return sorted({t * q * c for t in tps for q in pps for c in cps if n % (t * q * c) == 0})
+    return {t * q * c for t in tps for q in pps for c in cps}
+
+
+def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> list:
+    """The products tp·pp·cp of ``_rule_products`` that divide ``n`` GPUs."""
+    return sorted(q for q in _rule_products(model, seq_len, pp_split, fixed) if n % q == 0)
 
 
 def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
@@ -724,17 +725,16 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     seq = model.seq_len if seq_len is None else int(seq_len)
     mbs = int(fixed.get("micro_batch_size", 1))
 
-    def dps(n):
-        return [n // q for q in _split_products(model, n, seq, pp_split, fixed)
-                if global_batch % (mbs * (n // q)) == 0 and
-                ("dp" not in fixed or n // q == fixed["dp"])]
-
-    if dps(n_gpus):
+    # the GPU counts that split: dp × a rule product, dp dividing the batch (or the fixed dp)
+    dp_ok = [int(d) for d in _divisors(global_batch // mbs)] if global_batch % mbs == 0 else []
+    dp_ok = [d for d in dp_ok if "dp" not in fixed or d == fixed["dp"]]
+    counts = {d * q for d in dp_ok for q in _rule_products(model, seq, pp_split, fixed)}
+    if n_gpus in counts:
         return ""
     prods = _split_products(model, n_gpus, seq, pp_split, fixed)
-    batch_dps = [d for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
-    near = [next((n for n in rng if dps(n)), None) for rng in
-            (range(n_gpus - 1, 0, -1), range(n_gpus + 1, 4 * n_gpus + 1))]
+    batch_dps = [int(d) for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
+    near = [max((n for n in counts if n < n_gpus), default=None),
+            min((n for n in counts if n_gpus < n <= 4 * n_gpus), default=None)]
     text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
             f"data parallelism must divide the batch, so dp can only be "
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
