@@ -35,11 +35,42 @@ def test_split_is_the_crc32_rule_of_the_id():
 
 def test_held_out_rows_are_mostly_within_25_percent():
     # Measured on the held-out rows when the model was written: 23 of 30 within 25 %, median
-    # 16 %, the worst Llama-70B long generation before TensorRT-LLM's XQA kernel (57 %).
+    # 16 %, the worst Llama-70B long generation before TensorRT-LLM's XQA kernel (57 %). With
+    # the pre-XQA KV re-read (kv_reads_per_decode_step, added after those errors were seen,
+    # nothing fitted): 26 of 30, median 11.6 %, worst 48 % (vLLM at batch 1 on an A100).
     t = engines.engine_validation().query("split == 'test'")
     assert len(t) == 30
-    assert 0.70 <= (t["abs_error"] <= 0.25).mean() <= 0.90
-    assert 0.08 <= t["abs_error"].median() <= 0.20
+    assert 0.80 <= (t["abs_error"] <= 0.25).mean() <= 0.95
+    assert 0.08 <= t["abs_error"].median() <= 0.15
+
+
+def test_pre_xqa_engines_read_a_gqa_kv_cache_once_per_query_head():
+    # Llama 2 70B: 64 query heads over 8 KV heads, g = 8 (its config.json); Llama 2 7B is MHA.
+    # Only TensorRT-LLM v0.5 / v0.6.1 (masked MHA kernel, before XQA: NVIDIA/TensorRT-LLM
+    # docs/source/blogs/XQA-kernel.md) read it g times; the bound stays the roofline (each byte
+    # once), the expected decode adds (g − 1) · KV/η_kv per step.
+    assert engines.kv_reads_per_decode_step("TensorRT-LLM v0.6.1", "llama-2-70b") == 8.0
+    assert engines.kv_reads_per_decode_step("TensorRT-LLM v0.5", "llama-2-7b") == 1.0
+    assert engines.kv_reads_per_decode_step("vLLM 0.23.0", "llama-2-70b") == 1.0
+    v = engines.engine_validation().set_index("benchmark_id")
+    row = inf.load_serving_benchmarks().set_index("benchmark_id").loc[
+        "trtllm061-h100-70b-128-2048"]
+    gen = inf.generation_time("llama-2-70b", "H100-SXM", int(row["batch"]), 128, 2048, tp=4,
+                              weight_dtype="fp8", kv_dtype="fp8")
+    assert v.loc["trtllm061-h100-70b-128-2048", "roofline"] == pytest.approx(
+        gen["output_tokens_per_s_per_gpu"], rel=1e-6)
+    # the XQA blog's measured speedup on this shape (Llama-70B, 128 in / 2048 out, FP8, H200)
+    # is 1.9x (8 GPUs) to 2.4x (1 GPU) "within the same latency budget"; at this row's batch
+    # the term costs a factor 2.9: above the blog's figures (no L2 reuse assumed; the blog
+    # compares at equal latency, not equal batch), not below its lower one
+    e = inf.load_engine_efficiency("TensorRT-LLM")
+    a = engines._arrays(engines._benchmark_parts().set_index("benchmark_id")
+                        .loc[["trtllm061-h100-70b-128-2048"]].reset_index())
+    once = engines._predict(a | {"kv_reads": a["kv_reads"] * 0 + 1}, e.decode_fraction,
+                            e.kv_read_fraction, e.prefill_fraction, e.step_overhead_s)[0]
+    g8 = engines._predict(a, e.decode_fraction, e.kv_read_fraction, e.prefill_fraction,
+                          e.step_overhead_s)[0]
+    assert 1.9 <= once / g8 <= 3.0
 
 
 def test_stored_constants_are_the_fit():

@@ -30,11 +30,13 @@ def test_published_set_ups_respect_the_bound_and_are_reproduced():
     # 38 % before the attention-DP imbalance (an iteration waits for the slowest rank's context:
     # TensorRT-LLM tech blog 10), 26 % and 6 % with it (ratio = measured ÷ expected 0.74 and
     # 1.06); pricing the FP4 checkpoint's BF16 attention, router and LM head at their precision
-    # (setups.NVFP4_MODELOPT_KEPT) brings the FP4 row to 5 % (ratio 0.95). Tracked two-sided so a
+    # (setups.NVFP4_MODELOPT_KEPT) brings the FP4 row to 5 % (ratio 0.95); the TensorRT-LLM
+    # constants refitted once the pre-XQA rows read their KV cache g times
+    # (engines.kv_reads_per_decode_step) move both to 0.88 and 0.92. Tracked two-sided so a
     # change of the model shows here.
-    assert 0.90 <= v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "ratio"] <= 1.00
+    assert 0.83 <= v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "ratio"] <= 0.95
     assert v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "abs_error"] <= 0.25
-    assert 0.95 <= v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "ratio"] <= 1.15
+    assert 0.87 <= v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "ratio"] <= 0.98
     assert v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "abs_error"] <= 0.25
 
 
