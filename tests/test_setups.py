@@ -32,8 +32,9 @@ def test_published_set_ups_respect_the_bound_and_are_reproduced():
     # 1.06); pricing the FP4 checkpoint's BF16 attention, router and LM head at their precision
     # (setups.NVFP4_MODELOPT_KEPT) brings the FP4 row to 5 % (ratio 0.95); the TensorRT-LLM
     # constants refitted once the pre-XQA rows read their KV cache g times
-    # (engines.kv_reads_per_decode_step) move both to 0.88 and 0.92. Tracked two-sided so a
-    # change of the model shows here.
+    # (engines.kv_reads_per_decode_step) move both to 0.88 and 0.92; the FP8 release's BF16
+    # LM head, embedding and router (setups.FP8_DEEPSEEK_KEPT) the FP8 row to 0.94. Tracked
+    # two-sided so a change of the model shows here.
     assert 0.83 <= v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "ratio"] <= 0.95
     assert v.loc["trtllm-dsr1-nvfp4-b200-tp8ep8-dp", "abs_error"] <= 0.25
     assert 0.87 <= v.loc["trtllm-dsr1-fp8-h200-tp8ep8-dp", "ratio"] <= 0.98
@@ -464,6 +465,12 @@ def test_fp4_checkpoint_prices_its_kept_modules_at_their_precision():
     assert d == pytest.approx(2 * 1024 * n_mm * (1 / acc.peak_flops_per_s("bf16")
                                                  - 1 / acc.peak_flops_per_s("fp4"))
                               / eff.matmul_fraction, rel=1e-9)
+    # DeepSeek's own FP8 release keeps LM head, embedding and router in BF16 (its inference
+    # code): (926,679,040 × 2 + 106,430,464) parameters × (2 − 1) B more resident per GPU
+    f8 = dict(kw, weight_dtype="fp8")
+    assert setups.ep_step(m, acc, kept_weight_dtype=setups.FP8_DEEPSEEK_KEPT, **f8) \
+        .resident_bytes_per_gpu - setups.ep_step(m, acc, **f8).resident_bytes_per_gpu \
+        == pytest.approx(926_679_040 * 2 + 106_430_464, rel=1e-9)
     # every module in the weights' own format is the old pricing, exactly
     assert setups.ep_step(m, acc, kept_weight_dtype={}, **kw) == fp4
     for bad in ({"ffn_routed_experts": "bf16"}, {"attention": "fp6"}, ["attention"]):

@@ -153,6 +153,12 @@ PREFILL_NODE_LIMIT = 4
 #: read (Hugging Face, not in the searchable corpus): the list is the blog's and ModelOpt's.
 NVFP4_MODELOPT_KEPT = {"attention": "bf16", "router": "bf16", "lm_head": "bf16",
                        "embedding": "bf16"}
+#: The modules DeepSeek's own FP8 release (DeepSeek-V3, DeepSeek-R1) keeps in BF16: every
+#: ``Linear`` of the blocks is FP8 (``Linear.dtype = torch.float8_e4m3fn``), but the LM head
+#: (``ColumnParallelLinear(..., dtype=torch.get_default_dtype())``, BF16), the token embedding
+#: (``ParallelEmbedding``, default dtype) and the MoE router (``Gate.weight``, default dtype)
+#: are not (deepseek-ai/DeepSeek-V3 inference/model.py @1ea5a1a; default dtype BF16).
+FP8_DEEPSEEK_KEPT = {"router": "bf16", "lm_head": "bf16", "embedding": "bf16"}
 
 
 def _whole(name, value, minimum=1):
@@ -561,10 +567,10 @@ def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
 def _kept_weight_dtype(cell):
     """A ``serving_setups.csv`` ``kept_weight_dtype`` cell: empty (every module in the row's
     ``weight_dtype``), or the name of a checkpoint's module precisions
-    (``"nvfp4_modelopt"``: ``NVFP4_MODELOPT_KEPT``)."""
+    (``"nvfp4_modelopt"``: ``NVFP4_MODELOPT_KEPT``; ``"deepseek_fp8"``: ``FP8_DEEPSEEK_KEPT``)."""
     if cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell == "":
         return None
-    table = {"nvfp4_modelopt": NVFP4_MODELOPT_KEPT}
+    table = {"nvfp4_modelopt": NVFP4_MODELOPT_KEPT, "deepseek_fp8": FP8_DEEPSEEK_KEPT}
     return table[_choice("kept_weight_dtype", cell, table)]
 
 
