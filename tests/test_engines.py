@@ -35,11 +35,43 @@ def test_split_is_the_crc32_rule_of_the_id():
 
 def test_held_out_rows_are_mostly_within_25_percent():
     # Measured on the held-out rows when the model was written: 23 of 30 within 25 %, median
-    # 16 %, the worst Llama-70B long generation before TensorRT-LLM's XQA kernel (57 %).
+    # 16 %, the worst Llama-70B long generation before TensorRT-LLM's XQA kernel (57 %). With
+    # the pre-XQA KV re-read (kv_reads_per_decode_step) and the closed-loop prompt chunks
+    # (closed_loop_chunk_tokens), both added after those errors were seen, nothing fitted:
+    # 27 of 30, median 11.6 %, worst 48 % (vLLM at batch 1 on an A100).
     t = engines.engine_validation().query("split == 'test'")
     assert len(t) == 30
-    assert 0.70 <= (t["abs_error"] <= 0.25).mean() <= 0.90
-    assert 0.08 <= t["abs_error"].median() <= 0.20
+    assert 0.80 <= (t["abs_error"] <= 0.25).mean() <= 0.95
+    assert 0.08 <= t["abs_error"].median() <= 0.15
+
+
+def test_pre_xqa_engines_read_a_gqa_kv_cache_once_per_query_head():
+    # Llama 2 70B: 64 query heads over 8 KV heads, g = 8 (its config.json); Llama 2 7B is MHA.
+    # Only TensorRT-LLM v0.5 / v0.6.1 (masked MHA kernel, before XQA: NVIDIA/TensorRT-LLM
+    # docs/source/blogs/XQA-kernel.md) read it g times; the bound stays the roofline (each byte
+    # once), the expected decode adds (g − 1) · KV/η_kv per step.
+    assert engines.kv_reads_per_decode_step("TensorRT-LLM v0.6.1", "llama-2-70b") == 8.0
+    assert engines.kv_reads_per_decode_step("TensorRT-LLM v0.5", "llama-2-7b") == 1.0
+    assert engines.kv_reads_per_decode_step("vLLM 0.23.0", "llama-2-70b") == 1.0
+    v = engines.engine_validation().set_index("benchmark_id")
+    row = inf.load_serving_benchmarks().set_index("benchmark_id").loc[
+        "trtllm061-h100-70b-128-2048"]
+    gen = inf.generation_time("llama-2-70b", "H100-SXM", int(row["batch"]), 128, 2048, tp=4,
+                              weight_dtype="fp8", kv_dtype="fp8")
+    assert v.loc["trtllm061-h100-70b-128-2048", "roofline"] == pytest.approx(
+        gen["output_tokens_per_s_per_gpu"], rel=1e-6)
+    # the XQA blog's measured speedup on this shape (Llama-70B, 128 in / 2048 out, FP8, H200)
+    # is 1.9x (8 GPUs) to 2.4x (1 GPU) "within the same latency budget"; at this row's batch
+    # the term costs a factor 2.9: above the blog's figures (no L2 reuse assumed; the blog
+    # compares at equal latency, not equal batch), not below its lower one
+    e = inf.load_engine_efficiency("TensorRT-LLM")
+    a = engines._arrays(engines._benchmark_parts().set_index("benchmark_id")
+                        .loc[["trtllm061-h100-70b-128-2048"]].reset_index())
+    once = engines._predict(a | {"kv_reads": a["kv_reads"] * 0 + 1}, e.decode_fraction,
+                            e.kv_read_fraction, e.prefill_fraction, e.step_overhead_s)[0]
+    g8 = engines._predict(a, e.decode_fraction, e.kv_read_fraction, e.prefill_fraction,
+                          e.step_overhead_s)[0]
+    assert 1.9 <= once / g8 <= 3.0
 
 
 def test_stored_constants_are_the_fit():
@@ -146,3 +178,32 @@ def test_expected_generation_prices_one_static_batch_against_a_published_row():
     assert r["expected_output_tokens_per_s_per_gpu"] < r["bound_output_tokens_per_s_per_gpu"]
     lo, hi = r["band_output_tokens_per_s_per_gpu"]
     assert lo < r["expected_output_tokens_per_s_per_gpu"] < hi
+
+
+def test_closed_loop_decode_steps_carry_the_other_requests_prompts():
+    # NIM 1.8 rows (AIPerf, a fixed concurrency C, 5,000 in / 500 out): in steady state C/500
+    # requests end per decode step and as many prompts enter; the C − 1 other requests bring
+    # (C − 1) · 5,000 / 500 prompt tokens per step: 490 at C = 50, 240 at C = 25, none at 1.
+    assert engines.closed_loop_chunk_tokens(50, 5000, 500) == 490
+    assert engines.closed_loop_chunk_tokens(25, 5000, 500) == 240
+    assert engines.closed_loop_chunk_tokens(1, 5000, 500) == 0
+    # the hybrid step by hand at the first decode step of C = 50 (5,001 tokens of context),
+    # Llama 3.1 70B FP8 on 2 H100s: weights read once, the chunk's FLOPs added to the decode's,
+    # its TP all-reduces added: Δ = max(c_d + c_c, m_d) − max(c_d, m_d) + comm_c
+    kw = dict(weight_dtype="fp8", kv_dtype="bf16", tp=2)
+    m, acc = inf.serving_model("llama-3.1-70b"), inf.serving_accelerator("H100-SXM")
+    st = inf.decode_step(m, acc, 50, 5001, **kw)
+    pc = inf.prefill(m, acc, 490, 1, **kw)
+    hand = max(float(st.compute_s) + float(pc.compute_s), float(st.memory_s)) \
+        - max(float(st.compute_s), float(st.memory_s)) + float(pc.comm_s)
+    assert float(engines._chunk_s(m, acc, st, 490, kw)) == pytest.approx(hand, rel=1e-12)
+    # the chunk is compute: ≥ 490 tokens × 2 × 69.5e9 matmul parameters / 2 GPUs at the FP8
+    # dense peak (1,979 TFLOP/s per H100 SXM, datasheet); with the decode's it nearly fills the
+    # step's HBM time, so most of Δ is the chunk's all-reduces
+    assert float(pc.compute_s) >= 490 * 2 * 69.5e9 / 2 / 1979e12
+    # the published inter-token latency rises 1.54× from C = 25 to C = 50 (38.75 → 59.73 ms);
+    # the expected with the chunks rises more than without them (static decode of C sequences)
+    v = engines.engine_validation().set_index("benchmark_id")
+    e25, e50 = (v.loc[f"nim18-h100-70b-fp8-tp2-5000-500-c{c}", "expected"] for c in (25, 50))
+    assert 1.25 <= e50 / e25 <= 1.54
+    assert (v.loc[[i for i in v.index if i.startswith("nim18")], "bound_ok"]).all()

@@ -89,7 +89,7 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: *calibration* rows of ``data/rl_iterations.csv`` that generate with HF generate (OpenRLHF's
 #: benchmark, Llama-2-7B, three rows); the held-out rows judge it. Added on top of the engine
 #: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit).
-HF_GENERATE_S_PER_LAYER_STEP = 1.254e-3
+HF_GENERATE_S_PER_LAYER_STEP = 1.285e-3
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
 #: activation recomputation and micro-batch 1 (the RL frameworks' defaults: OpenRLHF and
 #: DeepSpeed-Chat ZeRO stages, NeMo RL's Megatron distributed optimizer with

@@ -82,11 +82,17 @@ attention DP and no ADP balancing, an iteration lasts as long as its slowest ran
 Balance Strategy": time_i = max over ranks; its baseline scheduler processes the ranks' contexts
 in different iterations); the expected throughput counts it (``colocated_ep_throughput``), the
 bound does not (a balanced scheduler can avoid it). Still not separated: grouped-GEMM efficiency
-at ~100 tokens per expert, FP4 kernels below the BF16 matmul fraction, the NVFP4 checkpoint's
-BF16 attention layers (modelled as NVFP4), the scheduler's mixed steps.
+at ~100 tokens per expert, FP4 kernels below the BF16 matmul fraction, the scheduler's mixed
+steps.
 
 FP4 weights (``nvfp4``, ``mxfp4``) are a weight precision
-of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell).
+of ``inference`` (FP4 tensor cores at the catalogue's FP4 peak on Blackwell). A quantized
+checkpoint rarely holds every module in its format: ``EPOptions.kept_weight_dtype`` names the
+modules it keeps wider (NVIDIA's NVFP4 DeepSeek-R1: attention, router, LM head and embedding
+in BF16, ``NVFP4_MODELOPT_KEPT``), whose bytes and matmuls are then priced at their own
+precision (``_module_dtypes``, ``_matmul_s``). Under DP attention every GPU holds and reads the
+kept modules whole: for DeepSeek-R1 on 8 B200s that is 13.4e9 BF16 parameters, 19.2 GB more
+read per decode step than an all-NVFP4 pricing.
 """
 
 from __future__ import annotations
@@ -130,6 +136,29 @@ from .inference import (
 #: (DeepSeek-V3 Technical Report, arXiv:2412.19437, §2.1.2); DeepEP's normal (prefill) mode
 #: sends one copy per destination node and forwards on NVLink.
 PREFILL_NODE_LIMIT = 4
+
+#: The modules NVIDIA's NVFP4 DeepSeek-R1 checkpoint (``nvidia/DeepSeek-R1-FP4``, quantized with
+#: TensorRT Model Optimizer v0.23.0, its model card) keeps out of NVFP4, and their precision:
+#: the attention modules in BF16 (TensorRT-LLM tech blog 1, "Pushing Latency Boundaries:
+#: Optimizing DeepSeek-R1 Performance on NVIDIA B200 GPUs", NVIDIA/TensorRT-LLM
+#: docs/source/blogs/tech_blog/blog1_Pushing_Latency_Boundaries_Optimizing_DeepSeek-R1_\
+#: Performance_on_NVIDIA_B200_GPUs.md @5685103, "Precision Strategy": "64x Attention Modules bf16", "3x Dense FFN Layers nvfp4",
+#: "58x MoE FFN Layers nvfp4", "RouterGEMM bf16"; the later ``nvidia/DeepSeek-R1-FP4-v2`` model
+#: card: "Compared to nvidia/DeepSeek-R1-FP4, this checkpoint additionally quantizes the wo
+#: module in attention layers"); the LM head and the MoE router unquantized (ModelOpt's
+#: ``_default_disabled_quantizer_cfg``, part of every NVFP4 config: ``"*lm_head*"`` and
+#: ``"*mlp.gate.*"`` ``{"enable": False}``, NVIDIA/TensorRT-Model-Optimizer
+#: modelopt/torch/quantization/config.py @103b1bb); the token embedding is a lookup table, not a
+#: linear layer, and is not quantized. The checkpoint's own ``hf_quant_config.json`` was not
+#: read (Hugging Face, not in the searchable corpus): the list is the blog's and ModelOpt's.
+NVFP4_MODELOPT_KEPT = {"attention": "bf16", "router": "bf16", "lm_head": "bf16",
+                       "embedding": "bf16"}
+#: The modules DeepSeek's own FP8 release (DeepSeek-V3, DeepSeek-R1) keeps in BF16: every
+#: ``Linear`` of the blocks is FP8 (``Linear.dtype = torch.float8_e4m3fn``), but the LM head
+#: (``ColumnParallelLinear(..., dtype=torch.get_default_dtype())``, BF16), the token embedding
+#: (``ParallelEmbedding``, default dtype) and the MoE router (``Gate.weight``, default dtype)
+#: are not (deepseek-ai/DeepSeek-V3 inference/model.py @1ea5a1a; default dtype BF16).
+FP8_DEEPSEEK_KEPT = {"router": "bf16", "lm_head": "bf16", "embedding": "bf16"}
 
 
 def _whole(name, value, minimum=1):
@@ -190,6 +219,14 @@ class EPOptions:
         HBM left unused (``inference.SERVING_RESERVE``).
     efficiency : Efficiency, optional
         Achievable fractions (default: the accelerator's ``data/efficiency.csv`` row).
+    kept_weight_dtype : dict or None
+        Modules the checkpoint keeps at another precision than ``weight_dtype``,
+        ``{module: dtype}``, module one of the model's ``param_breakdown`` groups except the
+        routed experts (``"attention"``, ``"lm_head"``, ``"embedding"``, ``"router"``,
+        ``"ffn_dense"``, ``"ffn_shared_experts"``, ``"norms"``): their bytes are resident and
+        read at that precision and their matmuls run at its peak (``_module_dtypes``). For
+        NVIDIA's ModelOpt NVFP4 DeepSeek-R1 checkpoint use ``NVFP4_MODELOPT_KEPT``.
+        None: every module in ``weight_dtype``.
     """
 
     weight_dtype: str = "fp8"
@@ -199,6 +236,7 @@ class EPOptions:
     engine: str | None = None
     reserve_fraction: float = SERVING_RESERVE
     efficiency: Efficiency | None = None
+    kept_weight_dtype: dict | None = None
 
 
 def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_tokens: int,
@@ -244,7 +282,7 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     if not m.is_moe:
         raise ValueError(f"model={m.name!r} is dense: expert parallelism needs an MoE model")
     _choice("phase", phase, ("decode", "prefill"))
-    wb = WEIGHT_BYTES[_choice("weight_dtype", o.weight_dtype, WEIGHT_BYTES)]
+    dtypes = _module_dtypes(m, o.weight_dtype, o.kept_weight_dtype)
     _choice("kv_dtype", o.kv_dtype, KV_BYTES)
     ep = _whole("ep", ep)
     red = _whole("redundant_experts", o.redundant_experts, minimum=0)
@@ -252,15 +290,15 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     ctx = _whole("context_tokens", context_tokens)
     r = float(as_array(o.reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
-    resident, read = _ep_weight_bytes(m, ep, red, wb, t)
+    resident, read = _ep_weight_bytes(m, ep, red, dtypes, t)
     kv_tok = kv_cache_bytes_per_token(m, o.kv_dtype)
     cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, o.weight_dtype)
     if phase == "decode" and t > cap:
         raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
                          f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
                          f"at ep={ep}")
-    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, o.weight_dtype,
-                                             o.kv_dtype, read, kv_tok)
+    compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, o.kv_dtype,
+                                             read, kv_tok)
     a2a = _ep_all_to_all_s(m, acc, eff, phase, ep, t)
     gpu = max(compute, memory)
     bound = max(gpu, a2a) if o.two_batch_overlap else gpu + a2a
@@ -277,10 +315,27 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
                   resident_bytes_per_gpu=resident, max_batch_per_gpu=cap, engine=eng.family)
 
 
-def _ep_weight_bytes(m, ep, red, wb, tokens):
-    """(resident, read per step) weight bytes of one GPU: the non-routed weights whole, plus
-    (E + redundant)/ep expert slots, of which the share u(ep·T) is touched (module
-    docstring); a ValueError when ``ep`` does not divide the slots."""
+def _module_dtypes(m, weight_dtype, kept) -> dict:
+    """The weight precision of each ``param_breakdown`` group of ``m``: ``kept[group]`` where
+    given (``EPOptions.kept_weight_dtype``), else ``weight_dtype`` (the routed experts always);
+    a ValueError naming ``weight_dtype`` or ``kept_weight_dtype`` for a bad name."""
+    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    kept = {} if kept is None else kept
+    groups = [g for g in m.param_breakdown if g != "ffn_routed_experts"]
+    if not isinstance(kept, dict) or any(g not in groups or d not in WEIGHT_BYTES
+                                         for g, d in kept.items()):
+        raise ValueError(f"kept_weight_dtype={kept!r} must map modules among {groups} to "
+                         f"precisions among {list(WEIGHT_BYTES)}")
+    return {g: kept.get(g, weight_dtype) for g in m.param_breakdown} \
+        | {"ffn_routed_experts": weight_dtype}
+
+
+def _ep_weight_bytes(m, ep, red, dtypes, tokens):
+    """(resident, read per step) weight bytes of one GPU: the non-routed weights whole, each
+    group at its precision (``dtypes``, ``_module_dtypes``), plus (E + redundant)/ep expert
+    slots, of which the share u(ep·T) is touched (module docstring); the position and untied
+    token embeddings are resident but not read whole. A ValueError when ``ep`` does not divide
+    the slots."""
     slots = m.n_experts + red
     if slots % ep:
         raise ValueError(f"ep={ep} must divide the {slots} expert slots of {m.name} "
@@ -288,11 +343,31 @@ def _ep_weight_bytes(m, ep, red, wb, tokens):
     per_gpu = slots // ep
     p = m.param_breakdown
     n_expert = p["ffn_routed_experts"] / m.n_experts
-    shared = m.n_params - p["ffn_routed_experts"]
-    resident = (shared + per_gpu * n_expert) * wb
-    read_shared = (shared - p["position"] - (0 if m.tied_embeddings else p["embedding"])) * wb
+    wb = WEIGHT_BYTES[dtypes["ffn_routed_experts"]]
+    shared = {g: n * WEIGHT_BYTES[dtypes[g]] for g, n in p.items() if g != "ffn_routed_experts"}
+    unread = ("position",) + (() if m.tied_embeddings else ("embedding",))
+    read_shared = sum(b for g, b in shared.items() if g not in unread)
     touched = float(experts_touched(m, ep * tokens)) / m.n_experts
-    return resident, read_shared + per_gpu * n_expert * wb * touched
+    return (sum(shared.values()) + per_gpu * n_expert * wb,
+            read_shared + per_gpu * n_expert * wb * touched)
+
+
+def _matmul_s(m, acc, eff, t, dtypes) -> float:
+    """Seconds of the linear layers' matmuls for t tokens, each group at the peak of its
+    precision's compute format (``inference.compute_dtype``):
+
+        Σ_groups 2 · N_group,active · t / (peak(group) · matmul_fraction)
+
+    with the active FFN split into the dense FFN layers, the shared experts (at their own
+    precisions) and the k routed experts (at the routed experts' precision)."""
+    a = m.matmul_params_active
+    p = m.param_breakdown
+    own = {g: p.get(g, 0.0) for g in ("ffn_dense", "ffn_shared_experts")}
+    parts = [(n, dtypes.get(g, dtypes["ffn_routed_experts"])) for g, n in a.items() if g != "ffn"]
+    parts += [(n, dtypes[g]) for g, n in own.items()]
+    parts.append((max(a.get("ffn", 0.0) - sum(own.values()), 0.0), dtypes["ffn_routed_experts"]))
+    return sum(2.0 * n * t / (acc.peak_flops_per_s(compute_dtype(d, acc)) * eff.matmul_fraction)
+               for n, d in parts)
 
 
 def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) -> int:
@@ -306,11 +381,11 @@ def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) ->
     return int((usable - resident) // (kv_tok * (ctx + 1)))
 
 
-def _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype, read, kv_tok):
+def _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, kv_dtype, read, kv_tok):
     """(compute, memory, KV read) seconds of one GPU's step (the module docstring's compute
-    and memory lines)."""
-    peak = acc.peak_flops_per_s(compute_dtype(weight_dtype, acc))
-    mm = sum(m.matmul_params_active.values())
+    and memory lines; the matmuls by ``_matmul_s``, each module group at its precision)."""
+    peak = acc.peak_flops_per_s(compute_dtype(dtypes["ffn_routed_experts"], acc))
+    matmul = _matmul_s(m, acc, eff, t, dtypes)
     if phase == "decode":
         # the attention core reads the cache in its own precision: an FP8 KV cache may run on
         # FP8 tensor cores, a BF16 one (FlashMLA's decode kernel on Hopper) on BF16 ones, whatever
@@ -318,13 +393,11 @@ def _ep_gpu_terms(m, acc, eff, phase, t, ctx, weight_dtype, kv_dtype, read, kv_t
         attn_peak = min(peak, acc.peak_flops_per_s("fp8" if kv_dtype == "fp8"
                                                    and acc.peak_fp8_flops_per_s else "bf16"))
         attn = attention_flops_per_key(m, True) * (ctx + 1) * t
-        compute = (2.0 * mm * t) / (peak * eff.matmul_fraction) \
-            + attn / (attn_peak * eff.matmul_fraction)
+        compute = matmul + attn / (attn_peak * eff.matmul_fraction)
         kv_bytes = t * ctx * kv_tok + t * kv_tok
     else:
         attn = attention_flops_per_key(m, False) * (ctx + 1) / 2 * t
-        compute = 2.0 * mm * t / (peak * eff.matmul_fraction) \
-            + attn / (acc.peak_flops_per_s("bf16") * eff.attention_fraction)
+        compute = matmul + attn / (acc.peak_flops_per_s("bf16") * eff.attention_fraction)
         kv_bytes = t * kv_tok
     bw = acc.hbm_bytes_per_s * eff.hbm_fraction
     memory = (read + kv_bytes) / bw
@@ -435,10 +508,8 @@ def load_serving_setups() -> pd.DataFrame:
 
 
 def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
-                            prompt_tokens: int, output_tokens: int, weight_dtype: str = "fp8",
-                            kv_dtype: str = "bf16", redundant_experts: int = 0,
-                            two_batch_overlap: bool = False, engine: str | None = None,
-                            adp_balance: bool = False) -> dict:
+                            prompt_tokens: int, output_tokens: int, adp_balance: bool = False,
+                            options: EPOptions | None = None, **keywords) -> dict:
     """Output tokens/s per GPU of an expert-parallel, DP-attention deployment whose GPUs run
     both prefill and decode (in-flight batching, as TensorRT-LLM's and SGLang's
     ``enable_attention_dp`` without P/D disaggregation), for requests of P input and R output
@@ -464,7 +535,10 @@ def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
       rank prefills in every iteration). Added after the two TensorRT-LLM rows' errors had been
       seen; nothing fitted.
 
-    The expected band is the decode step's, scaled with the expected value.
+    The expected band is the decode step's, scaled with the expected value. ``options`` (an
+    ``EPOptions``; default ``EPOptions(two_batch_overlap=False)``, in-flight batching without
+    two-batch overlap) sets the precisions (with ``kept_weight_dtype``), redundant experts,
+    overlap and engine of both phases; keywords given too replace its fields.
 
     Returns
     -------
@@ -472,9 +546,9 @@ def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
     (EPStep).
     """
     p, r = _whole("prompt_tokens", prompt_tokens), _whole("output_tokens", output_tokens)
-    kw = dict(ep=ep, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-              redundant_experts=redundant_experts, two_batch_overlap=two_batch_overlap,
-              engine=engine)
+    o = options_with(EPOptions, "options", EPOptions(two_batch_overlap=False)
+                     if options is None else options, keywords)
+    kw = dict(ep=ep, options=o)
     if not isinstance(adp_balance, bool):
         raise ValueError(f"adp_balance={adp_balance!r} must be True or False")
     d = ep_step(model, accelerator, phase="decode", tokens_per_gpu=batch_per_gpu,
@@ -490,13 +564,24 @@ def colocated_ep_throughput(model, accelerator, *, ep: int, batch_per_gpu,
             "band_high": exp * hi, "decode": d, "prefill": pre}
 
 
+def _kept_weight_dtype(cell):
+    """A ``serving_setups.csv`` ``kept_weight_dtype`` cell: empty (every module in the row's
+    ``weight_dtype``), or the name of a checkpoint's module precisions
+    (``"nvfp4_modelopt"``: ``NVFP4_MODELOPT_KEPT``; ``"deepseek_fp8"``: ``FP8_DEEPSEEK_KEPT``)."""
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell == "":
+        return None
+    table = {"nvfp4_modelopt": NVFP4_MODELOPT_KEPT, "deepseek_fp8": FP8_DEEPSEEK_KEPT}
+    return table[_choice("kept_weight_dtype", cell, table)]
+
+
 def _setup_row_throughput(r, acc) -> tuple:
     """(bound, expected, band low, band high) tokens/s per GPU of one ``serving_setups.csv``
     row: ``ep_step`` for a decode or prefill phase measured alone, ``colocated_ep_throughput``
     for a deployment running both."""
     kw = dict(ep=int(r["ep"]), weight_dtype=r["weight_dtype"], kv_dtype=r["kv_dtype"],
               redundant_experts=int(r["redundant_experts"]),
-              two_batch_overlap=bool(r["two_batch_overlap"]), engine=r["engine_family"])
+              two_batch_overlap=bool(r["two_batch_overlap"]), engine=r["engine_family"],
+              kept_weight_dtype=_kept_weight_dtype(r.get("kept_weight_dtype")))
     if r["phase"] == "colocated":
         c = colocated_ep_throughput(r["model"], acc, batch_per_gpu=float(r["tokens_per_gpu"]),
                                     prompt_tokens=int(r["prompt_tokens"]),
