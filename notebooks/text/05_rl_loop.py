@@ -439,8 +439,10 @@ print("roofline bound respected on every row:", bool(gap["bound_ok"].all()),
 
 # %% [markdown]
 # **Takeaway.** One fraction per phase and one fixed cost per step reproduce most held-out engine
-# figures within a quarter; the misses are the regimes the previous section named (Llama-70B long
-# generations before TensorRT-LLM's XQA kernel). TensorRT-LLM and vLLM have enough published rows
+# figures within a quarter; the rows beyond a quarter are listed above by name. Llama-70B long
+# generations before TensorRT-LLM's XQA kernel, which the previous section set apart, are priced
+# with the KV cache read once per query head, as those engines read it
+# (`engines.kv_reads_per_decode_step`). TensorRT-LLM and vLLM have enough published rows
 # for constants of their own (each source weighs the same in a fit, so no single run sets them);
 # SGLang, NVIDIA NIM and Hugging Face `generate` use the pooled fit, and the outputs above say so. Every price below is given at this expected throughput, with the band, and
 # the roofline stays beside it as the bound.
@@ -546,11 +548,11 @@ for _, r in prices.iterrows():
 # decode on the same GPUs with attention data-parallel: an iteration lasts as long as its slowest
 # rank, so one rank's prefill stalls every rank's decode (TensorRT-LLM tech blog 10, "ADP Balance
 # Strategy"), which the expected throughput counts (`setups.colocated_ep_throughput`; the bound,
-# which a balanced scheduler could approach, does not). The FP8 row then comes within a quarter;
-# the FP4 row is still expected faster than it ran (the printout above gives both errors), and
-# what it misses (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels
-# below the BF16 matmul fraction, the checkpoint's BF16 attention layers priced as FP4, the
-# scheduler's mixed prefill and decode steps) is not separated. The bound holds on every row.
+# which a balanced scheduler could approach, does not). Each checkpoint's modules that stay wider are
+# priced at their own precision (attention, router and LM head in BF16: `setups.FP8_DEEPSEEK_KEPT`,
+# `setups.NVFP4_MODELOPT_KEPT`); the printout above gives both rows' errors. What is left out
+# (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels below the BF16
+# matmul fraction, the scheduler's mixed prefill and decode steps) is not separated. The bound holds on every row.
 #
 # ## 6.5 What if the model outgrows a node, or a long prompt arrives?
 #
