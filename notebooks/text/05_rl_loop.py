@@ -549,8 +549,8 @@ for _, r in prices.iterrows():
 # rank, so one rank's prefill stalls every rank's decode (TensorRT-LLM tech blog 10, "ADP Balance
 # Strategy"), which the expected throughput counts (`setups.colocated_ep_throughput`; the bound,
 # which a balanced scheduler could approach, does not). Each checkpoint's modules that stay wider are
-# priced at their own precision (attention, router and LM head in BF16: `setups.FP8_DEEPSEEK_KEPT`,
-# `setups.NVFP4_MODELOPT_KEPT`); the printout above gives both rows' errors. What is left out
+# priced at their own precision (the router and LM head in BF16 in both, attention too in the FP4
+# checkpoint: `setups.FP8_DEEPSEEK_KEPT`, `setups.NVFP4_MODELOPT_KEPT`); the printout above gives both rows' errors. What is left out
 # (grouped-GEMM efficiency at the few tokens each expert gets per step, FP4 kernels below the BF16
 # matmul fraction, the scheduler's mixed prefill and decode steps) is not separated. The bound holds on every row.
 #
