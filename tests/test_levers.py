@@ -322,14 +322,47 @@ def test_gb200_nvl72_catalogue_rows():
 
 def test_hardware_sweep(s):
     sw = lv.hardware_sweep(s)
-    assert "GB200-NVL72" in set(sw["accelerator"]) and sw["scenario"].sum() == 1
+    assert "GB200-NVL72" in set(sw["accelerator"])
     assert (sw["bill_low_usd"] <= sw["bill_usd"]).all() and \
         (sw["bill_usd"] <= sw["bill_high_usd"]).all()
     assert list(sw["bill_usd"]) == sorted(sw["bill_usd"])
-    # the scenario's accelerator at the scenario's calibration is the scenario's bill
-    own = sw[sw["scenario"]].iloc[0]
-    assert own["bill_calibrated_usd"] == pytest.approx(lv.bill(s).total_usd, rel=1e-9)
+    # the scenario's accelerator at the scenario's price and calibration is the scenario's bill
+    own = sw[sw["scenario"]].set_index("price_basis")
+    assert own.loc["the scenario's price", "bill_calibrated_usd"] == pytest.approx(
+        lv.bill(s).total_usd, rel=1e-9)
     assert all(isinstance(reason, str) for _, reason in sw.attrs["skipped"])
+
+
+def test_the_sweep_compares_every_accelerator_at_one_price_basis(s, sweep):
+    # the default scenario states its own price ($/GPU-h, default.yaml) for H100-SXM; every
+    # other row is at the catalogue median for on_demand. Like for like: H100-SXM appears a
+    # second time at the catalogue median of data/prices.csv's current on-demand rows (a hand
+    # median of the rows below), priced by the same bill with only the price changed.
+    assert s["price_usd_per_gpu_hour"] is not None and s["accelerator"] == "H100-SXM"
+    own = sweep[sweep["scenario"]].set_index("price_basis")
+    assert sorted(own.index) == ["catalogue median (on_demand)", "the scenario's price"]
+    rows = llmcost.list_prices("H100-SXM", "on_demand", current_only=True)
+    prices = sorted(rows["price_usd_per_gpu_hour"])
+    n = len(prices)
+    median = prices[n // 2] if n % 2 else (prices[n // 2 - 1] + prices[n // 2]) / 2
+    cat = own.loc["catalogue median (on_demand)"]
+    assert cat["price_usd_per_gpu_hour"] == pytest.approx(median, rel=1e-12)
+    assert cat["bill_calibrated_usd"] == pytest.approx(
+        lv.bill({**s, "price_usd_per_gpu_hour": median}).total_usd, rel=1e-9)
+    assert own.loc["the scenario's price", "price_usd_per_gpu_hour"] == pytest.approx(
+        s["price_usd_per_gpu_hour"])
+    others = sweep[~sweep["scenario"]]
+    assert (others["price_basis"] == "catalogue median (on_demand)").all()
+    assert not own["rankable"].any()
+
+
+def test_a_left_out_reason_is_never_cut(sweep):
+    # H800 has no current on-demand row in data/prices.csv: the reason is catalogue_price's
+    # whole first clause, ending with the accelerator's name (the trial's report cut it to
+    # "...the catalogue has no on_demand price" at 60 characters)
+    assert llmcost.list_prices("H800", "on_demand", current_only=True).empty
+    why = dict(sweep.attrs["skipped"])["H800"]
+    assert why == ("price_usd_per_gpu_hour: the catalogue has no on_demand price for H800")
 
 
 @pytest.fixture(scope="module")
