@@ -377,7 +377,7 @@ CAVEATS = [
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     (r"^the predicted MFU, ([\d.]+%), is above any published",
      "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
-    (r"^the band's upper end is capped at ([\d.]+%)",
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?)",
      "the MFU's range is capped at {0}: no published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)-([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
