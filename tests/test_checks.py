@@ -122,3 +122,17 @@ def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
     w = scenario_warnings({"model": str(path), "seq_len": 8192})
     assert any("seq_len=8,192 is beyond" in x and "2,048 tokens (max_position_embeddings)" in x
                for x in w), w
+
+
+def test_the_fp8_warning_names_the_accelerators_ratio_and_the_mfus_origin():
+    # NVIDIA's datasheets: B200 dense FP8 4.5 PFLOPS against BF16 2.25 (2×); A100 has no FP8
+    # tensor cores. The warning states the scenario's accelerator's ratio (not "on Hopper"), and
+    # a predicted MFU is not "carried over from a BF16 run" (a new-user trial's B200 report).
+    given = scenario_warnings({"accelerator": "B200", "dtype": "fp8", "mfu": 0.4})
+    (w,) = [x for x in given if x.startswith("dtype=fp8")]
+    assert "B200's dense FP8 peak, 2× its BF16 one" in w and "Hopper" not in w
+    assert "carried over from a BF16 run divides the estimated cost by 2" in w
+    pred = scenario_warnings({"accelerator": "B200", "dtype": "fp8", "mfu": 0.4},
+                             mfu_predicted=True)
+    (w,) = [x for x in pred if x.startswith("dtype=fp8")]
+    assert "carried over" not in w and "predicts it on that peak" in w

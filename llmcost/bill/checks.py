@@ -28,6 +28,26 @@ EXPOSED_COMM_WARNING = 0.30
 DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
+def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
+    """dtype=fp8: the MFU is a fraction of the accelerator's dense FP8 peak, r = peak(FP8) ÷
+    peak(BF16) times its BF16 one (data/accelerators.csv); published MFUs are on the BF16 peak,
+    so a BF16 run's MFU carried over divides the cost by r. A predicted MFU is on the FP8 peak
+    already (the step-time model prices FP8 GEMMs at it)."""
+    try:
+        gpu = load_accelerator(accelerator)
+        r = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+        peak = f"{gpu.name}'s dense FP8 peak, {r:.3g}× its BF16 one"
+    except (TypeError, ValueError):  # no accelerator, or none with an FP8 peak: said generically
+        r, peak = None, "the dense FP8 peak"
+    if mfu_predicted:
+        return (f"dtype=fp8: the MFU is a fraction of {peak}; the step-time model predicts it on "
+                "that peak, while published MFUs are fractions of BF16 peaks: compare them on "
+                "one basis.")
+    cut = f"divides the estimated cost by {r:.3g}" if r else "understates the estimated cost"
+    return (f"dtype=fp8: the MFU is a fraction of {peak}; published MFUs are fractions of BF16 "
+            f"peaks, so an MFU carried over from a BF16 run {cut}.")
+
+
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
                       defaults=frozenset()) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
@@ -59,9 +79,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                        f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                        "every GPU-hour and cost in this report is optimistic.")
     if values.get("dtype") == "fp8":
-        out.append("dtype=fp8: the MFU is a fraction of the FP8 peak, twice the BF16 one on "
-                   "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
-                   "from a BF16 run halves the estimated cost.")
+        out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default":

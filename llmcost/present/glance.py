@@ -395,8 +395,11 @@ CAVEATS = [
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below",
      "the MFU, {0}, is lower than any published run (a percentage typed as a fraction?)"),
-    (r"^dtype=fp8: the MFU is a fraction of the FP8 peak",
-     "the MFU counts against the FP8 peak: one copied from a BF16 run halves the cost"),
+    (r"^dtype=fp8: the MFU is a fraction of .*FP8 peak.*the step-time model predicts it",
+     "the predicted MFU counts against the FP8 peak, published ones against BF16's: compare "
+     "them on one basis"),
+    (r"^dtype=fp8: the MFU is a fraction of .*FP8 peak",
+     "the MFU counts against the FP8 peak: one copied from a BF16 run understates the cost"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
     (r"^(\S+) has no measured efficiency figures",
