@@ -136,3 +136,20 @@ def test_the_fp8_warning_names_the_accelerators_ratio_and_the_mfus_origin():
                              mfu_predicted=True)
     (w,) = [x for x in pred if x.startswith("dtype=fp8")]
     assert "carried over" not in w and "predicts it on that peak" in w
+
+
+def test_a_catalogue_reserved_price_above_on_demand_is_named():
+    # data/prices.csv: B200's only reserved row is an AWS EC2 Capacity Block (p6-b200.48xlarge,
+    # $113.666/h for 8 GPUs = $14.208/GPU-h, 2026-10), while its on-demand rows are Lambda $6.69
+    # and CoreWeave $8.60 (2026-09): the "reserved" default costs more than on-demand.
+    w = scenario_warnings({"accelerator": "B200", "pricing": "reserved",
+                           "price_usd_per_gpu_hour": None})
+    (x,) = [s for s in w if s.startswith("pricing=reserved")]
+    assert "$14.21 per GPU-hour" in x and "AWS 2026-10 $14.21" in x
+    assert "($6.69-$8.60, 2 row(s))" in x
+    # a price the scenario gives is its own; H100's reserved median (AWS $4.916, Hyperstack
+    # $2.72) is below its dearest on-demand row: no warning
+    assert not any(s.startswith("pricing=") for s in scenario_warnings(
+        {"accelerator": "B200", "pricing": "reserved", "price_usd_per_gpu_hour": 9.0}))
+    assert not any(s.startswith("pricing=") for s in scenario_warnings(
+        {"accelerator": "H100-SXM", "pricing": "reserved", "price_usd_per_gpu_hour": None}))

@@ -294,6 +294,17 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
     # a warning of no known family: its first clause
     assert glance.caveat_line("something new happened: the details") == "something new happened"
+    # a long first clause is shortened at a word, never cut mid-word (the detail holds it all)
+    long = "word " * 40 + "ending"
+    line = glance.caveat_line(long)
+    assert len(line) <= 140 and line.endswith(" …") and line[:-2].split() == long.split()[:len(
+        line[:-2].split())]
+    # the catalogue's dear reserved price (checks._catalogue_price_warning) in a reader's words
+    (dear,) = [x for x in scenario_warnings({"accelerator": "B200", "pricing": "reserved",
+                                             "price_usd_per_gpu_hour": None})
+               if x.startswith("pricing=")]
+    assert glance.caveat_line(dear) == ("the catalogue's reserved price for B200, $14.21/GPU-h, "
+                                        "is above its on-demand prices: get a quote")
     page = glance.caveats_html([w])
     assert "<details><summary>the predicted MFU rests" in page and "conformal band" in page
 

@@ -427,6 +427,8 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
+    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour",
+     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand prices: get a quote"),
 ]
 
 
@@ -445,7 +447,7 @@ def caveat_line(warning: str) -> str:
         if m:
             return words.format(*(_reader_number(g) for g in m.groups()))
     first = re.split(r"[:;] ", w, maxsplit=1)[0].strip().rstrip(".")
-    return first if len(first) <= 140 else first[:139].rstrip() + "…"
+    return textwrap.shorten(first, 140, placeholder=" …")  # at a word; the detail holds it all
 
 
 def caveats_html(warnings: list) -> str:
