@@ -282,3 +282,22 @@ def test_a_bf16_step_is_not_compared_with_an_fp8_runs_mfu():
     fp8, src8 = accuracy.best_published_any_size("H100-SXM", "fp8")
     assert "LLAMA3_8B" in src8 and fp8 > 0.80
     assert bf16 <= 0.80 and "LLAMA3_8B" not in src16 and bf16 < fp8
+
+
+def test_a_regimes_error_is_its_own_or_none():
+    # Hopper MoE at >= 10B parameters has no held-out published run in data/validation_mfu.csv
+    # (a new-user trial's Qwen3-30B-A3B index showed the A100 dense Megatron sets' error
+    # instead): no figure, and the sentence says why. A regime with held-out runs gets the mean
+    # |predicted / published - 1| of exactly those runs, by hand from the validation table.
+    moe = accuracy.mfu_band(0.4, "H200", 128, is_moe=True, n_params=30e9, seq_len=4096)
+    err, note = accuracy.regime_error(moe)
+    assert err is None and note.startswith("no held-out published run in this regime")
+    dense = accuracy.mfu_band(0.45, "A100-80GB", 1024, n_params=70e9, seq_len=4096)
+    v = accuracy.validation_table()
+    held = v[(v["regime"] == dense.regime) & (v["split"] == "held-out")]
+    err, note = accuracy.regime_error(dense)
+    assert len(held) > 0 and f"{len(held)} held-out" in note
+    assert err == pytest.approx((held["predicted_mfu"] / held["reported_mfu"] - 1).abs().mean(),
+                                rel=1e-9)
+    with pytest.raises(ValueError, match="band="):
+        accuracy.regime_error(0.4)

@@ -59,7 +59,8 @@ from ..core.units import SECONDS_PER_HOUR, as_array, as_text
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import reliability as rel
-from ..training.accuracy import band_for_step, best_published_mfu, mfu_band
+from ..training.accuracy import (band_for_step, best_published_mfu, mfu_band,
+                                 published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -636,9 +637,27 @@ def best_plan(s: dict) -> Change:
     if b1.step_time_s >= b0.step_time_s:
         return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
-    return Change(_with_scaled_mfu(s, free), "a new plan must be validated at scale before the "
-                  "run", f"{mine.describe()} → {theirs.describe()}",
-                  "llmcost.parallel, llmcost.step")
+    after, said = _capped_at_published(s, _with_scaled_mfu(s, free))
+    return Change(after, "a new plan must be validated at scale before the run",
+                  f"{mine.describe()} → {theirs.describe()}" + said,
+                  "llmcost.parallel, llmcost.step; accuracy.published_ceiling")
+
+
+def _capped_at_published(before: dict, after: dict) -> tuple:
+    """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
+    on the hardware generation for a model of this size, on the step's dtype basis), never
+    below ``before``'s MFU, and the words that say so: a lever is not priced on an MFU that no
+    published run of its hardware has reached. ``(after, "")`` when within the ceiling or with
+    nothing published (the step-time model's band says how far to trust it then)."""
+    spec = load_model(_get(after, "model"))
+    ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
+                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe)
+    m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
+    if ceiling is None or m <= ceiling:
+        return after, ""
+    top = max(ceiling, m0)
+    return ({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
+            f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}")
 
 
 # ---- checkpoint governance

@@ -536,6 +536,38 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     return cap, out
 
 
+def published_ceiling(accelerator: str, n_params: float, dtype: str = "bf16",
+                      is_moe: bool | None = None) -> tuple:
+    """The best published MFU on the accelerator's generation for a model within
+    ``SIZE_FACTOR`` of ``n_params`` (``best_published_mfu``, BF16 basis) put on the step's own
+    basis, the dense peak of ``dtype``: ceiling = best × peak(BF16) ÷ peak(dtype). Returns
+    ``(ceiling, sentence)``: the sentence names the run and both bases for FP8; ``(None,
+    reason)`` when nothing is published to compare with."""
+    best, src = best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe)
+    if best is None:
+        return None, src
+    basis = _check_dtype_basis(accelerator, dtype)
+    where = f"{best / basis:.1%}" if basis == 1.0 else \
+        f"{best / basis:.1%} of the FP8 dense peak ({best:.1%} of the BF16 one)"
+    return best / basis, (f"the best published on {gpu_generation(accelerator)} for a model "
+                          f"of this size, {where} ({src})")
+
+
+def regime_error(band: MfuBand) -> tuple:
+    """The step-time model's error on the published runs of a band's regime (``regime_table``:
+    mean |e| over its held-out runs, e = predicted MFU ÷ published MFU − 1): ``(mean_abs_error,
+    note)``, or ``(None, note)`` when the regime has no held-out published run, so that a page
+    never shows another regime's error as this one's."""
+    if not isinstance(band, MfuBand):
+        raise ValueError(f"band={band!r} must be an MfuBand (accuracy.mfu_band)")
+    t = regime_table()
+    if band.regime not in t.index or int(t.loc[band.regime, "n"]) == 0:
+        return None, f"no held-out published run in this regime ({band.regime})"
+    r = t.loc[band.regime]
+    return float(r["mean_abs_error"]), (f"mean |error| on the {int(r['n'])} held-out published "
+                                        f"run(s) of this regime ({band.regime})")
+
+
 def regime_bands() -> pd.DataFrame:
     """The band of every regime with held-out runs (``regime_table``'s ``n``, ``center``,
     ``half_width``, ``conformal``, ``coverage``), with ``validated`` = ``conformal`` and the
