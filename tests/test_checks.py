@@ -1,5 +1,7 @@
 """Scenario plausibility warnings (llmcost.checks)."""
 
+import pytest
+
 import llmcost
 from llmcost.bill.checks import scenario_warnings
 from llmcost.present.report import effective_parameters, declared_parameters, list_notebooks
@@ -147,9 +149,20 @@ def test_a_catalogue_reserved_price_above_on_demand_is_named():
     (x,) = [s for s in w if s.startswith("pricing=reserved")]
     assert "$14.21 per GPU-hour" in x and "AWS 2026-10 $14.21" in x
     assert "($6.69-$8.60, 2 row(s))" in x
-    # a price the scenario gives is its own; H100's reserved median (AWS $4.916, Hyperstack
-    # $2.72) is below its dearest on-demand row: no warning
+    # a price the scenario gives is its own; H100's current reserved row (Hyperstack $2.72) is
+    # below its dearest on-demand row: no warning
     assert not any(s.startswith("pricing=") for s in scenario_warnings(
         {"accelerator": "B200", "pricing": "reserved", "price_usd_per_gpu_hour": 9.0}))
     assert not any(s.startswith("pricing=") for s in scenario_warnings(
         {"accelerator": "H100-SXM", "pricing": "reserved", "price_usd_per_gpu_hour": None}))
+
+
+def test_a_price_its_own_page_said_would_change_is_not_current():
+    # AWS's Capacity Block page copy of 2024-12 announced new prices from 2025-01-01: its H100
+    # row ($39.33 per p5.48xlarge-hour / 8 = $4.916) is history, not a current reserved price
+    rows = llmcost.list_prices("H100-SXM", "reserved")
+    aws = rows[rows["provider"] == "AWS"].iloc[0]
+    assert aws["price_usd_per_gpu_hour"] == pytest.approx(39.33 / 8, rel=1e-3)
+    assert not aws["current"] and "2025-01-01" in aws["source"]
+    assert "AWS" not in set(llmcost.list_prices("H100-SXM", "reserved", current_only=True)[
+        "provider"])
