@@ -679,7 +679,7 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
     ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s", ""),
     ("best_plan_mfu", "predicted MFU, fastest plan", best["mfu"], "", best_plan),
-    ("regime_mean_abs_error", "MFU error on published runs of this regime", err, "",
+    ("regime_mfu_mean_abs_error", "MFU error on published runs of this regime", err, "",
      err_note)]])
 
 # %% [markdown]
