@@ -360,9 +360,12 @@ print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
 
 # %%
 # NBVAL_CHECK_OUTPUT
+import textwrap  # shortened at a word; the bill's table above holds each line's full text
+
 for key in ("storage.checkpoints", "storage.datasets", "network.egress", "energy.electricity"):
     ln = bill.line(key)
-    print(f"{ln.line:>32}: {ledger.format_usd(ln.usd):>8} ({ln.status}) {ln.how[:70]}")
+    how = textwrap.shorten(ln.how, 80, placeholder=" …")
+    print(f"{ln.line:>32}: {ledger.format_usd(ln.usd):>8} ({ln.status}) {how}")
 for name, hours, t_card in (("8B", 1.46e6, 420), ("70B", 7.0e6, 2040), ("405B", 30.84e6, 8930)):
     e = ledger.energy_of(hours, "H100-SXM")  # the bill's energy line for the card's GPU-hours
     print(f"Llama 3.1 {name}: bill {e['mwh']:,.0f} MWh, {e['tco2e']:,.0f} t; on the card's basis "
@@ -834,7 +837,7 @@ for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
         print(f"{n:,} GPUs: goodput {b.figures['goodput']:.1%}, "
               f"{b.figures['wall_clock_days']:,.1f} days")
     except ValueError as e:
-        print(f"{n:,} GPUs: {str(e)[:160]}")
+        print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 
 # %% [markdown]
 # Without checkpoints a job of t seconds on a cluster with MTBF m expects a wall clock of
