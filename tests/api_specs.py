@@ -12,7 +12,7 @@ each public entry point to check that odd input gets a ``ValueError`` naming the
   nonnegative, count, count0, fraction, number, mtbf; names: choice, model, accelerator, str,
   path; objects: plan, cluster, target, scenario, callable, efficiency, options, runs,
   model_or_params, phases, keywords, ledger, draws, names, mapping, frame, change, lever_keys,
-  run_list, columns; shares: share; yes/no: flag; formatting: digits). Append ``|none`` when ``None`` is a
+  run_list, columns, input_names; shares: share; yes/no: flag; formatting: digits). Append ``|none`` when ``None`` is a
   valid value (a default meaning "choose"), so that ``None`` is not used as an odd value;
 * ``shown`` (optional): the name the error message uses, where it is not the argument's own
   (``validate_parameter(name, value)`` names the parameter, e.g. ``n_gpus=...``).
@@ -87,6 +87,8 @@ ODD_VALUES = {
     "run_list": [None, 3, "x", [3]],
     # column names
     "columns": [3, ["no-such-column"], [3]],
+    # a collection of scenario input names
+    "input_names": [None, 3, "mfu", [3]],
     # a dict of keyword arguments
     "keywords": ["tp8", 3, [], {"no_such_key": 1}],
 }
@@ -496,6 +498,8 @@ def _more_module_specs(tiny) -> dict:
         "ledger.claim_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
         "ledger.plan_questions": Spec(dict(ledger=bill), {"ledger": "ledger"}),
         "ledger.illustrative_ranges": Spec(dict(bill=bill), {"bill": "ledger"}),
+        "ledger.unranged_inputs": Spec(dict(bill=bill, ranged=["mfu"]),
+                                       {"bill": "ledger", "ranged": "input_names"}),
         "ledger.headline_draws": Spec(dict(scenario={"n_gpus": 8, "mfu": [0.3, 0.5]},
                                            samples=10),
                                       {"scenario": "scenario", "samples": "count",

@@ -263,3 +263,47 @@ def test_band_is_capped_where_no_measurement_goes():
     # never above the matmul ceiling, whatever the prediction
     b4 = accuracy.mfu_band(0.79, "H100-SXM", 2048, n_params=70e9)
     assert b4.high <= 0.80 and b4.low < b4.mfu
+
+
+def test_an_fp8_band_cap_says_both_figures_on_one_basis():
+    # Megatron-Bridge 25.11 performance summary, DGX-H100 LLAMA3_8B FP8-CS on 8 GPUs: 14,451
+    # tokens/s/GPU, the best published Hopper run of that size (data/validation_mfu.csv), an FP8
+    # run whose MFU is on the dense BF16 peak as every published MFU is. The H100 SXM datasheet's
+    # dense FP8 peak (1,979 TFLOPS) is twice its BF16 one (989): on the FP8 basis the cap is half.
+    best, src = accuracy.best_published_mfu("H100-SXM", 8e9, "fp8", is_moe=False)
+    assert "LLAMA3_8B" in src and best > 0.80  # above the BF16 matmul ceiling: an FP8 run
+    b = accuracy.mfu_band(0.40, "H100-SXM", 64, n_params=8e9, dtype="fp8")
+    assert b.high == pytest.approx(best * 989 / 1979, rel=1e-3)
+    (cap,) = [w for w in b.warnings if "capped" in w]
+    assert f"capped at {best / 2:.1%} of the FP8 dense peak" in cap
+    assert f"{best:.1%} of the BF16 dense peak" in cap
+    assert f"the best published {best:.0%}" not in cap  # never the BF16 figure on its own
+
+
+def test_a_bf16_step_is_not_compared_with_an_fp8_runs_mfu():
+    # An FP8 run's MFU on the BF16 peak (84.6 % above) counts GEMMs run at up to twice that peak:
+    # no BF16 step reaches it (the H100's BF16 matmul ceiling is 80 %, stas00's MAMF,
+    # data/efficiency.csv). The best BF16 figure at any size stays within that ceiling.
+    bf16, src16 = accuracy.best_published_any_size("H100-SXM")
+    fp8, src8 = accuracy.best_published_any_size("H100-SXM", "fp8")
+    assert "LLAMA3_8B" in src8 and fp8 > 0.80
+    assert bf16 <= 0.80 and "LLAMA3_8B" not in src16 and bf16 < fp8
+
+
+def test_a_regimes_error_is_its_own_or_none():
+    # Hopper MoE at >= 10B parameters has no held-out published run in data/validation_mfu.csv
+    # (a new-user trial's Qwen3-30B-A3B index showed the A100 dense Megatron sets' error
+    # instead): no figure, and the sentence says why. A regime with held-out runs gets the mean
+    # |predicted / published - 1| of exactly those runs, by hand from the validation table.
+    moe = accuracy.mfu_band(0.4, "H200", 128, is_moe=True, n_params=30e9, seq_len=4096)
+    err, note = accuracy.regime_error(moe)
+    assert err is None and note.startswith("no held-out published run in this regime")
+    dense = accuracy.mfu_band(0.45, "A100-80GB", 1024, n_params=70e9, seq_len=4096)
+    v = accuracy.validation_table()
+    held = v[(v["regime"] == dense.regime) & (v["split"] == "held-out")]
+    err, note = accuracy.regime_error(dense)
+    assert len(held) > 0 and f"{len(held)} held-out" in note
+    assert err == pytest.approx((held["predicted_mfu"] / held["reported_mfu"] - 1).abs().mean(),
+                                rel=1e-9)
+    with pytest.raises(ValueError, match="band="):
+        accuracy.regime_error(0.4)

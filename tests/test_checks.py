@@ -1,5 +1,7 @@
 """Scenario plausibility warnings (llmcost.checks)."""
 
+import pytest
+
 import llmcost
 from llmcost.bill.checks import scenario_warnings
 from llmcost.present.report import effective_parameters, declared_parameters, list_notebooks
@@ -122,3 +124,45 @@ def test_seq_len_beyond_the_models_context_is_flagged(tmp_path):
     w = scenario_warnings({"model": str(path), "seq_len": 8192})
     assert any("seq_len=8,192 is beyond" in x and "2,048 tokens (max_position_embeddings)" in x
                for x in w), w
+
+
+def test_the_fp8_warning_names_the_accelerators_ratio_and_the_mfus_origin():
+    # NVIDIA's datasheets: B200 dense FP8 4.5 PFLOPS against BF16 2.25 (2×); A100 has no FP8
+    # tensor cores. The warning states the scenario's accelerator's ratio (not "on Hopper"), and
+    # a predicted MFU is not "carried over from a BF16 run" (a new-user trial's B200 report).
+    given = scenario_warnings({"accelerator": "B200", "dtype": "fp8", "mfu": 0.4})
+    (w,) = [x for x in given if x.startswith("dtype=fp8")]
+    assert "B200's dense FP8 peak, 2× its BF16 one" in w and "Hopper" not in w
+    assert "carried over from a BF16 run divides the estimated cost by 2" in w
+    pred = scenario_warnings({"accelerator": "B200", "dtype": "fp8", "mfu": 0.4},
+                             mfu_predicted=True)
+    (w,) = [x for x in pred if x.startswith("dtype=fp8")]
+    assert "carried over" not in w and "predicts it on that peak" in w
+
+
+def test_a_catalogue_reserved_price_above_on_demand_is_named():
+    # data/prices.csv: B200's only reserved row is an AWS EC2 Capacity Block (p6-b200.48xlarge,
+    # $113.666/h for 8 GPUs = $14.208/GPU-h, 2026-10), while its on-demand rows are Lambda $6.69
+    # and CoreWeave $8.60 (2026-09): the "reserved" default costs more than on-demand.
+    w = scenario_warnings({"accelerator": "B200", "pricing": "reserved",
+                           "price_usd_per_gpu_hour": None})
+    (x,) = [s for s in w if s.startswith("pricing=reserved")]
+    assert "$14.21 per GPU-hour" in x and "AWS 2026-10 $14.21" in x
+    assert "($6.69-$8.60, 2 row(s))" in x
+    # a price the scenario gives is its own; H100's current reserved row (Hyperstack $2.72) is
+    # below its dearest on-demand row: no warning
+    assert not any(s.startswith("pricing=") for s in scenario_warnings(
+        {"accelerator": "B200", "pricing": "reserved", "price_usd_per_gpu_hour": 9.0}))
+    assert not any(s.startswith("pricing=") for s in scenario_warnings(
+        {"accelerator": "H100-SXM", "pricing": "reserved", "price_usd_per_gpu_hour": None}))
+
+
+def test_a_price_its_own_page_said_would_change_is_not_current():
+    # AWS's Capacity Block page copy of 2024-12 announced new prices from 2025-01-01: its H100
+    # row ($39.33 per p5.48xlarge-hour / 8 = $4.916) is history, not a current reserved price
+    rows = llmcost.list_prices("H100-SXM", "reserved")
+    aws = rows[rows["provider"] == "AWS"].iloc[0]
+    assert aws["price_usd_per_gpu_hour"] == pytest.approx(39.33 / 8, rel=1e-3)
+    assert not aws["current"] and "2025-01-01" in aws["source"]
+    assert "AWS" not in set(llmcost.list_prices("H100-SXM", "reserved", current_only=True)[
+        "provider"])

@@ -64,6 +64,26 @@ def test_illustrative_pilot_from_a_published_row():
     assert s.compute_usd[0] == pytest.approx(2.0 * hours, rel=1e-9)
 
 
+def test_an_illustrative_pilot_is_smaller_than_the_run():
+    """A new-user trial's 70B on 1,024 A100-80GB (TP8 x PP4): the closest published A100 run
+    (Megatron-LM 2021 Table 1, 76.1B on 1,024 A100s) would make the pilot the whole run, with a
+    degenerate band ("no band: the target is the pilot's own run"). The pilot takes at most an
+    eighth of the run in whole TP x PP groups:
+    g = 32, min(ceil(1024 / 32), floor(1024 / 8 / 32)) = min(32, 4) = 4 groups = 128 GPUs."""
+    q = {**_P, "model": "llama-3.1-70b", "accelerator": "A100-80GB", "n_gpus": 1024,
+         "zero_stage": 2, "recompute": "none", "micro_batch_size": 2}
+    s = cal.pilot_study(q, price_usd_per_gpu_hour=1.6)
+    assert s.illustrative and s.pilot.n_gpus == 128 < 1024
+    x = s.extrapolation
+    assert x.mfu_low < x.mfu < x.mfu_high and x.half_width > 0  # a band, not the pilot's own run
+    assert s.compute_usd[1] < s.compute_usd[0] < s.compute_usd[2]
+    plan = cal.step_scenario.scenario_plan(q, cal.load_model("llama-3.1-70b"))
+    assert cal.illustrative_pilot_gpus(plan, 8) == 32         # one group: the published 8 GPUs
+    assert cal.illustrative_pilot_gpus(plan, 1024) == 128     # an eighth of the run
+    with pytest.raises(ValueError, match="published_gpus=0"):
+        cal.illustrative_pilot_gpus(plan, 0)
+
+
 def test_the_scenarios_own_pilot_is_used_when_given():
     q = {**_P, "ledger_pilot_tokens_per_s_per_gpu": 850.0, "ledger_pilot_n_gpus": 64}
     s = cal.pilot_study(q)

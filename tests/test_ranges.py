@@ -492,7 +492,8 @@ def test_notebook_00_runs_its_ranged_branch(ranged_yaml, tmp_path):
     text = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
                    for o in c.get("outputs", []))
     assert "Error" not in text and "FAILED" not in text
-    assert "ranged from the scenario's ranges on the MFU" in text
+    # counted, not typed: the scenario's MFU, price and failure rate, and exploration's spread
+    assert "4 input(s) ranged, from the scenario's ranges on the MFU" in text
     assert "mfu: uniform 0.3-0.5" in text
     assert "tokens/s per GPU -> MFU" in text
 

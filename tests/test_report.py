@@ -324,6 +324,7 @@ def test_selection_accepts_keys_of_other_notebooks_and_shows_defaults(tmp_path):
     assert "notebook default" in index
     assert f"Defaults used ({n_defaults})" in index and "<code>accelerator</code> = H100-SXM" \
         in index
+    assert "<p></p>" not in index  # a scenario without a description gets no empty paragraph
 
 
 def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path):

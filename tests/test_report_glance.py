@@ -79,7 +79,7 @@ def _sourced_spreads(price: float) -> dict:
 
 @pytest.mark.parametrize("case", ["scenario", "predicted", "illustrative"])
 def test_headline_ranges_price_and_exploration_unless_the_scenario_does(ranged, case):
-    # The rule (ledger.HEADLINE_RULE): MFU, price and exploratory compute are always ranged, by
+    # The rule (ledger.HEADLINE_RULE): MFU, price and exploratory compute are ranged, by
     # the scenario where it ranges them (or mfu: predict's band), else by the sourced spread.
     # A predicted-MFU scenario then gets the same price and exploration spreads as a given-MFU
     # one (a new-user trial found it 1.9x narrower without them).
@@ -294,6 +294,17 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
     # a warning of no known family: its first clause
     assert glance.caveat_line("something new happened: the details") == "something new happened"
+    # a long first clause is shortened at a word, never cut mid-word (the detail holds it all)
+    long = "word " * 40 + "ending"
+    line = glance.caveat_line(long)
+    assert len(line) <= 140 and line.endswith(" …") and line[:-2].split() == long.split()[:len(
+        line[:-2].split())]
+    # the catalogue's dear reserved price (checks._catalogue_price_warning) in a reader's words
+    (dear,) = [x for x in scenario_warnings({"accelerator": "B200", "pricing": "reserved",
+                                             "price_usd_per_gpu_hour": None})
+               if x.startswith("pricing=")]
+    assert glance.caveat_line(dear) == ("the catalogue's reserved price for B200, $14.21/GPU-h, "
+                                        "is above its on-demand prices: get a quote")
     page = glance.caveats_html([w])
     assert "<details><summary>the predicted MFU rests" in page and "conformal band" in page
 
@@ -376,3 +387,26 @@ def test_every_warning_of_a_troubled_scenario_has_its_readers_line(tmp_path):
     lines = [glance.caveat_line(w) for w in warnings]
     assert "tensor parallelism (16 GPUs) crosses the slow network between nodes" in lines
     assert any(x.startswith("the bill, $") and "× the budget" in x for x in lines)
+
+
+def test_an_input_without_a_sourced_spread_is_named_with_why():
+    # data/prices.csv holds A100-80GB at AWS and Lambda on demand and CoreWeave spot: no reserved
+    # row at all, so a reserved A100-80GB scenario's price has no spread to take, and the
+    # headline ranges two inputs, not three (a new-user trial's index said "three inputs are
+    # ranged" above a list of two). The reason counts the catalogue's rows.
+    from llmcost.core.catalog import list_prices
+    assert list_prices("A100-80GB", "reserved", current_only=True).empty
+    sc = {**POINT, "accelerator": "A100-80GB", "pricing": "reserved",
+          "price_usd_per_gpu_hour": 1.60}
+    head = ledger.headline_draws(sc, samples=1_000)
+    assert sorted(head.draws.ranges) == ["ledger_exploratory_fraction", "mfu"]
+    why = ledger.unranged_inputs(head.point, head.draws.ranges)
+    assert why == {"price_usd_per_gpu_hour": "no sourced spread: 0 current reserved catalogue "
+                   "price(s) for A100-80GB in data/prices.csv, and a spread needs two"}
+    # listed exploratory runs take no fraction's spread; the H100 point scenario ranges all three
+    runs = {**POINT, "ledger_exploratory_runs": [{"name": "ablations", "gpu_hours": 1e4}]}
+    assert ledger.unranged_inputs(ledger.build_ledger(runs), ["mfu", "price_usd_per_gpu_hour"]) \
+        == {"ledger_exploratory_fraction": "the scenario lists its exploratory runs "
+                                           "(ledger_exploratory_runs)"}
+    h100 = ledger.headline_draws(POINT, samples=1_000)
+    assert ledger.unranged_inputs(h100.point, h100.draws.ranges) == {}

@@ -8,7 +8,8 @@ top instead of burying a "False" in a table.
 
 from __future__ import annotations
 
-from ..core.catalog import load_accelerator, load_efficiency, load_model
+from ..core.catalog import (catalogue_price, list_prices, load_accelerator,
+                            load_efficiency, load_model)
 from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
 from ..training import memory, parallel
 from ..training.accuracy import band_for_step, step_error_words
@@ -26,6 +27,51 @@ BUBBLE_WARNING = 0.10
 EXPOSED_COMM_WARNING = 0.30
 #: The accelerator the notebooks' default ``price_usd_per_gpu_hour`` is a price of.
 DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
+
+
+def _catalogue_price_warning(values: dict) -> str | None:
+    """A reserved or spot price taken from the catalogue (``price_usd_per_gpu_hour`` null: the
+    median of ``core.catalog.catalogue_price``) above every current on-demand price of the same
+    accelerator: a discount mode dearer than paying by the hour, usually because the only rows
+    are short-term prepaid blocks (AWS EC2 Capacity Blocks for ML: 1 to 182 days, not a 1-3
+    year commitment, aws.amazon.com/ec2/capacityblocks/pricing). Named with its rows; None
+    otherwise (a price the scenario gives is its own, and a catalogue without the rows says
+    nothing)."""
+    pricing, acc = values.get("pricing"), values.get("accelerator")
+    if values.get("price_usd_per_gpu_hour") is not None or pricing not in ("reserved", "spot") \
+            or acc is None:
+        return None
+    try:
+        price, where = catalogue_price(acc, pricing)
+        od = list_prices(acc, "on_demand", current_only=True)["price_usd_per_gpu_hour"]
+    except ValueError:
+        return None
+    if od.empty or price <= float(od.max()):
+        return None
+    return (f"pricing={pricing}: the catalogue's {pricing} price for {acc}, ${price:.2f} per "
+            f"GPU-hour ({where}), is above every current on-demand price (${float(od.min()):.2f}"
+            f"-${float(od.max()):.2f}, {len(od)} row(s)): such rows are often short-term "
+            "prepaid blocks, not a long-term discount; set price_usd_per_gpu_hour from a quote.")
+
+
+def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
+    """dtype=fp8: the MFU is a fraction of the accelerator's dense FP8 peak, r = peak(FP8) ÷
+    peak(BF16) times its BF16 one (data/accelerators.csv); published MFUs are on the BF16 peak,
+    so a BF16 run's MFU carried over divides the cost by r. A predicted MFU is on the FP8 peak
+    already (the step-time model prices FP8 GEMMs at it)."""
+    try:
+        gpu = load_accelerator(accelerator)
+        r = gpu.peak_flops_per_s("fp8") / gpu.peak_flops_per_s("bf16")
+        peak = f"{gpu.name}'s dense FP8 peak, {r:.3g}× its BF16 one"
+    except (TypeError, ValueError):  # no accelerator, or none with an FP8 peak: said generically
+        r, peak = None, "the dense FP8 peak"
+    if mfu_predicted:
+        return (f"dtype=fp8: the MFU is a fraction of {peak}; the step-time model predicts it on "
+                "that peak, while published MFUs are fractions of BF16 peaks: compare them on "
+                "one basis.")
+    cut = f"divides the estimated cost by {r:.3g}" if r else "understates the estimated cost"
+    return (f"dtype=fp8: the MFU is a fraction of {peak}; published MFUs are fractions of BF16 "
+            f"peaks, so an MFU carried over from a BF16 run {cut}.")
 
 
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
@@ -59,9 +105,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
                        f"{PUBLISHED_MFU_MAX:.0%}, a short benchmark; full runs report 38–46%): "
                        "every GPU-hour and cost in this report is optimistic.")
     if values.get("dtype") == "fp8":
-        out.append("dtype=fp8: the MFU is a fraction of the FP8 peak, twice the BF16 one on "
-                   "Hopper; published MFUs are fractions of BF16 peaks, so an MFU carried over "
-                   "from a BF16 run halves the estimated cost.")
+        out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
         if load_efficiency(gpu.name).accelerator == "default":
@@ -77,6 +121,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     context = _context_warning(values)
     if context:
         out.append(context)
+    dear = _catalogue_price_warning(values)
+    if dear:
+        out.append(dear)
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))

@@ -1577,7 +1577,8 @@ def illustrative_ranges(bill: Ledger) -> dict:
     * ``mfu``: triangular over the step-time model's held-out error band around the bill's MFU
       (``accuracy.mfu_band``: published runs of the scenario's regime, i.e. accelerator
       generation, sharding, dense or MoE, precision, context and model size, against the model;
-      the band ``mfu: predict`` carries as a uniform range), cut at 1,
+      the band ``mfu: predict`` carries, as a triangular range peaked at the prediction:
+      ``montecarlo.predicted_mfu_range``), cut at 1,
       peaked at the bill's MFU so that the point stays the bill's;
     * ``price_usd_per_gpu_hour``: triangular over the interquartile spread (P25-P75, numpy's
       linear quantiles) of the current catalogue prices for the accelerator and pricing mode
@@ -1632,6 +1633,36 @@ def illustrative_ranges(bill: Ledger) -> dict:
             f"Cottier et al. 2024's 90% interval of development compute, {lo:g}-{hi:g} final "
             "runs beyond the final run (data/ledger_defaults.csv), mode the bill's "
             f"{frac:.2f}")
+    return out
+
+
+def unranged_inputs(bill: Ledger, ranged) -> dict:
+    """The inputs of ``HEADLINE_RULE`` (the MFU, the GPU-hour price, the exploratory compute:
+    ``SHORT_WORDS``) that a headline's draws leave at one number, each with why, by the
+    conditions of ``illustrative_ranges``: a price spread needs at least two current catalogue
+    prices for the accelerator and pricing mode (``data/prices.csv``; owned hardware has none,
+    its price being the amortised purchase); the exploratory spread applies only to
+    exploration priced as a fraction of the final run (not to listed runs). ``ranged``: the
+    ranged input names (``LedgerDraws.ranges``). Returns dict key -> reason."""
+    f, p = _ledger(bill, "bill").figures, bill.scenario
+    if isinstance(ranged, (str, bytes)) or not hasattr(ranged, "__iter__") or \
+            not all(isinstance(k, str) for k in ranged):
+        raise ValueError(f"ranged={ranged!r} must be a collection of input names (strings)")
+    out = {}
+    for k in (k for k in SHORT_WORDS if k not in set(ranged)):
+        if k == "price_usd_per_gpu_hour" and f["pricing"] == "owned":
+            out[k] = ("owned hardware: the GPU-hour price is the amortised purchase, ranged "
+                      "only through the owned-hardware inputs the scenario ranges")
+        elif k == "price_usd_per_gpu_hour":
+            n = len(list_prices(f["accelerator"], f["pricing"], current_only=True))
+            out[k] = (f"no sourced spread: {n} current {f['pricing']} catalogue price(s) for "
+                      f"{f['accelerator']} in data/prices.csv, and a spread needs two")
+        elif k == "ledger_exploratory_fraction":
+            out[k] = ("the scenario lists its exploratory runs (ledger_exploratory_runs)"
+                      if p.get("ledger_exploratory_runs") else "exploratory compute is "
+                      f"priced as {bill.line('compute.exploratory').how}, not as a fraction")
+        else:
+            out[k] = "no error band for this MFU"
     return out
 
 
@@ -1696,7 +1727,8 @@ def input_words(key: str) -> str:
 RANGE_KINDS = ("scenario", "predicted", "illustrative")
 
 #: The rule of the headline's ranges, as a reader reads it.
-HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are always ranged: by "
+HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are ranged wherever "
+                 "a source gives a spread (``unranged_inputs`` says why one is not): by "
                  "the scenario's own range where it gives one (for mfu: predict, the step-time "
                  "model's band on its prediction), else by a sourced illustrative spread around "
                  "the value the scenario gives")

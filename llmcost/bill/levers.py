@@ -59,7 +59,8 @@ from ..core.units import SECONDS_PER_HOUR, as_array, as_text
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import reliability as rel
-from ..training.accuracy import band_for_step, best_published_mfu, mfu_band
+from ..training.accuracy import (band_for_step, best_published_mfu, mfu_band,
+                                 published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -636,9 +637,27 @@ def best_plan(s: dict) -> Change:
     if b1.step_time_s >= b0.step_time_s:
         return _unchanged(s, f"the scenario's plan ({mine.describe()}) is already "
                       f"at least as fast as the search's choice ({theirs.describe()})")
-    return Change(_with_scaled_mfu(s, free), "a new plan must be validated at scale before the "
-                  "run", f"{mine.describe()} → {theirs.describe()}",
-                  "llmcost.parallel, llmcost.step")
+    after, said = _capped_at_published(s, _with_scaled_mfu(s, free))
+    return Change(after, "a new plan must be validated at scale before the run",
+                  f"{mine.describe()} → {theirs.describe()}" + said,
+                  "llmcost.parallel, llmcost.step; accuracy.published_ceiling")
+
+
+def _capped_at_published(before: dict, after: dict) -> tuple:
+    """``after`` with its MFU capped at ``accuracy.published_ceiling`` (the best published MFU
+    on the hardware generation for a model of this size, on the step's dtype basis), never
+    below ``before``'s MFU, and the words that say so: a lever is not priced on an MFU that no
+    published run of its hardware has reached. ``(after, "")`` when within the ceiling or with
+    nothing published (the step-time model's band says how far to trust it then)."""
+    spec = load_model(_get(after, "model"))
+    ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
+                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe)
+    m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
+    if ceiling is None or m <= ceiling:
+        return after, ""
+    top = max(ceiling, m0)
+    return ({**after, "mfu": _scale(_get(after, "mfu"), top / m)},
+            f"; MFU capped at {top:.1%}: the step-time model's {m:.1%} lies above {where}")
 
 
 # ---- checkpoint governance
@@ -872,8 +891,11 @@ def hardware_sweep(scenario: dict):
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
     **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
-    scenario's accelerator keeps the scenario's plan and price) and the catalogue median price,
+    scenario's accelerator keeps the scenario's plan) and the catalogue median price,
     with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
+    Every row is priced on one basis, the catalogue median for the scenario's pricing mode; when
+    the scenario gives its own price, its accelerator has a second row at that price (the bill's),
+    so a comparison is like for like. ``price_basis`` says which price each row uses.
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
     (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own).
 
@@ -892,7 +914,7 @@ def hardware_sweep(scenario: dict):
     Returns
     -------
     DataFrame: ``accelerator``, ``predicted_mfu`` (on the dtype's dense peak), ``band_low``,
-    ``band_high``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
+    ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
     ``scenario`` (True for the scenario's accelerator) and ``plan``, ``calibrated_mfu``,
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
@@ -914,8 +936,14 @@ def hardware_sweep(scenario: dict):
             continue
         try:
             rows.append(_sweep_row(s, acc, model, own, m))
-        except (ScenarioError, ValueError) as e:
-            skipped.append((acc, str(e).split("; ")[0][:160]))
+        except (ScenarioError, ValueError) as e:  # the whole first clause: never cut mid-word
+            skipped.append((acc, str(e).split("; ")[0]))
+            continue
+        if rows[-1]["scenario"] and rows[-1]["price_basis"] == "the scenario's price":
+            try:  # the like-for-like row: the scenario's accelerator at the catalogue price
+                rows.append(_sweep_row(s, acc, model, own, m, at_catalogue=True))
+            except (ScenarioError, ValueError) as e:
+                skipped.append((f"{acc} at the catalogue price", str(e).split("; ")[0]))
     if not rows:
         raise ValueError("hardware_sweep: no catalogue accelerator can run this scenario: "
                          + "; ".join(f"{a}: {r}" for a, r in skipped))
@@ -924,14 +952,18 @@ def hardware_sweep(scenario: dict):
     return df
 
 
-def _sweep_row(s: dict, acc: str, model, own, m: float) -> dict:
+def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:
     """One accelerator of ``hardware_sweep``: its predicted MFU and band, the bills at the
     prediction, at the band's ends and at the calibrated MFU m_scenario × MFU_pred(hw) ÷
     MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
+    ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
+    the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
     Raises ScenarioError or ValueError when the hardware cannot run the scenario."""
     mine = acc == _get(s, "accelerator")
-    sc = dict(s) if mine else {**_free_plan(s), "accelerator": acc,
-                               "price_usd_per_gpu_hour": None}
+    if mine:
+        sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
+    else:
+        sc = {**_free_plan(s), "accelerator": acc, "price_usd_per_gpu_hour": None}
     plan, st = predicted_step(sc)
     band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
                          seq_len=_get(sc, "seq_len"))
@@ -940,10 +972,13 @@ def _sweep_row(s: dict, acc: str, model, own, m: float) -> dict:
     hi = bill({**sc, "mfu": band.low}).total_usd
     ratio = m * float(st.mfu) / float(own.mfu)
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
-    available, where = _sweep_price_available(s, sc, acc, mine)
+    available, where = _sweep_price_available(sc, acc)
     ceiling, ceiling_src = best_published_mfu(acc, model.n_params, is_moe=model.is_moe)
+    basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
+             "owned (amortised)" if _get(sc, "pricing") == "owned" else
+             f"catalogue median ({_get(sc, 'pricing')})")
     return {"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
-            "band_high": band.high,
+            "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
@@ -955,11 +990,11 @@ def _sweep_row(s: dict, acc: str, model, own, m: float) -> dict:
                              and ratio <= ceiling and cal == cal)}
 
 
-def _sweep_price_available(s: dict, sc: dict, acc: str, mine: bool) -> tuple:
+def _sweep_price_available(sc: dict, acc: str) -> tuple:
     """(buyable, source) of a sweep row's price: the scenario's own price, the owned
     amortisation, or every catalogue row behind the median ``available``."""
     pricing = _get(sc, "pricing")
-    if mine and _get(s, "price_usd_per_gpu_hour") is not None:
+    if _get(sc, "price_usd_per_gpu_hour") is not None:
         return True, "the scenario's own price"
     if pricing == "owned":  # no catalogue row: bought hardware, amortised by the ledger
         return True, OWNED_PRICE_SOURCE

@@ -377,7 +377,7 @@ CAVEATS = [
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     (r"^the predicted MFU, ([\d.]+%), is above any published",
      "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
-    (r"^the band's upper end is capped at ([\d.]+%)",
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?)",
      "the MFU's range is capped at {0}: no published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)-([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
@@ -395,8 +395,11 @@ CAVEATS = [
      "the assumed MFU, {0}, is {1} what the model predicts for this plan ({2})"),
     (r"^mfu=([\d.e-]+) is below",
      "the MFU, {0}, is lower than any published run (a percentage typed as a fraction?)"),
-    (r"^dtype=fp8: the MFU is a fraction of the FP8 peak",
-     "the MFU counts against the FP8 peak: one copied from a BF16 run halves the cost"),
+    (r"^dtype=fp8: the MFU is a fraction of .*FP8 peak.*the step-time model predicts it",
+     "the predicted MFU counts against the FP8 peak, published ones against BF16's: compare "
+     "them on one basis"),
+    (r"^dtype=fp8: the MFU is a fraction of .*FP8 peak",
+     "the MFU counts against the FP8 peak: one copied from a BF16 run understates the cost"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
     (r"^(\S+) has no measured efficiency figures",
@@ -424,6 +427,8 @@ CAVEATS = [
     (r"^(\d\d_\w+) FAILED", "notebook {0} failed: its figures are missing from this report"),
     (r"^the bill could not be built", "the bill could not be built for this scenario"),
     (r"checkpoint storage.*?(\d+%)", "checkpoint storage is {0} of the compute bill"),
+    (r"^pricing=(\w+): the catalogue's \w+ price for (\S+), (\$[\d.]+) per GPU-hour",
+     "the catalogue's {0} price for {1}, {2}/GPU-h, is above its on-demand prices: get a quote"),
 ]
 
 
@@ -442,7 +447,7 @@ def caveat_line(warning: str) -> str:
         if m:
             return words.format(*(_reader_number(g) for g in m.groups()))
     first = re.split(r"[:;] ", w, maxsplit=1)[0].strip().rstrip(".")
-    return first if len(first) <= 140 else first[:139].rstrip() + "…"
+    return textwrap.shorten(first, 140, placeholder=" …")  # at a word; the detail holds it all
 
 
 def caveats_html(warnings: list) -> str:

@@ -1447,11 +1447,16 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
         if r.get("scenario") or r.get("rankable", True):
             return ""
         return " †price" if not r.get("price_available", True) else " *MFU"
-    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r['predicted_mfu']:.0%}){flag(r)}"
+    def basis(r):  # the scenario's accelerator may appear at its own price and the catalogue's
+        if not r.get("scenario"):
+            return ""
+        return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
+    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r['predicted_mfu']:.0%}{basis(r)}){flag(r)}"
                       for _, r in df.iterrows()])
     ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
-    _source(ax, "llmcost.levers.hardware_sweep; prices data/prices.csv (catalogue median); "
+    _source(ax, "llmcost.levers.hardware_sweep; every row at the catalogue median price "
+            "(data/prices.csv), the scenario's accelerator (hatched) also at its own price;\n"
             "†price listed as not available, *MFU unverified or above published: not ranked")
 
 

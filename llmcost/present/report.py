@@ -1574,7 +1574,7 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
 {lead}
 {figure}
 {caveats_html(summary.get("warnings", []))}
-<p>{esc(scenario.get('description', ''))}</p>
+{f"<p>{esc(str(scenario['description']))}</p>" if scenario.get('description') else ''}
 <p>Scenario file: <code>{esc(summary['scenario_file'])}</code> · generated
 {esc(summary['generated'])} by llmcost {esc(summary['llmcost_version'])}</p>
 {_mfu_note(summary)}

@@ -423,8 +423,10 @@ def _optimism_warning(mfu: float, mfu16: float, best, source: str, accelerator: 
     if best is None or not mfu16 > best:
         return []
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
+    best_txt = f"{best:.0%}" if mfu16 == mfu else \
+        f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
     return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
-            f"for {gpu_generation(accelerator)} and a model of this size, {best:.0%} "
+            f"for {gpu_generation(accelerator)} and a model of this size, {best_txt} "
             f"({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -466,13 +468,17 @@ def _regime_table(v: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out).set_index("regime")
 
 
-def best_published_any_size(accelerator: str):
+def best_published_any_size(accelerator: str, dtype: str = "bf16"):
     """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of any
     size (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
-    ``(None, reason)``."""
+    ``(None, reason)``. As in ``best_published_mfu``, a BF16 step is compared with BF16 runs
+    only: an FP8 run's MFU on the BF16 dense peak counts GEMMs that ran at up to twice that peak
+    (Megatron-Bridge 25.11's Llama 3 8B FP8 on 8 H100: 84.6% of the BF16 dense peak, 42.3% of
+    the FP8 one), above any BF16 step's reach (the BF16 matmul ceiling, data/efficiency.csv)."""
     gen = gpu_generation(accelerator)
     v = validation_table()
-    same = v[v["gpu_generation"] == gen]
+    fp8 = str(dtype).lower().startswith("fp8")
+    same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))]
     best, source = None, f"no published {gen} run"
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
@@ -505,24 +511,63 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     prediction above the best published figure of its generation is flagged whatever the model's
     size (a 1B model on A100 as a 70B one)."""
     out = []
-    any_best, any_src = best_published_any_size(accelerator)
+    fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
+    any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
     ref, ref_src = (best, "for a model of this size") if best is not None else (
         any_best, f"at any size ({any_src})")
+    def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
+        return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
+            format(x, f)
     if best is None and any_best is not None and mfu * basis > any_best:
-        out.append(f"the predicted MFU {mfu:.1%} exceeds the best MFU published on "
-                   f"{gpu_generation(accelerator)} for a model of any size, {any_best:.0%} "
-                   f"({any_src}): read it as optimistic.")
+        out.append(f"the predicted MFU {on(mfu * basis, '.1%')} exceeds the best MFU published "
+                   f"on {gpu_generation(accelerator)} for a model of any size, "
+                   f"{on(any_best, '.0%')} ({any_src}): read it as optimistic.")
     ceiling = _ceiling(accelerator)
     ref_d = None if ref is None else ref / basis
     cap = min(ceiling, max(ref_d, mfu)) if ref_d is not None else ceiling
     if high <= cap:
         return high, out
-    why = (f"the best published {ref:.0%} {ref_src}" if ref_d is not None and cap == ref_d else
+    why = (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
+           "published MFUs are reported on" if fp8 and ref_d is not None and
+           cap == ref_d else f"the best published {ref:.0%} {ref_src}" if ref_d is not None and
+           cap == ref_d else
            "the prediction itself, above the best published figure" if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
-    out.append(f"the band's upper end is capped at {cap:.1%} ({why}): no run has measured more "
-               f"(uncapped {high:.1%}).")
+    out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
+               f"({why}): no run has measured more (uncapped {high:.1%}).")
     return cap, out
+
+
+def published_ceiling(accelerator: str, n_params: float, dtype: str = "bf16",
+                      is_moe: bool | None = None) -> tuple:
+    """The best published MFU on the accelerator's generation for a model within
+    ``SIZE_FACTOR`` of ``n_params`` (``best_published_mfu``, BF16 basis) put on the step's own
+    basis, the dense peak of ``dtype``: ceiling = best × peak(BF16) ÷ peak(dtype). Returns
+    ``(ceiling, sentence)``: the sentence names the run and both bases for FP8; ``(None,
+    reason)`` when nothing is published to compare with."""
+    best, src = best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe)
+    if best is None:
+        return None, src
+    basis = _check_dtype_basis(accelerator, dtype)
+    where = f"{best / basis:.1%}" if basis == 1.0 else \
+        f"{best / basis:.1%} of the FP8 dense peak ({best:.1%} of the BF16 one)"
+    return best / basis, (f"the best published on {gpu_generation(accelerator)} for a model "
+                          f"of this size, {where} ({src})")
+
+
+def regime_error(band: MfuBand) -> tuple:
+    """The step-time model's error on the published runs of a band's regime (``regime_table``:
+    mean |e| over its held-out runs, e = predicted MFU ÷ published MFU − 1): ``(mean_abs_error,
+    note)``, or ``(None, note)`` when the regime has no held-out published run, so that a page
+    never shows another regime's error as this one's."""
+    if not isinstance(band, MfuBand):
+        raise ValueError(f"band={band!r} must be an MfuBand (accuracy.mfu_band)")
+    t = regime_table()
+    if band.regime not in t.index or int(t.loc[band.regime, "n"]) == 0:
+        return None, f"no held-out published run in this regime ({band.regime})"
+    r = t.loc[band.regime]
+    return float(r["mean_abs_error"]), (f"mean |error| on the {int(r['n'])} held-out published "
+                                        f"run(s) of this regime ({band.regime})")
 
 
 def regime_bands() -> pd.DataFrame:
@@ -597,7 +642,7 @@ def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0):
     mfu))."""
     best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16")
     if best is None:
-        best, _ = best_published_any_size(accelerator)
+        best, _ = best_published_any_size(accelerator, "fp8" if basis != 1.0 else "bf16")
     mfu = np.asarray(mfu, dtype=float)
     return np.minimum(_ceiling(accelerator), mfu if best is None else np.maximum(best / basis,
                                                                                  mfu))

@@ -45,6 +45,7 @@ import dataclasses
 import importlib
 import importlib.util
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -906,6 +907,28 @@ def illustrative_pilot_row(accelerator: str, dtype: str, n_params: float) -> str
     raise ValueError("data/validation_mfu.csv has no published run with a parameter count")
 
 
+#: The largest share of the run's GPUs an illustrative pilot takes (an illustration's choice,
+#: not a measured figure): a pilot runs on a few nodes, so that the full run extrapolates from it
+#: (a pilot on every GPU of the run would be the run itself, with no band to carry).
+ILLUSTRATIVE_PILOT_MAX_SHARE = 1 / 8
+
+
+def illustrative_pilot_gpus(plan: ParallelPlan, published_gpus: int) -> int:
+    """The GPU count of an illustrative pilot of ``plan``: the published run's count rounded up
+    to whole model-parallel groups of g = TP × PP × CP × EP GPUs, and at most
+    ``ILLUSTRATIVE_PILOT_MAX_SHARE`` of the run's GPUs in whole groups (at least one group):
+
+        n = g × max(1, min(⌈n_published ÷ g⌉, ⌊share × n_gpus ÷ g⌋)).
+
+    Smaller than the run unless one model-parallel group is the whole run."""
+    if isinstance(published_gpus, bool) or not isinstance(published_gpus, numbers.Integral) \
+            or published_gpus < 1:
+        raise ValueError(f"published_gpus={published_gpus!r} must be a whole number >= 1")
+    group = plan.tp * plan.pp * plan.cp * max(1, plan.ep)
+    most = math.floor(ILLUSTRATIVE_PILOT_MAX_SHARE * plan.n_gpus / group)
+    return group * max(1, min(math.ceil(published_gpus / group), most))
+
+
 @dataclass(frozen=True)
 class PilotStudy:
     """A pilot calibrated and extrapolated to a scenario's run (``pilot_study``):
@@ -932,8 +955,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     """What a pilot says about the full run: the scenario's own pilot
     (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
     an **illustrative** one: the scenario's plan at the GPU count of the published run
-    ``illustrative_pilot_row`` picks (rounded up to whole model-parallel groups of TP × PP × CP
-    GPUs, at most ``n_gpus``), measuring that run's MFU on the workbook basis,
+    ``illustrative_pilot_row`` picks, in whole model-parallel groups and at most an eighth of the
+    run (``illustrative_pilot_gpus``), measuring that run's MFU on the workbook basis,
     ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
     Calibrated and extrapolated by ``shorthand_calibration``; the main run's
 
@@ -957,8 +980,7 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
                                      float(model.n_params))
         pub = published_pilot(row)
         mfu_row = measured_mfu(pub)
-        group = plan.tp * plan.pp * plan.cp * max(1, plan.ep)
-        n = min(plan.n_gpus, group * max(1, math.ceil(pub.n_gpus / group)))
+        n = illustrative_pilot_gpus(plan, pub.n_gpus)
         peak = load_accelerator(p["accelerator"]).peak_flops_per_s(p.get("dtype", "bf16"))
         tps = mfu_row * peak / float(model.flops_per_token(int(p["seq_len"]), causal=False))
         q.update(ledger_pilot_tokens_per_s_per_gpu=tps, ledger_pilot_n_gpus=n)

@@ -173,7 +173,7 @@ print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); n
 # %% [markdown]
 # ### The bill as a picture: where does the money go, and how sure is each line?
 #
-# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. The ranges are the scenario's own, or, when it gives every input as one number, three sourced spreads explained in that section (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
+# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. The ranges are the scenario's own, or, on an input it gives as one number, a sourced spread where a source gives one, explained in that section (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
 
 # %%
 title = f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, {p['n_gpus']:,} × {gpu.name}"
@@ -206,16 +206,16 @@ plots.bill_waterfall(table);
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
-# `summary.json` and `llmcost estimate`): three inputs move every bill and are always ranged. Each
-# gets the scenario's own range when it gives one (for `mfu: predict`, the model's band on its
+# `summary.json` and `llmcost estimate`): three inputs move every bill (the MFU, the price, the exploratory compute), and each is
+# ranged wherever a source gives a spread. Each gets the scenario's own range when it gives one (for `mfu: predict`, the model's band on its
 # prediction); otherwise a sourced **illustrative** spread around the value the scenario gives
 # (`ledger.illustrative_ranges`): the MFU over the step-time model's held-out error band for runs
 # like this one; the price over the **interquartile** spread (P25–P75) of the current catalogue
-# prices for the accelerator, not cheapest to dearest (one outlying provider would set the
+# prices for the accelerator and pricing mode (at least two of them), not cheapest to dearest (one outlying provider would set the
 # conclusion); the exploratory fraction over Cottier et al. 2024's 0.2–3.0 final runs. That
 # interval is a **90%** one (their P5 and P95); taken as a triangle's ends it becomes this range's
 # P0 and P100, so the range here is **narrower** than theirs. The illustrative spreads are
-# illustrations, not a forecast. Which inputs are ranged here, and from what?
+# illustrations, not a forecast. Which inputs are ranged here, from what, and which are not?
 
 # %%
 ranged = bool(head.draws.ranges)  # always, by the rule above
@@ -223,9 +223,11 @@ why, draws = head.sources, head.draws  # the draws of the picture above
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(f"ranged from {head.basis}:")
+print(f"{len(draws.ranges)} input(s) ranged, from {head.basis}:")  # counted, not typed
 for k, r in draws.ranges.items():
     print(f"  {k}: {r.describe()} ({why.get(k, '')})")
+for k, reason in ledger.unranged_inputs(head.point, draws.ranges).items():
+    print(f"  {k}: one number, not ranged ({reason})")
 q = draws.percentiles()
 print(f"whole bill: P10 {llmcost.fmt_usd(q['p10'])}, P50 {llmcost.fmt_usd(q['p50'])}, P90 "
       f"{llmcost.fmt_usd(q['p90'])} (point {llmcost.fmt_usd(draws.point.total_usd)}; "
@@ -358,9 +360,12 @@ print(f"Llama 3.1 405B, main phase: {h / 1e6:.2f}M paid GPU-hours (goodput "
 
 # %%
 # NBVAL_CHECK_OUTPUT
+import textwrap  # shortened at a word; the bill's table above holds each line's full text
+
 for key in ("storage.checkpoints", "storage.datasets", "network.egress", "energy.electricity"):
     ln = bill.line(key)
-    print(f"{ln.line:>32}: {ledger.format_usd(ln.usd):>8} ({ln.status}) {ln.how[:70]}")
+    how = textwrap.shorten(ln.how, 80, placeholder=" …")
+    print(f"{ln.line:>32}: {ledger.format_usd(ln.usd):>8} ({ln.status}) {how}")
 for name, hours, t_card in (("8B", 1.46e6, 420), ("70B", 7.0e6, 2040), ("405B", 30.84e6, 8930)):
     e = ledger.energy_of(hours, "H100-SXM")  # the bill's energy line for the card's GPU-hours
     print(f"Llama 3.1 {name}: bill {e['mwh']:,.0f} MWh, {e['tco2e']:,.0f} t; on the card's basis "
@@ -832,7 +837,7 @@ for n in (p["n_gpus"] // 4, p["n_gpus"], p["n_gpus"] * 4):
         print(f"{n:,} GPUs: goodput {b.figures['goodput']:.1%}, "
               f"{b.figures['wall_clock_days']:,.1f} days")
     except ValueError as e:
-        print(f"{n:,} GPUs: {str(e)[:160]}")
+        print(textwrap.fill(f"{n:,} GPUs: {e}", 100, subsequent_indent="    "))  # whole, wrapped
 
 # %% [markdown]
 # Without checkpoints a job of t seconds on a cluster with MTBF m expects a wall clock of

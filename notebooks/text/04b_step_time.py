@@ -553,6 +553,18 @@ print(f"fastest (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).des
       f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
 
 # %%
+# NBVAL_CHECK_OUTPUT
+ceiling, seen = accuracy.published_ceiling(gpu.name, spec.n_params, p.get("dtype", "bf16"),
+                                           is_moe=spec.is_moe)   # on the step's dtype basis
+if ceiling is None:
+    print(f"fastest plan's MFU {best['mfu']:.1%}: nothing published to compare ({seen})")
+elif best["mfu"] > ceiling:
+    print(f"fastest plan's MFU {best['mfu']:.1%} lies ABOVE {seen}: an extrapolation, not a "
+          "measured figure; notebook 09's 'fastest plan' lever is priced at most at that run")
+else:
+    print(f"fastest plan's MFU {best['mfu']:.1%} lies within {seen}")
+
+# %%
 top = accuracy.add_bands(ranked.head(10), spec, cluster)   # each MFU with its band
 plots.table(pd.DataFrame({
     "plan": [parallel.plan_from_row(r, p["pp_split"]).describe()
@@ -593,8 +605,13 @@ if len(z3):
 # another GPU count (a small scaling test) also fits the scale-out network's factor.
 #
 # The pilot below is the scenario's (`ledger_pilot_tokens_per_s_per_gpu` at `ledger_pilot_n_gpus`)
-# when it gives one; otherwise an **illustrative** pilot: the scenario's plan on a few of its GPUs
-# at the MFU of the closest published run in `data/validation_mfu.csv` (named in the output).
+# when it gives one; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
+# closest published run in `data/validation_mfu.csv` (named in the output), on that run's GPU count
+# in whole model-parallel groups and never more than `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the
+# run's GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from
+# it. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
+# the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
+# and uses a pilot only when the scenario gives one.
 
 # %%
 from llmcost.training import calibrate, pilot_validation
@@ -603,13 +620,14 @@ study = calibrate.pilot_study(p, plan, price)   # the scenario's pilot, or an il
 c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
 print(("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else "pilot: ")
       + study.source)
-print(f"pilot {study.pilot.plan.describe()}: MFU {c.measured_mfu[0]:.1%} measured, "
-      f"{c.uncalibrated_mfu[0]:.1%} predicted; {c.describe()}")
+print(f"pilot {study.pilot.plan.describe()} on {study.pilot.n_gpus:,} of {p['n_gpus']:,} GPUs: MFU "
+      f"{c.measured_mfu[0]:.1%} measured, {c.uncalibrated_mfu[0]:.1%} predicted; {c.describe()}")
 print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}; "
       + x.describe_band())
-print(f"main run: {h[0] / 1e6:.3g}M GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M), compute "
-      f"{llmcost.fmt_usd(usd[0])} ({llmcost.fmt_usd(usd[1])}-{llmcost.fmt_usd(usd[2])}) at "
-      f"${price:.2f}/GPU-h; the scenario's mfu {p['mfu']:.1%}")
+print(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M),"
+      f" compute {llmcost.fmt_usd(usd[0])} ({llmcost.fmt_usd(usd[1])}-{llmcost.fmt_usd(usd[2])}) at "
+      f"${price:.2f}/GPU-h; the bill: " + ("the scenario's mfu " f"{p['mfu']:.1%}, failures added"
+      if study.illustrative else "its MFU calibrated on this pilot, failures added"))
 print("not identified by this pilot: " + "; ".join(c.not_identified))
 
 # %% [markdown]
@@ -656,7 +674,7 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 # > band into the budget.
 
 # %%
-val = step.error_summary(validation[validation["set"].isin(step.VALIDATION_SETS[:2])])
+err, err_note = accuracy.regime_error(band)   # this regime's runs only, or none
 best_plan = parallel.plan_from_row(best, p["pp_split"]).describe() + " (ZeRO-3 aside)"
 publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
@@ -666,9 +684,8 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
     ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s", ""),
     ("best_plan_mfu", "predicted MFU, fastest plan", best["mfu"], "", best_plan),
-    ("validation_mean_abs_error", "MFU error on published runs",
-     val.loc["table1+table5", "mean_abs_error"], "",
-     "mean |error|, Megatron-LM 2021 Table 1 + Korthikanti 2022 Table 5")]])
+    ("regime_mfu_mean_abs_error", "MFU error on published runs of this regime", err, "",
+     err_note)]])
 
 # %% [markdown]
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after

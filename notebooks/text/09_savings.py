@@ -149,6 +149,7 @@ waste_dataset_copies: int = 0  # duplicate copies of the dataset beside ledger_d
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
+import textwrap  # long reasons and sources are wrapped, never cut
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -272,7 +273,7 @@ for label, rc, n in (("none, half the GPUs", "none", p["n_gpus"] // 2),
         rows.append({"recompute": label, "saving_usd": r.saving_usd, "days_saved": r.days_saved,
                      "plan": r.assumptions, "note": r.note})
     except llmcost.ScenarioError as e:
-        rows.append({"recompute": label, "note": f"does not fit or cannot run: {e}"[:160]})
+        rows.append({"recompute": label, "note": f"does not fit or cannot run: {e}"})
 plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 
 # %% [markdown]
@@ -285,7 +286,10 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 #
 # Each catalogue accelerator with the figures the step-time model needs and a catalogue price for
 # this pricing mode (`levers.hardware_sweep`), at its **predicted MFU** with the plan re-chosen for
-# that hardware, priced by the bill at the catalogue median price. The error bar is the bill at the
+# that hardware, priced by the bill at the catalogue median price for this pricing mode: every
+# row on that one basis, so rows compare like for like. When the scenario gives its own price, its
+# accelerator appears twice (`price_basis`): at the catalogue price, to compare with the others, and
+# at the scenario's price, which is this bill's. The error bar is the bill at the
 # ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
@@ -307,27 +311,36 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]), {
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
-    "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": "${:,.0f}", "bill_low_usd": "${:,.0f}",
-    "bill_high_usd": "${:,.0f}", "bill_calibrated_usd": "${:,.0f}", "days": "{:.1f}"})
+    "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
+    "bill_high_usd": usd, "bill_calibrated_usd": usd, "days": "{:.1f}"})
 
 # %%
 plots.hardware_bills(sweep);
 
 # %%
 # NBVAL_CHECK_OUTPUT
+wrap = lambda text: textwrap.fill(text, 100, subsequent_indent="    ")  # wrapped, never cut
+cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
 ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
-for _, r in sweep.head(1).iterrows():  # cheapest at its predicted MFU, whatever its checks
-    print(f"cheapest at its predicted MFU: {r['accelerator']} at ${r['price_usd_per_gpu_hour']:.2f}"
-          f"/GPU-h, MFU {r['predicted_mfu']:.1%}: {llmcost.fmt_usd(r['bill_usd'])}; price "
-          f"{'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check'][:45]}")
-print("cheapest rankable (buyable price, MFU within a published run): " + (
-    f"{ok.iloc[0]['accelerator']} at {llmcost.fmt_usd(ok.iloc[0]['bill_calibrated_usd'])} "
-    f"(calibrated MFU {ok.iloc[0]['calibrated_mfu']:.1%}) against this bill's "
-    f"{llmcost.fmt_usd(bill.total_usd)}" if len(ok) else "none"))
+r = cat.iloc[0]  # cheapest at its predicted MFU, whatever its checks
+print(wrap(f"cheapest at its predicted MFU: {r['accelerator']} at ${r['price_usd_per_gpu_hour']:.2f}"
+           f"/GPU-h ({r['price_basis']}), MFU {r['predicted_mfu']:.1%}: {llmcost.fmt_usd(r['bill_usd'])};"
+           f" price {'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check']}"))
+for _, r in sweep[sweep["scenario"]].iterrows():  # this bill's accelerator, on each price basis
+    print(wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, ${r['price_usd_per_gpu_hour']:.2f}"
+               f"/GPU-h, the scenario's MFU: {llmcost.fmt_usd(r['bill_calibrated_usd'])}"))
+print(wrap("cheapest rankable (buyable price, MFU within a published run): " + (
+    f"{ok.iloc[0]['accelerator']} at {llmcost.fmt_usd(ok.iloc[0]['bill_calibrated_usd'])} (calibrated "
+    f"MFU {ok.iloc[0]['calibrated_mfu']:.1%}, {ok.iloc[0]['price_basis']})" if len(ok) else "none")))
+
+# %%
+# NBVAL_CHECK_OUTPUT
 for _, r in sweep[sweep["accelerator"].isin([p["accelerator"], "GB200-NVL72"])].iterrows():
-    print(f"{r['accelerator']}: {llmcost.fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, "
-          f"predicted MFU {r['predicted_mfu']:.1%}; price {r['price_source'][:60]}")
-print("left out:", "; ".join(f"{a} ({why[:60]})" for a, why in sweep.attrs["skipped"]) or "none")
+    print(wrap(f"{r['accelerator']}: {llmcost.fmt_usd(r['bill_usd'])}, {r['days']:.1f} days, predicted "
+               f"MFU {r['predicted_mfu']:.1%}; price ({r['price_basis']}): {r['price_source']}"))
+print("left out:" + ("" if sweep.attrs["skipped"] else " none"))
+for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
+    print(wrap(f"  {a}: {why}"))
 
 # %% [markdown]
 # **Takeaway.** The cheapest GPU-hour is rarely the cheapest run: price ÷ (peak × MFU) decides,
@@ -379,7 +392,7 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 # %%
 fe = pd.DataFrame([f.row() for f in levers.false_economies(scenario)])
 plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
-                 "loss_if_it_happens_usd": "${:,.0f}", "break_even_probability": "{:.1%}",
+                 "loss_if_it_happens_usd": usd, "break_even_probability": "{:.1%}",
                  "sourced_probability": "{:.3g}"})
 
 # %%
@@ -432,7 +445,7 @@ print(f"smaller model, longer: N {sm['n_params']:.3g} -> {sm['optimum_n_params']
       f"{levers.format_saving(sm['training_saving_usd'])}, the rest serving)")
 side = ledger.compare(before, ft, names=("pre-train", "fine-tune"))
 plots.table(side[side["difference usd"].fillna(0) != 0],
-            {c: "${:,.0f}" for c in side.columns if c != "line"})
+            {c: usd for c in side.columns if c != "line"})
 
 # %% [markdown]
 # ## 8. Working backwards from a budget or a deadline
@@ -552,10 +565,13 @@ for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
                             "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
 if len(ok):  # the cheapest hardware that passes both checks (section 4), at its calibrated MFU
+    same = cat[cat["scenario"]]["bill_calibrated_usd"]  # this run's hardware on the same basis
     rows.append(summary_row("cheapest_accelerator_bill_usd", f"cheapest rankable hardware: "
                             f"{ok.iloc[0]['accelerator']}", ok.iloc[0]["bill_calibrated_usd"],
-                            "USD", "calibrated MFU within a published run; buyable catalogue "
-                            "price: " + ok.iloc[0]["price_source"][:80]))
+                            "USD", textwrap.shorten(f"at the {ok.iloc[0]['price_basis']} price"
+                            + (f"; {p['accelerator']} at that basis: {llmcost.fmt_usd(same.iloc[0])}"
+                               if len(same) else "") + "; " + ok.iloc[0]["price_source"], 160,
+                            placeholder=" … (every row: notebook 09, section 4)")))
 publish_summary("09_savings", rows)
 
 # %% [markdown]
