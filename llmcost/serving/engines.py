@@ -111,12 +111,15 @@ def kv_reads_per_decode_step(engine: str, model) -> float:
     g = n_heads / n_kv_heads on the engines of ``PRE_XQA_ENGINES``, else 1.
 
     Mechanism: the masked multi-head attention kernel runs one thread block per (sequence,
-    query head), and each block streams the K/V of its query head's KV head, so the g query
+    query head), and each block streams the K/V of its query head's KV head (TensorRT-LLM's
+    ``decoderMaskedMultiheadAttentionTemplate.h``: ``hi = blockIdx.x``, ``hi_kv = hi /
+    qhead_per_kv``; ``docs/source/advanced/gpt-attention.md``: "a single CUDA thread-block per
+    head"), so the g query
     heads of a group read the same KV head g times; XQA loads it once for the whole group
     ("reducing data loading", the XQA blog above). Assumed: none of the g reads hits in L2
     (one step's KV cache is gigabytes against an L2 of tens of MB, but the g blocks of a group
     may run together; their reuse is not modelled, so the term is on the high side). Check
-    against the source: on Llama-70B 128 in / 2048 out, H200 FP8, XQA raised throughput 2.4×
+    against the source: on Llama-70B 128 in / 2048 out on H200, XQA raised throughput 2.4×
     (1 GPU) and 1.9× (8 GPUs) within the same latency budget (the XQA blog's table); on the
     v0.6.1 H100 row of that shape (batch 480, TP 4) the term lowers the expected throughput
     2.9× at equal batch, more than the blog's speedups: partial L2 reuse would explain the
@@ -143,7 +146,8 @@ def closed_loop_chunk_tokens(concurrency, prompt_tokens, output_tokens) -> int:
     requests other than the one whose inter-token latency is timed carry (C − 1)/R prompts
     of P tokens per step, which a chunked-prefill scheduler splits over the decode steps
     (Sarathi-Serve's stall-free hybrid batches, Agrawal et al. 2024, OSDI, arXiv:2403.02310;
-    vLLM's and TensorRT-LLM's default scheduling). c = 0 at C = 1 (no other request).
+    vLLM's default scheduling; TensorRT-LLM's chunked context is off by default, where whole
+    prompts enter a step and the compute credit below overstates what a decode step hides). c = 0 at C = 1 (no other request).
 
     **Added after the held-out errors had been seen** (NIM's concurrency-25 and -50 rows of
     5,000 / 500 tokens were measured 26 % and 39 % slower per token than expected; the

@@ -1075,7 +1075,12 @@ MOE_DISPATCH = ("per_expert", "per_gpu", "per_node")
 #: replaces the router's logits by i.i.d. normal values before the top-k (NVIDIA/Megatron-LM
 #: ``megatron/core/transformer/moe/router.py`` ``apply_random_logits`` and ``moe_utils.py``
 #: ``RandomSTE``: "random logits of router for load-balanced benchmark", since 022bcb5, 2025-05):
-#: every k-subset of experts equally likely, exactly the uniform top-k ``"learned"`` is priced as.
+#: every k-subset of experts equally likely, exactly the uniform top-k ``"learned"`` is priced as,
+#: for a model without expert groups (Qwen3, GPT-OSS). A grouped model (DeepSeek-V3:
+#: ``moe_router_num_groups`` 8, ``group_topk`` 4 in Megatron-Bridge) still routes the random logits
+#: within its best groups; that limit is not priced here, so its random-gate rows count slightly
+#: more destination GPUs than run (7.68 against 7.49 at EP 64, 7.27 against 6.86 at EP 32, by
+#: ``_node_limited_destinations`` with groups as nodes).
 MOE_GATES = ("learned", "fake_balanced", "random")
 #: Bytes per element of a token's hidden vector in the MoE dispatch, by ``moe_dispatch_dtype``:
 #: ``"bf16"`` 2; ``"fp8"`` 1 + 4/128 (E4M3 values plus one FP32 scale per 1×128 tile of
@@ -1198,7 +1203,8 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
       3.63, since a node chosen for its top two affinities holds at least two of the token's
       strongest experts, so the top 8 among the four chosen nodes' spread over them.
     * ``gate="random"`` (Megatron-Core's ``--moe-router-force-load-balancing``: i.i.d. normal
-      logits, so a uniform random k-subset): as ``"learned"``.
+      logits, so a uniform random k-subset for a model without expert groups): as
+      ``"learned"`` (a grouped model's group limit is not priced: ``MOE_GATES``).
     * ``gate="fake_balanced"`` (NeMo AutoModel's ``FakeBalancedGate``, ``indices =
       arange(tokens·k).view(-1, k) % E``): token i goes to experts ``(k·i + j) mod E``,
       ``j < k``; the exact mean over one period of ``E / gcd(E, k)`` tokens of the distinct

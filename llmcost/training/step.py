@@ -536,7 +536,8 @@ def ep_exposure(ep_fwd_s, ep_bwd_s, fwd_window_s, bwd_window_s, ep_overlap="none
     versa): ``o(ep, W) = max(ep − W, 0) + DUALPIPE_SM_SHARE · min(ep, W)`` with ``W`` the layer's
     forward (or backward) compute, the SMs given to communication slowing the compute it hides
     behind. ``"merged_1f1b"`` (Megatron-Core's batch-level overlap, which merges the forward of
-    one micro-batch with the backward of the previous one: ``stacks.EP_OVERLAP_MODES``): the
+    one micro-batch with the backward of an earlier one, micro-batch j − (w + 1) for the
+    forward of j after a warm-up of w forwards: ``stacks.EP_OVERLAP_MODES``): the
     passes with no partner keep their all-to-all exposed, ``u · ep + (1 − u) · o(ep, W)`` with
     ``u = unpaired`` the share of a stage's passes left unpaired (``unpaired_share``).
 
@@ -562,7 +563,9 @@ def unpaired_share(schedule, pp, n_microbatches, virtual_stages):
     ``w`` the schedule's warm-up forwards (1F1B ``p − 1``; interleaved ``2(p − 1) + (v − 1)·p``,
     Megatron-LM's warm-up count; without a pipeline 0: the first forward and the last backward
     alone), i.e. ``memory.in_flight_microbatches(…, stage=0) / m``; GPipe (every forward before
-    any backward): 1. The first stage has the longest warm-up: the busiest stage's share."""
+    any backward): 1. The first stage has the longest warm-up: the busiest stage's share.
+    (Megatron-LM asserts an interleaved schedule whenever pp > 1 under this overlap, so the
+    plain-1F1B case is the formula's, not a set-up Megatron-Core runs.)"""
     m = np.asarray(n_microbatches, dtype=float)
     return np.minimum(in_flight_microbatches(schedule, pp, m, virtual_stages, 0) / m, 1.0)
 
