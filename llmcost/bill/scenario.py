@@ -181,7 +181,9 @@ def _dataset_tier(name, v):
 
 
 def _records(fields: dict, required: tuple):
-    """A check for a list of mappings: ``fields`` maps each allowed key to (kind, rule)."""
+    """A check for a list of mappings: ``fields`` maps each allowed key to (kind, rule). Records
+    named by ``name`` (or ``role``) must not repeat a name; records without one (pilot runs)
+    may be several."""
     def check(name, v):
         seen = set()
         for i, item in enumerate(v):
@@ -202,6 +204,8 @@ def _records(fields: dict, required: tuple):
                 if rule is not None:
                     rule(f"{where}.{k}", item[k])
             key = item.get("name", item.get("role"))
+            if key is None:  # records without a name (pilot runs) may repeat
+                continue
             if key in seen:
                 raise ScenarioError(f"{where}: {key!r} appears twice")
             seen.add(key)

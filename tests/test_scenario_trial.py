@@ -1,0 +1,39 @@
+"""Scenario validation and the CLI against what a new user writes (a new-user trial's
+findings): each test states the rule and checks it on a minimal scenario."""
+
+import json
+
+import pytest
+import yaml
+
+from llmcost.bill.scenario import ScenarioError, load_scenario
+
+from _cli import run_cli
+
+#: Llama 3.1 8B on 64 H100 SXM, TP1 PP1 ZeRO-2: the trial's 8B scenario with the keys it needs.
+BASE_8B = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64,
+           "train_tokens": 3.0e12, "seq_len": 8192, "dtype": "bf16",
+           "price_usd_per_gpu_hour": 2.5, "global_batch_tokens": 4194304, "tp": 1, "pp": 1,
+           "zero_stage": 2}
+
+
+def _write(tmp_path, sc: dict, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+def test_several_pilot_records_are_accepted(tmp_path):
+    """Pilot runs have no name: two of them (8 and 16 GPUs) are two measurements, not a
+    duplicate; records that have a name (people's roles) still may not repeat."""
+    pilots = [{"n_gpus": 8, "tp": 1, "pp": 1, "zero_stage": 2, "tokens_per_s_per_gpu": 12000},
+              {"n_gpus": 16, "tp": 1, "pp": 1, "zero_stage": 2, "tokens_per_s_per_gpu": 11600}]
+    path = _write(tmp_path, {**BASE_8B, "pilot": pilots})
+    sc = load_scenario(path)
+    assert [q["n_gpus"] for q in sc["pilot"]] == [8, 16]
+    r = run_cli("estimate", "--scenario", str(path), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert "appears twice" not in r.stderr
+    twice = [{"role": "research", "fte": 1, "months": 1}] * 2
+    with pytest.raises(ScenarioError, match="'research' appears twice"):
+        load_scenario(_write(tmp_path, {**BASE_8B, "ledger_people": twice}, "p.yaml"))
