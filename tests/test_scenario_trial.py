@@ -37,3 +37,26 @@ def test_several_pilot_records_are_accepted(tmp_path):
     twice = [{"role": "research", "fte": 1, "months": 1}] * 2
     with pytest.raises(ScenarioError, match="'research' appears twice"):
         load_scenario(_write(tmp_path, {**BASE_8B, "ledger_people": twice}, "p.yaml"))
+
+
+def test_estimate_json_and_csv_carry_the_warnings_the_text_prints(tmp_path):
+    """An FP8 run's MFU is a fraction of the FP8 peak, twice the BF16 one on Hopper (H100 SXM
+    datasheet: 1,979 vs 989 dense TFLOP/s): the text warns of it; the JSON (a ``warnings``
+    list) and the CSV (a ``warning`` row) carry the same warning."""
+    path = _write(tmp_path, {**BASE_8B, "dtype": "fp8", "mfu": 0.4})
+    text = run_cli("estimate", "--scenario", str(path)).stdout
+    assert "warning: dtype=fp8" in text
+    js = json.loads(run_cli("estimate", "--scenario", str(path), "--format", "json").stdout)
+    assert any(w.startswith("dtype=fp8: the MFU is a fraction of the FP8 peak")
+               for w in js["warnings"])
+    n_text = text.count("\nwarning: ")
+    assert len(js["warnings"]) == n_text
+    rows = run_cli("estimate", "--scenario", str(path), "--format", "csv").stdout.splitlines()
+    warned = [r for r in rows if r.startswith("warning,")]
+    assert len(warned) == n_text and "dtype=fp8" in warned[0]
+    assert rows[0].startswith("key,line,category")
+    # a scenario without warnings: an empty list, no row
+    clean = _write(tmp_path, {**BASE_8B, "mfu": 0.4}, "clean.yaml")
+    js = json.loads(run_cli("estimate", "--scenario", str(clean), "--format", "json").stdout)
+    text = run_cli("estimate", "--scenario", str(clean)).stdout
+    assert len(js["warnings"]) == text.count("\nwarning: ")

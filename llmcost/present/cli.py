@@ -296,11 +296,14 @@ def _estimate(args) -> int:
         head = headline_draws(bill.scenario, samples=args.samples, seed=args.seed)
     except ValueError as e:
         head, head_error = None, e
+    warned = bill_warnings(bill) + (
+        [f"the bill at a glance could not be drawn: {head_error}"] if head is None else [])
     if args.format == "json":
         out = draws.bill_summary()
         out = with_headline(out, head) if head is not None else \
             {**out, "bill.illustrative": False}
         out = mark_points_outside(out)
+        out = {**out, "warnings": warned}  # as the text prints them (bill_warnings)
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
         if routes is not None:
@@ -313,7 +316,11 @@ def _estimate(args) -> int:
         table = bill.table()
         for c in ("mean", "p10", "p50", "p90"):
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
-        print(table.to_csv(index=False), end="")
+        # the warnings the text prints, one row each after the lines: key "warning", the text
+        # in "line", status "warning", no dollar figure
+        warn_rows = pd.DataFrame([{"key": "warning", "line": w, "status": "warning"}
+                                  for w in warned], columns=table.columns)
+        print(pd.concat([table, warn_rows], ignore_index=True).to_csv(index=False), end="")
         return 0
     ranged = head is not None and head.state != "illustrative"
     print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
@@ -491,6 +498,15 @@ def wrap_lines(text: str, columns: int, indent: str = "  ") -> list:
                          break_on_hyphens=False) or [""]
 
 
+def bill_warnings(bill, warnings=()) -> list[str]:
+    """The warnings ``estimate`` prints under the bill, in every format: ``warnings`` (default
+    the bill's own, ``llmcost.checks``) and, when the bill is over ``ledger_budget_usd``, the
+    budget's (``checks.budget_warning``)."""
+    shown = list(warnings or bill.warnings)
+    over = budget_warning(bill.total_usd, bill.figures.get("budget_usd"))
+    return shown + ([over] if over and over not in shown else [])
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -565,8 +581,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     if f.get("budget_usd") is not None and not over:
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
                             f"is {bill.total_usd / f['budget_usd']:.0%} of it", columns)
-    shown = list(warnings or bill.warnings)
-    for w in shown + ([over] if over and over not in shown else []):
+    for w in bill_warnings(bill, warnings):
         lines += wrap_lines(f"warning: {w}", columns)
     head, body = lines[:3], lines[3:]
     return "\n".join([x for ln in head for x in wrap_lines(ln, columns)] + body)
