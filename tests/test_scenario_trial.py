@@ -60,3 +60,28 @@ def test_estimate_json_and_csv_carry_the_warnings_the_text_prints(tmp_path):
     js = json.loads(run_cli("estimate", "--scenario", str(clean), "--format", "json").stdout)
     text = run_cli("estimate", "--scenario", str(clean)).stdout
     assert len(js["warnings"]) == text.count("\nwarning: ")
+
+
+@pytest.mark.parametrize("mfu, pilot_keys", [
+    (0.4, {"ledger_pilot_tokens_per_s_per_gpu": 12000.0}),
+    (0.4, {"pilot": [{"n_gpus": 8, "zero_stage": 2, "tokens_per_s_per_gpu": 12000}]}),
+    ([0.3, 0.5], {"pilot": [{"n_gpus": 8, "zero_stage": 2, "tokens_per_s_per_gpu": 12000}]}),
+])
+def test_a_given_mfu_beside_a_pilot_is_refused(tmp_path, mfu, pilot_keys):
+    """The pilot's throughput sets the MFU; a number the user also wrote would be silently
+    replaced, so a number is refused like a range and ``mfu: predict``, naming both keys."""
+    path = _write(tmp_path, {**BASE_8B, "mfu": mfu, **pilot_keys})
+    key = next(iter(pilot_keys))
+    with pytest.raises(ScenarioError, match=rf"mfu.* and {key} are both given.*one or the other"):
+        load_scenario(path)
+    # without mfu the pilot is billed
+    sc = {**BASE_8B, **pilot_keys}
+    assert load_scenario(_write(tmp_path, sc, "ok.yaml"))[key]
+
+
+def test_mfu_predict_beside_a_pilot_is_refused(tmp_path):
+    path = _write(tmp_path, {**BASE_8B, "mfu": "predict",
+                             "ledger_pilot_tokens_per_s_per_gpu": 12000.0})
+    with pytest.raises(ScenarioError, match="either mfu: predict or "
+                                            "ledger_pilot_tokens_per_s_per_gpu, not both"):
+        load_scenario(path)

@@ -246,7 +246,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("seq_len", "int", "training sequence length in tokens", _positive),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
     Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
-          "'predict' asks the report to predict it (llmcost.step)", _mfu),
+          "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
+          "ledger_pilot_tokens_per_s_per_gpu), whose throughput sets it", _mfu),
     Param("dtype", "str", "training compute precision", _one_of(*COMPUTE_DTYPES)),
     Param("price_usd_per_gpu_hour", "float|none",
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
@@ -1046,10 +1047,17 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
-    if isinstance(out.get("mfu"), Range) and out.get("ledger_pilot_tokens_per_s_per_gpu") \
-            is not None:
-        raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
-                            "given: the pilot's throughput sets the MFU; give one or the other")
+    pilot_keys = [k for k in ("pilot", "ledger_pilot_tokens_per_s_per_gpu")
+                  if out.get(k) not in (None, [])]
+    if "mfu" in out and pilot_keys:  # the pilot's MFU would silently replace the given one
+        keys = " and ".join(pilot_keys)
+        if out["mfu"] == MFU_PREDICT:
+            raise ScenarioError(f"{p}: give either mfu: predict or {keys}, not both: the "
+                                "pilot's throughput sets the MFU")
+        given = "mfu is a range" if isinstance(out["mfu"], Range) else f"mfu={out['mfu']:g}"
+        raise ScenarioError(f"{p}: {given} and {keys} are both given: the pilot's throughput "
+                            "sets the MFU (extrapolated to the scenario's plan); give one or "
+                            "the other (drop mfu to bill the pilot's MFU)")
     if out.get("ledger_pilot_n_gpus") is not None and \
             out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
         raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
