@@ -85,3 +85,31 @@ def test_mfu_predict_beside_a_pilot_is_refused(tmp_path):
     with pytest.raises(ScenarioError, match="either mfu: predict or "
                                             "ledger_pilot_tokens_per_s_per_gpu, not both"):
         load_scenario(path)
+
+
+def test_train_tokens_below_one_global_batch_is_refused(tmp_path):
+    """A run trains global_batch_tokens per optimizer step: 1,000 tokens with a batch of
+    4,194,304 is less than one step (the trial's typo, billed $0.00); one batch exactly is
+    one step and is accepted."""
+    path = _write(tmp_path, {**BASE_8B, "mfu": 0.4, "train_tokens": 1000})
+    with pytest.raises(ScenarioError, match=r"train_tokens=1,000 .*global_batch_tokens=4,194,304"):
+        load_scenario(path)
+    assert load_scenario(_write(tmp_path, {**BASE_8B, "mfu": 0.4, "train_tokens": 4194304},
+                                "one.yaml"))["train_tokens"] == 4194304
+    r = run_cli("estimate", "--scenario", str(path))
+    assert r.returncode == 2 and "train_tokens=1,000" in r.stderr
+
+
+def test_split_hint_names_the_nearest_counts_without_scanning_them():
+    """A billion GPUs (a typo the RL job's rule meets before its own check): the hint names the
+    nearest counts that do split (each then has no hint) instead of testing every count up to
+    4 × 10⁹ one by one (which never returned). Llama 2 7B, 128 sequences of 4,096: dp divides
+    128, so a count that splits is dp × tp·pp·cp with tp | 32 heads, pp | 32 layers, cp ≤ 32;
+    the largest such count is 128 × 32 × 32 × 32 = 4,194,304 (cp 32 needs 2·32 | 4,096)."""
+    from llmcost import load_model
+    from llmcost.training.parallel import split_hint
+    spec = load_model("llama-2-7b")
+    msg = split_hint(spec, 10**9, 128, 4096)
+    assert msg.startswith("1000000000 GPUs do not split with a global batch of 128 sequences")
+    assert "use 4194304 GPUs" in msg  # none above within 4x: only the count below
+    assert split_hint(spec, 128 * 32 * 32 * 32, 128, 4096) == ""

@@ -915,7 +915,8 @@ def check_run_rules(p: dict) -> None:
       and a sequence must fit in the global batch;
     * the RL job (``rl_gpus``, ``rl_rollout_gpus``) obeys the same batch rule, its batch being
       ``rl_prompts_per_step × rl_samples_per_prompt`` sequences of prompt + response tokens;
-    * ``MAGNITUDE_LIMITS``: values above them are refused with the reason.
+    * ``MAGNITUDE_LIMITS``: values above them are refused with the reason;
+    * ``train_tokens`` below one step's ``global_batch_tokens`` (a run of less than one step).
 
     Checked wherever the keys are present (``validate_parameters``, hence every notebook's
     parameter cell, ``load_scenario`` and the report).
@@ -924,6 +925,12 @@ def check_run_rules(p: dict) -> None:
         v = point(p.get(key))
         if isinstance(v, (int, float)) and v > top:
             raise ScenarioError(f"{key}={v:.3g} is above {top:.0e}: {why}; check the exponent")
+    d, b = point(p.get("train_tokens")), p.get("global_batch_tokens")
+    if isinstance(d, (int, float)) and isinstance(b, (int, float)) and 0 < d < b:
+        raise ScenarioError(f"train_tokens={d:,.0f} is less than one step: global_batch_tokens="
+                            f"{b:,} tokens are trained per optimizer step; give train_tokens of "
+                            "at least one global batch (check the exponent) or a smaller "
+                            "global_batch_tokens")
     for i, ph in enumerate(p.get("phases") or []):
         tok = ph.get("tokens")
         if isinstance(tok, (int, float)) and tok > MAGNITUDE_LIMITS["train_tokens"][0]:

@@ -692,10 +692,6 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
                            + detail)
 
 
-def _divisors(n: int) -> list:
-    return [d for d in range(1, n + 1) if n % d == 0]
-
-
 def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> list:
     """The products tp·pp·cp that divide ``n`` GPUs and obey the model's rules (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
@@ -709,6 +705,31 @@ def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> 
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
     return sorted({t * q * c for t in tps for q in pps for c in cps if n % (t * q * c) == 0})
+
+
+def _nearest_splits(model, n_gpus: int, global_batch: int, seq_len: int, pp_split: str,
+                    fixed: dict, mbs: int) -> list:
+    """The GPU counts nearest ``n_gpus`` below and above (up to 4×) that split (None where
+    none does): a count splits when it is dp × tp·pp·cp with dp × mbs dividing the global
+    batch and tp, pp, cp obeying the model's rules (``_split_products``); every such count is
+    enumerated from those factors (tp dividing the heads, pp the layer slots, 2·cp the
+    sequence, dp the batch), which is the same set as testing each count in turn, without
+    scanning up to ``4 × n_gpus`` counts."""
+    a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
+    slots = L + 2 if pp_split == "embedding_and_loss" else L
+    tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
+    pps = list(range(1, L + 1)) if pp_split == "uneven" else [int(q) for q in _divisors(slots)]
+    cps = [c for c in (1, 2, 4, 8, 16, 32) if c == 1 or seq_len % (2 * c) == 0]
+    dps = ([int(fixed["dp"])] if "dp" in fixed else
+           [int(d) for d in _divisors(global_batch // mbs)] if global_batch % mbs == 0 else [])
+    tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
+                     (("tp", tps), ("pp", pps), ("cp", cps)))
+    prods = np.unique(np.multiply.outer(np.multiply.outer(tps, pps), cps).ravel())
+    counts = np.unique(np.multiply.outer(np.asarray(dps, dtype=np.int64), prods).ravel()) \
+        if dps and global_batch % (mbs * int(fixed.get("dp", 1))) == 0 else np.array([], int)
+    below = counts[counts < n_gpus]
+    above = counts[(counts > n_gpus) & (counts <= 4 * n_gpus)]
+    return [int(below.max()) if below.size else None, int(above.min()) if above.size else None]
 
 
 def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
@@ -733,8 +754,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
         return ""
     prods = _split_products(model, n_gpus, seq, pp_split, fixed)
     batch_dps = [d for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
-    near = [next((n for n in rng if dps(n)), None) for rng in
-            (range(n_gpus - 1, 0, -1), range(n_gpus + 1, 4 * n_gpus + 1))]
+    near = _nearest_splits(model, n_gpus, global_batch, seq, pp_split, fixed, mbs)
     text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
             f"data parallelism must divide the batch, so dp can only be "
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
