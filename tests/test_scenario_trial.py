@@ -113,3 +113,20 @@ def test_split_hint_names_the_nearest_counts_without_scanning_them():
     assert msg.startswith("1000000000 GPUs do not split with a global batch of 128 sequences")
     assert "use 4194304 GPUs" in msg  # none above within 4x: only the count below
     assert split_hint(spec, 128 * 32 * 32 * 32, 128, 4096) == ""
+
+
+def test_an_unknown_hf_model_type_warns_once_as_one_line(tmp_path):
+    """A config.json of a family the reader does not know (SmolLM3's, read as a Llama-style
+    decoder from its keys) warns once, as one ``warning:`` line without a source line, however
+    many times the model is read while the bill is built."""
+    cfg = {"model_type": "smollm3", "hidden_size": 2048, "intermediate_size": 11008,
+           "num_attention_heads": 16, "num_hidden_layers": 36, "num_key_value_heads": 4,
+           "vocab_size": 128256, "max_position_embeddings": 65536, "tie_word_embeddings": True,
+           "hidden_act": "silu"}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    sc = {**BASE_8B, "model": "config.json", "mfu": 0.4, "n_gpus": 8}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if "smollm3" in ln]
+    assert len(lines) == 1 and lines[0].startswith("warning: model_type='smollm3'")
+    assert "UserWarning" not in r.stderr and "return " not in r.stderr

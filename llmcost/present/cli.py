@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -163,7 +164,37 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def _warn_once():
+    """A ``warnings.showwarning`` that prints each of the package's own warnings once, as one
+    ``warning: ...`` line on stderr (no source file, no source line: the CLI's other warnings'
+    form); other libraries' warnings go to the default display. The package's warnings are
+    shown "always" by the filter and deduplicated here on their text: the code enters
+    ``warnings.catch_warnings`` often, which resets Python's once-per-location registry, so a
+    warning of a model read many times (a config.json of an unknown family) would repeat."""
+    seen: set = set()
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not str(filename).startswith(str(_PACKAGE_DIR)):
+            return default(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in seen:
+            seen.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+    return show
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
 def main(argv: list[str] | None = None) -> int:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("always", category=UserWarning, module=r"llmcost(\.|$)")
+        warnings.showwarning = _warn_once()
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         return _main(argv)
     except (KeyboardInterrupt, ReportInterrupted) as e:  # Ctrl-C: one line, the shell's code
