@@ -130,3 +130,18 @@ def test_an_unknown_hf_model_type_warns_once_as_one_line(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if "smollm3" in ln]
     assert len(lines) == 1 and lines[0].startswith("warning: model_type='smollm3'")
     assert "UserWarning" not in r.stderr and "return " not in r.stderr
+
+
+def test_a_pilot_record_runs_the_scenarios_zero_stage_unless_it_says_otherwise():
+    """Llama 3.1 8B with mixed-precision Adam needs 16 bytes per parameter of model states
+    (Rajbhandari et al. 2020 §3.1: 2 + 2 + 12), about 128 GB on one GPU, above an H100's 80 GB;
+    ZeRO-2 over 8 GPUs keeps the 2-byte weights whole and shards the rest: 16 + 112/8 = 30 GB.
+    A pilot record without zero_stage runs the scenario's ZeRO-2 and fits; one that says
+    zero_stage 0 does not, and the error names the key to give."""
+    from llmcost.training.calibrate import pilots_from_scenario
+    rec = {"n_gpus": 8, "tp": 1, "pp": 1, "tokens_per_s_per_gpu": 12000.0}
+    (pilot,) = pilots_from_scenario({**BASE_8B, "pilot": [rec]})
+    assert pilot.plan.zero_stage == 2
+    with pytest.raises(ValueError, match=r"pilot\[0\]: .*does not fit.*give the pilot's "
+                                         "zero_stage"):
+        pilots_from_scenario({**BASE_8B, "pilot": [{**rec, "zero_stage": 0}]})

@@ -227,7 +227,8 @@ def _phases(name, v):
 def _pilot(name, v):
     """A list of pilot runs (``llmcost.training.calibrate.PILOT_KEYS``): the GPU count and the
     measured tokens/s per GPU required; the plan fields default to 1 (``tp``, ``pp``, ``cp``,
-    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage`` 0, ``recompute`` none;
+    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage``, ``recompute`` to the
+    scenario's (0 and none where it leaves them to the search);
     ``seq_len`` and ``global_batch_tokens`` default to the scenario's. The deep checks
     (roofline, memory, plan rules) run when the pilot is calibrated."""
     return _records({k: (kind, _positive if kind in ("int", "float") and k != "zero_stage"
