@@ -145,3 +145,28 @@ def test_a_pilot_record_runs_the_scenarios_zero_stage_unless_it_says_otherwise()
     with pytest.raises(ValueError, match=r"pilot\[0\]: .*does not fit.*give the pilot's "
                                          "zero_stage"):
         pilots_from_scenario({**BASE_8B, "pilot": [{**rec, "zero_stage": 0}]})
+
+
+def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
+    """`check --scenario` judges the scenario's run: its GPU-hours are the bill's paid hours,
+    C / (P × MFU × 3600) ÷ goodput with the bill's goodput (A100 dense BF16 peak 312 TFLOP/s,
+    NVIDIA A100 datasheet), and its price is the scenario's $1.60 (there is no reserved
+    catalogue price for the A100 to fall back on)."""
+    sc = {**BASE_8B, "accelerator": "A100-80GB", "n_gpus": 1024, "mfu": 0.45,
+          "price_usd_per_gpu_hour": 1.60, "pricing": "reserved", "train_tokens": 1.0e12,
+          "seq_len": 4096}
+    path = _write(tmp_path, sc)
+    est = json.loads(run_cli("estimate", "--scenario", str(path), "--format", "json").stdout)
+    r = run_cli("check", "--scenario", str(path), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    g = est["bill.figures.goodput"]
+    hand = est["bill.figures.training_flops_mfu_basis"] / (312e12 * 0.45 * 3600) / g
+    assert got["goodput"] == pytest.approx(g, rel=1e-9)
+    assert got["gpu_hours"] == pytest.approx(hand, rel=1e-6)
+    assert got["gpu_hours"] == pytest.approx(est["bill.figures.main_ideal_gpu_hours"] / g,
+                                             rel=1e-6)
+    text = run_cli("check", "--scenario", str(path)).stdout
+    assert f"at the given $1.60/GPU-h (price_usd_per_gpu_hour) the hours cost " \
+           f"${hand * 1.60:,.0f}" in text
+    assert "not priced" not in text and "no current reserved catalogue price" not in text

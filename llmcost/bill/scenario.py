@@ -1055,6 +1055,18 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
+    _check_mfu_and_pilot(out, p)
+    try:
+        _cross_check(point_scenario(out))
+    except ScenarioError as e:
+        raise ScenarioError(f"{p}: {e}") from None
+    return out
+
+
+def _check_mfu_and_pilot(out: dict, p) -> None:
+    """A scenario file gives the MFU once: ``mfu`` (a number, a range or ``predict``) or a pilot
+    (``pilot`` records or ``ledger_pilot_tokens_per_s_per_gpu``), whose throughput would
+    replace it; and ``ledger_pilot_n_gpus`` only beside the throughput it locates."""
     pilot_keys = [k for k in ("pilot", "ledger_pilot_tokens_per_s_per_gpu")
                   if out.get(k) not in (None, [])]
     if "mfu" in out and pilot_keys:  # the pilot's MFU would silently replace the given one
@@ -1071,11 +1083,6 @@ def load_scenario(path) -> dict:
         raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
                             "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
                             "pilot throughput was measured; give both or neither")
-    try:
-        _cross_check(point_scenario(out))
-    except ScenarioError as e:
-        raise ScenarioError(f"{p}: {e}") from None
-    return out
 
 
 def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"

@@ -787,6 +787,13 @@ def _check(args) -> int:
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
+            # the scenario's own price and goodput, as estimate bills them (its failure rates
+            # and checkpoint plan on its n_gpus), unless flags change the run they belong to
+            bill = estimate_ledger(args.scenario).figures
+            if sc.get("price_usd_per_gpu_hour") is not None:
+                run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
+            if "n_gpus" in sc and args.n_gpus is None:
+                run["goodput"] = bill["goodput"]
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
@@ -814,7 +821,8 @@ def _check(args) -> int:
                         mfu=run.get("mfu"),
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
-                        **claim)
+                        price_usd_per_gpu_hour=run.get("price_usd_per_gpu_hour"),
+                        goodput=run.get("goodput"), **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
