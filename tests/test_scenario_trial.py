@@ -170,3 +170,26 @@ def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
     assert f"at the given $1.60/GPU-h (price_usd_per_gpu_hour) the hours cost " \
            f"${hand * 1.60:,.0f}" in text
     assert "not priced" not in text and "no current reserved catalogue price" not in text
+
+
+def test_unknown_model_says_a_config_json_path_is_accepted(tmp_path):
+    path = _write(tmp_path, {**BASE_8B, "model": "llama-4-maverick", "mfu": 0.4})
+    with pytest.raises(ScenarioError, match=r"model='llama-4-maverick' is not in the catalogue"
+                                            r".*path of its Hugging Face config\.json"):
+        load_scenario(path)
+
+
+def test_a_batch_that_cannot_split_over_the_gpus_names_a_batch_that_does(tmp_path):
+    """128 sequences on 2,304 GPUs (Llama 3.1 70B: 64 heads, 80 layers): dp must divide 128, so
+    tp·pp·cp would be 2,304 / dp = 18 × 2^k, a multiple of 9, while tp | 64, pp | 80 and
+    cp ∈ {1, ..., 32} make only products 2^a · 5^b. With tp·pp·cp = 256 (the largest product
+    that divides 2,304 = 2^8 · 9), dp = 9, so a batch divisible by 9 (126 or 135 sequences,
+    the nearest to 128) splits."""
+    sc = {**BASE_8B, "model": "llama-3.1-70b", "n_gpus": 2304, "mfu": 0.4,
+          "global_batch_tokens": 128 * 8192, "cp": 0}
+    for k in ("tp", "pp"):  # chosen by the search
+        sc.pop(k)
+    with pytest.raises(ScenarioError, match=r"2304 GPUs do not split with a global batch of "
+                                            r"128 sequences.*a global batch divisible by 9 "
+                                            r"\(e\.g\. 126 or 135 sequences\)"):
+        load_scenario(_write(tmp_path, sc))
