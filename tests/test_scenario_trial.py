@@ -2,6 +2,7 @@
 findings): each test states the rule and checks it on a minimal scenario."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -193,3 +194,34 @@ def test_a_batch_that_cannot_split_over_the_gpus_names_a_batch_that_does(tmp_pat
                                             r"128 sequences.*a global batch divisible by 9 "
                                             r"\(e\.g\. 126 or 135 sequences\)"):
         load_scenario(_write(tmp_path, sc))
+
+
+def test_a_phase_the_main_plan_cannot_hold_is_warned_of(tmp_path):
+    """A 32,768-token phase on the 8B run's TP1 PP1 plan without recomputation: activations
+    alone are about 34 · s · h bytes per layer (Korthikanti et al. 2022, eq. 2, the attention
+    scores term gone with flash attention), 32 × 34 × 32,768 × 4,096 ≈ 146 GB per GPU, above an
+    H100's 80 GB: the bill warns, names the phase, and says the phase is priced at the main
+    run's MFU and plan. A phase beyond the model's 8,192-token pre-training context also gets
+    the context warning the main seq_len would."""
+    sc = {**BASE_8B, "mfu": 0.4, "recompute": "none",
+          "phases": [{"name": "long", "tokens": 1.0e9, "seq_len": 32768}]}
+    js = json.loads(run_cli("estimate", "--scenario", str(_write(tmp_path, sc)),
+                            "--format", "json").stdout)
+    mine = [w for w in js["warnings"] if w.startswith("phases[0] ('long', seq_len=32,768)")]
+    assert len(mine) == 1, js["warnings"]  # one sentence per phase
+    assert "no parallel plan fits" in mine[0] and "main run's MFU" in mine[0]
+    assert "beyond the 8,192-token sequence length" in mine[0]
+    # 146 GB of activations + 30 GB of ZeRO-2 model states (16 + 112/8) = 176 GB by hand; the
+    # model adds the logits and buffers: within 10 % of the hand figure
+    gb = float(re.search(r"needs at least ([\d,]+) GB per GPU", mine[0]).group(1).replace(",", ""))
+    assert 176 * 0.9 < gb < 176 * 1.1, gb
+    # the main run at 8,192 tokens fits (no such warning for it)
+    assert not any(w.startswith("no parallel plan fits") for w in js["warnings"])
+
+
+def test_a_phase_with_its_own_mfu_is_not_said_to_reuse_the_main_runs(tmp_path):
+    sc = {**BASE_8B, "mfu": 0.4, "recompute": "none",
+          "phases": [{"name": "long", "tokens": 1.0e9, "seq_len": 32768, "mfu": 0.3}]}
+    js = json.loads(run_cli("estimate", "--scenario", str(_write(tmp_path, sc)),
+                            "--format", "json").stdout)
+    assert not any(w.startswith("phases[0]") for w in js["warnings"])
