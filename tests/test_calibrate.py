@@ -126,7 +126,6 @@ accelerator: H100-SXM
 n_gpus: 2048
 train_tokens: 2.0e12
 seq_len: 4096
-mfu: 0.4
 dtype: bf16
 global_batch_tokens: 4194304
 tp: 8
@@ -223,8 +222,8 @@ def test_pilot_with_mfu_predict_is_refused(tmp_path):
     from llmcost.bill.scenario import ScenarioError
     from llmcost.present.report import estimate_ledger
     path = tmp_path / "pilot.yaml"
-    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144).replace("mfu: 0.4",
-                                                                          "mfu: predict"))
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144)
+                    .replace("dtype: bf16", "mfu: predict\ndtype: bf16"))
     with pytest.raises(ScenarioError, match="either mfu: predict or pilot"):
         estimate_ledger(path)
 

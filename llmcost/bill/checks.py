@@ -124,6 +124,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     dear = _catalogue_price_warning(values)
     if dear:
         out.append(dear)
+    out.extend(_phase_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
@@ -152,6 +153,38 @@ def _context_warning(values: dict) -> str | None:
                 "training there is a context extension, and the attention FLOPs and activation "
                 "memory are extrapolated.")
     return None
+
+
+def _phase_warnings(values: dict) -> list[str]:
+    """One sentence for each extra phase (``phases``) at a sequence length the main run does not
+    train at and without its own ``mfu``, when it goes beyond the model's context (``_context_warning``) or the scenario's
+    plan, at the phase's sequence length and GPU count, cannot run it (``scenario_plan``: the
+    batch and plan rules) or does not fit the usable HBM (``plan_does_not_fit``): the bill
+    prices the phase at the main run's MFU, which does not describe such a phase."""
+    out = []
+    for i, ph in enumerate(values.get("phases") or []):
+        s = ph.get("seq_len")
+        if not isinstance(s, int) or s == values.get("seq_len") or ph.get("mfu") is not None:
+            continue  # a phase with its own mfu is priced at it
+        at = {**values, "seq_len": s, "n_gpus": ph.get("n_gpus", values.get("n_gpus"))}
+        said = [x for x in (_context_warning(at),) if x]
+        if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
+            try:
+                _scenario_plan(at)
+            except (ValueError, KeyError) as e:  # the rule, without the search's detail
+                said.append(f"the scenario's plan cannot run it: {str(e).split(' (detail')[0]}")
+            else:
+                said.append(plan_does_not_fit(at) or "")
+        said = [x.rstrip(".") for x in said if x]
+        if said:
+            out.append(f"phases[{i}] ({ph.get('name')!r}, seq_len={s:,}): " + "; ".join(said)
+                       + f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}")
+    return out
+
+
+#: What a phase the main run's MFU does not describe should do (``_phase_warnings``).
+_PHASE_ADVICE = ("and plan: give the phase its own mfu, or model it as a scenario of its own "
+                 "with a plan that runs it (e.g. context parallelism, cp)")
 
 
 def _scenario_plan(values: dict):

@@ -480,6 +480,8 @@ class StatedClaim:
     phases: Mapping | None = None
     pricing: str = "on_demand"
     tolerance: float = HOURS_TOLERANCE
+    price_usd_per_gpu_hour: float | None = None
+    goodput: float | None = None
 
 
 @dataclass
@@ -517,7 +519,15 @@ class _Judging:
 #: The figures a claim may state besides the model, its tokens and the accelerator
 #: (``stated_claim``'s ``**figures``, ``check_claim``'s keywords).
 CLAIM_FIGURES = ("n_gpus", "days", "gpu_hours", "usd", "mfu", "dtype", "seq_len", "phases",
-                 "pricing", "tolerance", "train_flops")
+                 "pricing", "tolerance", "train_flops", "price_usd_per_gpu_hour", "goodput")
+
+
+def _fraction(name: str, v):
+    """``v`` unchanged when None or a real number in (0, 1]; else a ValueError naming it."""
+    if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real)
+                          or not math.isfinite(v) or not 0 < v <= 1):
+        raise ValueError(f"{name}={v!r} must be a fraction in (0, 1]")
+    return v
 
 
 def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> StatedClaim:
@@ -557,6 +567,10 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
         * ``train_flops``: a claim stated as total training FLOPs on the 6ND convention (Epoch
           AI's estimates): gives ``train_tokens`` when those are not stated
           (D = C / (6 · N_active)).
+        * ``price_usd_per_gpu_hour``: the run's own GPU-hour price (a scenario's): prices the
+          hours and the lines left out when no cost is claimed, instead of the catalogue.
+        * ``goodput`` in (0, 1]: the run's own goodput (a scenario's, as its bill computes it
+          with its failure rates and checkpoint plan) instead of ``goodput_for``'s default.
 
     Raises
     ------
@@ -568,9 +582,10 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
         raise ValueError(f"unknown claim figure(s) {bad}; a claim states any of {CLAIM_FIGURES}")
     f = {"n_gpus": None, "days": None, "gpu_hours": None, "usd": None, "mfu": None,
          "dtype": "bf16", "seq_len": None, "phases": None, "pricing": "on_demand",
-         "tolerance": HOURS_TOLERANCE, "train_flops": None, **figures}
-    n_gpus, days, gpu_hours, usd, mfu, dtype, seq_len, phases, pricing, tolerance, train_flops \
-        = (f[k] for k in CLAIM_FIGURES)
+         "tolerance": HOURS_TOLERANCE, "train_flops": None, "price_usd_per_gpu_hour": None,
+         "goodput": None, **figures}
+    n_gpus, days, gpu_hours, usd, mfu, dtype, seq_len, phases, pricing, tolerance, train_flops, \
+        price, goodput = (f[k] for k in CLAIM_FIGURES)
     spec = claim_model(model)
     if accelerator is None:
         raise ValueError("accelerator=None must be an accelerator name (e.g. 'H100-SXM') or an "
@@ -590,7 +605,9 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
         raise ValueError(f"mfu={mfu!r} must be a steady-state MFU in (0, 1]")
     s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
     return StatedClaim(model, spec, acc, d, token_note, mfu=mfu, dtype=dtype, seq_len=s,
-                       phases=phases, pricing=pricing, tolerance=tol, **figures)
+                       phases=phases, pricing=pricing, tolerance=tol,
+                       price_usd_per_gpu_hour=_positive("price_usd_per_gpu_hour", price),
+                       goodput=_fraction("goodput", goodput), **figures)
 
 
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
@@ -651,6 +668,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
     implied, pv = _price_verdict(j)
     price = implied if implied is not None else j.needed[1] if j.needed is not None \
+        else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
         else j.price["median"]
     rows, total, band, band_src = (
         _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype], c.dtype,
@@ -708,7 +726,8 @@ def _hours_from_mfu_or_usd(j: _Judging, n):
     of the BF16 peak, H = C / (P_bf16 × best × 3600) / goodput (goodput 1 when n_gpus is
     unknown)."""
     c = j.c
-    g_ = goodput_for(c.spec.n_params, n) if n is not None else 1.0
+    g_ = c.goodput if c.goodput is not None else \
+        goodput_for(c.spec.n_params, n) if n is not None else 1.0
     if c.mfu is not None:
         return (j.fm / (j.peaks[c.dtype] * c.mfu * SECONDS_PER_HOUR) / g_,
                 f"from the stated MFU {c.mfu:.1%} ÷ goodput {g_:.1%}")
@@ -752,7 +771,10 @@ def _claim_utilisation(j: _Judging) -> None:
     if j.n_gpus is not None and c.n_gpus is None:
         j.notes.append(f"n_gpus derived: {j.hours:,.0f} GPU-h ÷ ({j.days:g} days × 24) = "
                        f"{j.n_gpus:,}")
-    if j.n_gpus is not None:
+    if c.goodput is not None:
+        j.g, j.goodput_source = c.goodput, "given (the scenario's bill: its failure rates and " \
+            "checkpoint plan)"
+    elif j.n_gpus is not None:
         j.g = goodput_for(c.spec.n_params, j.n_gpus)
         j.goodput_source = (f"reliability.checkpoint_plan on {j.n_gpus:,} GPUs with the "
                             "ledger's default failure rate, restart time and checkpoint recipe")
@@ -844,6 +866,10 @@ def _price_verdict(j: _Judging) -> tuple:
     median when no cost is given, or the price range a cost-only claim needs."""
     c, pr, needed = j.c, j.price, j.needed
     implied = c.usd / j.hours if c.usd is not None and needed is None else None
+    given = c.price_usd_per_gpu_hour
+    if given is not None and implied is None and needed is None:
+        return implied, (f"no cost given; at the given ${given:.2f}/GPU-h "
+                         f"(price_usd_per_gpu_hour) the hours cost ${j.hours * given:,.0f}")
     if pr["n"] == 0:
         return implied, pr["source"]
     if needed is not None:

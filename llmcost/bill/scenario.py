@@ -181,7 +181,9 @@ def _dataset_tier(name, v):
 
 
 def _records(fields: dict, required: tuple):
-    """A check for a list of mappings: ``fields`` maps each allowed key to (kind, rule)."""
+    """A check for a list of mappings: ``fields`` maps each allowed key to (kind, rule). Records
+    named by ``name`` (or ``role``) must not repeat a name; records without one (pilot runs)
+    may be several."""
     def check(name, v):
         seen = set()
         for i, item in enumerate(v):
@@ -202,6 +204,8 @@ def _records(fields: dict, required: tuple):
                 if rule is not None:
                     rule(f"{where}.{k}", item[k])
             key = item.get("name", item.get("role"))
+            if key is None:  # records without a name (pilot runs) may repeat
+                continue
             if key in seen:
                 raise ScenarioError(f"{where}: {key!r} appears twice")
             seen.add(key)
@@ -223,7 +227,8 @@ def _phases(name, v):
 def _pilot(name, v):
     """A list of pilot runs (``llmcost.training.calibrate.PILOT_KEYS``): the GPU count and the
     measured tokens/s per GPU required; the plan fields default to 1 (``tp``, ``pp``, ``cp``,
-    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage`` 0, ``recompute`` none;
+    ``ep``, ``micro_batch_size``, ``virtual_stages``) and ``zero_stage``, ``recompute`` to the
+    scenario's (0 and none where it leaves them to the search);
     ``seq_len`` and ``global_batch_tokens`` default to the scenario's. The deep checks
     (roofline, memory, plan rules) run when the pilot is calibrated."""
     return _records({k: (kind, _positive if kind in ("int", "float") and k != "zero_stage"
@@ -242,7 +247,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("seq_len", "int", "training sequence length in tokens", _positive),
     Param("global_batch_tokens", "int", "tokens per optimizer step", _positive),
     Param("mfu", "float", "steady-state model FLOPs utilisation in (0, 1]; in a scenario file "
-          "'predict' asks the report to predict it (llmcost.step)", _mfu),
+          "'predict' asks the report to predict it (llmcost.step); not with a pilot (pilot or "
+          "ledger_pilot_tokens_per_s_per_gpu), whose throughput sets it", _mfu),
     Param("dtype", "str", "training compute precision", _one_of(*COMPUTE_DTYPES)),
     Param("price_usd_per_gpu_hour", "float|none",
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
@@ -910,7 +916,8 @@ def check_run_rules(p: dict) -> None:
       and a sequence must fit in the global batch;
     * the RL job (``rl_gpus``, ``rl_rollout_gpus``) obeys the same batch rule, its batch being
       ``rl_prompts_per_step × rl_samples_per_prompt`` sequences of prompt + response tokens;
-    * ``MAGNITUDE_LIMITS``: values above them are refused with the reason.
+    * ``MAGNITUDE_LIMITS``: values above them are refused with the reason;
+    * ``train_tokens`` below one step's ``global_batch_tokens`` (a run of less than one step).
 
     Checked wherever the keys are present (``validate_parameters``, hence every notebook's
     parameter cell, ``load_scenario`` and the report).
@@ -919,6 +926,12 @@ def check_run_rules(p: dict) -> None:
         v = point(p.get(key))
         if isinstance(v, (int, float)) and v > top:
             raise ScenarioError(f"{key}={v:.3g} is above {top:.0e}: {why}; check the exponent")
+    d, b = point(p.get("train_tokens")), p.get("global_batch_tokens")
+    if isinstance(d, (int, float)) and isinstance(b, (int, float)) and 0 < d < b:
+        raise ScenarioError(f"train_tokens={d:,.0f} is less than one step: global_batch_tokens="
+                            f"{b:,} tokens are trained per optimizer step; give train_tokens of "
+                            "at least one global batch (check the exponent) or a smaller "
+                            "global_batch_tokens")
     for i, ph in enumerate(p.get("phases") or []):
         tok = ph.get("tokens")
         if isinstance(tok, (int, float)) and tok > MAGNITUDE_LIMITS["train_tokens"][0]:
@@ -1042,20 +1055,34 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
-    if isinstance(out.get("mfu"), Range) and out.get("ledger_pilot_tokens_per_s_per_gpu") \
-            is not None:
-        raise ScenarioError(f"{p}: mfu is a range and ledger_pilot_tokens_per_s_per_gpu is "
-                            "given: the pilot's throughput sets the MFU; give one or the other")
-    if out.get("ledger_pilot_n_gpus") is not None and \
-            out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
-        raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
-                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
-                            "pilot throughput was measured; give both or neither")
+    _check_mfu_and_pilot(out, p)
     try:
         _cross_check(point_scenario(out))
     except ScenarioError as e:
         raise ScenarioError(f"{p}: {e}") from None
     return out
+
+
+def _check_mfu_and_pilot(out: dict, p) -> None:
+    """A scenario file gives the MFU once: ``mfu`` (a number, a range or ``predict``) or a pilot
+    (``pilot`` records or ``ledger_pilot_tokens_per_s_per_gpu``), whose throughput would
+    replace it; and ``ledger_pilot_n_gpus`` only beside the throughput it locates."""
+    pilot_keys = [k for k in ("pilot", "ledger_pilot_tokens_per_s_per_gpu")
+                  if out.get(k) not in (None, [])]
+    if "mfu" in out and pilot_keys:  # the pilot's MFU would silently replace the given one
+        keys = " and ".join(pilot_keys)
+        if out["mfu"] == MFU_PREDICT:
+            raise ScenarioError(f"{p}: give either mfu: predict or {keys}, not both: the "
+                                "pilot's throughput sets the MFU")
+        given = "mfu is a range" if isinstance(out["mfu"], Range) else f"mfu={out['mfu']:g}"
+        raise ScenarioError(f"{p}: {given} and {keys} are both given: the pilot's throughput "
+                            "sets the MFU (extrapolated to the scenario's plan); give one or "
+                            "the other (drop mfu to bill the pilot's MFU)")
+    if out.get("ledger_pilot_n_gpus") is not None and \
+            out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
+        raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "
+                            "without ledger_pilot_tokens_per_s_per_gpu: it says where that "
+                            "pilot throughput was measured; give both or neither")
 
 
 def resolve_price(accelerator: str, price_usd_per_gpu_hour, pricing: str = "on_demand"

@@ -90,7 +90,7 @@ def suggest(name: str, candidates, n: int = 3) -> list[str]:
     return list(dict.fromkeys(prefix + close))[:n]
 
 
-def _lookup(name: str, table: dict, kind: str, lister: str):
+def _lookup(name: str, table: dict, kind: str, lister: str, also: str = ""):
     if not isinstance(name, str):
         raise ValueError(f"{kind}={name!r} must be a catalogue name (a string)")
     if name in table:
@@ -101,7 +101,7 @@ def _lookup(name: str, table: dict, kind: str, lister: str):
     close = suggest(name, table)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     raise ValueError(f"{kind}={name!r} is not in the catalogue{hint} (`{lister}` lists them "
-                     "all)")
+                     f"all){also}")
 
 
 def is_config_path(name: str) -> bool:
@@ -127,7 +127,9 @@ def load_model(name: str) -> ModelSpec:
     """
     if is_config_path(name):
         return ModelSpec.from_hf_config(name)
-    return _lookup(name, _models(), "model", "llmcost list models")
+    return _lookup(name, _models(), "model", "llmcost list models",
+                   "; a model outside it: give the path of its Hugging Face config.json "
+                   "(e.g. model: path/to/config.json)")
 
 
 def as_model(model, name: str = "model", needs: str = "this") -> ModelSpec:

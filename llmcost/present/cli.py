@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -163,7 +164,37 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
+def _warn_once():
+    """A ``warnings.showwarning`` that prints each of the package's own warnings once, as one
+    ``warning: ...`` line on stderr (no source file, no source line: the CLI's other warnings'
+    form); other libraries' warnings go to the default display. The package's warnings are
+    shown "always" by the filter and deduplicated here on their text: the code enters
+    ``warnings.catch_warnings`` often, which resets Python's once-per-location registry, so a
+    warning of a model read many times (a config.json of an unknown family) would repeat."""
+    seen: set = set()
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not str(filename).startswith(str(_PACKAGE_DIR)):
+            return default(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in seen:
+            seen.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+    return show
+
+
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
+
+
 def main(argv: list[str] | None = None) -> int:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("always", category=UserWarning, module=r"llmcost(\.|$)")
+        warnings.showwarning = _warn_once()
+        return _run(argv)
+
+
+def _run(argv: list[str] | None) -> int:
     try:
         return _main(argv)
     except (KeyboardInterrupt, ReportInterrupted) as e:  # Ctrl-C: one line, the shell's code
@@ -296,11 +327,14 @@ def _estimate(args) -> int:
         head = headline_draws(bill.scenario, samples=args.samples, seed=args.seed)
     except ValueError as e:
         head, head_error = None, e
+    warned = bill_warnings(bill) + (
+        [f"the bill at a glance could not be drawn: {head_error}"] if head is None else [])
     if args.format == "json":
         out = draws.bill_summary()
         out = with_headline(out, head) if head is not None else \
             {**out, "bill.illustrative": False}
         out = mark_points_outside(out)
+        out = {**out, "warnings": warned}  # as the text prints them (bill_warnings)
         if fit is not None:
             out = {**out, "working_backwards": fit.to_dict(orient="records")}
         if routes is not None:
@@ -313,7 +347,11 @@ def _estimate(args) -> int:
         table = bill.table()
         for c in ("mean", "p10", "p50", "p90"):
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
-        print(table.to_csv(index=False), end="")
+        # the warnings the text prints, one row each after the lines: key "warning", the text
+        # in "line", status "warning", no dollar figure
+        warn_rows = pd.DataFrame([{"key": "warning", "line": w, "status": "warning"}
+                                  for w in warned], columns=table.columns)
+        print(pd.concat([table, warn_rows], ignore_index=True).to_csv(index=False), end="")
         return 0
     ranged = head is not None and head.state != "illustrative"
     print(bill_text(bill, args.scenario, draws=head.draws if ranged else None,
@@ -491,6 +529,15 @@ def wrap_lines(text: str, columns: int, indent: str = "  ") -> list:
                          break_on_hyphens=False) or [""]
 
 
+def bill_warnings(bill, warnings=()) -> list[str]:
+    """The warnings ``estimate`` prints under the bill, in every format: ``warnings`` (default
+    the bill's own, ``llmcost.checks``) and, when the bill is over ``ledger_budget_usd``, the
+    budget's (``checks.budget_warning``)."""
+    shown = list(warnings or bill.warnings)
+    over = budget_warning(bill.total_usd, bill.figures.get("budget_usd"))
+    return shown + ([over] if over and over not in shown else [])
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -565,8 +612,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     if f.get("budget_usd") is not None and not over:
         lines += wrap_lines(f"budget: ${f['budget_usd']:,.0f} (ledger_budget_usd); the bill "
                             f"is {bill.total_usd / f['budget_usd']:.0%} of it", columns)
-    shown = list(warnings or bill.warnings)
-    for w in shown + ([over] if over and over not in shown else []):
+    for w in bill_warnings(bill, warnings):
         lines += wrap_lines(f"warning: {w}", columns)
     head, body = lines[:3], lines[3:]
     return "\n".join([x for ln in head for x in wrap_lines(ln, columns)] + body)
@@ -741,6 +787,13 @@ def _check(args) -> int:
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
+            # the scenario's own price and goodput, as estimate bills them (its failure rates
+            # and checkpoint plan on its n_gpus), unless flags change the run they belong to
+            bill = estimate_ledger(args.scenario).figures
+            if sc.get("price_usd_per_gpu_hour") is not None:
+                run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
+            if "n_gpus" in sc and args.n_gpus is None:
+                run["goodput"] = bill["goodput"]
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
@@ -768,7 +821,8 @@ def _check(args) -> int:
                         mfu=run.get("mfu"),
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
-                        **claim)
+                        price_usd_per_gpu_hour=run.get("price_usd_per_gpu_hour"),
+                        goodput=run.get("goodput"), **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)

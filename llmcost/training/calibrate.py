@@ -328,7 +328,9 @@ def check_pilot(p: Pilot) -> None:
         if mem.model_states > hbm:
             raise ValueError(f"pilot plan {p.plan.describe()} does not fit: weights, gradients "
                              f"and optimizer states need {mem.model_states / 1e9:.1f} GB per GPU, "
-                             f"above the {acc.name}'s {hbm / 1e9:.0f} GB")
+                             f"above the {acc.name}'s {hbm / 1e9:.0f} GB; give the pilot's "
+                             "zero_stage (ZeRO shards them over data parallelism), tp or pp "
+                             "as it ran")
 
 
 @dataclass(frozen=True)
@@ -737,8 +739,9 @@ def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
     and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
     overlaps), each
-    record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1, ZeRO
-    stage 0, recompute none; sequence length, global batch tokens and the layer placement
+    record's plan (``make_plan``; TP, PP, CP, EP, micro-batch, virtual stages default 1; ZeRO
+    stage and recompute default to the scenario's ``zero_stage`` and ``recompute`` where it
+    fixes them, else 0 and none; sequence length, global batch tokens and the layer placement
     ``pp_split`` the scenario's).
 
     Raises
@@ -752,6 +755,11 @@ def pilots_from_scenario(p: dict) -> list:
                          "tokens_per_s_per_gpu, tp?, pp?, ...}")
     model = load_model(p["model"])
     options = step_scenario.scenario_step_options(p)
+    # a record's missing ZeRO stage and recomputation are the run's where the scenario fixes
+    # them (not -1 / "auto": chosen by the search): a pilot runs the run's memory plan
+    zero = p.get("zero_stage") if p.get("zero_stage") in (0, 1, 2, 3) else 0
+    recompute = p.get("recompute") if p.get("recompute") in ("none", "selective", "full") \
+        else "none"
     out = []
     for i, r in enumerate(recs):
         s = int(r.get("seq_len", p["seq_len"]))
@@ -766,8 +774,8 @@ def pilots_from_scenario(p: dict) -> list:
                              ep=int(r.get("ep", 1)), virtual_stages=v,
                              schedule="interleaved" if v > 1 else "1f1b",
                              micro_batch_size=int(r.get("micro_batch_size", 1)),
-                             zero_stage=int(r.get("zero_stage", 0)),
-                             recompute=r.get("recompute", "none"), seq_len=s,
+                             zero_stage=int(r.get("zero_stage", zero)),
+                             recompute=r.get("recompute", recompute), seq_len=s,
                              pp_split=r.get("pp_split", p.get("pp_split", "even")))
             mem = r.get("peak_memory_gb")
             out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
