@@ -469,7 +469,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"),
                          dtype=p.get("dtype", "bf16"), seq_len=p.get("seq_len"))
     out = dict(scenario)
-    value = round(float(b.mfu), 6)
+    # six decimals, rounded down so that a prediction at its band's capped top stays inside it
+    value = math.floor(float(b.mfu) * 1e6) / 1e6
     out["mfu"] = value
     out["_mfu_prediction"] = {
         "value": value, "plan": plan.describe(),
