@@ -500,9 +500,11 @@ def test_cli_estimate_works_backwards(capsys):
     assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
                  "--deadline-days", "10"]) == 0
     out = capsys.readouterr().out
-    # regression pin (fit_budget, above): 2,664 before checkpoint storage was sized from the
-    # checkpoint plan (a slower, cheaper storage: slightly lower goodput)
-    assert "GPUs to meet the deadline: 2,696 GPUs" in out
+    # the count is one a plan splits: dp × tp·pp with dp dividing the 1,024-sequence batch (a
+    # power of two), tp dividing the 64 heads and pp the 80 layers (powers of two times 1 or 5),
+    # so the counts between 2,560 and 4,096 are 2,560 = 512 × 5 and then 4,096 (by hand); the
+    # main run on 2,696 GPUs takes 10 days (the multiple of 8 given before, which no plan splits)
+    assert "GPUs to meet the deadline: 4,096 GPUs" in out
     assert "tokens the budget buys" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err
@@ -551,3 +553,29 @@ def test_the_fastest_plan_lever_is_capped_at_the_best_published_run_of_its_hardw
     # below the published figure the step model's ratio stands, uncapped
     free = lv.best_plan({**s, "mfu": 0.40})
     assert free.after["mfu"] < best and "capped" not in free.assumptions
+
+
+def test_deadline_gpu_count_is_one_the_scenarios_plan_splits():
+    # A scenario that fixes TP 8 and PP 4 with a global batch of 4,194,304 / 4,096 = 1,024
+    # sequences runs only on n = dp × 32 with dp dividing 1,024 (n_gpus = dp × tp·pp·cp, and
+    # data parallelism must divide the batch): 32, 64, 128, ..., 32,768. The deadline's GPU
+    # count must be one of them, the fewest that meets the deadline (the one below does not).
+    sc = {"model": "llama-3.1-70b", "accelerator": "A100-80GB", "n_gpus": 1024,
+          "train_tokens": 2.0e12, "seq_len": 4096, "mfu": 0.45, "price_usd_per_gpu_hour": 1.60,
+          "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1}
+    counts = llmcost.parallel.splitting_gpu_counts(llmcost.load_model("llama-3.1-70b"), 1024,
+                                                   4096, "even", {"tp": 8, "pp": 4, "cp": 1})
+    assert counts == [32 * 2 ** k for k in range(11)]
+    row = lv.fit_budget(sc, deadline_days=30).iloc[0]
+    n = int(row["value"])
+    assert n in counts and "TP8, PP4" in row["how"]
+    unplanned = {k: v for k, v in sc.items() if k not in ("tp", "pp", "cp",
+                                                          "global_batch_tokens")}
+
+    def days(k):
+        return llmcost.build_ledger({**unplanned, "n_gpus": k}).figures["wall_clock_days"]
+
+    assert days(n) <= 30 < days(counts[counts.index(n) - 1])
+    plan = llmcost.parallel.make_plan(llmcost.load_model("llama-3.1-70b"), n, 1024, tp=8, pp=4,
+                                      seq_len=4096)
+    assert plan.dp * 32 == n

@@ -58,6 +58,7 @@ from ..core.catalog import (
 from ..core.units import SECONDS_PER_HOUR, as_array, as_text
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
+from ..training import parallel
 from ..training import reliability as rel
 from ..training.accuracy import (band_for_step, best_published_mfu, mfu_band,
                                  published_ceiling)
@@ -1321,7 +1322,9 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     """Work backwards from a budget or a deadline.
 
     * deadline D days → the fewest GPUs (a multiple of ``gpu_step``, default the scale-up domain
-      size) whose main run's wall clock (``figures['wall_clock_days']``, failures included) is at
+      size capped at 8; where the scenario fixes tp, pp or cp, instead a count its plan splits,
+      ``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch) whose
+      main run's wall clock (``figures['wall_clock_days']``, failures included) is at
       most D (bisection: the wall clock falls as GPUs are added);
     * budget B → the most ``train_tokens`` whose whole bill is at most B (on the deadline's GPU
       count when both are given): the bill rises with tokens, so bisection on tokens;
@@ -1352,7 +1355,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         dl = float(as_array(deadline_days, "deadline_days", positive=True))
         step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
                                    or 8, 8))
-        row = _gpus_for_deadline(s, dl, step)
+        row = _gpus_for_deadline(s, dl, _deadline_counts(scenario, s, step, gpu_step))
         s = {**s, "n_gpus": int(row["value"])}
         rows.append(row)
     if budget_usd is not None:
@@ -1360,32 +1363,62 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     return pd.DataFrame(rows)
 
 
-def _gpus_for_deadline(s: dict, dl: float, step: int) -> dict:
-    """The fewest GPUs, a multiple of ``step``, whose main run's wall clock (failures included)
-    is at most ``dl`` days: doubling, then bisection (the wall clock falls as GPUs are added,
-    until failures of the larger job outweigh them; up to 64× the scenario's count)."""
+def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
+    """The GPU counts the deadline search may answer, up to 64× the scenario's, and how they
+    are described: without ``gpu_step``, where the scenario gives its global batch, the counts
+    a plan splits (``parallel.splitting_gpu_counts``: dp × tp·pp·cp, dp dividing the batch,
+    tp, pp and cp at the scenario's values where it fixes them to a whole number), so that the
+    answer is a count the scenario can run; else the multiples of ``step``."""
+    top = 64 * int(_get(s, "n_gpus"))
+    fixed = {k: int(v) for k in ("tp", "pp", "cp") if isinstance(v := scenario.get(k), (
+        int, np.integer)) and not isinstance(v, bool) and v > 0}
+    seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
+    batch = scenario.get("global_batch_tokens")
+    if gpu_step is None and isinstance(batch, (int, float, np.integer)) and batch % seq == 0:
+        counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
+                                               seq, scenario.get("pp_split", "even"), fixed)
+        named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
+        return ([n for n in counts if n <= top],
+                f"fewest count a plan splits (dp dividing the {int(batch) // seq:,}-sequence "
+                f"global batch{named})")
+    return list(range(step, top + 1, step)), f"fewest multiple of {step}"
+
+
+def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
+    """The fewest GPUs among ``counts`` (``_deadline_counts``: sorted candidates, and their
+    description) whose main run's wall clock (failures included) is at most ``dl`` days:
+    doubling, then bisection (the wall clock falls as GPUs are added, until failures of the
+    larger job outweigh them; up to 64× the scenario's count)."""
+    cands, what = counts
+    if not cands:
+        raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
+                         "its plan (check tp, pp, cp and global_batch_tokens)")
     n0 = int(_get(s, "n_gpus"))
     memo = {}
 
-    def days(n):
-        if n not in memo:
-            memo[n] = bill({**s, "n_gpus": n * step}).figures["wall_clock_days"]
-        return memo[n]
+    def days(i):
+        if i not in memo:
+            memo[i] = bill({**s, "n_gpus": cands[i]}).figures["wall_clock_days"]
+        return memo[i]
 
-    lo, hi = 0, max(1, n0 // step)
+    def at_least(n):  # index of the first candidate >= n (len(cands) when none)
+        return next((i for i, c in enumerate(cands) if c >= n), len(cands))
+
+    lo, hi = -1, min(at_least(n0), len(cands) - 1)
     while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
-        if days(2 * hi) >= days(hi) or 2 * hi * step > 64 * n0:
+        nxt = at_least(2 * cands[hi])
+        if nxt >= len(cands) or days(nxt) >= days(hi):
             best = min(memo, key=memo.get)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                f"{memo[best]:.1f} days on {best * step:,} GPUs (more GPUs fail more often, "
+                f"{memo[best]:.1f} days on {cands[best]:,} GPUs (more GPUs fail more often, "
                 "up to 64× the scenario's count tried)")
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:  # the smallest n with days(n) <= dl, in (lo, hi]
+        lo, hi = hi, nxt
+    while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
-    return {"quantity": "GPUs to meet the deadline", "value": float(hi * step), "unit": "GPUs",
-            "how": f"fewest multiple of {step} with the main run within {dl:g} days "
+    return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
+            "how": f"{what} with the main run within {dl:g} days "
             f"({days(hi):.2f} days, failures included) at the scenario's MFU; check a "
             "parallel plan at this count in notebook 03"}
 

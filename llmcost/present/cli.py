@@ -291,7 +291,11 @@ def _estimate(args) -> int:
             return _fail("--budget-usd/--deadline-days work on one scenario in --format text or "
                          "json, not with " + ("--compare" if args.compare else "--format csv"))
         try:
-            fit = fit_budget(bills[0].scenario, args.budget_usd, args.deadline_days)
+            # the file's plan keys and batch too: the deadline's GPU count is one its plan splits
+            plan_keys = {k: v for k, v in point_scenario(load_scenario(args.scenario)).items()
+                         if k in ("tp", "pp", "cp", "global_batch_tokens", "seq_len", "pp_split")}
+            fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
+                             args.deadline_days)
         except ValueError as e:
             return _fail(f"--budget-usd/--deadline-days: {e}")
     routes = None

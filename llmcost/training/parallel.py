@@ -712,6 +712,21 @@ def _split_products(model, n: int, seq_len: int, pp_split: str, fixed: dict) -> 
     return sorted(q for q in _rule_products(model, seq_len, pp_split, fixed) if n % q == 0)
 
 
+def splitting_gpu_counts(model, global_batch: int, seq_len=None, pp_split: str = "even",
+                         fixed: dict | None = None) -> list:
+    """Every GPU count a plan can split for ``model`` and a global batch of ``global_batch``
+    sequences, sorted: n = dp × tp·pp·cp with dp × micro_batch_size dividing the global batch
+    (``RULES['batch']``; dp at its value where ``fixed`` gives one) and tp·pp·cp a product of
+    the model's rules (``_rule_products``), each field at its fixed value where given. Memory
+    is not checked: a count here can still need a plan that does not fit."""
+    fixed = dict(fixed or {})
+    seq = model.seq_len if seq_len is None else int(seq_len)
+    mbs = int(fixed.get("micro_batch_size", 1))
+    dps = [int(d) for d in _divisors(global_batch // mbs)] if global_batch % mbs == 0 else []
+    dps = [d for d in dps if "dp" not in fixed or d == fixed["dp"]]
+    return sorted({d * q for d in dps for q in _rule_products(model, seq, pp_split, fixed)})
+
+
 def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: str = "even",
                fixed: dict | None = None) -> str:
     """Why ``n_gpus`` cannot be split for ``model`` and a global batch of ``global_batch``
@@ -725,10 +740,7 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
     seq = model.seq_len if seq_len is None else int(seq_len)
     mbs = int(fixed.get("micro_batch_size", 1))
 
-    # the GPU counts that split: dp × a rule product, dp dividing the batch (or the fixed dp)
-    dp_ok = [int(d) for d in _divisors(global_batch // mbs)] if global_batch % mbs == 0 else []
-    dp_ok = [d for d in dp_ok if "dp" not in fixed or d == fixed["dp"]]
-    counts = {d * q for d in dp_ok for q in _rule_products(model, seq, pp_split, fixed)}
+    counts = set(splitting_gpu_counts(model, global_batch, seq, pp_split, fixed))
     if n_gpus in counts:
         return ""
     prods = _split_products(model, n_gpus, seq, pp_split, fixed)
