@@ -105,3 +105,20 @@ def test_a_bad_pilot_names_the_field():
         pilot_mfu({**_scenario(), "ledger_pilot_n_gpus": 4096})
     with pytest.raises(ValueError, match="^ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
         pilot_mfu({**_scenario(), "ledger_pilot_tokens_per_s_per_gpu": 20000.0})
+
+
+def test_the_headline_ranges_a_pilots_mfu_by_its_band_beside_a_price_range():
+    # A pilot beside a ranged price: the headline (index, notebook 00, estimate) draws the MFU
+    # the pilot extrapolates to over the pilot's own band (pilot_mfu's low-high, peaked at the
+    # bill's MFU), the price over the scenario's range; it used to fail ("mfu is a range and
+    # ledger_pilot_tokens_per_s_per_gpu is given"), so the figure was not drawn.
+    sc = {**_scenario(), "price_usd_per_gpu_hour": [3.0, 5.0]}
+    head = ledger.headline_draws(sc, samples=4_000, seed=0)
+    got = pilot_mfu(head.point.scenario)
+    m = head.point.figures["mfu"]
+    assert m == pytest.approx(got["value"], rel=1e-6) and got["low"] < m < got["high"]
+    assert head.kinds["mfu"] == "illustrative" and "pilot" in head.sources["mfu"]
+    drawn = head.draws.inputs["mfu"]
+    assert got["low"] <= drawn.min() < m < drawn.max() <= got["high"]
+    p10, p90 = head.draws.percentiles()["p10"], head.draws.percentiles()["p90"]
+    assert p10 < head.point.total_usd < p90

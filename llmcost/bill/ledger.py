@@ -1801,6 +1801,23 @@ def range_basis(kinds: dict) -> str:
     return out
 
 
+def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
+    """``headline_draws``' MFU range when a pilot sets the MFU (``pilot.pilot_given``): the
+    pilot's extrapolation band (``pilot.pilot_mfu``: low-high, peaked at the bill's MFU ``m``)
+    in place of the regime's band, and the scenario without its pilot keys, so that the draws
+    vary the MFU the pilot set rather than re-deriving it (a ranged ``mfu`` beside a pilot is
+    refused). A pilot that ran the run's own plan has no band: the MFU is then its measurement
+    and is not ranged."""
+    got = pilot_mfu(given) or {}
+    ill = {k: v for k, v in ill.items() if k != "mfu"}
+    if not got.get("high", 0.0) > got.get("low", 0.0):
+        return ill, given
+    ill["mfu"] = (Range("triangular", low=min(got["low"], m), mode=m, high=max(got["high"], m)),
+                  f"the pilot's extrapolation band, {got['low']:.1%}-{got['high']:.1%} "
+                  f"(llmcost.bill.pilot.pilot_mfu), peaked at the bill's MFU, {m:.1%}")
+    return ill, {**given, "mfu": m, "ledger_pilot_tokens_per_s_per_gpu": None, "pilot": []}
+
+
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
     """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
     ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own
@@ -1820,6 +1837,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     given = point.scenario
     own = scenario_ranges(_values(given))
     ill = {k: v for k, v in illustrative_ranges(point).items() if k not in own}
+    if "mfu" in ill and pilot_given(given):
+        ill, given = _pilot_mfu_range(ill, given, float(point.figures["mfu"]))
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
              **{k: "illustrative" for k in ill}}
     sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
