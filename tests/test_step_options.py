@@ -77,7 +77,7 @@ def test_from_scenario():
 
 
 @pytest.mark.parametrize("field,value", [
-    ("dtype", "int4"), ("dtype", 8), ("moe_gate", "random"), ("hsdp_all_reduce", "never"),
+    ("dtype", "int4"), ("dtype", 8), ("moe_gate", "uniform"), ("hsdp_all_reduce", "never"),
     ("straggler", "yes"), ("dropout", 1), ("kernel_efficiency", 1.5),
     ("kernel_efficiency", 0.0), ("efficiency", 0.7), ("moe_imbalance", "2")])
 def test_bad_values_name_the_field(field, value):
