@@ -2,9 +2,6 @@
 recomputed, a change to the code or data fingerprint or to the arguments is a new entry, an
 unreadable entry is recomputed, and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
-import multiprocessing
-import time
-
 import pandas as pd
 import pytest
 
@@ -73,28 +70,3 @@ def test_the_validation_table_from_disk_equals_the_computed_one(folder):
     stored = accuracy.validation_table.__wrapped__()  # reads back
     pd.testing.assert_frame_equal(stored, fresh)
     assert len(list(folder.glob("validation_table-*.pickle"))) == 1
-
-
-@diskcache.disk_cached
-def _slow_entry(marker: str) -> int:
-    # each computation leaves a line in the marker file, then takes a while
-    with open(marker, "a") as fh:
-        fh.write("computed\n")
-    time.sleep(0.5)
-    return 7
-
-
-def test_processes_asking_at_once_compute_an_entry_once(folder):
-    # Two processes need the same missing entry at the same moment (the suite's workers, a
-    # report's kernels): the second waits on the entry's lock and reads the first one's result.
-    marker = str(folder / "marker.txt")
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_slow_entry, args=(marker,)) for _ in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(30)
-    assert [p.exitcode for p in procs] == [0, 0]
-    assert open(marker).read().splitlines() == ["computed"]
-    assert _slow_entry(marker) == 7  # read back, not computed a third time
-    assert open(marker).read().splitlines() == ["computed"]

@@ -14,26 +14,17 @@ them). The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, e
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
 is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
-entry at once never leave half a file. A process about to compute an entry first takes an
-exclusive lock on the entry's ``.lock`` file (``fcntl.flock``) and looks again: processes that
-need the same entry at once (the test suite's workers, a report's kernels) wait for the first
-one's result instead of each computing it. Where locks are not available, each computes.
+entry at once never leave half a file.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import os
 import pickle
 import tempfile
 from pathlib import Path
-
-try:  # POSIX; elsewhere every process computes its own entry
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DATA_DIR = PACKAGE_DIR.parent / "data"
@@ -68,33 +59,6 @@ def cache_key(fn, args: tuple, kwargs: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _read(path: Path):
-    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable."""
-    try:
-        return pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        return _MISSING
-
-
-_MISSING = object()
-
-
-@contextlib.contextmanager
-def _entry_lock(path: Path):
-    """Hold an exclusive lock on ``path``'s ``.lock`` file while the entry is computed (no lock,
-    and no error, where the folder cannot be written or ``fcntl`` is missing)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(path.with_suffix(".lock"), "a+")
-    except OSError:
-        yield
-        return
-    with fh:
-        if fcntl is not None:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        yield
-
-
 def disk_cached(fn):
     """Decorate a function of the package's code and data only (arguments with a stable
     ``repr``, a picklable result): its result is read from the disk cache when there, else
@@ -106,21 +70,18 @@ def disk_cached(fn):
         if folder is None:
             return fn(*args, **kwargs)
         path = folder / f"{fn.__name__}-{cache_key(fn, args, kwargs)}.pickle"
-        result = _read(path)
-        if result is not _MISSING:
-            return result
-        with _entry_lock(path):
-            result = _read(path)  # another process may have written it while we waited
-            if result is not _MISSING:
-                return result
-            result = fn(*args, **kwargs)
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
-                    fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(fh.name, path)
-            except OSError:  # a read-only or full disk: the result, uncached
-                pass
+        try:
+            return pickle.loads(path.read_bytes())
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            pass  # absent or unreadable: compute it
+        result = fn(*args, **kwargs)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
+                fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(fh.name, path)
+        except OSError:  # a read-only or full disk: the result, uncached
+            pass
         return result
 
     wrapper.uncached = fn
