@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
-from .model import ModelSpec
+from .model import RECOMPUTE_MODES, ModelSpec
 
 #: Pipeline schedules. Codes used in arrays are the positions in this tuple.
 SCHEDULES = ("1f1b", "interleaved", "gpipe", "zb-h1")
@@ -169,6 +170,39 @@ def schedule_code(schedule):
     if code.size and (code.min() < 0 or code.max() >= len(SCHEDULES)):
         raise ValueError(f"schedule codes must be in 0..{len(SCHEDULES) - 1}")
     return code
+
+
+class PlanAxes(NamedTuple):
+    """A plan table's fields as the arrays the engines broadcast together (``plan_axes``)."""
+
+    tp: np.ndarray
+    pp: np.ndarray
+    dp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    v: np.ndarray        # virtual stages
+    mbs: np.ndarray      # micro-batch size
+    m: np.ndarray        # micro-batches per step
+    z: np.ndarray        # ZeRO stage
+    rc: np.ndarray       # recomputation code (``RECOMPUTE_MODES``)
+    sched: np.ndarray    # schedule code (``SCHEDULES``)
+    sp: np.ndarray       # sequence parallelism, as given
+    shape: tuple         # the shape they broadcast to
+
+
+def plan_axes(plans) -> PlanAxes:
+    """``plans``' integer fields as int64 arrays, its recomputation and schedule as codes
+    (``RECOMPUTE_MODES``, ``schedule_code``), sequence parallelism as a boolean array, and the
+    shape they broadcast to: what the step-time and memory engines read of every plan."""
+    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(plans[f], dtype=np.int64) for f in (
+        "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size", "n_microbatches",
+        "zero_stage"))
+    recompute = plans["recompute"]
+    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
+    sched = schedule_code(plans["schedule"])
+    sp = np.asarray(plans["sequence_parallel"], dtype=bool)
+    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
+    return PlanAxes(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape)
 
 
 #: What the array engines require of every plan they are given (``check_plan_arrays``).

@@ -117,7 +117,11 @@ import pandas as pd
 
 from ..core.catalog import load_model
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.shapes import SCHEDULES, check_plan_arrays  # noqa: F401  (SCHEDULES re-exported)
+from ..core.shapes import (  # noqa: F401  (SCHEDULES re-exported)
+    SCHEDULES,
+    check_plan_arrays,
+    plan_axes,
+)
 from ..core.shapes import ModelShapes as _Consts
 from ..core.shapes import edge_params as _edge_params
 from ..core.shapes import kv_fraction as _kv_fraction
@@ -853,14 +857,7 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
     matrix, per tp) and the weights it keeps after the forward (``zero3_kept_weights``)."""
     c = _consts(model)
     s = float(model.seq_len if seq_len is None else seq_len)
-    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(plan[f], dtype=np.int64) for f in (
-        "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size", "n_microbatches",
-        "zero_stage"))
-    recompute = plan["recompute"]
-    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
-    sched = _schedule_code(plan["schedule"])
-    sp = np.asarray(plan["sequence_parallel"], dtype=bool)
-    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
+    tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plan)
     tpf, ppf = tp.astype(float), pp.astype(float)
     p_dense, p_moe, p_expert = _layer_params(c, tpf, ep.astype(float))
     x = s / cp * mbs

@@ -153,7 +153,7 @@ import pandas as pd
 from ..core import stacks
 from ..core.catalog import as_model, load_efficiency
 from ..core.hardware import Cluster, Efficiency, as_cluster
-from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.model import ModelSpec
 from ..core.moved import moved_names
 from ..core.shapes import (
     check_plan_arrays,
@@ -161,7 +161,7 @@ from ..core.shapes import (
     kv_fraction,
     layer_params,
     model_shapes,
-    schedule_code,
+    plan_axes,
     shard_group_arrays,
 )
 from ..core.stacks import DEFAULT_STACK, GENERATIONS  # noqa: F401  (GENERATIONS re-exported)
@@ -917,14 +917,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                          "needs it")
     hbm = float(acc.hbm_bytes_per_s)
     s = float(model.seq_len if seq_len is None else seq_len)
-    tp, pp, dp, cp, ep, v, mbs, m, z = (np.asarray(plans[k], dtype=np.int64) for k in (
-        "tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batch_size", "n_microbatches",
-        "zero_stage"))
-    recompute = plans["recompute"]
-    rc = np.asarray(RECOMPUTE_MODES.index(recompute) if isinstance(recompute, str) else recompute)
-    sched = schedule_code(plans["schedule"])
-    sp = np.asarray(plans["sequence_parallel"], dtype=bool) & (tp > 1)
-    shape = np.broadcast(tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp).shape
+    tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plans)
+    sp = sp & (tp > 1)
     tpf, cpf, epf, dpf = (a.astype(float) for a in (tp, cp, ep, dp))
     full = rc == 2
     flushes = _check_flushes(o.pipeline_flushes, m)
