@@ -77,27 +77,36 @@ def test_bad_input():
         StepOptions(fp8_as_run="yes")
 
 
+#: Tokens per micro-batch of the hand-counted layer below.
+X = 8192.0
+
+
+def _llama8b_layer(**rate_options):
+    """A Llama 3.1 8B layer of ``X`` tokens at TP 1 on an H100 SXM with FP8 GEMMs (BF16
+    elsewhere): its shapes, its ``layer_compute`` parts with ``rate_options`` (``KernelRates``'
+    keywords) and the achievable HBM bandwidth the casts run at."""
+    model = load_model("llama-3.1-8b")
+    c = model_shapes(model)
+    g = LayerGeometry(s=X, x=X, xs=X, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
+    eff = load_efficiency("H100-SXM")
+    parts = layer_compute(model, c, g, KernelRates(FP8, BF16, H100.hbm_bytes_per_s, eff,
+                                                   **rate_options),
+                          flash_attention=True, dropout=False)
+    return c, parts, H100.hbm_bytes_per_s * eff.hbm_fraction
+
+
 def test_fp8_casts_by_hand():
     """The quantize / cast / transpose passes of a Llama 3.1 8B layer's four FP8 GEMMs, counted
     by hand (llmcost.training.elementwise): forward casts the input (x × k) and the weight
     (k × n), backward the output gradient (x × n), each 6 B per element under current scaling
     (read 2, write rowwise + columnwise 1 + 1, amax read 2)."""
-    model = load_model("llama-3.1-8b")
-    c = model_shapes(model)
-    x = 8192.0
-    g = LayerGeometry(s=x, x=x, xs=x, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
-    eff = load_efficiency("H100-SXM")
-    hbm = H100.hbm_bytes_per_s
-    base = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff),
-                         flash_attention=True, dropout=False)
-    cast = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current"),
-                         flash_attention=True, dropout=False)
-    h, f = c.h, c.f
+    c, base, bw = _llama8b_layer()
+    _, cast, _ = _llama8b_layer(fp8_casts="current")
+    h, f, x = c.h, c.f, X
     qkv = (c.a * c.dqk + 2 * c.g * c.dh)             # 4096 + 2·8·128 = 6144
     gemms = [(h, qkv), (c.a * c.dv, h), (h, 2 * f), (f, h)]          # (k, n)
     fwd = 6 * sum(x * k + k * n for k, n in gemms)
     bwd = 6 * sum(x * n for _, n in gemms)
-    bw = hbm * eff.hbm_fraction
     assert cast["ew_f_t"] - base["ew_f_t"] == pytest.approx(fwd / bw, rel=1e-9)
     assert cast["ew_b_t"] - base["ew_b_t"] == pytest.approx(bwd / bw, rel=1e-9)
     assert cast["gemm_f_dense"] == base["gemm_f_dense"]
@@ -128,20 +137,10 @@ def test_weight_casts_once_per_step_on_megatron_core():
     is paid once per step. By hand, a Llama 3.1 8B layer with 4 micro-batches per step: the
     forward cast bytes fall by 3/4 of the weights' 6 B per element."""
     from llmcost.training import elementwise
-    model = load_model("llama-3.1-8b")
-    c = model_shapes(model)
-    x = 8192.0
-    g = LayerGeometry(s=x, x=x, xs=x, tp=1.0, ep=1.0, cp=1.0, mbs=1, kvf=1.0)
-    eff = load_efficiency("H100-SXM")
-    hbm = H100.hbm_bytes_per_s
-    every = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current"),
-                          flash_attention=True, dropout=False)
-    cached = layer_compute(model, c, g, KernelRates(FP8, BF16, hbm, eff, fp8_casts="current",
-                                                    fp8_weight_share=0.25),
-                           flash_attention=True, dropout=False)
+    c, every, bw = _llama8b_layer(fp8_casts="current")
+    _, cached, _ = _llama8b_layer(fp8_casts="current", fp8_weight_share=0.25)
     qkv = (c.a * c.dqk + 2 * c.g * c.dh)
     weights = c.h * qkv + c.a * c.dv * c.h + c.h * 2 * c.f + c.f * c.h
-    bw = hbm * eff.hbm_fraction
     assert every["ew_f_t"] - cached["ew_f_t"] == pytest.approx(6 * 0.75 * weights / bw, rel=1e-9)
     assert every["ew_b_t"] == cached["ew_b_t"]
     assert elementwise.fp8_cast_bytes([(10, 20, 30)], "delayed", 0.5)[0] == 4 * (200 + 300)
