@@ -642,8 +642,7 @@ print(f"The scenario's plan {'fits' if fits else 'does NOT fit'}: it needs {mb.t
       f"{p['mem_reserve_fraction']:.0%} reserve).")
 
 # %%
-# NBVAL_CHECK_OUTPUT
-publish_summary("03_parallelism", [
+rows = [
     summary_row("model_states_tb", "model states, unsharded", states / 1e12, "TB",
                 f"{recipe.name}, {recipe.bytes_per_param:g} B/param"),
     summary_row("memory_per_gpu_gb", "memory per GPU, scenario plan", mb.total / 1e9, "GB",
@@ -651,6 +650,11 @@ publish_summary("03_parallelism", [
     summary_row("memory_headroom_gb", "memory headroom per GPU", (usable - mb.total) / 1e9, "GB",
                 f"the {usable / 1e9:.0f} GB usable less the plan's {mb.total / 1e9:.1f} GB; "
                 "below 0 it does not fit"),
+]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+publish_summary("03_parallelism", rows + [
     summary_row("bubble_fraction", "pipeline bubble", plan.bubble_fraction(), "",
                 f"of ideal compute time, {plan.schedule if plan.pp > 1 else 'no pipeline'}"),
     summary_row("n_valid_plans", "valid plans", len(plans), "",
