@@ -39,6 +39,7 @@ Checkpoints never cleaned are the ledger's own ``ckpt_keep_last: 0`` (keep every
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -60,8 +61,7 @@ from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (band_for_step, best_published_mfu, mfu_band,
-                                 published_ceiling)
+from ..training.accuracy import band_for_step, best_published_mfu, mfu_band, published_ceiling
 from ..training.step import scenario_step
 from .checks import budget_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -1401,12 +1401,9 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
             memo[i] = bill({**s, "n_gpus": cands[i]}).figures["wall_clock_days"]
         return memo[i]
 
-    def at_least(n):  # index of the first candidate >= n (len(cands) when none)
-        return next((i for i, c in enumerate(cands) if c >= n), len(cands))
-
-    lo, hi = -1, min(at_least(n0), len(cands) - 1)
+    lo, hi = -1, min(bisect.bisect_left(cands, n0), len(cands) - 1)
     while days(hi) > dl:  # double until the deadline is met or more GPUs stop helping
-        nxt = at_least(2 * cands[hi])
+        nxt = bisect.bisect_left(cands, 2 * cands[hi])  # the first candidate >= 2× hi's
         if nxt >= len(cands) or days(nxt) >= days(hi):
             best = min(memo, key=memo.get)
             raise ValueError(
