@@ -28,12 +28,15 @@ def code_cells(nb: Path) -> list[tuple[int, str, dict]]:
 
 def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = None,
                    before_cell: Callable[[int, dict], None] | None = None,
-                   stdout: io.StringIO | None = None) -> str:
+                   stdout: io.StringIO | None = None, draw: list | None = None) -> str:
     """Execute ``nb``'s code cells in one namespace; returns what they printed.
 
     ``ns`` is the namespace to use (default: a fresh one whose ``display`` does nothing);
     ``before_cell(index, cell)`` is called before every cell, markdown cells included;
-    ``stdout`` receives what the cells print (default: a new buffer).
+    ``stdout`` receives what the cells print (default: a new buffer); ``draw``, a list: every
+    figure a cell leaves open is drawn once (Agg, as a kernel renders it, without the PNG) before
+    it is closed, and ``(notebook, cell index)`` appended for each, so that a figure that cannot
+    be drawn fails here.
     """
     if ns is None:
         ns = {"__name__": "__main__", "display": lambda *a, **k: None}
@@ -49,5 +52,9 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
             exec(compile(src, f"{Path(nb).name} cell {i}", "exec"), ns)  # noqa: S102
         if params and "parameters" in cell.get("metadata", {}).get("tags", []):
             ns.update(params)
+        if draw is not None:
+            for num in plt.get_fignums():
+                plt.figure(num).canvas.draw()
+                draw.append((Path(nb).stem, i))
         plt.close("all")
     return out.getvalue()

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import IPython.display
 import nbformat
 import pytest
 from _cli import run_cli
+from _inprocess import run_in_process
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import llmcost
@@ -48,9 +50,10 @@ def full_report(shared_report):
 
 
 # The default scenario's report is shared with tests/test_browser_report.py (the same xdist
-# worker runs both files, tests/conftest.py), written by whichever asks first.
-@pytest.mark.parametrize("scenario", SCENARIOS[::-1], ids=lambda p: p.stem)
-def test_every_scenario_runs_every_notebook(scenario, full_report):
+# worker runs both files, tests/conftest.py), written by whichever asks first. It runs the whole
+# report path (kernels, papermill, HTML, index, summary.json).
+def test_the_default_scenario_report_runs_every_notebook(full_report):
+    scenario = llmcost.SCENARIO_DIR / "default.yaml"
     out, res, lines = full_report(scenario)
     assert not res.failed
     stems = [p.stem for p in report.list_notebooks()]
@@ -60,7 +63,34 @@ def test_every_scenario_runs_every_notebook(scenario, full_report):
         assert "import llmcost" not in html, "report HTML must not show code"
     assert (out / "index.html").exists() and (out / "summary.csv").exists()
     assert any("[1/" in line and "left" in line for line in lines)  # progress was shown
-    summary = json.loads((out / "summary.json").read_text())
+    _check_summary(scenario, json.loads((out / "summary.json").read_text()))
+
+
+# The other scenarios run every notebook in this process (tests/_inprocess.py: each code cell
+# exec'd with the report's parameters, every figure drawn once on Agg), their headline rows taken
+# from what the notebooks publish and the bill from the report's plan: the same numbers as a
+# report's summary.json, without a second kernel-and-HTML pass the default report already tests.
+@pytest.mark.parametrize("scenario", [p for p in SCENARIOS if p.stem != "default"],
+                         ids=lambda p: p.stem)
+def test_every_other_scenario_runs_every_notebook(scenario, monkeypatch):
+    plan = report.plan_report(scenario)
+    published = {}
+
+    def display(obj, *args, **kwargs):  # publish_summary's display: keep the headline rows
+        if isinstance(obj, dict) and report.SUMMARY_MIME in obj:
+            published[obj[report.SUMMARY_MIME]["notebook"]] = obj[report.SUMMARY_MIME]["rows"]
+
+    monkeypatch.setattr(IPython.display, "display", display)
+    drawn = []
+    for nb in plan.notebooks:
+        run_in_process(nb, report.notebook_parameters_for(nb, plan), draw=drawn)
+    assert len(drawn) > 40  # every figure was drawn (the default report draws about 70)
+    assert set(published) >= {p.stem for p in plan.notebooks} - {"10_glossary"}
+    _check_summary(scenario, {"notebooks": published, "bill": plan.bill.summary()})
+
+
+def _check_summary(scenario, summary):
+    """The checks of a scenario's summary (summary.json's ``notebooks`` and ``bill``)."""
     rows = {r["key"]: r for r in summary["notebooks"]["01_flops"]}
     assert {"training_flops_6nd", "gpu_hours", "wall_clock_days", "compute_cost_usd"} <= set(rows)
     # One bill for every notebook: notebook 01's compute and 07's failures and storage are the

@@ -54,6 +54,7 @@ from ..bill.scenario import (
     METADATA_KEYS,
     MFU_PREDICT,
     ScenarioError,
+    check_run_rules,
     load_scenario,
     point_scenario,
     resolve_ledger_rl,
@@ -533,8 +534,9 @@ def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     scenario unchanged when the default fits or nothing does (the check then names the key)."""
     p = {k: v["value"] for k, v in used.items()}
     try:
+        check_run_rules(p)  # e.g. rl_gpus more than the RL batch feeds: refused below, unsearched
         tp = rl.fitting_rollout_tp(p)  # tried from the default up: the default when it fits
-    except (ValueError, KeyError, TypeError):  # the set-up check below names what is wrong
+    except (ValueError, KeyError, TypeError):  # the checks below name what is wrong
         return scenario
     if tp is None or tp == p["rl_rollout_tp"]:
         return scenario
