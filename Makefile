@@ -32,10 +32,13 @@ report: $(STAMP)
 # Checks the layer contract (lint-imports, pyproject.toml's [tool.importlinter]; ARCHITECTURE.md),
 # then runs the suite, and prints the whole run's wall-clock time (the suite must stay under five
 # minutes on 2 cores). The browser tests (tests/test_browser_*.py) run when Debian's Chromium is
-# installed, else they are skipped with the reason.
+# installed, else they are skipped with the reason. Byte-code caching is on whatever the
+# environment says (PYTHONDONTWRITEBYTECODE emptied): every kernel and worker the suite starts
+# imports the package, and without .pyc files each one compiles it (and rewrites the tests'
+# asserts) from source again.
 test: $(STAMP)
 	@start=$$(date +%s); $(VENV)/bin/lint-imports --no-cache && \
-	$(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadfile; rc=$$?; \
 	echo "make test: $$(( $$(date +%s) - start )) s wall-clock (exit $$rc)"; exit $$rc
 
 notebooks: $(STAMP)
