@@ -16,7 +16,7 @@ from llmcost.serving import engines
 
 def test_every_published_row_respects_the_bound_and_the_expected_stays_below_it():
     v = engines.engine_validation()
-    assert len(v) == 151 and v["bound_ok"].all()
+    assert len(v) == 131 and v["bound_ok"].all()
     # expected = roofline / η + o with η <= 1 and o >= 0: never faster than the roofline.
     is_time = v["metric"].isin(inf.TIME_METRICS)
     assert (v.loc[is_time, "expected"] >= v.loc[is_time, "roofline"] * (1 - 1e-12)).all()
@@ -25,13 +25,13 @@ def test_every_published_row_respects_the_bound_and_the_expected_stays_below_it(
 
 def test_split_is_the_crc32_rule_of_the_id():
     # The held-out rows are fixed by their ids alone: CRC32(benchmark_id) % 3 == 0 is "test"
-    # (the rule the split column was committed with, 208848c; checked on all 151 rows).
+    # (the rule the split column was committed with, 208848c; checked on all 131 rows).
     import zlib
 
     df = inf.load_serving_benchmarks()
     rule = df["benchmark_id"].map(lambda i: zlib.crc32(i.encode()) % 3 == 0)
     assert ((df["split"] == "test") == rule).all()
-    assert (df["split"] == "test").sum() == 56
+    assert (df["split"] == "test").sum() == 45
 
 
 def test_held_out_rows_are_mostly_within_25_percent():
@@ -44,7 +44,7 @@ def test_held_out_rows_are_mostly_within_25_percent():
     # (``_chunk_s``, changed after the NIM concurrency-50 error was seen): 37 of 45, median
     # 12.3 % (the original 30: 28, median 10.8 %; the fresh 15: 9, median 16.8 %).
     t = engines.engine_validation().query("split == 'test'")
-    assert len(t) == 56
+    assert len(t) == 45
     assert 0.80 <= (t["abs_error"] <= 0.25).mean() <= 0.95
     assert 0.08 <= t["abs_error"].median() <= 0.15
 

@@ -156,7 +156,7 @@ def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors()
     # 9 batch sizes).
     counts = v.groupby("engine").size()
     assert counts["TensorRT-LLM v0.6.1"] == 15 and counts["TensorRT-LLM v0.5"] == 16
-    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 52 and len(v) == 151
+    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 131
     assert counts["NVIDIA NIM 1.8.0"] == 55
     # The roofline is faster than every engine (an upper bound) ...
     assert (v["speedup"] >= 1.0).all(), v.loc[v["speedup"] < 1, ["benchmark_id", "speedup"]]
