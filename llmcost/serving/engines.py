@@ -42,7 +42,8 @@ train rows' measured ÷ expected (source-weighted), applied to any prediction. T
 **What the published rows support today**: TensorRT-LLM (v0.5, v0.6.1 and NeMo's TensorRT-LLM
 backend: 38 train, 25 test rows) and vLLM (vLLM's performance-benchmark latency rows, the OCI
 MI300X batch sweep and one concurrency-1 TPOT: 10 train, 3 test rows) have constants of their
-own; NVIDIA NIM's five rows (backend not stated), SGLang's multi-node set-ups
+own; NVIDIA NIM's 55 inter-token-latency rows (Llama 3.3 70B on 2 H100s and Llama 3.1 8B on
+one, concurrency 1–250: 38 train, 17 test; backend not stated), SGLang's multi-node set-ups
 (``serving.setups``) and Hugging Face ``generate`` (no row with a stated batch was found) carry
 the pooled constants, and say ``fitted_on = "pooled"``.
 
