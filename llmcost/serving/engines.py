@@ -69,8 +69,8 @@ within 25 %, median 16.3 % → 11.6 %, worst 56.7 % → 47.9 %.
 
 **Fresh NIM rows and the hybrid step's kernel split** (review 2026-12-02, issue of the three
 held-out misses). 22 more rows of NIM 1.8.0's Llama-3.3-70B table (2 H100, FP8, TP2) and 29 of
-its Llama-3.1-8B table (1 H100, FP8) were split by the CRC32 rule and committed (3542c7b, then
-the 8B rows) before any of their errors was computed; rows stop within a shape where the TTFT
+its Llama-3.1-8B table (1 H100, FP8) were split by the CRC32 rule and committed (3542c7b,
+e9a58aa) before any of their errors was computed; rows stop within a shape where the TTFT
 jumps ≥ 5× over the previous concurrency (queueing) or the concurrency passes the catalogue's
 KV capacity. One 8B row (500 / 2,000 tokens, concurrency 200) was **dropped after its error had
 been seen**: it measured 4 % faster than the roofline under the BF16 KV cache the rows assume
