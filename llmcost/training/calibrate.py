@@ -823,6 +823,10 @@ def pilots_from_scenario(p: dict) -> list:
                              recompute=r.get("recompute", recompute), seq_len=s,
                              pp_split=r.get("pp_split", p.get("pp_split", "even")))
             mem = r.get("peak_memory_gb")
+            hbm = load_accelerator(p["accelerator"]).hbm_bytes
+            if mem is not None and hbm and float(mem) * 1e9 > hbm:
+                raise ValueError(f"peak_memory_gb={mem} exceeds the {p['accelerator']}'s HBM "
+                                 f"({hbm / 1e9:.1f} GB per GPU)")
             out.append(Pilot(model=model, accelerator=p["accelerator"], plan=plan, seq_len=s,
                              tokens_per_s_per_gpu=float(r["tokens_per_s_per_gpu"]),
                              options=options, step_time_s=r.get("step_time_s"),
@@ -831,8 +835,16 @@ def pilots_from_scenario(p: dict) -> list:
                              label=f"pilot[{i}]"))
             check_pilot(out[-1])
         except ValueError as e:
-            raise ValueError(f"pilot[{i}]: {e}") from None
+            raise ValueError(_record_error(i, e)) from None
     return out
+
+
+def _record_error(i: int, e: Exception) -> str:
+    """A pilot's error in the scenario's spelling: ``check_pilot``'s "pilot mfu=1.3 ..." is the
+    record's field, "pilot[0].mfu=1.3 ..."; any other rule is prefixed "pilot[0]: ..."."""
+    msg = str(e)
+    return f"pilot[{i}].{msg[len('pilot '):]}" if msg.startswith("pilot ") else \
+        f"pilot[{i}]: {msg}"
 
 
 def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
@@ -936,7 +948,7 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
         c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
     except ValueError as e:
         raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
-                         f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ')}") from None
+                         f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ').removeprefix('pilot[0].')}") from None
     return c, x, plan, said
 
 
