@@ -12,6 +12,17 @@ that differ from the pilots only in GPU count and plan and targets that add a se
 recomputation or model; 3. the band (a half-width by novelty count plus a widening per doubling
 of the sequence length): its fits, its coverage on the held-out split (fitted on the calibration
 split), in-sample and leave-one-series-out, its median half-width against the previous band's; 4. the issue's goals, met or missed.
+
+The worst run outside the two-scale definition, llm-foundry's MPT-30B on 8 H100s at 8,192 tokens
+(+43 % calibrated and uncalibrated alike), is not an attention-scaling error a pilot could fix.
+In the same README (scripts/train/benchmarking/README.md at 495218376; every row below with
+activation checkpointing and FULL_SHARD on 8 GPUs), going from 4,096 to 8,192 tokens costs the
+30B 17 % of its MFU on H100 (35.86 -> 29.92) and 23 % on A100 (51.37 -> 39.38), both at
+micro-batch 1, but the 7B 8 % on H100 (40.42 -> 37.14) and 1 % on A100 (54.84 -> 54.47) and the
+13B 3 % on A100 (57.62 -> 56.07). The engine (causal attention FLOPs, FlashAttention-2 backward
+2.5x the forward) predicts the 30B rows nearly flat; the source gives no breakdown of the 30B's
+loss, and a pilot at 2,048 tokens does not run that configuration, so the run is outside a small
+scaling test: printed, not judged.
 """
 
 import numpy as np
