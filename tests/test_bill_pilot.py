@@ -127,8 +127,9 @@ BAD_RECORDS = [({"mfu": 1.3}, r"pilot\[0\]\.mfu=1\.3 must be at most 1"),
 @pytest.mark.parametrize(("change", "line"), BAD_RECORDS)
 def test_a_bad_pilot_record_names_the_field_on_every_path(tmp_path, capsys, change, line):
     """The notebook path (``pilot_mfu``, which every notebook's bill calls), ``llmcost
-    calibrate`` and ``llmcost estimate`` refuse the same bad ``pilot:`` record in one line naming
-    the record's field, with exit code 2."""
+    calibrate``, ``llmcost estimate`` and ``llmcost report`` (which calibrates the pilot before
+    running a notebook) refuse the same bad ``pilot:`` record in one line naming the record's
+    field, with exit code 2."""
     from llmcost.present.cli import main
     sc = {k: v for k, v in _scenario().items() if not k.startswith("ledger_pilot")}
     sc["pilot"] = [{**_RECORD, **change}]
@@ -137,8 +138,9 @@ def test_a_bad_pilot_record_names_the_field_on_every_path(tmp_path, capsys, chan
     assert "\n" not in str(e.value)
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(sc))
-    for cmd in ("calibrate", "estimate"):
-        code = main([cmd, "--scenario", str(path)])
+    for cmd in (["calibrate"], ["estimate"],
+                ["report", "--notebooks", "00", "--out", str(tmp_path / "report")]):
+        code = main([*cmd, "--scenario", str(path)])
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1, (cmd, err)
         assert re.search(line, err[0]), (cmd, err[0])
