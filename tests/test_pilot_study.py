@@ -2,13 +2,16 @@
 pilots (``calibrate.transfer_weight``) and the judge on published scaling series
 (``llmcost.training.pilot_validation``)."""
 
+import math
+
 import pandas as pd
 import pytest
 
+from llmcost.core.catalog import load_accelerator
 from llmcost.present import plots
 from llmcost.training import calibrate as cal
 from llmcost.training import pilot_validation as pv
-from llmcost.training import step_validation
+from llmcost.training import step, step_validation
 
 # The scenario of tests/test_calibrate.py: Llama 2 70B on 2,048 H100 SXM, TP8 PP4 ZeRO-1.
 _P = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
@@ -57,6 +60,13 @@ def test_a_pilot_confounding_kernels_and_network_is_not_carried_where_the_networ
         meas = cal.measured_mfu(t)
         assert x.transfer == 0.0
         assert abs(x.mfu / meas - 1) <= abs(x.uncalibrated_mfu / meas - 1) + 1e-9
+    b = [step.step_time(p.model, cal.Cluster(load_accelerator(p.accelerator), p.n_gpus), p.plan,
+                        p.seq_len, options=p.options) for p in ps[:2]]
+    assert cal.network_shift(*b) == pytest.approx(abs(math.log(
+        (b[1].compute_s / b[1].step_time_s) / (b[0].compute_s / b[0].step_time_s))))
+    assert cal.network_shift(*b) > 0.6   # 79 % -> 43 % of the step in compute
+    with pytest.raises(ValueError, match="target_breakdown=0.4"):
+        cal.network_shift(b[0], 0.4)
     # a single-node pilot identifies its kernels alone: nothing confounded (torchtitan, 8 H100)
     assert not cal.calibrate(cal.published_pilot(
         "torchtitan-h100-8b-8gpu-1-fsdp-compile")).network_confounded

@@ -117,8 +117,12 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
     did not identify at the target (``transfer_weight``'s ``shift``). Narayanan et al. 2021
     Table 2's DeepSpeed ZeRO-3 GPT 529.6B: compute 79 % of the step at 640 GPUs, 43 % at 1,120
     (the exposed ZeRO-3 traffic grows as the micro-batch halves): ``|ln(0.43 ÷ 0.79)| = 0.61``."""
-    sp = pilot_breakdown.compute_s / pilot_breakdown.step_time_s
-    st = target_breakdown.compute_s / target_breakdown.step_time_s
+    shares = []
+    for name, b in (("pilot_breakdown", pilot_breakdown), ("target_breakdown", target_breakdown)):
+        if not isinstance(b, step.StepBreakdown):
+            raise ValueError(f"{name}={b!r} must be a StepBreakdown (llmcost.step_time)")
+        shares.append(b.compute_s / b.step_time_s if b.step_time_s > 0 else 0.0)
+    sp, st = shares
     if not (sp > 0 and st > 0):
         return 0.0
     return abs(math.log(st / sp))
