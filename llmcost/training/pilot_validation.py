@@ -9,14 +9,18 @@ et al. 2022 Table 5, Llama 3 Table 4, MosaicML llm-foundry's MPT tables (8-512 G
 sweeps at 8 GPUs), torchtitan's H100 / H200 benchmarks, NeMo AutoModel's DeepSeek-V3 rows, NeMo's
 long-sequence table. The one-scale pilot is the series' smallest GPU count at its most common
 sequence length (the shortest where none repeats); the two-scale pilot its two smallest GPU
-counts at the first pilot's sequence length (series with >= 3 counts).
+counts at the first pilot's sequence length (series with >= 3 counts), a small scaling test whose
+goal is judged on the runs of the same model, sequence length and recomputation
+(``TWO_SCALE_DEFINITION``; the series' other runs are reported beside them).
 
 Error of a target run = predicted MFU ÷ published MFU − 1 (workbook basis on both sides).
 "Leave-one-series-out" (LOSO): the pilot-to-target drift that sets how much of a pilot's
 correction is carried (``calibrate.PILOT_DRIFT``) is re-measured without the series judged, and
 the band (``fit_band``: a half-width by novelty count plus a widening per doubling of the
-sequence length, split-conformal 90 % quantiles) too. The shipped band is fitted on the targets of
-the ``calibration`` split of ``data/validation_mfu.csv`` and judged on the ``held-out`` ones.
+sequence length, split-conformal 90 % quantiles rounded up to the half percent) too. The shipped
+band is that rule fitted on every series (``calibrate.BAND_HALF_WIDTH``); the same rule fitted on
+the targets of the ``calibration`` split of ``data/validation_mfu.csv`` alone is judged on the
+``held-out`` ones.
 ``benchmarks/validate_pilot.py`` prints it all; notebook 04b draws ``PilotValidation.errors``.
 """
 
