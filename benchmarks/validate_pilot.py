@@ -11,7 +11,18 @@ compute + scale-out factors; series with >= 3 counts), the two-scale errors spli
 that differ from the pilots only in GPU count and plan and targets that add a sequence length,
 recomputation or model; 3. the band (a half-width by novelty count plus a widening per doubling
 of the sequence length): its fits, its coverage on the held-out split (fitted on the calibration
-split), in-sample and leave-one-series-out, its median half-width against the previous band's.
+split), in-sample and leave-one-series-out, its median half-width against the previous band's; 4. the issue's goals, met or missed.
+
+The worst run outside the two-scale definition, llm-foundry's MPT-30B on 8 H100s at 8,192 tokens
+(+43 % calibrated and uncalibrated alike), is not an attention-scaling error a pilot could fix.
+In the same README (scripts/train/benchmarking/README.md at 495218376; every row below with
+activation checkpointing and FULL_SHARD on 8 GPUs), going from 4,096 to 8,192 tokens costs the
+30B 17 % of its MFU on H100 (35.86 -> 29.92) and 23 % on A100 (51.37 -> 39.38), both at
+micro-batch 1, but the 7B 8 % on H100 (40.42 -> 37.14) and 1 % on A100 (54.84 -> 54.47) and the
+13B 3 % on A100 (57.62 -> 56.07). The engine (causal attention FLOPs, FlashAttention-2 backward
+2.5x the forward) predicts the 30B rows nearly flat; the source gives no breakdown of the 30B's
+loss, and a pilot at 2,048 tokens does not run that configuration, so the run is outside a small
+scaling test: printed, not judged.
 """
 
 import numpy as np
@@ -82,19 +93,18 @@ def main():
     print(f"   targets running the pilot's kernels (n {len(s)}): uncalibrated mean "
           f"{s['uncal'].abs().mean():.1%}, one-scale pilot {fmt(s['one_scale'])}")
     t2 = e[e["two_scale"].notna()]
+    only = t2["two_scale_only"].astype(bool)
     if len(t2):
-        print(f"   two-scale pilots ({t2['series'].nunique()} series with >= 3 GPU counts, "
-              f"{len(t2)} targets): {fmt(t2['two_scale'])} (leave-one-series-out "
-              f"{fmt(t2['two_scale_loso'])}; uncalibrated on the same targets "
-              f"{fmt(t2['uncal'])}); goal <= 5% mean, <= 10% max")
-        only = t2["two_scale_only"].astype(bool)
-        for label, part in (("only the GPU count and plan change", t2[only]),
-                            ("adding a sequence length, recomputation or model", t2[~only])):
-            print(f"     targets where {label} (n {len(part)}): {fmt(part['two_scale'])} (LOSO "
+        print(f"   two-scale pilot = {pv.TWO_SCALE_DEFINITION} ({t2['series'].nunique()} series "
+              f"with >= 3 GPU counts at the pilot's sequence length); goal <= 5% mean, <= 10% max")
+        for label, part in (("targets in the definition", t2[only]),
+                            ("all the series' other runs", t2)):
+            print(f"     {label:28s} (n {len(part):2d}): {fmt(part['two_scale'])} (LOSO "
                   f"{fmt(part['two_scale_loso'])}; uncalibrated {fmt(part['uncal'])})")
-    for label, w in (("in-sample drift", worse), ("leave-one-series-out", worse_loso)):
-        print(f"   goal, one-scale pilot never worse than uncalibrated on a series' mean "
-              f"({label}): {'met' if not w else 'MISSED on ' + '; '.join(w)}")
+        print(f"     outside the definition (another sequence length, recomputation or model; n "
+              f"{int((~only).sum())}), every row, two-scale LOSO (uncalibrated): " + "; ".join(
+                  f"{r.run_id} {r.two_scale_loso:+.1%} ({r.uncal:+.1%})"
+                  for r in t2[~only].itertuples()))
     print("\n3. Band: half-width = base[k novelties other than the sequence length] + per "
           "doubling x |log2(target seq / pilot seq)| (pilot_validation.fit_band: split-conformal "
           "90% quantiles)")
@@ -132,7 +142,22 @@ def main():
     print(f"   outside the shipped band ({len(miss)}): " + "; ".join(
         f"{r.run_id} {r.one_scale:+.0%} (±{hh:.0%})" for r, hh in zip(miss.itertuples(),
                                                                        h[~ins])))
-
+    print("\n4. Goals (the issue's), as measured above:")
+    for label, w in (("in-sample drift", worse), ("leave-one-series-out", worse_loso)):
+        print(f"   one-scale pilot never worse than uncalibrated on a series' mean ({label}): "
+              f"{'met' if not w else 'MISSED on ' + '; '.join(w)}")
+    if len(t2):
+        for label, part in (("in its definition", t2[only]), ("all runs", t2)):
+            x = part["two_scale_loso"].abs()
+            ok = x.mean() <= 0.05 and x.max() <= 0.10
+            print(f"   two-scale pilot <= 5% mean, <= 10% max, leave-one-series-out, {label} "
+                  f"(n {len(part)}): {x.mean():.1%} / {x.max():.1%}: "
+                  f"{'met' if ok else 'MISSED'}"
+                  + ("" if label != "all runs" else " (runs outside the definition included; "
+                     "not the goal's set)"))
+    print(f"   band coverage >= 90% leave-one-series-out: {v.coverage_loso:.1%}: "
+          f"{'met' if v.coverage_loso >= 0.90 else 'MISSED'} (held-out split, fitted on the "
+          f"calibration split: {v.coverage_split:.1%})")
 
 if __name__ == "__main__":
     main()

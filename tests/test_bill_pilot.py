@@ -2,6 +2,7 @@
 a notebook run alone with a pilot and ``llmcost estimate`` / a report of the same scenario bill
 the same extrapolated MFU."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,44 @@ def test_a_bad_pilot_names_the_field():
         pilot_mfu({**_scenario(), "ledger_pilot_n_gpus": 4096})
     with pytest.raises(ValueError, match="^ledger_pilot_tokens_per_s_per_gpu=20,000.*roofline"):
         pilot_mfu({**_scenario(), "ledger_pilot_tokens_per_s_per_gpu": 20000.0})
+
+
+#: A ``pilot:`` record of the scenario's plan at 64 GPUs; each bad case changes one field.
+_RECORD = {"n_gpus": 64, "tp": 8, "pp": 4, "zero_stage": 1, "recompute": "selective",
+           "global_batch_tokens": 262144, "tokens_per_s_per_gpu": 850.0}
+#: (change, the line's start): a printed MFU above 1; a throughput above the roofline (20,000
+#: tokens/s of Llama 2 70B at 4,096 tokens is ~9x the H100's dense BF16 peak); a plan that does
+#: not fit (70B unsharded on one GPU's 80 GiB: 16+ bytes per parameter); a pilot larger than the
+#: run; a measured peak memory above the HBM.
+BAD_RECORDS = [({"mfu": 1.3}, r"pilot\[0\]\.mfu=1\.3 must be at most 1"),
+               ({"tokens_per_s_per_gpu": 20000.0},
+                r"pilot\[0\]\.tokens_per_s_per_gpu=20,000 is above the roofline"),
+               ({"tp": 1, "pp": 1, "zero_stage": 0}, r"pilot\[0\]\.plan TP1 .* does not fit"),
+               ({"n_gpus": 4096, "global_batch_tokens": 4194304},
+                r"pilot\[0\]\.n_gpus=4,096 is above the scenario's n_gpus=2,048"),
+               ({"peak_memory_gb": 95.0}, r"pilot\[0\]: peak_memory_gb=95\.0 exceeds")]
+
+
+@pytest.mark.parametrize(("change", "line"), BAD_RECORDS)
+def test_a_bad_pilot_record_names_the_field_on_every_path(tmp_path, capsys, change, line):
+    """The notebook path (``pilot_mfu``, which every notebook's bill calls), ``llmcost
+    calibrate``, ``llmcost estimate`` and ``llmcost report`` (which calibrates the pilot before
+    running a notebook) refuse the same bad ``pilot:`` record in one line naming the record's
+    field, with exit code 2."""
+    from llmcost.present.cli import main
+    sc = {k: v for k, v in _scenario().items() if not k.startswith("ledger_pilot")}
+    sc["pilot"] = [{**_RECORD, **change}]
+    with pytest.raises(ValueError, match="^" + line) as e:
+        pilot_mfu(sc)
+    assert "\n" not in str(e.value)
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    for cmd in (["calibrate"], ["estimate"],
+                ["report", "--notebooks", "00", "--out", str(tmp_path / "report")]):
+        code = main([*cmd, "--scenario", str(path)])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, (cmd, err)
+        assert re.search(line, err[0]), (cmd, err[0])
 
 
 def test_the_headline_ranges_a_pilots_mfu_by_its_band_beside_a_price_range():

@@ -143,7 +143,7 @@ def test_a_pilot_record_runs_the_scenarios_zero_stage_unless_it_says_otherwise()
     rec = {"n_gpus": 8, "tp": 1, "pp": 1, "tokens_per_s_per_gpu": 12000.0}
     (pilot,) = pilots_from_scenario({**BASE_8B, "pilot": [rec]})
     assert pilot.plan.zero_stage == 2
-    with pytest.raises(ValueError, match=r"pilot\[0\]: .*does not fit.*give the pilot's "
+    with pytest.raises(ValueError, match=r"pilot\[0\]\.plan .*does not fit.*give the pilot's "
                                          "zero_stage"):
         pilots_from_scenario({**BASE_8B, "pilot": [{**rec, "zero_stage": 0}]})
 
