@@ -30,7 +30,8 @@ batch and its total context at the rollout engine's fitted efficiency
 (``inference.EngineEfficiency``), and a synchronous iteration waits for the slowest sequence.
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
-on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
+on the trainer GPUs, one after another, or, when the models sit on their own GPUs
+(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
 (``nemo_rl_refit_time``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
@@ -574,6 +575,8 @@ def nemo_rl_refit_time(policy) -> float:
 class RLIteration:
     """One RL iteration: wall time, GPU-seconds by part (summing to the total) and FLOPs.
 
+    ``train_wall_s`` = ``experience_wall_s`` (the scoring, reference, critic-value and old
+    log-probability forwards) + ``update_wall_s`` (the policy's and the critic's updates).
     See the module docstring for the formulas; ``rl_iteration`` builds it.
     """
 
