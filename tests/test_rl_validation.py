@@ -4,7 +4,9 @@ links) and the validation table data/rl_iterations.csv.
 
 Sources: OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd (phase latencies, A800) and
 NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9 (v0.4) and @ 5fb5889 (v0.6) (GRPO
-step times, DGX-H100) with the recipes they name; link
+step times, DGX-H100 and, v0.6, GB200-NVL72) with the recipes they name; what each phase holds
+from the frameworks' timing code (microsoft/DeepSpeedExamples DeepSpeed-Chat step-3 main.py @
+6863634, OpenRLHF openrlhf/trainer/ppo_trainer.py @ 0baf3dd); link
 bandwidths and achievable fractions from data/accelerators.csv and data/efficiency.csv.
 """
 
