@@ -7,7 +7,11 @@ OpenRLHF PPO on Llama-2 7B/13B/70B, A800, phase latencies) and NeMo RL's v0.4 an
 performance summaries (NVIDIA-NeMo/RL docs/about/performance-summary.md @ 06beed9 and @ 5fb5889:
 GRPO step times on DGX-H100, with the recipes they name).
 Calibration = the four Llama-2-7B rows (they fit the one constant of this mechanism,
-``rl.HF_GENERATE_S_PER_LAYER_STEP``, on generation time); held-out = the other evaluated rows.
+``rl.HF_GENERATE_S_PER_LAYER_STEP``, on the generation phase); held-out = the other evaluated
+rows; "added" v2 = five NeMo RL v0.6 GB200 rows committed (data only) before any of their errors
+was computed, printed apart. Each row is compared as its source times it
+(``rl.validation_phases``: DeepSpeed-Chat's end-to-end leaves the experience forwards out,
+OpenRLHF's generation phase holds them; the rows quote the cells and the timing code).
 
 Modes (``rl.VALIDATION_MODES``): "before" = the raw roofline with continuous batching for every
 engine, a flat 40% MFU for every training pass, one iteration in flight on the rollout engine
@@ -47,7 +51,7 @@ def main():
         df = rl.rl_validation(mode)
         dt = time.perf_counter() - t
         print(f"\n=== mode {mode!r} ({dt:.1f} s) ===")
-        cols = ["id", "split", "engine", "measured_s", "predicted_s", "ratio", "gen_ratio",
+        cols = ["id", "split", "added", "engine", "measured_s", "predicted_s", "ratio", "gen_ratio",
                 "train_ratio", "measured_gen_share", "predicted_gen_share", "predicted_sync_s"]
         print(df[cols].round(3).to_string(index=False))
         for _, r in df[df["error"] != ""].iterrows():
@@ -70,6 +74,18 @@ def main():
     print(f"generation share gap, worst {b['worst_share_gap_points']:.1f} -> "
           f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
           f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
+    print("\n=== held-out by batch of rows (model): v1 = the first table, v2 = fresh rows ===")
+    df = rl.rl_validation("model", split="heldout")
+    for added, g in df.groupby("added"):
+        s = rl.validation_summary(g)
+        print(f"  {added}: {s['evaluated']:2d} rows, mean |error| {s['mean_abs_error']:.1%}, worst "
+              f"{s['worst_factor']:.2f}x, geomean ratio {s['geomean_ratio']:.2f}")
+    print("\n=== the generation bound: roofline generation at the assumed lengths ÷ (published "
+          "generation phase − its experience forwards at 100% MFU); > 1: the lengths cannot be "
+          "what ran ===")
+    print(rl.validation_generation_bound()[["id", "engine", "measured_gen_s", "roofline_gen_s",
+                                            "forwards_at_peak_s", "bound_ratio"]]
+          .round(2).to_string(index=False))
     print("\n=== held-out by system (model): rows, mean |error|, worst factor, geomean ratio ===")
     df = rl.rl_validation("model", split="heldout")
     for system, g in df.groupby("system"):

@@ -125,16 +125,24 @@ def test_openrlhf_ray_vllm_phases_against_its_table():
     # 1,536: (13.48e9 B of weights + 16·1536·524,288 B of KV) / (2.039e12 B/s · 0.9) = 14.2 ms
     # per step -> 32·1023·14.2 ms = 465 s (+ prefill 11 s). vLLM 0.3.1 ran at the bound.
     bound = _openrlhf("OpenRLHF (Ray + vLLM)", engine="roofline", train_mfu=0.4)
-    assert bound.generation_wall_s == pytest.approx(481.86, rel=0.08)
-    # Training at a flat 40% MFU (20N per token on the 6 trainer GPUs): 20·6.74e9·1024·2048 /
-    # (6·312e12·0.4) = 378 s; measured 403.29 s.
-    assert bound.train_wall_s == pytest.approx(403.29, rel=0.10)
-    # With the vLLM family's fitted efficiency (fitted on serving benchmarks of later vLLM
-    # versions, not on this table) generation is slower than the bound and than this table:
-    # 1.56x its 481.86 s (regression pin of a known error, two-sided).
+    assert bound.generation_wall_s == pytest.approx(465 + 11, rel=0.05)
+    # The table's generation phase is OpenRLHF's whole make_experience (PPOTrainer.fit @
+    # 0baf3dd): generation *and* the actor, reference, reward and critic forwards. The
+    # roofline of the generation alone, every response at the 1,024-token limit, already
+    # exceeds it: the responses were shorter than the limit (they stop at the end-of-sequence
+    # token; their lengths are not published), so this row cannot judge the generation rate.
+    assert bound.generation_wall_s > 481.86
+    # Training phase = the updates (and the broadcast to vLLM): actor and critic side by side
+    # on 2 GPUs each at a flat 40% MFU, 6·6.74e9·1024·2048 / (2·312e12·0.4) = 340 s; measured
+    # 403.29 s.
+    _, _, train = rl.validation_phases(bound, "experience|update")
+    assert train == pytest.approx(340, rel=0.02)
+    assert 403.29 / train == pytest.approx(1.19, abs=0.03)
+    # The vLLM family's fitted efficiency and the forwards on their models' GPUs: the phase
+    # is 1.95x the table's (regression pin of a known error: the lengths above).
     r = _shares().loc["OpenRLHF (Ray + vLLM)"]
     assert r["gen_s"] > bound.generation_wall_s
-    assert r["gen_s"] / 481.86 == pytest.approx(1.56, abs=0.08)
+    assert r["gen_s"] / 481.86 == pytest.approx(1.95, abs=0.08)
 
 
 def test_openrlhf_colocated_generation_is_5x_slower_than_the_roofline():
@@ -145,13 +153,18 @@ def test_openrlhf_colocated_generation_is_5x_slower_than_the_roofline():
     # in-sample) bring the generation within 10% of the table.
     bound = _openrlhf("OpenRLHF (colocated)", engine="roofline", train_mfu=0.4)
     assert 4 < 920.81 / bound.generation_wall_s < 6
-    assert bound.train_wall_s == pytest.approx(256.97, rel=0.15)
+    # Training phase (the updates only, PPOTrainer.fit) at a flat 40% MFU on 8 GPUs:
+    # 12·6.74e9·1024·2048 / (8·312e12·0.4) = 170 s; the table's 256.97 s is 1.5x that.
+    _, _, train = rl.validation_phases(bound, "experience|update")
+    assert train == pytest.approx(170, rel=0.02)
     r = _shares().loc["OpenRLHF (colocated)"]
+    # The generation phase (generation + experience forwards) within 10% of 920.81 s.
     assert r["gen_s"] == pytest.approx(920.81, rel=0.10)
-    # Training through the step-time model (ZeRO-3, micro-batch 8, full recomputation) is
-    # within 15% of the table's 256.97 s.
-    assert r["train_s"] == pytest.approx(256.97, rel=0.15)
-    assert r["model"] == pytest.approx(0.782, abs=0.05)
+    # The step-time model's update (ZeRO-3, micro-batch 8, full recomputation, MFU 0.49) is
+    # 0.54x the table's 256.97 s (regression pin of a known error: OpenRLHF's example scripts
+    # train with --adam_offload, CPU Adam, which the step model does not price).
+    assert r["train_s"] / 256.97 == pytest.approx(0.54, abs=0.05)
+    assert r["model"] == pytest.approx(0.872, abs=0.02)
 
 
 def test_april_is_a_lower_bound_the_assumed_set_up_misses():

@@ -30,7 +30,8 @@ batch and its total context at the rollout engine's fitted efficiency
 (``inference.EngineEfficiency``), and a synchronous iteration waits for the slowest sequence.
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
-on the trainer GPUs. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
+on the trainer GPUs, one after another, or, when the models sit on their own GPUs
+(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
 (``nemo_rl_refit_time``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
@@ -89,7 +90,7 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: *calibration* rows of ``data/rl_iterations.csv`` that generate with HF generate (OpenRLHF's
 #: benchmark, Llama-2-7B, three rows); the held-out rows judge it. Added on top of the engine
 #: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit).
-HF_GENERATE_S_PER_LAYER_STEP = 1.285e-3
+HF_GENERATE_S_PER_LAYER_STEP = 1.093e-3
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
 #: activation recomputation and micro-batch 1 (the RL frameworks' defaults: OpenRLHF and
 #: DeepSpeed-Chat ZeRO stages, NeMo RL's Megatron distributed optimizer with
@@ -99,6 +100,16 @@ DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
 #: (``weight_sync_time``); "nemo-rl", NeMo RL's measured colocated refit (``nemo_rl_refit_time``).
 REFIT_MODELS = ("links", "nemo-rl")
+#: The models whose passes can sit on their own GPUs (``RLOptions.role_gpus``): the actor (old
+#: log-probabilities and the policy update), the critic (values and its update), the reference
+#: model and the reward model.
+ROLES = ("actor", "critic", "reference", "reward")
+#: Which role runs each scoring or update pass (the policy update is split into the actor's and
+#: the critic's by their FLOPs, ``pass_times``).
+PASS_ROLE = {"scoring": "reward", "reference": "reference", "critic": "critic",
+             "old_logprobs": "actor"}
+#: The passes that make the experience (forward passes before the update).
+EXPERIENCE_PASSES = ("scoring", "reference", "critic", "old_logprobs")
 #: NeMo RL's colocated refit of DeepSeek-V3, measured: 47.2 s = policy parameter gather 12.2 s
 #: + CUDA-IPC handle transfer 33.5 s + vLLM weight update 1.5 s (NeMo-RL v0.3, training EP64·PP8,
 #: generation TP64; its speed of light, full network and HBM bandwidth with no host cost, 3.3 s
@@ -564,6 +575,8 @@ def nemo_rl_refit_time(policy) -> float:
 class RLIteration:
     """One RL iteration: wall time, GPU-seconds by part (summing to the total) and FLOPs.
 
+    ``train_wall_s`` = ``experience_wall_s`` (the scoring, reference, critic-value and old
+    log-probability forwards) + ``update_wall_s`` (the policy's and the critic's updates).
     See the module docstring for the formulas; ``rl_iteration`` builds it.
     """
 
@@ -582,6 +595,8 @@ class RLIteration:
     samples: int
     tokens: int
     verifier_usd: float = 0.0
+    experience_wall_s: float = 0.0
+    update_wall_s: float = 0.0
     notes: str = field(default="", compare=False)
 
     @property
@@ -696,6 +711,13 @@ class RLOptions:
         Training software stack for the step-time model (``data/stacks.csv``).
     hf_s_per_layer_step : float >= 0
         HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
+    role_gpus : dict, optional
+        GPUs of each model when the models sit on separate GPU groups (OpenRLHF's Ray placement,
+        e.g. reference 1, reward 1, actor 2, critic 2 beside 2 vLLM GPUs): keys from ``ROLES``,
+        whole numbers summing to at most ``n_gpus``. Each pass then runs on its model's GPUs;
+        the experience forwards run side by side (their wall is the slowest model's) and so do
+        the actor's and the critic's updates (``pass_times``). None: every pass runs on all
+        trainer GPUs, one after another.
     """
 
     algorithm: str = "grpo"
@@ -731,6 +753,7 @@ class RLOptions:
     train_plan: dict | None = None
     stack: object = None
     hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
+    role_gpus: dict | None = None
 
     def __post_init__(self):
         self._check_counts()
@@ -782,6 +805,15 @@ class RLOptions:
 
     def _check_placement(self):
         n, n_r, tp = self.n_gpus, self.rollout_gpus, self.rollout_tp
+        if self.role_gpus is not None:
+            if not isinstance(self.role_gpus, dict) or set(self.role_gpus) - set(ROLES):
+                raise ValueError(f"role_gpus={self.role_gpus!r} must be a dict with keys from "
+                                 f"{ROLES}")
+            roles = {k: _int(f"role_gpus[{k!r}]", v) for k, v in self.role_gpus.items()}
+            if sum(roles.values()) > n:
+                raise ValueError(f"role_gpus={roles} must sum to at most n_gpus={n} (the "
+                                 "models sit on separate GPUs)")
+            object.__setattr__(self, "role_gpus", roles)
         if not self.colocated and n_r >= n:
             raise ValueError(f"rollout_gpus={n_r} must be < n_gpus={n} (the trainer needs GPUs) "
                              "or 0 (colocated)")
@@ -913,12 +945,44 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
 
 
 def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -> dict:
-    """Wall seconds of each scoring and update pass, one after another on all trainer GPUs:
-    t = FLOPs / (trainer GPUs · dense BF16 peak · MFU); scoring adds ``o.verifier_s``."""
-    t = {k: v / (o.training_gpus * peak_flops_per_s * mfu) for k, v in flops.items()
-         if k != "generation"}
+    """Wall seconds of each scoring and update pass: t = FLOPs / (GPUs · dense BF16 peak · MFU);
+    scoring adds ``o.verifier_s``.
+
+    Without ``o.role_gpus`` every pass runs on all trainer GPUs, one after another. With it,
+    each pass runs on its model's GPUs (``PASS_ROLE``; a role not given has all trainer GPUs)
+    and the policy update is split into the actor's 6·N_a·tokens·E and the critic's
+    6·N_c·tokens·E = 3·E·(critic values FLOPs), each on its own GPUs (the keys
+    ``policy_update`` and ``critic_update`` hold the two; ``update_walls`` combines them)."""
+    def gpus(role):
+        return (o.role_gpus or {}).get(role, o.training_gpus)
+
+    def secs(f, role):
+        return f / (gpus(role) * peak_flops_per_s * mfu)
+
+    if o.role_gpus is None:
+        t = {k: secs(v, "actor") for k, v in flops.items() if k != "generation"}
+        t["scoring"] += o.verifier_s
+        return t
+    t = {k: secs(flops[k], r) for k, r in PASS_ROLE.items()}
+    critic_update = 3.0 * o.ppo_epochs * flops["critic"]
+    t["policy_update"] = secs(flops["policy_update"] - critic_update, "actor")
+    t["critic_update"] = secs(critic_update, "critic")
     t["scoring"] += o.verifier_s
     return t
+
+
+def update_walls(t: dict, o: RLOptions) -> tuple:
+    """(experience wall s, update wall s) of ``pass_times``: one after another on the trainer
+    GPUs (sums), or, with ``o.role_gpus``, each model on its own GPUs side by side (the slowest
+    model's forward passes, then the slower of the actor's and the critic's updates)::
+
+        experience = max over models of their forward passes     update = max(actor, critic)
+    """
+    exp = [t[k] for k in EXPERIENCE_PASSES]
+    upd = [t["policy_update"], t.get("critic_update", 0.0)]
+    if o.role_gpus is None:
+        return float(sum(exp)), float(sum(upd))
+    return float(max(exp)), float(max(upd))
 
 
 def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
@@ -967,24 +1031,35 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
 
 def wall_and_parts(o: RLOptions, gen_wall: float, tail: float, t_phase: dict,
                    sync: float) -> tuple:
-    """(wall s, GPU-seconds by part): synchronous wall = generation + passes + sync;
-    asynchronous = max(generation, passes) + sync. Generation and tail × rollout GPUs, passes ×
-    trainer GPUs, sync × all GPUs, idle = each role's wait for the other (0 colocated and
-    synchronous): the parts sum to wall × n_gpus."""
-    gen_gpus, train_gpus = o.generation_gpus, o.training_gpus
-    train_wall = float(sum(t_phase.values()))
+    """(wall s, GPU-seconds by part): synchronous wall = generation + experience + update +
+    sync; asynchronous = max(generation, experience + update) + sync (``update_walls``).
+    Generation and tail × rollout GPUs, each pass × the GPUs it runs on (the trainer GPUs, or
+    its model's with ``o.role_gpus``; the critic's update counts in ``critic``), sync × all
+    GPUs, idle = the rest of wall × n_gpus (each role's wait for the others; 0 colocated,
+    synchronous and without ``role_gpus``): the parts sum to wall × n_gpus."""
+    gen_gpus = o.generation_gpus
+    exp_wall, upd_wall = update_walls(t_phase, o)
+    train_wall = exp_wall + upd_wall
+
+    def gpus(role):
+        return (o.role_gpus or {}).get(role, o.training_gpus)
+
     parts = dict.fromkeys(PARTS, 0.0)
     parts["generation"] = (gen_wall - tail) * gen_gpus
     parts["tail"] = tail * gen_gpus
-    for k in ("scoring", "reference", "critic", "old_logprobs", "policy_update"):
-        parts[k] = t_phase[k] * train_gpus
+    for k in EXPERIENCE_PASSES:
+        parts[k] = t_phase[k] * gpus(PASS_ROLE[k])
+    parts["policy_update"] = t_phase["policy_update"] * gpus("actor")
+    parts["critic"] += t_phase.get("critic_update", 0.0) * gpus("critic")
     parts["weight_sync"] = sync * o.n_gpus
-    if o.asynchronous:
-        wall = max(gen_wall, train_wall) + sync
-        parts["idle"] = (wall - sync - gen_wall) * gen_gpus + (wall - sync - train_wall) * train_gpus
+    wall = (max(gen_wall, train_wall) if o.asynchronous else gen_wall + train_wall) + sync
+    if o.role_gpus is not None:   # each model waits for the others: the rest of wall × n_gpus
+        parts["idle"] = wall * o.n_gpus - sum(v for k, v in parts.items() if k != "idle")
+    elif o.asynchronous:
+        parts["idle"] = (wall - sync - gen_wall) * gen_gpus \
+            + (wall - sync - train_wall) * o.training_gpus
     else:
-        wall = gen_wall + train_wall + sync
-        parts["idle"] = 0.0 if o.colocated else gen_wall * train_gpus + train_wall * gen_gpus
+        parts["idle"] = 0.0 if o.colocated else gen_wall * o.training_gpus + train_wall * gen_gpus
     return wall, parts
 
 
@@ -1003,8 +1078,10 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                longest response (decode steps on the ``llmcost.inference`` roofline at the
                ``engine``'s fitted efficiency; HF generate in static micro-batches); every other
                pass (``pass_times``) = FLOPs / (trainer GPUs · dense BF16 peak · MFU), one after
-               another on all trainer GPUs (the same GPU-time as side by side on split groups,
-               if balanced), MFU (``training_mfu``) = the step-time model's for the policy on
+               another on all trainer GPUs, or, with ``role_gpus`` (models on separate GPUs),
+               each on its model's GPUs with the models side by side (``update_walls``: the
+               experience forwards' wall is the slowest model's, the update's the slower of
+               actor and critic), MFU (``training_mfu``) = the step-time model's for the policy on
                the trainer GPUs with ``train_plan`` (``llmcost.step_time``: 6N-basis MFU of one
                optimizer step of all the iteration's sequences at P + mean R tokens), or
                ``train_mfu`` if given
@@ -1012,15 +1089,15 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                inference shard W/rollout_tp (bf16) from the training layout over the scale-up
                links if the training model-parallel group (TP·PP) and the rollout replica stay
                in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
-               shard W/rollout_tp reaches every rollout GPU by an NCCL broadcast over one NIC
-               per GPU (pipelined: each link carries it once), at the achievable fractions of
+               whole model W (every tensor whole) reaches every rollout GPU by an NCCL broadcast
+               over one NIC per GPU (pipelined: each link carries it once), at the achievable fractions of
                ``data/efficiency.csv``; ``refit`` "nemo-rl", colocated: NeMo RL's measured
                refit, 47.2 s × W(policy) / W(DeepSeek-V3) (``nemo_rl_refit_time``)
         tail = generation − the same with every response at the mean length (0 with partial
-               rollouts); wall (``wall_and_parts``) = generation + passes + sync (synchronous)
-               or max(generation, passes) + sync (asynchronous)
-        GPU-s: generation and tail × rollout GPUs, passes × trainer GPUs, sync × all GPUs,
-               idle = the other role's wait; the parts sum to wall × n_gpus.
+               rollouts); wall (``wall_and_parts``) = generation + experience + update + sync
+               (synchronous) or max(generation, experience + update) + sync (asynchronous)
+        GPU-s: generation and tail × rollout GPUs, passes × the GPUs they run on, sync × all
+               GPUs, idle = the rest (each role's wait); the parts sum to wall × n_gpus.
 
     PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
     asynchrony off by k >= 1 steps overlaps generation with training for any k, and a larger k
@@ -1056,7 +1133,11 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
+    exp_wall, upd_wall = update_walls(t_phase, o)
     notes = [n for n in (step_note, gen_note) if n]
+    if o.role_gpus is not None:
+        notes.append("models on their own GPUs: " + ", ".join(
+            f"{k} {v}" for k, v in o.role_gpus.items()))
     if o.partial_rollouts:
         notes.append("partial rollouts: tail removed (upper bound on the recovery)")
     if o.asynchronous:
@@ -1065,9 +1146,10 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     return RLIteration(
         algorithm=o.algorithm, policy=m.name, accelerator=acc.name, n_gpus=o.n_gpus,
         rollout_gpus=o.generation_gpus, colocated=o.colocated, asynchronous=o.asynchronous,
-        wall_s=wall, generation_wall_s=gen_wall, train_wall_s=float(sum(t_phase.values())),
+        wall_s=wall, generation_wall_s=gen_wall, train_wall_s=exp_wall + upd_wall,
         parts_gpu_s=parts, flops=flops, samples=o.samples, tokens=tokens,
-        verifier_usd=o.verifier_usd_per_sample * o.samples, notes="; ".join(notes))
+        verifier_usd=o.verifier_usd_per_sample * o.samples, experience_wall_s=exp_wall,
+        update_wall_s=upd_wall, notes="; ".join(notes))
 
 
 # ------------------------------------------------------------------------------ run, campaign
@@ -1301,6 +1383,7 @@ PUBLISHED_SHARES = [
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, max_concurrent=8, engine="HF generate",
                     train_plan=dict(zero_stage=3, micro_batch_size=8)),
+         phases="experience|update",
          measured_gen_s=920.81, measured_train_s=256.97,
          measured_gen_tflops=4.03, measured_train_tflops=115.52,
          setup_source="A800-SXM-80GB; max_prompt_seq_len = max_answer_seq_len = 1024 (taken as "
@@ -1314,7 +1397,9 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, rollout_gpus=2, max_concurrent=16, engine="vLLM",
-                    train_plan=dict(zero_stage=3, micro_batch_size=8)),
+                    train_plan=dict(zero_stage=3, micro_batch_size=8),
+                    role_gpus=dict(reference=1, reward=1, actor=2, critic=2)),
+         phases="experience|update",
          measured_gen_s=481.86, measured_train_s=403.29,
          measured_gen_tflops=7.70, measured_train_tflops=75.02,
          setup_source="The table's GPU column is the ratio ref:reward:actor:critic:vLLM = "
@@ -1323,8 +1408,10 @@ PUBLISHED_SHARES = [
                       "iteration across the 8-GPU rows, 28.08 x 8 x 1189.13 = 28.36 x 8 x "
                       "1177.78 = 37.73 x G x 885.16 gives G = 8.0, so 2 vLLM GPUs (TP 1). "
                       "Each of the 2 actor ranks sends its generation micro-batch of 16 "
-                      "prompts to one vLLM engine: 16 sequences in flight per engine. Other "
-                      "settings as the colocated row"),
+                      "prompts to one vLLM engine: 16 sequences in flight per engine; each "
+                      "model on its own GPUs (trainer/ray/ppo_actor.py: the reference, reward "
+                      "and critic forwards run remotely beside the actor's). Other settings as "
+                      "the colocated row"),
     dict(source="APRIL", quantity="generation share of time", measured=0.90, bound="lower",
          cited="'rollout generation accounting for more than 90% of total runtime' (Zhou et "
                "al. 2025, arXiv:2509.18521, abstract: a general statement about RL training, "
@@ -1348,12 +1435,15 @@ def published_generation_shares() -> pd.DataFrame:
     the source reports, with the gap (model − measured). Nothing is fitted: lengths, batch
     occupancy and GPU split come from the source (``PUBLISHED_SHARES``).
 
-    Where the source reports phase latencies (OpenRLHF's benchmark table), the model's
-    generation and training wall times sit beside them, and so do the rates in the table's
-    own convention: TFLOP/s = phase FLOPs ÷ (phase latency × all the job's GPUs), the
-    convention the table's rows obey (the generation FLOPs 4.03 × 8 × 920.81 s = 7.70 × 8 ×
-    481.86 s = 2.97e16 in both 8-GPU rows). The model's FLOPs are 2N/6N without attention, so
-    its rates are a few percent below the table's for the same time.
+    Where the source reports phase latencies (OpenRLHF's benchmark table), the model's phases
+    sit beside them as the source's code measures them (``validation_phases``, "experience|update":
+    OpenRLHF's generation phase holds the experience forwards, its training phase the updates and
+    the weight broadcast), and so do the rates in the table's own convention: TFLOP/s = phase
+    FLOPs ÷ (phase latency × all the job's GPUs), the convention the table's rows obey (the
+    generation FLOPs 4.03 × 8 × 920.81 s = 7.70 × 8 × 481.86 s = 2.97e16 in both 8-GPU rows),
+    with the training FLOPs of ``openrlhf/utils/perf.py`` (4 passes per token for actor and
+    critic with gradient checkpointing: the model's 6N update × 4/3). The model's FLOPs are 2N/6N
+    without attention, so its rates are a few percent below the table's for the same time.
 
     Returns
     -------
@@ -1376,29 +1466,34 @@ def published_generation_shares() -> pd.DataFrame:
                 acc = row["setup"]["accelerator"]
             return rl_iteration(kw.pop("policy"), acc, **kw)
 
+        phases = row.get("phases", "step")
+
         def share(it):
-            return it.generation_flops_share if "FLOPs" in row["quantity"] \
-                else it.generation_time_share
+            if "FLOPs" in row["quantity"]:
+                return it.generation_flops_share
+            total, gen, _ = validation_phases(it, phases)
+            return gen / total
 
         it = run()
+        _, gen_s, train_s = validation_phases(it, phases)
         model = share(it)
         sens = [share(run(**{k: v})) for k, vals in row.get("sensitivity", {}).items()
                 for v in vals] or [model]
         m = row["measured"]
         bound = row.get("bound", "")
-        other = sum(v for k, v in it.flops.items() if k != "generation")
+        train_flops = sum(v for k, v in it.flops.items() if k != "generation") \
+            if phases == "step" else it.flops["policy_update"] * 4 / 3
         rows.append({"source": row["source"], "quantity": row["quantity"], "measured": m,
                      "bound": bound, "model": model, "gap": None if m is None else model - m,
                      "consistent": (model >= m) if bound == "lower" else None,
                      "model_min": min(sens), "model_max": max(sens),
                      "model_flops_share": it.generation_flops_share,
                      "model_tail_share": it.parts_gpu_s["tail"] / it.gpu_s,
-                     "gen_s": it.generation_wall_s, "measured_gen_s": row.get("measured_gen_s"),
-                     "train_s": it.train_wall_s, "measured_train_s": row.get("measured_train_s"),
-                     "gen_tflops_per_gpu": it.flops["generation"]
-                     / (it.generation_wall_s * it.n_gpus) / 1e12,
+                     "gen_s": gen_s, "measured_gen_s": row.get("measured_gen_s"),
+                     "train_s": train_s, "measured_train_s": row.get("measured_train_s"),
+                     "gen_tflops_per_gpu": it.flops["generation"] / (gen_s * it.n_gpus) / 1e12,
                      "measured_gen_tflops": row.get("measured_gen_tflops"),
-                     "train_tflops_per_gpu": other / (it.train_wall_s * it.n_gpus) / 1e12,
+                     "train_tflops_per_gpu": train_flops / (train_s * it.n_gpus) / 1e12,
                      "measured_train_tflops": row.get("measured_train_tflops"),
                      "cited": row["cited"], "setup_source": row["setup_source"]})
     return pd.DataFrame(rows)
@@ -1429,11 +1524,53 @@ def load_rl_validation() -> pd.DataFrame:
     ``gpu_memory_utilization``), off_policy_steps (``max_trajectory_age_steps``),
     prompts_per_step, samples_per_prompt,
     prompt_tokens_max, response_tokens_max, avg_sequence_tokens, train_tp/pp/cp/ep,
-    zero_stage, train_micro_batch, reference, critic, reward), the measurements
-    (measured_iteration_s, measured_generation_s, measured_train_s) and source, source_ref
-    (repository path @ commit), setup_source (where each setting is stated).
+    zero_stage, train_micro_batch, reference, critic, reward, train_global_batch (sequences
+    per optimizer step: NeMo RL's T-GBS, OpenRLHF's train_batch_size), actor_gpus /
+    critic_gpus / reference_gpus / reward_gpus (OpenRLHF Ray's GPUs per model, the table's GPU
+    ratio; blank when the models share the GPUs)), the measurements (measured_iteration_s,
+    measured_generation_s, measured_train_s), measured_quote (the published cells, as stated),
+    phases_measured and phase_definition (what the source's code puts in each phase:
+    ``PHASES_MEASURED``), added ("v1": the first table; "v2": rows added later, committed before
+    any error of theirs was computed) and source, source_ref (repository path @ commit),
+    setup_source (where each setting is stated).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
+
+
+#: What a source's published phases hold (``data/rl_iterations.csv`` column ``phases_measured``,
+#: read from each framework's timing code, quoted in ``phase_definition``):
+#: "generate|update": generation = sequence generation only, training = the PPO updates, and
+#: the published end-to-end is their sum, without the experience forwards (DeepSpeed-Chat's
+#: step-3 ``main.py``: "e2e_time = training_time + trainer.generate_time *
+#: args.generation_batches  # it is an approximation, we did not include, e.g., rw forward time");
+#: "experience|update": generation = the whole experience making (generation, then the actor's,
+#: reference's, reward's and critic's forward passes), training = the updates and the weight
+#: broadcast, end-to-end their sum (OpenRLHF's ``PPOTrainer.fit``); "step": one step time,
+#: no phases (NeMo RL: "training, generation, policy logprobs, and refit time").
+PHASES_MEASURED = ("generate|update", "experience|update", "step")
+
+
+def validation_phases(it: RLIteration, phases: str) -> tuple:
+    """(iteration s, generation phase s, training phase s) of ``it`` as the source measures them
+    (``PHASES_MEASURED``)::
+
+        generate|update:    gen = generation             train = update + sync   total = sum
+        experience|update:  gen = generation + experience train = update + sync  total = sum
+        step:               gen = generation             train = experience + update
+                            total = the iteration's wall (``rl_iteration``)
+
+    (The phase mapping was added after the held-out errors had been seen: it is read from the
+    frameworks' timing code, not fitted.)"""
+    sync = it.parts_gpu_s["weight_sync"] / it.n_gpus
+    if phases == "generate|update":
+        gen, train = it.generation_wall_s, it.update_wall_s + sync
+    elif phases == "experience|update":
+        gen, train = it.generation_wall_s + it.experience_wall_s, it.update_wall_s + sync
+    elif phases == "step":
+        return it.wall_s, it.generation_wall_s, it.train_wall_s
+    else:
+        raise ValueError(f"phases={phases!r} must be one of {PHASES_MEASURED}")
+    return gen + train, gen, train
 
 
 def _opt_int(v):
@@ -1463,7 +1600,10 @@ def validation_setup(row) -> dict:
     and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``).
     NeMo RL's colocated rows refit with NeMo RL's measured refit (``refit`` "nemo-rl",
     ``nemo_rl_refit_time``: a sourced measurement of the refit alone, not fitted on these rows;
-    added, too, after the held-out errors had been seen)."""
+    added, too, after the held-out errors had been seen). OpenRLHF's Ray rows put each model on
+    its own GPUs (``role_gpus`` from the table's GPU ratio, e.g. 1:1:2:2:2 = reference 1,
+    reward 1, actor 2, critic 2 beside 2 vLLM GPUs; added after the held-out errors had been
+    seen, read from the table and ``trainer/ray/ppo_actor.py``)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1500,7 +1640,16 @@ def validation_setup(row) -> dict:
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
                 refit="nemo-rl" if r["system"] == "NeMo RL" and colocated else "links",
+                role_gpus=_role_gpus(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
+
+
+def _role_gpus(r: dict) -> dict | None:
+    """``role_gpus`` of a validation row: its actor/critic/reference/reward_gpus columns, None
+    when blank (the models share the GPUs)."""
+    roles = {k: _opt_int(r.get(f"{k}_gpus")) for k in ROLES}
+    roles = {k: v for k, v in roles.items() if v is not None}
+    return roles or None
 
 
 def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
@@ -1515,7 +1664,7 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
         kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
-                  off_policy_steps=1, refit="links")
+                  off_policy_steps=1, refit="links", role_gpus=None)
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 
@@ -1523,9 +1672,10 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
 def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame:
     """Predicted vs published RL iteration and phase times, one row per evaluated run.
 
-    ratio = predicted ÷ measured iteration time; gen_share = generation wall ÷ iteration wall
+    ratio = predicted ÷ measured iteration time; gen_share = generation phase ÷ iteration
     (predicted and, where the source gives phases, measured: OpenRLHF's benchmark table);
-    gen_ratio / train_ratio likewise per phase. A row the mode refuses keeps its reason in
+    gen_ratio / train_ratio likewise per phase. The predicted phases and iteration are those the
+    source measures (``validation_phases`` with the row's ``phases_measured``). A row the mode refuses keeps its reason in
     ``error`` and NaN predictions. ``split``: None for every evaluated row, else one split.
     Computed once per code, data and arguments (``core.diskcache.disk_cached``: no scenario
     enters it).
@@ -1534,14 +1684,15 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
     d = d[d["split"] != "not_evaluated"] if split is None else d[d["split"] == split]
     out = []
     for _, r in d.iterrows():
-        rec = {"id": r["id"], "system": r["system"], "split": r["split"], "engine": r["engine"],
+        rec = {"id": r["id"], "system": r["system"], "split": r["split"], "added": r["added"],
+               "phases_measured": r["phases_measured"], "engine": r["engine"],
                "measured_s": r["measured_iteration_s"],
                "measured_gen_s": r["measured_generation_s"],
                "measured_train_s": r["measured_train_s"], "error": ""}
         try:
             it = validation_iteration(r, mode)
-            rec.update(predicted_s=it.wall_s, predicted_gen_s=it.generation_wall_s,
-                       predicted_train_s=it.train_wall_s,
+            total, gen, train = validation_phases(it, r["phases_measured"])
+            rec.update(predicted_s=total, predicted_gen_s=gen, predicted_train_s=train,
                        predicted_sync_s=it.parts_gpu_s["weight_sync"] / it.n_gpus)
         except ValueError as e:
             rec.update(predicted_s=np.nan, predicted_gen_s=np.nan, predicted_train_s=np.nan,
@@ -1570,11 +1721,57 @@ def validation_variants(variants: dict, split: str = "heldout") -> pd.DataFrame:
         col = {}
         for _, r in d.iterrows():
             try:
-                col[r["id"]] = validation_iteration(r, **change).wall_s / r["measured_iteration_s"]
+                it = validation_iteration(r, **change)
+                col[r["id"]] = validation_phases(it, r["phases_measured"])[0] \
+                    / r["measured_iteration_s"]
             except ValueError:
                 col[r["id"]] = np.nan
         out[name] = col
     return pd.DataFrame(out)
+
+
+@disk_cached
+def validation_generation_bound() -> pd.DataFrame:
+    """For each validation row with published phases: the generation at the **roofline** (the
+    bound: ``engine="roofline"``, the row's assumed lengths, continuous batching up to its
+    micro-batch) beside the published generation phase, and the published phase less the
+    experience forwards when the phase holds them (at the step-time model's MFU: a lower
+    bound needs them at their fastest, so the forwards at 100% MFU are given too)::
+
+        bound_ratio = roofline generation ÷ (published generation phase)
+
+    A ratio above 1 means the row's assumed lengths cannot be what ran: no engine generates
+    faster than the roofline, so the responses (or prompts) were shorter than assumed
+    (OpenRLHF's rows take the limits as the lengths; its generation stops at the
+    end-of-sequence token and the lengths are not published).
+
+    Returns
+    -------
+    DataFrame: id, engine, phases_measured, measured_gen_s, roofline_gen_s, forwards_s
+    (the experience forwards inside the published phase at the model's MFU, 0 when the phase
+    does not hold them), forwards_at_peak_s (the same at 100% MFU), bound_ratio
+    (roofline_gen_s ÷ (measured_gen_s − forwards_at_peak_s)).
+    """
+    d = load_rl_validation()
+    d = d[(d["split"] != "not_evaluated") & d["measured_generation_s"].notna()]
+    rows = []
+    for _, r in d.iterrows():
+        kw = validation_setup(r)
+        pol, acc = kw.pop("policy"), kw.pop("accelerator")
+        roof = rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
+        it = rl_iteration(pol, acc, **kw)
+        holds = r["phases_measured"] == "experience|update"
+        fwd = it.experience_wall_s if holds else 0.0
+        mfu = training_mfu(inf.serving_model(pol), inf.serving_accelerator(acc),
+                           RLOptions.build(**kw), sample_lengths(RLOptions.build(**kw)))[0]
+        fwd_peak = fwd * mfu
+        rows.append({"id": r["id"], "engine": r["engine"], "phases_measured": r["phases_measured"],
+                     "measured_gen_s": r["measured_generation_s"],
+                     "roofline_gen_s": roof.generation_wall_s, "forwards_s": fwd,
+                     "forwards_at_peak_s": fwd_peak,
+                     "bound_ratio": roof.generation_wall_s
+                     / (r["measured_generation_s"] - fwd_peak)})
+    return pd.DataFrame(rows)
 
 
 def validation_summary(df: pd.DataFrame) -> dict:
@@ -1595,7 +1792,8 @@ def validation_summary(df: pd.DataFrame) -> dict:
 
 def fit_hf_generate_overhead() -> float:
     """Fit ``HF_GENERATE_S_PER_LAYER_STEP`` on the *calibration* rows that generate with HF
-    generate: the value c >= 0 minimising Σ log²(predicted ÷ measured generation time), golden
+    generate: the value c >= 0 minimising Σ log²(predicted ÷ measured generation phase, as the
+    source measures it: ``validation_phases``), golden
     section on [0, 10 ms] (the generation time grows with c). Held-out rows are never read."""
     d = load_rl_validation()
     rows = [r for _, r in d.iterrows() if r["split"] == "calibration"
@@ -1604,7 +1802,8 @@ def fit_hf_generate_overhead() -> float:
         raise ValueError("no calibration row generates with HF generate")
 
     def loss(c):
-        return sum(math.log(validation_iteration(r, hf_s_per_layer_step=c).generation_wall_s
+        return sum(math.log(validation_phases(validation_iteration(r, hf_s_per_layer_step=c),
+                                              r["phases_measured"])[1]
                             / r["measured_generation_s"]) ** 2 for r in rows)
 
     lo, hi = 0.0, 0.01
