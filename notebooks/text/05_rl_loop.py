@@ -348,13 +348,15 @@ for b in (1, 32):
 # `data/serving_benchmarks.csv` holds published measurements, each with its source: every Llama
 # row of NVIDIA's TensorRT-LLM H100 and A100 performance tables (peak throughput at large batch,
 # v0.6.1, and batch-1 first-token latency, v0.5), every Llama-2-7B row of NVIDIA NeMo's inference
-# latency table (batch 1-8 at TP 1-8) and a vLLM batch-1 decode measurement; GPT-J, Falcon and
+# latency table (batch 1-8 at TP 1-8), NVIDIA NIM 1.8.0's published Llama 3.1 8B and Llama 3.3
+# 70B inter-token latencies by concurrency, and vLLM measurements; GPT-J, Falcon and
 # the L40S rows of the same tables are left out because the catalogue has neither the models nor
 # the GPU. The roofline should be **faster** than every engine (it is an upper bound) and the gap
 # says how much engines leave on the table. Nothing is fitted: the fractions and latencies are
 # `data/efficiency.csv`'s. Each row is put in a **regime** by a stated rule
 # (`inf.SERVING_REGIMES`: short-prompt first tokens, small-batch latency at TP ≥ 2, Llama-70B
-# long generation before TensorRT-LLM's XQA kernel, and the rest).
+# long generation before TensorRT-LLM's XQA kernel, closed-loop decode steps that carry other
+# requests' prompt chunks, and the rest).
 
 # %%
 val = inf.serving_validation()
@@ -442,9 +444,9 @@ print("roofline bound respected on every row:", bool(gap["bound_ok"].all()),
 # figures within a quarter; the rows beyond a quarter are listed above by name. Llama-70B long
 # generations before TensorRT-LLM's XQA kernel, which the previous section set apart, are priced
 # with the KV cache read once per query head, as those engines read it
-# (`engines.kv_reads_per_decode_step`). TensorRT-LLM and vLLM have enough published rows
-# for constants of their own (each source weighs the same in a fit, so no single run sets them);
-# SGLang, NVIDIA NIM and Hugging Face `generate` use the pooled fit, and the outputs above say so. Every price below is given at this expected throughput, with the band, and
+# (`engines.kv_reads_per_decode_step`). An engine family with enough published rows has
+# constants of its own (each source weighs the same in a fit, so no single run sets them);
+# the others use the pooled fit, and the output above lists which is which. Every price below is given at this expected throughput, with the band, and
 # the roofline stays beside it as the bound.
 
 # %% [markdown]
