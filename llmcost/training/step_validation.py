@@ -493,6 +493,28 @@ def error_summary(validation: pd.DataFrame) -> pd.DataFrame:
 
 
 
+def row_practice(c) -> memory.MemoryPractice:
+    """The memory practice of a validation row (``memory.MemoryPractice``): from its stack
+    (``data/stacks.csv``: ``selective_policy``, ``zero3_gather_unit``, ``fp8_saved_inputs``,
+    the latter only for a row whose ``dtype`` is fp8; a row without a stack keeps
+    ``memory.DEFAULT_PRACTICE``'s) and from the row's own columns
+    ``recompute_modules`` (Megatron-Core's names, ``|``-separated) and
+    ``activation_offload_layers`` (Megatron-Core ``cpu_offloading_num_layers``), as the run's
+    source configs set them (each row's ``notes`` / ``source``)."""
+    name = c["stack"] if isinstance(c["stack"], str) and c["stack"] else None
+    st = load_stack(name) if name else None
+    mods = c.get("recompute_modules")
+    mods = () if not isinstance(mods, str) or not mods else tuple(mods.split("|"))
+    off = c.get("activation_offload_layers")
+    off = 0 if off is None or pd.isna(off) or off == "" else int(off)
+    d = memory.DEFAULT_PRACTICE
+    return memory.MemoryPractice(
+        recompute_modules=mods,
+        fp8_saved_inputs=bool(st is not None and st.fp8_saved_inputs and c["dtype"] == "fp8"),
+        offload_layers=off, selective_policy=st.selective_policy if st else d.selective_policy,
+        zero3_gather_unit=st.zero3_gather_unit if st else d.zero3_gather_unit)
+
+
 def published_plan_memory(sets=None) -> pd.DataFrame:
     """Does each validation row's published plan fit under the memory model? Per row of
     ``data/validation_mfu.csv`` in ``sets`` (default ``VALIDATION_SETS + NEWER_SETS``; the MPT
@@ -508,6 +530,9 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
     ``share`` (of HBM), ``headroom_bytes`` (HBM − counted bytes: what the run left to the
     uncounted parts, an upper bound on them under this model), ``fits`` (policy),
     ``fits_planning_reserve`` and ``plan``.
+
+    Each row is counted under its ``row_practice`` (its stack's selective policy, ZeRO-3
+    gather unit and FP8 saved inputs; the run's recomputed modules and offloaded layers).
     """
     sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
     cfg = validation_configs()
@@ -522,7 +547,7 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
         acc = load_accelerator(r["catalog_accelerator"])
         m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
                                   flash_attention=bool(c["flash_attention"]),
-                                  dropout=bool(c["dropout"]))
+                                  dropout=bool(c["dropout"]), practice=row_practice(c))
         total, hbm = float(m.total), float(acc.hbm_bytes)
         rows.append({"run_id": c["run_id"], "accelerator": acc.name, "memory_bytes": total,
                      "hbm_bytes": hbm, "share": total / hbm, "headroom_bytes": hbm - total,
