@@ -274,6 +274,23 @@ class MemoryPractice:
                              "False")
 
 
+    def describe(self) -> str:
+        """The practice in words: what differs from ``DEFAULT_PRACTICE`` ("as written" if
+        nothing does)."""
+        out = []
+        if self.recompute_modules:
+            out.append("recomputes " + ", ".join(self.recompute_modules))
+        if self.fp8_saved_inputs:
+            out.append("FP8 saved inputs")
+        if self.offload_layers:
+            out.append(f"{self.offload_layers} layers' activations offloaded")
+        if self.selective_policy != "attention_core":
+            out.append(f"selective policy {self.selective_policy}")
+        if self.zero3_gather_unit != "layer":
+            out.append(f"ZeRO-3 gathers per {self.zero3_gather_unit}")
+        return "; ".join(out) if out else "as written"
+
+
 #: Korthikanti et al. 2022 and ZeRO as written: the memory model's default practice.
 DEFAULT_PRACTICE = MemoryPractice()
 

@@ -529,7 +529,9 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
     DataFrame indexed by ``run_id``: ``accelerator``, ``memory_bytes``, ``hbm_bytes``,
     ``share`` (of HBM), ``headroom_bytes`` (HBM − counted bytes: what the run left to the
     uncounted parts, an upper bound on them under this model), ``fits`` (policy),
-    ``fits_planning_reserve`` and ``plan``.
+    ``fits_planning_reserve``, ``plan``, ``practice`` (``MemoryPractice.describe``) and
+    ``memory_bytes_as_written`` / ``share_as_written``: the same plan under
+    ``memory.DEFAULT_PRACTICE`` (Korthikanti et al.'s count and ZeRO as written).
 
     Each row is counted under its ``row_practice`` (its stack's selective policy, ZeRO-3
     gather unit and FP8 saved inputs; the run's recomputed modules and offloaded layers).
@@ -545,13 +547,17 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
         model = row_model(c, r, s)
         plan = row_plan(c, r, model, s)
         acc = load_accelerator(r["catalog_accelerator"])
-        m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
-                                  flash_attention=bool(c["flash_attention"]),
-                                  dropout=bool(c["dropout"]), practice=row_practice(c))
+        kw = dict(recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
+                  dropout=bool(c["dropout"]))
+        practice = row_practice(c)
+        m = memory.memory_per_gpu(model, plan, s, practice=practice, **kw)
+        as_written = memory.memory_per_gpu(model, plan, s, **kw).total
         total, hbm = float(m.total), float(acc.hbm_bytes)
         rows.append({"run_id": c["run_id"], "accelerator": acc.name, "memory_bytes": total,
                      "hbm_bytes": hbm, "share": total / hbm, "headroom_bytes": hbm - total,
                      "fits": memory.fits(total, hbm, memory.PUBLISHED_PLAN_RESERVE),
                      "fits_planning_reserve": memory.fits(total, hbm, memory.DEFAULT_RESERVE),
-                     "plan": plan.describe()})
+                     "plan": plan.describe(), "practice": practice.describe(),
+                     "memory_bytes_as_written": float(as_written),
+                     "share_as_written": float(as_written) / hbm})
     return pd.DataFrame(rows).set_index("run_id")
