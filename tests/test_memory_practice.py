@@ -100,3 +100,28 @@ def test_default_practice_changes_nothing():
 def test_bad_practice_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         memory.MemoryPractice(**kw)
+
+
+def test_the_search_counts_memory_as_the_stack_stores_it():
+    # rank_plans on a named stack counts each plan's memory under the stack's practice
+    # (options.stack_memory_practice; parallel.recount_memory): Transformer Engine's FP8 saved
+    # inputs for an FP8 run on Megatron-Core, the same bytes memory_per_gpu gives the plan
+    from llmcost import Cluster, load_accelerator, parallel
+    from llmcost.core.stacks import load_stack
+    from llmcost.training import options, ranking
+
+    m = load_model("llama-3.1-70b")
+    cl = Cluster(load_accelerator("H100-SXM"), 64)
+    ranked = ranking.rank_plans(m, cl, 128, S, stack="megatron-core-2024", dtype="fp8")
+    row = ranked.iloc[0]
+    plan = parallel.plan_from_row(row)
+    pr = options.stack_memory_practice(load_stack("megatron-core-2024"), "fp8")
+    assert pr == memory.MemoryPractice(fp8_saved_inputs=True)
+    assert row["memory_bytes"] == pytest.approx(
+        memory.memory_per_gpu(m, plan, S, practice=pr).total, rel=1e-12)
+    assert row["memory_bytes"] < memory.memory_per_gpu(m, plan, S).total
+    # BF16 on the same stack: the default practice, the table as enumerate_plans counts it
+    assert options.stack_memory_practice(load_stack("megatron-core-2024"), "bf16") \
+        == memory.DEFAULT_PRACTICE
+    with pytest.raises(ValueError, match="practice"):
+        parallel.recount_memory(ranked, m, "fp8")

@@ -23,7 +23,7 @@ from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, load_stack
 from . import memory
 from .gemm import GEMM_SHAPE, per_sm_rate_ratio, stand_in_shape
-from .options import StepOptions, stack_moe_host_s
+from .options import StepOptions, stack_memory_practice, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
 from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
 
@@ -502,17 +502,13 @@ def row_practice(c) -> memory.MemoryPractice:
     ``activation_offload_layers`` (Megatron-Core ``cpu_offloading_num_layers``), as the run's
     source configs set them (each row's ``notes`` / ``source``)."""
     name = c["stack"] if isinstance(c["stack"], str) and c["stack"] else None
-    st = load_stack(name) if name else None
     mods = c.get("recompute_modules")
     mods = () if not isinstance(mods, str) or not mods else tuple(mods.split("|"))
     off = c.get("activation_offload_layers")
     off = 0 if off is None or pd.isna(off) or off == "" else int(off)
-    d = memory.DEFAULT_PRACTICE
-    return memory.MemoryPractice(
-        recompute_modules=mods,
-        fp8_saved_inputs=bool(st is not None and st.fp8_saved_inputs and c["dtype"] == "fp8"),
-        offload_layers=off, selective_policy=st.selective_policy if st else d.selective_policy,
-        zero3_gather_unit=st.zero3_gather_unit if st else d.zero3_gather_unit)
+    if name is None:
+        return memory.MemoryPractice(recompute_modules=mods, offload_layers=off)
+    return stack_memory_practice(load_stack(name), c["dtype"], mods, off)
 
 
 def published_plan_memory(sets=None) -> pd.DataFrame:
