@@ -103,6 +103,16 @@ token ids (int64) and embedding dropout mask per micro-batch in flight, and the 
 final-LayerNorm and output-layer inputs (4sbh) and **fp32 logits for the loss** (4·s·b·V/t), as
 Megatron-LM's ``theoretical_memory_usage.py`` counts them (GPipe keeps them for all m).
 
+**As practised** (``MemoryPractice``). Stacks and runs store less than the count above says,
+and a published plan that ran is the proof: Megatron-Core's ``recompute_modules`` (the norms,
+MLA's up-projections, the experts' activation function), Transformer Engine's FP8 casts of the
+linear layers' saved inputs (1 byte instead of 2), CPU activation offload
+(``cpu_offloading_num_layers``), torchtitan's op-level selective checkpointing (every other
+matrix multiply's output kept, the rest recomputed) and DeepSpeed ZeRO-3's per-module gathers.
+The default practice (``DEFAULT_PRACTICE``) is the count as written; a stack's
+(``options.stack_memory_practice``) is what the plan search uses with a named stack, and a
+validation row's (``step_validation.row_practice``) adds its run's configs.
+
 The reported per-GPU figure is the largest over the first, second and last stage (and, for MoE
 models, the first stage holding the most MoE layers); for dense models this is the true maximum.
 """
