@@ -254,6 +254,12 @@ def memory_report():
     show = t.assign(GiB=t["memory_bytes"] / gib, HBM=t["hbm_bytes"] / gib)
     print(show.loc[~show["fits"], ["accelerator", "GiB", "HBM", "share", "plan"]].to_string(
         formatters={"GiB": "{:.1f}".format, "HBM": "{:.0f}".format, "share": "{:.0%}".format}))
+    moved = show[show["share_as_written"] > 1]
+    print(f"   {len(moved)} rows do not fit as Korthikanti et al. and ZeRO count them (the "
+          "memory model's default practice, the search's) and fit as their stack and configs "
+          "store activations (step_validation.row_practice):")
+    print(moved[["accelerator", "share_as_written", "share", "practice"]].to_string(
+        formatters={"share_as_written": "{:.0%}".format, "share": "{:.0%}".format}))
     ok = show[show["fits"]]
     print(f"   the {len(ok)} rows that fit leave {ok['headroom_bytes'].min() / gib:.1f}-"
           f"{ok['headroom_bytes'].max() / gib:.0f} GiB to the uncounted parts (smallest share "

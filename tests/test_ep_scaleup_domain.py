@@ -42,14 +42,12 @@ def test_rank_plans_searches_the_published_nvl72_ep(run_id):
     # plans with TP > 1, whose EP groups straddle two racks, are priced (formerly refused)
     straddle = ranked[ranked["tp"] * ranked["cp"] * ep > 72]
     assert len(straddle) and np.isfinite(straddle["step_time_s"]).all()
-    # the published geometry (TP, PP, V, micro-batch) is searched; with its recomputation where
-    # the memory model lets it fit the planning margin (GB200 DeepSeek-V3's selective plan
-    # does not: tests/test_memory_published.py names it; only full recomputation is left)
+    # the published geometry (TP, PP, V, micro-batch) is searched with its recomputation: the
+    # search counts memory as the stack stores it (FP8 saved inputs under Transformer Engine,
+    # ranking.fitting_plans), so GB200 DeepSeek-V3's selective plan fits the planning margin
+    # (counted as Korthikanti et al. write it, only full recomputation was left)
     pub = ranked[(ranked["tp"] == int(r["tp"])) & (ranked["pp"] == int(r["pp"]))
                  & (ranked["virtual_stages"] == int(c["pp_virtual_stages"]))
                  & (ranked["micro_batch_size"] == int(c["micro_batch_size"]))]
     assert len(pub)
-    if run_id == "mb2608-gb200-deepseek-v3-mxfp8":
-        assert set(pub["recompute"]) == {"full"}
-    else:
-        assert c["recompute"] in set(pub["recompute"])
+    assert c["recompute"] in set(pub["recompute"])

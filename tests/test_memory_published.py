@@ -7,27 +7,24 @@ import pytest
 
 from llmcost.training import memory, step_validation
 
-#: Published plans the memory model still counts above the whole HBM: the model overcounts
-#: them (each ran). Named so that a fix shows (the test fails when one fits) and a new
-#: overcount cannot hide. The causes are not established; candidates, none modelled yet:
-KNOWN_OVERCOUNTS = {
-    # DeepSpeed's 530B ZeRO-3 run on 640 A100s (105%): activation checkpoint partitioning or
-    # offload (ZeRO-R), not in the row's settings.
-    "megatron21-t2-zero3-530b-640",
-    # DeepSeek-V3's own run (146%): recomputed RMSNorm and MLA up-projections, FP8 activation
-    # caches, EMA on CPU, the shared embedding / head of DualPipe (arXiv:2412.19437 §3.2.3).
-    "deepseek-v3-pretrain",
-    # Megatron-Bridge GB200 rows (100-197%): settings of their recipes the rows do not carry
-    # (recomputed modules, activation offload, Megatron-FSDP buffers), not read yet.
-    "mb2511-gb200-llama-3.1-70b-fp8cs",
-    "mb2511-gb200-llama-3.1-405b-fp8cs",
-    "mb2511-gb200-deepseek-v3-bf16",
-    "mb2608-gb200-deepseek-v3-mxfp8",
-    # torchtitan's 8-GPU FSDP runs of Llama 3 8B at 2 x 8,192 tokens with selective
-    # recomputation (116%): the model's activation count for that setting.
-    "torchtitan-h100-8b-8gpu-1-fsdp-compile",
-    "torchtitan-h100-8b-8gpu-1-fsdp-compile-float8",
-}
+#: Published plans the memory model still counts above the whole HBM. Empty: each of the eight
+#: former overcounts fits once the row is counted as its stack and its source configs store
+#: activations and gather weights (``step_validation.row_practice``, ``memory.MemoryPractice``):
+#: - megatron21-t2-zero3-530b-640: DeepSpeed ZeRO-3 gathers one module at a time, not a layer
+#:   (stack deepspeed-zero3-2021, zero3_gather_unit "module");
+#: - torchtitan-h100-8b-8gpu-1-fsdp-compile(-float8): torchtitan's op-level selective AC keeps
+#:   every other matmul's output and the SDPA output (stack pytorch-fsdp2-2024,
+#:   selective_policy "every_other_mm"; the row's train config: selective_ac_option "op");
+#: - mb2511-gb200-llama-3.1-70b-fp8cs: the perf recipe offloads 40 layers' activations to the
+#:   host (Megatron-Bridge scripts/performance/configs/llama/llama3_workload_base_configs.py at
+#:   5776a6d90, cpu_offloading_num_layers=40) and TE keeps FP8 inputs;
+#: - mb2511-gb200-llama-3.1-405b-fp8cs: TE's FP8 saved inputs (no recipe matches the table's
+#:   plan; it fits by 0.5 GB);
+#: - mb2511-gb200-deepseek-v3-bf16, mb2608-gb200-deepseek-v3-mxfp8: recompute_modules
+#:   ["mla_up_proj"] (the recipes);
+#: - deepseek-v3-pretrain: RMSNorm and MLA up-projection recomputed, SwiGLU output recomputed,
+#:   FP8 caches of the linears' inputs (arXiv:2412.19437 §3.2.3, §3.3.2).
+KNOWN_OVERCOUNTS: set = set()
 
 
 @pytest.fixture(scope="module")

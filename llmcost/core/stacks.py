@@ -133,6 +133,9 @@ class Stack:
     hsdp_all_reduce: str = "per_step"
     moe_expert_gemm: str = "per_expert_launch"
     cuda_graphs: str = "none"
+    selective_policy: str = "attention_core"
+    zero3_gather_unit: str = "layer"
+    fp8_saved_inputs: bool = False
 
     @property
     def recompute_modes(self) -> tuple:
@@ -224,7 +227,15 @@ def _stacks() -> dict:
                                         r.get("moe_expert_gemm") or "per_expert_launch",
                                         MOE_EXPERT_GEMMS),
                 cuda_graphs=_choice(n, "cuda_graphs", r.get("cuda_graphs") or "none",
-                                    CUDA_GRAPHS))
+                                    CUDA_GRAPHS),
+                selective_policy=_choice(n, "selective_policy",
+                                         r.get("selective_policy") or "attention_core",
+                                         ("attention_core", "every_other_mm")),
+                zero3_gather_unit=_choice(n, "zero3_gather_unit",
+                                          r.get("zero3_gather_unit") or "layer",
+                                          ("layer", "module")),
+                fp8_saved_inputs=_bool(n, "fp8_saved_inputs",
+                                       r.get("fp8_saved_inputs") or "false"))
     return out
 
 

@@ -103,6 +103,16 @@ token ids (int64) and embedding dropout mask per micro-batch in flight, and the 
 final-LayerNorm and output-layer inputs (4sbh) and **fp32 logits for the loss** (4·s·b·V/t), as
 Megatron-LM's ``theoretical_memory_usage.py`` counts them (GPipe keeps them for all m).
 
+**As practised** (``MemoryPractice``). Stacks and runs store less than the count above says,
+and a published plan that ran is the proof: Megatron-Core's ``recompute_modules`` (the norms,
+MLA's up-projections, the experts' activation function), Transformer Engine's FP8 casts of the
+linear layers' saved inputs (1 byte instead of 2), CPU activation offload
+(``cpu_offloading_num_layers``), torchtitan's op-level selective checkpointing (every other
+matrix multiply's output kept, the rest recomputed) and DeepSpeed ZeRO-3's per-module gathers.
+The default practice (``DEFAULT_PRACTICE``) is the count as written; a stack's
+(``options.stack_memory_practice``) is what the plan search uses with a named stack, and a
+validation row's (``step_validation.row_practice``) adds its run's configs.
+
 The reported per-GPU figure is the largest over the first, second and last stage (and, for MoE
 models, the first stage holding the most MoE layers); for dense models this is the true maximum.
 """
@@ -182,6 +192,117 @@ PART_NOTES = {
 }
 
 _MODEL_STATE_PARTS = ("weights", "gradients", "master_weights", "optimizer_states")
+
+
+#: Modules Megatron-Core's ``--recompute-modules`` may name that the memory model prices (on top
+#: of the plan's ``recompute`` mode "none" or "selective"): ``"layernorm"`` (the two norms'
+#: outputs are discarded and recomputed), ``"mla_up_proj"`` (MLA's up-projected queries, keys
+#: and values are discarded after the attention core and recomputed from the latents) and
+#: ``"moe_act"`` (the routed experts' activation-function output, the fc2 input, is recomputed).
+#: Source: Megatron-Core ``TransformerConfig.recompute_modules`` (megatron/core/transformer/
+#: transformer_config.py: "layernorm", "mla_up_proj", "moe_act", ... each "recompute the
+#: module's output"; ``CheckpointWithoutOutput.discard_output_and_register_recompute``).
+RECOMPUTE_MODULES = ("layernorm", "mla_up_proj", "moe_act")
+
+#: What a stack's selective recomputation keeps: ``"attention_core"`` (Megatron-LM's
+#: selective recomputation, Korthikanti et al. 2022 §5: everything but the attention core) or
+#: ``"every_other_mm"`` (torchtitan's op-level selective activation checkpointing: "Saves output
+#: of all compute ops, except every second mm", the saved ops being ``aten.mm`` and the SDPA
+#: kernels; torchtitan/parallelisms/parallelize_llama.py ``_apply_ac_to_transformer_block``,
+#: ``_save_list``).
+SELECTIVE_POLICIES = ("attention_core", "every_other_mm")
+
+#: The unit ZeRO-3 gathers at a time: ``"layer"`` (PyTorch FSDP2 ``fully_shard`` per
+#: transformer block, torchtitan; Megatron-FSDP) or ``"module"`` (DeepSpeed ZeRO-3 gathers each
+#: ``nn.Module``'s own parameters in its pre-forward hook, and
+#: ``estimate_zero3_model_states_mem_needs`` sizes its buffer by the largest module:
+#: deepspeed/runtime/zero/stage3.py ``model_to_params``: ``sum(p.numel() for p in
+#: m.parameters(recurse=False))``, the largest over ``model.modules()``).
+ZERO3_GATHER_UNITS = ("layer", "module")
+
+
+@dataclass(frozen=True)
+class MemoryPractice:
+    """How a stack and a run store activations and gather ZeRO-3 weights, beyond the plan's
+    recomputation mode: what published runs do that Korthikanti et al.'s count does not.
+
+    Parameters
+    ----------
+    recompute_modules : tuple of str
+        Megatron-Core's ``recompute_modules`` (``RECOMPUTE_MODULES``) the run recomputes.
+    fp8_saved_inputs : bool
+        Linear layers keep their input for the weight-gradient GEMM as the FP8 cast (1 byte per
+        element) instead of the 16-bit tensor: Transformer Engine's ``Linear`` /
+        ``LayerNormLinear`` / ``GroupedLinear`` save the quantized input when FP8 is on
+        (transformer_engine/pytorch/module/linear.py, ``saved_inputmat = inputmat`` after
+        ``input_quantizer``); DeepSeek-V3 "cache[s] the activations in FP8 format for the Linear
+        operator's backward pass" (arXiv:2412.19437 §3.3.2). See ``_layer_activations``.
+    offload_layers : int
+        Layers whose stored activations go to host memory after their forward and return for
+        their backward (Megatron-Core ``cpu_offloading_num_layers`` through Transformer Engine's
+        ``get_cpu_offload_context``; Megatron-Core refuses it with pipeline parallelism). The
+        GPU keeps the other layers' activations and one offloaded layer in transit.
+    selective_policy : str
+        ``SELECTIVE_POLICIES``: what ``recompute="selective"`` keeps on this stack.
+    zero3_gather_unit : str
+        ``ZERO3_GATHER_UNITS``: the unit ZeRO-3's gather buffer holds.
+
+    The default (nothing recomputed beyond the plan's mode, 16-bit saved inputs, no offload,
+    Megatron's selective policy, one layer gathered) is the memory model of Korthikanti et al.
+    2022 and ZeRO that ``parallel.enumerate_plans`` prices.
+
+    Raises
+    ------
+    ValueError naming the field, for a module, policy or unit not in its list, or a negative
+    ``offload_layers``.
+    """
+
+    recompute_modules: tuple = ()
+    fp8_saved_inputs: bool = False
+    offload_layers: int = 0
+    selective_policy: str = "attention_core"
+    zero3_gather_unit: str = "layer"
+
+    def __post_init__(self):
+        mods = tuple(self.recompute_modules)
+        bad = [m for m in mods if m not in RECOMPUTE_MODULES]
+        if bad:
+            raise ValueError(f"recompute_modules={mods!r}: {bad} not among {RECOMPUTE_MODULES}")
+        object.__setattr__(self, "recompute_modules", mods)
+        if isinstance(self.offload_layers, bool) or int(self.offload_layers) != \
+                self.offload_layers or self.offload_layers < 0:
+            raise ValueError(f"offload_layers={self.offload_layers!r} must be a whole number "
+                             ">= 0")
+        if self.selective_policy not in SELECTIVE_POLICIES:
+            raise ValueError(f"selective_policy={self.selective_policy!r} must be one of "
+                             f"{SELECTIVE_POLICIES}")
+        if self.zero3_gather_unit not in ZERO3_GATHER_UNITS:
+            raise ValueError(f"zero3_gather_unit={self.zero3_gather_unit!r} must be one of "
+                             f"{ZERO3_GATHER_UNITS}")
+        if not isinstance(self.fp8_saved_inputs, (bool, np.bool_)):
+            raise ValueError(f"fp8_saved_inputs={self.fp8_saved_inputs!r} must be True or "
+                             "False")
+
+
+    def describe(self) -> str:
+        """The practice in words: what differs from ``DEFAULT_PRACTICE`` ("as written" if
+        nothing does)."""
+        out = []
+        if self.recompute_modules:
+            out.append("recomputes " + ", ".join(self.recompute_modules))
+        if self.fp8_saved_inputs:
+            out.append("FP8 saved inputs")
+        if self.offload_layers:
+            out.append(f"{self.offload_layers} layers' activations offloaded")
+        if self.selective_policy != "attention_core":
+            out.append(f"selective policy {self.selective_policy}")
+        if self.zero3_gather_unit != "layer":
+            out.append(f"ZeRO-3 gathers per {self.zero3_gather_unit}")
+        return "; ".join(out) if out else "as written"
+
+
+#: Korthikanti et al. 2022 and ZeRO as written: the memory model's default practice.
+DEFAULT_PRACTICE = MemoryPractice()
 
 
 # ----------------------------------------------------------------------------- precision recipes
@@ -425,39 +546,78 @@ def _check_recompute(recompute):
         raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
 
 
-def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout):
+def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout,
+                       practice: MemoryPractice = DEFAULT_PRACTICE):
     """Per-rank activation bytes of one layer per micro-batch: (dense stored by recompute mode,
-    moe stored by mode, score term, lse term, checkpoint).
+    moe stored by mode, score term, lse term, checkpoint, the selective working set).
 
     ``x`` = tokens per micro-batch on this rank before TP (s/cp·b); ``s`` = keys per query.
     Returns dicts keyed by recompute mode for dense and MoE layers, and the per-layer working set
     for each mode.
+
+    ``practice`` (``MemoryPractice``) changes, per token (bytes; ``/t`` inside the TP region,
+    ``/div`` outside it):
+
+    * ``fp8_saved_inputs``: the norms' outputs (the QKV and fc1 inputs, ``2h`` each) and the
+      fc2 inputs (``2f``; experts ``2·f_e`` per copy, and the dispatched token copies ``2h``
+      each) are kept as FP8 casts (1 byte per element); the attention output stays 16-bit for
+      the attention's own backward and the output projection keeps its FP8 cast beside it
+      (``+ a·d_v``); the router's input (an MoE layer's second norm output) stays 16-bit;
+    * ``recompute_modules``: ``"layernorm"`` drops the norm outputs (the FP8 casts the linears
+      keep remain); ``"mla_up_proj"`` drops MLA's up-projected Q, K, V (``2·a·(2·d_qk + d_v)``),
+      keeping the attention output; ``"moe_act"`` drops the routed experts' fc2 inputs (their FP8
+      casts remain);
+    * ``selective_policy="every_other_mm"`` (dense, non-MLA layers): selective recomputation
+      keeps the layer input ``2h``, the SDPA output ``2·a·d_v`` and its log-sum-exp, and the
+      outputs of the 1st, 3rd, ... matrix multiplies in forward order (wq, wk, wv, wo, w1,
+      [w3], w2): wq ``2·a·d_qk``, wv ``2·g·d_h``, w1 ``2f`` and, for a gated FFN, w2 ``2h``.
     """
     h = c.h
+    pr = practice
+    fp8 = bool(pr.fp8_saved_inputs)
+    mods = pr.recompute_modules
     div = np.where(sp, tp, 1)
     mask = x * h if dropout else 0.0
+    # bytes per element kept of a norm output that feeds FP8 linears (QKV, dense fc1)
+    ln_b = 0.0 if ("layernorm" in mods and not fp8) else (1.0 if fp8 else 2.0)
+    # an MoE layer's second norm output also feeds the 16-bit router (and the shared experts)
+    ln2_moe_b = (0.0 if "layernorm" in mods else 2.0) + (1.0 if fp8 and c.ns else 0.0)
+    proj_fp8 = (c.a * c.dv / tp) if fp8 else 0.0
     # attention
-    rep_attn = 2 * x * h + mask + 2 * x * c.mla_latent
+    rep_attn = ln_b * x * h + mask + 2 * x * c.mla_latent
     if c.mla:
-        split_attn = 2 * x * c.a * (2 * c.dqk + 2 * c.dv) / tp
+        qkv = 0.0 if "mla_up_proj" in mods else 2 * c.a * (2 * c.dqk + c.dv)
+        split_attn = x * (qkv + 2 * c.a * c.dv) / tp + x * proj_fp8
     else:
         split_attn = (2 * x * c.a * c.dqk + 2 * x * c.a * c.dv) / tp \
-            + 2 * x * c.g * (c.dh + c.dh) * _kv_fraction(c, tp)
+            + 2 * x * c.g * (c.dh + c.dh) * _kv_fraction(c, tp) + x * proj_fp8
     score = (5 if dropout else 2) * c.a * x * s / tp
     lse = 4 * c.a * x / tp
     norms = 4 * x * h
-    ffn_mult = 6 if c.gated else 4
-    rep_dense = rep_attn + norms + 2 * x * h + mask
-    split_dense = split_attn + ffn_mult * x * c.f / tp
-    rep_moe = rep_attn + norms + 2 * x * h + mask + 2 * x * h * c.k + 4 * x * c.E
-    split_moe = split_attn + ffn_mult * x * c.fe * (c.k + c.ns) / tp
+    act_in = 4 if c.gated else 2            # fc1 output kept for the activation's backward
+    fc2_b = 1.0 if fp8 else 2.0
+    moe_fc2_b = (1.0 if fp8 else 0.0) if "moe_act" in mods else fc2_b
+    rep_dense = rep_attn + norms + ln_b * x * h + mask
+    split_dense = split_attn + (act_in + fc2_b) * x * c.f / tp
+    tok_b = 1.0 if fp8 else 2.0             # each dispatched token copy, the experts' fc1 input
+    rep_moe = rep_attn + norms + ln2_moe_b * x * h + mask + tok_b * x * h * c.k + 4 * x * c.E
+    split_moe = split_attn + x * c.fe * ((act_in + moe_fc2_b) * c.k
+                                         + (act_in + fc2_b) * c.ns) / tp
     core = lse if flash else score          # what selective recomputation drops
     sel_dense = rep_dense / div + split_dense
     sel_moe = rep_moe / div + split_moe
     ckpt = 2 * x * h / div
+    none_dense = sel_dense + core
+    ws_dense = core
+    if pr.selective_policy == "every_other_mm" and not c.mla:
+        kvf = _kv_fraction(c, tp)
+        sel_dense = ckpt + x * (2 * c.a * c.dqk / tp + 2 * c.g * c.dh * kvf + 2 * c.f / tp
+                                + 2 * c.a * c.dv / tp) + lse \
+            + (2 * x * h / div if c.gated else 0.0)
+        ws_dense = np.maximum(none_dense - sel_dense, 0.0)
     return {
-        "sel_dense": sel_dense, "sel_moe": sel_moe, "none_dense": sel_dense + core,
-        "none_moe": sel_moe + core, "core": core, "ckpt": ckpt,
+        "sel_dense": sel_dense, "sel_moe": sel_moe, "none_dense": none_dense,
+        "none_moe": sel_moe + core, "core": core, "ckpt": ckpt, "ws_sel_dense": ws_dense,
     }
 
 
@@ -725,11 +885,12 @@ PLAN_ARRAY_FIELDS = ("tp", "pp", "dp", "cp", "ep", "virtual_stages", "micro_batc
 
 def plan_memory_arrays(model: ModelSpec, *, seq_len=None, recipe="bf16_adam_fp32_grads",
                        flash_attention=True, dropout=False, stage=None,
-                       fsdp_reshard_after_forward=True, **plan) -> dict:
+                       fsdp_reshard_after_forward=True, practice=None, **plan) -> dict:
     """Per-GPU memory parts of many parallel plans at once (the engine behind ``memory_per_gpu``,
     ``memory_breakdown`` and ``parallel.enumerate_plans``). ``stage``: evaluate that pipeline
     stage only, instead of the most loaded of the candidate stages.
-    ``fsdp_reshard_after_forward``: see ``zero3_kept_weights``.
+    ``fsdp_reshard_after_forward``: see ``zero3_kept_weights``. ``practice``: a
+    ``MemoryPractice`` (None: ``DEFAULT_PRACTICE``, Korthikanti et al. and ZeRO as written).
 
     ``**plan``: the plan fields (``PLAN_ARRAY_FIELDS``, e.g. ``**plan.to_dict()``), integer
     arrays of one length (or scalars) that must already be valid (``ParallelPlan`` rules);
@@ -746,8 +907,11 @@ def plan_memory_arrays(model: ModelSpec, *, seq_len=None, recipe="bf16_adam_fp32
     """
     plan = _plan_array_fields(plan)
     check_plan_arrays(model, **{k: plan[k] for k in PLAN_ARRAY_FIELDS[:9]})
+    practice = DEFAULT_PRACTICE if practice is None else practice
+    if not isinstance(practice, MemoryPractice):
+        raise ValueError(f"practice={practice!r} must be a MemoryPractice or None")
     k = _plan_memory_inputs(model, plan, seq_len, recipe, flash_attention, dropout,
-                            fsdp_reshard_after_forward)
+                            fsdp_reshard_after_forward, practice)
 
     def pick(p_j, d_arr, m_arr):
         if stage is not None:  # one stage asked for (memory_per_gpu(stage=...))
@@ -817,6 +981,26 @@ class _PlanMemory:
     mtp_moe: bool = False
     p_mtp: object = 0.0
     p_mtp_expert: object = 0.0
+    offload: float = 0.0
+
+
+def zero3_module_unit(c: _Consts, tp, ep, head_mat):
+    """The largest single module's parameters per rank: what DeepSpeed ZeRO-3 gathers at a time
+    (``MemoryPractice.zero3_gather_unit="module"``; DeepSpeed
+    ``estimate_zero3_model_states_mem_needs`` sizes its buffer as 4 bytes × this count). The
+    modules, as Megatron-DeepSpeed's GPT builds them: the fused QKV projection ``h·(a·d_qk +
+    2·g·d_h)/t`` (MLA: all attention matrices, an upper bound), the output projection
+    ``a·d_v·h/t``, the FFN's first linear ``h·f·(2 if gated)/t`` (gate and up fused) and second
+    ``f·h/t``, one expert's first linear ``h·f_e·(2 if gated)/t``, the embedding split ``/t``
+    and the LM head's matrix ``/t``."""
+    gate = 2.0 if c.gated else 1.0
+    qkv = c.attn_split if c.mla else c.h * (c.a * c.dqk + 2 * c.g * c.dh)
+    mods = [qkv / tp, c.a * c.dv * c.h / tp, gate * c.h * c.f / tp, c.f * c.h / tp,
+            c.emb_split / tp, head_mat / tp]
+    if c.is_moe:
+        mods.append(gate * c.h * c.fe / tp + 0.0 * ep)
+    return np.maximum.reduce([np.broadcast_to(np.asarray(m, dtype=float), np.shape(tp))
+                              for m in mods])
 
 
 def mtp_stage_params(model: ModelSpec, c: _Consts, p_dense, p_moe, p_expert, tp):
@@ -846,7 +1030,8 @@ def mtp_stage_params(model: ModelSpec, c: _Consts, p_dense, p_moe, p_expert, tp)
 
 
 def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dropout,
-                        fsdp_reshard_after_forward) -> _PlanMemory:
+                        fsdp_reshard_after_forward,
+                        practice: MemoryPractice = DEFAULT_PRACTICE) -> _PlanMemory:
     """The plans' per-rank sizes: parameters per dense / MoE layer and per expert block
     (``shapes.layer_params``: 1/tp of the matrices, the experts over ep), activations per layer
     of ``x = s/cp · mbs`` tokens (``_layer_activations``), the ZeRO divisors of the dense
@@ -854,7 +1039,10 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
     under HSDP the group is the f ranks of a replica, ``shapes.shard_group_arrays``), the
     embedding and head parameters of the edge stages (``shapes.edge_params``), ZeRO-3's
     gathered unit (the largest of a dense layer, an MoE layer, the embedding split and the head
-    matrix, per tp) and the weights it keeps after the forward (``zero3_kept_weights``)."""
+    matrix, per tp; with ``practice.zero3_gather_unit="module"`` the largest single module,
+    ``zero3_module_unit``) and the weights it keeps after the forward (``zero3_kept_weights``);
+    ``practice`` (``MemoryPractice``) also shapes the per-layer activations and sets the
+    offloaded layers (refused with a pipeline, as Megatron-Core does)."""
     c = _consts(model)
     s = float(model.seq_len if seq_len is None else seq_len)
     tp, pp, dp, cp, ep, v, mbs, m, z, rc, sched, sp, shape = plan_axes(plan)
@@ -863,19 +1051,30 @@ def _plan_memory_inputs(model, plan: dict, seq_len, recipe, flash_attention, dro
     x = s / cp * mbs
     group, _ = _shard_group_arrays(dp, cp, ep, z, plan["fsdp_shard_size"])
     emb, head_mat, head = _edge_params(c, tpf, ppf)
-    unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
-                              np.where(c.is_moe, p_moe + p_expert, 0.0),
-                              c.emb_split / tpf, head_mat / tpf])
+    if practice.zero3_gather_unit == "module":
+        unit = zero3_module_unit(c, tpf, ep.astype(float), head_mat)
+    else:
+        unit = np.maximum.reduce([np.where(c.L - model.n_moe_layers > 0, p_dense, 0.0),
+                                  np.where(c.is_moe, p_moe + p_expert, 0.0),
+                                  c.emb_split / tpf, head_mat / tpf])
+    if practice.offload_layers and np.any(pp > 1):
+        raise ValueError(f"offload_layers={practice.offload_layers} needs pp = 1 (Megatron-Core "
+                         "refuses CPU activation offloading with pipeline parallelism)")
+    if practice.offload_layers >= c.L:
+        raise ValueError(f"offload_layers={practice.offload_layers} must be below the model's "
+                         f"{c.L} layers")
     keep = zero3_kept_weights(fsdp_reshard_after_forward, pp)
     p_mtp, p_mtp_ex = mtp_stage_params(model, c, p_dense, p_moe, p_expert, tpf)
     return _PlanMemory(
         c=c, rcp=get_recipe(recipe), shape=shape, pp=pp, v=v, m=m, z=z, rc=rc, sched=sched,
-        tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout),
+        tpf=tpf, x=x, act=_layer_activations(c, x, s, tpf, sp, flash_attention, dropout,
+                                             practice),
         dropout=dropout, zero_scales=_zero_scales(z, group),
         expert_scales=_zero_scales(z, group / ep), p_dense=p_dense, p_moe=p_moe,
         p_expert=p_expert, emb=emb, head=head, unit=unit, keep=keep,
         keep_any=bool(np.any(keep)), div=np.where(sp, tpf, 1.0), mtp=float(model.mtp_depth),
-        mtp_moe=bool(model.mtp_block_is_moe), p_mtp=p_mtp, p_mtp_expert=p_mtp_ex)
+        mtp_moe=bool(model.mtp_block_is_moe), p_mtp=p_mtp, p_mtp_expert=p_mtp_ex,
+        offload=float(practice.offload_layers))
 
 
 def _stage_state_parts(k: _PlanMemory, r, nd, nm) -> dict:
@@ -924,7 +1123,11 @@ def _stage_activation_parts(k: _PlanMemory, r, nd, nm) -> dict:
     ``embedding_and_logits``: on the first stage the token and position buffers ``8x`` (and the
     dropout mask ``x·h/div``) per micro-batch in flight, on the last the logits' ``4·x·h/div +
     4·x·V/tp`` (× m under GPipe, which keeps every micro-batch's). The last stage adds the
-    multi-token-prediction modules' activations and logits (``_mtp_activations``)."""
+    multi-token-prediction modules' activations and logits (``_mtp_activations``). With
+    ``MemoryPractice.offload_layers`` n (no pipeline), a micro-batch's stored activations
+    (modes none and selective) are ``per_mb·(1 − n/L)`` plus one layer in transit (its
+    stored activations); the selective working set is the largest of the attention core and,
+    under ``selective_policy="every_other_mm"``, one dense layer's recomputed tensors."""
     c, act, x, pp, m, rc, sched = k.c, k.act, k.x, k.pp, k.m, k.rc, k.sched
     first = r == 0
     last = r == pp - 1
@@ -936,7 +1139,13 @@ def _stage_activation_parts(k: _PlanMemory, r, nd, nm) -> dict:
     biggest = np.maximum(np.where(nd > 0, act["none_dense"], 0.0),
                          np.where(nm > 0, act["none_moe"], 0.0))
     has_layers = (nd + nm) > 0
-    ws = np.select([rc == 0, rc == 1], [0.0, act["core"]], biggest - act["ckpt"])
+    ws_sel = np.maximum(np.where(nd > 0, act["ws_sel_dense"], 0.0), act["core"])
+    ws = np.select([rc == 0, rc == 1], [0.0, ws_sel], biggest - act["ckpt"])
+    if k.offload:
+        # offloaded layers' stored activations live in host memory; one is in transit
+        transit = np.where(rc == 0, biggest, np.maximum(np.where(nd > 0, act["sel_dense"], 0.0),
+                                                        np.where(nm > 0, act["sel_moe"], 0.0)))
+        per_mb = np.where(rc == 2, per_mb, per_mb * (1.0 - k.offload / k.c.L) + transit)
     gpipe = sched == 2
     emb_buf = (8 * x + (x * c.h / k.div if k.dropout else 0.0)) * fl
     head_buf = (4 * x * c.h / k.div + 4 * x * c.V / k.tpf) * np.where(gpipe & (pp > 1), m, 1)
@@ -1066,7 +1275,7 @@ def _check_entry(model, plan, seq_len, stage=None):
 
 def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_grads",
                    flash_attention=True, dropout=False, stage=None,
-                   fsdp_reshard_after_forward=True) -> MemoryBreakdown:
+                   fsdp_reshard_after_forward=True, practice=None) -> MemoryBreakdown:
     """Per-GPU memory of one ``ParallelPlan`` on its most loaded pipeline stage, or on ``stage``.
 
     Parameters
@@ -1088,6 +1297,10 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
         (``zero3_kept_weights``; a stack's policy is ``stacks.Stack.fsdp_reshard_after_forward``).
         Default True (ZeRO-3's one-layer buffer). ``parallel.enumerate_plans`` checks memory
         with the default.
+    practice : MemoryPractice, optional
+        What the stack and the run do beyond the plan (recomputed modules, FP8 saved inputs,
+        activation offload, the selective policy, ZeRO-3's gather unit); None:
+        ``DEFAULT_PRACTICE``.
 
     Returns
     -------
@@ -1110,7 +1323,7 @@ def memory_per_gpu(model: ModelSpec, plan, seq_len=None, recipe="bf16_adam_fp32_
     keep = zero3_kept_weights(fsdp_reshard_after_forward, plan.pp)   # checks the value
     arr = plan_memory_arrays(model, **plan.to_dict(), seq_len=s, recipe=recipe,
                              flash_attention=flash_attention, dropout=dropout, stage=stage,
-                             fsdp_reshard_after_forward=not bool(keep))
+                             fsdp_reshard_after_forward=not bool(keep), practice=practice)
     return MemoryBreakdown(**{p: float(arr[p]) for p in PARTS}, stage=int(arr["stage"]))
 
 

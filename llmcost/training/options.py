@@ -29,7 +29,7 @@ from ..core.hardware import DTYPES, Efficiency
 from ..core.stacks import DEFAULT_STACK, HSDP_ALL_REDUCE_MODES
 from ..core.units import as_array, options_with
 from . import attention, comm, elementwise, gemm, moe_layer
-from .memory import PrecisionRecipe, get_recipe
+from .memory import MemoryPractice, PrecisionRecipe, get_recipe
 
 #: Sustained share of the burst kernel rates (GEMM, attention and HBM). Fitted by
 #: ``step_validation.calibrate_kernel_efficiency`` to the ten per-layer forward/backward times of
@@ -66,6 +66,19 @@ def stack_moe_host_s(stack: stacks.Stack, layer_s: float | None = None,
     eager = stack.cuda_graphs == "none"
     return (a if eager else 0.0,
             b if (eager and stack.moe_expert_gemm == "per_expert_launch") else 0.0)
+
+
+def stack_memory_practice(stack: stacks.Stack, dtype: str = "bf16",
+                          recompute_modules=(), offload_layers: int = 0) -> MemoryPractice:
+    """The memory practice (``memory.MemoryPractice``) of a run on ``stack``: the stack's
+    selective policy and ZeRO-3 gather unit, FP8 saved inputs where the stack keeps them and
+    the GEMMs run in FP8 (``dtype == "fp8"``), and the run's own ``recompute_modules`` and
+    ``offload_layers`` (none by default: a stack's recipes set them per run)."""
+    return MemoryPractice(recompute_modules=tuple(recompute_modules),
+                          fp8_saved_inputs=bool(stack.fp8_saved_inputs and dtype == "fp8"),
+                          offload_layers=int(offload_layers),
+                          selective_policy=stack.selective_policy,
+                          zero3_gather_unit=stack.zero3_gather_unit)
 
 
 def _is_choice(v, choices) -> bool:

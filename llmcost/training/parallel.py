@@ -64,8 +64,10 @@ from ..core.shapes import SCHEDULES, schedule_code
 from ..core.stacks import DEFAULT_STACK, plan_options
 from ..core.units import as_array, as_flag, options_with, scalar_or_array
 from .memory import (
+    DEFAULT_PRACTICE,
     DEFAULT_RESERVE,
     PARTS,
+    MemoryPractice,
     PP_SPLITS,
     fits,
     get_recipe,
@@ -1002,6 +1004,50 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         "fsdp_shard_size": "full" if hsdp is None else hsdp, "n_hsdp": n_hsdp})
     _explain_empty(df, hsdp, n_hsdp, valid, cols)
     return df
+
+
+def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPractice
+                   ) -> pd.DataFrame:
+    """``enumerate_plans``' table with its memory columns (``<part>_bytes``, ``memory_bytes``,
+    ``peak_stage``, ``fits``) counted again under ``practice`` (``memory.MemoryPractice``: a
+    stack's selective policy, ZeRO-3 gather unit, FP8 saved inputs), with the table's own
+    settings (``plans.attrs``: sequence length, recipe, FlashAttention, dropout, layer split,
+    HBM and reserve). A copy, whose ``attrs["memory_practice"]`` says the practice; under
+    ``DEFAULT_PRACTICE`` (the practice ``enumerate_plans`` counts with), or with no counted
+    row, the table itself.
+
+    Raises
+    ------
+    ValueError
+        ``practice`` not a ``MemoryPractice``, or a table without ``enumerate_plans``' attrs.
+    """
+    if not isinstance(practice, MemoryPractice):
+        raise ValueError(f"practice={practice!r} must be a memory.MemoryPractice")
+    need = ("seq_len", "recipe", "flash_attention", "dropout", "pp_split", "hbm_bytes",
+            "reserve")
+    if any(k not in plans.attrs for k in need):
+        raise ValueError(f"plans must be a table of parallel.enumerate_plans (attrs {need})")
+    done = np.isfinite(plans["memory_bytes"].to_numpy(dtype=float))
+    if practice == DEFAULT_PRACTICE or not done.any():
+        return plans
+    out = plans.copy()
+    out.attrs["memory_practice"] = practice.describe()
+    a, rows = out.attrs, out[done]
+    arr = plan_memory_arrays(
+        model, **{k: rows[k].to_numpy() for k in ("tp", "pp", "dp", "cp", "ep",
+                                                   "virtual_stages", "micro_batch_size",
+                                                   "n_microbatches", "zero_stage",
+                                                   "sequence_parallel", "fsdp_shard_size")},
+        recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
+        schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
+        pp_split=a["pp_split"], seq_len=a["seq_len"], recipe=a["recipe"],
+        flash_attention=a["flash_attention"], dropout=a["dropout"], practice=practice)
+    for p in PARTS:
+        out.loc[done, f"{p}_bytes"] = arr[p]
+    out.loc[done, "memory_bytes"] = arr["total"]
+    out.loc[done, "peak_stage"] = arr["stage"]
+    out.loc[done, "fits"] = np.asarray(fits(arr["total"], a["hbm_bytes"], a["reserve"]))
+    return out
 
 
 def _label_rows(df: pd.DataFrame, scaleup_domain: int, valid, codes,

@@ -28,8 +28,9 @@ from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK
 from ..core.units import SECONDS_PER_HOUR, as_array
 from .memory import memory_per_gpu
-from .options import StepOptions
-from .parallel import EmptyPlanTable, empty_reason, enumerate_plans, make_plan, plan_from_row
+from .options import StepOptions, stack_memory_practice
+from .parallel import (EmptyPlanTable, empty_reason, enumerate_plans, make_plan, plan_from_row,
+                       recount_memory)
 from .step import PARTS, TP_OVERLAP, check_step_inputs, step_arrays, step_time
 
 
@@ -205,7 +206,9 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
                   step_opts: StepOptions, enumerate_options: dict, within_scaleup_domain=True):
     """The plans ``rank_plans`` ranks: ``(plans, ok)``, every plan ``parallel.enumerate_plans``
     lists (with ``step_opts``'s recipe, dropout and FlashAttention, and a named stack's
-    schedules, ZeRO stages and recomputation modes, ``stacks.plan_options``) and those of them
+    schedules, ZeRO stages and recomputation modes, ``stacks.plan_options``; with a named
+    stack, memory counted as it stores it: ``parallel.recount_memory`` under
+    ``options.stack_memory_practice``) and those of them
     that fit in memory (and keep TP inside the scale-up domain when ``within_scaleup_domain``).
 
     With ``within_scaleup_domain`` and no ``tp`` among ``enumerate_options``, TP sizes above the
@@ -220,8 +223,12 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
     def enumerate_(opts):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", EmptyPlanTable)   # re-issued by rank_plans
-            return enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
-                                   flash_attention=o.flash_attention, dropout=dropout, **opts)
+            df = enumerate_plans(model, cluster, global_batch, seq_len, recipe=recipe,
+                                 flash_attention=o.flash_attention, dropout=dropout, **opts)
+        if stack is None:
+            return df
+        # memory as the stack stores it (its selective policy, ZeRO-3 unit, FP8 saved inputs)
+        return recount_memory(df, model, stack_memory_practice(o.stack, o.dtype))
 
     pruned_tp = within_scaleup_domain and "tp" not in enumerate_options
     opts = dict(enumerate_options)

@@ -23,7 +23,7 @@ from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, load_stack
 from . import memory
 from .gemm import GEMM_SHAPE, per_sm_rate_ratio, stand_in_shape
-from .options import StepOptions, stack_moe_host_s
+from .options import StepOptions, stack_memory_practice, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
 from .step import PARTS, PHYSICS_OPTIONS, STEP_OPTIONS, step_arrays, step_time
 
@@ -493,6 +493,24 @@ def error_summary(validation: pd.DataFrame) -> pd.DataFrame:
 
 
 
+def row_practice(c) -> memory.MemoryPractice:
+    """The memory practice of a validation row (``memory.MemoryPractice``): from its stack
+    (``data/stacks.csv``: ``selective_policy``, ``zero3_gather_unit``, ``fp8_saved_inputs``,
+    the latter only for a row whose ``dtype`` is fp8; a row without a stack keeps
+    ``memory.DEFAULT_PRACTICE``'s) and from the row's own columns
+    ``recompute_modules`` (Megatron-Core's names, ``|``-separated) and
+    ``activation_offload_layers`` (Megatron-Core ``cpu_offloading_num_layers``), as the run's
+    source configs set them (each row's ``notes`` / ``source``)."""
+    name = c["stack"] if isinstance(c["stack"], str) and c["stack"] else None
+    mods = c.get("recompute_modules")
+    mods = () if not isinstance(mods, str) or not mods else tuple(mods.split("|"))
+    off = c.get("activation_offload_layers")
+    off = 0 if off is None or pd.isna(off) or off == "" else int(off)
+    if name is None:
+        return memory.MemoryPractice(recompute_modules=mods, offload_layers=off)
+    return stack_memory_practice(load_stack(name), c["dtype"], mods, off)
+
+
 def published_plan_memory(sets=None) -> pd.DataFrame:
     """Does each validation row's published plan fit under the memory model? Per row of
     ``data/validation_mfu.csv`` in ``sets`` (default ``VALIDATION_SETS + NEWER_SETS``; the MPT
@@ -507,7 +525,12 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
     DataFrame indexed by ``run_id``: ``accelerator``, ``memory_bytes``, ``hbm_bytes``,
     ``share`` (of HBM), ``headroom_bytes`` (HBM − counted bytes: what the run left to the
     uncounted parts, an upper bound on them under this model), ``fits`` (policy),
-    ``fits_planning_reserve`` and ``plan``.
+    ``fits_planning_reserve``, ``plan``, ``practice`` (``MemoryPractice.describe``) and
+    ``memory_bytes_as_written`` / ``share_as_written``: the same plan under
+    ``memory.DEFAULT_PRACTICE`` (Korthikanti et al.'s count and ZeRO as written).
+
+    Each row is counted under its ``row_practice`` (its stack's selective policy, ZeRO-3
+    gather unit and FP8 saved inputs; the run's recomputed modules and offloaded layers).
     """
     sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
     cfg = validation_configs()
@@ -520,13 +543,17 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
         model = row_model(c, r, s)
         plan = row_plan(c, r, model, s)
         acc = load_accelerator(r["catalog_accelerator"])
-        m = memory.memory_per_gpu(model, plan, s, recipe=c["optimizer_recipe"],
-                                  flash_attention=bool(c["flash_attention"]),
-                                  dropout=bool(c["dropout"]))
+        kw = dict(recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
+                  dropout=bool(c["dropout"]))
+        practice = row_practice(c)
+        m = memory.memory_per_gpu(model, plan, s, practice=practice, **kw)
+        as_written = memory.memory_per_gpu(model, plan, s, **kw).total
         total, hbm = float(m.total), float(acc.hbm_bytes)
         rows.append({"run_id": c["run_id"], "accelerator": acc.name, "memory_bytes": total,
                      "hbm_bytes": hbm, "share": total / hbm, "headroom_bytes": hbm - total,
                      "fits": memory.fits(total, hbm, memory.PUBLISHED_PLAN_RESERVE),
                      "fits_planning_reserve": memory.fits(total, hbm, memory.DEFAULT_RESERVE),
-                     "plan": plan.describe()})
+                     "plan": plan.describe(), "practice": practice.describe(),
+                     "memory_bytes_as_written": float(as_written),
+                     "share_as_written": float(as_written) / hbm})
     return pd.DataFrame(rows).set_index("run_id")

@@ -718,6 +718,34 @@ for run, (pp, m, v) in {"GPT-OSS 120B, PP 1, GA 5": (1, 5, 1),
     print(f"{run}: {u:.1%} of the all-to-all passes have no partner (exposed)")
 
 # %% [markdown]
+# **Do the plans these runs published fit in memory, as their stacks store activations?**
+# Every plan above ran, so each fits its GPU. Counted as Korthikanti et al. 2022 (§4, Table 2) and
+# ZeRO write the bytes (the count notebook 03 and the plan search use), several do not: the count
+# misses what the stacks and the runs' configs do (`llmcost.memory.MemoryPractice`, set per row by
+# `step_validation.row_practice` from the stack's profile and the run's configs): Megatron-Core's
+# `recompute_modules` (DeepSeek-V3's `mla_up_proj`, the norms, the experts' activation), the FP8
+# casts Transformer Engine keeps of the linear layers' inputs instead of 16-bit tensors, CPU
+# activation offload (`cpu_offloading_num_layers`), torchtitan's op-level selective checkpointing
+# (every other matrix multiply's output kept) and DeepSpeed's per-module ZeRO-3 gathers. The table
+# lists the plans the textbook count turns away, their share of HBM before and after.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+from llmcost.training import step_validation
+
+pm = step_validation.published_plan_memory()   # every plan of notebook 04b's table
+moved = pm[pm["share_as_written"] > 1]
+display(Markdown(
+    f"Of {len(pm)} published plans, {len(moved)} exceed their HBM under the textbook count "
+    f"({moved['share_as_written'].min():.0%}–{moved['share_as_written'].max():.0%} of it); "
+    f"counted as practised, {int(pm['fits'].sum())} of {len(pm)} fit (the most loaded: "
+    f"{pm['share'].max():.0%}, {pm['share'].idxmax()})."))
+plots.table(moved[["accelerator", "share_as_written", "share", "practice"]].rename(columns={
+    "share_as_written": "share of HBM, textbook", "share": "share of HBM, as practised"}),
+    formats={"share of HBM, textbook": "{:.0%}", "share of HBM, as practised": "{:.0%}"},
+    index=True)
+
+# %% [markdown]
 # > **Takeaway.** Adding ranks at a fixed batch shrinks the compute that hides each kind of
 # > traffic and lengthens every collective's latency: FSDP's per-layer gathers run out of cover
 # > first, fixed-size messages reach a falling share of the links, and an expert-parallel group
