@@ -1302,12 +1302,14 @@ def _sig3(x: float) -> str:
 
 def format_value(value, unit: str = "") -> str:
     """A headline value as a reader wants it: $99.3M, 26.0M GPU-h, 3.80e25 FLOP, 580,964 GPU-h,
-    66.2 days."""
+    66.2 days; a value whose unit is ``"fraction"`` as a percentage (0.466 -> 46.6%)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{value} {unit}".strip() if value is not None else "—"
     v = float(value)
     if not math.isfinite(v):  # never "nan" or "inf" on a page
         return not_finite_text(v) if math.isnan(v) else f"{not_finite_text(v)} {unit}".strip()
+    if unit == "fraction":
+        return f"{v:.1%}"
     if unit == "FLOP":
         return f"{v:.2e} FLOP".replace("e+", "e")
     if unit == "B":

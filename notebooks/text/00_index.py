@@ -309,7 +309,7 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 #
 # **GPU-hours = C ÷ (dense peak × MFU) ÷ 3,600**, then ÷ goodput for the hours actually paid
 # (failures, checkpoint stalls and restarts, notebook 07). MFU is the number to argue about: the
-# bill uses the scenario's `mfu` everywhere. Notebook 04 shows the step-time model's *predicted*
+# bill uses the scenario's `mfu` everywhere. Notebook 04b shows the step-time model's *predicted*
 # MFU for the scenario's parallel plan beside it; the two differ because the prediction models
 # only compute, exposed communication and the pipeline bubble, and an assumed MFU absorbs
 # everything else (stragglers, data loading, kernels below their peak). To bill at the prediction,

@@ -943,13 +943,16 @@ plots.table(grid.drop(columns="idle_share"),
 
 # %%
 half = max(p["rl_rollout_tp"], (p["rl_gpus"] // 2) // p["rl_rollout_tp"] * p["rl_rollout_tp"])
+coloc = dict(rl_rollout_gpus=0, rl_async=False)  # each row sets every key it compares
 modes = rl.scenario_variants(p, {
-    "colocated, synchronous": {}, "colocated, partial rollouts": dict(rl_partial_rollouts=True),
-    f"separate ({half} rollout GPUs), synchronous": dict(rl_rollout_gpus=half),
-    f"separate ({half} rollout GPUs), asynchronous": dict(rl_rollout_gpus=half, rl_async=True)},
-    price)
+    "colocated, synchronous": dict(coloc, rl_partial_rollouts=False),
+    "colocated, partial rollouts": dict(coloc, rl_partial_rollouts=True),
+    f"separate ({half} rollout GPUs), synchronous": dict(
+        rl_rollout_gpus=half, rl_async=False, rl_partial_rollouts=False),
+    f"separate ({half} rollout GPUs), asynchronous": dict(
+        rl_rollout_gpus=half, rl_async=True, rl_partial_rollouts=False)}, price)
 plots.table(modes.drop(columns="generation_time_share"),
-            {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.0f}", "tail_share": "{:.1%}",
+            {"wall_s": "{:,.0f}", "usd_per_iteration": "${:,.2f}", "tail_share": "{:.1%}",
              "idle_share": "{:.1%}"})
 
 # %% [markdown]

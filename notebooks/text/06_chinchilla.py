@@ -781,7 +781,7 @@ publish_summary("06_chinchilla", rows + [
     summary_row("lifetime_cost_usd", "lifetime cost at the optimum", float(opt_usd.total_cost), "USD",
                 "training + serving"),
     summary_row("lifetime_saving_vs_chinchilla", "saving vs Chinchilla-optimal", float(opt_usd.saving_fraction),
-                "", "lifetime USD, same loss"),
+                "fraction", "of the lifetime USD, same loss"),
 ])
 
 # %% [markdown]

@@ -326,7 +326,7 @@ publish_summary("08_published_runs", [
                 f"of {int(summary.loc['whole-run GPU-hours, published plan', 'n'])} rows"),
     summary_row("whole_run_plan_median_abs_error", "median |error|, whole runs with a plan",
                 float(summary.loc["whole-run GPU-hours, published plan", "median_abs_error"]),
-                "", "GPU-hours basis"),
+                "fraction", "GPU-hours basis"),
     summary_row("scenario_claim_verdict", "this scenario as a claim", mine.verdict, "",
                 f"steady-state MFU {mine.steady_state[p['dtype']]:.1%} of the {p['dtype']} peak"),
 ])
