@@ -66,14 +66,16 @@ def test_small_lines_merge_with_the_percentiles_of_their_sum(ranged):
 
 
 def _sourced_spreads(price: float) -> dict:
-    """The illustrative spreads by hand from their sources: the price over the P25-P75 of the
-    current on-demand H100-SXM rows of data/prices.csv (numpy's linear quantiles), widened to
-    hold the scenario's price and peaked at it; the exploratory fraction over Cottier et al.
-    2024's 0.2-3.0 final runs, peaked at the sourced default 1.19 (data/ledger_defaults.csv)."""
+    """The illustrative spreads by hand from their sources: the price P × (1 ± r), r half the
+    P25-P75 of the current on-demand H100-SXM rows of data/prices.csv (numpy's linear
+    quantiles) over their median, peaked at the scenario's price P; the exploratory fraction
+    over Cottier et al. 2024's 0.2-3.0 final runs, peaked at the sourced default 1.19
+    (data/ledger_defaults.csv)."""
     from llmcost.core.catalog import list_prices
     rows = list_prices("H100-SXM", "on_demand", current_only=True)["price_usd_per_gpu_hour"]
     q25, q75 = np.quantile(rows.to_numpy(dtype=float), [0.25, 0.75])
-    return {"price_usd_per_gpu_hour": (min(q25, price), price, max(q75, price)),
+    r = (q75 - q25) / (2 * np.median(rows.to_numpy(dtype=float)))
+    return {"price_usd_per_gpu_hour": (price * (1 - r), price, price * (1 + r)),
             "ledger_exploratory_fraction": (0.2, 1.19, 3.0)}
 
 

@@ -1580,11 +1580,14 @@ def illustrative_ranges(bill: Ledger) -> dict:
       the band ``mfu: predict`` carries, as a triangular range peaked at the prediction:
       ``montecarlo.predicted_mfu_range``), cut at 1,
       peaked at the bill's MFU so that the point stays the bill's;
-    * ``price_usd_per_gpu_hour``: triangular over the interquartile spread (P25-P75, numpy's
-      linear quantiles) of the current catalogue prices for the accelerator and pricing mode
-      (``data/prices.csv``), widened to hold the bill's price and peaked at it (rented pricing
-      with at least two catalogue rows only). Not cheapest to dearest: one outlying provider
-      would then set the page's conclusion;
+    * ``price_usd_per_gpu_hour``: triangular, peaked at the bill's price P, over
+      P × (1 ± r), r = (P75 − P25) ÷ (2 × median) of the current catalogue prices for the
+      accelerator and pricing mode (``data/prices.csv``, numpy's linear quantiles; rented
+      pricing with at least two catalogue rows only): the market's relative spread around the
+      scenario's own price, symmetric so that a price the scenario gives stays in the middle of
+      its range (the market's P25-P75 itself would put a cheap provider's price at the range's
+      floor). Not cheapest to dearest: one outlying provider would then set the page's
+      conclusion;
     * ``ledger_exploratory_fraction``: triangular over Cottier et al. 2024's 90% interval,
       0.2-3.0 (``data/ledger_defaults.csv`` low/high), mode the bill's fraction (only when the
       bill prices exploration as a fraction). The interval's ends are taken as the triangle's
@@ -1613,15 +1616,17 @@ def illustrative_ranges(bill: Ledger) -> dict:
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = list_prices(f["accelerator"], f["pricing"], current_only=True)
         if len(rows) >= 2:
-            q25, q75 = (float(v) for v in rows["price_usd_per_gpu_hour"].quantile([0.25, 0.75]))
-            lo, hi = min(q25, price), max(q75, price)
+            usd = rows["price_usd_per_gpu_hour"].astype(float)
+            q25, q75 = (float(v) for v in usd.quantile([0.25, 0.75]))
+            med = float(usd.median())
+            r = (q75 - q25) / (2.0 * med)  # half the IQR, relative to the median
             out["price_usd_per_gpu_hour"] = (
-                Range("triangular", low=lo, mode=price, high=hi),
-                f"interquartile spread (P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current "
-                f"{f['pricing']} prices for {f['accelerator']} in data/prices.csv (cheapest "
-                f"${float(rows['price_usd_per_gpu_hour'].min()):.2f}, dearest "
-                f"${float(rows['price_usd_per_gpu_hour'].max()):.2f} left out), widened to "
-                f"hold and peaked at the bill's ${price:.2f}")
+                Range("triangular", low=price * (1.0 - r), mode=price, high=price * (1.0 + r)),
+                f"±{r:.0%} around the bill's ${price:.2f}: half the interquartile spread "
+                f"(P25-P75, ${q25:.2f}-${q75:.2f}) of {len(rows)} current {f['pricing']} prices "
+                f"for {f['accelerator']} in data/prices.csv, relative to their median "
+                f"${med:.2f} (cheapest ${float(usd.min()):.2f}, dearest ${float(usd.max()):.2f} "
+                "left out)")
     if bill.line("compute.exploratory").how.startswith("development compute") and \
             not p.get("ledger_exploratory_runs"):
         row = default_rows()["exploratory_fraction"]
