@@ -370,9 +370,17 @@ def row_fp8_recipe(c: pd.Series) -> str:
     return FP8_RECIPE_OF_SET.get(str(c["set"]), "current")
 
 
+#: Validation sets whose runs exchanged K and V for context parallelism by one all-gather before
+#: the attention (``StepOptions.cp_overlap=False``) whatever their stack profile: Llama 3's
+#: (arXiv:2407.21783 §3.3.2: "we first all-gather the key (K) and value (V) tensors, and then
+#: compute attention output for the local query (Q) tensor chunk"; its rows are priced on the
+#: default Megatron-Core profile, whose CP is Transformer Engine's overlapped ring).
+CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
+
+
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype; the benchmark's gate and its pipeline schedules per optimizer step (GA),
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``); the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
     empty."""
     dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
@@ -386,7 +394,8 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         pp_overlap=bool(c["comm_pp_overlap"]), dp_overlap=bool(c["comm_dp_overlap"]),
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c))
+        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
+        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto")
 
 
 def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float):
