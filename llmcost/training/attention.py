@@ -113,8 +113,10 @@ TE_ATTENTION_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025", "me
 CP_P2P_STACKS = TE_ATTENTION_STACKS
 
 #: Accelerator catalogue name -> the benchmarked device of its generation (same SMs and clocks:
-#: H800 and H200 share the H100 SXM's compute).
-ATTENTION_FAMILY = {"H100-SXM": "H100-SXM", "H800": "H100-SXM", "H200": "H100-SXM"}
+#: H800 and H200 share the H100 SXM's compute; the power-capped H100-96GB-500W runs the curve's
+#: fractions of its own, lower, peak).
+ATTENTION_FAMILY = {"H100-SXM": "H100-SXM", "H800": "H100-SXM", "H200": "H100-SXM",
+                    "H100-96GB-500W": "H100-SXM"}
 
 #: Head dimensions with measured series.
 HEAD_DIMS = (64, 128)
