@@ -58,3 +58,17 @@ def test_published_throughput_is_nearer_on_the_device_they_ran_on():
         e = v.loc[run, "error"]
         assert v.loc[run, "accelerator"] == NAME
         assert 0.0 < e < 0.25, (run, e)
+
+
+def test_pricing_on_another_device():
+    from llmcost.training import step_validation
+    ids = ["torchtitan-h100-8b-8gpu-1-fsdp-compile", "torchtitan-h100-70b-256gpu-4-2d"]
+    sxm = step_validation.mfu_validation_on("H100-SXM", ids).set_index("run_id")
+    own = accuracy.validation_table().set_index("run_id").loc[ids]
+    # the same published tokens/s on two peaks: reported MFU scales by the peaks' ratio
+    assert (own["reported_mfu"] / sxm["reported_mfu"]).to_numpy() == pytest.approx(
+        989.4 / 912.45, rel=1e-3)
+    # a compute-bound step on the capped device is slower by at least its peak ratio
+    assert (sxm["error"] - own["error"] > 0.08).all()
+    with pytest.raises(ValueError, match="not validation rows"):
+        step_validation.mfu_validation_on("H100-SXM", ["no-such-run"])

@@ -312,6 +312,33 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                                          moe_host) for _, c in cfg.iterrows()])
 
 
+def mfu_validation_on(accelerator: str, run_ids) -> pd.DataFrame:
+    """The rows ``run_ids`` of ``mfu_validation`` priced on another catalogue ``accelerator``
+    (a what-if: which device a run is priced on; e.g. torchtitan's 2024-12 rows, run on
+    power-capped 96 GB H100s, ``H100-96GB-500W``, priced on the 700 W ``H100-SXM``). Both MFUs
+    are on the new device's dense BF16 peak, so ``error`` is the ratio of predicted to published
+    tokens/s, whatever the device. Columns as ``mfu_validation``'s.
+
+    Raises
+    ------
+    ValueError
+        An accelerator not in the catalogue, or a run id that is not a validation row.
+    """
+    load_accelerator(accelerator)
+    ids = list(run_ids)
+    cfg = validation_configs().set_index("run_id", drop=False)
+    missing = sorted(set(ids) - set(cfg.index))
+    if missing:
+        raise ValueError(f"run_ids {missing} are not validation rows (data/validation_mfu.csv)")
+    runs = load_published_runs().set_index("run_id")
+    rows = []
+    for rid in ids:
+        r = runs.loc[rid].copy()
+        r["catalog_accelerator"] = accelerator
+        rows.append(_validation_row(cfg.loc[rid], r, {}, None))
+    return pd.DataFrame(rows)
+
+
 def _check_physics(options: dict) -> dict:
     """Check the names of ``step.PHYSICS_OPTIONS`` passed to ``mfu_validation``."""
     bad = sorted(set(options) - set(PHYSICS_OPTIONS))
