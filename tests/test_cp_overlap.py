@@ -83,3 +83,23 @@ def test_llama3_rows_keep_the_all_gather(tables):
 def test_overlap_passes_the_rule():
     _, verdict = accuracy.cp_overlap_comparison()
     assert verdict["passes"], verdict
+
+
+def test_ring_merges_are_priced_by_hand():
+    # Llama 2 7B (32 layers, 32 heads of 128), 8,192 tokens, CP 2, one micro-batch: each rank
+    # holds x = 4,096 tokens and merges one ring step's output forward (10 B per element) and
+    # backward (4 B): 32 · 14 · 1 · 4,096 · 32 · 128 bytes at the sustained HBM rate
+    # (3.35 TB/s × hbm_fraction 0.90 × KERNEL_EFFICIENCY); the all-gather merges nothing
+    import llmcost
+    from llmcost import parallel
+    from llmcost.core.hardware import Cluster
+    from llmcost.training.options import KERNEL_EFFICIENCY
+    spec = llmcost.load_model("llama-2-7b")
+    h100 = llmcost.load_accelerator("H100-SXM")
+    plan = parallel.make_plan(spec, 16, 8, tp=1, pp=1, cp=2, micro_batch_size=1, seq_len=8192,
+                              zero_stage=1)
+    ring = step.step_time(spec, Cluster(h100, 16), plan, 8192, cp_overlap=True)
+    gather = step.step_time(spec, Cluster(h100, 16), plan, 8192, cp_overlap=False)
+    merges = 32 * (10 + 4) * 1 * 4096 * 32 * 128 / (3.35e12 * 0.90 * KERNEL_EFFICIENCY)
+    assert ring.memory_bound_s - gather.memory_bound_s == pytest.approx(merges, rel=1e-9)
+    assert ring.cp_comm_s < gather.cp_comm_s

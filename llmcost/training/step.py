@@ -324,7 +324,8 @@ class KernelRates:
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
     casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
     per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
-    ``elementwise.FP8_NATIVE_COLUMNWISE``)."""
+    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``cp_ring`` whether context parallelism runs as a
+    ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``)."""
 
     peak: float
     peak16: float
@@ -337,6 +338,7 @@ class KernelRates:
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
     fp8_transpose: bool = True
+    cp_ring: bool = False
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -450,7 +452,9 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
     curve (``rates.attention``, ``StepOptions.attention_curve``) at its forward and backward
     fractions for the rank's sequence length ``s / cp`` and head dimension ``d_qk``
     (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
-    steps' output merges (``attention.ring_merge_bytes``). Without FlashAttention (Megatron-LM
+    steps' output merges (``attention.ring_merge_bytes``), as does the flat rate when the CP is a
+    ring (``rates.cp_ring``; an all-gather computes the local queries' attention in one pass,
+    no merge). Without FlashAttention (Megatron-LM
     2021–22) the two batched GEMMs QKᵀ and AV per head and sequence over all s keys at the
     roofline, backward 2 × forward."""
     s, x, tp, cp, mbs = g.s, g.x, g.tp, g.cp, g.mbs
@@ -468,6 +472,8 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
         else:
             t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
             t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
+            if rates.cp_ring:                   # the ring's per-step output merges
+                ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
     else:
         keys = s
         seqs = mbs * heads
@@ -967,7 +973,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
-                                   fp8_transpose=o.fp8_transpose),
+                                   fp8_transpose=o.fp8_transpose, cp_ring=o.cp_overlap),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
