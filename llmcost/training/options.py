@@ -140,8 +140,9 @@ class StepOptions:
         the others on (``accuracy.mechanism_comparison``, printed by
         ``benchmarks/validate_mfu.py``; a test holds the defaults to that verdict):
         ``gemm_shape`` and ``fp8_as_run`` are on, ``attention_curve`` is off (the cuDNN curve
-        of the Transformer Engine stacks makes the FSDP MoE rows and the Llama 3 128K row more
-        optimistic beyond their noise).
+        of the Transformer Engine stacks makes the FSDP MoE rows, the Llama 3 128K row and,
+        with the CP ring overlapped (``cp_overlap``), the Megatron-Core FP8 rows more
+        optimistic beyond their noise; on the PyTorch stacks its FlashAttention-2 curve helps).
     cp_overlap : bool or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
