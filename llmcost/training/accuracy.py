@@ -77,8 +77,8 @@ LARGE_MODEL_PARAMS = 10e9
 SIZE_FACTOR = 4.0
 #: The GPU generation of each accelerator of the catalogue that has validation rows or may.
 GPU_GENERATIONS = {"A100-40GB": "Ampere", "A100-80GB": "Ampere", "H100-SXM": "Hopper",
-                   "H800": "Hopper", "H200": "Hopper", "H100-96GB-500W": "Hopper", "B200": "Blackwell",
-                   "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
+                   "H800": "Hopper", "H200": "Hopper", "H100-96GB-500W": "Hopper",
+                   "B200": "Blackwell", "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
 #: Published MFU claims that are not validation rows (no full configuration), by generation:
 #: (generation, smallest and largest model in parameters, MFU on the BF16 basis, source).
 MFU_CLAIMS = (

@@ -407,7 +407,8 @@ CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``); the benchmark's gate and its pipeline schedules per optimizer step (GA),
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``);
+    the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
     empty."""
     dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
