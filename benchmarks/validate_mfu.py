@@ -171,8 +171,9 @@ def cp_and_device_report():
     """Item 14: the context-parallel ring overlap (``accuracy.cp_overlap_comparison``: every
     row's K/V exchange exposed against each row's own) regime by regime, with the default-on
     rule's verdict; then torchtitan's 2024-12 H100 rows on the 700 W H100-SXM against the
-    power-capped 96 GB device they ran on (``step_validation.mfu_validation_on``); then the
-    issue's buckets. Both mechanisms were added after the held-out rows' errors were seen."""
+    power-capped 96 GB device they ran on (``step_validation.mfu_validation_on``); llm-foundry's
+    2023-10 rows with the Triton FlashAttention they ran against FlashAttention-2; then the
+    issue's buckets. All three were added after the held-out rows' errors were seen."""
     per_regime, verdict = accuracy.cp_overlap_comparison()
     print("14. Context parallelism's K/V exchange: exposed (one all-gather, Llama 3 §3.3.2) vs "
           "each row's own (Transformer Engine's overlapped ring on Megatron-Core / NeMo stacks), "
@@ -194,6 +195,18 @@ def cp_and_device_report():
     for run in tt:
         print(f"   {run:48s} {v.loc[run, 'split']:11s} {sxm.loc[run, 'error']:+7.1%} -> "
               f"{v.loc[run, 'error']:+7.1%}")
+    fd = [r for r in v.index
+          if r.startswith("foundry-") and v.loc[r, "stack"] == "llm-foundry-2023"]
+    fa2 = step_validation.mfu_validation_on(None, fd, stack="pytorch-fsdp2-2024")
+    fa2 = fa2.set_index("run_id")
+    print("   llm-foundry's 2023-10 rows (Triton FlashAttention, llm-foundry-2023) against the "
+          "same rows priced with FlashAttention-2 (pytorch-fsdp2-2024), held-out mean |error| "
+          "per regime:")
+    g = v.loc[fd][v.loc[fd, "split"] == "held-out"]
+    for regime, rows in g.groupby("regime"):
+        print(f"   {regime:56s} n {len(rows):2d}  FlashAttention-2 "
+              f"{fa2.loc[rows.index, 'error'].abs().mean():6.1%} -> Triton "
+              f"{rows['error'].abs().mean():6.1%}")
     held = v[v["split"] == "held-out"]
     for name, f in BUCKETS.items():
         g = held.index[f(held).to_numpy()]

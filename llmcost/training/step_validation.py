@@ -312,19 +312,24 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                                          moe_host) for _, c in cfg.iterrows()])
 
 
-def mfu_validation_on(accelerator: str, run_ids) -> pd.DataFrame:
+def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None) -> pd.DataFrame:
     """The rows ``run_ids`` of ``mfu_validation`` priced on another catalogue ``accelerator``
-    (a what-if: which device a run is priced on; e.g. torchtitan's 2024-12 rows, run on
-    power-capped 96 GB H100s, ``H100-96GB-500W``, priced on the 700 W ``H100-SXM``). Both MFUs
-    are on the new device's dense BF16 peak, so ``error`` is the ratio of predicted to published
-    tokens/s, whatever the device. Columns as ``mfu_validation``'s.
+    and / or software ``stack`` (None: the row's own). A what-if: which device or stack a run
+    is priced on; e.g. torchtitan's 2024-12 rows, run on power-capped 96 GB H100s
+    (``H100-96GB-500W``), priced on the 700 W ``H100-SXM``, or llm-foundry's 2023-10 rows (Triton
+    FlashAttention, ``llm-foundry-2023``) priced with FlashAttention-2 (``pytorch-fsdp2-2024``).
+    Both MFUs are on the device's dense BF16 peak, so ``error`` is the ratio of predicted to
+    published tokens/s, whatever the device. Columns as ``mfu_validation``'s.
 
     Raises
     ------
     ValueError
-        An accelerator not in the catalogue, or a run id that is not a validation row.
+        An accelerator or stack not in the catalogue, or a run id that is not a validation row.
     """
-    load_accelerator(accelerator)
+    if accelerator is not None:
+        load_accelerator(accelerator)
+    if stack is not None:
+        load_stack(stack)
     ids = list(run_ids)
     cfg = validation_configs().set_index("run_id", drop=False)
     missing = sorted(set(ids) - set(cfg.index))
@@ -333,9 +338,12 @@ def mfu_validation_on(accelerator: str, run_ids) -> pd.DataFrame:
     runs = load_published_runs().set_index("run_id")
     rows = []
     for rid in ids:
-        r = runs.loc[rid].copy()
-        r["catalog_accelerator"] = accelerator
-        rows.append(_validation_row(cfg.loc[rid], r, {}, None))
+        r, c = runs.loc[rid].copy(), cfg.loc[rid].copy()
+        if accelerator is not None:
+            r["catalog_accelerator"] = accelerator
+        if stack is not None:
+            c["stack"] = stack
+        rows.append(_validation_row(c, r, {}, None))
     return pd.DataFrame(rows)
 
 
