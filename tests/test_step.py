@@ -201,7 +201,9 @@ def test_llama3_table4_out_of_sample(n, cp, seq, seqs, reported, pinned):
     plan = parallel.make_plan(spec, n, seqs, tp=8, pp=16, cp=cp, zero_stage=2, seq_len=seq,
                               schedule="interleaved", virtual_stages=8,
                               pp_split="embedding_and_loss")
-    mfu = step.step_time(spec, Cluster(H100, n), plan, seq).mfu
+    # Llama 3's CP all-gathers K and V before the attention (§3.3.2): exposed, not the
+    # overlapped ring of the default (Megatron-Core) stack
+    mfu = step.step_time(spec, Cluster(H100, n), plan, seq, cp_overlap=False).mfu
     assert abs(mfu / reported - 1) <= abs(pinned / reported - 1) + 0.005
 
 

@@ -19,6 +19,12 @@ Re-recorded on branch issue29 again (the multi-token-prediction modules' memory 
 stage, ``memory.mtp_stage_params``): only DeepSeek-V3's memory grid moves (its MTP module, up
 to +21% on one-stage plans); every step, ranking and validation pin unchanged.
 
+Re-recorded on branch issue28 (context parallelism's K/V ring overlapped with the attention core
+on the Transformer Engine stacks, the default among them, and its per-step output merges priced,
+``step.cp_exposure``): only the grids and the step with CP > 1 move (the CP grids' ``cp_comm_s``
+falls, ``memory_bound_s`` gains the merges; the Llama 3 405B 128K step on the default stack from
+14.27 s to 14.01 s, its ``cp_comm_s`` 0.511 -> 0.097 s); dense CP-1 and MoE outputs unchanged.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

@@ -35,7 +35,8 @@ DEFAULT_STACK = "megatron-core-2024"
 #: Hardware generations, by catalogue accelerator (FlashAttention fractions and error-band
 #: regimes are per generation).
 GENERATIONS = {"A100-40GB": "A100 (Ampere)", "A100-80GB": "A100 (Ampere)",
-               "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)"}
+               "H100-SXM": "H100 (Hopper)", "H800": "H100 (Hopper)", "H200": "H100 (Hopper)",
+               "H100-96GB-500W": "H100 (Hopper)"}
 FLASH_VERSIONS = ("none", "1", "2", "3")
 TP_OVERLAP_MODES = ("none", "backward", "all")
 #: Expert-parallel all-to-all overlap: ``"none"`` (exposed), ``"dualpipe"`` (DeepSeek-V3's

@@ -77,8 +77,8 @@ LARGE_MODEL_PARAMS = 10e9
 SIZE_FACTOR = 4.0
 #: The GPU generation of each accelerator of the catalogue that has validation rows or may.
 GPU_GENERATIONS = {"A100-40GB": "Ampere", "A100-80GB": "Ampere", "H100-SXM": "Hopper",
-                   "H800": "Hopper", "H200": "Hopper", "B200": "Blackwell",
-                   "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
+                   "H800": "Hopper", "H200": "Hopper", "H100-96GB-500W": "Hopper",
+                   "B200": "Blackwell", "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
 #: Published MFU claims that are not validation rows (no full configuration), by generation:
 #: (generation, smallest and largest model in parameters, MFU on the BF16 basis, source).
 MFU_CLAIMS = (
@@ -119,15 +119,19 @@ def regime_label(regime: dict) -> str:
 @lru_cache(maxsize=8)
 @disk_cached
 def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = None,
-                     attention_curve: bool | None = None) -> pd.DataFrame:
+                     attention_curve: bool | None = None,
+                     cp_overlap: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
     ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16 and prices the FP8
     casts (``StepOptions.fp8_as_run``), ``attention_curve=True`` prices the attention core by
-    the kernel curve of each row's stack (``StepOptions.attention_curve``); None (the default)
-    takes ``StepOptions()``'s value, the setting the bands use. A setting other
+    the kernel curve of each row's stack (``StepOptions.attention_curve``),
+    ``cp_overlap=False`` prices every row's context-parallel K/V exchange exposed
+    (``StepOptions.cp_overlap``; True or None: each row's own, the stack's ring overlap or the
+    run's all-gather); None (the default) takes ``StepOptions()``'s value, the setting the bands
+    use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
     and the kernel mechanisms explain the same rows, so they are fitted together, on the
@@ -139,9 +143,14 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     for name, val in flags:
         if not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
+    if cp_overlap is not None and not isinstance(cp_overlap, (bool, np.bool_)):
+        raise ValueError(f"cp_overlap={cp_overlap!r} must be True, False or None")
     physics = dict(flags)
     sv = step_validation
     refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
+    if cp_overlap is False:
+        physics["cp_overlap"] = False
+        refit = True
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
                           physics=physics or None, moe_host=moe_host)
@@ -735,6 +744,40 @@ def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
                        and a100_max <= A100_MEGATRON_GOAL[1] + 1e-9),
             "default_on": any(flags) and all(bool(getattr(shipped, k)) for k, v in zip(
                 _MECHANISM_FLAGS, flags) if v)}
+
+
+def cp_overlap_comparison() -> tuple:
+    """The context-parallel ring overlap (``StepOptions.cp_overlap``, ``step.cp_exposure``)
+    judged by ``mechanism_comparison``'s rule, on the shipped kernel mechanisms: every row
+    priced with the K/V exchange exposed (``validation_table(cp_overlap=False)``, the MoE
+    host-cost constants re-fitted under it) against the rows' own (the stack's ring overlap,
+    or the run's all-gather).
+
+    Returns
+    -------
+    (per_regime, verdict): ``per_regime`` indexed by regime with ``n``, ``noise``
+    (``regime_noise`` of the exposed table), ``off`` and ``on`` (held-out mean |error|);
+    ``verdict`` a dict: ``better``, ``worse`` (beyond noise), ``worse_regimes``, ``all_mean``
+    (``off``, ``on``), ``a100_megatron_mean`` / ``_max`` (``on``) and ``passes``.
+    """
+    off, on = validation_table(cp_overlap=False), validation_table()
+    r_off, r_on = regime_table(off), regime_table(on)
+    noise = regime_noise(off)
+    per_regime = pd.DataFrame({"n": r_off["n"], "noise": noise, "off": r_off["mean_abs_error"],
+                               "on": r_on["mean_abs_error"]})
+    delta = per_regime["on"] - per_regime["off"]
+    worse = per_regime.index[delta > per_regime["noise"]]
+    held_off, held_on = (t[t["split"] == "held-out"] for t in (off, on))
+    a100 = held_on[(held_on["gpu_generation"] == "Ampere")
+                   & (held_on["sharding"] == "Megatron 3D")]["error"].abs()
+    means = (float(held_off["error"].abs().mean()), float(held_on["error"].abs().mean()))
+    verdict = {"better": int((delta < -REGIME_CHANGE_TOLERANCE).sum()), "worse": len(worse),
+               "worse_regimes": list(worse), "all_mean": means,
+               "a100_megatron_mean": float(a100.mean()), "a100_megatron_max": float(a100.max()),
+               "passes": (len(worse) == 0 and means[1] < means[0]
+                          and float(a100.mean()) <= A100_MEGATRON_GOAL[0]
+                          and float(a100.max()) <= A100_MEGATRON_GOAL[1] + 1e-9)}
+    return per_regime, verdict
 
 
 #: The held-out A100 Megatron rows' goal (mean, max |error|), which a mechanism must keep.

@@ -103,9 +103,23 @@ KERNEL_OF_FLASH_VERSION = {"2": "fa2", "3": "fa3"}
 TE_ATTENTION_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025", "megatron-core-2026",
                                  "nemo-automodel-2025"})
 
+#: Stacks whose context parallelism is Transformer Engine's ring, ``AttnFuncWithCPAndKVP2P``
+#: (NVIDIA/TransformerEngine ``transformer_engine/pytorch/attention/dot_product_attention/
+#: context_parallel.py``: "Exchange KV between CP ranks with P2P in ring topology. Split attention
+#: compute into multiple steps, and overlap current-step compute with next-step communication"),
+#: the CP of Transformer Engine's ``DotProductAttention`` (``TE_ATTENTION_STACKS``; Megatron-Core's
+#: ``cp_comm_type`` default, "p2p"). The other stacks' CP is priced as one all-gather of K and V
+#: before the attention, exposed (Llama 3, arXiv:2407.21783 §3.3.2; ``step.cp_exposure``).
+#: Added after the held-out NeMo long-sequence rows (Megatron-Core, CP 2 to 32) were seen 10-33 %
+#: pessimistic with the exchange exposed; no constant is fitted (the overlap is the stack's
+#: documented behaviour, priced with ``comm.OVERLAP_SLOWDOWN``, measured elsewhere).
+CP_P2P_STACKS = TE_ATTENTION_STACKS
+
 #: Accelerator catalogue name -> the benchmarked device of its generation (same SMs and clocks:
-#: H800 and H200 share the H100 SXM's compute).
-ATTENTION_FAMILY = {"H100-SXM": "H100-SXM", "H800": "H100-SXM", "H200": "H100-SXM"}
+#: H800 and H200 share the H100 SXM's compute; the power-capped H100-96GB-500W runs the curve's
+#: fractions of its own, lower, peak).
+ATTENTION_FAMILY = {"H100-SXM": "H100-SXM", "H800": "H100-SXM", "H200": "H100-SXM",
+                    "H100-96GB-500W": "H100-SXM"}
 
 #: Head dimensions with measured series.
 HEAD_DIMS = (64, 128)

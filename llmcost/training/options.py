@@ -153,8 +153,16 @@ class StepOptions:
         the others on (``accuracy.mechanism_comparison``, printed by
         ``benchmarks/validate_mfu.py``; a test holds the defaults to that verdict):
         ``gemm_shape`` and ``fp8_as_run`` are on, ``attention_curve`` is off (the cuDNN curve
-        of the Transformer Engine stacks makes the FSDP MoE rows and the Llama 3 128K row more
-        optimistic beyond their noise).
+        of the Transformer Engine stacks makes the FSDP MoE rows, the Llama 3 128K row and,
+        with the CP ring overlapped (``cp_overlap``), the Megatron-Core FP8 rows more
+        optimistic beyond their noise; on the PyTorch stacks its FlashAttention-2 curve helps).
+    cp_overlap : bool or "auto"
+        Whether the context-parallel K/V exchange overlaps the attention core
+        (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
+        while the current one is computed (Transformer Engine's ``AttnFuncWithCPAndKVP2P``, the
+        context parallelism of Megatron-Core and NeMo), or one all-gather before the attention,
+        exposed (Llama 3, arXiv:2407.21783 §3.3.2). ``"auto"``: overlapped on the stacks of
+        ``attention.CP_P2P_STACKS``, exposed elsewhere.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -196,6 +204,7 @@ class StepOptions:
     fp8_as_run: bool = True
     fp8_recipe: str = "current"
     attention_curve: object = False
+    cp_overlap: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -237,6 +246,11 @@ class StepOptions:
             raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
+        if not (isinstance(self.cp_overlap, (bool, np.bool_)) or _is_choice(self.cp_overlap,
+                                                                            ("auto",))):
+            raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False or 'auto' "
+                             "(whether the context-parallel K/V ring overlaps the attention "
+                             "core, llmcost.training.step.cp_exposure)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -345,6 +359,9 @@ class StepOptions:
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
             gemm_shape=shape, edge_dtype=edge_dtype, edge_gemm_shape=edge_shape,
             attention_kernel=attn,
+            cp_overlap=(st.name in attention.CP_P2P_STACKS if _is_choice(self.cp_overlap,
+                                                                         ("auto",))
+                        else bool(self.cp_overlap)),
             fp8_casts=self.fp8_recipe if (self.fp8_as_run and self.dtype == "fp8") else None,
             fp8_weight_cache=st.name in elementwise.FP8_WEIGHT_CACHE_STACKS,
             fp8_transpose=str(accelerator) not in elementwise.FP8_NATIVE_COLUMNWISE,
@@ -372,7 +389,9 @@ class ResolvedOptions:
     sustained ones (× kernel efficiency; kernels use them); ``gemm_shape`` the GEMMs' shape term
     (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
     router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
-    (``attention_curve``; None: the flat ``attention_fraction``); ``fp8_casts`` the FP8 recipe
+    (``attention_curve``; None: the flat ``attention_fraction``); ``cp_overlap`` whether the
+    context-parallel K/V ring overlaps the attention core (``StepOptions.cp_overlap``);
+    ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
     FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
     whether a per-tensor cast writes a transposed copy (``elementwise.FP8_NATIVE_COLUMNWISE``);
@@ -395,6 +414,7 @@ class ResolvedOptions:
     edge_dtype: str
     edge_gemm_shape: gemm.GemmShape | None
     attention_kernel: attention.KernelCurve | None
+    cp_overlap: bool
     fp8_casts: str | None
     fp8_weight_cache: bool
     fp8_transpose: bool

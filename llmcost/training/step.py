@@ -49,7 +49,9 @@ layer runs on one GPU is summed:
     against the weight- and input-gradient GEMMs), while sequence parallelism's 2 synchronous
     backward all-gathers stay exposed; ``"all"`` also overlaps the forward (as Transformer
     Engine's userbuffers); ``"none"``: all exposed.
-  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed. EP: all-to-all, exposed, or with
+  - CP: all-gather of K and V (Llama 3 §3.3.2), exposed; or, on a stack running Transformer
+    Engine's ring (``StepOptions.cp_overlap``), each ring step's transfer hidden behind the
+    previous step's attention compute (``cp_exposure``). EP: all-to-all, exposed, or with
     ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
     price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
     scale by the routing factor (capacity factor or dropless imbalance,
@@ -322,7 +324,8 @@ class KernelRates:
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
     casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
     per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
-    ``elementwise.FP8_NATIVE_COLUMNWISE``)."""
+    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``cp_ring`` whether context parallelism runs as a
+    ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``)."""
 
     peak: float
     peak16: float
@@ -335,6 +338,7 @@ class KernelRates:
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
     fp8_transpose: bool = True
+    cp_ring: bool = False
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -448,7 +452,9 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
     curve (``rates.attention``, ``StepOptions.attention_curve``) at its forward and backward
     fractions for the rank's sequence length ``s / cp`` and head dimension ``d_qk``
     (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
-    steps' output merges (``attention.ring_merge_bytes``). Without FlashAttention (Megatron-LM
+    steps' output merges (``attention.ring_merge_bytes``), as does the flat rate when the CP is a
+    ring (``rates.cp_ring``; an all-gather computes the local queries' attention in one pass,
+    no merge). Without FlashAttention (Megatron-LM
     2021–22) the two batched GEMMs QKᵀ and AV per head and sequence over all s keys at the
     roofline, backward 2 × forward."""
     s, x, tp, cp, mbs = g.s, g.x, g.tp, g.cp, g.mbs
@@ -466,6 +472,8 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
         else:
             t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
             t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
+            if rates.cp_ring:                   # the ring's per-step output merges
+                ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
     else:
         keys = s
         seqs = mbs * heads
@@ -519,6 +527,37 @@ def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="
     else:
         e_b = t_bwd
     return e_f, e_b
+
+
+def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
+    """Exposed context-parallel K/V exchange of one layer and micro-batch: (forward, backward).
+
+    ``cp_fwd_s`` / ``cp_bwd_s`` are the layer's CP communication times (``comm.step_comm_arrays``:
+    K and V forward; K, V and their gradients backward), ``core_fwd_s`` / ``core_bwd_s`` its
+    attention-core times on the rank, ``cp`` the CP degree.
+
+    * ``overlap=False``: all exposed (Llama 3, arXiv:2407.21783 §3.3.2: K and V are all-gathered,
+      then the attention of the local queries is computed).
+    * ``overlap=True``: a ring of ``cp − 1`` point-to-point steps (Liu et al. 2023, Ring
+      Attention, arXiv:2310.01889 §3; Transformer Engine's ``AttnFuncWithCPAndKVP2P``, which
+      "overlap[s] current-step compute with next-step communication"): the attention core runs
+      in ``cp`` equal steps (load-balanced causal chunks), step i's compute ``a / cp`` hides the
+      transfer of the next block ``c / (cp − 1)``, the last step has no transfer. With
+      ``comm.overlap_cost`` (the part that does not fit, plus the measured contention
+      ``comm.OVERLAP_SLOWDOWN`` of the part that does)::
+
+          e = (cp − 1) · overlap_cost(c / (cp − 1), a / cp)
+
+      forward with ``(c, a) = (cp_fwd_s, core_fwd_s)``, backward with the backward pair; 0 at
+      ``cp = 1``. With a = 0 it is ``c``, the exposed case.
+    """
+    cp = np.asarray(cp, dtype=float)
+    if not overlap:
+        return cp_fwd_s, cp_bwd_s
+    steps = np.maximum(cp - 1.0, 1.0)
+    e_f = steps * comm.overlap_cost_unchecked(cp_fwd_s / steps, core_fwd_s / cp)
+    e_b = steps * comm.overlap_cost_unchecked(cp_bwd_s / steps, core_bwd_s / cp)
+    return np.where(cp > 1, e_f, cp_fwd_s), np.where(cp > 1, e_b, cp_bwd_s)
 
 
 #: DualPipe's price for hiding the all-to-all: DeepSeek-V3 (arXiv:2412.19437 §3.2.2) gives 20
@@ -934,13 +973,13 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
-                                   fp8_transpose=o.fp8_transpose),
+                                   fp8_transpose=o.fp8_transpose, cp_ring=o.cp_overlap),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
                                dp=dpf, sp=sp)
     dense, moe, tp_d = _layer_parts(c, lc, cm, sp, rc, o, epf, 0.0 * x,
-                                    unpaired_share(sched, pp, m, v))
+                                    unpaired_share(sched, pp, m, v), cpf)
     geometry = StageGeometry(x=x, tp=tp, pp=pp, dp=dpf, cp=cpf, ep=epf, v=v, z=z, full=full,
                              shape=shape, pp_split=plans["pp_split"],
                              sp_tokens=np.where(sp, x / tpf, x), peak=peak, hbm=hbm,
@@ -961,19 +1000,23 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     return out
 
 
-def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0) -> tuple:
+def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0,
+                 cpf=1.0) -> tuple:
     """One dense and one MoE layer's times per micro-batch (``layer_totals``: matmul, attention,
     memory-bound, recompute, exposed TP, CP, EP, MoE dispatch, and the MoE layer's host cost),
     with TP exposed as ``tp_exposure`` says (the column-parallel share of the layer's GEMMs
-    hides the all-gathers) and EP as ``ep_exposure`` (``unpaired``: ``unpaired_share``). Returns ``(dense, moe, tp_d)``: the
+    hides the all-gathers), CP as ``cp_exposure`` (``cpf``: the CP degree) and EP as
+    ``ep_exposure`` (``unpaired``: ``unpaired_share``). Returns ``(dense, moe, tp_d)``: the
     tuples of parts (zeros for a dense model's MoE layer) and the dense layer's exposed TP
     (forward, backward)."""
     col_f_dense = lc["t_qkv"] + lc["t_fc1"]
     col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
                        o.tp_overlap)
-    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d,
-                         cm["cp_fwd_s"], cm["cp_bwd_s"], zeros, zeros, rc)
+    cp_e = cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
+                       o.cp_overlap)
+    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d, *cp_e,
+                         zeros, zeros, rc)
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
     tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
@@ -982,8 +1025,8 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                              lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
                              2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
                              o.ep_overlap, unpaired)
-    moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m,
-                       cm["cp_fwd_s"], cm["cp_bwd_s"], ep_f, ep_b, rc)
+    moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m, *cp_e,
+                       ep_f, ep_b, rc)
     # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
     # bookkeeping and its host sync, per-local-expert launches), serial with its compute
     moe = moe + (moe_layer.moe_host_overhead_unchecked(
@@ -1428,7 +1471,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve",
-                   "moe_layer_host_s", "moe_expert_host_s")
+                   "cp_overlap", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 

@@ -312,6 +312,41 @@ def mfu_validation(kernel_efficiency: float | None = None, sets=VALIDATION_SETS,
                                          moe_host) for _, c in cfg.iterrows()])
 
 
+def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None) -> pd.DataFrame:
+    """The rows ``run_ids`` of ``mfu_validation`` priced on another catalogue ``accelerator``
+    and / or software ``stack`` (None: the row's own). A what-if: which device or stack a run
+    is priced on; e.g. torchtitan's 2024-12 rows, run on power-capped 96 GB H100s
+    (``H100-96GB-500W``), priced on the 700 W ``H100-SXM``, or llm-foundry's 2023-10 rows (Triton
+    FlashAttention, ``llm-foundry-2023``) priced with FlashAttention-2 (``pytorch-fsdp2-2024``).
+    Both MFUs are on the device's dense BF16 peak, so ``error`` is the ratio of predicted to
+    published tokens/s, whatever the device. Columns as ``mfu_validation``'s.
+
+    Raises
+    ------
+    ValueError
+        An accelerator or stack not in the catalogue, or a run id that is not a validation row.
+    """
+    if accelerator is not None:
+        load_accelerator(accelerator)
+    if stack is not None:
+        load_stack(stack)
+    ids = list(run_ids)
+    cfg = validation_configs().set_index("run_id", drop=False)
+    missing = sorted(set(ids) - set(cfg.index))
+    if missing:
+        raise ValueError(f"run_ids {missing} are not validation rows (data/validation_mfu.csv)")
+    runs = load_published_runs().set_index("run_id")
+    rows = []
+    for rid in ids:
+        r, c = runs.loc[rid].copy(), cfg.loc[rid].copy()
+        if accelerator is not None:
+            r["catalog_accelerator"] = accelerator
+        if stack is not None:
+            c["stack"] = stack
+        rows.append(_validation_row(c, r, {}, None))
+    return pd.DataFrame(rows)
+
+
 def _check_physics(options: dict) -> dict:
     """Check the names of ``step.PHYSICS_OPTIONS`` passed to ``mfu_validation``."""
     bad = sorted(set(options) - set(PHYSICS_OPTIONS))
@@ -370,9 +405,18 @@ def row_fp8_recipe(c: pd.Series) -> str:
     return FP8_RECIPE_OF_SET.get(str(c["set"]), "current")
 
 
+#: Validation sets whose runs exchanged K and V for context parallelism by one all-gather before
+#: the attention (``StepOptions.cp_overlap=False``) whatever their stack profile: Llama 3's
+#: (arXiv:2407.21783 §3.3.2: "we first all-gather the key (K) and value (V) tensors, and then
+#: compute attention output for the local query (Q) tensor chunk"; its rows are priced on the
+#: default Megatron-Core profile, whose CP is Transformer Engine's overlapped ring).
+CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
+
+
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype; the benchmark's gate and its pipeline schedules per optimizer step (GA),
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``);
+    the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
     empty."""
     dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
@@ -386,7 +430,8 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         pp_overlap=bool(c["comm_pp_overlap"]), dp_overlap=bool(c["comm_dp_overlap"]),
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c))
+        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
+        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto")
 
 
 def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float):
