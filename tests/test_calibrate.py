@@ -336,6 +336,7 @@ def test_cli_microbench_refuses_without_torch_or_gpu(capsys, monkeypatch):
     cuda.is_available() is False): one line naming what is missing, exit 2."""
     import importlib
     import types
+
     from llmcost.present.cli import main
     if cal.microbench_missing() is None:
         pytest.skip("this machine has PyTorch and a CUDA GPU")
@@ -570,6 +571,7 @@ def test_profile_written_and_read_back(tmp_path):
 
 def test_profile_bad_files_named(tmp_path):
     import yaml
+
     from llmcost.training.efficiency_profile import load_efficiency_profile
     prof = cal.microbench_profile("H100-SXM", _HAND_TIMINGS)
     good = tmp_path / "good.yaml"
@@ -596,6 +598,7 @@ def test_scenario_efficiency_profile_prices_the_step(tmp_path):
     the catalogue's step exactly; one with a lower matmul fraction a longer step. A profile of
     another accelerator, or a missing file, is refused naming `efficiency_profile`."""
     import yaml
+
     from llmcost.bill.scenario import ScenarioError, load_scenario
     from llmcost.training.step_scenario import scenario_step
     base = cal.load_efficiency_row("H100-SXM")
@@ -621,3 +624,145 @@ def test_scenario_efficiency_profile_prices_the_step(tmp_path):
     path.write_text(head + "efficiency_profile: nothing.yaml\n")
     with pytest.raises(ScenarioError, match="efficiency_profile=.*no such file"):
         load_scenario(path)
+
+
+class _FakeTorch:
+    """A stand-in for PyTorch on a CUDA device (this machine has neither): each operation
+    advances a clock by the time a device with the stand-in's rates would take (BF16 GEMM 700,
+    FP8 GEMM 1,300, causal attention fwd+bwd 400 TFLOP/s, copy 3,000 GB/s read + written), and
+    CUDA events read that clock. It checks the torch path's plumbing (which op is timed with
+    which shape and dtype, FP8 only where the device supports it, the fractions reaching their
+    fields), not any real kernel."""
+
+    RATES = {"bf16": 700e12, "fp8": 1300e12, "attention": 400e12, "copy": 3000e9}
+
+    def __init__(self, capability=(9, 0)):
+        import importlib.machinery
+        import types
+        fake = self
+        self.__spec__ = importlib.machinery.ModuleSpec("torch", None)
+        self.__version__ = "2.5.1+fake"
+        self.bfloat16, self.float8_e4m3fn, self.float32, self.uint8 = "bf16", "fp8", "f32", "u8"
+        self.clock = 0.0
+        self.calls = []
+
+        class Tensor:
+            def __init__(self, shape, dtype):
+                self.shape, self.dtype = tuple(shape), dtype
+
+            def to(self, dtype):
+                return Tensor(self.shape, dtype)
+
+            def t(self):
+                return Tensor(self.shape[::-1], self.dtype)
+
+            def contiguous(self):
+                return self
+
+            def numel(self):
+                return math.prod(self.shape)
+
+            def __matmul__(self, other):
+                m, k = self.shape
+                n = other.shape[1]
+                fake.tick(2.0 * m * n * k / fake.RATES[self.dtype], ("gemm", self.dtype, m))
+                return Tensor((m, n), self.dtype)
+
+            def copy_(self, src):
+                fake.tick(2.0 * src.numel() / fake.RATES["copy"], ("copy", src.numel()))
+                return self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.t = None
+
+            def record(self):
+                self.t = fake.clock
+
+            def elapsed_time(self, end):
+                return (end.t - self.t) * 1e3  # milliseconds, as CUDA events
+
+        def sdpa(q, k, v, is_causal=False):
+            assert is_causal and q.dtype == "bf16"
+            return ("sdpa", q.shape)
+
+        def grad(out, inputs, grad_out):
+            b, h, s, d = out[1]
+            fake.tick(cal.attention_flops(b, h, s, d) / fake.RATES["attention"],
+                      ("attention", b, h, s, d))
+            return inputs
+
+        def scaled_mm(a, b, scale_a, scale_b, out_dtype):
+            assert a.dtype == b.dtype == "fp8" and out_dtype == "bf16"
+            fake.tick(2.0 * a.shape[0] * b.shape[1] * a.shape[1] / fake.RATES["fp8"],
+                      ("gemm", "fp8", a.shape[0]))
+            return Tensor((a.shape[0], b.shape[1]), out_dtype)
+
+        self.Tensor = Tensor
+        self.cuda = types.SimpleNamespace(
+            is_available=lambda: True, synchronize=lambda: None, Event=Event,
+            get_device_capability=lambda: capability, get_device_name=lambda: "Fake H100")
+        self.randn = lambda *shape, device=None, dtype=None, requires_grad=False: \
+            Tensor(shape, dtype)
+        self.ones = lambda shape, device=None, dtype=None: Tensor(shape, dtype)
+        self.empty = lambda *shape, device=None, dtype=None: Tensor(shape, dtype)
+        self.empty_like = lambda x: Tensor(x.shape, x.dtype)
+        self._scaled_mm = scaled_mm
+        self.nn = types.SimpleNamespace(functional=types.SimpleNamespace(
+            scaled_dot_product_attention=sdpa))
+        self.autograd = types.SimpleNamespace(grad=grad)
+        self.distributed = types.SimpleNamespace(is_available=lambda: False)
+
+    def tick(self, seconds, what):
+        self.clock += seconds
+        self.calls.append(what)
+
+
+def test_run_microbench_with_a_stand_in_torch(monkeypatch):
+    """The torch path with ``_FakeTorch`` in ``sys.modules`` (no GPU or PyTorch here): the
+    timings give back the stand-in's rates as fractions of the H100 SXM datasheet: 700 / 989.4 =
+    0.7075 (BF16), 1,300 / 1,978.9 = 0.6569 (FP8), 400 / 989.4 = 0.4043 (attention), 3,000 /
+    3,350 = 0.8955 (HBM); on a device of compute capability 8.0 (Ampere) no FP8 GEMM is timed."""
+    import sys
+    fake = _FakeTorch()
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert cal.microbench_missing() is None
+    t = cal.run_microbench(repeats=3)
+    assert [r[0] for r in t["gemm"]] == [4096, 8192] and len(t["gemm_fp8"]) == 2
+    assert t["attention"][0][:4] == (8, 16, 4096, 128) and t["hbm_copy"][0][0] == 2 ** 30
+    assert t["device"] == "Fake H100" and t["torch"] == "2.5.1+fake" and t["allreduce"] == []
+    prof = cal.microbench_profile("H100-SXM", t)
+    assert prof["matmul_fraction"]["bf16"] == pytest.approx(700 / 989.4, abs=1e-4)
+    assert prof["matmul_fraction"]["fp8"] == pytest.approx(1300 / 1978.9, abs=1e-4)
+    assert prof["attention_fraction"] == pytest.approx(400 / 989.4, abs=1e-4)
+    assert prof["hbm_fraction"] == pytest.approx(3000 / 3350, abs=1e-4)
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorch(capability=(8, 0)))
+    t = cal.run_microbench(repeats=2)
+    assert t["gemm_fp8"] == [] and "matmul_fraction.fp8" in \
+        cal.microbench_profile("H100-SXM", t)["not_measured"]
+
+
+def test_cli_microbench_writes_a_profile(tmp_path, capsys, monkeypatch):
+    """`llmcost calibrate --microbench --out` (stand-in torch): prints the timings and fractions,
+    writes a profile the engine reads back; an existing file is refused in one line (exit 2)
+    before anything runs, unless --overwrite."""
+    import sys
+
+    from llmcost.present.cli import main
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorch())
+    out = tmp_path / "profile.yaml"
+    args = ["calibrate", "--microbench", "--accelerator", "H100-SXM", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "FP8 GEMM 8192x8192" in text and "causal attention fwd+bwd" in text
+    assert "matmul_fraction (fp8) 0.657" in text and "attention_fraction 0.404" in text
+    assert "not measured (catalogue values kept): scaleup_fraction, scaleout_fraction" in text
+    eff = cal.load_efficiency_profile(out, accelerator="H100-SXM")
+    assert eff.matmul_fraction == pytest.approx(0.7075, abs=1e-4)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "exists" in err and "--overwrite" in err
+    assert main(args + ["--overwrite"]) == 0
+    capsys.readouterr()
+    assert main(["calibrate", "--out", str(out)]) == 2
+    assert "give --microbench" in capsys.readouterr().err

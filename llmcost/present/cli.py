@@ -860,7 +860,7 @@ def _microbench(args) -> int:
         profile = pilot_calibration.microbench_profile(name, t)
         if args.out:
             write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
-    except (ScenarioError, ValueError) as e:
+    except (ScenarioError, ValueError, OSError) as e:
         return _fail(str(e))
     print(f"Microbenchmark on {t['device']} (torch {t['torch']}; catalogue {name}):")
     for label, rows in (("BF16 GEMM", t["gemm"]), ("FP8 GEMM", t["gemm_fp8"])):
@@ -921,6 +921,9 @@ def _calibrate(args) -> int:
     extrapolated MFU with its band (or one error line)."""
     if args.microbench:
         return _microbench(args)
+    if args.out:
+        return _fail("llmcost calibrate: --out writes a --microbench efficiency profile; give "
+                     "--microbench")
     if not args.scenario:
         return _fail("llmcost calibrate: give --scenario YAML (pilot runs) or --microbench")
     try:

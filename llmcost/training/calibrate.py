@@ -1334,7 +1334,7 @@ def microbench_profile(accelerator: str, timings: dict, date: str | None = None)
     out["source"] = eff.source.replace("; other fields from", "; fields not measured keep")
     out["catalogue_row"] = {f: getattr(base, f) for f in ("matmul_fraction", "attention_fraction",
                                                         "hbm_fraction", "scaleup_fraction")}
-    out["timings"] = {k: [list(map(float, row)) for row in timings.get(k, ())]
+    out["timings"] = {k: [[*map(int, row[:-1]), float(row[-1])] for row in timings.get(k, ())]
                       for k in ("gemm", "gemm_fp8", "attention", "hbm_copy", "allreduce")
                       if timings.get(k)}
     return out
