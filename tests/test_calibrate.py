@@ -766,3 +766,32 @@ def test_cli_microbench_writes_a_profile(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     assert main(["calibrate", "--out", str(out)]) == 2
     assert "give --microbench" in capsys.readouterr().err
+
+
+def test_mamf_logs_become_a_profile(tmp_path, capsys):
+    """`llmcost calibrate --mamf-log` turns the published GH200 BF16 log (0.8298 of 989.4) and
+    the H100 SXM FP8 figure (0.7088 of 1,978.9; both above) into a profile the engine reads back
+    for each dtype; two logs of one dtype, or a log without a result, are refused in one line."""
+    from llmcost.present.cli import main
+    bf16, fp8 = tmp_path / "bf16.txt", tmp_path / "fp8.txt"
+    bf16.write_text(MAMF_LOG_GH200_PR60)
+    fp8.write_text("** Dtype: torch.float8_e4m3fn\n"
+                   "max:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+    out = tmp_path / "profile.yaml"
+    assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(fp8),
+                 "--accelerator", "H100-SXM", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "matmul_fraction (bf16) 0.830, matmul_fraction (fp8) 0.709" in text
+    assert cal.load_efficiency_profile(out, dtype="bf16").matmul_fraction == \
+        pytest.approx(0.8298, abs=1e-4)
+    e8 = cal.load_efficiency_profile(out, dtype="fp8")
+    assert e8.matmul_fraction == pytest.approx(0.7088, abs=1e-4)
+    assert e8.attention_fraction == cal.load_efficiency_row("H100-SXM").attention_fraction
+    assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(bf16),
+                 "--accelerator", "H100-SXM"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a second bf16 log" in err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("Benchmark started\n")
+    assert main(["calibrate", "--mamf-log", str(empty), "--accelerator", "H100-SXM"]) == 2
+    assert "mamf-finder log 0: text holds no mamf-finder result line" in capsys.readouterr().err

@@ -889,6 +889,35 @@ def _microbench(args) -> int:
     return 0
 
 
+def _mamf_log(args) -> int:
+    """``llmcost calibrate --mamf-log LOG``: the matmul fraction(s) of mamf-finder logs and, with
+    ``--out``, their efficiency profile (``calibrate.mamf_profile``); one error line otherwise."""
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        return _fail(f"llmcost calibrate --mamf-log: --out {args.out} exists (give --overwrite "
+                     "to replace it)")
+    try:
+        name = args.accelerator or (load_scenario(args.scenario)["accelerator"]
+                                    if args.scenario else None)
+        if not name:
+            raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
+        texts = [Path(f).read_text(encoding="utf-8", errors="replace") for f in args.mamf_log]
+        profile = pilot_calibration.mamf_profile(name, texts)
+        if args.out:
+            write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
+    except (ScenarioError, ValueError, OSError) as e:
+        return _fail(f"llmcost calibrate --mamf-log: {e}")
+    print(f"mamf-finder log(s) on {profile['device']} (torch {profile['torch']}; catalogue "
+          f"{name}):")
+    print(f"  {profile['source']}")
+    print("  " + ", ".join(f"matmul_fraction ({k}) {v:.3f}"
+                           for k, v in profile["matmul_fraction"].items()))
+    print(f"  not measured (catalogue values kept): {', '.join(profile['not_measured'])}")
+    if args.out:
+        print(f"Efficiency profile written to {args.out}: name it in a scenario as "
+              "`efficiency_profile: PATH` for `mfu: predict`")
+    return 0
+
+
 # ---- llmcost calibrate: from a pilot run to the full run (llmcost.training.calibrate)
 def _calibrate_parser(sub) -> None:
     c = sub.add_parser(
@@ -908,9 +937,14 @@ def _calibrate_parser(sub) -> None:
     c.add_argument("--accelerator", metavar="NAME",
                    help="catalogue accelerator the microbenchmark runs on (default: the "
                    "scenario's)")
+    c.add_argument("--mamf-log", metavar="LOG", action="append",
+                   help="instead of timing here: read a log of stas00's mamf-finder.py (its "
+                   "maximum achievable matmul TFLOPS; repeat for a BF16 and an FP8 log) and print "
+                   "the matmul_fraction it implies (llmcost.training.calibrate.mamf_profile); "
+                   "with --out, write it as an efficiency profile")
     c.add_argument("--out", metavar="YAML",
-                   help="with --microbench: write the measured fractions, the device, date and "
-                   "torch version as an efficiency profile a scenario names with "
+                   help="with --microbench or --mamf-log: write the measured fractions, the "
+                   "device, date and torch version as an efficiency profile a scenario names with "
                    "`efficiency_profile:` (llmcost.training.efficiency_profile)")
     c.add_argument("--overwrite", action="store_true",
                    help="with --out: replace an existing profile file")
@@ -921,11 +955,14 @@ def _calibrate(args) -> int:
     extrapolated MFU with its band (or one error line)."""
     if args.microbench:
         return _microbench(args)
+    if args.mamf_log:
+        return _mamf_log(args)
     if args.out:
-        return _fail("llmcost calibrate: --out writes a --microbench efficiency profile; give "
-                     "--microbench")
+        return _fail("llmcost calibrate: --out writes an efficiency profile; give --microbench "
+                     "or --mamf-log")
     if not args.scenario:
-        return _fail("llmcost calibrate: give --scenario YAML (pilot runs) or --microbench")
+        return _fail("llmcost calibrate: give --scenario YAML (pilot runs), --microbench or "
+                     "--mamf-log LOG")
     try:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:

@@ -1295,6 +1295,47 @@ def efficiency_from_mamf_log(accelerator: str, text: str,
                        f"{r['dtype']} peak; other fields from {eff.accelerator}'s catalogue row")
 
 
+def mamf_profile(accelerator: str, texts, date: str | None = None) -> dict:
+    """The efficiency profile (as ``microbench_profile``) of one or more mamf-finder logs
+    (``parse_mamf_log``; say a BF16 and an FP8 scan): ``matmul_fraction`` of each log's dtype
+    (``efficiency_from_mamf_log``: MAMF ÷ the dtype's dense peak), the device and torch version
+    the logs print, ``date`` (UTC, now by default: when the profile was made, not the scan); the
+    other fields are listed as not measured (the catalogue's stay).
+
+    Raises
+    ------
+    ValueError
+        No log, two logs of one dtype, or as ``efficiency_from_mamf_log`` (naming the log).
+    """
+    texts = [texts] if isinstance(texts, str) else list(texts) if texts is not None else []
+    if not texts:
+        raise ValueError("texts=[] must hold at least one mamf-finder log")
+    mm, logs, sources = {}, [], []
+    for i, text in enumerate(texts):
+        try:
+            r = parse_mamf_log(text)
+            eff = efficiency_from_mamf_log(accelerator, text)
+        except ValueError as e:
+            raise ValueError(f"mamf-finder log {i}: {e}") from None
+        if r["dtype"] in mm:
+            raise ValueError(f"mamf-finder log {i}: a second {r['dtype']} log (one per dtype)")
+        mm[r["dtype"]] = round(eff.matmul_fraction, 4)
+        logs.append(r)
+        sources.append(eff.source.split("; other fields")[0])
+    out = {"kind": PROFILE_KIND, "accelerator": load_accelerator(accelerator).name,
+           "device": " / ".join(sorted({r["device"] or "?" for r in logs})),
+           "torch": " / ".join(sorted({r["torch"] or "?" for r in logs})),
+           "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
+               "%Y-%m-%dT%H:%M:%SZ"),
+           "matmul_fraction": mm,
+           "not_measured": ["attention_fraction", "hbm_fraction", "scaleup_fraction",
+                            "scaleout_fraction"] + [f"matmul_fraction.{d}" for d in ("bf16", "fp8")
+                                                    if d not in mm],
+           "source": "; ".join(sources) + "; fields not measured keep the catalogue's",
+           "timings": {"mamf": logs}}
+    return out
+
+
 def microbench_profile(accelerator: str, timings: dict, date: str | None = None) -> dict:
     """The efficiency profile (``efficiency_profile``: a YAML mapping the engine reads back with
     ``load_efficiency_profile``) of ``run_microbench``'s ``timings`` on ``accelerator``: the
