@@ -795,3 +795,36 @@ def test_mamf_logs_become_a_profile(tmp_path, capsys):
     empty.write_text("Benchmark started\n")
     assert main(["calibrate", "--mamf-log", str(empty), "--accelerator", "H100-SXM"]) == 2
     assert "mamf-finder log 0: text holds no mamf-finder result line" in capsys.readouterr().err
+
+
+def test_mfu_predict_uses_the_efficiency_profile(tmp_path, monkeypatch):
+    """`mfu: predict` with `efficiency_profile:` prices the step with the profile (a matmul
+    fraction of 0.6 against the catalogue's 0.801 lowers the predicted MFU; the same plan
+    otherwise) and the MFU's source names the profile. A report only passes on the keys a
+    notebook declares: until notebook 00's parameters cell declares `efficiency_profile`, the
+    declaration is added here for the test."""
+    import yaml
+
+    from llmcost.present import report
+    orig = report.declared_parameters
+
+    def declared(nb):
+        d = orig(nb)
+        if nb.stem.startswith("00") and "efficiency_profile" not in d:
+            d = {**d, "efficiency_profile": {"name": "efficiency_profile", "default": "None",
+                                             "help": "an efficiency profile"}}
+        return d
+    monkeypatch.setattr(report, "declared_parameters", declared)
+    base = cal.load_efficiency_row("H100-SXM")
+    prof = {**cal.microbench_profile("H100-SXM", _HAND_TIMINGS), "matmul_fraction": {"bf16": 0.6},
+            "attention_fraction": base.attention_fraction, "hbm_fraction": base.hbm_fraction}
+    (tmp_path / "gpu.yaml").write_text(yaml.safe_dump(prof))
+    head = _SCENARIO.split("pilot:")[0] + "mfu: predict\n"
+    (tmp_path / "a.yaml").write_text(head)
+    (tmp_path / "b.yaml").write_text(head + "efficiency_profile: gpu.yaml\n")
+    a = report.plan_report(tmp_path / "a.yaml", ["00"], notebook_setups=False).scenario
+    b = report.plan_report(tmp_path / "b.yaml", ["00"], notebook_setups=False).scenario
+    assert a["_mfu_prediction"]["plan"] == b["_mfu_prediction"]["plan"]
+    assert b["mfu"] < 0.95 * a["mfu"]
+    assert "efficiency profile gpu.yaml" in b["_mfu_prediction"]["from"]
+    assert "efficiency profile" not in a["_mfu_prediction"]["from"]
