@@ -738,8 +738,9 @@ def test_run_microbench_with_a_stand_in_torch(monkeypatch):
     assert prof["hbm_fraction"] == pytest.approx(3000 / 3350, abs=1e-4)
     monkeypatch.setitem(sys.modules, "torch", _FakeTorch(capability=(8, 0)))
     t = cal.run_microbench(repeats=2)
-    assert t["gemm_fp8"] == [] and "matmul_fraction.fp8" in \
-        cal.microbench_profile("H100-SXM", t)["not_measured"]
+    assert t["gemm_fp8"] == [] and "compute capability < 8.9" in t["fp8_note"]
+    assert any(x.startswith("matmul_fraction.fp8 (no FP8 tensor cores")
+               for x in cal.microbench_profile("H100-SXM", t)["not_measured"])
 
 
 def test_cli_microbench_writes_a_profile(tmp_path, capsys, monkeypatch):
@@ -828,3 +829,26 @@ def test_mfu_predict_uses_the_efficiency_profile(tmp_path, monkeypatch):
     assert b["mfu"] < 0.95 * a["mfu"]
     assert "efficiency profile gpu.yaml" in b["_mfu_prediction"]["from"]
     assert "efficiency profile" not in a["_mfu_prediction"]["from"]
+
+
+def test_fp8_gemm_skipped_with_its_reason(monkeypatch):
+    """(Stand-in torch.) A PyTorch whose private ``_scaled_mm`` takes other arguments (its
+    signature changed across 2.x) times no FP8 GEMM and says why, the BF16 figures stay; FP8
+    timings on a catalogue accelerator without an FP8 peak (A100) are not turned into a
+    fraction of nothing."""
+    import sys
+    fake = _FakeTorch()
+
+    def other_scaled_mm(a, b, out_dtype=None):
+        return a @ b
+    fake._scaled_mm = other_scaled_mm  # called with scale_a=...: a TypeError
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    t = cal.run_microbench(repeats=2)
+    assert t["gemm_fp8"] == [] and "torch._scaled_mm failed" in t["fp8_note"]
+    assert len(t["gemm"]) == 2
+    slow = {**_HAND_TIMINGS, "gemm": [(8192, 8192, 8192, 4.0e-3)],
+            "attention": [(8, 16, 4096, 128, 20e-3)], "hbm_copy": [(2 ** 30, 1.2e-3)]}
+    prof = cal.microbench_profile("A100-80GB", slow)
+    assert "fp8" not in prof["matmul_fraction"]
+    assert "matmul_fraction.fp8 (the catalogue has no FP8 peak for A100-80GB)" in \
+        prof["not_measured"]

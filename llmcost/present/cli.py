@@ -868,7 +868,7 @@ def _microbench(args) -> int:
             print(f"  {label} {m}x{k} . {k}x{n}: {sec * 1e3:.3f} ms, "
                   f"{2 * m * n * k / sec / 1e12:.1f} TFLOP/s")
     if not t["gemm_fp8"]:
-        print("  FP8 GEMM: not timed (no FP8 tensor cores, or a PyTorch without _scaled_mm)")
+        print(f"  FP8 GEMM: not timed ({t.get('fp8_note') or 'none timed'})")
     for b, h, sl, d, sec in t["attention"]:
         print(f"  causal attention fwd+bwd {b}x{h} heads x {sl} tokens x {d}: {sec * 1e3:.3f} ms, "
               f"{pilot_calibration.attention_flops(b, h, sl, d) / sec / 1e12:.1f} TFLOP/s")

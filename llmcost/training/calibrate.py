@@ -1130,7 +1130,9 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
       2.5 × forward, ``attention_flops``) over the dense BF16 peak: the engine's convention
       (``step._attention_core`` divides the same FLOPs by ``peak16 · attention_fraction``).
     * ``hbm_copy``: ``(bytes, seconds)`` timings of a device-to-device copy of ``bytes``:
-      achieved bandwidth ``2 · bytes ÷ seconds`` (each byte read once and written once) and
+      achieved bandwidth ``2 · bytes ÷ seconds`` (each byte read once and written once, as the
+      STREAM benchmark's Copy kernel counts it: 16 bytes per 8-byte element, McCalpin 1995,
+      "Memory Bandwidth and Machine Balance in Current High Performance Computers") and
       ``hbm_fraction = max bandwidth ÷ hbm_bytes_per_s`` (the datasheet HBM bandwidth), the
       achieved ÷ datasheet ratio the engine prices memory-bound kernels at.
     * ``allreduce``: ``(bytes, n_gpus, seconds)`` timings of all-reduces inside one scale-up
@@ -1361,9 +1363,13 @@ def microbench_profile(accelerator: str, timings: dict, date: str | None = None)
            "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
                "%Y-%m-%dT%H:%M:%SZ"),
            "matmul_fraction": {"bf16": round(eff.matmul_fraction, 4)}}
+    fp8_note = timings.get("fp8_note")
     if timings.get("gemm_fp8"):
-        out["matmul_fraction"]["fp8"] = round(efficiency_from_microbench(
-            accelerator, timings["gemm_fp8"], dtype="fp8").matmul_fraction, 4)
+        if load_accelerator(accelerator).peak_fp8_flops_per_s:
+            out["matmul_fraction"]["fp8"] = round(efficiency_from_microbench(
+                accelerator, timings["gemm_fp8"], dtype="fp8").matmul_fraction, 4)
+        else:
+            fp8_note = f"the catalogue has no FP8 peak for {accelerator}"
     measured = {"attention_fraction": "attention", "hbm_fraction": "hbm_copy",
                 "scaleup_fraction": "allreduce"}
     for f, key in measured.items():
@@ -1371,7 +1377,8 @@ def microbench_profile(accelerator: str, timings: dict, date: str | None = None)
             out[f] = round(getattr(eff, f), 4)
     out["not_measured"] = [f for f in ("attention_fraction", "hbm_fraction", "scaleup_fraction",
                                        "scaleout_fraction") if f not in out] \
-        + ([] if "fp8" in out["matmul_fraction"] else ["matmul_fraction.fp8"])
+        + ([] if "fp8" in out["matmul_fraction"] else
+           [f"matmul_fraction.fp8 ({fp8_note})" if fp8_note else "matmul_fraction.fp8"])
     out["source"] = eff.source.replace("; other fields from", "; fields not measured keep")
     out["catalogue_row"] = {f: getattr(base, f) for f in ("matmul_fraction", "attention_fraction",
                                                         "hbm_fraction", "scaleup_fraction")}
@@ -1426,7 +1433,8 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
     several GPUs of one node (``torch.distributed`` initialised from its environment), 256 MiB
     all-reduces. Returns ``{"gemm": [(m, n, k, s)], "gemm_fp8": [...], "attention": [(b, h, s,
     d, s)], "hbm_copy": [(bytes, s)], "allreduce": [(bytes, n_gpus, s)], "device": name,
-    "torch": version}`` for ``efficiency_from_microbench`` / ``microbench_profile``.
+    "torch": version, "fp8_note": why no FP8 GEMM was timed, or None}`` for
+    ``efficiency_from_microbench`` / ``microbench_profile``.
 
     Raises
     ------
@@ -1453,16 +1461,22 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
 
     gemm, gemm_fp8 = [], []
     fp8 = _fp8_supported(torch)
+    fp8_note = None if fp8 else "no FP8 tensor cores (compute capability < 8.9) or no _scaled_mm"
     for s in sizes:
         x = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         y = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         gemm.append((s, s, s, best_time(lambda x=x, y=y: x @ y)))
-        if fp8:
+        if fp8 and fp8_note is None:
             one = torch.ones((), device="cuda", dtype=torch.float32)
             x8 = x.to(torch.float8_e4m3fn)
             y8 = y.to(torch.float8_e4m3fn).t().contiguous().t()  # column-major, as cuBLASLt wants
-            gemm_fp8.append((s, s, s, best_time(lambda x8=x8, y8=y8, one=one: torch._scaled_mm(
-                x8, y8, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))))
+            try:  # _scaled_mm is a private op whose signature changed across PyTorch 2.x
+                gemm_fp8.append((s, s, s, best_time(lambda x8=x8, y8=y8, one=one: (
+                    torch._scaled_mm(x8, y8, scale_a=one, scale_b=one,
+                                     out_dtype=torch.bfloat16)))))
+            except (RuntimeError, TypeError) as e:
+                fp8_note = f"torch._scaled_mm failed: {str(e).splitlines()[0] if str(e) else e!r}"
+                gemm_fp8 = []
     b, h, sl, d = MICROBENCH_ATTENTION
     q, k, v = (torch.randn(b, h, sl, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
                for _ in range(3))
@@ -1482,6 +1496,6 @@ def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
         buf = torch.empty(128 * 2 ** 20, device="cuda", dtype=torch.bfloat16)
         allreduce.append((buf.numel() * 2, dist.get_world_size(),
                           best_time(lambda: dist.all_reduce(buf))))
-    return {"gemm": gemm, "gemm_fp8": gemm_fp8, "attention": attention, "hbm_copy": hbm_copy,
-            "allreduce": allreduce, "device": torch.cuda.get_device_name(),
-            "torch": str(torch.__version__)}
+    return {"gemm": gemm, "gemm_fp8": gemm_fp8, "fp8_note": fp8_note, "attention": attention,
+            "hbm_copy": hbm_copy, "allreduce": allreduce,
+            "device": torch.cuda.get_device_name(), "torch": str(torch.__version__)}
