@@ -36,6 +36,11 @@ So this module models **what a pilot identifies and what it does not**:
 * ``pilot_study(scenario)``: the scenario's pilot (``ledger_pilot_tokens_per_s_per_gpu`` at
   ``ledger_pilot_n_gpus``), or an illustrative one at a published run's MFU, extrapolated to the
   scenario's plan with the main run's GPU-hours and compute cost and their band (notebook 04b).
+* Your own GPU: ``run_microbench`` times BF16 and FP8 GEMMs, a causal attention and an HBM copy
+  with PyTorch (``llmcost calibrate --microbench``), ``parse_mamf_log`` reads a log of stas00's
+  mamf-finder; ``efficiency_from_microbench`` / ``efficiency_from_mamf_log`` turn them into the
+  ``Efficiency`` fractions, ``microbench_profile`` / ``mamf_profile`` into an efficiency profile
+  the step model reads (``efficiency_profile``, the scenario key ``efficiency_profile``).
 
 Convention: MFU on the workbook's basis (model FLOPs with a full attention mask, no recomputation,
 ``ModelSpec.flops_per_token(causal=False)``, over the dense peak of the GEMM dtype); a printed MFU
