@@ -339,6 +339,7 @@ def test_cli_microbench_refuses_without_torch_or_gpu(capsys, monkeypatch):
     cuda.is_available() is False): one line naming what is missing, exit 2."""
     import importlib
     import types
+
     from llmcost.present.cli import main
     if cal.microbench_missing() is None:
         pytest.skip("this machine has PyTorch and a CUDA GPU")
@@ -407,3 +408,450 @@ def test_pilot_n_gpus_is_a_parameter_of_notebook_00(tmp_path):
     assert plan.values["ledger_pilot_n_gpus"] == 64
     assert plan.values["ledger_pilot_tokens_per_s_per_gpu"] is None
     assert plan.values["mfu"] == plan.scenario["_mfu_calibration"]["value"]
+
+
+# ---------------------------------------------------------------- your own GPU: logs and profiles
+#: A published mamf-finder log, quoted as posted: stas00/ml-engineering pull request #60 "Update
+#: GH200 MAMF" (yaolu, 2024-08-12), the BF16 exhaustive scan of a GH200 (its H100 GPU), merged as
+#: the table row "NVIDIA GH200 SXM | 821.0 | 989 | 83.0% | 11264x19712x1536" of
+#: compute/accelerator/README.md at commit b48e07c18a0a47b094dffbb662d77af519a66ef7.
+MAMF_LOG_GH200_PR60 = """Benchmark started on 2024-08-09 04:29:14
+
+** Command line:
+/usr/bin/python ./mamf-finder.py --m_range 0 20480 256 --n_range 0 20480 256 --k_range 0 20480 \
+256 --output_file=2024-08-09-04:29:13.txt
+
+** Dtype: torch.bfloat16
+
+** Platform/Device info:
+Linux *.*.ucl.ac.uk 5.14.0-362.18.1.el9_3.aarch64+64k #1 SMP PREEMPT_DYNAMIC Wed Jan 3 17:45:35 \
+EST 2024 aarch64 aarch64
+_CudaDeviceProperties(name='NVIDIA GH200 480GB', major=9, minor=0, total_memory=96768MB, \
+multi_processor_count=132)
+
+** Critical software versions:
+torch=2.4.0a0+f70bd71a48.nv24.06
+cuda=12.5
+
+The best outcome was 821.0TFLOPS @ 11264x19712x1536 (MxNxK) (tried 493039 shapes)
+Elapsed time: 2 days, 14:42:00
+"""
+
+
+def test_mamf_log_published_gh200_parsed_and_fitted():
+    """The published GH200 log (``MAMF_LOG_GH200_PR60``): 821.0 TFLOPS at 11264x19712x1536 over
+    493,039 shapes. GH200's GPU is an H100 with the same 989 TFLOPS dense BF16 (the same README's
+    spec table, "NVIDIA GH200 SXM | 67.0 | 494.5 | 989 | 989 |"), so it is fitted on the
+    H100-SXM catalogue row (989.4 TFLOPS): 821.0 / 989.4 = 0.8298 against the published 83.0 %
+    (821.0 / 989 = 0.8301); tolerance ±0.001, two-sided: the peaks' rounding is 0.0003."""
+    r = cal.parse_mamf_log(MAMF_LOG_GH200_PR60)
+    assert (r["tflops"], r["m"], r["n"], r["k"]) == (821.0, 11264, 19712, 1536)
+    assert r["dtype"] == "bf16" and r["shapes_tried"] == 493039
+    assert r["device"] == "NVIDIA GH200 480GB" and r["torch"] == "2.4.0a0+f70bd71a48.nv24.06"
+    eff = cal.efficiency_from_mamf_log("H100-SXM", MAMF_LOG_GH200_PR60)
+    assert eff.matmul_fraction == pytest.approx(0.830, abs=1e-3)
+    assert eff.matmul_fraction == pytest.approx(821.0e12 / 9.894e14, rel=1e-9)  # regression pin
+    base = cal.load_efficiency_row("H100-SXM")
+    assert eff.attention_fraction == base.attention_fraction
+    assert "mamf-finder log (NVIDIA GH200 480GB" in eff.source
+
+
+def test_mamf_log_current_format_fp8():
+    """mamf-finder.py since 2025 prints ``max:    X TFLOPS @ MxNxK (MxNxK)`` (stas00/ml-engineering
+    compute/accelerator/benchmarks/mamf-finder.py at 744d01e18b79512572f64a6bbd8b5f4a725203a7,
+    the ``Tried {num_shapes} shapes => the best outcomes were`` block) and ``** Dtype: torch.X``.
+    No full FP8 log of that format is published; the two lines the parser reads carry the
+    compute/accelerator/README.md FP8 table's H100 SXM row at the same commit: 1402.6 TFLOPS
+    @ 1024x9216x14336, "Theory 1979, Efficiency 70.9%". Fitted at the catalogue's FP8 dense
+    peak 1,978.9 TFLOPS: 1402.6 / 1978.9 = 0.7088, against the published 70.9 % within ±0.001."""
+    log = "** Dtype: torch.float8_e4m3fn\n\nmax:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n"
+    r = cal.parse_mamf_log(log)
+    assert r["dtype"] == "fp8" and (r["m"], r["n"], r["k"]) == (1024, 9216, 14336)
+    eff = cal.efficiency_from_mamf_log("H100-SXM", log)
+    assert eff.matmul_fraction == pytest.approx(0.709, abs=1e-3)
+
+
+def test_mamf_log_bad_input_named():
+    with pytest.raises(ValueError, match="no mamf-finder result line"):
+        cal.parse_mamf_log("Benchmark started on 2024-08-09\n")
+    with pytest.raises(ValueError, match="torch.float32 is not one the workbook prices"):
+        cal.parse_mamf_log("** Dtype: torch.float32\nmax: 50.0 TFLOPS @ 4096x4096x4096 (MxNxK)")
+    with pytest.raises(ValueError, match="text="):
+        cal.parse_mamf_log(None)
+    # the GH200's 821 TFLOPS on an A100 (312 TFLOPS BF16) is refused, naming the timing
+    with pytest.raises(ValueError, match=r"gemm\[0\].*above the A100-80GB's bf16 dense peak"):
+        cal.efficiency_from_mamf_log("A100-80GB", MAMF_LOG_GH200_PR60)
+
+
+def test_attention_hbm_and_fp8_fractions_by_hand():
+    """Hand derivation on an H100 SXM (datasheet: 989.4 TFLOP/s dense BF16, 1,978.9 FP8, HBM3
+    3.35 TB/s). Causal attention of 8 x 16 heads x 4,096 tokens x head dim 128, forward: QK^T
+    and PV, 2 x 2 x d FLOP per query-key pair, (4,096 + 1) / 2 keys per query under the causal
+    mask: 2 x 8 x 16 x 4,096 x 256 x 2,048.5 = 5.4989e11 FLOP; forward + backward x 3.5
+    (FlashAttention-2's count: backward 5 matmuls to the forward's 2) = 1.92462e12 FLOP; in
+    4.50 ms: 427.7 TFLOP/s, attention_fraction 427.7 / 989.4 = 0.4323. A 1 GiB copy in 0.70 ms
+    reads and writes 2 x 1,073,741,824 B: 3,067.8 GB/s, hbm_fraction 3,067.8 / 3,350 = 0.9158.
+    FP8 GEMM 8192^3 in 0.80 ms: 2 x 8192^3 / 0.8e-3 = 1,374.4 TFLOP/s, of 1,978.9: 0.6945."""
+    assert cal.attention_flops(8, 16, 4096, 128) == pytest.approx(1.92462e12, rel=1e-5)
+    assert cal.attention_flops(8, 16, 4096, 128, causal=False, backward=False) == \
+        pytest.approx(4 * 8 * 16 * 4096 * 128 * 4096, rel=1e-12)
+    eff = cal.efficiency_from_microbench(
+        "H100-SXM", [(8192, 8192, 8192, 1.40e-3)], attention=[(8, 16, 4096, 128, 4.50e-3)],
+        hbm_copy=[(2 ** 30, 0.70e-3)])
+    assert eff.attention_fraction == pytest.approx(0.4323, abs=2e-4)
+    assert eff.hbm_fraction == pytest.approx(0.9158, abs=2e-4)
+    fp8 = cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 0.80e-3)], dtype="fp8")
+    assert fp8.matmul_fraction == pytest.approx(0.6945, abs=2e-4)
+
+
+def test_attention_count_matches_the_engine():
+    """The microbenchmark's attention FLOPs are the engine's: ``attention_flops(causal,
+    forward)`` per token = 2 (d_qk + d_v) heads x ``ModelSpec.mean_attended_keys(s, causal)``
+    (step._attention_core), for llama-2-70b's head dimension 128 at 4,096 tokens."""
+    from llmcost.core.catalog import load_model
+    m = load_model("llama-2-70b")
+    d = m.d_model // m.n_heads
+    per_token = 2.0 * (2 * d) * float(m.mean_attended_keys(4096, causal=True))
+    assert cal.attention_flops(1, 1, 4096, d, backward=False) / 4096 == \
+        pytest.approx(per_token, rel=1e-12)
+
+
+def test_microbench_bad_new_timings_name_the_field():
+    with pytest.raises(ValueError, match=r"attention\[0\].*attention_fraction would exceed 1"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)],
+                                       attention=[(8, 16, 4096, 128, 1.0e-3)])
+    with pytest.raises(ValueError, match=r"hbm_copy\[0\].*hbm_fraction would exceed 1"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)],
+                                       hbm_copy=[(2 ** 30, 0.5e-3)])
+    with pytest.raises(ValueError, match=r"hbm_copy\[0\].seconds"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)],
+                                       hbm_copy=[(2 ** 30, float("nan"))])
+    with pytest.raises(ValueError, match=r"attention\[0\]=.*must be a"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)],
+                                       attention=[(8, 16, 4096, 1e-3)])
+    with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
+        cal.efficiency_from_microbench("A100-80GB", [(8192, 8192, 8192, 1.4e-3)], dtype="fp8")
+    with pytest.raises(ValueError, match="dtype='fp16'"):
+        cal.efficiency_from_microbench("H100-SXM", [(8192, 8192, 8192, 1.4e-3)], dtype="fp16")
+
+
+_HAND_TIMINGS = {"gemm": [(8192, 8192, 8192, 1.40e-3)], "gemm_fp8": [(8192, 8192, 8192, 0.80e-3)],
+                 "attention": [(8, 16, 4096, 128, 4.50e-3)], "hbm_copy": [(2 ** 30, 0.70e-3)],
+                 "allreduce": [], "device": "NVIDIA H100 80GB HBM3", "torch": "2.5.1+cu124"}
+
+
+def test_profile_written_and_read_back(tmp_path):
+    """The profile of the hand timings above holds their fractions (BF16 785.4 / 989.4 =
+    0.7938, FP8 0.6945, attention 0.4323, HBM 0.9158), refuses to overwrite, and reads back as
+    the Efficiency the engine takes: the run's dtype picks its GEMM fraction; a field not
+    measured (scale-up, scale-out) keeps the catalogue's."""
+    from llmcost.training.efficiency_profile import write_efficiency_profile
+    prof = cal.microbench_profile("H100-SXM", _HAND_TIMINGS, date="2026-12-02T07:30:00Z")
+    assert prof["matmul_fraction"] == {"bf16": pytest.approx(0.7938, abs=1e-4),
+                                       "fp8": pytest.approx(0.6945, abs=1e-4)}
+    assert "scaleup_fraction" in prof["not_measured"] and "scaleup_fraction" not in prof
+    path = tmp_path / "profile.yaml"
+    write_efficiency_profile(path, prof)
+    with pytest.raises(ValueError, match="exists"):
+        write_efficiency_profile(path, prof)
+    write_efficiency_profile(path, prof, overwrite=True)
+    base = cal.load_efficiency_row("H100-SXM")
+    e16 = cal.load_efficiency_profile(path, accelerator="H100-SXM")
+    e8 = cal.load_efficiency_profile(path, accelerator="H100-SXM", dtype="fp8")
+    assert e16.matmul_fraction == pytest.approx(0.7938, abs=1e-4)
+    assert e8.matmul_fraction == pytest.approx(0.6945, abs=1e-4)
+    assert e16.attention_fraction == pytest.approx(0.4323, abs=1e-4)
+    assert e16.hbm_fraction == pytest.approx(0.9158, abs=1e-4)
+    assert e16.scaleup_fraction == base.scaleup_fraction
+    assert e16.scaleout_fraction == base.scaleout_fraction
+    assert "2026-12-02" in e16.source and "torch 2.5.1+cu124" in e16.source
+    # a profile without an FP8 GEMM keeps the catalogue's FP8 fraction, and says so
+    only16 = cal.microbench_profile("H100-SXM", {**_HAND_TIMINGS, "gemm_fp8": []})
+    write_efficiency_profile(tmp_path / "bf16.yaml", only16)
+    e = cal.load_efficiency_profile(tmp_path / "bf16.yaml", dtype="fp8")
+    assert e.matmul_fraction == base.matmul_fraction and "no fp8 GEMM in the profile" in e.source
+
+
+def test_profile_bad_files_named(tmp_path):
+    import yaml
+
+    from llmcost.training.efficiency_profile import load_efficiency_profile
+    prof = cal.microbench_profile("H100-SXM", _HAND_TIMINGS)
+    good = tmp_path / "good.yaml"
+    good.write_text(yaml.safe_dump(prof))
+    with pytest.raises(ValueError, match="measured as accelerator='H100-SXM', not 'B200'"):
+        load_efficiency_profile(good, accelerator="B200")
+    with pytest.raises(ValueError, match="no such file"):
+        load_efficiency_profile(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({**prof, "hbm_fraction": 1.2}))
+    with pytest.raises(ValueError, match=r"hbm_fraction=1.2 must be a fraction in \(0, 1\]"):
+        load_efficiency_profile(bad)
+    bad.write_text(yaml.safe_dump({**prof, "matmul_fraction": {"fp16": 0.5}}))
+    with pytest.raises(ValueError, match="matmul_fraction has dtype 'fp16'"):
+        load_efficiency_profile(bad)
+    bad.write_text(yaml.safe_dump({**prof, "kind": "something else"}))
+    with pytest.raises(ValueError, match="kind='something else'"):
+        load_efficiency_profile(bad)
+
+
+def test_scenario_efficiency_profile_prices_the_step(tmp_path):
+    """A scenario naming a profile (path relative to the scenario file) is checked at load and
+    its step is priced with the profile's fractions: a profile equal to the catalogue row gives
+    the catalogue's step exactly; one with a lower matmul fraction a longer step. A profile of
+    another accelerator, or a missing file, is refused naming `efficiency_profile`."""
+    import yaml
+
+    from llmcost.bill.scenario import ScenarioError, load_scenario
+    from llmcost.training.step_scenario import scenario_step
+    base = cal.load_efficiency_row("H100-SXM")
+    prof = cal.microbench_profile("H100-SXM", _HAND_TIMINGS)
+    same = {**prof, "matmul_fraction": {"bf16": base.matmul_fraction},
+            "attention_fraction": base.attention_fraction, "hbm_fraction": base.hbm_fraction}
+    slow = {**same, "matmul_fraction": {"bf16": 0.6}}
+    (tmp_path / "same.yaml").write_text(yaml.safe_dump(same))
+    (tmp_path / "slow.yaml").write_text(yaml.safe_dump(slow))
+    head = _SCENARIO.split("pilot:")[0]
+    steps = {}
+    for name in ("same", "slow", None):
+        path = tmp_path / f"s-{name}.yaml"
+        path.write_text(head + (f"efficiency_profile: {name}.yaml\n" if name else ""))
+        p = load_scenario(path)
+        steps[name] = scenario_step(p)[1].step_time_s
+    assert steps["same"] == pytest.approx(steps[None], rel=1e-12)
+    assert steps["slow"] > steps[None] * 1.05
+    path = tmp_path / "s-bad.yaml"
+    path.write_text(head.replace("H100-SXM", "B200") + "efficiency_profile: same.yaml\n")
+    with pytest.raises(ScenarioError, match="efficiency_profile=.*not 'B200'"):
+        load_scenario(path)
+    path.write_text(head + "efficiency_profile: nothing.yaml\n")
+    with pytest.raises(ScenarioError, match="efficiency_profile=.*no such file"):
+        load_scenario(path)
+
+
+class _FakeTorch:
+    """A stand-in for PyTorch on a CUDA device (this machine has neither): each operation
+    advances a clock by the time a device with the stand-in's rates would take (BF16 GEMM 700,
+    FP8 GEMM 1,300, causal attention fwd+bwd 400 TFLOP/s, copy 3,000 GB/s read + written), and
+    CUDA events read that clock. It checks the torch path's plumbing (which op is timed with
+    which shape and dtype, FP8 only where the device supports it, the fractions reaching their
+    fields), not any real kernel."""
+
+    RATES = {"bf16": 700e12, "fp8": 1300e12, "attention": 400e12, "copy": 3000e9}
+
+    def __init__(self, capability=(9, 0)):
+        import importlib.machinery
+        import types
+        fake = self
+        self.__spec__ = importlib.machinery.ModuleSpec("torch", None)
+        self.__version__ = "2.5.1+fake"
+        self.bfloat16, self.float8_e4m3fn, self.float32, self.uint8 = "bf16", "fp8", "f32", "u8"
+        self.clock = 0.0
+        self.calls = []
+
+        class Tensor:
+            def __init__(self, shape, dtype):
+                self.shape, self.dtype = tuple(shape), dtype
+
+            def to(self, dtype):
+                return Tensor(self.shape, dtype)
+
+            def t(self):
+                return Tensor(self.shape[::-1], self.dtype)
+
+            def contiguous(self):
+                return self
+
+            def numel(self):
+                return math.prod(self.shape)
+
+            def __matmul__(self, other):
+                m, k = self.shape
+                n = other.shape[1]
+                fake.tick(2.0 * m * n * k / fake.RATES[self.dtype], ("gemm", self.dtype, m))
+                return Tensor((m, n), self.dtype)
+
+            def copy_(self, src):
+                fake.tick(2.0 * src.numel() / fake.RATES["copy"], ("copy", src.numel()))
+                return self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.t = None
+
+            def record(self):
+                self.t = fake.clock
+
+            def elapsed_time(self, end):
+                return (end.t - self.t) * 1e3  # milliseconds, as CUDA events
+
+        def sdpa(q, k, v, is_causal=False):
+            assert is_causal and q.dtype == "bf16"
+            return ("sdpa", q.shape)
+
+        def grad(out, inputs, grad_out):
+            b, h, s, d = out[1]
+            fake.tick(cal.attention_flops(b, h, s, d) / fake.RATES["attention"],
+                      ("attention", b, h, s, d))
+            return inputs
+
+        def scaled_mm(a, b, scale_a, scale_b, out_dtype):
+            assert a.dtype == b.dtype == "fp8" and out_dtype == "bf16"
+            fake.tick(2.0 * a.shape[0] * b.shape[1] * a.shape[1] / fake.RATES["fp8"],
+                      ("gemm", "fp8", a.shape[0]))
+            return Tensor((a.shape[0], b.shape[1]), out_dtype)
+
+        self.Tensor = Tensor
+        self.cuda = types.SimpleNamespace(
+            is_available=lambda: True, synchronize=lambda: None, Event=Event,
+            get_device_capability=lambda: capability, get_device_name=lambda: "Fake H100")
+        self.randn = lambda *shape, device=None, dtype=None, requires_grad=False: \
+            Tensor(shape, dtype)
+        self.ones = lambda shape, device=None, dtype=None: Tensor(shape, dtype)
+        self.empty = lambda *shape, device=None, dtype=None: Tensor(shape, dtype)
+        self.empty_like = lambda x: Tensor(x.shape, x.dtype)
+        self._scaled_mm = scaled_mm
+        self.nn = types.SimpleNamespace(functional=types.SimpleNamespace(
+            scaled_dot_product_attention=sdpa))
+        self.autograd = types.SimpleNamespace(grad=grad)
+        self.distributed = types.SimpleNamespace(is_available=lambda: False)
+
+    def tick(self, seconds, what):
+        self.clock += seconds
+        self.calls.append(what)
+
+
+def test_run_microbench_with_a_stand_in_torch(monkeypatch):
+    """The torch path with ``_FakeTorch`` in ``sys.modules`` (no GPU or PyTorch here): the
+    timings give back the stand-in's rates as fractions of the H100 SXM datasheet: 700 / 989.4 =
+    0.7075 (BF16), 1,300 / 1,978.9 = 0.6569 (FP8), 400 / 989.4 = 0.4043 (attention), 3,000 /
+    3,350 = 0.8955 (HBM); on a device of compute capability 8.0 (Ampere) no FP8 GEMM is timed."""
+    import sys
+    fake = _FakeTorch()
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert cal.microbench_missing() is None
+    t = cal.run_microbench(repeats=3)
+    assert [r[0] for r in t["gemm"]] == [4096, 8192] and len(t["gemm_fp8"]) == 2
+    assert t["attention"][0][:4] == (8, 16, 4096, 128) and t["hbm_copy"][0][0] == 2 ** 30
+    assert t["device"] == "Fake H100" and t["torch"] == "2.5.1+fake" and t["allreduce"] == []
+    prof = cal.microbench_profile("H100-SXM", t)
+    assert prof["matmul_fraction"]["bf16"] == pytest.approx(700 / 989.4, abs=1e-4)
+    assert prof["matmul_fraction"]["fp8"] == pytest.approx(1300 / 1978.9, abs=1e-4)
+    assert prof["attention_fraction"] == pytest.approx(400 / 989.4, abs=1e-4)
+    assert prof["hbm_fraction"] == pytest.approx(3000 / 3350, abs=1e-4)
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorch(capability=(8, 0)))
+    t = cal.run_microbench(repeats=2)
+    assert t["gemm_fp8"] == [] and "compute capability < 8.9" in t["fp8_note"]
+    assert any(x.startswith("matmul_fraction.fp8 (no FP8 tensor cores")
+               for x in cal.microbench_profile("H100-SXM", t)["not_measured"])
+
+
+def test_cli_microbench_writes_a_profile(tmp_path, capsys, monkeypatch):
+    """`llmcost calibrate --microbench --out` (stand-in torch): prints the timings and fractions,
+    writes a profile the engine reads back; an existing file is refused in one line (exit 2)
+    before anything runs, unless --overwrite."""
+    import sys
+
+    from llmcost.present.cli import main
+    monkeypatch.setitem(sys.modules, "torch", _FakeTorch())
+    out = tmp_path / "profile.yaml"
+    args = ["calibrate", "--microbench", "--accelerator", "H100-SXM", "--out", str(out)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "FP8 GEMM 8192x8192" in text and "causal attention fwd+bwd" in text
+    assert "matmul_fraction (fp8) 0.657" in text and "attention_fraction 0.404" in text
+    assert "not measured (catalogue values kept): scaleup_fraction, scaleout_fraction" in text
+    eff = cal.load_efficiency_profile(out, accelerator="H100-SXM")
+    assert eff.matmul_fraction == pytest.approx(0.7075, abs=1e-4)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "exists" in err and "--overwrite" in err
+    assert main(args + ["--overwrite"]) == 0
+    capsys.readouterr()
+    assert main(["calibrate", "--out", str(out)]) == 2
+    assert "give --microbench" in capsys.readouterr().err
+
+
+def test_mamf_logs_become_a_profile(tmp_path, capsys):
+    """`llmcost calibrate --mamf-log` turns the published GH200 BF16 log (0.8298 of 989.4) and
+    the H100 SXM FP8 figure (0.7088 of 1,978.9; both above) into a profile the engine reads back
+    for each dtype; two logs of one dtype, or a log without a result, are refused in one line."""
+    from llmcost.present.cli import main
+    bf16, fp8 = tmp_path / "bf16.txt", tmp_path / "fp8.txt"
+    bf16.write_text(MAMF_LOG_GH200_PR60)
+    fp8.write_text("** Dtype: torch.float8_e4m3fn\n"
+                   "max:    1402.6 TFLOPS @ 1024x9216x14336 (MxNxK)\n")
+    out = tmp_path / "profile.yaml"
+    assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(fp8),
+                 "--accelerator", "H100-SXM", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "matmul_fraction (bf16) 0.830, matmul_fraction (fp8) 0.709" in text
+    assert cal.load_efficiency_profile(out, dtype="bf16").matmul_fraction == \
+        pytest.approx(0.8298, abs=1e-4)
+    e8 = cal.load_efficiency_profile(out, dtype="fp8")
+    assert e8.matmul_fraction == pytest.approx(0.7088, abs=1e-4)
+    assert e8.attention_fraction == cal.load_efficiency_row("H100-SXM").attention_fraction
+    assert main(["calibrate", "--mamf-log", str(bf16), "--mamf-log", str(bf16),
+                 "--accelerator", "H100-SXM"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "a second bf16 log" in err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("Benchmark started\n")
+    assert main(["calibrate", "--mamf-log", str(empty), "--accelerator", "H100-SXM"]) == 2
+    assert "mamf-finder log 0: text holds no mamf-finder result line" in capsys.readouterr().err
+
+
+def test_mfu_predict_uses_the_efficiency_profile(tmp_path, monkeypatch):
+    """`mfu: predict` with `efficiency_profile:` prices the step with the profile (a matmul
+    fraction of 0.6 against the catalogue's 0.801 lowers the predicted MFU; the same plan
+    otherwise) and the MFU's source names the profile. A report only passes on the keys a
+    notebook declares: until notebook 00's parameters cell declares `efficiency_profile`, the
+    declaration is added here for the test."""
+    import yaml
+
+    from llmcost.present import report
+    orig = report.declared_parameters
+
+    def declared(nb):
+        d = orig(nb)
+        if nb.stem.startswith("00") and "efficiency_profile" not in d:
+            d = {**d, "efficiency_profile": {"name": "efficiency_profile", "default": "None",
+                                             "help": "an efficiency profile"}}
+        return d
+    monkeypatch.setattr(report, "declared_parameters", declared)
+    base = cal.load_efficiency_row("H100-SXM")
+    prof = {**cal.microbench_profile("H100-SXM", _HAND_TIMINGS), "matmul_fraction": {"bf16": 0.6},
+            "attention_fraction": base.attention_fraction, "hbm_fraction": base.hbm_fraction}
+    (tmp_path / "gpu.yaml").write_text(yaml.safe_dump(prof))
+    head = _SCENARIO.split("pilot:")[0] + "mfu: predict\n"
+    (tmp_path / "a.yaml").write_text(head)
+    (tmp_path / "b.yaml").write_text(head + "efficiency_profile: gpu.yaml\n")
+    a = report.plan_report(tmp_path / "a.yaml", ["00"], notebook_setups=False).scenario
+    b = report.plan_report(tmp_path / "b.yaml", ["00"], notebook_setups=False).scenario
+    assert a["_mfu_prediction"]["plan"] == b["_mfu_prediction"]["plan"]
+    assert b["mfu"] < 0.95 * a["mfu"]
+    assert "efficiency profile gpu.yaml" in b["_mfu_prediction"]["from"]
+    assert "efficiency profile" not in a["_mfu_prediction"]["from"]
+
+
+def test_fp8_gemm_skipped_with_its_reason(monkeypatch):
+    """(Stand-in torch.) A PyTorch whose private ``_scaled_mm`` takes other arguments (its
+    signature changed across 2.x) times no FP8 GEMM and says why, the BF16 figures stay; FP8
+    timings on a catalogue accelerator without an FP8 peak (A100) are not turned into a
+    fraction of nothing."""
+    import sys
+    fake = _FakeTorch()
+
+    def other_scaled_mm(a, b, out_dtype=None):
+        return a @ b
+    fake._scaled_mm = other_scaled_mm  # called with scale_a=...: a TypeError
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    t = cal.run_microbench(repeats=2)
+    assert t["gemm_fp8"] == [] and "torch._scaled_mm failed" in t["fp8_note"]
+    assert len(t["gemm"]) == 2
+    slow = {**_HAND_TIMINGS, "gemm": [(8192, 8192, 8192, 4.0e-3)],
+            "attention": [(8, 16, 4096, 128, 20e-3)], "hbm_copy": [(2 ** 30, 1.2e-3)]}
+    prof = cal.microbench_profile("A100-80GB", slow)
+    assert "fp8" not in prof["matmul_fraction"]
+    assert "matmul_fraction.fp8 (the catalogue has no FP8 peak for A100-80GB)" in \
+        prof["not_measured"]

@@ -45,6 +45,7 @@ from ..core.stacks import load_stack
 from ..core.units import is_number
 from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
+from ..training.efficiency_profile import load_efficiency_profile
 from ..training.memory import RECIPES
 from ..training.reliability import CHECKPOINT_RECIPES, load_storage_prices
 from ..training.step import scenario_plan
@@ -113,6 +114,16 @@ def _model(name, v):
     except ValueError as e:
         raise ScenarioError(str(e)) from None
     return str(Path(v).resolve()) if is_config_path(v) else spec.name
+
+
+def _efficiency_profile(name, v):
+    """An efficiency profile file (``llmcost calibrate --microbench --out``), read and checked
+    (``training.efficiency_profile.load_efficiency_profile``); its absolute path."""
+    try:
+        load_efficiency_profile(v)
+    except ValueError as e:
+        raise ScenarioError(str(e)) from None
+    return str(Path(v).resolve())
 
 
 def _named_model(name, v):
@@ -385,6 +396,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "global_batch_tokens?, step_time_s?, mfu?, mfu_basis?, peak_memory_gb?}: `llmcost "
           "calibrate` fits the step model to them and extrapolates to the scenario's plan "
           "(llmcost.training.calibrate)", _pilot),
+    Param("efficiency_profile", "str|none", "an efficiency profile measured on your own GPU "
+          "(`llmcost calibrate --microbench --out PATH`, a path relative to the scenario file): "
+          "the step-time model (mfu: predict) prices kernels with its measured fractions "
+          "(llmcost.training.efficiency_profile); null: the catalogue's", _efficiency_profile),
     Param("ledger_pilot_tokens_per_s_per_gpu", "float|none", "a pilot run's measured training "
           "tokens/s per GPU: the bill's MFU is calibrated from it; null: use mfu", _positive),
     Param("ledger_pilot_n_gpus", "int|none", "the GPU count the pilot of "
@@ -1045,6 +1060,9 @@ def load_scenario(path) -> dict:
         if key == "model" and isinstance(value, str):
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
+        if key == "efficiency_profile" and isinstance(value, str) and \
+                not Path(value).is_absolute():
+            value = str(p.parent / value)  # relative to the scenario file
         if key == "mfu" and value == MFU_PREDICT:
             out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
             continue
@@ -1056,6 +1074,12 @@ def load_scenario(path) -> dict:
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
     _check_mfu_and_pilot(out, p)
+    if out.get("efficiency_profile") and out.get("accelerator"):
+        try:  # the profile's fractions are of one accelerator's datasheet and one GEMM dtype
+            load_efficiency_profile(out["efficiency_profile"], accelerator=out["accelerator"],
+                                    dtype=out.get("dtype", "bf16"))
+        except ValueError as e:
+            raise ScenarioError(f"{p}: {e}") from None
     try:
         _cross_check(point_scenario(out))
     except ScenarioError as e:

@@ -22,6 +22,7 @@ from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scen
 from ..core import catalog
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
+from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     OUTSIDE_NOTE,
     compare_bills,
@@ -841,7 +842,12 @@ def _check(args) -> int:
 
 def _microbench(args) -> int:
     """``llmcost calibrate --microbench``: one line and exit 2 when PyTorch or a CUDA GPU is
-    missing; otherwise the timings and the ``Efficiency`` they imply."""
+    missing (or ``--out`` names an existing file without ``--overwrite``); otherwise the timings,
+    the ``Efficiency`` they imply and, with ``--out``, the efficiency profile written
+    (``calibrate.microbench_profile``, ``efficiency_profile.write_efficiency_profile``)."""
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        return _fail(f"llmcost calibrate --microbench: --out {args.out} exists (give "
+                     "--overwrite to replace it)")
     missing = pilot_calibration.microbench_missing()
     if missing:
         return _fail(f"llmcost calibrate --microbench: {missing}")
@@ -851,18 +857,64 @@ def _microbench(args) -> int:
         if not name:
             raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
         t = pilot_calibration.run_microbench()
-        eff = pilot_calibration.efficiency_from_microbench(name, t["gemm"], t["allreduce"])
-    except (ScenarioError, ValueError) as e:
+        profile = pilot_calibration.microbench_profile(name, t)
+        if args.out:
+            write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
+    except (ScenarioError, ValueError, OSError) as e:
         return _fail(str(e))
-    print(f"Microbenchmark on {t['device']} (catalogue {name}):")
-    for m, n, k, sec in t["gemm"]:
-        print(f"  GEMM {m}x{k} . {k}x{n}: {sec * 1e3:.3f} ms, {2 * m * n * k / sec / 1e12:.1f} "
-              "TFLOP/s")
+    print(f"Microbenchmark on {t['device']} (torch {t['torch']}; catalogue {name}):")
+    for label, rows in (("BF16 GEMM", t["gemm"]), ("FP8 GEMM", t["gemm_fp8"])):
+        for m, n, k, sec in rows:
+            print(f"  {label} {m}x{k} . {k}x{n}: {sec * 1e3:.3f} ms, "
+                  f"{2 * m * n * k / sec / 1e12:.1f} TFLOP/s")
+    if not t["gemm_fp8"]:
+        print(f"  FP8 GEMM: not timed ({t.get('fp8_note') or 'none timed'})")
+    for b, h, sl, d, sec in t["attention"]:
+        print(f"  causal attention fwd+bwd {b}x{h} heads x {sl} tokens x {d}: {sec * 1e3:.3f} ms, "
+              f"{pilot_calibration.attention_flops(b, h, sl, d) / sec / 1e12:.1f} TFLOP/s")
+    for size, sec in t["hbm_copy"]:
+        print(f"  device copy {size / 2 ** 30:.0f} GiB: {sec * 1e3:.3f} ms, "
+              f"{2 * size / sec / 1e9:,.0f} GB/s read + written")
     for size, n_gpus, sec in t["allreduce"]:
         print(f"  all-reduce {size / 2 ** 20:.0f} MiB on {n_gpus} GPUs: {sec * 1e3:.3f} ms")
-    print(f"  {eff.source}")
-    print(f"  matmul_fraction {eff.matmul_fraction:.3f}, scaleup_fraction "
-          f"{eff.scaleup_fraction:.3f}")
+    print(f"  {profile['source']}")
+    fractions = {f"matmul_fraction ({k})": v for k, v in profile["matmul_fraction"].items()}
+    fractions.update({f: profile[f] for f in ("attention_fraction", "hbm_fraction",
+                                              "scaleup_fraction") if f in profile})
+    print("  " + ", ".join(f"{k} {v:.3f}" for k, v in fractions.items()))
+    print(f"  not measured (catalogue values kept): {', '.join(profile['not_measured'])}")
+    if args.out:
+        print(f"Efficiency profile written to {args.out}: name it in a scenario as "
+              "`efficiency_profile: PATH` for `mfu: predict`")
+    return 0
+
+
+def _mamf_log(args) -> int:
+    """``llmcost calibrate --mamf-log LOG``: the matmul fraction(s) of mamf-finder logs and, with
+    ``--out``, their efficiency profile (``calibrate.mamf_profile``); one error line otherwise."""
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        return _fail(f"llmcost calibrate --mamf-log: --out {args.out} exists (give --overwrite "
+                     "to replace it)")
+    try:
+        name = args.accelerator or (load_scenario(args.scenario)["accelerator"]
+                                    if args.scenario else None)
+        if not name:
+            raise ValueError("give --accelerator NAME (llmcost list accelerators) or --scenario")
+        texts = [Path(f).read_text(encoding="utf-8", errors="replace") for f in args.mamf_log]
+        profile = pilot_calibration.mamf_profile(name, texts)
+        if args.out:
+            write_efficiency_profile(args.out, profile, overwrite=args.overwrite)
+    except (ScenarioError, ValueError, OSError) as e:
+        return _fail(f"llmcost calibrate --mamf-log: {e}")
+    print(f"mamf-finder log(s) on {profile['device']} (torch {profile['torch']}; catalogue "
+          f"{name}):")
+    print(f"  {profile['source']}")
+    print("  " + ", ".join(f"matmul_fraction ({k}) {v:.3f}"
+                           for k, v in profile["matmul_fraction"].items()))
+    print(f"  not measured (catalogue values kept): {', '.join(profile['not_measured'])}")
+    if args.out:
+        print(f"Efficiency profile written to {args.out}: name it in a scenario as "
+              "`efficiency_profile: PATH` for `mfu: predict`")
     return 0
 
 
@@ -877,13 +929,25 @@ def _calibrate_parser(sub) -> None:
         "GPU-hours with a band that grows with what the pilots did not exercise.")
     c.add_argument("--scenario", metavar="YAML", help="scenario file with a `pilot:` list")
     c.add_argument("--microbench", action="store_true",
-                   help="time a BF16 GEMM (and, under torchrun, an all-reduce) on this machine's "
+                   help="time BF16 (and, where supported, FP8) GEMMs, a causal attention, an "
+                   "HBM copy (and, under torchrun, an all-reduce) on this machine's "
                    "CUDA GPU with PyTorch and print the Efficiency they imply "
                    "(llmcost.training.calibrate.efficiency_from_microbench); exits 2 without "
                    "PyTorch or a GPU")
     c.add_argument("--accelerator", metavar="NAME",
                    help="catalogue accelerator the microbenchmark runs on (default: the "
                    "scenario's)")
+    c.add_argument("--mamf-log", metavar="LOG", action="append",
+                   help="instead of timing here: read a log of stas00's mamf-finder.py (its "
+                   "maximum achievable matmul TFLOPS; repeat for a BF16 and an FP8 log) and print "
+                   "the matmul_fraction it implies (llmcost.training.calibrate.mamf_profile); "
+                   "with --out, write it as an efficiency profile")
+    c.add_argument("--out", metavar="YAML",
+                   help="with --microbench or --mamf-log: write the measured fractions, the "
+                   "device, date and torch version as an efficiency profile a scenario names with "
+                   "`efficiency_profile:` (llmcost.training.efficiency_profile)")
+    c.add_argument("--overwrite", action="store_true",
+                   help="with --out: replace an existing profile file")
 
 
 def _calibrate(args) -> int:
@@ -891,8 +955,14 @@ def _calibrate(args) -> int:
     extrapolated MFU with its band (or one error line)."""
     if args.microbench:
         return _microbench(args)
+    if args.mamf_log:
+        return _mamf_log(args)
+    if args.out:
+        return _fail("llmcost calibrate: --out writes an efficiency profile; give --microbench "
+                     "or --mamf-log")
     if not args.scenario:
-        return _fail("llmcost calibrate: give --scenario YAML (pilot runs) or --microbench")
+        return _fail("llmcost calibrate: give --scenario YAML (pilot runs), --microbench or "
+                     "--mamf-log LOG")
     try:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:

@@ -475,7 +475,9 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     out["mfu"] = value
     out["_mfu_prediction"] = {
         "value": value, "plan": plan.describe(),
-        "from": f"predicted by llmcost.step for {plan.describe()}",
+        "from": f"predicted by llmcost.step for {plan.describe()}" + (
+            f", kernels at the efficiency profile {Path(p['efficiency_profile']).name}"
+            if p.get("efficiency_profile") else ""),
         "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
         "efficiency_row": b.efficiency_row, "stack": b.stack,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},

@@ -36,6 +36,11 @@ So this module models **what a pilot identifies and what it does not**:
 * ``pilot_study(scenario)``: the scenario's pilot (``ledger_pilot_tokens_per_s_per_gpu`` at
   ``ledger_pilot_n_gpus``), or an illustrative one at a published run's MFU, extrapolated to the
   scenario's plan with the main run's GPU-hours and compute cost and their band (notebook 04b).
+* Your own GPU: ``run_microbench`` times BF16 and FP8 GEMMs, a causal attention and an HBM copy
+  with PyTorch (``llmcost calibrate --microbench``), ``parse_mamf_log`` reads a log of stas00's
+  mamf-finder; ``efficiency_from_microbench`` / ``efficiency_from_mamf_log`` turn them into the
+  ``Efficiency`` fractions, ``microbench_profile`` / ``mamf_profile`` into an efficiency profile
+  the step model reads (``efficiency_profile``, the scenario key ``efficiency_profile``).
 
 Convention: MFU on the workbook's basis (model FLOPs with a full attention mask, no recomputation,
 ``ModelSpec.flops_per_token(causal=False)``, over the dense peak of the GEMM dtype); a printed MFU
@@ -45,11 +50,13 @@ on another basis is converted with the model's FLOP counts (``MFU_BASES``).
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib
 import importlib.util
 import math
 import numbers
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -59,6 +66,10 @@ from ..core.catalog import as_model, load_accelerator, load_model, load_publishe
 from ..core.hardware import Cluster, Efficiency
 from ..core.model import ModelSpec
 from . import memory, step, step_scenario, step_validation
+from .efficiency_profile import (
+    PROFILE_KIND,
+    load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
+)
 from .options import StepOptions
 from .parallel import ParallelPlan, make_plan
 
@@ -1069,16 +1080,64 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
 
 
 # ------------------------------------------------------------------ your own GPU: microbenchmarks
-def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str = "bf16",
-                               base: Efficiency | None = None) -> Efficiency:
-    """The ``Efficiency`` a GEMM and an all-reduce timing imply, on top of ``base`` (the
-    catalogue's row for ``accelerator`` by default; the fields not measured stay).
+#: Attention FLOPs of one causal forward + backward pass ÷ its forward's: the backward runs 5
+#: matmuls against the forward's 2 (Dao 2023, FlashAttention-2, arXiv:2307.08691, Alg. 2; its
+#: benchmarks/benchmark_flash_attention.py counts ``fwd_bwd`` = 3.5 × ``fwd``), the same 2.5 ×
+#: the engine's ``step._attention_core`` gives the backward.
+ATTENTION_FWD_BWD_OVER_FWD = 3.5
 
-    * ``gemm``: ``(m, n, k, seconds)`` timings of ``(m × k) · (k × n)`` products in ``dtype``:
-      achieved rate ``2 m n k ÷ seconds`` (one multiply-add = 2 FLOP), and
-      ``matmul_fraction = max over shapes (rate) ÷ peak(dtype)``: the maximum achievable matmul
-      FLOP/s over the shapes, as stas00's mamf-finder reports it (ml-engineering,
+
+def attention_flops(batch, heads, seq_len, head_dim, causal: bool = True,
+                    backward: bool = True) -> float:
+    """FLOPs of one scaled-dot-product attention of ``batch × heads`` sequences of ``seq_len``
+    tokens with head dimension ``head_dim`` (queries, keys and values alike), as the engine counts
+    them (``step._attention_core``): forward ``2 · b · h · s · (d_qk + d_v) · keys`` with
+    ``keys`` = (s + 1) ÷ 2 under a causal mask (query i attends keys 1..i,
+    ``ModelSpec.mean_attended_keys``) or s without one, i.e. ``4 · b · h · s · d · keys``
+    (QKᵀ and PV, one multiply-add = 2 FLOP); forward + backward ``3.5 ×`` the forward
+    (``ATTENTION_FWD_BWD_OVER_FWD``)."""
+    for name, v in (("batch", batch), ("heads", heads), ("seq_len", seq_len),
+                    ("head_dim", head_dim)):
+        _positive(f"attention.{name}", v)
+    keys = (seq_len + 1) / 2.0 if causal else float(seq_len)
+    fwd = 2.0 * batch * heads * seq_len * (2.0 * head_dim) * keys
+    return fwd * (ATTENTION_FWD_BWD_OVER_FWD if backward else 1.0)
+
+
+def _timing_rows(name, rows, width, what):
+    rows = list(rows)
+    for i, row in enumerate(rows):
+        if not isinstance(row, (tuple, list)) or len(row) != width:
+            raise ValueError(f"{name}[{i}]={row!r} must be a {what} tuple")
+    return rows
+
+
+def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str = "bf16",
+                               base: Efficiency | None = None, attention=(),
+                               hbm_copy=()) -> Efficiency:
+    """The ``Efficiency`` GEMM, attention, HBM-copy and all-reduce timings imply, on top of
+    ``base`` (the catalogue's row for ``accelerator`` by default; the fields not measured stay).
+
+    * ``gemm``: ``(m, n, k, seconds)`` timings of ``(m × k) · (k × n)`` products in ``dtype``
+      (``"bf16"`` or ``"fp8"``): achieved rate ``2 m n k ÷ seconds`` (one multiply-add = 2 FLOP),
+      and ``matmul_fraction = max over shapes (rate) ÷ peak(dtype)`` (the dtype's dense datasheet
+      peak, ``Accelerator.peak_flops_per_s``): the maximum achievable matmul FLOP/s over the
+      shapes, as stas00's mamf-finder reports it (ml-engineering,
       compute/accelerator/benchmarks/mamf-finder.py), the quantity the catalogue's fraction is.
+      The engine applies ``matmul_fraction`` to the peak of the run's dtype: an FP8 fraction is
+      for FP8 runs, a BF16 one for BF16 runs.
+    * ``attention``: ``(batch, heads, seq_len, head_dim, seconds)`` timings of a causal BF16
+      fused attention, forward + backward (``torch.nn.functional.scaled_dot_product_attention``
+      with ``is_causal=True``): ``attention_fraction = max (attention_flops(b, h, s, d) ÷
+      seconds) ÷ peak(bf16)``, the FLOPs of a causal mask (keys (s + 1) ÷ 2 per query, backward
+      2.5 × forward, ``attention_flops``) over the dense BF16 peak: the engine's convention
+      (``step._attention_core`` divides the same FLOPs by ``peak16 · attention_fraction``).
+    * ``hbm_copy``: ``(bytes, seconds)`` timings of a device-to-device copy of ``bytes``:
+      achieved bandwidth ``2 · bytes ÷ seconds`` (each byte read once and written once, as the
+      STREAM benchmark's Copy kernel counts it: 16 bytes per 8-byte element, McCalpin 1995,
+      "Memory Bandwidth and Machine Balance in Current High Performance Computers") and
+      ``hbm_fraction = max bandwidth ÷ hbm_bytes_per_s`` (the datasheet HBM bandwidth), the
+      achieved ÷ datasheet ratio the engine prices memory-bound kernels at.
     * ``allreduce``: ``(bytes, n_gpus, seconds)`` timings of all-reduces inside one scale-up
       domain: algorithm bandwidth ``bytes ÷ seconds``, bus bandwidth ``algbw × 2 (n − 1) ÷ n``
       (nccl-tests doc/PERFORMANCE.md, the ring's per-link traffic), and
@@ -1088,13 +1147,16 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
     Raises
     ------
     ValueError
-        An empty ``gemm``, a non-positive size or time, ``n_gpus`` < 2, or a rate above the
-        datasheet (naming the timing).
+        An empty ``gemm``, a row of the wrong length, a non-positive size or time, ``n_gpus`` <
+        2, a dtype without a datasheet peak, or a rate above the datasheet (naming the timing and
+        the field it would set).
     """
     acc = load_accelerator(accelerator)
     eff = base if base is not None else load_efficiency_row(accelerator)
+    if dtype not in ("bf16", "fp8"):
+        raise ValueError(f"dtype={dtype!r} must be 'bf16' or 'fp8' (the workbook's GEMM dtypes)")
     peak = acc.peak_flops_per_s(dtype)
-    gemm = list(gemm)
+    gemm = _timing_rows("gemm", gemm, 4, "(m, n, k, seconds)")
     if not gemm:
         raise ValueError("gemm=[] must hold at least one (m, n, k, seconds) timing")
     best = 0.0
@@ -1105,11 +1167,46 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
         rate = 2.0 * m * n * k / t
         if rate > peak:
             raise ValueError(f"gemm[{i}]={tuple(row)!r} gives {rate / 1e12:.1f} TFLOP/s, above the "
-                             f"{acc.name}'s {dtype} dense peak {peak / 1e12:.1f} TFLOP/s")
+                             f"{acc.name}'s {dtype} dense peak {peak / 1e12:.1f} TFLOP/s "
+                             "(matmul_fraction would exceed 1)")
         best = max(best, rate)
     new = {"matmul_fraction": best / peak}
+    said = [f"matmul {best / 1e12:.1f} TFLOP/s ({new['matmul_fraction']:.1%} of the {dtype} peak)"]
+    peak16 = acc.peak_flops_per_s("bf16")
+    att = 0.0
+    for i, row in enumerate(_timing_rows("attention", attention, 5,
+                                         "(batch, heads, seq_len, head_dim, seconds)")):
+        b, h, s, d, t = row
+        _positive(f"attention[{i}].seconds", t)
+        rate = attention_flops(b, h, s, d) / t
+        if rate > peak16:
+            raise ValueError(f"attention[{i}]={tuple(row)!r} gives {rate / 1e12:.1f} TFLOP/s of "
+                             f"causal attention, above the {acc.name}'s bf16 dense peak "
+                             f"{peak16 / 1e12:.1f} TFLOP/s (attention_fraction would exceed 1)")
+        att = max(att, rate)
+    if att:
+        new["attention_fraction"] = att / peak16
+        said.append(f"causal attention fwd+bwd {att / 1e12:.1f} TFLOP/s "
+                    f"({new['attention_fraction']:.1%} of the bf16 peak)")
+    hbm = 0.0
+    for i, row in enumerate(_timing_rows("hbm_copy", hbm_copy, 2, "(bytes, seconds)")):
+        size, t = row
+        _positive(f"hbm_copy[{i}].bytes", size)
+        _positive(f"hbm_copy[{i}].seconds", t)
+        bw = 2.0 * size / t
+        if not acc.hbm_bytes_per_s:
+            raise ValueError(f"accelerator={acc.name!r} has no HBM bandwidth in the catalogue: "
+                             "an HBM-copy timing has nothing to be a fraction of")
+        if bw > acc.hbm_bytes_per_s:
+            raise ValueError(f"hbm_copy[{i}]={tuple(row)!r} moves {bw / 1e9:,.0f} GB/s (read + "
+                             f"written), above the {acc.name}'s {acc.hbm_bytes_per_s / 1e9:,.0f} "
+                             "GB/s HBM (hbm_fraction would exceed 1)")
+        hbm = max(hbm, bw)
+    if hbm:
+        new["hbm_fraction"] = hbm / acc.hbm_bytes_per_s
+        said.append(f"HBM copy {hbm / 1e9:,.0f} GB/s ({new['hbm_fraction']:.1%} of the datasheet)")
     bus = 0.0
-    for i, row in enumerate(allreduce):
+    for i, row in enumerate(_timing_rows("allreduce", allreduce, 3, "(bytes, n_gpus, seconds)")):
         size, n_gpus, t = row
         for name, v in (("bytes", size), ("n_gpus", n_gpus), ("seconds", t)):
             _positive(f"allreduce[{i}].{name}", v)
@@ -1123,12 +1220,175 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
                              "catalogue: an all-reduce timing has nothing to be a fraction of")
         if bus > link:
             raise ValueError(f"allreduce bus bandwidth {bus / 1e9:.0f} GB/s is above the "
-                             f"{acc.name}'s {link / 1e9:.0f} GB/s per direction")
+                             f"{acc.name}'s {link / 1e9:.0f} GB/s per direction "
+                             "(scaleup_fraction would exceed 1)")
         new["scaleup_fraction"] = bus / link
-    return eff.replace(**new, source=f"microbenchmarked on this machine: matmul "
-                       f"{best / 1e12:.1f} TFLOP/s ({new['matmul_fraction']:.1%} of the {dtype} "
-                       "peak)" + (f", all-reduce busbw {bus / 1e9:.0f} GB/s" if bus else "")
+        said.append(f"all-reduce busbw {bus / 1e9:.0f} GB/s")
+    return eff.replace(**new, source="microbenchmarked on this machine: " + ", ".join(said)
                        + f"; other fields from {eff.accelerator}'s catalogue row")
+
+
+#: mamf-finder's ``--dtype`` (a torch dtype name) as the workbook's GEMM dtype: FP8 in either
+#: OCP format or AMD's ``fnuz`` variants is priced at the FP8 dense peak.
+MAMF_DTYPES = {"bfloat16": "bf16", "float8_e4m3fn": "fp8", "float8_e4m3fnuz": "fp8",
+               "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
+_MAMF_MAX = (re.compile(r"^max:\s*([0-9.]+)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)", re.M),
+             re.compile(r"The best outcome was\s*([0-9.]+)\s*TFLOPS\s*@\s*(\d+)x(\d+)x(\d+)"))
+
+
+def parse_mamf_log(text: str) -> dict:
+    """The result of a mamf-finder log (stas00/ml-engineering,
+    compute/accelerator/benchmarks/mamf-finder.py): ``{"tflops", "m", "n", "k", "dtype",
+    "device", "torch", "shapes_tried"}``. ``tflops`` is the maximum over the shapes tried
+    (10^12 FLOP/s, the script's legend), at the ``M × N × K`` shape printed beside it, from the
+    script's ``max:`` line (its versions since 2025 print mean, median and max) or its earlier
+    ``The best outcome was ... TFLOPS @ MxNxK`` line; ``dtype`` from its ``** Dtype: torch.X``
+    header (``MAMF_DTYPES``; ``"bf16"``, the script's default, when the header is absent);
+    ``device`` and ``torch`` from its header where printed, else None.
+
+    Raises
+    ------
+    ValueError
+        ``text`` is not a string, holds no result line, or names a dtype the workbook has no
+        peak for.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text={type(text).__name__} must be the text of a mamf-finder log")
+    hit = None
+    for pattern in _MAMF_MAX:
+        hit = pattern.search(text)
+        if hit:
+            break
+    if hit is None:
+        raise ValueError("text holds no mamf-finder result line ('max: X TFLOPS @ MxNxK' or "
+                         "'The best outcome was X TFLOPS @ MxNxK')")
+    d = re.search(r"\*\* Dtype:\s*torch\.(\w+)", text)
+    dtype = d.group(1) if d else "bfloat16"
+    if dtype not in MAMF_DTYPES:
+        raise ValueError(f"text: mamf-finder dtype torch.{dtype} is not one the workbook prices "
+                         f"(one of {', '.join('torch.' + k for k in MAMF_DTYPES)})")
+    dev = re.search(r"_CudaDeviceProperties\(name='([^']+)'", text)
+    tv = re.search(r"^torch=(\S+)", text, re.M)
+    tried = re.search(r"[Tt]ried (\d+) shapes", text)
+    return {"tflops": float(hit.group(1)), "m": int(hit.group(2)), "n": int(hit.group(3)),
+            "k": int(hit.group(4)), "dtype": MAMF_DTYPES[dtype],
+            "device": dev.group(1) if dev else None, "torch": tv.group(1) if tv else None,
+            "shapes_tried": int(tried.group(1)) if tried else None}
+
+
+def efficiency_from_mamf_log(accelerator: str, text: str,
+                             base: Efficiency | None = None) -> Efficiency:
+    """The ``Efficiency`` a mamf-finder log implies for ``accelerator`` (``parse_mamf_log``):
+    its maximum rate as one GEMM timing, ``(m, n, k, 2 m n k ÷ (TFLOPS × 10^12))``, through
+    ``efficiency_from_microbench`` in the log's dtype, i.e. ``matmul_fraction = TFLOPS × 10^12 ÷
+    peak(dtype)``: mamf-finder's "Efficiency" column (MAMF ÷ Theory) on the catalogue's datasheet
+    peak. The other fields stay ``base``'s (the catalogue row by default).
+
+    Raises
+    ------
+    ValueError
+        As ``parse_mamf_log``, or a rate above the dtype's peak (``efficiency_from_microbench``).
+    """
+    r = parse_mamf_log(text)
+    flops = 2.0 * r["m"] * r["n"] * r["k"]
+    eff = efficiency_from_microbench(accelerator, [(r["m"], r["n"], r["k"],
+                                                    flops / (r["tflops"] * 1e12))],
+                                     dtype=r["dtype"], base=base)
+    return eff.replace(source=f"mamf-finder log ({r['device'] or 'device not printed'}, torch "
+                       f"{r['torch'] or '?'}): {r['dtype']} MAMF {r['tflops']:.1f} TFLOPS @ "
+                       f"{r['m']}x{r['n']}x{r['k']} = {eff.matmul_fraction:.1%} of the "
+                       f"{r['dtype']} peak; other fields from {eff.accelerator}'s catalogue row")
+
+
+def mamf_profile(accelerator: str, texts, date: str | None = None) -> dict:
+    """The efficiency profile (as ``microbench_profile``) of one or more mamf-finder logs
+    (``parse_mamf_log``; say a BF16 and an FP8 scan): ``matmul_fraction`` of each log's dtype
+    (``efficiency_from_mamf_log``: MAMF ÷ the dtype's dense peak), the device and torch version
+    the logs print, ``date`` (UTC, now by default: when the profile was made, not the scan); the
+    other fields are listed as not measured (the catalogue's stay).
+
+    Raises
+    ------
+    ValueError
+        No log, two logs of one dtype, or as ``efficiency_from_mamf_log`` (naming the log).
+    """
+    texts = [texts] if isinstance(texts, str) else list(texts) if texts is not None else []
+    if not texts:
+        raise ValueError("texts=[] must hold at least one mamf-finder log")
+    mm, logs, sources = {}, [], []
+    for i, text in enumerate(texts):
+        try:
+            r = parse_mamf_log(text)
+            eff = efficiency_from_mamf_log(accelerator, text)
+        except ValueError as e:
+            raise ValueError(f"mamf-finder log {i}: {e}") from None
+        if r["dtype"] in mm:
+            raise ValueError(f"mamf-finder log {i}: a second {r['dtype']} log (one per dtype)")
+        mm[r["dtype"]] = round(eff.matmul_fraction, 4)
+        logs.append(r)
+        sources.append(eff.source.split("; other fields")[0])
+    out = {"kind": PROFILE_KIND, "accelerator": load_accelerator(accelerator).name,
+           "device": " / ".join(sorted({r["device"] or "?" for r in logs})),
+           "torch": " / ".join(sorted({r["torch"] or "?" for r in logs})),
+           "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
+               "%Y-%m-%dT%H:%M:%SZ"),
+           "matmul_fraction": mm,
+           "not_measured": ["attention_fraction", "hbm_fraction", "scaleup_fraction",
+                            "scaleout_fraction"] + [f"matmul_fraction.{d}" for d in ("bf16", "fp8")
+                                                    if d not in mm],
+           "source": "; ".join(sources) + "; fields not measured keep the catalogue's",
+           "timings": {"mamf": logs}}
+    return out
+
+
+def microbench_profile(accelerator: str, timings: dict, date: str | None = None) -> dict:
+    """The efficiency profile (``efficiency_profile``: a YAML mapping the engine reads back with
+    ``load_efficiency_profile``) of ``run_microbench``'s ``timings`` on ``accelerator``: the
+    fractions ``efficiency_from_microbench`` derives (``matmul_fraction`` per GEMM dtype: BF16,
+    and FP8 where timed; ``attention_fraction``, ``hbm_fraction``; ``scaleup_fraction`` under
+    torchrun), the device and torch version the timings report, ``date`` (UTC, ISO 8601; now by
+    default) and the timings themselves, so that a reader can redo the arithmetic.
+
+    Raises
+    ------
+    ValueError
+        As ``efficiency_from_microbench`` (naming the timing), or ``timings`` not a mapping.
+    """
+    if not isinstance(timings, dict):
+        raise ValueError(f"timings={timings!r} must be run_microbench's mapping")
+    eff = efficiency_from_microbench(accelerator, timings.get("gemm", ()),
+                                     timings.get("allreduce", ()), dtype="bf16",
+                                     attention=timings.get("attention", ()),
+                                     hbm_copy=timings.get("hbm_copy", ()))
+    base = load_efficiency_row(accelerator)
+    out = {"kind": PROFILE_KIND, "accelerator": load_accelerator(accelerator).name,
+           "device": str(timings.get("device", "?")), "torch": str(timings.get("torch", "?")),
+           "date": date or datetime.datetime.now(datetime.timezone.utc).strftime(
+               "%Y-%m-%dT%H:%M:%SZ"),
+           "matmul_fraction": {"bf16": round(eff.matmul_fraction, 4)}}
+    fp8_note = timings.get("fp8_note")
+    if timings.get("gemm_fp8"):
+        if load_accelerator(accelerator).peak_fp8_flops_per_s:
+            out["matmul_fraction"]["fp8"] = round(efficiency_from_microbench(
+                accelerator, timings["gemm_fp8"], dtype="fp8").matmul_fraction, 4)
+        else:
+            fp8_note = f"the catalogue has no FP8 peak for {accelerator}"
+    measured = {"attention_fraction": "attention", "hbm_fraction": "hbm_copy",
+                "scaleup_fraction": "allreduce"}
+    for f, key in measured.items():
+        if timings.get(key):
+            out[f] = round(getattr(eff, f), 4)
+    out["not_measured"] = [f for f in ("attention_fraction", "hbm_fraction", "scaleup_fraction",
+                                       "scaleout_fraction") if f not in out] \
+        + ([] if "fp8" in out["matmul_fraction"] else
+           [f"matmul_fraction.fp8 ({fp8_note})" if fp8_note else "matmul_fraction.fp8"])
+    out["source"] = eff.source.replace("; other fields from", "; fields not measured keep")
+    out["catalogue_row"] = {f: getattr(base, f) for f in ("matmul_fraction", "attention_fraction",
+                                                        "hbm_fraction", "scaleup_fraction")}
+    out["timings"] = {k: [[*map(int, row[:-1]), float(row[-1])] for row in timings.get(k, ())]
+                      for k in ("gemm", "gemm_fp8", "attention", "hbm_copy", "allreduce")
+                      if timings.get(k)}
+    return out
 
 
 def load_efficiency_row(accelerator: str) -> Efficiency:
@@ -1148,12 +1408,36 @@ def microbench_missing() -> str | None:
     return None
 
 
-def run_microbench(sizes=(4096, 8192), repeats: int = 20) -> dict:
-    """Time square BF16 GEMMs of ``sizes`` on the current CUDA device (CUDA events, after a
-    warm-up, best of ``repeats``) and, when launched with ``torchrun`` on several GPUs of one
-    node (``torch.distributed`` initialised from its environment), 256 MiB all-reduces.
-    Returns ``{"gemm": [(m, n, k, s)], "allreduce": [(bytes, n_gpus, s)], "device": name}`` for
-    ``efficiency_from_microbench``.
+#: Shapes ``run_microbench`` times: two large square GEMMs (seconds, not mamf-finder's search
+#: over shapes: the maximum over two shapes is a lower bound of the device's; stas00's
+#: compute/accelerator/benchmarks/README.md says its own one-minute quick scan "should give
+#: around 80-90% of the maximum achievable result"; for the full figure run mamf-finder and read
+#: its log with ``efficiency_from_mamf_log``), one causal attention of 8 sequences × 16 heads ×
+#: 4,096 tokens × head dimension 128 (a 2,048-wide model's layer), and a 1 GiB device-to-device
+#: copy (Calculon's HBM efficiency 0.90 is for transfers of 100 MB and more).
+MICROBENCH_GEMM_SIZES = (4096, 8192)
+MICROBENCH_ATTENTION = (8, 16, 4096, 128)
+MICROBENCH_COPY_BYTES = 2 ** 30
+
+
+def _fp8_supported(torch) -> bool:
+    """FP8 tensor-core GEMMs through ``torch._scaled_mm``: compute capability 8.9 (Ada) or more
+    (Hopper 9.0, Blackwell 10.0) and a PyTorch that has the FP8 dtype and the op."""
+    return (hasattr(torch, "float8_e4m3fn") and hasattr(torch, "_scaled_mm")
+            and tuple(torch.cuda.get_device_capability()) >= (8, 9))
+
+
+def run_microbench(sizes=MICROBENCH_GEMM_SIZES, repeats: int = 20) -> dict:
+    """Time, on the current CUDA device (CUDA events, after a warm-up, best of ``repeats``):
+    square BF16 GEMMs of ``sizes``; the same in FP8 (``torch._scaled_mm``, e4m3 operands, BF16
+    output, unit scales) where the device has FP8 tensor cores (``_fp8_supported``); a causal BF16
+    ``scaled_dot_product_attention`` forward + backward (``MICROBENCH_ATTENTION``); a
+    ``MICROBENCH_COPY_BYTES`` device-to-device copy; and, when launched with ``torchrun`` on
+    several GPUs of one node (``torch.distributed`` initialised from its environment), 256 MiB
+    all-reduces. Returns ``{"gemm": [(m, n, k, s)], "gemm_fp8": [...], "attention": [(b, h, s,
+    d, s)], "hbm_copy": [(bytes, s)], "allreduce": [(bytes, n_gpus, s)], "device": name,
+    "torch": version, "fp8_note": why no FP8 GEMM was timed, or None}`` for
+    ``efficiency_from_microbench`` / ``microbench_profile``.
 
     Raises
     ------
@@ -1178,11 +1462,34 @@ def run_microbench(sizes=(4096, 8192), repeats: int = 20) -> dict:
             out.append(a.elapsed_time(b) / 1e3)
         return min(out)
 
-    gemm = []
+    gemm, gemm_fp8 = [], []
+    fp8 = _fp8_supported(torch)
+    fp8_note = None if fp8 else "no FP8 tensor cores (compute capability < 8.9) or no _scaled_mm"
     for s in sizes:
         x = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         y = torch.randn(s, s, device="cuda", dtype=torch.bfloat16)
         gemm.append((s, s, s, best_time(lambda x=x, y=y: x @ y)))
+        if fp8 and fp8_note is None:
+            one = torch.ones((), device="cuda", dtype=torch.float32)
+            x8 = x.to(torch.float8_e4m3fn)
+            y8 = y.to(torch.float8_e4m3fn).t().contiguous().t()  # column-major, as cuBLASLt wants
+            try:  # _scaled_mm is a private op whose signature changed across PyTorch 2.x
+                gemm_fp8.append((s, s, s, best_time(lambda x8=x8, y8=y8, one=one: (
+                    torch._scaled_mm(x8, y8, scale_a=one, scale_b=one,
+                                     out_dtype=torch.bfloat16)))))
+            except (RuntimeError, TypeError) as e:
+                fp8_note = f"torch._scaled_mm failed: {str(e).splitlines()[0] if str(e) else e!r}"
+                gemm_fp8 = []
+    b, h, sl, d = MICROBENCH_ATTENTION
+    q, k, v = (torch.randn(b, h, sl, d, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+               for _ in range(3))
+    grad = torch.randn(b, h, sl, d, device="cuda", dtype=torch.bfloat16)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    attention = [(b, h, sl, d, best_time(  # autograd.grad: no .grad accumulation timed
+        lambda: torch.autograd.grad(sdpa(q, k, v, is_causal=True), (q, k, v), grad)))]
+    src = torch.empty(MICROBENCH_COPY_BYTES, device="cuda", dtype=torch.uint8)
+    dst = torch.empty_like(src)
+    hbm_copy = [(MICROBENCH_COPY_BYTES, best_time(lambda: dst.copy_(src)))]
     allreduce = []
     dist = torch.distributed
     if dist.is_available() and "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1:
@@ -1192,4 +1499,6 @@ def run_microbench(sizes=(4096, 8192), repeats: int = 20) -> dict:
         buf = torch.empty(128 * 2 ** 20, device="cuda", dtype=torch.bfloat16)
         allreduce.append((buf.numel() * 2, dist.get_world_size(),
                           best_time(lambda: dist.all_reduce(buf))))
-    return {"gemm": gemm, "allreduce": allreduce, "device": torch.cuda.get_device_name()}
+    return {"gemm": gemm, "gemm_fp8": gemm_fp8, "fp8_note": fp8_note, "attention": attention,
+            "hbm_copy": hbm_copy, "allreduce": allreduce,
+            "device": torch.cuda.get_device_name(), "torch": str(torch.__version__)}

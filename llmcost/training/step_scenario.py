@@ -12,6 +12,7 @@ from ..core import stacks
 from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
+from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions
 from .parallel import FSDP_SHARD_KEY, PLAN_PARAMETER_FIELDS, ParallelPlan, plan_from_parameters
 from .ranking import time_ranking
@@ -64,15 +65,24 @@ def scenario_options(p: dict) -> dict:
     """The ``step_time`` / ``rank_plans`` options of scenario parameters: ``recipe``
     (``optimizer_recipe``), ``dtype``, ``stack`` (default ``stacks.DEFAULT_STACK``) and the
     overlap keys ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` resolved against
-    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it)."""
+    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it); and
+    ``efficiency``, the ``Efficiency`` of an ``efficiency_profile`` file measured on one's own
+    GPU (``efficiency_profile.load_efficiency_profile``: its fractions for the scenario's dtype,
+    the catalogue's for the fields it did not measure) when the scenario names one. The plan
+    search (``scenario_plan``) ranks plans with the catalogue's fractions either way."""
     st = stacks.load_stack(p.get("stack", DEFAULT_STACK))
     o = {k: p.get(k, v) for k, v in SCENARIO_DEFAULTS.items() if k != "stack"}
     so = stacks.step_options(st, p.get("accelerator", "H100-SXM"), tp_overlap=o["comm_tp_overlap"],
                              pp_overlap=o["comm_pp_overlap"], dp_overlap=o["comm_dp_overlap"])
-    return {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
-            "dtype": p.get("dtype", "bf16"), "stack": st.name,
-            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
-            "dp_overlap": so["dp_overlap"]}
+    out = {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+           "dtype": p.get("dtype", "bf16"), "stack": st.name,
+           "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
+           "dp_overlap": so["dp_overlap"]}
+    if p.get("efficiency_profile"):
+        out["efficiency"] = load_efficiency_profile(
+            p["efficiency_profile"], accelerator=p.get("accelerator", "H100-SXM"),
+            dtype=out["dtype"])
+    return out
 
 
 def scenario_step_options(p: dict) -> StepOptions:
