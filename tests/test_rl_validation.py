@@ -32,8 +32,17 @@ def test_validation_table_has_sources_and_a_fixed_split():
     # phase times conserve the end-to-end time in OpenRLHF's table (generation + training =
     # end-to-end; the 13B DeepSpeed-Chat row is 0.12 s over)
     ph = d.dropna(subset=["measured_generation_s"])
-    assert np.allclose(ph["measured_generation_s"] + ph["measured_train_s"],
-                       ph["measured_iteration_s"], atol=0.15)
+    two = ph[ph["phases_measured"] != "step"]
+    assert np.allclose(two["measured_generation_s"] + two["measured_train_s"],
+                       two["measured_iteration_s"], atol=0.15)
+    # NeMo RL v0.3's blog (Table 1) times the refit apart: generation + (policy training +
+    # get logprobs) falls short of the step by the refit and a few seconds (112 - 104 = 8 s
+    # with a 5 s refit for Llama 3.1 8B)
+    step = ph[ph["phases_measured"] == "step"]
+    gap = step["measured_iteration_s"] - step["measured_generation_s"] - step["measured_train_s"]
+    assert len(step) == 3 and ((gap > 0) & (gap < 0.12 * step["measured_iteration_s"])).all()
+    assert set(d["optimizer_offload"].dropna()) == {"cpu"}
+    assert (d[d["system"] != "NeMo RL"]["optimizer_offload"] == "cpu").all()
 
 
 def test_measured_figures_are_the_quoted_cells():
