@@ -31,7 +31,9 @@ batch and its total context at the rollout engine's fitted efficiency
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
 on the trainer GPUs, one after another, or, when the models sit on their own GPUs
-(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
+(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side; an optimizer
+offloaded to the host CPUs (DeepSpeed's ZeRO-Offload) adds its CPU Adam and PCIe time per
+optimizer step (``optimizer_offload_time``). Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
 (``nemo_rl_refit_time``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
@@ -1682,9 +1684,12 @@ def load_rl_validation() -> pd.DataFrame:
     ratio; blank when the models share the GPUs)), the measurements (measured_iteration_s,
     measured_generation_s, measured_train_s), measured_quote (the published cells, as stated),
     phases_measured and phase_definition (what the source's code puts in each phase:
-    ``PHASES_MEASURED``), added ("v1": the first table; "v2": rows added later, committed before
-    any error of theirs was computed) and source, source_ref (repository path @ commit),
-    setup_source (where each setting is stated).
+    ``PHASES_MEASURED``), added ("v1": the first table; "v2", "v3": rows added later, each
+    batch committed before any error of theirs was computed; v3 = NeMo RL v0.3's blog rows with
+    published phases), optimizer_offload ("cpu": the trained models' optimizer runs on the host
+    CPUs, DeepSpeed-Chat's ``--offload`` and OpenRLHF's ``--adam_offload``; blank: on the GPUs)
+    and source, source_ref (repository path @ commit), setup_source (where each setting is
+    stated).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
 
