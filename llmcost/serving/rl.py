@@ -1536,14 +1536,19 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, max_concurrent=8, engine="HF generate",
-                    train_plan=dict(zero_stage=3, micro_batch_size=8)),
+                    train_plan=dict(zero_stage=3, micro_batch_size=8),
+                    optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
          measured_gen_s=920.81, measured_train_s=256.97,
          measured_gen_tflops=4.03, measured_train_tflops=115.52,
          setup_source="A800-SXM-80GB; max_prompt_seq_len = max_answer_seq_len = 1024 (taken as "
                       "the lengths); rollout_batch_size 1024; reward initialised from the actor "
                       "(same size); generation micro_batch_size 8 (table); 1 PPO epoch "
-                      "(README)"),
+                      "(README); train_batch_size 128 (README: 8 optimizer steps per "
+                      "iteration); optimizer on the host CPUs (--adam_offload in every PPO "
+                      "example script of the benchmark's commit, examples/scripts/"
+                      "train_ppo_llama*.sh @ 0baf3dd: an assumption, the table does not state "
+                      "OpenRLHF's flags; added after the table's errors had been seen)"),
     dict(source="OpenRLHF (Ray + vLLM)", quantity="generation share of time", measured=0.544,
          cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', GPU ratio "
                "1:1:2:2:2: generation 481.86 s of 885.16 s = 54.4%",
@@ -1552,7 +1557,8 @@ PUBLISHED_SHARES = [
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, rollout_gpus=2, max_concurrent=16, engine="vLLM",
                     train_plan=dict(zero_stage=3, micro_batch_size=8),
-                    role_gpus=dict(reference=1, reward=1, actor=2, critic=2)),
+                    role_gpus=dict(reference=1, reward=1, actor=2, critic=2),
+                    optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
          measured_gen_s=481.86, measured_train_s=403.29,
          measured_gen_tflops=7.70, measured_train_tflops=75.02,
