@@ -165,25 +165,26 @@ def test_cpu_offloaded_optimizer_by_hand():
     # DeepSpeed's ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspeed-zenflow/README.md @
     # e325dff): Llama-2-7B on 4 A100s with ZeRO-Offload, "the CPU path can take longer than 4s",
     # and the step inflates "from 0.5s to over 7s". By hand, 7e9 parameters on one host of 4
-    # GPUs: 7e9 / 1.75e9 = 4.0 s of CPU path + each rank's BF16 gradient shard over PCIe Gen4,
-    # 2 · 7e9 / 4 / 32e9 = 0.109 s: 4.109 s, above the CPU path's 4 s and below the 6.5 s the
+    # GPUs: 6.74e9 / 1.685e9 = 4.0 s of CPU path + each rank's BF16 gradient shard over PCIe
+    # Gen4, 2 · 6.74e9 / 4 / 32e9 = 0.105 s: 4.105 s, above the CPU path's 4 s and below the 6.5 s the
     # offload added to the 0.5 s step (the rest is its gradient traffic and stalls not priced).
-    t = rl.optimizer_offload_time(7e9, 4, "A100-80GB")
-    assert t == pytest.approx(4.0 + 2 * 7e9 / 4 / 32e9, rel=1e-9)
+    n7 = 6.74e9
+    t = rl.optimizer_offload_time(n7, 4, "A100-80GB")
+    assert t == pytest.approx(4.0 + 2 * n7 / 4 / 32e9, rel=1e-9)
     assert 4.0 < t < 7.0 - 0.5
     # two hosts share the CPU work; PCIe Gen5 (H100) halves the transfer; k steps cost k times
-    assert rl.optimizer_offload_time(7e9, 16, "A100-80GB") == pytest.approx(
-        2.0 + 2 * 7e9 / 16 / 32e9, rel=1e-9)
-    assert rl.optimizer_offload_time(7e9, 4, "H100-SXM") == pytest.approx(
-        4.0 + 2 * 7e9 / 4 / 64e9, rel=1e-9)
-    assert rl.optimizer_offload_time(7e9, 4, "A100-80GB", 8) == pytest.approx(8 * t, rel=1e-9)
+    assert rl.optimizer_offload_time(n7, 16, "A100-80GB") == pytest.approx(
+        2.0 + 2 * n7 / 16 / 32e9, rel=1e-9)
+    assert rl.optimizer_offload_time(n7, 4, "H100-SXM") == pytest.approx(
+        4.0 + 2 * n7 / 4 / 64e9, rel=1e-9)
+    assert rl.optimizer_offload_time(n7, 4, "A100-80GB", 8) == pytest.approx(8 * t, rel=1e-9)
     # the offloaded rows: DeepSpeed-Chat Llama-2-7B, actor and critic (6.74e9 each) on the same
     # 8 GPUs one after the other, 1,024 samples in steps of 128: 8 · 2 · (N / R + 2N / 8 / B)
     row = _row("openrlhf-bench-7b-dschat")
     on, off = rl.validation_iteration(row), rl.validation_iteration(row, optimizer_offload=False)
     n = llmcost.load_model("llama-2-7b").n_params
     assert on.update_wall_s - off.update_wall_s == pytest.approx(
-        8 * 2 * (n / 1.75e9 + 2 * n / 8 / 32e9), rel=1e-6)
+        8 * 2 * (n / (6.74e9 / 4) + 2 * n / 8 / 32e9), rel=1e-6)
     assert on.generation_wall_s == off.generation_wall_s
     assert rl.validation_setup(_row("nemo-rl-v0.4-llama3.1-8b-on"))["optimizer_offload"] is False
     o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=16, train_global_batch=128,

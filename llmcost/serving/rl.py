@@ -126,12 +126,12 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
 #: DeepSpeed's CPU-offloaded optimizer (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840:
 #: DeepSpeedCPUAdam on the host, the updated 16-bit parameters copied back to the GPU in chunks
 #: as the host computes them), parameters updated per second by one host's CPUs: Llama-2-7B's
-#: whole update on a host of 4 A100s takes "longer than 4s" on this CPU path (DeepSpeed's ZenFlow
-#: blog below), 7e9 / 4 s. A host rate, not a per-GPU one (CPU Adam streams the FP32 master
+#: whole update (6.74e9 parameters) on a host of 4 A100s takes "longer than 4s" on this CPU path
+#: (DeepSpeed's ZenFlow blog below), 6.74e9 / 4 s. A host rate, not a per-GPU one (CPU Adam streams the FP32 master
 #: weights and both moments through host memory; the ranks of one host share its CPUs and DRAM).
 #: "Longer than": the priced wait is a lower bound. Measured on one A100 host, used for the A100
 #: generation's hosts (A800 servers); no other generation's host rate is sourced.
-CPU_ADAM_PARAMS_PER_S_PER_HOST = 7.0e9 / 4.0
+CPU_ADAM_PARAMS_PER_S_PER_HOST = 6.74e9 / 4.0
 CPU_ADAM_SOURCE = ("DeepSpeed ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspeed-zenflow/README.md "
                    "@ e325dff53835ba0067dcc17ca6531e844c28281f): 'For Llama-2-7B with 4x A100, "
                    "the CPU path can take longer than 4s while the backward pass takes "
