@@ -21,6 +21,12 @@ per-layer host cost, ``llmcost.step_time`` for the training passes, multi-node r
 weight sync by bytes and links, NeMo RL's measured colocated refit on its colocated rows, k
 iterations in flight for k-step asynchronous RL).
 
+Also: the CPU-offloaded optimizer (DeepSpeed-Chat's ``--offload``, OpenRLHF's
+``--adam_offload``; ``rl.optimizer_offload_time``) without and with, on the rows that offload
+(added after their errors had been seen, constants from DeepSpeed's own measurement), and the
+three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed data only before
+any of their errors was computed) phase by phase.
+
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
 the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
@@ -101,7 +107,42 @@ def main():
         worst = max(ratio.max(), 1 / ratio.min())
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
+    offload_and_phases()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def offload_and_phases():
+    """The CPU-offloaded optimizer's effect on the rows that offload, and NeMo RL v0.3's phases."""
+    print("\n=== CPU-offloaded optimizer (rows with optimizer_offload 'cpu'): without -> with ===")
+    print(f"  CPU path {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST:.3g} parameters/s per host, PCIe "
+          f"{rl.PCIE_BYTES_PER_S_PER_DIR['A800'] / 1e9:.0f} GB/s per GPU (A800): "
+          f"{rl.CPU_ADAM_SOURCE}")
+    on = rl.rl_validation("model").set_index("id")
+    off = rl.rl_validation("model", change={"optimizer_offload": False}).set_index("id")
+    ids = rl.load_rl_validation().query("optimizer_offload == 'cpu'")["id"]
+    t = pd.DataFrame({"split": on.loc[ids, "split"], "ratio_without": off.loc[ids, "ratio"],
+                      "ratio_with": on.loc[ids, "ratio"],
+                      "train_ratio_without": off.loc[ids, "train_ratio"],
+                      "train_ratio_with": on.loc[ids, "train_ratio"],
+                      "measured_gen_share": on.loc[ids, "measured_gen_share"],
+                      "gen_share_without": off.loc[ids, "predicted_gen_share"],
+                      "gen_share_with": on.loc[ids, "predicted_gen_share"]})
+    print(t.round(3).to_string())
+    for name, df in (("without", off), ("with", on)):
+        for split in ("calibration", "heldout"):
+            s = rl.validation_summary(df[df["split"] == split].reset_index())
+            print(f"  {name:7s} {split:11s}: mean |error| {s['mean_abs_error']:.1%}, worst "
+                  f"{s['worst_factor']:.2f}x, share gap worst {s['worst_share_gap_points']:.1f} "
+                  f"points over {s['share_rows']} rows")
+    print("\n=== NeMo RL v0.3 blog, per phase (s): generation, training (policy training + get "
+          "logprobs), the rest of the step (measured: refit and other; predicted: the sync) ===")
+    v3 = on[(on["phases_measured"] == "step") & on["measured_gen_s"].notna()]
+    rest = v3["measured_s"] - v3["measured_gen_s"] - v3["measured_train_s"]
+    print(pd.DataFrame({"gen": v3["measured_gen_s"], "gen_pred": v3["predicted_gen_s"],
+                        "train": v3["measured_train_s"], "train_pred": v3["predicted_train_s"],
+                        "rest": rest, "sync_pred": v3["predicted_sync_s"],
+                        "gen_ratio": v3["gen_ratio"], "train_ratio": v3["train_ratio"]})
+          .round(2).to_string())
 
 
 if __name__ == "__main__":

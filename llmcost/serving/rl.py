@@ -31,7 +31,9 @@ batch and its total context at the rollout engine's fitted efficiency
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for the policy's
 update with the run's plan (``train_step``; ``train_mfu`` overrides it) of the dense BF16 peak
 on the trainer GPUs, one after another, or, when the models sit on their own GPUs
-(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side. Weight sync is sized by bytes and links (``weight_sync_time``), or, for
+(``role_gpus``, OpenRLHF's Ray placement), each on its model's GPUs side by side; an optimizer
+offloaded to the host CPUs (DeepSpeed's ZeRO-Offload) adds its CPU Adam and PCIe time per
+optimizer step (``optimizer_offload_time``). Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
 (``nemo_rl_refit_time``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
@@ -121,6 +123,29 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
                         "nvidia-nemo.github.io/blog/2025/08/12/nemo-rl-refit-performance; "
                         "NVIDIA-NeMo/RL discussion #1189), Table 1: NeMo-RL v0.3, DeepSeek V3, "
                         "training EP64PP8, generation TP64: 12.2 + 33.5 + 1.5 = 47.2 s")
+#: DeepSpeed's CPU-offloaded optimizer (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840:
+#: DeepSpeedCPUAdam on the host, the updated 16-bit parameters copied back to the GPU in chunks
+#: as the host computes them), parameters updated per second by one host's CPUs: Llama-2-7B's
+#: whole update (6.74e9 parameters) on a host of 4 A100s takes "longer than 4s" on this CPU path
+#: (DeepSpeed's ZenFlow blog below), 6.74e9 / 4 s. A host rate, not a per-GPU one (CPU Adam streams the FP32 master
+#: weights and both moments through host memory; the ranks of one host share its CPUs and DRAM).
+#: "Longer than": the priced wait is a lower bound. Measured on one A100 host, used for the A100
+#: generation's hosts (A800 servers); no other generation's host rate is sourced.
+CPU_ADAM_PARAMS_PER_S_PER_HOST = 6.74e9 / 4.0
+CPU_ADAM_SOURCE = ("DeepSpeed ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspeed-zenflow/README.md "
+                   "@ e325dff53835ba0067dcc17ca6531e844c28281f): 'For Llama-2-7B with 4x A100, "
+                   "the CPU path can take longer than 4s while the backward pass takes "
+                   "approximately 2s'; 'Synchronous offloading frameworks (e.g., ZeRO-Offload) "
+                   "keep the GPU idle while the CPU performs a full optimizer step and transfers "
+                   "updated parameters back to GPU'; 'A single training step moves a full copy of "
+                   "the model gradients from GPU to CPU and a full copy of the model parameters "
+                   "back ... Even on PCIe 4.0 (~32 GB/s)'")
+#: GPUs per host (the HGX / DGX boards of the offloaded validation rows: 8 per server).
+GPUS_PER_HOST = 8
+#: Host link per GPU, bytes/s per direction: PCIe x16, nominal (Gen4 32 GB/s, as the ZenFlow
+#: blog above takes it; Gen5 64 GB/s), by accelerator family (catalogue name prefix).
+PCIE_BYTES_PER_S_PER_DIR = {"A100": 32e9, "A800": 32e9, "H100": 64e9, "H800": 64e9,
+                            "H200": 64e9}
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -544,6 +569,57 @@ def weight_sync_time(policy, accelerator, *, colocated: bool, rollout_tp: int = 
 
 
 @lru_cache(maxsize=1)
+def pcie_bytes_per_s(accelerator) -> float:
+    """Host link bytes/s per direction of one GPU (``PCIE_BYTES_PER_S_PER_DIR`` by the
+    catalogue name's family).
+
+    Raises
+    ------
+    ValueError
+        An accelerator whose host link is not in the table (the name and the families listed).
+    """
+    acc = inf.serving_accelerator(accelerator)
+    for family, bw in PCIE_BYTES_PER_S_PER_DIR.items():
+        if acc.name.upper().startswith(family):
+            return bw
+    raise ValueError(f"accelerator={acc.name!r}: no host-link (PCIe) bandwidth for it; the "
+                     f"families with one are {sorted(PCIE_BYTES_PER_S_PER_DIR)}")
+
+
+def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1) -> float:
+    """Seconds the trainer GPUs wait per iteration for a CPU-offloaded optimizer, as DeepSpeed
+    runs it (``offload_optimizer: cpu``; DeepSpeed-Chat's ``--offload``, OpenRLHF's
+    ``--adam_offload``), for one model of ``n_params`` parameters trained on ``n_gpus`` GPUs::
+
+        hosts  = ceil(n_gpus / GPUS_PER_HOST)
+        t_step = (N / hosts) / R_host  +  2 bytes · (N / n_gpus) / B_pcie
+        t      = optimizer_steps · t_step
+
+    R_host = ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` (the host's CPU path: CPU Adam over its ranks'
+    shards and the updated 16-bit parameters back to the GPUs, which ZeRO-Offload overlaps with
+    the CPU update in chunks, arXiv:2101.06840 §5.1); the second term is each rank's gradient
+    shard in BF16 going to the host over its PCIe link (B_pcie = ``pcie_bytes_per_s``). Nothing
+    overlaps the backward: DeepSpeed's ZeRO-Offload is synchronous (the one-step delayed
+    parameter update of arXiv:2101.06840 §5.2 is not what DeepSpeed-Chat or OpenRLHF run;
+    ``CPU_ADAM_SOURCE``). Every parameter is updated (all experts of a MoE). ZeRO-3's parameter
+    offload (the shards fetched over PCIe for every forward and backward, DeepSpeed-Chat's
+    ZeRO-3 critic) is not priced.
+
+    Raises
+    ------
+    ValueError
+        Parameters or GPUs not positive, optimizer steps not a whole number >= 1, an
+        accelerator without a host-link bandwidth (``pcie_bytes_per_s``).
+    """
+    n = _params("n_params", n_params)
+    g = _int("n_gpus", n_gpus)
+    k = _int("optimizer_steps", optimizer_steps)
+    hosts = math.ceil(g / GPUS_PER_HOST)
+    t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST + 2.0 * (n / g) / pcie_bytes_per_s(
+        accelerator)
+    return k * t_step
+
+
 def _nemo_rl_reference_bytes() -> float:
     """BF16 weight bytes of ``NEMO_RL_REFIT_POLICY`` (the measured refit's model)."""
     return float(inf.weight_bytes(inf.serving_model(NEMO_RL_REFIT_POLICY), "bf16"))
@@ -718,6 +794,15 @@ class RLOptions:
         the experience forwards run side by side (their wall is the slowest model's) and so do
         the actor's and the critic's updates (``pass_times``). None: every pass runs on all
         trainer GPUs, one after another.
+    optimizer_offload : bool
+        The trained models' (actor's and critic's) optimizer runs on the host CPUs, as DeepSpeed's
+        ZeRO-Offload (DeepSpeed-Chat ``--offload``, OpenRLHF ``--adam_offload``): each optimizer
+        step adds ``optimizer_offload_time`` to the update.
+    train_global_batch : int, optional
+        Sequences per optimizer step (NeMo RL's ``train_global_batch_size``, OpenRLHF's
+        ``train_batch_size``): the iteration takes ceil(samples × E / it) optimizer steps
+        (``optimizer_steps``). None: one step per PPO epoch. Only the offloaded optimizer's
+        time depends on it.
     """
 
     algorithm: str = "grpo"
@@ -754,6 +839,8 @@ class RLOptions:
     stack: object = None
     hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
     role_gpus: dict | None = None
+    optimizer_offload: bool = False
+    train_global_batch: int | None = None
 
     def __post_init__(self):
         self._check_counts()
@@ -774,6 +861,8 @@ class RLOptions:
                              "GRPO (advantages are normalised within each group of samples)")
         if self.max_concurrent is not None:
             fix(self, "max_concurrent", _int("max_concurrent", self.max_concurrent))
+        if self.train_global_batch is not None:
+            fix(self, "train_global_batch", _int("train_global_batch", self.train_global_batch))
 
     def _check_values(self):
         fix = object.__setattr__
@@ -795,7 +884,8 @@ class RLOptions:
             _params("critic", self.critic)
         if not (isinstance(self.reward, str) and self.reward == "verifier"):
             _params("reward", self.reward)
-        for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts"):
+        for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
+                     "optimizer_offload"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.recompute_old_logprobs is not None \
@@ -874,6 +964,13 @@ class RLOptions:
         return self.n_gpus if self.colocated else self.n_gpus - self.rollout_gpus
 
     @property
+    def optimizer_steps(self) -> int:
+        """Optimizer steps per iteration: ceil(samples × E / ``train_global_batch``), or E."""
+        if self.train_global_batch is None:
+            return self.ppo_epochs
+        return math.ceil(self.samples * self.ppo_epochs / self.train_global_batch)
+
+    @property
     def samples(self) -> int:
         """Sequences per iteration: prompts × G (DPO: chosen and rejected, 2 per pair)."""
         return self.prompts_per_step * (2 if self.algorithm == "dpo" else self.samples_per_prompt)
@@ -935,10 +1032,20 @@ def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
 def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
     """The MFU of every scoring and update pass and a note: ``o.train_mfu`` if given, else
     ``train_step``'s (``llmcost.step_time``: one optimizer step of the iteration's sequences at
-    P + mean R tokens with ``o.train_plan`` on the trainer GPUs)."""
+    P + mean R tokens, padded up to a multiple of tp (2·cp·tp with CP > 1) as Megatron's
+    sequence parallelism needs, with ``o.train_plan`` on the trainer GPUs)."""
     if o.train_mfu is not None:
         return o.train_mfu, ""
     seq = max(1, round(o.prompt_tokens + float(r.mean())))
+    if not (isinstance(o.train_plan, str) and o.train_plan == "auto"):
+        # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
+        # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
+        # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
+        # else tp_size (added when the first rows with TP > 1 and a mean length not a multiple
+        # of it were refused; a padding rule, not a fitted value)
+        kw = _plan_keywords(o.train_plan)
+        f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
+        seq = math.ceil(seq / f) * f
     bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan=o.train_plan,
                     stack=o.stack, efficiency=o.efficiency)
     return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
@@ -983,6 +1090,46 @@ def update_walls(t: dict, o: RLOptions) -> tuple:
     if o.role_gpus is None:
         return float(sum(exp)), float(sum(upd))
     return float(max(exp)), float(max(upd))
+
+
+def _total_params(name, v) -> float:
+    """All parameters (not active) of a trained helper model: a ModelSpec, a name or a number."""
+    if isinstance(v, (ModelSpec, str)):
+        try:
+            return float(inf.serving_model(v).n_params)
+        except ValueError as e:
+            raise ValueError(f"{name}={v!r}: {e}") from None
+    return _params(name, v)
+
+
+def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+    """Seconds per iteration of each trained model's CPU-offloaded optimizer
+    (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
+    (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
+    GPUs); zeros when ``o.optimizer_offload`` is False."""
+    out = {"actor": 0.0, "critic": 0.0}
+    if not o.optimizer_offload:
+        return out
+    roles = o.role_gpus or {}
+    k = o.optimizer_steps
+    out["actor"] = optimizer_offload_time(m.n_params, roles.get("actor", o.training_gpus), acc, k)
+    if o.algorithm == "ppo":
+        n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
+        out["critic"] = optimizer_offload_time(n_c, roles.get("critic", o.training_gpus), acc, k)
+    return out
+
+
+def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
+    """``pass_times`` with the offloaded optimizers' waits added to the updates: the actor's to
+    ``policy_update``, the critic's to ``critic_update`` when the models sit on their own GPUs
+    (``o.role_gpus``), else to ``policy_update`` too (one after another on the same GPUs)."""
+    t = dict(t)
+    t["policy_update"] += off["actor"]
+    if o.role_gpus is None:
+        t["policy_update"] += off["critic"]
+    else:
+        t["critic_update"] = t.get("critic_update", 0.0) + off["critic"]
+    return t
 
 
 def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
@@ -1084,7 +1231,9 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                actor and critic), MFU (``training_mfu``) = the step-time model's for the policy on
                the trainer GPUs with ``train_plan`` (``llmcost.step_time``: 6N-basis MFU of one
                optimizer step of all the iteration's sequences at P + mean R tokens), or
-               ``train_mfu`` if given
+               ``train_mfu`` if given; an offloaded optimizer (``optimizer_offload``) adds
+               ``optimizer_offload_time`` per optimizer step to the actor's and the critic's
+               update: (N / hosts) / R_host + 2 bytes · N / GPUs / B_pcie (``offload_times``)
         sync (``sync_time``, ``weight_sync_time``): colocated: each GPU re-lays out its
                inference shard W/rollout_tp (bf16) from the training layout over the scale-up
                links if the training model-parallel group (TP·PP) and the rollout replica stay
@@ -1130,6 +1279,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     flops = pass_flops(m, o, r, tokens)
     mfu, step_note = training_mfu(m, acc, o, r)
     t_phase = pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"))
+    off = offload_times(m, acc, o)
+    t_phase = add_offload(t_phase, off, o)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
@@ -1138,6 +1289,9 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     if o.role_gpus is not None:
         notes.append("models on their own GPUs: " + ", ".join(
             f"{k} {v}" for k, v in o.role_gpus.items()))
+    if o.optimizer_offload:
+        notes.append(f"optimizer on the host CPUs: {off['actor'] + off['critic']:.1f} s over "
+                     f"{o.optimizer_steps} optimizer step(s)")
     if o.partial_rollouts:
         notes.append("partial rollouts: tail removed (upper bound on the recovery)")
     if o.asynchronous:
@@ -1382,14 +1536,19 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, max_concurrent=8, engine="HF generate",
-                    train_plan=dict(zero_stage=3, micro_batch_size=8)),
+                    train_plan=dict(zero_stage=3, micro_batch_size=8),
+                    optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
          measured_gen_s=920.81, measured_train_s=256.97,
          measured_gen_tflops=4.03, measured_train_tflops=115.52,
          setup_source="A800-SXM-80GB; max_prompt_seq_len = max_answer_seq_len = 1024 (taken as "
                       "the lengths); rollout_batch_size 1024; reward initialised from the actor "
                       "(same size); generation micro_batch_size 8 (table); 1 PPO epoch "
-                      "(README)"),
+                      "(README); train_batch_size 128 (README: 8 optimizer steps per "
+                      "iteration); optimizer on the host CPUs (--adam_offload in every PPO "
+                      "example script of the benchmark's commit, examples/scripts/"
+                      "train_ppo_llama*.sh @ 0baf3dd: an assumption, the table does not state "
+                      "OpenRLHF's flags; added after the table's errors had been seen)"),
     dict(source="OpenRLHF (Ray + vLLM)", quantity="generation share of time", measured=0.544,
          cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', GPU ratio "
                "1:1:2:2:2: generation 481.86 s of 885.16 s = 54.4%",
@@ -1398,7 +1557,8 @@ PUBLISHED_SHARES = [
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, rollout_gpus=2, max_concurrent=16, engine="vLLM",
                     train_plan=dict(zero_stage=3, micro_batch_size=8),
-                    role_gpus=dict(reference=1, reward=1, actor=2, critic=2)),
+                    role_gpus=dict(reference=1, reward=1, actor=2, critic=2),
+                    optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
          measured_gen_s=481.86, measured_train_s=403.29,
          measured_gen_tflops=7.70, measured_train_tflops=75.02,
@@ -1530,9 +1690,12 @@ def load_rl_validation() -> pd.DataFrame:
     ratio; blank when the models share the GPUs)), the measurements (measured_iteration_s,
     measured_generation_s, measured_train_s), measured_quote (the published cells, as stated),
     phases_measured and phase_definition (what the source's code puts in each phase:
-    ``PHASES_MEASURED``), added ("v1": the first table; "v2": rows added later, committed before
-    any error of theirs was computed) and source, source_ref (repository path @ commit),
-    setup_source (where each setting is stated).
+    ``PHASES_MEASURED``), added ("v1": the first table; "v2", "v3": rows added later, each
+    batch committed before any error of theirs was computed; v3 = NeMo RL v0.3's blog rows with
+    published phases), optimizer_offload ("cpu": the trained models' optimizer runs on the host
+    CPUs, DeepSpeed-Chat's ``--offload`` and OpenRLHF's ``--adam_offload``; blank: on the GPUs)
+    and source, source_ref (repository path @ commit), setup_source (where each setting is
+    stated).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
 
@@ -1603,7 +1766,12 @@ def validation_setup(row) -> dict:
     added, too, after the held-out errors had been seen). OpenRLHF's Ray rows put each model on
     its own GPUs (``role_gpus`` from the table's GPU ratio, e.g. 1:1:2:2:2 = reference 1,
     reward 1, actor 2, critic 2 beside 2 vLLM GPUs; added after the held-out errors had been
-    seen, read from the table and ``trainer/ray/ppo_actor.py``)."""
+    seen, read from the table and ``trainer/ray/ppo_actor.py``). DeepSpeed-Chat's and OpenRLHF's
+    rows offload the actor's and the critic's optimizer to the host CPUs (``optimizer_offload``:
+    the row's ``optimizer_offload`` "cpu", read from DeepSpeed-Chat's benchmark script and
+    OpenRLHF's example scripts; priced by ``optimizer_offload_time`` with one optimizer step per
+    ``train_global_batch`` sequences; added after the held-out errors had been seen, with
+    global constants from DeepSpeed's own measurement, not fitted on these rows)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1641,6 +1809,8 @@ def validation_setup(row) -> dict:
                 recompute_old_logprobs=True,
                 refit="nemo-rl" if r["system"] == "NeMo RL" and colocated else "links",
                 role_gpus=_role_gpus(r),
+                optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
+                train_global_batch=_opt_int(r.get("train_global_batch")),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -1664,12 +1834,13 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
         kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
-                  off_policy_steps=1, refit="links", role_gpus=None)
+                  off_policy_steps=1, refit="links", role_gpus=None, optimizer_offload=False)
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 
 @disk_cached
-def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame:
+def rl_validation(mode: str = "model", split: str | None = None,
+                  change: dict | None = None) -> pd.DataFrame:
     """Predicted vs published RL iteration and phase times, one row per evaluated run.
 
     ratio = predicted ÷ measured iteration time; gen_share = generation phase ÷ iteration
@@ -1677,6 +1848,8 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
     gen_ratio / train_ratio likewise per phase. The predicted phases and iteration are those the
     source measures (``validation_phases`` with the row's ``phases_measured``). A row the mode refuses keeps its reason in
     ``error`` and NaN predictions. ``split``: None for every evaluated row, else one split.
+    ``change``: ``validation_iteration`` keywords replacing the row's (e.g.
+    ``{"optimizer_offload": False}``: the model without one mechanism), None for none.
     Computed once per code, data and arguments (``core.diskcache.disk_cached``: no scenario
     enters it).
     """
@@ -1690,7 +1863,7 @@ def rl_validation(mode: str = "model", split: str | None = None) -> pd.DataFrame
                "measured_gen_s": r["measured_generation_s"],
                "measured_train_s": r["measured_train_s"], "error": ""}
         try:
-            it = validation_iteration(r, mode)
+            it = validation_iteration(r, mode, **(change or {}))
             total, gen, train = validation_phases(it, r["phases_measured"])
             rec.update(predicted_s=total, predicted_gen_s=gen, predicted_train_s=train,
                        predicted_sync_s=it.parts_gpu_s["weight_sync"] / it.n_gpus)

@@ -786,12 +786,15 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # OpenRLHF/OpenRLHF `benchmark/README.md` @ 0baf3dd) and NeMo RL's v0.4 and v0.6 performance
 # summaries (GRPO step times on DGX-H100 for Llama-3.1-8B, DeepSeek-V3 and Qwen3-30B-A3B,
 # on-policy and one or eight steps off-policy; NVIDIA-NeMo/RL `docs/about/performance-summary.md`
-# @ 06beed9 and @ 5fb5889, and the recipes they name). The table (`data/rl_iterations.csv`,
+# @ 06beed9 and @ 5fb5889, and the recipes they name), and NeMo RL's v0.3 blog, whose Table 1
+# times one GRPO step **by phase** (generation, policy training, log-probabilities, refit) for
+# Llama 3.1 8B and 70B and Qwen3-30B-A3B (NeMo blog, 2025-07-21; the GPU is not named: H100
+# assumed, as in NeMo RL's performance pages of the time). The table (`data/rl_iterations.csv`,
 # `rl.load_rl_validation()`) was committed with its split before any error of its rows was
 # computed: the four Llama-2-7B rows calibrate the one constant fitted here (HF generate's host
 # cost), the other rows are held out. Five more rows (NeMo RL v0.6 on GB200-NVL72, `added` =
 # "v2") were committed, data only, before any of their errors was computed: they judge the model
-# as it stood. Every row quotes the published cells it is compared with (`measured_quote`) and
+# as it stood; so were the three v0.3 rows (`added` = "v3"). Every row quotes the published cells it is compared with (`measured_quote`) and
 # what the source's timing code puts in each phase (`phase_definition`); the predicted phases are
 # those (`rl.validation_phases`). No veRL, TRL or DeepSeek-R1 iteration time with a stated set-up
 # was found in public sources.
@@ -802,7 +805,10 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # efficiency, HF generate's static batches, `llmcost.step_time` for the training passes with
 # the run's plan, multi-node rollout TP, weight sync sized by bytes and links, NeMo RL's measured
 # refit on its colocated rows, k iterations in flight on the rollout engine when RL runs k
-# steps off-policy, and OpenRLHF Ray's models each on their own GPUs).
+# steps off-policy, OpenRLHF Ray's models each on their own GPUs, and the optimizer on the host
+# CPUs where the run's script puts it: DeepSpeed's CPU Adam and the copies over PCIe,
+# `rl.optimizer_offload_time`, added after the rows that offload had been seen, with DeepSpeed's
+# own measurement as its constant, not fitted).
 
 # %%
 val = {mode: rl.rl_validation(mode) for mode in rl.VALIDATION_MODES}
@@ -857,7 +863,7 @@ ax.plot(lim, lim, "k-", lw=0.8)
 ax.fill_between(lim, [v / 1.5 for v in lim], [v * 1.5 for v in lim], color="0.9")
 ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="published iteration time (s)",
        ylabel="predicted iteration time (s)",
-       title="RL iterations: OpenRLHF benchmark, NeMo RL v0.4/v0.6 summaries")
+       title="RL iterations: OpenRLHF benchmark, NeMo RL v0.3 blog, v0.4/v0.6 summaries")
 ax.legend(title="model (band: 1.5x)");
 
 # %%
@@ -865,13 +871,57 @@ variants = {"model": {}, "roofline generation": dict(engine="roofline"),
             "flat 40% MFU training": dict(train_mfu=rl.DEFAULT_TRAIN_MFU),
             "one iteration in flight": dict(off_policy_steps=1),
             "weight sync by links": dict(refit="links"),
-            "models share the GPUs": dict(role_gpus=None)}
+            "models share the GPUs": dict(role_gpus=None),
+            "optimizer on the GPUs": dict(optimizer_offload=False)}
 ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
 common = ratio.dropna().index
 for name, v in ratio.items():
     print(f"{name:<24} held-out mean |error| {(v[common] - 1).abs().mean():.0%} over "
           f"the {len(common)} rows all variants price; ratios elsewhere: "
           + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(v.drop(common).dropna().index)))
+
+# %% [markdown]
+# **How much of the training phase is the optimizer on the host?** DeepSpeed-Chat's and
+# OpenRLHF's rows update on the host CPUs (`optimizer_offload`): each optimizer step waits for CPU
+# Adam over the whole model and the gradient shards crossing PCIe (`rl.optimizer_offload_time`:
+# (N / hosts) / R_host + 2 bytes · N / GPUs / B_pcie, no overlap with the backward, since
+# DeepSpeed's ZeRO-Offload runs synchronously). The table sets each row's training-phase ratio
+# and generation share without and with that wait.
+
+# %%
+off = rl.rl_validation("model", change={"optimizer_offload": False}).set_index("id")
+on = val["model"].set_index("id")
+ids = rl.load_rl_validation().query("optimizer_offload == 'cpu'")["id"]
+plots.table(pd.DataFrame({"split": on.loc[ids, "split"],
+                          "train_ratio_without": off.loc[ids, "train_ratio"],
+                          "train_ratio_with": on.loc[ids, "train_ratio"],
+                          "measured_gen_share": on.loc[ids, "measured_gen_share"],
+                          "gen_share_without": off.loc[ids, "predicted_gen_share"],
+                          "gen_share_with": on.loc[ids, "predicted_gen_share"]}).reset_index(),
+            {c: "{:.2f}" for c in ("train_ratio_without", "train_ratio_with")}
+            | {c: "{:.1%}" for c in ("measured_gen_share", "gen_share_without", "gen_share_with")})
+print(f"host CPU path {rl.CPU_ADAM_PARAMS_PER_S_PER_HOST:.3g} parameters/s: {rl.CPU_ADAM_SOURCE}")
+
+# %% [markdown]
+# **Which phase of a NeMo RL step does the model miss?** The v0.3 blog rows give the
+# generation, the training (policy training plus the log-probabilities) and, as the rest of the
+# step, the refit and anything else; the model's rest is its weight sync.
+
+# %%
+v3 = on[(on["phases_measured"] == "step") & on["measured_gen_s"].notna()]
+ph = pd.DataFrame({"generation": v3["gen_ratio"], "training": v3["train_ratio"],
+                   "rest": v3["predicted_sync_s"] / (v3["measured_s"] - v3["measured_gen_s"]
+                                                     - v3["measured_train_s"])})
+plots.table(ph.reset_index(), {k: "{:.2f}" for k in ph.columns})
+for rid, r in ph.iterrows():
+    worst = np.log(r.astype(float)).abs().idxmax()
+    seconds = {"generation": v3.loc[rid, "measured_gen_s"] - v3.loc[rid, "predicted_gen_s"],
+               "training": v3.loc[rid, "measured_train_s"] - v3.loc[rid, "predicted_train_s"],
+               "rest": v3.loc[rid, "measured_s"] - v3.loc[rid, "measured_gen_s"]
+               - v3.loc[rid, "measured_train_s"] - v3.loc[rid, "predicted_sync_s"]}
+    most = max(seconds, key=lambda k: abs(seconds[k]))
+    print(f"{rid}: largest miss by ratio {worst} ({r[worst]:.2f}x), in seconds {most} "
+          f"({seconds[most]:+.0f} s unpriced)")
 
 # %% [markdown]
 # **What each mechanism changed, and what is still missing.** The engine's efficiency and HF
@@ -901,16 +951,18 @@ for name, v in ratio.items():
 # worst, and the same recipe ran much faster in v0.6: a difference of software versions, not of
 # schedule. The colocated refit was measured on NeMo RL v0.3, and later versions' speed-ups are
 # not modelled. The fresh GB200 rows, judged before any change was made for them, are all predicted
-# faster than measured, like most NeMo RL rows: the missing part of a NeMo RL step is not
-# published by phase, so it cannot be placed (generation, log-probabilities, the colocated
-# hand-over between training and vLLM, or the refit). OpenRLHF's generation stopped at the
+# faster than measured, like most NeMo RL rows. NeMo RL's performance pages publish only the
+# step; its v0.3 blog publishes one step by phase, and the phase printout above places the
+# missing part there (the largest miss of each row, by ratio and in unpriced seconds). OpenRLHF's generation stopped at the
 # end-of-sequence token (its code at the benchmark's commit sets no minimum length): the bound
 # printout shows that on its vLLM rows no engine could have generated every response at the limit
 # in the time published, so those rows' generation (and their generation share) cannot be judged
-# until their lengths are known. DeepSpeed-Chat's benchmark fixes prompt and answer lengths, but
+# until their lengths are known. DeepSpeed-Chat's benchmark fixes prompt and answer lengths, and
 # both it and OpenRLHF's example scripts train with the optimizer in CPU memory (`--offload`,
-# `--adam_offload`: DeepSpeed's CPU Adam and the copies over PCIe), which the step-time model does
-# not price: their training phases are predicted faster than published. No RL row beyond these
+# `--adam_offload`). The model prices that wait at DeepSpeed's own measured rate, synchronous as
+# DeepSpeed runs it (`rl.CPU_ADAM_SOURCE`); the offload printout above says how much of their
+# training phases it explains and how much is still missing (ZeRO-3's parameter offload, which
+# DeepSpeed-Chat's ZeRO-3 critic also runs, is not priced). No RL row beyond these
 # two sources states its set-up well enough to be priced.
 
 # %%
