@@ -351,6 +351,36 @@ def test_chunked_prefill_trades_ttft_for_decode_stalls_as_sarathi_serve_reports(
     assert setups.VLLM_TOKEN_BUDGET == 8192
 
 
+def test_chunked_prefill_reproduces_sarathi_serve_measurements():
+    # Published rows (data/serving_chunked_prefill.csv, each cited to Sarathi-Serve's artifact,
+    # microsoft/sarathi-serve osdi-experiments @02d2567): Yi-34B FP16 at TP 2 on A100 80 GB,
+    # a hybrid step of a 1,021-token chunk + 3 decodes (217.65 ms, table-2/results.csv) and
+    # prompts of 2,047-16,383 tokens prefilled in 512-token chunks (435.7-4,512.8 ms,
+    # figure-9/chunking-overhead.csv). Goal of the serving issue: within 25 %; no row beats
+    # the roofline.
+    v = setups.chunked_prefill_validation().set_index("row_id")
+    assert len(v) == 5
+    assert (v["abs_error"] <= 0.25).all(), v["abs_error"]
+    assert v["bound_ok"].all()
+    hybrid = v.loc["sarathi-yi34b-a100-tp2-hybrid-1021p-3d"]
+    assert hybrid["measured_s"] == pytest.approx(0.2176499, rel=1e-6)
+    assert 0.75 <= hybrid["ratio"] <= 1.25
+
+
+def test_piggybacked_decodes_ride_free_in_a_compute_bound_chunk():
+    # Sarathi-Serve's artifact (table-2/results.csv @02d2567, Yi-34B TP 2 on A100): a hybrid
+    # batch of 1,021 prefill + 3 decode tokens took 217.650 ms, a prefill-only batch of 1,024
+    # tokens 217.236 ms: ratio 1.0019. chunked_prefill prices the hybrid step with one weight
+    # read for the 1,024 tokens, so it must match inference.prefill of 1,024 tokens to about
+    # the same ratio (the 3 decodes' attention over ~1,032 keys is the only difference).
+    kw = dict(weight_dtype="fp16", kv_dtype="fp16", tp=2)
+    c = setups.chunked_prefill("yi-34b", "A100-80GB", prompt_tokens=1021, decode_batch=3,
+                               context_tokens=1032, token_budget=1024, **kw)
+    pre = inf.prefill("yi-34b", "A100-80GB", 1024, 1, **kw)
+    assert c.chunks == 1 and c.chunk_tokens == 1021 and c.hybrid_bound == "compute"
+    assert c.hybrid_step_s / float(pre.time_s) == pytest.approx(217.6499 / 217.2360, abs=0.01)
+
+
 @pytest.mark.parametrize("kw, field", [
     (dict(token_budget=64), "token_budget"),
     (dict(token_budget=0), "token_budget"),

@@ -1271,3 +1271,49 @@ def chunked_prefill_budgets(model, accelerator, *, budgets, prompt_tokens: int,
                      "speedup": c.speedup, "expected_speedup": c.expected_speedup,
                      "hybrid_bound": c.hybrid_bound})
     return pd.DataFrame(rows)
+
+
+def load_chunked_prefill_benchmarks() -> pd.DataFrame:
+    """Published chunked-prefill measurements (``data/serving_chunked_prefill.csv``, one source
+    per row): a hybrid step's time or a chunked prompt's TTFT, with the set-up that produced it."""
+    return pd.read_csv(DATA_DIR / "serving_chunked_prefill.csv")
+
+
+#: What ``chunked_prefill_validation`` compares each metric of ``serving_chunked_prefill.csv``
+#: with: (the ``ChunkedPrefill`` field of the roofline, that of the engine's expectation).
+CHUNKED_METRICS = {"hybrid_step_s": ("hybrid_step_s", "expected_hybrid_step_s"),
+                   "ttft_s": ("ttft_s", "expected_ttft_s")}
+
+
+def chunked_prefill_validation() -> pd.DataFrame:
+    """Every published chunked-prefill row (``data/serving_chunked_prefill.csv``) reproduced by
+    ``chunked_prefill`` on its stated set-up: the roofline (bound) and the expected time on the
+    pooled engine constants (the rows' engine, Sarathi-Serve, has no constants of its own),
+    against the measured seconds.
+
+    ratio = measured ÷ expected seconds; abs_error = |ratio − 1|; bound_ok: measured ≥ the
+    roofline time (no row beats the bound); in_band: the measured time inside the expected
+    time's band (the engine band is on throughput, so on time it is expected / band_high …
+    expected / band_low).
+
+    Returns
+    -------
+    DataFrame: row_id, setup, metric, measured_s, bound_s, expected_s, band_low_s, band_high_s,
+    ratio, abs_error, bound_ok, in_band.
+    """
+    lo, hi = load_engine_efficiency(None).band
+    rows = []
+    for _, r in load_chunked_prefill_benchmarks().iterrows():
+        bound_f, exp_f = CHUNKED_METRICS[_choice("metric", r["metric"], CHUNKED_METRICS)]
+        c = chunked_prefill(r["model"], r["accelerator"], prompt_tokens=int(r["prompt_tokens"]),
+                            decode_batch=int(r["decode_batch"]),
+                            context_tokens=int(r["context_tokens"]),
+                            token_budget=int(r["token_budget"]), tp=int(r["tp"]),
+                            weight_dtype=r["weight_dtype"], kv_dtype=r["kv_dtype"])
+        meas, bound, exp = float(r["measured"]), getattr(c, bound_f), getattr(c, exp_f)
+        rows.append({"row_id": r["row_id"], "setup": r["setup"], "metric": r["metric"],
+                     "measured_s": meas, "bound_s": bound, "expected_s": exp,
+                     "band_low_s": exp / hi, "band_high_s": exp / lo, "ratio": meas / exp,
+                     "abs_error": abs(meas / exp - 1), "bound_ok": meas >= bound,
+                     "in_band": exp / hi <= meas <= exp / lo})
+    return pd.DataFrame(rows)
