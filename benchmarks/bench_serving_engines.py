@@ -51,7 +51,8 @@ SETUP_ROWS = (
     ("chunked prefill (hybrid step: 1,021-token chunk + 3 decodes)",
      "sarathi-yi34b-a100-tp2-hybrid-1021p-3d", "Sarathi-Serve's artifact, Yi-34B TP2 on A100"),
     ("prefix caching", None, "no published TTFT with and without a cached prefix on a "
-     "catalogued GPU found"),
+     "catalogued GPU and model found (searched too: vLLM APC issues/PRs, LMCache docs and "
+     "issues, SGLang HiCache blog, TensorRT-LLM kv_cache_reuse.md)"),
 )
 GOAL_ERROR = 0.25
 

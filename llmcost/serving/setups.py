@@ -1292,7 +1292,8 @@ CHUNKED_METRICS = {"hybrid_step_s": ("hybrid_step_s", "expected_hybrid_step_s"),
 def chunked_prefill_validation() -> pd.DataFrame:
     """Every published chunked-prefill row (``data/serving_chunked_prefill.csv``) reproduced by
     ``chunked_prefill`` on its stated set-up: the roofline (bound) and the expected time on the
-    pooled engine constants (the rows' engine, Sarathi-Serve, has no constants of its own),
+    pooled engine constants (the rows' engine, Sarathi-Serve, has no constants of its own; a
+    compute-bound step on an A100 at the Ampere scale, ``inference.PREFILL_COMPUTE_SCALE``),
     against the measured seconds.
 
     ratio = measured ÷ expected seconds; abs_error = |ratio − 1|; bound_ok: measured ≥ the
