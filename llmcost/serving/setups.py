@@ -656,7 +656,7 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(efficiency, acc)
-    eng = load_engine_efficiency(engine)
+    eng = load_engine_efficiency(engine, acc)
     price = float(as_array(price_usd_per_gpu_hour, "price_usd_per_gpu_hour", positive=True))
     p = _whole("prompt_tokens", prompt_tokens)
     c = _whole("cached_tokens", cached_tokens, minimum=1)
@@ -674,7 +674,8 @@ def prefix_cached_prefill(model, accelerator, price_usd_per_gpu_hour, *, prompt_
     compute, memory = float(base.compute_s) + attn, float(base.memory_s) + kv
     t_alone = float(base.time_s)
     t_cached = max(compute, memory) + float(base.comm_s)
-    e_alone, e_cached = float(eng.prefill_s(t_alone)), float(eng.prefill_s(t_cached))
+    e_alone = float(eng.prefill_s(t_alone, float(base.compute_s) >= float(base.memory_s)))
+    e_cached = float(eng.prefill_s(t_cached, compute >= memory))
     k = price / SECONDS_PER_HOUR * 1e6 * tp
     return {"prefill_alone_s": t_alone, "prefill_with_cache_s": t_cached,
             "expected_prefill_alone_s": e_alone, "expected_prefill_with_cache_s": e_cached,
@@ -1197,7 +1198,8 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
     tokens and n decode steps) done as hybrid steps rather than decode steps and one prefill;
     > 1 when the decodes ride in the prefill's compute-bound pass for free. Expected times
     apply the engine's prefill fraction to a compute-bound step and its decode fractions to a
-    memory-bound one (``inference.EngineEfficiency``).
+    memory-bound one (``inference.EngineEfficiency``; on an Ampere GPU a compute-bound step at
+    its generation's scale, ``inference.PREFILL_COMPUTE_SCALE``).
 
     Not modelled: a partial last chunk (the chunks are taken equal), several prompts sharing
     one step's budget, and the kernel tiles that make some chunk sizes faster (Sarathi-Serve
@@ -1212,7 +1214,7 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
     eff = serving_efficiency(efficiency, acc)
-    eng = load_engine_efficiency(engine)
+    eng = load_engine_efficiency(engine, acc)
     p, b = _whole("prompt_tokens", prompt_tokens), _whole("decode_batch", decode_batch)
     ctx, tau = _whole("context_tokens", context_tokens), _whole("token_budget", token_budget)
     if tau <= b:
@@ -1232,11 +1234,13 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
     d = decode_step(m, acc, b, ctx, **kw)
     compute, memory, comm, kv_prior = _hybrid_step_terms(m, acc, d, c, c * (n - 1) / 2, kw)
     t_h, t_d = max(compute, memory) + comm, float(d.time_s)
-    pre = float(prefill(m, acc, p, 1, **kw).time_s)
+    pst = prefill(m, acc, p, 1, **kw)
+    pre = float(pst.time_s)
     kv_read = min(float(decode_kv_read_s(d, m, weight_dtype)) + kv_prior, t_h)
-    e_h = float(eng.prefill_s(t_h)) if compute >= memory else float(eng.decode_s(t_h, kv_read))
+    e_h = float(eng.prefill_s(t_h, True)) if compute >= memory \
+        else float(eng.decode_s(t_h, kv_read))
     e_d = float(eng.decode_s(t_d, decode_kv_read_s(d, m, weight_dtype)))
-    e_pre = float(eng.prefill_s(pre))
+    e_pre = float(eng.prefill_s(pre, float(pst.compute_s) >= float(pst.memory_s)))
     return ChunkedPrefill(
         token_budget=tau, chunk_tokens=c, chunks=n, decode_step_s=t_d, hybrid_step_s=t_h,
         prefill_alone_s=pre, ttft_s=n * t_h, ttft_unchunked_s=pre,
@@ -1270,4 +1274,51 @@ def chunked_prefill_budgets(model, accelerator, *, budgets, prompt_tokens: int,
                      "expected_ttft_unchunked_s": c.expected_ttft_unchunked_s,
                      "speedup": c.speedup, "expected_speedup": c.expected_speedup,
                      "hybrid_bound": c.hybrid_bound})
+    return pd.DataFrame(rows)
+
+
+def load_chunked_prefill_benchmarks() -> pd.DataFrame:
+    """Published chunked-prefill measurements (``data/serving_chunked_prefill.csv``, one source
+    per row): a hybrid step's time or a chunked prompt's TTFT, with the set-up that produced it."""
+    return pd.read_csv(DATA_DIR / "serving_chunked_prefill.csv")
+
+
+#: What ``chunked_prefill_validation`` compares each metric of ``serving_chunked_prefill.csv``
+#: with: (the ``ChunkedPrefill`` field of the roofline, that of the engine's expectation).
+CHUNKED_METRICS = {"hybrid_step_s": ("hybrid_step_s", "expected_hybrid_step_s"),
+                   "ttft_s": ("ttft_s", "expected_ttft_s")}
+
+
+def chunked_prefill_validation() -> pd.DataFrame:
+    """Every published chunked-prefill row (``data/serving_chunked_prefill.csv``) reproduced by
+    ``chunked_prefill`` on its stated set-up: the roofline (bound) and the expected time on the
+    pooled engine constants (the rows' engine, Sarathi-Serve, has no constants of its own; a
+    compute-bound step on an A100 at the Ampere scale, ``inference.PREFILL_COMPUTE_SCALE``),
+    against the measured seconds.
+
+    ratio = measured ÷ expected seconds; abs_error = |ratio − 1|; bound_ok: measured ≥ the
+    roofline time (no row beats the bound); in_band: the measured time inside the expected
+    time's band (the engine band is on throughput, so on time it is expected / band_high …
+    expected / band_low).
+
+    Returns
+    -------
+    DataFrame: row_id, setup, metric, measured_s, bound_s, expected_s, band_low_s, band_high_s,
+    ratio, abs_error, bound_ok, in_band.
+    """
+    lo, hi = load_engine_efficiency(None).band
+    rows = []
+    for _, r in load_chunked_prefill_benchmarks().iterrows():
+        bound_f, exp_f = CHUNKED_METRICS[_choice("metric", r["metric"], CHUNKED_METRICS)]
+        c = chunked_prefill(r["model"], r["accelerator"], prompt_tokens=int(r["prompt_tokens"]),
+                            decode_batch=int(r["decode_batch"]),
+                            context_tokens=int(r["context_tokens"]),
+                            token_budget=int(r["token_budget"]), tp=int(r["tp"]),
+                            weight_dtype=r["weight_dtype"], kv_dtype=r["kv_dtype"])
+        meas, bound, exp = float(r["measured"]), getattr(c, bound_f), getattr(c, exp_f)
+        rows.append({"row_id": r["row_id"], "setup": r["setup"], "metric": r["metric"],
+                     "measured_s": meas, "bound_s": bound, "expected_s": exp,
+                     "band_low_s": exp / hi, "band_high_s": exp / lo, "ratio": meas / exp,
+                     "abs_error": abs(meas / exp - 1), "bound_ok": meas >= bound,
+                     "in_band": exp / hi <= meas <= exp / lo})
     return pd.DataFrame(rows)
