@@ -298,7 +298,7 @@ def _specs() -> dict:
                             {"model": "model", "cluster": "cluster", "plan": "plan",
                              "seq_len": "count|none"}),
         "StepOptions": Spec(dict(), {"dtype": "choice", "moe_gate": "choice",
-                                     "hsdp_all_reduce": "choice",
+                                     "hsdp_all_reduce": "choice", "cp_overlap": "choice",
                                      "kernel_efficiency": "fraction|none"}),
         "rank_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
                            {"model": "model", "cluster": "cluster", "global_batch": "count",
@@ -673,7 +673,8 @@ MORE_ARGS_3 = {
                         "recompute": "choice", "schedule": "choice",
                         "sequence_parallel": "flag", "grid": "options|none"},
     # True, False or "true" / "false" / "not_pp" (the stacks' spelling)
-    "memory_per_gpu": {"fsdp_reshard_after_forward": "choice"},
+    "memory_per_gpu": {"fsdp_reshard_after_forward": "choice",
+                       "practice": "options|none"},  # a memory.MemoryPractice (None: textbook)
     "step_time": {"options": "options|none"},
     "predict_mfu": {"options": "options|none"},
     "rank_plans": {"options": "options|none", "price_usd_per_gpu_hour": "positive|none"},

@@ -1248,9 +1248,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         GPU-s: generation and tail × rollout GPUs, passes × the GPUs they run on, sync × all
                GPUs, idle = the rest (each role's wait); the parts sum to wall × n_gpus.
 
-    PPO mini-batches do not change the FLOPs or, at the same MFU, the time (only E does);
-    asynchrony off by k >= 1 steps overlaps generation with training for any k, and a larger k
-    keeps k iterations' requests in flight on the rollout engine (``generation_time``).
+    PPO mini-batches change neither FLOPs nor time (only E does); asynchrony off by k >= 1
+    steps overlaps generation with training, k iterations' requests in flight (``generation_time``).
 
     Parameters
     ----------
@@ -1258,8 +1257,7 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         The actor (and the reference model's architecture).
     accelerator : Accelerator or str
     options : RLOptions, optional
-        Every setting of the iteration in one object (``RLOptions.names()``; its docstring
-        explains each). Keywords given too replace its fields (``RLOptions.build``).
+        Every setting (``RLOptions.names()``); keywords replace its fields (``RLOptions.build``).
 
     Returns
     -------
@@ -1278,25 +1276,13 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
     mfu, step_note = training_mfu(m, acc, o, r)
-    t_phase = pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"))
     off = offload_times(m, acc, o)
-    t_phase = add_offload(t_phase, off, o)
+    t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16")), off, o)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
     exp_wall, upd_wall = update_walls(t_phase, o)
-    notes = [n for n in (step_note, gen_note) if n]
-    if o.role_gpus is not None:
-        notes.append("models on their own GPUs: " + ", ".join(
-            f"{k} {v}" for k, v in o.role_gpus.items()))
-    if o.optimizer_offload:
-        notes.append(f"optimizer on the host CPUs: {off['actor'] + off['critic']:.1f} s over "
-                     f"{o.optimizer_steps} optimizer step(s)")
-    if o.partial_rollouts:
-        notes.append("partial rollouts: tail removed (upper bound on the recovery)")
-    if o.asynchronous:
-        k = o.off_policy_steps
-        notes.append(f"asynchronous: off-policy by {k} step{'s' if k > 1 else ''}")
+    notes = iteration_notes(o, off, step_note, gen_note)
     return RLIteration(
         algorithm=o.algorithm, policy=m.name, accelerator=acc.name, n_gpus=o.n_gpus,
         rollout_gpus=o.generation_gpus, colocated=o.colocated, asynchronous=o.asynchronous,
@@ -1304,6 +1290,26 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         parts_gpu_s=parts, flops=flops, samples=o.samples, tokens=tokens,
         verifier_usd=o.verifier_usd_per_sample * o.samples, experience_wall_s=exp_wall,
         update_wall_s=upd_wall, notes="; ".join(notes))
+
+
+def iteration_notes(o: RLOptions, offload: dict, *notes: str) -> list:
+    """The notes of an ``RLIteration``: the step model's and the generation's (``notes``, empty
+    ones dropped), then one line per setting that changes how the iteration is priced: models
+    on their own GPUs, the optimizer on the host CPUs (``offload``: ``offload_times``' seconds
+    per role), partial rollouts, asynchrony."""
+    out = [n for n in notes if n]
+    if o.role_gpus is not None:
+        out.append("models on their own GPUs: " + ", ".join(
+            f"{k} {v}" for k, v in o.role_gpus.items()))
+    if o.optimizer_offload:
+        out.append(f"optimizer on the host CPUs: {offload['actor'] + offload['critic']:.1f} s "
+                   f"over {o.optimizer_steps} optimizer step(s)")
+    if o.partial_rollouts:
+        out.append("partial rollouts: tail removed (upper bound on the recovery)")
+    if o.asynchronous:
+        k = o.off_policy_steps
+        out.append(f"asynchronous: off-policy by {k} step{'s' if k > 1 else ''}")
+    return out
 
 
 # ------------------------------------------------------------------------------ run, campaign

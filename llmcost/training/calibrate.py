@@ -1153,6 +1153,22 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
     """
     acc = load_accelerator(accelerator)
     eff = base if base is not None else load_efficiency_row(accelerator)
+    new, said = {}, []
+    for field, step in (("matmul_fraction", lambda: _gemm_fraction(acc, gemm, dtype)),
+                        ("attention_fraction", lambda: _attention_fraction(acc, attention)),
+                        ("hbm_fraction", lambda: _hbm_fraction(acc, hbm_copy)),
+                        ("scaleup_fraction", lambda: _scaleup_fraction(acc, allreduce))):
+        value, words = step()
+        if value is not None:
+            new[field] = value
+            said.append(words)
+    return eff.replace(**new, source="microbenchmarked on this machine: " + ", ".join(said)
+                       + f"; other fields from {eff.accelerator}'s catalogue row")
+
+
+def _gemm_fraction(acc, gemm, dtype: str) -> tuple:
+    """``efficiency_from_microbench``'s ``matmul_fraction`` (its docstring gives the formula):
+    ``(fraction, words)``."""
     if dtype not in ("bf16", "fp8"):
         raise ValueError(f"dtype={dtype!r} must be 'bf16' or 'fp8' (the workbook's GEMM dtypes)")
     peak = acc.peak_flops_per_s(dtype)
@@ -1170,8 +1186,13 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
                              f"{acc.name}'s {dtype} dense peak {peak / 1e12:.1f} TFLOP/s "
                              "(matmul_fraction would exceed 1)")
         best = max(best, rate)
-    new = {"matmul_fraction": best / peak}
-    said = [f"matmul {best / 1e12:.1f} TFLOP/s ({new['matmul_fraction']:.1%} of the {dtype} peak)"]
+    return best / peak, (f"matmul {best / 1e12:.1f} TFLOP/s ({best / peak:.1%} of the {dtype} "
+                         "peak)")
+
+
+def _attention_fraction(acc, attention) -> tuple:
+    """``efficiency_from_microbench``'s ``attention_fraction``: ``(fraction, words)``, or
+    ``(None, None)`` without a timing."""
     peak16 = acc.peak_flops_per_s("bf16")
     att = 0.0
     for i, row in enumerate(_timing_rows("attention", attention, 5,
@@ -1184,10 +1205,15 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
                              f"causal attention, above the {acc.name}'s bf16 dense peak "
                              f"{peak16 / 1e12:.1f} TFLOP/s (attention_fraction would exceed 1)")
         att = max(att, rate)
-    if att:
-        new["attention_fraction"] = att / peak16
-        said.append(f"causal attention fwd+bwd {att / 1e12:.1f} TFLOP/s "
-                    f"({new['attention_fraction']:.1%} of the bf16 peak)")
+    if not att:
+        return None, None
+    return att / peak16, (f"causal attention fwd+bwd {att / 1e12:.1f} TFLOP/s "
+                          f"({att / peak16:.1%} of the bf16 peak)")
+
+
+def _hbm_fraction(acc, hbm_copy) -> tuple:
+    """``efficiency_from_microbench``'s ``hbm_fraction``: ``(fraction, words)``, or
+    ``(None, None)`` without a timing."""
     hbm = 0.0
     for i, row in enumerate(_timing_rows("hbm_copy", hbm_copy, 2, "(bytes, seconds)")):
         size, t = row
@@ -1202,9 +1228,15 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
                              f"written), above the {acc.name}'s {acc.hbm_bytes_per_s / 1e9:,.0f} "
                              "GB/s HBM (hbm_fraction would exceed 1)")
         hbm = max(hbm, bw)
-    if hbm:
-        new["hbm_fraction"] = hbm / acc.hbm_bytes_per_s
-        said.append(f"HBM copy {hbm / 1e9:,.0f} GB/s ({new['hbm_fraction']:.1%} of the datasheet)")
+    if not hbm:
+        return None, None
+    frac = hbm / acc.hbm_bytes_per_s
+    return frac, f"HBM copy {hbm / 1e9:,.0f} GB/s ({frac:.1%} of the datasheet)"
+
+
+def _scaleup_fraction(acc, allreduce) -> tuple:
+    """``efficiency_from_microbench``'s ``scaleup_fraction``: ``(fraction, words)``, or
+    ``(None, None)`` without a timing."""
     bus = 0.0
     for i, row in enumerate(_timing_rows("allreduce", allreduce, 3, "(bytes, n_gpus, seconds)")):
         size, n_gpus, t = row
@@ -1213,19 +1245,17 @@ def efficiency_from_microbench(accelerator: str, gemm, allreduce=(), dtype: str 
         if n_gpus < 2:
             raise ValueError(f"allreduce[{i}].n_gpus={n_gpus} must be at least 2")
         bus = max(bus, size / t * 2.0 * (n_gpus - 1) / n_gpus)
-    if bus:
-        link = acc.scaleup_bytes_per_s_per_dir
-        if not link:
-            raise ValueError(f"accelerator={acc.name!r} has no scale-up bandwidth in the "
-                             "catalogue: an all-reduce timing has nothing to be a fraction of")
-        if bus > link:
-            raise ValueError(f"allreduce bus bandwidth {bus / 1e9:.0f} GB/s is above the "
-                             f"{acc.name}'s {link / 1e9:.0f} GB/s per direction "
-                             "(scaleup_fraction would exceed 1)")
-        new["scaleup_fraction"] = bus / link
-        said.append(f"all-reduce busbw {bus / 1e9:.0f} GB/s")
-    return eff.replace(**new, source="microbenchmarked on this machine: " + ", ".join(said)
-                       + f"; other fields from {eff.accelerator}'s catalogue row")
+    if not bus:
+        return None, None
+    link = acc.scaleup_bytes_per_s_per_dir
+    if not link:
+        raise ValueError(f"accelerator={acc.name!r} has no scale-up bandwidth in the "
+                         "catalogue: an all-reduce timing has nothing to be a fraction of")
+    if bus > link:
+        raise ValueError(f"allreduce bus bandwidth {bus / 1e9:.0f} GB/s is above the "
+                         f"{acc.name}'s {link / 1e9:.0f} GB/s per direction "
+                         "(scaleup_fraction would exceed 1)")
+    return bus / link, f"all-reduce busbw {bus / 1e9:.0f} GB/s"
 
 
 #: mamf-finder's ``--dtype`` (a torch dtype name) as the workbook's GEMM dtype: FP8 in either
