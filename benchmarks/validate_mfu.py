@@ -170,6 +170,38 @@ def main():
 MBS_PAIR = ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx")
 
 
+#: The published dropless / token-dropping pairs of one plan (Megatron-Bridge 25.11 dropless,
+#: 25.09 token-dropping padded to capacity; performance summary read at 5776a6d90): (dropless
+#: row, token-dropping row). The B200 Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 /
+#: per-tensor).
+DROPLESS_PAIRS = (("mb2511-gb200-qwen3-30b-a3b-fp8mx", "mb2509-gb200-qwen3-30b-a3b-fp8mx"),
+                  ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"),
+                  ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"),
+                  ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2509-h100-qwen3-30b-a3b-fp8"))
+
+
+def dropless_pairs_report(runs, variants):
+    """The dropless cost per system: each published pair's tokens/s ratio (dropless ÷
+    token-dropping) and its cost per MoE layer per micro-batch, published and predicted under
+    each of ``variants`` (name → ``mfu_validation`` table indexed by run_id)."""
+    print("   dropless vs token-dropping, same plan (Megatron-Bridge 25.11 vs 25.09): tokens/s "
+          "ratio and the cost per MoE layer per micro-batch (ms), published and predicted")
+    shapes = moe_layer_shapes([d for d, _ in DROPLESS_PAIRS])
+    for d, t in DROPLESS_PAIRS:
+        pub = runs.loc[d, "reported_tokens_per_sec_per_gpu"] / runs.loc[
+            t, "reported_tokens_per_sec_per_gpu"]
+        n = shapes.loc[d, "moe_layer_mbs"]
+        out = []
+        for name, v in variants.items():
+            pred = pub * (1 + v.loc[d, "error"]) / (1 + v.loc[t, "error"])
+            extra = (v.loc[d, "step_time_s"] - v.loc[t, "step_time_s"]) / n * 1e3
+            out.append(f"{name} {pred:.2f}x ({extra:+.1f} ms)")
+        t_pub = [v.loc[r, "step_time_s"] * (1 + v.loc[r, "error"]) for r in (d, t)
+                 for v in list(variants.values())[:1]]
+        print(f"   {d:34s} published {pub:.2f}x ({(t_pub[0] - t_pub[1]) / n * 1e3:+.1f} ms); "
+              + "; ".join(out))
+
+
 def moe_host_report():
     """Item 12: the MoE layers' host cost per micro-batch (``llmcost.training.moe_layer``): its
     two constants re-fitted on the MoE calibration rows only, then every MoE row's error
@@ -180,7 +212,7 @@ def moe_host_report():
           f"calibration rows only: a = {a * 1e3:.3f} ms per layer, b = {b * 1e3:.3f} ms per local "
           f"expert (shipped {moe_layer.MOE_LAYER_HOST_S * 1e3:.3f} / "
           f"{moe_layer.MOE_EXPERT_HOST_S * 1e3:.3f} ms; the per-expert term only on stacks that "
-          "launch per expert)")
+          "launch per expert, the per-layer sync term only under dropless routing)")
     sets = step.VALIDATION_SETS + step.NEWER_SETS
     off = {"moe_layer_host_s": 0.0, "moe_expert_host_s": 0.0}
     before = step.mfu_validation(sets=sets, physics=off).set_index("run_id")
@@ -204,6 +236,7 @@ def moe_host_report():
               f"{g['after'].abs().max():.1%} (goal on held-out: mean <= 15%, max <= 30%)")
     lo, hi = MBS_PAIR
     runs = llmcost.load_published_runs().set_index("run_id")
+    dropless_pairs_report(runs, {"before": before, "after": after})
     pub = runs.loc[hi, "reported_tokens_per_sec_per_gpu"] / runs.loc[
         lo, "reported_tokens_per_sec_per_gpu"]
     for name, v in (("before", before), ("after", after)):

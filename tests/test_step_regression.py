@@ -19,6 +19,11 @@ Re-recorded on branch issue29 again (the multi-token-prediction modules' memory 
 stage, ``memory.mtp_stage_params``): only DeepSeek-V3's memory grid moves (its MTP module, up
 to +21% on one-stage plans); every step, ranking and validation pin unchanged.
 
+Re-recorded on branch issue29b (the MoE host cost's per-layer term is the dropless
+dispatcher's sync, none under token-dropping routing padded to capacity; both constants re-fitted
+with the Megatron-Bridge 25.09 token-dropping calibration rows: 0 / 0.376 ms -> 1.587 / 0.2515 ms):
+every MoE grid, ranking, step and validation value moves; dense outputs unchanged.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

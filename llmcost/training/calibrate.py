@@ -133,13 +133,14 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
 #: before the sequence-length widening ``BAND_PER_SEQ_DOUBLING``. Fitted on the published scaling
 #: series (``pilot_validation.fit_band``): the split-conformal 90 % quantile of the one-scale
 #: pilots' |error| on the targets at the pilot's sequence length with that count, made
-#: non-decreasing (11.2 %, 11.3 %, 11.3 %, 16.0 % on 49 targets), rounded up to the half percent
+#: non-decreasing (11.6 %, 11.6 %, 11.6 %, 16.0 % on 49 targets), rounded up to the half percent
 #: (``BAND_ROUNDING``). Judged out of sample by ``benchmarks/validate_pilot.py``:
 #: leave-one-series-out (both constants re-fitted by the same rule without the series judged)
-#: 91.2 % of 148 targets inside, 92 % of those at the pilot's sequence length; the same rule
-#: fitted on the ``calibration`` split of ``data/validation_mfu.csv`` alone (8.0-9.0 %, +6.5 %
-#: per doubling) covers 89.8 % of the ``held-out`` targets.
-BAND_HALF_WIDTH = (0.115, 0.115, 0.115, 0.165)
+#: 91.9 % of 148 targets inside, 92 % of those at the pilot's sequence length; the same rule
+#: fitted on the ``calibration`` split of ``data/validation_mfu.csv`` alone covers 89.8 % of the
+#: ``held-out`` targets. (Re-fitted when the MoE host cost's sync term was restricted to
+#: dropless routing and re-fitted: the first base quantile 11.2 % -> 11.6 %, 11.5 -> 12 %.)
+BAND_HALF_WIDTH = (0.12, 0.12, 0.12, 0.165)
 
 #: Widening of the band per doubling (or halving) of the sequence length between the pilot and
 #: the target: ``h = BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × |log2(s_target ÷ s_pilot)|``.

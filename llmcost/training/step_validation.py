@@ -126,11 +126,12 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
     make the predicted step time of the MoE rows marked ``calibration`` in
     ``data/validation_mfu.csv`` equal their published one, and only those rows (every other MoE
     row stays held out). The step time is linear in the two constants (the host time enters each
-    micro-batch additively; the bubble and stage imbalance scale it), so with the two
-    calibration rows (Megatron-Bridge 25.11: DeepSeek-V3 on 256 GB200 at EP 32 and Qwen3-30B-A3B
-    on 8 B200 at EP 8, different local-expert counts) it is the 2×2 linear solve
-    ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
-    squares on the relative step-time error. Rows of a stack that captures the whole iteration
+    micro-batch additively; the bubble and stage imbalance scale it): least squares on the
+    relative step-time error of ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time
+    slopes, over the calibration rows (Megatron-Bridge 25.11, dropless: DeepSeek-V3 on 256 GB200
+    at EP 32 and Qwen3-30B-A3B on 8 B200 at EP 8; 25.09, token-dropping padded to capacity, where
+    the per-layer sync term is 0 (``moe_layer.sync_applies``) so ``A = 0``: Qwen3-30B-A3B on 8
+    GB200, DeepSeek-V3 on 256 B200, Qwen3-235B-A22B on 64 B200). Rows of a stack that captures the whole iteration
     in a CUDA graph (``Stack.cuda_graphs = "full_iteration"``, no host cost) do not enter it.
     Both constants are host times, so the fit is
     constrained to ``a, b >= 0`` (non-negative least squares: where the unconstrained solution
@@ -219,7 +220,8 @@ OUTSIDE_SETS = ()
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
-              "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608")
+              "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
+              "megatron-bridge-2509")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
@@ -370,6 +372,14 @@ def row_fp8_recipe(c: pd.Series) -> str:
     return FP8_RECIPE_OF_SET.get(str(c["set"]), "current")
 
 
+#: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
+#: ``moe_capacity_factor``): Megatron-Bridge 25.09's '(tokendrop)' rows drop tokens past a capacity
+#: factor of 1.0 and pad every expert's input to that capacity (scripts/performance/run_script.py
+#: at fa0315ae2 applies ``apply_moe_token_drop``: ``moe_expert_capacity_factor = 1.0``,
+#: ``moe_pad_expert_input_to_capacity = True``); the other sets run their stack's routing.
+MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
+
+
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
     stack and dtype; the benchmark's gate and its pipeline schedules per optimizer step (GA),
@@ -386,7 +396,16 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         pp_overlap=bool(c["comm_pp_overlap"]), dp_overlap=bool(c["comm_dp_overlap"]),
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
-        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c))
+        dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
+        **_row_routing(c))
+
+
+def _row_routing(c: pd.Series) -> dict:
+    """The ``moe_routing`` / ``moe_capacity_factor`` options of a row's set
+    (``MOE_ROUTING_OF_SET``), none where the set runs its stack's routing."""
+    routing = MOE_ROUTING_OF_SET.get(str(c["set"]))
+    return {} if routing is None else {"moe_routing": routing[0],
+                                       "moe_capacity_factor": routing[1]}
 
 
 def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float):
