@@ -170,36 +170,20 @@ def main():
 MBS_PAIR = ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx")
 
 
-#: The published dropless / token-dropping pairs of one plan (Megatron-Bridge 25.11 dropless,
-#: 25.09 token-dropping padded to capacity; performance summary read at 5776a6d90): (dropless
-#: row, token-dropping row). The B200 Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 /
-#: per-tensor).
-DROPLESS_PAIRS = (("mb2511-gb200-qwen3-30b-a3b-fp8mx", "mb2509-gb200-qwen3-30b-a3b-fp8mx"),
-                  ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"),
-                  ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"),
-                  ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2509-h100-qwen3-30b-a3b-fp8"))
-
-
-def dropless_pairs_report(runs, variants):
-    """The dropless cost per system: each published pair's tokens/s ratio (dropless ÷
-    token-dropping) and its cost per MoE layer per micro-batch, published and predicted under
-    each of ``variants`` (name → ``mfu_validation`` table indexed by run_id)."""
+def dropless_pairs_report(variants):
+    """The dropless cost per system (``step_validation.dropless_pairs``): each published pair's
+    tokens/s ratio (dropless ÷ token-dropping) and its cost per MoE layer per micro-batch,
+    published and predicted under each of ``variants`` (name → ``mfu_validation`` table)."""
     print("   dropless vs token-dropping, same plan (Megatron-Bridge 25.11 vs 25.09): tokens/s "
           "ratio and the cost per MoE layer per micro-batch (ms), published and predicted")
-    shapes = moe_layer_shapes([d for d, _ in DROPLESS_PAIRS])
-    for d, t in DROPLESS_PAIRS:
-        pub = runs.loc[d, "reported_tokens_per_sec_per_gpu"] / runs.loc[
-            t, "reported_tokens_per_sec_per_gpu"]
-        n = shapes.loc[d, "moe_layer_mbs"]
-        out = []
-        for name, v in variants.items():
-            pred = pub * (1 + v.loc[d, "error"]) / (1 + v.loc[t, "error"])
-            extra = (v.loc[d, "step_time_s"] - v.loc[t, "step_time_s"]) / n * 1e3
-            out.append(f"{name} {pred:.2f}x ({extra:+.1f} ms)")
-        t_pub = [v.loc[r, "step_time_s"] * (1 + v.loc[r, "error"]) for r in (d, t)
-                 for v in list(variants.values())[:1]]
-        print(f"   {d:34s} published {pub:.2f}x ({(t_pub[0] - t_pub[1]) / n * 1e3:+.1f} ms); "
-              + "; ".join(out))
+    tables = {name: step_validation.dropless_pairs(v.reset_index())
+              for name, v in variants.items()}
+    first = next(iter(tables.values()))
+    for d, r in first.iterrows():
+        out = "; ".join(f"{name} {t.loc[d, 'predicted_ratio']:.2f}x "
+                        f"({t.loc[d, 'predicted_ms']:+.1f} ms)" for name, t in tables.items())
+        print(f"   {d:34s} published {r['published_ratio']:.2f}x ({r['published_ms']:+.1f} ms); "
+              + out)
 
 
 def moe_host_report():
@@ -236,7 +220,7 @@ def moe_host_report():
               f"{g['after'].abs().max():.1%} (goal on held-out: mean <= 15%, max <= 30%)")
     lo, hi = MBS_PAIR
     runs = llmcost.load_published_runs().set_index("run_id")
-    dropless_pairs_report(runs, {"before": before, "after": after})
+    dropless_pairs_report({"before": before, "after": after})
     pub = runs.loc[hi, "reported_tokens_per_sec_per_gpu"] / runs.loc[
         lo, "reported_tokens_per_sec_per_gpu"]
     for name, v in (("before", before), ("after", after)):

@@ -17,7 +17,7 @@ import pytest
 import llmcost
 from llmcost.core import stacks
 from llmcost.present import plots
-from llmcost.training import moe_layer, step
+from llmcost.training import moe_layer, step, step_validation
 
 SETS = step.VALIDATION_SETS + step.NEWER_SETS
 OFF = {"moe_layer_host_s": 0.0, "moe_expert_host_s": 0.0}
@@ -155,6 +155,28 @@ def test_published_dropless_pairs_direction(rows):
         assert after.loc[d, "moe_host_s"] > after.loc[t, "moe_host_s"]
     assert 5275 / 10494 == pytest.approx(0.50, abs=0.01)
     assert 9299 / 18066 == pytest.approx(0.51, abs=0.01)
+
+
+def test_dropless_pairs_table(rows):
+    # step_validation.dropless_pairs, by hand on the H100 pair: GBS 512 x 4,096 tokens on 16
+    # GPUs: 24.848 s per step dropless (5,275 tokens/s/GPU), 12.490 s token-dropping (10,494);
+    # 48 layers / PP 2 x 32 micro-batches = 768 MoE layers per micro-batch on a stage:
+    # (24.848 - 12.490) / 768 = 16.09 ms
+    _, after = rows
+    t = step_validation.dropless_pairs(after.reset_index())
+    h = t.loc["mb2511-h100-qwen3-30b-a3b-fp8cs"]
+    tokens = 512 * 4096
+    by_hand = (tokens / (16 * 5275) - tokens / (16 * 10494)) / 768 * 1e3
+    assert by_hand == pytest.approx(16.09, abs=0.01)
+    assert h["moe_layer_mbs"] == 768 and h["published_ms"] == pytest.approx(by_hand, rel=1e-6)
+    assert h["published_ratio"] == pytest.approx(5275 / 10494)
+    # B200 Qwen3-30B-A3B, MBS 1, PP 1: 48 x 64 = 3,072; (28.191 - 14.510) / 3,072 = 4.45 ms
+    b = t.loc["mb2511-b200-qwen3-30b-a3b-fp8mx"]
+    assert b["published_ms"] == pytest.approx(
+        (tokens / (8 * 9299) - tokens / (8 * 18066)) / 3072 * 1e3, rel=1e-6)
+    assert list(t.index) == [d for d, _ in step_validation.DROPLESS_PAIRS]
+    with pytest.raises(ValueError, match="validation lacks the rows"):
+        step_validation.dropless_pairs(after.reset_index().iloc[:3])
 
 
 def test_shipped_constants_are_the_fit():

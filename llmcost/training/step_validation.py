@@ -576,3 +576,55 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
                      "memory_bytes_as_written": float(as_written),
                      "share_as_written": float(as_written) / hbm})
     return pd.DataFrame(rows).set_index("run_id")
+
+
+#: Published runs of one plan dropless and token-dropping (Megatron-Bridge performance summary,
+#: read at 5776a6d90: the 25.11 tables dropless and force-balanced, the 25.09 tables
+#: '(tokendrop)', capacity factor 1.0 padded): ``(dropless run, token-dropping run)``. The B200
+#: Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 against per-tensor FP8).
+DROPLESS_PAIRS = (("mb2511-gb200-qwen3-30b-a3b-fp8mx", "mb2509-gb200-qwen3-30b-a3b-fp8mx"),
+                  ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"),
+                  ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"),
+                  ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2509-h100-qwen3-30b-a3b-fp8"))
+
+
+def dropless_pairs(validation: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The cost of dropless routing per system, published and predicted, on ``DROPLESS_PAIRS``.
+
+    Per pair (index: the dropless run): ``accelerator``, ``moe_layer_mbs`` (MoE layers of the
+    busiest stage × micro-batches per step), the tokens/s ratio dropless ÷ token-dropping
+    published (``published_ratio``) and predicted (``predicted_ratio`` = published ×
+    (1 + error_dropless) ÷ (1 + error_dropping)), and the step-time difference per MoE layer per
+    micro-batch, published and predicted (``published_ms``, ``predicted_ms``:
+    ``(T_dropless − T_dropping) ÷ moe_layer_mbs``, T the step time; the two runs of a pair have
+    one plan, so one token count per step).
+
+    ``validation``: an ``mfu_validation`` table holding both sets (default: the shipped engine on
+    Megatron-Bridge 25.11 and 25.09)."""
+    v = mfu_validation(sets=("megatron-bridge-2511", "megatron-bridge-2509")) \
+        if validation is None else validation
+    v = v.set_index("run_id")
+    missing = [r for pair in DROPLESS_PAIRS for r in pair if r not in v.index]
+    if missing:
+        raise ValueError(f"validation lacks the rows {missing}: price the sets "
+                         "megatron-bridge-2511 and megatron-bridge-2509")
+    cfg = validation_configs().set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    rows = {}
+    for d, t in DROPLESS_PAIRS:
+        c, r = cfg.loc[d].copy(), runs.loc[d]
+        c["run_id"] = d
+        s = int(r["seq_len"])
+        model = row_model(c, r, s)
+        plan = row_plan(c, r, model, s)
+        n = int(round(model.n_moe_layers / plan.pp)) * plan.n_microbatches
+        published = r["reported_tokens_per_sec_per_gpu"] / runs.loc[
+            t, "reported_tokens_per_sec_per_gpu"]
+        t_pub = [v.loc[x, "step_time_s"] * (1.0 + v.loc[x, "error"]) for x in (d, t)]
+        rows[d] = {"token_dropping_run": t, "accelerator": v.loc[d, "accelerator"],
+                   "moe_layer_mbs": n, "published_ratio": float(published),
+                   "predicted_ratio": float(published * (1.0 + v.loc[d, "error"])
+                                            / (1.0 + v.loc[t, "error"])),
+                   "published_ms": (t_pub[0] - t_pub[1]) / n * 1e3,
+                   "predicted_ms": (v.loc[d, "step_time_s"] - v.loc[t, "step_time_s"]) / n * 1e3}
+    return pd.DataFrame.from_dict(rows, orient="index")
