@@ -244,3 +244,18 @@ def test_stack_policy_applies_to_refitted_constants():
         moe_layer.MOE_LAYER_HOST_S, moe_layer.MOE_EXPERT_HOST_S)
     v = step.mfu_validation(sets=("megatron-bridge-2608",), moe_host=(1e-3, 2e-3))
     assert (v["moe_host_s"] == 0.0).all()    # full-iteration CUDA graph: still none
+
+
+def test_the_2509_set_is_token_dropping_by_its_table():
+    # the set's routing (step_validation.MOE_ROUTING_OF_SET) holds for each of its rows: the
+    # 25.09 table names every one '(tokendrop)' (its only dropless MoE row, DeepSeek-V3 on
+    # 1,024 H100, is not in the set) and the recipe pads to capacity factor 1.0
+    cfg = step_validation.validation_configs()
+    rows = cfg[cfg["set"] == "megatron-bridge-2509"]
+    assert len(rows) == 9
+    assert rows["notes"].str.contains("(tokendrop)", regex=False).all()
+    assert not rows["notes"].str.contains("(dropless)", regex=False).any()
+    assert step_validation.MOE_ROUTING_OF_SET["megatron-bridge-2509"] == ("capacity", 1.0)
+    for _, c in rows.iterrows():
+        o = step_validation.row_options(c)
+        assert (o.moe_routing, o.moe_capacity_factor) == ("capacity", 1.0)
