@@ -219,6 +219,22 @@ def cp_and_device_report():
 MBS_PAIR = ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2511-gb200-qwen3-30b-a3b-fp8mx")
 
 
+def dropless_pairs_report(variants):
+    """The dropless cost per system (``step_validation.dropless_pairs``): each published pair's
+    tokens/s ratio (dropless ÷ token-dropping) and its cost per MoE layer per micro-batch,
+    published and predicted under each of ``variants`` (name → ``mfu_validation`` table)."""
+    print("   dropless vs token-dropping, same plan (Megatron-Bridge 25.11 vs 25.09): tokens/s "
+          "ratio and the cost per MoE layer per micro-batch (ms), published and predicted")
+    tables = {name: step_validation.dropless_pairs(v.reset_index())
+              for name, v in variants.items()}
+    first = next(iter(tables.values()))
+    for d, r in first.iterrows():
+        out = "; ".join(f"{name} {t.loc[d, 'predicted_ratio']:.2f}x "
+                        f"({t.loc[d, 'predicted_ms']:+.1f} ms)" for name, t in tables.items())
+        print(f"   {d:34s} published {r['published_ratio']:.2f}x ({r['published_ms']:+.1f} ms); "
+              + out)
+
+
 def moe_host_report():
     """Item 12: the MoE layers' host cost per micro-batch (``llmcost.training.moe_layer``): its
     two constants re-fitted on the MoE calibration rows only, then every MoE row's error
@@ -229,7 +245,7 @@ def moe_host_report():
           f"calibration rows only: a = {a * 1e3:.3f} ms per layer, b = {b * 1e3:.3f} ms per local "
           f"expert (shipped {moe_layer.MOE_LAYER_HOST_S * 1e3:.3f} / "
           f"{moe_layer.MOE_EXPERT_HOST_S * 1e3:.3f} ms; the per-expert term only on stacks that "
-          "launch per expert)")
+          "launch per expert, the per-layer sync term only under dropless routing)")
     sets = step.VALIDATION_SETS + step.NEWER_SETS
     off = {"moe_layer_host_s": 0.0, "moe_expert_host_s": 0.0}
     before = step.mfu_validation(sets=sets, physics=off).set_index("run_id")
@@ -253,6 +269,7 @@ def moe_host_report():
               f"{g['after'].abs().max():.1%} (goal on held-out: mean <= 15%, max <= 30%)")
     lo, hi = MBS_PAIR
     runs = llmcost.load_published_runs().set_index("run_id")
+    dropless_pairs_report({"before": before, "after": after})
     pub = runs.loc[hi, "reported_tokens_per_sec_per_gpu"] / runs.loc[
         lo, "reported_tokens_per_sec_per_gpu"]
     for name, v in (("before", before), ("after", after)):

@@ -25,6 +25,14 @@ on the Transformer Engine stacks, the default among them, and its per-step outpu
 falls, ``memory_bound_s`` gains the merges; the Llama 3 405B 128K step on the default stack from
 14.27 s to 14.01 s, its ``cp_comm_s`` 0.511 -> 0.097 s); dense CP-1 and MoE outputs unchanged.
 
+Re-recorded on branch issue29b (the MoE host cost's per-layer term is the dropless
+dispatcher's sync, none under token-dropping routing padded to capacity; both constants re-fitted
+with the Megatron-Bridge 25.09 token-dropping calibration rows: 0 / 0.376 ms -> 1.587 / 0.2515 ms):
+every MoE grid, ranking, step and validation value moves; dense outputs unchanged.
+
+Re-recorded on main after merging both (issue28's CP ring and issue29b's dropless sync
+together): the values each branch moved, as the two changes combine.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """

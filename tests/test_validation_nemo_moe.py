@@ -141,10 +141,12 @@ def test_validation_records_the_overridden_gate_and_flushes(rows):
 #: features) they were 0.1704, 0.1753, 0.1539, 0.2734; with the straggler wait 0.2840, 0.3043,
 #: 0.2486, 0.3373. Re-recorded on branch issue29 with the MoE layers' host cost per
 #: micro-batch (training.moe_layer, per-layer term only: the stack's experts run as one grouped
-#: kernel) and the FSDP2 recipe: every row slightly slower.
+#: kernel) and the FSDP2 recipe: every row slightly slower. Re-recorded on branch issue29b: the
+#: per-layer term (DeepEP's dropless dispatch synchronises: moe_layer.SYNC_ROUTINGS) re-fitted
+#: 0 -> 1.59 ms with the Megatron-Bridge 25.09 token-dropping calibration rows: every row slower.
 PREDICTED_MFU_PIN = {
-    "nemo-automodel-dsv3-1024-h100": 0.2822, "nemo-automodel-dsv3-256-h100": 0.3025,
-    "nemo-automodel-kimi-k2-256-h100": 0.2471, "nemo-automodel-qwen3-30b-a3b-h100": 0.3326,
+    "nemo-automodel-dsv3-1024-h100": 0.2744, "nemo-automodel-dsv3-256-h100": 0.2936,
+    "nemo-automodel-kimi-k2-256-h100": 0.2385, "nemo-automodel-qwen3-30b-a3b-h100": 0.3094,
 }
 
 

@@ -149,7 +149,7 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
 #: the coverage leave-one-series-out (both constants re-fitted by the same rule without the
 #: series judged) and of the ``held-out`` targets with the rule fitted on the ``calibration``
 #: split of ``data/validation_mfu.csv`` alone.
-BAND_HALF_WIDTH = (0.115, 0.115, 0.115, 0.165)
+BAND_HALF_WIDTH = (0.12, 0.12, 0.12, 0.165)
 
 #: Widening of the band per doubling (or halving) of the sequence length between the pilot and
 #: the target: ``h = BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × |log2(s_target ÷ s_pilot)|``.

@@ -176,7 +176,9 @@ class StepOptions:
         per layer and per local expert, seconds (None: ``moe_layer.MOE_LAYER_HOST_S`` /
         ``MOE_EXPERT_HOST_S``, fitted on the MoE calibration rows, the per-expert one only on a
         stack whose ``moe_expert_gemm`` is ``"per_expert_launch"``, both 0 on a stack whose
-        ``cuda_graphs`` is ``"full_iteration"``; 0 turns a term off).
+        ``cuda_graphs`` is ``"full_iteration"``; 0 turns a term off). The per-layer term is the
+        dropless dispatcher's host-device synchronisation: 0 under ``moe_routing = "capacity"``
+        (drop and pad: no synchronisation, ``moe_layer.sync_applies``), whatever its value.
     pipeline_flushes : int (or an int array like the plans) >= 1
         Pipeline schedules per optimizer step (``step.compose_pipeline``).
     straggler : bool
@@ -375,8 +377,12 @@ class StepOptions:
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
                                   moe_dispatch_dtype=so["moe_dispatch_dtype"]),
-            moe_layer_host_s=(stack_moe_host_s(st)[0] if self.moe_layer_host_s is None
-                              else float(self.moe_layer_host_s)),
+            # the per-layer term is the dropless dispatcher's host-device sync: a token-dropping
+            # router padded to capacity knows its split sizes on the host and has none
+            # (moe_layer.sync_applies)
+            moe_layer_host_s=moe_layer.sync_applies(routing) * (
+                stack_moe_host_s(st)[0] if self.moe_layer_host_s is None
+                else float(self.moe_layer_host_s)),
             moe_expert_host_s=(stack_moe_host_s(st)[1] if self.moe_expert_host_s is None
                                else float(self.moe_expert_host_s)),
             pipeline_flushes=self.pipeline_flushes, straggler=bool(self.straggler))

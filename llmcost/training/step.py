@@ -34,7 +34,9 @@ layer runs on one GPU is summed:
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
   (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
-  dispatch bookkeeping ending in a host-device sync, and (on stacks that launch per expert) the
+  dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
+  router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
+  per expert) the
   grouped GEMM's per-local-expert launches, serial with the layer's compute
   (``moe_layer.moe_host_overhead_s``: two constants fitted on the MoE calibration rows only,
   ``calibrate_moe_host_overhead``).

@@ -126,11 +126,12 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
     make the predicted step time of the MoE rows marked ``calibration`` in
     ``data/validation_mfu.csv`` equal their published one, and only those rows (every other MoE
     row stays held out). The step time is linear in the two constants (the host time enters each
-    micro-batch additively; the bubble and stage imbalance scale it), so with the two
-    calibration rows (Megatron-Bridge 25.11: DeepSeek-V3 on 256 GB200 at EP 32 and Qwen3-30B-A3B
-    on 8 B200 at EP 8, different local-expert counts) it is the 2×2 linear solve
-    ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time slopes; with more rows, least
-    squares on the relative step-time error. Rows of a stack that captures the whole iteration
+    micro-batch additively; the bubble and stage imbalance scale it): least squares on the
+    relative step-time error of ``T0 + a·A + b·B = T_published``, ``A``, ``B`` the step-time
+    slopes, over the calibration rows (Megatron-Bridge 25.11, dropless: DeepSeek-V3 on 256 GB200
+    at EP 32 and Qwen3-30B-A3B on 8 B200 at EP 8; 25.09, token-dropping padded to capacity, where
+    the per-layer sync term is 0 (``moe_layer.sync_applies``) so ``A = 0``: Qwen3-30B-A3B on 8
+    GB200, DeepSeek-V3 on 256 B200, Qwen3-235B-A22B on 64 B200). Rows of a stack that captures the whole iteration
     in a CUDA graph (``Stack.cuda_graphs = "full_iteration"``, no host cost) do not enter it.
     Both constants are host times, so the fit is
     constrained to ``a, b >= 0`` (non-negative least squares: where the unconstrained solution
@@ -219,7 +220,8 @@ OUTSIDE_SETS = ()
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
-              "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608")
+              "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
+              "megatron-bridge-2509")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
@@ -412,6 +414,13 @@ def row_fp8_recipe(c: pd.Series) -> str:
 #: default Megatron-Core profile, whose CP is Transformer Engine's overlapped ring).
 CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 
+#: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
+#: ``moe_capacity_factor``): Megatron-Bridge 25.09's '(tokendrop)' rows drop tokens past a capacity
+#: factor of 1.0 and pad every expert's input to that capacity (scripts/performance/run_script.py
+#: at fa0315ae2 applies ``apply_moe_token_drop``: ``moe_expert_capacity_factor = 1.0``,
+#: ``moe_pad_expert_input_to_capacity = True``); the other sets run their stack's routing.
+MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
+
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
@@ -431,7 +440,15 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
         dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
-        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto")
+        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto", **_row_routing(c))
+
+
+def _row_routing(c: pd.Series) -> dict:
+    """The ``moe_routing`` / ``moe_capacity_factor`` options of a row's set
+    (``MOE_ROUTING_OF_SET``), none where the set runs its stack's routing."""
+    routing = MOE_ROUTING_OF_SET.get(str(c["set"]))
+    return {} if routing is None else {"moe_routing": routing[0],
+                                       "moe_capacity_factor": routing[1]}
 
 
 def _reported(c: pd.Series, r: pd.Series, model: ModelSpec, s: int, peak: float):
@@ -602,3 +619,55 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
                      "memory_bytes_as_written": float(as_written),
                      "share_as_written": float(as_written) / hbm})
     return pd.DataFrame(rows).set_index("run_id")
+
+
+#: Published runs of one plan dropless and token-dropping (Megatron-Bridge performance summary,
+#: read at 5776a6d90: the 25.11 tables dropless and force-balanced, the 25.09 tables
+#: '(tokendrop)', capacity factor 1.0 padded): ``(dropless run, token-dropping run)``. The B200
+#: Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 against per-tensor FP8).
+DROPLESS_PAIRS = (("mb2511-gb200-qwen3-30b-a3b-fp8mx", "mb2509-gb200-qwen3-30b-a3b-fp8mx"),
+                  ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"),
+                  ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"),
+                  ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2509-h100-qwen3-30b-a3b-fp8"))
+
+
+def dropless_pairs(validation: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The cost of dropless routing per system, published and predicted, on ``DROPLESS_PAIRS``.
+
+    Per pair (index: the dropless run): ``accelerator``, ``moe_layer_mbs`` (MoE layers of the
+    busiest stage × micro-batches per step), the tokens/s ratio dropless ÷ token-dropping
+    published (``published_ratio``) and predicted (``predicted_ratio`` = published ×
+    (1 + error_dropless) ÷ (1 + error_dropping)), and the step-time difference per MoE layer per
+    micro-batch, published and predicted (``published_ms``, ``predicted_ms``:
+    ``(T_dropless − T_dropping) ÷ moe_layer_mbs``, T the step time; the two runs of a pair have
+    one plan, so one token count per step).
+
+    ``validation``: an ``mfu_validation`` table holding both sets (default: the shipped engine on
+    Megatron-Bridge 25.11 and 25.09)."""
+    v = mfu_validation(sets=("megatron-bridge-2511", "megatron-bridge-2509")) \
+        if validation is None else validation
+    v = v.set_index("run_id")
+    missing = [r for pair in DROPLESS_PAIRS for r in pair if r not in v.index]
+    if missing:
+        raise ValueError(f"validation lacks the rows {missing}: price the sets "
+                         "megatron-bridge-2511 and megatron-bridge-2509")
+    cfg = validation_configs().set_index("run_id")
+    runs = load_published_runs().set_index("run_id")
+    rows = {}
+    for d, t in DROPLESS_PAIRS:
+        c, r = cfg.loc[d].copy(), runs.loc[d]
+        c["run_id"] = d
+        s = int(r["seq_len"])
+        model = row_model(c, r, s)
+        plan = row_plan(c, r, model, s)
+        n = int(round(model.n_moe_layers / plan.pp)) * plan.n_microbatches
+        published = r["reported_tokens_per_sec_per_gpu"] / runs.loc[
+            t, "reported_tokens_per_sec_per_gpu"]
+        t_pub = [v.loc[x, "step_time_s"] * (1.0 + v.loc[x, "error"]) for x in (d, t)]
+        rows[d] = {"token_dropping_run": t, "accelerator": v.loc[d, "accelerator"],
+                   "moe_layer_mbs": n, "published_ratio": float(published),
+                   "predicted_ratio": float(published * (1.0 + v.loc[d, "error"])
+                                            / (1.0 + v.loc[t, "error"])),
+                   "published_ms": (t_pub[0] - t_pub[1]) / n * 1e3,
+                   "predicted_ms": (v.loc[d, "step_time_s"] - v.loc[t, "step_time_s"]) / n * 1e3}
+    return pd.DataFrame.from_dict(rows, orient="index")
