@@ -69,6 +69,7 @@ batch_noise_tokens: float = None  # gradient noise scale in tokens; None: Kaplan
 batch_base_lr: float = 1.5e-4  # peak learning rate used at global_batch_tokens
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
+efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%

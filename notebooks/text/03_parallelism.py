@@ -57,6 +57,7 @@ mem_reserve_fraction: float = 0.1  # fraction of HBM held back for buffers and f
 stack: str = "megatron-core-2024"  # software-stack profile the plan search draws on (data/stacks.csv)
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
+efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%

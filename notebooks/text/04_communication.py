@@ -66,6 +66,7 @@ comm_pp_overlap: str = "auto"  # pipeline sends overlap compute: True, False; au
 comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: True, False; auto: the stack's
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
+efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%

@@ -146,6 +146,7 @@ waste_dataloader_stall_fraction: float = 0.0  # share of each step GPUs wait on 
 waste_failed_job_gpu_hours: float = 0.0  # GPU-hours failed jobs held their allocation without computing; 0: none given
 waste_debug_gpu_hours: float = 0.0  # GPU-hours of forgotten debug and interactive jobs (hours × GPUs); 0: none given
 waste_dataset_copies: int = 0  # duplicate copies of the dataset beside ledger_dataset_versions; 0: none given
+efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
