@@ -6,6 +6,7 @@ modules do not already provide.
 from __future__ import annotations
 
 import hashlib
+import io
 import textwrap
 import warnings
 
@@ -26,6 +27,74 @@ def _ax(ax, figsize=(7, 4)):
 
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+class LiveFigure:
+    """One figure of a widget panel, built once and redrawn in place on every update.
+
+    A panel that made a new pyplot figure per update paid for new axes and ticks, a layout
+    solve (constrained layout) and the inline backend's two draws (``bbox_inches="tight"``
+    draws once to crop, then again with new renderers, whose math-text tick labels are parsed
+    anew every time). Here the axes, their ticks and the renderer are kept: an update removes
+    the data artists (``clear``), draws the new ones with the same plot function, and renders
+    with the Agg renderer the inline backend uses, at the figure's resolution (``png``). The
+    layout and the crop are solved once, on the first render, as the inline backend solves
+    them (constrained layout, then ``bbox_inches="tight"`` with ``savefig.pad_inches``), then
+    kept: the picture keeps its size while the controls move.
+
+    ``axes`` is one Axes, or an array of ``ncols`` Axes; with ``twinx``, ``axes_right`` is the
+    twin (right-hand y axis) of the single Axes.
+    """
+
+    def __init__(self, figsize, ncols: int = 1, twinx: bool = False):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        self.fig = Figure(figsize=figsize, layout="constrained")
+        FigureCanvasAgg(self.fig)  # kept: its renderer (and math-text cache) outlives an update
+        self.axes = self.fig.subplots(1, ncols)
+        self.axes_right = self.axes.twinx() if twinx else None
+        self._bbox_inches = None
+
+    def clear(self):
+        """Remove every data artist, legend and inversion, and turn autoscaling back on, on
+        every Axes of the figure (twins included); labels, scales and ticks stay."""
+        for ax in self.fig.axes:
+            for art in [*ax.lines, *ax.patches, *ax.texts, *ax.collections, *ax.images]:
+                art.remove()
+            ax.containers.clear()
+            if ax.legend_ is not None:
+                ax.legend_.remove()
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_inverted():
+                    axis.set_inverted(False)
+            ax.relim()
+            ax.set_autoscale_on(True)
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, as the inline backend renders it (Agg, ``figure.dpi``);
+        the first call solves the layout and the crop, later calls keep them."""
+        import matplotlib as mpl
+
+        fig = self.fig
+        if self._bbox_inches is None:  # solve the layout and the crop once, then keep them
+            fig.draw_without_rendering()
+            pad = mpl.rcParams["savefig.pad_inches"]
+            pad = 0.1 if pad == "layout" else pad
+            self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
+            fig.set_layout_engine(None)  # no layout engine: print_figure draws once
+            if fig.get_layout_engine() is not None:  # rcParams ask for one by default
+                fig.set_layout_engine("none")
+        buf = io.BytesIO()
+        fig.canvas.print_figure(buf, format="png", dpi=fig.dpi, bbox_inches=self._bbox_inches,
+                                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
+        return buf.getvalue()
+
+    def image(self):
+        """The figure as an ``IPython.display.Image`` to display in a panel's ``Output``."""
+        from IPython.display import Image
+
+        return Image(data=self.png(), format="png")
 
 
 def _source(ax, text: str):
@@ -1146,12 +1215,14 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
     return ax
 
 
-def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0):
+def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0,
+                      ax_right=None):
     """Optimal size and tokens per parameter against lifetime inference demand.
 
-    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x. Demand where
-    the optimum trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data)
-    is shaded as an extrapolation.
+    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x (the tokens
+    per parameter on ``ax_right``, ``ax.twinx()`` when not given). Demand where the optimum
+    trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data) is shaded as
+    an extrapolation.
     """
     from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -1172,7 +1243,7 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xlabel("lifetime inference demand D_inf (tokens)")
     ax.set_ylabel("optimal parameters (billions)", color="C0")
-    ax2 = ax.twinx()
+    ax2 = ax.twinx() if ax_right is None else ax_right
     ax2.plot(demand, tpp, color="C1", lw=2)
     ax2.set_yscale("log")
     ax2.set_ylabel("training tokens per parameter", color="C1")
