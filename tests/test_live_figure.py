@@ -108,3 +108,22 @@ def test_an_update_changes_the_picture_and_going_back_restores_it(case):
     draw(new, 30)
     assert [(a.get_xlim(), a.get_ylim()) for a in live.fig.axes] == \
         [(a.get_xlim(), a.get_ylim()) for a in new.fig.axes]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_redrawn_texts_are_the_pixels_agg_draws(case):
+    """LiveFigure's renderer replays the glyphs of a text it drew before at the same place; every
+    picture of a sequence of updates (tick labels moving, titles and legends changing, texts
+    coming back) is byte for byte the one a plain Agg canvas draws for the same state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    kw, draw = CASES[case]
+    cached, plain = plots.LiveFigure(**kw), plots.LiveFigure(**kw)
+    FigureCanvasAgg(plain.fig)  # the same figure on matplotlib's own canvas
+    for state in (60, 30, 60, 45, 30, 60):
+        pictures = []
+        for live in (cached, plain):
+            live.clear()
+            draw(live, state)
+            pictures.append(live.png())
+        assert pictures[0] == pictures[1], f"state {state}"

@@ -5,6 +5,7 @@ modules do not already provide.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import textwrap
@@ -29,6 +30,78 @@ def _ax(ax, figsize=(7, 4)):
     return ax
 
 
+class _TextRecorder:
+    """Stands in for an Agg renderer's C renderer while one text is drawn: records the glyph
+    bitmaps it is given (``draw_text_image``), and whether anything else was asked of it."""
+
+    def __init__(self, renderer):
+        self._renderer, self.calls, self.other = renderer, [], False
+
+    def draw_text_image(self, image, x, y, angle, gc):
+        self.calls.append((np.array(image, copy=True), x, y, angle))
+        return self._renderer.draw_text_image(image, x, y, angle, gc)
+
+    def __getattr__(self, name):
+        self.other = True
+        return getattr(self._renderer, name)
+
+
+@functools.lru_cache(maxsize=1)
+def _text_caching_canvas():
+    """A ``FigureCanvasAgg`` whose renderer keeps the glyph bitmaps of each text it drew.
+
+    Agg draws a text glyph by glyph (lay out the string, render each glyph with FreeType, blend
+    its bitmap into the image with the text's colour and clip): most of a small figure's draw.
+    A text drawn again with the same string, font, position (to the subpixel), angle, dpi,
+    antialiasing and text settings gives the same bitmaps at the same places, so the renderer
+    replays the recorded ``draw_text_image`` calls with the new graphics context (colour,
+    alpha, clip) instead. Texts that draw anything else (math text with rules) are not kept.
+    """
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+    from matplotlib.font_manager import findfont
+
+    # the settings a text's glyphs depend on besides its font properties (hinting, kerning,
+    # antialiasing, math-text fonts)
+    RC_KEYS = tuple(k for k in mpl.rcParams if k.startswith(("text.hinting", "text.kerning",
+                                                             "text.antialiased", "mathtext.")))
+
+    class Renderer(RendererAgg):
+        def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+            if ismath not in (False, True):  # TeX
+                return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+            rc = tuple(mpl.rcParams[k] for k in RC_KEYS)
+            key = (s, prop.copy(), findfont(prop), x, y, angle, ismath, gc.get_antialiased(),
+                   self.dpi, self.width, self.height, rc,
+                   None if mtext is None else (repr(mtext.get_fontfeatures()),
+                                               mtext.get_language()))
+            calls = self.text_cache.get(key)
+            if calls is not None:
+                for image, xi, yi, a in calls:
+                    self._renderer.draw_text_image(image, xi, yi, a, gc)
+                return None
+            real, self._renderer = self._renderer, _TextRecorder(self._renderer)
+            try:
+                result = super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+            finally:
+                rec, self._renderer = self._renderer, real
+            if not rec.other:
+                if len(self.text_cache) > 4096:
+                    self.text_cache.clear()
+                self.text_cache[key] = rec.calls
+            return result
+
+    class Canvas(FigureCanvasAgg):
+        def get_renderer(self):
+            renderer = super().get_renderer()
+            if not isinstance(renderer, Renderer):
+                renderer.__class__ = Renderer
+                renderer.text_cache = {}
+            return renderer
+
+    return Canvas
+
+
 class LiveFigure:
     """One figure of a widget panel, built once and redrawn in place on every update.
 
@@ -37,7 +110,8 @@ class LiveFigure:
     draws once to crop, then again with new renderers, whose math-text tick labels are parsed
     anew every time). Here the axes, their ticks and the renderer are kept: an update removes
     the data artists (``clear``), draws the new ones with the same plot function, and renders
-    with the Agg renderer the inline backend uses, at the figure's resolution (``png``). The
+    with the Agg renderer the inline backend uses, at the figure's resolution (``png``), which
+    replays the glyphs of a text drawn before at the same place (``_text_caching_canvas``). The
     layout and the crop are solved once, on the first render, as the inline backend solves
     them (constrained layout, then ``bbox_inches="tight"`` with ``savefig.pad_inches``), then
     kept: the picture keeps its size while the controls move.
@@ -47,11 +121,11 @@ class LiveFigure:
     """
 
     def __init__(self, figsize, ncols: int = 1, twinx: bool = False):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
         self.fig = Figure(figsize=figsize, layout="constrained")
-        FigureCanvasAgg(self.fig)  # kept: its renderer (and math-text cache) outlives an update
+        # kept: its renderer (math-text and glyph caches) outlives an update
+        _text_caching_canvas()(self.fig)
         self.axes = self.fig.subplots(1, ncols)
         self.axes_right = self.axes.twinx() if twinx else None
         self._bbox_inches = None
