@@ -14,14 +14,14 @@ import pytest
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("IPython")
-import matplotlib  # noqa: E402
+import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from PIL import Image  # noqa: E402
+import matplotlib.pyplot as plt
+from PIL import Image
 
-from llmcost.present import plots  # noqa: E402
-from llmcost.training import memory  # noqa: E402
+from llmcost.present import plots
+from llmcost.training import memory
 
 
 def _inline_png(fig) -> bytes:
@@ -55,10 +55,10 @@ class _Sweep:
 
 CASES = {
     # bars on an inverted y axis: clear() must undo the inversion
-    "memory_stack": (dict(figsize=(8, 2.2)),
+    "memory_stack": ({"figsize": (8, 2.2)},
                      lambda lf, s: plots.memory_stack(_memory(s), 80e9, 72e9, ax=lf.axes)),
     # a twin axis kept across updates
-    "optimum_vs_demand": (dict(figsize=(6.5, 3.4), twinx=True),
+    "optimum_vs_demand": ({"figsize": (6.5, 3.4), "twinx": True},
                           lambda lf, s: plots.optimum_vs_demand(
                               np.geomspace(1e9, 1e16, 40), _Sweep(s), ax=lf.axes,
                               ax_right=lf.axes_right)),
