@@ -7,7 +7,9 @@ scenario, ``interactive = True``, matplotlib's Agg backend) up to its Explore ce
 (sliders, dropdowns, number boxes, check boxes) is moved one step, twice (up then back, or to the
 next option then back), and the callback is timed, figure included: every figure it shows
 (``plt.show()`` or ``display(fig)``) is rendered to PNG as the inline backend renders it
-(``print_figure``, ``bbox_inches="tight"``, the inline backend's resolution). The first
+(``print_figure``, ``bbox_inches="tight"``, the inline backend's resolution); a panel that
+renders its figure to PNG itself and displays the image (``plots.LiveFigure``) is timed with
+that rendering, inside its callback. The first
 callback after the panel is built is timed apart (``first``): it may fill caches.
 
 Prints, per notebook, the median and worst update's CPU time (this process's, so that other

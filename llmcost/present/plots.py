@@ -5,7 +5,9 @@ modules do not already provide.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import textwrap
 import warnings
 
@@ -26,6 +28,148 @@ def _ax(ax, figsize=(7, 4)):
 
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+class _TextRecorder:
+    """Stands in for an Agg renderer's C renderer while one text is drawn: records the glyph
+    bitmaps it is given (``draw_text_image``), and whether anything else was asked of it."""
+
+    def __init__(self, renderer):
+        self._renderer, self.calls, self.other = renderer, [], False
+
+    def draw_text_image(self, image, x, y, angle, gc):
+        self.calls.append((np.array(image, copy=True), x, y, angle))
+        return self._renderer.draw_text_image(image, x, y, angle, gc)
+
+    def __getattr__(self, name):
+        self.other = True
+        return getattr(self._renderer, name)
+
+
+@functools.lru_cache(maxsize=1)
+def _text_caching_canvas():
+    """A ``FigureCanvasAgg`` whose renderer keeps the glyph bitmaps of each text it drew.
+
+    Agg draws a text glyph by glyph (lay out the string, render each glyph with FreeType, blend
+    its bitmap into the image with the text's colour and clip): most of a small figure's draw.
+    A text drawn again with the same string, font, position (to the subpixel), angle, dpi,
+    antialiasing and text settings gives the same bitmaps at the same places, so the renderer
+    replays the recorded ``draw_text_image`` calls with the new graphics context (colour,
+    alpha, clip) instead. Texts that draw anything else (math text with rules) are not kept.
+    """
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+    from matplotlib.font_manager import findfont
+
+    # the settings a text's glyphs depend on besides its font properties (hinting, kerning,
+    # antialiasing, math-text fonts)
+    RC_KEYS = tuple(k for k in mpl.rcParams if k.startswith(("text.hinting", "text.kerning",
+                                                             "text.antialiased", "mathtext.")))
+
+    class Renderer(RendererAgg):
+        def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):
+            if ismath not in (False, True):  # TeX
+                return super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+            rc = tuple(mpl.rcParams[k] for k in RC_KEYS)
+            key = (s, prop.copy(), findfont(prop), x, y, angle, ismath, gc.get_antialiased(),
+                   self.dpi, self.width, self.height, rc,
+                   None if mtext is None else (repr(mtext.get_fontfeatures()),
+                                               mtext.get_language()))
+            calls = self.text_cache.get(key)
+            if calls is not None:
+                for image, xi, yi, a in calls:
+                    self._renderer.draw_text_image(image, xi, yi, a, gc)
+                return None
+            real, self._renderer = self._renderer, _TextRecorder(self._renderer)
+            try:
+                result = super().draw_text(gc, x, y, s, prop, angle, ismath, mtext)
+            finally:
+                rec, self._renderer = self._renderer, real
+            if not rec.other:
+                if len(self.text_cache) > 4096:
+                    self.text_cache.clear()
+                self.text_cache[key] = rec.calls
+            return result
+
+    class Canvas(FigureCanvasAgg):
+        def get_renderer(self):
+            renderer = super().get_renderer()
+            if not isinstance(renderer, Renderer):
+                renderer.__class__ = Renderer
+                renderer.text_cache = {}
+            return renderer
+
+    return Canvas
+
+
+class LiveFigure:
+    """One figure of a widget panel, built once and redrawn in place on every update.
+
+    A panel that made a new pyplot figure per update paid for new axes and ticks, a layout
+    solve (constrained layout) and the inline backend's two draws (``bbox_inches="tight"``
+    draws once to crop, then again with new renderers, whose math-text tick labels are parsed
+    anew every time). Here the axes, their ticks and the renderer are kept: an update removes
+    the data artists (``clear``), draws the new ones with the same plot function, and renders
+    with the Agg renderer the inline backend uses, at the figure's resolution (``png``), which
+    replays the glyphs of a text drawn before at the same place (``_text_caching_canvas``). The
+    layout and the crop are solved once, on the first render, as the inline backend solves
+    them (constrained layout, then ``bbox_inches="tight"`` with ``savefig.pad_inches``), then
+    kept: the picture keeps its size while the controls move.
+
+    ``axes`` is one Axes, or an array of ``ncols`` Axes; with ``twinx``, ``axes_right`` is the
+    twin (right-hand y axis) of the single Axes.
+    """
+
+    def __init__(self, figsize, ncols: int = 1, twinx: bool = False):
+        from matplotlib.figure import Figure
+
+        self.fig = Figure(figsize=figsize, layout="constrained")
+        # kept: its renderer (math-text and glyph caches) outlives an update
+        _text_caching_canvas()(self.fig)
+        self.axes = self.fig.subplots(1, ncols)
+        self.axes_right = self.axes.twinx() if twinx else None
+        self._bbox_inches = None
+
+    def clear(self):
+        """Remove every data artist, legend and inversion, and turn autoscaling back on, on
+        every Axes of the figure (twins included); labels, scales and ticks stay."""
+        for ax in self.fig.axes:
+            for art in [*ax.lines, *ax.patches, *ax.texts, *ax.collections, *ax.images]:
+                art.remove()
+            ax.containers.clear()
+            if ax.legend_ is not None:
+                ax.legend_.remove()
+            for axis in (ax.xaxis, ax.yaxis):
+                if axis.get_inverted():
+                    axis.set_inverted(False)
+            ax.relim()
+            ax.set_autoscale_on(True)
+
+    def png(self) -> bytes:
+        """The figure as PNG bytes, as the inline backend renders it (Agg, ``figure.dpi``);
+        the first call solves the layout and the crop, later calls keep them."""
+        import matplotlib as mpl
+
+        fig = self.fig
+        if self._bbox_inches is None:  # solve the layout and the crop once, then keep them
+            fig.draw_without_rendering()
+            pad = mpl.rcParams["savefig.pad_inches"]
+            pad = 0.1 if pad == "layout" else pad
+            self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
+            fig.set_layout_engine(None)  # no layout engine: print_figure draws once
+            if fig.get_layout_engine() is not None:  # rcParams ask for one by default
+                fig.set_layout_engine("none")
+        buf = io.BytesIO()
+        fig.canvas.print_figure(buf, format="png", dpi=fig.dpi, bbox_inches=self._bbox_inches,
+                                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(),
+                                pil_kwargs={"compress_level": 1})  # same pixels, faster zlib
+        return buf.getvalue()
+
+    def image(self):
+        """The figure as an ``IPython.display.Image`` to display in a panel's ``Output``."""
+        from IPython.display import Image
+
+        return Image(data=self.png(), format="png")
 
 
 def _source(ax, text: str):
@@ -1146,12 +1290,14 @@ def models_on_frontier(models, frontier, ax=None, mark=None, fit_name: str = "",
     return ax
 
 
-def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0):
+def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: float = 340.0,
+                      ax_right=None):
     """Optimal size and tokens per parameter against lifetime inference demand.
 
-    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x. Demand where
-    the optimum trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data)
-    is shaded as an extrapolation.
+    ``optimum`` is a ``scaling.LifetimeOptimum`` over ``demand``; two axes share x (the tokens
+    per parameter on ``ax_right``, ``ax.twinx()`` when not given). Demand where the optimum
+    trains on more than ``fit_limit`` tokens per parameter (beyond the fit's data) is shaded as
+    an extrapolation.
     """
     from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -1172,7 +1318,7 @@ def optimum_vs_demand(demand, optimum, ax=None, title: str = "", fit_limit: floa
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xlabel("lifetime inference demand D_inf (tokens)")
     ax.set_ylabel("optimal parameters (billions)", color="C0")
-    ax2 = ax.twinx()
+    ax2 = ax.twinx() if ax_right is None else ax_right
     ax2.plot(demand, tpp, color="C1", lw=2)
     ax2.set_yscale("log")
     ax2.set_ylabel("training tokens per parameter", color="C1")

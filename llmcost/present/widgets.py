@@ -66,7 +66,6 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     Returns the ``VBox`` (display it, or let the cell display it).
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
 
@@ -83,6 +82,7 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
     price_w = w.BoundedFloatText(value=price_usd_per_gpu_hour, min=0.01, max=100, step=0.1,
                                  description="$/GPU-h")
     out = w.Output()
+    live = plots.LiveFigure((6, 3.2))
 
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
@@ -102,10 +102,10 @@ def flops_explorer(model: str, accelerator: str, train_tokens: float, mfu: float
                 "wall-clock": [fmt_duration(run["wall_clock_s"])],
                 "compute cost": [fmt_usd(run["compute_cost_usd"])],
             }, index=[f"{spec.name} on {gpu_w.value:,} × {acc.name}"]))
-            fig, ax = plt.subplots(figsize=(6, 3.2), layout="constrained")
+            live.clear()
             plots.gpu_hours_vs_mfu(run["model_flops"], run["peak_flops_per_s"],
-                                   np.linspace(0.1, 0.8, 71), ax=ax, marks=(mfu_w.value,))
-            plt.show()
+                                   np.linspace(0.1, 0.8, 71), ax=live.axes, marks=(mfu_w.value,))
+            display(live.image())
 
     for widget in (model_w, acc_w, tok_w, mfu_w, gpu_w, price_w):
         widget.observe(update, names="value")
@@ -126,7 +126,6 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     Returns the ``VBox``.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
 
@@ -145,6 +144,7 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
     restart_w = w.FloatSlider(value=restart_s / 60, min=0, max=120, step=1,
                               description="restart min", continuous_update=False)
     out = w.Output()
+    live = plots.LiveFigure((6.5, 3.4))
 
     def update(_=None):
         with out:
@@ -169,11 +169,11 @@ def reliability_explorer(n_params: float, n_gpus: int, fail_rate_per_gpu_year: f
                 "lost to failures": [fmt_usd((paid - ideal_gpu_hours) * price_usd_per_gpu_hour)],
             }, index=[f"{gpu_w.value:,} GPUs"]))
             if plan.mtbf_s != float("inf"):
-                fig, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
+                live.clear()
                 t = plan.interval_s * np.geomspace(0.05, 20, 200)
                 plots.waste_vs_interval(t, max(plan.stall_s, 1e-6), plan.mtbf_s,
-                                        plan.restart_s, ax=ax)
-                plt.show()
+                                        plan.restart_s, ax=live.axes)
+                display(live.image())
 
     for widget in (gpu_w, rate_w, size_w, bw_w, async_w, restart_w):
         widget.observe(update, names="value")
@@ -198,7 +198,6 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
     Returns the ``VBox``.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
 
@@ -220,6 +219,7 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
                               description="micro-batch", continuous_update=False)
     gpu_w = _log_int_slider(w, n_gpus, 6, 18, "GPUs")
     out = w.Output()
+    live = plots.LiveFigure((10, 3.6), ncols=2)
 
     def update(_=None):
         noise_w.disabled = kaplan_w.value
@@ -261,10 +261,10 @@ def batch_explorer(model: str, accelerator: str, n_gpus: int, train_tokens: floa
             b = np.geomspace(t.b_noise_tokens / 64, t.b_noise_tokens * 16, 80)
             sweep = batch.batch_sweep(t, b, spec, acc, gpu_w.value, mfu, price_usd_per_gpu_hour,
                                       seq_len, mbs_w.value, tp, dtype)
-            fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+            live.clear()
             plots.batch_time_and_gpu_hours(sweep, t.b_noise_tokens, global_batch_tokens,
-                                           a.fill_batch_tokens, axes=axes)
-            plt.show()
+                                           a.fill_batch_tokens, axes=live.axes)
+            display(live.image())
 
     for widget in (loss_w, kaplan_w, noise_w, acc_w, mbs_w, gpu_w):
         widget.observe(update, names="value")
@@ -305,7 +305,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     Returns the ``VBox``. A plan that breaks a rule shows the rule instead of the bars.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
+    from IPython.display import display
 
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
@@ -315,6 +315,7 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
     rc_w = w.ToggleButtons(options=["none", "selective", "full"], value=recompute,
                            description="recompute")
     out = w.Output()
+    live = plots.LiveFigure((8, 2.2))
 
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
@@ -339,9 +340,9 @@ def memory_explorer(model: str, accelerator: str, n_gpus: int, global_batch_toke
             print(f"{total / 1e9:.1f} GB per GPU on {acc.name} ({hbm / 1e9:.0f} GB, "
                   f"{reserve:.0%} reserve): {verdict}; pipeline bubble "
                   f"{plan.bubble_fraction():.1%} of compute ({plan.schedule})")
-            fig, ax = plt.subplots(figsize=(8, 2.2), layout="constrained")
-            plots.memory_stack(table, hbm, hbm * (1 - reserve), ax=ax)
-            plt.show()
+            live.clear()
+            plots.memory_stack(table, hbm, hbm * (1 - reserve), ax=live.axes)
+            display(live.image())
 
     for widget in (model_w, acc_w, gpu_w, batch_w, tp_w, pp_w, zero_w, rc_w):
         widget.observe(update, names="value")
@@ -562,7 +563,6 @@ def ledger_explorer(scenario: dict):
     Returns the ``VBox``.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
 
@@ -580,6 +580,7 @@ def ledger_explorer(scenario: dict):
     fte = w.FloatSlider(value=0, min=0, max=200, step=1, description="staff FTE",
                         continuous_update=False)
     out = w.Output()
+    live = plots.LiveFigure((8, 4))
 
     def update(*_):
         changes = dict(n_gpus=gpus.value, mfu=mfu.value, pricing=pricing.value,
@@ -596,8 +597,9 @@ def ledger_explorer(scenario: dict):
                 return
             print(f"total {fmt_usd(bill.total_usd)}; final run {fmt_usd(bill.figures['final_run_usd'])}"
                   f"; {bill.figures['wall_clock_days']:.1f} days")
-            plots.bill_waterfall(bill.table())
-            plt.show()
+            live.clear()
+            plots.bill_waterfall(bill.table(), ax=live.axes)
+            display(live.image())
 
     for wid in (gpus, mfu, price, pricing, explore, reserve, fte):
         wid.observe(update, names="value")
@@ -620,7 +622,6 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
     scales it with N). Returns the ``VBox``.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
 
@@ -636,6 +637,7 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
                                max=0, step=0.05, description="$/M tok/B", readout_format=".3g",
                                continuous_update=False)
     out = w.Output()
+    live = plots.LiveFigure((6.5, 3.4), twinx=True)
 
     def update(_=None):
         with out:
@@ -655,10 +657,12 @@ def scaling_explorer(compute_flops: float, fit: str, inference_tokens: float,
             }, index=["compute-optimal", "inference-adjusted (USD)"]))
             demand = np.geomspace(1e9, 1e16, 40)
             sweep = sc.inference_adjusted_optimum_usd(target, demand, usd_flop, serve, f)
-            _, ax = plt.subplots(figsize=(6.5, 3.4), layout="constrained")
-            plots.optimum_vs_demand(demand, sweep, ax=ax, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM)
+            live.clear()
+            ax, ax_right = live.axes, live.axes_right
+            plots.optimum_vs_demand(demand, sweep, ax=ax, fit_limit=sc.FIT_MAX_TOKENS_PER_PARAM,
+                                    ax_right=ax_right)
             ax.axvline(d_w.value, color="C3", ls="--", lw=1)
-            plt.show()
+            display(live.image())
 
     for widget in (c_w, fit_w, d_w, price_w, serve_w):
         widget.observe(update, names="value")

@@ -171,6 +171,22 @@ def _bases(rows: pd.DataFrame) -> pd.DataFrame:
                                       - 1).to_numpy()}, index=rows.index)
 
 
+def _center_half_width(e: np.ndarray, e_causal: np.ndarray) -> tuple[float, float]:
+    """``band_from_rows``'s c and w from the errors on each row's basis (``e``) and on the
+    causal-mask basis (``e_causal``), n >= 1 rows: c = median(e); scores
+    max(|e − c|, |e_causal − c|); w = the ⌈(n+1)(1−ALPHA)⌉-th smallest score when n >=
+    ``MIN_CONFORMAL_ROWS``, else max(``DEFAULT_BAND_FRACTION``, largest score)."""
+    n = len(e)
+    c = float(np.median(e))
+    scores = np.maximum(np.abs(e - c), np.abs(e_causal - c))
+    if n >= MIN_CONFORMAL_ROWS:
+        k = math.ceil((n + 1) * (1 - ALPHA))
+        w = float(np.sort(scores)[k - 1])
+    else:
+        w = max(DEFAULT_BAND_FRACTION, float(scores.max()))
+    return c, w
+
+
 def band_from_rows(rows: pd.DataFrame) -> dict:
     """The band of a set of held-out rows (module docstring): ``center`` c, ``half_width`` w,
     ``n``, ``conformal`` (n >= ``MIN_CONFORMAL_ROWS``), ``error_min``, ``error_max`` (every
@@ -180,20 +196,21 @@ def band_from_rows(rows: pd.DataFrame) -> dict:
         return {"center": 0.0, "half_width": DEFAULT_BAND_FRACTION, "n": 0, "conformal": False,
                 "error_min": float("nan"), "error_max": float("nan")}
     b = _bases(rows)
-    c = float(np.median(b["e"]))
-    scores = np.maximum((b["e"] - c).abs(), (b["e_causal"] - c).abs()).to_numpy()
-    if n >= MIN_CONFORMAL_ROWS:
-        k = math.ceil((n + 1) * (1 - ALPHA))
-        w = float(np.sort(scores)[k - 1])
-    else:
-        w = max(DEFAULT_BAND_FRACTION, float(scores.max()))
+    c, w = _center_half_width(b["e"].to_numpy(), b["e_causal"].to_numpy())
     return {"center": c, "half_width": w, "n": n, "conformal": n >= MIN_CONFORMAL_ROWS,
             "error_min": float(b.min().min()), "error_max": float(b.max().max())}
 
 
-def _covered(row_bases: pd.Series, band: dict) -> bool:
-    lo, hi = band["center"] - band["half_width"], band["center"] + band["half_width"]
-    return bool(all(lo <= row_bases[k] <= hi for k in ("e", "e_causal")))
+def _loo_covered(e: np.ndarray, e_causal: np.ndarray) -> list[bool]:
+    """For each row i: are its errors on both bases inside the band c ± w built from the other
+    rows (``band_from_rows`` without row i; the stated default band when i is the only row)?"""
+    hits = []
+    for i in range(len(e)):
+        rest = np.arange(len(e)) != i
+        c, w = (_center_half_width(e[rest], e_causal[rest]) if rest.any()
+                else (0.0, DEFAULT_BAND_FRACTION))
+        hits.append(bool(c - w <= e[i] <= c + w and c - w <= e_causal[i] <= c + w))
+    return hits
 
 
 def _rows_of(v: pd.DataFrame, regime: dict) -> pd.Series:
@@ -465,7 +482,7 @@ def _regime_table(v: pd.DataFrame) -> pd.DataFrame:
             continue
         full = band_from_rows(held)
         bases = _bases(held)
-        hits = [_covered(bases.loc[i], band_from_rows(held.drop(index=i))) for i in held.index]
+        hits = _loo_covered(bases["e"].to_numpy(), bases["e_causal"].to_numpy())
         e = held["error"]
         out.append({"regime": label, **{k: g[k].iloc[0] for k in REGIME_PARTS},
                     "n": len(held), "n_calibration": int((g["split"] == "calibration").sum()),

@@ -1,0 +1,129 @@
+"""plots.LiveFigure, the figure an Explore panel keeps and redraws in place: its first picture is
+the one the inline backend would show for a new figure (constrained layout, then
+``print_figure(bbox_inches="tight")`` at the figure's resolution, as matplotlib_inline calls
+it), pixel for pixel; and ``clear`` leaves nothing behind, so that going back to the first state
+gives the first picture again, byte for byte."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+pytest.importorskip("IPython")
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from PIL import Image
+
+from llmcost.present import plots
+from llmcost.training import memory
+
+
+def _inline_png(fig) -> bytes:
+    """What matplotlib_inline shows for ``fig`` (its default ``print_figure_kwargs``)."""
+    buf = io.BytesIO()
+    fig.canvas.print_figure(buf, format="png", bbox_inches="tight", dpi=fig.dpi,
+                            facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def _memory(total_gb):
+    """A one-row memory table (``memory.PARTS`` columns), every part a share of ``total_gb``."""
+    shares = np.linspace(1, 2, len(memory.PARTS))
+    row = total_gb * 1e9 * shares / shares.sum()
+    return pd.DataFrame([row], columns=list(memory.PARTS), index=["TP8 PP4"])
+
+
+class _Sweep:
+    """The two fields of a ``scaling.LifetimeOptimum`` that ``optimum_vs_demand`` reads."""
+
+    def __init__(self, scale):
+        d = np.geomspace(1e9, 1e16, 40)
+        self.n_params = scale * 7e10 / (1 + d / 1e13) ** 0.3
+        self.tokens_per_param = 20 * (1 + d / 1e12) ** 0.5
+
+
+CASES = {
+    # bars on an inverted y axis: clear() must undo the inversion
+    "memory_stack": ({"figsize": (8, 2.2)},
+                     lambda lf, s: plots.memory_stack(_memory(s), 80e9, 72e9, ax=lf.axes)),
+    # a twin axis kept across updates
+    "optimum_vs_demand": ({"figsize": (6.5, 3.4), "twinx": True},
+                          lambda lf, s: plots.optimum_vs_demand(
+                              np.geomspace(1e9, 1e16, 40), _Sweep(s), ax=lf.axes,
+                              ax_right=lf.axes_right)),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_first_picture_is_the_inline_backends(case):
+    kw, draw = CASES[case]
+    fresh = plots.LiveFigure(**kw)
+    draw(fresh, 60)
+    # the reference: a new pyplot figure of the same size, drawn and shown by the inline path
+    fig = plt.figure(figsize=kw["figsize"], layout="constrained")
+    ax = fig.add_subplot()
+
+    class _Axes:
+        axes, axes_right = ax, (ax.twinx() if kw.get("twinx") else None)
+
+    draw(_Axes, 60)
+    mine, inline = _pixels(fresh.png()), _pixels(_inline_png(fig))
+    assert mine.shape == inline.shape
+    assert np.array_equal(mine, inline)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_an_update_changes_the_picture_and_going_back_restores_it(case):
+    kw, draw = CASES[case]
+    live = plots.LiveFigure(**kw)
+    draw(live, 60)
+    first = live.png()
+    live.clear()
+    draw(live, 30)
+    second = live.png()
+    live.clear()
+    draw(live, 60)
+    again = live.png()
+    assert second != first
+    assert _pixels(second).shape == _pixels(first).shape  # the picture keeps its size
+    assert again == first
+    n_axes = 2 if kw.get("twinx") else 1
+    assert len(live.fig.axes) == n_axes  # no axes added by an update
+    # after an update the limits (and their order: an inverted axis) are those of a new figure
+    # drawn at the second state: autoscaled on the new data only
+    live.clear()
+    draw(live, 30)
+    new = plots.LiveFigure(**kw)
+    draw(new, 30)
+    assert [(a.get_xlim(), a.get_ylim()) for a in live.fig.axes] == \
+        [(a.get_xlim(), a.get_ylim()) for a in new.fig.axes]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_redrawn_texts_are_the_pixels_agg_draws(case):
+    """LiveFigure's renderer replays the glyphs of a text it drew before at the same place; every
+    picture of a sequence of updates (tick labels moving, titles and legends changing, texts
+    coming back) is byte for byte the one a plain Agg canvas draws for the same state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    kw, draw = CASES[case]
+    cached, plain = plots.LiveFigure(**kw), plots.LiveFigure(**kw)
+    FigureCanvasAgg(plain.fig)  # the same figure on matplotlib's own canvas
+    for state in (60, 30, 60, 45, 30, 60):
+        pictures = []
+        for live in (cached, plain):
+            live.clear()
+            draw(live, state)
+            pictures.append(live.png())
+        assert pictures[0] == pictures[1], f"state {state}"
