@@ -639,10 +639,10 @@ if len(z3):
 # makes the step-time model reproduce the pilot,
 # $$T_\text{step}\big(\text{pilot plan};\ \text{kernel rates}\times c\big) =
 # \frac{\text{tokens per step}}{\text{tokens/s per GPU}\times N_\text{pilot}},$$
-# and runs the full run's plan with $c^{w}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)\big)$
+# and runs the full run's plan with $c^{w}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)-\delta^2\big)$
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
-# (`calibrate.PILOT_DRIFT`), $n$ the pilots with distinct kernels. The band $\pm h$ widens with the things
+# (`calibrate.PILOT_DRIFT`), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
 # the full run adds to the pilot (many times its GPUs, a parallel dimension, the scale-out network,
 # recomputation or model: $k$ of them, `calibrate.novelties`) and with each doubling of the
 # sequence length, which the pilot's attention kernels did not run at:
@@ -693,7 +693,7 @@ for line in pv.headlines():
 
 # %% [markdown]
 # **Does the band cover them?** The band's $h_k$ and $\beta$ are the split-conformal 90%
-# quantiles of these errors (`pilot_validation.fit_band`): $h_k$ of the runs at the pilot's sequence
+# quantiles, rounded up to the half percent, of these errors (`pilot_validation.fit_band`): $h_k$ of the runs at the pilot's sequence
 # length, $\beta$ of the error beyond $h_k$ per doubling of the sequence length. Judged leave-one-
 # series-out (both re-fitted without the series) and on the table's held-out rows with the
 # constants fitted on its calibration rows (the coverage line above); a cross marks a run outside
