@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import bisect
 import math
-import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -556,11 +555,9 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
             name = (f"raise MFU to {target:.0%}, the best published on "
                     f"{regime.split(' · ')[0]} for this size (no published run like this one)")
             source = f"{source}; no published run of this regime ({regime})"
-        else:  # the target and the run it comes from, in the reader's words (no dataset id)
-            run = re.sub(r" \([a-z0-9][a-z0-9.\-]*\)$", "", source)
-            run = run.split(": ", 1)[0] if len(run) > 80 else run  # a claim: its citation
+        else:  # the target in the name; the run it comes from in the lever's source
             name = (f"raise MFU to {target:.0%}, the best published on "
-                    f"{regime.split(' · ')[0]} for this size ({run})")
+                    f"{regime.split(' · ')[0]} for this size")
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")

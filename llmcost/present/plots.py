@@ -1547,7 +1547,8 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
     range as an error bar, coloured by group; a loss shows left of zero (an unbounded one, a run
     that never finishes, as an arrow at the left edge)."""
     df = ranked.dropna(subset=["saving_usd"]).iloc[::-1]
-    ax = _ax(ax, figsize=(8, 0.34 * len(df) + 1.4))
+    names = [textwrap.fill(str(s), 44, break_long_words=False) for s in df["lever"]]
+    ax = _ax(ax, figsize=(9, 0.3 * sum(n.count("\n") + 1 for n in names) + 1.6))
     y = np.arange(len(df))
     finite = np.isfinite(df["saving_usd"].to_numpy(dtype=float))
     vals = np.where(finite, df["saving_usd"].to_numpy(dtype=float), 0.0) / scale
@@ -1562,7 +1563,7 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
         if not ok:
             ax.annotate("never finishes (loss without bound)", (left, yi), fontsize=8,
                         va="center", color="C3")
-    ax.set_yticks(y, df["lever"])
+    ax.set_yticks(y, names)  # long names (a lever that names its target) wrapped
     ax.axvline(0, color="0.3", lw=0.8)
     ax.set_xlabel(f"net saving, million USD (bill before − after; bar: P10-P90)")
     ax.set_title(title or "Which changes save the most on this bill?")
