@@ -548,6 +548,7 @@ LEDGER_DEFAULTS = {
     "rl_gpus": 64, "rl_rollout_gpus": 0, "rl_rollout_tp": 4, "rl_async": False,
     "rl_partial_rollouts": False, "rl_weight_sync_s": None, "rl_train_mfu": None,
     "rl_verifier_usd_per_sample": 0.0, "rl_iterations": 1000, "rl_runs": 5,
+    "efficiency_profile": None,
 }
 
 #: The keys that describe an RL post-training campaign's size: the bill includes RL
