@@ -112,8 +112,12 @@ def test_scaling_answer_direction():
 
 def test_rl_answer():
     text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5)
-    assert llmcost.fmt_usd(1.234) in text and "**300 s**" in text and "72% of it" in text
+    assert llmcost.fmt_usd(1.234) in text and "**300 s**" in text
+    assert "72% of its wall time" in text and "floor" not in text
     assert llmcost.fmt_usd(2.5e5) in text and "the bill's RL line" in text
+    # the expected (engine) price first, the roofline's as its floor
+    text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, floor_usd_per_m_output=0.9)
+    assert text.index("1.23 per million") < text.index("floor: \\$0.90")
     # a campaign the scenario does not give is an illustration, said not to be in the bill
     text = answers.rl_loop("L", "H100-SXM", 1.234, 300.4, 0.72, 2.5e5, billed=False)
     assert "illustrative" in text and "not in the bill" in text and "bill's RL line" not in text

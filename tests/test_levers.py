@@ -237,6 +237,23 @@ def test_fit_budget_inverts_the_bill(s, base):
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=1e-6)
 
 
+def test_budget_and_deadline_together_obey_both(s, base):
+    # A new-user trial: a budget far above the bill with a deadline gave tokens whose run took
+    # 322 days against a 30-day deadline. Both given: the tokens keep the run within the
+    # deadline on the deadline's GPUs, and the answer says the deadline binds. By hand: at a
+    # fixed GPU count the main run's days grow with tokens, so the deadline's tokens are at most
+    # the scenario's tokens × deadline / the scenario's days on those GPUs (≈, failures aside).
+    d = base.figures["wall_clock_days"]  # the scenario's own days: its GPUs meet it
+    df = lv.fit_budget(s, budget_usd=10 * base.total_usd, deadline_days=d).set_index("quantity")
+    assert df.loc["GPUs to meet the deadline", "value"] <= s["n_gpus"]
+    assert df.loc["days of the main run at those tokens", "value"] <= d * (1 + 1e-9)
+    assert "the deadline binds" in df.loc["tokens the budget buys", "how"]
+    assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=0.05)
+    # the budget alone binds when it is the tighter limit
+    df = lv.fit_budget(s, budget_usd=0.5 * base.total_usd, deadline_days=d).set_index("quantity")
+    assert "the budget binds" in df.loc["tokens the budget buys", "how"]
+
+
 def test_fit_deadline_is_the_fewest_gpus(s, base):
     d = base.figures["wall_clock_days"] * 2  # half the GPUs should do, roughly
     n = lv.fit_budget(s, deadline_days=d).set_index("quantity").loc[

@@ -1329,8 +1329,9 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
       ``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch) whose
       main run's wall clock (``figures['wall_clock_days']``, failures included) is at
       most D (bisection: the wall clock falls as GPUs are added);
-    * budget B → the most ``train_tokens`` whose whole bill is at most B (on the deadline's GPU
-      count when both are given): the bill rises with tokens, so bisection on tokens;
+    * budget B → the most ``train_tokens`` whose whole bill is at most B and, when a deadline
+      is given too, whose main run ends within D on the deadline's GPU count (the bill and the
+      wall clock rise with tokens, so bisection on tokens; the answer says which limit binds);
     * the compute-optimal model for the budget's training FLOPs, N*, D* =
       ``scaling.compute_optimal(C)`` (C = 6·N·D; Besiroglu et al. 2024's fit).
 
@@ -1362,7 +1363,8 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         s = {**s, "n_gpus": int(row["value"])}
         rows.append(row)
     if budget_usd is not None:
-        rows += _tokens_for_budget(s, float(as_array(budget_usd, "budget_usd", positive=True)))
+        rows += _tokens_for_budget(s, float(as_array(budget_usd, "budget_usd", positive=True)),
+                                   dl if deadline_days is not None else None)
     return pd.DataFrame(rows)
 
 
@@ -1423,34 +1425,51 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
             "parallel plan at this count in notebook 03"}
 
 
-def _tokens_for_budget(s: dict, bud: float) -> list:
-    """The most ``train_tokens`` whose whole bill is at most ``bud`` (the bill rises with
-    tokens: doubling, then 40 geometric bisections), the main run's days at those tokens, and
-    the compute-optimal N*, D* for their FLOPs (``scaling.compute_optimal``, C = 6·N·D,
+def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
+    """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
+    main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
+    with tokens: doubling, then 40 geometric bisections), the main run's days at those tokens,
+    and the compute-optimal N*, D* for their FLOPs (``scaling.compute_optimal``, C = 6·N·D,
     Besiroglu et al. 2024)."""
     t0 = float(_get(s, "train_tokens"))
+    memo = {}
 
-    def total(t):
-        return bill({**s, "train_tokens": t}).total_usd
+    def led_of(t):
+        if t not in memo:
+            memo[t] = bill({**s, "train_tokens": t})
+        return memo[t]
+
+    def fits(t):
+        led = led_of(t)
+        return led.total_usd <= bud and (deadline_days is None
+                                          or led.figures["wall_clock_days"] <= deadline_days)
 
     lo, hi = 1e-3 * t0, t0
-    if total(lo) > bud:
+    if led_of(lo).total_usd > bud:
         raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
-                         f"tokens (${total(lo):,.0f}): the fixed lines alone exceed it")
-    while total(hi) < bud:
+                         f"tokens (${led_of(lo).total_usd:,.0f}): the fixed lines alone exceed it")
+    if not fits(lo):
+        raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
+                         f"take {led_of(lo).figures['wall_clock_days']:.1f} days on "
+                         f"{int(_get(s, 'n_gpus')):,} GPUs")
+    while fits(hi):
         lo, hi = hi, hi * 2
     for _ in range(40):
         mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if total(mid) <= bud else (lo, mid)
-    led = bill({**s, "train_tokens": lo})
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    led = led_of(lo)
     flops = led.figures["training_flops_mfu_basis"]
     n_opt, d_opt = compute_optimal(flops)
+    days = led.figures["wall_clock_days"]
+    binds = ("the deadline binds" if deadline_days is not None and led_of(hi).total_usd <= bud
+             else "the budget binds")
+    limits = f"the whole bill ≤ ${bud:,.0f}" + (
+        f" and the main run within {deadline_days:g} days" if deadline_days is not None else "")
     return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
-             "how": f"most train_tokens with the whole bill ≤ ${bud:,.0f} "
-             f"(${led.total_usd:,.0f}) on {int(_get(s, 'n_gpus')):,} GPUs"},
-            {"quantity": "days of the main run at those tokens",
-             "value": led.figures["wall_clock_days"], "unit": "days",
-             "how": "figures['wall_clock_days'], failures included"},
+             "how": f"most train_tokens with {limits} on {int(_get(s, 'n_gpus')):,} GPUs "
+             f"(bill ${led.total_usd:,.0f}, {days:.1f} days; {binds})"},
+            {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
+             "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",
              "value": float(n_opt), "unit": "parameters",
              "how": f"scaling.compute_optimal({flops:.3g} FLOP): "

@@ -98,9 +98,10 @@ serve_kw = dict(prompt_tokens=P, output_tokens=R, batch=p["serve_batch"] or None
 c = (inf.serving_cost(spec, gpu, price, tp=p["serve_tp"], **serve_kw) if p["serve_tp"] else
      inf.choose_serving_tp(spec, gpu, price, **serve_kw))  # one replica, at most one node
 it, camp = rl.scenario_iteration(p), rl.scenario_campaign(p, price)   # Part II
-display(Markdown(answers.rl_loop(spec.name, gpu.name, c.usd_per_m_output, it.wall_s,
+display(Markdown(answers.rl_loop(spec.name, gpu.name, c.expected_usd_per_m_output, it.wall_s,
                                  it.generation_time_share, float(camp.loc["total", "usd"]),
-                                 billed=rl_campaign_given(p))))
+                                 billed=rl_campaign_given(p),
+                                 floor_usd_per_m_output=c.usd_per_m_output)))
 
 # %% [markdown]
 # # Part I · What does a generated token cost?
@@ -1132,9 +1133,12 @@ print(f"in FLOPs the campaign is {rl_flops / run['model_flops']:.3%} of pre-trai
 # NBVAL_CHECK_OUTPUT
 from llmcost.present.report import publish_summary, summary_row
 
-rows = [summary_row("usd_per_m_output_tokens", "USD per million output tokens", c.usd_per_m_output,
-                    "USD", f"{spec.name}, {c.tp} × {gpu.name}, {p['serve_weight_dtype']} weights, "
-                    f"batch {c.batch}, roofline"),
+rows = [summary_row("usd_per_m_output_tokens", "USD per million output tokens",
+                    c.expected_usd_per_m_output, "USD",
+                    f"{spec.name}, {c.tp} × {gpu.name}, {p['serve_weight_dtype']} weights, "
+                    f"batch {c.batch}, expected on an engine ({c.engine})"),
+        summary_row("usd_per_m_output_tokens_floor", "  its roofline floor", c.usd_per_m_output,
+                    "USD", "no engine is faster"),
         summary_row("usd_per_m_input_tokens", "USD per million input tokens", c.usd_per_m_input,
                     "USD", "priced at prefill time"),
         summary_row("tpot_s", "time per output token", c.tpot_s, "s", f"batch {c.batch}"),
