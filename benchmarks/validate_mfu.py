@@ -630,7 +630,8 @@ def llama3_with_virtual_stages(run_id: str, virtual_stages: int) -> float:
                               seq_len=s, recompute="none", sequence_parallel=True)
     b = step.step_time(spec, llmcost.Cluster(llmcost.load_accelerator("H100-SXM"), n), plan, s,
                        recipe="bf16_adam_fp32_grads", flash_attention=True, dropout=False,
-                       tp_overlap="backward", pp_overlap=True, dp_overlap=True)
+                       tp_overlap="backward", pp_overlap=True, dp_overlap=True,
+                       cp_overlap=False)  # Llama 3's K/V all-gather (step_validation)
     return float(b.mfu)
 
 

@@ -163,7 +163,7 @@ def test_model_beats_before_on_heldout_rows():
 
 def test_cpu_offloaded_optimizer_by_hand():
     # DeepSpeed's ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspeed-zenflow/README.md @
-    # e325dff): Llama-2-7B on 4 A100s with ZeRO-Offload, "the CPU path can take longer than 4s",
+    # cda3f9628): Llama-2-7B on 4 A100s with ZeRO-Offload, "the CPU path can take longer than 4s",
     # and the step inflates "from 0.5s to over 7s". By hand, 7e9 parameters on one host of 4
     # GPUs: 6.74e9 / 1.685e9 = 4.0 s of CPU path + each rank's BF16 gradient shard over PCIe
     # Gen4, 2 · 6.74e9 / 4 / 32e9 = 0.105 s: 4.105 s, above the CPU path's 4 s and below the 6.5 s the

@@ -369,8 +369,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     of the bars.
     """
     import ipywidgets as w
-    import matplotlib.pyplot as plt
-
+    from IPython.display import display
 
     model_w, acc_w, gpu_w, batch_w, tp_w, pp_w = _run_shape_widgets(
         w, model, accelerator, n_gpus, global_batch_tokens, tp, pp, max_gpus_log2=16,
@@ -393,6 +392,7 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     v_w = w.Dropdown(options=sorted({1, 2, 4, 5, 8, 10, 20} | {virtual_stages}),
                      value=virtual_stages, description="virtual stages")
     out = w.Output()
+    live = plots.LiveFigure((9, 2.2))  # built once, redrawn in place on every update
 
     def update(_=None):
         spec, acc = load_model(model_w.value), load_accelerator(acc_w.value)
@@ -418,9 +418,9 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
             print(f"{plan.describe()}: {b.step_time_s:.3g} s per step, predicted MFU "
                   f"{b.mfu:.1%}, exposed communication {b.exposed_comm_s / b.step_time_s:.0%}"
                   f", bubble {b.pipeline_bubble_s / b.step_time_s:.0%} of the step")
-            fig, ax = plt.subplots(figsize=(9, 2.2), layout="constrained")
-            plots.step_breakdown({"this plan": b}, ax=ax)
-            plt.show()
+            live.clear()
+            plots.step_breakdown({"this plan": b}, ax=live.axes)
+            display(live.image())
 
     widgets = (model_w, acc_w, gpu_w, batch_w, tp_w, pp_w, mbs_w, zero_w, rc_w, up_w, out_bw_w,
                tpo_w, ppo_w, dpo_w, sched_w, v_w)

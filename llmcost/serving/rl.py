@@ -133,13 +133,13 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
 #: generation's hosts (A800 servers); no other generation's host rate is sourced.
 CPU_ADAM_PARAMS_PER_S_PER_HOST = 6.74e9 / 4.0
 CPU_ADAM_SOURCE = ("DeepSpeed ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspeed-zenflow/README.md "
-                   "@ e325dff53835ba0067dcc17ca6531e844c28281f): 'For Llama-2-7B with 4x A100, "
+                   "@ cda3f9628, PR #7463): 'For Llama-2-7B with 4x A100, "
                    "the CPU path can take longer than 4s while the backward pass takes "
                    "approximately 2s'; 'Synchronous offloading frameworks (e.g., ZeRO-Offload) "
                    "keep the GPU idle while the CPU performs a full optimizer step and transfers "
                    "updated parameters back to GPU'; 'A single training step moves a full copy of "
                    "the model gradients from GPU to CPU and a full copy of the model parameters "
-                   "back ... Even on PCIe 4.0 (~32 GB/s)'")
+                   "back ... Even on PCIe 4.0 (≈ 32 GB/s)'")
 #: GPUs per host (the HGX / DGX boards of the offloaded validation rows: 8 per server).
 GPUS_PER_HOST = 8
 #: Host link per GPU, bytes/s per direction: PCIe x16, nominal (Gen4 32 GB/s, as the ZenFlow
@@ -1542,7 +1542,7 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, max_concurrent=8, engine="HF generate",
-                    train_plan=dict(zero_stage=3, micro_batch_size=8),
+                    train_plan=dict(zero_stage=2, micro_batch_size=8),
                     optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
          measured_gen_s=920.81, measured_train_s=256.97,
@@ -1553,8 +1553,8 @@ PUBLISHED_SHARES = [
                       "(README); train_batch_size 128 (README: 8 optimizer steps per "
                       "iteration); optimizer on the host CPUs (--adam_offload in every PPO "
                       "example script of the benchmark's commit, examples/scripts/"
-                      "train_ppo_llama*.sh @ 0baf3dd: an assumption, the table does not state "
-                      "OpenRLHF's flags; added after the table's errors had been seen)"),
+                      "train_ppo_llama*.sh @ 0baf3dd; the README's 'Common Configuration': 'DeepSpeed: "
+                      "ZeRO2 with Adam Offload'; added after the table's errors had been seen)"),
     dict(source="OpenRLHF (Ray + vLLM)", quantity="generation share of time", measured=0.544,
          cited="OpenRLHF benchmark table, Llama2-7B, 'OpenRLHF(ray+vllm)', GPU ratio "
                "1:1:2:2:2: generation 481.86 s of 885.16 s = 54.4%",
@@ -1562,7 +1562,7 @@ PUBLISHED_SHARES = [
                     prompts_per_step=1024, samples_per_prompt=1, prompt_tokens=1024,
                     response_tokens=1024, reward="llama-2-7b", critic="llama-2-7b",
                     n_gpus=8, rollout_gpus=2, max_concurrent=16, engine="vLLM",
-                    train_plan=dict(zero_stage=3, micro_batch_size=8),
+                    train_plan=dict(zero_stage=2, micro_batch_size=8),
                     role_gpus=dict(reference=1, reward=1, actor=2, critic=2),
                     optimizer_offload=True, train_global_batch=128),
          phases="experience|update",
