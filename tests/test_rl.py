@@ -7,6 +7,8 @@ TFLOP/s dense BF16, 3.35 TB/s); the shares come from DeepSpeed-Chat (blog §5), 
 and its benchmark table) and APRIL (arXiv:2509.18521 abstract), quoted in llmcost.rl.PUBLISHED_SHARES.
 """
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -369,3 +371,24 @@ def test_scenario_variants_rows_are_the_changed_iterations_and_refusals_name_the
         rl.scenario_variants(p, {"x": 3}, 2.0)
     with pytest.raises(ValueError, match="price_usd_per_gpu_hour"):
         rl.scenario_variants(p, {}, -1.0)
+
+
+def test_an_rl_batch_the_trainer_gpus_do_not_divide_is_padded_not_refused():
+    # A new-user trial: 64 RL GPUs with 16 rollout GPUs leave 48 trainer GPUs for a batch of
+    # 64 prompts × 8 samples = 512 sequences of 1,024 + 2,048 tokens (llama-2-13b, A100). No
+    # plan splits 512 over 48 (dp must divide 512: 1, 2, 4, 8 or 16, leaving tp·pp = 48, 24,
+    # 12, 6 or 3, which no tp dividing the 40 heads and pp dividing the 40 layers makes), and the
+    # iteration was refused. As a given train_plan is padded to dp × micro-batch, the automatic
+    # plan is searched for the batch padded to ⌈512 / 48⌉ · 48 = 528 sequences.
+    b = rl.train_step("llama-2-13b", "A100-80GB", 48, 512, 3072, train_plan="auto")
+    assert "DP48" in b.plan and "m=11 mbs=1" in b.plan  # 48 × 11 × 1 = 528 sequences
+    # a batch that divides is not padded: 64 GPUs, 512 = dp × m × mbs exactly
+    plan = rl.train_step("llama-2-13b", "A100-80GB", 64, 512, 3072, train_plan="auto").plan
+    dp, m, mbs = (int(re.search(p, plan).group(1)) for p in (r"DP(\d+)", r"m=(\d+)", r"mbs=(\d+)"))
+    assert dp * m * mbs == 512
+    # and the iteration is priced
+    it = rl.rl_iteration("llama-2-13b", "A100-80GB", algorithm="ppo", reward="llama-2-13b",
+                         prompts_per_step=64, samples_per_prompt=8, prompt_tokens=1024,
+                         response_tokens=2048, response_tokens_max=3072, n_gpus=64,
+                         rollout_gpus=16, rollout_tp=2, asynchronous=True)
+    assert it.wall_s > 0

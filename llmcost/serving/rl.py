@@ -458,7 +458,10 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     basis, of the dense BF16 peak) prices every scoring and update pass of the iteration.
     ``train_plan="auto"``: the plan that fits with the shortest predicted step
     (``parallel.choose_plan`` ranked by ``step.time_ranking``, as a scenario's training plan),
-    for a batch of exactly ``sequences``. Memory counts the policy's training state only (the
+    for a batch of exactly ``sequences``, or, when no data-parallel width of ``n_gpus`` divides
+    it, padded up to the next multiple of ``n_gpus`` (⌈sequences ÷ n_gpus⌉ · n_gpus, as a given
+    plan's batch is padded to dp × micro-batch; the padded step's MFU prices the real FLOPs).
+    Memory counts the policy's training state only (the
     reference, critic and reward models and the rollout engine's KV cache are taken to be
     offloaded or on other GPUs, as the frameworks' colocated modes do). A plan with a ZeRO stage
     the stack lacks (the default Megatron-Core profile has no ZeRO-3; OpenRLHF and veRL train
@@ -480,9 +483,18 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         cluster = Cluster(acc, n)
         try:
             plan = _auto_train_plan(m, acc, n, b, seq)
-            return _quiet_step(m, cluster, plan, seq, stack, efficiency)
         except ValueError as e:
-            raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
+            # a batch that no data-parallel width of these GPUs divides is padded up to the next
+            # multiple of the GPU count, as a given train_plan pads it to dp × micro-batch
+            # (frameworks pad or split unevenly; the step of the padded batch sets the MFU)
+            padded = math.ceil(b / n) * n
+            try:
+                if padded == b:
+                    raise
+                plan = _auto_train_plan(m, acc, n, padded, seq)
+            except ValueError:
+                raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
+        return _quiet_step(m, cluster, plan, seq, stack, efficiency)
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
