@@ -318,7 +318,7 @@ def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
     best, source = None, f"no published {gen} run of a model within {SIZE_FACTOR:g}× this size"
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
-        best, source = float(row["reported_mfu"]), f"{row['model']} ({row['set']})"
+        best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
     for g, lo, hi, mfu, src in MFU_CLAIMS:
         if g == gen and lo <= n_params <= hi and (best is None or mfu > best):
             best, source = mfu, src
@@ -409,7 +409,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    error_min=band["error_min"], error_max=band["error_max"],
                    best_published=best, best_source=source, warnings=tuple(warnings),
                    regime_best=None if top is None else float(top["reported_mfu"]),
-                   regime_best_source="" if top is None else f"{top['model']} ({top['set']})",
+                   regime_best_source="" if top is None else str(top["model"]),
                    mfu_bf16_basis=float(mfu * basis))
 
 
@@ -508,7 +508,7 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16"):
     best, source = None, f"no published {gen} run"
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
-        best, source = float(row["reported_mfu"]), f"{row['model']} ({row['set']})"
+        best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
     for g, _, _, m, src in MFU_CLAIMS:
         if g == gen and (best is None or m > best):
             best, source = m, src
