@@ -161,3 +161,23 @@ def test_the_headline_ranges_a_pilots_mfu_by_its_band_beside_a_price_range():
     assert got["low"] <= drawn.min() < m < drawn.max() <= got["high"]
     p10, p90 = head.draws.percentiles()["p10"], head.draws.percentiles()["p90"]
     assert p10 < head.point.total_usd < p90
+
+
+def test_a_fixed_plans_pilot_band_is_the_band_the_bill_draws(tmp_path):
+    # A new-user trial: 70B on 1,024 B200 at TP8 · PP4 with two pilots at the same plan.
+    # `llmcost calibrate` gave MFU 37.5% (band 33.0-42.0%) but the bill drew 37.5-59.9%: its
+    # inputs keep only the ledger's keys, and the band was computed again without tp and pp (on
+    # another plan). The report's calibration now carries its band to the bill.
+    path = tmp_path / "b.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 1024,
+        "train_tokens": 15e12, "seq_len": 8192, "global_batch_tokens": 16777216,
+        "pricing": "reserved", "tp": 8, "pp": 4,
+        "pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 2100, "tp": 8, "pp": 4},
+                  {"n_gpus": 256, "tokens_per_s_per_gpu": 2000, "tp": 8, "pp": 4}]}))
+    cal = report.plan_report(path).scenario["_mfu_calibration"]
+    assert cal["low"] < cal["value"] < cal["high"]
+    rng = ledger.headline_draws(report.estimate_ledger(path).scenario, samples=2_000).draws.ranges[
+        "mfu"]
+    assert (rng.low, rng.mode, rng.high) == pytest.approx((cal["low"], cal["value"], cal["high"]),
+                                                          rel=1e-9)

@@ -1808,12 +1808,16 @@ def range_basis(kinds: dict) -> str:
 
 def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
     """``headline_draws``' MFU range when a pilot sets the MFU (``pilot.pilot_given``): the
-    pilot's extrapolation band (``pilot.pilot_mfu``: low-high, peaked at the bill's MFU ``m``)
+    pilot's extrapolation band (the report's, for the scenario's plan, in ``_mfu_calibration``;
+    else ``pilot.pilot_mfu`` on the bill's scenario: low-high, peaked at the bill's MFU ``m``)
     in place of the regime's band, and the scenario without its pilot keys, so that the draws
     vary the MFU the pilot set rather than re-deriving it (a ranged ``mfu`` beside a pilot is
     refused). A pilot that ran the run's own plan has no band: the MFU is then its measurement
     and is not ranged."""
-    got = pilot_mfu(given) or {}
+    cal = given.get("_mfu_calibration") or {}
+    # the band the report computed on the scenario's own plan (report.calibrate_pilot_mfu), else
+    # calibrated here on what the bill holds (its plan keys are not the ledger's)
+    got = cal if "low" in cal and "high" in cal else (pilot_mfu(given) or {})
     ill = {k: v for k, v in ill.items() if k != "mfu"}
     if not got.get("high", 0.0) > got.get("low", 0.0):
         return ill, given

@@ -521,15 +521,20 @@ def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
 def mfu_target(s: dict) -> tuple:
     """The MFU ``raise_mfu`` aims at by default and what it rests on: ``(target, source,
     regime_runs, regime)``. The target is the best published MFU on the scenario's hardware
-    generation for a model within 4× its size (``accuracy.best_published_mfu``, BF16 basis;
-    None when there is none); ``regime_runs`` the published
+    generation for a model within 4× its size (``accuracy.best_published_mfu``, BF16 basis; for
+    an FP8 scenario put on the FP8 dense peak's basis, ``accuracy.published_ceiling``; None
+    when there is none); ``regime_runs`` the published
     runs of the scenario's regime (``accuracy.mfu_band(...).n``: generation, sharding, dense or
     MoE, precision, context and size), 0 when none is published, in which case the target comes
     from other kinds of runs (or a vendor's claim) and the lever says so."""
     s = _clean(s)
     spec = load_model(_get(s, "model"))
     dtype = _get(s, "dtype") or "bf16"
-    target, source = best_published_mfu(_get(s, "accelerator"), spec.n_params)
+    # on the scenario's basis: an FP8 run's MFU is on the FP8 dense peak, the published MFUs on
+    # the BF16 one (accuracy.published_ceiling puts the best on the step's own basis)
+    target, source = (best_published_mfu(_get(s, "accelerator"), spec.n_params)
+                      if dtype == "bf16" else
+                      published_ceiling(_get(s, "accelerator"), spec.n_params, dtype))
     zero = _get(s, "zero_stage")
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
                     int(_get(s, "n_gpus")), is_moe=spec.is_moe, n_params=spec.n_params,

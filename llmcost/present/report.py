@@ -521,7 +521,8 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     out = dict(scenario)  # ledger_pilot_n_gpus kept: notebooks 00 and 09 declare it
     out["mfu"] = got["value"]
     out["_mfu_calibration"] = {"value": got["value"], "tokens_per_s_per_gpu": tps,
-                               "from": got["from"]}
+                               "from": got["from"],
+                               **{k: got[k] for k in ("low", "high") if k in got}}
     if got["pilot_n_gpus"] != got["n_gpus"]:
         out["ledger_pilot_tokens_per_s_per_gpu"] = None
     return out
@@ -605,7 +606,10 @@ def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") ->
         raise ScenarioError(f"{scenario_path}: {e}") from None
     out = dict(scenario)
     out["mfu"] = got["value"]
-    out["_mfu_calibration"] = {"value": got["value"], "from": got["from"]}
+    # the band the pilots give for the scenario's own plan, which the bill's range draws (its
+    # inputs keep only the ledger's keys, so the plan is not there to calibrate again)
+    out["_mfu_calibration"] = {"value": got["value"], "from": got["from"],
+                               **{k: got[k] for k in ("low", "high") if k in got}}
     return out
 
 
