@@ -882,9 +882,15 @@ def _microbench(args) -> int:
     fractions.update({f: profile[f] for f in ("attention_fraction", "hbm_fraction",
                                               "scaleup_fraction") if f in profile})
     print("  " + ", ".join(f"{k} {v:.3f}" for k, v in fractions.items()))
+    return _profile_footer(profile, args.out)
+
+
+def _profile_footer(profile: dict, out) -> int:
+    """The last lines of ``calibrate --microbench`` and ``--mamf-log``: what the profile did not
+    measure, and where it was written (``--out``). Returns the exit code, 0."""
     print(f"  not measured (catalogue values kept): {', '.join(profile['not_measured'])}")
-    if args.out:
-        print(f"Efficiency profile written to {args.out}: name it in a scenario as "
+    if out:
+        print(f"Efficiency profile written to {out}: name it in a scenario as "
               "`efficiency_profile: PATH` for `mfu: predict`")
     return 0
 
@@ -911,11 +917,7 @@ def _mamf_log(args) -> int:
     print(f"  {profile['source']}")
     print("  " + ", ".join(f"matmul_fraction ({k}) {v:.3f}"
                            for k, v in profile["matmul_fraction"].items()))
-    print(f"  not measured (catalogue values kept): {', '.join(profile['not_measured'])}")
-    if args.out:
-        print(f"Efficiency profile written to {args.out}: name it in a scenario as "
-              "`efficiency_profile: PATH` for `mfu: predict`")
-    return 0
+    return _profile_footer(profile, args.out)
 
 
 # ---- llmcost calibrate: from a pilot run to the full run (llmcost.training.calibrate)

@@ -160,11 +160,13 @@ def _float(name, v, *, positive=False, nonnegative=False, upper=None):
     return float(as_array(v, name, positive=positive, nonnegative=nonnegative, upper=upper))
 
 
-def _params(name, v) -> float:
-    """Active parameter count of a helper model: a ModelSpec, a catalogue name or a number."""
+def _params(name, v, active: bool = True) -> float:
+    """Active (or, ``active=False``, all) parameter count of a helper model: a ModelSpec, a
+    catalogue name or a number."""
     if isinstance(v, (ModelSpec, str)):
         try:
-            return float(inf.serving_model(v).n_active_params)
+            m = inf.serving_model(v)
+            return float(m.n_active_params if active else m.n_params)
         except ValueError as e:
             raise ValueError(f"{name}={v!r}: {e}") from None
     if isinstance(v, (list, tuple, dict, np.ndarray)):
@@ -1106,12 +1108,7 @@ def update_walls(t: dict, o: RLOptions) -> tuple:
 
 def _total_params(name, v) -> float:
     """All parameters (not active) of a trained helper model: a ModelSpec, a name or a number."""
-    if isinstance(v, (ModelSpec, str)):
-        try:
-            return float(inf.serving_model(v).n_params)
-        except ValueError as e:
-            raise ValueError(f"{name}={v!r}: {e}") from None
-    return _params(name, v)
+    return _params(name, v, active=False)
 
 
 def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
