@@ -121,7 +121,10 @@ BAD_RECORDS = [({"mfu": 1.3}, r"pilot\[0\]\.mfu=1\.3 must be at most 1"),
                ({"tp": 1, "pp": 1, "zero_stage": 0}, r"pilot\[0\]\.plan TP1 .* does not fit"),
                ({"n_gpus": 4096, "global_batch_tokens": 4194304},
                 r"pilot\[0\]\.n_gpus=4,096 is above the scenario's n_gpus=2,048"),
-               ({"peak_memory_gb": 95.0}, r"pilot\[0\]: peak_memory_gb=95\.0 exceeds")]
+               ({"peak_memory_gb": 95.0}, r"pilot\[0\]: peak_memory_gb=95\.0 exceeds"),
+               # a typo in the basis is refused even without an mfu to read on it (a trial
+               # found it accepted)
+               ({"mfu_basis": "banana"}, r"pilot\[0\]\.mfu_basis='banana' must be one of")]
 
 
 @pytest.mark.parametrize(("change", "line"), BAD_RECORDS)

@@ -32,7 +32,7 @@ def test_yaml_12_floats(tmp_path):
     ("mfu: 40\n", r"mfu=40.0 must be in \(0, 1\]: a fraction of peak \(40% is 0.40\)"),
     ("n_gpus: 4096\nmfu: 0.4\nn_gpus: 8\n", "key 'n_gpus' appears twice \\(line 3\\)"),
     ("n_gpu: 8\n", "unknown parameter 'n_gpu'; did you mean 'n_gpus'"),
-    ("model: no/such/config.json\n", "no config.json found"),
+    ("model: no/such/config.json\n", "model='.*no/such/config.json': no config.json found"),
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
     ("mfu: predicted\n", "mfu='predicted' must be a number"),

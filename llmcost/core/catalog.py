@@ -126,7 +126,11 @@ def load_model(name: str) -> ModelSpec:
         missing or unsupported.
     """
     if is_config_path(name):
-        return ModelSpec.from_hf_config(name)
+        try:
+            return ModelSpec.from_hf_config(name)
+        except ValueError as e:  # the user wrote it as the model: name that key
+            why = str(e).split(": ", 1)[1] if str(e).startswith("config=") else str(e)
+            raise ValueError(f"model={str(name)!r}: {why}") from None
     return _lookup(name, _models(), "model", "llmcost list models",
                    "; a model outside it: give the path of its Hugging Face config.json "
                    "(e.g. model: path/to/config.json)")

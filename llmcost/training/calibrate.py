@@ -351,10 +351,10 @@ def check_pilot(p: Pilot) -> None:
                              f"tokens_per_s_per_gpu: the plan's {p.tokens_per_step:,.0f} tokens "
                              f"per step on {p.n_gpus} GPUs take {implied:.3f} s (must agree "
                              "within 2%)")
+    if p.mfu_basis not in MFU_BASES:  # checked with or without an mfu: a typo is refused
+        raise ValueError(f"pilot mfu_basis={p.mfu_basis!r} must be one of {MFU_BASES}")
     if p.mfu is not None:
         _positive("mfu", p.mfu, upper=1.0)
-        if p.mfu_basis not in MFU_BASES:
-            raise ValueError(f"pilot mfu_basis={p.mfu_basis!r} must be one of {MFU_BASES}")
         num = {"full": model.flops_per_token(p.seq_len, causal=False),
                "causal": model.flops_per_token(p.seq_len, causal=True),
                "hfu_full": model.flops_per_token(p.seq_len, causal=False, recompute="full")}
