@@ -23,6 +23,7 @@ import llmcost  # noqa: E402
 # cells were split between workers.)
 SAME_WORKER = {"test_report.py": "default-report", "test_browser_report.py": "default-report"}
 LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_browser_lab_a.py",
+              "test_scenarios_in_process.py",
               "test_scenario_matrix_a.py", "test_explore_in_process.py", "09_savings.ipynb",
               "test_kernels.py", "test_scenario_matrix_b.py", "test_notebooks_in_process.py",
               "test_scenario_predict.py", "05_rl_loop.ipynb", "test_report_glance.py",

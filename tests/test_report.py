@@ -7,11 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import IPython.display
 import nbformat
 import pytest
 from _cli import run_cli
-from _inprocess import run_in_process
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 import llmcost
@@ -64,29 +62,6 @@ def test_the_default_scenario_report_runs_every_notebook(full_report):
     assert (out / "index.html").exists() and (out / "summary.csv").exists()
     assert any("[1/" in line and "left" in line for line in lines)  # progress was shown
     _check_summary(scenario, json.loads((out / "summary.json").read_text()))
-
-
-# The other scenarios run every notebook in this process (tests/_inprocess.py: each code cell
-# exec'd with the report's parameters, every figure drawn once on Agg), their headline rows taken
-# from what the notebooks publish and the bill from the report's plan: the same numbers as a
-# report's summary.json, without a second kernel-and-HTML pass the default report already tests.
-@pytest.mark.parametrize("scenario", [p for p in SCENARIOS if p.stem != "default"],
-                         ids=lambda p: p.stem)
-def test_every_other_scenario_runs_every_notebook(scenario, monkeypatch):
-    plan = report.plan_report(scenario)
-    published = {}
-
-    def display(obj, *args, **kwargs):  # publish_summary's display: keep the headline rows
-        if isinstance(obj, dict) and report.SUMMARY_MIME in obj:
-            published[obj[report.SUMMARY_MIME]["notebook"]] = obj[report.SUMMARY_MIME]["rows"]
-
-    monkeypatch.setattr(IPython.display, "display", display)
-    drawn = []
-    for nb in plan.notebooks:
-        run_in_process(nb, report.notebook_parameters_for(nb, plan), draw=drawn)
-    assert len(drawn) > 40  # every figure was drawn (the default report draws about 70)
-    assert set(published) >= {p.stem for p in plan.notebooks} - {"10_glossary"}
-    _check_summary(scenario, {"notebooks": published, "bill": plan.bill.summary()})
 
 
 def _check_summary(scenario, summary):
