@@ -41,20 +41,23 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
     if ns is None:
         ns = {"__name__": "__main__", "display": lambda *a, **k: None}
     out = io.StringIO() if stdout is None else stdout
-    for i, src, cell in code_cells(nb):
-        if before_cell is not None:
-            before_cell(i, cell)
-        if cell["cell_type"] != "code":
-            continue
-        src = "\n".join(line for line in src.splitlines()
-                        if not line.lstrip().startswith(("%", "!")))
-        with contextlib.redirect_stdout(out):
-            exec(compile(src, f"{Path(nb).name} cell {i}", "exec"), ns)  # noqa: S102
-        if params and "parameters" in cell.get("metadata", {}).get("tags", []):
-            ns.update(params)
-        if draw is not None:
-            for num in plt.get_fignums():
-                plt.figure(num).canvas.draw()
-                draw.append((Path(nb).stem, i))
-        plt.close("all")
+    # a notebook's rcParams changes (04 and 04b set the font size) end with it, as its kernel
+    # would: without this they leaked into the next notebook run in this process
+    with matplotlib.rc_context():
+        for i, src, cell in code_cells(nb):
+            if before_cell is not None:
+                before_cell(i, cell)
+            if cell["cell_type"] != "code":
+                continue
+            src = "\n".join(line for line in src.splitlines()
+                            if not line.lstrip().startswith(("%", "!")))
+            with contextlib.redirect_stdout(out):
+                exec(compile(src, f"{Path(nb).name} cell {i}", "exec"), ns)  # noqa: S102
+            if params and "parameters" in cell.get("metadata", {}).get("tags", []):
+                ns.update(params)
+            if draw is not None:
+                for num in plt.get_fignums():
+                    plt.figure(num).canvas.draw()
+                    draw.append((Path(nb).stem, i))
+            plt.close("all")
     return out.getvalue()
