@@ -81,8 +81,8 @@ def main():
           f"{a['worst_share_gap_points']:.1f} points (<= {GOAL_SHARE_POINTS:.0f}: "
           f"{'met' if a['worst_share_gap_points'] <= GOAL_SHARE_POINTS else 'not met'})")
     print("\n=== held-out by batch of rows (model): v1 = the first table, v2 = fresh rows ===")
-    df = rl.rl_validation("model", split="heldout")
-    for added, g in df.groupby("added"):
+    held = rl.rl_validation("model", split="heldout")  # grouped twice below
+    for added, g in held.groupby("added"):
         s = rl.validation_summary(g)
         print(f"  {added}: {s['evaluated']:2d} rows, mean |error| {s['mean_abs_error']:.1%}, worst "
               f"{s['worst_factor']:.2f}x, geomean ratio {s['geomean_ratio']:.2f}")
@@ -93,8 +93,7 @@ def main():
                                             "forwards_at_peak_s", "bound_ratio"]]
           .round(2).to_string(index=False))
     print("\n=== held-out by system (model): rows, mean |error|, worst factor, geomean ratio ===")
-    df = rl.rl_validation("model", split="heldout")
-    for system, g in df.groupby("system"):
+    for system, g in held.groupby("system"):
         s = rl.validation_summary(g)
         print(f"  {system:15s} {s['evaluated']:2d} rows  {s['mean_abs_error']:6.1%}  "
               f"{s['worst_factor']:5.2f}x  {s['geomean_ratio']:.2f}")

@@ -482,21 +482,11 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     b = _int("sequences", sequences)
     seq = _int("seq_len", seq_len)
     if isinstance(train_plan, str) and train_plan == "auto":
-        cluster = Cluster(acc, n)
         try:
-            plan = _auto_train_plan(m, acc, n, b, seq)
+            plan = _auto_plan_padded(m, acc, n, b, seq)
         except ValueError as e:
-            # a batch that no data-parallel width of these GPUs divides is padded up to the next
-            # multiple of the GPU count, as a given train_plan pads it to dp × micro-batch
-            # (frameworks pad or split unevenly; the step of the padded batch sets the MFU)
-            padded = math.ceil(b / n) * n
-            try:
-                if padded == b:
-                    raise
-                plan = _auto_train_plan(m, acc, n, padded, seq)
-            except ValueError:
-                raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
-        return _quiet_step(m, cluster, plan, seq, stack, efficiency)
+            raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
+        return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
     kw = _plan_keywords(train_plan)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
     if n % mp:
@@ -508,6 +498,23 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
     except ValueError as e:
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
+
+
+def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int):
+    """``_auto_train_plan`` for exactly ``sequences``; a batch that no data-parallel width of the
+    ``n`` GPUs divides is padded up to the next multiple of ``n``, as a given train_plan's batch
+    is padded to dp × micro-batch (frameworks pad or split unevenly; the padded step sets the
+    MFU). A batch that neither splits nor pads to a plan raises the exact batch's error."""
+    try:
+        return _auto_train_plan(model, acc, n, sequences, seq_len)
+    except ValueError as exact:
+        padded = math.ceil(sequences / n) * n
+        if padded == sequences:
+            raise
+        try:
+            return _auto_train_plan(model, acc, n, padded, seq_len)
+        except ValueError:
+            raise exact from None
 
 
 @lru_cache(maxsize=256)
