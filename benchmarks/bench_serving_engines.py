@@ -56,6 +56,23 @@ SETUP_ROWS = (
      "catalogued GPU and model found (searched too: vLLM APC issues/PRs, LMCache docs and "
      "issues, SGLang HiCache blog, TensorRT-LLM kv_cache_reuse.md)"),
 )
+#: Where else a prefix-caching row was looked for (2026-12-02), and why none was usable: the
+#: row must give hardware, model, prompt and cached tokens and a TTFT (or throughput at a
+#: stated hit rate) at one request in flight, since ``setups.prefix_cached_prefill`` prices one
+#: prefill and no queueing.
+PREFIX_CACHING_SEARCHED = (
+    "NVIDIA NIM kv-cache-reuse docs (1.4.0 and latest): 'typically about a 2x speedup in TTFT',"
+    " no GPU, model or token counts",
+    "NVIDIA blogs on TensorRT-LLM KV cache early reuse (2024-11) and GH200 KV offload: "
+    "speed-ups in figures only",
+    "Prompt Cache (Gim et al. 2024, arXiv:2311.04934; yale-sys/prompt-cache README): RTX 4090,"
+    " token counts not stated",
+    "llm-d 'KV-cache wins you can see' and kubeai / Dynamo prefix-aware routing reports: "
+    "clusters under load (queueing in the TTFT), Qwen3-32B or L4 GPUs, hit rates not stated",
+    "LMCache on MI300X blogs (2026): CPU-DRAM offload loads, not HBM prefix hits",
+    "SGLang radix-cache PRs (generated-shared-prefix): uncatalogued models (Qwen3-Next, "
+    "Qwen3-32B) or GPUs (H20, MI355X); tenstorrent AIPerf prefix-cache report: GPU not named",
+)
 GOAL_ERROR = 0.25
 
 
@@ -189,7 +206,9 @@ def goal_table(v, sv, cv, pp_ratio, search_s):
                         cv.set_index("row_id")["abs_error"]])
     for name, sid, note in SETUP_ROWS:
         if sid is None:
-            rows.append((f"set-up: {name}", note, False))
+            rows.append((f"set-up: {name}", f"{note}; also searched: "
+                         f"{len(PREFIX_CACHING_SEARCHED)} more sources (PREFIX_CACHING_SEARCHED)",
+                         False))
             continue
         e = float(errors[sid])
         rows.append((f"set-up: {name}", f"{sid}: error {e:.1%}" + (f" ({note})" if note else ""),
