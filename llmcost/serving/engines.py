@@ -128,8 +128,14 @@ published rows and none explains it:
 What remains is the engine version: the row is vLLM 0.23.0 (2026); the vLLM train rows are
 earlier builds (the OCI blog's unstated version, Buildkite build 9515). Under the TensorRT-LLM
 or NIM constants the row's error would be 18 % / 20 %: the newer vLLM runs a batch-1 decode as
-close to the roofline as those engines do. No published per-step or per-version constant of
-vLLM was found to model that, so the row stays a miss.
+close to the roofline as those engines do. One independent figure (read after the diagnosis,
+not in the table: its prompt length is not stated) points the same way on a Hopper GPU:
+InferenceBench's concurrency sweep (yobitelcomm.github.io/bench, recipes/concurrency-sweep,
+2026-05-16: vLLM 0.21.0, Llama-3.1-8B-Instruct fp16, one H100-80GB-HBM3) gives a TPOT p50 of
+6.48 ms at concurrency 1, 0.77 of this roofline (15.01 GB ÷ (3.35 TB/s · 0.90) = 4.98 ms),
+so the share is the engine generation's, not the A100's. No published per-step or
+per-version constant of vLLM was found to model that, and the table has no train row of a
+vLLM of that generation, so the row stays a miss.
 """
 
 from __future__ import annotations
