@@ -116,9 +116,10 @@ published rows and none explains it:
 
 * *the ROCm source*: the vLLM constants weigh two sources equally, OCI's MI300X batch sweep
   (0.49 of the roofline at batch 1–2) and vLLM's own H200 latency rows on CUDA (0.54 for
-  Llama-3.1-8B, 0.58 for 70B at TP4, batch 8). A fit of (η_d, o) on the two CUDA rows alone
-  gives η_d 0.61, o 0.8 ms and 18.3 ms per token against 13.3 measured (37 %): the CUDA rows
-  of the vLLM builds in the table run as far below the roofline as the ROCm ones;
+  Llama-3.1-8B, 0.58 for 70B at TP4, batch 8). A fit on the two CUDA rows alone (η_d and o,
+  η_kv = 1, η_p the vLLM value or free) gives η_d 0.61–0.62, o 0.8 ms and 18.3–18.5 ms per
+  token against 13.3 measured (37–39 %): the CUDA rows of the vLLM builds in the table run as
+  far below the roofline as the ROCm ones;
 * *an Ampere decode scale* (the A100's HBM easier to saturate at batch 1): the table's
   same-engine pair, NeMo's TensorRT-LLM Llama-2-7B at batch 1 on one GPU, runs at 0.62 of the
   roofline on an A100 and 0.57 on an H100, an 8 % difference, not the 50 % the row needs;
