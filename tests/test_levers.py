@@ -237,6 +237,20 @@ def test_fit_budget_inverts_the_bill(s, base):
     assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=1e-6)
 
 
+def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
+    # Besiroglu et al. 2024 (like Hoffmann et al. 2022) fit N*(C), D*(C) with C = 6·N·D: the
+    # budget's compute-optimal model is read at 6 × N_active × tokens (by hand, below), not at
+    # the MFU basis's attention-inclusive count, and N*·D*·6 gives C back.
+    df = lv.fit_budget(s, budget_usd=base.total_usd).set_index("quantity")
+    tokens = df.loc["tokens the budget buys", "value"]
+    c_6nd = 6.0 * llmcost.load_model(s["model"]).n_active_params * tokens
+    n_opt = df.loc["compute-optimal parameters for those FLOPs", "value"]
+    n_want, d_want = llmcost.scaling.compute_optimal(c_6nd)
+    assert n_opt == pytest.approx(float(n_want), rel=1e-6)
+    assert 6.0 * n_opt * float(d_want) == pytest.approx(c_6nd, rel=1e-6)
+    assert "6·N·D" in df.loc["compute-optimal parameters for those FLOPs", "how"]
+
+
 def test_budget_and_deadline_together_obey_both(s, base):
     # A new-user trial: a budget far above the bill with a deadline gave tokens whose run took
     # 322 days against a 30-day deadline. Both given: the tokens keep the run within the

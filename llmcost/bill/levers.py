@@ -1434,8 +1434,9 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
     """The most ``train_tokens`` whose whole bill is at most ``bud`` and, with a deadline, whose
     main run (failures included) ends within ``deadline_days`` on the scenario's GPUs (both rise
     with tokens: doubling, then 40 geometric bisections), the main run's days at those tokens,
-    and the compute-optimal N*, D* for their FLOPs (``scaling.compute_optimal``, C = 6·N·D,
-    Besiroglu et al. 2024)."""
+    and the compute-optimal N*, D* for their FLOPs counted as the fit counts them
+    (``scaling.compute_optimal``: C = 6·N·D with N the active parameters, Besiroglu et al. 2024;
+    not the MFU basis, which adds attention's FLOPs)."""
     t0 = float(_get(s, "train_tokens"))
     memo = {}
 
@@ -1463,7 +1464,8 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if fits(mid) else (lo, mid)
     led = led_of(lo)
-    flops = led.figures["training_flops_mfu_basis"]
+    # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
+    flops = led.figures["training_flops_6nd"]
     n_opt, d_opt = compute_optimal(flops)
     days = led.figures["wall_clock_days"]
     binds = ("the deadline binds" if deadline_days is not None and led_of(hi).total_usd <= bud
@@ -1477,8 +1479,9 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
              "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",
              "value": float(n_opt), "unit": "parameters",
-             "how": f"scaling.compute_optimal({flops:.3g} FLOP): "
-             f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024, 6ND)"}]
+             "how": f"scaling.compute_optimal(C = 6·N·D = {flops:.3g} FLOP of those tokens): "
+             f"N* with D* = {float(d_opt):.3g} tokens (Besiroglu et al. 2024's fit, whose C "
+             "is 6·N·D)"}]
 
 
 # ------------------------------------------------------------------------------ attribution
