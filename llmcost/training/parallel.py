@@ -675,9 +675,9 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
 def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=None,
                    pp_split="even") -> PlanError:
     """``choose_plan``'s error when no combination is valid. When the GPU count itself cannot be
-    split with the batch (``split_hint``), that comes first: it is what a user changes first;
-    then the deepest rule any combination reached (rules are checked in order) and the three
-    broken most often."""
+    split with the batch (``split_hint``), that is the message: it is what a user changes; else
+    the deepest rule any combination reached (rules are checked in order) and the three broken
+    most often."""
     reached = [r for r in RULES if counts.get(r) and not r.startswith("duplicate")]
     rule = reached[-1] if reached else "product"
     common = sorted(((n, r) for r, n in counts.items() if n and not r.startswith("dup")),
@@ -686,9 +686,9 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
     hint = split_hint(model, cluster.n_gpus, global_batch, seq_len, pp_split, fixed)
     detail = (f"the combinations that get furthest break rule '{rule}' ({RULES[rule]}); rules "
               f"broken most often: {tally}")
-    if hint:
+    if hint:  # the hint says what to change; the rule tally would only repeat it in code terms
         return PlanError("batch", f"no valid plan for {model.name} on {cluster.n_gpus} GPUs: "
-                                  f"{hint} (detail, fixed {fixed}: {detail})")
+                                  f"{hint}")
     return PlanError(rule, f"no valid plan for {model.name} on {cluster.n_gpus} GPUs with a "
                            f"global batch of {global_batch} sequences and fixed {fixed}: "
                            + detail)
