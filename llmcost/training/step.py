@@ -541,8 +541,11 @@ def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
     * ``overlap=False``: all exposed (Llama 3, arXiv:2407.21783 §3.3.2: K and V are all-gathered,
       then the attention of the local queries is computed).
     * ``overlap=True``: a ring of ``cp − 1`` point-to-point steps (Liu et al. 2023, Ring
-      Attention, arXiv:2310.01889 §3; Transformer Engine's ``AttnFuncWithCPAndKVP2P``, which
-      "overlap[s] current-step compute with next-step communication"): the attention core runs
+      Attention, arXiv:2310.01889 §3; Transformer Engine's ``AttnFuncWithCPAndKVP2P``, whose
+      docstring says it will "Split attention compute into multiple steps, and overlap
+      current-step compute with next-step communication", NVIDIA/TransformerEngine@9c61cd7e
+      ``transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py``): the
+      attention core runs
       in ``cp`` equal steps (load-balanced causal chunks), step i's compute ``a / cp`` hides the
       transfer of the next block ``c / (cp − 1)``, the last step has no transfer. With
       ``comm.overlap_cost`` (the part that does not fit, plus the measured contention
