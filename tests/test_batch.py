@@ -326,7 +326,9 @@ def test_scenario_rejects_a_layout_that_does_not_divide():
     base = dict(model="llama-2-70b", n_gpus=2048, global_batch_tokens=4194304, seq_len=4096)
     ok = llmcost.validate_parameters(**base, tp=8, pp=1, micro_batch_size=1)
     assert ok["tp"] == 8
-    with pytest.raises(llmcost.ScenarioError, match="'micro_batch_size': 3.*global batch must equal"):
+    # 1,024 sequences are not a multiple of 3: the micro-batch is named, with the rule
+    with pytest.raises(llmcost.ScenarioError, match="micro_batch_size=3 does not divide the "
+                       "global batch of 1024 sequences .global batch must equal"):
         llmcost.validate_parameters(**base, tp=8, pp=1, micro_batch_size=3)
     with pytest.raises(llmcost.ScenarioError, match="tp=3 × pp=1 × cp=1 = 3 must divide n_gpus=2048"):
         llmcost.validate_parameters(**base, tp=3)

@@ -747,6 +747,10 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
         return ""
     prods = _split_products(model, n_gpus, seq, pp_split, fixed)
     batch_dps = [int(d) for d in _divisors(n_gpus) if global_batch % (mbs * d) == 0]
+    if not batch_dps:  # the fixed micro-batch itself does not divide the batch
+        return (f"micro_batch_size={mbs} does not divide the global batch of {global_batch} "
+                f"sequences ({RULES['batch']}); use a micro_batch_size that divides "
+                f"{global_batch}, or a global batch that is a multiple of {mbs}")
     near = [max((n for n in counts if n < n_gpus), default=None),
             min((n for n in counts if n_gpus < n <= 4 * n_gpus), default=None)]
     text = (f"{n_gpus} GPUs do not split with a global batch of {global_batch} sequences: "
