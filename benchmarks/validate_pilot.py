@@ -26,6 +26,7 @@ scaling test: printed, not judged.
 """
 
 import numpy as np
+import pandas as pd
 
 from llmcost.training import calibrate as cal
 from llmcost.training import pilot_validation as pv
@@ -64,7 +65,22 @@ def main():
     print(f"0. Pilot-to-target drift of the model's error (RMS of log(published/predicted) at the "
           f"target minus at the pilot): same kernels {v.drift['same_kernels']:.3f} "
           f"(n {int(same.sum())}), other kernels {v.drift['other_kernels']:.3f} "
-          f"(n {int((~same).sum())}); shipped calibrate.PILOT_DRIFT = {cal.PILOT_DRIFT}")
+          f"(n {int((~same).sum())}), beyond that per doubling of the sequence length "
+          f"{v.drift['per_seq_doubling']:.3f}; shipped calibrate.PILOT_DRIFT = {cal.PILOT_DRIFT}")
+    split = e["run_id"].map(pv._row_split())
+    d_cal = pv.drift_of([e[split == "calibration"]])
+    held = []
+    for name, c in facts.items():
+        f = pv.predict(c, pv.targets_of(table[name], [0]), d_cal)
+        held.append(f[f["run_id"].map(pv._row_split()) != "calibration"].assign(series=name))
+    held = pd.concat(held)
+    print(f"   drift fitted on the calibration split's targets alone (n "
+          f"{int((split == 'calibration').sum())}): " + ", ".join(
+              f"{k} {x:.3f}" for k, x in d_cal.items()) + f"; one-scale pilot on the held-out "
+          f"targets (n {len(held)}) {fmt(held['pilot'])} (uncalibrated {fmt(held['uncal'])}), "
+          f"series worse than uncalibrated there: " + ("; ".join(
+              n for n, g in held.groupby("series") if g["pilot"].abs().mean()
+              > g["uncal"].abs().mean() + 1e-9) or "none"))
     print("\n1. Per series (errors on the other runs' MFU, mean/max |error|; c = the pilot's "
           "compute factor):")
     print(f"   {'series':66s} {'n':>3s} {'pilot':>12s} {'c':>6s} {'uncalibrated':>13s} "
@@ -108,7 +124,6 @@ def main():
     print("\n3. Band: half-width = base[k novelties other than the sequence length] + per "
           "doubling x |log2(target seq / pilot seq)| (pilot_validation.fit_band: split-conformal "
           "90% quantiles)")
-    split = e["run_id"].map(pv._row_split())
     fits = (("shipped (calibrate.BAND_HALF_WIDTH, BAND_PER_SEQ_DOUBLING)",
              (cal.BAND_HALF_WIDTH, cal.BAND_PER_SEQ_DOUBLING)),
             ("fitted on the calibration split", v.split_band),
