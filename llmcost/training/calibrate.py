@@ -24,7 +24,8 @@ So this module models **what a pilot identifies and what it does not**:
   shares the pilot's kernels: a target with the same micro-batch shape, recomputation and tensor
   parallelism keep more of it than a target with other kernels (``transfer_weight``: a
   residual small against the model's pilot-to-target drift, ``PILOT_DRIFT``, is shrunk to
-  nothing; the mean residual of n pilots with distinct kernels drifts by σ ÷ √n, so a scaling
+  nothing, and the drift widens with each doubling of the sequence length between the pilot and
+  the target, ``drift_at``; the mean residual of n pilots with distinct kernels drifts by σ ÷ √n, so a scaling
   test whose pilots agree carries more of it; a pilot across the scale-out network that no
   second scale separated from its kernels carries less the more the target's step differs from
   its own in make-up, ``network_shift``: Narayanan et al. 2021 Table 2's ZeRO-3 rows, where the
