@@ -41,8 +41,10 @@ def test_pilot_at_the_engines_own_figure_changes_nothing():
 def test_single_node_pilot_says_nothing_of_the_network():
     """torchtitan's H100 benchmark (pytorch/torchtitan docs/performance.md), Llama 3.1 8B FSDP
     with torch.compile: 8 GPUs (one node) then 128 GPUs. Calibrated on 8, the 128-GPU MFU is
-    predicted within 2.5 % (+2.1 %; published 38.1 % of the 700 W SXM's 989.4 TFLOPS, 41.3 % of the
-    power-capped device's 912.45, data/accelerators.csv H100-96GB-500W), uncalibrated +17.5 %."""
+    predicted within 3.5 % (+2.9 %: 93 % of the correction carried with the same-kernel drift
+    0.054 of calibrate.PILOT_DRIFT; published 38.1 % of the 700 W SXM's 989.4 TFLOPS, 41.3 % of
+    the power-capped device's 912.45, data/accelerators.csv H100-96GB-500W), uncalibrated
+    +17.5 %."""
     small = cal.published_pilot("torchtitan-h100-8b-8gpu-1-fsdp-compile")
     big = cal.published_pilot("torchtitan-h100-8b-128gpu-3-fsdp-compile")
     c = cal.calibrate(small)
@@ -52,7 +54,7 @@ def test_single_node_pilot_says_nothing_of_the_network():
     # 6,514 TPS/GPU (Table 3) on the full-mask count of Llama 3.1 8B at 8,192 tokens: 38.1 % of
     # 989.4 TFLOPS, so 38.1 % x 989.4 / 912.45 of the power-capped device's midpoint peak
     assert meas == pytest.approx(0.381 * 989.4 / 912.45, abs=0.002)
-    assert abs(x.mfu / meas - 1) < 0.025
+    assert abs(x.mfu / meas - 1) < 0.035
     assert x.uncalibrated_mfu / meas - 1 > 0.15
     assert "scale-out network not in the pilot" in x.novelties
     assert x.mfu_low < meas < x.mfu_high
@@ -162,7 +164,8 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     """A 64-GPU pilot of the scenario's own plan (TP8 PP4, 1F1B) at 850 tokens/s per GPU. Hand
     derivation: measured MFU = 850 × flops_per_token(4096, full mask) ÷ 989.4 TFLOP/s (H100 SXM
     dense BF16); the pilot's residual r = log(measured ÷ model) carries
-    w = 1 − 0.041² ÷ r² − shift² of itself to the 2,048-GPU target (same kernels; the pilot's
+    w = 1 − 0.054² ÷ r² − shift² of itself to the 2,048-GPU target (same kernels, the same-kernel
+    drift of calibrate.PILOT_DRIFT; the pilot's
     DP2 crosses nodes, so one scale confounds the kernels with the network and
     shift = |ln(compute share at the target ÷ at the pilot)|, each share compute_s ÷ step_time_s
     of the uncalibrated engine), so to first order (compute dominates the step) the target's MFU
@@ -190,7 +193,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
         step.step_time(pil.model, cal.Cluster(load_accelerator("H100-SXM"), q.n_gpus), q,
                        4096, options=pil.options) for q in (pil.plan, plan))]
     assert 0 < math.log(share[1] / share[0]) ** 2 < 0.05   # a small shift: most is carried
-    w = 1 - 0.041 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2
+    w = 1 - 0.054 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2
     line = next(x for x in text.splitlines() if x.strip().startswith("MFU "))
     target = float(line.split()[1].rstrip("%")) / 100
     unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100

@@ -275,3 +275,40 @@ def test_band_coverage_figure_draws_the_band_by_hand():
     inside, outside = ax.collections
     assert len(inside.get_offsets()) == 2 and len(outside.get_offsets()) == 1
     assert "%" in ax.get_ylabel() and "doublings" in ax.get_xlabel()
+
+
+def test_drift_widens_per_sequence_doubling_by_hand():
+    """sigma at a target of other kernels 2 doublings from the pilot's sequence length:
+    0.148 + 2 x 0.021 = 0.190; w = 1 - 0.190^2 / 0.2255^2 = 1 - 0.0361 / 0.050850 = 0.2901
+    (0.5979 at the pilot's own length with sigma 0.143, test above). Same kernels: no widening.
+    drift_of on three made-up drifts: other-kernel RMS of (0.1, -0.1, 0.3) = 0.1915; the one
+    target 2 doublings away exceeds it by 0.3 - 0.1915 = 0.1085, per doubling 0.0543."""
+    d = {"same_kernels": 0.041, "other_kernels": 0.148, "per_seq_doubling": 0.021}
+    assert cal.drift_at(False, 2.0, d) == pytest.approx(0.190)
+    assert cal.drift_at(True, 2.0, d) == pytest.approx(0.041)
+    assert cal.transfer_weight(-0.2255, False, d, doublings=2.0) == pytest.approx(0.2901, abs=2e-4)
+    with pytest.raises(ValueError, match="doublings=-1"):
+        cal.drift_at(False, -1.0, d)
+    f = pd.DataFrame({"same": [False, False, False, True], "doublings": [0.0, 0.0, 2.0, 0.0],
+                      "drift": [0.1, -0.1, 0.3, 0.02]})
+    got = pv.drift_of([f])
+    assert got["other_kernels"] == pytest.approx(math.sqrt((0.01 + 0.01 + 0.09) / 3))
+    assert got["same_kernels"] == pytest.approx(0.02)
+    assert got["per_seq_doubling"] == pytest.approx((0.3 - got["other_kernels"]) / 2)
+
+
+def test_a_short_sequence_pilot_is_not_carried_far_along_the_sequence():
+    """llm-foundry's MPT-125M on 8 A100-80GB (scripts/train/benchmarking/README.md at
+    495218376, 42.56 % MFU at 512 tokens ... 54.13 % at 65,536): the engine is 18 % fast at the
+    512-token pilot and 14 % slow at 65,536, its error moving with the sequence length. The
+    pilot's residual r = ln(measured / predicted) ~ -0.16 is within the drift 7 doublings away
+    (0.148 + 7 x 0.021 = 0.295), so nothing is carried there, and the series' mean |error| is
+    no worse than the uncalibrated engine's."""
+    g = pv.series_table(sets=("llm-foundry-mpt",))["llm-foundry-mpt · MPT 125m · A100-80GB · bf16"]
+    assert int(g.loc[0, "seq_len"]) == 512
+    c = cal.calibrate(pv.pilots_of(g, [0]))
+    e = pv.predict(c, pv.targets_of(g, [0])).set_index("run_id")
+    r = math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0])
+    assert -0.20 < r < -0.12
+    assert e.loc["foundry-a100-mpt-125m-s65536-8gpu-bf16", "transfer"] == 0.0
+    assert e["pilot"].abs().mean() <= e["uncal"].abs().mean() + 1e-9

@@ -46,7 +46,7 @@ TWO_SCALE_DEFINITION = ("a small scaling test: the series' two smallest GPU coun
 SETS = step_validation.VALIDATION_SETS + step_validation.NEWER_SETS
 #: Zero drift: every pilot correction carried whole (the naive one-factor fit; ``validate`` also
 #: lifts the network confounding, ``calibrate.network_shift``, for it).
-NAIVE = {"same_kernels": 0.0, "other_kernels": 0.0}
+NAIVE = {"same_kernels": 0.0, "other_kernels": 0.0, "per_seq_doubling": 0.0}
 
 
 def series_table(sets=SETS) -> dict:
@@ -107,11 +107,25 @@ def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFr
 
 
 def drift_of(frames) -> dict:
-    """``calibrate.PILOT_DRIFT`` measured on ``predict`` frames: the RMS of ``drift`` for targets
-    running the pilot's kernels and for the others."""
+    """``calibrate.PILOT_DRIFT`` measured on ``predict`` frames: ``same_kernels`` and
+    ``other_kernels`` the RMS of ``drift`` over the targets running the pilot's kernels and over
+    the others; ``per_seq_doubling`` the RMS, over the other targets at another sequence length,
+    of their drift beyond ``other_kernels`` per doubling, ``max(0, |drift| − other_kernels) ÷
+    doublings`` (the rule of the band's sequence-length widening, ``fit_band``, applied to the
+    drift)."""
     d = pd.concat(frames)
-    return {"same_kernels": float(np.sqrt((d[d["same"]]["drift"] ** 2).mean())),
-            "other_kernels": float(np.sqrt((d[~d["same"]]["drift"] ** 2).mean()))}
+    same = d["same"].astype(bool)
+    o = _rms(d[~same]["drift"])
+    seq = d[~same & (d["doublings"] > 0)]
+    return {"same_kernels": _rms(d[same]["drift"]), "other_kernels": o,
+            "per_seq_doubling": _rms(np.maximum(0.0, seq["drift"].abs().to_numpy() - o)
+                                     / seq["doublings"].to_numpy())}
+
+
+def _rms(x) -> float:
+    """Root mean square of ``x`` (0 for no value)."""
+    x = np.asarray(x, dtype=float)
+    return float(np.sqrt((x ** 2).mean())) if len(x) else 0.0
 
 
 @dataclass
@@ -305,7 +319,7 @@ def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> Pilot
                           "naive": naive[name]["pilot"],
                           "one_scale_loso": predict(facts[name], targets[name], d)["pilot"],
                           "n_novel": e["n_novel"], "k": e["k"], "doublings": e["doublings"],
-                          "same": e["same"], "two_scale": np.nan,
+                          "same": e["same"], "drift": e["drift"], "two_scale": np.nan,
                           "two_scale_loso": np.nan, "two_scale_only": None})
         if name in two:
             tl = predict(*two_idx[name], d).set_index("run_id")

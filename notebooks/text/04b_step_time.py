@@ -642,7 +642,8 @@ if len(z3):
 # and runs the full run's plan with $c^{w}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)-\delta^2\big)$
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
-# (`calibrate.PILOT_DRIFT`), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
+# (`calibrate.PILOT_DRIFT`: smaller where the full run runs the pilot's kernels, and wider by a
+# measured amount per doubling of the sequence length between the two, `calibrate.drift_at`), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
 # the full run adds to the pilot (many times its GPUs, a parallel dimension, the scale-out network,
 # recomputation or model: $k$ of them, `calibrate.novelties`) and with each doubling of the
 # sequence length, which the pilot's attention kernels did not run at:
