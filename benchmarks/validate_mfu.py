@@ -292,13 +292,13 @@ WORST_MOE_TERMS = (
     ("router", "GEMM in BF16, in the host cost", "moe_router_fusion on",
      "set_qwen3_common_configs"),
     ("CUDA graphs", "none (eager: host cost paid)", "none",
-     "H100 FP8-CS config sets no cuda_graph_impl; docs/training/cuda-graphs.md @1faf74e32: "
-     "TE-scoped attn+moe_router+moe_preprocess graphs on this model, H100, alltoall: "
-     "42.00 s vs 41.36 s eager (neutral)"),
+     ("H100 FP8-CS config sets no cuda_graph_impl; docs/training/cuda-graphs.md @1faf74e32: "
+      "TE-scoped attn+moe_router+moe_preprocess graphs on this model, H100, alltoall: "
+      "42.00 s vs 41.36 s eager (neutral)")),
     ("recompute", "none", "none", "set_qwen3_common_configs: recompute_granularity None"),
     ("EP overlap", "merged 1F1B (EP_OVERLAP_OF_ROW)", "moe_a2a_overlap=True",
-     "overrides.py _set_moe_a2a_overlap_overrides: overlap_moe_expert_parallel_comm, "
-     "delay_wgrad_compute"),
+     ("overrides.py _set_moe_a2a_overlap_overrides: overlap_moe_expert_parallel_comm, "
+      "delay_wgrad_compute")),
     ("plan", "PP 2 x VP 12, MBS 1, GA 64", "PP 2, VP 12, MBS unset (default 1)",
      "utils.py WorkloadBaseConfig; the table says MBS 2, VP 24, GA 32 (the 25.09 row's)"),
     ("FP8", "current scaling, FP8 GEMMs", "FP8-CS, moe_router_padding_for_fp8 unset",

@@ -431,7 +431,9 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: ``overlap_moe_expert_parallel_comm = True`` and ``delay_wgrad_compute = True``:
 #: Megatron-Core's batch-level overlap, ``"merged_1f1b"``. Its other 25.11 and 25.09 rows ran
 #: without it (their recipes: ``moe_a2a_overlap`` False or unset; the 25.09 run_script.py at
-#: fa0315ae2 sets the overlap for DeepSeek-V3 on H100 only).
+#: fa0315ae2 sets the overlap for DeepSeek-V3 on H100 only). Recorded, with the recipe's plan
+#: (the row's notes), after seeing the row's error as its table states it (+71 %):
+#: ``MB2511_H100_TABLE_READINGS`` prices that reading beside it.
 EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b"}
 
 
