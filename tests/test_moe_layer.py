@@ -273,7 +273,7 @@ def test_worst_moe_row_as_its_recipe_ran():
     rid = "mb2511-h100-qwen3-30b-a3b-fp8cs"
     cfg = step_validation.validation_configs().set_index("run_id").loc[rid]
     assert (cfg["micro_batch_size"], cfg["pp_virtual_stages"]) == (1, 12)
-    assert step_validation.EP_OVERLAP_OF_ROW == {rid: "merged_1f1b"}
+    assert step_validation.EP_OVERLAP_OF_ROW[rid] == "merged_1f1b"
     t = step_validation.row_readings(rid, step_validation.MB2511_H100_TABLE_READINGS)
     assert list(t.index) == ["as priced", *step_validation.MB2511_H100_TABLE_READINGS]
     assert "PP2×v12" in t.loc["as priced", "plan"] and "m=64 mbs=1" in t.loc["as priced", "plan"]
@@ -293,3 +293,22 @@ def test_worst_moe_row_as_its_recipe_ran():
         step_validation.row_readings(rid, {"bad": {"no_such_field": 1}})
     with pytest.raises(ValueError, match="not a row"):
         step_validation.row_readings("no-such-run", {})
+
+
+def test_the_26_02_run_of_the_same_h100_recipe():
+    # Megatron-Bridge 26.02 (performance summary at c0b9a0003; recipe v0.3.0
+    # QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1): Qwen3-30B-A3B on 16 H100, FP8, GBS 1024,
+    # MBS 1, PP 2, VP 12, EP 8, DeepEP, moe_a2a_overlap: 5,113 tokens/s/GPU, 3 % under the
+    # 25.11 run of the same recipe with the alltoall dispatcher (5,275).
+    cfg = step_validation.validation_configs().set_index("run_id")
+    r = cfg.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
+    assert (r["set"], r["split"], r["stack"]) == ("megatron-bridge-2602", "held-out",
+                                                  "megatron-core-2025")
+    assert (r["micro_batch_size"], r["pp_virtual_stages"], r["moe_gate"]) == (1, 12, "random")
+    assert step_validation.EP_OVERLAP_OF_ROW["mb2602-h100-qwen3-30b-a3b-fp8cs"] == "merged_1f1b"
+    runs = llmcost.load_published_runs().set_index("run_id")
+    p = runs.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
+    # GBS 1024 = MBS 1 x DP 8 x GA 128: 1024 x 4096 tokens per step
+    assert p["global_batch_tokens"] == 1024 * 4096 and (p["tp"], p["pp"], p["dp"], p["ep"]) == (
+        1, 2, 8, 8)
+    assert 5113 / 5275 == pytest.approx(0.97, abs=0.005)

@@ -216,12 +216,14 @@ OUTSIDE_SETS = ()
 #: MoE; long context with CP), added with their calibration / held-out split before their
 #: errors were computed: NVIDIA Megatron-Bridge's 25.11 performance tables, torchtitan's H100 and
 #: H200 benchmarks, NeMo's long-sequence table, MosaicML llm-foundry's MPT throughput tables
-#: (PyTorch FSDP, 125M-70B, H100 and A100). Measured and printed per regime
+#: (PyTorch FSDP, 125M-70B, H100 and A100); Megatron-Bridge's 26.08, 25.09 and 26.02 tables (the
+#: last, one H100 MoE row: a second point of the 25.11 H100 row's recipe, added after that row's
+#: error was seen and before its own was computed). Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
               "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
-              "megatron-bridge-2509")
+              "megatron-bridge-2509", "megatron-bridge-2602")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
@@ -422,8 +424,10 @@ CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 
 #: Rows whose run overlapped the expert all-to-all with another micro-batch's compute
-#: (``StepOptions.ep_overlap``) where their stack profile does not: Megatron-Bridge 25.11's
-#: Qwen3-30B-A3B on 16 H100 (FP8-CS). Its recipe sets ``moe_a2a_overlap=True``
+#: (``StepOptions.ep_overlap``) where their stack profile does not: Megatron-Bridge's
+#: Qwen3-30B-A3B on 16 H100 (FP8-CS), 25.11 and 26.02 (the 26.02 recipe at v0.3.0 = 21b02e0cf,
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``: ``moe_a2a_overlap=True`` too). The 25.11 recipe sets ``moe_a2a_overlap=True``
 #: (NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py,
 #: ``QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG``, at the 25.11 release tag v0.2.0 = 7af9601c9 and at
 #: the table's commit 97ad8cc6f; the same at 5776a6d90 under configs/qwen/), which
@@ -434,7 +438,8 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: fa0315ae2 sets the overlap for DeepSeek-V3 on H100 only). Recorded, with the recipe's plan
 #: (the row's notes), after seeing the row's error as its table states it (+71 %):
 #: ``MB2511_H100_TABLE_READINGS`` prices that reading beside it.
-EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b"}
+EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
+                     "mb2602-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b"}
 
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
