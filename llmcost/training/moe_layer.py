@@ -96,9 +96,15 @@ neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-g
 1faf74e32: 42.00 s graphed against 41.36 s eager; the merged forward/backward schedule of the
 EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
 padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
-the held-out row itself. The cost's fall with the micro-batch's GPU time (Megatron-Core's MoE
-README, "CPU Overhead Bottleneck": "Reduce kernel launches: ... increase micro-batch size") is
-not modelled either.
+the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
+dispatcher, +45 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +51 %), while a BF16 run
+of the same model on 16 H100 with the alltoall dispatcher, the EP overlap and no CUDA graphs
+(NVIDIA-NeMo/Megatron-Bridge PR #3880, closed unmerged, commit da871ee81,
+skills/perf-parallelism-strategies/SKILL.md: GBS 1,024, MBS 1, EP 8 or 16, "about 31
+seconds/step") is priced at 33-34 s: the gap sits with the H100 FP8-CS recipe of those
+containers, not with the dispatcher or the overlap. The cost's fall with the micro-batch's GPU
+time (Megatron-Core's MoE README, "CPU Overhead Bottleneck": "Reduce kernel launches: ...
+increase micro-batch size") is not modelled either.
 
 Not modelled: the variation with the host CPU (Grace vs x86), per-layer CUDA graphs (the
 Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB200, as
