@@ -42,7 +42,8 @@ def test_single_node_pilot_says_nothing_of_the_network():
     """torchtitan's H100 benchmark (pytorch/torchtitan docs/performance.md), Llama 3.1 8B FSDP
     with torch.compile: 8 GPUs (one node) then 128 GPUs. Calibrated on 8, the 128-GPU MFU is
     predicted within 2.5 % (+2.1 %; published 38.1 % of the 700 W SXM's 989.4 TFLOPS, 41.3 % of the
-    power-capped device's 912.45, data/accelerators.csv H100-96GB-500W), uncalibrated +17.5 %."""
+    power-capped device's 912.45, data/accelerators.csv H100-96GB-500W), uncalibrated +14.0 %
+    (+17.5 % before torchtitan's op-level selective recomputation was priced as it runs)."""
     small = cal.published_pilot("torchtitan-h100-8b-8gpu-1-fsdp-compile")
     big = cal.published_pilot("torchtitan-h100-8b-128gpu-3-fsdp-compile")
     c = cal.calibrate(small)
@@ -53,7 +54,7 @@ def test_single_node_pilot_says_nothing_of_the_network():
     # 989.4 TFLOPS, so 38.1 % x 989.4 / 912.45 of the power-capped device's midpoint peak
     assert meas == pytest.approx(0.381 * 989.4 / 912.45, abs=0.002)
     assert abs(x.mfu / meas - 1) < 0.025
-    assert x.uncalibrated_mfu / meas - 1 > 0.15
+    assert x.uncalibrated_mfu / meas - 1 > 0.10
     assert "scale-out network not in the pilot" in x.novelties
     assert x.mfu_low < meas < x.mfu_high
 

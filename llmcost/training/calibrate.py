@@ -149,7 +149,7 @@ def network_shift(pilot_breakdown, target_breakdown) -> float:
 #: the coverage leave-one-series-out (both constants re-fitted by the same rule without the
 #: series judged) and of the ``held-out`` targets with the rule fitted on the ``calibration``
 #: split of ``data/validation_mfu.csv`` alone.
-BAND_HALF_WIDTH = (0.12, 0.12, 0.12, 0.165)
+BAND_HALF_WIDTH = (0.12, 0.125, 0.125, 0.145)
 
 #: Widening of the band per doubling (or halving) of the sequence length between the pilot and
 #: the target: ``h = BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × |log2(s_target ÷ s_pilot)|``.
@@ -162,7 +162,7 @@ BAND_HALF_WIDTH = (0.12, 0.12, 0.12, 0.165)
 #: what the pilot did not exercise, the doublings followed the error more closely (correlation
 #: 0.48 with |error| on those targets when this rule was chosen) than the change in the step's
 #: attention share (0.34).
-BAND_PER_SEQ_DOUBLING = 0.04
+BAND_PER_SEQ_DOUBLING = 0.03
 
 #: The step the band's constants are rounded up to (half a percent): ``BAND_HALF_WIDTH`` and
 #: ``BAND_PER_SEQ_DOUBLING`` are ``pilot_validation.fit_band``'s quantiles rounded up to it, and
