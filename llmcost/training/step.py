@@ -376,9 +376,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     Returns
     -------
     dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs),
-    ``gemm_f_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``, ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``,
-    ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for
-    dense models).
+    ``gemm_f_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``, ``t_core_b``,
+    ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``, ``core_ew_b_t`` and, for MoE models,
+    ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for dense models).
     """
     x, xs, tp, ep, kvf = g.x, g.xs, g.tp, g.ep, g.kvf
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -424,8 +424,8 @@ def _every_other_mm_time(c, x, kvf, tp, out_n, rates: KernelRates):
     one. Re-run in the backward: wk ``x × h × g·d_h·kvf``, wo ``x × a·d_v/t × h`` and the
     FFN's second mm, w3 ``x × h × f/t`` (gated) or w2 ``x × f/t × h``; every other op (norms,
     RoPE, the activation) is not saved and re-runs too (``layer_totals``); the attention
-    core's output is saved and does not. 0 for MLA layers (separate projections the policy
-    would count otherwise; the classic selective recomputation is priced there)."""
+    core's output is saved and does not. 0 for MLA layers (their projections are counted
+    otherwise; ``_layer_parts`` prices the classic selective recomputation there)."""
     if c.mla:
         return 0.0 * x
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -1051,7 +1051,8 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                        o.tp_overlap)
     cp_e = cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
                        o.cp_overlap)
-    sac_mm = lc["t_sac_mm"] if o.stack.selective_policy == "every_other_mm" else None
+    sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
+                                and not c.mla) else None
     dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d, *cp_e,
                          zeros, zeros, rc, sac_mm)
     if not c.is_moe:
