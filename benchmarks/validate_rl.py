@@ -32,7 +32,9 @@ mean |error|, the worst factor, rows refused, and generation's share of the iter
 the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
 worst within 1.5x; share within 10 points). Also the held-out error with the weight sync by
 links only and with NeMo RL's measured refit, the refit of the calibrated constant and the wall
-time of the validation.
+time of the validation, and the generation share gap of each row with published phases split
+into the points its generation error and its training (and sync) error add
+(``rl.generation_share_gaps``), beside the published shares in their sources' own set-ups.
 """
 
 import time
@@ -107,6 +109,7 @@ def main():
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
     offload_and_phases()
+    share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 
@@ -142,6 +145,25 @@ def offload_and_phases():
                         "rest": rest, "sync_pred": v3["predicted_sync_s"],
                         "gen_ratio": v3["gen_ratio"], "train_ratio": v3["train_ratio"]})
           .round(2).to_string())
+
+
+def share_gaps():
+    """Each published generation share beside the model's, and where the gap comes from."""
+    print("\n=== generation share, published vs model (rows with published phases): the gap in "
+          "points, and the share with the model's generation (gen_fixed) or its rest "
+          "(rest_fixed) replaced by the published phase; gap_from_gen / gap_from_rest = the points "
+          "each phase's error adds (rl.generation_share_gaps) ===")
+    g = rl.generation_share_gaps(rl.rl_validation("model"))
+    print(g.drop(columns="system").round(3).to_string(index=False))
+    for split, s in g.groupby("split"):
+        print(f"  {split:11s}: worst gap {s['gap_points'].abs().max():.1f} points; mean points "
+              f"added by generation {s['gap_from_gen'].mean():+.1f}, by the rest (training, "
+              f"sync) {s['gap_from_rest'].mean():+.1f}")
+    print("\n=== published generation shares in each source's own set-up "
+          "(rl.PUBLISHED_SHARES), model beside them ===")
+    sh = rl.published_generation_shares()
+    print(sh[["source", "quantity", "measured", "bound", "model", "gap", "model_min",
+              "model_max"]].round(3).to_string(index=False))
 
 
 if __name__ == "__main__":

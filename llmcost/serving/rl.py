@@ -1969,6 +1969,45 @@ def validation_generation_bound() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def generation_share_gaps(df: pd.DataFrame) -> pd.DataFrame:
+    """Where the generation-share gap of each run with published phases comes from: the
+    published share beside the model's, and the model's share with one of its two phases
+    replaced by the published one (``df``: an ``rl_validation`` frame)::
+
+        share            = G / T             (published: G_m / T_m; model: G_p / T_p)
+        gap              = 100 · (G_p / T_p − G_m / T_m)                   points
+        share_gen_fixed  = G_m / (G_m + T_p − G_p)   the model with the published generation
+        share_rest_fixed = G_p / (G_p + T_m − G_m)   the model with the published rest
+        gap_from_gen     = 100 · (G_p / T_p − share_gen_fixed)   points the generation error adds
+        gap_from_rest    = 100 · (G_p / T_p − share_rest_fixed)  points the rest's error adds
+
+    G = the generation phase, T = the iteration as the source times it (``validation_phases``),
+    the rest = T − G (the training phase, and, for "step" rows, the refit and the other time).
+    A positive ``gap_from_gen`` is generation the model prices that the run did not spend; a
+    positive ``gap_from_rest``, training (or sync) time the run spent that the model does not
+    price. The two need not sum to the gap (the share is not linear in either phase).
+
+    Returns
+    -------
+    DataFrame, one row per run with a published generation phase: id, system, split,
+    measured_share, model_share, gap_points, gen_ratio, rest_ratio (predicted ÷ published rest),
+    share_gen_fixed, share_rest_fixed, gap_from_gen, gap_from_rest.
+    """
+    d = df.dropna(subset=["measured_gen_s", "predicted_s"])
+    gm, tm = d["measured_gen_s"], d["measured_s"]
+    gp, tp = d["predicted_gen_s"], d["predicted_s"]
+    model = gp / tp
+    gen_fixed = gm / (gm + tp - gp)
+    rest_fixed = gp / (gp + tm - gm)
+    return pd.DataFrame({"id": d["id"], "system": d["system"], "split": d["split"],
+                         "measured_share": gm / tm, "model_share": model,
+                         "gap_points": 100 * (model - gm / tm), "gen_ratio": gp / gm,
+                         "rest_ratio": (tp - gp) / (tm - gm), "share_gen_fixed": gen_fixed,
+                         "share_rest_fixed": rest_fixed,
+                         "gap_from_gen": 100 * (model - gen_fixed),
+                         "gap_from_rest": 100 * (model - rest_fixed)}).reset_index(drop=True)
+
+
 def validation_summary(df: pd.DataFrame) -> dict:
     """Error figures of an ``rl_validation`` frame: rows evaluated and refused, mean |ratio − 1|,
     worst factor max(ratio, 1/ratio), geometric-mean ratio, and the mean / worst gap in
