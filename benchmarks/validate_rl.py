@@ -25,7 +25,9 @@ Also: the CPU-offloaded optimizer (DeepSpeed-Chat's ``--offload``, OpenRLHF's
 ``--adam_offload``; ``rl.optimizer_offload_time``) without and with, on the rows that offload
 (added after their errors had been seen, constants from DeepSpeed's own measurement), and the
 three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed data only before
-any of their errors was computed) phase by phase.
+any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
+(``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
+and with.
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
@@ -99,10 +101,12 @@ def main():
         s = rl.validation_summary(g)
         print(f"  {system:15s} {s['evaluated']:2d} rows  {s['mean_abs_error']:6.1%}  "
               f"{s['worst_factor']:5.2f}x  {s['geomean_ratio']:.2f}")
-    print("\n=== NeMo RL's measured refit (colocated rows), held-out without -> with ===")
+    print("\n=== NeMo RL's measured refit (colocated rows), held-out without -> with; and the "
+          "model without NeMo RL's per-step host swaps (rl.nemo_rl_swap_bytes) ===")
     print(f"  refit {rl.NEMO_RL_REFIT_S:.1f} s for {rl.NEMO_RL_REFIT_POLICY}, scaled by weight "
           f"bytes: {rl.NEMO_RL_REFIT_SOURCE}")
     v = rl.validation_variants({"links": dict(refit="links"), "measured refit": {}})
+    v = v.join(rl.validation_variants({"without host swaps": dict(host_swaps=False)}))
     for name, ratio in v.items():
         err = (ratio - 1).abs()
         worst = max(ratio.max(), 1 / ratio.min())

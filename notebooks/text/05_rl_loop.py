@@ -912,7 +912,8 @@ variants = {"model": {}, "roofline generation": dict(engine="roofline"),
             "one iteration in flight": dict(off_policy_steps=1),
             "weight sync by links": dict(refit="links"),
             "models share the GPUs": dict(role_gpus=None),
-            "optimizer on the GPUs": dict(optimizer_offload=False)}
+            "optimizer on the GPUs": dict(optimizer_offload=False),
+            "no NeMo RL host swaps": dict(host_swaps=False)}
 ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
 common = ratio.dropna().index
 for name, v in ratio.items():
