@@ -35,7 +35,8 @@ on the trainer GPUs, one after another, or, when the models sit on their own GPU
 offloaded to the host CPUs (DeepSpeed's ZeRO-Offload) adds its CPU Adam and PCIe time per
 optimizer step (``optimizer_offload_time``). Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
-(``nemo_rl_refit_time``).
+(``nemo_rl_refit_time``); NeMo RL's trainer also moves model state between GPU and host memory
+every step (``host_swaps``, ``nemo_rl_swap_bytes``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
 The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest

@@ -826,7 +826,9 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # steps off-policy, OpenRLHF Ray's models each on their own GPUs, and the optimizer on the host
 # CPUs where the run's script puts it: DeepSpeed's CPU Adam and the copies over PCIe,
 # `rl.optimizer_offload_time`, added after the rows that offload had been seen, with DeepSpeed's
-# own measurement as its constant, not fitted).
+# own measurement as its constant, not fitted; and NeMo RL's model state moved between GPU and host
+# memory every step as its Megatron policy worker does, `rl.nemo_rl_swap_bytes`, read from its code
+# after the held-out errors had been seen).
 
 # %%
 val = {mode: rl.rl_validation(mode) for mode in rl.VALIDATION_MODES}
