@@ -684,7 +684,9 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     Megatron policy worker does, by what they serve: {"reference": B, "colocation": B}.
 
     Read from NVIDIA-NeMo/RL @ b1c86a8 (v0.3.0) and @ 06beed9 (v0.4.0),
-    ``nemo_rl/models/policy/megatron_policy_worker.py`` and ``nemo_rl/algorithms/grpo.py``:
+    ``nemo_rl/models/policy/megatron_policy_worker.py`` and ``nemo_rl/algorithms/grpo.py`` (the
+    same functions in ``nemo_rl/models/policy/workers/megatron_policy_worker.py`` @ 5fb5889,
+    v0.6.0):
     ``use_reference_model`` copies the policy's state dict to the host, loads the reference's
     from the host and loads the policy's back (every step: grpo.py computes the reference
     log-probabilities unconditionally); colocated (``refit_policy_generation``),
