@@ -418,6 +418,23 @@ def test_compare_accelerators_rows_are_the_cheapest_tp_and_its_curve():
         inf.compare_accelerators("llama-2-70b", {}, [1], **kw)
 
 
+def test_compare_accelerators_keeps_an_accelerator_that_cannot_hold_the_model():
+    # A new-user trial: notebook 05 compared DeepSeek-V3 on B200 with H200 and stopped. By hand:
+    # 671B parameters x 2 bytes (BF16) = 1.34 TB, more than 8 x 141 GB = 1.13 TB of one H200
+    # node (NVIDIA H200 datasheet), and 8 x 180 GB = 1.44 TB of a B200 node holds them.
+    kw = dict(prompt_tokens=1000, output_tokens=250)
+    assert llmcost.load_model("deepseek-v3").n_params * 2 > 8 * 141e9
+    with pytest.raises(ValueError, match="cannot be served on H200"):
+        inf.compare_accelerators("deepseek-v3", {"B200": 6.0, "H200": 4.0}, [1, 8], **kw)
+    t, curves = inf.compare_accelerators("deepseek-v3", {"B200": 6.0, "H200": 4.0}, [1, 8],
+                                         unservable="row", **kw)
+    row = t.set_index("accelerator").loc["H200"]
+    assert row["limit"].startswith("cannot serve it: ") and np.isnan(row["$/M output"])
+    assert list(curves) == [k for k in curves if k.startswith("B200")] and len(curves) == 1
+    with pytest.raises(ValueError, match="unservable"):
+        inf.compare_accelerators("deepseek-v3", {"B200": 6.0}, [1], unservable="skip", **kw)
+
+
 def test_serving_options_object_and_keywords_give_the_same_cost():
     # One ServingOptions carries serving_cost's settings; keywords given too replace its fields,
     # and a misspelt keyword is refused by name (not silently ignored).

@@ -1316,7 +1316,8 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
 
 def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
                          output_tokens: int, weight_dtype: str = "bf16", kv_dtype: str = "bf16",
-                         occupancy: float = 1.0, max_tpot_s: float | None = None) -> tuple:
+                         occupancy: float = 1.0, max_tpot_s: float | None = None,
+                         unservable: str = "raise") -> tuple:
     """``model`` served on each accelerator of ``prices`` (name -> USD per GPU-hour) at its
     cheapest tensor-parallel size (``choose_serving_tp``; the formulas are ``serving_cost``'s),
     and the cost of output tokens against batch at that size (``cost_vs_batch``).
@@ -1324,14 +1325,26 @@ def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
     Returns (table, curves): one table row per accelerator (its price, tp, batch, TTFT and TPOT
     in ms, USD per M input, output and blended tokens, what limits the batch) and, per
     accelerator, the ``cost_vs_batch`` frame over ``batches`` keyed "name, tp N, $X/GPU-h".
+    An accelerator on which no tp up to its scale-up domain holds the model (``choose_serving_tp``
+    raises): ``unservable="raise"`` raises that error; ``"row"`` keeps its row with the figures
+    NaN and ``limit`` saying why, and no curve (the first accelerator must serve it).
     """
     if not isinstance(prices, dict) or not prices:
         raise ValueError(f"prices={prices!r} must map accelerator names to USD per GPU-hour")
+    if unservable not in ("raise", "row"):
+        raise ValueError(f"unservable={unservable!r} must be 'raise' or 'row'")
     kw = dict(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
               weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     rows, curves = [], {}
-    for name, pr in prices.items():
-        q = choose_serving_tp(model, name, pr, occupancy=occupancy, max_tpot_s=max_tpot_s, **kw)
+    for i, (name, pr) in enumerate(prices.items()):
+        try:
+            q = choose_serving_tp(model, name, pr, occupancy=occupancy, max_tpot_s=max_tpot_s,
+                                  **kw)
+        except ValueError as e:
+            if unservable == "raise" or i == 0 or "cannot be served" not in str(e):
+                raise
+            rows.append({"accelerator": name, "$/GPU-h": pr, "limit": f"cannot serve it: {e}"})
+            continue
         rows.append({"accelerator": name, "$/GPU-h": pr, "tp": q.tp, "batch": q.batch,
                      "TTFT (ms)": q.ttft_s * 1e3, "TPOT (ms)": q.tpot_s * 1e3,
                      "$/M input": q.usd_per_m_input, "$/M output": q.usd_per_m_output,

@@ -312,7 +312,7 @@ prices = {gpu.name: price, other: llmcost.resolve_price(other, None, "on_demand"
 two, curves = inf.compare_accelerators(spec, prices, np.unique(np.geomspace(1, 4096, 50).round()),
                                        prompt_tokens=P, output_tokens=R, **sv,
                                        occupancy=p["serve_occupancy"],
-                                       max_tpot_s=p["serve_max_tpot_s"])
+                                       max_tpot_s=p["serve_max_tpot_s"], unservable="row")
 plots.table(two, {"$/GPU-h": "${:.2f}", "TTFT (ms)": "{:.0f}", "TPOT (ms)": "{:.1f}",
                   "$/M input": "${:.3f}", "$/M output": "${:.3f}", "$/M blended": "${:.3f}"})
 
