@@ -159,7 +159,9 @@ def test_the_headline_ranges_a_pilots_mfu_by_its_band_beside_a_price_range():
     got = pilot_mfu(head.point.scenario)
     m = head.point.figures["mfu"]
     assert m == pytest.approx(got["value"], rel=1e-6) and got["low"] < m < got["high"]
-    assert head.kinds["mfu"] == "illustrative" and "pilot" in head.sources["mfu"]
+    # a measured band, not an illustrative spread (a new-user trial read "illustrative")
+    assert head.kinds["mfu"] == "predicted" and "pilot" in head.sources["mfu"]
+    assert head.state == "scenario"  # the price is the scenario's own range
     drawn = head.draws.inputs["mfu"]
     assert got["low"] <= drawn.min() < m < drawn.max() <= got["high"]
     p10, p90 = head.draws.percentiles()["p10"], head.draws.percentiles()["p90"]

@@ -559,6 +559,17 @@ def test_estimate_json_and_csv():
     assert data["bill.lines"]["post.rl"]["status"] == "modelled"
     csv_out = _cli("estimate", "--scenario", str(SCENARIOS[0]), "--format", "csv").stdout
     assert csv_out.splitlines()[0].startswith("key,line,category")
+    # a new-user trial: the CSV's percentiles were the scenario's own draws (all equal without
+    # ranges) where the JSON's were the headline's; both now carry the same draws and state
+    import csv as csv_
+    import io
+    rows = {r["key"]: r for r in csv_.DictReader(io.StringIO(csv_out)) if r["key"] != "warning"}
+    for key, ln in data["bill.lines"].items():
+        for c in ("p10", "p90"):
+            want = ln[f"{c}_usd"]
+            got = rows[key][f"{c}_usd"]
+            assert (got == "" if want is None else float(got) == pytest.approx(want, rel=1e-9))
+    assert {r["range_state"] for r in rows.values()} == {data["bill.range_state"]}
 
 
 def test_estimate_compare():

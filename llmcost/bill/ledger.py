@@ -1850,6 +1850,8 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
         ill, given = _pilot_mfu_range(ill, given, float(point.figures["mfu"]))
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
              **{k: "illustrative" for k in ill}}
+    if "mfu" in ill and pilot_given(point.scenario):
+        kinds["mfu"] = "predicted"  # the pilot's extrapolation band: measured, not illustrative
     sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
                       else "the step-time model's error band on its predicted MFU")
                   for k in own}, **{k: why for k, (_, why) in ill.items()}}

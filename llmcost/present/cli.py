@@ -347,11 +347,12 @@ def _estimate(args) -> int:
                    .to_dict(orient="records")}
         print(json.dumps(out, indent=1, default=str))
         return 0
-    if args.format == "csv":
-        s = draws.summary()
+    if args.format == "csv":  # the same draws as the JSON (one range per bill)
+        s = (head.draws if head is not None else draws).summary()
         table = bill.table()
         for c in ("mean", "p10", "p50", "p90"):
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
+        table["range_state"] = head.state if head is not None else "none"
         # the warnings the text prints, one row each after the lines: key "warning", the text
         # in "line", status "warning", no dollar figure
         warn_rows = pd.DataFrame([{"key": "warning", "line": w, "status": "warning"}
