@@ -99,6 +99,10 @@ def test_lookup_is_case_insensitive_and_suggests():
 def test_fp8_missing_on_a100():
     with pytest.raises(ValueError, match="A100-80GB has no fp8 peak"):
         llmcost.load_accelerator("A100-80GB").peak_flops_per_s("fp8")
+    # Google's TPU v5p page gives peak compute for bf16 only (459 TFLOPs, no FP8 row): an FP8
+    # run on it is refused rather than priced at "1x its BF16 peak" (a new-user trial)
+    with pytest.raises(ValueError, match="TPU v5p has no fp8 peak"):
+        llmcost.load_accelerator("TPU v5p").peak_flops_per_s("fp8")
     with pytest.raises(ValueError, match="dtype='int4' must be one of"):
         llmcost.load_accelerator("H100-SXM").peak_flops_per_s("int4")
 
