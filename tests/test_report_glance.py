@@ -412,3 +412,26 @@ def test_an_input_without_a_sourced_spread_is_named_with_why():
                                            "(ledger_exploratory_runs)"}
     h100 = ledger.headline_draws(POINT, samples=1_000)
     assert ledger.unranged_inputs(h100.point, h100.draws.ranges) == {}
+
+
+def test_the_index_bill_table_marks_a_point_outside_its_range():
+    # A new-user trial: the index's bill table showed pre-training at $2.64M beside a P10-P90 of
+    # $2.70M-$3.69M with no mark (the figure marked it). By hand: a line whose point is below its
+    # P10 gets "*" and the footnote; one inside does not.
+    from llmcost.bill.ledger import OUTSIDE_NOTE
+    from llmcost.present.report import _bill_html
+
+    def line(label, usd, p10, p90):
+        return {"label": label, "usd": usd, "status": "modelled", "p10_usd": p10,
+                "p50_usd": (p10 + p90) / 2, "p90_usd": p90}
+    bill = {"bill.ranges": {"mfu": "triangular"}, "bill.range_note": "illustrative",
+            "bill.tornado": [],
+            "bill.lines": {"a": line("pre-training compute", 2.64e6, 2.70e6, 3.69e6),
+                           "b": line("storage", 1.0e5, 0.9e5, 1.1e5)},
+            "bill.total_usd": 2.74e6, "bill.total_p10_usd": 2.60e6, "bill.total_p50_usd": 3.0e6,
+            "bill.total_p90_usd": 3.8e6}
+    page = _bill_html({"bill": bill})
+    assert "$2.64M*" in page and "$100k*" not in page and "$2.74M*" not in page
+    assert f"* {OUTSIDE_NOTE}" in page
+    inside = {**bill, "bill.lines": {"b": bill["bill.lines"]["b"]}}
+    assert OUTSIDE_NOTE not in _bill_html({"bill": inside})

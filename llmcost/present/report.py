@@ -40,8 +40,10 @@ from typing import Callable, NamedTuple
 
 from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
 from ..bill.ledger import (
+    OUTSIDE_NOTE,
     build_ledger,
     headline_draws,
+    point_outside,
     predicted_mfu_range,
     predicted_mfu_source,
     simulate_ledger,
@@ -1446,23 +1448,30 @@ def _bill_html(summary: dict) -> str:
     bill = summary.get("bill")
     if not bill:
         return ""
-    rows, missing = [], []
+    rows, missing, marked = [], [], []
     ranged = bool(bill.get("bill.ranges"))  # P10 / P50 / P90 columns (ledger.simulate_ledger)
 
     def pct(d):
         return "".join(f"<td class='v'>{format_value(d[f'{c}_usd'], 'USD')}</td>"
                        for c in ("p10", "p50", "p90")) if ranged else ""
+
+    def point(usd, d):  # a point outside its own P10-P90 carries "*", as the bill's figure
+        out = ranged and None not in (usd, d.get("p10_usd"), d.get("p90_usd")) \
+            and point_outside(usd, d["p10_usd"], d["p90_usd"])
+        marked.append(out)
+        return format_value(usd, "USD") + ("*" if out else "")
     for ln in bill["bill.lines"].values():
         if ln["usd"] is None:
             missing.append(ln["label"])
         elif ln["usd"] > 0 or (ranged and (ln.get("p90_usd") or 0) > 0):
             rows.append(f"<tr><td>{html.escape(ln['label'])}</td><td class='v'>"
-                        f"{format_value(ln['usd'], 'USD')}</td>{pct(ln)}"
+                        f"{point(ln['usd'], ln)}</td>{pct(ln)}"
                         f"<td>{html.escape(ln['status'])}</td></tr>")
     total = {f"{c}_usd": bill.get(f"bill.total_{c}_usd") for c in ("p10", "p50", "p90")}
     rows.append(f"<tr><th>the whole bill</th><th class='v'>"
-                f"{format_value(bill['bill.total_usd'], 'USD')}</th>{pct(total)}<th></th></tr>")
-    note = (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
+                f"{point(bill['bill.total_usd'], total)}</th>{pct(total)}<th></th></tr>")
+    note = (f"* {html.escape(OUTSIDE_NOTE)}. " if any(marked) else "") + \
+        (f"Not modelled yet: {html.escape(', '.join(missing))}. " if missing else "") + \
         ("Lines at $0 (not given in the scenario) are listed in <a href='00_index.html'>00_index"
          "</a> and by <code>llmcost estimate</code>.")
     head = "<th>P10</th><th>P50</th><th>P90</th>" if ranged else ""
