@@ -313,9 +313,11 @@ class ClaimCheck:
                      f"{self.price_verdict}")
         else:
             L.append(f"Price: {self.price_verdict}")
+        keys = self.left_out_keys
         L.append("Not in the figure (" + (
-            f"the scenario's {', '.join(self.left_out_keys)}, else the ledger's defaults):"
-            if self.left_out_keys else "the ledger's defaults):"))
+            (f"the scenario's {', '.join(keys)}" if len(keys) <= 4 else
+             f"the {len(keys)} keys the scenario gives for them") + ", else the ledger's defaults):"
+            if keys else "the ledger's defaults):"))
         for x in self.left_out:
             if x["status"] == "not given":
                 why = x["how"].split(";")[0]
@@ -976,8 +978,10 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(mfu), "dtype": dtype,
             "price_usd_per_gpu_hour": float(price), "pricing": pricing,
-            # the storage goodput_for assumed, so that the ledger's final run is the claim's hours
-            "ckpt_storage_bytes_per_s": float(rel.job_storage_bytes_per_s(int(n_gpus)))}
+            # the storage goodput_for assumed, so that the ledger's final run is the claim's
+            # hours, unless the scenario gives its own
+            "ckpt_storage_bytes_per_s": (extra or {}).get(
+                "ckpt_storage_bytes_per_s", float(rel.job_storage_bytes_per_s(int(n_gpus))))}
     ledger = build_ledger(point_scenario(scen))
     keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()
