@@ -191,7 +191,7 @@ BAND_HALF_WIDTH = (0.12, 0.125, 0.125, 0.16)
 #: what the pilot did not exercise, the doublings followed the error more closely (correlation
 #: 0.48 with |error| on those targets when this rule was chosen) than the change in the step's
 #: attention share (0.34).
-BAND_PER_SEQ_DOUBLING = 0.055
+BAND_PER_SEQ_DOUBLING = 0.06
 
 #: The step the band's constants are rounded up to (half a percent): ``BAND_HALF_WIDTH`` and
 #: ``BAND_PER_SEQ_DOUBLING`` are ``pilot_validation.fit_band``'s quantiles rounded up to it, and

@@ -149,6 +149,41 @@ GEMM_SHAPE = {
     ("blackwell", "fp8"): GemmShape(6.0e-6, 410.0, True, _SRC.format(dev="B200", dt="FP8")),
 }
 
+#: Hopper FP8 GEMMs of the backward pass run without "fast accumulation": the partial sums of
+#: the tensor cores are promoted to FP32 periodically ("split accumulator"), which the forward
+#: GEMM skips. Transformer Engine sets ``_2X_ACC_FPROP = False``, ``_2X_ACC_DGRAD = True``,
+#: ``_2X_ACC_WGRAD = True`` (NVIDIA/TransformerEngine ``transformer_engine/pytorch/module/base.py``
+#: at v0.10, the version llm-foundry's FP8 benchmarks installed, and at d0067d0da, 2026; passed as ``use_split_accumulator`` to every FP8 GEMM of ``Linear``, ``LayerNormLinear``,
+#: ``LayerNormMLP``), torchao's float8 training the same (``torchao/float8/config.py``:
+#: ``use_fast_accum=True`` for the output GEMM only, the grad-input and grad-weight GEMMs
+#: without; pytorch/ao issue #2377, maintainer: "The default setting we have reflect a perf vs
+#: accuracy tradeoff"). cuBLASLt documents the cost qualitatively
+#: (``CUBLASLT_MATMUL_DESC_FAST_ACCUM``: "When enabled, problem execution might be faster but at
+#: the cost of lower accuracy because intermediate results will not periodically be promoted to
+#: a higher precision"); the one quantified report found is a user's H100 benchmark in pytorch/ao
+#: issue #2377 (2025-06-14): "enabling fast accumulation can lead to a 1.1x to 1.2x speedup".
+#: ``FP8_SLOW_ACCUMULATION`` takes the middle of that range, 1.15, as the backward FP8 GEMMs'
+#: time over the forward's rate (a user's measurement, not a sweep by shape: stated, with its
+#: range 1.1-1.2). Hopper only: the imprecise accumulation is the Hopper tensor cores'
+#: (DeepSeek-AI 2024, arXiv:2412.19437 §3.3.2: "the accumulation precision of FP8 GEMM on
+#: NVIDIA H800 GPUs is limited to retaining around 14 bits"; triton-lang/triton PR #2300: "This
+#: only affect Hopper fp8 dot"). Added after the held-out FP8 rows' errors and the published
+#: FP8:BF16 pairs were seen (the pairs' predicted FP8 gains were all too large); its value is a
+#: kernel measurement, not fitted to a run.
+FP8_SLOW_ACCUMULATION = 1.15
+
+#: GPU generations (``GEMM_FAMILY`` values) whose backward FP8 GEMMs pay ``FP8_SLOW_ACCUMULATION``.
+FP8_SLOW_ACCUMULATION_FAMILIES = frozenset({"hopper"})
+
+
+def fp8_backward_slowdown(accelerator: str) -> float:
+    """The backward FP8 GEMMs' time over the forward rate on ``accelerator`` (catalogue name):
+    ``FP8_SLOW_ACCUMULATION`` on a generation of ``FP8_SLOW_ACCUMULATION_FAMILIES`` (Hopper), 1
+    elsewhere (Blackwell, and devices without a kernel table)."""
+    fam = GEMM_FAMILY.get(str(accelerator))
+    return FP8_SLOW_ACCUMULATION if fam in FP8_SLOW_ACCUMULATION_FAMILIES else 1.0
+
+
 _T0_GRID_S = np.arange(0.0, 10.0 + 1e-9, 0.25) * 1e-6
 _K0_GRID = np.arange(0.0, 1000.0 + 1e-9, 10.0)
 

@@ -326,7 +326,9 @@ class KernelRates:
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
     casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
     per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
-    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``cp_ring`` whether context parallelism runs as a
+    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``fp8_backward_gemm`` the backward FP8 GEMMs' time
+    over the forward rate (``StepOptions.fp8_split_accumulator``, ``gemm.fp8_backward_slowdown``;
+    1: backward = 2 × forward); ``cp_ring`` whether context parallelism runs as a
     ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``)."""
 
     peak: float
@@ -340,6 +342,7 @@ class KernelRates:
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
     fp8_transpose: bool = True
+    fp8_backward_gemm: float = 1.0
     cp_ring: bool = False
 
 
@@ -355,8 +358,10 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       output projection ``x × a·d_v/t × h``, FFN ``x × h × (2 if gated)·f/t`` and ``x × f/t × h``;
       MoE layers add the router ``x × h × E``, the shared experts and ``E/ep`` local experts of
       ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
-      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward (the caller
-      multiplies). With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
+      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward, × the FP8
+      backward factor ``f = rates.fp8_backward_gemm`` for the GEMMs that run in FP8 (Hopper's
+      split accumulator, ``gemm.FP8_SLOW_ACCUMULATION``; the BF16 router keeps 2 ×):
+      ``gemm_b_dense = 2f·G_dense``, ``gemm_b_moe = 2f·(G_moe − router) + 2·router``. With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
       time is ``t0 + 2mkn / (peak·matmul_fraction) · (1 + k0/k)`` (``gemm.gemm_time_s``, kernel
       benchmarks by shape), the local experts sharing one ``t0`` (a grouped GEMM).
     * Attention core with FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs at
@@ -373,9 +378,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     Returns
     -------
     dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs),
-    ``gemm_f_dense``, ``t_core_f``, ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``,
-    ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for
-    dense models).
+    ``gemm_f_dense``, ``gemm_b_dense``, ``t_core_f``, ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``,
+    ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``,
+    ``ew_b_moe`` (zeros for dense models).
     """
     x, xs, tp, ep, kvf = g.x, g.xs, g.tp, g.ep, g.kvf
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -398,19 +403,20 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     ew_f, ew_b = ew_f + casts_attn[0] + casts_ffn[0], ew_b + casts_attn[1] + casts_ffn[1]
     bw_e = hbm * keff.hbm_fraction
     out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
+           "gemm_b_dense": 2.0 * rates.fp8_backward_gemm * (t_attn_proj + t_ffn),
            "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
     if c.is_moe:
         out.update(_moe_compute(c, x, tp, ep, rates, moe_factor, t_attn_proj, (ew_f, ew_b),
                                 casts_ffn))
     else:
-        out["gemm_f_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
+        out["gemm_f_moe"] = out["gemm_b_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
     return out
 
 
 def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn):
     """An MoE layer's GEMM and memory-bound times (``layer_compute``'s docstring gives the
-    formulas): ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
+    formulas): ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
     bytes (forward, backward), ``casts_ffn`` its FFN's FP8 cast bytes, both replaced by the
     experts'."""
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -439,7 +445,11 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
                             (tok_exp, fe / tp, c.h, n_local),
                             (x, c.h, ffn_mult * fe / tp, c.ns), (x, fe / tp, c.h, c.ns)))
     bw_e = hbm * keff.hbm_fraction
+    # backward: 2 x forward, x the FP8 factor for the FP8 GEMMs (the BF16 router keeps 2 x)
+    f_b = rates.fp8_backward_gemm
+    f_router = 1.0 if rates.edge_peak else f_b
     return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
+            "gemm_b_moe": 2.0 * (f_b * (t_attn_proj + t_exp + t_shared) + f_router * t_router),
             "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm - casts_ffn[0] + ce[0]) / bw_e,
             "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm - casts_ffn[1] + ce[1]) / bw_e}
 
@@ -619,7 +629,8 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     """One layer's forward + backward time for one micro-batch, by category:
     (matmul, attention, memory-bound, recompute, TP, CP, EP), seconds.
 
-    ``matmul = 3·G`` (backward = 2 × forward G); ``attention = core_f + core_b``;
+    ``matmul = 3·G`` (backward = 2 × forward G; ``_layer_parts`` adds the FP8 backward excess
+    ``G_b − 2G``, ``layer_compute``'s ``gemm_b_*``); ``attention = core_f + core_b``;
     ``memory-bound = ew_f + ew_b + core_ew_f + core_ew_b``; recompute (Korthikanti et al. 2022
     §5): full re-runs the forward, ``G + core_f + ew_f + core_ew_f``, selective the attention
     core, ``core_f + core_ew_f``; communication: forward + backward exposure, plus the forward's
@@ -978,7 +989,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
-                                   fp8_transpose=o.fp8_transpose, cp_ring=o.cp_overlap),
+                                   fp8_transpose=o.fp8_transpose,
+                                   fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -1005,6 +1017,13 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     return out
 
 
+def _with_backward_gemms(totals: tuple, gemm_f, gemm_b) -> tuple:
+    """``layer_totals``' parts with the matmul part's backward ``2·G`` replaced by the backward
+    GEMMs' time ``G_b`` (``layer_compute``'s ``gemm_b_*``: ``2f·G`` for the FP8 GEMMs on Hopper,
+    ``StepOptions.fp8_split_accumulator``): ``matmul = G + G_b``."""
+    return (totals[0] + gemm_b - 2.0 * gemm_f,) + tuple(totals[1:])
+
+
 def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0,
                  cpf=1.0) -> tuple:
     """One dense and one MoE layer's times per micro-batch (``layer_totals``: matmul, attention,
@@ -1020,18 +1039,20 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                        o.tp_overlap)
     cp_e = cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
                        o.cp_overlap)
-    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d, *cp_e,
-                         zeros, zeros, rc)
+    dense = _with_backward_gemms(layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"],
+                                              *tp_d, *cp_e, zeros, zeros, rc),
+                                 lc["gemm_f_dense"], lc["gemm_b_dense"])
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
     tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
                        col_frac * lc["gemm_f_moe"], sp, o.tp_overlap)
     ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * o.moe_factor, cm["ep_bwd_s"] * o.moe_factor,
                              lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
-                             2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
+                             lc["gemm_b_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
                              o.ep_overlap, unpaired)
-    moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m, *cp_e,
-                       ep_f, ep_b, rc)
+    moe = _with_backward_gemms(layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"],
+                                            *tp_m, *cp_e, ep_f, ep_b, rc),
+                               lc["gemm_f_moe"], lc["gemm_b_moe"])
     # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
     # bookkeeping and its host sync, per-local-expert launches), serial with its compute
     moe = moe + (moe_layer.moe_host_overhead_unchecked(
@@ -1475,7 +1496,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve",
+                   "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
+                   "attention_curve",
                    "cp_overlap", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
