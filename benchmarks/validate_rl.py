@@ -25,14 +25,18 @@ Also: the CPU-offloaded optimizer (DeepSpeed-Chat's ``--offload``, OpenRLHF's
 ``--adam_offload``; ``rl.optimizer_offload_time``) without and with, on the rows that offload
 (added after their errors had been seen, constants from DeepSpeed's own measurement), and the
 three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed data only before
-any of their errors was computed) phase by phase.
+any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
+(``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
+and with.
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
 the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
 worst within 1.5x; share within 10 points). Also the held-out error with the weight sync by
 links only and with NeMo RL's measured refit, the refit of the calibrated constant and the wall
-time of the validation.
+time of the validation, and the generation share gap of each row with published phases split
+into the points its generation error and its training (and sync) error add
+(``rl.generation_share_gaps``), beside the published shares in their sources' own set-ups.
 """
 
 import time
@@ -97,16 +101,19 @@ def main():
         s = rl.validation_summary(g)
         print(f"  {system:15s} {s['evaluated']:2d} rows  {s['mean_abs_error']:6.1%}  "
               f"{s['worst_factor']:5.2f}x  {s['geomean_ratio']:.2f}")
-    print("\n=== NeMo RL's measured refit (colocated rows), held-out without -> with ===")
+    print("\n=== NeMo RL's measured refit (colocated rows), held-out without -> with; and the "
+          "model without NeMo RL's per-step host swaps (rl.nemo_rl_swap_bytes) ===")
     print(f"  refit {rl.NEMO_RL_REFIT_S:.1f} s for {rl.NEMO_RL_REFIT_POLICY}, scaled by weight "
           f"bytes: {rl.NEMO_RL_REFIT_SOURCE}")
     v = rl.validation_variants({"links": dict(refit="links"), "measured refit": {}})
+    v = v.join(rl.validation_variants({"without host swaps": dict(host_swaps=False)}))
     for name, ratio in v.items():
         err = (ratio - 1).abs()
         worst = max(ratio.max(), 1 / ratio.min())
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
     offload_and_phases()
+    share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 
@@ -142,6 +149,25 @@ def offload_and_phases():
                         "rest": rest, "sync_pred": v3["predicted_sync_s"],
                         "gen_ratio": v3["gen_ratio"], "train_ratio": v3["train_ratio"]})
           .round(2).to_string())
+
+
+def share_gaps():
+    """Each published generation share beside the model's, and where the gap comes from."""
+    print("\n=== generation share, published vs model (rows with published phases): the gap in "
+          "points, and the share with the model's generation (gen_fixed) or its rest "
+          "(rest_fixed) replaced by the published phase; gap_from_gen / gap_from_rest = the points "
+          "each phase's error adds (rl.generation_share_gaps) ===")
+    g = rl.generation_share_gaps(rl.rl_validation("model"))
+    print(g.drop(columns="system").round(3).to_string(index=False))
+    for split, s in g.groupby("split"):
+        print(f"  {split:11s}: worst gap {s['gap_points'].abs().max():.1f} points; mean points "
+              f"added by generation {s['gap_from_gen'].mean():+.1f}, by the rest (training, "
+              f"sync) {s['gap_from_rest'].mean():+.1f}")
+    print("\n=== published generation shares in each source's own set-up "
+          "(rl.PUBLISHED_SHARES), model beside them ===")
+    sh = rl.published_generation_shares()
+    print(sh[["source", "quantity", "measured", "bound", "model", "gap", "model_min",
+              "model_max"]].round(3).to_string(index=False))
 
 
 if __name__ == "__main__":

@@ -678,7 +678,7 @@ MORE_ARGS_3 = {
     "step_time": {"options": "options|none"},
     "predict_mfu": {"options": "options|none"},
     "rank_plans": {"options": "options|none", "price_usd_per_gpu_hour": "positive|none"},
-    "check_claim": {"phases": "phases|none"},
+    "check_claim": {"phases": "phases|none", "ledger_keys": "keywords|none"},
     "kv_cache_bytes": {"window_layers": "share|none"},
     "max_batch": {"window_layers": "share|none", "draft_model": "model|none"},
     "prefill_time": {"window_layers": "share|none"},

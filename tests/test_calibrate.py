@@ -41,10 +41,10 @@ def test_pilot_at_the_engines_own_figure_changes_nothing():
 def test_single_node_pilot_says_nothing_of_the_network():
     """torchtitan's H100 benchmark (pytorch/torchtitan docs/performance.md), Llama 3.1 8B FSDP
     with torch.compile: 8 GPUs (one node) then 128 GPUs. Calibrated on 8, the 128-GPU MFU is
-    predicted within 3.5 % (+2.9 %: 93 % of the correction carried with the same-kernel drift
-    0.054 of calibrate.PILOT_DRIFT; published 38.1 % of the 700 W SXM's 989.4 TFLOPS, 41.3 % of
-    the power-capped device's 912.45, data/accelerators.csv H100-96GB-500W), uncalibrated
-    +17.5 %."""
+    predicted within 3.5 % (+3.4 %, with the same-kernel drift 0.054 of calibrate.PILOT_DRIFT;
+    published 38.1 % of the 700 W SXM's 989.4 TFLOPS, 41.3 % of the power-capped device's
+    912.45, data/accelerators.csv H100-96GB-500W), uncalibrated +14.0 % (+17.5 % before
+    torchtitan's op-level selective recomputation was priced as it runs)."""
     small = cal.published_pilot("torchtitan-h100-8b-8gpu-1-fsdp-compile")
     big = cal.published_pilot("torchtitan-h100-8b-128gpu-3-fsdp-compile")
     c = cal.calibrate(small)
@@ -55,7 +55,7 @@ def test_single_node_pilot_says_nothing_of_the_network():
     # 989.4 TFLOPS, so 38.1 % x 989.4 / 912.45 of the power-capped device's midpoint peak
     assert meas == pytest.approx(0.381 * 989.4 / 912.45, abs=0.002)
     assert abs(x.mfu / meas - 1) < 0.035
-    assert x.uncalibrated_mfu / meas - 1 > 0.15
+    assert x.uncalibrated_mfu / meas - 1 > 0.10
     assert "scale-out network not in the pilot" in x.novelties
     assert x.mfu_low < meas < x.mfu_high
 

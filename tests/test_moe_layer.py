@@ -141,8 +141,10 @@ def test_published_dropless_pairs_direction(rows):
     # dropless run ~2x slower), 23,766 vs 23,723 on GB200 and DeepSeek-V3 2,139 vs 2,159 on
     # B200 (no cost). Before the routing rule the engine priced both alike (ratio 1.00); with
     # it the dropless run is slower on every pair (one global sync term, 1.6 ms per MoE layer
-    # per micro-batch), by 10-20 %: the H100 and B200 Qwen3 costs (16 and 4.5 ms) stay
-    # underpredicted and the GB200 / B200 DeepSeek-V3 pairs' zero overpredicted.
+    # per micro-batch), by 10-20 % where the pair shares its plan: the B200 Qwen3 cost (4.5 ms)
+    # stays underpredicted and the GB200 / B200 DeepSeek-V3 pairs' zero overpredicted. The H100
+    # pair's dropless run is priced as its shipped recipe ran (MBS 1 and the EP overlap, against
+    # the token-dropping run's MBS 2): predicted 0.77, still above the published 0.50.
     _, after = rows
     pairs = {("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2509-h100-qwen3-30b-a3b-fp8"): 5275 / 10494,
              ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"): 9299 / 18066,
@@ -151,7 +153,8 @@ def test_published_dropless_pairs_direction(rows):
              ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"): 2139 / 2159}
     for (d, t), published in pairs.items():
         predicted = published * (1 + after.loc[d, "error"]) / (1 + after.loc[t, "error"])
-        assert 0.80 < predicted < 0.95, (d, predicted)
+        low = 0.70 if d == "mb2511-h100-qwen3-30b-a3b-fp8cs" else 0.80
+        assert low < predicted < 0.95, (d, predicted)
         assert after.loc[d, "moe_host_s"] > after.loc[t, "moe_host_s"]
     assert 5275 / 10494 == pytest.approx(0.50, abs=0.01)
     assert 9299 / 18066 == pytest.approx(0.51, abs=0.01)
@@ -160,15 +163,15 @@ def test_published_dropless_pairs_direction(rows):
 def test_dropless_pairs_table(rows):
     # step_validation.dropless_pairs, by hand on the H100 pair: GBS 512 x 4,096 tokens on 16
     # GPUs: 24.848 s per step dropless (5,275 tokens/s/GPU), 12.490 s token-dropping (10,494);
-    # 48 layers / PP 2 x 32 micro-batches = 768 MoE layers per micro-batch on a stage:
-    # (24.848 - 12.490) / 768 = 16.09 ms
+    # the dropless recipe at MBS 1 on DP 8: 512 / 8 = 64 micro-batches, 48 layers / PP 2 x 64 =
+    # 1,536 MoE layers per micro-batch on a stage: (24.848 - 12.490) / 1,536 = 8.05 ms
     _, after = rows
     t = step_validation.dropless_pairs(after.reset_index())
     h = t.loc["mb2511-h100-qwen3-30b-a3b-fp8cs"]
     tokens = 512 * 4096
-    by_hand = (tokens / (16 * 5275) - tokens / (16 * 10494)) / 768 * 1e3
-    assert by_hand == pytest.approx(16.09, abs=0.01)
-    assert h["moe_layer_mbs"] == 768 and h["published_ms"] == pytest.approx(by_hand, rel=1e-6)
+    by_hand = (tokens / (16 * 5275) - tokens / (16 * 10494)) / 1536 * 1e3
+    assert by_hand == pytest.approx(8.05, abs=0.01)
+    assert h["moe_layer_mbs"] == 1536 and h["published_ms"] == pytest.approx(by_hand, rel=1e-6)
     assert h["published_ratio"] == pytest.approx(5275 / 10494)
     # B200 Qwen3-30B-A3B, MBS 1, PP 1: 48 x 64 = 3,072; (28.191 - 14.510) / 3,072 = 4.45 ms
     b = t.loc["mb2511-b200-qwen3-30b-a3b-fp8mx"]
@@ -259,3 +262,53 @@ def test_the_2509_set_is_token_dropping_by_its_table():
     for _, c in rows.iterrows():
         o = step_validation.row_options(c)
         assert (o.moe_routing, o.moe_capacity_factor) == ("capacity", 1.0)
+
+
+def test_worst_moe_row_as_its_recipe_ran():
+    # Megatron-Bridge 25.11, Qwen3-30B-A3B on 16 H100 (FP8-CS), dropless. The recipe at the
+    # release tag v0.2.0 (scripts/performance/configs/qwen3/workload_base_configs.py,
+    # QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG): PP 2, VP 12, moe_a2a_overlap=True, micro-batch
+    # unset (WorkloadBaseConfig default 1): GBS 512 / (MBS 1 x DP 8) = 64 micro-batches. The
+    # table's plan columns: MBS 2, VP 24, GA 32.
+    rid = "mb2511-h100-qwen3-30b-a3b-fp8cs"
+    cfg = step_validation.validation_configs().set_index("run_id").loc[rid]
+    assert (cfg["micro_batch_size"], cfg["pp_virtual_stages"]) == (1, 12)
+    assert step_validation.EP_OVERLAP_OF_ROW[rid] == "merged_1f1b"
+    t = step_validation.row_readings(rid, step_validation.MB2511_H100_TABLE_READINGS)
+    assert list(t.index) == ["as priced", *step_validation.MB2511_H100_TABLE_READINGS]
+    assert "PP2×v12" in t.loc["as priced", "plan"] and "m=64 mbs=1" in t.loc["as priced", "plan"]
+    table = t.loc["the table's plan (MBS 2, VP 24, GA 32), no EP overlap"]
+    assert "PP2×v24" in table["plan"] and "m=32 mbs=2" in table["plan"]
+    # the overlap hides most of the all-to-all; without it, all of it is exposed
+    assert t.loc["as priced", "ep_comm_s"] < 0.5 * t.loc["no EP overlap alone", "ep_comm_s"]
+    # twice the micro-batches, twice the host cost per step (per MoE layer per micro-batch)
+    assert t.loc["as priced", "moe_host_s"] == pytest.approx(
+        2 * t.loc["the table's MBS 2 alone", "moe_host_s"], rel=1e-9)
+    # the published step, 512 x 4,096 tokens / (16 x 5,275 tokens/s) = 24.85 s, is longer than
+    # every reading's prediction: the model stays optimistic on this row whichever plan it ran
+    published = 512 * 4096 / (16 * 5275)
+    assert published == pytest.approx(24.85, abs=0.01)
+    assert (t["step_time_s"] < published).all()
+    with pytest.raises(ValueError, match="neither columns"):
+        step_validation.row_readings(rid, {"bad": {"no_such_field": 1}})
+    with pytest.raises(ValueError, match="not a row"):
+        step_validation.row_readings("no-such-run", {})
+
+
+def test_the_26_02_run_of_the_same_h100_recipe():
+    # Megatron-Bridge 26.02 (performance summary at c0b9a0003; recipe v0.3.0
+    # QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1): Qwen3-30B-A3B on 16 H100, FP8, GBS 1024,
+    # MBS 1, PP 2, VP 12, EP 8, DeepEP, moe_a2a_overlap: 5,113 tokens/s/GPU, 3 % under the
+    # 25.11 run of the same recipe with the alltoall dispatcher (5,275).
+    cfg = step_validation.validation_configs().set_index("run_id")
+    r = cfg.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
+    assert (r["set"], r["split"], r["stack"]) == ("megatron-bridge-2602", "held-out",
+                                                  "megatron-core-2025")
+    assert (r["micro_batch_size"], r["pp_virtual_stages"], r["moe_gate"]) == (1, 12, "random")
+    assert step_validation.EP_OVERLAP_OF_ROW["mb2602-h100-qwen3-30b-a3b-fp8cs"] == "merged_1f1b"
+    runs = llmcost.load_published_runs().set_index("run_id")
+    p = runs.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
+    # GBS 1024 = MBS 1 x DP 8 x GA 128: 1024 x 4096 tokens per step
+    assert p["global_batch_tokens"] == 1024 * 4096 and (p["tp"], p["pp"], p["dp"], p["ep"]) == (
+        1, 2, 8, 8)
+    assert 5113 / 5275 == pytest.approx(0.97, abs=0.005)

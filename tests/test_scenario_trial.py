@@ -7,6 +7,8 @@ import re
 import pytest
 import yaml
 
+import llmcost
+
 from llmcost.bill.scenario import ScenarioError, load_scenario
 
 from _cli import run_cli
@@ -171,6 +173,39 @@ def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
     assert f"at the given $1.60/GPU-h (price_usd_per_gpu_hour) the hours cost " \
            f"${hand * 1.60:,.0f}" in text
     assert "not priced" not in text and "no current reserved catalogue price" not in text
+
+
+def test_check_prices_the_left_out_lines_with_the_scenarios_keys(tmp_path):
+    """A new-user trial: `check --scenario` listed data licensing as "not given" although the
+    scenario gave $1M. The left-out lines are the scenario's where it gives them (by hand: the
+    licensing line is the $1,000,000 given, and an exploratory fraction given as a point is
+    that fraction of the final run's cost, the claim's hours at its price); a range is drawn
+    (its P10-P90 inside the range's ends × the final run); a pilot's keys are not lines."""
+    sc = {**BASE_8B, "accelerator": "A100-80GB", "n_gpus": 1024, "mfu": 0.45,
+          "price_usd_per_gpu_hour": 1.60, "pricing": "reserved", "train_tokens": 1.0e12,
+          "seq_len": 4096, "ledger_data_licensing_usd": 1.0e6,
+          "ledger_exploratory_fraction": 0.5}
+    got = json.loads(run_cli("check", "--scenario", str(_write(tmp_path, sc)), "--format",
+                             "json").stdout)
+    lines = {x["key"]: x for x in got["left_out"]}
+    assert lines["data.licensing"]["usd"] == pytest.approx(1.0e6)
+    final_usd = got["gpu_hours"] * 1.60
+    explore = next(x for k, x in lines.items() if k.startswith("compute.explor"))
+    assert explore["usd"] == pytest.approx(0.5 * final_usd, rel=0.02)
+    assert got["left_out_keys"] == ["ledger_data_licensing_usd", "ledger_exploratory_fraction"]
+    text = run_cli("check", "--scenario", str(_write(tmp_path, sc))).stdout
+    assert "Not in the figure (the scenario's ledger_data_licensing_usd, " in text
+    ranged = {**sc, "ledger_exploratory_fraction": [0.25, 0.75]}
+    got = json.loads(run_cli("check", "--scenario", str(_write(tmp_path, ranged)), "--format",
+                             "json").stdout)
+    explore = next(x for x in got["left_out"] if x["key"].startswith("compute.explor"))
+    assert 0.25 * final_usd * 0.98 < explore["p10_usd"] < explore["p90_usd"] \
+        < 0.75 * final_usd * 1.02
+    assert "the scenario's ranges of ledger_exploratory_fraction" in \
+        got["left_out_range_source"]
+    with pytest.raises(ValueError, match="ledger_pilot_n_gpus.*not a key of the lines"):
+        llmcost.claims.check_claim("llama-3.1-8b", 1e12, "A100-80GB", n_gpus=64, mfu=0.4,
+                                   ledger_keys={"ledger_pilot_n_gpus": 8})
 
 
 def test_unknown_model_says_a_config_json_path_is_accepted(tmp_path):

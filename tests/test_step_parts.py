@@ -110,6 +110,46 @@ def test_recomputation_reruns_the_forward():
     assert float(none[4]) == pytest.approx(0.3) and float(full[4]) == pytest.approx(0.4)
 
 
+def test_torchtitan_op_selective_reruns_every_other_mm_and_the_element_wise_ops():
+    # torchtitan parallelize_llama.py, selective_ac_option "op": the outputs of aten.mm and the
+    # SDPA kernel are saved "except every second mm" (forward order wq, wk, wv, wo, w1, w3, w2);
+    # every other op re-runs. Same layer as above: mm's re-run 0.7 s, element-wise forward
+    # 0.25 s, the attention core saved: 0.95 s (Korthikanti's selective: 0.625 s).
+    lc = {"t_core_f": 0.5, "t_core_b": 1.25, "core_ew_f_t": 0.125, "core_ew_b_t": 0.25}
+    args = (lc, 2.0, 0.25, 0.5, 0.1, 0.2, 0.0, 0.0, 0.0, 0.0)
+    sel = step.layer_totals(*args, np.asarray(1), 0.7)
+    full = step.layer_totals(*args, np.asarray(2), 0.7)
+    assert float(sel[3]) == pytest.approx(0.95) and float(full[3]) == 2.875
+    assert float(sel[0]) == 6.0 and float(sel[1]) == 1.75   # forward + backward unchanged
+
+
+def test_every_other_mm_is_wk_wo_w3_of_a_llama_layer():
+    # Llama 3 8B layer (h 4096, 32 heads, 8 KV heads of 128, gated FFN 14336), compute-bound at
+    # ideal rates: the re-run mm's wk (4096 x 1024), wo (4096 x 4096), w3 (4096 x 14336) are
+    # 19,456 of the layer's 53,248 columns x h per token: 36.5 % of its forward GEMM FLOPs
+    spec = llmcost.load_model("llama-3.1-8b")
+    lc = _layer(spec, 8 * 8192, flash=True)
+    flops = 2 * 8 * 8192 * 4096 * (1024 + 4096 + 14336)
+    assert float(lc["t_sac_mm"]) * 312e12 == pytest.approx(flops, rel=1e-9)
+    assert float(lc["t_sac_mm"] / lc["gemm_f_dense"]) == pytest.approx(19456 / 53248, rel=1e-9)
+
+
+def test_the_stack_policy_sets_the_recompute_time():
+    # the same Llama 3 8B plan with selective recomputation on torchtitan's stack
+    # (every_other_mm) and on Megatron-Core's (the attention core): the stack's policy decides
+    spec = llmcost.load_model("llama-3.1-8b")
+    cl = Cluster(H100, 8)
+    plan = parallel.make_plan(spec, 8, 16, tp=1, pp=1, micro_batch_size=2, recompute="selective",
+                              zero_stage=3, seq_len=8192)
+    tt = step.step_time(spec, cl, plan, 8192, stack="pytorch-fsdp2-2024")
+    mc = step.step_time(spec, cl, plan, 8192, stack="megatron-core-2025")
+    # torchtitan: ~0.365 of the forward GEMMs (~matmul/3) plus the forward element-wise work,
+    # more than Megatron's attention-core forward (~attention/3.5)
+    assert tt.recompute_s > 0.365 * tt.matmul_s / 3
+    assert mc.recompute_s == pytest.approx(mc.attention_s / 3.5, rel=0.05)
+    assert tt.recompute_s > mc.recompute_s
+
+
 # ----------------------------------------------------------------------------- DP / ZeRO
 @pytest.mark.parametrize("z, overlap, expected", [
     # F = 1 s forward, gathers G = 2 s per pass, reduce-scatter 1.5 s, 2 gather passes, over

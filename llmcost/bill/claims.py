@@ -78,8 +78,9 @@ from ..training.compute import gpu_hours, training_flops
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
+from .ranges import Range
 from .scenario import LEDGER_DEFAULTS as d
-from .scenario import PRICING, load_scenario
+from .scenario import PRICING, load_scenario, point_scenario
 
 #: "Low" when the claim's implied steady-state MFU (BF16 peak) is below this share of the best
 #: MFU published for its hardware generation and model size. Reason: the final pre-training runs
@@ -273,6 +274,7 @@ class ClaimCheck:
     left_out_usd: float = 0.0
     left_out_range_usd: tuple | None = None
     left_out_range_source: str = ""
+    left_out_keys: tuple = ()
     notes: tuple = ()
     needed_usd_per_gpu_hour: tuple | None = None
     needed_mfu_range: tuple | None = None
@@ -311,7 +313,9 @@ class ClaimCheck:
                      f"{self.price_verdict}")
         else:
             L.append(f"Price: {self.price_verdict}")
-        L.append("Not in the figure (ledger defaults):")
+        L.append("Not in the figure (" + (
+            f"the scenario's {', '.join(self.left_out_keys)}, else the ledger's defaults):"
+            if self.left_out_keys else "the ledger's defaults):"))
         for x in self.left_out:
             if x["status"] == "not given":
                 why = x["how"].split(";")[0]
@@ -611,7 +615,7 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
 
 
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
-                **figures) -> ClaimCheck:
+                ledger_keys: dict | None = None, **figures) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
@@ -640,6 +644,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         As ``stated_claim``.
     left_out : bool
         Price the lines the claim leaves out with the ledger (default True).
+    ledger_keys : dict, optional
+        A scenario's keys of those lines, priced over the ledger's defaults (``_left_out_keys``).
     **figures
         What the claim states (``CLAIM_FIGURES``: ``n_gpus``, ``days``, ``gpu_hours``, ``usd``,
         ``mfu``, ``dtype``, ``seq_len``, ``phases``, ``pricing``, ``tolerance``,
@@ -657,6 +663,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         published token count, or ``train_flops`` that disagree with the stated tokens.
     """
     left_out = as_flag(left_out, "left_out")
+    extra = _left_out_keys(ledger_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
     j = _claim_references(c)
     _claim_hours(j)
@@ -667,13 +674,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     if j.phases:
         j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
     implied, pv = _price_verdict(j)
-    price = implied if implied is not None else j.needed[1] if j.needed is not None \
-        else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
-        else j.price["median"]
-    rows, total, band, band_src = (
-        _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype], c.dtype,
-                  price, c.pricing, ledger_model_name(c.model, c.spec))
-        if left_out else ([], 0.0, None, ""))
+    rows, total, band, band_src = _claim_left_out(c, j, implied, extra) if left_out \
+        else ([], 0.0, None, "")
     return ClaimCheck(
         model=c.spec.name, accelerator=c.acc.name, dtype=c.dtype, train_tokens=c.train_tokens,
         seq_len=c.seq_len, n_gpus=j.n_gpus, days=j.days, gpu_hours=j.hours,
@@ -684,10 +686,21 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         best_published=j.best, best_source=j.best_source, verdict=j.verdict, reason=j.reason,
         usd=c.usd, implied_usd_per_gpu_hour=implied, price=j.price, price_verdict=pv,
         left_out=rows, left_out_usd=total, left_out_range_usd=band,
-        left_out_range_source=band_src, notes=tuple(j.notes),
-        needed_usd_per_gpu_hour=j.needed,
+        left_out_range_source=band_src, left_out_keys=tuple(sorted(extra)) if left_out else (),
+        notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known)
+
+
+def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
+    """The lines the claim leaves out (``_left_out``), priced at the claim's price: the implied
+    ``usd ÷ H`` when it states money and hours, else the high end of the price a cost-only
+    claim needs, else the stated price, else the catalogue median of its pricing mode."""
+    price = implied if implied is not None else j.needed[1] if j.needed is not None \
+        else c.price_usd_per_gpu_hour if c.price_usd_per_gpu_hour is not None \
+        else j.price["median"]
+    return _left_out(c.spec, c.acc, c.train_tokens, c.seq_len, j.n_gpus, j.steady[c.dtype],
+                     c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra)
 
 
 def _claim_references(c: StatedClaim) -> _Judging:
@@ -919,9 +932,33 @@ _FINAL_RUN_PREFIXES = ("compute.pretraining.", "compute.failures")
 LEFT_OUT_SAMPLES = 20_000
 
 
-def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, ledger_model=None):
-    """Lines of the bill outside the final pre-training run, priced with the ledger's defaults,
-    and their range: the claim's own MFU and price are fixed (they are the claim); the
+#: The scenario keys of the bill's lines outside the final run, which ``check_claim`` prices
+#: from a scenario (``ledger_keys``): the ledger's own, the RL campaign's, the checkpoints'.
+LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_")
+
+
+def _left_out_keys(keys) -> dict:
+    """``check_claim``'s ``ledger_keys``: a dict of scenario keys with ``LEFT_OUT_KEY_PREFIXES``
+    (``ledger_*``, ``rl_*``, ``ckpt_*``; a range is drawn with the rest; the claim's own run
+    figures are kept). A pilot's ``ledger_pilot_*`` keys calibrate the run's MFU, which the
+    claim states: refused; ``ValueError`` naming any other key."""
+    if keys is None:
+        return {}
+    if not isinstance(keys, Mapping):
+        raise ValueError(f"ledger_keys={keys!r} must be a mapping of scenario keys to values")
+    for k in keys:
+        if not isinstance(k, str) or not k.startswith(LEFT_OUT_KEY_PREFIXES) \
+                or k.startswith("ledger_pilot"):
+            raise ValueError(f"ledger_keys: {k!r} is not a key of the lines a claim leaves out "
+                             f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}; not a pilot's)")
+    return dict(keys)
+
+
+def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, ledger_model=None,
+              extra=None):
+    """Lines of the bill outside the final pre-training run, priced with ``extra`` (a
+    scenario's keys of those lines, ``_left_out_keys``; its ranges drawn) over the ledger's
+    defaults, and their range: the claim's own MFU and price are fixed (they are the claim); the
     uncertain default, Cottier et al.'s exploratory fraction, is drawn over its sourced range
     (``ledger.illustrative_ranges``: triangular 0.2-3.0, mode 1.19) with
     ``ledger.simulate_ledger``. Returns (rows, priced total USD, (P10, P50, P90) of the total,
@@ -934,16 +971,17 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
     if why:
         return [{"line": "(not priced)", "key": "", "status": "not given", "usd": None,
                  "p10_usd": None, "p90_usd": None, "how": why}], 0.0, None, ""
-    scen = {"model": ledger_model, "accelerator": acc.name, "n_gpus": int(n_gpus),
+    scen = {**(extra or {}), "model": ledger_model, "accelerator": acc.name,
+            "n_gpus": int(n_gpus),
             "train_tokens": float(tokens), "seq_len": int(seq_len),
             "mfu": float(mfu), "dtype": dtype,
             "price_usd_per_gpu_hour": float(price), "pricing": pricing,
             # the storage goodput_for assumed, so that the ledger's final run is the claim's hours
             "ckpt_storage_bytes_per_s": float(rel.job_storage_bytes_per_s(int(n_gpus)))}
-    ledger = build_ledger(scen)
+    ledger = build_ledger(point_scenario(scen))
     keep = [ln for ln in ledger.lines if not ln.key.startswith(_FINAL_RUN_PREFIXES)]
     ranges = {k: v for k, v in illustrative_ranges(ledger).items()
-              if k == "ledger_exploratory_fraction"}
+              if k == "ledger_exploratory_fraction" and k not in scen}
     draws = simulate_ledger(dict(scen, **{k: r for k, (r, _) in ranges.items()}),
                             samples=LEFT_OUT_SAMPLES, seed=0)
     rows, total = [], 0.0
@@ -961,7 +999,9 @@ def _left_out(spec, acc, tokens, seq_len, n_gpus, mfu, dtype, price, pricing, le
             total += usd
             per_draw = per_draw + (x if x is not None else usd)
     band = tuple(float(q) for q in np.quantile(per_draw, [0.1, 0.5, 0.9]))
-    src = "; ".join(f"{k}: {txt}" for k, (_, txt) in ranges.items()) or "no ranged default"
+    own = sorted(k for k, v in (extra or {}).items() if isinstance(v, Range))
+    src = "; ".join(([f"the scenario's ranges of {', '.join(own)}"] if own else [])
+                    + [f"{k}: {txt}" for k, (_, txt) in ranges.items()]) or "no ranged default"
     return rows, total, band, src
 
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
-from ..bill.claims import check_claim
+from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
@@ -783,13 +783,16 @@ def _check(args) -> int:
         return x
 
     try:
-        run = {}
+        run, left_keys = {}, {}
         if args.scenario:
             # validated as report and estimate validate it (the bill built; the plan only by
             # the notebooks that build one): llmcost.bill.validation
             plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
+            # the lines the claim leaves out are the scenario's where it gives them
+            left_keys = {k: v for k, v in sc.items() if k.startswith(LEFT_OUT_KEY_PREFIXES)
+                         and not k.startswith("ledger_pilot")}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
             # the scenario's own price and goodput, as estimate bills them (its failure rates
@@ -827,7 +830,7 @@ def _check(args) -> int:
                         seq_len=run.get("seq_len"), pricing=run.get("pricing", "on_demand"),
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
                         price_usd_per_gpu_hour=run.get("price_usd_per_gpu_hour"),
-                        goodput=run.get("goodput"), **claim)
+                        goodput=run.get("goodput"), ledger_keys=left_keys or None, **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)

@@ -35,7 +35,8 @@ on the trainer GPUs, one after another, or, when the models sit on their own GPU
 offloaded to the host CPUs (DeepSpeed's ZeRO-Offload) adds its CPU Adam and PCIe time per
 optimizer step (``optimizer_offload_time``). Weight sync is sized by bytes and links (``weight_sync_time``), or, for
 NeMo RL's colocated refit, by its one published measurement scaled by bytes
-(``nemo_rl_refit_time``).
+(``nemo_rl_refit_time``); NeMo RL's trainer also moves model state between GPU and host memory
+every step (``host_swaps``, ``nemo_rl_swap_bytes``).
 ``rl_validation`` compares the iteration with published runs (``data/rl_iterations.csv``).
 The **tail** is the generation time
 above what the same tokens would take if every response had the mean length (the slowest
@@ -143,9 +144,19 @@ CPU_ADAM_SOURCE = ("DeepSpeed ZenFlow blog (deepspeedai/DeepSpeed blogs/deepspee
 #: GPUs per host (the HGX / DGX boards of the offloaded validation rows: 8 per server).
 GPUS_PER_HOST = 8
 #: Host link per GPU, bytes/s per direction: PCIe x16, nominal (Gen4 32 GB/s, as the ZenFlow
-#: blog above takes it; Gen5 64 GB/s), by accelerator family (catalogue name prefix).
+#: blog above takes it; Gen5 64 GB/s), by accelerator family (catalogue name prefix). GB200: the
+#: Grace CPU's NVLink-C2C, "900 GB/s" bidirectional between one Grace CPU and the two Blackwell
+#: GPUs of a GB200 superchip (NVIDIA GB200 NVL72 product page,
+#: nvidia.com/en-us/data-center/gb200-nvl72/), taken as shared by the two GPUs: 900 / 2 / 2 =
+#: 225 GB/s per GPU per direction (the sharing is this model's assumption).
 PCIE_BYTES_PER_S_PER_DIR = {"A100": 32e9, "A800": 32e9, "H100": 64e9, "H800": 64e9,
-                            "H200": 64e9}
+                            "H200": 64e9, "GB200": 225e9}
+#: NeMo RL's Megatron policy worker moves model state between GPU and host memory every step
+#: (``nemo_rl_swap_bytes``); the bytes per element it moves: BF16 weights and gradient buffers
+#: (``grad_reduce_in_fp32: false`` in NeMo RL's base GRPO config, examples/configs/
+#: grpo_math_1B.yaml @ 06beed9) and the two FP32 Adam moments of the distributed optimizer
+#: (``move_optimizer`` moves ``optimizer.state``; the FP32 master weights are not counted).
+NEMO_RL_SWAP_WEIGHT_BYTES, NEMO_RL_SWAP_ADAM_BYTES = 2.0, 8.0
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -667,6 +678,71 @@ def nemo_rl_refit_time(policy) -> float:
     return NEMO_RL_REFIT_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
 
 
+def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp: int = 1,
+                       colocated: bool = True) -> dict:
+    """Bytes each trainer GPU moves between its HBM and host memory per iteration as NeMo RL's
+    Megatron policy worker does, by what they serve: {"reference": B, "colocation": B}.
+
+    Read from NVIDIA-NeMo/RL @ b1c86a8 (v0.3.0) and @ 06beed9 (v0.4.0),
+    ``nemo_rl/models/policy/megatron_policy_worker.py`` and ``nemo_rl/algorithms/grpo.py`` (the
+    same functions in ``nemo_rl/models/policy/workers/megatron_policy_worker.py`` @ 5fb5889,
+    v0.6.0):
+    ``use_reference_model`` copies the policy's state dict to the host, loads the reference's
+    from the host and loads the policy's back (every step: grpo.py computes the reference
+    log-probabilities unconditionally); colocated (``refit_policy_generation``),
+    ``offload_before_refit`` moves the gradient buffers and the optimizer state to the host,
+    ``offload_after_refit`` the weights, ``prepare_for_lp_inference`` and
+    ``prepare_for_training`` bring weights, gradients and optimizer state back, and vLLM's
+    ``sleep(level=1)`` after generation offloads its weights that ``wake_up`` reloads. With S
+    the policy's parameters per trainer GPU and N all its parameters::
+
+        S = (N − N_e) / (tp · pp) + N_e / (ep · pp)      N_e: routed-expert parameters
+        reference  = 3 · 2 B · S                         (out, reference in, policy back)
+        gradients  = 2 · 2 B · S                         (BF16 buffers out and back)
+        colocation = 2 · 2 B · S  +  gradients  +  2 · 8 B · N / n_train_gpus
+                     + 2 · 2 B · N / rollout_tp          (weights; Adam moments; vLLM weights)
+
+    Separate rollout GPUs: ``prepare_for_lp_inference`` still moves the gradient buffers out and
+    ``prepare_for_training`` back (v0.4.0): reference = 3 · 2 B · S + gradients, colocation = 0.
+    Assumptions, stated: expert tensor parallelism 1; the distributed optimizer's Adam moments
+    sharded over every trainer GPU (``NEMO_RL_SWAP_ADAM_BYTES``; its FP32 master weights not
+    moved); a ``train_plan`` of "auto" or None counts the default plan's shard (tp = pp = ep =
+    1). Added after the held-out errors had been seen (read from the code, not fitted).
+
+    Raises
+    ------
+    ValueError
+        A GPU count or rollout TP not a whole number >= 1, ``colocated`` not a bool, a bad plan.
+    """
+    m = inf.serving_model(policy)
+    n_train = _int("n_train_gpus", n_train_gpus)
+    tp_gen = _int("rollout_tp", rollout_tp)
+    if not isinstance(colocated, bool):
+        raise ValueError(f"colocated={colocated!r} must be True or False")
+    kw = _plan_keywords(train_plan)
+    n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
+    shard = (n - n_e) / (kw["tp"] * kw["pp"]) + n_e / (kw["ep"] * kw["pp"])
+    w = NEMO_RL_SWAP_WEIGHT_BYTES
+    reference, grads = 3 * w * shard, 2 * w * shard
+    if not colocated:
+        return {"reference": reference + grads, "colocation": 0.0}
+    colocation = 2 * w * shard + grads + 2 * NEMO_RL_SWAP_ADAM_BYTES * n / n_train \
+        + 2 * w * n / tp_gen
+    return {"reference": reference, "colocation": colocation}
+
+
+def host_swap_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
+    """Seconds of ``nemo_rl_swap_bytes`` over the host link (``pcie_bytes_per_s``, one
+    direction at a time, nominal: a lower bound), {"reference": s, "colocation": s}; zeros
+    without ``o.host_swaps`` or for DPO."""
+    if not o.host_swaps or o.algorithm == "dpo":
+        return {"reference": 0.0, "colocation": 0.0}
+    b = nemo_rl_swap_bytes(m, o.train_plan, n_train_gpus=o.training_gpus,
+                           rollout_tp=o.rollout_tp, colocated=o.colocated)
+    bw = pcie_bytes_per_s(acc)
+    return {k: v / bw for k, v in b.items()}
+
+
 # ------------------------------------------------------------------------------ iteration
 @dataclass(frozen=True)
 class RLIteration:
@@ -824,6 +900,12 @@ class RLOptions:
         ``train_batch_size``): the iteration takes ceil(samples × E / it) optimizer steps
         (``optimizer_steps``). None: one step per PPO epoch. Only the offloaded optimizer's
         time depends on it.
+    host_swaps : bool
+        The trainer moves model state between GPU and host memory every iteration as NeMo RL's
+        Megatron policy worker does (``nemo_rl_swap_bytes``: the reference model swapped in
+        for its log-probabilities; colocated, the policy's weights, gradients and optimizer
+        state and the rollout engine's weights moved out and back), over the host link
+        (``pcie_bytes_per_s``).
     """
 
     algorithm: str = "grpo"
@@ -862,6 +944,7 @@ class RLOptions:
     role_gpus: dict | None = None
     optimizer_offload: bool = False
     train_global_batch: int | None = None
+    host_swaps: bool = False
 
     def __post_init__(self):
         self._check_counts()
@@ -906,7 +989,7 @@ class RLOptions:
         if not (isinstance(self.reward, str) and self.reward == "verifier"):
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
-                     "optimizer_offload"):
+                     "optimizer_offload", "host_swaps"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.recompute_old_logprobs is not None \
@@ -1122,8 +1205,9 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
     """Seconds per iteration of each trained model's CPU-offloaded optimizer
     (``optimizer_offload_time`` with ``o.optimizer_steps`` steps): {"actor": s, "critic": s}
     (the critic's 0 without one), each on its model's GPUs (``o.role_gpus``, else all trainer
-    GPUs); zeros when ``o.optimizer_offload`` is False."""
-    out = {"actor": 0.0, "critic": 0.0}
+    GPUs); zeros when ``o.optimizer_offload`` is False. Key "reference": the host swaps of the
+    reference pass (``host_swap_times``; 0 without ``o.host_swaps``)."""
+    out = {"actor": 0.0, "critic": 0.0, "reference": host_swap_times(m, acc, o)["reference"]}
     if not o.optimizer_offload:
         return out
     roles = o.role_gpus or {}
@@ -1138,9 +1222,11 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
 def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
     """``pass_times`` with the offloaded optimizers' waits added to the updates: the actor's to
     ``policy_update``, the critic's to ``critic_update`` when the models sit on their own GPUs
-    (``o.role_gpus``), else to ``policy_update`` too (one after another on the same GPUs)."""
+    (``o.role_gpus``), else to ``policy_update`` too (one after another on the same GPUs); the
+    reference pass's host swaps (``off["reference"]``) to ``reference``."""
     t = dict(t)
     t["policy_update"] += off["actor"]
+    t["reference"] += off.get("reference", 0.0)
     if o.role_gpus is None:
         t["policy_update"] += off["critic"]
     else:
@@ -1177,7 +1263,8 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
-    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path), else
+    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path, plus
+    the colocated host swaps around it, ``host_swap_times``), else
     ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
     refit no public source times: its bytes, the whole model per rollout GPU, are read from
     NeMo RL's code)."""
@@ -1186,7 +1273,7 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     if o.algorithm == "dpo":
         return 0.0
     if o.refit == "nemo-rl" and o.colocated:
-        return nemo_rl_refit_time(m)
+        return nemo_rl_refit_time(m) + host_swap_times(m, acc, o)["colocation"]
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
@@ -1793,7 +1880,10 @@ def validation_setup(row) -> dict:
     the row's ``optimizer_offload`` "cpu", read from DeepSpeed-Chat's benchmark script and
     OpenRLHF's example scripts; priced by ``optimizer_offload_time`` with one optimizer step per
     ``train_global_batch`` sequences; added after the held-out errors had been seen, with
-    global constants from DeepSpeed's own measurement, not fitted on these rows)."""
+    global constants from DeepSpeed's own measurement, not fitted on these rows). NeMo RL's rows
+    move model state between GPU and host memory each step as its Megatron policy worker does
+    (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
+    been seen, not fitted)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1833,6 +1923,7 @@ def validation_setup(row) -> dict:
                 role_gpus=_role_gpus(r),
                 optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
                 train_global_batch=_opt_int(r.get("train_global_batch")),
+                host_swaps=r["system"] == "NeMo RL",
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
@@ -1856,7 +1947,8 @@ def validation_iteration(row, mode: str = "model", **change) -> RLIteration:
             raise ValueError(f"rollout_tp={kw['rollout_tp']} must be <= "
                              f"{acc.scaleup_domain_size} (before: serving TP stays on NVLink)")
         kw.update(engine="roofline", train_mfu=DEFAULT_TRAIN_MFU, train_plan=None,
-                  off_policy_steps=1, refit="links", role_gpus=None, optimizer_offload=False)
+                  off_policy_steps=1, refit="links", role_gpus=None, optimizer_offload=False,
+                  host_swaps=False)
     return rl_iteration(kw.pop("policy"), kw.pop("accelerator"), **kw)
 
 
@@ -1967,6 +2059,45 @@ def validation_generation_bound() -> pd.DataFrame:
                      "bound_ratio": roof.generation_wall_s
                      / (r["measured_generation_s"] - fwd_peak)})
     return pd.DataFrame(rows)
+
+
+def generation_share_gaps(df: pd.DataFrame) -> pd.DataFrame:
+    """Where the generation-share gap of each run with published phases comes from: the
+    published share beside the model's, and the model's share with one of its two phases
+    replaced by the published one (``df``: an ``rl_validation`` frame)::
+
+        share            = G / T             (published: G_m / T_m; model: G_p / T_p)
+        gap              = 100 · (G_p / T_p − G_m / T_m)                   points
+        share_gen_fixed  = G_m / (G_m + T_p − G_p)   the model with the published generation
+        share_rest_fixed = G_p / (G_p + T_m − G_m)   the model with the published rest
+        gap_from_gen     = 100 · (G_p / T_p − share_gen_fixed)   points the generation error adds
+        gap_from_rest    = 100 · (G_p / T_p − share_rest_fixed)  points the rest's error adds
+
+    G = the generation phase, T = the iteration as the source times it (``validation_phases``),
+    the rest = T − G (the training phase, and, for "step" rows, the refit and the other time).
+    A positive ``gap_from_gen`` is generation the model prices that the run did not spend; a
+    positive ``gap_from_rest``, training (or sync) time the run spent that the model does not
+    price. The two need not sum to the gap (the share is not linear in either phase).
+
+    Returns
+    -------
+    DataFrame, one row per run with a published generation phase: id, system, split,
+    measured_share, model_share, gap_points, gen_ratio, rest_ratio (predicted ÷ published rest),
+    share_gen_fixed, share_rest_fixed, gap_from_gen, gap_from_rest.
+    """
+    d = df.dropna(subset=["measured_gen_s", "predicted_s"])
+    gm, tm = d["measured_gen_s"], d["measured_s"]
+    gp, tp = d["predicted_gen_s"], d["predicted_s"]
+    model = gp / tp
+    gen_fixed = gm / (gm + tp - gp)
+    rest_fixed = gp / (gp + tm - gm)
+    return pd.DataFrame({"id": d["id"], "system": d["system"], "split": d["split"],
+                         "measured_share": gm / tm, "model_share": model,
+                         "gap_points": 100 * (model - gm / tm), "gen_ratio": gp / gm,
+                         "rest_ratio": (tp - gp) / (tm - gm), "share_gen_fixed": gen_fixed,
+                         "share_rest_fixed": rest_fixed,
+                         "gap_from_gen": 100 * (model - gen_fixed),
+                         "gap_from_rest": 100 * (model - rest_fixed)}).reset_index(drop=True)
 
 
 def validation_summary(df: pd.DataFrame) -> dict:

@@ -82,18 +82,29 @@ weight-gradient GEMMs) is ≈ 14 µs per launch, the order of PyTorch's eager pe
 overhead.
 
 What the published pairs say and the model does not reproduce. Megatron-Bridge published the
-same plans dropless (25.11) and token-dropping (25.09); per MoE layer per micro-batch the
-dropless run costs about 16 ms more on H100 (Qwen3-30B-A3B, MBS 2: 5,275 against 10,494
-tokens/s/GPU), 4.5 ms on B200 (Qwen3-30B-A3B, MBS 1: 9,299 against 18,066, FP8 precisions
-differing), and nothing on GB200 (Qwen3-30B-A3B MXFP8, MBS 4: 23,766 against 23,723) nor on
-B200 for DeepSeek-V3 (MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.6 ms)
-averages these: it is too large for the last two and far too small for H100, whose 25.11
-recipe differs from the calibration rows' in three ways the engine does not see (no CUDA
-graphs of the router and the dispatch preprocessing; the EP all-to-all overlap
-``moe_a2a_overlap``, whose merged forward/backward schedule a host sync stalls; FP8 current
-scaling); a constant for that recipe would be fitted on the held-out row itself. The cost's
-fall with the micro-batch's GPU time (Megatron-Core's MoE README, "CPU Overhead Bottleneck":
-"Reduce kernel launches: ... increase micro-batch size") is not modelled either.
+same models and global batches dropless (25.11) and token-dropping (25.09); per MoE layer per
+micro-batch of the dropless run it costs about 8 ms more on H100 (Qwen3-30B-A3B: 5,275 against
+10,494 tokens/s/GPU; the dropless recipe ran MBS 1 and the EP all-to-all overlap where the
+token-dropping one ran MBS 2 without it: ``step_validation.MB2511_H100_TABLE_READINGS``), 4.5 ms
+on B200 (Qwen3-30B-A3B, MBS 1: 9,299 against 18,066, FP8 precisions differing), and nothing on
+GB200 (Qwen3-30B-A3B MXFP8, MBS 4: 23,766 against 23,723, HybridEP) nor on B200 for DeepSeek-V3
+(MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.6 ms) averages these: it is too
+large for the last two and too small for H100 (predicted +2.5 ms; the row +45 % as its recipe
+ran), whose 25.11 recipe differs from the calibration rows' in ways the engine does not price
+(no CUDA graphs of the router and the dispatch preprocessing, which Megatron-Bridge measured as
+neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-graphs.md at
+1faf74e32: 42.00 s graphed against 41.36 s eager; the merged forward/backward schedule of the
+EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
+padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
+the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
+dispatcher, +45 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +51 %), while a BF16 run
+of the same model on 16 H100 with the alltoall dispatcher, the EP overlap and no CUDA graphs
+(NVIDIA-NeMo/Megatron-Bridge PR #3880, closed unmerged, commit da871ee81,
+skills/perf-parallelism-strategies/SKILL.md: GBS 1,024, MBS 1, EP 8 or 16, "about 31
+seconds/step") is priced at 33-34 s: the gap sits with the H100 FP8-CS recipe of those
+containers, not with the dispatcher or the overlap. The cost's fall with the micro-batch's GPU
+time (Megatron-Core's MoE README, "CPU Overhead Bottleneck": "Reduce kernel launches: ...
+increase micro-batch size") is not modelled either.
 
 Not modelled: the variation with the host CPU (Grace vs x86), per-layer CUDA graphs (the
 Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB200, as

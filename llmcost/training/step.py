@@ -41,7 +41,10 @@ layer runs on one GPU is summed:
   (``moe_layer.moe_host_overhead_s``: two constants fitted on the MoE calibration rows only,
   ``calibrate_moe_host_overhead``).
 * **Recomputation** adds the forward pass of every layer (``full``, and its TP collectives) or of
-  the attention core (``selective``) before the backward pass (Korthikanti et al. 2022 §5).
+  the attention core (``selective``) before the backward pass (Korthikanti et al. 2022 §5); on a
+  stack whose selective policy is torchtitan's op-level one (``every_other_mm``) selective
+  re-runs every second matrix multiply and the element-wise ops instead, the attention core's
+  output being saved (``_every_other_mm_time``).
 * **Communication** from ``llmcost.comm`` (alpha-beta, two-level topology), with these
   **overlap rules**:
 
@@ -378,9 +381,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     Returns
     -------
     dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs),
-    ``gemm_f_dense``, ``gemm_b_dense``, ``t_core_f``, ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``,
-    ``core_ew_b_t`` and, for MoE models, ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``,
-    ``ew_b_moe`` (zeros for dense models).
+    ``gemm_f_dense``, ``gemm_b_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``,
+    ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``, ``core_ew_b_t`` and, for MoE models,
+    ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for dense models).
     """
     x, xs, tp, ep, kvf = g.x, g.xs, g.tp, g.ep, g.kvf
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -404,6 +407,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     bw_e = hbm * keff.hbm_fraction
     out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
            "gemm_b_dense": 2.0 * rates.fp8_backward_gemm * (t_attn_proj + t_ffn),
+           "t_sac_mm": _every_other_mm_time(c, x, kvf, tp, out_n, rates),
            "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
     if c.is_moe:
@@ -412,6 +416,32 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     else:
         out["gemm_f_moe"] = out["gemm_b_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
     return out
+
+
+def _every_other_mm_time(c, x, kvf, tp, out_n, rates: KernelRates):
+    """Forward time of the matrix multiplies a dense layer re-runs under torchtitan's op-level
+    selective activation checkpointing (``Stack.selective_policy == "every_other_mm"``).
+
+    torchtitan ``parallelize_llama.py`` ``_apply_ac_to_transformer_block`` (selective_ac_option
+    ``"op"``): the policy saves the outputs of the ops in ``_save_list`` (``aten.mm``, the SDPA
+    flash and efficient kernels, the reduce-scatter, ``aten.max``) "except every second mm",
+    counting the block's mm's in forward order: wq (1), wk (2), wv (3), wo (4), w1 (5), w3 (6),
+    w2 (7) for a gated FFN (``w2(silu(w1(x)) * w3(x))``), wq, wk, wv, wo, w1, w2 for a plain
+    one. Re-run in the backward: wk ``x × h × g·d_h·kvf``, wo ``x × a·d_v/t × h`` and the
+    FFN's second mm, w3 ``x × h × f/t`` (gated) or w2 ``x × f/t × h``; every other op (norms,
+    RoPE, the activation) is not saved and re-runs too (``layer_totals``); the attention
+    core's output is saved and does not. 0 for MLA layers (their projections are counted
+    otherwise; ``_layer_parts`` prices the classic selective recomputation there)."""
+    if c.mla:
+        return 0.0 * x
+    peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
+    t_wk = _gemm_time(x, c.h, np.maximum(c.g * c.dh * kvf, 1.0), peak, keff, hbm, gs)
+    t_wo = _gemm_time(x, out_n, c.h, peak, keff, hbm, gs)
+    if not c.f:
+        return t_wk + t_wo
+    t_ffn = _gemm_time(x, c.h, c.f / tp, peak, keff, hbm, gs) if c.gated \
+        else _gemm_time(x, c.f / tp, c.h, peak, keff, hbm, gs)
+    return t_wk + t_wo + t_ffn
 
 
 def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn):
@@ -625,7 +655,7 @@ def unpaired_share(schedule, pp, n_microbatches, virtual_stages):
 
 
 def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, ep_f, ep_b,
-                 recompute_code):
+                 recompute_code, sac_mm=None):
     """One layer's forward + backward time for one micro-batch, by category:
     (matmul, attention, memory-bound, recompute, TP, CP, EP), seconds.
 
@@ -636,13 +666,17 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     core, ``core_f + core_ew_f``; communication: forward + backward exposure, plus the forward's
     again under full recomputation (CP's K/V all-gather and EP's all-to-all too).
     ``recompute_code`` indexes ``RECOMPUTE_MODES`` (0 none, 1 selective, 2 full).
+    ``sac_mm`` (torchtitan's op-level policy, ``_every_other_mm_time``): selective re-runs
+    those mm's and every element-wise op of the forward, ``sac_mm + ew_f``, and not the
+    attention core (its output is saved); None: Korthikanti's selective recomputation.
     """
     full, sel = recompute_code == 2, recompute_code == 1
     matmul = 3.0 * gemm_f
     attn = lc["t_core_f"] + lc["t_core_b"]
     memb = ew_f_t + ew_b_t + lc["core_ew_f_t"] + lc["core_ew_b_t"]
+    sel_t = lc["t_core_f"] + lc["core_ew_f_t"] if sac_mm is None else sac_mm + ew_f_t
     rc_t = np.where(full, gemm_f + lc["t_core_f"] + ew_f_t + lc["core_ew_f_t"],
-                    np.where(sel, lc["t_core_f"] + lc["core_ew_f_t"], 0.0))
+                    np.where(sel, sel_t, 0.0))
     tp_c = tp_e_f + tp_e_b + np.where(full, tp_e_f, 0.0)
     cp_c = cp_f + cp_b + np.where(full, cp_f, 0.0)
     ep_c = ep_f + ep_b + np.where(full, ep_f, 0.0)
@@ -1021,7 +1055,7 @@ def _with_backward_gemms(totals: tuple, gemm_f, gemm_b) -> tuple:
     """``layer_totals``' parts with the matmul part's backward ``2·G`` replaced by the backward
     GEMMs' time ``G_b`` (``layer_compute``'s ``gemm_b_*``: ``2f·G`` for the FP8 GEMMs on Hopper,
     ``StepOptions.fp8_split_accumulator``): ``matmul = G + G_b``."""
-    return (totals[0] + gemm_b - 2.0 * gemm_f,) + tuple(totals[1:])
+    return (totals[0] + (gemm_b - 2.0 * gemm_f),) + tuple(totals[1:])
 
 
 def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0,
@@ -1039,8 +1073,10 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                        o.tp_overlap)
     cp_e = cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
                        o.cp_overlap)
+    sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
+                                and not c.mla) else None
     dense = _with_backward_gemms(layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"],
-                                              *tp_d, *cp_e, zeros, zeros, rc),
+                                              *tp_d, *cp_e, zeros, zeros, rc, sac_mm),
                                  lc["gemm_f_dense"], lc["gemm_b_dense"])
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d

@@ -216,12 +216,14 @@ OUTSIDE_SETS = ()
 #: MoE; long context with CP), added with their calibration / held-out split before their
 #: errors were computed: NVIDIA Megatron-Bridge's 25.11 performance tables, torchtitan's H100 and
 #: H200 benchmarks, NeMo's long-sequence table, MosaicML llm-foundry's MPT throughput tables
-#: (PyTorch FSDP, 125M-70B, H100 and A100). Measured and printed per regime
+#: (PyTorch FSDP, 125M-70B, H100 and A100); Megatron-Bridge's 26.08, 25.09 and 26.02 tables (the
+#: last, one H100 MoE row: a second point of the 25.11 H100 row's recipe, added after that row's
+#: error was seen and before its own was computed). Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
               "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
-              "megatron-bridge-2509")
+              "megatron-bridge-2509", "megatron-bridge-2602")
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
@@ -421,10 +423,29 @@ CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 #: ``moe_pad_expert_input_to_capacity = True``); the other sets run their stack's routing.
 MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 
+#: Rows whose run overlapped the expert all-to-all with another micro-batch's compute
+#: (``StepOptions.ep_overlap``) where their stack profile does not: Megatron-Bridge's
+#: Qwen3-30B-A3B on 16 H100 (FP8-CS), 25.11 and 26.02 (the 26.02 recipe at v0.3.0 = 21b02e0cf,
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``: ``moe_a2a_overlap=True`` too). The 25.11 recipe sets ``moe_a2a_overlap=True``
+#: (NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py,
+#: ``QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG``, at the 25.11 release tag v0.2.0 = 7af9601c9 and at
+#: the table's commit 97ad8cc6f; the same at 5776a6d90 under configs/qwen/), which
+#: ``scripts/performance/utils/overrides.py`` ``_set_moe_a2a_overlap_overrides`` turns into
+#: ``overlap_moe_expert_parallel_comm = True`` and ``delay_wgrad_compute = True``:
+#: Megatron-Core's batch-level overlap, ``"merged_1f1b"``. Its other 25.11 and 25.09 rows ran
+#: without it (their recipes: ``moe_a2a_overlap`` False or unset; the 25.09 run_script.py at
+#: fa0315ae2 sets the overlap for DeepSeek-V3 on H100 only). Recorded, with the recipe's plan
+#: (the row's notes), after seeing the row's error as its table states it (+71 %):
+#: ``MB2511_H100_TABLE_READINGS`` prices that reading beside it.
+EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
+                     "mb2602-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b"}
+
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``);
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``), its EP overlap
+    (``EP_OVERLAP_OF_ROW``);
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
     empty."""
@@ -440,7 +461,8 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         kernel_efficiency=kernel_efficiency,
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
         dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
-        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto", **_row_routing(c))
+        cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto",
+        ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"), **_row_routing(c))
 
 
 def _row_routing(c: pd.Series) -> dict:
@@ -624,7 +646,9 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
 #: Published runs of one plan dropless and token-dropping (Megatron-Bridge performance summary,
 #: read at 5776a6d90: the 25.11 tables dropless and force-balanced, the 25.09 tables
 #: '(tokendrop)', capacity factor 1.0 padded): ``(dropless run, token-dropping run)``. The B200
-#: Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 against per-tensor FP8).
+#: Qwen3-30B-A3B pair differs in FP8 recipe too (MXFP8 against per-tensor FP8); the H100 pair in
+#: plan too: the dropless run is priced with its shipped recipe (MBS 1, VP 12, the EP overlap),
+#: the token-dropping run with the 25.09 table's MBS 2 (``MB2511_H100_TABLE_READINGS``).
 DROPLESS_PAIRS = (("mb2511-gb200-qwen3-30b-a3b-fp8mx", "mb2509-gb200-qwen3-30b-a3b-fp8mx"),
                   ("mb2511-b200-deepseek-v3-fp8mx", "mb2509-b200-deepseek-v3-fp8mx"),
                   ("mb2511-b200-qwen3-30b-a3b-fp8mx", "mb2509-b200-qwen3-30b-a3b-fp8"),
@@ -639,8 +663,9 @@ def dropless_pairs(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     published (``published_ratio``) and predicted (``predicted_ratio`` = published ×
     (1 + error_dropless) ÷ (1 + error_dropping)), and the step-time difference per MoE layer per
     micro-batch, published and predicted (``published_ms``, ``predicted_ms``:
-    ``(T_dropless − T_dropping) ÷ moe_layer_mbs``, T the step time; the two runs of a pair have
-    one plan, so one token count per step).
+    ``(T_dropless − T_dropping) ÷ moe_layer_mbs``, T the step time, ``moe_layer_mbs`` the
+    dropless run's; the two runs of a pair have one global batch, so one token count per step,
+    and one plan but for the H100 pair's, ``DROPLESS_PAIRS``).
 
     ``validation``: an ``mfu_validation`` table holding both sets (default: the shipped engine on
     Megatron-Bridge 25.11 and 25.09)."""
@@ -671,3 +696,52 @@ def dropless_pairs(validation: pd.DataFrame | None = None) -> pd.DataFrame:
                    "published_ms": (t_pub[0] - t_pub[1]) / n * 1e3,
                    "predicted_ms": (v.loc[d, "step_time_s"] - v.loc[t, "step_time_s"]) / n * 1e3}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+#: Megatron-Bridge 25.11's Qwen3-30B-A3B on 16 H100 (FP8-CS) as its table states it, against the
+#: shipped dropless recipe it is priced with (MBS 1, VP 12, the EP overlap: the row's notes in
+#: ``data/validation_mfu.csv`` and ``EP_OVERLAP_OF_ROW`` give the sources): the table's plan
+#: whole and each difference alone, for ``row_readings``.
+MB2511_H100_TABLE_READINGS = {
+    "the table's plan (MBS 2, VP 24, GA 32), no EP overlap": {
+        "micro_batch_size": 2, "pp_virtual_stages": 24, "ep_overlap": "none"},
+    "the table's MBS 2 alone": {"micro_batch_size": 2},
+    "the table's VP 24 alone": {"pp_virtual_stages": 24},
+    "no EP overlap alone": {"ep_overlap": "none"},
+}
+
+
+def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
+    """One validation row priced as recorded and under other readings of its sources.
+
+    ``readings``: label → a dict of ``data/validation_mfu.csv`` columns (``micro_batch_size``,
+    ``pp_virtual_stages``, ``recompute``, …) and / or ``PHYSICS_OPTIONS`` (``ep_overlap``, …)
+    replacing the row's values. Returns one row per reading, ``"as priced"`` first (index: the
+    label): ``plan``, ``error``, ``step_time_s`` and its parts (``PARTS``), as
+    ``mfu_validation``'s columns.
+
+    Raises
+    ------
+    ValueError
+        ``run_id`` not a row of ``data/validation_mfu.csv``, or a key that is neither one of its
+        columns nor a ``PHYSICS_OPTIONS`` name.
+    """
+    cfg = validation_configs().set_index("run_id")
+    if run_id not in cfg.index:
+        raise ValueError(f"run_id={run_id!r} is not a row of data/validation_mfu.csv")
+    r = load_published_runs().set_index("run_id").loc[run_id]
+    out = {}
+    for label, reading in {"as priced": {}, **readings}.items():
+        c = cfg.loc[run_id].copy()
+        c["run_id"] = run_id
+        bad = sorted(k for k in reading if k not in c.index and k not in PHYSICS_OPTIONS)
+        if bad:
+            raise ValueError(f"reading {label!r}: {bad} are neither columns of "
+                             f"data/validation_mfu.csv nor step options {PHYSICS_OPTIONS}")
+        over = {k: v for k, v in reading.items() if k in PHYSICS_OPTIONS}
+        for k, v in reading.items():
+            if k not in over:
+                c[k] = v
+        row = _validation_row(c, r, over, None)
+        out[label] = {k: row[k] for k in ("plan", "error", "step_time_s", *PARTS)}
+    return pd.DataFrame.from_dict(out, orient="index")

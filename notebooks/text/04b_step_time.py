@@ -116,7 +116,9 @@ print(f"overlap: TP {opts['tp_overlap']}, PP {'on' if opts['pp_overlap'] else 'o
 #   dropout passes over the s×s scores in HBM.
 # * **Memory-bound kernels** (norms, residual adds, activations, cross-entropy of the logits) as
 #   bytes moved ÷ achieved HBM bandwidth; the **optimizer step** too.
-# * **Recomputation**: the forward pass again (full) or the attention core (selective).
+# * **Recomputation**: the forward pass again (full) or the attention core (selective); on
+#   torchtitan's stack selective is its op-level policy, which saves the attention output and
+#   re-runs every second matrix multiply and the element-wise ops.
 # * **Communication** from notebook 04 (section 2), with the overlap rules: TP forward collectives exposed,
 #   backward ones hidden behind the backward GEMMs when `comm_tp_overlap` is `backward` (Megatron-LM's
 #   asynchronous all-reduce) or `all`; pipeline sends blocking unless `comm_pp_overlap` (then only
@@ -508,7 +510,10 @@ Markdown(f"> **Takeaway.** {held}" + "".join(f"; {w}" for w in why) + ".")
 # the SXM and NVL datasheets; the catalogue's `H100-96GB-500W` takes the midpoint (a stated
 # assumption: either bound moves a compute-bound step by ±8 %). *The kernel a run ran*:
 # llm-foundry's 2023-10 tables ran its Triton FlashAttention (the benchmark script's default), a
-# FlashAttention-1-class kernel, not FlashAttention-2 (stack `llm-foundry-2023`). All three were
+# FlashAttention-1-class kernel, not FlashAttention-2 (stack `llm-foundry-2023`); with no
+# FlashAttention-1 figure on Hopper, its H100 rows take FlashAttention-1's A100 fraction scaled by
+# FlashAttention-2's Hopper:Ampere utilisation (0.325 × 0.35 / 0.60 = 0.19 of peak, a stated
+# stand-in: both are Ampere-instruction kernels). All three were
 # added after the held-out rows' errors were seen (the NeMo long-sequence runs pessimistic, the
 # torchtitan and foundry runs optimistic); none fits a constant. The ring is how those stacks run, like their TP, PP and DP overlaps, so it
 # stays on even where the rule flags a regime (the printout names it). The ring's regimes, exposed

@@ -826,7 +826,9 @@ for _, r in shares.dropna(subset=["measured_gen_s"]).iterrows():
 # steps off-policy, OpenRLHF Ray's models each on their own GPUs, and the optimizer on the host
 # CPUs where the run's script puts it: DeepSpeed's CPU Adam and the copies over PCIe,
 # `rl.optimizer_offload_time`, added after the rows that offload had been seen, with DeepSpeed's
-# own measurement as its constant, not fitted).
+# own measurement as its constant, not fitted; and NeMo RL's model state moved between GPU and host
+# memory every step as its Megatron policy worker does, `rl.nemo_rl_swap_bytes`, read from its code
+# after the held-out errors had been seen).
 
 # %%
 val = {mode: rl.rl_validation(mode) for mode in rl.VALIDATION_MODES}
@@ -871,6 +873,28 @@ over = bound[bound["bound_ratio"] > 1]
 print("rows whose roofline generation exceeds the published phase: "
       + (", ".join(f"{r.id} ({r.bound_ratio:.2f}x)" for r in over.itertuples()) or "none"))
 
+# %% [markdown]
+# **Where does the generation-share gap come from?** For each row with published phases, the
+# model's share of generation beside the published one, and the model's share again with one of
+# its two phases replaced by the published phase (`rl.generation_share_gaps`): `gap_from_gen` is
+# the points the generation error adds (generation priced that the run did not spend, when
+# positive), `gap_from_rest` the points the training (and sync) error adds (time the run spent
+# training that the model does not price, when positive).
+
+# %%
+gaps = rl.generation_share_gaps(val["model"])
+plots.table(gaps.drop(columns="system"),
+            {c: "{:.1%}" for c in ("measured_share", "model_share", "share_gen_fixed",
+                                    "share_rest_fixed")}
+            | {c: "{:+.1f}" for c in ("gap_points", "gap_from_gen", "gap_from_rest")}
+            | {c: "{:.2f}" for c in ("gen_ratio", "rest_ratio")})
+for split, s in gaps.groupby("split"):
+    w = s.loc[s["gap_points"].abs().idxmax()]
+    print(f"{split}: worst gap {w['gap_points']:+.1f} points ({w['id']}: generation adds "
+          f"{w['gap_from_gen']:+.1f}, training and sync {w['gap_from_rest']:+.1f}); mean points "
+          f"added by generation {s['gap_from_gen'].mean():+.1f}, by training and sync "
+          f"{s['gap_from_rest'].mean():+.1f}")
+
 # %%
 fig, ax = plt.subplots(figsize=(6, 5))
 for mode, mk in zip(rl.VALIDATION_MODES, ("x", "o")):
@@ -890,7 +914,8 @@ variants = {"model": {}, "roofline generation": dict(engine="roofline"),
             "one iteration in flight": dict(off_policy_steps=1),
             "weight sync by links": dict(refit="links"),
             "models share the GPUs": dict(role_gpus=None),
-            "optimizer on the GPUs": dict(optimizer_offload=False)}
+            "optimizer on the GPUs": dict(optimizer_offload=False),
+            "no NeMo RL host swaps": dict(host_swaps=False)}
 ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
 common = ratio.dropna().index
 for name, v in ratio.items():
