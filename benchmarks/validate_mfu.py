@@ -462,6 +462,13 @@ def gemm_shape_report():
         if not sh.measured:
             print(f"   {fam:9s} {dt:4s} t0 = {sh.t0_s * 1e6:.2f} us, k0 = {sh.k0:.0f}: "
                   f"{sh.source}")
+            if (fam, dt) == ("hopper", "fp8"):
+                c = gemm.hopper_fp8_stand_in_check()
+                print("      checked on tilelang's H800 FP8 / FP16 sweep (M = N = 8192, "
+                      "tile-ai/tilelang @ b2acfc379): FP8:BF16 speed by K "
+                      + ", ".join(f"{int(k)}: {m:.2f} vs {p:.2f}" for k, m, p in
+                                  zip(c["k"], c["measured"], c["predicted"]))
+                      + f" (measured vs curve; max |error| {c['error'].abs().max():.1%})")
             continue
         r = gemm.reproduce(fam, dt)
         big = r["flops"] >= 2.0 ** 35
