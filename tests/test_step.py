@@ -87,7 +87,7 @@ REGRESSION_SET_BANDS = {
     # per-layer host cost (training.moe_layer, fitted on Megatron-Bridge rows; DeepGEMM's
     # grouped kernel: no per-expert term); +5.8% with the kernel mechanisms on by default
     # (FP8 as run: the LM head and router in BF16, the 1x128 / 128x128 block casts, §3.3;
-    # GEMMs by shape); +1.3% with Hopper's backward FP8 GEMMs without fast accumulation
+    # GEMMs by shape); +1.2% with Hopper's backward FP8 GEMMs without fast accumulation
     # (StepOptions.fp8_split_accumulator, gemm.FP8_SLOW_ACCUMULATION)
     "deepseek-v3-h800": (0.0, 0.05),
     # NeMo AutoModel's H100 MoE table (docs/performance-summary.md, 2025-10-02; FSDP2 + EP, fake

@@ -1191,12 +1191,15 @@ def mtp_terms(model: ModelSpec, c, g: StageGeometry, o: ResolvedOptions, tpf) ->
     pipeline stage runs per micro-batch (``ModelSpec.mtp_depth``; "By default, all MTP layers
     sit on the last pipeline stage", Megatron-Core user guide, Multi-Token Prediction), whether
     each module's transformer block is an MoE layer (1.0) or dense (0.0), and the time of its
-    projection ``M_k`` of ``2·d → d``: a ``x × 2h × h/t`` GEMM, forward and backward (×3).
+    projection ``M_k`` of ``2·d → d``: a ``x × 2h × h/t`` GEMM at the step's dtype, forward and
+    backward (× (1 + 2f), ``f`` the FP8 backward factor ``ResolvedOptions.fp8_backward_gemm``,
+    1 in BF16: × 3).
     Each module costs the last stage one transformer layer of that kind, one more LM head and
     loss (the shared head recomputes the logits of the whole vocabulary) and the projection, as
     DeepSeek-AI 2024 (arXiv:2412.19437) §2.2 describes the module; its parameters join the
     stage's DP traffic and optimizer."""
-    proj_s = 3.0 * _gemm_time(g.x, 2.0 * c.h, c.h / tpf, g.peak, o.keff, g.hbm, o.gemm_shape)
+    proj_s = (1.0 + 2.0 * o.fp8_backward_gemm) * _gemm_time(g.x, 2.0 * c.h, c.h / tpf, g.peak,
+                                                             o.keff, g.hbm, o.gemm_shape)
     return float(model.mtp_depth), float(model.mtp_block_is_moe), proj_s
 
 
@@ -1204,7 +1207,8 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
     """The first and last stages' extra work per micro-batch: ``(head matmul, head and loss
     memory-bound, embedding memory-bound, TP collectives of one edge)`` seconds. The LM head is
     a ``x × h × V/t`` GEMM ×3 at the step's dtype, or BF16 under ``fp8_as_run`` (DeepSeek-V3
-    §3.3.1); the fp32 cross-entropy moves 14 + 6 bytes per logit; the embedding 8 bytes per
+    §3.3.1); in FP8 its backward pays the FP8 factor, × (1 + 2f)
+    (``ResolvedOptions.fp8_backward_gemm``); the fp32 cross-entropy moves 14 + 6 bytes per logit; the embedding 8 bytes per
     token and channel, at the achievable HBM bandwidth."""
     x = g.x
     bw_e = g.hbm * o.keff.hbm_fraction
@@ -1213,7 +1217,8 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
     head_mem = ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
     emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
-    return 3.0 * t_head, head_mem, emb_mem, cm["edge_tp_s"]
+    f_b = o.fp8_backward_gemm if o.edge_dtype == "fp8" else 1.0
+    return (1.0 + 2.0 * f_b) * t_head, head_mem, emb_mem, cm["edge_tp_s"]
 
 
 class _DPTraffic:
