@@ -12,7 +12,9 @@ layer runs on one GPU is summed:
   roofline ``max(FLOPs / (peak × matmul_fraction), bytes / (HBM bandwidth × hbm_fraction))``:
   a large GEMM runs at the accelerator's measured *maximum achievable matmul* throughput
   (``Efficiency.matmul_fraction``), one too thin to be compute-bound at HBM speed (Williams,
-  Waterman, Patterson 2009, "Roofline"). Backward = 2 × forward (input and weight gradients).
+  Waterman, Patterson 2009, "Roofline"). Backward = 2 × forward (input and weight gradients);
+  on Hopper the FP8 backward GEMMs run without fast accumulation, × ``gemm.FP8_SLOW_ACCUMULATION``
+  (``fp8_split_accumulator``, on by default).
   By default (``gemm_shape``, on) each GEMM's compute time also pays its shape: a fixed kernel
   cost and an inner-dimension overhead fitted to kernel benchmarks (``llmcost.training.gemm``),
   where a table exists (Hopper, Blackwell).
