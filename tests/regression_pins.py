@@ -23,6 +23,10 @@ the FP8 casts, ``llmcost.training.elementwise``), the MoE host cost re-fitted un
 sourced checks that moved are in ``tests/test_step.py`` (DeepSeek-V3's band) and
 ``tests/test_moe_layer.py``; ``accuracy.mechanism_comparison`` gives the verdict.
 
+Re-blessed for Hopper's backward FP8 GEMMs without fast accumulation, on by default
+(``StepOptions.fp8_split_accumulator``, ``gemm.FP8_SLOW_ACCUMULATION``; a deliberate change of
+the model): only the FP8 plans on H100 and the DeepSeek-V3 (H800, FP8) validation row moved.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

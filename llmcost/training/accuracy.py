@@ -120,7 +120,8 @@ def regime_label(regime: dict) -> str:
 @disk_cached
 def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = None,
                      attention_curve: bool | None = None,
-                     cp_overlap: bool | None = None) -> pd.DataFrame:
+                     cp_overlap: bool | None = None,
+                     fp8_split_accumulator: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -130,8 +131,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     the kernel curve of each row's stack (``StepOptions.attention_curve``),
     ``cp_overlap=False`` prices every row's context-parallel K/V exchange exposed
     (``StepOptions.cp_overlap``; True or None: each row's own, the stack's ring overlap or the
-    run's all-gather); None (the default) takes ``StepOptions()``'s value, the setting the bands
-    use. A setting other
+    run's all-gather), ``fp8_split_accumulator=False`` prices Hopper's backward FP8 GEMMs at the
+    forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting);
+    None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
     and the kernel mechanisms explain the same rows, so they are fitted together, on the
@@ -143,13 +145,19 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     for name, val in flags:
         if not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
-    if cp_overlap is not None and not isinstance(cp_overlap, (bool, np.bool_)):
-        raise ValueError(f"cp_overlap={cp_overlap!r} must be True, False or None")
+    for name, val in (("cp_overlap", cp_overlap),
+                      ("fp8_split_accumulator", fp8_split_accumulator)):
+        if val is not None and not isinstance(val, (bool, np.bool_)):
+            raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
     sv = step_validation
     refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
     if cp_overlap is False:
         physics["cp_overlap"] = False
+        refit = True
+    if fp8_split_accumulator is not None and \
+            bool(fp8_split_accumulator) != bool(shipped.fp8_split_accumulator):
+        physics["fp8_split_accumulator"] = bool(fp8_split_accumulator)
         refit = True
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
@@ -790,6 +798,49 @@ def cp_overlap_comparison() -> tuple:
     means = (float(held_off["error"].abs().mean()), float(held_on["error"].abs().mean()))
     verdict = {"better": int((delta < -REGIME_CHANGE_TOLERANCE).sum()), "worse": len(worse),
                "worse_regimes": list(worse), "all_mean": means,
+               "a100_megatron_mean": float(a100.mean()), "a100_megatron_max": float(a100.max()),
+               "passes": (len(worse) == 0 and means[1] < means[0]
+                          and float(a100.mean()) <= A100_MEGATRON_GOAL[0]
+                          and float(a100.max()) <= A100_MEGATRON_GOAL[1] + 1e-9)}
+    return per_regime, verdict
+
+
+def fp8_split_accumulator_comparison() -> tuple:
+    """Hopper's backward FP8 GEMMs without fast accumulation (``StepOptions.
+    fp8_split_accumulator``, ``gemm.FP8_SLOW_ACCUMULATION``) judged by ``mechanism_comparison``'s
+    rule, on the shipped mechanisms: every row priced with the backward FP8 GEMMs at the
+    forward's rate (``validation_table(fp8_split_accumulator=False)``, the MoE host-cost
+    constants re-fitted under it) against the shipped setting. The term was added after the
+    held-out FP8 rows and the FP8:BF16 pairs were seen.
+
+    Returns
+    -------
+    (per_regime, verdict): ``per_regime`` indexed by regime with ``n``, ``noise``
+    (``regime_noise`` of the table without the term), ``off`` and ``on`` (held-out mean
+    |error|); ``verdict`` a dict: ``better``, ``worse`` (beyond noise), ``worse_regimes``,
+    ``all_mean`` and ``fp8_mean`` (held-out rows, all and FP8: ``(off, on)``),
+    ``fp8_pairs_within`` (published FP8:BF16 pairs within 10 %, ``(off, on)``, of
+    ``fp8_pairs``), ``a100_megatron_mean`` / ``_max`` (``on``) and ``passes``.
+    """
+    off = validation_table(fp8_split_accumulator=False)
+    on = validation_table(fp8_split_accumulator=True)
+    r_off, r_on = regime_table(off), regime_table(on)
+    noise = regime_noise(off)
+    per_regime = pd.DataFrame({"n": r_off["n"], "noise": noise, "off": r_off["mean_abs_error"],
+                               "on": r_on["mean_abs_error"]})
+    delta = per_regime["on"] - per_regime["off"]
+    worse = per_regime.index[delta > per_regime["noise"]]
+    held = [t[t["split"] == "held-out"] for t in (off, on)]
+    a100 = held[1][(held[1]["gpu_generation"] == "Ampere")
+                   & (held[1]["sharding"] == "Megatron 3D")]["error"].abs()
+    means = tuple(float(h["error"].abs().mean()) for h in held)
+    pairs = [fp8_bf16_pairs(t)["error"].abs() for t in (off, on)]
+    verdict = {"better": int((delta < -REGIME_CHANGE_TOLERANCE).sum()), "worse": len(worse),
+               "worse_regimes": list(worse), "all_mean": means,
+               "fp8_mean": tuple(float(h[h["dtype"] == "fp8"]["error"].abs().mean())
+                                 for h in held),
+               "fp8_pairs_within": tuple(int((p <= 0.10).sum()) for p in pairs),
+               "fp8_pairs": len(pairs[1]),
                "a100_megatron_mean": float(a100.mean()), "a100_megatron_max": float(a100.max()),
                "passes": (len(worse) == 0 and means[1] < means[0]
                           and float(a100.mean()) <= A100_MEGATRON_GOAL[0]

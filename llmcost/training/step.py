@@ -12,7 +12,9 @@ layer runs on one GPU is summed:
   roofline ``max(FLOPs / (peak × matmul_fraction), bytes / (HBM bandwidth × hbm_fraction))``:
   a large GEMM runs at the accelerator's measured *maximum achievable matmul* throughput
   (``Efficiency.matmul_fraction``), one too thin to be compute-bound at HBM speed (Williams,
-  Waterman, Patterson 2009, "Roofline"). Backward = 2 × forward (input and weight gradients).
+  Waterman, Patterson 2009, "Roofline"). Backward = 2 × forward (input and weight gradients);
+  on Hopper the FP8 backward GEMMs run without fast accumulation, × ``gemm.FP8_SLOW_ACCUMULATION``
+  (``fp8_split_accumulator``, on by default).
   By default (``gemm_shape``, on) each GEMM's compute time also pays its shape: a fixed kernel
   cost and an inner-dimension overhead fitted to kernel benchmarks (``llmcost.training.gemm``),
   where a table exists (Hopper, Blackwell).
@@ -329,7 +331,9 @@ class KernelRates:
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
     casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
     per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
-    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``cp_ring`` whether context parallelism runs as a
+    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``fp8_backward_gemm`` the backward FP8 GEMMs' time
+    over the forward rate (``StepOptions.fp8_split_accumulator``, ``gemm.fp8_backward_slowdown``;
+    1: backward = 2 × forward); ``cp_ring`` whether context parallelism runs as a
     ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``)."""
 
     peak: float
@@ -343,6 +347,7 @@ class KernelRates:
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
     fp8_transpose: bool = True
+    fp8_backward_gemm: float = 1.0
     cp_ring: bool = False
 
 
@@ -358,8 +363,10 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       output projection ``x × a·d_v/t × h``, FFN ``x × h × (2 if gated)·f/t`` and ``x × f/t × h``;
       MoE layers add the router ``x × h × E``, the shared experts and ``E/ep`` local experts of
       ``max(x·k·ep/E, 1) × moe_factor`` tokens each (the busiest EP rank: capacity factor or
-      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward (the caller
-      multiplies). With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
+      dropless imbalance, ``comm.moe_routing_factor``). Backward = 2 × forward, × the FP8
+      backward factor ``f = rates.fp8_backward_gemm`` for the GEMMs that run in FP8 (Hopper's
+      split accumulator, ``gemm.FP8_SLOW_ACCUMULATION``; the BF16 router keeps 2 ×):
+      ``gemm_b_dense = 2f·G_dense``, ``gemm_b_moe = 2f·(G_moe − router) + 2·router``. With ``rates.gemm_shape`` (``StepOptions.gemm_shape``) each GEMM's compute
       time is ``t0 + 2mkn / (peak·matmul_fraction) · (1 + k0/k)`` (``gemm.gemm_time_s``, kernel
       benchmarks by shape), the local experts sharing one ``t0`` (a grouped GEMM).
     * Attention core with FlashAttention: ``2·x·(a/t)·(d_qk + d_v)·keys`` FLOPs at
@@ -376,9 +383,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     Returns
     -------
     dict of arrays (seconds): ``t_qkv``, ``t_fc1`` (the column-parallel GEMMs),
-    ``gemm_f_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``, ``t_core_b``,
-    ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``, ``core_ew_b_t`` and, for MoE models,
-    ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for dense models).
+    ``gemm_f_dense``, ``gemm_b_dense``, ``t_sac_mm`` (``_every_other_mm_time``), ``t_core_f``,
+    ``t_core_b``, ``ew_f_t``, ``ew_b_t``, ``core_ew_f_t``, ``core_ew_b_t`` and, for MoE models,
+    ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe`` (zeros for dense models).
     """
     x, xs, tp, ep, kvf = g.x, g.xs, g.tp, g.ep, g.kvf
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -401,6 +408,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     ew_f, ew_b = ew_f + casts_attn[0] + casts_ffn[0], ew_b + casts_attn[1] + casts_ffn[1]
     bw_e = hbm * keff.hbm_fraction
     out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
+           "gemm_b_dense": 2.0 * rates.fp8_backward_gemm * (t_attn_proj + t_ffn),
            "t_sac_mm": _every_other_mm_time(c, x, kvf, tp, out_n, rates),
            "t_core_f": t_core_f, "t_core_b": t_core_b, "ew_f_t": ew_f / bw_e,
            "ew_b_t": ew_b / bw_e, "core_ew_f_t": core_ew_f / bw_e, "core_ew_b_t": core_ew_b / bw_e}
@@ -408,7 +416,7 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
         out.update(_moe_compute(c, x, tp, ep, rates, moe_factor, t_attn_proj, (ew_f, ew_b),
                                 casts_ffn))
     else:
-        out["gemm_f_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
+        out["gemm_f_moe"] = out["gemm_b_moe"] = out["ew_f_moe"] = out["ew_b_moe"] = 0.0 * x
     return out
 
 
@@ -440,7 +448,7 @@ def _every_other_mm_time(c, x, kvf, tp, out_n, rates: KernelRates):
 
 def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, casts_ffn):
     """An MoE layer's GEMM and memory-bound times (``layer_compute``'s docstring gives the
-    formulas): ``gemm_f_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
+    formulas): ``gemm_f_moe``, ``gemm_b_moe``, ``ew_f_moe``, ``ew_b_moe``; ``ew`` the dense layer's element-wise
     bytes (forward, backward), ``casts_ffn`` its FFN's FP8 cast bytes, both replaced by the
     experts'."""
     peak, hbm, keff, gs = rates.peak, rates.hbm, rates.keff, rates.gemm_shape
@@ -469,7 +477,11 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
                             (tok_exp, fe / tp, c.h, n_local),
                             (x, c.h, ffn_mult * fe / tp, c.ns), (x, fe / tp, c.h, c.ns)))
     bw_e = hbm * keff.hbm_fraction
+    # backward: 2 x forward, x the FP8 factor for the FP8 GEMMs (the BF16 router keeps 2 x)
+    f_b = rates.fp8_backward_gemm
+    f_router = 1.0 if rates.edge_peak else f_b
     return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
+            "gemm_b_moe": 2.0 * (f_b * (t_attn_proj + t_exp + t_shared) + f_router * t_router),
             "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm - casts_ffn[0] + ce[0]) / bw_e,
             "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm - casts_ffn[1] + ce[1]) / bw_e}
 
@@ -649,7 +661,8 @@ def layer_totals(lc: dict, gemm_f, ew_f_t, ew_b_t, tp_e_f, tp_e_b, cp_f, cp_b, e
     """One layer's forward + backward time for one micro-batch, by category:
     (matmul, attention, memory-bound, recompute, TP, CP, EP), seconds.
 
-    ``matmul = 3·G`` (backward = 2 × forward G); ``attention = core_f + core_b``;
+    ``matmul = 3·G`` (backward = 2 × forward G; ``_layer_parts`` adds the FP8 backward excess
+    ``G_b − 2G``, ``layer_compute``'s ``gemm_b_*``); ``attention = core_f + core_b``;
     ``memory-bound = ew_f + ew_b + core_ew_f + core_ew_b``; recompute (Korthikanti et al. 2022
     §5): full re-runs the forward, ``G + core_f + ew_f + core_ew_f``, selective the attention
     core, ``core_f + core_ew_f``; communication: forward + backward exposure, plus the forward's
@@ -1012,7 +1025,8 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    edge_gemm_shape=o.edge_gemm_shape,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
-                                   fp8_transpose=o.fp8_transpose, cp_ring=o.cp_overlap),
+                                   fp8_transpose=o.fp8_transpose,
+                                   fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -1039,6 +1053,13 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
     return out
 
 
+def _with_backward_gemms(totals: tuple, gemm_f, gemm_b) -> tuple:
+    """``layer_totals``' parts with the matmul part's backward ``2·G`` replaced by the backward
+    GEMMs' time ``G_b`` (``layer_compute``'s ``gemm_b_*``: ``2f·G`` for the FP8 GEMMs on Hopper,
+    ``StepOptions.fp8_split_accumulator``): ``matmul = G + G_b``."""
+    return (totals[0] + (gemm_b - 2.0 * gemm_f),) + tuple(totals[1:])
+
+
 def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0,
                  cpf=1.0) -> tuple:
     """One dense and one MoE layer's times per micro-batch (``layer_totals``: matmul, attention,
@@ -1056,18 +1077,20 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
                        o.cp_overlap)
     sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
                                 and not c.mla) else None
-    dense = layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"], *tp_d, *cp_e,
-                         zeros, zeros, rc, sac_mm)
+    dense = _with_backward_gemms(layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"],
+                                              *tp_d, *cp_e, zeros, zeros, rc, sac_mm),
+                                 lc["gemm_f_dense"], lc["gemm_b_dense"])
     if not c.is_moe:
         return dense + (zeros,), tuple(zeros for _ in range(8)), tp_d
     tp_m = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_moe"],
                        col_frac * lc["gemm_f_moe"], sp, o.tp_overlap)
     ep_f, ep_b = ep_exposure(cm["ep_fwd_s"] * o.moe_factor, cm["ep_bwd_s"] * o.moe_factor,
                              lc["gemm_f_moe"] + lc["t_core_f"] + lc["ew_f_moe"],
-                             2.0 * lc["gemm_f_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
+                             lc["gemm_b_moe"] + lc["t_core_b"] + lc["ew_b_moe"],
                              o.ep_overlap, unpaired)
-    moe = layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"], *tp_m, *cp_e,
-                       ep_f, ep_b, rc)
+    moe = _with_backward_gemms(layer_totals(lc, lc["gemm_f_moe"], lc["ew_f_moe"], lc["ew_b_moe"],
+                                            *tp_m, *cp_e, ep_f, ep_b, rc),
+                               lc["gemm_f_moe"], lc["gemm_b_moe"])
     # the MoE layer's host-bound fixed cost per micro-batch (moe_layer: router, dispatch
     # bookkeeping and its host sync, per-local-expert launches), serial with its compute
     moe = moe + (moe_layer.moe_host_overhead_unchecked(
@@ -1170,12 +1193,15 @@ def mtp_terms(model: ModelSpec, c, g: StageGeometry, o: ResolvedOptions, tpf) ->
     pipeline stage runs per micro-batch (``ModelSpec.mtp_depth``; "By default, all MTP layers
     sit on the last pipeline stage", Megatron-Core user guide, Multi-Token Prediction), whether
     each module's transformer block is an MoE layer (1.0) or dense (0.0), and the time of its
-    projection ``M_k`` of ``2·d → d``: a ``x × 2h × h/t`` GEMM, forward and backward (×3).
+    projection ``M_k`` of ``2·d → d``: a ``x × 2h × h/t`` GEMM at the step's dtype, forward and
+    backward (× (1 + 2f), ``f`` the FP8 backward factor ``ResolvedOptions.fp8_backward_gemm``,
+    1 in BF16: × 3).
     Each module costs the last stage one transformer layer of that kind, one more LM head and
     loss (the shared head recomputes the logits of the whole vocabulary) and the projection, as
     DeepSeek-AI 2024 (arXiv:2412.19437) §2.2 describes the module; its parameters join the
     stage's DP traffic and optimizer."""
-    proj_s = 3.0 * _gemm_time(g.x, 2.0 * c.h, c.h / tpf, g.peak, o.keff, g.hbm, o.gemm_shape)
+    proj_s = (1.0 + 2.0 * o.fp8_backward_gemm) * _gemm_time(g.x, 2.0 * c.h, c.h / tpf, g.peak,
+                                                             o.keff, g.hbm, o.gemm_shape)
     return float(model.mtp_depth), float(model.mtp_block_is_moe), proj_s
 
 
@@ -1183,7 +1209,8 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
     """The first and last stages' extra work per micro-batch: ``(head matmul, head and loss
     memory-bound, embedding memory-bound, TP collectives of one edge)`` seconds. The LM head is
     a ``x × h × V/t`` GEMM ×3 at the step's dtype, or BF16 under ``fp8_as_run`` (DeepSeek-V3
-    §3.3.1); the fp32 cross-entropy moves 14 + 6 bytes per logit; the embedding 8 bytes per
+    §3.3.1); in FP8 its backward pays the FP8 factor, × (1 + 2f)
+    (``ResolvedOptions.fp8_backward_gemm``); the fp32 cross-entropy moves 14 + 6 bytes per logit; the embedding 8 bytes per
     token and channel, at the achievable HBM bandwidth."""
     x = g.x
     bw_e = g.hbm * o.keff.hbm_fraction
@@ -1192,7 +1219,8 @@ def _edge_terms(c, cm, g: StageGeometry, o: ResolvedOptions, tpf) -> tuple:
     ce_f, ce_b = 14.0 * x * c.V / tpf / bw_e, 6.0 * x * c.V / tpf / bw_e
     head_mem = ce_f + ce_b + 8.0 * g.sp_tokens * c.h / bw_e
     emb_mem = (4.0 * x * c.h + 4.0 * x * c.h) / bw_e
-    return 3.0 * t_head, head_mem, emb_mem, cm["edge_tp_s"]
+    f_b = o.fp8_backward_gemm if o.edge_dtype == "fp8" else 1.0
+    return (1.0 + 2.0 * f_b) * t_head, head_mem, emb_mem, cm["edge_tp_s"]
 
 
 class _DPTraffic:
@@ -1511,7 +1539,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
-                   "gemm_shape", "fp8_as_run", "fp8_recipe", "attention_curve",
+                   "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
+                   "attention_curve",
                    "cp_overlap", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()

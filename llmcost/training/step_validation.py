@@ -393,7 +393,14 @@ def row_plan(c: pd.Series, r: pd.Series, model: ModelSpec, s: int) -> ParallelPl
 #: current scaling (pytorch/torchtitan benchmarks page, "Float8" with torchao eab345c);
 #: llm-foundry's ``amp_fp8`` and NeMo 24.03 run Transformer Engine's default recipe of their
 #: time, ``DelayedScaling`` (Composer's ``fp8_autocast``; Transformer Engine before 2.0 had no
-#: other); DeepSeek-V3 its 1×128 / 128×128 block scaling (arXiv:2412.19437 §3.3.2).
+#: other). llm-foundry's H100 FP8 rows: ``submit_benchmarks.py`` at b2a43a147 (2023-10-19, the
+#: commit that wrote the tables) installs Transformer Engine v0.10 and sets ``fc_type: te``, so
+#: the four linear layers of each block (``Wqkv``, ``out_proj``, ``up_proj``, ``down_proj``:
+#: ``FC_CLASS_REGISTRY['te'] = te.Linear``, ``llmfoundry/models/layers/fc.py``) run in FP8 with
+#: their norms unfused (each GEMM input cast by its own kernel, as priced) and the tied LM
+#: head (``F.linear`` on the embedding) in BF16, as ``fp8_as_run`` prices it; Composer's
+#: ``amp_fp8`` recipe is ``DelayedScaling(Format.HYBRID, amax_history_len=16,
+#: amax_compute_algo='max')`` (``composer/core/precision.py`` at 02c872e43, a later commit); DeepSeek-V3 its 1×128 / 128×128 block scaling (arXiv:2412.19437 §3.3.2).
 #: Megatron-Bridge's tables give each row's precision, FP8-CS (current scaling) or FP8-MX
 #: (MXFP8), kept in the row's id (``…-fp8cs``, ``…-fp8mx`` / ``…-mxfp8``): ``row_fp8_recipe``.
 FP8_RECIPE_OF_SET = {"torchtitan-h100-2412": "current", "torchtitan-h200-2506": "current",
