@@ -683,7 +683,8 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     """Bytes each trainer GPU moves between its HBM and host memory per iteration as NeMo RL's
     Megatron policy worker does, by what they serve: {"reference": B, "colocation": B}.
 
-    Read from NVIDIA-NeMo/RL @ b1c86a8 (v0.3.0) and @ 06beed9 (v0.4.0),
+    Read from NVIDIA-NeMo/RL @ b1c86a8 (v0.3.0) and @ 06beed9 (a 2025-12-01 commit after the
+    v0.4.0 tag c751f811),
     ``nemo_rl/models/policy/megatron_policy_worker.py`` and ``nemo_rl/algorithms/grpo.py`` (the
     same functions in ``nemo_rl/models/policy/workers/megatron_policy_worker.py`` @ 5fb5889,
     v0.6.0):
@@ -703,7 +704,11 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
                      + 2 · 2 B · N / rollout_tp          (weights; Adam moments; vLLM weights)
 
     Separate rollout GPUs: ``prepare_for_lp_inference`` still moves the gradient buffers out and
-    ``prepare_for_training`` back (v0.4.0): reference = 3 · 2 B · S + gradients, colocation = 0.
+    ``prepare_for_training`` back (06beed9, v0.6.0): reference = 3 · 2 B · S + gradients,
+    colocation = 0. Not priced: at v0.3.0 and v0.4.0 (c751f811, and the r0.4.0 branch that ran
+    the v0.4 tables) ``prepare_for_lp_inference`` calls ``offload_before_refit`` on separate GPUs
+    too, so those versions also move the Adam moments out and back, 2 · 8 B · N / n_train_gpus
+    more per GPU (0.25-0.65 s on the v0.4 one-step-off-policy rows, under 1 % of their steps).
     Assumptions, stated: expert tensor parallelism 1; the distributed optimizer's Adam moments
     sharded over every trainer GPU (``NEMO_RL_SWAP_ADAM_BYTES``; its FP32 master weights not
     moved); a ``train_plan`` of "auto" or None counts the default plan's shard (tp = pp = ep =

@@ -97,7 +97,13 @@ neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-g
 EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
 padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
 the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
-dispatcher, +45 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +51 %), while a BF16 run
+dispatcher, +45 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +51 %), but a third
+does not: the 26.02.01 container's table (docs/performance-summary-archive.md at 4ab94dfad,
+section '26.02.01 NeMo Container', added in cfeddcd94) lists the same plan at 9,058
+tokens/s/GPU, where the engine is 15 % slow, and its recipe at v0.3.1 is another one (EP 16,
+the hybridep dispatcher, no EP overlap), so the table and the recipe disagree on what ran and
+it is not a validation row; the slowdown looks specific to the 25.11 and 26.02 containers. A
+BF16 run
 of the same model on 16 H100 with the alltoall dispatcher, the EP overlap and no CUDA graphs
 (NVIDIA-NeMo/Megatron-Bridge PR #3880, closed unmerged, commit da871ee81,
 skills/perf-parallelism-strategies/SKILL.md: GBS 1,024, MBS 1, EP 8 or 16, "about 31

@@ -435,9 +435,11 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: Qwen3-30B-A3B on 16 H100 (FP8-CS), 25.11 and 26.02 (the 26.02 recipe at v0.3.0 = 21b02e0cf,
 #: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
 #: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``: ``moe_a2a_overlap=True`` too). The 25.11 recipe sets ``moe_a2a_overlap=True``
-#: (NVIDIA-NeMo/Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py,
-#: ``QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG``, at the 25.11 release tag v0.2.0 = 7af9601c9 and at
-#: the table's commit 97ad8cc6f; the same at 5776a6d90 under configs/qwen/), which
+#: (NVIDIA-NeMo/Megatron-Bridge at the 25.11 release tag v0.2.0 = 7af9601c9:
+#: scripts/performance/configs/qwen3/workload_base_configs.py
+#: ``QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG``; at the table's commit 97ad8cc6f, with the same
+#: content: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_BASE_CONFIG``), which
 #: ``scripts/performance/utils/overrides.py`` ``_set_moe_a2a_overlap_overrides`` turns into
 #: ``overlap_moe_expert_parallel_comm = True`` and ``delay_wgrad_compute = True``:
 #: Megatron-Core's batch-level overlap, ``"merged_1f1b"``. Its other 25.11 and 25.09 rows ran
