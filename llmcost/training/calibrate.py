@@ -104,7 +104,7 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     residuals with independent drifts has variance ``σ² ÷ n``. A pilot that finds the model 13 %
     optimistic (predicted MFU 0.478 against the measured 0.423, ``r = ln(0.423 ÷ 0.478) =
     −0.122``: torchtitan's 8-GPU row) carries ``1 − 0.054² ÷ 0.122² = 80 %`` of its correction
-    to a same-kernel target; one whose error is within 5 % carries none.
+    to a same-kernel target; one whose |r| is at most 0.054 (about 5.5 %) carries none.
 
     Why the drift widens with the sequence length: a one-scale pilot at one sequence length times
     the attention kernels at that length only, and the engine's error moves with the sequence
