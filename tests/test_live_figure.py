@@ -127,3 +127,26 @@ def test_redrawn_texts_are_the_pixels_agg_draws(case):
             draw(live, state)
             pictures.append(live.png())
         assert pictures[0] == pictures[1], f"state {state}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_ticks_computed_once_per_draw_give_matplotlibs_pixels(case):
+    """LiveFigure keeps each axis's ticks and tick-label boxes for the rest of a draw
+    (``plots._ticks_computed_once``); every picture of a sequence of updates (limits, ticks and
+    labels changing) is byte for byte the one matplotlib draws computing them on every request,
+    and the block leaves no patched method behind."""
+    kw, draw = CASES[case]
+    live = plots.LiveFigure(**kw)
+    for state in (60, 30, 60, 45, 30, 60, 5, 600):
+        live.clear()
+        draw(live, state)
+        kept = live.png()
+        assert all("_update_ticks" not in vars(axis) and "_get_ticklabel_bboxes" not in vars(axis)
+                   for ax in live.fig.axes for axis in (ax.xaxis, ax.yaxis))
+        buf = io.BytesIO()  # the same canvas and settings, matplotlib's own tick calls
+        live.fig.canvas.print_figure(buf, format="png", dpi=live.fig.dpi,
+                                     bbox_inches=live._bbox_inches,
+                                     facecolor=live.fig.get_facecolor(),
+                                     edgecolor=live.fig.get_edgecolor(),
+                                     pil_kwargs={"compress_level": 1})
+        assert kept == buf.getvalue(), f"state {state}"

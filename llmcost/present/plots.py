@@ -5,6 +5,7 @@ modules do not already provide.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -102,6 +103,51 @@ def _text_caching_canvas():
     return Canvas
 
 
+@contextlib.contextmanager
+def _ticks_computed_once(fig):
+    """Within the block (one draw of ``fig``), each axis computes its ticks and their label
+    boxes once.
+
+    Matplotlib recomputes an axis's ticks (locator, formatter, tick positions and labels:
+    ``Axis._update_ticks``) and its tick labels' boxes (``Axis._get_ticklabel_bboxes``) each
+    time it is asked within a draw: to place the axis label below its own and its shared
+    siblings' tick labels, to place each title above every twinned axis's tick labels, and to
+    draw the axis: three to five times per axis and draw, most of a small figure's draw. Within
+    one draw nothing they depend on changes (the figure's layout engine is off, the limits are
+    settled before the first call), so the first answer is kept for the rest of the draw: keyed
+    by the view interval and the axes' box besides, and forgotten when the block ends, so an
+    update's new limits, locators or formatters are computed anew. Both are private methods of
+    ``matplotlib.axis.Axis``; an axis without them is drawn as matplotlib draws it.
+    """
+    patched = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if not (hasattr(axis, "_update_ticks") and hasattr(axis, "_get_ticklabel_bboxes")):
+                continue
+            memo = {}
+
+            def update_ticks(axis=axis, memo=memo, compute=axis._update_ticks):
+                key = ("ticks", tuple(axis.get_view_interval()), axis.axes.bbox.bounds)
+                if key not in memo:
+                    memo[key] = compute()
+                return memo[key]
+
+            def ticklabel_bboxes(ticks, renderer, memo=memo,
+                                 compute=axis._get_ticklabel_bboxes):
+                key = ("boxes", id(ticks), id(renderer))
+                if key not in memo:  # ``ticks`` is kept with its answer: its id stays its own
+                    memo[key] = (ticks, compute(ticks, renderer))
+                return memo[key][1]
+
+            axis._update_ticks, axis._get_ticklabel_bboxes = update_ticks, ticklabel_bboxes
+            patched.append(axis)
+    try:
+        yield
+    finally:
+        for axis in patched:
+            del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
 class LiveFigure:
     """One figure of a widget panel, built once and redrawn in place on every update.
 
@@ -160,9 +206,11 @@ class LiveFigure:
             if fig.get_layout_engine() is not None:  # rcParams ask for one by default
                 fig.set_layout_engine("none")
         buf = io.BytesIO()
-        fig.canvas.print_figure(buf, format="png", dpi=fig.dpi, bbox_inches=self._bbox_inches,
-                                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(),
-                                pil_kwargs={"compress_level": 1})  # same pixels, faster zlib
+        with _ticks_computed_once(fig):
+            fig.canvas.print_figure(buf, format="png", dpi=fig.dpi,
+                                    bbox_inches=self._bbox_inches, facecolor=fig.get_facecolor(),
+                                    edgecolor=fig.get_edgecolor(),
+                                    pil_kwargs={"compress_level": 1})  # same pixels, faster zlib
         return buf.getvalue()
 
     def image(self):
