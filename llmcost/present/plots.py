@@ -103,49 +103,105 @@ def _text_caching_canvas():
     return Canvas
 
 
+class _KeptTicks:
+    """One axis's ticks and tick-label boxes, kept while nothing they depend on changes (see
+    ``ticks_computed_once``); installed on the axis as its ``_update_ticks`` and
+    ``_get_ticklabel_bboxes``."""
+
+    def __init__(self, axis):
+        self.axis, self.key, self.ticks, self.boxes = axis, None, None, {}
+        self.compute_ticks, self.compute_boxes = axis._update_ticks, axis._get_ticklabel_bboxes
+        self.locs = None
+
+    def update_ticks(self):
+        axis = self.axis
+        key = (tuple(axis.get_view_interval()), axis.axes.bbox.bounds)
+        if key != self.key:  # one answer kept: ticks are objects an axis reuses
+            self.key, self.ticks, self.boxes = None, self.compute_ticks(), {}
+            self.key, self.locs = key, self._formatter_locs()
+        elif any(a is not b for a, b in zip(self._formatter_locs(), self.locs)):
+            # a shared axis's formatter was used since: leave it as this axis's answer left it
+            for formatter, locs in zip((axis.major.formatter, axis.minor.formatter),
+                                       self.locs):
+                if locs is not None:
+                    formatter.format_ticks(locs)
+            self.locs = self._formatter_locs()
+        return self.ticks
+
+    def _formatter_locs(self):
+        """The tick values each formatter last formatted (``_locs``; ``locs`` before
+        Matplotlib 3.11), or None."""
+        return tuple(vars(f).get("_locs", vars(f).get("locs"))
+                     for f in (self.axis.major.formatter, self.axis.minor.formatter))
+
+    def ticklabel_bboxes(self, ticks, renderer):
+        if ticks is not self.ticks:
+            return self.compute_boxes(ticks, renderer)
+        if id(renderer) not in self.boxes:  # the renderer is kept with its answer
+            self.boxes[id(renderer)] = (renderer, self.compute_boxes(ticks, renderer))
+        return self.boxes[id(renderer)][1]
+
+
+def _all_axes(fig):
+    return [*fig.axes, *(ax for sub in getattr(fig, "subfigs", ()) for ax in _all_axes(sub))]
+
+
 @contextlib.contextmanager
-def _ticks_computed_once(fig):
-    """Within the block (one draw of ``fig``), each axis computes its ticks and their label
-    boxes once.
+def ticks_computed_once(fig):
+    """Within the block, each axis of ``fig`` computes its ticks and their label boxes once
+    for as long as its limits and its place in the figure stay the same.
 
     Matplotlib recomputes an axis's ticks (locator, formatter, tick positions and labels:
     ``Axis._update_ticks``) and its tick labels' boxes (``Axis._get_ticklabel_bboxes``) each
-    time it is asked within a draw: to place the axis label below its own and its shared
-    siblings' tick labels, to place each title above every twinned axis's tick labels, and to
-    draw the axis: three to five times per axis and draw, most of a small figure's draw. Within
-    one draw nothing they depend on changes (the figure's layout engine is off, the limits are
-    settled before the first call), so the first answer is kept for the rest of the draw: keyed
-    by the view interval and the axes' box besides, and forgotten when the block ends, so an
-    update's new limits, locators or formatters are computed anew. Both are private methods of
-    ``matplotlib.axis.Axis``; an axis without them is drawn as matplotlib draws it.
+    time it is asked: to place the axis label below its own and its shared siblings' tick
+    labels, each title above every twinned axis's tick labels, the constrained layout's margins,
+    the tight bounding box, and to draw the axis: three to five times per axis and draw, most
+    of a small figure's draw (``benchmarks/profile_notebooks.py``). What they depend on is the
+    view interval, the axes' box on the canvas (its size sets how many ticks fit, its place
+    where the labels land), and for the boxes the renderer; the answer is kept with these and
+    computed anew when one changes (the layout moving an axes, the tight crop shifting the
+    canvas, an update's new limits), and forgotten when the block ends, so that a change made
+    between draws (a new locator, formatter, font or data) is seen. A formatter shared by
+    several axes is left in the state this axis's answer left it (its offset text).
+
+    Both are private methods of ``matplotlib.axis.Axis``; an axis without them is drawn as
+    matplotlib draws it. Reentrant: an axis already kept by an outer block stays with it.
     """
-    patched = []
-    for ax in fig.axes:
+    kept = []
+    for ax in _all_axes(fig):
         for axis in (ax.xaxis, ax.yaxis):
-            if not (hasattr(axis, "_update_ticks") and hasattr(axis, "_get_ticklabel_bboxes")):
+            if not (hasattr(axis, "_update_ticks") and hasattr(axis, "_get_ticklabel_bboxes")) \
+                    or "_update_ticks" in vars(axis):
                 continue
-            memo = {}
-
-            def update_ticks(axis=axis, memo=memo, compute=axis._update_ticks):
-                key = ("ticks", tuple(axis.get_view_interval()), axis.axes.bbox.bounds)
-                if key not in memo:
-                    memo[key] = compute()
-                return memo[key]
-
-            def ticklabel_bboxes(ticks, renderer, memo=memo,
-                                 compute=axis._get_ticklabel_bboxes):
-                key = ("boxes", id(ticks), id(renderer))
-                if key not in memo:  # ``ticks`` is kept with its answer: its id stays its own
-                    memo[key] = (ticks, compute(ticks, renderer))
-                return memo[key][1]
-
-            axis._update_ticks, axis._get_ticklabel_bboxes = update_ticks, ticklabel_bboxes
-            patched.append(axis)
+            k = _KeptTicks(axis)
+            axis._update_ticks, axis._get_ticklabel_bboxes = k.update_ticks, k.ticklabel_bboxes
+            kept.append(axis)
     try:
         yield
     finally:
-        for axis in patched:
+        for axis in kept:
             del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
+def keep_ticks_while_printing() -> bool:
+    """Make every ``print_figure`` of this process (what the inline backend and ``savefig``
+    call) run inside ``ticks_computed_once`` for its figure: same pixels, about a third less
+    drawing time per figure (report kernels: ``kernels.remember_state``). Returns whether it was
+    installed now (False: it already was)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    plain = FigureCanvasBase.print_figure
+    if getattr(plain, "_llmcost_keeps_ticks", False):
+        return False
+
+    @functools.wraps(plain)
+    def print_figure(self, *args, **kwargs):
+        with ticks_computed_once(self.figure):
+            return plain(self, *args, **kwargs)
+
+    print_figure._llmcost_keeps_ticks = True
+    FigureCanvasBase.print_figure = print_figure
+    return True
 
 
 class LiveFigure:
@@ -198,15 +254,16 @@ class LiveFigure:
 
         fig = self.fig
         if self._bbox_inches is None:  # solve the layout and the crop once, then keep them
-            fig.draw_without_rendering()
-            pad = mpl.rcParams["savefig.pad_inches"]
-            pad = 0.1 if pad == "layout" else pad
-            self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
+            with ticks_computed_once(fig):
+                fig.draw_without_rendering()
+                pad = mpl.rcParams["savefig.pad_inches"]
+                pad = 0.1 if pad == "layout" else pad
+                self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
             fig.set_layout_engine(None)  # no layout engine: print_figure draws once
             if fig.get_layout_engine() is not None:  # rcParams ask for one by default
                 fig.set_layout_engine("none")
         buf = io.BytesIO()
-        with _ticks_computed_once(fig):
+        with ticks_computed_once(fig):
             fig.canvas.print_figure(buf, format="png", dpi=fig.dpi,
                                     bbox_inches=self._bbox_inches, facecolor=fig.get_facecolor(),
                                     edgecolor=fig.get_edgecolor(),
@@ -1911,7 +1968,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
         fig.set_layout_engine("none")
-        fig.tight_layout(rect=(0, foot, 1, 1))
+        with ticks_computed_once(fig):
+            fig.tight_layout(rect=(0, foot, 1, 1))
     return obj
 
 
