@@ -21,6 +21,7 @@ from ..training import reliability as rel
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
 from ..training.parallel import bubble_fraction
 from ..training.reliability import cluster_mtbf_s
+from ..training.step_validation import set_title
 
 
 def _ax(ax, figsize=(7, 4)):
@@ -1015,20 +1016,15 @@ def validation_scatter(validation, ax=None):
     """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
     band."""
     ax = _ax(ax, figsize=(9.5, 5.5))
-    markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
-               "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
-               "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
-               "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
-               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
-               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)"),
-               "nemo-automodel-h100-moe": ("*", "NeMo AutoModel FSDP2 MoE (H100)")}
+    markers = {"megatron21-table1": "o", "korthikanti22-table5": "s", "megatron21-table2": "^",
+               "megatron21-table2-zero3": "x", "llama3-table4": "D", "nemo-automodel-h100": "v",
+               "deepseek-v3-h800": "P", "nemo-automodel-h100-moe": "*"}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
     ax.plot(x, x, color="0.4", lw=0.8, zorder=1)
     for s, g in validation.groupby("set", sort=False):
-        mk, label = markers.get(s, ("o", s))
+        mk, label = markers.get(s, "o"), set_title(s)
         ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
                    s=55, zorder=2)
     ax.set_xlim(lim)
