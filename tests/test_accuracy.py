@@ -315,3 +315,21 @@ def test_a_regimes_error_is_its_own_or_none():
                                 rel=1e-9)
     with pytest.raises(ValueError, match="band="):
         accuracy.regime_error(0.4)
+
+
+def test_every_validation_set_is_named_by_its_publication():
+    """Warnings name a band's runs by publication (``step_validation.SET_TITLES``), not by
+    dataset id: every set the bands draw on has a title, and the title names what its rows'
+    ``source`` in data/validation_mfu.csv cites (an author, model, project or table)."""
+    import re
+
+    from llmcost.training import step_validation as sv
+
+    d = pd.read_csv(sv.DATA_DIR / "validation_mfu.csv")
+    for s in sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS:
+        title = sv.set_title(s)
+        assert title != s, s
+        source = " ".join(d.loc[d["set"] == s, "source"].astype(str)).lower()
+        words = [w.lower().removesuffix("'s") for w in re.findall(r"[\w'-]{5,}", title)]
+        assert any(w in source for w in words), (s, title)
+    assert sv.set_title("no-such-set") == "no-such-set"
