@@ -4,8 +4,9 @@ figure included.
 For each notebook, its code cells run in this process (the parameters a report injects for the
 scenario, ``interactive = True``, matplotlib's Agg backend) up to its Explore cell, whose panel
 (the ``VBox`` it displays) is kept. Then each of the panel's first ``--widgets`` value widgets
-(sliders, dropdowns, number boxes, check boxes) is moved one step, twice (up then back, or to the
-next option then back), and the callback is timed, figure included: every figure it shows
+(sliders, dropdowns, number boxes, check boxes) is moved one step (a log slider: one step of its
+exponent), twice (up then back, or to the next option then back), and the callback is timed,
+figure included: every figure it shows
 (``plt.show()`` or ``display(fig)``) is rendered to PNG as the inline backend renders it
 (``print_figure``, ``bbox_inches="tight"``, the inline backend's resolution); a panel that
 renders its figure to PNG itself and displays the image (``plots.LiveFigure``) is timed with
@@ -20,6 +21,7 @@ and the wall times; asserts nothing about time. Usage:
 import argparse
 import contextlib
 import io
+import math
 import os
 import statistics
 import time
@@ -96,6 +98,10 @@ def moves(wid):
     if isinstance(v, bool):
         return [not v, v]
     step = getattr(wid, "step", None) or 1
+    if hasattr(wid, "base"):  # a log slider: min, max and step are exponents of its base
+        e, lo, hi = math.log(v, wid.base), wid.min, wid.max
+        up = e + step if e + step <= hi else e - step
+        return [wid.base ** max(up, lo), v]
     hi, lo = getattr(wid, "max", None), getattr(wid, "min", None)
     up = v + step if hi is None or v + step <= hi else v - step
     if lo is not None and up < lo:

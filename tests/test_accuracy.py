@@ -78,7 +78,10 @@ def test_a100_megatron_band_is_the_split_conformal_quantile(table):
     assert band.center == pytest.approx(c) and band.half_width == pytest.approx(scores[15])
     assert band.low == pytest.approx(0.40 / (1 + c + scores[15]))
     assert band.high == pytest.approx(0.40 / (1 + c - scores[15]))
-    assert "n = 16" in band.describe() and "conformal" in band.describe()
+    # said in a reader's words: a 90% band measured on the 16 runs, named by publication
+    assert "the 90% band of its regime, measured on the model's errors on its n = 16 held-out " \
+        "published runs (" in band.describe() and "conformal" not in band.describe()
+    assert "Narayanan et al. 2021 Table 1" in band.basis()
 
 
 def test_the_band_follows_the_sign_of_the_errors():
@@ -98,7 +101,12 @@ def test_a_regime_of_one_or_two_runs_gets_the_default_band_and_a_warning():
     dense = accuracy.mfu_band(0.40, "H100-SXM", 16384, n_params=405e9, seq_len=8192)
     assert not dense.validated and dense.n == 2
     assert dense.half_width >= accuracy.DEFAULT_BAND_FRACTION
-    assert any("only 2 held-out run(s)" in w and "fewer than 9" in w for w in dense.warnings)
+    assert any("only 2 held-out run(s)" in w and "too few to measure the model's error" in w
+               and "that takes 9 or more" in w for w in dense.warnings)
+    # in a reader's words: no method name, the runs' publication instead of a dataset id
+    for text in (*dense.warnings, dense.basis(), dense.describe()):
+        assert "conformal" not in text and "llama3-table4" not in text
+    assert "(Llama 3 2024 Table 4 (H100))" in dense.basis()
     none = accuracy.mfu_band(0.40, "MI300X", 1024, n_params=70e9, seq_len=4096)
     assert none.n == 0 and none.half_width == accuracy.DEFAULT_BAND_FRACTION
     assert any("no held-out run" in w for w in none.warnings)
@@ -308,3 +316,21 @@ def test_a_regimes_error_is_its_own_or_none():
                                 rel=1e-9)
     with pytest.raises(ValueError, match="band="):
         accuracy.regime_error(0.4)
+
+
+def test_every_validation_set_is_named_by_its_publication():
+    """Warnings name a band's runs by publication (``step_validation.SET_TITLES``), not by
+    dataset id: every set the bands draw on has a title, and the title names what its rows'
+    ``source`` in data/validation_mfu.csv cites (an author, model, project or table)."""
+    import re
+
+    from llmcost.training import step_validation as sv
+
+    d = pd.read_csv(sv.DATA_DIR / "validation_mfu.csv")
+    for s in sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS:
+        title = sv.set_title(s)
+        assert title != s, s
+        source = " ".join(d.loc[d["set"] == s, "source"].astype(str)).lower()
+        words = [w.lower().removesuffix("'s") for w in re.findall(r"[\w'-]{5,}", title)]
+        assert any(w in source for w in words), (s, title)
+    assert sv.set_title("no-such-set") == "no-such-set"

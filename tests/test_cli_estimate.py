@@ -327,6 +327,13 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
     for w in bills[0].warnings + bills[1].warnings:  # both scenarios' warnings
         assert " ".join(w.split()) in flat
     assert "warnings of A (" in text and "warnings of B (7B on 256 A100s)" in text
+    # what the per-draw spread draws: each scenario's own ranges (B's mfu), not the
+    # illustrative spreads of the single-scenario bill, said under the table
+    from llmcost.present.cli import COMPARE_DRAWS_NOTE, COMPARE_POINTS_NOTE
+    assert " ".join(COMPARE_DRAWS_NOTE.split()) in flat
+    assert "ranges each scenario gives itself" in COMPARE_DRAWS_NOTE
+    code, same = _main(capsys, "estimate", "--scenario", a, "--compare", a, "--samples", "500")
+    assert " ".join(COMPARE_POINTS_NOTE.split()) in " ".join(same.split())
     total = next(ln for ln in text.splitlines() if ln.startswith("total"))
     diff = bills[1].total_usd - bills[0].total_usd  # B − A, by hand from the two bills
     from llmcost.present.report import format_value

@@ -6,6 +6,7 @@ gives the first picture again, byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 import numpy as np
@@ -127,3 +128,88 @@ def test_redrawn_texts_are_the_pixels_agg_draws(case):
             draw(live, state)
             pictures.append(live.png())
         assert pictures[0] == pictures[1], f"state {state}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_ticks_computed_once_per_draw_give_matplotlibs_pixels(case):
+    """LiveFigure keeps each axis's ticks and tick-label boxes for the rest of a draw
+    (``plots.ticks_computed_once``); every picture of a sequence of updates (limits, ticks and
+    labels changing) is byte for byte the one matplotlib draws computing them on every request,
+    and the block leaves no patched method behind."""
+    kw, draw = CASES[case]
+    live = plots.LiveFigure(**kw)
+    for state in (60, 30, 60, 45, 30, 60, 5, 600):
+        live.clear()
+        draw(live, state)
+        kept = live.png()
+        assert all("_update_ticks" not in vars(axis) and "_get_ticklabel_bboxes" not in vars(axis)
+                   for ax in live.fig.axes for axis in (ax.xaxis, ax.yaxis))
+        buf = io.BytesIO()  # the same canvas and settings, matplotlib's own tick calls
+        live.fig.canvas.print_figure(buf, format="png", dpi=live.fig.dpi,
+                                     bbox_inches=live._bbox_inches,
+                                     facecolor=live.fig.get_facecolor(),
+                                     edgecolor=live.fig.get_edgecolor(),
+                                     pil_kwargs={"compress_level": 1})
+        assert kept == buf.getvalue(), f"state {state}"
+
+
+def _figure_with_every_kind_of_axis(colorbar: bool = True):
+    """Constrained layout; shared x axes of different widths whose tick values need an offset
+    (one ScalarFormatter shared by axes that may place different ticks); a twin axis; log axes
+    with minor labels; a colorbar (not with ``readable``: matplotlib's tight layout refuses
+    one made under constrained layout); an inverted axis."""
+    fig = plt.figure(figsize=(9, 5), layout="constrained")
+    gs = fig.add_gridspec(2, 3)
+    a = fig.add_subplot(gs[0, :2])
+    b = fig.add_subplot(gs[1, 0], sharex=a)
+    c = fig.add_subplot(gs[:, 2])
+    x = 1e6 + np.linspace(0, 5, 50)
+    a.plot(x, np.sin(x), label="sin")
+    a.legend()
+    b.plot(x, 1e-7 * np.cos(x))
+    b.invert_yaxis()
+    a.twinx().plot(x, np.exp(x - 1e6), color="C1")
+    im = c.imshow(np.outer(np.arange(20), np.arange(20)))
+    if colorbar:
+        fig.colorbar(im, ax=c)
+    c.set_title("an image")
+    d = fig.add_subplot(gs[1, 1])
+    d.loglog(np.geomspace(1, 30, 20), np.geomspace(2, 3, 20))
+    d.set_xlabel("log, minor labels")
+    fig.suptitle("every kind of axis")
+    return fig
+
+
+@pytest.mark.parametrize("readable", [False, True])
+def test_printing_with_ticks_kept_draws_matplotlibs_pixels(readable):
+    """``plots.keep_ticks_while_printing`` (what the report's kernels install) prints every
+    figure as matplotlib does, byte for byte: constrained layout, the tight crop, shared and twin
+    axes, offsets, log and colorbar axes, and ``plots.readable``'s tight layout."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    def picture(keep: bool) -> bytes:
+        fig = _figure_with_every_kind_of_axis(colorbar=not readable)
+        if readable:
+            plots.readable(fig)
+        if not keep:
+            return _inline_png(fig)
+        plain = FigureCanvasBase.print_figure
+        try:
+            assert plots.keep_ticks_while_printing()
+            assert not plots.keep_ticks_while_printing()  # once
+            return _inline_png(fig)
+        finally:
+            FigureCanvasBase.print_figure = plain
+
+    if readable:  # readable lays the figure out inside a kept block: compare with a plain one
+        from unittest import mock
+
+        @contextlib.contextmanager
+        def plain_block(fig):
+            yield
+
+        with mock.patch.object(plots, "ticks_computed_once", plain_block):
+            reference = picture(keep=False)
+    else:
+        reference = picture(keep=False)
+    assert picture(keep=True) == reference

@@ -308,7 +308,8 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert glance.caveat_line(dear) == ("the catalogue's reserved price for B200, $14.21/GPU-h, "
                                         "is above its on-demand prices: get a quote")
     page = glance.caveats_html([w])
-    assert "<details><summary>the predicted MFU rests" in page and "conformal band" in page
+    assert "<details><summary>the predicted MFU rests" in page and \
+        "too few to measure the model&#x27;s error" in page
 
 
 def test_compare_is_per_draw_with_common_random_numbers():

@@ -414,10 +414,23 @@ def _signed_usd(v) -> str:
     return ("−" if v < 0 else "+" if v > 0 else "") + format_value(abs(float(v)), "USD")
 
 
+#: What ``estimate --compare``'s P10 to P90 draws (``glance.compare_bills``), said under the table.
+COMPARE_DRAWS_NOTE = ("P10 to P90 of B − A draw by draw, over the ranges each scenario gives "
+                      "itself (a predicted MFU's band included) and only those: not the "
+                      "illustrative spreads the single-scenario bill adds on inputs given as one "
+                      "number. Both bills see the same draws of the inputs they both range "
+                      "(common random numbers).")
+#: The same when neither scenario ranges anything.
+COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is one number per "
+                       "line (the illustrative spreads of the single-scenario bill are not "
+                       "drawn here).")
+
+
 def compare_text(df, names, paths, bills) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
-    (``glance.compare_bills``; lines at $0 in both left out, and said), then each scenario's
+    (``glance.compare_bills``; lines at $0 in both left out, and said), what the comparison
+    draws (``COMPARE_DRAWS_NOTE``: each scenario's own ranges only), then each scenario's
     warnings."""
     cols = _compare_columns(df, names)
     d = df.rename(columns=cols)
@@ -446,9 +459,7 @@ def compare_text(df, names, paths, bills) -> str:
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
-    if ranged:
-        out.append("P10 to P90 of B − A draw by draw: both bills see the same draws of the "
-                   "inputs they both range (common random numbers).")
+    out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, terminal_columns(), "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
         if b.warnings:

@@ -17,7 +17,9 @@ them), imports those once (``WARM_UP``), and before each notebook after the firs
 * numpy's global random state (reseeded from the operating system, as a new process would be;
   llmcost's own draws use explicit seeded generators).
 
-The warm-up also draws each figure once per cell instead of twice (``draw_figures_once``).
+The warm-up also draws each figure once per cell instead of twice (``draw_figures_once``),
+and has each axis compute its ticks once per layout and draw instead of three to five times
+(``plots.keep_ticks_while_printing``): the same pixels, a third less drawing.
 
 The imported modules and their caches stay: that is the point. What a notebook shows therefore
 depends on the scenario and the notebook only, as with a fresh kernel; tests/test_kernels.py
@@ -33,6 +35,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
+from . import plots
 
 #: Run once in a new kernel: the imports every notebook makes, then a snapshot of the state
 #: ``RESET`` restores.
@@ -63,6 +67,7 @@ def remember_state() -> None:
     # no later notebook in this kernel would show a figure).
     plt.switch_backend(matplotlib.get_backend())
     draw_figures_once()
+    plots.keep_ticks_while_printing()
     _STATE["rc"] = matplotlib.rcParams.copy()
     _STATE["filters"] = list(warnings.filters)
 

@@ -5,6 +5,7 @@ modules do not already provide.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -20,6 +21,7 @@ from ..training import reliability as rel
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
 from ..training.parallel import bubble_fraction
 from ..training.reliability import cluster_mtbf_s
+from ..training.step_validation import set_title
 
 
 def _ax(ax, figsize=(7, 4)):
@@ -102,6 +104,107 @@ def _text_caching_canvas():
     return Canvas
 
 
+class _KeptTicks:
+    """One axis's ticks and tick-label boxes, kept while nothing they depend on changes (see
+    ``ticks_computed_once``); installed on the axis as its ``_update_ticks`` and
+    ``_get_ticklabel_bboxes``."""
+
+    def __init__(self, axis):
+        self.axis, self.key, self.ticks, self.boxes = axis, None, None, {}
+        self.compute_ticks, self.compute_boxes = axis._update_ticks, axis._get_ticklabel_bboxes
+        self.locs = None
+
+    def update_ticks(self):
+        axis = self.axis
+        key = (tuple(axis.get_view_interval()), axis.axes.bbox.bounds)
+        if key != self.key:  # one answer kept: ticks are objects an axis reuses
+            self.key, self.ticks, self.boxes = None, self.compute_ticks(), {}
+            self.key, self.locs = key, self._formatter_locs()
+        elif any(a is not b for a, b in zip(self._formatter_locs(), self.locs)):
+            # a shared axis's formatter was used since: leave it as this axis's answer left it
+            for formatter, locs in zip((axis.major.formatter, axis.minor.formatter),
+                                       self.locs):
+                if locs is not None:
+                    formatter.format_ticks(locs)
+            self.locs = self._formatter_locs()
+        return self.ticks
+
+    def _formatter_locs(self):
+        """The tick values each formatter last formatted (``_locs``; ``locs`` before
+        Matplotlib 3.11), or None."""
+        return tuple(vars(f).get("_locs", vars(f).get("locs"))
+                     for f in (self.axis.major.formatter, self.axis.minor.formatter))
+
+    def ticklabel_bboxes(self, ticks, renderer):
+        if ticks is not self.ticks:
+            return self.compute_boxes(ticks, renderer)
+        if id(renderer) not in self.boxes:  # the renderer is kept with its answer
+            self.boxes[id(renderer)] = (renderer, self.compute_boxes(ticks, renderer))
+        return self.boxes[id(renderer)][1]
+
+
+def _all_axes(fig):
+    return [*fig.axes, *(ax for sub in getattr(fig, "subfigs", ()) for ax in _all_axes(sub))]
+
+
+@contextlib.contextmanager
+def ticks_computed_once(fig):
+    """Within the block, each axis of ``fig`` computes its ticks and their label boxes once
+    for as long as its limits and its place in the figure stay the same.
+
+    Matplotlib recomputes an axis's ticks (locator, formatter, tick positions and labels:
+    ``Axis._update_ticks``) and its tick labels' boxes (``Axis._get_ticklabel_bboxes``) each
+    time it is asked: to place the axis label below its own and its shared siblings' tick
+    labels, each title above every twinned axis's tick labels, the constrained layout's margins,
+    the tight bounding box, and to draw the axis: three to five times per axis and draw, most
+    of a small figure's draw (``benchmarks/profile_notebooks.py``). What they depend on is the
+    view interval, the axes' box on the canvas (its size sets how many ticks fit, its place
+    where the labels land), and for the boxes the renderer; the answer is kept with these and
+    computed anew when one changes (the layout moving an axes, the tight crop shifting the
+    canvas, an update's new limits), and forgotten when the block ends, so that a change made
+    between draws (a new locator, formatter, font or data) is seen. A formatter shared by
+    several axes is left in the state this axis's answer left it (its offset text).
+
+    Both are private methods of ``matplotlib.axis.Axis``; an axis without them is drawn as
+    matplotlib draws it. Reentrant: an axis already kept by an outer block stays with it.
+    """
+    kept = []
+    for ax in _all_axes(fig):
+        for axis in (ax.xaxis, ax.yaxis):
+            if not (hasattr(axis, "_update_ticks") and hasattr(axis, "_get_ticklabel_bboxes")) \
+                    or "_update_ticks" in vars(axis):
+                continue
+            k = _KeptTicks(axis)
+            axis._update_ticks, axis._get_ticklabel_bboxes = k.update_ticks, k.ticklabel_bboxes
+            kept.append(axis)
+    try:
+        yield
+    finally:
+        for axis in kept:
+            del axis._update_ticks, axis._get_ticklabel_bboxes
+
+
+def keep_ticks_while_printing() -> bool:
+    """Make every ``print_figure`` of this process (what the inline backend and ``savefig``
+    call) run inside ``ticks_computed_once`` for its figure: same pixels, about a third less
+    drawing time per figure (report kernels: ``kernels.remember_state``). Returns whether it was
+    installed now (False: it already was)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    plain = FigureCanvasBase.print_figure
+    if getattr(plain, "_llmcost_keeps_ticks", False):
+        return False
+
+    @functools.wraps(plain)
+    def print_figure(self, *args, **kwargs):
+        with ticks_computed_once(self.figure):
+            return plain(self, *args, **kwargs)
+
+    print_figure._llmcost_keeps_ticks = True
+    FigureCanvasBase.print_figure = print_figure
+    return True
+
+
 class LiveFigure:
     """One figure of a widget panel, built once and redrawn in place on every update.
 
@@ -152,17 +255,20 @@ class LiveFigure:
 
         fig = self.fig
         if self._bbox_inches is None:  # solve the layout and the crop once, then keep them
-            fig.draw_without_rendering()
-            pad = mpl.rcParams["savefig.pad_inches"]
-            pad = 0.1 if pad == "layout" else pad
-            self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
+            with ticks_computed_once(fig):
+                fig.draw_without_rendering()
+                pad = mpl.rcParams["savefig.pad_inches"]
+                pad = 0.1 if pad == "layout" else pad
+                self._bbox_inches = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad)
             fig.set_layout_engine(None)  # no layout engine: print_figure draws once
             if fig.get_layout_engine() is not None:  # rcParams ask for one by default
                 fig.set_layout_engine("none")
         buf = io.BytesIO()
-        fig.canvas.print_figure(buf, format="png", dpi=fig.dpi, bbox_inches=self._bbox_inches,
-                                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(),
-                                pil_kwargs={"compress_level": 1})  # same pixels, faster zlib
+        with ticks_computed_once(fig):
+            fig.canvas.print_figure(buf, format="png", dpi=fig.dpi,
+                                    bbox_inches=self._bbox_inches, facecolor=fig.get_facecolor(),
+                                    edgecolor=fig.get_edgecolor(),
+                                    pil_kwargs={"compress_level": 1})  # same pixels, faster zlib
         return buf.getvalue()
 
     def image(self):
@@ -910,20 +1016,15 @@ def validation_scatter(validation, ax=None):
     """Predicted against reported MFU for published runs (``step.mfu_validation``), ±10%
     band."""
     ax = _ax(ax, figsize=(9.5, 5.5))
-    markers = {"megatron21-table1": ("o", "Narayanan et al. 2021 Table 1"),
-               "korthikanti22-table5": ("s", "Korthikanti et al. 2022 Table 5"),
-               "megatron21-table2": ("^", "Narayanan et al. 2021 Table 2 (PTD-P)"),
-               "megatron21-table2-zero3": ("x", "Table 2, DeepSpeed ZeRO-3 (2021)"),
-               "llama3-table4": ("D", "Llama 3 2024 Table 4 (H100)"),
-               "nemo-automodel-h100": ("v", "NeMo AutoModel FSDP2 (H100)"),
-               "deepseek-v3-h800": ("P", "DeepSeek-V3 pre-training (H800)"),
-               "nemo-automodel-h100-moe": ("*", "NeMo AutoModel FSDP2 MoE (H100)")}
+    markers = {"megatron21-table1": "o", "korthikanti22-table5": "s", "megatron21-table2": "^",
+               "megatron21-table2-zero3": "x", "llama3-table4": "D", "nemo-automodel-h100": "v",
+               "deepseek-v3-h800": "P", "nemo-automodel-h100-moe": "*"}
     lim = [0, 70]
     x = np.linspace(*lim, 50)
     ax.fill_between(x, 0.9 * x, 1.1 * x, color="0.9", label="±10%", zorder=0)
     ax.plot(x, x, color="0.4", lw=0.8, zorder=1)
     for s, g in validation.groupby("set", sort=False):
-        mk, label = markers.get(s, ("o", s))
+        mk, label = markers.get(s, "o"), set_title(s)
         ax.scatter(100 * g["reported_mfu"], 100 * g["predicted_mfu"], marker=mk, label=label,
                    s=55, zorder=2)
     ax.set_xlim(lim)
@@ -1863,7 +1964,8 @@ def readable(obj, min_fontsize: float = PROJECTOR_MIN_FONTSIZE):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # "layout has changed to tight" for constrained figures
         fig.set_layout_engine("none")
-        fig.tight_layout(rect=(0, foot, 1, 1))
+        with ticks_computed_once(fig):
+            fig.tight_layout(rect=(0, foot, 1, 1))
     return obj
 
 

@@ -1215,6 +1215,17 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
         os.chdir(cwd)
 
 
+def _start_early(kernel: WarmKernel, cwd) -> None:
+    """Start and warm up a worker's kernel as soon as the worker starts: the kernel starts (its
+    own process) while the report's process imports papermill and nbformat on the way to the
+    first notebook. A kernel that fails to start here is started again by the first notebook's
+    run (``_run_one``, which starts it twice before the page says it could not)."""
+    try:
+        kernel.ready(str(cwd))
+    except Exception:  # noqa: BLE001 (the first notebook's run starts it again, and says so)
+        kernel.shutdown()
+
+
 def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, owned_price,
                       timeout_s: int, jobs: int, progress) -> dict:
     """``jobs`` worker threads, each with its own warm kernel (``kernels.WarmKernel``: started
@@ -1227,6 +1238,7 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
     def work(inbox: queue.Queue):
         kernel = WarmKernel(str(nbs[0].parent), KERNEL_ARGS)
         try:
+            _start_early(kernel, nbs[0].parent)
             for nb in iter(inbox.get, None):
                 events.put((inbox, nb, _run_one(
                     nb, out_dir / nb.name,
@@ -1256,6 +1268,11 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
             t.start()
         for inbox in inboxes:
             start_next(inbox)
+        # while the workers' kernels start and warm up (processes of their own), this thread
+        # imports what each run needs first (about a second of CPU: nbformat's JSON-schema
+        # validator), instead of each worker before its kernel starts
+        import nbformat  # noqa: F401
+        import papermill  # noqa: F401
         while pending:
             inbox, nb, value = events.get()
             if nb is None:

@@ -265,13 +265,14 @@ class MfuBand:
         """Where the band comes from, in words that do not repeat it (``step_error_words``:
         the error is on the step time; ``mfu_spread_words``: what it means for the MFU)."""
         err = step_error_words(self.center, self.half_width)
+        sources = "; ".join(step_validation.set_title(s) for s in self.sets)
         if self.validated:
-            return (f"split-conformal 90% band of its regime: {err} on its n = {self.n} "
-                    f"held-out runs ({', '.join(self.sets)})")
+            return (f"the 90% band of its regime, measured on the model's errors on its "
+                    f"n = {self.n} held-out published runs ({sources}): {err}")
         if self.n:
-            return (f"the stated default, {err}, from only n = {self.n} held-out run(s) "
-                    f"({', '.join(self.sets)}; fewer than {MIN_CONFORMAL_ROWS} for a conformal "
-                    "band)")
+            return (f"the stated default, {err}: only n = {self.n} held-out published run(s) "
+                    f"of its regime ({sources}), too few to measure the model's error from "
+                    f"(that takes {MIN_CONFORMAL_ROWS} or more)")
         return f"the stated default of a regime with no published runs, {err}"
 
     def describe(self) -> str:
@@ -438,8 +439,9 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
     if not band["conformal"]:
         if band["n"]:
             return [f"only {band['n']} held-out run(s) in the regime {label} (errors "
-                    f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), fewer than "
-                    f"{MIN_CONFORMAL_ROWS} for a conformal band: the stated default, "
+                    f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), too few to "
+                    "measure the model's error on runs like this one (that takes "
+                    f"{MIN_CONFORMAL_ROWS} or more): the band is a stated default, "
                     f"{step_error_words(c, w)}, i.e. {mfu_spread_words(c, w)}."]
         return [f"no held-out run is published in the regime {label}: the band is "
                 f"the stated default, {step_error_words(c, w)}, i.e. "

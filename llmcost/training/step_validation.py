@@ -224,6 +224,33 @@ OUTSIDE_SETS = ()
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
               "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
               "megatron-bridge-2509", "megatron-bridge-2602")
+#: Each validation set as a reader knows it: the publication its rows come from (each row's
+#: ``source`` in ``data/validation_mfu.csv`` cites it in full). Warnings and figures name a set so.
+SET_TITLES = {
+    "megatron21-table1": "Narayanan et al. 2021 Table 1",
+    "korthikanti22-table5": "Korthikanti et al. 2022 Table 5",
+    "megatron21-table2": "Narayanan et al. 2021 Table 2 (PTD-P)",
+    "megatron21-table2-zero3": "Table 2, DeepSpeed ZeRO-3 (2021)",
+    "llama3-table4": "Llama 3 2024 Table 4 (H100)",
+    "nemo-automodel-h100": "NeMo AutoModel FSDP2 (H100)",
+    "deepseek-v3-h800": "DeepSeek-V3 pre-training (H800)",
+    "nemo-automodel-h100-moe": "NeMo AutoModel FSDP2 MoE (H100)",
+    "megatron-bridge-2509": "NVIDIA Megatron-Bridge 25.09 performance tables",
+    "megatron-bridge-2511": "NVIDIA Megatron-Bridge 25.11 performance tables",
+    "megatron-bridge-2602": "NVIDIA Megatron-Bridge 26.02 performance tables",
+    "megatron-bridge-2608": "NVIDIA Megatron-Bridge 26.08 performance tables",
+    "torchtitan-h100-2412": "torchtitan's H100 benchmarks (2024-12)",
+    "torchtitan-h200-2506": "torchtitan's H200 benchmarks (Trainy, 2025-06)",
+    "nemo-long-sequence-h100": "NeMo's long-sequence table (H100)",
+    "llm-foundry-mpt": "MosaicML llm-foundry's MPT benchmarks",
+}
+
+
+def set_title(set_id: str) -> str:
+    """A validation set's publication (``SET_TITLES``), or its id when it has no title."""
+    return SET_TITLES.get(str(set_id), str(set_id))
+
+
 #: What ``KERNEL_EFFICIENCY`` is fitted on (``calibrate_kernel_efficiency``): per-layer times, not
 #: an MFU; rows of ``data/validation_mfu.csv`` with ``split = calibration`` share its layer.
 CALIBRATION_SET = "korthikanti22-table4 (per-layer forward/backward times, 22B layer, 8 A100s)"
