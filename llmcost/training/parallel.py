@@ -1028,7 +1028,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         Tokens per sequence (default: the model's).
     grid : PlanGrid, optional
         The option lists in one object; the ``**axes`` keywords replace its fields.
-    pp_split : {"even", "embedding_and_loss", "uneven"}
+    pp_split : {"even", "embedding_and_loss", "uneven", "auto"} (auto: ``PP_SPLIT_AUTO``)
     recipe, flash_attention, dropout
         Memory settings (see ``llmcost.memory``).
     reserve : float
@@ -1046,7 +1046,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     -------
     pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
     micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
-    ``recompute, schedule, sequence_parallel``; one ``<part>_bytes`` column per memory part
+    ``recompute, schedule, sequence_parallel, pp_split`` (the row's layer split); one
+    ``<part>_bytes`` column per memory part
     (``memory.PARTS``), ``memory_bytes`` (their sum, the per-GPU total on the most loaded
     stage), ``peak_stage``, ``fits``, ``bubble_fraction`` (bubble time ÷ ideal compute time for
     the row's schedule); with ``include_rejected`` also ``valid`` and ``rejected_rule``; and
