@@ -21,10 +21,11 @@ def best_of(fn, repeat=3):
 
 def make_plan_from_row(model, n_gpus, global_batch, row):
     """The plan of one ``enumerate_plans`` row built the naive way, through ``make_plan`` (which
-    derives dp and the micro-batch count and checks every rule)."""
+    derives dp and the micro-batch count and checks every rule), with the row's layer split."""
     return parallel.make_plan(
         model, n_gpus, global_batch, tp=int(row["tp"]), pp=int(row["pp"]), cp=int(row["cp"]),
         ep=int(row["ep"]), virtual_stages=int(row["virtual_stages"]),
         micro_batch_size=int(row["micro_batch_size"]), zero_stage=int(row["zero_stage"]),
         recompute=str(row["recompute"]), schedule=str(row["schedule"]),
-        sequence_parallel=bool(row["sequence_parallel"]))
+        sequence_parallel=bool(row["sequence_parallel"]),
+        pp_split=str(row.get("pp_split", "even")))

@@ -100,7 +100,13 @@ def test_report_and_estimate_agree_on_an_omitted_price(tmp_path):
     # 405B needs ~916 GB per GPU on 8 GPUs (weights alone 405e9 × 2 B / 8 = 101 GB > 80 GB)
     ("model: llama-3.1-405b\nn_gpus: 8\n", "no parallel plan fits"),
     ("model: llama-2-7b\ntp: 3\n", "tp=3"),
-    ("model: llama-2-7b\npp: 64\n", "pp=64 must divide n_layers=32"),
+    # more stages than layers: no split places them (pp_split auto, the default, is uneven
+    # where pp does not divide the layers; an explicit even split names the uneven one)
+    ("model: llama-2-7b\npp: 64\n", r"pp·virtual_stages = 64·1 must not exceed n_layers=32"),
+    ("model: llama-2-7b\npp: 64\npp_split: even\n",
+     r"pp=64 must divide n_layers=32 \(and pp·virtual_stages = 64 exceeds the 32 layers\)"),
+    ("model: llama-2-7b\npp: 12\npp_split: even\nn_gpus: 1536\n",
+     r"pp=12 must divide n_layers=32 \(for an uneven split set pp_split: uneven\)"),
     ("model: llama-2-7b\nglobal_batch_tokens: 1000\nseq_len: 4096\n",
      "whole number of sequences"),
 ])

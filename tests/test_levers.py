@@ -531,11 +531,12 @@ def test_cli_estimate_works_backwards(capsys):
     assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
                  "--deadline-days", "10"]) == 0
     out = capsys.readouterr().out
-    # the count is one a plan splits: dp × tp·pp with dp dividing the 1,024-sequence batch (a
-    # power of two), tp dividing the 64 heads and pp the 80 layers (powers of two times 1 or 5),
-    # so the counts between 2,560 and 4,096 are 2,560 = 512 × 5 and then 4,096 (by hand); the
-    # main run on 2,696 GPUs takes 10 days (the multiple of 8 given before, which no plan splits)
-    assert "GPUs to meet the deadline: 4,096 GPUs" in out
+    # the count is one a plan splits: dp × tp·pp·cp with dp dividing the 1,024-sequence batch
+    # (a power of two), tp dividing the 64 heads, cp a power of two and pp any count up to the
+    # 80 layers (pp_split auto, the default: uneven where pp does not divide them), so a count
+    # is 2^a × q with q <= 80. The main run needs 2,696 GPUs for 10 days; 2^5 × q <= 2,560 is
+    # short, 2^6 × 42 = 2,688 too, so the fewest is 2^6 × 43 = 2,752 (dp 64, PP 43; by hand)
+    assert "GPUs to meet the deadline: 2,752 GPUs" in out
     assert "tokens the budget buys" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err

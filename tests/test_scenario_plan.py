@@ -75,8 +75,23 @@ def test_bad_plan_in_a_scenario_file(tmp_path):
     sc.write_text("model: llama-2-70b\naccelerator: H100-SXM\nn_gpus: 448\nseq_len: 4096\n"
                   "global_batch_tokens: 4194304\ntp: 8\npp: 7\ndp: 8\ncp: 1\nep: 1\n"
                   "zero_stage: 1\nrecompute: none\nmicro_batch_size: 1\npp_schedule: 1f1b\n"
-                  "pp_virtual_stages: 1\n")
-    with pytest.raises(ScenarioError, match="pp=7 must divide n_layers=80"):
+                  "pp_virtual_stages: 1\npp_split: even\n")
+    # an explicit even split refuses pp=7 on 80 layers and names the value that places them
+    with pytest.raises(ScenarioError, match=r"pp=7 must divide n_layers=80 \(for an uneven "
+                                            r"split set pp_split: uneven\)"):
+        llmcost.load_scenario(sc)
+    # left to the search (pp_split: auto, the default) on a stack with uneven splits, pp=7 is
+    # the uneven split: 80 = 7·11 + 3 layers, so chunks 1-3 hold 12 and the others 11
+    sc.write_text(sc.read_text().replace("pp_split: even", "pp_split: auto"))
+    assert llmcost.load_scenario(sc)["pp"] == 7
+    from llmcost.training.step_scenario import scenario_plan
+    plan = scenario_plan(llmcost.load_scenario(sc))
+    assert plan.pp_split == "uneven"
+    dense, moe = llmcost.memory.stage_layers(llmcost.load_model("llama-2-70b"), 7, 1, "uneven")
+    assert list(dense + moe) == [11, 12, 12, 12, 11, 11, 11]
+    # on a stack without uneven splits (Megatron-LM 2022 asserts that pp divides the layers)
+    sc.write_text(sc.read_text() + "stack: megatron-lm-2022\n")
+    with pytest.raises(ScenarioError, match="pp_split: uneven"):
         llmcost.load_scenario(sc)
 
 

@@ -220,15 +220,19 @@ def test_a_batch_that_cannot_split_over_the_gpus_names_a_batch_that_does(tmp_pat
     tp·pp·cp would be 2,304 / dp = 18 × 2^k, a multiple of 9, while tp | 64, pp | 80 and
     cp ∈ {1, ..., 32} make only products 2^a · 5^b. With tp·pp·cp = 256 (the largest product
     that divides 2,304 = 2^8 · 9), dp = 9, so a batch divisible by 9 (126 or 135 sequences,
-    the nearest to 128) splits."""
+    the nearest to 128) splits. That is with the even split (``pp_split: even``); the default,
+    ``auto``, also places 80 layers on 9 stages (uneven: 8 or 9 layers a stage), so dp = 128
+    and tp·pp = 2·9 split the 2,304 GPUs."""
     sc = {**BASE_8B, "model": "llama-3.1-70b", "n_gpus": 2304, "mfu": 0.4,
-          "global_batch_tokens": 128 * 8192, "cp": 0}
+          "global_batch_tokens": 128 * 8192, "cp": 0, "pp_split": "even"}
     for k in ("tp", "pp"):  # chosen by the search
         sc.pop(k)
     with pytest.raises(ScenarioError, match=r"2304 GPUs do not split with a global batch of "
                                             r"128 sequences.*a global batch divisible by 9 "
                                             r"\(e\.g\. 126 or 135 sequences\)"):
         load_scenario(_write(tmp_path, sc))
+    sc["pp_split"] = "auto"
+    assert load_scenario(_write(tmp_path, sc))["pp_split"] == "auto"
 
 
 def test_a_phase_the_main_plan_cannot_hold_is_warned_of(tmp_path):

@@ -1058,6 +1058,7 @@ def _plan_mfu(row, spec) -> tuple:
         p[k] = int(row[k]) if _finite(row.get(k)) else (1 if k in ("cp",) else 0)
     if spec.is_moe and not _finite(row.get("ep")):
         p["ep"] = 0
+    p["pp_split"] = "even"      # the published plan's split: even, else embedding and loss below
     p.update(RUN_SETTINGS.get(row["run_id"], {}))
     try:
         plan, b = scenario_step(p, spec)

@@ -1386,7 +1386,7 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
     batch = scenario.get("global_batch_tokens")
     if gpu_step is None and isinstance(batch, (int, float, np.integer)) and batch % seq == 0:
         counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
-                                               seq, scenario.get("pp_split", "even"), fixed)
+                                               seq, parallel.scenario_pp_split(scenario), fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
         return ([n for n in counts if n <= top],
                 f"fewest count a plan splits (dp dividing the {int(batch) // seq:,}-sequence "

@@ -317,8 +317,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           _one_of("1f1b", "interleaved", "gpipe", "zb-h1", "auto")),
     Param("pp_virtual_stages", "int",
           "model chunks per pipeline stage (interleaved schedule); 0: chosen", _nonnegative),
-    Param("pp_split", "str", "layer placement on pipeline stages",
-          _one_of("even", "embedding_and_loss", "uneven")),
+    Param("pp_split", "str", "layer placement on pipeline stages: 'auto', 'even', "
+          "'embedding_and_loss' or 'uneven'; auto: even where pp·virtual stages divide the "
+          "layers, else uneven (v = 1), chosen by step time (even on a stack without uneven "
+          "splits); embedding_and_loss: layers + 2 slots (Llama 3); uneven: any pp up to the "
+          "layers, as evenly as whole layers allow",
+          _one_of("auto", "even", "embedding_and_loss", "uneven")),
     Param("fsdp_shard_size", "int|str", "hybrid sharding (HSDP): data-parallel ranks ZeRO-3 "
           "shards parameters, gradients and optimizer states over, replicated across the rest; "
           "'full' (default): the whole dp·cp group (plain ZeRO-3); 'auto' or 0: chosen among "

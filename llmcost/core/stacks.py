@@ -13,7 +13,8 @@ peak, comes from the FlashAttention papers by version and hardware generation
 A scenario names its stack with the ``stack`` key (default ``DEFAULT_STACK``); the
 ``comm_*_overlap`` keys default to ``auto`` (the stack's) and override it when set; plan search
 (``parallel.plan_from_parameters``) only considers the schedules, ZeRO stages, recomputation
-modes and sequence parallelism the stack has (``plan_options``).
+modes and sequence parallelism the stack has (``plan_options``), and uneven pipeline splits
+only on a stack that has them (``Stack.uneven_pp``).
 """
 
 from __future__ import annotations
@@ -105,6 +106,11 @@ class Stack:
     nemo-automodel-2025, which has HSDP, that is unchecked); ``moe_expert_gemm``
     (``MOE_EXPERT_GEMMS``): per-expert launches or one grouped kernel (empty in the CSV =
     ``"per_expert_launch"``); ``cuda_graphs`` (``CUDA_GRAPHS``; empty = ``"none"``);
+    ``uneven_pp``: the stack places a layer count that pp·virtual_stages does not divide on the
+    pipeline (Megatron-Core's ``--decoder-first-pipeline-num-layers`` /
+    ``--decoder-last-pipeline-num-layers``, NVIDIA/Megatron-LM@fa8bb5921b86 "Uneven Pipeline
+    Parallelism", 2024-09-05, first released in core_v0.9.0; empty = false), so plan search may
+    choose ``pp_split="uneven"``;
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -137,6 +143,7 @@ class Stack:
     selective_policy: str = "attention_core"
     zero3_gather_unit: str = "layer"
     fp8_saved_inputs: bool = False
+    uneven_pp: bool = False
 
     @property
     def recompute_modes(self) -> tuple:
@@ -236,7 +243,8 @@ def _stacks() -> dict:
                                           r.get("zero3_gather_unit") or "layer",
                                           ("layer", "module")),
                 fp8_saved_inputs=_bool(n, "fp8_saved_inputs",
-                                       r.get("fp8_saved_inputs") or "false"))
+                                       r.get("fp8_saved_inputs") or "false"),
+                uneven_pp=_bool(n, "uneven_pp", r.get("uneven_pp") or "false"))
     return out
 
 

@@ -812,8 +812,39 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
     return dense, moe
 
 
-def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str, pick):
-    """The few pipeline stages an array engine evaluates for each distinct (pp, virtual_stages).
+def split_codes(pp_split, shape) -> np.ndarray:
+    """The layer split of each plan as its position in ``PP_SPLITS`` (an int array of
+    ``shape``), from one name, an array of names or of codes (one per plan, as the
+    ``pp_split`` column of ``parallel.enumerate_plans`` with ``pp_split="auto"``).
+
+    Raises
+    ------
+    ValueError
+        A name not in ``PP_SPLITS``.
+    """
+    if hasattr(pp_split, "cat"):            # a pandas categorical column: its names
+        pp_split = pp_split.astype(str).to_numpy()
+    arr = np.asarray(pp_split)
+    if arr.dtype.kind in "iu":              # codes already (positions in PP_SPLITS)
+        if arr.size and (arr.min() < 0 or arr.max() >= len(PP_SPLITS)):
+            raise ValueError(f"pp_split codes must be in [0, {len(PP_SPLITS)})")
+        return np.broadcast_to(arr.astype(np.int64), shape)
+    names = arr.astype(object)
+    uniq = set(names.ravel().tolist())
+    if not uniq <= set(PP_SPLITS):
+        raise ValueError(f"pp_split={sorted(map(str, uniq - set(PP_SPLITS)))} must be among "
+                         f"{PP_SPLITS}")
+    if names.ndim == 0:
+        return np.full(shape, PP_SPLITS.index(names.item()), dtype=np.int64)
+    codes = np.zeros(names.shape, dtype=np.int64)
+    for i, n in enumerate(PP_SPLITS):
+        codes[names == n] = i
+    return np.broadcast_to(codes, shape)
+
+
+def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split, pick):
+    """The few pipeline stages an array engine evaluates for each distinct (pp_split, pp,
+    virtual_stages): ``pp_split`` one name of ``PP_SPLITS`` or an array of them, one per plan.
 
     A plan's busiest stage is one of a handful (the first holds the embedding, the last the LM
     head, a middle stage the most MoE layers), so the engines evaluate those and take the max.
@@ -828,14 +859,17 @@ def stage_candidates(model: ModelSpec, pp, virtual_stages, shape, pp_split: str,
     """
     ppb = np.broadcast_to(pp, shape).ravel()
     vb = np.broadcast_to(virtual_stages, shape).ravel()
-    # one integer key per (pp, v): a 1-D unique is ~10x faster than np.unique(..., axis=1)
+    sb = split_codes(pp_split, shape).ravel()
+    # one integer key per (split, pp, v): a 1-D unique is ~10x faster than np.unique(..., axis=1)
     width = int(vb.max(initial=1)) + 1
-    codes, inverse = np.unique(ppb.astype(np.int64) * width + vb, return_inverse=True)
+    key = (sb * (int(ppb.max(initial=1)) + 1) + ppb.astype(np.int64)) * width + vb
+    codes, inverse = np.unique(key, return_inverse=True)
     inverse = inverse.ravel()
     rows = []
     for j in range(codes.size):
-        p_j, v_j = int(codes[j] // width), int(codes[j] % width)
-        d_arr, m_arr = stage_layers(model, p_j, v_j, pp_split)
+        sp_j, v_j = divmod(int(codes[j]), width)
+        s_j, p_j = divmod(sp_j, int(ppb.max(initial=1)) + 1)
+        d_arr, m_arr = stage_layers(model, p_j, v_j, PP_SPLITS[s_j])
         rows.append([(r, d_arr[r], m_arr[r]) for r in pick(p_j, d_arr, m_arr)])
     table = np.array(rows, dtype=np.int64)           # (n_keys, n_picked, 3)
     n_picked = table.shape[1]

@@ -30,6 +30,8 @@ combination):
 * ``pp_layers``: ``pp`` divides the layers, or, with ``pp_split="embedding_and_loss"``, the
   layers + 2 (Llama 3's explicit uneven split), or, with ``pp_split="uneven"``, any count up
   to one layer per model chunk (``memory.PP_SPLITS``: DeepSeek-V3's 61 layers on 16 stages);
+  a search's ``pp_split="auto"`` (``PP_SPLIT_AUTO``) takes, plan by plan, the even split where
+  pp·virtual_stages divides the layers and the uneven one elsewhere (at virtual_stages 1);
 * ``virtual_stages``: ``virtual_stages`` divides the layers (slots) per stage;
 * ``ep_experts``: ``ep`` divides the routed experts (``ep > 1`` needs an MoE model);
 * ``cp_seq``: ``2·cp`` divides the sequence (load-balanced causal CP gives each rank two chunks,
@@ -61,7 +63,7 @@ from ..core.catalog import as_accelerator, as_model, load_model, scenario_cluste
 from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
-from ..core.stacks import DEFAULT_STACK, plan_options
+from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
 from ..core.units import as_array, as_flag, options_with, scalar_or_array
 from .memory import (
     DEFAULT_PRACTICE,
@@ -86,7 +88,9 @@ RULES = {
     "ep_group": "ep must divide dp·cp",
     "tp_heads": "tp must divide n_heads",
     "tp_kv_heads": "tp must divide n_kv_heads or be a multiple of it (KV heads replicated)",
-    "pp_layers": "pp must divide the layers (layers + 2 with pp_split='embedding_and_loss')",
+    "pp_layers": "pp must divide the layers (layers + 2 with pp_split='embedding_and_loss'); "
+                 "with pp_split='uneven' (or a search's 'auto' at virtual_stages 1) "
+                 "pp·virtual_stages must not exceed them",
     "virtual_stages": "virtual_stages must divide the layers per pipeline stage",
     "ep_experts": "ep must divide n_experts (ep > 1 needs an MoE model)",
     "cp_seq": "2·cp must divide seq_len",
@@ -98,6 +102,52 @@ RULES = {
     "duplicate_sp": "duplicate: sequence parallelism is a no-op at tp = 1 (kept as True)",
 }
 _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
+
+#: The search's layer split (``enumerate_plans``, ``choose_plan``): plan by plan, ``"even"``
+#: where pp·virtual_stages divides the layers, else ``"uneven"`` (``memory.PP_SPLITS``: as
+#: evenly as whole layers allow), the uneven split only without virtual stages (v = 1): the
+#: engine prices an interleaved bubble as (p−1)/(v·m), which holds for equal model chunks
+#: (Narayanan et al. 2021 §2.2.2) and which unequal chunks (the larger ones pace the
+#: pipeline) do not reach, so a search would favour them for a gain the model does not have;
+#: Megatron-Core's first uneven release refused them too ("Uneven number of layer not
+#: compatible with interleaved pipeline schedule", NVIDIA/Megatron-LM@fa8bb5921b86).
+#: An explicit ``pp_split="uneven"`` keeps every v. A scenario's ``pp_split: auto`` (the default) becomes this
+#: when its stack places layers unevenly (``stacks.Stack.uneven_pp``: Megatron-Core's
+#: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``,
+#: NVIDIA/Megatron-LM@fa8bb59, 2024-09-05, in core_v0.9.0), else ``"even"``
+#: (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``.
+PP_SPLIT_AUTO = "auto"
+#: Every value a search takes for ``pp_split``.
+SEARCH_PP_SPLITS = PP_SPLITS + (PP_SPLIT_AUTO,)
+
+
+def row_pp_split(pp, virtual_stages, n_layers: int):
+    """``pp_split="auto"`` resolved for plans: "even" where pp·virtual_stages divides
+    ``n_layers``, else "uneven" (a str for scalars, an object array for arrays)."""
+    even = n_layers % (np.asarray(pp) * np.asarray(virtual_stages)) == 0
+    if np.ndim(even) == 0:
+        return "even" if even else "uneven"
+    return np.where(even, "even", "uneven").astype(object)
+
+
+def scenario_pp_split(p: dict, stack=None) -> str:
+    """The ``pp_split`` a scenario's plan search uses: its own value when it fixes one
+    (``PP_SPLITS``); for ``"auto"`` (or none), ``PP_SPLIT_AUTO`` when the stack (``stack``, else
+    the scenario's, else ``stacks.DEFAULT_STACK``) places layers unevenly
+    (``stacks.Stack.uneven_pp``), else ``"even"``.
+
+    Raises
+    ------
+    ValueError
+        A value not in ``SEARCH_PP_SPLITS``.
+    """
+    v = p.get("pp_split", PP_SPLIT_AUTO)
+    if v not in SEARCH_PP_SPLITS:
+        raise ValueError(f"pp_split={v!r} must be one of {SEARCH_PP_SPLITS}")
+    if v != PP_SPLIT_AUTO:
+        return v
+    st = load_stack(stack if stack is not None else p.get("stack", DEFAULT_STACK))
+    return PP_SPLIT_AUTO if st.uneven_pp else "even"
 
 
 class PlanError(ValueError):
@@ -397,10 +447,11 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if g % tp and tp % g:
         raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
                                        f"it ({model.name})")
-    if pp_split == "uneven":           # any split, at least one layer per model chunk
+    if pp_split == "uneven" or (pp_split == PP_SPLIT_AUTO and v == 1):  # any split
         if pp * v > L:
             raise PlanError("pp_layers", f"pp·virtual_stages = {pp}·{v} must not exceed "
-                                         f"n_layers={L} with pp_split='uneven' ({model.name})")
+                                         f"n_layers={L} with pp_split={pp_split!r} "
+                                         f"({model.name})")
         slots = None
     else:
         slots = L + 2 if (pp_split == "embedding_and_loss" and pp > 1) else L
@@ -409,9 +460,8 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     elif slots % pp:
         what = (f"the {slots} pipeline slots (n_layers={L} + embedding + loss)" if slots != L
                 else f"n_layers={L}")
-        hint = "" if slots != L else " (an uneven split must be explicit: pp_split=" \
-                                     "'embedding_and_loss')"
-        raise PlanError("pp_layers", f"pp={pp} must divide {what}{hint} ({model.name})")
+        raise PlanError("pp_layers", f"pp={pp} must divide {what}{_split_hint(L, pp, v)} "
+                                     f"({model.name})")
     if slots is not None and (slots // pp) % v:
         raise PlanError("virtual_stages", f"virtual_stages={v} must divide the {slots // pp} "
                                           f"layers per pipeline stage ({model.name})")
@@ -423,6 +473,16 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if sp and tp > 1 and seq_len % (cp * tp):
         raise PlanError("sp_seq", f"with sequence parallelism tp={tp} must divide seq_len / cp "
                                   f"= {seq_len}/{cp}")
+
+
+def _split_hint(n_layers: int, pp: int, v: int) -> str:
+    """What to set when pp does not divide the layers: the splits that place them."""
+    works = ["pp_split: uneven"] if pp * v <= n_layers else []
+    if (n_layers + 2) % pp == 0 and ((n_layers + 2) // pp) % v == 0:
+        works.insert(0, "pp_split: embedding_and_loss")
+    if not works:
+        return f" (and pp·virtual_stages = {pp * v} exceeds the {n_layers} layers)"
+    return f" (for an uneven split set {' or '.join(works)})"
 
 
 #: The ``ParallelPlan`` fields ``make_plan`` takes as keywords (``dp`` apart, since it is derived
@@ -451,7 +511,8 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     **plan_fields
         The other ``ParallelPlan`` fields (``MAKE_PLAN_FIELDS``: tp, pp, cp, ep,
         virtual_stages, micro_batch_size, zero_stage, recompute, schedule, sequence_parallel,
-        pp_split, fsdp_shard_size), each with ``ParallelPlan``'s default (``fsdp_shard_size``:
+        pp_split: also "auto", ``row_pp_split``; fsdp_shard_size), each with
+        ``ParallelPlan``'s default (``fsdp_shard_size``:
         hybrid sharding, ZeRO-3 over that many ranks of the dp·cp group; None = the whole
         group).
 
@@ -492,6 +553,9 @@ def make_plan(model: ModelSpec, n_gpus: int, global_batch_size: int, *, dp=None,
     if global_batch_size % (micro_batch_size * dp):
         raise PlanError("batch", f"micro_batch_size × dp = {micro_batch_size}·{dp} must divide "
                                  f"the global batch of {global_batch_size} sequences")
+    if plan_fields.get("pp_split") == PP_SPLIT_AUTO:   # a search's split, for this one plan
+        plan_fields["pp_split"] = row_pp_split(pp, plan_fields.get("virtual_stages", 1),
+                                               model.n_layers)
     plan = ParallelPlan(dp=dp, n_microbatches=global_batch_size // (micro_batch_size * dp),
                         **plan_fields)
     return plan.validate(model, n_gpus, global_batch_size, seq_len)
@@ -568,7 +632,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         to 3, even when ``allowed`` has no ZeRO-3 (``checks`` warns), and a fixed
         ``zero_stage`` other than 3 raises the ``fsdp_shard`` rule).
     recipe, reserve, pp_split
-        As ``enumerate_plans``.
+        As ``enumerate_plans`` (``pp_split="auto"``: the even split where pp·virtual_stages
+        divides the layers, the uneven one elsewhere, plan by plan; the returned plan has the
+        one of its row).
     allowed : dict, optional
         Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
         ``sequence_parallel``, ``fsdp_shard_size``: "auto" or "full"): a software stack's
@@ -697,12 +763,14 @@ def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=No
 def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     """Every product tp·pp·cp the model's rules allow, whatever the GPU count (tp divides the
     heads and divides or is a multiple of the KV heads; pp divides the layer slots, layers + 2
-    with ``embedding_and_loss``, or is at most the layers with ``uneven``; 2·cp divides the
+    with ``embedding_and_loss``, or is at most the layers with ``uneven`` or ``auto``; 2·cp
+    divides the
     sequence), each field at its fixed value where ``fixed`` gives one."""
     a, g, L = model.n_heads, model.n_kv_heads, model.n_layers
     slots = L + 2 if pp_split == "embedding_and_loss" else L
     tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
-    pps = list(range(1, L + 1)) if pp_split == "uneven" else [int(q) for q in _divisors(slots)]
+    pps = list(range(1, L + 1)) if pp_split in ("uneven", PP_SPLIT_AUTO) else \
+        [int(q) for q in _divisors(slots)]
     cps = [c for c in (1, 2, 4, 8, 16, 32) if c == 1 or seq_len % (2 * c) == 0]
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
@@ -757,9 +825,12 @@ def split_hint(model, n_gpus: int, global_batch: int, seq_len=None, pp_split: st
             f"data parallelism must divide the batch, so dp can only be "
             f"{', '.join(map(str, batch_dps))}, leaving tp·pp·cp = "
             f"{', '.join(str(n_gpus // d) for d in batch_dps)}, and no tp (dividing the "
-            f"{model.n_heads} heads), pp (dividing the "
-            f"{model.n_layers + 2 if pp_split == 'embedding_and_loss' else model.n_layers} "
-            f"layer slots) and cp make that product"
+            f"{model.n_heads} heads), pp ("
+            + (f"at most the {model.n_layers} layers" if pp_split in ("uneven", PP_SPLIT_AUTO)
+               else "dividing the "
+               f"{model.n_layers + 2 if pp_split == 'embedding_and_loss' else model.n_layers} "
+               "layer slots")
+            + ") and cp make that product"
             + (f" (the products they make: {', '.join(map(str, prods))})" if prods else ""))
     fixes = [f"{n} GPUs" for n in near if n is not None]
     if prods:
@@ -777,7 +848,10 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     Reads ``model``, ``n_gpus``, ``seq_len``, ``global_batch_tokens``, the plan names of
     ``PLAN_PARAMETER_FIELDS``, ``fsdp_shard_size`` (``FSDP_SHARD_KEY``: "full" by default, the
     whole group; "auto" or 0: searched among the stack's HSDP sizes; a whole number: fixed) and
-    ``pp_split``, ``optimizer_recipe``, ``mem_reserve_fraction``,
+    ``pp_split`` (``scenario_pp_split``: "auto", the default, is the even split where the
+    layers divide and the uneven one elsewhere when the stack places layers unevenly, ranked
+    with every other choice; "even" on a stack that does not), ``optimizer_recipe``,
+    ``mem_reserve_fraction``,
     ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
     chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
@@ -796,7 +870,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
         raise PlanError("batch", f"global_batch_tokens={tokens} must be a whole number of "
                                  f"sequences of seq_len={seq}")
     fixed = fixed_plan_fields(p)
-    split = p.get("pp_split", "even")
+    split = scenario_pp_split(p)
     shard = _scenario_shard(p)         # None ("full"), "auto" or an int (then in ``fixed``)
     plan_fixed = {k: v for k, v in fixed.items() if k != FSDP_SHARD_KEY}
     if set(PLAN_PARAMETER_FIELDS) - {"dp"} <= set(p) and \
@@ -954,7 +1028,7 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
         Tokens per sequence (default: the model's).
     grid : PlanGrid, optional
         The option lists in one object; the ``**axes`` keywords replace its fields.
-    pp_split : {"even", "embedding_and_loss", "uneven"}
+    pp_split : {"even", "embedding_and_loss", "uneven", "auto"} (auto: ``PP_SPLIT_AUTO``)
     recipe, flash_attention, dropout
         Memory settings (see ``llmcost.memory``).
     reserve : float
@@ -972,7 +1046,8 @@ def enumerate_plans(model: ModelSpec, cluster, global_batch: int, seq_len=None, 
     -------
     pandas.DataFrame, one row per plan, columns: ``tp, pp, dp, cp, ep, virtual_stages,
     micro_batch_size, n_microbatches, zero_stage, fsdp_shard_size`` (dp·cp unless HSDP),
-    ``recompute, schedule, sequence_parallel``; one ``<part>_bytes`` column per memory part
+    ``recompute, schedule, sequence_parallel, pp_split`` (the row's layer split); one
+    ``<part>_bytes`` column per memory part
     (``memory.PARTS``), ``memory_bytes`` (their sum, the per-GPU total on the most loaded
     stage), ``peak_stage``, ``fits``, ``bubble_fraction`` (bubble time ÷ ideal compute time for
     the row's schedule); with ``include_rejected`` also ``valid`` and ``rejected_rule``; and
@@ -1044,7 +1119,9 @@ def recount_memory(plans: pd.DataFrame, model: ModelSpec, practice: MemoryPracti
                                                    "sequence_parallel", "fsdp_shard_size")},
         recompute=pd.Categorical(rows["recompute"], categories=RECOMPUTE_MODES).codes,
         schedule=pd.Categorical(rows["schedule"], categories=SCHEDULES).codes,
-        pp_split=a["pp_split"], seq_len=a["seq_len"], recipe=a["recipe"],
+        pp_split=(rows["pp_split"].cat.codes.to_numpy().astype(np.int64)
+                  if "pp_split" in rows else a["pp_split"]),
+        seq_len=a["seq_len"], recipe=a["recipe"],
         flash_attention=a["flash_attention"], dropout=a["dropout"], practice=practice)
     for p in PARTS:
         out.loc[done, f"{p}_bytes"] = arr[p]
@@ -1108,8 +1185,8 @@ def _enumerate_inputs(model, cluster, global_batch, seq_len, pp_split, recipe, h
     gb = int(as_array(global_batch, "global_batch", positive=True, integer=True))
     s = int(model.seq_len if seq_len is None else as_array(seq_len, "seq_len", positive=True,
                                                             integer=True))
-    if pp_split not in PP_SPLITS:
-        raise ValueError(f"pp_split={pp_split!r} must be one of {PP_SPLITS}")
+    if pp_split not in SEARCH_PP_SPLITS:
+        raise ValueError(f"pp_split={pp_split!r} must be one of {SEARCH_PP_SPLITS}")
     for flag, v in flags.items():
         as_flag(v, flag)
     get_recipe(recipe)
@@ -1135,19 +1212,20 @@ def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -
     ``choices`` (``enumerate_plans``' ``tp``, ``pp``, ``cp``, ``ep``, ``virtual_stages``,
     ``micro_batch_size``, ``zero_stage``, ``recompute``, ``schedule``, ``sequence_parallel``;
     None = the defaults: every divisor of ``n`` GPUs for TP and PP, of the layers (or layers + 2
-    with ``pp_split="embedding_and_loss"``; 1-8 when uneven) for virtual stages, of the global
+    with ``pp_split="embedding_and_loss"``; 1-8 when uneven) for virtual stages, of the
+    global
     batch ``gb`` for the micro-batch size, of the routed experts for EP)."""
     L = model.n_layers
     split_layers = L + 2 if pp_split == "embedding_and_loss" else L
+    vs = np.arange(1, 9) if pp_split == "uneven" else \
+        np.union1d(_divisors(L), _divisors(split_layers))    # auto: uneven only at v = 1
     return {
         "tp": _int_axis("tp", choices["tp"], _divisors(n)),
         "pp": _int_axis("pp", choices["pp"], _divisors(n)),
         "cp": _int_axis("cp", choices["cp"], (1,)),
         "ep": _int_axis("ep", choices["ep"],
                         _divisors(model.n_experts) if model.is_moe else (1,)),
-        "virtual_stages": _int_axis("virtual_stages", choices["virtual_stages"],
-                                    np.union1d(_divisors(L), _divisors(split_layers))
-                                    if pp_split != "uneven" else np.arange(1, 9)),
+        "virtual_stages": _int_axis("virtual_stages", choices["virtual_stages"], vs),
         "micro_batch_size": _int_axis("micro_batch_size", choices["micro_batch_size"],
                                       _divisors(gb)),
         "zero_stage": np.unique(as_array(np.atleast_1d(choices["zero_stage"]), "zero_stage",
@@ -1327,7 +1405,9 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
         ("ep_group", (dp * cp) % ep != 0),
         ("tp_heads", a % tp != 0),
         ("tp_kv_heads", (kv % tp != 0) & (tp % kv != 0)),
-        ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven" else (slots % pp != 0)),
+        ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven"
+         else np.where(v == 1, pp > model.n_layers, slots % pp != 0)
+         if pp_split == PP_SPLIT_AUTO else (slots % pp != 0)),
         ("virtual_stages", np.zeros_like(v, dtype=bool) if pp_split == "uneven"
          else (slots // pp) % v != 0),
         ("ep_experts", (ep > 1) & ((not model.is_moe) | (max(model.n_experts, 1) % ep != 0))),
@@ -1343,6 +1423,16 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
     return code
 
 
+def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
+    """Each row's layer split as its position in ``PP_SPLITS``: the table's ``pp_split``, or,
+    for ``"auto"``, ``row_pp_split`` (even where pp·virtual_stages divides the layers)."""
+    n = len(cols["pp"])
+    if pp_split != PP_SPLIT_AUTO:
+        return np.full(n, PP_SPLITS.index(pp_split), dtype=np.int64)
+    even = model.n_layers % (cols["pp"] * cols["virtual_stages"]) == 0
+    return np.where(even, PP_SPLITS.index("even"), PP_SPLITS.index("uneven")).astype(np.int64)
+
+
 def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):
     out = pd.DataFrame({k: cols[k] for k in ("tp", "pp", "dp", "cp", "ep", "virtual_stages",
                                              "micro_batch_size", "n_microbatches",
@@ -1352,6 +1442,8 @@ def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, 
     out["recompute"] = pd.Categorical.from_codes(cols["recompute"], RECOMPUTE_MODES)
     out["schedule"] = pd.Categorical.from_codes(cols["schedule"], SCHEDULES)
     out["sequence_parallel"] = cols["sequence_parallel"]
+    split = _split_column(model, pp_split, cols)
+    out["pp_split"] = pd.Categorical.from_codes(split, PP_SPLITS)
     n = len(out)
     mem = {p: np.full(n, np.nan) for p in PARTS}
     total = np.full(n, np.nan)
@@ -1365,7 +1457,7 @@ def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, 
             n_microbatches=sel["n_microbatches"], zero_stage=sel["zero_stage"],
             recompute=sel["recompute"], schedule=sel["schedule"],
             sequence_parallel=sel["sequence_parallel"], seq_len=s, recipe=recipe,
-            pp_split=pp_split, flash_attention=flash, dropout=dropout,
+            pp_split=split[valid], flash_attention=flash, dropout=dropout,
             fsdp_shard_size=sel.get("fsdp_shard_size"))
         for p in PARTS:
             mem[p][valid] = arr[p]
@@ -1470,7 +1562,14 @@ def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, s
 
 def plan_from_row(row, pp_split="even") -> ParallelPlan:
     """The ``ParallelPlan`` of one row of ``enumerate_plans`` (a Series or a dict; an
-    ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group)."""
+    ``fsdp_shard_size`` of None, 0 or dp·cp, or none at all, is the whole group). The row's
+    own ``pp_split`` column, when it has one, is the plan's layer split; else ``pp_split``."""
+    own = row.get("pp_split") if hasattr(row, "get") else None
+    if isinstance(own, str):
+        pp_split = own
+    elif pp_split == PP_SPLIT_AUTO:
+        raise ValueError("pp_split='auto' needs the row's own pp_split column (a row of "
+                         "enumerate_plans has one); pass one of PP_SPLITS")
     f = row.get("fsdp_shard_size") if hasattr(row, "get") else None
     if f is None or (isinstance(f, (float, np.floating)) and np.isnan(f)):
         f = None

@@ -27,10 +27,10 @@ from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK
 from ..core.units import SECONDS_PER_HOUR, as_array
-from .memory import memory_per_gpu
+from .memory import PP_SPLITS, memory_per_gpu
 from .options import StepOptions, stack_memory_practice
-from .parallel import (EmptyPlanTable, empty_reason, enumerate_plans, make_plan, plan_from_row,
-                       recount_memory)
+from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, empty_reason, enumerate_plans, make_plan,
+                       plan_from_row, recount_memory)
 from .step import PARTS, TP_OVERLAP, check_step_inputs, step_arrays, step_time
 
 
@@ -38,8 +38,8 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
                       options: StepOptions | None = None, **keywords) -> pd.DataFrame:
     """Add the predicted step time (and MFU, tokens/s, the parts) to rows of ``enumerate_plans``
     and sort them, fastest first. ``options`` and ``keywords`` as ``step_time``; ``pp_split`` is
-    read from the frame's attrs. Used by ``rank_plans`` and as ``choose_plan``'s default
-    ranking."""
+    read from the frame's ``pp_split`` column (each row's split), else its attrs. Used by
+    ``rank_plans`` and as ``choose_plan``'s default ranking."""
     opts = StepOptions.build(options, **keywords)
     out = plans.copy()
     if out.empty:
@@ -63,13 +63,24 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
         n_microbatches=out["n_microbatches"].to_numpy(),
         zero_stage=out["zero_stage"].to_numpy(), recompute=codes_rc, schedule=codes_s,
         sequence_parallel=out["sequence_parallel"].to_numpy(),
-        seq_len=plans.attrs.get("seq_len", seq_len), pp_split=plans.attrs.get("pp_split", "even"),
+        seq_len=plans.attrs.get("seq_len", seq_len), pp_split=_split_of(out),
         fsdp_shard_size=shard, options=opts)
     for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
         out[k] = res[k]
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
     # shards less: lower ZeRO stage, then less memory
     return out.sort_values(["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
+
+
+def _split_of(plans: pd.DataFrame):
+    """The rows' layer splits for ``step_arrays``: the ``pp_split`` column of
+    ``enumerate_plans`` (its codes, positions in ``memory.PP_SPLITS``), else the table's."""
+    col = plans.get("pp_split")
+    if col is not None and hasattr(col, "cat") and list(col.cat.categories) == list(PP_SPLITS):
+        return col.cat.codes.to_numpy().astype(np.int64)
+    if col is not None:
+        return col.astype(str).to_numpy()
+    return plans.attrs.get("pp_split", "even")
 
 
 def time_ranking(model: ModelSpec, cluster: Cluster, seq_len=None,
@@ -210,6 +221,9 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
     stack, memory counted as it stores it: ``parallel.recount_memory`` under
     ``options.stack_memory_practice``) and those of them
     that fit in memory (and keep TP inside the scale-up domain when ``within_scaleup_domain``).
+    Without a ``pp_split`` option the layer split is searched too (``parallel.PP_SPLIT_AUTO``:
+    even where pp·virtual_stages divides the layers, uneven elsewhere) unless the named stack
+    places layers only evenly (``stacks.Stack.uneven_pp``).
 
     With ``within_scaleup_domain`` and no ``tp`` among ``enumerate_options``, TP sizes above the
     scale-up domain are pruned before enumeration (they would never be ranked); when nothing is
@@ -219,6 +233,9 @@ def fitting_plans(model: ModelSpec, cluster: Cluster, global_batch: int, seq_len
     stack, recipe, dropout = step_opts.stack, step_opts.recipe, step_opts.dropout
     if stack is not None:
         enumerate_options = {**stacks.plan_options(stack), **enumerate_options}
+    if "pp_split" not in enumerate_options:   # searched: even and uneven, where the stack can
+        enumerate_options = {**enumerate_options, "pp_split": (
+            PP_SPLIT_AUTO if stack is None or stacks.load_stack(stack).uneven_pp else "even")}
 
     def enumerate_(opts):
         with warnings.catch_warnings():

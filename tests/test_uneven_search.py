@@ -1,0 +1,145 @@
+"""The plan search tries the uneven pipeline split (``pp_split: auto``, the default).
+
+A new-user trial found DeepSeek-V3 (61 layers, a prime) planned at PP1 on 2,048 B200 (MFU 4.7 %)
+because the search tried only pipeline sizes that divide the layers, while the same model rated
+its PP16 uneven plan at 14.7 %: DeepSeek-V3 itself trains PP16 over the 61 layers (arXiv:2412.19437
+§3.2) and Megatron-Core places an uneven count with --decoder-first-pipeline-num-layers /
+--decoder-last-pipeline-num-layers (NVIDIA/Megatron-LM@fa8bb5921b86, core_v0.9.0).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import llmcost
+from llmcost.bill.scenario import PARAMETERS, ScenarioError, load_scenario
+from llmcost.core.catalog import SCENARIO_DIR
+from llmcost.core import stacks
+from llmcost.training import memory as M
+from llmcost.training import parallel as P
+from llmcost.training.step_scenario import scenario_plan, scenario_step
+
+DSV3 = {"model": "deepseek-v3", "accelerator": "B200", "n_gpus": 2048, "seq_len": 4096,
+        "global_batch_tokens": 62914560, "dtype": "fp8"}
+
+
+def _scenario(**extra):
+    p = {k: v for k, v in load_scenario(SCENARIO_DIR / "default.yaml").items()
+         if k not in ("title", "description", "mfu")}
+    return {**p, **DSV3, **extra}
+
+
+def test_61_layers_on_16_stages_by_hand():
+    # 61 = 3·16 + 13: 13 stages hold 4 layers, 3 hold 3 (the first, the embedding's, and the
+    # last two); with DeepSeek-V3's one MTP module its 3 slots come off the last stage:
+    # 61 + 3 = 64 = 4·16, the last stage keeping 1 layer (Megatron-Bridge's DeepSeek-V3 layout
+    # for PP16: [E + 4, 4 × 14, 1 + MTP + loss])
+    m = llmcost.load_model("deepseek-v3")
+    d, mo = M.stage_layers(m.replace(mtp_depth=0), 16, 1, "uneven")
+    assert list(d + mo) == [3] + [4] * 13 + [3, 3]
+    d, mo = M.stage_layers(m, 16, 1, "uneven")
+    assert list(d + mo) == [4] * 15 + [1]
+    assert d[0] == 3 and mo[0] == 1          # DeepSeek-V3's 3 dense layers lead stage 0
+
+
+def test_auto_rows_take_the_uneven_split_where_pp_does_not_divide():
+    m = llmcost.load_model("deepseek-v3")
+    cl = llmcost.Cluster(llmcost.load_accelerator("B200"), 2048)
+    df = P.enumerate_plans(m, cl, 16384, 4096, pp_split="auto", tp=(1,), pp=(1, 16), ep=(8,),
+                           micro_batch_size=(1,), zero_stage=(1,), recompute=("none",),
+                           schedule=("1f1b",), virtual_stages=(1,))
+    split = dict(zip(df["pp"], df["pp_split"].astype(str)))
+    assert split == {1: "even", 16: "uneven"}
+    row = df[df["pp"] == 16].iloc[0]
+    # 1F1B bubble (p − 1)/m = 15/128 (Narayanan et al. 2021 §2.2), m = 16,384 / 128
+    assert row["n_microbatches"] == 128
+    assert row["bubble_fraction"] == pytest.approx(15 / 128, rel=1e-12)
+    plan = P.plan_from_row(row)
+    assert plan.pp_split == "uneven"
+    # the table's memory is the plan's, counted on its uneven stages
+    assert row["memory_bytes"] == pytest.approx(
+        M.memory_per_gpu(m, plan, 4096).total, rel=1e-9)
+
+
+def test_mixed_splits_in_one_array_call_equal_one_split_at_a_time():
+    m = llmcost.load_model("deepseek-v3")
+    kw = dict(tp=1, cp=1, ep=8, virtual_stages=1, micro_batch_size=1, zero_stage=1,
+              recompute=0, schedule=0, sequence_parallel=True)
+    arr = {k: np.full(3, v) for k, v in kw.items()}
+    both = M.plan_memory_arrays(m, pp=np.array([16, 4, 16]), dp=np.array([128, 512, 128]),
+                                n_microbatches=np.array([120, 30, 120]),
+                                pp_split=np.array(["uneven"] * 3), seq_len=4096,
+                                **arr)
+    for i, (pp, dp, m_) in enumerate(((16, 128, 120), (4, 512, 30))):
+        one = M.plan_memory_arrays(m, pp=pp, dp=dp, n_microbatches=m_, pp_split="uneven",
+                                   seq_len=4096, **kw)
+        assert both["total"][i] == pytest.approx(float(one["total"]), rel=1e-12)
+    even = M.plan_memory_arrays(m, pp=np.array([16, 1]), dp=np.array([128, 2048]),
+                                n_microbatches=np.array([120, 8]),
+                                pp_split=np.array(["uneven", "even"]), seq_len=4096,
+                                **{k: np.full(2, v) for k, v in kw.items()})
+    alone = M.plan_memory_arrays(m, pp=1, dp=2048, n_microbatches=8, pp_split="even",
+                                 seq_len=4096, **kw)
+    assert even["total"][1] == pytest.approx(float(alone["total"]), rel=1e-12)
+
+
+def test_dsv3_b200_plan_and_mfu():
+    plan, b = scenario_step(_scenario())
+    assert (plan.tp, plan.pp, plan.ep, plan.schedule, plan.pp_split) == \
+        (1, 16, 8, "1f1b", "uneven")
+    # the bubble as the engine prices it: (p − 1)/m of the micro-batches' average stage time
+    # (no per-micro-batch DP traffic under ZeRO-1, no recomputation)
+    mb = b.matmul_s + b.attention_s + b.memory_bound_s + b.recompute_s + b.tp_comm_s + \
+        b.cp_comm_s + b.ep_comm_s + b.moe_host_s
+    assert b.pipeline_bubble_s == pytest.approx(15 / 120 * mb, rel=1e-6)
+    assert b.stage_imbalance_s > 0         # the 4-layer stages pace the pipeline
+    # regression pin (this engine, 2026-12-02): 14.7 % (the trial's PP16 uneven figure); the
+    # plan the search chose before, TP2 · PP1 · EP64, the engine rates at 4.7 %
+    assert b.mfu == pytest.approx(0.1472, abs=0.0005)
+    old = scenario_step(_scenario(pp_split="even"))
+    assert old[0].pp == 1 and old[1].mfu == pytest.approx(0.0466, abs=0.0005)
+
+
+def test_a_fixed_split_is_kept_and_a_stack_without_uneven_searches_even():
+    assert scenario_plan(_scenario(pp_split="even")).pp_split == "even"
+    assert P.scenario_pp_split({"pp_split": "embedding_and_loss"}) == "embedding_and_loss"
+    assert not stacks.load_stack("megatron-lm-2022").uneven_pp
+    assert P.scenario_pp_split({"stack": "megatron-lm-2022"}) == "even"
+    assert P.scenario_pp_split({}) == "auto"            # megatron-core-2024 places unevenly
+    with pytest.raises(ValueError, match="pp_split='odd' must be one of"):
+        P.scenario_pp_split({"pp_split": "odd"})
+
+
+def test_pp16_on_deepseek_v3():
+    # the trial's second case: pp 16 fixed, pp_split left to the default, runs
+    plan = scenario_plan(_scenario(pp=16))
+    assert plan.pp == 16 and plan.pp_split == "uneven"
+    # an explicit even split names the value that works; embedding_and_loss (63 slots) is not
+    # offered, 16 does not divide 63
+    with pytest.raises(P.PlanError, match=r"pp=16 must divide n_layers=61 \(for an uneven "
+                                          r"split set pp_split: uneven\) \(deepseek-v3\)"):
+        P.make_plan(llmcost.load_model("deepseek-v3"), 2048, 15360, pp=16, ep=8)
+    with pytest.raises(P.PlanError, match="pp_split: uneven"):
+        scenario_plan(_scenario(pp=16, pp_split="even"))
+
+
+def test_list_parameters_names_the_choices():
+    doc = PARAMETERS["pp_split"].doc
+    for choice in ("'auto'", "'even'", "'embedding_and_loss'", "'uneven'"):
+        assert choice in doc
+    with pytest.raises(ScenarioError, match="pp_split='odd' must be one of 'auto', 'even'"):
+        PARAMETERS["pp_split"].check("pp_split", "odd")
+
+
+def test_rank_plans_searches_the_split_unless_given():
+    m = llmcost.load_model("deepseek-v3")
+    cl = llmcost.Cluster(llmcost.load_accelerator("B200"), 2048)
+    kw = dict(tp=(1,), pp=(1, 16), ep=(8,), micro_batch_size=(1,), zero_stage=(1,),
+              recompute=("none",), schedule=("1f1b",), virtual_stages=(1,), dtype="fp8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = llmcost.rank_plans(m, cl, 15360, 4096, **kw)
+        even = llmcost.rank_plans(m, cl, 15360, 4096, pp_split="even", **kw)
+    assert 16 in set(auto["pp"]) and 16 not in set(even["pp"])
+    assert auto.iloc[0]["pp"] == 16 and str(auto.iloc[0]["pp_split"]) == "uneven"
