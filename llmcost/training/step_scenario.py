@@ -1,7 +1,8 @@
 """A scenario's plan and step: scenario parameters turned into the step-time model's inputs.
 
 ``scenario_plan`` is the scenario's ``ParallelPlan`` (its fixed fields, the free ones chosen by
-predicted step time, ``ranking.time_ranking``), ``scenario_options`` / ``scenario_step_options``
+predicted step time, ``ranking.time_ranking`` with the scenario's options,
+``scenario_ranking``), ``scenario_options`` / ``scenario_step_options``
 its ``StepOptions`` (recipe, dtype, stack, the overlap keys resolved against the stack), and
 ``scenario_step`` both and the predicted step (``step.step_time``).
 """
@@ -22,14 +23,17 @@ from .step import step_time
 #: ranking's inputs); ``scenario_plan`` memoises its plans on them.
 PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
              "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
-             "comm_scaleout_latency_s", FSDP_SHARD_KEY, *PLAN_PARAMETER_FIELDS)
+             "comm_scaleout_latency_s", FSDP_SHARD_KEY, "dtype", "comm_tp_overlap",
+             "comm_pp_overlap", "comm_dp_overlap", "efficiency_profile", *PLAN_PARAMETER_FIELDS)
 _PLAN_MEMO: dict = {}
 
 
 def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     """The ``ParallelPlan`` a scenario describes: its fixed fields, the free ones chosen by
-    predicted step time (``parallel.plan_from_parameters`` with ``rank_factory=time_ranking``:
-    the fastest plan that fits, ZeRO-3 only when nothing else fits or the scenario asks).
+    predicted step time (``parallel.plan_from_parameters`` with ``scenario_ranking(p)``: the
+    fastest plan that fits with the scenario's own step options, dtype, stack and overlaps, so
+    the first row of notebook 04b's ``rank_plans`` among the plans that keep the fixed fields;
+    ZeRO-3 only when nothing else fits or the scenario asks).
 
     The search takes tenths of a second and a bill, its levers and the scenario checks ask for
     the same plan many times, so plans are memoised on ``model`` and the ``PLAN_KEYS`` of ``p``
@@ -47,12 +51,27 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     except KeyError:
         pass
     except TypeError:  # a model that cannot be hashed: not memoised
-        return plan_from_parameters(p, model, rank_factory=time_ranking)
-    plan = plan_from_parameters(p, model, rank_factory=time_ranking)
+        return plan_from_parameters(p, model, rank_factory=scenario_ranking(p))
+    plan = plan_from_parameters(p, model, rank_factory=scenario_ranking(p))
     if len(_PLAN_MEMO) >= 1024:
         _PLAN_MEMO.clear()
     _PLAN_MEMO[key] = plan
     return plan
+
+
+def scenario_ranking(p: dict):
+    """The ``rank_factory`` of a scenario's plan search: ``ranking.time_ranking`` with the
+    scenario's ``StepOptions`` (``scenario_step_options``: its dtype, stack, overlaps and
+    efficiency profile), so the plan chosen is the fastest by the very step-time model the
+    scenario's step and notebook 04b's ranking (``rank_plans`` with ``scenario_options``) use.
+    Before, the search ranked with BF16 and default overlaps: an FP8 scenario's chosen plan was
+    not the fastest of its own ranking (Mixtral 8x7B FP8 on 512 H200: m=2 mbs=1 ZeRO-1 chosen at
+    37.6 % MFU, m=1 mbs=2 ZeRO-2 first in the ranking at 38.9 %)."""
+    opts = scenario_step_options(p)
+
+    def factory(model, cluster, seq_len, recipe):
+        return time_ranking(model, cluster, seq_len, recipe, options=opts)
+    return factory
 
 
 #: Scenario parameters of the step-time model (notebook 04b) and their defaults: the stack and
