@@ -620,7 +620,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
-    ref, ref_src = (best, "for a model of this size") if best is not None else (
+    ref, ref_src = (best, "comparable run (comparable_published_mfu)") if best is not None else (
         any_best, f"at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
@@ -638,10 +638,13 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            "published MFUs are reported on" if fp8 and ref_d is not None and
            cap == ref_d else f"the best published {ref:.0%} {ref_src}" if ref_d is not None and
            cap == ref_d else
-           "the prediction itself, above the best published figure" if cap == mfu else
+           (f"the prediction itself, above the best published {on(ref, '.1%')} {ref_src}"
+            if ref is not None else "the prediction itself") if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
+    tail = "no comparable run has measured more" if cap != mfu else \
+        "the band does not reach above a prediction already beyond every comparable run"
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
-               f"({why}): no run has measured more (uncapped {high:.1%}).")
+               f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out
 
 

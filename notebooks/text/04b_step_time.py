@@ -599,8 +599,10 @@ a = ranked.attrs
 print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fitting']:,} fit, "
       f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
-print(f"fastest (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).describe()}: "
+print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).describe()}: "
       f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
+# the same plan as the scenario's, or why the scenario's search did not choose it
+print(f"  {llmcost.training.step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
