@@ -97,3 +97,18 @@ def test_04b_says_why_its_fastest_ranked_plan_is_not_the_scenarios():
         assert words.startswith("the scenario's plan")
     else:
         assert plan.describe() in words and ("notebook 03" in words or "fixes" in words)
+
+
+def test_a_scenario_check_and_a_published_claim_differ_only_by_the_own_runs():
+    # `llmcost check --scenario` (scenario_as_claim) keeps the model's own benchmark rows, so it
+    # names the figure 04b and 09 show (DeepSeekV3 on 256 GB300); a published claim of the same
+    # model leaves them out, and says so.
+    spec = llmcost.load_model("deepseek-v3")
+    _, _, sc = claims.scenario_as_claim(spec, 14.8e12, "B200", 2048, 0.047, dtype="fp8",
+                                        seq_len=4096)
+    b = accuracy.comparable_published_mfu("B200", spec.n_params, is_moe=True, dtype="fp8")
+    assert sc.best_published == pytest.approx(b.mfu_bf16) and "256 GB300" in sc.best_source
+    assert f"= {b.mfu:.1%} of the fp8 peak" in sc.describe()
+    pub = claims.check_claim("deepseek-v3", 14.8e12, "B200", n_gpus=2048, dtype="fp8",
+                             gpu_hours=sc.gpu_hours, left_out=False)
+    assert "own published runs left out" in pub.best_source

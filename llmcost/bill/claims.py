@@ -301,6 +301,14 @@ class ClaimCheck:
         """Plain JSON-ready dict of every field."""
         return asdict(self)
 
+    def _on_dtype_basis(self) -> str:
+        """The best published figure on the claim's own dtype basis, best × peak(BF16) ÷
+        peak(dtype), when the claim is not BF16 ("" otherwise)."""
+        p = self.peak_flops_per_s
+        if self.dtype == "bf16" or self.dtype not in p or "bf16" not in p:
+            return ""
+        return f" = {self.best_published * p['bf16'] / p[self.dtype]:.1%} of the {self.dtype} peak"
+
     def describe(self) -> str:
         """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
         L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
@@ -322,7 +330,8 @@ class ClaimCheck:
                      f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}")
         L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak "
                  f"({self.ceiling_source}); best published: "
-                 + (f"{self.best_published:.1%} ({self.best_source})"
+                 + (f"{self.best_published:.1%} of the BF16 peak{self._on_dtype_basis()} "
+                    f"({self.best_source})"
                     if self.best_published is not None else self.best_source))
         L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
         if self.implied_usd_per_gpu_hour is not None:
@@ -632,7 +641,8 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
 
 
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
-                ledger_keys: dict | None = None, **figures) -> ClaimCheck:
+                ledger_keys: dict | None = None, exclude_own_runs: bool = True,
+                **figures) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
@@ -663,6 +673,9 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         Price the lines the claim leaves out with the ledger (default True).
     ledger_keys : dict, optional
         A scenario's keys of those lines, priced over the ledger's defaults (``_left_out_keys``).
+    exclude_own_runs : bool
+        Leave the model's own published runs out of the best published reference (default);
+        ``scenario_as_claim`` keeps them: a scenario is judged against 04b's and 09's figure.
     **figures
         What the claim states (``CLAIM_FIGURES``: ``n_gpus``, ``days``, ``gpu_hours``, ``usd``,
         ``mfu``, ``dtype``, ``seq_len``, ``phases``, ``pricing``, ``tolerance``,
@@ -682,7 +695,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     left_out = as_flag(left_out, "left_out")
     extra = _left_out_keys(ledger_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
-    j = _claim_references(c)
+    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"))
     _claim_hours(j)
     _claim_utilisation(j)
     _mfu_verdict(j)
@@ -720,7 +733,7 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
                      c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra)
 
 
-def _claim_references(c: StatedClaim) -> _Judging:
+def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
     FLOPs ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
     parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
@@ -729,8 +742,9 @@ def _claim_references(c: StatedClaim) -> _Judging:
     the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
     ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
     benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
-    the best published MFU (``best_reference``: of the hardware generation within
-    ``accuracy.SIZE_FACTOR`` of the size, the claimed model's own whole-run rows excluded) and
+    the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
+    the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
+    for a scenario) and
     the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
     ``best`` (the ceiling standing in for an unknown best)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
@@ -744,7 +758,8 @@ def _claim_references(c: StatedClaim) -> _Judging:
     if dtype != "bf16":
         csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak (no {dtype} GEMM "
                  "measurement in data/efficiency.csv; a ceiling, not a measured figure)")
-    best, bsrc = best_reference(acc.name, float(spec.n_params), exclude_model=spec.name,
+    best, bsrc = best_reference(acc.name, float(spec.n_params),
+                                exclude_model=spec.name if exclude_own_runs else None,
                                 is_moe=spec.is_moe, dtype=dtype)
     mfu_hi = best if best is not None else ceiling
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
@@ -938,6 +953,7 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
                        causal=False)
     hours = float(gpu_hours(c, acc, mfu, dtype)) / g
     return hours, g, check_claim(spec, train_tokens, acc, n_gpus=n, gpu_hours=hours, dtype=dtype,
+                                 exclude_own_runs=False,
                                  seq_len=s, pricing=pricing, left_out=False)
 
 
