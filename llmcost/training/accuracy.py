@@ -479,7 +479,8 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
-    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, accelerator))
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source,
+                                      comparable_rule(accelerator, bool(is_moe), dtype)))
     if capped:
         high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
         warnings.extend(said)
@@ -524,17 +525,17 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
     return []
 
 
-def _optimism_warning(mfu: float, mfu16: float, best, source: str, accelerator: str) -> list:
-    """A prediction above the best published MFU for the generation and model size
-    (``best_published_mfu``; ``mfu16`` the prediction on the BF16 basis): read as optimistic."""
+def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str) -> list:
+    """A prediction above the best published MFU of a comparable run (``best_published_mfu``,
+    ``rule`` its comparison rule in words; ``mfu16`` the prediction on the BF16 basis): read as
+    optimistic."""
     if best is None or not mfu16 > best:
         return []
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
     best_txt = f"{best:.0%}" if mfu16 == mfu else \
         f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
     return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
-            f"for {gpu_generation(accelerator)} and a model of this size, {best_txt} "
-            f"({source}): read it as optimistic."]
+            f"of a comparable run ({rule}), {best_txt} ({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per regime with held-out rows: ``n`` (held-out), ``n_calibration``, ``mean_abs_error``,
