@@ -582,8 +582,9 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                       f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}",
                       name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
-                  "engineering time; the target is the best published run, not a typical one"
-                  if not name else "engineering time; the target is not a run like this one",
+                  "engineering time; the target is not a run like this one"
+                  if name.endswith("(no published run like this one)") else
+                  "engineering time; the target is the best published run, not a typical one",
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
 
 
