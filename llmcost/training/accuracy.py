@@ -36,10 +36,11 @@ wider default: centre the median of its rows (0 without rows), half-width the wi
 that row (leave-one-out) and counts how often the published value falls inside, per regime
 (``benchmarks/validate_mfu.py`` prints it). ``exclude_run`` does the same for one run.
 
-A second warning fires when the prediction exceeds the best MFU published for that generation
-and a model of that size (``best_published_mfu``), compared **on the BF16 basis**: an FP8 step's
-MFU (on the FP8 peak) is first multiplied by peak(dtype) / peak(BF16), since every published
-figure is on the dense BF16 peak.
+A second warning fires when the prediction exceeds the best MFU published for a comparable run
+(``comparable_published_mfu``, the one rule every page uses: the same generation, MoE with MoE
+and dense with dense, total parameters within ``SIZE_FACTOR``, the dtype's runs), compared **on
+the BF16 basis**: an FP8 step's MFU (on the FP8 peak) is first multiplied by peak(dtype) /
+peak(BF16), since every published figure is on the dense BF16 peak.
 """
 
 from __future__ import annotations
