@@ -339,6 +339,7 @@ def _specs() -> dict:
                              "usd": "positive|none", "mfu": "fraction|none", "dtype": "choice",
                              "seq_len": "count|none",
                              "pricing": "choice", "tolerance": "positive", "left_out": "flag",
+                             "exclude_own_runs": "flag",
                              "train_flops": "positive|none"}),
         "build_ledger": Spec(dict(scenario={"n_gpus": 8}), {"scenario": "scenario"}),
         # ---- stragglers: the wait for the slowest GPU

@@ -58,11 +58,12 @@ def test_the_mfu_lever_says_what_its_target_rests_on():
         r = levers.price_lever("raise_mfu", "raise MFU to the best published", "utilisation", sc,
                                change, samples=200)
         if named:  # no published run of its regime: the name says what the target is
-            assert r.name == (f"raise MFU to {target:.0%}, the best published on Hopper for this "
-                              "size (no published run like this one)")
+            assert r.name == (f"raise MFU to {target:.0%}, the best published dense run on "
+                              "Hopper within 4× this size (no published run like this one)")
             assert "no published run of this regime" in r.source
         else:  # the target in the name, the published run (or claim) in the source
-            assert r.name == f"raise MFU to {target:.0%}, the best published on Hopper for this size"
+            assert r.name == (f"raise MFU to {target:.0%}, the best published dense run on "
+                              "Hopper within 4× this size")
             assert "NVIDIA/Megatron-LM README" in r.source
         assert r.saving_usd > 0  # 30% -> the published 47%: a saving either way
 

@@ -24,10 +24,12 @@ the price, then ask what the figure leaves out.
 
   - ``implausible``: ``MFU_implied`` (stated dtype's peak) above the achievable matmul ceiling
     ``matmul_fraction`` of ``data/efficiency.csv`` (no real run beats its fastest GEMM);
-  - ``optimistic``: ``MFU_implied`` (BF16 peak) above the best figure published for that
-    hardware generation and a model of that size (``best_reference``: the step-time validation
-    table, vendor claims and the whole-run figures of data/published_runs.csv; all BF16, so a
-    claim in FP8 is not called optimistic on that basis and the reason says so);
+  - ``optimistic``: ``MFU_implied`` (BF16 peak) above the best figure published comparable to
+    the claim (``best_reference``: ``accuracy.comparable_published_mfu``'s rule, the same
+    hardware generation, MoE or dense, total parameters within 4×, BF16 runs for a BF16 claim
+    and FP8 or BF16 runs for an FP8 one, all on the BF16 peak; the step-time validation table,
+    vendor claims and the whole-run figures of data/published_runs.csv); few FP8 runs are
+    published, so a claim in FP8 is not called optimistic and the reason says so;
   - ``low``: ``MFU_implied`` (BF16 peak) below ``LOW_SHARE`` × that best figure: the claim
     probably covers more than the final run (other phases, ablations, failed runs);
   - ``plausible`` otherwise.
@@ -68,12 +70,13 @@ from ..core.catalog import (
     load_accelerator,
     load_efficiency,
     load_model,
+    load_published_runs,
 )
 from ..core.model import ModelSpec
 from ..core.stacks import generation
 from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
 from ..training import reliability as rel
-from ..training.accuracy import SIZE_FACTOR, best_published_mfu, validation_table
+from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validation_table
 from ..training.compute import gpu_hours, training_flops
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
@@ -199,30 +202,44 @@ def _whole_run_rows() -> pd.DataFrame:
     return w
 
 
-def best_reference(accelerator: str, n_params: float, exclude_model: str | None = None) -> tuple:
-    """The best published utilisation for an accelerator's hardware generation and a model within
-    ``accuracy.SIZE_FACTOR`` of ``n_params`` (active) parameters: the larger of
-    ``accuracy.best_published_mfu`` (steady-state MFUs of the validation table and vendor
-    claims) and the whole-run utilisations of ``data/published_runs.csv`` divided by their goodput
-    (``goodput_for``; 1 where the GPU count is not published: a whole-run figure is a lower
-    bound on that run's steady-state MFU), MFU basis, BF16 peak. Returns ``(mfu, source)`` or
-    ``(None, reason)``.
+def best_reference(accelerator: str, n_params: float, exclude_model: str | None = None, *,
+                   is_moe: bool | None = None, dtype: str = "bf16") -> tuple:
+    """The best published utilisation comparable to a claim, MFU basis, BF16 peak: the larger of
+    ``accuracy.comparable_published_mfu`` (the one rule of every page: the same hardware
+    generation, MoE runs for an MoE and dense for a dense model (``is_moe``; None: both),
+    **total** parameters ``n_params`` within ``accuracy.SIZE_FACTOR``, BF16 runs for a BF16
+    claim and FP8 or BF16 runs for an FP8 one; steady-state MFUs of the validation table and
+    vendor claims) and, by the same generation, class and size, the whole-run utilisations of
+    ``data/published_runs.csv`` divided by their goodput (``goodput_for``; 1 where the GPU count
+    is not published: a whole-run figure is a lower bound on that run's steady-state MFU; their
+    dtype is not a column, so they count for both). Returns ``(mfu, source)`` or ``(None,
+    reason)``.
 
-    ``exclude_model``: a catalogue model whose whole-run rows are left out (``check_claim``
-    passes the claimed model, so a published run is never its own reference).
+    ``exclude_model``: a catalogue model whose whole-run rows and validation runs are left out
+    (``check_claim`` passes the claimed model, so a published run is never its own reference).
     """
-    best, src = best_published_mfu(accelerator, n_params)
+    runs = load_published_runs()
+    own = tuple(runs.loc[runs["catalog_model"] == exclude_model, "run_id"]) \
+        if exclude_model else ()
+    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
+                                 exclude_runs=own)
+    best, src = b.mfu_bf16, (b.source if b.mfu_bf16 is None else
+                             f"{b.source}; rule: {b.rule}")
     w = _whole_run_rows()
+    moe = w["params_active"].notna() & (w["params_active"] < w["params_total"])
     same = w[(w["generation"] == generation(accelerator))
-             & (w["params_active"] <= n_params * SIZE_FACTOR)
-             & (w["params_active"] >= n_params / SIZE_FACTOR)
+             & (w["params_total"] <= n_params * SIZE_FACTOR)
+             & (w["params_total"] >= n_params / SIZE_FACTOR)
+             & ((moe == bool(is_moe)) if is_moe is not None else True)
              & ((w["catalog_model"] != exclude_model) if exclude_model else True)]
     if len(same):
         row = same.loc[same["steady_mfu"].idxmax()]
         if best is None or row["steady_mfu"] > best:
             best = float(row["steady_mfu"])
             src = (f"{row['model']}'s whole-run utilisation ÷ goodput (data/published_runs.csv "
-                   f"{row['run_id']}, MFU basis)")
+                   f"{row['run_id']}, MFU basis; rule: {b.rule})")
+    if own and best is not None:
+        src += f"; {exclude_model}'s own published runs left out"
     return best, src
 
 
@@ -284,6 +301,14 @@ class ClaimCheck:
         """Plain JSON-ready dict of every field."""
         return asdict(self)
 
+    def _on_dtype_basis(self) -> str:
+        """The best published figure on the claim's own dtype basis, best × peak(BF16) ÷
+        peak(dtype), when the claim is not BF16 ("" otherwise)."""
+        p = self.peak_flops_per_s
+        if self.dtype == "bf16" or self.dtype not in p or "bf16" not in p:
+            return ""
+        return f" = {self.best_published * p['bf16'] / p[self.dtype]:.1%} of the {self.dtype} peak"
+
     def describe(self) -> str:
         """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
         L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
@@ -305,7 +330,8 @@ class ClaimCheck:
                      f"{self.goodput:.1%} = {self.steady_state[dt]:.1%}")
         L.append(f"Ceiling: {self.ceiling:.1%} of the {self.dtype.upper()} peak "
                  f"({self.ceiling_source}); best published: "
-                 + (f"{self.best_published:.1%} ({self.best_source})"
+                 + (f"{self.best_published:.1%} of the BF16 peak{self._on_dtype_basis()} "
+                    f"({self.best_source})"
                     if self.best_published is not None else self.best_source))
         L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
         if self.implied_usd_per_gpu_hour is not None:
@@ -617,7 +643,8 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
 
 
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
-                ledger_keys: dict | None = None, **figures) -> ClaimCheck:
+                ledger_keys: dict | None = None, exclude_own_runs: bool = True,
+                **figures) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
@@ -648,6 +675,9 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         Price the lines the claim leaves out with the ledger (default True).
     ledger_keys : dict, optional
         A scenario's keys of those lines, priced over the ledger's defaults (``_left_out_keys``).
+    exclude_own_runs : bool
+        Leave the model's own published runs out of the best published reference (default);
+        ``scenario_as_claim`` keeps them: a scenario is judged against 04b's and 09's figure.
     **figures
         What the claim states (``CLAIM_FIGURES``: ``n_gpus``, ``days``, ``gpu_hours``, ``usd``,
         ``mfu``, ``dtype``, ``seq_len``, ``phases``, ``pricing``, ``tolerance``,
@@ -667,7 +697,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     left_out = as_flag(left_out, "left_out")
     extra = _left_out_keys(ledger_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
-    j = _claim_references(c)
+    j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"))
     _claim_hours(j)
     _claim_utilisation(j)
     _mfu_verdict(j)
@@ -705,7 +735,7 @@ def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
                      c.dtype, price, c.pricing, ledger_model_name(c.model, c.spec), extra)
 
 
-def _claim_references(c: StatedClaim) -> _Judging:
+def _claim_references(c: StatedClaim, exclude_own_runs: bool = True) -> _Judging:
     """The figures a claim is judged against: the dense peaks P (stated dtype and BF16), the
     FLOPs ``C_6ND = 6 · N_active · D`` (Kaplan et al. 2020 §2.1; N the catalogue's active
     parameter count, embeddings included) and ``C = D · F(s)`` on the MFU basis
@@ -714,8 +744,9 @@ def _claim_references(c: StatedClaim) -> _Judging:
     the pricing mode (``price_range``), the matmul ceiling (``matmul_fraction`` of
     ``data/efficiency.csv``: the measured BF16 GEMM ceiling, e.g. H100 0.801 from stas00's MAMF
     benchmark; for FP8 the same fraction of the FP8 peak, an assumption said in the source),
-    the best published MFU (``best_reference``: of the hardware generation within
-    ``accuracy.SIZE_FACTOR`` of the size, the claimed model's own whole-run rows excluded) and
+    the best published MFU (``best_reference``: ``accuracy.comparable_published_mfu``'s rule,
+    the claimed model's own published runs excluded unless ``exclude_own_runs`` is False, as
+    for a scenario) and
     the plausible steady-state MFU range of a cost-only claim, ``LOW_SHARE × best`` to
     ``best`` (the ceiling standing in for an unknown best)."""
     spec, acc, dtype = c.spec, c.acc, c.dtype
@@ -729,7 +760,9 @@ def _claim_references(c: StatedClaim) -> _Judging:
     if dtype != "bf16":
         csrc += (f"; ASSUMPTION: the same fraction applied to the {dtype} peak (no {dtype} GEMM "
                  "measurement in data/efficiency.csv; a ceiling, not a measured figure)")
-    best, bsrc = best_reference(acc.name, float(spec.n_active_params), exclude_model=spec.name)
+    best, bsrc = best_reference(acc.name, float(spec.n_params),
+                                exclude_model=spec.name if exclude_own_runs else None,
+                                is_moe=spec.is_moe, dtype=dtype)
     mfu_hi = best if best is not None else ceiling
     return _Judging(c, peaks, f6, fm, pr, ceiling, csrc, best, bsrc, (LOW_SHARE * mfu_hi, mfu_hi),
                     [c.token_note] if c.token_note else [])
@@ -803,9 +836,8 @@ def _claim_utilisation(j: _Judging) -> None:
                        f"MFU basis ({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states "
                        "its FLOP basis")
     if c.spec.is_moe:
-        j.notes.append(f"MoE: size compared on active parameters ({c.spec.n_active_params:.3g});"
-                       " published MoE MFUs are usually below dense ones, so 'optimistic' is "
-                       "lenient here")
+        j.notes.append(f"MoE: compared with published MoE runs only, by total parameters "
+                       f"({c.spec.n_params:.3g}; accuracy.comparable_published_mfu)")
 
 
 def _mfu_verdict(j: _Judging) -> None:
@@ -825,8 +857,8 @@ def _mfu_verdict(j: _Judging) -> None:
                          f"for {j.fm:.3g} FLOPs (hours: {j.hours_source})")
     elif best is not None and dtype == "bf16" and steady["bf16"] > best:
         j.verdict = "optimistic"
-        j.reason = (f"steady-state MFU {steady['bf16']:.1%} is above the best published "
-                    f"{best:.1%} for this hardware generation and model size ({bsrc})")
+        j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is above the "
+                    f"best published comparable run, {best:.1%} of the BF16 peak ({bsrc})")
     elif best is not None and steady["bf16"] < LOW_SHARE * best:
         j.verdict = "low"
         j.reason = (f"steady-state MFU {steady['bf16']:.1%} of the BF16 peak is below "
@@ -835,13 +867,14 @@ def _mfu_verdict(j: _Judging) -> None:
                     "runs)")
     else:
         j.verdict = "plausible"
-        ref = f"the best published {best:.1%} ({bsrc})" if best is not None else bsrc
+        ref = f"the best published comparable run, {best:.1%} of the BF16 peak ({bsrc})" \
+            if best is not None else bsrc
         also = f" ({steady['bf16']:.1%} of BF16)" if dtype != "bf16" else ""
         j.reason = (f"steady-state MFU {steady[dtype]:.1%} of the {dtype} peak{also} is under "
                     f"the {j.ceiling:.1%} ceiling; compared with {ref}")
         if dtype != "bf16" and best is not None:
-            j.reason += (f"; published MFUs are BF16, so an {dtype} claim above them would not "
-                         "be called optimistic")
+            j.reason += (f"; few {dtype} runs are published (most comparable runs are BF16), "
+                         f"so an {dtype} claim above the best is not called optimistic")
 
 
 def _cost_only_verdict(j: _Judging) -> None:
@@ -922,6 +955,7 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
                        causal=False)
     hours = float(gpu_hours(c, acc, mfu, dtype)) / g
     return hours, g, check_claim(spec, train_tokens, acc, n_gpus=n, gpu_hours=hours, dtype=dtype,
+                                 exclude_own_runs=False,
                                  seq_len=s, pricing=pricing, left_out=False)
 
 

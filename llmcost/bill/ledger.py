@@ -1569,6 +1569,19 @@ def provisioned_storage(pts: dict, point: Ledger) -> dict:
     return pts
 
 
+def _mfu_top_capped_words(band, m: float, high: float) -> str:
+    """What ``illustrative_ranges`` says when the MFU range's top is the bill's own MFU ``m``
+    (``high == m``): the band's upper end was capped (``accuracy.band_cap``: at the best
+    published comparable run on the step's basis, or at ``m`` itself when ``m`` is above it), so
+    the range only reaches down and the bill's point is its cheapest end (below its own P10)."""
+    if high > m:
+        return ""
+    why = next((w for w in band.warnings if "capped at" in w), "")
+    return (f"; its top is capped at the bill's own MFU {m:.1%}, so the range only reaches "
+            f"down and the bill's point is the cheapest end of its range (below its own P10)"
+            + (f" ({why.rstrip('.')})" if why else ""))
+
+
 def illustrative_ranges(bill: Ledger) -> dict:
     """Sourced spreads for three inputs of a bill, as ranges around its own points: what
     notebook 00 shows when a scenario gives every input as a number (an illustration; a
@@ -1606,12 +1619,13 @@ def illustrative_ranges(bill: Ledger) -> dict:
     band = mfu_band(m, f["accelerator"], int(f["n_gpus"]), is_moe=spec.is_moe,
                     n_params=spec.n_params, dtype=p.get("dtype") or "bf16",
                     seq_len=int(p["seq_len"]), zero_stage=int(zero) if zero is not None else 0)
-    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m,
-                        high=max(min(float(band.high), 1.0), m)),
+    high = max(min(float(band.high), 1.0), m)
+    out["mfu"] = (Range("triangular", low=min(float(band.low), m), mode=m, high=high),
                   f"the step-time model's error for runs like this one ({band.regime}) "
                   f"applied to the bill's own MFU, {m:.1%}: {band.low:.1%}-{band.high:.1%} "
                   f"(llmcost.accuracy.mfu_band), a triangle peaked at {m:.1%}; a band around "
-                  "the scenario's figure, not around the model's prediction for the plan")
+                  "the scenario's figure, not around the model's prediction for the plan"
+                  + _mfu_top_capped_words(band, m, high))
     price = float(f["price_usd_per_gpu_hour"])
     if f["pricing"] != "owned" and not isinstance(p.get("price_usd_per_gpu_hour"), Range):
         rows = list_prices(f["accelerator"], f["pricing"], current_only=True)

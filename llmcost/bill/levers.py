@@ -61,7 +61,8 @@ from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import band_for_step, best_published_mfu, mfu_band, published_ceiling
+from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu, mfu_band,
+                                published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -520,10 +521,11 @@ def clean_checkpoints(s: dict, keep_last: int = 3) -> Change:
 # ---- utilisation second
 def mfu_target(s: dict) -> tuple:
     """The MFU ``raise_mfu`` aims at by default and what it rests on: ``(target, source,
-    regime_runs, regime)``. The target is the best published MFU on the scenario's hardware
-    generation for a model within 4× its size (``accuracy.best_published_mfu``, BF16 basis; for
-    an FP8 scenario put on the FP8 dense peak's basis, ``accuracy.published_ceiling``; None
-    when there is none); ``regime_runs`` the published
+    regime_runs, regime)``. The target is the best published MFU comparable to the scenario
+    (``accuracy.comparable_published_mfu``: the same hardware generation, MoE or dense as the
+    model, total parameters within 4×, the dtype's runs), on the scenario's own basis (the FP8
+    dense peak for an FP8 scenario; the source says both bases and the rule); None when there
+    is none; ``regime_runs`` the published
     runs of the scenario's regime (``accuracy.mfu_band(...).n``: generation, sharding, dense or
     MoE, precision, context and size), 0 when none is published, in which case the target comes
     from other kinds of runs (or a vendor's claim) and the lever says so."""
@@ -531,16 +533,28 @@ def mfu_target(s: dict) -> tuple:
     spec = load_model(_get(s, "model"))
     dtype = _get(s, "dtype") or "bf16"
     # on the scenario's basis: an FP8 run's MFU is on the FP8 dense peak, the published MFUs on
-    # the BF16 one (accuracy.published_ceiling puts the best on the step's own basis)
-    target, source = (best_published_mfu(_get(s, "accelerator"), spec.n_params)
-                      if dtype == "bf16" else
-                      published_ceiling(_get(s, "accelerator"), spec.n_params, dtype))
+    # the BF16 one (``PublishedBest.mfu`` puts the best on the step's own basis)
+    best = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
+                                    dtype=dtype)
+    target, source = best.mfu, best.describe()
     zero = _get(s, "zero_stage")
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
                     int(_get(s, "n_gpus")), is_moe=spec.is_moe, n_params=spec.n_params,
                     dtype=dtype, seq_len=int(_get(s, "seq_len")),
                     zero_stage=int(zero) if zero is not None else 0)
     return target, source, int(band.n), band.regime
+
+
+def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
+    """The MFU lever's name: the target on the scenario's basis (and the BF16 one for FP8) and
+    the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
+    spec, dtype = load_model(_get(s, "model")), _get(s, "dtype") or "bf16"
+    b = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
+                                 dtype=dtype)
+    on = f"{target:.0%}" if b.basis == 1.0 else \
+        f"{target:.0%} of the {dtype.upper()} peak ({target * b.basis:.0%} of the BF16 one)"
+    return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
+            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size")
 
 
 def raise_mfu(s: dict, target: float | None = None) -> Change:
@@ -556,13 +570,10 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
         target, source, runs, regime = mfu_target(s)
         if target is None:
             return _unchanged(s, f"no target: {source}")
+        name = _raise_mfu_name(s, target, regime)
         if not runs:
-            name = (f"raise MFU to {target:.0%}, the best published on "
-                    f"{regime.split(' · ')[0]} for this size (no published run like this one)")
+            name += " (no published run like this one)"
             source = f"{source}; no published run of this regime ({regime})"
-        else:  # the target in the name; the run it comes from in the lever's source
-            name = (f"raise MFU to {target:.0%}, the best published on "
-                    f"{regime.split(' · ')[0]} for this size")
     t = _scalar(target, "target", positive=True)
     if t > 1:
         raise ValueError(f"target={t!r} must be an MFU in (0, 1]")
@@ -571,8 +582,9 @@ def raise_mfu(s: dict, target: float | None = None) -> Change:
                       f"the scenario's MFU {m:.1%} is already at or above the target {t:.1%}",
                       name)
     return Change({**s, "mfu": _scale(_get(s, "mfu"), t / m)},
-                  "engineering time; the target is the best published run, not a typical one"
-                  if not name else "engineering time; the target is not a run like this one",
+                  "engineering time; the target is not a run like this one"
+                  if name.endswith("(no published run like this one)") else
+                  "engineering time; the target is the best published run, not a typical one",
                   f"MFU {m:.1%} → {t:.1%}", source, "", name)
 
 
@@ -914,9 +926,10 @@ def hardware_sweep(scenario: dict):
     - ``price_available``: every catalogue row behind the median price is buyable (the
       ``available`` column of ``data/prices.csv``; a price listed as "not available" at collection
       is a price nobody can pay). ``price_source`` names the rows, providers and dates.
-    - ``mfu_check``: the calibrated MFU is at or below the best published MFU on that hardware
-      generation for a model of this size (``accuracy.best_published_mfu``, the validation table's
-      reported MFUs and ``MFU_CLAIMS``; ``mfu_ceiling``). Above it, or with no published run to
+    - ``mfu_check``: the calibrated MFU is at or below the best published MFU comparable to the
+      run on that hardware (``accuracy.comparable_published_mfu``: its generation, MoE or dense,
+      total parameters within 4×, the dtype's runs; ``mfu_ceiling``, on the row's dtype basis as
+      ``calibrated_mfu`` is, the text giving the BF16 basis too). Above it, or with no published run to
       check against, the row is shown but flagged: the step-time model's ratio extrapolated past
       anything measured.
 
@@ -982,7 +995,9 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     ratio = m * float(st.mfu) / float(own.mfu)
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
-    ceiling, ceiling_src = best_published_mfu(acc, model.n_params, is_moe=model.is_moe)
+    pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
+                                   dtype=_get(sc, "dtype") or "bf16")
+    ceiling, ceiling_src = pub.mfu, pub.describe()   # on the row's own dtype basis
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
              f"catalogue median ({_get(sc, 'pricing')})")
@@ -1018,8 +1033,8 @@ def _sweep_mfu_check(mine: bool, ratio: float, ceiling, ceiling_src: str) -> str
     if ceiling is None:
         return f"unverified: {ceiling_src}"
     if ratio > ceiling:
-        return f"above the best published {ceiling:.0%} ({ceiling_src})"
-    return f"within the best published {ceiling:.0%} ({ceiling_src})"
+        return f"above the best published {ceiling_src}"
+    return f"within the best published {ceiling_src}"
 
 
 # ------------------------------------------------------------------------------ pilot and strategy

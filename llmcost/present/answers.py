@@ -62,8 +62,12 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     """Notebook 04b: the predicted step time of the busiest GPU and the MFU it implies,
     MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
     band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
-    was picked by predicted step time (``parallel.choose_plan``), not fixed by the scenario."""
-    how = "the fastest plan the search finds" if chosen else "the plan the scenario fixes"
+    was picked by predicted step time (``parallel.choose_plan``: the fastest plan that keeps the
+    scenario's fixed fields and fits as notebook 03 counts memory; section 5's ranking, which
+    counts memory as the stack stores it, may put another first and says why,
+    ``step_scenario.fastest_versus_scenario``), not fixed by the scenario."""
+    how = ("the fastest plan that keeps the scenario's fixed fields and fits as notebook 03 "
+           "counts memory" if chosen else "the plan the scenario fixes")
     return (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
             f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}), "
             f"{fmt_count(tokens_per_s)} tokens/s.")

@@ -36,10 +36,11 @@ wider default: centre the median of its rows (0 without rows), half-width the wi
 that row (leave-one-out) and counts how often the published value falls inside, per regime
 (``benchmarks/validate_mfu.py`` prints it). ``exclude_run`` does the same for one run.
 
-A second warning fires when the prediction exceeds the best MFU published for that generation
-and a model of that size (``best_published_mfu``), compared **on the BF16 basis**: an FP8 step's
-MFU (on the FP8 peak) is first multiplied by peak(dtype) / peak(BF16), since every published
-figure is on the dense BF16 peak.
+A second warning fires when the prediction exceeds the best MFU published for a comparable run
+(``comparable_published_mfu``, the one rule every page uses: the same generation, MoE with MoE
+and dense with dense, total parameters within ``SIZE_FACTOR``, the dtype's runs), compared **on
+the BF16 basis**: an FP8 step's MFU (on the FP8 peak) is first multiplied by peak(dtype) /
+peak(BF16), since every published figure is on the dense BF16 peak.
 """
 
 from __future__ import annotations
@@ -80,9 +81,10 @@ GPU_GENERATIONS = {"A100-40GB": "Ampere", "A100-80GB": "Ampere", "H100-SXM": "Ho
                    "H800": "Hopper", "H200": "Hopper", "H100-96GB-500W": "Hopper",
                    "B200": "Blackwell", "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
 #: Published MFU claims that are not validation rows (no full configuration), by generation:
-#: (generation, smallest and largest model in parameters, MFU on the BF16 basis, source).
+#: (generation, smallest and largest model in parameters, MoE, MFU on the BF16 basis, source).
+#: The class (MoE: True) of the Megatron-LM claim: its benchmark table is GPT (dense) models.
 MFU_CLAIMS = (
-    ("Hopper", 2e9, 462e9, 0.47,
+    ("Hopper", 2e9, 462e9, False, 0.47,
      "NVIDIA/Megatron-LM README, 'Performance Benchmarking': models from 2B to 462B parameters "
      "'achieving up to 47% Model FLOP Utilization (MFU) on H100 clusters' (sequence 4096)"),
 )
@@ -301,14 +303,74 @@ def mfu_spread_words(center: float, half_width: float) -> str:
     return f"the MFU {below:.0%} below to {above} the prediction, before any cap"
 
 
-def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
-                       is_moe: bool | None = None):
-    """The best published MFU (BF16 basis) on that GPU generation for a model within
-    ``SIZE_FACTOR`` of ``n_params`` parameters: the validation table's reported MFUs
-    (``reported_mfu``, on the dense BF16 peak for every row) and ``MFU_CLAIMS``. A BF16 step
-    is compared with BF16 runs only; an FP8 step (its MFU first put on the BF16 basis, see
-    ``mfu_band``) with FP8 and BF16 runs. ``is_moe`` (True / False) keeps the MoE or the dense
-    runs only (None: both). Returns ``(mfu, source)`` or ``(None, reason)``.
+@dataclass(frozen=True)
+class PublishedBest:
+    """The best published MFU comparable to a run (``comparable_published_mfu``).
+
+    ``mfu_bf16``: on the dense BF16 peak, the basis every published MFU is reported on (None
+    when nothing comparable is published); ``basis`` = peak(dtype) ÷ peak(BF16) of the run's
+    accelerator (2 for FP8 on H100, H200 and B200; 1 for BF16); ``mfu``: the same figure on the
+    run's own basis, ``mfu_bf16 ÷ basis``; ``source``: the run (or claim) it comes from, or why
+    there is none; ``rule``: the comparison rule in words."""
+
+    mfu_bf16: float | None
+    basis: float
+    dtype: str
+    source: str
+    rule: str
+
+    @property
+    def mfu(self) -> float | None:
+        """The figure on the run's own dtype basis: mfu_bf16 × peak(BF16) ÷ peak(dtype)."""
+        return None if self.mfu_bf16 is None else self.mfu_bf16 / self.basis
+
+    def on_basis(self) -> str:
+        """The figure on the run's basis, and on the BF16 one when they differ."""
+        if self.mfu_bf16 is None:
+            return "none"
+        if self.basis == 1.0:
+            return f"{self.mfu_bf16:.1%} of the BF16 dense peak"
+        return (f"{self.mfu:.1%} of the {self.dtype.upper()} dense peak "
+                f"({self.mfu_bf16:.1%} of the BF16 one, the basis published MFUs are reported on)")
+
+    def describe(self) -> str:
+        """One line: the figure on both bases, its run and the rule (or why none)."""
+        if self.mfu_bf16 is None:
+            return f"nothing comparable published ({self.source}; rule: {self.rule})"
+        return f"{self.on_basis()}, {self.source} (rule: {self.rule})"
+
+
+def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16") -> str:
+    """``comparable_published_mfu``'s rule in words, for a page to print."""
+    cls = "any dense or MoE" if is_moe is None else ("MoE" if is_moe else "dense")
+    prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
+        if str(dtype).lower().startswith("fp8") else "BF16 runs"
+    return (f"{cls} runs on {gpu_generation(accelerator)}, total parameters within "
+            f"{SIZE_FACTOR:g}×, {prec}")
+
+
+def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool | None,
+                             dtype: str = "bf16", exclude_runs=()) -> PublishedBest:
+    """The best published MFU comparable to a run: the one rule every page uses (notebook 04b's
+    ceiling, 09's MFU lever and hardware table, ``llmcost check``, notebook 08, the bands' cap).
+
+    Comparable = (1) the same GPU generation (``GPU_GENERATIONS``); (2) the same class, MoE runs
+    for an MoE and dense runs for a dense model (``is_moe``; None: both): an MoE step adds the
+    all-to-all, the router and small expert GEMMs, and its published MFUs sit well below the
+    dense ones of the same generation (Hopper: Megatron-Bridge 25.11 LLAMA3_70B FP8 77.9% of the
+    BF16 peak against Qwen3_30B_a3B FP8 14.9%, data/validation_mfu.csv), so a dense run is no
+    target for an MoE; (3) **total** parameters within ``SIZE_FACTOR`` (the validation table's
+    ``params`` and the regimes' size class are total counts; within a class the active share
+    is similar enough, and total parameters set the weights, optimizer state and expert traffic
+    a step carries: DeepSeek-V3's 37 B active parameters would otherwise put it beside a 30 B
+    dense model); (4) the dtype: a BF16 step against BF16 runs only (an FP8 run's MFU on the
+    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs.
+    Published MFUs are on the dense BF16 peak; the result carries that figure (``mfu_bf16``)
+    and the run's own basis, ``mfu = mfu_bf16 × peak(BF16) ÷ peak(dtype)`` (``basis``).
+    Sources: ``reported_mfu`` of the validation table (``data/validation_mfu.csv`` joined to
+    ``data/published_runs.csv``) and ``MFU_CLAIMS`` (each with its class); ``exclude_runs``:
+    validation ``run_id`` s left out (``claims.best_reference`` leaves out the claimed model's
+    own runs).
 
     Raises
     ------
@@ -321,17 +383,37 @@ def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
     v = validation_table()
     fp8 = str(dtype).lower().startswith("fp8")
     same = v[(v["gpu_generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
-             & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))]
+             & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))
+             & ~v["run_id"].isin(list(exclude_runs))]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
-    best, source = None, f"no published {gen} run of a model within {SIZE_FACTOR:g}× this size"
+    cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
+    best, source = None, f"no published {cls}{gen} run of a model within {SIZE_FACTOR:g}× this size"
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-    for g, lo, hi, mfu, src in MFU_CLAIMS:
-        if g == gen and lo <= n_params <= hi and (best is None or mfu > best):
+    for g, lo, hi, moe, mfu, src in MFU_CLAIMS:
+        if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
+                (best is None or mfu > best):
             best, source = mfu, src
-    return best, source
+    return PublishedBest(best, _check_dtype_basis(accelerator, dtype),
+                         "fp8" if fp8 else "bf16", source,
+                         comparable_rule(accelerator, is_moe, dtype))
+
+
+def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
+                       is_moe: bool | None = None):
+    """``comparable_published_mfu`` as ``(mfu on the BF16 basis, source)`` or ``(None,
+    reason)``: the best published MFU on that GPU generation for a model within
+    ``SIZE_FACTOR`` of ``n_params`` total parameters, of the class ``is_moe`` (None: both).
+
+    Raises
+    ------
+    ValueError
+        If ``n_params`` is not a positive number.
+    """
+    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype)
+    return b.mfu_bf16, b.source
 
 
 def _check_dtype_basis(accelerator: str, dtype: str) -> float:
@@ -407,7 +489,8 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
-    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source, accelerator))
+    warnings.extend(_optimism_warning(mfu, mfu * basis, best, source,
+                                      comparable_rule(accelerator, bool(is_moe), dtype)))
     if capped:
         high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
         warnings.extend(said)
@@ -453,17 +536,17 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
     return []
 
 
-def _optimism_warning(mfu: float, mfu16: float, best, source: str, accelerator: str) -> list:
-    """A prediction above the best published MFU for the generation and model size
-    (``best_published_mfu``; ``mfu16`` the prediction on the BF16 basis): read as optimistic."""
+def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str) -> list:
+    """A prediction above the best published MFU of a comparable run (``best_published_mfu``,
+    ``rule`` its comparison rule in words; ``mfu16`` the prediction on the BF16 basis): read as
+    optimistic."""
     if best is None or not mfu16 > best:
         return []
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
     best_txt = f"{best:.0%}" if mfu16 == mfu else \
         f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
     return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
-            f"for {gpu_generation(accelerator)} and a model of this size, {best_txt} "
-            f"({source}): read it as optimistic."]
+            f"of a comparable run ({rule}), {best_txt} ({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per regime with held-out rows: ``n`` (held-out), ``n_calibration``, ``mean_abs_error``,
@@ -519,7 +602,7 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16"):
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-    for g, _, _, m, src in MFU_CLAIMS:
+    for g, _, _, _, m, src in MFU_CLAIMS:
         if g == gen and (best is None or m > best):
             best, source = m, src
     return best, source
@@ -549,7 +632,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
-    ref, ref_src = (best, "for a model of this size") if best is not None else (
+    ref, ref_src = (best, "comparable run (comparable_published_mfu)") if best is not None else (
         any_best, f"at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
@@ -567,28 +650,26 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            "published MFUs are reported on" if fp8 and ref_d is not None and
            cap == ref_d else f"the best published {ref:.0%} {ref_src}" if ref_d is not None and
            cap == ref_d else
-           "the prediction itself, above the best published figure" if cap == mfu else
+           (f"the prediction itself, above the best published {on(ref, '.1%')} {ref_src}"
+            if ref is not None else "the prediction itself") if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
+    tail = "no comparable run has measured more" if cap != mfu else \
+        "the band does not reach above a prediction already beyond every comparable run"
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
-               f"({why}): no run has measured more (uncapped {high:.1%}).")
+               f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out
 
 
 def published_ceiling(accelerator: str, n_params: float, dtype: str = "bf16",
                       is_moe: bool | None = None) -> tuple:
-    """The best published MFU on the accelerator's generation for a model within
-    ``SIZE_FACTOR`` of ``n_params`` (``best_published_mfu``, BF16 basis) put on the step's own
-    basis, the dense peak of ``dtype``: ceiling = best × peak(BF16) ÷ peak(dtype). Returns
-    ``(ceiling, sentence)``: the sentence names the run and both bases for FP8; ``(None,
-    reason)`` when nothing is published to compare with."""
-    best, src = best_published_mfu(accelerator, n_params, dtype, is_moe=is_moe)
-    if best is None:
-        return None, src
-    basis = _check_dtype_basis(accelerator, dtype)
-    where = f"{best / basis:.1%}" if basis == 1.0 else \
-        f"{best / basis:.1%} of the FP8 dense peak ({best:.1%} of the BF16 one)"
-    return best / basis, (f"the best published on {gpu_generation(accelerator)} for a model "
-                          f"of this size, {where} ({src})")
+    """The best published MFU comparable to the run (``comparable_published_mfu``, BF16 basis)
+    put on the step's own basis, the dense peak of ``dtype``: ceiling = best × peak(BF16) ÷
+    peak(dtype). Returns ``(ceiling, sentence)``: the sentence names the run, both bases for
+    FP8 and the rule; ``(None, reason)`` when nothing is published to compare with."""
+    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype)
+    if b.mfu_bf16 is None:
+        return None, b.describe()
+    return b.mfu, f"the best published comparable run, {b.describe()}"
 
 
 def regime_error(band: MfuBand) -> tuple:
@@ -668,15 +749,18 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
         out.loc[idx, "band_regime"] = unit.regime
     # each row's upper end capped as ``band_cap`` caps one prediction
     cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
-                         float(model.n_params), _check_dtype_basis(cluster.accelerator.name, dtype))
+                         float(model.n_params), _check_dtype_basis(cluster.accelerator.name, dtype),
+                         is_moe=model.is_moe)
     out["mfu_high"] = np.minimum(out["mfu_high"].to_numpy(float), cap)
     return out
 
 
-def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0):
+def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
+                   is_moe: bool | None = None):
     """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
-    mfu))."""
-    best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16")
+    mfu)), the best published of the class ``is_moe`` as ``mfu_band`` takes it."""
+    best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
+                                 is_moe=is_moe)
     if best is None:
         best, _ = best_published_any_size(accelerator, "fp8" if basis != 1.0 else "bf16")
     mfu = np.asarray(mfu, dtype=float)

@@ -84,12 +84,17 @@ def _split_of(plans: pd.DataFrame):
 
 
 def time_ranking(model: ModelSpec, cluster: Cluster, seq_len=None,
-                 recipe="bf16_adam_fp32_grads"):
+                 recipe="bf16_adam_fp32_grads", options: StepOptions | None = None):
     """The ranking a scenario's plan search uses (``scenario_plan`` passes it to
     ``parallel.choose_plan``): a callable ordering an ``enumerate_plans`` frame by
-    ``rank_by_step_time`` (default overlap settings, bf16, FlashAttention)."""
+    ``rank_by_step_time`` with ``options`` (``step_scenario.scenario_plan`` passes the
+    scenario's own: dtype, stack, overlaps, so that its plan is the first row of ``rank_plans``
+    with those options among the plans that keep its fixed fields; None: default overlap
+    settings, bf16, FlashAttention). ``recipe`` replaces ``options.recipe``."""
+    opts = StepOptions.build(options, recipe=recipe)
+
     def rank(frame):
-        return rank_by_step_time(frame, model, cluster, seq_len, recipe=recipe)
+        return rank_by_step_time(frame, model, cluster, seq_len, options=opts)
     return rank
 
 

@@ -1,9 +1,11 @@
 """A scenario's plan and step: scenario parameters turned into the step-time model's inputs.
 
 ``scenario_plan`` is the scenario's ``ParallelPlan`` (its fixed fields, the free ones chosen by
-predicted step time, ``ranking.time_ranking``), ``scenario_options`` / ``scenario_step_options``
+predicted step time, ``ranking.time_ranking`` with the scenario's options,
+``scenario_ranking``), ``scenario_options`` / ``scenario_step_options``
 its ``StepOptions`` (recipe, dtype, stack, the overlap keys resolved against the stack), and
-``scenario_step`` both and the predicted step (``step.step_time``).
+``scenario_step`` both and the predicted step (``step.step_time``); ``fastest_versus_scenario``
+says how notebook 04b's fastest ranked plan relates to the scenario's plan.
 """
 
 from __future__ import annotations
@@ -12,24 +14,35 @@ from ..core import stacks
 from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
+from . import memory
 from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions
-from .parallel import FSDP_SHARD_KEY, PLAN_PARAMETER_FIELDS, ParallelPlan, plan_from_parameters
-from .ranking import time_ranking
+from .parallel import (
+    FSDP_SHARD_KEY,
+    PLAN_PARAMETER_FIELDS,
+    ParallelPlan,
+    fixed_plan_fields,
+    plan_from_parameters,
+    plan_from_row,
+)
+from .ranking import fastest_trusted, time_ranking
 from .step import step_time
 
 #: The scenario keys ``parallel.plan_from_parameters`` reads (with ``scenario_cluster`` and the
 #: ranking's inputs); ``scenario_plan`` memoises its plans on them.
 PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
              "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
-             "comm_scaleout_latency_s", FSDP_SHARD_KEY, *PLAN_PARAMETER_FIELDS)
+             "comm_scaleout_latency_s", FSDP_SHARD_KEY, "dtype", "comm_tp_overlap",
+             "comm_pp_overlap", "comm_dp_overlap", "efficiency_profile", *PLAN_PARAMETER_FIELDS)
 _PLAN_MEMO: dict = {}
 
 
 def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     """The ``ParallelPlan`` a scenario describes: its fixed fields, the free ones chosen by
-    predicted step time (``parallel.plan_from_parameters`` with ``rank_factory=time_ranking``:
-    the fastest plan that fits, ZeRO-3 only when nothing else fits or the scenario asks).
+    predicted step time (``parallel.plan_from_parameters`` with ``scenario_ranking(p)``: the
+    fastest plan that fits with the scenario's own step options, dtype, stack and overlaps, so
+    the first row of notebook 04b's ``rank_plans`` among the plans that keep the fixed fields;
+    ZeRO-3 only when nothing else fits or the scenario asks).
 
     The search takes tenths of a second and a bill, its levers and the scenario checks ask for
     the same plan many times, so plans are memoised on ``model`` and the ``PLAN_KEYS`` of ``p``
@@ -47,12 +60,27 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     except KeyError:
         pass
     except TypeError:  # a model that cannot be hashed: not memoised
-        return plan_from_parameters(p, model, rank_factory=time_ranking)
-    plan = plan_from_parameters(p, model, rank_factory=time_ranking)
+        return plan_from_parameters(p, model, rank_factory=scenario_ranking(p))
+    plan = plan_from_parameters(p, model, rank_factory=scenario_ranking(p))
     if len(_PLAN_MEMO) >= 1024:
         _PLAN_MEMO.clear()
     _PLAN_MEMO[key] = plan
     return plan
+
+
+def scenario_ranking(p: dict):
+    """The ``rank_factory`` of a scenario's plan search: ``ranking.time_ranking`` with the
+    scenario's ``StepOptions`` (``scenario_step_options``: its dtype, stack, overlaps and
+    efficiency profile), so the plan chosen is the fastest by the very step-time model the
+    scenario's step and notebook 04b's ranking (``rank_plans`` with ``scenario_options``) use.
+    Before, the search ranked with BF16 and default overlaps: an FP8 scenario's chosen plan was
+    not the fastest of its own ranking (Mixtral 8x7B FP8 on 512 H200: m=2 mbs=1 ZeRO-1 chosen at
+    37.6 % MFU, m=1 mbs=2 ZeRO-2 first in the ranking at 38.9 %)."""
+    opts = scenario_step_options(p)
+
+    def factory(model, cluster, seq_len, recipe):
+        return time_ranking(model, cluster, seq_len, recipe, options=opts)
+    return factory
 
 
 #: Scenario parameters of the step-time model (notebook 04b) and their defaults: the stack and
@@ -109,3 +137,49 @@ def scenario_step(p: dict, model: ModelSpec | None = None):
     b = step_time(model, cluster, plan, int(p["seq_len"]), options=scenario_step_options(p))
     return plan, b
 
+
+
+def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
+                            model: ModelSpec | None = None) -> str:
+    """How the first non-ZeRO-3 row of notebook 04b's ranking (``ranking.fastest_trusted`` of
+    ``rank_plans`` with ``scenario_options(p)``, every plan of the stack) relates to the
+    scenario's plan ``plan`` (``scenario_plan``, the one every other notebook prices), in words:
+    the same plan; or why the scenario's search did not choose it, the first that applies:
+
+    1. it changes a field the scenario fixes (``parallel.fixed_plan_fields``);
+    2. it does not fit as the scenario's search counts memory (``memory.memory_per_gpu`` with
+       the scenario's recipe, notebook 03's count, against HBM × (1 − mem_reserve_fraction)),
+       while the ranking counts it as the stack stores it (``ranking.fitting_plans``:
+       ``parallel.recount_memory`` under ``options.stack_memory_practice``, e.g. FP8 saved
+       inputs), a smaller figure;
+    3. otherwise the two searches disagree (a defect: both rank by ``scenario_options``).
+
+    Raises
+    ------
+    ValueError
+        If the ranking is empty (``ranking.fastest_trusted``).
+    """
+    model = model if model is not None else load_model(p["model"])
+    best = fastest_trusted(ranked)
+    split = p.get("pp_split", "even")
+    fast = plan_from_row(best, split)
+    if fast.describe() == plan.describe():
+        return "the scenario's plan: the one the other notebooks use"
+    fixed = {k: v for k, v in fixed_plan_fields(p).items() if k != FSDP_SHARD_KEY}
+    changed = [f"{k} {getattr(fast, k)} (fixed at {v})" for k, v in fixed.items()
+               if getattr(fast, k, v) != v]
+    head = f"not the scenario's plan ({plan.describe()}, which the other notebooks use): "
+    if changed:
+        return head + "it changes what the scenario fixes: " + ", ".join(changed)
+    cluster = scenario_cluster(p)
+    reserve = float(p.get("mem_reserve_fraction", 0.1))
+    usable = cluster.accelerator.hbm_bytes * (1 - reserve)
+    plain = memory.memory_per_gpu(model, fast, int(p["seq_len"]),
+                                  p.get("optimizer_recipe", "bf16_adam_fp32_grads")).total
+    if plain > usable:
+        return head + (f"as notebook 03 and the scenario's search count memory it needs "
+                       f"{plain / 1e9:.0f} GB per GPU, above the {usable / 1e9:.0f} GB usable; "
+                       f"this ranking counts {float(best['memory_bytes']) / 1e9:.0f} GB, as the "
+                       f"{p.get('stack', DEFAULT_STACK)} stack stores it "
+                       "(options.stack_memory_practice), so it fits here only")
+    return head + "the two searches disagree (a defect: both rank by the scenario's options)"
