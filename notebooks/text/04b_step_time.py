@@ -588,8 +588,9 @@ plots.table(strong.reset_index(), {"step_time_s": "{:.3g}", "tokens_per_s": "{:,
 
 # %%
 # NBVAL_CHECK_OUTPUT
+split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 kw = dict(train_tokens=p["train_tokens"], price_usd_per_gpu_hour=price,
-          pp_split=p["pp_split"], reserve=p["mem_reserve_fraction"], **opts)
+          pp_split=split, reserve=p["mem_reserve_fraction"], **opts)
 ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], **kw), "inside"
 if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
     print("no fitting plan keeps TP inside the scale-up domain: ranking plans beyond it")
@@ -599,7 +600,7 @@ a = ranked.attrs
 print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fitting']:,} fit, "
       f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
-print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, p['pp_split']).describe()}: "
+print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, split).describe()}: "
       f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
 # the same plan as the scenario's, or why the scenario's search did not choose it
 print(f"  {llmcost.training.step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
@@ -617,9 +618,10 @@ else:
     print(f"fastest plan's MFU {best['mfu']:.1%} lies within {seen}")
 
 # %%
+split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 top = accuracy.add_bands(ranked.head(10), spec, cluster)   # each MFU with its band
 plots.table(pd.DataFrame({
-    "plan": [parallel.plan_from_row(r, p["pp_split"]).describe()
+    "plan": [parallel.plan_from_row(r, split).describe()
              + (" (upper bound)" if r["upper_bound"] else "") for _, r in top.iterrows()],
     "step s": top["step_time_s"], "MFU": top["mfu"],
     "MFU band": [f"{lo:.1%}–{hi:.1%}" for lo, hi in zip(top["mfu_low"], top["mfu_high"])],
@@ -631,10 +633,11 @@ plots.table(pd.DataFrame({
 
 # %%
 # NBVAL_CHECK_OUTPUT
+split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 z3 = ranked[ranked["upper_bound"]]
 if len(z3):
     print(f"fastest ZeRO-3 plan (upper bound): "
-          f"{parallel.plan_from_row(z3.iloc[0], p['pp_split']).describe()}: "
+          f"{parallel.plan_from_row(z3.iloc[0], split).describe()}: "
           f"MFU {z3.iloc[0]['mfu']:.1%}")
 
 # %% [markdown]
@@ -727,8 +730,9 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 # > band into the budget.
 
 # %%
+split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 err, err_note = accuracy.regime_error(band)   # this regime's runs only, or none
-best_plan = parallel.plan_from_row(best, p["pp_split"]).describe()
+best_plan = parallel.plan_from_row(best, split).describe()
 best_plan += (" (ZeRO-3 aside; the scenario's plan)" if best_plan == plan.describe() else
               " (ZeRO-3 aside; not the scenario's plan: memory or a fixed field, 04b §5)")
 publish_summary("04b_step_time", [summary_row(*r) for r in [
