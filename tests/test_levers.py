@@ -254,18 +254,61 @@ def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
 def test_budget_and_deadline_together_obey_both(s, base):
     # A new-user trial: a budget far above the bill with a deadline gave tokens whose run took
     # 322 days against a 30-day deadline. Both given: the tokens keep the run within the
-    # deadline on the deadline's GPUs, and the answer says the deadline binds. By hand: at a
-    # fixed GPU count the main run's days grow with tokens, so the deadline's tokens are at most
-    # the scenario's tokens × deadline / the scenario's days on those GPUs (≈, failures aside).
+    # deadline and the bill within the budget, and the answer says which limit binds.
     d = base.figures["wall_clock_days"]  # the scenario's own days: its GPUs meet it
     df = lv.fit_budget(s, budget_usd=10 * base.total_usd, deadline_days=d).set_index("quantity")
-    assert df.loc["GPUs to meet the deadline", "value"] <= s["n_gpus"]
+    n = df.loc["GPUs for the budget and the deadline", "value"]
     assert df.loc["days of the main run at those tokens", "value"] <= d * (1 + 1e-9)
-    assert "the deadline binds" in df.loc["tokens the budget buys", "how"]
-    assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=0.05)
-    # the budget alone binds when it is the tighter limit
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    led = lv.bill({**strip, "n_gpus": int(n),
+                   "train_tokens": df.loc["tokens the budget buys", "value"]})
+    assert led.total_usd <= 10 * base.total_usd
+    assert "binds" in df.loc["tokens the budget buys", "how"]
+    # half the bill: about half the tokens (the bill is close to proportional to tokens; its
+    # fixed lines make it a little more than half), on
+    # about the scenario's GPUs; the neighbouring counts say which limit stops them
     df = lv.fit_budget(s, budget_usd=0.5 * base.total_usd, deadline_days=d).set_index("quantity")
-    assert "the budget binds" in df.loc["tokens the budget buys", "how"]
+    assert 0.45 * s["train_tokens"] < df.loc["tokens the budget buys", "value"] < \
+        0.55 * s["train_tokens"]
+    assert "the budget allows fewer" in df.loc["GPUs for the budget and the deadline", "how"]
+
+
+def test_budget_and_deadline_search_the_gpu_count():
+    # A new-user trial: a $50,000 budget and a 3-day deadline bought 1.1e11 tokens on 32 GPUs
+    # (bill $14,001: the GPU count was the fewest meeting the deadline for the scenario's own
+    # tokens) while the budget alone bought 4.0e11 tokens on 64 GPUs in 5.36 days. By hand: at
+    # fixed tokens the bill barely moves with the GPU count (GPU-hours = FLOPs ÷ (peak × MFU)
+    # whatever the count; here $12,557 on 8 GPUs to $12,520 on 256 at 1e11 tokens, 0.3 %), so
+    # the budget buys ≈ 4.0e11 tokens on any count, and their run takes 5.36 × 64 / n days:
+    # within 3 days from n ≥ 64 × 5.36 / 3 = 114, the first count the plan splits being 128
+    # (dp divides the 256-sequence batch: 96, 128, 192, ...). So 128 GPUs, ≈ 4.0e11 tokens,
+    # the budget binding, about 5.36 / 2 = 2.68 days.
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e11,
+          "seq_len": 4096, "mfu": 0.45, "dtype": "bf16", "global_batch_tokens": 1048576}
+    alone = lv.fit_budget(sc, budget_usd=5e4).set_index("quantity")
+    t_alone = alone.loc["tokens the budget buys", "value"]
+    assert alone.loc["days of the main run at those tokens", "value"] == pytest.approx(
+        5.36, rel=0.01)
+    both = lv.fit_budget(sc, budget_usd=5e4, deadline_days=3).set_index("quantity")
+    assert both.loc["GPUs for the budget and the deadline", "value"] == 128
+    assert both.loc["tokens the budget buys", "value"] == pytest.approx(t_alone, rel=0.003)
+    assert both.loc["days of the main run at those tokens", "value"] == pytest.approx(
+        2.68, rel=0.01)
+    assert "the budget binds" in both.loc["tokens the budget buys", "how"]
+    # a tight deadline binds instead: 1.2 days need n ≥ 64 × 5.36 / 1.2 = 286 → 384 GPUs
+    tight = lv.fit_budget(sc, budget_usd=5e4, deadline_days=1.2).set_index("quantity")
+    assert tight.loc["GPUs for the budget and the deadline", "value"] == 384
+    # the deadline alone keeps its meaning: the fewest GPUs for the scenario's own tokens
+    # (1e11 tokens: 5.36 × 64 × 1e11 / 4e11 / 3 = 28.6 → 32 GPUs)
+    assert lv.fit_budget(sc, deadline_days=3).iloc[0]["value"] == 32
+
+
+def test_an_unmeetable_deadline_reads_in_hours():
+    # the shortest run of a small job is minutes, not "0.0 days"
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e11,
+          "seq_len": 4096, "mfu": 0.45, "dtype": "bf16", "global_batch_tokens": 1048576}
+    with pytest.raises(ValueError, match=r"shortest main run found is [0-9.]+ (min|h) on"):
+        lv.fit_budget(sc, deadline_days=0.001)
 
 
 def test_fit_deadline_is_the_fewest_gpus(s, base):

@@ -130,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
                    "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
-                   "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
+                   "GPUs whose main run meets the deadline; with --budget-usd, the GPU count on "
+                   "which the most tokens fit both (llmcost.levers.fit_budget)")
     e.add_argument("--alternatives", action="store_true",
                    help="also price the routes to the goal: pre-train, continued pre-training, "
                    "SFT, LoRA, distillation, retrieval, prompting (llmcost.bill.alternatives, "
