@@ -671,3 +671,31 @@ def test_the_mfu_lever_of_an_fp8_run_aims_at_the_fp8_basis():
     # a BF16 scenario keeps the BF16 basis
     assert lv.mfu_target({**sc, "dtype": "bf16"})[0] == llmcost.accuracy.best_published_mfu(
         "H100-SXM", llmcost.load_model("llama-2-70b").n_params)[0]
+
+
+def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
+    # A new-user trial: Mixtral 8x7B on 512 H200 at pricing: reserved, price null. The H200's
+    # only current reserved catalogue row is AWS Capacity Blocks at $7.895/GPU-h, above both of
+    # its current on-demand rows ($3.99 Hyperstack, $6.305 CoreWeave; median $5.1475), so the
+    # scenario's price is flagged (checks.catalogue_price_warning). The move to H100-SXM
+    # (reserved median $2.72, Hyperstack) then saved 61 %: by hand, compute scales as
+    # price ÷ MFU ratio, (2.72 / 7.895) / 0.89 = 0.39 of the H200's. At both on-demand
+    # medians it is (6.155 / 5.1475) / 0.89 = 1.34: the move costs more. H200 and H100 are one
+    # generation (Hopper, NVIDIA's H100/H200 datasheets: same GH100 compute, 989 TF BF16), so
+    # no new software stack.
+    sc = {"model": "mixtral-8x7b", "accelerator": "H200", "n_gpus": 512, "train_tokens": 8e12,
+          "seq_len": 8192, "mfu": 0.30, "dtype": "fp8", "pricing": "reserved",
+          "price_usd_per_gpu_hour": None, "global_batch_tokens": 8388608, "tp": 0, "pp": 0,
+          "ep": 8}
+    c = lv.move_to(sc, "H100-SXM")
+    assert "flagged above its on-demand prices" in c.name and "$7.89" in c.name
+    assert "costs" in c.name and "more" in c.name  # the like-for-like move is a loss
+    assert c.risk.startswith("the same generation") and "new software stack" not in c.risk
+    r = lv.price_lever("move_to", "move to H100-SXM", "hardware", sc, c)
+    assert r.name == c.name and 0.5 < r.share < 0.7  # the saving against the flagged price
+    # the risk follows what changes: another generation, another vendor
+    assert lv.hardware_change("A100-80GB", "H100-SXM").startswith("another NVIDIA generation")
+    assert lv.hardware_change("H100-SXM", "MI300X").startswith("another vendor (NVIDIA → AMD)")
+    # a scenario's own price is said as such, with no flag
+    own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
+    assert own.name == "" and "the scenario's own price" in own.assumptions

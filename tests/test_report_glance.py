@@ -301,7 +301,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     line = glance.caveat_line(long)
     assert len(line) <= 140 and line.endswith(" …") and line[:-2].split() == long.split()[:len(
         line[:-2].split())]
-    # the catalogue's dear reserved price (checks._catalogue_price_warning) in a reader's words
+    # the catalogue's dear reserved price (checks.catalogue_price_warning) in a reader's words
     (dear,) = [x for x in scenario_warnings({"accelerator": "B200", "pricing": "reserved",
                                              "price_usd_per_gpu_hour": None})
                if x.startswith("pricing=")]

@@ -56,14 +56,16 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
-from ..core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration
+from ..core.stacks import generation
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
+                          fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import parallel
 from ..training import reliability as rel
 from ..training.accuracy import band_for_step, best_published_mfu, mfu_band, published_ceiling
 from ..training.step import scenario_step
-from .checks import budget_warning
+from .checks import budget_warning, catalogue_price_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -736,9 +738,55 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
                       "owned_usd_per_gpu_hour, ledger_owned_usd_per_gpu)")
 
 
+def hardware_change(before: str, after: str) -> str:
+    """What moving from accelerator ``before`` to ``after`` risks, by what changes: the same
+    generation (``stacks.generation``: H100, H800 and H200 are all Hopper) keeps the kernels and
+    the software stack; another generation of the same vendor (``vendor`` of
+    data/accelerators.csv) re-tunes them; another vendor ports to its stack (CUDA to ROCm, XLA
+    or SynapseAI). Capacity must be found in every case."""
+    a, b = load_accelerator(before), load_accelerator(after)
+    if generation(a.name) == generation(b.name) and a.vendor == b.vendor:
+        return (f"the same generation ({generation(a.name)}), so the same kernels and software "
+                "stack; capacity to find, a plan re-validated for the other memory and links")
+    if a.vendor == b.vendor:
+        return (f"another {a.vendor} generation ({a.name} → {b.name}), kernels and the software "
+                "stack re-tuned; capacity to find")
+    return (f"another vendor ({a.vendor} → {b.vendor}), porting to a new software stack; "
+            "capacity to find")
+
+
+def _move_price_words(s: dict, after: dict) -> tuple:
+    """(name suffix, assumption) of ``move_to``'s price basis. Before: the scenario's own price,
+    or the catalogue median of its pricing mode; when that catalogue price is flagged as above
+    every current on-demand price (``checks.catalogue_price_warning``: often short-term
+    prepaid blocks), the move's saving rests on the flagged price, so the name says so and the
+    assumption adds the saving with both accelerators at their catalogue on-demand medians (a
+    like-for-like comparison)."""
+    acc = _get(s, "accelerator")
+    own = _get(s, "price_usd_per_gpu_hour")
+    if own is not None:
+        return "", f"; before: the scenario's own price for {acc}"
+    if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
+        return "", f"; before: {acc} on the same basis"
+    price = catalogue_price(acc, _get(s, "pricing"))[0]
+    suffix = (f" (against {acc}'s catalogue {_get(s, 'pricing')} price ${price:.2f}/GPU-h, "
+              "flagged above its on-demand prices")
+    try:
+        od = {"pricing": "on_demand", "price_usd_per_gpu_hour": None}
+        like = bill({**s, **od}).total_usd - bill({**after, **od}).total_usd
+    except (ScenarioError, ValueError):  # no on-demand catalogue price for one of the two
+        return suffix + ")", f"; before: {acc} at a flagged catalogue price"
+    said = f"saves {fmt_usd(like)}" if like >= 0 else f"costs {fmt_usd(-like)} more"
+    return (suffix + f"; at both on-demand medians it {said})",
+            f"; before: {acc} at a flagged catalogue price; at both on-demand catalogue medians "
+            f"the move {said}")
+
+
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
+    the step-time model's predicted MFU change (plan re-chosen for that hardware). The risk
+    depends on what changes (``hardware_change``); the price basis on both sides is said
+    (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
@@ -748,10 +796,12 @@ def move_to(s: dict, accelerator: str) -> Change:
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
-    return Change({**theirs, "mfu": _scale(m, float(ratio))},
-                  "new hardware: porting, a new software stack, capacity to find",
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
-                  "llmcost.step; data/prices.csv; data/accelerators.csv")
+    after = {**theirs, "mfu": _scale(m, float(ratio))}
+    suffix, before = _move_price_words(s, after)
+    return Change(after, hardware_change(_get(s, "accelerator"), name),
+                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}"
+                  + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
+                  name=f"move to {name}{suffix}" if suffix else "")
 
 
 #: The scenario → scenario levers, in the order the notebook teaches them:
