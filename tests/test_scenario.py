@@ -49,6 +49,13 @@ def test_yaml_12_floats(tmp_path):
     ("n_layers: 61\n", r"'n_layers' is a property of the model"),
     ("accelerator: A100-80GB\ndtype: fp8\n", "A100-80GB has no fp8 peak"),
     ("accelerator: MI325X\nprice_usd_per_gpu_hour: null\npricing: spot\n", "no spot price"),
+    # cp fixed, tp and pp free: the message names what the scenario fixes (a new-user trial
+    # read "tp=1 × pp=1 × cp=3" of a scenario that gave neither tp nor pp)
+    ("model: llama-3.1-70b\nn_gpus: 1024\nseq_len: 32768\nglobal_batch_tokens: 16777216\n"
+     "cp: 3\n", r"cp=3 must divide n_gpus=1024 \(n_gpus = dp × tp × pp × cp\); tp and pp left "
+     r"free \(0\) are chosen by the plan search"),
+    ("model: llama-3.1-70b\nn_gpus: 1024\nseq_len: 32768\nglobal_batch_tokens: 16777216\n"
+     "tp: 8\ncp: 3\n", r"tp=8 × cp=3 = 24 must divide n_gpus=1024 .*; pp left free"),
     ("- a\n- b\n", "must be a non-empty mapping"),
     ("a: [\n", "not valid YAML at line 2"),
 ])
