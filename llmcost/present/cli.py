@@ -18,7 +18,7 @@ from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, simulate_ledger
 from ..bill.levers import fit_budget
-from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
+from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
@@ -789,7 +789,7 @@ def _check(args) -> int:
         if args.scenario:
             # validated as report and estimate validate it (the bill built; the plan only by
             # the notebooks that build one): llmcost.bill.validation
-            plan_report(args.scenario, ["00"])
+            planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             # the lines the claim leaves out are the scenario's where it gives them
@@ -826,6 +826,10 @@ def _check(args) -> int:
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
                  for k in ("gpu_hours", "days", "usd", "train_flops")
                  if getattr(args, k) is not None}
+        predicted = _predicted_mfu(args, sc if args.scenario else {}, planned.scenario
+                                   if args.scenario else {}, claim, phases)
+        if predicted:  # the claim is the run at the step-time model's MFU, as the report's
+            run["mfu"] = predicted["value"]
         c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
                         mfu=run.get("mfu"),
@@ -835,14 +839,31 @@ def _check(args) -> int:
                         goodput=run.get("goodput"), ledger_keys=left_keys or None, **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
+        if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
+            msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
+    said = (f"mfu: predict: the step-time model's MFU for the scenario's plan, "
+            f"{predicted['value']:.1%} ({predicted['plan']}; as `llmcost report` resolves it), "
+            "is the claim's stated MFU") if predicted else ""
     if args.format == "json":
-        print(json.dumps(c.summary(), indent=1, default=str))
+        print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
+                         indent=1, default=str))
     else:
-        print(c.describe())
+        print((said + "\n" if said else "") + c.describe())
     return 0
+
+
+def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
+    """The scenario's ``mfu: predict`` resolved as the report resolves it
+    (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
+    ``_mfu_prediction``), when the claim gives nothing else to count hours from (no
+    --gpu-hours, --days, --usd, --phase or --mfu); {} otherwise."""
+    if sc.get("mfu") != MFU_PREDICT or args.mfu is not None or phases or \
+            any(k in claim for k in ("gpu_hours", "days", "usd")):
+        return {}
+    return resolved.get("_mfu_prediction") or {}
 
 
 def _microbench(args) -> int:
