@@ -1,5 +1,7 @@
 """Scenario files and the shared parameter vocabulary."""
 
+from pathlib import Path
+
 import pytest
 
 import llmcost
@@ -20,6 +22,19 @@ def test_yaml_12_floats(tmp_path):
     sc = load_scenario(f)
     assert sc == {"train_tokens": 2e12, "n_gpus": 2048, "mfu": 0.4}
     assert isinstance(sc["n_gpus"], int)
+
+
+def test_the_readme_sends_python_readers_to_load_scenario():
+    # A new-user trial read a scenario with yaml.safe_load and built the bill: PyYAML resolves
+    # YAML 1.1, whose float pattern needs a dot ([-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?,
+    # yaml.org/type/float.html), so 8e12 is a string and the bill refuses it. The README says to
+    # use llmcost.load_scenario (YAML 1.2 numbers).
+    import yaml
+    assert yaml.safe_load("train_tokens: 8e12") == {"train_tokens": "8e12"}
+    with pytest.raises(ScenarioError, match="train_tokens='8e12' must be a number"):
+        llmcost.build_ledger({"train_tokens": "8e12"})
+    readme = (Path(llmcost.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "llmcost.load_scenario" in readme and "yaml.safe_load" in readme
 
 
 @pytest.mark.parametrize("text, message", [
