@@ -176,7 +176,7 @@ def test_text_bars_scale_and_charsets(ranged):
         glance.glance_text(bars, tor, columns=10)
 
 
-@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("columns", [50, 60, 80, 120])
 def test_text_bars_fit_the_terminal_and_never_cut_a_label(ranged, columns):
     bars, tor = ledger.bill_bars(ranged), ranged.tornado()
     text = glance.glance_text(bars, tor, columns=columns)

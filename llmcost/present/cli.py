@@ -545,6 +545,18 @@ def bill_warnings(bill, warnings=()) -> list[str]:
     return shown + ([over] if over and over not in shown else [])
 
 
+def _table_label_width(t, columns: int, ranged: bool) -> tuple:
+    """(label width, P10-P90 beside the point, the longest row) of ``bill_text``'s table: the
+    longest label, narrowed (wrapped, at least 12 characters) so that a row fits ``columns``; a
+    ranged bill's three percentiles stay beside the point only while that fits with a label
+    of 24 (else they go on the line below)."""
+    natural = max(len(x) for x in t["line"])
+    fixed = 2 + 12 + 2 + 6 + 2 + max(len(x) for x in t["status"])  # amount, share, status
+    extra = 31 if ranged and min(natural, 24) + fixed + 31 <= columns else 0  # P10-P90 beside
+    width = min(natural, max(12, columns - fixed - extra))
+    return width, extra > 0, width + fixed + extra
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -553,7 +565,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     P10 / P50 / P90 beside every line and what drives the spread (the tornado); ``basis``
     (``ledger.range_basis``) says what the ranges come from. Prose lines (the header, the
     figures, the warnings) are wrapped to ``columns`` (default ``glance.terminal_columns``: the
-    terminal's width, 80 when piped); the table's rows are not."""
+    terminal's width, 80 when piped); so are the table's labels (``_table_label_width``),
+    and on a narrow terminal a ranged line's P10-P90 goes on the line below its point."""
     columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
@@ -568,8 +581,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                      "on its own lines; ledger_exploratory_fraction or ledger_exploratory_runs "
                      "to change it)")
     lines.append("")
-    width = max(len(s) for s in t["line"])
     ranged = draws is not None and bool(draws.ranges)
+    width, inline, rule = _table_label_width(t, columns, ranged)
     s = draws.summary() if ranged else None
     outside = False
 
@@ -577,29 +590,40 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         return "" if v is None or v != v else format_value(float(v), "USD")
 
     if ranged:
-        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}  {'P10':>9} {'P50':>9} "
-                     f"{'P90':>9}  status")
+        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}" + (
+            f"  {'P10':>9} {'P50':>9} {'P90':>9}" if inline else "") + "  status")
     for r in t.itertuples():
         if r.key == "total":
-            lines.append("-" * (width + (64 if ranged else 34)))
+            lines.append("-" * rule)
         amount = "not modelled" if r.usd is None or r.usd != r.usd else usd(r.usd)
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
-        pct = (f"  {usd(s.loc[r.key, 'p10']):>9} {usd(s.loc[r.key, 'p50']):>9} "
-               f"{usd(s.loc[r.key, 'p90']):>9}") if ranged else ""
+        p3 = [usd(s.loc[r.key, q]) for q in ("p10", "p50", "p90")] if ranged else []
+        pct = " ".join(f"{x:>9}" for x in p3)
         if ranged and r.usd is not None and r.usd == r.usd and \
                 point_outside(r.usd, s.loc[r.key, "p10"], s.loc[r.key, "p90"]):
             amount, outside = amount + "*", True
-        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
+        label = textwrap.wrap(r.line, width, break_long_words=True) or [""]
+        lines.append(f"{label[0]:<{width}}  {amount:>12}  {share:>6}"
+                     + (f"  {pct}" if inline else "") + f"  {r.status}".rstrip())
+        lines += [f"  {x}" for x in label[1:]]  # a long label wraps, never cut
+        if ranged and not inline and any(p3):  # too narrow for P10-P90 beside: below
+            lines.append(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}")
     if outside:
         lines += wrap_lines(f"* {OUTSIDE_NOTE}", columns)
     if ranged:
         lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
                                    columns, "")
-        lines += ["what drives the spread (total with one input at its P10 and at its P90, the "
-                  "others at their points):"]
+        lines += wrap_lines("what drives the spread (total with one input at its P10 and at "
+                            "its P90, the others at their points):", columns)
         for r in draws.tornado().itertuples():
-            lines.append(f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
-                         f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
+            row = (f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
+                   f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
+            if len(row) > columns:  # narrow: the input, then its range and totals below
+                row = "\n".join(textwrap.wrap(
+                    f"{r.input}: {r.range}, {usd(r.total_at_p10_usd)} .. "
+                    f"{usd(r.total_at_p90_usd)} (swing {usd(r.swing_usd)})", columns - 1,
+                    initial_indent="  ", subsequent_indent="    "))
+            lines.append(row)
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
