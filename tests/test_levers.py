@@ -571,15 +571,21 @@ def test_cli_estimate_works_backwards(capsys):
     from llmcost.present.cli import main
 
     path = str(llmcost.SCENARIO_DIR / "default.yaml")
-    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
-                 "--deadline-days", "10"]) == 0
+    assert main(["estimate", "--scenario", path, "--deadline-days", "10"]) == 0
     out = capsys.readouterr().out
     # the count is one a plan splits: dp × tp·pp with dp dividing the 1,024-sequence batch (a
     # power of two), tp dividing the 64 heads and pp the 80 layers (powers of two times 1 or 5),
     # so the counts between 2,560 and 4,096 are 2,560 = 512 × 5 and then 4,096 (by hand); the
     # main run on 2,696 GPUs takes 10 days (the multiple of 8 given before, which no plan splits)
     assert "GPUs to meet the deadline: 4,096 GPUs" in out
-    assert "tokens the budget buys" in out
+    # with a budget too, the count is searched: $3M buys about 1.06e12 tokens on any count (the
+    # bill barely moves with the count), whose run takes 10 days from 2,048 × 6.94 / 10 = 1,421
+    # GPUs: 2,048, the first count a plan splits above 1,280 (by hand, from the answer's days)
+    assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
+                 "--deadline-days", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "GPUs for the budget and the deadline: 2,048 GPUs" in out
+    assert "tokens the budget buys" in out and "the budget binds" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err
     # a bad budget is refused before the bill is printed (nothing on stdout), naming the field
