@@ -309,6 +309,11 @@ def test_an_unmeetable_deadline_reads_in_hours():
           "seq_len": 4096, "mfu": 0.45, "dtype": "bf16", "global_batch_tokens": 1048576}
     with pytest.raises(ValueError, match=r"shortest main run found is [0-9.]+ (min|h) on"):
         lv.fit_budget(sc, deadline_days=0.001)
+    # with a budget too: 1e-6 days is 0.086 s, and 0.1% of the tokens (1e8) take about 2 s on
+    # the most GPUs tried (4,096): refused, the run's length said in seconds
+    with pytest.raises(ValueError, match=r"deadline_days=1e-06 with budget_usd=50000.0: even "
+                       r"0.1% of the scenario's tokens do not fit both: [0-9.]+ s and"):
+        lv.fit_budget(sc, budget_usd=5e4, deadline_days=1e-6)
 
 
 def test_fit_deadline_is_the_fewest_gpus(s, base):

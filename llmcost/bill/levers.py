@@ -1541,8 +1541,13 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     except ValueError:  # no count meets the deadline at those tokens: the shortest run
         i = min(range(len(cands)), key=lambda k: led_of(cands[k], t_b).figures[
             "wall_clock_days"])
-    best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0] \
-        if fits(cands[i], 1e-3 * t0) else 0.0
+    if not fits(cands[i], 1e-3 * t0):
+        led = led_of(cands[i], 1e-3 * t0)
+        raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: even 0.1% of the "
+                         f"scenario's tokens do not fit both: "
+                         f"{_days_text(led.figures['wall_clock_days'])} and "
+                         f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
+    best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens
         j = i + way
         while 0 <= j < len(cands) and fits(cands[j], best_t * (1 + 1e-6)):
