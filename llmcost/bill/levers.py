@@ -1551,7 +1551,7 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     for way in (-1, 1):  # climb while a neighbouring count fits more tokens
         j = i + way
         while 0 <= j < len(cands) and fits(cands[j], best_t * (1 + 1e-6)):
-            best_t = _largest_tokens(lambda t: fits(cands[j], t), best_t * (1 + 1e-6),
+            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + 1e-6),
                                      best_t * 1.01, 30)[0]
             i, j = j, j + way
     why = []
