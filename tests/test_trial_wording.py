@@ -113,3 +113,13 @@ def test_estimate_fits_a_narrow_terminal_table_bars_and_all():
         text = glance.glance_text(bars, tor, columns=columns)
         assert max(len(ln) for ln in text.splitlines()) <= columns, columns
         assert f"P50 {glance.fmt_usd(bars.loc['total', 'p50_usd'])}" in text
+
+
+def test_estimate_output_fits_columns_50_end_to_end(monkeypatch, capsys):
+    # the whole `COLUMNS=50 llmcost estimate` output, working backwards and the routes included
+    monkeypatch.setenv("COLUMNS", "50")
+    assert cli.main(["estimate", "--scenario", DEFAULT, "--budget-usd", "3e6",
+                     "--alternatives"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(ln) for ln in out.splitlines()) <= 50, max(out.splitlines(), key=len)
+    assert "tokens the budget buys" in out and "pre-train from scratch" in out

@@ -371,8 +371,11 @@ def _estimate(args) -> int:
                                  basis=head.basis))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
-        for r in fit.itertuples():
-            print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
+        for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
+            print("\n".join(textwrap.wrap(f"{r.quantity}: {r.value:,.4g} {r.unit} ({r.how})",
+                                           max(20, terminal_columns() - 1),
+                                           initial_indent="  ", subsequent_indent="    ",
+                                           break_on_hyphens=False)))
     if routes is not None:
         print(alternatives_text(routes))
     return 0
@@ -483,25 +486,39 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                               for q in (10, 50, 90)}}}
 
 
-def alternatives_text(routes) -> str:
+def alternatives_text(routes, columns: int | None = None) -> str:
     """The routes to the goal (``alternatives.price_routes``) as text: one-off, lifetime serving
-    and total per route, then what each cannot do."""
+    and total per route, then what each cannot do; prose wrapped to ``columns`` (default
+    ``glance.terminal_columns``), the figures below each route where a row does not fit."""
+    columns = terminal_columns() if columns is None else columns
     g = routes.attrs["goal"]
     lo, hi = routes.attrs["engine_gap"]
-    out = [f"\ntrain, fine-tune, distil or retrieve? (llmcost.bill.alternatives) goal: "
-           f"{g.domain}; quality bar: {g.quality_bar}; "
-           f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
-           f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}"]
+
     def usd(v):
         return "not modelled" if v != v else format_value(float(v), "USD")
 
+    out = [""] + wrap_lines(
+        f"train, fine-tune, distil or retrieve? (llmcost.bill.alternatives) goal: "
+        f"{g.domain}; quality bar: {g.quality_bar}; "
+        f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
+        columns)
+    wide = 2 + 30 + 3 * 13 <= columns  # the route and its three figures on one row
+    if wide:
+        out.append(f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}")
     for r in routes.itertuples():
-        out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
-                   f"{usd(r.total_usd):>12}")
-    out.append(f"  serving at the roofline price: a lower bound (engines measured {lo:.1f}-"
-               f"{hi:.1f}x slower). Quality is not modelled; what each route cannot do:")
-    out += [f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}."
-            for r in routes.itertuples()]
+        if wide:
+            out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
+                       f"{usd(r.total_usd):>12}")
+        else:
+            out += wrap_lines(f"  {r.route}: one-off {usd(r.one_off_usd)}, serving "
+                              f"{usd(r.serving_usd)}, total {usd(r.total_usd)}", columns,
+                              "    ")
+    out += wrap_lines(f"  serving at the roofline price: a lower bound (engines measured "
+                      f"{lo:.1f}-{hi:.1f}x slower). Quality is not modelled; what each route "
+                      "cannot do:", columns)
+    for r in routes.itertuples():
+        out += wrap_lines(f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}.", columns,
+                          "    ")
     return "\n".join(out)
 
 
