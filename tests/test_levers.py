@@ -707,6 +707,7 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     # the risk follows what changes: another generation, another vendor
     assert lv.hardware_change("A100-80GB", "H100-SXM").startswith("another NVIDIA generation")
     assert lv.hardware_change("H100-SXM", "MI300X").startswith("another vendor (NVIDIA → AMD)")
+    assert lv.hardware_change("B200", "GB200-NVL72").startswith("the same generation (Blackwell)")
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
     assert own.name == "" and "the scenario's own price" in own.assumptions

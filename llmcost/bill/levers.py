@@ -56,14 +56,14 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
-from ..core.stacks import generation
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
                           fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import band_for_step, best_published_mfu, mfu_band, published_ceiling
+from ..training.accuracy import (band_for_step, best_published_mfu, gpu_generation, mfu_band,
+                                 published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -740,14 +740,15 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
 
 def hardware_change(before: str, after: str) -> str:
     """What moving from accelerator ``before`` to ``after`` risks, by what changes: the same
-    generation (``stacks.generation``: H100, H800 and H200 are all Hopper) keeps the kernels and
-    the software stack; another generation of the same vendor (``vendor`` of
-    data/accelerators.csv) re-tunes them; another vendor ports to its stack (CUDA to ROCm, XLA
-    or SynapseAI). Capacity must be found in every case."""
+    GPU generation (``accuracy.gpu_generation``: H100, H800 and H200 are all Hopper; B200 and
+    GB200 Blackwell) keeps the kernels and the software stack; another generation of the same
+    vendor (``vendor`` of data/accelerators.csv) re-tunes them; another vendor ports to its
+    stack (CUDA to ROCm, XLA or SynapseAI). Capacity must be found in every case."""
     a, b = load_accelerator(before), load_accelerator(after)
-    if generation(a.name) == generation(b.name) and a.vendor == b.vendor:
-        return (f"the same generation ({generation(a.name)}), so the same kernels and software "
-                "stack; capacity to find, a plan re-validated for the other memory and links")
+    gen = gpu_generation(a.name)
+    if gen == gpu_generation(b.name) and a.vendor == b.vendor:
+        return (f"the same generation ({gen}), so the same kernels and software stack; "
+                "capacity to find, a plan re-validated for the other memory and links")
     if a.vendor == b.vendor:
         return (f"another {a.vendor} generation ({a.name} → {b.name}), kernels and the software "
                 "stack re-tuned; capacity to find")
