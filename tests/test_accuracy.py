@@ -334,3 +334,16 @@ def test_every_validation_set_is_named_by_its_publication():
         words = [w.lower().removesuffix("'s") for w in re.findall(r"[\w'-]{5,}", title)]
         assert any(w in source for w in words), (s, title)
     assert sv.set_title("no-such-set") == "no-such-set"
+
+
+def test_a_band_without_validation_rows_says_so():
+    # A new-user trial: an RL scenario's index read "step-time error +0.0% ± 30.0% on 0 runs"
+    # (notebook 04b's row). With no held-out run in the regime, the band is the stated
+    # default (DEFAULT_BAND_FRACTION, 30 %), not a measured error: MfuBand.error_note says so.
+    from llmcost.training.accuracy import DEFAULT_BAND_FRACTION, MfuBand
+    none = MfuBand(mfu=0.4, low=0.3, high=0.5, half_width=DEFAULT_BAND_FRACTION, regime="R",
+                   n=0, validated=False)
+    assert none.error_note() == "no validation rows in this regime: the stated default band ± 30%"
+    some = MfuBand(mfu=0.4, low=0.3, high=0.5, half_width=0.125, regime="R", n=14,
+                   validated=True, center=-0.03)
+    assert some.error_note() == "step-time error -3.0% ± 12.5% on 14 runs"

@@ -117,8 +117,12 @@ def test_bad_pilot_input_names_the_field():
         cal.check_pilot(dataclasses.replace(p, mfu=0.37, mfu_basis="tokens"))
     # 174.6B with no model parallelism and no ZeRO on 8 GPUs: 16+ bytes/param do not fit
     plan = make_plan(p.model, 8, 8, tp=1, pp=1, seq_len=2048)
-    with pytest.raises(ValueError, match="does not fit"):
+    with pytest.raises(ValueError, match="does not fit") as e:
         cal.check_pilot(dataclasses.replace(p, plan=plan, tokens_per_s_per_gpu=100.0))
+    # one word for the HBM figure, "usable", as the scenario's plan check says it: a pilot ran,
+    # so its whole 80 GiB = 86 GB (A100-80GB datasheet, 80 GB HBM2e, stored binary) is usable;
+    # a planned run keeps 10 % back: 77 GB
+    assert "86 GB usable by a plan that ran" in str(e.value) and "77 GB usable" in str(e.value)
     c = cal.calibrate(p)
     small = make_plan(p.model, 96, 96, tp=8, pp=12, seq_len=2048)
     with pytest.raises(ValueError, match="n_gpus=96"):

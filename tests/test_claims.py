@@ -513,6 +513,27 @@ def test_cli_check_reads_a_scenario_file(capsys):
     assert "from the stated MFU 40.0%" in capsys.readouterr().out
 
 
+def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
+    # A new-user trial: `llmcost check --scenario` of an `mfu: predict` scenario failed with
+    # "a claim needs gpu_hours ..." while notebook 08 of its report checked it as a claim at
+    # the predicted MFU. The check now takes the MFU the report resolves (the same
+    # _mfu_prediction) and says so; a claim with hours of its own keeps them.
+    from llmcost.present import report
+    f = tmp_path / "predict.yaml"
+    f.write_text("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                 "seq_len: 8192\nmfu: predict\nglobal_batch_tokens: 4194304\n")
+    want = report.plan_report(f, ["00"]).scenario["mfu"]
+    assert main(["check", "--scenario", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mfu: predict: the step-time model's MFU") and \
+        f"from the stated MFU {want:.1%}" in out
+    assert main(["check", "--scenario", str(f), "--gpu-hours", "1e5"]) == 0
+    assert "mfu: predict" not in capsys.readouterr().out
+    # no scenario, no hours: the error names this command's flags
+    assert main(["check", "--model", "llama-3.1-8b", "--accelerator", "H100-SXM"]) == 2
+    assert "--gpu-hours, --days with --n-gpus" in capsys.readouterr().err
+
+
 def test_cli_check_json_answers_and_errors_are_json(capsys):
     # an impossible claim: a verdict in JSON, not an error
     assert main(["check", "--model", "llama-2-7b", "--train-tokens", "2e12", "--accelerator",

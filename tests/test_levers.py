@@ -254,18 +254,66 @@ def test_fit_budget_compute_optimal_uses_the_fits_6nd_convention(s, base):
 def test_budget_and_deadline_together_obey_both(s, base):
     # A new-user trial: a budget far above the bill with a deadline gave tokens whose run took
     # 322 days against a 30-day deadline. Both given: the tokens keep the run within the
-    # deadline on the deadline's GPUs, and the answer says the deadline binds. By hand: at a
-    # fixed GPU count the main run's days grow with tokens, so the deadline's tokens are at most
-    # the scenario's tokens × deadline / the scenario's days on those GPUs (≈, failures aside).
+    # deadline and the bill within the budget, and the answer says which limit binds.
     d = base.figures["wall_clock_days"]  # the scenario's own days: its GPUs meet it
     df = lv.fit_budget(s, budget_usd=10 * base.total_usd, deadline_days=d).set_index("quantity")
-    assert df.loc["GPUs to meet the deadline", "value"] <= s["n_gpus"]
+    n = df.loc["GPUs for the budget and the deadline", "value"]
     assert df.loc["days of the main run at those tokens", "value"] <= d * (1 + 1e-9)
-    assert "the deadline binds" in df.loc["tokens the budget buys", "how"]
-    assert df.loc["tokens the budget buys", "value"] == pytest.approx(2.0e12, rel=0.05)
-    # the budget alone binds when it is the tighter limit
+    strip = {k: v for k, v in s.items() if k not in lv._NOT_BILLED}
+    led = lv.bill({**strip, "n_gpus": int(n),
+                   "train_tokens": df.loc["tokens the budget buys", "value"]})
+    assert led.total_usd <= 10 * base.total_usd
+    assert "binds" in df.loc["tokens the budget buys", "how"]
+    # half the bill: about half the tokens (the bill is close to proportional to tokens; its
+    # fixed lines make it a little more than half), on
+    # about the scenario's GPUs; the neighbouring counts say which limit stops them
     df = lv.fit_budget(s, budget_usd=0.5 * base.total_usd, deadline_days=d).set_index("quantity")
-    assert "the budget binds" in df.loc["tokens the budget buys", "how"]
+    assert 0.45 * s["train_tokens"] < df.loc["tokens the budget buys", "value"] < \
+        0.55 * s["train_tokens"]
+    assert "the budget allows fewer" in df.loc["GPUs for the budget and the deadline", "how"]
+
+
+def test_budget_and_deadline_search_the_gpu_count():
+    # A new-user trial: a $50,000 budget and a 3-day deadline bought 1.1e11 tokens on 32 GPUs
+    # (bill $14,001: the GPU count was the fewest meeting the deadline for the scenario's own
+    # tokens) while the budget alone bought 4.0e11 tokens on 64 GPUs in 5.36 days. By hand: at
+    # fixed tokens the bill barely moves with the GPU count (GPU-hours = FLOPs ÷ (peak × MFU)
+    # whatever the count; here $12,557 on 8 GPUs to $12,520 on 256 at 1e11 tokens, 0.3 %), so
+    # the budget buys ≈ 4.0e11 tokens on any count, and their run takes 5.36 × 64 / n days:
+    # within 3 days from n ≥ 64 × 5.36 / 3 = 114, the first count the plan splits being 128
+    # (dp divides the 256-sequence batch: 96, 128, 192, ...). So 128 GPUs, ≈ 4.0e11 tokens,
+    # the budget binding, about 5.36 / 2 = 2.68 days.
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e11,
+          "seq_len": 4096, "mfu": 0.45, "dtype": "bf16", "global_batch_tokens": 1048576}
+    alone = lv.fit_budget(sc, budget_usd=5e4).set_index("quantity")
+    t_alone = alone.loc["tokens the budget buys", "value"]
+    assert alone.loc["days of the main run at those tokens", "value"] == pytest.approx(
+        5.36, rel=0.01)
+    both = lv.fit_budget(sc, budget_usd=5e4, deadline_days=3).set_index("quantity")
+    assert both.loc["GPUs for the budget and the deadline", "value"] == 128
+    assert both.loc["tokens the budget buys", "value"] == pytest.approx(t_alone, rel=0.003)
+    assert both.loc["days of the main run at those tokens", "value"] == pytest.approx(
+        2.68, rel=0.01)
+    assert "the budget binds" in both.loc["tokens the budget buys", "how"]
+    # a tight deadline binds instead: 1.2 days need n ≥ 64 × 5.36 / 1.2 = 286 → 384 GPUs
+    tight = lv.fit_budget(sc, budget_usd=5e4, deadline_days=1.2).set_index("quantity")
+    assert tight.loc["GPUs for the budget and the deadline", "value"] == 384
+    # the deadline alone keeps its meaning: the fewest GPUs for the scenario's own tokens
+    # (1e11 tokens: 5.36 × 64 × 1e11 / 4e11 / 3 = 28.6 → 32 GPUs)
+    assert lv.fit_budget(sc, deadline_days=3).iloc[0]["value"] == 32
+
+
+def test_an_unmeetable_deadline_reads_in_hours():
+    # the shortest run of a small job is minutes, not "0.0 days"
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e11,
+          "seq_len": 4096, "mfu": 0.45, "dtype": "bf16", "global_batch_tokens": 1048576}
+    with pytest.raises(ValueError, match=r"shortest main run found is [0-9.]+ (min|h) on"):
+        lv.fit_budget(sc, deadline_days=0.001)
+    # with a budget too: 1e-6 days is 0.086 s, and 0.1% of the tokens (1e8) take about 2 s on
+    # the most GPUs tried (4,096): refused, the run's length said in seconds
+    with pytest.raises(ValueError, match=r"deadline_days=1e-06 with budget_usd=50000.0: even "
+                       r"0.1% of the scenario's tokens do not fit both: [0-9.]+ s and"):
+        lv.fit_budget(sc, budget_usd=5e4, deadline_days=1e-6)
 
 
 def test_fit_deadline_is_the_fewest_gpus(s, base):
@@ -528,16 +576,22 @@ def test_cli_estimate_works_backwards(capsys):
     from llmcost.present.cli import main
 
     path = str(llmcost.SCENARIO_DIR / "default.yaml")
+    assert main(["estimate", "--scenario", path, "--deadline-days", "10"]) == 0
+    out = capsys.readouterr().out
+    # the count is one a plan splits evenly (pp_split auto counts as even here: an uneven split
+    # would allow PP 43 and 2,752 GPUs): dp × tp·pp with dp dividing the 1,024-sequence batch (a
+    # power of two), tp dividing the 64 heads and pp the 80 layers (powers of two times 1 or 5),
+    # so the counts between 2,560 and 4,096 are 2,560 = 512 × 5 and then 4,096 (by hand); the
+    # main run needs 2,696 GPUs for 10 days
+    assert "GPUs to meet the deadline: 4,096 GPUs" in out
+    # with a budget too, the count is searched: $3M buys about 1.06e12 tokens on any count (the
+    # bill barely moves with the count), whose run takes 10 days from 2,048 × 6.94 / 10 = 1,421
+    # GPUs: 2,048, the first count a plan splits above 1,280 (by hand, from the answer's days)
     assert main(["estimate", "--scenario", path, "--budget-usd", "3e6",
                  "--deadline-days", "10"]) == 0
     out = capsys.readouterr().out
-    # the count is one a plan splits: dp × tp·pp·cp with dp dividing the 1,024-sequence batch
-    # (a power of two), tp dividing the 64 heads, cp a power of two and pp any count up to the
-    # 80 layers (pp_split auto, the default: uneven where pp does not divide them), so a count
-    # is 2^a × q with q <= 80. The main run needs 2,696 GPUs for 10 days; 2^5 × q <= 2,560 is
-    # short, 2^6 × 42 = 2,688 too, so the fewest is 2^6 × 43 = 2,752 (dp 64, PP 43; by hand)
-    assert "GPUs to meet the deadline: 2,752 GPUs" in out
-    assert "tokens the budget buys" in out
+    assert "GPUs for the budget and the deadline: 2,048 GPUs" in out
+    assert "tokens the budget buys" in out and "the budget binds" in out
     assert main(["estimate", "--scenario", path, "--deadline-days", "0.01"]) == 2
     assert "cannot be met" in capsys.readouterr().err
     # a bad budget is refused before the bill is printed (nothing on stdout), naming the field
@@ -629,3 +683,32 @@ def test_the_mfu_lever_of_an_fp8_run_aims_at_the_fp8_basis():
     # a BF16 scenario keeps the BF16 basis
     assert lv.mfu_target({**sc, "dtype": "bf16"})[0] == llmcost.accuracy.best_published_mfu(
         "H100-SXM", llmcost.load_model("llama-2-70b").n_params)[0]
+
+
+def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
+    # A new-user trial: Mixtral 8x7B on 512 H200 at pricing: reserved, price null. The H200's
+    # only current reserved catalogue row is AWS Capacity Blocks at $7.895/GPU-h, above both of
+    # its current on-demand rows ($3.99 Hyperstack, $6.305 CoreWeave; median $5.1475), so the
+    # scenario's price is flagged (checks.catalogue_price_warning). The move to H100-SXM
+    # (reserved median $2.72, Hyperstack) then saved 61 %: by hand, compute scales as
+    # price ÷ MFU ratio, (2.72 / 7.895) / 0.89 = 0.39 of the H200's. At both on-demand
+    # medians it is (6.155 / 5.1475) / 0.89 = 1.34: the move costs more. H200 and H100 are one
+    # generation (Hopper, NVIDIA's H100/H200 datasheets: same GH100 compute, 989 TF BF16), so
+    # no new software stack.
+    sc = {"model": "mixtral-8x7b", "accelerator": "H200", "n_gpus": 512, "train_tokens": 8e12,
+          "seq_len": 8192, "mfu": 0.30, "dtype": "fp8", "pricing": "reserved",
+          "price_usd_per_gpu_hour": None, "global_batch_tokens": 8388608, "tp": 0, "pp": 0,
+          "ep": 8}
+    c = lv.move_to(sc, "H100-SXM")
+    assert "flagged above its on-demand prices" in c.name and "$7.89" in c.name
+    assert "costs" in c.name and "more" in c.name  # the like-for-like move is a loss
+    assert c.risk.startswith("the same generation") and "new software stack" not in c.risk
+    r = lv.price_lever("move_to", "move to H100-SXM", "hardware", sc, c)
+    assert r.name == c.name and 0.5 < r.share < 0.7  # the saving against the flagged price
+    # the risk follows what changes: another generation, another vendor
+    assert lv.hardware_change("A100-80GB", "H100-SXM").startswith("another NVIDIA generation")
+    assert lv.hardware_change("H100-SXM", "MI300X").startswith("another vendor (NVIDIA → AMD)")
+    assert lv.hardware_change("B200", "GB200-NVL72").startswith("the same generation (Blackwell)")
+    # a scenario's own price is said as such, with no flag
+    own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
+    assert own.name == "" and "the scenario's own price" in own.assumptions

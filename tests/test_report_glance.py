@@ -176,7 +176,7 @@ def test_text_bars_scale_and_charsets(ranged):
         glance.glance_text(bars, tor, columns=10)
 
 
-@pytest.mark.parametrize("columns", [60, 80, 120])
+@pytest.mark.parametrize("columns", [50, 60, 80, 120])
 def test_text_bars_fit_the_terminal_and_never_cut_a_label(ranged, columns):
     bars, tor = ledger.bill_bars(ranged), ranged.tornado()
     text = glance.glance_text(bars, tor, columns=columns)
@@ -301,7 +301,7 @@ def test_caveats_are_one_line_in_the_readers_words():
     line = glance.caveat_line(long)
     assert len(line) <= 140 and line.endswith(" …") and line[:-2].split() == long.split()[:len(
         line[:-2].split())]
-    # the catalogue's dear reserved price (checks._catalogue_price_warning) in a reader's words
+    # the catalogue's dear reserved price (checks.catalogue_price_warning) in a reader's words
     (dear,) = [x for x in scenario_warnings({"accelerator": "B200", "pricing": "reserved",
                                              "price_usd_per_gpu_hour": None})
                if x.startswith("pricing=")]

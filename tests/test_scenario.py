@@ -1,5 +1,7 @@
 """Scenario files and the shared parameter vocabulary."""
 
+from pathlib import Path
+
 import pytest
 
 import llmcost
@@ -20,6 +22,19 @@ def test_yaml_12_floats(tmp_path):
     sc = load_scenario(f)
     assert sc == {"train_tokens": 2e12, "n_gpus": 2048, "mfu": 0.4}
     assert isinstance(sc["n_gpus"], int)
+
+
+def test_the_readme_sends_python_readers_to_load_scenario():
+    # A new-user trial read a scenario with yaml.safe_load and built the bill: PyYAML resolves
+    # YAML 1.1, whose float pattern needs a dot ([-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?,
+    # yaml.org/type/float.html), so 8e12 is a string and the bill refuses it. The README says to
+    # use llmcost.load_scenario (YAML 1.2 numbers).
+    import yaml
+    assert yaml.safe_load("train_tokens: 8e12") == {"train_tokens": "8e12"}
+    with pytest.raises(ScenarioError, match="train_tokens='8e12' must be a number"):
+        llmcost.build_ledger({"train_tokens": "8e12"})
+    readme = (Path(llmcost.__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "llmcost.load_scenario" in readme and "yaml.safe_load" in readme
 
 
 @pytest.mark.parametrize("text, message", [
@@ -49,6 +64,13 @@ def test_yaml_12_floats(tmp_path):
     ("n_layers: 61\n", r"'n_layers' is a property of the model"),
     ("accelerator: A100-80GB\ndtype: fp8\n", "A100-80GB has no fp8 peak"),
     ("accelerator: MI325X\nprice_usd_per_gpu_hour: null\npricing: spot\n", "no spot price"),
+    # cp fixed, tp and pp free: the message names what the scenario fixes (a new-user trial
+    # read "tp=1 × pp=1 × cp=3" of a scenario that gave neither tp nor pp)
+    ("model: llama-3.1-70b\nn_gpus: 1024\nseq_len: 32768\nglobal_batch_tokens: 16777216\n"
+     "cp: 3\n", r"cp=3 must divide n_gpus=1024 \(n_gpus = dp × tp × pp × cp\); tp and pp left "
+     r"free \(0\) are chosen by the plan search"),
+    ("model: llama-3.1-70b\nn_gpus: 1024\nseq_len: 32768\nglobal_batch_tokens: 16777216\n"
+     "tp: 8\ncp: 3\n", r"tp=8 × cp=3 = 24 must divide n_gpus=1024 .*; pp left free"),
     ("- a\n- b\n", "must be a non-empty mapping"),
     ("a: [\n", "not valid YAML at line 2"),
 ])

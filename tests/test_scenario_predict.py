@@ -71,6 +71,16 @@ def test_a_prediction_that_cannot_be_made_names_the_file(tmp_path):
                  "pp_virtual_stages: 1\n")
     scenario = report.plan_report(f).scenario
     assert 0 < scenario["mfu"] <= 1
+    # a bad value of the scenario is its own error, not the prediction's: TPU v4 has no
+    # on-demand catalogue price (the trial's GB200 at pricing: owned read "mfu: predict: ...")
     f.write_text(f.read_text().replace("accelerator: H100-SXM", "accelerator: TPU v4"))
-    with pytest.raises(ScenarioError, match="bad.yaml: mfu: predict: "):
+    with pytest.raises(ScenarioError, match="bad.yaml: price_usd_per_gpu_hour: ") as e:
         report.plan_report(f)
+    assert "mfu" not in str(e.value)
+    # with a price, the prediction fails for the catalogue's missing scale-out bandwidth, and
+    # the message names the scenario key that supplies it (not the catalogue's column)
+    f.write_text(f.read_text() + "price_usd_per_gpu_hour: 3.2\n")
+    with pytest.raises(ScenarioError, match="bad.yaml: mfu: predict: .*scale-out bandwidth "
+                       ".*comm_scaleout_bytes_per_s") as e:
+        report.plan_report(f)
+    assert "scaleout_bytes_per_s_per_dir" not in str(e.value)

@@ -92,3 +92,35 @@ def test_estimate_prose_fits_the_terminal_and_keeps_every_word():
                  and not ln.startswith("total ")]
         assert max(len(ln) for ln in prose) <= columns, max(prose, key=len)
     assert cli.wrap_lines("a b", 80) == ["a b"]
+
+
+def test_estimate_fits_a_narrow_terminal_table_bars_and_all():
+    # A new-user trial: `COLUMNS=50 llmcost estimate` printed the text bars' rows at 58
+    # characters and the table's rows at 80+. Every line now fits (labels wrap, never cut; a
+    # value without room beside its bar, or a ranged line's P10-P90, goes on the next line),
+    # and every line's label and figures are still printed.
+    from llmcost.bill import ledger
+    from llmcost.present import glance
+    bill = estimate_ledger(DEFAULT)
+    head = ledger.headline_draws(bill.scenario, samples=2_000)
+    _, bars, tor = glance.glance_summary(head)
+    for columns in (50, 80, 100):
+        for draws in (None, head.draws):  # the table without and with P10-P90 columns
+            text = cli.bill_text(bill, DEFAULT, columns=columns, draws=draws, basis="ranges")
+            assert max(len(ln) for ln in text.splitlines()) <= columns, (columns, draws)
+            flat = " ".join(text.split())
+            for label in bill.table()["line"]:  # wrapped, never cut
+                assert all(w in flat for w in label.split()), label
+        text = glance.glance_text(bars, tor, columns=columns)
+        assert max(len(ln) for ln in text.splitlines()) <= columns, columns
+        assert f"P50 {glance.fmt_usd(bars.loc['total', 'p50_usd'])}" in text
+
+
+def test_estimate_output_fits_columns_50_end_to_end(monkeypatch, capsys):
+    # the whole `COLUMNS=50 llmcost estimate` output, working backwards and the routes included
+    monkeypatch.setenv("COLUMNS", "50")
+    assert cli.main(["estimate", "--scenario", DEFAULT, "--budget-usd", "3e6",
+                     "--alternatives"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(ln) for ln in out.splitlines()) <= 50, max(out.splitlines(), key=len)
+    assert "tokens the budget buys" in out and "pre-train from scratch" in out

@@ -29,7 +29,7 @@ EXPOSED_COMM_WARNING = 0.30
 DEFAULT_PRICE_ACCELERATOR = "H100-SXM"
 
 
-def _catalogue_price_warning(values: dict) -> str | None:
+def catalogue_price_warning(values: dict) -> str | None:
     """A reserved or spot price taken from the catalogue (``price_usd_per_gpu_hour`` null: the
     median of ``core.catalog.catalogue_price``) above every current on-demand price of the same
     accelerator: a discount mode dearer than paying by the hour, usually because the only rows
@@ -121,7 +121,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     context = _context_warning(values)
     if context:
         out.append(context)
-    dear = _catalogue_price_warning(values)
+    dear = catalogue_price_warning(values)
     if dear:
         out.append(dear)
     out.extend(_phase_warnings(values))

@@ -56,15 +56,16 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
-from ..core.units import SECONDS_PER_HOUR, as_array, as_text
+from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
+                          fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu, mfu_band,
-                                published_ceiling)
+from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu,
+                                gpu_generation, mfu_band, published_ceiling)
 from ..training.step import scenario_step
-from .checks import budget_warning
+from .checks import budget_warning, catalogue_price_warning
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -748,9 +749,56 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
                       "owned_usd_per_gpu_hour, ledger_owned_usd_per_gpu)")
 
 
+def hardware_change(before: str, after: str) -> str:
+    """What moving from accelerator ``before`` to ``after`` risks, by what changes: the same
+    GPU generation (``accuracy.gpu_generation``: H100, H800 and H200 are all Hopper; B200 and
+    GB200 Blackwell) keeps the kernels and the software stack; another generation of the same
+    vendor (``vendor`` of data/accelerators.csv) re-tunes them; another vendor ports to its
+    stack (CUDA to ROCm, XLA or SynapseAI). Capacity must be found in every case."""
+    a, b = load_accelerator(before), load_accelerator(after)
+    gen = gpu_generation(a.name)
+    if gen == gpu_generation(b.name) and a.vendor == b.vendor:
+        return (f"the same generation ({gen}), so the same kernels and software stack; "
+                "capacity to find, a plan re-validated for the other memory and links")
+    if a.vendor == b.vendor:
+        return (f"another {a.vendor} generation ({a.name} → {b.name}), kernels and the software "
+                "stack re-tuned; capacity to find")
+    return (f"another vendor ({a.vendor} → {b.vendor}), porting to a new software stack; "
+            "capacity to find")
+
+
+def _move_price_words(s: dict, after: dict) -> tuple:
+    """(name suffix, assumption) of ``move_to``'s price basis. Before: the scenario's own price,
+    or the catalogue median of its pricing mode; when that catalogue price is flagged as above
+    every current on-demand price (``checks.catalogue_price_warning``: often short-term
+    prepaid blocks), the move's saving rests on the flagged price, so the name says so and the
+    assumption adds the saving with both accelerators at their catalogue on-demand medians (a
+    like-for-like comparison)."""
+    acc = _get(s, "accelerator")
+    own = _get(s, "price_usd_per_gpu_hour")
+    if own is not None:
+        return "", f"; before: the scenario's own price for {acc}"
+    if _get(s, "pricing") == "owned" or not catalogue_price_warning(s):
+        return "", f"; before: {acc} on the same basis"
+    price = catalogue_price(acc, _get(s, "pricing"))[0]
+    suffix = (f" (against {acc}'s catalogue {_get(s, 'pricing')} price ${price:.2f}/GPU-h, "
+              "flagged above its on-demand prices")
+    try:
+        od = {"pricing": "on_demand", "price_usd_per_gpu_hour": None}
+        like = bill({**s, **od}).total_usd - bill({**after, **od}).total_usd
+    except (ScenarioError, ValueError):  # no on-demand catalogue price for one of the two
+        return suffix + ")", f"; before: {acc} at a flagged catalogue price"
+    said = f"saves {fmt_usd(like)}" if like >= 0 else f"costs {fmt_usd(-like)} more"
+    return (suffix + f"; at both on-demand medians it {said})",
+            f"; before: {acc} at a flagged catalogue price; at both on-demand catalogue medians "
+            f"the move {said}")
+
+
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change (plan re-chosen for that hardware)."""
+    the step-time model's predicted MFU change (plan re-chosen for that hardware). The risk
+    depends on what changes (``hardware_change``); the price basis on both sides is said
+    (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
     s = _clean(s)
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
@@ -760,10 +808,12 @@ def move_to(s: dict, accelerator: str) -> Change:
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
-    return Change({**theirs, "mfu": _scale(m, float(ratio))},
-                  "new hardware: porting, a new software stack, capacity to find",
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}",
-                  "llmcost.step; data/prices.csv; data/accelerators.csv")
+    after = {**theirs, "mfu": _scale(m, float(ratio))}
+    suffix, before = _move_price_words(s, after)
+    return Change(after, hardware_change(_get(s, "accelerator"), name),
+                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}"
+                  + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
+                  name=f"move to {name}{suffix}" if suffix else "")
 
 
 #: The scenario → scenario levers, in the order the notebook teaches them:
@@ -1344,14 +1394,16 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
                deadline_days: float | None = None, gpu_step: int | None = None):
     """Work backwards from a budget or a deadline.
 
-    * deadline D days → the fewest GPUs (a multiple of ``gpu_step``, default the scale-up domain
-      size capped at 8; where the scenario fixes tp, pp or cp, instead a count its plan splits,
-      ``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global batch) whose
-      main run's wall clock (``figures['wall_clock_days']``, failures included) is at
-      most D (bisection: the wall clock falls as GPUs are added);
-    * budget B → the most ``train_tokens`` whose whole bill is at most B and, when a deadline
-      is given too, whose main run ends within D on the deadline's GPU count (the bill and the
-      wall clock rise with tokens, so bisection on tokens; the answer says which limit binds);
+    * deadline D days alone → the fewest GPUs (a multiple of ``gpu_step``, default the scale-up
+      domain size capped at 8; where the scenario gives its global batch, instead a count its
+      plan splits, ``parallel.splitting_gpu_counts``: dp × tp·pp·cp with dp dividing the global
+      batch) whose main run's wall clock (``figures['wall_clock_days']``, failures included) is
+      at most D (bisection: the wall clock falls as GPUs are added);
+    * budget B alone → the most ``train_tokens`` whose whole bill is at most B on the
+      scenario's GPUs (the bill rises with tokens, so bisection on tokens);
+    * budget and deadline → the most tokens whose whole bill is at most B and whose main run
+      ends within D, over the same GPU counts as the deadline's (``_gpus_for_both``), and
+      which limit binds on the count found;
     * the compute-optimal model for the budget's training FLOPs, N*, D* =
       ``scaling.compute_optimal(C)`` (C = 6·N·D; Besiroglu et al. 2024's fit).
 
@@ -1374,17 +1426,21 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
     # MFU is held at the scenario's), so the plan keys and the batch are left out here
     s = {k: v for k, v in _clean(scenario).items()
          if k not in PLAN_PARAMETERS and k != "global_batch_tokens"}
+    bud = None if budget_usd is None else float(as_array(budget_usd, "budget_usd",
+                                                         positive=True))
+    dl = None if deadline_days is None else float(as_array(deadline_days, "deadline_days",
+                                                           positive=True))
     rows = []
-    if deadline_days is not None:
-        dl = float(as_array(deadline_days, "deadline_days", positive=True))
+    if dl is not None:
         step = int(gpu_step or min(load_accelerator(_get(s, "accelerator")).scaleup_domain_size
                                    or 8, 8))
-        row = _gpus_for_deadline(s, dl, _deadline_counts(scenario, s, step, gpu_step))
+        counts = _deadline_counts(scenario, s, step, gpu_step)
+        row = _gpus_for_deadline(s, dl, counts) if bud is None else \
+            _gpus_for_both(s, bud, dl, counts)
         s = {**s, "n_gpus": int(row["value"])}
         rows.append(row)
-    if budget_usd is not None:
-        rows += _tokens_for_budget(s, float(as_array(budget_usd, "budget_usd", positive=True)),
-                                   dl if deadline_days is not None else None)
+    if bud is not None:
+        rows += _tokens_for_budget(s, bud, dl)
     return pd.DataFrame(rows)
 
 
@@ -1392,16 +1448,22 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
     """The GPU counts the deadline search may answer, up to 64× the scenario's, and how they
     are described: without ``gpu_step``, where the scenario gives its global batch, the counts
     a plan splits (``parallel.splitting_gpu_counts``: dp × tp·pp·cp, dp dividing the batch,
-    tp, pp and cp at the scenario's values where it fixes them to a whole number), so that the
-    answer is a count the scenario can run; else the multiples of ``step``."""
+    tp, pp and cp at the scenario's values where it fixes them to a whole number, the layers
+    split evenly unless the scenario fixes another split), so that the answer is a count the
+    scenario can run; else the multiples of ``step``."""
     top = 64 * int(_get(s, "n_gpus"))
     fixed = {k: int(v) for k in ("tp", "pp", "cp") if isinstance(v := scenario.get(k), (
         int, np.integer)) and not isinstance(v, bool) and v > 0}
     seq = int(scenario.get("seq_len") or _get(s, "seq_len"))
     batch = scenario.get("global_batch_tokens")
     if gpu_step is None and isinstance(batch, (int, float, np.integer)) and batch % seq == 0:
+        # pp_split auto counts as even here: an uneven split lets pp be any count up to the
+        # layers (80 layers: PP 43 and 2,752 GPUs), counts a plan search may rank but no one
+        # provisions; a scenario that fixes its split keeps it
+        split = "even" if scenario.get("pp_split", parallel.PP_SPLIT_AUTO) == \
+            parallel.PP_SPLIT_AUTO else parallel.scenario_pp_split(scenario)
         counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
-                                               seq, parallel.scenario_pp_split(scenario), fixed)
+                                               seq, split, fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
         return ([n for n in counts if n <= top],
                 f"fewest count a plan splits (dp dividing the {int(batch) // seq:,}-sequence "
@@ -1433,16 +1495,99 @@ def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
             best = min(memo, key=memo.get)
             raise ValueError(
                 f"deadline_days={dl!r} cannot be met: the shortest main run found is "
-                f"{memo[best]:.1f} days on {cands[best]:,} GPUs (more GPUs fail more often, "
-                "up to 64× the scenario's count tried)")
+                f"{_days_text(memo[best])} on {cands[best]:,} GPUs (more GPUs fail more "
+                "often, up to 64× the scenario's count tried)")
         lo, hi = hi, nxt
     while hi - lo > 1:  # the first candidate with days <= dl, in (lo, hi]
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if days(mid) > dl else (lo, mid)
     return {"quantity": "GPUs to meet the deadline", "value": float(cands[hi]), "unit": "GPUs",
-            "how": f"{what} with the main run within {dl:g} days "
-            f"({days(hi):.2f} days, failures included) at the scenario's MFU; check a "
+            "how": f"{what} with the main run within {_days_text(dl)} "
+            f"({_days_text(days(hi))}, failures included) at the scenario's MFU; check a "
             "parallel plan at this count in notebook 03"}
+
+
+def _days_text(days: float) -> str:
+    """Days as a reader reads them: hours or minutes under two days (``units.fmt_duration``)."""
+    return fmt_duration(days * SECONDS_PER_DAY)
+
+
+def _largest_tokens(fits, lo: float, hi: float, steps: int = 40) -> tuple:
+    """The bracket (lo, hi) of the largest token count that ``fits`` (a test that holds below
+    a threshold and fails above it: the bill and the wall clock rise with tokens), given
+    ``fits(lo)``: ``hi`` doubled until it fails, then ``steps`` geometric bisections
+    (mid = √(lo·hi)); ``lo`` fits, ``hi`` does not."""
+    while fits(hi):
+        lo, hi = hi, hi * 2
+    for _ in range(steps):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo, hi
+
+
+def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
+    """The GPU count among ``counts`` (``_deadline_counts``) on which the most tokens have a
+    whole bill ≤ ``bud`` and a main run within ``dl`` days.
+
+    On n GPUs the most tokens are T(n) = min(T_B(n), T_D(n)): T_D, the deadline's, grows with
+    n (the wall clock ≈ tokens ÷ n until failures outweigh the GPUs) and T_B, the budget's,
+    changes little with n (GPU-hours ≈ tokens ÷ MFU whatever n; only goodput and the lines
+    that scale with GPUs move), so T peaks where the two cross. Start at the fewest count that
+    meets the deadline for the budget's tokens on the scenario's GPUs (or, if none does, the
+    count with the shortest run), then climb to a neighbouring count while it fits more tokens
+    (T is taken as unimodal in n: an assumption of this search, true of the two trends above)."""
+    cands, what = counts
+    if not cands:
+        raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
+                         "its plan (check tp, pp, cp and global_batch_tokens)")
+    t0 = float(_get(s, "train_tokens"))
+    memo = {}
+
+    def led_of(n, t):
+        if (n, t) not in memo:
+            memo[(n, t)] = bill({**s, "n_gpus": n, "train_tokens": t})
+        return memo[(n, t)]
+
+    def fits(n, t, days=True):
+        led = led_of(n, t)
+        return led.total_usd <= bud and (not days or led.figures["wall_clock_days"] <= dl)
+
+    n0 = int(_get(s, "n_gpus"))
+    if not fits(n0, 1e-3 * t0, days=False):
+        return {"quantity": "GPUs for the budget and the deadline", "value": float(n0),
+                "unit": "GPUs", "how": "the scenario's (the budget is below the fixed lines)"}
+    t_b = _largest_tokens(lambda t: fits(n0, t, days=False), 1e-3 * t0, t0, 30)[0]
+    try:
+        i = cands.index(int(_gpus_for_deadline({**s, "train_tokens": t_b}, dl, counts)["value"]))
+    except ValueError:  # no count meets the deadline at those tokens: the shortest run
+        i = min(range(len(cands)), key=lambda k: led_of(cands[k], t_b).figures[
+            "wall_clock_days"])
+    if not fits(cands[i], 1e-3 * t0):
+        led = led_of(cands[i], 1e-3 * t0)
+        raise ValueError(f"deadline_days={dl!r} with budget_usd={bud!r}: even 0.1% of the "
+                         f"scenario's tokens do not fit both: "
+                         f"{_days_text(led.figures['wall_clock_days'])} and "
+                         f"${led.total_usd:,.0f} on {cands[i]:,} GPUs")
+    best_t = _largest_tokens(lambda t: fits(cands[i], t), 1e-3 * t0, t_b, 30)[0]
+    for way in (-1, 1):  # climb while a neighbouring count fits more tokens
+        j = i + way
+        while 0 <= j < len(cands) and fits(cands[j], best_t * (1 + 1e-6)):
+            best_t = _largest_tokens(lambda t, k=j: fits(cands[k], t), best_t * (1 + 1e-6),
+                                     best_t * 1.01, 30)[0]
+            i, j = j, j + way
+    why = []
+    for k in (i - 1, i + 1):  # what stops each neighbouring count at more tokens
+        if 0 <= k < len(cands):
+            over = [w for w, ok in (("the budget", fits(cands[k], best_t * (1 + 1e-6), False)),
+                                    ("the deadline", fits(cands[k], best_t * (1 + 1e-6))))
+                    if not ok][:1]
+            why.append(f"on {cands[k]:,} GPUs {over[0] if over else 'both'} allows fewer")
+    return {"quantity": "GPUs for the budget and the deadline", "value": float(cands[i]),
+            "unit": "GPUs",
+            "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "
+            f"bill ≤ ${bud:,.0f} and the main run within {_days_text(dl)} ("
+            + ("; ".join(why) or "the only count") + ") at the scenario's MFU; check a parallel "
+            "plan at this count in notebook 03"}
 
 
 def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) -> list:
@@ -1465,31 +1610,29 @@ def _tokens_for_budget(s: dict, bud: float, deadline_days: float | None = None) 
         return led.total_usd <= bud and (deadline_days is None
                                           or led.figures["wall_clock_days"] <= deadline_days)
 
-    lo, hi = 1e-3 * t0, t0
+    lo = 1e-3 * t0
     if led_of(lo).total_usd > bud:
         raise ValueError(f"budget_usd={bud!r} is below the bill of 0.1% of the scenario's "
                          f"tokens (${led_of(lo).total_usd:,.0f}): the fixed lines alone exceed it")
     if not fits(lo):
         raise ValueError(f"deadline_days={deadline_days!r}: even 0.1% of the scenario's tokens "
-                         f"take {led_of(lo).figures['wall_clock_days']:.1f} days on "
+                         f"take {_days_text(led_of(lo).figures['wall_clock_days'])} on "
                          f"{int(_get(s, 'n_gpus')):,} GPUs")
-    while fits(hi):
-        lo, hi = hi, hi * 2
-    for _ in range(40):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    lo, hi = _largest_tokens(fits, lo, t0)
     led = led_of(lo)
     # the fit's own convention: C = 6·N·D (not the MFU basis, which adds the attention FLOPs)
     flops = led.figures["training_flops_6nd"]
     n_opt, d_opt = compute_optimal(flops)
     days = led.figures["wall_clock_days"]
-    binds = ("the deadline binds" if deadline_days is not None and led_of(hi).total_usd <= bud
-             else "the budget binds")
+    over_bill, over_days = led_of(hi).total_usd > bud, (
+        deadline_days is not None and led_of(hi).figures["wall_clock_days"] > deadline_days)
+    binds = ("both limits bind" if over_bill and over_days else
+             "the deadline binds" if over_days else "the budget binds")
     limits = f"the whole bill ≤ ${bud:,.0f}" + (
-        f" and the main run within {deadline_days:g} days" if deadline_days is not None else "")
+        f" and the main run within {_days_text(deadline_days)}" if deadline_days is not None else "")
     return [{"quantity": "tokens the budget buys", "value": lo, "unit": "tokens",
              "how": f"most train_tokens with {limits} on {int(_get(s, 'n_gpus')):,} GPUs "
-             f"(bill ${led.total_usd:,.0f}, {days:.1f} days; {binds})"},
+             f"(bill ${led.total_usd:,.0f}, {_days_text(days)}; {binds})"},
             {"quantity": "days of the main run at those tokens", "value": days, "unit": "days",
              "how": "the main run's paid wall clock, failures included"},
             {"quantity": "compute-optimal parameters for those FLOPs",

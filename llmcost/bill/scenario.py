@@ -870,6 +870,7 @@ def _cross_check(p: dict) -> None:
     if any(k in p for k in PLAN_PARAMETERS) and \
             all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
         _check_batch_feeds_gpus(p)
+        _check_fixed_product(p)
         try:
             scenario_plan(p)
         except ValueError as e:
@@ -888,6 +889,26 @@ def _cross_check(p: dict) -> None:
         if "accelerator" in p and not (p.get("pricing") == "owned"
                                        and p.get("ledger_owned_usd_per_gpu") is not None):
             resolve_price(p["accelerator"], None, p.get("pricing", "on_demand"))
+
+
+def _check_fixed_product(p: dict) -> None:
+    """The model-parallel sizes the scenario fixes (tp, pp, cp > 0) must multiply to a divisor
+    of n_gpus (n_gpus = dp × tp × pp × cp); named as the scenario gives them, the free ones
+    (0: chosen by the plan search) said to be free rather than shown as 1."""
+    sizes = {k: p[k] for k in ("tp", "pp", "cp") if k in p}
+    fixed = {k: int(v) for k, v in sizes.items() if v}
+    n = p["n_gpus"]
+    prod = math.prod(fixed.values())
+    if not fixed or n % prod == 0:
+        return
+    free = [k for k in ("tp", "pp") if not sizes.get(k)]
+    named = {k: v for k, v in fixed.items() if v > 1}  # a size of 1 divides everything
+    raise ScenarioError(f"{' × '.join(f'{k}={v}' for k, v in named.items())}"
+                        f"{f' = {prod}' if len(named) > 1 else ''} must divide n_gpus={n} "
+                        "(n_gpus = dp × tp × pp × cp)"
+                        + (f"; {' and '.join(free)} left free (0) "
+                           f"{'are' if len(free) > 1 else 'is'} chosen by the plan search"
+                           if free else ""))
 
 
 #: The most context-parallel ranks the plan search tries (``parallel.choose_plan``).

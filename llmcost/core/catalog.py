@@ -260,9 +260,24 @@ def scenario_accelerator(p: dict) -> Accelerator:
 
 def scenario_cluster(p: dict):
     """The scenario's ``Cluster``: ``scenario_accelerator(p)`` × ``n_gpus``, with the scenario's
-    ``comm_scaleout_latency_s`` (when given) in place of the efficiency row's."""
-    return Cluster(scenario_accelerator(p), int(p["n_gpus"]),
-                   scaleout_latency_s=p.get("comm_scaleout_latency_s"))
+    ``comm_scaleout_latency_s`` (when given) in place of the efficiency row's.
+
+    Raises
+    ------
+    ValueError
+        When the catalogue lacks a network figure: named in a reader's words, with the scenario
+        key that supplies it (``comm_scaleout_bytes_per_s``) where there is one.
+    """
+    acc = scenario_accelerator(p)
+    missing = [f for f in NETWORK_FIGURE_WORDS if getattr(acc, f) is None]
+    if missing:
+        key = ("; give comm_scaleout_bytes_per_s in the scenario (bytes/s per GPU per "
+               "direction)" if missing == ["scaleout_bytes_per_s_per_dir"] else "")
+        raise ValueError(f"accelerator={acc.name!r}: "
+                         f"{', '.join(NETWORK_FIGURE_WORDS[f] for f in missing)} is missing "
+                         "from data/accelerators.csv (no sourced figure) and the step-time "
+                         f"model needs it{key}")
+    return Cluster(acc, int(p["n_gpus"]), scaleout_latency_s=p.get("comm_scaleout_latency_s"))
 
 
 def list_accelerators() -> pd.DataFrame:

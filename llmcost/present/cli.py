@@ -18,7 +18,7 @@ from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, simulate_ledger
 from ..bill.levers import fit_budget
-from ..bill.scenario import PARAMETERS, ScenarioError, load_scenario, point_scenario
+from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
@@ -130,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--budget-usd", type=float, metavar="USD", help="also print the tokens "
                    "(and compute-optimal model size) the budget buys (llmcost.levers.fit_budget)")
     e.add_argument("--deadline-days", type=float, metavar="DAYS", help="also print the fewest "
-                   "GPUs whose main run meets the deadline (llmcost.levers.fit_budget)")
+                   "GPUs whose main run meets the deadline; with --budget-usd, the GPU count on "
+                   "which the most tokens fit both (llmcost.levers.fit_budget)")
     e.add_argument("--alternatives", action="store_true",
                    help="also price the routes to the goal: pre-train, continued pre-training, "
                    "SFT, LoRA, distillation, retrieval, prompting (llmcost.bill.alternatives, "
@@ -370,8 +371,11 @@ def _estimate(args) -> int:
                                  basis=head.basis))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
-        for r in fit.itertuples():
-            print(f"  {r.quantity}: {r.value:,.4g} {r.unit} ({r.how})")
+        for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
+            print("\n".join(textwrap.wrap(f"{r.quantity}: {r.value:,.4g} {r.unit} ({r.how})",
+                                           max(20, terminal_columns() - 1),
+                                           initial_indent="  ", subsequent_indent="    ",
+                                           break_on_hyphens=False)))
     if routes is not None:
         print(alternatives_text(routes))
     return 0
@@ -493,25 +497,39 @@ def compare_json(df, names, paths, titles, bills) -> dict:
                               for q in (10, 50, 90)}}}
 
 
-def alternatives_text(routes) -> str:
+def alternatives_text(routes, columns: int | None = None) -> str:
     """The routes to the goal (``alternatives.price_routes``) as text: one-off, lifetime serving
-    and total per route, then what each cannot do."""
+    and total per route, then what each cannot do; prose wrapped to ``columns`` (default
+    ``glance.terminal_columns``), the figures below each route where a row does not fit."""
+    columns = terminal_columns() if columns is None else columns
     g = routes.attrs["goal"]
     lo, hi = routes.attrs["engine_gap"]
-    out = [f"\ntrain, fine-tune, distil or retrieve? (llmcost.bill.alternatives) goal: "
-           f"{g.domain}; quality bar: {g.quality_bar}; "
-           f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
-           f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}"]
+
     def usd(v):
         return "not modelled" if v != v else format_value(float(v), "USD")
 
+    out = [""] + wrap_lines(
+        f"train, fine-tune, distil or retrieve? (llmcost.bill.alternatives) goal: "
+        f"{g.domain}; quality bar: {g.quality_bar}; "
+        f"{routes.requests_lifetime.iloc[0]:,.3g} requests served on {routes.attrs['model']}",
+        columns)
+    wide = 2 + 30 + 3 * 13 <= columns  # the route and its three figures on one row
+    if wide:
+        out.append(f"  {'route':<30} {'one-off':>12} {'serving':>12} {'total':>12}")
     for r in routes.itertuples():
-        out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
-                   f"{usd(r.total_usd):>12}")
-    out.append(f"  serving at the roofline price: a lower bound (engines measured {lo:.1f}-"
-               f"{hi:.1f}x slower). Quality is not modelled; what each route cannot do:")
-    out += [f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}."
-            for r in routes.itertuples()]
+        if wide:
+            out.append(f"  {r.route:<30} {usd(r.one_off_usd):>12} {usd(r.serving_usd):>12} "
+                       f"{usd(r.total_usd):>12}")
+        else:
+            out += wrap_lines(f"  {r.route}: one-off {usd(r.one_off_usd)}, serving "
+                              f"{usd(r.serving_usd)}, total {usd(r.total_usd)}", columns,
+                              "    ")
+    out += wrap_lines(f"  serving at the roofline price: a lower bound (engines measured "
+                      f"{lo:.1f}-{hi:.1f}x slower). Quality is not modelled; what each route "
+                      "cannot do:", columns)
+    for r in routes.itertuples():
+        out += wrap_lines(f"  - {r.route}: {r.cannot_do} Not priced: {r.not_priced}.", columns,
+                          "    ")
     return "\n".join(out)
 
 
@@ -555,6 +573,18 @@ def bill_warnings(bill, warnings=()) -> list[str]:
     return shown + ([over] if over and over not in shown else [])
 
 
+def _table_label_width(t, columns: int, ranged: bool) -> tuple:
+    """(label width, P10-P90 beside the point, the longest row) of ``bill_text``'s table: the
+    longest label, narrowed (wrapped, at least 12 characters) so that a row fits ``columns``; a
+    ranged bill's three percentiles stay beside the point only while that fits with a label
+    of 24 (else they go on the line below)."""
+    natural = max(len(x) for x in t["line"])
+    fixed = 2 + 12 + 2 + 6 + 2 + max(len(x) for x in t["status"])  # amount, share, status
+    extra = 31 if ranged and min(natural, 24) + fixed + 31 <= columns else 0  # P10-P90 beside
+    width = min(natural, max(12, columns - fixed - extra))
+    return width, extra > 0, width + fixed + extra
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -563,7 +593,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     P10 / P50 / P90 beside every line and what drives the spread (the tornado); ``basis``
     (``ledger.range_basis``) says what the ranges come from. Prose lines (the header, the
     figures, the warnings) are wrapped to ``columns`` (default ``glance.terminal_columns``: the
-    terminal's width, 80 when piped); the table's rows are not."""
+    terminal's width, 80 when piped); so are the table's labels (``_table_label_width``),
+    and on a narrow terminal a ranged line's P10-P90 goes on the line below its point."""
     columns = terminal_columns() if columns is None else columns
     f = bill.figures
     t = bill.table()
@@ -578,8 +609,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                      "on its own lines; ledger_exploratory_fraction or ledger_exploratory_runs "
                      "to change it)")
     lines.append("")
-    width = max(len(s) for s in t["line"])
     ranged = draws is not None and bool(draws.ranges)
+    width, inline, rule = _table_label_width(t, columns, ranged)
     s = draws.summary() if ranged else None
     outside = False
 
@@ -587,29 +618,40 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         return "" if v is None or v != v else format_value(float(v), "USD")
 
     if ranged:
-        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}  {'P10':>9} {'P50':>9} "
-                     f"{'P90':>9}  status")
+        lines.append(f"{'':<{width}}  {'point':>12}  {'share':>6}" + (
+            f"  {'P10':>9} {'P50':>9} {'P90':>9}" if inline else "") + "  status")
     for r in t.itertuples():
         if r.key == "total":
-            lines.append("-" * (width + (64 if ranged else 34)))
+            lines.append("-" * rule)
         amount = "not modelled" if r.usd is None or r.usd != r.usd else usd(r.usd)
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
-        pct = (f"  {usd(s.loc[r.key, 'p10']):>9} {usd(s.loc[r.key, 'p50']):>9} "
-               f"{usd(s.loc[r.key, 'p90']):>9}") if ranged else ""
+        p3 = [usd(s.loc[r.key, q]) for q in ("p10", "p50", "p90")] if ranged else []
+        pct = " ".join(f"{x:>9}" for x in p3)
         if ranged and r.usd is not None and r.usd == r.usd and \
                 point_outside(r.usd, s.loc[r.key, "p10"], s.loc[r.key, "p90"]):
             amount, outside = amount + "*", True
-        lines.append(f"{r.line:<{width}}  {amount:>12}  {share:>6}{pct}  {r.status}")
+        label = textwrap.wrap(r.line, width, break_long_words=True) or [""]
+        lines.append(f"{label[0]:<{width}}  {amount:>12}  {share:>6}"
+                     + (f"  {pct}" if inline else "") + f"  {r.status}".rstrip())
+        lines += [f"  {x}" for x in label[1:]]  # a long label wraps, never cut
+        if ranged and not inline and any(p3):  # too narrow for P10-P90 beside: below
+            lines.append(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}")
     if outside:
         lines += wrap_lines(f"* {OUTSIDE_NOTE}", columns)
     if ranged:
         lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
                                    columns, "")
-        lines += ["what drives the spread (total with one input at its P10 and at its P90, the "
-                  "others at their points):"]
+        lines += wrap_lines("what drives the spread (total with one input at its P10 and at "
+                            "its P90, the others at their points):", columns)
         for r in draws.tornado().itertuples():
-            lines.append(f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
-                         f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
+            row = (f"  {r.input:<32} {r.range:<34} {usd(r.total_at_p10_usd):>9} .. "
+                   f"{usd(r.total_at_p90_usd):>9}  (swing {usd(r.swing_usd)})")
+            if len(row) > columns:  # narrow: the input, then its range and totals below
+                row = "\n".join(textwrap.wrap(
+                    f"{r.input}: {r.range}, {usd(r.total_at_p10_usd)} .. "
+                    f"{usd(r.total_at_p90_usd)} (swing {usd(r.swing_usd)})", columns - 1,
+                    initial_indent="  ", subsequent_indent="    "))
+            lines.append(row)
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
@@ -799,7 +841,7 @@ def _check(args) -> int:
         if args.scenario:
             # validated as report and estimate validate it (the bill built; the plan only by
             # the notebooks that build one): llmcost.bill.validation
-            plan_report(args.scenario, ["00"])
+            planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
             # the lines the claim leaves out are the scenario's where it gives them
@@ -836,6 +878,10 @@ def _check(args) -> int:
         claim = {k: number(k.replace("_", "-"), getattr(args, k))
                  for k in ("gpu_hours", "days", "usd", "train_flops")
                  if getattr(args, k) is not None}
+        predicted = _predicted_mfu(args, sc if args.scenario else {}, planned.scenario
+                                   if args.scenario else {}, claim, phases)
+        if predicted:  # the claim is the run at the step-time model's MFU, as the report's
+            run["mfu"] = predicted["value"]
         c = check_claim(run["model"], run.get("train_tokens"), run["accelerator"],
                         n_gpus=run.get("n_gpus"), dtype=run.get("dtype", "bf16"),
                         mfu=run.get("mfu"),
@@ -848,14 +894,31 @@ def _check(args) -> int:
                         exclude_own_runs=not getattr(args, "scenario", None), **claim)
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
+        if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
+            msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
+    said = (f"mfu: predict: the step-time model's MFU for the scenario's plan, "
+            f"{predicted['value']:.1%} ({predicted['plan']}; as `llmcost report` resolves it), "
+            "is the claim's stated MFU") if predicted else ""
     if args.format == "json":
-        print(json.dumps(c.summary(), indent=1, default=str))
+        print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
+                         indent=1, default=str))
     else:
-        print(c.describe())
+        print((said + "\n" if said else "") + c.describe())
     return 0
+
+
+def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
+    """The scenario's ``mfu: predict`` resolved as the report resolves it
+    (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
+    ``_mfu_prediction``), when the claim gives nothing else to count hours from (no
+    --gpu-hours, --days, --usd, --phase or --mfu); {} otherwise."""
+    if sc.get("mfu") != MFU_PREDICT or args.mfu is not None or phases or \
+            any(k in claim for k in ("gpu_hours", "days", "usd")):
+        return {}
+    return resolved.get("_mfu_prediction") or {}
 
 
 def _microbench(args) -> int:

@@ -206,7 +206,8 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
 
     Every row fits in ``columns`` characters (default ``terminal_columns()``: the terminal's
     width, 80 when piped): a label longer than its column is wrapped onto the next lines, never
-    cut; ``width`` fixes the bars' width instead of fitting them. A line whose point lies
+    cut, and where the value does not fit beside a bar it goes on the line below;
+    ``width`` fixes the bars' width instead of fitting them. A line whose point lies
     outside its own P10-P90 (``point_outside``) carries a ``*`` and a footnote says why."""
     if charset not in BAR_CHARS:
         raise ValueError(f"charset={charset!r} must be 'unicode' or 'ascii'")
@@ -242,6 +243,9 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
     value_w = max(len(v) for *_, v in rows + tor_rows)
     longest = max(len(lbl) for lbl, *_ in rows + tor_rows)
     avail = columns - 2 - 2 - value_w  # indent, two gaps
+    below = avail - 12 < (8 if width is None else width)  # no room beside: the value below
+    if below:
+        avail = columns - 2 - 1
     if width is None:
         label_w = min(longest, max(12, avail // 2))
         width = max(8, avail - label_w)
@@ -268,8 +272,12 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
 
     def emit(label, kind, rec, value):
         parts = textwrap.wrap(_plain(label, charset), label_w, break_long_words=True) or [""]
-        lines = [f"  {parts[0]:<{label_w}} {cells_of(kind, rec)} {value:<{value_w}}".rstrip()]
+        lines = [(f"  {parts[0]:<{label_w}} {cells_of(kind, rec)}"
+                  + ("" if below else f" {value:<{value_w}}")).rstrip()]
         lines += [f"  {x}" for x in parts[1:]]  # the rest of a long label, never cut
+        if below:  # a terminal too narrow for the value beside the bar: on the next line(s)
+            lines += textwrap.wrap(value, columns - 1, initial_indent="    ",
+                                   subsequent_indent="    ")
         return lines
 
     def para(text, indent=""):

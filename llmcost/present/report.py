@@ -464,8 +464,11 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
         model needs); the message names the scenario file.
     """
     p = {k: v["value"] for k, v in used.items() if k != "mfu"}
-    try:
+    try:  # a bad value of the scenario is its own error, not the prediction's
         validate_parameters(**p)
+    except ValueError as e:
+        raise ScenarioError(f"{scenario_path}: {e}") from None
+    try:
         plan, b = scenario_step(p)
     except ValueError as e:
         raise ScenarioError(f"{scenario_path}: mfu: predict: {e}") from None

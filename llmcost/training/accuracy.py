@@ -277,6 +277,16 @@ class MfuBand:
                     f"(that takes {MIN_CONFORMAL_ROWS} or more)")
         return f"the stated default of a regime with no published runs, {err}"
 
+    def error_note(self) -> str:
+        """The regime's step-time error in a few words (a summary row's source): centre ±
+        half-width on its n held-out runs, or, with none, that the band is the stated default
+        (``DEFAULT_BAND_FRACTION``), not a measured error of 0 on 0 runs."""
+        if not self.n:
+            return (f"no validation rows in this regime: the stated default band "
+                    f"± {self.half_width:.0%}")
+        return (f"step-time error {self.center:+.1%} ± {self.half_width:.1%} on {self.n} "
+                f"run{'s' if self.n > 1 else ''}")
+
     def describe(self) -> str:
         """One line: the MFU, its band (once) and where the band comes from (``basis``)."""
         return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} "

@@ -402,12 +402,15 @@ def check_pilot(p: Pilot) -> None:
                              f"{acc.name}'s HBM ({hbm:.3g} bytes)")
     if hbm:
         mem = memory.memory_per_gpu(model, p.plan, int(p.seq_len), recipe=p.options.recipe)
-        if mem.model_states > hbm:
-            raise ValueError(f"pilot plan {p.plan.describe()} does not fit: weights, gradients "
-                             f"and optimizer states need {mem.model_states / 1e9:.1f} GB per GPU, "
-                             f"above the {acc.name}'s {hbm / 1e9:.0f} GB; give the pilot's "
-                             "zero_stage (ZeRO shards them over data parallelism), tp or pp "
-                             "as it ran")
+        usable = hbm * (1 - memory.PUBLISHED_PLAN_RESERVE)  # a pilot ran: the whole HBM
+        if mem.model_states > usable:
+            raise ValueError(
+                f"pilot plan {p.plan.describe()} does not fit: weights, gradients and optimizer "
+                f"states need {mem.model_states / 1e9:.1f} GB per GPU, above the {acc.name}'s "
+                f"{usable / 1e9:.0f} GB usable by a plan that ran (its whole HBM: "
+                f"memory.PUBLISHED_PLAN_RESERVE; a planned run keeps {memory.DEFAULT_RESERVE:.0%} "
+                f"back, {hbm * (1 - memory.DEFAULT_RESERVE) / 1e9:.0f} GB usable); give the "
+                "pilot's zero_stage (ZeRO shards them over data parallelism), tp or pp as it ran")
 
 
 @dataclass(frozen=True)
