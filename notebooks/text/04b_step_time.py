@@ -739,9 +739,10 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
     ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
     ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
-     f"step-time error {band.center:+.1%} ± {band.half_width:.1%} on {band.n} runs"),
+     band.error_note()),
     ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
-    ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s", ""),
+    ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
+     "llmcost.step_time: global batch tokens ÷ step time"),
     ("best_plan_mfu", "predicted MFU, fastest ranked plan", best["mfu"], "", best_plan),
     ("regime_mfu_mean_abs_error", "MFU error on published runs of this regime", err, "",
      err_note)]])

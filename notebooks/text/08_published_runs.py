@@ -222,13 +222,13 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
 # **FLOP basis.** The 6ND line uses N = 37.55B, the catalogue's active-parameter count
 # (embeddings included): 6 × 37.55e9 × 14.8e12 = 3.335e24, 1.5% above the paper's rounded
 # "37B activated" (3.2856e24). The FP8 ceiling is an **assumption**: the matmul fraction measured on
-# BF16 GEMMs (0.801 of the peak, `data/efficiency.csv`) applied to the FP8 peak, because no sourced
-# FP8 GEMM measurement is in the workbook.
+# BF16 GEMMs (0.801 of the peak, `data/efficiency.csv`) applied to the FP8 peak: the claim check
+# reads its ceiling from that file, which has no FP8 row.
 #
-# The $5.576M is a plausible price of the **final run's** GPU-hours: the FLOPs fit the hours at a
-# utilisation under the ceiling and near the best published BF16 figure, and $2/GPU-h is below
-# every on-demand H100 list price in the catalogue (no H800 is listed; the H100 SXM has the same
-# compute) but not absurd for a long reservation or owned hardware. What it does not include,
+# The verdict above judges the $5.576M as a price of the **final run's** GPU-hours: the utilisation
+# the FLOPs and hours imply against the ceiling and against the best published comparable run
+# (`ds.reason` names that run and the rule that makes it comparable), and the $2/GPU-h against the
+# catalogue (`ds.price_verdict`: no H800 is listed; the H100 SXM has the same compute). What it does not include,
 # priced with the ledger's defaults (table above): exploratory and failed runs (Cottier et al.
 # 2024: total development compute is 1.2-4× the final run; the largest line), checkpoint and
 # dataset storage. The range (P10-P90) draws the exploratory fraction over Cottier et al.'s

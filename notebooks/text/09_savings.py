@@ -452,7 +452,8 @@ plots.table(side[side["difference usd"].fillna(0) != 0],
 # ## 8. Working backwards from a budget or a deadline
 #
 # Given a deadline, the fewest GPUs whose main run (failures included) ends in time; given a
-# budget, the most tokens whose whole bill fits, on those GPUs; and the compute-optimal model
+# budget, the most tokens whose whole bill fits (with both, on the GPU count that buys the most
+# tokens within the deadline); and the compute-optimal model
 # size for the FLOPs that budget buys (`levers.fit_budget`; in a terminal,
 # `llmcost estimate --scenario FILE --budget-usd … --deadline-days …`). The wall clock falls as
 # GPUs are added until failures grow faster than the work shrinks, so some deadlines cannot be met
