@@ -53,7 +53,7 @@ def test_fixed_fields_are_kept():
 
 @pytest.mark.parametrize("extra, message", [
     (dict(tp=3, pp=4, dp=0, cp=1, ep=1, zero_stage=1, recompute="none", micro_batch_size=1,
-          pp_schedule="1f1b", pp_virtual_stages=1), "tp·pp·cp = 3·4·1 = 12 must divide"),
+          pp_schedule="1f1b", pp_virtual_stages=1), "tp=3 × pp=4 = 12 must divide n_gpus=2048"),
     (dict(tp=8, pp=7, dp=0, cp=1, ep=1, zero_stage=1, recompute="none", micro_batch_size=1,
           pp_schedule="1f1b", pp_virtual_stages=1), "must divide n_gpus"),
     (dict(zero_stage=5), "zero_stage=5 must be one of"),
