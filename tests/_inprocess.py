@@ -18,6 +18,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from llmcost.present.plots import ticks_computed_once  # noqa: E402
 
 
 def code_cells(nb: Path) -> list[tuple[int, str, dict]]:
@@ -57,7 +58,11 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
                 ns.update(params)
             if draw is not None:
                 for num in plt.get_fignums():
-                    plt.figure(num).canvas.draw()
+                    fig = plt.figure(num)
+                    # each axis's ticks worked out once per draw, as a report kernel prints a
+                    # figure (plots.ticks_computed_once: the same pixels)
+                    with ticks_computed_once(fig):
+                        fig.canvas.draw()
                     draw.append((Path(nb).stem, i))
             plt.close("all")
     return out.getvalue()
