@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import asdict, dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -583,6 +583,12 @@ class ModelSpec:
         Megatron-LM's ``num_floating_point_operations``; attention core per query head as in
         PaLM App. B (12·L·H·Q·T for training with a full mask).
         """
+        if _memoisable(seq_len, training, causal, recompute):
+            return dict(_breakdown_memo(self, seq_len, training, causal, recompute))
+        return self._flops_breakdown(seq_len, training, causal, recompute)
+
+    def _flops_breakdown(self, seq_len, training, causal, recompute) -> dict:
+        """``flops_per_token_breakdown``'s formula (see there)."""
         training, causal = as_flag(training, "training"), as_flag(causal, "causal")
         if recompute not in RECOMPUTE_MODES:
             raise ValueError(f"recompute={recompute!r} must be one of {RECOMPUTE_MODES}")
@@ -945,3 +951,21 @@ HF_FAMILY_READERS = {
     "gemma2": _hf_dense, "gemma3": _hf_dense, "gemma3_text": _hf_dense,
     "gpt_oss": _hf_gpt_oss, "deepseek_v2": _hf_mla, "deepseek_v3": _hf_mla,
 }
+
+
+def _memoisable(seq_len, training, causal, recompute) -> bool:
+    """Whether a ``flops_per_token_breakdown`` call is one of scalars that ``_breakdown_memo``
+    may answer (a valid call of the same figures always gives the same dict)."""
+    return (seq_len is None or (isinstance(seq_len, (int, float, np.integer, np.floating))
+                                and not isinstance(seq_len, bool))) \
+        and type(training) is bool and type(causal) is bool and isinstance(recompute, str)
+
+
+@lru_cache(maxsize=4096)
+def _breakdown_memo(spec: "ModelSpec", seq_len, training: bool, causal: bool,
+                    recompute: str) -> dict:
+    """``ModelSpec._flops_breakdown`` memoised for scalar calls (the specs are frozen): the
+    step-time engine asks the same model and sequence length several times per plan and again
+    for every plan; callers get a copy of the dict of floats."""
+    return spec._flops_breakdown(seq_len, training, causal, recompute)
+
