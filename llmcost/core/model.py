@@ -962,7 +962,7 @@ def _memoisable(seq_len, training, causal, recompute) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _breakdown_memo(spec: "ModelSpec", seq_len, training: bool, causal: bool,
+def _breakdown_memo(spec: ModelSpec, seq_len, training: bool, causal: bool,
                     recompute: str) -> dict:
     """``ModelSpec._flops_breakdown`` memoised for scalar calls (the specs are frozen): the
     step-time engine asks the same model and sequence length several times per plan and again
