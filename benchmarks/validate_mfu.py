@@ -169,6 +169,16 @@ def main():
     fp8_accumulation_report()
 
 
+def print_moved(per_regime, off_word: str = "", on_word: str = "") -> None:
+    """The regimes whose held-out mean |error| moves with a mechanism (beyond
+    ``accuracy.REGIME_CHANGE_TOLERANCE``), one line each: off -> on and the regime's noise."""
+    moved = per_regime[(per_regime["on"] - per_regime["off"]).abs()
+                       > accuracy.REGIME_CHANGE_TOLERANCE]
+    for label, r in moved.iterrows():
+        print(f"   {label:56s} n {int(r['n']):2d}  {off_word}{r['off']:6.1%} -> "
+              f"{on_word}{r['on']:6.1%} (noise {r['noise']:.1%})")
+
+
 def fp8_accumulation_report():
     """Item 15: Hopper's backward FP8 GEMMs without fast accumulation
     (``accuracy.fp8_split_accumulator_comparison``: every row with the backward FP8 GEMMs at the
@@ -180,11 +190,7 @@ def fp8_accumulation_report():
           f"accumulation: x{gemm.FP8_SLOW_ACCUMULATION:.2f} the forward's time (Transformer "
           "Engine _2X_ACC_DGRAD / _2X_ACC_WGRAD, torchao's grad GEMMs; pytorch/ao #2377: 1.1-1.2x), "
           "held-out mean |error| per regime that moves, without -> with:")
-    moved = per_regime[(per_regime["on"] - per_regime["off"]).abs()
-                       > accuracy.REGIME_CHANGE_TOLERANCE]
-    for label, r in moved.iterrows():
-        print(f"   {label:56s} n {int(r['n']):2d}  {r['off']:6.1%} -> {r['on']:6.1%} "
-              f"(noise {r['noise']:.1%})")
+    print_moved(per_regime)
     print(f"   all held-out rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%}; "
           f"FP8 rows {verdict['fp8_mean'][0]:.1%} -> {verdict['fp8_mean'][1]:.1%}; FP8:BF16 "
           f"pairs within 10 %: {verdict['fp8_pairs_within'][0]} -> "
@@ -205,11 +211,7 @@ def cp_and_device_report():
     print("14. Context parallelism's K/V exchange: exposed (one all-gather, Llama 3 §3.3.2) vs "
           "each row's own (Transformer Engine's overlapped ring on Megatron-Core / NeMo stacks), "
           "held-out mean |error| per regime that moves:")
-    moved = per_regime[(per_regime["on"] - per_regime["off"]).abs()
-                       > accuracy.REGIME_CHANGE_TOLERANCE]
-    for label, r in moved.iterrows():
-        print(f"   {label:56s} n {int(r['n']):2d}  exposed {r['off']:6.1%} -> ring {r['on']:6.1%} "
-              f"(noise {r['noise']:.1%})")
+    print_moved(per_regime, "exposed ", "ring ")
     print(f"   all held-out rows {verdict['all_mean'][0]:.1%} -> {verdict['all_mean'][1]:.1%}; "
           f"worse beyond noise in {verdict['worse']} regime(s); A100 Megatron mean "
           f"{verdict['a100_megatron_mean']:.1%}, max {verdict['a100_megatron_max']:.1%}; "

@@ -1471,15 +1471,22 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
     return list(range(step, top + 1, step)), f"fewest multiple of {step}"
 
 
+def _candidates(counts: tuple, dl: float) -> tuple:
+    """``_deadline_counts``' (candidates, description), refused with the deadline named when
+    no GPU count up to 64× the scenario's splits its plan."""
+    cands, what = counts
+    if not cands:
+        raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
+                         "its plan (check tp, pp, cp and global_batch_tokens)")
+    return cands, what
+
+
 def _gpus_for_deadline(s: dict, dl: float, counts: tuple) -> dict:
     """The fewest GPUs among ``counts`` (``_deadline_counts``: sorted candidates, and their
     description) whose main run's wall clock (failures included) is at most ``dl`` days:
     doubling, then bisection (the wall clock falls as GPUs are added, until failures of the
     larger job outweigh them; up to 64× the scenario's count)."""
-    cands, what = counts
-    if not cands:
-        raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
-                         "its plan (check tp, pp, cp and global_batch_tokens)")
+    cands, what = _candidates(counts, dl)
     n0 = int(_get(s, "n_gpus"))
     memo = {}
 
@@ -1536,10 +1543,7 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
     meets the deadline for the budget's tokens on the scenario's GPUs (or, if none does, the
     count with the shortest run), then climb to a neighbouring count while it fits more tokens
     (T is taken as unimodal in n: an assumption of this search, true of the two trends above)."""
-    cands, what = counts
-    if not cands:
-        raise ValueError(f"deadline_days={dl!r}: no GPU count up to 64× the scenario's splits "
-                         "its plan (check tp, pp, cp and global_batch_tokens)")
+    cands, what = _candidates(counts, dl)
     t0 = float(_get(s, "train_tokens"))
     memo = {}
 
