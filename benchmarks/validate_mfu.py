@@ -680,7 +680,7 @@ def zero3_with_nic_aggregation(run_id: str) -> float:
     """Predicted MFU of one DeepSpeed ZeRO-3 row of Narayanan et al. 2021 Table 2 with
     ``fsdp_nic_aggregation=True`` (the alternative the 175B calibration rows rejected)."""
     r = llmcost.load_published_runs().set_index("run_id").loc[run_id]
-    c = pd.read_csv(llmcost.catalog.DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    c = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
     c = c.loc[run_id]
     s, n = int(r["seq_len"]), int(r["n_accelerators"])
     spec = step.gpt_model(run_id, int(r["layers"]), int(r["d_model"]), int(r["n_heads"]))
