@@ -1,6 +1,7 @@
 """Train, fine-tune, distil or retrieve? (llmcost.bill.alternatives, `llmcost estimate
 --alternatives`): every route priced from the ledger's own lines."""
 
+import numpy as np
 import pytest
 
 from llmcost.bill import alternatives as al
@@ -83,3 +84,16 @@ def test_lora_on_mla_is_not_modelled_and_says_so():
     assert r.loc["LoRA fine-tune"].how.startswith("not modelled")
     assert r.loc["LoRA fine-tune", "total_usd"] != r.loc["LoRA fine-tune", "total_usd"]  # NaN
     assert r.drop(index="LoRA fine-tune").total_usd.gt(0).all()
+
+
+def test_a_teacher_too_big_for_the_gpus_leaves_distillation_unpriced():
+    # A new-user trial: notebook 09 stopped on a 40 GB A100 scenario. By hand: Llama 3.1 405B's
+    # FP8 weights are 405e9 B / 8 = 50.7 GB per GPU at TP 8, above an A100-40GB's usable HBM,
+    # so the distillation route says so (NaN) and every other route is priced.
+    sc = {"model": "qwen3-4b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e12,
+          "seq_len": 4096, "mfu": 0.45, "price_usd_per_gpu_hour": 0.9,
+          "global_batch_tokens": 2097152}
+    r = al.price_routes(sc).set_index("route")
+    assert np.isnan(r.loc["distillation", "total_usd"])
+    assert r.loc["distillation", "how"].startswith("not priced: the teacher llama-3.1-405b")
+    assert r.drop(index="distillation")["total_usd"].notna().all()

@@ -8,6 +8,7 @@ tok/s per node at 16,384 tokens per device and 4,096-token prompts). DeepSeek-V3
 = 50 GB/s, 96% achievable (data/efficiency.csv).
 """
 
+import pandas as pd
 import pytest
 
 import llmcost
@@ -512,3 +513,15 @@ def test_fp4_checkpoint_prices_its_kept_modules_at_their_precision():
     for bad in ({"ffn_routed_experts": "bf16"}, {"attention": "fp6"}, ["attention"]):
         with pytest.raises(ValueError, match="kept_weight_dtype"):
             setups.ep_step(m, acc, kept_weight_dtype=bad, **kw)
+
+
+def test_api_prices_keep_a_model_whose_deployment_does_not_fit_the_gpu():
+    # A new-user trial: notebook 05 stopped on a 40 GB A100 scenario. By hand: DeepSeek-V3's
+    # published decode pool holds 256 sequences per GPU beside 671B / 72 x 1 B of FP8 weights
+    # (9.3 GB); a 40 GB A100 (38.7 GB usable) holds fewer, so its row is kept, not priced.
+    d = setups.api_price_comparison("A100-40GB", 0.9, prompt_tokens=1000, output_tokens=250)
+    ds = d[d["model"] == "deepseek-v3"].iloc[0]
+    assert ds["set_up"].startswith("not modelled on A100-40GB: ") and "does not fit" in ds["set_up"]
+    assert pd.isna(ds["modelled_usd_per_m_output"]) and pd.isna(ds["margin_output"])
+    dense = d[d["model"] != "deepseek-v3"]
+    assert dense["modelled_usd_per_m_output"].notna().all()

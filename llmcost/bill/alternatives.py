@@ -175,11 +175,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     b = build_ledger({**scenario, "ledger_cpt_tokens": goal.cpt_tokens,
                       "ledger_sft_tokens": goal.sft_tokens})
     lora, lora_how = _lora_route(scenario, goal)
-    teacher = build_ledger({**scenario, "ledger_synthetic_tokens": goal.distil_tokens,
-                            "ledger_synthetic_model": goal.teacher,
-                            "ledger_synthetic_usd_per_mtok": None,
-                            "serve_weight_dtype": goal.teacher_weight_dtype})
-    student = build_ledger({**scenario, "ledger_sft_tokens": goal.distil_tokens})
+    distil, distil_how = _distil_route(scenario, goal)
     fig = b.figures
     # serving keys and lifetime demand: the scenario's, else the default scenario's
     s = {**load_scenario(SCENARIO_DIR / "default.yaml"), **point_scenario(dict(scenario))}
@@ -197,7 +193,6 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
     index_usd = goal.rag_corpus_tokens * index.usd_per_m_input / 1e6
 
     sft, cpt = b.usd("post.sft"), b.usd("post.cpt")
-    syn, stud = teacher.usd("data.synthetic"), student.usd("post.sft")
     # the scenario's own bill: its exploratory line nets out the post-training it bills, so it
     # is read from the scenario as given, not from the ledger with the routes' tokens
     pre = build_ledger(scenario).usd("compute.")
@@ -212,10 +207,7 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
         ("full fine-tune (SFT)", sft, base,
          f"post.sft: {b.line('post.sft').how}", no_people),
         ("LoRA fine-tune", lora, base, lora_how, no_people + "; serving many adapters"),
-        ("distillation", syn + stud, base,
-         f"data.synthetic (teacher {goal.teacher} in {goal.teacher_weight_dtype}, "
-         f"{goal.distil_tokens:.3g} tokens served) "
-         f"${syn:,.0f} + the student's SFT on them ${stud:,.0f}", no_people),
+        ("distillation", distil, base, distil_how, no_people),
         ("retrieval augmentation (RAG)", index_usd, rag,
          f"index: {goal.rag_corpus_tokens:.3g} tokens through {goal.index_model} at "
          f"${index.usd_per_m_input:.4g}/M input = ${index_usd:,.0f}; every prompt "
@@ -226,6 +218,29 @@ def price_routes(scenario: dict, goal: Goal | None = None) -> pd.DataFrame:
          "the people who write and test the prompts"),
     ]
     return _route_frame(rows, requests, goal, spec.name)
+
+
+def _distil_route(scenario: dict, goal: Goal) -> tuple:
+    """(USD, how) of the distillation route: the ledger's ``data.synthetic`` line (the teacher's
+    ``distil_tokens`` priced as served tokens on the scenario's GPUs) plus the student's
+    ``post.sft`` on them; NaN and "not priced" when the teacher cannot be served on one
+    scale-up domain of the scenario's GPU (``inference.choose_serving_tp``: e.g. Llama 3.1 405B
+    on 8 A100-40GB, 50.7 GB of FP8 weights per GPU at TP 8)."""
+    try:
+        teacher = build_ledger({**scenario, "ledger_synthetic_tokens": goal.distil_tokens,
+                                "ledger_synthetic_model": goal.teacher,
+                                "ledger_synthetic_usd_per_mtok": None,
+                                "serve_weight_dtype": goal.teacher_weight_dtype})
+    except ValueError as e:
+        if "cannot be served" not in str(e):
+            raise
+        return float("nan"), (f"not priced: the teacher {goal.teacher} cannot be served on the "
+                              f"scenario's GPUs ({str(e).split(': ', 1)[-1]})")
+    student = build_ledger({**scenario, "ledger_sft_tokens": goal.distil_tokens})
+    syn, stud = teacher.usd("data.synthetic"), student.usd("post.sft")
+    return syn + stud, (f"data.synthetic (teacher {goal.teacher} in "
+                        f"{goal.teacher_weight_dtype}, {goal.distil_tokens:.3g} tokens served) "
+                        f"${syn:,.0f} + the student's SFT on them ${stud:,.0f}")
 
 
 def _lora_route(scenario: dict, goal: Goal) -> tuple:

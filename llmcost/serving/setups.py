@@ -754,6 +754,10 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
     ``prefix_cached_prefill`` (half the prompt cached, tp 8 for an MoE model's attention
     replica is not modelled: an MoE model's cached-input cost is left empty).
 
+    A listed model whose deployment does not fit ``accelerator`` (DeepSeek-V3's 256 sequences
+    per decode GPU beside its weights on a 40 GB A100) keeps its row, the modelled figures NaN
+    and ``set_up`` saying why.
+
     Returns
     -------
     DataFrame: provider, model, dated, list and modelled USD per M input / cached input /
@@ -762,28 +766,15 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
     rows = []
     for _, r in load_api_prices().iterrows():
         m = serving_model(r["model"])
-        cached = math.nan
-        if m.is_moe:
-            d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
-                                      prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                                      engine=engine, **MOE_DEPLOYMENT)
-            usd_in, usd_out = d.usd_per_m_input, d.usd_per_m_output
-            how = (f"P/D disaggregated, prefill EP{MOE_DEPLOYMENT['prefill_ep']}, decode "
-                   f"EP{MOE_DEPLOYMENT['decode_ep']}, TPOT {d.expected_tpot_s * 1e3:.0f} ms")
-        else:
-            best = cheapest_setup(m, accelerator, price_usd_per_gpu_hour,
-                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                                  max_tpot_s=max_tpot_s, engine=engine, weight_dtype="fp8",
-                                  kv_dtype="fp8")
-            usd_in, usd_out = best["expected_usd_per_m_input"], best["expected_usd_per_m_output"]
-            pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
-                                       prompt_tokens=prompt_tokens,
-                                       cached_tokens=prompt_tokens // 2,
-                                       batch=int(best["batch"]), weight_dtype="fp8",
-                                       kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
-            cached = pc["expected_usd_per_m_cached_input"]
-            how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
-                   f"{best['expected_tpot_s'] * 1e3:.0f} ms")
+        try:
+            usd_in, cached, usd_out, how = _api_row_cost(m, accelerator, price_usd_per_gpu_hour,
+                                                         prompt_tokens, output_tokens,
+                                                         max_tpot_s, engine)
+        except ValueError as e:  # the deployment does not fit this GPU: said, not priced
+            if "does not fit" not in str(e) and "cannot be served" not in str(e):
+                raise
+            usd_in = cached = usd_out = math.nan
+            how = f"not modelled on {accelerator}: {e}"
         lc = r["usd_per_m_cached_input"]
         rows.append({"provider": r["provider"], "model": m.name, "dated": r["dated"],
                      "list_usd_per_m_input": r["usd_per_m_input"],
@@ -798,6 +789,35 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
                      "margin_output": 1 - usd_out / r["usd_per_m_output"],
                      "set_up": how, "source": r["source"]})
     return pd.DataFrame(rows)
+
+
+def _api_row_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens, output_tokens,
+                  max_tpot_s, engine) -> tuple:
+    """``api_price_comparison``'s modelled (USD per M input, cached input, output, set-up) of
+    one listed model (see there); ``ValueError`` when its deployment does not fit the GPU."""
+    cached = math.nan
+    if m.is_moe:
+        d = disaggregated_serving(m, accelerator, price_usd_per_gpu_hour,
+                                  prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                  engine=engine, **MOE_DEPLOYMENT)
+        usd_in, usd_out = d.usd_per_m_input, d.usd_per_m_output
+        how = (f"P/D disaggregated, prefill EP{MOE_DEPLOYMENT['prefill_ep']}, decode "
+               f"EP{MOE_DEPLOYMENT['decode_ep']}, TPOT {d.expected_tpot_s * 1e3:.0f} ms")
+    else:
+        best = cheapest_setup(m, accelerator, price_usd_per_gpu_hour,
+                              prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                              max_tpot_s=max_tpot_s, engine=engine, weight_dtype="fp8",
+                              kv_dtype="fp8")
+        usd_in, usd_out = best["expected_usd_per_m_input"], best["expected_usd_per_m_output"]
+        pc = prefix_cached_prefill(m, accelerator, price_usd_per_gpu_hour,
+                                   prompt_tokens=prompt_tokens,
+                                   cached_tokens=prompt_tokens // 2,
+                                   batch=int(best["batch"]), weight_dtype="fp8",
+                                   kv_dtype="fp8", tp=int(best["tp"]), engine=engine)
+        cached = pc["expected_usd_per_m_cached_input"]
+        how = (f"TP{int(best['tp'])} batch {int(best['batch'])}, TPOT "
+               f"{best['expected_tpot_s'] * 1e3:.0f} ms")
+    return usd_in, cached, usd_out, how
 
 
 # ------------------------------------------------------------------------------ multi-node dense

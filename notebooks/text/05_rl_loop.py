@@ -536,9 +536,13 @@ plots.table(prices.drop(columns=["source"]),
 # %%
 # NBVAL_CHECK_OUTPUT
 for _, r in prices.iterrows():
-    print(f"{r['provider']} {r['model']} ({r['dated']}): list ${r['list_usd_per_m_input']:.2f} in / "
-          f"${r['list_usd_per_m_output']:.2f} out per M; modelled ${r['modelled_usd_per_m_input']:.3f}"
-          f" / ${r['modelled_usd_per_m_output']:.3f} at ${price:.2f}/GPU-h ({r['set_up']}): "
+    head = (f"{r['provider']} {r['model']} ({r['dated']}): list ${r['list_usd_per_m_input']:.2f} "
+            f"in / ${r['list_usd_per_m_output']:.2f} out per M; ")
+    if pd.isna(r["modelled_usd_per_m_output"]):  # its deployment does not fit this GPU
+        print(head + r["set_up"])
+        continue
+    print(head + f"modelled ${r['modelled_usd_per_m_input']:.3f} / "
+          f"${r['modelled_usd_per_m_output']:.3f} at ${price:.2f}/GPU-h ({r['set_up']}): "
           f"margin {r['margin_input']:.0%} on input, {r['margin_output']:.0%} on output")
 
 # %% [markdown]
