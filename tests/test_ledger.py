@@ -569,7 +569,7 @@ def test_estimate_json_and_csv():
             want = ln[f"{c}_usd"]
             got = rows[key][f"{c}_usd"]
             assert (got == "" if want is None else float(got) == pytest.approx(want, rel=1e-9))
-    assert {r["range_state"] for r in rows.values()} == {data["bill.range_state"]}
+    assert {r["bill_range_state"] for r in rows.values()} == {data["bill.range_state"]}
 
 
 def test_estimate_compare():

@@ -341,7 +341,7 @@ def test_estimate_json_and_csv_carry_percentiles_per_line(ranged_yaml):
     assert js["bill.ranges"]["ledger_exploratory_fraction"] == "triangular 0.2 / 1.19 / 3"
     csv = _cli("estimate", "--scenario", str(ranged_yaml), "--samples", "2000", "--format",
                "csv").stdout.splitlines()
-    assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd,range_state")
+    assert csv[0].endswith("mean_usd,p10_usd,p50_usd,p90_usd,bill_range_state")
 
 
 def test_report_bill_carries_the_ranges(ranged_yaml):

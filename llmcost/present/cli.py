@@ -353,7 +353,7 @@ def _estimate(args) -> int:
         table = bill.table()
         for c in ("mean", "p10", "p50", "p90"):
             table[f"{c}_usd"] = [s[c].get(k) for k in table["key"]]
-        table["range_state"] = head.state if head is not None else "none"
+        table["bill_range_state"] = head.state if head is not None else "none"
         # the warnings the text prints, one row each after the lines: key "warning", the text
         # in "line", status "warning", no dollar figure
         warn_rows = pd.DataFrame([{"key": "warning", "line": w, "status": "warning"}
