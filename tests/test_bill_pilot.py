@@ -160,7 +160,7 @@ def test_the_headline_ranges_a_pilots_mfu_by_its_band_beside_a_price_range():
     m = head.point.figures["mfu"]
     assert m == pytest.approx(got["value"], rel=1e-6) and got["low"] < m < got["high"]
     # a measured band, not an illustrative spread (a new-user trial read "illustrative")
-    assert head.kinds["mfu"] == "predicted" and "pilot" in head.sources["mfu"]
+    assert head.kinds["mfu"] == "pilot" and "pilot" in head.sources["mfu"]
     assert head.state == "scenario"  # the price is the scenario's own range
     drawn = head.draws.inputs["mfu"]
     assert got["low"] <= drawn.min() < m < drawn.max() <= got["high"]
@@ -186,3 +186,12 @@ def test_a_fixed_plans_pilot_band_is_the_band_the_bill_draws(tmp_path):
         "mfu"]
     assert (rng.low, rng.mode, rng.high) == pytest.approx((cal["low"], cal["value"], cal["high"]),
                                                           rel=1e-9)
+
+
+def test_a_pilots_band_is_named_as_the_pilots():
+    # A new-user trial read a pilot's band as "the step-time model's band on its predicted MFU":
+    # the headline names where the MFU's range comes from, by kind (ledger.range_basis).
+    assert ledger.range_basis({"mfu": "pilot"}) == (
+        "the pilot's extrapolation band on its MFU (the scenario ranges nothing else)")
+    assert ledger.headline_state({"mfu": "pilot", "price_usd_per_gpu_hour": "illustrative"}) \
+        == "predicted"

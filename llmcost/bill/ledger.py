@@ -1743,7 +1743,7 @@ def input_words(key: str) -> str:
 #: Each input of a headline range, by how it was set (``Headline.kinds``): ``scenario`` (a
 #: ``Range`` the scenario gives), ``predicted`` (the step-time model's band on ``mfu: predict``),
 #: ``illustrative`` (a sourced spread of ``illustrative_ranges`` on a value given as one number).
-RANGE_KINDS = ("scenario", "predicted", "illustrative")
+RANGE_KINDS = ("scenario", "predicted", "pilot", "illustrative")
 
 #: The rule of the headline's ranges, as a reader reads it.
 HEADLINE_RULE = ("the MFU, the GPU-hour price and the exploratory compute are ranged wherever "
@@ -1783,12 +1783,13 @@ class Headline(NamedTuple):
 
 def headline_state(kinds: dict) -> str:
     """Where a headline's ranges come from, one of three: 'scenario' (the scenario ranges at
-    least one input itself), 'predicted' (its only own range is the predicted MFU's band) or
+    least one input itself), 'predicted' (its only own range is the MFU's band: the step-time
+    model's on a predicted MFU, kind 'predicted', or a pilot's extrapolation, kind 'pilot') or
     'illustrative' (it gives every input as one number)."""
     if not isinstance(kinds, dict) or any(v not in RANGE_KINDS for v in kinds.values()):
         raise ValueError(f"kinds={kinds!r} must map ranged inputs to one of {RANGE_KINDS}")
     vals = set(kinds.values())
-    return "scenario" if "scenario" in vals else "predicted" if "predicted" in vals \
+    return "scenario" if "scenario" in vals else "predicted" if vals & {"predicted", "pilot"} \
         else "illustrative"
 
 
@@ -1811,6 +1812,8 @@ def range_basis(kinds: dict) -> str:
         parts.append(f"the scenario's ranges on {_and(words['scenario'])}")
     if words["predicted"]:
         parts.append("the step-time model's band on its predicted MFU")
+    if words["pilot"]:
+        parts.append("the pilot's extrapolation band on its MFU")
     out = " and ".join(parts)
     if words["illustrative"]:
         out += (f"; illustrative spreads on {_and(words['illustrative'])}, which the scenario "
@@ -1865,7 +1868,7 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
     kinds = {**{k: "scenario" if isinstance(given.get(k), Range) else "predicted" for k in own},
              **{k: "illustrative" for k in ill}}
     if "mfu" in ill and pilot_given(point.scenario):
-        kinds["mfu"] = "predicted"  # the pilot's extrapolation band: measured, not illustrative
+        kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
     sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
                       else "the step-time model's error band on its predicted MFU")
                   for k in own}, **{k: why for k, (_, why) in ill.items()}}
