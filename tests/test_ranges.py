@@ -638,3 +638,31 @@ def test_one_range_per_bill_the_index_and_notebook_00_draw_the_same(tmp_path):
     for k in ("p10", "p50", "p90"):
         assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k
     assert own.total_usd == pytest.approx(index["bill.total_usd"], rel=1e-9)
+
+
+def test_a_pilot_scenarios_notebook_00_draws_the_index_range(tmp_path):
+    """A new-user trial: with two pilots, the index gave P10-P90 $70.9M-$141M and notebook 00
+    $61.7M-$132M (the notebook received the calibrated MFU as a plain number and drew an
+    illustrative spread around it). Notebook 00 now receives the pilots' band as the range the
+    bill draws (low-high, peaked at the calibrated MFU), so both pages give the same figures."""
+    import yaml
+
+    from llmcost import report
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    sc = {"model": "llama-3.1-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
+          "train_tokens": 15e12, "seq_len": 8192, "global_batch_tokens": 16777216, "tp": 8,
+          "pp": 4, "pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 800, "tp": 8, "pp": 4},
+                             {"n_gpus": 256, "tokens_per_s_per_gpu": 760, "tp": 8, "pp": 4}]}
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(sc), encoding="utf-8")
+    plan = report.plan_report(path, ["00"])
+    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared, None)
+    cal = plan.scenario["_mfu_calibration"]
+    assert params["pilot"] == [] and params["mfu"]["mode"] == pytest.approx(cal["value"])
+    assert params["mfu"]["low"] <= cal["low"] and params["mfu"]["high"] >= cal["high"]
+    own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
+    page = ledger.headline_draws(own.scenario, samples=20_000, seed=0).draws.percentiles()
+    index = report._bill(plan.values, plan.scenario, samples=20_000)
+    for k in ("p10", "p50", "p90"):
+        assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k

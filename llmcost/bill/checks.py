@@ -253,7 +253,8 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         if mfu_predicted:
             out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                      seq_len=values.get("seq_len")).warnings)
-        if not mfu_predicted:
+        piloted = bool(values.get("pilot") or values.get("ledger_pilot_tokens_per_s_per_gpu"))
+        if not mfu_predicted and not piloted:  # a pilot's MFU is measured, not a given figure
             band = band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                  seq_len=values.get("seq_len"))
             line = given_vs_predicted_mfu(mfu, b, band, plan)

@@ -957,10 +957,14 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
         if run.html is not None:
             result.html.append(out_dir / run.html.name)
             summary["notebooks"][nb.stem] = run.rows
-            if "_mfu_prediction" in scenario:  # notebook 00 sees a number: say where it came from
+            source = (predicted_mfu_source(scenario["_mfu_prediction"])
+                      if "_mfu_prediction" in scenario else
+                      f"the pilots' calibration ({scenario['_mfu_calibration']['from']})"
+                      if "_mfu_calibration" in scenario else None)
+            if source:  # notebook 00 sees a number (or a range): say where it came from
                 for r in summary["notebooks"][nb.stem]:
                     if r.get("key") == "bill_mfu":
-                        r["note"] = predicted_mfu_source(scenario["_mfu_prediction"])
+                        r["note"] = source
         result.notebooks.append(out_dir / nb.name)
     summary["warnings"][:0] = failures
     if "_mfu_prediction" in scenario:
@@ -1050,6 +1054,13 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
         # the MFU is the pilots' already (calibrate_pilot_mfu); a page without the plan keys
         # would extrapolate them again to the notebooks' default plan (bill.pilot.pilot_mfu)
         params["pilot"] = []
+        cal = scenario["_mfu_calibration"]
+        if "mfu" in params and cal.get("high", 0.0) > cal.get("low", 0.0):
+            # ... and draws it over the pilots' band, as the index's bill does
+            # (ledger._pilot_mfu_range: low-high peaked at the calibrated MFU)
+            m = float(cal["value"])
+            params["mfu"] = Range("triangular", low=min(cal["low"], m), mode=m,
+                                  high=max(cal["high"], m)).to_yaml()
     return params
 
 
