@@ -290,10 +290,13 @@ def prediction_evidence(band) -> str:
     pred = band.mfu_bf16_basis if band.mfu_bf16_basis is not None else band.mfu
     if pred > band.regime_best:
         return (f"that prediction is above every one of the {band.n} held-out published "
-                f"run(s) of its regime ({band.regime}; best {band.regime_best:.0%}, "
-                f"{band.regime_best_source}): an extrapolation, so trust the comparison less")
+                f"run(s) of its regime ({band.regime}; the highest of them "
+                f"{band.regime_best:.0%}, {band.regime_best_source}; the regime's runs, not the "
+                "comparable-run rule of notebooks 04b and 09): an extrapolation, so trust the "
+                "comparison less")
     return (f"the prediction lies within the {band.n} held-out published run(s) of its regime "
-            f"({band.regime}; best {band.regime_best:.0%}, {band.regime_best_source})")
+            f"({band.regime}; the highest of them {band.regime_best:.0%}, "
+            f"{band.regime_best_source})")
 
 
 #: What each exposed-communication part is, and whether the model may be pessimistic about it.
