@@ -264,3 +264,19 @@ def test_a_phase_with_its_own_mfu_is_not_said_to_reuse_the_main_runs(tmp_path):
     js = json.loads(run_cli("estimate", "--scenario", str(_write(tmp_path, sc)),
                             "--format", "json").stdout)
     assert not any(w.startswith("phases[0]") for w in js["warnings"])
+
+
+def test_check_prices_the_rl_line_at_the_rollout_tp_the_report_chooses(tmp_path):
+    """A new-user trial: `check --scenario` stopped ("at rl_rollout_tp=4: raise rl_rollout_tp")
+    on a scenario `estimate` and `report` accept, because it priced the RL line from the file's
+    keys, not the report's resolved ones. By hand: Llama 3.1 405B in BF16 is 811 GB, 203 GB per
+    GPU at the notebooks' rollout TP 4, above a B200's usable HBM; at TP 8, 101 GB fits."""
+    sc = {"model": "llama-3.1-405b", "accelerator": "B200", "n_gpus": 1024, "mfu": 0.4,
+          "train_tokens": 1e12, "seq_len": 8192, "global_batch_tokens": 8388608,
+          "rl_iterations": 100, "rl_gpus": 64}
+    r = run_cli("check", "--scenario", str(_write(tmp_path, sc)), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    rl = next(x for x in got["left_out"] if x["key"] == "post.rl")
+    assert rl["status"] == "modelled" and rl["usd"] > 0
+    assert "rl_rollout_tp" in got["left_out_keys"]

@@ -844,8 +844,10 @@ def _check(args) -> int:
             planned = plan_report(args.scenario, ["00"])
             sc = load_scenario(args.scenario)
             run = {k: sc[k] for k in _CHECK_RUN_KEYS if k in sc}
-            # the lines the claim leaves out are the scenario's where it gives them
-            left_keys = {k: v for k, v in sc.items() if k.startswith(LEFT_OUT_KEY_PREFIXES)
+            # the lines the claim leaves out are the scenario's where it gives them, as the
+            # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
+            left_keys = {k: v for k, v in planned.scenario.items()
+                         if k.startswith(LEFT_OUT_KEY_PREFIXES)
                          and not k.startswith("ledger_pilot")}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
