@@ -708,6 +708,13 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     # the risk follows what changes: another generation, another vendor
     assert lv.hardware_change("A100-80GB", "H100-SXM").startswith("another NVIDIA generation")
     assert lv.hardware_change("H100-SXM", "MI300X").startswith("another vendor (NVIDIA → AMD)")
+    # a second trial: MI325X is the MI300X's CDNA 3 (AMD's MI325X page), and B200 -> GB300 keeps
+    # the Blackwell kernels but moves to a 72-GPU NVLink domain with Grace hosts
+    assert lv.hardware_change("MI300X", "MI325X").startswith("the same generation (CDNA 3)")
+    moved = lv.hardware_change("B200", "GB300-NVL72")
+    assert moved.startswith("the same generation (Blackwell)")
+    assert "a 72-GPU scale-up domain (8 before)" in moved and "Grace" in moved
+    assert "another system" not in lv.hardware_change("H200", "H100-SXM")
     assert lv.hardware_change("B200", "GB200-NVL72").startswith("the same generation (Blackwell)")
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")

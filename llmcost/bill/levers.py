@@ -749,6 +749,13 @@ OWNED_PRICE_SOURCE = ("owned: purchase price amortised with energy (llmcost.pric
                       "owned_usd_per_gpu_hour, ledger_owned_usd_per_gpu)")
 
 
+#: Accelerators of one architecture that ``accuracy.gpu_generation`` names one by one: AMD's
+#: Instinct MI325X is the MI300X's CDNA 3 architecture with HBM3E (AMD Instinct MI325X
+#: accelerator page and data sheet, https://www.amd.com/en/products/accelerators/instinct/mi300/
+#: mi325x.html: "AMD CDNA 3 architecture").
+_ARCHITECTURES = {"MI300X": "CDNA 3", "MI325X": "CDNA 3"}
+
+
 def hardware_change(before: str, after: str) -> str:
     """What moving from accelerator ``before`` to ``after`` risks, by what changes: the same
     GPU generation (``accuracy.gpu_generation``: H100, H800 and H200 are all Hopper; B200 and
@@ -756,10 +763,15 @@ def hardware_change(before: str, after: str) -> str:
     vendor (``vendor`` of data/accelerators.csv) re-tunes them; another vendor ports to its
     stack (CUDA to ROCm, XLA or SynapseAI). Capacity must be found in every case."""
     a, b = load_accelerator(before), load_accelerator(after)
-    gen = gpu_generation(a.name)
-    if gen == gpu_generation(b.name) and a.vendor == b.vendor:
+    gen = _ARCHITECTURES.get(a.name, gpu_generation(a.name))
+    if gen == _ARCHITECTURES.get(b.name, gpu_generation(b.name)) and a.vendor == b.vendor:
+        dom_a, dom_b = a.scaleup_domain_size or 1, b.scaleup_domain_size or 1
+        system = ("" if dom_a == dom_b else
+                  f"; another system: a {dom_b}-GPU scale-up domain ({dom_a} before) changes the "
+                  "plan, and its hosts may differ (GB200 and GB300 pair the GPUs with Grace, "
+                  "Arm CPUs)")
         return (f"the same generation ({gen}), so the same kernels and software stack; "
-                "capacity to find, a plan re-validated for the other memory and links")
+                f"capacity to find, a plan re-validated for the other memory and links{system}")
     if a.vendor == b.vendor:
         return (f"another {a.vendor} generation ({a.name} → {b.name}), kernels and the software "
                 "stack re-tuned; capacity to find")
