@@ -376,7 +376,7 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction():
          if "expects of this plan" in x]
     assert len(w) == 1
     assert "above every one of the 2 held-out published run(s) of its regime" in w[0]
-    assert "best 43%, Llama 3.1 405B" in w[0]
+    assert "the highest of them 43%, Llama 3.1 405B" in w[0]
     assert "beyond all 2 published runs like it" in caveat_line(w[0])
     # the rule on bands made by hand (accuracy.MfuBand): none, above all, within
     from llmcost.training.accuracy import MfuBand

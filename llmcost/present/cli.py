@@ -848,7 +848,8 @@ def _check(args) -> int:
             # report resolved them (e.g. a rollout TP chosen where the notebooks' does not fit)
             left_keys = {k: v for k, v in planned.scenario.items()
                          if k.startswith(LEFT_OUT_KEY_PREFIXES)
-                         and not k.startswith("ledger_pilot")}
+                         and not k.startswith("ledger_pilot")
+                         and (k in sc or f"_{k}_chosen" in planned.scenario)}
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
             # the scenario's own price and goodput, as estimate bills them (its failure rates
