@@ -719,3 +719,19 @@ def test_move_to_names_a_flagged_price_and_the_risk_of_the_generation():
     # a scenario's own price is said as such, with no flag
     own = lv.move_to({**sc, "price_usd_per_gpu_hour": 4.0}, "H100-SXM")
     assert own.name == "" and "the scenario's own price" in own.assumptions
+
+
+def test_a_deadline_answers_a_gpu_count_whose_plan_fits_in_memory():
+    # A second new-user trial: a 4B model on A100-40GB with a deadline any count meets was
+    # answered "1 GPUs", where no plan fits (4B parameters x 16 B of weights, gradients and Adam
+    # states = 64 GB, above the 38.7 GB usable on one GPU; by hand). The answer is now the
+    # fewest count on which the report's own check (checks.plan_does_not_fit) finds a plan.
+    from llmcost.bill.checks import plan_does_not_fit
+
+    sc = {"model": "qwen3-4b", "accelerator": "A100-40GB", "n_gpus": 64, "train_tokens": 1e12,
+          "seq_len": 4096, "mfu": 0.45, "price_usd_per_gpu_hour": 0.9,
+          "global_batch_tokens": 2097152}
+    assert llmcost.load_model("qwen3-4b").n_params * 16 > 38.7e9
+    n = int(lv.fit_budget(sc, deadline_days=1e9).iloc[0]["value"])
+    assert n > 1 and plan_does_not_fit({**sc, "n_gpus": n}) is None
+    assert plan_does_not_fit({**sc, "n_gpus": 1}) is not None

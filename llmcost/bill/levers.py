@@ -65,7 +65,7 @@ from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu,
                                 gpu_generation, mfu_band, published_ceiling)
 from ..training.step import scenario_step
-from .checks import budget_warning, catalogue_price_warning
+from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -1477,10 +1477,28 @@ def _deadline_counts(scenario: dict, s: dict, step: int, gpu_step) -> tuple:
         counts = parallel.splitting_gpu_counts(load_model(_get(s, "model")), int(batch) // seq,
                                                seq, split, fixed)
         named = "".join(f", {k.upper()}{v}" for k, v in fixed.items() if v > 1)
-        return ([n for n in counts if n <= top],
-                f"fewest count a plan splits (dp dividing the {int(batch) // seq:,}-sequence "
-                f"global batch{named})")
+        return (_fitting_counts(scenario, [n for n in counts if n <= top]),
+                f"fewest count a plan splits and fits in memory (dp dividing the "
+                f"{int(batch) // seq:,}-sequence global batch{named})")
     return list(range(step, top + 1, step)), f"fewest multiple of {step}"
+
+
+def _fitting_counts(scenario: dict, counts: list) -> list:
+    """The counts (sorted) from the first on which a plan of the scenario fits in memory
+    (``checks.plan_does_not_fit``, the report's own check): bisection, taking the fit as
+    monotone in the GPU count (more GPUs shard weights, gradients and optimizer states over more
+    ranks). A scenario whose plan cannot be built keeps every count (its checks say why)."""
+    def fits(n):
+        return plan_does_not_fit({**scenario, "n_gpus": int(n)}) is None
+    if not counts or fits(counts[0]):
+        return counts
+    lo, hi = 0, len(counts) - 1
+    if not fits(counts[hi]):
+        return []
+    while hi - lo > 1:  # counts[lo] does not fit, counts[hi] does
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(counts[mid]) else (mid, hi)
+    return counts[hi:]
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:
