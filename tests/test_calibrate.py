@@ -862,3 +862,14 @@ def test_fp8_gemm_skipped_with_its_reason(monkeypatch):
     assert "fp8" not in prof["matmul_fraction"]
     assert "matmul_fraction.fp8 (the catalogue has no FP8 peak for A100-80GB)" in \
         prof["not_measured"]
+
+
+def test_cli_calibrate_refuses_an_accelerator_a_pilot_did_not_run_on(tmp_path, capsys):
+    # A second new-user trial: `calibrate --scenario pilot.yaml --accelerator B200` printed the
+    # scenario's H100 calibration, ignoring the flag; it names the GPU of --microbench only.
+    from llmcost.present.cli import main
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_SCENARIO.format(n=64, tps=850, gbt=262144))
+    assert main(["calibrate", "--scenario", str(path), "--accelerator", "B200"]) == 2
+    err = capsys.readouterr().err
+    assert "--accelerator B200" in err and "scenario's accelerator" in err

@@ -1046,6 +1046,10 @@ def _calibrate(args) -> int:
     if args.out:
         return _fail("llmcost calibrate: --out writes an efficiency profile; give --microbench "
                      "or --mamf-log")
+    if args.accelerator:  # a pilot ran on the scenario's accelerator: refused, not ignored
+        return _fail(f"llmcost calibrate: --accelerator {args.accelerator} names the GPU of "
+                     "--microbench; a pilot calibration uses the scenario's accelerator (set "
+                     "it in the scenario file)")
     if not args.scenario:
         return _fail("llmcost calibrate: give --scenario YAML (pilot runs), --microbench or "
                      "--mamf-log LOG")
