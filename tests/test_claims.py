@@ -527,6 +527,8 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.startswith("mfu: predict: the step-time model's MFU") and \
         f"from the stated MFU {want:.1%}" in out
+    # a second trial read a "low" verdict on the tool's own prediction as a judgement of a claim
+    assert "compares the model's own prediction with published runs" in out
     assert main(["check", "--scenario", str(f), "--gpu-hours", "1e5"]) == 0
     assert "mfu: predict" not in capsys.readouterr().out
     # no scenario, no hours: the error names this command's flags

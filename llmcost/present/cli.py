@@ -904,7 +904,9 @@ def _check(args) -> int:
         return _fail(msg)
     said = (f"mfu: predict: the step-time model's MFU for the scenario's plan, "
             f"{predicted['value']:.1%} ({predicted['plan']}; as `llmcost report` resolves it), "
-            "is the claim's stated MFU") if predicted else ""
+            "is the claim's stated MFU: the verdict compares the model's own prediction with "
+            "published runs, not a figure anyone claimed (a 'low' or 'optimistic' verdict says "
+            "how the prediction sits among them)") if predicted else ""
     if args.format == "json":
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
                          indent=1, default=str))
