@@ -735,3 +735,12 @@ def test_a_deadline_answers_a_gpu_count_whose_plan_fits_in_memory():
     n = int(lv.fit_budget(sc, deadline_days=1e9).iloc[0]["value"])
     assert n > 1 and plan_does_not_fit({**sc, "n_gpus": n}) is None
     assert plan_does_not_fit({**sc, "n_gpus": 1}) is not None
+
+
+def test_a_budget_beyond_any_corpus_is_refused_naming_the_budget(s):
+    # A second trial: `--budget-usd 1e30` failed with "train_tokens=1.64e+16 is above 1e+16 ...
+    # check the exponent", blaming a key the user never set. The search now stops at the
+    # scenario's token limit (scenario.MAGNITUDE_LIMITS) and names the budget.
+    with pytest.raises(ValueError, match=r"the budget buys more than 1e\+16 tokens.*smaller "
+                                         "budget"):
+        lv.fit_budget(s, budget_usd=1e30)

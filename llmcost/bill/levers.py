@@ -71,6 +71,7 @@ from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
     LEDGER_DEFAULTS,
+    MAGNITUDE_LIMITS,
     PLAN_PARAMETERS,
     ScenarioError,
     load_scenario,
@@ -1554,7 +1555,12 @@ def _largest_tokens(fits, lo: float, hi: float, steps: int = 40) -> tuple:
     a threshold and fails above it: the bill and the wall clock rise with tokens), given
     ``fits(lo)``: ``hi`` doubled until it fails, then ``steps`` geometric bisections
     (mid = √(lo·hi)); ``lo`` fits, ``hi`` does not."""
+    top = MAGNITUDE_LIMITS["train_tokens"][0]
     while fits(hi):
+        if hi * 2 > top:  # past it the bill refuses the tokens as a typo (scenario.py)
+            raise ValueError(f"the budget buys more than {top:.0e} tokens, the most a scenario "
+                             f"may train ({MAGNITUDE_LIMITS['train_tokens'][1]}): give a "
+                             "smaller budget")
         lo, hi = hi, hi * 2
     for _ in range(steps):
         mid = math.sqrt(lo * hi)
