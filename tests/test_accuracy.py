@@ -347,3 +347,18 @@ def test_a_band_without_validation_rows_says_so():
     some = MfuBand(mfu=0.4, low=0.3, high=0.5, half_width=0.125, regime="R", n=14,
                    validated=True, center=-0.03)
     assert some.error_note() == "step-time error -3.0% ± 12.5% on 14 runs"
+
+
+def test_a_thin_regime_still_says_a_scale_far_from_its_runs():
+    # A second new-user trial: 131,072 H100s for Llama 3.1 405B got no scale warning because the
+    # regime has fewer than 9 held-out runs; its runs are Llama 3's 8,192-16,384 GPUs (Table 4),
+    # and 131,072 > 4 × 16,384 (by hand).
+    n = llmcost.load_model("llama-3.1-405b").n_params
+    band = accuracy.mfu_band(0.4, "H100-SXM", 131072, zero_stage=1, dtype="bf16",
+                             seq_len=8192, n_params=n)
+    assert not band.validated or band.n < accuracy.MIN_CONFORMAL_ROWS
+    assert any("131,072 GPUs is more than 4× away from the 8,192–16,384 GPUs" in w
+               for w in band.warnings)
+    near = accuracy.mfu_band(0.4, "H100-SXM", 16384, zero_stage=1, dtype="bf16", seq_len=8192,
+                             n_params=n)
+    assert not any("more than 4× away" in w for w in near.warnings)
