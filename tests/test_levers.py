@@ -744,3 +744,19 @@ def test_a_budget_beyond_any_corpus_is_refused_naming_the_budget(s):
     with pytest.raises(ValueError, match=r"the budget buys more than 1e\+16 tokens.*smaller "
                                          "budget"):
         lv.fit_budget(s, budget_usd=1e30)
+
+
+def test_a_predicted_mfu_is_re_predicted_at_the_answered_gpu_count():
+    # A second new-user trial: a budget and deadline answered 1,504 GPUs "at the scenario's
+    # MFU", 17.8 % predicted for 1,024 GPUs, where the model predicts 9.1 % at 1,504. The answer
+    # now says what the step-time model predicts at its count (step_scenario.scenario_step).
+    from llmcost.training.step_scenario import scenario_step
+
+    sc = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    assert lv._mfu_at_count(sc, 1024) == ""  # a given MFU: nothing to re-predict
+    pred = {**sc, "_mfu_prediction": {"value": 0.5}}
+    assert lv._mfu_at_count(pred, sc["n_gpus"]) == ""  # the scenario's own count
+    plan, b = scenario_step({**sc, "n_gpus": 1024})
+    said = lv._mfu_at_count(pred, 1024)
+    assert f"on 1,024 GPUs the step-time model predicts {b.mfu:.1%} ({plan.describe()})" in said
+    assert said.endswith("re-price with n_gpus: 1024")

@@ -1450,6 +1450,7 @@ def fit_budget(scenario: dict, budget_usd: float | None = None,
         counts = _deadline_counts(scenario, s, step, gpu_step)
         row = _gpus_for_deadline(s, dl, counts) if bud is None else \
             _gpus_for_both(s, bud, dl, counts)
+        row = {**row, "how": row["how"] + _mfu_at_count(scenario, int(row["value"]))}
         s = {**s, "n_gpus": int(row["value"])}
         rows.append(row)
     if bud is not None:
@@ -1500,6 +1501,22 @@ def _fitting_counts(scenario: dict, counts: list) -> list:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if fits(counts[mid]) else (mid, hi)
     return counts[hi:]
+
+
+def _mfu_at_count(scenario: dict, n: int) -> str:
+    """With ``mfu: predict`` (the bill's ``_mfu_prediction``), what the step-time model
+    predicts at ``n`` GPUs (``scenario_step``: the plan chosen there and its MFU), since the
+    search holds the scenario's MFU fixed; "" for a given MFU or a plan that cannot be priced."""
+    pred = scenario.get("_mfu_prediction")
+    if not pred or int(n) == int(_get(scenario, "n_gpus")):
+        return ""
+    try:
+        plan, b = scenario_step({**scenario, "n_gpus": int(n)})
+    except (ValueError, KeyError, TypeError):
+        return ""
+    return (f"; the MFU is the one predicted for the scenario's {int(_get(scenario, 'n_gpus')):,} "
+            f"GPUs ({pred['value']:.1%}): on {int(n):,} GPUs the step-time model predicts "
+            f"{b.mfu:.1%} ({plan.describe()}), so re-price with n_gpus: {int(n)}")
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:
