@@ -420,3 +420,18 @@ def test_dollar_optimum_across_the_engine_gap():
     assert set(df.loc[1:, "vs_flop_optimum"]) == {"smaller"}
     with pytest.raises(ValueError, match="gaps"):
         scaling.optimum_across_engine_gap(target, 1e13, c, lambda n: 2 * c * n, [0.0], fit)
+
+
+def test_serving_cost_by_size_leaves_out_what_one_node_cannot_hold():
+    # Notebook 06's "cost ∝ N" table on a 40 GB A100: Llama 3.1 405B's FP8 weights are 50.7 GB
+    # per GPU at TP 8 (405e9 B / 8, by hand), so it is named, not priced; 8B is the reference
+    # serving cost itself.
+    kw = dict(tp=0, weight_dtypes=("bf16", "fp8"))
+    table, left = scaling.serving_cost_by_size(("llama-3.1-8b", "llama-3.1-405b"), "A100-40GB",
+                                               2.0, 1000, 250, **kw)
+    assert left == ["llama-3.1-405b"] and list(table["model"]) == ["llama-3.1-8b"]
+    c = scaling.reference_serving_cost("llama-3.1-8b", "A100-40GB", 2.0, 1000, 250, **kw)
+    assert table["USD per M tokens"].iloc[0] == c.usd_per_m_blended
+    with pytest.raises(ValueError, match="weight_dtypes"):
+        scaling.serving_cost_by_size(("llama-3.1-8b",), "A100-40GB", 2.0, 1000, 250,
+                                     weight_dtypes=())

@@ -1019,6 +1019,35 @@ def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_to
                      f"of these precisions: {why}")
 
 
+def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tokens: int,
+                         output_tokens: int, **serving) -> tuple:
+    """``reference_serving_cost`` of each of ``models`` (names or specs; ``serving``: its
+    keywords), as one table of USD per M blended tokens and per 1e9 parameters, the
+    "cost ∝ N" check of notebook 06. A model the set-up cannot hold on one scale-up domain of
+    ``accelerator`` at any of ``weight_dtypes`` is left out of the table and named.
+
+    Returns
+    -------
+    (DataFrame: ``model``, ``N``, ``TP``, ``batch``, ``weights``, ``USD per M tokens``,
+    ``USD per M tokens per 1e9 params``; list of the names left out)
+    """
+    rows, left_out = [], []
+    for model in models:
+        m = as_model(model)
+        try:
+            c = reference_serving_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens,
+                                       output_tokens, **serving)
+        except ValueError as e:
+            if "cannot be served" not in str(e):
+                raise
+            left_out.append(m.name)
+            continue
+        rows.append({"model": m.name, "N": m.n_params, "TP": c.tp, "batch": c.batch,
+                     "weights": c.notes.split(",")[0], "USD per M tokens": c.usd_per_m_blended,
+                     "USD per M tokens per 1e9 params": c.usd_per_m_blended / m.n_params * 1e9})
+    return pd.DataFrame(rows), left_out
+
+
 def same_loss_options(target_loss, n_params, inference_tokens, fit="besiroglu2024",
                       train_usd_per_flop=None, serve_usd_per_token=None):
     """Lifetime cost of several model sizes that all reach the same loss.

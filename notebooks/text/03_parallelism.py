@@ -75,6 +75,7 @@ p = llmcost.notebook_parameters(globals())  # every name of the parameters cell,
 spec, gpu = llmcost.load_model(p["model"]), llmcost.catalog.scenario_accelerator(p)
 cluster = llmcost.catalog.scenario_cluster(p)
 plan = llmcost.step.scenario_plan(p, spec)
+layer_split = parallel.scenario_pp_split(p)  # auto: uneven where the stack can
 recipe = memory.get_recipe(p["optimizer_recipe"])
 
 # %%
@@ -523,9 +524,8 @@ for cp in (2, 8):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 plans = parallel.enumerate_plans(spec, cluster, p["global_batch_tokens"] // p["seq_len"],
-                                 p["seq_len"], pp_split=split, recipe=recipe,
+                                 p["seq_len"], pp_split=layer_split, recipe=recipe,
                                  reserve=p["mem_reserve_fraction"])
 fitting = plans[plans.fits & plans.tp_in_scaleup_domain]
 print(f"{plans.attrs['n_candidates']:,} combinations, {len(plans):,} valid plans, "
@@ -558,14 +558,13 @@ plots.table(best, {"memory_gb": "{:.1f}", "bubble_fraction": "{:.1%}"}, row_styl
 # which also counts the messages. Side by side (`llmcost.step.step_time`, parts in seconds):
 
 # %%
-split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 from llmcost import stacks, step
 
 allowed = stacks.plan_options(p["stack"])  # the ZeRO stages and schedules the stack runs
 runnable = fitting[fitting.zero_stage.isin(allowed["zero_stage"])
                    & ((fitting.pp == 1) | fitting.schedule.isin(allowed["schedule"]))]
 both = {"scenario's plan": plan} | ({"top row the stack runs": parallel.plan_from_row(
-    parallel.rank_without_time(runnable).iloc[0], split)} if len(runnable) else {})
+    parallel.rank_without_time(runnable).iloc[0], layer_split)} if len(runnable) else {})
 steps = {k: step.step_time(spec, cluster, v, p["seq_len"], recipe=recipe.name, stack=p["stack"])
          for k, v in both.items()}
 parts = pd.DataFrame({k: {**s.parts, "MFU": s.mfu} for k, s in steps.items()})
@@ -596,10 +595,9 @@ for k, s in steps.items():
 # "escape routes"; they cost communication, notebook 04.)
 
 # %%
-split = parallel.scenario_pp_split(p)  # auto: uneven only where the stack places layers so
 counts = 2 ** np.arange(3, 16)
 frontier = parallel.scaling_frontier(spec, gpu, counts, p["global_batch_tokens"] // p["seq_len"],
-                                     p["seq_len"], pp_split=split, recipe=recipe,
+                                     p["seq_len"], pp_split=layer_split, recipe=recipe,
                                      reserve=p["mem_reserve_fraction"])
 plots.scaling_frontier(frontier, title=f"Where do more GPUs stop helping? {spec.name}, global batch "
                        f"{p['global_batch_tokens'] // p['seq_len']:,} sequences");

@@ -447,23 +447,14 @@ print(f"served token ({P} in : {R} out): ${serve(spec.n_params) * 1e6:.3f} per M
 # its cheapest tensor-parallel size (FP8 weights where the scenario's precision does not fit):
 
 # %%
-rows = []
-for name in ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"):
-    m = llmcost.load_model(name)
-    try:
-        c = sc.reference_serving_cost(m, gpu, price, P, R, **{**sv, "tp": 0, "weight_dtypes":
-                                                               (p["serve_weight_dtype"], "fp8")})
-    except ValueError as e:  # too big for one scale-up domain of this GPU: said, not priced
-        if "cannot be served" not in str(e):
-            raise
-        print(f"{name}: its weights do not fit one node of {gpu.name} in "
-              f"{p['serve_weight_dtype']} or fp8 (not priced)")
-        continue
-    rows.append({"model": name, "N": m.n_params, "TP": c.tp, "batch": c.batch, "weights": c.notes.split(",")[0],
-                 "USD per M tokens": c.usd_per_m_blended,
-                 "USD per M tokens per 1e9 params": c.usd_per_m_blended / m.n_params * 1e9})
-plots.table(pd.DataFrame(rows), {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
-                                 "USD per M tokens per 1e9 params": "${:.4f}"})
+family, too_big = sc.serving_cost_by_size(
+    ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"), gpu, price, P, R,
+    **{**sv, "tp": 0, "weight_dtypes": (p["serve_weight_dtype"], "fp8")})
+for name in too_big:  # too big for one scale-up domain of this GPU: said, not priced
+    print(f"{name}: its weights do not fit one node of {gpu.name} in "
+          f"{p['serve_weight_dtype']} or fp8 (not priced)")
+plots.table(family, {"N": "{:.3g}", "USD per M tokens": "${:.3f}",
+                     "USD per M tokens per 1e9 params": "${:.4f}"})
 
 # %% [markdown]
 # Within one precision the cost per token per parameter is nearly constant (8B and 70B within a
