@@ -76,6 +76,21 @@ def test_the_vllm_a100_miss_decodes_closest_to_the_roofline_of_any_small_batch_r
     assert small.loc[small["roofline_share"].idxmax(), "benchmark_id"] == "vllm-a100-8b-c1"
 
 
+def test_the_held_out_miss_is_transcribed_as_its_source_states_it():
+    # The source (J. Musgrave 2026, "vLLM throughput-latency sweep on NVIDIA A100") says two
+    # things of the concurrency-1 run: "decode ... runs at about 75 tokens/sec" and "roughly
+    # 77% of the GPU's memory-bandwidth ceiling". Both hold only if 75/s is the decode rate
+    # (1/TPOT): 75/s × Llama-3.1-8B's 8.03e9 BF16 parameters (2 B each) ÷ the A100 40GB's
+    # 1,555 GB/s (datasheet) = 0.775. The row stores that TPOT, on that GPU, model and set-up.
+    r = inf.load_serving_benchmarks().set_index("benchmark_id").loc["vllm-a100-8b-c1"]
+    assert (r["metric"], r["accelerator"], r["model"], r["weight_dtype"]) == \
+        ("tpot_s", "A100-40GB", "llama-3.1-8b", "bf16")
+    assert (int(r["batch"]), int(r["tp"]), int(r["input_tokens"]), int(r["output_tokens"])) == \
+        (1, 1, 1024, 128)
+    assert r["measured"] == pytest.approx(1 / 75, rel=0.001)
+    assert 8.03e9 * 2 / r["measured"] / 1.555e12 == pytest.approx(0.77, abs=0.01)
+
+
 def test_pre_xqa_engines_read_a_gqa_kv_cache_once_per_query_head():
     # Llama 2 70B: 64 query heads over 8 KV heads, g = 8 (its config.json); Llama 2 7B is MHA.
     # Only TensorRT-LLM v0.5 / v0.6.1 (masked MHA kernel, before XQA: NVIDIA/TensorRT-LLM

@@ -136,7 +136,10 @@ InferenceBench's concurrency sweep (yobitelcomm.github.io/bench, recipes/concurr
 6.48 ms at concurrency 1, 0.77 of this roofline (15.01 GB ÷ (3.35 TB/s · 0.90) = 4.98 ms),
 so the share is the engine generation's, not the A100's. No published per-step or
 per-version constant of vLLM was found to model that, and the table has no train row of a
-vLLM of that generation, so the row stays a miss.
+vLLM of that generation, so the row stays a miss. Its transcription was re-checked against
+the source (the row's notes): model, GPU, concurrency and lengths are the page's, and its
+75 tokens/s is the decode rate (1/TPOT; the author's 77 % of the 1,555 GB/s ceiling is
+75/s × ~16 GB of weights), not an output throughput that would include the prefill.
 """
 
 from __future__ import annotations
