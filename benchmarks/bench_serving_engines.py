@@ -30,8 +30,11 @@ variant had been judged on the held-out rows, ``engines`` module docstring). Thi
 * the goal table: each goal of the serving issue with the figure measured here and whether it
   is met, and for each set-up the issue names (expert parallelism, attention data parallelism,
   multi-node TP/PP, disaggregated prefill/decode, chunked prefill, prefix caching, FP4) the one
-  cited row reproduced, or that no cited row was found.
+  cited row reproduced, or that no cited row was found;
+* for prefix caching, which has no cited row, every source searched and why each fails.
 """
+
+import textwrap
 
 import pandas as pd
 from _shared import best_of
@@ -72,6 +75,36 @@ PREFIX_CACHING_SEARCHED = (
     "LMCache on MI300X blogs (2026): CPU-DRAM offload loads, not HBM prefix hits",
     "SGLang radix-cache PRs (generated-shared-prefix): uncatalogued models (Qwen3-Next, "
     "Qwen3-32B) or GPUs (H20, MI355X); tenstorrent AIPerf prefix-cache report: GPU not named",
+    # searched again 2026-12-02 (second pass)
+    "SGLang paper (Zheng et al. 2024, arXiv:2312.07104): only its abstract is stored here "
+    "(whole LLM programs up to 5x faster); no single prompt's TTFT with a stated cached length",
+    "vLLM PR #1983 (prefix prompt cache, 2023-12): Llama 13B on one A100 80G, 200-token prefix"
+    " + 30 input + 50 output tokens, first-token time 0.29 s cached vs 0.45 s at 10 QPS: "
+    "measured under load (queueing in the TTFT), no one-request figure",
+    "vLLM PR #2762 (automatic prefix caching): ShareGPT throughput with the cache on and off on"
+    " an A100 80G (4,137 vs 4,216 tokens/s): the cache's overhead with no shared prefix, not a "
+    "hit",
+    "TGI v3 docs (huggingface/text-generation-inference docs/source/conceptual/chunking.md "
+    "@8936a03): "
+    "Llama 3.1 70B on 8xH100, 20 GovReport prompts (~200k tokens in all) with 50 output tokens"
+    " each, 12.1 s uncached vs 2 s cached: wall time of requests in flight together (k6, 10 VUs"
+    " in load_tests/long.js @0a2736e), per-prompt lengths not stated, decode inside the time",
+    "LMCache issues #1109 / #1741 (query-twice, long_doc_qa): a thread on LMCache's overhead "
+    "when vLLM's own cache hits (no TTFTs with the GPU and model stated in what is stored), "
+    "and a run where no hit happened (GH200, Llama-3.3-70B: warm 2.822 s = cold 2.824 s)",
+    "agentic-kvc (gitea.gahow.org/gahow/agentic-kvc @837df6b, vLLM 0.18.1): HBM-hit vs miss "
+    "TTFT by prefix length (1k-64k) for Qwen3-Coder-30B-A3B on one H20: the H20 is not in the "
+    "catalogue, and the hit TTFTs (42-111 ms) are far above a one-token prefill's roofline, so "
+    "they would measure per-request host work, which prefix_cached_prefill does not price",
+    "Block-Attention (arXiv:2409.15355, TemporaryLoRA/Block-Attention README): 45 ms TTFT at "
+    "32K tokens vs full attention (-98.7 %): independently encoded, fine-tuned blocks, not a "
+    "prefix cache; hardware not in the stored README",
+    "vLLM blog 2026-10-12 (bi-directional KV transfer, AWS) and Dynamo KV-routing reports "
+    "(Llama 3.1 70B FP8, 4xTP2 on 8 H100, concurrency 50-120): disaggregated or loaded "
+    "clusters, GLM-5 uncatalogued, hit rates not per request",
+    "AWS Neuron prefix-caching tutorial (gpt-oss-120B): Trainium, not a catalogued GPU; "
+    "llama.cpp / Ollama / RTX / GTX / Apple write-ups found in repositories: consumer hardware"
+    " and engines outside the catalogue",
 )
 GOAL_ERROR = 0.25
 
@@ -220,6 +253,10 @@ def goal_table(v, sv, cv, pp_ratio, search_s):
     print("\nGOAL TABLE (serving as it really runs):")
     for goal, figure, met in rows:
         print(f"  {'met    ' if met else 'NOT met'}  {goal:50s} {figure}")
+    print("\nprefix caching: where else a cited row was looked for, and why each fails "
+          "(PREFIX_CACHING_SEARCHED):")
+    for source in PREFIX_CACHING_SEARCHED:
+        print(textwrap.fill(source, width=100, initial_indent="  - ", subsequent_indent="    "))
 
 
 if __name__ == "__main__":
