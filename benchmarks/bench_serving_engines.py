@@ -102,6 +102,9 @@ PREFIX_CACHING_SEARCHED = (
     "vLLM blog 2026-10-12 (bi-directional KV transfer, AWS) and Dynamo KV-routing reports "
     "(Llama 3.1 70B FP8, 4xTP2 on 8 H100, concurrency 50-120): disaggregated or loaded "
     "clusters, GLM-5 uncatalogued, hit rates not per request",
+    "AMD, 'vLLM x AMD: Efficient LLM Inference on AMD Instinct MI300X GPUs' Part 4 "
+    "(2024-12-12): the stored copy holds its opening only (what prefix caching is, when to "
+    "apply it); no TTFT with a cached-prefix length seen",
     "AWS Neuron prefix-caching tutorial (gpt-oss-120B): Trainium, not a catalogued GPU; "
     "llama.cpp / Ollama / RTX / GTX / Apple write-ups found in repositories: consumer hardware"
     " and engines outside the catalogue",
