@@ -84,6 +84,10 @@ PREFIX_CACHING_SEARCHED = (
     "vLLM PR #2762 (automatic prefix caching): ShareGPT throughput with the cache on and off on"
     " an A100 80G (4,137 vs 4,216 tokens/s): the cache's overhead with no shared prefix, not a "
     "hit",
+    "vLLM issues #5339 / #7518 (model-execute time with and without a prefix hit; Llama-3-70B "
+    "on 4 GPUs, a batch of 6 prompts) and #4917 (Llama-2-7B multi-turn on an L4): the stored "
+    "excerpts hold no result with GPU, prompt and cached lengths, or the GPU is uncatalogued and "
+    "the time is end-to-end with decode",
     "TGI v3 docs (huggingface/text-generation-inference docs/source/conceptual/chunking.md "
     "@8936a03): "
     "Llama 3.1 70B on 8xH100, 20 GovReport prompts (~200k tokens in all) with 50 output tokens"
