@@ -8,6 +8,7 @@ import pytest
 from llmcost.core.catalog import load_accelerator
 from llmcost.training import calibrate as cal
 from llmcost.training import step
+from llmcost.training.options import StepOptions
 from llmcost.training.parallel import make_plan
 
 
@@ -371,6 +372,40 @@ def test_kernel_exposure_by_hand():
     import types
     b = types.SimpleNamespace(matmul_s=6.0, attention_s=2.0, memory_bound_s=1.0, recompute_s=2.0)
     assert cal.kernel_exposure(b) == pytest.approx((1.0, 1 / 3, 1 / 7.5))
+
+
+def test_scaled_efficiency_by_exposure_by_hand():
+    """Each kernel class takes the compute factor to the power of the pilot's exposure to it
+    (the minimum-norm split of one equation in three log-rate corrections, Penrose 1955):
+    c = 0.5 with exposures (1, 0.5, 0) multiplies matmul by 0.5, attention by 0.5 ** 0.5 =
+    0.7071 and memory-bound by 1; the default exposure (1, 1, 1) multiplies all three by c."""
+    base = cal.base_efficiency(StepOptions(), "H100-SXM")
+    e = cal.scaled_efficiency(base, 0.5, exposure=(1.0, 0.5, 0.0))
+    assert e.matmul_fraction == pytest.approx(base.matmul_fraction * 0.5)
+    assert e.attention_fraction == pytest.approx(base.attention_fraction * 0.70711, rel=1e-5)
+    assert e.hbm_fraction == pytest.approx(base.hbm_fraction)
+    d = cal.scaled_efficiency(base, 0.5)
+    assert d.attention_fraction == pytest.approx(base.attention_fraction * 0.5)
+    with pytest.raises(ValueError, match="exposure"):
+        cal.scaled_efficiency(base, 0.5, exposure=(1.0, 1.5, 0.0))
+
+
+def test_short_pilot_corrects_the_kernels_it_ran():
+    """llm-foundry's MPT-760M on 8 A100s at 512 tokens (mosaicml/llm-foundry
+    scripts/train/benchmarking/README.md at 495218376: 29,446 tokens/s per GPU) spends under a
+    tenth of its modelled step in attention: the pilot's correction lands on the GEMMs (x c) and
+    leaves the attention kernel within a few percent of its catalogue rate (x c ** a, a < 0.1),
+    so a 32,768-token target, 81 % attention in the model, is not slowed by what the GEMMs of
+    a 512-token run measured."""
+    p = cal.published_pilot("foundry-a100-mpt-760m-s512-8gpu-bf16")
+    c = cal.calibrate(p)
+    a = c.exposure
+    assert a[0] == 1.0 and a[1] < 0.1
+    assert c.efficiency.matmul_fraction == pytest.approx(c.base.matmul_fraction
+                                                         * c.compute_factor, rel=1e-9)
+    ratio = c.efficiency.attention_fraction / c.base.attention_fraction
+    assert ratio == pytest.approx(c.compute_factor ** a[1], rel=1e-9)
+    assert c.compute_factor < 0.8 and ratio > 0.97
 
 
 def test_pilot_faster_than_its_kernels_allow_is_not_carried():
