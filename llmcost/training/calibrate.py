@@ -705,6 +705,17 @@ def same_kernels(pilot: Pilot, model, plan: ParallelPlan, seq_len: int) -> bool:
             and plan.recompute == pilot.plan.recompute and plan.tp == pilot.plan.tp)
 
 
+def runs_pilot_kernels(pilots, model, plan: ParallelPlan, seq_len: int) -> bool:
+    """Whether the target runs the kernels of any of ``pilots`` (``same_kernels``): a scaling
+    test whose second pilot ran the target's micro-batch measured those very kernels, so the
+    target's drift from the pilots' residual is the same-kernel one (``drift_at``), whichever
+    pilot is the smallest. (llm-foundry's MPT-1B on H100, README at 495218376: the 8-GPU pilot
+    runs micro-batch 14, the 16-GPU one micro-batch 20 like the 32- and 64-GPU runs; before
+    this only the smallest pilot's kernels counted, a rule that left the two pilots' agreeing
+    -10 % uncarried. Changed after that two-scale error was seen.)"""
+    return any(same_kernels(p, model, plan, seq_len) for p in pilots)
+
+
 def distinct_kernel_pilots(pilots) -> int:
     """How many of ``pilots`` run kernels no other pilot runs (``same_kernels``: model,
     micro-batch × sequence per TP rank, recomputation, TP): pilots sharing kernels see the same
@@ -761,7 +772,7 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     A target identical to the smallest pilot (model, plan, sequence length, options) is the
     pilot's own measurement, with no band. Otherwise the compute factor carried is ``c^w``
     with ``w = transfer_weight(mean over the pilots of log(measured ÷ predicted MFU),
-    same_kernels(...), drift, distinct_kernel_pilots(pilots), shift, |log2(seq_len ÷ pilot
+    runs_pilot_kernels(...), drift, distinct_kernel_pilots(pilots), shift, |log2(seq_len ÷ pilot
     seq_len)|)`` (``w = 0`` for a fit at
     its bound, ``Calibration.saturated``; ``shift = network_shift(pilot, target)`` when the
     pilots crossed the scale-out network without identifying it,
@@ -805,7 +816,8 @@ def extrapolate(cal: Calibration, model, plan: ParallelPlan, seq_len: int,
     shift = network_shift(_step(as_model(p0.model), p0.accelerator, p0.plan, p0.seq_len,
                                 p0.options, cal.base), u) if cal.network_confounded else 0.0
     w = 0.0 if cal.saturated > 0 else transfer_weight(
-        r, same_kernels(p0, model, plan, seq_len), drift, distinct_kernel_pilots(cal.pilots),
+        r, runs_pilot_kernels(cal.pilots, model, plan, seq_len), drift,
+        distinct_kernel_pilots(cal.pilots),
         shift, abs(math.log2(int(seq_len) / int(p0.seq_len))))
     c = cal.compute_factor ** w
     eff = cal.base if c == 1.0 and cal.scaleup_factor == 1.0 and cal.scaleout_factor == 1.0 \
