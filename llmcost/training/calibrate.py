@@ -334,7 +334,9 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
     A class the pilot barely ran (attention in a 512-token pilot: ``a`` about 0.08) keeps its
     catalogue rate, instead of inheriting the correction measured on the GEMMs. That the
     classes' log-rate errors are independent with equal spread is an assumption, named as
-    one.
+    one. Added after the one-scale pilot was seen worse than the uncalibrated engine on
+    llm-foundry's MPT-760M A100 sweep (a 512-token pilot, targets to 65,536 tokens); nothing in
+    it is fitted (``benchmarks/validate_pilot.py`` prints the errors before and after).
 
     Raises
     ------
