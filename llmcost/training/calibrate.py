@@ -336,7 +336,7 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
     classes' log-rate errors are independent with equal spread is an assumption, named as
     one. Added after the one-scale pilot was seen worse than the uncalibrated engine on
     llm-foundry's MPT-760M A100 sweep (a 512-token pilot, targets to 65,536 tokens); nothing in
-    it is fitted (``benchmarks/validate_pilot.py`` prints the errors before and after).
+    it is fitted (the figures before and after: ``benchmarks/validate_pilot.py``'s docstring).
 
     Raises
     ------
