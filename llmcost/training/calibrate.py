@@ -13,8 +13,9 @@ So this module models **what a pilot identifies and what it does not**:
   ``kernel_exposure``: a class the pilot barely ran keeps its catalogue rate,
   ``scaled_efficiency``), solved so that the engine's step time on the pilot's plan equals the
   measured one: ``step_time(model, cluster, plan; Efficiency(fractions × c ** a)) =
-  tokens_per_step / (tokens_per_s_per_gpu × n_gpus)``, at most the factor that brings the pilot's main kernel
-  class (``kernel_exposure``) to its datasheet rate: a pilot faster than that is a structural
+  tokens_per_step / (tokens_per_s_per_gpu × n_gpus)``, at most the factor that brings the
+  pilot's main kernel class (``kernel_exposure``) to its datasheet rate: a pilot faster than
+  that is a structural
   error of the model at the pilot's plan (FLOP count, recomputation), reported and carried to
   no other plan. Two pilots at different scales whose plans exercise the
   scale-out network (data-parallel or ZeRO-3 traffic across nodes) identify also a **scale-out
@@ -442,7 +443,8 @@ class Calibration:
     ``efficiency`` is the calibrated ``Efficiency`` (pass it as ``StepOptions(efficiency=...)``);
     ``compute_factor``, ``scaleup_factor``, ``scaleout_factor`` the multipliers of the burst
     fractions (1 where not identified; the compute factor is the main kernel class's, class
-    ``j`` takes ``compute_factor ** exposure[j]``, ``scaled_efficiency``); ``identified`` / ``not_identified`` say what in words;
+    ``j`` takes ``compute_factor ** exposure[j]``, ``scaled_efficiency``); ``identified`` /
+    ``not_identified`` say what in words;
     ``exposure`` the smallest pilot's ``kernel_exposure``; ``saturated`` how much slower than
     the pilot the engine still is with its main kernels at the datasheet rate (0: the fit
     reproduces the pilot); ``network_confounded`` whether a pilot's plan crosses the scale-out
