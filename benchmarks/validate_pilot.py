@@ -31,9 +31,9 @@ MPT-760M on 8 A100s (pilot at 512 tokens; 12.1 % against 10.1 % when the per-dou
 added; 10.8 % in-sample, 11.5 % leave-one-series-out before the pilot's correction was split
 between the kernel classes by their time in its step, ``calibrate.scaled_efficiency``; 10.2 %
 and 10.6 % after), has a pilot the rest of its own sweep contradicts. In the same README the
-512- and 1,024-token rows run 29,446 and 29,765 tokens/s per GPU and the 2,048-token row 32,434, all with
-a micro-batch of 49,152 tokens (96 x 512, 48 x 1,024, 24 x 2,048), gradient accumulation 2 and a
-global batch of 786,432 tokens: the same GEMMs and less attention work, 8-9 % slower. Every
+512- and 1,024-token rows run 29,446 and 29,765 tokens/s per GPU and the 2,048-token row
+32,434, all with a micro-batch of 49,152 tokens (96 x 512, 48 x 1,024, 24 x 2,048), gradient
+accumulation 2 and a global batch of 786,432 tokens: the same GEMMs and less attention work, 8-9 % slower. Every
 other pair of 8-GPU rows of the README at 512 and 2,048 tokens in one dtype (15 pairs: 7 on
 A100-40GB, 5 on A100-80GB, 3 on H100) runs its 512-token row faster, as less attention work
 should: on A100-80GB the 125M (165,681 against 142,830 tokens/s per GPU), 350M (69,330 /
