@@ -8,6 +8,7 @@ import pytest
 from llmcost.core.catalog import load_accelerator
 from llmcost.training import calibrate as cal
 from llmcost.training import step
+from llmcost.training.options import StepOptions
 from llmcost.training.parallel import make_plan
 
 
@@ -87,6 +88,24 @@ def test_two_scale_pilot_fits_the_network():
     meas = cal.measured_mfu(t)
     assert abs(x.mfu / meas - 1) < 0.02
     assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.052, abs=0.003)
+
+
+def test_scaling_test_whose_second_pilot_runs_the_targets_kernels():
+    """llm-foundry's MPT-1B on H100 at 2,048 tokens (mosaicml/llm-foundry
+    scripts/train/benchmarking/README.md at 495218376): 8 GPUs at micro-batch 14 (45,455
+    tokens/s per GPU) and 16 at micro-batch 20 (46,037), both about 10 % slower than the engine.
+    The 64-GPU run (44,402) runs micro-batch 20, the second pilot's kernels, so its drift is the
+    same-kernel one (runs_pilot_kernels) and the agreeing pilots' correction is carried: within
+    5 % (uncalibrated +12.4 %, which a rule looking at the smallest pilot's kernels alone kept)."""
+    ps = [cal.published_pilot(f"foundry-h100-mpt-1b-s2048-{n}gpu-bf16") for n in (8, 16)]
+    c = cal.calibrate(ps)
+    t = cal.published_pilot("foundry-h100-mpt-1b-s2048-64gpu-bf16")
+    assert not cal.same_kernels(ps[0], t.model, t.plan, t.seq_len)
+    assert cal.runs_pilot_kernels(c.pilots, t.model, t.plan, t.seq_len)
+    x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
+    meas = cal.measured_mfu(t)
+    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.124, abs=0.005)
+    assert abs(x.mfu / meas - 1) < 0.05 and x.transfer > 0.5
 
 
 def test_two_scales_the_network_cannot_explain():
@@ -371,6 +390,40 @@ def test_kernel_exposure_by_hand():
     import types
     b = types.SimpleNamespace(matmul_s=6.0, attention_s=2.0, memory_bound_s=1.0, recompute_s=2.0)
     assert cal.kernel_exposure(b) == pytest.approx((1.0, 1 / 3, 1 / 7.5))
+
+
+def test_scaled_efficiency_by_exposure_by_hand():
+    """Each kernel class takes the compute factor to the power of the pilot's exposure to it
+    (the minimum-norm split of one equation in three log-rate corrections, Penrose 1955):
+    c = 0.5 with exposures (1, 0.5, 0) multiplies matmul by 0.5, attention by 0.5 ** 0.5 =
+    0.7071 and memory-bound by 1; the default exposure (1, 1, 1) multiplies all three by c."""
+    base = cal.base_efficiency(StepOptions(), "H100-SXM")
+    e = cal.scaled_efficiency(base, 0.5, exposure=(1.0, 0.5, 0.0))
+    assert e.matmul_fraction == pytest.approx(base.matmul_fraction * 0.5)
+    assert e.attention_fraction == pytest.approx(base.attention_fraction * 0.70711, rel=1e-5)
+    assert e.hbm_fraction == pytest.approx(base.hbm_fraction)
+    d = cal.scaled_efficiency(base, 0.5)
+    assert d.attention_fraction == pytest.approx(base.attention_fraction * 0.5)
+    with pytest.raises(ValueError, match="exposure"):
+        cal.scaled_efficiency(base, 0.5, exposure=(1.0, 1.5, 0.0))
+
+
+def test_short_pilot_corrects_the_kernels_it_ran():
+    """llm-foundry's MPT-760M on 8 A100s at 512 tokens (mosaicml/llm-foundry
+    scripts/train/benchmarking/README.md at 495218376: 29,446 tokens/s per GPU) spends under a
+    tenth of its modelled step in attention: the pilot's correction lands on the GEMMs (x c) and
+    leaves the attention kernel within a few percent of its catalogue rate (x c ** a, a < 0.1),
+    so a 32,768-token target, 81 % attention in the model, is not slowed by what the GEMMs of
+    a 512-token run measured."""
+    p = cal.published_pilot("foundry-a100-mpt-760m-s512-8gpu-bf16")
+    c = cal.calibrate(p)
+    a = c.exposure
+    assert a[0] == 1.0 and a[1] < 0.1
+    assert c.efficiency.matmul_fraction == pytest.approx(c.base.matmul_fraction
+                                                         * c.compute_factor, rel=1e-9)
+    ratio = c.efficiency.attention_fraction / c.base.attention_fraction
+    assert ratio == pytest.approx(c.compute_factor ** a[1], rel=1e-9)
+    assert c.compute_factor < 0.8 and ratio > 0.97
 
 
 def test_pilot_faster_than_its_kernels_allow_is_not_carried():

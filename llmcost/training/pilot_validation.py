@@ -98,7 +98,7 @@ def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFr
                      "pilot": x.mfu / meas - 1, "n_novel": len(x.novelties), "k": k,
                      "doublings": dbl,
                      "transfer": x.transfer,
-                     "same": cal.same_kernels(p0, t.model, t.plan, t.seq_len),
+                     "same": cal.runs_pilot_kernels(c.pilots, t.model, t.plan, t.seq_len),
                      "scale_only": bool(cal.same_model(t.model, p0.model)
                                         and t.seq_len == p0.seq_len
                                         and t.plan.recompute == p0.plan.recompute),

@@ -646,9 +646,12 @@ if len(z3):
 # run assumes the MFU does not change with the GPU count and the plan, and section 4 shows it does.
 # `llmcost.training.calibrate` instead finds the factor $c$ on the kernels' sustained rates that
 # makes the step-time model reproduce the pilot,
-# $$T_\text{step}\big(\text{pilot plan};\ \text{kernel rates}\times c\big) =
+# $$T_\text{step}\big(\text{pilot plan};\ \text{rate}_j\times c^{a_j}\big) =
 # \frac{\text{tokens per step}}{\text{tokens/s per GPU}\times N_\text{pilot}},$$
-# and runs the full run's plan with $c^{w}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)-\delta^2\big)$
+# each kernel class $j$ (matmul, attention, memory-bound) corrected in proportion to its time in
+# the pilot's step, $a_j$ relative to the class it spends most time in (`calibrate.scaled_efficiency`:
+# a class the pilot barely ran keeps its catalogue rate), and runs the full run's plan with
+# $c^{w a_j}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)-\delta^2\big)$
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
 # (`calibrate.PILOT_DRIFT`: smaller where the full run runs the pilot's kernels, and wider by a
