@@ -119,7 +119,7 @@ DeepEP, ``moe_a2a_overlap`` → PP 1, EP 16, HybridEP, no EP overlap); the 26.04
 list it at 8,901 and 8,826 tokens/s/GPU (FP8, GBS 1024), where the engine is 5-6 % slow, and
 the same model in BF16 on the same 16 H100 (Megatron-Bridge
 skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md at 067f987df) at 24.71 s per step
-without and 20.99 s with the EP overlap: the engine's overlap gain (1.14×) is within 3 % of
+without and 20.99 s with the EP overlap: the engine's overlap gain (1.14×) is within 4 % of
 the published 1.18×, but it prices both 24-26 % slow, its host term (11.1 s) being far above
 the GPU-idle time the page's profile leaves (24.71 − 22.82 s of GPU-active interval union).
 Readings of small-expert mechanisms on the worst rows (``validate_mfu.py`` item 12): the
@@ -130,7 +130,7 @@ off 16.0 s, "due to CPU overhead") would be 1.8 ms per MoE layer per micro-batch
 two rows to +23 % / +28 %, but it makes the H100 BF16 overlap pair 38 % slow where the overlap
 published a 3.7 s gain, so it is not an engine term. Router and permutation passes are
 memory-bound passes of ``x·h`` to ``x·k·h`` elements, priced in ``step._moe_compute``; none is
-large enough to explain 4.8 ms per MoE layer per micro-batch. The rows' gap is left to their
+large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is left to their
 recipe, unmodelled; a host term that is hidden behind the GPU's work where the GPU is the
 slower (as the H100 profile suggests) would lower the BF16 checks' error and raise these rows'.
 
