@@ -682,6 +682,9 @@ def regime_report():
         print(f"   {name:28s} held-out {len(g):2d} (new {len(new):2d}); mean |error| "
               f"{g['error'].abs().mean():.1%}, signed {g['error'].mean():+.1%}, max "
               f"{g['error'].abs().max():.1%}")
+        worst = g.reindex(g["error"].abs().sort_values(ascending=False).index).head(3)
+        print(f"   {'':28s} its largest: " + "; ".join(
+            f"{r['run_id']} {r['error']:+.1%}" for _, r in worst.iterrows()))
 
 
 def newer_sets():
