@@ -347,6 +347,28 @@ def worst_moe_row_report():
         print(f"     {label:55s} {r['plan']:70s} error {r['error']:+.1%} "
               f"(step {r['step_time_s']:.2f} s: all-to-all {r['ep_comm_s']:.2f} s, "
               f"host {r['moe_host_s']:.2f} s)")
+    later_recipe_report()
+
+
+def later_recipe_report():
+    """The worst MoE rows' model on the same 16 H100 under the recipe that replaced theirs
+    (``step_validation.LATER_H100_QWEN3_RUNS``), and two readings of small-expert mechanisms
+    on the worst rows (``overlap_host_cost_reading``, ``per_expert_launch_reading``)."""
+    print("   the same model on 16 H100 under the recipe that replaced the worst rows' "
+          "(Megatron-Bridge PR #2477: EP 16, HybridEP, no EP overlap; checks, not rows):")
+    for label, r in step_validation.later_h100_qwen3_checks().iterrows():
+        print(f"     {label:40s} published {r['published_step_s']:6.2f} s, predicted "
+              f"{r['predicted_step_s']:6.2f} s (host {r['moe_host_s']:5.2f} s, all-to-all "
+              f"{r['ep_comm_s']:4.2f} s): error {r['error']:+.1%}")
+    ro = step_validation.overlap_host_cost_reading()
+    print(f"   reading: PR #1760's overlap A/B (B200, 17.2 vs 16.0 s) as a host cost of the EP "
+          f"overlap: {ro['h_s'] * 1e3:.2f} ms per MoE layer per micro-batch; error without -> "
+          "with it: " + "; ".join(f"{k} {v[0]:+.1%} -> {v[1]:+.1%}" for k, v in ro.items()
+                                  if k != "h_s") + " (not in the engine: contradicts the H100 A/B)")
+    print("   reading: per-expert cuBLAS launches on 4 streams (Transformer Engine on Hopper) "
+          "instead of one grouped kernel: " + "; ".join(
+              f"{r} +{step_validation.per_expert_launch_reading(r):.2f} s"
+              for r in step_validation.EP_OVERLAP_OF_ROW))
 
 
 def moe_layer_shapes(run_ids) -> pd.DataFrame:
@@ -613,6 +635,7 @@ BUCKETS = {
     "MoE": lambda t: t["moe"] == "MoE",
     "long context (> 32k)": lambda t: t["context"] == "> 32k",
     "Blackwell": lambda t: t["gpu_generation"] == "Blackwell",
+    "Blackwell dense": lambda t: (t["gpu_generation"] == "Blackwell") & (t["moe"] == "dense"),
 }
 
 
@@ -659,6 +682,9 @@ def regime_report():
         print(f"   {name:28s} held-out {len(g):2d} (new {len(new):2d}); mean |error| "
               f"{g['error'].abs().mean():.1%}, signed {g['error'].mean():+.1%}, max "
               f"{g['error'].abs().max():.1%}")
+        worst = g.reindex(g["error"].abs().sort_values(ascending=False).index).head(3)
+        print(f"   {'':28s} its largest: " + "; ".join(
+            f"{r['run_id']} {r['error']:+.1%}" for _, r in worst.iterrows()))
 
 
 def newer_sets():

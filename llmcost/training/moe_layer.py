@@ -112,6 +112,28 @@ containers, not with the dispatcher or the overlap. The cost's fall with the mic
 time (Megatron-Core's MoE README, "CPU Overhead Bottleneck": "Reduce kernel launches: ...
 increase micro-batch size") is not modelled either.
 
+What the recipe that replaced the worst rows' says (``step_validation.later_h100_qwen3_checks``,
+read after those rows' errors were seen; checks, not validation rows). NVIDIA replaced that
+H100 recipe (Megatron-Bridge PR #2477, commit 4a6450755, 2026-02-23: PP 2 × VP 12, EP 8,
+DeepEP, ``moe_a2a_overlap`` → PP 1, EP 16, HybridEP, no EP overlap); the 26.04 and 26.06 tables
+list it at 8,901 and 8,826 tokens/s/GPU (FP8, GBS 1024), where the engine is 5-6 % slow, and
+the same model in BF16 on the same 16 H100 (Megatron-Bridge
+skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md at 067f987df) at 24.71 s per step
+without and 20.99 s with the EP overlap: the engine's overlap gain (1.14×) is within 4 % of
+the published 1.18×, but it prices both 24-26 % slow, its host term (11.1 s) being far above
+the GPU-idle time the page's profile leaves (24.71 − 22.82 s of GPU-active interval union).
+Readings of small-expert mechanisms on the worst rows (``validate_mfu.py`` item 12): the
+per-expert cuBLAS launches of Transformer Engine's grouped linear on Hopper (4 streams,
+``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; the overlap's host cost read
+from Megatron-Bridge PR #1760 (Qwen3-235B-A22B on 64 B200, BF16, ``moe_a2a_overlap`` on 17.2 s,
+off 16.0 s, "due to CPU overhead") would be 1.8 ms per MoE layer per micro-batch and bring the
+two rows to +23 % / +28 %, but it makes the H100 BF16 overlap pair 38 % slow where the overlap
+published a 3.7 s gain, so it is not an engine term. Router and permutation passes are
+memory-bound passes of ``x·h`` to ``x·k·h`` elements, priced in ``step._moe_compute``; none is
+large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is left to their
+recipe, unmodelled; a host term that is hidden behind the GPU's work where the GPU is the
+slower (as the H100 profile suggests) would lower the BF16 checks' error and raise these rows'.
+
 Not modelled: the variation with the host CPU (Grace vs x86), per-layer CUDA graphs (the
 Megatron-Bridge 25.09 Qwen3 recipes capture the padded MoE layers on B200 / GB200, as
 Megatron-Core's MoE README allows only with ``--moe-expert-capacity-factor`` and

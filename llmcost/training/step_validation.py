@@ -21,7 +21,7 @@ from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK, GENERATIONS, load_stack
-from . import memory
+from . import memory, moe_layer
 from .gemm import GEMM_SHAPE, per_sm_rate_ratio, stand_in_shape
 from .options import StepOptions, stack_memory_practice, stack_moe_host_s
 from .parallel import ParallelPlan, make_plan
@@ -781,3 +781,153 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
         row = _validation_row(c, r, over, None)
         out[label] = {k: row[k] for k in ("plan", "error", "step_time_s", *PARTS)}
     return pd.DataFrame.from_dict(out, orient="index")
+
+
+#: Published runs of Qwen3-30B-A3B on 16 H100 under the recipe that replaced the one of the
+#: worst MoE rows (``mb2511-h100-qwen3-30b-a3b-fp8cs``, ``mb2602-h100-qwen3-30b-a3b-fp8cs``:
+#: PP 2 × VP 12, EP 8, alltoall or DeepEP, ``moe_a2a_overlap``). NVIDIA-NeMo/Megatron-Bridge
+#: PR #2477 (commit 4a6450755, 2026-02-23, "Update Qwen3 30B H100 Base Configs with HybridEP",
+#: first released in v0.4.0 = 26.04) changed ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``
+#: and ``..._H100_BF16_V1`` in scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: to PP 1, EP 16, ``moe_flex_dispatcher_backend="hybridep"``, ``moe_a2a_overlap=False`` (the
+#: BF16 one with Transformer Engine CUDA graphs of ``moe_router`` and ``moe_preprocess``, the
+#: FP8-CS one with none). Not validation rows (added after the worst rows' errors were seen,
+#: and the engine has no partial-graph mode): checks of the engine on the same model and GPUs,
+#: ``later_h100_qwen3_checks``. Each: (label, dtype, EP overlap, published step time s, source).
+#: The FP8 step times are GBS 1024 × 4096 tokens / (16 GPUs × the table's tokens/s/GPU).
+LATER_H100_QWEN3_RUNS = (
+    ("26.04 table, FP8-CS, EP 16, HybridEP", "fp8", "none", 1024 * 4096 / (16 * 8901),
+     "docs/performance-summary-archive.md at 067f987df, '26.04 NeMo Container', DGX-H100, 16 "
+     "GPUs, FP8, GBS 1024, MBS 1, TP 1, PP 1, EP 16: 8,901 tokens/s/GPU; recipe at v0.4.0"),
+    ("26.06 table, FP8-CS, EP 16, HybridEP", "fp8", "none", 1024 * 4096 / (16 * 8826),
+     "docs/performance-summary-archive.md at 067f987df, '26.06 NeMo Container', DGX-H100, 16 "
+     "GPUs, FP8, GBS 1024, MBS 1, TP 1, PP 1, EP 16: 8,826 tokens/s/GPU"),
+    ("BF16, EP 16, HybridEP, no EP overlap", "bf16", "none", 24.7138,
+     "skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md at 067f987df (PR #5094), "
+     "'HybridEP Production-Shape Benchmark': 16 H100, GBS 1024, MBS 1, EP 16, TE graphs of "
+     "moe_router + moe_preprocess, overlap off, iterations 5-20: 24.7138 s (GPU-active "
+     "interval union 22.821 s)"),
+    ("BF16, EP 16, HybridEP, EP overlap", "bf16", "merged_1f1b", 20.9920,
+     "the same page: overlap_moe_expert_parallel_comm on, delay_wgrad_compute off, "
+     "independent validation, iterations 41-50: 20.9920 s (GPU-active union 21.221 s)"),
+)
+
+
+def later_h100_qwen3_checks() -> pd.DataFrame:
+    """The engine on ``LATER_H100_QWEN3_RUNS``: Qwen3-30B-A3B on 16 H100, TP 1, PP 1, EP 16,
+    DP 16, MBS 1, GBS 1024, sequence 4096, ZeRO-1, no recomputation, priced with the options of
+    ``mb2602-h100-qwen3-30b-a3b-fp8cs`` (stack ``megatron-core-2025``, dropless, random gate)
+    and each run's dtype and EP overlap. Returns one row per run (index: the label):
+    ``published_step_s``, ``predicted_step_s``, ``error`` (predicted / published MFU − 1 =
+    published / predicted step − 1), ``moe_host_s``, ``ep_comm_s``, ``source``."""
+    base = row_options(_row_config("mb2602-h100-qwen3-30b-a3b-fp8cs"))
+    model, s, n = load_model("Qwen3-30B-A3B"), 4096, 16
+    plan = make_plan(model, n, 1024, tp=1, pp=1, cp=1, ep=16, micro_batch_size=1,
+                     virtual_stages=1, schedule="1f1b", recompute="none",
+                     sequence_parallel=False, zero_stage=1, seq_len=s, pp_split="even")
+    out = {}
+    for label, dtype, overlap, published, source in LATER_H100_QWEN3_RUNS:
+        b = step_time(model, Cluster(load_accelerator("H100-SXM"), n), plan, s,
+                      options=base.replace(dtype=dtype, ep_overlap=overlap))
+        out[label] = {"published_step_s": published, "predicted_step_s": b.step_time_s,
+                      "error": published / b.step_time_s - 1.0, "moe_host_s": b.moe_host_s,
+                      "ep_comm_s": b.ep_comm_s, "source": source}
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+#: A published single-knob A/B of Megatron-Core's batch-level EP overlap on an eager stack:
+#: NVIDIA-NeMo/Megatron-Bridge PR #1760 (commit a6e92de5f, "Improving Qwen3-235B-A22B B200
+#: performance", 2026-01-09): ``QWEN3_235B_A22B_PRETRAIN_CONFIG_B200_BF16`` (64 B200, PP 8 ×
+#: VP 4, EP 8, GBS 1024, MBS 1, BF16, alltoall, force-balanced, no CUDA graphs) changed only
+#: ``moe_a2a_overlap`` True → False, "BF16 step time improved from 17.2s to 16s", the PR's
+#: reason: "Disable ``moe_a2a_overlap`` due to CPU overhead". (overlap on s, overlap off s).
+PR1760_B200_BF16_OVERLAP_STEP_S = (17.2, 16.0)
+
+
+def _price(model_name, acc, n, plan_kw, options):
+    """``step_time`` of ``model_name`` on ``n`` ``acc`` with ``make_plan(**plan_kw)`` (seq 4096)."""
+    model = load_model(model_name)
+    plan = make_plan(model, n, plan_kw.pop("gbs"), cp=1, recompute="none",
+                     sequence_parallel=False, zero_stage=1, seq_len=4096, **plan_kw)
+    return step_time(model, Cluster(load_accelerator(acc), n), plan, 4096, options=options)
+
+
+def overlap_host_cost_reading() -> dict:
+    """What PR #1760's A/B (``PR1760_B200_BF16_OVERLAP_STEP_S``) implies if read as a host cost
+    of the batch-level EP overlap per MoE layer per micro-batch, and what that cost would do
+    elsewhere. A reading, not an engine term: made after the worst MoE rows' errors were seen.
+
+    ``H = (Δt_published + Δt_hidden) / N``: ``Δt_published`` = 17.2 − 16.0 s, ``Δt_hidden`` the
+    all-to-all the engine hides on that recipe (its step without − with ``merged_1f1b``),
+    ``N`` the MoE layer-micro-batches of the busiest stage the engine prices
+    (``moe_host_s`` / the per-layer host cost). Returns ``H`` (``h_s``, seconds), and the
+    errors (predicted / published MFU − 1) of the two validation rows that ran the overlap
+    (``EP_OVERLAP_OF_ROW``) and of the overlap-on H100 check (``LATER_H100_QWEN3_RUNS``)
+    without and with ``H × N`` added to their step."""
+    opts = row_options(_row_config("mb2509-b200-qwen3-235b-a22b-fp8")).replace(
+        dtype="bf16", moe_routing="dropless", moe_gate="random")
+    kw = dict(gbs=1024, tp=1, pp=8, ep=8, micro_batch_size=1, virtual_stages=4,
+              schedule="interleaved", pp_split="uneven")
+    on, off = (_price("Qwen3-235B-A22B", "B200", 64, dict(kw), opts.replace(ep_overlap=o))
+               for o in ("merged_1f1b", "none"))
+    n_1760 = on.moe_host_s / moe_host_per_layer_s(128, 8)
+    h = (PR1760_B200_BF16_OVERLAP_STEP_S[0] - PR1760_B200_BF16_OVERLAP_STEP_S[1]
+         + off.step_time_s - on.step_time_s) / n_1760
+    out = {"h_s": h}
+    for run_id in EP_OVERLAP_OF_ROW:
+        r = row_readings(run_id, {}).iloc[0]
+        n_mb = r["moe_host_s"] / float(moe_host_per_layer_s(128, 8))
+        e = float(r["error"])
+        out[run_id] = (e, (1 + e) * r["step_time_s"] / (r["step_time_s"] + h * n_mb) - 1)
+    chk = later_h100_qwen3_checks().loc["BF16, EP 16, HybridEP, EP overlap"]
+    n_mb = chk["moe_host_s"] / float(moe_host_per_layer_s(128, 16))
+    out["h100 bf16 ep16 overlap check"] = (
+        chk["error"], chk["published_step_s"] / (chk["predicted_step_s"] + h * n_mb) - 1)
+    return out
+
+
+def _row_config(run_id: str) -> pd.Series:
+    """A row of ``validation_configs`` with its ``run_id`` (for ``row_options``)."""
+    c = validation_configs().set_index("run_id").loc[run_id].copy()
+    c["run_id"] = run_id
+    return c
+
+
+def moe_host_per_layer_s(n_experts: int, ep: int) -> float:
+    """The engine's dropless host cost of one MoE layer per micro-batch, no recomputation
+    (``moe_layer.moe_host_overhead_s``), seconds."""
+    return float(moe_layer.moe_host_overhead_s(n_experts, ep))
+
+
+
+#: Transformer Engine's grouped linear layer on Hopper: one cuBLAS GEMM per local expert, GEMM
+#: ``i`` on compute stream ``i % num_streams``, ``num_streams = 4``
+#: (NVIDIA/TransformerEngine transformer_engine/common/include/transformer_engine/gemm.h,
+#: ``nvte_multi_tensor_gemm``: "Compute multiple pairs of matrix multiplication ... on multiple
+#: streams"; ``constexpr int num_streams = 4``); its one-kernel grouped GEMM
+#: (``nvte_grouped_gemm``) "Requires cuBLAS 13.2+ (CUDA 13.1+) and Blackwell (SM100)" (the same
+#: header at 01effccad). The engine prices a rank's local experts as one grouped kernel per
+#: projection (one fixed cost ``t0``, ``step._moe_compute``).
+TE_GEMM_STREAMS = 4
+
+#: Grouped expert GEMMs per MoE layer per micro-batch: forward fc1 and fc2, backward the data
+#: and weight gradient of each.
+EXPERT_GEMM_GROUPS = 6
+
+
+def per_expert_launch_reading(run_id: str) -> float:
+    """The fixed GEMM cost a validation row's step would add (seconds) if its local experts' GEMMs
+    ran as Transformer Engine runs them on Hopper (``TE_GEMM_STREAMS``) rather than as one
+    grouped kernel: ``EXPERT_GEMM_GROUPS · (⌈E_loc / 4⌉ − 1) · t0 · N``, ``t0`` the Hopper FP8
+    kernel fixed cost (``gemm.GEMM_SHAPE``), ``N`` the busiest stage's MoE layer-micro-batches
+    (``moe_host_s`` over the per-layer host cost). An upper bound on the streams' overlap of
+    fixed costs being 4-way, not an engine term."""
+    r = row_readings(run_id, {}).iloc[0]
+    c = _row_config(run_id)
+    run = load_published_runs().set_index("run_id").loc[run_id]
+    model = row_model(c, run, int(run["seq_len"]))
+    ep = int(run["ep"])
+    n_mb = r["moe_host_s"] / moe_host_per_layer_s(model.n_experts, ep)
+    e_loc = model.n_experts // ep
+    t0 = GEMM_SHAPE[("hopper", "fp8")].t0_s
+    return EXPERT_GEMM_GROUPS * (-(-e_loc // TE_GEMM_STREAMS) - 1) * t0 * n_mb
