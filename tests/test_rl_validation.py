@@ -149,6 +149,11 @@ def test_model_beats_before_on_heldout_rows():
     # Then NeMo RL's per-step host swaps (nemo_rl_swap_bytes: the reference model swapped in,
     # colocated weights, gradients, Adam moments and vLLM weights out and back; read from its
     # code after these rows had been seen): 25.8% -> 25.0%, worst 2.08x -> 2.07x.
+    # Then the update priced one optimizer step of train_global_batch sequences at a time, NeMo
+    # RL's rows with sequence packing and, under pipeline parallelism, micro-batches padded to
+    # the bin (rl.optimizer_batch, read from NeMo RL's megatron_policy_worker.train after these
+    # rows had been seen): 25.0% -> 23.3%, worst 2.07x -> 1.90x; v1 23.9% -> 21.5%, v3 14.2% ->
+    # 12.9%.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -156,12 +161,12 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.255, abs=0.02)
-    assert after["worst_factor"] == pytest.approx(2.01, abs=0.1)
+    assert after["mean_abs_error"] == pytest.approx(0.233, abs=0.02)
+    assert after["worst_factor"] == pytest.approx(1.90, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.24, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.215, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
-    assert v3["mean_abs_error"] == pytest.approx(0.15, abs=0.02)
+    assert v3["mean_abs_error"] == pytest.approx(0.13, abs=0.02)
 
 
 def test_cpu_offloaded_optimizer_by_hand():
@@ -478,3 +483,29 @@ def test_nemo_rl_host_swaps_refuse_bad_input():
         rl.nemo_rl_swap_bytes(m, None, n_train_gpus=8, colocated="yes")
     with pytest.raises(ValueError, match="host_swaps"):
         rl.RLOptions.build(host_swaps="yes")
+
+
+def test_optimizer_batch_packing_by_hand():
+    # NeMo RL's Megatron policy worker (NVIDIA-NeMo/RL @ c751f811, megatron_policy_worker.train):
+    # one forward_backward_func per global batch of train_global_batch_size sequences; with
+    # sequence packing each micro-batch is one bin of train_mb_tokens = 4096 x 1 tokens; with
+    # PP > 1 every packed micro-batch padded to the longest (pad_full_seq_to). By hand, 2,048
+    # samples of 1,060 tokens on 16 GPUs, PP 2 (dp 8), T-GBS 512: k = floor(4096 / 1060) = 3
+    # sequences per bin, each priced at ceil(4096 / 3) = 1,366 tokens; 512 sequences pad to
+    # ceil(512 / 24) * 24 = 528; fill = 1060 / 1366 * 512 / 528 = 0.7525.
+    o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=32, n_gpus=16,
+                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096)
+    b, plan, priced, fill = rl.optimizer_batch(o, 1060)
+    assert (b, plan["micro_batch_size"], priced) == (512, 3, 1366)
+    assert fill == pytest.approx(1060 / 1366 * 512 / 528, rel=1e-12)
+    # Without pipeline parallelism the bins are not padded: priced at the sequence's length;
+    # dp 16 x 3 = 48 sequences a round, so 512 pads to 11 x 48 = 528.
+    b, plan, priced, fill = rl.optimizer_batch(o.replace(train_plan=dict(pp=1)), 1060)
+    assert (priced, plan["micro_batch_size"]) == (1060, 3)
+    assert fill == pytest.approx(512 / 528, rel=1e-12)
+    # A sequence longer than the bin is a bin of its own; no packing keeps the plan as given.
+    assert rl.optimizer_batch(o, 5000)[1]["micro_batch_size"] == 1
+    b, plan, priced, fill = rl.optimizer_batch(o.replace(pack_tokens=None), 1060)
+    assert (b, plan, priced, fill) == (512, {"pp": 2}, 1060, 1.0)
+    with pytest.raises(ValueError, match="pack_tokens=0"):
+        rl.RLOptions(pack_tokens=0)

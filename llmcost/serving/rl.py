@@ -903,8 +903,14 @@ class RLOptions:
     train_global_batch : int, optional
         Sequences per optimizer step (NeMo RL's ``train_global_batch_size``, OpenRLHF's
         ``train_batch_size``): the iteration takes ceil(samples × E / it) optimizer steps
-        (``optimizer_steps``). None: one step per PPO epoch. Only the offloaded optimizer's
-        time depends on it.
+        (``optimizer_steps``), each priced by the step-time model (``optimizer_batch``: its
+        pipeline fill and drain, gradient reduction and optimizer update once per step) and
+        each paying the offloaded optimizer's time. None: one step per PPO epoch.
+    pack_tokens : int, optional
+        Sequence packing (NeMo RL's ``sequence_packing.train_mb_tokens``): each training
+        micro-batch packs ⌊pack_tokens / (P + mean R)⌋ sequences (at least one), padded to
+        ``pack_tokens`` under pipeline parallelism (``optimizer_batch``). None: micro-batches of
+        ``train_plan``'s micro_batch_size sequences, unpadded.
     host_swaps : bool
         The trainer moves model state between GPU and host memory every iteration as NeMo RL's
         Megatron policy worker does (``nemo_rl_swap_bytes``: the reference model swapped in
@@ -950,6 +956,7 @@ class RLOptions:
     optimizer_offload: bool = False
     train_global_batch: int | None = None
     host_swaps: bool = False
+    pack_tokens: int | None = None
 
     def __post_init__(self):
         self._check_counts()
@@ -972,6 +979,8 @@ class RLOptions:
             fix(self, "max_concurrent", _int("max_concurrent", self.max_concurrent))
         if self.train_global_batch is not None:
             fix(self, "train_global_batch", _int("train_global_batch", self.train_global_batch))
+        if self.pack_tokens is not None:
+            fix(self, "pack_tokens", _int("pack_tokens", self.pack_tokens))
 
     def _check_values(self):
         fix = object.__setattr__
@@ -1140,24 +1149,68 @@ def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
 
 def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
     """The MFU of every scoring and update pass and a note: ``o.train_mfu`` if given, else
-    ``train_step``'s (``llmcost.step_time``: one optimizer step of the iteration's sequences at
-    P + mean R tokens, padded up to a multiple of tp (2·cp·tp with CP > 1) as Megatron's
-    sequence parallelism needs, with ``o.train_plan`` on the trainer GPUs)."""
+    ``train_step``'s (``llmcost.step_time``: one optimizer step of ``optimizer_batch`` — its
+    sequences, micro-batch and priced length, P + mean R tokens padded up to a multiple of tp
+    (2·cp·tp with CP > 1) as Megatron's sequence parallelism needs — with ``o.train_plan`` on
+    the trainer GPUs), times the share of the priced tokens that are real (``optimizer_batch``'s
+    fill: the passes' FLOPs count real tokens only)."""
     if o.train_mfu is not None:
         return o.train_mfu, ""
     seq = max(1, round(o.prompt_tokens + float(r.mean())))
-    if not (isinstance(o.train_plan, str) and o.train_plan == "auto"):
-        # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
-        # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
-        # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
-        # else tp_size (added when the first rows with TP > 1 and a mean length not a multiple
-        # of it were refused; a padding rule, not a fitted value)
-        kw = _plan_keywords(o.train_plan)
-        f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
-        seq = math.ceil(seq / f) * f
-    bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan=o.train_plan,
-                    stack=o.stack, efficiency=o.efficiency)
-    return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
+    if isinstance(o.train_plan, str) and o.train_plan == "auto":
+        bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan="auto",
+                        stack=o.stack, efficiency=o.efficiency)
+        return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
+    # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
+    # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
+    # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
+    # else tp_size (added when the first rows with TP > 1 and a mean length not a multiple
+    # of it were refused; a padding rule, not a fitted value)
+    kw = _plan_keywords(o.train_plan)
+    f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
+    seq = math.ceil(seq / f) * f
+    b, plan, priced, fill = optimizer_batch(o, seq, f)
+    bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
+                    efficiency=o.efficiency)
+    note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
+    note += f"; {fill:.0%} of the priced tokens real)" if fill < 1 else ")"
+    return bd.mfu * fill, note
+
+
+def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
+    """(sequences, train_plan, priced tokens per sequence, fill) of one optimizer step of the
+    update as the trainer runs it, for sequences of ``seq`` tokens (P + mean R, padded to
+    ``pad``)::
+
+        sequences = min(samples, train_global_batch)              (all samples without one)
+        packing (o.pack_tokens = B):  k = max(1, ⌊B / seq⌋) sequences per micro-batch,
+            priced length = seq, or with pipeline parallelism ⌈(B / k) / pad⌉ · pad
+            (every micro-batch padded to the longest packed one, taken as the bin B)
+        fill = (real tokens) / (priced tokens) = seq / priced · sequences / (sequences padded
+               up to dp · micro-batch)
+
+    Sources: NeMo RL's Megatron policy worker (NVIDIA-NeMo/RL @ c751f811, v0.4,
+    ``nemo_rl/models/policy/megatron_policy_worker.py`` ``train``): one
+    ``forward_backward_func`` call, so one pipeline fill and drain and one optimizer step, per
+    global batch of ``train_global_batch_size`` sequences (``num_global_batches = data size //
+    gbs``); with ``sequence_packing`` each micro-batch is one bin of at most
+    ``train_mb_tokens = max_total_sequence_length × train_micro_batch_size`` tokens
+    (``make_microbatch_iterator_for_packable_sequences``, modified first-fit decreasing), and
+    with ``pipeline_model_parallel_size > 1`` every packed micro-batch is padded to the longest
+    (``pad_full_seq_to``). DeepSpeed (DeepSpeed-Chat, OpenRLHF) also steps once per
+    ``train_batch_size`` sequences. Assumptions, stated: ⌊B / seq⌋ sequences of the mean length
+    per bin (first-fit decreasing fills bins near capacity); the longest bin at capacity B.
+    Added after the held-out errors had been seen (read from the code, not fitted)."""
+    kw = _plan_keywords(o.train_plan)
+    b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
+    if o.pack_tokens is None:
+        return b, o.train_plan, seq, 1.0
+    k = max(1, o.pack_tokens // seq)
+    priced = seq if kw["pp"] == 1 else max(seq, math.ceil(o.pack_tokens / k / pad) * pad)
+    mp = kw["tp"] * kw["pp"] * kw["cp"]
+    dp_mbs = max(1, o.training_gpus // mp) * k
+    fill = seq / priced * b / (math.ceil(b / dp_mbs) * dp_mbs)
+    return b, {**kw, "micro_batch_size": k}, priced, fill
 
 
 def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -> dict:
@@ -1888,7 +1941,13 @@ def validation_setup(row) -> dict:
     global constants from DeepSpeed's own measurement, not fitted on these rows). NeMo RL's rows
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
-    been seen, not fitted)."""
+    been seen, not fitted). Every row's update is priced one optimizer step of
+    ``train_global_batch`` sequences at a time, and NeMo RL's rows pack sequences into
+    micro-batches of ``max_total_sequence_length × train_micro_batch_size`` tokens (the
+    T-Max column times train_micro_batch: ``sequence_packing`` enabled in the base configs
+    examples/configs/grpo_math_1B.yaml @ c751f811 and @ 5fb5889, grpo_math_1B_megatron.yaml @
+    b1c86a8, and stated by the v0.3 blog; ``pack_tokens``, ``optimizer_batch``; added after
+    the held-out errors had been seen, read from the code and configs, not fitted)."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1929,6 +1988,8 @@ def validation_setup(row) -> dict:
                 optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
+                pack_tokens=int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+                if r["system"] == "NeMo RL" else None,
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
 
 
