@@ -1943,19 +1943,7 @@ def validation_setup(row) -> dict:
     global constants from DeepSpeed's own measurement, not fitted on these rows). NeMo RL's rows
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
-    been seen, not fitted). Every row's update is priced one optimizer step of
-    ``train_global_batch`` sequences at a time, and NeMo RL's rows pack sequences into
-    micro-batches of ``max_total_sequence_length × train_micro_batch_size`` tokens (the
-    T-Max column times train_micro_batch: ``sequence_packing`` enabled in the base configs
-    examples/configs/grpo_math_1B.yaml @ c751f811 and @ 5fb5889, grpo_math_1B_megatron.yaml @
-    b1c86a8, and stated by the v0.3 blog; ``pack_tokens``, ``optimizer_batch``; added after
-    the held-out errors had been seen, read from the code and configs, not fitted). Known and
-    left as it is: every row is priced with full activation recomputation (the default plan),
-    but the Qwen3-30B-A3B performance recipes (grpo-qwen3-30ba3b-*.yaml @ c751f811 and @
-    5fb5889) and the v0.3 configs run without it (``activation_checkpointing`` false; the
-    Llama-3.1-8B and DeepSeek-V3 recipes set it true); priced as run, the held-out rows'
-    mean error is 27.0 % instead of 23.3 % and the worst 2.33x instead of 1.90x (the step
-    model then prices these MoE updates faster than NeMo RL's v0.3 blog measures them)."""
+    been seen, not fitted). Sequence packing: ``row_pack_tokens``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -1996,9 +1984,30 @@ def validation_setup(row) -> dict:
                 optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
                 train_global_batch=_opt_int(r.get("train_global_batch")),
                 host_swaps=r["system"] == "NeMo RL",
-                pack_tokens=int(r["response_tokens_max"]) * int(r["train_micro_batch"])
-                if r["system"] == "NeMo RL" else None,
+                pack_tokens=row_pack_tokens(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
+
+
+def row_pack_tokens(r: dict) -> int | None:
+    """``pack_tokens`` of a validation row: NeMo RL's ``max_total_sequence_length ×
+    train_micro_batch_size`` (the T-Max column times train_micro_batch), None for the other
+    systems. Every row's update is priced one optimizer step of
+    ``train_global_batch`` sequences at a time, and NeMo RL's rows pack sequences into
+    micro-batches of ``max_total_sequence_length × train_micro_batch_size`` tokens (the
+    T-Max column times train_micro_batch: ``sequence_packing`` enabled in the base configs
+    examples/configs/grpo_math_1B.yaml @ c751f811 and @ 5fb5889, grpo_math_1B_megatron.yaml @
+    b1c86a8, and stated by the v0.3 blog, whose statement is taken for its Qwen3-30B-A3B row
+    though grpo_math_qwen30ba3b_megatron.yaml @ b1c86a8 sets it false; ``pack_tokens``, ``optimizer_batch``; added after
+    the held-out errors had been seen, read from the code and configs, not fitted). Known and
+    left as it is: every row is priced with full activation recomputation (the default plan),
+    but the Qwen3-30B-A3B performance recipes (grpo-qwen3-30ba3b-*.yaml @ c751f811 and @
+    5fb5889) and the v0.3 configs run without it (``activation_checkpointing`` false; the
+    Llama-3.1-8B and DeepSeek-V3 recipes set it true); priced as run, the held-out rows'
+    mean error is 27.0 % instead of 23.3 % and the worst 2.33x instead of 1.90x (the step
+    model then prices these MoE updates faster than NeMo RL's v0.3 blog measures them)."""
+    if r["system"] != "NeMo RL":
+        return None
+    return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
 
 
 def _role_gpus(r: dict) -> dict | None:
