@@ -87,7 +87,8 @@ def test_models_on_their_own_gpus_run_side_by_side():
     # half that); the actor's and the critic's updates, 6·6.74e9·2,097,152 / (2·312e12·0.4) =
     # 339.8 s each, run side by side, each plus its CPU-offloaded optimizer (--adam_offload):
     # 8 optimizer steps (1,024 / train_batch_size 128) of N / R_host + 2 bytes · N / 2 GPUs /
-    # 32 GB/s.
+    # 32 GB/s, that shard going to the host and back between the g = 128 / (2·8) = 8
+    # micro-batches of a step at ZeRO-2 (2·(g − 1) = 14 shards more; rl.optimizer_offload_time).
     n = rl.load_rl_validation().pipe(lambda d: d[d["id"] == "openrlhf-bench-7b-ray-vllm"])
     kw = rl.validation_setup(n.iloc[0])
     assert kw["role_gpus"] == dict(actor=2, critic=2, reference=1, reward=1)
@@ -96,7 +97,7 @@ def test_models_on_their_own_gpus_run_side_by_side():
     tokens = 1024 * 2048
     assert it.experience_wall_s == pytest.approx(2 * n_a * tokens / (312e12 * 0.4), rel=0.01)
     n = llmcost.load_model("llama-2-7b").n_params
-    offload = 8 * (n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 2 * n / 2 / 32e9)
+    offload = 8 * (n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 15 * 2 * n / 2 / 32e9)
     assert it.update_wall_s == pytest.approx(6 * n_a * tokens / (2 * 312e12 * 0.4) + offload,
                                              rel=0.01)
     assert it.gpu_s == pytest.approx(it.wall_s * it.n_gpus, rel=1e-9)
@@ -153,7 +154,9 @@ def test_model_beats_before_on_heldout_rows():
     # RL's rows with sequence packing and, under pipeline parallelism, micro-batches padded to
     # the bin (rl.optimizer_batch, read from NeMo RL's megatron_policy_worker.train after these
     # rows had been seen): 25.0% -> 23.3%, worst 2.07x -> 1.90x; v1 23.9% -> 21.5%, v3 14.2% ->
-    # 12.9%.
+    # 12.9%. Then ZeRO-2's offloaded gradient accumulation through the host (DeepSpeed v0.13.2,
+    # read after these rows had been seen): 23.3% -> 23.4% (OpenRLHF's vLLM rows, whose
+    # generation is over-predicted, get slower still; their training phases nearer).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -161,7 +164,7 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.233, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.234, abs=0.02)
     assert after["worst_factor"] == pytest.approx(1.90, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
     assert v1["mean_abs_error"] == pytest.approx(0.215, abs=0.02)
@@ -187,12 +190,13 @@ def test_cpu_offloaded_optimizer_by_hand():
         4.0 + 2 * n7 / 4 / 64e9, rel=1e-9)
     assert rl.optimizer_offload_time(n7, 4, "A100-80GB", 8) == pytest.approx(8 * t, rel=1e-9)
     # the offloaded rows: DeepSpeed-Chat Llama-2-7B, actor and critic (6.74e9 each) on the same
-    # 8 GPUs one after the other, 1,024 samples in steps of 128: 8 · 2 · (N / R + 2N / 8 / B)
+    # 8 GPUs one after the other, 1,024 samples in steps of 128: 8 · 2 · (N / R + 2N / 8 / B),
+    # the shard also to the host and back once between the g = 2 micro-batches of a step (ZeRO-2)
     row = _row("openrlhf-bench-7b-dschat")
     on, off = rl.validation_iteration(row), rl.validation_iteration(row, optimizer_offload=False)
     n = llmcost.load_model("llama-2-7b").n_params
     assert on.update_wall_s - off.update_wall_s == pytest.approx(
-        8 * 2 * (n / (6.74e9 / 4) + 2 * n / 8 / 32e9), rel=1e-6)
+        8 * 2 * (n / (6.74e9 / 4) + 3 * 2 * n / 8 / 32e9), rel=1e-6)
     assert on.generation_wall_s == off.generation_wall_s
     assert rl.validation_setup(_row("nemo-rl-v0.4-llama3.1-8b-on"))["optimizer_offload"] is False
     o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=16, train_global_batch=128,
@@ -509,3 +513,25 @@ def test_optimizer_batch_packing_by_hand():
     assert (b, plan, priced, fill) == (512, {"pp": 2}, 1060, 1.0)
     with pytest.raises(ValueError, match="pack_tokens=0"):
         rl.RLOptions(pack_tokens=0)
+
+
+def test_zero2_offload_gradient_round_trips_by_hand():
+    # DeepSpeed @ v0.13.2 (OpenRLHF's benchmark version), stage_1_and_2.py
+    # async_accumulate_grad_in_cpu_via_gpu: at ZeRO-2 with an offloaded optimizer, every
+    # micro-batch but the first copies the rank's host gradient buffer to the GPU and every one
+    # but the last copies the sum back, 16-bit, on the compute stream (overlap_comm is off below
+    # ZeRO-3). OpenRLHF's Llama-2-13B Ray + vLLM row: actor on 2 A800s, micro-batch 4,
+    # train_batch_size 128 -> g = 128 / (2 x 4) = 16 micro-batches per optimizer step. By hand,
+    # one step: 13e9 / 1.685e9 s of CPU Adam + (1 + 2 x 15) x 2 B x 6.5e9 / 32e9 B/s over PCIe.
+    o = rl.RLOptions(algorithm="ppo", prompts_per_step=1024, samples_per_prompt=1,
+                     train_plan=dict(zero_stage=2, micro_batch_size=4), train_global_batch=128)
+    assert rl.accumulation_steps(o, 2) == 16
+    assert rl.accumulation_steps(o.replace(train_plan=dict(zero_stage=3, micro_batch_size=4)),
+                                 2) == 1
+    t = rl.optimizer_offload_time(13e9, 2, "A100-80GB", 1, 16)
+    assert t == pytest.approx(13e9 / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 31 * 2 * 6.5e9 / 32e9,
+                              rel=1e-9)
+    assert t - rl.optimizer_offload_time(13e9, 2, "A100-80GB") == pytest.approx(
+        30 * 2 * 6.5e9 / 32e9, rel=1e-9)
+    with pytest.raises(ValueError, match="accumulation_steps=0"):
+        rl.optimizer_offload_time(13e9, 2, "A100-80GB", 1, 0)

@@ -620,14 +620,28 @@ def pcie_bytes_per_s(accelerator) -> float:
                      f"families with one are {sorted(PCIE_BYTES_PER_S_PER_DIR)}")
 
 
-def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1) -> float:
+def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int = 1,
+                           accumulation_steps: int = 1) -> float:
     """Seconds the trainer GPUs wait per iteration for a CPU-offloaded optimizer, as DeepSpeed
     runs it (``offload_optimizer: cpu``; DeepSpeed-Chat's ``--offload``, OpenRLHF's
     ``--adam_offload``), for one model of ``n_params`` parameters trained on ``n_gpus`` GPUs::
 
         hosts  = ceil(n_gpus / GPUS_PER_HOST)
         t_step = (N / hosts) / R_host  +  2 bytes · (N / n_gpus) / B_pcie
+                 + 2 · (g − 1) · 2 bytes · (N / n_gpus) / B_pcie
         t      = optimizer_steps · t_step
+
+    The last term, g = ``accumulation_steps`` micro-batches per optimizer step: ZeRO-2 with an
+    offloaded optimizer accumulates each rank's gradient partition in host memory through the
+    GPU, every micro-batch but the first copying the host buffer to the GPU and every one but
+    the last copying the sum back, in the parameters' 16-bit type, on the compute stream
+    (deepspeedai/DeepSpeed @ v0.13.2, the version of OpenRLHF's benchmark,
+    ``deepspeed/runtime/zero/stage_1_and_2.py`` ``copy_grads_in_partition`` →
+    ``async_accumulate_grad_in_cpu_via_gpu``; ``reduce_ipg_grads`` uses the current stream
+    when ``overlap_comm`` is off, its default below ZeRO-3, ``zero/config.py``
+    ``overlap_comm_valid``). ZeRO-3's round trip (``stage3.py`` ``partition_grads``) runs on
+    its own stream with ``overlap_comm`` on: not priced (``offload_times`` passes g = 1).
+    Added after the held-out errors had been seen (read from the code, not fitted).
 
     R_host = ``CPU_ADAM_PARAMS_PER_S_PER_HOST`` (the host's CPU path: CPU Adam over its ranks'
     shards and the updated 16-bit parameters back to the GPUs, which ZeRO-Offload overlaps with
@@ -648,9 +662,10 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     n = _params("n_params", n_params)
     g = _int("n_gpus", n_gpus)
     k = _int("optimizer_steps", optimizer_steps)
+    acc_steps = _int("accumulation_steps", accumulation_steps)
     hosts = math.ceil(g / GPUS_PER_HOST)
-    t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST + 2.0 * (n / g) / pcie_bytes_per_s(
-        accelerator)
+    t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST + (1 + 2 * (acc_steps - 1)) * 2.0 \
+        * (n / g) / pcie_bytes_per_s(accelerator)
     return k * t_step
 
 
@@ -1272,11 +1287,28 @@ def offload_times(m: ModelSpec, acc: Accelerator, o: RLOptions) -> dict:
         return out
     roles = o.role_gpus or {}
     k = o.optimizer_steps
-    out["actor"] = optimizer_offload_time(m.n_params, roles.get("actor", o.training_gpus), acc, k)
+    gpus = {r: roles.get(r, o.training_gpus) for r in ("actor", "critic")}
+    g = {r: accumulation_steps(o, n) for r, n in gpus.items()}
+    out["actor"] = optimizer_offload_time(m.n_params, gpus["actor"], acc, k, g["actor"])
     if o.algorithm == "ppo":
         n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
-        out["critic"] = optimizer_offload_time(n_c, roles.get("critic", o.training_gpus), acc, k)
+        out["critic"] = optimizer_offload_time(n_c, gpus["critic"], acc, k, g["critic"])
     return out
+
+
+def accumulation_steps(o: RLOptions, n_gpus: int) -> int:
+    """Micro-batches per optimizer step of a model trained on ``n_gpus`` GPUs at ZeRO-2 (the
+    host round trips of ``optimizer_offload_time``): ceil(b / (dp · micro-batch)), b the
+    sequences of one optimizer step (``optimizer_batch``), dp = n_gpus / (tp · pp · cp); 1 at
+    any other ZeRO stage or with ``train_plan`` "auto" (the plan is not known here)."""
+    if isinstance(o.train_plan, str):
+        return 1
+    kw = _plan_keywords(o.train_plan)
+    if kw["zero_stage"] != 2:
+        return 1
+    b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
+    dp = max(1, n_gpus // (kw["tp"] * kw["pp"] * kw["cp"]))
+    return max(1, math.ceil(b / (dp * kw["micro_batch_size"])))
 
 
 def add_offload(t: dict, off: dict, o: RLOptions) -> dict:
@@ -1396,7 +1428,7 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                optimizer step at P + mean R tokens, packed and padded: ``optimizer_batch``), or
                ``train_mfu`` if given; an offloaded optimizer (``optimizer_offload``) adds
                ``optimizer_offload_time`` per optimizer step to the actor's and the critic's
-               update: (N / hosts) / R_host + 2 bytes · N / GPUs / B_pcie (``offload_times``)
+               update: (N / hosts) / R_host + (2g − 1)·2 bytes · N / GPUs / B_pcie (``offload_times``)
         sync (``sync_time``, ``weight_sync_time``): colocated: each GPU re-lays out its
                inference shard W/rollout_tp (bf16) from the training layout over the scale-up
                links if the training model-parallel group (TP·PP) and the rollout replica stay
