@@ -156,7 +156,9 @@ def test_model_beats_before_on_heldout_rows():
     # rows had been seen): 25.0% -> 23.3%, worst 2.07x -> 1.90x; v1 23.9% -> 21.5%, v3 14.2% ->
     # 12.9%. Then ZeRO-2's offloaded gradient accumulation through the host (DeepSpeed v0.13.2,
     # read after these rows had been seen): 23.3% -> 23.4% (OpenRLHF's vLLM rows, whose
-    # generation is over-predicted, get slower still; their training phases nearer).
+    # generation is over-predicted, get slower still; their training phases nearer). Then HF
+    # generate's cache concatenation (rl.HF_GENERATE_KV_COPIES, the host constant refitted on
+    # the calibration rows, 1.093 -> 0.807 ms): 23.4% -> 22.8%.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -164,7 +166,7 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.234, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.228, abs=0.02)
     assert after["worst_factor"] == pytest.approx(1.90, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
     assert v1["mean_abs_error"] == pytest.approx(0.215, abs=0.02)
@@ -437,11 +439,12 @@ def test_generation_share_gaps_by_hand():
 
 def test_share_gap_comes_from_training_on_deepspeed_rows():
     # Regression pin of the diagnosis (the model's own outputs, not a check against the world):
-    # DeepSpeed-Chat's 13B row, the worst held-out share gap (24 points), owes more of it to
-    # the training phase the model under-prices (0.32 of published) than to its generation.
+    # DeepSpeed-Chat's 13B row, the worst held-out share gap (22.5 points; 24.1 before HF
+    # generate's cache concatenation, rl.HF_GENERATE_KV_COPIES), owes more of it to the training
+    # phase the model under-prices (0.34 of published) than to its generation.
     g = rl.generation_share_gaps(rl.rl_validation("model")).set_index("id")
     r = g.loc["openrlhf-bench-13b-dschat"]
-    assert r["gap_points"] == pytest.approx(24.1, abs=1.0)
+    assert r["gap_points"] == pytest.approx(22.5, abs=1.0)
     assert r["gap_from_rest"] > r["gap_from_gen"] > 0
 
 
@@ -535,3 +538,22 @@ def test_zero2_offload_gradient_round_trips_by_hand():
         30 * 2 * 6.5e9 / 32e9, rel=1e-9)
     with pytest.raises(ValueError, match="accumulation_steps=0"):
         rl.optimizer_offload_time(13e9, 2, "A100-80GB", 1, 0)
+
+
+def test_hf_generate_cache_concatenation_by_hand(monkeypatch):
+    # Hugging Face generate's dynamic cache grows by torch.cat every step (transformers
+    # cache_utils.py @ 004999d, DynamicLayer.update): the whole cache read once more and written
+    # once, 2 x the KV read at the engine's KV-read fraction. By hand, one static micro-batch
+    # of 2 sequences of 4 tokens after a 512-token prompt: the difference from no copies is
+    # 2 x sum over the 4 steps of the KV read time at context 512..515 / kv_read_fraction.
+    from llmcost.serving import inference as inf
+    m, acc = inf.serving_model("llama-2-7b"), inf.serving_accelerator("A100-80GB")
+    eng = inf.load_engine_efficiency("HF generate")
+    kw = dict(engine="HF generate", max_concurrent=2, hf_s_per_layer_step=0.0)
+    with_copies = rl.rollout_time(m, acc, 512, [4, 4], **kw)["decode_s"]
+    monkeypatch.setattr(rl, "HF_GENERATE_KV_COPIES", 0.0)
+    without = rl.rollout_time(m, acc, 512, [4, 4], **kw)["decode_s"]
+    kv = sum(float(inf.decode_kv_read_s(inf.decode_step(m, acc, 2.0, 512.0 + t), m))
+             for t in range(4))
+    assert with_copies - without == pytest.approx(2 * kv / eng.kv_read_fraction, rel=1e-9)
+    assert with_copies > without > 0

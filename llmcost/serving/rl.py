@@ -94,8 +94,18 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: seconds per layer per decode step, fitted by ``fit_hf_generate_overhead`` on the
 #: *calibration* rows of ``data/rl_iterations.csv`` that generate with HF generate (OpenRLHF's
 #: benchmark, Llama-2-7B, three rows); the held-out rows judge it. Added on top of the engine
-#: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit).
-HF_GENERATE_S_PER_LAYER_STEP = 1.093e-3
+#: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit)
+#: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 0.807e-3
+#: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
+#: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
+#: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
+#: KV-read fraction). Read from huggingface/transformers src/transformers/cache_utils.py @
+#: 004999d (``DynamicLayer.update``: ``self.keys = torch.cat([self.keys, key_states],
+#: dim=-2)``); OpenRLHF's benchmark ran transformers 4.38.2, whose ``DynamicCache.update``
+#: is assumed to concatenate the same way (not read at that tag). Added after the held-out
+#: errors had been seen (a mechanism from the code, not fitted).
+HF_GENERATE_KV_COPIES = 2.0
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
 #: activation recomputation and micro-batch 1 (the RL frameworks' defaults: OpenRLHF and
 #: DeepSpeed-Chat ZeRO stages, NeMo RL's Megatron distributed optimizer with
@@ -253,7 +263,8 @@ def _rollout_accelerator(acc: Accelerator, tp: int) -> tuple[Accelerator, str]:
 def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
     """Decode-step seconds for ``live`` sequences at mean context ``ctx`` on engine ``eng``
     (None: the roofline): (t − KV read)/η_d + KV read/η_kv + o (``inference.EngineEfficiency``),
-    plus, for HF generate, ``hf_s`` (``HF_GENERATE_S_PER_LAYER_STEP``) × layers."""
+    plus, for HF generate, ``hf_s`` (``HF_GENERATE_S_PER_LAYER_STEP``) × layers and its cache's
+    concatenation, ``HF_GENERATE_KV_COPIES`` × KV read/η_kv."""
     if eng is None:
         return np.asarray(inf.decode_step_time(m, acc, live, ctx, **kw), dtype=float)
     st = inf.decode_step(m, acc, live, ctx, **kw)
@@ -261,7 +272,7 @@ def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
     kv = np.asarray(inf.decode_kv_read_s(st, m, kw["weight_dtype"]), dtype=float)
     out = (t - kv) / eng.decode_fraction + kv / eng.kv_read_fraction + eng.step_overhead_s
     if eng.family == "HF generate":
-        out = out + hf_s * n_layers
+        out = out + hf_s * n_layers + HF_GENERATE_KV_COPIES * kv / eng.kv_read_fraction
     return out
 
 
