@@ -1454,8 +1454,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
         GPU-s: generation and tail × rollout GPUs, passes × the GPUs they run on, sync × all
                GPUs, idle = the rest (each role's wait); the parts sum to wall × n_gpus.
 
-    PPO mini-batches change neither FLOPs nor time (only E does); asynchrony off by k >= 1
-    steps overlaps generation with training, k iterations' requests in flight (``generation_time``).
+    Mini-batches (``train_global_batch``) change the time, not the FLOPs (``optimizer_batch``);
+    asynchrony off by k >= 1 steps overlaps generation with training (``generation_time``).
 
     Parameters
     ----------
