@@ -28,6 +28,9 @@ three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed dat
 any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
 (``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
 and with.
+The update is priced one optimizer step of ``train_global_batch`` sequences at a time, NeMo RL's
+rows with sequence packing (``rl.optimizer_batch``: NeMo RL's megatron_policy_worker.train, read
+after the held-out errors had been seen).
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against

@@ -87,7 +87,8 @@ def test_models_on_their_own_gpus_run_side_by_side():
     # half that); the actor's and the critic's updates, 6·6.74e9·2,097,152 / (2·312e12·0.4) =
     # 339.8 s each, run side by side, each plus its CPU-offloaded optimizer (--adam_offload):
     # 8 optimizer steps (1,024 / train_batch_size 128) of N / R_host + 2 bytes · N / 2 GPUs /
-    # 32 GB/s.
+    # 32 GB/s, that shard going to the host and back between the g = 128 / (2·8) = 8
+    # micro-batches of a step at ZeRO-2 (2·(g − 1) = 14 shards more; rl.optimizer_offload_time).
     n = rl.load_rl_validation().pipe(lambda d: d[d["id"] == "openrlhf-bench-7b-ray-vllm"])
     kw = rl.validation_setup(n.iloc[0])
     assert kw["role_gpus"] == dict(actor=2, critic=2, reference=1, reward=1)
@@ -96,7 +97,7 @@ def test_models_on_their_own_gpus_run_side_by_side():
     tokens = 1024 * 2048
     assert it.experience_wall_s == pytest.approx(2 * n_a * tokens / (312e12 * 0.4), rel=0.01)
     n = llmcost.load_model("llama-2-7b").n_params
-    offload = 8 * (n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 2 * n / 2 / 32e9)
+    offload = 8 * (n / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 15 * 2 * n / 2 / 32e9)
     assert it.update_wall_s == pytest.approx(6 * n_a * tokens / (2 * 312e12 * 0.4) + offload,
                                              rel=0.01)
     assert it.gpu_s == pytest.approx(it.wall_s * it.n_gpus, rel=1e-9)
@@ -149,6 +150,15 @@ def test_model_beats_before_on_heldout_rows():
     # Then NeMo RL's per-step host swaps (nemo_rl_swap_bytes: the reference model swapped in,
     # colocated weights, gradients, Adam moments and vLLM weights out and back; read from its
     # code after these rows had been seen): 25.8% -> 25.0%, worst 2.08x -> 2.07x.
+    # Then the update priced one optimizer step of train_global_batch sequences at a time, NeMo
+    # RL's rows with sequence packing and, under pipeline parallelism, micro-batches padded to
+    # the bin (rl.optimizer_batch, read from NeMo RL's megatron_policy_worker.train after these
+    # rows had been seen): 25.0% -> 23.3%, worst 2.07x -> 1.90x; v1 23.9% -> 21.5%, v3 14.2% ->
+    # 12.9%. Then ZeRO-2's offloaded gradient accumulation through the host (DeepSpeed v0.13.2,
+    # read after these rows had been seen): 23.3% -> 23.4% (OpenRLHF's vLLM rows, whose
+    # generation is over-predicted, get slower still; their training phases nearer). Then HF
+    # generate's cache concatenation (rl.HF_GENERATE_KV_COPIES, the host constant refitted on
+    # the calibration rows, 1.093 -> 0.807 ms): 23.4% -> 22.8%.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -156,12 +166,12 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.255, abs=0.02)
-    assert after["worst_factor"] == pytest.approx(2.01, abs=0.1)
+    assert after["mean_abs_error"] == pytest.approx(0.228, abs=0.02)
+    assert after["worst_factor"] == pytest.approx(1.90, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.24, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.215, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
-    assert v3["mean_abs_error"] == pytest.approx(0.15, abs=0.02)
+    assert v3["mean_abs_error"] == pytest.approx(0.13, abs=0.02)
 
 
 def test_cpu_offloaded_optimizer_by_hand():
@@ -182,12 +192,13 @@ def test_cpu_offloaded_optimizer_by_hand():
         4.0 + 2 * n7 / 4 / 64e9, rel=1e-9)
     assert rl.optimizer_offload_time(n7, 4, "A100-80GB", 8) == pytest.approx(8 * t, rel=1e-9)
     # the offloaded rows: DeepSpeed-Chat Llama-2-7B, actor and critic (6.74e9 each) on the same
-    # 8 GPUs one after the other, 1,024 samples in steps of 128: 8 · 2 · (N / R + 2N / 8 / B)
+    # 8 GPUs one after the other, 1,024 samples in steps of 128: 8 · 2 · (N / R + 2N / 8 / B),
+    # the shard also to the host and back once between the g = 2 micro-batches of a step (ZeRO-2)
     row = _row("openrlhf-bench-7b-dschat")
     on, off = rl.validation_iteration(row), rl.validation_iteration(row, optimizer_offload=False)
     n = llmcost.load_model("llama-2-7b").n_params
     assert on.update_wall_s - off.update_wall_s == pytest.approx(
-        8 * 2 * (n / (6.74e9 / 4) + 2 * n / 8 / 32e9), rel=1e-6)
+        8 * 2 * (n / (6.74e9 / 4) + 3 * 2 * n / 8 / 32e9), rel=1e-6)
     assert on.generation_wall_s == off.generation_wall_s
     assert rl.validation_setup(_row("nemo-rl-v0.4-llama3.1-8b-on"))["optimizer_offload"] is False
     o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=16, train_global_batch=128,
@@ -428,11 +439,12 @@ def test_generation_share_gaps_by_hand():
 
 def test_share_gap_comes_from_training_on_deepspeed_rows():
     # Regression pin of the diagnosis (the model's own outputs, not a check against the world):
-    # DeepSpeed-Chat's 13B row, the worst held-out share gap (24 points), owes more of it to
-    # the training phase the model under-prices (0.32 of published) than to its generation.
+    # DeepSpeed-Chat's 13B row, the worst held-out share gap (22.5 points; 24.1 before HF
+    # generate's cache concatenation, rl.HF_GENERATE_KV_COPIES), owes more of it to the training
+    # phase the model under-prices (0.34 of published) than to its generation.
     g = rl.generation_share_gaps(rl.rl_validation("model")).set_index("id")
     r = g.loc["openrlhf-bench-13b-dschat"]
-    assert r["gap_points"] == pytest.approx(24.1, abs=1.0)
+    assert r["gap_points"] == pytest.approx(22.5, abs=1.0)
     assert r["gap_from_rest"] > r["gap_from_gen"] > 0
 
 
@@ -478,3 +490,70 @@ def test_nemo_rl_host_swaps_refuse_bad_input():
         rl.nemo_rl_swap_bytes(m, None, n_train_gpus=8, colocated="yes")
     with pytest.raises(ValueError, match="host_swaps"):
         rl.RLOptions.build(host_swaps="yes")
+
+
+def test_optimizer_batch_packing_by_hand():
+    # NeMo RL's Megatron policy worker (NVIDIA-NeMo/RL @ c751f811, megatron_policy_worker.train):
+    # one forward_backward_func per global batch of train_global_batch_size sequences; with
+    # sequence packing each micro-batch is one bin of train_mb_tokens = 4096 x 1 tokens; with
+    # PP > 1 every packed micro-batch padded to the longest (pad_full_seq_to). By hand, 2,048
+    # samples of 1,060 tokens on 16 GPUs, PP 2 (dp 8), T-GBS 512: k = floor(4096 / 1060) = 3
+    # sequences per bin, each priced at ceil(4096 / 3) = 1,366 tokens; 512 sequences pad to
+    # ceil(512 / 24) * 24 = 528; fill = 1060 / 1366 * 512 / 528 = 0.7525.
+    o = rl.RLOptions(prompts_per_step=64, samples_per_prompt=32, n_gpus=16,
+                     train_plan=dict(pp=2), train_global_batch=512, pack_tokens=4096)
+    b, plan, priced, fill = rl.optimizer_batch(o, 1060)
+    assert (b, plan["micro_batch_size"], priced) == (512, 3, 1366)
+    assert fill == pytest.approx(1060 / 1366 * 512 / 528, rel=1e-12)
+    # Without pipeline parallelism the bins are not padded: priced at the sequence's length;
+    # dp 16 x 3 = 48 sequences a round, so 512 pads to 11 x 48 = 528.
+    b, plan, priced, fill = rl.optimizer_batch(o.replace(train_plan=dict(pp=1)), 1060)
+    assert (priced, plan["micro_batch_size"]) == (1060, 3)
+    assert fill == pytest.approx(512 / 528, rel=1e-12)
+    # A sequence longer than the bin is a bin of its own; no packing keeps the plan as given.
+    assert rl.optimizer_batch(o, 5000)[1]["micro_batch_size"] == 1
+    b, plan, priced, fill = rl.optimizer_batch(o.replace(pack_tokens=None), 1060)
+    assert (b, plan, priced, fill) == (512, {"pp": 2}, 1060, 1.0)
+    with pytest.raises(ValueError, match="pack_tokens=0"):
+        rl.RLOptions(pack_tokens=0)
+
+
+def test_zero2_offload_gradient_round_trips_by_hand():
+    # DeepSpeed @ v0.13.2 (OpenRLHF's benchmark version), stage_1_and_2.py
+    # async_accumulate_grad_in_cpu_via_gpu: at ZeRO-2 with an offloaded optimizer, every
+    # micro-batch but the first copies the rank's host gradient buffer to the GPU and every one
+    # but the last copies the sum back, 16-bit, on the compute stream (overlap_comm is off below
+    # ZeRO-3). OpenRLHF's Llama-2-13B Ray + vLLM row: actor on 2 A800s, micro-batch 4,
+    # train_batch_size 128 -> g = 128 / (2 x 4) = 16 micro-batches per optimizer step. By hand,
+    # one step: 13e9 / 1.685e9 s of CPU Adam + (1 + 2 x 15) x 2 B x 6.5e9 / 32e9 B/s over PCIe.
+    o = rl.RLOptions(algorithm="ppo", prompts_per_step=1024, samples_per_prompt=1,
+                     train_plan=dict(zero_stage=2, micro_batch_size=4), train_global_batch=128)
+    assert rl.accumulation_steps(o, 2) == 16
+    assert rl.accumulation_steps(o.replace(train_plan=dict(zero_stage=3, micro_batch_size=4)),
+                                 2) == 1
+    t = rl.optimizer_offload_time(13e9, 2, "A100-80GB", 1, 16)
+    assert t == pytest.approx(13e9 / rl.CPU_ADAM_PARAMS_PER_S_PER_HOST + 31 * 2 * 6.5e9 / 32e9,
+                              rel=1e-9)
+    assert t - rl.optimizer_offload_time(13e9, 2, "A100-80GB") == pytest.approx(
+        30 * 2 * 6.5e9 / 32e9, rel=1e-9)
+    with pytest.raises(ValueError, match="accumulation_steps=0"):
+        rl.optimizer_offload_time(13e9, 2, "A100-80GB", 1, 0)
+
+
+def test_hf_generate_cache_concatenation_by_hand(monkeypatch):
+    # Hugging Face generate's dynamic cache grows by torch.cat every step (transformers
+    # cache_utils.py @ 004999d, DynamicLayer.update): the whole cache read once more and written
+    # once, 2 x the KV read at the engine's KV-read fraction. By hand, one static micro-batch
+    # of 2 sequences of 4 tokens after a 512-token prompt: the difference from no copies is
+    # 2 x sum over the 4 steps of the KV read time at context 512..515 / kv_read_fraction.
+    from llmcost.serving import inference as inf
+    m, acc = inf.serving_model("llama-2-7b"), inf.serving_accelerator("A100-80GB")
+    eng = inf.load_engine_efficiency("HF generate")
+    kw = dict(engine="HF generate", max_concurrent=2, hf_s_per_layer_step=0.0)
+    with_copies = rl.rollout_time(m, acc, 512, [4, 4], **kw)["decode_s"]
+    monkeypatch.setattr(rl, "HF_GENERATE_KV_COPIES", 0.0)
+    without = rl.rollout_time(m, acc, 512, [4, 4], **kw)["decode_s"]
+    kv = sum(float(inf.decode_kv_read_s(inf.decode_step(m, acc, 2.0, 512.0 + t), m))
+             for t in range(4))
+    assert with_copies - without == pytest.approx(2 * kv / eng.kv_read_fraction, rel=1e-9)
+    assert with_copies > without > 0
