@@ -31,6 +31,11 @@ LONG_FIRST = ["test_report.py", "test_browser_report.py", "test_browser_lab_a.py
               "04_communication.ipynb", "test_browser_lab_b.py"]
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cores_default: a test of report.default_jobs itself (it "
+                            "keeps the number of cores under pytest-xdist)")
+
+
 def _file_name(nodeid: str) -> str:
     return nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
 
@@ -68,6 +73,18 @@ def a100():
 
 # Under pytest-xdist the workers already use the cores: reports run one notebook at a time.
 REPORT_JOBS = 1 if os.environ.get("PYTEST_XDIST_WORKER") else None
+
+
+@pytest.fixture(autouse=True)
+def _reports_one_notebook_at_a_time(request, monkeypatch):
+    """Under pytest-xdist, a report that a test runs without ``jobs`` runs its notebooks one at
+    a time in one warm kernel (``REPORT_JOBS``), instead of one kernel per core: the cores are
+    the workers' already, and a second kernel's start and imports are CPU the suite waits for.
+    A test of the default itself is marked ``cores_default``; the parallel path is tested with
+    an explicit ``jobs``."""
+    if REPORT_JOBS is not None and request.node.get_closest_marker("cores_default") is None:
+        from llmcost.present import report
+        monkeypatch.setattr(report, "default_jobs", lambda: REPORT_JOBS)
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,11 @@
 recomputed, a change to the code or data fingerprint or to the arguments is a new entry, an
 unreadable entry is recomputed, and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import pandas as pd
 import pytest
 
@@ -70,3 +75,26 @@ def test_the_validation_table_from_disk_equals_the_computed_one(folder):
     stored = accuracy.validation_table.__wrapped__()  # reads back
     pd.testing.assert_frame_equal(stored, fresh)
     assert len(list(folder.glob("validation_table-*.pickle"))) == 1
+
+
+def test_processes_that_miss_one_entry_at_once_compute_it_once(tmp_path):
+    # Two processes ask for the same absent entry together (a report's kernels, the suite's
+    # workers): the second waits for the first's result instead of computing it again.
+    log = tmp_path / "computed.txt"
+    code = textwrap.dedent(f"""
+        import time
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def slow(n):
+            with open({str(log)!r}, "a") as f:
+                f.write("computed\\n")
+            time.sleep(1.0)
+            return list(range(n))
+
+        assert slow(3) == [0, 1, 2]
+    """)
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(2)]
+    assert [r.wait(timeout=60) for r in runs] == [0, 0]
+    assert log.read_text().splitlines() == ["computed"]

@@ -278,6 +278,7 @@ def test_jobs_must_be_a_positive_whole_number(tmp_path, jobs):
     assert res.returncode == 2 and "--jobs=0 must be >= 1" in res.stderr
 
 
+@pytest.mark.cores_default
 def test_default_jobs_is_the_number_of_usable_cores():
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
         else os.cpu_count()
@@ -375,12 +376,21 @@ def test_format_value_more(value, unit, text):
     assert report.format_value(value, unit) == text
 
 
-def test_subset_report_links_only_to_pages_it_wrote(tmp_path):
-    sc = tmp_path / "s.yaml"
-    sc.write_text("model: llama-2-70b\n")
-    out = tmp_path / "o"
-    report.run_report(sc, out, selection=["01", "07"], timeout_s=TIMEOUT_S,
-                      progress=lambda s: None)
+@pytest.fixture(scope="module")
+def subset_report(tmp_path_factory):
+    """Notebooks 01 and 07 of a 70B model on 8 GPUs at an MFU of 0.9 (a plan that cannot fit, an
+    MFU above any published run): one report read by the two tests below. Returns (out_dir,
+    progress lines)."""
+    folder = tmp_path_factory.mktemp("subset")
+    sc = folder / "s.yaml"
+    sc.write_text("model: llama-2-70b\nn_gpus: 8\nmfu: 0.9\n")
+    out, lines = folder / "o", []
+    report.run_report(sc, out, selection=["01", "07"], timeout_s=TIMEOUT_S, progress=lines.append)
+    return out, lines
+
+
+def test_subset_report_links_only_to_pages_it_wrote(subset_report):
+    out = subset_report[0]
     import re
     written = {p.name for p in out.iterdir()}
     for page in ("01_flops.html", "07_checkpoints.html", "index.html"):
@@ -411,12 +421,8 @@ def test_index_value_formats_fractions_and_booleans():
     assert report.index_value({"key": "mfu", "value": float("nan"), "unit": ""}) == "n/a"
 
 
-def test_warnings_and_bill_on_the_index(tmp_path):
-    sc = tmp_path / "s.yaml"
-    sc.write_text("model: llama-2-70b\nn_gpus: 8\nmfu: 0.9\n")
-    out = tmp_path / "o"
-    lines = []
-    report.run_report(sc, out, selection=["01", "07"], timeout_s=TIMEOUT_S, progress=lines.append)
+def test_warnings_and_bill_on_the_index(subset_report):
+    out, lines = subset_report
     summary = json.loads((out / "summary.json").read_text())
     text = " ".join(summary["warnings"])
     assert "mfu=0.90 is above any published" in text

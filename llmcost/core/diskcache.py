@@ -14,17 +14,26 @@ them). The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, e
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
 is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
-entry at once never leave half a file.
+entry at once never leave half a file. A process that misses an entry computes it holding a
+lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
+process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
+for it and reads it, instead of computing it a second time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import pickle
 import tempfile
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: entries are computed unlocked (a repeat is possible, never a
+    fcntl = None     # half-written file)
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DATA_DIR = PACKAGE_DIR.parent / "data"
@@ -59,6 +68,40 @@ def cache_key(fn, args: tuple, kwargs: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_MISSING = object()
+
+
+def _read(path: Path):
+    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable."""
+    try:
+        return pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return _MISSING
+
+
+@contextlib.contextmanager
+def _entry_lock(path: Path):
+    """Hold an exclusive lock on the entry ``path`` (its ``.lock`` file) while it is computed;
+    nothing is held where the system has no ``fcntl`` or the folder cannot be written. The lock
+    is per entry, and an entry's computation only ever waits on the entries it calls, so two
+    processes never wait on each other."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_suffix(".lock"), "a+")  # noqa: SIM115 (closed by `with` below)
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def disk_cached(fn):
     """Decorate a function of the package's code and data only (arguments with a stable
     ``repr``, a picklable result): its result is read from the disk cache when there, else
@@ -70,18 +113,21 @@ def disk_cached(fn):
         if folder is None:
             return fn(*args, **kwargs)
         path = folder / f"{fn.__name__}-{cache_key(fn, args, kwargs)}.pickle"
-        try:
-            return pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-            pass  # absent or unreadable: compute it
-        result = fn(*args, **kwargs)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
-                fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-            os.replace(fh.name, path)
-        except OSError:  # a read-only or full disk: the result, uncached
-            pass
+        found = _read(path)
+        if found is not _MISSING:
+            return found
+        with _entry_lock(path):
+            found = _read(path)  # another process may have written it while this one waited
+            if found is not _MISSING:
+                return found
+            result = fn(*args, **kwargs)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
+                    fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+                os.replace(fh.name, path)
+            except OSError:  # a read-only or full disk: the result, uncached
+                pass
         return result
 
     wrapper.uncached = fn
