@@ -62,7 +62,7 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
                     # each axis's ticks worked out once per draw, as a report kernel prints a
                     # figure (plots.ticks_computed_once: the same pixels)
                     with ticks_computed_once(fig):
-                        fig.canvas.draw()
+                        fig.draw_without_rendering()
                     draw.append((Path(nb).stem, i))
             plt.close("all")
     return out.getvalue()
