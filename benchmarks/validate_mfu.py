@@ -209,8 +209,9 @@ def cp_and_device_report():
     issue's buckets. All three were added after the held-out rows' errors were seen."""
     per_regime, verdict = accuracy.cp_overlap_comparison()
     print("14. Context parallelism's K/V exchange: exposed (one all-gather, Llama 3 §3.3.2) vs "
-          "each row's own (Transformer Engine's overlapped ring on Megatron-Core / NeMo stacks), "
-          "held-out mean |error| per regime that moves:")
+          "each row's own (Transformer Engine's overlapped ring on Megatron-Core / NeMo stacks; "
+          "PyTorch's ring as torchtitan runs it: merges, fp32 gradient buffers, repeated K/V "
+          "heads), held-out mean |error| per regime that moves:")
     print_moved(per_regime, "exposed ", "ring ")
     print(f"   all held-out rows {verdict['all_mean'][0]:.1%} -> {verdict['all_mean'][1]:.1%}; "
           f"worse beyond noise in {verdict['worse']} regime(s); A100 Megatron mean "

@@ -876,7 +876,8 @@ def cp_overlap_comparison() -> tuple:
     judged by ``mechanism_comparison``'s rule, on the shipped kernel mechanisms: every row
     priced with the K/V exchange exposed (``validation_table(cp_overlap=False)``, the MoE
     host-cost constants re-fitted under it) against the rows' own (the stack's ring overlap,
-    or the run's all-gather).
+    PyTorch's ring as torchtitan runs it (``cp_overlap="torch_ring"``: added after the
+    torchtitan CP rows were seen), or the run's all-gather).
 
     Returns
     -------

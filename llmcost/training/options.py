@@ -166,13 +166,25 @@ class StepOptions:
         of the Transformer Engine stacks makes the FSDP MoE rows, the Llama 3 128K row and,
         with the CP ring overlapped (``cp_overlap``), the Megatron-Core FP8 rows more
         optimistic beyond their noise; on the PyTorch stacks its FlashAttention-2 curve helps).
-    cp_overlap : bool or "auto"
+    cp_overlap : bool, "torch_ring" or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
-        while the current one is computed (Transformer Engine's ``AttnFuncWithCPAndKVP2P``, the
-        context parallelism of Megatron-Core and NeMo), or one all-gather before the attention,
-        exposed (Llama 3, arXiv:2407.21783 §3.3.2). ``"auto"``: overlapped on the stacks of
-        ``attention.CP_P2P_STACKS``, exposed elsewhere.
+        while the current one is computed (True: Transformer Engine's
+        ``AttnFuncWithCPAndKVP2P``, the context parallelism of Megatron-Core and NeMo), or one
+        all-gather before the attention, exposed (False: Llama 3, arXiv:2407.21783 §3.3.2), or
+        PyTorch's ``context_parallel`` as torchtitan runs it (``"torch_ring"``: one all-gather
+        hidden by the first of ``cp`` ring steps, fp32 merges and gradient buffers, the dK/dV
+        ring in fp32, K and V of all query heads; ``step.torch_ring_exposure``,
+        ``attention.torch_ring_bytes``). ``"auto"``: True on the stacks of
+        ``attention.CP_P2P_STACKS``, ``"torch_ring"`` on ``attention.TORCH_RING_STACKS``, False
+        elsewhere.
+    cp_repeat_kv : bool or "auto"
+        Under ``cp_overlap="torch_ring"``, whether the model repeats its KV heads to the query
+        heads before SDPA, so that the ring moves and accumulates K and V of all query heads
+        (torchtitan's Llama: ``repeat_kv``, pytorch/torchtitan@9dec370
+        ``torchtitan/models/llama/model.py``) rather than of the GQA heads (SDPA's
+        ``enable_gqa``). ``"auto"``: True on ``attention.TORCH_RING_STACKS`` (torchtitan's).
+        No effect on the other CP schemes.
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -218,6 +230,7 @@ class StepOptions:
     fp8_split_accumulator: bool = True
     attention_curve: object = False
     cp_overlap: object = "auto"
+    cp_repeat_kv: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -262,11 +275,16 @@ class StepOptions:
             raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
-        if not (isinstance(self.cp_overlap, (bool, np.bool_)) or _is_choice(self.cp_overlap,
-                                                                            ("auto",))):
-            raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False or 'auto' "
-                             "(whether the context-parallel K/V ring overlaps the attention "
-                             "core, llmcost.training.step.cp_exposure)")
+        if not (isinstance(self.cp_overlap, (bool, np.bool_))
+                or _is_choice(self.cp_overlap, ("auto", "torch_ring"))):
+            raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False, 'torch_ring' "
+                             "or 'auto' (whether the context-parallel K/V ring overlaps the "
+                             "attention core, llmcost.training.step.cp_exposure)")
+        if not (isinstance(self.cp_repeat_kv, (bool, np.bool_))
+                or _is_choice(self.cp_repeat_kv, ("auto",))):
+            raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
+                             "(whether PyTorch's context-parallel ring carries K and V of all "
+                             "query heads, llmcost.training.attention)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -326,6 +344,20 @@ class StepOptions:
             kappa_gemm = KERNEL_EFFICIENCY_SHAPE if self.kernel_efficiency is None else kappa
         return float(kappa), float(kappa_gemm)
 
+    def _cp_scheme(self, stack_name: str) -> tuple:
+        """``(cp_overlap, torch_ring, repeat_kv)`` on the stack ``stack_name``: Transformer
+        Engine's overlapped ring (``attention.CP_P2P_STACKS`` under "auto", or True), PyTorch's
+        ring (``attention.TORCH_RING_STACKS`` under "auto", or "torch_ring") and whether its K
+        and V carry all query heads (``cp_repeat_kv``; "auto": torchtitan's stacks)."""
+        auto = _is_choice(self.cp_overlap, ("auto",))
+        overlap = (stack_name in attention.CP_P2P_STACKS if auto
+                   else self.cp_overlap is True or self.cp_overlap is np.True_)
+        torch_ring = _is_choice(self.cp_overlap, ("torch_ring",)) or (
+            auto and stack_name in attention.TORCH_RING_STACKS)
+        repeat = (stack_name in attention.TORCH_RING_STACKS
+                  if _is_choice(self.cp_repeat_kv, ("auto",)) else bool(self.cp_repeat_kv))
+        return bool(overlap), bool(torch_ring), bool(torch_ring and repeat)
+
     def resolve(self, accelerator: str) -> ResolvedOptions:
         """The values the engine prices on ``accelerator`` (catalogue name): the stack's
         ``"auto"`` settings filled in (``stacks.step_options``), the kernels' sustained rates
@@ -364,6 +396,7 @@ class StepOptions:
         keff = eff.replace(matmul_fraction=eff.matmul_fraction * kappa_gemm,
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
+        cp_overlap, torch_ring, repeat_kv = self._cp_scheme(st.name)
         kernel = (attention.stack_kernel(st.flash_attention, st.name)
                   if self.attention_curve is True else self.attention_curve or None)
         attn = attention.kernel_curve(accelerator, kernel, kappa) \
@@ -375,9 +408,7 @@ class StepOptions:
             dp_overlap=so["dp_overlap"], ep_overlap=so["ep_overlap"], efficiency=eff, keff=keff,
             gemm_shape=shape, edge_dtype=edge_dtype, edge_gemm_shape=edge_shape,
             attention_kernel=attn,
-            cp_overlap=(st.name in attention.CP_P2P_STACKS if _is_choice(self.cp_overlap,
-                                                                         ("auto",))
-                        else bool(self.cp_overlap)),
+            cp_overlap=cp_overlap,
             fp8_casts=self.fp8_recipe if (self.fp8_as_run and self.dtype == "fp8") else None,
             fp8_weight_cache=st.name in elementwise.FP8_WEIGHT_CACHE_STACKS,
             fp8_transpose=str(accelerator) not in elementwise.FP8_NATIVE_COLUMNWISE,
@@ -390,9 +421,11 @@ class StepOptions:
             hsdp_all_reduce=hsdp_ar,
             moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
                                                self.moe_imbalance),
+            cp_torch_ring=torch_ring,
             comm=comm.CommOptions(efficiency=eff, moe_dispatch=so["moe_dispatch"],
                                   moe_gate=self.moe_gate, moe_node_limit=so["moe_node_limit"],
-                                  moe_dispatch_dtype=so["moe_dispatch_dtype"]),
+                                  moe_dispatch_dtype=so["moe_dispatch_dtype"],
+                                  cp_repeat_kv=repeat_kv),
             # the per-layer term is the dropless dispatcher's host-device sync: a token-dropping
             # router padded to capacity knows its split sizes on the host and has none
             # (moe_layer.sync_applies)
@@ -412,7 +445,8 @@ class ResolvedOptions:
     (None: the flat ``matmul_fraction``); ``edge_dtype`` / ``edge_gemm_shape`` the LM head's and
     router's (``fp8_as_run``); ``attention_kernel`` the attention core's curve
     (``attention_curve``; None: the flat ``attention_fraction``); ``cp_overlap`` whether the
-    context-parallel K/V ring overlaps the attention core (``StepOptions.cp_overlap``);
+    context-parallel K/V ring overlaps the attention core (``StepOptions.cp_overlap``),
+    ``cp_torch_ring`` whether it is PyTorch's ring as torchtitan runs it;
     ``fp8_casts`` the FP8 recipe
     whose casts are priced (None: not priced), ``fp8_weight_cache`` whether the stack casts the
     FP8 weights once per step (``elementwise.FP8_WEIGHT_CACHE_STACKS``), ``fp8_transpose``
@@ -439,6 +473,7 @@ class ResolvedOptions:
     edge_gemm_shape: gemm.GemmShape | None
     attention_kernel: attention.KernelCurve | None
     cp_overlap: bool
+    cp_torch_ring: bool
     fp8_casts: str | None
     fp8_weight_cache: bool
     fp8_transpose: bool
