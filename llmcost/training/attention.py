@@ -98,7 +98,9 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
   communication will be done"), so only step 0 hides it. After each step from the second on,
   the output and its log-sum-exp are merged in fp32 (``_SDPAMerger``: ``out - sigmoid(block_lse
   - lse) * (out - block_out)``): ``cp − 1`` merges at ``RING_MERGE_BYTES[0]`` per output
-  element (one fused pass: torchtitan compiles each block with ``fullgraph=True``).
+  element (one fused pass: torchtitan compiles each block with ``fullgraph=True``; a run in
+  eager mode, such as NeMo AutoModel's ``enable_compile: False``, makes about four unfused
+  passes per merge: not priced).
 * **Backward.** The K/V are all-gathered again (hidden by step 0's kernel), and each step's dK,
   dV are added into fp32 buffers that travel the ring by an all-to-all permutation
   (``dkv_rotater`` with ``_RotateMethod.ALL_TO_ALL``): sent after step i's kernel, waited after
