@@ -146,12 +146,14 @@ class StepOptions:
         falls (10.13 % → 9.96 %; FP8 rows 12.3 % → 11.6 %), no regime rises by more than its
         noise (``accuracy.regime_noise``), the A100 Megatron rows are unchanged, and the
         published FP8:BF16 pairs stay within 10 % (largest |error| 9.7 % → 6.4 %).
-    attention_curve : bool or {"fa2", "fa3", "cudnn"}
+    attention_curve : bool, "flash" or {"fa2", "fa3", "cudnn"}
         Price the fused attention core by ``attention.attention_tflops`` (FlashAttention-3
         paper's H100 kernel table: rate by sequence length, head dimension, causal mask, forward
         and backward) instead of the flat ``attention_fraction``: True takes the stack's
         kernel (``attention.stack_kernel``: cuDNN's fused attention on the Transformer Engine
-        stacks, else the stack's FlashAttention version), a name picks one. Under context
+        stacks, else the stack's FlashAttention version), ``"flash"`` the stack's kernel only
+        where it is a FlashAttention one (the flat fraction on the Transformer Engine stacks;
+        ``accuracy.flash_curve_comparison``), a name picks one. Under context
         parallelism the kernel runs at the rank's ``s / cp`` and the ring steps' output merges
         are priced (``attention.ring_merge_bytes``). No effect where no curve exists
         (``attention.kernel_curve`` is None: Ampere, Blackwell, AMD) or without FlashAttention.
@@ -271,8 +273,9 @@ class StepOptions:
             raise ValueError(f"fp8_split_accumulator={self.fp8_split_accumulator!r} must be True "
                              "or False (backward FP8 GEMMs without fast accumulation on Hopper)")
         if not (isinstance(self.attention_curve, (bool, np.bool_))
-                or _is_choice(self.attention_curve, attention.KERNELS)):
-            raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False or "
+                or _is_choice(self.attention_curve, attention.KERNELS + ("flash",))):
+            raise ValueError(f"attention_curve={self.attention_curve!r} must be True, False, "
+                             "'flash' or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
         if not (isinstance(self.cp_overlap, (bool, np.bool_))
@@ -344,6 +347,16 @@ class StepOptions:
             kappa_gemm = KERNEL_EFFICIENCY_SHAPE if self.kernel_efficiency is None else kappa
         return float(kappa), float(kappa_gemm)
 
+    def _attention_kernel(self, st: stacks.Stack) -> str | None:
+        """The attention curve's kernel on stack ``st`` (``attention_curve``): the stack's
+        (``attention.stack_kernel``) for True, the stack's FlashAttention kernel for "flash"
+        (None where it is cuDNN's), a named one, or None (the flat fraction)."""
+        flash = _is_choice(self.attention_curve, ("flash",))
+        if self.attention_curve is True or self.attention_curve is np.True_ or flash:
+            kernel = attention.stack_kernel(st.flash_attention, st.name)
+            return None if (flash and kernel == "cudnn") else kernel
+        return self.attention_curve or None
+
     def _cp_scheme(self, stack_name: str) -> tuple:
         """``(cp_overlap, torch_ring, repeat_kv)`` on the stack ``stack_name``: Transformer
         Engine's overlapped ring (``attention.CP_P2P_STACKS`` under "auto", or True), PyTorch's
@@ -397,8 +410,7 @@ class StepOptions:
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
         cp_overlap, torch_ring, repeat_kv = self._cp_scheme(st.name)
-        kernel = (attention.stack_kernel(st.flash_attention, st.name)
-                  if self.attention_curve is True else self.attention_curve or None)
+        kernel = self._attention_kernel(st)
         attn = attention.kernel_curve(accelerator, kernel, kappa) \
             if (kernel and so["flash_attention"]) else None
         return ResolvedOptions(
