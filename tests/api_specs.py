@@ -299,6 +299,7 @@ def _specs() -> dict:
                              "seq_len": "count|none"}),
         "StepOptions": Spec(dict(), {"dtype": "choice", "moe_gate": "choice",
                                      "hsdp_all_reduce": "choice", "cp_overlap": "choice",
+                                     "cp_repeat_kv": "choice",
                                      "kernel_efficiency": "fraction|none"}),
         "rank_plans": Spec(dict(model=tiny, cluster=cluster, global_batch=8, seq_len=512),
                            {"model": "model", "cluster": "cluster", "global_batch": "count",

@@ -27,6 +27,11 @@ Re-blessed for Hopper's backward FP8 GEMMs without fast accumulation, on by defa
 (``StepOptions.fp8_split_accumulator``, ``gemm.FP8_SLOW_ACCUMULATION``; a deliberate change of
 the model): only the FP8 plans on H100 and the DeepSeek-V3 (H800, FP8) validation row moved.
 
+Re-blessed for PyTorch's context-parallel ring as torchtitan runs it, the "auto" of the
+``pytorch-fsdp2-2024`` stack (``StepOptions.cp_overlap="torch_ring"``, ``cp_repeat_kv``;
+``attention.torch_ring_bytes``, ``step.torch_ring_exposure``; a deliberate change of the
+model): only plans with CP > 1 on that stack moved (torchtitan's CP rows, NeMo AutoModel's 70B).
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

@@ -143,6 +143,28 @@ def test_step_option_on_hopper_only():
         step.step_time(model, h100, plan, 8192, attention_curve="cudnn").attention_s
 
 
+def test_flash_choice_keeps_the_flat_fraction_on_transformer_engine_stacks():
+    # attention_curve="flash": the stack's kernel where it is a FlashAttention one (PyTorch's
+    # SDPA: FlashAttention-2's curve), the flat fraction where it is cuDNN's (Transformer Engine)
+    from llmcost import Cluster
+    from llmcost.training.options import StepOptions
+    from llmcost.training.parallel import make_plan
+    assert StepOptions(stack="pytorch-fsdp2-2024", attention_curve="flash").resolve(
+        "H100-SXM").attention_kernel.kernel == "fa2"
+    assert StepOptions(stack="megatron-core-2024", attention_curve="flash").resolve(
+        "H100-SXM").attention_kernel is None
+    model = load_model("llama-3.1-8b")
+    plan = make_plan(model, 8, 64, tp=1, pp=1, micro_batch_size=1, zero_stage=1, seq_len=8192)
+    h100 = Cluster(H100, 8)
+    for stack, same_as in (("pytorch-fsdp2-2024", True), ("megatron-core-2024", False)):
+        flash = step.step_time(model, h100, plan, 8192, stack=stack, attention_curve="flash")
+        ref = step.step_time(model, h100, plan, 8192, stack=stack,
+                             attention_curve=True if same_as else False)
+        assert flash.attention_s == ref.attention_s, stack
+    with pytest.raises(ValueError, match="attention_curve='fa4'"):
+        StepOptions(attention_curve="fa4")
+
+
 def test_bad_input_names_the_field():
     with pytest.raises(ValueError, match="kernel"):
         attention.attention_tflops("fa4", "forward", False, 128, 4096)
@@ -179,3 +201,9 @@ def test_transformer_engine_stacks_run_cudnn_and_sdpa_stacks_flashattention_2():
     assert r.attention_kernel.kernel == "fa2"
     r = StepOptions(attention_curve=True, stack="megatron-core-2025").resolve("H100-SXM")
     assert r.attention_kernel.kernel == "cudnn"
+
+
+def test_validation_table_names_a_bad_curve_setting():
+    from llmcost.training import accuracy
+    with pytest.raises(ValueError, match="attention_curve='fa9'.*'flash'"):
+        accuracy.validation_table(attention_curve="fa9")

@@ -121,7 +121,7 @@ def regime_label(regime: dict) -> str:
 @lru_cache(maxsize=8)
 @disk_cached
 def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = None,
-                     attention_curve: bool | None = None,
+                     attention_curve: bool | str | None = None,
                      cp_overlap: bool | None = None,
                      fp8_split_accumulator: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
@@ -130,7 +130,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``gemm_shape=True`` prices every row's GEMMs by their shape (``StepOptions.gemm_shape``),
     ``fp8_as_run=True`` keeps the LM head and router of FP8 rows in BF16 and prices the FP8
     casts (``StepOptions.fp8_as_run``), ``attention_curve=True`` prices the attention core by
-    the kernel curve of each row's stack (``StepOptions.attention_curve``),
+    the kernel curve of each row's stack (``StepOptions.attention_curve``; ``"flash"``: only
+    where that kernel is a FlashAttention one),
     ``cp_overlap=False`` prices every row's context-parallel K/V exchange exposed
     (``StepOptions.cp_overlap``; True or None: each row's own, the stack's ring overlap or the
     run's all-gather), ``fp8_split_accumulator=False`` prices Hopper's backward FP8 GEMMs at the
@@ -145,8 +146,10 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                   (("gemm_shape", gemm_shape), ("fp8_as_run", fp8_as_run),
                    ("attention_curve", attention_curve)))
     for name, val in flags:
-        if not isinstance(val, (bool, np.bool_)):
-            raise ValueError(f"{name}={val!r} must be True, False or None")
+        if not (isinstance(val, (bool, np.bool_))
+                or (name == "attention_curve" and val == "flash")):
+            raise ValueError(f"{name}={val!r} must be True, False or None"
+                             + (" or 'flash'" if name == "attention_curve" else ""))
     for name, val in (("cp_overlap", cp_overlap),
                       ("fp8_split_accumulator", fp8_split_accumulator)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
@@ -871,12 +874,26 @@ def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
                 _MECHANISM_FLAGS, flags) if v)}
 
 
+def flash_curve_comparison() -> tuple:
+    """The attention kernel's curve on the stacks whose kernel is a FlashAttention one only
+    (``StepOptions.attention_curve="flash"``: FlashAttention-2 / -3 through PyTorch's SDPA or
+    the flash-attn package, the FlashAttention-3 paper's H100 bars; the flat fraction kept on
+    the Transformer Engine stacks, whose cuDNN curve fails the rule) judged by
+    ``mechanism_comparison``'s rule against the shipped setting (``validation_table()`` against
+    ``validation_table(attention_curve="flash")``, the MoE host-cost constants re-fitted under
+    it). Split from ``attention_curve`` after its held-out errors were seen (the cuDNN curve
+    was what failed); not on by default. Returns ``(per_regime, verdict)`` as
+    ``cp_overlap_comparison``."""
+    return _off_on_verdict(validation_table(), validation_table(attention_curve="flash"))
+
+
 def cp_overlap_comparison() -> tuple:
     """The context-parallel ring overlap (``StepOptions.cp_overlap``, ``step.cp_exposure``)
     judged by ``mechanism_comparison``'s rule, on the shipped kernel mechanisms: every row
     priced with the K/V exchange exposed (``validation_table(cp_overlap=False)``, the MoE
     host-cost constants re-fitted under it) against the rows' own (the stack's ring overlap,
-    or the run's all-gather).
+    PyTorch's ring as torchtitan runs it (``cp_overlap="torch_ring"``: added after the
+    torchtitan CP rows were seen), or the run's all-gather).
 
     Returns
     -------

@@ -76,6 +76,38 @@ ring step (Liu et al. 2023, Ring Attention, arXiv:2310.01889; Brandon et al. 202
 Attention): a memory-bound pass over the output (fp32 read and write of the accumulator and the
 block's output, ``RING_MERGE_BYTES`` per output element) per step, forward and backward,
 ``ring_merge_bytes``.
+
+PyTorch's ring attention as torchtitan runs it
+----------------------------------------------
+torchtitan's context parallelism is PyTorch's ``context_parallel``
+(``torch.distributed.tensor.experimental._attention``, pytorch/pytorch@0123248a4:
+``_templated_ring_attention`` and ``_templated_ring_attention_backward``), entered with
+``set_rotate_method("allgather")`` (torchtitan's default ``context_parallel_rotate_method``,
+pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/utils.py``
+``create_context_parallel_ctx``) and the SDPA backends FlashAttention and memory-efficient only
+(``get_train_context``). What it runs per layer on a rank holding ``x`` tokens
+(``TORCH_RING_STACKS``; ``torch_ring_bytes``, ``step.torch_ring_exposure``):
+
+* **K and V as SDPA receives them.** torchtitan's Llama repeats the KV heads to the query
+  heads before calling SDPA (``torchtitan/models/llama/model.py``: ``keys = repeat_kv(xk,
+  self.n_rep)``), so the ring moves and the backward accumulates K and V of all the rank's
+  query heads: ``a/t`` heads, not the GQA ``g/t`` (``comm.CommOptions.cp_repeat_kv``).
+* **Forward.** ``cp`` SDPA calls on load-balanced (head-tail) chunks: step 0 causal on the
+  local chunks, each later step a non-causal half block; the whole K/V is all-gathered once,
+  issued before step 0's kernel and waited before step 1's (``_AllGatherRotater``: "Only one
+  communication will be done"), so only step 0 hides it. After each step from the second on,
+  the output and its log-sum-exp are merged in fp32 (``_SDPAMerger``: ``out - sigmoid(block_lse
+  - lse) * (out - block_out)``): ``cp − 1`` merges at ``RING_MERGE_BYTES[0]`` per output
+  element (one fused pass: torchtitan compiles each block with ``fullgraph=True``; a run in
+  eager mode, such as NeMo AutoModel's ``enable_compile: False``, makes about four unfused
+  passes per merge: not priced).
+* **Backward.** The K/V are all-gathered again (hidden by step 0's kernel), and each step's dK,
+  dV are added into fp32 buffers that travel the ring by an all-to-all permutation
+  (``dkv_rotater`` with ``_RotateMethod.ALL_TO_ALL``): sent after step i's kernel, waited after
+  step i+1's, the last one waited after the loop (exposed). The fp32 dQ, dK, dV accumulators are
+  zero-filled, updated once per step (``grad_query += grad_query_``: ``TORCH_RING_GRAD_BYTES``
+  per element) and cast back to 16-bit at the end (``TORCH_RING_GRAD_FIXED_BYTES`` for the fill
+  and the cast).
 """
 
 from __future__ import annotations
@@ -129,6 +161,24 @@ HEAD_DIMS = (64, 128)
 #: (negligible per element). Forward; the backward re-reads the output and its gradient once
 #: more per step (2 + 2). Bytes counted as written; no kernel measurement.
 RING_MERGE_BYTES = (10.0, 4.0)
+
+#: Stacks whose context parallelism is PyTorch's ``context_parallel`` with the all-gather
+#: rotation, as torchtitan runs it (module docstring, "PyTorch's ring attention as torchtitan
+#: runs it"; ``StepOptions.cp_overlap="torch_ring"``, the "auto" of these stacks). Added after
+#: the held-out torchtitan CP rows were seen (CP 4: +33.5 %); no constant is fitted.
+TORCH_RING_STACKS = frozenset({"pytorch-fsdp2-2024"})
+
+#: Bytes per element of dQ, dK, dV per ring step of PyTorch's ring-attention backward: the fp32
+#: accumulator read (4) with the step's 16-bit gradient (2), written back (4)
+#: (``_templated_ring_attention_backward``: ``grad_query += grad_query_``, ``grad_key +=
+#: grad_key_``; accumulators in ``float32``, ``_ContextParallelOptions.convert_to_f32 = True``).
+#: Counted as written; no kernel measurement.
+TORCH_RING_GRAD_BYTES = 10.0
+
+#: Bytes per element of dQ, dK, dV once per layer in the same backward: the fp32 zero fill of
+#: the accumulators (``torch.zeros_like(query, dtype=accum_dtype)``: 4) and the final cast to
+#: 16-bit (``grad_query.to(query.dtype)``: read 4, write 2). Counted as written.
+TORCH_RING_GRAD_FIXED_BYTES = 10.0
 
 
 @dataclass(frozen=True)
@@ -281,6 +331,23 @@ def ring_merge_bytes(out_elements, cp):
     steps = np.maximum(np.asarray(cp, float) - 1.0, 0.0)
     return (RING_MERGE_BYTES[0] * steps * out_elements,
             RING_MERGE_BYTES[1] * steps * out_elements)
+
+
+def torch_ring_bytes(q_elements, kv_elements, cp):
+    """HBM bytes of PyTorch's ring attention around its kernels on one rank and layer
+    (forward, backward) (module docstring, "PyTorch's ring attention as torchtitan runs it")::
+
+        forward  = (cp − 1) · RING_MERGE_BYTES[0] · q
+        backward = (cp · TORCH_RING_GRAD_BYTES + TORCH_RING_GRAD_FIXED_BYTES) · (q + kv)
+
+    ``q_elements``: the rank's query (= output) elements, tokens × heads × head dim;
+    ``kv_elements``: its K and V elements as SDPA receives them (repeated heads); 0 without
+    context parallelism (``cp`` = 1: no ring)."""
+    cp = np.asarray(cp, float)
+    ring = cp > 1.0
+    fwd = RING_MERGE_BYTES[0] * np.maximum(cp - 1.0, 0.0) * q_elements
+    bwd = (cp * TORCH_RING_GRAD_BYTES + TORCH_RING_GRAD_FIXED_BYTES) * (q_elements + kv_elements)
+    return np.where(ring, fwd, 0.0), np.where(ring, bwd, 0.0)
 
 
 def reproduce() -> pd.DataFrame:

@@ -439,12 +439,14 @@ class _Figures:
         return _hier_time(op, s, n, k, self.up_bw, self.out_bw, self.eff)
 
 
-def _cp_kv_bytes(c, x, tp, cp):
+def _cp_kv_bytes(c, x, tp, cp, repeat_kv=False):
     """Bytes of K and V one context-parallel all-gather collects on a rank: the whole sequence's
     (x·cp tokens), 16-bit, for the rank's share of the KV heads (all query heads' for MLA, whose
-    K and V are per query head)."""
-    kv_width = c.a * (c.dqk + c.dv) if c.mla else c.g * 2 * c.dh
-    return 2.0 * x * cp * kv_width * (1.0 / tp if c.mla else kv_fraction(c, tp))
+    K and V are per query head, and with ``repeat_kv``: the KV heads repeated to the query heads
+    before the attention, as torchtitan's Llama does, ``CommOptions.cp_repeat_kv``)."""
+    if c.mla or repeat_kv:
+        return 2.0 * x * cp * c.a * (c.dqk + c.dv) / tp
+    return 2.0 * x * cp * c.g * 2 * c.dh * kv_fraction(c, tp)
 
 
 @dataclass(frozen=True)
@@ -453,13 +455,17 @@ class CommOptions:
     (``options.StepOptions.resolve`` builds it): the achievable fractions ``efficiency`` and the
     MoE all-to-all's ``moe_dispatch`` (``MOE_DISPATCH``), ``moe_gate`` (``MOE_GATES``),
     ``moe_node_limit`` (None or nodes per token) and ``moe_dispatch_dtype``
-    (``MOE_DISPATCH_BYTES``; the combine is BF16)."""
+    (``MOE_DISPATCH_BYTES``; the combine is BF16); ``cp_repeat_kv`` whether the
+    context-parallel exchange carries K and V of all the rank's query heads (PyTorch's ring as
+    torchtitan runs it, ``attention.TORCH_RING_STACKS``: its Llama repeats the KV heads before
+    SDPA) instead of the GQA heads."""
 
     efficiency: Efficiency
     moe_dispatch: str = "per_expert"
     moe_gate: str = "learned"
     moe_node_limit: int | None = None
     moe_dispatch_dtype: str = "bf16"
+    cp_repeat_kv: bool = False
 
 
 def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, tp, cp, ep, dp,
@@ -469,8 +475,10 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     dimension sends. ``options``: the link efficiency and MoE dispatch (``CommOptions``). Keys:
     ``tp_fwd_s``/``tp_bwd_s`` (per layer per micro-batch), ``edge_tp_s``
     (embedding or LM-head boundary collectives of the first/last stage), ``cp_fwd_s``/
-    ``cp_bwd_s``, ``ep_fwd_s``/``ep_bwd_s`` (per MoE layer), ``pp_p2p_s`` (one transfer between
-    stages), and ``fig`` (the link figures, to time DP collectives of the caller's sizes)."""
+    ``cp_bwd_s``, ``cp_dkv_s`` (one ring step's point-to-point send of the rank's dK and dV in
+    fp32, PyTorch's ring backward: ``step.torch_ring_exposure``), ``ep_fwd_s``/``ep_bwd_s``
+    (per MoE layer), ``pp_p2p_s`` (one transfer between stages), and ``fig`` (the link
+    figures, to time DP collectives of the caller's sizes)."""
     o = options
     moe_dispatch, moe_gate, moe_node_limit, moe_dispatch_dtype = (
         o.moe_dispatch, o.moe_gate, o.moe_node_limit, o.moe_dispatch_dtype)
@@ -482,9 +490,12 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     tp_fwd = np.where(sp, 2 * ag + 2 * rs, 2 * ar)
     tp_bwd = np.where(sp, 2 * rs + 4 * ag, 2 * ar)
     edge = np.where(sp, ag + rs, ar)
-    kv_bytes = _cp_kv_bytes(c, x, tp, cp)
+    kv_bytes = _cp_kv_bytes(c, x, tp, cp, o.cp_repeat_kv)
     cp_ag = fig.time("all_gather", kv_bytes, cp, tp)
     cp_rs = fig.time("reduce_scatter", kv_bytes, cp, tp)
+    # the rank's own dK, dV in fp32 (twice its 16-bit K/V) to its ring neighbour; the ring waits
+    # for its slowest hop, the wrap-around one spanning (cp − 1)·tp ranks
+    cp_dkv = fig.time("send_recv", 2.0 * kv_bytes / cp, 2.0 * np.ones_like(x), (cp - 1) * tp)
     # EP: all-to-all of the k routed copies of each token (dispatch, combine), or of the copies
     # a deduplicating dispatcher sends (moe_dispatch_copies); the dispatch in
     # MOE_DISPATCH_BYTES[moe_dispatch_dtype] per element, the combine in BF16 (forward and
@@ -507,7 +518,7 @@ def step_comm_arrays(c, model, cluster: Cluster, options: CommOptions, *, s, x, 
     regather = np.where((tp > 1) & ~sp, fig.time("all_gather", act, tp, 1), 0.0)
     return {
         "tp_fwd_s": tp_fwd, "tp_bwd_s": tp_bwd, "edge_tp_s": edge,
-        "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs,
+        "cp_fwd_s": cp_ag, "cp_bwd_s": cp_ag + cp_rs, "cp_dkv_s": np.where(cp > 1, cp_dkv, 0.0),
         "ep_fwd_s": a2a_pair, "ep_bwd_s": a2a_pair,
         "pp_p2p_s": p2p + regather, "fig": fig,
     }

@@ -58,7 +58,11 @@ layer runs on one GPU is summed:
     Engine's userbuffers); ``"none"``: all exposed.
   - CP: all-gather of K and V (Llama 3 §3.3.2), exposed; or, on a stack running Transformer
     Engine's ring (``StepOptions.cp_overlap``), each ring step's transfer hidden behind the
-    previous step's attention compute (``cp_exposure``). EP: all-to-all, exposed, or with
+    previous step's attention compute (``cp_exposure``); on a stack running PyTorch's
+    ``context_parallel`` (torchtitan) its ring as it runs: one all-gather hidden by the first
+    ring step only, fp32 merges and gradient buffers, the dK/dV ring in fp32, K and V of all
+    query heads (``torch_ring_exposure``, ``attention.torch_ring_bytes``). EP: all-to-all,
+    exposed, or with
     ``ep_overlap="dualpipe"`` (DeepSeek-V3's DualPipe) hidden behind the layer's compute at the
     price of the SMs it takes (``ep_exposure``); its bytes and the busiest rank's expert GEMMs
     scale by the routing factor (capacity factor or dropless imbalance,
@@ -334,7 +338,10 @@ class KernelRates:
     ``elementwise.FP8_NATIVE_COLUMNWISE``); ``fp8_backward_gemm`` the backward FP8 GEMMs' time
     over the forward rate (``StepOptions.fp8_split_accumulator``, ``gemm.fp8_backward_slowdown``;
     1: backward = 2 × forward); ``cp_ring`` whether context parallelism runs as a
-    ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``)."""
+    ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``);
+    ``cp_torch_ring`` whether it is PyTorch's ring with its fp32 merges and gradient
+    accumulators (``attention.torch_ring_bytes``, ``StepOptions.cp_overlap="torch_ring"``),
+    ``cp_repeat_kv`` whether its K and V carry all query heads (``StepOptions.cp_repeat_kv``)."""
 
     peak: float
     peak16: float
@@ -349,6 +356,8 @@ class KernelRates:
     fp8_transpose: bool = True
     fp8_backward_gemm: float = 1.0
     cp_ring: bool = False
+    cp_torch_ring: bool = False
+    cp_repeat_kv: bool = False
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -498,7 +507,10 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
     (``attention.KernelCurve.fractions``); under context parallelism the curve adds the ring
     steps' output merges (``attention.ring_merge_bytes``), as does the flat rate when the CP is a
     ring (``rates.cp_ring``; an all-gather computes the local queries' attention in one pass,
-    no merge). Without FlashAttention (Megatron-LM
+    no merge); PyTorch's ring (``rates.cp_torch_ring``) pays ``attention.torch_ring_bytes``
+    instead, its K and V of all the rank's query heads where the model repeats them before SDPA
+    (``rates.cp_repeat_kv``: torchtitan's ``repeat_kv``), else of its KV heads. Without
+    FlashAttention (Megatron-LM
     2021–22) the two batched GEMMs QKᵀ and AV per head and sequence over all s keys at the
     roofline, backward 2 × forward."""
     s, x, tp, cp, mbs = g.s, g.x, g.tp, g.cp, g.mbs
@@ -518,6 +530,10 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
             t_core_b = 2.5 * t_core_f           # FlashAttention-2 backward: 5 matmuls vs 2
             if rates.cp_ring:                   # the ring's per-step output merges
                 ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
+        if rates.cp_torch_ring:                 # PyTorch's merges and fp32 gradient buffers
+            kv_heads = heads if (rates.cp_repeat_kv or c.mla) else c.g * g.kvf
+            ring = attention.torch_ring_bytes(x * heads * c.dqk,
+                                              x * kv_heads * (c.dqk + c.dv), cp)
     else:
         keys = s
         seqs = mbs * heads
@@ -605,6 +621,32 @@ def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
     e_f = steps * comm.overlap_cost_unchecked(cp_fwd_s / steps, core_fwd_s / cp)
     e_b = steps * comm.overlap_cost_unchecked(cp_bwd_s / steps, core_bwd_s / cp)
     return np.where(cp > 1, e_f, cp_fwd_s), np.where(cp > 1, e_b, cp_bwd_s)
+
+
+def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
+    """Exposed K/V exchange of PyTorch's ring attention with the all-gather rotation, one layer
+    and micro-batch: (forward, backward) (``attention`` module docstring, "PyTorch's ring
+    attention as torchtitan runs it"; pytorch/pytorch@0123248a4
+    ``torch/distributed/tensor/experimental/_attention.py``).
+
+    ``ag_s`` the all-gather of the rank's K and V (``comm.step_comm_arrays``' ``cp_fwd_s``),
+    ``dkv_s`` one ring step's permutation of the fp32 dK, dV (``cp_dkv_s``), ``core_fwd_s`` /
+    ``core_bwd_s`` the attention core on the rank, run in ``cp`` steps::
+
+        e_f = overlap_cost(ag, a_f / cp)
+        e_b = overlap_cost(ag, a_b / cp) + (cp − 1) · overlap_cost(dkv, a_b / cp) + dkv
+
+    forward: the all-gather is issued before step 0's kernel and waited before step 1's; the
+    backward gathers again behind step 0, and the dK/dV buffer sent after step i's kernel is
+    waited after step i+1's, the last after the loop (``comm.overlap_cost``: the part that does
+    not fit plus the contention ``comm.OVERLAP_SLOWDOWN`` of the part that does). 0 at cp = 1.
+    """
+    cp = np.asarray(cp, dtype=float)
+    step_f, step_b = core_fwd_s / cp, core_bwd_s / cp
+    e_f = comm.overlap_cost_unchecked(ag_s, step_f)
+    e_b = (comm.overlap_cost_unchecked(ag_s, step_b)
+           + (cp - 1.0) * comm.overlap_cost_unchecked(dkv_s, step_b) + dkv_s)
+    return np.where(cp > 1, e_f, 0.0), np.where(cp > 1, e_b, 0.0)
 
 
 #: DualPipe's price for hiding the all-to-all: DeepSeek-V3 (arXiv:2412.19437 §3.2.2) gives 20
@@ -1026,7 +1068,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
                                    fp8_transpose=o.fp8_transpose,
-                                   fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap),
+                                   fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap,
+                                   cp_torch_ring=o.cp_torch_ring,
+                                   cp_repeat_kv=o.comm.cp_repeat_kv),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,
@@ -1073,8 +1117,10 @@ def _layer_parts(c, lc, cm, sp, rc, o: ResolvedOptions, epf, zeros, unpaired=0.0
     col_frac = col_f_dense / np.maximum(lc["gemm_f_dense"], 1e-30)
     tp_d = tp_exposure(cm["tp_fwd_s"], cm["tp_bwd_s"], lc["gemm_f_dense"], col_f_dense, sp,
                        o.tp_overlap)
-    cp_e = cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
-                       o.cp_overlap)
+    cp_e = (torch_ring_exposure(cm["cp_fwd_s"], cm["cp_dkv_s"], lc["t_core_f"], lc["t_core_b"],
+                                cpf) if o.cp_torch_ring else
+            cp_exposure(cm["cp_fwd_s"], cm["cp_bwd_s"], lc["t_core_f"], lc["t_core_b"], cpf,
+                        o.cp_overlap))
     sac_mm = lc["t_sac_mm"] if (o.stack.selective_policy == "every_other_mm"
                                 and not c.mla) else None
     dense = _with_backward_gemms(layer_totals(lc, lc["gemm_f_dense"], lc["ew_f_t"], lc["ew_b_t"],
@@ -1541,7 +1587,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve",
-                   "cp_overlap", "moe_layer_host_s", "moe_expert_host_s")
+                   "cp_overlap", "cp_repeat_kv", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 

@@ -450,6 +450,17 @@ def row_fp8_recipe(c: pd.Series) -> str:
 #: default Megatron-Core profile, whose CP is Transformer Engine's overlapped ring).
 CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 
+#: Validation sets whose runs call SDPA with the GQA K/V heads under PyTorch's context
+#: parallelism (``StepOptions.cp_repeat_kv=False``) where their stack profile (torchtitan's
+#: ``pytorch-fsdp2-2024``) repeats them: NeMo AutoModel's Llama 3 70B with CP 2 runs its own
+#: SDPA attention (``backend.attn: sdpa``, the benchmark's
+#: ``examples/llm_pretrain/llama3_1_70b_pretrain_benchmark_8nodes_tp1cp2pp1_0410.yaml``), which
+#: passes ``enable_gqa`` with the model's GQA groups and no mask
+#: (``nemo_automodel/components/attention/utils.py`` ``initialize_attn_module_and_func``,
+#: NVIDIA-NeMo/Automodel@0d693e8, a later commit than the benchmark's). Recorded after that row
+#: was seen priced with the repeated heads (-8.2 % against -4.6 % without PyTorch's ring).
+CP_GQA_SDPA_SETS = frozenset({"nemo-automodel-h100"})
+
 #: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
 #: ``moe_capacity_factor``): Megatron-Bridge 25.09's '(tokendrop)' rows drop tokens past a capacity
 #: factor of 1.0 and pad every expert's input to that capacity (scripts/performance/run_script.py
@@ -480,7 +491,7 @@ EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     """The ``StepOptions`` of a validation row: its recipe, FlashAttention, dropout, overlaps,
-    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``), its EP overlap
+    stack and dtype, its CP exchange (``CP_ALL_GATHER_SETS``, ``CP_GQA_SDPA_SETS``), its EP overlap
     (``EP_OVERLAP_OF_ROW``);
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
@@ -498,6 +509,7 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         stack=c["stack"] if isinstance(c["stack"], str) and c["stack"] else None,
         dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
         cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto",
+        cp_repeat_kv=False if c["set"] in CP_GQA_SDPA_SETS else "auto",
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"), **_row_routing(c))
 
 
