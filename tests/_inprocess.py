@@ -3,7 +3,11 @@ and tests/test_explore_in_process.py do.
 
 Each code cell is ``exec``'d in one namespace, in order; IPython line magics (``%…``) and shell
 lines (``!…``) are dropped; the report's parameters are injected right after the parameters cell,
-as papermill injects them. Figures use the Agg backend and are closed after each cell.
+as papermill injects them. Figures use the Agg backend and are closed after each cell; with
+``draw``, each is drawn first without rasterizing (``Figure.draw_without_rendering``: the layout,
+the ticks, the text's extents and every artist's draw code run, the pixel operations do not; half
+the CPU of a drawn Llama 3.1 405B run). The pixels themselves are rendered where a kernel runs the
+notebook: nbval and the default scenario's report (tests/test_report.py).
 """
 
 from __future__ import annotations
@@ -35,9 +39,9 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
     ``ns`` is the namespace to use (default: a fresh one whose ``display`` does nothing);
     ``before_cell(index, cell)`` is called before every cell, markdown cells included;
     ``stdout`` receives what the cells print (default: a new buffer); ``draw``, a list: every
-    figure a cell leaves open is drawn once (Agg, as a kernel renders it, without the PNG) before
-    it is closed, and ``(notebook, cell index)`` appended for each, so that a figure that cannot
-    be drawn fails here.
+    figure a cell leaves open is drawn once without rasterizing (module docstring) before it is
+    closed, and ``(notebook, cell index)`` appended for each, so that a figure whose artists
+    cannot be laid out or drawn fails here.
     """
     if ns is None:
         ns = {"__name__": "__main__", "display": lambda *a, **k: None}
@@ -60,7 +64,7 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
                 for num in plt.get_fignums():
                     fig = plt.figure(num)
                     # each axis's ticks worked out once per draw, as a report kernel prints a
-                    # figure (plots.ticks_computed_once: the same pixels)
+                    # figure (plots.ticks_computed_once)
                     with ticks_computed_once(fig):
                         fig.draw_without_rendering()
                     draw.append((Path(nb).stem, i))
