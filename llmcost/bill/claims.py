@@ -78,6 +78,7 @@ from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
 from ..training import reliability as rel
 from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validation_table
 from ..training.compute import gpu_hours, training_flops
+from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
@@ -1097,7 +1098,7 @@ def _plan_mfu(row, spec) -> tuple:
     try:
         plan, b = scenario_step(p, spec)
     except ValueError as e:
-        if "pp_split" not in str(e):
+        if not (isinstance(e, PlanError) and e.rule == "pp_layers"):
             return None, f"step-time model cannot run this plan: {str(e).splitlines()[0]}"
         try:  # layers not divisible by PP: count the embedding and loss as stages (BLOOM's way)
             plan, b = scenario_step(dict(p, pp_split="embedding_and_loss"), spec)

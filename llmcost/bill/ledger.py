@@ -99,6 +99,7 @@ from .scenario import (
     point_scenario,
     resolve_price,
     rl_campaign_given,
+    scenario_error,
     user_words,
 )
 from .scenario import (
@@ -321,10 +322,10 @@ def _point_build(p: dict) -> Ledger:
         ranged = {k: r for k, r in p.get("_ranged", {}).items()}
         if not ranged:
             raise
-        raise ScenarioError(f"{e} (the point bill, with the ranged inputs at their points: "
-                            + "; ".join(f"{k} = {r.point:.4g}, the {point_word(r)} of "
-                                        f"{r.describe()}" for k, r in ranged.items())
-                            + ")") from None
+        raise scenario_error(f"{e} (the point bill, with the ranged inputs at their points: "
+                             + "; ".join(f"{k} = {r.point:.4g}, the {point_word(r)} of "
+                                         f"{r.describe()}" for k, r in ranged.items())
+                             + ")", e) from None
 
 
 def _safe_build(p: dict) -> Ledger:
@@ -333,7 +334,7 @@ def _safe_build(p: dict) -> Ledger:
     except ScenarioError:
         raise
     except ValueError as e:
-        raise ScenarioError(str(e)) from None
+        raise scenario_error(str(e), e) from None
 
 
 @dataclass
@@ -983,7 +984,7 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
         msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
-        raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {msg}") from None
+        raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}", e) from None
 
 
 def _rl_parts(camp) -> dict:
@@ -1077,8 +1078,8 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise ScenarioError(
-            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
+        raise scenario_error(
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}", e) from None
     ratio = c.prompt_tokens / c.output_tokens
     per_m = c.expected_usd_per_m_output + ratio * c.expected_usd_per_m_input
     bound = (c.usd_per_m_output + ratio * c.usd_per_m_input) * tokens / 1e6
@@ -1124,7 +1125,7 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise ScenarioError(f"benchmark line (serve_ keys): {e}") from None
+        raise scenario_error(f"benchmark line (serve_ keys): {e}", e) from None
     usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
                + c.output_tokens * c.expected_usd_per_m_output) / 1e6
     bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6

@@ -40,6 +40,7 @@ from typing import Any, Callable
 import yaml
 
 from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
+from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.stacks import load_stack
 from ..core.units import is_number
@@ -68,6 +69,18 @@ _WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")  # llmcost.inference.WE
 
 class ScenarioError(ValueError):
     """A scenario or parameter value breaks a rule; the message names the key and the rule."""
+
+
+class ScenarioDoesNotFit(ScenarioError, DoesNotFit):
+    """A ``ScenarioError`` whose cause is a ``core.hardware.DoesNotFit`` (the model, a batch or
+    a plan does not fit the scenario's GPUs): caught as either type."""
+
+
+def scenario_error(message: str, cause: BaseException | None = None) -> ScenarioError:
+    """A ``ScenarioError`` of ``message`` that keeps the kind of its ``cause``: a
+    ``ScenarioDoesNotFit`` when the cause is a ``DoesNotFit``, so a caller that skips a case
+    that does not fit catches it by type through the bill's re-wrapping."""
+    return ScenarioDoesNotFit(message) if isinstance(cause, DoesNotFit) else ScenarioError(message)
 
 
 @dataclass(frozen=True)
