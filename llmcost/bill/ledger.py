@@ -954,7 +954,16 @@ def scenario_mfu_source(p: dict) -> str:
     if p.get("_mfu_default"):
         return (f"the notebooks' default, {LEDGER_DEFAULTS['mfu']:.0%}: the scenario gives no "
                 "mfu (give one, or `mfu: predict` for the step-time model's prediction)")
+    band = p.get("_ranged", {}).get("mfu")
+    if band is not None and p.get("mfu_band") in BAND_WORDS:  # a report's band on a page
+        return (f"{BAND_WORDS[p['mfu_band']]}, the {point_word(band)} of its band "
+                f"{band.describe()} (the point bill; ledger.simulate_ledger draws the band)")
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
+
+
+#: The MFU a report's band (``mfu_band``) peaks at, for the bill's 'how' column.
+BAND_WORDS = {"predicted": "predicted (mfu: predict) by llmcost.step, as the report resolved it",
+              "pilot": "calibrated on the scenario's pilot runs, as the report resolved it"}
 
 
 def predicted_mfu_source(pred: dict) -> str:
@@ -1845,6 +1854,12 @@ def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
     return ill, {**given, "mfu": m, "ledger_pilot_tokens_per_s_per_gpu": None, "pilot": []}
 
 
+#: Where a range on ``mfu`` comes from when it is not the scenario's own (``headline_draws``'
+#: sources; ``scenario.MFU_BANDS``, the kind a report passes a page as ``mfu_band``).
+BAND_SOURCES = {"predicted": "the step-time model's error band on its predicted MFU",
+                "pilot": "the pilots' extrapolation band on their calibrated MFU"}
+
+
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
     """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
     ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own
@@ -1870,9 +1885,10 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
              **{k: "illustrative" for k in ill}}
     if "mfu" in ill and pilot_given(point.scenario):
         kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
-    sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
-                      else "the step-time model's error band on its predicted MFU")
-                  for k in own}, **{k: why for k, (_, why) in ill.items()}}
+    if kinds.get("mfu") == "scenario" and given.get("mfu_band"):
+        kinds["mfu"] = given["mfu_band"]  # a page's band, passed as a range by the report
+    sources = {**{k: BAND_SOURCES.get(kinds[k], "given in the scenario") for k in own},
+               **{k: why for k, (_, why) in ill.items()}}
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
     return Headline(draws, sources, not own, kinds, point)
