@@ -113,8 +113,10 @@ class Stack:
     choose ``pp_split="uneven"``;
     ``measured_on``: the accelerator vendors (``data/accelerators.csv``'s ``vendor``) on which
     the runs and benchmarks its ``source`` cites were measured, the hardware family its
-    overlaps, kernels and memory practice describe (every profile so far: NVIDIA, A100 to
-    B200 and H800; ``foreign_hardware`` says when a scenario leaves it);
+    overlaps, kernels and memory practice describe (every profile so far: NVIDIA, CUDA
+    frameworks whose cited runs are on NVIDIA GPUs, from the ZeRO paper's V100s and Megatron-LM's
+    A100s to DeepSeek-V3's H800s and Megatron-Core's Blackwell recipes; ``foreign_hardware``
+    says when a scenario leaves that family);
     ``source`` and ``notes`` say where each field comes from.
     """
 
