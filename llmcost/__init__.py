@@ -48,7 +48,7 @@ from .core.catalog import (
     load_model,
     load_published_runs,
 )
-from .core.hardware import Accelerator, Cluster, Efficiency
+from .core.hardware import Accelerator, Cluster, DoesNotFit, Efficiency
 from .core.model import ModelSpec
 from .core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_flops_rate, fmt_usd
 from .core.version import __version__
@@ -132,7 +132,7 @@ __all__ = [
     "mfu_from_throughput", "model_flops_per_token", "published_run_mfu",
     "tokens_per_s_per_gpu_at_mfu", "training_flops", "training_run", "wall_clock_s",
     # scenarios and formatting
-    "PARAMETERS", "ScenarioError", "load_scenario", "notebook_parameters", "resolve_price",
+    "PARAMETERS", "ScenarioError", "DoesNotFit", "load_scenario", "notebook_parameters", "resolve_price",
     "scenario_price",
     "validate_parameter",
     "validate_parameters", "fmt_bytes", "fmt_count", "fmt_duration", "fmt_flops",

@@ -158,6 +158,7 @@ def _specs() -> dict:
         "DATA_DIR": NOT_CALLABLE, "SCENARIO_DIR": NOT_CALLABLE, "PARAMETERS": NOT_CALLABLE,
         "RECIPES": NOT_CALLABLE, "batch": NOT_CALLABLE, "comm": NOT_CALLABLE,
         "step": NOT_CALLABLE, "StepBreakdown": RESULT, "ScenarioError": EXCEPTION,
+        "DoesNotFit": EXCEPTION,
         # ---- catalogues
         "Accelerator": Spec(dict(name="x", peak_bf16_flops_per_s=1e15, hbm_bytes=8e10),
                             {"peak_bf16_flops_per_s": "positive", "hbm_bytes": "positive|none"}),

@@ -167,3 +167,49 @@ def test_a_price_its_own_page_said_would_change_is_not_current():
     assert not aws["current"] and "2025-01-01" in aws["source"]
     assert "AWS" not in set(llmcost.list_prices("H100-SXM", "reserved", current_only=True)[
         "provider"])
+
+
+def test_a_tpu_priced_on_a_gpu_stack_profile_is_named():
+    # data/stacks.csv: every profile's sources measured on NVIDIA GPUs (Megatron-LM on A100s,
+    # Narayanan et al. 2021 §5; Megatron-Core and TorchTitan on H100s; HAI-LLM on H800s,
+    # arXiv:2412.19437 §3.1), so a TPU (Google, data/accelerators.csv) or an MI300X (AMD) is
+    # priced with another family's software, and the warning names the profile used
+    w = scenario_warnings({"accelerator": "TPU v5p"}, mfu_predicted=True)
+    (x,) = [s for s in w if s.startswith("the step-time model priced this")]
+    assert x.startswith("the step-time model priced this TPU v5p (Google) run on the "
+                        "megatron-core-2024 stack profile (the default: the scenario sets no "
+                        "stack), measured on NVIDIA hardware only")
+    assert "its predicted MFU and the plan it chose as rough" in x
+    assert x.endswith("the catalogue has no stack profile measured on Google.")
+    (y,) = [s for s in scenario_warnings({"accelerator": "MI300X", "stack": "pytorch-fsdp2-2024"})
+            if s.startswith("the step-time model priced this")]
+    assert "MI300X (AMD) run on the pytorch-fsdp2-2024 stack profile, measured on" in y
+    # an NVIDIA GPU, or the teaching entry (not a real device), is priced without the word
+    for acc in ("H100-SXM", "A100-40GB", "Teaching-1PF"):
+        assert not any("stack profile" in s for s in scenario_warnings({"accelerator": acc}))
+    st = llmcost.stacks
+    assert all(st.load_stack(n).measured_on == ("NVIDIA",) for n in st.list_stacks())
+    assert st.foreign_hardware("megatron-core-2024", llmcost.load_accelerator("TPU v4")) == \
+        "Google"
+
+
+def test_a_catalogue_price_listed_not_available_is_named_with_its_source():
+    # data/prices.csv: MI300X's only current on-demand row, DigitalOcean 2026-10 $2.59, was
+    # listed with no capacity when collected (available=false)
+    w = scenario_warnings({"accelerator": "MI300X", "pricing": "on_demand",
+                           "price_usd_per_gpu_hour": None})
+    (x,) = [s for s in w if s.startswith("price_usd_per_gpu_hour: the catalogue's")]
+    assert x.startswith("price_usd_per_gpu_hour: the catalogue's on_demand price for MI300X, "
+                        "$2.59 per GPU-hour, rests on 1 row(s) listed, not available")
+    assert "DigitalOcean 2026-10 $2.59, listed, not available (source: DigitalOcean GPU " \
+           "Droplets list price" in x
+    # a price the scenario gives is its own; H100's rows are all available
+    assert not any("not available" in s for s in scenario_warnings(
+        {"accelerator": "MI300X", "pricing": "on_demand", "price_usd_per_gpu_hour": 2.0}))
+    assert not any("not available" in s for s in scenario_warnings(
+        {"accelerator": "H100-SXM", "pricing": "on_demand", "price_usd_per_gpu_hour": None}))
+    # `llmcost check` says it too, as a note of the claim
+    c = llmcost.check_claim("llama-3.1-8b", 1e12, "MI300X", n_gpus=256, days=20)
+    assert any(n.startswith("the catalogue price of MI300X this check compares with rests on "
+                            "1 row(s) listed, not available") for n in c.notes)
+    assert "(listed, not available)" in c.price["source"]

@@ -509,10 +509,15 @@ def test_cli_check_reads_a_scenario_file(capsys):
     assert main(["check", "--scenario", path, "--gpu-hours", "1e5"]) == 0  # MFU > 1
     assert "Verdict: IMPLAUSIBLE" in capsys.readouterr().out
     assert main(["check", "--scenario", path, "--days", "20"]) == 0
-    out = capsys.readouterr().out
+    out = _unwrapped(capsys.readouterr().out)
     assert "Verdict:" in out and "stated MFU 40.0%" in out  # the scenario's mfu, compared
     assert main(["check", "--scenario", path]) == 0  # hours from the scenario's MFU
-    assert "from the stated MFU 40.0%" in capsys.readouterr().out
+    assert "from the stated MFU 40.0%" in _unwrapped(capsys.readouterr().out)
+
+
+def _unwrapped(text: str) -> str:
+    """``check``'s text with its wrapping to the terminal (80 columns in a pipe) undone."""
+    return " ".join(text.split())
 
 
 def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
@@ -526,7 +531,7 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
                  "seq_len: 8192\nmfu: predict\nglobal_batch_tokens: 4194304\n")
     want = report.plan_report(f, ["00"]).scenario["mfu"]
     assert main(["check", "--scenario", str(f)]) == 0
-    out = capsys.readouterr().out
+    out = _unwrapped(capsys.readouterr().out)
     assert out.startswith("mfu: predict: the step-time model's MFU") and \
         f"from the stated MFU {want:.1%}" in out
     # a second trial read a "low" verdict on the tool's own prediction as a judgement of a claim

@@ -327,9 +327,9 @@ def test_compare_names_both_scenarios_shows_warnings_and_json_is_an_object(tmp_p
     title_a = "70B dense model, 2T tokens, 2,048 × H100-SXM"  # default.yaml's title
     code, text = _main(capsys, "estimate", "--scenario", a, "--compare", b, "--samples", "5000")
     assert code == 0
-    assert text.splitlines()[0] == (f"llmcost estimate --compare: A = {title_a} ({a}), "
-                                    f"B = 7B on 256 A100s ({b})")
-    flat = " ".join(text.split())  # warnings wrapped to the terminal's width (80 when piped)
+    flat = " ".join(text.split())  # prose wrapped to the terminal's width (80 when piped)
+    assert flat.startswith(f"llmcost estimate --compare: A = {title_a} ({a}), "
+                           f"B = 7B on 256 A100s ({b})")
     for w in bills[0].warnings + bills[1].warnings:  # both scenarios' warnings
         assert " ".join(w.split()) in flat
     assert "warnings of A (" in text and "warnings of B (7B on 256 A100s)" in text
@@ -402,3 +402,24 @@ def test_mfu_warning_says_how_far_to_trust_the_prediction():
 
     assert given_vs_predicted_mfu(0.45, B, band, P) is None  # inside the band: no line
     assert "above every one" in given_vs_predicted_mfu(0.30, B, band, P)
+
+
+def test_compare_check_and_list_wrap_their_prose_to_a_narrow_terminal(tmp_path, monkeypatch):
+    # A new-user trial: at COLUMNS=60, `estimate --compare`'s header and warnings' titles,
+    # `check`'s lines and `list parameters`' note ran past the edge while `estimate` wrapped
+    # its prose; the tables may stay wider (a row is not broken)
+    monkeypatch.setenv("COLUMNS", "60")
+    b = str(_yaml(tmp_path, "title: 7B on 256 A100s\nmodel: llama-2-7b\naccelerator: A100-80GB\n"
+                            "n_gpus: 256\ntrain_tokens: 2.0e12\nprice_usd_per_gpu_hour: 2.0\n",
+                  name="b.yaml"))
+    out = run_cli("estimate", "--scenario", "data/scenarios/default.yaml", "--compare", b,
+                  "--samples", "500").stdout.splitlines()
+    table = out.index(next(ln for ln in out if ln.startswith("line ")))
+    prose = out[:table] + out[out.index(next(ln for ln in out if ln.startswith("total"))) + 1:]
+    assert prose[0].startswith("llmcost estimate --compare: A = ")
+    assert max(len(ln) for ln in prose) <= 60
+    out = run_cli("check", "--model", "llama-3.1-8b", "--accelerator", "MI300X", "--train-tokens",
+                  "1e12", "--n-gpus", "256", "--days", "20").stdout.splitlines()
+    assert out[0].startswith("Claim: llama-3.1-8b") and max(len(ln) for ln in out) <= 60
+    note = run_cli("list", "parameters").stdout.split("\n\n")[0].splitlines()
+    assert note[0].startswith("A scenario may set") and max(len(ln) for ln in note) <= 60

@@ -487,6 +487,10 @@ def test_a_sweep_nothing_can_run_says_why(s):
     with pytest.raises(ValueError, match="no catalogue accelerator can run") as e:
         lv.hardware_sweep({**s, "model": "llama-3.1-405b", "n_gpus": 8})
     assert "H100-SXM" in str(e.value) and "do not fit" in str(e.value)
+    # ... which the sweep checks on each other accelerator (it priced B200 at a plan needing
+    # 916 GB per GPU once the RL rollout TP was re-chosen for it)
+    assert "B200: no parallel plan fits: llama-3.1-405b on 8 × B200 needs at least" in \
+        str(e.value)
 
 
 def test_rank_levers_moves_only_to_rankable_hardware(s, sweep):
@@ -760,3 +764,22 @@ def test_a_predicted_mfu_is_re_predicted_at_the_answered_gpu_count():
     said = lv._mfu_at_count(pred, 1024)
     assert f"on 1,024 GPUs the step-time model predicts {b.mfu:.1%} ({plan.describe()})" in said
     assert said.endswith("re-price with n_gpus: 1024")
+
+
+def test_the_sweep_rechooses_a_rollout_tp_the_other_hardware_cannot_hold(s, sweep):
+    # A review: notebook 09's hardware table reused the scenario's rollout TP (default.yaml:
+    # 4, for H100s) on every accelerator, so TPU v5e was left out ("34.5 GB of bf16 weights per
+    # GPU do not fit TPU v5e's 14.4 GB usable HBM at rl_rollout_tp=4"). By hand: Llama 2 70B's
+    # BF16 weights, 69e9 × 2 B = 138 GB, over 16 GB × 0.9 usable per TPU v5e (Google Cloud
+    # TPU v5e page, data/accelerators.csv) need TP > 9.6, i.e. 16 by doubling; an H100 or an
+    # A100-80GB keeps the scenario's 4 (34.5 GB per GPU)
+    assert s["rl_rollout_tp"] == 4
+    rows = sweep.set_index("accelerator")
+    assert rows.loc["TPU v5e", "rollout_tp"] == 16
+    assert rows.loc["A100-80GB", "rollout_tp"] == 4
+    assert (rows.loc["H100-SXM", "rollout_tp"] == 4).all()
+    assert not any(a == "TPU v5e" for a, _ in sweep.attrs["skipped"])
+    assert lv.on_hardware(s, "TPU v5e")["rl_rollout_tp"] == 16
+    assert lv.on_hardware(s, "B200")["rl_rollout_tp"] == 4
+    # without an RL campaign in the bill, nothing is chosen
+    assert lv.on_hardware({**s, "ledger_rl": False}, "TPU v5e")["rl_rollout_tp"] == 4

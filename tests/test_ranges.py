@@ -666,3 +666,59 @@ def test_a_pilot_scenarios_notebook_00_draws_the_index_range(tmp_path):
     index = report._bill(plan.values, plan.scenario, samples=20_000)
     for k in ("p10", "p50", "p90"):
         assert page[k] == pytest.approx(index[f"bill.total_{k}_usd"], rel=1e-9), k
+
+
+def _page_00(path):
+    """Notebook 00's headline as its own cells compute it from the parameters the report passes
+    it (``report._notebook_parameters``), and the index's (``estimate_ledger``, the same rule)."""
+    from llmcost import report
+    from llmcost.bill.scenario import LEDGER_DEFAULTS
+
+    plan = report.plan_report(path, ["00"])
+    params = report._notebook_parameters(plan.notebooks[0], plan.scenario, plan.declared, None)
+    own = ledger.build_ledger({k: v for k, v in params.items() if k in LEDGER_DEFAULTS})
+    page = ledger.headline_draws(own.scenario, samples=2_000, seed=0)
+    index = ledger.headline_draws(estimate_ledger(path).scenario, samples=2_000, seed=0)
+    return params, own, page, index
+
+
+def test_notebook_00_names_a_predicted_or_pilot_band_as_such(tmp_path):
+    """A new-user trial: under mfu: predict notebook 00 said its P10-P90 came from 'the
+    scenario's ranges on the MFU' (the report passes the model's band as a range on mfu), and
+    under pilots the same of the pilots' band; the index said which band. The report now tells
+    the page what the range is (mfu_band), and the page words it as the index does."""
+    import llmcost
+    from llmcost.present import answers
+
+    text = (llmcost.SCENARIO_DIR / "default.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "predict.yaml"
+    path.write_text(text.replace("\nmfu: 0.4\n", "\nmfu: predict\n"), encoding="utf-8")
+    params, own, page, index = _page_00(path)
+    assert params["mfu_band"] == "predicted"
+    assert page.kinds["mfu"] == index.kinds["mfu"] == "predicted"
+    assert page.basis == index.basis and "the scenario's ranges" not in page.basis
+    assert page.basis.startswith("the step-time model's band on its predicted MFU")
+    assert own.figures["mfu_source"].startswith("predicted (mfu: predict) by llmcost.step")
+    line = answers.pilot_calibration(900.0, 0.41, own.figures["mfu"], page.kinds["mfu"])
+    assert line.endswith("the step-time model's prediction, the peak of its band)")
+    pilot = tmp_path / "pilot.yaml"
+    pilot.write_text(
+        "model: llama-3.1-70b\naccelerator: H100-SXM\nn_gpus: 2048\ntrain_tokens: 1.5e13\n"
+        "seq_len: 8192\nglobal_batch_tokens: 16777216\ntp: 8\npp: 4\npilot:\n"
+        "- {n_gpus: 64, tokens_per_s_per_gpu: 800, tp: 8, pp: 4}\n"
+        "- {n_gpus: 256, tokens_per_s_per_gpu: 760, tp: 8, pp: 4}\n", encoding="utf-8")
+    params, own, page, index = _page_00(pilot)
+    assert params["mfu_band"] == "pilot" and page.kinds["mfu"] == index.kinds["mfu"] == "pilot"
+    assert page.basis == index.basis and page.sources["mfu"].startswith("the pilots'")
+    # the scenario's own range is still the scenario's, and an MFU given as one number assumed
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text.replace("\nmfu: 0.4\n", "\nmfu: [0.35, 0.45]\n"), encoding="utf-8")
+    params, own, page, index = _page_00(mine)
+    assert "mfu_band" not in params or params["mfu_band"] is None
+    assert page.kinds["mfu"] == "scenario" and page.basis == index.basis
+    assert answers.pilot_calibration(900.0, 0.41, 0.4, "illustrative").endswith(
+        "(the scenario assumes 40.0%)")
+    with pytest.raises(ScenarioError, match="mfu_band cannot be set in a scenario"):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(text + "mfu_band: predicted\n", encoding="utf-8")
+        scenario.load_scenario(bad)

@@ -169,7 +169,7 @@ def test_check_uses_the_scenarios_price_and_goodput_as_estimate_does(tmp_path):
     assert got["gpu_hours"] == pytest.approx(hand, rel=1e-6)
     assert got["gpu_hours"] == pytest.approx(est["bill.figures.main_ideal_gpu_hours"] / g,
                                              rel=1e-6)
-    text = run_cli("check", "--scenario", str(path)).stdout
+    text = " ".join(run_cli("check", "--scenario", str(path)).stdout.split())  # unwrapped
     assert f"at the given $1.60/GPU-h (price_usd_per_gpu_hour) the hours cost " \
            f"${hand * 1.60:,.0f}" in text
     assert "not priced" not in text and "no current reserved catalogue price" not in text
@@ -193,7 +193,7 @@ def test_check_prices_the_left_out_lines_with_the_scenarios_keys(tmp_path):
     explore = next(x for k, x in lines.items() if k.startswith("compute.explor"))
     assert explore["usd"] == pytest.approx(0.5 * final_usd, rel=0.02)
     assert got["left_out_keys"] == ["ledger_data_licensing_usd", "ledger_exploratory_fraction"]
-    text = run_cli("check", "--scenario", str(_write(tmp_path, sc))).stdout
+    text = " ".join(run_cli("check", "--scenario", str(_write(tmp_path, sc))).stdout.split())
     assert "Not in the figure (the scenario's ledger_data_licensing_usd, " in text
     ranged = {**sc, "ledger_exploratory_fraction": [0.25, 0.75]}
     got = json.loads(run_cli("check", "--scenario", str(_write(tmp_path, ranged)), "--format",

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..core.catalog import SCENARIO_DIR, as_accelerator, as_model
+from ..core.hardware import DoesNotFit
 from ..core.units import as_array
 from ..laws.scaling import reference_serving_cost
 from .ledger import build_ledger, engine_gap
@@ -231,9 +232,7 @@ def _distil_route(scenario: dict, goal: Goal) -> tuple:
                                 "ledger_synthetic_model": goal.teacher,
                                 "ledger_synthetic_usd_per_mtok": None,
                                 "serve_weight_dtype": goal.teacher_weight_dtype})
-    except ValueError as e:
-        if "cannot be served" not in str(e):
-            raise
+    except DoesNotFit as e:   # the ledger's ScenarioDoesNotFit: the teacher fits no replica
         return float("nan"), (f"not priced: the teacher {goal.teacher} cannot be served on the "
                               f"scenario's GPUs ({str(e).split(': ', 1)[-1]})")
     student = build_ledger({**scenario, "ledger_sft_tokens": goal.distil_tokens})

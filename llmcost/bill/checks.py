@@ -8,9 +8,9 @@ top instead of burying a "False" in a table.
 
 from __future__ import annotations
 
-from ..core.catalog import (catalogue_price, list_prices, load_accelerator,
-                            load_efficiency, load_model)
-from ..core.stacks import DEFAULT_STACK, load_stack, plan_options
+from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
+                            load_efficiency, load_model, unavailable_prices)
+from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import memory, parallel
 from ..training.accuracy import band_for_step, step_error_words
 from ..training.memory import DEFAULT_RESERVE
@@ -52,6 +52,58 @@ def catalogue_price_warning(values: dict) -> str | None:
             f"GPU-hour ({where}), is above every current on-demand price (${float(od.min()):.2f}"
             f"-${float(od.max()):.2f}, {len(od)} row(s)): such rows are often short-term "
             "prepaid blocks, not a long-term discount; set price_usd_per_gpu_hour from a quote.")
+
+
+def unavailable_price_warning(values: dict) -> str | None:
+    """The bill's price taken from the catalogue (``price_usd_per_gpu_hour`` null, a pricing
+    mode other than owned) where a row of its median was listed as not available (no capacity)
+    when collected (``core.catalog.unavailable_prices``): a price no one may sell. Named with
+    its rows, their status and source; None otherwise (a price the scenario gives is its own)."""
+    pricing, acc = values.get("pricing", "on_demand"), values.get("accelerator")
+    if values.get("price_usd_per_gpu_hour") is not None or pricing == "owned" or acc is None:
+        return None
+    try:
+        price, _ = catalogue_price(acc, pricing)
+        rows = unavailable_prices(acc, pricing)
+    except ValueError:
+        return None
+    if not rows:
+        return None
+    return (f"price_usd_per_gpu_hour: the catalogue's {pricing} price for {acc}, ${price:.2f} "
+            f"per GPU-hour, rests on {len(rows)} row(s) {NOT_AVAILABLE} (the provider showed "
+            f"no capacity when it was collected): {'; '.join(rows)}. A run may not be buyable "
+            "at that price: set price_usd_per_gpu_hour from a quote.")
+
+
+def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
+                           defaults=frozenset()) -> str | None:
+    """The stack profile the step-time model used (``stack``, default ``DEFAULT_STACK``) when it
+    was not measured on the scenario's hardware family (``core.stacks.foreign_hardware``: the
+    accelerator's vendor not among the profile's ``measured_on``), e.g. a TPU priced with
+    Megatron-Core's overlaps, kernels and memory practice; naming the profiles measured on that
+    vendor, if any. None otherwise."""
+    if "accelerator" not in values:
+        return None
+    try:
+        gpu = load_accelerator(values["accelerator"])
+        st = load_stack(values.get("stack", DEFAULT_STACK))
+        vendor = foreign_hardware(st, gpu)
+    except ValueError:
+        return None
+    if vendor is None:
+        return None
+    given = "stack" in values and "stack" not in defaults
+    own = [n for n in list_stacks() if vendor in load_stack(n).measured_on]
+    what = ("its predicted MFU and the plan it chose" if mfu_predicted else
+            "the plan it chose and its checks of the MFU")
+    fam = "/".join(st.measured_on)
+    return (f"the step-time model priced this {gpu.name} ({vendor}) run on the {st.name} stack "
+            f"profile{'' if given else ' (the default: the scenario sets no stack)'}, measured "
+            f"on {fam} hardware only (data/stacks.csv, measured_on): its overlaps, attention "
+            f"kernels and memory practice are {fam} software's, not measured on {vendor} "
+            f"hardware, so read {what} as rough; "
+            + (f"stack profiles measured on {vendor}: {', '.join(own)}." if own else
+               f"the catalogue has no stack profile measured on {vendor}."))
 
 
 def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
@@ -112,6 +164,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
                        "the step-time model uses generic ones (the 'default' row), so its "
                        "predictions for this accelerator are rough.")
+        foreign = stack_hardware_warning(values, mfu_predicted, defaults)
+        if foreign:
+            out.append(foreign)
     if "price_usd_per_gpu_hour" in defaults and values.get("price_usd_per_gpu_hour") is not None \
             and values.get("accelerator", DEFAULT_PRICE_ACCELERATOR) != DEFAULT_PRICE_ACCELERATOR:
         out.append(f"price_usd_per_gpu_hour is the notebooks' default "
@@ -124,6 +179,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     dear = catalogue_price_warning(values)
     if dear:
         out.append(dear)
+    unsold = unavailable_price_warning(values)
+    if unsold:
+        out.append(unsold)
     out.extend(_phase_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:

@@ -61,6 +61,7 @@ import pandas as pd
 
 from ..core.catalog import (
     DATA_DIR,
+    NOT_AVAILABLE,
     SCENARIO_DIR,
     as_accelerator,
     as_model,
@@ -71,6 +72,7 @@ from ..core.catalog import (
     load_efficiency,
     load_model,
     load_published_runs,
+    unavailable_prices,
 )
 from ..core.model import ModelSpec
 from ..core.stacks import generation
@@ -78,6 +80,7 @@ from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
 from ..training import reliability as rel
 from ..training.accuracy import SIZE_FACTOR, comparable_published_mfu, validation_table
 from ..training.compute import gpu_hours, training_flops
+from ..training.parallel import PlanError
 from ..training.step import OUTSIDE_SETS, scenario_step
 from .ledger import build_ledger, illustrative_ranges, simulate_ledger
 from .pricing import owned_usd_per_gpu_hour
@@ -169,11 +172,12 @@ def price_range(accelerator, pricing: str = "on_demand") -> dict:
                           "generation"}
     p = df["price_usd_per_gpu_hour"]
     src = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
-                    for r in df.itertuples())
+                    + ("" if r.available else f" ({NOT_AVAILABLE})") for r in df.itertuples())
     note = "" if used == acc.name else f" ({acc.name} has none; {used} is the same generation)"
     return {"low": float(p.min()), "median": float(p.median()), "high": float(p.max()),
             "n": len(df), "priced_as": used,
-            "source": f"{len(df)} current {pricing} price(s) of {used}{note}: {src}"}
+            "source": f"{len(df)} current {pricing} price(s) of {used}{note}: {src}",
+            "not_available": unavailable_prices(used, pricing)}
 
 
 def published_phases(model_name: str) -> tuple:
@@ -705,7 +709,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         _cost_only_verdict(j)
     if j.phases:
         j.reason += f" (pre-training share of the claim: {j.pre:,.0f} of {j.hours:,.0f} GPU-h)"
-    implied, pv = _price_verdict(j)
+    implied, pv = _unavailable_price_note(j, _price_verdict(j))
     rows, total, band, band_src = _claim_left_out(c, j, implied, extra) if left_out \
         else ([], 0.0, None, "")
     return ClaimCheck(
@@ -722,6 +726,22 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known)
+
+
+def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
+    """``verdict`` (``_price_verdict``'s implied price and sentence), after adding a note when
+    the catalogue price the check compares with (``price_range``) rests on rows listed as not
+    available when collected (``core.catalog.unavailable_prices``); none when the claim's own
+    price is the one used (given, with no cost to imply one)."""
+    c, implied = j.c, verdict[0]
+    if not j.price.get("not_available") or (c.price_usd_per_gpu_hour is not None
+                                            and implied is None and j.needed is None):
+        return verdict
+    j.notes.append(f"the catalogue price of {j.price['priced_as']} this check compares with "
+                   f"rests on {len(j.price['not_available'])} row(s) {NOT_AVAILABLE} (the "
+                   "provider showed no capacity when it was collected): "
+                   + "; ".join(j.price["not_available"]))
+    return verdict
 
 
 def _claim_left_out(c: StatedClaim, j: _Judging, implied, extra: dict):
@@ -1097,7 +1117,7 @@ def _plan_mfu(row, spec) -> tuple:
     try:
         plan, b = scenario_step(p, spec)
     except ValueError as e:
-        if "pp_split" not in str(e):
+        if not (isinstance(e, PlanError) and e.rule == "pp_layers"):
             return None, f"step-time model cannot run this plan: {str(e).splitlines()[0]}"
         try:  # layers not divisible by PP: count the embedding and loss as stages (BLOOM's way)
             plan, b = scenario_step(dict(p, pp_split="embedding_and_loss"), spec)

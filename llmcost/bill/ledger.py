@@ -99,6 +99,7 @@ from .scenario import (
     point_scenario,
     resolve_price,
     rl_campaign_given,
+    scenario_error,
     user_words,
 )
 from .scenario import (
@@ -321,10 +322,10 @@ def _point_build(p: dict) -> Ledger:
         ranged = {k: r for k, r in p.get("_ranged", {}).items()}
         if not ranged:
             raise
-        raise ScenarioError(f"{e} (the point bill, with the ranged inputs at their points: "
-                            + "; ".join(f"{k} = {r.point:.4g}, the {point_word(r)} of "
-                                        f"{r.describe()}" for k, r in ranged.items())
-                            + ")") from None
+        raise scenario_error(f"{e} (the point bill, with the ranged inputs at their points: "
+                             + "; ".join(f"{k} = {r.point:.4g}, the {point_word(r)} of "
+                                         f"{r.describe()}" for k, r in ranged.items())
+                             + ")", e) from None
 
 
 def _safe_build(p: dict) -> Ledger:
@@ -333,7 +334,7 @@ def _safe_build(p: dict) -> Ledger:
     except ScenarioError:
         raise
     except ValueError as e:
-        raise ScenarioError(str(e)) from None
+        raise scenario_error(str(e), e) from None
 
 
 @dataclass
@@ -953,7 +954,16 @@ def scenario_mfu_source(p: dict) -> str:
     if p.get("_mfu_default"):
         return (f"the notebooks' default, {LEDGER_DEFAULTS['mfu']:.0%}: the scenario gives no "
                 "mfu (give one, or `mfu: predict` for the step-time model's prediction)")
+    band = p.get("_ranged", {}).get("mfu")
+    if band is not None and p.get("mfu_band") in BAND_WORDS:  # a report's band on a page
+        return (f"{BAND_WORDS[p['mfu_band']]}, the {point_word(band)} of its band "
+                f"{band.describe()} (the point bill; ledger.simulate_ledger draws the band)")
     return _range_source(p, "mfu") or "given in the scenario (mfu)"
+
+
+#: The MFU a report's band (``mfu_band``) peaks at, for the bill's 'how' column.
+BAND_WORDS = {"predicted": "predicted (mfu: predict) by llmcost.step, as the report resolved it",
+              "pilot": "calibrated on the scenario's pilot runs, as the report resolved it"}
 
 
 def predicted_mfu_source(pred: dict) -> str:
@@ -983,7 +993,7 @@ def _rl_campaign(p: dict, usd_per_gpu_hour: float):
         return scenario_campaign(p, usd_per_gpu_hour)
     except ValueError as e:
         msg = user_words(str(e), {"tp": "rl_rollout_tp", "weight_dtype": "serve_weight_dtype"})
-        raise ScenarioError(f"RL post-training line (rl_ keys, notebook 05): {msg}") from None
+        raise scenario_error(f"RL post-training line (rl_ keys, notebook 05): {msg}", e) from None
 
 
 def _rl_parts(camp) -> dict:
@@ -1077,8 +1087,8 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise ScenarioError(
-            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}") from None
+        raise scenario_error(
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}", e) from None
     ratio = c.prompt_tokens / c.output_tokens
     per_m = c.expected_usd_per_m_output + ratio * c.expected_usd_per_m_input
     bound = (c.usd_per_m_output + ratio * c.usd_per_m_input) * tokens / 1e6
@@ -1124,7 +1134,7 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise ScenarioError(f"benchmark line (serve_ keys): {e}") from None
+        raise scenario_error(f"benchmark line (serve_ keys): {e}", e) from None
     usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
                + c.output_tokens * c.expected_usd_per_m_output) / 1e6
     bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
@@ -1844,6 +1854,12 @@ def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
     return ill, {**given, "mfu": m, "ledger_pilot_tokens_per_s_per_gpu": None, "pilot": []}
 
 
+#: Where a range on ``mfu`` comes from when it is not the scenario's own (``headline_draws``'
+#: sources; ``scenario.MFU_BANDS``, the kind a report passes a page as ``mfu_band``).
+BAND_SOURCES = {"predicted": "the step-time model's error band on its predicted MFU",
+                "pilot": "the pilots' extrapolation band on their calibrated MFU"}
+
+
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
     """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
     ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own
@@ -1869,9 +1885,10 @@ def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Hea
              **{k: "illustrative" for k in ill}}
     if "mfu" in ill and pilot_given(point.scenario):
         kinds["mfu"] = "pilot"  # the pilot's extrapolation band: measured, not illustrative
-    sources = {**{k: ("given in the scenario" if kinds[k] == "scenario"
-                      else "the step-time model's error band on its predicted MFU")
-                  for k in own}, **{k: why for k, (_, why) in ill.items()}}
+    if kinds.get("mfu") == "scenario" and given.get("mfu_band"):
+        kinds["mfu"] = given["mfu_band"]  # a page's band, passed as a range by the report
+    sources = {**{k: BAND_SOURCES.get(kinds[k], "given in the scenario") for k in own},
+               **{k: why for k, (_, why) in ill.items()}}
     drawn = {**given, **{k: r for k, (r, _) in ill.items()}}
     draws = simulate_ledger(drawn, samples=samples, seed=seed)
     return Headline(draws, sources, not own, kinds, point)

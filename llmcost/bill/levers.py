@@ -56,10 +56,12 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
+from ..core.hardware import DoesNotFit
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
                           fmt_usd)
 from ..laws import scaling as sc
 from ..laws.scaling import compute_optimal
+from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
 from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu,
@@ -76,6 +78,7 @@ from .scenario import (
     ScenarioError,
     load_scenario,
     resolve_price,
+    rl_campaign_given,
     validate_parameter,
     validate_parameters,
 )
@@ -642,6 +645,26 @@ def _default_free(key: str):
     return {"zero_stage": -1, "recompute": "auto", "pp_schedule": "auto"}.get(key, 0)
 
 
+def on_hardware(s: dict, accelerator: str) -> dict:
+    """The scenario moved to ``accelerator`` as ``hardware_sweep`` and ``move_to`` price it: its
+    plan left free (``_free_plan``: re-chosen for that hardware), the catalogue price, and, when
+    the bill bills an RL campaign, the smallest rollout TP from the scenario's up at which the
+    policy fits that hardware (``rl.fitting_rollout_tp``, the rule a report applies to the
+    notebooks' default): the scenario's own TP where it fits, a larger one where its weights
+    and KV cache do not fit the smaller HBM (Llama 2 70B's 34.5 GB of BF16 weights per GPU at
+    TP 4 above a TPU v5e's 14.4 GB usable), so the row is priced rather than left out. The
+    scenario's TP is kept when none fits (the bill then names ``rl_rollout_tp``)."""
+    moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None}
+    if not rl_campaign_given(moved):
+        return moved
+    p = {k: _get(moved, k) for k in rl.ITERATION_KEYS}
+    try:
+        tp = rl.fitting_rollout_tp(p)
+    except (ValueError, KeyError, TypeError):  # the bill names what is wrong
+        return moved
+    return moved if tp is None or tp == p["rl_rollout_tp"] else {**moved, "rl_rollout_tp": tp}
+
+
 def _free_plan(s: dict, keep=("cp",)) -> dict:
     """The scenario with every plan parameter but ``keep`` (and ``pp_split``) left free."""
     return {**s, **{k: _default_free(k) for k in PLAN_PARAMETERS
@@ -816,7 +839,7 @@ def move_to(s: dict, accelerator: str) -> Change:
     name = load_accelerator(accelerator).name
     if name == _get(s, "accelerator"):
         return _unchanged(s, "the scenario's own accelerator")
-    theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
+    theirs = on_hardware(s, name)
     m = _get(s, "mfu")
     ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
@@ -974,8 +997,9 @@ def hardware_sweep(scenario: dict):
     """The cheapest hardware for this run: each catalogue accelerator with the figures the
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
-    **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
-    scenario's accelerator keeps the scenario's plan) and the catalogue median price,
+    **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware, and the RL
+    rollout TP where the scenario's does not fit it: ``on_hardware``; the scenario's
+    accelerator keeps the scenario's plan) and the catalogue median price,
     with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
     Every row is priced on one basis, the catalogue median for the scenario's pricing mode; when
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
@@ -1001,7 +1025,9 @@ def hardware_sweep(scenario: dict):
     DataFrame: ``accelerator``, ``predicted_mfu`` (on the dtype's dense peak), ``band_low``,
     ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
-    ``scenario`` (True for the scenario's accelerator) and ``plan``, ``calibrated_mfu``,
+    ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
+    rollout TP billed on that hardware, ``on_hardware``; None without an RL campaign),
+    ``calibrated_mfu``,
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
     cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
 
@@ -1043,12 +1069,18 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
-    Raises ScenarioError or ValueError when the hardware cannot run the scenario."""
+    Raises ScenarioError or ValueError when the hardware cannot run the scenario; for another
+    accelerator, ``DoesNotFit`` when no parallel plan fits its memory (``checks.
+    plan_does_not_fit``, the report's own check: such a row would price a run that could not
+    start)."""
     mine = acc == _get(s, "accelerator")
     if mine:
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
-        sc = {**_free_plan(s), "accelerator": acc, "price_usd_per_gpu_hour": None}
+        sc = on_hardware(s, acc)
+        misfit = plan_does_not_fit(sc)
+        if misfit:
+            raise DoesNotFit(misfit)
     plan, st = predicted_step(sc)
     band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
                          seq_len=_get(sc, "seq_len"))
@@ -1069,7 +1101,9 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
-            "scenario": mine, "plan": plan.describe(), "calibrated_mfu": ratio,
+            "scenario": mine, "plan": plan.describe(),
+            "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
+            "calibrated_mfu": ratio,
             "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
             "price_available": available, "price_source": where,

@@ -40,6 +40,7 @@ from typing import Any, Callable
 import yaml
 
 from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
+from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
 from ..core.stacks import load_stack
 from ..core.units import is_number
@@ -62,12 +63,27 @@ from .ranges import (
 
 METADATA_KEYS = ("title", "description")
 PRICING = ("on_demand", "reserved", "spot", "owned")
+#: What a range on ``mfu`` passed to a page by a report is (``mfu_band``), besides the
+#: scenario's own range (null): the step-time model's band, or the pilots' band.
+MFU_BANDS = ("predicted", "pilot")
 COMPUTE_DTYPES = ("bf16", "fp8")
 _WEIGHT_DTYPES = ("bf16", "fp16", "fp8", "int8", "int4")  # llmcost.inference.WEIGHT_BYTES
 
 
 class ScenarioError(ValueError):
     """A scenario or parameter value breaks a rule; the message names the key and the rule."""
+
+
+class ScenarioDoesNotFit(ScenarioError, DoesNotFit):
+    """A ``ScenarioError`` whose cause is a ``core.hardware.DoesNotFit`` (the model, a batch or
+    a plan does not fit the scenario's GPUs): caught as either type."""
+
+
+def scenario_error(message: str, cause: BaseException | None = None) -> ScenarioError:
+    """A ``ScenarioError`` of ``message`` that keeps the kind of its ``cause``: a
+    ``ScenarioDoesNotFit`` when the cause is a ``DoesNotFit``, so a caller that skips a case
+    that does not fit catches it by type through the bill's re-wrapping."""
+    return ScenarioDoesNotFit(message) if isinstance(cause, DoesNotFit) else ScenarioError(message)
 
 
 @dataclass(frozen=True)
@@ -265,6 +281,10 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
           "USD per accelerator-hour; null: the catalogue median for `pricing`", _positive),
     Param("pricing", "str", "pricing mode", _one_of(*PRICING)),
     Param("interactive", "bool", "widgets on (reading) or off (report runs)"),
+    Param("mfu_band", "str|none", "what a range on mfu is, set by a report (not in a scenario "
+          "file): null, the scenario's own range; predicted, the step-time model's band around "
+          "its prediction (mfu: predict); pilot, the pilots' extrapolation band around the "
+          "calibrated MFU", _one_of(*MFU_BANDS)),
     # checkpoints and failures (notebook 07, llmcost.reliability)
     Param("ckpt_recipe", "str", "what a checkpoint saves, bytes per parameter "
           "(llmcost.reliability.CHECKPOINT_RECIPES)", _ckpt_recipe),
@@ -516,7 +536,8 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
 LEDGER_DEFAULTS = {
     "model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "train_tokens": 2.0e12,
     "seq_len": 4096, "mfu": 0.4, "dtype": "bf16", "price_usd_per_gpu_hour": 3.99,
-    "pricing": "on_demand", "ckpt_recipe": "bf16-adam", "ckpt_interval_s": None,
+    "pricing": "on_demand", "mfu_band": None, "ckpt_recipe": "bf16-adam",
+    "ckpt_interval_s": None,
     "ckpt_async": False, "ckpt_storage_bytes_per_s": None, "ckpt_node_bytes_per_s": 5.0e10,
     "ckpt_d2h_bytes_per_s": 5.0e10, "ckpt_restart_s": 600.0, "ckpt_keep_last": 3,
     "ckpt_milestone_every_days": 7.0, "ckpt_retention_months": 12.0,
@@ -1083,6 +1104,10 @@ def load_scenario(path) -> dict:
         if key == "interactive":
             raise ScenarioError(f"{p}: interactive cannot be set in a scenario (reports always "
                                 "run with the widgets off)")
+        if key == "mfu_band":
+            raise ScenarioError(f"{p}: mfu_band cannot be set in a scenario (a report sets it "
+                                "when it passes the step-time model's or the pilots' band as "
+                                "the range on mfu)")
         if key == "model" and isinstance(value, str):
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file

@@ -394,6 +394,26 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
     return price, f"median of {len(df)} current {pricing} catalogue price(s): {where}"
 
 
+#: How a current catalogue price whose ``available`` column is false is said.
+NOT_AVAILABLE = "listed, not available"
+
+
+def unavailable_prices(accelerator: str, pricing: str = "on_demand") -> list[str]:
+    """The current catalogue prices of ``accelerator`` and ``pricing`` that the provider listed
+    as not available (no capacity) when they were collected (``list_prices``' ``available``
+    column false), one text each: provider, date, price, that status and the row's source.
+    Empty when every current row is available (or there is none).
+
+    Raises
+    ------
+    ValueError
+        An unknown accelerator or pricing mode (``list_prices``).
+    """
+    df = list_prices(accelerator, pricing, current_only=True)
+    return [f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}, {NOT_AVAILABLE} "
+            f"(source: {r.source})" for r in df.itertuples() if not r.available]
+
+
 # ---------------------------------------------------------------------------------- published runs
 @lru_cache(maxsize=1)
 def _published_runs() -> pd.DataFrame:

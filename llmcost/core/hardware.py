@@ -19,6 +19,20 @@ from .units import BYTES_PER_DTYPE, as_array, as_text
 DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
 
+class DoesNotFit(ValueError):
+    """A model, batch or plan that does not fit the hardware: weights, KV cache or model states
+    above the usable HBM, or no set-up (tensor-parallel size, weight precision) that serves the
+    model at all. Raised where the check finds it (``inference.max_batch``,
+    ``inference.choose_serving_tp``, ``setups.ep_step``, ``calibrate.check_pilot`` …); a
+    caller that skips such a case (a table row saying why) catches this type, never the text
+    of the message, which names the field, the figures and the rule as any ValueError does."""
+
+
+class BatchDoesNotFit(DoesNotFit):
+    """A batch past the KV-cache capacity left beside the weights (the weights themselves fit):
+    the case a table over batch sizes keeps as a row that says why."""
+
+
 @dataclass(frozen=True)
 class Accelerator:
     """One accelerator's datasheet figures (SI units, dense peaks, per direction).

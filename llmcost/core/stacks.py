@@ -111,6 +111,12 @@ class Stack:
     ``--decoder-last-pipeline-num-layers``, NVIDIA/Megatron-LM@fa8bb5921b86 "Uneven Pipeline
     Parallelism", 2024-09-05, first released in core_v0.9.0; empty = false), so plan search may
     choose ``pp_split="uneven"``;
+    ``measured_on``: the accelerator vendors (``data/accelerators.csv``'s ``vendor``) on which
+    the runs and benchmarks its ``source`` cites were measured, the hardware family its
+    overlaps, kernels and memory practice describe (every profile so far: NVIDIA, CUDA
+    frameworks whose cited runs are on NVIDIA GPUs, from the ZeRO paper's V100s and Megatron-LM's
+    A100s to DeepSeek-V3's H800s and Megatron-Core's Blackwell recipes; ``foreign_hardware``
+    says when a scenario leaves that family);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -144,6 +150,7 @@ class Stack:
     zero3_gather_unit: str = "layer"
     fp8_saved_inputs: bool = False
     uneven_pp: bool = False
+    measured_on: tuple = ()
 
     @property
     def recompute_modes(self) -> tuple:
@@ -244,8 +251,40 @@ def _stacks() -> dict:
                                           ("layer", "module")),
                 fp8_saved_inputs=_bool(n, "fp8_saved_inputs",
                                        r.get("fp8_saved_inputs") or "false"),
-                uneven_pp=_bool(n, "uneven_pp", r.get("uneven_pp") or "false"))
+                uneven_pp=_bool(n, "uneven_pp", r.get("uneven_pp") or "false"),
+                measured_on=_vendors(n, r.get("measured_on")))
     return out
+
+
+def _vendors(name, v) -> tuple:
+    if not v or not all(v.split("|")):
+        raise ValueError(f"data/stacks.csv: {name}: measured_on={v!r} must name the vendors "
+                         "its sources measured on, separated by '|' (e.g. NVIDIA)")
+    return tuple(v.split("|"))
+
+
+#: Catalogue vendors that are no hardware family: the teaching entry's round numbers
+#: (data/accelerators.csv, "not a real device") are priced on any stack without a word.
+NO_FAMILY_VENDORS = ("teaching",)
+
+
+def foreign_hardware(stack, accelerator) -> str | None:
+    """The vendor of ``accelerator`` (an ``Accelerator``) when ``stack``'s profile was not
+    measured on it (``Stack.measured_on``): the step-time model then prices the plan with
+    another family's software (its overlaps, attention kernels, memory practice), e.g. a TPU
+    on the Megatron-Core profile. None when the vendor is among ``measured_on``, is unknown
+    (empty) or is no hardware family (``NO_FAMILY_VENDORS``).
+
+    Raises
+    ------
+    ValueError
+        An unknown stack name.
+    """
+    st = load_stack(stack)
+    vendor = str(getattr(accelerator, "vendor", "") or "")
+    if not vendor or vendor in NO_FAMILY_VENDORS or vendor in st.measured_on:
+        return None
+    return vendor
 
 
 class StackFeatureWarning(UserWarning):

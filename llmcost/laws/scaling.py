@@ -74,6 +74,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import as_model, list_models, load_model, load_published_runs
+from ..core.hardware import DoesNotFit
 from ..core.units import as_array, scalar_or_array
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..training.batch import DEEPSEEK_D_OPT, DEEPSEEK_M_OPT
@@ -1015,7 +1016,7 @@ def reference_serving_cost(model, accelerator, price_usd_per_gpu_hour, prompt_to
                                      weight_dtype=dtype, **kw)
         except ValueError as e:
             why = e
-    raise ValueError(f"weight_dtypes={tuple(weight_dtypes)!r}: the model cannot be served at any "
+    raise DoesNotFit(f"weight_dtypes={tuple(weight_dtypes)!r}: the model cannot be served at any "
                      f"of these precisions: {why}")
 
 
@@ -1037,9 +1038,7 @@ def serving_cost_by_size(models, accelerator, price_usd_per_gpu_hour, prompt_tok
         try:
             c = reference_serving_cost(m, accelerator, price_usd_per_gpu_hour, prompt_tokens,
                                        output_tokens, **serving)
-        except ValueError as e:
-            if "cannot be served" not in str(e):
-                raise
+        except DoesNotFit:
             left_out.append(m.name)
             continue
         rows.append({"model": m.name, "N": m.n_params, "TP": c.tp, "batch": c.batch,

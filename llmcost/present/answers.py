@@ -186,3 +186,25 @@ def bill(model: str, accelerator: str, n_gpus: int, train_tokens: float, g: dict
             f"{md_usd(t['p50_usd'])}; {how}); the "
             f"{run['label']} (paid GPU-hours × price, failures and restarts included) is "
             f"**{md_usd(run['point_usd'])}**, {run['point_usd'] / t['point_usd']:.0%} of it.")
+
+
+#: What the bill's MFU is, by the kind of its range (``ledger.headline_draws``' ``kinds``):
+#: the scenario's own range, the step-time model's band (``mfu: predict``), a pilot's band,
+#: or an MFU the scenario gives as one number (an illustrative spread around it, or none).
+MFU_WORDS = {"scenario": "the point of the scenario's own range on mfu",
+             "predicted": "the step-time model's prediction, the peak of its band",
+             "pilot": "the pilots' calibrated MFU, the peak of their extrapolation band"}
+
+
+def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_mfu: float,
+                      kind: str | None) -> str:
+    """Notebook 00's step 6 in one line: a pilot's measured tokens/s per GPU, the MFU it gives
+    (``compute.mfu_from_throughput``, through ``ledger.with_changes``) and the bill's MFU it
+    replaces, named by what that MFU is (``MFU_WORDS`` by the kind of its range,
+    ``ledger.headline_draws``' ``kinds['mfu']``; an MFU given as one number: 'the scenario
+    assumes')."""
+    what = MFU_WORDS.get(kind, "the scenario assumes")
+    return (f"{tokens_per_s_per_gpu:,.0f} tokens/s per GPU -> MFU {calibrated_mfu:.1%} "
+            f"(the bill's: {bill_mfu:.1%}, {what})" if kind in MFU_WORDS else
+            f"{tokens_per_s_per_gpu:,.0f} tokens/s per GPU -> MFU {calibrated_mfu:.1%} "
+            f"({what} {bill_mfu:.1%})")

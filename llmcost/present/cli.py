@@ -430,12 +430,14 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
-def compare_text(df, names, paths, bills) -> str:
+def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
     (``glance.compare_bills``; lines at $0 in both left out, and said), what the comparison
     draws (``COMPARE_DRAWS_NOTE``: each scenario's own ranges only), then each scenario's
-    warnings."""
+    warnings. The prose (header, note, warnings) is wrapped to ``columns`` (default
+    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not."""
+    columns = terminal_columns() if columns is None else columns
     cols = _compare_columns(df, names)
     d = df.rename(columns=cols)
     ranged = "difference_p10_usd" in d.columns
@@ -459,19 +461,20 @@ def compare_text(df, names, paths, bills) -> str:
         return "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i])
                          for i, c in enumerate(cells)).rstrip()
 
-    out = [_compare_head(names, paths), "", fmt(head), "  ".join("-" * x for x in w)]
+    out = wrap_lines(_compare_head(names, paths), columns) + [
+        "", fmt(head), "  ".join("-" * x for x in w)]
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
-    out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, terminal_columns(), "")
+    out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
         if b.warnings:
-            out.append(f"warnings of {tag} ({name}):")
+            out += wrap_lines(f"warnings of {tag} ({name}):", columns)
             out += [x for w_ in b.warnings
-                    for x in wrap_lines(f"  warning: {w_}", terminal_columns(), "    ")]
+                    for x in wrap_lines(f"  warning: {w_}", columns, "    ")]
         else:
-            out.append(f"{tag} ({name}): no warning")
+            out += wrap_lines(f"{tag} ({name}): no warning", columns)
     return "\n".join(out)
 
 
@@ -555,6 +558,18 @@ def _usd_frame(df):
             out[c] = [("not modelled" if v is None or v != v else format_value(float(v), "USD"))
                       for v in out[c]]
     return out
+
+
+def wrap_prose(text: str, columns: int | None = None) -> str:
+    """Lines of prose (``text``, one paragraph per line) each wrapped to ``columns`` (default
+    ``glance.terminal_columns``, as ``bill_text`` wraps its prose), a continuation indented two
+    spaces beyond its line's own indent; blank lines kept."""
+    columns = terminal_columns() if columns is None else columns
+    out = []
+    for ln in text.split("\n"):
+        lead = ln[:len(ln) - len(ln.lstrip(" "))]
+        out += wrap_lines(ln, columns, lead + "  ") if ln.strip() else [ln]
+    return "\n".join(out)
 
 
 def wrap_lines(text: str, columns: int, indent: str = "  ") -> list:
@@ -769,8 +784,8 @@ def _list(what: str, fmt: str = "table") -> int:
                             "notebooks": ",".join(users.get(p.name, [])) or "(none yet)",
                             "meaning": p.doc} for p in PARAMETERS.values()])
         if fmt == "table":
-            print("A scenario may set any parameter some notebook uses (`interactive` is always "
-                  "false in reports).\n")
+            print(wrap_prose("A scenario may set any parameter some notebook uses (`interactive` "
+                             "is always false in reports; reports set `mfu_band`).") + "\n")
             _print_table(df.astype(str).values.tolist(), list(df.columns), max_width=200)
             return 0
     if fmt == "csv":
@@ -910,8 +925,8 @@ def _check(args) -> int:
     if args.format == "json":
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
                          indent=1, default=str))
-    else:
-        print((said + "\n" if said else "") + c.describe())
+    else:  # the prose wrapped to the terminal, as estimate's
+        print(wrap_prose((said + "\n" if said else "") + c.describe()))
     return 0
 
 

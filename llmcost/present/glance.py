@@ -411,6 +411,11 @@ CAVEATS = [
      "the MFU counts against the FP8 peak: one copied from a BF16 run understates the cost"),
     (r"^dtype=fp8 but the (.+?) stack has no FP8",
      "the {0} software has no FP8 training, yet the run is priced at FP8 speed"),
+    (r"^the step-time model priced this (.+?) \((.+?)\) run on the (\S+) stack profile",
+     "the speed model uses {2}, software measured on other hardware than {1}'s"),
+    (r"^price_usd_per_gpu_hour: the catalogue's \w+ price for (.+?), (\$[\d.]+) per GPU-hour, "
+     r"rests on \d+ row\(s\) listed, not available",
+     "the GPU price for {0}, {1}/GPU-h, was listed with no capacity to sell: get a quote"),
     (r"^(\S+) has no measured efficiency figures",
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",

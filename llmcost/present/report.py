@@ -1044,6 +1044,8 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
     if "mfu" in params and band is not None and not isinstance(scenario.get("mfu"), Range) \
             and scenario.get("mfu") == scenario["_mfu_prediction"].get("value"):
         params["mfu"] = band.to_yaml()
+        if "mfu_band" in declared[nb]:  # the page says what the range is (ledger.headline_draws)
+            params["mfu_band"] = "predicted"
     if owned_price is not None and "price_usd_per_gpu_hour" in declared[nb] \
             and "ledger_owned_usd_per_gpu" not in declared[nb]:
         params["price_usd_per_gpu_hour"] = owned_price  # the bill's owned GPU-hour
@@ -1061,6 +1063,8 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
             m = float(cal["value"])
             params["mfu"] = Range("triangular", low=min(cal["low"], m), mode=m,
                                   high=max(cal["high"], m)).to_yaml()
+            if "mfu_band" in declared[nb]:
+                params["mfu_band"] = "pilot"
     return params
 
 

@@ -149,6 +149,7 @@ from functools import cache, lru_cache
 import numpy as np
 import pandas as pd
 
+from ..core.hardware import DoesNotFit
 from .inference import (
     ENGINE_FAMILIES,
     POOLED,
@@ -638,7 +639,7 @@ def latency_throughput_curve(model, accelerator, price_usd_per_gpu_hour, *, prom
                          "expected_usd_per_m_output": c.expected_usd_per_m_output,
                          "expected_usd_per_m_blended": c.expected_usd_per_m_blended})
     if not rows:
-        raise ValueError(f"model={m.name!r} fits no tensor-parallel size on {acc.name} with "
+        raise DoesNotFit(f"model={m.name!r} fits no tensor-parallel size on {acc.name} with "
                          f"{weight_dtype} weights: {last}")
     out = pd.DataFrame(rows).sort_values(["expected_tpot_s", "expected_output_tokens_per_s_per_gpu"],
                                          ascending=[True, False]).reset_index(drop=True)

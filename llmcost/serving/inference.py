@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
-from ..core.hardware import Accelerator, Efficiency
+from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with, scalar_or_array
 
@@ -322,7 +322,7 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     d = None if draft_model is None else as_model(draft_model, "draft_model", needs="serving")
     w = (weight_bytes(m, weight_dtype) + (weight_bytes(d, weight_dtype) if d else 0.0)) / tp
     if w >= usable:
-        raise ValueError(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
+        raise DoesNotFit(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
                          + (f"(with the draft {d.name}) " if d else "")
                          + f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM at "
                          f"tp={tp}: raise tp or lower weight_dtype")
@@ -337,7 +337,7 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
     n = np.floor((usable - w) / per_seq)
     if np.any(n < 1):
         worst = float(np.max(ctx[n < 1])) if ctx.ndim else float(ctx)
-        raise ValueError(f"context_tokens={worst:g}: one sequence's KV cache "
+        raise DoesNotFit(f"context_tokens={worst:g}: one sequence's KV cache "
                          f"({float(per_seq_of(worst)) / 1e9:.1f}"
                          f" GB per GPU) leaves no room for a batch beside the weights on "
                          f"{acc.name} at tp={tp}")
@@ -684,7 +684,7 @@ def generation_time(model, accelerator, batch, prompt_tokens, output_tokens, *,
     cap = max_batch(m, acc, p + r, weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp,
                     window_layers=window_layers, reserve_fraction=reserve_fraction)
     if b > cap:
-        raise ValueError(f"batch={batch!r} does not fit: the KV cache holds at most {cap} "
+        raise BatchDoesNotFit(f"batch={batch!r} does not fit: the KV cache holds at most {cap} "
                          f"sequences of {p + r} tokens beside the weights on {acc.name} at "
                          f"tp={tp} (max_batch)")
     pre = float(prefill_time(m, acc, p, b, **kw))
@@ -1065,7 +1065,7 @@ def _serving_batch(tpot, batch, cap, max_tpot_s, acc, tp, seq_tokens) -> tuple:
         return cap, "HBM capacity"
     b = _int("batch", batch)
     if b > cap:
-        raise ValueError(f"batch={b} does not fit: at most {cap} sequences of {seq_tokens} "
+        raise BatchDoesNotFit(f"batch={b} does not fit: at most {cap} sequences of {seq_tokens} "
                          f"tokens fit beside the weights on {acc.name} at tp={tp}")
     if max_tpot_s is not None and float(tpot(b)) > target:
         raise ValueError(f"batch={b} misses max_tpot_s={target!r} "
@@ -1288,10 +1288,15 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
 
     Raises
     ------
+    DoesNotFit (a ValueError)
+        If no tp fits the weights and a batch, or meets ``max_tpot_s`` (the message gives the
+        largest tp's reason).
     ValueError
-        If no tp fits the weights and a batch (the message gives the largest tp's reason).
+        A precision not in ``WEIGHT_BYTES`` / ``KV_BYTES`` (checked before any tp is tried).
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
+    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    _choice("kv_dtype", kv_dtype, KV_BYTES)
     best, last = None, None
     tp = 1
     while tp <= (acc.scaleup_domain_size or 1):
@@ -1309,7 +1314,7 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
                 last = e
         tp *= 2
     if best is None:
-        raise ValueError(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
+        raise DoesNotFit(f"model={m.name!r} cannot be served on {acc.name} with {weight_dtype} "
                          f"weights at any tp up to {acc.scaleup_domain_size}: {last}")
     return best
 
@@ -1341,7 +1346,7 @@ def compare_accelerators(model, prices: dict, batches, *, prompt_tokens: int,
             q = choose_serving_tp(model, name, pr, occupancy=occupancy, max_tpot_s=max_tpot_s,
                                   **kw)
         except ValueError as e:
-            if unservable == "raise" or i == 0 or "cannot be served" not in str(e):
+            if unservable == "raise" or i == 0 or not isinstance(e, DoesNotFit):
                 raise
             rows.append({"accelerator": name, "$/GPU-h": pr, "limit": f"cannot serve it: {e}"})
             continue

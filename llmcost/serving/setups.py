@@ -104,7 +104,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR
-from ..core.hardware import Cluster, Efficiency
+from ..core.hardware import BatchDoesNotFit, Cluster, DoesNotFit, Efficiency
 from ..core.units import SECONDS_PER_HOUR, as_array, options_with
 from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
@@ -294,7 +294,7 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     kv_tok = kv_cache_bytes_per_token(m, o.kv_dtype)
     cap = _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, r, o.weight_dtype)
     if phase == "decode" and t > cap:
-        raise ValueError(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
+        raise BatchDoesNotFit(f"tokens_per_gpu={tokens_per_gpu!r} does not fit: the KV cache holds at "
                          f"most {cap} sequences of {ctx + 1} tokens per GPU beside the weights "
                          f"at ep={ep}")
     compute, memory, kv_read = _ep_gpu_terms(m, acc, eff, phase, t, ctx, dtypes, o.kv_dtype,
@@ -376,7 +376,7 @@ def _ep_kv_capacity(m, acc, ep, resident, kv_tok, ctx, reserve, weight_dtype) ->
     the weights alone do not fit."""
     usable = acc.hbm_bytes * (1 - reserve)
     if resident >= usable:
-        raise ValueError(f"ep={ep}: {resident / 1e9:.1f} GB of {weight_dtype} weights per GPU do "
+        raise DoesNotFit(f"ep={ep}: {resident / 1e9:.1f} GB of {weight_dtype} weights per GPU do "
                          f"not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise ep")
     return int((usable - resident) // (kv_tok * (ctx + 1)))
 
@@ -770,9 +770,7 @@ def api_price_comparison(accelerator="H100-SXM", price_usd_per_gpu_hour: float =
             usd_in, cached, usd_out, how = _api_row_cost(m, accelerator, price_usd_per_gpu_hour,
                                                          prompt_tokens, output_tokens,
                                                          max_tpot_s, engine)
-        except ValueError as e:  # the deployment does not fit this GPU: said, not priced
-            if "does not fit" not in str(e) and "cannot be served" not in str(e):
-                raise
+        except DoesNotFit as e:  # the deployment does not fit this GPU: said, not priced
             usd_in = cached = usd_out = math.nan
             how = f"not modelled on {accelerator}: {e}"
         lc = r["usd_per_m_cached_input"]
@@ -1019,12 +1017,12 @@ def _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype, reserve_fr
     usable = acc.hbm_bytes * (1 - r)
     w = m.n_params * wb * share / tp
     if w >= usable:
-        raise ValueError(f"tp={tp}, pp={pp}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
+        raise DoesNotFit(f"tp={tp}, pp={pp}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
                          f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM: raise pp")
     per_seq = float(kv_cache_bytes(m, ctx + 1, kv_dtype)) * kv_share_per_rank(m, tp) * share
     cap = int((usable - w) // per_seq)
     if b > cap:
-        raise ValueError(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
+        raise BatchDoesNotFit(f"batch={b} does not fit: the KV cache holds at most {cap} sequences "
                          f"of {ctx + 1} tokens beside the weights at tp={tp}, pp={pp}")
     return share, cap
 
@@ -1097,9 +1095,7 @@ def replica_layouts(model, accelerator, *, layouts, batches, prompt_tokens: int,
                 r = pipeline_replica(model, accelerator, tp=tp, pp=pp, batch=b,
                                      prompt_tokens=prompt_tokens, context_tokens=context_tokens,
                                      weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=engine)
-            except ValueError as e:
-                if "does not fit" not in str(e) or "KV cache" not in str(e):
-                    raise
+            except BatchDoesNotFit as e:   # past the layout's KV capacity: a row saying so
                 rows.append({"layout": f"TP{tp}·PP{pp}", "tp": tp, "pp": pp, "batch": b,
                              "note": str(e)})
                 continue
@@ -1246,7 +1242,7 @@ def chunked_prefill(model, accelerator, *, prompt_tokens: int, decode_batch: int
         - float(kv_cache_bytes(m, p, kv_dtype)) * share
     cap = max(int(room // (float(kv_cache_bytes(m, ctx + 1, kv_dtype)) * share)), 0)
     if b > cap:
-        raise ValueError(f"decode_batch={b} does not fit beside the prompt: the KV cache holds "
+        raise BatchDoesNotFit(f"decode_batch={b} does not fit beside the prompt: the KV cache holds "
                          f"at most {cap} sequences of {ctx + 1} tokens beside the weights and "
                          f"the {p}-token prompt at tp={tp}")
     n = math.ceil(p / (tau - b))

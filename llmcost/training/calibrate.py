@@ -67,7 +67,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.catalog import as_model, load_accelerator, load_model, load_published_runs
-from ..core.hardware import Cluster, Efficiency
+from ..core.hardware import Cluster, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from . import memory, step, step_scenario, step_validation
 from .efficiency_profile import (
@@ -427,7 +427,7 @@ def check_pilot(p: Pilot) -> None:
         mem = memory.memory_per_gpu(model, p.plan, int(p.seq_len), recipe=p.options.recipe)
         usable = hbm * (1 - memory.PUBLISHED_PLAN_RESERVE)  # a pilot ran: the whole HBM
         if mem.model_states > usable:
-            raise ValueError(
+            raise DoesNotFit(
                 f"pilot plan {p.plan.describe()} does not fit: weights, gradients and optimizer "
                 f"states need {mem.model_states / 1e9:.1f} GB per GPU, above the {acc.name}'s "
                 f"{usable / 1e9:.0f} GB usable by a plan that ran (its whole HBM: "

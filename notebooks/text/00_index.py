@@ -37,6 +37,7 @@ mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
 dtype: str = 'bf16'  # training compute precision: bf16 or fp8
 price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = 'on_demand'  # on_demand, reserved, spot or owned
+mfu_band: str = None  # what a range on mfu is, set by a report: None, the scenario's own; 'predicted', the step-time model's band; 'pilot', the pilots' band
 ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
 ckpt_interval_s: float = None  # compute seconds between checkpoints
 ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
@@ -174,7 +175,7 @@ print(f"RL post-training: {ledger.format_usd(rl_line.usd)} ({rl_line.status}); n
 # %% [markdown]
 # ### The bill as a picture: where does the money go, and how sure is each line?
 #
-# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. The ranges are the scenario's own, or, on an input it gives as one number, a sourced spread where a source gives one, explained in that section (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
+# Each line of the bill as a bar at its point estimate, with a whisker from its P10 to its P90 (lines below 0.5% of the bill are merged; their whisker is that of their sum), the whole bill last; beside it, the tornado of the section *How sure is the bill?* below: which unknown moves the bill most. Each range is the scenario's own, the step-time model's band on a predicted MFU (`mfu: predict`), the pilots' band on a calibrated one, or, on an input the scenario gives as one number, a sourced spread where a source gives one; the answer above names which, and that section explains them (`llmcost.ledger.headline_draws`, `ledger.bill_bars`).
 
 # %%
 title = f"{spec.name}, {llmcost.fmt_count(p['train_tokens'])} tokens, {p['n_gpus']:,} × {gpu.name}"
@@ -410,17 +411,18 @@ print(f"with a 25% rerun risk and a 10% contingency: reserves "
 # FLOPs per token ÷ peak (`llmcost.mfu_from_throughput`, PaLM App. B), and the bill re-estimates
 # with it. A pilot on fewer GPUs measures less communication than the full job, so its MFU is an
 # upper bound for the full scale. For example, a pilot whose measured throughput is 10% below
-# what the assumed MFU implies (an illustration, not a measurement). When the scenario gives
-# `mfu` as a range, the pilot's measurement **replaces** the range (`ledger.with_changes`): the
-# calibrated bill has one MFU, the pilot's, and the 'assumed' MFU below is the range's point.
+# what the bill's MFU implies (an illustration, not a measurement). When the bill's MFU is a
+# range (the scenario's own, the step-time model's band under `mfu: predict`, or the pilots' band),
+# the pilot's measurement **replaces** the range (`ledger.with_changes`): the calibrated bill has
+# one MFU, the pilot's, and the line below names the MFU it replaces (the range's point, and what
+# kind of range it is: `answers.pilot_calibration`).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 at_mfu = llmcost.tokens_per_s_per_gpu_at_mfu(p["mfu"], spec, gpu, p["seq_len"], p["dtype"])
 pilot = p["ledger_pilot_tokens_per_s_per_gpu"] or 0.9 * at_mfu
 cal = ledger.with_changes(bill, ledger_pilot_tokens_per_s_per_gpu=pilot)
-print(f"{pilot:,.0f} tokens/s per GPU -> MFU {cal.figures['mfu']:.1%} "
-      f"(the scenario assumes {p['mfu']:.1%})")
+print(answers.pilot_calibration(pilot, cal.figures["mfu"], p["mfu"], head.kinds.get("mfu")))
 print(f"re-estimated final run {llmcost.fmt_usd(cal.figures['final_run_usd'])} "
       f"(was {llmcost.fmt_usd(bill.figures['final_run_usd'])}); bill "
       f"{llmcost.fmt_usd(cal.total_usd)}")

@@ -287,7 +287,8 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 #
 # Each catalogue accelerator with the figures the step-time model needs and a catalogue price for
 # this pricing mode (`levers.hardware_sweep`), at its **predicted MFU** with the plan re-chosen for
-# that hardware, priced by the bill at the catalogue median price for this pricing mode: every
+# that hardware (and the RL rollout TP, `rollout_tp`, where the scenario's cannot hold the policy
+# there: `levers.on_hardware`; hardware on which no plan fits is left out, and said), priced by the bill at the catalogue median price for this pricing mode: every
 # row on that one basis, so rows compare like for like. When the scenario gives its own price, its
 # accelerator appears twice (`price_basis`): at the catalogue price, to compare with the others, and
 # at the scenario's price, which is this bill's. The error bar is the bill at the
