@@ -629,6 +629,15 @@ def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") ->
     return out
 
 
+def _predicted_mfu_from(pred: dict) -> str:
+    """Where a predicted ``mfu`` comes from, for the parameter list: the record's ``from``
+    and, when the bill's figure is the band's central estimate rather than the prediction
+    (a regime with held-out runs), both figures (``predicted_mfu_words``)."""
+    if not pred.get("band", {}).get("n") or "predicted" not in pred:
+        return pred["from"]
+    return f"{pred['from']}; {predicted_mfu_words(pred)}"
+
+
 def effective_parameters(scenario: dict, declared: dict) -> dict:
     """The value each parameter takes in the report and where it comes from.
 
@@ -643,9 +652,12 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
         for name, info in params.items():
             if name == "interactive" or name in out:
                 continue
-            if name == "mfu" and ("_mfu_prediction" in scenario or "_mfu_calibration" in scenario):
-                out[name] = {"value": scenario[name], "from": scenario.get(
-                    "_mfu_prediction", scenario.get("_mfu_calibration"))["from"]}
+            if name == "mfu" and "_mfu_prediction" in scenario:
+                out[name] = {"value": scenario[name],
+                             "from": _predicted_mfu_from(scenario["_mfu_prediction"])}
+            elif name == "mfu" and "_mfu_calibration" in scenario:
+                out[name] = {"value": scenario[name],
+                             "from": scenario["_mfu_calibration"]["from"]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
             elif name in scenario:
