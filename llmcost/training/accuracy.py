@@ -28,6 +28,10 @@ the band follows the sign of the errors (an optimistic model, c > 0, gets a band
 down). When ``1 + c − w <= UPPER_BOUND_MARGIN`` the upper end is capped at MFU 1 and the
 prediction is read as an upper bound (a warning says so).
 
+**The point a bill uses.** Under ``mfu: predict`` the bill's MFU is the band's central
+estimate ``p / (1 + c)``, kept inside ``[low, high]`` (``central_mfu``), not the raw prediction
+``p``; without held-out rows (c = 0) it is ``p``.
+
 **Fewer rows.** A regime with fewer than ``MIN_CONFORMAL_ROWS`` held-out rows gets the stated
 wider default: centre the median of its rows (0 without rows), half-width the wider of
 ``DEFAULT_BAND_FRACTION`` and its rows' largest score, and a warning naming n.
