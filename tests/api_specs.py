@@ -566,6 +566,7 @@ INTERNAL = {
     "ledger.point_word": "a Range the ledger built",
     "ledger.predicted_mfu_range": "report.resolve_mfu's prediction dict",
     "ledger.predicted_mfu_source": "report.resolve_mfu's prediction dict",
+    "ledger.predicted_mfu_words": "report.resolve_mfu's prediction dict",
     "ledger.scenario_mfu_source": "a validated scenario's values",
     "ledger.provisioned_storage": "a validated point scenario and its bill",
     "ledger.sized_storage": "the ledger's resolved inputs (spec, values, rates)",
