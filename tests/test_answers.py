@@ -44,7 +44,8 @@ def test_communication_and_step_time_shares():
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=2)
     assert "ran a median 8.6% slower than predicted (2 runs)" in text and "**46.5%**" in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
-    assert "55.3% is above the band's capped top, so the top, **50.5%**" in text
+    assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \
+        "the top, **50.5%**" in text
 
 
 def test_checkpoint_answer_extra_gpu_hours():
