@@ -40,6 +40,12 @@ def test_communication_and_step_time_shares():
     assert "**1.82 s**" in text and "fastest plan" in text and "**50.5%**" in text
     assert "(band 41.6%–50.5%)" in text and "2.3M tokens/s" in text
     assert "the plan the scenario fixes" in answers.step_time("TP2", False, 1.0, .5, .4, .5, 1e6)
+    # with its regime's median held-out error c: the bill's p / (1 + c) = 50.5% / 1.086 = 46.5%
+    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=2)
+    assert "ran a median 8.6% slower than predicted (2 runs)" in text and "**46.5%**" in text
+    text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
+    assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \
+        "the top, **50.5%**" in text
 
 
 def test_checkpoint_answer_extra_gpu_hours():

@@ -532,10 +532,12 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
     want = report.plan_report(f, ["00"]).scenario["mfu"]
     assert main(["check", "--scenario", str(f)]) == 0
     out = _unwrapped(capsys.readouterr().out)
-    assert out.startswith("mfu: predict: the step-time model's MFU") and \
+    # the MFU is the band's central estimate of the prediction (accuracy.central_mfu), both said
+    assert out.startswith("mfu: predict: the step-time model predicts") and \
+        f"that MFU, {want:.1%}, is the claim's stated MFU" in out and \
         f"from the stated MFU {want:.1%}" in out
     # a second trial read a "low" verdict on the tool's own prediction as a judgement of a claim
-    assert "compares the model's own prediction with published runs" in out
+    assert "compares the model's own estimate with published runs" in out
     assert main(["check", "--scenario", str(f), "--gpu-hours", "1e5"]) == 0
     assert "mfu: predict" not in capsys.readouterr().out
     # no scenario, no hours: the error names this command's flags

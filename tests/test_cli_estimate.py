@@ -417,7 +417,10 @@ def test_compare_check_and_list_wrap_their_prose_to_a_narrow_terminal(tmp_path, 
     table = out.index(next(ln for ln in out if ln.startswith("line ")))
     prose = out[:table] + out[out.index(next(ln for ln in out if ln.startswith("total"))) + 1:]
     assert prose[0].startswith("llmcost estimate --compare: A = ")
-    assert max(len(ln) for ln in prose) <= 60
+    # every line within 60 characters, but for a word longer than a line (here the temporary
+    # scenario's path, which runs past the width whole, so that it can be copied)
+    assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in prose)
+    assert any(f"({b})" in ln for ln in prose)
     out = run_cli("check", "--model", "llama-3.1-8b", "--accelerator", "MI300X", "--train-tokens",
                   "1e12", "--n-gpus", "256", "--days", "20").stdout.splitlines()
     assert out[0].startswith("Claim: llama-3.1-8b") and max(len(ln) for ln in out) <= 60

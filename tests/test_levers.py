@@ -762,7 +762,13 @@ def test_a_predicted_mfu_is_re_predicted_at_the_answered_gpu_count():
     assert lv._mfu_at_count(pred, sc["n_gpus"]) == ""  # the scenario's own count
     plan, b = scenario_step({**sc, "n_gpus": 1024})
     said = lv._mfu_at_count(pred, 1024)
-    assert f"on 1,024 GPUs the step-time model predicts {b.mfu:.1%} ({plan.describe()})" in said
+    assert f"on 1,024 GPUs the step-time model predicts {b.mfu:.1%} for {plan.describe()}" in said
+    # and the central estimate a `mfu: predict` bill would use there (accuracy.central_mfu)
+    from llmcost.training.accuracy import band_for_step
+    band = band_for_step(b, plan, llmcost.load_model(sc["model"]), sc["accelerator"],
+                         dtype=sc["dtype"], seq_len=sc["seq_len"])
+    assert f"would use {band.central()[0]:.1%}" in said or \
+        f"would use the top, {band.central()[0]:.1%}" in said
     assert said.endswith("re-price with n_gpus: 1024")
 
 

@@ -64,7 +64,7 @@ from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import scenario_campaign
 from ..training import reliability as rel
-from ..training.accuracy import mfu_band
+from ..training.accuracy import central_mfu_words, mfu_band
 from ..training.compute import model_flops_per_token
 from .pricing import (  # noqa: F401
     default,
@@ -966,12 +966,33 @@ BAND_WORDS = {"predicted": "predicted (mfu: predict) by llmcost.step, as the rep
               "pilot": "calibrated on the scenario's pilot runs, as the report resolved it"}
 
 
-def predicted_mfu_source(pred: dict) -> str:
-    """The label of a predicted MFU (``report.resolve_mfu``'s ``_mfu_prediction``)."""
+def predicted_mfu_words(pred: dict) -> str:
+    """The step-time model's prediction and the bill's MFU in one sentence
+    (``accuracy.central_mfu_words``: the prediction p, its regime's median held-out error c, the
+    bill's point p / (1 + c) kept inside the band, and the band), from ``report.resolve_mfu``'s
+    ``_mfu_prediction`` record (its ``words``; rebuilt from ``predicted`` and ``band`` for a
+    record without them); "" for a record without its band."""
+    if pred.get("words"):
+        return pred["words"]
     band = pred.get("band", {})
-    text = f"predicted (mfu: predict) by llmcost.step for {pred.get('plan', '?')}"
-    if pred.get("stack"):
-        text += f" on the {pred['stack']} stack"
+    if "low" not in band or "high" not in band or "value" not in pred:
+        return ""
+    return central_mfu_words(float(pred.get("predicted", pred["value"])),
+                             float(band.get("center", 0.0)), int(band.get("n", 0)),
+                             float(band["low"]), float(band["high"]), pred.get("plan", "?"),
+                             point=float(pred["value"]))
+
+
+def predicted_mfu_source(pred: dict) -> str:
+    """The label of a predicted MFU (``report.resolve_mfu``'s ``_mfu_prediction``): where it
+    comes from and, when its regime has held-out runs (the bill's MFU is then the band's central
+    estimate, ``accuracy.central_mfu``), the prediction and the bill's figure both
+    (``predicted_mfu_words``)."""
+    band = pred.get("band", {})
+    stack = f" on the {pred['stack']} stack" if pred.get("stack") else ""
+    if band.get("n") and predicted_mfu_words(pred):
+        return f"predicted (mfu: predict) by llmcost.step{stack}: {predicted_mfu_words(pred)}"
+    text = f"predicted (mfu: predict) by llmcost.step for {pred.get('plan', '?')}{stack}"
     if "low" in band and "high" in band:
         text += f", band {band['low']:.1%}-{band['high']:.1%}"
     return text

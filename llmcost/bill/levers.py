@@ -64,8 +64,9 @@ from ..laws.scaling import compute_optimal
 from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_published_mfu,
-                                gpu_generation, mfu_band, published_ceiling)
+from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
+                                comparable_published_mfu, gpu_generation, mfu_band,
+                                published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
@@ -997,10 +998,15 @@ def hardware_sweep(scenario: dict):
     """The cheapest hardware for this run: each catalogue accelerator with the figures the
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
-    **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware, and the RL
-    rollout TP where the scenario's does not fit it: ``on_hardware``; the scenario's
-    accelerator keeps the scenario's plan) and the catalogue median price,
-    with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
+    **the central estimate of its predicted MFU** (``llmcost.step``, the plan re-chosen for that
+    hardware, and the RL rollout TP where the scenario's does not fit it: ``on_hardware``; the
+    scenario's accelerator keeps the scenario's plan) and the catalogue median
+    price, with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill
+    low). The central estimate is the figure a ``mfu: predict`` bill uses
+    (``accuracy.central_mfu``: the prediction p ÷ (1 + c), c the median held-out error of that
+    hardware's regime, kept inside its band; p itself where the regime has no held-out run), so
+    that every row, and the scenario's own bill, is priced on one rule: a like-for-like
+    comparison (a raw prediction in a regime where the model runs fast would win by its error).
     Every row is priced on one basis, the catalogue median for the scenario's pricing mode; when
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
     so a comparison is like for like. ``price_basis`` says which price each row uses.
@@ -1022,9 +1028,10 @@ def hardware_sweep(scenario: dict):
 
     Returns
     -------
-    DataFrame: ``accelerator``, ``predicted_mfu`` (on the dtype's dense peak), ``band_low``,
+    DataFrame: ``accelerator``, ``predicted_mfu`` (the raw prediction, on the dtype's dense
+    peak), ``mfu`` (its central estimate, the MFU ``bill_usd`` and ``days`` use), ``band_low``,
     ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
-    ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
+    ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at ``mfu``),
     ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
     rollout TP billed on that hardware, ``on_hardware``; None without an RL campaign),
     ``calibrated_mfu``,
@@ -1065,7 +1072,8 @@ def hardware_sweep(scenario: dict):
 
 def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:
     """One accelerator of ``hardware_sweep``: its predicted MFU and band, the bills at the
-    prediction, at the band's ends and at the calibrated MFU m_scenario × MFU_pred(hw) ÷
+    band's central estimate (``MfuBand.central``), at the band's ends and at the calibrated MFU
+    m_scenario × MFU_pred(hw) ÷
     MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
@@ -1084,7 +1092,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     plan, st = predicted_step(sc)
     band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
                          seq_len=_get(sc, "seq_len"))
-    led = bill({**sc, "mfu": float(st.mfu)})
+    point = band.central()[0]  # p / (1 + c) in the band: the figure `mfu: predict` bills
+    led = bill({**sc, "mfu": point})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
     ratio = m * float(st.mfu) / float(own.mfu)
@@ -1096,7 +1105,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
              f"catalogue median ({_get(sc, 'pricing')})")
-    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
+    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "mfu": point,
+            "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
@@ -1539,18 +1549,29 @@ def _fitting_counts(scenario: dict, counts: list) -> list:
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
     """With ``mfu: predict`` (the bill's ``_mfu_prediction``), what the step-time model
-    predicts at ``n`` GPUs (``scenario_step``: the plan chosen there and its MFU), since the
-    search holds the scenario's MFU fixed; "" for a given MFU or a plan that cannot be priced."""
+    predicts at ``n`` GPUs (``scenario_step``: the plan chosen there and its MFU) and the
+    central estimate a ``mfu: predict`` bill would use there (``MfuBand.central``: p ÷ (1 + c)
+    kept inside its band, as at the scenario's count), since the search holds the scenario's MFU
+    fixed; "" for a given MFU or a plan that cannot be priced."""
     pred = scenario.get("_mfu_prediction")
     if not pred or int(n) == int(_get(scenario, "n_gpus")):
         return ""
     try:
         plan, b = scenario_step({**scenario, "n_gpus": int(n)})
+        band = band_for_step(b, plan, load_model(_get(scenario, "model")),
+                             _get(scenario, "accelerator"), dtype=_get(scenario, "dtype"),
+                             seq_len=_get(scenario, "seq_len"))
     except (ValueError, KeyError, TypeError):
         return ""
-    return (f"; the MFU is the one predicted for the scenario's {int(_get(scenario, 'n_gpus')):,} "
-            f"GPUs ({pred['value']:.1%}): on {int(n):,} GPUs the step-time model predicts "
-            f"{b.mfu:.1%} ({plan.describe()}), so re-price with n_gpus: {int(n)}")
+    was = (f"{pred['value']:.1%}, the central estimate of the predicted "
+           f"{pred['predicted']:.1%}" if "predicted" in pred and
+           abs(pred["predicted"] - pred["value"]) >= 5e-4 else f"{pred['value']:.1%}")
+    return (f"; the MFU is the bill's for the scenario's {int(_get(scenario, 'n_gpus')):,} GPUs "
+            f"({was}): on {int(n):,} GPUs "
+            + central_mfu_words(b.mfu, band.center, band.n, band.low, band.high,
+                                plan.describe()).replace(", so the bill uses", ", so a bill "
+                                                         "there would use")
+            + f"; re-price with n_gpus: {int(n)}")
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:

@@ -247,7 +247,8 @@ def predicted_mfu_range(pred) -> Range | None:
     """The step-time model's error band on a predicted MFU (``_mfu_prediction``, set by
     ``report.resolve_mfu``) as a range on ``mfu``: triangular from the band's low to its high
     (capped where no run has measured more, ``accuracy.band_cap``; never above MFU 1) with its
-    mode at the prediction, so that the range's point is the prediction every page prints.
+    mode at the bill's MFU (the record's ``value``: the band's central estimate,
+    ``accuracy.central_mfu``), so that the range's point is the figure every page prints.
     None without a band of non-zero width."""
     band = pred.get("band", {}) if isinstance(pred, dict) else {}
     if "low" not in band or "high" not in band:
@@ -262,7 +263,7 @@ def predicted_mfu_range(pred) -> Range | None:
 def scenario_ranges(values: dict) -> dict:
     """The ranged inputs of validated scenario values: each ``llmcost.ranges.Range`` of non-zero
     width, plus the step-time model's error band on a predicted MFU (``predicted_mfu_range``)
-    on ``mfu`` when ``mfu`` is not ranged already (its point stays the prediction)."""
+    on ``mfu`` when ``mfu`` is not ranged already (its point stays the bill's MFU)."""
     if not isinstance(values, Mapping):
         raise ValueError(f"values={values!r} must be a mapping of scenario values")
     out = {k: v for k, v in values.items() if is_ranged(v)}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.units import fmt_count, fmt_flops, fmt_usd
+from ..training.accuracy import central_mfu
 
 
 def md_usd(usd: float) -> str:
@@ -58,19 +59,32 @@ def communication(plan: str, step_time_s: float, exposed_comm_s: float, straggle
 
 
 def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: float,
-              mfu_high: float, tokens_per_s: float) -> str:
+              mfu_high: float, tokens_per_s: float, center: float = 0.0, n: int = 0) -> str:
     """Notebook 04b: the predicted step time of the busiest GPU and the MFU it implies,
     MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
     band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
     was picked by predicted step time (``parallel.choose_plan``: the fastest plan that keeps the
     scenario's fixed fields and fits as notebook 03 counts memory; section 5's ranking, which
     counts memory as the stack stores it, may put another first and says why,
-    ``step_scenario.fastest_versus_scenario``), not fixed by the scenario."""
+    ``step_scenario.fastest_versus_scenario``), not fixed by the scenario. With the band's
+    ``center`` c (median held-out error) and its ``n`` held-out runs (n > 0), also the MFU a
+    ``mfu: predict`` bill uses, the band's central estimate p / (1 + c) kept inside it
+    (``accuracy.central_mfu``)."""
     how = ("the fastest plan that keeps the scenario's fixed fields and fits as notebook 03 "
            "counts memory" if chosen else "the plan the scenario fixes")
-    return (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
+    text = (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
             f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}), "
             f"{fmt_count(tokens_per_s)} tokens/s.")
+    if not n:
+        return text
+    point, central, capped = central_mfu(mfu, center, mfu_low, mfu_high)
+    side = "slower" if center >= 0 else "faster"
+    uses = (f"would use p ÷ (1 + c) = {central:.1%}, but that is above the band's capped top: it "
+            f"uses the top, **{point:.1%}**" if capped else
+            f"uses the band's central estimate p ÷ (1 + c), **{point:.1%}**")
+    return (text + f" Its regime's held-out published runs ran a median {abs(center):.1%} "
+            f"{side} than predicted ({n} run{'s' if n != 1 else ''}), so a `mfu: predict` bill "
+            f"{uses}.")
 
 
 def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: float,

@@ -16,7 +16,7 @@ import pandas as pd
 from ..bill.alternatives import price_routes
 from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
-from ..bill.ledger import headline_draws, simulate_ledger
+from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
@@ -573,10 +573,11 @@ def wrap_prose(text: str, columns: int | None = None) -> str:
 
 
 def wrap_lines(text: str, columns: int, indent: str = "  ") -> list:
-    """A line of prose wrapped to ``columns`` characters (``textwrap``: words never cut, except
-    a word longer than a line), its continuation lines indented by ``indent``."""
+    """A line of prose wrapped to ``columns`` characters (``textwrap``), its continuation lines
+    indented by ``indent``. Words are never cut: a word longer than a line (a file path, a URL)
+    runs past the width whole, so that it can still be copied."""
     return textwrap.wrap(text, max(20, columns), subsequent_indent=indent,
-                         break_on_hyphens=False) or [""]
+                         break_on_hyphens=False, break_long_words=False) or [""]
 
 
 def bill_warnings(bill, warnings=()) -> list[str]:
@@ -917,11 +918,11 @@ def _check(args) -> int:
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
-    said = (f"mfu: predict: the step-time model's MFU for the scenario's plan, "
-            f"{predicted['value']:.1%} ({predicted['plan']}; as `llmcost report` resolves it), "
-            "is the claim's stated MFU: the verdict compares the model's own prediction with "
-            "published runs, not a figure anyone claimed (a 'low' or 'optimistic' verdict says "
-            "how the prediction sits among them)") if predicted else ""
+    said = (f"mfu: predict: {predicted_mfu_words(predicted)} (as `llmcost report` resolves "
+            f"it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: the verdict "
+            "compares the model's own estimate with published runs, not a figure anyone "
+            "claimed (a 'low' or 'optimistic' verdict says how the estimate sits among them)"
+            ) if predicted else ""
     if args.format == "json":
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
                          indent=1, default=str))

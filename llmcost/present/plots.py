@@ -1676,7 +1676,8 @@ def lever_savings(ranked, ax=None, scale: float = 1e6, title: str = ""):
 
 
 def hardware_bills(sweep, ax=None, scale: float = 1e6):
-    """The bill on each accelerator (``levers.hardware_sweep``) at its predicted MFU, with the
+    """The bill on each accelerator (``levers.hardware_sweep``) at the central estimate of its
+    predicted MFU (``mfu``; ``accuracy.central_mfu``), with the
     MFU band's bills as the error bar; the scenario's accelerator hatched."""
     df = sweep.iloc[::-1]
     ax = _ax(ax, figsize=(7.5, 0.4 * len(df) + 1.4))
@@ -1699,9 +1700,10 @@ def hardware_bills(sweep, ax=None, scale: float = 1e6):
         if not r.get("scenario"):
             return ""
         return ", your price" if r.get("price_basis") == "the scenario's price" else ", catalogue"
-    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r['predicted_mfu']:.0%}{basis(r)}){flag(r)}"
-                      for _, r in df.iterrows()])
-    ax.set_xlabel("whole bill, million USD (at the predicted MFU; bar: the MFU band)")
+    ax.set_yticks(y, [f"{r['accelerator']} (MFU {r.get('mfu', r['predicted_mfu']):.0%}"
+                      f"{basis(r)}){flag(r)}" for _, r in df.iterrows()])
+    ax.set_xlabel("whole bill, million USD (at the predicted MFU's central estimate; bar: the "
+                  "MFU band)")
     ax.set_title("Which hardware is cheapest for this run?")
     _source(ax, "llmcost.levers.hardware_sweep; every row at the catalogue median price "
             "(data/prices.csv), the scenario's accelerator (hatched) also at its own price;\n"

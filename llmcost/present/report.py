@@ -46,6 +46,7 @@ from ..bill.ledger import (
     point_outside,
     predicted_mfu_range,
     predicted_mfu_source,
+    predicted_mfu_words,
     simulate_ledger,
 )
 from ..bill.pilot import pilot_mfu
@@ -83,7 +84,7 @@ from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
 from ..serving import rl
 from ..serving.inference import weight_bytes
-from ..training.accuracy import band_for_step, mfu_spread_words
+from ..training.accuracy import band_for_step, central_mfu_words, mfu_spread_words
 from ..training.reliability import storage_share_warning
 from ..training.step import scenario_step
 from .glance import (
@@ -412,9 +413,8 @@ def estimate_ledger(scenario_path):
     warnings = scenario_warnings(values, mfu_predicted=pred is not None, defaults=defaults)
     if pred:
         bd = pred["band"]
-        warnings = [f"mfu: predict -> {pred['value']:.1%}, {pred['from']}; band "
-                    f"{bd['low']:.1%}-{bd['high']:.1%} around the prediction, the range the "
-                    f"bill draws on the MFU ("
+        warnings = [f"mfu: predict -> {pred['value']:.1%}: {predicted_mfu_words(pred)}; that "
+                    f"band is the range the bill draws on the MFU ("
                     f"{mfu_spread_words(bd.get('center', 0.0), bd['half_width'])}; "
                     f"{bd.get('basis', bd.get('regime', ''))})"] \
             + list(bd.get("warnings", [])) \
@@ -453,9 +453,14 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
 
     The prediction is ``llmcost.step.scenario_step`` on the parameters every notebook will use
     (``used``: the scenario's values completed by the notebooks' defaults), i.e. on the scenario's
-    own plan. Returns a copy of ``scenario`` whose ``mfu`` is the predicted number and whose
-    private key ``_mfu_prediction`` records where it came from (shown in index.html and
-    summary.json; not passed to notebooks).
+    own plan. Returns a copy of ``scenario`` whose ``mfu`` is the band's central estimate of
+    the prediction (``accuracy.central_mfu``: p / (1 + c), c the median held-out error of the
+    plan's regime, kept inside the band; the prediction itself where the regime has no held-out
+    run) and whose private key ``_mfu_prediction`` records where it came from (shown in
+    index.html and summary.json; not passed to notebooks): ``value`` the bill's MFU,
+    ``predicted`` the raw prediction p, ``center`` p / (1 + c) before it is kept inside the
+    band, ``center_capped`` whether the band's capped top is below it (the point is then the
+    top), ``words`` both figures in a sentence (``accuracy.central_mfu_words``), ``band``.
 
     Raises
     ------
@@ -475,11 +480,17 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     band = band_for_step(b, plan, load_model(p["model"]), p.get("accelerator", "H100-SXM"),
                          dtype=p.get("dtype", "bf16"), seq_len=p.get("seq_len"))
     out = dict(scenario)
-    # six decimals, rounded down so that a prediction at its band's capped top stays inside it
-    value = math.floor(float(b.mfu) * 1e6) / 1e6
+    # the bill's MFU: the band's central estimate p / (1 + c), kept inside the band
+    # (accuracy.central_mfu); six decimals, rounded down so that a point at its band's capped
+    # top stays inside it
+    point, central, capped = band.central()
+    value = math.floor(point * 1e6) / 1e6
     out["mfu"] = value
     out["_mfu_prediction"] = {
-        "value": value, "plan": plan.describe(),
+        "value": value, "predicted": float(b.mfu), "center": central, "center_capped": capped,
+        "words": central_mfu_words(float(b.mfu), band.center, band.n, band.low, band.high,
+                                   plan.describe(), point=value),
+        "plan": plan.describe(),
         "from": f"predicted by llmcost.step for {plan.describe()}" + (
             f", kernels at the efficiency profile {Path(p['efficiency_profile']).name}"
             if p.get("efficiency_profile") else ""),
@@ -618,6 +629,15 @@ def calibrate_pilot_mfu(scenario: dict, used: dict, scenario_path="scenario") ->
     return out
 
 
+def _predicted_mfu_from(pred: dict) -> str:
+    """Where a predicted ``mfu`` comes from, for the parameter list: the record's ``from``
+    and, when the bill's figure is the band's central estimate rather than the prediction
+    (a regime with held-out runs), both figures (``predicted_mfu_words``)."""
+    if not pred.get("band", {}).get("n") or "predicted" not in pred:
+        return pred["from"]
+    return f"{pred['from']}; {predicted_mfu_words(pred)}"
+
+
 def effective_parameters(scenario: dict, declared: dict) -> dict:
     """The value each parameter takes in the report and where it comes from.
 
@@ -632,9 +652,12 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
         for name, info in params.items():
             if name == "interactive" or name in out:
                 continue
-            if name == "mfu" and ("_mfu_prediction" in scenario or "_mfu_calibration" in scenario):
-                out[name] = {"value": scenario[name], "from": scenario.get(
-                    "_mfu_prediction", scenario.get("_mfu_calibration"))["from"]}
+            if name == "mfu" and "_mfu_prediction" in scenario:
+                out[name] = {"value": scenario[name],
+                             "from": _predicted_mfu_from(scenario["_mfu_prediction"])}
+            elif name == "mfu" and "_mfu_calibration" in scenario:
+                out[name] = {"value": scenario[name],
+                             "from": scenario["_mfu_calibration"]["from"]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
             elif name in scenario:
@@ -927,10 +950,8 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
     result = ReportResult(out_dir=out_dir)
     used = effective_parameters(scenario, declared)
     if "_mfu_prediction" in scenario:
-        progress(f"mfu: predict -> {scenario['mfu']:.1%}, "
-                 f"{scenario['_mfu_prediction']['from']}; band "
-                 f"{scenario['_mfu_prediction']['band']['low']:.1%}–"
-                 f"{scenario['_mfu_prediction']['band']['high']:.1%}")
+        progress(f"mfu: predict -> {scenario['mfu']:.1%}: "
+                 f"{predicted_mfu_words(scenario['_mfu_prediction'])}")
     defaults = [k for k, v in used.items() if v["from"] == "notebook default"]
     warnings = scenario_warnings(plan.values, mfu_predicted="_mfu_prediction" in scenario,
                                  defaults=set(defaults))
@@ -1552,7 +1573,8 @@ def _mfu_note(summary: dict) -> str:
     if not pred:
         return ""
     return (f"<p><b>MFU predicted, not assumed:</b> the scenario says <code>mfu: predict</code>; "
-            f"every notebook used {pred['value']:.1%}, {html.escape(pred['from'])} on the "
+            f"every notebook used {pred['value']:.1%}: "
+            f"{html.escape(predicted_mfu_words(pred))}; {html.escape(pred['from'])} on the "
             f"{html.escape(pred.get('stack', ''))} software stack (step "
             f"{pred['step_time_s']:.2f} s, {pred['tokens_per_s']:,.0f} tokens/s; notebook "
             "04 shows where the time goes). Error band: "

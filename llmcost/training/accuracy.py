@@ -28,6 +28,10 @@ the band follows the sign of the errors (an optimistic model, c > 0, gets a band
 down). When ``1 + c − w <= UPPER_BOUND_MARGIN`` the upper end is capped at MFU 1 and the
 prediction is read as an upper bound (a warning says so).
 
+**The point a bill uses.** Under ``mfu: predict`` the bill's MFU is the band's central
+estimate ``p / (1 + c)``, kept inside ``[low, high]`` (``central_mfu``), not the raw prediction
+``p``; without held-out rows (c = 0) it is ``p``.
+
 **Fewer rows.** A regime with fewer than ``MIN_CONFORMAL_ROWS`` held-out rows gets the stated
 wider default: centre the median of its rows (0 without rows), half-width the wider of
 ``DEFAULT_BAND_FRACTION`` and its rows' largest score, and a warning naming n.
@@ -290,6 +294,11 @@ class MfuBand:
         return (f"step-time error {self.center:+.1%} ± {self.half_width:.1%} on {self.n} "
                 f"run{'s' if self.n > 1 else ''}")
 
+    def central(self) -> tuple:
+        """``central_mfu`` of this band: ``(point, central, capped)``, point = p / (1 + c)
+        kept inside [low, high]."""
+        return central_mfu(self.mfu, self.center, self.low, self.high)
+
     def describe(self) -> str:
         """One line: the MFU, its band (once) and where the band comes from (``basis``)."""
         return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} "
@@ -516,6 +525,72 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    regime_best=None if top is None else float(top["reported_mfu"]),
                    regime_best_source="" if top is None else str(top["model"]),
                    mfu_bf16_basis=float(mfu * basis))
+
+
+def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
+    """The band's central estimate of the MFU a run predicted at ``mfu`` will publish, kept
+    inside its band: ``(point, central, capped)``.
+
+    central = p / (1 + c),  point = min(max(central, low), high)
+
+    with p the step-time model's prediction and c the median of its regime's held-out errors
+    e = predicted MFU / published MFU − 1 (``band_from_rows``; the band's rule is the module
+    docstring's: split-conformal, Vovk et al. 2005; Angelopoulos & Bates 2021, §1). The band
+    says the published MFU lies in [p / (1 + c + w), p / (1 + c − w)]; at the median error the
+    published MFU is p / (1 + c), the band's centre on the error scale, and the estimate a bill
+    should carry rather than the raw prediction at the band's edge. The errors are measured on
+    the held-out rows of the validation table (``validation_table``:
+    ``step_validation.mfu_validation`` over ``data/validation_mfu.csv`` joined to
+    ``data/published_runs.csv``, ``split == "held-out"``, the regime's rows). ``capped``: the
+    band's upper end (capped by ``band_cap`` where no comparable run has measured more) lies
+    below p / (1 + c), so the point is ``high``. A regime without held-out rows has c = 0: the
+    point is the prediction. E.g. p = 50%, c = +10% (published step times a median 10% longer
+    than predicted): central = 50% / 1.10 = 45.5%.
+
+    Added after seeing the held-out errors (c is computed from them, as the band's centre is):
+    a point checked against the rows that set its c is checked in sample. Out of sample is a
+    row left out of its regime (``mfu_band(..., exclude_run=...)``): Llama 3.1 405B on 16,384
+    H100, c from the 8,192-GPU row alone, gives 40.3% against the published 40.4%
+    (tests/test_predict_central.py).
+
+    Raises
+    ------
+    ValueError
+        ``mfu`` not positive, ``center`` <= −1 or ``low`` > ``high``, naming the argument.
+    """
+    if not (isinstance(mfu, numbers.Real) and mfu > 0):
+        raise ValueError(f"mfu={mfu!r} must be a positive MFU")
+    if not (isinstance(center, numbers.Real) and center > -1):
+        raise ValueError(f"center={center!r} must be a median error above -1 "
+                         "(predicted / published - 1)")
+    if not low <= high:
+        raise ValueError(f"low={low!r} must be at most high={high!r}")
+    central = float(mfu) / (1.0 + float(center))
+    point = min(max(central, float(low)), float(high))
+    return point, central, bool(central > high)
+
+
+def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float,
+                      plan: str = "this plan", point: float | None = None) -> str:
+    """``central_mfu`` in a reader's words: the prediction, the regime's median held-out error
+    on the step time (c > 0: its runs ran slower than predicted), the point the bill uses
+    (``point``, default ``central_mfu``'s; a bill's record gives its rounded value) and the
+    band. A regime without held-out rows (n = 0): the prediction is the point, said so."""
+    p, central, capped = central_mfu(mfu, center, low, high)
+    point = p if point is None else point
+    band = f"(band {low:.1%}–{high:.1%})"
+    head = f"the step-time model predicts {mfu:.1%} for {plan}"
+    if not n:
+        return (f"{head}; no held-out published run in its regime to centre it, so the bill uses "
+                f"the prediction, {point:.1%} {band}")
+    how = f"{abs(center):.1%} {'slower' if center >= 0 else 'faster'} than predicted"
+    runs = f"({n} run{'s' if n != 1 else ''})"
+    if capped:
+        return (f"{head}; its held-out runs in this regime ran a median {how} {runs}, which puts "
+                f"the central estimate at {central:.1%}, above the band's capped top, so the "
+                f"bill uses the top, {point:.1%} {band}")
+    return (f"{head}; its held-out runs in this regime ran a median {how} {runs}, so the bill "
+            f"uses {point:.1%} {band}")
 
 
 def _check_band_inputs(mfu, n_gpus, dtype) -> None:

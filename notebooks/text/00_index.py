@@ -24,7 +24,9 @@
 # (the detailed count with the full attention matrix, `llmcost.compute`), divided by the dense
 # peak × MFU: *ideal* GPU-hours; divided by goodput (notebook 07): *paid* GPU-hours. Every
 # notebook of a report uses the same MFU (the scenario's `mfu`; with `mfu: predict` the report
-# replaces it by the step-time model's prediction before any notebook runs). USD are
+# replaces it, before any notebook runs, by the central estimate of the step-time model's
+# prediction: the prediction ÷ (1 + the median error of the held-out published runs of its regime),
+# kept inside the prediction's band, and says both figures). USD are
 # undiscounted; GB = 10⁹ bytes.
 
 # %% tags=["parameters"]
@@ -204,7 +206,7 @@ plots.bill_waterfall(table);
 # arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
-# triangular range on `mfu`, peaked at the prediction. The lines add up to the total in every draw; their **P10 / P50 / P90
+# triangular range on `mfu`, peaked at the bill's MFU, the band's central estimate. The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
@@ -314,7 +316,8 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # bill uses the scenario's `mfu` everywhere. Notebook 04b shows the step-time model's *predicted*
 # MFU for the scenario's parallel plan beside it; the two differ because the prediction models
 # only compute, exposed communication and the pipeline bubble, and an assumed MFU absorbs
-# everything else (stragglers, data loading, kernels below their peak). To bill at the prediction,
+# everything else (stragglers, data loading, kernels below their peak). To bill at the prediction
+# (at its band's central estimate, which the bill's MFU line states beside the raw prediction),
 # write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth:
 
 # %%

@@ -90,7 +90,8 @@ from llmcost.present import answers
 band = accuracy.band_for_step(b, plan, spec, gpu.name, dtype=p.get("dtype", "bf16"),
                               seq_len=p["seq_len"])   # sections 1 and 3
 display(Markdown(answers.step_time(plan.describe(), bool(parallel.free_plan_parameters(p)),
-                                   b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s)))
+                                   b.step_time_s, b.mfu, band.low, band.high, b.tokens_per_s,
+                                   center=band.center, n=band.n)))
 
 # %%
 free = parallel.free_plan_parameters(p)
@@ -217,9 +218,12 @@ print(f"the scenario's step, GEMMs at the flat ceiling -> by shape (the default)
 # %% [markdown]
 # **Which MFU the bill uses.** The bill (notebook 00) and every other notebook price the run at
 # the scenario's `mfu` (40% in the default scenario); they use this prediction instead only when
-# the scenario says `mfu: predict`. The two differ because the prediction is the best plan the
-# search finds on a current software stack, with its error band (printed below), while a given
-# `mfu` is what a team expects to sustain on its own run.
+# the scenario says `mfu: predict`, and then at the band's **central estimate**, not at the raw
+# prediction: $p \div (1 + c)$, with $c$ the median error of the held-out published runs of the
+# plan's regime (section 3), kept inside the band (`accuracy.central_mfu`; the prediction itself
+# where the regime has no held-out run). Both are printed below. The two differ from a given `mfu`
+# because the prediction is the best plan the search finds on a current software stack, with its
+# error band, while a given `mfu` is what a team expects to sustain on its own run.
 #
 # **The predicted MFU, by hand.** The step time is the sum of its parts (each priced in
 # `llmcost.step`), and the MFU is one division:
@@ -252,6 +256,8 @@ print(f"{plan.describe()} on the {b.stack} stack")
 print(f"step {b.step_time_s:.3f} s, {b.tokens_per_s:,.0f} tokens/s; predicted MFU {b.mfu:.1%} "
       f"(HFU {b.hfu:.1%}); the scenario assumes {p['mfu']:.1%}")
 print(f"with its error band: {band.describe()}")
+print("what a `mfu: predict` bill uses: " + accuracy.central_mfu_words(
+    b.mfu, band.center, band.n, band.low, band.high, plan.describe()))
 for w in band.warnings:
     print(f"warning: {w}")
 print(f"exposed communication {b.exposed_comm_s / b.step_time_s:.1%} of the step, pipeline "
@@ -741,6 +747,9 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
     ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
      band.error_note()),
+    ("predicted_mfu_central", "MFU a `mfu: predict` bill uses (the band's central estimate)",
+     band.central()[0], "", "accuracy.central_mfu: prediction ÷ (1 + median held-out error), "
+     "kept inside the band"),
     ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
     ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
      "llmcost.step_time: global batch tokens ÷ step time"),
