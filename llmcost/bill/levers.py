@@ -655,6 +655,7 @@ def on_hardware(s: dict, accelerator: str) -> dict:
     and KV cache do not fit the smaller HBM (Llama 2 70B's 34.5 GB of BF16 weights per GPU at
     TP 4 above a TPU v5e's 14.4 GB usable), so the row is priced rather than left out. The
     scenario's TP is kept when none fits (the bill then names ``rl_rollout_tp``)."""
+    s, accelerator = _clean(s), load_accelerator(accelerator).name
     moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None}
     if not rl_campaign_given(moved):
         return moved
