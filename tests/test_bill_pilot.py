@@ -195,3 +195,52 @@ def test_a_pilots_band_is_named_as_the_pilots():
         "the pilot's extrapolation band on its MFU (the scenario ranges nothing else)")
     assert ledger.headline_state({"mfu": "pilot", "price_usd_per_gpu_hour": "illustrative"}) \
         == "predicted"
+
+
+def _records() -> dict:
+    """The new-user trial's scenario (README's pilot example): Llama 2 70B on 2,048 H100 SXM,
+    TP8 PP4, two pilots of that TP/PP at 64 and 256 GPUs measuring 900 and 860 tokens/s per GPU;
+    the rest of the plan left to the search, with every plan key notebook 09 declares at its
+    default, as a report passes them."""
+    return {**{k: v for k, v in _scenario().items() if not k.startswith("ledger_pilot")},
+            "recompute": "auto", "zero_stage": -1, "micro_batch_size": 0, "pp_virtual_stages": 0,
+            "pricing": "reserved", "price_usd_per_gpu_hour": 3.0,
+            "pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 900, "tp": 8, "pp": 4},
+                      {"n_gpus": 256, "tokens_per_s_per_gpu": 860, "tp": 8, "pp": 4}]}
+
+
+def test_notebook_09s_bill_prices_the_pilots_calibrated_mfu_on_the_scenarios_plan():
+    """Notebook 09's bill (``levers.bill``) drops the plan keys before the ledger; it used to
+    extrapolate the pilots again to the notebooks' default plan (43.5 %, the uncalibrated
+    prediction, against the report's 40.9 %). It now prices ``pilot_mfu`` on the scenario's own
+    plan, the MFU notebook 00 bills, drawn over the pilots' band."""
+    sc = _records()
+    got = pilot_mfu(sc)
+    b = llmcost.levers.bill(sc)
+    assert b.figures["mfu"] == pytest.approx(got["value"], rel=1e-9)
+    assert got["low"] < got["value"] < got["high"]   # a band: the bill draws it
+    assert llmcost.levers.has_ranges(sc)
+
+
+def test_other_hardware_gets_its_predicted_mfu_never_the_pilots_throughput():
+    """A pilot measured the scenario's H100s: moving to another accelerator prices that
+    accelerator's predicted MFU, uncalibrated, and says so (the trial's notebook 09 applied the
+    H100 pilot's 900 tokens/s to a TPU v5e: "MFU 203.1 %")."""
+    sc = _records()
+    ch = llmcost.levers.move_to(sc, "TPU v5e")
+    theirs = {k: v for k, v in ch.after.items() if k != "mfu"}
+    assert ch.after["mfu"] == pytest.approx(llmcost.levers.predicted_step(theirs)[1].mfu)
+    assert "uncalibrated" in ch.assumptions and "H100-SXM" in ch.assumptions
+    assert not ch.after.get("pilot")
+
+
+def test_notebook_04bs_pilot_study_uses_the_scenarios_pilot_runs():
+    """Notebook 04b section 6 calibrates on the scenario's ``pilot:`` runs when it gives them
+    (it showed an illustrative NeMo pilot beside the user's two), and extrapolates them to the
+    MFU the bill uses."""
+    from llmcost.training import calibrate
+    sc = _records()
+    study = calibrate.pilot_study(sc, price_usd_per_gpu_hour=3.0)
+    assert not study.illustrative
+    assert [q.n_gpus for q in study.calibration.pilots] == [64, 256]
+    assert study.extrapolation.mfu == pytest.approx(pilot_mfu(sc)["value"], abs=1e-6)

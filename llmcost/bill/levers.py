@@ -67,6 +67,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_publishe
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .pilot import pilot_given, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
@@ -92,9 +93,20 @@ PERCENTILES = (10, 50, 90)
 
 # ------------------------------------------------------------------------------ the bill
 def _clean(scenario: dict, name: str = "scenario") -> dict:
+    """The scenario without its title and description, its pilot (``pilot:`` records or
+    ``ledger_pilot_tokens_per_s_per_gpu``) resolved once on its own plan and accelerator
+    (``pilot.without_pilot``: the calibrated MFU over its band, the pilot keys cleared, the
+    record in ``_mfu_pilot``), so that every lever prices the bill a report's notebook 00
+    prices, and a lever's changed plan or hardware never re-applies the pilot's throughput."""
     if not isinstance(scenario, dict):
         raise ScenarioError(f"{name}={scenario!r} must be a mapping of parameter names to values")
-    return {k: v for k, v in scenario.items() if k not in ("title", "description")}
+    out = {k: v for k, v in scenario.items() if k not in ("title", "description")}
+    if pilot_given(out):
+        try:
+            out = without_pilot(out, _default_scenario())
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+    return out
 
 
 def _bill_arg(x, name: str) -> Ledger:
@@ -809,7 +821,8 @@ def _move_price_words(s: dict, after: dict) -> tuple:
 
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change (plan re-chosen for that hardware). The risk
+    the step-time model's predicted MFU change (plan re-chosen for that hardware; when a pilot
+    set the scenario's MFU, the predicted MFU itself: a pilot calibrates its own hardware). The risk
     depends on what changes (``hardware_change``); the price basis on both sides is said
     (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
     s = _clean(s)
@@ -818,13 +831,20 @@ def move_to(s: dict, accelerator: str) -> Change:
         return _unchanged(s, "the scenario's own accelerator")
     theirs = {**_free_plan(s), "accelerator": name, "price_usd_per_gpu_hour": None}
     m = _get(s, "mfu")
-    ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
+    pred = predicted_step(theirs)[1].mfu
+    ratio = pred / predicted_step(s)[1].mfu
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
-    after = {**theirs, "mfu": _scale(m, float(ratio))}
+    if "_mfu_pilot" in s:  # the pilots measured their own hardware: elsewhere, the prediction
+        after = {**theirs, "mfu": float(pred)}
+        how = (f"MFU the step-time model's prediction on {name}, {pred:.1%}, uncalibrated (the "
+               f"pilots ran on {_get(s, 'accelerator')})")
+    else:
+        after = {**theirs, "mfu": _scale(m, float(ratio))}
+        how = f"MFU scaled by the step-time model's ratio {ratio:.2f}"
     suffix, before = _move_price_words(s, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}"
+                  f"{how}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
                   name=f"move to {name}{suffix}" if suffix else "")
 
@@ -981,7 +1001,10 @@ def hardware_sweep(scenario: dict):
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
     so a comparison is like for like. ``price_basis`` says which price each row uses.
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
-    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own).
+    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own);
+    when a pilot set the scenario's MFU (``pilot.without_pilot``) it calibrates its own
+    accelerator only, and another's calibrated MFU is its prediction, uncalibrated
+    (``mfu_basis`` says which).
 
     Two checks decide whether a row may be **ranked as a saving** (``rankable``; ``rank_levers``
     moves only to the cheapest rankable row):
@@ -1002,7 +1025,8 @@ def hardware_sweep(scenario: dict):
     ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at the predicted MFU),
     ``scenario`` (True for the scenario's accelerator) and ``plan``, ``calibrated_mfu``,
-    ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
+    ``mfu_basis``, ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``,
+    ``rankable``,
     cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
 
     Raises
@@ -1055,7 +1079,9 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     led = bill({**sc, "mfu": float(st.mfu)})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
-    ratio = m * float(st.mfu) / float(own.mfu)
+    # a pilot's calibration is its own hardware's: elsewhere the prediction, uncalibrated
+    ratio = float(st.mfu) if "_mfu_pilot" in s and not mine else m * float(st.mfu) / float(
+        own.mfu)
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
@@ -1070,11 +1096,23 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
             "scenario": mine, "plan": plan.describe(), "calibrated_mfu": ratio,
-            "mfu_ceiling": ceiling,
+            "mfu_basis": _sweep_mfu_basis(s, mine), "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
             "price_available": available, "price_source": where,
             "rankable": bool(available and not mine and ceiling is not None
                              and ratio <= ceiling and cal == cal)}
+
+
+def _sweep_mfu_basis(s: dict, mine: bool) -> str:
+    """Where a sweep row's ``calibrated_mfu`` comes from, in words: the scenario's own MFU (a
+    pilot's calibration, named as such), the scenario's MFU × the step-time model's ratio, or,
+    when a pilot set the scenario's MFU, the other hardware's predicted MFU, uncalibrated (a
+    pilot measured its own accelerator's kernels and network, not another's)."""
+    acc = _get(s, "accelerator")
+    if "_mfu_pilot" in s:
+        return (f"the pilots' calibrated MFU on {acc}" if mine else
+                f"predicted, uncalibrated (the pilots ran on {acc})")
+    return "the scenario's MFU" if mine else "the scenario's MFU × the predicted ratio"
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:

@@ -25,6 +25,7 @@ from functools import lru_cache
 from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
 from ..training import calibrate, step_scenario
 from ..training.compute import mfu_from_throughput
+from .ranges import Range
 from .scenario import LEDGER_DEFAULTS, load_scenario
 
 #: The scenario keys the extrapolation reads (the memo's key): the plan's
@@ -131,3 +132,41 @@ def _pilot_mfu(p: dict) -> dict:
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "from": src}
+
+
+def pilot_mfu_range(got: dict):
+    """The MFU a pilot sets, as the bill draws it: the calibrated value ``got['value']``
+    (``pilot_mfu``'s answer, or a report's ``_mfu_calibration``) peaked in its extrapolation band,
+    ``Range('triangular', low=min(low, m), mode=m, high=max(high, m))``, or the value itself
+    when the band has no width (the pilot ran the run's own plan: its measurement)."""
+    m = float(got["value"])
+    lo, hi = float(got.get("low", m)), float(got.get("high", m))
+    if not hi > lo:
+        return m
+    return Range("triangular", low=min(lo, m), mode=m, high=max(hi, m))
+
+
+#: The scenario keys of a pilot (``pilot_given``) and their values once its MFU is resolved.
+PILOT_CLEARED = {"pilot": [], "ledger_pilot_tokens_per_s_per_gpu": None,
+                 "ledger_pilot_n_gpus": None}
+
+
+def without_pilot(p: dict, defaults: dict | None = None) -> dict:
+    """The scenario ``p`` with its pilot resolved once, on its own plan and accelerator: ``mfu``
+    the pilot's calibrated MFU over its band (``pilot_mfu``, ``pilot_mfu_range``), the pilot keys
+    cleared (``PILOT_CLEARED``) and ``_mfu_pilot`` holding ``pilot_mfu``'s record (its ``from``
+    in words). A scenario changed after this (another plan, another accelerator: the savings
+    levers) keeps that MFU or scales it, and never applies the pilot's throughput to hardware or
+    a plan the pilot did not run. ``defaults`` complete the keys ``p`` leaves out (the model,
+    sequence length, dtype; the plan keys take the notebooks' defaults in ``pilot_mfu``).
+    ``p`` without a pilot is returned unchanged.
+
+    Raises
+    ------
+    ValueError
+        As ``pilot_mfu`` (a bad pilot, naming the field).
+    """
+    if not pilot_given(p):
+        return p
+    got = pilot_mfu({**(defaults or {}), **p})
+    return {**p, **PILOT_CLEARED, "mfu": pilot_mfu_range(got), "_mfu_pilot": got}

@@ -1109,13 +1109,15 @@ class PilotStudy:
 
 def pilot_study(p: dict, plan: ParallelPlan | None = None,
                 price_usd_per_gpu_hour: float | None = None) -> PilotStudy:
-    """What a pilot says about the full run: the scenario's own pilot
-    (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
+    """What a pilot says about the full run: the scenario's own pilots (its ``pilot:`` records,
+    calibrated and extrapolated by ``scenario_calibration``, as the bill uses them; else
+    ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
     an **illustrative** one: the scenario's plan at the GPU count of the published run
     ``illustrative_pilot_row`` picks, in whole model-parallel groups and at most an eighth of the
     run (``illustrative_pilot_gpus``), measuring that run's MFU on the workbook basis,
     ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
-    Calibrated and extrapolated by ``shorthand_calibration``; the main run's
+    The shorthand and the illustrative pilot are calibrated and extrapolated by
+    ``shorthand_calibration``; the main run's
 
         GPU-hours = train_tokens ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600
 
@@ -1131,8 +1133,14 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     model = load_model(p["model"])
     plan = step_scenario.scenario_plan(p, model) if plan is None else plan
     q = dict(p)
-    illustrative = q.get("ledger_pilot_tokens_per_s_per_gpu") is None
-    if illustrative:
+    records = q.get("pilot") or []
+    illustrative = not records and q.get("ledger_pilot_tokens_per_s_per_gpu") is None
+    if records:  # the scenario's pilot runs, as the bill calibrates on them
+        c, x, plan = scenario_calibration(q, plan=plan)
+        said, source = "", ("the scenario's pilot: " + "; ".join(
+            f"{r.n_gpus:,} GPUs at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
+            for r in c.pilots))
+    elif illustrative:
         row = illustrative_pilot_row(p["accelerator"], p.get("dtype", "bf16"),
                                      float(model.n_params))
         pub = published_pilot(row)
@@ -1147,7 +1155,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     else:
         source = (f"the scenario's ledger_pilot_tokens_per_s_per_gpu "
                   f"{q['ledger_pilot_tokens_per_s_per_gpu']:,.0f}")
-    c, x, plan, said = shorthand_calibration(q, plan=plan)
+    if not records:
+        c, x, plan, said = shorthand_calibration(q, plan=plan)
     tokens_per_step = plan.global_batch_size * int(p["seq_len"])
     h = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens_per_step)
     price = math.nan if price_usd_per_gpu_hour is None else float(price_usd_per_gpu_hour)
