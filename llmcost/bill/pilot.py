@@ -72,7 +72,9 @@ def pilot_mfu(p: dict) -> dict | None:
     dict with ``value`` (the MFU; rounded to 6 decimals when calibrated, the value a report
     writes into the scenario), ``low`` and ``high`` (the band), ``tokens_per_s_per_gpu`` (the shorthand's, else
     None), ``pilot_n_gpus`` (the smallest pilot's), ``n_gpus`` (the run's), ``extrapolated``
-    (whether the pilot ran at another GPU count or plan) and ``from`` (the source in words).
+    (whether the pilot ran at another GPU count or plan), ``from`` (the source in words) and
+    ``warning`` (``calibrate.pilot_plan_warning``: the run's plan runs none of the pilots'
+    kernels, so their correction is not carried; else None).
 
     Raises
     ------
@@ -107,7 +109,7 @@ def _pilot_mfu(p: dict) -> dict:
                              "and dtype") from None
         return {"value": mfu, "low": mfu, "high": mfu, "tokens_per_s_per_gpu": tps,
                 "pilot_n_gpus": int(p["n_gpus"]), "n_gpus": int(p["n_gpus"]),
-                "extrapolated": False,
+                "extrapolated": False, "warning": None,
                 "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, assumed to have "
                         f"run the scenario's plan at its {int(p['n_gpus']):,} GPUs "
                         "(ledger_pilot_n_gpus not given): the pilot's own measurement, no "
@@ -116,8 +118,10 @@ def _pilot_mfu(p: dict) -> dict:
     p = {**_notebook_plan_defaults(), **p}
     said = ("" if not missing else f"; the plan keys it does not give ({', '.join(missing[:3])}"
             f"{', ...' if len(missing) > 3 else ''}) take the notebooks' defaults")
+    warning = None
     if p.get("pilot"):
         cal, x, plan = calibrate.scenario_calibration(p)
+        warning = calibrate.pilot_plan_warning(p, cal, x, plan)
         sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
         src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
                f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}{said}")
@@ -131,7 +135,7 @@ def _pilot_mfu(p: dict) -> dict:
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
-            "extrapolated": bool(x.half_width), "from": src}
+            "extrapolated": bool(x.half_width), "from": src, "warning": warning}
 
 
 def pilot_mfu_range(got: dict):
