@@ -122,6 +122,23 @@ def test_a_lever_that_cannot_run_is_an_unbounded_loss(s):
     assert r.saving_usd == -math.inf and "never finishes" in r.note
 
 
+def test_a_lever_without_a_catalogue_price_is_not_priced_not_a_loss(s):
+    """The trial's notebook 09 (A100-40GB; GB200 NVL72): "reserve capacity" and "spot capacity
+    with checkpoints" printed "never finishes", "-inf%" and "-inf days" because the catalogue
+    has no reserved or spot price for the accelerator (data/prices.csv); such a lever is not
+    priced: NaN ("–", as "spot capacity for ablations" shows), the reason in its note."""
+    from llmcost.core.catalog import catalogue_price
+    a100 = {**s, "accelerator": "A100-40GB", "pricing": "on_demand",
+            "price_usd_per_gpu_hour": 1.5}
+    with pytest.raises(ValueError):  # the world: no reserved A100-40GB row in data/prices.csv
+        catalogue_price("A100-40GB", "reserved")
+    r = lv.price_lever("reserved_pricing", "reserve capacity", "pricing", a100,
+                       lv.reserved_pricing(a100))
+    assert math.isnan(r.saving_usd) and math.isnan(r.share) and r.days_saved == 0.0
+    assert r.note.startswith("not priced:") and "no reserved price for A100-40GB" in r.note
+    assert lv.format_saving(r.saving_usd) == "–"
+
+
 def test_move_to_keeps_the_scenarios_calibration(s):
     c = lv.move_to(s, "B200")
     ratio = lv.predicted_step({**lv._free_plan(s), "accelerator": "B200"})[1].mfu / \

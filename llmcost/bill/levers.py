@@ -66,7 +66,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, comparable_publishe
                                 gpu_generation, mfu_band, published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
-from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .ledger import NEVER_FINISHES, Ledger, Line, build_ledger, simulate_ledger
 from .pilot import pilot_given, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -337,8 +337,8 @@ class Change:
 class LeverResult:
     """A lever priced on a scenario. ``saving_usd`` = bill(before) − bill(after) on the point
     scenario; ``saving_p10/p50/p90`` the per-draw saving's percentiles (equal to it without
-    ranges); ``after_usd`` is None and the saving −inf when the changed scenario cannot run
-    (``note`` says why)."""
+    ranges); ``after_usd`` is None and the saving −inf when the changed run never finishes,
+    NaN when it cannot be priced (``note`` says why)."""
 
     key: str
     name: str
@@ -395,9 +395,10 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
         days        = wall-clock days of the main run, before − after
         share       = saving / B(before)
 
-    A side without ranges is its point bill in every draw. When ``change.after`` cannot be
-    priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
-    gives the reason. ``change.name``, when the lever gives one, replaces ``name``."""
+    A side without ranges is its point bill in every draw. When ``change.after`` is a run that
+    never finishes (``ledger.NEVER_FINISHES``) the saving is −inf; when it cannot be priced for
+    another reason (``ScenarioError``: no catalogue price for its pricing mode, ...) the saving
+    is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way. ``change.name``, when the lever gives one, replaces ``name``."""
     for arg, v in (("key", key), ("name", name), ("group", group)):
         as_text(v, arg)
     _clean(before, "before")
@@ -409,7 +410,13 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     total = b.total_usd
     try:
         a = bill(change.after)
-    except ScenarioError as e:  # the changed scenario cannot run: an unbounded loss
+    except ScenarioError as e:
+        if NEVER_FINISHES not in str(e):  # not priced (no catalogue price, ...): "–", why
+            nan = float("nan")
+            return LeverResult(key, name, group, total, None, nan, nan, nan, nan, 0.0, 0.0,
+                               nan, change.risk, change.assumptions, change.source,
+                               f"not priced: {e}")
+        # the changed run never finishes: an unbounded loss
         return LeverResult(key, name, group, total, None, -math.inf, -math.inf, -math.inf,
                            -math.inf, -math.inf, -math.inf, -math.inf, change.risk,
                            change.assumptions, change.source, f"cannot run: {e}")
