@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import textwrap
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -1066,6 +1067,63 @@ def hardware_sweep(scenario: dict):
     df = pd.DataFrame(rows).sort_values("bill_usd").reset_index(drop=True)
     df.attrs["skipped"] = skipped
     return df
+
+
+def hardware_headline(sweep) -> dict:
+    """The report's hardware figure from a ``hardware_sweep`` table: the cheapest of the
+    scenario's own accelerator at the bill's price (its row at ``the scenario's price`` when it
+    gives one, else its catalogue or owned row) and the *rankable* rows of other hardware, each
+    at its ``bill_calibrated_usd``; the note gives the other side of that comparison (the
+    scenario's hardware or the cheapest rankable alternative, with its price basis) and names
+    every accelerator the sweep left out with its reason (``left_out_words``), so the scenario's
+    own bill is always in the comparison.
+
+    Returns
+    -------
+    dict with ``label``, ``usd`` and ``note``.
+    """
+    df = _frame(sweep, "sweep", ("accelerator", "scenario", "rankable", "bill_calibrated_usd",
+                                 "price_basis", "price_usd_per_gpu_hour", "price_source"))
+    mine = df[df["scenario"]]
+    own = mine[mine["price_basis"] == "the scenario's price"]
+    own = (own if len(own) else mine).head(1)
+    alt = df[df["rankable"] & ~df["scenario"]].sort_values("bill_calibrated_usd").head(1)
+    words = []
+    if len(own):
+        o = own.iloc[0]
+        own_words = (f"{o['accelerator']} (this scenario) at {o['price_basis']}, "
+                     f"${o['price_usd_per_gpu_hour']:.2f}/GPU-h: "
+                     f"{fmt_usd(o['bill_calibrated_usd'])}")
+    if len(alt):
+        a = alt.iloc[0]
+        alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
+                     f"price: {fmt_usd(a['bill_calibrated_usd'])} ({textwrap.shorten(a['price_source'], 80, placeholder=' …')})")
+    if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):
+        label, usd = f"cheapest hardware: {o['accelerator']} (this scenario)", o[
+            "bill_calibrated_usd"]
+        words.append(own_words)
+        words.append(alt_words if len(alt) else "no rankable alternative (buyable price, MFU "
+                     "within a published run)")
+    else:
+        label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
+        words.append(alt_words)
+        words.append(own_words if len(own) else "the scenario's accelerator left out")
+    left = left_out_words(df.attrs.get("skipped", []))
+    return {"label": label, "usd": float(usd),
+            "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
+
+
+def left_out_words(skipped) -> str:
+    """The accelerators a ``hardware_sweep`` left out (``attrs['skipped']``: (name, reason)
+    pairs), grouped by reason: each reason's last clause with the accelerator's name in it
+    replaced, "A100-40GB, H800: the catalogue has no reserved price for each of them"."""
+    groups: dict = {}
+    for acc, why in skipped:
+        clause = str(why).split(": ")[-1]
+        groups.setdefault(clause.replace(acc, "\0"), []).append(acc)
+    return "; ".join(f"{', '.join(accs)}: "
+                     + clause.replace("\0", accs[0] if len(accs) == 1 else "each of them")
+                     for clause, accs in groups.items())
 
 
 def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:

@@ -570,14 +570,11 @@ rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD", "llmco
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
                             "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
-if len(ok):  # the cheapest hardware that passes both checks (section 4), at its calibrated MFU
-    same = cat[cat["scenario"]]["bill_calibrated_usd"]  # this run's hardware on the same basis
-    rows.append(summary_row("cheapest_accelerator_bill_usd", f"cheapest rankable hardware: "
-                            f"{ok.iloc[0]['accelerator']}", ok.iloc[0]["bill_calibrated_usd"],
-                            "USD", textwrap.shorten(f"at the {ok.iloc[0]['price_basis']} price"
-                            + (f"; {p['accelerator']} at that basis: {llmcost.fmt_usd(same.iloc[0])}"
-                               if len(same) else "") + "; " + ok.iloc[0]["price_source"], 160,
-                            placeholder=" … (every row: notebook 09, section 4)")))
+# the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
+# 4), each at its calibrated MFU; the other side and every accelerator left out, in the note
+hw = levers.hardware_headline(sweep)
+rows.append(summary_row("cheapest_accelerator_bill_usd", hw["label"], hw["usd"], "USD",
+                        hw["note"]))
 publish_summary("09_savings", rows)
 
 # %% [markdown]
