@@ -1191,7 +1191,7 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     illustrative = not records and q.get("ledger_pilot_tokens_per_s_per_gpu") is None
     if records:  # the scenario's pilot runs, as the bill calibrates on them
         c, x, plan = scenario_calibration(q, plan=plan)
-        said, source = "", ("the scenario's pilot: " + "; ".join(
+        said, source = "", (f"the scenario's {len(c.pilots)} pilot run(s), " + "; ".join(
             f"{r.n_gpus:,} GPUs at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
             for r in c.pilots))
     elif illustrative:
