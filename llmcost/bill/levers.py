@@ -1075,7 +1075,7 @@ def hardware_headline(sweep) -> dict:
     gives one, else its catalogue or owned row) and the *rankable* rows of other hardware, each
     at its ``bill_calibrated_usd``; the note gives the other side of that comparison (the
     scenario's hardware or the cheapest rankable alternative, with its price basis) and names
-    every accelerator the sweep left out with its reason (``left_out_words``), so the scenario's
+    every accelerator the sweep left out with its reason (``_left_out_words``), so the scenario's
     own bill is always in the comparison.
 
     Returns
@@ -1108,12 +1108,12 @@ def hardware_headline(sweep) -> dict:
         label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
         words.append(alt_words)
         words.append(own_words if len(own) else "the scenario's accelerator left out")
-    left = left_out_words(df.attrs.get("skipped", []))
+    left = _left_out_words(df.attrs.get("skipped", []))
     return {"label": label, "usd": float(usd),
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 
 
-def left_out_words(skipped) -> str:
+def _left_out_words(skipped) -> str:
     """The accelerators a ``hardware_sweep`` left out (``attrs['skipped']``: (name, reason)
     pairs), grouped by reason: each reason's last clause with the accelerator's name in it
     replaced, "A100-40GB, H800: the catalogue has no reserved price for each of them"."""
