@@ -276,3 +276,22 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     path.write_text(yaml.safe_dump(_records()))
     assert main(["calibrate", "--scenario", str(path)]) == 0
     assert "warning: pilot: the run's plan" in capsys.readouterr().out
+
+
+def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
+    """The sweep of notebook 09 section 4 on the trial's scenario: the H100 SXM rows (the
+    pilots' hardware) at the pilots' calibrated MFU and band; every other accelerator at its
+    predicted MFU, uncalibrated, said so in ``mfu_basis``; no accelerator left out for the H100
+    pilot's throughput (the trial: "TPU v5e: pilot[0].tokens_per_s_per_gpu=900 is above the
+    roofline: MFU 203.1%")."""
+    sc = _records()
+    got = pilot_mfu(sc)
+    sw = llmcost.levers.hardware_sweep(sc)
+    mine = sw[sw["scenario"]]
+    assert len(mine) and (mine["predicted_mfu"] == got["value"]).all()
+    assert mine["calibrated_mfu"].tolist() == pytest.approx([got["value"]] * len(mine))
+    assert (mine["band_low"] == got["low"]).all() and (mine["band_high"] == got["high"]).all()
+    others = sw[~sw["scenario"]]
+    assert len(others) and (others["calibrated_mfu"] == others["predicted_mfu"]).all()
+    assert others["mfu_basis"].str.startswith("predicted, uncalibrated").all()
+    assert not any("pilot" in why for _, why in sw.attrs["skipped"])

@@ -1127,9 +1127,11 @@ def _left_out_words(skipped) -> str:
 
 
 def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:
-    """One accelerator of ``hardware_sweep``: its predicted MFU and band, the bills at the
-    prediction, at the band's ends and at the calibrated MFU m_scenario × MFU_pred(hw) ÷
-    MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
+    """One accelerator of ``hardware_sweep``: its predicted MFU and band (the scenario's own
+    accelerator, when pilots set its MFU: the step model calibrated on them, its extrapolation
+    band), the bills at the prediction, at the band's ends and at the calibrated MFU
+    m_scenario × MFU_pred(hw) ÷ MFU_pred(own), and the two checks (``_sweep_price_available``,
+    ``_sweep_mfu_check``).
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
     Raises ScenarioError or ValueError when the hardware cannot run the scenario."""
@@ -1141,7 +1143,11 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     plan, st = predicted_step(sc)
     band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
                          seq_len=_get(sc, "seq_len"))
-    led = bill({**sc, "mfu": float(st.mfu)})
+    pred = float(st.mfu)
+    if mine and "_mfu_pilot" in s:  # the step model calibrated on the pilots: its prediction
+        got = s["_mfu_pilot"]
+        pred, band = float(got["value"]), replace(band, low=got["low"], high=got["high"])
+    led = bill({**sc, "mfu": pred})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
     # a pilot's calibration is its own hardware's: elsewhere the prediction, uncalibrated
@@ -1155,7 +1161,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
              f"catalogue median ({_get(sc, 'pricing')})")
-    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "band_low": band.low,
+    return {"accelerator": acc, "predicted_mfu": pred, "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
