@@ -267,7 +267,7 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     got, pinned = pilot_mfu(_records()), pilot_mfu(_pinned())
     assert pinned["warning"] is None and 0.27 < pinned["value"] < 0.30
     w = got["warning"]
-    assert got["value"] > 0.404 > 0.386   # above both pilots' measurements
+    assert got["value"] > 0.404   # above both pilots' measurements (40.4 %, 38.6 %)
     assert "INTERLEAVED m=4 mbs=4" in w and "1F1B m=128 mbs=1" in w and "0% of" in w
     assert f"would be {pinned['value']:.1%}" in w and "above what the pilots measured" in w
     assert w in scenario_warnings(_records())

@@ -399,7 +399,8 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     A side without ranges is its point bill in every draw. When ``change.after`` is a run that
     never finishes (``ledger.NEVER_FINISHES``) the saving is −inf; when it cannot be priced for
     another reason (``ScenarioError``: no catalogue price for its pricing mode, ...) the saving
-    is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way. ``change.name``, when the lever gives one, replaces ``name``."""
+    is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way.
+    ``change.name``, when the lever gives one, replaces ``name``."""
     for arg, v in (("key", key), ("name", name), ("group", group)):
         as_text(v, arg)
     _clean(before, "before")
@@ -1003,7 +1004,9 @@ def hardware_sweep(scenario: dict):
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
     **its predicted MFU** (``llmcost.step``, the plan re-chosen for that hardware; the
-    scenario's accelerator keeps the scenario's plan) and the catalogue median price,
+    scenario's accelerator keeps the scenario's plan, and when pilots set the scenario's MFU its
+    prediction is the step model calibrated on them, with their band) and the catalogue median
+    price,
     with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill low).
     Every row is priced on one basis, the catalogue median for the scenario's pricing mode; when
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
@@ -1096,8 +1099,9 @@ def hardware_headline(sweep) -> dict:
                      f"{fmt_usd(o['bill_calibrated_usd'])}")
     if len(alt):
         a = alt.iloc[0]
+        where = textwrap.shorten(a["price_source"], 80, placeholder=" …")
         alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
-                     f"price: {fmt_usd(a['bill_calibrated_usd'])} ({textwrap.shorten(a['price_source'], 80, placeholder=' …')})")
+                     f"price: {fmt_usd(a['bill_calibrated_usd'])} ({where})")
     if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):
         label, usd = f"cheapest hardware: {o['accelerator']} (this scenario)", o[
             "bill_calibrated_usd"]
