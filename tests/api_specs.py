@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 NAN, INF = float("nan"), float("inf")
 
@@ -560,6 +561,10 @@ def _more_module_specs(tiny) -> dict:
                                     "samples": "count", "seed": "count0",
                                     "sweep": "frame|none"}),
         "levers.top_levers": Spec(dict(ranked=ranked), {"ranked": "frame", "n": "count"}),
+        "levers.hardware_headline": Spec(dict(sweep=pd.DataFrame([dict(
+            accelerator="H100-SXM", scenario=True, rankable=False, bill_calibrated_usd=1e6,
+            price_basis="the scenario's price", price_usd_per_gpu_hour=2.0,
+            price_source="the scenario's own price")])), {"sweep": "frame"}),
     }
 
 

@@ -195,3 +195,103 @@ def test_a_pilots_band_is_named_as_the_pilots():
         "the pilot's extrapolation band on its MFU (the scenario ranges nothing else)")
     assert ledger.headline_state({"mfu": "pilot", "price_usd_per_gpu_hour": "illustrative"}) \
         == "predicted"
+
+
+def _records() -> dict:
+    """The new-user trial's scenario (README's pilot example): Llama 2 70B on 2,048 H100 SXM,
+    TP8 PP4, two pilots of that TP/PP at 64 and 256 GPUs measuring 900 and 860 tokens/s per GPU;
+    the rest of the plan left to the search, with every plan key notebook 09 declares at its
+    default, as a report passes them."""
+    return {**{k: v for k, v in _scenario().items() if not k.startswith("ledger_pilot")},
+            "recompute": "auto", "zero_stage": -1, "micro_batch_size": 0, "pp_virtual_stages": 0,
+            "pricing": "reserved", "price_usd_per_gpu_hour": 3.0,
+            "pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 900, "tp": 8, "pp": 4},
+                      {"n_gpus": 256, "tokens_per_s_per_gpu": 860, "tp": 8, "pp": 4}]}
+
+
+def test_notebook_09s_bill_prices_the_pilots_calibrated_mfu_on_the_scenarios_plan():
+    """Notebook 09's bill (``levers.bill``) drops the plan keys before the ledger; it used to
+    extrapolate the pilots again to the notebooks' default plan (43.5 %, the uncalibrated
+    prediction, against the report's 40.9 %). It now prices ``pilot_mfu`` on the scenario's own
+    plan, the MFU notebook 00 bills, drawn over the pilots' band."""
+    sc = _records()
+    got = pilot_mfu(sc)
+    b = llmcost.levers.bill(sc)
+    assert b.figures["mfu"] == pytest.approx(got["value"], rel=1e-9)
+    assert got["low"] < got["value"] < got["high"]   # a band: the bill draws it
+    assert llmcost.levers.has_ranges(sc)
+
+
+def test_other_hardware_gets_its_predicted_mfu_never_the_pilots_throughput():
+    """A pilot measured the scenario's H100s: moving to another accelerator prices that
+    accelerator's predicted MFU, uncalibrated, and says so (the trial's notebook 09 applied the
+    H100 pilot's 900 tokens/s to a TPU v5e: "MFU 203.1 %")."""
+    sc = _records()
+    ch = llmcost.levers.move_to(sc, "TPU v5e")
+    theirs = {k: v for k, v in ch.after.items() if k != "mfu"}
+    assert ch.after["mfu"] == pytest.approx(llmcost.levers.predicted_step(theirs)[1].mfu)
+    assert "uncalibrated" in ch.assumptions and "H100-SXM" in ch.assumptions
+    assert not ch.after.get("pilot")
+
+
+def test_notebook_04bs_pilot_study_uses_the_scenarios_pilot_runs():
+    """Notebook 04b section 6 calibrates on the scenario's ``pilot:`` runs when it gives them
+    (it showed an illustrative NeMo pilot beside the user's two), and extrapolates them to the
+    MFU the bill uses."""
+    from llmcost.training import calibrate
+    sc = _records()
+    study = calibrate.pilot_study(sc, price_usd_per_gpu_hour=3.0)
+    assert not study.illustrative
+    assert [q.n_gpus for q in study.calibration.pilots] == [64, 256]
+    assert study.extrapolation.mfu == pytest.approx(pilot_mfu(sc)["value"], abs=1e-6)
+
+
+def _pinned() -> dict:
+    """``_records`` with the pilots' plan pinned: 1F1B, micro-batch 1, no ZeRO, no
+    recomputation (what the records state or default to)."""
+    return {**_records(), "pp_schedule": "1f1b", "micro_batch_size": 1, "pp_virtual_stages": 1,
+            "zero_stage": 0, "recompute": "none"}
+
+
+def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_plans_mfu(
+        tmp_path, capsys):
+    """The trial: pilots measured 40.4 % (64 GPUs) and 38.6 % (256); the plan search picks
+    interleaved micro-batch 4 with ZeRO-1, which runs none of the pilots' kernels, so 0 % of
+    their x0.825 compute correction is carried and the bill's 40.8 % is above both; the same
+    pilots on their own plan at 2,048 GPUs extrapolate to 28.6 % (the pinned scenario's bill:
+    the hand check). Said in summary.json's warnings (``checks.scenario_warnings``), by
+    ``llmcost estimate`` and ``llmcost calibrate``, naming both plans; a pinned plan is not
+    warned. The plan search is kept (``calibrate.pilot_plan_warning``'s docstring says why)."""
+    from llmcost.bill.checks import scenario_warnings
+    from llmcost.present.cli import main
+    got, pinned = pilot_mfu(_records()), pilot_mfu(_pinned())
+    assert pinned["warning"] is None and 0.27 < pinned["value"] < 0.30
+    w = got["warning"]
+    assert got["value"] > 0.404   # above both pilots' measurements (40.4 %, 38.6 %)
+    assert "INTERLEAVED m=4 mbs=4" in w and "1F1B m=128 mbs=1" in w and "0% of" in w
+    assert f"would be {pinned['value']:.1%}" in w and "above what the pilots measured" in w
+    assert w in scenario_warnings(_records())
+    assert not any(x.startswith("pilot:") for x in scenario_warnings(_pinned()))
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(_records()))
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    assert "warning: pilot: the run's plan" in capsys.readouterr().out
+
+
+def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
+    """The sweep of notebook 09 section 4 on the trial's scenario: the H100 SXM rows (the
+    pilots' hardware) at the pilots' calibrated MFU and band; every other accelerator at its
+    predicted MFU, uncalibrated, said so in ``mfu_basis``; no accelerator left out for the H100
+    pilot's throughput (the trial: "TPU v5e: pilot[0].tokens_per_s_per_gpu=900 is above the
+    roofline: MFU 203.1%")."""
+    sc = _records()
+    got = pilot_mfu(sc)
+    sw = llmcost.levers.hardware_sweep(sc)
+    mine = sw[sw["scenario"]]
+    assert len(mine) and (mine["predicted_mfu"] == got["value"]).all()
+    assert mine["calibrated_mfu"].tolist() == pytest.approx([got["value"]] * len(mine))
+    assert (mine["band_low"] == got["low"]).all() and (mine["band_high"] == got["high"]).all()
+    others = sw[~sw["scenario"]]
+    assert len(others) and (others["calibrated_mfu"] == others["predicted_mfu"]).all()
+    assert others["mfu_basis"].str.startswith("predicted, uncalibrated").all()
+    assert not any("pilot" in why for _, why in sw.attrs["skipped"])

@@ -122,6 +122,23 @@ def test_a_lever_that_cannot_run_is_an_unbounded_loss(s):
     assert r.saving_usd == -math.inf and "never finishes" in r.note
 
 
+def test_a_lever_without_a_catalogue_price_is_not_priced_not_a_loss(s):
+    """The trial's notebook 09 (A100-40GB; GB200 NVL72): "reserve capacity" and "spot capacity
+    with checkpoints" printed "never finishes", "-inf%" and "-inf days" because the catalogue
+    has no reserved or spot price for the accelerator (data/prices.csv); such a lever is not
+    priced: NaN ("–", as "spot capacity for ablations" shows), the reason in its note."""
+    from llmcost.core.catalog import catalogue_price
+    a100 = {**s, "accelerator": "A100-40GB", "pricing": "on_demand",
+            "price_usd_per_gpu_hour": 1.5}
+    with pytest.raises(ValueError):  # the world: no reserved A100-40GB row in data/prices.csv
+        catalogue_price("A100-40GB", "reserved")
+    r = lv.price_lever("reserved_pricing", "reserve capacity", "pricing", a100,
+                       lv.reserved_pricing(a100))
+    assert math.isnan(r.saving_usd) and math.isnan(r.share) and r.days_saved == 0.0
+    assert r.note.startswith("not priced:") and "no reserved price for A100-40GB" in r.note
+    assert lv.format_saving(r.saving_usd) == "–"
+
+
 def test_move_to_keeps_the_scenarios_calibration(s):
     c = lv.move_to(s, "B200")
     ratio = lv.predicted_step({**lv._free_plan(s), "accelerator": "B200"})[1].mfu / \
@@ -789,3 +806,55 @@ def test_the_sweep_rechooses_a_rollout_tp_the_other_hardware_cannot_hold(s, swee
     assert lv.on_hardware(s, "B200")["rl_rollout_tp"] == 4
     # without an RL campaign in the bill, nothing is chosen
     assert lv.on_hardware({**s, "ledger_rl": False}, "TPU v5e")["rl_rollout_tp"] == 4
+
+
+def _sweep_rows(own_usd: float, alt_usd: float):
+    """A ``hardware_sweep`` table as the trial's Qwen3-235B on GB200 NVL72 gave it (regression
+    figures of that run: the scenario's $4.50/GPU-h, H100 SXM the cheapest rankable row), the
+    accelerators left out with ``hardware_sweep``'s reasons."""
+    import pandas as pd
+    row = dict(price_source="median of 1 current reserved catalogue price(s): Hyperstack "
+                            "2026-08 $2.72")
+    df = pd.DataFrame([
+        {**row, "accelerator": "GB200-NVL72", "scenario": True, "rankable": False,
+         "bill_calibrated_usd": own_usd, "price_basis": "the scenario's price",
+         "price_usd_per_gpu_hour": 4.5, "price_source": "the scenario's own price"},
+        {**row, "accelerator": "H100-SXM", "scenario": False, "rankable": True,
+         "bill_calibrated_usd": alt_usd, "price_basis": "catalogue median (reserved)",
+         "price_usd_per_gpu_hour": 2.72},
+        {**row, "accelerator": "TPU v5e", "scenario": False, "rankable": False,
+         "bill_calibrated_usd": 1.0, "price_basis": "catalogue median (reserved)",
+         "price_usd_per_gpu_hour": 0.69}])
+    df.attrs["skipped"] = [
+        (a, f"price_usd_per_gpu_hour: the catalogue has no reserved price for {a}")
+        for a in ("A100-40GB", "H800")] + [
+        ("GB200-NVL72 at the catalogue price",
+         "price_usd_per_gpu_hour: the catalogue has no reserved price for GB200-NVL72"),
+        ("TPU v4", "step-time model (TPU v4, 2048 GPUs): accelerator='TPU v4': the scale-out "
+                   "bandwidth is missing from data/accelerators.csv (no sourced figure) and the "
+                   "step-time model needs it")]
+    return df
+
+
+def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
+    """The trial's index said "cheapest rankable hardware: H100-SXM $72.2M" while the scenario's
+    own bill (GB200 NVL72 at the user's $4.50/GPU-h) was $40.8M, left out only because the
+    catalogue has no reserved GB200 price (the world: data/prices.csv). The headline is the
+    cheaper of the scenario's hardware at its own price and the rankable rows; the other side
+    and everything left out are named with the reason. An unrankable row (TPU v5e) never wins."""
+    from llmcost.core.catalog import catalogue_price
+    with pytest.raises(ValueError):
+        catalogue_price("GB200-NVL72", "reserved")
+    hw = lv.hardware_headline(_sweep_rows(40.8e6, 72.2e6))
+    assert hw["label"] == "cheapest hardware: GB200-NVL72 (this scenario)"
+    assert hw["usd"] == 40.8e6
+    assert "H100-SXM at the catalogue median (reserved) price: $72.2M" in hw["note"]
+    assert "A100-40GB, H800: the catalogue has no reserved price for each of them" in hw["note"]
+    assert ("GB200-NVL72 at the catalogue price: the catalogue has no reserved price for "
+            "GB200-NVL72") in hw["note"]
+    assert "TPU v4: the scale-out bandwidth is missing" in hw["note"]
+    cheaper = lv.hardware_headline(_sweep_rows(80e6, 72.2e6))
+    assert cheaper["label"] == "cheapest rankable hardware: H100-SXM"
+    assert cheaper["usd"] == 72.2e6
+    assert "GB200-NVL72 (this scenario) at the scenario's price, $4.50/GPU-h: $80M" in \
+        cheaper["note"]

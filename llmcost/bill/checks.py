@@ -16,6 +16,7 @@ from ..training.accuracy import band_for_step, step_error_words
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
+from .pilot import pilot_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
@@ -126,6 +127,19 @@ def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
             f"peaks, so an MFU carried over from a BF16 run {cut}.")
 
 
+def _pilot_plan_warnings(values: dict) -> list[str]:
+    """``pilot.pilot_mfu``'s warning when the run's plan runs none of the pilots' kernels
+    (``calibrate.pilot_plan_warning``), or nothing (no pilot records; a bad pilot is refused
+    elsewhere, naming its field)."""
+    if not values.get("pilot"):
+        return []
+    try:
+        got = pilot_mfu(values)
+    except ValueError:
+        return []
+    return [got["warning"]] if got and got.get("warning") else []
+
+
 def scenario_warnings(values: dict, mfu_predicted: bool = False,
                       defaults=frozenset()) -> list[str]:
     """Warnings for a scenario's values (scenario keys completed by the notebooks' defaults).
@@ -183,6 +197,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     if unsold:
         out.append(unsold)
     out.extend(_phase_warnings(values))
+    out.extend(_pilot_plan_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))

@@ -482,6 +482,12 @@ def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
     return b.storage_bw["bytes_per_s"]
 
 
+#: The words of the refusal of a run that cannot finish (``_phase_goodput``,
+#: ``_check_goodput``): a saving against it is −inf (``levers.price_lever``), whereas a scenario
+#: refused for another reason (no catalogue price) is not priced.
+NEVER_FINISHES = "never finishes"
+
+
 def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
     """(goodput, checkpoint plan or None) of one phase of ``ideal_gpu_hours`` on ``n_gpus``.
 
@@ -499,8 +505,8 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
             raise ValueError(
                 f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
                 f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
-                "failure and is expected to take over a million times as long: it never "
-                "finishes (make training resumable, or shorten the job)")
+                f"failure and is expected to take over a million times as long: it "
+                f"{NEVER_FINISHES} (make training resumable, or shorten the job)")
         return t / wall, None
     plan = rel.checkpoint_plan(
         b.spec.n_params, n_gpus, b.fail_rate, _storage_for(b, ideal_gpu_hours), b.restart_s,
@@ -523,7 +529,7 @@ def _check_goodput(b: _Basis, ph: dict, g) -> None:
             + (f", ledger_spot_preemptions_per_node_day={b.preempt}" if p["pricing"] == "spot"
                else "") + f", fail_planned_per_day={p['fail_planned_per_day']}) come faster "
             "than a checkpoint and a restart, so the run takes over a million times its ideal "
-            "time and never finishes; the rule: goodput >= 1e-6 (lower the interruption "
+            f"time and {NEVER_FINISHES}; the rule: goodput >= 1e-6 (lower the interruption "
             "rate or the restart time)")
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import textwrap
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -69,7 +70,8 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
-from .ledger import Ledger, Line, build_ledger, simulate_ledger
+from .ledger import NEVER_FINISHES, Ledger, Line, build_ledger, simulate_ledger
+from .pilot import pilot_given, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
@@ -96,9 +98,20 @@ PERCENTILES = (10, 50, 90)
 
 # ------------------------------------------------------------------------------ the bill
 def _clean(scenario: dict, name: str = "scenario") -> dict:
+    """The scenario without its title and description, its pilot (``pilot:`` records or
+    ``ledger_pilot_tokens_per_s_per_gpu``) resolved once on its own plan and accelerator
+    (``pilot.without_pilot``: the calibrated MFU over its band, the pilot keys cleared, the
+    record in ``_mfu_pilot``), so that every lever prices the bill a report's notebook 00
+    prices, and a lever's changed plan or hardware never re-applies the pilot's throughput."""
     if not isinstance(scenario, dict):
         raise ScenarioError(f"{name}={scenario!r} must be a mapping of parameter names to values")
-    return {k: v for k, v in scenario.items() if k not in ("title", "description")}
+    out = {k: v for k, v in scenario.items() if k not in ("title", "description")}
+    if pilot_given(out):
+        try:
+            out = without_pilot(out, _default_scenario())
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+    return out
 
 
 def _bill_arg(x, name: str) -> Ledger:
@@ -329,8 +342,8 @@ class Change:
 class LeverResult:
     """A lever priced on a scenario. ``saving_usd`` = bill(before) − bill(after) on the point
     scenario; ``saving_p10/p50/p90`` the per-draw saving's percentiles (equal to it without
-    ranges); ``after_usd`` is None and the saving −inf when the changed scenario cannot run
-    (``note`` says why)."""
+    ranges); ``after_usd`` is None and the saving −inf when the changed run never finishes,
+    NaN when it cannot be priced (``note`` says why)."""
 
     key: str
     name: str
@@ -387,9 +400,11 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
         days        = wall-clock days of the main run, before − after
         share       = saving / B(before)
 
-    A side without ranges is its point bill in every draw. When ``change.after`` cannot be
-    priced (``ScenarioError``, e.g. a run that never finishes) the saving is −inf and ``note``
-    gives the reason. ``change.name``, when the lever gives one, replaces ``name``."""
+    A side without ranges is its point bill in every draw. When ``change.after`` is a run that
+    never finishes (``ledger.NEVER_FINISHES``) the saving is −inf; when it cannot be priced for
+    another reason (``ScenarioError``: no catalogue price for its pricing mode, ...) the saving
+    is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way.
+    ``change.name``, when the lever gives one, replaces ``name``."""
     for arg, v in (("key", key), ("name", name), ("group", group)):
         as_text(v, arg)
     _clean(before, "before")
@@ -401,7 +416,13 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     total = b.total_usd
     try:
         a = bill(change.after)
-    except ScenarioError as e:  # the changed scenario cannot run: an unbounded loss
+    except ScenarioError as e:
+        if NEVER_FINISHES not in str(e):  # not priced (no catalogue price, ...): "–", why
+            nan = float("nan")
+            return LeverResult(key, name, group, total, None, nan, nan, nan, nan, 0.0, 0.0,
+                               nan, change.risk, change.assumptions, change.source,
+                               f"not priced: {e}")
+        # the changed run never finishes: an unbounded loss
         return LeverResult(key, name, group, total, None, -math.inf, -math.inf, -math.inf,
                            -math.inf, -math.inf, -math.inf, -math.inf, change.risk,
                            change.assumptions, change.source, f"cannot run: {e}")
@@ -834,7 +855,8 @@ def _move_price_words(s: dict, after: dict) -> tuple:
 
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change (plan re-chosen for that hardware). The risk
+    the step-time model's predicted MFU change (plan re-chosen for that hardware; when a pilot
+    set the scenario's MFU, the predicted MFU itself: a pilot calibrates its own hardware). The risk
     depends on what changes (``hardware_change``); the price basis on both sides is said
     (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
     s = _clean(s)
@@ -843,13 +865,20 @@ def move_to(s: dict, accelerator: str) -> Change:
         return _unchanged(s, "the scenario's own accelerator")
     theirs = on_hardware(s, name)
     m = _get(s, "mfu")
-    ratio = predicted_step(theirs)[1].mfu / predicted_step(s)[1].mfu
+    pred = predicted_step(theirs)[1].mfu
+    ratio = pred / predicted_step(s)[1].mfu
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
-    after = {**theirs, "mfu": _scale(m, float(ratio))}
+    if "_mfu_pilot" in s:  # the pilots measured their own hardware: elsewhere, the prediction
+        after = {**theirs, "mfu": float(pred)}
+        how = (f"MFU the step-time model's prediction on {name}, {pred:.1%}, uncalibrated (the "
+               f"pilots ran on {_get(s, 'accelerator')})")
+    else:
+        after = {**theirs, "mfu": _scale(m, float(ratio))}
+        how = f"MFU scaled by the step-time model's ratio {ratio:.2f}"
     suffix, before = _move_price_words(s, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
-                  f"MFU scaled by the step-time model's ratio {ratio:.2f}; price: {where}"
+                  f"{how}; price: {where}"
                   + before, "llmcost.step; data/prices.csv; data/accelerators.csv",
                   name=f"move to {name}{suffix}" if suffix else "")
 
@@ -1001,9 +1030,10 @@ def hardware_sweep(scenario: dict):
     bill (GPU-hours = F / (peak × MFU) ÷ goodput, × the price, plus every other line) at
     **the central estimate of its predicted MFU** (``llmcost.step``, the plan re-chosen for that
     hardware, and the RL rollout TP where the scenario's does not fit it: ``on_hardware``; the
-    scenario's accelerator keeps the scenario's plan) and the catalogue median
-    price, with the MFU band of ``accuracy.band_for_step`` carried to the bill (band high → bill
-    low). The central estimate is the figure a ``mfu: predict`` bill uses
+    scenario's accelerator keeps the scenario's plan, and when pilots set the scenario's MFU
+    its prediction is the step model calibrated on them, with their band) and the catalogue
+    median price, with the MFU band of ``accuracy.band_for_step`` carried to the bill (band
+    high → bill low). The central estimate is the figure a ``mfu: predict`` bill uses
     (``accuracy.central_mfu``: the prediction p ÷ (1 + c), c the median held-out error of that
     hardware's regime, kept inside its band; p itself where the regime has no held-out run), so
     that every row, and the scenario's own bill, is priced on one rule: a like-for-like
@@ -1012,7 +1042,10 @@ def hardware_sweep(scenario: dict):
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
     so a comparison is like for like. ``price_basis`` says which price each row uses.
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
-    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own).
+    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own);
+    when a pilot set the scenario's MFU (``pilot.without_pilot``) it calibrates its own
+    accelerator only, and another's calibrated MFU is its prediction, uncalibrated
+    (``mfu_basis`` says which).
 
     Two checks decide whether a row may be **ranked as a saving** (``rankable``; ``rank_levers``
     moves only to the cheapest rankable row):
@@ -1035,7 +1068,7 @@ def hardware_sweep(scenario: dict):
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at ``mfu``),
     ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
     rollout TP billed on that hardware, ``on_hardware``; None without an RL campaign),
-    ``calibrated_mfu``,
+    ``calibrated_mfu``, ``mfu_basis``,
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
     cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
 
@@ -1071,11 +1104,71 @@ def hardware_sweep(scenario: dict):
     return df
 
 
+def hardware_headline(sweep) -> dict:
+    """The report's hardware figure from a ``hardware_sweep`` table: the cheapest of the
+    scenario's own accelerator at the bill's price (its row at ``the scenario's price`` when it
+    gives one, else its catalogue or owned row) and the *rankable* rows of other hardware, each
+    at its ``bill_calibrated_usd``; the note gives the other side of that comparison (the
+    scenario's hardware or the cheapest rankable alternative, with its price basis) and names
+    every accelerator the sweep left out with its reason (``_left_out_words``), so the scenario's
+    own bill is always in the comparison.
+
+    Returns
+    -------
+    dict with ``label``, ``usd`` and ``note``.
+    """
+    df = _frame(sweep, "sweep", ("accelerator", "scenario", "rankable", "bill_calibrated_usd",
+                                 "price_basis", "price_usd_per_gpu_hour", "price_source"))
+    mine = df[df["scenario"]]
+    own = mine[mine["price_basis"] == "the scenario's price"]
+    own = (own if len(own) else mine).head(1)
+    alt = df[df["rankable"] & ~df["scenario"]].sort_values("bill_calibrated_usd").head(1)
+    words = []
+    if len(own):
+        o = own.iloc[0]
+        own_words = (f"{o['accelerator']} (this scenario) at {o['price_basis']}, "
+                     f"${o['price_usd_per_gpu_hour']:.2f}/GPU-h: "
+                     f"{fmt_usd(o['bill_calibrated_usd'])}")
+    if len(alt):
+        a = alt.iloc[0]
+        where = textwrap.shorten(a["price_source"], 80, placeholder=" …")
+        alt_words = (f"cheapest rankable alternative {a['accelerator']} at the {a['price_basis']} "
+                     f"price: {fmt_usd(a['bill_calibrated_usd'])} ({where})")
+    if len(own) and (not len(alt) or o["bill_calibrated_usd"] <= a["bill_calibrated_usd"]):
+        label, usd = f"cheapest hardware: {o['accelerator']} (this scenario)", o[
+            "bill_calibrated_usd"]
+        words.append(own_words)
+        words.append(alt_words if len(alt) else "no rankable alternative (buyable price, MFU "
+                     "within a published run)")
+    else:
+        label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
+        words.append(alt_words)
+        words.append(own_words if len(own) else "the scenario's accelerator left out")
+    left = _left_out_words(df.attrs.get("skipped", []))
+    return {"label": label, "usd": float(usd),
+            "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
+
+
+def _left_out_words(skipped) -> str:
+    """The accelerators a ``hardware_sweep`` left out (``attrs['skipped']``: (name, reason)
+    pairs), grouped by reason: each reason's last clause with the accelerator's name in it
+    replaced, "A100-40GB, H800: the catalogue has no reserved price for each of them"."""
+    groups: dict = {}
+    for acc, why in skipped:
+        clause = str(why).split(": ")[-1]
+        groups.setdefault(clause.replace(acc, "\0"), []).append(acc)
+    return "; ".join(f"{', '.join(accs)}: "
+                     + clause.replace("\0", accs[0] if len(accs) == 1 else "each of them")
+                     for clause, accs in groups.items())
+
+
 def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:
-    """One accelerator of ``hardware_sweep``: its predicted MFU and band, the bills at the
-    band's central estimate (``MfuBand.central``), at the band's ends and at the calibrated MFU
-    m_scenario × MFU_pred(hw) ÷
-    MFU_pred(own), and the two checks (``_sweep_price_available``, ``_sweep_mfu_check``).
+    """One accelerator of ``hardware_sweep``: its predicted MFU and band (the scenario's own
+    accelerator, when pilots set its MFU: the step model calibrated on them, its extrapolation
+    band), the bills at the band's central estimate (``MfuBand.central``; the pilots' MFU where
+    they set it), at the band's ends and at the calibrated MFU
+    m_scenario × MFU_pred(hw) ÷ MFU_pred(own), and the two checks (``_sweep_price_available``,
+    ``_sweep_mfu_check``).
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
     Raises ScenarioError or ValueError when the hardware cannot run the scenario; for another
@@ -1093,11 +1186,18 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     plan, st = predicted_step(sc)
     band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
                          seq_len=_get(sc, "seq_len"))
+    pred = float(st.mfu)
     point = band.central()[0]  # p / (1 + c) in the band: the figure `mfu: predict` bills
+    if mine and "_mfu_pilot" in s:  # the step model calibrated on the pilots: its prediction
+        got = s["_mfu_pilot"]
+        pred, band = float(got["value"]), replace(band, low=got["low"], high=got["high"])
+        point = pred
     led = bill({**sc, "mfu": point})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
-    ratio = m * float(st.mfu) / float(own.mfu)
+    # a pilot's calibration is its own hardware's: elsewhere the prediction, uncalibrated
+    ratio = float(st.mfu) if "_mfu_pilot" in s and not mine else m * float(st.mfu) / float(
+        own.mfu)
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
@@ -1106,20 +1206,31 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
              f"catalogue median ({_get(sc, 'pricing')})")
-    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "mfu": point,
-            "band_low": band.low,
+    return {"accelerator": acc, "predicted_mfu": pred, "mfu": point, "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
             "bill_calibrated_usd": cal, "days": led.figures["wall_clock_days"],
             "scenario": mine, "plan": plan.describe(),
             "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
-            "calibrated_mfu": ratio,
+            "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
             "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
             "price_available": available, "price_source": where,
             "rankable": bool(available and not mine and ceiling is not None
                              and ratio <= ceiling and cal == cal)}
+
+
+def _sweep_mfu_basis(s: dict, mine: bool) -> str:
+    """Where a sweep row's ``calibrated_mfu`` comes from, in words: the scenario's own MFU (a
+    pilot's calibration, named as such), the scenario's MFU × the step-time model's ratio, or,
+    when a pilot set the scenario's MFU, the other hardware's predicted MFU, uncalibrated (a
+    pilot measured its own accelerator's kernels and network, not another's)."""
+    acc = _get(s, "accelerator")
+    if "_mfu_pilot" in s:
+        return (f"the pilots' calibrated MFU on {acc}" if mine else
+                f"predicted, uncalibrated (the pilots ran on {acc})")
+    return "the scenario's MFU" if mine else "the scenario's MFU × the predicted ratio"
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:

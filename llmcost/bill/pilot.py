@@ -25,6 +25,7 @@ from functools import lru_cache
 from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
 from ..training import calibrate, step_scenario
 from ..training.compute import mfu_from_throughput
+from .ranges import Range
 from .scenario import LEDGER_DEFAULTS, load_scenario
 
 #: The scenario keys the extrapolation reads (the memo's key): the plan's
@@ -71,7 +72,9 @@ def pilot_mfu(p: dict) -> dict | None:
     dict with ``value`` (the MFU; rounded to 6 decimals when calibrated, the value a report
     writes into the scenario), ``low`` and ``high`` (the band), ``tokens_per_s_per_gpu`` (the shorthand's, else
     None), ``pilot_n_gpus`` (the smallest pilot's), ``n_gpus`` (the run's), ``extrapolated``
-    (whether the pilot ran at another GPU count or plan) and ``from`` (the source in words).
+    (whether the pilot ran at another GPU count or plan), ``from`` (the source in words) and
+    ``warning`` (``calibrate.pilot_plan_warning``: the run's plan runs none of the pilots'
+    kernels, so their correction is not carried; else None).
 
     Raises
     ------
@@ -106,7 +109,7 @@ def _pilot_mfu(p: dict) -> dict:
                              "and dtype") from None
         return {"value": mfu, "low": mfu, "high": mfu, "tokens_per_s_per_gpu": tps,
                 "pilot_n_gpus": int(p["n_gpus"]), "n_gpus": int(p["n_gpus"]),
-                "extrapolated": False,
+                "extrapolated": False, "warning": None,
                 "from": f"calibrated from a pilot's {tps:,.0f} tokens/s per GPU, assumed to have "
                         f"run the scenario's plan at its {int(p['n_gpus']):,} GPUs "
                         "(ledger_pilot_n_gpus not given): the pilot's own measurement, no "
@@ -115,8 +118,10 @@ def _pilot_mfu(p: dict) -> dict:
     p = {**_notebook_plan_defaults(), **p}
     said = ("" if not missing else f"; the plan keys it does not give ({', '.join(missing[:3])}"
             f"{', ...' if len(missing) > 3 else ''}) take the notebooks' defaults")
+    warning = None
     if p.get("pilot"):
         cal, x, plan = calibrate.scenario_calibration(p)
+        warning = calibrate.pilot_plan_warning(p, cal, x, plan)
         sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
         src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
                f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}{said}")
@@ -130,4 +135,42 @@ def _pilot_mfu(p: dict) -> dict:
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
-            "extrapolated": bool(x.half_width), "from": src}
+            "extrapolated": bool(x.half_width), "from": src, "warning": warning}
+
+
+def pilot_mfu_range(got: dict):
+    """The MFU a pilot sets, as the bill draws it: the calibrated value ``got['value']``
+    (``pilot_mfu``'s answer, or a report's ``_mfu_calibration``) peaked in its extrapolation band,
+    ``Range('triangular', low=min(low, m), mode=m, high=max(high, m))``, or the value itself
+    when the band has no width (the pilot ran the run's own plan: its measurement)."""
+    m = float(got["value"])
+    lo, hi = float(got.get("low", m)), float(got.get("high", m))
+    if not hi > lo:
+        return m
+    return Range("triangular", low=min(lo, m), mode=m, high=max(hi, m))
+
+
+#: The scenario keys of a pilot (``pilot_given``) and their values once its MFU is resolved.
+PILOT_CLEARED = {"pilot": [], "ledger_pilot_tokens_per_s_per_gpu": None,
+                 "ledger_pilot_n_gpus": None}
+
+
+def without_pilot(p: dict, defaults: dict | None = None) -> dict:
+    """The scenario ``p`` with its pilot resolved once, on its own plan and accelerator: ``mfu``
+    the pilot's calibrated MFU over its band (``pilot_mfu``, ``pilot_mfu_range``), the pilot keys
+    cleared (``PILOT_CLEARED``) and ``_mfu_pilot`` holding ``pilot_mfu``'s record (its ``from``
+    in words). A scenario changed after this (another plan, another accelerator: the savings
+    levers) keeps that MFU or scales it, and never applies the pilot's throughput to hardware or
+    a plan the pilot did not run. ``defaults`` complete the keys ``p`` leaves out (the model,
+    sequence length, dtype; the plan keys take the notebooks' defaults in ``pilot_mfu``).
+    ``p`` without a pilot is returned unchanged.
+
+    Raises
+    ------
+    ValueError
+        As ``pilot_mfu`` (a bad pilot, naming the field).
+    """
+    if not pilot_given(p):
+        return p
+    got = pilot_mfu({**(defaults or {}), **p})
+    return {**p, **PILOT_CLEARED, "mfu": pilot_mfu_range(got), "_mfu_pilot": got}

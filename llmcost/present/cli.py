@@ -1101,6 +1101,13 @@ def _calibrate(args) -> int:
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
                                         else "nothing (the pilot ran this plan)"))
+    if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
+        try:
+            warning = pilot_calibration.pilot_plan_warning(p, cal, x, plan)
+        except ValueError as e:
+            warning = f"pilot: the run's plan could not be compared with the pilots' ({e})"
+        if warning:
+            print(f"warning: {warning}")
     return 0
 
 

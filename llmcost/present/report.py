@@ -49,7 +49,7 @@ from ..bill.ledger import (
     predicted_mfu_words,
     simulate_ledger,
 )
-from ..bill.pilot import pilot_mfu
+from ..bill.pilot import pilot_mfu, pilot_mfu_range
 from ..bill.pricing import owned_usd_per_gpu_hour
 from ..bill.ranges import Range
 from ..bill.scenario import (
@@ -1077,13 +1077,11 @@ def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) 
         # the MFU is the pilots' already (calibrate_pilot_mfu); a page without the plan keys
         # would extrapolate them again to the notebooks' default plan (bill.pilot.pilot_mfu)
         params["pilot"] = []
-        cal = scenario["_mfu_calibration"]
-        if "mfu" in params and cal.get("high", 0.0) > cal.get("low", 0.0):
+        band = pilot_mfu_range(scenario["_mfu_calibration"])
+        if "mfu" in params and isinstance(band, Range):
             # ... and draws it over the pilots' band, as the index's bill does
             # (ledger._pilot_mfu_range: low-high peaked at the calibrated MFU)
-            m = float(cal["value"])
-            params["mfu"] = Range("triangular", low=min(cal["low"], m), mode=m,
-                                  high=max(cal["high"], m)).to_yaml()
+            params["mfu"] = band.to_yaml()
             if "mfu_band" in declared[nb]:
                 params["mfu_band"] = "pilot"
     return params

@@ -75,7 +75,7 @@ from .efficiency_profile import (
     load_efficiency_profile,  # noqa: F401 (calibrate.load_efficiency_profile)
 )
 from .options import StepOptions
-from .parallel import ParallelPlan, make_plan
+from .parallel import PLAN_PARAMETER_FIELDS, ParallelPlan, make_plan
 
 #: FLOP conventions a framework may print its MFU on: ``full`` (the workbook's: full attention
 #: mask, no recomputation; Korthikanti et al. 2022 Eq. 7), ``causal`` (causal mask: NeMo,
@@ -972,6 +972,60 @@ def scenario_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     return c, x, plan
 
 
+def pilots_plan_at(p: dict, cal: Calibration) -> ParallelPlan:
+    """The plan the pilots' kernels were measured on, at the run's scale: the largest pilot's
+    TP, PP, CP, EP, micro-batch, virtual stages, schedule, ZeRO stage, recomputation and layer
+    placement fixed in the scenario ``p`` (its GPU count and global batch), data parallelism
+    derived (``step_scenario.scenario_plan``, which checks it fits in memory).
+
+    Raises
+    ------
+    ValueError
+        The pilots' plan cannot run the scenario (a divisibility or memory rule, named).
+    """
+    big = max(cal.pilots, key=lambda q: q.n_gpus)
+    fixed = {k: getattr(big.plan, f) for k, (f, _) in PLAN_PARAMETER_FIELDS.items()}
+    return step_scenario.scenario_plan({**p, **fixed, "dp": 0, "pp_split": big.plan.pp_split},
+                                       load_model(p["model"]))
+
+
+def pilot_plan_warning(p: dict, cal: Calibration, x: Extrapolation,
+                       plan: ParallelPlan) -> str | None:
+    """A warning, in words, when the run's ``plan`` runs none of the pilots' kernels
+    (``runs_pilot_kernels``: model, micro-batch × sequence per TP rank, recomputation, TP), so
+    that the pilots' compute correction is carried only in part (``x.transfer``,
+    ``transfer_weight``) and the bill's MFU rests on the uncalibrated model for that plan: it
+    names both plans, the share carried, the pilots' measured MFUs and the MFU the run would
+    have with the pilots' own plan (``pilots_plan_at``, ``extrapolate``), and says how to pin
+    it. None when the run runs a pilot's kernels.
+
+    The plan search is kept (a choice, not a measurement): the records' unstated micro-batch,
+    schedule and ZeRO stage are defaults (1, 1F1B, the scenario's), not facts about the pilots,
+    and a scenario that pins nothing asks for the fastest plan; the warning gives the figure a
+    reader needs to choose.
+    """
+    model, s = load_model(p["model"]), int(p["seq_len"])
+    if runs_pilot_kernels(cal.pilots, model, plan, s):
+        return None
+    big = max(cal.pilots, key=lambda q: q.n_gpus)
+    try:
+        theirs = pilots_plan_at(p, cal)
+        y = extrapolate(cal, model, theirs, s, options=step_scenario.scenario_step_options(p))
+        alt = (f"with the pilots' plan at {plan.n_gpus:,} GPUs ({theirs.describe()}) the MFU "
+               f"would be {y.mfu:.1%} (band {y.mfu_low:.1%}-{y.mfu_high:.1%})")
+    except ValueError as e:
+        alt = f"the pilots' plan cannot run the {plan.n_gpus:,}-GPU job ({e})"
+    measured = ", ".join(f"{m:.1%}" for m in cal.measured_mfu)
+    above = " above" if x.mfu > max(cal.measured_mfu) else ""
+    return (f"pilot: the run's plan ({plan.describe()}) runs none of the pilots' kernels "
+            f"(theirs: {big.plan.describe()}; the micro-batch, TP or recomputation differ), so "
+            f"{x.transfer:.0%} of the pilots' compute correction (x{cal.compute_factor:.3f}) "
+            f"is carried: the bill's MFU {x.mfu:.1%} (uncalibrated model {x.uncalibrated_mfu:.1%}"
+            f") is{above} what the pilots measured ({measured}); {alt}. Pin the plan the pilots "
+            "ran (micro_batch_size, pp_virtual_stages, pp_schedule, zero_stage, recompute) to "
+            "bill it, or give those keys in the pilot records if the pilots ran the run's plan")
+
+
 def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:
     """The ``pilot:`` record the one-number shorthand ``ledger_pilot_tokens_per_s_per_gpu``
     stands for, and the assumption in words.
@@ -1109,13 +1163,15 @@ class PilotStudy:
 
 def pilot_study(p: dict, plan: ParallelPlan | None = None,
                 price_usd_per_gpu_hour: float | None = None) -> PilotStudy:
-    """What a pilot says about the full run: the scenario's own pilot
-    (``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
+    """What a pilot says about the full run: the scenario's own pilots (its ``pilot:`` records,
+    calibrated and extrapolated by ``scenario_calibration``, as the bill uses them; else
+    ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
     an **illustrative** one: the scenario's plan at the GPU count of the published run
     ``illustrative_pilot_row`` picks, in whole model-parallel groups and at most an eighth of the
     run (``illustrative_pilot_gpus``), measuring that run's MFU on the workbook basis,
     ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
-    Calibrated and extrapolated by ``shorthand_calibration``; the main run's
+    The shorthand and the illustrative pilot are calibrated and extrapolated by
+    ``shorthand_calibration``; the main run's
 
         GPU-hours = train_tokens ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600
 
@@ -1131,8 +1187,14 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     model = load_model(p["model"])
     plan = step_scenario.scenario_plan(p, model) if plan is None else plan
     q = dict(p)
-    illustrative = q.get("ledger_pilot_tokens_per_s_per_gpu") is None
-    if illustrative:
+    records = q.get("pilot") or []
+    illustrative = not records and q.get("ledger_pilot_tokens_per_s_per_gpu") is None
+    if records:  # the scenario's pilot runs, as the bill calibrates on them
+        c, x, plan = scenario_calibration(q, plan=plan)
+        said, source = "", (f"the scenario's {len(c.pilots)} pilot run(s), " + "; ".join(
+            f"{r.n_gpus:,} GPUs at {r.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
+            for r in c.pilots))
+    elif illustrative:
         row = illustrative_pilot_row(p["accelerator"], p.get("dtype", "bf16"),
                                      float(model.n_params))
         pub = published_pilot(row)
@@ -1147,7 +1209,8 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     else:
         source = (f"the scenario's ledger_pilot_tokens_per_s_per_gpu "
                   f"{q['ledger_pilot_tokens_per_s_per_gpu']:,.0f}")
-    c, x, plan, said = shorthand_calibration(q, plan=plan)
+    if not records:
+        c, x, plan, said = shorthand_calibration(q, plan=plan)
     tokens_per_step = plan.global_batch_size * int(p["seq_len"])
     h = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens_per_step)
     price = math.nan if price_usd_per_gpu_hour is None else float(price_usd_per_gpu_hour)

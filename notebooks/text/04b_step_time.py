@@ -62,6 +62,7 @@ comm_dp_overlap: str = "auto"  # DP reduction and ZeRO gathers overlap compute: 
 comm_scaleout_bytes_per_s: float = None  # scale-out bytes/s per GPU per direction; None: the catalogue's
 comm_scaleout_latency_s: float = None  # scale-out ring-step latency, s; None: data/efficiency.csv
 efficiency_profile: str = None  # kernel fractions measured on your own GPU (llmcost calibrate --microbench --out FILE); None: the catalogue's
+pilot: list = []  # pilot runs as {n_gpus, tokens_per_s_per_gpu, tp?, pp?, ...}: section 6 calibrates on them, as the bill does (llmcost calibrate)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -668,8 +669,8 @@ if len(z3):
 # $h = h_k + \beta\,\lvert\log_2(s_\text{run} \div s_\text{pilot})\rvert$ (`calibrate.band_half_width`). A second pilot at
 # another GPU count (a small scaling test) also fits the scale-out network's factor.
 #
-# The pilot below is the scenario's (`ledger_pilot_tokens_per_s_per_gpu` at `ledger_pilot_n_gpus`)
-# when it gives one; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
+# The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
+# when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
 # closest published run in `data/validation_mfu.csv` (named in the output), on that run's GPU count
 # in whole model-parallel groups and never more than `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the
 # run's GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from
@@ -684,8 +685,10 @@ study = calibrate.pilot_study(p, plan, price)   # the scenario's pilot, or an il
 c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
 print(("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else "pilot: ")
       + study.source)
-print(f"pilot {study.pilot.plan.describe()} on {study.pilot.n_gpus:,} of {p['n_gpus']:,} GPUs: MFU "
-      f"{c.measured_mfu[0]:.1%} measured, {c.uncalibrated_mfu[0]:.1%} predicted; {c.describe()}")
+for i, q in enumerate(c.pilots):  # every pilot the calibration fits
+    print(f"pilot {q.plan.describe()} on {q.n_gpus:,} of {p['n_gpus']:,} GPUs: MFU "
+          f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
+          + (f"; {c.describe()}" if i == len(c.pilots) - 1 else ""))
 print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}; "
       + x.describe_band())
 print(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M),"

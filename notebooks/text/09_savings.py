@@ -26,7 +26,8 @@
 # Carlo draw on the same draws** (common random numbers), summarised as P10 / P50 / P90, never as
 # a difference of percentiles. A lever that changes what the hardware can do (precision, plan,
 # recomputation, accelerator) scales the scenario's MFU by the step-time model's ratio
-# (notebook 04b), so a measured MFU keeps its calibration.
+# (notebook 04b), so a measured MFU keeps its calibration; a pilot's calibration (`pilot:`) is
+# its own accelerator's, and another accelerator is priced at its predicted MFU, uncalibrated.
 
 # %% tags=["parameters"]
 model: str = 'llama-2-70b'  # catalogue model name (llmcost.list_models())
@@ -301,7 +302,9 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
 # 4-GPU tray). `bill_calibrated_usd` scales the scenario's own MFU by the predicted ratio instead,
 # $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{pred}(hw) /
-# \text{MFU}_\text{pred}(\text{own})$ (what the "move to" lever in section 1 uses).
+# \text{MFU}_\text{pred}(\text{own})$ (what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
+# a pilot measures its own accelerator, so another's is its predicted MFU, uncalibrated (`mfu_basis`
+# says which).
 #
 # A row is **ranked as a saving** (`rankable`) only if two checks pass. *Its price can be bought*:
 # `price_source` names each catalogue row behind the median, with its provider and date, and a
@@ -337,8 +340,9 @@ for _, r in sweep[sweep["scenario"]].iterrows():  # this bill's accelerator, on 
     print(wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, ${r['price_usd_per_gpu_hour']:.2f}"
                f"/GPU-h, the scenario's MFU: {llmcost.fmt_usd(r['bill_calibrated_usd'])}"))
 print(wrap("cheapest rankable (buyable price, MFU within a published run): " + (
-    f"{ok.iloc[0]['accelerator']} at {llmcost.fmt_usd(ok.iloc[0]['bill_calibrated_usd'])} (calibrated "
-    f"MFU {ok.iloc[0]['calibrated_mfu']:.1%}, {ok.iloc[0]['price_basis']})" if len(ok) else "none")))
+    f"{ok.iloc[0]['accelerator']} at {llmcost.fmt_usd(ok.iloc[0]['bill_calibrated_usd'])} (MFU "
+    f"{ok.iloc[0]['calibrated_mfu']:.1%}, {ok.iloc[0]['mfu_basis']}; {ok.iloc[0]['price_basis']})"
+    if len(ok) else "none")))
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -572,14 +576,11 @@ rows = [summary_row("bill_usd", "bill with waste", bill.total_usd, "USD", "llmco
 for i, r in enumerate(top.itertuples(), 1):
     rows.append(summary_row(f"lever_{i}_saving_usd", f"lever {i}: {r.lever}", r.saving_usd,
                             "USD", f"{r.share_of_bill:.1%} of the bill; risk: {r.risk}"))
-if len(ok):  # the cheapest hardware that passes both checks (section 4), at its calibrated MFU
-    same = cat[cat["scenario"]]["bill_calibrated_usd"]  # this run's hardware on the same basis
-    rows.append(summary_row("cheapest_accelerator_bill_usd", f"cheapest rankable hardware: "
-                            f"{ok.iloc[0]['accelerator']}", ok.iloc[0]["bill_calibrated_usd"],
-                            "USD", textwrap.shorten(f"at the {ok.iloc[0]['price_basis']} price"
-                            + (f"; {p['accelerator']} at that basis: {llmcost.fmt_usd(same.iloc[0])}"
-                               if len(same) else "") + "; " + ok.iloc[0]["price_source"], 160,
-                            placeholder=" … (every row: notebook 09, section 4)")))
+# the cheapest of this scenario's hardware at the bill's price and the rankable rows (section
+# 4), each at its calibrated MFU; the other side and every accelerator left out, in the note
+hw = levers.hardware_headline(sweep)
+rows.append(summary_row("cheapest_accelerator_bill_usd", hw["label"], hw["usd"], "USD",
+                        hw["note"]))
 publish_summary("09_savings", rows)
 
 # %% [markdown]
