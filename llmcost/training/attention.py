@@ -80,8 +80,11 @@ block's output, ``RING_MERGE_BYTES`` per output element) per step, forward and b
 PyTorch's ring attention as torchtitan runs it
 ----------------------------------------------
 torchtitan's context parallelism is PyTorch's ``context_parallel``
-(``torch.distributed.tensor.experimental._attention``, pytorch/pytorch@0123248a4:
-``_templated_ring_attention`` and ``_templated_ring_attention_backward``), entered with
+(``torch.distributed.tensor.experimental._attention``, read at pytorch/pytorch@0123248a4:
+``_templated_ring_attention`` and ``_templated_ring_attention_backward``; the torch that
+torchtitan's 2024-12 table ran is 1963fc8 of 2024-12-23, pytorch/torchtitan@31a17bfd
+``benchmarks/llama3_h100_202412_torchtitan.md``: 0123248a4 is a later revision, and the
+mechanisms below are assumed unchanged between the two, not checked), entered with
 ``set_rotate_method("allgather")`` (torchtitan's default ``context_parallel_rotate_method``,
 pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/utils.py``
 ``create_context_parallel_ctx``) and the SDPA backends FlashAttention and memory-efficient only
@@ -98,9 +101,14 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
   communication will be done"), so only step 0 hides it. After each step from the second on,
   the output and its log-sum-exp are merged in fp32 (``_SDPAMerger``: ``out - sigmoid(block_lse
   - lse) * (out - block_out)``): ``cp − 1`` merges at ``RING_MERGE_BYTES[0]`` per output
-  element (one fused pass: torchtitan compiles each block with ``fullgraph=True``; a run in
-  eager mode, such as NeMo AutoModel's ``enable_compile: False``, makes about four unfused
-  passes per merge: not priced).
+  element (one fused pass, as in the rows priced: their tables say "+ torch.compile", and
+  torchtitan then compiles each block with ``fullgraph=True``; compilation is opt-in, e.g.
+  ``--training.compile``, off in ``train_configs/llama3_8b.toml``). A run in eager mode, such
+  as NeMo AutoModel's ``enable_compile: False``, pays more that is not priced: about four
+  unfused passes per merge, the ``torch.cat`` of the flattened K and V every forward step (its
+  result unused after the first with the all-gather rotation), the ``torch.cat`` of dK and dV
+  every backward step (about 8 more bytes per K/V element) and the ``torch.cat`` that
+  ``_partial_update`` rebuilds whole tensors with.
 * **Backward.** The K/V are all-gathered again (hidden by step 0's kernel), and each step's dK,
   dV are added into fp32 buffers that travel the ring by an all-to-all permutation
   (``dkv_rotater`` with ``_RotateMethod.ALL_TO_ALL``): sent after step i's kernel, waited after

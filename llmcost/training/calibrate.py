@@ -328,8 +328,10 @@ def scaled_efficiency(eff: Efficiency, compute=1.0, scaleup=1.0, scaleout=1.0,
     Why ``compute ** a_j``: one pilot gives one equation, its step time, in three unknown rate
     corrections ``x_j`` (matmul, attention, memory-bound). To first order ``d ln T = −Σ_j
     (s_j ÷ T) d ln x_j`` (``s_j`` the class's seconds in the pilot's step), and the
-    minimum-norm solution of one linear equation (the Moore-Penrose pseudo-inverse: Penrose
-    1955, Proc. Cambridge Philos. Soc. 51(3) 406-413, Theorem 2; equivalently the posterior mean
+    minimum-norm solution of one linear equation (the Moore-Penrose pseudo-inverse A⁺b, the
+    minimum-norm best approximate solution: Penrose 1956, "On best approximate solutions of
+    linear matrix equations", Proc. Cambridge Philos. Soc. 52(1) 17-19; the inverse itself is
+    Penrose 1955, Proc. Cambridge Philos. Soc. 51(3) 406-413; equivalently the posterior mean
     under independent, equal priors on the classes' log-rate errors) gives each class a log
     correction in proportion to its seconds: ``ln x_j = (s_j ÷ s_main) ln x_main = a_j ln c``.
     A class the pilot barely ran (attention in a 512-token pilot: ``a`` about 0.08) keeps its

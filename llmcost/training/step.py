@@ -626,8 +626,9 @@ def cp_exposure(cp_fwd_s, cp_bwd_s, core_fwd_s, core_bwd_s, cp, overlap: bool):
 def torch_ring_exposure(ag_s, dkv_s, core_fwd_s, core_bwd_s, cp):
     """Exposed K/V exchange of PyTorch's ring attention with the all-gather rotation, one layer
     and micro-batch: (forward, backward) (``attention`` module docstring, "PyTorch's ring
-    attention as torchtitan runs it"; pytorch/pytorch@0123248a4
-    ``torch/distributed/tensor/experimental/_attention.py``).
+    attention as torchtitan runs it"; read at pytorch/pytorch@0123248a4
+    ``torch/distributed/tensor/experimental/_attention.py``, a later revision than the torch
+    1963fc8 the priced rows ran, as that docstring says).
 
     ``ag_s`` the all-gather of the rank's K and V (``comm.step_comm_arrays``' ``cp_fwd_s``),
     ``dkv_s`` one ring step's permutation of the fp32 dK, dV (``cp_dkv_s``), ``core_fwd_s`` /

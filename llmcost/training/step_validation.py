@@ -821,7 +821,9 @@ LATER_H100_QWEN3_RUNS = (
      "interval union 22.821 s)"),
     ("BF16, EP 16, HybridEP, EP overlap", "bf16", "merged_1f1b", 20.9920,
      "the same page: overlap_moe_expert_parallel_comm on, delay_wgrad_compute off, "
-     "independent validation, iterations 41-50: 20.9920 s (GPU-active union 21.221 s)"),
+     "independent validation, iterations 41-50: 20.9920 s (a separate matched Nsight "
+     "Systems comparison on the page: GPU-active union 22.821 s without overlap, 21.221 s "
+     "with)"),
 )
 
 
