@@ -73,7 +73,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
-from ..core.model import ModelSpec
+from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.parallel import choose_plan, make_plan
@@ -107,9 +107,11 @@ HF_GENERATE_S_PER_LAYER_STEP = 0.807e-3
 #: errors had been seen (a mechanism from the code, not fitted).
 HF_GENERATE_KV_COPIES = 2.0
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
-#: activation recomputation and micro-batch 1 (the RL frameworks' defaults: OpenRLHF and
-#: DeepSpeed-Chat ZeRO stages, NeMo RL's Megatron distributed optimizer with
-#: ``activation_checkpointing: true``).
+#: activation recomputation and micro-batch 1 (the RL frameworks' common settings: OpenRLHF
+#: and DeepSpeed-Chat ZeRO stages with gradient checkpointing, NeMo RL's Megatron distributed
+#: optimizer; NeMo RL's recipes set ``activation_checkpointing`` per model, true for its
+#: Llama-3.1-8B and DeepSeek-V3 recipes, false for Qwen3-30B-A3B: the validation rows give
+#: their own, ``row_recompute``).
 DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size=1,
                           recompute="full", pp_split="even")
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
@@ -1989,7 +1991,8 @@ def validation_setup(row) -> dict:
     global constants from DeepSpeed's own measurement, not fitted on these rows). NeMo RL's rows
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
-    been seen, not fitted). Sequence packing: ``row_pack_tokens``."""
+    been seen, not fitted). Sequence packing: ``row_pack_tokens``; activation recomputation as
+    each row's configuration sets it: ``row_recompute``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -2001,7 +2004,8 @@ def validation_setup(row) -> dict:
         mx = float(r["response_tokens_max"]) - p
     colocated = r["placement"] == "colocated"
     plan = dict(tp=int(r["train_tp"]), pp=int(r["train_pp"]), cp=int(r["train_cp"]),
-                ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]))
+                ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]),
+                recompute=row_recompute(r))
     if _opt_int(r.get("zero_stage")) is not None:
         plan["zero_stage"] = int(r["zero_stage"])
     n_layers = inf.serving_model(r["catalog_model"]).n_layers
@@ -2044,16 +2048,36 @@ def row_pack_tokens(r: dict) -> int | None:
     examples/configs/grpo_math_1B.yaml @ c751f811 and @ 5fb5889, grpo_math_1B_megatron.yaml @
     b1c86a8, and stated by the v0.3 blog, whose statement is taken for its Qwen3-30B-A3B row
     though grpo_math_qwen30ba3b_megatron.yaml @ b1c86a8 sets it false; ``pack_tokens``, ``optimizer_batch``; added after
-    the held-out errors had been seen, read from the code and configs, not fitted). Known and
-    left as it is: every row is priced with full activation recomputation (the default plan),
-    but the Qwen3-30B-A3B performance recipes (grpo-qwen3-30ba3b-*.yaml @ c751f811 and @
-    5fb5889) and the v0.3 configs run without it (``activation_checkpointing`` false; the
-    Llama-3.1-8B and DeepSeek-V3 recipes set it true); priced as run, the held-out rows'
-    mean error is 27.0 % instead of 23.3 % and the worst 2.33x instead of 1.90x (the step
-    model then prices these MoE updates faster than NeMo RL's v0.3 blog measures them)."""
+    the held-out errors had been seen, read from the code and configs, not fitted)."""
     if r["system"] != "NeMo RL":
         return None
     return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+
+
+def row_recompute(r: dict) -> str:
+    """The activation recomputation a validation row's trainer ran (its ``recompute`` column,
+    one of ``core.model.RECOMPUTE_MODES``), read from the row's own configuration and cited in
+    its ``recompute_source``: "full" where NeMo RL's recipe sets
+    ``policy.megatron_cfg.activation_checkpointing: true`` (its Megatron setup then sets
+    ``recompute_granularity = "full"``, ``recompute_method = "uniform"``,
+    ``recompute_num_layers = 1``: NVIDIA-NeMo/RL nemo_rl/models/policy/megatron_policy_worker.py
+    @ c751f811, nemo_rl/models/megatron/setup.py @ 5fb5889) and where DeepSpeed-Chat's and
+    OpenRLHF's scripts pass ``--actor_gradient_checkpointing`` / ``--gradient_checkpointing``
+    (Hugging Face ``gradient_checkpointing_enable``: every decoder layer recomputed); "none"
+    where the config leaves NeMo RL's base ``activation_checkpointing: false`` (the
+    Qwen3-30B-A3B and Qwen3-32B performance recipes, the v0.3.0 Megatron configs). Replaces
+    one global "full" for every row (the column was added after the held-out errors had been
+    seen; it is read from the configs, not chosen by its effect on them).
+
+    Raises
+    ------
+    ValueError
+        A blank or unknown setting (the row and the value named)."""
+    v = r.get("recompute")
+    if not isinstance(v, str) or v not in RECOMPUTE_MODES:
+        raise ValueError(f"row {r.get('id')!r}: recompute={v!r} must be one of "
+                         f"{RECOMPUTE_MODES} (data/rl_iterations.csv)")
+    return v
 
 
 def _role_gpus(r: dict) -> dict | None:
