@@ -115,8 +115,10 @@ HF_GENERATE_KV_COPIES = 2.0
 DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size=1,
                           recompute="full", pp_split="even")
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
-#: (``weight_sync_time``); "nemo-rl", NeMo RL's measured colocated refit (``nemo_rl_refit_time``).
-REFIT_MODELS = ("links", "nemo-rl")
+#: (``weight_sync_time``); "nemo-rl", NeMo RL v0.3's measured colocated refit (CUDA-IPC handles
+#: per parameter group, ``NEMO_RL_REFIT_S``); "nemo-rl-zmq", the streamed refit of NeMo RL
+#: v0.4.0 and later (``NEMO_RL_ZMQ_REFIT_S``); both by ``nemo_rl_refit_time``.
+REFIT_MODELS = ("links", "nemo-rl", "nemo-rl-zmq")
 #: The models whose passes can sit on their own GPUs (``RLOptions.role_gpus``): the actor (old
 #: log-probabilities and the policy update), the critic (values and its update), the reference
 #: model and the reward model.
@@ -138,6 +140,21 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
                         "nvidia-nemo.github.io/blog/2025/08/12/nemo-rl-refit-performance; "
                         "NVIDIA-NeMo/RL discussion #1189), Table 1: NeMo-RL v0.3, DeepSeek V3, "
                         "training EP64PP8, generation TP64: 12.2 + 33.5 + 1.5 = 47.2 s")
+#: NeMo RL's colocated refit of DeepSeek-V3 from v0.4.0 on: the policy workers stream their
+#: weights to vLLM in buckets over CUDA IPC with ZMQ handshakes, overlapping packing and
+#: transfer (``refit_policy_generation`` calls ``policy.stream_weights_via_ipc_zmq`` and
+#: ``policy_generation.update_weights_via_ipc_zmq``: NVIDIA-NeMo/RL nemo_rl/algorithms/grpo.py
+#: @ c751f811, v0.4.0, lines 801-804, and @ 5fb5889, v0.6.0, lines 1157-1160), which replaced
+#: the per-group handle passing the 47.2 s above measured (grpo.py @ b1c86a8, v0.3.0, line 428:
+#: ``policy.get_weights_ipc_handles``). Measured "~35 seconds" for the complete DeepSeek-V3
+#: refit by the change's author; the GPU count and parallel layouts of that run are not
+#: stated (taken as the performance recipes' and scaled by bytes like ``NEMO_RL_REFIT_S``).
+NEMO_RL_ZMQ_REFIT_S = 35.0
+NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refactoring with zmq "
+                            "and overlapping' (github.com/NVIDIA-NeMo/RL/pull/1267, cherry-picked "
+                            "into r0.4.0 as github.com/NVIDIA-NeMo/RL/pull/1409), review thread "
+                            "2025-10-18, its author: 'the complete DeepSeek-V3 refitting takes "
+                            "~35 seconds with over 175 distinct IPC transfers'")
 #: DeepSpeed's CPU-offloaded optimizer (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840:
 #: DeepSpeedCPUAdam on the host, the updated 16-bit parameters copied back to the GPU in chunks
 #: as the host computes them), parameters updated per second by one host's CPUs: Llama-2-7B's
@@ -166,10 +183,11 @@ GPUS_PER_HOST = 8
 PCIE_BYTES_PER_S_PER_DIR = {"A100": 32e9, "A800": 32e9, "H100": 64e9, "H800": 64e9,
                             "H200": 64e9, "GB200": 225e9}
 #: NeMo RL's Megatron policy worker moves model state between GPU and host memory every step
-#: (``nemo_rl_swap_bytes``); the bytes per element it moves: BF16 weights and gradient buffers
-#: (``grad_reduce_in_fp32: false`` in NeMo RL's base GRPO config, examples/configs/
-#: grpo_math_1B.yaml @ 06beed9) and the two FP32 Adam moments of the distributed optimizer
-#: (``move_optimizer`` moves ``optimizer.state``; the FP32 master weights are not counted).
+#: (``nemo_rl_swap_bytes``); the bytes per element it moves: BF16 weights (the gradient
+#: buffers, BF16 with ``grad_reduce_in_fp32: false`` in NeMo RL's base GRPO config,
+#: examples/configs/grpo_math_1B.yaml @ 06beed9, are released, not moved) and the two FP32 Adam
+#: moments of the distributed optimizer (``move_optimizer`` moves ``optimizer.state``; the
+#: FP32 master weights are not counted).
 NEMO_RL_SWAP_WEIGHT_BYTES, NEMO_RL_SWAP_ADAM_BYTES = 2.0, 8.0
 
 
@@ -687,25 +705,33 @@ def _nemo_rl_reference_bytes() -> float:
     return float(inf.weight_bytes(inf.serving_model(NEMO_RL_REFIT_POLICY), "bf16"))
 
 
-def nemo_rl_refit_time(policy) -> float:
+def nemo_rl_refit_time(policy, refit: str = "nemo-rl") -> float:
     """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
-    vLLM weight update) of ``policy``, scaled by weight bytes from its one published
-    measurement::
+    vLLM weight update) of ``policy``, scaled by weight bytes from the published measurement of
+    the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-zmq",
+    the streamed refit of v0.4.0 on)::
 
-        t = 47.2 s × W(policy) / W(DeepSeek-V3)        (W: BF16 weight bytes)
+        t = T × W(policy) / W(DeepSeek-V3)     (W: BF16 weight bytes)
+        T = 47.2 s (v0.3, ``NEMO_RL_REFIT_S``)  or  35 s (v0.4.0 on, ``NEMO_RL_ZMQ_REFIT_S``)
 
-    Source: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3). Assumptions, stated: every step
-    of the refit moves or registers the whole model (each policy worker gathers the full
+    Sources: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3), ``NEMO_RL_ZMQ_REFIT_SOURCE``
+    (the path of v0.4.0 and v0.6.0; taken for those versions' rows after their errors had
+    been seen: a measurement of the path their code runs, not fitted). Assumptions, stated:
+    every step of the refit moves or registers the whole model (each policy worker gathers the full
     parameters; the IPC buffers are packed in buckets of bytes), so the time scales with the
     bytes and does not shrink with more GPUs (this model's assumption: the blog does not say how
     the refit scales with the GPU count, and it reports a host cost growing linearly with the
     rollout TP size); the host costs the blog names (Ray calls per vLLM executor, metadata per
     parameter name) are folded into that one rate, so the rollout TP size, the parameter count
-    per tensor and later NeMo RL versions' speed-ups are not modelled. Colocated refit only (the blog's path); separate rollout GPUs refit by NCCL,
+    per tensor and NeMo RL's speed-ups other than the streamed refit are not modelled.
+    Colocated refit only (the measured paths); separate rollout GPUs refit by NCCL,
     priced by ``weight_sync_time``.
     """
     m = inf.serving_model(policy)
-    return NEMO_RL_REFIT_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
+    if refit not in ("nemo-rl", "nemo-rl-zmq"):
+        raise ValueError(f"refit={refit!r} must be 'nemo-rl' or 'nemo-rl-zmq'")
+    t = NEMO_RL_REFIT_S if refit == "nemo-rl" else NEMO_RL_ZMQ_REFIT_S
+    return t * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
 
 
 def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp: int = 1,
@@ -721,21 +747,26 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     ``use_reference_model`` copies the policy's state dict to the host, loads the reference's
     from the host and loads the policy's back (every step: grpo.py computes the reference
     log-probabilities unconditionally); colocated (``refit_policy_generation``),
-    ``offload_before_refit`` moves the gradient buffers and the optimizer state to the host,
-    ``offload_after_refit`` the weights, ``prepare_for_lp_inference`` and
-    ``prepare_for_training`` bring weights, gradients and optimizer state back, and vLLM's
-    ``sleep(level=1)`` after generation offloads its weights that ``wake_up`` reloads. With S
-    the policy's parameters per trainer GPU and N all its parameters::
+    ``offload_before_refit`` releases the gradient buffers and moves the optimizer state to the
+    host, ``offload_after_refit`` the weights, ``prepare_for_lp_inference`` and
+    ``prepare_for_training`` bring weights and optimizer state back, and vLLM's
+    ``sleep(level=1)`` after generation offloads its weights that ``wake_up`` reloads. The
+    gradient buffers cross no host link: Megatron-Core's ``_ParamAndGradBuffer.offload_to_cpu``
+    frees their storage (``grad_data.storage().resize_(0)``) and ``reload_from_cpu``
+    re-allocates and zeroes it, while the weights go to pinned host memory
+    (terrykong/Megatron-LM, the fork NeMo RL's Megatron-LM submodule tracks,
+    megatron/core/distributed/param_and_grad_buffer.py @ 17433c1e; read after the held-out
+    errors had been seen: the gradients' 2 · 2 B · S round trip counted before is dropped).
+    With S the policy's parameters per trainer GPU and N all its parameters::
 
         S = (N − N_e) / (tp · pp) + N_e / (ep · pp)      N_e: routed-expert parameters
         reference  = 3 · 2 B · S                         (out, reference in, policy back)
-        gradients  = 2 · 2 B · S                         (BF16 buffers out and back)
-        colocation = 2 · 2 B · S  +  gradients  +  2 · 8 B · N / n_train_gpus
+        colocation = 2 · 2 B · S  +  2 · 8 B · N / n_train_gpus
                      + 2 · 2 B · N / rollout_tp          (weights; Adam moments; vLLM weights)
 
-    Separate rollout GPUs: ``prepare_for_lp_inference`` still moves the gradient buffers out and
-    ``prepare_for_training`` back (06beed9, v0.6.0): reference = 3 · 2 B · S + gradients,
-    colocation = 0. Not priced: at v0.3.0 and v0.4.0 (c751f811, and the r0.4.0 branch that ran
+    Separate rollout GPUs: reference = 3 · 2 B · S, colocation = 0
+    (``prepare_for_lp_inference`` still releases the gradient buffers, 06beed9, v0.6.0: no
+    host bytes). Not priced: at v0.3.0 and v0.4.0 (c751f811, and the r0.4.0 branch that ran
     the v0.4 tables) ``prepare_for_lp_inference`` calls ``offload_before_refit`` on separate GPUs
     too, so those versions also move the Adam moments out and back, 2 · 8 B · N / n_train_gpus
     more per GPU (0.25-0.65 s on the v0.4 one-step-off-policy rows, under 1 % of their steps).
@@ -758,11 +789,10 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
     shard = (n - n_e) / (kw["tp"] * kw["pp"]) + n_e / (kw["ep"] * kw["pp"])
     w = NEMO_RL_SWAP_WEIGHT_BYTES
-    reference, grads = 3 * w * shard, 2 * w * shard
+    reference = 3 * w * shard
     if not colocated:
-        return {"reference": reference + grads, "colocation": 0.0}
-    colocation = 2 * w * shard + grads + 2 * NEMO_RL_SWAP_ADAM_BYTES * n / n_train \
-        + 2 * w * n / tp_gen
+        return {"reference": reference, "colocation": 0.0}
+    colocation = 2 * w * shard + 2 * NEMO_RL_SWAP_ADAM_BYTES * n / n_train + 2 * w * n / tp_gen
     return {"reference": reference, "colocation": colocation}
 
 
@@ -893,8 +923,9 @@ class RLOptions:
         Seconds to move new weights to the rollout engine; default: ``refit``'s model.
     refit : str
         How the weight sync is priced when ``weight_sync_s`` is not given (``REFIT_MODELS``):
-        "links" (``weight_sync_time``: bytes over links) or "nemo-rl" (NeMo RL's measured
-        colocated refit, ``nemo_rl_refit_time``; separate rollout GPUs fall back to "links").
+        "links" (``weight_sync_time``: bytes over links), "nemo-rl" or "nemo-rl-zmq" (NeMo RL's
+        measured colocated refit of v0.3 or of v0.4.0 on, ``nemo_rl_refit_time``; separate
+        rollout GPUs fall back to "links").
     train_mfu : float in (0, 1], optional
         MFU of the scoring and update passes (of the dense BF16 peak): an explicit override of
         the step-time model (None: ``llmcost.step_time`` with ``train_plan`` and ``stack``).
@@ -1380,8 +1411,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
         return o.weight_sync_s
     if o.algorithm == "dpo":
         return 0.0
-    if o.refit == "nemo-rl" and o.colocated:
-        return nemo_rl_refit_time(m) + host_swap_times(m, acc, o)["colocation"]
+    if o.refit != "links" and o.colocated:
+        return nemo_rl_refit_time(m, o.refit) + host_swap_times(m, acc, o)["colocation"]
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
@@ -1451,8 +1482,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
                whole model W (every tensor whole) reaches every rollout GPU by an NCCL broadcast
                over one NIC per GPU (pipelined: each link carries it once), at the achievable fractions of
-               ``data/efficiency.csv``; ``refit`` "nemo-rl", colocated: NeMo RL's measured
-               refit, 47.2 s × W(policy) / W(DeepSeek-V3) (``nemo_rl_refit_time``)
+               ``data/efficiency.csv``; ``refit`` "nemo-rl" / "nemo-rl-zmq", colocated: NeMo RL's
+               measured refit, 47.2 s / 35 s × W(policy) / W(DSV3) (``nemo_rl_refit_time``)
         tail = generation − the same with every response at the mean length (0 with partial
                rollouts); wall (``wall_and_parts``) = generation + experience + update + sync
                (synchronous) or max(generation, experience + update) + sync (asynchronous)
@@ -1978,9 +2009,10 @@ def validation_setup(row) -> dict:
     ``gpu_memory_utilization``, 0.6 in NeMo RL's base GRPO config for colocated runs, 0.8 in its
     asynchronous recipes; the rest is ``rollout_reserve_fraction``; blank: vLLM's default 0.9)
     and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``).
-    NeMo RL's colocated rows refit with NeMo RL's measured refit (``refit`` "nemo-rl",
-    ``nemo_rl_refit_time``: a sourced measurement of the refit alone, not fitted on these rows;
-    added, too, after the held-out errors had been seen). OpenRLHF's Ray rows put each model on
+    NeMo RL's colocated rows refit with NeMo RL's measured refit of the version they ran
+    (``row_refit``, ``nemo_rl_refit_time``: sourced measurements of the refit alone, not fitted
+    on these rows; added, too, after the held-out errors had been seen). OpenRLHF's Ray rows
+    put each model on
     its own GPUs (``role_gpus`` from the table's GPU ratio, e.g. 1:1:2:2:2 = reference 1,
     reward 1, actor 2, critic 2 beside 2 vLLM GPUs; added after the held-out errors had been
     seen, read from the table and ``trainer/ray/ppo_actor.py``). DeepSpeed-Chat's and OpenRLHF's
@@ -2029,7 +2061,7 @@ def validation_setup(row) -> dict:
                     r.get("gen_memory_utilization")) is None
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
-                refit="nemo-rl" if r["system"] == "NeMo RL" and colocated else "links",
+                refit=row_refit(r),
                 role_gpus=_role_gpus(r),
                 optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
                 train_global_batch=_opt_int(r.get("train_global_batch")),
@@ -2078,6 +2110,17 @@ def row_recompute(r: dict) -> str:
         raise ValueError(f"row {r.get('id')!r}: recompute={v!r} must be one of "
                          f"{RECOMPUTE_MODES} (data/rl_iterations.csv)")
     return v
+
+
+def row_refit(r: dict) -> str:
+    """``refit`` of a validation row: "links" unless NeMo RL colocated; NeMo RL's colocated rows
+    refit by the path of the version they ran, "nemo-rl" (v0.3.0's per-group CUDA-IPC handles,
+    the rows whose ``source_ref`` is at b1c86a8) or "nemo-rl-zmq" (the streamed refit of the
+    v0.4 and v0.6 rows, ``NEMO_RL_ZMQ_REFIT_S``; the version read from the code after the
+    held-out errors had been seen, not chosen by its effect)."""
+    if r["system"] != "NeMo RL" or r["placement"] != "colocated":
+        return "links"
+    return "nemo-rl" if "b1c86a8" in str(r["source_ref"]) else "nemo-rl-zmq"
 
 
 def _role_gpus(r: dict) -> dict | None:
