@@ -167,6 +167,9 @@ def test_model_beats_before_on_heldout_rows():
     # v0.4 and v0.6 rows stream the weights, measured ~35 s for DeepSeek-V3 instead of v0.3's
     # 47.2 s: rl.row_refit) and its gradient buffers released rather than copied to the host
     # (both read from the code after these rows had been seen): 26.5% -> 28.8%, worst 2.33x.
+    # Then the offload inside NeMo RL's colocated refit at its measured ~20 s for DeepSeek-V3
+    # (rl.nemo_rl_offload_time, taken after these rows had been seen): 28.8% -> 25.4%; v1
+    # 24.9% -> 22.1%, v3 23.5% -> 23.2%.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -174,12 +177,12 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.288, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.254, abs=0.02)
     assert after["worst_factor"] == pytest.approx(2.33, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.249, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.221, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
-    assert v3["mean_abs_error"] == pytest.approx(0.235, abs=0.02)
+    assert v3["mean_abs_error"] == pytest.approx(0.232, abs=0.02)
 
 
 def test_cpu_offloaded_optimizer_by_hand():
@@ -581,6 +584,33 @@ def test_nemo_rl_host_swaps_by_hand():
     assert b == {"reference": pytest.approx(6 * s), "colocation": 0.0}
     # GB200's host link: NVLink-C2C 900 GB/s bidirectional shared by two GPUs
     assert rl.pcie_bytes_per_s(llmcost.load_accelerator("GB200-NVL72")) == 225e9
+
+
+def test_nemo_rl_colocated_offload_by_hand():
+    # NVIDIA-NeMo/RL pull 638 (2025-07-10): DeepSeek-V3's 55 s refit held "~20s" of offload
+    # (offload_before_refit: Adam moments out; vLLM's weights woken; offload_after_refit:
+    # weights out; grpo.py @ b1c86a8 l. 411-462 inside the prepare_for_generation timer).
+    # Scaled by weight bytes as the refit: 20 s for DeepSeek-V3, 20 × 30.53 / 671 = 0.91 s for
+    # Qwen3-30B-A3B (its checkpoint's 30,532,122,624 parameters; catalogue counts within 2 %).
+    assert rl.nemo_rl_offload_time("deepseek-v3") == pytest.approx(20.0, rel=1e-9)
+    assert rl.nemo_rl_offload_time("qwen3-30b-a3b") == pytest.approx(20 * 30.532 / 671,
+                                                                      rel=0.02)
+    # The colocated sync of a NeMo RL row = refit + that offload + the other direction of the
+    # colocated round trips at the host link (half of the colocation swaps): NeMo RL v0.6,
+    # DeepSeek-V3 on 256 H100s (PP 16, EP 16, vLLM TP 32): refit 35 s (streamed), offload 20 s;
+    # S = (N − N_e)/16 + N_e/256, colocation bytes 2·2·S + 2·8·N/256 + 2·2·N/32 over 64 GB/s.
+    row = _row("nemo-rl-v0.6-deepseek-v3-on-256")
+    it = rl.validation_iteration(row)
+    m = llmcost.load_model("deepseek-v3")
+    n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
+    shard = (n - n_e) / 16 + n_e / 256
+    half = (2 * 2 * shard + 2 * 8 * n / 256 + 2 * 2 * n / 32) / 2 / 64e9
+    assert it.parts_gpu_s["weight_sync"] / it.n_gpus == pytest.approx(35 + 20 + half,
+                                                                      rel=1e-6)
+    assert 0.5 < half < 1.5
+    # without host swaps, neither the offload nor the swaps
+    off = rl.validation_iteration(row, host_swaps=False)
+    assert off.parts_gpu_s["weight_sync"] / off.n_gpus == pytest.approx(35.0, rel=1e-9)
 
 
 def test_nemo_rl_host_swaps_refuse_bad_input():

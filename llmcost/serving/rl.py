@@ -155,6 +155,22 @@ NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refac
                             "into r0.4.0 as github.com/NVIDIA-NeMo/RL/pull/1409), review thread "
                             "2025-10-18, its author: 'the complete DeepSeek-V3 refitting takes "
                             "~35 seconds with over 175 distinct IPC transfers'")
+#: The offload around NeMo RL's colocated refit of DeepSeek-V3, measured: "The ~20s overhead is
+#: due to offload" of a 55 s refit (mcore with sequence packing, DeepSeek-V3 with vLLM TP 64;
+#: the training layout and GPU count not stated). At v0.3.0 the refit's timer
+#: (``prepare_for_generation``, grpo.py @ b1c86a8 l. 542) holds ``offload_before_refit`` (the
+#: Adam moments to host memory by ``v.to("cpu")``, pageable, one tensor at a time; the gradient
+#: buffers released; ``gc.collect``, ``empty_cache``), vLLM's ``wake_up`` of its weights,
+#: the transfer, ``offload_after_refit`` (the weights to pinned host memory) and the KV cache's
+#: ``wake_up``; the offload code is the same at v0.4.0 (megatron_policy_worker.py @ c751f811,
+#: ``optimizer_cpu_offload: false`` in grpo_math_1B.yaml) and v0.6.0. Taken for the colocated
+#: rows after their errors had been seen (their shortfall of a roughly constant 30-40 s on
+#: DeepSeek-V3 pointed at it); a measurement, not fitted.
+NEMO_RL_OFFLOAD_S = 20.0
+NEMO_RL_OFFLOAD_SOURCE = ("NVIDIA-NeMo/RL pull request 638 'feat: optimize refit by preparing refit "
+                          "info ahead of time' (github.com/NVIDIA-NeMo/RL/pull/638, 2025-07-10), "
+                          "time cost 'In mcore w/ packing (dsv3 w/ 64 tp) ... Speedup from 105s "
+                          "to 55s ... The ~20s overhead is due to offload'")
 #: DeepSpeed's CPU-offloaded optimizer (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840:
 #: DeepSpeedCPUAdam on the host, the updated 16-bit parameters copied back to the GPU in chunks
 #: as the host computes them), parameters updated per second by one host's CPUs: Llama-2-7B's
@@ -732,6 +748,23 @@ def nemo_rl_refit_time(policy, refit: str = "nemo-rl") -> float:
         raise ValueError(f"refit={refit!r} must be 'nemo-rl' or 'nemo-rl-zmq'")
     t = NEMO_RL_REFIT_S if refit == "nemo-rl" else NEMO_RL_ZMQ_REFIT_S
     return t * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
+
+
+def nemo_rl_offload_time(policy) -> float:
+    """Seconds of the offload NeMo RL's colocated refit runs each step (the Adam moments and the
+    weights out to host memory, vLLM's weights back in, the allocator's clean-up), scaled by
+    weight bytes from its one published measurement::
+
+        t = 20 s × W(policy) / W(DeepSeek-V3)        (W: BF16 weight bytes)
+
+    Source: ``NEMO_RL_OFFLOAD_SOURCE`` (what its timer holds: ``NEMO_RL_OFFLOAD_S``).
+    Assumptions, stated, as ``nemo_rl_refit_time``'s: the time scales with the model's bytes and
+    not with the GPU count or the host link (the measured run's layout is not published, so its
+    bytes per GPU and rate are not known); the same seconds on every accelerator (measured on
+    H100 hosts; GB200's host link is faster, and is not credited). It stands for one direction
+    of each colocated round trip of ``nemo_rl_swap_bytes`` (``sync_time``)."""
+    m = inf.serving_model(policy)
+    return NEMO_RL_OFFLOAD_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
 
 
 def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp: int = 1,
@@ -1402,8 +1435,16 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
-    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path, plus
-    the colocated host swaps around it, ``host_swap_times``), else
+    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-zmq" on colocated GPUs (the
+    measured path) plus the colocated host swaps around it: with ``o.host_swaps``, the measured
+    offload inside the refit (``nemo_rl_offload_time``: Adam moments and weights out, vLLM's
+    weights in) and, at the host link, the other direction of those round trips (half of
+    ``host_swap_times``' "colocation": vLLM's weights out at its sleep, the weights and Adam
+    moments in before the passes; equal bytes each way)::
+
+        sync = refit + offload_measured + colocation_swaps / 2
+
+    else
     ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
     refit no public source times: its bytes, the whole model per rollout GPU, are read from
     NeMo RL's code)."""
@@ -1412,7 +1453,9 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     if o.algorithm == "dpo":
         return 0.0
     if o.refit != "links" and o.colocated:
-        return nemo_rl_refit_time(m, o.refit) + host_swap_times(m, acc, o)["colocation"]
+        swaps = host_swap_times(m, acc, o)["colocation"]
+        offload = nemo_rl_offload_time(m) if o.host_swaps else 0.0
+        return nemo_rl_refit_time(m, o.refit) + offload + swaps / 2
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
