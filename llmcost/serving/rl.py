@@ -95,8 +95,9 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: *calibration* rows of ``data/rl_iterations.csv`` that generate with HF generate (OpenRLHF's
 #: benchmark, Llama-2-7B, three rows); the held-out rows judge it. Added on top of the engine
 #: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit)
-#: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 0.807e-3
+#: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms; and
+#: when the forward-only passes took the step's HFU, ``training_mfu``: 0.807 → 0.846 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 0.846e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -1242,19 +1243,32 @@ def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
 
 
 def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
-    """The MFU of every scoring and update pass and a note: ``o.train_mfu`` if given, else
-    ``train_step``'s (``llmcost.step_time``: one optimizer step of ``optimizer_batch`` — its
-    sequences, micro-batch and priced length, P + mean R tokens padded up to a multiple of tp
-    (2·cp·tp with CP > 1) as Megatron's sequence parallelism needs — with ``o.train_plan`` on
+    """(update MFU, forward MFU, note): the MFU of the update passes, ``o.train_mfu`` if given,
+    else ``train_step``'s (``llmcost.step_time``: one optimizer step of ``optimizer_batch`` —
+    its sequences, micro-batch and priced length, P + mean R tokens padded up to a multiple of
+    tp (2·cp·tp with CP > 1) as Megatron's sequence parallelism needs — with ``o.train_plan`` on
     the trainer GPUs), times the share of the priced tokens that are real (``optimizer_batch``'s
-    fill: the passes' FLOPs count real tokens only)."""
+    fill: the passes' FLOPs count real tokens only); and the MFU of the forward-only passes
+    (scoring, reference, critic values, old log-probabilities), the step's HFU times the same
+    fill::
+
+        forward MFU = HFU · fill = MFU · fill · F_rc / F       (F_rc / F = 1 without recompute)
+
+    F_rc / F: the FLOPs per token with the plan's recomputation over those without
+    (``step_time``'s HFU basis). A forward-only pass recomputes nothing (recomputation re-runs
+    a layer's forward in the backward, Korthikanti et al. 2022, arXiv:2205.05198 §5; NeMo RL's
+    log-probabilities run Megatron's ``forward_backward_func`` with ``forward_only=True``,
+    megatron_policy_worker.py ``get_logprobs`` @ c751f811; Hugging Face's checkpointed layers
+    under ``torch.no_grad`` run once), so it runs at the rate of hardware FLOPs the update
+    achieves. Added after the held-out errors had been seen (read from the code, not fitted).
+    ``o.train_mfu`` prices both."""
     if o.train_mfu is not None:
-        return o.train_mfu, ""
+        return o.train_mfu, o.train_mfu, ""
     seq = max(1, round(o.prompt_tokens + float(r.mean())))
     if isinstance(o.train_plan, str) and o.train_plan == "auto":
         bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan="auto",
                         stack=o.stack, efficiency=o.efficiency)
-        return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
+        return bd.mfu, bd.hfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
     # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
     # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
     # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
@@ -1268,7 +1282,7 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
                     efficiency=o.efficiency)
     note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 1 else ")"
-    return bd.mfu * fill, note
+    return bd.mfu * fill, bd.hfu * fill, note
 
 
 def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
@@ -1307,9 +1321,11 @@ def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
     return b, {**kw, "micro_batch_size": k}, priced, fill
 
 
-def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -> dict:
-    """Wall seconds of each scoring and update pass: t = FLOPs / (GPUs · dense BF16 peak · MFU);
-    scoring adds ``o.verifier_s``.
+def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float,
+               forward_mfu: float | None = None) -> dict:
+    """Wall seconds of each scoring and update pass: t = FLOPs / (GPUs · dense BF16 peak · MFU),
+    the forward-only passes (``EXPERIENCE_PASSES``) at ``forward_mfu`` (``training_mfu``; None:
+    ``mfu``); scoring adds ``o.verifier_s``.
 
     Without ``o.role_gpus`` every pass runs on all trainer GPUs, one after another. With it,
     each pass runs on its model's GPUs (``PASS_ROLE``; a role not given has all trainer GPUs)
@@ -1319,14 +1335,17 @@ def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -
     def gpus(role):
         return (o.role_gpus or {}).get(role, o.training_gpus)
 
-    def secs(f, role):
-        return f / (gpus(role) * peak_flops_per_s * mfu)
+    fwd = mfu if forward_mfu is None else forward_mfu
+
+    def secs(f, role, rate=mfu):
+        return f / (gpus(role) * peak_flops_per_s * rate)
 
     if o.role_gpus is None:
-        t = {k: secs(v, "actor") for k, v in flops.items() if k != "generation"}
+        t = {k: secs(v, "actor", fwd if k in EXPERIENCE_PASSES else mfu)
+             for k, v in flops.items() if k != "generation"}
         t["scoring"] += o.verifier_s
         return t
-    t = {k: secs(flops[k], r) for k, r in PASS_ROLE.items()}
+    t = {k: secs(flops[k], r, fwd) for k, r in PASS_ROLE.items()}
     critic_update = 3.0 * o.ppo_epochs * flops["critic"]
     t["policy_update"] = secs(flops["policy_update"] - critic_update, "actor")
     t["critic_update"] = secs(critic_update, "critic")
@@ -1560,9 +1579,9 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     r = sample_lengths(o)
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
-    mfu, step_note = training_mfu(m, acc, o, r)
+    mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
     off = offload_times(m, acc, o)
-    t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16")), off, o)
+    t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
@@ -2289,7 +2308,7 @@ def validation_generation_bound() -> pd.DataFrame:
         holds = r["phases_measured"] == "experience|update"
         fwd = it.experience_wall_s if holds else 0.0
         mfu = training_mfu(inf.serving_model(pol), inf.serving_accelerator(acc),
-                           RLOptions.build(**kw), sample_lengths(RLOptions.build(**kw)))[0]
+                           RLOptions.build(**kw), sample_lengths(RLOptions.build(**kw)))[1]
         fwd_peak = fwd * mfu
         rows.append({"id": r["id"], "engine": r["engine"], "phases_measured": r["phases_measured"],
                      "measured_gen_s": r["measured_generation_s"],
