@@ -117,9 +117,11 @@ DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size
                           recompute="full", pp_split="even")
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
 #: (``weight_sync_time``); "nemo-rl", NeMo RL v0.3's measured colocated refit (CUDA-IPC handles
-#: per parameter group, ``NEMO_RL_REFIT_S``); "nemo-rl-zmq", the streamed refit of NeMo RL
-#: v0.4.0 and later (``NEMO_RL_ZMQ_REFIT_S``); both by ``nemo_rl_refit_time``.
-REFIT_MODELS = ("links", "nemo-rl", "nemo-rl-zmq")
+#: per parameter group, ``NEMO_RL_REFIT_S``; separate rollout GPUs by links); "nemo-rl-v0.4",
+#: the refits of NeMo RL v0.4.0 and later, measured: colocated streamed
+#: (``NEMO_RL_ZMQ_REFIT_S``), separate GPUs by overlapped NCCL broadcast
+#: (``NEMO_RL_NCCL_REFIT_S``); both by ``nemo_rl_refit_time``.
+REFIT_MODELS = ("links", "nemo-rl", "nemo-rl-v0.4")
 #: The models whose passes can sit on their own GPUs (``RLOptions.role_gpus``): the actor (old
 #: log-probabilities and the policy update), the critic (values and its update), the reference
 #: model and the reward model.
@@ -151,6 +153,19 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
 #: refit by the change's author; the GPU count and parallel layouts of that run are not
 #: stated (taken as the performance recipes' and scaled by bytes like ``NEMO_RL_REFIT_S``).
 NEMO_RL_ZMQ_REFIT_S = 35.0
+#: NeMo RL's refit of DeepSeek-V3 to separate rollout GPUs (NCCL broadcast) from v0.4.0 on,
+#: with parameter iteration overlapped with packing and broadcast in ``NRL_REFIT_NUM_BUFFERS``
+#: buffers (nemo_rl/utils/packed_tensor.py @ c751f811 l. 36 and @ 5fb5889; absent at b1c86a8):
+#: measured 34 s -> 14 s by the change ("DSV3: 34 s --> 14 s (2.4x)"; Qwen3-235B 13 s -> 5.5 s);
+#: the GPU count and layouts not stated (scaled by bytes as ``NEMO_RL_REFIT_S``). Taken for
+#: the v0.4 and v0.6 asynchronous rows after their errors had been seen (it replaces their
+#: bytes-over-links estimate, 28 s for DeepSeek-V3); a measurement of the path their code
+#: runs, not fitted.
+NEMO_RL_NCCL_REFIT_S = 14.0
+NEMO_RL_NCCL_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1379 'feat: Overlap param iteration and "
+                             "broadcast in non-colocated refit' (github.com/NVIDIA-NeMo/RL/pull/"
+                             "1379, 2025-10-16; cherry-picked into r0.4.0 as github.com/NVIDIA-"
+                             "NeMo/RL/pull/1418), Performance: 'DSV3: 34 s --> 14 s (2.4x)'")
 NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refactoring with zmq "
                             "and overlapping' (github.com/NVIDIA-NeMo/RL/pull/1267, cherry-picked "
                             "into r0.4.0 as github.com/NVIDIA-NeMo/RL/pull/1409), review thread "
@@ -722,14 +737,16 @@ def _nemo_rl_reference_bytes() -> float:
     return float(inf.weight_bytes(inf.serving_model(NEMO_RL_REFIT_POLICY), "bf16"))
 
 
-def nemo_rl_refit_time(policy, refit: str = "nemo-rl") -> float:
+def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -> float:
     """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
     vLLM weight update) of ``policy``, scaled by weight bytes from the published measurement of
-    the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-zmq",
+    the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-v0.4",
     the streamed refit of v0.4.0 on)::
 
         t = T × W(policy) / W(DeepSeek-V3)     (W: BF16 weight bytes)
         T = 47.2 s (v0.3, ``NEMO_RL_REFIT_S``)  or  35 s (v0.4.0 on, ``NEMO_RL_ZMQ_REFIT_S``)
+        separate rollout GPUs (``colocated=False``, v0.4.0 on only): T = 14 s
+        (``NEMO_RL_NCCL_REFIT_S``, ``NEMO_RL_NCCL_REFIT_SOURCE``)
 
     Sources: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3), ``NEMO_RL_ZMQ_REFIT_SOURCE``
     (the path of v0.4.0 and v0.6.0; taken for those versions' rows after their errors had
@@ -745,9 +762,13 @@ def nemo_rl_refit_time(policy, refit: str = "nemo-rl") -> float:
     priced by ``weight_sync_time``.
     """
     m = inf.serving_model(policy)
-    if refit not in ("nemo-rl", "nemo-rl-zmq"):
-        raise ValueError(f"refit={refit!r} must be 'nemo-rl' or 'nemo-rl-zmq'")
+    if refit not in ("nemo-rl", "nemo-rl-v0.4"):
+        raise ValueError(f"refit={refit!r} must be 'nemo-rl' or 'nemo-rl-v0.4'")
+    if not isinstance(colocated, bool) or (not colocated and refit == "nemo-rl"):
+        raise ValueError(f"colocated={colocated!r} must be True, or False with refit "
+                         "'nemo-rl-v0.4' (no separate-GPU refit of v0.3 is measured)")
     t = NEMO_RL_REFIT_S if refit == "nemo-rl" else NEMO_RL_ZMQ_REFIT_S
+    t = t if colocated else NEMO_RL_NCCL_REFIT_S
     return t * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
 
 
@@ -957,9 +978,9 @@ class RLOptions:
         Seconds to move new weights to the rollout engine; default: ``refit``'s model.
     refit : str
         How the weight sync is priced when ``weight_sync_s`` is not given (``REFIT_MODELS``):
-        "links" (``weight_sync_time``: bytes over links), "nemo-rl" or "nemo-rl-zmq" (NeMo RL's
-        measured colocated refit of v0.3 or of v0.4.0 on, ``nemo_rl_refit_time``; separate
-        rollout GPUs fall back to "links").
+        "links" (``weight_sync_time``: bytes over links), "nemo-rl" or "nemo-rl-v0.4" (NeMo RL's
+        measured refit of v0.3 or of v0.4.0 on, ``nemo_rl_refit_time``; on separate rollout
+        GPUs v0.3's falls back to "links", v0.4's is its measured NCCL refit).
     train_mfu : float in (0, 1], optional
         MFU of the scoring and update passes (of the dense BF16 peak): an explicit override of
         the step-time model (None: ``llmcost.step_time`` with ``train_plan`` and ``stack``).
@@ -1454,7 +1475,7 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
-    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-zmq" on colocated GPUs (the
+    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-v0.4" on colocated GPUs (the
     measured path) plus the colocated host swaps around it: with ``o.host_swaps``, the measured
     offload inside the refit (``nemo_rl_offload_time``: Adam moments and weights out, vLLM's
     weights in) and, at the host link, the other direction of those round trips (half of
@@ -1463,10 +1484,9 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
 
         sync = refit + offload_measured + colocation_swaps / 2
 
-    else
-    ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
-    refit no public source times: its bytes, the whole model per rollout GPU, are read from
-    NeMo RL's code)."""
+    else, for "nemo-rl-v0.4" on separate rollout GPUs, the measured NCCL refit
+    (``nemo_rl_refit_time`` with ``colocated=False``), else ``weight_sync_time`` (bytes over
+    links; also v0.3's separate rollout GPUs, whose refit no public source times)."""
     if o.weight_sync_s is not None:
         return o.weight_sync_s
     if o.algorithm == "dpo":
@@ -1475,6 +1495,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
         swaps = host_swap_times(m, acc, o)["colocation"]
         offload = nemo_rl_offload_time(m) if o.host_swaps else 0.0
         return nemo_rl_refit_time(m, o.refit) + offload + swaps / 2
+    if o.refit == "nemo-rl-v0.4":
+        return nemo_rl_refit_time(m, o.refit, colocated=False)
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
@@ -1544,7 +1566,7 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
                whole model W (every tensor whole) reaches every rollout GPU by an NCCL broadcast
                over one NIC per GPU (pipelined: each link carries it once), at the achievable fractions of
-               ``data/efficiency.csv``; ``refit`` "nemo-rl" / "nemo-rl-zmq", colocated: NeMo RL's
+               ``data/efficiency.csv``; ``refit`` "nemo-rl" / "nemo-rl-v0.4", colocated: NeMo RL's
                measured refit, 47.2 s / 35 s × W(policy) / W(DSV3) (``nemo_rl_refit_time``)
         tail = generation − the same with every response at the mean length (0 with partial
                rollouts); wall (``wall_and_parts``) = generation + experience + update + sync
@@ -2175,14 +2197,15 @@ def row_recompute(r: dict) -> str:
 
 
 def row_refit(r: dict) -> str:
-    """``refit`` of a validation row: "links" unless NeMo RL colocated; NeMo RL's colocated rows
-    refit by the path of the version they ran, "nemo-rl" (v0.3.0's per-group CUDA-IPC handles,
-    the rows whose ``source_ref`` is at b1c86a8) or "nemo-rl-zmq" (the streamed refit of the
-    v0.4 and v0.6 rows, ``NEMO_RL_ZMQ_REFIT_S``; the version read from the code after the
-    held-out errors had been seen, not chosen by its effect)."""
-    if r["system"] != "NeMo RL" or r["placement"] != "colocated":
+    """``refit`` of a validation row: "links" for the other systems; NeMo RL's rows refit by the
+    path of the version they ran, "nemo-rl" (v0.3.0's per-group CUDA-IPC handles, the rows whose
+    ``source_ref`` is at b1c86a8, all colocated) or "nemo-rl-v0.4" (the v0.4 and v0.6 rows:
+    colocated, the streamed refit, ``NEMO_RL_ZMQ_REFIT_S``; separate rollout GPUs, the
+    overlapped NCCL broadcast, ``NEMO_RL_NCCL_REFIT_S``; the version read from the code after
+    the held-out errors had been seen, not chosen by its effect)."""
+    if r["system"] != "NeMo RL":
         return "links"
-    return "nemo-rl" if "b1c86a8" in str(r["source_ref"]) else "nemo-rl-zmq"
+    return "nemo-rl" if "b1c86a8" in str(r["source_ref"]) else "nemo-rl-v0.4"
 
 
 def _role_gpus(r: dict) -> dict | None:
