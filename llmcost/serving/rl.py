@@ -181,7 +181,10 @@ NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refac
 #: ``wake_up``; the offload code is the same at v0.4.0 (megatron_policy_worker.py @ c751f811,
 #: ``optimizer_cpu_offload: false`` in grpo_math_1B.yaml) and v0.6.0. Taken for the colocated
 #: rows after their errors had been seen (their shortfall of a roughly constant 30-40 s on
-#: DeepSeek-V3 pointed at it); a measurement, not fitted.
+#: DeepSeek-V3 pointed at it); a measurement, not fitted. Assumed outside the ~35 s of
+#: ``NEMO_RL_ZMQ_REFIT_S`` (its author counts the IPC transfers; v0.4.0 times the transfer
+#: apart, ``prepare_for_generation/transfer_and_update_weights``, grpo.py @ c751f811 l. 782):
+#: if that figure held the offload, the two overlap by up to 20 s.
 NEMO_RL_OFFLOAD_S = 20.0
 NEMO_RL_OFFLOAD_SOURCE = ("NVIDIA-NeMo/RL pull request 638 'feat: optimize refit by preparing refit "
                           "info ahead of time' (github.com/NVIDIA-NeMo/RL/pull/638, 2025-07-10), "
