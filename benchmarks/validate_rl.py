@@ -108,6 +108,12 @@ def main():
           "model without NeMo RL's per-step host swaps (rl.nemo_rl_swap_bytes) ===")
     print(f"  refit {rl.NEMO_RL_REFIT_S:.1f} s for {rl.NEMO_RL_REFIT_POLICY}, scaled by weight "
           f"bytes: {rl.NEMO_RL_REFIT_SOURCE}")
+    print(f"  v0.4 and v0.6 rows (streamed refit): {rl.NEMO_RL_ZMQ_REFIT_S:.0f} s for "
+          f"{rl.NEMO_RL_REFIT_POLICY}, scaled by weight bytes: {rl.NEMO_RL_ZMQ_REFIT_SOURCE}")
+    print(f"  v0.4 and v0.6 rows, separate rollout GPUs: {rl.NEMO_RL_NCCL_REFIT_S:.0f} s for "
+          f"{rl.NEMO_RL_REFIT_POLICY}, scaled by weight bytes: {rl.NEMO_RL_NCCL_REFIT_SOURCE}")
+    print(f"  colocated rows' offload around the refit: {rl.NEMO_RL_OFFLOAD_S:.0f} s for "
+          f"{rl.NEMO_RL_REFIT_POLICY}, scaled by weight bytes: {rl.NEMO_RL_OFFLOAD_SOURCE}")
     v = rl.validation_variants({"links": dict(refit="links"), "measured refit": {}})
     v = v.join(rl.validation_variants({"without host swaps": dict(host_swaps=False)}))
     for name, ratio in v.items():

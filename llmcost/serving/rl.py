@@ -73,7 +73,7 @@ from ..core.catalog import (
 )
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
-from ..core.model import ModelSpec
+from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.parallel import choose_plan, make_plan
@@ -95,8 +95,9 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: *calibration* rows of ``data/rl_iterations.csv`` that generate with HF generate (OpenRLHF's
 #: benchmark, Llama-2-7B, three rows); the held-out rows judge it. Added on top of the engine
 #: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit)
-#: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 0.807e-3
+#: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms; and
+#: when the forward-only passes took the step's HFU, ``training_mfu``: 0.807 → 0.846 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 0.846e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
@@ -107,14 +108,20 @@ HF_GENERATE_S_PER_LAYER_STEP = 0.807e-3
 #: errors had been seen (a mechanism from the code, not fitted).
 HF_GENERATE_KV_COPIES = 2.0
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
-#: activation recomputation and micro-batch 1 (the RL frameworks' defaults: OpenRLHF and
-#: DeepSpeed-Chat ZeRO stages, NeMo RL's Megatron distributed optimizer with
-#: ``activation_checkpointing: true``).
+#: activation recomputation and micro-batch 1 (the RL frameworks' common settings: OpenRLHF
+#: and DeepSpeed-Chat ZeRO stages with gradient checkpointing, NeMo RL's Megatron distributed
+#: optimizer; NeMo RL's recipes set ``activation_checkpointing`` per model, true for its
+#: Llama-3.1-8B and DeepSeek-V3 recipes, false for Qwen3-30B-A3B: the validation rows give
+#: their own, ``row_recompute``).
 DEFAULT_TRAIN_PLAN = dict(tp=1, pp=1, cp=1, ep=1, zero_stage=1, micro_batch_size=1,
                           recompute="full", pp_split="even")
 #: How the weight sync is priced (``RLOptions.refit``): "links", by bytes and links
-#: (``weight_sync_time``); "nemo-rl", NeMo RL's measured colocated refit (``nemo_rl_refit_time``).
-REFIT_MODELS = ("links", "nemo-rl")
+#: (``weight_sync_time``); "nemo-rl", NeMo RL v0.3's measured colocated refit (CUDA-IPC handles
+#: per parameter group, ``NEMO_RL_REFIT_S``; separate rollout GPUs by links); "nemo-rl-v0.4",
+#: the refits of NeMo RL v0.4.0 and later, measured: colocated streamed
+#: (``NEMO_RL_ZMQ_REFIT_S``), separate GPUs by overlapped NCCL broadcast
+#: (``NEMO_RL_NCCL_REFIT_S``); both by ``nemo_rl_refit_time``.
+REFIT_MODELS = ("links", "nemo-rl", "nemo-rl-v0.4")
 #: The models whose passes can sit on their own GPUs (``RLOptions.role_gpus``): the actor (old
 #: log-probabilities and the policy update), the critic (values and its update), the reference
 #: model and the reward model.
@@ -136,6 +143,53 @@ NEMO_RL_REFIT_SOURCE = ("NVIDIA NeMo blog, 'NeMo-RL: Journey of Optimizing Weigh
                         "nvidia-nemo.github.io/blog/2025/08/12/nemo-rl-refit-performance; "
                         "NVIDIA-NeMo/RL discussion #1189), Table 1: NeMo-RL v0.3, DeepSeek V3, "
                         "training EP64PP8, generation TP64: 12.2 + 33.5 + 1.5 = 47.2 s")
+#: NeMo RL's colocated refit of DeepSeek-V3 from v0.4.0 on: the policy workers stream their
+#: weights to vLLM in buckets over CUDA IPC with ZMQ handshakes, overlapping packing and
+#: transfer (``refit_policy_generation`` calls ``policy.stream_weights_via_ipc_zmq`` and
+#: ``policy_generation.update_weights_via_ipc_zmq``: NVIDIA-NeMo/RL nemo_rl/algorithms/grpo.py
+#: @ c751f811, v0.4.0, lines 801-804, and @ 5fb5889, v0.6.0, lines 1157-1160), which replaced
+#: the per-group handle passing the 47.2 s above measured (grpo.py @ b1c86a8, v0.3.0, line 428:
+#: ``policy.get_weights_ipc_handles``). Measured "~35 seconds" for the complete DeepSeek-V3
+#: refit by the change's author; the GPU count and parallel layouts of that run are not
+#: stated (taken as the performance recipes' and scaled by bytes like ``NEMO_RL_REFIT_S``).
+NEMO_RL_ZMQ_REFIT_S = 35.0
+#: NeMo RL's refit of DeepSeek-V3 to separate rollout GPUs (NCCL broadcast) from v0.4.0 on,
+#: with parameter iteration overlapped with packing and broadcast in ``NRL_REFIT_NUM_BUFFERS``
+#: buffers (nemo_rl/utils/packed_tensor.py @ c751f811 l. 36 and @ 5fb5889; absent at b1c86a8):
+#: measured 34 s -> 14 s by the change ("DSV3: 34 s --> 14 s (2.4x)"; Qwen3-235B 13 s -> 5.5 s);
+#: the GPU count and layouts not stated (scaled by bytes as ``NEMO_RL_REFIT_S``). Taken for
+#: the v0.4 and v0.6 asynchronous rows after their errors had been seen (it replaces their
+#: bytes-over-links estimate, 28 s for DeepSeek-V3); a measurement of the path their code
+#: runs, not fitted.
+NEMO_RL_NCCL_REFIT_S = 14.0
+NEMO_RL_NCCL_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1379 'feat: Overlap param iteration and "
+                             "broadcast in non-colocated refit' (github.com/NVIDIA-NeMo/RL/pull/"
+                             "1379, 2025-10-16; cherry-picked into r0.4.0 as github.com/NVIDIA-"
+                             "NeMo/RL/pull/1418), Performance: 'DSV3: 34 s --> 14 s (2.4x)'")
+NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refactoring with zmq "
+                            "and overlapping' (github.com/NVIDIA-NeMo/RL/pull/1267, cherry-picked "
+                            "into r0.4.0 as github.com/NVIDIA-NeMo/RL/pull/1409), review thread "
+                            "2025-10-18, its author: 'the complete DeepSeek-V3 refitting takes "
+                            "~35 seconds with over 175 distinct IPC transfers'")
+#: The offload around NeMo RL's colocated refit of DeepSeek-V3, measured: "The ~20s overhead is
+#: due to offload" of a 55 s refit (mcore with sequence packing, DeepSeek-V3 with vLLM TP 64;
+#: the training layout and GPU count not stated). At v0.3.0 the refit's timer
+#: (``prepare_for_generation``, grpo.py @ b1c86a8 l. 542) holds ``offload_before_refit`` (the
+#: Adam moments to host memory by ``v.to("cpu")``, pageable, one tensor at a time; the gradient
+#: buffers released; ``gc.collect``, ``empty_cache``), vLLM's ``wake_up`` of its weights,
+#: the transfer, ``offload_after_refit`` (the weights to pinned host memory) and the KV cache's
+#: ``wake_up``; the offload code is the same at v0.4.0 (megatron_policy_worker.py @ c751f811,
+#: ``optimizer_cpu_offload: false`` in grpo_math_1B.yaml) and v0.6.0. Taken for the colocated
+#: rows after their errors had been seen (their shortfall of a roughly constant 30-40 s on
+#: DeepSeek-V3 pointed at it); a measurement, not fitted. Assumed outside the ~35 s of
+#: ``NEMO_RL_ZMQ_REFIT_S`` (its author counts the IPC transfers; v0.4.0 times the transfer
+#: apart, ``prepare_for_generation/transfer_and_update_weights``, grpo.py @ c751f811 l. 782):
+#: if that figure held the offload, the two overlap by up to 20 s.
+NEMO_RL_OFFLOAD_S = 20.0
+NEMO_RL_OFFLOAD_SOURCE = ("NVIDIA-NeMo/RL pull request 638 'feat: optimize refit by preparing refit "
+                          "info ahead of time' (github.com/NVIDIA-NeMo/RL/pull/638, 2025-07-10), "
+                          "time cost 'In mcore w/ packing (dsv3 w/ 64 tp) ... Speedup from 105s "
+                          "to 55s ... The ~20s overhead is due to offload'")
 #: DeepSpeed's CPU-offloaded optimizer (ZeRO-Offload, Ren et al. 2021, arXiv:2101.06840:
 #: DeepSpeedCPUAdam on the host, the updated 16-bit parameters copied back to the GPU in chunks
 #: as the host computes them), parameters updated per second by one host's CPUs: Llama-2-7B's
@@ -164,10 +218,11 @@ GPUS_PER_HOST = 8
 PCIE_BYTES_PER_S_PER_DIR = {"A100": 32e9, "A800": 32e9, "H100": 64e9, "H800": 64e9,
                             "H200": 64e9, "GB200": 225e9}
 #: NeMo RL's Megatron policy worker moves model state between GPU and host memory every step
-#: (``nemo_rl_swap_bytes``); the bytes per element it moves: BF16 weights and gradient buffers
-#: (``grad_reduce_in_fp32: false`` in NeMo RL's base GRPO config, examples/configs/
-#: grpo_math_1B.yaml @ 06beed9) and the two FP32 Adam moments of the distributed optimizer
-#: (``move_optimizer`` moves ``optimizer.state``; the FP32 master weights are not counted).
+#: (``nemo_rl_swap_bytes``); the bytes per element it moves: BF16 weights (the gradient
+#: buffers, BF16 with ``grad_reduce_in_fp32: false`` in NeMo RL's base GRPO config,
+#: examples/configs/grpo_math_1B.yaml @ 06beed9, are released, not moved) and the two FP32 Adam
+#: moments of the distributed optimizer (``move_optimizer`` moves ``optimizer.state``; the
+#: FP32 master weights are not counted).
 NEMO_RL_SWAP_WEIGHT_BYTES, NEMO_RL_SWAP_ADAM_BYTES = 2.0, 8.0
 
 
@@ -685,25 +740,56 @@ def _nemo_rl_reference_bytes() -> float:
     return float(inf.weight_bytes(inf.serving_model(NEMO_RL_REFIT_POLICY), "bf16"))
 
 
-def nemo_rl_refit_time(policy) -> float:
+def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -> float:
     """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
-    vLLM weight update) of ``policy``, scaled by weight bytes from its one published
-    measurement::
+    vLLM weight update) of ``policy``, scaled by weight bytes from the published measurement of
+    the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-v0.4",
+    the streamed refit of v0.4.0 on)::
 
-        t = 47.2 s × W(policy) / W(DeepSeek-V3)        (W: BF16 weight bytes)
+        t = T × W(policy) / W(DeepSeek-V3)     (W: BF16 weight bytes)
+        T = 47.2 s (v0.3, ``NEMO_RL_REFIT_S``)  or  35 s (v0.4.0 on, ``NEMO_RL_ZMQ_REFIT_S``)
+        separate rollout GPUs (``colocated=False``, v0.4.0 on only): T = 14 s
+        (``NEMO_RL_NCCL_REFIT_S``, ``NEMO_RL_NCCL_REFIT_SOURCE``)
 
-    Source: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3). Assumptions, stated: every step
-    of the refit moves or registers the whole model (each policy worker gathers the full
+    Sources: ``NEMO_RL_REFIT_SOURCE`` (Table 1, NeMo-RL v0.3), ``NEMO_RL_ZMQ_REFIT_SOURCE``
+    (the path of v0.4.0 and v0.6.0; taken for those versions' rows after their errors had
+    been seen: a measurement of the path their code runs, not fitted). Assumptions, stated:
+    every step of the refit moves or registers the whole model (each policy worker gathers the full
     parameters; the IPC buffers are packed in buckets of bytes), so the time scales with the
     bytes and does not shrink with more GPUs (this model's assumption: the blog does not say how
     the refit scales with the GPU count, and it reports a host cost growing linearly with the
     rollout TP size); the host costs the blog names (Ray calls per vLLM executor, metadata per
     parameter name) are folded into that one rate, so the rollout TP size, the parameter count
-    per tensor and later NeMo RL versions' speed-ups are not modelled. Colocated refit only (the blog's path); separate rollout GPUs refit by NCCL,
+    per tensor and NeMo RL's speed-ups other than the streamed refit are not modelled.
+    Colocated refit only (the measured paths); separate rollout GPUs refit by NCCL,
     priced by ``weight_sync_time``.
     """
     m = inf.serving_model(policy)
-    return NEMO_RL_REFIT_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
+    if refit not in ("nemo-rl", "nemo-rl-v0.4"):
+        raise ValueError(f"refit={refit!r} must be 'nemo-rl' or 'nemo-rl-v0.4'")
+    if not isinstance(colocated, bool) or (not colocated and refit == "nemo-rl"):
+        raise ValueError(f"colocated={colocated!r} must be True, or False with refit "
+                         "'nemo-rl-v0.4' (no separate-GPU refit of v0.3 is measured)")
+    t = NEMO_RL_REFIT_S if refit == "nemo-rl" else NEMO_RL_ZMQ_REFIT_S
+    t = t if colocated else NEMO_RL_NCCL_REFIT_S
+    return t * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
+
+
+def nemo_rl_offload_time(policy) -> float:
+    """Seconds of the offload NeMo RL's colocated refit runs each step (the Adam moments and the
+    weights out to host memory, vLLM's weights back in, the allocator's clean-up), scaled by
+    weight bytes from its one published measurement::
+
+        t = 20 s × W(policy) / W(DeepSeek-V3)        (W: BF16 weight bytes)
+
+    Source: ``NEMO_RL_OFFLOAD_SOURCE`` (what its timer holds: ``NEMO_RL_OFFLOAD_S``).
+    Assumptions, stated, as ``nemo_rl_refit_time``'s: the time scales with the model's bytes and
+    not with the GPU count or the host link (the measured run's layout is not published, so its
+    bytes per GPU and rate are not known); the same seconds on every accelerator (measured on
+    H100 hosts; GB200's host link is faster, and is not credited). It stands for one direction
+    of each colocated round trip of ``nemo_rl_swap_bytes`` (``sync_time``)."""
+    m = inf.serving_model(policy)
+    return NEMO_RL_OFFLOAD_S * float(inf.weight_bytes(m, "bf16")) / _nemo_rl_reference_bytes()
 
 
 def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp: int = 1,
@@ -719,21 +805,26 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     ``use_reference_model`` copies the policy's state dict to the host, loads the reference's
     from the host and loads the policy's back (every step: grpo.py computes the reference
     log-probabilities unconditionally); colocated (``refit_policy_generation``),
-    ``offload_before_refit`` moves the gradient buffers and the optimizer state to the host,
-    ``offload_after_refit`` the weights, ``prepare_for_lp_inference`` and
-    ``prepare_for_training`` bring weights, gradients and optimizer state back, and vLLM's
-    ``sleep(level=1)`` after generation offloads its weights that ``wake_up`` reloads. With S
-    the policy's parameters per trainer GPU and N all its parameters::
+    ``offload_before_refit`` releases the gradient buffers and moves the optimizer state to the
+    host, ``offload_after_refit`` the weights, ``prepare_for_lp_inference`` and
+    ``prepare_for_training`` bring weights and optimizer state back, and vLLM's
+    ``sleep(level=1)`` after generation offloads its weights that ``wake_up`` reloads. The
+    gradient buffers cross no host link: Megatron-Core's ``_ParamAndGradBuffer.offload_to_cpu``
+    frees their storage (``grad_data.storage().resize_(0)``) and ``reload_from_cpu``
+    re-allocates and zeroes it, while the weights go to pinned host memory
+    (terrykong/Megatron-LM, the fork NeMo RL's Megatron-LM submodule tracks,
+    megatron/core/distributed/param_and_grad_buffer.py @ 17433c1e; read after the held-out
+    errors had been seen: the gradients' 2 · 2 B · S round trip counted before is dropped).
+    With S the policy's parameters per trainer GPU and N all its parameters::
 
         S = (N − N_e) / (tp · pp) + N_e / (ep · pp)      N_e: routed-expert parameters
         reference  = 3 · 2 B · S                         (out, reference in, policy back)
-        gradients  = 2 · 2 B · S                         (BF16 buffers out and back)
-        colocation = 2 · 2 B · S  +  gradients  +  2 · 8 B · N / n_train_gpus
+        colocation = 2 · 2 B · S  +  2 · 8 B · N / n_train_gpus
                      + 2 · 2 B · N / rollout_tp          (weights; Adam moments; vLLM weights)
 
-    Separate rollout GPUs: ``prepare_for_lp_inference`` still moves the gradient buffers out and
-    ``prepare_for_training`` back (06beed9, v0.6.0): reference = 3 · 2 B · S + gradients,
-    colocation = 0. Not priced: at v0.3.0 and v0.4.0 (c751f811, and the r0.4.0 branch that ran
+    Separate rollout GPUs: reference = 3 · 2 B · S, colocation = 0
+    (``prepare_for_lp_inference`` still releases the gradient buffers, 06beed9, v0.6.0: no
+    host bytes). Not priced: at v0.3.0 and v0.4.0 (c751f811, and the r0.4.0 branch that ran
     the v0.4 tables) ``prepare_for_lp_inference`` calls ``offload_before_refit`` on separate GPUs
     too, so those versions also move the Adam moments out and back, 2 · 8 B · N / n_train_gpus
     more per GPU (0.25-0.65 s on the v0.4 one-step-off-policy rows, under 1 % of their steps).
@@ -756,11 +847,10 @@ def nemo_rl_swap_bytes(policy, train_plan=None, *, n_train_gpus: int, rollout_tp
     n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
     shard = (n - n_e) / (kw["tp"] * kw["pp"]) + n_e / (kw["ep"] * kw["pp"])
     w = NEMO_RL_SWAP_WEIGHT_BYTES
-    reference, grads = 3 * w * shard, 2 * w * shard
+    reference = 3 * w * shard
     if not colocated:
-        return {"reference": reference + grads, "colocation": 0.0}
-    colocation = 2 * w * shard + grads + 2 * NEMO_RL_SWAP_ADAM_BYTES * n / n_train \
-        + 2 * w * n / tp_gen
+        return {"reference": reference, "colocation": 0.0}
+    colocation = 2 * w * shard + 2 * NEMO_RL_SWAP_ADAM_BYTES * n / n_train + 2 * w * n / tp_gen
     return {"reference": reference, "colocation": colocation}
 
 
@@ -891,8 +981,9 @@ class RLOptions:
         Seconds to move new weights to the rollout engine; default: ``refit``'s model.
     refit : str
         How the weight sync is priced when ``weight_sync_s`` is not given (``REFIT_MODELS``):
-        "links" (``weight_sync_time``: bytes over links) or "nemo-rl" (NeMo RL's measured
-        colocated refit, ``nemo_rl_refit_time``; separate rollout GPUs fall back to "links").
+        "links" (``weight_sync_time``: bytes over links), "nemo-rl" or "nemo-rl-v0.4" (NeMo RL's
+        measured refit of v0.3 or of v0.4.0 on, ``nemo_rl_refit_time``; on separate rollout
+        GPUs v0.3's falls back to "links", v0.4's is its measured NCCL refit).
     train_mfu : float in (0, 1], optional
         MFU of the scoring and update passes (of the dense BF16 peak): an explicit override of
         the step-time model (None: ``llmcost.step_time`` with ``train_plan`` and ``stack``).
@@ -1176,19 +1267,32 @@ def pass_flops(m: ModelSpec, o: RLOptions, r: np.ndarray, tokens: int) -> dict:
 
 
 def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) -> tuple:
-    """The MFU of every scoring and update pass and a note: ``o.train_mfu`` if given, else
-    ``train_step``'s (``llmcost.step_time``: one optimizer step of ``optimizer_batch`` — its
-    sequences, micro-batch and priced length, P + mean R tokens padded up to a multiple of tp
-    (2·cp·tp with CP > 1) as Megatron's sequence parallelism needs — with ``o.train_plan`` on
+    """(update MFU, forward MFU, note): the MFU of the update passes, ``o.train_mfu`` if given,
+    else ``train_step``'s (``llmcost.step_time``: one optimizer step of ``optimizer_batch`` —
+    its sequences, micro-batch and priced length, P + mean R tokens padded up to a multiple of
+    tp (2·cp·tp with CP > 1) as Megatron's sequence parallelism needs — with ``o.train_plan`` on
     the trainer GPUs), times the share of the priced tokens that are real (``optimizer_batch``'s
-    fill: the passes' FLOPs count real tokens only)."""
+    fill: the passes' FLOPs count real tokens only); and the MFU of the forward-only passes
+    (scoring, reference, critic values, old log-probabilities), the step's HFU times the same
+    fill::
+
+        forward MFU = HFU · fill = MFU · fill · F_rc / F       (F_rc / F = 1 without recompute)
+
+    F_rc / F: the FLOPs per token with the plan's recomputation over those without
+    (``step_time``'s HFU basis). A forward-only pass recomputes nothing (recomputation re-runs
+    a layer's forward in the backward, Korthikanti et al. 2022, arXiv:2205.05198 §5; NeMo RL's
+    log-probabilities run Megatron's ``forward_backward_func`` with ``forward_only=True``,
+    megatron_policy_worker.py ``get_logprobs`` @ c751f811; Hugging Face's checkpointed layers
+    under ``torch.no_grad`` run once), so it runs at the rate of hardware FLOPs the update
+    achieves. Added after the held-out errors had been seen (read from the code, not fitted).
+    ``o.train_mfu`` prices both."""
     if o.train_mfu is not None:
-        return o.train_mfu, ""
+        return o.train_mfu, o.train_mfu, ""
     seq = max(1, round(o.prompt_tokens + float(r.mean())))
     if isinstance(o.train_plan, str) and o.train_plan == "auto":
         bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan="auto",
                         stack=o.stack, efficiency=o.efficiency)
-        return bd.mfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
+        return bd.mfu, bd.hfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
     # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
     # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
     # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
@@ -1202,7 +1306,7 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
                     efficiency=o.efficiency)
     note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
     note += f"; {fill:.0%} of the priced tokens real)" if fill < 1 else ")"
-    return bd.mfu * fill, note
+    return bd.mfu * fill, bd.hfu * fill, note
 
 
 def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
@@ -1241,9 +1345,11 @@ def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
     return b, {**kw, "micro_batch_size": k}, priced, fill
 
 
-def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -> dict:
-    """Wall seconds of each scoring and update pass: t = FLOPs / (GPUs · dense BF16 peak · MFU);
-    scoring adds ``o.verifier_s``.
+def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float,
+               forward_mfu: float | None = None) -> dict:
+    """Wall seconds of each scoring and update pass: t = FLOPs / (GPUs · dense BF16 peak · MFU),
+    the forward-only passes (``EXPERIENCE_PASSES``) at ``forward_mfu`` (``training_mfu``; None:
+    ``mfu``); scoring adds ``o.verifier_s``.
 
     Without ``o.role_gpus`` every pass runs on all trainer GPUs, one after another. With it,
     each pass runs on its model's GPUs (``PASS_ROLE``; a role not given has all trainer GPUs)
@@ -1253,14 +1359,17 @@ def pass_times(flops: dict, o: RLOptions, mfu: float, peak_flops_per_s: float) -
     def gpus(role):
         return (o.role_gpus or {}).get(role, o.training_gpus)
 
-    def secs(f, role):
-        return f / (gpus(role) * peak_flops_per_s * mfu)
+    fwd = mfu if forward_mfu is None else forward_mfu
+
+    def secs(f, role, rate=mfu):
+        return f / (gpus(role) * peak_flops_per_s * rate)
 
     if o.role_gpus is None:
-        t = {k: secs(v, "actor") for k, v in flops.items() if k != "generation"}
+        t = {k: secs(v, "actor", fwd if k in EXPERIENCE_PASSES else mfu)
+             for k, v in flops.items() if k != "generation"}
         t["scoring"] += o.verifier_s
         return t
-    t = {k: secs(flops[k], r) for k, r in PASS_ROLE.items()}
+    t = {k: secs(flops[k], r, fwd) for k, r in PASS_ROLE.items()}
     critic_update = 3.0 * o.ppo_epochs * flops["critic"]
     t["policy_update"] = secs(flops["policy_update"] - critic_update, "actor")
     t["critic_update"] = secs(critic_update, "critic")
@@ -1369,17 +1478,28 @@ def generation_time(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray)
 
 def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
     """Weight-sync seconds: ``o.weight_sync_s`` if given, 0 for DPO (no rollout engine),
-    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" on colocated GPUs (the measured path, plus
-    the colocated host swaps around it, ``host_swap_times``), else
-    ``weight_sync_time`` (bytes over links; also NeMo RL's separate rollout GPUs, whose NCCL
-    refit no public source times: its bytes, the whole model per rollout GPU, are read from
-    NeMo RL's code)."""
+    ``nemo_rl_refit_time`` for ``o.refit`` "nemo-rl" / "nemo-rl-v0.4" on colocated GPUs (the
+    measured path) plus the colocated host swaps around it: with ``o.host_swaps``, the measured
+    offload inside the refit (``nemo_rl_offload_time``: Adam moments and weights out, vLLM's
+    weights in) and, at the host link, the other direction of those round trips (half of
+    ``host_swap_times``' "colocation": vLLM's weights out at its sleep, the weights and Adam
+    moments in before the passes; equal bytes each way)::
+
+        sync = refit + offload_measured + colocation_swaps / 2
+
+    else, for "nemo-rl-v0.4" on separate rollout GPUs, the measured NCCL refit
+    (``nemo_rl_refit_time`` with ``colocated=False``), else ``weight_sync_time`` (bytes over
+    links; also v0.3's separate rollout GPUs, whose refit no public source times)."""
     if o.weight_sync_s is not None:
         return o.weight_sync_s
     if o.algorithm == "dpo":
         return 0.0
-    if o.refit == "nemo-rl" and o.colocated:
-        return nemo_rl_refit_time(m) + host_swap_times(m, acc, o)["colocation"]
+    if o.refit != "links" and o.colocated:
+        swaps = host_swap_times(m, acc, o)["colocation"]
+        offload = nemo_rl_offload_time(m) if o.host_swaps else 0.0
+        return nemo_rl_refit_time(m, o.refit) + offload + swaps / 2
+    if o.refit == "nemo-rl-v0.4":
+        return nemo_rl_refit_time(m, o.refit, colocated=False)
     return weight_sync_time(m, acc, colocated=o.colocated, rollout_tp=o.rollout_tp,
                             n_train_gpus=o.training_gpus, train_plan=o.train_plan,
                             efficiency=o.efficiency)
@@ -1449,8 +1569,8 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
                in one scale-up domain, else over one NIC per GPU; separate rollout GPUs: the
                whole model W (every tensor whole) reaches every rollout GPU by an NCCL broadcast
                over one NIC per GPU (pipelined: each link carries it once), at the achievable fractions of
-               ``data/efficiency.csv``; ``refit`` "nemo-rl", colocated: NeMo RL's measured
-               refit, 47.2 s × W(policy) / W(DeepSeek-V3) (``nemo_rl_refit_time``)
+               ``data/efficiency.csv``; ``refit`` "nemo-rl" / "nemo-rl-v0.4", colocated: NeMo RL's
+               measured refit, 47.2 s / 35 s × W(policy) / W(DSV3) (``nemo_rl_refit_time``)
         tail = generation − the same with every response at the mean length (0 with partial
                rollouts); wall (``wall_and_parts``) = generation + experience + update + sync
                (synchronous) or max(generation, experience + update) + sync (asynchronous)
@@ -1484,9 +1604,9 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     r = sample_lengths(o)
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
-    mfu, step_note = training_mfu(m, acc, o, r)
+    mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
     off = offload_times(m, acc, o)
-    t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16")), off, o)
+    t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
     gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
@@ -1976,9 +2096,10 @@ def validation_setup(row) -> dict:
     ``gpu_memory_utilization``, 0.6 in NeMo RL's base GRPO config for colocated runs, 0.8 in its
     asynchronous recipes; the rest is ``rollout_reserve_fraction``; blank: vLLM's default 0.9)
     and the asynchronous depth (``off_policy_steps``: the recipes' ``max_trajectory_age_steps``).
-    NeMo RL's colocated rows refit with NeMo RL's measured refit (``refit`` "nemo-rl",
-    ``nemo_rl_refit_time``: a sourced measurement of the refit alone, not fitted on these rows;
-    added, too, after the held-out errors had been seen). OpenRLHF's Ray rows put each model on
+    NeMo RL's colocated rows refit with NeMo RL's measured refit of the version they ran
+    (``row_refit``, ``nemo_rl_refit_time``: sourced measurements of the refit alone, not fitted
+    on these rows; added, too, after the held-out errors had been seen). OpenRLHF's Ray rows
+    put each model on
     its own GPUs (``role_gpus`` from the table's GPU ratio, e.g. 1:1:2:2:2 = reference 1,
     reward 1, actor 2, critic 2 beside 2 vLLM GPUs; added after the held-out errors had been
     seen, read from the table and ``trainer/ray/ppo_actor.py``). DeepSpeed-Chat's and OpenRLHF's
@@ -1989,7 +2110,8 @@ def validation_setup(row) -> dict:
     global constants from DeepSpeed's own measurement, not fitted on these rows). NeMo RL's rows
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
-    been seen, not fitted). Sequence packing: ``row_pack_tokens``."""
+    been seen, not fitted). Sequence packing: ``row_pack_tokens``; activation recomputation as
+    each row's configuration sets it: ``row_recompute``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -2001,7 +2123,8 @@ def validation_setup(row) -> dict:
         mx = float(r["response_tokens_max"]) - p
     colocated = r["placement"] == "colocated"
     plan = dict(tp=int(r["train_tp"]), pp=int(r["train_pp"]), cp=int(r["train_cp"]),
-                ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]))
+                ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]),
+                recompute=row_recompute(r))
     if _opt_int(r.get("zero_stage")) is not None:
         plan["zero_stage"] = int(r["zero_stage"])
     n_layers = inf.serving_model(r["catalog_model"]).n_layers
@@ -2025,7 +2148,7 @@ def validation_setup(row) -> dict:
                     r.get("gen_memory_utilization")) is None
                 else 1.0 - float(r["gen_memory_utilization"]),
                 recompute_old_logprobs=True,
-                refit="nemo-rl" if r["system"] == "NeMo RL" and colocated else "links",
+                refit=row_refit(r),
                 role_gpus=_role_gpus(r),
                 optimizer_offload=str(r.get("optimizer_offload")) == "cpu",
                 train_global_batch=_opt_int(r.get("train_global_batch")),
@@ -2044,16 +2167,48 @@ def row_pack_tokens(r: dict) -> int | None:
     examples/configs/grpo_math_1B.yaml @ c751f811 and @ 5fb5889, grpo_math_1B_megatron.yaml @
     b1c86a8, and stated by the v0.3 blog, whose statement is taken for its Qwen3-30B-A3B row
     though grpo_math_qwen30ba3b_megatron.yaml @ b1c86a8 sets it false; ``pack_tokens``, ``optimizer_batch``; added after
-    the held-out errors had been seen, read from the code and configs, not fitted). Known and
-    left as it is: every row is priced with full activation recomputation (the default plan),
-    but the Qwen3-30B-A3B performance recipes (grpo-qwen3-30ba3b-*.yaml @ c751f811 and @
-    5fb5889) and the v0.3 configs run without it (``activation_checkpointing`` false; the
-    Llama-3.1-8B and DeepSeek-V3 recipes set it true); priced as run, the held-out rows'
-    mean error is 27.0 % instead of 23.3 % and the worst 2.33x instead of 1.90x (the step
-    model then prices these MoE updates faster than NeMo RL's v0.3 blog measures them)."""
+    the held-out errors had been seen, read from the code and configs, not fitted)."""
     if r["system"] != "NeMo RL":
         return None
     return int(r["response_tokens_max"]) * int(r["train_micro_batch"])
+
+
+def row_recompute(r: dict) -> str:
+    """The activation recomputation a validation row's trainer ran (its ``recompute`` column,
+    one of ``core.model.RECOMPUTE_MODES``), read from the row's own configuration and cited in
+    its ``recompute_source``: "full" where NeMo RL's recipe sets
+    ``policy.megatron_cfg.activation_checkpointing: true`` (its Megatron setup then sets
+    ``recompute_granularity = "full"``, ``recompute_method = "uniform"``,
+    ``recompute_num_layers = 1``: NVIDIA-NeMo/RL nemo_rl/models/policy/megatron_policy_worker.py
+    @ c751f811, nemo_rl/models/megatron/setup.py @ 5fb5889) and where DeepSpeed-Chat's and
+    OpenRLHF's scripts pass ``--actor_gradient_checkpointing`` / ``--gradient_checkpointing``
+    (Hugging Face ``gradient_checkpointing_enable``: every decoder layer recomputed); "none"
+    where the config leaves NeMo RL's base ``activation_checkpointing: false`` (the
+    Qwen3-30B-A3B and Qwen3-32B performance recipes, the v0.3.0 Megatron configs). Replaces
+    one global "full" for every row (the column was added after the held-out errors had been
+    seen; it is read from the configs, not chosen by its effect on them).
+
+    Raises
+    ------
+    ValueError
+        A blank or unknown setting (the row and the value named)."""
+    v = r.get("recompute")
+    if not isinstance(v, str) or v not in RECOMPUTE_MODES:
+        raise ValueError(f"row {r.get('id')!r}: recompute={v!r} must be one of "
+                         f"{RECOMPUTE_MODES} (data/rl_iterations.csv)")
+    return v
+
+
+def row_refit(r: dict) -> str:
+    """``refit`` of a validation row: "links" for the other systems; NeMo RL's rows refit by the
+    path of the version they ran, "nemo-rl" (v0.3.0's per-group CUDA-IPC handles, the rows whose
+    ``source_ref`` is at b1c86a8, all colocated) or "nemo-rl-v0.4" (the v0.4 and v0.6 rows:
+    colocated, the streamed refit, ``NEMO_RL_ZMQ_REFIT_S``; separate rollout GPUs, the
+    overlapped NCCL broadcast, ``NEMO_RL_NCCL_REFIT_S``; the version read from the code after
+    the held-out errors had been seen, not chosen by its effect)."""
+    if r["system"] != "NeMo RL":
+        return "links"
+    return "nemo-rl" if "b1c86a8" in str(r["source_ref"]) else "nemo-rl-v0.4"
 
 
 def _role_gpus(r: dict) -> dict | None:
@@ -2179,7 +2334,7 @@ def validation_generation_bound() -> pd.DataFrame:
         holds = r["phases_measured"] == "experience|update"
         fwd = it.experience_wall_s if holds else 0.0
         mfu = training_mfu(inf.serving_model(pol), inf.serving_accelerator(acc),
-                           RLOptions.build(**kw), sample_lengths(RLOptions.build(**kw)))[0]
+                           RLOptions.build(**kw), sample_lengths(RLOptions.build(**kw)))[1]
         fwd_peak = fwd * mfu
         rows.append({"id": r["id"], "engine": r["engine"], "phases_measured": r["phases_measured"],
                      "measured_gen_s": r["measured_generation_s"],

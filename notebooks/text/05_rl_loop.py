@@ -991,13 +991,18 @@ for rid, r in ph.iterrows():
 # that one measurement by weight bytes for NeMo RL's colocated rows (not fitted on these rows). The
 # printout above says how far each mechanism moves the held-out error. Still missing, and visible
 # in the rows: most NeMo RL rows are still predicted faster than measured. The asynchronous rows'
-# refit goes over NCCL to separate GPUs and no public source times it, so it is priced by links,
-# with the bytes NeMo RL's and OpenRLHF's code send: every tensor whole to every rollout GPU
-# (`rl.weight_sync_time`; for DeepSeek-V3 that is its whole BF16 model over one NIC, which brought its
-# asynchronous rows near the measurements). Qwen3-30B-A3B's v0.4 asynchronous row stays the
+# refit goes over NCCL to separate GPUs. OpenRLHF's is priced by links, with the bytes its code
+# sends: every tensor whole to every rollout GPU (`rl.weight_sync_time`); NeMo RL's v0.4 and v0.6
+# rows take the measured refit of their version, which overlaps packing with the broadcast
+# (`rl.NEMO_RL_NCCL_REFIT_S`, `rl.NEMO_RL_NCCL_REFIT_SOURCE`: for DeepSeek-V3 half the time the
+# bytes over one NIC would take, so its asynchronous rows are now predicted faster than measured). Qwen3-30B-A3B's v0.4 asynchronous row stays the
 # worst, and the same recipe ran much faster in v0.6: a difference of software versions, not of
-# schedule. The colocated refit was measured on NeMo RL v0.3, and later versions' speed-ups are
-# not modelled. The fresh GB200 rows, judged before any change was made for them, are all predicted
+# schedule. The colocated refit is priced by the path each row's version runs: v0.3's measured
+# refit of DeepSeek-V3 (`rl.NEMO_RL_REFIT_S`), and from v0.4.0 the streamed refit its author
+# measured (`rl.NEMO_RL_ZMQ_REFIT_S`, `rl.NEMO_RL_ZMQ_REFIT_SOURCE`), with the offload around it
+# at its measured time (`rl.NEMO_RL_OFFLOAD_S`, `rl.NEMO_RL_OFFLOAD_SOURCE`); each row's trainer recomputes activations as its recipe sets
+# (`rl.row_recompute`: full for Llama-3.1-8B and DeepSeek-V3, none for Qwen3-30B-A3B and the v0.3
+# configs). The fresh GB200 rows, judged before any change was made for them, are all predicted
 # faster than measured, like most NeMo RL rows. NeMo RL's performance pages publish only the
 # step; its v0.3 blog publishes one step by phase, and the phase printout above places the
 # missing part there (the largest miss of each row, by ratio and in unpriced seconds). OpenRLHF's generation stopped at the
