@@ -1319,7 +1319,7 @@ def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
             priced length = seq, or with pipeline parallelism ⌈(B / k) / pad⌉ · pad
             (every micro-batch padded to the longest packed one, taken as the bin B)
         fill = (real tokens) / (priced tokens) = seq / priced · sequences / (sequences padded
-               up to dp · micro-batch)
+               up to dp · micro-batch with pipeline parallelism, up to dp without)
 
     Sources: NeMo RL's Megatron policy worker (NVIDIA-NeMo/RL @ c751f811, v0.4,
     ``nemo_rl/models/policy/megatron_policy_worker.py`` ``train``): one
@@ -1332,7 +1332,9 @@ def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
     (``pad_full_seq_to``). DeepSpeed (DeepSpeed-Chat, OpenRLHF) also steps once per
     ``train_batch_size`` sequences. Assumptions, stated: ⌊B / seq⌋ sequences of the mean length
     per bin (first-fit decreasing fills bins near capacity); the longest bin at capacity B.
-    Added after the held-out errors had been seen (read from the code, not fitted)."""
+    Without pipeline parallelism nothing is padded (``pad_full_seq_to`` is None): a rank's last
+    bin is only shorter, so the sequences round up to whole DP ranks only. Added after the
+    held-out errors had been seen (read from the code, not fitted)."""
     kw = _plan_keywords(o.train_plan)
     b = o.samples if o.train_global_batch is None else min(o.samples, o.train_global_batch)
     if o.pack_tokens is None:
@@ -1340,8 +1342,9 @@ def optimizer_batch(o: RLOptions, seq: int, pad: int = 1) -> tuple:
     k = max(1, o.pack_tokens // seq)
     priced = seq if kw["pp"] == 1 else max(seq, math.ceil(o.pack_tokens / k / pad) * pad)
     mp = kw["tp"] * kw["pp"] * kw["cp"]
-    dp_mbs = max(1, o.training_gpus // mp) * k
-    fill = seq / priced * b / (math.ceil(b / dp_mbs) * dp_mbs)
+    dp = max(1, o.training_gpus // mp)
+    whole = dp * k if kw["pp"] > 1 else dp  # what the sequences are padded up to
+    fill = seq / priced * b / (math.ceil(b / whole) * whole)
     return b, {**kw, "micro_batch_size": k}, priced, fill
 
 
