@@ -1079,8 +1079,9 @@ def _calibrate(args) -> int:
     print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
     print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
-          f"uncalibrated model {x.uncalibrated_mfu:.1%}; share of the pilot's correction "
-          f"carried {x.transfer:.0%}")
+          f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
+          f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
+          "pilot)")
     print(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties

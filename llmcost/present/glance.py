@@ -307,6 +307,12 @@ def _row(summary: dict, stem: str, key: str):
     return None
 
 
+#: The least share of the bill a lever must save to be the index's headline lever: the index
+#: gives a lever's share in whole percent, so one below 1% would read "0% of the bill" (a
+#: presentation threshold, not a sourced figure).
+LEVER_HEADLINE_SHARE = 0.01
+
+
 def lever_sentence(summary: dict, failed=()) -> str:
     """The biggest lever notebook 09 ranked (its ``lever_1_saving_usd`` headline, as a share of
     its ``bill_usd``), or why there is none: 09 not run, failed, or no lever saves money."""
@@ -321,8 +327,13 @@ def lever_sentence(summary: dict, failed=()) -> str:
     if lever is None or not isinstance(lever.get("value"), (int, float)):
         return "Notebook 09 found no lever that saves money on this bill."
     name = re.sub(r"^lever 1:\s*", "", lever["label"])
-    share = (f" ({lever['value'] / bill['value']:.0%} of the bill with its waste)"
-             if bill and isinstance(bill.get("value"), (int, float)) and bill["value"] else "")
+    whole = bill["value"] if bill and isinstance(bill.get("value"), (int, float)) else None
+    if whole and lever["value"] < LEVER_HEADLINE_SHARE * whole:
+        part = lever["value"] / whole
+        return (f"No lever of notebook 09 saves {LEVER_HEADLINE_SHARE:.0%} of this bill or more "
+                f"(the largest, {name}, saves about {fmt_usd(lever['value'])}, "
+                f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
+    share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
     risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
     return (f"The biggest lever (notebook 09): {name}, which would save about "
             f"{fmt_usd(lever['value'])}{share}"

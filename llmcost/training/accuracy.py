@@ -668,8 +668,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
-    ref, ref_src = (best, "comparable run (comparable_published_mfu)") if best is not None else (
-        any_best, f"at any size ({any_src})")
+    ref, ref_src = (best, "MFU of a comparable run (the same GPU generation, dense or MoE "
+                          f"alike, total parameters within {SIZE_FACTOR:g}×)") \
+        if best is not None else (any_best, f"MFU at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
             format(x, f)
@@ -684,9 +685,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
         return high, out
     why = (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
            "published MFUs are reported on" if fp8 and ref_d is not None and
-           cap == ref_d else f"the best published {ref:.0%} {ref_src}" if ref_d is not None and
+           cap == ref_d else f"the best published {ref_src}, {ref:.0%}" if ref_d is not None and
            cap == ref_d else
-           (f"the prediction itself, above the best published {on(ref, '.1%')} {ref_src}"
+           (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
             if ref is not None else "the prediction itself") if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
     tail = "no comparable run has measured more" if cap != mfu else \

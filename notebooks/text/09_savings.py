@@ -185,14 +185,15 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 # $S_{\ell,i} = B_i(s) - B_i(\ell(s))$ (`levers.saving_summary`). Because both bills use the same
 # draws of each input, the uncertainty they share cancels: a change that saves 1,000 GPU-hours at a
 # fixed price saves exactly that in every draw, however uncertain the MFU. A lever whose P10–P90
-# interval contains zero is flagged `within_uncertainty`: it may save nothing at all.
+# interval contains zero is flagged in the column *may save nothing*: it may save nothing at all.
 
 # %%
 usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
 cols = ["lever", "group", "saving_usd", "saving_p10_usd", "saving_p90_usd", "share_of_bill",
         "days_saved", "within_uncertainty", "risk", "note"]
 plots.table(ranked[cols], {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90_usd": usd,
-                           "share_of_bill": "{:.1%}", "days_saved": "{:+.1f}"})
+                           "share_of_bill": "{:.1%}", "days_saved": "{:+.1f}"},
+            words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -240,7 +241,7 @@ waste = levers.rank_levers(audit, keys=[k for k, v in levers.LEVERS.items() if v
 print("waste figures:", "the scenario's" if given else "illustrative (assumed, not measured)")
 plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "assumptions",
                    "note"]], {"saving_usd": usd, "share_of_bill": "{:.2%}",
-                              "gpu_hours_saved": "{:,.0f}"})
+                              "gpu_hours_saved": "{:,.0f}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # Cleaning checkpoints saves nothing on a parallel file system sold by throughput (FSx for Lustre
@@ -275,7 +276,8 @@ for label, rc, n in (("none, half the GPUs", "none", p["n_gpus"] // 2),
                      "plan": r.assumptions, "note": r.note})
     except llmcost.ScenarioError as e:
         rows.append({"recompute": label, "note": f"does not fit or cannot run: {e}"})
-plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
+plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
+            words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # **Takeaway.** Utilisation levers are real savings but cost engineering time and carry risk (a
@@ -365,7 +367,7 @@ for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
 sub = ranked[ranked["group"].isin(["checkpoints", "pricing"])]
 plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "assumptions",
                  "note"]], {"saving_usd": usd, "share_of_bill": "{:.2%}",
-                            "days_saved": "{:+.1f}"})
+                            "days_saved": "{:+.1f}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # ## 6. False economies
@@ -394,7 +396,7 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 fe = pd.DataFrame([f.row() for f in levers.false_economies(scenario)])
 plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
                  "loss_if_it_happens_usd": usd, "break_even_probability": "{:.1%}",
-                 "sourced_probability": "{:.3g}"})
+                 "sourced_probability": "{:.3g}"}, words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
