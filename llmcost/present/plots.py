@@ -381,7 +381,7 @@ def implied_mfu(df, ax=None):
 
 
 #: Column names of the package's tables in a reader's words (``table(..., words=COLUMN_WORDS)``):
-#: notebook 09's lever and false-economy tables.
+#: notebook 09's lever, false-economy and hardware tables (``levers.hardware_sweep`` columns).
 COLUMN_WORDS = {
     "lever": "lever", "group": "group", "saving_usd": "saving", "saving_p10_usd": "saving, P10",
     "saving_p50_usd": "saving, P50", "saving_p90_usd": "saving, P90",
@@ -392,7 +392,14 @@ COLUMN_WORDS = {
     "net_saving_usd": "net saving", "loss_if_it_happens_usd": "loss if it happens",
     "break_even_probability": "break-even probability",
     "sourced_probability": "sourced probability", "probability_source": "probability source",
-    "how": "how"}
+    "how": "how", "accelerator": "accelerator", "predicted_mfu": "predicted MFU",
+    "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
+    "bill_usd": "bill at the predicted MFU", "bill_low_usd": "bill, low end (MFU band high)",
+    "bill_high_usd": "bill, high end (MFU band low)",
+    "bill_calibrated_usd": "bill at the scenario's MFU × the predicted ratio",
+    "days": "days (main run, predicted MFU)", "scenario": "this scenario's hardware",
+    "calibrated_mfu": "calibrated MFU", "mfu_ceiling": "best comparable published MFU",
+    "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable"}
 
 
 def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",

@@ -315,7 +315,7 @@ plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
     "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
-    "bill_high_usd": usd, "bill_calibrated_usd": usd, "days": "{:.1f}"})
+    "bill_high_usd": usd, "bill_calibrated_usd": usd, "days": "{:.1f}"}, words=plots.COLUMN_WORDS)
 
 # %%
 plots.hardware_bills(sweep);
