@@ -675,3 +675,11 @@ def test_a_cut_reason_closes_its_parentheses():
     cut = first_clause("x (" + "y" * 200)
     assert cut.endswith("…)") and cut.count("(") == cut.count(")")
     assert first_clause("plain; rest") == "plain"
+
+
+def test_a_moe_claims_note_is_in_a_readers_words(deepseek):
+    # a trial read "(6.71e+11; accuracy.comparable_published_mfu)" in `llmcost check`
+    text = deepseek.describe()
+    assert "comparable_published_mfu" not in text
+    assert "MoE: compared with published MoE runs only, of total parameters within 4× of " \
+        "its 6.71e+11" in text

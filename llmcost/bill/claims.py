@@ -844,8 +844,8 @@ def _claim_utilisation(j: _Judging) -> None:
                        f"MFU basis ({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states "
                        "its FLOP basis")
     if c.spec.is_moe:
-        j.notes.append(f"MoE: compared with published MoE runs only, by total parameters "
-                       f"({c.spec.n_params:.3g}; accuracy.comparable_published_mfu)")
+        j.notes.append(f"MoE: compared with published MoE runs only, of total parameters "
+                       f"within {SIZE_FACTOR:g}× of its {c.spec.n_params:.3g}")
 
 
 def _mfu_verdict(j: _Judging) -> None:
