@@ -267,7 +267,7 @@ def test_band_is_capped_where_no_measurement_goes():
     b2 = accuracy.mfu_band(0.40, "H100-SXM", 2048, n_params=70e9)
     # (in a reader's words: a trial read "(comparable_published_mfu)", a function name)
     assert b2.high == pytest.approx(0.47) and any(
-        "best published MFU of a comparable run (the same GPU generation, dense or MoE alike, "
+        "best published MFU of a comparable run (the same GPU generation and class, dense or MoE, "
         "total parameters within 4×), 47%" in w and "comparable_published_mfu" not in w
         for w in b2.warnings)
     # a small model gets the same warning as a large one (1.2B on A100 at 64 %)

@@ -668,7 +668,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
-    rule = ("MFU of a comparable run (the same GPU generation, dense or MoE alike, total "
+    rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
             f"parameters within {SIZE_FACTOR:g}×)")
     ref, ref_src = (best, rule) if best is not None else (any_best, f"MFU at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
