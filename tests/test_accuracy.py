@@ -192,7 +192,7 @@ def test_above_the_best_published_mfu_is_flagged_on_the_bf16_basis():
     # Megatron-LM README: "up to 47% MFU on H100 clusters" (2B-462B parameters), BF16 runs.
     assert accuracy.best_published_mfu("H100-SXM", 70e9)[0] == 0.47
     band = accuracy.mfu_band(0.52, "H100-SXM", 2048, n_params=70e9)
-    assert any("exceeds the best published MFU" in w and "47%" in w for w in band.warnings)
+    assert any("exceeds the best published MFU" in w and "47.0%" in w for w in band.warnings)
     assert not any("exceeds" in w for w in accuracy.mfu_band(0.40, "H100-SXM", 2048,
                                                              n_params=70e9).warnings)
     # An FP8 step's MFU is on the FP8 peak (1,978.9 TFLOP/s on H100, twice the BF16 one):
@@ -268,7 +268,7 @@ def test_band_is_capped_where_no_measurement_goes():
     # (in a reader's words: a trial read "(comparable_published_mfu)", a function name)
     assert b2.high == pytest.approx(0.47) and any(
         "best published MFU of a comparable run (the same GPU generation and class, dense or MoE, "
-        "total parameters within 4×), 47%" in w and "comparable_published_mfu" not in w
+        "total parameters within 4×), 47.0%" in w and "comparable_published_mfu" not in w
         for w in b2.warnings)
     # a small model gets the same warning as a large one (1.2B on A100 at 64 %)
     b3 = accuracy.mfu_band(0.64, "A100-80GB", 64, n_params=1.2e9)

@@ -579,7 +579,7 @@ def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str) ->
     if best is None or not mfu16 > best:
         return []
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-    best_txt = f"{best:.0%}" if mfu16 == mfu else \
+    best_txt = f"{best:.1%}" if mfu16 == mfu else \
         f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
     return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
             f"of a comparable run ({rule}), {best_txt} ({source}): read it as optimistic."]
@@ -685,7 +685,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
         return high, out
     why = (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
            "published MFUs are reported on" if fp8 and ref_d is not None and
-           cap == ref_d else f"the best published {ref_src}, {ref:.0%}" if ref_d is not None and
+           cap == ref_d else f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and
            cap == ref_d else
            (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
             if ref is not None else "the prediction itself") if cap == mfu else
