@@ -291,22 +291,22 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # this pricing mode (`levers.hardware_sweep`), at its **predicted MFU** with the plan re-chosen for
 # that hardware, priced by the bill at the catalogue median price for this pricing mode: every
 # row on that one basis, so rows compare like for like. When the scenario gives its own price, its
-# accelerator appears twice (`price_basis`): at the catalogue price, to compare with the others, and
+# accelerator appears twice (column *price basis*): at the catalogue price, to compare with the others, and
 # at the scenario's price, which is this bill's. The error bar is the bill at the
 # ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
-# 4-GPU tray). `bill_calibrated_usd` scales the scenario's own MFU by the predicted ratio instead,
+# 4-GPU tray). The column *bill at the scenario's MFU × the predicted ratio* scales the scenario's own MFU by the predicted ratio instead,
 # $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{pred}(hw) /
 # \text{MFU}_\text{pred}(\text{own})$ (what the "move to" lever in section 1 uses).
 #
-# A row is **ranked as a saving** (`rankable`) only if two checks pass. *Its price can be bought*:
+# A row is **ranked as a saving** (*rankable*) only if two checks pass. *Its price can be bought*:
 # `price_source` names each catalogue row behind the median, with its provider and date, and a
 # row the provider listed as not available when it was collected (`available` in
-# `data/prices.csv`; DigitalOcean's MI300X droplet) makes `price_available` false. *Its MFU has
+# `data/prices.csv`; DigitalOcean's MI300X droplet) makes *price buyable* "no". *Its MFU has
 # been seen*: the calibrated MFU must not exceed the best published MFU on that hardware
-# generation for a model of this size (`mfu_ceiling`, `accuracy.best_published_mfu`); above it, or
-# with no published run to compare (`mfu_check` says "unverified": GB200, B200, MI300X and TPUs
+# generation for a model of this size (*best comparable published MFU*, `accuracy.best_published_mfu`); above it, or
+# with no published run to compare (*MFU check* says "unverified": GB200, B200, MI300X and TPUs
 # for most sizes), the step-time model's ratio is an extrapolation, shown but not counted as a
 # saving. The "move to" lever of section 1 is the cheapest rankable row, and it may well be a loss.
 
