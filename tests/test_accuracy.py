@@ -192,7 +192,7 @@ def test_above_the_best_published_mfu_is_flagged_on_the_bf16_basis():
     # Megatron-LM README: "up to 47% MFU on H100 clusters" (2B-462B parameters), BF16 runs.
     assert accuracy.best_published_mfu("H100-SXM", 70e9)[0] == 0.47
     band = accuracy.mfu_band(0.52, "H100-SXM", 2048, n_params=70e9)
-    assert any("exceeds the best published MFU" in w and "47%" in w for w in band.warnings)
+    assert any("exceeds the best published MFU" in w and "47.0%" in w for w in band.warnings)
     assert not any("exceeds" in w for w in accuracy.mfu_band(0.40, "H100-SXM", 2048,
                                                              n_params=70e9).warnings)
     # An FP8 step's MFU is on the FP8 peak (1,978.9 TFLOP/s on H100, twice the BF16 one):
@@ -265,7 +265,11 @@ def test_band_is_capped_where_no_measurement_goes():
     assert any("capped at 50.0%" in w for w in b.warnings)
     # a prediction under the best published: capped at the best published 47 %
     b2 = accuracy.mfu_band(0.40, "H100-SXM", 2048, n_params=70e9)
-    assert b2.high == pytest.approx(0.47) and any("best published 47%" in w for w in b2.warnings)
+    # (in a reader's words: a trial read "(comparable_published_mfu)", a function name)
+    assert b2.high == pytest.approx(0.47) and any(
+        "best published MFU of a comparable run (the same GPU generation and class, dense or MoE, "
+        "total parameters within 4×), 47.0%" in w and "comparable_published_mfu" not in w
+        for w in b2.warnings)
     # a small model gets the same warning as a large one (1.2B on A100 at 64 %)
     b3 = accuracy.mfu_band(0.64, "A100-80GB", 64, n_params=1.2e9)
     assert any("optimistic" in w for w in b3.warnings) and b3.high <= 0.64 + 1e-12
@@ -346,7 +350,7 @@ def test_a_band_without_validation_rows_says_so():
     assert none.error_note() == "no validation rows in this regime: the stated default band ± 30%"
     some = MfuBand(mfu=0.4, low=0.3, high=0.5, half_width=0.125, regime="R", n=14,
                    validated=True, center=-0.03)
-    assert some.error_note() == "step-time error -3.0% ± 12.5% on 14 runs"
+    assert some.error_note() == "median step-time error -3.0% (signed) ± 12.5% on 14 held-out runs"
 
 
 def test_a_thin_regime_still_says_a_scale_far_from_its_runs():
@@ -362,3 +366,47 @@ def test_a_thin_regime_still_says_a_scale_far_from_its_runs():
     near = accuracy.mfu_band(0.4, "H100-SXM", 16384, zero_stage=1, dtype="bf16", seq_len=8192,
                              n_params=n)
     assert not any("more than 4× away" in w for w in near.warnings)
+    # a third trial read "more than 4× away from the 256–256 GPUs": a regime whose runs all
+    # used one GPU count (torchtitan's two 70B FP8 runs on 256 H100s) names it once
+    one = accuracy.mfu_band(0.4, "H100-SXM", 2048, zero_stage=3, dtype="fp8", seq_len=8192,
+                            n_params=70e9)
+    assert any("2,048 GPUs is more than 4× away from the 256 GPUs of the regime's" in w
+               for w in one.warnings)
+    assert not any("256–256" in w for w in one.warnings)
+
+
+def test_a_regime_quotes_one_figure_per_basis_on_every_page():
+    # A new-user trial read, for Hopper · dense · BF16 · <= 32k · >= 10B (Llama 3 Table 4's two
+    # 8K rows: 430 and 400 TFLOP/s / 989.4 = 43.5% and 40.4% published), "step times -8.6% ±
+    # 30%" beside "(errors -12.3% to -8.5%)": a median on the FLOP count as published beside a
+    # range across that basis and the causal-mask one. Each figure now names its basis, and
+    # the median the band, its warning and notebook 04b's summary quote is the one figure.
+    band = accuracy.mfu_band(0.45, "H100-SXM", 2048, n_params=70e9, seq_len=4096)
+    v = accuracy.validation_table()
+    rows = v[(v["regime"] == band.regime) & (v["split"] == "held-out")]
+    assert sorted(rows["run_id"]) == ["llama3-405b", "llama3-t4-405b-8192gpu"]
+    assert list(rows["reported_mfu"].round(3)) == [0.435, 0.404]    # Table 4's TFLOP/s basis
+    e = rows["error"]
+    assert band.center == pytest.approx(float(e.median()))
+    warning = next(w for w in band.warnings if w.startswith("only 2 held-out"))
+    published = f"signed errors {e.min():+.1%} to {e.max():+.1%} on the FLOP count as published"
+    assert published in warning
+    causal = rows["predicted_mfu"] / rows["causal_basis_mfu"] - 1
+    assert f"{causal.min():+.1%} to {causal.max():+.1%} if attention is counted with a causal " \
+        "mask" in warning
+    median = f"{band.center:+.1%} (the median signed error of its 2 held-out runs)"
+    assert median in warning and median in band.basis()
+    assert band.error_note().startswith(f"median step-time error {band.center:+.1%} (signed)")
+    mean_abs, note = accuracy.regime_error(band)
+    assert mean_abs == pytest.approx(float(e.abs().mean()))
+    assert "mean |step-time error| (unsigned)" in note and f"{band.center:+.1%}" in note
+
+
+def test_notebook_04b_llama3_lines_read_the_validation_rows():
+    # notebook 04b prints Llama 3 Table 4 with step_validation.row_readings: its as-priced
+    # reading must be the validation table's row (one basis, the TFLOP/s), not a re-pricing
+    from llmcost.training import step_validation
+    v = accuracy.validation_table().set_index("run_id")
+    for rid in ("llama3-t4-405b-8192gpu", "llama3-405b"):
+        r = step_validation.row_readings(rid, {"once": {"zero_stage": 1}})
+        assert r.loc["as priced", "error"] == pytest.approx(v.loc[rid, "error"], rel=1e-9)

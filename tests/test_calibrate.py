@@ -198,6 +198,10 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     text = out.out
     assert "Identified:" in text and "Not identified:" in text
     assert "scale-out network: one scale cannot separate it" in text
+    # in a reader's words (a trial read "(network_shift)" and "share of the pilot's correction
+    # carried"): no function name, the pilot's measured ÷ predicted speed and its strength
+    assert "network_shift" not in text and "correction carried" not in text
+    assert "the pilot's measured ÷ predicted speed applied at" in text
     p = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_len": 4096,
          "global_batch_tokens": 4194304, "tp": 8, "pp": 4, "cp": 1, "ep": 1, "dp": 0,
          "zero_stage": 1, "recompute": "selective", "micro_batch_size": 1,
@@ -221,7 +225,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     target = float(line.split()[1].rstrip("%")) / 100
     unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
     assert target == pytest.approx(unc * (mfu / c.uncalibrated_mfu[0]) ** w, rel=0.03)
-    assert f"carried {w:.0%}" in text
+    assert f"applied at {w:.0%} strength" in text
     assert "32x the pilot's GPUs" in text
 
 

@@ -83,7 +83,7 @@ def test_a_predicted_mfu_carries_its_band_warnings():
     _, b = step.scenario_step(values)
     w = scenario_warnings(dict(values, mfu=round(b.mfu, 6)), mfu_predicted=True)
     assert any("exceeds the best published MFU of a comparable run (dense runs on Hopper" in x
-               and "47%" in x for x in w)
+               and "47.0%" in x for x in w)
 
 
 def test_a_fixed_feature_the_stack_lacks_is_flagged():

@@ -669,3 +669,26 @@ def test_a_figure_the_claim_cannot_state_is_named():
                                                                cl.HOURS_TOLERANCE)
     check = cl.check_claim("llama-2-70b", 2e12, "A100-80GB", gpu_hours=3_311_616, left_out=False)
     assert check.gpu_hours == 3_311_616
+
+
+def test_a_cut_reason_closes_its_parentheses():
+    # A new-user trial: `llmcost check` printed "not given (no RL campaign in the scenario
+    # (rl_iterations and rl_runs not given)" with its outer parenthesis unclosed: the reason
+    # was cut at its first ";" inside an inner parenthesis.
+    from llmcost.bill.claims import first_clause
+    why = ("no RL campaign in the scenario (rl_iterations and rl_runs not given; notebook 05 "
+           "prices an illustrative campaign)")
+    assert first_clause(why) == \
+        "no RL campaign in the scenario (rl_iterations and rl_runs not given)"
+    assert first_clause("a (b (c; d) e)") == "a (b (c))"
+    cut = first_clause("x (" + "y" * 200)
+    assert cut.endswith("…)") and cut.count("(") == cut.count(")")
+    assert first_clause("plain; rest") == "plain"
+
+
+def test_a_moe_claims_note_is_in_a_readers_words(deepseek):
+    # a trial read "(6.71e+11; accuracy.comparable_published_mfu)" in `llmcost check`
+    text = deepseek.describe()
+    assert "comparable_published_mfu" not in text
+    assert "MoE: compared with published MoE runs only, of total parameters within 4× of " \
+        "its 6.71e+11" in text

@@ -304,6 +304,26 @@ def test_points_outside_their_range_are_said_in_text_and_json(tmp_path, capsys):
     assert js["bill.illustrative"] is False and "point outside" in js["bill.point_outside_note"]
 
 
+def test_one_draw_and_zero_lines_are_said_once(tmp_path, capsys):
+    # A new-user trial: `estimate --samples 1` explained every * as "the stated value is at the
+    # edge of its range" (one draw has no edge: its P10 = P50 = P90 is that draw), and 17 lines
+    # at $0 each printed "P10 $0.00, P50 $0.00, P90 $0.00"
+    path = str(_yaml(tmp_path, EDGE))
+    _, one = _main(capsys, "estimate", "--scenario", path, "--samples", "1")
+    flat = " ".join(one.split())
+    assert "the stated value is at the edge of its range" not in flat
+    assert "* point differs from the one draw: with --samples 1 the P10, P50 and P90 are that " \
+        "draw, not percentiles" in flat
+    assert "1 Monte Carlo draw (seed 0)" in flat
+    _, many = _main(capsys, "estimate", "--scenario", path, "--samples", "2000")
+    for text in (one, many):
+        assert "P10 $0.00, P50 $0.00, P90 $0.00" not in text
+        zero = [ln for ln in text.splitlines() if "$0.00" in ln and ln.endswith("not given")]
+        assert zero and all("P10" not in ln for ln in zero)
+        assert " line(s) at $0.00 show no P10–P90: not given or zero in every draw" in \
+            " ".join(text.split())
+
+
 def test_a_missing_mfu_is_labelled_the_default_not_given(tmp_path):
     no_mfu = _yaml(tmp_path, "model: llama-2-70b\nn_gpus: 2048\ntrain_tokens: 2.0e12\n")
     src = estimate_ledger(no_mfu).figures["mfu_source"]

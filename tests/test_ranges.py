@@ -295,7 +295,8 @@ def test_notebooks_use_the_point_and_say_so(capsys):
 def test_ranged_bill_labels_the_point_it_prices():
     bill = ledger.build_ledger({"mfu": [0.3, 0.5], **PRICE})
     assert bill.figures["mfu"] == pytest.approx(0.4)
-    assert bill.figures["mfu_source"].startswith("midpoint of the range uniform 0.3-0.5")
+    assert bill.figures["mfu_source"] == ("midpoint of the range uniform 0.3-0.5, priced in the "
+                                          "point bill; the P10–P90 draw from the range")
     assert isinstance(bill.scenario["mfu"], Range)
     assert ledger.with_changes(bill, price_usd_per_gpu_hour=2.0).figures["mfu"] == \
         pytest.approx(0.4)

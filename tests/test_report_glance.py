@@ -260,7 +260,15 @@ def test_three_sentences_carry_the_summarys_numbers():
     lo, hi = sorted((top["total_at_p10_usd"], top["total_at_p90_usd"]))
     assert fmt_usd(lo) in second and fmt_usd(hi) in second
     assert third == ("The biggest lever (notebook 09): FP8 training, which would save about $2M "
-                     "(25% of the bill with its waste); its risk: loss divergence.")
+                     "(25% of the whole bill); its risk: loss divergence.")
+    # a trial's A100 scenario headlined a lever saving "$16.56 (0% of the bill)": a lever under
+    # 1% of the bill is no headline (by hand: 16.56 / 2.3e6 = 0.0007%)
+    tiny = {"09_savings": [dict(nine["09_savings"][0], value=2.3e6),
+                           dict(nine["09_savings"][1], label="lever 1: keep milestones 3 months",
+                                value=16.56)]}
+    assert glance.plain_sentences(_summary(g, tiny))[2] == (
+        "No lever of notebook 09 saves 1% of this bill or more (the largest, keep milestones "
+        "3 months, saves about $16.56, under 0.01% of it).")
     # notebook 09 not run, failed, or no lever: a sentence that says so, never a made-up lever
     assert "was not run" in glance.plain_sentences(_summary(g))[2]
     assert "failed" in glance.plain_sentences(_summary(g, nine), failed=["09_savings"])[2]

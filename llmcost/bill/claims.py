@@ -350,8 +350,7 @@ class ClaimCheck:
             if keys else "the ledger's defaults):"))
         for x in self.left_out:
             if x["status"] == "not given":
-                why = x["how"].split(";")[0]
-                usd = f"not given ({why[:100] + '…' if len(why) > 100 else why})"
+                usd = f"not given ({first_clause(x['how'])})"
             else:
                 usd = f"${x['usd']:,.0f} ({x['status']})"
                 if x.get("p10_usd") is not None and x["p90_usd"] != x["p10_usd"]:
@@ -380,6 +379,15 @@ class ClaimCheck:
             rows.append(("implied price", f"${self.implied_usd_per_gpu_hour:.2f}/GPU-h; "
                                           f"{self.price_verdict}"))
         return pd.DataFrame(rows, columns=["figure", "value"])
+
+
+def first_clause(text: str, limit: int = 100) -> str:
+    """A line's reason cut to its first clause (up to the first ";", at most ``limit``
+    characters, "…" when cut), with every parenthesis the cut left open closed, so that it
+    nests in a parenthesis of its own."""
+    why = str(text).split(";")[0]
+    why = why[:limit] + "…" if len(why) > limit else why
+    return why + ")" * max(0, why.count("(") - why.count(")"))
 
 
 def claim_model(model) -> ModelSpec:
@@ -856,8 +864,8 @@ def _claim_utilisation(j: _Judging) -> None:
                        f"MFU basis ({j.u6[c.dtype] / j.g:.1%} by 6ND): a claim seldom states "
                        "its FLOP basis")
     if c.spec.is_moe:
-        j.notes.append(f"MoE: compared with published MoE runs only, by total parameters "
-                       f"({c.spec.n_params:.3g}; accuracy.comparable_published_mfu)")
+        j.notes.append(f"MoE: compared with published MoE runs only, of total parameters "
+                       f"within {SIZE_FACTOR:g}× of its {c.spec.n_params:.3g}")
 
 
 def _mfu_verdict(j: _Judging) -> None:

@@ -310,8 +310,8 @@ def _range_source(p: dict, key: str) -> str | None:
     """'midpoint of the range uniform 0.3-0.5 (...)' when ``key`` is ranged in the point bill's
     values (``_ranged``, set by ``build_ledger``), else None."""
     r = p.get("_ranged", {}).get(key)
-    return None if r is None else (f"{point_word(r)} of the range {r.describe()} (the point "
-                                   "bill; ledger.simulate_ledger draws the range)")
+    return None if r is None else (f"{point_word(r)} of the range {r.describe()}, priced in "
+                                   "the point bill; the P10–P90 draw from the range")
 
 
 def _point_build(p: dict) -> Ledger:

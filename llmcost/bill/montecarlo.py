@@ -93,7 +93,7 @@ class LedgerDraws:
                                  "p10": np.nan, "p50": np.nan, "p90": np.nan})
         df = pd.DataFrame(rows).set_index("key")
         df.attrs["note"] = (
-            f"{self.samples:,} Monte Carlo draws (seed {self.seed}) of "
+            f"{self.samples:,} Monte Carlo draw{'s' * (self.samples != 1)} (seed {self.seed}) of "
             + (", ".join(f"{k} ({r.describe()})" for k, r in self.ranges.items()) or
                "no ranged input (every draw is the point bill)")
             + ". Lines add up to the total in every draw and at the mean; the P10 / P50 / P90 "

@@ -29,7 +29,7 @@ def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: f
     H × price."""
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
             f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
-            f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs) and "
+            f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs with no failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
             "GPU-hour.")
 

@@ -368,7 +368,8 @@ def _estimate(args) -> int:
     else:  # the bill as text bars (glance.glance_text) of the same draws
         _, bars, tor = glance_summary(head)
         print("\n" + glance_text(bars, tor, charset=text_charset(sys.stdout),
-                                 basis=head.basis))
+                                 basis=head.basis, outside_note=ONE_DRAW_NOTE if
+                                 getattr(head.draws, "samples", 0) == 1 else OUTSIDE_NOTE))
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
@@ -601,6 +602,12 @@ def _table_label_width(t, columns: int, ranged: bool) -> tuple:
     return width, extra > 0, width + fixed + extra
 
 
+#: What a "*" means when the bill was drawn once (``--samples 1``): OUTSIDE_NOTE's "the edge of
+#: its range" does not apply, one draw has no P10-P90.
+ONE_DRAW_NOTE = ("point differs from the one draw: with --samples 1 the P10, P50 and P90 are "
+                 "that draw, not percentiles (use --samples 10000 or more)")
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -628,7 +635,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     ranged = draws is not None and bool(draws.ranges)
     width, inline, rule = _table_label_width(t, columns, ranged)
     s = draws.summary() if ranged else None
-    outside = False
+    outside, zeros = False, 0
 
     def usd(v):
         return "" if v is None or v != v else format_value(float(v), "USD")
@@ -642,6 +649,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
         amount = "not modelled" if r.usd is None or r.usd != r.usd else usd(r.usd)
         share = "" if r.share is None or r.share != r.share else f"{r.share:6.1%}"
         p3 = [usd(s.loc[r.key, q]) for q in ("p10", "p50", "p90")] if ranged else []
+        if ranged and r.usd == 0 and all(s.loc[r.key, q] == 0 for q in ("p10", "p50", "p90")):
+            p3, zeros = ["", "", ""], zeros + 1  # said once below, not "$0.00" three times
         pct = " ".join(f"{x:>9}" for x in p3)
         if ranged and r.usd is not None and r.usd == r.usd and \
                 point_outside(r.usd, s.loc[r.key, "p10"], s.loc[r.key, "p90"]):
@@ -651,9 +660,14 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
                      + (f"  {pct}" if inline else "") + f"  {r.status}".rstrip())
         lines += [f"  {x}" for x in label[1:]]  # a long label wraps, never cut
         if ranged and not inline and any(p3):  # too narrow for P10-P90 beside: below
-            lines.append(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}")
+            lines.append(f"  P10 {p3[0]}, P50 {p3[1]}, P90 {p3[2]}" if draws.samples != 1
+                         else f"  the one draw: {p3[0]}")
     if outside:
-        lines += wrap_lines(f"* {OUTSIDE_NOTE}", columns)
+        lines += wrap_lines(f"* {OUTSIDE_NOTE if draws.samples != 1 else ONE_DRAW_NOTE}",
+                            columns)
+    if zeros:
+        lines += wrap_lines(f"{zeros} line(s) at $0.00 show no P10–P90: not given or zero in "
+                            "every draw", columns)
     if ranged:
         lines += [""] + wrap_lines((f"ranges: {basis}. " if basis else "") + s.attrs["note"],
                                    columns, "")
@@ -1095,8 +1109,9 @@ def _calibrate(args) -> int:
     print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
     print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
-          f"uncalibrated model {x.uncalibrated_mfu:.1%}; share of the pilot's correction "
-          f"carried {x.transfer:.0%}")
+          f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
+          f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
+          "pilot)")
     print(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
     print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties

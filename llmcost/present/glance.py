@@ -194,7 +194,7 @@ def terminal_columns(stream=None) -> int:
 
 def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unicode",
                 illustrative: bool = False, columns: int | None = None,
-                basis: str | None = None) -> str:
+                basis: str | None = None, outside_note: str = OUTSIDE_NOTE) -> str:
     """``plots.bill_at_a_glance`` as text for a terminal: one row per line of
     ``ledger.bill_bars`` (a bar to its point, a whisker from its P10 to its P90, on one scale
     from 0 to the largest P90), the whole bill last, then the tornado (each input's P10-P90
@@ -208,7 +208,8 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
     width, 80 when piped): a label longer than its column is wrapped onto the next lines, never
     cut, and where the value does not fit beside a bar it goes on the line below;
     ``width`` fixes the bars' width instead of fitting them. A line whose point lies
-    outside its own P10-P90 (``point_outside``) carries a ``*`` and a footnote says why."""
+    outside its own P10-P90 (``point_outside``) carries a ``*`` and a footnote says why
+    (``outside_note``: ``ledger.OUTSIDE_NOTE``, or ``cli.ONE_DRAW_NOTE`` for a single draw)."""
     if charset not in BAR_CHARS:
         raise ValueError(f"charset={charset!r} must be 'unicode' or 'ascii'")
     if width is not None and (isinstance(width, bool) or not isinstance(width, int)
@@ -296,7 +297,7 @@ def glance_text(bars, tornado_df, width: int | None = None, charset: str = "unic
         for row in tor_rows:
             out += emit(*row)
     if any(outside):
-        out += para(f"* {OUTSIDE_NOTE}", "  ")
+        out += para(f"* {outside_note}", "  ")
     return "\n".join(_plain(x, charset) for x in out)
 
 
@@ -305,6 +306,12 @@ def _row(summary: dict, stem: str, key: str):
         if r.get("key") == key:
             return r
     return None
+
+
+#: The least share of the bill a lever must save to be the index's headline lever: the index
+#: gives a lever's share in whole percent, so one below 1% would read "0% of the bill" (a
+#: presentation threshold, not a sourced figure).
+LEVER_HEADLINE_SHARE = 0.01
 
 
 def lever_sentence(summary: dict, failed=()) -> str:
@@ -321,8 +328,13 @@ def lever_sentence(summary: dict, failed=()) -> str:
     if lever is None or not isinstance(lever.get("value"), (int, float)):
         return "Notebook 09 found no lever that saves money on this bill."
     name = re.sub(r"^lever 1:\s*", "", lever["label"])
-    share = (f" ({lever['value'] / bill['value']:.0%} of the bill with its waste)"
-             if bill and isinstance(bill.get("value"), (int, float)) and bill["value"] else "")
+    whole = bill["value"] if bill and isinstance(bill.get("value"), (int, float)) else None
+    if whole and lever["value"] < LEVER_HEADLINE_SHARE * whole:
+        part = lever["value"] / whole
+        return (f"No lever of notebook 09 saves {LEVER_HEADLINE_SHARE:.0%} of this bill or more "
+                f"(the largest, {name}, saves about {fmt_usd(lever['value'])}, "
+                f"{f'{part:.2%}' if part >= 1e-4 else 'under 0.01%'} of it).")
+    share = f" ({lever['value'] / whole:.0%} of the whole bill)" if whole else ""
     risk = re.search(r"risk:\s*([^:;]+)", lever.get("note", ""))
     return (f"The biggest lever (notebook 09): {name}, which would save about "
             f"{fmt_usd(lever['value'])}{share}"

@@ -380,8 +380,30 @@ def implied_mfu(df, ax=None):
     return ax
 
 
+#: Column names of the package's tables in a reader's words (``table(..., words=COLUMN_WORDS)``):
+#: notebook 09's lever, false-economy and hardware tables (``levers.hardware_sweep`` columns).
+COLUMN_WORDS = {
+    "lever": "lever", "group": "group", "saving_usd": "saving", "saving_p10_usd": "saving, P10",
+    "saving_p50_usd": "saving, P50", "saving_p90_usd": "saving, P90",
+    "share_of_bill": "share of the bill", "gpu_hours_saved": "GPU-hours saved",
+    "days_saved": "days saved", "within_uncertainty": "may save nothing (P10–P90 spans 0)",
+    "risk": "risk", "assumptions": "assumptions", "note": "note", "recompute": "recomputation",
+    "plan": "plan", "false economy": "false economy", "apparent_saving_usd": "apparent saving",
+    "net_saving_usd": "net saving", "loss_if_it_happens_usd": "loss if it happens",
+    "break_even_probability": "break-even probability",
+    "sourced_probability": "sourced probability", "probability_source": "probability source",
+    "how": "how", "accelerator": "accelerator", "predicted_mfu": "predicted MFU",
+    "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
+    "bill_usd": "bill at the predicted MFU", "bill_low_usd": "bill, low end (MFU band high)",
+    "bill_high_usd": "bill, high end (MFU band low)",
+    "bill_calibrated_usd": "bill at the scenario's MFU × the predicted ratio",
+    "days": "days (main run, predicted MFU)", "scenario": "this scenario's hardware",
+    "calibrated_mfu": "calibrated MFU", "mfu_ceiling": "best comparable published MFU",
+    "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable"}
+
+
 def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str = "–",
-          row_style=None):
+          row_style=None, words: dict | None = None):
     """A DataFrame as a formatted HTML table for notebooks and reports.
 
     Unlike a bare ``Styler``, the markup is stable (ids derive from the columns and shape, not a
@@ -399,9 +421,21 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
         Show the index.
     row_style : callable, optional
         ``Styler.apply(row_style, axis=1)``: a row -> list of CSS strings, to highlight rows.
+    words : dict, optional
+        Column names in a reader's words (e.g. ``COLUMN_WORDS``); ``formats`` keeps the
+        columns' own names, and a True/False column reads "yes"/"no".
     """
     from IPython.display import HTML
 
+    if words:
+        df = df.copy()
+        flags = {c: lambda x: "yes" if x else "no" for c in df.columns
+                 if len(df) and df[c].map(lambda x: isinstance(x, (bool, np.bool_))).all()}
+        formats = {**flags, **(formats if isinstance(formats, dict) else {})} \
+            if isinstance(formats, dict) or formats is None else formats
+        if isinstance(formats, dict):
+            formats = {words.get(k, k): v for k, v in formats.items()}
+        df = df.rename(columns=words)
     sty = df.style.format(formats, precision=precision, na_rep=na_rep)
     if row_style is not None:
         sty = sty.apply(row_style, axis=1)

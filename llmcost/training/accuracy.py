@@ -273,7 +273,7 @@ class MfuBand:
     def basis(self) -> str:
         """Where the band comes from, in words that do not repeat it (``step_error_words``:
         the error is on the step time; ``mfu_spread_words``: what it means for the MFU)."""
-        err = step_error_words(self.center, self.half_width)
+        err = step_error_words(self.center, self.half_width, n_runs=self.n)
         sources = "; ".join(step_validation.set_title(s) for s in self.sets)
         if self.validated:
             return (f"the 90% band of its regime, measured on the model's errors on its "
@@ -291,8 +291,8 @@ class MfuBand:
         if not self.n:
             return (f"no validation rows in this regime: the stated default band "
                     f"± {self.half_width:.0%}")
-        return (f"step-time error {self.center:+.1%} ± {self.half_width:.1%} on {self.n} "
-                f"run{'s' if self.n > 1 else ''}")
+        return (f"median step-time error {self.center:+.1%} (signed) ± {self.half_width:.1%} "
+                f"on {self.n} held-out run{'s' if self.n > 1 else ''}")
 
     def central(self) -> tuple:
         """``central_mfu`` of this band: ``(point, central, capped)``, point = p / (1 + c)
@@ -306,12 +306,33 @@ class MfuBand:
                 f"regime {self.regime})")
 
 
-def step_error_words(center: float, half_width: float) -> str:
+def step_error_words(center: float, half_width: float, n_runs: int = 0) -> str:
     """The band's error in a reader's words. The error e = predicted MFU / published MFU − 1 is,
     for the same FLOPs and GPUs (MFU ∝ 1 / step time), published step time / predicted step
-    time − 1: an error on the step time, centre ``center`` ± ``half_width``."""
-    return (f"published step times {center:+.1%} ± {half_width:.0%} from the predicted "
+    time − 1: an error on the step time, centre ``center`` ± ``half_width``. With ``n_runs`` > 0
+    the centre is named as what it is, the median signed error of those held-out runs (the
+    basis every page that quotes the band uses; ``regime_error`` is their mean |error|)."""
+    where = (f" (the median signed error of its {n_runs} held-out run{'s' if n_runs > 1 else ''})"
+             if n_runs else "")
+    return (f"published step times {center:+.1%}{where} ± {half_width:.0%} from the predicted "
             "(an error on the step time)")
+
+
+def error_range_words(rows: pd.DataFrame) -> str:
+    """The held-out ``rows``' signed errors in a reader's words, one basis at a time: their
+    range on the FLOP count as published (the basis of the band's median) and, where a source
+    leaves its attention FLOP count unstated, the range on a causal-mask count apart
+    (``_bases``), e.g. "−8.7% to −8.5% on the FLOP count as published; −12.3% to −12.0% if
+    attention is counted with a causal mask"."""
+    b = _bases(rows)
+
+    def span(e):
+        lo, hi = float(e.min()), float(e.max())
+        return f"{lo:+.1%}" if f"{lo:+.1%}" == f"{hi:+.1%}" else f"{lo:+.1%} to {hi:+.1%}"
+    out = f"signed errors {span(b['e'])} on the FLOP count as published"
+    if not np.allclose(b["e"], b["e_causal"]):
+        out += f"; {span(b['e_causal'])} if attention is counted with a causal mask"
+    return out
 
 
 def mfu_spread_words(center: float, half_width: float) -> str:
@@ -504,8 +525,8 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     low = mfu / (1 + c + w)
     if 1 + c - w <= UPPER_BOUND_MARGIN:
         high = 1.0
-        warnings.append(f"the regime's held-out runs were {band['error_min']:+.0%} to "
-                        f"{band['error_max']:+.0%} off: read the predicted MFU as an upper bound.")
+        warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
+                        "read the predicted MFU as an upper bound.")
     else:
         high = min(mfu / (1 + c - w), 1.0)
     basis = _check_dtype_basis(accelerator, dtype)
@@ -610,11 +631,11 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
     out = []
     if not band["conformal"]:
         if band["n"]:
-            out.append(f"only {band['n']} held-out run(s) in the regime {label} (errors "
-                       f"{band['error_min']:+.1%} to {band['error_max']:+.1%}), too few to "
+            out.append(f"only {band['n']} held-out run(s) in the regime {label} "
+                       f"({error_range_words(rows)}), too few to "
                        "measure the model's error on runs like this one (that takes "
                        f"{MIN_CONFORMAL_ROWS} or more): the band is a stated default, "
-                       f"{step_error_words(c, w)}, i.e. {mfu_spread_words(c, w)}.")
+                       f"{step_error_words(c, w, band['n'])}, i.e. {mfu_spread_words(c, w)}.")
         else:
             return [f"no held-out run is published in the regime {label}: the band is "
                     f"the stated default, {step_error_words(c, w)}, i.e. "
@@ -622,8 +643,9 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
     # however few its runs, a scale far from all of them is said (a second trial: 131,072
     # GPUs against the 8-16k of its regime's runs went unsaid in a thin regime)
     if len(rows) and not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
-        out.append(f"{n_gpus:,} GPUs is more than 4× away from the "
-                   f"{int(rows['n_gpus'].min()):,}–{int(rows['n_gpus'].max()):,} GPUs of the "
+        lo, hi = int(rows["n_gpus"].min()), int(rows["n_gpus"].max())
+        span = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+        out.append(f"{n_gpus:,} GPUs is more than 4× away from the {span} GPUs of the "
                    "regime's published runs.")
     return out
 
@@ -635,7 +657,7 @@ def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str) ->
     if best is None or not mfu16 > best:
         return []
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-    best_txt = f"{best:.0%}" if mfu16 == mfu else \
+    best_txt = f"{best:.1%}" if mfu16 == mfu else \
         f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
     return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
             f"of a comparable run ({rule}), {best_txt} ({source}): read it as optimistic."]
@@ -724,8 +746,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
     any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
-    ref, ref_src = (best, "comparable run (comparable_published_mfu)") if best is not None else (
-        any_best, f"at any size ({any_src})")
+    rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
+            f"parameters within {SIZE_FACTOR:g}×)")
+    ref, ref_src = (best, rule) if best is not None else (any_best, f"MFU at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
             format(x, f)
@@ -740,9 +763,9 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
         return high, out
     why = (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
            "published MFUs are reported on" if fp8 and ref_d is not None and
-           cap == ref_d else f"the best published {ref:.0%} {ref_src}" if ref_d is not None and
+           cap == ref_d else f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and
            cap == ref_d else
-           (f"the prediction itself, above the best published {on(ref, '.1%')} {ref_src}"
+           (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
             if ref is not None else "the prediction itself") if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
     tail = "no comparable run has measured more" if cap != mfu else \
@@ -775,8 +798,10 @@ def regime_error(band: MfuBand) -> tuple:
     if band.regime not in t.index or int(t.loc[band.regime, "n"]) == 0:
         return None, f"no held-out published run in this regime ({band.regime})"
     r = t.loc[band.regime]
-    return float(r["mean_abs_error"]), (f"mean |error| on the {int(r['n'])} held-out published "
-                                        f"run(s) of this regime ({band.regime})")
+    return float(r["mean_abs_error"]), (f"mean |step-time error| (unsigned) on the "
+                                        f"{int(r['n'])} held-out published run(s) of this "
+                                        f"regime ({band.regime}); the band's centre is their "
+                                        f"median signed error, {band.center:+.1%}")
 
 
 def regime_bands() -> pd.DataFrame:

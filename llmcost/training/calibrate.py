@@ -654,7 +654,7 @@ def _identified(pilots, p0, big, two_scale: bool, net_ok: bool, c: float, k: flo
             not_ident.append("scale-out network: one scale cannot separate it from compute "
                              "(a second pilot at another GPU count can); the compute factor is "
                              "carried less to a run whose step differs more from the pilot's in "
-                             "its compute share (network_shift)")
+                             "its compute share")
     else:
         not_ident.append("scale-out network: the pilot stays inside one scale-up domain")
     not_ident.append("scale-up (NVLink) bandwidth: kept at the catalogue's measured fraction")

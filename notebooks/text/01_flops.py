@@ -231,8 +231,9 @@ publish_summary("01_flops", [
                 "matmuls + full-matrix attention"),
     summary_row("gpu_hours", "GPU-hours", run["gpu_hours"], "GPU-h",
                 f"MFU {p['mfu']:.2f} of dense {p['dtype']} peak, no failures"),
-    summary_row("wall_clock_days", "wall-clock", run["wall_clock_days"], "days",
-                f"on {p['n_gpus']:,} × {gpu.name}"),
+    summary_row("wall_clock_days", "wall-clock with no failures (100% goodput)",
+                run["wall_clock_days"], "days", f"on {p['n_gpus']:,} × {gpu.name}; the paid "
+                "run, failures and restarts included: notebook 00"),
     summary_row("price_usd_per_gpu_hour", "price", price, "USD", price_source),
     summary_row("compute_cost_usd", "compute cost", run["compute_cost_usd"], "USD",
                 f"{p['pricing']} pricing"),

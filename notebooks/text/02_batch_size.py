@@ -411,7 +411,9 @@ act = {f"{where} + SP, FlashAttention": batch.activation_bytes_per_gpu(spec, mbs
                                                                  **kw),
        "full recomputation": batch.activation_bytes_per_gpu(spec, mbs, recompute="full", **kw)}
 plots.readable(plots.activation_vs_micro_batch(mbs, act, gpu.hbm_bytes));
-print(f"the plan: micro-batch {plan.micro_batch_size}, {plan.recompute} recomputation -> "
+recompute_words = ("no recomputation" if plan.recompute == "none" else
+                   f"{plan.recompute} recomputation")
+print(f"the plan: micro-batch {plan.micro_batch_size}, {recompute_words} -> "
       f"{a.activation_bytes_per_gpu / 1e9:.1f} GB of activations per GPU")
 
 # %% [markdown]

@@ -592,8 +592,9 @@ plots.straggler_slowdown_curves(jobs, waits);
 # (σ was taken from the paper, not tuned to them): the A100 sets come closer (Megatron-LM 2021
 # Table 1 from 2.3% to 1.9% mean error, Table 2 from 3.2% to 2.3%), while Korthikanti's 1T row and
 # Llama 3's 8K-context rows on 8,192 and 16,384 H100s, already predicted too slow, fall further
-# behind (to −10% and −8.5% / −8.8%). The H100 rows' missing speed lies elsewhere (notebook 04b's
-# kernel constant for H100); no H100 measurement of the spread was found, so the V100/MI60 figure
+# behind (to −10% and −8.5% / −8.7%, signed errors on the
+# TFLOP/s basis of notebook 04b's table). The H100 rows' missing speed lies elsewhere (notebook
+# 04b's kernel constant for H100); no H100 measurement of the spread was found, so the V100/MI60 figure
 # is applied to every generation. **Not modelled:** per-step jitter, slow links and hosts,
 # data-loader and garbage-collection pauses, and the
 # drained outliers themselves.

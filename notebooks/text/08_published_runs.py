@@ -76,9 +76,12 @@ display(Markdown(answers.published_runs(claims.error_table_summary(errors))))
 # %%
 scored = errors[errors["scored"] != ""]
 cols = ["run_id", "generation", "scored", "method", "published_mfu", "predicted_mfu", "error"]
+# the error is on the GPU-hours: predicted ÷ published hours − 1 (= published ÷ predicted MFU
+# − 1 for a steady-state row; notebook 04b's step-time error is predicted ÷ published MFU − 1)
+hours_error = {"error": "error in GPU-hours (predicted ÷ published − 1)"}
 plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours"]],
             {"published_mfu": "{:.1%}", "predicted_mfu": "{:.1%}", "error": "{:+.1%}",
-             "published_gpu_hours": "{:,.0f}"})
+             "published_gpu_hours": "{:,.0f}"}, words=hours_error)
 
 # %% [markdown]
 # `published_mfu` is $U$ on the MFU basis and the BF16 peak for the whole-run rows. The table is
@@ -117,7 +120,10 @@ plots.table(scored[scored["scored"] == "gpu_hours"][cols + ["published_gpu_hours
 summary = claims.error_table_summary(errors)
 display(plots.table(summary.reset_index(), {"median_abs_error": "{:.1%}",
                                             "mean_abs_error": "{:.1%}",
-                                            "median_signed_error": "{:+.1%}"}))
+                                            "median_signed_error": "{:+.1%}"},
+                    words={"median_abs_error": "median |error in GPU-hours|",
+                           "mean_abs_error": "mean |error in GPU-hours|",
+                           "median_signed_error": "median error in GPU-hours (signed)"}))
 for group, r in summary.iterrows():
     count = ("in-sample, not counted as a success" if r["in_sample"]
              else f"{int(r['within_band'])} of {int(r['n'])} within ±20%")
@@ -148,7 +154,8 @@ plots.published_runs_scatter(errors);
 
 # %%
 plots.table(scored[scored["scored"] == "mfu"][cols + ["plan"]],
-            {"published_mfu": "{:.1%}", "predicted_mfu": "{:.1%}", "error": "{:+.1%}"})
+            {"published_mfu": "{:.1%}", "predicted_mfu": "{:.1%}", "error": "{:+.1%}"},
+            words=hours_error)
 
 # %%
 plots.table(errors[errors["scored"] == ""][["run_id", "model", "note"]])

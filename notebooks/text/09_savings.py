@@ -186,14 +186,15 @@ display(Markdown(answers.savings(bill.total_usd, levers.top_levers(ranked))))   
 # $S_{\ell,i} = B_i(s) - B_i(\ell(s))$ (`levers.saving_summary`). Because both bills use the same
 # draws of each input, the uncertainty they share cancels: a change that saves 1,000 GPU-hours at a
 # fixed price saves exactly that in every draw, however uncertain the MFU. A lever whose P10–P90
-# interval contains zero is flagged `within_uncertainty`: it may save nothing at all.
+# interval contains zero is flagged in the column *may save nothing*: it may save nothing at all.
 
 # %%
 usd = llmcost.levers.format_saving  # "$1,234", "−$1,234" or "never finishes"
 cols = ["lever", "group", "saving_usd", "saving_p10_usd", "saving_p90_usd", "share_of_bill",
         "days_saved", "within_uncertainty", "risk", "note"]
 plots.table(ranked[cols], {"saving_usd": usd, "saving_p10_usd": usd, "saving_p90_usd": usd,
-                           "share_of_bill": "{:.1%}", "days_saved": "{:+.1f}"})
+                           "share_of_bill": "{:.1%}", "days_saved": "{:+.1f}"},
+            words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -241,7 +242,7 @@ waste = levers.rank_levers(audit, keys=[k for k, v in levers.LEVERS.items() if v
 print("waste figures:", "the scenario's" if given else "illustrative (assumed, not measured)")
 plots.table(waste[["lever", "saving_usd", "share_of_bill", "gpu_hours_saved", "assumptions",
                    "note"]], {"saving_usd": usd, "share_of_bill": "{:.2%}",
-                              "gpu_hours_saved": "{:,.0f}"})
+                              "gpu_hours_saved": "{:,.0f}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # Cleaning checkpoints saves nothing on a parallel file system sold by throughput (FSx for Lustre
@@ -276,7 +277,8 @@ for label, rc, n in (("none, half the GPUs", "none", p["n_gpus"] // 2),
                      "plan": r.assumptions, "note": r.note})
     except llmcost.ScenarioError as e:
         rows.append({"recompute": label, "note": f"does not fit or cannot run: {e}"})
-plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
+plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
+            words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # **Takeaway.** Utilisation levers are real savings but cost engineering time and carry risk (a
@@ -295,24 +297,24 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"})
 # `levers.on_hardware`; hardware on which no plan fits is left out, and said), priced by the bill
 # at the catalogue median price for this pricing mode: every row on that one basis, so rows
 # compare like for like. When the scenario gives its own price, its
-# accelerator appears twice (`price_basis`): at the catalogue price, to compare with the others, and
+# accelerator appears twice (column *price basis*): at the catalogue price, to compare with the others, and
 # at the scenario's price, which is this bill's. The error bar is the bill at the
 # ends of the predicted MFU's band (`accuracy.band_for_step`: the regime's conformal band, or its stated default),
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
-# 4-GPU tray). `bill_calibrated_usd` scales the scenario's own MFU by the predicted ratio instead,
+# 4-GPU tray). The column *bill at the scenario's MFU × the predicted ratio* scales the scenario's own MFU by the predicted ratio instead,
 # $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{pred}(hw) /
 # \text{MFU}_\text{pred}(\text{own})$ (what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
 # a pilot measures its own accelerator, so another's is its predicted MFU, uncalibrated (`mfu_basis`
 # says which).
 #
-# A row is **ranked as a saving** (`rankable`) only if two checks pass. *Its price can be bought*:
+# A row is **ranked as a saving** (*rankable*) only if two checks pass. *Its price can be bought*:
 # `price_source` names each catalogue row behind the median, with its provider and date, and a
 # row the provider listed as not available when it was collected (`available` in
-# `data/prices.csv`; DigitalOcean's MI300X droplet) makes `price_available` false. *Its MFU has
+# `data/prices.csv`; DigitalOcean's MI300X droplet) makes *price buyable* "no". *Its MFU has
 # been seen*: the calibrated MFU must not exceed the best published MFU on that hardware
-# generation for a model of this size (`mfu_ceiling`, `accuracy.best_published_mfu`); above it, or
-# with no published run to compare (`mfu_check` says "unverified": GB200, B200, MI300X and TPUs
+# generation for a model of this size (*best comparable published MFU*, `accuracy.best_published_mfu`); above it, or
+# with no published run to compare (*MFU check* says "unverified": GB200, B200, MI300X and TPUs
 # for most sizes), the step-time model's ratio is an extrapolation, shown but not counted as a
 # saving. The "move to" lever of section 1 is the cheapest rankable row, and it may well be a loss.
 
@@ -321,7 +323,7 @@ plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
     "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
-    "bill_high_usd": usd, "bill_calibrated_usd": usd, "days": "{:.1f}"})
+    "bill_high_usd": usd, "bill_calibrated_usd": usd, "days": "{:.1f}"}, words=plots.COLUMN_WORDS)
 
 # %%
 plots.hardware_bills(sweep);
@@ -375,7 +377,7 @@ for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
 sub = ranked[ranked["group"].isin(["checkpoints", "pricing"])]
 plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "assumptions",
                  "note"]], {"saving_usd": usd, "share_of_bill": "{:.2%}",
-                            "days_saved": "{:+.1f}"})
+                            "days_saved": "{:+.1f}"}, words=plots.COLUMN_WORDS)
 
 # %% [markdown]
 # ## 6. False economies
@@ -404,7 +406,7 @@ plots.table(sub[["lever", "saving_usd", "share_of_bill", "days_saved", "risk", "
 fe = pd.DataFrame([f.row() for f in levers.false_economies(scenario)])
 plots.table(fe, {"apparent_saving_usd": usd, "net_saving_usd": usd,
                  "loss_if_it_happens_usd": usd, "break_even_probability": "{:.1%}",
-                 "sourced_probability": "{:.3g}"})
+                 "sourced_probability": "{:.3g}"}, words=plots.COLUMN_WORDS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
