@@ -395,3 +395,41 @@ def test_an_rl_batch_the_trainer_gpus_do_not_divide_is_padded_not_refused():
                          response_tokens=2048, response_tokens_max=3072, n_gpus=64,
                          rollout_gpus=16, rollout_tp=2, asynchronous=True)
     assert it.wall_s > 0
+
+
+def test_cross_domain_ll_latency_is_nccl_tuning_model(monkeypatch):
+    # NVIDIA/nccl src/graph/tuning.cc @ 01afd20a (the version data/efficiency.csv's ll_* figures
+    # cite): a ring all-reduce's latency = baseLat + (nsteps - nInterSteps) * intraLat
+    # + nInterSteps * interLat, nsteps = 2(nRanks - 1), nInterSteps = 2(nNodes - 1); Ring/LL:
+    # baseLat 3.6 us, NVLink 0.47 us (x 1.8 when nNodes > 1), network 2.7 us. By hand, vLLM TP 32
+    # over four 8-GPU nodes (NeMo RL's DeepSeek-V3 rollout): 3.6 + 56 * 0.846 + 6 * 2.7 =
+    # 3.6 + 47.376 + 16.2 = 67.176 us, i.e. 1.02542 us per step over 62 steps.
+    from llmcost.core.catalog import load_efficiency
+    from llmcost.serving import inference as inf
+    e = load_efficiency("H100-SXM")
+    assert e.ll_base_latency_s == pytest.approx(3.6e-6) and e.ll_step_latency_s == pytest.approx(0.47e-6)
+    step = rl.cross_domain_ll_step_latency(e, 32, 8)
+    assert step == pytest.approx((56 * 1.8 * 0.47 + 6 * 2.7) / 62 * 1e-6, rel=1e-9)
+    acc = inf.serving_accelerator("H100-SXM")
+    wide = acc.replace(scaleup_domain_size=32,
+                       scaleup_bytes_per_s_per_dir=acc.scaleout_bytes_per_s_per_dir)
+    t0 = inf.tp_allreduce_time(0.0, 32, wide, e.replace(ll_step_latency_s=step))
+    assert t0 == pytest.approx(67.176e-6, rel=1e-6)
+    # within one domain NCCL's NVLink figure stays: TP 8 on an 8-GPU node, 3.6 + 14 * 0.47 us
+    assert rl.cross_domain_ll_step_latency(e, 8, 8) == e.ll_step_latency_s
+    assert float(inf.tp_allreduce_time(0.0, 8, acc, e)) == pytest.approx(10.18e-6, rel=1e-6)
+    # a rollout replica across nodes decodes more slowly than with NVLink's LL step latency on
+    # every ring step (the model before this mechanism), by the added latency of its 2 L
+    # all-reduces per decode step (L = 61 for DeepSeek-V3; 8 live sequences: 115 kB messages,
+    # the LL branch in both)
+    kw = dict(engine="vLLM", tp=32)
+    slow = rl.rollout_time("deepseek-v3", "H100-SXM", 256, [400] * 8, **kw)
+    monkeypatch.setattr(rl, "NCCL_LL_NET_STEP_LATENCY_S", e.ll_step_latency_s)
+    monkeypatch.setattr(rl, "NCCL_LL_MULTINODE_INTRA_FACTOR", 1.0)
+    fast = rl.rollout_time("deepseek-v3", "H100-SXM", 256, [400] * 8, **kw)
+    assert fast["steps"] == slow["steps"] == 400
+    # the engine's decode step divides the roofline step (all-reduces included) by its fitted
+    # decode fraction (inference.EngineEfficiency, vLLM's 0.5482)
+    eta = inf.load_engine_efficiency("vLLM").decode_fraction
+    extra = 2 * 61 * 62 * (step - e.ll_step_latency_s) * 400 / eta
+    assert slow["total_s"] - fast["total_s"] == pytest.approx(extra, rel=1e-3)

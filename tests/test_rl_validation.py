@@ -178,18 +178,27 @@ def test_model_beats_before_on_heldout_rows():
     # DeepSeek-V3 (overlapped NCCL broadcast, NVIDIA-NeMo/RL pull 1379; it replaces the 28 s
     # estimate by links; read after these rows had been seen): 25.9% -> 28.0%, worst 2.34x;
     # v1 22.8% -> 24.6%. Then no padding of packed bins without pipeline parallelism (a rank's
-    # last bin only shorter; a source review): 28.0% -> 28.1%.
+    # last bin only shorter; a source review): 28.0% -> 28.1%. Then the v0.4 Qwen3-30B-A3B
+    # 1-step off-policy row's set-up read from the recipe at tag v0.4.0 (rollout TP 4, training
+    # TP 2 PP 1 EP 8; NVIDIA-NeMo/RL grpo-qwen3-30ba3b-4n8g-async-1off.yaml @ c751f811; the
+    # table's columns are the recipe after pull 1526, whose description puts the run at '903 -->
+    # ~1341 Token/sec/gpu', the table's 864 the level before it): 28.1% -> 26.6% (before mode
+    # 54.5% -> 55.0%); v1 24.6% -> 22.5%. Then NCCL's ring LL latency across nodes for rollout
+    # TP beyond one scale-up domain (rl.cross_domain_ll_step_latency: NVIDIA/nccl
+    # src/graph/tuning.cc @ 01afd20a, 2.7 us per inter-node step and the NVLink step x 1.8;
+    # the DeepSeek-V3 rows' vLLM TP 32 on 8-GPU nodes; added after these rows had been seen):
+    # 26.6% -> 24.9%; v1 22.5% -> 19.9%.
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
     assert after["mean_abs_error"] < before["mean_abs_error"]
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
-    assert before["mean_abs_error"] == pytest.approx(0.545, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.280, abs=0.02)
+    assert before["mean_abs_error"] == pytest.approx(0.550, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.249, abs=0.02)
     assert after["worst_factor"] == pytest.approx(2.34, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.246, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.199, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
     assert v3["mean_abs_error"] == pytest.approx(0.232, abs=0.02)
 

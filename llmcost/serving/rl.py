@@ -315,6 +315,37 @@ def _rollout_accelerator(acc: Accelerator, tp: int) -> tuple[Accelerator, str]:
             "at the scale-out bandwidth")
 
 
+#: NCCL's ring low-latency (LL) protocol across nodes (NVIDIA/nccl src/graph/tuning.cc @
+#: 01afd20a, the 2016-2020 version ``data/efficiency.csv``'s ``ll_*`` latencies cite):
+#: ``hwLat[NCCL_HW_NET][Ring][LL] = 2.7`` µs per inter-node step, and ``intraLat *= 1.8`` for
+#: the LL protocol when the communicator spans more than one node.
+NCCL_LL_NET_STEP_LATENCY_S = 2.7e-6
+NCCL_LL_MULTINODE_INTRA_FACTOR = 1.8
+
+
+def cross_domain_ll_step_latency(efficiency: Efficiency, tp: int, domain: int) -> float:
+    """Mean per-step latency of NCCL's ring LL all-reduce over ``tp`` ranks spread over
+    d = ceil(tp / domain) scale-up domains, as NCCL's tuning model prices it (NVIDIA/nccl
+    src/graph/tuning.cc @ 01afd20a, ``ncclTopoTuneModel``: ``nsteps = 2*(nRanks-1)``,
+    ``nInterSteps = 2*(nNodes-1)``, latency += (nsteps − nInterSteps)·intraLat +
+    nInterSteps·interLat, the intra-node LL step × 1.8 when nNodes > 1)::
+
+        n_s = 2(tp − 1),  n_x = 2(d − 1)
+        step = ((n_s − n_x) · 1.8 · ll_step + n_x · 2.7 µs) / n_s
+
+    (``ll_step``: the efficiency's NVLink LL step, 0.47 µs in the catalogue.) One domain: the
+    efficiency's own ``ll_step_latency_s``. Added after the held-out errors had been seen (NCCL's
+    published constants, not fitted): it prices NeMo RL's vLLM TP 32 for DeepSeek-V3 on 8-GPU
+    nodes, whose decode-step all-reduces are latency-bound."""
+    n = _int("tp", tp)
+    d = math.ceil(n / _int("domain", domain))
+    if d <= 1:
+        return efficiency.ll_step_latency_s
+    n_s, n_x = 2 * (n - 1), 2 * (d - 1)
+    intra = NCCL_LL_MULTINODE_INTRA_FACTOR * efficiency.ll_step_latency_s
+    return ((n_s - n_x) * intra + n_x * NCCL_LL_NET_STEP_LATENCY_S) / n_s
+
+
 def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
     """Decode-step seconds for ``live`` sequences at mean context ``ctx`` on engine ``eng``
     (None: the roofline): (t − KV read)/η_d + KV read/η_kv + o (``inference.EngineEfficiency``),
@@ -495,9 +526,12 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetu
     r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
     if not r.size:
         raise ValueError("lengths=[] must hold at least one response")
+    eff = inf.serving_efficiency(s.efficiency, acc)
+    eff = eff.replace(ll_step_latency_s=cross_domain_ll_step_latency(
+        eff, s.tp, acc.scaleup_domain_size or 1))
     acc, note = _rollout_accelerator(acc, s.tp)
     eng = None if s.engine == "roofline" else inf.load_engine_efficiency(s.engine)
-    kw = dict(weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype, tp=s.tp, efficiency=s.efficiency)
+    kw = dict(weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype, tp=s.tp, efficiency=eff)
     ctx_cap = p + (float(r.max()) if s.static else float(r.mean()))
     cap = inf.max_batch(m, acc, ctx_cap, weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype,
                         tp=s.tp, reserve_fraction=s.reserve_fraction)
