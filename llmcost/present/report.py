@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import copy
 import csv
+import functools
 import html
 import json
 import math
@@ -193,8 +194,19 @@ def declared_parameters(nb: Path) -> dict:
     """The parameters a notebook declares in its ``parameters`` cell: name -> {"name",
     "default" (the literal's source text), "help" (its comment)}, as papermill's
     ``inspect_notebook`` reports them (tests/test_ledger.py checks that they agree), read with
-    ``ast`` so that validating a scenario (``llmcost estimate``) needs no papermill import."""
-    cells = json.loads(Path(nb).read_text(encoding="utf-8"))["cells"]
+    ``ast`` so that validating a scenario (``llmcost estimate``) needs no papermill import.
+    Read once per version of the file (its path, modification time and size): a scenario's
+    validation reads every notebook's parameters, and the notebooks are 0.1-1 MB of JSON."""
+    path = Path(nb)
+    stat = path.stat()
+    return {k: dict(v) for k, v in _declared_parameters(
+        str(path.resolve()), stat.st_mtime_ns, stat.st_size).items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _declared_parameters(path: str, mtime_ns: int, size: int) -> dict:
+    """``declared_parameters`` of the file at ``path`` as it is at (``mtime_ns``, ``size``)."""
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     src = next(("".join(c["source"]) for c in cells if c["cell_type"] == "code"
                 and "parameters" in c.get("metadata", {}).get("tags", [])), "")
     out = {}
