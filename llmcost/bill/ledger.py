@@ -735,10 +735,11 @@ def _checkpoint_storage_line(lines: list, b: _Basis, main_plan, main_days) -> No
         rel.storage_price(hot), rel.storage_price(p["ckpt_cold_tier"]),
         hot_bandwidth_bytes_per_s=main_plan.storage_bytes_per_s,
         hot_bytes_per_s_per_tib=rel.storage_throughput_per_tib(hot))
-    st = st.set_index("policy")["usd"] if not isinstance(st, dict) else {"total": st["usd"]}
-    hot_label = next(iter(st.index)) if not isinstance(st, dict) else "hot tier"
+    # a table (policy rows, the total last), or the total per draw
+    usd, hot_label = (st["usd"], "hot tier") if isinstance(st, dict) else (
+        st["usd"].iloc[-1], st["policy"].iloc[0])
     lines.append(Line("storage.checkpoints", "checkpoint storage", "storage", "pre-training",
-                      "fixed", _num(st["total"]),
+                      "fixed", _num(usd),
                       f"{hot_label} on {hot} (capacity provisioned for the peak bandwidth, "
                       f"not the average bytes held) + milestones on {p['ckpt_cold_tier']} "
                       f"for {p['ckpt_retention_months']:g} months",

@@ -945,11 +945,11 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
     cold_gbm = n_ms * ms / GB * (months / 2 + after)
     if np.ndim(hot_gbm) or np.ndim(cold_gbm):  # run_days or interval_s as draws: the total only
         return {"usd": hot_gbm * hot_p + cold_gbm * cold_p}
-    rows = [(hot_label, hot_n, hot_gbm, hot_gbm * hot_p),
-            ("cold: milestones", n_ms, cold_gbm, cold_gbm * cold_p)]
-    df = pd.DataFrame(rows, columns=["policy", "checkpoints", "gb_months", "usd"])
-    df.loc[len(df)] = ["total", df["checkpoints"].sum(), df["gb_months"].sum(), df["usd"].sum()]
-    return df
+    hot_usd, cold_usd = hot_gbm * hot_p, cold_gbm * cold_p
+    return pd.DataFrame({"policy": [hot_label, "cold: milestones", "total"],
+                         "checkpoints": [float(hot_n), float(n_ms), float(hot_n + n_ms)],
+                         "gb_months": [float(hot_gbm), float(cold_gbm), float(hot_gbm + cold_gbm)],
+                         "usd": [float(hot_usd), float(cold_usd), float(hot_usd + cold_usd)]})
 
 
 # ------------------------------------------------------------------------------ one plan
