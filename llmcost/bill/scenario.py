@@ -666,8 +666,15 @@ MODEL_FIELDS = frozenset(f.name for f in fields(ModelSpec))
 MODEL_FIELD_HF_KEYS = {"mtp_depth": "num_nextn_predict_layers"}
 
 
+#: ``validate_parameter``'s answers for numbers, booleans and None, by (name, type, value): a
+#: number's check depends on nothing else (a string may name a file, which may change), and a
+#: bill's levers and ranges validate the same hundred parameters thousands of times.
+_CHECKED_NUMBERS: dict = {}
+
+
 def validate_parameter(name: str, value):
-    """Validate and normalise one shared parameter.
+    """Validate and normalise one shared parameter (``_validate_parameter``; the answer for a
+    number, a boolean or None is kept, ``_CHECKED_NUMBERS``).
 
     Returns
     -------
@@ -679,6 +686,21 @@ def validate_parameter(name: str, value):
     ScenarioError (a ValueError)
         If ``name`` is not in ``PARAMETERS`` or the value breaks its type or rule.
     """
+    if value is not None and type(value) not in (int, float, bool):
+        return _validate_parameter(name, value)
+    key = (name, type(value), value)
+    try:
+        return _CHECKED_NUMBERS[key]
+    except (KeyError, TypeError):  # not seen yet, or a name that cannot be a key
+        pass
+    v = _validate_parameter(name, value)
+    if len(_CHECKED_NUMBERS) < 100_000:
+        _CHECKED_NUMBERS[key] = v
+    return v
+
+
+def _validate_parameter(name: str, value):
+    """``validate_parameter`` itself."""
     if not isinstance(name, str):
         raise ScenarioError(f"name={name!r}: a parameter name must be a string")
     if name not in PARAMETERS and name in MODEL_FIELDS:
