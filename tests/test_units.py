@@ -77,3 +77,13 @@ def test_a_python_scalar_is_checked_as_numpy_checks_it(value, rules):
     fast, slow = outcome(value), outcome(np.array(value, dtype=float if isinstance(
         value, float) else object))
     assert fast == slow
+
+
+def test_a_quantity_in_prose_keeps_three_figures():
+    # a 574 GPU-h run's energy is a fraction of a MWh: "0.317", never "0" (a trial read
+    # "0 MWh, 0 tCO2e"); from 100 up whole numbers with separators, as before
+    from llmcost.core.units import fmt_quantity
+    assert [fmt_quantity(v) for v in (0, 0.317, 42.49, 100, 21588.4)] == [
+        "0", "0.317", "42.5", "100", "21,588"]
+    with pytest.raises(ValueError, match="value"):
+        fmt_quantity("a lot")

@@ -59,7 +59,8 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
-from ..core.units import GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, fmt_usd
+from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
+                          fmt_quantity, fmt_usd)
 from ..core.version import __version__
 from ..serving.inference import choose_serving_tp, serving_cost, serving_validation
 from ..serving.rl import scenario_campaign
@@ -811,9 +812,10 @@ def _energy_line(lines: list, b: _Basis, all_h) -> dict:
     usd_kwh = default("electricity_usd_per_kwh") if \
         p["ledger_electricity_usd_per_kwh"] is None else p["ledger_electricity_usd_per_kwh"]
     how = (f"{all_h:,.0f} GPU-h × {kw:.2f} kW facility power per GPU (TDP "
-           f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {mwh:,.0f} MWh; {t_co2:,.0f} "
-           f"tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× a count of "
-           f"GPU TDP alone (the Llama model cards': {en['mwh_tdp']:,.0f} MWh for these "
+           f"{gpu.tdp_w:.0f} W × server × 0.75 × PUE) = {_quantity(mwh)} MWh; "
+           f"{_quantity(t_co2)} tCO2e at {grid:.3f} kg/kWh. Convention: {en['factor']:.2f}× "
+           f"a count of GPU TDP alone (the Llama model cards': {_quantity(en['mwh_tdp'])} "
+           "MWh for these "
            "GPU-hours)")
     if b.own:
         lines.append(Line("energy.electricity", "electricity", "energy", "whole project",
@@ -1003,6 +1005,12 @@ def predicted_mfu_source(pred: dict) -> str:
     if "low" in band and "high" in band:
         text += f", band {band['low']:.1%}-{band['high']:.1%}"
     return text
+
+
+def _quantity(x) -> str:
+    """A quantity of the bill's prose (``units.fmt_quantity``); Monte Carlo draws as their own
+    format gives them."""
+    return fmt_quantity(x) if isinstance(x, (int, float)) else f"{x:,.0f}"
 
 
 def _rl_campaign(p: dict, usd_per_gpu_hour: float):

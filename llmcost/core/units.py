@@ -131,6 +131,19 @@ def fmt_count(n: float, digits: int = 4) -> str:
     return f"{v:.{digits}g}"
 
 
+def fmt_quantity(value: float, digits: int = 3) -> str:
+    """A plain quantity for prose: whole with thousands separators from 10^(digits−1) up
+    ("21,588"), else ``digits`` significant figures ("0.317", "42.5"; an exponent only below
+    10⁻⁴), so a small run's energy reads "0.317 MWh", not "0 MWh"."""
+    v = _number(value, "value")
+    digits = check_digits(digits)
+    if not math.isfinite(v):
+        return not_finite_text(v)
+    if v == 0 or abs(v) >= 10 ** (digits - 1):
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}" if abs(v) >= 10 ** -4 else f"{v:.{digits - 1}e}"
+
+
 def as_array(value, name: str, *, positive: bool = False, nonnegative: bool = False,
              integer: bool = False, upper: float | None = None,
              upper_inclusive: bool = True) -> np.ndarray:
@@ -193,7 +206,8 @@ def _scalar_array(value, name, positive, nonnegative, integer, upper,
                   upper_inclusive) -> np.ndarray:
     """``as_array`` for a Python float or int: the same rules and messages, compared in Python
     (a scenario's validation calls ``as_array`` on hundreds of thousands of scalars; numpy's
-    reductions cost microseconds each)."""
+    reductions cost microseconds each). One difference: an int beyond the float range is a
+    ValueError ("must be finite") here, where numpy's conversion raised an OverflowError."""
     try:
         v = float(value)
     except OverflowError:  # an int beyond the float range

@@ -20,6 +20,7 @@ from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
+from ..core.units import fmt_quantity
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
@@ -685,7 +686,7 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     energy = ("energy not computed (the accelerator has no tdp_w in data/accelerators.csv)"
               if f["energy_mwh"] is None else
               f"energy of all {f['all_gpu_hours']:,.0f} GPU-h (every line's compute) "
-              f"{f['energy_mwh']:,.0f} MWh, {f['tco2e']:,.0f} tCO2e")
+              f"{fmt_quantity(f['energy_mwh'])} MWh, {fmt_quantity(f['tco2e'])} tCO2e")
     lines += [""] + [x for ln in [
               f"pre-training GPU-hours (main run and phases): {f['ideal_gpu_hours']:,.0f} "
               f"ideal, {f['paid_gpu_hours']:,.0f} paid (goodput {f['goodput']:.1%}); "
