@@ -187,7 +187,10 @@ def test_model_beats_before_on_heldout_rows():
     # TP beyond one scale-up domain (rl.cross_domain_ll_step_latency: NVIDIA/nccl
     # src/graph/tuning.cc @ 01afd20a, 2.7 us per inter-node step and the NVLink step x 1.8;
     # the DeepSeek-V3 rows' vLLM TP 32 on 8-GPU nodes; added after these rows had been seen):
-    # 26.6% -> 24.9%; v1 22.5% -> 19.9%.
+    # 26.6% -> 24.9%; v1 22.5% -> 19.9%. Then the cheaper of NCCL's Ring/LL and Tree/LL for
+    # that all-reduce, as NCCL 2.7.5's tuner picks it (same file, l.145-147: TP 32 over four
+    # nodes 37.5 us by Tree against 67.2 us by Ring): the DeepSeek-V3 rollouts faster,
+    # 24.9% -> 26.4%; v1 19.9% -> 22.1% (regression pins of the model's output).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -195,10 +198,10 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.550, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.249, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.264, abs=0.02)
     assert after["worst_factor"] == pytest.approx(2.34, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.199, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.221, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
     assert v3["mean_abs_error"] == pytest.approx(0.232, abs=0.02)
 

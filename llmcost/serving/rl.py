@@ -315,35 +315,62 @@ def _rollout_accelerator(acc: Accelerator, tp: int) -> tuple[Accelerator, str]:
             "at the scale-out bandwidth")
 
 
-#: NCCL's ring low-latency (LL) protocol across nodes (NVIDIA/nccl src/graph/tuning.cc @
-#: 01afd20a, the 2016-2020 version ``data/efficiency.csv``'s ``ll_*`` latencies cite):
-#: ``hwLat[NCCL_HW_NET][Ring][LL] = 2.7`` µs per inter-node step, and ``intraLat *= 1.8`` for
-#: the LL protocol when the communicator spans more than one node.
+#: NCCL 2.7.5's tuning constants for an all-reduce across nodes (NVIDIA/nccl
+#: src/graph/tuning.cc @ 01afd20a, the 2020 version ``data/efficiency.csv``'s ``ll_*``
+#: latencies cite; later NCCL versions changed these tables): l.56 ``baseLat``, l.63-70
+#: ``hwLat`` (µs), l.132 ``intraLat *= 1.8`` for the LL protocol when nNodes > 1.
+#: Ring/LL: 2.7 µs per inter-node step (``hwLat[NET][Ring][LL]``; its base 3.6 µs and NVLink
+#: step 0.47 µs are the efficiency's ``ll_base_latency_s``/``ll_step_latency_s``).
 NCCL_LL_NET_STEP_LATENCY_S = 2.7e-6
 NCCL_LL_MULTINODE_INTRA_FACTOR = 1.8
+#: Tree/LL: ``baseLat[Tree][LL]`` 4.4 µs, ``hwLat[NVLINK][Tree][LL]`` 0.52 µs,
+#: ``hwLat[NET][Tree][LL]`` 5.0 µs.
+NCCL_TREE_LL_BASE_LATENCY_S = 4.4e-6
+NCCL_TREE_LL_NVLINK_LATENCY_S = 0.52e-6
+NCCL_TREE_LL_NET_LATENCY_S = 5.0e-6
 
 
 def cross_domain_ll_step_latency(efficiency: Efficiency, tp: int, domain: int) -> float:
-    """Mean per-step latency of NCCL's ring LL all-reduce over ``tp`` ranks spread over
-    d = ceil(tp / domain) scale-up domains, as NCCL's tuning model prices it (NVIDIA/nccl
-    src/graph/tuning.cc @ 01afd20a, ``ncclTopoTuneModel``: ``nsteps = 2*(nRanks-1)``,
-    ``nInterSteps = 2*(nNodes-1)``, latency += (nsteps − nInterSteps)·intraLat +
-    nInterSteps·interLat, the intra-node LL step × 1.8 when nNodes > 1)::
+    """Mean per-step latency of NCCL's low-latency all-reduce over ``tp`` ranks spread over
+    d = ceil(tp / domain) scale-up domains: the cheaper of Ring/LL and Tree/LL, as NCCL 2.7.5's
+    tuning model prices them (NVIDIA/nccl src/graph/tuning.cc @ 01afd20a, ``ncclTopoTuneModel``;
+    NCCL 2.7's constants, later versions changed them), written as the per-step latency that
+    ``inference.tp_allreduce_time``'s LL branch (``ll_base + 2(tp−1)·step``) turns back into it::
 
-        n_s = 2(tp − 1),  n_x = 2(d − 1)
-        step = ((n_s − n_x) · 1.8 · ll_step + n_x · 2.7 µs) / n_s
+        n_s = 2(tp − 1),  n_x = 2(d − 1),  ll_step' = 1.8 · ll_step        (l.132, LL, d > 1)
+        Ring/LL (l.143):  T_r = ll_base + (n_s − n_x)·ll_step' + n_x · 2.7 µs
+        Tree/LL (l.145-147): T_t = 4.4 µs + 2·((tp // d − 1)·1.8·0.52 µs + log2i(d) · 5.0 µs)
+        step = (min(T_r, T_t) − ll_base) / n_s
 
-    (``ll_step``: the efficiency's NVLink LL step, 0.47 µs in the catalogue.) One domain: the
-    efficiency's own ``ll_step_latency_s``. Added after the held-out errors had been seen (NCCL's
-    published constants, not fitted): it prices NeMo RL's vLLM TP 32 for DeepSeek-V3 on 8-GPU
-    nodes, whose decode-step all-reduces are latency-bound."""
+    (``ll_base``, ``ll_step``: the efficiency's Ring/LL base and NVLink step, 3.6 and 0.47 µs in
+    the catalogue, NCCL's l.56 and l.65; ``tp // d`` and ``log2i`` (floor of log2,
+    src/include/utils.h l.34) as NCCL's integer arithmetic.) By hand, TP 32 over four 8-GPU
+    nodes: T_r = 3.6 + 56·0.846 + 6·2.7 = 67.2 µs, T_t = 4.4 + 2·(7·0.936 + 2·5.0) = 37.5 µs.
+    NCCL's tuner (src/enqueue.cc l.255-274) takes the algorithm/protocol of least modelled
+    time; all algorithms are enabled by default (tuning.cc l.159) save CollNet, which needs
+    ``NCCL_COLLNET_ENABLE`` (default 0, src/init.cc l.114) and a CollNet network plugin
+    (enqueue.cc l.260-264), so is not offered here. LL128 and Simple carry larger latencies at
+    this commit (Tree/LL128 55.2 µs, Ring/LL128 140.4 µs for the case above) and are the
+    bandwidth branch's business, not this latency's. Approximation (named): the LL branch's
+    bandwidth term stays Ring/LL's; NCCL prices Tree/LL's algorithm bandwidth lower
+    (busBw·0.9/3.8·0.5 against Ring/LL's busBw/4·tp/n_s, l.113-126, and the
+    ``treeCorrectionFactor`` 0.4-1.0 for 64 B-128 MB messages, l.247-260), so where Tree
+    wins on latency this prices its messages' transfer slightly fast. One domain: the
+    efficiency's own ``ll_step_latency_s``. Added after the held-out errors had been seen
+    (NCCL's published constants, not fitted): it prices NeMo RL's vLLM TP 32 for DeepSeek-V3 on
+    8-GPU nodes, whose decode-step all-reduces are latency-bound."""
     n = _int("tp", tp)
     d = math.ceil(n / _int("domain", domain))
     if d <= 1:
         return efficiency.ll_step_latency_s
     n_s, n_x = 2 * (n - 1), 2 * (d - 1)
-    intra = NCCL_LL_MULTINODE_INTRA_FACTOR * efficiency.ll_step_latency_s
-    return ((n_s - n_x) * intra + n_x * NCCL_LL_NET_STEP_LATENCY_S) / n_s
+    base = efficiency.ll_base_latency_s
+    ring = base + ((n_s - n_x) * NCCL_LL_MULTINODE_INTRA_FACTOR * efficiency.ll_step_latency_s
+                   + n_x * NCCL_LL_NET_STEP_LATENCY_S)
+    tree = NCCL_TREE_LL_BASE_LATENCY_S + 2 * (
+        (n // d - 1) * NCCL_LL_MULTINODE_INTRA_FACTOR * NCCL_TREE_LL_NVLINK_LATENCY_S
+        + (d.bit_length() - 1) * NCCL_TREE_LL_NET_LATENCY_S)
+    return (min(ring, tree) - base) / n_s
 
 
 def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
