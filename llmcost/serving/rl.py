@@ -184,7 +184,17 @@ NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refac
 #: DeepSeek-V3 pointed at it); a measurement, not fitted. Assumed outside the ~35 s of
 #: ``NEMO_RL_ZMQ_REFIT_S`` (its author counts the IPC transfers; v0.4.0 times the transfer
 #: apart, ``prepare_for_generation/transfer_and_update_weights``, grpo.py @ c751f811 l. 782):
-#: if that figure held the offload, the two overlap by up to 20 s.
+#: if that figure held the offload, the two overlap by up to 20 s. Added to v0.3's 47.2 s
+#: (``NEMO_RL_REFIT_S``), not counted twice, though pull 638 is in v0.3.0 (commit 8f7d71efd, an
+#: ancestor of b1c86a8): the blog's Table 1 "Total Refit Time" is the sum of its three steps
+#: (policy parameter gather, IPC handle transfer, generation parameter update: 12.2 + 33.5 +
+#: 1.5 s), the loop of ``refit_policy_generation`` at grpo.py @ b1c86a8 l. 419-433, while the
+#: offload runs before and after that loop in the same function (l. 412
+#: ``offload_before_refit``, l. 454 ``offload_after_refit``), so outside the blog's steps and
+#: inside the ``prepare_for_generation`` timer (l. 542) that pull 638's 55 s reads: v0.3's
+#: timer = 47.2 + 20 s. The two are different runs and do not agree exactly (pull 638's timer
+#: less its offload leaves 35 s for the three steps, the blog's 47.2 s; the blog's Table 2 puts
+#: the change and two others, pulls 638, 686 and 698, at 120 s -> 47 s).
 NEMO_RL_OFFLOAD_S = 20.0
 NEMO_RL_OFFLOAD_SOURCE = ("NVIDIA-NeMo/RL pull request 638 'feat: optimize refit by preparing refit "
                           "info ahead of time' (github.com/NVIDIA-NeMo/RL/pull/638, 2025-07-10), "
@@ -1551,6 +1561,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
 
         sync = refit + offload_measured + colocation_swaps / 2
 
+    (v0.3, DeepSeek-V3: 47.2 + 20 s + the swaps' half; the blog's 47.2 s holds only the refit's
+    three steps, not the offload around them: ``NEMO_RL_OFFLOAD_S``.)
     else, for "nemo-rl-v0.4" on separate rollout GPUs, the measured NCCL refit
     (``nemo_rl_refit_time`` with ``colocated=False``), else ``weight_sync_time`` (bytes over
     links; also v0.3's separate rollout GPUs, whose refit no public source times)."""
