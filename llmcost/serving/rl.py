@@ -812,10 +812,11 @@ def _nemo_rl_reference_bytes() -> float:
 
 
 def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -> float:
-    """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
-    vLLM weight update) of ``policy``, scaled by weight bytes from the published measurement of
+    """Seconds of NeMo RL's refit of ``policy``: colocated (policy parameter gather, CUDA-IPC
+    handle transfer, vLLM weight update) or, with ``colocated=False`` and v0.4.0 on, to separate
+    rollout GPUs by NCCL broadcast; scaled by weight bytes from the published measurement of
     the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-v0.4",
-    the streamed refit of v0.4.0 on)::
+    the streamed refit of v0.4.0 on, or its overlapped NCCL broadcast)::
 
         t = T × W(policy) / W(DeepSeek-V3)     (W: BF16 weight bytes)
         T = 47.2 s (v0.3, ``NEMO_RL_REFIT_S``)  or  35 s (v0.4.0 on, ``NEMO_RL_ZMQ_REFIT_S``)
@@ -832,8 +833,10 @@ def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -
     rollout TP size); the host costs the blog names (Ray calls per vLLM executor, metadata per
     parameter name) are folded into that one rate, so the rollout TP size, the parameter count
     per tensor and NeMo RL's speed-ups other than the streamed refit are not modelled.
-    Colocated refit only (the measured paths); separate rollout GPUs refit by NCCL,
-    priced by ``weight_sync_time``.
+    Measured paths only: colocated for "nemo-rl" and "nemo-rl-v0.4", separate rollout GPUs for
+    "nemo-rl-v0.4" (the 14 s broadcast); v0.3's separate-GPU refit, which no public source
+    times, is refused here (ValueError) and priced by bytes over links by ``weight_sync_time``
+    (``sync_time``).
     """
     m = inf.serving_model(policy)
     if refit not in ("nemo-rl", "nemo-rl-v0.4"):
