@@ -398,23 +398,37 @@ def test_an_rl_batch_the_trainer_gpus_do_not_divide_is_padded_not_refused():
 
 
 def test_cross_domain_ll_latency_is_nccl_tuning_model(monkeypatch):
-    # NVIDIA/nccl src/graph/tuning.cc @ 01afd20a (the version data/efficiency.csv's ll_* figures
-    # cite): a ring all-reduce's latency = baseLat + (nsteps - nInterSteps) * intraLat
-    # + nInterSteps * interLat, nsteps = 2(nRanks - 1), nInterSteps = 2(nNodes - 1); Ring/LL:
-    # baseLat 3.6 us, NVLink 0.47 us (x 1.8 when nNodes > 1), network 2.7 us. By hand, vLLM TP 32
-    # over four 8-GPU nodes (NeMo RL's DeepSeek-V3 rollout): 3.6 + 56 * 0.846 + 6 * 2.7 =
-    # 3.6 + 47.376 + 16.2 = 67.176 us, i.e. 1.02542 us per step over 62 steps.
+    # NVIDIA/nccl src/graph/tuning.cc @ 01afd20a (NCCL 2.7.5, the version data/efficiency.csv's
+    # ll_* figures cite), ncclTopoTuneModel, all-reduce, LL protocol, nNodes > 1 so
+    # intraLat x 1.8 (l.132). Ring (l.143): baseLat + (nsteps - nInterSteps) * intraLat
+    # + nInterSteps * interLat, nsteps = 2(nRanks - 1), nInterSteps = 2(nNodes - 1); Ring/LL
+    # baseLat 3.6 us, NVLink 0.47 us, network 2.7 us (l.56, l.65, l.69). Tree (l.145-147):
+    # baseLat + 2 * ((nRanks/nNodes - 1) * intraLat + log2i(nNodes) * interLat); Tree/LL baseLat
+    # 4.4 us, NVLink 0.52 us, network 5.0 us. By hand, vLLM TP 32 over four 8-GPU nodes (NeMo
+    # RL's DeepSeek-V3 rollout): Ring 3.6 + 56 * 0.846 + 6 * 2.7 = 67.176 us; Tree 4.4
+    # + 2 * (7 * 0.936 + 2 * 5.0) = 37.504 us. NCCL's tuner takes the least time (enqueue.cc
+    # l.255-274): Tree, i.e. (37.504 - 3.6) / 62 us per step of the LL branch.
     from llmcost.core.catalog import load_efficiency
     from llmcost.serving import inference as inf
     e = load_efficiency("H100-SXM")
     assert e.ll_base_latency_s == pytest.approx(3.6e-6) and e.ll_step_latency_s == pytest.approx(0.47e-6)
     step = rl.cross_domain_ll_step_latency(e, 32, 8)
-    assert step == pytest.approx((56 * 1.8 * 0.47 + 6 * 2.7) / 62 * 1e-6, rel=1e-9)
+    assert step == pytest.approx((37.504 - 3.6) / 62 * 1e-6, rel=1e-9)
     acc = inf.serving_accelerator("H100-SXM")
     wide = acc.replace(scaleup_domain_size=32,
                        scaleup_bytes_per_s_per_dir=acc.scaleout_bytes_per_s_per_dir)
     t0 = inf.tp_allreduce_time(0.0, 32, wide, e.replace(ll_step_latency_s=step))
-    assert t0 == pytest.approx(67.176e-6, rel=1e-6)
+    assert t0 == pytest.approx(37.504e-6, rel=1e-6)
+    # two nodes of 8 (TP 16): Ring 3.6 + 28 * 0.846 + 2 * 2.7 = 32.688 us; Tree 4.4
+    # + 2 * (7 * 0.936 + 1 * 5.0) = 27.504 us: Tree again, by less
+    assert rl.cross_domain_ll_step_latency(e, 16, 8) == pytest.approx(
+        (27.504 - 3.6) / 30 * 1e-6, rel=1e-9)
+    # where Ring is cheaper it stays: with NCCL's Tree network latency raised tenfold, TP 32
+    # over four nodes prices Ring's 67.176 us
+    monkeypatch.setattr(rl, "NCCL_TREE_LL_NET_LATENCY_S", 50e-6)
+    assert rl.cross_domain_ll_step_latency(e, 32, 8) == pytest.approx(
+        (67.176 - 3.6) / 62 * 1e-6, rel=1e-9)
+    monkeypatch.undo()
     # within one domain NCCL's NVLink figure stays: TP 8 on an 8-GPU node, 3.6 + 14 * 0.47 us
     assert rl.cross_domain_ll_step_latency(e, 8, 8) == e.ll_step_latency_s
     assert float(inf.tp_allreduce_time(0.0, 8, acc, e)) == pytest.approx(10.18e-6, rel=1e-6)
@@ -424,8 +438,7 @@ def test_cross_domain_ll_latency_is_nccl_tuning_model(monkeypatch):
     # the LL branch in both)
     kw = dict(engine="vLLM", tp=32)
     slow = rl.rollout_time("deepseek-v3", "H100-SXM", 256, [400] * 8, **kw)
-    monkeypatch.setattr(rl, "NCCL_LL_NET_STEP_LATENCY_S", e.ll_step_latency_s)
-    monkeypatch.setattr(rl, "NCCL_LL_MULTINODE_INTRA_FACTOR", 1.0)
+    monkeypatch.setattr(rl, "cross_domain_ll_step_latency", lambda eff, tp, d: eff.ll_step_latency_s)
     fast = rl.rollout_time("deepseek-v3", "H100-SXM", 256, [400] * 8, **kw)
     assert fast["steps"] == slow["steps"] == 400
     # the engine's decode step divides the roofline step (all-reduces included) by its fitted

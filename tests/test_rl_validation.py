@@ -187,7 +187,10 @@ def test_model_beats_before_on_heldout_rows():
     # TP beyond one scale-up domain (rl.cross_domain_ll_step_latency: NVIDIA/nccl
     # src/graph/tuning.cc @ 01afd20a, 2.7 us per inter-node step and the NVLink step x 1.8;
     # the DeepSeek-V3 rows' vLLM TP 32 on 8-GPU nodes; added after these rows had been seen):
-    # 26.6% -> 24.9%; v1 22.5% -> 19.9%.
+    # 26.6% -> 24.9%; v1 22.5% -> 19.9%. Then the cheaper of NCCL's Ring/LL and Tree/LL for
+    # that all-reduce, as NCCL 2.7.5's tuner picks it (same file, l.145-147: TP 32 over four
+    # nodes 37.5 us by Tree against 67.2 us by Ring): the DeepSeek-V3 rollouts faster,
+    # 24.9% -> 26.4%; v1 19.9% -> 22.1% (regression pins of the model's output).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -195,10 +198,10 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.550, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.249, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.264, abs=0.02)
     assert after["worst_factor"] == pytest.approx(2.34, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
-    assert v1["mean_abs_error"] == pytest.approx(0.199, abs=0.02)
+    assert v1["mean_abs_error"] == pytest.approx(0.221, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
     assert v3["mean_abs_error"] == pytest.approx(0.232, abs=0.02)
 
@@ -645,6 +648,32 @@ def test_nemo_rl_colocated_offload_by_hand():
     # without host swaps, neither the offload nor the swaps
     off = rl.validation_iteration(row, host_swaps=False)
     assert off.parts_gpu_s["weight_sync"] / off.n_gpus == pytest.approx(35.0, rel=1e-9)
+
+
+def test_nemo_rl_v03_refit_and_offload_add_without_double_count():
+    # NeMo RL v0.3 (grpo.py @ b1c86a8, refit_policy_generation): offload_before_refit (l. 412),
+    # then the loop the blog's Table 1 times in three steps (l. 419-433: gather 12.2 s + IPC
+    # handle transfer 33.5 s + generation update 1.5 s = 47.2 s, DeepSeek-V3 EP64PP8 -> TP64),
+    # then offload_after_refit (l. 454); the prepare_for_generation timer (l. 542) holds all of
+    # it, and pull 638 (in v0.3.0: commit 8f7d71efd) measured the offload in it at ~20 s. So a
+    # colocated v0.3 DeepSeek-V3 refit with host swaps = 47.2 + 20 s + half the colocation
+    # swaps at the host link; without host swaps the blog's 47.2 s alone.
+    from llmcost.serving import inference as inf
+    m = inf.serving_model("deepseek-v3")
+    acc = inf.serving_accelerator("H100-SXM")
+    o = rl.RLOptions.build(refit="nemo-rl", n_gpus=256, rollout_tp=32,
+                           train_plan=dict(pp=16, ep=16))
+    assert o.colocated
+    assert rl.sync_time(m, acc, o.replace(host_swaps=False)) == pytest.approx(47.2, rel=1e-9)
+    on = o.replace(host_swaps=True)
+    half = rl.host_swap_times(m, acc, on)["colocation"] / 2
+    # by hand as for the v0.6 DeepSeek-V3 row above (same layout: 256 GPUs, PP 16, EP 16,
+    # vLLM TP 32; 64 GB/s PCIe Gen5 per GPU)
+    n, n_e = float(m.n_params), float(m.param_breakdown["ffn_routed_experts"])
+    shard = (n - n_e) / 16 + n_e / 256
+    assert half == pytest.approx((2 * 2 * shard + 2 * 8 * n / 256 + 2 * 2 * n / 32) / 2 / 64e9,
+                                 rel=1e-6)
+    assert rl.sync_time(m, acc, on) == pytest.approx(47.2 + 20.0 + half, rel=1e-9)
 
 
 def test_nemo_rl_host_swaps_refuse_bad_input():

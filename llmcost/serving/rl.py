@@ -184,7 +184,17 @@ NEMO_RL_ZMQ_REFIT_SOURCE = ("NVIDIA-NeMo/RL pull request 1267 'feat: refit refac
 #: DeepSeek-V3 pointed at it); a measurement, not fitted. Assumed outside the ~35 s of
 #: ``NEMO_RL_ZMQ_REFIT_S`` (its author counts the IPC transfers; v0.4.0 times the transfer
 #: apart, ``prepare_for_generation/transfer_and_update_weights``, grpo.py @ c751f811 l. 782):
-#: if that figure held the offload, the two overlap by up to 20 s.
+#: if that figure held the offload, the two overlap by up to 20 s. Added to v0.3's 47.2 s
+#: (``NEMO_RL_REFIT_S``), not counted twice, though pull 638 is in v0.3.0 (commit 8f7d71efd, an
+#: ancestor of b1c86a8): the blog's Table 1 "Total Refit Time" is the sum of its three steps
+#: (policy parameter gather, IPC handle transfer, generation parameter update: 12.2 + 33.5 +
+#: 1.5 s), the loop of ``refit_policy_generation`` at grpo.py @ b1c86a8 l. 419-433, while the
+#: offload runs before and after that loop in the same function (l. 412
+#: ``offload_before_refit``, l. 454 ``offload_after_refit``), so outside the blog's steps and
+#: inside the ``prepare_for_generation`` timer (l. 542) that pull 638's 55 s reads: v0.3's
+#: timer = 47.2 + 20 s. The two are different runs and do not agree exactly (pull 638's timer
+#: less its offload leaves 35 s for the three steps, the blog's 47.2 s; the blog's Table 2 puts
+#: the change and two others, pulls 638, 686 and 698, at 120 s -> 47 s).
 NEMO_RL_OFFLOAD_S = 20.0
 NEMO_RL_OFFLOAD_SOURCE = ("NVIDIA-NeMo/RL pull request 638 'feat: optimize refit by preparing refit "
                           "info ahead of time' (github.com/NVIDIA-NeMo/RL/pull/638, 2025-07-10), "
@@ -315,35 +325,62 @@ def _rollout_accelerator(acc: Accelerator, tp: int) -> tuple[Accelerator, str]:
             "at the scale-out bandwidth")
 
 
-#: NCCL's ring low-latency (LL) protocol across nodes (NVIDIA/nccl src/graph/tuning.cc @
-#: 01afd20a, the 2016-2020 version ``data/efficiency.csv``'s ``ll_*`` latencies cite):
-#: ``hwLat[NCCL_HW_NET][Ring][LL] = 2.7`` µs per inter-node step, and ``intraLat *= 1.8`` for
-#: the LL protocol when the communicator spans more than one node.
+#: NCCL 2.7.5's tuning constants for an all-reduce across nodes (NVIDIA/nccl
+#: src/graph/tuning.cc @ 01afd20a, the 2020 version ``data/efficiency.csv``'s ``ll_*``
+#: latencies cite; later NCCL versions changed these tables): l.56 ``baseLat``, l.63-70
+#: ``hwLat`` (µs), l.132 ``intraLat *= 1.8`` for the LL protocol when nNodes > 1.
+#: Ring/LL: 2.7 µs per inter-node step (``hwLat[NET][Ring][LL]``; its base 3.6 µs and NVLink
+#: step 0.47 µs are the efficiency's ``ll_base_latency_s``/``ll_step_latency_s``).
 NCCL_LL_NET_STEP_LATENCY_S = 2.7e-6
 NCCL_LL_MULTINODE_INTRA_FACTOR = 1.8
+#: Tree/LL: ``baseLat[Tree][LL]`` 4.4 µs, ``hwLat[NVLINK][Tree][LL]`` 0.52 µs,
+#: ``hwLat[NET][Tree][LL]`` 5.0 µs.
+NCCL_TREE_LL_BASE_LATENCY_S = 4.4e-6
+NCCL_TREE_LL_NVLINK_LATENCY_S = 0.52e-6
+NCCL_TREE_LL_NET_LATENCY_S = 5.0e-6
 
 
 def cross_domain_ll_step_latency(efficiency: Efficiency, tp: int, domain: int) -> float:
-    """Mean per-step latency of NCCL's ring LL all-reduce over ``tp`` ranks spread over
-    d = ceil(tp / domain) scale-up domains, as NCCL's tuning model prices it (NVIDIA/nccl
-    src/graph/tuning.cc @ 01afd20a, ``ncclTopoTuneModel``: ``nsteps = 2*(nRanks-1)``,
-    ``nInterSteps = 2*(nNodes-1)``, latency += (nsteps − nInterSteps)·intraLat +
-    nInterSteps·interLat, the intra-node LL step × 1.8 when nNodes > 1)::
+    """Mean per-step latency of NCCL's low-latency all-reduce over ``tp`` ranks spread over
+    d = ceil(tp / domain) scale-up domains: the cheaper of Ring/LL and Tree/LL, as NCCL 2.7.5's
+    tuning model prices them (NVIDIA/nccl src/graph/tuning.cc @ 01afd20a, ``ncclTopoTuneModel``;
+    NCCL 2.7's constants, later versions changed them), written as the per-step latency that
+    ``inference.tp_allreduce_time``'s LL branch (``ll_base + 2(tp−1)·step``) turns back into it::
 
-        n_s = 2(tp − 1),  n_x = 2(d − 1)
-        step = ((n_s − n_x) · 1.8 · ll_step + n_x · 2.7 µs) / n_s
+        n_s = 2(tp − 1),  n_x = 2(d − 1),  ll_step' = 1.8 · ll_step        (l.132, LL, d > 1)
+        Ring/LL (l.143):  T_r = ll_base + (n_s − n_x)·ll_step' + n_x · 2.7 µs
+        Tree/LL (l.145-147): T_t = 4.4 µs + 2·((tp // d − 1)·1.8·0.52 µs + log2i(d) · 5.0 µs)
+        step = (min(T_r, T_t) − ll_base) / n_s
 
-    (``ll_step``: the efficiency's NVLink LL step, 0.47 µs in the catalogue.) One domain: the
-    efficiency's own ``ll_step_latency_s``. Added after the held-out errors had been seen (NCCL's
-    published constants, not fitted): it prices NeMo RL's vLLM TP 32 for DeepSeek-V3 on 8-GPU
-    nodes, whose decode-step all-reduces are latency-bound."""
+    (``ll_base``, ``ll_step``: the efficiency's Ring/LL base and NVLink step, 3.6 and 0.47 µs in
+    the catalogue, NCCL's l.56 and l.65; ``tp // d`` and ``log2i`` (floor of log2,
+    src/include/utils.h l.34) as NCCL's integer arithmetic.) By hand, TP 32 over four 8-GPU
+    nodes: T_r = 3.6 + 56·0.846 + 6·2.7 = 67.2 µs, T_t = 4.4 + 2·(7·0.936 + 2·5.0) = 37.5 µs.
+    NCCL's tuner (src/enqueue.cc l.255-274) takes the algorithm/protocol of least modelled
+    time; all algorithms are enabled by default (tuning.cc l.159) save CollNet, which needs
+    ``NCCL_COLLNET_ENABLE`` (default 0, src/init.cc l.114) and a CollNet network plugin
+    (enqueue.cc l.260-264), so is not offered here. LL128 and Simple carry larger latencies at
+    this commit (Tree/LL128 55.2 µs, Ring/LL128 140.4 µs for the case above) and are the
+    bandwidth branch's business, not this latency's. Approximation (named): the LL branch's
+    bandwidth term stays Ring/LL's; NCCL prices Tree/LL's algorithm bandwidth lower
+    (busBw·0.9/3.8·0.5 against Ring/LL's busBw/4·tp/n_s, l.113-126, and the
+    ``treeCorrectionFactor`` 0.4-1.0 for 64 B-128 MB messages, l.247-260), so where Tree
+    wins on latency this prices its messages' transfer slightly fast. One domain: the
+    efficiency's own ``ll_step_latency_s``. Added after the held-out errors had been seen
+    (NCCL's published constants, not fitted): it prices NeMo RL's vLLM TP 32 for DeepSeek-V3 on
+    8-GPU nodes, whose decode-step all-reduces are latency-bound."""
     n = _int("tp", tp)
     d = math.ceil(n / _int("domain", domain))
     if d <= 1:
         return efficiency.ll_step_latency_s
     n_s, n_x = 2 * (n - 1), 2 * (d - 1)
-    intra = NCCL_LL_MULTINODE_INTRA_FACTOR * efficiency.ll_step_latency_s
-    return ((n_s - n_x) * intra + n_x * NCCL_LL_NET_STEP_LATENCY_S) / n_s
+    base = efficiency.ll_base_latency_s
+    ring = base + ((n_s - n_x) * NCCL_LL_MULTINODE_INTRA_FACTOR * efficiency.ll_step_latency_s
+                   + n_x * NCCL_LL_NET_STEP_LATENCY_S)
+    tree = NCCL_TREE_LL_BASE_LATENCY_S + 2 * (
+        (n // d - 1) * NCCL_LL_MULTINODE_INTRA_FACTOR * NCCL_TREE_LL_NVLINK_LATENCY_S
+        + (d.bit_length() - 1) * NCCL_TREE_LL_NET_LATENCY_S)
+    return (min(ring, tree) - base) / n_s
 
 
 def _engine_step_s(m, acc, eng, live, ctx, kw, n_layers, hf_s):
@@ -775,10 +812,11 @@ def _nemo_rl_reference_bytes() -> float:
 
 
 def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -> float:
-    """Seconds of NeMo RL's colocated refit (policy parameter gather, CUDA-IPC handle transfer,
-    vLLM weight update) of ``policy``, scaled by weight bytes from the published measurement of
+    """Seconds of NeMo RL's refit of ``policy``: colocated (policy parameter gather, CUDA-IPC
+    handle transfer, vLLM weight update) or, with ``colocated=False`` and v0.4.0 on, to separate
+    rollout GPUs by NCCL broadcast; scaled by weight bytes from the published measurement of
     the version's refit path (``refit``: "nemo-rl", v0.3's per-group IPC handles; "nemo-rl-v0.4",
-    the streamed refit of v0.4.0 on)::
+    the streamed refit of v0.4.0 on, or its overlapped NCCL broadcast)::
 
         t = T × W(policy) / W(DeepSeek-V3)     (W: BF16 weight bytes)
         T = 47.2 s (v0.3, ``NEMO_RL_REFIT_S``)  or  35 s (v0.4.0 on, ``NEMO_RL_ZMQ_REFIT_S``)
@@ -795,8 +833,10 @@ def nemo_rl_refit_time(policy, refit: str = "nemo-rl", colocated: bool = True) -
     rollout TP size); the host costs the blog names (Ray calls per vLLM executor, metadata per
     parameter name) are folded into that one rate, so the rollout TP size, the parameter count
     per tensor and NeMo RL's speed-ups other than the streamed refit are not modelled.
-    Colocated refit only (the measured paths); separate rollout GPUs refit by NCCL,
-    priced by ``weight_sync_time``.
+    Measured paths only: colocated for "nemo-rl" and "nemo-rl-v0.4", separate rollout GPUs for
+    "nemo-rl-v0.4" (the 14 s broadcast); v0.3's separate-GPU refit, which no public source
+    times, is refused here (ValueError) and priced by bytes over links by ``weight_sync_time``
+    (``sync_time``).
     """
     m = inf.serving_model(policy)
     if refit not in ("nemo-rl", "nemo-rl-v0.4"):
@@ -1524,6 +1564,8 @@ def sync_time(m: ModelSpec, acc: Accelerator, o: RLOptions) -> float:
 
         sync = refit + offload_measured + colocation_swaps / 2
 
+    (v0.3, DeepSeek-V3: 47.2 + 20 s + the swaps' half; the blog's 47.2 s holds only the refit's
+    three steps, not the offload around them: ``NEMO_RL_OFFLOAD_S``.)
     else, for "nemo-rl-v0.4" on separate rollout GPUs, the measured NCCL refit
     (``nemo_rl_refit_time`` with ``colocated=False``), else ``weight_sync_time`` (bytes over
     links; also v0.3's separate rollout GPUs, whose refit no public source times)."""
