@@ -858,3 +858,19 @@ def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
     assert cheaper["usd"] == 72.2e6
     assert "GB200-NVL72 (this scenario) at the scenario's price, $4.50/GPU-h: $80M" in \
         cheaper["note"]
+
+
+def test_the_hardware_headline_says_so_when_nothing_is_comparable():
+    """The scenario's own row left out (no catalogue price for it) and every other row
+    unrankable: the headline raised UnboundLocalError; it now says there is nothing to compare,
+    with a NaN figure, and still names what was left out and why."""
+    import math
+    df = _sweep_rows(40.8e6, 72.2e6)
+    skipped = df.attrs["skipped"]
+    df = df[~df["scenario"]].assign(rankable=False)
+    df.attrs["skipped"] = skipped
+    hw = lv.hardware_headline(df)
+    assert hw["label"] == "no hardware to compare"
+    assert math.isnan(hw["usd"])
+    assert "no other accelerator is rankable" in hw["note"]
+    assert "A100-40GB, H800: the catalogue has no reserved price for each of them" in hw["note"]

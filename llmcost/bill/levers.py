@@ -1111,7 +1111,8 @@ def hardware_headline(sweep) -> dict:
     at its ``bill_calibrated_usd``; the note gives the other side of that comparison (the
     scenario's hardware or the cheapest rankable alternative, with its price basis) and names
     every accelerator the sweep left out with its reason (``_left_out_words``), so the scenario's
-    own bill is always in the comparison.
+    own bill is always in the comparison. When the scenario's own row was left out and no other
+    row is rankable, there is nothing to compare: the label says so and ``usd`` is NaN.
 
     Returns
     -------
@@ -1123,7 +1124,12 @@ def hardware_headline(sweep) -> dict:
     own = mine[mine["price_basis"] == "the scenario's price"]
     own = (own if len(own) else mine).head(1)
     alt = df[df["rankable"] & ~df["scenario"]].sort_values("bill_calibrated_usd").head(1)
-    words = []
+    words, left = [], _left_out_words(df.attrs.get("skipped", []))
+    if not len(own) and not len(alt):
+        return {"label": "no hardware to compare", "usd": float("nan"),
+                "note": "the scenario's accelerator was left out and no other accelerator is "
+                        "rankable (buyable price, MFU within a published run)"
+                        + (f"; left out: {left}" if left else "")}
     if len(own):
         o = own.iloc[0]
         own_words = (f"{o['accelerator']} (this scenario) at {o['price_basis']}, "
@@ -1144,7 +1150,6 @@ def hardware_headline(sweep) -> dict:
         label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
         words.append(alt_words)
         words.append(own_words if len(own) else "the scenario's accelerator left out")
-    left = _left_out_words(df.attrs.get("skipped", []))
     return {"label": label, "usd": float(usd),
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 
