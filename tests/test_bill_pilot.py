@@ -295,3 +295,34 @@ def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
     assert len(others) and (others["calibrated_mfu"] == others["predicted_mfu"]).all()
     assert others["mfu_basis"].str.startswith("predicted, uncalibrated").all()
     assert not any("pilot" in why for _, why in sw.attrs["skipped"])
+
+
+def test_the_plan_differs_warning_names_only_what_differs_and_where_the_mfu_sits():
+    """The trial (llmcost calibrate on a TP8 PP4 pilot pair): the warning said "the micro-batch,
+    TP or recomputation differ" though TP (8) and recomputation (none) are the pilots'; it
+    names only the micro-batch now. Its "is what the pilots measured" was false unless equal:
+    below, equal and within the pilots' range are each said (hand cases). The index's "Read
+    this first" line is a sentence, not the word "pilot". With 0 % of the correction carried,
+    the band is at least the uncalibrated prediction's for that plan (``band_for_step``)."""
+    from llmcost.core.catalog import load_model
+    from llmcost.present.glance import caveat_line
+    from llmcost.training import accuracy, calibrate
+    assert calibrate._versus_measured(0.30, [0.404, 0.386]) == "below"
+    assert calibrate._versus_measured(0.41, [0.404, 0.386]) == "above"
+    assert calibrate._versus_measured(0.395, [0.404, 0.386]) == "within the range of"
+    assert calibrate._versus_measured(0.4041, [0.404]) == "equal to"
+    got = pilot_mfu(_records())
+    w = got["warning"]
+    assert "differs: micro-batch × sequence per CP rank" in w
+    assert "TP 8 against" not in w and "recomputation none against" not in w
+    line = caveat_line(w)
+    assert line.startswith("the pilots ran other kernels than the run's plan: 0% of their")
+    p = {**_records()}
+    from llmcost.bill.pilot import _notebook_plan_defaults
+    cal, x, plan = calibrate.scenario_calibration({**_notebook_plan_defaults(), **p})
+    assert x.transfer == 0
+    b = accuracy.band_for_step(x.breakdown, plan, load_model(p["model"]), p["accelerator"],
+                               seq_len=p.get("seq_len"))
+    assert got["low"] <= min(x.mfu_low, b.low) + 1e-9
+    assert got["high"] >= max(x.mfu_high, b.high) - 1e-9
+    assert "0% of the pilots' correction is carried, so the band is at least" in got["from"]
