@@ -140,10 +140,14 @@ def test_a_lever_without_a_catalogue_price_is_not_priced_not_a_loss(s):
 
 
 def test_move_to_keeps_the_scenarios_calibration(s):
+    """The scenario's MFU × central(B200) ÷ central(own): each side the prediction's central
+    estimate p ÷ (1 + c) (``accuracy.central_mfu``), the rule the sweep's bills use, so the
+    comparison is on one rule (it scaled by the raw predictions)."""
     c = lv.move_to(s, "B200")
-    ratio = lv.predicted_step({**lv._free_plan(s), "accelerator": "B200"})[1].mfu / \
-        lv.predicted_step(s)[1].mfu
+    ratio = lv.central_prediction({**lv._free_plan(s), "accelerator": "B200"})[3] / \
+        lv.central_prediction(s)[3]
     assert c.after["mfu"] == pytest.approx(s["mfu"] * ratio)
+    assert "each at its central estimate" in c.assumptions
     assert c.after["price_usd_per_gpu_hour"] is None  # the catalogue median for B200
 
 
