@@ -301,6 +301,9 @@ def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
     others = sw[~sw["scenario"]]
     assert len(others) and (others["calibrated_mfu"] == others["mfu"]).all()
     assert others["mfu_basis"].str.startswith("predicted, uncalibrated, central estimate").all()
+    from llmcost.present.plots import COLUMN_WORDS   # the column says the billed MFU's basis
+    assert "the pilots' hardware, their calibration" in COLUMN_WORDS["mfu"]
+    assert mine["mfu_basis"].str.startswith("the pilots' calibrated").all()  # notebook 09 reads it
     assert not any("pilot" in why for _, why in sw.attrs["skipped"])
 
 
