@@ -336,3 +336,20 @@ def test_the_plan_differs_warning_names_only_what_differs_and_where_the_mfu_sits
     assert got["low"] <= min(x.mfu_low, b.low) + 1e-9
     assert got["high"] >= max(x.mfu_high, b.high) - 1e-9
     assert "0% of the pilots' correction is carried, so the band is at least" in got["from"]
+
+
+def test_llmcost_check_resolves_the_pilots_mfu_as_report_does(tmp_path, capsys):
+    """The trial: ``llmcost check --scenario`` on a scenario whose MFU the pilots set refused
+    ("a claim needs gpu_hours, or days ..."); it now resolves the pilots' calibrated MFU as
+    ``report`` does (``report.calibrate_pilot_mfu``, the MFU ``bill.pilot.pilot_mfu`` gives)
+    and says where it came from."""
+    import json
+    from llmcost.present.cli import main
+    sc = _records()
+    path = tmp_path / "pilot.yaml"
+    path.write_text(yaml.safe_dump(sc))
+    assert main(["check", "--scenario", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["mfu_predicted"].startswith("mfu from the scenario's pilots: calibrated on a "
+                                           "pilot at 64, 256 GPUs")
+    assert f"that MFU, {pilot_mfu(sc)['value']:.1%}" in out["mfu_predicted"]

@@ -932,11 +932,17 @@ def _check(args) -> int:
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
-    said = (f"mfu: predict: {predicted_mfu_words(predicted)} (as `llmcost report` resolves "
-            f"it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: the verdict "
-            "compares the model's own estimate with published runs, not a figure anyone "
-            "claimed (a 'low' or 'optimistic' verdict says how the estimate sits among them)"
-            ) if predicted else ""
+    said = ""
+    if predicted.get("pilot"):
+        said = (f"mfu from the scenario's pilots: {predicted['from']} (as `llmcost report` "
+                f"resolves it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: "
+                "the verdict compares the pilots' calibrated estimate with published runs")
+    elif predicted:
+        said = (f"mfu: predict: {predicted_mfu_words(predicted)} (as `llmcost report` resolves "
+                f"it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: the "
+                "verdict compares the model's own estimate with published runs, not a figure "
+                "anyone claimed (a 'low' or 'optimistic' verdict says how the estimate sits "
+                "among them)")
     if args.format == "json":
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
                          indent=1, default=str))
@@ -946,14 +952,18 @@ def _check(args) -> int:
 
 
 def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
-    """The scenario's ``mfu: predict`` resolved as the report resolves it
+    """The scenario's ``mfu: predict`` or pilots resolved as the report resolves them
     (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
-    ``_mfu_prediction``), when the claim gives nothing else to count hours from (no
-    --gpu-hours, --days, --usd, --phase or --mfu); {} otherwise."""
-    if sc.get("mfu") != MFU_PREDICT or args.mfu is not None or phases or \
-            any(k in claim for k in ("gpu_hours", "days", "usd")):
+    ``_mfu_prediction``; ``report.calibrate_pilot_mfu``/``calibrate_mfu``: the step model
+    calibrated on the pilots, recorded in ``_mfu_calibration``, returned with ``pilot`` True),
+    when the claim gives nothing else to count hours from (no --gpu-hours, --days, --usd,
+    --phase or --mfu); {} otherwise."""
+    if args.mfu is not None or phases or any(k in claim for k in ("gpu_hours", "days", "usd")):
         return {}
-    return resolved.get("_mfu_prediction") or {}
+    if sc.get("mfu") == MFU_PREDICT:
+        return resolved.get("_mfu_prediction") or {}
+    got = resolved.get("_mfu_calibration")
+    return {**got, "pilot": True} if got else {}
 
 
 def _microbench(args) -> int:
