@@ -353,3 +353,15 @@ def test_llmcost_check_resolves_the_pilots_mfu_as_report_does(tmp_path, capsys):
     assert out["mfu_predicted"].startswith("mfu from the scenario's pilots: calibrated on a "
                                            "pilot at 64, 256 GPUs")
     assert f"that MFU, {pilot_mfu(sc)['value']:.1%}" in out["mfu_predicted"]
+
+
+def test_a_pilots_mfu_is_not_warned_for_the_pipeline_bubble():
+    """The trial's pinned-plan scenario (1F1B, 4 stages, 16 micro-batches: bubble
+    (p − 1)/m = 3/16 = 19 % of compute time, Narayanan et al. 2021 §2.2.1) warned that the bubble "must already be in the mfu": an
+    MFU from the pilots' calibration is a step time, bubble included, so no such warning; a
+    given MFU on the same plan is still warned."""
+    from llmcost.bill.checks import scenario_warnings
+    sc = _pinned()
+    assert not any("pipeline bubble" in w for w in scenario_warnings(sc))
+    given = {k: v for k, v in sc.items() if k != "pilot"}
+    assert any("pipeline bubble" in w for w in scenario_warnings({**given, "mfu": 0.40}))
