@@ -365,3 +365,16 @@ def test_a_pilots_mfu_is_not_warned_for_the_pipeline_bubble():
     assert not any("pipeline bubble" in w for w in scenario_warnings(sc))
     given = {k: v for k, v in sc.items() if k != "pilot"}
     assert any("pipeline bubble" in w for w in scenario_warnings({**given, "mfu": 0.40}))
+
+
+def test_two_levers_with_one_saving_say_why():
+    """The trial's notebook 09: "raise MFU to 47%" and "the fastest ranked parallel plan" showed
+    the same saving ($611,436) without a word: the fastest plan's predicted MFU is capped at the
+    best published MFU on Hopper (47 %, NVIDIA/Megatron-LM README), the very target of "raise
+    MFU", so both bill the run at 47 %. Each row's note now says so."""
+    df = llmcost.levers.rank_levers(_records(), keys=["raise_mfu", "best_plan"], samples=200)
+    assert df["saving_usd"].iloc[0] == pytest.approx(df["saving_usd"].iloc[1], rel=1e-9)
+    for note in df["note"]:
+        assert note.startswith("same saving as '")
+        assert "'the fastest ranked parallel plan' is capped at the best published MFU" in note
+        assert "the target 'raise MFU' raises it to: both bill that MFU" in note

@@ -962,9 +962,37 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
             acc = best.iloc[0]["accelerator"]
             rows.append(price_lever("move_to", f"move to {acc}", "hardware", scenario,
                                     move_to(scenario, acc), samples, seed, base).row())
-    df = pd.DataFrame(rows).sort_values("saving_usd", ascending=False, na_position="last")
+    df = pd.DataFrame(_same_saving_notes(rows)).sort_values("saving_usd", ascending=False,
+                                                           na_position="last")
     df.attrs["bill_usd"] = base.total_usd
     return df.reset_index(drop=True)
+
+
+def _same_saving_notes(rows: list) -> list:
+    """``rank_levers``' rows with a note on each positive saving another lever equals (to 1e-9
+    relative): "same saving as 'the fastest ranked parallel plan': ...", with the reason when it
+    is the published ceiling (``_capped_at_published``'s "MFU capped at" in a lever's
+    assumptions: that lever's MFU stops at the best published run, the figure "raise MFU"
+    raises it to, so both bill the same run); else that the two changes bill the same run."""
+    out = [dict(r) for r in rows]
+    for r in out:
+        x = r.get("saving_usd")
+        if not (isinstance(x, float) and math.isfinite(x) and x > 0):
+            continue
+        same = [q for q in out if q is not r and isinstance(q.get("saving_usd"), float)
+                and math.isclose(q["saving_usd"], x, rel_tol=1e-9)]
+        if not same:
+            continue
+        group = [r, *same]
+        capped = [q for q in group if "MFU capped at" in str(q.get("assumptions", ""))]
+        why = "the changes bill the same run"
+        if capped:
+            why = f"{capped[0]['lever']!r} is capped at the best published MFU of this hardware"
+            if any(q.get("key") == "raise_mfu" for q in group):
+                why += ", the target 'raise MFU' raises it to: both bill that MFU"
+        said = (f"same saving as {', '.join(repr(q['lever']) for q in same)}: {why}")
+        r["note"] = f"{r['note']}; {said}" if r.get("note") else said
+    return out
 
 
 def top_levers(ranked, n: int = 3):
