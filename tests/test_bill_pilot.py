@@ -276,7 +276,10 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     path = tmp_path / "pilot.yaml"
     path.write_text(yaml.safe_dump(_records()))
     assert main(["calibrate", "--scenario", str(path)]) == 0
-    assert "warning: pilot: the run's plan" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "warning: pilot: the run's plan" in out
+    # 0 % carried: the printed band is the bill's, at least the uncalibrated prediction's
+    assert f"to {got['low']:.1%}-{got['high']:.1%}: 0% of the pilots' correction" in out
 
 
 def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():

@@ -18,6 +18,7 @@ from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
+from ..bill.pilot import uncarried_band
 from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
 from ..core.version import __version__
@@ -1099,9 +1100,11 @@ def _calibrate(args) -> int:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
+            x0, widened = x, ""
             print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
         else:
-            cal, x, plan = pilot_calibration.scenario_calibration(p)
+            cal, x0, plan = pilot_calibration.scenario_calibration(p)
+            x, widened = uncarried_band(p, x0, plan)  # as the bill's band (bill.pilot.pilot_mfu)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
     print(f"Calibration ({cal.describe()}):")
@@ -1118,7 +1121,9 @@ def _calibrate(args) -> int:
     hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
     print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
-    print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
+    band = (f"band{widened}" if widened else
+            f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}")
+    print(f"  MFU {x.mfu:.1%} ({band}); "
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
           f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
           "pilot)")
@@ -1128,7 +1133,7 @@ def _calibrate(args) -> int:
                                         else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
-            warning = pilot_calibration.pilot_plan_warning(p, cal, x, plan)
+            warning = pilot_calibration.pilot_plan_warning(p, cal, x0, plan)
         except ValueError as e:
             warning = f"pilot: the run's plan could not be compared with the pilots' ({e})"
         if warning:
