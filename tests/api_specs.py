@@ -572,6 +572,7 @@ def _more_module_specs(tiny) -> dict:
 #: (a Range, the prediction dict ``report.resolve_mfu`` sets, a resolved scenario), called by
 #: the package between modules, not by a reader: no odd-input spec.
 INTERNAL = {
+    "levers.central_prediction": "a scenario hardware_sweep and move_to already cleaned",
     "ledger.point_word": "a Range the ledger built",
     "ledger.predicted_mfu_range": "report.resolve_mfu's prediction dict",
     "ledger.predicted_mfu_source": "report.resolve_mfu's prediction dict",

@@ -140,10 +140,14 @@ def test_a_lever_without_a_catalogue_price_is_not_priced_not_a_loss(s):
 
 
 def test_move_to_keeps_the_scenarios_calibration(s):
+    """The scenario's MFU × central(B200) ÷ central(own): each side the prediction's central
+    estimate p ÷ (1 + c) (``accuracy.central_mfu``), the rule the sweep's bills use, so the
+    comparison is on one rule (it scaled by the raw predictions)."""
     c = lv.move_to(s, "B200")
-    ratio = lv.predicted_step({**lv._free_plan(s), "accelerator": "B200"})[1].mfu / \
-        lv.predicted_step(s)[1].mfu
+    ratio = lv.central_prediction({**lv._free_plan(s), "accelerator": "B200"})[3] / \
+        lv.central_prediction(s)[3]
     assert c.after["mfu"] == pytest.approx(s["mfu"] * ratio)
+    assert "each at its central estimate" in c.assumptions
     assert c.after["price_usd_per_gpu_hour"] is None  # the catalogue median for B200
 
 
@@ -858,3 +862,19 @@ def test_the_hardware_headline_always_compares_the_scenarios_own_bill():
     assert cheaper["usd"] == 72.2e6
     assert "GB200-NVL72 (this scenario) at the scenario's price, $4.50/GPU-h: $80M" in \
         cheaper["note"]
+
+
+def test_the_hardware_headline_says_so_when_nothing_is_comparable():
+    """The scenario's own row left out (no catalogue price for it) and every other row
+    unrankable: the headline raised UnboundLocalError; it now says there is nothing to compare,
+    with a NaN figure, and still names what was left out and why."""
+    import math
+    df = _sweep_rows(40.8e6, 72.2e6)
+    skipped = df.attrs["skipped"]
+    df = df[~df["scenario"]].assign(rankable=False)
+    df.attrs["skipped"] = skipped
+    hw = lv.hardware_headline(df)
+    assert hw["label"] == "no hardware to compare"
+    assert math.isnan(hw["usd"])
+    assert "no other accelerator is rankable" in hw["note"]
+    assert "A100-40GB, H800: the catalogue has no reserved price for each of them" in hw["note"]

@@ -16,7 +16,7 @@ from ..training.accuracy import band_for_step, step_error_words
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
-from .pilot import pilot_mfu
+from .pilot import pilot_given, pilot_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
 #: (PaLM 540B 46.2%, Chowdhery et al. 2022 Table 3; Llama 3 405B 38–43%, Llama Team 2024
@@ -300,7 +300,10 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         out.append(misfit + "; the costs describe a run that could not start.")
     bubble = float(parallel.bubble_fraction(plan.pp, plan.n_microbatches, plan.schedule,
                                             plan.virtual_stages))
-    if bubble > BUBBLE_WARNING and not mfu_predicted:
+    # a pilot's MFU (its measured throughput, or the step model calibrated on it: the step
+    # time includes the bubble) already holds the bubble, as a predicted one does
+    piloted = pilot_given(values) or values.get("ledger_pilot_n_gpus") is not None
+    if bubble > BUBBLE_WARNING and not mfu_predicted and not piloted:
         out.append(f"the plan's pipeline bubble is {bubble:.0%} of compute time ({plan.pp} "
                    f"stages, {plan.n_microbatches} micro-batches, {plan.schedule}): the mfu must "
                    "already include it, or GPU-hours are understated by as much.")
@@ -326,7 +329,6 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
         if mfu_predicted:
             out.extend(band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                      seq_len=values.get("seq_len")).warnings)
-        piloted = bool(values.get("pilot") or values.get("ledger_pilot_tokens_per_s_per_gpu"))
         if not mfu_predicted and not piloted:  # a pilot's MFU is measured, not a given figure
             band = band_for_step(b, plan, spec, gpu.name, dtype=values.get("dtype", "bf16"),
                                  seq_len=values.get("seq_len"))

@@ -855,8 +855,10 @@ def _move_price_words(s: dict, after: dict) -> tuple:
 
 def move_to(s: dict, accelerator: str) -> Change:
     """Run on ``accelerator`` at its catalogue median price for the scenario's pricing mode and
-    the step-time model's predicted MFU change (plan re-chosen for that hardware; when a pilot
-    set the scenario's MFU, the predicted MFU itself: a pilot calibrates its own hardware). The risk
+    the step-time model's predicted MFU change, central(after) ÷ central(before), each the
+    prediction's central estimate (``central_prediction``; plan re-chosen for that hardware;
+    when a pilot set the scenario's MFU, the central estimate itself: a pilot calibrates its own
+    hardware). The risk
     depends on what changes (``hardware_change``); the price basis on both sides is said
     (``_move_price_words``), a flagged catalogue price of the scenario's in the lever's name."""
     s = _clean(s)
@@ -865,17 +867,18 @@ def move_to(s: dict, accelerator: str) -> Change:
         return _unchanged(s, "the scenario's own accelerator")
     theirs = on_hardware(s, name)
     m = _get(s, "mfu")
-    pred = predicted_step(theirs)[1].mfu
-    ratio = pred / predicted_step(s)[1].mfu
+    pred = central_prediction(theirs)[3]
+    ratio = pred / central_prediction(s)[3]
     where = OWNED_PRICE_SOURCE if _get(s, "pricing") == "owned" else \
         catalogue_price(name, _get(s, "pricing"))[1]
     if "_mfu_pilot" in s:  # the pilots measured their own hardware: elsewhere, the prediction
         after = {**theirs, "mfu": float(pred)}
-        how = (f"MFU the step-time model's prediction on {name}, {pred:.1%}, uncalibrated (the "
-               f"pilots ran on {_get(s, 'accelerator')})")
+        how = (f"MFU the central estimate of the step-time model's prediction on {name}, "
+               f"{pred:.1%}, uncalibrated (the pilots ran on {_get(s, 'accelerator')})")
     else:
         after = {**theirs, "mfu": _scale(m, float(ratio))}
-        how = f"MFU scaled by the step-time model's ratio {ratio:.2f}"
+        how = (f"MFU scaled by the ratio {ratio:.2f} of the step-time model's predictions "
+               "(each at its central estimate)")
     suffix, before = _move_price_words(s, after)
     return Change(after, hardware_change(_get(s, "accelerator"), name),
                   f"{how}; price: {where}"
@@ -959,9 +962,37 @@ def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0,
             acc = best.iloc[0]["accelerator"]
             rows.append(price_lever("move_to", f"move to {acc}", "hardware", scenario,
                                     move_to(scenario, acc), samples, seed, base).row())
-    df = pd.DataFrame(rows).sort_values("saving_usd", ascending=False, na_position="last")
+    df = pd.DataFrame(_same_saving_notes(rows)).sort_values("saving_usd", ascending=False,
+                                                           na_position="last")
     df.attrs["bill_usd"] = base.total_usd
     return df.reset_index(drop=True)
+
+
+def _same_saving_notes(rows: list) -> list:
+    """``rank_levers``' rows with a note on each positive saving another lever equals (to 1e-9
+    relative): "same saving as 'the fastest ranked parallel plan': ...", with the reason when it
+    is the published ceiling (``_capped_at_published``'s "MFU capped at" in a lever's
+    assumptions: that lever's MFU stops at the best published run, the figure "raise MFU"
+    raises it to, so both bill the same run); else that the two changes bill the same run."""
+    out = [dict(r) for r in rows]
+    for r in out:
+        x = r.get("saving_usd")
+        if not (isinstance(x, float) and math.isfinite(x) and x > 0):
+            continue
+        same = [q for q in out if q is not r and isinstance(q.get("saving_usd"), float)
+                and math.isclose(q["saving_usd"], x, rel_tol=1e-9)]
+        if not same:
+            continue
+        group = [r, *same]
+        capped = [q for q in group if "MFU capped at" in str(q.get("assumptions", ""))]
+        why = "the changes bill the same run"
+        if capped:
+            why = f"{capped[0]['lever']!r} is capped at the best published MFU of this hardware"
+            if any(q.get("key") == "raise_mfu" for q in group):
+                why += ", the target 'raise MFU' raises it to: both bill that MFU"
+        said = (f"same saving as {', '.join(repr(q['lever']) for q in same)}: {why}")
+        r["note"] = f"{r['note']}; {said}" if r.get("note") else said
+    return out
 
 
 def top_levers(ranked, n: int = 3):
@@ -1042,10 +1073,10 @@ def hardware_sweep(scenario: dict):
     the scenario gives its own price, its accelerator has a second row at that price (the bill's),
     so a comparison is like for like. ``price_basis`` says which price each row uses.
     ``bill_calibrated_usd`` prices the same hardware at the scenario's MFU × the predicted ratio
-    (``move_to``, what the lever uses): calibrated MFU = m_scenario × MFU_pred(hw) / MFU_pred(own);
-    when a pilot set the scenario's MFU (``pilot.without_pilot``) it calibrates its own
-    accelerator only, and another's calibrated MFU is its prediction, uncalibrated
-    (``mfu_basis`` says which).
+    (``move_to``): calibrated MFU = m_scenario × central(hw) / central(own), both the central
+    estimate of a prediction (``central_prediction``: one rule on both sides); when a pilot set
+    the scenario's MFU (``pilot.without_pilot``) it calibrates its own accelerator only, and
+    another's calibrated MFU is its central estimate, uncalibrated (``mfu_basis`` says which).
 
     Two checks decide whether a row may be **ranked as a saving** (``rankable``; ``rank_levers``
     moves only to the cheapest rankable row):
@@ -1063,7 +1094,9 @@ def hardware_sweep(scenario: dict):
     Returns
     -------
     DataFrame: ``accelerator``, ``predicted_mfu`` (the raw prediction, on the dtype's dense
-    peak), ``mfu`` (its central estimate, the MFU ``bill_usd`` and ``days`` use), ``band_low``,
+    peak, uncalibrated even on a pilot's hardware), ``mfu`` (the MFU ``bill_usd`` and ``days``
+    use: the prediction's central estimate; on the pilots' own hardware, their calibration,
+    ``mfu_basis``), ``band_low``,
     ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
     ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at ``mfu``),
     ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
@@ -1080,7 +1113,7 @@ def hardware_sweep(scenario: dict):
 
     s = _clean(scenario)
     model = load_model(_get(s, "model"))
-    own = predicted_step(s)[1]
+    own = central_prediction(s, model)[3]
     m = float(_point(_get(s, "mfu")))
     rows, skipped = [], []
     for acc in list_accelerators()["name"]:
@@ -1111,7 +1144,8 @@ def hardware_headline(sweep) -> dict:
     at its ``bill_calibrated_usd``; the note gives the other side of that comparison (the
     scenario's hardware or the cheapest rankable alternative, with its price basis) and names
     every accelerator the sweep left out with its reason (``_left_out_words``), so the scenario's
-    own bill is always in the comparison.
+    own bill is always in the comparison. When the scenario's own row was left out and no other
+    row is rankable, there is nothing to compare: the label says so and ``usd`` is NaN.
 
     Returns
     -------
@@ -1123,7 +1157,12 @@ def hardware_headline(sweep) -> dict:
     own = mine[mine["price_basis"] == "the scenario's price"]
     own = (own if len(own) else mine).head(1)
     alt = df[df["rankable"] & ~df["scenario"]].sort_values("bill_calibrated_usd").head(1)
-    words = []
+    words, left = [], _left_out_words(df.attrs.get("skipped", []))
+    if not len(own) and not len(alt):
+        return {"label": "no hardware to compare", "usd": float("nan"),
+                "note": "the scenario's accelerator was left out and no other accelerator is "
+                        "rankable (buyable price, MFU within a published run)"
+                        + (f"; left out: {left}" if left else "")}
     if len(own):
         o = own.iloc[0]
         own_words = (f"{o['accelerator']} (this scenario) at {o['price_basis']}, "
@@ -1144,7 +1183,6 @@ def hardware_headline(sweep) -> dict:
         label, usd = f"cheapest rankable hardware: {a['accelerator']}", a["bill_calibrated_usd"]
         words.append(alt_words)
         words.append(own_words if len(own) else "the scenario's accelerator left out")
-    left = _left_out_words(df.attrs.get("skipped", []))
     return {"label": label, "usd": float(usd),
             "note": "; ".join(words + ([f"left out: {left}"] if left else []))}
 
@@ -1162,12 +1200,26 @@ def _left_out_words(skipped) -> str:
                      for clause, accs in groups.items())
 
 
+def central_prediction(sc: dict, model=None) -> tuple:
+    """The scenario's predicted plan, step and MFU band and the band's central estimate
+    (``accuracy.central_mfu``: point = p ÷ (1 + c) kept inside the band, the figure a ``mfu:
+    predict`` bill uses): ``(plan, step, band, point)``."""
+    model = load_model(_get(sc, "model")) if model is None else model
+    plan, st = predicted_step(sc)
+    band = band_for_step(st, plan, model, _get(sc, "accelerator"), dtype=_get(sc, "dtype"),
+                         seq_len=_get(sc, "seq_len"))
+    return plan, st, band, float(band.central()[0])
+
+
 def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = False) -> dict:
     """One accelerator of ``hardware_sweep``: its predicted MFU and band (the scenario's own
     accelerator, when pilots set its MFU: the step model calibrated on them, its extrapolation
     band), the bills at the band's central estimate (``MfuBand.central``; the pilots' MFU where
     they set it), at the band's ends and at the calibrated MFU
-    m_scenario × MFU_pred(hw) ÷ MFU_pred(own), and the two checks (``_sweep_price_available``,
+    m_scenario × central(hw) ÷ central(own) (``central_prediction``: each side's prediction
+    at its band's central estimate, so the comparison is on one rule; ``own``: central(own);
+    when pilots set the scenario's MFU, another accelerator's central estimate, uncalibrated),
+    and the two checks (``_sweep_price_available``,
     ``_sweep_mfu_check``).
     ``at_catalogue``: the scenario's own accelerator and plan at the catalogue price instead of
     the scenario's (the like-for-like row). ``price_basis`` says which price the row uses.
@@ -1183,21 +1235,17 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         misfit = plan_does_not_fit(sc)
         if misfit:
             raise DoesNotFit(misfit)
-    plan, st = predicted_step(sc)
-    band = band_for_step(st, plan, model, acc, dtype=_get(sc, "dtype"),
-                         seq_len=_get(sc, "seq_len"))
-    pred = float(st.mfu)
-    point = band.central()[0]  # p / (1 + c) in the band: the figure `mfu: predict` bills
+    plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
+    hw_point = point
     if mine and "_mfu_pilot" in s:  # the step model calibrated on the pilots: its prediction
         got = s["_mfu_pilot"]
-        pred, band = float(got["value"]), replace(band, low=got["low"], high=got["high"])
-        point = pred
+        band = replace(band, low=got["low"], high=got["high"])
+        point = float(got["value"])
     led = bill({**sc, "mfu": point})
     lo = bill({**sc, "mfu": band.high}).total_usd if band.high <= 1 else float("nan")
     hi = bill({**sc, "mfu": band.low}).total_usd
-    # a pilot's calibration is its own hardware's: elsewhere the prediction, uncalibrated
-    ratio = float(st.mfu) if "_mfu_pilot" in s and not mine else m * float(st.mfu) / float(
-        own.mfu)
+    # a pilot's calibration is its own hardware's: elsewhere the central estimate, uncalibrated
+    ratio = point if "_mfu_pilot" in s else m * hw_point / own
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
@@ -1206,7 +1254,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
              f"catalogue median ({_get(sc, 'pricing')})")
-    return {"accelerator": acc, "predicted_mfu": pred, "mfu": point, "band_low": band.low,
+    return {"accelerator": acc, "predicted_mfu": float(st.mfu), "mfu": point, "band_low": band.low,
             "band_high": band.high, "price_basis": basis,
             "price_usd_per_gpu_hour": led.figures["price_usd_per_gpu_hour"],
             "bill_usd": led.total_usd, "bill_low_usd": lo, "bill_high_usd": hi,
@@ -1229,8 +1277,9 @@ def _sweep_mfu_basis(s: dict, mine: bool) -> str:
     acc = _get(s, "accelerator")
     if "_mfu_pilot" in s:
         return (f"the pilots' calibrated MFU on {acc}" if mine else
-                f"predicted, uncalibrated (the pilots ran on {acc})")
-    return "the scenario's MFU" if mine else "the scenario's MFU × the predicted ratio"
+                f"predicted, uncalibrated, central estimate (the pilots ran on {acc})")
+    return "the scenario's MFU" if mine else ("the scenario's MFU × the predicted ratio "
+                                              "(central estimates)")
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:

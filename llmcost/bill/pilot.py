@@ -20,10 +20,11 @@ says so.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from ..core.catalog import SCENARIO_DIR, load_accelerator, load_model
-from ..training import calibrate, step_scenario
+from ..training import accuracy, calibrate, step_scenario
 from ..training.compute import mfu_from_throughput
 from .ranges import Range
 from .scenario import LEDGER_DEFAULTS, load_scenario
@@ -122,9 +123,12 @@ def _pilot_mfu(p: dict) -> dict:
     if p.get("pilot"):
         cal, x, plan = calibrate.scenario_calibration(p)
         warning = calibrate.pilot_plan_warning(p, cal, x, plan)
+        x, widened = uncarried_band(p, x, plan)
+        widened = widened or f" {x.mfu_low:.1%}-{x.mfu_high:.1%}"
         sizes = ", ".join(f"{q.n_gpus:,}" for q in cal.pilots)
         src = (f"calibrated on a pilot at {sizes} GPUs, extrapolated to {plan.describe()} "
-               f"(llmcost.training.calibrate): band {x.mfu_low:.1%}-{x.mfu_high:.1%}{said}")
+               f"(llmcost.training.calibrate): band{widened}"
+               f"{said}")
         tps = None
     else:
         cal, x, plan, how = calibrate.shorthand_calibration(p)
@@ -136,6 +140,27 @@ def _pilot_mfu(p: dict) -> dict:
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
             "extrapolated": bool(x.half_width), "from": src, "warning": warning}
+
+
+def uncarried_band(p: dict, x, plan) -> tuple:
+    """The extrapolation ``x`` with its band at least as wide as the uncalibrated ``mfu:
+    predict`` band of the run's plan when none of the pilots' compute correction is carried
+    (``x.transfer == 0``): the MFU then rests on the uncalibrated step model, so its band is at
+    least the model's (``accuracy.band_for_step`` at the step ``x.breakdown``, MFU m: the
+    regime's held-out errors, capped where no comparable run measured more),
+    low = min(m × (1 − h), B_low), high = max(m × (1 + h), B_high). Returns ``(x, words)``,
+    ``words`` saying so ("" when the band is kept)."""
+    if x.transfer > 0 or not x.half_width:
+        return x, ""
+    b = accuracy.band_for_step(x.breakdown, plan, load_model(p["model"]), p["accelerator"],
+                               dtype=p.get("dtype") or "bf16", seq_len=p.get("seq_len"))
+    lo, hi = min(x.mfu_low, b.low), max(x.mfu_high, b.high)
+    if lo == x.mfu_low and hi == x.mfu_high:
+        return x, ""
+    words = (f" widened from {x.mfu_low:.1%}-{x.mfu_high:.1%} to {lo:.1%}-{hi:.1%}: 0% of the "
+             "pilots' correction is carried, so the band is at least the uncalibrated "
+             "prediction's for this plan (llmcost.training.accuracy.band_for_step)")
+    return replace(x, mfu_low=lo, mfu_high=hi), words
 
 
 def pilot_mfu_range(got: dict):

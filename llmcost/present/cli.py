@@ -18,6 +18,7 @@ from ..bill.checks import budget_warning
 from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
+from ..bill.pilot import uncarried_band
 from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
 from ..core import catalog
 from ..core.units import fmt_quantity
@@ -933,11 +934,17 @@ def _check(args) -> int:
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
-    said = (f"mfu: predict: {predicted_mfu_words(predicted)} (as `llmcost report` resolves "
-            f"it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: the verdict "
-            "compares the model's own estimate with published runs, not a figure anyone "
-            "claimed (a 'low' or 'optimistic' verdict says how the estimate sits among them)"
-            ) if predicted else ""
+    said = ""
+    if predicted.get("pilot"):
+        said = (f"mfu from the scenario's pilots: {predicted['from']} (as `llmcost report` "
+                f"resolves it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: "
+                "the verdict compares the pilots' calibrated estimate with published runs")
+    elif predicted:
+        said = (f"mfu: predict: {predicted_mfu_words(predicted)} (as `llmcost report` resolves "
+                f"it); that MFU, {predicted['value']:.1%}, is the claim's stated MFU: the "
+                "verdict compares the model's own estimate with published runs, not a figure "
+                "anyone claimed (a 'low' or 'optimistic' verdict says how the estimate sits "
+                "among them)")
     if args.format == "json":
         print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
                          indent=1, default=str))
@@ -947,14 +954,18 @@ def _check(args) -> int:
 
 
 def _predicted_mfu(args, sc: dict, resolved: dict, claim: dict, phases: dict) -> dict:
-    """The scenario's ``mfu: predict`` resolved as the report resolves it
+    """The scenario's ``mfu: predict`` or pilots resolved as the report resolves them
     (``report.resolve_mfu``: the step-time model on the scenario's plan, recorded in
-    ``_mfu_prediction``), when the claim gives nothing else to count hours from (no
-    --gpu-hours, --days, --usd, --phase or --mfu); {} otherwise."""
-    if sc.get("mfu") != MFU_PREDICT or args.mfu is not None or phases or \
-            any(k in claim for k in ("gpu_hours", "days", "usd")):
+    ``_mfu_prediction``; ``report.calibrate_pilot_mfu``/``calibrate_mfu``: the step model
+    calibrated on the pilots, recorded in ``_mfu_calibration``, returned with ``pilot`` True),
+    when the claim gives nothing else to count hours from (no --gpu-hours, --days, --usd,
+    --phase or --mfu); {} otherwise."""
+    if args.mfu is not None or phases or any(k in claim for k in ("gpu_hours", "days", "usd")):
         return {}
-    return resolved.get("_mfu_prediction") or {}
+    if sc.get("mfu") == MFU_PREDICT:
+        return resolved.get("_mfu_prediction") or {}
+    got = resolved.get("_mfu_calibration")
+    return {**got, "pilot": True} if got else {}
 
 
 def _microbench(args) -> int:
@@ -1090,9 +1101,11 @@ def _calibrate(args) -> int:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
+            x0, widened = x, ""
             print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
         else:
-            cal, x, plan = pilot_calibration.scenario_calibration(p)
+            cal, x0, plan = pilot_calibration.scenario_calibration(p)
+            x, widened = uncarried_band(p, x0, plan)  # as the bill's band (bill.pilot.pilot_mfu)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
     print(f"Calibration ({cal.describe()}):")
@@ -1109,7 +1122,9 @@ def _calibrate(args) -> int:
     hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
     print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
-    print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
+    band = (f"band{widened}" if widened else
+            f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}")
+    print(f"  MFU {x.mfu:.1%} ({band}); "
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
           f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
           "pilot)")
@@ -1119,7 +1134,7 @@ def _calibrate(args) -> int:
                                         else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
-            warning = pilot_calibration.pilot_plan_warning(p, cal, x, plan)
+            warning = pilot_calibration.pilot_plan_warning(p, cal, x0, plan)
         except ValueError as e:
             warning = f"pilot: the run's plan could not be compared with the pilots' ({e})"
         if warning:

@@ -379,6 +379,11 @@ def plain_sentences(summary: dict, failed=()) -> list:
 #: Each report warning family (a pattern of its text) as one line in a reader's words; the
 #: numbers are the warning's own (computed for the scenario). The first that matches is used.
 CAVEATS = [
+    (r"^pilot: the run's plan .*? runs none of the pilots' kernels .*?, so (\d+%) of the "
+     r"pilots' compute correction .*?the bill's MFU ([\d.]+%)",
+     "the pilots ran other kernels than the run's plan: {0} of their correction is carried, so "
+     "the MFU, {1}, rests on the step-time model; pin the pilots' plan to bill what they "
+     "measured"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
      "lower to {2} higher"),

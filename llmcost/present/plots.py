@@ -393,12 +393,14 @@ COLUMN_WORDS = {
     "break_even_probability": "break-even probability",
     "sourced_probability": "sourced probability", "probability_source": "probability source",
     "how": "how", "accelerator": "accelerator", "predicted_mfu": "predicted MFU",
-    "mfu": "MFU billed (the prediction's central estimate)", "mfu_basis": "MFU basis",
+    "mfu": "MFU billed (the prediction's central estimate; on the pilots' hardware, their "
+           "calibration: MFU basis)", "mfu_basis": "MFU basis",
     "rollout_tp": "RL rollout TP",
     "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
     "bill_usd": "bill at the MFU billed", "bill_low_usd": "bill, low end (MFU band high)",
     "bill_high_usd": "bill, high end (MFU band low)",
-    "bill_calibrated_usd": "bill at the scenario's MFU × the predicted ratio",
+    "bill_calibrated_usd": "bill at the scenario's MFU × the predicted ratio (central "
+                           "estimates)",
     "days": "days (main run, at the MFU billed)", "scenario": "this scenario's hardware",
     "calibrated_mfu": "calibrated MFU", "mfu_ceiling": "best comparable published MFU",
     "mfu_check": "MFU check", "price_available": "price buyable", "rankable": "rankable"}

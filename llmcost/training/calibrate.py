@@ -1018,14 +1018,44 @@ def pilot_plan_warning(p: dict, cal: Calibration, x: Extrapolation,
     except ValueError as e:
         alt = f"the pilots' plan cannot run the {plan.n_gpus:,}-GPU job ({e})"
     measured = ", ".join(f"{m:.1%}" for m in cal.measured_mfu)
-    above = " above" if x.mfu > max(cal.measured_mfu) else ""
     return (f"pilot: the run's plan ({plan.describe()}) runs none of the pilots' kernels "
-            f"(theirs: {big.plan.describe()}; the micro-batch, TP or recomputation differ), so "
+            f"(theirs: {big.plan.describe()}; {kernel_differences(big, plan, s)}), so "
             f"{x.transfer:.0%} of the pilots' compute correction (x{cal.compute_factor:.3f}) "
             f"is carried: the bill's MFU {x.mfu:.1%} (uncalibrated model {x.uncalibrated_mfu:.1%}"
-            f") is{above} what the pilots measured ({measured}); {alt}. Pin the plan the pilots "
+            f") is {_versus_measured(x.mfu, cal.measured_mfu)} what the pilots measured "
+            f"({measured}); {alt}. Pin the plan the pilots "
             "ran (micro_batch_size, pp_virtual_stages, pp_schedule, zero_stage, recompute) to "
             "bill it, or give those keys in the pilot records if the pilots ran the run's plan")
+
+
+def kernel_differences(pilot: Pilot, plan: ParallelPlan, seq_len: int) -> str:
+    """What differs between the pilot's kernels and the target plan's, of the settings
+    ``same_kernels`` compares (micro-batch × sequence per TP rank, recomputation, TP), in words:
+    "differs: micro-batch × sequence per CP rank 16,384 tokens against 4,096"; the model is compared
+    elsewhere."""
+    q = pilot.plan
+    got = []
+    mine, theirs = (plan.micro_batch_size * seq_len // plan.cp,
+                    q.micro_batch_size * pilot.seq_len // q.cp)
+    if mine != theirs:
+        got.append(f"micro-batch × sequence per CP rank {mine:,} tokens against {theirs:,}")
+    if plan.recompute != q.recompute:
+        got.append(f"recomputation {plan.recompute} against {q.recompute}")
+    if plan.tp != q.tp:
+        got.append(f"TP {plan.tp} against {q.tp}")
+    return ("differs: " + ", ".join(got)) if got else "the model differs"
+
+
+def _versus_measured(mfu: float, measured) -> str:
+    """Where ``mfu`` sits against the pilots' ``measured`` MFUs, in words (to the 0.1 % the
+    warning prints): "above", "below", "within the range of" or "equal to"."""
+    m = [round(v, 3) for v in measured]
+    x = round(mfu, 3)
+    if x > max(m):
+        return "above"
+    if x < min(m):
+        return "below"
+    return "equal to" if min(m) == max(m) == x else "within the range of"
 
 
 def shorthand_pilot(p: dict, plan: ParallelPlan) -> tuple:

@@ -303,10 +303,12 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # $B(\text{MFU}_\text{high}) \le B \le B(\text{MFU}_\text{low})$. GB200 NVL72 puts 72 GPUs in
 # one NVLink domain (`data/accelerators.csv`, NVIDIA's rack figures ÷ 72; CoreWeave's $42/h per
 # 4-GPU tray). The column *bill at the scenario's MFU × the predicted ratio* scales the scenario's own MFU by the predicted ratio instead,
-# $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{pred}(hw) /
-# \text{MFU}_\text{pred}(\text{own})$ (what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
-# a pilot measures its own accelerator, so another's is its predicted MFU, uncalibrated (`mfu_basis`
-# says which).
+# $\text{MFU}_\text{cal} = \text{MFU}_\text{scenario} \times \text{MFU}_\text{central}(hw) /
+# \text{MFU}_\text{central}(\text{own})$, each side the central estimate of its prediction (one rule
+# on both sides; what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
+# a pilot measures its own accelerator, so another's is the central estimate of its predicted MFU,
+# uncalibrated, and the pilots' own hardware is billed at their calibrated MFU (*predicted MFU*
+# stays the raw prediction; `mfu_basis` says which).
 #
 # A row is **ranked as a saving** (*rankable*) only if two checks pass. *Its price can be bought*:
 # `price_source` names each catalogue row behind the median, with its provider and date, and a
@@ -333,9 +335,12 @@ plots.hardware_bills(sweep);
 wrap = lambda text: textwrap.fill(text, 100, subsequent_indent="    ")  # wrapped, never cut
 cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
 ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
-r = cat.iloc[0]  # cheapest at its MFU's central estimate, whatever its checks
-print(wrap(f"cheapest at its predicted MFU (central estimate): {r['accelerator']} at ${r['price_usd_per_gpu_hour']:.2f}"
-           f"/GPU-h ({r['price_basis']}), MFU {r['mfu']:.1%} (predicted {r['predicted_mfu']:.1%}): "
+r = cat.iloc[0]  # cheapest at the MFU billed (its central estimate, or the pilots'), whatever its checks
+billed = (r["mfu_basis"] if r["mfu_basis"].startswith("the pilots' calibrated")
+          else "the prediction's central estimate")  # the basis of the MFU billed
+print(wrap(f"cheapest at the MFU billed: {r['accelerator']} at ${r['price_usd_per_gpu_hour']:.2f}"
+           f"/GPU-h ({r['price_basis']}), MFU {r['mfu']:.1%} ({billed}; raw prediction "
+           f"{r['predicted_mfu']:.1%}): "
            f"{llmcost.fmt_usd(r['bill_usd'])};"
            f" price {'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check']}"))
 for _, r in sweep[sweep["scenario"]].iterrows():  # this bill's accelerator, on each price basis
