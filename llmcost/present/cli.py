@@ -889,6 +889,11 @@ def _check(args) -> int:
                 run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
             if "n_gpus" in sc and args.n_gpus is None:
                 run["goodput"] = bill["goodput"]
+                # and the storage the bill provisioned for that goodput (sized from its
+                # checkpoint plan when the scenario gives none), so that the lines the claim
+                # leaves out are the bill's own (ledger.provisioned_storage)
+                left_keys.setdefault("ckpt_storage_bytes_per_s",
+                                     bill["ckpt_storage_bytes_per_s"])
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
