@@ -29,7 +29,22 @@ train_tokens: float = 2.0e12  # pre-training tokens
 seq_len: int = 4096  # training sequence length in tokens
 mfu: float = 0.4  # steady-state model FLOPs utilisation in (0, 1]
 dtype: str = "bf16"  # training compute precision: bf16 or fp8
+price_usd_per_gpu_hour: float = 3.99  # USD per GPU-hour; None: the catalogue median for `pricing`
 pricing: str = "on_demand"  # on_demand, reserved, spot or owned
+ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
+ckpt_interval_s: float = None  # compute seconds between checkpoints
+ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_node_bytes_per_s: float = 50000000000.0  # per-node bandwidth to storage, bytes/s
+ckpt_d2h_bytes_per_s: float = 50000000000.0  # device-to-host copy bandwidth per GPU, bytes/s
+ckpt_restart_s: float = 600.0  # seconds from a failure to training again, excluding reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)
+ckpt_keep_last: int = 3  # checkpoints kept in the hot tier (0: keep every one)
+ckpt_hot_tier: str = 'fsx-lustre-ssd'  # hot storage tier (data/storage_prices.csv name)
+fail_rate_per_gpu_year: float = 0.173  # unexpected interruptions per GPU-year (> 0
+fail_planned_per_day: float = 0.87  # planned interruptions of the job per day
+ledger_spot_preemptions_per_node_day: float = None  # spot pre-emptions per node per day (pricing: spot)
+ledger_spot_restart_s: float = None  # seconds to regain spot capacity and restart
+ledger_owned_usd_per_gpu: float = None  # purchase price of one accelerator (pricing: owned)
 interactive: bool = True  # widgets on (reading) or off (report runs)
 
 # %%
@@ -271,10 +286,13 @@ print(f"{l2.verdict}: {l2.reason}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
+# the run as the bill counts it: its MFU and its goodput (the scenario's failure rates and the
+# checkpoint storage the bill provisions), the figures of 00's bill and of `llmcost check`
+g_bill = llmcost.build_ledger(p).figures["goodput"]
 hours, g, mine = claims.scenario_as_claim(spec, p["train_tokens"], gpu, p["n_gpus"], p["mfu"],
                                           dtype=p["dtype"], seq_len=p["seq_len"],
-                                          pricing=p["pricing"])
-print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.0%} × goodput {g:.1%} -> {mine.verdict}")
+                                          pricing=p["pricing"], goodput=g_bill)
+print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} -> {mine.verdict}")
 
 # %% [markdown]
 # ## Takeaways
