@@ -409,8 +409,6 @@ CAVEATS = [
      "optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
-    (r"^the predicted MFU, ([\d.]+%), is above any published",
-     "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
     # the cap and its reason (accuracy.band_cap)
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the "
      r"prediction itself, above the best published .*?, ([\d.]+%)\)",
