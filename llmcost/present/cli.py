@@ -431,6 +431,21 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
+#: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``).
+COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10 to P90 of B − A "
+                        "per draw: a stated value sits at the edge of its range, so most draws "
+                        "fall on one side of it")
+
+
+def _difference_outside(r: dict) -> bool:
+    """A compared line's point difference outside its P10-P90 per draw (``point_outside``);
+    False when any of the three is not modelled."""
+    v = [r.get(k) for k in ("difference_usd", "difference_p10_usd", "difference_p90_usd")]
+    if any(x is None or x != x for x in v):
+        return False
+    return bool(point_outside(*(float(x) for x in v)))
+
+
 def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
@@ -446,13 +461,15 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     def usd(v):
         return "not modelled" if v is None or v != v else format_value(float(v), "USD")
 
-    rows, zero = [], 0
+    rows, zero, flagged = [], 0, False
     for i, r in enumerate(d.to_dict("records")):
         if i < len(d) - 1 and not (r["a_usd"] or r["b_usd"]):
             zero += 1
             continue
+        star = ranged and _difference_outside(r)  # flagged as the single bill flags a point
+        flagged = flagged or star
         rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
-                     _signed_usd(r["difference_usd"])]
+                     _signed_usd(r["difference_usd"]) + (" *" if star else "")]
                     + ([f"{_signed_usd(r['difference_p10_usd'])} to "
                         f"{_signed_usd(r['difference_p90_usd'])}"] if ranged else []))
     head = ["line", "A", "B", "B − A"] + (["B − A, P10 to P90 per draw"] if ranged else [])
@@ -467,6 +484,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
+    if flagged:
+        out += wrap_lines(COMPARE_OUTSIDE_NOTE, columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
