@@ -1109,36 +1109,38 @@ def _calibrate(args) -> int:
     if not args.scenario:
         return _fail("llmcost calibrate: give --scenario YAML (pilot runs), --microbench or "
                      "--mamf-log LOG")
+    lines = []  # printed at the end, the prose wrapped to the terminal (wrap_prose)
+    say = lines.append
     try:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
-            print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
+            say(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
         else:
             cal, x, plan = pilot_calibration.scenario_calibration(p)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
-    print(f"Calibration ({cal.describe()}):")
+    say(f"Calibration ({cal.describe()}):")
     for pil, unc, meas in zip(cal.pilots, cal.uncalibrated_mfu, cal.measured_mfu):
-        print(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
+        say(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
               f"{meas:.1%}, model uncalibrated {unc:.1%}")
-    print("Identified:")
+    say("Identified:")
     for line in cal.identified:
-        print(f"  - {line}")
-    print("Not identified:")
+        say(f"  - {line}")
+    say("Not identified:")
     for line in cal.not_identified:
-        print(f"  - {line}")
+        say(f"  - {line}")
     tokens = float(p["global_batch_tokens"])
     hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
-    print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
+    say(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
-    print(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
+    say(f"  MFU {x.mfu:.1%} (band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}); "
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
           f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
           "pilot)")
-    print(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
+    say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
-    print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
+    say("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
                                         else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
@@ -1146,7 +1148,8 @@ def _calibrate(args) -> int:
         except ValueError as e:
             warning = f"pilot: the run's plan could not be compared with the pilots' ({e})"
         if warning:
-            print(f"warning: {warning}")
+            say(f"warning: {warning}")
+    print(wrap_prose("\n".join(lines)))
     return 0
 
 
