@@ -410,3 +410,29 @@ def test_notebook_04b_llama3_lines_read_the_validation_rows():
     for rid in ("llama3-t4-405b-8192gpu", "llama3-405b"):
         r = step_validation.row_readings(rid, {"once": {"zero_stage": 1}})
         assert r.loc["as priced", "error"] == pytest.approx(v.loc[rid, "error"], rel=1e-9)
+
+
+def test_a_capped_band_says_its_real_cap_and_reason():
+    # A new-user trial read "capped at 60.1%: no published run has measured more" where the cap
+    # was MI300X's measured matmul ceiling (data/efficiency.csv: stas00's MAMF table, 60.1%), and
+    # "no comparable run" for a dense 70B on GB200 capped by a DeepSeek-V3 (MoE) run at any size.
+    from llmcost.present import glance
+    ceiling = float(llmcost.load_efficiency("MI300X").matmul_fraction)
+    mi = accuracy.mfu_band(0.449, "MI300X", 64, n_params=6.74e9, seq_len=4096)
+    assert mi.high == pytest.approx(ceiling)
+    (w,) = [x for x in mi.warnings if x.startswith("the band's upper end")]
+    assert "no step runs faster than its matrix multiplies" in w and "measured more" not in w
+    assert glance.caveat_line(w).startswith(
+        f"the MFU's range is capped at {ceiling:.1%}, this GPU's measured matrix-multiply ceiling")
+    gb = accuracy.mfu_band(0.297, "GB200-NVL72", 1152, n_params=70.6e9, seq_len=8192)
+    (w,) = [x for x in gb.warnings if x.startswith("the band's upper end")]
+    assert "none of them is comparable to this one" in w and "no comparable run has" not in w
+    assert "no run like this one is published" in glance.caveat_line(w)
+    # what the bill's MFU is: the central estimate, or the capped top when that is below it
+    # (hand: c = -8.6% on Hopper puts p / (1 + c) = 50% / 0.914 = 54.7% above a cap at 50%)
+    h = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
+    central = 0.5 / (1 + h.center)
+    assert h.bill_mfu_label() == (f"the band's upper end (the central estimate, {central:.1%}, "
+                                  "is above the cap)")
+    assert accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9,
+                             seq_len=4096).bill_mfu_label() == "the band's central estimate"

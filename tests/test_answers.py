@@ -66,6 +66,25 @@ def test_checkpoint_answer_extra_gpu_hours():
     assert f"**250 GPU-hours** ({answers.md_usd(500.0)})" in text
 
 
+def test_published_runs_goal_counts_a_hand_made_table():
+    # A new-user trial: 08's prose said "2 of 4 whole runs meet it" and "the held-out rows all
+    # meet the goal" beside a table of 3 of 4 and 152 of 171. The count is now computed. Hand
+    # table: whole runs +9.8% (in), -25.7% (out), +3.2% (in); held-out MFU rows +5%, +48%
+    # (out), -30% (out); one calibration row +40% (not counted, not listed).
+    from llmcost import claims
+    e = pd.DataFrame({
+        "run_id": ["w1", "w2", "w3", "m1", "m2", "m3", "c1"],
+        "model": ["Run A", "Run B", "Run C", "", "", "", ""],
+        "scored": ["gpu_hours"] * 3 + ["mfu"] * 4, "has_plan": [True] * 7,
+        "method": ["step-time model (published plan) × goodput"] * 3 + ["step-time"] * 4,
+        "split": [""] * 3 + ["held-out"] * 3 + ["calibration"],
+        "error": [0.098, -0.257, 0.032, 0.05, 0.48, -0.30, 0.40]})
+    text = answers.published_runs_goal(e, claims.error_table_summary(e), misses=2)
+    assert "Held-out steady-state MFUs: **1 of 3** within it" in text
+    assert "the largest misses: m2 +48.0%, m3 -30.0%)" in text and "c1" not in text
+    assert "**2 of 3** within it (Run A +9.8%, Run C +3.2%); outside it: Run B -25.7%." in text
+
+
 def test_published_runs_answer_reads_the_summary_rows():
     summary = pd.DataFrame({"n": [157, 4], "median_abs_error": [0.1506, 0.1779]},
                            index=["steady-state MFU, held-out",

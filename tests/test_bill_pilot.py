@@ -276,7 +276,7 @@ def test_a_plan_that_runs_none_of_the_pilots_kernels_is_warned_with_the_pilots_p
     path = tmp_path / "pilot.yaml"
     path.write_text(yaml.safe_dump(_records()))
     assert main(["calibrate", "--scenario", str(path)]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # prose wrapped to the terminal's width
     assert "warning: pilot: the run's plan" in out
     # 0 % carried: the printed band is the bill's, at least the uncalibrated prediction's
     assert f"to {got['low']:.1%}-{got['high']:.1%}: 0% of the pilots' correction" in out

@@ -195,7 +195,8 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
     is the model's × (measured ÷ model at the pilot)^w, within 3 %."""
     code, out = _run_cli(tmp_path, capsys)
     assert code == 0, out.err
-    text = out.out
+    lines = out.out
+    text = " ".join(lines.split())  # the prose unwrapped (cli.wrap_prose wraps it)
     assert "Identified:" in text and "Not identified:" in text
     assert "scale-out network: one scale cannot separate it" in text
     # in a reader's words (a trial read "(network_shift)" and "share of the pilot's correction
@@ -221,7 +222,7 @@ def test_cli_calibrate_prints_factors_and_band(tmp_path, capsys):
                        4096, options=pil.options) for q in (pil.plan, plan))]
     assert 0 < math.log(share[1] / share[0]) ** 2 < 0.05   # a small shift: most is carried
     w = 1 - 0.054 ** 2 / r ** 2 - math.log(share[1] / share[0]) ** 2
-    line = next(x for x in text.splitlines() if x.strip().startswith("MFU "))
+    line = next(x for x in lines.splitlines() if x.strip().startswith("MFU "))
     target = float(line.split()[1].rstrip("%")) / 100
     unc = float(line.split("uncalibrated model ")[1].split("%")[0]) / 100
     assert target == pytest.approx(unc * (mfu / c.uncalibrated_mfu[0]) ** w, rel=0.03)
@@ -456,7 +457,7 @@ def test_cli_calibrate_reads_the_shorthand(tmp_path, capsys):
     from llmcost.present.cli import main
     path = _shorthand(tmp_path, "ledger_pilot_tokens_per_s_per_gpu: 850\nledger_pilot_n_gpus: 64\n")
     assert main(["calibrate", "--scenario", str(path)]) == 0
-    text = capsys.readouterr().out
+    text = " ".join(capsys.readouterr().out.split())  # unwrapped (cli.wrap_prose)
     assert "a pilot run at ledger_pilot_n_gpus=64 with the scenario's plan" in text
     assert "pilot[0]: TP8" in text and "32x the pilot's GPUs" in text
 
@@ -930,3 +931,14 @@ def test_cli_calibrate_refuses_an_accelerator_a_pilot_did_not_run_on(tmp_path, c
     assert main(["calibrate", "--scenario", str(path), "--accelerator", "B200"]) == 2
     err = capsys.readouterr().err
     assert "--accelerator B200" in err and "scenario's accelerator" in err
+
+
+def test_cli_calibrate_wraps_its_prose_to_a_narrow_terminal(tmp_path, capsys, monkeypatch):
+    # A new-user trial: at COLUMNS=60 `llmcost calibrate` ran its lines past the edge where
+    # estimate and check wrap theirs (cli.wrap_prose); a word longer than a line runs whole
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out = _run_cli(tmp_path, capsys)
+    assert code == 0, out.err
+    lines = out.out.splitlines()
+    assert lines[0].startswith("Calibration (") and "Identified:" in lines
+    assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in lines), max(lines, key=len)

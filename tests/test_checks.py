@@ -213,3 +213,19 @@ def test_a_catalogue_price_listed_not_available_is_named_with_its_source():
     assert any(n.startswith("the catalogue price of MI300X this check compares with rests on "
                             "1 row(s) listed, not available") for n in c.notes)
     assert "(listed, not available)" in c.price["source"]
+
+
+def test_a_predicted_mfu_gets_one_verdict_on_published_runs():
+    # A new-user trial (opt-1.3b on 8 A100-40GB, mfu: predict 62.9%): the band said "capped at
+    # 63.7%: no comparable run has measured more" and a second warning "above any published
+    # large-scale training MFU (at most 56%)", rounding 62.9% to 63%. A predicted MFU is judged by
+    # its band alone (accuracy.mfu_band); an assumed one keeps the large-scale bound (56%:
+    # Korthikanti et al. 2022 Table 5).
+    values = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 8, "seq_len": 2048,
+              "mfu": 0.629}
+    assert not any("large-scale" in w for w in scenario_warnings(values, mfu_predicted=True))
+    assert any(w.startswith("mfu=0.63 is above any published large-scale")
+               for w in scenario_warnings(values))
+    band = llmcost.accuracy.mfu_band(0.629, "A100-40GB", 8, n_params=1.3e9, seq_len=2048)
+    said = [w for w in band.warnings if "capped at" in w or "optimistic" in w]
+    assert len(said) == 1 and "no comparable run has measured more" in said[0]

@@ -545,6 +545,44 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
     assert "--gpu-hours, --days with --n-gpus" in capsys.readouterr().err
 
 
+def test_cli_check_scenario_left_out_lines_are_the_bills(capsys, tmp_path):
+    # A new-user trial: `check --scenario` listed checkpoint storage ~10x the bill's ($4,698
+    # vs $416 on 64 MI300X) and exploratory runs slightly off: its ledger of the left-out lines
+    # used Llama 3's per-GPU storage rate where the bill sizes storage from its checkpoint plan
+    # (ledger.sized_storage). Hand rule: the same scenario's lines, the same dollars.
+    from llmcost.present.cli import estimate_ledger
+    f = tmp_path / "mi.yaml"
+    f.write_text("model: llama-2-7b\naccelerator: MI300X\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                 "seq_len: 4096\nmfu: predict\nglobal_batch_tokens: 4194304\n")
+    bill = {ln.key: ln.usd for ln in estimate_ledger(f).lines}
+    assert main(["check", "--scenario", str(f), "--format", "json"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out)["left_out"] if r["usd"] is not None]
+    assert {r["key"] for r in rows} >= {"storage.checkpoints", "compute.exploratory"}
+    for r in rows:
+        assert r["usd"] == pytest.approx(bill[r["key"]], rel=1e-6, abs=0.01), r["key"]
+
+
+def test_scenario_claim_of_notebook_08_is_the_bills(capsys, tmp_path):
+    # A new-user trial: 08's "Your scenario as a claim" said 22,033 GPU-h at goodput 99.1% (a
+    # generic goodput_for) where the bill and `check --scenario` said 22,245 at 98.1% (the
+    # scenario's failure rates and its provisioned checkpoint storage). Hand rule: one run, one
+    # goodput and one GPU-hour figure on every page.
+    from llmcost.present.cli import estimate_ledger
+    from llmcost.present.report import plan_report, private_keys
+    from llmcost.present.results import notebook_results
+    f = tmp_path / "mi.yaml"
+    f.write_text("model: llama-2-7b\naccelerator: MI300X\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                 "seq_len: 4096\nmfu: predict\nglobal_batch_tokens: 4194304\n")
+    bill = estimate_ledger(f).figures
+    assert main(["check", "--scenario", str(f), "--format", "json"]) == 0
+    checked = json.loads(capsys.readouterr().out)
+    plan = plan_report(f, ["08"])
+    nb08 = notebook_results("08", plan.values, private_keys(plan.scenario))
+    assert nb08["goodput"] == pytest.approx(bill["goodput"], rel=1e-12)
+    assert nb08["goodput"] != pytest.approx(claims.goodput_for(6.74e9, 64), rel=1e-3)
+    assert nb08["gpu_hours"] == pytest.approx(checked["gpu_hours"], rel=1e-9)
+
+
 def test_cli_check_json_answers_and_errors_are_json(capsys):
     # an impossible claim: a verdict in JSON, not an error
     assert main(["check", "--model", "llama-2-7b", "--train-tokens", "2e12", "--accelerator",

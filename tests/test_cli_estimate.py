@@ -446,3 +446,27 @@ def test_compare_check_and_list_wrap_their_prose_to_a_narrow_terminal(tmp_path, 
     assert out[0].startswith("Claim: llama-3.1-8b") and max(len(ln) for ln in out) <= 60
     note = run_cli("list", "parameters").stdout.split("\n\n")[0].splitlines()
     assert note[0].startswith("A scenario may set") and max(len(ln) for ln in note) <= 60
+
+
+def test_compare_flags_a_difference_outside_its_own_p10_to_p90():
+    # A new-user trial: `estimate --compare` printed a total B − A of −$297k beside its P10 to
+    # P90 per draw, −$911k to −$338k, with no flag, where the single bill flags such a point
+    # with `*` (ledger.point_outside). Hand check: −297k > −338k, outside; −50k inside.
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from llmcost.present.cli import COMPARE_OUTSIDE_NOTE, compare_text
+    df = pd.DataFrame({"line": ["pre-training compute", "total"],
+                       "a usd": [1.0e6, 3.0e6], "b usd": [0.95e6, 2.703e6],
+                       "difference usd": [-50e3, -297e3],
+                       "difference p10 usd": [-90e3, -911e3],
+                       "difference p90 usd": [-10e3, -338e3]})
+    quiet = SimpleNamespace(warnings=[])
+    lines = compare_text(df, ("a", "b"), ("a.yaml", "b.yaml"), [quiet, quiet],
+                         columns=80).splitlines()
+    total = next(ln for ln in lines if ln.startswith("total"))
+    line = next(ln for ln in lines if ln.startswith("pre-training"))
+    assert total.split()[3:5] == ["−$297k", "*"]
+    assert " *" not in line
+    assert any(ln.startswith("* B − A") for ln in lines) and COMPARE_OUTSIDE_NOTE.startswith("*")

@@ -293,13 +293,27 @@ def test_caveats_are_one_line_in_the_readers_words():
         "the MFU 23% below to 43% above the prediction, before any cap")
     assert accuracy.step_error_words(0.0, 0.30).startswith(
         "published step times +0.0% ± 30% from the predicted")
-    band = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
+    band = accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
     w = next(x for x in band.warnings if x.startswith("only "))
     c, hw = band.center, band.half_width  # the regime's own centre and stated half-width
     lower, higher = 1 - 1 / (1 + c + hw), 1 / (1 + c - hw) - 1
+    assert band.high == pytest.approx(0.25 / (1 + c - hw))  # below the cap (47%): not capped
     assert glance.caveat_line(w) == (
         f"the predicted MFU rests on only {band.n} published run(s) like this one: read it as "
         f"{lower:.0%} lower to {higher:.0%} higher")
+    # A new-user trial: at 50% (above the best comparable run, Megatron-LM's 47%) the band is
+    # capped at the prediction itself, yet the index read "18% lower to 63% higher". The range
+    # said is the capped one: 0% above.
+    capped = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
+    assert capped.high == 0.5 and capped.capped_above() == 0.0
+    w_cap = next(x for x in capped.warnings if x.startswith("only "))
+    assert glance.caveat_line(w_cap) == (
+        f"the predicted MFU rests on only {capped.n} published run(s) like this one: read it as "
+        f"{lower:.0%} lower to 0% higher (its range is capped)")
+    (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
+    assert glance.caveat_line(cap) == (
+        "the MFU's range reaches no higher than the prediction itself, 50.0%: it is already "
+        "above the best comparable published run (47.0%)")
     # the band once, not again inside nested brackets
     assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
     # a warning of no known family: its first clause

@@ -964,13 +964,15 @@ def _price_verdict(j: _Judging) -> tuple:
 
 
 def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="bf16",
-                      seq_len=None, pricing="on_demand") -> tuple:
+                      seq_len=None, pricing="on_demand", goodput=None) -> tuple:
     """A scenario's run announced as a claim: the GPU-hours the ledger bills for it, checked.
 
     ``H = C / (P_dtype × MFU × 3600) / goodput`` with ``C`` the MFU-basis FLOPs
     (``compute.training_flops(method="detailed", causal=False)``), ``P_dtype`` the dense peak
-    (``compute.gpu_hours``) and ``goodput = goodput_for(N_total, n_gpus)`` (Daly 2006 with the
-    ledger's default failure rate); then ``check_claim(..., gpu_hours=H)``.
+    (``compute.gpu_hours``) and ``goodput`` the bill's (``ledger.build_ledger(scenario)
+    .figures["goodput"]``: the scenario's failure rates and provisioned checkpoint storage), or,
+    when not given, ``goodput_for(N_total, n_gpus)`` (Daly 2006 with the ledger's default
+    failure rate and Llama 3's storage rate per GPU); then ``check_claim(..., gpu_hours=H)``.
 
     Returns ``(H, goodput, ClaimCheck)``."""
     spec, acc = as_model(model, "model", needs="a claim check"), as_accelerator(accelerator)
@@ -978,12 +980,12 @@ def scenario_as_claim(model, train_tokens, accelerator, n_gpus, mfu, *, dtype="b
     if n is None:
         raise ValueError("n_gpus=None must be a positive whole number of accelerators")
     s = int(_positive("seq_len", seq_len, integer=True) or spec.seq_len)
-    g = goodput_for(spec.n_params, n)
+    g = goodput_for(spec.n_params, n) if goodput is None else _fraction("goodput", goodput)
     c = training_flops(spec, _positive("train_tokens", train_tokens), s, method="detailed",
                        causal=False)
     hours = float(gpu_hours(c, acc, mfu, dtype)) / g
     return hours, g, check_claim(spec, train_tokens, acc, n_gpus=n, gpu_hours=hours, dtype=dtype,
-                                 exclude_own_runs=False,
+                                 exclude_own_runs=False, goodput=g,
                                  seq_len=s, pricing=pricing, left_out=False)
 
 

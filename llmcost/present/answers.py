@@ -113,6 +113,33 @@ def published_runs(summary: pd.DataFrame) -> str:
             "runs with a published plan.")
 
 
+def published_runs_goal(errors: pd.DataFrame, summary: pd.DataFrame, band: float = 0.20,
+                        misses: int = 3) -> str:
+    """Notebook 08: how far the goal (GPU-hours within ``±band`` for the rows with a published
+    plan) is met, on the held-out steady-state rows and on the whole runs with a published plan
+    (``claims.error_table_summary``'s counts; each error is predicted ÷ published GPU-hours − 1,
+    ``claims.published_run_errors``): each whole run's error, and the held-out rows' ``misses``
+    largest misses. The calibration rows are in-sample and not counted."""
+    held = summary.loc["steady-state MFU, held-out"]
+    runs = summary.loc["whole-run GPU-hours, published plan"]
+    scored = errors[errors["scored"] != ""]
+    whole = scored[(scored["scored"] == "gpu_hours") & scored["has_plan"]].dropna(subset=["error"])
+    inside = whole[whole["error"].abs() <= band]
+    outside = whole[whole["error"].abs() > band]
+    mfu = scored[(scored["scored"] == "mfu") & (scored["split"] != "calibration")]
+    worst = mfu.loc[mfu["error"].abs().sort_values(ascending=False).index[:misses]]
+
+    def listed(rows: pd.DataFrame, name: str) -> str:
+        return ", ".join(f"{r[name]} {r['error']:+.1%}" for _, r in rows.iterrows()) or "none"
+
+    return (f"**How far the goal is met** (±{band:.0%} in GPU-hours). Held-out steady-state "
+            f"MFUs: **{int(held['within_band'])} of {int(held['n'])}** within it (median "
+            f"|error| {held['median_abs_error']:.1%}; the largest misses: "
+            f"{listed(worst, 'run_id')}). Whole runs with a published plan: "
+            f"**{int(runs['within_band'])} of {int(runs['n'])}** within it "
+            f"({listed(inside, 'model')}); outside it: {listed(outside, 'model')}.")
+
+
 def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
     """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
     (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves."""

@@ -433,6 +433,21 @@ COMPARE_POINTS_NOTE = ("Neither scenario gives a range of its own, so B − A is
                        "drawn here).")
 
 
+#: The ``*`` of a B − A outside its own P10 to P90 (``ledger.point_outside``).
+COMPARE_OUTSIDE_NOTE = ("* B − A of the two bills' points lies outside the P10 to P90 of B − A "
+                        "per draw: a stated value sits at the edge of its range, so most draws "
+                        "fall on one side of it")
+
+
+def _difference_outside(r: dict) -> bool:
+    """A compared line's point difference outside its P10-P90 per draw (``point_outside``);
+    False when any of the three is not modelled."""
+    v = [r.get(k) for k in ("difference_usd", "difference_p10_usd", "difference_p90_usd")]
+    if any(x is None or x != x for x in v):
+        return False
+    return bool(point_outside(*(float(x) for x in v)))
+
+
 def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     """``estimate --compare`` as text: a header naming both scenarios (A and B: name and file),
     the lines side by side with B − A and, with ranges, the P10 to P90 of B − A per draw
@@ -448,13 +463,15 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     def usd(v):
         return "not modelled" if v is None or v != v else format_value(float(v), "USD")
 
-    rows, zero = [], 0
+    rows, zero, flagged = [], 0, False
     for i, r in enumerate(d.to_dict("records")):
         if i < len(d) - 1 and not (r["a_usd"] or r["b_usd"]):
             zero += 1
             continue
+        star = ranged and _difference_outside(r)  # flagged as the single bill flags a point
+        flagged = flagged or star
         rows.append([str(r["line"]), usd(r["a_usd"]), usd(r["b_usd"]),
-                     _signed_usd(r["difference_usd"])]
+                     _signed_usd(r["difference_usd"]) + (" *" if star else "")]
                     + ([f"{_signed_usd(r['difference_p10_usd'])} to "
                         f"{_signed_usd(r['difference_p90_usd'])}"] if ranged else []))
     head = ["line", "A", "B", "B − A"] + (["B − A, P10 to P90 per draw"] if ranged else [])
@@ -469,6 +486,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
+    if flagged:
+        out += wrap_lines(COMPARE_OUTSIDE_NOTE, columns, "")
     out += wrap_lines(COMPARE_DRAWS_NOTE if ranged else COMPARE_POINTS_NOTE, columns, "")
     for tag, name, b in zip("AB", names, bills):
         out.append("")
@@ -891,6 +910,11 @@ def _check(args) -> int:
                 run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
             if "n_gpus" in sc and args.n_gpus is None:
                 run["goodput"] = bill["goodput"]
+                # and the storage the bill provisioned for that goodput (sized from its
+                # checkpoint plan when the scenario gives none), so that the lines the claim
+                # leaves out are the bill's own (ledger.provisioned_storage)
+                left_keys.setdefault("ckpt_storage_bytes_per_s",
+                                     bill["ckpt_storage_bytes_per_s"])
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
@@ -1097,40 +1121,42 @@ def _calibrate(args) -> int:
     if not args.scenario:
         return _fail("llmcost calibrate: give --scenario YAML (pilot runs), --microbench or "
                      "--mamf-log LOG")
+    lines = []  # printed at the end, the prose wrapped to the terminal (wrap_prose)
+    say = lines.append
     try:
         p = point_scenario(load_scenario(args.scenario))
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
             x0, widened = x, ""
-            print(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
+            say(f"ledger_pilot_tokens_per_s_per_gpu: a pilot {said}")
         else:
             cal, x0, plan = pilot_calibration.scenario_calibration(p)
             x, widened = uncarried_band(p, x0, plan)  # as the bill's band (bill.pilot.pilot_mfu)
     except (ScenarioError, ValueError) as e:
         return _fail(str(e))
-    print(f"Calibration ({cal.describe()}):")
+    say(f"Calibration ({cal.describe()}):")
     for pil, unc, meas in zip(cal.pilots, cal.uncalibrated_mfu, cal.measured_mfu):
-        print(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
+        say(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
               f"{meas:.1%}, model uncalibrated {unc:.1%}")
-    print("Identified:")
+    say("Identified:")
     for line in cal.identified:
-        print(f"  - {line}")
-    print("Not identified:")
+        say(f"  - {line}")
+    say("Not identified:")
     for line in cal.not_identified:
-        print(f"  - {line}")
+        say(f"  - {line}")
     tokens = float(p["global_batch_tokens"])
     hours = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens)
-    print(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
+    say(f"Target: {plan.describe()} on {plan.n_gpus:,} {p['accelerator']}, seq "
           f"{int(p['seq_len']):,}")
     band = (f"band{widened}" if widened else
             f"band {x.mfu_low:.1%} to {x.mfu_high:.1%}, ±{x.half_width:.0%}")
-    print(f"  MFU {x.mfu:.1%} ({band}); "
+    say(f"  MFU {x.mfu:.1%} ({band}); "
           f"uncalibrated model {x.uncalibrated_mfu:.1%}; the pilot's measured ÷ predicted speed "
           f"applied at {x.transfer:.0%} strength (less the more this run differs from the "
           "pilot)")
-    print(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
+    say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
-    print("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
+    say("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
                                         else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
@@ -1138,7 +1164,8 @@ def _calibrate(args) -> int:
         except ValueError as e:
             warning = f"pilot: the run's plan could not be compared with the pilots' ({e})"
         if warning:
-            print(f"warning: {warning}")
+            say(f"warning: {warning}")
+    print(wrap_prose("\n".join(lines)))
     return 0
 
 

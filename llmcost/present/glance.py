@@ -384,6 +384,15 @@ CAVEATS = [
      "the pilots ran other kernels than the run's plan: {0} of their correction is carried, so "
      "the MFU, {1}, rests on the step-time model; pin the pilots' plan to bill what they "
      "measured"),
+    # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
+    (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
+     r"cap, (\d+%) above after it",
+     "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
+     "lower to {2} higher (its range is capped)"),
+    (r"no held-out run is published in the regime .*?the MFU (\d+%) below to .*? before the "
+     r"cap, (\d+%) above after it",
+     "no published run resembles this plan: the predicted MFU is a rough guess ({0} lower to "
+     "{1} higher, its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to (\d+%) above",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
      "lower to {2} higher"),
@@ -399,12 +408,27 @@ CAVEATS = [
      "{0} GPUs is far from the cluster sizes of the published runs: the MFU is extrapolated"),
     (r"read the predicted MFU as an upper bound",
      "the predicted MFU is an upper bound: published runs like this one fell short of it"),
+    (r"^the predicted MFU ([\d.]+%).*exceeds the best published MFU of a comparable run.*?, "
+     r"([\d.]+%) \(",
+     "the predicted MFU, {0}, is above the best comparable published run ({1}): read it as "
+     "optimistic"),
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
-    (r"^the predicted MFU, ([\d.]+%), is above any published",
-     "the predicted MFU, {0}, is above any published training run: read it as optimistic"),
+    # the cap and its reason (accuracy.band_cap)
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the "
+     r"prediction itself, above the best published .*?, ([\d.]+%)\)",
+     "the MFU's range reaches no higher than the prediction itself, {0}: it is already above "
+     "the best comparable published run ({1})"),
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the measured "
+     r"matmul ceiling",
+     "the MFU's range is capped at {0}, this GPU's measured matrix-multiply ceiling: no step "
+     "runs faster than its matrix multiplies"),
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the best "
+     r"published MFU at any size \((.+?)\), [\d.]+%\)",
+     "the MFU's range is capped at {0}, the best MFU published on this hardware by any run "
+     "({1}): no run like this one is published"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?)",
-     "the MFU's range is capped at {0}: no published run has measured more"),
+     "the MFU's range is capped at {0}: no comparable published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%): the step-time model predicts ([\d.]+%)[^;]*; its held-out "
      r"runs in this regime ran a median ([\d.]+%) (slower|faster) than predicted.*?central "
      r"estimate at ([\d.]+%), above the band's capped top.*?\(band ([\d.]+%)–([\d.]+%)\)",

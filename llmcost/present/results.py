@@ -136,9 +136,10 @@ def _nb07(p, private):
 
 def _nb08(p, private):
     spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+    g_bill = build_ledger(_bill_values(p, private)).figures["goodput"]  # as its cell 21
     hours, g, claim = scenario_as_claim(spec, p["train_tokens"], gpu, p["n_gpus"], p["mfu"],
                                         dtype=p["dtype"], seq_len=p["seq_len"],
-                                        pricing=p["pricing"])
+                                        pricing=p["pricing"], goodput=g_bill)
     return {"gpu_hours": hours, "goodput": g, "verdict": claim.verdict}
 
 

@@ -294,6 +294,21 @@ class MfuBand:
         return (f"median step-time error {self.center:+.1%} (signed) ± {self.half_width:.1%} "
                 f"on {self.n} held-out run{'s' if self.n > 1 else ''}")
 
+    def bill_mfu_label(self) -> str:
+        """What the MFU a ``mfu: predict`` bill uses is (``central_mfu``): "the band's central
+        estimate", or, when that estimate p / (1 + c) is above the band's capped top, "the band's
+        upper end (the central estimate, X%, is above the cap)"."""
+        _, central, capped = self.central()
+        return (f"the band's upper end (the central estimate, {central:.1%}, is above the cap)"
+                if capped else "the band's central estimate")
+
+    def capped_above(self) -> float | None:
+        """The band's top over the prediction − 1 when ``band_cap`` lowered it (high below the
+        uncapped p / (1 + c − w), at most 1), else None (``mfu_spread_words``)."""
+        up = 1 + self.center - self.half_width
+        uncapped = 1.0 if up <= UPPER_BOUND_MARGIN else min(self.mfu / up, 1.0)
+        return self.high / self.mfu - 1 if self.high < uncapped else None
+
     def central(self) -> tuple:
         """``central_mfu`` of this band: ``(point, central, capped)``, point = p / (1 + c)
         kept inside [low, high]."""
@@ -302,7 +317,8 @@ class MfuBand:
     def describe(self) -> str:
         """One line: the MFU, its band (once) and where the band comes from (``basis``)."""
         return (f"{self.mfu:.1%}, band {self.low:.1%}–{self.high:.1%} "
-                f"({mfu_spread_words(self.center, self.half_width)}; {self.basis()}; "
+                f"({mfu_spread_words(self.center, self.half_width, self.capped_above())}; "
+                f"{self.basis()}; "
                 f"regime {self.regime})")
 
 
@@ -335,14 +351,18 @@ def error_range_words(rows: pd.DataFrame) -> str:
     return out
 
 
-def mfu_spread_words(center: float, half_width: float) -> str:
+def mfu_spread_words(center: float, half_width: float, capped_above: float | None = None) -> str:
     """What a step-time error of c ± w means for the MFU: a published MFU between
     p / (1 + c + w) and p / (1 + c − w), i.e. 1 − 1 / (1 + c + w) below and
     1 / (1 + c − w) − 1 above the prediction p (before any cap); no upper end when
-    1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above."""
+    1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above. ``capped_above``: the band's
+    top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied."""
     below = 1 - 1 / (1 + center + half_width)
     up = 1 + center - half_width
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
+    if capped_above is not None:
+        return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
+                f"{capped_above:.0%} above after it")
     return f"the MFU {below:.0%} below to {above} the prediction, before any cap"
 
 
@@ -521,22 +541,23 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     band = band_from_rows(rows)
     c, w = band["center"], band["half_width"]
     label = regime_label(regime)
-    warnings = _evidence_warnings(band, label, rows, n_gpus)
     low = mfu / (1 + c + w)
-    if 1 + c - w <= UPPER_BOUND_MARGIN:
-        high = 1.0
-        warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
-                        "read the predicted MFU as an upper bound.")
-    else:
-        high = min(mfu / (1 + c - w), 1.0)
+    unbounded = 1 + c - w <= UPPER_BOUND_MARGIN
+    uncapped = 1.0 if unbounded else min(mfu / (1 + c - w), 1.0)
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
+    high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis) if capped \
+        else (uncapped, [])
+    # the evidence's range said with the capped top beside it, so no page reads the uncapped one
+    warnings = _evidence_warnings(band, label, rows, n_gpus,
+                                  high / mfu - 1 if high < uncapped else None)
+    if unbounded:
+        warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
+                        "read the predicted MFU as an upper bound.")
     warnings.extend(_optimism_warning(mfu, mfu * basis, best, source,
                                       comparable_rule(accelerator, bool(is_moe), dtype)))
-    if capped:
-        high, said = band_cap(mfu, high, accelerator, n_params, best, basis=basis)
-        warnings.extend(said)
+    warnings.extend(said)
     top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
                    regime=label, n=int(band["n"]), validated=bool(band["conformal"]),
@@ -624,9 +645,11 @@ def _check_band_inputs(mfu, n_gpus, dtype) -> None:
         raise ValueError(f"dtype={dtype!r} must be a string such as 'bf16' or 'fp8'")
 
 
-def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) -> list:
+def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
+                       capped_above: float | None = None) -> list:
     """What the regime's evidence lacks: fewer than ``MIN_CONFORMAL_ROWS`` held-out runs (the
-    stated default band), none, or a GPU count more than 4× away from its published runs'."""
+    stated default band), none, or a GPU count more than 4× away from its published runs'.
+    ``capped_above``: the band's capped top over the prediction − 1 (``mfu_spread_words``)."""
     c, w = band["center"], band["half_width"]
     out = []
     if not band["conformal"]:
@@ -635,11 +658,12 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int) 
                        f"({error_range_words(rows)}), too few to "
                        "measure the model's error on runs like this one (that takes "
                        f"{MIN_CONFORMAL_ROWS} or more): the band is a stated default, "
-                       f"{step_error_words(c, w, band['n'])}, i.e. {mfu_spread_words(c, w)}.")
+                       f"{step_error_words(c, w, band['n'])}, i.e. "
+                       f"{mfu_spread_words(c, w, capped_above)}.")
         else:
             return [f"no held-out run is published in the regime {label}: the band is "
                     f"the stated default, {step_error_words(c, w)}, i.e. "
-                    f"{mfu_spread_words(c, w)}."]
+                    f"{mfu_spread_words(c, w, capped_above)}."]
     # however few its runs, a scale far from all of them is said (a second trial: 131,072
     # GPUs against the 8-16k of its regime's runs went unsaid in a thin regime)
     if len(rows) and not (rows["n_gpus"].min() / 4 <= n_gpus <= rows["n_gpus"].max() * 4):
@@ -768,8 +792,11 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
             if ref is not None else "the prediction itself") if cap == mfu else
            f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
-    tail = "no comparable run has measured more" if cap != mfu else \
-        "the band does not reach above a prediction already beyond every comparable run"
+    tail = ("the band does not reach above a prediction already beyond every comparable run"
+            if cap == mfu else "no step runs faster than its matrix multiplies on this GPU"
+            if cap == ceiling else "no comparable run has measured more" if best is not None
+            else f"no run published on {gpu_generation(accelerator)} has measured more, and "
+            "none of them is comparable to this one (the same class, dense or MoE, and size)")
     out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out

@@ -206,7 +206,8 @@ plots.bill_waterfall(table);
 # arithmetic broadcast over the draws. The draws of an input depend only on the seed and the
 # input's name (*common random numbers*), so two scenarios that range the same input can be
 # compared draw by draw. A `mfu: predict` scenario carries the step-time model's error band as a
-# triangular range on `mfu`, peaked at the bill's MFU, the band's central estimate. The lines add up to the total in every draw; their **P10 / P50 / P90
+# triangular range on `mfu`, peaked at the bill's MFU: the band's central estimate, or its
+# upper end when that estimate is above the band's cap (the bill's MFU line says which). The lines add up to the total in every draw; their **P10 / P50 / P90
 # do not add up** (each line's P90 comes from different draws).
 #
 # **The rule of this page's range** (`ledger.headline_draws`, the same in the report's index,
@@ -317,7 +318,8 @@ print(f"all pre-training phases: {bill.figures['training_flops_mfu_basis']:.3e} 
 # MFU for the scenario's parallel plan beside it; the two differ because the prediction models
 # only compute, exposed communication and the pipeline bubble, and an assumed MFU absorbs
 # everything else (stragglers, data loading, kernels below their peak). To bill at the prediction
-# (at its band's central estimate, which the bill's MFU line states beside the raw prediction),
+# (at its band's central estimate, or at its upper end when that estimate is above the band's
+# cap; the bill's MFU line states which, beside the raw prediction),
 # write `mfu: predict` in the scenario; to bill at a measurement, see step 6. How much MFU is worth:
 
 # %%

@@ -759,7 +759,7 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
     ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
     ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
      band.error_note()),
-    ("predicted_mfu_central", "MFU a `mfu: predict` bill uses (the band's central estimate)",
+    ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
      band.central()[0], "", "accuracy.central_mfu: prediction ÷ (1 + median held-out error), "
      "kept inside the band"),
     ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
