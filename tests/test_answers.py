@@ -44,7 +44,7 @@ def test_communication_and_step_time_shares():
     assert "the plan the scenario fixes" in answers.step_time("TP2", False, 1.0, .5, .4, .5, 1e6)
     # with its regime's median held-out error c: the bill's p / (1 + c) = 50.5% / 1.086 = 46.5%
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=0.086, n=2)
-    assert "ran a median 8.6% slower than predicted (2 runs)" in text and "**46.5%**" in text
+    assert "took a median 8.6% more time per step than predicted (2 runs)" in text and "**46.5%**" in text
     text = answers.step_time("TP2", True, 1.82, 0.505, 0.416, 0.505, 2.3e6, center=-0.086, n=2)
     assert "would use p ÷ (1 + c) = 55.3%, but that is above the band's capped top: it uses " \
         "the top, **50.5%**" in text

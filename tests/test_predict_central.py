@@ -75,7 +75,7 @@ def test_the_bills_point_is_p_over_1_plus_c_with_c_from_the_validation_table(fil
     band = pred["band"]
     assert band["low"] <= pred["value"] <= band["high"] and not pred["center_capped"]
     assert f"predicts {p:.1%}" in pred["words"] and f"uses {pred['value']:.1%}" in pred["words"]
-    assert f"median {c:.1%} slower than predicted (3 runs)" in pred["words"]
+    assert f"median {c:.1%} more time per step than predicted (3 runs)" in pred["words"]
 
 
 def test_a_centre_above_the_capped_top_bills_the_top_and_says_so(files):
@@ -89,7 +89,7 @@ def test_a_centre_above_the_capped_top_bills_the_top_and_says_so(files):
     assert pred["center_capped"] and pred["center"] > pred["band"]["high"]
     assert pred["value"] <= pred["band"]["high"] < pred["value"] + 1e-6
     assert "above the band's capped top" in pred["words"]
-    assert "faster than predicted (2 runs)" in pred["words"]
+    assert "less time per step than predicted (2 runs)" in pred["words"]
 
 
 def test_leave_one_out_central_estimate_of_llama_3_405b():

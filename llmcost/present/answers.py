@@ -78,12 +78,13 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     if not n:
         return text
     point, central, capped = central_mfu(mfu, center, mfu_low, mfu_high)
-    side = "slower" if center >= 0 else "faster"
+    side = "more" if center >= 0 else "less"
     uses = (f"would use p ÷ (1 + c) = {central:.1%}, but that is above the band's capped top: it "
             f"uses the top, **{point:.1%}**" if capped else
             f"uses the band's central estimate p ÷ (1 + c), **{point:.1%}**")
-    return (text + f" Its regime's held-out published runs ran a median {abs(center):.1%} "
-            f"{side} than predicted ({n} run{'s' if n != 1 else ''}), so a `mfu: predict` bill "
+    return (text + f" Its regime's held-out published runs took a median {abs(center):.1%} "
+            f"{side} time per step than predicted ({n} run{'s' if n != 1 else ''}), so a "
+            "`mfu: predict` bill "
             f"{uses}.")
 
 

@@ -430,15 +430,19 @@ CAVEATS = [
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?)",
      "the MFU's range is capped at {0}: no comparable published run has measured more"),
     (r"^mfu: predict -> ([\d.]+%): the step-time model predicts ([\d.]+%)[^;]*; its held-out "
-     r"runs in this regime ran a median ([\d.]+%) (slower|faster) than predicted.*?central "
+     r"runs in this regime took a median ([\d.]+%) (more|less) time per step than predicted"
+     r".*?central "
      r"estimate at ([\d.]+%), above the band's capped top.*?\(band ([\d.]+%)–([\d.]+%)\)",
-     "the MFU is the step-time model's: it predicts {1}; published runs like this one ran a "
-     "median {2} {3} than it predicted, which would give {4}, above the band's capped top, so the "
+     "the MFU is the step-time model's: it predicts {1}; published runs like this one took a "
+     "median {2} {3} time per step than it predicted, which would give {4}, above the band's "
+     "capped top, so the "
      "bill uses {0} (its band {5}-{6}), not measured"),
     (r"^mfu: predict -> ([\d.]+%): the step-time model predicts ([\d.]+%)[^;]*; its held-out "
-     r"runs in this regime ran a median ([\d.]+%) (slower|faster).*?\(band ([\d.]+%)–([\d.]+%)\)",
-     "the MFU is the step-time model's: it predicts {1}; published runs like this one ran a "
-     "median {2} {3} than it predicted, so the bill uses {0} (its band {4}-{5}), not measured"),
+     r"runs in this regime took a median ([\d.]+%) (more|less) time per step.*?\(band "
+     r"([\d.]+%)–([\d.]+%)\)",
+     "the MFU is the step-time model's: it predicts {1}; published runs like this one took a "
+     "median {2} {3} time per step than it predicted, so the bill uses {0} (its band {4}-{5}), "
+     "not measured"),
     (r"^mfu: predict -> ([\d.]+%).*?band ([\d.]+%)[-–]([\d.]+%)",
      "the MFU is predicted by the step-time model, {0} (its band {1}-{2}), not measured"),
     (r"^mfu=([\d.]+) is above any published",

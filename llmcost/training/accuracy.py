@@ -615,7 +615,9 @@ def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
 def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float,
                       plan: str = "this plan", point: float | None = None) -> str:
     """``central_mfu`` in a reader's words: the prediction, the regime's median held-out error
-    on the step time (c > 0: its runs ran slower than predicted), the point the bill uses
+    on the step time (c = published ÷ predicted step time − 1: c > 0, its runs took more time
+    per step than predicted; c = −0.2 is 20 % less time, a 25 % higher speed), the point the
+    bill uses
     (``point``, default ``central_mfu``'s; a bill's record gives its rounded value) and the
     band. A regime without held-out rows (n = 0): the prediction is the point, said so."""
     p, central, capped = central_mfu(mfu, center, low, high)
@@ -625,13 +627,13 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     if not n:
         return (f"{head}; no held-out published run in its regime to centre it, so the bill uses "
                 f"the prediction, {point:.1%} {band}")
-    how = f"{abs(center):.1%} {'slower' if center >= 0 else 'faster'} than predicted"
+    how = f"{abs(center):.1%} {'more' if center >= 0 else 'less'} time per step than predicted"
     runs = f"({n} run{'s' if n != 1 else ''})"
     if capped:
-        return (f"{head}; its held-out runs in this regime ran a median {how} {runs}, which puts "
+        return (f"{head}; its held-out runs in this regime took a median {how} {runs}, which puts "
                 f"the central estimate at {central:.1%}, above the band's capped top, so the "
                 f"bill uses the top, {point:.1%} {band}")
-    return (f"{head}; its held-out runs in this regime ran a median {how} {runs}, so the bill "
+    return (f"{head}; its held-out runs in this regime took a median {how} {runs}, so the bill "
             f"uses {point:.1%} {band}")
 
 
