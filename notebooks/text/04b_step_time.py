@@ -774,8 +774,8 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after
 # kernels run below peak, recomputation, exposed communication, the pipeline and the wait for
 # the slowest GPU have taken their share, and each of those follows from the plan. The largest slice is usually the kernels
-# themselves (even the best GEMM runs at 80–86% of peak, and a real step sustains about 79% of
-# that); what comes next depends on the plan: TP collectives that cannot overlap, pipeline sends
+# themselves (even the best GEMM runs at 80–86% of peak, and a real step sustains the share
+# `step.KERNEL_EFFICIENCY` of that, printed in section 1); what comes next depends on the plan: TP collectives that cannot overlap, pipeline sends
 # and the bubble, or, for Llama 3 405B, the data-parallel gradient reduction (section 3). Adding
 # GPUs at a fixed batch grows all the waiting parts, which is why throughput per GPU falls and,
 # past some size, extra GPUs cost more than they save.
