@@ -183,3 +183,27 @@ def test_bill_answer_whole_bill_range_and_final_runs_share():
     assert "the scenario's ranges" in text
     ill = glance.bill_glance({**sc, "mfu": 0.4}, samples=20_000)[0]
     assert "illustrative ranges" in answers.bill("m", "a", 8, 1e9, ill)
+
+
+def test_published_runs_gaps_reads_a_hand_made_table():
+    # 08 section 3 typed "BLOOM under-predicted by 26%", "goodput 92%", "DeepSeek 43.9%" and
+    # "43.9% ÷ 29.0% = 1.51" in markdown; the figures are now computed. Hand table: two whole
+    # runs with a plan (+9.8%, -25.7%); an FP8 run at U = 0.45 whose three other Hopper runs have
+    # U 0.30, 0.20, 0.15 and Run A 0.37 (median 0.25: hours over by 0.45 / 0.25 − 1 = +80%);
+    # FP8 peak 2× BF16.
+    e = pd.DataFrame({
+        "run_id": ["a", "b", "fp8", "h1", "h2", "h3"],
+        "model": ["Run A", "Run B", "FP8 run", "H one", "H two", "H three"],
+        "scored": ["gpu_hours"] * 6, "has_plan": [True, True, True, False, False, False],
+        "n_gpus": [16384, 384, 2048, 1, 1, 1],
+        "generation": ["Hopper", "Ampere", "Hopper", "Hopper", "Hopper", "Hopper"],
+        "published_mfu": [0.37, 0.33, 0.45, 0.30, 0.20, 0.15],
+        "error": [0.098, -0.257, 0.03, 0.0, 0.0, 0.0]})
+    text = answers.published_runs_gaps(e, {"a": 0.92, "b": 0.977, "fp8": 0.958}, 2.0,
+                                       fp8_run="fp8")
+    assert "Run A on 16,384 GPUs: goodput 92.0%, error +9.8% (too many hours)" in text
+    assert "Run B on 384 GPUs: goodput 97.7%, error -25.7% (too few hours)" in text
+    # the median of the *other* Hopper runs: 0.37, 0.30, 0.20, 0.15 -> 0.25; 0.45 / 0.25 = 1.8
+    assert "U 45.0% of the BF16 peak (MFU basis), 22.5% of the FP8 peak" in text
+    assert "median of the 4 other Hopper whole runs is 25.0%" in text and "+80%" in text
+    assert "H three 15.0%, H two 20.0%." in text

@@ -141,6 +141,42 @@ def published_runs_goal(errors: pd.DataFrame, summary: pd.DataFrame, band: float
             f"({listed(inside, 'model')}); outside it: {listed(outside, 'model')}.")
 
 
+def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: float,
+                        fp8_run: str = "deepseek-v3-pretrain") -> str:
+    """Notebook 08, section 3: the figures behind the systematic gaps, from the error table
+    (``claims.published_run_errors``; error = predicted ÷ published GPU-hours − 1).
+
+    * each whole run with a published plan: its goodput (``goodput[run_id]``, from
+      ``claims.goodput_for``, productive ÷ wall time) and its error;
+    * ``fp8_run``: its U on the BF16 peak and on the FP8 peak (U ÷ ``fp8_over_bf16``, the ratio of
+      the accelerator's FP8 and BF16 dense peaks), and the leave-one-out median of the other
+      whole runs of its generation, M, with the error that median would give:
+      U ÷ M − 1 (hours scale as 1/U), and the two lowest U = D·F(s) / (H·3600·P_bf16) of
+      those other runs (multi-phase model-card totals sit there)."""
+    scored = errors[errors["scored"] == "gpu_hours"]
+    plan = scored[scored["has_plan"]]
+    lines = ["- **Whole runs with a published plan** (goodput, then the error in GPU-hours): "
+             + "; ".join(f"{r['model']} on {int(r['n_gpus']):,} GPUs: goodput "
+                         f"{goodput[r['run_id']]:.1%}, error {r['error']:+.1%} ("
+                         + ("too many hours" if r["error"] > 0 else "too few hours") + ")"
+                         for _, r in plan.iterrows()) + "."]
+    if fp8_run in set(scored["run_id"]):
+        r = scored.set_index("run_id").loc[fp8_run]
+        others = scored[(scored["generation"] == r["generation"]) & (scored["run_id"] != fp8_run)]
+        med = float(others["published_mfu"].median())
+        u = float(r["published_mfu"])
+        lines.append(f"- **{r['model']}**: U {u:.1%} of the BF16 peak (MFU basis), "
+                     f"{u / fp8_over_bf16:.1%} of the FP8 peak. The median of the "
+                     f"{len(others)} other {r['generation']} whole runs is {med:.1%}: without "
+                     f"its plan it would be predicted {u / med - 1:+.0%} in GPU-hours "
+                     f"({u:.1%} ÷ {med:.1%}), not the FP8 factor {fp8_over_bf16:.0f}×; the "
+                     "lowest of those runs: "
+                     + ", ".join(f"{o['model']} {o['published_mfu']:.1%}"
+                                 for _, o in others.nsmallest(2, "published_mfu").iterrows())
+                     + ".")
+    return "\n".join(lines)
+
+
 def savings(bill_total_usd: float, top: pd.DataFrame) -> str:
     """Notebook 09: the lever with the largest saving S = B(s) − B(ℓ(s)) on the whole bill
     (``levers.top_levers``, first row) and its share S / B(s); none when no lever saves."""

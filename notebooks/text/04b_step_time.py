@@ -364,19 +364,19 @@ plots.validation_scatter(validation);
 # every other row is held out, including the H100 and H800 sets: Llama 3 Table 4, NeMo
 # AutoModel's BF16 Llama 3 70B FSDP2 benchmark, its four FSDP2 MoE benchmarks (DeepSeek V3 on 1,024
 # and 256 GPUs, Kimi K2, Qwen3 30B-A3B) and DeepSeek-V3's pre-training (tokens/s converted to MFU
-# on the workbook's basis). Llama 3 Table 4 misses the goal by the margin printed (its mean: the two
-# 8K-context rows are 8–9% slow, the 128K row 7% fast); the NeMo MoE rows miss it too, now mostly predicted too fast (−1% to +21%; they were
-# 20–38% too slow while the model sent all 8 copies of every token): NeMo's benchmark routes with a
+# on the workbook's basis). Llama 3 Table 4 stands as the summary prints it (the cell after this
+# section prints each of its rows, signed); the NeMo MoE rows stand as printed too (they were far too
+# slow while the model sent all 8 copies of every token): NeMo's benchmark routes with a
 # fake balanced gate that puts each token's 8 experts on one or two GPUs of one node, its DeepEP
 # dispatch sends a token over the network once per destination node, its FSDP2 keeps the forward's
 # weights for the backward when pipelined, and it runs one pipeline schedule per gradient-accumulation
 # step (all four priced since; `benchmarks/validate_mfu.py` item 8 records each one's effect).
-# DeepSeek-V3's pre-training row is +41% since its stack dispatches per node with its 4-node limit
-# and in FP8 (BF16 combine):
-# its published MFU is a whole-run figure (GPU-hours per trillion tokens, everything included), so a
-# steady-state step comes out above it, though by more than restarts and evaluation alone explain;
-# the DeepSpeed ZeRO-3 rows, 35–350% off before their per-layer gathers were priced, stand as printed; notebook 04's section 5 takes them apart. Without the calibrated constant every run
-# is predicted 12–27% too fast: the sustained share is real, not a fudge on a few rows, and fitting
+# DeepSeek-V3's pre-training row is priced with its stack's per-node dispatch, its 4-node limit
+# and FP8 (BF16 combine); its published MFU is a whole-run figure (GPU-hours per trillion tokens,
+# everything included), so a steady-state step should come out above it by what restarts and
+# evaluation cost (its error is in the table above);
+# the DeepSpeed ZeRO-3 rows, far off before their per-layer gathers were priced, stand as printed; notebook 04's section 5 takes them apart. Without the calibrated constant every run
+# is predicted too fast (the last line printed above): the sustained share is real, not a fudge on a few rows, and fitting
 # it end to end on Table 1 instead gives about the same value (`benchmarks/validate_mfu.py` prints
 # that comparison). For scale, Calculon reports 3.65% mean and 8.87% max error on step time over
 # eight Korthikanti runs with efficiency tables of its own; on the four Table 5 runs here the error
@@ -413,15 +413,15 @@ for rid, row in validation[validation["set"] == "llama3-table4"].set_index("run_
           f"{row['reported_mfu'] * (1 + once):.1%} ({once:+.1%})")
 
 # %% [markdown]
-# With gradients reduce-scattered per micro-batch the two 8K-token configurations are predicted
-# 8.5% and 8.7% slow (signed errors on the table's basis, Table 4's TFLOP/s over the 989.4 TFLOP/s
-# peak, 43.5% and 40.4%; its MFU column, 43% and 41%, is rounded; the straggler wait of notebook
-# 04, section 5 takes about 2 points of that), and the model reproduces the direction of the drop
-# from 43.5% to 40.4% at 16K GPUs: with the same 16M-token batch each pipeline gets half the
-# micro-batches, so the bubble doubles. Reduce-scattered once per step they would be about 11% too
-# high: the out-of-sample agreement depends on that reading of Meta's setup. The 128K-token
-# configuration is predicted 7% too high on the full-mask basis, and 24% too low if Meta counted a
-# causal mask (the paper does not say which; both printed above): at that length attention is half
+# The cell above prints, for each Llama 3 configuration, the signed error with gradients
+# reduce-scattered per micro-batch (on the table's basis: Table 4's TFLOP/s over the 989.4 TFLOP/s
+# peak, 43.5% and 40.4% at 8K tokens; its MFU column, 43% and 41%, is rounded; the straggler wait of
+# notebook 04, section 5 takes part of it), and reduce-scattered once per step. The model reproduces
+# the direction of the drop from 43.5% to 40.4% at 16K GPUs: with the same 16M-token batch each
+# pipeline gets half the micro-batches, so the bubble doubles. At 8K tokens the two readings of
+# Meta's setup land on opposite sides of the published figures: the out-of-sample agreement depends on that
+# reading. The 128K-token configuration is printed on the full-mask basis and as if Meta counted a
+# causal mask (the paper does not say which): at that length attention is half
 # the step, and the model prices it with one FlashAttention fraction for every sequence length and
 # takes context parallelism's all-gathers as the only cost of splitting the sequence; on the
 # full-mask reading, Meta's 38% says the real kernels and load balance did worse.
@@ -774,8 +774,8 @@ publish_summary("04b_step_time", [summary_row(*r) for r in [
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after
 # kernels run below peak, recomputation, exposed communication, the pipeline and the wait for
 # the slowest GPU have taken their share, and each of those follows from the plan. The largest slice is usually the kernels
-# themselves (even the best GEMM runs at 80–86% of peak, and a real step sustains about 79% of
-# that); what comes next depends on the plan: TP collectives that cannot overlap, pipeline sends
+# themselves (even the best GEMM runs at 80–86% of peak, and a real step sustains the share
+# `step.KERNEL_EFFICIENCY` of that, printed in section 1); what comes next depends on the plan: TP collectives that cannot overlap, pipeline sends
 # and the bubble, or, for Llama 3 405B, the data-parallel gradient reduction (section 3). Adding
 # GPUs at a fixed batch grows all the waiting parts, which is why throughput per GPU falls and,
 # past some size, extra GPUs cost more than they save.

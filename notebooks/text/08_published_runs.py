@@ -34,7 +34,7 @@ pricing: str = "on_demand"  # on_demand, reserved, spot or owned
 ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
 ckpt_interval_s: float = None  # compute seconds between checkpoints
 ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
-ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: sized from the checkpoint plan
 ckpt_node_bytes_per_s: float = 50000000000.0  # per-node bandwidth to storage, bytes/s
 ckpt_d2h_bytes_per_s: float = 50000000000.0  # device-to-host copy bandwidth per GPU, bytes/s
 ckpt_restart_s: float = 600.0  # seconds from a failure to training again, excluding reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)
@@ -165,7 +165,8 @@ plots.published_runs_scatter(errors);
 # The **whole runs with a published plan** are the real test of a bill. BLOOM's gap is explained in
 # section 3; DeepSeek-V3's pre-training compares a steady-state step (its stack's per-node FP8
 # dispatch with at most 4 nodes per token priced, its PP 16 over 61 layers laid out in uneven
-# stages) with a whole run's GPU-hours. Four runs are too few for a rate: read them one by one.
+# stages) with a whole run's GPU-hours. So few whole runs (their count is printed above) are too
+# few for a rate: read them one by one.
 
 # %%
 plots.table(scored[scored["scored"] == "mfu"][cols + ["plan"]],
@@ -178,27 +179,31 @@ plots.table(errors[errors["scored"] == ""][["run_id", "model", "note"]])
 # %% [markdown]
 # ## 3. The systematic gaps, explained
 #
-# * **Steady-state MFU against whole-run utilisation.** Goodput (92% on 16,384 GPUs, 96-98% on a
-#   few hundred to a few thousand with the ledger's failure rate) explains part of every
+# The cell after this section prints the figures each bullet refers to, computed from the error
+# table above: each planned whole run's goodput and error, and DeepSeek-V3's utilisation on both
+# peaks against the median of the other Hopper runs.
+#
+# * **Steady-state MFU against whole-run utilisation.** Goodput (printed below for each whole run
+#   with a plan, with the ledger's failure rate; lowest on the largest job) explains part of every
 #   whole-run gap; the rest is what the goodput model leaves out: the batch-size ramp-up, slow
 #   periods, hardware swaps, evaluation, and failure rates above Llama 3's. BLOOM's whole run is
-#   under-predicted by 26% (too few hours): its 118 days of wall clock (Luccioni et al. 2022)
-#   include a batch ramp that started at 192 sequences and every stop and restart of a 2022
-#   cluster, which the defaults (Llama 3's 2024 failure rate) treat kindly.
+#   under-predicted (too few hours; its error is printed below): its 118 days of wall clock
+#   (Luccioni et al. 2022) include a batch ramp that started at 192 sequences and every stop and
+#   restart of a 2022 cluster, which the defaults (Llama 3's 2024 failure rate) treat kindly.
 # * **Context extension and annealing inside model-card totals.** The Llama 3.1 model card's
 #   hours are "the total GPU time required for training each model": the 128K-context stage runs
 #   at a lower MFU (38% against 41-43%, Table 4) on longer, costlier sequences. Notebook 07
-#   section 6 accounts for the 405B gap; the 8B cards imply only ~17-19% of the BF16 peak, a
-#   total that covers more than one steady run.
+#   section 6 accounts for the 405B gap; the 8B cards imply a far lower $U$ than the 70B and 405B
+#   (the two lowest Hopper rows, printed below), a total that covers more than one steady run.
 # * **Post-training inside totals.** DeepSeek-V3's 2.788M H800-hours include 119K for context
 #   extension and 5K for post-training; scored here is the pre-training 2.664M, the phase the
 #   14.8T tokens belong to.
 # * **FP8 against a BF16 peak, and a median of totals.** DeepSeek-V3 trained its GEMMs in FP8. On
-#   the BF16 peak its implied $U$ (43.9% on the MFU basis) looks like a very good BF16 run; on the
-#   FP8 peak it is 22%. Before its plan could run, the Hopper leave-one-out median predicted it
-#   51% over. That miss was not "the FP8 factor" (that would be 2×): it is 43.9% ÷ 29.0% = 1.51,
-#   with the median of the other Hopper rows pulled down by the Llama 3 and 3.1 8B model-card
-#   totals (18.8% and 16.7%, multi-phase as the bullet above says). They stay in the median
+#   the BF16 peak its implied $U$ (on the MFU basis) looks like a very good BF16 run; on the FP8
+#   peak it is half that. Without its plan, the Hopper leave-one-out median would over-predict its
+#   hours, and not by "the FP8 factor" (that would be 2×): by its $U$ ÷ the median of the other
+#   Hopper rows (printed below), a median pulled down by the Llama 3 and 3.1 8B model-card totals
+#   (multi-phase as the bullet above says). They stay in the median
 #   that predicts the runs without a plan: the 70B and 405B model-card rows are totals of the same
 #   kind, and dropping only the low ones would pick rows by their outcome.
 # * **ZeRO-3 in 2021.** DeepSpeed's ZeRO-3 rows of Narayanan et al. (2021) Table 2 ran far slower
@@ -206,6 +211,17 @@ plots.table(errors[errors["scored"] == ""][["run_id", "model", "note"]])
 #   stack's one data-chosen setting was chosen on the three 175B rows (calibration, not counted),
 #   and the three 530B rows are held out.
 #
+
+# %%
+# NBVAL_CHECK_OUTPUT
+# the figures of section 3: goodput per planned whole run (claims.goodput_for, as the error
+# table uses it) and DeepSeek-V3 on the BF16 and FP8 peaks against its generation's median
+planned = errors[(errors["scored"] == "gpu_hours") & errors["has_plan"]]
+goodputs = {r.run_id: claims.goodput_for(r.params_total, int(r.n_gpus))
+            for r in planned.itertuples()}
+h800 = llmcost.load_accelerator("H800")
+fp8_x = h800.peak_flops_per_s("fp8") / h800.peak_flops_per_s("bf16")
+display(Markdown(answers.published_runs_gaps(errors, goodputs, fp8_x)))
 
 # %% [markdown]
 # ## 4. Three claims, checked end to end
@@ -234,6 +250,12 @@ print(f"{ds.verdict}: whole-run U {ds.whole_run['fp8']:.1%} of FP8 peak, "
 lo, mid, hi = (x / 1e6 for x in ds.left_out_range_usd)
 print(f"implied price ${ds.implied_usd_per_gpu_hour:.2f}/GPU-h; left out, at the defaults: "
       f"${ds.left_out_usd / 1e6:.1f}M (P10 ${lo:.1f}M, P50 ${mid:.1f}M, P90 ${hi:.1f}M)")
+# the FLOP basis: N from the catalogue (6ND ÷ 6D) against the paper's "37B activated" (3.2856e24)
+n_active = ds.flops_6nd / (6 * ds.train_tokens)
+print(f"6ND: N = {n_active / 1e9:.2f}B, {ds.flops_6nd:.4g} FLOPs ({ds.flops_6nd / 3.2856e24 - 1:+.1%} "
+      f"against 37B); whole-run U on 6ND {ds.whole_run_6nd['bf16']:.1%} of BF16 against "
+      f"{ds.whole_run['bf16']:.1%} on the MFU basis; ceiling {ds.ceiling:.3f} of the peak "
+      f"({ds.ceiling_source})")
 
 # %%
 left = pd.DataFrame(ds.left_out)
@@ -241,11 +263,11 @@ plots.table(left[left["status"] != "not given"][["line", "status", "usd", "p10_u
             {"usd": "${:,.0f}", "p10_usd": "${:,.0f}", "p90_usd": "${:,.0f}"})
 
 # %% [markdown]
-# **FLOP basis.** The 6ND line uses N = 37.55B, the catalogue's active-parameter count
-# (embeddings included): 6 × 37.55e9 × 14.8e12 = 3.335e24, 1.5% above the paper's rounded
-# "37B activated" (3.2856e24). The FP8 ceiling is an **assumption**: the matmul fraction measured on
-# BF16 GEMMs (0.801 of the peak, `data/efficiency.csv`) applied to the FP8 peak: the claim check
-# reads its ceiling from that file, which has no FP8 row.
+# **FLOP basis.** The 6ND line uses N, the catalogue's active-parameter count (embeddings
+# included; printed above with its FLOPs): slightly above the paper's rounded "37B activated"
+# (6 × 37e9 × 14.8e12 = 3.2856e24). The FP8 ceiling is an **assumption**: the matmul fraction
+# measured on BF16 GEMMs (printed above, `data/efficiency.csv`) applied to the FP8 peak: the claim
+# check reads its ceiling from that file, which has no FP8 row.
 #
 # The verdict above judges the $5.576M as a price of the **final run's** GPU-hours: the utilisation
 # the FLOPs and hours imply against the ceiling and against the best published comparable run
@@ -297,9 +319,9 @@ print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} ->
 # %% [markdown]
 # ## Takeaways
 #
-# * A utilisation is meaningless without its FLOP basis and its peak: DeepSeek-V3 is 22% or 44%
-#   depending on whether FP8 or BF16 is the denominator, and 6ND against the full-mask count moves
-#   it another 8 points.
+# * A utilisation is meaningless without its FLOP basis and its peak: DeepSeek-V3's halves when FP8
+#   rather than BF16 is the denominator, and 6ND against the full-mask count moves it again
+#   (sections 3 and 4 print the figures).
 # * Compare like with like: divide a whole-run figure by goodput before comparing it with a
 #   steady-state MFU, and split a claim by phase where the source does.
 # * Where a plan is published, the step-time model is scored on held-out steady-state benchmarks
@@ -314,20 +336,22 @@ print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} ->
 # **1.** A start-up says it trained a 70B dense model (Llama 2 70B shape) on 2T tokens on 1,000
 # H100s in 12 days. What does `check_claim` say, and why?
 #
-# *Answer.* 12 × 24 × 1,000 = 288,000 GPU-h for 8.9e23 FLOPs (MFU basis): $U$ = 87% of the BF16
-# peak, 88% after goodput, above the H100's 80% matmul ceiling: **implausible**. At 20 days it
-# becomes 53%: **optimistic** (above the best published 47%).
+# *Answer.* 12 × 24 × 1,000 = 288,000 GPU-h. The cell below prints the whole-run $U$ this implies on
+# the BF16 peak, the steady-state MFU after goodput, the H100's matmul ceiling and the best
+# published MFU: at 12 days the steady-state MFU is above the ceiling (**implausible**); at 20 days
+# it is below the ceiling but above the best published run (**optimistic**).
 #
 # **2.** Why is DeepSeek-V3's pre-training scored with 2.664M hours and not 2.788M?
 #
 # *Answer.* The 14.8T tokens are the pre-training phase's; the 119K context-extension and 5K
 # post-training hours train on other tokens. Dividing the pre-training FLOPs by all 2.788M hours
-# would understate the utilisation by 4.4%.
+# would understate the utilisation (by the share the cell below prints).
 #
-# **3.** The leave-one-out median for the A100 generation is about 34%. Why do the LLaMA 1 runs
-# come out 30-60% over-predicted (too many hours), and what does it say about the median?
+# **3.** Why do the LLaMA 1 runs come out over-predicted (too many hours) by the A100 generation's
+# leave-one-out median, and what does it say about the median? (The cell below prints the median,
+# their implied $U$ and their errors.)
 #
-# *Answer.* LLaMA 1's own GPU-hours imply 46-54% on the MFU basis, far above BLOOM,
+# *Answer.* LLaMA 1's own GPU-hours imply a $U$ far above the median, far above BLOOM,
 # BloombergGPT and the small Pythia runs that pull the median down. A median of heterogeneous
 # runs describes a typical team, not a given one: with no plan published, expect errors of tens
 # of percent either way (the leave-one-out rows' spread in section 2), not ±20%.
@@ -337,8 +361,13 @@ print(f"scenario: {hours:,.0f} GPU-h at MFU {p['mfu']:.1%} ÷ goodput {g:.1%} ->
 # The worked answers, computed: exercise 1 (12 and 20 days) and exercise 2
 for d in (12, 20):
     c = claims.check_claim("llama-2-70b", 2e12, "H100-SXM", n_gpus=1000, days=d, left_out=False)
-    print(f"{d} days: U {c.whole_run['bf16']:.1%}, steady {c.steady_state['bf16']:.1%} -> {c.verdict}")
+    print(f"{d} days: U {c.whole_run['bf16']:.1%}, steady {c.steady_state['bf16']:.1%} "
+          f"(ceiling {c.ceiling:.1%}, best published {c.best_published:.1%}) -> {c.verdict}")
 print(f"exercise 2: all phases would understate U by {1 - 2.664 / 2.788:.1%}")
+# exercise 3: the LLaMA 1 rows, their implied U, the median that predicts them and the error
+llama1 = errors[errors["run_id"].str.startswith("llama1-")]
+print("exercise 3: " + "; ".join(f"{r.model}: U {r.published_mfu:.1%}, median {r.predicted_mfu:.1%}, "
+                                 f"error {r.error:+.1%}" for r in llama1.itertuples()))
 
 # %%
 # NBVAL_CHECK_OUTPUT

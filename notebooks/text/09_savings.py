@@ -42,7 +42,7 @@ pricing: str = 'on_demand'  # on_demand, reserved, spot or owned
 ckpt_recipe: str = 'bf16-adam'  # what a checkpoint saves, bytes per parameter (llmcost.reliability.CHECKPOINT_RECIPES)
 ckpt_interval_s: float = None  # compute seconds between checkpoints
 ckpt_async: bool = False  # asynchronous checkpoints (only the device-to-host snapshot blocks training)
-ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: n_gpus × 122 MB/s (Llama 3)
+ckpt_storage_bytes_per_s: float = None  # storage bandwidth, bytes/s; None: sized from the checkpoint plan
 ckpt_node_bytes_per_s: float = 50000000000.0  # per-node bandwidth to storage, bytes/s
 ckpt_d2h_bytes_per_s: float = 50000000000.0  # device-to-host copy bandwidth per GPU, bytes/s
 ckpt_restart_s: float = 600.0  # seconds from a failure to training again, excluding reading the checkpoint (detection, node swap, relaunch, NCCL init, data loader)
@@ -525,10 +525,14 @@ print(f"synthetic portfolio: {llmcost.fmt_usd(by_team['usd'].iloc[-1])}, groups 
 r = cpp.iloc[1:]
 print(f"Llama 2 at ${cpp.attrs['price_usd_per_gpu_hour']:.2f}/A100-h: each MMLU point cost "
       + ", ".join(f"{llmcost.fmt_usd(v)} ({m})" for m, v in zip(r["model"], r["usd_per_point"])))
+steps = r["usd_per_point"].to_numpy()
+print(f"each step's cost per point ÷ the previous step's: "
+      + ", ".join(f"{b / a:.1f}×" for a, b in zip(steps[:-1], steps[1:]))
+      + f"; the {r['model'].iloc[-1]} step's is {steps[-1] / steps[0]:.1f}× the {r['model'].iloc[0]} step's")
 
 # %% [markdown]
-# **Takeaway.** Each further MMLU point cost more than the last (about 5-6× from the 13B step to
-# the 70B step at these prices): "is the next, bigger run worth it" has a number, and it rises.
+# **Takeaway.** Each further MMLU point cost more than the last (the cell above prints by how many
+# times, step by step): "is the next, bigger run worth it" has a number, and it rises.
 #
 # ## The rule the numbers teach
 #
