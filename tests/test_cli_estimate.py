@@ -470,3 +470,9 @@ def test_compare_flags_a_difference_outside_its_own_p10_to_p90():
     assert total.split()[3:5] == ["−$297k", "*"]
     assert " *" not in line
     assert any(ln.startswith("* B − A") for ln in lines) and COMPARE_OUTSIDE_NOTE.startswith("*")
+    # the JSON carries the same flag per line and on the total, with the note
+    from llmcost.present.cli import compare_json
+    quiet = SimpleNamespace(warnings=[], total_usd=0.0)
+    js = compare_json(df, ("a", "b"), ("a.yaml", "b.yaml"), ("A", "B"), [quiet, quiet])
+    assert [r["difference_outside"] for r in js["lines"]] == [False, True]
+    assert js["difference"]["outside"] is True and js["outside_note"] == COMPARE_OUTSIDE_NOTE

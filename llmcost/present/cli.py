@@ -505,14 +505,18 @@ def compare_json(df, names, paths, titles, bills) -> dict:
     """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title, total and
     warnings), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
     ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
-    the percentiles of the difference per draw; the total last) and ``difference`` (the
-    total's B − A and its percentiles, null without ranges)."""
+    the percentiles of the difference per draw, and ``difference_outside``: the point
+    difference lies outside its own P10-P90, the line the text marks with ``*``; the total
+    last) and ``difference`` (the total's B − A and its percentiles, null without ranges)."""
     def num(v):
         return None if v is None or v != v else float(v)
 
     cols = _compare_columns(df, names)
     records = [{cols[k]: (num(v) if k != "line" else v) for k, v in r.items()}
                for r in df.to_dict("records")]
+    for r in records:
+        if "difference_p10_usd" in r:
+            r["difference_outside"] = bool(_difference_outside(r))
     total = records[-1]
     return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
                            "warnings": list(b.warnings)}
@@ -520,7 +524,10 @@ def compare_json(df, names, paths, titles, bills) -> dict:
             "lines": records,
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")
-                              for q in (10, 50, 90)}}}
+                              for q in (10, 50, 90)},
+                           "outside": total.get("difference_outside")},
+            **({"outside_note": COMPARE_OUTSIDE_NOTE}
+               if any(r.get("difference_outside") for r in records) else {})}
 
 
 def alternatives_text(routes, columns: int | None = None) -> str:
