@@ -141,7 +141,8 @@ def test_no_checkpoints_restart_from_scratch_daly_one_segment():
     wall = m * math.exp(600 / m) * math.expm1(t / m)
     assert f["goodput"] == pytest.approx(t / wall, rel=1e-9)
     assert bill.line("storage.checkpoints").usd == 0
-    with pytest.raises(ScenarioError, match="never finishes"):
+    from llmcost.bill.scenario import ScenarioNeverFinishes  # the kind a lever reads as −inf
+    with pytest.raises(ScenarioNeverFinishes, match="never finishes"):
         ledger.build_ledger({**sc, "n_gpus": 16384, "train_tokens": 1.5e13, "model":
                              "llama-3.1-405b", "pricing": "spot", "price_usd_per_gpu_hour": 2.0})
 

@@ -118,7 +118,10 @@ def test_neutral_settings_leave_the_bill_unchanged(s, base):
 
 def test_a_lever_that_cannot_run_is_an_unbounded_loss(s):
     # spot without checkpoints on 2,048 GPUs (MTBF well under the run): it never finishes
-    r = lv.price_lever("x", "x", "pricing", s, lv.spot_without_checkpoints(s))
+    change = lv.spot_without_checkpoints(s)
+    with pytest.raises(lv.ScenarioNeverFinishes, match="never finishes"):  # its kind, read by
+        lv.bill(change.after)                                              # type, not by text
+    r = lv.price_lever("x", "x", "pricing", s, change)
     assert r.saving_usd == -math.inf and "never finishes" in r.note
 
 

@@ -519,6 +519,10 @@ def test_an_error_in_some_draws_names_the_key_the_part_and_the_count(changes, ke
         ledger.simulate_ledger({**PRICE, **changes}, samples=400, seed=0)
     msg = str(ei.value)
     assert f"{key} (" in msg and "draws above" in msg and rule in msg and "in (" not in msg
+    # a draw that never finishes keeps its kind through the draws' message (the type a lever's
+    # saving reads: −inf), and only such a draw
+    from llmcost.bill.scenario import ScenarioNeverFinishes
+    assert isinstance(ei.value, ScenarioNeverFinishes) == ("never finishes" in msg)
     n_bad = int(msg.split(" break a rule in ")[1].split(" of 400")[0].replace(",", ""))
     r = parse_range(key, changes[key])
     # checkpoint storage is provisioned once, at the point bill's plan: every draw uses it

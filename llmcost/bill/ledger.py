@@ -97,6 +97,7 @@ from .ranges import Range
 from .scenario import (
     LEDGER_DEFAULTS,
     ScenarioError,
+    ScenarioNeverFinishes,
     point_scenario,
     resolve_price,
     rl_campaign_given,
@@ -484,8 +485,7 @@ def _storage_for(b: _Basis, ideal_gpu_hours) -> float:
 
 
 #: The words of the refusal of a run that cannot finish (``_phase_goodput``,
-#: ``_check_goodput``): a saving against it is −inf (``levers.price_lever``), whereas a scenario
-#: refused for another reason (no catalogue price) is not priced.
+#: ``_check_goodput``), raised as a ``scenario.ScenarioNeverFinishes``.
 NEVER_FINISHES = "never finishes"
 
 
@@ -503,7 +503,7 @@ def _phase_goodput(b: _Basis, n_gpus, ideal_gpu_hours) -> tuple:
         with np.errstate(over="ignore"):
             wall = _num(rel.expected_wall_time_s(t, t, 0.0, m, b.restart_s))
         if not np.all(np.isfinite(wall)) or np.any(wall > 1e6 * t):
-            raise ValueError(
+            raise ScenarioNeverFinishes(
                 f"ledger_resumable=false: a {t / SECONDS_PER_DAY:,.1f}-day job on {n_gpus:,} "
                 f"GPUs with an MTBF of {m / 3600:,.1f} h must restart from scratch after every "
                 f"failure and is expected to take over a million times as long: it "
@@ -523,7 +523,7 @@ def _check_goodput(b: _Basis, ph: dict, g) -> None:
     and a restart, so it never finishes."""
     if np.any(~(np.asarray(g, dtype=float) >= 1e-6)):
         p = b.p
-        raise ValueError(
+        raise ScenarioNeverFinishes(
             f"goodput of the {ph['name']} phase is {float(np.min(g)):.2g} on "
             f"{ph['n_gpus']:,} GPUs: interruptions "
             f"(fail_rate_per_gpu_year={p['fail_rate_per_gpu_year']}"

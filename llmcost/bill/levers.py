@@ -70,7 +70,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
                                 published_ceiling)
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
-from .ledger import NEVER_FINISHES, Ledger, Line, build_ledger, simulate_ledger
+from .ledger import Ledger, Line, build_ledger, simulate_ledger
 from .pilot import pilot_given, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
@@ -79,6 +79,7 @@ from .scenario import (
     MAGNITUDE_LIMITS,
     PLAN_PARAMETERS,
     ScenarioError,
+    ScenarioNeverFinishes,
     load_scenario,
     resolve_price,
     rl_campaign_given,
@@ -401,9 +402,9 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
         share       = saving / B(before)
 
     A side without ranges is its point bill in every draw. When ``change.after`` is a run that
-    never finishes (``ledger.NEVER_FINISHES``) the saving is −inf; when it cannot be priced for
-    another reason (``ScenarioError``: no catalogue price for its pricing mode, ...) the saving
-    is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way.
+    never finishes (``scenario.ScenarioNeverFinishes``) the saving is −inf; when it cannot be
+    priced for another reason (``ScenarioError``: no catalogue price for its pricing mode, ...)
+    the saving is NaN ("–", as ``spot_for_ablations``'s) and ``note`` gives the reason either way.
     ``change.name``, when the lever gives one, replaces ``name``."""
     for arg, v in (("key", key), ("name", name), ("group", group)):
         as_text(v, arg)
@@ -417,7 +418,7 @@ def price_lever(key: str, name: str, group: str, before: dict, change: Change,
     try:
         a = bill(change.after)
     except ScenarioError as e:
-        if NEVER_FINISHES not in str(e):  # not priced (no catalogue price, ...): "–", why
+        if not isinstance(e, ScenarioNeverFinishes):  # not priced (no catalogue price, ...)
             nan = float("nan")
             return LeverResult(key, name, group, total, None, nan, nan, nan, nan, 0.0, 0.0,
                                nan, change.risk, change.assumptions, change.source,

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .ranges import Range, is_ranged
-from .scenario import ScenarioError
+from .scenario import ScenarioError, ScenarioNeverFinishes, scenario_error
 
 class Draws(np.ndarray):
     """Draws of one quantity while ``simulate_ledger`` prices the bill over many samples at once:
@@ -210,10 +210,11 @@ def draws_error(build: Callable, values: dict, draws: dict, samples: int, err: E
     restart time or pre-emption rate only lowers goodput); the message names the input, the
     part of its range that breaks the rule, how many of the draws do, and the rule (the error
     of the bill at its worst draw). When no input breaks alone, the combination does."""
-    parts = []
+    parts, causes = [], []
     for k, arr in draws.items():
         xs = np.sort(np.asarray(arr, dtype=float))
         lo_bad, hi_bad = scalar_error(build, values, k, xs[0]), scalar_error(build, values, k, xs[-1])
+        causes += [e for e in (lo_bad, hi_bad) if e is not None]
         if lo_bad is None and hi_bad is None:
             continue
         if hi_bad is not None and lo_bad is None:  # bad above a threshold: first bad index
@@ -234,13 +235,15 @@ def draws_error(build: Callable, values: dict, draws: dict, samples: int, err: E
         parts.append(f"{k} ({r.describe() if r is not None else 'ranged'}): {part} break a rule "
                      f"in {n_bad:,} of {samples:,} draws (the other inputs at their points); at "
                      f"its worst draw, {xs[-1] if worst is hi_bad else xs[0]:.4g}: {worst}")
+    # a draw that never finishes keeps its kind (scenario_error), as the point bill's error does
+    cause = next((e for e in causes if isinstance(e, ScenarioNeverFinishes)), err)
     if parts:
-        return ScenarioError("the bill cannot be priced in some Monte Carlo draws: "
-                             + "; ".join(parts) + ". Narrow the range(s) so that every draw "
-                             "obeys the rule")
-    return ScenarioError("the bill cannot be priced in some Monte Carlo draws of the ranged "
-                         f"inputs {', '.join(draws)} taken together (each alone prices at "
-                         f"every one of its draws): {err}. Narrow the ranges")
+        return scenario_error("the bill cannot be priced in some Monte Carlo draws: "
+                              + "; ".join(parts) + ". Narrow the range(s) so that every draw "
+                              "obeys the rule", cause)
+    return scenario_error("the bill cannot be priced in some Monte Carlo draws of the ranged "
+                          f"inputs {', '.join(draws)} taken together (each alone prices at "
+                          f"every one of its draws): {err}. Narrow the ranges", cause)
 
 
 def predicted_mfu_range(pred) -> Range | None:

@@ -79,10 +79,20 @@ class ScenarioDoesNotFit(ScenarioError, DoesNotFit):
     a plan does not fit the scenario's GPUs): caught as either type."""
 
 
+class ScenarioNeverFinishes(ScenarioError):
+    """A run the bill refuses because it never finishes: interruptions come faster than a
+    checkpoint and a restart, or a job that cannot resume is expected to take over a million
+    times its length (``ledger._phase_goodput``, ``ledger._check_goodput``). A saving against
+    it is an unbounded loss (``levers.price_lever``), where a scenario refused for another
+    reason (no catalogue price) is only not priced: callers tell them apart by this type."""
+
+
 def scenario_error(message: str, cause: BaseException | None = None) -> ScenarioError:
     """A ``ScenarioError`` of ``message`` that keeps the kind of its ``cause``: a
-    ``ScenarioDoesNotFit`` when the cause is a ``DoesNotFit``, so a caller that skips a case
-    that does not fit catches it by type through the bill's re-wrapping."""
+    ``ScenarioDoesNotFit`` when the cause is a ``DoesNotFit``, a ``ScenarioNeverFinishes`` when
+    it is one, so a caller catches either by type through the bill's re-wrapping."""
+    if isinstance(cause, ScenarioNeverFinishes):
+        return ScenarioNeverFinishes(message)
     return ScenarioDoesNotFit(message) if isinstance(cause, DoesNotFit) else ScenarioError(message)
 
 
