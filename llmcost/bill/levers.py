@@ -1711,18 +1711,15 @@ def _fitting_counts(scenario: dict, counts: list) -> list:
 
 def _mfu_at_count(scenario: dict, n: int) -> str:
     """With ``mfu: predict`` (the bill's ``_mfu_prediction``), what the step-time model
-    predicts at ``n`` GPUs (``scenario_step``: the plan chosen there and its MFU) and the
-    central estimate a ``mfu: predict`` bill would use there (``MfuBand.central``: p ÷ (1 + c)
-    kept inside its band, as at the scenario's count), since the search holds the scenario's MFU
+    predicts at ``n`` GPUs and the central estimate a ``mfu: predict`` bill would use there
+    (``central_prediction``: the plan chosen there, its MFU p and band, p ÷ (1 + c) kept inside
+    the band, as at the scenario's count), since the search holds the scenario's MFU
     fixed; "" for a given MFU or a plan that cannot be priced."""
     pred = scenario.get("_mfu_prediction")
     if not pred or int(n) == int(_get(scenario, "n_gpus")):
         return ""
     try:
-        plan, b = scenario_step({**scenario, "n_gpus": int(n)})
-        band = band_for_step(b, plan, load_model(_get(scenario, "model")),
-                             _get(scenario, "accelerator"), dtype=_get(scenario, "dtype"),
-                             seq_len=_get(scenario, "seq_len"))
+        plan, b, band, _ = central_prediction({**scenario, "n_gpus": int(n)})
     except (ValueError, KeyError, TypeError):
         return ""
     was = (f"{pred['value']:.1%}, the central estimate of the predicted "
