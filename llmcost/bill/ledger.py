@@ -75,7 +75,7 @@ from .pricing import (  # noqa: F401
     owned_usd_per_gpu_hour,
 )
 from .energy import energy_mwh, energy_of, tco2e  # noqa: F401  (ledger.energy_of, notebooks)
-from .pilot import pilot_given, pilot_mfu
+from .pilot import pilot_given, pilot_mfu, pilot_mfu_range
 from .lora import lora_adapter_params, lora_flops_per_token, lora_gpu_hours  # noqa: F401
 from .montecarlo import (  # noqa: F401  (ledger.scenario_ranges, ledger.LedgerDraws, notebooks)
     MAX_SAMPLES,
@@ -1882,9 +1882,10 @@ def _pilot_mfu_range(ill: dict, given: dict, m: float) -> tuple:
     # calibrated here on what the bill holds (its plan keys are not the ledger's)
     got = cal if "low" in cal and "high" in cal else (pilot_mfu(given) or {})
     ill = {k: v for k, v in ill.items() if k != "mfu"}
-    if not got.get("high", 0.0) > got.get("low", 0.0):
+    band = pilot_mfu_range({**got, "value": m})  # the bill draws it as the report's pages do
+    if not isinstance(band, Range):
         return ill, given
-    ill["mfu"] = (Range("triangular", low=min(got["low"], m), mode=m, high=max(got["high"], m)),
+    ill["mfu"] = (band,
                   f"the pilot's extrapolation band, {got['low']:.1%}-{got['high']:.1%} "
                   f"(llmcost.bill.pilot.pilot_mfu), peaked at the bill's MFU, {m:.1%}")
     return ill, {**given, "mfu": m, "ledger_pilot_tokens_per_s_per_gpu": None, "pilot": []}
