@@ -305,8 +305,7 @@ class MfuBand:
     def capped_above(self) -> float | None:
         """The band's top over the prediction − 1 when ``band_cap`` lowered it (high below the
         uncapped p / (1 + c − w), at most 1), else None (``mfu_spread_words``)."""
-        up = 1 + self.center - self.half_width
-        uncapped = 1.0 if up <= UPPER_BOUND_MARGIN else min(self.mfu / up, 1.0)
+        uncapped = uncapped_high(self.mfu, self.center, self.half_width)
         return self.high / self.mfu - 1 if self.high < uncapped else None
 
     def central(self) -> tuple:
@@ -543,7 +542,7 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     label = regime_label(regime)
     low = mfu / (1 + c + w)
     unbounded = 1 + c - w <= UPPER_BOUND_MARGIN
-    uncapped = 1.0 if unbounded else min(mfu / (1 + c - w), 1.0)
+    uncapped = uncapped_high(mfu, c, w)
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
         accelerator, n_params, dtype, is_moe=bool(is_moe))
@@ -567,6 +566,17 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
                    regime_best=None if top is None else float(top["reported_mfu"]),
                    regime_best_source="" if top is None else str(top["model"]),
                    mfu_bf16_basis=float(mfu * basis))
+
+
+def uncapped_high(mfu, center: float, half_width: float):
+    """The band's upper end before ``band_cap``: p / (1 + c − w), at most MFU 1, and 1 itself
+    when 1 + c − w <= ``UPPER_BOUND_MARGIN`` (the module docstring's rule). ``mfu`` a number or
+    an array of predictions (the same shape back)."""
+    up = 1 + center - half_width
+    if up <= UPPER_BOUND_MARGIN:
+        return 1.0
+    high = mfu / up
+    return min(high, 1.0) if np.ndim(high) == 0 else np.minimum(high, 1.0)
 
 
 def central_mfu(mfu: float, center: float, low: float, high: float) -> tuple:
@@ -890,8 +900,7 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
         c, w = unit.center, unit.half_width
         m = out.loc[idx, "mfu"]
         out.loc[idx, "mfu_low"] = m / (1 + c + w)
-        out.loc[idx, "mfu_high"] = (m / (1 + c - w)).clip(upper=1.0) \
-            if 1 + c - w > UPPER_BOUND_MARGIN else 1.0
+        out.loc[idx, "mfu_high"] = uncapped_high(m, c, w)
         out.loc[idx, "band_regime"] = unit.regime
     # each row's upper end capped as ``band_cap`` caps one prediction
     cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
