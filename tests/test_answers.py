@@ -207,3 +207,33 @@ def test_published_runs_gaps_reads_a_hand_made_table():
     assert "U 45.0% of the BF16 peak (MFU basis), 22.5% of the FP8 peak" in text
     assert "median of the 4 other Hopper whole runs is 25.0%" in text and "+80%" in text
     assert "H three 15.0%, H two 20.0%." in text
+
+
+def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row():
+    # notebook 09 §4, from a hand-made sweep table: the cheapest catalogue-priced row at the MFU
+    # it bills (the central estimate, or the pilots' calibration on their own hardware), the
+    # scenario's own rows at its MFU, the cheapest rankable row; "none" when nothing is
+    import pandas as pd
+
+    from llmcost.present import answers
+    row = dict(price_available=True, mfu_check="within a published run", predicted_mfu=0.45,
+               mfu=0.42, bill_usd=1.0e6, bill_calibrated_usd=1.1e6, calibrated_mfu=0.40,
+               price_usd_per_gpu_hour=2.0, scenario=False, rankable=True,
+               mfu_basis="the scenario's MFU × the predicted ratio (central estimates)")
+    sweep = pd.DataFrame([
+        {**row, "accelerator": "B200", "price_basis": "catalogue median (on_demand)"},
+        {**row, "accelerator": "H100-SXM", "price_basis": "the scenario's price",
+         "scenario": True, "rankable": False, "bill_calibrated_usd": 2.0e6,
+         "mfu_basis": "the pilots' calibrated MFU on H100-SXM"}])
+    from llmcost.core.units import fmt_usd
+    text = answers.hardware_sweep(sweep)
+    flat = " ".join(text.split())  # each sentence wrapped at 100 characters
+    assert text.splitlines()[0].startswith("cheapest at the MFU billed: B200 at $2.00/GPU-h")
+    assert "MFU 42.0% (the prediction's central estimate; raw prediction 45.0%)" in flat
+    assert ("H100-SXM (this scenario) at the scenario's price, $2.00/GPU-h, the scenario's MFU: "
+            f"{fmt_usd(2.0e6)}") in flat
+    assert flat.endswith(f"B200 at {fmt_usd(1.1e6)} (MFU 40.0%, the scenario's MFU × the "
+                         "predicted ratio (central estimates); catalogue median (on_demand))")
+    assert answers.hardware_sweep(sweep.assign(rankable=False)).endswith(
+        "within a published run): none")
+    assert max(len(ln) for ln in answers.hardware_sweep(sweep, width=60).splitlines()) <= 60

@@ -333,23 +333,8 @@ plots.hardware_bills(sweep);
 # %%
 # NBVAL_CHECK_OUTPUT
 wrap = lambda text: textwrap.fill(text, 100, subsequent_indent="    ")  # wrapped, never cut
-cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
-ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
-r = cat.iloc[0]  # cheapest at the MFU billed (its central estimate, or the pilots'), whatever its checks
-billed = (r["mfu_basis"] if r["mfu_basis"].startswith("the pilots' calibrated")
-          else "the prediction's central estimate")  # the basis of the MFU billed
-print(wrap(f"cheapest at the MFU billed: {r['accelerator']} at ${r['price_usd_per_gpu_hour']:.2f}"
-           f"/GPU-h ({r['price_basis']}), MFU {r['mfu']:.1%} ({billed}; raw prediction "
-           f"{r['predicted_mfu']:.1%}): "
-           f"{llmcost.fmt_usd(r['bill_usd'])};"
-           f" price {'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check']}"))
-for _, r in sweep[sweep["scenario"]].iterrows():  # this bill's accelerator, on each price basis
-    print(wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, ${r['price_usd_per_gpu_hour']:.2f}"
-               f"/GPU-h, the scenario's MFU: {llmcost.fmt_usd(r['bill_calibrated_usd'])}"))
-print(wrap("cheapest rankable (buyable price, MFU within a published run): " + (
-    f"{ok.iloc[0]['accelerator']} at {llmcost.fmt_usd(ok.iloc[0]['bill_calibrated_usd'])} (MFU "
-    f"{ok.iloc[0]['calibrated_mfu']:.1%}, {ok.iloc[0]['mfu_basis']}; {ok.iloc[0]['price_basis']})"
-    if len(ok) else "none")))
+# the cheapest row on one price basis, this scenario's own rows, the cheapest rankable one
+print(answers.hardware_sweep(sweep))
 
 # %%
 # NBVAL_CHECK_OUTPUT
