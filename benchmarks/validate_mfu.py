@@ -34,6 +34,12 @@ DeepSeek: one network copy per destination node), the fake gate's locality, FSDP
 reshard_after_forward and one pipeline schedule per GA step; item 8 records each row's error
 before these features and with each one alone.
 
+Item 17 (long context, > 32K) prints the attention rate each published run implies (a floor:
+every other FLOP at its GEMMs' dense peak, ``attention.attention_rate_floor``) beside the kernel's
+measured rate (FlashAttention-3 paper curves on H100; FlashAttention-2 paper Fig. 4(c) on A100)
+and the rate the engine prices; llm-foundry's errors by activation checkpointing and length; and
+NeMo's long-sequence FLOP count (full mask) with the floor a causal count would need.
+
 """
 
 import numpy as np
@@ -169,6 +175,8 @@ def main():
     fp8_accumulation_report()
     print()
     flash_curve_report()
+    print()
+    long_context_kernel_report()
 
 
 def flash_curve_report():
@@ -193,6 +201,149 @@ def flash_curve_report():
         cells = [f"{b} {held[f(held)]['error'].abs().mean():.1%} / "
                  f"{held[f(held)]['error'].abs().max():.1%}" for b, f in BUCKETS.items()]
         print(f"   buckets (mean / max), {name:8s}: " + "; ".join(cells))
+
+
+def _kernel_label(stack) -> str:
+    """The attention kernel a validation row's stack runs, as the engine reads it."""
+    kernel = attention.stack_kernel(stack.flash_attention, stack.name)
+    return kernel or ("fa1" if str(stack.flash_attention) == "1" else "none")
+
+
+def _measured_fwd_bwd(accelerator: str, kernel: str, head_dim, s_rank) -> float:
+    """The kernel's measured forward + backward rate (causal mask) at the rank's sequence
+    length, as a fraction of the device's dense BF16 peak: the FlashAttention-3 paper's H100
+    curves (``attention.kernel_curve``, burst), FlashAttention-1's A100 bars at head dimension
+    64 (``attention.A100_FWD_BWD_CAUSAL_HD64``, the longest measured length at most the rank's;
+    the only A100 panel read, whatever the row's head dimension); NaN where none was read."""
+    curve = attention.kernel_curve(accelerator, kernel) if kernel in attention.KERNELS else None
+    if curve is not None:
+        f_f, f_b = curve.fractions(s_rank, head_dim, causal=True)
+        return float(3.5 / (1.0 / f_f + 2.5 / f_b))
+    bars = attention.A100_FWD_BWD_CAUSAL_HD64.get(kernel) if accelerator.startswith("A100") \
+        else None
+    if bars is None:
+        return float("nan")
+    s = max([k for k in bars if k <= s_rank] or [min(bars)])
+    return bars[s] * 1e12 / llmcost.load_accelerator(accelerator).peak_flops_per_s("bf16")
+
+
+def long_context_rows() -> pd.DataFrame:
+    """Item 17's table: every validation row over 32K tokens with the attention rate its published
+    throughput implies (``attention.attention_rate_floor``: the other FLOPs at the dense peak of
+    the row's GEMM dtype, tokens/s from ``reported_mfu``, the workbook's full-mask basis), the
+    kernel's measured rate and the rate the engine prices (sustained, flat or curve), each a
+    fraction of the dense BF16 peak."""
+    from llmcost.core.catalog import load_published_runs
+    from llmcost.core.stacks import DEFAULT_STACK, load_stack
+    v = accuracy.validation_table()
+    v = v[v["seq_len"] > 32768]
+    cfg = step_validation.validation_configs().set_index("run_id", drop=False)
+    runs = load_published_runs().set_index("run_id")
+    rows = []
+    for _, r in v.iterrows():
+        c, pr = cfg.loc[r["run_id"]], runs.loc[r["run_id"]]
+        s = int(r["seq_len"])
+        model = step_validation.row_model(c, pr, s)
+        plan = step_validation.row_plan(c, pr, model, s)
+        acc = llmcost.load_accelerator(r["accelerator"])
+        peak16 = acc.peak_flops_per_s("bf16")
+        opts = step_validation.row_options(c)
+        stack = load_stack(opts.stack or DEFAULT_STACK)
+        kernel = _kernel_label(stack)
+        resolved = opts.resolve(acc.name)
+        tokens = r["reported_mfu"] * peak16 / float(model.flops_per_token(s, causal=False))
+        floor = float(attention.attention_rate_floor(
+            model, s, tokens, acc.peak_flops_per_s(opts.dtype), plan.recompute)) / peak16
+        engine = resolved.keff.attention_fraction if resolved.attention_kernel is None else \
+            float(3.5 / sum(w / f for w, f in zip((1.0, 2.5), resolved.attention_kernel.fractions(
+                s / plan.cp, model.d_qk, causal=True))))
+        rows.append({"run_id": r["run_id"], "split": r["split"], "kernel": kernel,
+                     "accelerator": acc.name, "head_dim": model.d_qk, "s_rank": s // plan.cp,
+                     "recompute": plan.recompute, "floor": floor,
+                     "measured": _measured_fwd_bwd(acc.name, kernel, model.d_qk, s / plan.cp),
+                     "engine": engine, "error": r["error"]})
+    return pd.DataFrame(rows)
+
+
+def long_context_kernel_report():
+    """Item 17: what the attention kernels of the long-context rows reach (``long_context_rows``),
+    the llm-foundry rows' error by activation checkpointing and length, and NeMo's FLOP count."""
+    t = long_context_rows()
+    print("17. Long context (> 32K): the attention rate each published run implies (a floor: every "
+          "other FLOP at the dense peak of the row's GEMM dtype, nothing else taking time; "
+          "attention FLOPs on the FlashAttention basis, causal, backward 2.5 x forward, + 1 x "
+          "forward recomputed), the kernel's measured forward + backward rate at the rank's "
+          "length (H100: FlashAttention-3 paper curves, burst; A100 FlashAttention-1: "
+          "FlashAttention-2 paper Fig. 4(c), head dim 64, up to 16K) and the engine's sustained "
+          "rate, fractions of the dense BF16 peak:")
+    print(f"   {'run_id':40s} {'split':11s} {'kernel':6s} {'hd':>4s} {'s/cp':>7s} {'AC':>9s} "
+          f"{'floor':>6s} {'measured':>8s} {'engine':>6s} {'error':>7s}")
+    for _, r in t.iterrows():
+        meas = "     —  " if np.isnan(r["measured"]) else f"{r['measured']:8.3f}"
+        print(f"   {r['run_id']:40s} {r['split']:11s} {r['kernel']:6s} {int(r['head_dim']):4d} "
+              f"{int(r['s_rank']):7d} {r['recompute']:>9s} {r['floor']:6.3f} {meas} "
+              f"{r['engine']:6.3f} {r['error']:+7.1%}")
+    under = t[t["floor"] > t["engine"]]
+    print(f"   the engine's sustained rate is below the floor on {len(under)} of {len(t)} rows "
+          f"(errors {under['error'].min():+.1%} to {under['error'].max():+.1%}); "
+          "a floor above measured x KERNEL_EFFICIENCY "
+          f"({options.KERNEL_EFFICIENCY}) on "
+          f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows")
+    foundry_checkpointing_table()
+    nemo_flop_count_note()
+
+
+def foundry_checkpointing_table():
+    """llm-foundry's BF16 rows: mean error by GPU, activation checkpointing (full recompute) and
+    sequence length: the long rows' error against the same checkpointing at shorter lengths."""
+    v = accuracy.validation_table()
+    f = v[(v["set"] == "llm-foundry-mpt") & (v["dtype"] == "bf16")].copy()
+    f["AC"] = np.where(f["plan"].str.contains("full recompute"), "full", "none")
+    f["length"] = pd.cut(f["seq_len"], [0, 2048, 8192, 16384, 32768, 65536],
+                         labels=["<=2K", "4-8K", "16K", "32K", "64K"])
+    table = f.pivot_table(index=["accelerator", "AC"], columns="length", values="error",
+                          aggfunc="mean", observed=False)
+    n = f.pivot_table(index=["accelerator", "AC"], columns="length", values="error",
+                      aggfunc="size", observed=False)
+    print("   llm-foundry's BF16 rows (all splits), mean error by activation checkpointing and "
+          "length (n rows):")
+    for key, row in table.iterrows():
+        cells = ["    —     " if np.isnan(row[c]) else f"{row[c]:+6.1%} ({int(n.loc[key, c]):2d})"
+                 for c in table.columns]
+        print(f"     {key[0]:10s} AC {key[1]:4s}  " + "  ".join(
+            f"{c}: {x}" for c, x in zip(table.columns, cells)))
+
+
+def nemo_flop_count_note():
+    """NeMo's long-sequence rows: NeMo's Llama 2 FLOP count against the workbook's full-mask
+    count, and the floor each row would need on a causal count."""
+    m = llmcost.load_model("llama-2-7b")
+    v = accuracy.validation_table()
+    nemo = v[v["set"] == "nemo-long-sequence-h100"].sort_values("seq_len")
+    peak16, peak8 = (llmcost.load_accelerator("H100-SXM").peak_flops_per_s(d)
+                     for d in ("bf16", "fp8"))
+    L, h, a, g, f, V = m.n_layers, m.d_model, m.n_heads, m.n_kv_heads, m.d_ff, m.vocab_size
+    ratios, causal_floor = [], []
+    for _, r in nemo.iterrows():
+        s = int(r["seq_len"])
+        # NVIDIA/NeMo nemo/utils/flops_formulas.py llama2 (before the 2025-08 causal discount)
+        nemo_count = L * h * h * (12 + 12 * g / a + 18 * f / h + 12 * s / h + 6 * V / (L * h))
+        ratios.append(nemo_count / float(m.flops_per_token(s, causal=False)))
+        tokens = r["reported"] * peak16 / float(m.flops_per_token(s, causal=True))
+        causal_floor.append((s, float(attention.attention_rate_floor(m, s, tokens, peak8)) / 1e12))
+    best = {k: float(attention.fwd_bwd_tflops(k, True, 128, 16384)) for k in ("cudnn", "fa3")}
+    over = [f"{s // 1024}K" for s, fl in causal_floor if fl > best["cudnn"]]
+    over3 = [f"{s // 1024}K" for s, fl in causal_floor if fl > best["fa3"]]
+    print(f"   NeMo's long-sequence rows: NeMo's Llama 2 FLOP count (NVIDIA/NeMo "
+          f"nemo/utils/flops_formulas.py llama2: attention 12·s/h per L·h², a full mask) / the "
+          f"workbook's full-mask count: {min(ratios):.4f}-{max(ratios):.4f}. On a causal count "
+          "the published TFLOP/s would need BF16 attention (Transformer Engine v1.3-v1.5's "
+          "DotProductAttention has no FP8 path: 'DPA does not support FP8') at >= "
+          + ", ".join(f"{fl:.0f}" for _, fl in causal_floor)
+          + f" TFLOP/s ({', '.join(f'{s // 1024}K' for s, _ in causal_floor)}): above cuDNN's "
+          f"{best['cudnn']:.0f} (FlashAttention-3 paper curves, causal, 16K, forward + backward) "
+          f"at {', '.join(over) or 'none'}, above FlashAttention-3's {best['fa3']:.0f} at "
+          f"{', '.join(over3) or 'none'}: those rows' TFLOP/s are on the full-mask count")
 
 
 def print_moved(per_regime, off_word: str = "", on_word: str = "") -> None:

@@ -207,3 +207,79 @@ def test_validation_table_names_a_bad_curve_setting():
     from llmcost.training import accuracy
     with pytest.raises(ValueError, match="attention_curve='fa9'.*'flash'"):
         accuracy.validation_table(attention_curve="fa9")
+
+
+# --- The attention rate a published throughput implies (attention.attention_rate_floor) ---
+
+#: MosaicML llm-foundry scripts/train/benchmarking/README.md (commit 495218376), table "A100 80GB
+#: with 1600 Gbps node-node interconnect (RoCE)": MPT-125M, sequence 65,536, 8 GPUs, no
+#: activation checkpointing, 20,368 tokens/s/GPU. Shape: d_model 768, 12 layers, 12 heads
+#: (head dimension 64), vocabulary 50,368, tied embeddings (scripts/train/yamls/pretrain/
+#: mpt-125m.yaml).
+MPT125M = dict(layers=12, d=768, heads=12, vocab=50368, s=65536, tokens_per_s=20368.0)
+
+
+def _mpt125m():
+    from llmcost.training.step_validation import gpt_model
+    m = MPT125M
+    return gpt_model("mpt-125m", m["layers"], m["d"], m["heads"], m["vocab"], m["s"])
+
+
+def test_attention_rate_floor_by_hand():
+    m = MPT125M
+    # by hand: matmul weights per layer 4·d² (QKV, output) + 8·d² (4h MLP), the tied LM head V·d
+    layer_w = 12 * m["d"] ** 2
+    other = 6.0 * (m["layers"] * layer_w + m["vocab"] * m["d"])       # training FLOPs per token
+    assert other == 741_703_680.0
+    # the attention core's causal forward: 2·L·a·(d_qk + d_v)·(s+1)/2, × 3.5 fwd + bwd (Dao 2023)
+    core = 2.0 * m["layers"] * m["heads"] * 128 * (m["s"] + 1) / 2.0
+    assert core == 1_207_977_984.0
+    by_hand = 3.5 * core / (1.0 / m["tokens_per_s"] - other / 312e12)
+    got = float(attention.attention_rate_floor(_mpt125m(), m["s"], m["tokens_per_s"], 312e12))
+    assert got == pytest.approx(by_hand, rel=1e-9)
+    assert got / 1e12 == pytest.approx(90.5, abs=0.05)
+    # full recomputation: the attention forward once more, and the layers' other forward FLOPs
+    # (2 per matmul weight; the LM head is not recomputed)
+    by_hand_full = 4.5 * core / (1.0 / m["tokens_per_s"]
+                                 - (other + 2.0 * m["layers"] * layer_w) / 312e12)
+    assert float(attention.attention_rate_floor(_mpt125m(), m["s"], m["tokens_per_s"], 312e12,
+                                                "full")) == pytest.approx(by_hand_full, rel=1e-9)
+
+
+def test_the_foundry_a100_row_needs_more_than_the_derated_flashattention_1():
+    """A record of what the published row implies, against Dao 2023 Fig. 4(c): MPT-125M at 64K on
+    A100 ran its causal head-dimension-64 attention at >= 90.5 TFLOP/s, above FlashAttention-1's
+    best measured burst rate (97 TFLOP/s at 16K) times the engine's sustained share
+    (KERNEL_EFFICIENCY): no FlashAttention-1-class kernel derated by the constant reaches it,
+    while FlashAttention-2 (171) would leave room to spare."""
+    from llmcost.training.options import KERNEL_EFFICIENCY
+    m = MPT125M
+    floor = float(attention.attention_rate_floor(_mpt125m(), m["s"], m["tokens_per_s"],
+                                                 312e12)) / 1e12
+    fa1 = max(attention.A100_FWD_BWD_CAUSAL_HD64["fa1"].values())
+    fa2 = max(attention.A100_FWD_BWD_CAUSAL_HD64["fa2"].values())
+    assert (fa1, fa2) == (97.0, 171.0)
+    assert KERNEL_EFFICIENCY * fa1 < floor < fa1 < fa2
+    # the engine's flat FlashAttention-1 fraction on A100 (data/flash_attention.csv), sustained
+    flat = 0.325 * 312.0 * KERNEL_EFFICIENCY
+    assert flat < floor
+
+
+def test_attention_rate_floor_edges():
+    model = _mpt125m()
+    # other FLOPs alone longer than the published time per token: no attention rate suffices
+    assert np.isinf(attention.attention_rate_floor(model, 65536, 1e9, 312e12))
+    with pytest.raises(ValueError, match="tokens_per_s"):
+        attention.attention_rate_floor(model, 65536, 0.0, 312e12)
+    with pytest.raises(ValueError, match="recompute"):
+        attention.attention_rate_floor(model, 65536, 20368.0, 312e12, "some")
+
+
+def test_forward_backward_rate_reproduces_the_bars_combined():
+    """Shah et al. 2024 Figs. 5-6 at 16K, head dimension 128, no mask: forward and backward bars
+    combined on the 3.5 × forward basis, 3.5 / (1/R_f + 2.5/R_b), within the curves' 5 %."""
+    for kernel, r_f, r_b in (("fa2", 370.0, 322.0), ("cudnn", 595.0, 516.0),
+                             ("fa3", 648.0, 561.0)):
+        bars = 3.5 / (1.0 / r_f + 2.5 / r_b)
+        got = float(attention.fwd_bwd_tflops(kernel, False, 128, 16384))
+        assert got == pytest.approx(bars, rel=0.05)

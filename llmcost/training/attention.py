@@ -53,7 +53,13 @@ Which kernel
 runs cuDNN's fused attention on Hopper (``"cudnn"``): Transformer Engine disables
 FlashAttention there "to give FusedAttention preference on Hopper+ for performance reasons"
 (NVIDIA/TransformerEngine ``transformer_engine/pytorch/attention/dot_product_attention/utils.py``
-@ a0b36d0, ``get_attention_backend``). Those stacks (``TE_ATTENTION_STACKS``): Megatron-Core
+@ a0b36d0, ``get_attention_backend``). The preference is older than that module: the tags
+v1.3 to v1.6 (5b90b7f5e to c81733f10, 2024-02 to 2024-05) already "Select FusedAttention on sm90
+and FlashAttention on others for performance" in ``transformer_engine/pytorch/attention.py`` and
+keep FusedAttention's arbitrary-length backend under context parallelism, with no FP8 path
+before v1.6 ("DPA does not support FP8"): the 2024 Megatron-Core stack ran cuDNN's kernel in
+BF16, though its flat rate is FlashAttention-2's (``data/flash_attention.csv`` by version; the
+cuDNN curve is ``attention_curve``'s). Those stacks (``TE_ATTENTION_STACKS``): Megatron-Core
 (its default GPT layer spec is the Transformer Engine one, ``TEDotProductAttention``) and NeMo
 AutoModel (``backend.attn: te`` in its MoE recipes, NVIDIA-NeMo/Automodel @ 89e3a9fdd). Every
 other stack runs its FlashAttention version (``KERNEL_OF_FLASH_VERSION``: FlashAttention-2 →
@@ -369,3 +375,66 @@ def reproduce() -> pd.DataFrame:
     out["predicted"] = pred
     out["error"] = out.predicted / out.measured - 1.0
     return out
+
+
+#: FlashAttention-1 (CUDA, ``fa1``) and FlashAttention-2 (``fa2``) forward + backward on an A100
+#: 80GB SXM4, BF16, causal mask, head dimension 64: TFLOP/s by sequence length (Dao 2023,
+#: FlashAttention-2, arXiv:2307.08691, Fig. 4(c), "Attention forward + backward speed (A100 80GB
+#: SXM4)", batch × sequence length = 16k tokens, hidden 2048; FLOPs on this module's basis, §4.1:
+#: ``4·s²·d·heads``, halved with the causal mask, × 3.5 forward + backward). The values are the
+#: bar labels as read from the figure's vector text (the e-print's
+#: ``figs/flash2_causal_True_hdim_64_fwd_bwd_speed.pdf``) in two transcriptions that agree on
+#: both series. The only A100 panel read: no curve is fitted from it (six points, one head
+#: dimension, one mask), and the engine keeps ``data/flash_attention.csv``'s flat fractions on
+#: Ampere. The figure's "FlashAttention Triton" series is OpenAI Triton's
+#: ``triton.ops.flash_attention`` (Dao-AILab/flash-attention@60499abc
+#: ``benchmarks/benchmark_flash_attention.py``), not the FlashAttention-1-class Triton kernel
+#: llm-foundry ran (``flash_attn_triton.py``: "Overall Triton forward + backward is slightly
+#: slower than CUDA forward + backward"), so it is not kept.
+A100_FWD_BWD_CAUSAL_HD64 = {
+    "fa1": {512: 58.0, 1024: 70.0, 2048: 77.0, 4096: 87.0, 8192: 92.0, 16384: 97.0},
+    "fa2": {512: 88.0, 1024: 119.0, 2048: 140.0, 4096: 156.0, 8192: 165.0, 16384: 171.0},
+}
+
+
+def fwd_bwd_tflops(kernel: str, causal: bool, head_dim, seq_len):
+    """Forward + backward TFLOP/s of ``kernel``'s H100 curves (``attention_tflops``): the
+    FlashAttention basis counts 3.5 × the forward FLOPs, the forward at ``R_f`` and the 2.5 ×
+    backward at ``R_b``, so ``R = 3.5 / (1/R_f + 2.5/R_b)`` (Dao 2023 §4.1)."""
+    r_f = attention_tflops(kernel, "forward", causal, head_dim, seq_len)
+    r_b = attention_tflops(kernel, "backward", causal, head_dim, seq_len)
+    return 3.5 / (1.0 / r_f + 2.5 / r_b)
+
+
+def attention_rate_floor(model, seq_len, tokens_per_s, gemm_peak_flops, recompute="none"):
+    """The least rate (FLOP/s, the FlashAttention basis) at which the attention kernels of a run
+    publishing ``tokens_per_s`` (per GPU) must have run: every other FLOP of the step at the
+    dense peak of its GEMMs, nothing else taking time, so any real step needs at least this::
+
+        floor = A / (1/x − G / P)
+
+    ``x`` = ``tokens_per_s``; ``A`` the attention core's kernel FLOPs per token with a causal
+    mask, ``(3.5 + r)·c``, ``c`` = ``2·L·a·(d_qk + d_v)·(s+1)/2`` its forward (Dao 2023,
+    FlashAttention-2, arXiv:2307.08691 §4.1: the forward ``4·s²·d`` per head halved with the
+    mask, the backward 2.5 × the forward), ``r`` = 1 where the forward is recomputed
+    (``recompute`` "selective" or "full"); ``G`` the rest of the training FLOPs per token with
+    their recomputation (``ModelSpec.flops_per_token_breakdown`` less the attention core);
+    ``P`` = ``gemm_peak_flops``. ``inf`` where the other FLOPs alone need more than ``1/x``.
+    Tokens per GPU are the run's, whatever its parallelism (a ring spreads the same FLOPs).
+
+    Raises
+    ------
+    ValueError
+        A non-positive sequence length, throughput or peak, or an unknown ``recompute``.
+    """
+    as_array(seq_len, "seq_len", positive=True)
+    x = as_array(tokens_per_s, "tokens_per_s", positive=True)
+    peak = as_array(gemm_peak_flops, "gemm_peak_flops", positive=True)
+    b = model.flops_per_token_breakdown(seq_len, training=True, causal=True, recompute=recompute)
+    core_fwd = np.asarray(b["attention_core"]) / 3.0
+    r = 1.0 if recompute in ("selective", "full") else 0.0
+    attn = (3.5 + r) * core_fwd
+    other = np.asarray(b["total"]) - np.asarray(b["attention_core"]) - r * core_fwd
+    left = 1.0 / x - other / peak
+    with np.errstate(divide="ignore"):
+        return np.where(left > 0, attn / np.where(left > 0, left, 1.0), np.inf)
