@@ -28,6 +28,9 @@ three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed dat
 any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
 (``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
 and with.
+vLLM's default cap on concurrent sequences for the engine object each NeMo RL recipe builds
+(``rl.row_max_concurrent``: AsyncLLM 128, LLM 1024 on H100/GB200; read from the recipes and vLLM
+0.10.0/0.17.1 after the held-out errors had been seen) without and with, row by row.
 The update is priced one optimizer step of ``train_global_batch`` sequences at a time, NeMo RL's
 rows with sequence packing (``rl.optimizer_batch``: NeMo RL's megatron_policy_worker.train, read
 after the held-out errors had been seen).
@@ -121,9 +124,32 @@ def main():
         worst = max(ratio.max(), 1 / ratio.min())
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
+    engine_cap()
     offload_and_phases()
     share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def engine_cap():
+    """vLLM's default cap on concurrent sequences (rl.row_max_concurrent) on NeMo RL's rows:
+    each row's ratio without it (the KV-cache capacity) and with it, and the held-out mean."""
+    print("\n=== vLLM's default max_num_seqs for the engine each NeMo RL recipe builds "
+          f"(rl.row_max_concurrent: AsyncLLM {rl.VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS}, LLM "
+          f"{rl.VLLM_LLM_DEFAULT_MAX_NUM_SEQS[0]} on a GPU of >= 70 GiB, not an A100): held-out "
+          "rows it changes, predicted / measured without -> with ===")
+    d = rl.load_rl_validation()
+    with_cap = rl.rl_validation("model", split="heldout").set_index("id")["ratio"]
+    without = with_cap.copy()
+    for _, r in d[(d["split"] == "heldout") & (d["system"] == "NeMo RL")].iterrows():
+        it = rl.validation_iteration(r, max_concurrent=None)
+        without[r["id"]] = rl.validation_phases(it, r["phases_measured"])[0] \
+            / r["measured_iteration_s"]
+    for rid in with_cap.index[(with_cap - without).abs() > 1e-6]:
+        print(f"  {rid:40s} {without[rid]:.3f} -> {with_cap[rid]:.3f} "
+              f"({d.set_index('id').loc[rid, 'vllm_api']})")
+    for name, ratio in (("without", without), ("with", with_cap)):
+        print(f"  {name:7s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
+              f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
 
 
 def offload_and_phases():

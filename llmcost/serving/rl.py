@@ -2190,7 +2190,8 @@ def validation_setup(row) -> dict:
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
     been seen, not fitted). Sequence packing: ``row_pack_tokens``; activation recomputation as
-    each row's configuration sets it: ``row_recompute``."""
+    each row's configuration sets it: ``row_recompute``; the engine's cap on concurrent
+    sequences: ``row_max_concurrent``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
@@ -2220,7 +2221,7 @@ def validation_setup(row) -> dict:
                 reward="verifier" if r["reward"] == "verifier" else r["reward"],
                 critic=None if pd.isna(r.get("critic")) else r["critic"],
                 n_gpus=int(r["n_gpus"]), rollout_gpus=0 if colocated else int(r["generation_gpus"]),
-                rollout_tp=int(r["rollout_tp"]), max_concurrent=_opt_int(r.get("gen_micro_batch")),
+                rollout_tp=int(r["rollout_tp"]), max_concurrent=row_max_concurrent(r),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
                 off_policy_steps=_opt_int(r.get("off_policy_steps")) or 1,
                 rollout_reserve_fraction=inf.SERVING_RESERVE if _opt_float(
@@ -2276,6 +2277,70 @@ def row_recompute(r: dict) -> str:
         raise ValueError(f"row {r.get('id')!r}: recompute={v!r} must be one of "
                          f"{RECOMPUTE_MODES} (data/rl_iterations.csv)")
     return v
+
+
+#: vLLM's default cap on the sequences one engine runs at once (``max_num_seqs``) when the
+#: caller sets none, by the engine object built (vllm-project/vllm, the versions NeMo RL pins:
+#: 0.9.0 at v0.3.0, 0.10.0 at v0.4.0, 0.17.1 at v0.6.0, pyproject.toml). ``AsyncLLM``: 128.
+#: ``AsyncLLM.from_engine_args`` passes ``UsageContext.ENGINE_CONTEXT``
+#: (vllm/v1/engine/async_llm.py, 0.10.0 l. 176-186, 0.17.1 l. 240-250), which the engine
+#: arguments' table of defaults does not hold (0.10.0 vllm/engine/arg_utils.py l. 1652-1654:
+#: set only ``if usage_context in default_max_num_seqs``; 0.17.1 l. 2121-2125:
+#: ``default_max_num_seqs.get(usage_context, SchedulerConfig.DEFAULT_MAX_NUM_SEQS)``), so the
+#: scheduler's own default holds (0.10.0 vllm/config.py l. 2388-2389 ``self.max_num_seqs =
+#: 128``; 0.17.1 vllm/config/scheduler.py l. 43 ``DEFAULT_MAX_NUM_SEQS = 128``).
+VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS = 128
+#: ``LLM`` (``UsageContext.LLM_CLASS``): 1024 on a GPU of at least 70 GiB that is not an A100,
+#: 256 otherwise (0.10.0 arg_utils.py l. 1584-1603, 0.17.1 l. 1974-1993, "For GPUs like H100
+#: and MI300x, use larger default values"; 0.9.0 l. 1495-1508 and 1545-1546 give the same
+#: numbers whatever the usage context).
+VLLM_LLM_DEFAULT_MAX_NUM_SEQS = (1024, 256)
+VLLM_LARGE_GPU_BYTES = 70 * 2 ** 30
+VLLM_APIS = ("LLM", "AsyncLLM")
+
+
+def vllm_default_max_num_seqs(api: str, accelerator) -> int:
+    """vLLM's ``max_num_seqs`` when the caller sets none: ``VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS``
+    (128) for an ``AsyncLLM`` engine; for an ``LLM`` one, ``VLLM_LLM_DEFAULT_MAX_NUM_SEQS``:
+    1024 where the GPU holds at least 70 GiB and is not an A100, else 256 (sources beside the
+    constants). By hand: H100-SXM (80 GiB) 1024, A100-80GB 256, any GPU with AsyncLLM 128.
+
+    Raises
+    ------
+    ValueError
+        ``api`` not one of ``VLLM_APIS``."""
+    if api not in VLLM_APIS:
+        raise ValueError(f"vllm_api={api!r} must be one of {VLLM_APIS}")
+    if api == "AsyncLLM":
+        return VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS
+    acc = inf.serving_accelerator(accelerator)
+    large = (acc.hbm_bytes or 0) >= VLLM_LARGE_GPU_BYTES and "a100" not in acc.name.lower()
+    return VLLM_LLM_DEFAULT_MAX_NUM_SEQS[0 if large else 1]
+
+
+def row_max_concurrent(r: dict) -> int | None:
+    """``max_concurrent`` of a validation row: its ``gen_micro_batch`` where the table gives
+    one (OpenRLHF's and DeepSpeed-Chat's micro-batches), else, for NeMo RL's rows, vLLM's
+    default ``max_num_seqs`` for the engine object the row's recipe builds (its ``vllm_api``
+    column, cited in ``vllm_api_source``: ``AsyncLLM`` where the recipe sets
+    ``vllm_cfg.async_engine: true``, ``LLM`` otherwise; no recipe sets ``max_num_seqs``), by
+    ``vllm_default_max_num_seqs``; None (the KV-cache capacity) for any other row. Read from
+    the recipes and vLLM's code after the held-out errors had been seen, not fitted: it caps
+    NeMo RL's asynchronous Qwen3-30B-A3B rows' replicas at 128 sequences (256 to 512 asked).
+
+    Raises
+    ------
+    ValueError
+        A NeMo RL row without a known ``vllm_api`` (the row and the value named)."""
+    cap = _opt_int(r.get("gen_micro_batch"))
+    if cap is not None or r["system"] != "NeMo RL":
+        return cap
+    api = r.get("vllm_api")
+    if not isinstance(api, str) or api not in VLLM_APIS:
+        raise ValueError(f"row {r.get('id')!r}: vllm_api={api!r} must be one of {VLLM_APIS} "
+                         "(data/rl_iterations.csv)")
+    acc = a800() if str(r["accelerator"]).startswith("A800") else r["accelerator"]
+    return vllm_default_max_num_seqs(api, acc)
 
 
 def row_refit(r: dict) -> str:
