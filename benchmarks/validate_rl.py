@@ -35,6 +35,10 @@ The update is priced one optimizer step of ``train_global_batch`` sequences at a
 rows with sequence packing (``rl.optimizer_batch``: NeMo RL's megatron_policy_worker.train, read
 after the held-out errors had been seen).
 
+Also the GB200 rows against the H100 row of the same model and schedule (tokens per second per
+GPU, GB200 ÷ H100, published and predicted), with the candidates for their miss that no figure
+prices.
+
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
 the published share (rows with phase latencies) — beside the goals (held-out mean within 25%,
@@ -50,6 +54,7 @@ import time
 import pandas as pd
 
 from llmcost import rl
+from llmcost.serving import inference
 
 GOAL_MEAN, GOAL_WORST, GOAL_SHARE_POINTS = 0.25, 1.5, 10.0
 
@@ -125,6 +130,7 @@ def main():
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
     engine_cap()
+    gb200_against_h100()
     offload_and_phases()
     share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
@@ -150,6 +156,55 @@ def engine_cap():
     for name, ratio in (("without", without), ("with", with_cap)):
         print(f"  {name:7s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
               f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
+
+
+#: NeMo RL v0.6's GB200 rows beside the H100 row of the same model and schedule (the v0.6
+#: performance summary, both tables; the recipes differ in GPUs per node and parallel sizes).
+GB200_H100_PAIRS = {
+    "Qwen3-30B-A3B on-policy": ("nemo-rl-v0.6-qwen3-30b-a3b-on",
+                                "nemo-rl-v0.6-gb200-qwen3-30b-a3b-on"),
+    "Qwen3-30B-A3B 1-step off": ("nemo-rl-v0.6-qwen3-30b-a3b-off1",
+                                 "nemo-rl-v0.6-gb200-qwen3-30b-a3b-off1"),
+    "DeepSeek-V3 on-policy, 256 GPUs": ("nemo-rl-v0.6-deepseek-v3-on-256",
+                                        "nemo-rl-v0.6-gb200-deepseek-v3-on-256"),
+    "DeepSeek-V3 1-step off": ("nemo-rl-v0.6-deepseek-v3-off1",
+                               "nemo-rl-v0.6-gb200-deepseek-v3-off1")}
+
+
+def gb200_against_h100():
+    """The GB200 rows' miss, seen against the H100 row of the same model and schedule: tokens
+    per second per GPU (samples x G-Average Seq len / (step x GPUs)), GB200 / H100, published
+    and predicted. A diagnosis printed, not a mechanism: nothing is fitted on it."""
+    print("\n=== GB200 / H100 tokens per second per GPU, same model and schedule (v0.6 "
+          "summary): published vs predicted ===")
+    d = rl.load_rl_validation().set_index("id")
+    v = rl.rl_validation("model").set_index("id")
+
+    def per_gpu(i, t):
+        r = d.loc[i]
+        return r["prompts_per_step"] * r["samples_per_prompt"] * r["avg_sequence_tokens"] \
+            / (t * r["n_gpus"])
+
+    for name, (h, g) in GB200_H100_PAIRS.items():
+        pub = per_gpu(g, d.loc[g, "measured_iteration_s"]) \
+            / per_gpu(h, d.loc[h, "measured_iteration_s"])
+        pred = per_gpu(g, v.loc[g, "predicted_s"]) / per_gpu(h, v.loc[h, "predicted_s"])
+        print(f"  {name:32s} published {pub:.2f}x  predicted {pred:.2f}x  "
+              f"({d.loc[h, 'n_gpus']} H100, {d.loc[g, 'n_gpus']} GB200)")
+    g, h = (inference.serving_accelerator(n) for n in ("GB200-NVL72", "H100-SXM"))
+    print(f"  catalogue GB200 / H100: dense BF16 "
+          f"{g.peak_flops_per_s('bf16') / h.peak_flops_per_s('bf16'):.2f}x, "
+          f"HBM bandwidth {g.hbm_bytes_per_s / h.hbm_bytes_per_s:.2f}x")
+    print("  Not modelled, candidates read (no figure to price them from): vLLM 0.17.1 (NeMo RL "
+          "v0.6's pin) runs unquantized MoE with its Triton kernel by default "
+          "(fused_moe/oracle/unquantized.py, VLLM_USE_FLASHINFER_MOE_FP16 off) and has no tuned "
+          "BF16 kernel config for Qwen3-30B-A3B's experts (E=128) at N=768 on GB200 (TP 1, the "
+          "GB200 rows) nor at N=384 on H100 (TP 2, the v0.6 H100 rows), where B200 (N=768) and "
+          "H200 (both) have one (fused_moe/configs, fused_moe.get_config_file_name), so those "
+          "rows run the default config; Grace's host overhead (NVIDIA/TransformerEngine issue "
+          "2053, 2025-08-11: one BF16 torch Linear forward costs 37.08 us of CPU on GB200 "
+          "against 13.48 us on an H100 DGX's Xeon 8480C) is in neither the engine's per-step "
+          "overhead nor the step model's MoE host term (fitted on B200 and GB200 rows together).")
 
 
 def offload_and_phases():
