@@ -28,6 +28,9 @@ three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed dat
 any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
 (``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
 and with.
+NeMo RL v0.4/v0.6's lengths as the summary counts them (``rl.row_lengths``: "G-Average Seq len"
+is the mean generated length, the prompt the row's tokens/s/GPU cell implies) against the
+earlier reading (the cell as prompt + response, ``rl.ASSUMED_PROMPT_TOKENS`` of prompt).
 vLLM's default cap on concurrent sequences for the engine object each NeMo RL recipe builds
 (``rl.row_max_concurrent``: AsyncLLM 128, LLM 1024 on H100/GB200; read from the recipes and vLLM
 0.10.0/0.17.1 after the held-out errors had been seen) without and with, row by row.
@@ -129,11 +132,41 @@ def main():
         worst = max(ratio.max(), 1 / ratio.min())
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
+    lengths_as_counted()
     engine_cap()
     gb200_against_h100()
     offload_and_phases()
     share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def lengths_as_counted():
+    """NeMo RL v0.4/v0.6 rows: the prompt their tokens/s/GPU cell implies (rl.row_lengths), and
+    each held-out row's ratio with the earlier reading of "G-Average Seq len" (prompt +
+    response, ASSUMED_PROMPT_TOKENS of prompt) and as the summary counts it."""
+    print("\n=== NeMo RL v0.4/v0.6 lengths (rl.row_lengths): total tokens per sample = "
+          "tokens/s/GPU x step x GPUs / samples; prompt = that - 'G-Average Seq len' (the mean "
+          "generated length); predicted / measured with the earlier reading (the cell as prompt "
+          f"+ response, {rl.ASSUMED_PROMPT_TOKENS} tokens of prompt) -> as counted ===")
+    d = rl.load_rl_validation()
+    now = rl.rl_validation("model").set_index("id")["ratio"]
+    rows = d[d["tokens_per_s_per_gpu"].notna() & (d["split"] != "not_evaluated")]
+    ratios = {}
+    for _, r in rows.iterrows():
+        p, mean, mx = rl.row_lengths(r)
+        g, t_max, p0 = r["avg_sequence_tokens"], r["response_tokens_max"], rl.ASSUMED_PROMPT_TOKENS
+        it = rl.validation_iteration(r, prompt_tokens=p0, response_tokens=g - p0,
+                                     response_tokens_max=t_max - p0)
+        ratios[r["id"]] = rl.validation_phases(it, r["phases_measured"])[0] \
+            / r["measured_iteration_s"]
+        print(f"  {r['id']:40s} prompt {p:4d}  mean response {g - p0:6.0f} -> {mean:6.0f}  "
+              f"ratio {ratios[r['id']]:.3f} -> {now[r['id']]:.3f}")
+    held = d[d["split"] == "heldout"]["id"]
+    before = now[held].copy()
+    before.update(pd.Series(ratios))
+    for name, ratio in (("earlier", before), ("counted", now[held])):
+        print(f"  {name:8s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
+              f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
 
 
 def engine_cap():
@@ -173,17 +206,17 @@ GB200_H100_PAIRS = {
 
 def gb200_against_h100():
     """The GB200 rows' miss, seen against the H100 row of the same model and schedule: tokens
-    per second per GPU (samples x G-Average Seq len / (step x GPUs)), GB200 / H100, published
-    and predicted. A diagnosis printed, not a mechanism: nothing is fitted on it."""
+    per second per GPU (the summary's cell; predicted: the cell at the predicted step time),
+    GB200 / H100, published and predicted. A diagnosis printed, not a mechanism: nothing is
+    fitted on it."""
     print("\n=== GB200 / H100 tokens per second per GPU, same model and schedule (v0.6 "
           "summary): published vs predicted ===")
     d = rl.load_rl_validation().set_index("id")
     v = rl.rl_validation("model").set_index("id")
 
     def per_gpu(i, t):
-        r = d.loc[i]
-        return r["prompts_per_step"] * r["samples_per_prompt"] * r["avg_sequence_tokens"] \
-            / (t * r["n_gpus"])
+        """The row's published tokens/s/GPU cell, at step time t instead of the published."""
+        return d.loc[i, "tokens_per_s_per_gpu"] * d.loc[i, "measured_iteration_s"] / t
 
     for name, (h, g) in GB200_H100_PAIRS.items():
         pub = per_gpu(g, d.loc[g, "measured_iteration_s"]) \

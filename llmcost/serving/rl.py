@@ -2074,10 +2074,10 @@ def published_generation_shares() -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ validation
-#: Prompt tokens assumed where a source states only the generated sequences' average total
-#: (NeMo RL's "G-Average Seq len", prompt + response, on OpenMathInstruct-2's short math
-#: problems with a chat template): an assumption, not a published figure. The mean response is
-#: the average total minus it, the longest response the maximum total minus it.
+#: Prompt tokens assumed where a source gives the mean generated length but nothing that
+#: counts the prompts (NeMo RL's v0.3 blog: "Avg. generated tokens per sample", on
+#: OpenMathInstruct-2's short math problems with a chat template): an assumption, not a
+#: published figure; the longest response is the maximum total minus it (``row_lengths``).
 ASSUMED_PROMPT_TOKENS = 256
 #: Validation modes: "before" prices generation at the raw roofline with continuous batching for
 #: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU``, one iteration in flight
@@ -2097,7 +2097,9 @@ def load_rl_validation() -> pd.DataFrame:
     engine, rollout_tp, gen_micro_batch, gen_memory_utilization (vLLM's
     ``gpu_memory_utilization``), off_policy_steps (``max_trajectory_age_steps``),
     prompts_per_step, samples_per_prompt,
-    prompt_tokens_max, response_tokens_max, avg_sequence_tokens, train_tp/pp/cp/ep,
+    prompt_tokens_max, response_tokens_max, avg_sequence_tokens (NeMo RL's v0.4/v0.6 "G-Average
+    Seq len", the mean generated length; v0.3: the blog's mean generated tokens plus
+    ``ASSUMED_PROMPT_TOKENS``: ``row_lengths``), train_tp/pp/cp/ep,
     zero_stage, train_micro_batch, reference, critic, reward, train_global_batch (sequences
     per optimizer step: NeMo RL's T-GBS, OpenRLHF's train_batch_size), actor_gpus /
     critic_gpus / reference_gpus / reward_gpus (OpenRLHF Ray's GPUs per model, the table's GPU
@@ -2109,7 +2111,10 @@ def load_rl_validation() -> pd.DataFrame:
     published phases), optimizer_offload ("cpu": the trained models' optimizer runs on the host
     CPUs, DeepSpeed-Chat's ``--offload`` and OpenRLHF's ``--adam_offload``; blank: on the GPUs)
     and source, source_ref (repository path @ commit), setup_source (where each setting is
-    stated).
+    stated), recompute / recompute_source (``row_recompute``), vllm_api / vllm_api_source (the
+    vLLM engine object each NeMo RL recipe builds: ``row_max_concurrent``),
+    tokens_per_s_per_gpu / tokens_per_s_per_gpu_quote (NeMo RL v0.4/v0.6's "Tokens / sec /
+    GPU" cell, prompt and response counted: ``row_lengths``).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
 
@@ -2165,8 +2170,9 @@ def validation_setup(row) -> dict:
     the benchmark's commit stops at the end-of-sequence token, ``Actor.generate`` with
     ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, while
     DeepSpeed-Chat's benchmark setting generates fixed-length answers; the mean length of
-    OpenRLHF's responses is not published); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
-    lognormal tail of responses up to the maximum total (``response_lengths``). Every row
+    OpenRLHF's responses is not published); NeMo RL's rows take the prompt and the mean response
+    ``row_lengths`` gives and a lognormal tail of responses up to T-Max less the prompt
+    (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
@@ -2195,12 +2201,7 @@ def validation_setup(row) -> dict:
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
-    if pd.isna(r.get("avg_sequence_tokens")):
-        p, mean, mx = int(r["prompt_tokens_max"]), float(r["response_tokens_max"]), None
-    else:
-        p = ASSUMED_PROMPT_TOKENS
-        mean = float(r["avg_sequence_tokens"]) - p
-        mx = float(r["response_tokens_max"]) - p
+    p, mean, mx = row_lengths(r)
     colocated = r["placement"] == "colocated"
     plan = dict(tp=int(r["train_tp"]), pp=int(r["train_pp"]), cp=int(r["train_cp"]),
                 ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]),
@@ -2235,6 +2236,60 @@ def validation_setup(row) -> dict:
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
+
+
+def row_lengths(r: dict) -> tuple:
+    """(prompt tokens, mean response tokens, longest response or None) of a validation row.
+
+    * OpenRLHF's and DeepSpeed-Chat's rows (no ``avg_sequence_tokens``): the maximum prompt and
+      answer, every response at the limit (``validation_setup``).
+    * NeMo RL's v0.4 and v0.6 rows (a ``tokens_per_s_per_gpu`` cell): the summary's "G-Average
+      Seq len" (``avg_sequence_tokens``) is the mean **generated** length, and its "Tokens /
+      sec / GPU" counts prompt and response, so the row's own cells give its mean prompt::
+
+          total per sample = tokens/s/GPU × step time × GPUs ÷ (prompts × G)
+          prompt P = round(total per sample − G-Average Seq len)
+          mean response = G-Average Seq len      longest response = T-Max − P
+
+      Sources: NVIDIA-NeMo/RL nemo_rl/algorithms/utils.py @ 5fb5889 l. 723-724
+      (``e2e_tokens_per_sec_per_gpu = metrics["total_num_tokens"] / total_time /
+      total_num_gpus``) with grpo.py l. 1888 (``"total_num_tokens": input_lengths``, prompt +
+      response, summed over the step's samples) and the summary's own formula ("Total Tokens
+      Processed / (Time for Stage × Number of GPUs)"); the per-sample means NeMo RL logs are
+      ``mean_gen_tokens_per_sample`` ("Mean Generation Length") and
+      ``mean_total_tokens_per_sample`` (nemo_rl/experience/rollouts.py l. 583-588). Over the
+      27 rows of the v0.4 and v0.6 tables (five models, H100 and GB200) the total per sample
+      exceeds "G-Average Seq len" by a near-constant 98-136 tokens (four asynchronous rows
+      more, 157-1,059, the table averaging five steps) while their ratio runs from 1.02
+      (5,700-token Qwen3-235B rows) to 1.16 (700-token DeepSeek-V3 rows): an added prompt, not
+      a scale error. By hand, v0.6 DeepSeek-V3 on 256 H100: 12.1 × 134 × 256 ÷ 512 = 810.7, P =
+      811 − 701 = 110. Before this (read after the held-out errors had been seen), the cell
+      was taken as prompt + response with ``ASSUMED_PROMPT_TOKENS`` of prompt, pricing
+      DeepSeek-V3's responses at 445 tokens instead of 701.
+    * NeMo RL's v0.3 rows (the blog's mean generated tokens + ``ASSUMED_PROMPT_TOKENS`` in
+      ``avg_sequence_tokens``, no throughput cell): P = ``ASSUMED_PROMPT_TOKENS``, mean
+      response = ``avg_sequence_tokens`` − P (the published figure), longest = T-Max − P.
+
+    Raises
+    ------
+    ValueError
+        A derived prompt that is not positive or leaves no room for a response below T-Max
+        (the row and the figures named)."""
+    if pd.isna(r.get("avg_sequence_tokens")):
+        return int(r["prompt_tokens_max"]), float(r["response_tokens_max"]), None
+    t_max, g = float(r["response_tokens_max"]), float(r["avg_sequence_tokens"])
+    tps = _opt_float(r.get("tokens_per_s_per_gpu"))
+    if tps is None:
+        p = ASSUMED_PROMPT_TOKENS
+        return p, g - p, t_max - p
+    total = tps * float(r["measured_iteration_s"]) * int(r["n_gpus"]) \
+        / (int(r["prompts_per_step"]) * int(r["samples_per_prompt"]))
+    p = round(total - g)
+    if not 0 < p < t_max - g:
+        raise ValueError(f"row {r.get('id')!r}: tokens_per_s_per_gpu={tps:g} gives {total:.0f} "
+                         f"tokens per sample, a prompt of {p} beside G-Average Seq len {g:g}: "
+                         f"it must be > 0 and leave the mean response below T-Max {t_max:g}")
+    return p, g, t_max - p
 
 
 def row_pack_tokens(r: dict) -> int | None:
