@@ -2253,12 +2253,14 @@ def row_lengths(r: dict) -> tuple:
 
       Sources: NVIDIA-NeMo/RL nemo_rl/algorithms/utils.py @ 5fb5889 l. 723-724
       (``e2e_tokens_per_sec_per_gpu = metrics["total_num_tokens"] / total_time /
-      total_num_gpus``) with grpo.py l. 1888 (``"total_num_tokens": input_lengths``, prompt +
-      response, summed over the step's samples) and the summary's own formula ("Total Tokens
-      Processed / (Time for Stage × Number of GPUs)"); the per-sample means NeMo RL logs are
+      total_num_gpus``; v0.4: l. 642-643 @ 06beed9) with grpo.py l. 1888
+      (``"total_num_tokens": input_lengths``, the lengths of each sample's flattened message
+      log, prompt + response, l. 1701, summed over the step) and the summary's formula
+      ("Total Tokens Processed / (Time for Stage × Number of GPUs)"); the per-sample means
+      NeMo RL logs are
       ``mean_gen_tokens_per_sample`` ("Mean Generation Length") and
       ``mean_total_tokens_per_sample`` (nemo_rl/experience/rollouts.py l. 583-588). Over the
-      27 rows of the v0.4 and v0.6 tables (five models, H100 and GB200) the total per sample
+      27 GRPO rows of the v0.4 and v0.6 tables (five models, H100 and GB200) the total per sample
       exceeds "G-Average Seq len" by a near-constant 98-136 tokens (four asynchronous rows
       more, 157-1,059, the table averaging five steps) while their ratio runs from 1.02
       (5,700-token Qwen3-235B rows) to 1.16 (700-token DeepSeek-V3 rows): an added prompt, not
