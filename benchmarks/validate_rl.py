@@ -234,7 +234,10 @@ def gb200_against_h100():
           "BF16 kernel config for Qwen3-30B-A3B's experts (E=128) at N=768 on GB200 (TP 1, the "
           "GB200 rows) nor at N=384 on H100 (TP 2, the v0.6 H100 rows), where B200 (N=768) and "
           "H200 (both) have one (fused_moe/configs, fused_moe.get_config_file_name), so those "
-          "rows run the default config; Grace's host overhead (NVIDIA/TransformerEngine issue "
+          "rows run the default config, as do DeepSeek-V3's BF16 experts (E=256, N=128 at TP 16 "
+          "on GB200, N=64 at TP 32 on H100); against it, the v0.3/v0.4 Qwen3-30B-A3B rows "
+          "(vLLM 0.9.0/0.10.0, TP 4: N=192, a tuned H100 config) are missed about as much. "
+          "Grace's host overhead (NVIDIA/TransformerEngine issue "
           "2053, 2025-08-11: one BF16 torch Linear forward costs 37.08 us of CPU on GB200 "
           "against 13.48 us on an H100 DGX's Xeon 8480C) is in neither the engine's per-step "
           "overhead nor the step model's MoE host term (fitted on B200 and GB200 rows together).")
