@@ -2257,8 +2257,7 @@ def row_lengths(r: dict) -> tuple:
       (``"total_num_tokens": input_lengths``, the lengths of each sample's flattened message
       log, prompt + response, l. 1701, summed over the step) and the summary's formula
       ("Total Tokens Processed / (Time for Stage × Number of GPUs)"); the per-sample means
-      NeMo RL logs are
-      ``mean_gen_tokens_per_sample`` ("Mean Generation Length") and
+      NeMo RL logs are ``mean_gen_tokens_per_sample`` ("Mean Generation Length") and
       ``mean_total_tokens_per_sample`` (nemo_rl/experience/rollouts.py l. 583-588). Over the
       27 GRPO rows of the v0.4 and v0.6 tables (five models, H100 and GB200) the total per sample
       exceeds "G-Average Seq len" by a near-constant 98-136 tokens (four asynchronous rows
