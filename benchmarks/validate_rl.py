@@ -28,9 +28,19 @@ three NeMo RL v0.3 rows ("added" v3: NeMo blog 2025-07-21 Table 1, committed dat
 any of their errors was computed) phase by phase; NeMo RL's per-step host swaps
 (``rl.nemo_rl_swap_bytes``, read from its code after the held-out errors had been seen) without
 and with.
+NeMo RL v0.4/v0.6's lengths as the summary counts them (``rl.row_lengths``: "G-Average Seq len"
+is the mean generated length, the prompt the row's tokens/s/GPU cell implies) against the
+earlier reading (the cell as prompt + response, ``rl.ASSUMED_PROMPT_TOKENS`` of prompt).
+vLLM's default cap on concurrent sequences for the engine object each NeMo RL recipe builds
+(``rl.row_max_concurrent``: AsyncLLM 128, LLM 1024 on H100/GB200; read from the recipes and vLLM
+0.10.0/0.17.1 after the held-out errors had been seen) without and with, row by row.
 The update is priced one optimizer step of ``train_global_batch`` sequences at a time, NeMo RL's
 rows with sequence packing (``rl.optimizer_batch``: NeMo RL's megatron_policy_worker.train, read
 after the held-out errors had been seen).
+
+Also the GB200 rows against the H100 row of the same model and schedule (tokens per second per
+GPU, GB200 ÷ H100, published and predicted), with the candidates for their miss that no figure
+prices.
 
 Prints per mode and split: each row's predicted ÷ measured iteration (and phase) time, the
 mean |error|, the worst factor, rows refused, and generation's share of the iteration against
@@ -47,6 +57,7 @@ import time
 import pandas as pd
 
 from llmcost import rl
+from llmcost.serving import inference
 
 GOAL_MEAN, GOAL_WORST, GOAL_SHARE_POINTS = 0.25, 1.5, 10.0
 
@@ -121,9 +132,115 @@ def main():
         worst = max(ratio.max(), 1 / ratio.min())
         print(f"  {name:15s} mean |error| {err.mean():.1%}, worst factor {worst:.2f}x "
               f"over {ratio.notna().sum()} rows")
+    lengths_as_counted()
+    engine_cap()
+    gb200_against_h100()
     offload_and_phases()
     share_gaps()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
+
+
+def lengths_as_counted():
+    """NeMo RL v0.4/v0.6 rows: the prompt their tokens/s/GPU cell implies (rl.row_lengths), and
+    each held-out row's ratio with the earlier reading of "G-Average Seq len" (prompt +
+    response, ASSUMED_PROMPT_TOKENS of prompt) and as the summary counts it."""
+    print("\n=== NeMo RL v0.4/v0.6 lengths (rl.row_lengths): total tokens per sample = "
+          "tokens/s/GPU x step x GPUs / samples; prompt = that - 'G-Average Seq len' (the mean "
+          "generated length); predicted / measured with the earlier reading (the cell as prompt "
+          f"+ response, {rl.ASSUMED_PROMPT_TOKENS} tokens of prompt) -> as counted ===")
+    d = rl.load_rl_validation()
+    now = rl.rl_validation("model").set_index("id")["ratio"]
+    rows = d[d["tokens_per_s_per_gpu"].notna() & (d["split"] != "not_evaluated")]
+    ratios = {}
+    for _, r in rows.iterrows():
+        p, mean, mx = rl.row_lengths(r)
+        g, t_max, p0 = r["avg_sequence_tokens"], r["response_tokens_max"], rl.ASSUMED_PROMPT_TOKENS
+        it = rl.validation_iteration(r, prompt_tokens=p0, response_tokens=g - p0,
+                                     response_tokens_max=t_max - p0)
+        ratios[r["id"]] = rl.validation_phases(it, r["phases_measured"])[0] \
+            / r["measured_iteration_s"]
+        print(f"  {r['id']:40s} prompt {p:4d}  mean response {g - p0:6.0f} -> {mean:6.0f}  "
+              f"ratio {ratios[r['id']]:.3f} -> {now[r['id']]:.3f}")
+    held = d[d["split"] == "heldout"]["id"]
+    before = now[held].copy()
+    before.update(pd.Series(ratios))
+    for name, ratio in (("earlier", before), ("counted", now[held])):
+        print(f"  {name:8s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
+              f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
+
+
+def engine_cap():
+    """vLLM's default cap on concurrent sequences (rl.row_max_concurrent) on NeMo RL's rows:
+    each row's ratio without it (the KV-cache capacity) and with it, and the held-out mean."""
+    print("\n=== vLLM's default max_num_seqs for the engine each NeMo RL recipe builds "
+          f"(rl.row_max_concurrent: AsyncLLM {rl.VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS}, LLM "
+          f"{rl.VLLM_LLM_DEFAULT_MAX_NUM_SEQS[0]} on a GPU of >= 70 GiB, not an A100): held-out "
+          "rows it changes, predicted / measured without -> with ===")
+    d = rl.load_rl_validation()
+    with_cap = rl.rl_validation("model", split="heldout").set_index("id")["ratio"]
+    without = with_cap.copy()
+    for _, r in d[(d["split"] == "heldout") & (d["system"] == "NeMo RL")].iterrows():
+        it = rl.validation_iteration(r, max_concurrent=None)
+        without[r["id"]] = rl.validation_phases(it, r["phases_measured"])[0] \
+            / r["measured_iteration_s"]
+    for rid in with_cap.index[(with_cap - without).abs() > 1e-6]:
+        print(f"  {rid:40s} {without[rid]:.3f} -> {with_cap[rid]:.3f} "
+              f"({d.set_index('id').loc[rid, 'vllm_api']})")
+    for name, ratio in (("without", without), ("with", with_cap)):
+        print(f"  {name:7s} held-out mean |error| {(ratio - 1).abs().mean():.1%}, worst "
+              f"{max(ratio.max(), 1 / ratio.min()):.2f}x")
+
+
+#: NeMo RL v0.6's GB200 rows beside the H100 row of the same model and schedule (the v0.6
+#: performance summary, both tables; the recipes differ in GPUs per node and parallel sizes).
+GB200_H100_PAIRS = {
+    "Qwen3-30B-A3B on-policy": ("nemo-rl-v0.6-qwen3-30b-a3b-on",
+                                "nemo-rl-v0.6-gb200-qwen3-30b-a3b-on"),
+    "Qwen3-30B-A3B 1-step off": ("nemo-rl-v0.6-qwen3-30b-a3b-off1",
+                                 "nemo-rl-v0.6-gb200-qwen3-30b-a3b-off1"),
+    "DeepSeek-V3 on-policy, 256 GPUs": ("nemo-rl-v0.6-deepseek-v3-on-256",
+                                        "nemo-rl-v0.6-gb200-deepseek-v3-on-256"),
+    "DeepSeek-V3 1-step off": ("nemo-rl-v0.6-deepseek-v3-off1",
+                               "nemo-rl-v0.6-gb200-deepseek-v3-off1")}
+
+
+def gb200_against_h100():
+    """The GB200 rows' miss, seen against the H100 row of the same model and schedule: tokens
+    per second per GPU (the summary's cell; predicted: the cell at the predicted step time),
+    GB200 / H100, published and predicted. A diagnosis printed, not a mechanism: nothing is
+    fitted on it."""
+    print("\n=== GB200 / H100 tokens per second per GPU, same model and schedule (v0.6 "
+          "summary): published vs predicted ===")
+    d = rl.load_rl_validation().set_index("id")
+    v = rl.rl_validation("model").set_index("id")
+
+    def per_gpu(i, t):
+        """The row's published tokens/s/GPU cell, at step time t instead of the published."""
+        return d.loc[i, "tokens_per_s_per_gpu"] * d.loc[i, "measured_iteration_s"] / t
+
+    for name, (h, g) in GB200_H100_PAIRS.items():
+        pub = per_gpu(g, d.loc[g, "measured_iteration_s"]) \
+            / per_gpu(h, d.loc[h, "measured_iteration_s"])
+        pred = per_gpu(g, v.loc[g, "predicted_s"]) / per_gpu(h, v.loc[h, "predicted_s"])
+        print(f"  {name:32s} published {pub:.2f}x  predicted {pred:.2f}x  "
+              f"({d.loc[h, 'n_gpus']} H100, {d.loc[g, 'n_gpus']} GB200)")
+    g, h = (inference.serving_accelerator(n) for n in ("GB200-NVL72", "H100-SXM"))
+    print(f"  catalogue GB200 / H100: dense BF16 "
+          f"{g.peak_flops_per_s('bf16') / h.peak_flops_per_s('bf16'):.2f}x, "
+          f"HBM bandwidth {g.hbm_bytes_per_s / h.hbm_bytes_per_s:.2f}x")
+    print("  Not modelled, candidates read (no figure to price them from): vLLM 0.17.1 (NeMo RL "
+          "v0.6's pin) runs unquantized MoE with its Triton kernel by default "
+          "(fused_moe/oracle/unquantized.py, VLLM_USE_FLASHINFER_MOE_FP16 off) and has no tuned "
+          "BF16 kernel config for Qwen3-30B-A3B's experts (E=128) at N=768 on GB200 (TP 1, the "
+          "GB200 rows) nor at N=384 on H100 (TP 2, the v0.6 H100 rows), where B200 (N=768) and "
+          "H200 (both) have one (fused_moe/configs, fused_moe.get_config_file_name), so those "
+          "rows run the default config, as do DeepSeek-V3's BF16 experts (E=256, N=128 at TP 16 "
+          "on GB200, N=64 at TP 32 on H100); against it, the v0.3/v0.4 Qwen3-30B-A3B rows "
+          "(vLLM 0.9.0/0.10.0, TP 4: N=192, a tuned H100 config) are missed about as much. "
+          "Grace's host overhead (NVIDIA/TransformerEngine issue "
+          "2053, 2025-08-11: one BF16 torch Linear forward costs 37.08 us of CPU on GB200 "
+          "against 13.48 us on an H100 DGX's Xeon 8480C) is in neither the engine's per-step "
+          "overhead nor the step model's MoE host term (fitted on B200 and GB200 rows together).")
 
 
 def offload_and_phases():

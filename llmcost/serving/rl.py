@@ -2074,10 +2074,10 @@ def published_generation_shares() -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------------------ validation
-#: Prompt tokens assumed where a source states only the generated sequences' average total
-#: (NeMo RL's "G-Average Seq len", prompt + response, on OpenMathInstruct-2's short math
-#: problems with a chat template): an assumption, not a published figure. The mean response is
-#: the average total minus it, the longest response the maximum total minus it.
+#: Prompt tokens assumed where a source gives the mean generated length but nothing that
+#: counts the prompts (NeMo RL's v0.3 blog: "Avg. generated tokens per sample", on
+#: OpenMathInstruct-2's short math problems with a chat template): an assumption, not a
+#: published figure; the longest response is the maximum total minus it (``row_lengths``).
 ASSUMED_PROMPT_TOKENS = 256
 #: Validation modes: "before" prices generation at the raw roofline with continuous batching for
 #: every engine, every training pass at the flat ``DEFAULT_TRAIN_MFU``, one iteration in flight
@@ -2097,7 +2097,9 @@ def load_rl_validation() -> pd.DataFrame:
     engine, rollout_tp, gen_micro_batch, gen_memory_utilization (vLLM's
     ``gpu_memory_utilization``), off_policy_steps (``max_trajectory_age_steps``),
     prompts_per_step, samples_per_prompt,
-    prompt_tokens_max, response_tokens_max, avg_sequence_tokens, train_tp/pp/cp/ep,
+    prompt_tokens_max, response_tokens_max, avg_sequence_tokens (NeMo RL's v0.4/v0.6 "G-Average
+    Seq len", the mean generated length; v0.3: the blog's mean generated tokens plus
+    ``ASSUMED_PROMPT_TOKENS``: ``row_lengths``), train_tp/pp/cp/ep,
     zero_stage, train_micro_batch, reference, critic, reward, train_global_batch (sequences
     per optimizer step: NeMo RL's T-GBS, OpenRLHF's train_batch_size), actor_gpus /
     critic_gpus / reference_gpus / reward_gpus (OpenRLHF Ray's GPUs per model, the table's GPU
@@ -2109,7 +2111,10 @@ def load_rl_validation() -> pd.DataFrame:
     published phases), optimizer_offload ("cpu": the trained models' optimizer runs on the host
     CPUs, DeepSpeed-Chat's ``--offload`` and OpenRLHF's ``--adam_offload``; blank: on the GPUs)
     and source, source_ref (repository path @ commit), setup_source (where each setting is
-    stated).
+    stated), recompute / recompute_source (``row_recompute``), vllm_api / vllm_api_source (the
+    vLLM engine object each NeMo RL recipe builds: ``row_max_concurrent``),
+    tokens_per_s_per_gpu / tokens_per_s_per_gpu_quote (NeMo RL v0.4/v0.6's "Tokens / sec /
+    GPU" cell, prompt and response counted: ``row_lengths``).
     """
     return pd.read_csv(DATA_DIR / "rl_iterations.csv")
 
@@ -2165,8 +2170,9 @@ def validation_setup(row) -> dict:
     the benchmark's commit stops at the end-of-sequence token, ``Actor.generate`` with
     ``min_new_tokens`` 1 and vLLM ``SamplingParams`` with ``max_tokens`` only, while
     DeepSpeed-Chat's benchmark setting generates fixed-length answers; the mean length of
-    OpenRLHF's responses is not published); NeMo RL's rows take ``ASSUMED_PROMPT_TOKENS`` and a
-    lognormal tail of responses up to the maximum total (``response_lengths``). Every row
+    OpenRLHF's responses is not published); NeMo RL's rows take the prompt and the mean response
+    ``row_lengths`` gives and a lognormal tail of responses up to T-Max less the prompt
+    (``response_lengths``). Every row
     recomputes the policy's log-probabilities before the update: OpenRLHF's experience maker
     runs the actor's forward pass, and NeMo RL's step time "includes training, generation,
     policy logprobs, and refit time" (its performance summary). This setting was added after
@@ -2190,16 +2196,12 @@ def validation_setup(row) -> dict:
     move model state between GPU and host memory each step as its Megatron policy worker does
     (``host_swaps``, ``nemo_rl_swap_bytes``; read from its code after the held-out errors had
     been seen, not fitted). Sequence packing: ``row_pack_tokens``; activation recomputation as
-    each row's configuration sets it: ``row_recompute``."""
+    each row's configuration sets it: ``row_recompute``; the engine's cap on concurrent
+    sequences: ``row_max_concurrent``."""
     r = dict(row)
     is_a800 = str(r["accelerator"]).startswith("A800")
     acc = a800() if is_a800 else r["accelerator"]
-    if pd.isna(r.get("avg_sequence_tokens")):
-        p, mean, mx = int(r["prompt_tokens_max"]), float(r["response_tokens_max"]), None
-    else:
-        p = ASSUMED_PROMPT_TOKENS
-        mean = float(r["avg_sequence_tokens"]) - p
-        mx = float(r["response_tokens_max"]) - p
+    p, mean, mx = row_lengths(r)
     colocated = r["placement"] == "colocated"
     plan = dict(tp=int(r["train_tp"]), pp=int(r["train_pp"]), cp=int(r["train_cp"]),
                 ep=int(r["train_ep"]), micro_batch_size=int(r["train_micro_batch"]),
@@ -2220,7 +2222,7 @@ def validation_setup(row) -> dict:
                 reward="verifier" if r["reward"] == "verifier" else r["reward"],
                 critic=None if pd.isna(r.get("critic")) else r["critic"],
                 n_gpus=int(r["n_gpus"]), rollout_gpus=0 if colocated else int(r["generation_gpus"]),
-                rollout_tp=int(r["rollout_tp"]), max_concurrent=_opt_int(r.get("gen_micro_batch")),
+                rollout_tp=int(r["rollout_tp"]), max_concurrent=row_max_concurrent(r),
                 asynchronous=not bool(r["on_policy"]), engine=r["engine"], train_plan=plan,
                 off_policy_steps=_opt_int(r.get("off_policy_steps")) or 1,
                 rollout_reserve_fraction=inf.SERVING_RESERVE if _opt_float(
@@ -2234,6 +2236,61 @@ def validation_setup(row) -> dict:
                 host_swaps=r["system"] == "NeMo RL",
                 pack_tokens=row_pack_tokens(r),
                 efficiency=load_efficiency("A100-80GB") if is_a800 else None)
+
+
+def row_lengths(r: dict) -> tuple:
+    """(prompt tokens, mean response tokens, longest response or None) of a validation row.
+
+    * OpenRLHF's and DeepSpeed-Chat's rows (no ``avg_sequence_tokens``): the maximum prompt and
+      answer, every response at the limit (``validation_setup``).
+    * NeMo RL's v0.4 and v0.6 rows (a ``tokens_per_s_per_gpu`` cell): the summary's "G-Average
+      Seq len" (``avg_sequence_tokens``) is the mean **generated** length, and its "Tokens /
+      sec / GPU" counts prompt and response, so the row's own cells give its mean prompt::
+
+          total per sample = tokens/s/GPU × step time × GPUs ÷ (prompts × G)
+          prompt P = round(total per sample − G-Average Seq len)
+          mean response = G-Average Seq len      longest response = T-Max − P
+
+      Sources: NVIDIA-NeMo/RL nemo_rl/algorithms/utils.py @ 5fb5889 l. 723-724
+      (``e2e_tokens_per_sec_per_gpu = metrics["total_num_tokens"] / total_time /
+      total_num_gpus``; v0.4: l. 642-643 @ 06beed9) with grpo.py l. 1888
+      (``"total_num_tokens": input_lengths``, the lengths of each sample's flattened message
+      log, prompt + response, l. 1701, summed over the step) and the summary's formula
+      ("Total Tokens Processed / (Time for Stage × Number of GPUs)"); the per-sample means
+      NeMo RL logs are ``mean_gen_tokens_per_sample`` ("Mean Generation Length") and
+      ``mean_total_tokens_per_sample`` (nemo_rl/experience/rollouts.py l. 583-588). Over the
+      27 GRPO rows of the v0.4 and v0.6 tables (five models, H100 and GB200) the total per sample
+      exceeds "G-Average Seq len" by a near-constant 98-136 tokens (four asynchronous rows
+      more, 157-1,059, the table averaging five steps) while their ratio runs from 1.02
+      (5,700-token Qwen3-235B rows) to 1.16 (700-token DeepSeek-V3 rows): an added prompt, not
+      a scale error. By hand, v0.6 DeepSeek-V3 on 256 H100: 12.1 × 134 × 256 ÷ 512 = 810.7, P =
+      811 − 701 = 110. Before this (read after the held-out errors had been seen), the cell
+      was taken as prompt + response with ``ASSUMED_PROMPT_TOKENS`` of prompt, pricing
+      DeepSeek-V3's responses at 445 tokens instead of 701.
+    * NeMo RL's v0.3 rows (the blog's mean generated tokens + ``ASSUMED_PROMPT_TOKENS`` in
+      ``avg_sequence_tokens``, no throughput cell): P = ``ASSUMED_PROMPT_TOKENS``, mean
+      response = ``avg_sequence_tokens`` − P (the published figure), longest = T-Max − P.
+
+    Raises
+    ------
+    ValueError
+        A derived prompt that is not positive or leaves no room for a response below T-Max
+        (the row and the figures named)."""
+    if pd.isna(r.get("avg_sequence_tokens")):
+        return int(r["prompt_tokens_max"]), float(r["response_tokens_max"]), None
+    t_max, g = float(r["response_tokens_max"]), float(r["avg_sequence_tokens"])
+    tps = _opt_float(r.get("tokens_per_s_per_gpu"))
+    if tps is None:
+        p = ASSUMED_PROMPT_TOKENS
+        return p, g - p, t_max - p
+    total = tps * float(r["measured_iteration_s"]) * int(r["n_gpus"]) \
+        / (int(r["prompts_per_step"]) * int(r["samples_per_prompt"]))
+    p = round(total - g)
+    if not 0 < p < t_max - g:
+        raise ValueError(f"row {r.get('id')!r}: tokens_per_s_per_gpu={tps:g} gives {total:.0f} "
+                         f"tokens per sample, a prompt of {p} beside G-Average Seq len {g:g}: "
+                         f"it must be > 0 and leave the mean response below T-Max {t_max:g}")
+    return p, g, t_max - p
 
 
 def row_pack_tokens(r: dict) -> int | None:
@@ -2276,6 +2333,70 @@ def row_recompute(r: dict) -> str:
         raise ValueError(f"row {r.get('id')!r}: recompute={v!r} must be one of "
                          f"{RECOMPUTE_MODES} (data/rl_iterations.csv)")
     return v
+
+
+#: vLLM's default cap on the sequences one engine runs at once (``max_num_seqs``) when the
+#: caller sets none, by the engine object built (vllm-project/vllm, the versions NeMo RL pins:
+#: 0.9.0 at v0.3.0, 0.10.0 at v0.4.0, 0.17.1 at v0.6.0, pyproject.toml). ``AsyncLLM``: 128.
+#: ``AsyncLLM.from_engine_args`` passes ``UsageContext.ENGINE_CONTEXT``
+#: (vllm/v1/engine/async_llm.py, 0.10.0 l. 176-186, 0.17.1 l. 240-250), which the engine
+#: arguments' table of defaults does not hold (0.10.0 vllm/engine/arg_utils.py l. 1652-1654:
+#: set only ``if usage_context in default_max_num_seqs``; 0.17.1 l. 2121-2125:
+#: ``default_max_num_seqs.get(usage_context, SchedulerConfig.DEFAULT_MAX_NUM_SEQS)``), so the
+#: scheduler's own default holds (0.10.0 vllm/config.py l. 2388-2389 ``self.max_num_seqs =
+#: 128``; 0.17.1 vllm/config/scheduler.py l. 43 ``DEFAULT_MAX_NUM_SEQS = 128``).
+VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS = 128
+#: ``LLM`` (``UsageContext.LLM_CLASS``): 1024 on a GPU of at least 70 GiB that is not an A100,
+#: 256 otherwise (0.10.0 arg_utils.py l. 1584-1603, 0.17.1 l. 1974-1993, "For GPUs like H100
+#: and MI300x, use larger default values"; 0.9.0 l. 1495-1508 and 1545-1546 give the same
+#: numbers whatever the usage context).
+VLLM_LLM_DEFAULT_MAX_NUM_SEQS = (1024, 256)
+VLLM_LARGE_GPU_BYTES = 70 * 2 ** 30
+VLLM_APIS = ("LLM", "AsyncLLM")
+
+
+def vllm_default_max_num_seqs(api: str, accelerator) -> int:
+    """vLLM's ``max_num_seqs`` when the caller sets none: ``VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS``
+    (128) for an ``AsyncLLM`` engine; for an ``LLM`` one, ``VLLM_LLM_DEFAULT_MAX_NUM_SEQS``:
+    1024 where the GPU holds at least 70 GiB and is not an A100, else 256 (sources beside the
+    constants). By hand: H100-SXM (80 GiB) 1024, A100-80GB 256, any GPU with AsyncLLM 128.
+
+    Raises
+    ------
+    ValueError
+        ``api`` not one of ``VLLM_APIS``."""
+    if api not in VLLM_APIS:
+        raise ValueError(f"vllm_api={api!r} must be one of {VLLM_APIS}")
+    if api == "AsyncLLM":
+        return VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS
+    acc = inf.serving_accelerator(accelerator)
+    large = (acc.hbm_bytes or 0) >= VLLM_LARGE_GPU_BYTES and "a100" not in acc.name.lower()
+    return VLLM_LLM_DEFAULT_MAX_NUM_SEQS[0 if large else 1]
+
+
+def row_max_concurrent(r: dict) -> int | None:
+    """``max_concurrent`` of a validation row: its ``gen_micro_batch`` where the table gives
+    one (OpenRLHF's and DeepSpeed-Chat's micro-batches), else, for NeMo RL's rows, vLLM's
+    default ``max_num_seqs`` for the engine object the row's recipe builds (its ``vllm_api``
+    column, cited in ``vllm_api_source``: ``AsyncLLM`` where the recipe sets
+    ``vllm_cfg.async_engine: true``, ``LLM`` otherwise; no recipe sets ``max_num_seqs``), by
+    ``vllm_default_max_num_seqs``; None (the KV-cache capacity) for any other row. Read from
+    the recipes and vLLM's code after the held-out errors had been seen, not fitted: it caps
+    NeMo RL's asynchronous Qwen3-30B-A3B rows' replicas at 128 sequences (256 to 512 asked).
+
+    Raises
+    ------
+    ValueError
+        A NeMo RL row without a known ``vllm_api`` (the row and the value named)."""
+    cap = _opt_int(r.get("gen_micro_batch"))
+    if cap is not None or r["system"] != "NeMo RL":
+        return cap
+    api = r.get("vllm_api")
+    if not isinstance(api, str) or api not in VLLM_APIS:
+        raise ValueError(f"row {r.get('id')!r}: vllm_api={api!r} must be one of {VLLM_APIS} "
+                         "(data/rl_iterations.csv)")
+    acc = a800() if str(r["accelerator"]).startswith("A800") else r["accelerator"]
+    return vllm_default_max_num_seqs(api, acc)
 
 
 def row_refit(r: dict) -> str:

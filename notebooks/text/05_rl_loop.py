@@ -1002,8 +1002,16 @@ for rid, r in ph.iterrows():
 # measured (`rl.NEMO_RL_ZMQ_REFIT_S`, `rl.NEMO_RL_ZMQ_REFIT_SOURCE`), with the offload around it
 # at its measured time (`rl.NEMO_RL_OFFLOAD_S`, `rl.NEMO_RL_OFFLOAD_SOURCE`); each row's trainer recomputes activations as its recipe sets
 # (`rl.row_recompute`: full for Llama-3.1-8B and DeepSeek-V3, none for Qwen3-30B-A3B and the v0.3
-# configs). The fresh GB200 rows, judged before any change was made for them, are all predicted
-# faster than measured, like most NeMo RL rows. NeMo RL's performance pages publish only the
+# configs); their lengths are the summaries' as NeMo RL counts them (`rl.row_lengths`: "G-Average
+# Seq len" is the mean generated length, and the prompt is what each row's tokens-per-second-per-GPU
+# cell counts beyond it); and each rollout replica holds at most as many sequences as vLLM's default
+# `max_num_seqs` for the engine object its recipe builds (`rl.row_max_concurrent`:
+# `rl.VLLM_ASYNC_DEFAULT_MAX_NUM_SEQS` for the `AsyncLLM` of the asynchronous recipes and
+# DeepSeek-V3's, `rl.VLLM_LLM_DEFAULT_MAX_NUM_SEQS` for `vllm.LLM`), so the asynchronous
+# Qwen3-30B-A3B replicas decode their responses in waves. The fresh GB200 rows, judged before
+# any change was made for them, are all predicted faster than measured, like most NeMo RL rows;
+# `benchmarks/validate_rl.py` sets each beside the H100 row of the same model and schedule
+# (tokens per second per GPU) with the candidates for the miss that no published figure prices. NeMo RL's performance pages publish only the
 # step; its v0.3 blog publishes one step by phase, and the phase printout above places the
 # missing part there (the largest miss of each row, by ratio and in unpriced seconds). OpenRLHF's generation stopped at the
 # end-of-sequence token (its code at the benchmark's commit sets no minimum length): the bound
