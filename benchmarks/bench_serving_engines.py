@@ -14,7 +14,7 @@ variant had been judged on the held-out rows, ``engines`` module docstring). Thi
   beyond 25 %;
 * that every published measurement respects the roofline bound, and for each held-out row
   beyond 25 % the share of the roofline it achieved beside the other decode rows at batch ≤ 2
-  (the ``engines`` module docstring explains why no sourced mechanism closes it);
+  (the ``engines`` module docstring, "The held-out miss that remains", says what is known of it);
 * every published set-up row (``data/serving_setups.csv``: expert parallelism with DP attention,
   the prefill and decode pools of a disaggregated deployment, TensorRT-LLM's colocated NVFP4 and
   FP8 DeepSeek-R1 runs) reproduced by ``setups.ep_step`` / ``setups.colocated_ep_throughput``;
@@ -209,7 +209,7 @@ def main():
 def miss_diagnosis(v, misses):
     """For each held-out row beyond 25 %: the share of the roofline it achieved beside every
     decode row (TPOT or end-to-end latency) at batch <= 2 (``engines`` module docstring, "The
-    one held-out miss": why no sourced mechanism closes it)."""
+    held-out miss that remains")."""
     b = inf.load_serving_benchmarks().set_index("benchmark_id")["batch"]
     small = v[v["benchmark_id"].map(b).le(2) & v["metric"].isin(["tpot_s", "latency_s"])]
     shares = small.sort_values("roofline_share", ascending=False)
