@@ -14,7 +14,7 @@ variant had been judged on the held-out rows, ``engines`` module docstring). Thi
   beyond 25 %;
 * that every published measurement respects the roofline bound, and for each held-out row
   beyond 25 % the share of the roofline it achieved beside the other decode rows at batch ≤ 2
-  (the ``engines`` module docstring explains why no sourced mechanism closes it);
+  (the ``engines`` module docstring, "The held-out miss that remains", says what is known of it);
 * every published set-up row (``data/serving_setups.csv``: expert parallelism with DP attention,
   the prefill and decode pools of a disaggregated deployment, TensorRT-LLM's colocated NVFP4 and
   FP8 DeepSeek-R1 runs) reproduced by ``setups.ep_step`` / ``setups.colocated_ep_throughput``;
@@ -112,6 +112,33 @@ PREFIX_CACHING_SEARCHED = (
     "AWS Neuron prefix-caching tutorial (gpt-oss-120B): Trainium, not a catalogued GPU; "
     "llama.cpp / Ollama / RTX / GTX / Apple write-ups found in repositories: consumer hardware"
     " and engines outside the catalogue",
+    # searched again 2026-12-02 (third pass)
+    "SGLang paper (arXiv:2312.07104) as its reviews restate it (zhongzhuzhou.org 2026-05-21, "
+    "jaehun.me): LM-program throughput and latency under load, and Chatbot Arena's production "
+    "cache hit rates (52.4-74.1 %) with a 1.7x lower mean TTFT: no one prompt's TTFT at a "
+    "stated cached length",
+    "Hydragen (Juravsky et al. 2024, arXiv:2402.05099): decode throughput of large batches "
+    "over one shared prefix (CodeLlama-13b, up to 32x vLLM): a shared-prefix attention kernel "
+    "in decode, not a prefill that skips a cached prefix; figures only",
+    "Preble (Srivatsa et al., ICLR 2025; mlsys.wuklab.io blog): a distributed scheduler "
+    "judged on request streams (mean and p99 latency under load), no one-request TTFT",
+    "sgl-project/sglang issue #1248 (2024-08-29, context caching): a 400,000-character context"
+    " (no token count), 8.58 s cold TTFT, through a remote RunPod proxy (network inside the "
+    "TTFT); GPU and model not in the stored thread",
+    "vLLM PR #26807 (GatedDeltaNet prefix caching): benchmark_prefix_caching.py on one 29,835-"
+    "token prompt, 24.6 s without vs 13.0 s with the cache: a hybrid linear-attention model "
+    "outside the catalogue, GPU not stated, times end to end; ROCm/ATOM PR #939 (7,808 of "
+    "7,820 tokens cached): MiniMax-M2.5, not catalogued",
+    "gigagpu.com 'RTX 5060 Ti 16GB with prefix caching' (Llama 3.1 8B FP8, batch 1, TTFT "
+    "280 -> 40 ms): consumer GPU outside the catalogue, the prefix given in kB, not tokens",
+    "GPUStack docs 'Evaluating LMCache prefill acceleration in vLLM' (Qwen3-8B, RTX 4090), "
+    "LMCache issue #2205 / talkin.icu (Qwen3-Coder-30B-A3B AWQ 4-bit), Level Up Coding "
+    "'vLLM prefix caching vs LMCache' (2026-04-27; its opening only stored): uncatalogued "
+    "GPUs, models or quantisation, multi-turn runs under load, or no set-up stored",
+    "hungchun0201 agentic-ai-survey labs (weeks 5, 6, 15: vLLM APC, SGLang radix cache, "
+    "LMCache on one H100 with Llama-3.1-8B): instructions only, no measured result stored; "
+    "Nexus Labs blog (Qwen2.5-32B on four H100 nodes, TTFT p50 480 -> 110 ms): a loaded "
+    "cluster, model not catalogued",
 )
 GOAL_ERROR = 0.25
 
@@ -209,7 +236,7 @@ def main():
 def miss_diagnosis(v, misses):
     """For each held-out row beyond 25 %: the share of the roofline it achieved beside every
     decode row (TPOT or end-to-end latency) at batch <= 2 (``engines`` module docstring, "The
-    one held-out miss": why no sourced mechanism closes it)."""
+    held-out miss that remains")."""
     b = inf.load_serving_benchmarks().set_index("benchmark_id")["batch"]
     small = v[v["benchmark_id"].map(b).le(2) & v["metric"].isin(["tpot_s", "latency_s"])]
     shares = small.sort_values("roofline_share", ascending=False)

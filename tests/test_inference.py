@@ -151,12 +151,12 @@ def test_serving_validation_roofline_is_an_upper_bound_with_the_stated_factors()
     # throughput (H100 FP8: 8 Llama rows, A100 FP16: 7), v0.5 low latency (H100: 4, A100: 4)
     # and the v0.5 release's H100 FP8 high-throughput table (8 Llama rows);
     # NeMo's Llama-2-7B latency table (batch 1/2/4/8 × TP 1/2/4/8 × 2 GPUs = 32); one vLLM row;
-    # vLLM's performance-benchmark latency rows (3), NVIDIA NIM 1.8.0 ITL rows (5 + 22 of
+    # vLLM's performance-benchmark latency rows (3 each on H200, H100, A100), NVIDIA NIM 1.8.0 ITL rows (5 + 22 of
     # Llama 3.3 70B on 2 H100s, 28 of Llama 3.1 8B on one) and vLLM on MI300X (OCI blog,
     # 9 batch sizes).
     counts = v.groupby("engine").size()
     assert counts["TensorRT-LLM v0.6.1"] == 15 and counts["TensorRT-LLM v0.5"] == 16
-    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 131
+    assert counts["NeMo Framework (TensorRT-LLM backend)"] == 32 and len(v) == 137
     assert counts["NVIDIA NIM 1.8.0"] == 55
     # The roofline is faster than every engine (an upper bound) ...
     assert (v["speedup"] >= 1.0).all(), v.loc[v["speedup"] < 1, ["benchmark_id", "speedup"]]

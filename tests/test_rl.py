@@ -142,11 +142,12 @@ def test_openrlhf_ray_vllm_phases_against_its_table():
     assert train == pytest.approx(340, rel=0.02)
     assert 403.29 / train == pytest.approx(1.19, abs=0.03)
     # The vLLM family's fitted efficiency and the forwards on their models' GPUs: the phase
-    # is 1.85x the table's (regression pin of a known error: the lengths above; 1.95x before
-    # the forward passes took the step's HFU, rl.training_mfu).
+    # is 1.74x the table's (regression pin of a known error: the lengths above; 1.95x before
+    # the forward passes took the step's HFU, rl.training_mfu; 1.85x before vLLM's constants
+    # were refitted with its performance benchmark's A100 and H100 builds).
     r = _shares().loc["OpenRLHF (Ray + vLLM)"]
     assert r["gen_s"] > bound.generation_wall_s
-    assert r["gen_s"] / 481.86 == pytest.approx(1.85, abs=0.08)
+    assert r["gen_s"] / 481.86 == pytest.approx(1.74, abs=0.08)
 
 
 def test_openrlhf_colocated_generation_is_5x_slower_than_the_roofline():
