@@ -378,7 +378,10 @@ def reproduce() -> pd.DataFrame:
 
 
 #: FlashAttention-1 (CUDA, ``fa1``) and FlashAttention-2 (``fa2``) forward + backward on an A100
-#: 80GB SXM4, BF16, causal mask, head dimension 64: TFLOP/s by sequence length (Dao 2023,
+#: 80GB SXM4, FP16 (the figure states no precision; the repository's script for these
+#: benchmarks, Dao-AILab/flash-attention@60499abc ``benchmarks/benchmark_flash_attention.py``
+#: l. 72, sets ``dtype = torch.float16``; the A100's dense FP16 and BF16 peaks are both 312
+#: TFLOP/s), causal mask, head dimension 64: TFLOP/s by sequence length (Dao 2023,
 #: FlashAttention-2, arXiv:2307.08691, Fig. 4(c), "Attention forward + backward speed (A100 80GB
 #: SXM4)", batch × sequence length = 16k tokens, hidden 2048; FLOPs on this module's basis, §4.1:
 #: ``4·s²·d·heads``, halved with the causal mask, × 3.5 forward + backward). The values are the
