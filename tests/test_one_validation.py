@@ -255,3 +255,24 @@ def test_the_bill_notebooks_validate_their_scenario_with_the_one_function():
         code = [c for c in nb.cells if c.cell_type == "code"]
         i = next(j for j, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
         assert "validation.validate_scenario(" in code[i + 1].source, name
+
+
+def test_a_report_without_a_plan_refuses_gpus_the_batch_cannot_feed(tmp_path):
+    # Llama-2-7B (32 heads, 32 layers) at the notebooks' default batch of 4,194,304 tokens of
+    # 4,096: 1,024 sequences, each spread over at most 32 heads x 34 stages x 32 CP ranks =
+    # 34,816 GPUs, so 1,024 x 34,816 = 35,651,584 GPUs at most (by hand). Notebook 00 builds no
+    # plan, yet its bill counts the GPUs: the report of 00 alone refuses what `estimate` refuses
+    # (found by the property test above with n_gpus = 1e9).
+    path = tmp_path / "p.yaml"
+    path.write_text("model: llama-2-7b\naccelerator: H100-SXM\ntrain_tokens: 1.0e11\n"
+                    "n_gpus: 35651585\n")
+    with pytest.raises(ScenarioError, match=r"n_gpus=35,651,585 is more than") as by_report:
+        plan_report(path, ["00"])
+    with pytest.raises(ScenarioError) as by_estimate:
+        estimate_ledger(path)
+    assert str(by_estimate.value) == str(by_report.value)
+    path.write_text(path.read_text().replace("35651585", "35651584"))
+    with pytest.raises(ScenarioError) as at_the_limit:  # fed, but failures outrun checkpoints
+        plan_report(path, ["00"])
+    assert "more than the scenario's global batch can feed" not in str(at_the_limit.value)
+    assert "goodput of the main phase" in str(at_the_limit.value)

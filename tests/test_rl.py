@@ -447,3 +447,20 @@ def test_cross_domain_ll_latency_is_nccl_tuning_model(monkeypatch):
     eta = inf.load_engine_efficiency("vLLM").decode_fraction
     extra = 2 * 61 * 62 * (step - e.ll_step_latency_s) * 400 / eta
     assert slow["total_s"] - fast["total_s"] == pytest.approx(extra, rel=1e-3)
+
+
+def test_training_mfu_between_whole_lengths_interpolates_the_time_per_sequence():
+    # By hand: on the 6N basis a step's FLOPs are proportional to its length, so the time per
+    # sequence at length L is L / MFU(L) (in units of 6N / peak). At a mean length of 32.25
+    # tokens (P = 16 and responses averaging 16.25) the time is a quarter of the way from 32
+    # to 33 tokens, and the MFU is the length over that time.
+    m, acc = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
+    o = rl.RLOptions.build(prompt_tokens=16, prompts_per_step=8, samples_per_prompt=4,
+                           rollout_gpus=4)
+    at = {n: rl.training_mfu(m, acc, o, np.array([float(n - 16)]))[:2] for n in (32, 33)}
+    mfu, hfu, _ = rl.training_mfu(m, acc, o, np.array([16.0, 16.5]))
+    t = 0.75 * 32 / at[32][0] + 0.25 * 33 / at[33][0]
+    assert mfu == pytest.approx(32.25 / t, rel=1e-12)
+    assert at[32][0] < mfu < at[33][0]  # the step's fixed costs: MFU grows with the length
+    assert hfu / mfu == pytest.approx(0.75 * at[32][1] / at[32][0] + 0.25 * at[33][1] / at[33][0],
+                                      rel=1e-12)

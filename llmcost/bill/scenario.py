@@ -920,9 +920,10 @@ def _cross_check(p: dict) -> None:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])
         except ValueError as e:
             raise ScenarioError(str(e)) from None
-    if any(k in p for k in PLAN_PARAMETERS) and \
-            all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens")):
-        _check_batch_feeds_gpus(p)
+    batch_known = all(k in p for k in ("model", "n_gpus", "seq_len", "global_batch_tokens"))
+    if batch_known:  # a rule of n_gpus and the batch, whether or not a plan is built: the bill
+        _check_batch_feeds_gpus(p)  # of a report without a plan (00, 01, 07) counts these GPUs too
+    if batch_known and any(k in p for k in PLAN_PARAMETERS):
         _check_fixed_product(p)
         try:
             scenario_plan(p)

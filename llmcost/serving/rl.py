@@ -1360,10 +1360,32 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     megatron_policy_worker.py ``get_logprobs`` @ c751f811; Hugging Face's checkpointed layers
     under ``torch.no_grad`` run once), so it runs at the rate of hardware FLOPs the update
     achieves. Added after the held-out errors had been seen (read from the code, not fitted).
-    ``o.train_mfu`` prices both."""
+    ``o.train_mfu`` prices both.
+
+    The mean length x = P + mean R is rarely a whole number of tokens; the step is priced at
+    the whole lengths around it, lo = ⌊x⌋ and lo + 1, and its time per sequence interpolated
+    (on the 6N basis the step's FLOPs are proportional to the length, so time ∝ length / MFU)::
+
+        w = x − lo,   MFU(x) = x / ((1 − w) · lo / MFU(lo) + w · (lo + 1) / MFU(lo + 1))
+        HFU(x) = MFU(x) · ((1 − w) · HFU(lo) / MFU(lo) + w · HFU(lo + 1) / MFU(lo + 1))
+
+    (rounding x to a whole length instead made a longer response cheaper where the rounding
+    crossed: the step's fixed costs barely move from one length to the next)."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
-    seq = max(1, round(o.prompt_tokens + float(r.mean())))
+    x = max(1.0, o.prompt_tokens + float(r.mean()))
+    lo = math.floor(x)
+    w = x - lo
+    mfu_lo, hfu_lo, note = _training_mfu_at(m, acc, o, lo)
+    if w == 0:
+        return mfu_lo, hfu_lo, note
+    mfu_hi, hfu_hi, _ = _training_mfu_at(m, acc, o, lo + 1)
+    mfu = x / ((1 - w) * lo / mfu_lo + w * (lo + 1) / mfu_hi)
+    return mfu, mfu * ((1 - w) * hfu_lo / mfu_lo + w * hfu_hi / mfu_hi), note
+
+
+def _training_mfu_at(m: ModelSpec, acc: Accelerator, o: RLOptions, seq: int) -> tuple:
+    """``training_mfu`` at a whole mean length ``seq`` (its docstring)."""
     if isinstance(o.train_plan, str) and o.train_plan == "auto":
         bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan="auto",
                         stack=o.stack, efficiency=o.efficiency)
