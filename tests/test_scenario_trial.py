@@ -280,3 +280,43 @@ def test_check_prices_the_rl_line_at_the_rollout_tp_the_report_chooses(tmp_path)
     rl = next(x for x in got["left_out"] if x["key"] == "post.rl")
     assert rl["status"] == "modelled" and rl["usd"] > 0
     assert "rl_rollout_tp" in got["left_out_keys"]
+
+
+def test_a_config_json_that_is_not_an_object_is_one_line_naming_the_model(tmp_path):
+    """A config.json holding a JSON list, or text that is not JSON, is refused with one line
+    naming the model key and the file's fault (not a traceback, and not a message cut at its
+    first colon)."""
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "bad.json").write_text("{not json")
+    for name, fault in (("list.json", "must hold a JSON object, got list"),
+                        ("bad.json", "is not valid JSON: Expecting property name")):
+        with pytest.raises(ValueError) as e:
+            llmcost.load_model(str(tmp_path / name))
+        assert str(e.value).startswith(f"model={str(tmp_path / name)!r} {fault}")
+        r = run_cli("estimate", "--scenario",
+                    str(_write(tmp_path, {**BASE_8B, "model": name, "mfu": 0.4})))
+        assert r.returncode == 2 and "Traceback" not in r.stderr and fault in r.stderr
+
+
+def test_an_unknown_moe_family_is_refused_not_read_as_dense(tmp_path):
+    """Qwen1.5-MoE-A2.7B (model_type qwen2_moe, which the reader does not know; config.json of
+    Qwen/Qwen1.5-MoE-A2.7B on the Hugging Face Hub): 60 experts of width 1,408, top 4, a shared
+    expert of 5,632; its model card states 14.3B parameters, 2.7B activated. Read as a dense
+    Llama (intermediate_size 5,632 as one FFN) it would count, by hand,
+    24 × (4 × 2048² + 3 × 2048 × 5632) + 2 × 151,936 × 2048 ≈ 1.85B: below both published
+    figures. So the reader refuses it and names the MoE families it does read."""
+    cfg = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+           "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
+           "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+           "num_experts": 60, "num_experts_per_tok": 4, "vocab_size": 151936,
+           "max_position_embeddings": 8192, "tie_word_embeddings": False}
+    dense = llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "llama"})
+    hand = 24 * (4 * 2048**2 + 3 * 2048 * 5632) + 2 * 151936 * 2048
+    assert dense.n_params == pytest.approx(hand, rel=0.01)
+    assert dense.n_params < 2.7e9 < 14.3e9
+    with pytest.raises(ValueError, match=r"model_type='qwen2_moe'.*num_experts=60.*"
+                                         r"mixture of experts.*qwen3_moe"):
+        llmcost.ModelSpec.from_hf_config(cfg)
+    # a dense unknown family (an expert count of 1, or none) is still read, with its warning
+    with pytest.warns(UserWarning, match="not a known family"):
+        llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "smollm3", "num_experts": 1})
