@@ -653,7 +653,8 @@ class ModelSpec:
         olmo2, gemma2, gemma3 / gemma3_text, gpt_oss, deepseek_v2, deepseek_v3. Any other
         ``model_type`` whose config has the Llama keys (``hidden_size``, ``num_hidden_layers``,
         ``num_attention_heads``, ``intermediate_size``, ``vocab_size``) is read as a Llama-style
-        decoder with a ``UserWarning`` listing the keys used, so check its count.
+        decoder with a ``UserWarning`` listing the keys used, so check its count; one that sets
+        an expert count above 1 (``HF_MOE_KEYS``) is refused.
 
         What each family adds to a Llama-style decoder (from each family's ``modeling_*.py`` in
         Hugging Face transformers):
