@@ -320,3 +320,24 @@ def test_an_unknown_moe_family_is_refused_not_read_as_dense(tmp_path):
     # a dense unknown family (an expert count of 1, or none) is still read, with its warning
     with pytest.warns(UserWarning, match="not a known family"):
         llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "smollm3", "num_experts": 1})
+
+
+@pytest.mark.parametrize("accelerator, says", [
+    # data/efficiency.csv's H100 row: 80.1% (stas00/ml-engineering's maximum achievable matmul
+    # FLOPS table, the figure the notebook's prose quotes)
+    ("H100-SXM", "H100-SXM: the largest matmuls reach about 80% of the dense peak; the"),
+    # TPU v5p has no row: the generic one stands in, and the page says so
+    ("TPU v5p", "TPU v5p: the largest matmuls reach about 80% of the dense peak (no "
+                "measurement for this accelerator: data/efficiency.csv's generic row)"),
+])
+def test_notebook_01_says_when_the_matmul_ceiling_is_not_measured(tmp_path, accelerator, says):
+    """Notebook 01 §5 prints the matmul ceiling of the scenario's accelerator from
+    data/efficiency.csv; an accelerator without a row of its own gets the generic row, which
+    the sentence must not present as a measurement of that accelerator."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {**BASE_8B, "accelerator": accelerator, "mfu": 0.4, "price_usd_per_gpu_hour": 4.2}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    assert says in run_in_process(nb, report.notebook_parameters_for(nb, plan))

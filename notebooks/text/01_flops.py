@@ -262,9 +262,12 @@ publish_summary("01_flops", [
 # look at the FLOP count behind it:
 
 # %%
-ceiling = llmcost.load_efficiency(gpu).matmul_fraction  # data/efficiency.csv, with its source
-print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense peak; the "
-      f"scenario's MFU {p['mfu']:.2f} is {p['mfu'] / ceiling:.0%} of that ceiling")
+eff = llmcost.load_efficiency(gpu)  # data/efficiency.csv, with its source
+ceiling = eff.matmul_fraction
+measured = ("" if eff.accelerator != "default" else
+            " (no measurement for this accelerator: data/efficiency.csv's generic row)")
+print(f"{gpu.name}: the largest matmuls reach about {ceiling:.0%} of the dense peak{measured}; "
+      f"the scenario's MFU {p['mfu']:.2f} is {p['mfu'] / ceiling:.0%} of that ceiling")
 
 # %% [markdown]
 # **Hardware FLOPs utilisation (HFU)** also counts the FLOPs of recomputed activations, so it is
