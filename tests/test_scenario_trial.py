@@ -341,3 +341,24 @@ def test_notebook_01_says_when_the_matmul_ceiling_is_not_measured(tmp_path, acce
     plan = report.plan_report(_write(tmp_path, sc), ["01"])
     (nb,) = plan.notebooks
     assert says in run_in_process(nb, report.notebook_parameters_for(nb, plan))
+
+
+def test_keys_the_file_leaves_out_are_not_listed_as_the_scenarios(tmp_path):
+    """The index's and summary.json's "Parameters used" say where each value came from. A
+    scenario file without price_usd_per_gpu_hour, rl_iterations or rl_runs gets a null price
+    (the catalogue median) and ledger_rl false from the report itself: those values are not the
+    file's, so their source must not read "scenario"; a file that gives a price is "scenario"."""
+    from llmcost.present import report
+    sc = {k: v for k, v in BASE_8B.items() if k != "price_usd_per_gpu_hour"}
+    plan = report.plan_report(_write(tmp_path, {**sc, "mfu": 0.4}), ["00"])
+    used = report.effective_parameters(plan.scenario, plan.declared)
+    assert used["price_usd_per_gpu_hour"]["value"] is None
+    assert used["price_usd_per_gpu_hour"]["from"].startswith("not in the scenario")
+    assert used["ledger_rl"]["value"] is False
+    assert used["ledger_rl"]["from"].startswith("not in the scenario")
+    assert used["model"]["from"] == "scenario"
+    given = report.plan_report(_write(tmp_path, {**BASE_8B, "mfu": 0.4, "rl_iterations": 10},
+                                      "g.yaml"), ["00"])
+    used = report.effective_parameters(given.scenario, given.declared)
+    assert used["price_usd_per_gpu_hour"] == {"value": 2.5, "from": "scenario"}
+    assert used["ledger_rl"]["from"] == "notebook default"  # null: billed, rl_iterations given

@@ -332,9 +332,15 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         # an omitted price is null in every notebook and the bill (the catalogue median for this
         # accelerator and pricing mode, or the owned amortisation), never the notebooks' default
         # (the default scenario's H100 on-demand $3.99)
-        scenario = {**scenario, "price_usd_per_gpu_hour": None}
+        scenario = {**scenario, "price_usd_per_gpu_hour": None,
+                    "_price_usd_per_gpu_hour_omitted": (
+                        "not in the scenario: null, the catalogue median for its accelerator "
+                        "and pricing")}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
-        scenario = resolve_ledger_rl(scenario)
+        resolved = resolve_ledger_rl(scenario)
+        if resolved is not scenario:
+            scenario = {**resolved, "_ledger_rl_omitted": (
+                "not in the scenario: false, no RL campaign billed (no rl_iterations or rl_runs)")}
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
     used = effective_parameters(scenario, declared_all)
@@ -673,6 +679,9 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
                              "from": scenario["_mfu_calibration"]["from"]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
+            elif f"_{name}_omitted" in scenario:  # price_usd_per_gpu_hour, ledger_rl: set by
+                # plan_report for a file that leaves them out, not by the file
+                out[name] = {"value": scenario[name], "from": scenario[f"_{name}_omitted"]}
             elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:
