@@ -362,3 +362,18 @@ def test_keys_the_file_leaves_out_are_not_listed_as_the_scenarios(tmp_path):
     used = report.effective_parameters(given.scenario, given.declared)
     assert used["price_usd_per_gpu_hour"] == {"value": 2.5, "from": "scenario"}
     assert used["ledger_rl"]["from"] == "notebook default"  # null: billed, rl_iterations given
+
+
+def test_a_restart_longer_than_the_gap_between_planned_interruptions_is_said_once(tmp_path):
+    """Llama 3's 0.87 planned interruptions a day (47 in 54 days, arXiv:2407.21783 §3.3.4) leave
+    86,400 / 0.87 ≈ 99,310 s between them; a restart of 1e12 s (a unit slip) cannot fit, so the
+    scenario is refused. The refusal names δ + R with its value and explains it once, though
+    the message passes through the scenario's words twice (the bill's, then the report's)."""
+    from llmcost.bill.scenario import user_words
+    sc = {**BASE_8B, "mfu": 0.4, "ckpt_restart_s": 1e12}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.count("(a checkpoint's write, from ckpt_storage_bytes_per_s") == 1
+    assert "= 1e+12 s each would take all of the wall-clock time" in r.stderr
+    once = user_words("planned_per_day=1: planned interruptions of δ + R = 5 s each")
+    assert user_words(once) == once and once.startswith("fail_planned_per_day=1")

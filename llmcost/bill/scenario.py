@@ -838,9 +838,12 @@ USER_WORDS = {
 
 def user_words(message: str, extra: dict | None = None) -> str:
     """``message`` with the lower layers' argument names replaced by the scenario's keys
-    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept."""
+    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept, and a
+    name already followed by its explanation is not explained twice (a message passed through
+    twice, by the bill and then by the report, reads the same as once)."""
     for old, new in {**USER_WORDS, **(extra or {})}.items():
-        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, message)
+        done = rf"(?!{re.escape(new[len(old):])})" if new.startswith(old) else ""
+        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w]){done}", new, message)
     return message
 
 
