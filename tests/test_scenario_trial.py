@@ -377,3 +377,17 @@ def test_a_restart_longer_than_the_gap_between_planned_interruptions_is_said_onc
     assert "= 1e+12 s each would take all of the wall-clock time" in r.stderr
     once = user_words("planned_per_day=1: planned interruptions of δ + R = 5 s each")
     assert user_words(once) == once and once.startswith("fail_planned_per_day=1")
+
+
+def test_an_exploratory_fraction_beside_listed_runs_is_refused(tmp_path):
+    """The bill's exploratory line is either Cottier et al.'s fraction of the final run or the
+    runs the scenario lists (which replace it): a file giving both would have its fraction
+    silently ignored, so it is refused naming both keys (as mfu beside a pilot is)."""
+    runs = [{"name": "ablations", "gpu_hours": 5000.0}]
+    sc = {**BASE_8B, "mfu": 0.4, "ledger_exploratory_runs": runs}
+    with pytest.raises(ScenarioError, match=r"ledger_exploratory_fraction=0.5 and "
+                                            r"ledger_exploratory_runs are both given"):
+        load_scenario(_write(tmp_path, {**sc, "ledger_exploratory_fraction": 0.5}))
+    bill = llmcost.build_ledger(load_scenario(_write(tmp_path, sc, "runs.yaml")))
+    # 5,000 GPU-h at the scenario's $2.50: the listed run, no fraction
+    assert bill.line("compute.exploratory").usd == pytest.approx(5000 * 2.5)
