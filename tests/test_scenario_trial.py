@@ -391,3 +391,37 @@ def test_an_exploratory_fraction_beside_listed_runs_is_refused(tmp_path):
     bill = llmcost.build_ledger(load_scenario(_write(tmp_path, sc, "runs.yaml")))
     # 5,000 GPU-h at the scenario's $2.50: the listed run, no fraction
     assert bill.line("compute.exploratory").usd == pytest.approx(5000 * 2.5)
+
+
+def test_an_rl_update_that_fits_no_plan_is_refused_not_priced(tmp_path):
+    """Llama 3.1 405B's training state in mixed-precision Adam is 18 bytes per parameter
+    (bf16 weights 2, fp32 gradients 4, fp32 master 4, Adam m and v 8: the bf16_adam_fp32_grads
+    recipe; Rajbhandari et al. 2020 §3.1 count 16 with bf16 gradients): 405.85e9 × 18 ≈ 7.3 TB,
+    over 8 GPUs about 913 GB each even fully sharded, against an H100's 80 GiB (85.9 GB, 77 GB
+    usable). So an RL job of 8 H100s cannot run the policy's update: the bill must refuse it
+    (naming rl_gpus), not price it at the least-memory plan's MFU as if it ran."""
+    assert 405.85e9 * 18 / 8 > 80 * 2**30
+    sc = {**BASE_8B, "model": "llama-3.1-405b", "n_gpus": 16384, "train_tokens": 15.6e12,
+          "seq_len": 8192, "global_batch_tokens": 16777216, "tp": 8, "pp": 16,
+          "pp_split": "embedding_and_loss", "mfu": 0.4, "rl_iterations": 100, "rl_gpus": 8,
+          "rl_rollout_tp": 8, "serve_weight_dtype": "fp8"}  # rollouts: 406 GB / 8 = 51 GB
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "rl_gpus=8: no training plan of llama-3.1-405b fits" in r.stderr
+
+
+def test_a_report_chooses_rl_gpus_the_policy_fits_when_the_scenario_gives_none(tmp_path):
+    """Notebook 05 prices an illustrative RL campaign on the notebooks' 64 GPUs when the
+    scenario gives no rl_gpus. A 405B policy's 7.3 TB of training state (18 B/param, above)
+    over 64 GPUs is 114 GB each, above the 77 GB usable of an H100; over 128 it is 57 GB. The
+    report must not stop on a key the file did not give: it takes 128 GPUs (from 64 by
+    doubling) and says so where the parameters are listed."""
+    from llmcost.present import report
+    assert 405.85e9 * 18 / 64 > 77e9 > 405.85e9 * 18 / 128
+    sc = {**BASE_8B, "model": "llama-3.1-405b", "n_gpus": 16384, "train_tokens": 15.6e12,
+          "seq_len": 8192, "global_batch_tokens": 16777216, "tp": 8, "pp": 16,
+          "pp_split": "embedding_and_loss", "mfu": 0.4}
+    plan = report.plan_report(_write(tmp_path, sc))
+    used = report.effective_parameters(plan.scenario, plan.declared)
+    assert used["rl_gpus"]["value"] == 128
+    assert used["rl_gpus"]["from"].startswith("chosen: the smallest RL job")

@@ -356,6 +356,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
     if "serve_weight_dtype" in known and "serve_weight_dtype" not in scenario:
         scenario = choose_serve_weight_dtype(scenario, used)  # before the rollout TP: it reads it
         used = effective_parameters(scenario, declared_all)
+    if "rl_gpus" in known and "rl_gpus" not in scenario:
+        scenario = choose_rl_gpus(scenario, used)  # before the rollout TP: it divides them
+        used = effective_parameters(scenario, declared_all)
     if "rl_rollout_tp" in known and "rl_rollout_tp" not in scenario:
         scenario = choose_rollout_tp(scenario, used)
         used = effective_parameters(scenario, declared_all)
@@ -561,6 +564,42 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     if got["pilot_n_gpus"] != got["n_gpus"]:
         out["ledger_pilot_tokens_per_s_per_gpu"] = None
     return out
+
+
+def choose_rl_gpus(scenario: dict, used: dict) -> dict:
+    """When the scenario gives no ``rl_gpus``, notebook 05's RL campaign takes the notebooks'
+    64 GPUs; if the iteration cannot be priced there at any rollout TP (the scenario's
+    ``rl_rollout_tp`` when it gives one, else ``rl.fitting_rollout_tp``'s search), for a 405B or
+    671B policy whose update's training state does not fit 64 GPUs, the smallest count, from the
+    default by doubling (at most 64× it), on which it can, recorded as chosen (private key
+    ``_rl_gpus_chosen``), so that a report never stops on a setting the scenario did not give.
+    Returns the scenario unchanged when the default prices or no count does (the check then
+    names the key)."""
+    p = {k: v["value"] for k, v in used.items()}
+    default = p["rl_gpus"]
+
+    def prices(q: dict) -> bool:
+        if "rl_rollout_tp" not in scenario:
+            return rl.fitting_rollout_tp(q) is not None
+        try:
+            rl.scenario_iteration(q)
+            return True
+        except ValueError:
+            return False
+    try:
+        check_run_rules(p)
+        if prices(p):
+            return scenario
+        for g in (default * 2 ** i for i in range(1, 7)):
+            check_run_rules({**p, "rl_gpus": g})  # more GPUs than the RL batch feeds: stop
+            if prices({**p, "rl_gpus": g}):
+                return {**scenario, "rl_gpus": g, "_rl_gpus_chosen": (
+                    f"chosen: the smallest RL job, from the notebooks' {default} GPUs by "
+                    f"doubling, on which the policy's update fits (the notebooks' {default} do "
+                    "not; give rl_gpus to set it)")}
+    except (ValueError, KeyError, TypeError):  # the checks below name what is wrong
+        return scenario
+    return scenario
 
 
 def choose_rollout_tp(scenario: dict, used: dict) -> dict:
