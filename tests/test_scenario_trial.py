@@ -425,3 +425,14 @@ def test_a_report_chooses_rl_gpus_the_policy_fits_when_the_scenario_gives_none(t
     used = report.effective_parameters(plan.scenario, plan.declared)
     assert used["rl_gpus"]["value"] == 128
     assert used["rl_gpus"]["from"].startswith("chosen: the smallest RL job")
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_report_with_an_empty_notebook_selection_is_refused(tmp_path, value):
+    """`--notebooks ""` (an empty shell variable, say) selects nothing: the report refuses it in
+    one line before running, instead of running all twelve notebooks as if it were left out."""
+    sc = _write(tmp_path, {**BASE_8B, "mfu": 0.4})
+    r = run_cli("report", "--scenario", str(sc), "--notebooks", value,
+                "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "names no notebook" in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -240,6 +240,9 @@ def _main(argv: list[str] | None = None) -> int:
         if args.jobs is not None and args.jobs < 1:
             return _fail(f"--jobs={args.jobs} must be >= 1")
         out = Path(args.out) if args.out else Path("build/reports") / Path(args.scenario).stem
+        if args.notebooks is not None and not args.notebooks.replace(",", "").strip():
+            return _fail(f"--notebooks={args.notebooks!r} names no notebook: give numbers or "
+                         "names such as 00,01 or 04b, or leave --notebooks out to run them all")
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
