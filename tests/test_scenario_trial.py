@@ -436,3 +436,24 @@ def test_report_with_an_empty_notebook_selection_is_refused(tmp_path, value):
                 "--out", str(tmp_path / "out"))
     assert r.returncode == 2 and "names no notebook" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_notebook_01_deepseek_v3_whole_run_range_is_computed(tmp_path):
+    """DeepSeek-V3: 2,664K H800 GPU-hours for 14.8T tokens of pre-training (arXiv:2412.19437,
+    Table 1), 37.55B active parameters. By 6ND: 6 × 37.55e9 × 14.8e12 = 3.335e24 FLOP over
+    2.664e6 × 3600 s × 1,978.9 TFLOP/s (the H800's dense FP8 peak) = 17.6%; on the MFU basis
+    (4.319e24 FLOP with full-mask attention at 4K, notebook 01's count) 22.8%; against BF16's
+    989.4 TFLOP/s twice those. The page printed "about 18–22%" and "35–44%" in its prose; the
+    range is now printed by the cell: 18%–23% and 35%–46%."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    fp8 = 6 * 37.55e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12)
+    assert f"{fp8:.1%}" == "17.6%" and f"{2 * fp8:.1%}" == "35.1%"
+    basis = 4.319e24 / (2.664e6 * 3600 * 1978.9e12)
+    assert f"{basis:.1%}" == "22.8%" and f"{2 * basis:.1%}" == "45.5%"
+    plan = report.plan_report(_write(tmp_path, {**BASE_8B, "mfu": 0.4}), ["01"])
+    (nb,) = plan.notebooks
+    printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert ("against the FP8 peak it used: 18%–23% over the whole run (6ND to MFU basis); "
+            "against the BF16 peak: 35%–46%") in printed
