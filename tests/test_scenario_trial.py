@@ -457,3 +457,16 @@ def test_notebook_01_deepseek_v3_whole_run_range_is_computed(tmp_path):
     printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
     assert ("against the FP8 peak it used: 18%–23% over the whole run (6ND to MFU basis); "
             "against the BF16 peak: 35%–46%") in printed
+
+
+def test_calibrate_names_the_scenario_file_in_a_pilot_error(tmp_path):
+    """`llmcost calibrate` refuses a pilot whose tp (3) does not divide its 8 GPUs in one line
+    that names the scenario file, as `llmcost estimate` does, and names it once."""
+    sc = {k: v for k, v in BASE_8B.items() if k not in ("tp", "pp", "zero_stage")}
+    path = _write(tmp_path, {**sc, "pilot": [{"n_gpus": 8, "tokens_per_s_per_gpu": 7000.0,
+                                               "tp": 3}]})
+    for cmd in ("calibrate", "estimate"):
+        r = run_cli(cmd, "--scenario", str(path))
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"llmcost: error: {path}: pilot[0]: tp·pp·cp = 3·1·1 = 3")
+        assert r.stderr.count(str(path)) == 1

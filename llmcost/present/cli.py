@@ -1147,8 +1147,9 @@ def _calibrate(args) -> int:
         else:
             cal, x0, plan = pilot_calibration.scenario_calibration(p)
             x, widened = uncarried_band(p, x0, plan)  # as the bill's band (bill.pilot.pilot_mfu)
-    except (ScenarioError, ValueError) as e:
-        return _fail(str(e))
+    except (ScenarioError, ValueError) as e:  # named by the scenario file, as estimate names it
+        where = str(Path(args.scenario))
+        return _fail(str(e) if str(e).startswith(where) else f"{where}: {e}")
     say(f"Calibration ({cal.describe()}):")
     for pil, unc, meas in zip(cal.pilots, cal.uncalibrated_mfu, cal.measured_mfu):
         say(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "
