@@ -470,3 +470,13 @@ def test_calibrate_names_the_scenario_file_in_a_pilot_error(tmp_path):
         assert r.returncode == 2, r.stderr
         assert r.stderr.startswith(f"llmcost: error: {path}: pilot[0]: tp·pp·cp = 3·1·1 = 3")
         assert r.stderr.count(str(path)) == 1
+
+
+def test_a_tiny_given_mfu_is_not_printed_as_zero(tmp_path):
+    """mfu: 1e-9 (a typo for 0.40, say) is far below the step model's expectation; the sentence
+    that says so must show the figure (0.0000000010), not "mfu=0.00"."""
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**BASE_8B, "mfu": 1e-9})))
+    assert r.returncode == 0, r.stderr
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "the scenario's mfu=0.0000000010 is below what the step-time model expects" in text
+    assert "mfu=0.00 is" not in text
