@@ -480,3 +480,24 @@ def test_a_tiny_given_mfu_is_not_printed_as_zero(tmp_path):
     text = " ".join((r.stdout + r.stderr).split())
     assert "the scenario's mfu=0.0000000010 is below what the step-time model expects" in text
     assert "mfu=0.00 is" not in text
+
+
+def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs():
+    """Notebook 09 prices the default scenario (Llama 2 70B, an RL campaign on 64 GPUs) on every
+    accelerator. On TPU v5e (16 GB HBM, 14.4 GB usable after the 10% reserve) the rollout
+    replica needs TP 16 (138 GB of BF16 weights / 8 = 17.2 GB does not fit, / 16 = 8.6 GB does),
+    and the update's training state, 68.98e9 × 18 B = 1.24 TB, needs more than 64 chips (19.4 GB
+    each even fully sharded) but fits 128 (9.7 GB). The sweep must price that job, not the
+    64-chip one that cannot run."""
+    from llmcost.bill import levers
+    from llmcost.present import report
+    from pathlib import Path
+    assert 68.98e9 * 18 / 64 > 14.4e9 > 68.98e9 * 18 / 128
+    assert 68.98e9 * 2 / 8 > 14.4e9 > 68.98e9 * 2 / 16
+    default = Path(llmcost.__file__).resolve().parent.parent / "data/scenarios/default.yaml"
+    plan = report.plan_report(default, ["09"])
+    v = {**plan.values, **report.private_keys(plan.scenario)}
+    assert v["rl_gpus"] == 64
+    moved = levers.on_hardware(v, "TPU v5e")
+    assert (moved["rl_gpus"], moved["rl_rollout_tp"]) == (128, 16)
+    assert levers.on_hardware(v, "H100-SXM")["rl_gpus"] == 64  # fits where it was planned

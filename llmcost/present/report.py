@@ -67,6 +67,7 @@ from ..bill.scenario import (
 )
 from ..bill.validation import (
     SERVE_WEIGHT_DTYPE_ORDER,
+    fitting_rl_gpus,
     fitting_serve_weight_dtype,
     magnitude_warnings,
     user_words,
@@ -569,37 +570,24 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
 def choose_rl_gpus(scenario: dict, used: dict) -> dict:
     """When the scenario gives no ``rl_gpus``, notebook 05's RL campaign takes the notebooks'
     64 GPUs; if the iteration cannot be priced there at any rollout TP (the scenario's
-    ``rl_rollout_tp`` when it gives one, else ``rl.fitting_rollout_tp``'s search), for a 405B or
-    671B policy whose update's training state does not fit 64 GPUs, the smallest count, from the
-    default by doubling (at most 64× it), on which it can, recorded as chosen (private key
-    ``_rl_gpus_chosen``), so that a report never stops on a setting the scenario did not give.
-    Returns the scenario unchanged when the default prices or no count does (the check then
-    names the key)."""
+    ``rl_rollout_tp`` when it gives one), for a 405B or 671B policy whose update's training
+    state does not fit 64 GPUs, the smallest count from the default by doubling on which it can
+    (``validation.fitting_rl_gpus``), recorded as chosen (private key ``_rl_gpus_chosen``), so
+    that a report never stops on a setting the scenario did not give. Returns the scenario
+    unchanged when the default prices or no count does (the check then names the key)."""
     p = {k: v["value"] for k, v in used.items()}
     default = p["rl_gpus"]
-
-    def prices(q: dict) -> bool:
-        if "rl_rollout_tp" not in scenario:
-            return rl.fitting_rollout_tp(q) is not None
-        try:
-            rl.scenario_iteration(q)
-            return True
-        except ValueError:
-            return False
     try:
         check_run_rules(p)
-        if prices(p):
-            return scenario
-        for g in (default * 2 ** i for i in range(1, 7)):
-            check_run_rules({**p, "rl_gpus": g})  # more GPUs than the RL batch feeds: stop
-            if prices({**p, "rl_gpus": g}):
-                return {**scenario, "rl_gpus": g, "_rl_gpus_chosen": (
-                    f"chosen: the smallest RL job, from the notebooks' {default} GPUs by "
-                    f"doubling, on which the policy's update fits (the notebooks' {default} do "
-                    "not; give rl_gpus to set it)")}
+        found = fitting_rl_gpus(p, keep_tp="rl_rollout_tp" in scenario)
     except (ValueError, KeyError, TypeError):  # the checks below name what is wrong
         return scenario
-    return scenario
+    if found is None or found[0] == default:
+        return scenario
+    return {**scenario, "rl_gpus": found[0], "_rl_gpus_chosen": (
+        f"chosen: the smallest RL job, from the notebooks' {default} GPUs by doubling, on "
+        f"which the policy's update fits (the notebooks' {default} do not; give rl_gpus to set "
+        "it)")}
 
 
 def choose_rollout_tp(scenario: dict, used: dict) -> dict:
