@@ -436,3 +436,16 @@ def test_a_capped_band_says_its_real_cap_and_reason():
                                   "is above the cap)")
     assert accuracy.mfu_band(0.25, "H100-SXM", 2048, n_params=69e9,
                              seq_len=4096).bill_mfu_label() == "the band's central estimate"
+
+
+def test_a_prediction_just_above_the_best_published_does_not_read_as_equal():
+    """Megatron-LM's README: up to 47% MFU on H100 clusters (the best comparable dense Hopper
+    run). A prediction of 47.03% is above it, and the cap sentence must show that: "47.03% ...
+    47.00%", not "47.0% (the prediction itself, above ... 47.0%)"."""
+    from llmcost.training import accuracy as acc
+    assert acc.distinct_percents(0.4703, 0.47) == ("47.03%", "47.00%")
+    assert acc.distinct_percents(0.51, 0.47) == ("51.0%", "47.0%")
+    cap, words = acc.band_cap(0.4703, 0.672, "H100-SXM", best=0.47)
+    assert cap == 0.4703
+    assert "capped at 47.03% (the prediction itself" in words[-1]
+    assert "47.00%)" in words[-1] and "47.0%)" not in words[-1]

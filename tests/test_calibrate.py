@@ -148,6 +148,20 @@ def test_bad_pilot_input_names_the_field():
         cal.extrapolate(c, p.model, small, 2048, options=p.options)
 
 
+def test_pilot_far_too_slow_is_refused_as_too_slow():
+    """A pilot whose tokens/s were divided by its GPU count twice (a unit slip): Narayanan et al.
+    2021 Table 2's 384-GPU run at 153 TFLOP/s per GPU (49 % of the A100's 312 on the HFU count)
+    ÷ 384 is about 0.13 % HFU, 0.1 % MFU: kernels at 5 % of their measured rates
+    (cal.MIN_COMPUTE_FACTOR) are still far faster. The refusal says the pilot is below (not
+    above) what the engine gives, and names the unit to check."""
+    p = cal.published_pilot("megatron21-t2-175b-384")
+    slow = dataclasses.replace(p, tokens_per_s_per_gpu=p.tokens_per_s_per_gpu / 384)
+    assert cal.measured_mfu(slow) < 0.002  # hand figure above: 0.49 × 3/4 ÷ 384 ≈ 0.1 %
+    with pytest.raises(ValueError, match="is below what the step-time model gives") as e:
+        cal.calibrate(slow)
+    assert "above" not in str(e.value) and "per second per GPU" in str(e.value)
+
+
 _SCENARIO = """
 model: llama-2-70b
 accelerator: H100-SXM

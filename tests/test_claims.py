@@ -730,3 +730,36 @@ def test_a_moe_claims_note_is_in_a_readers_words(deepseek):
     assert "comparable_published_mfu" not in text
     assert "MoE: compared with published MoE runs only, of total parameters within 4× of " \
         "its 6.71e+11" in text
+
+
+def test_a_price_below_a_cent_is_printed_not_rounded_to_zero():
+    """'Trained Llama 3.1 8B on 1T tokens for $100': the price that claim needs is a fraction of a
+    cent per GPU-hour, and the text must show it, not "$0.00–$0.00". By hand: the MFU-basis count
+    is 6·N − 6·V·d (the embedding lookup is no matmul) + 12·L·h·s (full-mask attention) =
+    6 × 8.03e9 − 6 × 128,256 × 4,096 + 12 × 32 × 4,096 × 8,192 ≈ 5.791e10 FLOP per token, so
+    5.791e22 for 1e12 tokens; at the best published comparable MFU, 47% of the H100's 989.4
+    TFLOP/s (NVIDIA/Megatron-LM README), that is 34,594 GPU-h before goodput, and $100 over them
+    is about $0.0029 per GPU-hour (half that MFU: about $0.0014)."""
+    flops = 1e12 * (6 * 8.03e9 - 6 * 128256 * 4096 + 12 * 32 * 4096 * 8192)
+    assert flops == pytest.approx(5.791e22, rel=2e-3)
+    c = claims.check_claim("llama-3.1-8b", 1e12, "H100-SXM", n_gpus=64, usd=100.0,
+                           left_out=False)
+    assert c.best_published == pytest.approx(0.47)
+    hours = flops / (989.4e12 * 0.47 * 3600) / c.goodput
+    assert c.needed_usd_per_gpu_hour[1] == pytest.approx(100 / hours, rel=3e-3)
+    text = c.describe()
+    assert "$0.00–" not in text and "$0.0014–$0.0029/GPU-h" in text
+    assert claims.usd_rate(0.00143) == "$0.0014" and claims.usd_rate(2.69) == "$2.69"
+
+
+def test_tokens_the_claim_does_not_state_are_said_beside_the_claim():
+    """A claim without tokens is judged on the model's published count (Llama 3.1 8B: "over
+    15T tokens", Llama Team 2024, arXiv:2407.21783): the line right under the claim says so,
+    not only a note after the left-out lines."""
+    c = claims.check_claim("llama-3.1-8b", None, "H100-SXM", n_gpus=64, gpu_hours=1e5,
+                           left_out=False)
+    assert c.train_tokens == pytest.approx(15e12, rel=0.05)
+    lines = c.describe().splitlines()
+    assert lines[0].startswith("Claim: llama-3.1-8b on 1.5e+13 tokens")
+    assert lines[1].startswith("  tokens: no token count in the claim: the model's published")
+    assert sum("no token count in the claim" in ln for ln in lines) == 1

@@ -280,3 +280,224 @@ def test_check_prices_the_rl_line_at_the_rollout_tp_the_report_chooses(tmp_path)
     rl = next(x for x in got["left_out"] if x["key"] == "post.rl")
     assert rl["status"] == "modelled" and rl["usd"] > 0
     assert "rl_rollout_tp" in got["left_out_keys"]
+
+
+def test_a_config_json_that_is_not_an_object_is_one_line_naming_the_model(tmp_path):
+    """A config.json holding a JSON list, or text that is not JSON, is refused with one line
+    naming the model key and the file's fault (not a traceback, and not a message cut at its
+    first colon)."""
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "bad.json").write_text("{not json")
+    for name, fault in (("list.json", "must hold a JSON object, got list"),
+                        ("bad.json", "is not valid JSON: Expecting property name")):
+        with pytest.raises(ValueError) as e:
+            llmcost.load_model(str(tmp_path / name))
+        assert str(e.value).startswith(f"model={str(tmp_path / name)!r} {fault}")
+        r = run_cli("estimate", "--scenario",
+                    str(_write(tmp_path, {**BASE_8B, "model": name, "mfu": 0.4})))
+        assert r.returncode == 2 and "Traceback" not in r.stderr and fault in r.stderr
+
+
+def test_an_unknown_moe_family_is_refused_not_read_as_dense(tmp_path):
+    """Qwen1.5-MoE-A2.7B (model_type qwen2_moe, which the reader does not know; config.json of
+    Qwen/Qwen1.5-MoE-A2.7B on the Hugging Face Hub): 60 experts of width 1,408, top 4, a shared
+    expert of 5,632; its model card states 14.3B parameters, 2.7B activated. Read as a dense
+    Llama (intermediate_size 5,632 as one FFN) it would count, by hand,
+    24 × (4 × 2048² + 3 × 2048 × 5632) + 2 × 151,936 × 2048 ≈ 1.85B: below both published
+    figures. So the reader refuses it and names the MoE families it does read."""
+    cfg = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
+           "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
+           "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+           "num_experts": 60, "num_experts_per_tok": 4, "vocab_size": 151936,
+           "max_position_embeddings": 8192, "tie_word_embeddings": False}
+    dense = llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "llama"})
+    hand = 24 * (4 * 2048**2 + 3 * 2048 * 5632) + 2 * 151936 * 2048
+    assert dense.n_params == pytest.approx(hand, rel=0.01)
+    assert dense.n_params < 2.7e9 < 14.3e9
+    with pytest.raises(ValueError, match=r"model_type='qwen2_moe'.*num_experts=60.*"
+                                         r"mixture of experts.*qwen3_moe"):
+        llmcost.ModelSpec.from_hf_config(cfg)
+    # a dense unknown family (an expert count of 1, or none) is still read, with its warning
+    with pytest.warns(UserWarning, match="not a known family"):
+        llmcost.ModelSpec.from_hf_config({**cfg, "model_type": "smollm3", "num_experts": 1})
+
+
+@pytest.mark.parametrize("accelerator, says", [
+    # data/efficiency.csv's H100 row: 80.1% (stas00/ml-engineering's maximum achievable matmul
+    # FLOPS table, the figure the notebook's prose quotes)
+    ("H100-SXM", "H100-SXM: the largest matmuls reach about 80% of the dense peak; the"),
+    # TPU v5p has no row: the generic one stands in, and the page says so
+    ("TPU v5p", "TPU v5p: the largest matmuls reach about 80% of the dense peak (no "
+                "measurement for this accelerator: data/efficiency.csv's generic row)"),
+])
+def test_notebook_01_says_when_the_matmul_ceiling_is_not_measured(tmp_path, accelerator, says):
+    """Notebook 01 §5 prints the matmul ceiling of the scenario's accelerator from
+    data/efficiency.csv; an accelerator without a row of its own gets the generic row, which
+    the sentence must not present as a measurement of that accelerator."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {**BASE_8B, "accelerator": accelerator, "mfu": 0.4, "price_usd_per_gpu_hour": 4.2}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    assert says in run_in_process(nb, report.notebook_parameters_for(nb, plan))
+
+
+def test_keys_the_file_leaves_out_are_not_listed_as_the_scenarios(tmp_path):
+    """The index's and summary.json's "Parameters used" say where each value came from. A
+    scenario file without price_usd_per_gpu_hour, rl_iterations or rl_runs gets a null price
+    (the catalogue median) and ledger_rl false from the report itself: those values are not the
+    file's, so their source must not read "scenario"; a file that gives a price is "scenario"."""
+    from llmcost.present import report
+    sc = {k: v for k, v in BASE_8B.items() if k != "price_usd_per_gpu_hour"}
+    plan = report.plan_report(_write(tmp_path, {**sc, "mfu": 0.4}), ["00"])
+    used = report.effective_parameters(plan.scenario, plan.declared)
+    assert used["price_usd_per_gpu_hour"]["value"] is None
+    assert used["price_usd_per_gpu_hour"]["from"].startswith("not in the scenario")
+    assert used["ledger_rl"]["value"] is False
+    assert used["ledger_rl"]["from"].startswith("not in the scenario")
+    assert used["model"]["from"] == "scenario"
+    given = report.plan_report(_write(tmp_path, {**BASE_8B, "mfu": 0.4, "rl_iterations": 10},
+                                      "g.yaml"), ["00"])
+    used = report.effective_parameters(given.scenario, given.declared)
+    assert used["price_usd_per_gpu_hour"] == {"value": 2.5, "from": "scenario"}
+    assert used["ledger_rl"]["from"] == "notebook default"  # null: billed, rl_iterations given
+
+
+def test_a_restart_longer_than_the_gap_between_planned_interruptions_is_said_once(tmp_path):
+    """Llama 3's 0.87 planned interruptions a day (47 in 54 days, arXiv:2407.21783 §3.3.4) leave
+    86,400 / 0.87 ≈ 99,310 s between them; a restart of 1e12 s (a unit slip) cannot fit, so the
+    scenario is refused. The refusal names δ + R with its value and explains it once, though
+    the message passes through the scenario's words twice (the bill's, then the report's)."""
+    from llmcost.bill.scenario import user_words
+    sc = {**BASE_8B, "mfu": 0.4, "ckpt_restart_s": 1e12}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.count("(a checkpoint's write, from ckpt_storage_bytes_per_s") == 1
+    assert "= 1e+12 s each would take all of the wall-clock time" in r.stderr
+    once = user_words("planned_per_day=1: planned interruptions of δ + R = 5 s each")
+    assert user_words(once) == once and once.startswith("fail_planned_per_day=1")
+
+
+def test_an_exploratory_fraction_beside_listed_runs_is_refused(tmp_path):
+    """The bill's exploratory line is either Cottier et al.'s fraction of the final run or the
+    runs the scenario lists (which replace it): a file giving both would have its fraction
+    silently ignored, so it is refused naming both keys (as mfu beside a pilot is)."""
+    runs = [{"name": "ablations", "gpu_hours": 5000.0}]
+    sc = {**BASE_8B, "mfu": 0.4, "ledger_exploratory_runs": runs}
+    with pytest.raises(ScenarioError, match=r"ledger_exploratory_fraction=0.5 and "
+                                            r"ledger_exploratory_runs are both given"):
+        load_scenario(_write(tmp_path, {**sc, "ledger_exploratory_fraction": 0.5}))
+    bill = llmcost.build_ledger(load_scenario(_write(tmp_path, sc, "runs.yaml")))
+    # 5,000 GPU-h at the scenario's $2.50: the listed run, no fraction
+    assert bill.line("compute.exploratory").usd == pytest.approx(5000 * 2.5)
+
+
+def test_an_rl_update_that_fits_no_plan_is_refused_not_priced(tmp_path):
+    """Llama 3.1 405B's training state in mixed-precision Adam is 18 bytes per parameter
+    (bf16 weights 2, fp32 gradients 4, fp32 master 4, Adam m and v 8: the bf16_adam_fp32_grads
+    recipe; Rajbhandari et al. 2020 §3.1 count 16 with bf16 gradients): 405.85e9 × 18 ≈ 7.3 TB,
+    over 8 GPUs about 913 GB each even fully sharded, against an H100's 80 GiB (85.9 GB, 77 GB
+    usable). So an RL job of 8 H100s cannot run the policy's update: the bill must refuse it
+    (naming rl_gpus), not price it at the least-memory plan's MFU as if it ran."""
+    assert 405.85e9 * 18 / 8 > 80 * 2**30
+    sc = {**BASE_8B, "model": "llama-3.1-405b", "n_gpus": 16384, "train_tokens": 15.6e12,
+          "seq_len": 8192, "global_batch_tokens": 16777216, "tp": 8, "pp": 16,
+          "pp_split": "embedding_and_loss", "mfu": 0.4, "rl_iterations": 100, "rl_gpus": 8,
+          "rl_rollout_tp": 8, "serve_weight_dtype": "fp8"}  # rollouts: 406 GB / 8 = 51 GB
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "rl_gpus=8: no training plan of llama-3.1-405b fits" in r.stderr
+
+
+def test_a_report_chooses_rl_gpus_the_policy_fits_when_the_scenario_gives_none(tmp_path):
+    """Notebook 05 prices an illustrative RL campaign on the notebooks' 64 GPUs when the
+    scenario gives no rl_gpus. A 405B policy's 7.3 TB of training state (18 B/param, above)
+    over 64 GPUs is 114 GB each, above the 77 GB usable of an H100; over 128 it is 57 GB. The
+    report must not stop on a key the file did not give: it takes 128 GPUs (from 64 by
+    doubling) and says so where the parameters are listed."""
+    from llmcost.present import report
+    assert 405.85e9 * 18 / 64 > 77e9 > 405.85e9 * 18 / 128
+    sc = {**BASE_8B, "model": "llama-3.1-405b", "n_gpus": 16384, "train_tokens": 15.6e12,
+          "seq_len": 8192, "global_batch_tokens": 16777216, "tp": 8, "pp": 16,
+          "pp_split": "embedding_and_loss", "mfu": 0.4}
+    plan = report.plan_report(_write(tmp_path, sc))
+    used = report.effective_parameters(plan.scenario, plan.declared)
+    assert used["rl_gpus"]["value"] == 128
+    assert used["rl_gpus"]["from"].startswith("chosen: the smallest RL job")
+
+
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_report_with_an_empty_notebook_selection_is_refused(tmp_path, value):
+    """`--notebooks ""` (an empty shell variable, say) selects nothing: the report refuses it in
+    one line before running, instead of running all twelve notebooks as if it were left out."""
+    sc = _write(tmp_path, {**BASE_8B, "mfu": 0.4})
+    r = run_cli("report", "--scenario", str(sc), "--notebooks", value,
+                "--out", str(tmp_path / "out"))
+    assert r.returncode == 2 and "names no notebook" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_notebook_01_deepseek_v3_whole_run_range_is_computed(tmp_path):
+    """DeepSeek-V3: 2,664K H800 GPU-hours for 14.8T tokens of pre-training (arXiv:2412.19437,
+    Table 1), 37.55B active parameters. By 6ND: 6 × 37.55e9 × 14.8e12 = 3.335e24 FLOP over
+    2.664e6 × 3600 s × 1,978.9 TFLOP/s (the H800's dense FP8 peak) = 17.6%; on the MFU basis
+    (4.319e24 FLOP with full-mask attention at 4K, notebook 01's count) 22.8%; against BF16's
+    989.4 TFLOP/s twice those. The page printed "about 18–22%" and "35–44%" in its prose; the
+    range is now printed by the cell: 18%–23% and 35%–46%."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    fp8 = 6 * 37.55e9 * 14.8e12 / (2.664e6 * 3600 * 1978.9e12)
+    assert f"{fp8:.1%}" == "17.6%" and f"{2 * fp8:.1%}" == "35.1%"
+    basis = 4.319e24 / (2.664e6 * 3600 * 1978.9e12)
+    assert f"{basis:.1%}" == "22.8%" and f"{2 * basis:.1%}" == "45.5%"
+    plan = report.plan_report(_write(tmp_path, {**BASE_8B, "mfu": 0.4}), ["01"])
+    (nb,) = plan.notebooks
+    printed = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert ("against the FP8 peak it used: 18%–23% over the whole run (6ND to MFU basis); "
+            "against the BF16 peak: 35%–46%") in printed
+
+
+def test_calibrate_names_the_scenario_file_in_a_pilot_error(tmp_path):
+    """`llmcost calibrate` refuses a pilot whose tp (3) does not divide its 8 GPUs in one line
+    that names the scenario file, as `llmcost estimate` does, and names it once."""
+    sc = {k: v for k, v in BASE_8B.items() if k not in ("tp", "pp", "zero_stage")}
+    path = _write(tmp_path, {**sc, "pilot": [{"n_gpus": 8, "tokens_per_s_per_gpu": 7000.0,
+                                               "tp": 3}]})
+    for cmd in ("calibrate", "estimate"):
+        r = run_cli(cmd, "--scenario", str(path))
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"llmcost: error: {path}: pilot[0]: tp·pp·cp = 3·1·1 = 3")
+        assert r.stderr.count(str(path)) == 1
+
+
+def test_a_tiny_given_mfu_is_not_printed_as_zero(tmp_path):
+    """mfu: 1e-9 (a typo for 0.40, say) is far below the step model's expectation; the sentence
+    that says so must show the figure (0.0000000010), not "mfu=0.00"."""
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, {**BASE_8B, "mfu": 1e-9})))
+    assert r.returncode == 0, r.stderr
+    text = " ".join((r.stdout + r.stderr).split())
+    assert "the scenario's mfu=0.0000000010 is below what the step-time model expects" in text
+    assert "mfu=0.00 is" not in text
+
+
+def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs():
+    """Notebook 09 prices the default scenario (Llama 2 70B, an RL campaign on 64 GPUs) on every
+    accelerator. On TPU v5e (16 GB HBM, 14.4 GB usable after the 10% reserve) the rollout
+    replica needs TP 16 (138 GB of BF16 weights / 8 = 17.2 GB does not fit, / 16 = 8.6 GB does),
+    and the update's training state, 68.98e9 × 18 B = 1.24 TB, needs more than 64 chips (19.4 GB
+    each even fully sharded) but fits 128 (9.7 GB). The sweep must price that job, not the
+    64-chip one that cannot run."""
+    from llmcost.bill import levers
+    from llmcost.present import report
+    from pathlib import Path
+    assert 68.98e9 * 18 / 64 > 14.4e9 > 68.98e9 * 18 / 128
+    assert 68.98e9 * 2 / 8 > 14.4e9 > 68.98e9 * 2 / 16
+    default = Path(llmcost.__file__).resolve().parent.parent / "data/scenarios/default.yaml"
+    plan = report.plan_report(default, ["09"])
+    v = {**plan.values, **report.private_keys(plan.scenario)}
+    assert v["rl_gpus"] == 64
+    moved = levers.on_hardware(v, "TPU v5e")
+    assert (moved["rl_gpus"], moved["rl_rollout_tp"]) == (128, 16)
+    assert levers.on_hardware(v, "H100-SXM")["rl_gpus"] == 64  # fits where it was planned

@@ -8,6 +8,8 @@ top instead of burying a "False" in a table.
 
 from __future__ import annotations
 
+import math
+
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
                             load_efficiency, load_model, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
@@ -343,7 +345,9 @@ def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:
     if band.low <= mfu <= band.high:
         return None
     side = "below" if mfu < band.low else "above"
-    return (f"the scenario's mfu={mfu:.2f} is {side} what the step-time model expects of this "
+    # two decimals, or as many as show a tiny MFU's first digit (1e-9 is not "0.00")
+    shown = f"{mfu:.{2 if mfu >= 0.01 else min(12, 1 - math.floor(math.log10(mfu)))}f}"
+    return (f"the scenario's mfu={shown} is {side} what the step-time model expects of this "
             f"plan ({plan.describe()}): {b.mfu:.0%}, band {band.low:.0%}–{band.high:.0%} around "
             "that prediction (not the range the bill draws around the scenario's own figure); "
             f"{prediction_evidence(band)}; the bill uses the given figure (notebook 04b shows "

@@ -300,6 +300,7 @@ class ClaimCheck:
     needed_usd_per_gpu_hour: tuple | None = None
     needed_mfu_range: tuple | None = None
     published_phase_gpu_hours: dict = field(default_factory=dict)
+    tokens_source: str = ""
 
     def summary(self) -> dict:
         """Plain JSON-ready dict of every field."""
@@ -317,6 +318,8 @@ class ClaimCheck:
         """Lines for a terminal: FLOPs, utilisation, verdict, price, what is left out."""
         L = [f"Claim: {self.model} on {self.train_tokens:.3g} tokens, {self.accelerator} "
              f"({self.dtype}), {self.gpu_hours:,.0f} GPU-h ({self.hours_source})"]
+        if self.tokens_source:  # tokens the claim did not state: said beside them
+            L.append(f"  tokens: {self.tokens_source}")
         if self.phase_gpu_hours:
             L.append("  by phase: " + ", ".join(f"{k} {v:,.0f} GPU-h"
                                                 for k, v in self.phase_gpu_hours.items()))
@@ -339,7 +342,7 @@ class ClaimCheck:
                     if self.best_published is not None else self.best_source))
         L.append(f"Verdict: {self.verdict.upper()}: {self.reason}")
         if self.implied_usd_per_gpu_hour is not None:
-            L.append(f"Implied price: ${self.implied_usd_per_gpu_hour:.2f}/GPU-h; "
+            L.append(f"Implied price: {usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                      f"{self.price_verdict}")
         else:
             L.append(f"Price: {self.price_verdict}")
@@ -361,7 +364,7 @@ class ClaimCheck:
             p10, p50, p90 = self.left_out_range_usd
             L.append(f"  range of that total: P10 ${p10:,.0f}, P50 ${p50:,.0f}, P90 ${p90:,.0f} "
                      f"({self.left_out_range_source})")
-        L += [f"Note: {n}" for n in self.notes]
+        L += [f"Note: {n}" for n in self.notes if n != self.tokens_source]
         return "\n".join(L)
 
     def table(self) -> pd.DataFrame:
@@ -376,7 +379,7 @@ class ClaimCheck:
                          f"{self.steady_state[dt]:.1%}"))
         rows.append(("verdict", f"{self.verdict}: {self.reason}"))
         if self.implied_usd_per_gpu_hour is not None:
-            rows.append(("implied price", f"${self.implied_usd_per_gpu_hour:.2f}/GPU-h; "
+            rows.append(("implied price", f"{usd_rate(self.implied_usd_per_gpu_hour)}/GPU-h; "
                                           f"{self.price_verdict}"))
         return pd.DataFrame(rows, columns=["figure", "value"])
 
@@ -733,7 +736,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         left_out_range_source=band_src, left_out_keys=tuple(sorted(extra)) if left_out else (),
         notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
-        published_phase_gpu_hours=j.known)
+        published_phase_gpu_hours=j.known, tokens_source=c.token_note)
 
 
 def _unavailable_price_note(j: _Judging, verdict: tuple) -> tuple:
@@ -905,6 +908,13 @@ def _mfu_verdict(j: _Judging) -> None:
                          f"so an {dtype} claim above the best is not called optimistic")
 
 
+def usd_rate(usd_per_gpu_hour: float) -> str:
+    """A GPU-hour price for a sentence: cents from $0.01 up ("$2.69"), two significant figures
+    below ("$0.0014"), so a claim that implies a fraction of a cent does not read "$0.00"."""
+    x = float(usd_per_gpu_hour)
+    return f"${x:,.2f}" if x >= 0.01 or x == 0 else f"${x:.2g}"
+
+
 def _cost_only_verdict(j: _Judging) -> None:
     """A claim of money alone: the price it needs, ``usd ÷ H(m)`` with
     ``H(m) = C / (P_bf16 × m × 3600) / goodput`` for m from ``LOW_SHARE × best`` to ``best``;
@@ -913,7 +923,7 @@ def _cost_only_verdict(j: _Judging) -> None:
     c, pr, (m_lo, m_hi) = j.c, j.price, j.mfu_range
     h_at = {m: j.fm / (j.peaks["bf16"] * m * SECONDS_PER_HOUR) / j.g for m in j.mfu_range}
     j.needed = (c.usd / h_at[m_lo], c.usd / h_at[m_hi])
-    at = (f"${j.needed[0]:.2f}–${j.needed[1]:.2f}/GPU-h at a steady-state MFU of "
+    at = (f"{usd_rate(j.needed[0])}–{usd_rate(j.needed[1])}/GPU-h at a steady-state MFU of "
           f"{m_lo:.1%}–{m_hi:.1%} of the BF16 peak ({LOW_SHARE:.0%} of the "
           f"best published to the best, {j.best_source}; {h_at[m_lo]:,.0f}–"
           f"{h_at[m_hi]:,.0f} GPU-h)")
@@ -949,7 +959,8 @@ def _price_verdict(j: _Judging) -> tuple:
     if pr["n"] == 0:
         return implied, pr["source"]
     if needed is not None:
-        return implied, (f"no hours given: needs ${needed[0]:.2f}–${needed[1]:.2f}/GPU-h "
+        return implied, (f"no hours given: needs {usd_rate(needed[0])}–{usd_rate(needed[1])}"
+                         f"/GPU-h "
                          f"({pr['source']})")
     if c.pricing == "owned" and implied is not None:
         return implied, (f"{'below' if implied < pr['low'] else 'above'} the owned "

@@ -86,6 +86,7 @@ from .scenario import (
     validate_parameter,
     validate_parameters,
 )
+from .validation import fitting_rl_gpus
 
 #: The waste inputs of a scenario (``llmcost.scenario.PARAMETERS``) and their neutral values.
 WASTE_KEYS = {"waste_dataloader_stall_fraction": 0.0, "waste_failed_job_gpu_hours": 0.0,
@@ -676,17 +677,27 @@ def on_hardware(s: dict, accelerator: str) -> dict:
     notebooks' default): the scenario's own TP where it fits, a larger one where its weights
     and KV cache do not fit the smaller HBM (Llama 2 70B's 34.5 GB of BF16 weights per GPU at
     TP 4 above a TPU v5e's 14.4 GB usable), so the row is priced rather than left out. The
-    scenario's TP is kept when none fits (the bill then names ``rl_rollout_tp``)."""
+    scenario's TP is kept when none fits at the scenario's ``rl_gpus``; then the smallest RL job
+    from it by doubling on which the iteration prices (``validation.fitting_rl_gpus``: 64 TPU
+    v5e chips hold no training plan of Llama 2 70B, 68.98e9 × 18 B / 64 = 19.4 GB above their
+    14.4 GB usable), else the scenario's (the bill then names the key)."""
     s, accelerator = _clean(s), load_accelerator(accelerator).name
     moved = {**_free_plan(s), "accelerator": accelerator, "price_usd_per_gpu_hour": None}
     if not rl_campaign_given(moved):
         return moved
-    p = {k: _get(moved, k) for k in rl.ITERATION_KEYS}
+    p = {k: _get(moved, k) for k in rl.ITERATION_KEYS + RL_BATCH_KEYS}
     try:
         tp = rl.fitting_rollout_tp(p)
+        job = fitting_rl_gpus(p) if tp is None else (p["rl_gpus"], tp)
     except (ValueError, KeyError, TypeError):  # the bill names what is wrong
         return moved
-    return moved if tp is None or tp == p["rl_rollout_tp"] else {**moved, "rl_rollout_tp": tp}
+    if job is None or job == (p["rl_gpus"], p["rl_rollout_tp"]):
+        return moved
+    return {**moved, "rl_gpus": job[0], "rl_rollout_tp": job[1]}
+
+
+#: The keys ``check_run_rules`` reads to tell whether the RL batch feeds an RL job's GPUs.
+RL_BATCH_KEYS = ("n_gpus", "seq_len", "global_batch_tokens")
 
 
 def _free_plan(s: dict, keep=("cp",)) -> dict:

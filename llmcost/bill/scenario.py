@@ -838,9 +838,12 @@ USER_WORDS = {
 
 def user_words(message: str, extra: dict | None = None) -> str:
     """``message`` with the lower layers' argument names replaced by the scenario's keys
-    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept."""
+    (``USER_WORDS``, then ``extra``); a name already prefixed as a scenario key is kept, and a
+    name already followed by its explanation is not explained twice (a message passed through
+    twice, by the bill and then by the report, reads the same as once)."""
     for old, new in {**USER_WORDS, **(extra or {})}.items():
-        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, message)
+        done = rf"(?!{re.escape(new[len(old):])})" if new.startswith(old) else ""
+        message = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w]){done}", new, message)
     return message
 
 
@@ -1157,7 +1160,7 @@ def load_scenario(path) -> dict:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
             raise ScenarioError(f"{p}: {e}") from None
-    _check_mfu_and_pilot(out, p)
+    _check_given_once(out, p)
     if out.get("efficiency_profile") and out.get("accelerator"):
         try:  # the profile's fractions are of one accelerator's datasheet and one GEMM dtype
             load_efficiency_profile(out["efficiency_profile"], accelerator=out["accelerator"],
@@ -1169,6 +1172,25 @@ def load_scenario(path) -> dict:
     except ScenarioError as e:
         raise ScenarioError(f"{p}: {e}") from None
     return out
+
+
+def _check_given_once(out: dict, p) -> None:
+    """Inputs a scenario file gives once, whichever way: the MFU (``_check_mfu_and_pilot``) and
+    the exploratory compute (``_check_exploratory``)."""
+    _check_mfu_and_pilot(out, p)
+    _check_exploratory(out, p)
+
+
+def _check_exploratory(out: dict, p) -> None:
+    """A scenario file gives the exploratory compute once: ``ledger_exploratory_fraction`` or
+    ``ledger_exploratory_runs``, whose listed runs replace the fraction in the bill
+    (``ledger``'s exploratory line), so a fraction beside them would be silently ignored."""
+    if out.get("ledger_exploratory_fraction") is not None and out.get("ledger_exploratory_runs"):
+        frac = out["ledger_exploratory_fraction"]
+        given = ("ledger_exploratory_fraction is a range" if isinstance(frac, Range)
+                 else f"ledger_exploratory_fraction={frac:g}")
+        raise ScenarioError(f"{p}: {given} and ledger_exploratory_runs are both given: the "
+                            "listed runs replace the fraction in the bill; give one or the other")
 
 
 def _check_mfu_and_pilot(out: dict, p) -> None:

@@ -26,12 +26,13 @@ import math
 
 from ..core.catalog import load_accelerator, load_model
 from ..serving.inference import choose_serving_tp, serving_cost
-from ..serving.rl import scenario_campaign
+from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
 from .ledger import Ledger, build_ledger
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
     ScenarioError,
+    check_run_rules,
     point_scenario,
     user_words,
     validate_parameters,
@@ -84,6 +85,37 @@ def fitting_serve_weight_dtype(p: dict, price: float = 1.0) -> str | None:
         except ValueError:
             continue
     return None
+
+
+def fitting_rl_gpus(p: dict, keep_tp: bool = False) -> tuple[int, int] | None:
+    """``(rl_gpus, rl_rollout_tp)``: the smallest RL job, from the scenario's ``rl_gpus`` by
+    doubling (at most 64× it, and no more GPUs than the RL batch feeds, ``check_run_rules``), on
+    which its iteration can be priced (``rl.scenario_iteration``: the rollout weights and KV
+    cache fit a replica, the update's training state fits some plan of the RL GPUs), with the
+    rollout TP: the scenario's when ``keep_tp``, else ``rl.fitting_rollout_tp``'s. None when
+    no such job exists (the bill then names the key)."""
+    for g in (int(p["rl_gpus"]) * 2 ** i for i in range(7)):
+        q = {**p, "rl_gpus": g}
+        try:
+            check_run_rules(q)
+        except ValueError:  # more GPUs than the RL batch can feed: larger counts neither
+            return None
+        tp = _pricing_rollout_tp(q, keep_tp)
+        if tp is not None:
+            return g, tp
+    return None
+
+
+def _pricing_rollout_tp(q: dict, keep_tp: bool) -> int | None:
+    """The rollout TP at which ``q``'s RL iteration prices: its own (``keep_tp``) or the
+    smallest from it up (``rl.fitting_rollout_tp``); None when it does not."""
+    if not keep_tp:
+        return fitting_rollout_tp(q)
+    try:
+        scenario_iteration(q)
+    except ValueError:
+        return None
+    return int(q["rl_rollout_tp"])
 
 
 def _rl_check(p: dict, price: float) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import difflib
+import re
 import typing
 from dataclasses import asdict, fields
 from functools import lru_cache
@@ -115,6 +116,16 @@ def _models() -> dict[str, ModelSpec]:
     return _load_rows(ModelSpec, "models.csv", "name")
 
 
+def _config_reason(msg: str) -> str:
+    """``ModelSpec.from_hf_config``'s message without its leading ``config='…'`` (the model key
+    names the file instead), with the separator that reads after ``model='…'``: ": no config.json
+    found", " is not valid JSON: …", " must hold a JSON object, …"."""
+    m = re.match(r"config=('[^']*'|\"[^\"]*\")(: | )", msg)
+    if not m:
+        return f": {msg}"
+    return (": " if m.group(2) == ": " else " ") + msg[m.end():]
+
+
 def load_model(name: str) -> ModelSpec:
     """The catalogue ``ModelSpec`` called ``name`` (case-insensitive), or, when ``name`` is a
     path to a Hugging Face ``config.json`` (or a folder holding one), the model it describes.
@@ -129,8 +140,7 @@ def load_model(name: str) -> ModelSpec:
         try:
             return ModelSpec.from_hf_config(name)
         except ValueError as e:  # the user wrote it as the model: name that key
-            why = str(e).split(": ", 1)[1] if str(e).startswith("config=") else str(e)
-            raise ValueError(f"model={str(name)!r}: {why}") from None
+            raise ValueError(f"model={str(name)!r}{_config_reason(str(e))}") from None
     return _lookup(name, _models(), "model", "llmcost list models",
                    "; a model outside it: give the path of its Hugging Face config.json "
                    "(e.g. model: path/to/config.json)")

@@ -653,7 +653,8 @@ class ModelSpec:
         olmo2, gemma2, gemma3 / gemma3_text, gpt_oss, deepseek_v2, deepseek_v3. Any other
         ``model_type`` whose config has the Llama keys (``hidden_size``, ``num_hidden_layers``,
         ``num_attention_heads``, ``intermediate_size``, ``vocab_size``) is read as a Llama-style
-        decoder with a ``UserWarning`` listing the keys used, so check its count.
+        decoder with a ``UserWarning`` listing the keys used, so check its count; one that sets
+        an expert count above 1 (``HF_MOE_KEYS``) is refused.
 
         What each family adds to a Llama-style decoder (from each family's ``modeling_*.py`` in
         Hugging Face transformers):
@@ -771,9 +772,19 @@ HF_LLAMA_KEYS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "int
                  "vocab_size")
 
 
+#: Expert-count keys of Hugging Face MoE configs (transformers' Mixtral / Qwen-MoE / GPT-OSS /
+#: DeepSeek / OLMoE configuration classes): an unknown family that sets one above 1 is a MoE.
+HF_MOE_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+
+#: The families ``HF_FAMILY_READERS`` reads as mixtures of experts.
+HF_MOE_FAMILIES = ("mixtral", "qwen3_moe", "gpt_oss", "deepseek_v2", "deepseek_v3")
+
+
 def check_hf_family(c: HFConfig) -> None:
     """A ``model_type`` outside ``HF_FAMILY_READERS``: read as a Llama-style decoder when its
-    config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError."""
+    config has ``HF_LLAMA_KEYS`` (a ``UserWarning`` lists the keys used), else a ValueError; a
+    ValueError too when it sets an expert count above 1 (``HF_MOE_KEYS``): a dense reading of
+    a MoE counts neither its total nor its active parameters."""
     if c.mtype in HF_FAMILY_READERS:
         return
     known = tuple(HF_FAMILY_READERS)
@@ -782,6 +793,15 @@ def check_hf_family(c: HFConfig) -> None:
         raise ValueError(f"model_type={c.mtype!r} in {c.where} is not supported (supported: "
                          f"{', '.join(known)}) and the config lacks the Llama keys "
                          f"{missing}, so it cannot be read as a Llama-style decoder")
+    experts = [(k, c.get(k)) for k in HF_MOE_KEYS
+               if isinstance(c.get(k), (int, float)) and c.get(k) > 1]
+    if experts:
+        k, n = experts[0]
+        moe = ", ".join(t for t in known if t in HF_MOE_FAMILIES)
+        raise ValueError(f"model_type={c.mtype!r} in {c.where} is not supported and has "
+                         f"{k}={n}: a mixture of experts, which a Llama-style reading would "
+                         "count as one dense FFN (its total and active parameters both wrong); "
+                         f"the mixture-of-experts families read are {moe}")
     used = [k for k in HF_LLAMA_KEYS + ("num_key_value_heads", "head_dim",
                                         "tie_word_embeddings", "hidden_act",
                                         "attention_bias", "mlp_bias", "sliding_window",

@@ -240,6 +240,9 @@ def _main(argv: list[str] | None = None) -> int:
         if args.jobs is not None and args.jobs < 1:
             return _fail(f"--jobs={args.jobs} must be >= 1")
         out = Path(args.out) if args.out else Path("build/reports") / Path(args.scenario).stem
+        if args.notebooks is not None and not args.notebooks.replace(",", "").strip():
+            return _fail(f"--notebooks={args.notebooks!r} names no notebook: give numbers or "
+                         "names such as 00,01 or 04b, or leave --notebooks out to run them all")
         selection = [s for s in args.notebooks.split(",") if s.strip()] if args.notebooks else None
         try:
             run_report(args.scenario, out, selection, overwrite=args.overwrite,
@@ -1144,8 +1147,9 @@ def _calibrate(args) -> int:
         else:
             cal, x0, plan = pilot_calibration.scenario_calibration(p)
             x, widened = uncarried_band(p, x0, plan)  # as the bill's band (bill.pilot.pilot_mfu)
-    except (ScenarioError, ValueError) as e:
-        return _fail(str(e))
+    except (ScenarioError, ValueError) as e:  # named by the scenario file, as estimate names it
+        where = str(Path(args.scenario))
+        return _fail(str(e) if str(e).startswith(where) else f"{where}: {e}")
     say(f"Calibration ({cal.describe()}):")
     for pil, unc, meas in zip(cal.pilots, cal.uncalibrated_mfu, cal.measured_mfu):
         say(f"  {pil.label}: {pil.plan.describe()}, seq {pil.seq_len:,}: measured MFU "

@@ -67,6 +67,7 @@ from ..bill.scenario import (
 )
 from ..bill.validation import (
     SERVE_WEIGHT_DTYPE_ORDER,
+    fitting_rl_gpus,
     fitting_serve_weight_dtype,
     magnitude_warnings,
     user_words,
@@ -332,9 +333,15 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         # an omitted price is null in every notebook and the bill (the catalogue median for this
         # accelerator and pricing mode, or the owned amortisation), never the notebooks' default
         # (the default scenario's H100 on-demand $3.99)
-        scenario = {**scenario, "price_usd_per_gpu_hour": None}
+        scenario = {**scenario, "price_usd_per_gpu_hour": None,
+                    "_price_usd_per_gpu_hour_omitted": (
+                        "not in the scenario: null, the catalogue median for its accelerator "
+                        "and pricing")}
     if "ledger_rl" in known:  # the bill's RL line: "not given" unless the file describes one
-        scenario = resolve_ledger_rl(scenario)
+        resolved = resolve_ledger_rl(scenario)
+        if resolved is not scenario:
+            scenario = {**resolved, "_ledger_rl_omitted": (
+                "not in the scenario: false, no RL campaign billed (no rl_iterations or rl_runs)")}
     # Rules between parameters (the parallel plan, dtype on the accelerator, ...) are checked on
     # the values the notebooks will use: the scenario's, completed by the notebooks' defaults.
     used = effective_parameters(scenario, declared_all)
@@ -349,6 +356,9 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         used = effective_parameters(scenario, declared_all)
     if "serve_weight_dtype" in known and "serve_weight_dtype" not in scenario:
         scenario = choose_serve_weight_dtype(scenario, used)  # before the rollout TP: it reads it
+        used = effective_parameters(scenario, declared_all)
+    if "rl_gpus" in known and "rl_gpus" not in scenario:
+        scenario = choose_rl_gpus(scenario, used)  # before the rollout TP: it divides them
         used = effective_parameters(scenario, declared_all)
     if "rl_rollout_tp" in known and "rl_rollout_tp" not in scenario:
         scenario = choose_rollout_tp(scenario, used)
@@ -557,6 +567,29 @@ def calibrate_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
     return out
 
 
+def choose_rl_gpus(scenario: dict, used: dict) -> dict:
+    """When the scenario gives no ``rl_gpus``, notebook 05's RL campaign takes the notebooks'
+    64 GPUs; if the iteration cannot be priced there at any rollout TP (the scenario's
+    ``rl_rollout_tp`` when it gives one), for a 405B or 671B policy whose update's training
+    state does not fit 64 GPUs, the smallest count from the default by doubling on which it can
+    (``validation.fitting_rl_gpus``), recorded as chosen (private key ``_rl_gpus_chosen``), so
+    that a report never stops on a setting the scenario did not give. Returns the scenario
+    unchanged when the default prices or no count does (the check then names the key)."""
+    p = {k: v["value"] for k, v in used.items()}
+    default = p["rl_gpus"]
+    try:
+        check_run_rules(p)
+        found = fitting_rl_gpus(p, keep_tp="rl_rollout_tp" in scenario)
+    except (ValueError, KeyError, TypeError):  # the checks below name what is wrong
+        return scenario
+    if found is None or found[0] == default:
+        return scenario
+    return {**scenario, "rl_gpus": found[0], "_rl_gpus_chosen": (
+        f"chosen: the smallest RL job, from the notebooks' {default} GPUs by doubling, on "
+        f"which the policy's update fits (the notebooks' {default} do not; give rl_gpus to set "
+        "it)")}
+
+
 def choose_rollout_tp(scenario: dict, used: dict) -> dict:
     """When the scenario gives no ``rl_rollout_tp``, notebook 05's RL campaign (an illustration
     unless the scenario has ``rl_`` keys) takes the notebooks' default; if the policy's weights
@@ -673,6 +706,9 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
                              "from": scenario["_mfu_calibration"]["from"]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
+            elif f"_{name}_omitted" in scenario:  # price_usd_per_gpu_hour, ledger_rl: set by
+                # plan_report for a file that leaves them out, not by the file
+                out[name] = {"value": scenario[name], "from": scenario[f"_{name}_omitted"]}
             elif name in scenario:
                 out[name] = {"value": scenario[name], "from": "scenario"}
             else:

@@ -76,6 +76,7 @@ from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
+from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
 from ..training.parallel import choose_plan, make_plan
 from ..training.step import step_time, time_ranking
 from . import inference as inf
@@ -635,6 +636,7 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     if isinstance(train_plan, str) and train_plan == "auto":
         try:
             plan = _auto_plan_padded(m, acc, n, b, seq)
+            _check_train_plan_fits(m, acc, n, plan, seq)
         except ValueError as e:
             raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
         return _quiet_step(m, Cluster(acc, n), plan, seq, stack, efficiency)
@@ -666,6 +668,21 @@ def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int):
             return _auto_train_plan(model, acc, n, padded, seq_len)
         except ValueError:
             raise exact from None
+
+
+def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
+    """``choose_plan`` returns the plan needing the least memory when none fits; the update
+    cannot run on such a plan, so it is refused: the policy's training state (bf16 weights,
+    fp32 gradients, master weights and Adam moments, ``memory_per_gpu`` with the
+    ``bf16_adam_fp32_grads`` recipe, as the search) must fit the HBM after ``DEFAULT_RESERVE``."""
+    mem = memory_per_gpu(model, plan, seq_len)
+    if mem.fits(acc.hbm_bytes):
+        return
+    usable = acc.hbm_bytes * (1 - DEFAULT_RESERVE)
+    raise ValueError(f"n_gpus={n}: no training plan of {model.name} fits: the one needing the "
+                     f"least memory ({plan.describe()}) needs {mem.total / 1e9:,.0f} GB per GPU, "
+                     f"more than the {usable / 1e9:,.0f} GB usable ({DEFAULT_RESERVE:.0%} "
+                     "reserve); give the RL job more GPUs")
 
 
 @lru_cache(maxsize=256)
@@ -1698,18 +1715,18 @@ def rl_iteration(policy, accelerator, options: RLOptions | None = None,
     ------
     ValueError
         Zero prompts, a response length <= 0, G < 2 for GRPO, weights that do not fit the
-        rollout GPUs, a context whose KV cache leaves no room for a batch, asynchronous with
-        colocated GPUs, and any badly typed or out-of-range value (the message names the field).
+        rollout GPUs (checked first), then a training state no plan of the trainer GPUs fits, a
+        KV cache leaving no room for a batch, async with colocated GPUs, a bad value (named).
     """
     m, acc = inf.serving_model(policy), inf.serving_accelerator(accelerator)
     o = RLOptions.build(options, **keywords)
     r = sample_lengths(o)
     tokens = int(o.samples * o.prompt_tokens + r.sum())
     flops = pass_flops(m, o, r, tokens)
+    gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     mfu, fwd_mfu, step_note = training_mfu(m, acc, o, r)
     off = offload_times(m, acc, o)
     t_phase = add_offload(pass_times(flops, o, mfu, acc.peak_flops_per_s("bf16"), fwd_mfu), off, o)
-    gen_wall, tail, gen_note = generation_time(m, acc, o, r)
     sync = sync_time(m, acc, o)
     wall, parts = wall_and_parts(o, gen_wall, tail, t_phase, sync)
     exp_wall, upd_wall = update_walls(t_phase, o)

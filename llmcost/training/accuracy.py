@@ -686,16 +686,28 @@ def _evidence_warnings(band: dict, label: str, rows: pd.DataFrame, n_gpus: int,
     return out
 
 
+def distinct_percents(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` as percentages with one decimal, or more (up to three) where one decimal
+    prints them alike, so that "47.03% exceeds 47.0%" does not read "47.0% exceeds 47.0%"."""
+    for d in (1, 2, 3):
+        x, y = f"{a:.{d}%}", f"{b:.{d}%}"
+        if x != y:
+            break
+    return x, y
+
+
 def _optimism_warning(mfu: float, mfu16: float, best, source: str, rule: str) -> list:
     """A prediction above the best published MFU of a comparable run (``best_published_mfu``,
     ``rule`` its comparison rule in words; ``mfu16`` the prediction on the BF16 basis): read as
     optimistic."""
     if best is None or not mfu16 > best:
         return []
+    mfu_txt, best_txt = distinct_percents(mfu, best)
     basis_txt = "" if mfu16 == mfu else f" ({mfu16:.1%} on the BF16 basis of published MFUs)"
-    best_txt = f"{best:.1%}" if mfu16 == mfu else \
-        f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
-    return [f"the predicted MFU {mfu:.1%}{basis_txt} exceeds the best published MFU "
+    if mfu16 != mfu:
+        mfu_txt, best_txt = f"{mfu:.1%}", \
+            f"{best:.1%} on the BF16 basis ({best * mfu / mfu16:.1%} of the FP8 dense peak)"
+    return [f"the predicted MFU {mfu_txt}{basis_txt} exceeds the best published MFU "
             f"of a comparable run ({rule}), {best_txt} ({source}): read it as optimistic."]
 
 def regime_table(validation: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -809,7 +821,11 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
             if cap == ceiling else "no comparable run has measured more" if best is not None
             else f"no run published on {gpu_generation(accelerator)} has measured more, and "
             "none of them is comparable to this one (the same class, dense or MoE, and size)")
-    out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
+    cap_txt = f"{cap:.1%}"
+    if cap == mfu and ref is not None and not fp8:  # "47.03% (the prediction, above ... 47.0%)"
+        cap_txt, ref_txt = distinct_percents(cap, ref)
+        why = why.replace(f", {ref:.1%}", f", {ref_txt}")
+    out.append(f"the band's upper end is capped at {cap_txt}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out
 

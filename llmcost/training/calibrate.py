@@ -94,6 +94,12 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: is weak evidence of a systematic error, so its correction is shrunk (``transfer_weight``).
 PILOT_DRIFT = {"same_kernels": 0.054, "other_kernels": 0.172, "per_seq_doubling": 0.020}
 
+#: The lowest compute factor ``calibrate`` searches (a convention of the search, not a measured
+#: figure): kernels at 5% of the catalogue's measured rates. A pilot slower than the engine gives
+#: there is refused: a throughput 20× below the measured kernels is a unit slip (per step, per
+#: node) rather than a kernel rate.
+MIN_COMPUTE_FACTOR = 0.05
+
 
 def transfer_weight(residual: float, same: bool, drift: dict | None = None,
                     n_pilots: int = 1, shift: float = 0.0, doublings: float = 0.0) -> float:
@@ -574,8 +580,12 @@ def calibrate(pilots) -> Calibration:
 
     big = max(pilots, key=lambda p: p.n_gpus)
     two_scale = big.n_gpus > p0.n_gpus and _uses_scaleout(big.plan, big.accelerator)
-    msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.0f} is above what the "
-           f"engine gives with every kernel at the {p0.accelerator}'s datasheet rate")
+    msg = (f"pilot tokens_per_s_per_gpu={p0.tokens_per_s_per_gpu:,.4g} (the {p0.n_gpus}-GPU "
+           f"pilot, MFU {measured_mfu(p0):.2%}) is below what the step-time model gives with "
+           f"every kernel at {MIN_COMPUTE_FACTOR:.0%} of its measured rate on the "
+           f"{p0.accelerator} (the rule: kernel rates of at least {MIN_COMPUTE_FACTOR:.0%} of "
+           f"the catalogue's must explain a pilot); check that it is tokens per second per GPU "
+           f"(not per step, per node or per hour)")
     c, k, net_ok, saturated = _fit_factors(resid, pilots, p0, big, two_scale, cmax, omax, msg)
     eff = scaled_efficiency(base, c, 1.0, k, expo)
     ident, not_ident = _identified(pilots, p0, big, two_scale, net_ok, c, k, expo, saturated)
@@ -593,7 +603,7 @@ def calibrate(pilots) -> Calibration:
 
 def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: float, msg: str):
     """``calibrate``'s fit: ``(c, k, net_ok, saturated)``. The compute factor c solves
-    ``resid(p0, c, k) = 0`` on the smallest pilot (in [0.05, cmax]; at ``cmax``, with
+    ``resid(p0, c, k) = 0`` on the smallest pilot (in [MIN_COMPUTE_FACTOR, cmax]; at ``cmax``, with
     ``saturated = resid(p0, cmax, k)``, when even that leaves the engine slower than the
     pilot); with two scales the
     scale-out factor k solves ``resid(big, c, k) = 0`` on the largest (in [0.02, omax]),
@@ -605,7 +615,8 @@ def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: flo
         if resid(p0, cmax, k) > 0:
             c_new, saturated = cmax, resid(p0, cmax, k)
         else:
-            c_new, saturated = _solve(lambda x, k=k: resid(p0, x, k), 0.05, cmax, msg), 0.0
+            c_new, saturated = _solve(lambda x, k=k: resid(p0, x, k), MIN_COMPUTE_FACTOR, cmax,
+                                      msg), 0.0
         if two_scale:
             try:
                 k = _solve(lambda x, c=c_new: resid(big, c, x), 0.02, omax, "")
@@ -622,7 +633,7 @@ def _fit_factors(resid, pilots, p0, big, two_scale: bool, cmax: float, omax: flo
         # log c)
         k = 1.0
         c = _least_squares_factor(lambda x: sum(math.log1p(resid(p, x, 1.0)) ** 2
-                                                for p in pilots), 0.05, cmax)
+                                                for p in pilots), MIN_COMPUTE_FACTOR, cmax)
     return c, k, net_ok, saturated
 
 

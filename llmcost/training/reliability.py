@@ -728,7 +728,8 @@ def goodput_breakdown(interval_s, checkpoint_s, mtbf_s, restart_s=0.0,
     planned = p / SECONDS_PER_DAY * (d + r)
     if np.any(planned >= 1):
         raise ValueError(f"planned_per_day={planned_per_day!r}: planned interruptions of "
-                         "δ + R each would take all of the wall-clock time (must be < 1/(δ+R))")
+                         f"δ + R = {float(np.max(d + r)):,.4g} s each would take all of the "
+                         "wall-clock time (must be < 1/(δ+R))")
     keep = 1.0 - planned
     e = np.exp(-r * u)
     ck = g * d / t
