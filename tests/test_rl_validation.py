@@ -110,11 +110,12 @@ def test_models_on_their_own_gpus_run_side_by_side():
 
 def test_hf_generate_constant_is_its_calibration_fit():
     # The stored constant is the fit on the calibration rows (golden section) with the
-    # generation phase as each source times it: 0.878 ms per layer per decode step (1.285 ms
+    # generation phase as each source times it: 0.881 ms per layer per decode step (1.285 ms
     # when OpenRLHF's generation phase was compared without its experience forwards, 1.093 ms
     # before HF generate's cache concatenation, 0.807 ms before the forward passes took the
     # step's HFU, 0.846 ms before the pooled serving constants were refitted with vLLM's
-    # performance-benchmark A100 and H100 rows).
+    # performance-benchmark A100 and H100 rows, 0.878 ms before MI300X's hbm_fraction
+    # 0.90 -> 0.79 refitted them again).
     assert rl.fit_hf_generate_overhead() == pytest.approx(rl.HF_GENERATE_S_PER_LAYER_STEP,
                                                           rel=0.01)
 
@@ -204,8 +205,11 @@ def test_model_beats_before_on_heldout_rows():
     # Then the vLLM and pooled serving constants refitted with vLLM's performance-benchmark
     # A100-80GB and H100 builds (train rows of data/serving_benchmarks.csv; vLLM η_d 0.548 ->
     # 0.733, per-step overhead 0.04 -> 1.57 ms) and the HF generate constant refitted with them
-    # (0.846 -> 0.878 ms): 21.9% -> 23.3%, worst 2.34x; v1 16.9%, v3 23.6% -> 29.6%
-    # (regression pins of the model's output).
+    # (0.846 -> 0.878 ms): 21.9% -> 23.3%, worst 2.34x; v1 16.9%, v3 23.6% -> 29.6%.
+    # Then MI300X's hbm_fraction set from its own BabelStream Copy (0.90 -> 0.79; its OCI vLLM
+    # train rows refit vLLM η_d 0.733 -> 0.746, overhead 1.57 -> 1.66 ms, pooled η_d 0.758 ->
+    # 0.769) and the HF generate constant refitted (0.878 -> 0.881 ms): 23.3% -> 23.5%; v1
+    # 16.9% -> 17.0%, v3 29.6% -> 29.9% (regression pins of the model's output).
     before = rl.validation_summary(rl.rl_validation("before", split="heldout"))
     df = rl.rl_validation("model", split="heldout")
     after = rl.validation_summary(df)
@@ -213,12 +217,12 @@ def test_model_beats_before_on_heldout_rows():
     assert after["worst_factor"] < before["worst_factor"]
     assert (before["evaluated"], after["evaluated"]) == (19, 24)
     assert before["mean_abs_error"] == pytest.approx(0.512, abs=0.02)
-    assert after["mean_abs_error"] == pytest.approx(0.233, abs=0.02)
+    assert after["mean_abs_error"] == pytest.approx(0.235, abs=0.02)
     assert after["worst_factor"] == pytest.approx(2.34, abs=0.1)
     v1 = rl.validation_summary(df[df["added"] == "v1"])
     assert v1["mean_abs_error"] == pytest.approx(0.169, abs=0.02)
     v3 = rl.validation_summary(df[df["added"] == "v3"])
-    assert v3["mean_abs_error"] == pytest.approx(0.296, abs=0.02)
+    assert v3["mean_abs_error"] == pytest.approx(0.299, abs=0.02)
 
 
 def test_cpu_offloaded_optimizer_by_hand():

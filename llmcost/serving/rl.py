@@ -98,8 +98,10 @@ ROLLOUT_ENGINES = ("roofline",) + inf.ENGINE_FAMILIES
 #: family's roofline fractions (``data/engine_efficiency.csv``, "HF generate": the pooled fit)
 #: and of ``HF_GENERATE_KV_COPIES`` (refitted when that term was added: 1.093 → 0.807 ms; and
 #: when the forward-only passes took the step's HFU, ``training_mfu``: 0.807 → 0.846 ms; and
-#: when vLLM's performance-benchmark A100 and H100 rows joined the pooled fit: 0.846 → 0.878 ms).
-HF_GENERATE_S_PER_LAYER_STEP = 0.878e-3
+#: when vLLM's performance-benchmark A100 and H100 rows joined the pooled fit: 0.846 → 0.878 ms;
+#: and when MI300X's hbm_fraction 0.90 → 0.79 (its own BabelStream Copy) refitted the pooled
+#: constants: 0.878 → 0.881 ms).
+HF_GENERATE_S_PER_LAYER_STEP = 0.881e-3
 #: Hugging Face ``generate``'s dynamic KV cache grows every layer's keys and values by
 #: ``torch.cat`` at each decode step, so each step reads the whole cache once more and writes
 #: it once (2 passes over the cache's bytes beyond attention's read, priced at the engine's
