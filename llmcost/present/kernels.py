@@ -41,6 +41,7 @@ between notebooks, and replaces it when it died or does not answer.
 
 from __future__ import annotations
 
+import gc
 import warnings
 
 import numpy as np
@@ -90,8 +91,6 @@ def freeze_what_stays() -> None:
     is what every later notebook keeps (modules, their caches); what a notebook leaves is
     garbage by then and collected first. A frozen object that becomes garbage later is not
     collected: at most a few cache entries, for the life of a report's kernel."""
-    import gc
-
     gc.collect()
     gc.freeze()
 
