@@ -22,9 +22,11 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,12 +68,22 @@ def _outputs(nb_path: Path) -> tuple[list, list]:
     return texts, figures
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children, theirs included."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def _report(tree: Path, scenario: str, out: Path) -> None:
+    """Write the report of ``tree`` for ``scenario``; print its seconds and CPU seconds (the
+    report's process and its kernels), the two trees' reports running one after the other."""
     env = dict(os.environ, PYTHONPATH=str(tree))  # the tree's llmcost, not the installed one
     cmd = [sys.executable, "-m", "llmcost", "report", "--scenario", str(ROOT / scenario),
            "--out", str(out)]
-    print(f"  {tree.name}: llmcost report --scenario {scenario}", flush=True)
+    print(f"  {tree.name}: llmcost report --scenario {scenario}", end="", flush=True)
+    c0, t0 = _children_cpu(), time.perf_counter()
     r = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    print(f" ({time.perf_counter() - t0:.1f} s, {_children_cpu() - c0:.1f} CPU-s)", flush=True)
     if r.returncode != 0:
         print(r.stdout[-2000:], r.stderr[-2000:], sep="\n")
         raise SystemExit(f"the report of {tree} for {scenario} failed (exit {r.returncode})")

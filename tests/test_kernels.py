@@ -25,6 +25,9 @@ DIRTY = [
     "np.random.seed(0); first_draw = float(np.random.rand())",
     "slider = ipywidgets.IntSlider()",
     "def warn(): warnings.warn('shown once per location', RuntimeWarning)",
+    # garbage in a cycle: collected at the reset, not frozen with what stays (freeze_what_stays)
+    ("import weakref, builtins\nclass Cycle: pass\n"
+     "c = Cycle(); c.me = c; builtins._llmcost_cycle = weakref.ref(c); del c"),
 ]
 CHECK = [
     "import sys, warnings, numpy as np, matplotlib, matplotlib.pyplot as plt, ipywidgets",
@@ -37,6 +40,8 @@ CHECK = [
      "fig.canvas.mpl_connect('draw_event', lambda event: draws.append(event))"),
     ("print(len(draws), plt._draw_all_if_interactive in "
      "get_ipython().events.callbacks['post_execute'])"),
+    ("import gc, builtins; print(builtins._llmcost_cycle() is None, "
+     "gc.get_freeze_count() > 0)"),
     ("import json; print(json.dumps({'llmcost': 'llmcost' in sys.modules, "
      "'draw': float(np.random.rand())}))"),
 ]
@@ -83,6 +88,8 @@ def test_a_warm_kernel_forgets_the_previous_notebook(tmp_path, monkeypatch):
         # pyplot's redraw after the cell is off (kernels.draw_figures_once); with it, 3 True
         assert any("image/png" in o.get("data", {}) for o in out.cells[6].outputs)
         assert out.cells[7].outputs[0]["text"] == "2 False\n"
+        # the first notebook's garbage was collected; what stays after the reset is frozen
+        assert out.cells[8].outputs[0]["text"] == "True True\n"
     finally:
         kernel.shutdown()
     assert kernel.km is None

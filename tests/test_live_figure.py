@@ -213,3 +213,71 @@ def test_printing_with_ticks_kept_draws_matplotlibs_pixels(readable):
     else:
         reference = picture(keep=False)
     assert picture(keep=True) == reference
+
+
+@contextlib.contextmanager
+def _sharing_text_measures():
+    """``plots.share_text_measures`` installed for the block, matplotlib's own methods after."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+
+    measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
+    try:
+        assert plots.share_text_measures()
+        assert not plots.share_text_measures()  # once
+        yield
+    finally:
+        RendererAgg.get_text_width_height_descent = measure
+        MathTextParser._parse_cached = parse
+
+
+def _math_figure():
+    """Math text everywhere: log axes' ``$10^{k}$`` tick labels, a math title and labels, a
+    rotated math text and a legend with math entries."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(8, 3.5), layout="constrained")
+    x = np.geomspace(1, 1e5, 30)
+    a.loglog(x, x ** 0.5, label=r"$\sqrt{x}$")
+    a.loglog(x, x ** 0.25, label=r"$x^{1/4}$")
+    a.legend()
+    a.set_title(r"$\alpha \cdot \beta_{t} = \frac{1}{2}$")
+    b.semilogy(np.arange(10), 2.0 ** np.arange(10))
+    b.set_ylabel(r"$2^{n}$ (GB)")
+    b.text(3, 40, r"$\mathrm{MFU} \approx 40\,\%$", rotation=30)
+    return fig
+
+
+@pytest.mark.parametrize("make", [_math_figure, _figure_with_every_kind_of_axis])
+def test_shared_text_measures_draw_matplotlibs_pixels(make):
+    """``plots.share_text_measures`` (what the report's kernels install) prints every figure as
+    matplotlib does, byte for byte, the first time and again once its measures are shared (the
+    second figure's renderers find every text measured and every math text parsed), also with
+    ``keep_ticks_while_printing``."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    reference = _inline_png(make())
+    with _sharing_text_measures():
+        assert _inline_png(make()) == reference
+        assert _inline_png(make()) == reference  # from the shared measures
+        plain = FigureCanvasBase.print_figure
+        try:
+            plots.keep_ticks_while_printing()
+            assert _inline_png(make()) == reference
+        finally:
+            FigureCanvasBase.print_figure = plain
+
+
+def test_shared_text_measures_follow_the_settings():
+    """A change of the settings a text's size depends on (the math-text font set, the sans-serif
+    family, hinting) between two figures is seen: each picture is matplotlib's under its own
+    settings, not the measures kept from the first."""
+    settings = [{}, {"mathtext.fontset": "stix"}, {"mathtext.fontset": "cm"},
+                {"font.sans-serif": ["DejaVu Serif"]}, {"text.hinting": "none"}]
+    reference = []
+    for rc in settings:
+        with matplotlib.rc_context(rc):
+            reference.append(_inline_png(_math_figure()))
+    assert len(set(reference)) == len(settings)  # each setting changes the picture
+    with _sharing_text_measures():
+        for rc, expected in zip(settings + settings[::-1], reference + reference[::-1]):
+            with matplotlib.rc_context(rc):
+                assert _inline_png(_math_figure()) == expected, rc

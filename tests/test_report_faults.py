@@ -156,3 +156,35 @@ def test_a_kernel_that_never_starts_keeps_its_page_and_is_listed_first(setup, tm
     assert summary["warnings"][0].startswith("02_two FAILED")
     assert sum("FAILED" in m and "02_two" in m for m in lines) == 1
     assert not os.path.exists(out / report.INCOMPLETE)
+
+
+def test_the_collector_is_left_as_the_report_found_it(setup, tmp_path):
+    """The report's process keeps its imports out of full collections while the notebooks run
+    (``report._import_runners``: ``gc.freeze``) and undoes it when the report ends, also when it
+    fails; a caller that froze objects itself keeps its frozen generation (not unfrozen by the
+    report; its count moves only as frozen objects are freed)."""
+    import gc
+
+    sc, _, fail_starts = setup
+    seen = []
+    real = report._import_runners
+
+    def watched():
+        real()
+        seen.append(gc.get_freeze_count())
+
+    report._import_runners = watched
+    try:
+        report.run_report(sc, tmp_path / "a", progress=lambda s: None)
+        assert seen[-1] > 0 and gc.get_freeze_count() == 0  # frozen during the runs, not after
+        fail_starts["02_two"] = 2  # a kernel that never starts: a failed report
+        with pytest.raises(report.ReportError):
+            report.run_report(sc, tmp_path / "b", progress=lambda s: None)
+        assert seen[-1] > 0 and gc.get_freeze_count() == 0
+        gc.freeze()  # the caller's own frozen generation
+        mine = gc.get_freeze_count()
+        report.run_report(sc, tmp_path / "c", progress=lambda s: None)
+        assert gc.get_freeze_count() == pytest.approx(mine, rel=0.01)
+    finally:
+        report._import_runners = real
+        gc.unfreeze()

@@ -205,6 +205,78 @@ def keep_ticks_while_printing() -> bool:
     return True
 
 
+def _text_rc_keys() -> tuple:
+    """The settings a text's size and glyphs depend on besides its font properties: the font
+    families each generic name stands for, hinting, kerning, antialiasing, the math-text fonts."""
+    import matplotlib as mpl
+
+    return tuple(k for k in mpl.rcParams if k.startswith((
+        "font.", "text.hinting", "text.kerning", "text.antialiased", "mathtext.",
+        "_internal.classic_mode")))
+
+
+def share_text_measures() -> bool:
+    """Make every Agg renderer of this process measure a text, and parse a math text, once
+    (report kernels: ``kernels.remember_state``). Same pixels; returns whether it was installed
+    now (False: it already was).
+
+    Matplotlib keeps a text's size (``RendererAgg.get_text_width_height_descent``) per renderer,
+    and its math-text layouts (``MathTextParser._parse_cached``) per parser, in a cache of 50.
+    Printing one figure makes two renderers (the tight crop's pass, then the picture at the
+    cropped size), and each figure makes its own: every tick label is laid out again by
+    FreeType, and every ``$10^{3}$`` parsed again (about 11 ms each), for every figure
+    (``benchmarks/profile_notebooks.py``: 3,391 measures and 512 parses for the default
+    scenario's 68 figures, a fifth of their drawing time). What the answer depends on is the
+    string, the font properties, whether it is math text, the renderer's dpi, and the settings of
+    ``_text_rc_keys`` (and, for a parse, its output kind, antialiasing and hinting flags); here
+    one answer per key is kept for the process (forgotten past 4,096 keys). TeX text and other
+    renderers are measured as matplotlib measures them."""
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+
+    measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
+    if getattr(measure, "_llmcost_shared", False):
+        return False
+    keys = _text_rc_keys()
+    measures: dict = {}
+    parses: dict = {}
+
+    def settings() -> tuple:  # lists (font families) as tuples, to be part of a key
+        get = getattr(mpl.rcParams, "_get", mpl.rcParams.__getitem__)  # _get: without checks
+        return tuple([tuple(v) if isinstance(v, list) else v for v in map(get, keys)])
+
+    @functools.wraps(measure)
+    def get_text_width_height_descent(self, s, prop, ismath):
+        if ismath not in (False, True):  # TeX
+            return measure(self, s, prop, ismath)
+        key = (s, prop.copy(), ismath, self.dpi, settings())
+        found = measures.get(key)
+        if found is None:
+            if len(measures) > 4096:
+                measures.clear()
+            found = measures[key] = measure(self, s, prop, ismath)
+        return found
+
+    plain_parse = getattr(parse, "__wrapped__", parse)  # past matplotlib's per-parser cache
+
+    @functools.wraps(plain_parse)
+    def _parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        key = (self._output_type, s, dpi, prop, antialiased, load_glyph_flags, settings())
+        found = parses.get(key)
+        if found is None:
+            if len(parses) > 4096:
+                parses.clear()
+            found = parses[key] = plain_parse(self, s, dpi, prop, antialiased,
+                                              load_glyph_flags)
+        return found
+
+    get_text_width_height_descent._llmcost_shared = True
+    RendererAgg.get_text_width_height_descent = get_text_width_height_descent
+    MathTextParser._parse_cached = _parse_cached
+    return True
+
+
 class LiveFigure:
     """One figure of a widget panel, built once and redrawn in place on every update.
 

@@ -25,6 +25,7 @@ import ast
 import copy
 import csv
 import functools
+import gc
 import html
 import json
 import math
@@ -979,6 +980,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
     nbs = plan.notebooks
     out_dir = Path(out_dir)
     lock = _prepare_out_dir(out_dir, overwrite, progress)
+    frozen_here = gc.get_freeze_count() == 0  # _import_runners freezes; undone below
     try:
         return _write_report(plan, scenario_path, out_dir, timeout_s, progress, jobs, t_start,
                              other)
@@ -988,6 +990,8 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         raise ReportInterrupted(f"interrupted: the report in {out_dir} is incomplete (see "
                                 f"{out_dir / INCOMPLETE})") from None
     finally:
+        if frozen_here:
+            gc.unfreeze()
         if lock is not None:
             lock.close()
 
@@ -1301,6 +1305,28 @@ def _run_notebooks(nbs: list, out_dir: Path, scenario: dict, declared: dict, own
         os.chdir(cwd)
 
 
+def _import_runners() -> None:
+    """Import what each run needs (papermill and nbformat: about a second of CPU, most of it
+    jsonschema's format grammars; nbconvert's HTML exporter) with the garbage collector paused,
+    then move everything alive to the collector's permanent generation (``gc.freeze``; undone
+    by ``run_report`` when the report ends, and not done when something else in this process
+    froze objects before): the full collections the runs trigger (reading, exporting and
+    writing the pages, the index's figure) then no longer walk every imported module's
+    objects, a fifth of this process's CPU for three notebooks (0.8-0.9 s of 3.8-4.4 s)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import nbconvert.exporters.html  # noqa: F401
+        import nbformat  # noqa: F401
+        import papermill  # noqa: F401
+    finally:
+        if was_enabled:
+            gc.enable()
+    if gc.get_freeze_count() == 0:
+        gc.collect()
+        gc.freeze()
+
+
 def _start_early(kernel: WarmKernel, cwd) -> None:
     """Start and warm up a worker's kernel as soon as the worker starts: the kernel starts (its
     own process) while the report's process imports papermill and nbformat on the way to the
@@ -1357,8 +1383,7 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
         # while the workers' kernels start and warm up (processes of their own), this thread
         # imports what each run needs first (about a second of CPU: nbformat's JSON-schema
         # validator), instead of each worker before its kernel starts
-        import nbformat  # noqa: F401
-        import papermill  # noqa: F401
+        _import_runners()
         while pending:
             inbox, nb, value = events.get()
             if nb is None:

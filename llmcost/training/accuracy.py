@@ -1118,6 +1118,7 @@ def fp8_split_accumulator_comparison() -> tuple:
 A100_MEGATRON_GOAL = (0.03, 0.10)
 
 
+@disk_cached
 def mechanism_comparison() -> tuple:
     """Each kernel mechanism's effect, regime by regime, on the held-out rows, and the rule by
     which a mechanism is on by default: it **passes** when, against the mechanisms off, (1) the
@@ -1141,7 +1142,8 @@ def mechanism_comparison() -> tuple:
     (every held-out row's mean |error|), ``fp8_pairs_max`` (the largest |error| of the
     published FP8:BF16 speed ratios, ``fp8_bf16_pairs``), ``a100_megatron_mean`` / ``_max``
     (the held-out A100 Megatron rows), ``passes`` (the rule above) and ``default_on`` (every
-    mechanism of the setting is on in ``StepOptions()``).
+    mechanism of the setting is on in ``StepOptions()``). Computed once per code and data
+    (``core.diskcache.disk_cached``: no scenario enters it).
     """
     tables = {"off": validation_table(False, False, False)}
     tables.update({name: validation_table(*flags) for name, flags in MECHANISMS.items()})

@@ -352,6 +352,9 @@ def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None
     Both MFUs are on the device's dense BF16 peak, so ``error`` is the ratio of predicted to
     published tokens/s, whatever the device. Columns as ``mfu_validation``'s.
 
+    Computed once per code, data and arguments (``core.diskcache.disk_cached``: no scenario
+    enters it).
+
     Raises
     ------
     ValueError
@@ -361,11 +364,18 @@ def mfu_validation_on(accelerator: str | None, run_ids, stack: str | None = None
         load_accelerator(accelerator)
     if stack is not None:
         load_stack(stack)
-    ids = list(run_ids)
+    ids = tuple(str(i) for i in run_ids)  # a tuple of names: its repr is the whole key
     cfg = validation_configs().set_index("run_id", drop=False)
     missing = sorted(set(ids) - set(cfg.index))
     if missing:
         raise ValueError(f"run_ids {missing} are not validation rows (data/validation_mfu.csv)")
+    return _mfu_validation_on(accelerator, ids, stack)
+
+
+@disk_cached
+def _mfu_validation_on(accelerator: str | None, ids: tuple, stack: str | None) -> pd.DataFrame:
+    """``mfu_validation_on`` once its arguments are checked."""
+    cfg = validation_configs().set_index("run_id", drop=False)
     runs = load_published_runs().set_index("run_id")
     rows = []
     for rid in ids:
@@ -663,8 +673,16 @@ def published_plan_memory(sets=None) -> pd.DataFrame:
 
     Each row is counted under its ``row_practice`` (its stack's selective policy, ZeRO-3
     gather unit and FP8 saved inputs; the run's recomputed modules and offloaded layers).
+    Computed once per code, data and ``sets`` (``core.diskcache.disk_cached``: no scenario
+    enters it).
     """
-    sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
+    return _published_plan_memory(VALIDATION_SETS + NEWER_SETS if sets is None
+                                  else tuple(str(x) for x in sets))
+
+
+@disk_cached
+def _published_plan_memory(sets: tuple) -> pd.DataFrame:
+    """``published_plan_memory`` of the validation sets ``sets`` (a tuple of names)."""
     cfg = validation_configs()
     cfg = cfg[cfg["set"].isin(list(sets)) & (cfg["set"] != "llm-foundry-mpt")]
     runs = load_published_runs().set_index("run_id")
