@@ -444,7 +444,7 @@ print(f"a compute-bound prefill on Ampere runs at η prefill × {inf.PREFILL_COM
 
 # %% [markdown]
 # **Takeaway.** One fraction per phase and one fixed cost per step reproduce most held-out engine
-# figures within a quarter; the rows beyond a quarter are listed above by name. Llama-70B long
+# figures within a quarter; the output above gives the share within a quarter and names the worst row of each split. Llama-70B long
 # generations before TensorRT-LLM's XQA kernel, which the previous section set apart, are priced
 # with the KV cache read once per query head, as those engines read it
 # (`engines.kv_reads_per_decode_step`). An engine family with enough published rows has
