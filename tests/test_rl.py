@@ -449,18 +449,25 @@ def test_cross_domain_ll_latency_is_nccl_tuning_model(monkeypatch):
     assert slow["total_s"] - fast["total_s"] == pytest.approx(extra, rel=1e-3)
 
 
-def test_training_mfu_between_whole_lengths_interpolates_the_time_per_sequence():
-    # By hand: on the 6N basis a step's FLOPs are proportional to its length, so the time per
-    # sequence at length L is L / MFU(L) (in units of 6N / peak). At a mean length of 32.25
-    # tokens (P = 16 and responses averaging 16.25) the time is a quarter of the way from 32
-    # to 33 tokens, and the MFU is the length over that time.
+def test_training_mfu_prices_the_padded_length_and_counts_real_tokens():
+    # By hand: a mean length of 32.25 tokens (P = 16 and responses averaging 16.25) is priced
+    # as a step of whole 33-token sequences (the default plan: TP 1, so padded to a multiple
+    # of 1), and the MFU counts the real 32.25 of each 33: on the 6N basis the update then takes
+    # the 33-token step's time.
     m, acc = llmcost.load_model("llama-3.1-8b"), llmcost.load_accelerator("H100-SXM")
     o = rl.RLOptions.build(prompt_tokens=16, prompts_per_step=8, samples_per_prompt=4,
                            rollout_gpus=4)
-    at = {n: rl.training_mfu(m, acc, o, np.array([float(n - 16)]))[:2] for n in (32, 33)}
+    step33 = rl.train_step(m, acc, o.training_gpus, o.samples, 33)
     mfu, hfu, _ = rl.training_mfu(m, acc, o, np.array([16.0, 16.5]))
-    t = 0.75 * 32 / at[32][0] + 0.25 * 33 / at[33][0]
-    assert mfu == pytest.approx(32.25 / t, rel=1e-12)
-    assert at[32][0] < mfu < at[33][0]  # the step's fixed costs: MFU grows with the length
-    assert hfu / mfu == pytest.approx(0.75 * at[32][1] / at[32][0] + 0.25 * at[33][1] / at[33][0],
-                                      rel=1e-12)
+    assert mfu == pytest.approx(step33.mfu * 32.25 / 33, rel=1e-12)
+    assert hfu == pytest.approx(step33.hfu * 32.25 / 33, rel=1e-12)
+    # train_plan="auto": Megatron pads to a multiple of TP (NeMo RL's pad_factor = tp_size), so
+    # at 2,561 tokens (odd: no TP > 1 plan divides it) the search also runs at 2,562, 2,564, ...
+    # 2,624 tokens; Llama 2 70B's update on 128 TPU v5e chips (16 GB) fits only with TP > 1.
+    m70, v5e = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("TPU v5e")
+    with pytest.raises(ValueError, match="no training plan of llama-2-70b fits"):
+        rl.train_step(m70, v5e, 128, 512, 2561, train_plan="auto")
+    o70 = rl.RLOptions.build(prompt_tokens=2561, prompts_per_step=32, samples_per_prompt=16,
+                             rollout_gpus=0, n_gpus=128, train_plan="auto")
+    mfu, _, note = rl.training_mfu(m70, v5e, o70, np.array([0.0]))
+    assert 0 < mfu < 1 and "padded to" in note

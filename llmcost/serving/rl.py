@@ -1381,47 +1381,61 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
     achieves. Added after the held-out errors had been seen (read from the code, not fitted).
     ``o.train_mfu`` prices both.
 
-    The mean length x = P + mean R is rarely a whole number of tokens; the step is priced at
-    the whole lengths around it, lo = ⌊x⌋ and lo + 1, and its time per sequence interpolated
-    (on the 6N basis the step's FLOPs are proportional to the length, so time ∝ length / MFU)::
+    The mean length x = P + mean R is rarely a whole number of tokens, and Megatron's sequence
+    parallelism splits each sequence over the TP ranks (and 2·CP chunks under context
+    parallelism), so the trainer pads it to a multiple f of them: NeMo RL's
+    megatron_policy_worker.py @ v0.3.0, ``pad_factor = cp_size * 2 * tp_size if cp_size > 1
+    else tp_size``. The step is priced at the padded length and its MFU counts the real
+    tokens only::
 
-        w = x − lo,   MFU(x) = x / ((1 − w) · lo / MFU(lo) + w · (lo + 1) / MFU(lo + 1))
-        HFU(x) = MFU(x) · ((1 − w) · HFU(lo) / MFU(lo) + w · HFU(lo + 1) / MFU(lo + 1))
+        priced = ⌈x / f⌉ · f,        MFU = MFU_step(priced) · x / priced
 
-    (rounding x to a whole length instead made a longer response cheaper where the rounding
-    crossed: the step's fixed costs barely move from one length to the next)."""
+    f is the given plan's; under ``train_plan="auto"`` the search runs at f = 1, 2, 4, …, 64
+    (each admits the plans whose padding divides it) and the highest MFU per real token wins.
+    On the 6N basis the update's time is then the padded step's, which never falls as x grows
+    (rounding x to the nearest whole length made a longer response cheaper where the rounding
+    crossed; searching at x alone left out every TP > 1 plan at an odd length)."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
-    lo = math.floor(x)
-    w = x - lo
-    mfu_lo, hfu_lo, note = _training_mfu_at(m, acc, o, lo)
-    if w == 0:
-        return mfu_lo, hfu_lo, note
-    mfu_hi, hfu_hi, _ = _training_mfu_at(m, acc, o, lo + 1)
-    mfu = x / ((1 - w) * lo / mfu_lo + w * (lo + 1) / mfu_hi)
-    return mfu, mfu * ((1 - w) * hfu_lo / mfu_lo + w * hfu_hi / mfu_hi), note
-
-
-def _training_mfu_at(m: ModelSpec, acc: Accelerator, o: RLOptions, seq: int) -> tuple:
-    """``training_mfu`` at a whole mean length ``seq`` (its docstring)."""
     if isinstance(o.train_plan, str) and o.train_plan == "auto":
-        bd = train_step(m, acc, o.training_gpus, o.samples, seq, train_plan="auto",
-                        stack=o.stack, efficiency=o.efficiency)
-        return bd.mfu, bd.hfu, f"training MFU {bd.mfu:.3f} from step_time ({bd.plan})"
-    # Megatron's sequence parallelism splits each sequence over TP (and CP) ranks, so the
-    # trainer pads it to a multiple of tp (2·cp·tp with context parallelism): NeMo RL's
-    # megatron_policy_worker.py @ v0.3.0, pad_factor = cp_size * 2 * tp_size if cp_size > 1
-    # else tp_size (added when the first rows with TP > 1 and a mean length not a multiple
-    # of it were refused; a padding rule, not a fitted value)
+        return _auto_training_mfu(m, acc, o, x)
     kw = _plan_keywords(o.train_plan)
     f = 2 * kw["cp"] * kw["tp"] if kw["cp"] > 1 else kw["tp"]
-    seq = math.ceil(seq / f) * f
+    seq = math.ceil(x / f) * f
     b, plan, priced, fill = optimizer_batch(o, seq, f)
     bd = train_step(m, acc, o.training_gpus, b, priced, train_plan=plan, stack=o.stack,
                     efficiency=o.efficiency)
+    fill *= x / seq
     note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
-    note += f"; {fill:.0%} of the priced tokens real)" if fill < 1 else ")"
+    note += f"; {fill:.0%} of the priced tokens real)" if fill < 0.995 else ")"
+    return bd.mfu * fill, bd.hfu * fill, note
+
+
+#: The paddings ``train_plan="auto"`` searches at (``training_mfu``): a multiple of each TP
+#: (and 2·CP·TP) the plan search tries.
+AUTO_PAD_FACTORS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
+    """``training_mfu`` under ``train_plan="auto"``: the plan search at each padded length
+    ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the highest MFU per real token (its docstring).
+    Raises the unpadded search's error when no padded length has a plan that fits."""
+    best, error = None, None
+    for priced in sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS}):
+        try:
+            bd = train_step(m, acc, o.training_gpus, o.samples, priced, train_plan="auto",
+                            stack=o.stack, efficiency=o.efficiency)
+        except ValueError as e:
+            error = error or e
+            continue
+        if best is None or bd.mfu * x / priced > best[0].mfu * best[1]:
+            best = (bd, x / priced)
+    if best is None:
+        raise error
+    bd, fill = best
+    note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
+    note += f"; sequences padded to {x / fill:.0f} tokens)" if fill < 0.995 else ")"
     return bd.mfu * fill, bd.hfu * fill, note
 
 
