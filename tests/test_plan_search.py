@@ -39,6 +39,11 @@ def test_auto_split_by_hand():
     assert row_pp_split(16, 1, 126) == "embedding_and_loss"
     assert row_pp_split(5, 1, 126) == "uneven"
     assert auto_split(16, 3, 126) == -1
+    with pytest.raises(parallel.PlanError, match="virtual_stages=3 must divide the 8"):
+        make_plan(load_model("llama-3.1-405b"), 16384, 2048, tp=8, pp=16, virtual_stages=3,
+                  schedule="interleaved", pp_split="auto")
+    assert make_plan(load_model("llama-3.1-405b"), 16384, 2048, tp=8, pp=16, virtual_stages=8,
+                     schedule="interleaved", pp_split="auto").pp_split == "embedding_and_loss"
     assert row_pp_split(16, 1, 61) == "uneven"
     assert list(auto_split(np.array([16, 2, 5, 16]), np.array([8, 63, 1, 3]), 126)) == \
         [1, 0, 2, -1]

@@ -148,8 +148,13 @@ def auto_split(pp, virtual_stages, n_layers: int):
 def row_pp_split(pp, virtual_stages, n_layers: int):
     """``pp_split="auto"`` resolved for plans (``auto_split``): "even", "embedding_and_loss"
     or "uneven" (a str for scalars, an object array for arrays); a plan no split places gets
-    "even", which its validation then refuses."""
-    code = np.maximum(auto_split(pp, virtual_stages, n_layers), 0)
+    "embedding_and_loss" where pp divides the layers + 2 and not the layers, else "even", so
+    that its validation refuses it for the rule it comes nearest (virtual_stages: v must divide
+    the slots per stage; pp_layers)."""
+    code = auto_split(pp, virtual_stages, n_layers)
+    slots_only = (np.asarray(pp) > 1) & (n_layers % np.asarray(pp) != 0) & \
+        ((n_layers + 2) % np.asarray(pp) == 0)
+    code = np.where(code >= 0, code, np.where(slots_only, 1, 0))
     names = np.array(PP_SPLITS, dtype=object)[code]
     return str(names) if np.ndim(code) == 0 else names
 
