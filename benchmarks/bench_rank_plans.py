@@ -123,7 +123,8 @@ def main():
           f"predicted MFU {ranked.iloc[0]['mfu']:.1%}"
           + (" (ZeRO-3: an upper bound, see llmcost.step)" if best.zero_stage == 3 else ""))
     no_z3 = step.fastest_trusted(ranked)
-    print(f"fastest without ZeRO-3 (what choose_plan picks): "
+    print(f"what choose_plan picks (ZeRO-3 only if faster with its step lengthened by "
+          f"parallel.ZERO3_STEP_MARGIN = {parallel.ZERO3_STEP_MARGIN:.0%}): "
           f"{parallel.plan_from_row(no_z3).describe()}: {no_z3['step_time_s']:.2f} s per step, "
           f"predicted MFU {no_z3['mfu']:.1%} (Korthikanti et al. measured 51.4% for 175B, "
           "Table 5)")

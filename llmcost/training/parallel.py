@@ -103,31 +103,60 @@ RULES = {
 }
 _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
 
-#: The search's layer split (``enumerate_plans``, ``choose_plan``): plan by plan, ``"even"``
-#: where pp·virtual_stages divides the layers, else ``"uneven"`` (``memory.PP_SPLITS``: as
-#: evenly as whole layers allow), the uneven split only without virtual stages (v = 1): the
-#: engine prices an interleaved bubble as (p−1)/(v·m), which holds for equal model chunks
-#: (Narayanan et al. 2021 §2.2.2) and which unequal chunks (the larger ones pace the
-#: pipeline) do not reach, so a search would favour them for a gain the model does not have;
-#: Megatron-Core's first uneven release refused them too ("Uneven number of layer not
-#: compatible with interleaved pipeline schedule", NVIDIA/Megatron-LM@fa8bb5921b86).
+#: The search's layer split (``enumerate_plans``, ``choose_plan``), plan by plan (``auto_split``):
+#: ``"even"`` where pp·virtual_stages divides the layers; else ``"embedding_and_loss"`` where
+#: pp > 1 and pp·virtual_stages divides the layers + 2 (the embedding and the loss each take one
+#: layer's slot: Llama 3's split, arXiv:2407.21783 §3.3.2, "we reduce one Transformer layer
+#: each from the first and the last stages"; Megatron-Core's
+#: ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``);
+#: else, at virtual_stages 1 only, ``"uneven"`` (``memory.PP_SPLITS``: as evenly as whole
+#: layers allow). ``embedding_and_loss`` is taken at every v: its model chunks are equal in
+#: slots (one slot of the first chunk is the embedding, one of the last the loss), so the
+#: interleaved bubble (p−1)/(v·m), which holds for equal chunks (Narayanan et al. 2021 §2.2.2),
+#: applies to it as to the even split. ``uneven`` stays at v = 1: unequal chunks (the larger
+#: ones pace the pipeline) do not reach (p−1)/(v·m), so a search would favour them for a gain
+#: the model does not have; Megatron-Core's first uneven release refused them too ("Uneven
+#: number of layer not compatible with interleaved pipeline schedule",
+#: NVIDIA/Megatron-LM@fa8bb5921b86). Where two splits apply (pp = 2, v = 1, an even layer
+#: count: both put the embedding and L/2 layers on the first stage) the even one is kept.
+#: Without ``embedding_and_loss`` in the search, Llama 3.1 405B's 126 layers split evenly only
+#: over pp ≤ 2 on a power-of-two GPU count, and the search missed Meta's PP16 × v8 plan.
 #: An explicit ``pp_split="uneven"`` keeps every v. A scenario's ``pp_split: auto`` (the default) becomes this
 #: when its stack places layers unevenly (``stacks.Stack.uneven_pp``: Megatron-Core's
 #: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``,
-#: NVIDIA/Megatron-LM@fa8bb59, 2024-09-05, in core_v0.9.0), else ``"even"``
-#: (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``.
+#: NVIDIA/Megatron-LM@fa8bb59, 2024-09-05, in core_v0.9.0, which at v = 1 also place Llama 3's
+#: split; uneven virtual stages came with NVIDIA/Megatron-LM@ef490839e89c, core_v0.11.0), else
+#: ``"even"`` (``scenario_pp_split``). A plan itself always has one of ``PP_SPLITS``.
 PP_SPLIT_AUTO = "auto"
 #: Every value a search takes for ``pp_split``.
 SEARCH_PP_SPLITS = PP_SPLITS + (PP_SPLIT_AUTO,)
 
 
+def auto_split(pp, virtual_stages, n_layers: int):
+    """``pp_split="auto"``'s split of each plan as its position in ``PP_SPLITS`` (-1: none
+    applies), elementwise: 0 "even" where pp·v divides ``n_layers`` L; else 1
+    "embedding_and_loss" where pp > 1 and pp·v divides L + 2; else 2 "uneven" where v = 1 and
+    pp <= L (``PP_SPLIT_AUTO``'s comment gives the reasons)."""
+    pp, v = np.asarray(pp), np.asarray(virtual_stages)
+    chunks = pp * v
+    even = n_layers % chunks == 0
+    el = (pp > 1) & ((n_layers + 2) % chunks == 0)
+    uneven = (v == 1) & (pp <= n_layers)
+    return np.where(even, 0, np.where(el, 1, np.where(uneven, 2, -1))).astype(np.int64)
+
+
 def row_pp_split(pp, virtual_stages, n_layers: int):
-    """``pp_split="auto"`` resolved for plans: "even" where pp·virtual_stages divides
-    ``n_layers``, else "uneven" (a str for scalars, an object array for arrays)."""
-    even = n_layers % (np.asarray(pp) * np.asarray(virtual_stages)) == 0
-    if np.ndim(even) == 0:
-        return "even" if even else "uneven"
-    return np.where(even, "even", "uneven").astype(object)
+    """``pp_split="auto"`` resolved for plans (``auto_split``): "even", "embedding_and_loss"
+    or "uneven" (a str for scalars, an object array for arrays); a plan no split places gets
+    "embedding_and_loss" where pp divides the layers + 2 and not the layers, else "even", so
+    that its validation refuses it for the rule it comes nearest (virtual_stages: v must divide
+    the slots per stage; pp_layers)."""
+    code = auto_split(pp, virtual_stages, n_layers)
+    slots_only = (np.asarray(pp) > 1) & (n_layers % np.asarray(pp) != 0) & \
+        ((n_layers + 2) % np.asarray(pp) == 0)
+    code = np.where(code >= 0, code, np.where(slots_only, 1, 0))
+    names = np.array(PP_SPLITS, dtype=object)[code]
+    return str(names) if np.ndim(code) == 0 else names
 
 
 def scenario_pp_split(p: dict, stack=None) -> str:
@@ -447,6 +476,8 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if g % tp and tp % g:
         raise PlanError("tp_kv_heads", f"tp={tp} must divide n_kv_heads={g} or be a multiple of "
                                        f"it ({model.name})")
+    if pp_split == PP_SPLIT_AUTO and v > 1 and auto_split(pp, v, L) >= 0:
+        pp_split = row_pp_split(pp, v, L)              # even or embedding_and_loss
     if pp_split == "uneven" or (pp_split == PP_SPLIT_AUTO and v == 1):  # any split
         if pp * v > L:
             raise PlanError("pp_layers", f"pp·virtual_stages = {pp}·{v} must not exceed "
@@ -614,7 +645,8 @@ def free_plan_parameters(p: dict) -> list:
 def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, rank,
                 fixed=None, recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE,
                 pp_split="even", allowed=None) -> ParallelPlan:
-    """The first plan, by ``rank``, among those that keep the ``fixed`` fields and fit.
+    """The best plan, by ``rank`` (``best_ranked_row``), among those that keep the ``fixed``
+    fields and fit.
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
     lists; a fixed ``dp`` filters the rows). Candidates are the plans that fit; unless ``tp`` is
@@ -645,9 +677,11 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         cluster, seq_len, recipe)`` for the predicted step time (what
         ``step_scenario.scenario_plan`` passes, so every notebook of a scenario shares the
         fastest fitting plan), or
-        ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. Unless
-        ``fixed`` sets ``zero_stage``, ZeRO-3 plans are chosen only when no other plan fits: the
-        step-time model is an upper bound for them (see ``llmcost.step``).
+        ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. The plan
+        taken from the ranking is ``best_ranked_row``'s: unless ``fixed`` sets ``zero_stage``,
+        a ZeRO-3 plan must beat the others with its step lengthened by ``ZERO3_STEP_MARGIN``
+        (the step model's 90 % upper error on held-out FSDP runs), or be the only kind that
+        fits; without step times (``rank_without_time``), ZeRO-3 only when nothing else fits.
 
     Raises
     ------
@@ -680,17 +714,48 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     ok = df[df["fits"]]
     if "tp" not in fixed:
         ok = ok[ok["tp_in_scaleup_domain"]]
-    if "zero_stage" not in fixed and (ok["zero_stage"] < 3).any():
-        # The step-time model is validated on Megatron-style plans (notebook 04b) but is an upper
-        # bound for ZeRO-3, whose measured gathers fall well short of it: choose ZeRO-3 only
-        # when nothing else fits, or when the scenario asks for it.
-        ok = ok[ok["zero_stage"] < 3]
     if not callable(rank):
         raise ValueError(f"rank={rank!r} must be callable (DataFrame -> DataFrame), e.g. "
                          "ranking.time_ranking(model, cluster, seq_len) or rank_without_time")
     ok.attrs = dict(df.attrs)
-    row = rank(ok).iloc[0] if len(ok) else df.loc[df["memory_bytes"].idxmin()]
+    row = best_ranked_row(rank(ok), "zero_stage" not in fixed) if len(ok) else \
+        df.loc[df["memory_bytes"].idxmin()]
     return plan_from_row(row, pp_split)
+
+
+#: How much longer than predicted a ZeRO-3 (FSDP) step may run: the 90 % upper error of the step
+#: model's held-out FSDP rows (``accuracy.validation_table``, sharding "FSDP", split "held-out":
+#: the ⌈(n + 1)·0.9⌉-th smallest of n = 123 errors, predicted / published MFU − 1, is 0.177;
+#: rounded up; ``accuracy.ALPHA``'s 90 %). The model's 90 % upper error on Megatron-style plans
+#: (ZeRO ≤ 2) is 0.118 on its 50 held-out rows.
+ZERO3_STEP_MARGIN = 0.18
+
+
+def best_ranked_row(ranked: pd.DataFrame, zero_stage_free: bool = True) -> pd.Series:
+    """The plan a search takes from a ranking (best first): its first row, except that, when the
+    ZeRO stage is free, a ZeRO-3 row must win with its predicted step lengthened by
+    ``ZERO3_STEP_MARGIN``: the row with the least ``step_time_s × (1 + 0.18 if ZeRO-3 else 1)``,
+    the ranking's order breaking ties. The step model's ZeRO-3 predictions run optimistic
+    more often than its Megatron-style ones (``llmcost.step``, **Limits**), so a ZeRO-3 plan is
+    chosen when it is faster by more than that error, or when nothing else fits. Before, ZeRO-3
+    was taken only when nothing else fitted, so one GPU count more could move a 405B RL update
+    from ZeRO-3 at 38.7 % MFU (128 H100) to a PP2 × v63 CP4 plan at 8.1 % (256 H100). A ranking
+    without ``step_time_s`` (``rank_without_time``) keeps that rule: its first non-ZeRO-3 row.
+
+    Raises
+    ------
+    ValueError
+        If the ranking is empty.
+    """
+    if ranked.empty:
+        raise ValueError("no plan fits: the ranking is empty")
+    z3 = ranked["zero_stage"].to_numpy() == 3
+    if not zero_stage_free or z3.all() or not z3.any():
+        return ranked.iloc[0]
+    if "step_time_s" not in ranked:
+        return ranked[~z3].iloc[0]
+    t = ranked["step_time_s"].to_numpy() * np.where(z3, 1 + ZERO3_STEP_MARGIN, 1.0)
+    return ranked.iloc[int(np.argmin(t))]
 
 
 def _shard_option(fixed: dict, allowed):
@@ -1216,7 +1281,7 @@ def plan_axes(model: ModelSpec, n: int, gb: int, pp_split: str, choices: dict) -
     global
     batch ``gb`` for the micro-batch size, of the routed experts for EP)."""
     L = model.n_layers
-    split_layers = L + 2 if pp_split == "embedding_and_loss" else L
+    split_layers = L + 2 if pp_split in ("embedding_and_loss", PP_SPLIT_AUTO) else L
     vs = np.arange(1, 9) if pp_split == "uneven" else \
         np.union1d(_divisors(L), _divisors(split_layers))    # auto: uneven only at v = 1
     return {
@@ -1406,9 +1471,11 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
         ("tp_heads", a % tp != 0),
         ("tp_kv_heads", (kv % tp != 0) & (tp % kv != 0)),
         ("pp_layers", (pp * v > model.n_layers) if pp_split == "uneven"
-         else np.where(v == 1, pp > model.n_layers, slots % pp != 0)
+         else np.where(v == 1, pp > model.n_layers,
+                       (model.n_layers % pp != 0) & ((model.n_layers + 2) % pp != 0))
          if pp_split == PP_SPLIT_AUTO else (slots % pp != 0)),
         ("virtual_stages", np.zeros_like(v, dtype=bool) if pp_split == "uneven"
+         else auto_split(pp, v, model.n_layers) < 0 if pp_split == PP_SPLIT_AUTO
          else (slots // pp) % v != 0),
         ("ep_experts", (ep > 1) & ((not model.is_moe) | (max(model.n_experts, 1) % ep != 0))),
         ("cp_seq", (cp > 1) & (s % (2 * cp) != 0)),
@@ -1425,12 +1492,11 @@ def _reject_codes(model, n, gb, s, g, pp_split, sp_true_in_grid):
 
 def _split_column(model, pp_split: str, cols: dict) -> np.ndarray:
     """Each row's layer split as its position in ``PP_SPLITS``: the table's ``pp_split``, or,
-    for ``"auto"``, ``row_pp_split`` (even where pp·virtual_stages divides the layers)."""
+    for ``"auto"``, ``auto_split`` (even, embedding_and_loss or, at v = 1, uneven)."""
     n = len(cols["pp"])
     if pp_split != PP_SPLIT_AUTO:
         return np.full(n, PP_SPLITS.index(pp_split), dtype=np.int64)
-    even = model.n_layers % (cols["pp"] * cols["virtual_stages"]) == 0
-    return np.where(even, PP_SPLITS.index("even"), PP_SPLITS.index("uneven")).astype(np.int64)
+    return np.maximum(auto_split(cols["pp"], cols["virtual_stages"], model.n_layers), 0)
 
 
 def _plan_frame(model, s, recipe, pp_split, flash, dropout, hbm, reserve, cols, valid):

@@ -5,7 +5,8 @@ micro-batch size, ZeRO stage, recomputation, schedule, as numpy masks), keeps th
 in memory (``fitting_plans``) and prices them all at once with the step-time engine
 (``step.step_arrays`` through ``rank_by_step_time``); ``add_run_cost`` turns tokens/s into days,
 GPU-hours and dollars. ZeRO-3 rows are upper bounds (``step``'s **Limits**), so
-``fastest_trusted`` and ``parallel.choose_plan`` take ZeRO-3 only when nothing else fits.
+``fastest_trusted`` and ``parallel.choose_plan`` take ZeRO-3 only when it wins with its step
+lengthened by ``parallel.ZERO3_STEP_MARGIN`` or nothing else fits (``parallel.best_ranked_row``).
 ``time_ranking`` is the ranking a scenario's plan search passes to ``parallel.choose_plan``.
 
 Studies built on the ranking: ``scaling_study`` (the fastest plan per GPU count, strong or weak
@@ -29,8 +30,8 @@ from ..core.stacks import DEFAULT_STACK
 from ..core.units import SECONDS_PER_HOUR, as_array
 from .memory import PP_SPLITS, memory_per_gpu
 from .options import StepOptions, stack_memory_practice
-from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, empty_reason, enumerate_plans, make_plan,
-                       plan_from_row, recount_memory)
+from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, best_ranked_row, empty_reason,
+                       enumerate_plans, make_plan, plan_from_row, recount_memory)
 from .step import PARTS, TP_OVERLAP, check_step_inputs, step_arrays, step_time
 
 
@@ -357,19 +358,16 @@ def _empty_ranking_reason(plans, ok, cluster, within_scaleup_domain) -> str:
 
 
 def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
-    """The first row of a ``rank_plans`` ranking whose prediction is not an upper bound (not
-    ZeRO-3), or the first row when every row is one: ZeRO-3 only when nothing else fits, the rule
-    ``parallel.choose_plan`` follows.
+    """The row of a ``rank_plans`` ranking that ``parallel.choose_plan`` would take
+    (``parallel.best_ranked_row``): the fastest, except that a ZeRO-3 row (``upper_bound``) must
+    win with its step lengthened by ``parallel.ZERO3_STEP_MARGIN``, or be all that fits.
 
     Raises
     ------
     ValueError
         If the ranking is empty (no plan fits).
     """
-    if ranked.empty:
-        raise ValueError("no plan fits: the ranking is empty")
-    trusted = ranked[~ranked["upper_bound"]]
-    return trusted.iloc[0] if len(trusted) else ranked.iloc[0]
+    return best_ranked_row(ranked)
 
 
 def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,

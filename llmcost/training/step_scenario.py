@@ -42,7 +42,8 @@ def scenario_plan(p: dict, model: ModelSpec | None = None) -> ParallelPlan:
     predicted step time (``parallel.plan_from_parameters`` with ``scenario_ranking(p)``: the
     fastest plan that fits with the scenario's own step options, dtype, stack and overlaps, so
     the first row of notebook 04b's ``rank_plans`` among the plans that keep the fixed fields;
-    ZeRO-3 only when nothing else fits or the scenario asks).
+    ZeRO-3 only when it wins by more than ``parallel.ZERO3_STEP_MARGIN``, nothing else fits
+    or the scenario asks).
 
     The search takes tenths of a second and a bill, its levers and the scenario checks ask for
     the same plan many times, so plans are memoised on ``model`` and the ``PLAN_KEYS`` of ``p``
