@@ -412,3 +412,19 @@ def test_the_readmes_pilot_example_runs_the_pilots_kernels(tmp_path):
     # GPUs (DP 64 against 8) and keeps their kernels, so nothing makes its step faster
     assert got["low"] < got["value"] < got["high"] and got["value"] < 0.386
     assert bill.figures["mfu"] == pytest.approx(got["value"], rel=1e-9)
+
+
+def test_calibrate_completes_the_readmes_pilot_example_with_the_notebooks_defaults(
+        tmp_path, capsys):
+    """The README's `llmcost calibrate --scenario my_run.yaml` on its own pilot example, which
+    gives no n_gpus (the default scenario's 2,048 GPUs): the trial's run stopped with
+    KeyError: 'n_gpus'. The keys the file leaves out take the notebooks' defaults, as estimate
+    completes them, so calibrate prints the MFU the bill takes for that file."""
+    from llmcost.present.cli import main
+    path = tmp_path / "pilot.yaml"
+    path.write_text(_readme_pilot_example())
+    assert "n_gpus" not in llmcost.load_scenario(path)
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    got = pilot_mfu({**report.plan_report(path, ["00"]).values})
+    assert "on 2,048 H100-SXM" in out and f"MFU {got['value']:.1%} (band" in out

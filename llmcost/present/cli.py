@@ -46,6 +46,7 @@ from .report import (
     UsageError,
     declared_parameters,
     default_jobs,
+    effective_parameters,
     estimate_ledger,
     format_value,
     list_notebooks,
@@ -1139,7 +1140,11 @@ def _calibrate(args) -> int:
     lines = []  # printed at the end, the prose wrapped to the terminal (wrap_prose)
     say = lines.append
     try:
-        p = point_scenario(load_scenario(args.scenario))
+        # the keys the file leaves out take the notebooks' defaults, as estimate and the report
+        # complete them (a file of the README's pilot example gives no n_gpus)
+        declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+        p = point_scenario({k: v["value"] for k, v in
+                            effective_parameters(load_scenario(args.scenario), declared).items()})
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
             x0, widened = x, ""
