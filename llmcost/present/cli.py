@@ -20,7 +20,8 @@ from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
-from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
+from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
+                             load_scenario, point_scenario)
 from ..core import catalog
 from ..core.units import fmt_quantity
 from ..core.version import __version__
@@ -301,8 +302,11 @@ def _estimate(args) -> int:
                          "json, not with " + ("--compare" if args.compare else "--format csv"))
         try:
             # the file's plan keys and batch too: the deadline's GPU count is one its plan splits
+            # and fits, and the MFU restated there (mfu: predict, a pilot) is its plan's; dp
+            # left out: it follows the GPU count
             plan_keys = {k: v for k, v in point_scenario(load_scenario(args.scenario)).items()
-                         if k in ("tp", "pp", "cp", "global_batch_tokens", "seq_len", "pp_split")}
+                         if k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
+                         and k != "dp"}
             fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
                              args.deadline_days)
         except ValueError as e:
