@@ -476,3 +476,25 @@ def test_compare_flags_a_difference_outside_its_own_p10_to_p90():
     js = compare_json(df, ("a", "b"), ("a.yaml", "b.yaml"), ("A", "B"), [quiet, quiet])
     assert [r["difference_outside"] for r in js["lines"]] == [False, True]
     assert js["difference"]["outside"] is True and js["outside_note"] == COMPARE_OUTSIDE_NOTE
+
+
+def test_budget_tokens_of_a_pilot_scenario_are_priced_at_the_bills_mfu(tmp_path):
+    # A new-user trial (the README's pilot example, micro-batch 1 and no recomputation fixed):
+    # `estimate --budget-usd` passed fit_budget only the file's TP, PP and CP, so the pilots
+    # were extrapolated to the plan search's micro-batch (40.8 %, not the bill's 34.8 %) and the
+    # tokens it answered overran the budget. fit_budget's rule (levers.fit_budget: the most
+    # tokens whose whole bill on the scenario's GPUs is at most B) is checked on the bill
+    # estimate prints for a file with those tokens.
+    import re
+    text = ("tp: 8\npp: 4\nmicro_batch_size: 1\nrecompute: none\n"
+            "global_batch_tokens: 4194304\npilot:\n"
+            "  - {n_gpus: 64, tokens_per_s_per_gpu: 900, tp: 8, pp: 4}\n"
+            "  - {n_gpus: 256, tokens_per_s_per_gpu: 860, tp: 8, pp: 4}\n")
+    r = _cli("estimate", "--scenario", str(_yaml(tmp_path, text)), "--budget-usd", "5e6")
+    assert r.returncode == 0, r.stderr
+    out = " ".join(r.stdout.split())
+    tokens = float(re.search(r"tokens the budget buys: ([\d.e+]+) tokens", out)[1])
+    there = estimate_ledger(_yaml(tmp_path, text + f"train_tokens: {tokens!r}\n",
+                                  name="there.yaml"))
+    # the answer is printed to 4 digits: the bill of those tokens is the budget within 0.1 %
+    assert there.total_usd == pytest.approx(5e6, rel=1e-3)

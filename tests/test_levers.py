@@ -881,3 +881,46 @@ def test_the_hardware_headline_says_so_when_nothing_is_comparable():
     assert math.isnan(hw["usd"])
     assert "no other accelerator is rankable" in hw["note"]
     assert "A100-40GB, H800: the catalogue has no reserved price for each of them" in hw["note"]
+
+
+_PILOT_RUN = {"tp": 8, "pp": 4, "micro_batch_size": 1, "recompute": "none",
+              "global_batch_tokens": 4194304,
+              "pilot": [{"n_gpus": 64, "tokens_per_s_per_gpu": 900, "tp": 8, "pp": 4},
+                        {"n_gpus": 256, "tokens_per_s_per_gpu": 860, "tp": 8, "pp": 4}]}
+
+
+def test_a_pilots_mfu_is_extrapolated_again_at_the_answered_gpu_count():
+    # A new-user trial: with pilots, a budget and deadline answered 4,096 GPUs "at the
+    # scenario's MFU" (the pilots' 34.8 % at 2,048) and said nothing more, where `mfu: predict`
+    # re-predicts at the answered count. The pilots' calibration is now extrapolated to the plan
+    # chosen there the way the bill extrapolates it to the scenario's count: the independent
+    # path is calibrate.scenario_calibration at n_gpus=4096 with the bill's band
+    # (pilot.uncarried_band), computed here.
+    from llmcost.bill.pilot import _notebook_plan_defaults, uncarried_band
+    from llmcost.training import calibrate
+    sc = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), **_PILOT_RUN}
+    del sc["mfu"]
+    assert lv._mfu_at_count(sc, sc["n_gpus"]) == ""  # the scenario's own count
+    full = {**_notebook_plan_defaults(), **sc}
+    _, x0, _ = calibrate.scenario_calibration(full)
+    _, x, plan = calibrate.scenario_calibration({**full, "n_gpus": 4096})
+    x, _ = uncarried_band({**full, "n_gpus": 4096}, x, plan)
+    assert plan.n_gpus == 4096 and x.mfu < x0.mfu  # more GPUs, the same kernels: slower
+    said = lv._mfu_at_count(sc, 4096)
+    assert f"scenario's 2,048 GPUs (the pilots' {x0.mfu:.1%}, extrapolated)" in said
+    assert (f"on 4,096 GPUs the pilots extrapolate to {x.mfu:.1%} (band {x.mfu_low:.1%}–"
+            f"{x.mfu_high:.1%}) for {plan.describe()}") in said
+    assert said.endswith("re-price with n_gpus: 4096")
+    # the deadline's answer carries it (fit_budget's GPU row)
+    row = lv.fit_budget(sc, deadline_days=7).iloc[0]
+    n = int(row["value"])
+    assert n != 2048 and f"on {n:,} GPUs the pilots extrapolate to" in row["how"]
+    # a shorthand pilot without ledger_pilot_n_gpus measured the run itself (2,048 GPUs): it
+    # is extrapolated from there, not taken to have run on the answered count
+    short = {k: v for k, v in sc.items() if k != "pilot"}
+    short["ledger_pilot_tokens_per_s_per_gpu"] = 800.0
+    said = lv._mfu_at_count(short, 4096)
+    assert "on 4,096 GPUs the pilots extrapolate to" in said
+    from llmcost.bill.pilot import pilot_mfu
+    there = pilot_mfu({**short, "ledger_pilot_n_gpus": 2048, "n_gpus": 4096})
+    assert f"extrapolate to {there['value']:.1%}" in said

@@ -276,3 +276,44 @@ def test_a_report_without_a_plan_refuses_gpus_the_batch_cannot_feed(tmp_path):
         plan_report(path, ["00"])
     assert "more than the scenario's global batch can feed" not in str(at_the_limit.value)
     assert "goodput of the main phase" in str(at_the_limit.value)
+
+
+def test_a_project_longer_than_ten_years_is_warned_not_refused(tmp_path):
+    # A new-user trial: ledger_project_months: 1e9 billed people and storage for 83 million
+    # years without a word. Over 10 years, hardware price-performance moves 10^(0.14 × 10) ≈ 25×
+    # (Cottier et al. 2024, §2.2, the repo's depreciation_ooms_per_year): no one-price bill
+    # describes it. 120 months is the edge (not warned), 121 is over; the bill stays finite.
+    from llmcost.bill.pricing import default
+    assert 10 ** (default("depreciation_ooms_per_year") * 10) == pytest.approx(25.1, abs=0.1)
+    bill = estimate_ledger(_yaml(tmp_path, "ledger_project_months: 1.0e9", name="m.yaml"))
+    assert any(w.startswith("ledger_project_months=1e+09 is over 120 months (10 years; this is "
+                            "8.33e+07 years)") for w in bill.warnings)
+    assert math.isfinite(bill.total_usd)
+    assert magnitude_warnings({"ledger_project_months": 120}) == []
+    assert len(magnitude_warnings({"ledger_project_months": 121})) == 1
+
+
+def test_a_checkpoint_interval_shorter_than_one_write_is_warned_not_refused(tmp_path):
+    # A new-user trial: ckpt_interval_s: 1e-6 billed a main run of about a million days without
+    # a word. By hand for BASE (Llama 2 7B, bf16-adam: 2 + 4 + 4 + 4 = 14 B per parameter,
+    # reliability.CHECKPOINT_RECIPES) on 64 H100s, 8 per node (8 nodes at 50 GB/s each,
+    # ckpt_node_bytes_per_s) and 10 GB/s of storage: one checkpoint is B = N × 14 B + 64 ranks ×
+    # 1 MB of data-loader and RNG state (reliability.LOADER_RNG_BYTES_PER_RANK), written in
+    # max(B / 1e10, B / 8 / 5e10) = B / 1e10 s (reliability.checkpoint_write_time_s), 9.44 s for
+    # N = 6.74e9. An interval of 5 s is shorter (warned); 20 s is not.
+    from llmcost import load_model
+    n = load_model("llama-2-7b").n_params
+    w = (n * 14 + 64 * 1e6) / 1e10
+    assert w == pytest.approx(9.44, abs=0.01)
+    base = "ckpt_storage_bytes_per_s: 1.0e10\n"
+    bill = estimate_ledger(_yaml(tmp_path, base + "ckpt_interval_s: 5", name="c.yaml"))
+    said = [x for x in bill.warnings if x.startswith("ckpt_interval_s=5 ")]
+    assert len(said) == 1 and f"the {w:,.3g} s one checkpoint takes to write" in said[0]
+    assert "more time writing checkpoints than training" in said[0]
+    assert math.isfinite(bill.total_usd)
+    bill = estimate_ledger(_yaml(tmp_path, base + "ckpt_interval_s: 20", name="d.yaml"))
+    assert not any(x.startswith("ckpt_interval_s=") for x in bill.warnings)
+    # the trial's 1e-6 s: warned, with the optimum the scenario gets from null
+    bill = estimate_ledger(_yaml(tmp_path, "ckpt_interval_s: 1.0e-6", name="e.yaml"))
+    assert any(x.startswith("ckpt_interval_s=1e-06 is shorter than") and
+               "ckpt_interval_s: null gives the optimum" in x for x in bill.warnings)

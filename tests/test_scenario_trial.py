@@ -235,27 +235,41 @@ def test_a_batch_that_cannot_split_over_the_gpus_names_a_batch_that_does(tmp_pat
     assert load_scenario(_write(tmp_path, sc))["pp_split"] == "auto"
 
 
-def test_a_phase_the_main_plan_cannot_hold_is_warned_of(tmp_path):
+def test_a_phase_the_main_plan_cannot_hold_is_refused_as_the_main_run_is(tmp_path):
     """A 32,768-token phase on the 8B run's TP1 PP1 plan without recomputation: activations
     alone are about 34 · s · h bytes per layer (Korthikanti et al. 2022, eq. 2, the attention
     scores term gone with flash attention), 32 × 34 × 32,768 × 4,096 ≈ 146 GB per GPU, above an
-    H100's 80 GB: the bill warns, names the phase, and says the phase is priced at the main
-    run's MFU and plan. A phase beyond the model's 8,192-token pre-training context also gets
-    the context warning the main seq_len would."""
+    H100's 80 GB. A new-user trial found the phase only warned of while a main run that does
+    not fit is refused ("no parallel plan fits"): estimate now refuses it the same way, naming
+    the phase and its seq_len (checks.phase_does_not_fit). The bill of the Python API still
+    says it in its warnings, as it says the main run's (checks.scenario_warnings), with the
+    context warning the main seq_len would get (beyond the 8,192-token pre-training context)."""
+    from llmcost.bill.checks import scenario_warnings
     sc = {**BASE_8B, "mfu": 0.4, "recompute": "none",
           "phases": [{"name": "long", "tokens": 1.0e9, "seq_len": 32768}]}
-    js = json.loads(run_cli("estimate", "--scenario", str(_write(tmp_path, sc)),
-                            "--format", "json").stdout)
-    mine = [w for w in js["warnings"] if w.startswith("phases[0] ('long', seq_len=32,768)")]
-    assert len(mine) == 1, js["warnings"]  # one sentence per phase
-    assert "no parallel plan fits" in mine[0] and "main run's MFU" in mine[0]
-    assert "beyond the 8,192-token sequence length" in mine[0]
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)), "--format", "json")
+    assert r.returncode == 2, r.stdout
+    err = " ".join(r.stderr.split())
+    assert "phases[0] ('long', seq_len=32,768) (the phase runs on the main run's n_gpus): no " \
+        "parallel plan fits" in err
+    assert "give the phase its own mfu" in err
     # 146 GB of activations + 30 GB of ZeRO-2 model states (16 + 112/8) = 176 GB by hand; the
     # model adds the logits and buffers: within 10 % of the hand figure
-    gb = float(re.search(r"needs at least ([\d,]+) GB per GPU", mine[0]).group(1).replace(",", ""))
+    gb = float(re.search(r"needs at least ([\d,]+) GB per GPU", err).group(1).replace(",", ""))
     assert 176 * 0.9 < gb < 176 * 1.1, gb
-    # the main run at 8,192 tokens fits (no such warning for it)
-    assert not any(w.startswith("no parallel plan fits") for w in js["warnings"])
+    full = {**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"), **sc}
+    mine = [w for w in scenario_warnings(full) if w.startswith("phases[0] ('long', seq_len=32,768)")]
+    assert len(mine) == 1, mine  # one sentence per phase
+    assert "no parallel plan fits" in mine[0] and "main run's MFU" in mine[0]
+    assert "beyond the 8,192-token sequence length" in mine[0]
+    # recomputation left to the search: full recomputation keeps one 2 · s · h-byte layer
+    # input per layer, 32 × 2 × 32,768 × 4,096 ≈ 8.6 GB, so the phase fits and is billed (its
+    # context warning stays)
+    ok = {**sc, "recompute": "auto"}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, ok, "ok.yaml")), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    said = [w for w in json.loads(r.stdout)["warnings"] if w.startswith("phases[0]")]
+    assert said and not any("no parallel plan fits" in w for w in said)
 
 
 def test_a_phase_with_its_own_mfu_is_not_said_to_reuse_the_main_runs(tmp_path):

@@ -228,18 +228,26 @@ def _context_warning(values: dict) -> str | None:
     return None
 
 
-def _phase_warnings(values: dict) -> list[str]:
-    """One sentence for each extra phase (``phases``) at a sequence length the main run does not
-    train at and without its own ``mfu``, when it goes beyond the model's context (``_context_warning``) or the scenario's
-    plan, at the phase's sequence length and GPU count, cannot run it (``scenario_plan``: the
-    batch and plan rules) or does not fit the usable HBM (``plan_does_not_fit``): the bill
-    prices the phase at the main run's MFU, which does not describe such a phase."""
-    out = []
+def _unpriced_phases(values: dict):
+    """(i, phase, the scenario's values at the phase's sequence length and GPU count) for each
+    extra phase (``phases``) at a sequence length the main run does not train at and without
+    its own ``mfu`` (a phase with its own mfu is priced at it)."""
     for i, ph in enumerate(values.get("phases") or []):
         s = ph.get("seq_len")
         if not isinstance(s, int) or s == values.get("seq_len") or ph.get("mfu") is not None:
-            continue  # a phase with its own mfu is priced at it
-        at = {**values, "seq_len": s, "n_gpus": ph.get("n_gpus", values.get("n_gpus"))}
+            continue
+        yield i, ph, {**values, "seq_len": s, "n_gpus": ph.get("n_gpus", values.get("n_gpus"))}
+
+
+def _phase_warnings(values: dict) -> list[str]:
+    """One sentence for each extra phase (``_unpriced_phases``) when it goes beyond the model's
+    context (``_context_warning``) or the scenario's plan, at the phase's sequence length and
+    GPU count, cannot run it (``scenario_plan``: the batch and plan rules) or does not fit the
+    usable HBM (``plan_does_not_fit``; the report refuses it, ``phase_does_not_fit``, as it
+    refuses the main run's): the bill prices the phase at the main run's MFU, which does not
+    describe such a phase."""
+    out = []
+    for i, ph, at in _unpriced_phases(values):
         said = [x for x in (_context_warning(at),) if x]
         if all(k in at for k in ("model", "accelerator", "n_gpus", "global_batch_tokens")):
             try:
@@ -250,9 +258,27 @@ def _phase_warnings(values: dict) -> list[str]:
                 said.append(plan_does_not_fit(at) or "")
         said = [x.rstrip(".") for x in said if x]
         if said:
-            out.append(f"phases[{i}] ({ph.get('name')!r}, seq_len={s:,}): " + "; ".join(said)
-                       + f". The bill prices the phase at the main run's MFU {_PHASE_ADVICE}")
+            out.append(f"phases[{i}] ({ph.get('name')!r}, seq_len={at['seq_len']:,}): "
+                       + "; ".join(said) + f". The bill prices the phase at the main run's MFU "
+                       f"{_PHASE_ADVICE}")
     return out
+
+
+def phase_does_not_fit(values: dict) -> str | None:
+    """One sentence for the first extra phase priced at the main run's MFU
+    (``_unpriced_phases``) whose plan, the scenario's at the phase's sequence length and GPU
+    count, exceeds the usable HBM (``plan_does_not_fit``), else None. The report refuses it as
+    it refuses a main run that does not fit: the bill would price a phase that could not start
+    at an MFU measured or assumed for another sequence length. A phase with its own ``mfu``
+    is not checked (its MFU stands for a plan of its own, which the scenario cannot state)."""
+    for i, ph, at in _unpriced_phases(values):
+        misfit = plan_does_not_fit(at)
+        if misfit:
+            whose = "" if "n_gpus" in ph else " (the phase runs on the main run's n_gpus)"
+            return (f"phases[{i}] ({ph.get('name')!r}, seq_len={at['seq_len']:,}){whose}: "
+                    f"{misfit}; or give the phase its own mfu, measured on a plan that runs it "
+                    "(e.g. context parallelism), or model it as a scenario of its own")
+    return None
 
 
 #: What a phase the main run's MFU does not describe should do (``_phase_warnings``).

@@ -71,7 +71,7 @@ from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
 from ..training.step import scenario_step
 from .checks import budget_warning, catalogue_price_warning, plan_does_not_fit
 from .ledger import Ledger, Line, build_ledger, simulate_ledger
-from .pilot import pilot_given, without_pilot
+from .pilot import pilot_given, pilot_mfu, without_pilot
 from .pricing import default
 from .ranges import RANGEABLE_KEYS, Range, is_ranged, parse_range, point
 from .scenario import (
@@ -1725,7 +1725,10 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
     predicts at ``n`` GPUs and the central estimate a ``mfu: predict`` bill would use there
     (``central_prediction``: the plan chosen there, its MFU p and band, p ÷ (1 + c) kept inside
     the band, as at the scenario's count), since the search holds the scenario's MFU
-    fixed; "" for a given MFU or a plan that cannot be priced."""
+    fixed; with a pilot (``pilot.pilot_given``), the pilots' MFU extrapolated to ``n`` GPUs
+    instead (``_pilot_mfu_at_count``); "" for a given MFU or a plan that cannot be priced."""
+    if pilot_given(scenario) and int(n) != int(_get(scenario, "n_gpus")):
+        return _pilot_mfu_at_count(scenario, int(n))
     pred = scenario.get("_mfu_prediction")
     if not pred or int(n) == int(_get(scenario, "n_gpus")):
         return ""
@@ -1742,6 +1745,28 @@ def _mfu_at_count(scenario: dict, n: int) -> str:
                                 plan.describe()).replace(", so the bill uses", ", so a bill "
                                                          "there would use")
             + f"; re-price with n_gpus: {int(n)}")
+
+
+def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
+    """With a pilot, the MFU the bill would take at ``n`` GPUs: the step model calibrated on the
+    pilots and extrapolated to the plan chosen at ``n`` (``pilot.pilot_mfu`` with ``n_gpus=n``,
+    as ``mfu: predict`` re-predicts there in ``_mfu_at_count``), since the search holds the
+    scenario's MFU fixed. A shorthand pilot without ``ledger_pilot_n_gpus`` measured the run
+    itself, so it is taken to have run at the scenario's count. "" when the pilots cannot be
+    extrapolated to ``n`` (a pilot larger than ``n``, a plan that does not split or fit)."""
+    full = {**_default_scenario(), **scenario}
+    n0 = int(_get(scenario, "n_gpus"))
+    if not full.get("pilot") and full.get("ledger_pilot_n_gpus") is None:
+        full["ledger_pilot_n_gpus"] = n0
+    try:
+        here, there = pilot_mfu(full), pilot_mfu({**full, "n_gpus": int(n)})
+    except (ValueError, KeyError, TypeError):
+        return ""
+    return (f"; the MFU is the bill's for the scenario's {n0:,} GPUs (the pilots' "
+            f"{here['value']:.1%}, extrapolated): on {int(n):,} GPUs the pilots extrapolate "
+            f"to {there['value']:.1%} (band {there['low']:.1%}–{there['high']:.1%}) for "
+            f"{there['from'].split('extrapolated to ')[-1].split(' (llmcost')[0]}, the MFU a "
+            f"bill there would use; re-price with n_gpus: {int(n)}")
 
 
 def _candidates(counts: tuple, dl: float) -> tuple:

@@ -17,7 +17,8 @@ Messages from the layers below speak of function arguments (``planned_per_day``,
 ``max_tokens``, ``pp_layers``); ``user_words`` rewrites them in the scenario's keys.
 
 ``magnitude_warnings(values)`` lists values that are legal but implausible (an MFU below 1%, a
-project shorter than the run), which the report and ``llmcost estimate`` print.
+project shorter than the run or longer than 10 years, a checkpoint interval shorter than one
+checkpoint's write), which the report and ``llmcost estimate`` print.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import math
 from ..core.catalog import load_accelerator, load_model
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
+from ..training import reliability as rel
 from .ledger import Ledger, build_ledger
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
@@ -192,7 +194,9 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
 def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     """Legal but implausible values, as sentences: an MFU below ``LOW_MFU_WARNING``; a project
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
-    billed for less time than the GPUs run)."""
+    billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
+    (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
+    (``_checkpoint_interval_warning``). Warnings, not refusals: each is a legal scenario."""
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
@@ -206,4 +210,66 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock "
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
+    out += [w for w in (_long_project_warning(months),
+                        _checkpoint_interval_warning(p, bill)) if w]
     return out
+
+
+#: A project longer than 10 years (120 months) is warned of (``_long_project_warning``).
+LONG_PROJECT_MONTHS = 120.0
+
+
+def _long_project_warning(months) -> str | None:
+    """One sentence when ``ledger_project_months`` exceeds ``LONG_PROJECT_MONTHS`` (10 years).
+
+    Why 10 years: ML hardware price-performance grows r = 0.14 orders of magnitude a year
+    (Cottier et al. 2024, arXiv:2405.21015, §2.2; ``depreciation_ooms_per_year`` in
+    data/ledger_defaults.csv), so over 10 years the GPU-hour the bill prices at one dated price
+    is 10^(0.14 × 10) ≈ 25× behind: no single-price bill describes a project that long, and
+    people, operations and storage (billed per month) grow with it without bound. A value that
+    large is more likely a unit slip (days or hours written as months)."""
+    if not isinstance(months, (int, float)) or months <= LONG_PROJECT_MONTHS:
+        return None
+    return (f"ledger_project_months={months:g} is over {LONG_PROJECT_MONTHS:.0f} months "
+            f"({LONG_PROJECT_MONTHS / 12:.0f} years; this is {months / 12:,.3g} years): people, "
+            "operations and storage are billed per month for all of it, and hardware "
+            "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
+            "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
+            "hours)")
+
+
+def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when ``ckpt_interval_s`` (compute seconds between checkpoints, τ) is shorter
+    than the time to write one checkpoint, w (``reliability.checkpoint_write_time_s`` in the
+    bill's checkpoint plan: its size over the storage and node bandwidths the bill uses).
+
+    Why w: a synchronous checkpoint blocks training for δ ≥ w, so with τ < w the run spends
+    more of its time checkpointing than training (the overhead δ ÷ τ of Young 1974 / Daly 2006
+    exceeds 1); an asynchronous one writes in the background only while the next interval
+    runs, so with τ < w each checkpoint waits for the last (``reliability.checkpoint_stall_s``).
+    Daly 2006's optimum interval √(2δM) is far above δ whenever the job's MTBF M is (it is the
+    one the scenario gets with ``ckpt_interval_s: null``). None for a bill without
+    checkpoints (``ledger_resumable: false``) or when the plan cannot be built."""
+    tau = p.get("ckpt_interval_s")
+    if bill is None or not isinstance(tau, (int, float)) or not p.get("ledger_resumable", True):
+        return None
+    try:
+        spec, gpu = load_model(p["model"]), load_accelerator(p["accelerator"])
+        kw = dict(storage_bytes_per_s=bill.figures["ckpt_storage_bytes_per_s"])
+        per_node = min(gpu.scaleup_domain_size or 8, 8)
+        plan = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, **kw)
+        best = rel.scenario_checkpoint_plan(p, spec.n_params, per_node, **kw, interval_s=None)
+    except (KeyError, ValueError, TypeError):
+        return None
+    w = float(plan.write_s)
+    if tau >= w:
+        return None
+    how = ("each checkpoint waits for the last one's write" if p.get("ckpt_async") else
+           "the run spends more time writing checkpoints than training")
+    # the optimum of the job's failures; spot pre-emptions (the bill adds them) move it
+    best = ("" if p.get("pricing") == "spot" else f" ({float(best.interval_s):,.0f} s)")
+    return (f"ckpt_interval_s={tau:g} is shorter than the {w:,.3g} s one checkpoint takes to "
+            f"write ({float(plan.size.total_bytes) / 1e9:,.0f} GB): {how} (goodput "
+            f"{bill.figures['goodput']:.2g}, a main run of "
+            f"{bill.figures['wall_clock_days']:,.0f} days); ckpt_interval_s: null gives the "
+            f"optimum for the job's MTBF{best}")

@@ -20,7 +20,8 @@ from ..bill.claims import LEFT_OUT_KEY_PREFIXES, check_claim
 from ..bill.ledger import headline_draws, predicted_mfu_words, simulate_ledger
 from ..bill.levers import fit_budget
 from ..bill.pilot import uncarried_band
-from ..bill.scenario import MFU_PREDICT, PARAMETERS, ScenarioError, load_scenario, point_scenario
+from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
+                             load_scenario, point_scenario)
 from ..core import catalog
 from ..core.units import fmt_quantity
 from ..core.version import __version__
@@ -46,6 +47,7 @@ from .report import (
     UsageError,
     declared_parameters,
     default_jobs,
+    effective_parameters,
     estimate_ledger,
     format_value,
     list_notebooks,
@@ -300,8 +302,11 @@ def _estimate(args) -> int:
                          "json, not with " + ("--compare" if args.compare else "--format csv"))
         try:
             # the file's plan keys and batch too: the deadline's GPU count is one its plan splits
+            # and fits, and the MFU restated there (mfu: predict, a pilot) is its plan's; dp
+            # left out: it follows the GPU count
             plan_keys = {k: v for k, v in point_scenario(load_scenario(args.scenario)).items()
-                         if k in ("tp", "pp", "cp", "global_batch_tokens", "seq_len", "pp_split")}
+                         if k in PLAN_PARAMETERS + ("global_batch_tokens", "seq_len")
+                         and k != "dp"}
             fit = fit_budget({**bills[0].scenario, **plan_keys}, args.budget_usd,
                              args.deadline_days)
         except ValueError as e:
@@ -1139,7 +1144,11 @@ def _calibrate(args) -> int:
     lines = []  # printed at the end, the prose wrapped to the terminal (wrap_prose)
     say = lines.append
     try:
-        p = point_scenario(load_scenario(args.scenario))
+        # the keys the file leaves out take the notebooks' defaults, as estimate and the report
+        # complete them (a file of the README's pilot example gives no n_gpus)
+        declared = {nb: declared_parameters(nb) for nb in list_notebooks()}
+        p = point_scenario({k: v["value"] for k, v in
+                            effective_parameters(load_scenario(args.scenario), declared).items()})
         if not p.get("pilot") and p.get("ledger_pilot_tokens_per_s_per_gpu") is not None:
             cal, x, plan, said = pilot_calibration.shorthand_calibration(p)
             x0, widened = x, ""

@@ -40,7 +40,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from ..bill.checks import budget_warning, plan_does_not_fit, scenario_warnings
+from ..bill.checks import (budget_warning, phase_does_not_fit, plan_does_not_fit,
+                           scenario_warnings)
 from ..bill.ledger import (
     OUTSIDE_NOTE,
     build_ledger,
@@ -376,7 +377,8 @@ def plan_report(scenario_path, selection: list[str] | None = None, *,
         selected_keys = set().union(*(declared_all[nb] for nb in nbs))
         validate_parameters(**{k: v for k, v in values.items() if k in selected_keys})
         if "tp" in selected_keys:  # a notebook builds the plan: it must fit in memory
-            misfit = plan_does_not_fit(values)
+            # and each extra phase priced at the main run's MFU (checks.phase_does_not_fit)
+            misfit = plan_does_not_fit(values) or phase_does_not_fit(values)
             if misfit:
                 raise ScenarioError(misfit)
         # the whole scenario, as `llmcost estimate` checks it: the bill builds, every money line
