@@ -33,6 +33,12 @@ every MoE grid, ranking, step and validation value moves; dense outputs unchange
 Re-recorded on main after merging both (issue28's CP ring and issue29b's dropless sync
 together): the values each branch moved, as the two changes combine.
 
+Re-recorded when the plan search's ``pp_split: auto`` offered Megatron's embedding-and-loss
+split at any virtual-stage count (pp·v dividing the layers + 2): the rankings count the new
+candidates (4,703 -> 4,815; 4,180 -> 4,227; 17,172 -> 17,724) and a new interleaved
+embedding-and-loss plan enters the MoE grid's top five; every plan ranked before keeps its
+step time and MFU.
+
 A deliberate change to the model must re-record the pins (``python tests/regression_pins.py``)
 and say so in its commit.
 """
