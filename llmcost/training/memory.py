@@ -144,7 +144,8 @@ from ..core.units import GB, GIB, as_array, as_flag, scalar_or_array
 #: Layer placement across pipeline stages: ``"even"`` splits the layers evenly;
 #: ``"embedding_and_loss"`` counts the embedding and the output layer + loss as one layer each
 #: (Llama 3 §3.3.2: "we reduce one Transformer layer each from the first and the last stages";
-#: Megatron-LM ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split``).
+#: Megatron-LM ``--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split``,
+#: NVIDIA/Megatron-LM@ef490839e89c, core_v0.11.0, with or without virtual stages).
 #: ``"uneven"`` places any layer count on any number of chunks, as evenly as whole
 #: layers allow (DeepSeek-V3's 61 layers on 16 stages; Megatron-LM's
 #: ``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``): with

@@ -108,7 +108,11 @@ _RULE_CODES = {name: i + 1 for i, name in enumerate(RULES)}
 #: pp > 1 and pp·virtual_stages divides the layers + 2 (the embedding and the loss each take one
 #: layer's slot: Llama 3's split, arXiv:2407.21783 §3.3.2, "we reduce one Transformer layer
 #: each from the first and the last stages"; Megatron-Core's
-#: ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``);
+#: ``--account-for-embedding-in-pipeline-split`` / ``--account-for-loss-in-pipeline-split``,
+#: NVIDIA/Megatron-LM@ef490839e89c, core_v0.11.0: with virtual stages it requires pp to divide
+#: L + 2 and v the slots per stage, the embedding and the loss each one slot of the first and
+#: the last chunk, ``get_num_layers_to_build``; at v = 1 core_v0.11.0's check asked pp − 2 to
+#: divide L, core_v0.12.0's pp to divide L + 2);
 #: else, at virtual_stages 1 only, ``"uneven"`` (``memory.PP_SPLITS``: as evenly as whole
 #: layers allow). ``embedding_and_loss`` is taken at every v: its model chunks are equal in
 #: slots (one slot of the first chunk is the embedding, one of the last the loss), so the
