@@ -7,6 +7,7 @@ TFLOP/s dense BF16, 3.35 TB/s); the shares come from DeepSpeed-Chat (blog §5), 
 and its benchmark table) and APRIL (arXiv:2509.18521 abstract), quoted in llmcost.rl.PUBLISHED_SHARES.
 """
 
+import math
 import re
 
 import numpy as np
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import Efficiency, rl
+from llmcost.training.parallel import ZERO3_STEP_MARGIN
 
 IDEAL = Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
 
@@ -471,3 +473,48 @@ def test_training_mfu_prices_the_padded_length_and_counts_real_tokens():
                              rollout_gpus=0, n_gpus=128, train_plan="auto")
     mfu, _, note = rl.training_mfu(m70, v5e, o70, np.array([0.0]))
     assert 0 < mfu < 1 and "padded to" in note
+
+
+def test_auto_training_mfu_takes_the_padding_with_the_shortest_step():
+    # By hand, from the steps at each padded length (train_step at ⌈x / f⌉ · f, f = 1 … 64):
+    # the update's time is the chosen padded step's, so the padding taken is the one whose step
+    # is shortest. The step's MFU counts the attention FLOPs of the padded length (the
+    # workbook's basis, compute.model_flops_per_token), so the highest MFU per real token
+    # (MFU · x / priced), the rule before, took the longest padding for a longer step:
+    # Llama 2 13B, 32 sequences on 128 H100 at x = 4,608.5 tokens took 4,672 tokens
+    # (0.21683 s) over 4,612 (0.21667 s).
+    m, acc = llmcost.load_model("llama-2-13b"), llmcost.load_accelerator("H100-SXM")
+    o = rl.RLOptions.build(prompt_tokens=512, prompts_per_step=4, samples_per_prompt=8,
+                           rollout_gpus=0, n_gpus=128, train_plan="auto")
+    x = 4608.5
+    steps = {p: rl.train_step(m, acc, 128, 32, p, train_plan="auto")
+             for p in sorted({math.ceil(x / f) * f for f in rl.AUTO_PAD_FACTORS})}
+    assert "ZeRO-3" not in "".join(b.plan for b in steps.values())
+    best = min(steps, key=lambda p: steps[p].step_time_s)
+    assert best < max(steps)
+    mfu, _, note = rl.training_mfu(m, acc, o, np.array([x - 512]))
+    assert mfu == pytest.approx(steps[best].mfu * x / best, rel=1e-12)
+    assert steps[best].plan in note
+
+
+def test_auto_training_mfu_weighs_zero3_across_paddings_as_the_search_does():
+    # Llama 3.1 405B, 512 sequences on 192 H100: at 4,608 tokens the search sets aside a
+    # ZeRO-3 plan (TP1) a little faster than its TP4 pick (within parallel.ZERO3_STEP_MARGIN);
+    # at x = 4,608.5 the unpadded search (4,609 tokens, odd: TP1 only) takes that ZeRO-3 plan.
+    # Compared across paddings by their plain steps, it won, and a longer sequence trained
+    # faster than 4,608 tokens (12,050 -> 11,980 in units of 6N / peak per sequence). With
+    # the margin applied across paddings too, the TP4 plan at a padded length is kept and the
+    # update's step does not shorten as x grows.
+    m, acc = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("H100-SXM")
+    o = rl.RLOptions.build(prompt_tokens=512, prompts_per_step=64, samples_per_prompt=8,
+                           rollout_gpus=0, n_gpus=192, train_plan="auto")
+    z3 = rl.train_step(m, acc, 192, 512, 4609, train_plan="auto")
+    at = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto")
+    assert "ZeRO-3" in z3.plan and "ZeRO-3" not in at.plan
+    assert z3.step_time_s < at.step_time_s < z3.step_time_s * (1 + ZERO3_STEP_MARGIN)
+    mfu, _, note = rl.training_mfu(m, acc, o, np.array([4096.5]))
+    assert "ZeRO-3" not in note
+    x0, x1 = 4608, 4608.5
+    mfu0, _, _ = rl.training_mfu(m, acc, o, np.array([x0 - 512.0]))
+    # the update's step (x / MFU in units of 6N / peak, the step's seconds up to the basis)
+    assert x1 / mfu >= x0 / mfu0 * (1 - 1e-3)

@@ -77,7 +77,7 @@ from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
-from ..training.parallel import choose_plan, make_plan
+from ..training.parallel import ZERO3_STEP_MARGIN, choose_plan, make_plan
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -1391,10 +1391,15 @@ def training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, r: np.ndarray) ->
         priced = ⌈x / f⌉ · f,        MFU = MFU_step(priced) · x / priced
 
     f is the given plan's; under ``train_plan="auto"`` the search runs at f = 1, 2, 4, …, 64
-    (each admits the plans whose padding divides it) and the highest MFU per real token wins.
-    On the 6N basis the update's time is then the padded step's, which never falls as x grows
-    (rounding x to the nearest whole length made a longer response cheaper where the rounding
-    crossed; searching at x alone left out every TP > 1 plan at an odd length)."""
+    (each admits the plans whose padding divides it) and the padded length whose step is the
+    shortest wins, a ZeRO-3 step counted ``parallel.ZERO3_STEP_MARGIN`` longer as the search
+    itself counts it (``parallel.best_ranked_row``), the shorter padding on a tie. Not the
+    highest MFU per real token: the step's MFU counts the attention FLOPs of the padded
+    length (the workbook's basis, ``step_time``), so that rule preferred the longest padding
+    for a longer step, and it took a ZeRO-3 plan the search had set aside at the same length.
+    The update's time is then the padded step's, which does not fall as x grows (rounding x to
+    the nearest whole length made a longer response cheaper where the rounding crossed;
+    searching at x alone left out every TP > 1 plan at an odd length)."""
     if o.train_mfu is not None:
         return o.train_mfu, o.train_mfu, ""
     x = max(1.0, o.prompt_tokens + float(r.mean()))
@@ -1419,7 +1424,8 @@ AUTO_PAD_FACTORS = (1, 2, 4, 8, 16, 32, 64)
 
 def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -> tuple:
     """``training_mfu`` under ``train_plan="auto"``: the plan search at each padded length
-    ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the highest MFU per real token (its docstring).
+    ⌈x / f⌉ · f, f in ``AUTO_PAD_FACTORS``, the padded length with the shortest step, ZeRO-3
+    steps × (1 + ``ZERO3_STEP_MARGIN``), the shorter padding on a tie (its docstring).
     Raises the unpadded search's error when no padded length has a plan that fits."""
     best, error = None, None
     for priced in sorted({math.ceil(x / f) * f for f in AUTO_PAD_FACTORS}):
@@ -1429,11 +1435,13 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
         except ValueError as e:
             error = error or e
             continue
-        if best is None or bd.mfu * x / priced > best[0].mfu * best[1]:
-            best = (bd, x / priced)
+        z3 = _auto_plan_padded(m, acc, o.training_gpus, o.samples, priced).zero_stage == 3
+        score = bd.step_time_s * (1 + ZERO3_STEP_MARGIN if z3 else 1.0)
+        if best is None or score < best[0]:
+            best = (score, bd, x / priced)
     if best is None:
         raise error
-    bd, fill = best
+    _, bd, fill = best
     note = f"training MFU {bd.mfu * fill:.3f} from step_time ({bd.plan}"
     note += f"; sequences padded to {x / fill:.0f} tokens)" if fill < 0.995 else ")"
     return bd.mfu * fill, bd.hfu * fill, note
