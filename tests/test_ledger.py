@@ -372,8 +372,8 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     resp = float(response_lengths(1024, 3584, samples).sum())
     # the mean length x = 512 + R / samples is priced padded to a multiple f of the plan's TP
     # (Megatron's sequence parallelism), f = 1, 2, ..., 64, at the padding whose step is the
-    # shortest (a ZeRO-3 step counted 18 % longer, as the plan search ranks it); the step's MFU
-    # (the workbook's full FLOPs per token F) becomes the 6N basis of the update's count with
+    # shortest (a ZeRO-3 step counted ZERO3_STEP_MARGIN longer, as the plan search ranks it);
+    # the step's MFU (the workbook's full FLOPs per token F) becomes the 6N basis of the update's count with
     # the real tokens only: MFU_6N = MFU_step · x / priced · 6N / F(priced) (rl.training_mfu)
     from llmcost.serving.rl import ZERO3_STEP_MARGIN, six_n_share
     x = 512 + resp / samples

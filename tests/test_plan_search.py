@@ -95,24 +95,29 @@ def test_llama_405b_free_search_not_slower_than_published_plan():
     assert memory.memory_per_gpu(model, plan_pub, 8192).fits(cluster.accelerator.hbm_bytes)
 
 
-def test_zero3_margin_is_the_held_out_fsdp_upper_error():
-    """``ZERO3_STEP_MARGIN`` is the split-conformal 90 % upper error of the step model's
-    held-out FSDP (ZeRO-3) rows (``accuracy.ALPHA``): the ⌈(n + 1)(1 − α)⌉-th smallest error,
-    predicted / published MFU − 1, rounded up to two digits."""
+def test_zero3_margin_is_the_calibration_fsdp_upper_error_and_covers_the_held_out_rows():
+    """``ZERO3_STEP_MARGIN`` is the split-conformal 90 % upper error of the step model's FSDP
+    (ZeRO-3) rows of the calibration split (``accuracy.ALPHA``): the ⌈(n + 1)(1 − α)⌉-th
+    smallest error, predicted / published MFU − 1, rounded up to two digits; judged on the
+    held-out FSDP rows, at least 90 % of their errors are at or under it."""
     v = accuracy.validation_table()
-    e = np.sort(v[(v["sharding"] == "FSDP") & (v["split"] == "held-out")]["error"].to_numpy())
+    fsdp = v[v["sharding"] == "FSDP"]
+    e = np.sort(fsdp[fsdp["split"] == "calibration"]["error"].to_numpy())
     k = math.ceil((len(e) + 1) * (1 - accuracy.ALPHA))
     assert e[k - 1] <= ZERO3_STEP_MARGIN < e[k - 1] + 0.01
+    held = fsdp[fsdp["split"] == "held-out"]["error"].to_numpy()
+    assert (held <= ZERO3_STEP_MARGIN).mean() >= 1 - accuracy.ALPHA
 
 
 def test_best_ranked_row_weighs_zero3_by_its_margin():
-    """By hand: a ZeRO-3 row at 10 s against a ZeRO-2 row at 11.5 s: 10 × 1.18 = 11.8 > 11.5,
-    the ZeRO-2 row; at 12.0 s the ZeRO-3 row (11.8 < 12); with the ZeRO stage fixed, the
+    """By hand: a ZeRO-3 row at 10 s against a ZeRO-2 row at 12.4 s: 10 × 1.25 = 12.5 > 12.4,
+    the ZeRO-2 row; at 12.6 s the ZeRO-3 row (12.5 < 12.6); with the ZeRO stage fixed, the
     ranking's first row."""
     import pandas as pd
-    r = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 11.5]})
+    assert ZERO3_STEP_MARGIN == 0.25
+    r = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 12.4]})
     assert parallel.best_ranked_row(r)["zero_stage"] == 2
-    r2 = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 12.0]})
+    r2 = pd.DataFrame({"zero_stage": [3, 2], "step_time_s": [10.0, 12.6]})
     assert parallel.best_ranked_row(r2)["zero_stage"] == 3
     assert parallel.best_ranked_row(r, zero_stage_free=False)["zero_stage"] == 3
     no_time = pd.DataFrame({"zero_stage": [3, 2]})

@@ -684,7 +684,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
         ``rank_without_time`` for the memory-and-bubble ordering of notebook 03. The plan
         taken from the ranking is ``best_ranked_row``'s: unless ``fixed`` sets ``zero_stage``,
         a ZeRO-3 plan must beat the others with its step lengthened by ``ZERO3_STEP_MARGIN``
-        (the step model's 90 % upper error on held-out FSDP runs), or be the only kind that
+        (the step model's 90 % upper error on the calibration split's FSDP runs), or be the only kind that
         fits; without step times (``rank_without_time``), ZeRO-3 only when nothing else fits.
 
     Raises
@@ -728,17 +728,18 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
 
 
 #: How much longer than predicted a ZeRO-3 (FSDP) step may run: the 90 % upper error of the step
-#: model's held-out FSDP rows (``accuracy.validation_table``, sharding "FSDP", split "held-out":
-#: the ⌈(n + 1)·0.9⌉-th smallest of n = 123 errors, predicted / published MFU − 1, is 0.177;
-#: rounded up; ``accuracy.ALPHA``'s 90 %). The model's 90 % upper error on Megatron-style plans
-#: (ZeRO ≤ 2) is 0.118 on its 50 held-out rows.
-ZERO3_STEP_MARGIN = 0.18
+#: model's FSDP rows of the calibration split (``accuracy.validation_table``, sharding "FSDP",
+#: split "calibration": the ⌈(n + 1)·0.9⌉-th smallest of n = 33 errors, predicted / published
+#: MFU − 1, is 0.241; rounded up to two digits; ``accuracy.ALPHA``'s 90 %), judged on the
+#: held-out FSDP rows: 121 of 123 (98 %) have an error at or under it. Fitted on the calibration
+#: split, not on the held-out rows (an earlier 0.18 was their quantile).
+ZERO3_STEP_MARGIN = 0.25
 
 
 def best_ranked_row(ranked: pd.DataFrame, zero_stage_free: bool = True) -> pd.Series:
     """The plan a search takes from a ranking (best first): its first row, except that, when the
     ZeRO stage is free, a ZeRO-3 row must win with its predicted step lengthened by
-    ``ZERO3_STEP_MARGIN``: the row with the least ``step_time_s × (1 + 0.18 if ZeRO-3 else 1)``,
+    ``ZERO3_STEP_MARGIN``: the row with the least ``step_time_s × (1 + 0.25 if ZeRO-3 else 1)``,
     the ranking's order breaking ties. The step model's ZeRO-3 predictions run optimistic
     more often than its Megatron-style ones (``llmcost.step``, **Limits**), so a ZeRO-3 plan is
     chosen when it is faster by more than that error, or when nothing else fits. Before, ZeRO-3
