@@ -247,8 +247,9 @@ def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:
     more of its time checkpointing than training (the overhead δ ÷ τ of Young 1974 / Daly 2006
     exceeds 1); an asynchronous one writes in the background only while the next interval
     runs, so with τ < w each checkpoint waits for the last (``reliability.checkpoint_stall_s``).
-    Daly 2006's optimum interval √(2δM) is far above δ whenever the job's MTBF M is (it is the
-    one the scenario gets with ``ckpt_interval_s: null``). None for a bill without
+    The optimum interval is far above δ whenever the job's MTBF M is: Young 1974's first-order
+    √(2δM), and the exact optimum of Daly 2006's complete model (``reliability``), the one the
+    scenario gets with ``ckpt_interval_s: null``. None for a bill without
     checkpoints (``ledger_resumable: false``) or when the plan cannot be built."""
     tau = p.get("ckpt_interval_s")
     if bill is None or not isinstance(tau, (int, float)) or not p.get("ledger_resumable", True):
