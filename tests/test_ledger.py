@@ -375,7 +375,8 @@ def test_rl_line_grpo_parts_sum_and_update_by_hand():
     # shortest (a ZeRO-3 step counted ZERO3_STEP_MARGIN longer, as the plan search ranks it);
     # the step's MFU (the workbook's full FLOPs per token F) becomes the 6N basis of the update's count with
     # the real tokens only: MFU_6N = MFU_step · x / priced · 6N / F(priced) (rl.training_mfu)
-    from llmcost.serving.rl import ZERO3_STEP_MARGIN, six_n_share
+    from llmcost.serving.rl import six_n_share
+    from llmcost.training.parallel import ZERO3_STEP_MARGIN
     x = 512 + resp / samples
     steps = {}
     for f in (1, 2, 4, 8, 16, 32, 64):

@@ -77,7 +77,7 @@ from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.stacks import StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
-from ..training.parallel import ZERO3_STEP_MARGIN, choose_plan, make_plan
+from ..training.parallel import choose_plan, make_plan, margin_weighted_step_s
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -1456,8 +1456,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
         except ValueError as e:
             error = error or e
             continue
-        z3 = _auto_plan_padded(m, acc, o.training_gpus, o.samples, priced).zero_stage == 3
-        score = bd.step_time_s * (1 + ZERO3_STEP_MARGIN if z3 else 1.0)
+        zero = _auto_plan_padded(m, acc, o.training_gpus, o.samples, priced).zero_stage
+        score = float(margin_weighted_step_s(bd.step_time_s, zero))
         if best is None or score < best[0]:
             best = (score, bd, priced)
     if best is None:

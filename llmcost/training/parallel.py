@@ -736,6 +736,18 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
 ZERO3_STEP_MARGIN = 0.25
 
 
+def margin_weighted_step_s(step_time_s, zero_stage):
+    """The step time a plan search compares: a ZeRO-3 step lengthened by
+    ``ZERO3_STEP_MARGIN``, any other as predicted::
+
+        t_ranked = t · (1 + ZERO3_STEP_MARGIN)   if ZeRO-3,   t   otherwise
+
+    Scalars or arrays (elementwise); ``best_ranked_row`` and the RL update's padded-length
+    search (``rl.training_mfu``) both rank with it."""
+    return np.asarray(step_time_s, dtype=float) * np.where(
+        np.asarray(zero_stage) == 3, 1 + ZERO3_STEP_MARGIN, 1.0)
+
+
 def best_ranked_row(ranked: pd.DataFrame, zero_stage_free: bool = True) -> pd.Series:
     """The plan a search takes from a ranking (best first): its first row, except that, when the
     ZeRO stage is free, a ZeRO-3 row must win with its predicted step lengthened by
@@ -759,7 +771,7 @@ def best_ranked_row(ranked: pd.DataFrame, zero_stage_free: bool = True) -> pd.Se
         return ranked.iloc[0]
     if "step_time_s" not in ranked:
         return ranked[~z3].iloc[0]
-    t = ranked["step_time_s"].to_numpy() * np.where(z3, 1 + ZERO3_STEP_MARGIN, 1.0)
+    t = margin_weighted_step_s(ranked["step_time_s"].to_numpy(), ranked["zero_stage"].to_numpy())
     return ranked.iloc[int(np.argmin(t))]
 
 

@@ -138,7 +138,7 @@ are reproduced to −10% … +18% (the 175B rows chose the stack's ``fsdp_nic_ag
 gathers and compute take about as long (384 and 640 GPUs) the model is 12–18% too fast. For
 FSDP2 one H100 row (NeMo AutoModel) is the only evidence, so ``rank_plans`` still marks ZeRO-3
 rows ``upper_bound`` and ``choose_plan`` takes ZeRO-3 only when it wins with its step
-lengthened by ``parallel.ZERO3_STEP_MARGIN`` (the held-out FSDP rows' 90 % upper error) or
+lengthened by ``parallel.ZERO3_STEP_MARGIN`` (the calibration FSDP rows' 90 % upper error) or
 nothing else fits. Data loading,
 kernel-launch latency, per-step jitter, slow links and hosts, and failures are not modelled
 (notebook 07 prices failures); the straggler term is the bulk spread of persistent per-GPU
