@@ -1765,7 +1765,7 @@ def _pilot_mfu_at_count(scenario: dict, n: int) -> str:
     return (f"; the MFU is the bill's for the scenario's {n0:,} GPUs (the pilots' "
             f"{here['value']:.1%}, extrapolated): on {int(n):,} GPUs the pilots extrapolate "
             f"to {there['value']:.1%} (band {there['low']:.1%}–{there['high']:.1%}) for "
-            f"{there['from'].split('extrapolated to ')[-1].split(' (llmcost')[0]}, the MFU a "
+            f"{there['plan']}, the MFU a "
             f"bill there would use; re-price with n_gpus: {int(n)}")
 
 

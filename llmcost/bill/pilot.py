@@ -73,7 +73,8 @@ def pilot_mfu(p: dict) -> dict | None:
     dict with ``value`` (the MFU; rounded to 6 decimals when calibrated, the value a report
     writes into the scenario), ``low`` and ``high`` (the band), ``tokens_per_s_per_gpu`` (the shorthand's, else
     None), ``pilot_n_gpus`` (the smallest pilot's), ``n_gpus`` (the run's), ``extrapolated``
-    (whether the pilot ran at another GPU count or plan), ``from`` (the source in words) and
+    (whether the pilot ran at another GPU count or plan), ``plan`` (the plan extrapolated to, in
+    words; absent for the run's own measurement), ``from`` (the source in words) and
     ``warning`` (``calibrate.pilot_plan_warning``: the run's plan runs none of the pilots'
     kernels, so their correction is not carried; else None).
 
@@ -139,7 +140,8 @@ def _pilot_mfu(p: dict) -> dict:
     p0 = min(cal.pilots, key=lambda q: q.n_gpus)
     return {"value": round(x.mfu, 6), "low": x.mfu_low, "high": x.mfu_high,
             "tokens_per_s_per_gpu": tps, "pilot_n_gpus": p0.n_gpus, "n_gpus": plan.n_gpus,
-            "extrapolated": bool(x.half_width), "from": src, "warning": warning}
+            "extrapolated": bool(x.half_width), "plan": plan.describe(), "from": src,
+            "warning": warning}
 
 
 def uncarried_band(p: dict, x, plan) -> tuple:
