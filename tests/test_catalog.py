@@ -48,7 +48,7 @@ def test_h100_fp8_ridge_point():
 def test_mi300x_hbm_fraction_is_its_measured_babelstream_copy():
     # Two independent BabelStream (HIP) runs on MI300X; Copy counts bytes read + written.
     # AMD, Instinct MI300X customer acceptance test guide (ROCm/system-acceptance-docs
-    # docs/performance-bench/mi300x.rst @b754ce7): example output 4,255,995.148 and
+    # docs/mi300x/performance-bench.rst @b754ce7): example output 4,255,995.148 and
     # 4,269,126.275 MB/s on two GPUs, pass threshold 4,177,285 MB/s.
     # Microsoft Azure AI benchmarking guide, Azure_Results/ND_MI300X_v5_results.md
     # (samuel-bohman/AI-benchmarking-guide @2b25b69): Copy 4.15 TB/s on an ND MI300X v5 VM.

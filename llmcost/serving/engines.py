@@ -138,7 +138,7 @@ were expected 21–26 % fast as well. The catalogue's MI300X ``hbm_fraction`` wa
 NVIDIA figure (Calculon's system files). **Read after this error had been seen**, two
 independent BabelStream (HIP) measurements of MI300X's own copy bandwidth (bytes read +
 written ÷ 5.3 TB/s) agree within 3 %: AMD's Instinct MI300X customer acceptance test guide
-(ROCm/system-acceptance-docs docs/performance-bench/mi300x.rst @b754ce7: Copy 4,256,000 and
+(ROCm/system-acceptance-docs docs/mi300x/performance-bench.rst @b754ce7: Copy 4,256,000 and
 4,269,000 MB/s on two GPUs, pass threshold 4,177,285 MB/s) and Microsoft Azure's AI
 benchmarking guide (Azure_Results/ND_MI300X_v5_results.md as stored in the fork
 samuel-bohman/AI-benchmarking-guide @2b25b69: 4.15 TB/s on ND MI300X v5). Their mean, 0.79 of
