@@ -12,7 +12,7 @@ step times, and prints the ratio. For scale, Calculon (which models step time pe
 too, in more detail) was measured in this project's survey of peer tools at about 212 candidate
 evaluations per second per core on a 2-core VM.
 
-Issue 14 §3: the same ranking with Calculon's extra dimensions (sequence parallelism on/off,
+The same ranking with Calculon's extra dimensions (sequence parallelism on/off,
 three TP-overlap modes, DP overlap on/off), pruned (TP above the NVLink domain is not
 enumerated; dominated overlap modes are not evaluated, ``step.TP_OVERLAP_DOMINANCE``) against
 the unpruned evaluation of every combination, measured in the same run; and the same pruned

@@ -28,7 +28,7 @@ variant had been judged on the held-out rows, ``engines`` module docstring). Thi
   tp and batch, and ``cheapest_setup``) against one ``serving_cost`` call measured in the same
   run (goal: the search ≤ 1 s on 2 cores);
 * the goal table: each goal of the serving issue with the figure measured here and whether it
-  is met, and for each set-up the issue names (expert parallelism, attention data parallelism,
+  is met, and for each set-up named below (expert parallelism, attention data parallelism,
   multi-node TP/PP, disaggregated prefill/decode, chunked prefill, prefix caching, FP4) the one
   cited row reproduced, or that no cited row was found;
 * for prefix caching, which has no cited row, every source searched and why each fails.
@@ -42,7 +42,7 @@ from _shared import best_of
 from llmcost import inference as inf
 from llmcost.serving import engines, setups
 
-#: The set-ups the issue names, each with the cited row of ``data/serving_setups.csv`` (or, for
+#: The set-ups judged, each with the cited row of ``data/serving_setups.csv`` (or, for
 #: chunked prefill, of ``data/serving_chunked_prefill.csv``) that reproduces it (None: no
 #: published row found; the reason is printed). The chunked-prefill goal row is the hybrid batch
 #: (the step chunked prefill is made of), chosen before its error was computed.

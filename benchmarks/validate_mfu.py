@@ -182,7 +182,7 @@ def main():
 def flash_curve_report():
     """Item 16: the attention curve on the FlashAttention stacks only
     (``accuracy.flash_curve_comparison``: ``attention_curve="flash"`` against the shipped flat
-    fraction) regime by regime, the default-on rule's verdict and the issue's buckets. Split
+    fraction) regime by regime, the default-on rule's verdict and the buckets of newer regimes. Split
     from ``attention_curve`` after its held-out errors were seen; not on by default."""
     per_regime, verdict = accuracy.flash_curve_comparison()
     print("16. The attention kernel's curve on the FlashAttention stacks only (attention_curve="
@@ -383,7 +383,7 @@ def cp_and_device_report():
     rule's verdict; then torchtitan's 2024-12 H100 rows on the 700 W H100-SXM against the
     power-capped 96 GB device they ran on (``step_validation.mfu_validation_on``); llm-foundry's
     2023-10 rows with the Triton FlashAttention they ran against FlashAttention-2; then the
-    issue's buckets. All three were added after the held-out rows' errors were seen."""
+    buckets of newer regimes. All three were added after the held-out rows' errors were seen."""
     per_regime, verdict = accuracy.cp_overlap_comparison()
     print("14. Context parallelism's K/V exchange: exposed (one all-gather, Llama 3 §3.3.2) vs "
           "each row's own (Transformer Engine's overlapped ring on Megatron-Core / NeMo stacks; "
@@ -805,7 +805,7 @@ def moe_feature_record(sets=("nemo-automodel-h100-moe", "deepseek-v3-h800")):
           "not per micro-batch (the model's ZeRO-3 time is an upper bound there).")
 
 
-#: The issue's buckets of newer regimes, each a filter over the validation table's regime columns.
+#: The buckets of newer regimes, each a filter over the validation table's regime columns.
 BUCKETS = {
     "FSDP2 < 10B on Hopper": lambda t: (t["gpu_generation"] == "Hopper")
     & (t["sharding"] == "FSDP") & (t["size"] == "< 10B"),
@@ -853,7 +853,7 @@ def regime_report():
     print(f"   regimes below {accuracy.MIN_CONFORMAL_ROWS + 1} held-out rows (stated default "
           f"bands, n = {int(default['n'].sum())} rows in {len(default)} regimes): pooled "
           f"leave-one-out coverage {w:.0%}")
-    print("   the issue's buckets of newer regimes (held-out rows; aim >= 5 each):")
+    print("   the buckets of newer regimes (held-out rows; aim >= 5 each):")
     for name, f in BUCKETS.items():
         g = held[f(held)]
         new = g[g["set"].isin(step.NEWER_SETS)]
@@ -940,7 +940,7 @@ def h100_kernel_efficiency():
 
 
 def straggler_effect(summary):
-    """Issue 14's straggler wait (``llmcost.straggler``: compute × σ·(e(N) − e(8)), σ = 1.48%
+    """The straggler wait (``llmcost.straggler``: compute × σ·(e(N) − e(8)), σ = 1.48%
     from Sinha et al. SC22, not fitted to any row): every set's errors with and without it."""
     from llmcost import straggler
     off = step.set_summary(step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS,

@@ -13,7 +13,7 @@ compute + scale-out factors; series with >= 3 counts), the two-scale errors spli
 that differ from the pilots only in GPU count and plan and targets that add a sequence length,
 recomputation or model; 3. the band (a half-width by novelty count plus a widening per doubling
 of the sequence length): its fits, its coverage on the held-out split (fitted on the calibration
-split), in-sample and leave-one-series-out, its median half-width against the previous band's; 4. the issue's goals, met or missed.
+split), in-sample and leave-one-series-out, its median half-width against the previous band's; 4. the goals, met or missed.
 
 The worst run outside the two-scale definition, llm-foundry's MPT-30B on 8 H100s at 8,192 tokens
 (+43 % calibrated and uncalibrated alike), is not an attention-scaling error a pilot could fix.
@@ -181,7 +181,7 @@ def main():
     print(f"   outside the shipped band ({len(miss)}): " + "; ".join(
         f"{r.run_id} {r.one_scale:+.0%} (±{hh:.0%})" for r, hh in zip(miss.itertuples(),
                                                                        h[~ins])))
-    print("\n4. Goals (the issue's), as measured above:")
+    print("\n4. Goals, as measured above:")
     for label, w in (("in-sample drift", worse), ("leave-one-series-out", worse_loso)):
         print(f"   one-scale pilot never worse than uncalibrated on a series' mean ({label}): "
               f"{'met' if not w else 'MISSED on ' + '; '.join(w)}")

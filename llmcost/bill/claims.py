@@ -1381,7 +1381,7 @@ def error_table_summary(errors: pd.DataFrame, band: float = 0.20) -> pd.DataFram
     * whole-run GPU-hours predicted from the run's own published steady-state MFU × goodput;
     * whole-run GPU-hours without a plan (leave-one-out median).
 
-    The issue's goal (±20% for rows with a published plan) is read on the held-out and the
+    The goal (±20% for rows with a published plan) is read on the held-out and the
     whole-run published-plan rows separately; ``within_band`` is NaN for the in-sample group
     (``in_sample`` True)."""
     rows = []

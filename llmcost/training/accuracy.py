@@ -948,7 +948,7 @@ def fp8_bf16_pairs(validation: pd.DataFrame) -> pd.DataFrame:
     stack, accelerator, GPUs, model size, sequence length and parallel plan): the published
     whole-step speed ratio ``published`` = reported FP8 MFU ÷ reported BF16 MFU (both on the
     dense BF16 peak, so the ratio of tokens per second), the model's ``predicted`` ratio and
-    ``error`` = predicted / published − 1. The issue's goal: within 10 % per pair.
+    ``error`` = predicted / published − 1. The goal: within 10 % per pair.
 
     Raises
     ------

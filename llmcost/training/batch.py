@@ -36,8 +36,9 @@ The hardware side
   weight matrix is memory-bound.
 * Gradient accumulation against data-parallel communication: the gradient all-reduce happens once
   per optimizer step, so more tokens per GPU per step amortise it.
-* Activation memory against micro-batch: **a simple estimate** (Korthikanti et al. 2022,
-  arXiv:2205.05198, Table 2) kept here until ``llmcost.memory`` (the memory issue) replaces it.
+* Activation memory against micro-batch: ``activation_bytes_per_gpu``, the memory model's
+  per-layer count (``memory.activation_bytes_per_layer``; Korthikanti et al. 2022,
+  arXiv:2205.05198, Table 2) for one micro-batch size.
 
 Conventions: batches and B_noise are in **tokens** per optimizer step; losses in **nats per token**;
 training FLOPs by ``llmcost.compute`` (6·N_active·D unless a function says otherwise); MFU against

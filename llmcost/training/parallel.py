@@ -752,9 +752,9 @@ def best_ranked_row(ranked: pd.DataFrame, zero_stage_free: bool = True) -> pd.Se
     """The plan a search takes from a ranking (best first): its first row, except that, when the
     ZeRO stage is free, a ZeRO-3 row must win with its predicted step lengthened by
     ``ZERO3_STEP_MARGIN``: the row with the least ``step_time_s × (1 + 0.25 if ZeRO-3 else 1)``,
-    the ranking's order breaking ties. The step model's ZeRO-3 predictions run optimistic
-    more often than its Megatron-style ones (``llmcost.step``, **Limits**), so a ZeRO-3 plan is
-    chosen when it is faster by more than that error, or when nothing else fits. Before, ZeRO-3
+    the ranking's order breaking ties. The margin is the 90 % upper error of the step model's
+    ZeRO-3 (FSDP) predictions on the calibration rows (``llmcost.step``, **Limits**), so a
+    ZeRO-3 plan is chosen when it is faster by more than that error, or when nothing else fits. Before, ZeRO-3
     was taken only when nothing else fitted, so one GPU count more could move a 405B RL update
     from ZeRO-3 at 38.7 % MFU (128 H100) to a PP2 × v63 CP4 plan at 8.1 % (256 H100). A ranking
     without ``step_time_s`` (``rank_without_time``) keeps that rule: its first non-ZeRO-3 row.

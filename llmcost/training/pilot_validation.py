@@ -37,7 +37,7 @@ from ..core.diskcache import disk_cached
 from . import accuracy, step_validation
 from . import calibrate as cal
 
-#: What a two-scale pilot is (the issue's "small scaling test") and which runs its goal (<= 5 %
+#: What a two-scale pilot is (a "small scaling test") and which runs its goal (<= 5 %
 #: mean, <= 10 % max) is judged on: ``scale_only`` in ``predict``.
 TWO_SCALE_DEFINITION = ("a small scaling test: the series' two smallest GPU counts at one "
                         "sequence length, predicting runs of the same model, sequence length and "

@@ -604,7 +604,7 @@ def _validation_row(c: pd.Series, r: pd.Series, over: dict, kernel_efficiency,
 def set_summary(validation: pd.DataFrame) -> pd.DataFrame:
     """Per validation set and split: ``n``, ``mean_abs_error``, ``max_abs_error``,
     ``mean_signed_error``, ``in_sample`` (True for the calibration split) and, for held-out
-    sets, how far they are from the issue's goal (mean <= 5%, max <= 10%):
+    sets, how far they are from the goal (mean <= 5%, max <= 10%):
     ``mean_over_goal`` and ``max_over_goal`` (percentage points above it, 0 when met)."""
     rows = []
     for (name, split), g in validation.groupby(["set", "split"], sort=False):
@@ -620,7 +620,7 @@ def set_summary(validation: pd.DataFrame) -> pd.DataFrame:
 
 
 def error_summary(validation: pd.DataFrame) -> pd.DataFrame:
-    """Mean and max absolute relative error per validation set and over the issue's two sets
+    """Mean and max absolute relative error per validation set and over the two sets
     (Narayanan Table 1 + Korthikanti Table 5)."""
     rows = []
     groups = [(s, validation[validation["set"] == s]) for s in validation["set"].unique()]
