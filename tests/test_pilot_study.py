@@ -21,9 +21,10 @@ _P = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048, "seq_le
 
 
 def test_transfer_weight_of_several_pilots_by_hand():
-    """w = max(0, 1 - sigma^2 / (n r^2)). sigma = 0.143, r = -0.2255 (about the MPT-1B H100
-    pilots' residual): one pilot 1 - 0.020449 / 0.050850 = 0.5979; two pilots with distinct
-    kernels (the variance of a mean of two) 1 - 0.020449 / (2 x 0.050850) = 0.7989."""
+    """w = max(0, 1 - sigma^2 / (n r^2)) (no pooled spread in the drift: the pilot's own r^2).
+    sigma = 0.143, r = -0.2255 (about the MPT-1B H100 pilots' residual): one pilot
+    1 - 0.020449 / 0.050850 = 0.5979; two pilots with distinct kernels (the variance of a mean of
+    two) 1 - 0.020449 / (2 x 0.050850) = 0.7989."""
     d = {"same_kernels": 0.041, "other_kernels": 0.143}
     assert cal.transfer_weight(-0.2255, False, d) == pytest.approx(0.5979, abs=2e-4)
     assert cal.transfer_weight(-0.2255, False, d, n_pilots=2) == pytest.approx(0.7989, abs=2e-4)
@@ -290,11 +291,43 @@ def test_drift_widens_per_sequence_doubling_by_hand():
     with pytest.raises(ValueError, match="doublings=-1"):
         cal.drift_at(False, -1.0, d)
     f = pd.DataFrame({"same": [False, False, False, True], "doublings": [0.0, 0.0, 2.0, 0.0],
-                      "drift": [0.1, -0.1, 0.3, 0.02]})
+                      "drift": [0.1, -0.1, 0.3, 0.02], "pilot_residual": 0.05})
     got = pv.drift_of([f])
     assert got["other_kernels"] == pytest.approx(math.sqrt((0.01 + 0.01 + 0.09) / 3))
     assert got["same_kernels"] == pytest.approx(0.02)
     assert got["per_seq_doubling"] == pytest.approx((0.3 - got["other_kernels"]) / 2)
+    assert got["pilot_residual_var"] == math.inf   # one series: no pooled spread
+
+
+def test_pilot_residual_spread_is_efron_morris_by_hand():
+    """drift_of's pilot_residual_var is Efron & Morris 1973's S / (k - 2) over one pilot per
+    series: four made-up series with pilot residuals 0.1, -0.2, 0.3, 0.0 (their targets' rows
+    repeat it): S = 0.01 + 0.04 + 0.09 + 0 = 0.14, k = 4, so 0.14 / 2 = 0.07; from an errors
+    frame (a series column) the same."""
+    frames = [pd.DataFrame({"same": [False] * n, "doublings": 0.0, "drift": 0.1,
+                            "pilot_residual": r}) for n, r in ((2, 0.1), (1, -0.2), (3, 0.3),
+                                                               (1, 0.0))]
+    assert pv.drift_of(frames)["pilot_residual_var"] == pytest.approx(0.07)
+    e = pd.concat([f.assign(series=f"s{i}") for i, f in enumerate(frames)])
+    assert pv.drift_of([e])["pilot_residual_var"] == pytest.approx(0.07)
+
+
+def test_transfer_weight_takes_the_smaller_of_own_and_pooled_mean_square_by_hand():
+    """w = max(0, 1 - sigma^2 / (n min(r^2, V))). sigma = 0.143 (other kernels), r = -0.2255
+    (r^2 = 0.050850): with V = 0.0174 (the pilots' spread, below r^2) 1 - 0.020449 / 0.0174 < 0,
+    nothing carried, where r^2 alone carried 0.5979 (test above); two pilots 1 - 0.020449 /
+    0.0348 = 0.4124. Same kernels, sigma = 0.041: 1 - 0.001681 / 0.0174 = 0.9034 with V, 1 -
+    0.001681 / 0.050850 = 0.9669 without. A small residual, r = 0.03 (r^2 = 0.0009 < V): its own
+    r^2 decides, 1 - 0.001681 / 0.0009 < 0, none. V must be positive."""
+    d = {"same_kernels": 0.041, "other_kernels": 0.143, "pilot_residual_var": 0.0174}
+    assert cal.transfer_weight(-0.2255, False, d) == 0.0
+    assert cal.transfer_weight(-0.2255, False, d, n_pilots=2) == pytest.approx(0.4124, abs=2e-4)
+    assert cal.transfer_weight(-0.2255, True, d) == pytest.approx(0.9034, abs=2e-4)
+    assert cal.transfer_weight(-0.2255, True, {**d, "pilot_residual_var": math.inf}) \
+        == pytest.approx(0.9669, abs=2e-4)
+    assert cal.transfer_weight(0.03, True, d) == 0.0
+    with pytest.raises(ValueError, match="pilot_residual_var"):
+        cal.transfer_weight(-0.2, True, {**d, "pilot_residual_var": 0.0})
 
 
 def test_a_short_sequence_pilot_is_not_carried_far_along_the_sequence():
@@ -312,3 +345,35 @@ def test_a_short_sequence_pilot_is_not_carried_far_along_the_sequence():
     assert -0.20 < r < -0.12
     assert e.loc["foundry-a100-mpt-125m-s65536-8gpu-bf16", "transfer"] == 0.0
     assert e["pilot"].abs().mean() <= e["uncal"].abs().mean() + 1e-9
+
+
+def test_a_pilot_whose_residual_stands_out_carries_nothing_where_the_drift_exceeds_the_spread():
+    """llm-foundry's MPT-760M on 8 A100-80GB (scripts/train/benchmarking/README.md at
+    495218376, amp_bf16: 29,446 tokens/s per GPU, MFU 45.07 %, at 512 tokens; 32,434, 56.85 %, at
+    2,048 with the same 49,152-token micro-batch): the engine is about 31 % fast at the pilot,
+    r = ln(0.450 / 0.591) ~ -0.27, the largest pilot residual of the published series, yet
+    right at 2,048 tokens. Every other run of the sweep runs other kernels (another sequence
+    length and learned position table), whose drift, 0.172 at the least (calibrate.PILOT_DRIFT),
+    exceeds the spread of the pilots' residuals, sqrt(0.0174) = 0.132: by hand
+    1 - 0.172^2 / 0.0174 = -0.70 < 0, nothing carried, so every calibrated error equals the
+    uncalibrated one (before, 39 % was carried to 2,048 tokens, -8.6 % against +0.1 %, and the
+    series' mean was worse than uncalibrated). Narayanan et al. 2021 Table 2's GPT 529.6B (560
+    GPUs pilot, residual ~ +0.03): the pooled spread would carry 1 - 0.054^2 / 0.0174 = 83 % of
+    it to a same-kernel run; its own r^2 = 0.0009 < 0.054^2 carries none."""
+    assert 1 - 0.172 ** 2 / 0.0174 < 0 and 1 - 0.054 ** 2 / 0.0174 == pytest.approx(0.832, 1e-3)
+    assert cal.PILOT_DRIFT["other_kernels"] ** 2 > cal.PILOT_DRIFT["pilot_residual_var"]
+    g = pv.series_table(sets=("llm-foundry-mpt",))["llm-foundry-mpt · MPT 760m · A100-80GB · bf16"]
+    assert int(g.loc[0, "seq_len"]) == 512
+    c = cal.calibrate(pv.pilots_of(g, [0]))
+    r = math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0])
+    assert c.measured_mfu[0] == pytest.approx(0.45, abs=0.005) and -0.30 < r < -0.24
+    e = pv.predict(c, pv.targets_of(g, [0])).set_index("run_id")
+    assert (e["transfer"] == 0.0).all()
+    assert e["pilot"].to_numpy() == pytest.approx(e["uncal"].to_numpy(), abs=1e-9)
+    assert abs(e.loc["foundry-a100-mpt-760m-s2048-8gpu-bf16", "uncal"]) < 0.01
+    m = pv.series_table(sets=("megatron21-table2",))
+    g = m["megatron21-table2 · Megatron-LM GPT 529.6B · A100-80GB · bf16"]
+    c = cal.calibrate(pv.pilots_of(g, [0]))
+    assert 0.02 < math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0]) < 0.04
+    e = pv.predict(c, pv.targets_of(g, [0]))
+    assert (e["transfer"] == 0.0).all()

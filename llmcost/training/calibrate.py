@@ -27,9 +27,11 @@ So this module models **what a pilot identifies and what it does not**:
   shares the pilot's kernels: a target with the same micro-batch shape, recomputation and tensor
   parallelism keep more of it than a target with other kernels (``transfer_weight``: a
   residual small against the model's pilot-to-target drift, ``PILOT_DRIFT``, is shrunk to
-  nothing, and the drift widens with each doubling of the sequence length between the pilot and
-  the target, ``drift_at``; the mean residual of n pilots with distinct kernels drifts by σ ÷ √n, so a scaling
-  test whose pilots agree carries more of it; a pilot across the scale-out network that no
+  nothing, so is any residual carried to a kind of target whose drift exceeds the spread of
+  the pilots' residuals over the published series (targets running other kernels), and the
+  drift widens with each doubling of the sequence length between the pilot and the target,
+  ``drift_at``; the mean residual of n pilots with distinct kernels drifts by σ ÷ √n, so a
+  scaling test whose pilots agree carries more of it; a pilot across the scale-out network that no
   second scale separated from its kernels carries less the more the target's step differs from
   its own in make-up, ``network_shift``: Narayanan et al. 2021 Table 2's ZeRO-3 rows, where the
   model's error changes sign with scale, carry nothing). The band grows with what the
@@ -89,10 +91,15 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: (``other_kernels``), and how much more per doubling of the sequence length between the pilot
 #: and a target (``per_seq_doubling``: RMS of the drift beyond ``other_kernels`` per doubling;
 #: ``drift_at``; ``pilot_validation.drift_of``).
+#: ``pilot_residual_var`` is the spread of the pilots' own residuals over the series, the
+#: Efron-Morris estimate ``S ÷ (k − 2)`` of E[r²] with ``S`` the sum of the ``k`` series' squared
+#: pilot residuals ``r = ln(measured ÷ predicted MFU)`` (``pilot_validation.drift_of``): what a
+#: correction the size of a typical pilot's is worth against the drift (``transfer_weight``).
 #: Measured on the published scaling series by ``benchmarks/validate_pilot.py`` (item 0, which
 #: re-measures them and judges the rule leave-one-series-out). A pilot residual within this drift
 #: is weak evidence of a systematic error, so its correction is shrunk (``transfer_weight``).
-PILOT_DRIFT = {"same_kernels": 0.054, "other_kernels": 0.172, "per_seq_doubling": 0.020}
+PILOT_DRIFT = {"same_kernels": 0.054, "other_kernels": 0.172, "per_seq_doubling": 0.020,
+               "pilot_residual_var": 0.0174}
 
 #: The lowest compute factor ``calibrate`` searches (a convention of the search, not a measured
 #: figure): kernels at 5% of the catalogue's measured rates. A pilot slower than the engine gives
@@ -103,17 +110,34 @@ MIN_COMPUTE_FACTOR = 0.05
 
 def transfer_weight(residual: float, same: bool, drift: dict | None = None,
                     n_pilots: int = 1, shift: float = 0.0, doublings: float = 0.0) -> float:
-    """Share of a pilot's correction carried to a target: the positive-part James-Stein
-    shrinkage (Efron & Morris 1973, J. Am. Stat. Assoc. 68(341)),
-    ``w = max(0, 1 − σ² ÷ (n r²) − shift²)``, with ``r = log(measured ÷ predicted MFU)`` at the
-    pilot (the mean over the pilots when there are several), ``σ`` the pilot-to-target drift of
-    the model's error at the target (``drift_at``: ``PILOT_DRIFT`` by whether the target runs the
-    pilot's kernels, widened per doubling of the sequence length between them) and ``n`` the
-    number of pilots with distinct kernels (``distinct_kernel_pilots``): the mean of ``n``
-    residuals with independent drifts has variance ``σ² ÷ n``. A pilot that finds the model 13 %
-    optimistic (predicted MFU 0.478 against the measured 0.423, ``r = ln(0.423 ÷ 0.478) =
-    −0.122``: torchtitan's 8-GPU row) carries ``1 − 0.054² ÷ 0.122² = 80 %`` of its correction
-    to a same-kernel target; one whose |r| is at most 0.054 (about 5.5 %) carries none.
+    """Share of a pilot's correction carried to a target: a positive-part James-Stein shrinkage
+    (Efron & Morris 1973, J. Am. Stat. Assoc. 68(341): ``(1 − B)₊``, ``B`` the estimated share
+    of the residual's mean square that is noise),
+    ``w = max(0, 1 − σ² ÷ (n min(r², V)) − shift²)``, with ``r = log(measured ÷ predicted MFU)``
+    at the pilot (the mean over the pilots when there are several), ``σ`` the pilot-to-target
+    drift of the model's error at the target (``drift_at``: ``PILOT_DRIFT`` by whether the target
+    runs the pilot's kernels, widened per doubling of the sequence length between them), ``n``
+    the number of pilots with distinct kernels (``distinct_kernel_pilots``: the mean of ``n``
+    residuals with independent drifts has variance ``σ² ÷ n``) and ``V`` the pilots' residual
+    spread over the published series (``PILOT_DRIFT["pilot_residual_var"]``, Efron & Morris's
+    ``S ÷ (k − 2)``; absent: ``V = ∞``, the pilot's own ``r²`` alone).
+
+    Two estimates of the same mean square ``E[r²]`` (signal plus drift) enter, and the smaller
+    is used, so the larger noise share ``B``: the pilot's own ``r²`` (one degree of freedom: a
+    residual within the drift, ``|r| <= σ``, carries nothing) and the empirical-Bayes pooled one
+    ``V`` (a class of targets whose drift exceeds the spread of the pilots' residuals
+    themselves, ``σ² >= n V``, has no transferable part a pilot could identify, however large
+    this pilot's residual: on the published series the targets running other kernels than the
+    pilot's drift by 0.172 against pilots spread by √0.0174 = 0.132, and carrying their pilots'
+    corrections to them made them worse in sum). The pooled ``V`` alone carried 83 % of a 3 %
+    pilot residual to same-kernel targets and made Narayanan et al. 2021 Table 2's GPT 529.6B
+    worse; ``r²`` alone carried 39 % of llm-foundry's MPT-760M A100 512-token residual to its
+    2,048-token run (``benchmarks/validate_pilot.py``'s docstring).
+
+    A pilot that finds the model 13 % optimistic (predicted MFU 0.478 against the measured
+    0.423, ``r = ln(0.423 ÷ 0.478) = −0.122``: torchtitan's 8-GPU row) carries ``1 − 0.054² ÷
+    0.0149 = 80 %`` of its correction to a same-kernel target (``min(0.0149, 0.0174)``: its own
+    ``r²``); one whose |r| is at most 0.054 (about 5.5 %) carries none.
 
     Why the drift widens with the sequence length: a one-scale pilot at one sequence length times
     the attention kernels at that length only, and the engine's error moves with the sequence
@@ -135,10 +159,15 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
         raise ValueError(f"n_pilots={n_pilots!r} must be a whole number >= 1")
     if isinstance(shift, bool) or not math.isfinite(float(shift)):
         raise ValueError(f"shift={shift!r} must be a finite number")
-    sig = drift_at(same, doublings, drift)
+    d = PILOT_DRIFT if drift is None else drift
+    sig = drift_at(same, doublings, d)
+    v = float(d.get("pilot_residual_var", math.inf))
+    if not v > 0:
+        raise ValueError(f"drift['pilot_residual_var']={v!r} must be > 0 (the pilots' residual "
+                         "spread, pilot_validation.drift_of)")
     if r == 0:
         return 0.0
-    return max(0.0, 1.0 - sig ** 2 / (int(n_pilots) * r ** 2) - float(shift) ** 2)
+    return max(0.0, 1.0 - sig ** 2 / (int(n_pilots) * min(r ** 2, v)) - float(shift) ** 2)
 
 
 def drift_at(same: bool, doublings: float = 0.0, drift: dict | None = None) -> float:
@@ -201,7 +230,7 @@ BAND_HALF_WIDTH = (0.12, 0.125, 0.125, 0.125)
 #: what the pilot did not exercise, the doublings followed the error more closely (correlation
 #: 0.48 with |error| on those targets when this rule was chosen) than the change in the step's
 #: attention share (0.34).
-BAND_PER_SEQ_DOUBLING = 0.025
+BAND_PER_SEQ_DOUBLING = 0.030
 
 #: The step the band's constants are rounded up to (half a percent): ``BAND_HALF_WIDTH`` and
 #: ``BAND_PER_SEQ_DOUBLING`` are ``pilot_validation.fit_band``'s quantiles rounded up to it, and

@@ -14,8 +14,9 @@ goal is judged on the runs of the same model, sequence length and recomputation
 (``TWO_SCALE_DEFINITION``; the series' other runs are reported beside them).
 
 Error of a target run = predicted MFU ÷ published MFU − 1 (workbook basis on both sides).
-"Leave-one-series-out" (LOSO): the pilot-to-target drift that sets how much of a pilot's
-correction is carried (``calibrate.PILOT_DRIFT``) is re-measured without the series judged, and
+"Leave-one-series-out" (LOSO): the pilot-to-target drift and the pilots' residual spread that
+set how much of a pilot's correction is carried (``calibrate.PILOT_DRIFT``) are re-measured
+without the series judged, and
 the band (``fit_band``: a half-width by novelty count plus a widening per doubling of the
 sequence length, split-conformal 90 % quantiles rounded up to the half percent) too. The shipped
 band is that rule fitted on every series (``calibrate.BAND_HALF_WIDTH``); the same rule fitted on
@@ -85,7 +86,8 @@ def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFr
     weight carried, ``same`` whether it runs the pilot's kernels,
     ``scale_only`` whether it differs from the pilot only in GPU count and plan (same model,
     sequence length and recomputation), ``drift`` log(published ÷ uncalibrated) at the target
-    minus the same at the pilot."""
+    minus the same at the pilot, ``pilot_residual`` the latter, ``r_p = log(measured ÷
+    uncalibrated MFU)`` at the smallest pilot."""
     p0 = min(c.pilots, key=lambda p: p.n_gpus)
     i0 = c.pilots.index(p0)
     r_p = math.log(c.measured_mfu[i0] / c.uncalibrated_mfu[i0])
@@ -102,7 +104,8 @@ def predict(c: cal.Calibration, targets, drift: dict | None = None) -> pd.DataFr
                      "scale_only": bool(cal.same_model(t.model, p0.model)
                                         and t.seq_len == p0.seq_len
                                         and t.plan.recompute == p0.plan.recompute),
-                     "drift": math.log(meas / x.uncalibrated_mfu) - r_p})
+                     "drift": math.log(meas / x.uncalibrated_mfu) - r_p,
+                     "pilot_residual": r_p})
     return pd.DataFrame(rows)
 
 
@@ -112,14 +115,24 @@ def drift_of(frames) -> dict:
     the others; ``per_seq_doubling`` the RMS, over the other targets at another sequence length,
     of their drift beyond ``other_kernels`` per doubling, ``max(0, |drift| − other_kernels) ÷
     doublings`` (the rule of the band's sequence-length widening, ``fit_band``, applied to the
-    drift)."""
+    drift); ``pilot_residual_var`` the Efron & Morris (1973) estimate ``S ÷ (k − 2)`` of the
+    pilots' mean square residual, ``S`` the sum of ``pilot_residual²`` over the ``k`` series
+    (one pilot each: a frame's ``series`` column, else one series per frame; ``∞``, no pooled
+    estimate, below 3 series)."""
+    frames = list(frames)
     d = pd.concat(frames)
     same = d["same"].astype(bool)
     o = _rms(d[~same]["drift"])
     seq = d[~same & (d["doublings"] > 0)]
+    if "series" in d:
+        r = d.groupby("series", sort=False)["pilot_residual"].first().to_numpy()
+    else:
+        r = np.array([f["pilot_residual"].iloc[0] for f in frames if len(f)])
     return {"same_kernels": _rms(d[same]["drift"]), "other_kernels": o,
             "per_seq_doubling": _rms(np.maximum(0.0, seq["drift"].abs().to_numpy() - o)
-                                     / seq["doublings"].to_numpy())}
+                                     / seq["doublings"].to_numpy()),
+            "pilot_residual_var": float((r ** 2).sum() / (len(r) - 2)) if len(r) >= 3
+            else math.inf}
 
 
 def _rms(x) -> float:
@@ -132,6 +145,7 @@ def _rms(x) -> float:
 class PilotValidation:
     """``validate``'s result. ``errors``: one row per target run with ``series``, ``run_id``,
     ``n_gpus``, ``seq_len``, ``uncal``, ``one_scale`` (shipped drift), ``naive``,
+    ``pilot_residual`` (the series' one-scale pilot's, ``predict``),
     ``one_scale_loso``,
     ``two_scale`` / ``two_scale_loso`` (NaN where the series has < 3 GPU counts or the row is a
     two-scale pilot), ``two_scale_only`` (the row differs from the two-scale pilots only in GPU
@@ -319,7 +333,8 @@ def validate(sets=SETS, table: dict | None = None, extras: bool = True) -> Pilot
                           "naive": naive[name]["pilot"],
                           "one_scale_loso": predict(facts[name], targets[name], d)["pilot"],
                           "n_novel": e["n_novel"], "k": e["k"], "doublings": e["doublings"],
-                          "same": e["same"], "drift": e["drift"], "two_scale": np.nan,
+                          "same": e["same"], "drift": e["drift"],
+                          "pilot_residual": e["pilot_residual"], "two_scale": np.nan,
                           "two_scale_loso": np.nan, "two_scale_only": None})
         if name in two:
             tl = predict(*two_idx[name], d).set_index("run_id")

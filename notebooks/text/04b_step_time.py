@@ -667,11 +667,11 @@ if len(z3):
 # each kernel class $j$ (matmul, attention, memory-bound) corrected in proportion to its time in
 # the pilot's step, $a_j$ relative to the class it spends most time in (`calibrate.scaled_efficiency`:
 # a class the pilot barely ran keeps its catalogue rate), and runs the full run's plan with
-# $c^{w a_j}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,r^2)-\delta^2\big)$
+# $c^{w a_j}$, where $w = \max\!\big(0,\ 1-\sigma^2/(n\,\min(r^2, V))-\delta^2\big)$
 # shrinks the correction: $r = \ln(\text{measured} \div \text{predicted MFU})$ at the pilot, $\sigma$
 # the drift of the model's error between a pilot and another run of the same published series
 # (`calibrate.PILOT_DRIFT`: smaller where the full run runs the pilot's kernels, and wider by a
-# measured amount per doubling of the sequence length between the two, `calibrate.drift_at`), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
+# measured amount per doubling of the sequence length between the two, `calibrate.drift_at`), $V$ the spread of the pilots' own residuals over those series (Efron and Morris's $S \div (k-2)$, `calibrate.PILOT_DRIFT`: a kind of run whose drift exceeds it gets none of the correction, however large the pilot's $r$), $n$ the pilots with distinct kernels, and $\delta$ nonzero only for a pilot across nodes that no second GPU count separates from the network: $\delta = \lvert\ln(s_\text{run} \div s_\text{pilot})\rvert$, the change in the step's compute share (`calibrate.network_shift`). The band $\pm h$ widens with the things
 # the full run adds to the pilot (many times its GPUs, a parallel dimension, the scale-out network,
 # recomputation or model: $k$ of them, `calibrate.novelties`) and with each doubling of the
 # sequence length, which the pilot's attention kernels did not run at:
@@ -711,7 +711,7 @@ print("not identified by this pilot: " + "; ".join(c.not_identified))
 # (one source, one model, one stack, several GPU counts, plans or sequence lengths) is treated as a
 # pilot and its production: calibrate on the smallest run (one scale) or the two smallest GPU counts
 # (two scales), predict every other run of the series, and compare with what was published. The
-# drift $\sigma$ and the band are re-measured without the series being judged (leave-one-series-out,
+# drift $\sigma$, the pilots' spread $V$ and the band are re-measured without the series being judged (leave-one-series-out,
 # LOSO), so no series grades itself (`pilot_validation.validate`, kept on disk once computed: `validate_lean`):
 
 # %%
@@ -741,7 +741,7 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 # a pilot is run for, far better than a run at another sequence length or with another
 # recomputation, which neither pilot exercised. The worst run is printed with its uncalibrated
 # error: where the two are equal, the pilot's correction was not carried (too small against the
-# drift) and the miss is the step-time model's own at that configuration, which no calibration
+# drift, or a run of other kernels, whose drift exceeds the pilots' spread) and the miss is the step-time model's own at that configuration, which no calibration
 # rule can fix. The band is sized on these errors (above).
 #
 # > **Takeaway.** Run the pilot at the production plan's kernels (its micro-batch, sequence length,
