@@ -8,6 +8,10 @@ the numbers are right is checked against sourced bands in tests/test_report.py
 (tests/data/summary_bands.csv), not by nbval.
 """
 
+import gc
+
+import pytest
+
 from llmcost.present.report import SUMMARY_MIME
 
 
@@ -61,3 +65,23 @@ def pytest_configure(config):
 
     setup._llmcost_layout_only = True
     IPyNbFile.setup = setup
+
+
+def pytest_collection_finish(session):
+    """Everything alive after collection (the package, pandas, matplotlib, the collected items)
+    goes to the collector's permanent generation (``gc.collect()`` then ``gc.freeze()``), and
+    again after each file (``pytest_runtest_teardown``): a full collection then walks only what
+    the tests made since, not every module of the process. Measured on five test files in one
+    process: the collector's time 3.1 s → 1.7 s of about 40 s. A file's garbage is collected
+    before each freeze, so none is kept; a module-scoped fixture alive at the freeze stays in
+    memory until the worker ends. The report does the same in its own process and kernels
+    (``llmcost.present.kernels``)."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)  # after the file's fixtures are torn down
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or nextitem.path != item.path:
+        gc.collect()
+        gc.freeze()
