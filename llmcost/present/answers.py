@@ -182,21 +182,20 @@ def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: floa
 def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     """Notebook 09 §4 in sentences, from ``levers.hardware_sweep``'s table: the cheapest row on
     one price basis (the catalogue's, at the MFU it bills: the prediction's central estimate,
-    or the pilots' calibration on their own hardware, ``mfu_basis``) whatever its checks; the
-    scenario's own accelerator on each price basis at the scenario's MFU (``bill_calibrated_usd``);
-    the cheapest *rankable* row (buyable price, MFU within a published run). Each line wrapped
-    to ``width`` characters, never cut."""
+    or the pilots' calibration on their own hardware, its ``billed_mfu_basis``) whatever its
+    checks; the scenario's own accelerator on each price basis at the scenario's MFU
+    (``bill_calibrated_usd``); the cheapest *rankable* row (buyable price, MFU within a published
+    run). Each line wrapped to ``width`` characters, never cut."""
     def wrap(text):
         return textwrap.fill(text, width, subsequent_indent="    ")
 
     cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
     ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
     r = cat.iloc[0]
-    billed = (r["mfu_basis"] if r["mfu_basis"].startswith("the pilots' calibrated")
-              else "the prediction's central estimate")  # the basis of the MFU billed
     out = [wrap(f"cheapest at the MFU billed: {r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
-                f"{r['mfu']:.1%} ({billed}; raw prediction {r['predicted_mfu']:.1%}): "
+                f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
+                f"{r['predicted_mfu']:.1%}): "
                 f"{fmt_usd(r['bill_usd'])}; price "
                 f"{'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check']}")]
     out += [wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, "
