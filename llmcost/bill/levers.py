@@ -1107,14 +1107,13 @@ def hardware_sweep(scenario: dict):
     -------
     DataFrame: ``accelerator``, ``predicted_mfu`` (the raw prediction, on the dtype's dense
     peak, uncalibrated even on a pilot's hardware), ``mfu`` (the MFU ``bill_usd`` and ``days``
-    use: the prediction's central estimate; on the pilots' own hardware, their calibration,
-    ``mfu_basis``), ``band_low``,
-    ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
-    ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at ``mfu``),
-    ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
-    rollout TP billed on that hardware, ``on_hardware``; None without an RL campaign),
-    ``calibrated_mfu``, ``mfu_basis`` (the basis of ``calibrated_mfu``), ``billed_mfu_basis``
-    (the basis of ``mfu``: ``BILLED_MFU_BASES``, the pilots' naming their accelerator),
+    use: the prediction's central estimate; on the pilots' own hardware, their calibration),
+    ``billed_mfu_basis`` (which of the two, ``BILLED_MFU_BASES``; the pilots' naming their
+    accelerator), ``band_low``, ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``,
+    ``bill_usd``, ``bill_low_usd``, ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main
+    run at ``mfu``), ``scenario`` (True for the scenario's accelerator) and ``plan``,
+    ``rollout_tp`` (the RL rollout TP billed on that hardware, ``on_hardware``; None without an
+    RL campaign), ``calibrated_mfu``, ``mfu_basis`` (the basis of ``calibrated_mfu``),
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
     cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
 
