@@ -319,3 +319,33 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
             f"(the bill's: {bill_mfu:.1%}, {what})" if kind in MFU_WORDS else
             f"{tokens_per_s_per_gpu:,.0f} tokens/s per GPU -> MFU {calibrated_mfu:.1%} "
             f"({what} {bill_mfu:.1%})")
+
+
+def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
+    """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
+    pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
+    ``n_gpus``) with its measured and uncalibrated predicted MFU, the calibration's factors
+    (``Calibration.describe``), the full run's step and MFU with its band
+    (``Extrapolation.describe``, ``describe_band``), the main run's ideal GPU-hours and compute
+    at ``price_usd_per_gpu_hour`` (central, low–high: ``pilot_study``'s GPU-hours = train_tokens
+    ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600, × the price), what the bill does with it
+    (an illustrative pilot: the bill keeps the scenario's ``scenario_mfu``) and what the pilot
+    does not identify."""
+    c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
+    lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
+              "pilot: ") + study.source]
+    lines += [f"pilot {q.plan.describe()} on {q.n_gpus:,} of {n_gpus:,} GPUs: MFU "
+              f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
+              + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
+              for i, q in enumerate(c.pilots)]
+    lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
+                 f"{x.describe()}; " + x.describe_band())
+    bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
+            "its MFU calibrated on this pilot, failures added")
+    lines.append(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours "
+                 f"({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M), compute {fmt_usd(usd[0])} "
+                 f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
+                 f"the bill: {bill}")
+    lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
+    return "\n".join(lines)
+
