@@ -256,6 +256,26 @@ def test_regime_table_follows_the_rule(table, regimes):
     assert (bands["gpus_min"] <= bands["gpus_max"]).all()
 
 
+def test_notebook_04b_regime_table_words_every_column():
+    # plots.regime_bands: a hand-made regime_table (two regimes) shown in the reader's words, in
+    # REGIME_WORDS's order, centre signed, half-width with ±, coverage whole percent, the
+    # conformal flag as yes/no, a missing coverage as "–"; nothing computed here
+    from llmcost.present import plots
+    t = pd.DataFrame({"regime": ["A", "B"], "n": [12, 2], "n_calibration": [3, 0],
+                      "mean_abs_error": [0.0412, 0.086], "max_abs_error": [0.1, 0.09],
+                      "mean_signed_error": [0.0, 0.0], "center": [0.0123, -0.086],
+                      "half_width": [0.05, 0.30], "conformal": [True, False],
+                      "coverage": [0.9166, float("nan")]}).set_index("regime")
+    html = plots.regime_bands(t).data
+    heads = ["regime", "held-out runs", "calibration runs", "mean |error|", "max |error|",
+             "band centre: median signed error", "band half-width",
+             f"measured band (≥ {accuracy.MIN_CONFORMAL_ROWS} runs)", "leave-one-out coverage"]
+    at = [html.index(f">{h}<") for h in heads]
+    assert at == sorted(at) and "mean_signed_error" not in html
+    for cell in ("4.1%", "10.0%", "+1.2%", "-8.6%", "±5.0%", "±30.0%", "92%", "yes", "no", "–"):
+        assert f">{cell}<" in html, cell
+
+
 def test_band_is_capped_where_no_measurement_goes():
     # H100, 70B, prediction 50 %: the ±30 % default band would reach 71 %, past the best
     # published Hopper MFU (47 %, NVIDIA/Megatron-LM README) and near the 80 % matmul ceiling

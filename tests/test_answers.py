@@ -219,12 +219,14 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     row = dict(price_available=True, mfu_check="within a published run", predicted_mfu=0.45,
                mfu=0.42, bill_usd=1.0e6, bill_calibrated_usd=1.1e6, calibrated_mfu=0.40,
                price_usd_per_gpu_hour=2.0, scenario=False, rankable=True,
-               mfu_basis="the scenario's MFU × the predicted ratio (central estimates)")
+               mfu_basis="the scenario's MFU × the predicted ratio (central estimates)",
+               billed_mfu_basis="the prediction's central estimate")
     sweep = pd.DataFrame([
         {**row, "accelerator": "B200", "price_basis": "catalogue median (on_demand)"},
         {**row, "accelerator": "H100-SXM", "price_basis": "the scenario's price",
          "scenario": True, "rankable": False, "bill_calibrated_usd": 2.0e6,
-         "mfu_basis": "the pilots' calibrated MFU on H100-SXM"}])
+         "mfu_basis": "the pilots' calibrated MFU on H100-SXM",
+         "billed_mfu_basis": "the pilots' calibrated MFU on H100-SXM"}])
     from llmcost.core.units import fmt_usd
     text = answers.hardware_sweep(sweep)
     flat = " ".join(text.split())  # each sentence wrapped at 100 characters
@@ -237,3 +239,11 @@ def test_the_hardware_sweep_sentences_name_the_billed_basis_and_the_rankable_row
     assert answers.hardware_sweep(sweep.assign(rankable=False)).endswith(
         "within a published run): none")
     assert max(len(ln) for ln in answers.hardware_sweep(sweep, width=60).splitlines()) <= 60
+    # the billed basis is read from its own column (levers.hardware_sweep's billed_mfu_basis),
+    # never guessed from the words of mfu_basis (the basis of calibrated_mfu): a cheapest row
+    # on the pilots' own hardware says so, whatever mfu_basis says
+    pilots = sweep.assign(billed_mfu_basis=["the pilots' calibrated MFU on B200",
+                                            "the prediction's central estimate"],
+                          mfu_basis="anything")
+    flat = " ".join(answers.hardware_sweep(pilots).split())
+    assert "MFU 42.0% (the pilots' calibrated MFU on B200; raw prediction 45.0%)" in flat

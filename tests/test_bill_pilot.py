@@ -306,7 +306,12 @@ def test_notebook_09s_hardware_sweep_calibrates_only_the_pilots_own_hardware():
     assert others["mfu_basis"].str.startswith("predicted, uncalibrated, central estimate").all()
     from llmcost.present.plots import COLUMN_WORDS   # the column says the billed MFU's basis
     assert "the pilots' hardware, their calibration" in COLUMN_WORDS["mfu"]
-    assert mine["mfu_basis"].str.startswith("the pilots' calibrated").all()  # notebook 09 reads it
+    assert mine["mfu_basis"].str.startswith("the pilots' calibrated").all()
+    # the billed MFU's basis, its own column (notebook 09's answer reads it): the pilots'
+    # calibration on their accelerator, where ``mfu`` is the pilots' value (above); the central
+    # estimate elsewhere, where ``mfu`` is the prediction p / (1 + c) (``calibrated_mfu``)
+    assert (mine["billed_mfu_basis"] == "the pilots' calibrated MFU on H100-SXM").all()
+    assert (others["billed_mfu_basis"] == "the prediction's central estimate").all()
     assert not any("pilot" in why for _, why in sw.attrs["skipped"])
 
 

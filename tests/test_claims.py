@@ -44,6 +44,16 @@ def test_deepseek_v3_flops_hours_and_price(deepseek):
     assert deepseek.verdict == "plausible"
 
 
+def test_the_active_count_behind_6nd(deepseek):
+    # N = 6ND / (6 D): the catalogue's active parameters (embeddings counted), against the
+    # report's rounded "37B activated" (the header's source): within +-2 %, two-sided
+    assert deepseek.n_active_6nd == pytest.approx(deepseek.flops_6nd / (6 * 14.8e12), rel=1e-12)
+    assert deepseek.n_active_6nd == pytest.approx(
+        llmcost.load_model("deepseek-v3").n_active_params, rel=1e-12)
+    assert deepseek.n_active_6nd == pytest.approx(37e9, rel=0.02)
+    assert f"N = {deepseek.n_active_6nd / 1e9:.2f}B active parameters" in deepseek.describe()
+
+
 def test_deepseek_v3_left_out_is_priced_from_the_ledger_defaults(deepseek):
     lines = {x["key"]: x for x in deepseek.left_out}
     assert not [k for k in lines if k.startswith("compute.pretraining")]  # the claim itself

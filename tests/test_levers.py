@@ -459,6 +459,19 @@ def test_the_sweep_compares_every_accelerator_at_one_price_basis(s, sweep):
     assert not own["rankable"].any()
 
 
+def test_without_pilots_every_row_bills_the_central_estimate_and_says_so(s, sweep):
+    # no pilot in the default scenario: every row's billed MFU is the central estimate of its
+    # prediction, p / (1 + c) kept inside the band (accuracy.central_mfu), the figure a
+    # `mfu: predict` bill uses; billed_mfu_basis says so on every row (notebook 09 reads it)
+    assert "_mfu_pilot" not in s and not s.get("pilot")
+    assert (sweep["billed_mfu_basis"] == lv.BILLED_MFU_BASES[0]).all()
+    own = sweep[sweep["scenario"]]
+    _, step_, band, _ = lv.central_prediction(s)
+    # by hand: point = min(max(p / (1 + c), low), high), c the regime's median held-out error
+    point = min(max(step_.mfu / (1 + band.center), band.low), band.high)
+    assert own["mfu"].tolist() == pytest.approx([point] * len(own), rel=1e-12)
+
+
 def test_a_left_out_reason_is_never_cut(sweep):
     # H800 has no current on-demand row in data/prices.csv: the reason is catalogue_price's
     # whole first clause, ending with the accelerator's name (the trial's report cut it to

@@ -377,3 +377,34 @@ def test_a_pilot_whose_residual_stands_out_carries_nothing_where_the_drift_excee
     assert 0.02 < math.log(c.measured_mfu[0] / c.uncalibrated_mfu[0]) < 0.04
     e = pv.predict(c, pv.targets_of(g, [0]))
     assert (e["transfer"] == 0.0).all()
+
+
+def test_notebook_04b_pilot_lines_word_the_study():
+    """``answers.pilot_study``, notebook 04b §6's printed lines, from the study of
+    ``test_illustrative_pilot_from_a_published_row``: the source (ILLUSTRATIVE: the scenario
+    gives none), the pilot's plan on its GPUs of the run's with measured and predicted MFU, the
+    full run with its band, the GPU-hours by hand (train_tokens / tokens per step x step time x
+    GPUs / 3600) and their price, the bill's own MFU, what the pilot does not identify; a
+    scenario's own pilot is named as such and its calibration billed."""
+    from llmcost.core.units import fmt_usd
+    from llmcost.present import answers
+    s = cal.pilot_study(_P, price_usd_per_gpu_hour=2.0)
+    lines = answers.pilot_study(s, 2048, 2.0, 0.4).splitlines()
+    c, x = s.calibration, s.extrapolation
+    hours = 2.0e12 / 4194304 * x.step_time_s * 2048 / 3600
+    assert lines[0] == "ILLUSTRATIVE pilot (the scenario gives none): " + s.source
+    assert lines[1].startswith(f"pilot {s.pilot.plan.describe()} on 64 of 2,048 GPUs: MFU "
+                               f"{c.measured_mfu[0]:.1%} measured, "
+                               f"{c.uncalibrated_mfu[0]:.1%} predicted; calibrated on 1 pilot")
+    assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, "
+                        f"{x.describe()}; band ±{x.half_width:.0%} for: 32x the pilot's GPUs")
+    assert lines[3].startswith(f"main run at the pilot's MFU: {hours / 1e6:.3g}M ideal GPU-hours")
+    assert f"compute {fmt_usd(2.0 * hours)} (" in lines[3]
+    assert lines[3].endswith("at $2.00/GPU-h; the bill: the scenario's mfu 40.0%, failures added")
+    assert lines[4] == "not identified by this pilot: " + "; ".join(c.not_identified)
+    assert len(lines) == 5
+    own = cal.pilot_study({**_P, "ledger_pilot_tokens_per_s_per_gpu": 850.0,
+                           "ledger_pilot_n_gpus": 64}, price_usd_per_gpu_hour=2.0)
+    text = answers.pilot_study(own, 2048, 2.0, 0.4)
+    assert text.startswith("pilot: the scenario's ledger_pilot_tokens_per_s_per_gpu 850")
+    assert "the bill: its MFU calibrated on this pilot, failures added" in text

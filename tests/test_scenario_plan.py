@@ -155,3 +155,85 @@ def test_the_plan_memo_is_keyed_on_every_key_the_plan_search_reads(scenario, ext
     # a key of the memo that changes the plan gives the other plan, not the memoised one
     other = step.scenario_plan({**p, "n_gpus": p["n_gpus"] // 2, "dp": 0})  # dp: derived
     assert other.n_gpus == p["n_gpus"] // 2
+
+
+@pytest.fixture(scope="module")
+def ranked_default():
+    p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    spec = llmcost.load_model(p["model"])
+    return p, spec, step_scenario.scenario_rank_plans(p, spec, p["price_usd_per_gpu_hour"])
+
+
+def test_notebook_04b_ranking_of_the_default_scenario(ranked_default):
+    # every row: TP inside the H100's 8-GPU NVLink domain; a step of the scenario's
+    # 4,194,304 tokens = dp x m x mbs sequences of 4,096; days and cost by hand:
+    # days = train_tokens / tokens per step x step time / 86,400 s; cost = days x 24 x GPUs x price
+    p, spec, ranked = ranked_default
+    assert ranked.attrs["tp_domain"] == "inside" and len(ranked)
+    assert (ranked["tp"] <= 8).all()
+    seqs = ranked["dp"] * ranked["n_microbatches"] * ranked["micro_batch_size"]
+    assert (seqs * p["seq_len"] == p["global_batch_tokens"]).all()
+    r = ranked.iloc[0]
+    days = 2.0e12 / 4194304 * r["step_time_s"] / 86400
+    assert r["days"] == pytest.approx(days, rel=1e-9)
+    assert r["cost_usd"] == pytest.approx(days * 24 * 2048 * 3.99, rel=1e-9)
+    # the committed notebook 04b §5: the fastest ranked plan is the scenario's own (regression pin)
+    plan = step.scenario_plan(p, spec)
+    assert step_scenario.fastest_versus_scenario(ranked, plan, p, spec).startswith(
+        "the scenario's plan")
+
+
+def test_notebook_04b_ranks_beyond_the_domain_only_when_nothing_fits_inside(monkeypatch):
+    # rank_plans stubbed: empty inside the scale-up domain, so the ranking is re-run beyond it
+    # with the same keywords and says so in attrs["tp_domain"]
+    import pandas as pd
+    calls = []
+
+    def fake(model, cluster, gb, seq_len, within_scaleup_domain=True, **kw):
+        calls.append((gb, seq_len, within_scaleup_domain, kw))
+        return pd.DataFrame({"tp": [16]} if not within_scaleup_domain else {"tp": []})
+    monkeypatch.setattr(step_scenario, "rank_plans", fake)
+    p = llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml")
+    ranked = step_scenario.scenario_rank_plans(p, None, 2.0)
+    assert ranked.attrs["tp_domain"] == "beyond" and list(ranked["tp"]) == [16]
+    assert [c[2] for c in calls] == [True, False] and calls[0][3] == calls[1][3]
+    assert calls[0][:2] == (1024, 4096)    # 4,194,304 tokens / 4,096 per sequence
+    kw = calls[0][3]
+    assert (kw["train_tokens"], kw["price_usd_per_gpu_hour"], kw["reserve"]) == (2.0e12, 2.0, 0.1)
+    assert kw["pp_split"] == P.scenario_pp_split(p)
+
+
+def test_notebook_04b_headline_figures(ranked_default):
+    # each figure against its formula (the docstring's), worked here from the step's parts:
+    # MFU = tokens x F(seq, full mask) / (step time x GPUs x peak); tokens/s = tokens / step
+    # time; central = min(max(p / (1 + c), low), high); the regime's error = mean |e| of its
+    # held-out rows of the validation table
+    from llmcost.training import accuracy
+    p, spec, ranked = ranked_default
+    plan, b = step.scenario_step(p, spec)
+    band = accuracy.band_for_step(b, plan, spec, "H100-SXM", seq_len=4096)
+    best = step.fastest_trusted(ranked)
+    rows = step_scenario.headline_figures(b, plan, band, best, P.scenario_pp_split(p))
+    got = {k: (v, note) for k, _, v, _, note in rows}
+    assert list(got) == ["predicted_mfu", "predicted_mfu_low", "predicted_mfu_high",
+                         "predicted_mfu_central", "step_time_s", "tokens_per_s",
+                         "best_plan_mfu", "regime_mfu_mean_abs_error"]
+    peak = llmcost.load_accelerator("H100-SXM").peak_flops_per_s("bf16")
+    mfu = 4194304 * float(spec.flops_per_token(4096, causal=False)) / (
+        b.step_time_s * 2048 * peak)
+    assert got["predicted_mfu"][0] == pytest.approx(mfu, rel=1e-9)
+    assert got["tokens_per_s"][0] == pytest.approx(4194304 / b.step_time_s, rel=1e-12)
+    assert got["predicted_mfu_low"][0] == band.low and got["predicted_mfu_high"][0] == band.high
+    central = min(max(b.mfu / (1 + band.center), band.low), band.high)
+    assert got["predicted_mfu_central"][0] == pytest.approx(central, rel=1e-12)
+    v = accuracy.validation_table()
+    held = v[(v["split"] == "held-out") & (v["regime"] == band.regime)]
+    assert len(held) and got["regime_mfu_mean_abs_error"][0] == pytest.approx(
+        held["error"].abs().mean(), rel=1e-12)
+    assert got["best_plan_mfu"][1].endswith("(ZeRO-3 aside; the scenario's plan)")
+    split = P.scenario_pp_split(p)
+    other = ranked[ranked.apply(lambda r: P.plan_from_row(r, split).describe()
+                                != plan.describe(), axis=1)].iloc[0]
+    rows = step_scenario.headline_figures(b, plan, band, other, split)
+    assert rows[6][2] == other["mfu"] and rows[6][4].endswith("not the scenario's plan: memory "
+                                                              "or a fixed field, 04b §5)")

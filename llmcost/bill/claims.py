@@ -306,6 +306,13 @@ class ClaimCheck:
         """Plain JSON-ready dict of every field."""
         return asdict(self)
 
+    @property
+    def n_active_6nd(self) -> float:
+        """N of the 6ND count, N = flops_6nd ÷ (6·D), D = ``train_tokens``: the active
+        parameters the claim's FLOPs were counted with (the catalogue's count; Kaplan et al.
+        2020, C ≈ 6ND)."""
+        return self.flops_6nd / (6 * self.train_tokens)
+
     def _on_dtype_basis(self) -> str:
         """The best published figure on the claim's own dtype basis, best × peak(BF16) ÷
         peak(dtype), when the claim is not BF16 ("" otherwise)."""
@@ -326,10 +333,9 @@ class ClaimCheck:
         if self.published_phase_gpu_hours:
             L.append("  published split (beside the claim, not applied): " + ", ".join(
                 f"{k} {v:,.0f} GPU-h" for k, v in self.published_phase_gpu_hours.items()))
-        n = self.flops_6nd / (6 * self.train_tokens)
-        L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {n / 1e9:.2f}B active parameters, the "
-                 f"catalogue count; D = {self.train_tokens:.4g}); MFU basis (matmul + attention, "
-                 f"full attention mask) {self.flops_mfu_basis:.4g}")
+        L.append(f"FLOPs: 6ND {self.flops_6nd:.4g} (N = {self.n_active_6nd / 1e9:.2f}B active "
+                 f"parameters, the catalogue count; D = {self.train_tokens:.4g}); MFU basis "
+                 f"(matmul + attention, full attention mask) {self.flops_mfu_basis:.4g}")
         for dt, u in self.whole_run.items():
             L.append(f"Implied whole-run utilisation vs dense {dt.upper()} peak "
                      f"({self.peak_flops_per_s[dt] / 1e12:,.1f} TFLOP/s): {u:.1%} "

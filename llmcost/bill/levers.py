@@ -1107,13 +1107,13 @@ def hardware_sweep(scenario: dict):
     -------
     DataFrame: ``accelerator``, ``predicted_mfu`` (the raw prediction, on the dtype's dense
     peak, uncalibrated even on a pilot's hardware), ``mfu`` (the MFU ``bill_usd`` and ``days``
-    use: the prediction's central estimate; on the pilots' own hardware, their calibration,
-    ``mfu_basis``), ``band_low``,
-    ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``, ``bill_usd``, ``bill_low_usd``,
-    ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main run at ``mfu``),
-    ``scenario`` (True for the scenario's accelerator) and ``plan``, ``rollout_tp`` (the RL
-    rollout TP billed on that hardware, ``on_hardware``; None without an RL campaign),
-    ``calibrated_mfu``, ``mfu_basis``,
+    use: the prediction's central estimate; on the pilots' own hardware, their calibration),
+    ``billed_mfu_basis`` (which of the two, ``BILLED_MFU_BASES``; the pilots' naming their
+    accelerator), ``band_low``, ``band_high``, ``price_basis``, ``price_usd_per_gpu_hour``,
+    ``bill_usd``, ``bill_low_usd``, ``bill_high_usd``, ``bill_calibrated_usd``, ``days`` (main
+    run at ``mfu``), ``scenario`` (True for the scenario's accelerator) and ``plan``,
+    ``rollout_tp`` (the RL rollout TP billed on that hardware, ``on_hardware``; None without an
+    RL campaign), ``calibrated_mfu``, ``mfu_basis`` (the basis of ``calibrated_mfu``),
     ``mfu_ceiling``, ``mfu_check``, ``price_available``, ``price_source``, ``rankable``,
     cheapest first; ``attrs['skipped']`` lists the accelerators left out and why.
 
@@ -1274,6 +1274,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
             "scenario": mine, "plan": plan.describe(),
             "rollout_tp": _get(sc, "rl_rollout_tp") if rl_campaign_given(sc) else None,
             "calibrated_mfu": ratio, "mfu_basis": _sweep_mfu_basis(s, mine),
+            "billed_mfu_basis": _sweep_billed_mfu_basis(s, mine),
             "mfu_ceiling": ceiling,
             "mfu_check": _sweep_mfu_check(mine, ratio, ceiling, ceiling_src),
             "price_available": available, "price_source": where,
@@ -1292,6 +1293,19 @@ def _sweep_mfu_basis(s: dict, mine: bool) -> str:
                 f"predicted, uncalibrated, central estimate (the pilots ran on {acc})")
     return "the scenario's MFU" if mine else ("the scenario's MFU × the predicted ratio "
                                               "(central estimates)")
+
+
+#: ``hardware_sweep``'s ``billed_mfu_basis``: the basis of the MFU a row bills (``mfu``).
+BILLED_MFU_BASES = ("the prediction's central estimate", "the pilots' calibrated MFU")
+
+
+def _sweep_billed_mfu_basis(s: dict, mine: bool) -> str:
+    """Where a sweep row's billed ``mfu`` comes from (``BILLED_MFU_BASES``): the central estimate
+    of its prediction (``accuracy.central_mfu``), except on the pilots' own accelerator when
+    pilots set the scenario's MFU, billed at their calibration (``_sweep_row``)."""
+    if mine and "_mfu_pilot" in s:
+        return f"{BILLED_MFU_BASES[1]} on {_get(s, 'accelerator')}"
+    return BILLED_MFU_BASES[0]
 
 
 def _sweep_price_available(sc: dict, acc: str) -> tuple:

@@ -182,21 +182,20 @@ def published_runs_gaps(errors: pd.DataFrame, goodput: dict, fp8_over_bf16: floa
 def hardware_sweep(sweep: pd.DataFrame, width: int = 100) -> str:
     """Notebook 09 §4 in sentences, from ``levers.hardware_sweep``'s table: the cheapest row on
     one price basis (the catalogue's, at the MFU it bills: the prediction's central estimate,
-    or the pilots' calibration on their own hardware, ``mfu_basis``) whatever its checks; the
-    scenario's own accelerator on each price basis at the scenario's MFU (``bill_calibrated_usd``);
-    the cheapest *rankable* row (buyable price, MFU within a published run). Each line wrapped
-    to ``width`` characters, never cut."""
+    or the pilots' calibration on their own hardware, its ``billed_mfu_basis``) whatever its
+    checks; the scenario's own accelerator on each price basis at the scenario's MFU
+    (``bill_calibrated_usd``); the cheapest *rankable* row (buyable price, MFU within a published
+    run). Each line wrapped to ``width`` characters, never cut."""
     def wrap(text):
         return textwrap.fill(text, width, subsequent_indent="    ")
 
     cat = sweep[sweep["price_basis"] != "the scenario's price"]  # every row on one price basis
     ok = sweep[sweep["rankable"]].sort_values("bill_calibrated_usd")
     r = cat.iloc[0]
-    billed = (r["mfu_basis"] if r["mfu_basis"].startswith("the pilots' calibrated")
-              else "the prediction's central estimate")  # the basis of the MFU billed
     out = [wrap(f"cheapest at the MFU billed: {r['accelerator']} at "
                 f"${r['price_usd_per_gpu_hour']:.2f}/GPU-h ({r['price_basis']}), MFU "
-                f"{r['mfu']:.1%} ({billed}; raw prediction {r['predicted_mfu']:.1%}): "
+                f"{r['mfu']:.1%} ({r['billed_mfu_basis']}; raw prediction "
+                f"{r['predicted_mfu']:.1%}): "
                 f"{fmt_usd(r['bill_usd'])}; price "
                 f"{'buyable' if r['price_available'] else 'NOT available'}; MFU {r['mfu_check']}")]
     out += [wrap(f"{r['accelerator']} (this scenario) at {r['price_basis']}, "
@@ -320,3 +319,33 @@ def pilot_calibration(tokens_per_s_per_gpu: float, calibrated_mfu: float, bill_m
             f"(the bill's: {bill_mfu:.1%}, {what})" if kind in MFU_WORDS else
             f"{tokens_per_s_per_gpu:,.0f} tokens/s per GPU -> MFU {calibrated_mfu:.1%} "
             f"({what} {bill_mfu:.1%})")
+
+
+def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu: float) -> str:
+    """Notebook 04b §6 in lines, from ``calibrate.pilot_study``'s ``PilotStudy``: where the
+    pilot comes from (the scenario's, or ILLUSTRATIVE), each pilot's plan and GPUs (of the run's
+    ``n_gpus``) with its measured and uncalibrated predicted MFU, the calibration's factors
+    (``Calibration.describe``), the full run's step and MFU with its band
+    (``Extrapolation.describe``, ``describe_band``), the main run's ideal GPU-hours and compute
+    at ``price_usd_per_gpu_hour`` (central, low–high: ``pilot_study``'s GPU-hours = train_tokens
+    ÷ tokens_per_step × step_time_s × n_gpus ÷ 3600, × the price), what the bill does with it
+    (an illustrative pilot: the bill keeps the scenario's ``scenario_mfu``) and what the pilot
+    does not identify."""
+    c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
+    lines = [("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else
+              "pilot: ") + study.source]
+    lines += [f"pilot {q.plan.describe()} on {q.n_gpus:,} of {n_gpus:,} GPUs: MFU "
+              f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
+              + (f"; {c.describe()}" if i == len(c.pilots) - 1 else "")
+              for i, q in enumerate(c.pilots)]
+    lines.append(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, "
+                 f"{x.describe()}; " + x.describe_band())
+    bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
+            "its MFU calibrated on this pilot, failures added")
+    lines.append(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours "
+                 f"({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M), compute {fmt_usd(usd[0])} "
+                 f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
+                 f"the bill: {bill}")
+    lines.append("not identified by this pilot: " + "; ".join(c.not_identified))
+    return "\n".join(lines)
+

@@ -18,6 +18,7 @@ from ..core.units import SECONDS_PER_HOUR, fmt_usd
 from ..bill.ledger import OUTSIDE_NOTE, input_words, point_outside
 from ..training import memory, step
 from ..training import reliability as rel
+from ..training.accuracy import MIN_CONFORMAL_ROWS
 from ..training.batch import kaplan_critical_batch, steps_to_target, tokens_to_target
 from ..training.parallel import bubble_fraction
 from ..training.reliability import cluster_mtbf_s
@@ -519,6 +520,28 @@ def table(df, formats=None, precision: int = 3, index: bool = False, na_rep: str
         sty = sty.hide(axis="index")
     key = hashlib.sha1(f"{list(df.columns)}{df.shape}".encode()).hexdigest()[:8]
     return HTML(sty.set_uuid(key).to_html())
+
+
+#: ``accuracy.regime_table``'s columns notebook 04b shows, in a reader's words (``regime_bands``).
+REGIME_WORDS = {
+    "regime": "regime", "n": "held-out runs", "n_calibration": "calibration runs",
+    "mean_abs_error": "mean |error|", "max_abs_error": "max |error|",
+    "center": "band centre: median signed error", "half_width": "band half-width",
+    "conformal": f"measured band (≥ {MIN_CONFORMAL_ROWS} runs)",
+    "coverage": "leave-one-out coverage"}
+
+
+def regime_bands(regimes):
+    """``accuracy.regime_table`` as notebook 04b's table: one row per regime, the columns of
+    ``REGIME_WORDS`` in its words, errors and centre as percentages (the centre signed), the
+    half-width as ±, ``conformal`` as yes/no. Presentation only: every figure is the table's
+    (its docstring gives each one's rule)."""
+    rows = regimes.reset_index().assign(
+        conformal=lambda t: t["conformal"].map({True: "yes", False: "no"}))
+    formats = {"mean_abs_error": "{:.1%}", "max_abs_error": "{:.1%}", "center": "{:+.1%}",
+               "half_width": "±{:.1%}", "coverage": "{:.0%}"}
+    return table(rows[list(REGIME_WORDS)].rename(columns=REGIME_WORDS),
+                 {REGIME_WORDS[k]: f for k, f in formats.items()})
 
 
 # ------------------------------------------------------------------------------ notebook 07

@@ -4,8 +4,9 @@
 predicted step time, ``ranking.time_ranking`` with the scenario's options,
 ``scenario_ranking``), ``scenario_options`` / ``scenario_step_options``
 its ``StepOptions`` (recipe, dtype, stack, the overlap keys resolved against the stack), and
-``scenario_step`` both and the predicted step (``step.step_time``); ``fastest_versus_scenario``
-says how notebook 04b's fastest ranked plan relates to the scenario's plan.
+``scenario_step`` both and the predicted step (``step.step_time``); ``scenario_rank_plans`` is
+notebook 04b's ranking of every plan of the stack, ``fastest_versus_scenario`` says how its
+fastest plan relates to the scenario's plan, and ``headline_figures`` are notebook 04b's summary.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ..core.catalog import load_model, scenario_cluster
 from ..core.model import ModelSpec
 from ..core.stacks import DEFAULT_STACK
 from . import memory
+from .accuracy import MfuBand, regime_error
 from .efficiency_profile import load_efficiency_profile
 from .options import StepOptions
 from .parallel import (
@@ -24,8 +26,9 @@ from .parallel import (
     fixed_plan_fields,
     plan_from_parameters,
     plan_from_row,
+    scenario_pp_split,
 )
-from .ranking import fastest_trusted, time_ranking
+from .ranking import fastest_trusted, rank_plans, time_ranking
 from .step import step_time
 
 #: The scenario keys ``parallel.plan_from_parameters`` reads (with ``scenario_cluster`` and the
@@ -184,3 +187,73 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
                        f"{p.get('stack', DEFAULT_STACK)} stack stores it "
                        "(options.stack_memory_practice), so it fits here only")
     return head + "the two searches disagree (a defect: both rank by the scenario's options)"
+
+
+def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
+                        price_usd_per_gpu_hour: float | None = None):
+    """Notebook 04b §5's ranking: every plan of the scenario's stack that fits, by predicted step
+    time (``ranking.rank_plans`` with ``scenario_options(p)``, the layer placement
+    ``parallel.scenario_pp_split(p)``, the memory reserve ``mem_reserve_fraction``, a global
+    batch of ``global_batch_tokens // seq_len`` sequences, and ``train_tokens`` and the price for
+    each plan's days and cost), with TP inside the scale-up domain; when no fitting plan keeps
+    it there, the plans beyond it. ``attrs['tp_domain']`` says which ranking this is:
+    ``"inside"`` or ``"beyond"``.
+
+    Raises
+    ------
+    ValueError
+        As ``ranking.rank_plans`` (an empty ranking is returned, not raised).
+    """
+    model = model if model is not None else load_model(p["model"])
+    kw = dict(train_tokens=p["train_tokens"], price_usd_per_gpu_hour=price_usd_per_gpu_hour,
+              pp_split=scenario_pp_split(p), reserve=p["mem_reserve_fraction"],
+              **scenario_options(p))
+    cluster, seq_len = scenario_cluster(p), p["seq_len"]
+    gb = p["global_batch_tokens"] // seq_len   # sequences per step
+    ranked, where = rank_plans(model, cluster, gb, seq_len, **kw), "inside"
+    if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
+        ranked = rank_plans(model, cluster, gb, seq_len, within_scaleup_domain=False, **kw)
+        where = "beyond"
+    ranked.attrs["tp_domain"] = where
+    return ranked
+
+
+def headline_figures(b, plan: ParallelPlan, band: MfuBand, best, pp_split: str) -> list[tuple]:
+    """Notebook 04b's headline figures as (key, label, value, unit, note) tuples, for
+    ``report.summary_row``: the scenario's step ``b`` (``scenario_step``) of ``plan``, its MFU
+    band ``band`` (``accuracy.band_for_step``) and the fastest ranked row ``best``
+    (``ranking.fastest_trusted`` of ``scenario_rank_plans``; ``pp_split`` the placement its plan
+    is read with, ``parallel.scenario_pp_split``). Each figure and its formula:
+
+    * ``predicted_mfu`` MFU = model FLOPs per step ÷ (step time × n_gpus × peak), model FLOPs
+      = tokens × ``ModelSpec.flops_per_token(seq_len, causal=False)`` (``step.step_time``);
+    * ``predicted_mfu_low``, ``predicted_mfu_high``: the band [p / (1 + c + w), p / (1 + c − w)],
+      c the median and w the split-conformal half-width of the regime's held-out errors
+      e = predicted ÷ published MFU − 1 (``accuracy.mfu_band``; the top capped by ``band_cap``);
+    * ``predicted_mfu_central``: min(max(p / (1 + c), low), high) (``accuracy.central_mfu``);
+    * ``step_time_s``: the sum of the step's parts on the busiest GPU; ``tokens_per_s`` = global
+      batch tokens ÷ step time (``step.step_time``);
+    * ``best_plan_mfu``: the fastest ranked plan's MFU (same formula), its note saying whether
+      that plan is the scenario's;
+    * ``regime_mfu_mean_abs_error``: mean |e| over the regime's held-out published runs
+      (``accuracy.regime_error``; None with no such run).
+    """
+    err, err_note = regime_error(band)   # this regime's runs only, or none
+    best_plan = plan_from_row(best, pp_split).describe()
+    best_plan += (" (ZeRO-3 aside; the scenario's plan)" if best_plan == plan.describe() else
+                  " (ZeRO-3 aside; not the scenario's plan: memory or a fixed field, 04b §5)")
+    return [
+        ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
+        ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
+        ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
+         band.error_note()),
+        ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
+         band.central()[0], "", "accuracy.central_mfu: prediction ÷ (1 + median held-out "
+         "error), kept inside the band"),
+        ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
+        ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
+         "llmcost.step_time: global batch tokens ÷ step time"),
+        ("best_plan_mfu", "predicted MFU, fastest ranked plan", best["mfu"], "", best_plan),
+        ("regime_mfu_mean_abs_error", "mean |step-time error| on this regime's published runs",
+         err, "", err_note)]
+

@@ -704,16 +704,6 @@ plots.step_breakdown(moe);
 # batch-level overlap, the stack's `ep_overlap` `"merged_1f1b"`); the passes left without a
 # partner, the warm-up and cool-down of the schedule, stay exposed (`step.unpaired_share`).
 # Qwen3-235B-A22B's layer (128 experts, top-8) and two of the 26.08 recipes:
-#
-# The MoE run the model misses most, Megatron-Bridge 25.11's Qwen3-30B-A3B on 16 H100 (FP8
-# current scaling, dropless), is priced as its shipped recipe ran: one sequence per micro-batch,
-# 12 model chunks per stage, and the batch-level EP overlap (`moe_a2a_overlap`), where
-# its table repeats the plan of the earlier token-dropping run (two sequences per micro-batch, no
-# overlap). Both readings, and each difference alone (`step_validation.row_readings`; the sources
-# are in the row's notes and `benchmarks/validate_mfu.py` item 12): whichever ran, the model stays
-# optimistic on it. What remains is the published dropless run's extra cost per MoE layer
-# and micro-batch over the token-dropping one, which the host-cost constants (fitted on
-# Blackwell runs) price at a fraction of it (`benchmarks/validate_mfu.py` item 12).
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -728,6 +718,20 @@ for run, (pp, m, v) in {"GPT-OSS 120B, PP 1, GA 5": (1, 5, 1),
                         "Qwen3-235B-A22B on GB300, PP 4 x V 12, GA 64": (4, 64, 12)}.items():
     u = float(step.unpaired_share("interleaved" if v > 1 else "1f1b", pp, m, v))
     print(f"{run}: {u:.1%} of the all-to-all passes have no partner (exposed)")
+
+# %% [markdown]
+# The MoE run the model misses most, Megatron-Bridge 25.11's Qwen3-30B-A3B on 16 H100 (FP8
+# current scaling, dropless), is priced as its shipped recipe ran: one sequence per micro-batch,
+# 12 model chunks per stage, and the batch-level EP overlap (`moe_a2a_overlap`), where
+# its table repeats the plan of the earlier token-dropping run (two sequences per micro-batch, no
+# overlap). Both readings, and each difference alone (`step_validation.row_readings`; the sources
+# are in the row's notes and `benchmarks/validate_mfu.py` item 12): whichever ran, the model stays
+# optimistic on it. What remains is the published dropless run's extra cost per MoE layer
+# and micro-batch over the token-dropping one, which the host-cost constants (fitted on
+# Blackwell runs) price at a fraction of it (`benchmarks/validate_mfu.py` item 12).
+
+# %%
+# NBVAL_CHECK_OUTPUT
 from llmcost.training import step_validation
 worst = step_validation.row_readings("mb2511-h100-qwen3-30b-a3b-fp8cs",
                                      step_validation.MB2511_H100_TABLE_READINGS)

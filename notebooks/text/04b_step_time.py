@@ -446,17 +446,7 @@ print(f"conformal bands need >= {accuracy.MIN_CONFORMAL_ROWS} held-out runs; few
       f"default ±{accuracy.DEFAULT_BAND_FRACTION:.0%} (or the runs' own spread) and a warning")
 # errors e = predicted ÷ published MFU − 1 on the FLOP count as published; the band's centre
 # is their median, signed (the figure the scenario's band and its warnings quote)
-regime_rows = regimes.reset_index().assign(
-    conformal=lambda t: t["conformal"].map({True: "yes", False: "no"}))
-regime_rows = regime_rows[["regime", "n", "n_calibration", "mean_abs_error", "max_abs_error",
-                           "center", "half_width", "conformal", "coverage"]].rename(columns={
-    "n": "held-out runs", "n_calibration": "calibration runs",
-    "mean_abs_error": "mean |error|", "max_abs_error": "max |error|",
-    "center": "band centre: median signed error", "half_width": "band half-width",
-    "conformal": "measured band (≥ 9 runs)", "coverage": "leave-one-out coverage"})
-plots.table(regime_rows, {"mean |error|": "{:.1%}", "max |error|": "{:.1%}",
-                          "band centre: median signed error": "{:+.1%}",
-                          "band half-width": "±{:.1%}", "leave-one-out coverage": "{:.0%}"})
+plots.regime_bands(regimes)   # the table in a reader's words
 
 # %%
 plots.regime_scatter(accuracy.validation_table());
@@ -606,21 +596,19 @@ plots.table(strong.reset_index(), {"step_time_s": "{:.3g}", "tokens_per_s": "{:,
 
 # %%
 # NBVAL_CHECK_OUTPUT
-kw = dict(train_tokens=p["train_tokens"], price_usd_per_gpu_hour=price,
-          pp_split=layer_split, reserve=p["mem_reserve_fraction"], **opts)
-ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], **kw), "inside"
-if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
+from llmcost.training import step_scenario
+
+ranked = step_scenario.scenario_rank_plans(p, spec, price)   # TP inside the domain, else beyond
+a, where = ranked.attrs, ranked.attrs["tp_domain"]   # "inside" or "beyond"
+if where == "beyond":
     print("no fitting plan keeps TP inside the scale-up domain: ranking plans beyond it")
-    ranked, where = step.rank_plans(spec, cluster, gb, p["seq_len"], within_scaleup_domain=False,
-                                    **kw), "beyond"
-a = ranked.attrs
 print(f"{a['n_candidates']:,} combinations, {a['n_valid']:,} valid, {a['n_fitting']:,} fit, "
       f"{a['n_ranked']:,} ranked (TP {where} the {cluster.scaleup_domain_size}-GPU domain)")
 best = step.fastest_trusted(ranked)   # ZeRO-3 only if nothing else fits
 print(f"fastest ranked (ZeRO-3 aside): {parallel.plan_from_row(best, layer_split).describe()}: "
       f"{best['step_time_s']:.3f} s per step, MFU {best['mfu']:.1%}, {best['days']:.1f} days")
 # the same plan as the scenario's, or why the scenario's search did not choose it
-print(f"  {llmcost.training.step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
+print(f"  {step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -691,20 +679,8 @@ if len(z3):
 from llmcost.training import calibrate, pilot_validation
 
 study = calibrate.pilot_study(p, plan, price)   # the scenario's pilot, or an illustrative one
-c, x, h, usd = study.calibration, study.extrapolation, study.gpu_hours, study.compute_usd
-print(("ILLUSTRATIVE pilot (the scenario gives none): " if study.illustrative else "pilot: ")
-      + study.source)
-for i, q in enumerate(c.pilots):  # every pilot the calibration fits
-    print(f"pilot {q.plan.describe()} on {q.n_gpus:,} of {p['n_gpus']:,} GPUs: MFU "
-          f"{c.measured_mfu[i]:.1%} measured, {c.uncalibrated_mfu[i]:.1%} predicted"
-          + (f"; {c.describe()}" if i == len(c.pilots) - 1 else ""))
-print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}; "
-      + x.describe_band())
-print(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M),"
-      f" compute {llmcost.fmt_usd(usd[0])} ({llmcost.fmt_usd(usd[1])}-{llmcost.fmt_usd(usd[2])}) at "
-      f"${price:.2f}/GPU-h; the bill: " + ("the scenario's mfu " f"{p['mfu']:.1%}, failures added"
-      if study.illustrative else "its MFU calibrated on this pilot, failures added"))
-print("not identified by this pilot: " + "; ".join(c.not_identified))
+# its source, the calibration, the full run with its band, GPU-hours and compute, what is left
+print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"]))
 
 # %% [markdown]
 # **Does it work on published runs?** Each published scaling series in `data/validation_mfu.csv`
@@ -750,25 +726,9 @@ plots.pilot_band_coverage(pv.errors, base, beta);
 # > band into the budget.
 
 # %%
-err, err_note = accuracy.regime_error(band)   # this regime's runs only, or none
-best_plan = parallel.plan_from_row(best, layer_split).describe()
-best_plan += (" (ZeRO-3 aside; the scenario's plan)" if best_plan == plan.describe() else
-              " (ZeRO-3 aside; not the scenario's plan: memory or a fixed field, 04b §5)")
-publish_summary("04b_step_time", [summary_row(*r) for r in [
-    ("predicted_mfu", "predicted MFU, scenario plan", b.mfu, "", plan.describe()),
-    ("predicted_mfu_low", "predicted MFU, low end of its band", band.low, "", band.regime),
-    ("predicted_mfu_high", "predicted MFU, high end of its band", band.high, "",
-     band.error_note()),
-    ("predicted_mfu_central", f"MFU a `mfu: predict` bill uses ({band.bill_mfu_label()})",
-     band.central()[0], "", "accuracy.central_mfu: prediction ÷ (1 + median held-out error), "
-     "kept inside the band"),
-    ("step_time_s", "step time, scenario plan", b.step_time_s, "s", "busiest GPU"),
-    ("tokens_per_s", "throughput, scenario plan", b.tokens_per_s, "tokens/s",
-     "llmcost.step_time: global batch tokens ÷ step time"),
-    ("best_plan_mfu", "predicted MFU, fastest ranked plan", best["mfu"], "", best_plan),
-    ("regime_mfu_mean_abs_error", "mean |step-time error| on this regime's published runs",
-     err, "",
-     err_note)]])
+# the step, its band, the fastest ranked plan and this regime's error (formulas: the docstring)
+publish_summary("04b_step_time", [summary_row(*r) for r in step_scenario.headline_figures(
+    b, plan, band, best, layer_split)])
 
 # %% [markdown]
 # **What this adds up to.** An MFU is not a property of a model or a GPU: it is what is left after

@@ -321,7 +321,8 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # saving. The "move to" lever of section 1 is the cheapest rankable row, and it may well be a loss.
 
 # %%
-plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]), {
+plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high",
+                                 "billed_mfu_basis"]), {
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
     "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
