@@ -738,6 +738,22 @@ def _moe_layers_before(c: _Consts, x):
     return max(0, x - c.n_dense_prefix) // c.interval
 
 
+def _layers_per_stage(c: _Consts, edges, pp: int, virtual_stages: int):
+    """(dense-FFN layers, MoE layers) on each of the ``pp`` stages when model chunk ``ch`` holds
+    layers ``edges[ch]`` to ``edges[ch + 1]`` and stage r holds chunks r, r + pp, r + 2·pp, ...
+    (Megatron's interleaved assignment, Narayanan et al. 2021 §2.2.2); the MoE layers among them
+    by ``_moe_layers_before``."""
+    dense = np.zeros(pp, dtype=np.int64)
+    moe = np.zeros(pp, dtype=np.int64)
+    for r in range(pp):
+        for k in range(virtual_stages):
+            lo, hi = int(edges[r + k * pp]), int(edges[r + k * pp + 1])
+            nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
+            moe[r] += nm
+            dense[r] += hi - lo - nm
+    return dense, moe
+
+
 @lru_cache(maxsize=4096)
 def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: str = "even"):
     """Transformer layers on each pipeline stage: (n_dense_ffn_layers, n_moe_layers) per stage.
@@ -781,16 +797,7 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
             take = min(tail, int(sizes[i]) - 1)
             sizes[i] -= take
             tail -= take
-        edges = np.concatenate([[0], np.cumsum(sizes)])
-        dense = np.zeros(pp, dtype=np.int64)
-        moe = np.zeros(pp, dtype=np.int64)
-        for r in range(pp):
-            for k in range(virtual_stages):
-                lo, hi = int(edges[r + k * pp]), int(edges[r + k * pp + 1])
-                nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
-                moe[r] += nm
-                dense[r] += hi - lo - nm
-        return dense, moe
+        return _layers_per_stage(c, np.concatenate([[0], np.cumsum(sizes)]), pp, virtual_stages)
     extra = 2 if (pp_split == "embedding_and_loss" and pp > 1) else 0
     slots = L + extra
     if slots % chunks:
@@ -798,19 +805,9 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
         raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must divide the {slots} "
                          f"pipeline slots ({what})")
     per = slots // chunks
-    offset = extra // 2
-    dense = np.zeros(pp, dtype=np.int64)
-    moe = np.zeros(pp, dtype=np.int64)
-    for r in range(pp):
-        for k in range(virtual_stages):
-            ch = r + k * pp
-            lo = min(max(ch * per - offset, 0), L)
-            hi = min(max((ch + 1) * per - offset, 0), L)
-            n = hi - lo
-            nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
-            moe[r] += nm
-            dense[r] += n - nm
-    return dense, moe
+    offset = extra // 2  # the embedding's slot comes before layer 0, the loss's after layer L
+    edges = np.clip(np.arange(chunks + 1) * per - offset, 0, L)
+    return _layers_per_stage(c, edges, pp, virtual_stages)
 
 
 def split_codes(pp_split, shape) -> np.ndarray:
