@@ -622,6 +622,18 @@ def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout,
     }
 
 
+def _micro_batch_arrays(model: ModelSpec, seq_len, micro_batch_size, tp, cp):
+    """The model's shapes and one micro-batch's sizes as checked arrays: (shapes, s, b, tp, cp),
+    s the tokens per sequence (default: the model's ``seq_len``), b the sequences per
+    micro-batch; a GPU holds s/cp·b of its tokens."""
+    c = _consts(model)
+    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    cpa = as_array(cp, "cp", positive=True, integer=True)
+    return c, s, b, t, cpa
+
+
 def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=1, tp=1, cp=1,
                                sequence_parallel=False, recompute="none", flash_attention=True,
                                dropout=False, layer="dense"):
@@ -666,11 +678,7 @@ def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=
     _check_recompute(recompute)
     if layer not in ("dense", "moe") or (layer == "moe" and not model.is_moe):
         raise ValueError(f"layer={layer!r} must be 'dense' or, for an MoE model, 'moe'")
-    c = _consts(model)
-    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
-    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
-    t = as_array(tp, "tp", positive=True, integer=True)
-    cpa = as_array(cp, "cp", positive=True, integer=True)
+    c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
     act = _layer_activations(c, s / cpa * b, s, t, bool(sequence_parallel), flash_attention,
                              dropout)
     if recompute == "full":
@@ -1470,11 +1478,7 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     lf = as_array(load_factor, "load_factor", positive=True)
     if np.any(lf < 1):
         raise ValueError(f"load_factor={load_factor!r} must be >= 1 (buffers at least the mean)")
-    c = _consts(model)
-    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
-    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
-    t = as_array(tp, "tp", positive=True, integer=True)
-    cpa = as_array(cp, "cp", positive=True, integer=True)
+    c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
     x = s / cpa * b
     ffn_mult = 6 if c.gated else 4
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))
