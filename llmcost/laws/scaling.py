@@ -68,7 +68,7 @@ means something only within one fit. Every function broadcasts over numpy arrays
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -165,9 +165,6 @@ class LossFit:
     def G(self) -> float:
         """G = (α·A/(β·B))^(1/(α+β)) of the closed-form optimum."""
         return (self.alpha * self.A / (self.beta * self.B)) ** (1.0 / (self.alpha + self.beta))
-
-    def as_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 #: Named, sourced parameter sets. Keys are the values of the scenario key ``scaling_fit``.

@@ -853,9 +853,6 @@ class ServingCost:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def to_series(self) -> pd.Series:
-        return pd.Series(self.to_dict(), name=self.model)
-
 
 def _price(price):
     return float(as_array(price, "price_usd_per_gpu_hour", positive=True))
