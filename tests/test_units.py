@@ -87,3 +87,17 @@ def test_a_quantity_in_prose_keeps_three_figures():
         "0", "0.317", "42.5", "100", "21,588"]
     with pytest.raises(ValueError, match="value"):
         fmt_quantity("a lot")
+
+
+def test_a_choice_is_a_string_among_the_choices():
+    # the serving dtypes' rule (inference.WEIGHT_BYTES keys): the value back when it is one of
+    # them; otherwise a ValueError naming the field, the value and the choices. A non-string
+    # (None, a number, a list) is refused before the lookup, and case counts.
+    from llmcost.core.units import as_choice
+    table = {"bf16": 2, "fp8": 1}
+    assert as_choice("fp8", "weight_dtype", table) == "fp8"
+    assert as_choice("decode", "phase", ("decode", "prefill")) == "decode"
+    for bad in ("int4", "BF16", None, 2, ["bf16"]):
+        with pytest.raises(ValueError) as e:
+            as_choice(bad, "weight_dtype", table)
+        assert str(e.value) == f"weight_dtype={bad!r} must be one of 'bf16', 'fp8'"

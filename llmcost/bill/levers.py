@@ -91,9 +91,6 @@ from .validation import fitting_rl_gpus
 #: The waste inputs of a scenario (``llmcost.scenario.PARAMETERS``) and their neutral values.
 WASTE_KEYS = {"waste_dataloader_stall_fraction": 0.0, "waste_failed_job_gpu_hours": 0.0,
               "waste_debug_gpu_hours": 0.0, "waste_dataset_copies": 0}
-#: Lever groups in the order the notebook teaches them: waste first, utilisation second, ...
-GROUPS = ("waste", "utilisation", "plan", "checkpoints", "pricing", "hardware", "process",
-          "strategy")
 #: Percentiles of a saving's summary.
 PERCENTILES = (10, 50, 90)
 

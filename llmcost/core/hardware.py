@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .units import BYTES_PER_DTYPE, as_array, as_text
+from .units import as_array, as_text
 
 DTYPES = ("fp32", "tf32", "bf16", "fp8", "fp4")
 
@@ -126,10 +126,6 @@ class Accelerator:
         if not self.hbm_bytes_per_s:
             raise ValueError(f"{self.name} has no HBM bandwidth in the catalogue")
         return self.peak_flops_per_s(dtype) / self.hbm_bytes_per_s
-
-    @property
-    def bytes_per_dtype(self) -> dict:
-        return dict(BYTES_PER_DTYPE)
 
     def replace(self, **changes) -> "Accelerator":
         return replace(self, **changes)

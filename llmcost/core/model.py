@@ -641,10 +641,6 @@ class ModelSpec:
         return asdict(self)
 
     @classmethod
-    def field_names(cls) -> list[str]:
-        return [f.name for f in fields(cls)]
-
-    @classmethod
     def from_hf_config(cls, config, name: str | None = None,
                        seq_len: int | None = None) -> "ModelSpec":
         """Build a ``ModelSpec`` from a Hugging Face ``config.json`` (a path or a dict; no network).

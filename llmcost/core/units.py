@@ -249,6 +249,14 @@ def as_text(value, name: str) -> str:
     return value
 
 
+def as_choice(value, name: str, choices):
+    """One of ``choices`` (a tuple, or a dict's keys: a dtype, a phase, a metric): a ``str`` in
+    them, else a ValueError naming ``name``, the value and the choices."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}={value!r} must be one of {', '.join(map(repr, choices))}")
+    return value
+
+
 def check_digits(value, name: str = "digits") -> int:
     """A number of significant digits for the formatting helpers: a whole number from 1 to 17."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \

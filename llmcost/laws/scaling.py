@@ -68,7 +68,7 @@ means something only within one fit. Every function broadcasts over numpy arrays
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -90,7 +90,6 @@ RULE_OF_THUMB_TOKENS_PER_PARAM = 20.0
 #: 5.7e7 to 1.6e10 parameters and at most ~340 tokens per parameter. Beyond these the fits are
 #: extrapolations (Sardana et al. 2024, v2 abstract: fits made at typical ratios overstate the value of
 #: extra tokens at extreme ratios).
-FIT_PARAMS_RANGE = (5.7e7, 1.6e10)
 FIT_MAX_TOKENS_PER_PARAM = 340.0
 
 #: FLOPs per parameter per training token (2 forward + 4 backward; Kaplan et al. 2020 §2.1),
@@ -166,9 +165,6 @@ class LossFit:
     def G(self) -> float:
         """G = (α·A/(β·B))^(1/(α+β)) of the closed-form optimum."""
         return (self.alpha * self.A / (self.beta * self.B)) ** (1.0 / (self.alpha + self.beta))
-
-    def as_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 #: Named, sourced parameter sets. Keys are the values of the scenario key ``scaling_fit``.
@@ -250,11 +246,7 @@ BESIROGLU_BOOTSTRAP_COV = np.array([
     [2.1127095e-03, 3.6391782e-03, 1.9739880e-04, 1.2473022e-04, 1.7706047e-04],
     [3.8008106e-03, -1.5055639e-03, 1.2473022e-04, 2.2692603e-04, -7.5779719e-05],
     [-1.2118191e-03, 8.5419928e-03, 1.7706047e-04, -7.5779719e-05, 4.1761909e-04]])
-#: Their published marginal standard errors of A, B, E, α, β: arXiv:2404.10102 Table 1 gives
-#: A 124.58, B 1293.23 (E, α, β to two decimals: 0.03, 0.02, 0.02); E, α, β below are the
-#: unrounded values of their notebook's printed bootstrap output (0.02566, 0.01540, 0.02060).
-BESIROGLU_STANDARD_ERRORS = {"A": 124.58, "B": 1293.23, "E": 0.02566, "alpha": 0.01540,
-                             "beta": 0.02060}
+
 
 def get_fit(fit) -> LossFit:
     """A ``LossFit`` from its name in ``LOSS_FITS`` or the object itself.

@@ -589,15 +589,6 @@ def _literal_text(src: str) -> str:
     return str(v)
 
 
-def _usd_frame(df):
-    out = df.copy()
-    for c in out.columns:
-        if c.endswith("usd"):
-            out[c] = [("not modelled" if v is None or v != v else format_value(float(v), "USD"))
-                      for v in out[c]]
-    return out
-
-
 def wrap_prose(text: str, columns: int | None = None) -> str:
     """Lines of prose (``text``, one paragraph per line) each wrapped to ``columns`` (default
     ``glance.terminal_columns``, as ``bill_text`` wraps its prose), a continuation indented two

@@ -69,7 +69,8 @@ import pandas as pd
 from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
-from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with, scalar_or_array
+from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, is_number, options_with,
+                          scalar_or_array)
 
 #: Bytes per weight element by serving precision. INT4 carries one FP16 scale per group of 128
 #: weights (group size 128, symmetric: 0.5 + 2/128 B); FP8/INT8 scales are per channel or tensor.
@@ -126,12 +127,6 @@ def serving_efficiency(efficiency, accelerator: Accelerator) -> Efficiency:
     return efficiency
 
 
-def _choice(name, value, table):
-    if not isinstance(value, str) or value not in table:
-        raise ValueError(f"{name}={value!r} must be one of {', '.join(map(repr, table))}")
-    return value
-
-
 def _int(name, value, minimum=1):
     if isinstance(value, bool) or not is_number(value) or not math.isfinite(value) \
             or value != int(value) or value < minimum:
@@ -183,7 +178,7 @@ def kv_cache_bytes_per_token(model, kv_dtype: str = "bf16") -> float:
     327,680 B, by hand.
     """
     m = serving_model(model)
-    b = KV_BYTES[_choice("kv_dtype", kv_dtype, KV_BYTES)]
+    b = KV_BYTES[as_choice(kv_dtype, "kv_dtype", KV_BYTES)]
     if m.attention == "mla":
         return float((m.kv_lora_rank + m.qk_rope_head_dim) * m.n_layers * b)
     return float(2 * m.n_layers * m.n_kv_heads * m.d_head * b)
@@ -236,7 +231,7 @@ def _window_share(m: ModelSpec, window_layers=None) -> float:
 def weight_bytes(model, weight_dtype: str = "bf16") -> float:
     """Resident weight bytes: every parameter × bytes per weight (``WEIGHT_BYTES``)."""
     m = serving_model(model)
-    return float(m.n_params * WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)])
+    return float(m.n_params * WEIGHT_BYTES[as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)])
 
 
 def experts_touched(model, tokens):
@@ -267,7 +262,7 @@ def weights_read_bytes(model, tokens, weight_dtype: str = "bf16"):
     touched × params per routed expert) × bytes per weight. See the module conventions.
     """
     m = serving_model(model)
-    b = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
+    b = WEIGHT_BYTES[as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)]
     p = m.param_breakdown
     base = m.n_params - p["position"] - (0 if m.tied_embeddings else p["embedding"]) \
         - p["ffn_routed_experts"]
@@ -447,7 +442,7 @@ def attention_flops_per_key(model, decode: bool) -> float:
 def compute_dtype(weight_dtype: str, accelerator) -> str:
     """The matmul format of a weight precision: FP8 weights run W8A8 on FP8 tensor cores
     where the device has them; every other precision in BF16."""
-    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
     return _compute_dtype(weight_dtype, serving_accelerator(accelerator))
 
 
@@ -536,7 +531,7 @@ def decode_step(model, accelerator, batch, context_tokens, *, weight_dtype: str 
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     eff = serving_efficiency(efficiency, acc)
-    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
     b = as_array(batch, "batch", positive=True)
     ctx = as_array(context_tokens, "context_tokens", nonnegative=True)
     q = _int("tokens_per_sequence", tokens_per_sequence)
@@ -581,7 +576,7 @@ def prefill(model, accelerator, prompt_tokens, batch=1, *, weight_dtype: str = "
     m, acc = serving_model(model), serving_accelerator(accelerator)
     tp = _tp(tp, acc, m)
     eff = serving_efficiency(efficiency, acc)
-    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
     p = as_array(prompt_tokens, "prompt_tokens", positive=True, integer=True)
     b = as_array(batch, "batch", positive=True)
     f = _window_share(m, window_layers)
@@ -857,9 +852,6 @@ class ServingCost:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-    def to_series(self) -> pd.Series:
-        return pd.Series(self.to_dict(), name=self.model)
 
 
 def _price(price):
@@ -1295,8 +1287,8 @@ def choose_serving_tp(model, accelerator, price_usd_per_gpu_hour, *, prompt_toke
         A precision not in ``WEIGHT_BYTES`` / ``KV_BYTES`` (checked before any tp is tried).
     """
     m, acc = serving_model(model), serving_accelerator(accelerator)
-    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
-    _choice("kv_dtype", kv_dtype, KV_BYTES)
+    as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
+    as_choice(kv_dtype, "kv_dtype", KV_BYTES)
     best, last = None, None
     tp = 1
     while tp <= (acc.scaleup_domain_size or 1):

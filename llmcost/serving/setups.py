@@ -105,7 +105,7 @@ import pandas as pd
 
 from ..core.catalog import DATA_DIR
 from ..core.hardware import BatchDoesNotFit, Cluster, DoesNotFit, Efficiency
-from ..core.units import SECONDS_PER_HOUR, as_array, options_with
+from ..core.units import SECONDS_PER_HOUR, as_array, as_choice, options_with
 from ..training.comm import moe_all_to_all_time, nccl_collective_time
 from .engines import cheapest_setup
 from .inference import (
@@ -166,12 +166,6 @@ def _whole(name, value, minimum=1):
             or not math.isfinite(value) or value != int(value) or value < minimum:
         raise ValueError(f"{name}={value!r} must be a whole number >= {minimum}")
     return int(value)
-
-
-def _choice(name, value, table):
-    if not isinstance(value, str) or value not in table:
-        raise ValueError(f"{name}={value!r} must be one of {', '.join(map(repr, table))}")
-    return value
 
 
 @dataclass(frozen=True)
@@ -281,9 +275,9 @@ def ep_step(model, accelerator, *, ep: int, phase: str, tokens_per_gpu, context_
     eng = load_engine_efficiency(o.engine)
     if not m.is_moe:
         raise ValueError(f"model={m.name!r} is dense: expert parallelism needs an MoE model")
-    _choice("phase", phase, ("decode", "prefill"))
+    as_choice(phase, "phase", ("decode", "prefill"))
     dtypes = _module_dtypes(m, o.weight_dtype, o.kept_weight_dtype)
-    _choice("kv_dtype", o.kv_dtype, KV_BYTES)
+    as_choice(o.kv_dtype, "kv_dtype", KV_BYTES)
     ep = _whole("ep", ep)
     red = _whole("redundant_experts", o.redundant_experts, minimum=0)
     t = float(as_array(tokens_per_gpu, "tokens_per_gpu", positive=True))
@@ -319,7 +313,7 @@ def _module_dtypes(m, weight_dtype, kept) -> dict:
     """The weight precision of each ``param_breakdown`` group of ``m``: ``kept[group]`` where
     given (``EPOptions.kept_weight_dtype``), else ``weight_dtype`` (the routed experts always);
     a ValueError naming ``weight_dtype`` or ``kept_weight_dtype`` for a bad name."""
-    _choice("weight_dtype", weight_dtype, WEIGHT_BYTES)
+    as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)
     kept = {} if kept is None else kept
     groups = [g for g in m.param_breakdown if g != "ffn_routed_experts"]
     if not isinstance(kept, dict) or any(g not in groups or d not in WEIGHT_BYTES
@@ -571,7 +565,7 @@ def _kept_weight_dtype(cell):
     if cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell == "":
         return None
     table = {"nvfp4_modelopt": NVFP4_MODELOPT_KEPT, "deepseek_fp8": FP8_DEEPSEEK_KEPT}
-    return table[_choice("kept_weight_dtype", cell, table)]
+    return table[as_choice(cell, "kept_weight_dtype", table)]
 
 
 def _setup_row_throughput(r, acc) -> tuple:
@@ -1009,8 +1003,8 @@ def _replica_capacity(m, acc, tp, pp, b, ctx, weight_dtype, kv_dtype, reserve_fr
         cap    = ⌊(usable − W_gpu) / (KV(ctx + 1) · share_kv(tp) · share)⌋ ≥ B
 
     Raises naming the field: weights that do not fit, a batch past the capacity (named)."""
-    wb = WEIGHT_BYTES[_choice("weight_dtype", weight_dtype, WEIGHT_BYTES)]
-    _choice("kv_dtype", kv_dtype, KV_BYTES)
+    wb = WEIGHT_BYTES[as_choice(weight_dtype, "weight_dtype", WEIGHT_BYTES)]
+    as_choice(kv_dtype, "kv_dtype", KV_BYTES)
     r = float(as_array(reserve_fraction, "reserve_fraction", nonnegative=True, upper=1.0,
                        upper_inclusive=False))
     share = math.ceil(m.n_layers / pp) / m.n_layers
@@ -1325,7 +1319,7 @@ def chunked_prefill_validation() -> pd.DataFrame:
     lo, hi = load_engine_efficiency(None).band
     rows = []
     for _, r in load_chunked_prefill_benchmarks().iterrows():
-        bound_f, exp_f = CHUNKED_METRICS[_choice("metric", r["metric"], CHUNKED_METRICS)]
+        bound_f, exp_f = CHUNKED_METRICS[as_choice(r["metric"], "metric", CHUNKED_METRICS)]
         c = chunked_prefill(r["model"], r["accelerator"], prompt_tokens=int(r["prompt_tokens"]),
                             decode_batch=int(r["decode_batch"]),
                             context_tokens=int(r["context_tokens"]),

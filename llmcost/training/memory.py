@@ -622,6 +622,18 @@ def _layer_activations(c: _Consts, x, s, tp, sp, flash, dropout,
     }
 
 
+def _micro_batch_arrays(model: ModelSpec, seq_len, micro_batch_size, tp, cp):
+    """The model's shapes and one micro-batch's sizes as checked arrays: (shapes, s, b, tp, cp),
+    s the tokens per sequence (default: the model's ``seq_len``), b the sequences per
+    micro-batch; a GPU holds s/cp·b of its tokens."""
+    c = _consts(model)
+    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
+    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
+    t = as_array(tp, "tp", positive=True, integer=True)
+    cpa = as_array(cp, "cp", positive=True, integer=True)
+    return c, s, b, t, cpa
+
+
 def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=1, tp=1, cp=1,
                                sequence_parallel=False, recompute="none", flash_attention=True,
                                dropout=False, layer="dense"):
@@ -666,11 +678,7 @@ def activation_bytes_per_layer(model: ModelSpec, seq_len=None, micro_batch_size=
     _check_recompute(recompute)
     if layer not in ("dense", "moe") or (layer == "moe" and not model.is_moe):
         raise ValueError(f"layer={layer!r} must be 'dense' or, for an MoE model, 'moe'")
-    c = _consts(model)
-    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
-    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
-    t = as_array(tp, "tp", positive=True, integer=True)
-    cpa = as_array(cp, "cp", positive=True, integer=True)
+    c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
     act = _layer_activations(c, s / cpa * b, s, t, bool(sequence_parallel), flash_attention,
                              dropout)
     if recompute == "full":
@@ -738,6 +746,22 @@ def _moe_layers_before(c: _Consts, x):
     return max(0, x - c.n_dense_prefix) // c.interval
 
 
+def _layers_per_stage(c: _Consts, edges, pp: int, virtual_stages: int):
+    """(dense-FFN layers, MoE layers) on each of the ``pp`` stages when model chunk ``ch`` holds
+    layers ``edges[ch]`` to ``edges[ch + 1]`` and stage r holds chunks r, r + pp, r + 2·pp, ...
+    (Megatron's interleaved assignment, Narayanan et al. 2021 §2.2.2); the MoE layers among them
+    by ``_moe_layers_before``."""
+    dense = np.zeros(pp, dtype=np.int64)
+    moe = np.zeros(pp, dtype=np.int64)
+    for r in range(pp):
+        for k in range(virtual_stages):
+            lo, hi = int(edges[r + k * pp]), int(edges[r + k * pp + 1])
+            nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
+            moe[r] += nm
+            dense[r] += hi - lo - nm
+    return dense, moe
+
+
 @lru_cache(maxsize=4096)
 def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: str = "even"):
     """Transformer layers on each pipeline stage: (n_dense_ffn_layers, n_moe_layers) per stage.
@@ -781,16 +805,7 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
             take = min(tail, int(sizes[i]) - 1)
             sizes[i] -= take
             tail -= take
-        edges = np.concatenate([[0], np.cumsum(sizes)])
-        dense = np.zeros(pp, dtype=np.int64)
-        moe = np.zeros(pp, dtype=np.int64)
-        for r in range(pp):
-            for k in range(virtual_stages):
-                lo, hi = int(edges[r + k * pp]), int(edges[r + k * pp + 1])
-                nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
-                moe[r] += nm
-                dense[r] += hi - lo - nm
-        return dense, moe
+        return _layers_per_stage(c, np.concatenate([[0], np.cumsum(sizes)]), pp, virtual_stages)
     extra = 2 if (pp_split == "embedding_and_loss" and pp > 1) else 0
     slots = L + extra
     if slots % chunks:
@@ -798,19 +813,9 @@ def stage_layers(model: ModelSpec, pp: int, virtual_stages: int = 1, pp_split: s
         raise ValueError(f"pp·virtual_stages={pp}·{virtual_stages} must divide the {slots} "
                          f"pipeline slots ({what})")
     per = slots // chunks
-    offset = extra // 2
-    dense = np.zeros(pp, dtype=np.int64)
-    moe = np.zeros(pp, dtype=np.int64)
-    for r in range(pp):
-        for k in range(virtual_stages):
-            ch = r + k * pp
-            lo = min(max(ch * per - offset, 0), L)
-            hi = min(max((ch + 1) * per - offset, 0), L)
-            n = hi - lo
-            nm = _moe_layers_before(c, hi) - _moe_layers_before(c, lo)
-            moe[r] += nm
-            dense[r] += n - nm
-    return dense, moe
+    offset = extra // 2  # the embedding's slot comes before layer 0, the loss's after layer L
+    edges = np.clip(np.arange(chunks + 1) * per - offset, 0, L)
+    return _layers_per_stage(c, edges, pp, virtual_stages)
 
 
 def split_codes(pp_split, shape) -> np.ndarray:
@@ -1473,11 +1478,7 @@ def moe_capacity_extra_bytes_per_layer(model: ModelSpec, seq_len=None, micro_bat
     lf = as_array(load_factor, "load_factor", positive=True)
     if np.any(lf < 1):
         raise ValueError(f"load_factor={load_factor!r} must be >= 1 (buffers at least the mean)")
-    c = _consts(model)
-    s = as_array(model.seq_len if seq_len is None else seq_len, "seq_len", positive=True)
-    b = as_array(micro_batch_size, "micro_batch_size", positive=True)
-    t = as_array(tp, "tp", positive=True, integer=True)
-    cpa = as_array(cp, "cp", positive=True, integer=True)
+    c, s, b, t, cpa = _micro_batch_arrays(model, seq_len, micro_batch_size, tp, cp)
     x = s / cpa * b
     ffn_mult = 6 if c.gated else 4
     return scalar_or_array((lf - 1) * x * c.k * (2 * c.h + ffn_mult * c.fe / t))

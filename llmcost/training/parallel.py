@@ -404,11 +404,6 @@ class ParallelPlan:
         return self.dp * self.cp
 
     @property
-    def expert_zero_group_size(self) -> int:
-        """Ranks that hold the same routed-expert parameters: dp·cp / ep."""
-        return self.dp * self.cp // self.ep
-
-    @property
     def shard_group_size(self) -> int:
         """Ranks one replica's dense parameters, gradients and optimizer states are sharded
         over: ``fsdp_shard_size`` under HSDP, else the whole ZeRO group (dp·cp)."""
