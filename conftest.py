@@ -25,7 +25,9 @@ def pytest_collection_modifyitems(items):
 
 #: What nbval's kernels run before a notebook (``_layout_only_kernels``): every figure printed
 #: is laid out and drawn without rasterizing (``Figure.draw_without_rendering``, inside
-#: ``plots.ticks_computed_once`` as a report kernel draws it) and stands as a 1-pixel PNG.
+#: ``plots.ticks_computed_once`` as a report kernel draws it) and stands as a 1-pixel PNG. What
+#: is alive then (matplotlib, the package) goes to the collector's permanent generation, as in a
+#: report's warm kernel (``llmcost.present.kernels``): full collections skip it.
 LAYOUT_ONLY = '''
 from matplotlib.backend_bases import FigureCanvasBase as _Canvas
 from llmcost.present.plots import ticks_computed_once as _ticks_once
@@ -39,6 +41,9 @@ def _print_figure(self, filename, *args, **kwargs):
     filename.write(_ONE_PIXEL_PNG)
 _Canvas.print_figure = _print_figure
 del _Canvas, _print_figure
+import gc as _gc
+_gc.collect()
+_gc.freeze()
 '''
 
 
