@@ -695,6 +695,13 @@ def gemm_shape_report():
               f"{k} {attention.ATTENTION_CURVES[(k, 'forward', False, 128)].r_inf_tflops / 989.4:.2f}"
               f" / {attention.ATTENTION_CURVES[(k, 'backward', False, 128)].r_inf_tflops / 989.4:.2f}"
               for k in attention.KERNELS))
+    c = attention.check_curves()
+    long = c[c["seq_len"] >= 32768]
+    print(f"   checked, nothing fitted, on NVIDIA's own measurement (NVIDIA/cudnn-frontend "
+          f"benchmark_results.csv @ b740542: cuDNN 9.1.0 and PyTorch SDPA's FlashAttention-2, "
+          f"head dim 128, causal and not, forward and backward, 4k-64k tokens, {len(c)} points): "
+          f"mean |error| {c['error'].abs().mean():.1%}, max {c['error'].abs().max():.1%}; at "
+          f"32k-64k mean {long['error'].abs().mean():.1%}, max {long['error'].abs().max():.1%}")
     print(f"   sustained share of the burst rates: KERNEL_EFFICIENCY {step.KERNEL_EFFICIENCY} "
           f"(re-derived {step.calibrate_kernel_efficiency():.3f}) with flat GEMMs; with GEMMs by "
           f"shape the residual KERNEL_EFFICIENCY_SHAPE {options.KERNEL_EFFICIENCY_SHAPE} "
