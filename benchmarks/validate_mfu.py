@@ -212,15 +212,16 @@ def _kernel_label(stack) -> str:
 def _measured_fwd_bwd(accelerator: str, kernel: str, head_dim, s_rank) -> float:
     """The kernel's measured forward + backward rate (causal mask) at the rank's sequence
     length, as a fraction of the device's dense BF16 peak: the FlashAttention-3 paper's H100
-    curves (``attention.kernel_curve``, burst), FlashAttention-1's A100 bars at head dimension
-    64 (``attention.A100_FWD_BWD_CAUSAL_HD64``, the longest measured length at most the rank's;
-    the only A100 panel read, whatever the row's head dimension); NaN where none was read."""
+    curves (``attention.kernel_curve``, burst), FlashAttention-1's A100 bars at the nearer of
+    head dimension 64 and 128 (``attention.A100_FWD_BWD_CAUSAL_HD64`` / ``_HD128``, the longest
+    measured length at most the rank's); NaN where none was read."""
     curve = attention.kernel_curve(accelerator, kernel) if kernel in attention.KERNELS else None
     if curve is not None:
         f_f, f_b = curve.fractions(s_rank, head_dim, causal=True)
         return float(3.5 / (1.0 / f_f + 2.5 / f_b))
-    bars = attention.A100_FWD_BWD_CAUSAL_HD64.get(kernel) if accelerator.startswith("A100") \
-        else None
+    panel = attention.A100_FWD_BWD_CAUSAL_HD64 if float(head_dim) < 90.5 else \
+        attention.A100_FWD_BWD_CAUSAL_HD128
+    bars = panel.get(kernel) if accelerator.startswith("A100") else None
     if bars is None:
         return float("nan")
     s = max([k for k in bars if k <= s_rank] or [min(bars)])
@@ -274,8 +275,8 @@ def long_context_kernel_report():
           "attention FLOPs on the FlashAttention basis, causal, backward 2.5 x forward, + 1 x "
           "forward recomputed), the kernel's measured forward + backward rate at the rank's "
           "length (H100: FlashAttention-3 paper curves, burst; A100 FlashAttention-1: "
-          "FlashAttention-2 paper Fig. 4(c), head dim 64, up to 16K) and the engine's sustained "
-          "rate, fractions of the dense BF16 peak:")
+          "FlashAttention-2 paper Fig. 4(c)/(d), head dim 64/128, up to 16K) and the engine's "
+          "sustained rate, fractions of the dense BF16 peak:")
     print(f"   {'run_id':40s} {'split':11s} {'kernel':6s} {'hd':>4s} {'s/cp':>7s} {'AC':>9s} "
           f"{'floor':>6s} {'measured':>8s} {'engine':>6s} {'error':>7s}")
     for _, r in t.iterrows():

@@ -310,3 +310,26 @@ def test_the_checks_file_counts_flops_as_the_module_does():
     # and the curve's combined rate there is within 5 % of it
     assert float(attention.fwd_bwd_tflops("cudnn", True, 128, 32768)) == pytest.approx(
         519.64, rel=0.05)
+
+
+def test_the_foundry_a100_head_dim_128_rows_need_more_than_flashattention_1_measured():
+    """Dao 2023, FlashAttention-2, arXiv:2307.08691, Fig. 4(d) (A100, causal, head dim 128):
+    FlashAttention-1's forward + backward bars run 55 to 83 TFLOP/s (512 to 16k), FlashAttention-2's
+    99 to 189. MPT-1B at 64K on 8 A100 (llm-foundry's benchmark table, the validation row
+    foundry-a100-mpt-1b-s65536-8gpu-bf16) implies an attention rate (a floor: every other FLOP at
+    the 312 TFLOP/s peak) above FlashAttention-1's best bar even unreduced."""
+    from llmcost.training import accuracy, step_validation
+    from llmcost.core.catalog import load_published_runs
+    fa1, fa2 = (attention.A100_FWD_BWD_CAUSAL_HD128[k] for k in ("fa1", "fa2"))
+    assert (fa1[512], fa1[16384], fa2[512], fa2[16384]) == (55.0, 83.0, 99.0, 189.0)
+    assert all(np.diff(list(fa1.values())) > 0) and all(np.diff(list(fa2.values())) > 0)
+    run = "foundry-a100-mpt-1b-s65536-8gpu-bf16"
+    v = accuracy.validation_table().set_index("run_id").loc[run]
+    c = step_validation.validation_configs().set_index("run_id", drop=False).loc[run]
+    pr = load_published_runs().set_index("run_id").loc[run]
+    s = int(v["seq_len"])
+    model = step_validation.row_model(c, pr, s)
+    assert model.d_qk == 128
+    tokens = v["reported_mfu"] * 312e12 / float(model.flops_per_token(s, causal=False))
+    floor = float(attention.attention_rate_floor(model, s, tokens, 312e12, "full")) / 1e12
+    assert max(fa1.values()) < floor < min(fa2[8192], fa2[16384])

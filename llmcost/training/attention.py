@@ -435,6 +435,19 @@ A100_FWD_BWD_CAUSAL_HD64 = {
 }
 
 
+#: The same figure's panel (d), head dimension 128, causal mask, A100 80GB SXM4 (Dao 2023,
+#: FlashAttention-2, arXiv:2307.08691, Fig. 4(d); the bar labels as drawn in
+#: Dao-AILab/flash-attention@4f285b35 ``assets/flash2_a100_fwd_bwd_benchmark.png``, the figure
+#: the README shows, whose panel (c) carries ``A100_FWD_BWD_CAUSAL_HD64``'s values), TFLOP/s on
+#: the same basis. FlashAttention-1 runs slower at head dimension 128 than at 64 (83 against 97
+#: at 16k); the figure's OpenAI Triton kernel is 50-80 (not kept, as above). A record for the
+#: long-context rows' check (``benchmarks/validate_mfu.py`` item 17); no curve is fitted.
+A100_FWD_BWD_CAUSAL_HD128 = {
+    "fa1": {512: 55.0, 1024: 62.0, 2048: 69.0, 4096: 76.0, 8192: 80.0, 16384: 83.0},
+    "fa2": {512: 99.0, 1024: 133.0, 2048: 155.0, 4096: 173.0, 8192: 182.0, 16384: 189.0},
+}
+
+
 def fwd_bwd_tflops(kernel: str, causal: bool, head_dim, seq_len):
     """Forward + backward TFLOP/s of ``kernel``'s H100 curves (``attention_tflops``): the
     FlashAttention basis counts 3.5 × the forward FLOPs, the forward at ``R_f`` and the 2.5 ×
