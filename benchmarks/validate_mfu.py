@@ -221,16 +221,20 @@ def _kernel_label(stack) -> str:
 def _measured_fwd_bwd(accelerator: str, kernel: str, head_dim, s_rank) -> float:
     """The kernel's measured forward + backward rate (causal mask) at the rank's sequence
     length, as a fraction of the device's dense BF16 peak: the FlashAttention-3 paper's H100
-    curves (``attention.kernel_curve``, burst), FlashAttention-1's A100 bars at the nearer of
-    head dimension 64 and 128 (``attention.A100_FWD_BWD_CAUSAL_HD64`` / ``_HD128``, the longest
-    measured length at most the rank's); NaN where none was read."""
+    curves (``attention.kernel_curve``, burst), FlashAttention-1's bars of the FlashAttention-2
+    paper at the nearer of head dimension 64 and 128 (A100: ``attention.A100_FWD_BWD_CAUSAL_HD64``
+    / ``_HD128``; H100, head dimension 128 only: ``attention.H100_FWD_BWD_CAUSAL_HD128``), the
+    longest measured length at most the rank's; NaN where none was read."""
     curve = attention.kernel_curve(accelerator, kernel) if kernel in attention.KERNELS else None
     if curve is not None:
         f_f, f_b = curve.fractions(s_rank, head_dim, causal=True)
         return float(3.5 / (1.0 / f_f + 2.5 / f_b))
-    panel = attention.A100_FWD_BWD_CAUSAL_HD64 if float(head_dim) < 90.5 else \
-        attention.A100_FWD_BWD_CAUSAL_HD128
-    bars = panel.get(kernel) if accelerator.startswith("A100") else None
+    panels = {("A100", 64): attention.A100_FWD_BWD_CAUSAL_HD64,
+              ("A100", 128): attention.A100_FWD_BWD_CAUSAL_HD128,
+              ("H100", 128): attention.H100_FWD_BWD_CAUSAL_HD128}
+    device = "A100" if accelerator.startswith("A100") else \
+        "H100" if attention.ATTENTION_FAMILY.get(accelerator) == "H100-SXM" else None
+    bars = panels.get((device, 64 if float(head_dim) < 90.5 else 128), {}).get(kernel)
     if bars is None:
         return float("nan")
     s = max([k for k in bars if k <= s_rank] or [min(bars)])
@@ -283,8 +287,9 @@ def long_context_kernel_report():
           "other FLOP at the dense peak of the row's GEMM dtype, nothing else taking time; "
           "attention FLOPs on the FlashAttention basis, causal, backward 2.5 x forward, + 1 x "
           "forward recomputed), the kernel's measured forward + backward rate at the rank's "
-          "length (H100: FlashAttention-3 paper curves, burst; A100 FlashAttention-1: "
-          "FlashAttention-2 paper Fig. 4(c)/(d), head dim 64/128, up to 16K) and the engine's "
+          "length (H100: FlashAttention-3 paper curves, burst; FlashAttention-1: FlashAttention-2 "
+          "paper Fig. 4(c)/(d) on A100, head dim 64/128, Fig. 7(d) on H100, head dim 128, up to "
+          "16K) and the engine's "
           "sustained rate, fractions of the dense BF16 peak:")
     print(f"   {'run_id':40s} {'split':11s} {'kernel':6s} {'hd':>4s} {'s/cp':>7s} {'AC':>9s} "
           f"{'floor':>6s} {'measured':>8s} {'engine':>6s} {'error':>7s}")
@@ -298,7 +303,9 @@ def long_context_kernel_report():
           f"(errors {under['error'].min():+.1%} to {under['error'].max():+.1%}); "
           "a floor above measured x KERNEL_EFFICIENCY "
           f"({options.KERNEL_EFFICIENCY}) on "
-          f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows")
+          f"{int((t['floor'] > t['measured'] * options.KERNEL_EFFICIENCY).sum())} rows, above "
+          f"the measured burst rate itself on {int((t['floor'] > t['measured']).sum())} (no "
+          "measured rate of the row's kernel reaches them)")
     foundry_checkpointing_table()
     nemo_flop_count_note()
 

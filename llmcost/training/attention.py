@@ -448,6 +448,19 @@ A100_FWD_BWD_CAUSAL_HD128 = {
 }
 
 
+#: FlashAttention-1 (CUDA) and FlashAttention-2 forward + backward on an H100 80GB SXM5, causal
+#: mask, head dimension 128, TFLOP/s on the same basis (Dao 2023, arXiv:2307.08691 §4.1, Fig. 7,
+#: panel (d); the bar labels as drawn in Dao-AILab/flash-attention@4f285b35
+#: ``assets/flash2_h100_fwd_bwd_benchmark.png``; FlashAttention-1's bar at 2k, 108, is below its
+#: 1k bar, 109, as drawn). The figure has no Triton series. A record for the long-context rows'
+#: check (``benchmarks/validate_mfu.py`` item 17; ``data/flash_attention.csv``'s FlashAttention-1
+#: Hopper note quotes the same bars); no curve is fitted.
+H100_FWD_BWD_CAUSAL_HD128 = {
+    "fa1": {512: 98.0, 1024: 109.0, 2048: 108.0, 4096: 126.0, 8192: 135.0, 16384: 137.0},
+    "fa2": {512: 163.0, 1024: 221.0, 2048: 265.0, 4096: 294.0, 8192: 308.0, 16384: 328.0},
+}
+
+
 def fwd_bwd_tflops(kernel: str, causal: bool, head_dim, seq_len):
     """Forward + backward TFLOP/s of ``kernel``'s H100 curves (``attention_tflops``): the
     FlashAttention basis counts 3.5 × the forward FLOPs, the forward at ``R_f`` and the 2.5 ×
