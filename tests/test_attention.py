@@ -283,3 +283,75 @@ def test_forward_backward_rate_reproduces_the_bars_combined():
         bars = 3.5 / (1.0 / r_f + 2.5 / r_b)
         got = float(attention.fwd_bwd_tflops(kernel, False, 128, 16384))
         assert got == pytest.approx(bars, rel=0.05)
+
+
+def test_curves_reproduce_nvidias_measurement_to_64k_within_10_percent():
+    # An independent source, nothing fitted to it: NVIDIA/cudnn-frontend
+    # benchmark/benchmark_results.csv @ b740542 (cuDNN 9.1.0 and PyTorch SDPA's FlashAttention-2
+    # backend, BF16, head dim 128, hidden 2048, 4k-64k tokens, with and without a causal mask).
+    # Stated tolerance 10 % per point (the curves were fitted to another paper's bars, to 16k).
+    r = attention.check_curves()
+    assert len(r) == 40
+    assert set(r["kernel"]) == {"fa2", "cudnn"} and r["seq_len"].max() == 65536
+    assert r["error"].abs().max() < 0.10
+    assert r["error"].abs().mean() < 0.05
+    # the causal backward pass, a stated stand-in (unmasked backward x the forward's causal /
+    # unmasked ratio), holds at the lengths of the long-context rows (32k, 64k per rank)
+    long = r[r["causal"] & (r["pass"] == "backward") & (r["seq_len"] >= 32768)]
+    assert len(long) == 4 and long["error"].abs().max() < 0.07
+
+
+def test_the_checks_file_counts_flops_as_the_module_does():
+    # the source's own forward + backward column (cuDNN, causal, 32k: 519.64 TFLOP/s) is the
+    # module's 3.5 / (1/R_f + 2.5/R_b) of its forward 577.35 and backward 499.66 columns
+    d = attention.check_curves().set_index(["kernel", "pass", "causal", "seq_len"])["measured"]
+    f, b = d[("cudnn", "forward", True, 32768)], d[("cudnn", "backward", True, 32768)]
+    assert 3.5 / (1.0 / f + 2.5 / b) == pytest.approx(519.64, rel=1e-3)
+    # and the curve's combined rate there is within 5 % of it
+    assert float(attention.fwd_bwd_tflops("cudnn", True, 128, 32768)) == pytest.approx(
+        519.64, rel=0.05)
+
+
+def test_the_foundry_a100_head_dim_128_rows_need_more_than_flashattention_1_measured():
+    """Dao 2023, FlashAttention-2, arXiv:2307.08691, Fig. 4(d) (A100, causal, head dim 128):
+    FlashAttention-1's forward + backward bars run 55 to 83 TFLOP/s (512 to 16k), FlashAttention-2's
+    99 to 189. MPT-1B at 64K on 8 A100 (llm-foundry's benchmark table, the validation row
+    foundry-a100-mpt-1b-s65536-8gpu-bf16) implies an attention rate (a floor: every other FLOP at
+    the 312 TFLOP/s peak) above FlashAttention-1's best bar even unreduced."""
+    from llmcost.training import accuracy, step_validation
+    from llmcost.core.catalog import load_published_runs
+    fa1, fa2 = (attention.A100_FWD_BWD_CAUSAL_HD128[k] for k in ("fa1", "fa2"))
+    assert (fa1[512], fa1[16384], fa2[512], fa2[16384]) == (55.0, 83.0, 99.0, 189.0)
+    assert all(np.diff(list(fa1.values())) > 0) and all(np.diff(list(fa2.values())) > 0)
+    run = "foundry-a100-mpt-1b-s65536-8gpu-bf16"
+    v = accuracy.validation_table().set_index("run_id").loc[run]
+    c = step_validation.validation_configs().set_index("run_id", drop=False).loc[run]
+    pr = load_published_runs().set_index("run_id").loc[run]
+    s = int(v["seq_len"])
+    model = step_validation.row_model(c, pr, s)
+    assert model.d_qk == 128
+    tokens = v["reported_mfu"] * 312e12 / float(model.flops_per_token(s, causal=False))
+    floor = float(attention.attention_rate_floor(model, s, tokens, 312e12, "full")) / 1e12
+    assert max(fa1.values()) < floor < min(fa2[8192], fa2[16384])
+
+
+def test_the_foundry_h100_rows_need_more_than_flashattention_1_measured():
+    """Dao 2023, arXiv:2307.08691, Fig. 7(d) (H100 SXM5, causal, head dim 128): FlashAttention-1's
+    forward + backward bars 98 to 137 TFLOP/s. MPT-7B at 64K on 8 H100 (llm-foundry's table,
+    validation row foundry-h100-mpt-7b-s65536-8gpu-bf16) implies an attention rate above 137
+    TFLOP/s even with every other FLOP at the 989.4 TFLOP/s dense peak."""
+    from llmcost.training import accuracy, step_validation
+    from llmcost.core.catalog import load_published_runs
+    fa1 = attention.H100_FWD_BWD_CAUSAL_HD128["fa1"]
+    assert (fa1[512], fa1[16384]) == (98.0, 137.0)
+    assert attention.H100_FWD_BWD_CAUSAL_HD128["fa2"][16384] == 328.0
+    run = "foundry-h100-mpt-7b-s65536-8gpu-bf16"
+    v = accuracy.validation_table().set_index("run_id").loc[run]
+    c = step_validation.validation_configs().set_index("run_id", drop=False).loc[run]
+    pr = load_published_runs().set_index("run_id").loc[run]
+    s = int(v["seq_len"])
+    model = step_validation.row_model(c, pr, s)
+    assert model.d_qk == 128
+    tokens = v["reported_mfu"] * PEAK / float(model.flops_per_token(s, causal=False))
+    floor = float(attention.attention_rate_floor(model, s, tokens, PEAK, "full")) / 1e12
+    assert max(fa1.values()) < floor < attention.H100_FWD_BWD_CAUSAL_HD128["fa2"][16384]

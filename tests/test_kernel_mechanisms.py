@@ -77,3 +77,19 @@ def test_regime_noise_by_hand():
     assert noise["C"] == pytest.approx(np.sqrt(0.04 / 3))
     tight = pd.DataFrame({"regime": ["D", "D"], "error": [0.05, 0.05], "split": "held-out"})
     assert accuracy.regime_noise(tight)["D"] == accuracy.REGIME_CHANGE_TOLERANCE
+
+
+def test_the_flash_curve_is_judged_on_both_splits():
+    # the rule on the fit set (calibration rows) and on the held-out rows: the curve on the
+    # FlashAttention stacks passes both (it stays off for a sourced bound, tests/test_step.py's
+    # DeepSeek-V3 whole-run average, which it breaks: StepOptions' docstring)
+    assert StepOptions().attention_curve is False
+    for split in ("calibration", "held-out"):
+        _, verdict = accuracy.flash_curve_comparison(split)
+        assert verdict["worse"] == 0, split
+        assert verdict["all_mean"][1] < verdict["all_mean"][0], split
+    with pytest.raises(ValueError, match="split"):
+        accuracy.flash_curve_comparison("test")
+    ds = accuracy.validation_table(attention_curve="flash").set_index("run_id").loc[
+        "deepseek-v3-pretrain"]
+    assert ds["predicted_mfu"] < ds["reported_mfu"]
