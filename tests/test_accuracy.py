@@ -39,8 +39,9 @@ def test_validation_rows_share_the_published_runs_id_space(table):
     new = table[table["set"].isin(step.NEWER_SETS)]
     # + the two Megatron-Bridge 26.08 Qwen3-30B-A3B rows and its six GPT-OSS 120B,
     # Qwen3-235B-A22B and DeepSeek-V3 rows, + nine Megatron-Bridge 25.09 token-dropping rows,
-    # + the Megatron-Bridge 26.02 H100 Qwen3-30B-A3B row
-    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1
+    # + the Megatron-Bridge 26.02 H100 Qwen3-30B-A3B row, + the 39 rows of the Megatron-Bridge
+    # 26.04 (23) and 26.06 (16) pre-training tables
+    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
         assert split == ("calibration" if cal else "held-out"), rid
