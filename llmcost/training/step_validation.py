@@ -142,15 +142,15 @@ def calibrate_moe_host_overhead(sets=None, physics: dict | None = None) -> tuple
     None: the shipped defaults, the setting the constants are used with.
 
     ``sets``: the validation sets searched for MoE calibration rows (default
-    ``VALIDATION_SETS + NEWER_SETS``). Returns ``(layer_s, expert_s)``. Computed once per code
-    and data (``core.diskcache``).
+    ``MOE_HOST_FIT_SETS``: the sets the shipped constants were fitted on). Returns
+    ``(layer_s, expert_s)``. Computed once per code and data (``core.diskcache``).
 
     Raises
     ------
     ValueError
         Fewer than two MoE calibration rows.
     """
-    sets = VALIDATION_SETS + NEWER_SETS if sets is None else tuple(sets)
+    sets = MOE_HOST_FIT_SETS if sets is None else tuple(sets)
     # only the sets holding an MoE calibration row (the others do not enter the fit)
     cfg = validation_configs()
     runs = load_published_runs().set_index("run_id")
@@ -218,12 +218,21 @@ OUTSIDE_SETS = ()
 #: H200 benchmarks, NeMo's long-sequence table, MosaicML llm-foundry's MPT throughput tables
 #: (PyTorch FSDP, 125M-70B, H100 and A100); Megatron-Bridge's 26.08, 25.09 and 26.02 tables (the
 #: last, one H100 MoE row: a second point of the 25.11 H100 row's recipe, added after that row's
-#: error was seen and before its own was computed). Measured and printed per regime
+#: error was seen and before its own was computed), 26.04 and 26.06 (every pre-training row of a
+#: catalogue model and accelerator, with the recipe at the release tag). Measured and printed per regime
 #: (``accuracy.regime_table``) and part of the error bands; not yet a target of the model (the
 #: step-time model III's parts 1 and 2 work on them).
 NEWER_SETS = ("megatron-bridge-2511", "torchtitan-h100-2412", "torchtitan-h200-2506",
               "nemo-long-sequence-h100", "llm-foundry-mpt", "megatron-bridge-2608",
-              "megatron-bridge-2509", "megatron-bridge-2602")
+              "megatron-bridge-2509", "megatron-bridge-2602", "megatron-bridge-2604",
+              "megatron-bridge-2606")
+#: The validation sets whose MoE calibration rows ``moe_layer.MOE_LAYER_HOST_S`` and
+#: ``MOE_EXPERT_HOST_S`` were fitted on (``calibrate_moe_host_overhead``'s default). Megatron-Bridge
+#: 26.04's and 26.06's rows came after the fit: their calibration rows are priced and reported
+#: with their split, not fitted on, until the constants are refitted on them (then this becomes
+#: ``VALIDATION_SETS + NEWER_SETS`` again).
+MOE_HOST_FIT_SETS = VALIDATION_SETS + tuple(
+    s for s in NEWER_SETS if s not in ("megatron-bridge-2604", "megatron-bridge-2606"))
 #: Each validation set as a reader knows it: the publication its rows come from (each row's
 #: ``source`` in ``data/validation_mfu.csv`` cites it in full). Warnings and figures name a set so.
 SET_TITLES = {
@@ -238,6 +247,8 @@ SET_TITLES = {
     "megatron-bridge-2509": "NVIDIA Megatron-Bridge 25.09 performance tables",
     "megatron-bridge-2511": "NVIDIA Megatron-Bridge 25.11 performance tables",
     "megatron-bridge-2602": "NVIDIA Megatron-Bridge 26.02 performance tables",
+    "megatron-bridge-2604": "NVIDIA Megatron-Bridge 26.04 performance tables",
+    "megatron-bridge-2606": "NVIDIA Megatron-Bridge 26.06 performance tables",
     "megatron-bridge-2608": "NVIDIA Megatron-Bridge 26.08 performance tables",
     "torchtitan-h100-2412": "torchtitan's H100 benchmarks (2024-12)",
     "torchtitan-h200-2506": "torchtitan's H200 benchmarks (Trainy, 2025-06)",
@@ -494,9 +505,14 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: without it (their recipes: ``moe_a2a_overlap`` False or unset; the 25.09 run_script.py at
 #: fa0315ae2 sets the overlap for DeepSeek-V3 on H100 only). Recorded, with the recipe's plan
 #: (the row's notes), after seeing the row's error as its table states it (+71 %):
-#: ``MB2511_H100_TABLE_READINGS`` prices that reading beside it.
+#: ``MB2511_H100_TABLE_READINGS`` prices that reading beside it. Megatron-Bridge 26.04's GPT-OSS
+#: 120B on 64 GB200 (BF16, HybridEP, eager): ``GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2`` in
+#: scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py at v0.4.0 = 0fbfe7d3e
+#: sets ``moe_a2a_overlap=True`` (recorded with the row, before its error was computed; the
+#: 26.06 rows with the overlap run a full-iteration graph, whose stack has it).
 EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
-                     "mb2602-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b"}
+                     "mb2602-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
+                     "mb2604-gb200-gpt-oss-120b-bf16": "merged_1f1b"}
 
 
 def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
@@ -823,7 +839,10 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
 #: BF16 one with Transformer Engine CUDA graphs of ``moe_router`` and ``moe_preprocess``, the
 #: FP8-CS one with none). Not validation rows (added after the worst rows' errors were seen,
 #: and the engine has no partial-graph mode): checks of the engine on the same model and GPUs,
-#: ``later_h100_qwen3_checks``. Each: (label, dtype, EP overlap, published step time s, source).
+#: ``later_h100_qwen3_checks``. The two table runs were later added as validation rows with the
+#: whole 26.04 and 26.06 tables (``mb2604-h100-qwen3-30b-a3b-fp8cs``,
+#: ``mb2606-h100-qwen3-30b-a3b-fp8cs``; their errors as checks seen before, their notes say
+#: so). Each: (label, dtype, EP overlap, published step time s, source).
 #: The FP8 step times are GBS 1024 × 4096 tokens / (16 GPUs × the table's tokens/s/GPU).
 LATER_H100_QWEN3_RUNS = (
     ("26.04 table, FP8-CS, EP 16, HybridEP", "fp8", "none", 1024 * 4096 / (16 * 8901),
