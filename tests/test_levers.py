@@ -297,6 +297,22 @@ def test_budget_and_deadline_together_obey_both(s, base):
     assert "the budget allows fewer" in df.loc["GPUs for the budget and the deadline", "how"]
 
 
+def test_budget_and_deadline_name_every_limit_a_neighbouring_count_breaks(s):
+    # A new-user trial (default.yaml, --budget-usd 3e6 --deadline-days 30) read "on 320 GPUs
+    # the budget allows fewer", which sends the reader to the budget when 320 GPUs chiefly miss
+    # the deadline. By hand: the answer, 512 GPUs, runs its tokens in ≈ 27.8 days with the
+    # budget binding; the same tokens on 320 GPUs take ≈ 27.8 × 512 / 320 = 44.4 days > 30
+    # (the wall clock ≈ tokens ÷ GPUs at a fixed MFU) and their bill is a little higher
+    # (failures and restarts grow with the run), so both limits stop 320 GPUs; on 640 GPUs
+    # 27.8 × 512 / 640 = 22.2 days ≤ 30, so only the budget does.
+    df = lv.fit_budget(s, budget_usd=3e6, deadline_days=30).set_index("quantity")
+    assert df.loc["GPUs for the budget and the deadline", "value"] == 512
+    assert df.loc["days of the main run at those tokens", "value"] == pytest.approx(27.8, abs=0.1)
+    how = df.loc["GPUs for the budget and the deadline", "how"]
+    assert "on 320 GPUs the budget and the deadline allow fewer" in how
+    assert "on 640 GPUs the budget allows fewer" in how
+
+
 def test_budget_and_deadline_search_the_gpu_count():
     # A new-user trial: a $50,000 budget and a 3-day deadline bought 1.1e11 tokens on 32 GPUs
     # (bill $14,001: the GPU count was the fewest meeting the deadline for the scenario's own
