@@ -384,7 +384,8 @@ def _estimate(args) -> int:
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
-            print("\n".join(textwrap.wrap(f"{r.quantity}: {r.value:,.4g} {r.unit} ({r.how})",
+            value = f"{r.value:,.0f}" if r.unit == "GPUs" else f"{r.value:,.4g}"  # 16,384 exact
+            print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {r.unit} ({r.how})",
                                            max(20, terminal_columns() - 1),
                                            initial_indent="  ", subsequent_indent="    ",
                                            break_on_hyphens=False)))
