@@ -90,6 +90,26 @@ def test_mfu_predict_beside_a_pilot_is_refused(tmp_path):
         load_scenario(path)
 
 
+def test_both_pilot_forms_are_refused_by_every_command(tmp_path):
+    """A new-user trial: a file giving `pilot:` records and ledger_pilot_tokens_per_s_per_gpu
+    was refused by `estimate` (the report's calibration) but `calibrate --scenario` printed a
+    calibration from the records alone, the shorthand silently ignored. The rule now lives in
+    load_scenario, which both read: one pilot measurement form, named with the other."""
+    pilots = [{"n_gpus": 8, "tp": 1, "pp": 1, "zero_stage": 2, "tokens_per_s_per_gpu": 12000}]
+    path = _write(tmp_path, {**BASE_8B, "pilot": pilots,
+                             "ledger_pilot_tokens_per_s_per_gpu": 12000.0})
+    want = "give either ledger_pilot_tokens_per_s_per_gpu or pilot, not both"
+    with pytest.raises(ScenarioError, match=want):
+        load_scenario(path)
+    for cmd in ("calibrate", "estimate"):
+        got = run_cli(cmd, "--scenario", str(path))
+        assert got.returncode == 2 and want in got.stderr and not got.stdout, cmd
+    # either alone still calibrates
+    for one in ({"pilot": pilots}, {"ledger_pilot_tokens_per_s_per_gpu": 12000.0}):
+        assert run_cli("calibrate", "--scenario", str(_write(
+            tmp_path, {**BASE_8B, **one}, "one.yaml"))).returncode == 0
+
+
 def test_train_tokens_below_one_global_batch_is_refused(tmp_path):
     """A run trains global_batch_tokens per optimizer step: 1,000 tokens with a batch of
     4,194,304 is less than one step (the trial's typo, billed $0.00); one batch exactly is
@@ -293,7 +313,13 @@ def test_check_prices_the_rl_line_at_the_rollout_tp_the_report_chooses(tmp_path)
     got = json.loads(r.stdout)
     rl = next(x for x in got["left_out"] if x["key"] == "post.rl")
     assert rl["status"] == "modelled" and rl["usd"] > 0
-    assert "rl_rollout_tp" in got["left_out_keys"]
+    # priced at the report's choice, as the bill prices it; named as the scenario's key only
+    # where the file gives it (a later trial read "the scenario's rl_rollout_tp" of a file
+    # that sets none)
+    from llmcost.present.cli import estimate_ledger
+    assert rl["usd"] == pytest.approx(estimate_ledger(_write(tmp_path, sc)).line(
+        "post.rl").usd, rel=1e-9)
+    assert "rl_rollout_tp" not in got["left_out_keys"]
 
 
 def test_a_config_json_that_is_not_an_object_is_one_line_naming_the_model(tmp_path):
