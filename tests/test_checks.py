@@ -229,3 +229,30 @@ def test_a_predicted_mfu_gets_one_verdict_on_published_runs():
     band = llmcost.accuracy.mfu_band(0.629, "A100-40GB", 8, n_params=1.3e9, seq_len=2048)
     said = [w for w in band.warnings if "capped at" in w or "optimistic" in w]
     assert len(said) == 1 and "no comparable run has measured more" in said[0]
+
+
+def test_long_context_with_cp_left_at_its_default_is_flagged():
+    # A new-user trial: Llama 3.1 70B at 131,072 tokens on 2,048 H100 with `mfu: predict` and
+    # no cp key was billed at 16.9% MFU: cp defaults to 1 (not "chosen"), so every plan held a
+    # whole 131k sequence per GPU (full recompute, one micro-batch); with cp: 0 the same search
+    # predicts 43% and a bill 2.6× smaller, and nothing said so. Published practice at that
+    # length splits the sequence: Llama 3's 131,072-token stage ran CP16 (Dubey et al. 2024,
+    # arXiv:2407.21783, Table 4: TP8 · CP16 · PP16 · DP4 on 16,384 H100).
+    from llmcost.training.step import scenario_step
+    long = dict(model="llama-3.1-70b", n_gpus=2048, seq_len=131072,
+                global_batch_tokens=16777216, train_tokens=1e11, mfu=0.4)
+    values = _values(**long)
+    values_cp0 = {**values, "cp": 0}
+    plan1, b1 = scenario_step(values)
+    plan0, b0 = scenario_step(values_cp0)
+    assert plan1.cp == 1 and plan0.cp > 1  # the search splits the sequence, as Llama 3 did
+    assert b0.step_time_s < b1.step_time_s
+    w = [x for x in scenario_warnings(values, defaults={"cp"}) if x.startswith("cp is the")]
+    assert len(w) == 1
+    assert f"{b1.mfu:.1%} MFU for {plan1.describe()}" in w[0]
+    assert f"{b0.mfu:.1%} for {plan0.describe()}" in w[0]
+    assert f"{b1.step_time_s / b0.step_time_s:.2f}× shorter" in w[0]
+    # the scenario's own cp (1 written in the file), a short sequence: nothing
+    assert not any(x.startswith("cp is the") for x in scenario_warnings(values))
+    short = _values(**{**long, "seq_len": 8192, "global_batch_tokens": 8388608})
+    assert not any(x.startswith("cp is the") for x in scenario_warnings(short, defaults={"cp"}))

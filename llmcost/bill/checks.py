@@ -14,7 +14,7 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_ac
                             load_efficiency, load_model, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import memory, parallel
-from ..training.accuracy import band_for_step, step_error_words
+from ..training.accuracy import LONG_CONTEXT_TOKENS, band_for_step, step_error_words
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -190,6 +190,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     context = _context_warning(values)
     if context:
         out.append(context)
+    no_cp = cp_default_warning(values, defaults)
+    if no_cp:
+        out.append(no_cp)
     dear = catalogue_price_warning(values)
     if dear:
         out.append(dear)
@@ -202,6 +205,36 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when a long-context scenario (``seq_len`` above
+    ``accuracy.LONG_CONTEXT_TOKENS``, 32k, where most published runs split each sequence with
+    context parallelism) leaves ``cp`` at the notebooks' default 1 (``defaults`` holds ``cp``)
+    and the plan search with CP chosen (``cp: 0``) predicts a shorter step than the scenario's
+    plan without it. Both plans are the step-time model's (``step_scenario.scenario_step``, the
+    plan search of every notebook) and are compared as the search compares them
+    (``parallel.margin_weighted_step_s``: a ZeRO-3 step counted ``ZERO3_STEP_MARGIN`` longer).
+    None otherwise, or when either plan cannot be built (validation says why)."""
+    seq = values.get("seq_len")
+    if "cp" not in defaults or values.get("cp") != 1 or not isinstance(seq, int) \
+            or seq <= LONG_CONTEXT_TOKENS or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+        plan1, b1 = scenario_step(values, spec)
+        plan0, b0 = scenario_step({**values, "cp": 0}, spec)
+    except (ValueError, KeyError):
+        return None
+    t1, t0 = (float(parallel.margin_weighted_step_s(b.step_time_s, pl.zero_stage))
+              for b, pl in ((b1, plan1), (b0, plan0)))
+    if plan0.cp == 1 or t0 >= t1:
+        return None
+    return (f"cp is the notebooks' default 1 (the scenario sets no cp), so no GPU shares a "
+            f"{seq:,}-token sequence: the step-time model predicts {b1.mfu:.1%} MFU for "
+            f"{plan1.describe()}, and {b0.mfu:.1%} for {plan0.describe()}, the fastest plan with "
+            f"context parallelism chosen (a step {t1 / t0:.2f}× shorter); cp: 0 lets the plan "
+            "search choose it, cp: 1 keeps it off.")
 
 
 def _context_warning(values: dict) -> str | None:
