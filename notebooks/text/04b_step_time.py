@@ -681,9 +681,10 @@ if len(z3):
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
 # when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
 # closest published run in `data/validation_mfu.csv` (named in the output), on that run's GPU count
-# in whole model-parallel groups and never more than `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the
-# run's GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from
-# it. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
+# in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
+# GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from it,
+# unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
+# ranks): then the count is doubled until they fit. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 
