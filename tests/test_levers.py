@@ -484,6 +484,26 @@ def test_a_left_out_reason_is_never_cut(sweep):
     assert why == ("price_usd_per_gpu_hour: the catalogue has no on_demand price for H800")
 
 
+def test_an_accelerator_no_plan_fits_is_left_out_with_that_reason():
+    # A new-user trial (8B on 8 A100-80GB): notebook 09 and the index read "left out: ...;
+    # TPU v5e: use more GPUs (ZeRO and recomputation were already searched)", the advice that
+    # ends checks.plan_does_not_fit's message, not its reason. By hand: any plan on 8 GPUs
+    # divides the 8.03e9 x 18 B = 144.5 GB of model states (bf16_adam_fp32_grads) at most 8
+    # ways, 18.1 GB per GPU, above a TPU v5e's 16 GB (15 GiB) HBM before any reserve.
+    sc = lv._clean({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+                    "model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8,
+                    "train_tokens": 2e9, "seq_len": 8192, "global_batch_tokens": 1048576,
+                    "price_usd_per_gpu_hour": 1.8, "ledger_rl": False})
+    assert 8.03e9 * 18 / 8 > llmcost.load_accelerator("TPU v5e").hbm_bytes
+    sw = lv.hardware_sweep(sc)
+    why = dict(sw.attrs["skipped"])["TPU v5e"]
+    assert why.startswith("no parallel plan fits: llama-3.1-8b on 8 × TPU v5e needs at least ")
+    assert why.endswith("GB usable (10% reserve)") and "use more GPUs" not in why
+    note = lv.hardware_headline(sw)["note"]
+    assert "TPU v5e: llama-3.1-8b on 8 × TPU v5e needs at least " in note
+    assert "use more GPUs" not in note
+
+
 @pytest.fixture(scope="module")
 def sweep(s):
     return lv.hardware_sweep(s)

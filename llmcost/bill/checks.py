@@ -328,10 +328,12 @@ def _scenario_plan(values: dict):
     return spec, gpu, plan, memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
 
 
-def plan_does_not_fit(values: dict) -> str | None:
+def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
     """One sentence if the scenario's plan (chosen where left free: the plan needing the least
     memory when none fits) exceeds the usable HBM, else None. The report refuses such a scenario
-    before running anything; None also when the plan cannot be built (validation says why)."""
+    before running anything; None also when the plan cannot be built (validation says why).
+    ``advice=False`` leaves out the closing advice (": use more GPUs ..."), for a caller that
+    lists the reason beside others (``levers.hardware_sweep``'s accelerators left out)."""
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
     except (ValueError, KeyError):
@@ -341,11 +343,12 @@ def plan_does_not_fit(values: dict) -> str | None:
     if mem.total <= usable:
         return None
     free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
-    advice = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
+    advise = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
               "use more GPUs, or leave zero_stage and recompute free (-1, auto)")
     return (f"no parallel plan fits: {spec.name} on {values['n_gpus']:,} × {gpu.name} needs at "
             f"least {mem.total / 1e9:,.0f} GB per GPU (plan {plan.describe()}), more than the "
-            f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve): {advice}")
+            f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve)"
+            + (f": {advise}" if advice else ""))
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:

@@ -1244,7 +1244,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
         sc = on_hardware(s, acc)
-        misfit = plan_does_not_fit(sc)
+        misfit = plan_does_not_fit(sc, advice=False)  # the reason, not "use more GPUs"
         if misfit:
             raise DoesNotFit(misfit)
     plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
