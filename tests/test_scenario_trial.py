@@ -541,3 +541,30 @@ def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs
     moved = levers.on_hardware(v, "TPU v5e")
     assert (moved["rl_gpus"], moved["rl_rollout_tp"]) == (128, 16)
     assert levers.on_hardware(v, "H100-SXM")["rl_gpus"] == 64  # fits where it was planned
+
+
+def test_notebook_04b_runs_a_small_zero2_scenario_and_prints_its_hours_whole(tmp_path):
+    """A new-user trial: Llama 3.1 8B on 8 A100-80GB (`mfu: predict`, ZeRO-2 chosen, 2B tokens)
+    failed notebook 04b (its illustrative pilot, an eighth of the run, was 1 GPU where the
+    ZeRO-2 model states do not fit: calibrate.pilot_study now doubles it), and the page printed
+    "0.000152M GPU-hours, $0.000274M" for a run of 152 GPU-hours. By hand: GPU-hours =
+    train_tokens ÷ tokens/s × GPUs ÷ 3600, printed with k/M suffixes (llmcost.fmt_count) and
+    dollars by llmcost.fmt_usd."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8, "train_tokens": 2e9,
+          "seq_len": 8192, "mfu": "predict", "price_usd_per_gpu_hour": 1.8,
+          "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["04b"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    line = next(x for x in out.splitlines() if x.startswith("2e+09 tokens at "))
+    tps = float(line.removeprefix("2e+09 tokens at ").split(" tokens/s")[0].replace(",", ""))
+    hours = 2e9 / tps * 8 / 3600  # tokens/s as printed (rounded to a whole number)
+    got = re.search(r"GPUs, ([0-9.]+) GPU-hours, \$([0-9.,]+) at \$1\.80/GPU-h", line)
+    assert got, line
+    assert float(got[1]) == pytest.approx(hours, rel=0.005) and 100 < hours < 1000
+    assert float(got[2].replace(",", "")) == pytest.approx(1.8 * hours, rel=0.005)
+    assert "0.000" not in out
+    assert "ILLUSTRATIVE pilot" in out and "on 2 of 8 GPUs" in out

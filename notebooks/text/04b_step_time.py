@@ -306,8 +306,8 @@ budget = step.time_budget(b)
 run_s = p["train_tokens"] / b.tokens_per_s
 gpu_h = run_s * p["n_gpus"] / 3600
 print(f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s: {run_s / 86400:.1f} "
-      f"days on {p['n_gpus']:,} GPUs, {gpu_h / 1e6:.3g}M GPU-hours, "
-      f"${gpu_h * price / 1e6:.3g}M at ${price:.2f}/GPU-h ({price_source})")
+      f"days on {p['n_gpus']:,} GPUs, {llmcost.fmt_count(gpu_h, 3)} GPU-hours, "
+      f"{llmcost.fmt_usd(gpu_h * price)} at ${price:.2f}/GPU-h ({price_source})")
 print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
       f"{1 / b.mfu:.2f}× the compute the model needs")
 lost = budget.iloc[1:].sort_values("share", ascending=False)
@@ -701,7 +701,8 @@ for i, q in enumerate(c.pilots):  # every pilot the calibration fits
           + (f"; {c.describe()}" if i == len(c.pilots) - 1 else ""))
 print(f"full run {study.plan.describe()}: step {x.step_time_s:.2f} s, {x.describe()}; "
       + x.describe_band())
-print(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours ({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M),"
+print(f"main run at the pilot's MFU: {llmcost.fmt_count(h[0], 3)} ideal GPU-hours "
+      f"({llmcost.fmt_count(h[1], 3)}-{llmcost.fmt_count(h[2], 3)}),"
       f" compute {llmcost.fmt_usd(usd[0])} ({llmcost.fmt_usd(usd[1])}-{llmcost.fmt_usd(usd[2])}) at "
       f"${price:.2f}/GPU-h; the bill: " + ("the scenario's mfu " f"{p['mfu']:.1%}, failures added"
       if study.illustrative else "its MFU calibrated on this pilot, failures added"))
