@@ -568,3 +568,23 @@ def test_notebook_04b_runs_a_small_zero2_scenario_and_prints_its_hours_whole(tmp
     assert float(got[2].replace(",", "")) == pytest.approx(1.8 * hours, rel=0.005)
     assert "0.000" not in out
     assert "ILLUSTRATIVE pilot" in out and "on 2 of 8 GPUs" in out
+
+
+def test_notebook_01_prints_a_small_runs_throughput_whole(tmp_path):
+    """The same trial scenario's notebook 01 read "0.03M tokens/s on 8 GPUs" (two decimals of
+    millions) for 8 × 3,630 = 29,040 tokens/s; it prints llmcost.fmt_count's "29k". By hand
+    here: 8 × the per-GPU figure the line prints, in thousands."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8, "train_tokens": 2e9,
+          "seq_len": 8192, "mfu": 0.5, "price_usd_per_gpu_hour": 1.8,
+          "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    line = next(x for x in out.splitlines() if x.startswith("MFU 0.50 on A100-80GB means "))
+    per_gpu = float(line.split(" means ")[1].split(" tokens/s")[0].replace(",", ""))
+    got = re.search(r"context, ([0-9.]+)k tokens/s on 8 GPUs$", line)
+    assert got, line  # per GPU as printed, rounded to a whole token/s: within 0.5 %
+    assert float(got[1]) * 1e3 == pytest.approx(8 * per_gpu, rel=0.005)
