@@ -475,8 +475,13 @@ CAVEATS = [
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",
      "the GPU price is an H100 price, not one for {0}: set a price"),
+    (r"^seq_len=([\d,]+) is beyond the ([\d,]+)-token sequence length",
+     "the {0}-token sequences extend the model's {1}-token pre-training context"),
     (r"^seq_len=([\d,]+) is beyond",
      "the {0}-token sequences are longer than the model's context"),
+    (r"^cp is the notebooks' default 1 .*?predicts ([\d.]+%) MFU for .*?, and ([\d.]+%) for",
+     "context parallelism is off by default: with it the plan search predicts {1} MFU, not "
+     "{0} (cp: 0 lets it choose)"),
     (r"^no parallel plan fits",
      "the model does not fit in the GPUs' memory: this run could not start"),
     (r"pipeline bubble is (\d+%)",
