@@ -256,3 +256,24 @@ def test_long_context_with_cp_left_at_its_default_is_flagged():
     assert not any(x.startswith("cp is the") for x in scenario_warnings(values))
     short = _values(**{**long, "seq_len": 8192, "global_batch_tokens": 8388608})
     assert not any(x.startswith("cp is the") for x in scenario_warnings(short, defaults={"cp"}))
+
+
+def test_the_zero3_warning_states_what_its_validation_holds():
+    # A new-user trial (Llama 3.1 70B, pytorch-fsdp2-2024, HSDP): the band said "its n = 21
+    # held-out published runs" of the regime while the ZeRO-3 warning beside it said "checked
+    # on few runs (... one FSDP2 H100 run) ... as an optimistic estimate", a sentence older than
+    # the FSDP rows of data/validation_mfu.csv. The warning now counts them: by hand, the rows
+    # of that file with zero_stage 3 and split held-out.
+    import csv
+
+    from llmcost.bill.checks import zero3_warning
+    from llmcost.core.catalog import DATA_DIR
+    with open(DATA_DIR / "validation_mfu.csv", newline="") as f:
+        n = sum(1 for r in csv.DictReader(f)
+                if r["zero_stage"] == "3" and r["split"] == "held-out")
+    assert n > 100
+    w = zero3_warning()
+    assert f"checked on {n} held-out published ZeRO-3 runs" in w
+    assert "few runs" not in w and "optimistic estimate" not in w
+    assert "25% longer" in w  # parallel.ZERO3_STEP_MARGIN
+    assert zero3_warning() in scenario_warnings(_values(zero_stage=3))

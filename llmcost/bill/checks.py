@@ -14,7 +14,8 @@ from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_ac
                             load_efficiency, load_model, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import memory, parallel
-from ..training.accuracy import LONG_CONTEXT_TOKENS, band_for_step, step_error_words
+from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
+                                 validation_table)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -375,11 +376,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
     out.extend(_stack_warnings(values, plan))
     if plan.zero_stage == 3:
-        out.append("the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer "
-                   "gathers and reduce-scatters layer by layer (comm.fsdp_exposure), checked on "
-                   "few runs (DeepSpeed 2021 in Narayanan et al. Table 2, held-out rows -9% to "
-                   "+20%; one FSDP2 H100 run): read its predicted MFU with that band, as an "
-                   "optimistic estimate where gathers and compute take about as long.")
+        out.append(zero3_warning())
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:
@@ -398,6 +395,22 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
             if line:
                 out.append(line)
     return out
+
+
+def zero3_warning() -> str:
+    """What the step-time model's ZeRO-3 (FSDP) pricing rests on, from its validation
+    (``accuracy.validation_table``, the held-out rows of ``data/validation_mfu.csv`` with
+    ``zero_stage`` 3): their count and the range and median of their errors, predicted ÷
+    published MFU − 1 (positive: the model is optimistic), and the margin the plan search adds
+    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows)."""
+    v = validation_table()
+    e = v.loc[(v["zero_stage"] == 3) & (v["split"] == "held-out"), "error"]
+    return (f"the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer gathers and "
+            f"reduce-scatters layer by layer (comm.fsdp_exposure), checked on {len(e)} held-out "
+            f"published ZeRO-3 runs (predicted ÷ published MFU − 1 from {e.min():+.0%} to "
+            f"{e.max():+.0%}, median {e.median():+.1%}); the plan search counts a ZeRO-3 step "
+            f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the calibration "
+            "rows' 90% upper error): read the predicted MFU with its band.")
 
 
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:

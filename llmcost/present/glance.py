@@ -488,8 +488,11 @@ CAVEATS = [
      "the pipeline leaves the GPUs idle {0} of the time: the MFU must already include it"),
     (r"^tp=(\d+) spans more than one",
      "tensor parallelism ({0} GPUs) crosses the slow network between nodes"),
+    (r"^the plan uses ZeRO-3 .*?checked on (\d+) held-out published ZeRO-3 runs \(predicted "
+     r"÷ published MFU − 1 from (\S+) to (\S+),",
+     "ZeRO-3's speed is checked on {0} published runs ({1} to {2}): read the MFU with its band"),
     (r"^the plan uses ZeRO-3",
-     "ZeRO-3's speed is checked on few published runs: read the predicted MFU as optimistic"),
+     "ZeRO-3's speed rests on few published runs: read the predicted MFU with its band"),
     (r"^(\d+%) of the predicted step is exposed communication",
      "{0} of each predicted step waits for communication"),
     (r"^(\S+)=.* is not offered by the (.+?) stack",
