@@ -277,3 +277,28 @@ def test_the_zero3_warning_states_what_its_validation_holds():
     assert "few runs" not in w and "optimistic estimate" not in w
     assert "25% longer" in w  # parallel.ZERO3_STEP_MARGIN
     assert zero3_warning() in scenario_warnings(_values(zero_stage=3))
+
+
+def test_no_step_model_warning_where_no_step_is_priced():
+    # A new-user trial: MI325X (no sourced scale-out bandwidth in data/accelerators.csv) with a
+    # given mfu read "the step-time model priced this MI325X (AMD) run on the megatron-core-2024
+    # stack profile ..." beside "the parallel plan is not checked": no step was priced. The
+    # step-model warnings now need a cluster the model can build; given the scale-out figure
+    # (comm_scaleout_bytes_per_s), the step is priced and the warning returns.
+    from llmcost.bill.checks import step_model_runs
+    assert llmcost.load_accelerator("MI325X").scaleout_bytes_per_s_per_dir is None
+    # the values of a report of notebooks 00, 01 and 07 (no plan keys: validation refuses them)
+    v = {"model": "llama-3.1-70b", "accelerator": "MI325X", "n_gpus": 1024, "mfu": 0.35,
+         "price_usd_per_gpu_hour": 2.5}
+    assert not step_model_runs(v)
+    assert not any("step-time model priced this" in w for w in scenario_warnings(v))
+    v = {**v, "comm_scaleout_bytes_per_s": 5e10}
+    assert step_model_runs(v)
+    assert any(w.startswith("the step-time model priced this MI325X (AMD) run")
+               for w in scenario_warnings(v))
+    # TPU v4: no scale-out figure and no efficiency row; nothing is predicted, nothing said
+    assert llmcost.load_accelerator("TPU v4").scaleout_bytes_per_s_per_dir is None
+    v4 = {**v, "accelerator": "TPU v4", "comm_scaleout_bytes_per_s": None}
+    assert not any("no measured efficiency figures" in w for w in scenario_warnings(v4))
+    assert any("no measured efficiency figures" in w for w in scenario_warnings(
+        {**v4, "comm_scaleout_bytes_per_s": 5e10}))

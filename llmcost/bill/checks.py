@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
-                            load_efficiency, load_model, unavailable_prices)
+                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import memory, parallel
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
@@ -79,6 +79,19 @@ def unavailable_price_warning(values: dict) -> str | None:
             "at that price: set price_usd_per_gpu_hour from a quote.")
 
 
+def step_model_runs(values: dict) -> bool:
+    """Whether the step-time model can price the scenario's hardware at all: its cluster
+    (``catalog.scenario_cluster``) has every network figure, from the catalogue or the
+    scenario's ``comm_scaleout_bytes_per_s``. Without one (TPU v4, MI325X) no step is predicted
+    and the report runs only notebooks 00, 01 and 07, so warnings about how the model priced the
+    step have nothing to describe."""
+    try:
+        scenario_cluster({**values, "n_gpus": max(1, int(values.get("n_gpus") or 1))})
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
                            defaults=frozenset()) -> str | None:
     """The stack profile the step-time model used (``stack``, default ``DEFAULT_STACK``) when it
@@ -94,7 +107,7 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
         vendor = foreign_hardware(st, gpu)
     except ValueError:
         return None
-    if vendor is None:
+    if vendor is None or not step_model_runs(values):
         return None
     given = "stack" in values and "stack" not in defaults
     own = [n for n in list_stacks() if vendor in load_stack(n).measured_on]
@@ -175,7 +188,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
-        if load_efficiency(gpu.name).accelerator == "default":
+        if load_efficiency(gpu.name).accelerator == "default" and step_model_runs(values):
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
                        "the step-time model uses generic ones (the 'default' row), so its "
                        "predictions for this accelerator are rough.")
