@@ -956,3 +956,27 @@ def test_cli_calibrate_wraps_its_prose_to_a_narrow_terminal(tmp_path, capsys, mo
     lines = out.out.splitlines()
     assert lines[0].startswith("Calibration (") and "Identified:" in lines
     assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in lines), max(lines, key=len)
+
+
+def test_a_predicted_mfu_names_the_efficiency_profile_it_used(tmp_path):
+    """A new-user trial: a scenario naming `efficiency_profile: gpu.yaml` (a mamf-finder log at
+    750.5 TFLOP/s, 75.9% of the H100's 989.4) got MFU 52.4% against 54.4% without it, but
+    `estimate` and the bill's MFU label named only the plan and the stack. The label now says
+    the kernels were priced at the profile, and a scenario without one says nothing of it."""
+    from _cli import run_cli
+
+    from llmcost.present.report import estimate_ledger
+    (tmp_path / "mamf.txt").write_text("The best outcome was 750.5 TFLOPS @ 8192x8192x8192\n")
+    assert run_cli("calibrate", "--mamf-log", str(tmp_path / "mamf.txt"), "--accelerator",
+                   "H100-SXM", "--out", str(tmp_path / "gpu.yaml")).returncode == 0
+    head = ("model: llama-3.1-8b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\n"
+            "seq_len: 8192\nmfu: predict\nglobal_batch_tokens: 4194304\n"
+            "price_usd_per_gpu_hour: 3\n")
+    (tmp_path / "with.yaml").write_text(head + "efficiency_profile: gpu.yaml\n")
+    (tmp_path / "without.yaml").write_text(head)
+    src = {k: estimate_ledger(tmp_path / f"{k}.yaml").line("compute.pretraining.main").source
+           for k in ("with", "without")}
+    assert "kernels at the efficiency profile gpu.yaml" in src["with"]
+    assert "efficiency profile" not in src["without"]
+    out = " ".join(run_cli("estimate", "--scenario", str(tmp_path / "with.yaml")).stdout.split())
+    assert "kernels at the efficiency profile gpu.yaml" in out

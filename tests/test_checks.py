@@ -229,3 +229,76 @@ def test_a_predicted_mfu_gets_one_verdict_on_published_runs():
     band = llmcost.accuracy.mfu_band(0.629, "A100-40GB", 8, n_params=1.3e9, seq_len=2048)
     said = [w for w in band.warnings if "capped at" in w or "optimistic" in w]
     assert len(said) == 1 and "no comparable run has measured more" in said[0]
+
+
+def test_long_context_with_cp_left_at_its_default_is_flagged():
+    # A new-user trial: Llama 3.1 70B at 131,072 tokens on 2,048 H100 with `mfu: predict` and
+    # no cp key was billed at 16.9% MFU: cp defaults to 1 (not "chosen"), so every plan held a
+    # whole 131k sequence per GPU (full recompute, one micro-batch); with cp: 0 the same search
+    # predicts 43% and a bill 2.6× smaller, and nothing said so. Published practice at that
+    # length splits the sequence: Llama 3's 131,072-token stage ran CP16 (Dubey et al. 2024,
+    # arXiv:2407.21783, Table 4: TP8 · CP16 · PP16 · DP4 on 16,384 H100).
+    from llmcost.training.step import scenario_step
+    long = dict(model="llama-3.1-70b", n_gpus=2048, seq_len=131072,
+                global_batch_tokens=16777216, train_tokens=1e11, mfu=0.4)
+    values = _values(**long)
+    values_cp0 = {**values, "cp": 0}
+    plan1, b1 = scenario_step(values)
+    plan0, b0 = scenario_step(values_cp0)
+    assert plan1.cp == 1 and plan0.cp > 1  # the search splits the sequence, as Llama 3 did
+    assert b0.step_time_s < b1.step_time_s
+    w = [x for x in scenario_warnings(values, defaults={"cp"}) if x.startswith("cp is the")]
+    assert len(w) == 1
+    assert f"{b1.mfu:.1%} MFU for {plan1.describe()}" in w[0]
+    assert f"{b0.mfu:.1%} for {plan0.describe()}" in w[0]
+    assert f"{b1.step_time_s / b0.step_time_s:.2f}× shorter" in w[0]
+    # the scenario's own cp (1 written in the file), a short sequence: nothing
+    assert not any(x.startswith("cp is the") for x in scenario_warnings(values))
+    short = _values(**{**long, "seq_len": 8192, "global_batch_tokens": 8388608})
+    assert not any(x.startswith("cp is the") for x in scenario_warnings(short, defaults={"cp"}))
+
+
+def test_the_zero3_warning_states_what_its_validation_holds():
+    # A new-user trial (Llama 3.1 70B, pytorch-fsdp2-2024, HSDP): the band said "its n = 21
+    # held-out published runs" of the regime while the ZeRO-3 warning beside it said "checked
+    # on few runs (... one FSDP2 H100 run) ... as an optimistic estimate", a sentence older than
+    # the FSDP rows of data/validation_mfu.csv. The warning now counts them: by hand, the rows
+    # of that file with zero_stage 3 and split held-out.
+    import csv
+
+    from llmcost.bill.checks import zero3_warning
+    from llmcost.core.catalog import DATA_DIR
+    with open(DATA_DIR / "validation_mfu.csv", newline="") as f:
+        n = sum(1 for r in csv.DictReader(f)
+                if r["zero_stage"] == "3" and r["split"] == "held-out")
+    assert n > 100
+    w = zero3_warning()
+    assert f"checked on {n} held-out published ZeRO-3 runs" in w
+    assert "few runs" not in w and "optimistic estimate" not in w
+    assert "25% longer" in w  # parallel.ZERO3_STEP_MARGIN
+    assert zero3_warning() in scenario_warnings(_values(zero_stage=3))
+
+
+def test_no_step_model_warning_where_no_step_is_priced():
+    # A new-user trial: MI325X (no sourced scale-out bandwidth in data/accelerators.csv) with a
+    # given mfu read "the step-time model priced this MI325X (AMD) run on the megatron-core-2024
+    # stack profile ..." beside "the parallel plan is not checked": no step was priced. The
+    # step-model warnings now need a cluster the model can build; given the scale-out figure
+    # (comm_scaleout_bytes_per_s), the step is priced and the warning returns.
+    from llmcost.bill.checks import step_model_runs
+    assert llmcost.load_accelerator("MI325X").scaleout_bytes_per_s_per_dir is None
+    # the values of a report of notebooks 00, 01 and 07 (no plan keys: validation refuses them)
+    v = {"model": "llama-3.1-70b", "accelerator": "MI325X", "n_gpus": 1024, "mfu": 0.35,
+         "price_usd_per_gpu_hour": 2.5}
+    assert not step_model_runs(v)
+    assert not any("step-time model priced this" in w for w in scenario_warnings(v))
+    v = {**v, "comm_scaleout_bytes_per_s": 5e10}
+    assert step_model_runs(v)
+    assert any(w.startswith("the step-time model priced this MI325X (AMD) run")
+               for w in scenario_warnings(v))
+    # TPU v4: no scale-out figure and no efficiency row; nothing is predicted, nothing said
+    assert llmcost.load_accelerator("TPU v4").scaleout_bytes_per_s_per_dir is None
+    v4 = {**v, "accelerator": "TPU v4", "comm_scaleout_bytes_per_s": None}
+    assert not any("no measured efficiency figures" in w for w in scenario_warnings(v4))
+    assert any("no measured efficiency figures" in w for w in scenario_warnings(
+        {**v4, "comm_scaleout_bytes_per_s": 5e10}))

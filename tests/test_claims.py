@@ -574,6 +574,28 @@ def test_cli_check_scenario_left_out_lines_are_the_bills(capsys, tmp_path):
         assert r["usd"] == pytest.approx(bill[r["key"]], rel=1e-6, abs=0.01), r["key"]
 
 
+def test_cli_check_scenario_names_only_the_keys_the_file_gives(capsys, tmp_path):
+    # A new-user trial: `check --scenario` of a Llama 3.1 405B file that sets no rl_ key read
+    # "Not in the figure (the scenario's rl_rollout_tp, else the ledger's defaults)": the report
+    # chose a rollout TP (the default 4 cannot hold 405B: 811 GB of bf16 weights over 4 GPUs is
+    # 203 GB each, above an H100's 80 GiB), and that choice was named as the file's. Rule: a key
+    # is called the scenario's only when the file gives it.
+    f = tmp_path / "big.yaml"
+    f.write_text("model: llama-3.1-405b\naccelerator: H100-SXM\nn_gpus: 1024\n"
+                 "train_tokens: 1e12\nseq_len: 8192\nmfu: 0.4\n"
+                 "global_batch_tokens: 16777216\nprice_usd_per_gpu_hour: 3.0\n")
+    from llmcost.present.report import plan_report
+    assert "_rl_rollout_tp_chosen" in plan_report(f, ["00"]).scenario  # the report chose it
+    assert main(["check", "--scenario", str(f)]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "Not in the figure (the ledger's defaults):" in out and "rl_rollout_tp" not in out
+    # a key the file gives is still named
+    f.write_text(f.read_text() + "rl_rollout_tp: 8\n")
+    assert main(["check", "--scenario", str(f)]) == 0
+    assert "Not in the figure (the scenario's rl_rollout_tp, else the ledger's defaults):" in \
+        _unwrapped(capsys.readouterr().out)
+
+
 def test_scenario_claim_of_notebook_08_is_the_bills(capsys, tmp_path):
     # A new-user trial: 08's "Your scenario as a claim" said 22,033 GPU-h at goodput 99.1% (a
     # generic goodput_for) where the bill and `check --scenario` said 22,245 at 98.1% (the

@@ -151,6 +151,19 @@ def test_estimate_says_the_plan_is_over_budget(tmp_path):
     assert f"{ratio:.1f}× the budget" in _cli("estimate", "--scenario", str(path)).stdout
 
 
+def test_deadline_gpu_count_prints_every_digit():
+    # A new-user trial: `estimate --deadline-days 2.5` on default.yaml printed "1.638e+04 GPUs"
+    # (4 significant figures of 16,384), a count nobody can provision. By hand: the default run
+    # takes 13.1 paid days on 2,048 GPUs, so 3 days need n >= 2,048 x 13.1 / 3 = 8,943 GPUs;
+    # the counts its plan splits are 2^k (dp dividing the 1,024-sequence batch) x tp·pp with
+    # tp in {1, 2, 4, 8} and pp dividing the 80 layers, so none lies between 8,192 (3.3 days)
+    # and 10,240 = 1,024 x TP2·PP5, the answer.
+    out = _cli("estimate", "--scenario", "data/scenarios/default.yaml",
+               "--deadline-days", "3").stdout
+    assert "GPUs to meet the deadline: 10,240 GPUs" in " ".join(out.split())
+    assert "e+04 GPUs" not in out
+
+
 # ---- 6. --compare labels
 def test_compare_labels_are_distinct_for_the_same_stem(tmp_path):
     a, b = "data/scenarios/default.yaml", str(tmp_path / "default.yaml")

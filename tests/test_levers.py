@@ -297,6 +297,22 @@ def test_budget_and_deadline_together_obey_both(s, base):
     assert "the budget allows fewer" in df.loc["GPUs for the budget and the deadline", "how"]
 
 
+def test_budget_and_deadline_name_every_limit_a_neighbouring_count_breaks(s):
+    # A new-user trial (default.yaml, --budget-usd 3e6 --deadline-days 30) read "on 320 GPUs
+    # the budget allows fewer", which sends the reader to the budget when 320 GPUs chiefly miss
+    # the deadline. By hand: the answer, 512 GPUs, runs its tokens in ≈ 27.8 days with the
+    # budget binding; the same tokens on 320 GPUs take ≈ 27.8 × 512 / 320 = 44.4 days > 30
+    # (the wall clock ≈ tokens ÷ GPUs at a fixed MFU) and their bill is a little higher
+    # (failures and restarts grow with the run), so both limits stop 320 GPUs; on 640 GPUs
+    # 27.8 × 512 / 640 = 22.2 days ≤ 30, so only the budget does.
+    df = lv.fit_budget(s, budget_usd=3e6, deadline_days=30).set_index("quantity")
+    assert df.loc["GPUs for the budget and the deadline", "value"] == 512
+    assert df.loc["days of the main run at those tokens", "value"] == pytest.approx(27.8, abs=0.1)
+    how = df.loc["GPUs for the budget and the deadline", "how"]
+    assert "on 320 GPUs the budget and the deadline allow fewer" in how
+    assert "on 640 GPUs the budget allows fewer" in how
+
+
 def test_budget_and_deadline_search_the_gpu_count():
     # A new-user trial: a $50,000 budget and a 3-day deadline bought 1.1e11 tokens on 32 GPUs
     # (bill $14,001: the GPU count was the fewest meeting the deadline for the scenario's own
@@ -479,6 +495,26 @@ def test_a_left_out_reason_is_never_cut(sweep):
     assert llmcost.list_prices("H800", "on_demand", current_only=True).empty
     why = dict(sweep.attrs["skipped"])["H800"]
     assert why == ("price_usd_per_gpu_hour: the catalogue has no on_demand price for H800")
+
+
+def test_an_accelerator_no_plan_fits_is_left_out_with_that_reason():
+    # A new-user trial (8B on 8 A100-80GB): notebook 09 and the index read "left out: ...;
+    # TPU v5e: use more GPUs (ZeRO and recomputation were already searched)", the advice that
+    # ends checks.plan_does_not_fit's message, not its reason. By hand: any plan on 8 GPUs
+    # divides the 8.03e9 x 18 B = 144.5 GB of model states (bf16_adam_fp32_grads) at most 8
+    # ways, 18.1 GB per GPU, above a TPU v5e's 16 GB (15 GiB) HBM before any reserve.
+    sc = lv._clean({**llmcost.load_scenario(llmcost.SCENARIO_DIR / "default.yaml"),
+                    "model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8,
+                    "train_tokens": 2e9, "seq_len": 8192, "global_batch_tokens": 1048576,
+                    "price_usd_per_gpu_hour": 1.8, "ledger_rl": False})
+    assert 8.03e9 * 18 / 8 > llmcost.load_accelerator("TPU v5e").hbm_bytes
+    sw = lv.hardware_sweep(sc)
+    why = dict(sw.attrs["skipped"])["TPU v5e"]
+    assert why.startswith("no parallel plan fits: llama-3.1-8b on 8 × TPU v5e needs at least ")
+    assert why.endswith("GB usable (10% reserve)") and "use more GPUs" not in why
+    note = lv.hardware_headline(sw)["note"]
+    assert "TPU v5e: llama-3.1-8b on 8 × TPU v5e needs at least " in note
+    assert "use more GPUs" not in note
 
 
 @pytest.fixture(scope="module")

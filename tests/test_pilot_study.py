@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from llmcost.core.catalog import load_accelerator
+from llmcost.core.units import fmt_count
 from llmcost.present import plots
 from llmcost.training import calibrate as cal
 from llmcost.training import pilot_validation as pv
@@ -109,6 +110,23 @@ def test_illustrative_pilot_from_a_published_row():
     assert s.gpu_hours[0] == pytest.approx(hours, rel=1e-9)
     assert s.gpu_hours[1] < hours < s.gpu_hours[2]
     assert s.compute_usd[0] == pytest.approx(2.0 * hours, rel=1e-9)
+
+
+def test_an_illustrative_pilot_runs_where_the_plans_model_states_fit():
+    """A new-user trial: Llama 3.1 8B on 8 A100-80GB under ZeRO-2 (`mfu: predict`) failed
+    notebook 04b: the illustrative pilot took an eighth of the run, 1 GPU, where nothing is
+    sharded. By hand (bf16_adam_fp32_grads, 18 B/param: 2 weights + 4 gradients + 12 Adam):
+    on 1 GPU 8.03e9 x 18 = 144.5 GB of model states, above the 85.9 GB (80 GiB) a pilot that ran
+    may use; on 2 GPUs ZeRO-2 shards gradients and optimizer over DP = 2: 8.03e9 x (2 + 16 / 2)
+    = 80.3 GB, which fits. So the pilot doubles to 2 GPUs, still smaller than the run."""
+    q = {**_P, "model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8,
+         "seq_len": 8192, "global_batch_tokens": 1048576, "train_tokens": 2e9, "tp": 1, "pp": 1,
+         "zero_stage": 2, "recompute": "none", "micro_batch_size": 1}
+    plan = cal.step_scenario.scenario_plan(q, cal.load_model("llama-3.1-8b"))
+    assert cal.illustrative_pilot_gpus(plan, 128) == 1  # an eighth of 8
+    s = cal.pilot_study(q, price_usd_per_gpu_hour=1.8)
+    assert s.illustrative and s.pilot.n_gpus == 2 and s.pilot.plan.zero_stage == 2
+    assert s.extrapolation.mfu_low < s.extrapolation.mfu < s.extrapolation.mfu_high
 
 
 def test_an_illustrative_pilot_is_smaller_than_the_run():
@@ -399,6 +417,7 @@ def test_notebook_04b_pilot_lines_word_the_study():
     assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, "
                         f"{x.describe()}; band ±{x.half_width:.0%} for: 32x the pilot's GPUs")
     assert lines[3].startswith(f"main run at the pilot's MFU: {hours / 1e6:.3g}M ideal GPU-hours")
+    assert fmt_count(hours, 3) == f"{hours / 1e6:.3g}M"  # millions: the k/M format
     assert f"compute {fmt_usd(2.0 * hours)} (" in lines[3]
     assert lines[3].endswith("at $2.00/GPU-h; the bill: the scenario's mfu 40.0%, failures added")
     assert lines[4] == "not identified by this pilot: " + "; ".join(c.not_identified)

@@ -88,6 +88,12 @@ def _check_summary(scenario, summary):
     assert idx["rl_usd"]["value"] == pytest.approx(lines["post.rl"]["usd"], rel=1e-9)
     batch_rows = {r["key"]: r for r in summary["notebooks"]["02_batch_size"]}
     assert batch_rows["plan_tokens_over_e_min"]["value"] > 1
+    # A count of parameters is labelled as one (a trial read 06's "inference-adjusted optimum
+    # (USD)  74.8M" as dollars: the row is the optimum's parameter count)
+    for nb, got in summary["notebooks"].items():
+        for r in got:
+            if r["key"].endswith("n_params"):
+                assert "parameters" in r["label"], (nb, r["key"], r["label"])
     # Every headline figure with a sourced band (tests/data/summary_bands.csv) lies inside it.
     bands = [b for b in _bands() if b["scenario"] == scenario.stem]
     assert {b["notebook"] for b in bands} >= {"01_flops", "02_batch_size", "03_parallelism",

@@ -458,3 +458,29 @@ def test_the_index_bill_table_marks_a_point_outside_its_range():
     assert f"* {OUTSIDE_NOTE}" in page
     inside = {**bill, "bill.lines": {"b": bill["bill.lines"]["b"]}}
     assert OUTSIDE_NOTE not in _bill_html({"bill": inside})
+
+
+def test_a_context_extension_is_not_called_beyond_the_models_context():
+    # A new-user trial: Llama 3.1 70B at 131,072 tokens read "the 131,072-token sequences are
+    # longer than the model's context" in the index's first box, while the detail (and the
+    # world: Llama 3.1 was pre-trained at 8K, then extended to 128K, arXiv:2407.21783 §3.4.2)
+    # says the catalogue records only the 8,192-token pre-training length: an extension. A
+    # model whose max_position_embeddings the length passes keeps the stronger words.
+    ext = scenario_warnings({"model": "llama-3.1-70b", "seq_len": 131072})
+    w = next(x for x in ext if x.startswith("seq_len="))
+    assert glance.caveat_line(w) == ("the 131,072-token sequences extend the model's "
+                                     "8,192-token pre-training context")
+    past = ("seq_len=131,072 is beyond phi-3-mini-4k's context of 4,096 tokens "
+            "(max_position_embeddings): the model cannot attend that far")
+    assert glance.caveat_line(past) == ("the 131,072-token sequences are longer than the "
+                                        "model's context")
+    # the CP-default warning (checks.cp_default_warning) in one line with both MFUs
+    cp = ("cp is the notebooks' default 1 (the scenario sets no cp), so no GPU shares a "
+          "131,072-token sequence: the step-time model predicts 18.1% MFU for TP8 · PP2 · DP128 "
+          "· 1F1B m=1 mbs=1 · ZeRO-1 · full recompute, and 46.4% for TP4 · PP2×v40 · CP16 · "
+          "DP16 · INTERLEAVED m=8 mbs=1 · ZeRO-2 · no recompute, the fastest plan with context "
+          "parallelism chosen (a step 2.57× shorter); cp: 0 lets the plan search choose it, "
+          "cp: 1 keeps it off.")
+    assert glance.caveat_line(cp) == ("context parallelism is off by default: with it the plan "
+                                      "search predicts 46.4% MFU, not 18.1% (cp: 0 lets it "
+                                      "choose)")

@@ -90,6 +90,26 @@ def test_mfu_predict_beside_a_pilot_is_refused(tmp_path):
         load_scenario(path)
 
 
+def test_both_pilot_forms_are_refused_by_every_command(tmp_path):
+    """A new-user trial: a file giving `pilot:` records and ledger_pilot_tokens_per_s_per_gpu
+    was refused by `estimate` (the report's calibration) but `calibrate --scenario` printed a
+    calibration from the records alone, the shorthand silently ignored. The rule now lives in
+    load_scenario, which both read: one pilot measurement form, named with the other."""
+    pilots = [{"n_gpus": 8, "tp": 1, "pp": 1, "zero_stage": 2, "tokens_per_s_per_gpu": 12000}]
+    path = _write(tmp_path, {**BASE_8B, "pilot": pilots,
+                             "ledger_pilot_tokens_per_s_per_gpu": 12000.0})
+    want = "give either ledger_pilot_tokens_per_s_per_gpu or pilot, not both"
+    with pytest.raises(ScenarioError, match=want):
+        load_scenario(path)
+    for cmd in ("calibrate", "estimate"):
+        got = run_cli(cmd, "--scenario", str(path))
+        assert got.returncode == 2 and want in got.stderr and not got.stdout, cmd
+    # either alone still calibrates
+    for one in ({"pilot": pilots}, {"ledger_pilot_tokens_per_s_per_gpu": 12000.0}):
+        assert run_cli("calibrate", "--scenario", str(_write(
+            tmp_path, {**BASE_8B, **one}, "one.yaml"))).returncode == 0
+
+
 def test_train_tokens_below_one_global_batch_is_refused(tmp_path):
     """A run trains global_batch_tokens per optimizer step: 1,000 tokens with a batch of
     4,194,304 is less than one step (the trial's typo, billed $0.00); one batch exactly is
@@ -293,7 +313,13 @@ def test_check_prices_the_rl_line_at_the_rollout_tp_the_report_chooses(tmp_path)
     got = json.loads(r.stdout)
     rl = next(x for x in got["left_out"] if x["key"] == "post.rl")
     assert rl["status"] == "modelled" and rl["usd"] > 0
-    assert "rl_rollout_tp" in got["left_out_keys"]
+    # priced at the report's choice, as the bill prices it; named as the scenario's key only
+    # where the file gives it (a later trial read "the scenario's rl_rollout_tp" of a file
+    # that sets none)
+    from llmcost.present.cli import estimate_ledger
+    assert rl["usd"] == pytest.approx(estimate_ledger(_write(tmp_path, sc)).line(
+        "post.rl").usd, rel=1e-9)
+    assert "rl_rollout_tp" not in got["left_out_keys"]
 
 
 def test_a_config_json_that_is_not_an_object_is_one_line_naming_the_model(tmp_path):
@@ -515,3 +541,50 @@ def test_the_hardware_sweep_moves_an_rl_job_to_as_many_chips_as_its_update_needs
     moved = levers.on_hardware(v, "TPU v5e")
     assert (moved["rl_gpus"], moved["rl_rollout_tp"]) == (128, 16)
     assert levers.on_hardware(v, "H100-SXM")["rl_gpus"] == 64  # fits where it was planned
+
+
+def test_notebook_04b_runs_a_small_zero2_scenario_and_prints_its_hours_whole(tmp_path):
+    """A new-user trial: Llama 3.1 8B on 8 A100-80GB (`mfu: predict`, ZeRO-2 chosen, 2B tokens)
+    failed notebook 04b (its illustrative pilot, an eighth of the run, was 1 GPU where the
+    ZeRO-2 model states do not fit: calibrate.pilot_study now doubles it), and the page printed
+    "0.000152M GPU-hours, $0.000274M" for a run of 152 GPU-hours. By hand: GPU-hours =
+    train_tokens ÷ tokens/s × GPUs ÷ 3600, printed with k/M suffixes (llmcost.fmt_count) and
+    dollars by llmcost.fmt_usd."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8, "train_tokens": 2e9,
+          "seq_len": 8192, "mfu": "predict", "price_usd_per_gpu_hour": 1.8,
+          "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["04b"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    line = next(x for x in out.splitlines() if x.startswith("2e+09 tokens at "))
+    tps = float(line.removeprefix("2e+09 tokens at ").split(" tokens/s")[0].replace(",", ""))
+    hours = 2e9 / tps * 8 / 3600  # tokens/s as printed (rounded to a whole number)
+    got = re.search(r"GPUs, ([0-9.]+) GPU-hours, \$([0-9.,]+) at \$1\.80/GPU-h", line)
+    assert got, line
+    assert float(got[1]) == pytest.approx(hours, rel=0.005) and 100 < hours < 1000
+    assert float(got[2].replace(",", "")) == pytest.approx(1.8 * hours, rel=0.005)
+    assert "0.000" not in out
+    assert "ILLUSTRATIVE pilot" in out and "on 2 of 8 GPUs" in out
+
+
+def test_notebook_01_prints_a_small_runs_throughput_whole(tmp_path):
+    """The same trial scenario's notebook 01 read "0.03M tokens/s on 8 GPUs" (two decimals of
+    millions) for 8 × 3,630 = 29,040 tokens/s; it prints llmcost.fmt_count's "29k". By hand
+    here: 8 × the per-GPU figure the line prints, in thousands."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-8b", "accelerator": "A100-80GB", "n_gpus": 8, "train_tokens": 2e9,
+          "seq_len": 8192, "mfu": 0.5, "price_usd_per_gpu_hour": 1.8,
+          "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    line = next(x for x in out.splitlines() if x.startswith("MFU 0.50 on A100-80GB means "))
+    per_gpu = float(line.split(" means ")[1].split(" tokens/s")[0].replace(",", ""))
+    got = re.search(r"context, ([0-9.]+)k tokens/s on 8 GPUs$", line)
+    assert got, line  # per GPU as printed, rounded to a whole token/s: within 0.5 %
+    assert float(got[1]) * 1e3 == pytest.approx(8 * per_gpu, rel=0.005)

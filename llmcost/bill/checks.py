@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
-                            load_efficiency, load_model, unavailable_prices)
+                            load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import memory, parallel
-from ..training.accuracy import band_for_step, step_error_words
+from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
+                                 validation_table)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
@@ -78,6 +79,19 @@ def unavailable_price_warning(values: dict) -> str | None:
             "at that price: set price_usd_per_gpu_hour from a quote.")
 
 
+def step_model_runs(values: dict) -> bool:
+    """Whether the step-time model can price the scenario's hardware at all: its cluster
+    (``catalog.scenario_cluster``) has every network figure, from the catalogue or the
+    scenario's ``comm_scaleout_bytes_per_s``. Without one (TPU v4, MI325X) no step is predicted
+    and the report runs only notebooks 00, 01 and 07, so warnings about how the model priced the
+    step have nothing to describe."""
+    try:
+        scenario_cluster({**values, "n_gpus": max(1, int(values.get("n_gpus") or 1))})
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
                            defaults=frozenset()) -> str | None:
     """The stack profile the step-time model used (``stack``, default ``DEFAULT_STACK``) when it
@@ -93,7 +107,7 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
         vendor = foreign_hardware(st, gpu)
     except ValueError:
         return None
-    if vendor is None:
+    if vendor is None or not step_model_runs(values):
         return None
     given = "stack" in values and "stack" not in defaults
     own = [n for n in list_stacks() if vendor in load_stack(n).measured_on]
@@ -174,7 +188,7 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
         out.append(_fp8_basis_warning(values.get("accelerator"), mfu_predicted))
     if "accelerator" in values:
         gpu = load_accelerator(values["accelerator"])
-        if load_efficiency(gpu.name).accelerator == "default":
+        if load_efficiency(gpu.name).accelerator == "default" and step_model_runs(values):
             out.append(f"{gpu.name} has no measured efficiency figures in data/efficiency.csv: "
                        "the step-time model uses generic ones (the 'default' row), so its "
                        "predictions for this accelerator are rough.")
@@ -190,6 +204,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     context = _context_warning(values)
     if context:
         out.append(context)
+    no_cp = cp_default_warning(values, defaults)
+    if no_cp:
+        out.append(no_cp)
     dear = catalogue_price_warning(values)
     if dear:
         out.append(dear)
@@ -202,6 +219,36 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when a long-context scenario (``seq_len`` above
+    ``accuracy.LONG_CONTEXT_TOKENS``, 32k, where most published runs split each sequence with
+    context parallelism) leaves ``cp`` at the notebooks' default 1 (``defaults`` holds ``cp``)
+    and the plan search with CP chosen (``cp: 0``) predicts a shorter step than the scenario's
+    plan without it. Both plans are the step-time model's (``step_scenario.scenario_step``, the
+    plan search of every notebook) and are compared as the search compares them
+    (``parallel.margin_weighted_step_s``: a ZeRO-3 step counted ``ZERO3_STEP_MARGIN`` longer).
+    None otherwise, or when either plan cannot be built (validation says why)."""
+    seq = values.get("seq_len")
+    if "cp" not in defaults or values.get("cp") != 1 or not isinstance(seq, int) \
+            or seq <= LONG_CONTEXT_TOKENS or "model" not in values:
+        return None
+    try:
+        spec = load_model(values["model"])
+        plan1, b1 = scenario_step(values, spec)
+        plan0, b0 = scenario_step({**values, "cp": 0}, spec)
+    except (ValueError, KeyError):
+        return None
+    t1, t0 = (float(parallel.margin_weighted_step_s(b.step_time_s, pl.zero_stage))
+              for b, pl in ((b1, plan1), (b0, plan0)))
+    if plan0.cp == 1 or t0 >= t1:
+        return None
+    return (f"cp is the notebooks' default 1 (the scenario sets no cp), so no GPU shares a "
+            f"{seq:,}-token sequence: the step-time model predicts {b1.mfu:.1%} MFU for "
+            f"{plan1.describe()}, and {b0.mfu:.1%} for {plan0.describe()}, the fastest plan with "
+            f"context parallelism chosen (a step {t1 / t0:.2f}× shorter); cp: 0 lets the plan "
+            "search choose it, cp: 1 keeps it off.")
 
 
 def _context_warning(values: dict) -> str | None:
@@ -295,10 +342,12 @@ def _scenario_plan(values: dict):
     return spec, gpu, plan, memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
 
 
-def plan_does_not_fit(values: dict) -> str | None:
+def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:
     """One sentence if the scenario's plan (chosen where left free: the plan needing the least
     memory when none fits) exceeds the usable HBM, else None. The report refuses such a scenario
-    before running anything; None also when the plan cannot be built (validation says why)."""
+    before running anything; None also when the plan cannot be built (validation says why).
+    ``advice=False`` leaves out the closing advice (": use more GPUs ..."), for a caller that
+    lists the reason beside others (``levers.hardware_sweep``'s accelerators left out)."""
     try:
         spec, gpu, plan, mem = _scenario_plan(values)
     except (ValueError, KeyError):
@@ -308,11 +357,12 @@ def plan_does_not_fit(values: dict) -> str | None:
     if mem.total <= usable:
         return None
     free = values.get("zero_stage", -1) == -1 and values.get("recompute", "auto") == "auto"
-    advice = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
+    advise = ("use more GPUs (ZeRO and recomputation were already searched)" if free else
               "use more GPUs, or leave zero_stage and recompute free (-1, auto)")
     return (f"no parallel plan fits: {spec.name} on {values['n_gpus']:,} × {gpu.name} needs at "
             f"least {mem.total / 1e9:,.0f} GB per GPU (plan {plan.describe()}), more than the "
-            f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve): {advice}")
+            f"{usable / 1e9:,.0f} GB usable ({reserve:.0%} reserve)"
+            + (f": {advise}" if advice else ""))
 
 
 def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
@@ -339,11 +389,7 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
                    f"{gpu.name}: its collectives cross the slower scale-out network.")
     out.extend(_stack_warnings(values, plan))
     if plan.zero_stage == 3:
-        out.append("the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer "
-                   "gathers and reduce-scatters layer by layer (comm.fsdp_exposure), checked on "
-                   "few runs (DeepSpeed 2021 in Narayanan et al. Table 2, held-out rows -9% to "
-                   "+20%; one FSDP2 H100 run): read its predicted MFU with that band, as an "
-                   "optimistic estimate where gathers and compute take about as long.")
+        out.append(zero3_warning())
     mfu = values.get("mfu")
     if isinstance(mfu, float):
         try:
@@ -362,6 +408,22 @@ def _plan_warnings(values: dict, mfu_predicted: bool = False) -> list[str]:
             if line:
                 out.append(line)
     return out
+
+
+def zero3_warning() -> str:
+    """What the step-time model's ZeRO-3 (FSDP) pricing rests on, from its validation
+    (``accuracy.validation_table``, the held-out rows of ``data/validation_mfu.csv`` with
+    ``zero_stage`` 3): their count and the range and median of their errors, predicted ÷
+    published MFU − 1 (positive: the model is optimistic), and the margin the plan search adds
+    to a ZeRO-3 step (``parallel.ZERO3_STEP_MARGIN``, fitted on the calibration rows)."""
+    v = validation_table()
+    e = v.loc[(v["zero_stage"] == 3) & (v["split"] == "held-out"), "error"]
+    return (f"the plan uses ZeRO-3 (FSDP): the step-time model prices its per-layer gathers and "
+            f"reduce-scatters layer by layer (comm.fsdp_exposure), checked on {len(e)} held-out "
+            f"published ZeRO-3 runs (predicted ÷ published MFU − 1 from {e.min():+.0%} to "
+            f"{e.max():+.0%}, median {e.median():+.1%}); the plan search counts a ZeRO-3 step "
+            f"{parallel.ZERO3_STEP_MARGIN:.0%} longer when it ranks plans (the calibration "
+            "rows' 90% upper error): read the predicted MFU with its band.")
 
 
 def given_vs_predicted_mfu(mfu: float, b, band, plan) -> str | None:

@@ -996,9 +996,12 @@ def predicted_mfu_source(pred: dict) -> str:
     """The label of a predicted MFU (``report.resolve_mfu``'s ``_mfu_prediction``): where it
     comes from and, when its regime has held-out runs (the bill's MFU is then the band's central
     estimate, ``accuracy.central_mfu``), the prediction and the bill's figure both
-    (``predicted_mfu_words``)."""
+    (``predicted_mfu_words``); the efficiency profile its kernels were priced at, when the
+    scenario names one."""
     band = pred.get("band", {})
     stack = f" on the {pred['stack']} stack" if pred.get("stack") else ""
+    if pred.get("efficiency_profile"):  # the scenario's own measured kernels, named
+        stack += f", kernels at the efficiency profile {pred['efficiency_profile']}"
     if band.get("n") and predicted_mfu_words(pred):
         return f"predicted (mfu: predict) by llmcost.step{stack}: {predicted_mfu_words(pred)}"
     text = f"predicted (mfu: predict) by llmcost.step for {pred.get('plan', '?')}{stack}"

@@ -1241,7 +1241,7 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
         sc = {**s, "price_usd_per_gpu_hour": None} if at_catalogue else dict(s)
     else:
         sc = on_hardware(s, acc)
-        misfit = plan_does_not_fit(sc)
+        misfit = plan_does_not_fit(sc, advice=False)  # the reason, not "use more GPUs"
         if misfit:
             raise DoesNotFit(misfit)
     plan, st, band, point = central_prediction(sc, model)  # point: p / (1 + c) in the band
@@ -1894,12 +1894,15 @@ def _gpus_for_both(s: dict, bud: float, dl: float, counts: tuple) -> dict:
                                      best_t * 1.01, 30)[0]
             i, j = j, j + way
     why = []
-    for k in (i - 1, i + 1):  # what stops each neighbouring count at more tokens
+    for k in (i - 1, i + 1):  # every limit that stops each neighbouring count at more tokens
         if 0 <= k < len(cands):
-            over = [w for w, ok in (("the budget", fits(cands[k], best_t * (1 + 1e-6), False)),
-                                    ("the deadline", fits(cands[k], best_t * (1 + 1e-6))))
-                    if not ok][:1]
-            why.append(f"on {cands[k]:,} GPUs {over[0] if over else 'both'} allows fewer")
+            led = led_of(cands[k], best_t * (1 + 1e-6))
+            over = [w for w, bad in (("the budget", led.total_usd > bud),
+                                     ("the deadline", led.figures["wall_clock_days"] > dl))
+                    if bad]
+            verb = "allows" if len(over) == 1 else "allow"
+            why.append(f"on {cands[k]:,} GPUs " + (f"{' and '.join(over)} {verb} fewer" if over
+                                                   else "it fits as many"))
     return {"quantity": "GPUs for the budget and the deadline", "value": float(cands[i]),
             "unit": "GPUs",
             "how": f"the {what.removeprefix('fewest ')} on which the most tokens have the whole "

@@ -1195,8 +1195,8 @@ def _check_exploratory(out: dict, p) -> None:
 
 def _check_mfu_and_pilot(out: dict, p) -> None:
     """A scenario file gives the MFU once: ``mfu`` (a number, a range or ``predict``) or a pilot
-    (``pilot`` records or ``ledger_pilot_tokens_per_s_per_gpu``), whose throughput would
-    replace it; and ``ledger_pilot_n_gpus`` only beside the throughput it locates."""
+    (``pilot`` records or ``ledger_pilot_tokens_per_s_per_gpu``, not both), whose throughput
+    would replace it; and ``ledger_pilot_n_gpus`` only beside the throughput it locates."""
     pilot_keys = [k for k in ("pilot", "ledger_pilot_tokens_per_s_per_gpu")
                   if out.get(k) not in (None, [])]
     if "mfu" in out and pilot_keys:  # the pilot's MFU would silently replace the given one
@@ -1208,6 +1208,10 @@ def _check_mfu_and_pilot(out: dict, p) -> None:
         raise ScenarioError(f"{p}: {given} and {keys} are both given: the pilot's throughput "
                             "sets the MFU (extrapolated to the scenario's plan); give one or "
                             "the other (drop mfu to bill the pilot's MFU)")
+    if len(pilot_keys) == 2:  # calibrate read the records and ignored the shorthand
+        raise ScenarioError(f"{p}: give either ledger_pilot_tokens_per_s_per_gpu or pilot, not "
+                            "both: each is a pilot measurement that sets the MFU (the records "
+                            "of `pilot:` say which plan and GPU count ran)")
     if out.get("ledger_pilot_n_gpus") is not None and \
             out.get("ledger_pilot_tokens_per_s_per_gpu") is None:
         raise ScenarioError(f"{p}: ledger_pilot_n_gpus={out['ledger_pilot_n_gpus']} is given "

@@ -342,8 +342,8 @@ def pilot_study(study, n_gpus: int, price_usd_per_gpu_hour: float, scenario_mfu:
                  f"{x.describe()}; " + x.describe_band())
     bill = (f"the scenario's mfu {scenario_mfu:.1%}, failures added" if study.illustrative else
             "its MFU calibrated on this pilot, failures added")
-    lines.append(f"main run at the pilot's MFU: {h[0] / 1e6:.3g}M ideal GPU-hours "
-                 f"({h[1] / 1e6:.3g}-{h[2] / 1e6:.3g}M), compute {fmt_usd(usd[0])} "
+    lines.append(f"main run at the pilot's MFU: {fmt_count(h[0], 3)} ideal GPU-hours "
+                 f"({fmt_count(h[1], 3)}-{fmt_count(h[2], 3)}), compute {fmt_usd(usd[0])} "
                  f"({fmt_usd(usd[1])}-{fmt_usd(usd[2])}) at ${price_usd_per_gpu_hour:.2f}/GPU-h; "
                  f"the bill: {bill}")
     lines.append("not identified by this pilot: " + "; ".join(c.not_identified))

@@ -384,7 +384,8 @@ def _estimate(args) -> int:
     if fit is not None:  # levers.fit_budget
         print("\nworking backwards (llmcost.levers.fit_budget):")
         for r in fit.itertuples():  # wrapped to the terminal as the bill's prose is
-            print("\n".join(textwrap.wrap(f"{r.quantity}: {r.value:,.4g} {r.unit} ({r.how})",
+            value = f"{r.value:,.0f}" if r.unit == "GPUs" else f"{r.value:,.4g}"  # 16,384 exact
+            print("\n".join(textwrap.wrap(f"{r.quantity}: {value} {r.unit} ({r.how})",
                                            max(20, terminal_columns() - 1),
                                            initial_indent="  ", subsequent_indent="    ",
                                            break_on_hyphens=False)))
@@ -908,6 +909,8 @@ def _check(args) -> int:
                          if k.startswith(LEFT_OUT_KEY_PREFIXES)
                          and not k.startswith("ledger_pilot")
                          and (k in sc or f"_{k}_chosen" in planned.scenario)}
+            # a key the report chose is priced but not named as the scenario's own
+            sized.update(k for k in left_keys if k not in sc)
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
             # the scenario's own price and goodput, as estimate bills them (its failure rates
@@ -960,6 +963,7 @@ def _check(args) -> int:
                         # own runs kept); a published claim never against itself
                         exclude_own_runs=not getattr(args, "scenario", None), **claim)
         if sized:  # the keys named as the scenario's: not the storage bandwidth the bill sized
+            # nor a key the report chose (a rollout TP where the default does not fit)
             c = dataclasses.replace(c, left_out_keys=tuple(
                 k for k in c.left_out_keys if k not in sized))
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found

@@ -521,6 +521,8 @@ def resolve_mfu(scenario: dict, used: dict, scenario_path="scenario") -> dict:
             if p.get("efficiency_profile") else ""),
         "step_time_s": b.step_time_s, "hfu": b.hfu, "tokens_per_s": b.tokens_per_s,
         "efficiency_row": b.efficiency_row, "stack": b.stack,
+        "efficiency_profile": Path(p["efficiency_profile"]).name
+        if p.get("efficiency_profile") else None,
         "breakdown_s": {k: float(v) for k, v in b.parts.items()},
         "band": {"low": band.low, "high": band.high, "half_width": band.half_width,
                  "center": band.center, "n": band.n, "regime": band.regime,

@@ -968,8 +968,9 @@ def pilots_from_scenario(p: dict) -> list:
                              peak_memory_bytes=None if mem is None else float(mem) * 1e9,
                              label=f"pilot[{i}]"))
             check_pilot(out[-1])
-        except ValueError as e:
-            raise ValueError(_record_error(i, e)) from None
+        except ValueError as e:  # a plan that does not fit stays a DoesNotFit
+            raise (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(
+                _record_error(i, e)) from None
     return out
 
 
@@ -1164,9 +1165,11 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     rec, said = shorthand_pilot(p, plan)
     try:
         c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
-    except ValueError as e:
-        raise ValueError(f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
-                         f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ').removeprefix('pilot[0].')}") from None
+    except ValueError as e:  # a plan that does not fit stays a DoesNotFit (pilot_study's search)
+        raise (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(
+            f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
+            f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ').removeprefix('pilot[0].')}"
+        ) from None
     return c, x, plan, said
 
 
@@ -1240,7 +1243,9 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     ``ledger_pilot_tokens_per_s_per_gpu`` at ``ledger_pilot_n_gpus``) or, when it gives none,
     an **illustrative** one: the scenario's plan at the GPU count of the published run
     ``illustrative_pilot_row`` picks, in whole model-parallel groups and at most an eighth of the
-    run (``illustrative_pilot_gpus``), measuring that run's MFU on the workbook basis,
+    run (``illustrative_pilot_gpus``; doubled, up to the run's count, while the plan's model
+    states do not fit at it: a ZeRO plan on 8 GPUs shards them over 8 ranks, not over the one
+    an eighth leaves), measuring that run's MFU on the workbook basis,
     ``tokens/s per GPU = MFU_row × peak(dtype) ÷ flops_per_token(seq_len, causal=False)``.
     The shorthand and the illustrative pilot are calibrated and extrapolated by
     ``shorthand_calibration``; the main run's
@@ -1278,10 +1283,18 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
         source = (f"illustrative: the MFU {mfu_row:.1%} of the published run {row} "
                   f"({pub.n_gpus} x {pub.accelerator}, data/validation_mfu.csv), as "
                   f"{tps:,.0f} tokens/s per GPU of the scenario's model")
+        while True:  # a plan whose ZeRO shards fit only over more data-parallel ranks: double
+            try:
+                c, x, plan, said = shorthand_calibration(q, plan=plan)
+                break
+            except DoesNotFit:
+                if q["ledger_pilot_n_gpus"] >= plan.n_gpus:
+                    raise
+                q["ledger_pilot_n_gpus"] = min(2 * q["ledger_pilot_n_gpus"], plan.n_gpus)
     else:
         source = (f"the scenario's ledger_pilot_tokens_per_s_per_gpu "
                   f"{q['ledger_pilot_tokens_per_s_per_gpu']:,.0f}")
-    if not records:
+    if not records and not illustrative:
         c, x, plan, said = shorthand_calibration(q, plan=plan)
     tokens_per_step = plan.global_batch_size * int(p["seq_len"])
     h = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens_per_step)

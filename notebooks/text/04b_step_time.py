@@ -306,8 +306,8 @@ budget = step.time_budget(b)
 run_s = p["train_tokens"] / b.tokens_per_s
 gpu_h = run_s * p["n_gpus"] / 3600
 print(f"{p['train_tokens']:.3g} tokens at {b.tokens_per_s:,.0f} tokens/s: {run_s / 86400:.1f} "
-      f"days on {p['n_gpus']:,} GPUs, {gpu_h / 1e6:.3g}M GPU-hours, "
-      f"${gpu_h * price / 1e6:.3g}M at ${price:.2f}/GPU-h ({price_source})")
+      f"days on {p['n_gpus']:,} GPUs, {llmcost.fmt_count(gpu_h, 3)} GPU-hours, "
+      f"{llmcost.fmt_usd(gpu_h * price)} at ${price:.2f}/GPU-h ({price_source})")
 print(f"of which model FLOPs at peak: {budget['share'].iloc[0]:.1%}; you pay "
       f"{1 / b.mfu:.2f}× the compute the model needs")
 lost = budget.iloc[1:].sort_values("share", ascending=False)
@@ -669,9 +669,10 @@ if len(z3):
 # The pilot below is the scenario's (its `pilot:` runs, on which the bill's MFU is calibrated)
 # when it gives them; otherwise an **illustrative** pilot: the scenario's plan at the MFU of the
 # closest published run in `data/validation_mfu.csv` (named in the output), on that run's GPU count
-# in whole model-parallel groups and never more than `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the
-# run's GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from
-# it. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
+# in whole model-parallel groups and at most `calibrate.ILLUSTRATIVE_PILOT_MAX_SHARE` of the run's
+# GPUs (`calibrate.illustrative_pilot_gpus`; printed below), so that the run extrapolates from it,
+# unless the plan's model states fit only on more GPUs (ZeRO shards them over the data-parallel
+# ranks): then the count is doubled until they fit. Its main-run figure is the compute the **pilot's** MFU implies (ideal GPU-hours, no failures);
 # the bill of notebook 00 prices the run at the scenario's own MFU and adds failures and restarts,
 # and uses a pilot only when the scenario gives one.
 

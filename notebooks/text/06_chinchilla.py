@@ -772,7 +772,8 @@ rows = [
 # %%
 # NBVAL_CHECK_OUTPUT
 publish_summary("06_chinchilla", rows + [
-    summary_row("lifetime_optimal_n_params", "inference-adjusted optimum (USD)", float(opt_usd.n_params), "",
+    summary_row("lifetime_optimal_n_params", "parameters of the inference-adjusted optimum (USD)",
+                float(opt_usd.n_params), "",
                 f"{llmcost.fmt_count(p['inference_tokens_lifetime'])} served tokens"),
     summary_row("lifetime_optimal_tokens_per_param", "its tokens per parameter",
                 float(opt_usd.tokens_per_param), "", "same loss as the scenario"),
