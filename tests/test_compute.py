@@ -130,6 +130,23 @@ def test_published_run_mfu_table():
         df.loc["llama1-65b", "mfu_from_throughput_6nd"], abs=0.003)
 
 
+def test_published_fp8_run_may_exceed_the_bf16_peak():
+    """Megatron-Bridge docs/performance-summary-archive.md (26.04 NeMo Container, DGX-GB300):
+    Llama 3 70B in FP8 on 64 GB300, 5,243 tokens/s and 2,355 model TFLOP/s per GPU. On the
+    2.5 PFLOP/s dense BF16 peak NVIDIA's count is 2,355 / 2,500 = 0.942; the full-mask detailed
+    count (481.4 GFLOP per token at 8,192 tokens: 6·(N − V·d) + 12·L·d·s) gives 5,243 × 481.4e9 / 2.5e15
+    = 1.01 (the input embedding, 128,256 × 8,192, is a lookup: no FLOPs). The table keeps it (an FP8 run is about half of its FP8 peak); the pilot entry point
+    refuses the same figure as input."""
+    df = compute.published_run_mfu().set_index("run_id")
+    row = df.loc["mb2604-gb300-llama-3.1-70b-fp8cs"]
+    m = llmcost.load_model("llama-3.1-70b")
+    full = 6 * (m.n_params - 128256 * 8192) + 12 * 80 * 8192 * 8192
+    assert row["mfu_from_throughput_detailed"] == pytest.approx(5243 * full / 2.5e15, rel=0.01)
+    assert 1.0 < row["mfu_from_throughput_detailed"] < 1.03
+    with pytest.raises(ValueError, match="tokens_per_s_per_gpu=5,243 is impossible"):
+        llmcost.mfu_from_throughput(5243, m, "GB300-NVL72", 8192)
+
+
 def test_conventions_table_orders_as_expected():
     df = compute.flops_per_token_conventions(llmcost.load_model("llama-2-70b"), 4096)
     r = dict(zip(df["convention"], df["ratio_to_6nd"]))

@@ -416,8 +416,8 @@ def test_notebook_04b_pilot_lines_word_the_study():
                                f"{c.uncalibrated_mfu[0]:.1%} predicted; calibrated on 1 pilot")
     assert lines[2] == (f"full run {s.plan.describe()}: step {x.step_time_s:.2f} s, "
                         f"{x.describe()}; band ±{x.half_width:.0%} for: 32x the pilot's GPUs")
-    assert lines[3].startswith(f"main run at the pilot's MFU: {hours / 1e6:.3g}M ideal GPU-hours")
-    assert fmt_count(hours, 3) == f"{hours / 1e6:.3g}M"  # millions: the k/M format
+    assert lines[3].startswith(f"main run at the pilot's MFU: {fmt_count(hours, 3)} ideal "
+                               "GPU-hours")
     assert f"compute {fmt_usd(2.0 * hours)} (" in lines[3]
     assert lines[3].endswith("at $2.00/GPU-h; the bill: the scenario's mfu 40.0%, failures added")
     assert lines[4] == "not identified by this pilot: " + "; ".join(c.not_identified)
