@@ -327,6 +327,30 @@ def test_longer_responses_never_make_an_iteration_cheaper(s, factor):
     assert _run(s, factor).gpu_s >= _run(s).gpu_s * (1 - 1e-9)
 
 
+def test_the_scenarios_stack_prices_its_rl_update():
+    # The update's automatic plan and step are the scenario's stack's (rl.scenario_iteration):
+    # the same iteration as rl.rl_iteration with stack=, and a stack without the default's
+    # kernels (deepspeed-zero3-2021: no FlashAttention, TP and PP traffic not overlapped) gives a
+    # longer update than the default megatron-core-2024, which a scenario without the key gets.
+    kw = dict(rl_algorithm="grpo", rl_reward="verifier", rl_prompts_per_step=16,
+              rl_samples_per_prompt=8, rl_prompt_tokens=256, rl_response_tokens=1024,
+              rl_response_tokens_max=4096, rl_ppo_epochs=1, rl_gpus=8, rl_rollout_gpus=0,
+              rl_rollout_tp=1, rl_async=False, rl_partial_rollouts=False, rl_weight_sync_s=None,
+              rl_train_mfu=None, rl_verifier_usd_per_sample=0.0, serve_weight_dtype="bf16",
+              serve_kv_dtype="bf16")
+    p = llmcost.validate_parameters(model="llama-3.1-8b", accelerator="H100-SXM", **kw)
+    ds = rl.scenario_iteration({**p, "stack": "deepspeed-zero3-2021"})
+    direct = rl.rl_iteration("llama-3.1-8b", "H100-SXM", algorithm="grpo", reward="verifier",
+                             prompts_per_step=16, samples_per_prompt=8, prompt_tokens=256,
+                             response_tokens=1024, response_tokens_max=4096, n_gpus=8,
+                             rollout_gpus=0, rollout_tp=1, train_plan="auto",
+                             stack="deepspeed-zero3-2021")
+    assert ds.update_wall_s == pytest.approx(direct.update_wall_s, rel=1e-12)
+    default = rl.scenario_iteration(p)
+    assert default == rl.scenario_iteration({**p, "stack": DEFAULT_STACK})
+    assert ds.update_wall_s > default.update_wall_s * 1.02
+
+
 def test_scenario_keys_drive_the_iteration():
     p = llmcost.validate_parameters(
         model="llama-3.1-8b", accelerator="H100-SXM", rl_algorithm="grpo", rl_reward="verifier",

@@ -74,7 +74,7 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.stacks import StackFeatureWarning
+from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
 from ..training.options import StepOptions
@@ -1888,7 +1888,9 @@ def scenario_iteration(p: dict) -> RLIteration:
     (``catalog.scenario_accelerator``), ``serve_weight_dtype`` / ``serve_kv_dtype`` for the
     rollout precision).
     Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
-    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``).
+    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``)
+    among those the scenario's ``stack`` runs, priced on that stack (the trainer taken to run
+    the scenario's training stack; absent: ``stacks.DEFAULT_STACK``).
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
     rollout GPUs (rl_gpus=4, colocated)``."""
@@ -1922,7 +1924,9 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
-                  "serve_weight_dtype", "serve_kv_dtype")
+                  "serve_weight_dtype", "serve_kv_dtype", "stack")
+#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken.
+ITERATION_DEFAULTS = {"stack": DEFAULT_STACK}
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
@@ -1930,7 +1934,7 @@ def _scenario_iteration(p: dict) -> RLIteration:
     values (a bill's levers and ranges change prices and sizes far more often than the RL
     set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
     hashed are computed each time."""
-    key = tuple(p[k] for k in ITERATION_KEYS)
+    key = tuple({**ITERATION_DEFAULTS, **p}[k] for k in ITERATION_KEYS)
     if p.get("comm_scaleout_bytes_per_s") is not None:  # the scenario's own network figure
         key = key[:1] + (scenario_accelerator(p),) + key[2:]
     try:
@@ -1952,7 +1956,7 @@ def _iteration_of(key: tuple) -> RLIteration:
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
         train_plan="auto" if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
-        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"])
 
 
 _iteration_cached = lru_cache(maxsize=256)(_iteration_of)
