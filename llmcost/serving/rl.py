@@ -1108,9 +1108,11 @@ class RLOptions:
     train_plan : dict or "auto", optional
         The trainer's parallel plan for ``parallel.make_plan``: tp, pp, cp, ep, zero_stage,
         micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest);
-        "auto": the fastest plan that fits by the step-time model (``train_step``).
+        "auto": the fastest plan that fits by the step-time model among those the stack runs
+        (``train_step``).
     stack : str, optional
-        Training software stack for the step-time model (``data/stacks.csv``).
+        Training software stack for the step-time model and the automatic plan's search
+        (``data/stacks.csv``; None: ``stacks.DEFAULT_STACK``).
     hf_s_per_layer_step : float >= 0
         HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
     role_gpus : dict, optional
