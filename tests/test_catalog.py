@@ -41,6 +41,27 @@ def test_ridge_points(name, ridge):
     assert llmcost.load_accelerator(name).ridge_point("bf16") == pytest.approx(ridge, abs=1)
 
 
+def test_l40s_is_its_datasheet():
+    # NVIDIA L40S datasheet (dense | sparse*): FP32 91.6 TF, TF32 183 | 366*, BF16 and FP16
+    # 362.05 | 733*, FP8 733 | 1,466* TFLOPS; 48 GB GDDR6 at 864 GB/s; PCIe Gen4 x16 64 GB/s
+    # bidirectional, no NVLink; 350 W.
+    a = llmcost.load_accelerator("L40S")
+    assert a.peak_fp32_flops_per_s == pytest.approx(91.6e12)
+    assert a.peak_tf32_flops_per_s == pytest.approx(366e12 / 2)
+    assert a.peak_bf16_flops_per_s == pytest.approx(362.05e12)   # 733* / 2 = 366.5, printed 362.05
+    assert a.peak_fp8_flops_per_s == pytest.approx(1466e12 / 2)
+    assert a.peak_fp4_flops_per_s is None
+    assert a.hbm_bytes == 48 * 2**30 and a.hbm_bytes_per_s == pytest.approx(864e9)
+    assert a.scaleup_bytes_per_s_per_dir == pytest.approx(64e9 / 2)   # PCIe, per direction
+    assert a.scaleout_bytes_per_s_per_dir is None and a.tdp_w == 350
+    assert "NVLink support: no" in a.source
+    # ridge point by hand: 362.05e12 / 864e9 = 419.0 FLOP per byte
+    assert a.ridge_point("bf16") == pytest.approx(419.0, abs=0.1)
+    # no measurement of its own: the catalogue's rule, the generic default row, said so
+    assert llmcost.load_efficiency("L40S").accelerator == "default"
+    assert "default row applies" in a.notes
+
+
 def test_h100_fp8_ridge_point():
     assert llmcost.load_accelerator("H100-SXM").ridge_point("fp8") == pytest.approx(591, abs=1)
 

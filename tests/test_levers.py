@@ -488,6 +488,17 @@ def test_without_pilots_every_row_bills_the_central_estimate_and_says_so(s, swee
     assert own["mfu"].tolist() == pytest.approx([point] * len(own), rel=1e-12)
 
 
+def test_the_table_words_send_the_billed_mfu_to_its_own_basis(sweep):
+    # The hardware table (notebook 09 §4, plots.COLUMN_WORDS): the MFU billed (``mfu``) names the
+    # column that says which MFU the bill used (``billed_mfu_basis``), not ``mfu_basis``, which
+    # is the basis of ``calibrated_mfu`` (levers.hardware_sweep's docstring); both have words.
+    from llmcost.present import plots
+    words = plots.COLUMN_WORDS
+    assert {"billed_mfu_basis", "mfu_basis", "mfu", "calibrated_mfu"} <= set(sweep.columns)
+    assert words["billed_mfu_basis"] in words["mfu"]
+    assert words["mfu_basis"] not in words["mfu"] and "calibrated MFU" in words["mfu_basis"]
+
+
 def test_a_left_out_reason_is_never_cut(sweep):
     # H800 has no current on-demand row in data/prices.csv: the reason is catalogue_price's
     # whole first clause, ending with the accelerator's name (the trial's report cut it to

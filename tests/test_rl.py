@@ -7,6 +7,7 @@ TFLOP/s dense BF16, 3.35 TB/s); the shares come from DeepSpeed-Chat (blog §5), 
 and its benchmark table) and APRIL (arXiv:2509.18521 abstract), quoted in llmcost.rl.PUBLISHED_SHARES.
 """
 
+import dataclasses
 import math
 import re
 
@@ -17,7 +18,10 @@ from hypothesis import strategies as st
 
 import llmcost
 from llmcost import Efficiency, rl
-from llmcost.training.parallel import ZERO3_STEP_MARGIN
+from llmcost.core.stacks import DEFAULT_STACK, load_stack
+from llmcost.training.options import StepOptions
+from llmcost.training.parallel import SCHEDULES, ZERO3_STEP_MARGIN, choose_plan
+from llmcost.training.ranking import time_ranking
 
 IDEAL = Efficiency("ideal", 1.0, 1.0, 1.0, 1.0, 1.0)
 
@@ -323,6 +327,30 @@ def test_longer_responses_never_make_an_iteration_cheaper(s, factor):
     assert _run(s, factor).gpu_s >= _run(s).gpu_s * (1 - 1e-9)
 
 
+def test_the_scenarios_stack_prices_its_rl_update():
+    # The update's automatic plan and step are the scenario's stack's (rl.scenario_iteration):
+    # the same iteration as rl.rl_iteration with stack=, and a stack without the default's
+    # kernels (deepspeed-zero3-2021: no FlashAttention, TP and PP traffic not overlapped) gives a
+    # longer update than the default megatron-core-2024, which a scenario without the key gets.
+    kw = dict(rl_algorithm="grpo", rl_reward="verifier", rl_prompts_per_step=16,
+              rl_samples_per_prompt=8, rl_prompt_tokens=256, rl_response_tokens=1024,
+              rl_response_tokens_max=4096, rl_ppo_epochs=1, rl_gpus=8, rl_rollout_gpus=0,
+              rl_rollout_tp=1, rl_async=False, rl_partial_rollouts=False, rl_weight_sync_s=None,
+              rl_train_mfu=None, rl_verifier_usd_per_sample=0.0, serve_weight_dtype="bf16",
+              serve_kv_dtype="bf16")
+    p = llmcost.validate_parameters(model="llama-3.1-8b", accelerator="H100-SXM", **kw)
+    ds = rl.scenario_iteration({**p, "stack": "deepspeed-zero3-2021"})
+    direct = rl.rl_iteration("llama-3.1-8b", "H100-SXM", algorithm="grpo", reward="verifier",
+                             prompts_per_step=16, samples_per_prompt=8, prompt_tokens=256,
+                             response_tokens=1024, response_tokens_max=4096, n_gpus=8,
+                             rollout_gpus=0, rollout_tp=1, train_plan="auto",
+                             stack="deepspeed-zero3-2021")
+    assert ds.update_wall_s == pytest.approx(direct.update_wall_s, rel=1e-12)
+    default = rl.scenario_iteration(p)
+    assert default == rl.scenario_iteration({**p, "stack": DEFAULT_STACK})
+    assert ds.update_wall_s > default.update_wall_s * 1.02
+
+
 def test_scenario_keys_drive_the_iteration():
     p = llmcost.validate_parameters(
         model="llama-3.1-8b", accelerator="H100-SXM", rl_algorithm="grpo", rl_reward="verifier",
@@ -389,9 +417,17 @@ def test_an_rl_batch_the_trainer_gpus_do_not_divide_is_padded_not_refused():
     # plan splits 512 over 48 (dp must divide 512: 1, 2, 4, 8 or 16, leaving tp·pp = 48, 24,
     # 12, 6 or 3, which no tp dividing the 40 heads and pp dividing the 40 layers makes), and the
     # iteration was refused. As a given train_plan is padded to dp × micro-batch, the automatic
-    # plan is searched for the batch padded to ⌈512 / 48⌉ · 48 = 528 sequences.
-    b = rl.train_step("llama-2-13b", "A100-80GB", 48, 512, 3072, train_plan="auto")
+    # plan is searched for the batch padded to ⌈512 / 48⌉ · 48 = 528 sequences, on a stack that
+    # places layers only evenly (pytorch-fsdp2-2024, stacks.Stack.uneven_pp false).
+    b = rl.train_step("llama-2-13b", "A100-80GB", 48, 512, 3072, train_plan="auto",
+                      stack="pytorch-fsdp2-2024")
     assert "DP48" in b.plan and "m=11 mbs=1" in b.plan  # 48 × 11 × 1 = 528 sequences
+    # Megatron-Core (the default stack) places 40 layers on 3 stages unevenly
+    # (--decoder-first-pipeline-num-layers, NVIDIA/Megatron-LM@fa8bb59), so dp = 48 / 3 / cp
+    # divides 512 and the exact batch has a plan: not padded.
+    plan = rl.train_step("llama-2-13b", "A100-80GB", 48, 512, 3072, train_plan="auto").plan
+    dp, m, mbs = (int(re.search(p, plan).group(1)) for p in (r"DP(\d+)", r"m=(\d+)", r"mbs=(\d+)"))
+    assert "PP3" in plan and dp * m * mbs == 512
     # a batch that divides is not padded: 64 GPUs, 512 = dp × m × mbs exactly
     plan = rl.train_step("llama-2-13b", "A100-80GB", 64, 512, 3072, train_plan="auto").plan
     dp, m, mbs = (int(re.search(p, plan).group(1)) for p in (r"DP(\d+)", r"m=(\d+)", r"mbs=(\d+)"))
@@ -502,19 +538,70 @@ def test_auto_training_mfu_takes_the_padding_with_the_shortest_step():
     assert steps[best].plan in note
 
 
+#: The default stack (megatron-core-2024, its name and kernels) with every pipeline schedule and
+#: ZeRO stage and even layer splits only: what the RL update's automatic plan search took before
+#: it kept to the stack (``parallel.stack_plan_search``).
+ALL_FEATURES = dataclasses.replace(load_stack(DEFAULT_STACK), schedules=SCHEDULES,
+                                   zero_stages=(0, 1, 2, 3), uneven_pp=False)
+
+
+def _plan_fields(plan: str) -> tuple:
+    """(schedule, ZeRO stage, recompute) of a ``ParallelPlan.describe()`` line."""
+    sched = re.search(r"· (\S+|no pipeline) m=", plan).group(1).lower()
+    zero = re.search(r"ZeRO-(\d)", plan)
+    rc = re.search(r"· (\w+) recompute", plan).group(1)
+    return sched, int(zero.group(1)) if zero else 0, "none" if rc == "no" else rc
+
+
+def test_the_automatic_update_plan_keeps_to_the_stack():
+    # Llama 3.1 405B, 512 sequences of 4,608 tokens on 192 H100. Searched over every schedule
+    # and ZeRO stage (ALL_FEATURES) the fastest plan is ZB-H1 (Qi et al. 2023, arXiv:2401.10241),
+    # a schedule no profile of data/stacks.csv runs (Megatron-Core's schedules.py has no pipeline,
+    # 1F1B and interleaved 1F1B). On each stack the plan taken is one it runs: its schedules,
+    # ZeRO stages and recomputation modes (stacks.plan_options), the rule of a scenario's search.
+    m, acc = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("H100-SXM")
+    every = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=ALL_FEATURES).plan
+    assert _plan_fields(every)[0] == "zb-h1"
+    for name in ("megatron-core-2024", "megatron-lm-2022", "deepspeed-zero3-2021",
+                 "pytorch-fsdp2-2024", "deepseek-hai-llm-2024"):
+        plan = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=name).plan
+        sched, zero, rc = _plan_fields(plan)
+        st = load_stack(name)
+        assert sched in st.schedules + ("no pipeline",), (name, plan)
+        assert zero in st.zero_stages and rc in st.recompute_modes, (name, plan)
+    # the default (stack None) is step_time's default stack, searched as such
+    assert rl.train_step(m, acc, 192, 512, 4608, train_plan="auto").plan == \
+        rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=DEFAULT_STACK).plan
+
+
+def test_with_every_feature_the_update_search_is_the_unrestricted_one():
+    # Regression pin beside the check above: a stack with every schedule and ZeRO stage and even
+    # splits leaves the search as parallel.choose_plan without option lists, so a stack that has
+    # a feature keeps the plans taken before the search kept to the stack.
+    for model, acc, n, b, s in (("llama-3.1-405b", "H100-SXM", 192, 512, 4609),
+                                ("llama-2-70b", "H100-SXM", 64, 512, 1536)):
+        m, a = llmcost.load_model(model), llmcost.load_accelerator(acc)
+        cluster = llmcost.Cluster(a, n)
+        rank = time_ranking(m, cluster, s, options=StepOptions(stack=ALL_FEATURES))
+        free = choose_plan(m, cluster, b, s, rank=rank)
+        assert rl.train_step(m, a, n, b, s, train_plan="auto", stack=ALL_FEATURES).plan == \
+            free.describe()
+
+
 def test_auto_training_mfu_weighs_zero3_across_paddings_as_the_search_does():
-    # Llama 3.1 405B, 512 sequences on 192 H100: at 4,608 tokens the search sets aside a
-    # ZeRO-3 plan (TP1) a little faster than its TP4 pick (within parallel.ZERO3_STEP_MARGIN);
-    # at x = 4,608.5 the unpadded search (4,609 tokens, odd: TP1 only) takes that ZeRO-3 plan.
-    # Compared across paddings by their plain steps, it won, and a longer sequence trained
-    # faster than 4,608 tokens (12,050 -> 11,980 in units of 6N / peak per sequence). With
-    # the margin applied across paddings too, the TP4 plan at a padded length is kept and the
-    # update's step does not shorten as x grows.
+    # Llama 3.1 405B, 512 sequences on 192 H100, on a stack with every schedule and ZeRO stage
+    # (ALL_FEATURES: ZB-H1 and ZeRO-3, even layer splits): at 4,608 tokens the search sets
+    # aside a ZeRO-3 plan (TP1) a little faster than its TP4 pick (within
+    # parallel.ZERO3_STEP_MARGIN); at x = 4,608.5 the unpadded search (4,609 tokens, odd: TP1
+    # only) takes that ZeRO-3 plan. Compared across paddings by their plain steps, it won, and a
+    # longer sequence trained faster than 4,608 tokens (12,050 -> 11,980 in units of 6N / peak
+    # per sequence). With the margin applied across paddings too, the TP4 plan at a padded
+    # length is kept and the update's step does not shorten as x grows.
     m, acc = llmcost.load_model("llama-3.1-405b"), llmcost.load_accelerator("H100-SXM")
     o = rl.RLOptions.build(prompt_tokens=512, prompts_per_step=64, samples_per_prompt=8,
-                           rollout_gpus=0, n_gpus=192, train_plan="auto")
-    z3 = rl.train_step(m, acc, 192, 512, 4609, train_plan="auto")
-    at = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto")
+                           rollout_gpus=0, n_gpus=192, train_plan="auto", stack=ALL_FEATURES)
+    z3 = rl.train_step(m, acc, 192, 512, 4609, train_plan="auto", stack=ALL_FEATURES)
+    at = rl.train_step(m, acc, 192, 512, 4608, train_plan="auto", stack=ALL_FEATURES)
     assert "ZeRO-3" in z3.plan and "ZeRO-3" not in at.plan
     assert z3.step_time_s < at.step_time_s < z3.step_time_s * (1 + ZERO3_STEP_MARGIN)
     mfu, _, note = rl.training_mfu(m, acc, o, np.array([4096.5]))

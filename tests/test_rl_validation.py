@@ -17,8 +17,9 @@ import pytest
 import llmcost
 from llmcost import rl
 from llmcost.core.hardware import Cluster
+from llmcost.core.stacks import DEFAULT_STACK
 from llmcost.training import step
-from llmcost.training.parallel import choose_plan, make_plan
+from llmcost.training.parallel import choose_plan, make_plan, stack_plan_search
 
 
 def test_validation_table_has_sources_and_a_fixed_split():
@@ -556,11 +557,12 @@ def test_validation_rows_take_the_recipes_engine_memory_and_pipeline_split():
 def test_auto_training_plan_fits_and_is_the_fastest_the_step_model_finds():
     # Llama-2-70B on 64 H100s: the default plan (ZeRO-1, TP 1) would hold 70e9 × (2 bytes
     # weights + 2 bytes gradients) = 280 GB per GPU, more than 80 GB; "auto" picks a plan that
-    # fits (parallel.choose_plan ranked by step.time_ranking).
+    # fits (parallel.choose_plan among the default stack's plans, parallel.stack_plan_search,
+    # ranked by step.time_ranking).
     m, acc = llmcost.load_model("llama-2-70b"), llmcost.load_accelerator("H100-SXM")
     auto = rl.train_step(m, acc, 64, 512, 1536, train_plan="auto")
     cluster = Cluster(acc, 64)
-    plan = choose_plan(m, cluster, 512, 1536,
+    plan = choose_plan(m, cluster, 512, 1536, **stack_plan_search(DEFAULT_STACK),
                        rank=step.time_ranking(m, cluster, 1536))
     assert plan.describe() == auto.plan
     assert bool(llmcost.memory_per_gpu(m, plan, seq_len=1536).fits(acc.hbm_bytes))

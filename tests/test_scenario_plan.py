@@ -183,6 +183,28 @@ def test_notebook_04b_ranking_of_the_default_scenario(ranked_default):
         "the scenario's plan")
 
 
+def test_fastest_versus_scenario_reads_the_row_with_the_notebooks_split(ranked_default,
+                                                                        monkeypatch):
+    # One rule for the layer split a ranked row is read with: notebook 04b's,
+    # parallel.scenario_pp_split(p). A scenario that leaves pp_split out means "auto" (the
+    # scenario default), which on megatron-core-2024 (uneven placement, Stack.uneven_pp) is
+    # "auto" (each row's own split), not "even"; on pytorch-fsdp2-2024 (even placement only)
+    # "auto" is "even".
+    p, spec, ranked = ranked_default
+    plan = step.scenario_plan(p, spec)
+    seen = []
+
+    def recording(row, pp_split="even"):
+        seen.append(pp_split)
+        return P.plan_from_row(row, pp_split)
+    monkeypatch.setattr(step_scenario, "plan_from_row", recording)
+    no_key = {k: v for k, v in p.items() if k != "pp_split"}
+    fsdp = {**p, "stack": "pytorch-fsdp2-2024"}
+    for q in (p, no_key, fsdp):
+        step_scenario.fastest_versus_scenario(ranked, plan, q, spec)
+    assert seen == [P.scenario_pp_split(q) for q in (p, no_key, fsdp)] == ["auto", "auto", "even"]
+
+
 def test_notebook_04b_ranks_beyond_the_domain_only_when_nothing_fits_inside(monkeypatch):
     # rank_plans stubbed: empty inside the scale-up domain, so the ranking is re-run beyond it
     # with the same keywords and says so in attrs["tp_domain"]

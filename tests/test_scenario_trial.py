@@ -228,6 +228,32 @@ def test_check_prices_the_left_out_lines_with_the_scenarios_keys(tmp_path):
                                    ledger_keys={"ledger_pilot_n_gpus": 8})
 
 
+def test_a_value_the_bill_derived_is_priced_but_not_named_as_the_scenarios():
+    """`check --scenario` prices the checkpoint line at the storage bandwidth its bill sized
+    (ledger.provisioned_storage) when the scenario gives none; that value is the bill's, not a
+    key the user wrote, so it goes in ``bill_keys``: the lines are priced exactly as if it were
+    given (the same ledger scenario), and ``left_out_keys`` names only the scenario's keys."""
+    run = dict(n_gpus=1024, mfu=0.45, price_usd_per_gpu_hour=1.60, pricing="reserved")
+    given = {"ledger_data_licensing_usd": 1.0e6, "ledger_exploratory_fraction": 0.5}
+    sized = {"ckpt_storage_bytes_per_s": 1.0e11}
+    split = llmcost.claims.check_claim("llama-3.1-8b", 1e12, "A100-80GB", ledger_keys=given,
+                                       bill_keys=sized, **run)
+    merged = llmcost.claims.check_claim("llama-3.1-8b", 1e12, "A100-80GB",
+                                        ledger_keys={**given, **sized}, **run)
+    assert split.left_out == merged.left_out and split.left_out_usd == merged.left_out_usd
+    assert split.left_out_keys == tuple(sorted(given))
+    assert merged.left_out_keys == tuple(sorted({**given, **sized}))
+    assert "the scenario's ledger_data_licensing_usd, ledger_exploratory_fraction, else" in \
+        " ".join(split.describe().split())
+    with pytest.raises(ValueError, match=r"bill_keys: \['ckpt_storage_bytes_per_s'\] are in "
+                                         r"ledger_keys too"):
+        llmcost.claims.check_claim("llama-3.1-8b", 1e12, "A100-80GB", ledger_keys=sized,
+                                   bill_keys=sized, **run)
+    with pytest.raises(ValueError, match="bill_keys: 'n_gpus' is not a key of the lines"):
+        llmcost.claims.check_claim("llama-3.1-8b", 1e12, "A100-80GB", bill_keys={"n_gpus": 8},
+                                   **run)
+
+
 def test_unknown_model_says_a_config_json_path_is_accepted(tmp_path):
     path = _write(tmp_path, {**BASE_8B, "model": "llama-4-maverick", "mfu": 0.4})
     with pytest.raises(ScenarioError, match=r"model='llama-4-maverick' is not in the catalogue"

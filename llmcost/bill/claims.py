@@ -664,8 +664,8 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
 
 
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
-                ledger_keys: dict | None = None, exclude_own_runs: bool = True,
-                **figures) -> ClaimCheck:
+                ledger_keys: dict | None = None, bill_keys: dict | None = None,
+                exclude_own_runs: bool = True, **figures) -> ClaimCheck:
     """Check a training-cost claim.
 
     **Formulas** (the conventions: MFU, not HFU; dense peaks of ``data/accelerators.csv``),
@@ -684,9 +684,8 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
     * the price (``_price_verdict``): ``usd ÷ H_total`` against ``price_range``;
     * the lines the claim leaves out, priced with the ledger (``_left_out``).
 
-    A claim is judged as given: with no ``phases``, a published split
-    (``data/published_phases.csv``) is shown beside the verdict; pass ``phases`` to judge the
-    pre-training share alone.
+    A claim is judged as given: with no ``phases``, a published split (data/published_phases.csv)
+    is shown beside the verdict; pass ``phases`` to judge the pre-training share alone.
 
     Parameters
     ----------
@@ -694,8 +693,9 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         As ``stated_claim``.
     left_out : bool
         Price the lines the claim leaves out with the ledger (default True).
-    ledger_keys : dict, optional
-        A scenario's keys of those lines, priced over the ledger's defaults (``_left_out_keys``).
+    ledger_keys, bill_keys : dict, optional
+        Keys of those lines priced over the ledger's defaults (``_left_out_keys``): the ones a
+        scenario gives (named in ``left_out_keys``), and values its bill derived (not named).
     exclude_own_runs : bool
         Leave the model's own published runs out of the best published reference (default);
         ``scenario_as_claim`` keeps them: a scenario is judged against 04b's and 09's figure.
@@ -716,7 +716,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         published token count, or ``train_flops`` that disagree with the stated tokens.
     """
     left_out = as_flag(left_out, "left_out")
-    extra = _left_out_keys(ledger_keys)
+    extra, named = _left_out_keys(ledger_keys, bill_keys)
     c = stated_claim(model, train_tokens, accelerator, **figures)
     j = _claim_references(c, as_flag(exclude_own_runs, "exclude_own_runs"))
     _claim_hours(j)
@@ -739,7 +739,7 @@ def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = 
         best_published=j.best, best_source=j.best_source, verdict=j.verdict, reason=j.reason,
         usd=c.usd, implied_usd_per_gpu_hour=implied, price=j.price, price_verdict=pv,
         left_out=rows, left_out_usd=total, left_out_range_usd=band,
-        left_out_range_source=band_src, left_out_keys=tuple(sorted(extra)) if left_out else (),
+        left_out_range_source=band_src, left_out_keys=tuple(sorted(named)) if left_out else (),
         notes=tuple(j.notes), needed_usd_per_gpu_hour=j.needed,
         needed_mfu_range=j.mfu_range if j.needed is not None else None,
         published_phase_gpu_hours=j.known, tokens_source=c.token_note)
@@ -1020,19 +1020,33 @@ LEFT_OUT_SAMPLES = 20_000
 LEFT_OUT_KEY_PREFIXES = ("ledger_", "rl_", "ckpt_")
 
 
-def _left_out_keys(keys) -> dict:
-    """``check_claim``'s ``ledger_keys``: a dict of scenario keys with ``LEFT_OUT_KEY_PREFIXES``
-    (``ledger_*``, ``rl_*``, ``ckpt_*``; a range is drawn with the rest; the claim's own run
-    figures are kept). A pilot's ``ledger_pilot_*`` keys calibrate the run's MFU, which the
-    claim states: refused; ``ValueError`` naming any other key."""
+def _left_out_keys(keys, bill_keys=None) -> tuple:
+    """(the keys priced, the keys named as the scenario's) of ``check_claim``'s ``ledger_keys``
+    (a scenario's own) and ``bill_keys`` (values its bill derived, e.g. the checkpoint storage
+    bandwidth ``ledger.provisioned_storage`` sized: priced, not named): each a dict of scenario
+    keys with ``LEFT_OUT_KEY_PREFIXES`` (``ledger_*``, ``rl_*``, ``ckpt_*``; a range is drawn with
+    the rest; the claim's own run figures are kept), a key in one only. A pilot's
+    ``ledger_pilot_*`` keys calibrate the run's MFU, which the claim states: refused;
+    ``ValueError`` naming any other key."""
+    given, derived = (_left_out_dict(n, k) for n, k in (("ledger_keys", keys),
+                                                       ("bill_keys", bill_keys)))
+    both = sorted(set(given) & set(derived))
+    if both:
+        raise ValueError(f"bill_keys: {both} are in ledger_keys too; a key is the scenario's or "
+                         "a value its bill derived, not both")
+    return {**given, **derived}, given
+
+
+def _left_out_dict(name: str, keys) -> dict:
+    """One of ``_left_out_keys``' dicts, checked (its rules; ``name`` the argument)."""
     if keys is None:
         return {}
     if not isinstance(keys, Mapping):
-        raise ValueError(f"ledger_keys={keys!r} must be a mapping of scenario keys to values")
+        raise ValueError(f"{name}={keys!r} must be a mapping of scenario keys to values")
     for k in keys:
         if not isinstance(k, str) or not k.startswith(LEFT_OUT_KEY_PREFIXES) \
                 or k.startswith("ledger_pilot"):
-            raise ValueError(f"ledger_keys: {k!r} is not a key of the lines a claim leaves out "
+            raise ValueError(f"{name}: {k!r} is not a key of the lines a claim leaves out "
                              f"(keys starting {', '.join(LEFT_OUT_KEY_PREFIXES)}; not a pilot's)")
     return dict(keys)
 

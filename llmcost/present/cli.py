@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import dataclasses
 import json
 import os
 import sys
@@ -896,7 +895,7 @@ def _check(args) -> int:
         return x
 
     try:
-        run, left_keys, sized = {}, {}, set()
+        run, left_keys, sized = {}, {}, {}
         if args.scenario:
             # validated as report and estimate validate it (the bill built; the plan only by
             # the notebooks that build one): llmcost.bill.validation
@@ -910,7 +909,8 @@ def _check(args) -> int:
                          and not k.startswith("ledger_pilot")
                          and (k in sc or f"_{k}_chosen" in planned.scenario)}
             # a key the report chose is priced but not named as the scenario's own
-            sized.update(k for k in left_keys if k not in sc)
+            for k in [k for k in left_keys if k not in sc]:
+                sized[k] = left_keys.pop(k)
             if isinstance(run.get("mfu"), str):  # mfu: predict is resolved by reports only
                 run.pop("mfu")
             # the scenario's own price and goodput, as estimate bills them (its failure rates
@@ -924,8 +924,7 @@ def _check(args) -> int:
                 # checkpoint plan when the scenario gives none), so that the lines the claim
                 # leaves out are the bill's own (ledger.provisioned_storage)
                 if "ckpt_storage_bytes_per_s" not in left_keys:
-                    left_keys["ckpt_storage_bytes_per_s"] = bill["ckpt_storage_bytes_per_s"]
-                    sized.add("ckpt_storage_bytes_per_s")
+                    sized["ckpt_storage_bytes_per_s"] = bill["ckpt_storage_bytes_per_s"]
         for k in _CHECK_RUN_KEYS:
             v = getattr(args, k)
             if v is not None:
@@ -959,13 +958,10 @@ def _check(args) -> int:
                         phases=phases or None, tolerance=number("tolerance", args.tolerance),
                         price_usd_per_gpu_hour=run.get("price_usd_per_gpu_hour"),
                         goodput=run.get("goodput"), ledger_keys=left_keys or None,
+                        bill_keys=sized or None,  # priced, not named as the scenario's
                         # a scenario is judged against the figure 04b and 09 show (its model's
                         # own runs kept); a published claim never against itself
                         exclude_own_runs=not getattr(args, "scenario", None), **claim)
-        if sized:  # the keys named as the scenario's: not the storage bandwidth the bill sized
-            # nor a key the report chose (a rollout TP where the default does not fit)
-            c = dataclasses.replace(c, left_out_keys=tuple(
-                k for k in c.left_out_keys if k not in sized))
     except (ScenarioError, ValueError, UsageError) as e:  # UsageError: no notebooks found
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if msg.startswith("a claim needs"):  # the library's keys, as this command's flags

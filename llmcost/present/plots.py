@@ -467,7 +467,8 @@ COLUMN_WORDS = {
     "sourced_probability": "sourced probability", "probability_source": "probability source",
     "how": "how", "accelerator": "accelerator", "predicted_mfu": "predicted MFU",
     "mfu": "MFU billed (the prediction's central estimate; on the pilots' hardware, their "
-           "calibration: MFU basis)", "mfu_basis": "MFU basis",
+           "calibration: basis of the MFU billed)",
+    "billed_mfu_basis": "basis of the MFU billed", "mfu_basis": "basis of the calibrated MFU",
     "rollout_tp": "RL rollout TP",
     "price_basis": "price basis", "price_usd_per_gpu_hour": "price per accelerator-hour",
     "bill_usd": "bill at the MFU billed", "bill_low_usd": "bill, low end (MFU band high)",

@@ -74,10 +74,11 @@ from ..core.catalog import (
 from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, Cluster, Efficiency
 from ..core.model import RECOMPUTE_MODES, ModelSpec
-from ..core.stacks import StackFeatureWarning
+from ..core.stacks import DEFAULT_STACK, StackFeatureWarning
 from ..core.units import SECONDS_PER_HOUR, as_array, is_number, options_with
 from ..training.memory import DEFAULT_RESERVE, memory_per_gpu
-from ..training.parallel import choose_plan, make_plan, margin_weighted_step_s
+from ..training.options import StepOptions
+from ..training.parallel import choose_plan, make_plan, margin_weighted_step_s, stack_plan_search
 from ..training.step import step_time, time_ranking
 from . import inference as inf
 
@@ -613,18 +614,19 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     iteration's ``sequences`` rounded up to a multiple of dp × micro-batch. Its ``mfu`` (the workbook's
     basis, ``ModelSpec.flops_per_token(s, causal=False)``, of the dense BF16 peak), taken to
     the 6N basis (``six_n_share``), prices every scoring and update pass of the iteration.
-    ``train_plan="auto"``: the plan that fits with the shortest predicted step
-    (``parallel.choose_plan`` ranked by ``step.time_ranking``, as a scenario's training plan),
-    for a batch of exactly ``sequences``, or, when no data-parallel width of ``n_gpus`` divides
-    it, padded up to the next multiple of ``n_gpus`` (⌈sequences ÷ n_gpus⌉ · n_gpus, as a given
-    plan's batch is padded to dp × micro-batch; the padded step's MFU prices the real FLOPs).
-    Memory counts the policy's training state only (the
-    reference, critic and reward models and the rollout engine's KV cache are taken to be
-    offloaded or on other GPUs, as the frameworks' colocated modes do). A plan with a ZeRO stage
-    the stack lacks (the default Megatron-Core profile has no ZeRO-3; OpenRLHF and veRL train
-    with DeepSpeed ZeRO-3 or FSDP) is priced with the stack's other features as if it had it,
-    the assumption stated here instead of ``step_time``'s ``stacks.StackFeatureWarning`` on
-    every iteration of a campaign.
+    ``train_plan="auto"``: the plan that fits with the shortest predicted step among those the
+    stack runs (``parallel.choose_plan`` within ``parallel.stack_plan_search``, ranked by
+    ``step.time_ranking`` with the stack: a scenario's own rule), for a batch of exactly
+    ``sequences``, or, when no data-parallel width of ``n_gpus`` divides it, padded up to the
+    next multiple of ``n_gpus`` (⌈sequences ÷ n_gpus⌉ · n_gpus, as a given plan's batch is
+    padded to dp × micro-batch; the padded step's MFU prices the real FLOPs). Memory counts the
+    policy's training state only (the reference, critic and reward models and the rollout
+    engine's KV cache are taken to be offloaded or on other GPUs, as the frameworks' colocated
+    modes do). A given plan with a ZeRO stage the stack lacks (the default Megatron-Core profile
+    has no ZeRO-3; OpenRLHF and veRL train with DeepSpeed ZeRO-3 or FSDP) is priced with the
+    stack's other features as if it had it, the assumption stated here instead of
+    ``step_time``'s ``stacks.StackFeatureWarning`` on every iteration of a campaign; the
+    automatic plan takes only what the stack has.
 
     Raises
     ------
@@ -638,7 +640,7 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
     seq = _int("seq_len", seq_len)
     if isinstance(train_plan, str) and train_plan == "auto":
         try:
-            plan = _auto_plan_padded(m, acc, n, b, seq)
+            plan = _auto_plan_padded(m, acc, n, b, seq, stack, efficiency)
             _check_train_plan_fits(m, acc, n, plan, seq)
         except ValueError as e:
             raise ValueError(f"train_plan='auto' on {n} {acc.name} GPUs: {e}") from None
@@ -656,19 +658,20 @@ def train_step(policy, accelerator, n_gpus, sequences, seq_len, *, train_plan=No
         raise ValueError(f"train_plan={kw} on {n} {acc.name} GPUs: {e}") from None
 
 
-def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int):
+def _auto_plan_padded(model, acc, n: int, sequences: int, seq_len: int, stack=None,
+                      efficiency: Efficiency | None = None):
     """``_auto_train_plan`` for exactly ``sequences``; a batch that no data-parallel width of the
     ``n`` GPUs divides is padded up to the next multiple of ``n``, as a given train_plan's batch
     is padded to dp × micro-batch (frameworks pad or split unevenly; the padded step sets the
     MFU). A batch that neither splits nor pads to a plan raises the exact batch's error."""
     try:
-        return _auto_train_plan(model, acc, n, sequences, seq_len)
+        return _auto_train_plan(model, acc, n, sequences, seq_len, stack, efficiency)
     except ValueError as exact:
         padded = math.ceil(sequences / n) * n
         if padded == sequences:
             raise
         try:
-            return _auto_train_plan(model, acc, n, padded, seq_len)
+            return _auto_train_plan(model, acc, n, padded, seq_len, stack, efficiency)
         except ValueError:
             raise exact from None
 
@@ -689,13 +692,20 @@ def _check_train_plan_fits(model, acc, n: int, plan, seq_len: int) -> None:
 
 
 @lru_cache(maxsize=256)
-def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int):
-    """``train_plan="auto"``'s plan (``train_step``): the plan search takes tenths of a second
-    and a bill's levers ask for the same policy, GPUs and batch many times, so it is memoised
-    on them (model and accelerator are frozen dataclasses, compared field by field)."""
+def _auto_train_plan(model, acc, n: int, sequences: int, seq_len: int, stack=None,
+                     efficiency: Efficiency | None = None):
+    """``train_plan="auto"``'s plan (``train_step``): among the plans the stack runs
+    (``parallel.stack_plan_search``, the rule of a scenario's own plan search: the stack's
+    schedules, ZeRO stages, recomputation modes, sequence parallelism and layer splits; None:
+    ``stacks.DEFAULT_STACK``, as ``step_time`` prices it), the fastest by the step-time model
+    with the stack and efficiency the step is priced with. The plan search takes tenths of a
+    second and a bill's levers ask for the same policy, GPUs and batch many times, so it is
+    memoised on them (model, accelerator, stack and efficiency are frozen dataclasses or names,
+    compared field by field)."""
     cluster = Cluster(acc, n)
-    return choose_plan(model, cluster, sequences, seq_len,
-                       rank=time_ranking(model, cluster, seq_len))
+    opts = StepOptions(stack=stack, efficiency=efficiency)
+    return choose_plan(model, cluster, sequences, seq_len, **stack_plan_search(stack),
+                       rank=time_ranking(model, cluster, seq_len, options=opts))
 
 
 def _quiet_step(model, cluster, plan, seq_len, stack, efficiency):
@@ -1098,9 +1108,11 @@ class RLOptions:
     train_plan : dict or "auto", optional
         The trainer's parallel plan for ``parallel.make_plan``: tp, pp, cp, ep, zero_stage,
         micro_batch_size, recompute, pp_split (default ``DEFAULT_TRAIN_PLAN``; dp is the rest);
-        "auto": the fastest plan that fits by the step-time model (``train_step``).
+        "auto": the fastest plan that fits by the step-time model among those the stack runs
+        (``train_step``).
     stack : str, optional
-        Training software stack for the step-time model (``data/stacks.csv``).
+        Training software stack for the step-time model and the automatic plan's search
+        (``data/stacks.csv``; None: ``stacks.DEFAULT_STACK``).
     hf_s_per_layer_step : float >= 0
         HF generate's host cost per layer per decode step (``HF_GENERATE_S_PER_LAYER_STEP``).
     role_gpus : dict, optional
@@ -1456,7 +1468,8 @@ def _auto_training_mfu(m: ModelSpec, acc: Accelerator, o: RLOptions, x: float) -
         except ValueError as e:
             error = error or e
             continue
-        zero = _auto_plan_padded(m, acc, o.training_gpus, o.samples, priced).zero_stage
+        zero = _auto_plan_padded(m, acc, o.training_gpus, o.samples, priced, o.stack,
+                                 o.efficiency).zero_stage
         score = float(margin_weighted_step_s(bd.step_time_s, zero))
         if best is None or score < best[0]:
             best = (score, bd, priced)
@@ -1877,7 +1890,9 @@ def scenario_iteration(p: dict) -> RLIteration:
     (``catalog.scenario_accelerator``), ``serve_weight_dtype`` / ``serve_kv_dtype`` for the
     rollout precision).
     Scoring and update passes run at ``rl_train_mfu`` if the scenario gives it, else at the
-    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``).
+    step-time model's MFU for the fastest plan that fits on the RL GPUs (``train_plan="auto"``)
+    among those the scenario's ``stack`` runs, priced on that stack (the trainer taken to run
+    the scenario's training stack; absent: ``stacks.DEFAULT_STACK``).
 
     Errors name the scenario keys (``SCENARIO_KEYS``), e.g. ``rl_rollout_tp=8 must divide the 4
     rollout GPUs (rl_gpus=4, colocated)``."""
@@ -1911,7 +1926,9 @@ ITERATION_KEYS = ("model", "accelerator", "rl_algorithm", "rl_prompts_per_step",
                   "rl_response_tokens_max", "rl_ppo_epochs", "rl_reward", "rl_gpus",
                   "rl_rollout_gpus", "rl_rollout_tp", "rl_async", "rl_partial_rollouts",
                   "rl_weight_sync_s", "rl_train_mfu", "rl_verifier_usd_per_sample",
-                  "serve_weight_dtype", "serve_kv_dtype")
+                  "serve_weight_dtype", "serve_kv_dtype", "stack")
+#: ``ITERATION_KEYS`` a scenario may leave out, and the value then taken.
+ITERATION_DEFAULTS = {"stack": DEFAULT_STACK}
 
 
 def _scenario_iteration(p: dict) -> RLIteration:
@@ -1919,7 +1936,7 @@ def _scenario_iteration(p: dict) -> RLIteration:
     values (a bill's levers and ranges change prices and sizes far more often than the RL
     set-up, and the plan search of ``train_plan="auto"`` is the slow part); values that cannot be
     hashed are computed each time."""
-    key = tuple(p[k] for k in ITERATION_KEYS)
+    key = tuple({**ITERATION_DEFAULTS, **p}[k] for k in ITERATION_KEYS)
     if p.get("comm_scaleout_bytes_per_s") is not None:  # the scenario's own network figure
         key = key[:1] + (scenario_accelerator(p),) + key[2:]
     try:
@@ -1941,7 +1958,7 @@ def _iteration_of(key: tuple) -> RLIteration:
         weight_sync_s=p["rl_weight_sync_s"], train_mfu=p["rl_train_mfu"],
         train_plan="auto" if p["rl_train_mfu"] is None else None,
         verifier_usd_per_sample=p["rl_verifier_usd_per_sample"],
-        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"])
+        weight_dtype=p["serve_weight_dtype"], kv_dtype=p["serve_kv_dtype"], stack=p["stack"])
 
 
 _iteration_cached = lru_cache(maxsize=256)(_iteration_of)

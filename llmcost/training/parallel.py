@@ -183,6 +183,27 @@ def scenario_pp_split(p: dict, stack=None) -> str:
     return PP_SPLIT_AUTO if st.uneven_pp else "even"
 
 
+def stack_plan_search(stack=None, pp_split=PP_SPLIT_AUTO, *, hsdp: bool = False) -> dict:
+    """The ``choose_plan`` keywords that keep a plan search to what a software stack runs
+    (``stack``, default ``stacks.DEFAULT_STACK``), the one rule of every search that picks a
+    plan for a stack (a scenario's, ``plan_from_parameters``; the RL update's,
+    ``rl.train_step``): ``allowed`` = ``stacks.plan_options`` (its pipeline schedules, ZeRO
+    stages, recomputation modes and sequence parallelism; hybrid sharding only with ``hsdp``,
+    else ZeRO-3 over the whole dp·cp group) and ``pp_split`` = ``scenario_pp_split`` ("auto":
+    the uneven splits too where the stack places layers unevenly, ``stacks.Stack.uneven_pp``).
+
+    Raises
+    ------
+    ValueError
+        An unknown stack or a ``pp_split`` not in ``SEARCH_PP_SPLITS``.
+    """
+    st = load_stack(DEFAULT_STACK if stack is None else stack)
+    allowed = plan_options(st)
+    if not hsdp:
+        allowed = {**allowed, FSDP_SHARD_KEY: "full"}
+    return {"allowed": allowed, "pp_split": scenario_pp_split({"pp_split": pp_split}, st)}
+
+
 class PlanError(ValueError):
     """A parallel plan breaks a rule. ``rule`` is the id in ``RULES``."""
 
@@ -931,7 +952,7 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
     ``mem_reserve_fraction``,
     ``accelerator`` and ``stack`` (for the search). When every plan field is fixed the plan is
     built and validated with ``make_plan`` (``dp`` = 0: derived); otherwise the free fields are
-    chosen by ``choose_plan`` among the features of the stack (``stacks.plan_options``, default
+    chosen by ``choose_plan`` among the features of the stack (``stack_plan_search``, default
     ``stacks.DEFAULT_STACK``), ranked by ``rank_factory(model, cluster, seq_len, recipe)``
     (``step_scenario.scenario_plan`` passes ``ranking.time_ranking``).
 
@@ -957,13 +978,12 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
                          seq_len=seq, pp_split=split,
                          **{k: v for k, v in fixed.items() if k != "dp"})
     cluster = scenario_cluster(p)
-    allowed = plan_options(p.get("stack", DEFAULT_STACK))
-    if shard is None:                  # "full" (the default): ZeRO-3 over the whole group only
-        allowed = {**allowed, FSDP_SHARD_KEY: "full"}
+    # the stack's features; "full" (the default shard): ZeRO-3 over the whole group only
+    search = stack_plan_search(p.get("stack", DEFAULT_STACK), split, hsdp=shard is not None)
     recipe = p.get("optimizer_recipe", "bf16_adam_fp32_grads")
-    return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, pp_split=split,
-                       recipe=recipe, reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
-                       allowed=allowed, rank=rank_factory(model, cluster, seq, recipe))
+    return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, recipe=recipe,
+                       reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),
+                       rank=rank_factory(model, cluster, seq, recipe), **search)
 
 
 def duplicate_rule(plan: ParallelPlan, sequence_parallel_options=(True,)):

@@ -147,8 +147,10 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
                             model: ModelSpec | None = None) -> str:
     """How the first non-ZeRO-3 row of notebook 04b's ranking (``ranking.fastest_trusted`` of
     ``rank_plans`` with ``scenario_options(p)``, every plan of the stack) relates to the
-    scenario's plan ``plan`` (``scenario_plan``, the one every other notebook prices), in words:
-    the same plan; or why the scenario's search did not choose it, the first that applies:
+    scenario's plan ``plan`` (``scenario_plan``, the one every other notebook prices), in words
+    (the row read as a plan with the layer split ``parallel.scenario_pp_split(p)``, as notebook
+    04b and ``headline_figures`` read it, where the row has no split of its own): the same plan;
+    or why the scenario's search did not choose it, the first that applies:
 
     1. it changes a field the scenario fixes (``parallel.fixed_plan_fields``);
     2. it does not fit as the scenario's search counts memory (``memory.memory_per_gpu`` with
@@ -165,8 +167,7 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
     """
     model = model if model is not None else load_model(p["model"])
     best = fastest_trusted(ranked)
-    split = p.get("pp_split", "even")
-    fast = plan_from_row(best, split)
+    fast = plan_from_row(best, scenario_pp_split(p))   # read as notebook 04b reads it
     if fast.describe() == plan.describe():
         return "the scenario's plan: the one the other notebooks use"
     fixed = {k: v for k, v in fixed_plan_fields(p).items() if k != FSDP_SHARD_KEY}

@@ -308,7 +308,8 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # on both sides; what the "move to" lever in section 1 uses), except when pilot runs set the scenario's MFU:
 # a pilot measures its own accelerator, so another's is the central estimate of its predicted MFU,
 # uncalibrated, and the pilots' own hardware is billed at their calibrated MFU (*predicted MFU*
-# stays the raw prediction; `mfu_basis` says which).
+# stays the raw prediction; *basis of the MFU billed* says which MFU a row bills, *basis of the
+# calibrated MFU* where its calibrated MFU comes from).
 #
 # A row is **ranked as a saving** (*rankable*) only if two checks pass. *Its price can be bought*:
 # `price_source` names each catalogue row behind the median, with its provider and date, and a
@@ -321,8 +322,7 @@ plots.table(pd.DataFrame(rows), {"saving_usd": usd, "days_saved": "{:+.1f}"},
 # saving. The "move to" lever of section 1 is the cheapest rankable row, and it may well be a loss.
 
 # %%
-plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high",
-                                 "billed_mfu_basis"]), {
+plots.table(sweep.drop(columns=["plan", "price_source", "band_low", "band_high"]), {
     "calibrated_mfu": "{:.1%}", "mfu_ceiling": "{:.1%}",
     "predicted_mfu": "{:.1%}", "mfu": "{:.1%}", "band_low": "{:.1%}", "band_high": "{:.1%}",
     "price_usd_per_gpu_hour": "${:.2f}", "bill_usd": usd, "bill_low_usd": usd,
