@@ -45,9 +45,11 @@ minibatch the model weights are not updated" (NVIDIA/TransformerEngine
 ``LayerNormLinear``, ``LayerNormMLP`` and ``GroupedLinear``), and Megatron-Core passes it
 (``megatron/core/extensions/transformer_engine.py``, ``TELinear.forward``: ``is_first_microbatch``
 set for the first micro-batch of each step): there the weight cast is paid once per step,
-``weight_share = 1 / micro-batches`` of it per micro-batch. Not credited: the casts that Transformer Engine fuses into
-the preceding norm (``LayerNormLinear`` writes FP8 directly) or that ``torch.compile`` fuses
-into a neighbour: the bytes here are an upper bound for those GEMMs' inputs.
+``weight_share = 1 / micro-batches`` of it per micro-batch. Not credited by ``fp8_cast_bytes``:
+the casts that ``torch.compile`` fuses into a neighbour (an upper bound for those GEMMs'
+inputs); the ones Transformer Engine fuses into the preceding norm are credited on
+Megatron-Core's Transformer Engine layers, with its sequence-parallel gathers
+(``te_layer_cast_bytes``, below).
 
 The LM head and the MoE router stay in BF16 under ``fp8_as_run`` and have no casts.
 

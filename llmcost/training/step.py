@@ -34,7 +34,9 @@ layer runs on one GPU is summed:
   2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` (on
   by default; an FP8 step keeps its LM head and router in BF16) the
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
-  (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
+  (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe; on Megatron-Core's
+  Transformer Engine layers ``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast
+  before the all-gather, the norm's fused FP8 output or amax).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
