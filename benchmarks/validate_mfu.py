@@ -772,6 +772,13 @@ def gemm_shape_report():
                  & (t["sharding"] == "Megatron 3D")]["error"].abs() for k, t in tables.items()}
     print("   goal, the held-out A100 Megatron rows (mean <= 3%, max <= 10%): " + "; ".join(
         f"{k} mean {e.mean():.1%} max {e.max():.1%}" for k, e in a100.items()))
+    cal = accuracy.mechanism_comparison_calibration()
+    print("   the same regime test on the calibration rows (the fit set; "
+          "accuracy.mechanism_comparison_calibration), each setting against the mechanisms off:")
+    for k, r in cal.iterrows():
+        print(f"     {k:24s} all calibration rows {r['all_off']:.1%} -> {r['all_on']:.1%}; "
+              f"better in {r['better']:2d} regimes, worse beyond noise in {r['worse']:2d}"
+              + (f": {r['worse_regimes']}" if r["worse"] else ""))
     for split in ("held-out", "calibration"):
         print(f"   per bucket, {split} rows (fit set = 'calibration'), mean |error| "
               + " -> ".join(tables) + ":")

@@ -475,3 +475,19 @@ def test_a_prediction_just_above_the_best_published_does_not_read_as_equal():
     assert cap == 0.4703
     assert "capped at 47.03% (the prediction itself" in words[-1]
     assert "47.00%)" in words[-1] and "47.0%)" not in words[-1]
+
+
+def test_mechanism_comparison_calibration_reads_the_calibration_rows():
+    """The calibration-split regime test (``accuracy.mechanism_comparison_calibration``) reads
+    the fit set: its mean |error| with the mechanisms off is the calibration rows' own, computed
+    here directly from ``validation_table``, and differs from the held-out rows' mean."""
+    cal = accuracy.mechanism_comparison_calibration()
+    off = accuracy.validation_table(False, False, False)
+    direct = float(off.loc[off["split"] == "calibration", "error"].abs().mean())
+    held = float(off.loc[off["split"] == "held-out", "error"].abs().mean())
+    assert list(cal.index) == list(accuracy.MECHANISMS)
+    assert cal["all_off"].to_numpy() == pytest.approx(direct, rel=1e-12)
+    assert abs(direct - held) > 1e-4
+    on = accuracy.validation_table(False, True, False)
+    assert cal.loc["fp8_as_run", "all_on"] == pytest.approx(
+        float(on.loc[on["split"] == "calibration", "error"].abs().mean()), rel=1e-12)

@@ -191,3 +191,49 @@ def test_blackwell_per_tensor_casts_write_one_copy():
     assert (fwd, bwd) == (5.0 * (8192 * 4096 + 4096 * 6144), 5.0 * 8192 * 6144)
     with pytest.raises(ValueError, match="recipe"):
         elementwise.cast_bytes_per_element("e8m0")
+
+
+def test_transformer_engine_layer_casts_by_hand():
+    """Transformer Engine's casts in Megatron-Core's layers (NVIDIA/TransformerEngine @ 71bbefbf1,
+    2.14.0, Megatron-Bridge v0.4.0's pin): under sequence parallelism the norm-fed input
+    (``_LayerNormLinear.forward``) and the row-parallel output gradient
+    (``grad_output_preprocess``) are cast on the rank's shard, row-wise only (per-tensor FP8 is
+    gathered row-wise: ``supports_only_rowwise_all_gather``), and the gathered tensor transposed
+    on Hopper (``_all_gather_fp8`` / ``update_usage``: read 1 + write 1 B); the norm computes
+    current scaling's amax (``normalization.cpp`` ``FUSED_NORM_AMAX_FP8``) and writes delayed
+    scaling's FP8 itself (``FULLY_FUSED``; without sequence parallelism its transpose is
+    ``nvte_transpose``, 2 B). By hand: x = 8192 tokens, TP 4 (xs = 2048), QKV k = 8192,
+    n = 2560, FC2 k = 7168, n = 8192, weights cached (share 0)."""
+    from llmcost.training import elementwise as ew
+    x, xs = 8192.0, 2048.0
+    qkv, fc2 = (8192, 2560), (7168, 8192)
+    # current scaling, Hopper: QKV input 3 B per shard element (read 2, write 1; amax in the
+    # norm) + 2 B per gathered element; FC2 input read 2 (amax) + 2 + write 1 + 1 = 6 B; QKV
+    # output gradient 6 B; FC2 output gradient 5 B per shard element + 2 B per gathered one
+    fwd, bwd = ew.te_layer_cast_bytes(x, xs, [qkv], [fc2], "current", weight_share=0.0)
+    assert fwd == pytest.approx(3 * xs * 8192 + 6 * x * 7168, rel=1e-12)
+    assert bwd == pytest.approx(2 * x * 8192 + 6 * x * 2560 + 5 * xs * 8192 + 2 * x * 8192,
+                                rel=1e-12)
+    # delayed scaling, no sequence parallelism (xs = x): the norm writes FP8, its transpose 2 B;
+    # the other casts 4 B (read 2, write 1 + 1)
+    fwd, bwd = ew.te_layer_cast_bytes(x, x, [qkv], [fc2], "delayed", weight_share=0.0)
+    assert fwd == pytest.approx(2 * x * 8192 + 4 * x * 7168, rel=1e-12)
+    assert bwd == pytest.approx(4 * x * 2560 + 4 * x * 8192, rel=1e-12)
+    # Blackwell (no transpose), current scaling with sequence parallelism: shard casts only
+    fwd, bwd = ew.te_layer_cast_bytes(x, xs, [qkv], [fc2], "current", weight_share=0.0,
+                                      transpose=False)
+    assert fwd == pytest.approx(3 * xs * 8192 + 5 * x * 7168, rel=1e-12)
+    assert bwd == pytest.approx(5 * x * 2560 + 5 * xs * 8192, rel=1e-12)
+    # MXFP8: both copies quantized on the shard before the gather (_all_gather_mxfp8)
+    m = 4.0 + 2.0 / 32.0
+    fwd, bwd = ew.te_layer_cast_bytes(x, xs, [qkv], [fc2], "mxfp8", weight_share=0.0,
+                                      transpose=False)
+    assert fwd == pytest.approx(m * (xs * 8192 + x * 7168), rel=1e-12)
+    assert bwd == pytest.approx(m * (x * 2560 + xs * 8192), rel=1e-12)
+    # weights: the generic count, weight_share x bpe x k x n
+    f1, _ = ew.te_layer_cast_bytes(x, xs, [qkv], [fc2], "current", weight_share=1.0)
+    assert f1 == pytest.approx(
+        3 * xs * 8192 + 6 * x * 7168 + 6 * (8192 * 2560 + 7168 * 8192), rel=1e-12)
+    with pytest.raises(ValueError, match="recipe"):
+        ew.te_cast_parts("e8m0", True, norm_fed=True, gathered=True)
+    assert StepOptions().resolve("H100-SXM").stack.name in ew.TE_LINEAR_STACKS

@@ -1135,6 +1135,25 @@ A100_MEGATRON_GOAL = (0.03, 0.10)
 
 
 @disk_cached
+def mechanism_comparison_calibration() -> pd.DataFrame:
+    """Each setting of ``MECHANISMS`` against the mechanisms off on the **calibration** rows (the
+    fit set), by ``mechanism_comparison``'s regime test (``_off_on_verdict`` on the tables with
+    their splits swapped; each regime's noise from its calibration rows): indexed by setting,
+    ``all_off`` / ``all_on`` (the calibration rows' mean |error|), ``better``, ``worse`` and
+    ``worse_regimes`` (label, before -> after, noise). The A100 Megatron goal is the held-out
+    rows' and is not read here."""
+    off = _calibration_as_held_out(validation_table(False, False, False))
+    rows = []
+    for name, flags in MECHANISMS.items():
+        per_regime, v = _off_on_verdict(off, _calibration_as_held_out(validation_table(*flags)))
+        rows.append({"setting": name, "all_off": v["all_mean"][0], "all_on": v["all_mean"][1],
+                     "better": v["better"], "worse": v["worse"],
+                     "worse_regimes": "; ".join(
+                         f"{g} {per_regime.loc[g, 'off']:.1%} -> {per_regime.loc[g, 'on']:.1%} "
+                         f"(noise {per_regime.loc[g, 'noise']:.1%})" for g in v["worse_regimes"])})
+    return pd.DataFrame(rows).set_index("setting")
+
+
 def mechanism_comparison() -> tuple:
     """Each kernel mechanism's effect, regime by regime, on the held-out rows, and the rule by
     which a mechanism is on by default: it **passes** when, against the mechanisms off, (1) the

@@ -45,11 +45,54 @@ minibatch the model weights are not updated" (NVIDIA/TransformerEngine
 ``LayerNormLinear``, ``LayerNormMLP`` and ``GroupedLinear``), and Megatron-Core passes it
 (``megatron/core/extensions/transformer_engine.py``, ``TELinear.forward``: ``is_first_microbatch``
 set for the first micro-batch of each step): there the weight cast is paid once per step,
-``weight_share = 1 / micro-batches`` of it per micro-batch. Not credited: the casts that Transformer Engine fuses into
-the preceding norm (``LayerNormLinear`` writes FP8 directly) or that ``torch.compile`` fuses
-into a neighbour: the bytes here are an upper bound for those GEMMs' inputs.
+``weight_share = 1 / micro-batches`` of it per micro-batch. Not credited by ``fp8_cast_bytes``:
+the casts that ``torch.compile`` fuses into a neighbour (an upper bound for those GEMMs'
+inputs); the ones Transformer Engine fuses into the preceding norm are credited on
+Megatron-Core's Transformer Engine layers, with its sequence-parallel gathers
+(``te_layer_cast_bytes``, below).
 
 The LM head and the MoE router stay in BF16 under ``fp8_as_run`` and have no casts.
+
+**Transformer Engine's layers in Megatron-Core** (``TE_LINEAR_STACKS``; ``te_layer_cast_bytes``).
+Megatron-Core's Transformer Engine layer spec runs the QKV and FC1 projections as
+``LayerNormLinear`` (the norm fused in: ``TELayerNormColumnParallelLinear``) and the output
+projection and FC2 as row-parallel ``Linear`` (``TERowParallelLinear``), Megatron's own fused
+bias-SwiGLU in between (NVIDIA/Megatron-LM @ d7288711b, the Megatron-Bridge v0.4.0 submodule,
+``megatron/core/models/gpt/gpt_layer_specs.py`` and ``megatron/core/transformer/mlp.py``). In
+Transformer Engine (NVIDIA/TransformerEngine @ 71bbefbf1 = 2.14.0, Megatron-Bridge v0.4.0's pin,
+``pyproject.toml`` override; the same structure at v1.4, ``layernorm_linear.py`` and
+``module/base.py``: FP8 all-gather, then ``tex.fp8_transpose``), four casts differ from the
+generic count above:
+
+* **Sequence parallelism quantizes before the all-gather.** ``_LayerNormLinear.forward`` casts
+  the norm output on the rank's sequence shard (``xs = x/tp`` tokens) and all-gathers the FP8
+  copy; ``grad_output_preprocess`` (``module/base.py``) does the same for a row-parallel layer's
+  output gradient ("FP8 with all-gather: unfused bgrad, fused cast + transpose"). A per-tensor
+  FP8 tensor can only be gathered row-wise (``Float8Quantizer`` and
+  ``Float8CurrentScalingQuantizer.supports_only_rowwise_all_gather``: True), so the shard's cast
+  writes one 1-byte copy (read 2 + write 1 B) and, on Hopper, the gathered tensor is transposed
+  for the weight-gradient GEMM (``distributed.py`` ``_all_gather_fp8`` → ``_create_transpose``,
+  or ``Float8TensorStorage.update_usage(columnwise_usage=True)`` in the backward): read 1 +
+  write 1 B per gathered element. A block-scaled tensor (MXFP8) is quantized in both directions
+  on the shard and gathered (``_all_gather_mxfp8``): ``FP8_RECIPES`` per shard element.
+* **The norm writes FP8 (delayed scaling).** ``layernorm_fwd`` / ``rmsnorm_fwd``
+  (``pytorch/csrc/extensions/normalization.cpp``): "FULLY_FUSED" for ``Float8Quantizer``, the
+  norm kernel writes the FP8 copy itself (no cast pass; its 1-byte write replaces the 2-byte one
+  already counted for the norm, the byte saved not credited); without sequence parallelism the
+  transposed copy is a separate ``nvte_transpose`` (``common/normalization/rmsnorm/
+  rmsnorm_api.cpp``): read 1 + write 1 B.
+* **The norm computes current scaling's amax.** ``FUSED_NORM_AMAX_FP8`` for
+  ``Float8CurrentScalingQuantizer``: the norm kernel writes the 16-bit output with its amax, then
+  ``quantize_with_amax`` casts without the amax pass (``quantizer.cpp``,
+  ``Float8CurrentScalingQuantizer::quantize_impl(compute_amax=false)``); in Transformer Engine
+  since 2.7 (commit 51eb6362b, "Fuse amax computation into normalization kernel for current
+  scaling"). Megatron-Bridge pins Transformer Engine ≥ 2.9 from v0.2.0 (25.11) on; its 25.09
+  release allowed 2.6 to 2.7 (``pyproject.toml`` at v0.1.0rc4), so the 25.09 rows may have paid
+  the amax pass (2 B per shard element of the two norm-fed inputs, not priced).
+* Unchanged: the inputs of the row-parallel layers (attention output, SwiGLU output: cast in full,
+  amax pass included for current scaling) and the column-parallel layers' output gradients (not
+  gathered: the generic cast); MoE experts' grouped GEMMs (their tokens come from the dispatch,
+  neither norm-fed nor gathered) keep ``fp8_cast_bytes``.
 """
 
 from __future__ import annotations
@@ -119,4 +162,79 @@ def fp8_cast_bytes(gemms, recipe: str = "current", weight_share=1.0, transpose: 
         fwd = fwd + count * bpe * (np.asarray(m, float) * k
                                    + weight_share * np.asarray(k, float) * n)
         bwd = bwd + count * bpe * np.asarray(m, float) * n
+    return fwd, bwd
+
+
+#: Stacks whose transformer layers are Transformer Engine's ``LayerNormLinear`` (QKV, FC1) and
+#: row-parallel ``Linear`` (output projection, FC2): Megatron-Core's Transformer Engine layer spec
+#: (module docstring, "Transformer Engine's layers in Megatron-Core").
+TE_LINEAR_STACKS = FP8_WEIGHT_CACHE_STACKS
+
+
+def te_cast_parts(recipe: str, transpose: bool, *, norm_fed: bool, gathered: bool) -> tuple:
+    """HBM bytes of one FP8 operand cast in Transformer Engine's modules (module docstring):
+    ``(per element on the rank's shard, per element of the gathered tensor)``.
+
+    Per-tensor recipes: the row-wise cast reads 2 and writes 1 B (0 when the norm writes FP8
+    itself: ``"delayed"`` and ``norm_fed``); current scaling's amax pass reads 2 B more unless
+    the norm computes it (``norm_fed``); the column-wise copy, only where ``transpose`` (Hopper):
+    1 B written by the fused cast-transpose, or 2 B (read 1 + write 1) where it is a separate
+    transpose (``gathered``, per gathered element; or after a delayed-scaling norm). Block
+    recipes: ``FP8_RECIPES`` per shard element (both copies quantized before the gather).
+
+    Raises
+    ------
+    ValueError
+        An unknown recipe.
+    """
+    if recipe not in FP8_RECIPES:
+        raise ValueError(f"recipe={recipe!r} must be one of {tuple(FP8_RECIPES)}")
+    if recipe not in PER_TENSOR_RECIPES:
+        return FP8_RECIPES[recipe], 0.0
+    norm_writes_fp8 = recipe == "delayed" and norm_fed
+    rowwise = 0.0 if norm_writes_fp8 else 3.0
+    amax = 2.0 if (recipe == "current" and not norm_fed) else 0.0
+    if not transpose:
+        return rowwise + amax, 0.0
+    if gathered:
+        return rowwise + amax, 2.0
+    return rowwise + amax + (2.0 if norm_writes_fp8 else 1.0), 0.0
+
+
+def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", *,
+                        weight_share=1.0, transpose: bool = True):
+    """HBM bytes (forward, backward) of the FP8 casts of one layer's Transformer Engine GEMMs
+    per micro-batch (module docstring, "Transformer Engine's layers in Megatron-Core").
+
+    ``x`` tokens on the rank, ``xs`` its sequence shard (``x/tp`` under sequence parallelism,
+    else ``x``; gathered when ``xs < x``); ``norm_fed``: ``(k, n)`` of the ``LayerNormLinear``
+    GEMMs (QKV, FC1), whose input is norm-fed and gathered; ``row_parallel``: ``(k, n)`` of the
+    row-parallel GEMMs (output projection, FC2), whose output gradient is gathered. With
+    ``(a, b) = te_cast_parts(...)`` of each gathered operand and ``bpe =
+    cast_bytes_per_element(recipe, transpose)``:
+    forward ``Σ_norm_fed (a·xs·k + b·x·k) + Σ_row bpe·x·k + weight_share·bpe·Σ k·n`` (the
+    gathered input's transpose ``b·x·k`` is made in the backward, counted there);
+    backward ``Σ_norm_fed bpe·x·n + Σ_row (a·xs·n + b·x·n)``.
+
+    Raises
+    ------
+    ValueError
+        An unknown recipe.
+    """
+    bpe = cast_bytes_per_element(recipe, transpose)
+    gathered = np.asarray(np.asarray(xs, float) < np.asarray(x, float))
+    x, xs = np.asarray(x, float), np.asarray(xs, float)
+    fwd = bwd = 0.0 * x
+    for k, n in norm_fed:
+        a, b = (np.where(gathered, g, u) for g, u in zip(
+            te_cast_parts(recipe, transpose, norm_fed=True, gathered=True),
+            te_cast_parts(recipe, transpose, norm_fed=True, gathered=False)))
+        fwd = fwd + a * xs * k + weight_share * bpe * k * n
+        bwd = bwd + b * x * k + bpe * x * n
+    for k, n in row_parallel:
+        a, b = (np.where(gathered, g, u) for g, u in zip(
+            te_cast_parts(recipe, transpose, norm_fed=False, gathered=True),
+            te_cast_parts(recipe, transpose, norm_fed=False, gathered=False)))
+        fwd = fwd + bpe * x * k + weight_share * bpe * k * n
+        bwd = bwd + a * xs * n + b * x * n
     return fwd, bwd

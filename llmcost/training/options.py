@@ -129,7 +129,9 @@ class StepOptions:
         at the FP8 peak, no cast. With it on, the quantize / cast / transpose / amax passes of
         every FP8 GEMM are priced as memory-bound work (``elementwise.fp8_cast_bytes``,
         ``fp8_recipe``; the weights' once per step on a stack that caches them,
-        ``elementwise.FP8_WEIGHT_CACHE_STACKS``).
+        ``elementwise.FP8_WEIGHT_CACHE_STACKS``; on Megatron-Core's Transformer Engine layers,
+        ``elementwise.te_layer_cast_bytes``: the sequence-parallel shards cast before the
+        all-gather and the gathered copy transposed, the norm's fused FP8 output or amax).
     fp8_recipe : {"current", "delayed", "mxfp8", "blockwise"}
         The FP8 scaling recipe whose casts ``fp8_as_run`` prices (``elementwise.FP8_RECIPES``):
         per-tensor current scaling (an amax pass before each cast; Transformer Engine

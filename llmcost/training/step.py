@@ -34,7 +34,9 @@ layer runs on one GPU is summed:
   2021 §4.2): bias + GeLU and bias + dropout + add are one pass each. Under ``fp8_as_run`` (on
   by default; an FP8 step keeps its LM head and router in BF16) the
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
-  (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe).
+  (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe; on Megatron-Core's
+  Transformer Engine layers ``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast
+  before the all-gather, the norm's fused FP8 output or amax).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
@@ -337,7 +339,8 @@ class KernelRates:
     (``elementwise.FP8_RECIPES``; None: no casts); ``fp8_weight_share`` the share of the weight
     casts paid per micro-batch (``elementwise.fp8_cast_bytes``), ``fp8_transpose`` whether a
     per-tensor FP8 cast also writes a transposed copy (False on Blackwell,
-    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``fp8_backward_gemm`` the backward FP8 GEMMs' time
+    ``elementwise.FP8_NATIVE_COLUMNWISE``); ``fp8_te_layers`` whether the layers' casts are
+    Transformer Engine's (``elementwise.TE_LINEAR_STACKS``, ``_layer_casts``); ``fp8_backward_gemm`` the backward FP8 GEMMs' time
     over the forward rate (``StepOptions.fp8_split_accumulator``, ``gemm.fp8_backward_slowdown``;
     1: backward = 2 × forward); ``cp_ring`` whether context parallelism runs as a
     ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``);
@@ -356,6 +359,7 @@ class KernelRates:
     fp8_casts: str | None = None
     fp8_weight_share: object = 1.0
     fp8_transpose: bool = True
+    fp8_te_layers: bool = False
     fp8_backward_gemm: float = 1.0
     cp_ring: bool = False
     cp_torch_ring: bool = False
@@ -413,9 +417,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
     ew_f, ew_b, core_ew_f, core_ew_b = _elementwise_bytes(
         c, x, xs, tp, keys, flash_attention, dropout, model.pos_encoding == "rope", kvf)
     core_ew_f, core_ew_b = core_ew_f + ring_f, core_ew_b + ring_b
-    casts_attn = _fp8_casts(rates, ((x, c.h, qkv_n), (x, out_n, c.h)))
-    casts_ffn = _fp8_casts(rates, ((x, c.h, ffn_mult * c.f / tp), (x, c.f / tp, c.h))
-                           if c.f else ())
+    casts_attn = _layer_casts(rates, g, (c.h, qkv_n), (out_n, c.h), te=not c.mla)
+    casts_ffn = _layer_casts(rates, g, (c.h, ffn_mult * c.f / tp), (c.f / tp, c.h)) \
+        if c.f else (0.0, 0.0)
     ew_f, ew_b = ew_f + casts_attn[0] + casts_ffn[0], ew_b + casts_attn[1] + casts_ffn[1]
     bw_e = hbm * keff.hbm_fraction
     out = {"t_qkv": t_qkv, "t_fc1": t_fc1, "gemm_f_dense": t_attn_proj + t_ffn,
@@ -553,6 +557,23 @@ def _fp8_casts(rates: KernelRates, gemms):
         return 0.0, 0.0
     return elementwise.fp8_cast_bytes(gemms, rates.fp8_casts, rates.fp8_weight_share,
                                       rates.fp8_transpose)
+
+
+def _layer_casts(rates: KernelRates, g: LayerGeometry, norm_fed, row_parallel, te=True):
+    """HBM bytes (forward, backward) of the FP8 casts of a block's two GEMMs, ``norm_fed`` (QKV or
+    FC1: ``(k, n)``, its input the norm's output) and ``row_parallel`` (output projection or FC2):
+    on a stack of ``elementwise.TE_LINEAR_STACKS`` (``rates.fp8_te_layers``; ``te`` False for an
+    MLA block, whose projections are not ``LayerNormLinear``) Transformer Engine's
+    (``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast before the all-gather,
+    the norm's fused cast or amax), else ``elementwise.fp8_cast_bytes`` of ``(x, k, n)`` each;
+    (0, 0) when casts are not priced."""
+    if rates.fp8_casts is None:
+        return 0.0, 0.0
+    if rates.fp8_te_layers and te:
+        return elementwise.te_layer_cast_bytes(
+            g.x, g.xs, (norm_fed,), (row_parallel,), rates.fp8_casts,
+            weight_share=rates.fp8_weight_share, transpose=rates.fp8_transpose)
+    return _fp8_casts(rates, ((g.x,) + tuple(norm_fed), (g.x,) + tuple(row_parallel)))
 
 
 def tp_exposure(t_fwd, t_bwd, gemm_fwd, col_fwd, sequence_parallel, tp_overlap="backward"):
@@ -1071,6 +1092,7 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    attention=o.attention_kernel, fp8_casts=o.fp8_casts,
                                    fp8_weight_share=1.0 / m if o.fp8_weight_cache else 1.0,
                                    fp8_transpose=o.fp8_transpose,
+                                   fp8_te_layers=o.stack.name in elementwise.TE_LINEAR_STACKS,
                                    fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap,
                                    cp_torch_ring=o.cp_torch_ring,
                                    cp_repeat_kv=o.comm.cp_repeat_kv),
