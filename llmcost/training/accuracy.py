@@ -982,6 +982,26 @@ MECHANISMS = {"gemm_shape": (True, False, False), "fp8_as_run": (False, True, Fa
               "gemm_shape + fp8_as_run": (True, True, False), "all three": (True, True, True)}
 _MECHANISM_FLAGS = ("gemm_shape", "fp8_as_run", "attention_curve")
 
+#: Mechanisms kept on by default although ``mechanism_comparison``'s rule now fails for them:
+#: name -> (the held-out regimes it makes worse beyond their noise, why it stays on). The rule
+#: is still printed as failing (``benchmarks/validate_mfu.py``). A test holds each entry to the
+#: verdict: it fails when the regimes made worse are not exactly these, and when the rule passes
+#: again (then the entry goes: this list only shrinks).
+KEPT_ON_AGAINST_THE_RULE = {
+    "fp8_as_run": (
+        ("Hopper · Megatron 3D · dense · FP8 · ≤ 32k · ≥ 10B",),
+        "it prices the FP8 runs as they were configured: the LM head and the router in BF16 "
+        "(DeepSeek-V3 Technical Report §3.3.1; Megatron-Core's output layer is not a Transformer "
+        "Engine module) and the cast passes Transformer Engine runs. It passed the rule when it "
+        "was turned on; Megatron-Bridge's 26.04 and 26.06 rows, added later with their split "
+        "fixed before their errors were computed, make one held-out regime of 3 runs worse "
+        "beyond its noise (NVIDIA's Llama 3 70B FP8 on 64 H100 is predicted 13 % slow with it, "
+        "2 % without). Off, the held-out mean rises (10.7 % → 11.1 %), the published FP8:BF16 "
+        "pairs' largest error rises from 6.5 % to 18.9 %, and every FP8 GEMM, LM head "
+        "included, runs at the FP8 peak with no cast; no calibration regime is worse with it "
+        "(mechanism_comparison_calibration)"),
+}
+
 
 def regime_noise(validation: pd.DataFrame) -> pd.Series:
     """Per regime, the noise of its held-out mean |error|: the standard error of that mean,
@@ -1013,7 +1033,7 @@ def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
     all_mean = float(held["error"].abs().mean())
     a100_mean, a100_max = float(a100["error"].abs().mean()), float(a100["error"].abs().max())
     return {"setting": name, "better": int((delta < -REGIME_CHANGE_TOLERANCE).sum()),
-            "worse": len(worse),
+            "worse": len(worse), "worse_list": tuple(worse),
             "worse_regimes": "; ".join(
                 f"{g} {per_regime.loc[g, 'off']:.1%} -> {per_regime.loc[g, name]:.1%} "
                 f"(noise {noise[g]:.1%})" for g in worse),
