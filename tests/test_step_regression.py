@@ -33,6 +33,13 @@ every MoE grid, ranking, step and validation value moves; dense outputs unchange
 Re-recorded on main after merging both (issue28's CP ring and issue29b's dropless sync
 together): the values each branch moved, as the two changes combine.
 
+Re-recorded when FP8 as run priced Transformer Engine's own casts on the Megatron-Core stacks
+(``elementwise.te_layer_cast_bytes``: the sequence-parallel shard cast before the all-gather and
+the gathered copy transposed, the norm's fused FP8 output or amax; TransformerEngine 2.14 as
+Megatron-Bridge v0.4.0 pins it): only the four engine grids of the FP8 option set move (their
+memory-bound time, and the exposed communication that overlaps it); every ranking, step,
+validation and layer-table pin unchanged.
+
 Re-recorded when the plan search's ``pp_split: auto`` offered Megatron's embedding-and-loss
 split at any virtual-stage count (pp·v dividing the layers + 2): the rankings count the new
 candidates (4,703 -> 4,815; 4,180 -> 4,227; 17,172 -> 17,724) and a new interleaved
