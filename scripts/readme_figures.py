@@ -28,6 +28,7 @@ def figures() -> dict:
     a100 = v[(v["generation"].str.startswith("A100")) & (v["kind"] != "zero3")]
     e = a100["error"].abs()
     llama3 = v[v["set"] == "llama3-table4"]["error"]
+    fsdp = v[(v["sharding"] == "FSDP") & (v["split"] == "held-out")]["error"].abs()
     # Llama 2 70B read backwards from its model card's 1,720,320 A100-80GB GPU-hours for 2T
     # tokens (Touvron et al. 2023): on the MFU basis the README's conventions state, and by 6ND
     l270, a100_80 = load_model("llama-2-70b"), load_accelerator("A100-80GB")
@@ -38,6 +39,8 @@ def figures() -> dict:
         "a100_max_error": f"{e.max():.1%}",
         "a100_rows": f"{len(a100)}",
         "llama3_errors": ", ".join(f"{x:+.1%}".replace("-", "−") for x in llama3),
+        "fsdp_heldout": f"{len(fsdp)} held-out ZeRO-3 / FSDP runs, mean |error| "
+                        f"{fsdp.mean():.1%}",
         "serving_figures": f"{len(sv)}",
         "engine_gap": f"{sv['speedup'].min():.1f}-{sv['speedup'].max():.1f}x",
         "energy_factor_h100": f"{energy_of(1.0, 'H100-SXM')['factor']:.2f}×",
