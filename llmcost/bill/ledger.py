@@ -59,6 +59,7 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
+from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
                           fmt_quantity, fmt_usd)
 from ..core.version import __version__
@@ -1471,6 +1472,7 @@ def format_usd(usd) -> str:
     return "not modelled" if usd is None else fmt_usd(usd)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def with_changes(ledger_or_scenario, **changes) -> Ledger:
     """The bill of the same scenario with some parameters changed (validated like any scenario),
     e.g. ``with_changes(bill, mfu=0.5)``.
@@ -1897,6 +1899,7 @@ BAND_SOURCES = {"predicted": "the step-time model's error band on its predicted 
                 "pilot": "the pilots' extrapolation band on their calibrated MFU"}
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
     """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
     ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own

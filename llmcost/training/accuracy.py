@@ -1041,6 +1041,7 @@ def flash_curve_comparison() -> tuple:
     return _off_on_verdict(validation_table(), validation_table(attention_curve="flash"))
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def cp_overlap_comparison() -> tuple:
     """The context-parallel ring overlap (``StepOptions.cp_overlap``, ``step.cp_exposure``)
     judged by ``mechanism_comparison``'s rule, on the shipped kernel mechanisms: every row
