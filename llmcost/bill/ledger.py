@@ -1899,7 +1899,6 @@ BAND_SOURCES = {"predicted": "the step-time model's error band on its predicted 
                 "pilot": "the pilots' extrapolation band on their calibrated MFU"}
 
 
-@disk_cached  # the same for every call with these arguments: core.diskcache
 def headline_draws(scenario: dict, samples: int = 100_000, seed: int = 0) -> Headline:
     """The Monte Carlo bill the report's index, notebook 00's figure, ``summary.json``'s bill and
     ``llmcost estimate`` show (one range per bill), by ``HEADLINE_RULE``: the scenario's own
