@@ -11,7 +11,10 @@ notebook.
 The report runs with a disk cache of its own (``LLMCOST_CACHE_DIR``, a new temporary folder):
 first cold (the cache empty, as in a fresh clone or after any change to the code or data, which
 changes every entry's key: ``core.diskcache``), then warm (the same cache, filled by the cold
-run: a second report with the same code). Both ratios are printed, with the CPU seconds of each
+run: a second report with the same code). The cache keeps a scenario's slow results too (its
+hardware sweep, lever ranking, RL variants, scaling studies: keyed by their arguments), so warm
+is a second report of the same scenario; another scenario with the same code reads the
+scenario-free tables and computes its own results, between the two. Both ratios are printed, with the CPU seconds of each
 run (the report's process and its kernels: ``resource.getrusage(RUSAGE_CHILDREN)``), which
 depend far less on what else the machine runs than the seconds do. Also printed: `--jobs 1`
 (one notebook at a time, warm) for the speed-up of the parallel run (``--no-serial`` skips it).

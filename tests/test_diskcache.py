@@ -1,12 +1,16 @@
 """The disk cache (llmcost/core/diskcache.py): a result kept on disk is read back instead of
-recomputed, a change to the code or data fingerprint or to the arguments is a new entry, an
-unreadable entry is recomputed, and ``LLMCOST_CACHE_DIR=off`` turns it off."""
+recomputed, a change to the code or data fingerprint or to the arguments (a scenario's values,
+an array's bytes, a named file's bytes) is a new entry, an unreadable entry is recomputed, a
+result that showed a warning is not kept, processes that miss an entry at once compute it once,
+and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,3 +102,127 @@ def test_processes_that_miss_one_entry_at_once_compute_it_once(tmp_path):
     runs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(2)]
     assert [r.wait(timeout=60) for r in runs] == [0, 0]
     assert log.read_text().splitlines() == ["computed"]
+
+
+# ------------------------------------------------------------------ arguments enter exactly
+scenario_calls = []
+
+
+@diskcache.disk_cached
+def _priced(scenario: dict, counts=None) -> float:
+    scenario_calls.append(dict(scenario))
+    extra = 0.0 if counts is None else float(sum(counts))
+    return scenario["n_gpus"] * scenario["price"] + extra
+
+
+def test_a_changed_input_misses_and_the_same_input_hits(folder):
+    from llmcost.bill.ranges import Range
+
+    scenario_calls.clear()
+    base = {"n_gpus": 8, "price": 2.5, "mfu": Range("triangular", 0.3, 0.4, 0.5)}
+    assert _priced(base) == 20.0 and _priced(dict(base)) == 20.0  # an equal dict: read back
+    assert len(scenario_calls) == 1
+    _priced({**base, "price": 2.5000000001})  # the last digit of a float
+    _priced({**base, "mfu": Range("triangular", 0.3, 0.4, 0.51)})  # a field of a dataclass
+    _priced({**base, "n_gpus": 8.0})  # 8.0 is not 8
+    assert len(scenario_calls) == 4
+    # numpy arrays by their bytes, not their repr (which elides the middle of a long array)
+    a = np.arange(5000)
+    b = a.copy()
+    b[2500] = -1
+    assert repr(a) == repr(b)  # what a repr-based key would have confused
+    assert _priced(base, a) != _priced(base, b) and len(scenario_calls) == 6
+    assert _priced(base, a.copy()) == _priced(base, a) and len(scenario_calls) == 6
+
+
+def test_a_file_named_by_an_argument_enters_with_its_bytes(folder, tmp_path):
+    scenario_calls.clear()
+    profile = tmp_path / "profile.yaml"
+    profile.write_text("gemm: 0.7\n")
+    sc = {"n_gpus": 8, "price": 1.0, "efficiency_profile": str(profile)}
+    _priced(sc), _priced(sc)
+    assert len(scenario_calls) == 1
+    profile.write_text("gemm: 0.8\n")  # the same path, another profile: a new entry
+    _priced(sc)
+    assert len(scenario_calls) == 2
+
+
+def test_an_argument_it_cannot_encode_is_computed_and_not_kept(folder):
+    class Opaque:  # no exact encoding: its state is not known to the key
+        pass
+
+    scenario_calls.clear()
+    sc = {"n_gpus": 8, "price": 1.0, "how": Opaque()}
+    _priced(sc), _priced(sc)
+    assert len(scenario_calls) == 2 and not list(folder.glob("_priced-*.pickle"))
+    with pytest.raises(diskcache.Uncacheable):
+        diskcache.input_digest(lambda: 0)
+
+
+warned_calls = []
+
+
+@diskcache.disk_cached
+def _warns(n: int) -> int:
+    warned_calls.append(n)
+    warnings.warn(f"a warning about {n}", UserWarning, stacklevel=2)
+    return n + 1
+
+
+def test_a_result_that_showed_a_warning_is_not_kept_so_it_shows_again(folder):
+    warned_calls.clear()
+    shown_by = warnings.showwarning
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="a warning about 3"):
+            assert _warns(3) == 4
+    assert warned_calls == [3, 3] and not list(folder.glob("_warns-*.pickle"))
+    # silenced by the caller: nothing is shown, the result is kept under those filters only
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _warns(4), _warns(4)
+    assert warned_calls == [3, 3, 4]
+    with pytest.warns(UserWarning, match="a warning about 4"):  # other filters: computed, shown
+        _warns(4)
+    assert warned_calls == [3, 3, 4, 4]
+    assert warnings.showwarning is shown_by and diskcache._HOOK["users"] == 0  # hook removed
+
+
+def test_processes_that_miss_one_scenario_entry_at_once_compute_it_once(tmp_path):
+    # as above, with a scenario-like argument (a dict holding a range), and a third process
+    # asking for another scenario, which is computed on its own
+    log = tmp_path / "computed.txt"
+    code = textwrap.dedent(f"""
+        import sys, time
+        from llmcost.bill.ranges import Range
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def slow(scenario):
+            with open({str(log)!r}, "a") as f:
+                f.write(f"computed {{scenario['n_gpus']}}\\n")
+            time.sleep(1.0)
+            return scenario["n_gpus"] * 2
+
+        n = int(sys.argv[1])
+        assert slow({{"n_gpus": n, "mfu": Range("uniform", 0.3, None, 0.5)}}) == 2 * n
+    """)
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-c", code, n], env=env) for n in ("8", "8", "16")]
+    assert [r.wait(timeout=60) for r in runs] == [0, 0, 0]
+    assert sorted(log.read_text().splitlines()) == ["computed 16", "computed 8"]
+
+
+def test_a_scenarios_hardware_sweep_from_disk_equals_the_computed_one(folder):
+    # the cached sweep is the very table levers computes for the scenario, and a changed
+    # scenario is computed anew (its own entry)
+    from llmcost.bill import levers
+    from llmcost.bill.scenario import validate_parameters
+
+    sc = validate_parameters(model="llama-2-7b", accelerator="H100-SXM", n_gpus=64,
+                             train_tokens=1e11)
+    fresh = levers.hardware_sweep.uncached(sc)
+    levers.hardware_sweep(sc)
+    stored = levers.hardware_sweep(sc)
+    pd.testing.assert_frame_equal(stored, fresh)
+    levers.hardware_sweep({**sc, "n_gpus": 128})
+    assert len(list(folder.glob("hardware_sweep-*.pickle"))) == 2

@@ -74,6 +74,7 @@ from ..core.catalog import (
     load_published_runs,
     unavailable_prices,
 )
+from ..core.diskcache import disk_cached
 from ..core.model import ModelSpec
 from ..core.stacks import generation
 from ..core.units import HOURS_PER_DAY, SECONDS_PER_HOUR, as_flag
@@ -663,6 +664,7 @@ def stated_claim(model, train_tokens=None, accelerator=None, **figures) -> State
                        goodput=_fraction("goodput", goodput), **figures)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def check_claim(model, train_tokens=None, accelerator=None, *, left_out: bool = True,
                 ledger_keys: dict | None = None, bill_keys: dict | None = None,
                 exclude_own_runs: bool = True, **figures) -> ClaimCheck:
@@ -1167,6 +1169,7 @@ def _plan_mfu(row, spec) -> tuple:
     return float(b.mfu), plan.describe()
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def published_run_errors(runs=None) -> pd.DataFrame:
     """Predicted against published accelerator-hours (or MFU) for every scoreable run of
     ``data/published_runs.csv``, predictions from public facts only.

@@ -59,6 +59,7 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
+from ..core.diskcache import disk_cached
 from ..core.units import (GB, HOURS_PER_YEAR, SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array,
                           fmt_quantity, fmt_usd)
 from ..core.version import __version__
@@ -1474,6 +1475,7 @@ def format_usd(usd) -> str:
     return "not modelled" if usd is None else fmt_usd(usd)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def with_changes(ledger_or_scenario, **changes) -> Ledger:
     """The bill of the same scenario with some parameters changed (validated like any scenario),
     e.g. ``with_changes(bill, mfu=0.5)``.

@@ -57,6 +57,7 @@ from ..core.catalog import (
     load_accelerator,
     load_model,
 )
+from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from ..core.units import (SECONDS_PER_DAY, SECONDS_PER_HOUR, as_array, as_text, fmt_duration,
                           fmt_usd)
@@ -643,6 +644,7 @@ def fp8_unavailable(s: dict) -> str:
     return ""
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def activation_recompute(s: dict, recompute: str = "full", n_gpus: int | None = None) -> Change:
     """Trade FLOPs for memory: ``recompute`` (selective or full) on ``n_gpus`` (default: the
     scenario's), priced with the memory model (the plan must fit) and the step-time model (the
@@ -938,6 +940,7 @@ def apply_levers(scenario: dict, keys) -> dict:
     return s
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def rank_levers(scenario: dict, keys=None, samples: int = 20_000, seed: int = 0, sweep=None):
     """Every lever (``LEVERS``, plus ``spot_for_ablations`` and the cheapest *rankable*
     accelerator of ``hardware_sweep``: a buyable price and an MFU no higher than published) priced on the scenario by ``price_lever`` (saving = B(before) −
@@ -1064,6 +1067,7 @@ def spot_for_ablations(scenario: dict, ablation_gpus: int = 64, before_bill: Led
                        ranged=ranged)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def hardware_sweep(scenario: dict):
     """The cheapest hardware for this run: each catalogue accelerator with the figures the
     step-time model needs and a catalogue price for the scenario's pricing mode, priced by the
@@ -1488,6 +1492,7 @@ def spot_break_even(discount: float) -> dict:
     return {"x": x, "break_even_probability": -math.expm1(-x), "discount": d}
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def false_economies(scenario: dict, checkpoint_factor: float = 4.0,
                     precision_restart_fraction: float = 0.5, eval_rework_fraction: float = 0.25
                     ) -> list:
@@ -1631,6 +1636,7 @@ def checkpoint_plan_of(scenario: dict):
 
 
 # ------------------------------------------------------------------------------ working backwards
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def fit_budget(scenario: dict, budget_usd: float | None = None,
                deadline_days: float | None = None, gpu_step: int | None = None):
     """Work backwards from a budget or a deadline.

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 from ..core.catalog import load_accelerator, load_model
+from ..core.diskcache import disk_cached
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
 from ..training import reliability as rel
@@ -143,6 +144,7 @@ def check_money_lines(bill: Ledger) -> None:
                             "magnitudes are out of range (check the exponents)")
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def validate_scenario(values: dict, private: dict | None = None, check_plan: bool = True,
                       check_setups: bool = True) -> Ledger:
     """Validate a scenario completely and return its bill (module docstring).

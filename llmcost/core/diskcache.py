@@ -1,16 +1,26 @@
-"""A disk cache for results that depend on the package and its data only, never on a scenario.
+"""A disk cache for results that depend on the package, its data and their arguments only.
 
-Some tables are the same for every scenario and slow to build: the step-time model's
-validation over every published run (``accuracy.validation_table``, tens of seconds) is needed
-by the report process, by several notebooks' kernels and by the tests' worker processes. Each
-process used to rebuild it. ``disk_cached`` keeps the result in a file instead, keyed by
+Some results are the same for every report of a scenario, or for every scenario, and slow to
+build: the step-time model's validation over every published run (``accuracy.validation_table``,
+tens of seconds), needed by the report process, by several notebooks' kernels and by the tests'
+worker processes; a scenario's hardware sweep and lever ranking (``levers``), its RL variants
+(``rl.scenario_variants``), its scaling studies. Each process used to rebuild them, and every
+report of the same scenario again. ``disk_cached`` keeps the result in a file instead, keyed by
 
-    sha256(function's module and name, its arguments' repr, ``source_fingerprint()``)
+    sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``)
 
 where ``source_fingerprint()`` hashes every ``.py`` file of the package and every file of
 ``data/`` (paths and bytes): any change to the code or to a catalogue makes a new key, so a
 stale entry is never read (old files are simply left behind; delete the folder to reclaim
-them). The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
+them). The arguments enter exactly (``input_digest``): numbers, text, containers, dataclasses
+field by field, numpy arrays by their bytes, pandas objects by their pickle; a string naming an
+existing file or folder (a model's ``config.json``, an efficiency profile) enters with its
+bytes, so an edited file is a new key. A call with an argument of any other kind is computed and
+not kept. The warnings filters enter too (a caller that silences a warning gets its own entry),
+and a result whose computation showed a warning is not kept, so that the next call shows it
+again, as an uncached call would.
+
+The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
 is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
@@ -18,16 +28,24 @@ entry at once never leave half a file. A process that misses an entry computes i
 lock on that entry (``fcntl.flock`` on ``<entry>.lock``, where the system has it): another
 process that needs the same entry meanwhile (a report's kernels, a test suite's workers) waits
 for it and reads it, instead of computing it a second time.
+
+What the key cannot see: a module constant changed at run time (``step.KERNEL_EFFICIENCY = x``
+in a session) is not an argument; a function is cached only if it reads no such state that a
+caller is meant to change.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import enum
 import functools
 import hashlib
 import os
 import pickle
 import tempfile
+import threading
+import warnings
 from pathlib import Path
 
 try:
@@ -61,11 +79,128 @@ def source_fingerprint() -> str:
     return h.hexdigest()
 
 
+class Uncacheable(TypeError):
+    """An argument ``input_digest`` cannot encode exactly: the call is computed, not kept."""
+
+
+#: Strings that may name a file or folder whose bytes are then part of the key.
+_PATH_HINTS = ("/", "\\", ".json", ".yaml", ".yml", ".csv")
+
+
+def _path_bytes(h, text: str) -> None:
+    """The bytes of the file or folder ``text`` names, when it names one (else nothing)."""
+    if not any(hint in text for hint in _PATH_HINTS):
+        return
+    try:
+        path = Path(text)
+        if path.is_file():
+            h.update(b"file:" + path.read_bytes())
+        elif path.is_dir():
+            for f in sorted(p for p in path.rglob("*") if p.is_file()):
+                h.update(b"dir-file:" + str(f.relative_to(path)).encode() + b":" + f.read_bytes())
+    except OSError as e:  # unreadable: the call is computed, not kept
+        raise Uncacheable(f"{text!r}: {e}") from None
+
+
+def _encode(h, obj) -> None:
+    """Feed ``obj`` to the hash ``h`` exactly and unambiguously (a type tag, then its value),
+    or raise ``Uncacheable``."""
+    if obj is None or isinstance(obj, (bool, int, float, complex)):
+        h.update(f"{type(obj).__name__}:{obj!r};".encode())
+    elif isinstance(obj, str):
+        h.update(f"str:{len(obj)}:".encode() + obj.encode("utf-8", "surrogatepass"))
+        _path_bytes(h, obj)
+    elif isinstance(obj, bytes):
+        h.update(f"bytes:{len(obj)}:".encode() + obj)
+    elif isinstance(obj, enum.Enum):
+        h.update(f"enum:{type(obj).__module__}.{type(obj).__qualname__}:".encode())
+        _encode(h, obj.value)
+    elif isinstance(obj, (tuple, list)):
+        h.update(f"{type(obj).__name__}:{len(obj)}(".encode())
+        for x in obj:
+            _encode(h, x)
+        h.update(b")")
+    elif isinstance(obj, dict):
+        h.update(f"dict:{len(obj)}{{".encode())
+        for k, v in obj.items():  # in order: a dict's order may matter to the function
+            _encode(h, k)
+            _encode(h, v)
+        h.update(b"}")
+    elif isinstance(obj, (set, frozenset)):
+        parts = []
+        for x in obj:
+            sub = hashlib.sha256()
+            _encode(sub, x)
+            parts.append(sub.digest())
+        h.update(f"{type(obj).__name__}:{len(obj)}:".encode() + b"".join(sorted(parts)))
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        h.update(f"dataclass:{type(obj).__module__}.{type(obj).__qualname__}(".encode())
+        for f in dataclasses.fields(obj):
+            _encode(h, f.name)
+            _encode(h, getattr(obj, f.name))
+        h.update(b")")
+    elif type(obj).__module__ == "numpy" and hasattr(obj, "dtype") and \
+            getattr(obj.dtype, "hasobject", True) is False:  # an array or scalar of numbers
+        h.update(f"numpy:{type(obj).__name__}:{obj.dtype.str}:{getattr(obj, 'shape', ())}:".encode()
+                 + obj.tobytes())
+    elif type(obj).__module__.split(".")[0] == "pandas" and hasattr(obj, "to_pickle"):
+        try:  # a DataFrame or Series, whole (values, index, dtypes, attrs)
+            data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as e:  # noqa: BLE001
+            raise Uncacheable(f"{type(obj).__name__}: {e}") from None
+        h.update(f"pandas:{type(obj).__name__}:{len(data)}:".encode() + data)
+    else:
+        raise Uncacheable(f"an argument of type {type(obj).__module__}.{type(obj).__qualname__}")
+
+
+def input_digest(*parts) -> str:
+    """sha256 of ``parts`` encoded exactly (``_encode``); raises ``Uncacheable`` for a kind of
+    value it cannot encode."""
+    h = hashlib.sha256()
+    for part in parts:
+        _encode(h, part)
+    return h.hexdigest()
+
+
 def cache_key(fn, args: tuple, kwargs: dict) -> str:
-    """The entry's name: sha256 of the function, its arguments and ``source_fingerprint()``."""
-    text = repr((fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
-                 source_fingerprint()))
-    return hashlib.sha256(text.encode()).hexdigest()
+    """The entry's name: sha256 of the function, its arguments (``input_digest``), the warnings
+    filters and ``source_fingerprint()``. Raises ``Uncacheable`` (see ``input_digest``)."""
+    return input_digest(fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
+                        repr(warnings.filters), source_fingerprint())
+
+
+_SHOWN = threading.local()  # per thread: a list counting the warnings shown while recording
+_HOOK_LOCK = threading.Lock()
+_HOOK = {"users": 0, "saved": None}
+
+
+@contextlib.contextmanager
+def _noting_warnings():
+    """Yield a list that gets one item per warning shown in this thread inside the block
+    (``warnings.showwarning`` wrapped for as long as some thread records; the warning is shown
+    as before)."""
+    with _HOOK_LOCK:
+        if _HOOK["users"] == 0:
+            shown_by = _HOOK["saved"] = warnings.showwarning
+
+            def showwarning(*args, **kwargs):
+                for seen in getattr(_SHOWN, "stack", ()):
+                    seen.append(args[1] if len(args) > 1 else None)
+                return shown_by(*args, **kwargs)
+
+            warnings.showwarning = showwarning
+        _HOOK["users"] += 1
+    seen: list = []
+    stack = _SHOWN.__dict__.setdefault("stack", [])
+    stack.append(seen)
+    try:
+        yield seen
+    finally:
+        stack.remove(seen)
+        with _HOOK_LOCK:
+            _HOOK["users"] -= 1
+            if _HOOK["users"] == 0:
+                warnings.showwarning = _HOOK["saved"]
 
 
 _MISSING = object()
@@ -102,17 +237,33 @@ def _entry_lock(path: Path):
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+def _write(folder: Path, path: Path, result) -> None:
+    """Store ``result`` at ``path`` (a temporary file renamed); a folder that cannot be written
+    is not an error."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
+            fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(fh.name, path)
+    except OSError:  # a read-only or full disk: the result, uncached
+        pass
+
+
 def disk_cached(fn):
-    """Decorate a function of the package's code and data only (arguments with a stable
-    ``repr``, a picklable result): its result is read from the disk cache when there, else
-    computed and stored. ``fn.uncached`` is the function itself."""
+    """Decorate a function of its arguments and the package's code and data only (a picklable
+    result; see the module's docstring for the key): its result is read from the disk cache
+    when there, else computed and stored. ``fn.uncached`` is the function itself."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         folder = cache_dir()
         if folder is None:
             return fn(*args, **kwargs)
-        path = folder / f"{fn.__name__}-{cache_key(fn, args, kwargs)}.pickle"
+        try:
+            key = cache_key(fn, args, kwargs)
+        except Uncacheable:  # an argument the key cannot hold exactly: computed, not kept
+            return fn(*args, **kwargs)
+        path = folder / f"{fn.__name__}-{key}.pickle"
         found = _read(path)
         if found is not _MISSING:
             return found
@@ -120,14 +271,10 @@ def disk_cached(fn):
             found = _read(path)  # another process may have written it while this one waited
             if found is not _MISSING:
                 return found
-            result = fn(*args, **kwargs)
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                with tempfile.NamedTemporaryFile(dir=folder, delete=False, suffix=".tmp") as fh:
-                    fh.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-                os.replace(fh.name, path)
-            except OSError:  # a read-only or full disk: the result, uncached
-                pass
+            with _noting_warnings() as shown:
+                result = fn(*args, **kwargs)
+            if not shown:  # a result that showed a warning shows it again next time
+                _write(folder, path, result)
         return result
 
     wrapper.uncached = fn

@@ -38,6 +38,7 @@ from ..bill.ledger import (
     point_outside,
     simulate_ledger,
 )
+from ..core.diskcache import disk_cached
 from ..core.units import fmt_usd
 from . import plots
 
@@ -130,7 +131,30 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
                        basis: str | None = None) -> str:
     """``plots.bill_at_a_glance`` as an ``<img>`` holding an SVG (a data URI: the index stays one
     file that reads offline and can be e-mailed), side by side, or one above the other on a
-    screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows."""
+    screen under 40rem (a ``<picture>`` source), with an ``alt`` text saying what it shows.
+    The two pictures are kept on disk (``core.diskcache``), keyed by everything they are drawn
+    from: the tables, the words, matplotlib's version and settings, and the font it finds."""
+    import matplotlib
+    from matplotlib import font_manager
+
+    font = font_manager.findfont(font_manager.FontProperties())
+    uris = _glance_uris(bars, tornado_df, title, illustrative, basis, matplotlib.__version__,
+                        str(matplotlib.rcParams), font)
+    t = bars.loc["total"]
+    alt = (f"The bill line by line with its P10-P90 range: the whole bill "
+           f"{fmt_usd(t['point_usd'])} ({fmt_usd(t['p10_usd'])}-{fmt_usd(t['p90_usd'])}); "
+           "beside it, which unknown moves the bill most")
+    return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
+            f"<img class='glance' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
+            "</picture>")
+
+
+@disk_cached
+def _glance_uris(bars, tornado_df, title: str, illustrative: bool, basis, mpl_version: str,
+                 rc: str, font: str) -> dict:
+    """The wide (``False``) and tall (``True``) glance pictures as SVG data URIs. The last three
+    arguments are not read: they are the key's record of matplotlib's version, its settings
+    and the font file it draws with (its bytes enter the key: ``core.diskcache``)."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -149,13 +173,7 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
                 fig.savefig(buf, format="svg", metadata={"Date": None})
         # percent-encoded: no whitespace or comma (a srcset candidate), no "#" (a fragment), no "+"
         uris[tall] = "data:image/svg+xml," + quote(buf.getvalue(), safe="=:/;.-_()")
-    t = bars.loc["total"]
-    alt = (f"The bill line by line with its P10-P90 range: the whole bill "
-           f"{fmt_usd(t['point_usd'])} ({fmt_usd(t['p10_usd'])}-{fmt_usd(t['p90_usd'])}); "
-           "beside it, which unknown moves the bill most")
-    return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
-            f"<img class='glance' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
-            "</picture>")
+    return uris
 
 
 #: The characters of ``glance_text``: bar, whisker, whisker ends, the point on a tornado row.

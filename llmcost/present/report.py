@@ -849,20 +849,27 @@ def _readable_errors(nb_node) -> None:
     nb_node.cells.insert(1 if nb_node.cells else 0, note)
 
 
-_EXPORTERS = threading.local()
+_EXPORTER: dict = {}
+_EXPORTER_LOCK = threading.Lock()
 
 
-def _exporter():
-    """This thread's nbconvert HTML exporter without code. Made once per thread and reused:
-    building one compiles the lab template's Jinja files, about 40% of a page's export time
-    (measured with cProfile on notebook 03); report workers each export several pages."""
-    ex = getattr(_EXPORTERS, "html", None)
-    if ex is None:
-        from nbconvert import HTMLExporter
+def _export_html(nb_node) -> str:
+    """The page of ``nb_node`` from the process's one nbconvert HTML exporter without code, made
+    at the first page and reused: building one compiles the lab template's Jinja files, about
+    40% of a page's export time (measured with cProfile on notebook 03). Its pages are made one
+    at a time (the lock): an export registers per-page filters on the exporter, and is Python
+    that holds the interpreter's lock anyway: two workers' exports never ran in parallel."""
+    with _EXPORTER_LOCK:
+        ex = _EXPORTER.get("html")
+        if ex is None:
+            from nbconvert import HTMLExporter
 
-        ex = _EXPORTERS.html = HTMLExporter(exclude_input=True, exclude_input_prompt=True,
-                                            exclude_output_prompt=True)
-    return ex
+            # validated once, after its preprocessors, instead of after each (twelve times)
+            ex = _EXPORTER["html"] = HTMLExporter(exclude_input=True,
+                                                  exclude_input_prompt=True,
+                                                  exclude_output_prompt=True,
+                                                  optimistic_validation=True)
+        return ex.from_notebook_node(nb_node)[0]
 
 
 def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
@@ -878,7 +885,7 @@ def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
     _readable_errors(nb_node)
     tex_failures = notebook_math_to_mathml(nb_node)
     nb_node.metadata["title"] = title
-    body, _ = _exporter().from_notebook_node(nb_node)
+    body = _export_html(nb_node)
 
     def link(m):
         stem, anchor, text = m.group(1), m.group(2) or "", m.group(3)
@@ -1316,14 +1323,26 @@ def _import_runners() -> None:
     by ``run_report`` when the report ends, and not done when something else in this process
     froze objects before): the full collections the runs trigger (reading, exporting and
     writing the pages, the index's figure) then no longer walk every imported module's
-    objects, a fifth of this process's CPU for three notebooks (0.8-0.9 s of 3.8-4.4 s)."""
+    objects, a fifth of this process's CPU for three notebooks (0.8-0.9 s of 3.8-4.4 s).
+
+    nbformat imports jsonschema, whose ``_format`` module registers the "iri" format check when
+    ``rfc3987_syntax`` can be imported; that package compiles some forty Lark grammars at its
+    import, 0.8 CPU-s (two thirds of these imports). Nothing here checks formats (nbformat
+    validates without a format checker), so, when neither was imported before, jsonschema is
+    imported with ``rfc3987_syntax`` hidden, which it reads as absent; a later
+    ``import rfc3987_syntax`` in this process works as before."""
     was_enabled = gc.isenabled()
     gc.disable()
+    hide = "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules
+    if hide:
+        sys.modules["rfc3987_syntax"] = None  # an import of it raises ImportError
     try:
         import nbconvert.exporters.html  # noqa: F401
         import nbformat  # noqa: F401
         import papermill  # noqa: F401
     finally:
+        if hide and "rfc3987_syntax" in sys.modules and sys.modules["rfc3987_syntax"] is None:
+            del sys.modules["rfc3987_syntax"]
         if was_enabled:
             gc.enable()
     if gc.get_freeze_count() == 0:

@@ -162,6 +162,7 @@ from functools import cache, lru_cache
 import numpy as np
 import pandas as pd
 
+from ..core.diskcache import disk_cached
 from ..core.hardware import DoesNotFit
 from .inference import (
     ENGINE_FAMILIES,
@@ -492,6 +493,7 @@ the same source weights).
                             len(rows))
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def engine_validation(engine: str | None = None) -> pd.DataFrame:
     """Expected throughput (the fitted engine model) against every published row.
 

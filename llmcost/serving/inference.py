@@ -67,6 +67,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_efficiency
+from ..core.diskcache import disk_cached
 from ..core.hardware import Accelerator, BatchDoesNotFit, DoesNotFit, Efficiency
 from ..core.model import ModelSpec
 from ..core.units import (SECONDS_PER_HOUR, as_array, as_choice, is_number, options_with,
@@ -1208,6 +1209,7 @@ def _regime(row) -> str:
     return "roofline"
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def serving_validation() -> pd.DataFrame:
     """The roofline against every published serving figure in ``data/serving_benchmarks.csv``.
 

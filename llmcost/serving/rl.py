@@ -1974,6 +1974,7 @@ def scenario_campaign(p: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
         raise _scenario_error(e) from None
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def scenario_variants(p: dict, changes: dict, price_usd_per_gpu_hour: float) -> pd.DataFrame:
     """``scenario_iteration`` of the scenario ``p`` under each change of ``changes`` (label ->
     scenario keys to replace, ``{}`` for the scenario itself), one row each::

@@ -1077,6 +1077,7 @@ def _calibration_as_held_out(t: pd.DataFrame) -> pd.DataFrame:
     return t.assign(split=t["split"].map(swap))
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def cp_overlap_comparison() -> tuple:
     """The context-parallel ring overlap (``StepOptions.cp_overlap``, ``step.cp_exposure``)
     judged by ``mechanism_comparison``'s rule, on the shipped kernel mechanisms: every row

@@ -72,6 +72,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import DATA_DIR, as_accelerator, as_model, load_accelerator, load_efficiency
+from ..core.diskcache import disk_cached
 from ..core.shapes import layer_params, model_shapes
 from ..core.units import as_array, scalar_or_array
 from .comm import group_layout
@@ -476,6 +477,7 @@ def group_bandwidth(accelerator, group_size, *, torus_axes: int = 1) -> float:
     return scalar_or_array(bw)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def topology_table(group_sizes=(2, 4, 8)) -> pd.DataFrame:
     """For each accelerator of ``data/scaleup_topology.csv``: its topology, the per-GPU figure
     the model uses (``accelerators.csv``), what a group of each size really gets

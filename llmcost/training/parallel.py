@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.catalog import as_accelerator, as_model, load_model, scenario_cluster
+from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES, schedule_code
@@ -1614,6 +1615,7 @@ def rank_without_time(plans: pd.DataFrame) -> pd.DataFrame:
                               "memory_bytes"], kind="stable")
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def scaling_frontier(model: ModelSpec, accelerator, n_gpus, global_batch: int, seq_len=None, *,
                      reserve=DEFAULT_RESERVE, **options) -> pd.DataFrame:
     """What adding GPUs does at a fixed global batch: for each GPU count, the valid plans, the

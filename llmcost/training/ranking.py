@@ -23,6 +23,7 @@ import pandas as pd
 
 from ..core import stacks
 from ..core.catalog import as_accelerator, as_model, load_accelerator
+from ..core.diskcache import disk_cached
 from ..core.hardware import Cluster, as_cluster
 from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES
@@ -370,6 +371,7 @@ def fastest_trusted(ranked: pd.DataFrame) -> pd.Series:
     return best_ranked_row(ranked)
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def sharding_study(model: ModelSpec, accelerator, n_gpus, fsdp_shard_sizes=(None, 32), *,
                    batch_per_gpu: int = 2, seq_len=None, stack="pytorch-fsdp2-2024",
                    scaleout_bytes_per_s_per_dir=None, recipe="bf16_adam_fp32_grads",
@@ -471,6 +473,7 @@ def hsdp_pays_from(study: pd.DataFrame, label: str = "HSDP-32", gain: float = 1.
 
 
 
+@disk_cached  # the same for every call with these arguments: core.diskcache
 def scaling_study(model: ModelSpec, accelerator, n_gpus, seq_len=None, *, global_batch=None,
                   batch_per_gpu=None, **options) -> pd.DataFrame:
     """What adding GPUs buys: the fastest fitting plan (``rank_plans``) at each GPU count (ZeRO-3
