@@ -91,9 +91,10 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: (``other_kernels``), and how much more per doubling of the sequence length between the pilot
 #: and a target (``per_seq_doubling``: RMS of the drift beyond ``other_kernels`` per doubling;
 #: ``drift_at``; ``pilot_validation.drift_of``).
-#: ``pilot_residual_var`` is the spread of the pilots' own residuals over the series, the
-#: Efron-Morris estimate ``S ÷ (k − 2)`` of E[r²] with ``S`` the sum of the ``k`` series' squared
-#: pilot residuals ``r = ln(measured ÷ predicted MFU)`` (``pilot_validation.drift_of``): what a
+#: ``pilot_residual_var`` is the spread of the pilots' own residuals over the series, ``S ÷
+#: (k − 2)``, the reciprocal of Efron & Morris's (1973) unbiased estimate ``(k − 2) ÷ S`` of
+#: ``1 ÷ E[r²]``, with ``S`` the sum of the ``k`` series' squared pilot residuals
+#: ``r = ln(measured ÷ predicted MFU)`` (``pilot_validation.drift_of``): what a
 #: correction the size of a typical pilot's is worth against the drift (``transfer_weight``).
 #: Measured on the published scaling series by ``benchmarks/validate_pilot.py`` (item 0, which
 #: re-measures them and judges the rule leave-one-series-out). A pilot residual within this drift
@@ -120,7 +121,10 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     the number of pilots with distinct kernels (``distinct_kernel_pilots``: the mean of ``n``
     residuals with independent drifts has variance ``σ² ÷ n``) and ``V`` the pilots' residual
     spread over the published series (``PILOT_DRIFT["pilot_residual_var"]``, Efron & Morris's
-    ``S ÷ (k − 2)``; absent: ``V = ∞``, the pilot's own ``r²`` alone).
+    ``S ÷ (k − 2)``; absent: ``V = ∞``, the pilot's own ``r²`` alone). With ``n = 1``, ``r² >= V``
+    and no shift this is Efron & Morris's rule ``1 − (k − 2)σ² ÷ S``, their ``σ²`` (the noise
+    of the pooled residuals) taken as the drift; ``min(r², V)``, ``n`` and ``shift`` are this
+    workbook's, not the paper's.
 
     Two estimates of the same mean square ``E[r²]`` (signal plus drift) enter, and the smaller
     is used, so the larger noise share ``B``: the pilot's own ``r²`` (one degree of freedom: a

@@ -212,9 +212,9 @@ def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", 
     row-parallel GEMMs (output projection, FC2), whose output gradient is gathered. With
     ``(a, b) = te_cast_parts(...)`` of each gathered operand and ``bpe =
     cast_bytes_per_element(recipe, transpose)``:
-    forward ``Σ_norm_fed (a·xs·k + b·x·k) + Σ_row bpe·x·k + weight_share·bpe·Σ k·n`` (the
-    gathered input's transpose ``b·x·k`` is made in the backward, counted there);
-    backward ``Σ_norm_fed bpe·x·n + Σ_row (a·xs·n + b·x·n)``.
+    forward ``Σ_norm_fed a·xs·k + Σ_row bpe·x·k + weight_share·bpe·Σ k·n``;
+    backward ``Σ_norm_fed (b·x·k + bpe·x·n) + Σ_row (a·xs·n + b·x·n)`` (the gathered input's
+    transpose ``b·x·k`` is made in the backward, counted there).
 
     Raises
     ------

@@ -115,8 +115,9 @@ def drift_of(frames) -> dict:
     the others; ``per_seq_doubling`` the RMS, over the other targets at another sequence length,
     of their drift beyond ``other_kernels`` per doubling, ``max(0, |drift| − other_kernels) ÷
     doublings`` (the rule of the band's sequence-length widening, ``fit_band``, applied to the
-    drift); ``pilot_residual_var`` the Efron & Morris (1973) estimate ``S ÷ (k − 2)`` of the
-    pilots' mean square residual, ``S`` the sum of ``pilot_residual²`` over the ``k`` series
+    drift); ``pilot_residual_var`` ``S ÷ (k − 2)``, the reciprocal of Efron & Morris's (1973)
+    unbiased estimate ``(k − 2) ÷ S`` of one over the pilots' mean square residual, ``S`` the
+    sum of ``pilot_residual²`` over the ``k`` series
     (one pilot each: a frame's ``series`` column, else one series per frame; ``∞``, no pooled
     estimate, below 3 series)."""
     frames = list(frames)
