@@ -101,3 +101,14 @@ def test_a_choice_is_a_string_among_the_choices():
         with pytest.raises(ValueError) as e:
             as_choice(bad, "weight_dtype", table)
         assert str(e.value) == f"weight_dtype={bad!r} must be one of 'bf16', 'fp8'"
+
+
+def test_fmt_amount_and_huge_dollars():
+    """A budget table's GPU count reads whole (12,288, not 1.229e+04), days with four
+    significant figures, tokens and parameters with a suffix; a sum beyond trillions of dollars
+    reads in exponent form, not "$9e+07T" (the trial: ledger_egress_bytes of 1e30)."""
+    from llmcost.core.units import fmt_amount
+    assert fmt_amount(12288) == "12,288" and fmt_amount(2048.0) == "2,048"
+    assert fmt_amount(6.560668) == "6.561" and fmt_amount(1e12) == "1T"
+    assert fmt_amount(6.098665e10) == "60.99B" and fmt_amount(999_999) == "999,999"
+    assert fmt_usd(9e19) == "$9e+19" and fmt_usd(9e14) == "$900T"

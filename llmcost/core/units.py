@@ -113,6 +113,8 @@ def fmt_usd(usd: float) -> str:
     v = _number(usd, "usd")
     if not math.isfinite(v):
         return not_finite_text(v) if math.isnan(v) else ("$∞" if v > 0 else "-$∞")
+    if abs(v) >= 1e15:  # beyond trillions a suffix would carry an exponent ("$9e+07T")
+        return f"${v:.3g}"
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
         if abs(v) >= scale:
             return f"${v / scale:.3g}{suffix}"
@@ -129,6 +131,17 @@ def fmt_count(n: float, digits: int = 4) -> str:
         if abs(v) >= scale:
             return f"{v / scale:.{digits}g}{suffix}"
     return f"{v:.{digits}g}"
+
+
+def fmt_amount(value: float, digits: int = 4) -> str:
+    """A count or amount in a table of mixed quantities: below a million as ``fmt_quantity``
+    (whole with thousands separators from 10^(digits−1) up, "12,288" GPUs; else ``digits``
+    significant figures, "6.561" days), from a million up as ``fmt_count`` ("1T" tokens,
+    "60.99B" parameters), never in exponent form ("1.229e+04")."""
+    v = _number(value, "value")
+    if math.isfinite(v) and abs(v) >= 1e6:
+        return fmt_count(v, digits)
+    return fmt_quantity(v, digits)
 
 
 def fmt_quantity(value: float, digits: int = 3) -> str:

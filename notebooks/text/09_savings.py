@@ -463,10 +463,12 @@ plots.table(side[side["difference usd"].fillna(0) != 0],
 # at all, and the function says so. Below: half this bill and half this run's days.
 
 # %%
+from llmcost.core.units import fmt_amount
+
 try:
     fit = levers.fit_budget(scenario, budget_usd=0.5 * bill.total_usd,
                             deadline_days=0.5 * bill.figures["wall_clock_days"])
-    display(plots.table(fit, {"value": "{:,.4g}"}))
+    display(plots.table(fit, {"value": fmt_amount}))   # 12,288 GPUs, 1T tokens, 6.561 days
 except ValueError as e:
     print(f"cannot fit: {e}")
 
