@@ -112,3 +112,7 @@ def test_fmt_amount_and_huge_dollars():
     assert fmt_amount(6.560668) == "6.561" and fmt_amount(1e12) == "1T"
     assert fmt_amount(6.098665e10) == "60.99B" and fmt_amount(999_999) == "999,999"
     assert fmt_usd(9e19) == "$9e+19" and fmt_usd(9e14) == "$900T"
+    # a count just under a suffix that rounds up to it takes the suffix (notebook 09 read
+    # "1000B" tokens for a budget's 999,999,999,999.99)
+    assert fmt_count(999_999_999_999.99) == "1T" and fmt_count(999_940, 4) == "999.9k"
+    assert fmt_count(999_960, 4) == "1M" and fmt_count(1234.5) == "1.234k"

@@ -128,7 +128,9 @@ def fmt_count(n: float, digits: int = 4) -> str:
     if not math.isfinite(v):
         return not_finite_text(v)
     for scale, suffix in [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")]:
-        if abs(v) >= scale:
+        # a value that rounds up to the next suffix takes it: 999,999,999,999.9 is "1T",
+        # not "1000B"
+        if abs(float(f"{v:.{digits}g}")) >= scale:
             return f"{v / scale:.{digits}g}{suffix}"
     return f"{v:.{digits}g}"
 
