@@ -318,20 +318,10 @@ def test_the_foundry_a100_head_dim_128_rows_need_more_than_flashattention_1_meas
     99 to 189. MPT-1B at 64K on 8 A100 (llm-foundry's benchmark table, the validation row
     foundry-a100-mpt-1b-s65536-8gpu-bf16) implies an attention rate (a floor: every other FLOP at
     the 312 TFLOP/s peak) above FlashAttention-1's best bar even unreduced."""
-    from llmcost.training import accuracy, step_validation
-    from llmcost.core.catalog import load_published_runs
     fa1, fa2 = (attention.A100_FWD_BWD_CAUSAL_HD128[k] for k in ("fa1", "fa2"))
     assert (fa1[512], fa1[16384], fa2[512], fa2[16384]) == (55.0, 83.0, 99.0, 189.0)
     assert all(np.diff(list(fa1.values())) > 0) and all(np.diff(list(fa2.values())) > 0)
-    run = "foundry-a100-mpt-1b-s65536-8gpu-bf16"
-    v = accuracy.validation_table().set_index("run_id").loc[run]
-    c = step_validation.validation_configs().set_index("run_id", drop=False).loc[run]
-    pr = load_published_runs().set_index("run_id").loc[run]
-    s = int(v["seq_len"])
-    model = step_validation.row_model(c, pr, s)
-    assert model.d_qk == 128
-    tokens = v["reported_mfu"] * 312e12 / float(model.flops_per_token(s, causal=False))
-    floor = float(attention.attention_rate_floor(model, s, tokens, 312e12, "full")) / 1e12
+    floor = _published_attention_floor("foundry-a100-mpt-1b-s65536-8gpu-bf16", 312e12)
     assert max(fa1.values()) < floor < min(fa2[8192], fa2[16384])
 
 
@@ -340,18 +330,24 @@ def test_the_foundry_h100_rows_need_more_than_flashattention_1_measured():
     forward + backward bars 98 to 137 TFLOP/s. MPT-7B at 64K on 8 H100 (llm-foundry's table,
     validation row foundry-h100-mpt-7b-s65536-8gpu-bf16) implies an attention rate above 137
     TFLOP/s even with every other FLOP at the 989.4 TFLOP/s dense peak."""
-    from llmcost.training import accuracy, step_validation
-    from llmcost.core.catalog import load_published_runs
     fa1 = attention.H100_FWD_BWD_CAUSAL_HD128["fa1"]
     assert (fa1[512], fa1[16384]) == (98.0, 137.0)
     assert attention.H100_FWD_BWD_CAUSAL_HD128["fa2"][16384] == 328.0
-    run = "foundry-h100-mpt-7b-s65536-8gpu-bf16"
+    floor = _published_attention_floor("foundry-h100-mpt-7b-s65536-8gpu-bf16", PEAK)
+    assert max(fa1.values()) < floor < attention.H100_FWD_BWD_CAUSAL_HD128["fa2"][16384]
+
+
+def _published_attention_floor(run: str, peak: float) -> float:
+    """The attention rate (TFLOP/s) validation row ``run`` implies with every other FLOP at
+    ``peak`` (``attention.attention_rate_floor``; tokens/s from its published MFU on the
+    full-mask count), for a head dimension of 128."""
+    from llmcost.core.catalog import load_published_runs
+    from llmcost.training import accuracy, step_validation
     v = accuracy.validation_table().set_index("run_id").loc[run]
     c = step_validation.validation_configs().set_index("run_id", drop=False).loc[run]
     pr = load_published_runs().set_index("run_id").loc[run]
     s = int(v["seq_len"])
     model = step_validation.row_model(c, pr, s)
     assert model.d_qk == 128
-    tokens = v["reported_mfu"] * PEAK / float(model.flops_per_token(s, causal=False))
-    floor = float(attention.attention_rate_floor(model, s, tokens, PEAK, "full")) / 1e12
-    assert max(fa1.values()) < floor < attention.H100_FWD_BWD_CAUSAL_HD128["fa2"][16384]
+    tokens = v["reported_mfu"] * peak / float(model.flops_per_token(s, causal=False))
+    return float(attention.attention_rate_floor(model, s, tokens, peak, "full")) / 1e12

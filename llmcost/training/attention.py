@@ -374,10 +374,9 @@ def torch_ring_bytes(q_elements, kv_elements, cp):
     return np.where(ring, fwd, 0.0), np.where(ring, bwd, 0.0)
 
 
-def reproduce() -> pd.DataFrame:
-    """The kernel table beside the curve: ``measured`` and ``predicted`` TFLOP/s and the
-    relative ``error`` (predicted / measured − 1), one row per point."""
-    d = load_attention_benchmarks()
+def _beside_curve(d: pd.DataFrame) -> pd.DataFrame:
+    """Measured kernel points ``d`` beside the curve: ``measured`` and ``predicted`` TFLOP/s and
+    the relative ``error`` (predicted / measured − 1), one row per point."""
     pred = [float(_tflops(k, p, c, h, float(s))) for k, p, c, h, s in
             zip(d.kernel, d["pass"], d.causal, d.head_dim, d.seq_len)]
     out = d[["accelerator", "kernel", "pass", "causal", "head_dim", "seq_len"]].copy()
@@ -385,6 +384,13 @@ def reproduce() -> pd.DataFrame:
     out["predicted"] = pred
     out["error"] = out.predicted / out.measured - 1.0
     return out
+
+
+def reproduce() -> pd.DataFrame:
+    """The kernel table beside the curve: ``measured`` and ``predicted`` TFLOP/s and the
+    relative ``error`` (predicted / measured − 1), one row per point."""
+    d = load_attention_benchmarks()
+    return _beside_curve(d)
 
 
 #: The independent measurements the curves are checked against (module docstring).
@@ -403,13 +409,7 @@ def check_curves() -> pd.DataFrame:
     if unknown:
         raise ValueError(f"accelerator={unknown[0]!r} in {ATTENTION_CHECKS_CSV.name} has no "
                          f"attention curve (must be one of {sorted(ATTENTION_FAMILY)})")
-    pred = [float(_tflops(k, p, c, h, float(s))) for k, p, c, h, s in
-            zip(d.kernel, d["pass"], d.causal, d.head_dim, d.seq_len)]
-    out = d[["accelerator", "kernel", "pass", "causal", "head_dim", "seq_len"]].copy()
-    out["measured"] = d.tflops.astype(float)
-    out["predicted"] = pred
-    out["error"] = out.predicted / out.measured - 1.0
-    return out
+    return _beside_curve(d)
 
 
 #: FlashAttention-1 (CUDA, ``fa1``) and FlashAttention-2 (``fa2``) forward + backward on an A100

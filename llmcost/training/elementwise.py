@@ -115,6 +115,11 @@ FP8_NATIVE_COLUMNWISE = frozenset({"B200", "GB200-NVL72", "GB300-NVL72"})
 PER_TENSOR_RECIPES = frozenset({"delayed", "current"})
 
 
+def _check_recipe(recipe: str) -> None:
+    if recipe not in FP8_RECIPES:
+        raise ValueError(f"recipe={recipe!r} must be one of {tuple(FP8_RECIPES)}")
+
+
 def cast_bytes_per_element(recipe: str, transpose: bool = True) -> float:
     """HBM bytes per element of one FP8 cast: ``FP8_RECIPES[recipe]``, less the transposed
     1-byte copy for a per-tensor recipe when ``transpose`` is False (an accelerator of
@@ -125,8 +130,7 @@ def cast_bytes_per_element(recipe: str, transpose: bool = True) -> float:
     ValueError
         An unknown recipe.
     """
-    if recipe not in FP8_RECIPES:
-        raise ValueError(f"recipe={recipe!r} must be one of {tuple(FP8_RECIPES)}")
+    _check_recipe(recipe)
     return FP8_RECIPES[recipe] - (0.0 if transpose or recipe not in PER_TENSOR_RECIPES else 1.0)
 
 
@@ -187,8 +191,7 @@ def te_cast_parts(recipe: str, transpose: bool, *, norm_fed: bool, gathered: boo
     ValueError
         An unknown recipe.
     """
-    if recipe not in FP8_RECIPES:
-        raise ValueError(f"recipe={recipe!r} must be one of {tuple(FP8_RECIPES)}")
+    _check_recipe(recipe)
     if recipe not in PER_TENSOR_RECIPES:
         return FP8_RECIPES[recipe], 0.0
     norm_writes_fp8 = recipe == "delayed" and norm_fed
@@ -225,16 +228,17 @@ def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", 
     gathered = np.asarray(np.asarray(xs, float) < np.asarray(x, float))
     x, xs = np.asarray(x, float), np.asarray(xs, float)
     fwd = bwd = 0.0 * x
+
+    def parts(fed: bool):  # (shard, gathered) bytes per element, gathered where xs < x
+        return tuple(np.where(gathered, g, u) for g, u in zip(
+            te_cast_parts(recipe, transpose, norm_fed=fed, gathered=True),
+            te_cast_parts(recipe, transpose, norm_fed=fed, gathered=False)))
+
+    (a, b), (c, d) = parts(True), parts(False)
     for k, n in norm_fed:
-        a, b = (np.where(gathered, g, u) for g, u in zip(
-            te_cast_parts(recipe, transpose, norm_fed=True, gathered=True),
-            te_cast_parts(recipe, transpose, norm_fed=True, gathered=False)))
         fwd = fwd + a * xs * k + weight_share * bpe * k * n
         bwd = bwd + b * x * k + bpe * x * n
     for k, n in row_parallel:
-        a, b = (np.where(gathered, g, u) for g, u in zip(
-            te_cast_parts(recipe, transpose, norm_fed=False, gathered=True),
-            te_cast_parts(recipe, transpose, norm_fed=False, gathered=False)))
         fwd = fwd + bpe * x * k + weight_share * bpe * k * n
-        bwd = bwd + a * xs * n + b * x * n
+        bwd = bwd + c * xs * n + d * x * n
     return fwd, bwd
