@@ -1,7 +1,7 @@
 """The disk cache (llmcost/core/diskcache.py): a result kept on disk is read back instead of
 recomputed, a change to the code or data fingerprint or to the arguments (a scenario's values,
 an array's bytes, a named file's bytes) is a new entry, an unreadable entry is recomputed, a
-result that showed a warning is not kept, processes that miss an entry at once compute it once,
+result that showed a warning is not kept (nor recomputed in that process and kept), processes that miss an entry at once compute it once,
 and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
@@ -185,6 +185,32 @@ def test_a_result_that_showed_a_warning_is_not_kept_so_it_shows_again(folder):
         _warns(4)
     assert warned_calls == [3, 3, 4, 4]
     assert warnings.showwarning is shown_by and diskcache._HOOK["users"] == 0  # hook removed
+
+
+def test_a_warning_hidden_by_the_once_per_location_registry_still_shows_next_process(tmp_path):
+    # Python shows a warning once per location (the "default" action, the filters of a script
+    # or a notebook's kernel): a second call in the same process computes the entry again and
+    # shows nothing. Kept then, the next process would read it back and never show the warning
+    # an uncached run shows (found on 2026-12-02: the first process printed it, the second not).
+    code = textwrap.dedent("""
+        import sys, warnings
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def careful(n):
+            warnings.warn(f"careful with {n}", UserWarning)
+            return n + 1
+
+        for _ in range(int(sys.argv[1])):
+            assert careful(3) == 4
+    """)
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("PYTHONWARNINGS", None)
+    runs = [subprocess.run([sys.executable, "-c", code, n], env=env, capture_output=True,
+                           text=True, timeout=60) for n in ("2", "1")]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert [r.stderr.count("careful with 3") for r in runs] == [1, 1]
+    assert not list((tmp_path / "cache").glob("careful-*.pickle"))
 
 
 def test_processes_that_miss_one_scenario_entry_at_once_compute_it_once(tmp_path):

@@ -18,7 +18,9 @@ existing file or folder (a model's ``config.json``, an efficiency profile) enter
 bytes, so an edited file is a new key. A call with an argument of any other kind is computed and
 not kept. The warnings filters enter too (a caller that silences a warning gets its own entry),
 and a result whose computation showed a warning is not kept, so that the next call shows it
-again, as an uncached call would.
+again, as an uncached call would; nor is a later computation of that entry in the same process,
+whose warning Python's once-per-location registry may hide (a second call of a notebook's
+kernel): kept then, the entry would read back without the warning in the next process.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
 ``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
@@ -204,6 +206,9 @@ def _noting_warnings():
 
 
 _MISSING = object()
+#: The entries whose computation showed a warning in this process: never written from it (a
+#: repeat computation's warning may be hidden by the once-per-location registry, not absent).
+_WARNED: set = set()
 
 
 def _read(path: Path):
@@ -273,7 +278,9 @@ def disk_cached(fn):
                 return found
             with _noting_warnings() as shown:
                 result = fn(*args, **kwargs)
-            if not shown:  # a result that showed a warning shows it again next time
+            if shown:  # a result that showed a warning shows it again next time
+                _WARNED.add(path)
+            elif path not in _WARNED:
                 _write(folder, path, result)
         return result
 
