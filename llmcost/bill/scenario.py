@@ -135,11 +135,18 @@ def _one_of(*allowed):
 
 
 def _model(name, v):
+    """A catalogue name (its catalogue spelling) or a Hugging Face config: the absolute path of
+    the ``config.json`` read, also when ``v`` names the folder holding it (the folder of a
+    downloaded checkpoint holds its weights too, which the disk cache's key would read whole:
+    ``core.diskcache``, a named folder enters with all its files' bytes)."""
     try:
         spec = load_model(v)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
-    return str(Path(v).resolve()) if is_config_path(v) else spec.name
+    if not is_config_path(v):
+        return spec.name
+    p = Path(v).resolve()
+    return str(p / "config.json" if p.is_dir() else p)
 
 
 def _efficiency_profile(name, v):
