@@ -5,6 +5,7 @@ result that showed a warning is not kept (nor recomputed in that process and kep
 and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -49,11 +50,31 @@ def test_a_new_fingerprint_is_a_new_entry(folder, monkeypatch):
     assert calls == [3, 3] and len(list(folder.glob("_table-*.pickle"))) == 2
 
 
+def test_other_library_versions_are_a_new_entry(folder, monkeypatch):
+    # a cache folder shared by two environments (~/.cache/llmcost is per user, not per venv):
+    # a result computed and pickled by another NumPy or pandas is not read back
+    _table(3)
+    assert "numpy " in diskcache.runtime_versions() and "pandas " in diskcache.runtime_versions()
+    monkeypatch.setattr(diskcache, "runtime_versions", lambda: "python 3; numpy 0; pandas 0")
+    _table(3)
+    assert calls == [3, 3] and len(list(folder.glob("_table-*.pickle"))) == 2
+
+
+class _RebuiltWithAnError:
+    """Pickles fine; unpickling raises ValueError (int('x')), as a class another version of its
+    library rebuilds with other arguments may."""
+
+    def __reduce__(self):
+        return (int, ("x",))
+
+
 def test_an_unreadable_entry_is_recomputed(folder):
     _table(3)
     (entry,) = folder.glob("_table-*.pickle")
     entry.write_bytes(b"not a pickle")
     assert _table(3)["x"].tolist() == [0, 1, 2] and calls == [3, 3]
+    entry.write_bytes(pickle.dumps(_RebuiltWithAnError()))
+    assert _table(3)["x"].tolist() == [0, 1, 2] and calls == [3, 3, 3]
 
 
 def test_off_and_an_unwritable_folder(tmp_path, monkeypatch):

@@ -7,12 +7,16 @@ worker processes; a scenario's hardware sweep and lever ranking (``levers``), it
 (``rl.scenario_variants``), its scaling studies. Each process used to rebuild them, and every
 report of the same scenario again. ``disk_cached`` keeps the result in a file instead, keyed by
 
-    sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``)
+    sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``,
+           ``runtime_versions()``)
 
 where ``source_fingerprint()`` hashes every ``.py`` file of the package and every file of
 ``data/`` (paths and bytes): any change to the code or to a catalogue makes a new key, so a
 stale entry is never read (old files are simply left behind; delete the folder to reclaim
-them). The arguments enter exactly (``input_digest``): numbers, text, containers, dataclasses
+them); ``runtime_versions()`` names Python, NumPy and pandas, which compute and pickle the
+results (another virtual environment sharing the folder, or an upgrade, is a new key: a result
+of other arithmetic, or a pickle another pandas may not read). The arguments enter exactly
+(``input_digest``): numbers, text, containers, dataclasses
 field by field, numpy arrays by their bytes, pandas objects by their pickle; a string naming an
 existing file or folder (a model's ``config.json``, an efficiency profile) enters with its
 bytes, so an edited file is a new key. A call with an argument of any other kind is computed and
@@ -45,10 +49,14 @@ import functools
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 import threading
 import warnings
 from pathlib import Path
+
+import numpy
+import pandas
 
 try:
     import fcntl
@@ -79,6 +87,13 @@ def source_fingerprint() -> str:
         h.update(str(f.relative_to(PACKAGE_DIR.parent)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def runtime_versions() -> str:
+    """The versions of Python, NumPy and pandas: the libraries the cached results are computed
+    and pickled with."""
+    return f"python {sys.version}; numpy {numpy.__version__}; pandas {pandas.__version__}"
 
 
 class Uncacheable(TypeError):
@@ -166,9 +181,10 @@ def input_digest(*parts) -> str:
 
 def cache_key(fn, args: tuple, kwargs: dict) -> str:
     """The entry's name: sha256 of the function, its arguments (``input_digest``), the warnings
-    filters and ``source_fingerprint()``. Raises ``Uncacheable`` (see ``input_digest``)."""
+    filters, ``source_fingerprint()`` and ``runtime_versions()``. Raises ``Uncacheable`` (see
+    ``input_digest``)."""
     return input_digest(fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
-                        repr(warnings.filters), source_fingerprint())
+                        repr(warnings.filters), source_fingerprint(), runtime_versions())
 
 
 _SHOWN = threading.local()  # per thread: a list counting the warnings shown while recording
@@ -212,10 +228,16 @@ _WARNED: set = set()
 
 
 def _read(path: Path):
-    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable."""
+    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable (any error while
+    unpickling: a damaged file, or a class whose pickled form another version rebuilds with a
+    ``TypeError`` or ``ValueError``)."""
     try:
-        return pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        data = path.read_bytes()
+    except OSError:
+        return _MISSING
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 (an entry that cannot be rebuilt is recomputed)
         return _MISSING
 
 
