@@ -6,6 +6,7 @@ and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -85,6 +86,28 @@ def test_off_and_an_unwritable_folder(tmp_path, monkeypatch):
     (tmp_path / "a_file").write_text("x")  # a folder under a regular file cannot be made
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path / "a_file" / "cache"))
     assert _table(2)["x"].tolist() == [0, 1] and calls == [2, 2, 2]
+
+
+def test_a_relative_cache_folder_is_of_the_folder_a_report_starts_in(tmp_path, monkeypatch):
+    # found on 2026-12-02: `cd run && LLMCOST_CACHE_DIR=relcache llmcost report ...` made
+    # notebooks/relcache (the kernels run in the notebooks' folder), not run/relcache
+    from llmcost.present import report
+
+    class Planned(Exception):
+        pass
+
+    def plan_report(*args):
+        raise Planned(os.environ["LLMCOST_CACHE_DIR"])
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", "relcache")
+    monkeypatch.setattr(report, "plan_report", plan_report)
+    with pytest.raises(Planned, match="^" + re.escape(str(tmp_path / "relcache")) + "$"):
+        report.run_report("s.yaml", tmp_path / "out")
+    assert diskcache.cache_dir() == tmp_path / "relcache"
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", "off")
+    diskcache.pin_cache_dir()
+    assert diskcache.cache_dir() is None
 
 
 def test_the_fingerprint_covers_code_and_data():

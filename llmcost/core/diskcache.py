@@ -27,7 +27,8 @@ whose warning Python's once-per-location registry may hide (a second call of a n
 kernel): kept then, the entry would read back without the warning in the next process.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
-``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
+``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
+the folder a report starts in: ``pin_cache_dir``). A file that cannot be read
 is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
 entry at once never leave half a file. A process that misses an entry computes it holding a
@@ -74,6 +75,16 @@ def cache_dir() -> Path | None:
         return None if given.lower() == "off" else Path(given)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "llmcost"
+
+
+def pin_cache_dir() -> None:
+    """Make a relative ``$LLMCOST_CACHE_DIR`` absolute, against the current folder, in this
+    process's environment: the kernels a report starts run in the notebooks' folder and inherit
+    the variable, and papermill moves this process there while a notebook runs; a relative
+    folder would then be made inside the notebooks' folder, not where it was named."""
+    given = os.environ.get("LLMCOST_CACHE_DIR")
+    if given and given.lower() != "off" and not os.path.isabs(given):
+        os.environ["LLMCOST_CACHE_DIR"] = os.path.abspath(given)
 
 
 @functools.lru_cache(maxsize=1)
