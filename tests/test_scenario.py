@@ -101,6 +101,9 @@ def test_model_from_a_config_path_relative_to_the_scenario(tmp_path):
     assert model == str(cfg.resolve())
     spec = llmcost.load_model(model)  # works from any working directory
     assert spec.name == "tiny" and spec.n_params == 1_100_048_384  # TinyLlama-1.1B's count
+    # the synthetic-data generator too (it was read from the working folder instead)
+    sc.write_text("model: llama-2-7b\nledger_synthetic_model: configs/tiny.json\n")
+    assert load_scenario(sc)["ledger_synthetic_model"] == str(cfg.resolve())
 
 
 def test_a_model_folder_is_kept_as_its_config_json(tmp_path):

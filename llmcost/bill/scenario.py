@@ -1151,7 +1151,7 @@ def load_scenario(path) -> dict:
             raise ScenarioError(f"{p}: mfu_band cannot be set in a scenario (a report sets it "
                                 "when it passes the step-time model's or the pilots' band as "
                                 "the range on mfu)")
-        if key == "model" and isinstance(value, str):
+        if key in ("model", "ledger_synthetic_model") and isinstance(value, str):
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
         if key == "efficiency_profile" and isinstance(value, str) and \
