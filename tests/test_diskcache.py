@@ -1,10 +1,12 @@
 """The disk cache (llmcost/core/diskcache.py): a result kept on disk is read back instead of
 recomputed, a change to the code or data fingerprint or to the arguments (a scenario's values,
 an array's bytes, a named file's bytes) is a new entry, an unreadable entry is recomputed, a
-result that showed a warning is not kept, processes that miss an entry at once compute it once,
+result that showed a warning is not kept (nor recomputed in that process and kept), processes that miss an entry at once compute it once,
 and ``LLMCOST_CACHE_DIR=off`` turns it off."""
 
 import os
+import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -49,11 +51,31 @@ def test_a_new_fingerprint_is_a_new_entry(folder, monkeypatch):
     assert calls == [3, 3] and len(list(folder.glob("_table-*.pickle"))) == 2
 
 
+def test_other_library_versions_are_a_new_entry(folder, monkeypatch):
+    # a cache folder shared by two environments (~/.cache/llmcost is per user, not per venv):
+    # a result computed and pickled by another NumPy or pandas is not read back
+    _table(3)
+    assert "numpy " in diskcache.runtime_versions() and "pandas " in diskcache.runtime_versions()
+    monkeypatch.setattr(diskcache, "runtime_versions", lambda: "python 3; numpy 0; pandas 0")
+    _table(3)
+    assert calls == [3, 3] and len(list(folder.glob("_table-*.pickle"))) == 2
+
+
+class _RebuiltWithAnError:
+    """Pickles fine; unpickling raises ValueError (int('x')), as a class another version of its
+    library rebuilds with other arguments may."""
+
+    def __reduce__(self):
+        return (int, ("x",))
+
+
 def test_an_unreadable_entry_is_recomputed(folder):
     _table(3)
     (entry,) = folder.glob("_table-*.pickle")
     entry.write_bytes(b"not a pickle")
     assert _table(3)["x"].tolist() == [0, 1, 2] and calls == [3, 3]
+    entry.write_bytes(pickle.dumps(_RebuiltWithAnError()))
+    assert _table(3)["x"].tolist() == [0, 1, 2] and calls == [3, 3, 3]
 
 
 def test_off_and_an_unwritable_folder(tmp_path, monkeypatch):
@@ -64,6 +86,28 @@ def test_off_and_an_unwritable_folder(tmp_path, monkeypatch):
     (tmp_path / "a_file").write_text("x")  # a folder under a regular file cannot be made
     monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path / "a_file" / "cache"))
     assert _table(2)["x"].tolist() == [0, 1] and calls == [2, 2, 2]
+
+
+def test_a_relative_cache_folder_is_of_the_folder_a_report_starts_in(tmp_path, monkeypatch):
+    # found on 2026-12-02: `cd run && LLMCOST_CACHE_DIR=relcache llmcost report ...` made
+    # notebooks/relcache (the kernels run in the notebooks' folder), not run/relcache
+    from llmcost.present import report
+
+    class Planned(Exception):
+        pass
+
+    def plan_report(*args):
+        raise Planned(os.environ["LLMCOST_CACHE_DIR"])
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", "relcache")
+    monkeypatch.setattr(report, "plan_report", plan_report)
+    with pytest.raises(Planned, match="^" + re.escape(str(tmp_path / "relcache")) + "$"):
+        report.run_report("s.yaml", tmp_path / "out")
+    assert diskcache.cache_dir() == tmp_path / "relcache"
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", "off")
+    diskcache.pin_cache_dir()
+    assert diskcache.cache_dir() is None
 
 
 def test_the_fingerprint_covers_code_and_data():
@@ -185,6 +229,32 @@ def test_a_result_that_showed_a_warning_is_not_kept_so_it_shows_again(folder):
         _warns(4)
     assert warned_calls == [3, 3, 4, 4]
     assert warnings.showwarning is shown_by and diskcache._HOOK["users"] == 0  # hook removed
+
+
+def test_a_warning_hidden_by_the_once_per_location_registry_still_shows_next_process(tmp_path):
+    # Python shows a warning once per location (the "default" action, the filters of a script
+    # or a notebook's kernel): a second call in the same process computes the entry again and
+    # shows nothing. Kept then, the next process would read it back and never show the warning
+    # an uncached run shows (found on 2026-12-02: the first process printed it, the second not).
+    code = textwrap.dedent("""
+        import sys, warnings
+        from llmcost.core import diskcache
+
+        @diskcache.disk_cached
+        def careful(n):
+            warnings.warn(f"careful with {n}", UserWarning)
+            return n + 1
+
+        for _ in range(int(sys.argv[1])):
+            assert careful(3) == 4
+    """)
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("PYTHONWARNINGS", None)
+    runs = [subprocess.run([sys.executable, "-c", code, n], env=env, capture_output=True,
+                           text=True, timeout=60) for n in ("2", "1")]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    assert [r.stderr.count("careful with 3") for r in runs] == [1, 1]
+    assert not list((tmp_path / "cache").glob("careful-*.pickle"))
 
 
 def test_processes_that_miss_one_scenario_entry_at_once_compute_it_once(tmp_path):

@@ -6,6 +6,7 @@ import pytest
 
 import llmcost
 from llmcost.bill.scenario import PARAMETERS, ScenarioError, load_scenario, validate_parameters
+from llmcost.core import diskcache
 
 
 def test_every_scenario_file_loads():
@@ -100,6 +101,32 @@ def test_model_from_a_config_path_relative_to_the_scenario(tmp_path):
     assert model == str(cfg.resolve())
     spec = llmcost.load_model(model)  # works from any working directory
     assert spec.name == "tiny" and spec.n_params == 1_100_048_384  # TinyLlama-1.1B's count
+    # the synthetic-data generator too (it was read from the working folder instead)
+    sc.write_text("model: llama-2-7b\nledger_synthetic_model: configs/tiny.json\n")
+    assert load_scenario(sc)["ledger_synthetic_model"] == str(cfg.resolve())
+
+
+def test_a_model_folder_is_kept_as_its_config_json(tmp_path):
+    # A downloaded checkpoint's folder holds config.json beside the weights (Hugging Face's
+    # layout); only config.json is read (model.read_hf_config), so the scenario keeps that file,
+    # and a cached result's key (core.diskcache: a named folder enters with every file's bytes,
+    # hundreds of GB for a checkpoint) does not read the weights.
+    folder = tmp_path / "TinyLlama-1.1B"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        '{"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32, '
+        '"num_key_value_heads": 4, "num_hidden_layers": 22, "vocab_size": 32000, '
+        '"intermediate_size": 5632, "max_position_embeddings": 2048}')
+    (folder / "model.safetensors").write_bytes(b"weights")
+    model = validate_parameters(model=str(folder))["model"]
+    assert model == str(folder.resolve() / "config.json")
+    spec = llmcost.load_model(model)
+    assert spec.name == "TinyLlama-1.1B" and spec.n_params == 1_100_048_384  # as the folder's
+    key = diskcache.input_digest({"model": model})
+    (folder / "model.safetensors").write_bytes(b"other weights")
+    assert diskcache.input_digest({"model": model}) == key
+    (folder / "config.json").write_text((folder / "config.json").read_text().replace("22", "24"))
+    assert diskcache.input_digest({"model": model}) != key  # an edited config is a new key
 
 
 def test_interactive_is_still_a_notebook_parameter():

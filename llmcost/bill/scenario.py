@@ -135,11 +135,18 @@ def _one_of(*allowed):
 
 
 def _model(name, v):
+    """A catalogue name (its catalogue spelling) or a Hugging Face config: the absolute path of
+    the ``config.json`` read, also when ``v`` names the folder holding it (the folder of a
+    downloaded checkpoint holds its weights too, which the disk cache's key would read whole:
+    ``core.diskcache``, a named folder enters with all its files' bytes)."""
     try:
         spec = load_model(v)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
-    return str(Path(v).resolve()) if is_config_path(v) else spec.name
+    if not is_config_path(v):
+        return spec.name
+    p = Path(v).resolve()
+    return str(p / "config.json" if p.is_dir() else p)
 
 
 def _efficiency_profile(name, v):
@@ -1144,7 +1151,7 @@ def load_scenario(path) -> dict:
             raise ScenarioError(f"{p}: mfu_band cannot be set in a scenario (a report sets it "
                                 "when it passes the step-time model's or the pilots' band as "
                                 "the range on mfu)")
-        if key == "model" and isinstance(value, str):
+        if key in ("model", "ledger_synthetic_model") and isinstance(value, str):
             if is_config_path(value) and not Path(value).is_absolute():
                 value = str(p.parent / value)  # relative to the scenario file
         if key == "efficiency_profile" and isinstance(value, str) and \

@@ -7,21 +7,28 @@ worker processes; a scenario's hardware sweep and lever ranking (``levers``), it
 (``rl.scenario_variants``), its scaling studies. Each process used to rebuild them, and every
 report of the same scenario again. ``disk_cached`` keeps the result in a file instead, keyed by
 
-    sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``)
+    sha256(function's module and name, its arguments, the warnings filters, ``source_fingerprint()``,
+           ``runtime_versions()``)
 
 where ``source_fingerprint()`` hashes every ``.py`` file of the package and every file of
 ``data/`` (paths and bytes): any change to the code or to a catalogue makes a new key, so a
 stale entry is never read (old files are simply left behind; delete the folder to reclaim
-them). The arguments enter exactly (``input_digest``): numbers, text, containers, dataclasses
+them); ``runtime_versions()`` names Python, NumPy and pandas, which compute and pickle the
+results (another virtual environment sharing the folder, or an upgrade, is a new key: a result
+of other arithmetic, or a pickle another pandas may not read). The arguments enter exactly
+(``input_digest``): numbers, text, containers, dataclasses
 field by field, numpy arrays by their bytes, pandas objects by their pickle; a string naming an
 existing file or folder (a model's ``config.json``, an efficiency profile) enters with its
 bytes, so an edited file is a new key. A call with an argument of any other kind is computed and
 not kept. The warnings filters enter too (a caller that silences a warning gets its own entry),
 and a result whose computation showed a warning is not kept, so that the next call shows it
-again, as an uncached call would.
+again, as an uncached call would; nor is a later computation of that entry in the same process,
+whose warning Python's once-per-location registry may hide (a second call of a notebook's
+kernel): kept then, the entry would read back without the warning in the next process.
 
 The folder is ``$LLMCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/llmcost``, else
-``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off. A file that cannot be read
+``~/.cache/llmcost``; ``LLMCOST_CACHE_DIR=off`` turns the cache off (a relative folder is of
+the folder a report starts in: ``pin_cache_dir``). A file that cannot be read
 is recomputed, and a folder that cannot be written is not an error (the result is returned
 uncached). Files are written to a temporary name and renamed, so processes writing the same
 entry at once never leave half a file. A process that misses an entry computes it holding a
@@ -43,10 +50,14 @@ import functools
 import hashlib
 import os
 import pickle
+import sys
 import tempfile
 import threading
 import warnings
 from pathlib import Path
+
+import numpy
+import pandas
 
 try:
     import fcntl
@@ -66,6 +77,16 @@ def cache_dir() -> Path | None:
     return Path(base) / "llmcost"
 
 
+def pin_cache_dir() -> None:
+    """Make a relative ``$LLMCOST_CACHE_DIR`` absolute, against the current folder, in this
+    process's environment: the kernels a report starts run in the notebooks' folder and inherit
+    the variable, and papermill moves this process there while a notebook runs; a relative
+    folder would then be made inside the notebooks' folder, not where it was named."""
+    given = os.environ.get("LLMCOST_CACHE_DIR")
+    if given and given.lower() != "off" and not os.path.isabs(given):
+        os.environ["LLMCOST_CACHE_DIR"] = os.path.abspath(given)
+
+
 @functools.lru_cache(maxsize=1)
 def source_fingerprint() -> str:
     """sha256 over the package's ``.py`` files and every file under ``data/`` (relative path and
@@ -77,6 +98,13 @@ def source_fingerprint() -> str:
         h.update(str(f.relative_to(PACKAGE_DIR.parent)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def runtime_versions() -> str:
+    """The versions of Python, NumPy and pandas: the libraries the cached results are computed
+    and pickled with."""
+    return f"python {sys.version}; numpy {numpy.__version__}; pandas {pandas.__version__}"
 
 
 class Uncacheable(TypeError):
@@ -164,9 +192,10 @@ def input_digest(*parts) -> str:
 
 def cache_key(fn, args: tuple, kwargs: dict) -> str:
     """The entry's name: sha256 of the function, its arguments (``input_digest``), the warnings
-    filters and ``source_fingerprint()``. Raises ``Uncacheable`` (see ``input_digest``)."""
+    filters, ``source_fingerprint()`` and ``runtime_versions()``. Raises ``Uncacheable`` (see
+    ``input_digest``)."""
     return input_digest(fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
-                        repr(warnings.filters), source_fingerprint())
+                        repr(warnings.filters), source_fingerprint(), runtime_versions())
 
 
 _SHOWN = threading.local()  # per thread: a list counting the warnings shown while recording
@@ -204,13 +233,22 @@ def _noting_warnings():
 
 
 _MISSING = object()
+#: The entries whose computation showed a warning in this process: never written from it (a
+#: repeat computation's warning may be hidden by the once-per-location registry, not absent).
+_WARNED: set = set()
 
 
 def _read(path: Path):
-    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable."""
+    """The entry at ``path``, or ``_MISSING`` when it is absent or unreadable (any error while
+    unpickling: a damaged file, or a class whose pickled form another version rebuilds with a
+    ``TypeError`` or ``ValueError``)."""
     try:
-        return pickle.loads(path.read_bytes())
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        data = path.read_bytes()
+    except OSError:
+        return _MISSING
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 (an entry that cannot be rebuilt is recomputed)
         return _MISSING
 
 
@@ -273,7 +311,9 @@ def disk_cached(fn):
                 return found
             with _noting_warnings() as shown:
                 result = fn(*args, **kwargs)
-            if not shown:  # a result that showed a warning shows it again next time
+            if shown:  # a result that showed a warning shows it again next time
+                _WARNED.add(path)
+            elif path not in _WARNED:
                 _write(folder, path, result)
         return result
 

@@ -83,6 +83,7 @@ from ..core.catalog import (
     runnable_notebooks,
     scenario_accelerator,
 )
+from ..core.diskcache import pin_cache_dir
 from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
@@ -983,6 +984,7 @@ def run_report(scenario_path, out_dir, selection: list[str] | None = None,
         named).
     """
     progress = progress or (lambda s: print(s, file=sys.stderr, flush=True))
+    pin_cache_dir()  # a relative cache folder: this one, not the notebooks' (the kernels' cwd)
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise UsageError(f"jobs={jobs!r} must be a whole number >= 1")
     t_start = time.perf_counter()
