@@ -15,6 +15,7 @@ from ..bill.claims import check_claim
 from ..bill.ledger import build_ledger, compare
 from ..bill.scenario import PRICING
 from ..core.catalog import (
+    as_model,
     list_accelerators,
     list_models,
     load_accelerator,
@@ -25,7 +26,7 @@ from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, fmt_count, fmt_duration, fmt_flops, fmt_usd
 from ..laws import scaling as sc
 from ..serving import rl
-from ..training import batch, batch_analysis
+from ..training import batch, batch_analysis, calibrate
 from ..training import comm
 from ..training.compute import training_run
 from ..training.memory import memory_table
@@ -430,6 +431,52 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
     return w.VBox([w.HBox([model_w, acc_w]), w.HBox([gpu_w, batch_w]),
                    w.HBox([tp_w, pp_w, mbs_w]), zero_w, rc_w, w.HBox([up_w, out_bw_w]),
                    tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
+
+
+def pilot_explorer(study, seq_len: int, global_batch_tokens: int, options=None):
+    """Move the target of a pilot's extrapolation (``calibrate.pilot_study``'s ``PilotStudy``):
+    its GPU count, TP, PP and micro-batch (the rest of the run's plan kept); each update prints
+    the target plan's calibrated MFU with its band and the reasons the band is as wide as it is
+    (``calibrate.extrapolate``: the engine with the pilot's correction carried at weight ``w``,
+    band ``mfu × (1 ± h)``, h = ``BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × doublings``), and
+    the uncalibrated prediction beside it. ``options``: the step options the study extrapolated
+    with (``step_scenario.scenario_step_options`` of the scenario), so that the panel opens on
+    the study's own figure. Returns the ``VBox``."""
+    import ipywidgets as w
+
+    base, cal = study.plan, study.calibration
+    model = as_model(cal.pilots[0].model)
+    smallest = min(q.n_gpus for q in cal.pilots)
+    gpu_w = w.IntSlider(value=base.n_gpus, min=smallest, max=max(base.n_gpus * 8, smallest),
+                        step=smallest, description="GPUs", continuous_update=False)
+    tp_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {base.tp}), value=base.tp, description="TP")
+    pp_w = w.Dropdown(options=sorted({1, 2, 4, 8, 16} | {base.pp}), value=base.pp,
+                      description="PP")
+    mbs_w = w.Dropdown(options=sorted({1, 2, 4, 8} | {base.micro_batch_size}),
+                       value=base.micro_batch_size, description="micro-batch")
+    out = w.Output()
+
+    def update(_=None):
+        with out:
+            out.clear_output(wait=True)
+            try:
+                plan = make_plan(model, gpu_w.value, max(global_batch_tokens // seq_len, 1),
+                                 tp=tp_w.value, pp=pp_w.value, zero_stage=base.zero_stage,
+                                 recompute=base.recompute, micro_batch_size=mbs_w.value,
+                                 schedule=base.schedule, virtual_stages=base.virtual_stages,
+                                 pp_split=base.pp_split, cp=base.cp, seq_len=seq_len)
+                x = calibrate.extrapolate(cal, model, plan, seq_len, options=options)
+            except ValueError as e:
+                print(f"cannot extrapolate: {e}")
+                return
+            print(f"{plan.describe()} on {gpu_w.value:,} GPUs: {x.describe()}; "
+                  f"{x.describe_band()}; pilot's correction carried at "
+                  f"{x.transfer:.0%} strength")
+
+    for widget in (gpu_w, tp_w, pp_w, mbs_w):
+        widget.observe(update, names="value")
+    update()
+    return w.VBox([w.HBox([gpu_w, tp_w, pp_w, mbs_w]), out])
 
 
 def rl_explorer(model: str, accelerator: str, p: dict, price_usd_per_gpu_hour: float):

@@ -684,6 +684,19 @@ study = calibrate.pilot_study(p, plan, price)   # the scenario's pilot, or an il
 print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"]))
 
 # %% [markdown]
+# **Move the target.** The panel below extrapolates the same pilot to another GPU count, TP, PP
+# or micro-batch (the rest of the run's plan kept): the calibrated MFU, its band and why the band
+# is that wide (`widgets.pilot_explorer`, which calls `calibrate.extrapolate`). A plan that
+# breaks a rule names it instead. (In a report it is switched off; run the notebook in Jupyter.)
+
+# %%
+if interactive:
+    from llmcost.present.widgets import pilot_explorer
+
+    display(pilot_explorer(study, p["seq_len"], p["global_batch_tokens"],
+                           options=step_scenario.scenario_step_options(p)))
+
+# %% [markdown]
 # **Does it work on published runs?** Each published scaling series in `data/validation_mfu.csv`
 # (one source, one model, one stack, several GPU counts, plans or sequence lengths) is treated as a
 # pilot and its production: calibrate on the smallest run (one scale) or the two smallest GPU counts
