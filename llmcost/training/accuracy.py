@@ -1023,6 +1023,12 @@ def regime_noise(validation: pd.DataFrame) -> pd.Series:
     return se.clip(lower=REGIME_CHANGE_TOLERANCE).rename("noise")
 
 
+def _regime_change_words(regimes, before: pd.Series, after: pd.Series, noise: pd.Series) -> str:
+    """"label before% -> after% (noise n%)" for each regime, joined by "; "."""
+    return "; ".join(f"{g} {before[g]:.1%} -> {after[g]:.1%} (noise {noise[g]:.1%})"
+                     for g in regimes)
+
+
 def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
     """One row of ``mechanism_comparison``'s verdict (its docstring gives the columns)."""
     held = t[t["split"] == "held-out"]
@@ -1034,9 +1040,8 @@ def _setting_row(name, t, per_regime, noise, off_mean, shipped) -> dict:
     a100_mean, a100_max = float(a100["error"].abs().mean()), float(a100["error"].abs().max())
     return {"setting": name, "better": int((delta < -REGIME_CHANGE_TOLERANCE).sum()),
             "worse": len(worse), "worse_list": tuple(worse),
-            "worse_regimes": "; ".join(
-                f"{g} {per_regime.loc[g, 'off']:.1%} -> {per_regime.loc[g, name]:.1%} "
-                f"(noise {noise[g]:.1%})" for g in worse),
+            "worse_regimes": _regime_change_words(worse, per_regime["off"], per_regime[name],
+                                                  noise),
             "worse_any": int((delta > REGIME_CHANGE_TOLERANCE).sum()),
             "all_mean": all_mean,
             "fp8_pairs_max": float(fp8_bf16_pairs(t)["error"].abs().max()),
@@ -1169,12 +1174,13 @@ def mechanism_comparison_calibration() -> pd.DataFrame:
         per_regime, v = _off_on_verdict(off, _calibration_as_held_out(validation_table(*flags)))
         rows.append({"setting": name, "all_off": v["all_mean"][0], "all_on": v["all_mean"][1],
                      "better": v["better"], "worse": v["worse"],
-                     "worse_regimes": "; ".join(
-                         f"{g} {per_regime.loc[g, 'off']:.1%} -> {per_regime.loc[g, 'on']:.1%} "
-                         f"(noise {per_regime.loc[g, 'noise']:.1%})" for g in v["worse_regimes"])})
+                     "worse_regimes": _regime_change_words(
+                         v["worse_regimes"], per_regime["off"], per_regime["on"],
+                         per_regime["noise"])})
     return pd.DataFrame(rows).set_index("setting")
 
 
+@disk_cached
 def mechanism_comparison() -> tuple:
     """Each kernel mechanism's effect, regime by regime, on the held-out rows, and the rule by
     which a mechanism is on by default: it **passes** when, against the mechanisms off, (1) the
