@@ -921,6 +921,13 @@ def published_pilot(run_id: str, reported_mfu: float | None = None) -> Pilot:
                  tokens_per_s_per_gpu=tps, options=options, label=run_id)
 
 
+def _reworded(e: ValueError, message: str) -> ValueError:
+    """``e``'s error in other words, of its kind where a caller tells them apart: a plan that
+    does not fit stays a ``DoesNotFit`` (``pilot_study`` searches on it), any other a
+    ``ValueError``."""
+    return (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(message)
+
+
 def pilots_from_scenario(p: dict) -> list:
     """The ``Pilot`` runs of a scenario's ``pilot:`` records: the scenario's model, accelerator
     and ``StepOptions`` (``step_scenario.scenario_step_options``: dtype, stack, recipe,
@@ -975,9 +982,8 @@ def pilots_from_scenario(p: dict) -> list:
                              peak_memory_bytes=None if mem is None else float(mem) * 1e9,
                              label=f"pilot[{i}]"))
             check_pilot(out[-1])
-        except ValueError as e:  # a plan that does not fit stays a DoesNotFit
-            raise (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(
-                _record_error(i, e)) from None
+        except ValueError as e:
+            raise _reworded(e, _record_error(i, e)) from None
     return out
 
 
@@ -1172,11 +1178,10 @@ def shorthand_calibration(p: dict, plan: ParallelPlan | None = None) -> tuple:
     rec, said = shorthand_pilot(p, plan)
     try:
         c, x, plan = scenario_calibration({**p, "pilot": [rec]}, plan=plan)
-    except ValueError as e:  # a plan that does not fit stays a DoesNotFit (pilot_study's search)
-        raise (DoesNotFit if isinstance(e, DoesNotFit) else ValueError)(
-            f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
-            f" (a pilot {said}): {str(e).removeprefix('pilot[0]: ').removeprefix('pilot[0].')}"
-        ) from None
+    except ValueError as e:
+        raise _reworded(e, f"ledger_pilot_tokens_per_s_per_gpu={rec['tokens_per_s_per_gpu']:,.0f}"
+                        f" (a pilot {said}): "
+                        f"{str(e).removeprefix('pilot[0]: ').removeprefix('pilot[0].')}") from None
     return c, x, plan, said
 
 
@@ -1301,7 +1306,6 @@ def pilot_study(p: dict, plan: ParallelPlan | None = None,
     else:
         source = (f"the scenario's ledger_pilot_tokens_per_s_per_gpu "
                   f"{q['ledger_pilot_tokens_per_s_per_gpu']:,.0f}")
-    if not records and not illustrative:
         c, x, plan, said = shorthand_calibration(q, plan=plan)
     tokens_per_step = plan.global_batch_size * int(p["seq_len"])
     h = x.gpu_hours(float(p["train_tokens"]), plan.n_gpus, tokens_per_step)

@@ -225,8 +225,8 @@ def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", 
         An unknown recipe.
     """
     bpe = cast_bytes_per_element(recipe, transpose)
-    gathered = np.asarray(np.asarray(xs, float) < np.asarray(x, float))
     x, xs = np.asarray(x, float), np.asarray(xs, float)
+    gathered = xs < x
     fwd = bwd = 0.0 * x
 
     def parts(fed: bool):  # (shard, gathered) bytes per element, gathered where xs < x
