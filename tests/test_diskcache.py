@@ -125,6 +125,14 @@ def test_the_validation_table_from_disk_equals_the_computed_one(folder):
     assert len(list(folder.glob("validation_table-*.pickle"))) == 1
 
 
+def _at_once(code: str, cache, argvs) -> list:
+    """Start one Python process per ``argvs`` item running ``code`` with it as arguments, all at
+    once and sharing the disk cache folder ``cache``; their exit codes."""
+    env = {**os.environ, "LLMCOST_CACHE_DIR": str(cache)}
+    runs = [subprocess.Popen([sys.executable, "-c", code, *argv], env=env) for argv in argvs]
+    return [r.wait(timeout=60) for r in runs]
+
+
 def test_processes_that_miss_one_entry_at_once_compute_it_once(tmp_path):
     # Two processes ask for the same absent entry together (a report's kernels, the suite's
     # workers): the second waits for the first's result instead of computing it again.
@@ -142,9 +150,7 @@ def test_processes_that_miss_one_entry_at_once_compute_it_once(tmp_path):
 
         assert slow(3) == [0, 1, 2]
     """)
-    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
-    runs = [subprocess.Popen([sys.executable, "-c", code], env=env) for _ in range(2)]
-    assert [r.wait(timeout=60) for r in runs] == [0, 0]
+    assert _at_once(code, tmp_path / "cache", [(), ()]) == [0, 0]
     assert log.read_text().splitlines() == ["computed"]
 
 
@@ -276,9 +282,7 @@ def test_processes_that_miss_one_scenario_entry_at_once_compute_it_once(tmp_path
         n = int(sys.argv[1])
         assert slow({{"n_gpus": n, "mfu": Range("uniform", 0.3, None, 0.5)}}) == 2 * n
     """)
-    env = {**os.environ, "LLMCOST_CACHE_DIR": str(tmp_path / "cache")}
-    runs = [subprocess.Popen([sys.executable, "-c", code, n], env=env) for n in ("8", "8", "16")]
-    assert [r.wait(timeout=60) for r in runs] == [0, 0, 0]
+    assert _at_once(code, tmp_path / "cache", [("8",), ("8",), ("16",)]) == [0, 0, 0]
     assert sorted(log.read_text().splitlines()) == ["computed 16", "computed 8"]
 
 
