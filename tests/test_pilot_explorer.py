@@ -19,8 +19,7 @@ def study():
 def test_the_panel_opens_on_the_studys_own_extrapolation(study, capsys):
     from llmcost.present.widgets import pilot_explorer
     p, s = study
-    pilot_explorer(s, int(p["seq_len"]), int(p["global_batch_tokens"]),
-                   options=step_scenario.scenario_step_options(p))
+    pilot_explorer(s, int(p["seq_len"]), options=step_scenario.scenario_step_options(p))
     out = capsys.readouterr().out
     assert s.extrapolation.describe() in out and s.extrapolation.describe_band() in out
     assert f"{s.plan.describe()} on {s.plan.n_gpus:,} GPUs" in out
@@ -33,7 +32,7 @@ def test_a_moved_plan_is_extrapolated_as_calibrate_does_and_a_bad_one_named(stud
     p, s = study
     seq, gb = int(p["seq_len"]), int(p["global_batch_tokens"])
     opts = step_scenario.scenario_step_options(p)
-    box = pilot_explorer(s, seq, gb, options=opts)
+    box = pilot_explorer(s, seq, options=opts)
     capsys.readouterr()
     gpu_w, tp_w, pp_w, mbs_w = box.children[0].children
     tp_w.value = 4

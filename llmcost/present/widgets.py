@@ -433,9 +433,10 @@ def step_explorer(model: str, accelerator: str, n_gpus: int, global_batch_tokens
                    tpo_w, w.HBox([ppo_w, dpo_w]), w.HBox([sched_w, v_w]), out])
 
 
-def pilot_explorer(study, seq_len: int, global_batch_tokens: int, options=None):
+def pilot_explorer(study, seq_len: int, options=None):
     """Move the target of a pilot's extrapolation (``calibrate.pilot_study``'s ``PilotStudy``):
-    its GPU count, TP, PP and micro-batch (the rest of the run's plan kept); each update prints
+    its GPU count, TP, PP and micro-batch (the rest of the run's plan kept, its global batch
+    included; ``seq_len`` the run's tokens per sequence); each update prints
     the target plan's calibrated MFU with its band and the reasons the band is as wide as it is
     (``calibrate.extrapolate``: the engine with the pilot's correction carried at weight ``w``,
     band ``mfu × (1 ± h)``, h = ``BAND_HALF_WIDTH[k] + BAND_PER_SEQ_DOUBLING × doublings``), and
@@ -460,7 +461,7 @@ def pilot_explorer(study, seq_len: int, global_batch_tokens: int, options=None):
         with out:
             out.clear_output(wait=True)
             try:
-                plan = make_plan(model, gpu_w.value, max(global_batch_tokens // seq_len, 1),
+                plan = make_plan(model, gpu_w.value, base.global_batch_size,
                                  tp=tp_w.value, pp=pp_w.value, zero_stage=base.zero_stage,
                                  recompute=base.recompute, micro_batch_size=mbs_w.value,
                                  schedule=base.schedule, virtual_stages=base.virtual_stages,

@@ -693,8 +693,7 @@ print(answers.pilot_study(study, p["n_gpus"], price, p["mfu"]))
 if interactive:
     from llmcost.present.widgets import pilot_explorer
 
-    display(pilot_explorer(study, p["seq_len"], p["global_batch_tokens"],
-                           options=step_scenario.scenario_step_options(p)))
+    display(pilot_explorer(study, p["seq_len"], options=step_scenario.scenario_step_options(p)))
 
 # %% [markdown]
 # **Does it work on published runs?** Each published scaling series in `data/validation_mfu.csv`
