@@ -48,7 +48,7 @@ What resolved it is not a rule about that series but how the shrinkage estimates
 mean square (``calibrate.transfer_weight``): the smaller of the pilot's own r² and the pilots'
 spread over the series, ``pilot_residual_var`` (Efron & Morris's S ÷ (k - 2), re-measured
 leave-one-series-out with the drift). The targets running other kernels than their pilot drift by
-more (0.172) than the pilots' residuals spread (0.132), so no pilot's correction is carried to
+more (0.170) than the pilots' residuals spread (0.133), so no pilot's correction is carried to
 them, however large; measured over the 130 such targets, the corrections the pilot's r² alone
 carried there (to 14 of them) made them worse in sum (13.6 points of |error|). Rules tried, each
 judged as here (one-scale mean in-sample / LOSO; series worse than uncalibrated; two-scale LOSO in

@@ -62,8 +62,11 @@ def test_notebook_09_alone_and_estimate_bill_the_same_extrapolated_mfu(tmp_path)
     assert got["low"] < got["value"] < got["high"]
     assert alone.figures["mfu_source"] == got["from"] and "extrapolated to" in got["from"]
     assert abs(alone.figures["mfu"] / _copied() - 1) > 0.005
-    other = ledger.with_changes(alone, ledger_pilot_tokens_per_s_per_gpu=800.0)
-    assert other.figures["mfu"] == pilot_mfu({**sc, "ledger_pilot_tokens_per_s_per_gpu": 800.0})[
+    # 750 tokens/s per GPU: r = ln(measured / predicted) ~ -0.12 at the pilot, beyond the
+    # same-kernel drift (calibrate.PILOT_DRIFT), so part of it is carried (800 tokens/s, r ~
+    # -0.055, sits on that drift, where the shrinkage carries nothing)
+    other = ledger.with_changes(alone, ledger_pilot_tokens_per_s_per_gpu=750.0)
+    assert other.figures["mfu"] == pilot_mfu({**sc, "ledger_pilot_tokens_per_s_per_gpu": 750.0})[
         "value"] < alone.figures["mfu"]
 
 
