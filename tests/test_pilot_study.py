@@ -271,7 +271,8 @@ def test_the_shipped_drift_is_the_measured_drift_on_the_published_series():
     got = pv.drift_of([pv.validate_lean().errors])
     for key, digits in (("same_kernels", 3), ("other_kernels", 3), ("per_seq_doubling", 3),
                         ("pilot_residual_var", 4)):
-        assert cal.PILOT_DRIFT[key] == pytest.approx(got[key], abs=0.5 * 10 ** -digits + 1e-12), key
+        half_digit = 0.5 * 10.0 ** -digits + 1e-12
+        assert cal.PILOT_DRIFT[key] == pytest.approx(got[key], abs=half_digit), key
 
 
 def test_band_terms_of_a_published_sequence_sweep():
