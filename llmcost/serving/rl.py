@@ -27,7 +27,9 @@ need be) step by step: sequences enter free slots as earlier ones finish (contin
 up to the KV-cache capacity at the mean length or an engine cap; HF ``generate`` runs static,
 padded micro-batches instead), each decode step costs ``inference.decode_step`` for the live
 batch and its total context at the rollout engine's fitted efficiency
-(``inference.EngineEfficiency``), and a synchronous iteration waits for the slowest sequence.
+(``inference.EngineEfficiency``; vLLM's decode on GB200 times an empirical factor fitted on
+calibration rows, ``VLLM_DECODE_FACTORS``), and a synchronous iteration waits for the slowest
+sequence.
 Scoring and update passes run at the MFU ``llmcost.step_time`` predicts for one optimizer step
 of the policy's update with the run's plan, micro-batches as the trainer forms them (packed
 sequences, padded ones: ``optimizer_batch``; ``train_step``; ``train_mfu`` overrides it) of
