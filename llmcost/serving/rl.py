@@ -130,8 +130,11 @@ HF_GENERATE_KV_COPIES = 2.0
 #: (mean MFU error +1.0 %), so the miss is put on the rollout. 2.459 is near the catalogue's
 #: GB200 : H100 HBM bandwidth (2.39x), as if the decode ran at Hopper's bandwidth; why vLLM runs
 #: slower there (Grace's host, unquantized kernels untuned for SM100, NeMo RL's worker
-#: overheads) no public figure prices. Added after the held-out GB200 rows' errors had been
-#: seen (the v0.6 rows, held out; the factor is not fitted on them). Accelerators not listed: 1.
+#: overheads) no public figure prices. Nor is it known to be GB200's alone: NeMo RL's H100
+#: rows are predicted short as well (held out; the v0.3 blog's generation phases at 0.55-0.89
+#: of published), so part of it may be NeMo RL's rollout on any GPU; no H100 calibration row
+#: separates the two. Added after the held-out GB200 rows' errors had been seen (the v0.6
+#: rows, held out; the factor is not fitted on them). Accelerators not listed: 1.
 VLLM_DECODE_FACTORS = {"GB200-NVL72": 2.459}
 #: Training plan used when ``train_plan`` is not given: ZeRO-1 data parallelism with full
 #: activation recomputation and micro-batch 1 (the RL frameworks' common settings: OpenRLHF
