@@ -273,6 +273,33 @@ def test_bad_input_is_refused_with_the_field_named():
 
 
 
+def test_decode_factor_multiplies_the_decode_steps_only():
+    # rl.rollout_time: every decode step x decode_factor, the prefill unchanged (by hand: the
+    # same 8 responses of 100 tokens after 256-token prompts with factor 2 and with 1). The
+    # default is rl.vllm_decode_factor: vLLM on GB200-NVL72 takes rl.VLLM_DECODE_FACTORS' entry
+    # (fitted on NeMo RL v0.5 GB200 calibration rows, test_rl_validation), every other engine or
+    # accelerator 1.
+    kw = dict(engine="vLLM", samples_per_prompt=1)
+    one = rl.rollout_time("llama-3.1-8b", "GB200-NVL72", 256, [100] * 8, decode_factor=1.0, **kw)
+    two = rl.rollout_time("llama-3.1-8b", "GB200-NVL72", 256, [100] * 8, decode_factor=2.0, **kw)
+    assert two["decode_s"] == pytest.approx(2 * one["decode_s"], rel=1e-12)
+    assert two["prefill_s"] == one["prefill_s"] and two["steps"] == one["steps"] == 100
+    dflt = rl.rollout_time("llama-3.1-8b", "GB200-NVL72", 256, [100] * 8, **kw)
+    f = rl.VLLM_DECODE_FACTORS["GB200-NVL72"]
+    assert dflt["decode_s"] == pytest.approx(f * one["decode_s"], rel=1e-12)
+    assert "decode steps x" in dflt["note"]
+    assert rl.vllm_decode_factor("vLLM", "GB200-NVL72") == f > 1
+    assert rl.vllm_decode_factor("vLLM", "H100-SXM") == 1.0
+    assert rl.vllm_decode_factor("SGLang", "GB200-NVL72") == 1.0
+    h100 = rl.rollout_time("llama-3.1-8b", "H100-SXM", 256, [100] * 8, **kw)
+    assert h100["decode_s"] == rl.rollout_time("llama-3.1-8b", "H100-SXM", 256, [100] * 8,
+                                               decode_factor=1.0, **kw)["decode_s"]
+    with pytest.raises(ValueError, match="decode_factor=0"):
+        rl.rollout_time("llama-3.1-8b", "H100-SXM", 256, [100], decode_factor=0)
+    with pytest.raises(ValueError, match="rollout_decode_factor=-1"):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=8, rollout_decode_factor=-1)
+
+
 def test_options_object_and_keywords_give_the_same_iteration():
     # RLOptions holds rl_iteration's settings; keywords given with it replace its fields, and the
     # iteration is the same whichever way the settings arrive (hand check: same inputs).
