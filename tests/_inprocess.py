@@ -4,7 +4,8 @@ and tests/test_explore_in_process.py do.
 Each code cell is ``exec``'d in one namespace, in order; IPython line magics (``%…``) and shell
 lines (``!…``) are dropped; the report's parameters are injected right after the parameters cell,
 as papermill injects them. Figures use the Agg backend and are closed after each cell; with
-``draw``, each is drawn first without rasterizing (``Figure.draw_without_rendering``: the layout,
+``draw``, each is drawn first (sharing text measures between figures, as a report kernel does:
+``plots.share_text_measures``) without rasterizing (``Figure.draw_without_rendering``: the layout,
 the ticks, the text's extents and every artist's draw code run, the pixel operations do not; half
 the CPU of a drawn Llama 3.1 405B run). The pixels themselves are rendered where a kernel runs the
 notebook: nbval and the default scenario's report (tests/test_report.py).
@@ -22,7 +23,24 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from llmcost.present import plots  # noqa: E402
 from llmcost.present.plots import ticks_computed_once  # noqa: E402
+
+
+@contextlib.contextmanager
+def sharing_text_measures():
+    """``plots.share_text_measures`` installed for the block (as a report kernel has it), and
+    matplotlib's own methods back after it, so that no other test of this process sees them."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.mathtext import MathTextParser
+
+    measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
+    try:
+        installed = plots.share_text_measures()
+        yield installed
+    finally:
+        RendererAgg.get_text_width_height_descent = measure
+        MathTextParser._parse_cached = parse
 
 
 def code_cells(nb: Path) -> list[tuple[int, str, dict]]:
@@ -47,8 +65,10 @@ def run_in_process(nb: Path, params: dict | None = None, *, ns: dict | None = No
         ns = {"__name__": "__main__", "display": lambda *a, **k: None}
     out = io.StringIO() if stdout is None else stdout
     # a notebook's rcParams changes (04 and 04b set the font size) end with it, as its kernel
-    # would: without this they leaked into the next notebook run in this process
-    with matplotlib.rc_context():
+    # would: without this they leaked into the next notebook run in this process. Drawn figures
+    # share one measure of each text, as a report kernel's do (``plots.share_text_measures``)
+    with matplotlib.rc_context(), \
+            (sharing_text_measures() if draw is not None else contextlib.nullcontext()):
         for i, src, cell in code_cells(nb):
             if before_cell is not None:
                 before_cell(i, cell)
