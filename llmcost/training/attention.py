@@ -78,10 +78,28 @@ PyTorch's ``scaled_dot_product_attention`` picks its FlashAttention-2 backend on
 having been made opt-in after PyTorch 2.5 (pytorch/pytorch#138649 and PR #138522, 2024-10)
 and preferred again only from cuDNN 9.15 (``check_prefer_cudnn_attention`` in
 ``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). A name picks a kernel for any stack
-(``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has curves
+(``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has these curves
 (``ATTENTION_FAMILY``): no per-length table was found for A100 (the FlashAttention-2 paper's
-figures were not available to read) or Blackwell, so ``kernel_curve`` returns None there and the
-engine keeps the flat ``attention_fraction``.
+figures were not available to read), so ``kernel_curve`` returns None there and the engine keeps
+the flat ``attention_fraction``.
+
+Blackwell's cuDNN kernel, as NVIDIA measured it
+-----------------------------------------------
+``data/attention_kernel_blackwell.csv``: NVIDIA/cudnn-frontend's training-attention benchmark
+(``benchmark/sdpa_benchmark_training/results`` @ fb682ce7, the v1.23.0 release of 2026-04-29),
+cuDNN 9.22's fused attention on GB200 and GB300, BF16, causal at head dimension 128 (Llama 3.1)
+and 192 / 128 (DeepSeek-V3's MLA), and gpt-oss's 128-token sliding window at head dimension 64,
+2k to 32k tokens, forward and backward (60 points). At 4k tokens GB200 runs the causal head-128
+kernel at 1,408 / 1,148 TFLOP/s (forward / backward): 0.56 / 0.46 of the 2.5 PFLOP/s dense BF16
+peak, where ``data/efficiency.csv`` carries H100's 0.35 to Blackwell as a judgement; the window
+band runs at 161 / 182 TFLOP/s (0.06 / 0.07 of the peak: a band 128 keys wide leaves the tiles
+of a 128-wide kernel mostly masked). ``blackwell_curve`` (``StepOptions.attention_blackwell``,
+on by default) prices the Transformer Engine stacks' attention on Blackwell at these points,
+interpolated (``blackwell_tflops``), × ``KERNEL_EFFICIENCY`` as the flat fraction is; the
+engine prices a model's sliding-window layers at the band's rate and its full layers at the
+causal one (``step._curve_core_times``). FP8 attention (the 2026 recipes'
+``fp8_dot_product_attention``; the same table's FP8 and MXFP8 series) is not priced: the
+attention core runs at the BF16 rates.
 
 Context parallelism
 -------------------
