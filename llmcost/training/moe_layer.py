@@ -89,7 +89,7 @@ micro-batch of the dropless run it costs about 8 ms more on H100 (Qwen3-30B-A3B:
 token-dropping one ran MBS 2 without it: ``step_validation.MB2511_H100_TABLE_READINGS``), 4.5 ms
 on B200 (Qwen3-30B-A3B, MBS 1: 9,299 against 18,066, FP8 precisions differing), and nothing on
 GB200 (Qwen3-30B-A3B MXFP8, MBS 4: 23,766 against 23,723, HybridEP) nor on B200 for DeepSeek-V3
-(MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.6 ms) averages these: it is too
+(MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.5 ms) averages these: it is too
 large for the last two and too small for H100 (predicted +2.7 ms; the row +39 % as its recipe
 ran), whose 25.11 recipe differs from the calibration rows' in ways the engine does not price
 (no CUDA graphs of the router and the dispatch preprocessing, which Megatron-Bridge measured as
