@@ -200,7 +200,8 @@ def blackwell_attention_report():
           f"tokens, TFLOP/s on the engine's basis: {words}")
     for split in ("held-out", "calibration"):
         per_regime, verdict = accuracy.attention_blackwell_comparison(split)
-        print(f"   {split} rows, mean |error| per regime that moves, flat -> measured:")
+        print(f"   {split} rows, mean |error| per regime that moves, flat -> measured (each "
+              "row's attention dtype as its recipe ran):")
         print_moved(per_regime)
         print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%};"
               f" Blackwell rows {verdict['blackwell_mean'][0]:.1%} -> "
@@ -208,13 +209,25 @@ def blackwell_attention_report():
               f"regime(s); A100 Megatron mean {verdict['a100_megatron_mean']:.1%}, max "
               f"{verdict['a100_megatron_max']:.1%}; passes the rule: "
               f"{'yes' if verdict['passes'] else 'no'}")
-    off = accuracy.validation_table(attention_blackwell=False).set_index("run_id")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.fp8_attention_comparison(split)
+        print(f"   the attention core in MXFP8 where the recipes ran it "
+              f"(fp8_dot_product_attention, step_validation.FP8_ATTENTION_OF_ROW: "
+              f"{len(step_validation.FP8_ATTENTION_OF_ROW)} rows), {split} rows, BF16 -> MXFP8:")
+        print_moved(per_regime)
+        print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%};"
+              f" Blackwell rows {verdict['blackwell_mean'][0]:.1%} -> "
+              f"{verdict['blackwell_mean'][1]:.1%}; worse beyond noise in {verdict['worse']} "
+              f"regime(s); passes the rule: {'yes' if verdict['passes'] else 'no'}")
+    flat = accuracy.validation_table(attention_blackwell=False).set_index("run_id")
+    bf16 = accuracy.validation_table(fp8_attention=False).set_index("run_id")
     on = accuracy.validation_table().set_index("run_id")
     oss = [r for r in on.index if "gpt-oss" in r and on.loc[r, "gpu_generation"] == "Blackwell"]
     print("   gpt-oss 120B rows (a 128-token window on 18 of 36 layers, head dimension 64): "
-          "attention s per step and error, flat -> measured: " + "; ".join(
-              f"{r} {off.loc[r, 'attention_s']:.2f} -> {on.loc[r, 'attention_s']:.2f} s, "
-              f"{off.loc[r, 'error']:+.1%} -> {on.loc[r, 'error']:+.1%}" for r in oss))
+          "attention s per step and error, flat -> measured BF16 -> as run: " + "; ".join(
+              f"{r} {flat.loc[r, 'attention_s']:.2f} -> {bf16.loc[r, 'attention_s']:.2f} -> "
+              f"{on.loc[r, 'attention_s']:.2f} s, {flat.loc[r, 'error']:+.1%} -> "
+              f"{bf16.loc[r, 'error']:+.1%} -> {on.loc[r, 'error']:+.1%}" for r in oss))
 
 
 def flash_curve_report():

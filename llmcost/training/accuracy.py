@@ -128,7 +128,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      attention_curve: bool | str | None = None,
                      cp_overlap: bool | None = None,
                      fp8_split_accumulator: bool | None = None,
-                     attention_blackwell: bool | None = None) -> pd.DataFrame:
+                     attention_blackwell: bool | None = None,
+                     fp8_attention: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -142,7 +143,10 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     run's all-gather), ``fp8_split_accumulator=False`` prices Hopper's backward FP8 GEMMs at the
     forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting),
     ``attention_blackwell=False`` prices Blackwell's attention core at the flat fraction
-    (``StepOptions.attention_blackwell``; True or None: the shipped setting);
+    (``StepOptions.attention_blackwell``; True or None: the shipped setting),
+    ``fp8_attention=False`` prices every row's attention core in BF16, the FP8 attention of the
+    rows whose recipes ran it ignored (``StepOptions.fp8_attention``,
+    ``step_validation.FP8_ATTENTION_OF_ROW``; True or None: each row's own);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -159,7 +163,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                              + (" or 'flash'" if name == "attention_curve" else ""))
     for name, val in (("cp_overlap", cp_overlap),
                       ("fp8_split_accumulator", fp8_split_accumulator),
-                      ("attention_blackwell", attention_blackwell)):
+                      ("attention_blackwell", attention_blackwell),
+                      ("fp8_attention", fp8_attention)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
@@ -175,6 +180,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     if attention_blackwell is not None and \
             bool(attention_blackwell) != bool(shipped.attention_blackwell):
         physics["attention_blackwell"] = bool(attention_blackwell)
+        refit = True
+    if fp8_attention is False:
+        physics["fp8_attention"] = False
         refit = True
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
@@ -1189,6 +1197,31 @@ def attention_blackwell_comparison(split: str = "held-out") -> tuple:
         raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
     off = validation_table(attention_blackwell=False)
     on = validation_table(attention_blackwell=True)
+    if split == "calibration":
+        off, on = (_calibration_as_held_out(t) for t in (off, on))
+    per_regime, verdict = _off_on_verdict(off, on)
+    bw = [t[(t["split"] == "held-out") & (t["gpu_generation"] == "Blackwell")]["error"].abs()
+          for t in (off, on)]
+    return per_regime, {**verdict, "blackwell_mean": tuple(float(b.mean()) for b in bw)}
+
+
+def fp8_attention_comparison(split: str = "held-out") -> tuple:
+    """The attention core in FP8 where the rows' recipes ran it (``StepOptions.fp8_attention``,
+    ``step_validation.FP8_ATTENTION_OF_ROW``: Megatron-Bridge's 26.06 / 26.08 MXFP8 recipes on
+    GB200 / GB300, priced at cuDNN's measured MXFP8 rates, ``attention.blackwell_tflops``)
+    judged by ``mechanism_comparison``'s rule: every row's attention in BF16
+    (``validation_table(fp8_attention=False)``, the MoE host-cost constants re-fitted under it)
+    against the rows as their recipes ran, on the rows of ``split`` ("held-out" or
+    "calibration"). Returns ``(per_regime, verdict)`` as ``attention_blackwell_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    if split not in ("held-out", "calibration"):
+        raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
+    off, on = validation_table(fp8_attention=False), validation_table()
     if split == "calibration":
         off, on = (_calibration_as_held_out(t) for t in (off, on))
     per_regime, verdict = _off_on_verdict(off, on)

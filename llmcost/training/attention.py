@@ -558,20 +558,26 @@ def load_blackwell_benchmarks() -> pd.DataFrame:
 
 
 @functools.lru_cache(maxsize=None)
-def _blackwell_series(device: str, pass_: str, mask: str, head_dim: int) -> tuple:
+def _blackwell_series(device: str, pass_: str, mask: str, head_dim: int,
+                      dtype: str = "bf16") -> tuple:
     """``(seq_len, tflops_engine)`` of one measured series, sorted by length (``mask``
-    "causal" or "window"); read once per process (the file is data, fixed while it runs)."""
+    "causal" or "window", ``dtype`` "bf16" or "mxfp8"); read once per process (the file is
+    data, fixed while it runs)."""
     df = load_blackwell_benchmarks()
     d = df[(df.accelerator == device) & (df["pass"] == pass_) & (df["mask"] == mask)
-           & (df.head_dim_qk == head_dim)].sort_values("seq_len")
+           & (df.head_dim_qk == head_dim) & (df["dtype"] == dtype)].sort_values("seq_len")
     if d.empty:
         raise ValueError(f"no Blackwell attention measurements for device={device!r}, "
-                         f"pass={pass_!r}, mask={mask!r}, head_dim={head_dim!r}")
+                         f"pass={pass_!r}, mask={mask!r}, head_dim={head_dim!r}, "
+                         f"dtype={dtype!r}")
     return d.seq_len.to_numpy(float), d.tflops_engine.to_numpy(float)
 
 
-def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0):
-    """cuDNN's fused attention (BF16, causal) on a measured Blackwell ``device``: TFLOP/s on
+def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0,
+                     dtype: str = "bf16"):
+    """cuDNN's fused attention (causal; ``dtype`` "bf16", or "mxfp8": Transformer Engine's FP8
+    attention under the MXFP8 recipe, Q, K, V and dO in MXFP8) on a measured Blackwell
+    ``device``: TFLOP/s on
     the engine's basis for one ``pass_`` at ``seq_len`` queries = keys, ``window`` the
     sliding window (0: none). The measured points themselves, interpolated linearly in
     ``ln s`` between the measured lengths (2k to 32k) and held at the end points outside them:
@@ -586,7 +592,7 @@ def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0
     128-token, head-dimension-64 band's rate (a wider band fills its tiles better: an upper
     bound on its time)."""
     def at(key):
-        s_i, r_i = _blackwell_series(*key)
+        s_i, r_i = _blackwell_series(*key, dtype)
         return np.interp(np.log(seq_len), np.log(s_i), r_i)
 
     if window and float(window) < float(np.max(seq_len)):
@@ -611,33 +617,49 @@ class BlackwellCurve:
     peak_tflops: float
     device_peak_tflops: float
     scale: float = 1.0
+    dtype: str = "bf16"
 
     def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
         """Sustained (forward, backward) fractions of ``peak_tflops`` at ``seq_len`` (causal;
-        ``window`` the sliding window, 0 none: ``blackwell_tflops``)."""
-        f = [self.scale * blackwell_tflops(self.device, p, head_dim, seq_len, window)
+        ``window`` the sliding window, 0 none: ``blackwell_tflops`` in ``dtype``)."""
+        f = [self.scale * blackwell_tflops(self.device, p, head_dim, seq_len, window,
+                                           self.dtype)
              / self.device_peak_tflops for p in ("forward", "backward")]
         return f[0], f[1]
 
 
-def blackwell_curve(accelerator: str, scale: float = 1.0) -> BlackwellCurve | None:
+#: The attention dtypes of ``ATTENTION_BLACKWELL_CSV`` (``blackwell_curve``).
+BLACKWELL_ATTENTION_DTYPES = ("bf16", "mxfp8")
+
+
+def blackwell_curve(accelerator: str, scale: float = 1.0,
+                    dtype: str = "bf16") -> BlackwellCurve | None:
     """cuDNN's measured attention on ``accelerator`` (catalogue name) where it is a Blackwell
-    one of ``BLACKWELL_FAMILY``, else None."""
+    one of ``BLACKWELL_FAMILY``, else None; ``dtype`` one of ``BLACKWELL_ATTENTION_DTYPES``.
+
+    Raises
+    ------
+    ValueError
+        An unmeasured ``dtype``.
+    """
+    if dtype not in BLACKWELL_ATTENTION_DTYPES:
+        raise ValueError(f"dtype={dtype!r} must be one of {BLACKWELL_ATTENTION_DTYPES} (the "
+                         "attention dtypes NVIDIA measured on Blackwell)")
     dev = BLACKWELL_FAMILY.get(str(accelerator))
     if dev is None:
         return None
     return BlackwellCurve(dev, load_accelerator(accelerator).peak_flops_per_s("bf16") / 1e12,
-                          load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale)
+                          load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale, dtype)
 
 
 def reproduce_blackwell() -> pd.DataFrame:
     """``ATTENTION_BLACKWELL_CSV`` beside ``blackwell_tflops``: ``measured`` (engine basis) and
     ``predicted`` TFLOP/s and ``error`` (predicted / measured − 1), one row per point."""
     d = load_blackwell_benchmarks()
-    pred = [float(blackwell_tflops(a, p, h, float(s), w if np.isfinite(w) else 0))
-            for a, p, h, s, w in zip(d.accelerator, d["pass"], d.head_dim_qk, d.seq_len,
-                                     d.window.astype(float))]
-    out = d[["accelerator", "pass", "mask", "head_dim_qk", "head_dim_v", "window",
+    pred = [float(blackwell_tflops(a, p, h, float(s), w if np.isfinite(w) else 0, t))
+            for a, p, h, s, w, t in zip(d.accelerator, d["pass"], d.head_dim_qk, d.seq_len,
+                                        d.window.astype(float), d["dtype"])]
+    out = d[["accelerator", "dtype", "pass", "mask", "head_dim_qk", "head_dim_v", "window",
              "seq_len"]].copy()
     out["measured"] = d.tflops_engine
     out["predicted"] = pred

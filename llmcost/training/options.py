@@ -193,6 +193,16 @@ class StepOptions:
         ``accuracy.attention_blackwell_comparison``, printed by ``benchmarks/validate_mfu.py``),
         the held-out mean |error| falls and no regime's rises by more than its noise, on the
         held-out and on the calibration rows.
+    fp8_attention : bool
+        The attention core runs in FP8 as the run configured it (Transformer Engine's
+        ``fp8_dot_product_attention``, Megatron-Core's ``--fp8-dot-product-attention``: under the
+        MXFP8 recipe Q, K, V and the output gradient in MXFP8, Transformer Engine
+        ``dot_product_attention/backends.py``). Priced only where it is measured: with
+        ``dtype="fp8"``, ``fp8_recipe="mxfp8"`` and ``attention_blackwell`` on a Blackwell
+        accelerator, at cuDNN's MXFP8 rates of the same NVIDIA table
+        (``attention.blackwell_tflops``: faster forward, and a 128-token window's backward
+        4.4 × slower than BF16's at 4k); elsewhere the BF16 rates (not modelled). Off by
+        default (a run's recipe, not a stack's: ``step_validation.FP8_ATTENTION_OF_ROW``).
     cp_overlap : bool, "torch_ring" or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
@@ -257,6 +267,7 @@ class StepOptions:
     fp8_split_accumulator: bool = True
     attention_curve: object = False
     attention_blackwell: bool = True
+    fp8_attention: bool = False
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
     stack: object = None
@@ -304,6 +315,10 @@ class StepOptions:
                              "'flash' or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
+        if not isinstance(self.fp8_attention, (bool, np.bool_)):
+            raise ValueError(f"fp8_attention={self.fp8_attention!r} must be True or False "
+                             "(the attention core in FP8: Transformer Engine's "
+                             "fp8_dot_product_attention)")
         if not isinstance(self.attention_blackwell, (bool, np.bool_)):
             raise ValueError(f"attention_blackwell={self.attention_blackwell!r} must be True or "
                              "False (cuDNN's measured attention rates on Blackwell, "
@@ -400,7 +415,8 @@ class StepOptions:
         attn = attention.kernel_curve(accelerator, kernel, kappa) if kernel else None
         if attn is None and self.attention_blackwell \
                 and attention.stack_kernel(st.flash_attention, st.name) == "cudnn":
-            attn = attention.blackwell_curve(accelerator, kappa)
+            mx = self.fp8_attention and self.dtype == "fp8" and self.fp8_recipe == "mxfp8"
+            attn = attention.blackwell_curve(accelerator, kappa, "mxfp8" if mx else "bf16")
         return attn
 
     def _cp_scheme(self, stack_name: str) -> tuple:
