@@ -47,7 +47,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.core.catalog import DATA_DIR
+from llmcost.core.catalog import DATA_DIR, load_efficiency
 from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
                               step_validation)
 
@@ -177,6 +177,57 @@ def main():
     flash_curve_report()
     print()
     long_context_kernel_report()
+    print()
+    blackwell_attention_report()
+
+
+def blackwell_attention_report():
+    """Item 18: Blackwell's attention core at cuDNN's measured rates
+    (``StepOptions.attention_blackwell``, ``attention.blackwell_curve``: NVIDIA/cudnn-frontend's
+    GB200 / GB300 measurement) against the flat ``attention_fraction``, regime by regime on the
+    held-out and on the calibration rows, with the default-on rule's verdict; the kernel table
+    beside its flat-fraction price; the gpt-oss rows' attention before and after. Added after the
+    held-out gpt-oss rows' errors were seen; no constant is fitted to a training run."""
+    d = attention.load_blackwell_benchmarks()
+    flat = load_efficiency("GB200-NVL72").attention_fraction
+    at4k = d[(d.seq_len == 4096) & (d.accelerator == "GB200-NVL72")]
+    words = "; ".join(f"{r['mask']} d {int(r['head_dim_qk'])} {r['pass']} "
+                      f"{r['tflops_engine']:.0f}" for _, r in at4k.iterrows())
+    print(f"18. Blackwell's attention at cuDNN's measured rates (NVIDIA/cudnn-frontend "
+          f"sdpa_benchmark_training results @ fb682ce7, cuDNN 9.22, BF16; {len(d)} points, GB200 "
+          f"and GB300, 2k-32k tokens) instead of the flat fraction {flat:.2f} of the BF16 peak "
+          f"(a judgement carried from H100; GB200 {flat * 2500:.0f} TFLOP/s burst). GB200 at 4k "
+          f"tokens, TFLOP/s on the engine's basis: {words}")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.attention_blackwell_comparison(split)
+        print(f"   {split} rows, mean |error| per regime that moves, flat -> measured (each "
+              "row's attention dtype as its recipe ran):")
+        print_moved(per_regime)
+        print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%};"
+              f" Blackwell rows {verdict['blackwell_mean'][0]:.1%} -> "
+              f"{verdict['blackwell_mean'][1]:.1%}; worse beyond noise in {verdict['worse']} "
+              f"regime(s); A100 Megatron mean {verdict['a100_megatron_mean']:.1%}, max "
+              f"{verdict['a100_megatron_max']:.1%}; passes the rule: "
+              f"{'yes' if verdict['passes'] else 'no'}")
+    for split in ("held-out", "calibration"):
+        per_regime, verdict = accuracy.fp8_attention_comparison(split)
+        print(f"   the attention core in MXFP8 where the recipes ran it "
+              f"(fp8_dot_product_attention, step_validation.FP8_ATTENTION_OF_ROW: "
+              f"{len(step_validation.FP8_ATTENTION_OF_ROW)} rows), {split} rows, BF16 -> MXFP8:")
+        print_moved(per_regime)
+        print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%};"
+              f" Blackwell rows {verdict['blackwell_mean'][0]:.1%} -> "
+              f"{verdict['blackwell_mean'][1]:.1%}; worse beyond noise in {verdict['worse']} "
+              f"regime(s); passes the rule: {'yes' if verdict['passes'] else 'no'}")
+    flat = accuracy.validation_table(attention_blackwell=False).set_index("run_id")
+    bf16 = accuracy.validation_table(fp8_attention=False).set_index("run_id")
+    on = accuracy.validation_table().set_index("run_id")
+    oss = [r for r in on.index if "gpt-oss" in r and on.loc[r, "gpu_generation"] == "Blackwell"]
+    print("   gpt-oss 120B rows (a 128-token window on 18 of 36 layers, head dimension 64): "
+          "attention s per step and error, flat -> measured BF16 -> as run: " + "; ".join(
+              f"{r} {flat.loc[r, 'attention_s']:.2f} -> {bf16.loc[r, 'attention_s']:.2f} -> "
+              f"{on.loc[r, 'attention_s']:.2f} s, {flat.loc[r, 'error']:+.1%} -> "
+              f"{bf16.loc[r, 'error']:+.1%} -> {on.loc[r, 'error']:+.1%}" for r in oss))
 
 
 def flash_curve_report():

@@ -32,6 +32,14 @@ Re-blessed for PyTorch's context-parallel ring as torchtitan runs it, the "auto"
 ``attention.torch_ring_bytes``, ``step.torch_ring_exposure``; a deliberate change of the
 model): only plans with CP > 1 on that stack moved (torchtitan's CP rows, NeMo AutoModel's 70B).
 
+Re-blessed for Blackwell's attention core at cuDNN's measured rates, on by default
+(``StepOptions.attention_blackwell``, ``attention.blackwell_curve``; a deliberate change of the
+model): no pinned plan runs on Blackwell; the MoE plans moved (Mixtral and DeepSeek-V3 on H100,
+the MoE validation rows) through the MoE host-cost constants re-fitted on the calibration rows
+under it (``moe_layer.MOE_LAYER_HOST_S`` 1.587 → 1.521 ms, ``MOE_EXPERT_HOST_S`` 0.2515 →
+0.2786 ms); the sourced checks are in ``tests/test_attention_blackwell.py`` and
+``tests/test_moe_layer.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

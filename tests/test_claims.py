@@ -451,7 +451,11 @@ SUMMARY_PIN = {
     # +23.8%; the engine was already too slow there, its attention share 32 %): 152 of the 171
     # the 28 held-out rows of Megatron-Bridge's 26.04 and 26.06 tables join (the old 171 rows
     # unchanged, 152 within; 20 of the 28 new ones within): 172 of the 199
-    "steady-state MFU, held-out": (172, 199),
+    # Blackwell's attention core at cuDNN's measured rates (StepOptions.attention_blackwell,
+    # NVIDIA/cudnn-frontend's GB200 / GB300 table) and the MoE host cost re-fitted under it:
+    # 176 of the 199; with the attention core in MXFP8 where the 26.06 / 26.08 recipes ran it
+    # (StepOptions.fp8_attention, step_validation.FP8_ATTENTION_OF_ROW): 179 of the 199
+    "steady-state MFU, held-out": (179, 199),
     "whole-run GPU-hours, published plan": (3, 4),
     "whole-run GPU-hours, published plan run by the step-time model": (3, 4),
 }

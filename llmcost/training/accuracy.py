@@ -127,7 +127,9 @@ def regime_label(regime: dict) -> str:
 def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = None,
                      attention_curve: bool | str | None = None,
                      cp_overlap: bool | None = None,
-                     fp8_split_accumulator: bool | None = None) -> pd.DataFrame:
+                     fp8_split_accumulator: bool | None = None,
+                     attention_blackwell: bool | None = None,
+                     fp8_attention: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -139,7 +141,12 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``cp_overlap=False`` prices every row's context-parallel K/V exchange exposed
     (``StepOptions.cp_overlap``; True or None: each row's own, the stack's ring overlap or the
     run's all-gather), ``fp8_split_accumulator=False`` prices Hopper's backward FP8 GEMMs at the
-    forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting);
+    forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting),
+    ``attention_blackwell=False`` prices Blackwell's attention core at the flat fraction
+    (``StepOptions.attention_blackwell``; True or None: the shipped setting),
+    ``fp8_attention=False`` prices every row's attention core in BF16, the FP8 attention of the
+    rows whose recipes ran it ignored (``StepOptions.fp8_attention``,
+    ``step_validation.FP8_ATTENTION_OF_ROW``; True or None: each row's own);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -155,7 +162,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
             raise ValueError(f"{name}={val!r} must be True, False or None"
                              + (" or 'flash'" if name == "attention_curve" else ""))
     for name, val in (("cp_overlap", cp_overlap),
-                      ("fp8_split_accumulator", fp8_split_accumulator)):
+                      ("fp8_split_accumulator", fp8_split_accumulator),
+                      ("attention_blackwell", attention_blackwell),
+                      ("fp8_attention", fp8_attention)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
@@ -167,6 +176,13 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     if fp8_split_accumulator is not None and \
             bool(fp8_split_accumulator) != bool(shipped.fp8_split_accumulator):
         physics["fp8_split_accumulator"] = bool(fp8_split_accumulator)
+        refit = True
+    if attention_blackwell is not None and \
+            bool(attention_blackwell) != bool(shipped.attention_blackwell):
+        physics["attention_blackwell"] = bool(attention_blackwell)
+        refit = True
+    if fp8_attention is False:
+        physics["fp8_attention"] = False
         refit = True
     moe_host = sv.calibrate_moe_host_overhead(physics=physics) if refit else None
     v = sv.mfu_validation(sets=sv.VALIDATION_SETS + sv.OUTSIDE_SETS + sv.NEWER_SETS,
@@ -1154,6 +1170,64 @@ def fp8_split_accumulator_comparison() -> tuple:
     order = ("better", "worse", "worse_regimes", "all_mean", *fp8, "a100_megatron_mean",
              "a100_megatron_max", "passes")  # the order the benchmark prints
     return per_regime, {k: {**verdict, **fp8}[k] for k in order}
+
+
+def attention_blackwell_comparison(split: str = "held-out") -> tuple:
+    """cuDNN's measured attention rates on Blackwell (``StepOptions.attention_blackwell``,
+    ``attention.blackwell_curve``: NVIDIA/cudnn-frontend's GB200 / GB300 measurement by
+    sequence length, head dimension and sliding window) judged by ``mechanism_comparison``'s
+    rule on the shipped mechanisms: every row priced with Blackwell's attention at the flat
+    ``attention_fraction`` (``validation_table(attention_blackwell=False)``, the MoE host-cost
+    constants re-fitted under it) against the shipped setting, on the rows of ``split``
+    ("held-out", or "calibration": the fit set, its regimes' noise from its own rows). Added
+    after the held-out Blackwell MoE rows (gpt-oss 120B +29 % to +65 %) were seen; no constant
+    is fitted to a training run (the rates are the kernel's published measurement).
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``, the verdict with ``blackwell_mean``
+    (the split's Blackwell rows' mean |error|, ``(off, on)``).
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    if split not in ("held-out", "calibration"):
+        raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
+    off = validation_table(attention_blackwell=False)
+    on = validation_table(attention_blackwell=True)
+    if split == "calibration":
+        off, on = (_calibration_as_held_out(t) for t in (off, on))
+    per_regime, verdict = _off_on_verdict(off, on)
+    bw = [t[(t["split"] == "held-out") & (t["gpu_generation"] == "Blackwell")]["error"].abs()
+          for t in (off, on)]
+    return per_regime, {**verdict, "blackwell_mean": tuple(float(b.mean()) for b in bw)}
+
+
+def fp8_attention_comparison(split: str = "held-out") -> tuple:
+    """The attention core in FP8 where the rows' recipes ran it (``StepOptions.fp8_attention``,
+    ``step_validation.FP8_ATTENTION_OF_ROW``: Megatron-Bridge's 26.06 / 26.08 MXFP8 recipes on
+    GB200 / GB300, priced at cuDNN's measured MXFP8 rates, ``attention.blackwell_tflops``)
+    judged by ``mechanism_comparison``'s rule: every row's attention in BF16
+    (``validation_table(fp8_attention=False)``, the MoE host-cost constants re-fitted under it)
+    against the rows as their recipes ran, on the rows of ``split`` ("held-out" or
+    "calibration"). Returns ``(per_regime, verdict)`` as ``attention_blackwell_comparison``.
+
+    Raises
+    ------
+    ValueError
+        ``split`` other than "held-out" or "calibration".
+    """
+    if split not in ("held-out", "calibration"):
+        raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
+    off, on = validation_table(fp8_attention=False), validation_table()
+    if split == "calibration":
+        off, on = (_calibration_as_held_out(t) for t in (off, on))
+    per_regime, verdict = _off_on_verdict(off, on)
+    bw = [t[(t["split"] == "held-out") & (t["gpu_generation"] == "Blackwell")]["error"].abs()
+          for t in (off, on)]
+    return per_regime, {**verdict, "blackwell_mean": tuple(float(b.mean()) for b in bw)}
 
 
 #: The held-out A100 Megatron rows' goal (mean, max |error|), which a mechanism must keep.

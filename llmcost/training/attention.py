@@ -78,10 +78,28 @@ PyTorch's ``scaled_dot_product_attention`` picks its FlashAttention-2 backend on
 having been made opt-in after PyTorch 2.5 (pytorch/pytorch#138649 and PR #138522, 2024-10)
 and preferred again only from cuDNN 9.15 (``check_prefer_cudnn_attention`` in
 ``aten/src/ATen/native/transformers/cuda/sdp_utils.cpp``). A name picks a kernel for any stack
-(``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has curves
+(``StepOptions.attention_curve="fa2"``, ``"fa3"``, ``"cudnn"``). Only Hopper has these curves
 (``ATTENTION_FAMILY``): no per-length table was found for A100 (the FlashAttention-2 paper's
-figures were not available to read) or Blackwell, so ``kernel_curve`` returns None there and the
-engine keeps the flat ``attention_fraction``.
+figures were not available to read), so ``kernel_curve`` returns None there and the engine keeps
+the flat ``attention_fraction``.
+
+Blackwell's cuDNN kernel, as NVIDIA measured it
+-----------------------------------------------
+``data/attention_kernel_blackwell.csv``: NVIDIA/cudnn-frontend's training-attention benchmark
+(``benchmark/sdpa_benchmark_training/results`` @ fb682ce7, the v1.23.0 release of 2026-04-29),
+cuDNN 9.22's fused attention on GB200 and GB300, BF16, causal at head dimension 128 (Llama 3.1)
+and 192 / 128 (DeepSeek-V3's MLA), and gpt-oss's 128-token sliding window at head dimension 64,
+2k to 32k tokens, forward and backward (60 points). At 4k tokens GB200 runs the causal head-128
+kernel at 1,408 / 1,148 TFLOP/s (forward / backward): 0.56 / 0.46 of the 2.5 PFLOP/s dense BF16
+peak, where ``data/efficiency.csv`` carries H100's 0.35 to Blackwell as a judgement; the window
+band runs at 161 / 182 TFLOP/s (0.06 / 0.07 of the peak: a band 128 keys wide leaves the tiles
+of a 128-wide kernel mostly masked). ``blackwell_curve`` (``StepOptions.attention_blackwell``,
+on by default) prices the Transformer Engine stacks' attention on Blackwell at these points,
+interpolated (``blackwell_tflops``), × ``KERNEL_EFFICIENCY`` as the flat fraction is; the
+engine prices a model's sliding-window layers at the band's rate and its full layers at the
+causal one (``step._curve_core_times``). FP8 attention (the 2026 recipes'
+``fp8_dot_product_attention``; the same table's FP8 and MXFP8 series) is not priced: the
+attention core runs at the BF16 rates.
 
 Context parallelism
 -------------------
@@ -136,6 +154,7 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,8 +338,10 @@ class KernelCurve:
     peak_tflops: float
     scale: float = 1.0
 
-    def fractions(self, seq_len, head_dim, causal: bool = True):
-        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``."""
+    def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
+        """Sustained (forward, backward) fractions of the dense BF16 peak at ``seq_len``.
+        ``window`` (a sliding window) is not read: the H100 table has no window series, so a
+        window layer runs at the causal rate at ``seq_len``."""
         f = [self.scale * _tflops(self.kernel, p, causal, head_dim, seq_len) / self.peak_tflops
              for p in ("forward", "backward")]
         return f[0], f[1]
@@ -502,3 +523,145 @@ def attention_rate_floor(model, seq_len, tokens_per_s, gemm_peak_flops, recomput
     left = 1.0 / x - other / peak
     with np.errstate(divide="ignore"):
         return np.where(left > 0, attn / np.where(left > 0, left, 1.0), np.inf)
+
+
+# ----------------------------------------------------------------------- Blackwell's cuDNN kernel
+
+#: NVIDIA's measurement of cuDNN's fused attention on Blackwell (``blackwell_curve``).
+ATTENTION_BLACKWELL_CSV = DATA_DIR / "attention_kernel_blackwell.csv"
+
+#: Accelerator catalogue name -> the measured device of ``ATTENTION_BLACKWELL_CSV`` whose
+#: fractions of its own dense BF16 peak it runs at. GB200 and GB300 are measured; B200 (the
+#: same Blackwell SM as GB200's, at a lower clock and power: 2.25 against 2.5 PFLOP/s dense
+#: BF16) takes GB200's fractions of its own peak, a stand-in.
+BLACKWELL_FAMILY = {"GB200-NVL72": "GB200-NVL72", "B200": "GB200-NVL72",
+                    "GB300-NVL72": "GB300-NVL72"}
+
+#: Head dimensions (``head_dim_qk``) of ``ATTENTION_BLACKWELL_CSV``'s causal series: 128
+#: (Llama 3.1's, 64 query and 8 KV heads) and 192 (DeepSeek-V3's MLA, 192 / 128, 128 heads).
+BLACKWELL_HEAD_DIMS = (128, 192)
+
+
+def load_blackwell_benchmarks() -> pd.DataFrame:
+    """``ATTENTION_BLACKWELL_CSV`` with the engine's FLOP basis added: ``tflops_engine``, the
+    measured rate on this module's count (forward ``2·(d_qk + d_v)`` per unmasked score,
+    backward 2.5 × forward). The benchmark counts the backward as ``2·(3·d_qk + 2·d_v)`` per
+    score (NVIDIA/cudnn-frontend ``benchmark/sdpa_benchmark_training/benchmark_single_sdpa.py``
+    ``flops()``), the same when ``d_qk = d_v`` and 4 % more for MLA's 192 / 128, so a backward
+    rate is × ``2.5·(d_qk + d_v) / (3·d_qk + 2·d_v)``. The benchmark's unmasked scores are the
+    engine's attended keys: ``s(s+1)/2`` causal, ``w(w+1)/2 + (s−w)·w`` with a window ``w``
+    (``ModelSpec.mean_attended_keys``)."""
+    df = pd.read_csv(ATTENTION_BLACKWELL_CSV)
+    dq, dv = df["head_dim_qk"].astype(float), df["head_dim_v"].astype(float)
+    basis = np.where(df["pass"] == "backward", 2.5 * (dq + dv) / (3.0 * dq + 2.0 * dv), 1.0)
+    return df.assign(tflops_engine=df["tflops"].astype(float) * basis)
+
+
+@functools.lru_cache(maxsize=None)
+def _blackwell_series(device: str, pass_: str, mask: str, head_dim: int,
+                      dtype: str = "bf16") -> tuple:
+    """``(seq_len, tflops_engine)`` of one measured series, sorted by length (``mask``
+    "causal" or "window", ``dtype`` "bf16" or "mxfp8"); read once per process (the file is
+    data, fixed while it runs)."""
+    df = load_blackwell_benchmarks()
+    d = df[(df.accelerator == device) & (df["pass"] == pass_) & (df["mask"] == mask)
+           & (df.head_dim_qk == head_dim) & (df["dtype"] == dtype)].sort_values("seq_len")
+    if d.empty:
+        raise ValueError(f"no Blackwell attention measurements for device={device!r}, "
+                         f"pass={pass_!r}, mask={mask!r}, head_dim={head_dim!r}, "
+                         f"dtype={dtype!r}")
+    return d.seq_len.to_numpy(float), d.tflops_engine.to_numpy(float)
+
+
+def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0,
+                     dtype: str = "bf16"):
+    """cuDNN's fused attention (causal; ``dtype`` "bf16", or "mxfp8": Transformer Engine's FP8
+    attention under the MXFP8 recipe, Q, K, V and dO in MXFP8) on a measured Blackwell
+    ``device``: TFLOP/s on
+    the engine's basis for one ``pass_`` at ``seq_len`` queries = keys, ``window`` the
+    sliding window (0: none). The measured points themselves, interpolated linearly in
+    ``ln s`` between the measured lengths (2k to 32k) and held at the end points outside them:
+    no curve is fitted (the rates peak at 16k and fall at 32k, which ``R_inf·s/(s + s_half)``
+    cannot follow: fitted, it misses the 2k points by 19-29 %). Measured series: causal at head
+    dimension 128 and 192 / 128, the 128-token window at head dimension 64. Stand-ins, stated: a head
+    dimension of 96 or less takes the 128 causal curve × the H100 cuDNN curves' head-dimension
+    64 : 128 ratio at the same length and pass (``ATTENTION_CURVES``, unmasked: the FlashAttention-3
+    paper's bars; no Blackwell causal series at 64 is published with this table); above 96 the
+    nearest measured one on a log scale; a window at least ``seq_len`` long is the causal
+    kernel; any shorter window, whatever its width and head dimension, runs at the measured
+    128-token, head-dimension-64 band's rate (a wider band fills its tiles better: an upper
+    bound on its time)."""
+    def at(key):
+        s_i, r_i = _blackwell_series(*key, dtype)
+        return np.interp(np.log(seq_len), np.log(s_i), r_i)
+
+    if window and float(window) < float(np.max(seq_len)):
+        return at((device, pass_, "window", 64))
+    d = float(head_dim)
+    if d <= 96.0:
+        ratio = (_tflops("cudnn", pass_, False, 64, seq_len)
+                 / _tflops("cudnn", pass_, False, 128, seq_len))
+        return at((device, pass_, "causal", 128)) * ratio
+    near = min(BLACKWELL_HEAD_DIMS, key=lambda h: abs(np.log(d / h)))
+    return at((device, pass_, "causal", near))
+
+
+@dataclass(frozen=True)
+class BlackwellCurve:
+    """cuDNN's fused attention on one Blackwell accelerator as the engine uses it
+    (``StepOptions.attention_blackwell``): the measured ``device``, the priced accelerator's
+    dense BF16 peak ``peak_tflops`` (the fractions are of the measured device's own peak, carried
+    to it) and ``scale`` (``options.KERNEL_EFFICIENCY``, as on the flat fraction it replaces)."""
+
+    device: str
+    peak_tflops: float
+    device_peak_tflops: float
+    scale: float = 1.0
+    dtype: str = "bf16"
+
+    def fractions(self, seq_len, head_dim, causal: bool = True, window: int = 0):
+        """Sustained (forward, backward) fractions of ``peak_tflops`` at ``seq_len`` (causal;
+        ``window`` the sliding window, 0 none: ``blackwell_tflops`` in ``dtype``)."""
+        f = [self.scale * blackwell_tflops(self.device, p, head_dim, seq_len, window,
+                                           self.dtype)
+             / self.device_peak_tflops for p in ("forward", "backward")]
+        return f[0], f[1]
+
+
+#: The attention dtypes of ``ATTENTION_BLACKWELL_CSV`` (``blackwell_curve``).
+BLACKWELL_ATTENTION_DTYPES = ("bf16", "mxfp8")
+
+
+def blackwell_curve(accelerator: str, scale: float = 1.0,
+                    dtype: str = "bf16") -> BlackwellCurve | None:
+    """cuDNN's measured attention on ``accelerator`` (catalogue name) where it is a Blackwell
+    one of ``BLACKWELL_FAMILY``, else None; ``dtype`` one of ``BLACKWELL_ATTENTION_DTYPES``.
+
+    Raises
+    ------
+    ValueError
+        An unmeasured ``dtype``.
+    """
+    if dtype not in BLACKWELL_ATTENTION_DTYPES:
+        raise ValueError(f"dtype={dtype!r} must be one of {BLACKWELL_ATTENTION_DTYPES} (the "
+                         "attention dtypes NVIDIA measured on Blackwell)")
+    dev = BLACKWELL_FAMILY.get(str(accelerator))
+    if dev is None:
+        return None
+    return BlackwellCurve(dev, load_accelerator(accelerator).peak_flops_per_s("bf16") / 1e12,
+                          load_accelerator(dev).peak_flops_per_s("bf16") / 1e12, scale, dtype)
+
+
+def reproduce_blackwell() -> pd.DataFrame:
+    """``ATTENTION_BLACKWELL_CSV`` beside ``blackwell_tflops``: ``measured`` (engine basis) and
+    ``predicted`` TFLOP/s and ``error`` (predicted / measured − 1), one row per point."""
+    d = load_blackwell_benchmarks()
+    pred = [float(blackwell_tflops(a, p, h, float(s), w if np.isfinite(w) else 0, t))
+            for a, p, h, s, w, t in zip(d.accelerator, d["pass"], d.head_dim_qk, d.seq_len,
+                                        d.window.astype(float), d["dtype"])]
+    out = d[["accelerator", "dtype", "pass", "mask", "head_dim_qk", "head_dim_v", "window",
+             "seq_len"]].copy()
+    out["measured"] = d.tflops_engine
+    out["predicted"] = pred
+    out["error"] = out.predicted / out.measured - 1.0
+    return out

@@ -70,9 +70,10 @@ step-time error, non-negative): Megatron-Bridge 25.11 (dropless: DeepSeek-V3 on 
 Qwen3-30B-A3B MXFP8 on 8 GB200, DeepSeek-V3 MXFP8 on 256 B200 at EP 8, 32 local experts,
 Qwen3-235B-A22B FP8 on 64 B200 at EP 8, 16 local experts). The token-dropping rows pay the
 per-expert term only, so they pin it and the dropless rows give the sync term. Under the
-engine's default kernel mechanisms (GEMMs by shape and FP8 as run, ``StepOptions``) the fit is
-1.59 ms per MoE layer per micro-batch (the sync) and 0.25 ms per local expert; with those
-mechanisms off, 1.37 ms and 0.33 ms. The routing rule was **decided after seeing the held-out
+engine's default kernel mechanisms (GEMMs by shape and FP8 as run, ``StepOptions``, and
+Blackwell's attention at cuDNN's measured rates, ``attention_blackwell``) the fit is 1.52 ms per
+MoE layer per micro-batch (the sync) and 0.28 ms per local expert (1.59 and 0.25 ms before the
+Blackwell attention rates); with the GEMM and FP8 mechanisms off, 1.37 ms and 0.33 ms. The routing rule was **decided after seeing the held-out
 rows**: before it, the two 25.11 rows alone gave 0 ms per layer and 0.38 ms per expert, and
 every row of a stack paid both terms whatever its routing; the rule and the re-fit were made
 with the held-out errors of the 25.11 rows and of the published 25.09 / 25.11 pairs in view.
@@ -88,8 +89,8 @@ micro-batch of the dropless run it costs about 8 ms more on H100 (Qwen3-30B-A3B:
 token-dropping one ran MBS 2 without it: ``step_validation.MB2511_H100_TABLE_READINGS``), 4.5 ms
 on B200 (Qwen3-30B-A3B, MBS 1: 9,299 against 18,066, FP8 precisions differing), and nothing on
 GB200 (Qwen3-30B-A3B MXFP8, MBS 4: 23,766 against 23,723, HybridEP) nor on B200 for DeepSeek-V3
-(MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.6 ms) averages these: it is too
-large for the last two and too small for H100 (predicted +2.5 ms; the row +45 % as its recipe
+(MXFP8, EP 8: 2,139 against 2,159). The one global sync term (1.5 ms) averages these: it is too
+large for the last two and too small for H100 (predicted +2.7 ms; the row +39 % as its recipe
 ran), whose 25.11 recipe differs from the calibration rows' in ways the engine does not price
 (no CUDA graphs of the router and the dispatch preprocessing, which Megatron-Bridge measured as
 neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-graphs.md at
@@ -97,7 +98,7 @@ neutral on this model on H100 with the alltoall dispatcher, docs/training/cuda-g
 EP overlap, which a host sync per MoE layer stalls; FP8 current scaling's per-expert amax and
 padding, ``moe_router_padding_for_fp8`` unset); a constant for that recipe would be fitted on
 the held-out row itself. Two published runs of that recipe agree (25.11 with the alltoall
-dispatcher, +45 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +51 %), but a third
+dispatcher, +39 %; 26.02 with DeepEP at GBS 1,024, 5,113 tokens/s/GPU, +44 %), but a third
 does not: the 26.02.01 container's table (docs/performance-summary-archive.md at 4ab94dfad,
 section '26.02.01 NeMo Container', added in cfeddcd94) lists the same plan at 9,058
 tokens/s/GPU, where the engine is 15 % slow, and its recipe at v0.3.1 is another one (EP 16,
@@ -116,18 +117,18 @@ What the recipe that replaced the worst rows' says (``step_validation.later_h100
 read after those rows' errors were seen; checks, not validation rows). NVIDIA replaced that
 H100 recipe (Megatron-Bridge PR #2477, commit 4a6450755, 2026-02-23: PP 2 × VP 12, EP 8,
 DeepEP, ``moe_a2a_overlap`` → PP 1, EP 16, HybridEP, no EP overlap); the 26.04 and 26.06 tables
-list it at 8,901 and 8,826 tokens/s/GPU (FP8, GBS 1024), where the engine is 5-6 % slow, and
+list it at 8,901 and 8,826 tokens/s/GPU (FP8, GBS 1024), where the engine is 7-8 % slow, and
 the same model in BF16 on the same 16 H100 (Megatron-Bridge
 skills/nemo-mbridge-perf-expert-parallel-overlap/SKILL.md at 067f987df) at 24.71 s per step
 without and 20.99 s with the EP overlap: the engine's overlap gain (1.14×) is within 4 % of
-the published 1.18×, but it prices both 24-26 % slow, its host term (11.1 s) being far above
+the published 1.18×, but it prices both 25-27 % slow, its host term (11.5 s) being far above
 the GPU-idle time the page's profile leaves (24.71 − 22.82 s of GPU-active interval union).
 Readings of small-expert mechanisms on the worst rows (``validate_mfu.py`` item 12): the
 per-expert cuBLAS launches of Transformer Engine's grouped linear on Hopper (4 streams,
 ``step_validation.TE_GEMM_STREAMS``) add 0.17 s to a 7.5 s gap; the overlap's host cost read
 from Megatron-Bridge PR #1760 (Qwen3-235B-A22B on 64 B200, BF16, ``moe_a2a_overlap`` on 17.2 s,
 off 16.0 s, "due to CPU overhead") would be 1.8 ms per MoE layer per micro-batch and bring the
-two rows to +23 % / +28 %, but it makes the H100 BF16 overlap pair 38 % slow where the overlap
+two rows to +20 % / +25 %, but it makes the H100 BF16 overlap pair 39 % slow where the overlap
 published a 3.7 s gain, so it is not an engine term. Router and permutation passes are
 memory-bound passes of ``x·h`` to ``x·k·h`` elements, priced in ``step._moe_compute``; none is
 large enough to explain the 5 ms per MoE layer per micro-batch. The rows' gap is left to their
@@ -152,11 +153,11 @@ from ..core.units import as_array
 #: seconds; 0 under token-dropping routing padded to capacity (``sync_applies``). Fitted on the
 #: eager-stack MoE calibration rows of ``data/validation_mfu.csv``
 #: (``step.calibrate_moe_host_overhead``; module docstring).
-MOE_LAYER_HOST_S = 1.587e-3
+MOE_LAYER_HOST_S = 1.521e-3
 #: Host time per local expert per MoE layer per micro-batch, forward + backward (the grouped
 #: GEMM's per-expert split, quantize and launches), seconds, whatever the routing. Fitted with
 #: ``MOE_LAYER_HOST_S``.
-MOE_EXPERT_HOST_S = 0.2515e-3
+MOE_EXPERT_HOST_S = 0.2786e-3
 
 
 #: Routings whose dispatcher synchronises host and device once per MoE layer per micro-batch

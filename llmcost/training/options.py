@@ -178,6 +178,36 @@ class StepOptions:
         were seen, and is left off by default: it moves DeepSeek-V3's H800 row, whose stack's
         FlashAttention-2 is an assumption, from +1.2 % to −1.9 %, below the whole-run average
         its steady state must exceed, a sourced bound of ``tests/test_step.py``).
+    attention_blackwell : bool
+        On Blackwell (B200, GB200, GB300) and a stack whose attention kernel is cuDNN's fused
+        attention (Transformer Engine's ``DotProductAttention``: ``attention.stack_kernel``),
+        price the attention core at NVIDIA's own measurement of that kernel on GB200 and GB300
+        (``attention.blackwell_curve``: cuDNN 9.22, BF16, by sequence length, head dimension
+        and sliding window; NVIDIA/cudnn-frontend ``benchmark/sdpa_benchmark_training``
+        results, ``data/attention_kernel_blackwell.csv``) instead of the flat
+        ``attention_fraction`` (0.35 of the BF16 peak, a judgement carried from H100:
+        ``data/efficiency.csv``), × ``KERNEL_EFFICIENCY`` as the flat fraction is; a model's
+        sliding-window layers at the measured band's rate (``step._attention_core``). No
+        effect elsewhere, nor where ``attention_curve`` already gives a curve. On by default:
+        against it off (the shipped mechanisms on, the MoE host cost re-fitted under each;
+        ``accuracy.attention_blackwell_comparison``, printed by ``benchmarks/validate_mfu.py``),
+        the held-out mean |error| falls (10.46 % → 9.88 %; the Blackwell rows' 12.4 % → 9.9 %;
+        with each row's attention dtype as run, ``fp8_attention``) and no regime's rises by more
+        than its noise, and on the calibration rows (12.44 % → 11.53 %); the A100 Megatron rows
+        are unchanged. Added after the held-out Blackwell MoE rows' errors were seen.
+    fp8_attention : bool
+        The attention core runs in FP8 as the run configured it (Transformer Engine's
+        ``fp8_dot_product_attention``, Megatron-Core's ``--fp8-dot-product-attention``: under the
+        MXFP8 recipe Q, K, V and the output gradient in MXFP8, Transformer Engine
+        ``dot_product_attention/backends.py``). Priced only where it is measured: with
+        ``dtype="fp8"``, ``fp8_recipe="mxfp8"`` and ``attention_blackwell`` on a Blackwell
+        accelerator, at cuDNN's MXFP8 rates of the same NVIDIA table
+        (``attention.blackwell_tflops``: faster forward, and a 128-token window's backward
+        4.4 × slower than BF16's at 4k); elsewhere the BF16 rates (not modelled). Off by
+        default (a run's recipe, not a stack's: ``step_validation.FP8_ATTENTION_OF_ROW``); the
+        rows as their recipes ran against every row in BF16 pass ``mechanism_comparison``'s rule
+        (``accuracy.fp8_attention_comparison``: held-out 10.14 % → 9.88 %, calibration
+        11.72 % → 11.53 %).
     cp_overlap : bool, "torch_ring" or "auto"
         Whether the context-parallel K/V exchange overlaps the attention core
         (``step.cp_exposure``): a ring of point-to-point steps, each sending the next K/V block
@@ -241,6 +271,8 @@ class StepOptions:
     fp8_recipe: str = "current"
     fp8_split_accumulator: bool = True
     attention_curve: object = False
+    attention_blackwell: bool = True
+    fp8_attention: bool = False
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
     stack: object = None
@@ -288,6 +320,14 @@ class StepOptions:
                              "'flash' or "
                              f"one of {attention.KERNELS} (the attention kernel's curve, "
                              "llmcost.training.attention)")
+        if not isinstance(self.fp8_attention, (bool, np.bool_)):
+            raise ValueError(f"fp8_attention={self.fp8_attention!r} must be True or False "
+                             "(the attention core in FP8: Transformer Engine's "
+                             "fp8_dot_product_attention)")
+        if not isinstance(self.attention_blackwell, (bool, np.bool_)):
+            raise ValueError(f"attention_blackwell={self.attention_blackwell!r} must be True or "
+                             "False (cuDNN's measured attention rates on Blackwell, "
+                             "llmcost.training.attention.blackwell_curve)")
         if not (isinstance(self.cp_overlap, (bool, np.bool_))
                 or _is_choice(self.cp_overlap, ("auto", "torch_ring"))):
             raise ValueError(f"cp_overlap={self.cp_overlap!r} must be True, False, 'torch_ring' "
@@ -367,6 +407,23 @@ class StepOptions:
             return None if (flash and kernel == "cudnn") else kernel
         return self.attention_curve or None
 
+    def _attention_rates(self, accelerator: str, st: stacks.Stack, flash, kappa):
+        """The attention core's rates on ``accelerator`` under stack ``st``: the curve of
+        ``attention_curve``'s kernel (``attention.kernel_curve``) where it has one; else, with
+        ``attention_blackwell`` and a stack whose kernel is cuDNN's (``attention.stack_kernel``),
+        cuDNN's measured Blackwell table (``attention.blackwell_curve``, None off Blackwell);
+        else None (the flat ``attention_fraction``). None without FlashAttention-class fused
+        attention."""
+        if not flash:
+            return None
+        kernel = self._attention_kernel(st)
+        attn = attention.kernel_curve(accelerator, kernel, kappa) if kernel else None
+        if attn is None and self.attention_blackwell \
+                and attention.stack_kernel(st.flash_attention, st.name) == "cudnn":
+            mx = self.fp8_attention and self.dtype == "fp8" and self.fp8_recipe == "mxfp8"
+            attn = attention.blackwell_curve(accelerator, kappa, "mxfp8" if mx else "bf16")
+        return attn
+
     def _cp_scheme(self, stack_name: str) -> tuple:
         """``(cp_overlap, torch_ring, repeat_kv)`` on the stack ``stack_name``: Transformer
         Engine's overlapped ring (``attention.CP_P2P_STACKS`` under "auto", or True), PyTorch's
@@ -420,9 +477,7 @@ class StepOptions:
                            attention_fraction=eff.attention_fraction * kappa,
                            hbm_fraction=eff.hbm_fraction * kappa)
         cp_overlap, torch_ring, repeat_kv = self._cp_scheme(st.name)
-        kernel = self._attention_kernel(st)
-        attn = attention.kernel_curve(accelerator, kernel, kappa) \
-            if (kernel and so["flash_attention"]) else None
+        attn = self._attention_rates(accelerator, st, so["flash_attention"], kappa)
         return ResolvedOptions(
             options=self, stack=st, recipe=get_recipe(self.recipe), dtype=self.dtype,
             dropout=bool(self.dropout), flash_attention=so["flash_attention"],
@@ -493,7 +548,7 @@ class ResolvedOptions:
     gemm_shape: gemm.GemmShape | None
     edge_dtype: str
     edge_gemm_shape: gemm.GemmShape | None
-    attention_kernel: attention.KernelCurve | None
+    attention_kernel: attention.KernelCurve | attention.BlackwellCurve | None
     cp_overlap: bool
     cp_torch_ring: bool
     fp8_casts: str | None

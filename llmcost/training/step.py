@@ -527,9 +527,7 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
         keys = float(model.mean_attended_keys(s, causal=True))
         core_flops_f = 2.0 * x * heads * (c.dqk + c.dv) * keys
         if rates.attention is not None:
-            f_f, f_b = rates.attention.fractions(s / cp, c.dqk, causal=True)
-            t_core_f = core_flops_f / (peak16 * f_f)
-            t_core_b = 2.5 * core_flops_f / (peak16 * f_b)
+            t_core_f, t_core_b = _curve_core_times(model, c, g, rates, core_flops_f, keys)
             ring = attention.ring_merge_bytes(x * heads * c.dv, cp)
         else:
             t_core_f = core_flops_f / (peak16 * keff.attention_fraction)
@@ -548,6 +546,34 @@ def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, f
                            + _gemm_time(q_len, keys, c.dv, peak16, keff, hbm))
         t_core_b = 2.0 * t_core_f
     return t_core_f, t_core_b, keys, ring[0], ring[1]
+
+
+def _curve_core_times(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, core_flops_f,
+                      keys):
+    """Forward and backward times of the attention core at a kernel curve's rates
+    (``rates.attention``, ``fractions(s, d_qk, causal, window)``), the layers' mean over their
+    two kinds when the model has sliding-window layers: with ``share`` = window layers ÷ layers,
+    ``k_f = (s+1)/2`` the keys a query attends in a full causal layer, ``k_w`` in a window
+    layer (``(w(w+1)/2 + (s−w)·w)/s``: ``keys``, ``ModelSpec.mean_attended_keys``, is
+    ``share·k_w + (1 − share)·k_f``) and
+    ``F = core_flops_f / keys`` the forward FLOPs per attended key,
+    ``t_f = F·(share·k_w / R_w + (1 − share)·k_f / R_f)``, the backward the same with 2.5 ×
+    the FLOPs at the backward rates. The same rate for both kinds (a curve without a window
+    series) gives ``core_flops_f / R``."""
+    s, cp, peak16 = g.s, g.cp, rates.peak16
+    f_f, f_b = rates.attention.fractions(s / cp, c.dqk, causal=True)
+    w = int(model.sliding_window or 0)
+    if not w or w >= float(np.max(s)):
+        return core_flops_f / (peak16 * f_f), 2.5 * core_flops_f / (peak16 * f_b)
+    share = model.n_window_layers / model.n_layers
+    k_full = (np.asarray(s, dtype=float) + 1.0) / 2.0
+    k_win = (keys - (1.0 - share) * k_full) / share      # the window layers' own mean
+    w_f, w_b = rates.attention.fractions(s / cp, c.dqk, causal=True, window=w)
+    per_key = core_flops_f / keys
+    t_f = per_key * (share * k_win / (peak16 * w_f) + (1.0 - share) * k_full / (peak16 * f_f))
+    t_b = 2.5 * per_key * (share * k_win / (peak16 * w_b)
+                           + (1.0 - share) * k_full / (peak16 * f_b))
+    return t_f, t_b
 
 
 def _fp8_casts(rates: KernelRates, gemms):
@@ -1611,7 +1637,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
-                   "attention_curve",
+                   "attention_curve", "attention_blackwell", "fp8_attention",
                    "cp_overlap", "cp_repeat_kv", "moe_layer_host_s", "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
