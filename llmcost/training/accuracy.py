@@ -127,7 +127,8 @@ def regime_label(regime: dict) -> str:
 def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = None,
                      attention_curve: bool | str | None = None,
                      cp_overlap: bool | None = None,
-                     fp8_split_accumulator: bool | None = None) -> pd.DataFrame:
+                     fp8_split_accumulator: bool | None = None,
+                     fsdp_copies: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -139,7 +140,9 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``cp_overlap=False`` prices every row's context-parallel K/V exchange exposed
     (``StepOptions.cp_overlap``; True or None: each row's own, the stack's ring overlap or the
     run's all-gather), ``fp8_split_accumulator=False`` prices Hopper's backward FP8 GEMMs at the
-    forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting);
+    forward's rate (``StepOptions.fp8_split_accumulator``; True or None: the shipped setting),
+    ``fsdp_copies=False`` prices no row's FSDP2 copies (``StepOptions.fsdp_copies``; True
+    or None: each row's own, on its FSDP2 stacks);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -155,15 +158,17 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
             raise ValueError(f"{name}={val!r} must be True, False or None"
                              + (" or 'flash'" if name == "attention_curve" else ""))
     for name, val in (("cp_overlap", cp_overlap),
-                      ("fp8_split_accumulator", fp8_split_accumulator)):
+                      ("fp8_split_accumulator", fp8_split_accumulator),
+                      ("fsdp_copies", fsdp_copies)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
     sv = step_validation
     refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
-    if cp_overlap is False:
-        physics["cp_overlap"] = False
-        refit = True
+    for name, val in (("cp_overlap", cp_overlap), ("fsdp_copies", fsdp_copies)):
+        if val is False:                        # off for every row (on: each row's own)
+            physics[name] = False
+            refit = True
     if fp8_split_accumulator is not None and \
             bool(fp8_split_accumulator) != bool(shipped.fp8_split_accumulator):
         physics["fp8_split_accumulator"] = bool(fp8_split_accumulator)
@@ -1099,6 +1104,23 @@ def cp_overlap_comparison() -> tuple:
     (``off``, ``on``), ``a100_megatron_mean`` / ``_max`` (``on``) and ``passes``.
     """
     return _off_on_verdict(validation_table(cp_overlap=False), validation_table())
+
+
+@disk_cached  # the same for every call with these arguments: core.diskcache
+def fsdp_copies_comparison() -> tuple:
+    """FSDP2's copies around its collectives (the all-gathered weights' copy-out and the
+    gradients' copy-in, ``StepOptions.fsdp_copies``,
+    ``step.fsdp_copies_s``) judged by ``mechanism_comparison``'s rule, on the shipped
+    mechanisms: every row priced without it (``validation_table(fsdp_copies=False)``, the MoE
+    host-cost constants re-fitted under it) against the rows' own (on for the rows of the FSDP2
+    stacks, ``options.FSDP_COPIES_STACKS``, off for FSDP1's, ``step_validation.FSDP1_SETS``).
+    Added after the held-out torchtitan rows were seen optimistic; nothing is fitted.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+    """
+    return _off_on_verdict(validation_table(fsdp_copies=False), validation_table())
 
 
 def _off_on_verdict(off: pd.DataFrame, on: pd.DataFrame) -> tuple:
