@@ -57,13 +57,15 @@ KERNEL_EFFICIENCY_SHAPE = 0.805
 #: Stacks whose ZeRO-3 is PyTorch's FSDP2 (``fully_shard``), which copies every all-gathered
 #: parameter out of the all-gather buffer into its own unsharded tensor and every gradient into
 #: the reduce-scatter input, serial with compute (``StepOptions.fsdp_copies``,
-#: ``step.fsdp_copies_s``): torchtitan's profile and NeMo
-#: AutoModel's (``apply_fsdp``: ``fully_shard``). FSDP1 (``FullyShardedDataParallel``, the
-#: ``llm-foundry-2023`` profile: Composer) gathers into the flat parameter's own storage and
-#: DeepSpeed's ZeRO-3 into a flat buffer the parameters view, with no copy; Megatron-Core's
-#: distributed optimizer is ZeRO-1. Added after the held-out torchtitan rows were seen
-#: optimistic; no constant is fitted (the bytes are counted from the source).
+#: ``step.fsdp_copies_s``): torchtitan's profile and NeMo AutoModel's (``apply_fsdp``:
+#: ``fully_shard``). FSDP1 (``FullyShardedDataParallel``, the ``llm-foundry-2023`` profile:
+#: Composer) all-gathers into the flat parameter's own storage (no copy-out) and casts its
+#: gradients on its post-backward stream, overlapped; DeepSpeed's ZeRO-3 gathers into a flat
+#: buffer the parameters view; Megatron-Core's distributed optimizer is ZeRO-1. Added after the
+#: held-out torchtitan rows were seen optimistic; no constant is fitted (the bytes are counted
+#: from the source).
 FSDP_COPIES_STACKS = frozenset({"pytorch-fsdp2-2024", "nemo-automodel-2025"})
+
 
 def stack_moe_host_s(stack: stacks.Stack, layer_s: float | None = None,
                      expert_s: float | None = None) -> tuple:

@@ -491,7 +491,8 @@ CP_GQA_SDPA_SETS = frozenset({"nemo-automodel-h100"})
 #: Strategy" column; mosaicml/composer ``composer/distributed/mosaic_parallelism.py``
 #: ``SHARDING_MAP`` → ``torch.distributed.fsdp.ShardingStrategy``), including the 2024-01 rows
 #: priced on ``pytorch-fsdp2-2024`` for their FlashAttention-2. FSDP1 all-gathers into the flat
-#: parameter's own storage and views the parameters in it: no copy-out.
+#: parameter's own storage and views the parameters in it (no copy-out) and casts the gradients
+#: to the reduce dtype on its post-backward stream, overlapped (``options.FSDP_COPIES_STACKS``).
 FSDP1_SETS = frozenset({"llm-foundry-mpt"})
 
 #: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
