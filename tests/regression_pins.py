@@ -40,6 +40,13 @@ under it (``moe_layer.MOE_LAYER_HOST_S`` 1.587 → 1.521 ms, ``MOE_EXPERT_HOST_S
 0.2786 ms); the sourced checks are in ``tests/test_attention_blackwell.py`` and
 ``tests/test_moe_layer.py``.
 
+Re-blessed for FSDP2's copies around its collectives, on by default on the FSDP2 stacks
+(``StepOptions.fsdp_copies``, ``step.fsdp_copies_s``: the gathered weights' copy-out and the
+gradients' copy-in, serial with compute; a deliberate change of the model): only ZeRO-3 plans
+on ``pytorch-fsdp2-2024`` and ``nemo-automodel-2025`` moved (torchtitan's and NeMo AutoModel's
+rows; llm-foundry's FSDP1 rows do not pay them). The sourced checks are in
+``tests/test_fsdp_copies.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

@@ -129,7 +129,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
                      cp_overlap: bool | None = None,
                      fp8_split_accumulator: bool | None = None,
                      attention_blackwell: bool | None = None,
-                     fp8_attention: bool | None = None) -> pd.DataFrame:
+                     fp8_attention: bool | None = None,
+                     fsdp_copies: bool | None = None) -> pd.DataFrame:
     """``step_validation.mfu_validation`` over every set (target, outside and newer sets),
     computed once per code and data (``core.diskcache.disk_cached``: kept on disk, keyed by the
     package's and the catalogues' hash), with each row's regime (``REGIME_PARTS`` columns and ``regime``, its label).
@@ -147,6 +148,8 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     ``fp8_attention=False`` prices every row's attention core in BF16, the FP8 attention of the
     rows whose recipes ran it ignored (``StepOptions.fp8_attention``,
     ``step_validation.FP8_ATTENTION_OF_ROW``; True or None: each row's own);
+    ``fsdp_copies=False`` prices no row's FSDP2 copies (``StepOptions.fsdp_copies``; True
+    or None: each row's own, on its FSDP2 stacks);
     None (the default) takes ``StepOptions()``'s value, the setting the bands use. A setting other
     than the shipped defaults re-fits the MoE host-cost constants on the MoE calibration rows
     under it (``step_validation.calibrate_moe_host_overhead(physics=...)``: the fitted constant
@@ -164,15 +167,17 @@ def validation_table(gemm_shape: bool | None = None, fp8_as_run: bool | None = N
     for name, val in (("cp_overlap", cp_overlap),
                       ("fp8_split_accumulator", fp8_split_accumulator),
                       ("attention_blackwell", attention_blackwell),
-                      ("fp8_attention", fp8_attention)):
+                      ("fp8_attention", fp8_attention),
+                      ("fsdp_copies", fsdp_copies)):
         if val is not None and not isinstance(val, (bool, np.bool_)):
             raise ValueError(f"{name}={val!r} must be True, False or None")
     physics = dict(flags)
     sv = step_validation
     refit = any(bool(getattr(shipped, k)) != bool(val) for k, val in flags)
-    if cp_overlap is False:
-        physics["cp_overlap"] = False
-        refit = True
+    for name, val in (("cp_overlap", cp_overlap), ("fsdp_copies", fsdp_copies)):
+        if val is False:                        # off for every row (on: each row's own)
+            physics[name] = False
+            refit = True
     if fp8_split_accumulator is not None and \
             bool(fp8_split_accumulator) != bool(shipped.fp8_split_accumulator):
         physics["fp8_split_accumulator"] = bool(fp8_split_accumulator)
@@ -1115,6 +1120,23 @@ def cp_overlap_comparison() -> tuple:
     (``off``, ``on``), ``a100_megatron_mean`` / ``_max`` (``on``) and ``passes``.
     """
     return _off_on_verdict(validation_table(cp_overlap=False), validation_table())
+
+
+@disk_cached  # the same for every call with these arguments: core.diskcache
+def fsdp_copies_comparison() -> tuple:
+    """FSDP2's copies around its collectives (the all-gathered weights' copy-out and the
+    gradients' copy-in, ``StepOptions.fsdp_copies``,
+    ``step.fsdp_copies_s``) judged by ``mechanism_comparison``'s rule, on the shipped
+    mechanisms: every row priced without it (``validation_table(fsdp_copies=False)``, the MoE
+    host-cost constants re-fitted under it) against the rows' own (on for the rows of the FSDP2
+    stacks, ``options.FSDP_COPIES_STACKS``, off for FSDP1's, ``step_validation.FSDP1_SETS``).
+    Added after the held-out torchtitan rows were seen optimistic; nothing is fitted.
+
+    Returns
+    -------
+    (per_regime, verdict) as ``cp_overlap_comparison``.
+    """
+    return _off_on_verdict(validation_table(fsdp_copies=False), validation_table())
 
 
 def _off_on_verdict(off: pd.DataFrame, on: pd.DataFrame) -> tuple:

@@ -54,6 +54,19 @@ KERNEL_EFFICIENCY = 0.794
 #: elsewhere (Ampere, AMD) the flat ``KERNEL_EFFICIENCY``.
 KERNEL_EFFICIENCY_SHAPE = 0.805
 
+#: Stacks whose ZeRO-3 is PyTorch's FSDP2 (``fully_shard``), which copies every all-gathered
+#: parameter out of the all-gather buffer into its own unsharded tensor and every gradient into
+#: the reduce-scatter input, serial with compute (``StepOptions.fsdp_copies``,
+#: ``step.fsdp_copies_s``): torchtitan's profile and NeMo AutoModel's (``apply_fsdp``:
+#: ``fully_shard``). FSDP1 (``FullyShardedDataParallel``, the ``llm-foundry-2023`` profile:
+#: Composer) all-gathers into the flat parameter's own storage (no copy-out) and casts its
+#: gradients on its post-backward stream, overlapped; DeepSpeed's ZeRO-3 gathers into a flat
+#: buffer the parameters view; Megatron-Core's distributed optimizer is ZeRO-1. Added after the
+#: held-out torchtitan rows were seen optimistic; no constant is fitted (the bytes are counted
+#: from the source).
+FSDP_COPIES_STACKS = frozenset({"pytorch-fsdp2-2024", "nemo-automodel-2025"})
+
+
 def stack_moe_host_s(stack: stacks.Stack, layer_s: float | None = None,
                      expert_s: float | None = None) -> tuple:
     """The MoE host-cost constants a stack pays, ``(layer_s, expert_s)`` seconds: none under a
@@ -227,6 +240,15 @@ class StepOptions:
         ``torchtitan/models/llama/model.py``) rather than of the GQA heads (SDPA's
         ``enable_gqa``). ``"auto"``: True on ``attention.TORCH_RING_STACKS`` (torchtitan's).
         No effect on the other CP schemes.
+    fsdp_copies : bool or "auto"
+        Under ZeRO-3, price FSDP2's copies around its collectives (``step.fsdp_copies_s``): the
+        copy-out of each all-gathered unit into its unsharded parameters (16-bit read and
+        written, once per gather FSDP2 issues: the forward's and, where the weights were
+        resharded after it, the backward's; a recomputed forward re-uses the backward's) and the
+        copy-in of the unsharded gradients into the reduce-scatter input in the reduce dtype,
+        both serial with the layers' kernels. ``"auto"``: on the stacks of
+        ``FSDP_COPIES_STACKS`` (FSDP2), off elsewhere (FSDP1 and DeepSpeed gather into the
+        parameters' own storage).
     stack : str, Stack or None
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
@@ -275,6 +297,7 @@ class StepOptions:
     fp8_attention: bool = False
     cp_overlap: object = "auto"
     cp_repeat_kv: object = "auto"
+    fsdp_copies: object = "auto"
     stack: object = None
     fsdp_prefetch_layers: object = "auto"
     fsdp_collectives_per_layer: object = "auto"
@@ -338,6 +361,11 @@ class StepOptions:
             raise ValueError(f"cp_repeat_kv={self.cp_repeat_kv!r} must be True, False or 'auto' "
                              "(whether PyTorch's context-parallel ring carries K and V of all "
                              "query heads, llmcost.training.attention)")
+        if not (isinstance(self.fsdp_copies, (bool, np.bool_))
+                or _is_choice(self.fsdp_copies, ("auto",))):
+            raise ValueError(f"fsdp_copies={self.fsdp_copies!r} must be True, False or "
+                             "'auto' (FSDP2's copy-out of the gathered weights and copy-in of "
+                             "the gradients, llmcost.training.step.fsdp_copies_s)")
         if self.efficiency is not None and not isinstance(self.efficiency, Efficiency):
             raise ValueError(f"efficiency={self.efficiency!r} must be an Efficiency "
                              "(llmcost.load_efficiency) or None")
@@ -438,6 +466,13 @@ class StepOptions:
                   if _is_choice(self.cp_repeat_kv, ("auto",)) else bool(self.cp_repeat_kv))
         return bool(overlap), bool(torch_ring), bool(torch_ring and repeat)
 
+    def _copies(self, stack_name: str) -> bool:
+        """Whether ZeRO-3 pays FSDP2's copies on the stack ``stack_name``
+        (``fsdp_copies``; "auto": the stacks of ``FSDP_COPIES_STACKS``)."""
+        if _is_choice(self.fsdp_copies, ("auto",)):
+            return stack_name in FSDP_COPIES_STACKS
+        return bool(self.fsdp_copies)
+
     def resolve(self, accelerator: str) -> ResolvedOptions:
         """The values the engine prices on ``accelerator`` (catalogue name): the stack's
         ``"auto"`` settings filled in (``stacks.step_options``), the kernels' sustained rates
@@ -495,6 +530,7 @@ class StepOptions:
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
             fsdp_reshard_after_forward=so["fsdp_reshard_after_forward"],
+            fsdp_copies=self._copies(st.name),
             hsdp_all_reduce=hsdp_ar,
             moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
                                                self.moe_imbalance),
@@ -530,6 +566,7 @@ class ResolvedOptions:
     whether a per-tensor cast writes a transposed copy (``elementwise.FP8_NATIVE_COLUMNWISE``);
     ``fp8_backward_gemm`` the backward FP8 GEMMs' time over the forward rate
     (``fp8_split_accumulator``, ``gemm.fp8_backward_slowdown``; 1 otherwise);
+    ``fsdp_copies`` whether ZeRO-3 pays FSDP2's copies (``StepOptions.fsdp_copies``);
     ``comm`` the comm engine's
     options (``comm.step_comm_arrays``)."""
 
@@ -559,6 +596,7 @@ class ResolvedOptions:
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool
     fsdp_reshard_after_forward: str
+    fsdp_copies: bool
     hsdp_all_reduce: str
     moe_factor: float
     comm: comm.CommOptions

@@ -978,6 +978,45 @@ def fsdp_backward_gathers(reshard_after_forward, pp, full):
     return np.where(regather, 1.0 + np.where(full, 1.0, 0.0), 0.0)
 
 
+#: HBM bytes per parameter of FSDP2's copy-out of one all-gather: the gathered 16-bit weight
+#: read from the all-gather buffer and written to the unsharded parameter (2 + 2). Counted from
+#: the source (``fsdp_copies_s``), no kernel measurement.
+FSDP_COPY_OUT_BYTES = 4.0
+
+
+def fsdp_copies_s(params, gathers, grad_bytes, hbm_bytes_per_s):
+    """Seconds per micro-batch of FSDP2's copies around its collectives on one rank, serial
+    with the layers' kernels (pytorch/pytorch ``torch/distributed/_composable/fsdp/``
+    ``_fsdp_param_group.py`` and ``_fsdp_collectives.py``, the ``fully_shard`` torchtitan runs):
+
+    * **copy-out**, after each all-gather of a ``fully_shard`` unit: the gathered buffer is
+      copied into the unit's unsharded parameters (``foreach_all_gather_copy_out``:
+      ``torch.split_with_sizes_copy``), on the compute stream (``FSDPParamGroup.
+      wait_for_unshard``, called by ``pre_forward`` and ``pre_backward``), 16-bit read and
+      written, ``FSDP_COPY_OUT_BYTES`` per parameter per gather;
+    * **copy-in**, once per backward, before the reduce-scatter: the unsharded gradients are
+      concatenated into the reduce-scatter input in the reduce dtype (``foreach_reduce`` →
+      ``foreach_reduce_scatter_copy_in``: ``torch._chunk_cat``), 16-bit read and ``grad_bytes``
+      written per parameter; it runs on the reduce-scatter stream and the compute stream waits
+      for it ("Only after the copy-in finishes can we free the gradients":
+      ``current_stream.wait_stream(reduce_scatter_stream)``; later versions run it on the
+      compute stream itself), so it is serial too::
+
+        t = (gathers · FSDP_COPY_OUT_BYTES + 2 + grad_bytes) · params / HBM
+
+    ``params`` the unsharded parameters of the rank's stage (all its layers, ÷ TP),
+    ``gathers`` the all-gathers FSDP2 issues per micro-batch: the forward's, plus the
+    pre-backward's where ``reshard_after_forward`` freed the weights (``fsdp_backward_gathers``
+    without recomputation): a recomputed forward re-uses the backward's gather
+    (``FSDPState._pre_forward``: "When composing with module-hook-based activation
+    checkpointing, the pre-backward hook is responsible for the unshard"); ``grad_bytes`` the
+    reduce dtype's bytes (the recipe's reduced gradient: 4 for an fp32 reduce, torchtitan's
+    ``mixed_precision_reduce`` default); ``hbm_bytes_per_s`` the sustained HBM bandwidth. The
+    reduce-scatter's own division and the sharded gradient's accumulation run on the
+    reduce-scatter stream over ``params / shards`` elements and are not priced."""
+    return (gathers * FSDP_COPY_OUT_BYTES + 2.0 + grad_bytes) * params / hbm_bytes_per_s
+
+
 def compose_pipeline(per_stage, *, pp, n_microbatches, virtual_stages, schedule, p2p_s,
                      pipeline_flushes=1):
     """The step's parts from per-stage, per-micro-batch times.
@@ -1228,8 +1267,10 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
     and the last pipeline stage: their layers (``layer_totals`` × layer counts), the LM head and
     loss (last stage: a ``x × h × V/t`` GEMM ×3, fp32 cross-entropy 14 + 6 bytes per logit) and
     embedding (first stage: 8 bytes per token and channel) with their TP collectives, DP/ZeRO
-    traffic through ``zero_exposure``, pipeline P2P (one activation and one gradient per model
-    chunk per micro-batch, exposed unless ``pp_overlap``) and ``optimizer_time``.
+    traffic through ``zero_exposure`` (and, with ``o.fsdp_copies``, FSDP2's copy-out of each
+    gather and copy-in of each reduce-scatter in the memory-bound part, ``fsdp_copies_s``), pipeline P2P (one activation and one
+    gradient per model chunk per micro-batch, exposed unless ``pp_overlap``) and
+    ``optimizer_time``.
 
     ``g``: the plans' arrays (``StageGeometry``); ``o``: the resolved options (overlaps, FSDP
     features, recipe, sustained kernel rates ``keff``).
@@ -1277,6 +1318,9 @@ def _stage_parts(model, c, cm, dense, moe, g: StageGeometry, o: ResolvedOptions)
         nd, nm = nd + md, nm + mm
         part["dp_mb"], part["dp_step"] = dp.exposure(p_ne, p_ex, np.maximum(nd + nm, 1.0),
                                                      fwd_compute)
+        if o.fsdp_copies:             # FSDP2's copy-out and copy-in, serial with compute
+            part["mem"] = part["mem"] + np.where(
+                z == 3, fsdp_copies_s(p_ne + p_ex, dp.own_gathers, dp.gb, bw_e), 0.0)
         p2p = np.where(pp > 1, 2.0 * v * cm["pp_p2p_s"], 0.0)
         part["pp"] = np.where(o.pp_overlap, 0.0, p2p)
         part["opt"] = optimizer_time(p_ne, p_ex, z, np.where(z == 3, dp.f_ne, dp.g_dp),
@@ -1345,6 +1389,10 @@ class _DPTraffic:
         # comm.placement); e.g. tp1, cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
         self.replica_groups = (self.reps, self.f_ne * tpf, self.reps, self.f_ne * tpf)
         self.bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp, g.full)
+        # the gathers FSDP2 itself issues (fsdp_copies_s): the recomputed forward re-uses
+        # the backward's
+        self.own_gathers = 1.0 + fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp,
+                                                       np.zeros_like(g.full, dtype=bool))
         self.full = g.full
 
     def time(self, op, p_ne, p_ex, nbytes, pieces=1.0, agg=True, groups=None):
@@ -1638,7 +1686,8 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",
-                   "cp_overlap", "cp_repeat_kv", "moe_layer_host_s", "moe_expert_host_s")
+                   "cp_overlap", "cp_repeat_kv", "fsdp_copies", "moe_layer_host_s",
+                   "moe_expert_host_s")
 #: Every option of the step-time model: the fields of ``StepOptions``.
 STEP_OPTIONS = StepOptions.names()
 

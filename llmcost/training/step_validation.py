@@ -485,6 +485,16 @@ CP_ALL_GATHER_SETS = frozenset({"llama3-table4"})
 #: was seen priced with the repeated heads (-8.2 % against -4.6 % without PyTorch's ring).
 CP_GQA_SDPA_SETS = frozenset({"nemo-automodel-h100"})
 
+#: Validation sets whose runs shard with PyTorch's FSDP1 (``FullyShardedDataParallel``) whatever
+#: their stack profile (``StepOptions.fsdp_copies=False``): llm-foundry's MPT tables ran
+#: Composer's FSDP (``fsdp_config`` ``sharding_strategy: FULL_SHARD``, the README's "Sharding
+#: Strategy" column; mosaicml/composer ``composer/distributed/mosaic_parallelism.py``
+#: ``SHARDING_MAP`` → ``torch.distributed.fsdp.ShardingStrategy``), including the 2024-01 rows
+#: priced on ``pytorch-fsdp2-2024`` for their FlashAttention-2. FSDP1 all-gathers into the flat
+#: parameter's own storage and views the parameters in it (no copy-out) and casts the gradients
+#: to the reduce dtype on its post-backward stream, overlapped (``options.FSDP_COPIES_STACKS``).
+FSDP1_SETS = frozenset({"llm-foundry-mpt"})
+
 #: The MoE routing each validation set ran where it is not the stack's (``StepOptions.moe_routing``,
 #: ``moe_capacity_factor``): Megatron-Bridge 25.09's '(tokendrop)' rows drop tokens past a capacity
 #: factor of 1.0 and pad every expert's input to that capacity (scripts/performance/run_script.py
@@ -566,6 +576,7 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         dtype=dtype, moe_gate=gate, pipeline_flushes=flushes, fp8_recipe=row_fp8_recipe(c),
         cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto",
         cp_repeat_kv=False if c["set"] in CP_GQA_SDPA_SETS else "auto",
+        fsdp_copies=False if c["set"] in FSDP1_SETS else "auto",
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"),
         fp8_attention=str(c["run_id"]) in FP8_ATTENTION_OF_ROW, **_row_routing(c))
 
