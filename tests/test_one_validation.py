@@ -109,6 +109,13 @@ def test_messages_name_the_users_keys(tmp_path):
 @pytest.mark.parametrize("extra, words", [
     ("price_usd_per_gpu_hour: 1.0e300", "price_usd_per_gpu_hour=1e+300 is above 1e+04"),
     ("train_tokens: 1.0e30", "train_tokens=1e+30 is above 1e+16"),
+    # a new-user trial: ledger_sft_tokens: 1e20 billed a $22.6T fine-tune; the post-training
+    # token counts take train_tokens' limit (no fine-tuning corpus outgrows pre-training's)
+    ("ledger_sft_tokens: 1.0e20", "ledger_sft_tokens=1e+20 is above 1e+16: over 600× the "
+                                  "largest published pre-training corpus"),
+    ("ledger_cpt_tokens: 1.0e17", "ledger_cpt_tokens=1e+17 is above 1e+16"),
+    ("ledger_lora_tokens: 1.0e17", "ledger_lora_tokens=1e+17 is above 1e+16"),
+    ("ledger_synthetic_tokens: 1.0e17", "ledger_synthetic_tokens=1e+17 is above 1e+16"),
     ("n_gpus: " + "9" * 400, "n_gpus: a 400-digit number is out of range"),
     ("train_tokens: " + "9" * 400, "train_tokens: a 400-digit number is out of range"),
 ])
