@@ -23,6 +23,10 @@ def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
     assert f"({hours / 2048 / 24:.1f} days on 2,048 GPUs with no failures)" in text
     assert answers.md_usd(hours * 3.99) in text and "at 40% MFU" in text
     assert "at \\$3.99 per GPU-hour" in text
+    # the 6ND papers quote (notebook 06's C) beside it: a trial read 01's 2.17e+24 FLOP (the
+    # MFU basis at a 128k context) against 06's C = 6ND = 6.35e+23 with nothing to say why
+    assert "(counted as MFU counts them, attention included; 6ND: 8.28e+23 FLOP)" in text
+    assert 6 * spec.n_params * 2e12 == pytest.approx(8.28e23, rel=0.001)
 
 
 def test_memory_answer_fits_or_not():

@@ -26,10 +26,13 @@ def md_usd(usd: float) -> str:
 
 def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: float,
           price_usd_per_gpu_hour: float, run: dict) -> str:
-    """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``),
-    its GPU-hours H = F / (peak × MFU) / 3600, its days H / n_gpus / 24 and its cost
-    H × price."""
+    """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``:
+    the count MFU is a fraction of, attention matrix included), beside the 6ND papers quote
+    (``run["training_flops_6nd"]``, which notebook 06's C is), its GPU-hours
+    H = F / (peak × MFU) / 3600, its days H / n_gpus / 24 and its cost H × price."""
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
+            f" (counted as MFU counts them, attention included; 6ND: "
+            f"{fmt_flops(run['training_flops_6nd'])})"
             f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
             f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs with no failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
