@@ -614,3 +614,24 @@ def test_notebook_01_prints_a_small_runs_throughput_whole(tmp_path):
     got = re.search(r"context, ([0-9.]+)k tokens/s on 8 GPUs$", line)
     assert got, line  # per GPU as printed, rounded to a whole token/s: within 0.5 %
     assert float(got[1]) * 1e3 == pytest.approx(8 * per_gpu, rel=0.005)
+
+
+def test_notebook_06_illustrates_repeated_data_with_a_corpus_the_run_repeats(tmp_path):
+    """A new-user trial: a 1.3B model on 26B tokens (8 A100-40GB) printed "at 0.0 epochs the best
+    model is 1.32e+08 parameters against 1.32e+08 on fresh data (-0% smaller), and the loss
+    0.0000 worse" and "repeating: loss 2.5018" equal to one epoch's, under prose that says
+    repeating is better: the illustrative 100B corpus was larger than the run. It is now
+    min(100B, D / 20) = 26e9 / 20 = 1.3e9 tokens (scaling.illustrative_unique_tokens), which the
+    smallest budget shown (1% of the run's 6ND) already repeats."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 8, "train_tokens": 26e9,
+          "seq_len": 2048, "mfu": 0.35, "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["06"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert "illustration: 1.3e+09 unique tokens" in out
+    line = next(x for x in out.splitlines() if x.startswith("at ") and " epochs " in x)
+    epochs = float(line.split()[1])
+    assert epochs > 1 and "-0%" not in line and "0.0000 worse" not in line, line
