@@ -635,3 +635,30 @@ def test_notebook_06_illustrates_repeated_data_with_a_corpus_the_run_repeats(tmp
     line = next(x for x in out.splitlines() if x.startswith("at ") and " epochs " in x)
     epochs = float(line.split()[1])
     assert epochs > 1 and "-0%" not in line and "0.0000 worse" not in line, line
+
+
+def test_notebook_01_names_the_scenarios_sequence_length_in_the_legend(tmp_path):
+    """A new-user trial at a 128k context: notebook 01's "How far 6ND undercounts" figure wrote
+    "scenario seq_len" at the top of its vertical line, on the spine and the steepest curve (the
+    scenario's 131,072 = 2^17 is the figure's last point, where the curves are highest). The line
+    is named in the legend, with its value, and no label is drawn on the plot."""
+    from _inprocess import code_cells, run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 1024, "train_tokens": 1.5e12,
+          "seq_len": 131072, "mfu": 0.35, "global_batch_tokens": 16777216, "cp": 0}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    figure_cell = next(i for i, src, c in code_cells(nb) if "flops_ratio_vs_seq_len" in src)
+    ns = {"__name__": "__main__", "display": lambda *a, **k: None}
+    seen = {}
+
+    def after_the_figure(i, cell):
+        if i == figure_cell + 1:  # the figure's cell has run (its figure closed, its Axes kept)
+            ax = ns["ax"]
+            seen["legend"] = [t.get_text() for t in ax.get_legend().get_texts()]
+            seen["texts"] = [t.get_text() for t in ax.texts]
+    run_in_process(nb, report.notebook_parameters_for(nb, plan), ns=ns,
+                   before_cell=after_the_figure)
+    assert "scenario seq_len (131,072)" in seen["legend"]
+    assert not any("scenario seq_len" in t for t in seen["texts"])
