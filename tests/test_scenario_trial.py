@@ -662,3 +662,35 @@ def test_notebook_01_names_the_scenarios_sequence_length_in_the_legend(tmp_path)
                    before_cell=after_the_figure)
     assert "scenario seq_len (131,072)" in seen["legend"]
     assert not any("scenario seq_len" in t for t in seen["texts"])
+
+
+@pytest.mark.parametrize("accelerator", ["L40S", "TPU v4", "MI325X"])
+def test_an_accelerator_without_a_network_figure_runs_the_notebooks_it_lists(tmp_path,
+                                                                              accelerator):
+    """A new-user trial on 64 L40S GPUs (no sourced scale-out bandwidth): `llmcost list
+    accelerators` said "00, 01, 07 only" and left 05, 06, 08 and 10 unnamed; 08 and 10 run
+    (they need no network figure), while 05 and 06 were refused by the RL set-up's check with
+    "scaleout_bytes_per_s_per_dir: ... pass it explicitly", a name no scenario holds. The list
+    names every notebook on one side or the other, 05 and 06 are refused as 02 is, and the
+    key the user can give is the scenario's."""
+    from llmcost.core.catalog import runnable_notebooks
+    from llmcost.present import report
+    from llmcost.present.numbering import notebook_number
+
+    sc = {"model": "llama-3.1-8b", "accelerator": accelerator, "n_gpus": 64,
+          "train_tokens": 1e11, "seq_len": 4096, "mfu": 0.3, "price_usd_per_gpu_hour": 2.0}
+    path = _write(tmp_path, sc)
+    words = runnable_notebooks(llmcost.load_accelerator(accelerator))
+    assert words.startswith("00, 01, 07, 08, 10 only: 02, 03, 04, 04b, 05, 06, 09 need")
+    every = {notebook_number(nb.stem) for nb in report.list_notebooks()}
+    named = set(re.findall(r"\b\d\d[a-z]?\b", words.split(" need ")[0]))
+    assert named == every  # each notebook on one side or the other
+    ran = report.plan_report(path, ["00", "01", "07", "08", "10"]).notebooks
+    assert [notebook_number(nb.stem) for nb in ran] == ["00", "01", "07", "08", "10"]
+    for nb in ("05", "06"):
+        with pytest.raises(ScenarioError) as e:
+            report.plan_report(path, [nb])
+        assert words in str(e.value) and "scaleout_bytes_per_s_per_dir" not in str(e.value)
+    from llmcost.bill.scenario import user_words
+    assert user_words("scaleout_bytes_per_s_per_dir: L40S has no value") == \
+        "comm_scaleout_bytes_per_s: L40S has no value"

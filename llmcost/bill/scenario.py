@@ -838,6 +838,7 @@ USER_WORDS = {
     "max_tokens": "rl_response_tokens_max",
     "mean_tokens": "rl_response_tokens",
     "pp_layers": "pp (pp must divide the model's layers)",
+    "scaleout_bytes_per_s_per_dir": "comm_scaleout_bytes_per_s",
     "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
              "ckpt_restart_s)",
 }

@@ -160,7 +160,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         (``_mfu_prediction``, ``llmcost.ranges.Range`` values).
     check_plan : bool
         Also build the parallel plan (``PLAN_PARAMETERS``); a report of notebooks that build
-        none (00, 01, 07 on an accelerator without network figures) passes False.
+        none (00, 01, 07, 08, 10 on an accelerator without network figures) passes False.
     check_setups : bool
         Also run the RL and serving set-ups (step 3). A report passes False when neither the
         scenario gives an ``rl_``, ``serve_`` or ``inference_`` key nor a selected notebook runs
