@@ -68,6 +68,11 @@ def test_checkpoint_answer_extra_gpu_hours():
     plan = rel.scenario_checkpoint_plan(p, 70e9)
     assert plan.mtbf_s / 3600 == pytest.approx(365.25 * 24 / (2048 * 0.173), rel=1e-3)
     assert f"**250 GPU-hours** ({answers.md_usd(500.0)})" in text
+    # a trial's 8 GPUs: M = 8,766 h / (8 × 0.173) = 6,333.8 h, read with its thousands separator
+    # (it printed "6333.8 h" and "every 1526 min")
+    small = answers.checkpoints(8, 365.25 * 24 * 3600 / (8 * 0.173), 0.87, 91560.0, 0.986,
+                                600.0, 2.74)
+    assert "fails every **6,333.8 h**" in small and "checkpointing every 1,526 min" in small
 
 
 def test_published_runs_goal_counts_a_hand_made_table():

@@ -100,9 +100,9 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:.1f} h** on average "
+    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:,.1f} h** on average "
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
-            f"{interval_s / 60:.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
+            f"{interval_s / 60:,.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
             f"and checkpoints add **{extra:,.0f} GPU-hours** "
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 
