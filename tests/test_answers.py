@@ -23,6 +23,10 @@ def test_flops_answer_against_6nd_and_the_gpu_hour_arithmetic():
     assert f"({hours / 2048 / 24:.1f} days on 2,048 GPUs with no failures)" in text
     assert answers.md_usd(hours * 3.99) in text and "at 40% MFU" in text
     assert "at \\$3.99 per GPU-hour" in text
+    # the 6ND papers quote (notebook 06's C) beside it: a trial read 01's 2.17e+24 FLOP (the
+    # MFU basis at a 128k context) against 06's C = 6ND = 6.35e+23 with nothing to say why
+    assert "(counted as MFU counts them, attention included; 6ND: 8.28e+23 FLOP)" in text
+    assert 6 * spec.n_params * 2e12 == pytest.approx(8.28e23, rel=0.001)
 
 
 def test_memory_answer_fits_or_not():
@@ -64,6 +68,11 @@ def test_checkpoint_answer_extra_gpu_hours():
     plan = rel.scenario_checkpoint_plan(p, 70e9)
     assert plan.mtbf_s / 3600 == pytest.approx(365.25 * 24 / (2048 * 0.173), rel=1e-3)
     assert f"**250 GPU-hours** ({answers.md_usd(500.0)})" in text
+    # a trial's 8 GPUs: M = 8,766 h / (8 × 0.173) = 6,333.8 h, read with its thousands separator
+    # (it printed "6333.8 h" and "every 1526 min")
+    small = answers.checkpoints(8, 365.25 * 24 * 3600 / (8 * 0.173), 0.87, 91560.0, 0.986,
+                                600.0, 2.74)
+    assert "fails every **6,333.8 h**" in small and "checkpointing every 1,526 min" in small
 
 
 def test_published_runs_goal_counts_a_hand_made_table():

@@ -275,6 +275,28 @@ def test_from_hf_config_errors(tmp_path):
         ModelSpec.from_hf_config(tmp_path)
 
 
+@pytest.mark.parametrize("change, words", [
+    ({"hidden_size": "2048"}, "hidden_size='2048' must be a whole number"),
+    ({"intermediate_size": -8192}, "intermediate_size=-8192 must be >= 0"),
+    ({"hidden_size": 2000}, "hidden_size=2000 is not divisible by num_attention_heads=32; give "
+                            "head_dim explicitly"),
+    ({"num_key_value_heads": 5}, "num_attention_heads=32 must be a multiple of "
+                                 "num_key_value_heads=5"),
+    ({"num_hidden_layers": 16.5}, "num_hidden_layers=16.5 must be a whole number"),
+])
+def test_a_config_json_rule_is_said_in_the_configs_key_names(change, words):
+    # A new-user trial: a config.json with hidden_size "2048" (a string) was refused as
+    # "d_model='2048' must be a whole number", a name the file does not hold. The rule is the
+    # spec's; its words are the config's keys (Llama 3.2 1B's shape otherwise: 2,048 wide, 16
+    # layers, 32 query / 8 KV heads, FFN 8,192).
+    cfg = {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 16,
+           "vocab_size": 128256, **change}
+    with pytest.raises(ValueError) as e:
+        ModelSpec.from_hf_config(cfg, name="m")
+    assert str(e.value) == f"m: {words}"
+
+
 @pytest.mark.parametrize("kw, message", [
     (dict(n_kv_heads=3), "n_heads=32 must be a multiple of n_kv_heads=3"),
     (dict(n_layers=0), "n_layers=0 must be >= 1"),

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmcost.bill import levers
+from llmcost.bill.ranges import parse_range
 from llmcost.bill.scenario import LEDGER_DEFAULTS, ScenarioError, validate_parameters
 from llmcost.bill.validation import magnitude_warnings, user_words
 from llmcost.present import cli
@@ -108,6 +109,13 @@ def test_messages_name_the_users_keys(tmp_path):
 @pytest.mark.parametrize("extra, words", [
     ("price_usd_per_gpu_hour: 1.0e300", "price_usd_per_gpu_hour=1e+300 is above 1e+04"),
     ("train_tokens: 1.0e30", "train_tokens=1e+30 is above 1e+16"),
+    # a new-user trial: ledger_sft_tokens: 1e20 billed a $22.6T fine-tune; the post-training
+    # token counts take train_tokens' limit (no fine-tuning corpus outgrows pre-training's)
+    ("ledger_sft_tokens: 1.0e20", "ledger_sft_tokens=1e+20 is above 1e+16: over 600× the "
+                                  "largest published pre-training corpus"),
+    ("ledger_cpt_tokens: 1.0e17", "ledger_cpt_tokens=1e+17 is above 1e+16"),
+    ("ledger_lora_tokens: 1.0e17", "ledger_lora_tokens=1e+17 is above 1e+16"),
+    ("ledger_synthetic_tokens: 1.0e17", "ledger_synthetic_tokens=1e+17 is above 1e+16"),
     ("n_gpus: " + "9" * 400, "n_gpus: a 400-digit number is out of range"),
     ("train_tokens: " + "9" * 400, "train_tokens: a 400-digit number is out of range"),
 ])
@@ -317,3 +325,30 @@ def test_a_checkpoint_interval_shorter_than_one_write_is_warned_not_refused(tmp_
     bill = estimate_ledger(_yaml(tmp_path, "ckpt_interval_s: 1.0e-6", name="e.yaml"))
     assert any(x.startswith("ckpt_interval_s=1e-06 is shorter than") and
                "ckpt_interval_s: null gives the optimum" in x for x in bill.warnings)
+
+
+def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_refused(tmp_path):
+    # A new-user trial: price_usd_per_gpu_hour: 399 (cents for $3.99) billed an 8B run at
+    # $31.9M without a word. The dearest H100 SXM row of data/prices.csv is $12.29 per GPU-hour
+    # (AWS p5.48xlarge, 8 GPUs, $98.32/h at its 2023 launch: 98.32 / 8 = 12.29; Azure lists the
+    # same in 2026). An 8-GPU node's price given as the GPU's, 8 × $3.99 = $31.92 (Lambda's
+    # H100 node), is above it and warned; $12.29 itself and prices below are not; an
+    # accelerator without catalogue prices (L40S) says nothing; the bill is still priced.
+    assert 98.32 / 8 == pytest.approx(12.29)
+    w = magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 31.92})
+    assert len(w) == 1
+    assert w[0].startswith("price_usd_per_gpu_hour=31.92 is above every price data/prices.csv "
+                           "lists for H100-SXM (")
+    assert "the dearest $12.29" in w[0] and "check the unit" in w[0]
+    assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 12.29}) == []
+    assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": 2.0}) == []
+    assert magnitude_warnings({"accelerator": "L40S", "price_usd_per_gpu_hour": 100.0}) == []
+    assert magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": None}) == []
+    # a range: its point (the mode) is judged
+    cents = parse_range("price_usd_per_gpu_hour", {"low": 300, "mode": 399, "high": 500})
+    w = magnitude_warnings({"accelerator": "H100-SXM", "price_usd_per_gpu_hour": cents})
+    assert len(w) == 1 and w[0].startswith("price_usd_per_gpu_hour=399 is above")
+    bill = estimate_ledger(_yaml(tmp_path, "price_usd_per_gpu_hour: 399", name="c.yaml"))
+    assert any(x.startswith("price_usd_per_gpu_hour=399 is above every price") for x in
+               bill.warnings)
+    assert math.isfinite(bill.total_usd)

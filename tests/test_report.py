@@ -189,7 +189,7 @@ def test_list_tables_are_readable_and_machine_readable():
     h100 = next(line for line in acc if line.startswith("H100-SXM"))
     assert " 989 " in h100 and h100.endswith("all")      # dense BF16 TFLOP/s, all notebooks
     mi = next(line for line in acc if line.startswith("MI325X"))
-    assert "00, 01, 07 only" in mi and "the scale-out bandwidth" in mi
+    assert "00, 01, 07, 08, 10 only" in mi and "the scale-out bandwidth" in mi
     assert max(len(line) for line in _cli("list", "runs").stdout.splitlines()) < 200
     import csv as csv_
     import io
@@ -349,7 +349,7 @@ def test_plan_rules_apply_only_when_a_selected_notebook_builds_the_plan(tmp_path
     nbs = report.plan_report(sc, ["00", "01"]).notebooks
     assert [nb.stem for nb in nbs] == ["00_index", "01_flops"]
     # the notebooks it can run, as `llmcost list accelerators` names them
-    with pytest.raises(report.ScenarioError, match=r"00, 01, 07 only"):
+    with pytest.raises(report.ScenarioError, match=r"00, 01, 07, 08, 10 only"):
         report.plan_report(sc, ["00", "02"])
     # A value that breaks its own rule is refused whichever notebooks are selected.
     sc.write_text("model: llama-3.1-8b\ntp: -1\n")

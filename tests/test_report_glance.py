@@ -10,6 +10,7 @@ other input fixed, a compute line is C / MFU, so its P10 is C / 0.48 (the MFU's 
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -484,3 +485,35 @@ def test_a_context_extension_is_not_called_beyond_the_models_context():
     assert glance.caveat_line(cp) == ("context parallelism is off by default: with it the plan "
                                       "search predicts 46.4% MFU, not 18.1% (cp: 0 lets it "
                                       "choose)")
+
+
+def test_the_figures_foot_stays_below_the_axis_labels_when_cropped(ranged):
+    """The inline backend and ``savefig(bbox_inches="tight")`` crop a figure to
+    ``Figure.get_tightbbox``, which skips an artist out of the layout, and place a "figure
+    fraction" annotation (the source line at the foot) relative to the crop: a foot left out of
+    the crop was drawn over both axes' labels (a scenario whose ranges note wraps to two lines,
+    five bars). Measured in the draw that makes the picture: every line of the foot lies below
+    every axis label."""
+    # a long basis, as a predicted MFU's: the foot wraps to two lines on the 15-inch figure
+    basis = ("the step-time model's band on its predicted MFU; illustrative spreads on the "
+             "GPU-hour price and the exploratory compute, which the scenario gives as one number")
+    bars, tor = ledger.bill_bars(ranged, min_share=0.02), ranged.tornado()
+    for tall in (False, True):
+        ax, ax2 = plots.bill_at_a_glance(bars, tor, title="my scenario", basis=basis,
+                                         tall=tall)
+        fig = ax.figure
+        foot = next(t for t in ax.texts + ax2.texts
+                    if t.get_text().startswith("llmcost.ledger.bill_bars"))
+        drawn = {}
+
+        def measure(event, foot=foot, ax=ax, ax2=ax2):
+            r = event.renderer
+            drawn["foot"] = foot.get_window_extent(r)
+            drawn["labels"] = [a.xaxis.label.get_window_extent(r) for a in (ax, ax2)]
+
+        fig.canvas.mpl_connect("draw_event", measure)
+        fig.savefig(io.BytesIO(), format="png", bbox_inches="tight")  # the last draw: the crop
+        assert "\n" in foot.get_text()  # wrapped: the case that overlapped
+        for label in drawn["labels"]:
+            assert drawn["foot"].y1 < label.y0, (tall, drawn["foot"], label)
+    matplotlib.pyplot.close("all")

@@ -435,3 +435,23 @@ def test_serving_cost_by_size_leaves_out_what_one_node_cannot_hold():
     with pytest.raises(ValueError, match="weight_dtypes"):
         scaling.serving_cost_by_size(("llama-3.1-8b",), "A100-40GB", 2.0, 1000, 250,
                                      weight_dtypes=())
+
+
+def test_the_illustrative_corpus_binds_any_run():
+    # Notebook 06 §5's corpus when the scenario gives none: U = min(100B, D / 20). By hand: the
+    # default scenario (2T tokens) keeps its 100B (2e12 / 20 = 1e11), Llama 3.1 405B's 15.6T
+    # too (7.8e11 > 1e11); a trial's 1.3B on 26B tokens gets 1.3B unique tokens, which its own
+    # budget repeats (before, 100B: 0.3 epochs at the whole budget, and the page printed
+    # "0.0 epochs ... (-0% smaller), and the loss 0.0000 worse").
+    from llmcost.laws import scaling as sc
+    assert sc.illustrative_unique_tokens(2e12) == 1e11
+    assert sc.illustrative_unique_tokens(15.6e12) == 1e11
+    assert sc.illustrative_unique_tokens(26e9) == pytest.approx(1.3e9, rel=1e-12)
+    n = llmcost.load_model("opt-1.3b").n_params
+    c_run = 6 * n * 26e9
+    small = sc.data_constrained_optimum(0.01 * c_run, sc.illustrative_unique_tokens(26e9))
+    assert small["epochs"] > 1  # repeated: the section's comparison means something
+    assert small["n_params"] < small["unconstrained_n_params"]
+    assert small["loss"] > small["unconstrained_loss"]
+    with pytest.raises(ValueError, match="train_tokens"):
+        sc.illustrative_unique_tokens(-1.0)

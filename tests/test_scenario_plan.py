@@ -259,3 +259,34 @@ def test_notebook_04b_headline_figures(ranked_default):
     rows = step_scenario.headline_figures(b, plan, band, other, split)
     assert rows[6][2] == other["mfu"] and rows[6][4].endswith("not the scenario's plan: memory "
                                                               "or a fixed field, 04b §5)")
+
+
+def test_context_parallel_options_follow_the_cp_seq_and_product_rules():
+    # cp_seq: 2·cp divides the sequence (load-balanced causal CP, two chunks per rank, Llama 3
+    # §3.3.2); cp divides the GPUs. By hand: 131,072 = 2^17 and 1,024 = 2^10 take every size;
+    # 48 GPUs take 1-16 (48 / 32 is not whole); 6,000 tokens take 2·cp in {4, 8, 16} (6,000 /
+    # 32 = 187.5), so cp 1-8.
+    assert P.context_parallel_options(131072, 1024) == (1, 2, 4, 8, 16, 32)
+    assert P.context_parallel_options(4096, 48) == (1, 2, 4, 8, 16)
+    assert P.context_parallel_options(6000, 64) == (1, 2, 4, 8)
+
+
+def test_notebook_04b_ranks_the_cp_sizes_a_scenario_leaves_free():
+    # A new-user trial: Llama 3.1 70B at 128k context on 1,024 B200s with cp: 0 (chosen). The
+    # scenario's plan search chose CP 16; notebook 04b's ranking searched CP 1 only, so its
+    # fastest row was another plan and the page printed "the two searches disagree (a defect)".
+    # Both now search the same CP sizes: the scenario's plan is the ranking's first row.
+    p = dict(model="llama-3.1-70b", accelerator="B200", n_gpus=1024, train_tokens=1.5e12,
+             seq_len=131072, global_batch_tokens=16777216, cp=0, mfu=0.35,
+             mem_reserve_fraction=0.1)
+    p = llmcost.validate_parameters(**p)
+    spec = llmcost.load_model(p["model"])
+    plan = step.scenario_plan(p, spec)
+    assert plan.cp > 1  # 128 sequences of 128k tokens: the search splits them
+    ranked = step_scenario.scenario_rank_plans(p, spec, 7.64)
+    assert set(ranked["cp"]) > {1}
+    assert step_scenario.fastest_versus_scenario(ranked, plan, p, spec).startswith(
+        "the scenario's plan")
+    # a scenario that fixes cp (or leaves it out: fixed at 1) is ranked over CP 1, as before
+    fixed = step_scenario.scenario_rank_plans({**p, "cp": 1}, spec, 7.64)
+    assert set(fixed["cp"]) == {1}

@@ -614,3 +614,83 @@ def test_notebook_01_prints_a_small_runs_throughput_whole(tmp_path):
     got = re.search(r"context, ([0-9.]+)k tokens/s on 8 GPUs$", line)
     assert got, line  # per GPU as printed, rounded to a whole token/s: within 0.5 %
     assert float(got[1]) * 1e3 == pytest.approx(8 * per_gpu, rel=0.005)
+
+
+def test_notebook_06_illustrates_repeated_data_with_a_corpus_the_run_repeats(tmp_path):
+    """A new-user trial: a 1.3B model on 26B tokens (8 A100-40GB) printed "at 0.0 epochs the best
+    model is 1.32e+08 parameters against 1.32e+08 on fresh data (-0% smaller), and the loss
+    0.0000 worse" and "repeating: loss 2.5018" equal to one epoch's, under prose that says
+    repeating is better: the illustrative 100B corpus was larger than the run. It is now
+    min(100B, D / 20) = 26e9 / 20 = 1.3e9 tokens (scaling.illustrative_unique_tokens), which the
+    smallest budget shown (1% of the run's 6ND) already repeats."""
+    from _inprocess import run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "opt-1.3b", "accelerator": "A100-40GB", "n_gpus": 8, "train_tokens": 26e9,
+          "seq_len": 2048, "mfu": 0.35, "global_batch_tokens": 1048576}
+    plan = report.plan_report(_write(tmp_path, sc), ["06"])
+    (nb,) = plan.notebooks
+    out = run_in_process(nb, report.notebook_parameters_for(nb, plan))
+    assert "illustration: 1.3e+09 unique tokens" in out
+    line = next(x for x in out.splitlines() if x.startswith("at ") and " epochs " in x)
+    epochs = float(line.split()[1])
+    assert epochs > 1 and "-0%" not in line and "0.0000 worse" not in line, line
+
+
+def test_notebook_01_names_the_scenarios_sequence_length_in_the_legend(tmp_path):
+    """A new-user trial at a 128k context: notebook 01's "How far 6ND undercounts" figure wrote
+    "scenario seq_len" at the top of its vertical line, on the spine and the steepest curve (the
+    scenario's 131,072 = 2^17 is the figure's last point, where the curves are highest). The line
+    is named in the legend, with its value, and no label is drawn on the plot."""
+    from _inprocess import code_cells, run_in_process
+
+    from llmcost.present import report
+    sc = {"model": "llama-3.1-70b", "accelerator": "B200", "n_gpus": 1024, "train_tokens": 1.5e12,
+          "seq_len": 131072, "mfu": 0.35, "global_batch_tokens": 16777216, "cp": 0}
+    plan = report.plan_report(_write(tmp_path, sc), ["01"])
+    (nb,) = plan.notebooks
+    figure_cell = next(i for i, src, c in code_cells(nb) if "flops_ratio_vs_seq_len" in src)
+    ns = {"__name__": "__main__", "display": lambda *a, **k: None}
+    seen = {}
+
+    def after_the_figure(i, cell):
+        if i == figure_cell + 1:  # the figure's cell has run (its figure closed, its Axes kept)
+            ax = ns["ax"]
+            seen["legend"] = [t.get_text() for t in ax.get_legend().get_texts()]
+            seen["texts"] = [t.get_text() for t in ax.texts]
+    run_in_process(nb, report.notebook_parameters_for(nb, plan), ns=ns,
+                   before_cell=after_the_figure)
+    assert "scenario seq_len (131,072)" in seen["legend"]
+    assert not any("scenario seq_len" in t for t in seen["texts"])
+
+
+@pytest.mark.parametrize("accelerator", ["L40S", "TPU v4", "MI325X"])
+def test_an_accelerator_without_a_network_figure_runs_the_notebooks_it_lists(tmp_path,
+                                                                              accelerator):
+    """A new-user trial on 64 L40S GPUs (no sourced scale-out bandwidth): `llmcost list
+    accelerators` said "00, 01, 07 only" and left 05, 06, 08 and 10 unnamed; 08 and 10 run
+    (they need no network figure), while 05 and 06 were refused by the RL set-up's check with
+    "scaleout_bytes_per_s_per_dir: ... pass it explicitly", a name no scenario holds. The list
+    names every notebook on one side or the other, 05 and 06 are refused as 02 is, and the
+    key the user can give is the scenario's."""
+    from llmcost.core.catalog import runnable_notebooks
+    from llmcost.present import report
+    from llmcost.present.numbering import notebook_number
+
+    sc = {"model": "llama-3.1-8b", "accelerator": accelerator, "n_gpus": 64,
+          "train_tokens": 1e11, "seq_len": 4096, "mfu": 0.3, "price_usd_per_gpu_hour": 2.0}
+    path = _write(tmp_path, sc)
+    words = runnable_notebooks(llmcost.load_accelerator(accelerator))
+    assert words.startswith("00, 01, 07, 08, 10 only: 02, 03, 04, 04b, 05, 06, 09 need")
+    every = {notebook_number(nb.stem) for nb in report.list_notebooks()}
+    named = set(re.findall(r"\b\d\d[a-z]?\b", words.split(" need ")[0]))
+    assert named == every  # each notebook on one side or the other
+    ran = report.plan_report(path, ["00", "01", "07", "08", "10"]).notebooks
+    assert [notebook_number(nb.stem) for nb in ran] == ["00", "01", "07", "08", "10"]
+    for nb in ("05", "06"):
+        with pytest.raises(ScenarioError) as e:
+            report.plan_report(path, [nb])
+        assert words in str(e.value) and "scaleout_bytes_per_s_per_dir" not in str(e.value)
+    from llmcost.bill.scenario import user_words
+    assert user_words("scaleout_bytes_per_s_per_dir: L40S has no value") == \
+        "comm_scaleout_bytes_per_s: L40S has no value"

@@ -838,6 +838,7 @@ USER_WORDS = {
     "max_tokens": "rl_response_tokens_max",
     "mean_tokens": "rl_response_tokens",
     "pp_layers": "pp (pp must divide the model's layers)",
+    "scaleout_bytes_per_s_per_dir": "comm_scaleout_bytes_per_s",
     "δ + R": "δ + R (a checkpoint's write, from ckpt_storage_bytes_per_s, plus the restart, "
              "ckpt_restart_s)",
 }
@@ -1005,10 +1006,16 @@ def _check_batch_feeds_gpus(p: dict) -> None:
 MAX_WHOLE_NUMBER = 10 ** 30
 #: Magnitudes refused as typos rather than scenarios: key -> (highest accepted, why). The largest
 #: published pre-training corpus is Llama 3's 15.6T tokens (arXiv:2407.21783 §1); 1e16 is 640×
-#: that. The dearest GPU-hour in data/prices.csv is tens of dollars; 1e4 is hundreds of times it.
+#: that; the bill's other token counts (fine-tuning, continued pre-training, generated data)
+#: take the same limit: no post-training corpus is larger than the largest pre-training one. The
+#: dearest GPU-hour in data/prices.csv is tens of dollars; 1e4 is hundreds of times it.
 MAGNITUDE_LIMITS = {
     "train_tokens": (1e16, "over 600× the largest published pre-training corpus (Llama 3: 15.6T "
                      "tokens, arXiv:2407.21783)"),
+    **{k: (1e16, "over 600× the largest published pre-training corpus (Llama 3: 15.6T tokens, "
+           "arXiv:2407.21783), and more than any fine-tuning or generated corpus")
+       for k in ("ledger_sft_tokens", "ledger_cpt_tokens", "ledger_lora_tokens",
+                 "ledger_synthetic_tokens")},
     "price_usd_per_gpu_hour": (1e4, "hundreds of times any GPU-hour price in data/prices.csv"),
 }
 

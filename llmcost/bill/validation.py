@@ -18,14 +18,15 @@ Messages from the layers below speak of function arguments (``planned_per_day``,
 
 ``magnitude_warnings(values)`` lists values that are legal but implausible (an MFU below 1%, a
 project shorter than the run or longer than 10 years, a checkpoint interval shorter than one
-checkpoint's write), which the report and ``llmcost estimate`` print.
+checkpoint's write, a GPU-hour price above every catalogue price of its accelerator), which the
+report and ``llmcost estimate`` print.
 """
 
 from __future__ import annotations
 
 import math
 
-from ..core.catalog import load_accelerator, load_model
+from ..core.catalog import list_prices, load_accelerator, load_model
 from ..core.diskcache import disk_cached
 from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
@@ -159,7 +160,7 @@ def validate_scenario(values: dict, private: dict | None = None, check_plan: boo
         (``_mfu_prediction``, ``llmcost.ranges.Range`` values).
     check_plan : bool
         Also build the parallel plan (``PLAN_PARAMETERS``); a report of notebooks that build
-        none (00, 01, 07 on an accelerator without network figures) passes False.
+        none (00, 01, 07, 08, 10 on an accelerator without network figures) passes False.
     check_setups : bool
         Also run the RL and serving set-ups (step 3). A report passes False when neither the
         scenario gives an ``rl_``, ``serve_`` or ``inference_`` key nor a selected notebook runs
@@ -198,7 +199,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     (``ledger_project_months``) shorter than the run's wall clock (people and storage are then
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
     (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
-    (``_checkpoint_interval_warning``). Warnings, not refusals: each is a legal scenario."""
+    (``_checkpoint_interval_warning``); a price above the catalogue's dearest for the
+    accelerator (``_price_unit_warning``). Warnings, not refusals: each is a legal scenario."""
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
@@ -212,9 +214,35 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
             out.append(f"ledger_project_months={months:g} is shorter than the run's wall clock "
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
-    out += [w for w in (_long_project_warning(months),
-                        _checkpoint_interval_warning(p, bill)) if w]
+    out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
+                        _price_unit_warning(p)) if w]
     return out
+
+
+def _price_unit_warning(p: dict) -> str | None:
+    """One sentence when the scenario's ``price_usd_per_gpu_hour`` (its point) is above every
+    price ``data/prices.csv`` lists for its accelerator: every provider, pricing mode and date,
+    superseded list prices included (the dearest is a hyperscaler's on-demand list price: H100
+    SXM $12.29, AWS p5.48xlarge's $98.32/h ÷ 8 at launch and Azure's in 2026). Nothing in the catalogue charges more for one GPU-hour, so a
+    price above it is more likely a unit slip than a quote: an 8-GPU instance's hourly price
+    (8 × $3.99 = $31.92 for Lambda's H100 node) or cents ($399 for $3.99). None when the
+    scenario gives no price, the catalogue has no row for the accelerator, or the price is
+    within the catalogue's."""
+    price, acc = p.get("price_usd_per_gpu_hour"), p.get("accelerator")
+    if not isinstance(price, (int, float)) or isinstance(price, bool) or not acc:
+        return None
+    try:
+        rows = list_prices(acc)
+    except ValueError:
+        return None
+    if rows.empty or price <= float(rows["price_usd_per_gpu_hour"].max()):
+        return None
+    top = rows.loc[rows["price_usd_per_gpu_hour"].astype(float).idxmax()]
+    dearest = float(top["price_usd_per_gpu_hour"])
+    return (f"price_usd_per_gpu_hour={price:g} is above every price data/prices.csv lists for "
+            f"{top['accelerator']} ({len(rows)} row(s); the dearest ${dearest:.2f}, "
+            f"{top['provider']} {top['pricing']} {top['date']}): the key is USD per GPU per "
+            "hour; check the unit (an 8-GPU instance's hourly price, or cents)")
 
 
 #: A project longer than 10 years (120 months) is warned of (``_long_project_warning``).

@@ -236,8 +236,12 @@ def load_accelerator(name: str) -> Accelerator:
 
 
 #: Notebooks that build a ``Cluster`` (the parallel plan, communication, step time) and so need
-#: an accelerator's scale-up and scale-out figures; the others need only its peak and HBM.
-CLUSTER_NOTEBOOKS = ("02", "03", "04", "04b", "09")  # 09: the step-time model prices its levers
+#: an accelerator's scale-up and scale-out figures; 09: the step-time model prices its levers;
+#: 05 and 06: a report checks the RL set-up before running them (``bill.validation``), whose
+#: policy update is a training plan on the RL GPUs.
+CLUSTER_NOTEBOOKS = ("02", "03", "04", "04b", "05", "06", "09")
+#: The notebooks that need only an accelerator's peak and HBM (every other one).
+NETWORK_FREE_NOTEBOOKS = ("00", "01", "07", "08", "10")
 
 
 def runnable_notebooks(acc: Accelerator) -> str:
@@ -249,8 +253,8 @@ def runnable_notebooks(acc: Accelerator) -> str:
     hint = " (a scenario can give comm_scaleout_bytes_per_s)" if missing == [
         "scaleout_bytes_per_s_per_dir"] else ""
     words = ", ".join(NETWORK_FIGURE_WORDS[f] for f in missing)
-    return (f"00, 01, 07 only: {', '.join(CLUSTER_NOTEBOOKS)} need {words} (not in "
-            f"data/accelerators.csv){hint}")
+    return (f"{', '.join(NETWORK_FREE_NOTEBOOKS)} only: {', '.join(CLUSTER_NOTEBOOKS)} need "
+            f"{words} (not in data/accelerators.csv){hint}")
 
 
 #: The network figures of data/accelerators.csv as a reader names them (messages and listings).

@@ -40,6 +40,7 @@ Jiang et al. 2023 (Mistral 7B sliding window, arXiv:2310.06825).
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cached_property, lru_cache
@@ -699,10 +700,29 @@ class ModelSpec:
         kw = _hf_common(c, name or default_name or c.mtype or "hf-model", seq_len)
         notes = []
         HF_FAMILY_READERS.get(c.mtype, _hf_dense)(c, kw, notes)
-        return cls(**kw, notes=" ".join(notes))
+        try:
+            return cls(**kw, notes=" ".join(notes))
+        except ValueError as e:  # the spec's rule, in the config.json's own key names
+            raise ValueError(hf_key_words(str(e))) from None
 
 
 # ----------------------------------------------------------------------------- Hugging Face
+#: ``ModelSpec`` fields read from one Hugging Face ``config.json`` key in every family
+#: (``_hf_common``, ``_hf_attention``, ``_hf_dense``): a broken rule is said in the key's name.
+HF_SPEC_KEYS = {"d_model": "hidden_size", "n_layers": "num_hidden_layers",
+                "n_heads": "num_attention_heads", "n_kv_heads": "num_key_value_heads",
+                "d_head": "head_dim", "d_ff": "intermediate_size"}
+
+
+def hf_key_words(message: str) -> str:
+    """A ``ModelSpec`` error for a spec read from a ``config.json``, with each field of
+    ``HF_SPEC_KEYS`` written as the config's key (``d_model=2000`` as ``hidden_size=2000``);
+    other fields keep the spec's names."""
+    for f, key in HF_SPEC_KEYS.items():
+        message = re.sub(rf"\b{f}\b", key, message)
+    return message
+
+
 @dataclass(frozen=True)
 class HFConfig:
     """A Hugging Face ``config.json``, parsed: the mapping (a multimodal wrapper's

@@ -704,6 +704,24 @@ def data_constrained_optimum(compute_flops, unique_tokens, fit="muennighoff2023"
     return {k: scalar_or_array(np.asarray(v)) for k, v in out.items()}
 
 
+#: The illustrative domain corpus of notebook 06 §5 when a scenario gives none: 100B unique
+#: tokens, and at most this fraction of the run's tokens (``illustrative_unique_tokens``).
+ILLUSTRATIVE_UNIQUE_TOKENS = 1e11
+ILLUSTRATIVE_UNIQUE_SHARE = 0.05
+
+
+def illustrative_unique_tokens(train_tokens) -> float:
+    """The corpus notebook 06 §5 illustrates repeated data with when the scenario gives none
+    (``scaling_unique_tokens: null``): U = min(100B, 0.05 × D), D the run's tokens. 100B is a
+    domain corpus; 0.05 × D is the default scenario's own ratio (100B against 2T tokens: 20
+    epochs at the run's budget), so the illustration binds for any run. A fixed 100B does not
+    bind a smaller run: a 1.3B model on 26B tokens saw the corpus 0.3 times at its whole budget
+    and the section printed '0.0 epochs' and a data-constrained optimum equal to the fresh-data
+    one. An illustration, not a claim about the scenario's data."""
+    d = float(as_array(train_tokens, "train_tokens", positive=True))
+    return min(ILLUSTRATIVE_UNIQUE_TOKENS, ILLUSTRATIVE_UNIQUE_SHARE * d)
+
+
 # ------------------------------------------------------------ inference-adjusted optimum
 @dataclass(frozen=True)
 class LifetimeOptimum:

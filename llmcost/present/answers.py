@@ -26,10 +26,13 @@ def md_usd(usd: float) -> str:
 
 def flops(model: str, accelerator: str, n_gpus: int, train_tokens: float, mfu: float,
           price_usd_per_gpu_hour: float, run: dict) -> str:
-    """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``),
-    its GPU-hours H = F / (peak × MFU) / 3600, its days H / n_gpus / 24 and its cost
-    H × price."""
+    """Notebook 01: the run's model FLOPs F (``run["model_flops"]``, ``compute.training_run``:
+    the count MFU is a fraction of, attention matrix included), beside the 6ND papers quote
+    (``run["training_flops_6nd"]``, which notebook 06's C is), its GPU-hours
+    H = F / (peak × MFU) / 3600, its days H / n_gpus / 24 and its cost H × price."""
     return (f"{model} on {fmt_count(train_tokens)} tokens takes **{fmt_flops(run['model_flops'])}**"
+            f" (counted as MFU counts them, attention included; 6ND: "
+            f"{fmt_flops(run['training_flops_6nd'])})"
             f": at {mfu:.0%} MFU on {accelerator} that is **{run['gpu_hours']:,.0f} GPU-hours** "
             f"({run['wall_clock_days']:.1f} days on {n_gpus:,} GPUs with no failures) and "
             f"**{md_usd(run['compute_cost_usd'])}** at {md_usd(price_usd_per_gpu_hour)} per "
@@ -97,9 +100,9 @@ def checkpoints(n_gpus: int, mtbf_s: float, planned_per_day: float, interval_s: 
     goodput, and what failures, restarts and checkpoints add to the run: paid GPU-hours = ideal ÷
     goodput, so the extra is ideal × (1 / goodput − 1), priced at the GPU-hour."""
     extra = ideal_gpu_hours * (1 / goodput - 1)
-    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:.1f} h** on average "
+    return (f"On {n_gpus:,} GPUs the job fails every **{mtbf_s / 3600:,.1f} h** on average "
             f"(and stops {planned_per_day:g} times a day for planned work); checkpointing every "
-            f"{interval_s / 60:.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
+            f"{interval_s / 60:,.0f} min keeps goodput at **{goodput:.1%}**, so failures, restarts "
             f"and checkpoints add **{extra:,.0f} GPU-hours** "
             f"({md_usd(extra * price_usd_per_gpu_hour)}) to the run.")
 

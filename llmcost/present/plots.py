@@ -2013,6 +2013,11 @@ def bill_at_a_glance(bars, tornado_df, title: str = "", scale: float | None = No
     lines = head.count("\n") + 1  # the title's height: about 0.45 in a line at 15 pt
     fig.subplots_adjust(top=min(fig.subplotpars.top, 1 - ((0.45 * lines + 0.4) if tall else 0.9)
                                 / fig.get_figheight()))
+    # back in the layout once the layout is done: a crop to the drawn content (the inline
+    # backend's and savefig's bbox_inches="tight") measures Figure.get_tightbbox, which skips
+    # an artist out of the layout, and then places a "figure fraction" annotation relative to
+    # the crop: a foot left out of the crop was drawn over the axis labels
+    note.set_in_layout(True)
     return axes
 
 

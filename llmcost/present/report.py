@@ -76,6 +76,7 @@ from ..bill.validation import (
     validate_scenario,
 )
 from ..core.catalog import (
+    CLUSTER_NOTEBOOKS,
     DATA_DIR,
     NETWORK_FIGURE_WORDS,
     load_accelerator,
@@ -406,7 +407,7 @@ def estimate_ledger(scenario_path):
 
     The parallel plan is checked as the report checks it (it must exist and fit in memory),
     unless the accelerator lacks the scale-up or scale-out figures the plan notebooks need (the
-    report can then run only 00, 01 and 07): the bill is built and a warning says the plan was
+    report can then run only 00, 01, 07, 08 and 10): the bill is built and a warning says the plan was
     not checked. ``Ledger.warnings`` holds the report's warnings (``checks.scenario_warnings``,
     the predicted MFU's band and the budget).
 
@@ -452,9 +453,12 @@ def estimate_ledger(scenario_path):
 
 
 def _check_cluster(values: dict, nbs: list, declared_all: dict) -> None:
-    """The parallelism, communication and checkpoint notebooks build a ``Cluster``: the
-    accelerator needs scale-up and scale-out figures in the catalogue."""
-    if "accelerator" not in values or not any("tp" in declared_all[nb] for nb in nbs):
+    """The parallelism, communication and checkpoint notebooks build a ``Cluster``, and 05 and
+    06 the RL set-up's (``catalog.CLUSTER_NOTEBOOKS``): the accelerator needs scale-up and
+    scale-out figures in the catalogue."""
+    if "accelerator" not in values or not any(
+            "tp" in declared_all[nb] or notebook_number(Path(nb).stem) in CLUSTER_NOTEBOOKS
+            for nb in nbs):
         return
     try:
         acc = scenario_accelerator(values)

@@ -832,9 +832,21 @@ def _search_options(model, cluster, seq_len, fixed: dict, allowed, shard_opt, pp
                                           f"'full' for ZeRO-{fixed['zero_stage']}")
         opts["zero_stage"] = (3,)
     if "cp" not in fixed:  # context parallelism is a free choice too (long sequences need it)
-        opts["cp"] = tuple(c for c in (1, 2, 4, 8, 16, 32)
-                           if c == 1 or (seq % (2 * c) == 0 and cluster.n_gpus % c == 0))
+        opts["cp"] = context_parallel_options(seq, cluster.n_gpus)
     return opts
+
+
+#: The context-parallel sizes a search with ``cp`` free tries (``context_parallel_options``).
+CP_SIZES = (1, 2, 4, 8, 16, 32)
+
+
+def context_parallel_options(seq_len: int, n_gpus: int) -> tuple:
+    """The CP sizes a plan search with ``cp`` free considers (``choose_plan``'s search when the
+    scenario says ``cp: 0``, and notebook 04b's ranking of the same scenario): 1, and each of
+    ``CP_SIZES`` that divides ``n_gpus`` and whose ``2·cp`` divides ``seq_len`` (rule
+    ``cp_seq``: load-balanced causal CP gives each rank two of 2·cp chunks, Llama 3 §3.3.2)."""
+    return tuple(c for c in CP_SIZES
+                 if c == 1 or (seq_len % (2 * c) == 0 and n_gpus % c == 0))
 
 
 def _no_plan_error(counts: dict, model, cluster, global_batch, fixed, seq_len=None,
@@ -870,7 +882,7 @@ def _rule_products(model, seq_len: int, pp_split: str, fixed: dict) -> set:
     tps = [int(t) for t in _divisors(a) if g % t == 0 or t % g == 0]
     pps = list(range(1, L + 1)) if pp_split in ("uneven", PP_SPLIT_AUTO) else \
         [int(q) for q in _divisors(slots)]
-    cps = [c for c in (1, 2, 4, 8, 16, 32) if c == 1 or seq_len % (2 * c) == 0]
+    cps = [c for c in CP_SIZES if c == 1 or seq_len % (2 * c) == 0]
     tps, pps, cps = ([fixed[k]] if k in fixed else v for k, v in
                      (("tp", tps), ("pp", pps), ("cp", cps)))
     return {t * q * c for t in tps for q in pps for c in cps}

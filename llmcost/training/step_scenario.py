@@ -23,6 +23,7 @@ from .parallel import (
     FSDP_SHARD_KEY,
     PLAN_PARAMETER_FIELDS,
     ParallelPlan,
+    context_parallel_options,
     fixed_plan_fields,
     plan_from_parameters,
     plan_from_row,
@@ -197,7 +198,9 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
     ``parallel.scenario_pp_split(p)``, the memory reserve ``mem_reserve_fraction``, a global
     batch of ``global_batch_tokens // seq_len`` sequences, and ``train_tokens`` and the price for
     each plan's days and cost), with TP inside the scale-up domain; when no fitting plan keeps
-    it there, the plans beyond it. ``attrs['tp_domain']`` says which ranking this is:
+    it there, the plans beyond it. A scenario that leaves ``cp`` to be chosen (``cp: 0``) is
+    ranked over the CP sizes its plan search tries (``parallel.context_parallel_options``), so
+    the scenario's plan is among the rows; otherwise over CP 1, as ``rank_plans``. ``attrs['tp_domain']`` says which ranking this is:
     ``"inside"`` or ``"beyond"``.
 
     Raises
@@ -210,6 +213,8 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
               pp_split=scenario_pp_split(p), reserve=p["mem_reserve_fraction"],
               **scenario_options(p))
     cluster, seq_len = scenario_cluster(p), p["seq_len"]
+    if p.get("cp") == 0:  # cp chosen: the CP sizes the scenario's own plan search tries
+        kw["cp"] = context_parallel_options(int(seq_len), cluster.n_gpus)
     gb = p["global_batch_tokens"] // seq_len   # sequences per step
     ranked, where = rank_plans(model, cluster, gb, seq_len, **kw), "inside"
     if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those

@@ -166,8 +166,9 @@ plots.table(parts, "{:,.1f}", index=True)
 names = ["llama-3.1-8b", "mistral-7b", "llama-3.1-70b", "gpt-3-175b", "llama-3.1-405b"]
 models = [llmcost.load_model(n) for n in names if n != spec.name] + [spec]
 ax = plots.flops_ratio_vs_seq_len(models, 2 ** np.arange(9, 18))
-ax.axvline(p["seq_len"], color="0.6", lw=0.8)
-ax.annotate("scenario seq_len", (p["seq_len"], ax.get_ylim()[1]), ha="center", va="top")
+# named in the legend: a label at the line's top sat on the curves when seq_len is the longest
+ax.axvline(p["seq_len"], color="0.6", lw=0.8, label=f"scenario seq_len ({p['seq_len']:,})")
+ax.legend(fontsize=8)
 plots.readable(ax);
 
 # %% [markdown]

@@ -291,7 +291,9 @@ for epochs in (1, 2, 4, 16, 40, 100):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-unique = p["scaling_unique_tokens"] or 1e11  # None: a 100B-token domain corpus, for illustration
+# None: an illustrative domain corpus, 100B unique tokens or 1/20 of the run's, so that it
+# binds (sc.illustrative_unique_tokens)
+unique = p["scaling_unique_tokens"] or sc.illustrative_unique_tokens(p["train_tokens"])
 print(f"{'scenario corpus' if p['scaling_unique_tokens'] else 'illustration'}: {unique:.3g} unique "
       "tokens (Muennighoff et al.'s own fit, losses on C4)")
 for share in (0.01, 0.1, 1.0):
@@ -316,10 +318,14 @@ print(f"one epoch only: N = {n_once:.3g} on {d_once:.3g} tokens, loss "
 # %%
 # NBVAL_CHECK_OUTPUT
 small = sc.data_constrained_optimum(0.01 * c_run, unique)  # the smallest budget above
-print(f"at {small['epochs']:.1f} epochs the best model is {small['n_params']:.3g} parameters against "
-      f"{small['unconstrained_n_params']:.3g} on fresh data "
-      f"({1 - small['n_params'] / small['unconstrained_n_params']:.0%} smaller), and the loss "
-      f"{small['loss'] - small['unconstrained_loss']:.4f} worse")
+if small["epochs"] <= 1:  # the corpus is not seen twice: nothing is repeated at this budget
+    print(f"at {small['epochs']:.2f} epochs the corpus does not bind: the best model is the "
+          f"fresh-data one, {small['unconstrained_n_params']:.3g} parameters")
+else:
+    print(f"at {small['epochs']:.1f} epochs the best model is {small['n_params']:.3g} parameters "
+          f"against {small['unconstrained_n_params']:.3g} on fresh data "
+          f"({1 - small['n_params'] / small['unconstrained_n_params']:.0%} smaller), and the loss "
+          f"{small['loss'] - small['unconstrained_loss']:.4f} worse")
 
 # %% [markdown]
 # While a budget needs only a few epochs, the data-constrained optimum is close to the
