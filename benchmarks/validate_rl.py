@@ -58,6 +58,10 @@ links only and with NeMo RL's measured refit, the refit of the calibrated consta
 time of the validation, and the generation share gap of each row with published phases split
 into the points its generation error and its training (and sync) error add
 (``rl.generation_share_gaps``), beside the published shares in their sources' own set-ups.
+Last, a candidate for DeepSpeed-Chat's training phase: its ZeRO-3 critic with parameters and
+optimizer in host memory (``rl.zero3_critic_check``: shard copies per fetch and the gradient
+shard's host round trip at the nominal host link, read from DeepSpeed v0.13.2 and
+DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and left off.
 """
 
 import time
@@ -153,6 +157,7 @@ def main():
     gb200_against_h100()
     offload_and_phases()
     share_gaps()
+    zero3_critic()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 
@@ -401,6 +406,54 @@ def share_gaps():
     sh = rl.published_generation_shares()
     print(sh[["source", "quantity", "measured", "bound", "model", "gap", "model_min",
               "model_max"]].round(3).to_string(index=False))
+
+
+def zero3_critic():
+    """DeepSpeed-Chat's ZeRO-3 critic with parameters and optimizer on the host, priced from the
+    code (rl.zero3_critic_seconds) and judged: a check, left off the model."""
+    print("\n=== candidate: DeepSpeed-Chat's ZeRO-3 critic (CRITIC_ZERO_STAGE=3, --offload): "
+          "shard copies to the GPU per fetch (3 per micro-batch: forward, recomputed forward, "
+          "backward) and the gradient shard's host round trip, bytes per GPU per iteration at "
+          f"the nominal host link ({rl.pcie_bytes_per_s(rl.a800()) / 1e9:.0f} GB/s per "
+          "direction, A800), nothing overlapped (pcie_s, an upper bound), and the step model's "
+          "ZeRO-3 all-gathers for the critic's update (gather_s) ===")
+    t, out = rl.zero3_critic_check()
+    cols = ["id", "split", "measured_train_s", "predicted_train_s", "lacking_s", "micro_batches",
+            "accumulation", "param_bytes", "grad_bytes", "pcie_s", "gather_s"]
+    print(t[cols].round(2).to_string(index=False))
+    for _, r in t.iterrows():
+        print(f"  {r['id']}: the priced seconds are {(r['pcie_s'] + r['gather_s']) / r['lacking_s']:.1%} "
+              f"of the {r['lacking_s']:.0f} s lacking; the traffic alone would close it at "
+              f"{r['rate_to_close'] / 1e9:.2f} GB/s per GPU")
+    if len(t) == 2:
+        a, b = t.iloc[0], t.iloc[1]
+        traffic = (b["param_bytes"] + b["grad_bytes"]) / (a["param_bytes"] + a["grad_bytes"])
+        upd = b["predicted_train_s"] / a["predicted_train_s"]
+        lack = b["lacking_s"] / a["lacking_s"]
+        nearer = "update's FLOPs" if abs(np.log(lack / upd)) < abs(np.log(lack / traffic)) \
+            else "per-micro-batch host traffic"
+        print(f"  {b['id']} / {a['id']}: lacking seconds {lack:.2f}x; host traffic "
+              f"{traffic:.2f}x; the model's update {upd:.2f}x (the missing time scales nearer "
+              f"the {nearer})")
+    for split, (w0, w1) in out.items():
+        print(f"  {split:11s}: mean |error| {w0['mean_abs_error']:.1%} -> "
+              f"{w1['mean_abs_error']:.1%}, worst {w0['worst_factor']:.2f}x -> "
+              f"{w1['worst_factor']:.2f}x, share gap worst {w0['worst_share_gap_points']:.1f} -> "
+              f"{w1['worst_share_gap_points']:.1f} points")
+    d = rl.rl_validation("model").set_index("id")
+    ds, oh = d.loc["openrlhf-bench-7b-dschat"], d.loc["openrlhf-bench-7b-openrlhf"]
+    print(f"  same hardware, same actor plan (calibration rows): DeepSpeed-Chat trains in "
+          f"{ds['measured_train_s']:.0f} s, OpenRLHF in {oh['measured_train_s']:.0f} s; the model "
+          f"prices both at {ds['predicted_train_s']:.0f} s. Read from the code: DeepSpeed-Chat "
+          "pads every prompt to max_prompt_seq_len (DataCollatorRLHF, dschat/utils/data/"
+          "data_utils.py @ 6863634), so its sequences are the 2,048 tokens priced; OpenRLHF pads "
+          "to the batch's longest prompt (experience_maker.py tokenize_fn, padding=True @ "
+          "0baf3dd), so 2,048 is an upper bound there.")
+    w0, w1 = out["heldout"]
+    share = w0["worst_share_gap_points"] - w1["worst_share_gap_points"]
+    closed = ((t["pcie_s"] + t["gather_s"]) / t["lacking_s"]).max()
+    print(f"  verdict: left off the model (it moves the held-out worst share gap by {share:.1f} "
+          f"points and closes at most {closed:.1%} of a row's lacking seconds)")
 
 
 if __name__ == "__main__":

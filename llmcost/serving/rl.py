@@ -866,7 +866,9 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     parameter update of arXiv:2101.06840 §5.2 is not what DeepSpeed-Chat or OpenRLHF run;
     ``CPU_ADAM_SOURCE``). Every parameter is updated (all experts of a MoE). ZeRO-3's parameter
     offload (the shards fetched over PCIe for every forward and backward, DeepSpeed-Chat's
-    ZeRO-3 critic) is not priced.
+    ZeRO-3 critic) is not priced here: ``zero3_param_offload_time`` prices it as a check
+    (``zero3_critic_check``), left off the model (it closes under a tenth of what those rows'
+    training phase lacks; benchmarks/validate_rl.py prints the figures).
 
     Raises
     ------
@@ -882,6 +884,82 @@ def optimizer_offload_time(n_params, n_gpus, accelerator, optimizer_steps: int =
     t_step = (n / hosts) / CPU_ADAM_PARAMS_PER_S_PER_HOST + (1 + 2 * (acc_steps - 1)) * 2.0 \
         * (n / g) / pcie_bytes_per_s(accelerator)
     return k * t_step
+
+
+#: Shard fetches per micro-batch of a ZeRO-3 model trained with Hugging Face gradient
+#: checkpointing (``zero3_param_offload_time``): the forward, the recomputed forward and the
+#: backward each gather every layer's parameters (ZeRO-3 releases a module's parameters after
+#: its forward unless they are below ``stage3_param_persistence_threshold``, 1e4 in
+#: DeepSpeed-Chat's ``get_train_ds_config``, and fetches them again in the pre-backward hook).
+ZERO3_FETCHES_PER_MICRO_BATCH = 3
+#: Bytes per element of the 16-bit parameters and gradients DeepSpeed-Chat's ZeRO-3 critic moves
+#: (``--dtype`` fp16, its step-3 default; the gradient accumulation type follows it).
+ZERO3_OFFLOAD_ELEMENT_BYTES = 2.0
+
+
+def zero3_param_offload_bytes(n_params, n_gpus, micro_batches: int,
+                              accumulation_steps: int = 1,
+                              fetches: int = ZERO3_FETCHES_PER_MICRO_BATCH) -> tuple:
+    """(parameter bytes, gradient bytes) each GPU moves over its host link per iteration for a
+    model trained at ZeRO-3 with its parameters and optimizer in host memory (DeepSpeed
+    ``offload_param`` and ``offload_optimizer`` device "cpu": DeepSpeed-Chat's ``--offload`` on
+    its ZeRO-3 critic, ``dschat/utils/ds_utils.py`` ``get_train_ds_config``, microsoft/
+    DeepSpeedExamples @ 6863634), over ``micro_batches`` micro-batches per GPU in optimizer
+    steps of g = ``accumulation_steps`` micro-batches::
+
+        shard       = b · N / n_gpus                      (b = ZERO3_OFFLOAD_ELEMENT_BYTES)
+        parameters  = micro_batches · fetches · shard     (each fetch copies the rank's shard
+                                                           to the GPU before the all-gather)
+        gradients   = micro_batches / g · (2g − 1) · shard (first micro-batch of a step: the
+                                                           reduced shard to the host; each later
+                                                           one: host to GPU, add, back)
+
+    Sources: deepspeedai/DeepSpeed @ v0.13.2 (the version of OpenRLHF's benchmark),
+    ``deepspeed/runtime/zero/partition_parameters.py`` ``all_gather_coalesced``
+    (``param_ds_tensor.to(current_device)`` for every fetched shard: a blocking copy; the
+    shards are not pinned, ``offload_param.pin_memory`` defaulting to False and DeepSpeed-Chat
+    not setting it) and ``stage3.py`` ``partition_grads`` (micro-step 0 copies the gradient
+    shard into the host buffer; later ones copy it to the GPU, add and copy back, "adding
+    directly to cpu is very slow"). ``fetches`` = ``ZERO3_FETCHES_PER_MICRO_BATCH``. Counts
+    bytes only; the time is ``zero3_param_offload_time``. Added after the held-out errors had
+    been seen (read from the code, not fitted).
+
+    Raises
+    ------
+    ValueError
+        Parameters, GPUs, micro-batches, accumulation steps or fetches not positive whole
+        numbers (parameters: positive).
+    """
+    n = _params("n_params", n_params)
+    g = _int("n_gpus", n_gpus)
+    mb = _int("micro_batches", micro_batches)
+    acc_steps = _int("accumulation_steps", accumulation_steps)
+    f = _int("fetches", fetches)
+    shard = ZERO3_OFFLOAD_ELEMENT_BYTES * n / g
+    return mb * f * shard, mb / acc_steps * (2 * acc_steps - 1) * shard
+
+
+def zero3_param_offload_time(n_params, n_gpus, accelerator, micro_batches: int,
+                             accumulation_steps: int = 1) -> float:
+    """Seconds a ZeRO-3 model with its parameters and optimizer offloaded to the host spends
+    on its host link per iteration, nothing overlapped (an upper bound: DeepSpeed overlaps the
+    gradient copies on its own stream and may prefetch up to ``stage3_prefetch_bucket_size``
+    parameters, 3e7 in DeepSpeed-Chat, less than one Llama-2-7B MLP matrix)::
+
+        t = (parameter bytes + gradient bytes) / B_pcie
+
+    bytes: ``zero3_param_offload_bytes``; B_pcie = ``pcie_bytes_per_s`` (the nominal PCIe
+    figure per direction per GPU: the datasheet's rate, not the lower one of unpinned memory,
+    for which no primary figure for these hosts is at hand). The all-gathers over NVLink that
+    follow each fetch are ZeRO-3's own, priced by the step-time model at ZeRO-3, not here.
+
+    Raises
+    ------
+    ValueError
+        As ``zero3_param_offload_bytes``; an accelerator without a host-link bandwidth.
+    """
+    p, gr = zero3_param_offload_bytes(n_params, n_gpus, micro_batches, accumulation_steps)
+    return (p + gr) / pcie_bytes_per_s(accelerator)
 
 
 def _nemo_rl_reference_bytes() -> float:
@@ -2758,6 +2836,83 @@ def validation_summary(df: pd.DataFrame) -> dict:
             "share_rows": len(gap),
             "mean_share_gap_points": float(gap.mean()) if len(gap) else np.nan,
             "worst_share_gap_points": float(gap.max()) if len(gap) else np.nan}
+
+
+#: Systems whose validation rows train the critic at ZeRO-3 with its parameters and optimizer
+#: in host memory while the actor trains at the row's ``zero_stage``: OpenRLHF's copies of
+#: DeepSpeed-Chat's step-3 scripts (OpenRLHF/OpenRLHF benchmark/deepspeed-chat/llama_7b.sh,
+#: llama_13b.sh @ 0baf3dd: ACTOR_ZERO_STAGE=2, CRITIC_ZERO_STAGE=3, --offload).
+ZERO3_CRITIC_SYSTEMS = ("DeepSpeed-Chat",)
+
+
+def zero3_critic_seconds(row) -> dict:
+    """What the ZeRO-3 critic of a ``ZERO3_CRITIC_SYSTEMS`` row adds to its update, by
+    mechanism, beside the model (which trains the critic at the actor's plan)::
+
+        micro_batches = ⌈samples / (n_gpus · mbs)⌉     g = ⌈train_global_batch / (n_gpus · mbs)⌉
+        pcie_s   = zero3_param_offload_time(N_c, n_gpus, accelerator, micro_batches, g)
+        gather_s = U_c · (MFU(plan) / MFU(plan at ZeRO-3) − 1)
+
+    U_c = 6 · N_c · tokens / (n_gpus · peak · MFU(plan)), the critic's update as the model
+    prices it (``pass_flops``, ``training_mfu``); MFU(plan at ZeRO-3): ``training_mfu`` with
+    the row's plan at ZeRO-3 (the step-time model's parameter all-gathers and gradient
+    reduce-scatters). Returns {"micro_batches", "accumulation", "param_bytes", "grad_bytes",
+    "pcie_s", "gather_s"} (bytes per GPU per iteration)."""
+    kw = validation_setup(row)
+    m, acc = inf.serving_model(kw.pop("policy")), inf.serving_accelerator(kw.pop("accelerator"))
+    o = RLOptions.build(None, **kw)
+    plan = _plan_keywords(o.train_plan)
+    n_c = float(m.n_params) if o.critic is None else _total_params("critic", o.critic)
+    per_step = o.training_gpus * plan["micro_batch_size"]
+    mb = math.ceil(o.samples / per_step)
+    g = max(1, math.ceil(min(o.samples, o.train_global_batch or o.samples) / per_step))
+    p_bytes, g_bytes = zero3_param_offload_bytes(n_c, o.training_gpus, mb, g)
+    r = sample_lengths(o)
+    tokens = int(o.samples * o.prompt_tokens + r.sum())
+    mfu2 = training_mfu(m, acc, o, r)[0]
+    o3 = RLOptions.build(o, train_plan={**plan, "zero_stage": 3})
+    mfu3 = training_mfu(m, acc, o3, r)[0]
+    u_c = 6.0 * n_c * tokens * o.ppo_epochs / (o.training_gpus * acc.peak_flops_per_s("bf16")
+                                               * mfu2)
+    return {"micro_batches": mb, "accumulation": g, "param_bytes": p_bytes,
+            "grad_bytes": g_bytes,
+            "pcie_s": zero3_param_offload_time(n_c, o.training_gpus, acc, mb, g),
+            "gather_s": u_c * (mfu2 / mfu3 - 1.0)}
+
+
+def zero3_critic_check() -> tuple:
+    """(per-row frame, {split: summary without, summary with}): the ZeRO-3 critic's host-link
+    traffic and all-gathers (``zero3_critic_seconds``) added to the update of every
+    ``ZERO3_CRITIC_SYSTEMS`` row of ``rl_validation("model")``, and the validation figures
+    (``validation_summary``) of each split without and with them. Per row: the published and
+    predicted training phase, the seconds the prediction lacks, the two mechanisms' seconds,
+    and ``rate_to_close`` = host-link bytes ÷ the lacking seconds (bytes/s): the link rate at
+    which the traffic alone would close the phase (compare ``pcie_bytes_per_s``). A check, not
+    part of the model: it stays off unless it helps the held-out rows (its verdict in
+    benchmarks/validate_rl.py)."""
+    df = rl_validation("model")
+    d = load_rl_validation().set_index("id")
+    with_df, rows = df.copy(), []
+    for i, rec in df.iterrows():
+        if d.loc[rec["id"], "system"] not in ZERO3_CRITIC_SYSTEMS or pd.isna(rec["predicted_s"]):
+            continue
+        z = zero3_critic_seconds(d.loc[rec["id"]].to_dict() | {"id": rec["id"]})
+        add = z["pcie_s"] + z["gather_s"]
+        lack = rec["measured_train_s"] - rec["predicted_train_s"]
+        for k in ("predicted_s", "predicted_train_s"):
+            with_df.loc[i, k] = rec[k] + add
+        rows.append({"id": rec["id"], "split": rec["split"],
+                     "measured_train_s": rec["measured_train_s"],
+                     "predicted_train_s": rec["predicted_train_s"], "lacking_s": lack, **z,
+                     "rate_to_close": (z["param_bytes"] + z["grad_bytes"]) / lack
+                     if lack > 0 else np.nan})
+    with_df["ratio"] = with_df["predicted_s"] / with_df["measured_s"]
+    with_df["train_ratio"] = with_df["predicted_train_s"] / with_df["measured_train_s"]
+    with_df["predicted_gen_share"] = with_df["predicted_gen_s"] / with_df["predicted_s"]
+    out = {sp: (validation_summary(df[df["split"] == sp]),
+                validation_summary(with_df[with_df["split"] == sp]))
+           for sp in ("calibration", "heldout")}
+    return pd.DataFrame(rows), out
 
 
 def fit_hf_generate_overhead() -> float:
