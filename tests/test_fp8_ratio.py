@@ -8,7 +8,7 @@ tokens). Published ratios run 1.00-1.35, far from the 2x of the FP8 peak. The go
 predicted ratio within 10 % of each published one, with GEMMs by shape, FP8 as run (LM head
 in BF16, casts priced with each source's recipe), the attention curve and Hopper's backward FP8
 GEMMs without fast accumulation (gemm.FP8_SLOW_ACCUMULATION, on in every table here): met on
-all seven (largest |error| 7.0 %; 9.7 % and the MPT 3B pairs the worst before that term).
+all seven (largest |error| 7.5 %, 7.0 % before FSDP2's copies were priced; 9.7 % and the MPT 3B pairs the worst before that term).
 """
 
 import pytest
@@ -34,8 +34,10 @@ def test_published_pairs_are_found(tables):
 def test_ratios_within_ten_percent_with_the_fp8_mechanisms(tables):
     off = accuracy.fp8_bf16_pairs(tables["off"])
     on = accuracy.fp8_bf16_pairs(tables["on"])
-    # the flat engine (2x the GEMM rate, no casts) overstates the ratio on most pairs ...
-    assert (off["error"] > 0.10).sum() >= 4
+    # the flat engine (2x the GEMM rate, no casts) overstates the ratio on every pair, by up
+    # to a fifth (MPT 3B at 512 tokens; the torchtitan pairs by 9-10 % since FSDP2's copies,
+    # StepOptions.fsdp_copies, add the same memory-bound time to both runs of a pair) ...
+    assert (off["error"] > 0).all() and off["error"].max() > 0.15
     # ... the mechanisms bring every pair closer, all seven within the 10 % goal
     assert (on["error"].abs() < off["error"].abs()).all()
     assert (on["error"].abs() < 0.10).all()
