@@ -40,8 +40,9 @@ def test_validation_rows_share_the_published_runs_id_space(table):
     # + the two Megatron-Bridge 26.08 Qwen3-30B-A3B rows and its six GPT-OSS 120B,
     # Qwen3-235B-A22B and DeepSeek-V3 rows, + nine Megatron-Bridge 25.09 token-dropping rows,
     # + the Megatron-Bridge 26.02 H100 Qwen3-30B-A3B row, + the 39 rows of the Megatron-Bridge
-    # 26.04 (23) and 26.06 (16) pre-training tables
-    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16
+    # 26.04 (23) and 26.06 (16) pre-training tables, + 79 rows of the 26.02 (rest: 23), 26.02.01
+    # (23), 26.04.01 (25) and 26.06.01 (8) tables (tests/test_megatron_bridge_patch_tables.py)
+    assert len(new) == 32 + 131 + 2 + 6 + 9 + 1 + 23 + 16 + 79
     for rid, split in zip(new["run_id"], new["split"]):
         cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
         assert split == ("calibration" if cal else "held-out"), rid
