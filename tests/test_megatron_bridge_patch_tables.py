@@ -1,0 +1,312 @@
+"""Megatron-Bridge pre-training rows of the 26.02 table and of the patch releases 26.02.01,
+26.04.01 and 26.06.01 in data/published_runs.csv and data/validation_mfu.csv, held to their
+source: NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md at 067f987df, sections
+'26.02 NeMo Container', '26.02.01 NeMo Container', '26.04.01 NeMo Container' and '26.06.01 NeMo
+Container', Pre-Training Performance (each row's ``source`` names its section and model table).
+The tables below are transcribed from those sections, one tuple per row: run_id, System
+(DGX-...), #-GPUs, Precision, GBS, MBS, Sequence Length, TP, PP, CP, VP (0: 'n/a'), EP (0:
+'n/a'), Tokens / sec / GPU, Model TFLOP / sec / GPU. FSDP_ROWS: the rows whose FSDP column is
+> 0 (Megatron-FSDP, ZeRO-3); 26.06.01's table has no FSDP column (none). SKIPPED: the sections'
+rows not in the validation table, each with its reason (NVFP4: the step engine prices BF16 and
+FP8 GEMMs only; DGX-B300: not in data/accelerators.csv; Nemotron 3 Nano / Super: hybrid
+Mamba-Transformer, not in data/models.csv; Qwen3-235B-A22B on 256 H100: EP 32 over DP 16, the
+plan model needs EP | DP x CP). The 26.02 H100 Qwen3-30B-A3B row is the set's first row, written
+before the rest of its table."""
+
+import hashlib
+
+import pandas as pd
+import pytest
+
+from llmcost.core.catalog import DATA_DIR
+
+TABLE = (
+    ('mb2602-h100-qwen3-30b-a3b-fp8cs', 'H100', 16, 'FP8', 1024,
+     1, 4096, 1, 2, 1, 12, 8, 5113, 118),
+    ('mb2602-gb300-llama-3.1-70b-mxfp8', 'GB300', 64, 'MXFP8', 256,
+     1, 8192, 1, 4, 1, 5, 0, 4596, 2064),
+    ('mb2602-gb200-llama-3.1-70b-mxfp8', 'GB200', 64, 'MXFP8', 256,
+     1, 8192, 2, 4, 1, 5, 0, 3613, 1623),
+    ('mb2602-gb300-llama-3.1-70b-fp8cs', 'GB300', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 5003, 2248),
+    ('mb2602-gb200-llama-3.1-70b-fp8cs', 'GB200', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 4040, 1815),
+    ('mb2602-h100-llama-3.1-70b-fp8cs', 'H100', 64, 'FP8', 256, 1, 8192, 4, 8, 1, 5, 0, 1621, 728),
+    ('mb2602-gb300-llama-3.1-405b-mxfp8', 'GB300', 256, 'MXFP8', 1536,
+     1, 8192, 2, 8, 2, 4, 0, 931, 2349),
+    ('mb2602-gb200-llama-3.1-405b-mxfp8', 'GB200', 256, 'MXFP8', 1536,
+     1, 8192, 4, 16, 1, 8, 0, 786, 1983),
+    ('mb2602-gb300-llama-3.1-405b-fp8cs', 'GB300', 256, 'FP8', 1536,
+     1, 8192, 4, 8, 1, 4, 0, 988, 2495),
+    ('mb2602-gb200-llama-3.1-405b-fp8cs', 'GB200', 256, 'FP8', 1536,
+     1, 8192, 4, 16, 1, 4, 0, 793, 2004),
+    ('mb2602-h100-llama-3.1-405b-fp8cs', 'H100', 1024, 'FP8', 1536,
+     1, 8192, 8, 8, 2, 8, 0, 311, 784),
+    ('mb2602-gb300-deepseek-v3-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     2, 4096, 1, 2, 1, 8, 32, 4612, 1199),
+    ('mb2602-gb200-deepseek-v3-mxfp8', 'GB200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 4, 1, 4, 64, 3955, 1028),
+    ('mb2602-b200-deepseek-v3-mxfp8', 'B200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 16, 1, 0, 8, 2689, 699),
+    ('mb2602-gb300-gpt-oss-120b-bf16', 'GB300', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 19412, 527),
+    ('mb2602-gb200-gpt-oss-120b-bf16', 'GB200', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 15784, 428),
+    ('mb2602-b200-gpt-oss-120b-bf16', 'B200', 64, 'BF16', 1280, 4, 4096, 1, 1, 1, 0, 64, 8047, 219),
+    ('mb2602-h100-gpt-oss-120b-bf16', 'H100', 64, 'BF16', 1280, 1, 4096, 1, 4, 1, 0, 8, 5993, 163),
+    ('mb2602-gb300-qwen3-30b-a3b-mxfp8', 'GB300', 8, 'MXFP8', 512,
+     8, 4096, 1, 1, 1, 0, 8, 30376, 699),
+    ('mb2602-gb200-qwen3-30b-a3b-mxfp8', 'GB200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 26084, 600),
+    ('mb2602-b200-qwen3-30b-a3b-mxfp8', 'B200', 8, 'MXFP8', 512, 1, 4096, 1, 1, 1, 0, 8, 9691, 223),
+    ('mb2602-gb300-qwen3-235b-a22b-mxfp8', 'GB300', 256, 'MXFP8', 8192,
+     2, 4096, 1, 4, 1, 0, 32, 6583, 974),
+    ('mb2602-gb200-qwen3-235b-a22b-mxfp8', 'GB200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 0, 32, 5448, 806),
+    ('mb2602-b200-qwen3-235b-a22b-mxfp8', 'B200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 0, 8, 3805, 563),
+    ('mb260201-gb300-llama-3.1-70b-mxfp8', 'GB300', 64, 'MXFP8', 256,
+     2, 8192, 1, 4, 1, 0, 0, 4798, 2157),
+    ('mb260201-gb200-llama-3.1-70b-mxfp8', 'GB200', 64, 'MXFP8', 256,
+     1, 8192, 2, 4, 1, 5, 0, 3837, 1724),
+    ('mb260201-gb300-llama-3.1-70b-fp8cs', 'GB300', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 5243, 2353),
+    ('mb260201-gb200-llama-3.1-70b-fp8cs', 'GB200', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 4357, 1956),
+    ('mb260201-h100-llama-3.1-70b-fp8cs', 'H100', 64, 'FP8', 256,
+     1, 8192, 4, 8, 1, 5, 0, 1639, 736),
+    ('mb260201-gb300-llama-3.1-405b-mxfp8', 'GB300', 256, 'MXFP8', 1536,
+     1, 8192, 2, 8, 2, 4, 0, 949, 2394),
+    ('mb260201-gb200-llama-3.1-405b-mxfp8', 'GB200', 256, 'MXFP8', 1536,
+     1, 8192, 4, 16, 1, 8, 0, 775, 1957),
+    ('mb260201-gb300-llama-3.1-405b-fp8cs', 'GB300', 256, 'FP8', 1536,
+     1, 8192, 2, 8, 2, 4, 0, 1024, 2585),
+    ('mb260201-gb200-llama-3.1-405b-fp8cs', 'GB200', 256, 'FP8', 1536,
+     1, 8192, 4, 16, 1, 4, 0, 818, 2063),
+    ('mb260201-gb300-deepseek-v3-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     2, 4096, 1, 2, 1, 8, 32, 4691, 1219),
+    ('mb260201-gb200-deepseek-v3-mxfp8', 'GB200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 4, 1, 4, 64, 4021, 1046),
+    ('mb260201-b200-deepseek-v3-mxfp8', 'B200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 16, 1, 0, 8, 2790, 725),
+    ('mb260201-gb300-gpt-oss-120b-bf16', 'GB300', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 19366, 526),
+    ('mb260201-gb200-gpt-oss-120b-bf16', 'GB200', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 15754, 428),
+    ('mb260201-b200-gpt-oss-120b-bf16', 'B200', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 8, 13722, 373),
+    ('mb260201-h100-gpt-oss-120b-bf16', 'H100', 64, 'BF16', 1280,
+     1, 4096, 1, 4, 1, 0, 8, 5984, 163),
+    ('mb260201-gb300-qwen3-30b-a3b-mxfp8', 'GB300', 8, 'MXFP8', 512,
+     8, 4096, 1, 1, 1, 0, 8, 30411, 700),
+    ('mb260201-gb200-qwen3-30b-a3b-mxfp8', 'GB200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 26373, 607),
+    ('mb260201-b200-qwen3-30b-a3b-mxfp8', 'B200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 26695, 614),
+    ('mb260201-h100-qwen3-30b-a3b-fp8cs', 'H100', 16, 'FP8', 1024,
+     1, 4096, 1, 2, 1, 12, 8, 9058, 208),
+    ('mb260201-gb300-qwen3-235b-a22b-mxfp8', 'GB300', 256, 'MXFP8', 8192,
+     2, 4096, 1, 4, 1, 0, 32, 6583, 974),
+    ('mb260201-gb200-qwen3-235b-a22b-mxfp8', 'GB200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 0, 32, 5530, 819),
+    ('mb260201-gb300-kimi-k2-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     2, 4096, 1, 4, 1, 4, 64, 5072, 1037),
+    ('mb260401-gb300-llama-3.1-70b-fp8cs', 'GB300', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 5248, 2348),
+    ('mb260401-gb300-llama-3.1-70b-mxfp8', 'GB300', 64, 'MXFP8', 256,
+     1, 8192, 1, 4, 1, 5, 0, 4864, 2186),
+    ('mb260401-gb200-llama-3.1-70b-fp8cs', 'GB200', 64, 'FP8', 256,
+     2, 8192, 1, 1, 1, 0, 0, 4224, 1892),
+    ('mb260401-gb200-llama-3.1-70b-mxfp8', 'GB200', 64, 'MXFP8', 256,
+     1, 8192, 2, 4, 1, 5, 0, 3712, 1664),
+    ('mb260401-h100-llama-3.1-70b-fp8cs', 'H100', 64, 'FP8', 256,
+     1, 8192, 4, 8, 1, 5, 0, 1664, 731),
+    ('mb260401-gb300-llama-3.1-405b-fp8cs', 'GB300', 256, 'FP8', 1536,
+     1, 8192, 4, 8, 1, 4, 0, 1024, 2617),
+    ('mb260401-gb300-llama-3.1-405b-mxfp8', 'GB300', 256, 'MXFP8', 1536,
+     1, 8192, 2, 8, 2, 4, 0, 960, 2453),
+    ('mb260401-gb200-llama-3.1-405b-fp8cs', 'GB200', 256, 'FP8', 1536,
+     1, 8192, 4, 16, 1, 4, 0, 864, 2144),
+    ('mb260401-gb200-llama-3.1-405b-mxfp8', 'GB200', 256, 'MXFP8', 1536,
+     1, 8192, 4, 16, 1, 8, 0, 800, 1994),
+    ('mb260401-h100-llama-3.1-405b-fp8cs', 'H100', 1024, 'FP8', 1536,
+     1, 8192, 8, 8, 2, 8, 0, 328, 827),
+    ('mb260401-gb300-deepseek-v3-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     2, 4096, 1, 2, 1, 8, 32, 4992, 1298),
+    ('mb260401-gb200-deepseek-v3-mxfp8', 'GB200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 4, 1, 4, 64, 4256, 1106),
+    ('mb260401-b200-deepseek-v3-mxfp8', 'B200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 8, 1, 2, 32, 3328, 864),
+    ('mb260401-gb300-gpt-oss-120b-bf16', 'GB300', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 19200, 523),
+    ('mb260401-gb200-gpt-oss-120b-bf16', 'GB200', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 16640, 452),
+    ('mb260401-b200-gpt-oss-120b-bf16', 'B200', 64, 'BF16', 1280,
+     4, 4096, 1, 1, 1, 0, 8, 13568, 369),
+    ('mb260401-h100-gpt-oss-120b-bf16', 'H100', 64, 'BF16', 1280,
+     1, 4096, 1, 4, 1, 0, 8, 5824, 158),
+    ('mb260401-gb300-qwen3-30b-a3b-mxfp8', 'GB300', 8, 'MXFP8', 512,
+     8, 4096, 1, 1, 1, 0, 8, 31744, 729),
+    ('mb260401-gb200-qwen3-30b-a3b-mxfp8', 'GB200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 26112, 599),
+    ('mb260401-b200-qwen3-30b-a3b-mxfp8', 'B200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 27136, 619),
+    ('mb260401-h100-qwen3-30b-a3b-fp8cs', 'H100', 16, 'FP8', 1024,
+     1, 4096, 1, 1, 1, 0, 16, 8960, 206),
+    ('mb260401-gb300-qwen3-235b-a22b-mxfp8', 'GB300', 256, 'MXFP8', 8192,
+     2, 4096, 1, 4, 1, 12, 32, 6944, 1029),
+    ('mb260401-gb200-qwen3-235b-a22b-mxfp8', 'GB200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 3, 32, 5680, 840),
+    ('mb260401-b200-qwen3-235b-a22b-mxfp8', 'B200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 0, 8, 3776, 560),
+    ('mb260401-gb300-kimi-k2-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     2, 4096, 1, 4, 1, 4, 64, 5328, 1088),
+    ('mb260601-gb300-deepseek-v3-mxfp8', 'GB300', 256, 'MXFP8', 4096,
+     1, 4096, 1, 2, 1, 8, 32, 6304, 1640),
+    ('mb260601-gb200-deepseek-v3-mxfp8', 'GB200', 256, 'MXFP8', 4096,
+     1, 4096, 1, 4, 1, 4, 64, 4928, 1280),
+    ('mb260601-gb300-gpt-oss-120b-mxfp8', 'GB300', 64, 'MXFP8', 1280,
+     4, 4096, 1, 1, 1, 0, 16, 20288, 661),
+    ('mb260601-gb200-gpt-oss-120b-mxfp8', 'GB200', 64, 'MXFP8', 1280,
+     4, 4096, 1, 1, 1, 0, 64, 18304, 597),
+    ('mb260601-gb300-qwen3-30b-a3b-mxfp8', 'GB300', 8, 'MXFP8', 512,
+     8, 4096, 1, 1, 1, 0, 8, 44544, 1029),
+    ('mb260601-gb200-qwen3-30b-a3b-mxfp8', 'GB200', 8, 'MXFP8', 512,
+     4, 4096, 1, 1, 1, 0, 8, 40960, 937),
+    ('mb260601-gb300-qwen3-235b-a22b-mxfp8', 'GB300', 256, 'MXFP8', 8192,
+     2, 4096, 1, 4, 1, 12, 32, 9008, 1333),
+    ('mb260601-gb200-qwen3-235b-a22b-mxfp8', 'GB200', 256, 'MXFP8', 8192,
+     1, 4096, 1, 8, 1, 3, 32, 7360, 1089),
+)
+FSDP_ROWS = frozenset({
+    'mb260401-gb300-llama-3.1-70b-fp8cs',
+    'mb260201-gb300-llama-3.1-70b-fp8cs',
+    'mb260401-gb200-llama-3.1-70b-fp8cs',
+    'mb2602-gb300-llama-3.1-70b-fp8cs',
+    'mb2602-gb200-llama-3.1-70b-fp8cs',
+    'mb260201-gb200-llama-3.1-70b-fp8cs'})
+SKIPPED = (
+    ('26.02', 'LLAMA3_70B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.02', 'LLAMA3_70B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.02', 'LLAMA3.1_405B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.02', 'LLAMA3.1_405B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.02', 'DeepSeekV3', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02', 'GPT OSS 120B', 'DGX-B300', 'BF16', 'B300'),
+    ('26.02', 'Qwen3_30B_a3B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02', 'Qwen3_235B_a22B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02', 'Qwen3_235B_a22B', 'DGX-H100', 'FP8', 'EP 32 does not divide DP x CP = 16'),
+    ('26.02.01', 'LLAMA3_70B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.02.01', 'LLAMA3_70B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.02.01', 'LLAMA3.1_405B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.02.01', 'LLAMA3.1_405B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.02.01', 'DeepSeekV3', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02.01', 'GPT OSS 120B', 'DGX-B300', 'BF16', 'B300'),
+    ('26.02.01', 'Qwen3_30B_a3B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02.01', 'Qwen3_235B_a22B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.02.01', 'Qwen3_235B_a22B', 'DGX-H100', 'FP8', 'EP 32 does not divide DP x CP = 16'),
+    ('26.02.01', 'Nemotron_3_Nano', 'DGX-GB300', 'MXFP8', 'model'),
+    ('26.02.01', 'Nemotron_3_Nano', 'DGX-GB200', 'MXFP8', 'model'),
+    ('26.02.01', 'Nemotron_3_Nano', 'DGX-B300', 'MXFP8', 'B300+model'),
+    ('26.02.01', 'Nemotron_3_Nano', 'DGX-H100', 'FP8', 'model'),
+    ('26.04.01', 'LLAMA3_70B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.04.01', 'LLAMA3_70B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.04.01', 'LLAMA3.1_405B', 'DGX-GB300', 'NVFP4', 'NVFP4'),
+    ('26.04.01', 'LLAMA3.1_405B', 'DGX-GB200', 'NVFP4', 'NVFP4'),
+    ('26.04.01', 'DeepSeekV3', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.04.01', 'GPT OSS 120B', 'DGX-B300', 'BF16', 'B300'),
+    ('26.04.01', 'Qwen3_30B_a3B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.04.01', 'Qwen3_235B_a22B', 'DGX-B300', 'MXFP8', 'B300'),
+    ('26.04.01', 'Qwen3_235B_a22B', 'DGX-H100', 'FP8', 'EP 32 does not divide DP x CP = 16'),
+    ('26.04.01', 'Nemotron_3_Nano', 'DGX-GB300', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Nano', 'DGX-GB200', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Nano', 'DGX-B300', 'MXFP8', 'B300+model'),
+    ('26.04.01', 'Nemotron_3_Nano', 'DGX-B200', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Nano', 'DGX-H100', 'FP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-GB300', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-GB300', 'NVFP4', 'NVFP4+model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-GB200', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-GB200', 'NVFP4', 'NVFP4+model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-B300', 'MXFP8', 'B300+model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-B300', 'NVFP4', 'NVFP4+B300+model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-B200', 'MXFP8', 'model'),
+    ('26.04.01', 'Nemotron_3_Super', 'DGX-B200', 'NVFP4', 'NVFP4+model'),
+    ('26.06.01', 'Nemotron_3_Nano', 'DGX-GB300', 'MXFP8', 'model'),
+    ('26.06.01', 'Nemotron_3_Nano', 'DGX-GB200', 'MXFP8', 'model'),
+    ('26.06.01', 'Nemotron_3_Super', 'DGX-GB300', 'MXFP8', 'model'),
+    ('26.06.01', 'Nemotron_3_Super', 'DGX-GB300', 'NVFP4', 'NVFP4+model'),
+    ('26.06.01', 'Nemotron_3_Super', 'DGX-GB200', 'MXFP8', 'model'),
+    ('26.06.01', 'Nemotron_3_Super', 'DGX-GB200', 'NVFP4', 'NVFP4+model'),
+)
+SETS = {"26.02": ("megatron-bridge-2602", "mb2602"),
+        "26.02.01": ("megatron-bridge-260201", "mb260201"),
+        "26.04.01": ("megatron-bridge-260401", "mb260401"),
+        "26.06.01": ("megatron-bridge-260601", "mb260601")}
+
+
+def section_of(rid: str) -> str:
+    """The table section of a run id, by its prefix."""
+    return next(sec for sec, (_, prefix) in SETS.items() if rid.startswith(prefix + "-"))
+
+
+@pytest.fixture(scope="module")
+def csvs():
+    runs = pd.read_csv(DATA_DIR / "published_runs.csv").set_index("run_id")
+    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
+    return runs, cfg
+
+
+def test_every_row_of_the_four_sets_is_transcribed_here(csvs):
+    _, cfg = csvs
+    sets = [s for s, _ in SETS.values()]
+    assert set(cfg.index[cfg["set"].isin(sets)]) == {t[0] for t in TABLE}
+    assert len(TABLE) == len({t[0] for t in TABLE}) == 80
+    # with the skipped rows, every pre-training row of the four sections: 33 + 36 + 47 + 14
+    per = {sec: sum(section_of(t[0]) == sec for t in TABLE) for sec in SETS}
+    for sec, n in {"26.02": 33, "26.02.01": 36, "26.04.01": 47, "26.06.01": 14}.items():
+        assert per[sec] + sum(s[0] == sec for s in SKIPPED) == n, sec
+
+
+@pytest.mark.parametrize("row", TABLE, ids=[t[0] for t in TABLE])
+def test_row_is_its_table_row(csvs, row):
+    runs, cfg = csvs
+    rid, system, gpus, precision, gbs, mbs, seq, tp, pp, cp, vp, ep, tokens, tflops = row
+    r, c = runs.loc[rid], cfg.loc[rid]
+    sec = section_of(rid)
+    assert c["set"] == SETS[sec][0]
+    assert f"section '{sec} NeMo Container'" in r["source"]
+    assert f"section '{sec} NeMo Container'" in c["source"]
+    assert f"System: DGX-{system}" in c["notes"]
+    assert f": {tokens} tokens/s/GPU, {tflops} model TFLOP/s/GPU" in c["notes"]
+    assert rid.split("-")[1] == system.lower()
+    assert {"MXFP8": "mxfp8", "FP8": "fp8cs", "BF16": "bf16"}[precision] == rid.split("-")[-1]
+    assert c["dtype"] == ("bf16" if precision == "BF16" else "fp8")
+    assert (int(r["n_accelerators"]), int(r["seq_len"])) == (gpus, seq)
+    assert int(r["global_batch_tokens"]) == gbs * seq
+    assert int(c["micro_batch_size"]) == mbs
+    assert (int(r["tp"]), int(r["pp"]), int(r["cp"])) == (tp, pp, cp)
+    assert int(r["dp"]) == gpus // (tp * pp * cp)        # DP = GPUs / (TP x PP x CP)
+    assert int(c["pp_virtual_stages"]) == (vp or 1)
+    assert (0 if pd.isna(r["ep"]) else int(r["ep"])) == ep
+    assert float(r["reported_tokens_per_sec_per_gpu"]) == tokens
+    assert float(r["reported_tflops_per_gpu"]) == tflops
+    assert int(c["zero_stage"]) == (3 if rid in FSDP_ROWS else 1)
+    assert bool(c["sequence_parallel"]) == (tp > 1)
+    # the split rule the rows' notes state: md5(run_id) mod 4 == 0 -> calibration
+    cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
+    assert c["split"] == ("calibration" if cal else "held-out")
+
+
+def test_the_26_02_01_h100_qwen3_row_is_the_table_plan_not_its_tag_recipe(csvs):
+    """26.02.01 lists the H100 Qwen3-30B-A3B FP8 plan of 26.02 (PP 2, VP 12, EP 8) at 9058
+    tokens/s/GPU against 26.02's 5113; its recipe at v0.3.1 is PP 1, EP 16 (HybridEP). The row
+    holds the table's plan and the v0.3.0 recipe's settings (DeepEP, batch-level EP overlap)."""
+    from llmcost.training import step_validation
+    runs, cfg = csvs
+    rid = "mb260201-h100-qwen3-30b-a3b-fp8cs"
+    r, c = runs.loc[rid], cfg.loc[rid]
+    assert (int(r["pp"]), int(c["pp_virtual_stages"]), int(r["ep"])) == (2, 12, 8)
+    assert float(r["reported_tokens_per_sec_per_gpu"]) == 9058
+    first = runs.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
+    assert float(first["reported_tokens_per_sec_per_gpu"]) == 5113
+    assert "f29a269f8" in c["notes"]
+    assert step_validation.EP_OVERLAP_OF_ROW[rid] == "merged_1f1b"
