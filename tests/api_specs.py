@@ -722,7 +722,8 @@ STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "f
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
                     "pipeline_flushes": "count0", "straggler": "flag",
                     "gemm_shape": "flag", "fp8_as_run": "flag", "fp8_recipe": "choice",
-                    "fp8_split_accumulator": "flag",
+                    "fp8_split_accumulator": "flag", "attention_blackwell": "flag",
+                    "fp8_attention": "flag", "fsdp_copies": "choice",
                     "attention_curve": "choice", "gemm_kernel_efficiency": "fraction|none",
                     "moe_layer_host_s": "nonnegative|none",
                     "moe_expert_host_s": "nonnegative|none"}
