@@ -164,7 +164,7 @@ def main():
     print()
     moe_feature_record()
     print()
-    straggler_effect(summary)
+    straggler_effect()
     print()
     newer_sets()
     print()
@@ -1054,22 +1054,23 @@ def h100_kernel_efficiency():
                    "would be justified once an independent H100 calibration set exists."))
 
 
-def straggler_effect(summary):
+def straggler_effect():
     """The straggler wait (``llmcost.straggler``: compute × σ·(e(N) − e(8)), σ = 1.48%
-    from Sinha et al. SC22, not fitted to any row): every set's errors with and without it."""
+    from Sinha et al. SC22, not fitted to any row): every set's errors with and without it
+    (``accuracy.straggler_comparison``, the figures notebook 04 prints)."""
     from llmcost import straggler
-    off = step.set_summary(step.mfu_validation(sets=step.VALIDATION_SETS + step.OUTSIDE_SETS,
-                                               physics={"straggler": False}))
+    per_set, per_row = accuracy.straggler_comparison()
+    moved = per_row[per_row["n_gpus"] > straggler.N_CALIBRATION]["mfu_change"].abs()
     print(f"9. The straggler wait (llmcost.straggler, σ = {straggler.GPU_SPEED_CV:.2%} from "
           f"Sinha et al. SC22; +{straggler.straggler_slowdown(1024):.1%} of the compute at "
-          f"1,024 GPUs, +{straggler.straggler_slowdown(16384):.1%} at 16,384): per set, mean / "
-          "max |error| and mean signed error without -> with it")
-    for key in summary.index:
-        a, b = off.loc[key], summary.loc[key]
-        print(f"   {key[0]:<24} {key[1]:<11} n {int(b['n']):>2}: mean {a['mean_abs_error']:.1%} "
-              f"-> {b['mean_abs_error']:.1%}, max {a['max_abs_error']:.1%} -> "
-              f"{b['max_abs_error']:.1%}, signed {a['mean_signed_error']:+.1%} -> "
-              f"{b['mean_signed_error']:+.1%}")
+          f"1,024 GPUs, +{straggler.straggler_slowdown(16384):.1%} at 16,384; predicted MFU "
+          f"{moved.min():.1%}-{moved.max():.1%} lower on the rows above "
+          f"{straggler.N_CALIBRATION} GPUs): per set, mean / max |error| and mean signed error "
+          "without -> with it")
+    for key, r in per_set.iterrows():
+        print(f"   {key[0]:<24} {key[1]:<11} n {int(r['n']):>2}: mean {r['off_mean']:.1%} "
+              f"-> {r['on_mean']:.1%}, max {r['off_max']:.1%} -> {r['on_max']:.1%}, signed "
+              f"{r['off_signed']:+.1%} -> {r['on_signed']:+.1%}")
 
 
 if __name__ == "__main__":

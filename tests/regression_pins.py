@@ -47,6 +47,11 @@ on ``pytorch-fsdp2-2024`` and ``nemo-automodel-2025`` moved (torchtitan's and Ne
 rows; llm-foundry's FSDP1 rows do not pay them). The sourced checks are in
 ``tests/test_fsdp_copies.py``.
 
+Re-blessed when the catalogue's Qwen3 rows gained their per-head QK-norm weights (``data/models.csv``
+``qk_norm`` head: 2 × 128 × n_layers parameters; a correction of the data, not of the engine):
+only the NeMo AutoModel Qwen3-30B-A3B validation row moved (predicted MFU and step time by
+1.8e-6 relative). The sourced check is in ``tests/test_model.py`` (the checkpoints' exact counts).
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

@@ -560,7 +560,8 @@ def test_cli_check_resolves_mfu_predict_as_the_report_does(capsys, tmp_path):
     # a second trial read a "low" verdict on the tool's own prediction as a judgement of a claim
     assert "compares the model's own estimate with published runs" in out
     assert main(["check", "--scenario", str(f), "--gpu-hours", "1e5"]) == 0
-    assert "mfu: predict" not in capsys.readouterr().out
+    out = _unwrapped(capsys.readouterr().out)  # the claim's hours, not the predicted MFU
+    assert not out.startswith("mfu: predict") and "is the claim's stated MFU" not in out
     # no scenario, no hours: the error names this command's flags
     assert main(["check", "--model", "llama-3.1-8b", "--accelerator", "H100-SXM"]) == 2
     assert "--gpu-hours, --days with --n-gpus" in capsys.readouterr().err
@@ -806,3 +807,29 @@ def test_tokens_the_claim_does_not_state_are_said_beside_the_claim():
     assert lines[0].startswith("Claim: llama-3.1-8b on 1.5e+13 tokens")
     assert lines[1].startswith("  tokens: no token count in the claim: the model's published")
     assert sum("no token count in the claim" in ln for ln in lines) == 1
+
+
+def test_cli_check_scenario_prints_the_warnings_estimate_prints(capsys, tmp_path):
+    # A new-user trial: a price written in cents (399 for $3.99 per H100-hour) passed `check
+    # --scenario` without a word while `estimate` warned that it is above every price
+    # data/prices.csv lists for H100-SXM (the dearest: AWS p5.48xlarge's $98.32/h / 8 = $12.29
+    # at launch). Rule: check --scenario shows the very list estimate shows (cli.bill_warnings
+    # of the same bill), in text and JSON.
+    f = tmp_path / "cents.yaml"
+    f.write_text("model: llama-2-7b\naccelerator: H100-SXM\nn_gpus: 64\ntrain_tokens: 1e12\n"
+                 "seq_len: 4096\nmfu: 0.4\nglobal_batch_tokens: 4194304\n"
+                 "price_usd_per_gpu_hour: 399\n")
+    assert main(["estimate", "--scenario", str(f), "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)["warnings"]
+    assert any(w.startswith("price_usd_per_gpu_hour=399 is above every price data/prices.csv "
+                            "lists for H100-SXM") for w in expected)
+    assert main(["check", "--scenario", str(f), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == expected
+    assert main(["check", "--scenario", str(f)]) == 0
+    out = _unwrapped(capsys.readouterr().out)
+    assert "the scenario file's warnings (as llmcost estimate prints them):" in out
+    for w in expected:
+        assert _unwrapped(f"warning: {w}") in out
+    # a claim without a scenario file has no scenario warnings to show
+    assert main(DS_ARGS + ["--format", "json"]) == 0
+    assert "warnings" not in json.loads(capsys.readouterr().out)

@@ -5,6 +5,7 @@ papers, cited per row) and the test vectors 1.a-1.k of tests/data/test_vectors.c
 PaLM).
 """
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -189,7 +190,7 @@ def test_param_breakdown_sums_to_total():
 
 
 @pytest.mark.parametrize("name", ["llama-3.1-8b", "mistral-7b", "mixtral-8x7b", "qwen2.5-72b",
-                                  "deepseek-v3"])
+                                  "deepseek-v3", "qwen3-4b", "qwen3-30b-a3b"])
 def test_from_hf_config_matches_catalogue(name):
     spec = ModelSpec.from_hf_config(HF / f"{name}.json", name=name)
     cat = llmcost.load_model(name)
@@ -215,6 +216,27 @@ def test_from_hf_config_exact_counts_of_released_checkpoints(file, model_type, e
     import json
     assert json.loads((HF / f"{file}.json").read_text())["model_type"] == model_type
     assert ModelSpec.from_hf_config(HF / f"{file}.json").n_params == exact
+
+
+# The catalogue's Qwen3 rows against their checkpoints' exact counts: each index's
+# model.safetensors.index.json metadata.total_size ÷ 2 (bf16). Qwen/Qwen3-4B 8,044,936,192 B and
+# Qwen/Qwen3-30B-A3B 61,064,245,248 B (tests/data/hf_configs/README.md); Qwen/Qwen3-235B-A22B
+# 470,187,269,120 B (Hugging Face model repository, model.safetensors.index.json). Hand derivation
+# of the part the rows used to miss: Qwen3 normalises each query and key head with an RMSNorm of
+# head_dim weights (q_norm, k_norm in every layer's self_attn), 2 × 128 × n_layers parameters:
+# 9,216 (36 layers), 12,288 (48) and 24,064 (94).
+@pytest.mark.parametrize("name, total_bytes, n_layers", [
+    ("qwen3-4b", 8_044_936_192, 36),
+    ("qwen3-30b-a3b", 61_064_245_248, 48),
+    ("qwen3-235b-a22b", 470_187_269_120, 94),
+])
+def test_catalogue_qwen3_counts_are_the_checkpoints(name, total_bytes, n_layers):
+    m = llmcost.load_model(name)
+    assert m.qk_norm == "head" and m.d_head == 128 and m.n_layers == n_layers
+    assert m.n_params == total_bytes // 2
+    without = ModelSpec(**{**{f.name: getattr(m, f.name) for f in dataclasses.fields(m)},
+                           "qk_norm": "none"})
+    assert m.n_params - without.n_params == 2 * 128 * n_layers
 
 
 def test_gpt_oss_matches_its_model_card():

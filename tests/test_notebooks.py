@@ -168,3 +168,43 @@ def test_notebook_04s_deepseek_v3_gap_is_printed_not_written():
     prose = next(c.source for c in nb.cells if c.cell_type == "markdown"
                  and c.source.startswith("The gap between the two DeepSeek-V3 lines"))
     assert not re.search(r"\d\s*%", prose), prose
+
+
+def _markdown(nb, start: str) -> str:
+    hits = [c.source for c in nb.cells if c.cell_type == "markdown" and start in c.source]
+    assert len(hits) == 1, start
+    return hits[0]
+
+
+def test_notebook_04s_model_figures_are_printed_not_written():
+    """Every number in the prose is computed: notebook 04's straggler paragraph typed the
+    validation's figures (Table 1 "2.3% to 1.9%", Table 2 "3.2% to 2.3%", "−10%", "−8.5% /
+    −8.7%", rows moved "1–3.5%"), its MoE paragraph the destinations and copies per token
+    ("5.3", "3.6", "3.2 copies", "0.9"; the model gives 3.95 nodes and 3.46 copies under
+    the 4-node limit since the node-limited rule was counted), its FSDP paragraph the layer's
+    size and gather time ("3.6 GB", "20 ms", "8×"), its HSDP paragraph the memory ("53 GB
+    per GPU against 13–33") and the straggler section σ and e(N). Their cells print them now
+    (the straggler comparison from ``accuracy.straggler_comparison``); the paragraphs state
+    none of these figures, only cited ones (Sinha et al.'s 8% and 22%, Summit's 27,648 GPUs,
+    the 8 GPUs of Korthikanti et al.'s Table 4)."""
+    nb = nbformat.read(NOTEBOOK_DIR / "04_communication.ipynb", as_version=4)
+    code = "\n".join(c.source for c in _code(nb))
+    for printed in ("accuracy.straggler_comparison()", "mean |error|", "further behind",
+                    "straggler.GPU_SPEED_CV:.2%", "cv_worst:.2%", "for n in (8, 64, 1024",
+                    "comm.moe_destinations(256, 8, 64, 8", "one layer is {layer_bytes / 1e9",
+                    "z3['memory_gb'].min()"):
+        assert printed in code, printed
+    pct = re.compile(r"\d\s*%")
+    runs = _markdown(nb, "The cell above prices the published runs of notebook 04b")
+    assert not pct.search(runs), runs
+    intro = _markdown(nb, "**Stragglers: a synchronous step waits for its slowest GPU.**")
+    intro = intro[intro.index("**Stragglers"):]
+    assert set(re.findall(r"\d+(?:[.,]\d+)?\s*%", intro)) <= {"8%", "22%"}, intro
+    typed = re.findall(r"(?<![\d.:])\d\.\d\d(?!\d)", intro.replace(r"\Phi^{-1}(0.75)", ""))
+    assert not typed, typed   # no e(N) nor σ (the quartile's 0.75 and arXiv ids aside)
+    moe = _markdown(nb, "How many nodes that is depends on the routing")
+    assert not re.search(r"\b\d\.\d\b|copies instead", moe), moe
+    fsdp = _markdown(nb, "What decides the 175B case is the bandwidth of a gather")
+    assert not re.search(r"\d\s*(GB|ms)\b|\d×", fsdp), fsdp
+    hsdp = _markdown(nb, "Below a thousand GPUs the two are within a few percent")
+    assert "GB per GPU against" not in hsdp and "the GB per GPU the cell printed" in hsdp

@@ -352,3 +352,48 @@ def test_a_price_above_every_catalogue_price_of_its_accelerator_is_warned_not_re
     assert any(x.startswith("price_usd_per_gpu_hour=399 is above every price") for x in
                bill.warnings)
     assert math.isfinite(bill.total_usd)
+
+
+def test_money_keys_an_order_of_magnitude_from_the_catalogue_are_warned_not_refused(tmp_path):
+    # A new-user trial: ledger_owned_usd_per_gpu: 15 (an H100's purchase price typed in
+    # thousands) was accepted without a word. The catalogue's purchase price of an H100 SXM is
+    # $27,500 (data/hardware_price_series.csv: Raymond James via Barron's, 2023-08,
+    # $25,000-$30,000); a tenth of it is $2,750, ten times it $275,000, and an 8-GPU server at
+    # Epoch's 1.64× server multiplier is 8 × 1.64 × 27,500 = $360,800, above that: warned too.
+    assert 8 * 1.64 * 27_500 == pytest.approx(360_800)
+    h100 = {"accelerator": "H100-SXM"}
+    w = magnitude_warnings({**h100, "ledger_owned_usd_per_gpu": 15})
+    assert w == ["ledger_owned_usd_per_gpu=15 is below 1/10 of the purchase price "
+                 "data/hardware_price_series.csv lists for H100-SXM ($27,500, Raymond James "
+                 "estimate via Barron's (2023-08)): the key is the purchase price of one "
+                 "accelerator in USD; check the unit (thousands of dollars, or a price per "
+                 "GPU-hour)"]
+    w = magnitude_warnings({**h100, "ledger_owned_usd_per_gpu": 360_800})
+    assert len(w) == 1 and w[0].startswith("ledger_owned_usd_per_gpu=360800 is above 10 times")
+    assert "a whole server's or cluster's price" in w[0]
+    for fine in (2_750, 27_500, 275_000, None):  # inside [a tenth, ten times]: nothing
+        assert magnitude_warnings({**h100, "ledger_owned_usd_per_gpu": fine}) == []
+    # the A100 40 GB's row is listed as A100-SXM4-40GB ($15,000, The Next Platform); an
+    # accelerator without a purchase row (B200) has no reference and is not judged
+    w = magnitude_warnings({"accelerator": "A100-40GB", "ledger_owned_usd_per_gpu": 1_000})
+    assert len(w) == 1 and "lists for A100-40GB ($15,000, The Next Platform" in w[0]
+    assert magnitude_warnings({"accelerator": "B200", "ledger_owned_usd_per_gpu": 15}) == []
+    # electricity: US EIA's 2023 industrial average is 8.06 cents per kWh
+    # (data/ledger_defaults.csv); 8.06 typed as dollars is 100× it
+    w = magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 8.06})
+    assert len(w) == 1 and w[0].startswith("ledger_electricity_usd_per_kwh=8.06 is above 10 "
+                                           "times the US industrial average")
+    assert "$0.0806" in w[0] and "cents per kWh" in w[0]
+    assert magnitude_warnings({**h100, "ledger_electricity_usd_per_kwh": 0.15}) == []
+    # staff: Cottier et al. 2024 §2.5.1, loaded compensation $330k (90% CI $210k-$690k);
+    # 330 typed in thousands is below $21,000
+    people = [{"role": "a", "fte": 1, "usd_per_year": 330},
+              {"role": "b", "fte": 1, "usd_per_year": 250_000}, {"role": "c", "fte": 1}]
+    w = magnitude_warnings({**h100, "ledger_people": people})
+    assert len(w) == 1 and w[0].startswith("ledger_people[0].usd_per_year=330 is below 1/10 "
+                                           "of the $210,000-$690,000")
+    # estimate prints it under the owned bill, which is still priced
+    bill = estimate_ledger(_yaml(tmp_path, "pricing: owned\nprice_usd_per_gpu_hour: null\n"
+                                           "ledger_owned_usd_per_gpu: 15"))
+    assert any(x.startswith("ledger_owned_usd_per_gpu=15 is below 1/10") for x in bill.warnings)
+    assert math.isfinite(bill.total_usd)

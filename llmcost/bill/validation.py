@@ -18,8 +18,10 @@ Messages from the layers below speak of function arguments (``planned_per_day``,
 
 ``magnitude_warnings(values)`` lists values that are legal but implausible (an MFU below 1%, a
 project shorter than the run or longer than 10 years, a checkpoint interval shorter than one
-checkpoint's write, a GPU-hour price above every catalogue price of its accelerator), which the
-report and ``llmcost estimate`` print.
+checkpoint's write, a GPU-hour price above every catalogue price of its accelerator, a purchase
+price, electricity price or salary ten times or more away from the catalogue's sourced figures:
+``money_magnitude_warnings``), which the report, ``llmcost estimate`` and ``llmcost check
+--scenario`` print.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from ..serving.inference import choose_serving_tp, serving_cost
 from ..serving.rl import fitting_rollout_tp, scenario_campaign, scenario_iteration
 from ..training import reliability as rel
 from .ledger import Ledger, build_ledger
+from .pricing import default, default_rows, default_source
+from .published import hardware_price_series
 from .scenario import (  # noqa: F401  (user_words: report imports it from here too)
     LEDGER_DEFAULTS,
     PLAN_PARAMETERS,
@@ -200,7 +204,8 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
     billed for less time than the GPUs run) or longer than ``LONG_PROJECT_MONTHS``
     (``_long_project_warning``); a checkpoint interval shorter than the write of one checkpoint
     (``_checkpoint_interval_warning``); a price above the catalogue's dearest for the
-    accelerator (``_price_unit_warning``). Warnings, not refusals: each is a legal scenario."""
+    accelerator (``_price_unit_warning``); money keys an order of magnitude from the catalogue's
+    figures (``money_magnitude_warnings``). Warnings, not refusals: each is a legal scenario."""
     out = []
     p = point_scenario(values)
     m = p.get("mfu")
@@ -216,7 +221,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        "less time than the GPUs run")
     out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
                         _price_unit_warning(p)) if w]
-    return out
+    return out + money_magnitude_warnings(p)
 
 
 def _price_unit_warning(p: dict) -> str | None:
@@ -243,6 +248,98 @@ def _price_unit_warning(p: dict) -> str | None:
             f"{top['accelerator']} ({len(rows)} row(s); the dearest ${dearest:.2f}, "
             f"{top['provider']} {top['pricing']} {top['date']}): the key is USD per GPU per "
             "hour; check the unit (an 8-GPU instance's hourly price, or cents)")
+
+
+#: A money value ten times or more away from every sourced catalogue figure for the same thing
+#: is warned of (``money_magnitude_warnings``). Why ten: the unit slips it is there to catch are
+#: all larger (cents for dollars 100×, thousands of dollars 1,000×, a whole 8-GPU server's price
+#: for one GPU's at least 8 × 1.64 = 13×, the server multiplier of ``data/ledger_defaults.csv``),
+#: while the catalogue's own figures for one thing span less (H100 SXM $25,000-$30,000; staff
+#: $210k-$690k a year, a 3.3× interval).
+MONEY_MAGNITUDE_FACTOR = 10.0
+#: Accelerators of ``data/accelerators.csv`` whose purchase price ``data/hardware_price_series.csv``
+#: lists under its source's name (the same board: A100 SXM4 40 GB, 400 W, NVLink 600 GB/s).
+PRICE_SERIES_NAMES = {"A100-40GB": "A100-SXM4-40GB"}
+
+
+def money_magnitude_warnings(p: dict) -> list[str]:
+    """Money keys ten times (``MONEY_MAGNITUDE_FACTOR``) or more below or above every sourced
+    figure the catalogue holds for the same thing, as sentences naming the key, its value, the
+    catalogue's figure with its source and the unit to check:
+
+    * ``ledger_owned_usd_per_gpu`` (USD per accelerator) against the purchase rows of
+      ``data/hardware_price_series.csv`` for the scenario's accelerator (Epoch AI's hardware
+      price dataset, and the ledger's H100 default); no row: no warning;
+    * ``ledger_electricity_usd_per_kwh`` against ``electricity_usd_per_kwh`` of
+      ``data/ledger_defaults.csv`` (US EIA 2023 industrial average, 8.06 cents per kWh);
+    * each ``ledger_people`` record's ``usd_per_year`` against ``staff_usd_per_fte_year``'s 90%
+      interval (Cottier et al. 2024, arXiv:2405.21015 §2.5.1: $210k-$690k loaded).
+
+    The other money keys (licensing, processing, synthetic tokens, annotation, human evaluation,
+    operations, the budget) have no catalogue figure for a value of their kind, and are not
+    judged. Warnings, not refusals: each is a legal scenario."""
+    out = [_purchase_price_warning(p)]
+    kwh = p.get("ledger_electricity_usd_per_kwh")
+    out.append(_outside_warning("ledger_electricity_usd_per_kwh", kwh, (default(
+        "electricity_usd_per_kwh"),) * 2, "the US industrial average data/ledger_defaults.csv "
+        f"gives (${default('electricity_usd_per_kwh'):.4f}, {_short_source('electricity_usd_per_kwh')})",
+        ("the key is USD per kWh", "a fraction of a cent", "cents per kWh, or USD per MWh")))
+    row = default_rows()["staff_usd_per_fte_year"]
+    for i, person in enumerate(p.get("ledger_people") or []):
+        v = person.get("usd_per_year") if isinstance(person, dict) else None
+        out.append(_outside_warning(
+            f"ledger_people[{i}].usd_per_year", v, (float(row["low"]), float(row["high"])),
+            f"the ${float(row['low']):,.0f}-${float(row['high']):,.0f} loaded compensation per "
+            f"FTE-year data/ledger_defaults.csv gives ({_short_source('staff_usd_per_fte_year')}"
+            ", 90% interval)",
+            ("the key is USD per full-time person per year", "thousands of dollars, or a "
+             "monthly salary", "cents, or a team's total")))
+    return [w for w in out if w]
+
+
+def _short_source(key: str) -> str:
+    """The source of a ledger default up to its first ": " (the publication, not the quote)."""
+    return default_source(key).split(": ")[0]
+
+
+def _outside_warning(key: str, v, span: tuple, reference: str, unit: tuple) -> str | None:
+    """``key=v`` below ``span[0] / MONEY_MAGNITUDE_FACTOR`` or above ``span[1] ×`` it, as a
+    sentence naming ``reference`` (the catalogue's figure and source) and ``unit``: (what the
+    key is, the slips to check below, the slips to check above); None inside, or when ``v`` is
+    not a positive number (0 is "not given")."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not v > 0:
+        return None
+    f = MONEY_MAGNITUDE_FACTOR
+    if v < span[0] / f:
+        side, slips = f"below 1/{f:g} of {reference}", unit[1]
+    elif v > span[1] * f:
+        side, slips = f"above {f:g} times {reference}", unit[2]
+    else:
+        return None
+    return f"{key}={v:g} is {side}: {unit[0]}; check the unit ({slips})"
+
+
+def _purchase_price_warning(p: dict) -> str | None:
+    """``ledger_owned_usd_per_gpu`` against the purchase rows of
+    ``data/hardware_price_series.csv`` for the scenario's accelerator (``_outside_warning``: a
+    ``MONEY_MAGNITUDE_FACTOR``-th of the cheapest, that many times the dearest); None when the series has no purchase row for
+    it (``PRICE_SERIES_NAMES`` maps the catalogue's names to the series')."""
+    v, acc = p.get("ledger_owned_usd_per_gpu"), p.get("accelerator")
+    if not isinstance(acc, str):
+        return None
+    d = hardware_price_series()
+    rows = d[(d["kind"] == "purchase") & (d["accelerator"] == PRICE_SERIES_NAMES.get(acc, acc))]
+    if rows.empty:
+        return None
+    lo, hi = rows.loc[rows["usd"].idxmin()], rows.loc[rows["usd"].idxmax()]
+    what = (f"${lo['usd']:,.0f}" if len(rows) == 1 else
+            f"${lo['usd']:,.0f}-${hi['usd']:,.0f}, {len(rows)} rows")
+    reference = (f"the purchase price data/hardware_price_series.csv lists for {acc} ({what}, "
+                 f"{lo['source'].split(': ')[0].split(', ')[0]})")
+    return _outside_warning(
+        "ledger_owned_usd_per_gpu", v, (float(lo["usd"]), float(hi["usd"])), reference,
+        ("the key is the purchase price of one accelerator in USD", "thousands of dollars, or "
+         "a price per GPU-hour", "a whole server's or cluster's price, or cents"))
 
 
 #: A project longer than 10 years (120 months) is warned of (``_long_project_warning``).

@@ -858,7 +858,8 @@ def _check_parser(sub) -> None:
         "optimistic / low / plausible) compared like with like (goodput backed out first), the "
         "implied price against the catalogue, and what the figure leaves out priced from the "
         "ledger's defaults. Run flags are named as the scenario keys; --scenario reads them from "
-        "a scenario file (flags override). Give any of --gpu-hours, --days with --n-gpus, "
+        "a scenario file (flags override) and prints that file's warnings as estimate prints "
+        "them. Give any of --gpu-hours, --days with --n-gpus, "
         "--phase, --usd; a stated --mfu (steady-state, of the dtype's dense peak) gives the "
         "hours when none are stated.")
 
@@ -895,7 +896,7 @@ def _check(args) -> int:
         return x
 
     try:
-        run, left_keys, sized = {}, {}, {}
+        run, left_keys, sized, warned = {}, {}, {}, []
         if args.scenario:
             # validated as report and estimate validate it (the bill built; the plan only by
             # the notebooks that build one): llmcost.bill.validation
@@ -915,7 +916,9 @@ def _check(args) -> int:
                 run.pop("mfu")
             # the scenario's own price and goodput, as estimate bills them (its failure rates
             # and checkpoint plan on its n_gpus), unless flags change the run they belong to
-            bill = estimate_ledger(args.scenario).figures
+            ledger = estimate_ledger(args.scenario)
+            bill = ledger.figures
+            warned = bill_warnings(ledger)  # the scenario's warnings, as estimate prints them
             if sc.get("price_usd_per_gpu_hour") is not None:
                 run["price_usd_per_gpu_hour"] = bill["price_usd_per_gpu_hour"]
             if "n_gpus" in sc and args.n_gpus is None:
@@ -980,11 +983,16 @@ def _check(args) -> int:
                 "verdict compares the model's own estimate with published runs, not a figure "
                 "anyone claimed (a 'low' or 'optimistic' verdict says how the estimate sits "
                 "among them)")
-    if args.format == "json":
-        print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {})},
+    if args.format == "json":  # "warnings": the scenario file's, as estimate's JSON has them
+        print(json.dumps({**c.summary(), **({"mfu_predicted": said} if said else {}),
+                          **({"warnings": warned} if args.scenario else {})},
                          indent=1, default=str))
-    else:  # the prose wrapped to the terminal, as estimate's
+    else:  # the prose wrapped to the terminal, as estimate's; its warnings as estimate's
         print(wrap_prose((said + "\n" if said else "") + c.describe()))
+        if warned:
+            print("\nthe scenario file's warnings (as llmcost estimate prints them):")
+        for w in warned:
+            print("\n".join(wrap_lines(f"warning: {w}", terminal_columns())))
     return 0
 
 

@@ -1331,3 +1331,35 @@ def mechanism_comparison() -> tuple:
     rows = [_setting_row(name, t, per_regime, noise, off_mean, shipped)
             for name, t in tables.items()]
     return per_regime, pd.DataFrame(rows).set_index("setting")
+
+
+@disk_cached  # the same for every call: core.diskcache
+def straggler_comparison() -> tuple:
+    """The straggler wait (``StepOptions.straggler``, ``straggler.straggler_slowdown``: the
+    compute × σ·(e(N) − e(8)), σ = 1.48 % from Sinha et al. SC22, not fitted to any row) on the
+    published runs of ``step_validation.VALIDATION_SETS + OUTSIDE_SETS`` (notebook 04b's table):
+    every row priced without it (``mfu_validation(physics={"straggler": False})``) against the
+    rows as shipped. Nothing is fitted; the MoE host-cost constants stay the shipped ones.
+
+    Returns
+    -------
+    (per_set, per_row): ``per_set`` indexed by (set, split) as ``step_validation.set_summary``,
+    with ``n``, ``off_mean`` / ``on_mean`` (mean |error|), ``off_max`` / ``on_max`` and
+    ``off_signed`` / ``on_signed`` (mean signed error), without and with the wait; ``per_row``
+    indexed by ``run_id``: ``set``, ``split``, ``n_gpus``, ``error_off``, ``error_on`` (signed,
+    predicted ÷ published MFU − 1) and ``mfu_change`` (predicted MFU with ÷ without − 1: 0 on
+    the calibration's 8 GPUs, negative above).
+    """
+    sets = step_validation.VALIDATION_SETS + step_validation.OUTSIDE_SETS
+    on = step_validation.mfu_validation(sets=sets)
+    off = step_validation.mfu_validation(sets=sets, physics={"straggler": False})
+    s_on, s_off = step_validation.set_summary(on), step_validation.set_summary(off)
+    cols = {"mean_abs_error": "mean", "max_abs_error": "max", "mean_signed_error": "signed"}
+    per_set = pd.DataFrame({"n": s_on["n"]})
+    for col, short in cols.items():
+        per_set[f"off_{short}"], per_set[f"on_{short}"] = s_off[col], s_on[col]
+    a, b = off.set_index("run_id"), on.set_index("run_id")
+    per_row = pd.DataFrame({"set": b["set"], "split": b["split"], "n_gpus": b["n_gpus"],
+                            "error_off": a["error"], "error_on": b["error"],
+                            "mfu_change": b["predicted_mfu"] / a["predicted_mfu"] - 1})
+    return per_set, per_row

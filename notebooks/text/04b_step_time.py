@@ -218,7 +218,7 @@ print(f"the scenario's step, GEMMs at the flat ceiling -> by shape (the default)
 
 # %% [markdown]
 # **Which MFU the bill uses.** The bill (notebook 00) and every other notebook price the run at
-# the scenario's `mfu` (40% in the default scenario); they use this prediction instead only when
+# the scenario's `mfu` (the parameters cell's); they use this prediction instead only when
 # the scenario says `mfu: predict`, and then at the band's **central estimate**, not at the raw
 # prediction: $p \div (1 + c)$, with $c$ the median error of the held-out published runs of the
 # plan's regime (section 3), kept inside the band (`accuracy.central_mfu`; the prediction itself
