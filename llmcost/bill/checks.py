@@ -13,12 +13,13 @@ import math
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
-from ..training import memory, parallel
+from ..training import parallel
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
                                  validation_table)
 from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
+from ..training.step_scenario import scenario_memory
 from .pilot import pilot_given, pilot_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
@@ -338,8 +339,7 @@ def _scenario_plan(values: dict):
     spec = load_model(values["model"])
     gpu = load_accelerator(values["accelerator"])
     plan = scenario_plan(values, spec)
-    recipe = values.get("optimizer_recipe", "bf16_adam_fp32_grads")
-    return spec, gpu, plan, memory.memory_per_gpu(spec, plan, values["seq_len"], recipe)
+    return spec, gpu, plan, scenario_memory(values, plan, spec)   # as the search counted it
 
 
 def plan_does_not_fit(values: dict, advice: bool = True) -> str | None:

@@ -117,6 +117,11 @@ class Stack:
     frameworks whose cited runs are on NVIDIA GPUs, from the ZeRO paper's V100s and Megatron-LM's
     A100s to DeepSeek-V3's H800s and Megatron-Core's Blackwell recipes; ``foreign_hardware``
     says when a scenario leaves that family);
+    ``recompute_modules``: modules the stack's runs recompute to save memory on top of the
+    plan's recomputation mode (``STACK_RECOMPUTE_MODULES``, Megatron-Core's
+    ``recompute_modules`` names; empty = none), counted by the memory model only
+    (``training.options.stack_memory_practice``): DeepSeek's HAI-LLM recomputes every RMSNorm and
+    the MLA up-projections (arXiv:2412.19437 §3.2.3) and the SwiGLU output (§3.3.2);
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -151,6 +156,7 @@ class Stack:
     fp8_saved_inputs: bool = False
     uneven_pp: bool = False
     measured_on: tuple = ()
+    recompute_modules: tuple = ()
 
     @property
     def recompute_modes(self) -> tuple:
@@ -252,8 +258,24 @@ def _stacks() -> dict:
                 fp8_saved_inputs=_bool(n, "fp8_saved_inputs",
                                        r.get("fp8_saved_inputs") or "false"),
                 uneven_pp=_bool(n, "uneven_pp", r.get("uneven_pp") or "false"),
-                measured_on=_vendors(n, r.get("measured_on")))
+                measured_on=_vendors(n, r.get("measured_on")),
+                recompute_modules=_modules(n, r.get("recompute_modules")))
     return out
+
+
+#: Modules a stack's runs recompute for memory beyond the plan's recomputation mode
+#: (``Stack.recompute_modules``), Megatron-Core's names: the list the memory model prices
+#: (``training.memory.RECOMPUTE_MODULES`` is this tuple, its meaning and source there).
+STACK_RECOMPUTE_MODULES = ("layernorm", "mla_up_proj", "moe_act")
+
+
+def _modules(name, v) -> tuple:
+    mods = tuple(v.split("|")) if v else ()
+    bad = [m for m in mods if m not in STACK_RECOMPUTE_MODULES]
+    if bad:
+        raise ValueError(f"data/stacks.csv: {name}: recompute_modules={v!r}: {bad} not among "
+                         f"{STACK_RECOMPUTE_MODULES} ('|'-separated)")
+    return mods
 
 
 def _vendors(name, v) -> tuple:

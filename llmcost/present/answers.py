@@ -69,14 +69,14 @@ def step_time(plan: str, chosen: bool, step_time_s: float, mfu: float, mfu_low: 
     MFU = model FLOPs per step / (step time × GPUs × dense peak) (``step.step_time``), with the
     band of the published runs of its regime (``accuracy.band_for_step``). ``chosen``: the plan
     was picked by predicted step time (``parallel.choose_plan``: the fastest plan that keeps the
-    scenario's fixed fields and fits as notebook 03 counts memory; section 5's ranking, which
-    counts memory as the stack stores it, may put another first and says why,
-    ``step_scenario.fastest_versus_scenario``), not fixed by the scenario. With the band's
+    scenario's fixed fields and fits in memory as its stack stores it, notebook 03's count,
+    ``step_scenario.scenario_memory``; section 5's ranking counts it alike and says how its
+    first plan relates, ``step_scenario.fastest_versus_scenario``), not fixed by the scenario. With the band's
     ``center`` c (median held-out error) and its ``n`` held-out runs (n > 0), also the MFU a
     ``mfu: predict`` bill uses, the band's central estimate p / (1 + c) kept inside it
     (``accuracy.central_mfu``)."""
-    how = ("the fastest plan that keeps the scenario's fixed fields and fits as notebook 03 "
-           "counts memory" if chosen else "the plan the scenario fixes")
+    how = ("the fastest plan that keeps the scenario's fixed fields and fits in memory as its "
+           "stack stores it (notebook 03's count)" if chosen else "the plan the scenario fixes")
     text = (f"One optimizer step takes **{step_time_s:.3g} s** on {how}, {plan}: a predicted "
             f"MFU of **{mfu:.1%}** (band {mfu_low:.1%}–{mfu_high:.1%}), "
             f"{fmt_count(tokens_per_s)} tokens/s.")

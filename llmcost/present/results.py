@@ -26,7 +26,7 @@ from ..core.catalog import load_accelerator, load_model, scenario_accelerator
 from ..laws import scaling as sc
 from ..serving import inference as inf
 from ..serving import rl
-from ..training import batch, memory, step
+from ..training import batch, step, step_scenario
 from ..training import reliability as rel
 from ..training.compute import hfu_from_mfu, tokens_per_s_per_gpu_at_mfu, training_run
 from .glossary import load_glossary
@@ -77,7 +77,7 @@ def _nb03(p, private):
     spec = load_model(p["model"])
     scenario_accelerator(p)
     plan = step.scenario_plan(p, spec)
-    mb = memory.memory_per_gpu(spec, plan, p["seq_len"], memory.get_recipe(p["optimizer_recipe"]))
+    mb = step_scenario.scenario_memory(p, plan, spec)   # as the plan search counted it
     return {"plan": plan.describe(), "memory": mb}
 
 

@@ -1290,6 +1290,32 @@ def moe_destinations(n_experts, top_k, ep, ranks_per_node, *, gate="learned",
     return scalar_or_array(gpus), scalar_or_array(nodes)
 
 
+def node_limit_routable(n_experts, top_k, ep, stride, domain_size, node_limit):
+    """Whether node-limited routing can reach a token's ``top_k`` experts on an EP layout,
+    elementwise (a bool array; all True without a limit).
+
+    DeepSeek-V3 (arXiv:2412.19437 §2.1.2) sends each token to at most ``M = node_limit``
+    nodes and picks its k experts among theirs, so the M nodes must hold at least k experts::
+
+        min(M, N) · E / N >= k,    N = ep / g,   g = even_domain_members(ep, ⌊D / stride⌋)
+
+    with ``E`` routed experts spread evenly over the ``ep`` ranks, ``g`` EP ranks per
+    scale-up domain of ``D = domain_size`` GPUs (EP innermost after TP·CP = ``stride``, as
+    ``_Figures.a2a`` lays it out) and ``N`` the nodes the group spans. DeepSeek-V3's published
+    layout (EP 64 over 8 nodes, M = 4) holds 4 × 32 = 128 experts; an EP 256 group one rank
+    per node (TP·CP = 8) holds 4 × 1 = 4 < 8: no router with that limit runs on it, and
+    ``moe_dispatch_copies`` refuses it (``_check_moe_layout``), so a plan search drops it
+    (``ranking.rank_by_step_time``).
+    """
+    ep = np.asarray(ep, dtype=float)
+    if node_limit is None:
+        return np.ones(ep.shape, dtype=bool)
+    g = np.minimum(even_domain_members(ep, np.clip(np.floor(
+        float(domain_size) / np.asarray(stride, dtype=float)), 1, ep)), ep)
+    nodes = ep / g
+    return np.minimum(float(node_limit), nodes) * float(n_experts) / nodes >= float(top_k)
+
+
 def moe_dispatch_copies(n_experts, top_k, ep, ranks_per_node, *, dispatch="per_expert",
                         gate="learned", node_limit=None):
     """Copies of one token a rank sends in one all-to-all (dispatch; the combine returns as

@@ -127,6 +127,7 @@ import pandas as pd
 
 from ..core.catalog import load_model
 from ..core.model import RECOMPUTE_MODES, ModelSpec
+from ..core.stacks import STACK_RECOMPUTE_MODULES
 from ..core.shapes import (  # noqa: F401  (SCHEDULES re-exported)
     SCHEDULES,
     check_plan_arrays,
@@ -203,7 +204,7 @@ _MODEL_STATE_PARTS = ("weights", "gradients", "master_weights", "optimizer_state
 #: Source: Megatron-Core ``TransformerConfig.recompute_modules`` (megatron/core/transformer/
 #: transformer_config.py: "layernorm", "mla_up_proj", "moe_act", ... each "recompute the
 #: module's output"; ``CheckpointWithoutOutput.discard_output_and_register_recompute``).
-RECOMPUTE_MODULES = ("layernorm", "mla_up_proj", "moe_act")
+RECOMPUTE_MODULES = STACK_RECOMPUTE_MODULES   # one list: a stack may name them too
 
 #: What a stack's selective recomputation keeps: ``"attention_core"`` (Megatron-LM's
 #: selective recomputation, Korthikanti et al. 2022 §5: everything but the attention core) or

@@ -85,9 +85,12 @@ def stack_memory_practice(stack: stacks.Stack, dtype: str = "bf16",
                           recompute_modules=(), offload_layers: int = 0) -> MemoryPractice:
     """The memory practice (``memory.MemoryPractice``) of a run on ``stack``: the stack's
     selective policy and ZeRO-3 gather unit, FP8 saved inputs where the stack keeps them and
-    the GEMMs run in FP8 (``dtype == "fp8"``), and the run's own ``recompute_modules`` and
+    the GEMMs run in FP8 (``dtype == "fp8"``), the modules the stack recomputes
+    (``stacks.Stack.recompute_modules``, e.g. DeepSeek's RMSNorm and MLA up-projections) with
+    the run's own ``recompute_modules`` (their union, the stack's first), and the run's
     ``offload_layers`` (none by default: a stack's recipes set them per run)."""
-    return MemoryPractice(recompute_modules=tuple(recompute_modules),
+    mods = tuple(dict.fromkeys((*stack.recompute_modules, *recompute_modules)))
+    return MemoryPractice(recompute_modules=mods,
                           fp8_saved_inputs=bool(stack.fp8_saved_inputs and dtype == "fp8"),
                           offload_layers=int(offload_layers),
                           selective_policy=stack.selective_policy,

@@ -76,6 +76,7 @@ from .memory import (
     get_recipe,
     plan_memory_arrays,
 )
+from .options import stack_memory_practice
 
 #: Rule id -> what it requires. Order = the order checks are made (the first broken rule is
 #: reported). The ``duplicate_*`` ids are not errors: ``enumerate_plans`` drops combinations that
@@ -184,14 +185,18 @@ def scenario_pp_split(p: dict, stack=None) -> str:
     return PP_SPLIT_AUTO if st.uneven_pp else "even"
 
 
-def stack_plan_search(stack=None, pp_split=PP_SPLIT_AUTO, *, hsdp: bool = False) -> dict:
+def stack_plan_search(stack=None, pp_split=PP_SPLIT_AUTO, *, hsdp: bool = False,
+                      dtype: str = "bf16") -> dict:
     """The ``choose_plan`` keywords that keep a plan search to what a software stack runs
     (``stack``, default ``stacks.DEFAULT_STACK``), the one rule of every search that picks a
     plan for a stack (a scenario's, ``plan_from_parameters``; the RL update's,
     ``rl.train_step``): ``allowed`` = ``stacks.plan_options`` (its pipeline schedules, ZeRO
     stages, recomputation modes and sequence parallelism; hybrid sharding only with ``hsdp``,
-    else ZeRO-3 over the whole dp·cp group) and ``pp_split`` = ``scenario_pp_split`` ("auto":
-    the uneven splits too where the stack places layers unevenly, ``stacks.Stack.uneven_pp``).
+    else ZeRO-3 over the whole dp·cp group), ``pp_split`` = ``scenario_pp_split`` ("auto":
+    the uneven splits too where the stack places layers unevenly, ``stacks.Stack.uneven_pp``)
+    and ``practice`` = ``options.stack_memory_practice(stack, dtype)``: memory as the stack
+    stores it (FP8 saved inputs with ``dtype="fp8"``, its recomputed modules), as
+    ``ranking.rank_plans`` counts it, so that a published plan that ran can be found.
 
     Raises
     ------
@@ -202,7 +207,8 @@ def stack_plan_search(stack=None, pp_split=PP_SPLIT_AUTO, *, hsdp: bool = False)
     allowed = plan_options(st)
     if not hsdp:
         allowed = {**allowed, FSDP_SHARD_KEY: "full"}
-    return {"allowed": allowed, "pp_split": scenario_pp_split({"pp_split": pp_split}, st)}
+    return {"allowed": allowed, "pp_split": scenario_pp_split({"pp_split": pp_split}, st),
+            "practice": stack_memory_practice(st, dtype)}
 
 
 class PlanError(ValueError):
@@ -665,9 +671,10 @@ def free_plan_parameters(p: dict) -> list:
 
 def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, rank,
                 fixed=None, recipe="bf16_adam_fp32_grads", reserve=DEFAULT_RESERVE,
-                pp_split="even", allowed=None) -> ParallelPlan:
+                pp_split="even", allowed=None, practice=DEFAULT_PRACTICE) -> ParallelPlan:
     """The best plan, by ``rank`` (``best_ranked_row``), among those that keep the ``fixed``
-    fields and fit.
+    fields and fit (memory counted under ``practice``, ``recount_memory``: a stack's,
+    ``stack_plan_search``; default the count as written).
 
     Searches the free dimensions with ``enumerate_plans`` (fixed fields become one-value option
     lists; a fixed ``dp`` filters the rows). Candidates are the plans that fit; unless ``tp`` is
@@ -691,8 +698,7 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     allowed : dict, optional
         Option lists for the free fields (``schedule``, ``zero_stage``, ``recompute``,
         ``sequence_parallel``, ``fsdp_shard_size``: "auto" or "full"): a software stack's
-        features (``stacks.plan_options``). Fixed
-        fields are kept even when outside them (``checks`` warns).
+        features (``stacks.plan_options``). Fixed fields are kept even when outside them.
     rank : callable
         DataFrame -> DataFrame ordering candidate rows best first: ``ranking.time_ranking(model,
         cluster, seq_len, recipe)`` for the predicted step time (what
@@ -718,8 +724,9 @@ def choose_plan(model: ModelSpec, cluster, global_batch: int, seq_len=None, *, r
     opts = _search_options(model, cluster, seq_len, fixed, allowed, shard_opt, pp_split)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", EmptyPlanTable)   # the PlanError below says why
-        df = enumerate_plans(model, cluster, global_batch, seq_len, pp_split=pp_split,
-                             recipe=recipe, reserve=reserve, fsdp_shard_size=shard_opt, **opts)
+        df = recount_memory(enumerate_plans(
+            model, cluster, global_batch, seq_len, pp_split=pp_split, recipe=recipe,
+            reserve=reserve, fsdp_shard_size=shard_opt, **opts), model, practice)
     if "dp" in fixed:
         df = df[df["dp"] == fixed["dp"]]
     if isinstance(shard_opt, tuple):      # a fixed HSDP size: its rows, where it applies
@@ -992,7 +999,8 @@ def plan_from_parameters(p: dict, model: ModelSpec | None = None, *,
                          **{k: v for k, v in fixed.items() if k != "dp"})
     cluster = scenario_cluster(p)
     # the stack's features; "full" (the default shard): ZeRO-3 over the whole group only
-    search = stack_plan_search(p.get("stack", DEFAULT_STACK), split, hsdp=shard is not None)
+    search = stack_plan_search(p.get("stack", DEFAULT_STACK), split, hsdp=shard is not None,
+                               dtype=p.get("dtype", "bf16"))
     recipe = p.get("optimizer_recipe", "bf16_adam_fp32_grads")
     return choose_plan(model, cluster, tokens // seq, seq, fixed=fixed, recipe=recipe,
                        reserve=p.get("mem_reserve_fraction", DEFAULT_RESERVE),

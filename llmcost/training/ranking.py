@@ -29,6 +29,7 @@ from ..core.model import RECOMPUTE_MODES, ModelSpec
 from ..core.shapes import SCHEDULES
 from ..core.stacks import DEFAULT_STACK
 from ..core.units import SECONDS_PER_HOUR, as_array
+from .comm import node_limit_routable
 from .memory import PP_SPLITS, memory_per_gpu
 from .options import StepOptions, stack_memory_practice
 from .parallel import (PP_SPLIT_AUTO, EmptyPlanTable, best_ranked_row, empty_reason,
@@ -41,9 +42,11 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
     """Add the predicted step time (and MFU, tokens/s, the parts) to rows of ``enumerate_plans``
     and sort them, fastest first. ``options`` and ``keywords`` as ``step_time``; ``pp_split`` is
     read from the frame's ``pp_split`` column (each row's split), else its attrs. Used by
-    ``rank_plans`` and as ``choose_plan``'s default ranking."""
+    ``rank_plans`` and as ``choose_plan``'s default ranking. Rows whose EP layout the stack's
+    node-limited routing cannot serve (``comm.node_limit_routable``: the limited nodes hold
+    fewer experts than a token's top-k) are dropped, not priced."""
     opts = StepOptions.build(options, **keywords)
-    out = plans.copy()
+    out = plans[_routable(plans, model, cluster, opts)].copy()
     if out.empty:
         for k in ("step_time_s", "mfu", "hfu", "tokens_per_s", "exposed_comm_s") + PARTS:
             out[k] = pd.Series(dtype=float)
@@ -72,6 +75,18 @@ def rank_by_step_time(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, s
     # ties (hidden communication makes ZeRO stages equally fast) go to the plan that moves and
     # shards less: lower ZeRO stage, then less memory
     return out.sort_values(["step_time_s", "zero_stage", "memory_bytes"], kind="stable")
+
+
+def _routable(plans: pd.DataFrame, model: ModelSpec, cluster: Cluster, opts: StepOptions):
+    """The rows of ``plans`` whose EP layout the node limit of ``opts`` (its stack's
+    ``moe_node_limit`` or its own) can route (``comm.node_limit_routable``); all for a dense
+    model, an empty frame or no limit."""
+    limit = opts.resolve(cluster.accelerator.name).comm.moe_node_limit
+    if plans.empty or not model.is_moe or limit is None:
+        return np.ones(len(plans), dtype=bool)
+    return node_limit_routable(model.n_experts, model.n_experts_active, plans["ep"].to_numpy(),
+                               (plans["tp"] * plans["cp"]).to_numpy(),
+                               cluster.scaleup_domain_size, limit)
 
 
 def _split_of(plans: pd.DataFrame):

@@ -4,7 +4,8 @@
 predicted step time, ``ranking.time_ranking`` with the scenario's options,
 ``scenario_ranking``), ``scenario_options`` / ``scenario_step_options``
 its ``StepOptions`` (recipe, dtype, stack, the overlap keys resolved against the stack), and
-``scenario_step`` both and the predicted step (``step.step_time``); ``scenario_rank_plans`` is
+``scenario_step`` both and the predicted step (``step.step_time``), ``scenario_memory`` its
+plan's memory as the search counts it (the stack's practice); ``scenario_rank_plans`` is
 notebook 04b's ranking of every plan of the stack, ``fastest_versus_scenario`` says how its
 fastest plan relates to the scenario's plan, and ``headline_figures`` are notebook 04b's summary.
 """
@@ -18,7 +19,7 @@ from ..core.stacks import DEFAULT_STACK
 from . import memory
 from .accuracy import MfuBand, regime_error
 from .efficiency_profile import load_efficiency_profile
-from .options import StepOptions
+from .options import StepOptions, stack_memory_practice
 from .parallel import (
     FSDP_SHARD_KEY,
     PLAN_PARAMETER_FIELDS,
@@ -118,6 +119,26 @@ def scenario_options(p: dict) -> dict:
     return out
 
 
+def scenario_memory_practice(p: dict) -> memory.MemoryPractice:
+    """How the scenario's stack stores memory (``options.stack_memory_practice`` of its
+    ``stack`` and ``dtype``: FP8 saved inputs under FP8 on a Transformer Engine stack, the
+    modules the stack recomputes, its selective policy and ZeRO-3 gather unit): the count the
+    plan search fits plans with (``parallel.stack_plan_search``), notebook 03 shows and the
+    report's ``checks.plan_does_not_fit`` checks (``scenario_memory``)."""
+    return stack_memory_practice(stacks.load_stack(p.get("stack", DEFAULT_STACK)),
+                                 p.get("dtype", "bf16"))
+
+
+def scenario_memory(p: dict, plan: ParallelPlan, model: ModelSpec | None = None):
+    """The per-GPU memory of ``plan`` for the scenario ``p`` (``memory.memory_per_gpu`` with its
+    ``seq_len``, ``optimizer_recipe`` and ``scenario_memory_practice``): the figure its plan
+    search fitted the plan by, so a plan the search chose fits by it."""
+    model = model if model is not None else load_model(p["model"])
+    return memory.memory_per_gpu(model, plan, int(p["seq_len"]),
+                                 p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
+                                 practice=scenario_memory_practice(p))
+
+
 def scenario_step_options(p: dict) -> StepOptions:
     """The scenario's ``StepOptions`` (``scenario_options``: recipe, dtype, stack, overlaps)."""
     return StepOptions(**scenario_options(p))
@@ -154,19 +175,14 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
     or why the scenario's search did not choose it, the first that applies:
 
     1. it changes a field the scenario fixes (``parallel.fixed_plan_fields``);
-    2. it does not fit as the scenario's search counts memory (``memory.memory_per_gpu`` with
-       the scenario's recipe, notebook 03's count, against HBM × (1 − mem_reserve_fraction)),
-       while the ranking counts it as the stack stores it (``ranking.fitting_plans``:
-       ``parallel.recount_memory`` under ``options.stack_memory_practice``, e.g. FP8 saved
-       inputs), a smaller figure;
-    3. otherwise the two searches disagree (a defect: both rank by ``scenario_options``).
+    2. otherwise the two searches disagree (a defect: both rank by ``scenario_options`` and
+       count memory as the stack stores it, ``scenario_memory_practice``).
 
     Raises
     ------
     ValueError
         If the ranking is empty (``ranking.fastest_trusted``).
     """
-    model = model if model is not None else load_model(p["model"])
     best = fastest_trusted(ranked)
     fast = plan_from_row(best, scenario_pp_split(p))   # read as notebook 04b reads it
     if fast.describe() == plan.describe():
@@ -177,17 +193,6 @@ def fastest_versus_scenario(ranked, plan: ParallelPlan, p: dict,
     head = f"not the scenario's plan ({plan.describe()}, which the other notebooks use): "
     if changed:
         return head + "it changes what the scenario fixes: " + ", ".join(changed)
-    cluster = scenario_cluster(p)
-    reserve = float(p.get("mem_reserve_fraction", 0.1))
-    usable = cluster.accelerator.hbm_bytes * (1 - reserve)
-    plain = memory.memory_per_gpu(model, fast, int(p["seq_len"]),
-                                  p.get("optimizer_recipe", "bf16_adam_fp32_grads")).total
-    if plain > usable:
-        return head + (f"as notebook 03 and the scenario's search count memory it needs "
-                       f"{plain / 1e9:.0f} GB per GPU, above the {usable / 1e9:.0f} GB usable; "
-                       f"this ranking counts {float(best['memory_bytes']) / 1e9:.0f} GB, as the "
-                       f"{p.get('stack', DEFAULT_STACK)} stack stores it "
-                       "(options.stack_memory_practice), so it fits here only")
     return head + "the two searches disagree (a defect: both rank by the scenario's options)"
 
 

@@ -82,9 +82,10 @@ recipe = memory.get_recipe(p["optimizer_recipe"])
 from IPython.display import Markdown
 
 from llmcost.present import answers
+from llmcost.training import step_scenario
 
 hbm, usable = gpu.hbm_bytes, gpu.hbm_bytes * (1 - p["mem_reserve_fraction"])
-mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)   # derived in sections 1-5
+mb = step_scenario.scenario_memory(p, plan, spec)   # derived in sections 1-5
 display(Markdown(answers.memory(spec.name, gpu.name, p["n_gpus"], plan.describe(), mb.total,
                                 hbm, usable)))
 
@@ -284,10 +285,12 @@ plots.activations_vs_seq_len(curves, mark=p["seq_len"], hbm_bytes=hbm,
 
 # %% [markdown]
 # ## 5. The memory bill of the scenario's plan
+#
+# Counted as the scenario's software stack stores it (`step_scenario.scenario_memory`: the stack's memory practice, e.g. the FP8 casts Transformer Engine keeps of the linear layers' inputs under FP8, or the norms and MLA up-projections DeepSeek's framework recomputes), the count the plan search fitted the plan by; for a BF16 scenario on Megatron-Core it is the count of sections 1-4.
 
 # %%
 # NBVAL_CHECK_OUTPUT
-mb = memory.memory_per_gpu(spec, plan, p["seq_len"], recipe)
+mb = step_scenario.scenario_memory(p, plan, spec)   # as the plan search counted it
 fits = mb.fits(hbm, p["mem_reserve_fraction"])
 print(plan.describe())
 print(f"per GPU (pipeline stage {mb.stage}): {mb.total / 1e9:.1f} GB of {hbm / 1e9:.0f} GB; "

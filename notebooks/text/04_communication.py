@@ -774,14 +774,18 @@ for label, r in worst.iterrows():
 # %% [markdown]
 # **Do the plans these runs published fit in memory, as their stacks store activations?**
 # Every plan above ran, so each fits its GPU. Counted as Korthikanti et al. 2022 (§4, Table 2) and
-# ZeRO write the bytes (the count notebook 03 and the plan search use), several do not: the count
+# ZeRO write the bytes (notebook 03's count for a BF16 run on Megatron-Core), several do not: the count
 # misses what the stacks and the runs' configs do (`llmcost.memory.MemoryPractice`, set per row by
 # `step_validation.row_practice` from the stack's profile and the run's configs): Megatron-Core's
 # `recompute_modules` (DeepSeek-V3's `mla_up_proj`, the norms, the experts' activation), the FP8
 # casts Transformer Engine keeps of the linear layers' inputs instead of 16-bit tensors, CPU
 # activation offload (`cpu_offloading_num_layers`), torchtitan's op-level selective checkpointing
 # (every other matrix multiply's output kept) and DeepSpeed's per-module ZeRO-3 gathers. The table
-# lists the plans the textbook count turns away, their share of HBM before and after.
+# lists the plans the textbook count turns away, their share of HBM before and after. A
+# scenario's plan search counts memory as its stack stores it (`step_scenario.scenario_memory`:
+# the stack's profile, e.g. the modules DeepSeek's framework recomputes), so DeepSeek-V3's plan
+# is within its reach; a run's own recomputed modules and offloaded layers (the Megatron-Bridge
+# recipes') are no scenario keys, and the search does not count them.
 
 # %%
 # NBVAL_CHECK_OUTPUT
