@@ -67,9 +67,17 @@ def test_overlap_host_cost_reading():
     # by hand: (17.2 - 16.0 + the engine's hidden all-to-all, 1.5 s) over about 1,500 MoE
     # layer-micro-batches (12 layers x 128 micro-batches): about 1.8 ms
     assert 1.0e-3 < r["h_s"] < 3.0e-3
-    for run_id in step_validation.EP_OVERLAP_OF_ROW:
+    # the rows it was read from (25.11, 26.02, 26.04 tables), optimistic, and nearer with it
+    first = ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs",
+             "mb2604-gb200-gpt-oss-120b-bf16", "mb260401-gb200-gpt-oss-120b-bf16")
+    for run_id in first:
         before, after = r[run_id]
         assert before > 0.30 and 0.0 < after < before
+    # two overlap rows of the 26.02.01 and 26.04.01 tables (added after it was read) are
+    # pessimistic already and it moves them further: evidence against it as an engine term
+    for run_id in set(step_validation.EP_OVERLAP_OF_ROW) - set(first):
+        before, after = r[run_id]
+        assert after < before < 0
     # the H100 controlled pair (overlap helped 3.7 s) comes out worse with it: why it is a
     # reading and not an engine term
     before, after = r["h100 bf16 ep16 overlap check"]
