@@ -43,6 +43,40 @@ def test_the_table_holds_nvidias_figures():
     assert d.source.str.contains("fb682ce7").all()
 
 
+# Four more of the result files' lines verbatim (NVIDIA/cudnn-frontend @ fb682ce7,
+# benchmark/sdpa_benchmark_training/results/...; non-deterministic backward), one per device x
+# dtype x mask family: (file, line) -> the table's row; time and rate exact.
+SOURCE_LINES = [
+    ("dsv3/gb300/dsv3_20260424_101002.csv",
+     "dsv3,dsv3,cudnn,mxfp8,top_left,2,16384,16384,128,128,192,128,fwd,False,7.336,2998.000,"
+     "0.000,10,,True,,NVIDIA GB300,1.21.1,92200.000"),
+    ("llama3.1/gb200/llama3.1_20260424_100750.csv",
+     "llama3.1,llama3.1,cudnn,bfloat16,top_left,2,32768,32768,64,8,128,128,bwd,False,71.756,"
+     "1226.000,0.000,10,,True,,NVIDIA GB200,1.21.1,92200.000"),
+    ("gpt_oss/gb300/gpt_oss_20260424_100022.csv",
+     "gpt_oss,gpt_oss,cudnn,bfloat16,top_left,2,2048,2048,128,128,64,64,bwd,False,0.227,184.000,"
+     "0.000,10,128,True,,NVIDIA GB300,1.21.1,92200.000"),
+    ("gpt_oss/gb200/gpt_oss_20260424_100011.csv",
+     "gpt_oss,gpt_oss,cudnn,mxfp8,top_left,2,32768,32768,128,128,64,64,bwd,False,108.370,6.000,"
+     "0.000,10,128,True,,NVIDIA GB200,1.21.1,92200.000"),
+]
+
+
+@pytest.mark.parametrize("path, line", SOURCE_LINES)
+def test_rows_are_the_result_files_lines(path, line):
+    f = line.split(",")
+    device = {"NVIDIA GB200": GB200, "NVIDIA GB300": "GB300-NVL72"}[f[21]]
+    dtype = {"bfloat16": "bf16", "mxfp8": "mxfp8"}[f[3]]
+    mask = "window" if f[18] else "causal"
+    r = _row(device, {"fwd": "forward", "bwd": "backward"}[f[12]], mask, int(f[10]), int(f[6]),
+             dtype)
+    assert path.split("/")[0] in r.source and f[3] in r.source
+    assert (r.batch, r.q_heads, r.kv_heads, r.head_dim_v) == tuple(int(x) for x in
+                                                                   (f[5], f[8], f[9], f[11]))
+    assert r.time_ms == float(f[14]) and r.tflops == float(f[15])
+    assert (float(r.window) if mask == "window" else 0.0) == (float(f[18]) if f[18] else 0.0)
+
+
 def test_each_rate_is_the_scripts_flops_over_its_time():
     # hand derivation of every point: FLOPs by the script's count over the published time
     d = attention.load_blackwell_benchmarks()
@@ -61,7 +95,8 @@ def test_each_rate_is_the_scripts_flops_over_its_time():
 
 def test_backward_on_the_engines_basis():
     # the engine counts the backward as 2.5 x the forward's 2(d_qk + d_v): for MLA 192/128 that
-    # is 800 FLOPs per score against the script's 2(3·192 + 2·128) = 832
+    # is 2.5 x 2 x 320 = 1,600 FLOPs per score against the script's 2(3·192 + 2·128) = 1,664,
+    # a ratio of 800 / 832
     r = _row(GB200, "backward", "causal", 192, 4096)
     assert r.tflops_engine == pytest.approx(r.tflops * 800 / 832)
     r = _row(GB200, "backward", "causal", 128, 4096)

@@ -7,9 +7,9 @@ TP1 · PP16 · EP8 with full recomputation, not the published plan (TP1, PP16, E
 recomputation, DualPipe; §3.2). Three causes, each checked here against the report:
 
 1. the search counted memory as Korthikanti et al. write it (125 GB per GPU for the published
-   plan), not as the stack stores it: FP8 copies of the linear layers' inputs (§3.3.2) and
+   plan), not as the stack stores it: FP8 copies of the linear layers' inputs (§3.3.3) and
    DeepSeek's recomputation of every RMSNorm and MLA up-projection (§3.2.3) and of the SwiGLU
-   output (§3.3.2), with which the plan ran in 80 GB;
+   output (§3.3.3), with which the plan ran in 80 GB;
 2. on DeepSeek's own stack (``deepseek-hai-llm-2024``) the search raised: an EP layout whose
    nodes hold fewer than a token's top-8 experts under the 4-node routing limit (§2.1.2) was
    priced, and the dispatch refused it;
@@ -56,7 +56,7 @@ def _published_plan():
 
 def test_deepseek_stack_recomputes_what_the_report_says():
     """§3.2.3: "we recompute all RMSNorm operations and MLA up-projections during
-    back-propagation"; §3.3.2: "we cache the inputs of the SwiGLU operator and recompute its
+    back-propagation"; §3.3.3: "we cache the inputs of the SwiGLU operator and recompute its
     output in the backward pass" (Megatron-Core's names layernorm, mla_up_proj, moe_act), and the
     linear layers' inputs cached in FP8 (the stack's fp8_saved_inputs, with FP8 GEMMs only)."""
     st = stacks.load_stack("deepseek-hai-llm-2024")

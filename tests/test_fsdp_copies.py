@@ -1,12 +1,14 @@
 """FSDP2's copies around its collectives (StepOptions.fsdp_copies, step.fsdp_copies_s).
 
-Sources: pytorch/pytorch ``torch/distributed/_composable/fsdp/_fsdp_param_group.py``
+Sources (pytorch/pytorch, as read at the commits named):
+``torch/distributed/_composable/fsdp/_fsdp_param_group.py`` @ 012c62d62004
 (``FSDPParamGroup.wait_for_unshard``, called by ``pre_forward`` and ``pre_backward``, runs
 ``foreach_all_gather_copy_out`` on the current, compute, stream) and ``_fsdp_collectives.py``
-(``foreach_all_gather_copy_out``: ``torch.split_with_sizes_copy`` of the all-gather output into
-the unsharded parameters; ``foreach_reduce``: ``foreach_reduce_scatter_copy_in``, a
-``torch._chunk_cat`` of the unsharded gradients into the reduce-scatter input in the reduce
-dtype, followed by ``current_stream.wait_stream(reduce_scatter_stream)``), and ``_fsdp_state.py``
+@ 415cc2628922 (``foreach_all_gather_copy_out``: ``torch.split_with_sizes_copy`` of the
+all-gather output into the unsharded parameters; ``foreach_reduce``:
+``foreach_reduce_scatter_copy_in``, a ``torch._chunk_cat`` of the unsharded gradients into the
+reduce-scatter input in the reduce dtype, followed by
+``current_stream.wait_stream(reduce_scatter_stream)``), and ``_fsdp_state.py`` @ 005da465b934
 (``FSDPState._pre_forward``: "When composing with module-hook-based activation checkpointing,
 the pre-backward hook is responsible for the unshard": a recomputed forward gathers nothing).
 pytorch/pytorch PR #117203 (2024-01, the ``split_with_sizes_copy.out`` fast path FSDP2 adopted in

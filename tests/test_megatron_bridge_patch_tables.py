@@ -310,3 +310,28 @@ def test_the_26_02_01_h100_qwen3_row_is_the_table_plan_not_its_tag_recipe(csvs):
     assert float(first["reported_tokens_per_sec_per_gpu"]) == 5113
     assert "f29a269f8" in c["notes"]
     assert step_validation.EP_OVERLAP_OF_ROW[rid] == "merged_1f1b"
+
+
+#: The GB200 DeepSeek-V3 MXFP8 rows whose recipe recomputes Megatron-Core's ``mlp`` module:
+#: DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_V1 (whence ``_FP8_MX_V2``) sets ``recompute_modules=["mlp"]``
+#: in scripts/performance/configs/deepseek/deepseek_workload_base_configs.py at Megatron-Bridge
+#: v0.4.0 and v0.4.2, and Megatron-Core, at the 3rdparty/Megatron-LM commits those tags pin
+#: (d7288711b, 2edffadb5), recomputes it only in dense layers
+#: (megatron/core/transformer/transformer_layer.py: ``if "mlp" in self.config.recompute_modules:
+#: if not self.is_moe_layer: self.recompute_mlp = True``): DeepSeek-V3's 3 dense layers of 61
+#: (``n_dense_layers``), no attention core. The engine's nearest setting is no recomputation, not
+#: ``selective`` (Korthikanti's attention-core re-run in every layer).
+MLP_RECOMPUTE_ROWS = {"mb2604-gb200-deepseek-v3-mxfp8": "d7288711b",
+                      "mb260401-gb200-deepseek-v3-mxfp8": "2edffadb5"}
+
+
+@pytest.mark.parametrize("rid, megatron_lm", sorted(MLP_RECOMPUTE_ROWS.items()))
+def test_dense_only_mlp_recompute_is_priced_as_none(csvs, rid, megatron_lm):
+    from llmcost import load_model
+    _, cfg = csvs
+    c = cfg.loc[rid]
+    assert "recompute_modules ['mlp']" in c["notes"] and megatron_lm in c["notes"]
+    assert c["recompute"] == "none"
+    assert pd.isna(c["recompute_modules"])
+    m = load_model("deepseek-v3")
+    assert (m.n_layers, m.n_dense_layers) == (61, 3)

@@ -23,7 +23,7 @@ from llmcost.training import memory, step_validation
 #: - mb2511-gb200-deepseek-v3-bf16, mb2608-gb200-deepseek-v3-mxfp8: recompute_modules
 #:   ["mla_up_proj"] (the recipes);
 #: - deepseek-v3-pretrain: RMSNorm and MLA up-projection recomputed, SwiGLU output recomputed,
-#:   FP8 caches of the linears' inputs (arXiv:2412.19437 §3.2.3, §3.3.2).
+#:   FP8 caches of the linears' inputs (arXiv:2412.19437 §3.2.3, §3.3.3).
 #: One named overcount, a stated plan no recipe holds: mb260201-gb300-llama-3.1-70b-mxfp8, the
 #: Megatron-Bridge 26.02.01 table's Llama 3 70B MXFP8 on 64 GB300 at MBS 2, PP 4 without VP and no
 #: recomputation (docs/performance-summary-archive.md at 067f987df). The recipe at its tag

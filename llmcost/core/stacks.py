@@ -121,7 +121,7 @@ class Stack:
     plan's recomputation mode (``STACK_RECOMPUTE_MODULES``, Megatron-Core's
     ``recompute_modules`` names; empty = none), counted by the memory model only
     (``training.options.stack_memory_practice``): DeepSeek's HAI-LLM recomputes every RMSNorm and
-    the MLA up-projections (arXiv:2412.19437 §3.2.3) and the SwiGLU output (§3.3.2);
+    the MLA up-projections (arXiv:2412.19437 §3.2.3) and the SwiGLU output (§3.3.3);
     ``source`` and ``notes`` say where each field comes from.
     """
 

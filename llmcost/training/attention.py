@@ -98,8 +98,10 @@ on by default) prices the Transformer Engine stacks' attention on Blackwell at t
 interpolated (``blackwell_tflops``), × ``KERNEL_EFFICIENCY`` as the flat fraction is; the
 engine prices a model's sliding-window layers at the band's rate and its full layers at the
 causal one (``step._curve_core_times``). FP8 attention (the 2026 recipes'
-``fp8_dot_product_attention``; the same table's FP8 and MXFP8 series) is not priced: the
-attention core runs at the BF16 rates.
+``fp8_dot_product_attention``) is priced at the same table's MXFP8 series where the run sets
+it (``StepOptions.fp8_attention``, off by default: ``dtype="fp8"``, ``fp8_recipe="mxfp8"``,
+Blackwell); elsewhere the attention core runs at the BF16 rates. The source's per-tensor FP8
+series (data_type fp8) is not transcribed.
 
 Context parallelism
 -------------------

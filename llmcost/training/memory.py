@@ -237,8 +237,8 @@ class MemoryPractice:
         element) instead of the 16-bit tensor: Transformer Engine's ``Linear`` /
         ``LayerNormLinear`` / ``GroupedLinear`` save the quantized input when FP8 is on
         (transformer_engine/pytorch/module/linear.py, ``saved_inputmat = inputmat`` after
-        ``input_quantizer``); DeepSeek-V3 "cache[s] the activations in FP8 format for the Linear
-        operator's backward pass" (arXiv:2412.19437 §3.3.2). See ``_layer_activations``.
+        ``input_quantizer``); DeepSeek-V3: "it is a natural choice to cache activations in FP8
+        format for the backward pass of the Linear operator" (arXiv:2412.19437 §3.3.3). See ``_layer_activations``.
     offload_layers : int
         Layers whose stored activations go to host memory after their forward and return for
         their backward (Megatron-Core ``cpu_offloading_num_layers`` through Transformer Engine's

@@ -987,7 +987,9 @@ FSDP_COPY_OUT_BYTES = 4.0
 def fsdp_copies_s(params, gathers, grad_bytes, hbm_bytes_per_s):
     """Seconds per micro-batch of FSDP2's copies around its collectives on one rank, serial
     with the layers' kernels (pytorch/pytorch ``torch/distributed/_composable/fsdp/``
-    ``_fsdp_param_group.py`` and ``_fsdp_collectives.py``, the ``fully_shard`` torchtitan runs):
+    ``_fsdp_param_group.py`` @ 012c62d6, ``_fsdp_collectives.py`` @ 415cc262 and
+    ``_fsdp_state.py`` @ 005da465; ``torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py``
+    @ 010ae4a8 for the later versions; the ``fully_shard`` torchtitan runs):
 
     * **copy-out**, after each all-gather of a ``fully_shard`` unit: the gathered buffer is
       copied into the unit's unsharded parameters (``foreach_all_gather_copy_out``:
@@ -1011,9 +1013,13 @@ def fsdp_copies_s(params, gathers, grad_bytes, hbm_bytes_per_s):
     (``FSDPState._pre_forward``: "When composing with module-hook-based activation
     checkpointing, the pre-backward hook is responsible for the unshard"); ``grad_bytes`` the
     reduce dtype's bytes (the recipe's reduced gradient: 4 for an fp32 reduce, torchtitan's
-    ``mixed_precision_reduce`` default); ``hbm_bytes_per_s`` the sustained HBM bandwidth. The
-    reduce-scatter's own division and the sharded gradient's accumulation run on the
-    reduce-scatter stream over ``params / shards`` elements and are not priced."""
+    ``mixed_precision_reduce`` default); ``hbm_bytes_per_s`` the sustained HBM bandwidth. Not
+    priced, being off the compute stream: the all-gather's copy-in (the sharded parameters
+    cast and copied into the all-gather input, ``params / shards`` elements, on its own
+    stream), a pre-division of the reduce-scatter input (only when the reduce is not an
+    averaging one, e.g. fp16; on the reduce-scatter stream after the compute stream's wait),
+    and the sharded gradient's accumulation (``params / shards`` elements, reduce-scatter
+    stream)."""
     return (gathers * FSDP_COPY_OUT_BYTES + 2.0 + grad_bytes) * params / hbm_bytes_per_s
 
 
