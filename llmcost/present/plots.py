@@ -207,16 +207,19 @@ def keep_ticks_while_printing() -> bool:
 
 
 def _one_draw_layout(canvas, kwargs: dict):
-    """The ``print_figure`` of ``canvas`` with ``kwargs`` (keywords only) as
-    ``print_with_one_draw`` makes it, or None where matplotlib's own is used: a PNG with
+    """The figure of ``canvas`` when its ``print_figure`` with ``kwargs`` (keywords only) is
+    one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG with
     ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes
-    locators (colorbars, insets), whose layout engine is matplotlib's constrained one or none."""
+    with a locator (colorbars), whose layout engine is matplotlib's constrained one or none,
+    with a matplotlib that has the private helpers used (3.8 and later)."""
+    import matplotlib as mpl
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine
 
     fig = canvas.figure
-    if not (kwargs.get("bbox_inches") == "tight" and kwargs.get("format") == "png"
-            and kwargs.get("backend") is None and kwargs.get("bbox_extra_artists") is None
+    if not (hasattr(mpl, "_val_or_rc") and kwargs.get("bbox_inches") == "tight"
+            and kwargs.get("format") == "png" and kwargs.get("backend") is None
+            and kwargs.get("bbox_extra_artists") is None
             and type(fig) is Figure and fig.get_visible() and not getattr(fig, "subfigs", [])
             and hasattr(fig, "_get_draw_artists") and hasattr(canvas, "_is_saving")
             and type(fig.get_layout_engine()) in (ConstrainedLayoutEngine,
