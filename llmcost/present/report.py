@@ -22,7 +22,7 @@ text table (which nbval can check) together with a JSON copy under the MIME type
 from __future__ import annotations
 
 import ast
-import copy
+from copy import deepcopy
 import csv
 import functools
 import gc
@@ -941,16 +941,20 @@ def page_exporter():
     return PageExporter
 
 
-def _to_html(nb_node, title: str, written: set[str] | None = None) -> str:
+def _to_html(nb_node, title: str, written: set[str] | None = None, copy: bool = True) -> str:
     """HTML without code. Links between notebooks point at the sibling HTML pages the report
     wrote (``written``: their stems; default: every linked page is assumed written); the
     "← 00 · Index" links go to the report's ``index.html``; a link to a notebook the report did
     not run becomes plain text saying so. A failed notebook shows its error as one sentence.
     TeX math in markdown cells becomes MathML (``llmcost.texmath``: the pages carry no MathJax);
     the number of formulas that did not convert is written in the page's
-    ``<meta name="llmcost-tex-failures">`` and each is shown as escaped TeX in ``<code>``."""
+    ``<meta name="llmcost-tex-failures">`` and each is shown as escaped TeX in ``<code>``.
+    ``copy=False`` makes the page from ``nb_node`` itself, which it changes (its errors and
+    math), instead of from a copy (a deep copy of a notebook's node tree: a fifth of the page's
+    time)."""
 
-    nb_node = copy.deepcopy(nb_node)
+    if copy:
+        nb_node = deepcopy(nb_node)
     _readable_errors(nb_node)
     tex_failures = notebook_math_to_mathml(nb_node)
     nb_node.metadata["title"] = title
@@ -1226,11 +1230,13 @@ _ENGINE = None
 
 def _engine() -> str:
     """The name of papermill's nbclient engine as the report uses it: the executed notebook is
-    written once, when the run ends (also when a cell fails or times out, so a failed notebook is
-    still kept), instead of before and after every cell. papermill's default rewrites the whole
-    notebook, figures included, about twice per cell; measured on notebook 03 (45 cells, 0.7 MB):
-    87 ms a write on the loaded 2-core machine, seconds of report-process CPU per notebook taken
-    from the kernels running beside it."""
+    written once, when the run ends, instead of before and after every cell. papermill's default
+    rewrites the whole notebook, figures included, about twice per cell; measured on notebook 03
+    (45 cells, 0.7 MB): 87 ms a write on the loaded 2-core machine, seconds of report-process CPU
+    per notebook taken from the kernels running beside it. A run that returns is written by
+    ``papermill.execute_notebook`` itself (its last step, or ``raise_for_execution_errors``
+    for a cell that failed), so the engine does not write it a second time; a run that raises
+    (a timeout, a dead kernel) never reaches that step, and is written by the engine."""
     from papermill.engines import NBClientEngine, NotebookExecutionManager, papermill_engines
 
     global _ENGINE
@@ -1239,13 +1245,14 @@ def _engine() -> str:
 
     class _SaveAtEnd(NotebookExecutionManager):
         _final = False
+        raised = True  # until the run returns
 
         def save(self, **kwargs):
             if self._final:
                 super().save(**kwargs)
 
         def notebook_complete(self, **kwargs):
-            self._final = True
+            self._final = self.raised
             super().notebook_complete(**kwargs)
 
     class _Engine(NBClientEngine):
@@ -1258,6 +1265,7 @@ def _engine() -> str:
             nb_man.notebook_start()
             try:
                 cls.execute_managed_notebook(nb_man, kernel_name, log_output=log_output, **kwargs)
+                nb_man.raised = False
             finally:
                 nb_man.cleanup_pbar()
                 nb_man.notebook_complete()
@@ -1281,16 +1289,19 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
 
     t0, timed_out, failure = time.perf_counter(), None, None
     out_nb = Path(out_nb).absolute()  # papermill chdirs to ``cwd`` (process-wide) while it runs
-    not_started = None
+    not_started = node = None
     for attempt in (1, 2):  # a kernel that fails to start is started once more
         try:
             km = {} if kernel is None else {"km": kernel.ready(str(nb.parent))}
-            pm.execute_notebook(str(nb), str(out_nb), parameters=params, kernel_name="python3",
-                                cwd=str(nb.parent), execution_timeout=timeout_s,
-                                progress_bar=False, log_output=False,
-                                extra_arguments=KERNEL_ARGS, engine_name=_engine(), **km)
+            # the executed notebook, as papermill wrote it to out_nb (not read back)
+            node = pm.execute_notebook(str(nb), str(out_nb), parameters=params,
+                                       kernel_name="python3", cwd=str(nb.parent),
+                                       execution_timeout=timeout_s, progress_bar=False,
+                                       log_output=False, extra_arguments=KERNEL_ARGS,
+                                       engine_name=_engine(), **km)
             failure = not_started = None
         except Exception as e:  # PapermillExecutionError, timeouts, dead kernels
+            node = None  # what was kept of it is read from out_nb below
             reason = getattr(e, "ename", type(e).__name__)
             evalue = getattr(e, "evalue", str(e)).strip().splitlines()
             failure = f"{reason}: {evalue[0] if evalue else ''}"
@@ -1310,7 +1321,8 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
         node = nbformat.read(nb, as_version=4)
         _kernel_failed_note(node, not_started)
         nbformat.write(node, out_nb)
-    node = nbformat.read(out_nb, as_version=4) if out_nb.exists() else None
+    if node is None and out_nb.exists():
+        node = nbformat.read(out_nb, as_version=4)
     html_path, rows = None, []
     if node is not None:
         if timed_out:  # the page's sentence names the timeout (HTML only)
@@ -1318,9 +1330,9 @@ def _run_one(nb: Path, out_nb: Path, params: dict, title: str, written: set, tim
             for out in (o for c in node.cells for o in c.get("outputs", [])
                         if o.get("output_type") == "error"):
                 out["ename"], out["evalue"] = timed_out
-        html_path = out_nb.with_suffix(".html")
-        html_path.write_text(_to_html(node, title, written), encoding="utf-8")
         rows = _collect_summary(node)
+        html_path = out_nb.with_suffix(".html")  # the page changes the node: made last
+        html_path.write_text(_to_html(node, title, written, copy=False), encoding="utf-8")
     return _NotebookRun(out_nb, failure is not None, html_path, rows,
                         time.perf_counter() - t0, failure), failure
 
