@@ -209,8 +209,8 @@ def keep_ticks_while_printing() -> bool:
 def _one_draw_layout(canvas, kwargs: dict):
     """The figure of ``canvas`` when its ``print_figure`` with ``kwargs`` (keywords only) is
     one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG with
-    ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes
-    with a locator (colorbars), whose layout engine is matplotlib's constrained one or none,
+    ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes of
+    its own with a locator (colorbars; an inset is its axes' child), whose layout engine is matplotlib's constrained one or none,
     with a matplotlib that has the private helpers used (3.8 and later)."""
     import matplotlib as mpl
     from matplotlib.figure import Figure
@@ -232,8 +232,9 @@ def _one_draw_layout(canvas, kwargs: dict):
 def print_with_one_draw() -> bool:
     """Make every ``print_figure`` of this process that crops a PNG to its tight bounding box
     (the inline backend's ``bbox_inches="tight"``) draw the figure once instead of twice: same
-    bytes (``tests/test_live_figure.py``), about a tenth less printing time per figure (report
-    kernels: ``kernels.remember_state``). Returns whether it was installed now (False: it
+    bytes (``tests/test_live_figure.py``; the default scenario's 68 report figures), an eighth
+    less printing time (7.9 -> 6.9 CPU-s for those figures, measured in a report's kernel;
+    report kernels: ``kernels.remember_state``). Returns whether it was installed now (False: it
     already was).
 
     Matplotlib's ``FigureCanvasBase.print_figure`` (3.11) draws a figure with a layout engine,
@@ -248,8 +249,8 @@ def print_with_one_draw() -> bool:
     ``savefig.pad_inches`` or the constrained layout's pads as matplotlib pads it), then
     matplotlib's own ``print_figure`` draws once inside that crop with no layout engine, as it
     would. What it does not cover (``_one_draw_layout``: other formats and crops, subfigures,
-    colorbars and insets, whose axes locators need the first draw's renderer) is printed by
-    matplotlib. The disabled draw's ``draw_event`` is not sent (no inline figure listens).
+    colorbars, whose axes locators matplotlib's crop calls with the first draw's renderer) is
+    printed by matplotlib. The disabled draw's ``draw_event`` is not sent (no inline figure listens).
     Each print runs inside ``ticks_computed_once``."""
     import matplotlib as mpl
     from matplotlib import cbook
