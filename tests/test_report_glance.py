@@ -484,3 +484,24 @@ def test_a_context_extension_is_not_called_beyond_the_models_context():
     assert glance.caveat_line(cp) == ("context parallelism is off by default: with it the plan "
                                       "search predicts 46.4% MFU, not 18.1% (cp: 0 lets it "
                                       "choose)")
+
+
+def test_the_glance_key_records_every_setting_and_is_the_same_in_another_process():
+    """``glance.settings_key``: a changed matplotlib setting is a new key; the same settings are
+    the same key in a new process (no object of the running process in it), so a second report
+    reads the glance pictures from the disk cache."""
+    import subprocess
+    import sys
+
+    key = glance.settings_key()
+    with matplotlib.rc_context({"font.size": matplotlib.rcParams["font.size"] + 1}):
+        assert glance.settings_key() != key
+    with matplotlib.rc_context({"svg.fonttype": "none" if matplotlib.rcParams["svg.fonttype"]
+                                != "none" else "path"}):
+        assert glance.settings_key() != key
+    assert glance.settings_key() == key
+    other = subprocess.run(
+        [sys.executable, "-c", "import matplotlib; matplotlib.use('Agg'); "
+         "from llmcost.present import glance; print(glance.settings_key())"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert other == key
