@@ -336,8 +336,8 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws):
     matplotlib's ``print_figure`` does, byte for byte (the inline backend's crop, constrained
     layout and its aspect, texts past the canvas, shared, twin and log axes, math text, an
     inset, ``plots.readable``'s tight layout), with one draw where it applies and matplotlib's
-    two where it does not (a colorbar's axes locator); also with the other two speed-ups of the report's
-    kernels installed."""
+    two where it does not (a colorbar's axes locator); also with the report kernels' other two
+    speed-ups installed."""
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.figure import Figure
 

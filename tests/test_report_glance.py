@@ -493,15 +493,17 @@ def test_the_glance_key_records_every_setting_and_is_the_same_in_another_process
     import subprocess
     import sys
 
-    key = glance.settings_key()
-    with matplotlib.rc_context({"font.size": matplotlib.rcParams["font.size"] + 1}):
-        assert glance.settings_key() != key
-    with matplotlib.rc_context({"svg.fonttype": "none" if matplotlib.rcParams["svg.fonttype"]
-                                != "none" else "path"}):
-        assert glance.settings_key() != key
-    assert glance.settings_key() == key
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # what another test left in this process is not the question
+        key = glance.settings_key()
+        with matplotlib.rc_context({"font.size": matplotlib.rcParams["font.size"] + 1}):
+            assert glance.settings_key() != key
+        with matplotlib.rc_context({"svg.fonttype": "none"}):  # the default is "path"
+            assert glance.settings_key() != key
+        assert glance.settings_key() == key
     other = subprocess.run(
         [sys.executable, "-c", "import matplotlib; matplotlib.use('Agg'); "
-         "from llmcost.present import glance; print(glance.settings_key())"],
+         "matplotlib.rcdefaults(); from llmcost.present import glance; "
+         "print(glance.settings_key())"],
         capture_output=True, text=True, check=True).stdout.strip()
     assert other == key

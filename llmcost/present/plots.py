@@ -210,8 +210,9 @@ def _one_draw_layout(canvas, kwargs: dict):
     """The figure of ``canvas`` when its ``print_figure`` with ``kwargs`` (keywords only) is
     one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG with
     ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes of
-    its own with a locator (colorbars; an inset is its axes' child), whose layout engine is matplotlib's constrained one or none,
-    with a matplotlib that has the private helpers used (3.8 and later)."""
+    its own with a locator (colorbars; an inset is its axes' child), whose layout engine is
+    matplotlib's constrained one or none, with a matplotlib that has the private helpers used
+    (3.8 and later)."""
     import matplotlib as mpl
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine
@@ -250,8 +251,8 @@ def print_with_one_draw() -> bool:
     matplotlib's own ``print_figure`` draws once inside that crop with no layout engine, as it
     would. What it does not cover (``_one_draw_layout``: other formats and crops, subfigures,
     colorbars, whose axes locators matplotlib's crop calls with the first draw's renderer) is
-    printed by matplotlib. The disabled draw's ``draw_event`` is not sent (no inline figure listens).
-    Each print runs inside ``ticks_computed_once``."""
+    printed by matplotlib. The disabled draw's ``draw_event`` is not sent (no inline figure
+    listens). Each print runs inside ``ticks_computed_once``."""
     import matplotlib as mpl
     from matplotlib import cbook
     from matplotlib.backend_bases import FigureCanvasBase, _get_renderer
