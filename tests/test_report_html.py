@@ -60,9 +60,11 @@ def test_the_pass_leaves_scripts_comments_and_text_alone():
     a tabindex stays where it was, with nbconvert's value."""
     page = ("<body class=\"jp-Notebook\"><script>'<img src=\"a\">'</script>"
             "<!-- <img src=\"b\"> --><pre>&lt;img src='c'&gt;</pre>"
-            "<div class=\"x jp-OutputArea-output\" tabindex=\"-1\" id=\"d\"></div><div class=\"jp-OutputArea-outputs\"></div><img src=\"e\"></body>")
+            "<div class=\"x jp-OutputArea-output\" tabindex=\"-1\" id=\"d\"></div>"
+            "<div class=\"jp-OutputArea-outputs\"></div><img src=\"e\"></body>")
     assert report.accessible_html(page) == (
         "<body class=\"jp-Notebook\"><script>'<img src=\"a\">'</script>"
         "<!-- <img src=\"b\"> --><pre>&lt;img src='c'&gt;</pre>"
-        "<div class=\"x jp-OutputArea-output\" tabindex=\"0\" id=\"d\"></div><div class=\"jp-OutputArea-outputs\"></div>"
+        "<div class=\"x jp-OutputArea-output\" tabindex=\"0\" id=\"d\"></div>"
+        "<div class=\"jp-OutputArea-outputs\"></div>"
         f"<img src=\"e\" alt=\"{report.NO_ALT_TEXT}\"></body>")
