@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -281,3 +282,103 @@ def test_shared_text_measures_follow_the_settings():
         for rc, expected in zip(settings + settings[::-1], reference + reference[::-1]):
             with matplotlib.rc_context(rc):
                 assert _inline_png(_math_figure()) == expected, rc
+
+
+@contextlib.contextmanager
+def _printing_with_one_draw():
+    """``plots.print_with_one_draw`` installed for the block, matplotlib's own method after."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    plain = FigureCanvasBase.print_figure
+    try:
+        assert plots.print_with_one_draw()
+        assert not plots.print_with_one_draw()  # once
+        yield
+    finally:
+        FigureCanvasBase.print_figure = plain
+
+
+def _aspect_and_overflow_figure():
+    """Constrained layout with what the crop must reach past the canvas: an equal-aspect axes,
+    a legend placed outside its axes, a text past the right edge, the foot's source line
+    (``plots._source``) and a long figure title; a second axes with a bar chart."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+    a.plot(np.arange(5), np.arange(5) ** 2, label="squares")
+    a.set_aspect("equal", adjustable="datalim")
+    a.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    b.barh(["one", "two", "three"], [3, 1, 2])
+    b.text(1.02, 0.5, "a note past the edge", transform=b.transAxes)
+    plots._source(a, "source: the foot line of every llmcost figure")
+    fig.suptitle("a title as long as the figure is wide, and a little longer still, to the end")
+    return fig
+
+
+def _readable_figure():
+    """``plots.readable``'s tight layout (no layout engine left: a place holder)."""
+    return plots.readable(_figure_with_every_kind_of_axis(colorbar=False))
+
+
+def _inset_figure():
+    """An inset axes (a child of its axes, placed by its own locator at each draw)."""
+    fig, ax = plt.subplots(figsize=(5, 3), layout="constrained")
+    ax.plot([1, 2, 3])
+    ax.inset_axes([0.6, 0.1, 0.3, 0.3]).plot([3, 1, 2])
+    return fig
+
+
+@pytest.mark.parametrize("make, draws", [
+    (_math_figure, 1), (_aspect_and_overflow_figure, 1), (_readable_figure, 1),
+    (lambda: _figure_with_every_kind_of_axis(colorbar=False), 1),
+    (_figure_with_every_kind_of_axis, 2),  # a colorbar: its axes have a locator
+    (_inset_figure, 1)])
+def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws):
+    """``plots.print_with_one_draw`` (what the report's kernels install) prints every figure as
+    matplotlib's ``print_figure`` does, byte for byte (the inline backend's crop, constrained
+    layout and its aspect, texts past the canvas, shared, twin and log axes, math text, an
+    inset, ``plots.readable``'s tight layout), with one draw where it applies and matplotlib's
+    two where it does not (a colorbar's axes locator); also with the report kernels' other two
+    speed-ups installed."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    from matplotlib.figure import Figure
+
+    reference = _inline_png(make())
+    count = [0]
+    draw = Figure.draw
+
+    def counted(self, renderer):
+        count[0] += 1
+        return draw(self, renderer)
+
+    with _printing_with_one_draw():
+        with mock.patch.object(Figure, "draw", counted):
+            assert _inline_png(make()) == reference
+        assert count[0] == draws
+        plain = FigureCanvasBase.print_figure
+        try:
+            with _sharing_text_measures():
+                plots.keep_ticks_while_printing()
+                assert _inline_png(make()) == reference
+        finally:
+            FigureCanvasBase.print_figure = plain
+
+
+def test_printing_with_one_draw_leaves_other_prints_to_matplotlib():
+    """``savefig`` gives the same bytes as without, the figure keeping its layout engine:
+    uncropped (matplotlib's print), cropped to SVG (matplotlib's) and cropped to PNG with a
+    pad of its own (one draw)."""
+    def outputs():
+        out = []
+        for kw in ({"format": "png"}, {"format": "svg", "bbox_inches": "tight"},
+                   {"format": "png", "bbox_inches": "tight", "pad_inches": 0.3}):
+            fig = _aspect_and_overflow_figure()
+            buf = io.BytesIO()
+            with matplotlib.rc_context({"svg.hashsalt": "llmcost"}):
+                fig.savefig(buf, metadata={"Date": None} if kw["format"] == "svg" else None,
+                            **kw)
+            out.append((buf.getvalue(), type(fig.get_layout_engine()).__name__))
+            plt.close(fig)
+        return out
+
+    reference = outputs()
+    with _printing_with_one_draw():
+        assert outputs() == reference

@@ -3,6 +3,7 @@ and failed notebooks."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -242,6 +243,39 @@ def test_failed_notebook_is_kept_and_named(tmp_path, monkeypatch):
     assert "This notebook stopped with an error" in page
     assert "ValueError: deliberate failure" in page and "Traceback" not in page
     assert "raise ValueError" not in page
+
+
+@pytest.mark.parametrize("stem, fails", [("01_ok", False), ("02_fail", True)])
+def test_each_executed_notebook_is_written_once_and_its_page_is_of_the_file(
+        tmp_path, monkeypatch, stem, fails):
+    """papermill writes the executed notebook once, whether a cell fails or not (the report's
+    engine leaves the write to ``papermill.execute_notebook``'s last step on a run that
+    returns); the page and the headline rows are the ones the notebook on disk gives."""
+    import papermill.engines
+    import papermill.execute
+
+    _tiny_notebooks(tmp_path / "nbs")
+    src = tmp_path / "nbs" / f"{stem}.ipynb"
+    nb = nbformat.read(src, as_version=4)
+    nb.cells.insert(2, new_code_cell(
+        "from llmcost.report import publish_summary, summary_row\n"
+        f"publish_summary({stem!r}, [summary_row('k', 'a figure', 1.5, 's')])"))
+    nbformat.write(nb, src)
+    writes = []
+    for module in (papermill.execute, papermill.engines):
+        real = module.write_ipynb
+        monkeypatch.setattr(module, "write_ipynb",
+                            lambda nb, path, real=real: (writes.append(path), real(nb, path))[1])
+    out = tmp_path / f"{stem}.ipynb"
+    run, failure = report._run_one(src, out, {}, "a title", {stem}, TIMEOUT_S)
+    assert len(writes) == 1 and (failure is not None) == fails
+    kept = nbformat.read(out, as_version=4)
+    assert run.rows == report._collect_summary(kept) and run.rows[0]["value"] == 1.5
+    def page(text):  # the note a failed page gets is a new cell: a new random id each time
+        return re.sub(r"cell-id=[0-9a-f-]+", "cell-id=", text)
+
+    assert page(run.html.read_text(encoding="utf-8")) == page(
+        report._to_html(kept, "a title", {stem}))
 
 
 def test_parallel_report_names_each_notebook_and_keeps_the_failed_one(tmp_path, monkeypatch):

@@ -517,3 +517,26 @@ def test_the_figures_foot_stays_below_the_axis_labels_when_cropped(ranged):
         for label in drawn["labels"]:
             assert drawn["foot"].y1 < label.y0, (tall, drawn["foot"], label)
     matplotlib.pyplot.close("all")
+
+
+def test_the_glance_key_records_every_setting_and_is_the_same_in_another_process():
+    """``glance.settings_key``: a changed matplotlib setting is a new key; the same settings are
+    the same key in a new process (no object of the running process in it), so a second report
+    reads the glance pictures from the disk cache."""
+    import subprocess
+    import sys
+
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # what another test left in this process is not the question
+        key = glance.settings_key()
+        with matplotlib.rc_context({"font.size": matplotlib.rcParams["font.size"] + 1}):
+            assert glance.settings_key() != key
+        with matplotlib.rc_context({"svg.fonttype": "none"}):  # the default is "path"
+            assert glance.settings_key() != key
+        assert glance.settings_key() == key
+    other = subprocess.run(
+        [sys.executable, "-c", "import matplotlib; matplotlib.use('Agg'); "
+         "matplotlib.rcdefaults(); from llmcost.present import glance; "
+         "print(glance.settings_key())"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert other == key

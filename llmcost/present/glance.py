@@ -139,7 +139,7 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
 
     font = font_manager.findfont(font_manager.FontProperties())
     uris = _glance_uris(bars, tornado_df, title, illustrative, basis, matplotlib.__version__,
-                        str(matplotlib.rcParams), font)
+                        settings_key(), font)
     t = bars.loc["total"]
     alt = (f"The bill line by line with its P10-P90 range: the whole bill "
            f"{fmt_usd(t['point_usd'])} ({fmt_usd(t['p10_usd'])}-{fmt_usd(t['p90_usd'])}); "
@@ -147,6 +147,17 @@ def glance_figure_html(bars, tornado_df, title: str, illustrative: bool,
     return (f"<picture><source media='(max-width: 40rem)' srcset=\"{uris[True]}\">"
             f"<img class='glance' src=\"{uris[False]}\" alt='{html.escape(alt, quote=True)}'>"
             "</picture>")
+
+
+def settings_key() -> str:
+    """Matplotlib's settings as the glance pictures' key records them: every ``rcParams`` entry
+    but the backend (which the SVG output does not use, and which names an object of the running
+    process until a backend is chosen), as stored, sorted by name. The same text as long as the
+    settings are the same, in any process; read without ``rcParams``' checks of each entry
+    (``str(rcParams)`` took 0.15 CPU-s of every report)."""
+    import matplotlib
+
+    return repr(sorted((k, v) for k, v in dict.items(matplotlib.rcParams) if k != "backend"))
 
 
 @disk_cached

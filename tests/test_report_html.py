@@ -1,0 +1,70 @@
+"""The report's HTML pages: ``report.page_exporter`` writes the page nbconvert's ``HTMLExporter``
+writes, with its accessibility pass (a text for every image, focusable inputs and outputs) done
+on the text instead of by BeautifulSoup (``report.accessible_html``)."""
+
+import base64
+
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+pytest.importorskip("nbconvert")
+bs4 = pytest.importorskip("bs4")
+from nbconvert import HTMLExporter  # noqa: E402
+
+from llmcost.present import report  # noqa: E402
+
+#: A 1×1 PNG.
+PNG = base64.b64encode(bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082")).decode()
+
+
+def _notebook():
+    """Every case of the pass: images with and without a text (markdown, outputs, upper case,
+    self-closing, single quotes), outputs of each kind, a div that has a tabindex, and what it
+    must leave alone (a script's and a comment's text)."""
+    html = ("<div class='jp-OutputArea-output extra' tabindex=\"-1\">kept in place</div>"
+            "<IMG SRC='upper.png'><img src='closed.png'/><img alt=\"\" src=\"empty-alt.png\">"
+            "<script>var s = '<div class=\"jp-OutputArea-output\"><img src=\"s.png\">';</script>"
+            "<!-- <img src=\"comment.png\"> --><p data-x=\"a > b\">text</p>")
+    return new_notebook(cells=[
+        new_markdown_cell(f"# A page\n\n![a chart](data:image/png;base64,{PNG})\n\n"
+                          "<img src=\"raw.png\"> and <img src=\"b.png\" alt=\"has one\">"),
+        new_code_cell("1 + 1", outputs=[
+            new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
+            new_output("execute_result", data={"text/plain": "2"}, execution_count=1),
+            new_output("display_data", data={"text/html": html}),
+            new_output("stream", name="stdout", text="<img src='not-a-tag.png'>\n"),
+        ], execution_count=1),
+    ], metadata={"language_info": {"name": "python"}})
+
+
+@pytest.mark.parametrize("exclude_input", [True, False])
+def test_the_page_is_nbconverts(exclude_input):
+    """Parsed as nbconvert parses it, the page is nbconvert's page, character for character:
+    the same elements, attributes (in their order) and text; and the case has something for the
+    pass to do (images without a text, focusable inputs and outputs)."""
+    kw = dict(exclude_input=exclude_input, exclude_input_prompt=True,
+              exclude_output_prompt=True)
+    nb = _notebook()
+    theirs = HTMLExporter(**kw).from_notebook_node(nb)[0]
+    mine = report.page_exporter()(**kw).from_notebook_node(nb)[0]
+    assert str(bs4.BeautifulSoup(mine, features="html.parser")) == theirs
+    assert theirs.count(report.NO_ALT_TEXT) >= 4
+    assert theirs.count('tabindex="0"') >= 4 + (0 if exclude_input else 1)
+    assert mine != theirs  # not BeautifulSoup's text: the pass did not parse the page
+
+
+def test_the_pass_leaves_scripts_comments_and_text_alone():
+    """Only start tags are changed: a script's and a comment's text, and escaped text, are not;
+    a tabindex stays where it was, with nbconvert's value."""
+    page = ("<body class=\"jp-Notebook\"><script>'<img src=\"a\">'</script>"
+            "<!-- <img src=\"b\"> --><pre>&lt;img src='c'&gt;</pre>"
+            "<div class=\"x jp-OutputArea-output\" tabindex=\"-1\" id=\"d\"></div>"
+            "<div class=\"jp-OutputArea-outputs\"></div><img src=\"e\"></body>")
+    assert report.accessible_html(page) == (
+        "<body class=\"jp-Notebook\"><script>'<img src=\"a\">'</script>"
+        "<!-- <img src=\"b\"> --><pre>&lt;img src='c'&gt;</pre>"
+        "<div class=\"x jp-OutputArea-output\" tabindex=\"0\" id=\"d\"></div>"
+        "<div class=\"jp-OutputArea-outputs\"></div>"
+        f"<img src=\"e\" alt=\"{report.NO_ALT_TEXT}\"></body>")
