@@ -20,6 +20,7 @@ from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import scenario_memory
+from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
@@ -124,6 +125,36 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
                f"the catalogue has no stack profile measured on {vendor}."))
 
 
+
+def own_stack_hint(values: dict, mfu_predicted: bool = False,
+                   defaults=frozenset()) -> str | None:
+    """A predicted MFU priced on the default stack for a model whose own published pre-training
+    ran on another (``step_validation.published_stack``, e.g. DeepSeek-V3 on HAI-LLM,
+    ``deepseek-hai-llm-2024``): the step-time model's MFU for the scenario's plan search on
+    both stacks, m_default and m_own (``scenario_step``, the same model, GPUs and fixed plan
+    fields), and the key that selects the model's own. The step time scales as 1 ÷ MFU, so the
+    run's days scale by m_default ÷ m_own. None when the scenario names a stack, the MFU is not
+    predicted, the model has no such run, or either search fails."""
+    if not mfu_predicted or ("stack" in values and "stack" not in defaults):
+        return None
+    here = values.get("stack", DEFAULT_STACK)
+    own = published_stack(values.get("model"))
+    if own is None or own[0] == here:
+        return None
+    try:
+        spec = load_model(values["model"])
+        _, b_here = scenario_step(values, spec)
+        plan, b_own = scenario_step({**values, "stack": own[0]}, spec)
+    except (ValueError, KeyError, TypeError):
+        return None
+    return (f"{spec.name}'s own published pre-training ran on the {own[0]} stack "
+            f"(data/validation_mfu.csv: {own[1]}); the scenario sets no stack, so it is "
+            f"priced on {here}: "
+            f"there the step-time model predicts {b_here.mfu:.1%}, on {own[0]} {b_own.mfu:.1%} "
+            f"({plan.describe()}; the same run in {b_here.mfu / b_own.mfu:.2f}× the time): set "
+            f"`stack: {own[0]}` to price it on its own software.")
+
+
 def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
     """dtype=fp8: the MFU is a fraction of the accelerator's dense FP8 peak, r = peak(FP8) ÷
     peak(BF16) times its BF16 one (data/accelerators.csv); published MFUs are on the BF16 peak,
@@ -214,6 +245,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     unsold = unavailable_price_warning(values)
     if unsold:
         out.append(unsold)
+    own = own_stack_hint(values, mfu_predicted, defaults)
+    if own:
+        out.append(own)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
