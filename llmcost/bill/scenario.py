@@ -1170,6 +1170,10 @@ def load_scenario(path) -> dict:
         if key == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
             raise ScenarioError(f"{p}: mfu={value!r}: the word is `predict` (lower case), which "
                                 "asks the report to predict the MFU; or give a number in (0, 1]")
+        if key == "mfu" and isinstance(value, str) and suggest(value.strip(), [MFU_PREDICT]):
+            raise ScenarioError(f"{p}: mfu={value!r} must be a number in (0, 1], or the word "
+                                "`predict` (the step-time model's prediction for the scenario's "
+                                "plan); did you mean `mfu: predict`?")
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:
