@@ -258,6 +258,13 @@ def _records(fields: dict, required: tuple):
 
 
 def _phases(name, v):
+    for i, ph in enumerate(v):
+        mfu = ph.get("mfu") if isinstance(ph, dict) else None
+        if isinstance(mfu, str) and mfu.strip().lower() == MFU_PREDICT:
+            raise ScenarioError(f"{name}[{i}].mfu={mfu!r}: a phase's MFU is not predicted "
+                                "(`mfu: predict` is the main run's); leave the phase's mfu out "
+                                "to price it at the main run's MFU and plan, or give a number "
+                                "in (0, 1]")
     v = _records({"name": ("str", None), "tokens": ("float", _positive),
                   "seq_len": ("int", _positive), "n_gpus": ("int", _positive),
                   "mfu": ("float", _mfu)}, ("name", "tokens", "seq_len"))(name, v)
