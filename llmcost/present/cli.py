@@ -1180,8 +1180,11 @@ def _calibrate(args) -> int:
           "pilot)")
     say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
-    say("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
-                                        else "nothing (the pilot ran this plan)"))
+    p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
+    ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
+           "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
+    say(f"  the band widens for{ref}: " + ("; ".join(x.novelties) if x.novelties
+                                           else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
             warning = pilot_calibration.pilot_plan_warning(p, cal, x0, plan)
