@@ -12,6 +12,7 @@ import math
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
+from ..core.diskcache import disk_cached
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import parallel
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
@@ -126,6 +127,18 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
 
 
 
+@disk_cached  # two plan searches, the same for every call with these values: core.diskcache
+def stack_mfus(values: dict, other: str) -> tuple:
+    """``(m_here, m_other, plan)``: the step-time model's MFU for the scenario's plan on its own
+    stack (``values["stack"]``, default ``DEFAULT_STACK``) and on the stack ``other``
+    (``scenario_step``: the plan search with the scenario's fixed fields on each stack), and the
+    plan chosen on ``other`` in words (``ParallelPlan.describe``)."""
+    spec = load_model(values["model"])
+    _, here = scenario_step(values, spec)
+    plan, there = scenario_step({**values, "stack": other}, spec)
+    return float(here.mfu), float(there.mfu), plan.describe()
+
+
 def own_stack_hint(values: dict, mfu_predicted: bool = False,
                    defaults=frozenset()) -> str | None:
     """A predicted MFU priced on the default stack for a model whose own published pre-training
@@ -142,16 +155,14 @@ def own_stack_hint(values: dict, mfu_predicted: bool = False,
     if own is None or own[0] == here:
         return None
     try:
-        spec = load_model(values["model"])
-        _, b_here = scenario_step(values, spec)
-        plan, b_own = scenario_step({**values, "stack": own[0]}, spec)
+        m_here, m_own, plan = stack_mfus(values, own[0])
     except (ValueError, KeyError, TypeError):
         return None
-    return (f"{spec.name}'s own published pre-training ran on the {own[0]} stack "
+    return (f"{values['model']}'s own published pre-training ran on the {own[0]} stack "
             f"(data/validation_mfu.csv: {own[1]}); the scenario sets no stack, so it is "
             f"priced on {here}: "
-            f"there the step-time model predicts {b_here.mfu:.1%}, on {own[0]} {b_own.mfu:.1%} "
-            f"({plan.describe()}; the same run in {b_here.mfu / b_own.mfu:.2f}× the time): set "
+            f"there the step-time model predicts {m_here:.1%}, on {own[0]} {m_own:.1%} "
+            f"({plan}; the same run in {m_here / m_own:.2f}× the time): set "
             f"`stack: {own[0]}` to price it on its own software.")
 
 
