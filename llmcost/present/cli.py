@@ -152,9 +152,9 @@ def _parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
-                        "published runs) or the shared scenario parameters.")
+                        "published runs, software stacks) or the shared scenario parameters.")
     ls.add_argument("what", choices=["models", "accelerators", "prices", "runs", "parameters",
-                                     "scenarios"])
+                                     "scenarios", "stacks"])
     ls.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="table: chosen columns with units, for a terminal (default); csv or json:"
                     " every column in SI units, sources included, for other tools")
@@ -769,6 +769,11 @@ TABLE_VIEWS = {
              ("train_tokens", "tokens (T)", _num(".3g", 1e12)),
              ("reported_gpu_hours", "GPU-hours (M)", _num(".3g", 1e6)),
              ("reported_mfu", "MFU", _num(".1%"))],
+    "stacks": [("name", "stack", str), ("date", "date", str),
+               ("flash_attention", "FlashAttention", str), ("schedules", "schedules", str),
+               ("zero_stages", "ZeRO", str), ("tp_overlap", "TP overlap", str),
+               ("ep_overlap", "EP overlap", str), ("fp8", "FP8", str),
+               ("measured_on", "measured on", str)],
 }
 
 
@@ -801,6 +806,8 @@ def _list(what: str, fmt: str = "table") -> int:
         df = catalog.list_prices()
     elif what == "runs":
         df = catalog.load_published_runs()
+    elif what == "stacks":  # the scenario key `stack:` names one (core.stacks)
+        df = pd.read_csv(catalog.DATA_DIR / "stacks.csv", dtype=str, keep_default_na=False)
     elif what == "scenarios":
         paths = [str(p) for p in sorted(catalog.SCENARIO_DIR.glob("*.yaml"))]
         if fmt == "json":
