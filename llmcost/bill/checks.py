@@ -126,7 +126,6 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
                f"the catalogue has no stack profile measured on {vendor}."))
 
 
-
 @disk_cached  # two plan searches, the same for every call with these values: core.diskcache
 def stack_mfus(values: dict, other: str) -> tuple:
     """``(m_here, m_other, plan)``: the step-time model's MFU for the scenario's plan on its own

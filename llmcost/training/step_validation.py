@@ -203,7 +203,6 @@ def validation_configs() -> pd.DataFrame:
     return df
 
 
-
 def published_stack(model_name: str) -> tuple[str, str] | None:
     """The software stack a model's own published pre-training ran on: the ``stack`` of a row of
     ``data/validation_mfu.csv`` whose published run (``data/published_runs.csv``, joined on
@@ -225,6 +224,7 @@ def published_stack(model_name: str) -> tuple[str, str] | None:
     if rows.empty:
         return None
     return str(rows["stack"].iloc[0]), str(rows["model"].iloc[0])
+
 
 #: The validation sets of ``data/validation_mfu.csv`` the model is held to (its target).
 VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-table2",
