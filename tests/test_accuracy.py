@@ -497,3 +497,17 @@ def test_mechanism_comparison_calibration_reads_the_calibration_rows():
     on = accuracy.validation_table(False, True, False)
     assert cal.loc["fp8_as_run", "all_on"] == pytest.approx(
         float(on.loc[on["split"] == "calibration", "error"].abs().mean()), rel=1e-12)
+
+
+def test_any_size_optimism_and_cap_name_the_same_best_figure():
+    # A Blackwell prediction above every published Blackwell MFU (no comparable run: a dense
+    # 405B) gets two sentences, the optimism warning and the cap; both name the best published
+    # MFU at any size, best_published_any_size, to one decimal: the same figure, not 35% in one
+    # and 35.3% in the other.
+    from llmcost.training.accuracy import band_cap, best_published_any_size
+    best, source = best_published_any_size("GB200-NVL72", "bf16")
+    high, said = band_cap(best + 0.013, 0.52, "GB200-NVL72", 405e9, None)
+    assert high == pytest.approx(best + 0.013, rel=1e-12)
+    assert len(said) == 2
+    assert f"for a model of any size, {best:.1%} ({source})" in said[0]
+    assert f"({source}), {best:.1%})" in said[1]

@@ -984,3 +984,23 @@ def test_a_predicted_mfu_names_the_efficiency_profile_it_used(tmp_path):
     assert "efficiency profile" not in src["without"]
     out = " ".join(run_cli("estimate", "--scenario", str(tmp_path / "with.yaml")).stdout.split())
     assert "kernels at the efficiency profile gpu.yaml" in out
+
+
+def test_cli_calibrate_names_the_band_reference_with_two_pilots(tmp_path, capsys):
+    # A new-user trial: pilots at 8 and 64 B200s identified the scale-out network ("from 8 -> 64
+    # GPUs"), and the target's band then "widens for: 32x the pilot's GPUs; scale-out network not
+    # in the pilot", the novelties counted against the smallest pilot (calibrate.extrapolate's
+    # p0, the rule the band's constants are fitted with): 256 ÷ 8 = 32, and the 8-GPU pilot
+    # stays in one node. The line now names that reference.
+    from llmcost.present.cli import main
+    path = tmp_path / "two.yaml"
+    path.write_text("model: llama-3.1-8b\naccelerator: B200\nn_gpus: 256\ntrain_tokens: 2e12\n"
+                    "seq_len: 8192\ntp: 1\npp: 1\nmicro_batch_size: 1\nrecompute: none\npilot:\n"
+                    "  - {n_gpus: 8, tokens_per_s_per_gpu: 20000}\n"
+                    "  - {n_gpus: 64, tokens_per_s_per_gpu: 19000}\n")
+    assert main(["calibrate", "--scenario", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "from 8 -> 64 GPUs" in out
+    assert ("the band widens for (what the run adds to the smallest pilot, 8 GPUs, the pilot the "
+            "band is fitted against, even where a larger pilot ran it): 32x the pilot's GPUs; "
+            "scale-out network not in the pilot") in out

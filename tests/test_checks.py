@@ -302,3 +302,50 @@ def test_no_step_model_warning_where_no_step_is_priced():
     assert not any("no measured efficiency figures" in w for w in scenario_warnings(v4))
     assert any("no measured efficiency figures" in w for w in scenario_warnings(
         {**v4, "comm_scaleout_bytes_per_s": 5e10}))
+
+
+def _dsv3_values(n_gpus=512, **override):
+    """DeepSeek-V3's published shape (arXiv:2412.19437 §4.2: 4,096-token sequences, 15,360
+    sequences per step, FP8) on a smaller H800 cluster, the stack left to the default."""
+    return _values(model="deepseek-v3", accelerator="H800", n_gpus=n_gpus, seq_len=4096,
+                   global_batch_tokens=4096 * 15360, dtype="fp8", mfu=0.2,
+                   price_usd_per_gpu_hour=2.0, **override)
+
+
+def test_published_stack_is_the_models_own_pretraining_stack():
+    # DeepSeek-V3 was trained on DeepSeek's HAI-LLM framework (arXiv:2412.19437 §3.2), the
+    # deepseek-hai-llm-2024 profile; Llama 3 405B's published row names no stack (Meta's
+    # framework is not a profile), and a benchmark-only model (Qwen3-30B-A3B: Megatron-Bridge and
+    # NeMo Automodel tables, no published pre-training run) has none either.
+    from llmcost.training.step_validation import published_stack
+    assert published_stack("deepseek-v3")[0] == "deepseek-hai-llm-2024"
+    assert published_stack("llama-3.1-405b") is None
+    assert published_stack("qwen3-30b-a3b") is None
+    assert published_stack("no-such-model") is None
+
+
+def test_own_stack_hint_for_deepseek_v3_on_the_default_stack():
+    # The hint's two MFUs are the step-time model's for the scenario's plan search on each stack
+    # (scenario_step, computed here independently), and the time ratio is their quotient: step
+    # time = 6·N·tokens ÷ (MFU · peak), so at the same tokens t_default ÷ t_own = m_own ÷ m_default.
+    from llmcost.bill.checks import own_stack_hint
+    from llmcost.training.step import scenario_step
+    v = _dsv3_values()
+    _, here = scenario_step(v)
+    plan, own = scenario_step({**v, "stack": "deepseek-hai-llm-2024"})
+    hint = own_stack_hint(v, True, defaults={"stack"})
+    assert hint == (
+        "deepseek-v3's own published pre-training ran on the deepseek-hai-llm-2024 stack "
+        "(data/validation_mfu.csv: DeepSeek-V3 (pre-training throughput)); the scenario sets no "
+        f"stack, so it is priced on megatron-core-2024: there the step-time model predicts "
+        f"{here.mfu:.1%}, on deepseek-hai-llm-2024 {own.mfu:.1%} ({plan.describe()}; the same "
+        f"run in {here.mfu / own.mfu:.2f}× the time): set `stack: deepseek-hai-llm-2024` to "
+        "price it on its own software.")
+    # DualPipe hides the EP all-to-all that megatron-core-2024 exposes: the own stack is faster
+    assert own.mfu > here.mfu
+    assert hint in scenario_warnings(v, mfu_predicted=True, defaults={"stack"})
+    # no hint when the scenario names a stack, when the MFU is given, or on the model's own stack
+    assert own_stack_hint(v, True, defaults=set()) is None
+    assert own_stack_hint(v, False, defaults={"stack"}) is None
+    assert own_stack_hint({**v, "stack": "deepseek-hai-llm-2024"}, True, {"stack"}) is None
+    assert own_stack_hint(_values(), True, defaults={"stack"}) is None   # Llama 2 70B: none

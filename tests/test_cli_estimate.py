@@ -511,3 +511,21 @@ def test_budget_tokens_of_a_pilot_scenario_are_priced_at_the_bills_mfu(tmp_path)
                                   name="there.yaml"))
     # the answer is printed to 4 digits: the bill of those tokens is the budget within 0.1 %
     assert there.total_usd == pytest.approx(5e6, rel=1e-3)
+
+
+def test_list_stacks_names_every_profile_a_scenario_may_give():
+    # A new-user trial: the README says `stack:` names a profile of data/stacks.csv, and
+    # `llmcost list stacks` was refused ("invalid choice"). Its rows are exactly the names
+    # core.stacks.list_stacks gives (the ones `stack:` accepts), with DeepSeek's DualPipe profile
+    # (arXiv:2412.19437 §3.2: ZeRO-1, no TP) among them.
+    from llmcost.core.stacks import list_stacks
+    out = run_cli("list", "stacks").stdout.splitlines()
+    assert out[0].split()[:2] == ["stack", "date"]
+    names = [ln.split()[0] for ln in out[2:] if ln.strip()]
+    assert names == list_stacks()
+    (ds,) = [ln.split() for ln in out if ln.startswith("deepseek-hai-llm-2024 ")]
+    assert ds[1] == "2024-12" and "0|1" in ds and "dualpipe" in ds
+    import io
+    import pandas as pd
+    csv = pd.read_csv(io.StringIO(run_cli("list", "stacks", "--format", "csv").stdout))
+    assert list(csv["name"]) == list_stacks() and "source" in csv.columns

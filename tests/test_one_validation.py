@@ -301,6 +301,28 @@ def test_a_project_longer_than_ten_years_is_warned_not_refused(tmp_path):
     assert len(magnitude_warnings({"ledger_project_months": 121})) == 1
 
 
+
+def test_an_rl_campaign_longer_than_ten_years_is_warned_not_refused(tmp_path):
+    # A new-user trial: rl_iterations: 1e9 billed a $125B RL line, 100% of the bill, without a
+    # word. The campaign's wall clock on the RL job's GPUs is its GPU-hours ÷ rl_gpus (every
+    # GPU of the job busy or waiting through each iteration, rl.scenario_campaign), the runs one
+    # after another; over 10 years (LONG_PROJECT_MONTHS, the same reason as a long project) it
+    # is warned. By hand from the bill's own GPU-hours H: years = H ÷ 8 ÷ 24 ÷ 365.25.
+    rl = "rl_gpus: 8\nrl_rollout_tp: 1\nrl_runs: 1\nrl_iterations: 1.0e9"
+    bill = estimate_ledger(_yaml(tmp_path, rl, name="rl.yaml"))
+    hours = bill.figures["rl_gpu_hours"]
+    years = hours / 8 / 24 / 365.25
+    assert years > 10
+    (w,) = [x for x in bill.warnings if x.startswith("the RL campaign runs")]
+    assert w == (f"the RL campaign runs {years:,.3g} years on its 8 GPUs ({hours:,.3g} GPU-hours "
+                 "for rl_runs=1 × rl_iterations=1e+09), over 10 years: no dated GPU-hour price "
+                 "describes it; check rl_iterations and rl_runs")
+    assert math.isfinite(bill.total_usd)
+    # the same job for 100 iterations: far under 10 years, no warning
+    short = estimate_ledger(_yaml(tmp_path, rl.replace("1.0e9", "100"), name="rl2.yaml"))
+    assert short.figures["rl_gpu_hours"] / 8 / 24 / 365.25 < 10
+    assert not any(x.startswith("the RL campaign runs") for x in short.warnings)
+
 def test_a_checkpoint_interval_shorter_than_one_write_is_warned_not_refused(tmp_path):
     # A new-user trial: ckpt_interval_s: 1e-6 billed a main run of about a million days without
     # a word. By hand for BASE (Llama 2 7B, bf16-adam: 2 + 4 + 4 + 4 = 14 B per parameter,

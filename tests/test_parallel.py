@@ -105,7 +105,8 @@ def test_the_issue_bad_inputs(l70):
      "interleaved_microbatches", "n_microbatches=1 must be divisible by pp=4"),
     (dict(tp=8, pp=4, schedule="interleaved", virtual_stages=3), "virtual_stages",
      "virtual_stages=3 must divide the 20 layers"),
-    (dict(tp=8, pp=4, ep=2), "ep_experts", "ep=2 must divide n_experts=0"),
+    # a dense model has no experts: said so, not "must divide n_experts=0"
+    (dict(tp=8, pp=4, ep=2), "ep_experts", r"ep=2: .* is dense \(no experts\), so ep must be 1"),
     (dict(tp=8, pp=4, ep=3), "ep_group", "ep=3 must divide dp·cp"),
     (dict(tp=8, pp=2, cp=3), "product", "must divide n_gpus=256"),
     (dict(tp=8, pp=4, pp_split="embedding_and_loss"), "pp_layers",

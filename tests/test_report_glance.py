@@ -540,3 +540,28 @@ def test_the_glance_key_records_every_setting_and_is_the_same_in_another_process
          "print(glance.settings_key())"],
         capture_output=True, text=True, check=True).stdout.strip()
     assert other == key
+
+
+def test_own_stack_and_phase_extension_caveats_in_the_readers_words():
+    # A new-user trial: DeepSeek-V3 on the default stack's hint (checks.own_stack_hint) and a
+    # long-context phase priced at the main run's MFU read in the index's box as the warnings'
+    # first clauses, "... stack (data/validation_mfu.csv" and "phases[0] ('long-context',
+    # seq_len=32,768)": cut at an open bracket. Each now has its line, with the warning's own
+    # computed numbers.
+    from llmcost.bill.checks import own_stack_hint
+    v = {"model": "deepseek-v3", "accelerator": "H800", "n_gpus": 512, "seq_len": 4096,
+         "global_batch_tokens": 4096 * 15360, "dtype": "fp8", "mfu": 0.2}
+    hint = own_stack_hint(v, True, defaults={"stack"})
+    here, own = re.search(r"predicts ([\d.]+%), on deepseek-hai-llm-2024 ([\d.]+%)",
+                          hint).groups()
+    assert glance.caveat_line(hint) == (
+        f"deepseek-v3 is priced on the megatron-core-2024 software, not on its own "
+        f"(deepseek-hai-llm-2024), which the model predicts at {own} MFU, not {here}: set "
+        "`stack: deepseek-hai-llm-2024`")
+    ws = scenario_warnings({"model": "deepseek-v3", "seq_len": 4096, "train_tokens": 14.8e12,
+                            "phases": [{"name": "long-context", "tokens": 1.2e11,
+                                        "seq_len": 32768}]})
+    (w,) = [x for x in ws if x.startswith("phases[0]")]
+    assert glance.caveat_line(w) == (
+        "the long-context phase's 32,768-token sequences extend the model's 4,096-token "
+        "pre-training context, at the main run's MFU and plan")

@@ -52,6 +52,13 @@ def test_the_readme_sends_python_readers_to_load_scenario():
     ("mfu: 1.2\n", r"mfu=1.2 must be in \(0, 1\]"),
     ("mfu: 0\n", r"mfu=0.0 must be in \(0, 1\]"),
     ("mfu: predicted\n", "mfu='predicted' must be a number"),
+    # a near miss of `predict` names the word (difflib's ratio 'predcit' ~ 'predict' 0.86)
+    ("mfu: predcit\n", r"mfu='predcit' must be a number in \(0, 1\], or the word `predict` "
+     r"\(the step-time model's prediction for the scenario's plan\); did you mean `mfu: predict`\?"),
+    ("mfu: fast\n", r"mfu='fast' must be a number$"),
+    ("phases: [{name: lc, tokens: 1.0e11, seq_len: 32768, mfu: predict}]\n",
+     r"phases\[0\].mfu='predict': a phase's MFU is not predicted \(`mfu: predict` is the main "
+     r"run's\); leave the phase's mfu out to price it at the main run's MFU and plan"),
     ("model: gpt-5\n", "model='gpt-5' is not in the catalogue"),
     ("accelerator: H100\n", "accelerator='H100' is not in the catalogue"),
     ("interactive: false\n", "interactive cannot be set in a scenario"),

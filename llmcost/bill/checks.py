@@ -12,6 +12,7 @@ import math
 
 from ..core.catalog import (NOT_AVAILABLE, catalogue_price, list_prices, load_accelerator,
                             load_efficiency, load_model, scenario_cluster, unavailable_prices)
+from ..core.diskcache import disk_cached
 from ..core.stacks import DEFAULT_STACK, foreign_hardware, list_stacks, load_stack, plan_options
 from ..training import parallel
 from ..training.accuracy import (LONG_CONTEXT_TOKENS, band_for_step, step_error_words,
@@ -20,6 +21,7 @@ from ..training.memory import DEFAULT_RESERVE
 from ..training.parallel import fixed_plan_fields
 from ..training.step import scenario_plan, scenario_step
 from ..training.step_scenario import scenario_memory
+from ..training.step_validation import published_stack
 from .pilot import pilot_given, pilot_mfu
 
 #: The highest MFUs published for large dense pre-training, used as a plausibility bound
@@ -124,6 +126,45 @@ def stack_hardware_warning(values: dict, mfu_predicted: bool = False,
                f"the catalogue has no stack profile measured on {vendor}."))
 
 
+@disk_cached  # two plan searches, the same for every call with these values: core.diskcache
+def stack_mfus(values: dict, other: str) -> tuple:
+    """``(m_here, m_other, plan)``: the step-time model's MFU for the scenario's plan on its own
+    stack (``values["stack"]``, default ``DEFAULT_STACK``) and on the stack ``other``
+    (``scenario_step``: the plan search with the scenario's fixed fields on each stack), and the
+    plan chosen on ``other`` in words (``ParallelPlan.describe``)."""
+    spec = load_model(values["model"])
+    _, here = scenario_step(values, spec)
+    plan, there = scenario_step({**values, "stack": other}, spec)
+    return float(here.mfu), float(there.mfu), plan.describe()
+
+
+def own_stack_hint(values: dict, mfu_predicted: bool = False,
+                   defaults=frozenset()) -> str | None:
+    """A predicted MFU priced on the default stack for a model whose own published pre-training
+    ran on another (``step_validation.published_stack``, e.g. DeepSeek-V3 on HAI-LLM,
+    ``deepseek-hai-llm-2024``): the step-time model's MFU for the scenario's plan search on
+    both stacks, m_default and m_own (``scenario_step``, the same model, GPUs and fixed plan
+    fields), and the key that selects the model's own. The step time scales as 1 ÷ MFU, so the
+    run's days scale by m_default ÷ m_own. None when the scenario names a stack, the MFU is not
+    predicted, the model has no such run, or either search fails."""
+    if not mfu_predicted or ("stack" in values and "stack" not in defaults):
+        return None
+    here = values.get("stack", DEFAULT_STACK)
+    own = published_stack(values.get("model"))
+    if own is None or own[0] == here:
+        return None
+    try:
+        m_here, m_own, plan = stack_mfus(values, own[0])
+    except (ValueError, KeyError, TypeError):
+        return None
+    return (f"{values['model']}'s own published pre-training ran on the {own[0]} stack "
+            f"(data/validation_mfu.csv: {own[1]}); the scenario sets no stack, so it is "
+            f"priced on {here}: "
+            f"there the step-time model predicts {m_here:.1%}, on {own[0]} {m_own:.1%} "
+            f"({plan}; the same run in {m_here / m_own:.2f}× the time): set "
+            f"`stack: {own[0]}` to price it on its own software.")
+
+
 def _fp8_basis_warning(accelerator, mfu_predicted: bool) -> str:
     """dtype=fp8: the MFU is a fraction of the accelerator's dense FP8 peak, r = peak(FP8) ÷
     peak(BF16) times its BF16 one (data/accelerators.csv); published MFUs are on the BF16 peak,
@@ -214,6 +255,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     unsold = unavailable_price_warning(values)
     if unsold:
         out.append(unsold)
+    own = own_stack_hint(values, mfu_predicted, defaults)
+    if own:
+        out.append(own)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")

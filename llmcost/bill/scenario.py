@@ -258,6 +258,13 @@ def _records(fields: dict, required: tuple):
 
 
 def _phases(name, v):
+    for i, ph in enumerate(v):
+        mfu = ph.get("mfu") if isinstance(ph, dict) else None
+        if isinstance(mfu, str) and mfu.strip().lower() == MFU_PREDICT:
+            raise ScenarioError(f"{name}[{i}].mfu={mfu!r}: a phase's MFU is not predicted "
+                                "(`mfu: predict` is the main run's); leave the phase's mfu out "
+                                "to price it at the main run's MFU and plan, or give a number "
+                                "in (0, 1]")
     v = _records({"name": ("str", None), "tokens": ("float", _positive),
                   "seq_len": ("int", _positive), "n_gpus": ("int", _positive),
                   "mfu": ("float", _mfu)}, ("name", "tokens", "seq_len"))(name, v)
@@ -1106,6 +1113,22 @@ _Yaml12Loader.add_implicit_resolver(
 )
 
 
+def _mfu_word(path, value) -> bool:
+    """Whether a scenario file's ``mfu`` is the word ``predict`` (the report resolves it); a
+    string that is almost the word (another case, or a near miss such as ``predcit``: ``suggest``)
+    is refused naming it; any other value is left to ``validate_parameter``."""
+    if value == MFU_PREDICT:
+        return True
+    if isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
+        raise ScenarioError(f"{path}: mfu={value!r}: the word is `predict` (lower case), which "
+                            "asks the report to predict the MFU; or give a number in (0, 1]")
+    if isinstance(value, str) and suggest(value.strip(), [MFU_PREDICT]):
+        raise ScenarioError(f"{path}: mfu={value!r} must be a number in (0, 1], or the word "
+                            "`predict` (the step-time model's prediction for the scenario's "
+                            "plan); did you mean `mfu: predict`?")
+    return False
+
+
 def load_scenario(path) -> dict:
     """Read and validate a scenario YAML file.
 
@@ -1164,12 +1187,9 @@ def load_scenario(path) -> dict:
         if key == "efficiency_profile" and isinstance(value, str) and \
                 not Path(value).is_absolute():
             value = str(p.parent / value)  # relative to the scenario file
-        if key == "mfu" and value == MFU_PREDICT:
+        if key == "mfu" and _mfu_word(p, value):
             out[key] = MFU_PREDICT  # resolved by the report (llmcost.report.resolve_mfu)
             continue
-        if key == "mfu" and isinstance(value, str) and value.strip().lower() == MFU_PREDICT:
-            raise ScenarioError(f"{p}: mfu={value!r}: the word is `predict` (lower case), which "
-                                "asks the report to predict the MFU; or give a number in (0, 1]")
         try:
             out[key] = validate_parameter(str(key), value)
         except ScenarioError as e:

@@ -220,7 +220,7 @@ def magnitude_warnings(values: dict, bill: Ledger | None = None) -> list[str]:
                        f"({run_months:.2f} months): people, operations and storage are billed for "
                        "less time than the GPUs run")
     out += [w for w in (_long_project_warning(months), _checkpoint_interval_warning(p, bill),
-                        _price_unit_warning(p)) if w]
+                        _price_unit_warning(p), _long_rl_campaign_warning(p, bill)) if w]
     return out + money_magnitude_warnings(p)
 
 
@@ -363,6 +363,31 @@ def _long_project_warning(months) -> str | None:
             "price-performance moves 0.14 orders of magnitude a year (Cottier et al. 2024), so "
             "one dated GPU-hour price cannot describe it; check the unit (months, not days or "
             "hours)")
+
+
+def _long_rl_campaign_warning(p: dict, bill: Ledger | None) -> str | None:
+    """One sentence when the RL campaign alone, run on the RL job's GPUs, lasts longer than
+    ``LONG_PROJECT_MONTHS``: its wall clock is the campaign's GPU-hours (``bill.figures
+    ["rl_gpu_hours"]``, ``rl.scenario_campaign``: every iteration of every run) ÷ ``rl_gpus``,
+
+        months = rl_gpu_hours ÷ rl_gpus ÷ 24 ÷ (365.25 ÷ 12),
+
+    the runs one after another (runs side by side on more GPUs take the same GPU-hours). Beyond
+    10 years no dated GPU-hour price describes it (``_long_project_warning``'s reason: 0.14
+    orders of magnitude of price-performance a year, Cottier et al. 2024), and the value is
+    more likely a slip in ``rl_iterations`` or ``rl_runs``."""
+    if bill is None or not isinstance(p.get("rl_gpus"), (int, float)) or p["rl_gpus"] <= 0:
+        return None
+    hours = bill.figures.get("rl_gpu_hours")
+    if not isinstance(hours, (int, float)) or not math.isfinite(hours):
+        return None
+    months = hours / p["rl_gpus"] / 24 / (365.25 / 12)
+    if months <= LONG_PROJECT_MONTHS:
+        return None
+    return (f"the RL campaign runs {months / 12:,.3g} years on its {p['rl_gpus']:,} GPUs "
+            f"({hours:,.3g} GPU-hours for rl_runs={p.get('rl_runs')} × rl_iterations="
+            f"{p.get('rl_iterations'):,.3g}), over {LONG_PROJECT_MONTHS / 12:.0f} years: no dated "
+            "GPU-hour price describes it; check rl_iterations and rl_runs")
 
 
 def _checkpoint_interval_warning(p: dict, bill: Ledger | None) -> str | None:

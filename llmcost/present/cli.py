@@ -152,9 +152,9 @@ def _parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="print a catalogue or the scenario parameters",
                         description="Print a catalogue (models, accelerators, prices, "
-                        "published runs) or the shared scenario parameters.")
+                        "published runs, software stacks) or the shared scenario parameters.")
     ls.add_argument("what", choices=["models", "accelerators", "prices", "runs", "parameters",
-                                     "scenarios"])
+                                     "scenarios", "stacks"])
     ls.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="table: chosen columns with units, for a terminal (default); csv or json:"
                     " every column in SI units, sources included, for other tools")
@@ -769,6 +769,11 @@ TABLE_VIEWS = {
              ("train_tokens", "tokens (T)", _num(".3g", 1e12)),
              ("reported_gpu_hours", "GPU-hours (M)", _num(".3g", 1e6)),
              ("reported_mfu", "MFU", _num(".1%"))],
+    "stacks": [("name", "stack", str), ("date", "date", str),
+               ("flash_attention", "FlashAttention", str), ("schedules", "schedules", str),
+               ("zero_stages", "ZeRO", str), ("tp_overlap", "TP overlap", str),
+               ("ep_overlap", "EP overlap", str), ("fp8", "FP8", str),
+               ("measured_on", "measured on", str)],
 }
 
 
@@ -801,6 +806,8 @@ def _list(what: str, fmt: str = "table") -> int:
         df = catalog.list_prices()
     elif what == "runs":
         df = catalog.load_published_runs()
+    elif what == "stacks":  # the scenario key `stack:` names one (core.stacks)
+        df = pd.read_csv(catalog.DATA_DIR / "stacks.csv", dtype=str, keep_default_na=False)
     elif what == "scenarios":
         paths = [str(p) for p in sorted(catalog.SCENARIO_DIR.glob("*.yaml"))]
         if fmt == "json":
@@ -1180,8 +1187,11 @@ def _calibrate(args) -> int:
           "pilot)")
     say(f"  step time {x.step_time_s:.2f} s; {hours[0]:,.0f} GPU-hours for "
           f"{float(p['train_tokens']):.3g} tokens (band {hours[1]:,.0f} to {hours[2]:,.0f})")
-    say("  the band widens for: " + ("; ".join(x.novelties) if x.novelties
-                                        else "nothing (the pilot ran this plan)"))
+    p0 = min(cal.pilots, key=lambda q: q.n_gpus)  # the band's reference (calibrate.extrapolate)
+    ref = (f" (what the run adds to the smallest pilot, {p0.n_gpus:,} GPUs, the pilot the band "
+           "is fitted against, even where a larger pilot ran it)" if len(cal.pilots) > 1 else "")
+    say(f"  the band widens for{ref}: " + ("; ".join(x.novelties) if x.novelties
+                                           else "nothing (the pilot ran this plan)"))
     if p.get("pilot"):  # the run's plan runs none of the pilots' kernels: said, with the figure
         try:
             warning = pilot_calibration.pilot_plan_warning(p, cal, x0, plan)

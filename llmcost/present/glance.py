@@ -504,6 +504,14 @@ CAVEATS = [
      "{0} has no measured efficiency figures: its predicted speed is rough"),
     (r"^price_usd_per_gpu_hour is the notebooks' default .* the accelerator is (\S+?):",
      "the GPU price is an H100 price, not one for {0}: set a price"),
+    (r"^(\S+)'s own published pre-training ran on the (\S+) stack .*?so it is priced on (\S+): "
+     r"there the step-time model predicts ([\d.]+%), on \S+ ([\d.]+%)",
+     "{0} is priced on the {2} software, not on its own ({1}), which the model predicts at {4} "
+     "MFU, not {3}: set `stack: {1}`"),
+    (r"^phases\[\d+\] \('(.+?)', seq_len=[\d,]+\): seq_len=([\d,]+) is beyond the ([\d,]+)-token "
+     r"sequence length.*?The bill prices the phase at the main run's MFU",
+     "the {0} phase's {1}-token sequences extend the model's {2}-token pre-training context, at "
+     "the main run's MFU and plan"),
     (r"^seq_len=([\d,]+) is beyond the ([\d,]+)-token sequence length",
      "the {0}-token sequences extend the model's {1}-token pre-training context"),
     (r"^seq_len=([\d,]+) is beyond",

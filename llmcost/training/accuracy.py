@@ -824,7 +824,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
     if best is None and any_best is not None and mfu * basis > any_best:
         out.append(f"the predicted MFU {on(mfu * basis, '.1%')} exceeds the best MFU published "
                    f"on {gpu_generation(accelerator)} for a model of any size, "
-                   f"{on(any_best, '.0%')} ({any_src}): read it as optimistic.")
+                   f"{on(any_best, '.1%')} ({any_src}): read it as optimistic.")
     ceiling = _ceiling(accelerator)
     ref_d = None if ref is None else ref / basis
     cap = min(ceiling, max(ref_d, mfu)) if ref_d is not None else ceiling

@@ -523,7 +523,10 @@ def _check_model_rules(model, tp, pp, cp, ep, v, sp, pp_split, seq_len):
     if slots is not None and (slots // pp) % v:
         raise PlanError("virtual_stages", f"virtual_stages={v} must divide the {slots // pp} "
                                           f"layers per pipeline stage ({model.name})")
-    if ep > 1 and (not model.is_moe or model.n_experts % ep):
+    if ep > 1 and not model.is_moe:
+        raise PlanError("ep_experts", f"ep={ep}: {model.name} is dense (no experts), so ep "
+                                      "must be 1")
+    if ep > 1 and model.n_experts % ep:
         raise PlanError("ep_experts", f"ep={ep} must divide n_experts={model.n_experts} "
                                       f"({model.name})")
     if cp > 1 and seq_len % (2 * cp):

@@ -203,6 +203,29 @@ def validation_configs() -> pd.DataFrame:
     return df
 
 
+def published_stack(model_name: str) -> tuple[str, str] | None:
+    """The software stack a model's own published pre-training ran on: the ``stack`` of a row of
+    ``data/validation_mfu.csv`` whose published run (``data/published_runs.csv``, joined on
+    ``run_id``) is that catalogue model's and gives its training tokens (a whole pre-training
+    run, not a benchmark of a few steps); e.g. DeepSeek-V3 on ``deepseek-hai-llm-2024``
+    (DeepSeek-AI 2024, arXiv:2412.19437 §3.2: the HAI-LLM framework).
+
+    Returns
+    -------
+    (stack name, the published run's label), or None when no such row names a stack.
+    """
+    if not isinstance(model_name, str):
+        return None
+    runs = load_published_runs()
+    v = validation_configs()
+    rows = v.merge(runs[["run_id", "model", "catalog_model", "train_tokens"]], on="run_id")
+    rows = rows[(rows["catalog_model"] == model_name) & rows["train_tokens"].notna()
+                & rows["stack"].notna()]
+    if rows.empty:
+        return None
+    return str(rows["stack"].iloc[0]), str(rows["model"].iloc[0])
+
+
 #: The validation sets of ``data/validation_mfu.csv`` the model is held to (its target).
 VALIDATION_SETS = ("megatron21-table1", "korthikanti22-table5", "megatron21-table2",
                    "llama3-table4", "nemo-automodel-h100", "megatron21-table2-zero3",

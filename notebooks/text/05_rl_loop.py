@@ -926,9 +926,10 @@ variants = {"model": {}, "roofline generation": dict(engine="roofline"),
 ratio = rl.validation_variants(variants)   # predicted ÷ measured, NaN where not priced
 common = ratio.dropna().index
 for name, v in ratio.items():
+    elsewhere = ", ".join(f"{k} {v[k]:.2f}" for k in sorted(v.drop(common).dropna().index))
     print(f"{name:<24} held-out mean |error| {(v[common] - 1).abs().mean():.0%} over "
-          f"the {len(common)} rows all variants price; ratios elsewhere: "
-          + ", ".join(f"{k} {v[k]:.2f}" for k in sorted(v.drop(common).dropna().index)))
+          f"the {len(common)} rows all variants price"
+          + (f"; ratios elsewhere: {elsewhere}" if elsewhere else ""))
 
 # %% [markdown]
 # **How much of the training phase is the optimizer on the host?** DeepSpeed-Chat's and
