@@ -7,12 +7,8 @@ System (DGX-...), #-GPUs, Precision, GBS, MBS, Sequence Length, TP, PP, CP, VP (
 EP (0: 'n/a'), Tokens / sec / GPU, Model TFLOP / sec / GPU. The 26.04 Llama 3 70B FP8 rows on
 GB300 and GB200 are the table's FSDP 64 rows (FSDP > 0: Megatron-FSDP, ZeRO-3)."""
 
-import hashlib
-
-import pandas as pd
 import pytest
-
-from llmcost.core.catalog import DATA_DIR
+from _megatron_bridge import check_table_row, load_csvs
 
 TABLE = (
     ("mb2604-gb300-llama-3.1-70b-mxfp8", "GB300", 64, "MXFP8", 256,
@@ -98,9 +94,7 @@ SETS = ("megatron-bridge-2604", "megatron-bridge-2606")
 
 @pytest.fixture(scope="module")
 def csvs():
-    runs = pd.read_csv(DATA_DIR / "published_runs.csv").set_index("run_id")
-    cfg = pd.read_csv(DATA_DIR / "validation_mfu.csv").set_index("run_id")
-    return runs, cfg
+    return load_csvs()
 
 
 def test_every_row_of_the_two_sets_is_transcribed_here(csvs):
@@ -112,26 +106,7 @@ def test_every_row_of_the_two_sets_is_transcribed_here(csvs):
 @pytest.mark.parametrize("row", TABLE, ids=[t[0] for t in TABLE])
 def test_row_is_its_table_row(csvs, row):
     runs, cfg = csvs
-    rid, system, gpus, precision, gbs, mbs, seq, tp, pp, cp, vp, ep, tokens, tflops = row
-    r, c = runs.loc[rid], cfg.loc[rid]
-    assert c["set"] == ("megatron-bridge-2604" if rid.startswith("mb2604") else
-                        "megatron-bridge-2606")
-    section = "26.04" if rid.startswith("mb2604") else "26.06"
-    assert f"section '{section} NeMo Container'" in r["source"]
-    assert f"System: DGX-{system}" in c["notes"]
-    assert rid.split("-")[1] == system.lower()
-    assert {"MXFP8": "mxfp8", "FP8": "fp8cs", "BF16": "bf16"}[precision] == rid.split("-")[-1]
-    assert c["dtype"] == ("bf16" if precision == "BF16" else "fp8")
-    assert (int(r["n_accelerators"]), int(r["seq_len"])) == (gpus, seq)
-    assert int(r["global_batch_tokens"]) == gbs * seq
-    assert int(c["micro_batch_size"]) == mbs
-    assert (int(r["tp"]), int(r["pp"]), int(r["cp"])) == (tp, pp, cp)
-    assert int(r["dp"]) == gpus // (tp * pp * cp)        # DP = GPUs / (TP x PP x CP)
-    assert int(c["pp_virtual_stages"]) == (vp or 1)
-    assert (0 if pd.isna(r["ep"]) else int(r["ep"])) == ep
-    assert float(r["reported_tokens_per_sec_per_gpu"]) == tokens
-    assert float(r["reported_tflops_per_gpu"]) == tflops
-    assert int(c["zero_stage"]) == (3 if rid in FSDP_ROWS else 1)
-    # the split rule the rows' notes state: md5(run_id) mod 4 == 0 -> calibration
-    cal = int(hashlib.md5(rid.encode()).hexdigest(), 16) % 4 == 0
-    assert c["split"] == ("calibration" if cal else "held-out")
+    rid = row[0]
+    check_table_row(runs, cfg, row, "megatron-bridge-2604" if rid.startswith("mb2604") else
+                    "megatron-bridge-2606", "26.04" if rid.startswith("mb2604") else "26.06",
+                    FSDP_ROWS)

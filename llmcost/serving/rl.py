@@ -2931,15 +2931,7 @@ def fit_hf_generate_overhead() -> float:
                                               r["phases_measured"])[1]
                             / r["measured_generation_s"]) ** 2 for r in rows)
 
-    lo, hi = 0.0, 0.01
-    gr = (math.sqrt(5) - 1) / 2
-    for _ in range(40):
-        a, b = hi - gr * (hi - lo), lo + gr * (hi - lo)
-        if loss(a) < loss(b):
-            hi = b
-        else:
-            lo = a
-    return (lo + hi) / 2
+    return _golden_section(loss, 0.0, 0.01, 40)
 
 
 def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
@@ -2965,9 +2957,14 @@ def fit_vllm_decode_factor(accelerator: str = "GB200-NVL72") -> float:
                                               r["phases_measured"])[0]
                             / r["measured_iteration_s"]) ** 2 for r in rows)
 
-    lo, hi = 1.0, 4.0
+    return _golden_section(loss, 1.0, 4.0, 30)
+
+
+def _golden_section(loss, lo: float, hi: float, steps: int) -> float:
+    """The minimum of a unimodal ``loss`` on [lo, hi] by ``steps`` golden-section steps (the
+    interval shrinks by (√5 − 1)/2 each), the last interval's midpoint."""
     gr = (math.sqrt(5) - 1) / 2
-    for _ in range(30):
+    for _ in range(steps):
         a, b = hi - gr * (hi - lo), lo + gr * (hi - lo)
         if loss(a) < loss(b):
             hi = b

@@ -1231,16 +1231,9 @@ def attention_blackwell_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
-    if split not in ("held-out", "calibration"):
-        raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
-    off = validation_table(attention_blackwell=False)
-    on = validation_table(attention_blackwell=True)
-    if split == "calibration":
-        off, on = (_calibration_as_held_out(t) for t in (off, on))
-    per_regime, verdict = _off_on_verdict(off, on)
-    bw = [t[(t["split"] == "held-out") & (t["gpu_generation"] == "Blackwell")]["error"].abs()
-          for t in (off, on)]
-    return per_regime, {**verdict, "blackwell_mean": tuple(float(b.mean()) for b in bw)}
+    _check_split(split)
+    return _blackwell_verdict(validation_table(attention_blackwell=False),
+                              validation_table(attention_blackwell=True), split)
 
 
 def fp8_attention_comparison(split: str = "held-out") -> tuple:
@@ -1257,9 +1250,19 @@ def fp8_attention_comparison(split: str = "held-out") -> tuple:
     ValueError
         ``split`` other than "held-out" or "calibration".
     """
+    _check_split(split)
+    return _blackwell_verdict(validation_table(fp8_attention=False), validation_table(), split)
+
+
+def _check_split(split) -> None:
     if split not in ("held-out", "calibration"):
         raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
-    off, on = validation_table(fp8_attention=False), validation_table()
+
+
+def _blackwell_verdict(off: pd.DataFrame, on: pd.DataFrame, split: str) -> tuple:
+    """``_off_on_verdict`` of ``off`` against ``on`` on the rows of ``split`` ("held-out", or
+    "calibration" judged as if held out), the verdict with ``blackwell_mean``: the split's
+    Blackwell rows' mean |error|, ``(off, on)``."""
     if split == "calibration":
         off, on = (_calibration_as_held_out(t) for t in (off, on))
     per_regime, verdict = _off_on_verdict(off, on)
