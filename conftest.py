@@ -12,6 +12,7 @@ import gc
 
 import pytest
 
+from llmcost.present.kernels import RESET, WARM_UP
 from llmcost.present.report import SUMMARY_MIME
 
 
@@ -23,27 +24,29 @@ def pytest_collection_modifyitems(items):
             parent.skip_compare = tuple(skip) + (SUMMARY_MIME,)
 
 
-#: What nbval's kernels run before a notebook (``_layout_only_kernels``): every figure printed
-#: is laid out and drawn without rasterizing (``Figure.draw_without_rendering``, inside
-#: ``plots.ticks_computed_once`` as a report kernel draws it) and stands as a 1-pixel PNG. What
-#: is alive then (matplotlib, the package) goes to the collector's permanent generation, as in a
-#: report's warm kernel (``llmcost.present.kernels``): full collections skip it.
+#: What nbval's kernels run once, after ``kernels.WARM_UP`` (``pytest_configure``): every figure
+#: printed is laid out and drawn without rasterizing (``Figure.draw_without_rendering``, inside
+#: ``plots.ticks_computed_once`` as a report kernel draws it) and stands as a 1-pixel PNG. The
+#: printing function holds what it uses (default arguments), since each later notebook's reset
+#: forgets the kernel's names. What is alive then (matplotlib, the package) goes to the
+#: collector's permanent generation, as in a report's warm kernel (``llmcost.present.kernels``):
+#: full collections skip it.
 LAYOUT_ONLY = '''
 from matplotlib.backend_bases import FigureCanvasBase as _Canvas
 from llmcost.present.plots import ticks_computed_once as _ticks_once
-_ONE_PIXEL_PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c63f8ffffff7f0009fb03fd2a86e38a"
-    "0000000049454e44ae426082")
-def _print_figure(self, filename, *args, **kwargs):
+def _print_figure(self, filename, *args, _ticks_once=_ticks_once, _png=bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c63f8ffffff7f0009fb03fd2a86e38a"
+        "0000000049454e44ae426082"), **kwargs):
     with _ticks_once(self.figure):
         self.figure.draw_without_rendering()
-    filename.write(_ONE_PIXEL_PNG)
+    filename.write(_png)
 _Canvas.print_figure = _print_figure
-del _Canvas, _print_figure
+del _Canvas, _print_figure, _ticks_once
 import gc as _gc
 _gc.collect()
 _gc.freeze()
+del _gc
 '''
 
 
@@ -54,22 +57,75 @@ def pytest_configure(config):
     label or a layout that cannot be solved fails the cell). The pixels are rendered where the
     default scenario's report runs the same notebooks (tests/test_report.py), and the report
     pages' images are what the browser tests look at. About a third of a notebook kernel's CPU
-    is rasterizing PNGs."""
+    is rasterizing PNGs.
+
+    Each worker's notebooks run in turn in one warm kernel, as a report's do
+    (``llmcost.present.kernels``): started and imported once (``kernels.WARM_UP``, then
+    ``LAYOUT_ONLY``), and reset before each later notebook (``kernels.RESET``: names, figures,
+    matplotlib settings, warnings filters and registries, widgets, numpy's random state; what
+    tests/test_kernels.py checks a later notebook does not see). A kernel that died, or whose
+    reset failed, is replaced by a new one; the last is stopped when the session ends. A fresh
+    kernel per notebook paid its start and imports (about 2 s of CPU) for each of the twelve."""
     try:
         from nbval.plugin import IPyNbFile
     except ImportError:
         return
     if getattr(IPyNbFile.setup, "_llmcost_layout_only", False):
         return
-    plain = IPyNbFile.setup
+    plain_setup, plain_teardown = IPyNbFile.setup, IPyNbFile.teardown
 
     def setup(self):
-        plain(self)
-        msg_id = self.kernel.kc.execute(LAYOUT_ONLY, silent=True, store_history=False)
-        self.kernel.await_idle(msg_id, 60)
+        cwd = str(self.fspath.dirname)
+        kept = _KEPT.get("kernel")
+        if kept is not None and _KEPT.get("cwd") == cwd and kept.is_alive() \
+                and _ran_ok(kept, RESET):
+            self.kernel = kept
+            self.setup_sanitize_files()
+            return
+        _stop_kept()
+        plain_setup(self)
+        if not _ran_ok(self.kernel, WARM_UP + LAYOUT_ONLY, timeout_s=120):
+            raise RuntimeError(f"{self.fspath}: the kernel's warm-up failed")
+        _KEPT.update(kernel=self.kernel, cwd=cwd)
+
+    def teardown(self):
+        if self.kernel is not None and self.kernel is _KEPT.get("kernel") \
+                and self.kernel.is_alive():
+            return  # kept for the worker's next notebook, reset before it
+        plain_teardown(self)
 
     setup._llmcost_layout_only = True
-    IPyNbFile.setup = setup
+    IPyNbFile.setup, IPyNbFile.teardown = setup, teardown
+
+
+#: The worker's warm nbval kernel and its working folder (``pytest_configure``).
+_KEPT: dict = {}
+
+
+def _ran_ok(kernel, code: str, timeout_s: float = 60) -> bool:
+    """Run ``code`` silently in an nbval kernel; whether it ran without an error (its output
+    is drained up to the kernel's idle status, so that no message of it reaches a cell)."""
+    try:
+        msg_id = kernel.kc.execute(code, silent=True, store_history=False)
+        while True:
+            reply = kernel.kc.get_shell_msg(timeout=timeout_s)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        kernel.await_idle(msg_id, timeout_s)
+    except Exception:  # noqa: BLE001 (a kernel that does not answer is replaced)
+        return False
+    return reply["content"]["status"] == "ok"
+
+
+def _stop_kept() -> None:
+    kernel = _KEPT.pop("kernel", None)
+    _KEPT.pop("cwd", None)
+    if kernel is not None and kernel.is_alive():
+        kernel.stop()
+
+
+def pytest_sessionfinish(session):
+    _stop_kept()
 
 
 def pytest_collection_finish(session):
