@@ -64,7 +64,8 @@ def pytest_configure(config):
     ``LAYOUT_ONLY``), and reset before each later notebook (``kernels.RESET``: names, figures,
     matplotlib settings, warnings filters and registries, widgets, numpy's random state; what
     tests/test_kernels.py checks a later notebook does not see). A kernel that died, or whose
-    reset failed, is replaced by a new one; the last is stopped when the session ends. A fresh
+    reset failed, is replaced by a new one, and one that fails to start or warm up is started
+    once more; the last is stopped when the session ends. A fresh
     kernel per notebook paid its start and imports (about 2 s of CPU) for each of the twelve."""
     try:
         from nbval.plugin import IPyNbFile
@@ -83,9 +84,19 @@ def pytest_configure(config):
             self.setup_sanitize_files()
             return
         _stop_kept()
-        plain_setup(self)
-        if not _ran_ok(self.kernel, WARM_UP + LAYOUT_ONLY, timeout_s=120):
-            raise RuntimeError(f"{self.fspath}: the kernel's warm-up failed")
+        for attempt in (1, 2):  # a kernel that fails to start or warm up is started once more
+            try:
+                plain_setup(self)
+            except RuntimeError:  # nbval's own: no kernel info or IOPub within its timeout
+                if attempt == 2:
+                    raise
+                continue
+            if _ran_ok(self.kernel, WARM_UP + LAYOUT_ONLY, timeout_s=120):
+                break
+            if self.kernel.is_alive():
+                self.kernel.stop()
+            if attempt == 2:
+                raise RuntimeError(f"{self.fspath}: the kernel's warm-up failed twice")
         _KEPT.update(kernel=self.kernel, cwd=cwd)
 
     def teardown(self):
