@@ -248,17 +248,9 @@ def fsdp_copies_report():
           "foreach_reduce_scatter_copy_in); FSDP1 and DeepSpeed gather in place. Held-out mean "
           "|error| per regime that moves, without -> with:")
     print_moved(per_regime)
-    print(f"   all held-out rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%}; "
-          f"worse beyond noise in {verdict['worse']} regime(s); A100 Megatron mean "
-          f"{verdict['a100_megatron_mean']:.1%}, max {verdict['a100_megatron_max']:.1%}; passes "
-          f"the rule: {'yes' if verdict['passes'] else 'no'}")
-    tables = {"without": accuracy.validation_table(fsdp_copies=False),
-              "with": accuracy.validation_table()}
-    for name, t in tables.items():
-        held = t[t["split"] == "held-out"]
-        cells = [f"{b} {held[f(held)]['error'].abs().mean():.1%} / "
-                 f"{held[f(held)]['error'].abs().max():.1%}" for b, f in BUCKETS.items()]
-        print(f"   buckets (mean / max), {name:7s}: " + "; ".join(cells))
+    print_verdict("held-out", verdict)
+    print_buckets({"without": accuracy.validation_table(fsdp_copies=False),
+                   "with": accuracy.validation_table()}, width=7)
 
 
 def flash_curve_report():
@@ -276,10 +268,7 @@ def flash_curve_report():
         per_regime, verdict = accuracy.flash_curve_comparison(split)
         print(f"   {split} rows:")
         print_moved(per_regime)
-        print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%}; "
-              f"worse beyond noise in {verdict['worse']} regime(s); A100 Megatron mean "
-              f"{verdict['a100_megatron_mean']:.1%}, max {verdict['a100_megatron_max']:.1%}; "
-              f"passes the rule: {'yes' if verdict['passes'] else 'no'}")
+        print_verdict(split, verdict)
     tables = {"shipped": accuracy.validation_table(),
               "with it": accuracy.validation_table(attention_curve="flash")}
     ds = {k: t.set_index("run_id").loc["deepseek-v3-pretrain"] for k, t in tables.items()}
@@ -287,11 +276,7 @@ def flash_curve_report():
           "report names no kernel) must predict at least its whole-run average, "
           f"{ds['shipped']['reported_mfu']:.1%} (tests/test_step.py, sourced): predicted "
           + " -> ".join(f"{d['predicted_mfu']:.1%} ({d['error']:+.1%})" for d in ds.values()))
-    for name, t in tables.items():
-        held = t[t["split"] == "held-out"]
-        cells = [f"{b} {held[f(held)]['error'].abs().mean():.1%} / "
-                 f"{held[f(held)]['error'].abs().max():.1%}" for b, f in BUCKETS.items()]
-        print(f"   buckets (mean / max), {name:8s}: " + "; ".join(cells))
+    print_buckets(tables, width=8)
 
 
 def _kernel_label(stack) -> str:
@@ -443,6 +428,26 @@ def nemo_flop_count_note():
           f"{best['cudnn']:.0f} (FlashAttention-3 paper curves, causal, 16K, forward + backward) "
           f"at {', '.join(over) or 'none'}, above FlashAttention-3's {best['fa3']:.0f} at "
           f"{', '.join(over3) or 'none'}: those rows' TFLOP/s are on the full-mask count")
+
+
+def print_verdict(split: str, verdict: dict) -> None:
+    """The default-on rule's verdict on the rows of ``split``, one line: the split's mean
+    |error| off -> on, the regimes worse beyond their noise, the A100 Megatron goal's figures
+    and whether the mechanism passes."""
+    print(f"   all {split} rows {verdict['all_mean'][0]:.2%} -> {verdict['all_mean'][1]:.2%}; "
+          f"worse beyond noise in {verdict['worse']} regime(s); A100 Megatron mean "
+          f"{verdict['a100_megatron_mean']:.1%}, max {verdict['a100_megatron_max']:.1%}; "
+          f"passes the rule: {'yes' if verdict['passes'] else 'no'}")
+
+
+def print_buckets(tables: dict, width: int) -> None:
+    """Each table's held-out buckets of newer regimes (``BUCKETS``), mean / max |error|, one
+    line per table, its name padded to ``width``."""
+    for name, t in tables.items():
+        held = t[t["split"] == "held-out"]
+        cells = [f"{b} {held[f(held)]['error'].abs().mean():.1%} / "
+                 f"{held[f(held)]['error'].abs().max():.1%}" for b, f in BUCKETS.items()]
+        print(f"   buckets (mean / max), {name:{width}s}: " + "; ".join(cells))
 
 
 def print_moved(per_regime, off_word: str = "", on_word: str = "") -> None:
