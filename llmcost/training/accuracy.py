@@ -1105,12 +1105,9 @@ def flash_curve_comparison(split: str = "held-out") -> tuple:
     row (whose stack's FlashAttention-2 is assumed) below the whole-run average its steady state
     must exceed (``tests/test_step.py``, a sourced bound). Returns ``(per_regime, verdict)`` as
     ``cp_overlap_comparison``."""
-    if split not in ("held-out", "calibration"):
-        raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
-    off, on = validation_table(), validation_table(attention_curve="flash")
-    if split == "calibration":
-        off, on = (_calibration_as_held_out(t) for t in (off, on))
-    return _off_on_verdict(off, on)
+    _check_split(split)
+    return _off_on_verdict(*_on_split(validation_table(),
+                                      validation_table(attention_curve="flash"), split))
 
 
 def _calibration_as_held_out(t: pd.DataFrame) -> pd.DataFrame:
@@ -1259,12 +1256,20 @@ def _check_split(split) -> None:
         raise ValueError(f"split={split!r} must be 'held-out' or 'calibration'")
 
 
+def _on_split(off: pd.DataFrame, on: pd.DataFrame, split: str) -> tuple:
+    """``(off, on)`` as the rule judges the rows of ``split``: as they are for "held-out", the
+    calibration rows in the held-out rows' place for "calibration"
+    (``_calibration_as_held_out``)."""
+    if split == "calibration":
+        return tuple(_calibration_as_held_out(t) for t in (off, on))
+    return off, on
+
+
 def _blackwell_verdict(off: pd.DataFrame, on: pd.DataFrame, split: str) -> tuple:
     """``_off_on_verdict`` of ``off`` against ``on`` on the rows of ``split`` ("held-out", or
     "calibration" judged as if held out), the verdict with ``blackwell_mean``: the split's
     Blackwell rows' mean |error|, ``(off, on)``."""
-    if split == "calibration":
-        off, on = (_calibration_as_held_out(t) for t in (off, on))
+    off, on = _on_split(off, on, split)
     per_regime, verdict = _off_on_verdict(off, on)
     bw = [t[(t["split"] == "held-out") & (t["gpu_generation"] == "Blackwell")]["error"].abs()
           for t in (off, on)]
