@@ -930,7 +930,8 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
 #: HybridEP"; on the r0.3.0 branch as f29a269f8, after the v0.3.0 tag, so first released in
 #: v0.3.1 = 26.02.01, whose table row ``mb260201-h100-qwen3-30b-a3b-fp8cs`` ran it) changed
 #: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1`` and ``..._H100_BF16_V1`` in
-#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py to PP 1, EP 16, ``moe_flex_dispatcher_backend="hybridep"``, ``moe_a2a_overlap=False`` (the
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py to PP 1, EP 16,
+#: ``moe_flex_dispatcher_backend="hybridep"``, ``moe_a2a_overlap=False`` (the
 #: BF16 one with Transformer Engine CUDA graphs of ``moe_router`` and ``moe_preprocess``, the
 #: FP8-CS one with none). Not validation rows (added after the worst rows' errors were seen,
 #: and the engine has no partial-graph mode): checks of the engine on the same model and GPUs,
