@@ -643,10 +643,16 @@ def later_recipe_report():
               f"{r['predicted_step_s']:6.2f} s (host {r['moe_host_s']:5.2f} s, all-to-all "
               f"{r['ep_comm_s']:4.2f} s): error {r['error']:+.1%}")
     ro = step_validation.overlap_host_cost_reading()
+    vp = step_validation.validation_configs().set_index("run_id")["pp_virtual_stages"]
     print(f"   reading: PR #1760's overlap A/B (B200, 17.2 vs 16.0 s) as a host cost of the EP "
           f"overlap: {ro['h_s'] * 1e3:.2f} ms per MoE layer per micro-batch; error without -> "
-          "with it: " + "; ".join(f"{k} {v[0]:+.1%} -> {v[1]:+.1%}" for k, v in ro.items()
-                                  if k != "h_s") + " (not in the engine: contradicts the H100 A/B)")
+          "with it (VP: the row's virtual pipeline stages; PR #1760's recipe VP 4): "
+          + "; ".join(
+              f"{k} (VP {int(vp[k]) if k in vp.index else 1}) {v[0]:+.1%} -> {v[1]:+.1%}"
+              for k, v in ro.items() if k != "h_s")
+          + " (not in the engine: contradicts the H100 A/B; confined to interleaved schedules, "
+          "where PR #1760 measured it, it would spare the H100 check but still move the VP 2 "
+          "calibration row away)")
     print("   reading: per-expert cuBLAS launches on 4 streams (Transformer Engine on Hopper) "
           "instead of one grouped kernel: " + "; ".join(
               f"{r} +{step_validation.per_expert_launch_reading(r):.2f} s"

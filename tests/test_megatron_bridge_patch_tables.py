@@ -261,32 +261,67 @@ def test_every_row_of_the_four_sets_is_transcribed_here(csvs):
         assert per[sec] + sum(s[0] == sec for s in SKIPPED) == n, sec
 
 
+#: Rows priced at their release's recipe plan, not the table's plan columns: run_id -> the
+#: recipe's (MBS, TP, PP, CP, VP (0: unset), EP), with its source. 26.02.01's H100 Qwen3-30B-A3B
+#: line repeats 26.02's plan columns (PP 2, VP 12, EP 8) with new figures; the recipe at the
+#: 26.02.01 release tag v0.3.1 = 9c9dd8489 (NVIDIA-NeMo/Megatron-Bridge
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py
+#: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, from f29a269f8 = PR #2477) is
+#: expert_model_parallel_size=16, moe_flex_dispatcher_backend="hybridep", moe_a2a_overlap=False,
+#: pipeline and virtual pipeline sizes and micro_batch_size left at WorkloadBaseConfig's defaults
+#: (1, None, 1: scripts/performance/utils/utils.py at v0.3.1).
+RECIPE_PLAN_ROWS = {"mb260201-h100-qwen3-30b-a3b-fp8cs": (1, 1, 1, 1, 0, 16)}
+
+
+def _as_priced(row):
+    """The table tuple with the plan the row prices: the recipe's for ``RECIPE_PLAN_ROWS``."""
+    if row[0] not in RECIPE_PLAN_ROWS:
+        return row
+    mbs, tp, pp, cp, vp, ep = RECIPE_PLAN_ROWS[row[0]]
+    return (*row[:5], mbs, row[6], tp, pp, cp, vp, ep, *row[12:])
+
+
 @pytest.mark.parametrize("row", TABLE, ids=[t[0] for t in TABLE])
 def test_row_is_its_table_row(csvs, row):
     runs, cfg = csvs
     rid, tp, tokens, tflops = row[0], row[7], row[12], row[13]
     sec = section_of(rid)
-    check_table_row(runs, cfg, row, SETS[sec][0], sec, FSDP_ROWS)
+    check_table_row(runs, cfg, _as_priced(row), SETS[sec][0], sec, FSDP_ROWS)
     r, c = runs.loc[rid], cfg.loc[rid]
     assert f"section '{sec} NeMo Container'" in c["source"]
     assert f": {tokens} tokens/s/GPU, {tflops} model TFLOP/s/GPU" in c["notes"]
     assert bool(c["sequence_parallel"]) == (tp > 1)
 
 
-def test_the_26_02_01_h100_qwen3_row_is_the_table_plan_not_its_tag_recipe(csvs):
-    """26.02.01 lists the H100 Qwen3-30B-A3B FP8 plan of 26.02 (PP 2, VP 12, EP 8) at 9058
-    tokens/s/GPU against 26.02's 5113; its recipe at v0.3.1 is PP 1, EP 16 (HybridEP). The row
-    holds the table's plan and the v0.3.0 recipe's settings (DeepEP, batch-level EP overlap)."""
+def test_the_26_02_01_h100_qwen3_row_is_its_tag_recipe_not_the_repeated_table_plan(csvs):
+    """26.02.01 lists the H100 Qwen3-30B-A3B FP8 line of 26.02 (PP 2, VP 12, EP 8) with new
+    figures, 9058 tokens/s/GPU against 26.02's 5113; the recipe at its release tag v0.3.1 is
+    PP 1, EP 16, HybridEP without the batch-level EP overlap, the plan of the 26.04 (8901),
+    26.04.01 (8960) and 26.06 (8826) lines. The row prices that recipe and says so (the table's
+    line kept verbatim in its notes; the release tag, its commit and the PR that set the plan
+    in its source and notes)."""
     from llmcost.training import step_validation
     runs, cfg = csvs
     rid = "mb260201-h100-qwen3-30b-a3b-fp8cs"
     r, c = runs.loc[rid], cfg.loc[rid]
-    assert (int(r["pp"]), int(c["pp_virtual_stages"]), int(r["ep"])) == (2, 12, 8)
+    assert (int(r["pp"]), int(c["pp_virtual_stages"]), int(r["ep"]), int(r["dp"])) == (1, 1, 16, 16)
     assert float(r["reported_tokens_per_sec_per_gpu"]) == 9058
-    first = runs.loc["mb2602-h100-qwen3-30b-a3b-fp8cs"]
-    assert float(first["reported_tokens_per_sec_per_gpu"]) == 5113
-    assert "f29a269f8" in c["notes"]
-    assert step_validation.EP_OVERLAP_OF_ROW[rid] == "merged_1f1b"
+    assert "'| DGX-H100 | 16 | FP8 | 1024 | 1 | 4096 | 0 | 1 | 2 | 1 | 12 | 8 | 9058 | 208 |'" \
+        in c["notes"]
+    assert "v0.3.1 = 9c9dd8489" in c["source"] and "f29a269f8" in c["notes"]
+    assert "moe_flex_dispatcher_backend 'hybridep'" in c["notes"]
+    assert rid not in step_validation.EP_OVERLAP_OF_ROW
+    # the two measurements of the PP 2 / EP 8 recipe, and the later ones of the PP 1 / EP 16 one
+    pp2 = [float(runs.loc[k, "reported_tokens_per_sec_per_gpu"]) for k in
+           ("mb2511-h100-qwen3-30b-a3b-fp8cs", "mb2602-h100-qwen3-30b-a3b-fp8cs")]
+    ep16 = [float(runs.loc[k, "reported_tokens_per_sec_per_gpu"]) for k in
+            ("mb2604-h100-qwen3-30b-a3b-fp8cs", "mb260401-h100-qwen3-30b-a3b-fp8cs",
+             "mb2606-h100-qwen3-30b-a3b-fp8cs")]
+    assert pp2 == [5275, 5113] and ep16 == [8901, 8960, 8826]
+    assert all((r2["pp"], r2["ep"]) == (1, 16) for r2 in
+               (runs.loc[k] for k in ("mb2604-h100-qwen3-30b-a3b-fp8cs",
+                                      "mb260401-h100-qwen3-30b-a3b-fp8cs")))
+    assert abs(9058 / max(ep16) - 1) < 0.03 and 9058 / max(pp2) > 1.7
 
 
 #: The GB200 DeepSeek-V3 MXFP8 rows whose recipe recomputes Megatron-Core's ``mlp`` module:

@@ -560,13 +560,13 @@ MOE_ROUTING_OF_SET = {"megatron-bridge-2509": ("capacity", 1.0)}
 #: their rows, before their errors were computed: 26.04.01's GPT-OSS 120B on 64 GB200
 #: (``GPT_OSS_120B_PRETRAIN_CONFIG_GB200_BF16_V2`` at v0.4.2 = c81012934: ``moe_a2a_overlap=True``,
 #: no flex backend) and DeepSeek-V3 on 256 B200 (``DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2`` at
-#: v0.4.2: DeepEP with ``moe_a2a_overlap=True``), and 26.02.01's Qwen3-30B-A3B on 16 H100, whose
-#: table plan (PP 2, VP 12, EP 8) is that of ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1`` at
-#: v0.3.0 (DeepEP, ``moe_a2a_overlap=True``; its v0.3.1 recipe is another plan: the row's notes).
+#: v0.4.2: DeepEP with ``moe_a2a_overlap=True``). Not 26.02.01's Qwen3-30B-A3B on 16 H100: its
+#: table repeats 26.02's plan columns (PP 2, VP 12, EP 8), but the recipe at its release tag
+#: v0.3.1 = 9c9dd8489 (``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``) is PP 1, EP 16, HybridEP,
+#: ``moe_a2a_overlap=False``, and the row prices that (its notes).
 EP_OVERLAP_OF_ROW = {"mb2511-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
                      "mb2602-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
                      "mb2604-gb200-gpt-oss-120b-bf16": "merged_1f1b",
-                     "mb260201-h100-qwen3-30b-a3b-fp8cs": "merged_1f1b",
                      "mb260401-gb200-gpt-oss-120b-bf16": "merged_1f1b",
                      "mb260401-b200-deepseek-v3-mxfp8": "merged_1f1b"}
 
@@ -926,10 +926,12 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
 #: Published runs of Qwen3-30B-A3B on 16 H100 under the recipe that replaced the one of the
 #: worst MoE rows (``mb2511-h100-qwen3-30b-a3b-fp8cs``, ``mb2602-h100-qwen3-30b-a3b-fp8cs``:
 #: PP 2 × VP 12, EP 8, alltoall or DeepEP, ``moe_a2a_overlap``). NVIDIA-NeMo/Megatron-Bridge
-#: PR #2477 (commit 4a6450755, 2026-02-23, "Update Qwen3 30B H100 Base Configs with HybridEP",
-#: first released in v0.4.0 = 26.04) changed ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1``
-#: and ``..._H100_BF16_V1`` in scripts/performance/configs/qwen/qwen3_workload_base_configs.py
-#: to PP 1, EP 16, ``moe_flex_dispatcher_backend="hybridep"``, ``moe_a2a_overlap=False`` (the
+#: PR #2477 (commit 4a6450755 on main, 2026-02-23, "Update Qwen3 30B H100 Base Configs with
+#: HybridEP"; on the r0.3.0 branch as f29a269f8, after the v0.3.0 tag, so first released in
+#: v0.3.1 = 26.02.01, whose table row ``mb260201-h100-qwen3-30b-a3b-fp8cs`` ran it) changed
+#: ``QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1`` and ``..._H100_BF16_V1`` in
+#: scripts/performance/configs/qwen/qwen3_workload_base_configs.py to PP 1, EP 16,
+#: ``moe_flex_dispatcher_backend="hybridep"``, ``moe_a2a_overlap=False`` (the
 #: BF16 one with Transformer Engine CUDA graphs of ``moe_router`` and ``moe_preprocess``, the
 #: FP8-CS one with none). Not validation rows (added after the worst rows' errors were seen,
 #: and the engine has no partial-graph mode): checks of the engine on the same model and GPUs,
