@@ -62,6 +62,10 @@ Last, a candidate for DeepSpeed-Chat's training phase: its ZeRO-3 critic with pa
 optimizer in host memory (``rl.zero3_critic_check``: shard copies per fetch and the gradient
 shard's host round trip at the nominal host link, read from DeepSpeed v0.13.2 and
 DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and left off.
+And a candidate for OpenRLHF's vLLM rows: responses shorter than the answer limit
+(``rl.eos_length_check``: one mean response fitted on the vLLM calibration row, the HF generate
+host cost refitted at it; added after the held-out errors had been seen), judged on the three
+goals and left off.
 """
 
 import time
@@ -158,6 +162,7 @@ def main():
     offload_and_phases()
     share_gaps()
     zero3_critic()
+    eos_lengths()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 
@@ -454,6 +459,46 @@ def zero3_critic():
     closed = ((t["pcie_s"] + t["gather_s"]) / t["lacking_s"]).max()
     print(f"  verdict: left off the model (it moves the held-out worst share gap by {share:.1f} "
           f"points and closes at most {closed:.1%} of a row's lacking seconds)")
+
+
+def eos_lengths():
+    """OpenRLHF's responses shorter than the answer limit (rl.eos_length_check): the mean
+    response fitted on the vLLM calibration row, the HF generate host cost refitted, the three
+    goals before -> after on the held-out rows; a check, left off the model."""
+    mu, c, t, out = rl.eos_length_check()
+    print("\n=== candidate: OpenRLHF's responses end at the end-of-sequence token "
+          f"(rl.EOS_LENGTH_SYSTEMS {rl.EOS_LENGTH_SYSTEMS}; the model takes every response at "
+          "the 1,024-token limit, which the generation bound above rules out on the 7B vLLM "
+          "row): one mean response for the benchmark's rows, fitted on its vLLM calibration "
+          f"row: {mu:.0f} tokens; HF generate's host cost refitted at it on the HF calibration "
+          f"rows: {rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} -> {c * 1e3:.3f} ms per layer "
+          "per step. 'with': the update on the real tokens (a lower bound: OpenRLHF pads each "
+          "training micro-batch to its longest); 'gen_only': the training phase kept at the "
+          "limit (an upper bound) ===")
+    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
+    cols = [f"{k}_{n}" for k in ("ratio", "gen_ratio", "train_ratio", "share_gap")
+            for n in ("without", "with", "gen_only")]
+    print(rows[["split"] + cols].round(2).to_string())
+    goals = []
+    for split, summaries in out.items():
+        figs = [(s["mean_abs_error"], s["worst_factor"], s["worst_share_gap_points"])
+                for s in summaries]
+        print(f"  {split:11s}: mean |error| " + " / ".join(f"{m:.1%}" for m, _, _ in figs)
+              + ", worst " + " / ".join(f"{w:.2f}x" for _, w, _ in figs)
+              + ", share gap worst " + " / ".join(f"{g:.1f}" for _, _, g in figs)
+              + " points (without / with / gen_only)")
+        goals.append(figs)
+    (m0, w0, g0), *rest = goals[-1]
+    worse = all(m > m0 or w > w0 for m, w, _ in rest)
+    how = "it worsens the held-out iteration goals" if worse else "mixed on the iteration goals"
+    held = t[t["split"] == "heldout"].set_index("id")
+    sets = held["share_gap_with"].abs().idxmax()
+    print(f"  verdict: left off the model ({how}); the held-out worst share gap {g0:.1f} -> "
+          + " / ".join(f"{g:.1f}" for _, _, g in rest) + f" points, set with it by {sets} "
+          f"(its training phase at {held.loc[sets, 'train_ratio_with']:.2f} of published, which "
+          "no length moves; its generation at "
+          f"{held.loc[sets, 'gen_ratio_without']:.2f} -> {held.loc[sets, 'gen_ratio_with']:.2f} "
+          "with the refitted host cost)")
 
 
 if __name__ == "__main__":

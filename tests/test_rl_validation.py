@@ -1055,3 +1055,51 @@ def test_zero3_critic_check_on_deepspeed_chat_rows():
     w0, w1 = out["heldout"]
     assert 0.0 < w0["worst_share_gap_points"] - w1["worst_share_gap_points"] < 1.0
     assert w1["mean_abs_error"] == pytest.approx(w0["mean_abs_error"], abs=0.005)
+
+
+@pytest.fixture(scope="module")
+def eos_check():
+    return rl.eos_length_check()
+
+
+def test_eos_length_check_fits_lengths_the_roofline_allows(eos_check):
+    # OpenRLHF/OpenRLHF benchmark/README.md @ 0baf3dd, LLama2-7B / OpenRLHF(ray+vllm): Generation
+    # Latency 481.86 s. Its generation stops at the end-of-sequence token (experience_maker.py
+    # _generate_vllm: SamplingParams with max_tokens only) and the roofline at 1,024-token
+    # responses exceeds that phase (rl.validation_generation_bound): the fitted mean response
+    # must lie below the 1,024-token limit, and the row's roofline at it below the published
+    # phase (lengths a GPU could have generated).
+    mu, c, t, out = eos_check
+    assert 32.0 < mu < 1024.0
+    d = rl.load_rl_validation().set_index("id")
+    row = d.loc["openrlhf-bench-7b-ray-vllm"].to_dict() | {"id": "openrlhf-bench-7b-ray-vllm"}
+    assert row["measured_generation_s"] == pytest.approx(481.86)
+    kw = rl.validation_setup(row)
+    pol, acc = kw.pop("policy"), kw.pop("accelerator")
+    kw.update(response_tokens=mu, response_tokens_max=1024.0)
+    roof = rl.rl_iteration(pol, acc, **{**kw, "engine": "roofline"})
+    full = rl.rl_iteration(pol, acc, **{**kw, "engine": "roofline", "response_tokens": 1024.0,
+                                        "response_tokens_max": None})
+    assert roof.generation_wall_s < 481.86 < full.generation_wall_s
+    # the fit meets its one vLLM calibration row's published generation phase (± 1 %)
+    r = t.set_index("id").loc["openrlhf-bench-7b-ray-vllm"]
+    assert r["gen_ratio_with"] == pytest.approx(1.0, abs=0.01)
+    # only OpenRLHF's rows and the HF generate rows move; NeMo RL's rows are as the model has them
+    nemo = t[t["id"].str.startswith("nemo")]
+    assert np.allclose(nemo["ratio_with"], nemo["ratio_without"], equal_nan=True)
+    assert set(out) == {"calibration", "heldout"} and all(len(v) == 3 for v in out.values())
+
+
+def test_eos_length_check_reads_calibration_rows_only(monkeypatch, eos_check):
+    # the fits never read a held-out row: doubling every held-out measurement leaves them as
+    # they were
+    mu, c = eos_check[:2]
+    d = rl.load_rl_validation().copy()
+    held = d["split"] == "heldout"
+    for k in ("measured_iteration_s", "measured_generation_s", "measured_train_s"):
+        d.loc[held, k] = d.loc[held, k] * 2
+    monkeypatch.setattr(rl, "load_rl_validation", lambda: d)
+    mu2, c2 = rl.eos_length_check()[:2]
+    assert (mu2, c2) == (pytest.approx(mu, rel=1e-12), pytest.approx(c, rel=1e-12))
+    # regression pin (the code's own output, beside the checks above): 508 tokens, 1.298 ms
+    assert mu == pytest.approx(507.6, abs=1.0) and c * 1e3 == pytest.approx(1.298, abs=0.005)

@@ -2915,6 +2915,99 @@ def zero3_critic_check() -> tuple:
     return pd.DataFrame(rows), out
 
 
+#: Systems whose validation rows take every response at the answer limit (``row_lengths``)
+#: although their generation stops each response at its end-of-sequence token, the lengths
+#: unpublished: OpenRLHF's own rows of its benchmark (OpenRLHF/OpenRLHF @ 0baf3dd: vLLM
+#: ``SamplingParams`` with ``max_tokens`` only, trainer/ppo_utils/experience_maker.py
+#: ``_generate_vllm``; ``Actor.generate`` with ``min_new_tokens`` 1; the example scripts'
+#: policy, examples/scripts/train_ppo_llama_ray.sh, an SFT model,
+#: OpenLLMAI/Llama-2-7b-sft-model-ocra-500k). ``validation_generation_bound`` shows the limit
+#: cannot be what ran on the 7B vLLM row (its roofline at 1,024-token responses exceeds the
+#: published phase). Used by ``eos_length_check`` only.
+EOS_LENGTH_SYSTEMS = ("OpenRLHF",)
+
+
+def _eos_phases(row, mu: float | None, c: float) -> tuple:
+    """(iteration, generation, training phase) s of one validation row as its source times it
+    (``validation_phases``), HF generate's host cost ``c`` per layer per decode step, and the
+    mean response ``mu`` (longest: the row's limit) for an ``EOS_LENGTH_SYSTEMS`` row (None:
+    the row's own lengths)."""
+    kw = {"hf_s_per_layer_step": c}
+    if mu is not None and row["system"] in EOS_LENGTH_SYSTEMS:
+        kw.update(response_tokens=float(mu), response_tokens_max=float(row["response_tokens_max"]))
+    return validation_phases(validation_iteration(row, **kw), row["phases_measured"])
+
+
+def eos_length_check() -> tuple:
+    """A candidate for the generation-share gap of OpenRLHF's vLLM rows, judged and left off:
+    their responses shorter than the answer limit (``EOS_LENGTH_SYSTEMS``), the mean response
+    μ of the benchmark (not published; one for its rows, the longest at the limit, lognormal
+    between: ``response_lengths``) fitted on its *calibration* rows whose generation no other
+    constant absorbs (vLLM), then ``HF_GENERATE_S_PER_LAYER_STEP`` refitted on the HF generate
+    calibration rows at that μ (``fit_hf_generate_overhead``'s rule)::
+
+        μ = argmin Σ_cal,vLLM log²(G_pred(μ) / G_pub)        (golden section on [32, limit])
+        c = argmin Σ_cal,HF   log²(G_pred(μ, c) / G_pub)     (golden section on [0, 10 ms])
+
+    Two readings of the training phase bracket it: "with" prices the update on the real tokens
+    (the model's rule, ``pass_flops``), a lower bound, since OpenRLHF pads each training
+    micro-batch to its longest sequence (``replay_buffer.py`` ``zero_pad_sequences`` @
+    0baf3dd); "gen_only" keeps the training phase at the limit lengths (every micro-batch
+    padded to the limit, an upper bound) and takes only the generation phase from μ. The
+    prompts stay at the limit (1,024 tokens; OpenRLHF pads them to the batch's longest, also
+    unpublished). Held-out rows are never read by the fits.
+
+    Returns
+    -------
+    (mu, c, frame, summaries): the fitted mean response and host cost; one row per evaluated
+    validation row (id, split, measured_s, ratio, gen_ratio, train_ratio and the share gap in
+    points, each ``_without`` / ``_with`` / ``_gen_only``); {split: (without, with, gen_only)}
+    ``validation_summary`` dicts."""
+    d = load_rl_validation()
+    d = d[d["split"] != "not_evaluated"]
+    cal = [r for _, r in d.iterrows() if r["split"] == "calibration"]
+    eos_v = [r for r in cal if r["system"] in EOS_LENGTH_SYSTEMS and r["engine"] == "vLLM"]
+    hf = [r for r in cal if r["engine"] == "HF generate"]
+    if not eos_v or not hf:
+        raise ValueError("no calibration row of EOS_LENGTH_SYSTEMS generates with vLLM, or none "
+                         "with HF generate (data/rl_iterations.csv)")
+    limit = min(float(r["response_tokens_max"]) for r in eos_v)
+
+    def loss(rows, mu, c):
+        return sum(math.log(_eos_phases(r, mu, c)[1] / r["measured_generation_s"]) ** 2
+                   for r in rows)
+
+    mu = _golden_section(lambda x: loss(eos_v, x, HF_GENERATE_S_PER_LAYER_STEP), 32.0, limit, 30)
+    c = _golden_section(lambda x: loss(hf, mu, x), 0.0, 0.01, 30)
+    base = rl_validation("model")
+    frames = {"without": base}
+    for name in ("with", "gen_only"):
+        f = base.copy()
+        for i, rec in base.iterrows():
+            r = d[d["id"] == rec["id"]].iloc[0]
+            if pd.isna(rec["predicted_s"]) or (r["system"] not in EOS_LENGTH_SYSTEMS
+                                               and r["engine"] != "HF generate"):
+                continue
+            _, gen, train = _eos_phases(r, mu, c)
+            if name == "gen_only":
+                train = _eos_phases(r, None, c)[2]
+            f.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = \
+                [gen + train, gen, train]
+        frames[name] = f
+    cols = {"id": base["id"], "split": base["split"], "measured_s": base["measured_s"]}
+    for name, f in frames.items():
+        cols[f"ratio_{name}"] = f["predicted_s"] / f["measured_s"]
+        cols[f"gen_ratio_{name}"] = f["predicted_gen_s"] / f["measured_gen_s"]
+        cols[f"train_ratio_{name}"] = f["predicted_train_s"] / f["measured_train_s"]
+        cols[f"share_gap_{name}"] = 100 * (f["predicted_gen_s"] / f["predicted_s"]
+                                           - f["measured_gen_s"] / f["measured_s"])
+        f["ratio"] = f["predicted_s"] / f["measured_s"]
+        f["predicted_gen_share"] = f["predicted_gen_s"] / f["predicted_s"]
+    out = {sp: tuple(validation_summary(f[f["split"] == sp]) for f in frames.values())
+           for sp in ("calibration", "heldout")}
+    return mu, c, pd.DataFrame(cols), out
+
+
 def fit_hf_generate_overhead() -> float:
     """Fit ``HF_GENERATE_S_PER_LAYER_STEP`` on the *calibration* rows that generate with HF
     generate: the value c >= 0 minimising Σ log²(predicted ÷ measured generation phase, as the
