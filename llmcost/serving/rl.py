@@ -2853,8 +2853,10 @@ def zero3_critic_seconds(row) -> dict:
         pcie_s   = zero3_param_offload_time(N_c, n_gpus, accelerator, micro_batches, g)
         gather_s = U_c · (MFU(plan) / MFU(plan at ZeRO-3) − 1)
 
-    U_c = 6 · N_c · tokens / (n_gpus · peak · MFU(plan)), the critic's update as the model
-    prices it (``pass_flops``, ``training_mfu``); MFU(plan at ZeRO-3): ``training_mfu`` with
+    U_c = 6 · N_c · tokens · E / (n_gpus · peak · MFU(plan)), E = ``ppo_epochs``, the critic's
+    update as the model prices it (``pass_flops``, ``training_mfu``); ``micro_batches`` are one
+    epoch's (the ``ZERO3_CRITIC_SYSTEMS`` rows run E = 1; with E > 1 the host traffic, E times
+    as much, would be under-counted); MFU(plan at ZeRO-3): ``training_mfu`` with
     the row's plan at ZeRO-3 (the step-time model's parameter all-gathers and gradient
     reduce-scatters). Returns {"micro_batches", "accumulation", "param_bytes", "grad_bytes",
     "pcie_s", "gather_s"} (bytes per GPU per iteration)."""
