@@ -18,11 +18,16 @@ def load_csvs():
     return runs, cfg
 
 
-def check_table_row(runs, cfg, row, set_name: str, section: str, fsdp_rows) -> None:
+def check_table_row(runs, cfg, row, set_name: str, section: str, fsdp_rows,
+                    priced_plans=None) -> None:
     """The row's two CSV rows hold the table's figures, plan and precision; its set and
     section; ZeRO-3 exactly for the table's FSDP rows; and the split the notes state
-    (md5(run_id) mod 4 == 0: calibration)."""
+    (md5(run_id) mod 4 == 0: calibration). ``priced_plans``: run_id -> (MBS, VP) for the rows
+    priced with their recipe's micro-batch and interleaving instead of the table's (each with
+    its sources in the calling test)."""
     rid, system, gpus, precision, gbs, mbs, seq, tp, pp, cp, vp, ep, tokens, tflops = row
+    if priced_plans and rid in priced_plans:
+        mbs, vp = priced_plans[rid]
     r, c = runs.loc[rid], cfg.loc[rid]
     assert c["set"] == set_name
     assert f"section '{section} NeMo Container'" in r["source"]
