@@ -692,8 +692,9 @@ def memory_report():
           "overcounts them):")
     gib = 2 ** 30
     show = t.assign(GiB=t["memory_bytes"] / gib, HBM=t["hbm_bytes"] / gib)
-    print(show.loc[~show["fits"], ["accelerator", "GiB", "HBM", "share", "plan"]].to_string(
-        formatters={"GiB": "{:.1f}".format, "HBM": "{:.0f}".format, "share": "{:.0%}".format}))
+    over = show.loc[~show["fits"], ["accelerator", "GiB", "HBM", "share", "plan"]]
+    print(over.to_string(formatters={"GiB": "{:.1f}".format, "HBM": "{:.0f}".format,
+                                     "share": "{:.0%}".format}) if len(over) else "   none")
     moved = show[show["share_as_written"] > 1]
     print(f"   {len(moved)} rows do not fit as Korthikanti et al. and ZeRO count them (the "
           "memory model's default practice, the search's) and fit as their stack and configs "
@@ -704,6 +705,13 @@ def memory_report():
     print(f"   the {len(ok)} rows that fit leave {ok['headroom_bytes'].min() / gib:.1f}-"
           f"{ok['headroom_bytes'].max() / gib:.0f} GiB to the uncounted parts (smallest share "
           f"left: {1 - ok['share'].max():.1%}, {ok['share'].idxmax()})")
+    rid = "mb260201-gb300-llama-3.1-70b-mxfp8"
+    print(f"   {rid}, priced with its tag recipe's plan (MBS 1, VP 5), not its table line's "
+          "(MBS 2, VP n/a; the row's notes): each reading's count and error")
+    rd = step_validation.row_readings(rid, step_validation.MB260201_GB300_70B_TABLE_READINGS)
+    for label, r in rd.iterrows():
+        print(f"     {label:46s} {r['plan']:58s} {r['memory_bytes'] / gib:4.0f} GiB of "
+              f"{r['hbm_bytes'] / gib:.0f}, error {r['error']:+.1%}")
     cfg = step_validation.validation_configs().set_index("run_id")
     runs = llmcost.load_published_runs().set_index("run_id")
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.NEWER_SETS).set_index("run_id")
