@@ -971,6 +971,18 @@ def regime_report():
               f"{r['coverage']:.1%} ({'met' if r['coverage'] >= 0.9 else 'MISSED'})")
     if loo.empty:
         print("   no regime has enough held-out rows for conformal leave-one-out bands")
+    for label in loo.index[loo["coverage"] < 0.9]:
+        print(f"   {label}: the rows its leave-one-out bands miss, and its held-out signed "
+              "error by accelerator")
+        rows = accuracy.loo_rows(v, label)
+        for rid, r in rows[~rows["covered"]].iterrows():
+            print(f"     {rid:40s} {r['accelerator']:12s} error {r['error']:+.1%}, band "
+                  f"without it {r['center']:+.1%} ± {r['half_width']:.1%}")
+        by = rows.groupby("accelerator")["error"]
+        print("     " + "; ".join(f"{a} n {int(n)}: mean {m:+.1%} ({lo:+.1%} to {hi:+.1%})"
+                                  for a, n, m, lo, hi in zip(by.mean().index, by.size(),
+                                                             by.mean(), by.min(), by.max())))
+    same_plan_pairs(v)
     a100 = held[(held["gpu_generation"] == "Ampere") & (held["sharding"] == "Megatron 3D")]
     e = a100["error"].abs()
     print(f"   goal, the {len(a100)} held-out A100 Megatron rows: mean |error| {e.mean():.1%} "
@@ -991,6 +1003,23 @@ def regime_report():
         worst = g.reindex(g["error"].abs().sort_values(ascending=False).index).head(3)
         print(f"   {'':28s} its largest: " + "; ".join(
             f"{r['run_id']} {r['error']:+.1%}" for _, r in worst.iterrows()))
+
+
+def same_plan_pairs(v):
+    """GB300 against GB200 on the same plan (run ids that differ only in ``gb300`` /
+    ``gb200``, the same ``plan``): the published tokens/s ratio and the engine's. The catalogue
+    gives the two the same dense BF16 / FP8 peaks and GEMM rates (data/accelerators.csv,
+    data/efficiency.csv: GB300's matmul_fraction is GB200's, no GB300 GEMM measurement found)."""
+    b = v.set_index("run_id")
+    out = []
+    for rid in b.index[b.index.str.contains("-gb300-")]:
+        o = rid.replace("-gb300-", "-gb200-")
+        if o in b.index and b.loc[rid, "plan"] == b.loc[o, "plan"]:
+            out.append((rid, b.loc[rid, "reported_mfu"] / b.loc[o, "reported_mfu"],
+                        b.loc[rid, "predicted_mfu"] / b.loc[o, "predicted_mfu"]))
+    print(f"   the same plan on GB300 and GB200 ({len(out)} pairs, MFU on the same peaks): "
+          "GB300 / GB200 published vs predicted: " + "; ".join(
+              f"{rid.replace('-gb300-', '-gb300|200-')} {p:.2f} vs {q:.2f}" for rid, p, q in out))
 
 
 def newer_sets():

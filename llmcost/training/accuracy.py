@@ -770,6 +770,36 @@ def _regime_table(v: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out).set_index("regime")
 
 
+def loo_rows(validation: pd.DataFrame, regime: str) -> pd.DataFrame:
+    """The held-out rows of one regime (``regime``: its ``regime_label``) with the band each
+    gets when it is left out (``regime_table``'s leave-one-out): ``accelerator``, ``error``
+    (reported basis), ``error_causal`` (causal-mask basis where the count is not stated, else
+    ``error``), ``center`` c and ``half_width`` w of the band of the regime's other held-out
+    rows (``band_from_rows``; the stated default, c = 0 and w = ``DEFAULT_BAND_FRACTION``, when
+    it is the only row) and ``covered``: both errors in [c − w, c + w]. Indexed by ``run_id``.
+
+    Raises
+    ------
+    ValueError
+        ``regime`` has no held-out row in ``validation``.
+    """
+    held = validation[(validation["split"] == "held-out") & (validation["regime"] == regime)]
+    if held.empty:
+        raise ValueError(f"regime={regime!r} has no held-out row in the validation table")
+    b = _bases(held)
+    e, ec = b["e"].to_numpy(), b["e_causal"].to_numpy()
+    rows = []
+    for i in range(len(e)):
+        rest = np.arange(len(e)) != i
+        c, w = (_center_half_width(e[rest], ec[rest]) if rest.any()
+                else (0.0, DEFAULT_BAND_FRACTION))
+        rows.append({"run_id": held["run_id"].iloc[i],
+                     "accelerator": held["accelerator"].iloc[i], "error": float(e[i]),
+                     "error_causal": float(ec[i]), "center": c, "half_width": w,
+                     "covered": bool(c - w <= e[i] <= c + w and c - w <= ec[i] <= c + w)})
+    return pd.DataFrame(rows).set_index("run_id")
+
+
 def best_published_any_size(accelerator: str, dtype: str = "bf16"):
     """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of any
     size (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
