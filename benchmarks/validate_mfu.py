@@ -698,8 +698,9 @@ def memory_report():
           "overcounts them):")
     gib = 2 ** 30
     show = t.assign(GiB=t["memory_bytes"] / gib, HBM=t["hbm_bytes"] / gib)
-    print(show.loc[~show["fits"], ["accelerator", "GiB", "HBM", "share", "plan"]].to_string(
-        formatters={"GiB": "{:.1f}".format, "HBM": "{:.0f}".format, "share": "{:.0%}".format}))
+    over = show.loc[~show["fits"], ["accelerator", "GiB", "HBM", "share", "plan"]]
+    print(over.to_string(formatters={"GiB": "{:.1f}".format, "HBM": "{:.0f}".format,
+                                     "share": "{:.0%}".format}) if len(over) else "   none")
     moved = show[show["share_as_written"] > 1]
     print(f"   {len(moved)} rows do not fit as Korthikanti et al. and ZeRO count them (the "
           "memory model's default practice, the search's) and fit as their stack and configs "
@@ -710,6 +711,13 @@ def memory_report():
     print(f"   the {len(ok)} rows that fit leave {ok['headroom_bytes'].min() / gib:.1f}-"
           f"{ok['headroom_bytes'].max() / gib:.0f} GiB to the uncounted parts (smallest share "
           f"left: {1 - ok['share'].max():.1%}, {ok['share'].idxmax()})")
+    rid = "mb260201-gb300-llama-3.1-70b-mxfp8"
+    print(f"   {rid}, priced with its tag recipe's plan (MBS 1, VP 5), not its table line's "
+          "(MBS 2, VP n/a; the row's notes): each reading's count and error")
+    rd = step_validation.row_readings(rid, step_validation.MB260201_GB300_70B_TABLE_READINGS)
+    for label, r in rd.iterrows():
+        print(f"     {label:46s} {r['plan']:58s} {r['memory_bytes'] / gib:4.0f} GiB of "
+              f"{r['hbm_bytes'] / gib:.0f}, error {r['error']:+.1%}")
     cfg = step_validation.validation_configs().set_index("run_id")
     runs = llmcost.load_published_runs().set_index("run_id")
     v = step.mfu_validation(sets=step.VALIDATION_SETS + step.NEWER_SETS).set_index("run_id")
@@ -969,6 +977,18 @@ def regime_report():
               f"{r['coverage']:.1%} ({'met' if r['coverage'] >= 0.9 else 'MISSED'})")
     if loo.empty:
         print("   no regime has enough held-out rows for conformal leave-one-out bands")
+    for label in loo.index[loo["coverage"] < 0.9]:
+        print(f"   {label}: the rows its leave-one-out bands miss, and its held-out signed "
+              "error by accelerator")
+        rows = accuracy.loo_rows(v, label)
+        for rid, r in rows[~rows["covered"]].iterrows():
+            print(f"     {rid:40s} {r['accelerator']:12s} error {r['error']:+.1%}, band "
+                  f"without it {r['center']:+.1%} ± {r['half_width']:.1%}")
+        by = rows.groupby("accelerator")["error"]
+        print("     " + "; ".join(f"{a} n {int(n)}: mean {m:+.1%} ({lo:+.1%} to {hi:+.1%})"
+                                  for a, n, m, lo, hi in zip(by.mean().index, by.size(),
+                                                             by.mean(), by.min(), by.max())))
+    same_plan_pairs(v)
     a100 = held[(held["gpu_generation"] == "Ampere") & (held["sharding"] == "Megatron 3D")]
     e = a100["error"].abs()
     print(f"   goal, the {len(a100)} held-out A100 Megatron rows: mean |error| {e.mean():.1%} "
@@ -989,6 +1009,23 @@ def regime_report():
         worst = g.reindex(g["error"].abs().sort_values(ascending=False).index).head(3)
         print(f"   {'':28s} its largest: " + "; ".join(
             f"{r['run_id']} {r['error']:+.1%}" for _, r in worst.iterrows()))
+
+
+def same_plan_pairs(v):
+    """GB300 against GB200 on the same plan (run ids that differ only in ``gb300`` /
+    ``gb200``, the same ``plan``): the published tokens/s ratio and the engine's. The catalogue
+    gives the two the same dense BF16 / FP8 peaks and GEMM rates (data/accelerators.csv,
+    data/efficiency.csv: GB300's matmul_fraction is GB200's, no GB300 GEMM measurement found)."""
+    b = v.set_index("run_id")
+    out = []
+    for rid in b.index[b.index.str.contains("-gb300-")]:
+        o = rid.replace("-gb300-", "-gb200-")
+        if o in b.index and b.loc[rid, "plan"] == b.loc[o, "plan"]:
+            out.append((rid, b.loc[rid, "reported_mfu"] / b.loc[o, "reported_mfu"],
+                        b.loc[rid, "predicted_mfu"] / b.loc[o, "predicted_mfu"]))
+    print(f"   the same plan on GB300 and GB200 ({len(out)} pairs, MFU on the same peaks): "
+          "GB300 / GB200 published vs predicted: " + "; ".join(
+              f"{rid.replace('-gb300-', '-gb300|200-')} {p:.2f} vs {q:.2f}" for rid, p, q in out))
 
 
 def newer_sets():

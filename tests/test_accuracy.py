@@ -150,6 +150,30 @@ def test_leave_one_out_coverage_is_measured(table, regimes):
     assert worst == "korthikanti22-1t" and not hits[list(rows["run_id"]).index(worst)]
 
 
+def test_loo_rows_by_hand(table, regimes):
+    # Eleven held-out rows with errors 0, 0.01, ..., 0.10 on one basis (causal basis equal).
+    # Left out, row 10: the other ten have median 0.045 and largest score 0.045; with n = 10 >=
+    # MIN_CONFORMAL_ROWS, w is the ceil(11 x 0.9) = 10th smallest of the ten scores, the largest:
+    # band [0, 0.09], 0.10 outside (row 0 likewise). Row 1: median (0.05 + 0.06) / 2 = 0.055,
+    # w = 0.055 (row 0's score): band [0, 0.11], 0.01 inside. Row 5: median 0.05, w 0.05: inside.
+    # Coverage 9 of 11.
+    e = np.arange(11) / 100
+    v = pd.DataFrame({"run_id": [f"r{i}" for i in range(11)], "split": "held-out",
+                      "regime": "R", "accelerator": "A", "error": e, "predicted_mfu": 1 + e,
+                      "causal_basis_mfu": 1.0})
+    rows = accuracy.loo_rows(v, "R")
+    assert list(rows.index[~rows["covered"]]) == ["r0", "r10"]
+    assert rows.loc["r10", ["center", "half_width"]].tolist() == pytest.approx([0.045, 0.045])
+    assert rows.loc["r1", ["center", "half_width"]].tolist() == pytest.approx([0.055, 0.055])
+    assert rows.loc["r5", ["center", "half_width"]].tolist() == pytest.approx([0.05, 0.05])
+    # the package's table: the same rows and coverage as regime_table for every regime
+    for label, r in regimes.iterrows():
+        got = accuracy.loo_rows(table, label)
+        assert len(got) == r["n"] and got["covered"].mean() == pytest.approx(r["coverage"])
+    with pytest.raises(ValueError, match="regime='nope' has no held-out row"):
+        accuracy.loo_rows(v, "nope")
+
+
 def test_a_row_of_unstated_flop_basis_must_be_covered_on_both(table):
     # Llama 3 Table 4, 128K context: 380 TFLOP/s on 989.4 = 38.41% if Meta counted the full
     # mask; Meta does not say (flop_basis unstated). Had Meta counted a causal mask, the same

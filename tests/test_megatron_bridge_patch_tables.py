@@ -269,8 +269,11 @@ def test_every_row_of_the_four_sets_is_transcribed_here(csvs):
 #: QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1, from f29a269f8 = PR #2477) is
 #: expert_model_parallel_size=16, moe_flex_dispatcher_backend="hybridep", moe_a2a_overlap=False,
 #: pipeline and virtual pipeline sizes and micro_batch_size left at WorkloadBaseConfig's defaults
-#: (1, None, 1: scripts/performance/utils/utils.py at v0.3.1).
-RECIPE_PLAN_ROWS = {"mb260201-h100-qwen3-30b-a3b-fp8cs": (1, 1, 1, 1, 0, 16)}
+#: (1, None, 1: scripts/performance/utils/utils.py at v0.3.1). 26.02.01's GB300 Llama 3 70B
+#: MXFP8 line states MBS 2, VP n/a (its FP8 line's); its recipe at the same tag is MBS 1, PP 4,
+#: VP 5 (``test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan``).
+RECIPE_PLAN_ROWS = {"mb260201-h100-qwen3-30b-a3b-fp8cs": (1, 1, 1, 1, 0, 16),
+                    "mb260201-gb300-llama-3.1-70b-mxfp8": (1, 1, 4, 1, 5, 0)}
 
 
 def _as_priced(row):
@@ -322,6 +325,54 @@ def test_the_26_02_01_h100_qwen3_row_is_its_tag_recipe_not_the_repeated_table_pl
                (runs.loc[k] for k in ("mb2604-h100-qwen3-30b-a3b-fp8cs",
                                       "mb260401-h100-qwen3-30b-a3b-fp8cs")))
     assert abs(9058 / max(ep16) - 1) < 0.03 and 9058 / max(pp2) > 1.7
+
+
+def test_the_26_02_01_gb300_70b_mxfp8_row_is_its_tag_recipe_plan(csvs):
+    """26.02.01's GB300 Llama 3 70B MXFP8 line (docs/performance-summary-archive.md at 067f987df)
+    states MBS 2, PP 4, VP n/a. Its recipe at the release tag v0.3.1 = 9c9dd8489,
+    scripts/performance/configs/llama/llama3_workload_base_configs.py:
+    ``LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_MX_V2 = replace(BASE_LLAMA3_70B_CONFIG_GBS256,
+    pipeline_model_parallel_size=4, virtual_pipeline_model_parallel_size=5)`` (MBS left at
+    scripts/performance/utils/utils.py ``WorkloadBaseConfig.micro_batch_size: int = 1``), as in
+    the 26.02 table's line (MBS 1, PP 4, VP 5: 4596 tokens/s/GPU). The 26.02.01 line's MBS 2 and
+    VP n/a are its FP8 line's; its NVFP4 line (MBS 2, TP 1, PP 1, FSDP 0) is a plan whose model
+    state alone does not fit the GPU: by Megatron-LM's distributed-optimizer guide (BF16
+    parameters and gradients: 4 + 16/d bytes per parameter, d = DP = 64), 70,553,706,496 x 4.25
+    = 299.9 GB against 279 GiB = 299.6 GB of HBM (data/accelerators.csv), before any activation.
+    The row is priced with the recipe's plan; the table's, priced beside it, overflows the HBM
+    under the memory model (no recomputation or offload in the recipe)."""
+    from llmcost import load_accelerator
+    from llmcost.training import step_validation
+    runs, cfg = csvs
+    rid = "mb260201-gb300-llama-3.1-70b-mxfp8"
+    r, c = runs.loc[rid], cfg.loc[rid]
+    assert (int(r["tp"]), int(r["pp"]), int(r["dp"])) == (1, 4, 16)
+    assert (int(c["micro_batch_size"]), int(c["pp_virtual_stages"])) == (1, 5)
+    assert c["recompute"] == "none" and pd.isna(c["activation_offload_layers"])
+    assert "9c9dd848966322fc3ed7706747ec13219ef49dda" in c["source"]
+    assert "'| DGX-GB300 | 64 | MXFP8 | 256 | 2 | 8192 | 0 | 1 | 4 | 1 | n/a | n/a | 4798 | 2157 |'" \
+        in c["notes"]
+    first = runs.loc["mb2602-gb300-llama-3.1-70b-mxfp8"]
+    assert float(first["reported_tokens_per_sec_per_gpu"]) == 4596
+    assert (int(cfg.loc["mb2602-gb300-llama-3.1-70b-mxfp8", "micro_batch_size"]),
+            int(cfg.loc["mb2602-gb300-llama-3.1-70b-mxfp8", "pp_virtual_stages"])) == (1, 5)
+    # the NVFP4 line's plan: model state alone over the HBM (hand count, docstring)
+    hbm = load_accelerator("GB300-NVL72").hbm_bytes
+    assert hbm == 279 * 2**30
+    assert float(r["params_total"]) * (4 + 16 / 64) > hbm
+    # GA: 256 sequences / (MBS x DP): the table's 8, the recipe's 16
+    assert 256 // (2 * 16) == 8 and 256 // (1 * 16) == 16
+    t = step_validation.row_readings(rid, step_validation.MB260201_GB300_70B_TABLE_READINGS)
+    table_plan = "the table's plan (MBS 2, no VP, 1F1B, GA 8)"
+    assert t.loc["as priced", "plan"].startswith("TP1 · PP4×v5 · DP16 · INTERLEAVED m=16 mbs=1")
+    assert t.loc[table_plan, "plan"].startswith("TP1 · PP4 · DP16 · 1F1B m=8 mbs=2")
+    assert t.loc["as priced", "memory_bytes"] <= t.loc["as priced", "hbm_bytes"]
+    assert t.loc[table_plan, "memory_bytes"] > 1.2 * t.loc[table_plan, "hbm_bytes"]
+    # regression pins (the engine's own figures, not sourced): the error as priced and under the
+    # table's plan, and the table plan's count (about 375 GiB)
+    assert t.loc["as priced", "error"] == pytest.approx(-0.095, abs=0.01)
+    assert t.loc[table_plan, "error"] == pytest.approx(-0.303, abs=0.01)
+    assert t.loc[table_plan, "memory_bytes"] / 2**30 == pytest.approx(375, abs=2)
 
 
 #: The GB200 DeepSeek-V3 MXFP8 rows whose recipe recomputes Megatron-Core's ``mlp`` module:

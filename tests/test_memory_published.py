@@ -7,9 +7,10 @@ import pytest
 
 from llmcost.training import memory, step_validation
 
-#: Published plans the memory model still counts above the whole HBM. Empty: each of the eight
-#: former overcounts fits once the row is counted as its stack and its source configs store
-#: activations and gather weights (``step_validation.row_practice``, ``memory.MemoryPractice``):
+#: Published plans the memory model still counts above the whole HBM. Empty: eight former
+#: overcounts fit once the row is counted as its stack and its source configs store
+#: activations and gather weights (``step_validation.row_practice``, ``memory.MemoryPractice``),
+#: the ninth once it is priced with the plan its recipe ran:
 #: - megatron21-t2-zero3-530b-640: DeepSpeed ZeRO-3 gathers one module at a time, not a layer
 #:   (stack deepspeed-zero3-2021, zero3_gather_unit "module");
 #: - torchtitan-h100-8b-8gpu-1-fsdp-compile(-float8): torchtitan's op-level selective AC keeps
@@ -23,14 +24,13 @@ from llmcost.training import memory, step_validation
 #: - mb2511-gb200-deepseek-v3-bf16, mb2608-gb200-deepseek-v3-mxfp8: recompute_modules
 #:   ["mla_up_proj"] (the recipes);
 #: - deepseek-v3-pretrain: RMSNorm and MLA up-projection recomputed, SwiGLU output recomputed,
-#:   FP8 caches of the linears' inputs (arXiv:2412.19437 §3.2.3, §3.3.3).
-#: One named overcount, a stated plan no recipe holds: mb260201-gb300-llama-3.1-70b-mxfp8, the
-#: Megatron-Bridge 26.02.01 table's Llama 3 70B MXFP8 on 64 GB300 at MBS 2, PP 4 without VP and no
-#: recomputation (docs/performance-summary-archive.md at 067f987df). The recipe at its tag
-#: (LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_MX_V2 at v0.3.1 = 9c9dd8489) is MBS 1, VP 5, as at
-#: every tag; the memory model counts the stated plan at about 375 GiB of 279 GiB, and no source
-#: states the recomputation or offload it would need (its notes state the recipe mismatch).
-KNOWN_OVERCOUNTS: set = {"mb260201-gb300-llama-3.1-70b-mxfp8"}
+#:   FP8 caches of the linears' inputs (arXiv:2412.19437 §3.2.3, §3.3.3);
+#: - mb260201-gb300-llama-3.1-70b-mxfp8: its table line's MBS 2 and VP n/a (docs/performance-
+#:   summary-archive.md at 067f987df, '26.02.01 NeMo Container') are not the plan its recipe ran
+#:   (LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_MX_V2 at v0.3.1 = 9c9dd8489: MBS 1, PP 4, VP 5); the row
+#:   is priced with the recipe's plan (tests/test_megatron_bridge_patch_tables.py holds it to
+#:   both sources), which fits; the table's would not (about 375 GiB of 279).
+KNOWN_OVERCOUNTS: set = set()
 
 
 @pytest.fixture(scope="module")

@@ -798,25 +798,38 @@ def _published_plan_memory(sets: tuple) -> pd.DataFrame:
     runs = load_published_runs().set_index("run_id")
     rows = []
     for _, c in cfg.iterrows():
-        r = runs.loc[c["run_id"]]
-        s = int(r["seq_len"])
-        model = row_model(c, r, s)
-        plan = row_plan(c, r, model, s)
-        acc = load_accelerator(r["catalog_accelerator"])
-        kw = dict(recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
-                  dropout=bool(c["dropout"]))
-        practice = row_practice(c)
-        m = memory.memory_per_gpu(model, plan, s, practice=practice, **kw)
-        as_written = memory.memory_per_gpu(model, plan, s, **kw).total
-        total, hbm = float(m.total), float(acc.hbm_bytes)
-        rows.append({"run_id": c["run_id"], "accelerator": acc.name, "memory_bytes": total,
+        m = row_memory(c, runs.loc[c["run_id"]])
+        total, hbm, as_written = m["memory_bytes"], m["hbm_bytes"], m["memory_bytes_as_written"]
+        rows.append({"run_id": c["run_id"], "accelerator": m["accelerator"],
+                     "memory_bytes": total,
                      "hbm_bytes": hbm, "share": total / hbm, "headroom_bytes": hbm - total,
                      "fits": memory.fits(total, hbm, memory.PUBLISHED_PLAN_RESERVE),
                      "fits_planning_reserve": memory.fits(total, hbm, memory.DEFAULT_RESERVE),
-                     "plan": plan.describe(), "practice": practice.describe(),
-                     "memory_bytes_as_written": float(as_written),
-                     "share_as_written": float(as_written) / hbm})
+                     "plan": m["plan"], "practice": m["practice"],
+                     "memory_bytes_as_written": as_written,
+                     "share_as_written": as_written / hbm})
     return pd.DataFrame(rows).set_index("run_id")
+
+
+def row_memory(c: pd.Series, r: pd.Series) -> dict:
+    """The bytes per GPU of a validation row's most loaded stage (``c`` a row of
+    ``validation_configs``, ``r`` its run in ``data/published_runs.csv``):
+    ``memory.memory_per_gpu`` of ``row_plan`` with the row's recipe, FlashAttention and dropout,
+    under ``row_practice`` (``memory_bytes``) and under ``memory.DEFAULT_PRACTICE``
+    (``memory_bytes_as_written``), with ``hbm_bytes`` and ``accelerator`` (the catalogue's),
+    ``plan`` (``ParallelPlan.describe``) and ``practice`` (``MemoryPractice.describe``)."""
+    s = int(r["seq_len"])
+    model = row_model(c, r, s)
+    plan = row_plan(c, r, model, s)
+    acc = load_accelerator(r["catalog_accelerator"])
+    kw = dict(recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
+              dropout=bool(c["dropout"]))
+    practice = row_practice(c)
+    total = memory.memory_per_gpu(model, plan, s, practice=practice, **kw).total
+    as_written = memory.memory_per_gpu(model, plan, s, **kw).total
+    return {"accelerator": acc.name, "memory_bytes": float(total),
+            "hbm_bytes": float(acc.hbm_bytes), "plan": plan.describe(),
+            "practice": practice.describe(), "memory_bytes_as_written": float(as_written)}
 
 
 #: Published runs of one plan dropless and token-dropping (Megatron-Bridge performance summary,
@@ -894,7 +907,8 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
     ``pp_virtual_stages``, ``recompute``, …) and / or ``PHYSICS_OPTIONS`` (``ep_overlap``, …)
     replacing the row's values. Returns one row per reading, ``"as priced"`` first (index: the
     label): ``plan``, ``error``, ``step_time_s`` and its parts (``PARTS``), as
-    ``mfu_validation``'s columns.
+    ``mfu_validation``'s columns, and the plan's ``memory_bytes`` and the GPU's ``hbm_bytes``
+    (``row_memory``: the step options do not change them).
 
     Raises
     ------
@@ -919,8 +933,29 @@ def row_readings(run_id: str, readings: dict) -> pd.DataFrame:
             if k not in over:
                 c[k] = v
         row = _validation_row(c, r, over, None)
-        out[label] = {k: row[k] for k in ("plan", "error", "step_time_s", *PARTS)}
+        m = row_memory(c, r)
+        out[label] = {**{k: row[k] for k in ("plan", "error", "step_time_s", *PARTS)},
+                      "memory_bytes": m["memory_bytes"], "hbm_bytes": m["hbm_bytes"]}
     return pd.DataFrame.from_dict(out, orient="index")
+
+
+#: Megatron-Bridge 26.02.01's Llama 3 70B MXFP8 on 64 GB300
+#: (``mb260201-gb300-llama-3.1-70b-mxfp8``): its table line (docs/performance-summary-archive.md
+#: at 067f987df, section '26.02.01 NeMo Container') states MBS 2, PP 4, VP n/a; the row is
+#: priced with the plan of its recipe at the release tag, MBS 1, PP 4, VP 5
+#: (``LLAMA3_70B_PRETRAIN_CONFIG_GB300_FP8_MX_V2`` in
+#: scripts/performance/configs/llama/llama3_workload_base_configs.py and
+#: ``WorkloadBaseConfig.micro_batch_size = 1`` in scripts/performance/utils/utils.py, both at
+#: v0.3.1 = 9c9dd8489), the reasons in the row's notes (the table's MBS and VP are its FP8
+#: line's, which its GB300 NVFP4 line carries too). Corrected after the row's error under the
+#: table's plan was seen; the table's reading, whole and each difference alone, for
+#: ``row_readings`` (``memory_bytes``: the table's plan overflows the HBM under the memory model).
+MB260201_GB300_70B_TABLE_READINGS = {
+    "the table's plan (MBS 2, no VP, 1F1B, GA 8)": {
+        "micro_batch_size": 2, "pp_virtual_stages": 1},
+    "the table's MBS 2 alone (VP 5, GA 8)": {"micro_batch_size": 2},
+    "the table's VP n/a alone (MBS 1, 1F1B, GA 16)": {"pp_virtual_stages": 1},
+}
 
 
 #: Published runs of Qwen3-30B-A3B on 16 H100 under the recipe that replaced the one of the
