@@ -25,6 +25,8 @@ Sources, read at the commits named:
   so the backward gathers twice. 2.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -69,7 +71,7 @@ def test_engine_exposed_gathers_hand_derivation():
     plan_none = make_plan(MODEL, 8, 8, recompute="none", **kw)
     cl = Cluster(H100, 8)
     fsdp2 = load_stack("pytorch-fsdp2-2024")
-    regather = fsdp2.__class__(**{**fsdp2.__dict__, "recompute_regathers": True})
+    regather = dataclasses.replace(fsdp2, recompute_regathers=True)
     once = step.step_time(MODEL, cl, plan_full, 8192, stack=fsdp2, dp_overlap=False)
     none = step.step_time(MODEL, cl, plan_none, 8192, stack=fsdp2, dp_overlap=False)
     twice = step.step_time(MODEL, cl, plan_full, 8192, stack=regather, dp_overlap=False)
