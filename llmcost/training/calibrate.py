@@ -103,10 +103,13 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: casts (0.054 / 0.172 / 0.020 / 0.0174 before; 37 series, 155 targets), and again after
 #: Blackwell's attention was priced at cuDNN's measured rates and FSDP2's copies were priced
 #: (the pilots' spread 0.0178 -> 0.0152), and after Megatron-Bridge 26.02, 26.02.01, 26.04.01
-#: and 26.06.01's series (48 series, 166 targets: 0.055 / 0.170 / 0.020 / 0.0152 before):
-#: ``tests/test_pilot_study.py`` holds each figure to the measurement.
+#: and 26.06.01's series (48 series, 166 targets: 0.055 / 0.170 / 0.020 / 0.0152 before), and
+#: after PyTorch FSDP's one backward all-gather under full recomputation
+#: (``stacks.Stack.recompute_regathers``; the pilots' spread 0.01643 -> 0.01646, the other three
+#: unchanged at their digits): ``tests/test_pilot_study.py`` holds each figure to the
+#: measurement.
 PILOT_DRIFT = {"same_kernels": 0.071, "other_kernels": 0.167, "per_seq_doubling": 0.021,
-               "pilot_residual_var": 0.0164}
+               "pilot_residual_var": 0.0165}
 
 #: The lowest compute factor ``calibrate`` searches (a convention of the search, not a measured
 #: figure): kernels at 5% of the catalogue's measured rates. A pilot slower than the engine gives
