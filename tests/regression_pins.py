@@ -52,6 +52,15 @@ Re-blessed when the catalogue's Qwen3 rows gained their per-head QK-norm weights
 only the NeMo AutoModel Qwen3-30B-A3B validation row moved (predicted MFU and step time by
 1.8e-6 relative). The sourced check is in ``tests/test_model.py`` (the checkpoints' exact counts).
 
+Re-blessed for FSDP's one all-gather per unit in the backward under full recomputation
+(``stacks.Stack.recompute_regathers``: false on the PyTorch FSDP stacks, whose pre-backward
+hook unshards once and whose recomputed forward skips the unshard; a correction of the engine
+against its source): only two validation rows moved, NeMo AutoModel's Llama 3 70B (predicted
+MFU 36.68% -> 37.22%) and Qwen3-30B-A3B (30.41% -> 30.44%), both FSDP2 with full
+recomputation; every engine grid, ranking and step pin unchanged (no pinned plan runs ZeRO-3
+with full recomputation on those stacks). The sourced checks are in
+``tests/test_fsdp_recompute_gathers.py``.
+
 Recorded: every ``step_arrays`` output on a sample of valid plans of five models (dense, GQA,
 MoE, MLA, context parallel) on A100 and H100 clusters, the memory engine's totals on the same
 plans, the top of three ``rank_plans`` rankings, ``step_time`` on named plans and

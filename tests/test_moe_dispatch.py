@@ -254,11 +254,13 @@ def test_flushes_multiply_the_bubble_and_fill_p2p():
 
 
 def test_reshard_false_removes_exactly_the_backward_gathers():
-    # ZeRO-3: n_g = 1 + backward gathers (1, or 2 with full recompute); False: 0
-    assert step.fsdp_backward_gathers("true", np.array([1, 4]), np.array([True, False])).tolist() \
-        == [2.0, 1.0]
-    assert step.fsdp_backward_gathers("false", 4, True) == 0.0
-    assert step.fsdp_backward_gathers("not_pp", np.array([1, 4]), True).tolist() == [2.0, 0.0]
+    # ZeRO-3: n_g = 1 + backward gathers (1, or 2 with full recompute where the recomputation
+    # gathers again, DeepSpeed's hooks); False: 0
+    assert step.fsdp_backward_gathers("true", np.array([1, 4]), np.array([True, False]),
+                                      recompute_regathers=True).tolist() == [2.0, 1.0]
+    assert step.fsdp_backward_gathers("false", 4, True, recompute_regathers=True) == 0.0
+    assert step.fsdp_backward_gathers("not_pp", np.array([1, 4]), True,
+                                      recompute_regathers=True).tolist() == [2.0, 0.0]
     # zero_exposure with dp_overlap off: ZeRO-3 per micro-batch = n_g·G + RS, so dropping the
     # two backward gathers (full recompute) removes exactly 2·G
     g, rs, f = 0.3, 0.5, 1.0

@@ -122,6 +122,15 @@ class Stack:
     ``recompute_modules`` names; empty = none), counted by the memory model only
     (``training.options.stack_memory_practice``): DeepSeek's HAI-LLM recomputes every RMSNorm and
     the MLA up-projections (arXiv:2412.19437 §3.2.3) and the SwiGLU output (§3.3.3);
+    ``recompute_regathers``: whether a full recomputation all-gathers a ZeRO-3 unit's weights
+    again for the recomputed forward (``training.step.fsdp_backward_gathers``): true where the
+    gathers hang on every sub-module's forward hooks and a reentrant recomputation re-runs them
+    (DeepSpeed ZeRO-3); false for PyTorch's FSDP, whose pre-backward hook unshards a unit once
+    and whose recomputed forward runs on those unsharded weights (FSDP2:
+    pytorch/pytorch@1fd469d0c96e ``torch/distributed/fsdp/_fully_shard/_fsdp_state.py``
+    ``_pre_forward``, "When composing with module-hook-based activation checkpointing, the
+    pre-backward hook is responsible for the unshard"; FSDP1 with the checkpoint wrapper inside
+    the FSDP unit, as Composer applies it); empty = true;
     ``source`` and ``notes`` say where each field comes from.
     """
 
@@ -157,6 +166,7 @@ class Stack:
     uneven_pp: bool = False
     measured_on: tuple = ()
     recompute_modules: tuple = ()
+    recompute_regathers: bool = True
 
     @property
     def recompute_modes(self) -> tuple:
@@ -259,7 +269,9 @@ def _stacks() -> dict:
                                        r.get("fp8_saved_inputs") or "false"),
                 uneven_pp=_bool(n, "uneven_pp", r.get("uneven_pp") or "false"),
                 measured_on=_vendors(n, r.get("measured_on")),
-                recompute_modules=_modules(n, r.get("recompute_modules")))
+                recompute_modules=_modules(n, r.get("recompute_modules")),
+                recompute_regathers=_bool(n, "recompute_regathers",
+                                          r.get("recompute_regathers") or "true"))
     return out
 
 

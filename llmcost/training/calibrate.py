@@ -105,7 +105,8 @@ MFU_BASES = ("full", "causal", "hfu_full")
 #: (the pilots' spread 0.0178 -> 0.0152), and after Megatron-Bridge 26.02, 26.02.01, 26.04.01
 #: and 26.06.01's series (48 series, 166 targets: 0.055 / 0.170 / 0.020 / 0.0152 before), and
 #: after 26.02.01's GB300 Llama 3 70B MXFP8 row was priced with its tag recipe's plan (MBS 1,
-#: VP 5) instead of its table line's (0.071 / 0.167 / 0.021 / 0.0164 before):
+#: VP 5) instead of its table line's, and after PyTorch FSDP's one backward all-gather under full
+#: recomputation (``stacks.Stack.recompute_regathers``) (0.071 / 0.167 / 0.021 / 0.0164 before):
 #: ``tests/test_pilot_study.py`` holds each figure to the measurement.
 PILOT_DRIFT = {"same_kernels": 0.056, "other_kernels": 0.166, "per_seq_doubling": 0.021,
                "pilot_residual_var": 0.0138}

@@ -684,7 +684,9 @@ def _dp_volume(fig, plan, grads_bytes: float, p_ne: float, p_ex: float, layers: 
     parameters (``layers`` layers): ZeRO-0 one gradient all-reduce, ZeRO-1 a gradient
     reduce-scatter and a weight all-gather, ZeRO-2 the reduce-scatter per micro-batch, ZeRO-3
     per micro-batch a gather of the weights for the forward and the backward pass (and the
-    recomputed forward under ``full``) and a gradient reduce-scatter, over the shard group; with
+    recomputed forward under ``full``, the default stack's convention, as DeepSpeed's ZeRO-3
+    runs it; PyTorch's FSDP gathers once for both: ``step.fsdp_backward_gathers``, which the
+    step engine prices by the stack) and a gradient reduce-scatter, over the shard group; with
     HSDP once per step an all-reduce of each rank's gradient shard over the replicas. Bytes per
     collective as the module docstring's ring formulas, times by NCCL's cost model
     (``fig.nccl``), as the step engine times them."""

@@ -786,7 +786,8 @@ class ZeroTraffic:
     ------
     gather : ZeRO-3's all-gather of the stage's weights, all its layers once (G)
     z3_rs : ZeRO-3's gradient reduce-scatter of one micro-batch, all layers (RS)
-    n_gathers : gathers per micro-batch, forward and backward (and recomputed forward) (n_g)
+    n_gathers : gathers per micro-batch, forward and backward (and the recomputed forward where
+        the stack's recomputation gathers again, ``fsdp_backward_gathers``) (n_g)
     rs : ZeRO-2's gradient reduce-scatter of one micro-batch
     grad : the per-step gradient collective (ZeRO-0 all-reduce, ZeRO-1 reduce-scatter, the HSDP
         replicas' all-reduce), 0 where the stage runs none
@@ -951,23 +952,39 @@ def _check_flushes(pipeline_flushes, n_microbatches):
     return f.astype(float)
 
 
-def fsdp_backward_gathers(reshard_after_forward, pp, full):
+def fsdp_backward_gathers(reshard_after_forward, pp, full, recompute_regathers=False):
     """All-gathers of a layer's weights in one micro-batch's backward under ZeRO-3 / FSDP
-    (after the forward's one), by FSDP2's ``reshard_after_forward``:
+    (after the forward's one), by the ``reshard_after_forward`` policy and whether a full
+    recomputation gathers again (``recompute_regathers``, the stack's
+    ``stacks.Stack.recompute_regathers``):
 
     * ``"true"`` (ZeRO-3; FSDP2's default without a pipeline): the weights freed after the
-      forward are gathered again for the backward, ``1``, and with full recomputation once more
-      for the recomputed forward, ``2`` (PyTorch ``fully_shard`` docs, ``reshard_after_forward``;
-      Rajbhandari et al. 2020 §7.2.2);
+      forward are gathered again for the backward, ``1`` (PyTorch ``fully_shard`` docs,
+      ``reshard_after_forward``; Rajbhandari et al. 2020 §7.2.2). With full recomputation:
+      PyTorch's FSDP still ``1``: FSDP2's pre-backward hook unshards the unit once
+      (``FSDPParamGroup.pre_backward``: a no-op once the group is in ``PRE_BACKWARD``,
+      pytorch/pytorch@62a45b6f4461 ``torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py``)
+      and the recomputed forward skips its unshard ("When composing with module-hook-based
+      activation checkpointing, the pre-backward hook is responsible for the unshard",
+      ``FSDPState._pre_forward``, pytorch/pytorch@1fd469d0c96e ``_fsdp_state.py``), the
+      reshard waiting for the post-backward; DeepSpeed ZeRO-3 ``2`` (``recompute_regathers``):
+      it fetches a sub-module's weights in every sub-module's forward pre-hook and releases them
+      after its forward (microsoft/DeepSpeed@86d3e310d441
+      ``deepspeed/runtime/zero/parameter_offload.py`` ``_register_hooks_recursively``), so the
+      reentrant recomputation gathers them once more before the backward's own fetch;
     * ``"false"``: the forward's gathered weights stay until the backward, which, and the
       recomputed forward, use them: ``0``;
     * ``"not_pp"`` (torchtitan/distributed/fsdp.py ``get_fsdp_reshard_after_forward_policy``
       "default"; NeMo AutoModel moe/parallelizer.py ``reshard_after_forward = not pp_enabled``):
       ``"true"`` when ``pp == 1``, ``"false"`` with a pipeline.
 
+    ``n = regather · (1 + full · recompute_regathers)``, ``regather`` the policy's.
+
     >>> import numpy as np
     >>> fsdp_backward_gathers("not_pp", np.array([1, 1, 4]), np.array([False, True, True]))
-    array([1., 2., 0.])
+    array([1., 1., 0.])
+    >>> fsdp_backward_gathers("true", 1, np.array([False, True]), recompute_regathers=True)
+    array([1., 2.])
     """
     regather = {"true": True, "false": False}.get(reshard_after_forward)
     if regather is None:
@@ -975,7 +992,8 @@ def fsdp_backward_gathers(reshard_after_forward, pp, full):
             raise ValueError(f"fsdp_reshard_after_forward={reshard_after_forward!r} must be one "
                              f"of {stacks.RESHARD_POLICIES}")
         regather = np.asarray(pp) == 1
-    return np.where(regather, 1.0 + np.where(full, 1.0, 0.0), 0.0)
+    again = np.where(np.asarray(full) & bool(recompute_regathers), 1.0, 0.0)
+    return np.where(regather, 1.0 + again, 0.0)
 
 
 #: HBM bytes per parameter of FSDP2's copy-out of one all-gather: the gathered 16-bit weight
@@ -1394,7 +1412,8 @@ class _DPTraffic:
         # so the replica of a dense or a routed-expert shard is f·tp ranks on (as
         # comm.placement); e.g. tp1, cp2, ep2, dp8, f = 4: rank 0's replica is rank 4
         self.replica_groups = (self.reps, self.f_ne * tpf, self.reps, self.f_ne * tpf)
-        self.bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp, g.full)
+        self.bwd_gathers = fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp, g.full,
+                                                 o.stack.recompute_regathers)
         # the gathers FSDP2 itself issues (fsdp_copies_s): the recomputed forward re-uses
         # the backward's
         self.own_gathers = 1.0 + fsdp_backward_gathers(o.fsdp_reshard_after_forward, g.pp,
@@ -1417,7 +1436,8 @@ class _DPTraffic:
         """``zero_exposure`` of a stage with ``p_ne`` dense and ``p_ex`` routed-expert
         parameters per rank over ``n_layers`` layers: ZeRO-0 all-reduces the gradients, ZeRO-1/2
         reduce-scatter them and all-gather the weights, ZeRO-3 gathers each layer's weights
-        before its forward and backward (and recomputed forward) and reduce-scatters its
+        before its forward and backward (and, where the stack's recomputation gathers again,
+        the recomputed forward: ``fsdp_backward_gathers``) and reduce-scatters its
         gradients every micro-batch; HSDP all-reduces each rank's gradient shard over the
         replicas once per step. Returns ``(per micro-batch, per step)`` seconds."""
         o, z, gb, wb = self.o, self.z, self.gb, self.wb
