@@ -141,7 +141,7 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
     ``V`` (a class of targets whose drift exceeds the spread of the pilots' residuals
     themselves, ``σ² >= n V``, has no transferable part a pilot could identify, however large
     this pilot's residual: on the published series the targets running other kernels than the
-    pilot's drift by 0.167 against pilots spread by √0.0164 = 0.128, and carrying their pilots'
+    pilot's drift by 0.166 against pilots spread by √0.0138 = 0.117, and carrying their pilots'
     corrections to them made them worse in sum). The pooled ``V`` alone carried 83 % of a 3 %
     pilot residual to same-kernel targets and made Narayanan et al. 2021 Table 2's GPT 529.6B
     worse; ``r²`` alone carried 39 % of llm-foundry's MPT-760M A100 512-token residual to its
@@ -149,9 +149,9 @@ def transfer_weight(residual: float, same: bool, drift: dict | None = None,
 
     A pilot that finds the model 10 % optimistic (predicted MFU 0.464 against the measured
     0.423, ``r = ln(0.423 ÷ 0.464) = −0.0925``: torchtitan's 8-GPU row as the engine prices it
-    at this writing) carries ``1 − 0.071² ÷ 0.00856 = 41 %`` of its correction to a same-kernel
-    target (``min(0.00856, 0.0164)``: its own ``r²``); one whose |r| is at most 0.071 (about
-    7.4 %) carries none.
+    at this writing) carries ``1 − 0.056² ÷ 0.00856 = 63 %`` of its correction to a same-kernel
+    target (``min(0.00856, 0.0138)``: its own ``r²``); one whose |r| is at most 0.056 (about
+    5.8 %) carries none.
 
     Why the drift widens with the sequence length: a one-scale pilot at one sequence length times
     the attention kernels at that length only, and the engine's error moves with the sequence
