@@ -7,17 +7,20 @@ stated).
 * Daly (2006) figure captions: τ_opt = 117 min (M = 24 h), 57 min (M = 6 h) and 9.1 min
   (M = 15 min) for δ = 5 min, R = 10 min: [paper], read in the article's abstract page
   (sciencedirect copy in the search index, doi:10.1016/j.future.2004.11.016).
-* Llama 3 Table 5 counts (419 unexpected, 148 faulty GPU, 72 HBM3, ...): [secondary] in
-  tests/data/test_vectors.csv; confirmed here against glennklockwood.com/garden/component-
-  reliability (full
-  table) and DatacenterDynamics (148 / 30.1%, 72 / 17.2%, 35 / 8.4%; ">90% effective training
-  time").
+* Llama 3 Table 5 counts (419 unexpected, 148 faulty GPU, 72 HBM3, ...): [paper], re-read in a
+  text extraction of arXiv:2407.21783 (Table 5 and §3.3.4, PDF p. 13: "During a 54-day snapshot
+  period of pre-training, we experienced a total of 466 job interruptions. Of these, 47 were
+  planned ... The remaining 419 were unexpected interruptions"; "GPU issues are the largest
+  category, accounting for 58.7%"); also glennklockwood.com/garden/component-reliability and
+  DatacenterDynamics (148 / 30.1%, 72 / 17.2%, 35 / 8.4%; ">90% effective training time").
 * Kokolis et al. r_f 6.50 / 2.34 per 1000 node-days, 7.9 h measured at 1,024 GPUs, 1.8 h and
-  0.23 h projected: [secondary] in tests/data/test_vectors.csv; confirmed here against a per-paper
-  survey of
-  LLM-training reliability papers in a public repository (search index file id 66370327490).
-* Tectonic 2 TB/s sustained / 7 TB/s peak, per-GPU checkpoints 1 MB-4 GB: [secondary];
-  confirmed here against ai-papers.xuzou.cn/papers/llama3_2024 (summary of arXiv:2407.21783).
+  0.23 h projected: [secondary] (the paper's text was not reachable); agreed by a quotation of
+  the paper's Figure 7 sentence in commentary notes (7.9 h), a Chinese translation of the paper
+  and a per-paper survey of LLM-training reliability papers (all five figures); see
+  ``reliability.KOKOLIS_RATES_PER_1000_NODE_DAYS``.
+* Tectonic 2 TB/s sustained / 7 TB/s peak, per-GPU checkpoints 1 MB-4 GB: [paper], re-read in
+  the same text extraction of arXiv:2407.21783 (§3.3.1, PDF p. 9: "supports a sustainable
+  throughput of 2 TB/s and a peak throughput of 7 TB/s"; "ranging from 1 MB to 4 GB per GPU").
 """
 
 import numpy as np

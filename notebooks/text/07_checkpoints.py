@@ -326,13 +326,13 @@ for f in (0.0, 0.25):
 # restart the data loader at the right sample. If the restarted job has a different layout
 # (fewer nodes, another data-parallel size) the state must also be re-sharded. The fixed part
 # dominates: Kokolis et al. assume 5 minutes of restart overhead; MegaScale (ByteDance,
-# arXiv:2402.15627) diagnoses faults within 10 minutes and catches up within 15.
+# arXiv:2402.15627 §6.3) detects and diagnoses faults in under 10 minutes and catches up within 15.
 #
 # **Restart time dominates the waste.** Once checkpoints are cheap, the term R/M that no interval
 # removes is most of what is left, and R at scale is mostly not the checkpoint read. Phase by phase:
 # the **scheduler** detects the fault, drains and replaces the node and relaunches thousands of
 # processes; **initialisation** builds process groups and NCCL communicators (MegaScale reports about
-# 1,000 s on 2,048 GPUs before fixing it; recalled, see the table); **checkpoint loading** is the read below; then a
+# 1,000 s on 2,048 GPUs before fixing it, §3.5; see the table); **checkpoint loading** is the read below; then a
 # **warm-up** of the data loader and the first steps. Llama 3 (§3.3.4) names reduced "job startup and
 # checkpointing time" as what raised its effective training time, without the figures. Published
 # recovery times at scale:
@@ -350,7 +350,7 @@ plots.table(restore, "{:,.1f} s", index=True)
 # %% [markdown]
 # The same restart built phase by phase (`rel.restart_phases_s`) with the scenario's checkpoint
 # read, the assumed node-replacement wait and MegaScale's initialisation times on 2,048 GPUs
-# (recalled), before and after their fixes: unoptimised start-up alone is longer than the whole
+# (§3.5), before and after their fixes: unoptimised start-up alone is longer than the whole
 # 10-minute restart the scenario assumes, and once it is fixed the wait for a node is what remains,
 # which is what hot spares remove.
 
