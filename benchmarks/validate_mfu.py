@@ -651,6 +651,15 @@ def later_recipe_report():
           "instead of one grouped kernel: " + "; ".join(
               f"{r} +{step_validation.per_expert_launch_reading(r):.2f} s"
               for r in step_validation.EP_OVERLAP_OF_ROW))
+    g = step_validation.te_scoped_graph_reading()
+    print("   reading: GPT-OSS 120B, GB300 with Transformer Engine graphs of attn, moe_router, "
+          "moe_preprocess against GB200 eager, same table, plan and stack (both priced eager; "
+          "step_validation.TE_SCOPED_GRAPH_PAIRS): " + "; ".join(
+              f"{t} published {r['published_gb300_s']:.2f} / {r['published_gb200_s']:.2f} s, "
+              f"predicted {r['predicted_gb300_s']:.2f} / {r['predicted_gb200_s']:.2f} s, "
+              f"{r['unexplained_s']:.2f} s unexplained "
+              f"({r['unexplained_ms_per_layer_mb']:.1f} ms per MoE layer per micro-batch)"
+              for t, r in g.iterrows()) + " (not in the engine: no partial-graph mode)")
 
 
 def moe_layer_shapes(run_ids) -> pd.DataFrame:

@@ -123,3 +123,22 @@ PINNED = {"mb2602-h100-gpt-oss-120b-bf16": 0.026, "mb2604-gb200-gpt-oss-120b-bf1
 def test_regression_pins_of_the_gpt_oss_rows():
     for i, e in _errors(PINNED).items():
         assert e == pytest.approx(PINNED[i], abs=0.0015), (i, e)
+
+
+def test_te_scoped_graph_reading_by_hand():
+    # step_validation.te_scoped_graph_reading: the GB200 - GB300 step-time difference of the
+    # published tables less the predicted one; published step = predicted x (1 + error)
+    # (hand check on the 26.02 pair: 64 GPUs x 19,412 and 15,784 tokens/s/GPU for GBS 1280 x
+    # 4,096 tokens: 4.220 s and 5.190 s, Megatron-Bridge docs/performance-summary-archive.md)
+    from llmcost.training import step_validation as sv
+    g = sv.te_scoped_graph_reading()
+    r = g.loc["mb2602"]
+    assert r["published_gb300_s"] == pytest.approx(1280 * 4096 / (64 * 19412), rel=1e-3)
+    assert r["published_gb200_s"] == pytest.approx(1280 * 4096 / (64 * 15784), rel=1e-3)
+    assert r["unexplained_s"] == pytest.approx(
+        (r["published_gb200_s"] - r["published_gb300_s"])
+        - (r["predicted_gb200_s"] - r["predicted_gb300_s"]))
+    # 36 MoE layers x 5 micro-batches per step (GBS 1280 = MBS 4 x DP 64 x GA 5)
+    assert r["unexplained_ms_per_layer_mb"] == pytest.approx(r["unexplained_s"] / 180 * 1e3)
+    # REGRESSION PIN (this commit's output): 0.82 s, 4.5 ms per MoE layer per micro-batch
+    assert r["unexplained_s"] == pytest.approx(0.818, abs=0.005)
