@@ -196,10 +196,15 @@ def blackwell_attention_report():
     d = attention.load_blackwell_benchmarks()
     flat = load_efficiency("GB200-NVL72").attention_fraction
     at4k = d[(d.seq_len == 4096) & (d.accelerator == "GB200-NVL72")]
-    words = "; ".join(f"{r['mask']} d {int(r['head_dim_qk'])} {r['pass']} "
-                      f"{r['tflops_engine']:.0f}" for _, r in at4k.iterrows())
+    def label(r):
+        w = f" {int(r['window'])}" if r["mask"] == "window" else ""
+        dt = "" if r["dtype"] == "bf16" else f" {r['dtype']}"
+        return f"{r['mask']}{w} d {int(r['head_dim_qk'])}{dt} {r['pass']}"
+
+    words = "; ".join(f"{label(r)} {r['tflops_engine']:.0f}" for _, r in at4k.iterrows())
     print(f"18. Blackwell's attention at cuDNN's measured rates (NVIDIA/cudnn-frontend "
-          f"sdpa_benchmark_training results @ fb682ce7, cuDNN 9.22, BF16; {len(d)} points, GB200 "
+          f"sdpa_benchmark_training results @ fb682ce7, cuDNN 9.22, BF16 and MXFP8, and @ "
+          f"df73764, cuDNN 9.19, gpt-oss's head-64 1,024-token band; {len(d)} points, GB200 "
           f"and GB300, 2k-32k tokens) instead of the flat fraction {flat:.2f} of the BF16 peak "
           f"(a judgement carried from H100; GB200 {flat * 2500:.0f} TFLOP/s burst). GB200 at 4k "
           f"tokens, TFLOP/s on the engine's basis: {words}")

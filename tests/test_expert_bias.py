@@ -1,5 +1,5 @@
-"""The routed experts' output bias applied unfused by Megatron-Core (``elementwise.expert_bias_bytes``,
-``step.expert_bias_probs_bytes``).
+"""The routed experts' output bias applied unfused by Megatron-Core
+(``elementwise.expert_bias_bytes``, ``step.expert_bias_probs_bytes``).
 
 Source: NVIDIA/Megatron-LM ``megatron/core/transformer/moe/experts.py``,
 ``TEGroupedMLP._apply_bias`` (the same at b0cc2706d, d7288711b, 2edffadb5, d0b3b7754, 458c8d0ec,
