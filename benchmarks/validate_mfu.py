@@ -196,10 +196,15 @@ def blackwell_attention_report():
     d = attention.load_blackwell_benchmarks()
     flat = load_efficiency("GB200-NVL72").attention_fraction
     at4k = d[(d.seq_len == 4096) & (d.accelerator == "GB200-NVL72")]
-    words = "; ".join(f"{r['mask']} d {int(r['head_dim_qk'])} {r['pass']} "
-                      f"{r['tflops_engine']:.0f}" for _, r in at4k.iterrows())
+    def label(r):
+        w = f" {int(r['window'])}" if r["mask"] == "window" else ""
+        dt = "" if r["dtype"] == "bf16" else f" {r['dtype']}"
+        return f"{r['mask']}{w} d {int(r['head_dim_qk'])}{dt} {r['pass']}"
+
+    words = "; ".join(f"{label(r)} {r['tflops_engine']:.0f}" for _, r in at4k.iterrows())
     print(f"18. Blackwell's attention at cuDNN's measured rates (NVIDIA/cudnn-frontend "
-          f"sdpa_benchmark_training results @ fb682ce7, cuDNN 9.22, BF16; {len(d)} points, GB200 "
+          f"sdpa_benchmark_training results @ fb682ce7, cuDNN 9.22, BF16 and MXFP8, and @ "
+          f"df73764, cuDNN 9.19, gpt-oss's head-64 1,024-token band; {len(d)} points, GB200 "
           f"and GB300, 2k-32k tokens) instead of the flat fraction {flat:.2f} of the BF16 peak "
           f"(a judgement carried from H100; GB200 {flat * 2500:.0f} TFLOP/s burst). GB200 at 4k "
           f"tokens, TFLOP/s on the engine's basis: {words}")
@@ -657,6 +662,15 @@ def later_recipe_report():
           "instead of one grouped kernel: " + "; ".join(
               f"{r} +{step_validation.per_expert_launch_reading(r):.2f} s"
               for r in step_validation.EP_OVERLAP_OF_ROW))
+    g = step_validation.te_scoped_graph_reading()
+    print("   reading: GPT-OSS 120B, GB300 with Transformer Engine graphs of attn, moe_router, "
+          "moe_preprocess against GB200 eager, same table, plan and stack (both priced eager; "
+          "step_validation.TE_SCOPED_GRAPH_PAIRS): " + "; ".join(
+              f"{t} published {r['published_gb300_s']:.2f} / {r['published_gb200_s']:.2f} s, "
+              f"predicted {r['predicted_gb300_s']:.2f} / {r['predicted_gb200_s']:.2f} s, "
+              f"{r['unexplained_s']:.2f} s unexplained "
+              f"({r['unexplained_ms_per_layer_mb']:.1f} ms per MoE layer per micro-batch)"
+              for t, r in g.iterrows()) + " (not in the engine: no partial-graph mode)")
 
 
 def moe_layer_shapes(run_ids) -> pd.DataFrame:

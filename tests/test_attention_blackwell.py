@@ -23,24 +23,55 @@ from llmcost.training.options import KERNEL_EFFICIENCY, StepOptions
 GB200 = "GB200-NVL72"
 
 
-def _row(device, pass_, mask, hd, s, dtype="bf16"):
+def _row(device, pass_, mask, hd, s, dtype="bf16", window=128):
     d = attention.load_blackwell_benchmarks()
+    w = float(window) if mask == "window" else 0.0
     r = d[(d.accelerator == device) & (d["pass"] == pass_) & (d["mask"] == mask)
-          & (d.head_dim_qk == hd) & (d.seq_len == s) & (d["dtype"] == dtype)]
+          & (d.head_dim_qk == hd) & (d.seq_len == s) & (d["dtype"] == dtype)
+          & (d.window.fillna(0).astype(float) == w)]
     assert len(r) == 1
     return r.iloc[0]
 
 
 def test_the_table_holds_nvidias_figures():
     d = attention.load_blackwell_benchmarks()
-    assert len(d) == 120
+    assert len(d) == 140
     assert set(d.accelerator) == {"GB200-NVL72", "GB300-NVL72"}
     # three figures as published (results/llama3.1/gb200/llama3.1_20260424_100750.csv,
     # results/gpt_oss/gb200/gpt_oss_20260424_100011.csv, results/dsv3/gb300/...)
     assert _row(GB200, "forward", "causal", 128, 4096).tflops == 1408
     assert _row(GB200, "backward", "window", 64, 4096).tflops == 182
     assert _row("GB300-NVL72", "backward", "causal", 192, 8192).tflops == 1291
-    assert d.source.str.contains("fb682ce7").all()
+    # the v1.23.0 results (fb682ce7) and the v1.19.0 ones' 1,024-token gpt-oss band (df73764)
+    new = d.source.str.contains("fb682ce7")
+    old = d.source.str.contains("@ df73764")
+    assert new.sum() == 120 and old.sum() == 20 and (new ^ old).all()
+    assert (d[old].window == 1024).all() and (d[old].head_dim_qk == 64).all()
+    assert set(zip(d[old].q_heads, d[old].kv_heads)) == {(64, 8)}
+
+
+# Two lines of the v1.19.0 result files verbatim (NVIDIA/cudnn-frontend @ df73764,
+# benchmark/sdpa_benchmark_training/results/gb{200,300}_919_only_cudnn/gpt_oss_*.csv, columns
+# config_name ... bwd_tflops, max_diff, num_iterations, sliding_window_size, success,
+# error_message, gpu_name, cudnn_version, cudnn_backend_version; forward and backward on one
+# line, profile_pass "both"): each is two rows of the table.
+SOURCE_LINES_1190 = [
+    "gpt_oss,gpt_oss,cudnn,bfloat16,top_left,2,4096,4096,64,8,64,64,both,False,0.209,0.487,"
+    "574.000,617.000,0.000,10,1024,True,,NVIDIA GB200,1.19.0,91901",
+    "gpt_oss,gpt_oss,cudnn,bfloat16,top_left,2,32768,32768,64,8,64,64,both,False,1.448,3.930,"
+    "748.000,689.000,0.000,10,1024,True,,NVIDIA GB300,1.19.0,91901",
+]
+
+
+@pytest.mark.parametrize("line", SOURCE_LINES_1190)
+def test_the_head64_band_rows_are_the_v1190_lines(line):
+    f = line.split(",")
+    device = {"NVIDIA GB200": GB200, "NVIDIA GB300": "GB300-NVL72"}[f[23]]
+    for pass_, t, r in (("forward", f[14], f[16]), ("backward", f[15], f[17])):
+        row = _row(device, pass_, "window", 64, int(f[6]), window=int(f[20]))
+        assert row.time_ms == float(t) and row.tflops == float(r)
+        assert (row.batch, row.q_heads, row.kv_heads) == (int(f[5]), int(f[8]), int(f[9]))
+        assert "91901" in row.source and "df73764" in row.source
 
 
 # Four more of the result files' lines verbatim (NVIDIA/cudnn-frontend @ fb682ce7,
@@ -69,7 +100,7 @@ def test_rows_are_the_result_files_lines(path, line):
     dtype = {"bfloat16": "bf16", "mxfp8": "mxfp8"}[f[3]]
     mask = "window" if f[18] else "causal"
     r = _row(device, {"fwd": "forward", "bwd": "backward"}[f[12]], mask, int(f[10]), int(f[6]),
-             dtype)
+             dtype, window=int(f[18]) if f[18] else 128)
     assert path.split("/")[0] in r.source and f[3] in r.source
     assert (r.batch, r.q_heads, r.kv_heads, r.head_dim_v) == tuple(int(x) for x in
                                                                    (f[5], f[8], f[9], f[11]))
@@ -119,17 +150,38 @@ def test_the_measured_points_interpolated_in_log_length():
 
 def test_stated_stand_ins():
     s = 4096.0
-    # head dimension 64, causal: the 128 curve x the H100 cuDNN curves' 64:128 ratio (unmasked)
+    # head dimension 64 (96 or less), causal: the measured 1,024-token band at head dimension 64
+    # (cuDNN 9.19, gpt-oss's 64 / 8 heads): 574 / 617 TFLOP/s at 4k on GB200, 675 / 638 on GB300,
+    # in BF16 and, stated, under MXFP8 attention too
+    assert attention.blackwell_tflops(GB200, "forward", 64, s) == pytest.approx(574)
+    assert attention.blackwell_tflops(GB200, "backward", 64, s) == pytest.approx(617)
+    assert attention.blackwell_tflops(GB200, "forward", 80, s, dtype="mxfp8") == \
+        pytest.approx(574)
+    assert attention.blackwell_tflops("GB300-NVL72", "forward", 64, s) == pytest.approx(675)
+    # the band is a lower bound on the causal kernel's rate: a hand count of 128 x 128 tiles at
+    # 4k. Band (1,024 keys): a query tile visits 9 key tiles, 7 whole and 2 half-masked ->
+    # 8/9 of the visited work unmasked; causal: 528 tiles, the 32 diagonal ones half-masked ->
+    # 512/528. The causal rate is at most (512/528) / (8/9) = 1.09 x the band's
+    n = 4096 // 128
+    causal = (n * (n + 1) / 2 - n / 2) / (n * (n + 1) / 2)
+    band = (1024 // 128 - 1 + 2 * 0.5) / (1024 // 128 + 1)
+    assert causal == pytest.approx(0.97, abs=0.005) and band == pytest.approx(0.889, abs=0.001)
+    assert causal / band == pytest.approx(1.09, abs=0.005)
+    # the old stand-in (the 128 curve x the H100 64:128 ratio) would be 1.65 x the measured band,
+    # beyond that bound
     ratio = (attention.attention_tflops("cudnn", "forward", False, 64, s)
              / attention.attention_tflops("cudnn", "forward", False, 128, s))
-    assert attention.blackwell_tflops(GB200, "forward", 64, s) == pytest.approx(1408 * ratio)
+    assert 1408 * ratio / 574 > 1.5
     # MLA's 192 the measured 192 series; 160 the nearer on a log scale (192)
     assert attention.blackwell_tflops(GB200, "forward", 192, s) == pytest.approx(1406)
     assert attention.blackwell_tflops(GB200, "forward", 160, s) == pytest.approx(1406)
-    # a window at least the sequence is the causal kernel; a shorter one the 128-token band
+    # a window at least the sequence is the causal kernel; a shorter one the widest measured
+    # band not wider than it: 1,024 tokens from 1,024 on, else the 128-token band
     assert attention.blackwell_tflops(GB200, "forward", 128, s, window=4096) == \
         pytest.approx(1408)
     assert attention.blackwell_tflops(GB200, "backward", 128, s, window=1024) == \
+        pytest.approx(617)
+    assert attention.blackwell_tflops(GB200, "backward", 128, s, window=512) == \
         pytest.approx(182)
     # B200 runs GB200's fractions of its own peak (2.25 against 2.5 PFLOP/s)
     b200 = attention.blackwell_curve("B200")
@@ -233,7 +285,7 @@ def test_mxfp8_series_as_published():
     # (forward faster than BF16's 1,408, backward slower than its 1,148); the 128-token window's
     # backward 41 against BF16's 182
     d = attention.load_blackwell_benchmarks()
-    assert set(d["dtype"]) == {"bf16", "mxfp8"} and len(d) == 120
+    assert set(d["dtype"]) == {"bf16", "mxfp8"} and len(d) == 140
     assert attention.blackwell_tflops(GB200, "forward", 128, 4096.0, dtype="mxfp8") == 1685
     assert attention.blackwell_tflops(GB200, "backward", 128, 4096.0, dtype="mxfp8") == 1054
     assert attention.blackwell_tflops(GB200, "backward", 64, 4096.0, window=128,
@@ -244,8 +296,9 @@ def test_mxfp8_series_as_published():
 
 def test_fp8_attention_prices_the_mxfp8_kernel_on_blackwell_only():
     # gpt-oss 120B on 8 GB200, MXFP8 recipe: with fp8_attention the window layers' backward at
-    # 41 TFLOP/s (MXFP8) instead of 182 (BF16), the full layers at the MXFP8 d-128 rates x the
-    # d-64 stand-in ratio; by hand as in test_engine_prices_gpt_oss_window_layers_at_the_band_rate
+    # 41 TFLOP/s (MXFP8) instead of 182 (BF16), the full layers at the head-dimension-64
+    # stand-in (the BF16 1,024-token band, 574 / 617 at 4k, in either dtype); by hand as in
+    # test_engine_prices_gpt_oss_window_layers_at_the_band_rate
     s, w = 4096, 128
     kw = dict(dtype="fp8", fp8_recipe="mxfp8")
     spec, on = _attention_s("gpt-oss-120b", GB200, 8, s, 1, fp8_attention=True, **kw)

@@ -101,7 +101,11 @@ causal one (``step._curve_core_times``). FP8 attention (the 2026 recipes'
 ``fp8_dot_product_attention``) is priced at the same table's MXFP8 series where the run sets
 it (``StepOptions.fp8_attention``, off by default: ``dtype="fp8"``, ``fp8_recipe="mxfp8"``,
 Blackwell); elsewhere the attention core runs at the BF16 rates. The source's per-tensor FP8
-series (data_type fp8) is not transcribed.
+series (data_type fp8) is not transcribed. The table adds the same benchmark's earlier
+gpt-oss series (@ df73764, the v1.19.0 release of 2026-03-09, cuDNN 9.19): BF16, a 1,024-token
+window at head dimension 64 with 64 query / 8 KV heads, GB200 and GB300, 2k to 32k (20 points),
+which stands in for the causal kernel at head dimension 96 or less (``blackwell_tflops``): at 4k
+on GB200 574 / 617 TFLOP/s, 0.41 / 0.54 of the head-128 causal kernel's rates.
 
 Context parallelism
 -------------------
@@ -559,19 +563,26 @@ def load_blackwell_benchmarks() -> pd.DataFrame:
     return df.assign(tflops_engine=df["tflops"].astype(float) * basis)
 
 
+#: The window of the measured 128-token band series (gpt-oss's sliding-window layers) and of the
+#: head-dimension-64 series that stands in for a causal kernel at head dimension 96 or less
+#: (``blackwell_tflops``).
+BAND_WINDOW, HEAD64_WINDOW = 128, 1024
+
+
 @functools.lru_cache(maxsize=None)
 def _blackwell_series(device: str, pass_: str, mask: str, head_dim: int,
-                      dtype: str = "bf16") -> tuple:
+                      dtype: str = "bf16", window: int = 0) -> tuple:
     """``(seq_len, tflops_engine)`` of one measured series, sorted by length (``mask``
-    "causal" or "window", ``dtype`` "bf16" or "mxfp8"); read once per process (the file is
-    data, fixed while it runs)."""
+    "causal" or "window", the latter of ``window`` tokens; ``dtype`` "bf16" or "mxfp8"); read
+    once per process (the file is data, fixed while it runs)."""
     df = load_blackwell_benchmarks()
     d = df[(df.accelerator == device) & (df["pass"] == pass_) & (df["mask"] == mask)
-           & (df.head_dim_qk == head_dim) & (df["dtype"] == dtype)].sort_values("seq_len")
+           & (df.head_dim_qk == head_dim) & (df["dtype"] == dtype)
+           & (df.window.fillna(0).astype(float) == float(window))].sort_values("seq_len")
     if d.empty:
         raise ValueError(f"no Blackwell attention measurements for device={device!r}, "
                          f"pass={pass_!r}, mask={mask!r}, head_dim={head_dim!r}, "
-                         f"dtype={dtype!r}")
+                         f"dtype={dtype!r}, window={window!r}")
     return d.seq_len.to_numpy(float), d.tflops_engine.to_numpy(float)
 
 
@@ -585,25 +596,36 @@ def blackwell_tflops(device: str, pass_: str, head_dim, seq_len, window: int = 0
     ``ln s`` between the measured lengths (2k to 32k) and held at the end points outside them:
     no curve is fitted (the rates peak at 16k and fall at 32k, which ``R_inf·s/(s + s_half)``
     cannot follow: fitted, it misses the 2k points by 19-29 %). Measured series: causal at head
-    dimension 128 and 192 / 128, the 128-token window at head dimension 64. Stand-ins, stated: a head
-    dimension of 96 or less takes the 128 causal curve × the H100 cuDNN curves' head-dimension
-    64 : 128 ratio at the same length and pass (``ATTENTION_CURVES``, unmasked: the FlashAttention-3
-    paper's bars; no Blackwell causal series at 64 is published with this table); above 96 the
-    nearest measured one on a log scale; a window at least ``seq_len`` long is the causal
-    kernel; any shorter window, whatever its width and head dimension, runs at the measured
-    128-token, head-dimension-64 band's rate (a wider band fills its tiles better: an upper
-    bound on its time)."""
-    def at(key):
-        s_i, r_i = _blackwell_series(*key, dtype)
+    dimension 128 and 192 / 128, the 128-token window at head dimension 64 (cuDNN 9.22), and a
+    1,024-token window at head dimension 64 with gpt-oss's 64 query / 8 KV heads (cuDNN 9.19,
+    BF16; NVIDIA/cudnn-frontend @ df73764, the v1.19.0 release's results). Stand-ins, stated: a
+    causal kernel at head dimension 96 or less runs at that 1,024-token band's rate, in either
+    dtype. No causal series at 64 is published; the band is the same kernel at the same head
+    dimension with more of its tiles cut by the mask (128 × 128 tiles at 4k: a query tile visits
+    9 key tiles, 7 whole and 2 half-masked, 89 % of the visited work unmasked; the causal mask
+    visits 528 tiles of which the 32 on the diagonal are half-masked, 97 %), so its rate is a
+    lower bound on the causal one's, by about 8 %. (Before it the engine took the 128 curve × the H100 cuDNN curves' 64 : 128
+    ratio: 946 TFLOP/s forward at 4k on GB200 against the band's measured 574; Blackwell doubles
+    the tensor-core rate per SM over Hopper but not the exponential unit's, so a 64-wide head,
+    with half the matrix work per softmax element, loses more there than on H100.) MXFP8
+    attention at head dimension 96 or less takes the BF16 band too: the same result file's
+    per-tensor FP8 forward runs at the BF16 rate (591 against 574 TFLOP/s at 4k on GB200), its
+    backward slower (349 against 617), so the BF16 rates are an upper bound on the FP8 kernel's
+    rate. Above 96 the nearest measured head dimension on a log scale; a window at least
+    ``seq_len`` long is the causal kernel; any shorter window, whatever its head dimension,
+    runs at the widest measured head-dimension-64 band not wider than it (1,024 tokens in BF16
+    from 1,024 on, else the 128-token band in ``dtype``: a wider band fills its tiles better, an
+    upper bound on its time)."""
+    def at(key, dt=dtype, w=0):
+        s_i, r_i = _blackwell_series(*key, dt, w)
         return np.interp(np.log(seq_len), np.log(s_i), r_i)
 
     if window and float(window) < float(np.max(seq_len)):
-        return at((device, pass_, "window", 64))
+        w = HEAD64_WINDOW if float(window) >= HEAD64_WINDOW else BAND_WINDOW
+        return at((device, pass_, "window", 64), "bf16" if w == HEAD64_WINDOW else dtype, w)
     d = float(head_dim)
     if d <= 96.0:
-        ratio = (_tflops("cudnn", pass_, False, 64, seq_len)
-                 / _tflops("cudnn", pass_, False, 128, seq_len))
-        return at((device, pass_, "causal", 128)) * ratio
+        return at((device, pass_, "window", 64), "bf16", HEAD64_WINDOW)
     near = min(BLACKWELL_HEAD_DIMS, key=lambda h: abs(np.log(d / h)))
     return at((device, pass_, "causal", near))
 

@@ -93,6 +93,26 @@ generic count above:
   amax pass included for current scaling) and the column-parallel layers' output gradients (not
   gathered: the generic cast); MoE experts' grouped GEMMs (their tokens come from the dispatch,
   neither norm-fed nor gathered) keep ``fp8_cast_bytes``.
+
+**The routed experts' output bias, unfused** (``expert_bias_bytes``; any dtype, not only FP8). A
+model whose experts have biases (gpt-oss: ``bias == "all"``) runs on Megatron-Core's
+``TEGroupedMLP``, whose second grouped linear layer returns its biases unapplied
+(``skip_bias_add=True``) and whose ``_apply_bias`` adds them in eager PyTorch, each expert's
+bias weighted by its tokens' routing probabilities::
+
+    torch.cat([t + b * p for t, b, p in zip(torch.split(out, tokens_per_expert), biases,
+               torch.split(permuted_probs, tokens_per_expert))]).view(shape).to(out.dtype)
+
+(NVIDIA/Megatron-LM ``megatron/core/transformer/moe/experts.py``, ``TEGroupedMLP._apply_bias``,
+the same at b0cc2706d, d7288711b, 2edffadb5, d0b3b7754 and 458c8d0ec: the Megatron-Core pins of
+Megatron-Bridge v0.3.0, v0.4.0, v0.4.2, v0.5.0 and v0.5.1 = the 26.02 to 26.06.01 containers):
+four element-wise passes over the experts' ``(routed tokens) × h`` output in the forward and
+their autograd backward, none fused. The MXFP8 recipes of 26.06 on set
+``cutedsl_fused_grouped_mlp`` (Megatron-Bridge v0.5.0 ``scripts/performance/utils/overrides.py``:
+``cfg.model.use_transformer_engine_op_fuser = True``), and ``TEGroupedMLP`` then runs fc1, the
+activation and fc2 as Transformer Engine's fused ops with the biases inside
+(``_make_fused_ops``: ``te.pytorch.ops.GroupedLinear(..., bias=self.linear_fc2.use_bias)``, the
+``_apply_bias`` path skipped): ``UNFUSED_EXPERT_BIAS_STACKS`` lists the stacks that pay it.
 """
 
 from __future__ import annotations
@@ -242,3 +262,46 @@ def te_layer_cast_bytes(x, xs, norm_fed, row_parallel, recipe: str = "current", 
         fwd = fwd + bpe * x * k + weight_share * bpe * k * n
         bwd = bwd + c * xs * n + d * x * n
     return fwd, bwd
+
+
+#: Stacks whose routed experts run Megatron-Core's ``TEGroupedMLP`` without Transformer Engine's
+#: op fuser, so an expert output bias is added by ``_apply_bias``'s unfused passes (module
+#: docstring, "The routed experts' output bias"); ``megatron-core-2026`` (the 26.06+ MXFP8
+#: recipes, ``cutedsl_fused_grouped_mlp``) applies it inside the fused grouped MLP.
+UNFUSED_EXPERT_BIAS_STACKS = frozenset({"megatron-core-2024", "megatron-core-2025"})
+
+
+def expert_bias_bytes(elements, probs_bytes: float) -> tuple:
+    """HBM bytes ``(forward, backward)`` of Megatron-Core's unfused expert output bias
+    (``TEGroupedMLP._apply_bias``, module docstring) over ``elements`` = routed tokens × h of the
+    experts' BF16 output ``t`` on one rank, per micro-batch.
+
+    The routing probabilities ``p`` are ``probs_bytes`` wide: 4 (FP32) under DeepEP / HybridEP,
+    whose dispatcher casts them ("HybridEP only supports float32 probs", "DeepEP only supports
+    float32 probs": ``token_dispatcher.py``, ``_HybridEPManager`` / ``_DeepepManager``), else the
+    router logits' dtype (``moe_utils.topk_routing_with_score_function`` and Transformer Engine's
+    fused router return the probabilities "in the same dtype as the logits"), BF16 (2) without
+    ``moe_router_dtype``. The product ``b·p`` and everything after it are then ``r = max(2, p)``
+    bytes wide (PyTorch's type promotion). Per output element:
+
+    * forward: ``b·p`` written (r), ``t + b·p`` (read 2 + r, write r), ``torch.cat`` (read r,
+      write r), ``.to(bf16)`` when r = 4 (read 4, write 2): 12 B with BF16 probabilities,
+      28 B with FP32;
+    * backward (autograd): ``.to``'s backward casts the gradient to r (read 2, write r) and the
+      add's casts it back for ``t`` (read r, write 2), both only when r = 4; the product's
+      backward makes ``grad·p`` and ``grad·b`` (read r, write r each) and reduces them to the
+      bias and probability gradients (read r each): 12 B with BF16, 36 B with FP32.
+
+    Raises
+    ------
+    ValueError
+        ``probs_bytes`` not 2 or 4.
+    """
+    if probs_bytes not in (2, 4):
+        raise ValueError(f"probs_bytes={probs_bytes!r} must be 2 (BF16) or 4 (FP32)")
+    r = float(probs_bytes)
+    cast = 1.0 if probs_bytes == 4 else 0.0
+    fwd = r + (2.0 + 2.0 * r) + 2.0 * r + cast * (r + 2.0)
+    bwd = cast * 2.0 * (2.0 + r) + 2.0 * 3.0 * r
+    e = np.asarray(elements, float)
+    return fwd * e, bwd * e

@@ -36,7 +36,10 @@ layer runs on one GPU is summed:
   quantize / cast / transpose / amax passes of every FP8 GEMM are added
   (``llmcost.training.elementwise.fp8_cast_bytes``, by scaling recipe; on Megatron-Core's
   Transformer Engine layers ``elementwise.te_layer_cast_bytes``: sequence-parallel shards cast
-  before the all-gather, the norm's fused FP8 output or amax).
+  before the all-gather, the norm's fused FP8 output or amax). Routed experts with output
+  biases (gpt-oss) on the Megatron-Core stacks that add them unfused pay
+  ``elementwise.expert_bias_bytes`` (``TEGroupedMLP._apply_bias``: four eager passes and their
+  backward over the routed tokens × h, FP32 under DeepEP / HybridEP's FP32 probabilities).
 * **MoE layers' host-bound cost** (``moe_host_s``): per MoE layer and micro-batch, the router,
   dispatch bookkeeping ending in a host-device sync (dropless routing only: a token-dropping
   router padded to capacity has none, ``moe_layer.sync_applies``), and (on stacks that launch
@@ -346,7 +349,9 @@ class KernelRates:
     ring of attention steps whose partial outputs are merged (``StepOptions.cp_overlap``);
     ``cp_torch_ring`` whether it is PyTorch's ring with its fp32 merges and gradient
     accumulators (``attention.torch_ring_bytes``, ``StepOptions.cp_overlap="torch_ring"``),
-    ``cp_repeat_kv`` whether its K and V carry all query heads (``StepOptions.cp_repeat_kv``)."""
+    ``cp_repeat_kv`` whether its K and V carry all query heads (``StepOptions.cp_repeat_kv``);
+    ``expert_bias_probs`` the routing probabilities' bytes (2 or 4) where the experts' output
+    bias runs unfused (``expert_bias_probs_bytes``), 0 where it does not."""
 
     peak: float
     peak16: float
@@ -364,6 +369,18 @@ class KernelRates:
     cp_ring: bool = False
     cp_torch_ring: bool = False
     cp_repeat_kv: bool = False
+    expert_bias_probs: float = 0.0
+
+
+def expert_bias_probs_bytes(c, stack: str, moe_dispatch: str) -> float:
+    """The bytes of a routing probability in Megatron-Core's unfused expert-bias passes
+    (``elementwise.expert_bias_bytes``), or 0 where there are none: 0 without expert biases
+    (``c.expert_rep``: the routed experts' replicated fc2 biases, ``bias == "all"``) or on a
+    stack that fuses them (not in ``elementwise.UNFUSED_EXPERT_BIAS_STACKS``); 4 (FP32) under
+    the DeepEP / HybridEP dispatch (``moe_dispatch == "per_node"``), else 2 (BF16)."""
+    if not (c.is_moe and c.expert_rep > 0) or stack not in elementwise.UNFUSED_EXPERT_BIAS_STACKS:
+        return 0.0
+    return 4.0 if moe_dispatch == "per_node" else 2.0
 
 
 def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, flash_attention,
@@ -391,7 +408,9 @@ def layer_compute(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, *, 
       and AV per head and sequence over all s keys at the roofline, backward 2 × forward.
     * Memory-bound work: ``_elementwise_bytes`` ÷ (HBM · hbm_fraction); MoE layers replace the
       dense FFN's activation bytes by the experts' (k + shared) widths and add the token
-      permutation, permute + unpermute read + write ``2·2·2·x·k·h`` bytes.
+      permutation, permute + unpermute read + write ``2·2·2·x·k·h`` bytes, and, for experts with
+      output biases on a stack that applies them unfused, ``elementwise.expert_bias_bytes`` of
+      the rank's routed tokens × h (Megatron-Core ``TEGroupedMLP._apply_bias``).
 
     ``keff`` carries the sustained rates (burst fractions × ``KERNEL_EFFICIENCY``).
 
@@ -487,6 +506,10 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     act_moe = ((6.0 if c.gated else 4.0) * x * fe * (c.k + c.ns) / tp,
                (10.0 if c.gated else 6.0) * x * fe * (c.k + c.ns) / tp)
     perm = 2 * 2.0 * 2 * x * c.k * c.h       # permute + unpermute, read + write, 2 B
+    # the experts' output bias, unfused (Megatron-Core TEGroupedMLP._apply_bias), over the
+    # rank's routed tokens x h
+    bias = elementwise.expert_bias_bytes(tok_exp * n_local * c.h, rates.expert_bias_probs) \
+        if rates.expert_bias_probs else (0.0, 0.0)
     # FP8 casts: the routed and shared experts' GEMMs replace the dense FFN's
     ce = _fp8_casts(rates, ((tok_exp, c.h, ffn_mult * fe / tp, n_local),
                             (tok_exp, fe / tp, c.h, n_local),
@@ -497,8 +520,10 @@ def _moe_compute(c, x, tp, ep, rates: KernelRates, moe_factor, t_attn_proj, ew, 
     f_router = 1.0 if rates.edge_peak else f_b
     return {"gemm_f_moe": t_attn_proj + t_exp + t_shared + t_router,
             "gemm_b_moe": 2.0 * (f_b * (t_attn_proj + t_exp + t_shared) + f_router * t_router),
-            "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm - casts_ffn[0] + ce[0]) / bw_e,
-            "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm - casts_ffn[1] + ce[1]) / bw_e}
+            "ew_f_moe": (ew[0] - act_dense[0] + act_moe[0] + perm + bias[0] - casts_ffn[0]
+                         + ce[0]) / bw_e,
+            "ew_b_moe": (ew[1] - act_dense[1] + act_moe[1] + perm + bias[1] - casts_ffn[1]
+                         + ce[1]) / bw_e}
 
 
 def _attention_core(model: ModelSpec, c, g: LayerGeometry, rates: KernelRates, flash):
@@ -1184,7 +1209,9 @@ def _engine(model: ModelSpec, cluster: Cluster, plans: dict, seq_len,
                                    fp8_te_layers=o.stack.name in elementwise.TE_LINEAR_STACKS,
                                    fp8_backward_gemm=o.fp8_backward_gemm, cp_ring=o.cp_overlap,
                                    cp_torch_ring=o.cp_torch_ring,
-                                   cp_repeat_kv=o.comm.cp_repeat_kv),
+                                   cp_repeat_kv=o.comm.cp_repeat_kv,
+                                   expert_bias_probs=expert_bias_probs_bytes(
+                                       c, o.stack.name, o.comm.moe_dispatch)),
                        flash_attention=o.flash_attention, dropout=o.dropout,
                        moe_factor=o.moe_factor)
     cm = comm.step_comm_arrays(c, model, cluster, o.comm, s=s, x=x, tp=tpf, cp=cpf, ep=epf,

@@ -1113,3 +1113,40 @@ def per_expert_launch_reading(run_id: str) -> float:
     e_loc = model.n_experts // ep
     t0 = GEMM_SHAPE[("hopper", "fp8")].t0_s
     return EXPERT_GEMM_GROUPS * (-(-e_loc // TE_GEMM_STREAMS) - 1) * t0 * n_mb
+
+
+#: GPT-OSS 120B on 64 GB300 and 64 GB200 in one Megatron-Bridge table, the same plan (EP 64,
+#: MBS 4, GBS 1280) and stack (``megatron-core-2024``): the GB300 recipe captures Transformer
+#: Engine CUDA graphs of ``attn``, ``moe_router`` and ``moe_preprocess``
+#: (``GPT_OSS_120B_PRETRAIN_CONFIG_GB300_BF16_V1``: ``cuda_graph_impl="transformer_engine"``,
+#: ``cuda_graph_scope=["attn", "moe_router", "moe_preprocess"]``), the GB200 one runs eagerly
+#: (``..._GB200_BF16_V1``: none; scripts/performance/configs/gpt_oss/
+#: gpt_oss_workload_base_configs.py at v0.4.0 = 0fbfe7d3e; the rows' notes cite each table's
+#: release). The engine prices both eagerly (it has no partial-graph mode).
+TE_SCOPED_GRAPH_PAIRS = (("mb2602-gb300-gpt-oss-120b-bf16", "mb2602-gb200-gpt-oss-120b-bf16"),
+                         ("mb260201-gb300-gpt-oss-120b-bf16", "mb260201-gb200-gpt-oss-120b-bf16"),
+                         ("mb260401-gb300-gpt-oss-120b-bf16", "mb260401-gb200-gpt-oss-120b-bf16"))
+
+
+def te_scoped_graph_reading() -> pd.DataFrame:
+    """A reading, not an engine term: per ``TE_SCOPED_GRAPH_PAIRS`` pair, the published and
+    predicted step times (the published one ``predicted · (1 + error)``, the error being on the
+    MFU at a fixed token count) and the GB200 − GB300 step-time difference the engine does not
+    predict, in seconds and in ms per MoE layer per micro-batch (``moe_host_s`` ÷ the per-layer
+    host cost gives the layer-micro-batches). Both GPUs have the same dense BF16 peak and HBM
+    bandwidth in the catalogue; what the engine leaves is the host time the GB300 recipe's
+    graphs remove, and cuDNN's faster attention on GB300 beyond what its table prices."""
+    rows = {}
+    for a, b in TE_SCOPED_GRAPH_PAIRS:
+        ra, rb = row_readings(a, {}).iloc[0], row_readings(b, {}).iloc[0]
+        pub = [r["step_time_s"] * (1.0 + r["error"]) for r in (ra, rb)]
+        c = _row_config(b)
+        run = load_published_runs().set_index("run_id").loc[b]
+        model = row_model(c, run, int(run["seq_len"]))
+        n = rb["moe_host_s"] / moe_host_per_layer_s(model.n_experts, int(run["ep"]))
+        gap = (pub[1] - pub[0]) - (rb["step_time_s"] - ra["step_time_s"])
+        rows[b.split("-")[0]] = {"published_gb300_s": pub[0], "published_gb200_s": pub[1],
+                                 "predicted_gb300_s": ra["step_time_s"],
+                                 "predicted_gb200_s": rb["step_time_s"], "unexplained_s": gap,
+                                 "unexplained_ms_per_layer_mb": gap / n * 1e3}
+    return pd.DataFrame.from_dict(rows, orient="index")
