@@ -76,6 +76,7 @@ import time
 import numpy as np
 import pandas as pd
 
+import llmcost
 from llmcost import rl
 from llmcost.core.stacks import load_stack
 from llmcost.serving import inference
@@ -434,6 +435,24 @@ def zero3_critic():
         print(f"  {r['id']}: the priced seconds are {(r['pcie_s'] + r['gather_s']) / r['lacking_s']:.1%} "
               f"of the {r['lacking_s']:.0f} s lacking; the traffic alone would close it at "
               f"{r['rate_to_close'] / 1e9:.2f} GB/s per GPU")
+    d0 = rl.load_rl_validation().set_index("id")
+    rates = []
+    for _, r in t.iterrows():
+        n = llmcost.load_model(d0.loc[r["id"], "catalog_model"]).n_params
+        g = int(r["accumulation"])
+        actor = (r["micro_batches"] / g * 2 * (g - 1) * rl.ZERO3_OFFLOAD_ELEMENT_BYTES * n
+                 / int(d0.loc[r["id"], "n_gpus"]))
+        rates.append((r["id"], actor, (actor + r["param_bytes"] + r["grad_bytes"])
+                      / r["lacking_s"]))
+    print("  with the actor's ZeRO-2 host accumulation too (2(g - 1) copies of its 16-bit "
+          "gradient partition per optimizer step, the term rl.optimizer_offload_time already "
+          "prices at the link's rate; its buffers and the critic's shards are pageable, "
+          "DeepSpeed v0.13.2 offload_config.py pin_memory=False, a rate no source gives), the "
+          "one host rate per GPU that would close each row: " + "; ".join(
+              f"{i} {a / 1e9:.0f} GB of actor accumulation, {x / 1e9:.2f} GB/s"
+              for i, a, x in rates)
+          + (f" ({max(x for *_, x in rates) / min(x for *_, x in rates):.1f}x apart: no one "
+             "host rate closes both)" if len(rates) == 2 else ""))
     if len(t) == 2:
         a, b = t.iloc[0], t.iloc[1]
         traffic = (b["param_bytes"] + b["grad_bytes"]) / (a["param_bytes"] + a["grad_bytes"])

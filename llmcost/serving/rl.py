@@ -3166,9 +3166,11 @@ def per_call_check() -> tuple:
     (trainer/ppo_utils/experience_maker.py ``_generate_vllm``: ``ray.get(llm.generate.remote(
     sampling_params=..., prompt_token_ids=...))``, ``SamplingParams`` with ``max_tokens`` only;
     the engine, trainer/ray/vllm_engine.py ``LLMRayActor``, is a Ray actor whose ``generate``
-    runs ``vllm.LLM.generate``, which returns when every request of the call has finished, and
-    a Ray actor runs one call at a time); HF generate's batches run until every row of the batch
-    has ended. So a freed slot is never refilled: a call of b sequences takes E[max of b
+    runs ``vllm.LLM.generate``, which returns when every request of the call has finished
+    (``LLM._run_engine``: ``while self.llm_engine.has_unfinished_requests(): step()``), and a
+    synchronous Ray actor runs one call at a time (docs.ray.io, "Limiting Concurrency Per-Method
+    with Concurrency Groups": default concurrency "1000 for AsyncIO actors and 1 otherwise"));
+    HF generate's batches run until every row of the batch has ended. So a freed slot is never refilled: a call of b sequences takes E[max of b
     lengths] decode steps (``_call_batches``, ``expected_batch_max``).
 
     The lengths are unpublished: a geometric length (one end-of-sequence chance per token, the
