@@ -65,7 +65,10 @@ DeepSpeed-Chat @ 6863634 after the held-out errors had been seen), judged and le
 And a candidate for OpenRLHF's vLLM rows: responses shorter than the answer limit
 (``rl.eos_length_check``: one mean response fitted on the vLLM calibration row, the HF generate
 host cost refitted at it; added after the held-out errors had been seen), judged on the three
-goals and left off.
+goals and left off. And OpenRLHF's engine calls that each end with their longest response
+(``rl.per_call_check``: geometric end-of-sequence lengths, their mean fitted on the vLLM
+calibration row; read from OpenRLHF @ 0baf3dd after the held-out errors had been seen), judged
+on the three goals and left off.
 """
 
 import time
@@ -73,6 +76,7 @@ import time
 import numpy as np
 import pandas as pd
 
+import llmcost
 from llmcost import rl
 from llmcost.core.stacks import load_stack
 from llmcost.serving import inference
@@ -163,6 +167,7 @@ def main():
     share_gaps()
     zero3_critic()
     eos_lengths()
+    per_call()
     print(f"\nwall time: refit {t_fit:.1f} s, total {time.perf_counter() - t0:.1f} s")
 
 
@@ -430,6 +435,24 @@ def zero3_critic():
         print(f"  {r['id']}: the priced seconds are {(r['pcie_s'] + r['gather_s']) / r['lacking_s']:.1%} "
               f"of the {r['lacking_s']:.0f} s lacking; the traffic alone would close it at "
               f"{r['rate_to_close'] / 1e9:.2f} GB/s per GPU")
+    d0 = rl.load_rl_validation().set_index("id")
+    rates = []
+    for _, r in t.iterrows():
+        n = llmcost.load_model(d0.loc[r["id"], "catalog_model"]).n_params
+        g = int(r["accumulation"])
+        actor = (r["micro_batches"] / g * 2 * (g - 1) * rl.ZERO3_OFFLOAD_ELEMENT_BYTES * n
+                 / int(d0.loc[r["id"], "n_gpus"]))
+        rates.append((r["id"], actor, (actor + r["param_bytes"] + r["grad_bytes"])
+                      / r["lacking_s"]))
+    print("  with the actor's ZeRO-2 host accumulation too (2(g - 1) copies of its 16-bit "
+          "gradient partition per optimizer step, the term rl.optimizer_offload_time already "
+          "prices at the link's rate; its buffers and the critic's shards are pageable, "
+          "DeepSpeed v0.13.2 offload_config.py pin_memory=False, a rate no source gives), the "
+          "one host rate per GPU that would close each row: " + "; ".join(
+              f"{i} {a / 1e9:.0f} GB of actor accumulation, {x / 1e9:.2f} GB/s"
+              for i, a, x in rates)
+          + (f" ({max(x for *_, x in rates) / min(x for *_, x in rates):.1f}x apart: no one "
+             "host rate closes both)" if len(rates) == 2 else ""))
     if len(t) == 2:
         a, b = t.iloc[0], t.iloc[1]
         traffic = (b["param_bytes"] + b["grad_bytes"]) / (a["param_bytes"] + a["grad_bytes"])
@@ -479,15 +502,7 @@ def eos_lengths():
     cols = [f"{k}_{n}" for k in ("ratio", "gen_ratio", "train_ratio", "share_gap")
             for n in ("without", "with", "gen_only")]
     print(rows[["split"] + cols].round(2).to_string())
-    goals = []
-    for split, summaries in out.items():
-        figs = [(s["mean_abs_error"], s["worst_factor"], s["worst_share_gap_points"])
-                for s in summaries]
-        print(f"  {split:11s}: mean |error| " + " / ".join(f"{m:.1%}" for m, _, _ in figs)
-              + ", worst " + " / ".join(f"{w:.2f}x" for _, w, _ in figs)
-              + ", share gap worst " + " / ".join(f"{g:.1f}" for _, _, g in figs)
-              + " points (without / with / gen_only)")
-        goals.append(figs)
+    goals = print_goals(out)
     (m0, w0, g0), *rest = goals[-1]
     worse = all(m > m0 or w > w0 for m, w, _ in rest)
     how = "it worsens the held-out iteration goals" if worse else "mixed on the iteration goals"
@@ -499,6 +514,69 @@ def eos_lengths():
           "no length moves; its generation at "
           f"{held.loc[sets, 'gen_ratio_without']:.2f} -> {held.loc[sets, 'gen_ratio_with']:.2f} "
           "with the refitted host cost)")
+
+
+def print_goals(out: dict) -> list:
+    """Print each split's mean |error|, worst factor and worst share gap without / with /
+    gen_only (a candidate's summaries); returns them per split, held-out last."""
+    goals = []
+    for split, summaries in out.items():
+        figs = [(s["mean_abs_error"], s["worst_factor"], s["worst_share_gap_points"])
+                for s in summaries]
+        print(f"  {split:11s}: mean |error| " + " / ".join(f"{m:.1%}" for m, _, _ in figs)
+              + ", worst " + " / ".join(f"{w:.2f}x" for _, w, _ in figs)
+              + ", share gap worst " + " / ".join(f"{g:.1f}" for _, _, g in figs)
+              + " points (without / with / gen_only)")
+        goals.append(figs)
+    return goals
+
+
+def per_call():
+    """OpenRLHF's engine calls end with their longest response (rl.per_call_check): geometric
+    lengths cut at the limit, their uncut mean fitted on the vLLM calibration row, the HF
+    generate host cost refitted; the three held-out goals before -> after; a check, left off
+    the model unless it meets them."""
+    theta, mean, c, t, out = rl.per_call_check()
+    print("\n=== candidate: OpenRLHF sends one micro-rollout batch per engine call and waits for "
+          "all of it (experience_maker.py _generate_vllm @ 0baf3dd: ray.get(llm.generate.remote"
+          "(...)); vLLM's LLM.generate returns when every request has ended; HF generate runs "
+          "until every row has): a call of b sequences takes E[max of b lengths] decode steps "
+          "(rl.expected_batch_max), freed slots not refilled (rl.RolloutSetup.per_call), with "
+          "the responses ending at the end-of-sequence token (geometric lengths cut at 1,024: "
+          f"rl.geometric_lengths); uncut mean fitted on the vLLM calibration row {theta:.0f} "
+          f"tokens (mean response {mean:.0f}); HF generate's host cost refitted "
+          f"{rl.HF_GENERATE_S_PER_LAYER_STEP * 1e3:.3f} -> {c * 1e3:.3f} ms per layer per step ===")
+    r = rl.geometric_lengths(theta, 1024, 1024)
+    print("  decode steps per call, E[max of b] (the table's micro-rollout batches): "
+          + ", ".join(f"b = {b}: {rl.expected_batch_max(r, b):.0f}" for b in (16, 8, 4))
+          + f"; continuous batching pays the mean, {r.mean():.0f}")
+    rows = t[t["id"].str.startswith("openrlhf")].set_index("id")
+    cols = [f"{k}_{n}" for k in ("ratio", "gen_ratio", "train_ratio", "share_gap")
+            for n in ("without", "with", "gen_only")]
+    print(rows[["split"] + cols].round(2).to_string())
+    (m0, w0, g0), *rest = print_goals(out)[-1]
+    gap0 = out["heldout"][0]["mean_share_gap_points"]
+    print("  held-out mean share gap " + f"{gap0:.1f} -> " + " / ".join(
+        f"{s['mean_share_gap_points']:.1f}" for s in out["heldout"][1:]) + " points")
+    meets = [m <= 0.25 and w <= 1.5 and g <= 10 for m, w, g in rest]
+    helps = [m <= m0 and w <= w0 and g <= g0 for m, w, g in rest]
+    held = t[t["split"] == "heldout"].set_index("id")
+    low = held["ratio_with"].idxmin()
+    d = rl.load_rl_validation().set_index("id")
+    cal = d[(d["split"] == "calibration") & (d["engine"] == "vLLM")
+            & d["system"].isin(rl.EOS_LENGTH_SYSTEMS)]
+    b_low, b_cal = int(d.loc[low, "gen_micro_batch"]), int(cal["gen_micro_batch"].iloc[0])
+    print("  held-out goals (mean |error| <= 25%, worst <= 1.5x, share gap <= 10 points): "
+          f"{m0:.1%}, {w0:.2f}x, {g0:.1f} -> " + " / ".join(
+              f"{m:.1%}, {w:.2f}x, {g:.1f}" for m, w, g in rest) + " (with / gen_only); "
+          f"all three met: {' / '.join(str(x) for x in meets)}; none worse: "
+          f"{' / '.join(str(x) for x in helps)}")
+    print(f"  verdict: {'left off the model' if not any(helps) else 'see above'}; the lowest "
+          f"held-out row with it is {low} at {held.loc[low, 'ratio_with']:.2f} of published "
+          f"(generation {held.loc[low, 'gen_ratio_without']:.2f} -> "
+          f"{held.loc[low, 'gen_ratio_with']:.2f}: its calls hold {b_low} sequences against "
+          f"the vLLM calibration row's {b_cal}, so the longest-response wait the fit reads "
+          "there is smaller on it)")
 
 
 if __name__ == "__main__":

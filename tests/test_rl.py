@@ -657,3 +657,76 @@ def test_the_update_takes_the_step_models_own_step():
     step = rl.train_step(m, acc, 8, 64, s, train_plan={"tp": 1})
     assert t_update == pytest.approx(step.step_time_s, rel=1e-9)
     assert mfu == pytest.approx(step.mfu * rl.six_n_share(m, s), rel=1e-12)
+
+
+def test_geometric_lengths_by_hand():
+    # rl.geometric_lengths: one end-of-sequence chance p = 1/θ per token, cut at L, the i-th of n
+    # lengths at the quantile (i + ½)/n. By hand, θ = 4, L = 6, n = 4: ln(1 − q)/ln(¾) at
+    # q = ⅛, ⅜, ⅝, ⅞ = 0.464, 1.634, 3.409, 7.228 -> ceil 1, 2, 4, 8 -> cut at 6.
+    assert rl.geometric_lengths(4, 6, 4).tolist() == [6, 4, 2, 1]
+    # the cut geometric's mean E[R] = Σ_{k<L} (1 − p)^k = θ·(1 − (1 − 1/θ)^L): θ = 225, L = 1,024
+    # by hand 225·(1 − e^(1024·ln(224/225))) = 225·(1 − 0.01048) = 222.64
+    r = rl.geometric_lengths(225, 1024, 200_000)
+    assert r.mean() == pytest.approx(222.64, rel=2e-3) and r.max() == 1024 and r.min() == 1
+    for kw, field in ((dict(theta_tokens=1.0), "theta_tokens=1.0"),
+                      (dict(theta_tokens=float("nan")), "theta_tokens"),
+                      (dict(max_tokens=0), "max_tokens=0"), (dict(n=2.5), "n=2.5")):
+        with pytest.raises(ValueError, match=re.escape(field)):
+            rl.geometric_lengths(**{**dict(theta_tokens=10, max_tokens=100, n=8), **kw})
+
+
+def test_expected_batch_max_is_the_order_statistic():
+    # two lengths {100, 1000}, c = 2 draws: P(max = 100) = ½·½ = ¼, so E[max] = 25 + 750 = 775;
+    # one draw gives the mean, 550
+    assert rl.expected_batch_max([100, 1000], 2) == pytest.approx(775.0, abs=1e-9)
+    assert rl.expected_batch_max([100, 1000], 1) == pytest.approx(550.0, abs=1e-9)
+    # uniform on {1, 2, 3, 4}, c = 2, by enumeration of the 16 pairs: P(max = k) = (2k − 1)/16,
+    # E = (1·1 + 2·3 + 3·5 + 4·7)/16 = 50/16 = 3.125
+    assert rl.expected_batch_max([1, 2, 3, 4], 2) == pytest.approx(3.125, abs=1e-12)
+    # a geometric length of mean θ = 50 (uncut in practice: L = 100,000), c = 8: the exact
+    # E[max] = Σ_{t>=0} (1 − (1 − q^t)^8), q = 1 − 1/50, summed here from the distribution, not
+    # from the code's quantiles; close to the exponential of the same per-token survival (mean
+    # −1/ln q = 49.50) whose max of 8 is 49.50·H_8 = 49.50·2.7179 = 134.53, plus ½ for whole
+    # numbers: 135.03
+    q = 1 - 1 / 50
+    t = np.arange(20_000)
+    exact = float((1 - (1 - q ** t) ** 8).sum())
+    assert exact == pytest.approx(135.03, abs=0.05)
+    r = rl.geometric_lengths(50, 100_000, 400_000)
+    assert rl.expected_batch_max(r, 8) == pytest.approx(exact, rel=5e-3)
+    with pytest.raises(ValueError, match="c=0"):
+        rl.expected_batch_max([1, 2], 0)
+    with pytest.raises(ValueError, match="lengths"):
+        rl.expected_batch_max([], 2)
+
+
+def test_per_call_batches_wait_for_each_calls_longest_response():
+    # rl.RolloutSetup.per_call (OpenRLHF @ 0baf3dd: one llm.generate per micro-rollout batch,
+    # blocked on): equal lengths leave nothing to refill, so the calls cost what continuous
+    # batching with the same slots does (4 calls of 8 sequences of 300 tokens = 1,200 steps)
+    kw = dict(engine="vLLM", samples_per_prompt=1, max_concurrent=8)
+    flat = [300] * 32
+    cont = rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, **kw)
+    call = rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, per_call=True, **kw)
+    assert call["steps"] == cont["steps"] == 1200
+    assert call["decode_s"] == pytest.approx(cont["decode_s"], rel=1e-9)
+    # 16 responses of 100 tokens and 16 of 1,000, calls of 2: 16 calls of E[max] = 775 steps
+    # (the two-point order statistic above) = 12,400 steps; continuous batching refills the
+    # slot a short response frees: its wall is at least the 17,600 tokens over 2 slots, 8,800
+    # steps, and below the calls'
+    two = [100] * 16 + [1000] * 16
+    kw2 = dict(kw, max_concurrent=2)
+    call = rl.rollout_time("llama-2-7b", "A100-80GB", 256, two, per_call=True, **kw2)
+    cont = rl.rollout_time("llama-2-7b", "A100-80GB", 256, two, **kw2)
+    assert call["steps"] == 12_400 and 8_800 <= cont["steps"] < 12_400
+    assert call["decode_s"] > cont["decode_s"]
+    # HF generate's padded batches: with equal lengths the expected form and the engine-order
+    # batches agree (every batch runs to 300 steps)
+    hf = dict(kw, engine="HF generate")
+    a = rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, per_call=True, **hf)
+    b = rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, **hf)
+    assert a["decode_s"] == pytest.approx(b["decode_s"], rel=1e-9) and a["steps"] == b["steps"]
+    with pytest.raises(ValueError, match="per_call='yes'"):
+        rl.rollout_time("llama-2-7b", "A100-80GB", 256, flat, per_call="yes")
+    with pytest.raises(ValueError, match="rollout_per_call=1"):
+        rl.rl_iteration("llama-3.1-8b", "H100-SXM", n_gpus=8, rollout_per_call=1)

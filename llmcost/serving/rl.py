@@ -25,7 +25,8 @@ in the shares, N = active parameters)::
 **Time.** Generation is simulated on one rollout replica (``rollout_tp`` GPUs, across nodes if
 need be) step by step: sequences enter free slots as earlier ones finish (continuous batching,
 up to the KV-cache capacity at the mean length or an engine cap; HF ``generate`` runs static,
-padded micro-batches instead), each decode step costs ``inference.decode_step`` for the live
+padded micro-batches instead; a caller that waits for each engine call, ``rollout_per_call``,
+ends every call with its longest response), each decode step costs ``inference.decode_step`` for the live
 batch and its total context at the rollout engine's fitted efficiency
 (``inference.EngineEfficiency``; vLLM's decode on GB200 times an empirical factor fitted on
 calibration rows, ``VLLM_DECODE_FACTORS``), and a synchronous iteration waits for the slowest
@@ -335,6 +336,70 @@ def response_lengths(mean_tokens, max_tokens, n):
     return np.sort(x)[::-1]
 
 
+def geometric_lengths(theta_tokens, max_tokens, n):
+    """n response lengths of a generation that stops at its end-of-sequence token with one
+    probability p = 1/θ at every token (a geometric length on 1, 2, …, the maximum-entropy
+    distribution of a positive whole number of given mean: p(x) ∝ e^(λx), Cover & Thomas,
+    *Elements of Information Theory*, 2nd ed., §12.1 and problem 2.30), cut at the engine's
+    ``max_tokens`` limit L
+    (a response still running at L stops there)::
+
+        P(R > k) = (1 − p)^k  (k < L),  R = L with probability (1 − p)^(L−1)
+        E[R] = Σ_{k=0}^{L−1} (1 − p)^k = (1 − (1 − p)^L) / p
+
+    The i-th of n lengths is the quantile q_i = (i + ½)/n: R_i = min(L, ⌈ln(1 − q_i) / ln(1 − p)⌉).
+    By hand, θ = 4 (p = ¼), L = 6, n = 4: ln(1 − q)/ln ¾ at q = ⅛, ⅜, ⅝, ⅞ is 0.46, 1.63,
+    3.41, 7.23 → 1, 2, 4, 6 (8 cut at 6); E[R] = (1 − ¾⁶)/¼ = 3.288. The shape is an
+    assumption (the lengths of the runs it prices are unpublished): given only a mean, it
+    assumes the least, and its tail is what a batch that waits for its longest response pays.
+
+    Returns
+    -------
+    ndarray of n whole numbers in [1, L], sorted descending.
+
+    Raises
+    ------
+    ValueError
+        θ <= 1 (p >= 1: every response one token) or not a number; L or n not a whole number
+        >= 1."""
+    theta = _float("theta_tokens", theta_tokens, positive=True)
+    if theta <= 1.0:
+        raise ValueError(f"theta_tokens={theta_tokens!r} must be > 1 (the mean of the uncut "
+                         "geometric length; 1 means every response stops at its first token)")
+    mx = _int("max_tokens", max_tokens)
+    n = _int("n", n)
+    q = (np.arange(n) + 0.5) / n
+    k = np.ceil(np.log1p(-q) / math.log1p(-1.0 / theta))
+    return np.sort(np.clip(k, 1, mx).astype(int))[::-1]
+
+
+def expected_batch_max(lengths, c) -> float:
+    """E[max of c lengths drawn independently from ``lengths``' distribution] (its empirical
+    distribution F(t) = #{R_i <= t} / n): the decode steps of a batch that ends with its longest
+    response. For whole numbers, E[M] = Σ_{t>=0} P(M > t) = Σ_{t=0}^{max−1} (1 − F(t)^c)
+    (the order statistic of c independent draws: P(M <= t) = F(t)^c; David & Nagaraja,
+    *Order Statistics*, 3rd ed., §2.1). By hand: lengths {100, 1000}, c = 2: P(M = 100) = ¼,
+    E[M] = ¼·100 + ¾·1000 = 775; c = 1 gives the mean, 550.
+
+    Raises
+    ------
+    ValueError
+        Empty or non-positive lengths, or c not a whole number >= 1."""
+    s = _batch_survival(lengths, c)
+    return float(s.sum())
+
+
+def _batch_survival(lengths, c) -> np.ndarray:
+    """S(t) = 1 − F(t)^c for t = 0 … max − 1: the probability a batch of c draws from
+    ``lengths`` is still decoding at step t (``expected_batch_max``)."""
+    r = as_array(lengths, "lengths", positive=True, integer=True).astype(int).reshape(-1)
+    if not r.size:
+        raise ValueError("lengths=[] must hold at least one response")
+    c = _int("c", c)
+    f = np.searchsorted(np.sort(r), np.arange(int(r.max())), side="right") / r.size
+    return 1.0 - f ** c
+
+
 # ------------------------------------------------------------------------------ generation
 def _rollout_accelerator(acc: Accelerator, tp: int) -> tuple[Accelerator, str]:
     """The accelerator a rollout replica of ``tp`` GPUs sees. TP beyond one scale-up domain
@@ -457,6 +522,11 @@ class RolloutSetup:
     decode_factor : float > 0, optional
         Multiplies every decode step's time; None: ``vllm_decode_factor`` of the engine and
         the accelerator (``VLLM_DECODE_FACTORS``).
+    per_call : bool
+        The caller sends ``max_concurrent`` sequences per engine call and waits for the whole
+        call before the next (OpenRLHF @ 0baf3dd: one ``llm.generate`` per micro-rollout
+        batch), so a freed slot is not refilled: each call ends with its longest response
+        (``_call_batches``). False: continuous batching (HF generate: its static batches).
     """
 
     samples_per_prompt: int = 1
@@ -470,10 +540,13 @@ class RolloutSetup:
     engine: str = "roofline"
     hf_s_per_layer_step: float = HF_GENERATE_S_PER_LAYER_STEP
     decode_factor: float | None = None
+    per_call: bool = False
 
     def __post_init__(self):
         fix = object.__setattr__
         fix(self, "samples_per_prompt", _int("samples_per_prompt", self.samples_per_prompt))
+        if not isinstance(self.per_call, bool):
+            raise ValueError(f"per_call={self.per_call!r} must be True or False")
         if self.decode_factor is not None:
             fix(self, "decode_factor", _float("decode_factor", self.decode_factor,
                                               positive=True))
@@ -532,6 +605,42 @@ def _static_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     return pre, dec, steps, float(r.sum()) / steps
 
 
+def _call_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
+    """Engine calls of ``c`` sequences, one after another, each ending with its longest
+    response (``per_call``): the expected decode of a call of b sequences, over its steps t,
+    with S_b(t) = 1 − F(t)^b the chance it still runs (``expected_batch_max``; F the lengths'
+    distribution)::
+
+        decode_call(b) = Σ_t S_b(t) · step(a_b(t), P + t)
+        a_b(t) = b · (1 − F(t)) / S_b(t)   (paged engines: finished sequences leave)
+               = b                          (HF generate: padded, every row decodes to the end)
+
+    ⌊n / c⌋ calls of c and one of n mod c; one prefill of b prompts per call. With a step
+    time that does not depend on a(t), decode_call = E[max] · step. Returns (prefill_s,
+    decode_s, steps, mean_live), steps the expected decode steps of all calls."""
+    sizes = [c] * (r.size // c) + ([r.size % c] if r.size % c else [])
+    pre = dec = steps = 0.0
+    for b in sorted(set(sizes)):
+        k = sizes.count(b)
+        surv = _batch_survival(r, b)
+        t = np.arange(surv.size, dtype=float)
+        if s.static:
+            live = np.full(surv.size, float(b))
+        else:
+            f = 1.0 - (1.0 - surv) ** (1.0 / b)          # 1 − F(t)
+            live = np.maximum(b * f / np.maximum(surv, 1e-300), 1.0)
+        keep = surv > 0
+        st = _engine_step_s(m, acc, eng, live[keep], p + t[keep], kw, m.n_layers,
+                            s.hf_s_per_layer_step)
+        dec += k * float((surv[keep] * st).sum())
+        steps += k * float(surv.sum())
+        one = float(inf.prefill_time(m, acc, p, b, **kw))
+        if eng is not None:
+            one = one / eng.prefill_fraction + eng.step_overhead_s
+        pre += k * one
+    return pre, dec, int(round(steps)), float(r.sum()) / steps
+
+
 def _continuous_batches(m, acc, eng, p, r, c, s: RolloutSetup, kw) -> tuple:
     """Continuous batching: ``c`` slots, a sequence (in engine order) takes the first slot to
     free; decode step t costs ``_engine_step_s`` for the a(t) live sequences at their mean
@@ -582,6 +691,11 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetu
     it (finished sequences still occupy their slot and their KV), and C is capped by the KV
     capacity at the *longest* context P + max R.
 
+    **Per call** (``per_call``): the caller hands the engine ``max_concurrent`` sequences at a
+    time and waits for all of them (OpenRLHF @ 0baf3dd), so no freed slot is refilled: each call
+    of b sequences decodes for E[max of b lengths] steps in expectation (``_call_batches``,
+    ``expected_batch_max``), its live sequences falling as they end (HF generate: padded, all b).
+
     **Engine** (``engine``): "roofline" is the bound (``llmcost.serving.inference``); an engine
     family adds its fitted efficiency per pass (``inference.EngineEfficiency``:
     decode = (t − KV read)/η_d + KV read/η_kv + o, prefill = t/η_p + o), and HF generate adds
@@ -616,11 +730,12 @@ def rollout_time(policy, accelerator, prompt_tokens, lengths, setup: RolloutSetu
     acc, note = _rollout_accelerator(acc, s.tp)
     eng = None if s.engine == "roofline" else inf.load_engine_efficiency(s.engine)
     kw = dict(weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype, tp=s.tp, efficiency=eff)
-    ctx_cap = p + (float(r.max()) if s.static else float(r.mean()))
+    ctx_cap = p + (float(r.max()) if s.static or s.per_call else float(r.mean()))
     cap = inf.max_batch(m, acc, ctx_cap, weight_dtype=s.weight_dtype, kv_dtype=s.kv_dtype,
                         tp=s.tp, reserve_fraction=s.reserve_fraction)
     c = min(cap, r.size) if s.max_concurrent is None else min(cap, r.size, s.max_concurrent)
-    run = _static_batches if s.static else _continuous_batches
+    run = _call_batches if s.per_call else (
+        _static_batches if s.static else _continuous_batches)
     f = vllm_decode_factor(s.engine, acc) if s.decode_factor is None else s.decode_factor
     pre, dec, steps, mean_live = run(m, acc, eng, p, r, c, s, kw)
     if f != 1.0:
@@ -1271,6 +1386,10 @@ class RLOptions:
         for its log-probabilities; colocated, the policy's weights, gradients and optimizer
         state and the rollout engine's weights moved out and back), over the host link
         (``pcie_bytes_per_s``).
+    rollout_per_call : bool
+        Each rollout replica receives ``max_concurrent`` sequences per engine call and finishes
+        the call before the next (``RolloutSetup.per_call``: a call ends with its longest
+        response, freed slots not refilled). False: continuous batching.
     """
 
     algorithm: str = "grpo"
@@ -1312,6 +1431,7 @@ class RLOptions:
     host_swaps: bool = False
     pack_tokens: int | None = None
     rollout_decode_factor: float | None = None
+    rollout_per_call: bool = False
 
     def __post_init__(self):
         self._check_counts()
@@ -1361,7 +1481,7 @@ class RLOptions:
         if not (isinstance(self.reward, str) and self.reward == "verifier"):
             _params("reward", self.reward)
         for name in ("reference", "prefix_sharing", "asynchronous", "partial_rollouts",
-                     "optimizer_offload", "host_swaps"):
+                     "optimizer_offload", "host_swaps", "rollout_per_call"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name}={getattr(self, name)!r} must be True or False")
         if self.recompute_old_logprobs is not None \
@@ -1459,7 +1579,8 @@ class RLOptions:
                             kv_dtype=self.kv_dtype, reserve_fraction=self.rollout_reserve_fraction,
                             efficiency=self.efficiency, engine=self.engine,
                             hf_s_per_layer_step=self.hf_s_per_layer_step,
-                            decode_factor=self.rollout_decode_factor)
+                            decode_factor=self.rollout_decode_factor,
+                            per_call=self.rollout_per_call)
 
 
 def sample_lengths(o: RLOptions) -> np.ndarray:
@@ -2981,6 +3102,21 @@ def eos_length_check() -> tuple:
 
     mu = _golden_section(lambda x: loss(eos_v, x, HF_GENERATE_S_PER_LAYER_STEP), 32.0, limit, 30)
     c = _golden_section(lambda x: loss(hf, mu, x), 0.0, 0.01, 30)
+    frame, out = _candidate_frames(
+        d, lambda r, at_limit: (_eos_phases(r, mu, c)[1],
+                                _eos_phases(r, None if at_limit else mu, c)[2]))
+    return mu, c, frame, out
+
+
+def _candidate_frames(d: pd.DataFrame, phases) -> tuple:
+    """The model's validation frame beside a candidate's two readings (``eos_length_check``,
+    ``per_call_check``): ``phases(row, at_limit)`` gives the (generation, training phase) s of an
+    ``EOS_LENGTH_SYSTEMS`` or HF generate row, "with" at ``at_limit`` False (the update on the
+    candidate's tokens), "gen_only" at True (the training phase at the limit lengths); every
+    other row as the model has it. Returns (frame, summaries): one row per evaluated row (id,
+    split, measured_s and, each ``_without`` / ``_with`` / ``_gen_only``, ratio, gen_ratio,
+    train_ratio and the share gap in points); {split: (without, with, gen_only)}
+    ``validation_summary`` dicts."""
     base = rl_validation("model")
     frames = {"without": base}
     for name in ("with", "gen_only"):
@@ -2990,9 +3126,7 @@ def eos_length_check() -> tuple:
             if pd.isna(rec["predicted_s"]) or (r["system"] not in EOS_LENGTH_SYSTEMS
                                                and r["engine"] != "HF generate"):
                 continue
-            _, gen, train = _eos_phases(r, mu, c)
-            if name == "gen_only":
-                train = _eos_phases(r, None, c)[2]
+            gen, train = phases(r, name == "gen_only")
             f.loc[i, ["predicted_s", "predicted_gen_s", "predicted_train_s"]] = \
                 [gen + train, gen, train]
         frames[name] = f
@@ -3007,7 +3141,83 @@ def eos_length_check() -> tuple:
         f["predicted_gen_share"] = f["predicted_gen_s"] / f["predicted_s"]
     out = {sp: tuple(validation_summary(f[f["split"] == sp]) for f in frames.values())
            for sp in ("calibration", "heldout")}
-    return mu, c, pd.DataFrame(cols), out
+    return pd.DataFrame(cols), out
+
+
+def _call_phases(row, theta: float | None, c: float) -> tuple:
+    """(iteration, generation, training phase) s of one validation row as its source times it,
+    HF generate's host cost ``c`` per layer per decode step; for an ``EOS_LENGTH_SYSTEMS`` row
+    and ``theta`` given, its responses ``geometric_lengths(theta, limit, samples)`` and its
+    rollout in engine calls of its micro-rollout batch (``rollout_per_call``)."""
+    kw = {"hf_s_per_layer_step": c}
+    if theta is not None and row["system"] in EOS_LENGTH_SYSTEMS:
+        n = int(row["prompts_per_step"]) * int(row["samples_per_prompt"])
+        kw.update(lengths=geometric_lengths(theta, int(row["response_tokens_max"]), n),
+                  rollout_per_call=True)
+    return validation_phases(validation_iteration(row, **kw), row["phases_measured"])
+
+
+def per_call_check() -> tuple:
+    """A candidate for the generation-share gap of OpenRLHF's rows, judged and left off:
+    responses that end at the end-of-sequence token (``EOS_LENGTH_SYSTEMS``), generated in
+    engine calls that each end with their longest response. At the benchmark's commit
+    (OpenRLHF/OpenRLHF @ 0baf3dd) each actor rank sends one micro-rollout batch per
+    ``make_experience`` to its vLLM engine and blocks on it
+    (trainer/ppo_utils/experience_maker.py ``_generate_vllm``: ``ray.get(llm.generate.remote(
+    sampling_params=..., prompt_token_ids=...))``, ``SamplingParams`` with ``max_tokens`` only;
+    the engine, trainer/ray/vllm_engine.py ``LLMRayActor``, is a Ray actor whose ``generate``
+    runs ``vllm.LLM.generate``, which returns when every request of the call has finished
+    (``LLM._run_engine``: ``while self.llm_engine.has_unfinished_requests(): step()``), and a
+    synchronous Ray actor runs one call at a time (docs.ray.io, "Limiting Concurrency Per-Method
+    with Concurrency Groups": default concurrency "1000 for AsyncIO actors and 1 otherwise"));
+    HF generate's batches run until every row of the batch has ended. So a freed slot is never refilled: a call of b sequences takes E[max of b
+    lengths] decode steps (``_call_batches``, ``expected_batch_max``).
+
+    The lengths are unpublished: a geometric length (one end-of-sequence chance per token, the
+    maximum-entropy shape for a given mean, ``geometric_lengths``) cut at the 1,024-token limit,
+    its uncut mean θ fitted on the calibration rows whose generation no other constant absorbs
+    (OpenRLHF's vLLM row), then ``HF_GENERATE_S_PER_LAYER_STEP`` refitted on the HF generate
+    calibration rows at θ (``fit_hf_generate_overhead``'s rule)::
+
+        θ = argmin Σ_cal,vLLM log²(G_pred(θ) / G_pub)       (golden section on [2, 8,192])
+        c = argmin Σ_cal,HF   log²(G_pred(θ, c) / G_pub)    (golden section on [0, 10 ms])
+
+    "with" prices the update on the generated tokens (a lower bound: OpenRLHF pads each
+    training micro-batch to its longest); "gen_only" keeps the training phase at the limit.
+    Held-out rows are never read by the fits.
+
+    Returns
+    -------
+    (theta, mean, c, frame, summaries): the fitted θ, the mean response it gives, the host cost;
+    the frame and summaries of ``_candidate_frames``.
+
+    Raises
+    ------
+    ValueError
+        No calibration row of ``EOS_LENGTH_SYSTEMS`` generates with vLLM, or none with HF
+        generate."""
+    d = load_rl_validation()
+    d = d[d["split"] != "not_evaluated"]
+    cal = [r for _, r in d.iterrows() if r["split"] == "calibration"]
+    eos_v = [r for r in cal if r["system"] in EOS_LENGTH_SYSTEMS and r["engine"] == "vLLM"]
+    hf = [r for r in cal if r["engine"] == "HF generate"]
+    if not eos_v or not hf:
+        raise ValueError("no calibration row of EOS_LENGTH_SYSTEMS generates with vLLM, or none "
+                         "with HF generate (data/rl_iterations.csv)")
+
+    def loss(rows, theta, c):
+        return sum(math.log(_call_phases(r, theta, c)[1] / r["measured_generation_s"]) ** 2
+                   for r in rows)
+
+    theta = _golden_section(lambda x: loss(eos_v, x, HF_GENERATE_S_PER_LAYER_STEP), 2.0,
+                            8192.0, 30)
+    c = _golden_section(lambda x: loss(hf, theta, x), 0.0, 0.01, 30)
+    limit = int(min(float(r["response_tokens_max"]) for r in eos_v))
+    mean = theta * (1.0 - (1.0 - 1.0 / theta) ** limit)      # E[R], geometric_lengths
+    frame, out = _candidate_frames(
+        d, lambda r, at_limit: (_call_phases(r, theta, c)[1],
+                                _call_phases(r, None if at_limit else theta, c)[2]))
+    return theta, mean, c, frame, out
 
 
 def fit_hf_generate_overhead() -> float:
