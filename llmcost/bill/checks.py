@@ -217,6 +217,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     scenario: a check that cannot be computed is skipped.
     """
     out = []
+    sized = run_size_default_warning(values, defaults)
+    if sized:  # first: the run the bill prices is not the one the file describes
+        out.append(sized)
     mfu = values.get("mfu")
     # a predicted MFU is judged against comparable published runs by its band's own warnings
     # (accuracy.mfu_band: above the best comparable run, the cap and its reason), which a report
@@ -264,6 +267,32 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+#: The keys that size the run: a scenario that leaves one out is priced at the notebooks' default
+#: (the default scenario's Llama 2 70B run), which the bill's header and lines do not all name.
+RUN_SIZE_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len")
+
+
+def run_size_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence naming the keys of ``RUN_SIZE_KEYS`` (what the bill multiplies: the model, the
+    accelerator, the GPU count, the tokens and the sequence length) that the scenario leaves out,
+    with the notebooks' default each takes (``defaults`` holds the keys taken from a notebook's
+    default): a file that forgets ``train_tokens`` is otherwise priced for the default scenario's
+    2e12 tokens without a word. None when the scenario sets them all."""
+    left = [k for k in RUN_SIZE_KEYS if k in defaults and k in values]
+    if not left:
+        return None
+
+    def shown(k):
+        v = values[k]
+        return f"{v:.3g}".replace("e+", "e") if k == "train_tokens" else f"{v:,}" if isinstance(v, int) else str(v)
+
+    return (f"the scenario sets no {', '.join(left)}: the bill prices the notebooks' "
+            f"default{'s' if len(left) > 1 else ''} ("
+            + ", ".join(f"{k}={shown(k)}" for k in left)
+            + ", the default scenario's run, data/scenarios/default.yaml); set "
+            + ("it" if len(left) == 1 else "them") + " for your run.")
 
 
 def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:

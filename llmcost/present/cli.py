@@ -22,7 +22,7 @@ from ..bill.pilot import uncarried_band
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_quantity
+from ..core.units import fmt_count, fmt_quantity
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
@@ -636,6 +636,16 @@ ONE_DRAW_NOTE = ("point differs from the one draw: with --samples 1 the P10, P50
                  "that draw, not percentiles (use --samples 10000 or more)")
 
 
+def _run_tokens(bill) -> str:
+    """", 2T tokens in 4,096-token sequences" for the bill's header: the main run's
+    ``train_tokens`` and ``seq_len`` (what the bill multiplies beside the GPUs and the MFU); ""
+    for a ledger built without them."""
+    tokens, seq = bill.scenario.get("train_tokens"), bill.scenario.get("seq_len")
+    if not isinstance(tokens, (int, float)) or not isinstance(seq, int):
+        return ""
+    return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -651,7 +661,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     t = bill.table()
     explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
-             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}, MFU {f['mfu']:.1%} "
+             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
+             f"MFU {f['mfu']:.1%} "
              f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
     if explore.status == "default":

@@ -1,0 +1,65 @@
+"""What a new user's scenario prices when it leaves out a key that sizes the run (a new-user
+trial's finding: a file without ``train_tokens`` was billed for the default scenario's 2T tokens,
+and neither the header of ``llmcost estimate`` nor any warning said how many tokens it priced)."""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from llmcost.bill.checks import RUN_SIZE_KEYS, run_size_default_warning
+
+from _cli import run_cli
+
+#: The default scenario the notebooks' defaults come from (README: "Start from
+#: data/scenarios/default.yaml"): Llama 2 70B, 2,048 H100 SXM, 2.0e12 tokens of 4,096.
+DEFAULT_YAML = Path(__file__).resolve().parent.parent / "data" / "scenarios" / "default.yaml"
+
+#: Llama 3.1 8B on 64 H100 SXM at a given MFU and price: every run-size key but the tokens.
+NO_TOKENS = {"model": "llama-3.1-8b", "accelerator": "H100-SXM", "n_gpus": 64, "seq_len": 8192,
+             "mfu": 0.4, "price_usd_per_gpu_hour": 2.5, "global_batch_tokens": 4194304}
+
+
+def _write(tmp_path, sc: dict, name="s.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(sc, sort_keys=False))
+    return path
+
+
+def test_a_scenario_without_train_tokens_is_told_which_tokens_it_is_priced_for(tmp_path):
+    """default.yaml's train_tokens (2.0e12, read from the file) is what the bill prices when the
+    scenario gives none: the header says "2T tokens in 8,192-token sequences" and a warning names
+    train_tokens=2e12 (text and JSON alike); the same file with 3e12 tokens says 3T and has no
+    such warning. GPU-hours scale with the tokens: 3e12 / 2e12 = 1.5 (the MFU, GPUs and plan
+    the same; hand derivation: hours = FLOPs(D) / (peak · MFU), linear in D)."""
+    default = yaml.safe_load(DEFAULT_YAML.read_text())
+    assert float(default["train_tokens"]) == 2.0e12
+    left = run_cli("estimate", "--scenario", str(_write(tmp_path, NO_TOKENS)))
+    assert left.returncode == 0, left.stderr
+    head = " ".join(left.stdout.split("\n", 3)[1:3])
+    assert "llama-3.1-8b on 64 x H100-SXM, 2T tokens in 8,192-token sequences" in head
+    warned = [w for w in left.stdout.split("\nwarning: ")[1:] if "sets no" in w]
+    assert len(warned) == 1 and "train_tokens=2e12" in " ".join(warned[0].split())
+    js = json.loads(run_cli("estimate", "--scenario", str(_write(tmp_path, NO_TOKENS)),
+                            "--format", "json").stdout)
+    assert any(w.startswith("the scenario sets no train_tokens") for w in js["warnings"])
+    given = _write(tmp_path, {**NO_TOKENS, "train_tokens": 3e12}, "g.yaml")
+    out = run_cli("estimate", "--scenario", str(given))
+    assert "3T tokens in 8,192-token sequences" in " ".join(out.stdout.split("\n", 3)[1:3])
+    assert "the scenario sets no train_tokens" not in " ".join(out.stdout.split())
+    h2 = json.loads(run_cli("estimate", "--scenario", str(given), "--format", "json").stdout)
+    ratio = h2["bill.figures.ideal_gpu_hours"] / js["bill.figures.ideal_gpu_hours"]
+    assert 1.5 * (1 - 1e-9) < ratio < 1.5 * (1 + 1e-9)
+
+
+def test_the_run_size_warning_names_each_key_left_out_and_its_value():
+    """Every key of RUN_SIZE_KEYS left out is named with the value used; none left out: None."""
+    values = {"model": "llama-2-70b", "accelerator": "H100-SXM", "n_gpus": 2048,
+              "train_tokens": 2.0e12, "seq_len": 4096}
+    assert run_size_default_warning(values, set()) is None
+    assert run_size_default_warning(values, {"mfu", "tp"}) is None
+    w = run_size_default_warning(values, set(RUN_SIZE_KEYS))
+    for part in ("model=llama-2-70b", "accelerator=H100-SXM", "n_gpus=2,048",
+                 "train_tokens=2e12", "seq_len=4,096"):
+        assert part in w
+    assert w.endswith("set them for your run.")
