@@ -63,3 +63,20 @@ def test_the_run_size_warning_names_each_key_left_out_and_its_value():
                  "train_tokens=2e12", "seq_len=4,096"):
         assert part in w
     assert w.endswith("set them for your run.")
+
+
+def test_the_index_lists_the_mfu_band_the_report_gave_its_pages(tmp_path):
+    """`mfu: predict`: the report injects mfu_band="predicted" into notebook 00 (the bill drawn
+    over the step-time model's band); the index's "Parameters used" and summary.json
+    (``effective_parameters``) must say the same, not "null, notebook default" (a new-user
+    trial found them contradicting the page). A scenario with its own MFU: null on both."""
+    from llmcost.present import report
+    sc = {**NO_TOKENS, "train_tokens": 3e12, "mfu": "predict"}
+    for mfu, band in (("predict", "predicted"), (0.4, None)):
+        plan = report.plan_report(_write(tmp_path, {**sc, "mfu": mfu}), ["00"])
+        (nb,) = plan.notebooks
+        injected = report.notebook_parameters_for(nb, plan).get("mfu_band")
+        used = report.effective_parameters(plan.scenario, plan.declared)["mfu_band"]
+        assert injected == band and used["value"] == band
+        assert used["from"] == ("notebook default" if band is None else
+                                report.MFU_BAND_FROM[band])

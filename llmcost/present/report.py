@@ -717,6 +717,9 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
             elif name == "mfu" and "_mfu_calibration" in scenario:
                 out[name] = {"value": scenario[name],
                              "from": scenario["_mfu_calibration"]["from"]}
+            elif name == "mfu_band" and report_mfu_band(scenario):  # the report's, not a default
+                band = report_mfu_band(scenario)
+                out[name] = {"value": band, "from": MFU_BAND_FROM[band]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
             elif f"_{name}_omitted" in scenario:  # price_usd_per_gpu_hour, ledger_rl: set by
@@ -1199,6 +1202,30 @@ def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
     without the plan keys once the report set the MFU from them (``calibrate_pilot_mfu``)."""
     return _notebook_parameters(nb, plan.scenario, plan.declared,
                                 notebook_owned_price(plan.values))
+
+
+#: Where a report's ``mfu_band`` comes from (``report_mfu_band``), for the index's "Parameters
+#: used" and summary.json: the report sets it, the scenario file may not.
+MFU_BAND_FROM = {
+    "predicted": "set by the report (mfu: predict): the bill draws the MFU over the step-time "
+                 "model's band around its prediction",
+    "pilot": "set by the report (pilot): the bill draws the MFU over the pilots' extrapolation "
+             "band"}
+
+
+def report_mfu_band(scenario: dict) -> str | None:
+    """The ``mfu_band`` a report injects into the pages that declare it (``_notebook_parameters``):
+    "predicted" when the scenario's MFU is the step-time model's prediction with a band
+    (``mfu: predict``), "pilot" when it was calibrated on pilot runs with a band, else None (the
+    scenario's own range, or one number)."""
+    pred = scenario.get("_mfu_prediction")
+    if predicted_mfu_range(pred) is not None and not isinstance(scenario.get("mfu"), Range) \
+            and scenario.get("mfu") == pred.get("value"):
+        return "predicted"
+    cal = scenario.get("_mfu_calibration")
+    if scenario.get("pilot") and cal and isinstance(pilot_mfu_range(cal), Range):
+        return "pilot"
+    return None
 
 
 def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
