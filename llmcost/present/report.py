@@ -694,7 +694,10 @@ def _predicted_mfu_from(pred: dict) -> str:
     (a regime with held-out runs), both figures (``predicted_mfu_words``)."""
     if not pred.get("band", {}).get("n") or "predicted" not in pred:
         return pred["from"]
-    return f"{pred['from']}; {predicted_mfu_words(pred)}"
+    # the words name the plan: the record's "for <plan>" is not said twice
+    said = pred["from"].replace(f" for {pred['plan']}", "", 1) if pred.get("plan") \
+        else pred["from"]
+    return f"{said}: {predicted_mfu_words(pred)}"
 
 
 def effective_parameters(scenario: dict, declared: dict) -> dict:
