@@ -80,3 +80,29 @@ def test_the_index_lists_the_mfu_band_the_report_gave_its_pages(tmp_path):
         assert injected == band and used["value"] == band
         assert used["from"] == ("notebook default" if band is None else
                                 report.MFU_BAND_FROM[band])
+
+
+def test_compare_names_the_inputs_that_differ(tmp_path):
+    """Two scenarios that differ in tokens (3T -> 6T) and price ($2.50 -> $3.00): estimate
+    --compare names exactly those two inputs under its header (text and JSON), and B's
+    pre-training compute is A's × 2 × 3.00 / 2.50 = 2.4 (hand derivation: GPU-hours linear in the
+    tokens at one MFU, dollars linear in the price). A scenario compared with itself: no such
+    line, an empty list."""
+    a = _write(tmp_path, {**NO_TOKENS, "train_tokens": 3e12}, "a.yaml")
+    b = _write(tmp_path, {**NO_TOKENS, "train_tokens": 6e12, "price_usd_per_gpu_hour": 3.0},
+               "b.yaml")
+    text = run_cli("estimate", "--scenario", str(a), "--compare", str(b))
+    flat = " ".join(text.stdout.split())
+    assert ("inputs that differ (A → B): train_tokens 3T → 6T; price_usd_per_gpu_hour "
+            "$2.50/GPU-h → $3.00/GPU-h") in flat
+    js = json.loads(run_cli("estimate", "--scenario", str(a), "--compare", str(b),
+                            "--format", "json").stdout)
+    assert js["inputs_differ"] == ["train_tokens 3T → 6T",
+                                   "price_usd_per_gpu_hour $2.50/GPU-h → $3.00/GPU-h"]
+    (row,) = [r for r in js["lines"] if r["line"] == "pre-training compute"]
+    assert 2.4 * (1 - 1e-9) < row["b_usd"] / row["a_usd"] < 2.4 * (1 + 1e-9)
+    same = json.loads(run_cli("estimate", "--scenario", str(a), "--compare", str(a),
+                              "--format", "json").stdout)
+    assert same["inputs_differ"] == []
+    assert "inputs that differ" not in run_cli("estimate", "--scenario", str(a), "--compare",
+                                               str(a)).stdout

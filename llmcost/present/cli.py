@@ -29,6 +29,7 @@ from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     OUTSIDE_NOTE,
     compare_bills,
+    compare_inputs,
     compare_labels,
     glance_summary,
     glance_text,
@@ -463,7 +464,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     (``glance.compare_bills``; lines at $0 in both left out, and said), what the comparison
     draws (``COMPARE_DRAWS_NOTE``: each scenario's own ranges only), then each scenario's
     warnings. The prose (header, note, warnings) is wrapped to ``columns`` (default
-    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not."""
+    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not. Under the header,
+    the inputs on which the two differ (``glance.compare_inputs``)."""
     columns = terminal_columns() if columns is None else columns
     cols = _compare_columns(df, names)
     d = df.rename(columns=cols)
@@ -490,8 +492,10 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         return "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i])
                          for i, c in enumerate(cells)).rstrip()
 
-    out = wrap_lines(_compare_head(names, paths), columns) + [
-        "", fmt(head), "  ".join("-" * x for x in w)]
+    differ = compare_inputs(bills)
+    out = wrap_lines(_compare_head(names, paths), columns) + (
+        wrap_lines("inputs that differ (A → B): " + "; ".join(differ), columns)
+        if differ else []) + ["", fmt(head), "  ".join("-" * x for x in w)]
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
@@ -511,7 +515,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
 
 def compare_json(df, names, paths, titles, bills) -> dict:
     """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title, total and
-    warnings), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
+    warnings), ``inputs_differ`` (``glance.compare_inputs``: "train_tokens 15T → 2T", ...),
+    ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
     ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
     the percentiles of the difference per draw, and ``difference_outside``: the point
     difference lies outside its own P10-P90, the line the text marks with ``*``; the total
@@ -529,6 +534,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
     return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
                            "warnings": list(b.warnings)}
                           for n, p, t, b in zip(names, paths, titles, bills)],
+            "inputs_differ": compare_inputs(bills),
             "lines": records,
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")

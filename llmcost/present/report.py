@@ -98,6 +98,7 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_html,
+    compare_inputs,
     glance_figure_html,
     plain_sentences,
     scenario_names,
@@ -1693,8 +1694,10 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
+                              "inputs_differ": compare_inputs([bill_a, bill_b]),
                               "lines": df.to_dict("records")}
-        out["compared"] = compare_html(df, names, bill_b.warnings, path)
+        out["compared"] = compare_html(df, names, bill_b.warnings, path,
+                                       compare_inputs([bill_a, bill_b]))
     return out
 
 
