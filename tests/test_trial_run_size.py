@@ -106,3 +106,15 @@ def test_compare_names_the_inputs_that_differ(tmp_path):
     assert same["inputs_differ"] == []
     assert "inputs that differ" not in run_cli("estimate", "--scenario", str(a), "--compare",
                                                str(a)).stdout
+
+
+def test_a_small_jobs_storage_bandwidth_is_not_printed_as_zero():
+    """The checkpoint storage line names the bandwidth it provisioned for; a small job's optimum
+    is below 1 GB/s (OPT-1.3B on 8 H100: a 1.32e9 × 14 B = 18.5 GB checkpoint), which a whole
+    number printed as "0 GB/s". Whole GB/s from 1 GB/s up (the default scenario's 56 GB/s,
+    Llama 3's 2,000 GB/s as the 405B scenario gives it), two significant digits below."""
+    from llmcost.training.reliability import gb_per_s_text
+    assert gb_per_s_text(1.2115e8) == "0.12 GB/s"
+    assert gb_per_s_text(5.6234e10) == "56 GB/s"
+    assert gb_per_s_text(2.0e12) == "2,000 GB/s"
+    assert gb_per_s_text(1.0e9) == "1 GB/s"

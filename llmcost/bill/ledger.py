@@ -1605,7 +1605,7 @@ def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,
         return {"bytes_per_s": bw, "source": "n_gpus × 122 MB/s, Llama 3's Tectonic rate (no "
                 "bandwidth gives this job goodput)"}
     return {"bytes_per_s": bw, "source": (
-        f"sized from the checkpoint plan, {bw / 1e9:,.0f} GB/s: the bandwidth minimising "
+        f"sized from the checkpoint plan, {rel.gb_per_s_text(bw)}: the bandwidth minimising "
         "hot-storage cost + the cost of GPU time lost to writes and restores "
         "(reliability.storage_tradeoff)")}
 
