@@ -118,3 +118,25 @@ def test_a_small_jobs_storage_bandwidth_is_not_printed_as_zero():
     assert gb_per_s_text(5.6234e10) == "56 GB/s"
     assert gb_per_s_text(2.0e12) == "2,000 GB/s"
     assert gb_per_s_text(1.0e9) == "1 GB/s"
+
+
+def test_an_rl_rollout_longer_than_the_trained_context_is_warned():
+    """The default scenario's RL rollouts are sized to Llama 2's 4,096-token context: 512 prompt
+    + 3,584 response = 4,096 = seq_len (default.yaml's comment), no warning. A 16,384-token
+    response limit makes 16,896 > 4,096: warned, with the sum written out; a long-context phase
+    at 32,768 tokens covers it; an RL campaign not billed (ledger_rl false) is not warned."""
+    from llmcost.bill.checks import rl_context_warning
+    default = yaml.safe_load(DEFAULT_YAML.read_text())
+    values = {"seq_len": default["seq_len"], "rl_prompt_tokens": default["rl_prompt_tokens"],
+              "rl_response_tokens_max": default["rl_response_tokens_max"], "ledger_rl": None,
+              "phases": []}
+    assert values["rl_prompt_tokens"] + values["rl_response_tokens_max"] == 4096
+    assert rl_context_warning(values, defaults=set()) is None
+    long = {**values, "rl_response_tokens_max": 16384}
+    w = rl_context_warning(long, defaults=set())
+    assert "512 + 16,384 = 16,896 tokens, is beyond the 4,096 tokens" in w
+    phase = [{"name": "long-context", "tokens": 1e11, "seq_len": 32768}]
+    assert rl_context_warning({**long, "phases": phase}, defaults=set()) is None
+    assert rl_context_warning({**long, "ledger_rl": False}, defaults=set()) is None
+    # rl_iterations and rl_runs both the notebooks' defaults, ledger_rl null: not billed
+    assert rl_context_warning(long, defaults={"rl_iterations", "rl_runs"}) is None

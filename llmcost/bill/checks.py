@@ -261,6 +261,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     own = own_stack_hint(values, mfu_predicted, defaults)
     if own:
         out.append(own)
+    rl_long = rl_context_warning(values, defaults)
+    if rl_long:
+        out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
@@ -347,6 +350,33 @@ def _context_warning(values: dict) -> str | None:
                 "training there is a context extension, and the attention FLOPs and activation "
                 "memory are extrapolated.")
     return None
+
+
+def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when the RL campaign the bill prices (``ledger_rl`` true, or null with
+    ``rl_iterations`` or ``rl_runs`` given: ``ledger.rl_campaign_given``'s rule) generates
+    sequences longer than the scenario trains its model at: ``rl_prompt_tokens +
+    rl_response_tokens_max`` (the longest prompt + response a rollout holds in its KV cache)
+    above the longest of ``seq_len`` and the ``phases``' ``seq_len``. The policy is the model
+    the scenario pre-trains; a rollout beyond its trained length needs a long-context phase
+    first (Llama 3 extended its context from 8K to 128K in six stages, arXiv:2407.21783
+    §3.4.2), which the bill does not price unless ``phases`` holds it. None otherwise."""
+    rl = values.get("ledger_rl")
+    billed = rl is True or (rl is None and not {"rl_iterations", "rl_runs"} <= set(defaults))
+    n = [values.get(k) for k in ("rl_prompt_tokens", "rl_response_tokens_max")]
+    lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
+                                         if isinstance(ph, dict)]
+    lengths = [x for x in lengths if isinstance(x, int)]
+    if not billed or not lengths or not all(isinstance(x, int) for x in n):
+        return None
+    longest, trained = n[0] + n[1], max(lengths)
+    if longest <= trained:
+        return None
+    return (f"the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = "
+            f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
+            "scenario trains its model at (seq_len and the phases' seq_len): the policy needs a "
+            "long-context phase first (phases: [{name: long-context, tokens: ..., seq_len: "
+            "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
 
 
 def _unpriced_phases(values: dict):
