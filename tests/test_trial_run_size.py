@@ -140,3 +140,21 @@ def test_an_rl_rollout_longer_than_the_trained_context_is_warned():
     assert rl_context_warning({**long, "ledger_rl": False}, defaults=set()) is None
     # rl_iterations and rl_runs both the notebooks' defaults, ledger_rl null: not billed
     assert rl_context_warning(long, defaults={"rl_iterations", "rl_runs"}) is None
+
+
+def test_a_band_capped_at_the_default_matmul_ceiling_does_not_call_it_measured():
+    """TPU v5p has no row in data/efficiency.csv: its matmul ceiling is the 'default' row's 0.80
+    (the median of the NVIDIA entries of stas00's MAMF table), and the same report warns its
+    predictions use generic figures; the band's cap must not call that figure "measured".
+    MI300X has its own row (stas00's MAMF table: 60.1%): "measured"."""
+    from llmcost.core.catalog import load_efficiency
+    from llmcost.training.accuracy import band_cap
+    assert load_efficiency("TPU v5p").accelerator == "default"
+    assert load_efficiency("TPU v5p").matmul_fraction == 0.80
+    high, said = band_cap(0.6, 0.95, "TPU v5p")
+    assert high == 0.80
+    assert any("generic matmul ceiling 80% (data/efficiency.csv's 'default' row" in w
+               for w in said) and not any("measured matmul ceiling" in w for w in said)
+    high, said = band_cap(0.45, 0.95, "MI300X")
+    assert high == load_efficiency("MI300X").matmul_fraction
+    assert any("the measured matmul ceiling 60%" in w for w in said)
