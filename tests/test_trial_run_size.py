@@ -158,3 +158,22 @@ def test_a_band_capped_at_the_default_matmul_ceiling_does_not_call_it_measured()
     high, said = band_cap(0.45, 0.95, "MI300X")
     assert high == load_efficiency("MI300X").matmul_fraction
     assert any("the measured matmul ceiling 60%" in w for w in said)
+
+
+def test_a_generator_that_fits_no_tp_names_the_price_that_replaces_it(tmp_path):
+    """DeepSeek-V3 as the synthetic-data generator on H100 SXM: 671.03e9 parameters × 1 byte
+    (fp8) ÷ 8 GPUs = 83.9 GB per GPU, above the 80 GiB × 0.9 = 77.3 GB usable, at TP 8, the
+    whole NVLink domain (the catalogue's 8): the error must not say "raise tp" and must name
+    ledger_synthetic_usd_per_mtok, the key that prices the tokens without serving them; with
+    it the line is tokens ÷ 1e6 × price (1e11 tokens at $1.10/M = $110,000)."""
+    sc = {**NO_TOKENS, "train_tokens": 1e12, "ledger_synthetic_tokens": 1e11,
+          "ledger_synthetic_model": "deepseek-v3", "serve_weight_dtype": "fp8"}
+    r = run_cli("estimate", "--scenario", str(_write(tmp_path, sc)))
+    assert r.returncode == 2
+    err = " ".join(r.stderr.split())
+    assert "83.9 GB of fp8 weights per GPU" in err and "77.3 GB usable" in err
+    assert "raise tp" not in err and "ledger_synthetic_usd_per_mtok" in err
+    priced = _write(tmp_path, {**sc, "ledger_synthetic_usd_per_mtok": 1.10}, "p.yaml")
+    js = json.loads(run_cli("estimate", "--scenario", str(priced), "--format", "json").stdout)
+    usd = js["bill.lines"]["data.synthetic"]["usd"]
+    assert 110_000 * (1 - 1e-9) < usd < 110_000 * (1 + 1e-9)
