@@ -177,3 +177,13 @@ def test_a_generator_that_fits_no_tp_names_the_price_that_replaces_it(tmp_path):
     js = json.loads(run_cli("estimate", "--scenario", str(priced), "--format", "json").stdout)
     usd = js["bill.lines"]["data.synthetic"]["usd"]
     assert 110_000 * (1 - 1e-9) < usd < 110_000 * (1 + 1e-9)
+
+
+def test_check_names_the_config_json_path_as_its_own_flag():
+    """`llmcost check --model llama-3-70b` (not in the catalogue): the way to a model outside it
+    is a config.json path, written as this command takes it (--model path), not as a scenario
+    key ("model: path")."""
+    r = run_cli("check", "--model", "llama-3-70b", "--train-tokens", "15e12", "--n-gpus", "2048",
+                "--accelerator", "H100-SXM", "--gpu-hours", "6.4e6")
+    assert r.returncode == 2
+    assert "(e.g. --model path/to/config.json)" in r.stderr and "model: path" not in r.stderr

@@ -993,6 +993,9 @@ def _check(args) -> int:
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
             msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
+        if not args.scenario:  # a model given as a flag: its path as a flag too
+            msg = msg.replace("(e.g. model: path/to/config.json)",
+                              "(e.g. --model path/to/config.json)")
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)
