@@ -187,3 +187,20 @@ def test_check_names_the_config_json_path_as_its_own_flag():
                 "--accelerator", "H100-SXM", "--gpu-hours", "6.4e6")
     assert r.returncode == 2
     assert "(e.g. --model path/to/config.json)" in r.stderr and "model: path" not in r.stderr
+
+
+def test_a_missing_catalogue_price_names_the_modes_that_have_one():
+    """data/prices.csv has one current GB200 NVL72 row, CoreWeave on demand ($10.50, 2026-09),
+    and none for GB300 NVL72: a reserved GB200 scenario is told on_demand has a price; a GB300
+    one that no mode has. The first clause (before "; ", which notebook 09 groups on) is kept."""
+    import pytest
+    from llmcost.core.catalog import catalogue_price, list_prices
+    rows = list_prices("GB200-NVL72", "on_demand", current_only=True)
+    assert list(rows["provider"]) == ["CoreWeave"]
+    with pytest.raises(ValueError) as e:
+        catalogue_price("GB200-NVL72", "reserved")
+    first, rest = str(e.value).split("; ", 1)
+    assert first == "price_usd_per_gpu_hour: the catalogue has no reserved price for GB200-NVL72"
+    assert rest.endswith("a pricing mode it has a current price for: on_demand")
+    with pytest.raises(ValueError, match="no current price for it in any mode"):
+        catalogue_price("GB300-NVL72", "on_demand")
