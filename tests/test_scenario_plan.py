@@ -290,3 +290,23 @@ def test_notebook_04b_ranks_the_cp_sizes_a_scenario_leaves_free():
     # a scenario that fixes cp (or leaves it out: fixed at 1) is ranked over CP 1, as before
     fixed = step_scenario.scenario_rank_plans({**p, "cp": 1}, spec, 7.64)
     assert set(fixed["cp"]) == {1}
+
+
+def test_notebook_04b_ranks_the_cp_size_a_scenario_fixes():
+    # A new-user trial: Llama 3.1 8B at 128k context on 256 H100s with cp: 8 fixed. The ranking
+    # searched CP 1 only, so its "fastest ranked" plan (TP8 · PP2, 40.1%) was slower than the
+    # scenario's own CP 8 plan (47.0%), and the report's index printed both. A ranking of every
+    # plan that fits must hold the scenario's plan, so its fastest row is at least as fast.
+    p = dict(model="llama-3.1-8b", accelerator="H100-SXM", n_gpus=256, train_tokens=8e11,
+             seq_len=131072, global_batch_tokens=16777216, cp=8, mfu=0.35,
+             mem_reserve_fraction=0.1)
+    p = llmcost.validate_parameters(**p)
+    spec = llmcost.load_model(p["model"])
+    plan, b = step.scenario_step(p, spec)
+    assert plan.cp == 8
+    ranked = step_scenario.scenario_rank_plans(p, spec, 6.16)
+    assert set(ranked["cp"]) == {1, 8}
+    best = step.fastest_trusted(ranked)
+    assert best["step_time_s"] <= b.step_time_s * (1 + 1e-9)
+    assert step_scenario.fastest_versus_scenario(ranked, plan, p, spec).startswith(
+        "the scenario's plan")

@@ -45,7 +45,9 @@ def test_plan_report_resolves_it_once_from_the_scenario_plan(tmp_path):
     # central estimate's c counts this run among its regime's held-out rows: not out of sample)
     assert pred["predicted"] == pytest.approx(400 / 989.4, rel=0.10)
     used = report.effective_parameters(scenario, declared)
-    assert used["mfu"]["from"].startswith("predicted by llmcost.step for TP8")
+    assert used["mfu"]["from"].startswith("predicted by llmcost.step: the step-time model "
+                                          "predicts")
+    assert used["mfu"]["from"].count(plan.describe()) == 1  # the plan named once, not twice
 
 
 def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
@@ -56,7 +58,8 @@ def test_a_report_with_mfu_predict_shows_where_it_came_from(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     pred = summary["mfu_prediction"]
     assert summary["parameters"]["mfu"]["value"] == pred["value"]
-    assert "predicted by llmcost.step for" in summary["parameters"]["mfu"]["from"]
+    assert "predicted by llmcost.step" in summary["parameters"]["mfu"]["from"]
+    assert summary["parameters"]["mfu"]["from"].count(pred["plan"]) == 1
     assert "_mfu_prediction" not in summary["scenario"]
     index = (out / "index.html").read_text()
     assert "mfu: predict" in index and pred["plan"] in index

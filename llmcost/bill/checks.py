@@ -217,6 +217,9 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     scenario: a check that cannot be computed is skipped.
     """
     out = []
+    sized = run_size_default_warning(values, defaults)
+    if sized:  # first: the run the bill prices is not the one the file describes
+        out.append(sized)
     mfu = values.get("mfu")
     # a predicted MFU is judged against comparable published runs by its band's own warnings
     # (accuracy.mfu_band: above the best comparable run, the cap and its reason), which a report
@@ -258,12 +261,41 @@ def scenario_warnings(values: dict, mfu_predicted: bool = False,
     own = own_stack_hint(values, mfu_predicted, defaults)
     if own:
         out.append(own)
+    rl_long = rl_context_warning(values, defaults)
+    if rl_long:
+        out.append(rl_long)
     out.extend(_phase_warnings(values))
     out.extend(_pilot_plan_warnings(values))
     plan_keys = ("model", "n_gpus", "seq_len", "global_batch_tokens", "accelerator")
     if all(k in values for k in plan_keys) and "tp" in values:
         out.extend(_plan_warnings(values, mfu_predicted))
     return out
+
+
+#: The keys that size the run: a scenario that leaves one out is priced at the notebooks' default
+#: (the default scenario's Llama 2 70B run), which the bill's header and lines do not all name.
+RUN_SIZE_KEYS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len")
+
+
+def run_size_default_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence naming the keys of ``RUN_SIZE_KEYS`` (what the bill multiplies: the model, the
+    accelerator, the GPU count, the tokens and the sequence length) that the scenario leaves out,
+    with the notebooks' default each takes (``defaults`` holds the keys taken from a notebook's
+    default): a file that forgets ``train_tokens`` is otherwise priced for the default scenario's
+    2e12 tokens without a word. None when the scenario sets them all."""
+    left = [k for k in RUN_SIZE_KEYS if k in defaults and k in values]
+    if not left:
+        return None
+
+    def shown(k):
+        v = values[k]
+        return f"{v:.3g}".replace("e+", "e") if k == "train_tokens" else f"{v:,}" if isinstance(v, int) else str(v)
+
+    return (f"the scenario sets no {', '.join(left)}: the bill prices the notebooks' "
+            f"default{'s' if len(left) > 1 else ''} ("
+            + ", ".join(f"{k}={shown(k)}" for k in left)
+            + ", the default scenario's run, data/scenarios/default.yaml); set "
+            + ("it" if len(left) == 1 else "them") + " for your run.")
 
 
 def cp_default_warning(values: dict, defaults=frozenset()) -> str | None:
@@ -318,6 +350,33 @@ def _context_warning(values: dict) -> str | None:
                 "training there is a context extension, and the attention FLOPs and activation "
                 "memory are extrapolated.")
     return None
+
+
+def rl_context_warning(values: dict, defaults=frozenset()) -> str | None:
+    """One sentence when the RL campaign the bill prices (``ledger_rl`` true, or null with
+    ``rl_iterations`` or ``rl_runs`` given: ``ledger.rl_campaign_given``'s rule) generates
+    sequences longer than the scenario trains its model at: ``rl_prompt_tokens +
+    rl_response_tokens_max`` (the longest prompt + response a rollout holds in its KV cache)
+    above the longest of ``seq_len`` and the ``phases``' ``seq_len``. The policy is the model
+    the scenario pre-trains; a rollout beyond its trained length needs a long-context phase
+    first (Llama 3 extended its context from 8K to 128K in six stages, arXiv:2407.21783
+    §3.4.2), which the bill does not price unless ``phases`` holds it. None otherwise."""
+    rl = values.get("ledger_rl")
+    billed = rl is True or (rl is None and not {"rl_iterations", "rl_runs"} <= set(defaults))
+    n = [values.get(k) for k in ("rl_prompt_tokens", "rl_response_tokens_max")]
+    lengths = [values.get("seq_len")] + [ph.get("seq_len") for ph in values.get("phases") or []
+                                         if isinstance(ph, dict)]
+    lengths = [x for x in lengths if isinstance(x, int)]
+    if not billed or not lengths or not all(isinstance(x, int) for x in n):
+        return None
+    longest, trained = n[0] + n[1], max(lengths)
+    if longest <= trained:
+        return None
+    return (f"the RL campaign's longest rollout, rl_prompt_tokens + rl_response_tokens_max = "
+            f"{n[0]:,} + {n[1]:,} = {longest:,} tokens, is beyond the {trained:,} tokens the "
+            "scenario trains its model at (seq_len and the phases' seq_len): the policy needs a "
+            "long-context phase first (phases: [{name: long-context, tokens: ..., seq_len: "
+            "...}]), and the generation time and KV cache the RL line prices are extrapolated.")
 
 
 def _unpriced_phases(values: dict):

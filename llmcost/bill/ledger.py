@@ -1128,7 +1128,9 @@ def _synthetic_line(lines, p, spec, gpu, rate) -> float:
         c = _serve(p, model, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
         raise scenario_error(
-            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}", e) from None
+            f"synthetic data line (ledger_synthetic_model, serve_ keys): {e}; or give "
+            "ledger_synthetic_usd_per_mtok (USD per million generated tokens, e.g. an API's "
+            "price) instead of serving the generator on the scenario's accelerator", e) from None
     ratio = c.prompt_tokens / c.output_tokens
     per_m = c.expected_usd_per_m_output + ratio * c.expected_usd_per_m_input
     bound = (c.usd_per_m_output + ratio * c.usd_per_m_input) * tokens / 1e6
@@ -1174,7 +1176,8 @@ def _eval_line(lines, p, spec, gpu, rate) -> float:
     try:  # draws of the price: served at $1/GPU-h, then × price (the cost is linear in it)
         c = _serve(p, spec, gpu, rate if not np.ndim(rate) else 1.0)
     except ValueError as e:
-        raise scenario_error(f"benchmark line (serve_ keys): {e}", e) from None
+        raise scenario_error(f"benchmark line (serve_ keys): {e}; or give ledger_eval_gpu_hours "
+                             "(the benchmark runs' GPU-hours) instead of serving them", e) from None
     usd = n * (c.prompt_tokens * c.expected_usd_per_m_input
                + c.output_tokens * c.expected_usd_per_m_output) / 1e6
     bound = n * (c.prompt_tokens * c.usd_per_m_input + c.output_tokens * c.usd_per_m_output) / 1e6
@@ -1605,7 +1608,7 @@ def sized_storage(spec, p: dict, fail_rate, restart_s, ideal_gpu_hours, price,
         return {"bytes_per_s": bw, "source": "n_gpus × 122 MB/s, Llama 3's Tectonic rate (no "
                 "bandwidth gives this job goodput)"}
     return {"bytes_per_s": bw, "source": (
-        f"sized from the checkpoint plan, {bw / 1e9:,.0f} GB/s: the bandwidth minimising "
+        f"sized from the checkpoint plan, {rel.gb_per_s_text(bw)}: the bandwidth minimising "
         "hot-storage cost + the cost of GPU time lost to writes and restores "
         "(reliability.storage_tradeoff)")}
 

@@ -399,8 +399,13 @@ def catalogue_price(accelerator: str, pricing: str = "on_demand") -> tuple[float
         raise ValueError(f"pricing={pricing!r} must be one of {PRICING_MODES}")
     df = list_prices(accelerator, pricing, current_only=True)
     if df.empty:
+        have = [m for m in PRICING_MODES if m != pricing and m != "owned"
+                and not list_prices(accelerator, m, current_only=True).empty]
         raise ValueError(f"price_usd_per_gpu_hour: the catalogue has no {pricing} price for "
-                         f"{accelerator}; set price_usd_per_gpu_hour explicitly")
+                         f"{accelerator}; set price_usd_per_gpu_hour explicitly"
+                         + (f", or a pricing mode it has a current price for: "
+                            f"{', '.join(have)}" if have else
+                            " (the catalogue has no current price for it in any mode)"))
     price = float(df["price_usd_per_gpu_hour"].median())
     where = "; ".join(f"{r.provider} {r.date} ${r.price_usd_per_gpu_hour:.2f}"
                       + ("" if r.available else " (listed, not available)")

@@ -22,13 +22,14 @@ from ..bill.pilot import uncarried_band
 from ..bill.scenario import (MFU_PREDICT, PARAMETERS, PLAN_PARAMETERS, ScenarioError,
                              load_scenario, point_scenario)
 from ..core import catalog
-from ..core.units import fmt_quantity
+from ..core.units import fmt_count, fmt_quantity
 from ..core.version import __version__
 from ..training import calibrate as pilot_calibration
 from ..training.efficiency_profile import write_efficiency_profile
 from .glance import (  # noqa: F401 (compare_labels: cli.compare_labels)
     OUTSIDE_NOTE,
     compare_bills,
+    compare_inputs,
     compare_labels,
     glance_summary,
     glance_text,
@@ -463,7 +464,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
     (``glance.compare_bills``; lines at $0 in both left out, and said), what the comparison
     draws (``COMPARE_DRAWS_NOTE``: each scenario's own ranges only), then each scenario's
     warnings. The prose (header, note, warnings) is wrapped to ``columns`` (default
-    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not."""
+    ``glance.terminal_columns``), as ``bill_text`` wraps it; the table is not. Under the header,
+    the inputs on which the two differ (``glance.compare_inputs``)."""
     columns = terminal_columns() if columns is None else columns
     cols = _compare_columns(df, names)
     d = df.rename(columns=cols)
@@ -490,8 +492,10 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
         return "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i])
                          for i, c in enumerate(cells)).rstrip()
 
-    out = wrap_lines(_compare_head(names, paths), columns) + [
-        "", fmt(head), "  ".join("-" * x for x in w)]
+    differ = compare_inputs(bills)
+    out = wrap_lines(_compare_head(names, paths), columns) + (
+        wrap_lines("inputs that differ (A → B): " + "; ".join(differ), columns)
+        if differ else []) + ["", fmt(head), "  ".join("-" * x for x in w)]
     out += [fmt(r) for r in rows]
     if zero:
         out.append(f"({zero} lines at $0 in both left out)")
@@ -511,7 +515,8 @@ def compare_text(df, names, paths, bills, columns: int | None = None) -> str:
 
 def compare_json(df, names, paths, titles, bills) -> dict:
     """``estimate --compare --format json``: ``scenarios`` (A then B: name, file, title, total and
-    warnings), ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
+    warnings), ``inputs_differ`` (``glance.compare_inputs``: "train_tokens 15T → 2T", ...),
+    ``lines`` (``glance.compare_bills`` per line: ``a_usd``, ``b_usd``,
     ``difference_usd`` = B − A and, with ranges, ``difference_p10_usd`` / ``_p50`` / ``_p90``,
     the percentiles of the difference per draw, and ``difference_outside``: the point
     difference lies outside its own P10-P90, the line the text marks with ``*``; the total
@@ -529,6 +534,7 @@ def compare_json(df, names, paths, titles, bills) -> dict:
     return {"scenarios": [{"name": n, "file": str(p), "title": t, "total_usd": b.total_usd,
                            "warnings": list(b.warnings)}
                           for n, p, t, b in zip(names, paths, titles, bills)],
+            "inputs_differ": compare_inputs(bills),
             "lines": records,
             "difference": {"usd": total["difference_usd"],
                            **{f"p{q}_usd": total.get(f"difference_p{q}_usd")
@@ -636,6 +642,16 @@ ONE_DRAW_NOTE = ("point differs from the one draw: with --samples 1 the P10, P50
                  "that draw, not percentiles (use --samples 10000 or more)")
 
 
+def _run_tokens(bill) -> str:
+    """", 2T tokens in 4,096-token sequences" for the bill's header: the main run's
+    ``train_tokens`` and ``seq_len`` (what the bill multiplies beside the GPUs and the MFU); ""
+    for a ledger built without them."""
+    tokens, seq = bill.scenario.get("train_tokens"), bill.scenario.get("seq_len")
+    if not isinstance(tokens, (int, float)) or not isinstance(seq, int):
+        return ""
+    return f", {fmt_count(tokens, 3)} tokens in {seq:,}-token sequences"
+
+
 def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
               columns: int | None = None) -> str:
     """The one-screen bill: the lines, the total and the figures behind them, each label saying
@@ -651,7 +667,8 @@ def bill_text(bill, scenario_path="", warnings=(), draws=None, basis=None,
     t = bill.table()
     explore = bill.line("compute.exploratory")
     lines = [f"llmcost estimate: {scenario_path}",
-             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}, MFU {f['mfu']:.1%} "
+             f"{f['model']} on {f['n_gpus']:,} x {f['accelerator']}{_run_tokens(bill)}, "
+             f"MFU {f['mfu']:.1%} "
              f"({f['mfu_source']}), {f['pricing']} at ${f['price_usd_per_gpu_hour']:.2f}/GPU-h "
              f"({f['price_source']})"]
     if explore.status == "default":
@@ -976,6 +993,9 @@ def _check(args) -> int:
         msg = str(e).splitlines()[0] if str(e) else repr(e)
         if msg.startswith("a claim needs"):  # the library's keys, as this command's flags
             msg += " (give --gpu-hours, --days with --n-gpus, --phase, --usd or --mfu)"
+        if not args.scenario:  # a model given as a flag: its path as a flag too
+            msg = msg.replace("(e.g. model: path/to/config.json)",
+                              "(e.g. --model path/to/config.json)")
         if args.format == "json":  # JSON asked for: the error is JSON too (and on stderr)
             print(json.dumps({"error": msg}))
         return _fail(msg)

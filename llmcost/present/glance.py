@@ -39,7 +39,7 @@ from ..bill.ledger import (
     simulate_ledger,
 )
 from ..core.diskcache import disk_cached
-from ..core.units import fmt_usd
+from ..core.units import fmt_count, fmt_usd
 from . import plots
 
 #: The Monte Carlo draws behind the glance (as ``llmcost estimate`` and the summary's bill).
@@ -608,7 +608,42 @@ def compare_bills(bills: list, names: tuple, samples: int = SAMPLES, seed: int =
     return compare(*bills, names=names)
 
 
-def compare_html(df, names: tuple, warnings_b=(), file_b: str = "") -> str:
+#: The inputs ``compare_inputs`` sets side by side: what sizes and prices a run (the MFU and the
+#: price are the bills' own figures, a predicted or catalogue value included).
+COMPARE_INPUTS = ("model", "accelerator", "n_gpus", "train_tokens", "seq_len", "dtype", "mfu",
+                  "pricing", "price_usd_per_gpu_hour")
+
+
+def compare_inputs(bills) -> list:
+    """The inputs of ``COMPARE_INPUTS`` on which two bills (``Ledger``) differ, as
+    ``"name a → b"`` strings in that order: the MFU and the GPU-hour price as each bill priced
+    them (``Ledger.figures``), the rest from each bill's scenario. What the difference of two
+    bills comes from, said beside it (``estimate --compare`` and the report's comparison)."""
+    if len(bills) != 2:
+        raise ValueError(f"bills={bills!r} must be two ledgers")
+
+    def shown(key, v):
+        if key == "mfu":
+            return f"{v:.1%}"
+        if key == "price_usd_per_gpu_hour":
+            return f"${v:.2f}/GPU-h"
+        if key == "train_tokens":
+            return fmt_count(v, 3)
+        return f"{v:,}" if isinstance(v, int) else str(v)
+
+    out = []
+    for key in COMPARE_INPUTS:
+        a, b = (getattr(x, "figures" if key in ("mfu", "price_usd_per_gpu_hour")
+                        else "scenario", {}).get(key) for x in bills)
+        if a is None or b is None:
+            continue
+        sa, sb = shown(key, a), shown(key, b)
+        if sa != sb:
+            out.append(f"{key} {sa} → {sb}")
+    return out
+
+
+def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -> str:
     """The comparison (``compare_bills``) as the index's table: each line's amount in A and in B,
     B - A, and the P10-P90 of the difference per draw when there are ranges. Lines at $0 in
     both are left out. ``warnings_b``: the second scenario's warnings (``Ledger.warnings`` of
@@ -656,6 +691,10 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "") -> str:
                 f"{src} (open a line for the detail)<ul>{items}</ul></div>")
     else:
         said = f"<p>{html.escape(names[1])}{src}: no warning.</p>"
+    differ = (f"<p><b>Inputs that differ</b> ({html.escape(names[0])} → "
+              f"{html.escape(names[1])}): {html.escape('; '.join(inputs))}.</p>" if inputs
+              else "")
     return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>{said}"
+            f"{differ}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

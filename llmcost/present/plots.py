@@ -2361,7 +2361,7 @@ def storage_tradeoff_curve(tradeoff, ax=None, marks=()):
         ax.plot(gbs, tradeoff[col] / 1e6, style, lw=2, label=label)
     best = tradeoff.attrs["optimum_bytes_per_s"]
     ax.plot([best / 1e9], [tradeoff.loc[best, "total_usd"] / 1e6], "ko",
-            label=f"optimum: {best / 1e9:,.0f} GB/s")
+            label=f"optimum: {rel.gb_per_s_text(best)}")
     for i, (label, b) in enumerate(dict(marks).items()):
         ax.axvline(b / 1e9, color=f"C{i + 3}", lw=1, label=label)
     ax.set_xscale("log")

@@ -98,6 +98,7 @@ from .glance import (
     caveats_html,
     compare_bills,
     compare_html,
+    compare_inputs,
     glance_figure_html,
     plain_sentences,
     scenario_names,
@@ -694,7 +695,10 @@ def _predicted_mfu_from(pred: dict) -> str:
     (a regime with held-out runs), both figures (``predicted_mfu_words``)."""
     if not pred.get("band", {}).get("n") or "predicted" not in pred:
         return pred["from"]
-    return f"{pred['from']}; {predicted_mfu_words(pred)}"
+    # the words name the plan: the record's "for <plan>" is not said twice
+    said = pred["from"].replace(f" for {pred['plan']}", "", 1) if pred.get("plan") \
+        else pred["from"]
+    return f"{said}: {predicted_mfu_words(pred)}"
 
 
 def effective_parameters(scenario: dict, declared: dict) -> dict:
@@ -717,6 +721,9 @@ def effective_parameters(scenario: dict, declared: dict) -> dict:
             elif name == "mfu" and "_mfu_calibration" in scenario:
                 out[name] = {"value": scenario[name],
                              "from": scenario["_mfu_calibration"]["from"]}
+            elif name == "mfu_band" and report_mfu_band(scenario):  # the report's, not a default
+                band = report_mfu_band(scenario)
+                out[name] = {"value": band, "from": MFU_BAND_FROM[band]}
             elif f"_{name}_chosen" in scenario:  # rl_rollout_tp, serve_weight_dtype
                 out[name] = {"value": scenario[name], "from": scenario[f"_{name}_chosen"]}
             elif f"_{name}_omitted" in scenario:  # price_usd_per_gpu_hour, ledger_rl: set by
@@ -1201,6 +1208,30 @@ def notebook_parameters_for(nb: Path, plan: ReportPlan) -> dict:
                                 notebook_owned_price(plan.values))
 
 
+#: Where a report's ``mfu_band`` comes from (``report_mfu_band``), for the index's "Parameters
+#: used" and summary.json: the report sets it, the scenario file may not.
+MFU_BAND_FROM = {
+    "predicted": "set by the report (mfu: predict): the bill draws the MFU over the step-time "
+                 "model's band around its prediction",
+    "pilot": "set by the report (pilot): the bill draws the MFU over the pilots' extrapolation "
+             "band"}
+
+
+def report_mfu_band(scenario: dict) -> str | None:
+    """The ``mfu_band`` a report injects into the pages that declare it (``_notebook_parameters``):
+    "predicted" when the scenario's MFU is the step-time model's prediction with a band
+    (``mfu: predict``), "pilot" when it was calibrated on pilot runs with a band, else None (the
+    scenario's own range, or one number)."""
+    pred = scenario.get("_mfu_prediction")
+    if predicted_mfu_range(pred) is not None and not isinstance(scenario.get("mfu"), Range) \
+            and scenario.get("mfu") == pred.get("value"):
+        return "predicted"
+    cal = scenario.get("_mfu_calibration")
+    if scenario.get("pilot") and cal and isinstance(pilot_mfu_range(cal), Range):
+        return "pilot"
+    return None
+
+
 def _notebook_parameters(nb: Path, scenario: dict, declared: dict, owned_price) -> dict:
     # a range goes in its scenario-file form (llmcost.ranges)
     params = {k: getattr(v, "to_yaml", lambda v=v: v)() for k, v in scenario.items()
@@ -1663,8 +1694,10 @@ def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, othe
             return out
         summary["compare"] = {"scenario_file": path, "names": list(names),
                               "warnings": list(bill_b.warnings),
+                              "inputs_differ": compare_inputs([bill_a, bill_b]),
                               "lines": df.to_dict("records")}
-        out["compared"] = compare_html(df, names, bill_b.warnings, path)
+        out["compared"] = compare_html(df, names, bill_b.warnings, path,
+                                       compare_inputs([bill_a, bill_b]))
     return out
 
 

@@ -321,7 +321,10 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
         raise DoesNotFit(f"model={m.name!r}: {w / 1e9:.1f} GB of {weight_dtype} weights per GPU "
                          + (f"(with the draft {d.name}) " if d else "")
                          + f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM at "
-                         f"tp={tp}: raise tp or lower weight_dtype")
+                         f"tp={tp}: " + ("raise tp or lower weight_dtype"
+                                         if tp < (acc.scaleup_domain_size or 1) else
+                                         "lower weight_dtype (tp is already the whole "
+                                         f"{acc.scaleup_domain_size}-GPU scale-up domain)"))
 
     def per_seq_of(c):
         kv = np.asarray(kv_cache_bytes(m, c, kv_dtype, window_layers)) * _kv_share(m, tp)

@@ -830,6 +830,20 @@ def _ceiling(accelerator: str) -> float:
         return 1.0
 
 
+def _ceiling_words(accelerator: str, ceiling: float) -> str:
+    """``_ceiling`` named for the band's cap sentence: "the measured matmul ceiling 60%
+    (data/efficiency.csv)" where the table has the accelerator's own row, "the generic matmul
+    ceiling 80% (data/efficiency.csv's 'default' row: none measured on TPU v5p)" where it falls
+    back to the default row (the same report warns that its predictions use generic figures)."""
+    try:
+        own = load_efficiency(accelerator).accelerator != "default"
+    except ValueError:
+        own = True
+    return (f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)" if own else
+            f"the generic matmul ceiling {ceiling:.0%} (data/efficiency.csv's 'default' row: "
+            f"none measured on {accelerator})")
+
+
 def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None,
              basis: float = 1.0) -> tuple:
     """The upper end of a predicted MFU's band, capped where no measurement goes, and the
@@ -866,7 +880,7 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
            cap == ref_d else
            (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
             if ref is not None else "the prediction itself") if cap == mfu else
-           f"the measured matmul ceiling {ceiling:.0%} (data/efficiency.csv)")
+           _ceiling_words(accelerator, ceiling))
     tail = ("the band does not reach above a prediction already beyond every comparable run"
             if cap == mfu else "no step runs faster than its matrix multiplies on this GPU"
             if cap == ceiling else "no comparable run has measured more" if best is not None

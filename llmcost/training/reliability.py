@@ -903,6 +903,14 @@ def storage_throughput_per_tib(name: str):
     return None if v != v else float(v)
 
 
+def gb_per_s_text(bytes_per_s: float) -> str:
+    """A storage bandwidth in GB/s for a sentence: whole GB/s from 1 GB/s up ("56 GB/s",
+    "2,000 GB/s"), two significant digits below ("0.12 GB/s": a small job's optimum, which a
+    whole number printed as "0 GB/s")."""
+    gb = float(bytes_per_s) / 1e9
+    return f"{gb:,.0f} GB/s" if gb >= 1 else f"{gb:.2g} GB/s"
+
+
 def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
                            milestone_every_days, retention_months, hot_usd_per_gb_month,
                            cold_usd_per_gb_month, milestone_bytes=None,
@@ -950,7 +958,7 @@ def retention_storage_cost(checkpoint_bytes, run_days, interval_s, keep_last,
         dens = float(as_array(hot_bytes_per_s_per_tib, "hot_bytes_per_s_per_tib", positive=True))
         floor_gbm = bw / dens * TIB / GB * months
         if np.any(floor_gbm > hot_gbm):
-            hot_label += f" (provisioned for {bw / 1e9:,.0f} GB/s)"
+            hot_label += f" (provisioned for {gb_per_s_text(bw)})"
             hot_gbm = scalar_or_array(np.maximum(floor_gbm, hot_gbm))
     n_ms = np.floor(days / every)
     cold_gbm = n_ms * ms / GB * (months / 2 + after)

@@ -205,7 +205,9 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
     each plan's days and cost), with TP inside the scale-up domain; when no fitting plan keeps
     it there, the plans beyond it. A scenario that leaves ``cp`` to be chosen (``cp: 0``) is
     ranked over the CP sizes its plan search tries (``parallel.context_parallel_options``), so
-    the scenario's plan is among the rows; otherwise over CP 1, as ``rank_plans``. ``attrs['tp_domain']`` says which ranking this is:
+    the scenario's plan is among the rows; one that fixes ``cp`` above 1 over CP 1 and its own
+    CP (without it the "fastest ranked" plan of a long-context scenario could be slower than
+    the scenario's own CP plan); otherwise over CP 1, as ``rank_plans``. ``attrs['tp_domain']`` says which ranking this is:
     ``"inside"`` or ``"beyond"``.
 
     Raises
@@ -220,6 +222,8 @@ def scenario_rank_plans(p: dict, model: ModelSpec | None = None,
     cluster, seq_len = scenario_cluster(p), p["seq_len"]
     if p.get("cp") == 0:  # cp chosen: the CP sizes the scenario's own plan search tries
         kw["cp"] = context_parallel_options(int(seq_len), cluster.n_gpus)
+    elif int(p.get("cp") or 1) > 1:  # cp fixed: its plans beside CP 1's, the scenario's among
+        kw["cp"] = (1, int(p["cp"]))
     gb = p["global_batch_tokens"] // seq_len   # sequences per step
     ranked, where = rank_plans(model, cluster, gb, seq_len, **kw), "inside"
     if not len(ranked):  # every fitting plan has TP beyond the scale-up domain: rank those
