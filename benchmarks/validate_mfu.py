@@ -51,7 +51,7 @@ import pandas as pd
 
 import llmcost
 from llmcost import accuracy, parallel, step
-from llmcost.core.catalog import DATA_DIR, load_efficiency
+from llmcost.core.catalog import DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf
 from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
                               step_validation)
 
@@ -1040,6 +1040,24 @@ def same_plan_pairs(v):
     print(f"   the same plan on GB300 and GB200 ({len(out)} pairs, MFU on the same peaks): "
           "GB300 / GB200 published vs predicted: " + "; ".join(
               f"{rid.replace('-gb300-', '-gb300|200-')} {p:.2f} vs {q:.2f}" for rid, p, q in out))
+    gemm_evidence()
+
+
+def gemm_evidence():
+    """The published GEMM ceilings beside the pairs (data/gemm_mamf_blackwell.csv, stas00's
+    MAMF table): Blackwell Ultra (HGX B300) against Blackwell (HGX B200) per dtype, GB200's own
+    measurement, and the BF16 rate the catalogue prices GB200 and GB300 at (matmul_fraction ×
+    dense BF16 peak). No GB300 GEMM measurement is published."""
+    m = load_gemm_mamf().set_index(["accelerator_measured", "dtype"])["mamf_tflops"]
+    ratios = "; ".join(f"{d.upper()} {m[('B300 SXM', d)]:.0f} / {m[('B200 SXM', d)]:.0f} = "
+                       f"{m[('B300 SXM', d)] / m[('B200 SXM', d)]:.3f}" for d in ("bf16", "fp8"))
+    priced = {a: load_efficiency(a).matmul_fraction * load_accelerator(a).peak_flops_per_s("bf16")
+              / 1e12 for a in ("GB200-NVL72", "GB300-NVL72")}
+    print(f"   published GEMM ceilings (stas00 MAMF): B300 / B200 {ratios}; GB200's own BF16 "
+          f"{m[('GB200 SXM', 'bf16')]:.0f}, FP8 {m[('GB200 SXM', 'fp8')]:.0f} TFLOPS; no GB300 "
+          f"row. Priced BF16 rate: GB200 {priced['GB200-NVL72']:.0f}, GB300 "
+          f"{priced['GB300-NVL72']:.0f} TFLOPS (GB300 / GB200 "
+          f"{priced['GB300-NVL72'] / priced['GB200-NVL72']:.3f})")
 
 
 def newer_sets():

@@ -338,6 +338,27 @@ def list_efficiency() -> pd.DataFrame:
     return pd.DataFrame([asdict(e) for e in _efficiency().values()])
 
 
+@lru_cache(maxsize=1)
+def _gemm_mamf() -> pd.DataFrame:
+    df = pd.DataFrame(_read_csv("gemm_mamf_blackwell.csv"))
+    for c in ("mamf_tflops", "theory_tflops", "efficiency_published"):
+        df[c] = df[c].astype(float)
+    return df
+
+
+def load_gemm_mamf() -> pd.DataFrame:
+    """Published maximum achievable matmul rates of Blackwell-family GPUs
+    (``data/gemm_mamf_blackwell.csv``): stas00/ml-engineering's MAMF table (mamf-finder.py, the
+    best shape's mean rate over 100 iterations after 50 warm-up), one row per GPU and dtype
+    (``bf16``, ``fp8``): ``mamf_tflops`` measured, ``theory_tflops`` the dense datasheet peak the
+    table divides by, ``efficiency_published`` the table's efficiency column
+    (= mamf / theory, rounded to 0.1 %), ``catalogue_accelerator`` the ``data/accelerators.csv``
+    row it is the same product as (empty for B300 SXM, which has none), with source and notes.
+    Stored as evidence beside ``data/efficiency.csv``'s ``matmul_fraction`` (what the engine
+    prices); the engine does not read it."""
+    return _gemm_mamf().copy()
+
+
 # ---------------------------------------------------------------------------------- prices
 @lru_cache(maxsize=1)
 def _prices() -> pd.DataFrame:
