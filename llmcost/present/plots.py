@@ -214,10 +214,10 @@ ONE_DRAW_FORMATS = ("png", "svg")
 def _one_draw_layout(canvas, kwargs: dict):
     """The figure of ``canvas`` when its ``print_figure`` with ``kwargs`` (keywords only) is
     one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG or an SVG
-    (``ONE_DRAW_FORMATS``) with ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes of
-    its own with a locator (colorbars; an inset is its axes' child), whose layout engine is
-    matplotlib's constrained one or none, with a matplotlib that has the private helpers used
-    (3.8 and later)."""
+    (``ONE_DRAW_FORMATS``) with ``bbox_inches="tight"`` of a visible figure without subfigures,
+    extra artists or axes of its own with a locator (colorbars; an inset is its axes' child),
+    whose layout engine is matplotlib's constrained one or none, with a matplotlib that has the
+    private helpers used (3.8 and later)."""
     import matplotlib as mpl
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine
