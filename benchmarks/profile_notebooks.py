@@ -70,7 +70,7 @@ plan = report.plan_report(args.scenario, args.notebooks)
 work = Path(tempfile.mkdtemp(prefix="profile-nb-"))
 dump = Path(args.dump) if args.dump else work
 dump.mkdir(parents=True, exist_ok=True)
-kernel = WarmKernel(str(plan.notebooks[0].parent), report.KERNEL_ARGS)
+kernel = WarmKernel(str(plan.notebooks[0].parent), report.KERNEL_ARGS, figures=report.FIGURES)
 total = total_cpu = 0.0
 try:
     for nb in plan.notebooks:

@@ -8,8 +8,9 @@ then compares:
   the numbers (``generated``, the clock time, and ``git_commit``);
 * every executed notebook's outputs as nbval sees them (``text/plain``, ``text/html``,
   ``text/markdown``, errors, and streams joined per cell since their chunking varies), cell by
-  cell, and its figures by PNG hash (reported apart: a figure may differ by a renderer's bytes
-  without a number changing).
+  cell; the cells that hold a figure (a figure lost or moved is a difference), and each
+  figure's PNG or SVG hash (reported apart: a figure may differ by a renderer's bytes, or be
+  drawn as SVG where the base drew a PNG, without a number changing).
 
 Usage: python scripts/outputs_unchanged.py --base main~1 [--new REV] [--scenario FILE ...]
 Exit 0 when every summary and every text output is identical, 1 otherwise (each difference
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ["data/scenarios/default.yaml", "data/scenarios/llama-3.1-405b.yaml"]
 VOLATILE = ("generated", "git_commit")
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown")
+FIGURE_MIMES = ("image/png", "image/svg+xml")
 
 
 def _drop_volatile(obj):
@@ -63,8 +65,11 @@ def _outputs(nb_path: Path) -> tuple[list, list]:
                         value = data[mime]
                         texts.append((i, mime, "".join(value) if isinstance(value, list)
                                       else value))
-                if "image/png" in data:
-                    figures.append((i, hashlib.sha256(data["image/png"].encode()).hexdigest()))
+                for mime in FIGURE_MIMES:
+                    if mime in data:
+                        value = data[mime]
+                        value = "".join(value) if isinstance(value, list) else value
+                        figures.append((i, mime, hashlib.sha256(value.encode()).hexdigest()))
     return texts, figures
 
 
@@ -105,9 +110,12 @@ def compare(base_dir: Path, new_dir: Path) -> list[str]:
         if ta != tb:
             first = next((x, y) for x, y in zip(ta + [None], tb + [None]) if x != y)
             diffs.append(f"{nb.name}: text outputs differ, first at {first[0]} vs {first[1]}"[:600])
-        if fa != fb:
+        if [f[0] for f in fa] != [f[0] for f in fb]:  # a figure lost, added or moved
+            diffs.append(f"{nb.name}: figures in cells {[f[0] for f in fa]} vs "
+                         f"{[f[0] for f in fb]}")
+        elif fa != fb:
             print(f"  note: {nb.name}: {sum(x != y for x, y in zip(fa, fb))} figure(s) differ "
-                  "in bytes (text outputs decide)")
+                  "in bytes or format (text outputs decide)")
     return diffs
 
 

@@ -33,13 +33,16 @@ def sharing_text_measures():
     matplotlib's own methods back after it, so that no other test of this process sees them."""
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
 
     measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
+    vector_measure = TextToPath.get_text_width_height_descent
     try:
         installed = plots.share_text_measures()
         yield installed
     finally:
         RendererAgg.get_text_width_height_descent = measure
+        TextToPath.get_text_width_height_descent = vector_measure
         MathTextParser._parse_cached = parse
 
 

@@ -8,7 +8,8 @@ test's temporary folder, named in the failure message; pages that fit are not (e
 screenshot costs about a second).
 
 What a page must do:
-* every figure the executed notebook holds (an ``image/png`` output) is an ``<img>`` that loaded;
+* every figure the executed notebook holds (an ``image/png`` or ``image/svg+xml`` output) is an
+  ``<img>`` that loaded;
   no figure left as its text repr (``<Figure size ...>``);
 * every link between the pages resolves to a file of the report (and its ``#anchor`` to an id on
   that page); nothing is fetched from the network (requests other than ``file:`` are blocked and
@@ -152,8 +153,10 @@ def pages(written_report, tmp_path_factory):
 
 
 def _image_outputs(ipynb: Path) -> int:
+    """The figures of an executed notebook: its PNG and SVG outputs (``report.FIGURES``)."""
     cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
-    return sum("image/png" in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+    return sum(any(m in o.get("data", {}) for m in ("image/png", "image/svg+xml"))
+               for c in cells for o in c.get("outputs", []))
 
 
 PAGES = ["index.html"] + [nb.stem + ".html" for nb in report.list_notebooks()]

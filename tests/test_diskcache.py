@@ -44,6 +44,22 @@ def test_a_result_is_read_back_not_recomputed(folder):
     assert calls == [3, 4]
 
 
+def test_a_result_is_kept_under_the_command_lines_warnings_filters(folder):
+    """``llmcost``'s command line shows every warning of the package (``cli.main``'s filter on
+    the module pattern ``llmcost(\\.|$)``): the filters' text enters the key as text, not as
+    an argument that might name a file, whose check a long text with a backslash failed (the
+    name too long for the system), which made every cached call of a report's process
+    uncacheable."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("always", category=UserWarning, module=r"llmcost(\.|$)")
+        for i in range(40):  # a long filter list, as the libraries a report imports add
+            warnings.filterwarnings("ignore", message=rf"a message\s+number {i}")
+        first = _table(5)
+        again = _table(5)
+    assert calls == [5] and again.equals(first)
+    assert len(list(folder.glob("_table-*.pickle"))) == 1
+
+
 def test_a_new_fingerprint_is_a_new_entry(folder, monkeypatch):
     _table(3)
     monkeypatch.setattr(diskcache, "source_fingerprint", lambda: "another version of the code")

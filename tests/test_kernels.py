@@ -153,3 +153,36 @@ def test_a_notebook_after_a_failed_one_runs_in_the_same_kernel(tmp_path, monkeyp
     ok = nbformat.read(tmp_path / "out" / "02_ok.ipynb", as_version=4)
     assert ok.cells[-1].outputs[0]["text"] == "False llama-2-70b\n"
     assert starts == [1]
+
+
+FIGURE = ["import matplotlib.pyplot as plt",
+          ("fig, ax = plt.subplots(figsize=(4, 3), layout='constrained'); "
+           "ax.plot([1, 2, 3], label='$x^2$'); ax.set_yscale('log'); ax.legend(); "
+           "ax.set_title('a title');")]
+
+
+def test_a_report_kernel_shows_its_figures_as_svg(tmp_path, monkeypatch):
+    """A report's kernel (``figures=report.FIGURES``, ``kernels.svg_figures``) shows a figure as
+    SVG only, its text as text (``svg.fonttype: none``), with no date and ids from a fixed salt:
+    the same figure, in the next notebook after a reset, gives the same bytes."""
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own (inline), as in a report
+    assert report.FIGURES == "svg"
+    src = _notebook(tmp_path / "figure.ipynb", FIGURE)
+    kernel = kernels.WarmKernel(str(tmp_path), report.KERNEL_ARGS, figures=report.FIGURES)
+    try:
+        outs = [_run(kernel, src, tmp_path / f"out{i}.ipynb").cells[1].outputs for i in (1, 2)]
+        assert kernel.starts == 1
+    finally:
+        kernel.shutdown()
+    for outputs in outs:
+        assert len(outputs) == 1 and "image/png" not in outputs[0]["data"]
+    svg = outs[0][0]["data"]["image/svg+xml"]
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert ">a title</text>" in svg  # text as text, not glyph outlines
+    assert "<dc:date>" not in svg
+    assert outs[1][0]["data"]["image/svg+xml"] == svg
+
+
+def test_a_kernel_figure_format_must_be_known(tmp_path):
+    with pytest.raises(ValueError, match="figures='jpeg'"):
+        kernels.WarmKernel(str(tmp_path), figures="jpeg")

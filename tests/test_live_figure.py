@@ -26,11 +26,16 @@ from llmcost.present import plots
 from llmcost.training import memory
 
 
-def _inline_png(fig) -> bytes:
-    """What matplotlib_inline shows for ``fig`` (its default ``print_figure_kwargs``)."""
+def _inline_png(fig, fmt: str = "png") -> bytes:
+    """What matplotlib_inline shows for ``fig`` (its default ``print_figure_kwargs``), as a PNG
+    or (``fmt="svg"``) as the SVG a report's kernel prints (``kernels.svg_figures``: text as
+    text, fixed ids, no date)."""
     buf = io.BytesIO()
-    fig.canvas.print_figure(buf, format="png", bbox_inches="tight", dpi=fig.dpi,
-                            facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor())
+    svg = {"metadata": {"Date": None}} if fmt == "svg" else {}
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "llmcost"}):
+        fig.canvas.print_figure(buf, format=fmt, bbox_inches="tight", dpi=fig.dpi,
+                                facecolor=fig.get_facecolor(), edgecolor=fig.get_edgecolor(),
+                                **svg)
     plt.close(fig)
     return buf.getvalue()
 
@@ -221,14 +226,17 @@ def _sharing_text_measures():
     """``plots.share_text_measures`` installed for the block, matplotlib's own methods after."""
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
 
     measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
+    vector_measure = TextToPath.get_text_width_height_descent
     try:
         assert plots.share_text_measures()
         assert not plots.share_text_measures()  # once
         yield
     finally:
         RendererAgg.get_text_width_height_descent = measure
+        TextToPath.get_text_width_height_descent = vector_measure
         MathTextParser._parse_cached = parse
 
 
@@ -247,22 +255,24 @@ def _math_figure():
     return fig
 
 
+@pytest.mark.parametrize("fmt", ["png", "svg"])
 @pytest.mark.parametrize("make", [_math_figure, _figure_with_every_kind_of_axis])
-def test_shared_text_measures_draw_matplotlibs_pixels(make):
+def test_shared_text_measures_draw_matplotlibs_pixels(make, fmt):
     """``plots.share_text_measures`` (what the report's kernels install) prints every figure as
-    matplotlib does, byte for byte, the first time and again once its measures are shared (the
-    second figure's renderers find every text measured and every math text parsed), also with
+    matplotlib does, byte for byte, as a PNG (Agg's measures) and as an SVG (the vector
+    backends' measures), the first time and again once its measures are shared (the second
+    figure's renderers find every text measured and every math text parsed), also with
     ``keep_ticks_while_printing``."""
     from matplotlib.backend_bases import FigureCanvasBase
 
-    reference = _inline_png(make())
+    reference = _inline_png(make(), fmt)
     with _sharing_text_measures():
-        assert _inline_png(make()) == reference
-        assert _inline_png(make()) == reference  # from the shared measures
+        assert _inline_png(make(), fmt) == reference
+        assert _inline_png(make(), fmt) == reference  # from the shared measures
         plain = FigureCanvasBase.print_figure
         try:
             plots.keep_ticks_while_printing()
-            assert _inline_png(make()) == reference
+            assert _inline_png(make(), fmt) == reference
         finally:
             FigureCanvasBase.print_figure = plain
 
@@ -331,17 +341,18 @@ def _inset_figure():
     (lambda: _figure_with_every_kind_of_axis(colorbar=False), 1),
     (_figure_with_every_kind_of_axis, 2),  # a colorbar: its axes have a locator
     (_inset_figure, 1)])
-def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws):
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws, fmt):
     """``plots.print_with_one_draw`` (what the report's kernels install) prints every figure as
-    matplotlib's ``print_figure`` does, byte for byte (the inline backend's crop, constrained
-    layout and its aspect, texts past the canvas, shared, twin and log axes, math text, an
-    inset, ``plots.readable``'s tight layout), with one draw where it applies and matplotlib's
-    two where it does not (a colorbar's axes locator); also with the report kernels' other two
-    speed-ups installed."""
+    matplotlib's ``print_figure`` does, byte for byte, as a PNG and as an SVG (the inline
+    backend's crop, constrained layout and its aspect, texts past the canvas, shared, twin and
+    log axes, math text, an inset, ``plots.readable``'s tight layout), with one draw where it
+    applies and matplotlib's two where it does not (a colorbar's axes locator); also with the
+    report kernels' other two speed-ups installed."""
     from matplotlib.backend_bases import FigureCanvasBase
     from matplotlib.figure import Figure
 
-    reference = _inline_png(make())
+    reference = _inline_png(make(), fmt)
     count = [0]
     draw = Figure.draw
 
@@ -351,29 +362,31 @@ def test_printing_with_one_draw_gives_matplotlibs_bytes(make, draws):
 
     with _printing_with_one_draw():
         with mock.patch.object(Figure, "draw", counted):
-            assert _inline_png(make()) == reference
+            assert _inline_png(make(), fmt) == reference
         assert count[0] == draws
         plain = FigureCanvasBase.print_figure
         try:
             with _sharing_text_measures():
                 plots.keep_ticks_while_printing()
-                assert _inline_png(make()) == reference
+                assert _inline_png(make(), fmt) == reference
         finally:
             FigureCanvasBase.print_figure = plain
 
 
 def test_printing_with_one_draw_leaves_other_prints_to_matplotlib():
     """``savefig`` gives the same bytes as without, the figure keeping its layout engine:
-    uncropped (matplotlib's print), cropped to SVG (matplotlib's) and cropped to PNG with a
-    pad of its own (one draw)."""
+    uncropped (matplotlib's print), cropped to PDF (matplotlib's), and cropped to SVG and to
+    PNG with a pad of its own (one draw)."""
     def outputs():
         out = []
-        for kw in ({"format": "png"}, {"format": "svg", "bbox_inches": "tight"},
+        for kw in ({"format": "png"}, {"format": "pdf", "bbox_inches": "tight"},
+                   {"format": "svg", "bbox_inches": "tight", "pad_inches": 0.3},
                    {"format": "png", "bbox_inches": "tight", "pad_inches": 0.3}):
             fig = _aspect_and_overflow_figure()
             buf = io.BytesIO()
             with matplotlib.rc_context({"svg.hashsalt": "llmcost"}):
-                fig.savefig(buf, metadata={"Date": None} if kw["format"] == "svg" else None,
+                fig.savefig(buf, metadata={"svg": {"Date": None},  # no clock time
+                                           "pdf": {"CreationDate": None}}.get(kw["format"]),
                             **kw)
             out.append((buf.getvalue(), type(fig.get_layout_engine()).__name__))
             plt.close(fig)

@@ -194,8 +194,12 @@ def cache_key(fn, args: tuple, kwargs: dict) -> str:
     """The entry's name: sha256 of the function, its arguments (``input_digest``), the warnings
     filters, ``source_fingerprint()`` and ``runtime_versions()``. Raises ``Uncacheable`` (see
     ``input_digest``)."""
+    # the filters as bytes: their text is no argument that may name a file (``_path_bytes``);
+    # `llmcost`'s own filter, ``llmcost(\.|$)``, has a backslash, and a name longer than the
+    # system allows is an error there, which left every call of the command line uncacheable
     return input_digest(fn.__module__, fn.__qualname__, args, sorted(kwargs.items()),
-                        repr(warnings.filters), source_fingerprint(), runtime_versions())
+                        repr(warnings.filters).encode(), source_fingerprint(),
+                        runtime_versions())
 
 
 _SHOWN = threading.local()  # per thread: a list counting the warnings shown while recording

@@ -206,20 +206,25 @@ def keep_ticks_while_printing() -> bool:
     return True
 
 
+#: The formats ``print_with_one_draw`` prints with one draw: Agg's PNG and the SVG backend's
+#: (which lays the figure out at its fixed 72 dpi, as matplotlib's own print does).
+ONE_DRAW_FORMATS = ("png", "svg")
+
+
 def _one_draw_layout(canvas, kwargs: dict):
     """The figure of ``canvas`` when its ``print_figure`` with ``kwargs`` (keywords only) is
-    one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG with
-    ``bbox_inches="tight"`` of a visible figure without subfigures, extra artists or axes of
-    its own with a locator (colorbars; an inset is its axes' child), whose layout engine is
-    matplotlib's constrained one or none, with a matplotlib that has the private helpers used
-    (3.8 and later)."""
+    one ``print_with_one_draw`` makes, or None where matplotlib's own is used: a PNG or an SVG
+    (``ONE_DRAW_FORMATS``) with ``bbox_inches="tight"`` of a visible figure without subfigures,
+    extra artists or axes of its own with a locator (colorbars; an inset is its axes' child),
+    whose layout engine is matplotlib's constrained one or none, with a matplotlib that has the
+    private helpers used (3.8 and later)."""
     import matplotlib as mpl
     from matplotlib.figure import Figure
     from matplotlib.layout_engine import ConstrainedLayoutEngine, PlaceHolderLayoutEngine
 
     fig = canvas.figure
     if not (hasattr(mpl, "_val_or_rc") and kwargs.get("bbox_inches") == "tight"
-            and kwargs.get("format") == "png" and kwargs.get("backend") is None
+            and kwargs.get("format") in ONE_DRAW_FORMATS and kwargs.get("backend") is None
             and kwargs.get("bbox_extra_artists") is None
             and type(fig) is Figure and fig.get_visible() and not getattr(fig, "subfigs", [])
             and hasattr(fig, "_get_draw_artists") and hasattr(canvas, "_is_saving")
@@ -231,12 +236,12 @@ def _one_draw_layout(canvas, kwargs: dict):
 
 
 def print_with_one_draw() -> bool:
-    """Make every ``print_figure`` of this process that crops a PNG to its tight bounding box
-    (the inline backend's ``bbox_inches="tight"``) draw the figure once instead of twice: same
-    bytes (``tests/test_live_figure.py``; the default scenario's 68 report figures), an eighth
-    less printing time (7.9 -> 6.9 CPU-s for those figures, measured in a report's kernel;
-    report kernels: ``kernels.remember_state``). Returns whether it was installed now (False: it
-    already was).
+    """Make every ``print_figure`` of this process that crops a PNG or an SVG to its tight
+    bounding box (the inline backend's ``bbox_inches="tight"``) draw the figure once instead of
+    twice: same bytes (``tests/test_live_figure.py``; the default scenario's 68 report
+    figures, as PNGs and as SVGs), an eighth less printing time (7.9 -> 6.9 CPU-s for those
+    figures as PNGs, measured in a report's kernel; report kernels:
+    ``kernels.remember_state``). Returns whether it was installed now (False: it already was).
 
     Matplotlib's ``FigureCanvasBase.print_figure`` (3.11) draws a figure with a layout engine,
     or cropped to ``"tight"``, twice: once with drawing disabled, which runs the layout engine
@@ -245,18 +250,19 @@ def print_with_one_draw() -> bool:
     inside the crop. The first draw's artists draw nothing; what it computes for the crop is
     the layout and the axes' aspect (``Figure._get_draw_artists`` applies it first), and the
     crop's measure computes the rest itself (``get_tightbbox`` of each text, legend and axis).
-    Here those steps run without the disabled draw, in matplotlib's order (the renderer
-    ``print_figure`` would use, the aspect, the layout, the crop padded by
-    ``savefig.pad_inches`` or the constrained layout's pads as matplotlib pads it), then
-    matplotlib's own ``print_figure`` draws once inside that crop with no layout engine, as it
-    would. What it does not cover (``_one_draw_layout``: other formats and crops, subfigures,
-    colorbars, whose axes locators matplotlib's crop calls with the first draw's renderer) is
-    printed by matplotlib. The disabled draw's ``draw_event`` is not sent (no inline figure
-    listens). Each print runs inside ``ticks_computed_once``."""
+    Here those steps run first, without the disabled draw, in matplotlib's order (the renderer
+    ``print_figure`` would use, at the resolution it would have: an SVG is laid out at the SVG
+    backend's 72 dpi; the aspect, the layout, the crop), then matplotlib's own
+    ``print_figure`` runs with its disabled draw doing nothing and its crop's measure
+    answering the crop just measured (``_first_draw_done``), so that it pads the crop, sets
+    the figure to it and draws once as it would. What it does not cover
+    (``_one_draw_layout``: other formats and crops, subfigures, colorbars, whose axes locators
+    matplotlib's crop calls with the first draw's renderer) is printed by matplotlib. The
+    disabled draw's ``draw_event`` is not sent (no inline figure listens). Each print runs
+    inside ``ticks_computed_once``."""
     import matplotlib as mpl
     from matplotlib import cbook
     from matplotlib.backend_bases import FigureCanvasBase, _get_renderer
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
     plain = FigureCanvasBase.print_figure
     wrapped = plain
@@ -274,10 +280,9 @@ def print_with_one_draw() -> bool:
         dpi = mpl._val_or_rc(kwargs.get("dpi"), "savefig.dpi")
         if dpi == "figure":
             dpi = getattr(fig, "_original_dpi", fig.dpi)
-        pad = kwargs.get("pad_inches")
         with ticks_computed_once(fig):
             with (cbook._setattr_cm(self, manager=None),
-                  self._switch_canvas_and_return_print_method("png") as print_method,
+                  self._switch_canvas_and_return_print_method(kwargs["format"]) as print_method,
                   cbook._setattr_cm(fig, dpi=dpi),
                   cbook._setattr_cm(fig.canvas, _device_pixel_ratio=1),
                   cbook._setattr_cm(fig.canvas, _is_saving=True)):
@@ -290,18 +295,33 @@ def print_with_one_draw() -> bool:
                     except ValueError:  # as Figure.draw
                         pass
                 box = fig.get_tightbbox(renderer)
-                if isinstance(engine, ConstrainedLayoutEngine) and pad == "layout":
-                    w_pad, h_pad = engine.get()["w_pad"], engine.get()["h_pad"]
-                else:
-                    w_pad = h_pad = mpl.rcParams["savefig.pad_inches"] \
-                        if pad in (None, "layout") else pad
-                box = box.padded(w_pad, h_pad)
-            with cbook._setattr_cm(fig, _layout_engine=None):  # laid out: no second layout
-                return plain(self, filename, **{**kwargs, "bbox_inches": box})
+            with _first_draw_done(fig, box):
+                return plain(self, filename, **kwargs)
 
     print_figure._llmcost_one_draw = True
     FigureCanvasBase.print_figure = print_figure
     return True
+
+
+@contextlib.contextmanager
+def _first_draw_done(fig, box):
+    """Within the block, the next ``draw`` of ``fig`` does nothing and its next
+    ``get_tightbbox`` answers ``box``, each once: what ``print_figure`` asks of a figure
+    before drawing it (its disabled draw and its crop's measure), done before the block
+    (``print_with_one_draw``). Its later draw, the picture, is ``Figure.draw``."""
+    def draw(renderer):
+        vars(fig).pop("draw", None)
+
+    def get_tightbbox(*args, **kwargs):
+        vars(fig).pop("get_tightbbox", None)
+        return box
+
+    fig.draw, fig.get_tightbbox = draw, get_tightbbox
+    try:
+        yield
+    finally:
+        vars(fig).pop("draw", None)
+        vars(fig).pop("get_tightbbox", None)
 
 
 def _text_rc_keys() -> tuple:
@@ -315,9 +335,9 @@ def _text_rc_keys() -> tuple:
 
 
 def share_text_measures() -> bool:
-    """Make every Agg renderer of this process measure a text, and parse a math text, once
-    (report kernels: ``kernels.remember_state``). Same pixels; returns whether it was installed
-    now (False: it already was).
+    """Make every Agg renderer of this process measure a text, and parse a math text, once, and
+    the vector backends (SVG) measure a text once (report kernels: ``kernels.remember_state``).
+    Same pixels and the same SVG; returns whether it was installed now (False: it already was).
 
     Matplotlib keeps a text's size (``RendererAgg.get_text_width_height_descent``) per renderer,
     and its math-text layouts (``MathTextParser._parse_cached``) per parser, in a cache of 50.
@@ -325,37 +345,47 @@ def share_text_measures() -> bool:
     cropped size), and each figure makes its own: every tick label is laid out again by
     FreeType, and every ``$10^{3}$`` parsed again (about 11 ms each), for every figure
     (``benchmarks/profile_notebooks.py``: 3,391 measures and 512 parses for the default
-    scenario's 68 figures, a fifth of their drawing time). What the answer depends on is the
-    string, the font properties, whether it is math text, the renderer's dpi, and the settings of
-    ``_text_rc_keys`` (and, for a parse, its output kind, antialiasing and hinting flags); here
-    one answer per key is kept for the process (forgotten past 4,096 keys). TeX text and other
-    renderers are measured as matplotlib measures them."""
+    scenario's 68 figures, a fifth of their drawing time). The SVG backend measures each text
+    with ``TextToPath.get_text_width_height_descent`` (FreeType at a fixed size, no hinting),
+    with no cache at all: 4,939 measures for the same figures as SVG. What the answer depends on
+    is the string, the font properties, whether it is math text, the renderer's dpi (for
+    ``TextToPath``, its fixed size and dpi), and the settings of ``_text_rc_keys`` (and, for a
+    parse, its output kind, antialiasing and hinting flags); here one answer per key is kept for
+    the process (forgotten past 4,096 keys). TeX text and other renderers are measured as
+    matplotlib measures them."""
     import matplotlib as mpl
     from matplotlib.backends.backend_agg import RendererAgg
     from matplotlib.mathtext import MathTextParser
+    from matplotlib.textpath import TextToPath
 
     measure, parse = RendererAgg.get_text_width_height_descent, MathTextParser._parse_cached
     if getattr(measure, "_llmcost_shared", False):
         return False
     keys = _text_rc_keys()
-    measures: dict = {}
     parses: dict = {}
 
     def settings() -> tuple:  # lists (font families) as tuples, to be part of a key
         get = getattr(mpl.rcParams, "_get", mpl.rcParams.__getitem__)  # _get: without checks
         return tuple([tuple(v) if isinstance(v, list) else v for v in map(get, keys)])
 
-    @functools.wraps(measure)
-    def get_text_width_height_descent(self, s, prop, ismath):
-        if ismath not in (False, True):  # TeX
-            return measure(self, s, prop, ismath)
-        key = (s, prop.copy(), ismath, self.dpi, settings())
-        found = measures.get(key)
-        if found is None:
-            if len(measures) > 4096:
-                measures.clear()
-            found = measures[key] = measure(self, s, prop, ismath)
-        return found
+    def shared(measure, resolution):
+        """``measure`` with one answer per key; ``resolution(self)``: the renderer's dpi."""
+        measures: dict = {}
+
+        @functools.wraps(measure)
+        def get_text_width_height_descent(self, s, prop, ismath):
+            if ismath not in (False, True):  # TeX
+                return measure(self, s, prop, ismath)
+            key = (s, prop.copy(), ismath, resolution(self), settings())
+            found = measures.get(key)
+            if found is None:
+                if len(measures) > 4096:
+                    measures.clear()
+                found = measures[key] = measure(self, s, prop, ismath)
+            return found
+
+        get_text_width_height_descent._llmcost_shared = True
+        return get_text_width_height_descent
 
     plain_parse = getattr(parse, "__wrapped__", parse)  # past matplotlib's per-parser cache
 
@@ -370,8 +400,9 @@ def share_text_measures() -> bool:
                                               load_glyph_flags)
         return found
 
-    get_text_width_height_descent._llmcost_shared = True
-    RendererAgg.get_text_width_height_descent = get_text_width_height_descent
+    RendererAgg.get_text_width_height_descent = shared(measure, lambda r: r.dpi)
+    TextToPath.get_text_width_height_descent = shared(
+        TextToPath.get_text_width_height_descent, lambda t: (t.FONT_SCALE, t.DPI))
     MathTextParser._parse_cached = _parse_cached
     return True
 

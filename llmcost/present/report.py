@@ -128,6 +128,11 @@ WIDGET_PLACEHOLDER = "[interactive widget: run this notebook in Jupyter to use i
 KERNEL_ARGS = ["--IPKernelApp.log_level=CRITICAL", "--HistoryManager.enabled=False"]
 
 
+#: What a report's notebooks show their figures as (``kernels.svg_figures``): SVG, drawn at any
+#: size (a projector, a PDF printed from the page), and printed with less CPU than PNG.
+FIGURES = "svg"
+
+
 class ReportError(RuntimeError):
     """A notebook failed during a report; the message names it and where it was kept."""
 
@@ -991,7 +996,8 @@ def _to_html(nb_node, title: str, written: set[str] | None = None,
 
 #: CSS added to every notebook page (found by tests/test_browser_report.py in Chromium): the lab
 #: template sets code, output text and tables at 12-13 px; a page read on a phone needs >= 14 px,
-#: and wide tables and figures must stay inside the screen (tables scroll in their own box); MathML
+#: and wide tables and figures (PNG, and SVG, which the lab template shows as an ``<img>`` of
+#: class ``jp-RenderedSVG``) must stay inside the screen (tables scroll in their own box); MathML
 #: (``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
 #: equation scrolls in its own box on a phone.
 PAGE_CSS = """<style>
@@ -1001,13 +1007,13 @@ PAGE_CSS = """<style>
 .jp-RenderedHTMLCommon code,.jp-RenderedHTMLCommon pre,.jp-RenderedText pre{font-size:14px}
 .jp-RenderedHTMLCommon table{display:block;max-width:100%;overflow-x:auto}
 .jp-OutputArea-output{overflow-x:auto}
-.jp-RenderedImage img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
+.jp-RenderedImage img,.jp-RenderedSVG img,.jp-RenderedHTMLCommon img{max-width:100%;height:auto}
 .jp-RenderedHTMLCommon math{font-size:1.15em}
 .jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
 @media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible;table-layout:auto;
 width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
 .jp-OutputArea-output{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
-.jp-Cell,.jp-RenderedImage{break-inside:avoid}}
+.jp-Cell,.jp-RenderedImage,.jp-RenderedSVG{break-inside:avoid}}
 </style>
 """
 
@@ -1492,7 +1498,7 @@ def _run_notebooks_in(nbs: list, out_dir: Path, scenario: dict, declared: dict, 
     events = queue.Queue()
 
     def work(inbox: queue.Queue):
-        kernel = WarmKernel(str(nbs[0].parent), KERNEL_ARGS)
+        kernel = WarmKernel(str(nbs[0].parent), KERNEL_ARGS, figures=FIGURES)
         try:
             _start_early(kernel, nbs[0].parent)
             for nb in iter(inbox.get, None):
