@@ -172,7 +172,7 @@ names is pytorch/pytorch@1963fc83a1c3, not read: see above):
   torchtitan rows, already optimistic, more so; left at the one rate.
 * **FlashAttention-2's per-call backward passes.** Each backward call runs ``dot(dO, O)`` (read
   2 + 2 bytes per query element) and zero-fills and converts a fp32 dQ buffer (4, then 4 + 2)
-  (Dao-AILab/flash-attention ``csrc/flash_attn/flash_api.cpp`` ``mha_bwd``,
+  (Dao-AILab/flash-attention@0251105a ``csrc/flash_attn/flash_api.cpp`` ``mha_bwd``,
   ``src/flash_bwd_launch_template.h``: ``flash_bwd_dot_do_o_kernel``, ``convert_dQ``): the curve
   holds one call, the ring makes ``cp``; the other ``cp − 1`` (half of them on half the
   queries) cost about 14 bytes per query element each, under 0.3 % of the CP 4 row's step.
