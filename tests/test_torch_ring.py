@@ -16,6 +16,7 @@ import pytest
 
 import llmcost
 from llmcost import parallel
+from llmcost.core.catalog import load_published_runs
 from llmcost.core.hardware import Cluster
 from llmcost.core.shapes import model_shapes
 from llmcost.training import attention, comm, step
@@ -172,3 +173,40 @@ def test_405b_cp_rows_move_toward_the_published_throughput():
             assert ring == pytest.approx(gather, rel=1e-12)
         else:
             assert published < ring < gather, cp
+
+
+def test_load_balanced_split_keeps_the_causal_pairs():
+    # attention module docstring, "Not priced": pytorch/pytorch@0123248a4
+    # _templated_ring_attention with enable_load_balance: two chunks of c = s/(2·cp) per rank;
+    # step 0 causal over 2c queries and keys, each later step 2c × c or c × 2c non-causal.
+    # Hand count at s = 131,072, cp = 4: c = 16,384; (2c)²/2 + 3 · 2c² = 536,870,912
+    # + 1,610,612,736 = 2,147,483,648 = (s/cp) · s/2 = 32,768 · 65,536
+    s, cp = 131072, 4
+    c = s // (2 * cp)
+    pairs = (2 * c) ** 2 // 2 + (cp - 1) * 2 * c * c
+    assert pairs == 2147483648 == (s // cp) * (s // 2)
+    # the non-causal calls run faster on the FlashAttention-2 curve than the causal rate the
+    # engine prices every step at (why the split is left unpriced: it would raise the
+    # optimistic CP 4 / CP 8 predictions)
+    for p in ("forward", "backward"):
+        causal = float(attention.attention_tflops("fa2", p, True, 128, s // cp))
+        assert float(attention.attention_tflops("fa2", p, False, 128, s // cp)) > causal
+        assert float(attention.attention_tflops("fa2", p, False, 128, c)) > causal
+
+
+def test_published_cp_steps_grow_faster_than_the_ring_calls():
+    # pytorch/torchtitan@31a17bfd benchmarks/llama3_h100_202412_torchtitan.md Table 2: 32,768
+    # tokens per GPU at CP 1, 2, 4, 8: 3,890, 2,540, 1,071, 548 TPS/GPU. A step b + a·cp
+    # through CP 1 and CP 2: 8.4237 s and 12.9008 s, a = 4.4771 s, b = 3.9466 s; at CP 4
+    # 21.855 s, 1,499 TPS/GPU against the published 1,071 (a gap of 8.74 s per step)
+    runs = load_published_runs().set_index("run_id")
+    step_s = {}
+    for cp, dp, tps in ((1, 8, 3890), (2, 4, 2540), (4, 2, 1071), (8, 1, 548)):
+        r = runs.loc[f"torchtitan-h100-8b-8gpu-2-fsdp{dp}-cp{cp}"]
+        assert float(r["reported_tokens_per_sec_per_gpu"]) == tps          # the catalogue holds the table's figure
+        step_s[cp] = 32768 / float(r["reported_tokens_per_sec_per_gpu"])
+    a = step_s[2] - step_s[1]
+    b = step_s[1] - a
+    assert 32768 / (b + 4 * a) == pytest.approx(1499.3, rel=1e-3)
+    assert step_s[4] - (b + 4 * a) == pytest.approx(8.74, rel=1e-2)
+    assert step_s[8] - (b + 8 * a) == pytest.approx(20.03, rel=1e-2)

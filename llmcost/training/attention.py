@@ -156,6 +156,33 @@ pytorch/torchtitan@9dec370 ``torchtitan/config_manager.py`` and ``torchtitan/uti
   zero-filled, updated once per step (``grad_query += grad_query_``: ``TORCH_RING_GRAD_BYTES``
   per element) and cast back to 16-bit at the end (``TORCH_RING_GRAD_FIXED_BYTES`` for the fill
   and the cast).
+
+Not priced, with the reason (checked against the same revision, 0123248a4; the torch the table
+names is pytorch/pytorch@1963fc83a1c3, not read: see above):
+
+* **The load-balanced split's kernel shapes.** Each rank holds two chunks of ``c = s / (2·cp)``
+  tokens (head and tail); step 0 is one causal call over its ``2c`` queries and keys, each later
+  step one non-causal call of ``2c`` queries against the first ``c`` keys (``i <= rank``) or the
+  last ``c`` queries against ``2c`` keys (``i > rank``, ``partial``). The query-key pairs are
+  ``(2c)²/2 + (cp − 1)·2c² = (s/cp)·s/2``, the causal attention's share of the rank, so the
+  FLOPs priced are right. The engine prices every call at one rate (the flat FlashAttention
+  fraction by default; under ``StepOptions.attention_curve`` the causal curve at ``s / cp``),
+  and the non-causal calls run faster on the FlashAttention-2 curve (H100, head dimension 128:
+  376 against 347 TFLOP/s forward at 32k). Pricing them so would make the CP 4 and CP 8
+  torchtitan rows, already optimistic, more so; left at the one rate.
+* **FlashAttention-2's per-call backward passes.** Each backward call runs ``dot(dO, O)`` (read
+  2 + 2 bytes per query element) and zero-fills and converts a fp32 dQ buffer (4, then 4 + 2)
+  (Dao-AILab/flash-attention@0251105a ``csrc/flash_attn/flash_api.cpp`` ``mha_bwd``,
+  ``src/flash_bwd_launch_template.h``: ``flash_bwd_dot_do_o_kernel``, ``convert_dQ``): the curve
+  holds one call, the ring makes ``cp``; the other ``cp − 1`` (half of them on half the
+  queries) cost about 14 bytes per query element each, under 0.3 % of the CP 4 row's step.
+* **What is left.** Between CP 2 and CP 8 the rank's kernel calls have the same shapes (32k
+  causal, then 32k × 16k non-causal) and only their number grows, yet the published step grows
+  faster than the calls: 1,071 TPS/GPU at CP 4 where a step of ``b + a·cp`` seconds through
+  the CP 1 and CP 2 rows (3,890 and 2,540 TPS/GPU, 32,768 tokens per GPU in all four) gives
+  about 1,500. No term of the ring read here (the merges, fp32 accumulators and exchanges with
+  their recomputation under full checkpointing, priced above; the eager ``torch.cat`` copies,
+  not priced) is within a factor of ten of that gap; its cause is not modelled.
 """
 
 from __future__ import annotations
