@@ -767,16 +767,113 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
 
 
 # ---- pricing mix
+def reservation_cost_usd(rate_usd_per_gpu_hour: float, n_gpus: int, job_hours: float,
+                         term_hours: float) -> float:
+    """What a reservation costs a job: a commitment of term T is paid in full whether the job
+    uses it or not, and a job longer than T renews it (taken as paid by the hour beyond T, the
+    most favourable reading), so
+
+        cost = max(T, d) × rate × GPUs
+
+    with d the job's wall-clock hours and rate the reserved price per GPU-hour (a reservation is
+    bought for a term: AWS EC2 Capacity Blocks for ML "in 1-day increments up to 14 days, and in
+    7-day increments up to 182 days", AWS EC2 API reference, DescribeCapacityBlockOfferings
+    ``CapacityDurationHours``; Google Cloud committed-use discounts for 1 or 3 years,
+    https://cloud.google.com/tpu/pricing). E.g. a 16-hour job on 8 GPUs at $2.72 with a 1-day
+    term: max(24, 16) × 2.72 × 8 = $522.24, against 16 × 3.20 × 8 = $409.60 on demand.
+
+    Raises
+    ------
+    ValueError
+        A rate, GPU count, duration or term that is not positive, naming it.
+    """
+    for name, v in (("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour), ("n_gpus", n_gpus),
+                    ("job_hours", job_hours), ("term_hours", term_hours)):
+        _scalar(v, name, positive=True)
+    return max(float(term_hours), float(job_hours)) * float(rate_usd_per_gpu_hour) * n_gpus
+
+
+def reservation_offers(accelerator: str) -> pd.DataFrame:
+    """The current reserved prices of ``accelerator`` (data/prices.csv) set beside the **same
+    provider's** on-demand price, like with like: the provider's current on-demand row of the
+    catalogue, else the on-demand price its own rate card states beside the reserved one
+    (``same_provider_on_demand_usd``); ``min_term_days`` the shortest term the provider
+    publishes (NaN: not published). Columns ``provider``, ``reserved``, ``on_demand`` (NaN
+    when the provider states none), ``discount`` = 1 − reserved ÷ on_demand, ``term_days``,
+    ``source``."""
+    res = list_prices(accelerator, "reserved", current_only=True)
+    od = list_prices(accelerator, "on_demand", current_only=True)
+    rows = []
+    for r in res.itertuples():
+        own = od[od["provider"] == r.provider]["price_usd_per_gpu_hour"]
+        card = str(getattr(r, "same_provider_on_demand_usd", "") or "")
+        on = float(own.median()) if len(own) else (float(card) if card else float("nan"))
+        term = str(getattr(r, "min_term_days", "") or "")
+        rows.append({"provider": r.provider, "reserved": float(r.price_usd_per_gpu_hour),
+                     "on_demand": on, "discount": 1 - float(r.price_usd_per_gpu_hour) / on,
+                     "term_days": float(term) if term else float("nan"), "source": r.source})
+    return pd.DataFrame(rows, columns=["provider", "reserved", "on_demand", "discount",
+                                       "term_days", "source"])
+
+
+def _reservation_words(o, job_hours: float) -> str:
+    """One offer in words: the provider's reserved and on-demand rates, the term, and the
+    break-even term of a job of ``job_hours`` (max(T, d) × r < d × o ⇔ T < d × o ÷ r)."""
+    even = job_hours * o.on_demand / o.reserved
+    term = ("a term it does not publish" if math.isnan(o.term_days) else
+            f"a minimum term of {o.term_days:g} day(s)")
+    return (f"{o.provider} reserves at ${o.reserved:.2f} against its own on-demand "
+            f"${o.on_demand:.2f} ({o.discount:.0%} off), for {term}; a reservation of term T "
+            f"costs max(T, d) × rate × GPUs, so for this {job_hours:,.1f}-hour run it saves only "
+            f"if T < {even:,.1f} h")
+
+
 def reserved_pricing(s: dict) -> Change:
-    """Reserve capacity for the run: ``pricing: reserved`` at the catalogue median reserved price
-    (``price_usd_per_gpu_hour: null``)."""
+    """Reserve capacity for the run, priced like with like and with its commitment
+    (``reservation_offers``, ``reservation_cost_usd``): for each current reserved offer whose
+    provider also states an on-demand price and publishes a minimum term T, the run of d
+    wall-clock hours (the point bill's main run) pays
+
+        price after = price before × (reserved ÷ on-demand of that provider) × max(T, d) ÷ d
+
+    (the provider's own discount applied to the scenario's price, and the unused part of the
+    term paid); the cheapest offer is taken. Not comparing one provider's reserved rate with the
+    median of other providers' on-demand prices: that difference is the provider, not the
+    reservation. An offer whose term is not published cannot be sized: the lever then changes
+    nothing and says the break-even term, d × on-demand ÷ reserved."""
     s = _clean(s)
     if _get(s, "pricing") in ("reserved", "owned"):
         return _unchanged(s, f"already {_get(s, 'pricing')}")
-    return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None},
+    offers = reservation_offers(_get(s, "accelerator"))
+    if offers.empty:  # billed at the catalogue's reserved price: not priced, the bill says why
+        return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None}, "", "",
+                      "data/prices.csv")
+    like = offers[offers["on_demand"].notna()]
+    if like.empty:
+        return _unchanged(s, "not comparable like with like: no provider states both a reserved "
+                          f"and an on-demand price for {_get(s, 'accelerator')} ("
+                          + ", ".join(offers["provider"]) + " list only the reserved one, "
+                          "data/prices.csv)")
+    d = bill(s).figures["wall_clock_days"] * 24.0
+    sized = like[like["term_days"].notna()]
+    if sized.empty:
+        return _unchanged(s, "; ".join(_reservation_words(o, d) for o in like.itertuples())
+                          + ": not priced (data/prices.csv)")
+    factor = [o.reserved / o.on_demand * max(o.term_days * 24.0, d) / d
+              for o in sized.itertuples()]
+    best = sized.iloc[int(np.argmin(factor))]
+    f = min(factor)
+    words = _reservation_words(best, d)
+    if f >= 1:
+        return _unchanged(s, f"{words}: the term costs more than it saves")
+    return Change({**s, "pricing": "reserved",
+                   "price_usd_per_gpu_hour": _scale(s.get("price_usd_per_gpu_hour")
+                                                    or catalogue_price(_get(s, "accelerator"),
+                                                                     _get(s, "pricing"))[0],
+                                                    f)},
                   "committed capacity is paid when idle; a commitment outlives a cancelled run",
-                  "catalogue median reserved price (data/prices.csv); compute becomes a fixed "
-                  "cost", "data/prices.csv")
+                  f"{words}; price × {f:.3f}", "data/prices.csv (reserved rows, min_term_days)",
+                  "", f"reserve capacity ({best.provider}'s own discount, its term paid)")
 
 
 def spot_pricing(s: dict) -> Change:
