@@ -66,7 +66,7 @@ from ..laws.scaling import compute_optimal
 from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
+from ..training.accuracy import (SEQ_FACTOR, SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, gpu_generation, mfu_band,
                                 published_ceiling)
 from ..training.step import scenario_step
@@ -562,7 +562,7 @@ def mfu_target(s: dict) -> tuple:
     # on the scenario's basis: an FP8 run's MFU is on the FP8 dense peak, the published MFUs on
     # the BF16 one (``PublishedBest.mfu`` puts the best on the step's own basis)
     best = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
-                                    dtype=dtype)
+                                    dtype=dtype, seq_len=int(_get(s, "seq_len")))
     target, source = best.mfu, best.describe()
     zero = _get(s, "zero_stage")
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
@@ -577,11 +577,21 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
     the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
     spec, dtype = load_model(_get(s, "model")), _get(s, "dtype") or "bf16"
     b = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
-                                 dtype=dtype)
+                                 dtype=dtype, seq_len=int(_get(s, "seq_len")))
     on = f"{target:.0%}" if b.basis == 1.0 else \
         f"{target:.0%} of the {dtype.upper()} peak ({target * b.basis:.0%} of the BF16 one)"
+    mine = str(_get(s, "stack") or "")
+    stack = ("" if not b.stack else f" ({b.source} on the {b.stack} stack)" if b.stack == mine
+             else f" ({b.source}, measured on the {b.stack} stack, not this scenario's "
+             f"{mine}: the target assumes that stack's kernels)")
     return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
-            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size")
+            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
+            f"{_seq_words(int(_get(s, 'seq_len')))}{stack}")
+
+
+def _seq_words(seq_len: int) -> str:
+    """The sequence lengths a comparable run may have (``accuracy.SEQ_FACTOR``), in words."""
+    return f"{seq_len / SEQ_FACTOR:,.0f}–{seq_len * SEQ_FACTOR:,.0f}-token sequences"
 
 
 def raise_mfu(s: dict, target: float | None = None) -> Change:
@@ -731,7 +741,8 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
     nothing published (the step-time model's band says how far to trust it then)."""
     spec = load_model(_get(after, "model"))
     ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
-                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe)
+                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe,
+                                       seq_len=int(_get(after, "seq_len")))
     m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
     if ceiling is None or m <= ceiling:
         return after, ""
@@ -1359,7 +1370,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
-                                   dtype=_get(sc, "dtype") or "bf16")
+                                   dtype=_get(sc, "dtype") or "bf16",
+                                   seq_len=int(_get(sc, "seq_len")))
     ceiling, ceiling_src = pub.mfu, pub.describe()   # on the row's own dtype basis
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else
