@@ -869,7 +869,7 @@ def reserved_pricing(s: dict) -> Change:
     sized = like[like["term_days"].notna()]
     if sized.empty:
         return _unchanged(s, "; ".join(_reservation_words(o, d) for o in like.itertuples())
-                          + ": not priced (data/prices.csv)")
+                          + ": not applied, no term to price it on (data/prices.csv)")
     factor = [o.reserved / o.on_demand * max(o.term_days * 24.0, d) / d
               for o in sized.itertuples()]
     best = sized.iloc[int(np.argmin(factor))]
