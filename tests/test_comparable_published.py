@@ -67,7 +67,7 @@ def test_the_mfu_lever_names_the_same_figure_and_its_basis():
     s = {"model": "mixtral-8x7b", "accelerator": "H200", "n_gpus": 512, "mfu": 0.10,
          "dtype": "fp8", "seq_len": 8192, "global_batch_tokens": 8388608}
     b = accuracy.comparable_published_mfu("H200", llmcost.load_model("mixtral-8x7b").n_params,
-                                          is_moe=True, dtype="fp8")
+                                          is_moe=True, dtype="fp8", seq_len=8192)
     target, src, _, _ = lv.mfu_target(s)
     assert target == pytest.approx(b.mfu) and src == b.describe()
     ch = lv.raise_mfu(s)
@@ -75,7 +75,7 @@ def test_the_mfu_lever_names_the_same_figure_and_its_basis():
                               f"({b.mfu_bf16:.0%} of the BF16 one), the best published MoE run")
     # 04b's ceiling: the same figure on the step's basis
     ceiling, seen = accuracy.published_ceiling("H200", llmcost.load_model("mixtral-8x7b").n_params,
-                                               "fp8", is_moe=True)
+                                               "fp8", is_moe=True, seq_len=8192)
     assert ceiling == pytest.approx(b.mfu) and b.describe() in seen
 
 
@@ -112,3 +112,55 @@ def test_a_scenario_check_and_a_published_claim_differ_only_by_the_own_runs():
     pub = claims.check_claim("deepseek-v3", 14.8e12, "B200", n_gpus=2048, dtype="fp8",
                              gpu_hours=sc.gpu_hours, left_out=False)
     assert "own published runs left out" in pub.best_source
+
+
+def test_a_cap_compares_runs_of_a_comparable_sequence_length():
+    """A trial: Llama 3.1 8B at 131,072 tokens on H100 was capped by Megatron-LM's README claim,
+    'up to 47% MFU' at sequence 4096. Comparable runs are within accuracy.SEQ_FACTOR (4x) of
+    the plan's sequence: at 128k that is 32k-512k, where the best dense Hopper BF16 run within
+    4x of 8B parameters is llm-foundry's MPT-13B at 32,768 tokens on 8 H100 (data/
+    validation_mfu.csv: 31.5% on the workbook's full-mask count, the prediction's basis); at
+    4,096 tokens the claim stands."""
+    spec = llmcost.load_model("llama-3.1-8b")
+    long = accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
+                                             seq_len=131072)
+    assert "MPT 13b" in long.source and long.mfu_bf16 == pytest.approx(0.315, abs=5e-4)
+    assert "sequences of 32,768–524,288 tokens" in long.rule
+    short = accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
+                                              seq_len=4096)
+    assert short.mfu_bf16 == 0.47 and "Megatron-LM README" in short.source
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="seq_len="):
+            accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
+                                              seq_len=bad)
+
+
+def test_a_prediction_above_every_comparable_run_bills_the_best_run():
+    """A trial: OPT-1.3B on 8 H100 predicted 52.8% and was billed 52.8%, above every comparable
+    published run (the best: MPT-3B on 8 H100, llm-foundry's throughput table, 46.3% in
+    data/validation_mfu.csv). The band's top is that run; the bill's point (its central
+    estimate kept inside the band) is no higher, and a warning says the prediction is above."""
+    spec = llmcost.load_model("opt-1.3b")
+    best = accuracy.comparable_published_mfu("H100-SXM", spec.n_params, is_moe=False,
+                                             seq_len=2048)
+    assert "MPT 3b" in best.source and best.mfu_bf16 == pytest.approx(0.463, abs=5e-4)
+    band = accuracy.mfu_band(0.528, "H100-SXM", 8, n_params=spec.n_params, seq_len=2048)
+    assert band.high == pytest.approx(best.mfu_bf16) and band.low == pytest.approx(0.528 / 1.3)
+    assert band.central()[0] == pytest.approx(best.mfu_bf16) and band.central()[2]
+    assert any("the prediction, 52.8%, is above every comparable published run" in w
+               for w in band.warnings)
+
+
+def test_the_mfu_lever_says_the_stack_its_target_ran_on():
+    """A trial: DeepSeek-V3 FP8 on GB200 with the default 2024 stack was told to aim at 75% of
+    the BF16 peak, Megatron-Bridge 26.06's DeepSeekV3 on 256 GB300 (data/validation_mfu.csv),
+    measured on the 2026 stack; the lever now names that run and stack beside the scenario's."""
+    s = {"model": "deepseek-v3", "accelerator": "GB200-NVL72", "n_gpus": 2048, "mfu": 0.2,
+         "dtype": "fp8", "seq_len": 4096, "train_tokens": 1.48e13}
+    b = accuracy.comparable_published_mfu("GB200-NVL72", llmcost.load_model("deepseek-v3").n_params,
+                                          is_moe=True, dtype="fp8", seq_len=4096)
+    assert "256 GB300" in b.source and b.stack == "megatron-core-2026"
+    name = lv.raise_mfu(s).name
+    assert "measured on the megatron-core-2026 stack, not this scenario's megatron-core-2024" \
+        in name and "256 GB300" in name
+    assert b.describe().count("on the megatron-core-2026 stack") == 1

@@ -451,3 +451,15 @@ def test_serving_options_object_and_keywords_give_the_same_cost():
         inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, tpp=4, **kw)
     with pytest.raises(ValueError, match="options=.*ServingOptions"):
         inf.serving_cost("llama-3.1-70b", "H100-SXM", 3.99, options={"tp": 4}, **kw)
+
+
+def test_a_model_that_fits_no_scale_up_domain_names_the_limit():
+    """DeepSeek-V3 (671B parameters, data/models.csv) in FP8 is 671 GB of weights: 83.9 GB per
+    GPU at TP 8, the whole 8-GPU NVLink domain of an H100 node (80 GB HBM). Serving across nodes
+    is not modelled; the message says so and names the workarounds."""
+    import llmcost
+    from llmcost.serving import inference
+    with pytest.raises(ValueError, match="serving across nodes .* is not modelled") as e:
+        inference.max_batch(llmcost.load_model("deepseek-v3"), "H100-SXM", 2048,
+                            weight_dtype="fp8", tp=8)
+    assert "83.9 GB" in str(e.value) and "more HBM per GPU" in str(e.value)

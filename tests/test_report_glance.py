@@ -302,19 +302,21 @@ def test_caveats_are_one_line_in_the_readers_words():
     assert glance.caveat_line(w) == (
         f"the predicted MFU rests on only {band.n} published run(s) like this one: read it as "
         f"{lower:.0%} lower to {higher:.0%} higher")
-    # A new-user trial: at 50% (above the best comparable run, Megatron-LM's 47%) the band is
-    # capped at the prediction itself, yet the index read "18% lower to 63% higher". The range
-    # said is the capped one: 0% above.
+    # A new-user trial: at 50% (above the best comparable run, Megatron-LM's 47%) the band was
+    # capped at the prediction itself and the bill used 50%. The band's top is now the best
+    # comparable run, 47% (6% below the prediction: 0.47 / 0.50 - 1), and the range said is
+    # the capped one.
     capped = accuracy.mfu_band(0.5, "H100-SXM", 2048, n_params=69e9, seq_len=4096)
-    assert capped.high == 0.5 and capped.capped_above() == 0.0
+    assert capped.high == 0.47 and capped.capped_above() == pytest.approx(-0.06)
     w_cap = next(x for x in capped.warnings if x.startswith("only "))
     assert glance.caveat_line(w_cap) == (
-        f"the predicted MFU rests on only {capped.n} published run(s) like this one: read it as "
-        f"{lower:.0%} lower to 0% higher (its range is capped)")
+        f"the predicted MFU rests on only {capped.n} published run(s) like this one and is above "
+        f"every comparable published run: read it as {lower:.0%} to 6% lower (its range is "
+        "capped)")
     (cap,) = [x for x in capped.warnings if x.startswith("the band's upper end")]
     assert glance.caveat_line(cap) == (
-        "the MFU's range reaches no higher than the prediction itself, 50.0%: it is already "
-        "above the best comparable published run (47.0%)")
+        "the MFU's range is capped at 47.0%, the best comparable published run: the prediction, "
+        "50.0%, is above every one, so the bill uses no more than 47.0%")
     # the band once, not again inside nested brackets
     assert band.describe().count(f"{band.low:.1%}") == 1 and "((" not in band.describe()
     # a warning of no known family: its first clause

@@ -59,11 +59,12 @@ def test_the_mfu_lever_says_what_its_target_rests_on():
                                change, samples=200)
         if named:  # no published run of its regime: the name says what the target is
             assert r.name == (f"raise MFU to {target:.0%}, the best published dense run on "
-                              "Hopper within 4× this size (no published run like this one)")
+                              "Hopper within 4× this size at 1,024–16,384-token sequences "
+                              "(no published run like this one)")
             assert "no published run of this regime" in r.source
         else:  # the target in the name, the published run (or claim) in the source
             assert r.name == (f"raise MFU to {target:.0%}, the best published dense run on "
-                              "Hopper within 4× this size")
+                              "Hopper within 4× this size at 1,024–16,384-token sequences")
             assert "NVIDIA/Megatron-LM README" in r.source
         assert r.saving_usd > 0  # 30% -> the published 47%: a saving either way
 

@@ -66,7 +66,7 @@ from ..laws.scaling import compute_optimal
 from ..serving import rl
 from ..training import parallel
 from ..training import reliability as rel
-from ..training.accuracy import (SIZE_FACTOR, band_for_step, central_mfu_words,
+from ..training.accuracy import (SEQ_FACTOR, SIZE_FACTOR, band_for_step, central_mfu_words,
                                 comparable_published_mfu, gpu_generation, mfu_band,
                                 published_ceiling)
 from ..training.step import scenario_step
@@ -562,7 +562,7 @@ def mfu_target(s: dict) -> tuple:
     # on the scenario's basis: an FP8 run's MFU is on the FP8 dense peak, the published MFUs on
     # the BF16 one (``PublishedBest.mfu`` puts the best on the step's own basis)
     best = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
-                                    dtype=dtype)
+                                    dtype=dtype, seq_len=int(_get(s, "seq_len")))
     target, source = best.mfu, best.describe()
     zero = _get(s, "zero_stage")
     band = mfu_band(float(_point(_get(s, "mfu"))), _get(s, "accelerator"),
@@ -577,11 +577,21 @@ def _raise_mfu_name(s: dict, target: float, regime: str) -> str:
     the rule it was chosen by (``accuracy.comparable_published_mfu``)."""
     spec, dtype = load_model(_get(s, "model")), _get(s, "dtype") or "bf16"
     b = comparable_published_mfu(_get(s, "accelerator"), spec.n_params, is_moe=spec.is_moe,
-                                 dtype=dtype)
+                                 dtype=dtype, seq_len=int(_get(s, "seq_len")))
     on = f"{target:.0%}" if b.basis == 1.0 else \
         f"{target:.0%} of the {dtype.upper()} peak ({target * b.basis:.0%} of the BF16 one)"
+    mine = str(_get(s, "stack") or "")
+    stack = ("" if not b.stack else f" ({b.source} on the {b.stack} stack)" if b.stack == mine
+             else f" ({b.source}, measured on the {b.stack} stack, not this scenario's "
+             f"{mine}: the target assumes that stack's kernels)")
     return (f"raise MFU to {on}, the best published {'MoE' if spec.is_moe else 'dense'} run "
-            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size")
+            f"on {regime.split(' · ')[0]} within {SIZE_FACTOR:g}× this size at "
+            f"{_seq_words(int(_get(s, 'seq_len')))}{stack}")
+
+
+def _seq_words(seq_len: int) -> str:
+    """The sequence lengths a comparable run may have (``accuracy.SEQ_FACTOR``), in words."""
+    return f"{seq_len / SEQ_FACTOR:,.0f}–{seq_len * SEQ_FACTOR:,.0f}-token sequences"
 
 
 def raise_mfu(s: dict, target: float | None = None) -> Change:
@@ -731,7 +741,8 @@ def _capped_at_published(before: dict, after: dict) -> tuple:
     nothing published (the step-time model's band says how far to trust it then)."""
     spec = load_model(_get(after, "model"))
     ceiling, where = published_ceiling(_get(after, "accelerator"), spec.n_params,
-                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe)
+                                       _get(after, "dtype") or "bf16", is_moe=spec.is_moe,
+                                       seq_len=int(_get(after, "seq_len")))
     m, m0 = float(_point(_get(after, "mfu"))), float(_point(_get(before, "mfu")))
     if ceiling is None or m <= ceiling:
         return after, ""
@@ -767,16 +778,113 @@ def shorter_retention(s: dict, retention_months: float = 3.0) -> Change:
 
 
 # ---- pricing mix
+def reservation_cost_usd(rate_usd_per_gpu_hour: float, n_gpus: int, job_hours: float,
+                         term_hours: float) -> float:
+    """What a reservation costs a job: a commitment of term T is paid in full whether the job
+    uses it or not, and a job longer than T renews it (taken as paid by the hour beyond T, the
+    most favourable reading), so
+
+        cost = max(T, d) × rate × GPUs
+
+    with d the job's wall-clock hours and rate the reserved price per GPU-hour (a reservation is
+    bought for a term: AWS EC2 Capacity Blocks for ML "in 1-day increments up to 14 days, and in
+    7-day increments up to 182 days", AWS EC2 API reference, DescribeCapacityBlockOfferings
+    ``CapacityDurationHours``; Google Cloud committed-use discounts for 1 or 3 years,
+    https://cloud.google.com/tpu/pricing). E.g. a 16-hour job on 8 GPUs at $2.72 with a 1-day
+    term: max(24, 16) × 2.72 × 8 = $522.24, against 16 × 3.20 × 8 = $409.60 on demand.
+
+    Raises
+    ------
+    ValueError
+        A rate, GPU count, duration or term that is not positive, naming it.
+    """
+    for name, v in (("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour), ("n_gpus", n_gpus),
+                    ("job_hours", job_hours), ("term_hours", term_hours)):
+        _scalar(v, name, positive=True)
+    return max(float(term_hours), float(job_hours)) * float(rate_usd_per_gpu_hour) * n_gpus
+
+
+def reservation_offers(accelerator: str) -> pd.DataFrame:
+    """The current reserved prices of ``accelerator`` (data/prices.csv) set beside the **same
+    provider's** on-demand price, like with like: the provider's current on-demand row of the
+    catalogue, else the on-demand price its own rate card states beside the reserved one
+    (``same_provider_on_demand_usd``); ``min_term_days`` the shortest term the provider
+    publishes (NaN: not published). Columns ``provider``, ``reserved``, ``on_demand`` (NaN
+    when the provider states none), ``discount`` = 1 − reserved ÷ on_demand, ``term_days``,
+    ``source``."""
+    res = list_prices(accelerator, "reserved", current_only=True)
+    od = list_prices(accelerator, "on_demand", current_only=True)
+    rows = []
+    for r in res.itertuples():
+        own = od[od["provider"] == r.provider]["price_usd_per_gpu_hour"]
+        card = str(getattr(r, "same_provider_on_demand_usd", "") or "")
+        on = float(own.median()) if len(own) else (float(card) if card else float("nan"))
+        term = str(getattr(r, "min_term_days", "") or "")
+        rows.append({"provider": r.provider, "reserved": float(r.price_usd_per_gpu_hour),
+                     "on_demand": on, "discount": 1 - float(r.price_usd_per_gpu_hour) / on,
+                     "term_days": float(term) if term else float("nan"), "source": r.source})
+    return pd.DataFrame(rows, columns=["provider", "reserved", "on_demand", "discount",
+                                       "term_days", "source"])
+
+
+def _reservation_words(o, job_hours: float) -> str:
+    """One offer in words: the provider's reserved and on-demand rates, the term, and the
+    break-even term of a job of ``job_hours`` (max(T, d) × r < d × o ⇔ T < d × o ÷ r)."""
+    even = job_hours * o.on_demand / o.reserved
+    term = ("a term it does not publish" if math.isnan(o.term_days) else
+            f"a minimum term of {o.term_days:g} day(s)")
+    return (f"{o.provider} reserves at ${o.reserved:.2f} against its own on-demand "
+            f"${o.on_demand:.2f} ({o.discount:.0%} off), for {term}; a reservation of term T "
+            f"costs max(T, d) × rate × GPUs, so for this {job_hours:,.1f}-hour run it saves only "
+            f"if T < {even:,.1f} h")
+
+
 def reserved_pricing(s: dict) -> Change:
-    """Reserve capacity for the run: ``pricing: reserved`` at the catalogue median reserved price
-    (``price_usd_per_gpu_hour: null``)."""
+    """Reserve capacity for the run, priced like with like and with its commitment
+    (``reservation_offers``, ``reservation_cost_usd``): for each current reserved offer whose
+    provider also states an on-demand price and publishes a minimum term T, the run of d
+    wall-clock hours (the point bill's main run) pays
+
+        price after = price before × (reserved ÷ on-demand of that provider) × max(T, d) ÷ d
+
+    (the provider's own discount applied to the scenario's price, and the unused part of the
+    term paid); the cheapest offer is taken. Not comparing one provider's reserved rate with the
+    median of other providers' on-demand prices: that difference is the provider, not the
+    reservation. An offer whose term is not published cannot be sized: the lever then changes
+    nothing and says the break-even term, d × on-demand ÷ reserved."""
     s = _clean(s)
     if _get(s, "pricing") in ("reserved", "owned"):
         return _unchanged(s, f"already {_get(s, 'pricing')}")
-    return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None},
+    offers = reservation_offers(_get(s, "accelerator"))
+    if offers.empty:  # billed at the catalogue's reserved price: not priced, the bill says why
+        return Change({**s, "pricing": "reserved", "price_usd_per_gpu_hour": None}, "", "",
+                      "data/prices.csv")
+    like = offers[offers["on_demand"].notna()]
+    if like.empty:
+        return _unchanged(s, "not comparable like with like: no provider states both a reserved "
+                          f"and an on-demand price for {_get(s, 'accelerator')} ("
+                          + ", ".join(offers["provider"]) + " list only the reserved one, "
+                          "data/prices.csv)")
+    d = bill(s).figures["wall_clock_days"] * 24.0
+    sized = like[like["term_days"].notna()]
+    if sized.empty:
+        return _unchanged(s, "; ".join(_reservation_words(o, d) for o in like.itertuples())
+                          + ": not applied, no term to price it on (data/prices.csv)")
+    factor = [o.reserved / o.on_demand * max(o.term_days * 24.0, d) / d
+              for o in sized.itertuples()]
+    best = sized.iloc[int(np.argmin(factor))]
+    f = min(factor)
+    words = _reservation_words(best, d)
+    if f >= 1:
+        return _unchanged(s, f"{words}: the term costs more than it saves")
+    return Change({**s, "pricing": "reserved",
+                   "price_usd_per_gpu_hour": _scale(s.get("price_usd_per_gpu_hour")
+                                                    or catalogue_price(_get(s, "accelerator"),
+                                                                     _get(s, "pricing"))[0],
+                                                    f)},
                   "committed capacity is paid when idle; a commitment outlives a cancelled run",
-                  "catalogue median reserved price (data/prices.csv); compute becomes a fixed "
-                  "cost", "data/prices.csv")
+                  f"{words}; price × {f:.3f}", "data/prices.csv (reserved rows, min_term_days)",
+                  "", f"reserve capacity ({best.provider}'s own discount, its term paid)")
 
 
 def spot_pricing(s: dict) -> Change:
@@ -1262,7 +1370,8 @@ def _sweep_row(s: dict, acc: str, model, own, m: float, at_catalogue: bool = Fal
     cal = bill({**sc, "mfu": ratio}).total_usd if ratio <= 1 else float("nan")
     available, where = _sweep_price_available(sc, acc)
     pub = comparable_published_mfu(acc, model.n_params, is_moe=model.is_moe,
-                                   dtype=_get(sc, "dtype") or "bf16")
+                                   dtype=_get(sc, "dtype") or "bf16",
+                                   seq_len=int(_get(sc, "seq_len")))
     ceiling, ceiling_src = pub.mfu, pub.describe()   # on the row's own dtype basis
     basis = ("the scenario's price" if _get(sc, "price_usd_per_gpu_hour") is not None else
              "owned (amortised)" if _get(sc, "pricing") == "owned" else

@@ -414,6 +414,14 @@ CAVEATS = [
      "the MFU, {1}, rests on the step-time model; pin the pilots' plan to bill what they "
      "measured"),
     # a capped band: its range as the bill draws it, after the cap (accuracy.mfu_spread_words)
+    (r"only (\d+) held-out run\(s\) in the regime .*?before the cap, (\d+%) to (\d+%) below it "
+     r"after it",
+     "the predicted MFU rests on only {0} published run(s) like this one and is above every "
+     "comparable published run: read it as {1} to {2} lower (its range is capped)"),
+    (r"no held-out run is published in the regime .*?before the cap, (\d+%) to (\d+%) below it "
+     r"after it",
+     "no published run resembles this plan, and the prediction is above every comparable "
+     "published run: read it as {0} to {1} lower (its range capped)"),
     (r"only (\d+) held-out run\(s\) in the regime .*?the MFU (\d+%) below to .*? before the "
      r"cap, (\d+%) above after it",
      "the predicted MFU rests on only {0} published run(s) like this one: read it as {1} "
@@ -444,10 +452,10 @@ CAVEATS = [
     (r"^the predicted MFU ([\d.]+%).*exceeds the best",
      "the predicted MFU, {0}, is above any published run on this hardware: read it as optimistic"),
     # the cap and its reason (accuracy.band_cap)
-    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the "
-     r"prediction itself, above the best published .*?, ([\d.]+%)\)",
-     "the MFU's range reaches no higher than the prediction itself, {0}: it is already above "
-     "the best comparable published run ({1})"),
+    (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) .*?the "
+     r"prediction, ([\d.]+%(?: of the FP8 dense peak)?), is above every comparable",
+     "the MFU's range is capped at {0}, the best comparable published run: the prediction, "
+     "{1}, is above every one, so the bill uses no more than {0}"),
     (r"^the band's upper end is capped at ([\d.]+%(?: of the FP8 dense peak)?) \(the measured "
      r"matmul ceiling",
      "the MFU's range is capped at {0}, this GPU's measured matrix-multiply ceiling: no step "

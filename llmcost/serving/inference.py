@@ -323,8 +323,13 @@ def max_batch(model, accelerator, context_tokens, *, weight_dtype: str = "bf16",
                          + f"do not fit {acc.name}'s {usable / 1e9:.1f} GB usable HBM at "
                          f"tp={tp}: " + ("raise tp or lower weight_dtype"
                                          if tp < (acc.scaleup_domain_size or 1) else
-                                         "lower weight_dtype (tp is already the whole "
-                                         f"{acc.scaleup_domain_size}-GPU scale-up domain)"))
+                                         "tp is already the whole "
+                                         f"{acc.scaleup_domain_size}-GPU scale-up domain, and "
+                                         "serving across nodes (pipeline or expert parallelism "
+                                         "over the network) is not modelled: one replica must "
+                                         "fit one scale-up domain. Workarounds: a lower "
+                                         "weight_dtype, or an accelerator with more HBM per GPU "
+                                         "or a larger scale-up domain (data/accelerators.csv)"))
 
     def per_seq_of(c):
         kv = np.asarray(kv_cache_bytes(m, c, kv_dtype, window_layers)) * _kv_share(m, tp)

@@ -85,13 +85,17 @@ GPU_GENERATIONS = {"A100-40GB": "Ampere", "A100-80GB": "Ampere", "H100-SXM": "Ho
                    "H800": "Hopper", "H200": "Hopper", "H100-96GB-500W": "Hopper",
                    "B200": "Blackwell", "GB200-NVL72": "Blackwell", "GB300-NVL72": "Blackwell"}
 #: Published MFU claims that are not validation rows (no full configuration), by generation:
-#: (generation, smallest and largest model in parameters, MoE, MFU on the BF16 basis, source).
+#: (generation, smallest and largest model in parameters, MoE, MFU on the BF16 basis, source,
+#: sequence length of the claim's runs).
 #: The class (MoE: True) of the Megatron-LM claim: its benchmark table is GPT (dense) models.
 MFU_CLAIMS = (
     ("Hopper", 2e9, 462e9, False, 0.47,
      "NVIDIA/Megatron-LM README, 'Performance Benchmarking': models from 2B to 462B parameters "
-     "'achieving up to 47% Model FLOP Utilization (MFU) on H100 clusters' (sequence 4096)"),
+     "'achieving up to 47% Model FLOP Utilization (MFU) on H100 clusters' (sequence 4096)", 4096),
 )
+#: A published run is comparable in context when its tokens per sequence are within this
+#: factor of the plan's (``comparable_published_mfu``): a 4k-token run for 1k–16k, not 128k.
+SEQ_FACTOR = 4.0
 #: The regime's parts, in order (columns of ``validation_table``).
 REGIME_PARTS = ("gpu_generation", "sharding", "moe", "precision", "context", "size")
 
@@ -376,10 +380,15 @@ def mfu_spread_words(center: float, half_width: float, capped_above: float | Non
     p / (1 + c + w) and p / (1 + c − w), i.e. 1 − 1 / (1 + c + w) below and
     1 / (1 + c − w) − 1 above the prediction p (before any cap); no upper end when
     1 + c − w <= 0. E.g. c = 0, w = 0.30: 23% below to 43% above. ``capped_above``: the band's
-    top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied."""
+    top after ``band_cap``, cap / p − 1, said beside the uncapped figure when the cap applied
+    (negative: the cap, a comparable run's best, lies below the prediction, said "X% to Y%
+    below it")."""
     below = 1 - 1 / (1 + center + half_width)
     up = 1 + center - half_width
     above = f"{1 / up - 1:.0%} above" if up > 0 else "with no upper end"
+    if capped_above is not None and capped_above < 0:  # capped below the prediction itself
+        return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
+                f"{below:.0%} to {-capped_above:.0%} below it after it")
     if capped_above is not None:
         return (f"the MFU {below:.0%} below to {above} the prediction before the cap, "
                 f"{capped_above:.0%} above after it")
@@ -394,13 +403,15 @@ class PublishedBest:
     when nothing comparable is published); ``basis`` = peak(dtype) ÷ peak(BF16) of the run's
     accelerator (2 for FP8 on H100, H200 and B200; 1 for BF16); ``mfu``: the same figure on the
     run's own basis, ``mfu_bf16 ÷ basis``; ``source``: the run (or claim) it comes from, or why
-    there is none; ``rule``: the comparison rule in words."""
+    there is none; ``rule``: the comparison rule in words; ``stack``: the software stack the
+    run was measured on (``data/stacks.csv``; "" for a claim without one)."""
 
     mfu_bf16: float | None
     basis: float
     dtype: str
     source: str
     rule: str
+    stack: str = ""
 
     @property
     def mfu(self) -> float | None:
@@ -420,20 +431,33 @@ class PublishedBest:
         """One line: the figure on both bases, its run and the rule (or why none)."""
         if self.mfu_bf16 is None:
             return f"nothing comparable published ({self.source}; rule: {self.rule})"
-        return f"{self.on_basis()}, {self.source} (rule: {self.rule})"
+        on = f" on the {self.stack} stack" if self.stack else ""
+        return f"{self.on_basis()}, {self.source}{on} (rule: {self.rule})"
 
 
-def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16") -> str:
+def comparable_rule(accelerator: str, is_moe: bool | None, dtype: str = "bf16",
+                    seq_len: int | None = None) -> str:
     """``comparable_published_mfu``'s rule in words, for a page to print."""
     cls = "any dense or MoE" if is_moe is None else ("MoE" if is_moe else "dense")
     prec = "FP8 or BF16 runs, compared on the BF16 dense peak" \
         if str(dtype).lower().startswith("fp8") else "BF16 runs"
+    seq = "" if seq_len is None else (
+        f", sequences of {_seq_range(seq_len)[0]:,.0f}–{_seq_range(seq_len)[1]:,.0f} tokens")
     return (f"{cls} runs on {gpu_generation(accelerator)}, total parameters within "
-            f"{SIZE_FACTOR:g}×, {prec}")
+            f"{SIZE_FACTOR:g}×, {prec}{seq}")
+
+
+def _seq_range(seq_len: int) -> tuple:
+    """The sequence lengths comparable to ``seq_len``: [seq_len ÷ SEQ_FACTOR, seq_len ×
+    SEQ_FACTOR] (ValueError for a length that is not a positive whole number)."""
+    if isinstance(seq_len, bool) or not (isinstance(seq_len, numbers.Integral) and seq_len >= 1):
+        raise ValueError(f"seq_len={seq_len!r} must be a whole number of tokens >= 1")
+    return seq_len / SEQ_FACTOR, seq_len * SEQ_FACTOR
 
 
 def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool | None,
-                             dtype: str = "bf16", exclude_runs=()) -> PublishedBest:
+                             dtype: str = "bf16", exclude_runs=(),
+                             seq_len: int | None = None) -> PublishedBest:
     """The best published MFU comparable to a run: the one rule every page uses (notebook 04b's
     ceiling, 09's MFU lever and hardware table, ``llmcost check``, notebook 08, the bands' cap).
 
@@ -447,7 +471,16 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     is similar enough, and total parameters set the weights, optimizer state and expert traffic
     a step carries: DeepSeek-V3's 37 B active parameters would otherwise put it beside a 30 B
     dense model); (4) the dtype: a BF16 step against BF16 runs only (an FP8 run's MFU on the
-    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs.
+    BF16 peak counts GEMMs that ran at up to twice it), an FP8 step against FP8 and BF16 runs;
+    (5) with ``seq_len`` given, **the same FLOP basis and context**: runs whose sequences are
+    within ``SEQ_FACTOR`` of it (``seq_len`` ÷ 4 to × 4). Every validation row's
+    ``reported_mfu`` is on the workbook's full-mask FLOP count, the prediction's
+    (``step_validation.mfu_validation`` converts each source's count), but the attention share
+    of that count grows with the sequence: at 128k tokens the full mask counts attention work a
+    causal kernel skips, so a 128k MFU and a 4k one are not the same measure even on one basis
+    (a trial: a 47% prediction at 128k capped by Megatron-LM's 47% at 4,096 tokens). A claim
+    (``MFU_CLAIMS``, its basis unstated) counts only within its own sequence range. Without
+    ``seq_len`` (None) every length counts, the rule of a page that has no plan.
     Published MFUs are on the dense BF16 peak; the result carries that figure (``mfu_bf16``)
     and the run's own basis, ``mfu = mfu_bf16 × peak(BF16) ÷ peak(dtype)`` (``basis``).
     Sources: ``reported_mfu`` of the validation table (``data/validation_mfu.csv`` joined to
@@ -468,24 +501,29 @@ def comparable_published_mfu(accelerator: str, n_params: float, *, is_moe: bool 
     same = v[(v["gpu_generation"] == gen) & (v["params"] <= n_params * SIZE_FACTOR)
              & (v["params"] >= n_params / SIZE_FACTOR) & (fp8 | (v["precision"] == "BF16"))
              & ~v["run_id"].isin(list(exclude_runs))]
+    lo_s, hi_s = (0.0, math.inf) if seq_len is None else _seq_range(seq_len)
+    same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
     if is_moe is not None:
         same = same[same["moe"] == ("MoE" if is_moe else "dense")]
     cls = "" if is_moe is None else ("MoE " if is_moe else "dense ")
-    best, source = None, f"no published {cls}{gen} run of a model within {SIZE_FACTOR:g}× this size"
+    best, source, stack = None, (f"no published {cls}{gen} run of a model within "
+                                 f"{SIZE_FACTOR:g}× this size"
+                                 + ("" if seq_len is None else " at a comparable sequence "
+                                    "length")), ""
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
-        best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-    for g, lo, hi, moe, mfu, src in MFU_CLAIMS:
+        best, source, stack = float(row["reported_mfu"]), str(row["model"]), str(row["stack"])
+    for g, lo, hi, moe, mfu, src, s_claim in MFU_CLAIMS:
         if g == gen and lo <= n_params <= hi and (is_moe is None or moe == bool(is_moe)) and \
-                (best is None or mfu > best):
-            best, source = mfu, src
+                lo_s <= s_claim <= hi_s and (best is None or mfu > best):
+            best, source, stack = mfu, src, ""
     return PublishedBest(best, _check_dtype_basis(accelerator, dtype),
                          "fp8" if fp8 else "bf16", source,
-                         comparable_rule(accelerator, is_moe, dtype))
+                         comparable_rule(accelerator, is_moe, dtype, seq_len), stack)
 
 
 def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
-                       is_moe: bool | None = None):
+                       is_moe: bool | None = None, seq_len: int | None = None):
     """``comparable_published_mfu`` as ``(mfu on the BF16 basis, source)`` or ``(None,
     reason)``: the best published MFU on that GPU generation for a model within
     ``SIZE_FACTOR`` of ``n_params`` total parameters, of the class ``is_moe`` (None: both).
@@ -495,7 +533,8 @@ def best_published_mfu(accelerator: str, n_params: float, dtype: str = "bf16",
     ValueError
         If ``n_params`` is not a positive number.
     """
-    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype)
+    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
+                                 seq_len=seq_len)
     return b.mfu_bf16, b.source
 
 
@@ -566,8 +605,9 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
     uncapped = uncapped_high(mfu, c, w)
     basis = _check_dtype_basis(accelerator, dtype)
     best, source = (None, "") if n_params is None else best_published_mfu(
-        accelerator, n_params, dtype, is_moe=bool(is_moe))
-    high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis) if capped \
+        accelerator, n_params, dtype, is_moe=bool(is_moe), seq_len=seq_len)
+    high, said = band_cap(mfu, uncapped, accelerator, n_params, best, basis=basis,
+                          low=low, seq_len=seq_len) if capped \
         else (uncapped, [])
     # the evidence's range said with the capped top beside it, so no page reads the uncapped one
     warnings = _evidence_warnings(band, label, rows, n_gpus,
@@ -576,7 +616,8 @@ def mfu_band(mfu: float, accelerator: str, n_gpus: int, *, zero_stage: int = 0, 
         warnings.append(f"the regime's held-out runs were off by {error_range_words(rows)}: "
                         "read the predicted MFU as an upper bound.")
     warnings.extend(_optimism_warning(mfu, mfu * basis, best, source,
-                                      comparable_rule(accelerator, bool(is_moe), dtype)))
+                                      comparable_rule(accelerator, bool(is_moe), dtype,
+                                                      seq_len)))
     warnings.extend(said)
     top = rows.loc[rows["reported_mfu"].idxmax()] if len(rows) else None
     return MfuBand(mfu=float(mfu), low=float(low), high=float(high), half_width=float(w),
@@ -656,6 +697,10 @@ def central_mfu_words(mfu: float, center: float, n: int, low: float, high: float
     band = f"(band {low:.1%}–{high:.1%})"
     head = f"the step-time model predicts {mfu:.1%} for {plan}"
     if not n:
+        if capped:  # the prediction above the band's capped top (``band_cap``)
+            return (f"{head}; no held-out published run in its regime to centre it, and the "
+                    f"prediction is above the band's capped top (the best comparable published "
+                    f"run), so the bill uses the top, {point:.1%} {band}")
         return (f"{head}; no held-out published run in its regime to centre it, so the bill uses "
                 f"the prediction, {point:.1%} {band}")
     how = f"{abs(center):.1%} {'more' if center >= 0 else 'less'} time per step than predicted"
@@ -800,7 +845,7 @@ def loo_rows(validation: pd.DataFrame, regime: str) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("run_id")
 
 
-def best_published_any_size(accelerator: str, dtype: str = "bf16"):
+def best_published_any_size(accelerator: str, dtype: str = "bf16", seq_len: int | None = None):
     """The best MFU (BF16 basis) published on the accelerator's GPU generation for a model of any
     size (the validation table's ``reported_mfu`` and ``MFU_CLAIMS``): ``(mfu, source)`` or
     ``(None, reason)``. As in ``best_published_mfu``, a BF16 step is compared with BF16 runs
@@ -811,12 +856,15 @@ def best_published_any_size(accelerator: str, dtype: str = "bf16"):
     v = validation_table()
     fp8 = str(dtype).lower().startswith("fp8")
     same = v[(v["gpu_generation"] == gen) & (fp8 | (v["precision"] == "BF16"))]
-    best, source = None, f"no published {gen} run"
+    lo_s, hi_s = (0.0, math.inf) if seq_len is None else _seq_range(seq_len)
+    same = same[(same["seq_len"] >= lo_s) & (same["seq_len"] <= hi_s)]
+    best, source = None, f"no published {gen} run" + (
+        "" if seq_len is None else " at a comparable sequence length")
     if len(same):
         row = same.loc[same["reported_mfu"].idxmax()]
         best, source = float(row["reported_mfu"]), str(row["model"])  # the run in words
-    for g, _, _, _, m, src in MFU_CLAIMS:
-        if g == gen and (best is None or m > best):
+    for g, _, _, _, m, src, s_claim in MFU_CLAIMS:
+        if g == gen and lo_s <= s_claim <= hi_s and (best is None or m > best):
             best, source = m, src
     return best, source
 
@@ -845,22 +893,30 @@ def _ceiling_words(accelerator: str, ceiling: float) -> str:
 
 
 def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None,
-             basis: float = 1.0) -> tuple:
+             basis: float = 1.0, low: float | None = None,
+             seq_len: int | None = None) -> tuple:
     """The upper end of a predicted MFU's band, capped where no measurement goes, and the
     sentences that say so: ``(high, warnings)``.
 
-    cap = min(matmul ceiling, max(best published ÷ basis, prediction)): the best MFU published on
-    the GPU generation (``best`` for the model's size when given, else at any size,
+    cap = min(matmul ceiling, max(best published ÷ basis, low)): the best MFU published on the
+    GPU generation (``best`` for the model's size when given, else at any size,
     ``best_published_any_size``; on the BF16 basis, so divided by ``basis`` = peak(dtype) ÷
-    peak(BF16) for an FP8 step) or the prediction itself when it is above that, and never above
-    the accelerator's measured matmul ceiling (``matmul_fraction``, data/efficiency.csv). A
-    prediction above the best published figure of its generation is flagged whatever the model's
-    size (a 1B model on A100 as a 70B one)."""
+    peak(BF16) for an FP8 step), never above the accelerator's measured matmul ceiling
+    (``matmul_fraction``, data/efficiency.csv). A prediction above the best comparable
+    published run is capped at that run, not at itself: a bill's MFU (``central_mfu``, kept
+    inside [low, high]) then never exceeds what a comparable run has measured, and the
+    sentence says the prediction is above it. Only when the band's own low end ``low`` =
+    p / (1 + c + w) lies above the best run too (the model's whole range beyond every
+    comparable run) is the cap that low end, said so (``low`` None: 0, no such floor). A
+    prediction above the best published figure of its generation is flagged whatever the
+    model's size (a 1B model on A100 as a 70B one)."""
     out = []
     fp8 = basis != 1.0  # an FP8 step: its MFU is on the FP8 dense peak, published ones on BF16's
-    any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16")
+    any_best, any_src = best_published_any_size(accelerator, "fp8" if fp8 else "bf16", seq_len)
+    seq = "" if seq_len is None else \
+        f", sequences of {_seq_range(seq_len)[0]:,.0f}–{_seq_range(seq_len)[1]:,.0f} tokens"
     rule = ("MFU of a comparable run (the same GPU generation and class, dense or MoE, total "
-            f"parameters within {SIZE_FACTOR:g}×)")
+            f"parameters within {SIZE_FACTOR:g}×{seq})")
     ref, ref_src = (best, rule) if best is not None else (any_best, f"MFU at any size ({any_src})")
     def on(x: float, f: str) -> str:  # x on the BF16 basis, said on the step's (FP8: both)
         return f"{x / basis:.1%} of the FP8 dense peak ({x:.1%} of the BF16 one)" if fp8 else \
@@ -870,38 +926,39 @@ def band_cap(mfu: float, high: float, accelerator: str, n_params=None, best=None
                    f"on {gpu_generation(accelerator)} for a model of any size, "
                    f"{on(any_best, '.1%')} ({any_src}): read it as optimistic.")
     ceiling = _ceiling(accelerator)
+    floor = 0.0 if low is None else float(low)
     ref_d = None if ref is None else ref / basis
-    cap = min(ceiling, max(ref_d, mfu)) if ref_d is not None else ceiling
+    cap = min(ceiling, max(ref_d, floor)) if ref_d is not None else ceiling
     if high <= cap:
         return high, out
-    why = (f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
+    above = ref_d is not None and mfu > ref_d  # the prediction beyond every comparable run
+    why = (f"the band's low end, itself above the best published {ref_src}, "
+           f"{on(ref, '.1%')}" if ref_d is not None and cap == floor and floor > ref_d else
+           f"the best published {ref_src}: {ref:.1%} of the BF16 dense peak, the basis "
            "published MFUs are reported on" if fp8 and ref_d is not None and
            cap == ref_d else f"the best published {ref_src}, {ref:.1%}" if ref_d is not None and
-           cap == ref_d else
-           (f"the prediction itself, above the best published {ref_src}, {on(ref, '.1%')}"
-            if ref is not None else "the prediction itself") if cap == mfu else
-           _ceiling_words(accelerator, ceiling))
-    tail = ("the band does not reach above a prediction already beyond every comparable run"
-            if cap == mfu else "no step runs faster than its matrix multiplies on this GPU"
-            if cap == ceiling else "no comparable run has measured more" if best is not None
+           cap == ref_d else _ceiling_words(accelerator, ceiling))
+    tail = ("no step runs faster than its matrix multiplies on this GPU" if cap == ceiling
+            else "no comparable run has measured more" if best is not None
             else f"no run published on {gpu_generation(accelerator)} has measured more, and "
             "none of them is comparable to this one (the same class, dense or MoE, and size)")
-    cap_txt = f"{cap:.1%}"
-    if cap == mfu and ref is not None and not fp8:  # "47.03% (the prediction, above ... 47.0%)"
-        cap_txt, ref_txt = distinct_percents(cap, ref)
-        why = why.replace(f", {ref:.1%}", f", {ref_txt}")
-    out.append(f"the band's upper end is capped at {cap_txt}{' of the FP8 dense peak' * fp8} "
+    if above and cap < mfu:
+        pred_txt, _ = distinct_percents(mfu, cap)
+        tail += (f"; the prediction, {pred_txt}{' of the FP8 dense peak' * fp8}, is above "
+                 "every comparable published run, so a bill uses no more than the cap")
+    out.append(f"the band's upper end is capped at {cap:.1%}{' of the FP8 dense peak' * fp8} "
                f"({why}): {tail} (uncapped {high:.1%}).")
     return cap, out
 
 
 def published_ceiling(accelerator: str, n_params: float, dtype: str = "bf16",
-                      is_moe: bool | None = None) -> tuple:
+                      is_moe: bool | None = None, seq_len: int | None = None) -> tuple:
     """The best published MFU comparable to the run (``comparable_published_mfu``, BF16 basis)
     put on the step's own basis, the dense peak of ``dtype``: ceiling = best × peak(BF16) ÷
     peak(dtype). Returns ``(ceiling, sentence)``: the sentence names the run, both bases for
     FP8 and the rule; ``(None, reason)`` when nothing is published to compare with."""
-    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype)
+    b = comparable_published_mfu(accelerator, n_params, is_moe=is_moe, dtype=dtype,
+                                 seq_len=seq_len)
     if b.mfu_bf16 is None:
         return None, b.describe()
     return b.mfu, f"the best published comparable run, {b.describe()}"
@@ -986,22 +1043,26 @@ def add_bands(ranked, model, cluster, dtype: str = "bf16"):
     # each row's upper end capped as ``band_cap`` caps one prediction
     cap = band_cap_array(out["mfu"].to_numpy(float), cluster.accelerator.name,
                          float(model.n_params), _check_dtype_basis(cluster.accelerator.name, dtype),
-                         is_moe=model.is_moe)
+                         is_moe=model.is_moe, low=out["mfu_low"].to_numpy(float),
+                         seq_len=int(seq_len))
     out["mfu_high"] = np.minimum(out["mfu_high"].to_numpy(float), cap)
     return out
 
 
 def band_cap_array(mfu, accelerator: str, n_params: float, basis: float = 1.0,
-                   is_moe: bool | None = None):
+                   is_moe: bool | None = None, low=None, seq_len: int | None = None):
     """``band_cap``'s cap for many predictions at once: min(ceiling, max(best published ÷ basis,
-    mfu)), the best published of the class ``is_moe`` as ``mfu_band`` takes it."""
+    low)), the best published of the class ``is_moe`` as ``mfu_band`` takes it; ``low`` each
+    prediction's band low end (None: 0)."""
     best, _ = best_published_mfu(accelerator, n_params, "fp8" if basis != 1.0 else "bf16",
-                                 is_moe=is_moe)
+                                 is_moe=is_moe, seq_len=seq_len)
     if best is None:
-        best, _ = best_published_any_size(accelerator, "fp8" if basis != 1.0 else "bf16")
+        best, _ = best_published_any_size(accelerator, "fp8" if basis != 1.0 else "bf16",
+                                          seq_len)
     mfu = np.asarray(mfu, dtype=float)
-    return np.minimum(_ceiling(accelerator), mfu if best is None else np.maximum(best / basis,
-                                                                                 mfu))
+    floor = np.zeros_like(mfu) if low is None else np.asarray(low, dtype=float)
+    return np.minimum(_ceiling(accelerator), np.full_like(mfu, np.inf) if best is None else
+                      np.maximum(best / basis, floor))
 
 
 #: The columns that make two validation rows the same plan (all but the GEMM dtype).

@@ -613,7 +613,8 @@ print(f"  {step_scenario.fastest_versus_scenario(ranked, plan, p, spec)}")
 # %%
 # NBVAL_CHECK_OUTPUT
 ceiling, seen = accuracy.published_ceiling(gpu.name, spec.n_params, p.get("dtype", "bf16"),
-                                           is_moe=spec.is_moe)   # on the step's dtype basis
+                                           is_moe=spec.is_moe,   # on the step's dtype basis
+                                           seq_len=int(p["seq_len"]))   # and sequence range
 if ceiling is None:
     print(f"fastest plan's MFU {best['mfu']:.1%}: nothing published to compare ({seen})")
 elif best["mfu"] > ceiling:

@@ -357,7 +357,12 @@ for a, why in sweep.attrs["skipped"]:  # the whole reason, wrapped
 # ## 5. Checkpoint governance and the pricing mix
 #
 # Checkpointing at the optimum interval (Daly's model, notebook 07) and asynchronously, keeping
-# milestones only as long as they are needed, reserving capacity for a long run and putting
+# milestones only as long as they are needed, reserving capacity for a long run
+# (`levers.reserved_pricing`: one provider's reserved rate against *its own* on-demand price,
+# not against other providers' median, and the commitment paid whether used or not: a
+# reservation of term $T$ for a run of $d$ hours costs $\max(T, d)$ × rate × GPUs, so a run
+# shorter than the provider's minimum term rarely gains, and a term the provider does not
+# publish leaves the lever unpriced, its break-even term said) and putting
 # ablations on spot capacity (with checkpoints: `levers.spot_for_ablations` prices the
 # exploratory line's GPU-hours $H$ at the spot price $p_s$ over the spot goodput $g_s$ of an
 # ablation-sized job, saving $H p - H p_s / g_s$). Spot for the *final* run is priced by the
