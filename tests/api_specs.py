@@ -444,6 +444,12 @@ def module_specs() -> dict:
                                               {"saving_usd": "nonnegative",
                                                "loss_usd": "positive"}),
         "levers.spot_break_even": Spec(dict(discount=0.6), {"discount": "fraction"}),
+        "levers.reservation_cost_usd": Spec(
+            dict(rate_usd_per_gpu_hour=2.72, n_gpus=8, job_hours=16.0, term_hours=24.0),
+            {"rate_usd_per_gpu_hour": "positive", "n_gpus": "count", "job_hours": "positive",
+             "term_hours": "positive"}),
+        "levers.reservation_offers": Spec(dict(accelerator="H100-SXM"),
+                                          {"accelerator": "accelerator"}),
         "levers.fit_budget": Spec(dict(scenario=s, budget_usd=5e6),
                                   {"scenario": "scenario", "budget_usd": "positive|none",
                                    "deadline_days": "positive|none",

@@ -798,9 +798,10 @@ def reservation_cost_usd(rate_usd_per_gpu_hour: float, n_gpus: int, job_hours: f
     ValueError
         A rate, GPU count, duration or term that is not positive, naming it.
     """
-    for name, v in (("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour), ("n_gpus", n_gpus),
+    for name, v in (("rate_usd_per_gpu_hour", rate_usd_per_gpu_hour),
                     ("job_hours", job_hours), ("term_hours", term_hours)):
         _scalar(v, name, positive=True)
+    _scalar(n_gpus, "n_gpus", positive=True, integer=True)
     return max(float(term_hours), float(job_hours)) * float(rate_usd_per_gpu_hour) * n_gpus
 
 
@@ -811,7 +812,14 @@ def reservation_offers(accelerator: str) -> pd.DataFrame:
     (``same_provider_on_demand_usd``); ``min_term_days`` the shortest term the provider
     publishes (NaN: not published). Columns ``provider``, ``reserved``, ``on_demand`` (NaN
     when the provider states none), ``discount`` = 1 − reserved ÷ on_demand, ``term_days``,
-    ``source``."""
+    ``source``.
+
+    Raises
+    ------
+    ValueError
+        An accelerator the catalogue does not hold, naming it.
+    """
+    accelerator = load_accelerator(accelerator).name
     res = list_prices(accelerator, "reserved", current_only=True)
     od = list_prices(accelerator, "on_demand", current_only=True)
     rows = []
