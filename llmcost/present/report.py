@@ -1807,6 +1807,9 @@ def _mfu_note(summary: dict) -> str:
 
 #: The index page's style: tables scroll in their own box, words break only when a word alone
 #: is wider than its line (never inside a heading or a table header), figures fit the screen;
+#: on a wide screen the bill's figure leaves the 60rem column for the screen's width, up to its
+#: own 1,440 px (15 in at matplotlib's 72 pt/in): at 1,400 px its 11 pt labels are drawn at 13.6
+#: CSS px (10 pt), where the column's 960 px drew them at 9.8 px (too small on a projector);
 #: printed (``@media print``): one column at the paper's width, tables laid out whole, the
 #: caveats' details open, links as plain text.
 INDEX_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
@@ -1819,6 +1822,8 @@ th.nb{padding-top:1.2rem;font-weight:600;background:#f6f6f6}
 ul.cols{columns:16rem}
 p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
 img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
+@media screen and (min-width:64rem){img.glance{max-width:none;
+width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
 div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
 div.caveats summary{cursor:pointer}p.note{color:#555}
 @media (max-width:40rem){body{margin:1rem auto}td,th{padding:.25rem .35rem}
