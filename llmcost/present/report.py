@@ -99,6 +99,7 @@ from .glance import (
     compare_bills,
     compare_html,
     compare_inputs,
+    compared_sentence,
     glance_figure_html,
     plain_sentences,
     scenario_names,
@@ -1843,6 +1844,9 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     failed = [p.stem for p in result.failed]
     lead = "".join(f"<p class='lead'>{html.escape(x)}</p>"
                    for x in plain_sentences(summary, failed))
+    if compared_sentence(summary):
+        lead += (f"<p class='compared'>{html.escape(compared_sentence(summary))} "
+                 "<a href='#compared'>The comparison</a>.</p>")
     esc = html.escape
     params = "".join(
         f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
