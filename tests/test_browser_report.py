@@ -393,6 +393,40 @@ def test_bill_figure_labels_readable_when_projected(geometry, width):
         assert label_pt >= 10 and drawn_px >= 10 * 4 / 3, \
             f"{where}: the figure's {label_pt} pt labels are drawn at {drawn_px:.1f} px (< 10 pt)"
 
+
+PRINT_TABLES_JS = r"""() => {
+  const vw = document.documentElement.clientWidth;
+  const past = [...document.querySelectorAll('table')].filter(
+    (t) => t.getBoundingClientRect().right > vw + 0.5)
+    .map((t) => Math.round(t.getBoundingClientRect().right) + ' px: '
+                + t.rows[0].innerText.slice(0, 40).replace(/\s+/g, ' '));
+  const cut = [...document.querySelectorAll('div')].filter(
+    (d) => d.querySelector('table') && d.scrollWidth > d.clientWidth + 1
+           && ['auto', 'scroll', 'hidden'].includes(getComputedStyle(d).overflowX))
+    .map((d) => d.className.toString().slice(0, 50) + ' ' + d.scrollWidth + '/' + d.clientWidth);
+  return {past: past, cut: cut};
+}"""
+
+
+def test_printed_notebook_tables_fit_the_page(written_report):
+    """Every notebook page printed on A4 (``@media print``, 794 px): no table reaches past the
+    page's edge and none sits in a box that scrolls or clips it (paper does not scroll: what is
+    past the edge is lost). Before the print CSS set cells at 8 pt, the default scenario printed
+    18 tables cut, the widest 2,077 px (notebook 05's API prices)."""
+    bad = {}
+    with chromium() as browser:
+        ctx = browser.new_context(viewport={"width": A4_PX[0], "height": A4_PX[1]},
+                                  device_scale_factor=1)
+        page = ctx.new_page()
+        page.emulate_media(media="print")
+        for name in PAGES[1:]:
+            page.goto((written_report / name).as_uri(), wait_until="load")
+            m = page.evaluate(PRINT_TABLES_JS)
+            if m["past"] or m["cut"]:
+                bad[name] = m
+        ctx.close()
+    assert not bad, f"tables cut when printed on A4: {bad}"
+
 @pytest.mark.parametrize("name", GEOMETRY_PAGES)
 def test_printed_page_is_a_clean_handout(geometry, name):
     m = geometry[(name, "print")]

@@ -1000,7 +1000,10 @@ def _to_html(nb_node, title: str, written: set[str] | None = None,
 #: and wide tables and figures (PNG, and SVG, which the lab template shows as an ``<img>`` of
 #: class ``jp-RenderedSVG``) must stay inside the screen (tables scroll in their own box); MathML
 #: (``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
-#: equation scrolls in its own box on a phone.
+#: equation scrolls in its own box on a phone. Printed, a table's cells are 8 pt (the 14 px
+#: above would hold), headers and cells may break anywhere and the output's box does not scroll:
+#: the default scenario's 18 tables wider than an A4 page (up to 2,077 px) printed cut at the
+#: page's edge, with their right-hand columns lost; they now fit its 718 px.
 PAGE_CSS = """<style>
 :root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
 --jp-ui-font-size1:14px}
@@ -1013,7 +1016,9 @@ PAGE_CSS = """<style>
 .jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
 @media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible;table-layout:auto;
 width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
-.jp-OutputArea-output{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
+.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{font-size:8pt;padding:1px 3px}
+.jp-RenderedHTMLCommon th{overflow-wrap:anywhere}
+.jp-OutputArea-output,.jp-OutputArea-child{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
 .jp-Cell,.jp-RenderedImage,.jp-RenderedSVG{break-inside:avoid}}
 </style>
 """
