@@ -350,12 +350,27 @@ def test_compare_is_per_draw_with_common_random_numbers():
     assert row["difference p10 usd"] == pytest.approx(q[0], rel=1e-9)
     assert row["difference p90 usd"] == pytest.approx(q[1], rel=1e-9)
     page = glance.compare_html(df, ("a", "b"))
-    assert "<h2>Compared: a and b</h2>" in page and "per draw" in page
+    assert "<h2 id='compared'>Compared: a and b</h2>" in page and "per draw" in page
     assert fmt_usd(b.total_usd) in page
     point = glance.compare_bills([ledger.build_ledger(POINT), ledger.build_ledger(POINT)],
                                  ("x", "y"))
     assert "difference p10 usd" not in point.columns
     assert "one number per line" in glance.compare_html(point, ("x", "y"))
+
+
+def test_compared_sentence_states_b_against_a_by_hand():
+    # a hand case: A's whole bill $5M, B's $2M -> B is $3M less; B's $7M -> $2M more
+    def summary(b_usd):
+        return {"compare": {"names": ["A run", "B run"], "lines": [
+            {"line": "pre-training compute", "A run usd": 4e6, "B run usd": 1e6},
+            {"line": "total", "A run usd": 5e6, "B run usd": b_usd}]}}
+    assert glance.compared_sentence(summary(2e6)) == (
+        f"This report also compares B run: its whole bill is {fmt_usd(2e6)}, {fmt_usd(3e6)} "
+        f"less than this one's {fmt_usd(5e6)} (point estimates; line by line below the bill).")
+    assert f"{fmt_usd(2e6)} more than" in glance.compared_sentence(summary(7e6))
+    assert "the same as this one's" in glance.compared_sentence(summary(5e6))
+    assert glance.compared_sentence({"compare": None}) == ""
+    assert glance.compared_sentence({}) == ""
 
 
 def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
@@ -381,10 +396,18 @@ def test_report_index_opens_with_the_sentences_figure_and_comparison(tmp_path):
     # named by title (a.yaml's "my run"), else by file stem (b.yaml has none); b's warnings
     # shown as a's are, each in the reader's words with the warning under it
     assert summary["compare"]["names"] == ["my run", "b"]
-    assert "<h2>Compared: my run and b</h2>" in page
+    assert "<h2 id='compared'>Compared: my run and b</h2>" in page
+    # the first screen says a second scenario is in the report, with its whole bill, and links
+    # to the comparison (b's point total from its own ledger, not from the summary)
+    pointer = glance.compared_sentence(summary)
+    total_b = report.estimate_ledger(other).total_usd
+    assert pointer.startswith("This report also compares b: ")
+    assert f"its whole bill is {fmt_usd(total_b)}" in pointer
+    assert page.index(report.html.escape(pointer)) < first_table
+    assert page.index("<a href='#compared'>") < first_table
     warnings_b = report.estimate_ledger(other).warnings
     assert summary["compare"]["warnings"] == list(warnings_b) and warnings_b
-    compared = page[page.index("<h2>Compared"):]
+    compared = page[page.index("<h2 id='compared'>Compared"):]
     assert "Read this first about b" in compared
     for w in warnings_b:
         assert report.html.escape(glance.caveat_line(w)) in compared

@@ -370,6 +370,27 @@ def lever_sentence(summary: dict, failed=()) -> str:
             + (f"; its risk: {risk.group(1).strip().rstrip('.')}" if risk else "") + ".")
 
 
+def compared_sentence(summary: dict) -> str:
+    """The index's pointer, under its three sentences, to the comparison a ``--compare`` report
+    holds below the bill (``summary['compare']``, its last line the total): a reader of the
+    first screen learns that a second scenario is in the report, and what its whole bill is
+    against this one's, both point estimates (``ledger.compare``: B − A). Empty without a
+    comparison."""
+    c = summary.get("compare")
+    if not c or not c.get("lines"):
+        return ""
+    a, b = c["names"]
+    total = c["lines"][-1]
+    usd_a, usd_b = total.get(f"{a} usd"), total.get(f"{b} usd")
+    if usd_a is None or usd_b is None:
+        return ""
+    diff = usd_b - usd_a
+    how = ("the same as" if diff == 0 else
+           f"{fmt_usd(abs(diff))} {'more' if diff > 0 else 'less'} than")
+    return (f"This report also compares {b}: its whole bill is {fmt_usd(usd_b)}, {how} this "
+            f"one's {fmt_usd(usd_a)} (point estimates; line by line below the bill).")
+
+
 def plain_sentences(summary: dict, failed=()) -> list:
     """Three sentences a manager reads first, every number from ``summary``
     (``summary['bill_glance']`` and notebook 09's headlines): what the run costs with its
@@ -702,7 +723,8 @@ def compare_html(df, names: tuple, warnings_b=(), file_b: str = "", inputs=()) -
     differ = (f"<p><b>Inputs that differ</b> ({html.escape(names[0])} → "
               f"{html.escape(names[1])}): {html.escape('; '.join(inputs))}.</p>" if inputs
               else "")
-    return (f"<h2>Compared: {html.escape(names[0])} and {html.escape(names[1])}</h2>{said}"
+    return (f"<h2 id='compared'>Compared: {html.escape(names[0])} and {html.escape(names[1])}"
+            f"</h2>{said}"
             f"{differ}"
             f"<div class='scroll'><table><tr>{head}</tr>{''.join(rows)}</table></div>"
             f"<p class='note'>{note}</p>")

@@ -99,6 +99,7 @@ from .glance import (
     compare_bills,
     compare_html,
     compare_inputs,
+    compared_sentence,
     glance_figure_html,
     plain_sentences,
     scenario_names,
@@ -999,7 +1000,10 @@ def _to_html(nb_node, title: str, written: set[str] | None = None,
 #: and wide tables and figures (PNG, and SVG, which the lab template shows as an ``<img>`` of
 #: class ``jp-RenderedSVG``) must stay inside the screen (tables scroll in their own box); MathML
 #: (``llmcost.texmath``) is set a little larger than the browser's default, and a wide display
-#: equation scrolls in its own box on a phone.
+#: equation scrolls in its own box on a phone. Printed, a table's cells are 8 pt (the 14 px
+#: above would hold), headers and cells may break anywhere and the output's box does not scroll:
+#: the default scenario's 18 tables wider than an A4 page (up to 2,077 px) printed cut at the
+#: page's edge, with their right-hand columns lost; they now fit its 718 px.
 PAGE_CSS = """<style>
 :root{--jp-code-font-size:14px;--jp-content-font-size0:14px;--jp-ui-font-size0:14px;
 --jp-ui-font-size1:14px}
@@ -1012,7 +1016,9 @@ PAGE_CSS = """<style>
 .jp-RenderedHTMLCommon math[display="block"]{margin:0.6em 0;overflow-x:auto;max-width:100%}
 @media print{.jp-RenderedHTMLCommon table{display:table;overflow:visible;table-layout:auto;
 width:100%;font-size:9pt}.jp-RenderedHTMLCommon td{overflow-wrap:anywhere}
-.jp-OutputArea-output{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
+.jp-RenderedHTMLCommon td,.jp-RenderedHTMLCommon th{font-size:8pt;padding:1px 3px}
+.jp-RenderedHTMLCommon th{overflow-wrap:anywhere}
+.jp-OutputArea-output,.jp-OutputArea-child{overflow:visible}.jp-InputPrompt,.jp-OutputPrompt{display:none}
 .jp-Cell,.jp-RenderedImage,.jp-RenderedSVG{break-inside:avoid}}
 </style>
 """
@@ -1807,6 +1813,9 @@ def _mfu_note(summary: dict) -> str:
 
 #: The index page's style: tables scroll in their own box, words break only when a word alone
 #: is wider than its line (never inside a heading or a table header), figures fit the screen;
+#: on a wide screen the bill's figure leaves the 60rem column for the screen's width, up to its
+#: own 1,440 px (15 in at matplotlib's 72 pt/in): at 1,400 px its 11 pt labels are drawn at 13.6
+#: CSS px (10 pt), where the column's 960 px drew them at 9.8 px (too small on a projector);
 #: printed (``@media print``): one column at the paper's width, tables laid out whole, the
 #: caveats' details open, links as plain text.
 INDEX_CSS = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;
@@ -1819,6 +1828,8 @@ th.nb{padding-top:1.2rem;font-weight:600;background:#f6f6f6}
 ul.cols{columns:16rem}
 p.lead{font-size:1.15rem;line-height:1.45;margin:.5rem 0}
 img.glance{display:block;max-width:100%;height:auto;margin:1rem 0}
+@media screen and (min-width:64rem){img.glance{max-width:none;
+width:min(1440px,calc(100vw - 4rem));margin-left:calc(50% - min(1440px,calc(100vw - 4rem))/2)}}
 div.caveats{background:#fff4d6;border:1px solid #e0b000;padding:.4rem 1rem;margin:1rem 0}
 div.caveats summary{cursor:pointer}p.note{color:#555}
 @media (max-width:40rem){body{margin:1rem auto}td,th{padding:.25rem .35rem}
@@ -1838,6 +1849,9 @@ def _write_index(out_dir: Path, scenario: dict, nbs: list[Path], result: ReportR
     failed = [p.stem for p in result.failed]
     lead = "".join(f"<p class='lead'>{html.escape(x)}</p>"
                    for x in plain_sentences(summary, failed))
+    if compared_sentence(summary):
+        lead += (f"<p class='compared'>{html.escape(compared_sentence(summary))} "
+                 "<a href='#compared'>The comparison</a>.</p>")
     esc = html.escape
     params = "".join(
         f"<tr><td><code>{esc(k)}</code></td><td>{esc(_param_text(v['value']))}</td>"
