@@ -52,6 +52,7 @@ import pandas as pd
 import llmcost
 from llmcost import accuracy, parallel, step
 from llmcost.core.catalog import DATA_DIR, load_accelerator, load_efficiency, load_gemm_mamf
+from llmcost.core.stacks import load_stack
 from llmcost.training import (attention, gemm, memory, moe_layer, options, ranking,
                               step_validation)
 
@@ -594,6 +595,74 @@ def moe_host_report():
               f"{pub:.2f}x tokens/s/GPU, predicted {name} {pred:.2f}x ({pred / pub - 1:+.0%}; "
               "goal within 20%)")
     worst_moe_row_report()
+    grace_host_reading()
+
+
+#: A published host-time measurement per CPU type (NVIDIA/TransformerEngine issue #2053, "High
+#: CPU overhead on Grace systems", 2025-08-11, its benchmark table): the CPU time of one
+#: ``torch.nn.Linear`` BF16 forward (hidden 2,048, 8,192 tokens), microseconds, on GB200 (Grace)
+#: and on H100 DGX (Intel Xeon Platinum 8480C). The same table gives Transformer Engine's Linear
+#: 99.66 µs on GB200 and 90.53 on GH200; its x86 TE figure was not read, so the torch pair is
+#: the ratio used.
+LINEAR_HOST_US = {"grace": 37.08, "x86": 13.48}
+#: The accelerators of the catalogue whose host is a Grace CPU (NVIDIA GB200 NVL72 and GB300
+#: NVL72 product pages: 36 Grace CPUs per 72 GPUs, one per two GPUs).
+GRACE_HOSTED = ("GB200-NVL72", "GB300-NVL72")
+
+
+def grace_host_reading():
+    """A reading, not an engine term: the MoE layer's host cost (``moe_layer``) scaled on
+    Grace-hosted rows by the published Grace / x86 host-time ratio of one eager op
+    (``LINEAR_HOST_US``), its two constants re-fitted on the same MoE calibration rows as
+    ``step.calibrate_moe_host_overhead`` (eager stacks of ``MOE_HOST_FIT_SETS``, least squares
+    on the relative step-time error, non-negative). The step time is linear in the two
+    constants (the host time enters each micro-batch additively), so each row's
+    ``T = T0 + g·(a·A + b·B)``, ``A``, ``B`` its slopes from three engine runs, ``g`` the ratio
+    on Grace-hosted rows and 1 elsewhere; rows of a full-iteration-graph stack keep their
+    shipped time (no host cost). Printed: held-out error by bucket at g = 1 (the shipped
+    model) and at the published ratio."""
+    sets = step.VALIDATION_SETS + step.NEWER_SETS
+    runs = {k: step.mfu_validation(sets=sets, physics={"moe_layer_host_s": a,
+                                                       "moe_expert_host_s": b}
+                                   ).set_index("run_id")
+            for k, (a, b) in (("0", (0.0, 0.0)), ("a", (1e-3, 0.0)), ("b", (0.0, 1e-3)))}
+    v = step.mfu_validation(sets=sets).set_index("run_id")
+    t0 = runs["0"]["step_time_s"]
+    slope_a, slope_b = ((runs[k]["step_time_s"] - t0) / 1e-3 for k in ("a", "b"))
+    published = v["step_time_s"] * (1.0 + v["error"])
+    eager = v["stack"].map(lambda name: load_stack(name).cuda_graphs == "none")
+    cal = ((v["kind"] == "moe") & (v["split"] == "calibration") & eager
+           & v["set"].isin(step_validation.MOE_HOST_FIT_SETS))
+    held = v["split"] == "held-out"
+    buckets = {"MoE": v["kind"] == "moe",
+               "Blackwell": v["accelerator"].isin(("B200",) + GRACE_HOSTED),
+               "Blackwell MoE": v["accelerator"].isin(("B200",) + GRACE_HOSTED)
+               & (v["kind"] == "moe"), "FP8": v["dtype"] == "fp8"}
+    ratio = LINEAR_HOST_US["grace"] / LINEAR_HOST_US["x86"]
+    print(f"   reading: Grace's host time per eager op {ratio:.2f}x x86's (TransformerEngine "
+          f"issue #2053: torch Linear forward {LINEAR_HOST_US['grace']} µs on GB200 vs "
+          f"{LINEAR_HOST_US['x86']} on H100 DGX Xeon) applied to the MoE host term on "
+          f"{', '.join(GRACE_HOSTED)} rows, constants re-fitted on the same calibration rows:")
+    for g_ratio in (1.0, ratio):
+        g = np.where(v["accelerator"].isin(GRACE_HOSTED), g_ratio, 1.0)
+        mat = np.stack([(g * slope_a / published)[cal], (g * slope_b / published)[cal]], 1)
+        rhs = (1.0 - t0 / published)[cal].to_numpy()
+        (a, b), *_ = np.linalg.lstsq(mat, rhs, rcond=None)
+        if a < 0 or b < 0:      # the better one-constant fit, as calibrate_moe_host_overhead
+            fits = [(float(np.sum((mat[:, j] * x - rhs) ** 2)), j, x) for j in (0, 1)
+                    for x in [max(float(mat[:, j] @ rhs / (mat[:, j] @ mat[:, j])), 0.0)]]
+            _, j, x = min(fits)
+            a, b = (x, 0.0) if j == 0 else (0.0, x)
+        t = pd.Series(np.where(eager, t0 + g * (a * slope_a + b * slope_b), v["step_time_s"]),
+                      index=v.index)
+        err = published / t - 1.0
+        print(f"     x{g_ratio:.2f}: a = {a * 1e3:.2f} ms, b = {b * 1e3:.3f} ms; held-out " + "; ".join(
+            f"{name} n {int((m & held).sum())} mean |e| {err[m & held].abs().mean():.1%} "
+            f"signed {err[m & held].mean():+.1%}" for name, m in buckets.items()))
+        oss = v.index[held & v.index.str.contains("gpt-oss") & v["dtype"].eq("bf16")
+                      & v["accelerator"].isin(GRACE_HOSTED + ("B200",))]
+        print("       gpt-oss BF16 held-out: " + ", ".join(
+            f"{r.split('-')[1]} {r.split('-')[0][2:]} {err[r]:+.0%}" for r in oss))
 
 
 #: The worst MoE row's engine terms against what its recipe ran (Megatron-Bridge 25.11,
@@ -1047,7 +1116,22 @@ def gemm_evidence():
     """The published GEMM ceilings beside the pairs (data/gemm_mamf_blackwell.csv, stas00's
     MAMF table): Blackwell Ultra (HGX B300) against Blackwell (HGX B200) per dtype, GB200's own
     measurement, and the BF16 rate the catalogue prices GB200 and GB300 at (matmul_fraction ×
-    dense BF16 peak). No GB300 GEMM measurement is published."""
+    dense BF16 peak). No GB300 GEMM measurement is published.
+
+    GB300's own tensor-core evidence is cuDNN's attention benchmark (NVIDIA/cudnn-frontend
+    sdpa_benchmark_training results @ fb682ce7, data/attention_kernel_blackwell.csv): its BF16
+    forward (two matmuls with the softmax between them) reaches 1,991 TFLOPS on GB300 (1,743 on
+    GB200, whose own GEMM MAMF, 1,822, is above its attention rate, as expected), above HGX
+    B300's GEMM MAMF (1,769). Tried as GB300's matmul ceiling (matmul_fraction 0.796 in
+    data/efficiency.csv, one run of this script, 2026-12-03): GB300's dense FP8 held-out rows
+    -9.6 % -> +0.5 % (mean signed), the Blackwell · Megatron 3D · dense · FP8 regime mean |error|
+    8.9 % -> 6.0 % but its LOO coverage 88 % -> 88 %; the MoE · FP8 regime 9.3 % -> 9.2 % with
+    LOO coverage 91 % -> 87 % (goal missed), MoE · BF16 24.7 % -> 27.0 % (GB300's gpt-oss rows
+    +17 % -> +25 %); buckets FP8 9.5 -> 8.8 %, MoE 11.5 -> 11.7 %, Blackwell 10.6 -> 10.0 %,
+    Blackwell dense 8.4 -> 5.8 %; A100 Megatron unchanged; and the Blackwell attention
+    mechanism's default-on rule then fails (dense FP8 5.2 -> 6.0 %, noise 0.8 %). Mixed, one
+    goal lost: left off. The one fraction serves every dtype, so the BF16 floor would also set
+    GB300's FP8 rate (3,982 TFLOPS), above any Blackwell FP8 measurement (GB200's 3,616)."""
     m = load_gemm_mamf().set_index(["accelerator_measured", "dtype"])["mamf_tflops"]
     ratios = "; ".join(f"{d.upper()} {m[('B300 SXM', d)]:.0f} / {m[('B200 SXM', d)]:.0f} = "
                        f"{m[('B300 SXM', d)] / m[('B200 SXM', d)]:.3f}" for d in ("bf16", "fp8"))
@@ -1058,6 +1142,32 @@ def gemm_evidence():
           f"row. Priced BF16 rate: GB200 {priced['GB200-NVL72']:.0f}, GB300 "
           f"{priced['GB300-NVL72']:.0f} TFLOPS (GB300 / GB200 "
           f"{priced['GB300-NVL72'] / priced['GB200-NVL72']:.3f})")
+    a = pd.read_csv(attention.ATTENTION_BLACKWELL_CSV)
+    a = a[(a["dtype"] == "bf16") & (a["pass"] == "forward")]
+    best = a.groupby("accelerator")["tflops"].max()
+    print(f"   GB300's own tensor-core measurement: cuDNN's BF16 attention forward (its two "
+          f"matmuls, data/attention_kernel_blackwell.csv) reaches {best['GB300-NVL72']:.0f} "
+          f"TFLOPS on GB300 against {best['GB200-NVL72']:.0f} on GB200 ("
+          f"{best['GB300-NVL72'] / best['GB200-NVL72']:.2f}x), above HGX B300's GEMM MAMF "
+          f"({m[('B300 SXM', 'bf16')]:.0f}): the HGX B300 ceiling does not bound GB300. A plain "
+          f"GEMM at least as fast (no softmax between its matmuls) would be a matmul_fraction of "
+          f"{best['GB300-NVL72'] * 1e12 / load_accelerator('GB300-NVL72').peak_flops_per_s('bf16'):.3f} "
+          "(tried, left off: gemm_evidence's docstring)")
+    b300, b200 = HGX_ULTRA_PAIR["B300"], HGX_ULTRA_PAIR["B200"]
+    print(f"   Blackwell Ultra on x86 hosts, identical recipe ({HGX_ULTRA_PAIR['what']}): "
+          f"DGX-B300 {b300} / DGX-B200 {b200} tokens/s/GPU = {b300 / b200:.3f}x: the GB300 / "
+          "GB200 gap is not Grace- or NVL72-specific")
+
+
+#: The same Megatron-Bridge recipe on DGX-B300 and DGX-B200 (both x86-hosted HGX systems):
+#: docs/performance-summary-archive.md at 067f987df, section '26.04 NeMo Container', Model
+#: DeepSeekV3, MXFP8, 256 GPUs, GBS 4096, MBS 1, PP 16, EP 8, tokens/s/GPU; the recipes
+#: DEEPSEEK_V3_PRETRAIN_CONFIG_B300_V2 and _B200_V2 (scripts/performance/configs/deepseek/
+#: deepseek_workload_base_configs.py at 74695a06d) set the same fields (PP 16, EP 8,
+#: recompute_modules ['mla_up_proj'], the hybridep dispatcher, no EP overlap). Not a
+#: validation row (B300 is not in the catalogue); the systems' NICs may differ.
+HGX_ULTRA_PAIR = {"B300": 3131, "B200": 2815,
+                  "what": "Megatron-Bridge 26.04, DeepSeek-V3 MXFP8, 256 GPUs, PP 16, EP 8"}
 
 
 def newer_sets():

@@ -7,6 +7,7 @@ iterations): BF16 B200 SXM 1745.0 / 2250 = 77.6%, B300 SXM 1769.0 / 2250 = 78.6%
 3615.6 / 5000 = 72.3%. No GB300 row is published there.
 """
 
+import pandas as pd
 import pytest
 
 import llmcost
@@ -63,3 +64,20 @@ def test_catalogue_prices_gb200_and_gb300_at_b200s_measured_rate():
                 * llmcost.load_accelerator(name).peak_flops_per_s("bf16"))
         assert rate == pytest.approx(t[("B200 SXM", "bf16")] * 1e12, rel=2e-3)
     assert t[("GB200 SXM", "bf16")] / t[("B200 SXM", "bf16")] == pytest.approx(1.0441, abs=5e-4)
+
+
+def test_gb300_attention_forward_exceeds_hgx_b300_gemm_ceiling():
+    # NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training results @ fb682ce7 (stored in
+    # data/attention_kernel_blackwell.csv): BF16 causal forward, head dim 192/128, 32,768
+    # tokens, 1,991 TFLOPS on GB300 and 1,743 on GB200 (the script's count: 2 x unmasked
+    # elements x (d_qk + d_v)). GB300's tensor cores sustain more than HGX B300's whole-GEMM
+    # MAMF (1,769), so that ceiling does not bound GB300; on GB200 the attention forward stays
+    # below its own GEMM MAMF (1,822), as a kernel with a softmax between its matmuls should.
+    a = pd.read_csv(catalog.DATA_DIR / "attention_kernel_blackwell.csv")
+    a = a[(a["dtype"] == "bf16") & (a["pass"] == "forward")]
+    best = a.groupby("accelerator")["tflops"].max()
+    assert best["GB300-NVL72"] == pytest.approx(1991, abs=0.5)
+    assert best["GB200-NVL72"] == pytest.approx(1743, abs=0.5)
+    t = _table()["mamf_tflops"]
+    assert best["GB300-NVL72"] > t[("B300 SXM", "bf16")]
+    assert best["GB200-NVL72"] < t[("GB200 SXM", "bf16")]
