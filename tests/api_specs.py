@@ -717,13 +717,13 @@ MORE_ARGS_3 = {
 }
 #: The fields of StepOptions, attacked through step_time's keywords (the step model checks them
 #: where it reads them; the dataclass itself checks only dtype, dropout, straggler, efficiency,
-#: moe_gate, hsdp_all_reduce, kernel_efficiency, gemm_kernel_efficiency and the MoE factors' type).
+#: moe_gate, hsdp_all_reduce, fsdp_backward_prefetch, kernel_efficiency, gemm_kernel_efficiency and the MoE factors' type).
 STEP_OPTION_ARGS = {"recipe": "choice", "flash_attention": "flag", "dropout": "flag",
                     "tp_overlap": "choice", "pp_overlap": "choice", "dp_overlap": "choice",
                     "ep_overlap": "choice", "efficiency": "efficiency", "stack": "choice",
                     "fsdp_prefetch_layers": "count0", "fsdp_collectives_per_layer": "count",
                     "fsdp_nic_aggregation": "flag", "fsdp_reshard_after_forward": "choice",
-                    "moe_routing": "choice", "moe_capacity_factor": "positive",
+                    "fsdp_backward_prefetch": "choice", "moe_routing": "choice", "moe_capacity_factor": "positive",
                     "moe_imbalance": "positive", "moe_dispatch": "choice",
                     "moe_dispatch_dtype": "choice", "moe_node_limit": "count|none",
                     "pipeline_flushes": "count0", "straggler": "flag",

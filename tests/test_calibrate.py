@@ -101,7 +101,9 @@ def test_scaling_test_whose_second_pilot_runs_the_targets_kernels():
     tokens/s per GPU) and 16 at micro-batch 20 (46,037), both about 10 % slower than the engine.
     The 64-GPU run (44,402) runs micro-batch 20, the second pilot's kernels, so its drift is the
     same-kernel one (runs_pilot_kernels) and the agreeing pilots' correction is carried: within
-    5 % (uncalibrated +12.4 %, which a rule looking at the smallest pilot's kernels alone kept)."""
+    5 % (uncalibrated +11.0 %, which a rule looking at the smallest pilot's kernels alone kept;
+    +12.4 % before the llm-foundry-2023 stack's BACKWARD_POST order was priced,
+    comm.fsdp_exposure: regression pin, re-recorded for that change only)."""
     ps = [cal.published_pilot(f"foundry-h100-mpt-1b-s2048-{n}gpu-bf16") for n in (8, 16)]
     c = cal.calibrate(ps)
     t = cal.published_pilot("foundry-h100-mpt-1b-s2048-64gpu-bf16")
@@ -109,7 +111,7 @@ def test_scaling_test_whose_second_pilot_runs_the_targets_kernels():
     assert cal.runs_pilot_kernels(c.pilots, t.model, t.plan, t.seq_len)
     x = cal.extrapolate(c, t.model, t.plan, t.seq_len, options=t.options)
     meas = cal.measured_mfu(t)
-    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.124, abs=0.005)
+    assert x.uncalibrated_mfu / meas - 1 == pytest.approx(0.110, abs=0.005)
     assert abs(x.mfu / meas - 1) < 0.05 and x.transfer > 0.5
 
 

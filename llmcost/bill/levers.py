@@ -279,8 +279,9 @@ def _default(key: str):
 #: ``step.scenario_options``); the memo of ``predicted_step`` is keyed on them.
 _STEP_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "dtype",
               "optimizer_recipe", "mem_reserve_fraction", "stack", "comm_tp_overlap",
-              "comm_pp_overlap", "comm_dp_overlap", "comm_scaleout_bytes_per_s",
-              "comm_scaleout_latency_s", "efficiency_profile") + PLAN_PARAMETERS
+              "comm_pp_overlap", "comm_dp_overlap", "fsdp_backward_prefetch",
+              "comm_scaleout_bytes_per_s", "comm_scaleout_latency_s",
+              "efficiency_profile") + PLAN_PARAMETERS
 _STEP_MEMO: dict = {}
 
 

@@ -42,7 +42,7 @@ import yaml
 from ..core.catalog import catalogue_price, is_config_path, load_accelerator, load_model, suggest
 from ..core.hardware import DoesNotFit
 from ..core.model import ModelSpec
-from ..core.stacks import load_stack
+from ..core.stacks import DEFAULT_STACK, load_stack, stack_backward_prefetch
 from ..core.units import is_number
 from ..laws.scaling import LOSS_FITS
 from ..training.calibrate import PILOT_KEYS
@@ -391,6 +391,12 @@ PARAMETERS: dict[str, Param] = {p.name: p for p in [
     Param("comm_dp_overlap", "str|bool", "data-parallel gradient reduction and ZeRO gathers "
           "overlap the backward and forward passes: true, false or auto (the stack's)",
           _auto_or_bool),
+    Param("fsdp_backward_prefetch", "str", "under ZeRO-3 on a PyTorch FSDP stack, when the next "
+          "layer's backward all-gather is issued: pre (before the current layer's gradient "
+          "computation, hidden behind it; FSDP2, FSDP1's BACKWARD_PRE), post (after it, "
+          "exposed; FSDP1's BACKWARD_POST, Composer's default) or auto (the stack's; "
+          "llmcost.comm.fsdp_exposure); post needs a PyTorch FSDP stack",
+          _one_of("auto", "pre", "post")),
     # ---- scale-out network figures for accelerators without them in the catalogue
     Param("comm_scaleout_bytes_per_s", "float|none", "scale-out (NIC) bandwidth per GPU per "
           "direction, bytes/s; null: data/accelerators.csv (give it for TPU v4, MI325X)",
@@ -930,9 +936,21 @@ def scenario_price(scenario: dict) -> tuple[float, str]:
                          scenario.get("pricing", "on_demand"))
 
 
+def _check_backward_prefetch(p: dict) -> None:
+    """``fsdp_backward_prefetch`` against the scenario's stack (``stack``, default
+    ``DEFAULT_STACK``): "post" only on a PyTorch FSDP stack (``stacks.stack_backward_prefetch``)."""
+    value = p.get("fsdp_backward_prefetch", "auto")
+    if isinstance(value, str) and value != "auto":
+        try:
+            stack_backward_prefetch(load_stack(p.get("stack", DEFAULT_STACK)), value)
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+
+
 def _cross_check(p: dict) -> None:
     """Rules that involve two parameters (checked wherever both are present)."""
     check_run_rules(p)
+    _check_backward_prefetch(p)
     if "accelerator" in p and "dtype" in p:
         try:
             load_accelerator(p["accelerator"]).peak_flops_per_s(p["dtype"])

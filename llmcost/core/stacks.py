@@ -61,6 +61,13 @@ MOE_DISPATCH_DTYPES = ("bf16", "fp8")
 #: gather), ``"not_pp"`` (torchtitan's default, torchtitan/distributed/fsdp.py
 #: ``get_fsdp_reshard_after_forward_policy``: reshard without a pipeline, keep with one).
 RESHARD_POLICIES = ("true", "false", "not_pp")
+#: When PyTorch FSDP issues the next unit's all-gather in the backward pass
+#: (``Stack.fsdp_backward_prefetch``, ``comm.fsdp_exposure``): ``"pre"`` (FSDP1's
+#: ``BackwardPrefetch.BACKWARD_PRE``, before the current unit's gradient computation, which hides
+#: it; FSDP2's implicit backward prefetch) or ``"post"`` (``BACKWARD_POST``, after it: the
+#: gather is exposed). pytorch/pytorch@0aafd810d15f ``torch/distributed/fsdp/api.py``
+#: ``BackwardPrefetch``.
+BACKWARD_PREFETCH_MODES = ("pre", "post")
 #: How a stack runs the routed experts' GEMMs (``Stack.moe_expert_gemm``): ``"per_expert_launch"``
 #: (Transformer Engine's ``GroupedLinear``, Megatron-Core's ``TEGroupedMLP``: the host splits,
 #: quantizes and launches per local expert, so the MoE layer's host cost grows with the local
@@ -167,6 +174,7 @@ class Stack:
     measured_on: tuple = ()
     recompute_modules: tuple = ()
     recompute_regathers: bool = True
+    fsdp_backward_prefetch: str | None = None
 
     @property
     def recompute_modes(self) -> tuple:
@@ -271,7 +279,11 @@ def _stacks() -> dict:
                 measured_on=_vendors(n, r.get("measured_on")),
                 recompute_modules=_modules(n, r.get("recompute_modules")),
                 recompute_regathers=_bool(n, "recompute_regathers",
-                                          r.get("recompute_regathers") or "true"))
+                                          r.get("recompute_regathers") or "true"),
+                fsdp_backward_prefetch=_choice(n, "fsdp_backward_prefetch",
+                                               r["fsdp_backward_prefetch"],
+                                               BACKWARD_PREFETCH_MODES)
+                if r.get("fsdp_backward_prefetch") else None)
     return out
 
 
@@ -408,7 +420,8 @@ def _is_auto(value) -> bool:
 STACK_STEP_OPTIONS = ("tp_overlap", "pp_overlap", "dp_overlap", "flash_attention",
                       "fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                       "fsdp_nic_aggregation", "ep_overlap", "moe_dispatch", "moe_node_limit",
-                      "fsdp_reshard_after_forward", "moe_dispatch_dtype")
+                      "fsdp_reshard_after_forward", "moe_dispatch_dtype",
+                      "fsdp_backward_prefetch")
 
 
 def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
@@ -418,9 +431,11 @@ def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
     catalogue row with the stack's FlashAttention fraction for the generation where the papers
     give one), and the MoE / FSDP physics: ``moe_dispatch``, ``moe_dispatch_dtype``
     (``MOE_DISPATCH_DTYPES``), ``moe_node_limit`` (None or an int) and ``fsdp_reshard_after_forward`` (``"true"``, ``"false"`` or ``"not_pp"``; a bool
-    given is turned into ``"true"`` / ``"false"``). ``**requested``: the settings of
+    given is turned into ``"true"`` / ``"false"``), ``fsdp_backward_prefetch`` (``"pre"`` or
+    ``"post"``: ``stack_backward_prefetch``). ``**requested``: the settings of
     ``STACK_STEP_OPTIONS``, each ``"auto"`` when not given; the steps are
-    ``_stack_efficiency``, ``_stack_fsdp_pieces``, ``_stack_moe`` and ``_stack_reshard``.
+    ``_stack_efficiency``, ``_stack_fsdp_pieces``, ``_stack_moe``, ``_stack_reshard`` and
+    ``stack_backward_prefetch``.
 
     Raises
     ------
@@ -448,11 +463,12 @@ def step_options(stack, accelerator: str, efficiency=None, **requested) -> dict:
     prefetch, pieces = _stack_fsdp_pieces(st, q)
     dispatch, ddt, limit = _stack_moe(st, q)
     reshard = _stack_reshard(st, q["fsdp_reshard_after_forward"])
+    prefetch_order = stack_backward_prefetch(st, q["fsdp_backward_prefetch"])
     nic = q["fsdp_nic_aggregation"]
     tp_overlap, pp_overlap, dp_overlap = q["tp_overlap"], q["pp_overlap"], q["dp_overlap"]
     return {"flash_attention": bool(flash), "moe_dispatch": dispatch, "moe_dispatch_dtype": ddt,
             "moe_node_limit": None if limit is None else int(limit),
-            "fsdp_reshard_after_forward": reshard,
+            "fsdp_reshard_after_forward": reshard, "fsdp_backward_prefetch": prefetch_order,
             "fsdp_prefetch_layers": int(prefetch), "fsdp_collectives_per_layer": int(pieces),
             "fsdp_nic_aggregation": st.fsdp_nic_aggregation if _is_auto(nic)
             else as_flag(nic, "fsdp_nic_aggregation"),
@@ -538,3 +554,32 @@ def plan_options(stack) -> dict:
             "recompute": st.recompute_modes,
             "sequence_parallel": (True,) if st.sequence_parallel else (False,),
             "fsdp_shard_size": "auto" if st.hsdp and 3 in st.zero_stages else "full"}
+
+
+def stack_backward_prefetch(st: Stack, fsdp_backward_prefetch="auto") -> str:
+    """The backward all-gather order a run on ``st`` is priced with (``comm.fsdp_exposure``):
+    ``"auto"`` takes the stack's ``fsdp_backward_prefetch``, ``"pre"`` where the stack has none
+    (not PyTorch FSDP: its ZeRO-3 path, where it has one, is priced with the gather prefetched);
+    ``"pre"`` or ``"post"`` given override it. ``"post"`` is an FSDP1 issue order
+    (``BackwardPrefetch.BACKWARD_POST``) and is refused on a stack where the setting does not
+    apply.
+
+    Raises
+    ------
+    ValueError
+        A value outside ``BACKWARD_PREFETCH_MODES`` + ``"auto"``; ``"post"`` on a stack whose
+        ``fsdp_backward_prefetch`` is None.
+    """
+    v = fsdp_backward_prefetch
+    if isinstance(v, str) and v == "auto":
+        return st.fsdp_backward_prefetch or "pre"
+    if not isinstance(v, str) or v not in BACKWARD_PREFETCH_MODES:
+        raise ValueError(f"fsdp_backward_prefetch={v!r} must be one of "
+                         f"{BACKWARD_PREFETCH_MODES + ('auto',)}")
+    if v == "post" and st.fsdp_backward_prefetch is None:
+        raise ValueError(f"fsdp_backward_prefetch={v!r} does not apply to stack {st.name!r}: "
+                         "'post' is PyTorch FSDP1's BackwardPrefetch.BACKWARD_POST, and "
+                         f"{st.name!r} is not a PyTorch FSDP stack (data/stacks.csv "
+                         "fsdp_backward_prefetch empty; its ZeRO-3 gathers are priced "
+                         "prefetched, 'pre')")
+    return v

@@ -949,8 +949,31 @@ def scale_efficiency(op: str, message_bytes, group_size, cluster: Cluster, strid
     return scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
+#: The backward prefetch orders of ``fsdp_exposure``: ``backward_prefetch`` is when the next
+#: layer's backward gather is issued (PyTorch FSDP1's ``BackwardPrefetch``,
+#: pytorch/pytorch@0aafd810d15f ``torch/distributed/fsdp/api.py``): ``"pre"`` (``BACKWARD_PRE``:
+#: "prefetches the next set of parameters *before* the current set of parameters' gradient
+#: computation. This overlaps the *next all-gather* and the *current gradient computation*"; FSDP2
+#: prefetches so implicitly; the engine's pricing of every ZeRO-3 stack) or ``"post"``
+#: (``BACKWARD_POST``: "*after* the current set of parameters' gradient computation. This overlaps
+#: the *current reduce-scatter* and the *next gradient computation*"; Composer's default,
+#: mosaicml/composer@12d31ceb9 ``composer/trainer/dist_strategy.py``). Under ``"post"`` layer i −
+#: 1's gathers start when layer i's gradients are done and layer i − 1's backward waits for them,
+#: so each of the L layers' ``g·G`` is exposed; layer i's reduce-scatter runs behind layer i − 1's
+#: backward (``o(R, B)``, the last one exposed). FSDP1's post-backward hook issues the prefetch
+#: (``_post_backward_reshard``) before the reduce-scatter (``_reduce_grad``;
+#: pytorch/pytorch@3ade90a6aaa9 ``torch/distributed/fsdp/_runtime_utils.py``
+#: ``_post_backward_hook``), and collectives of one process group run in issue order ("any
+#: collectives, even if issued from different streams, contend for the same per-device NCCL
+#: stream", the same docstring), so the gather does not wait behind that reduce-scatter. Since
+#: ``o(c, w)`` rises by at most 1 per unit of ``c``, "post" is never below "pre", equal when ``g =
+#: 0`` (nothing re-gathered). Convention: the exposed gather is charged at its bare time, with no
+#: contention term.
+FSDP_BACKWARD_PREFETCH = ("pre", "post")
+
+
 def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
-                  prefetch_layers=1, backward_gathers=1):
+                  prefetch_layers=1, backward_gathers=1, backward_prefetch="pre"):
     """Exposed seconds, per micro-batch, of ZeRO-3 / FSDP's per-layer collectives:
     ``(forward, backward)``.
 
@@ -965,9 +988,14 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
     ``backward_gathers`` re-gathers per layer::
 
         forward  = G + (L − 1)·o(G, F)                          (d >= 1)
-        backward = g·G + R + (L − 1)·o(g·G + R, B)              (link shared by both)
+        backward = g·G + R + (L − 1)·o(g·G + R, B)              (link shared by both; "pre")
+        backward = L·g·G + R + (L − 1)·o(R, B)                  ("post")
         o(c, w) = max(c − w, 0) + σ·min(c, w)                   (``overlap_cost``)
         d = 0 (no prefetch): forward = L·G, backward = L·(g·G + R)
+
+    ``backward_prefetch``: when the next layer's backward gather is issued, ``"pre"`` (before
+    the current layer's gradient computation, hidden behind it) or ``"post"`` (after it,
+    exposed): ``FSDP_BACKWARD_PREFETCH`` gives the sources and the derivation.
 
     σ = ``OVERLAP_SLOWDOWN`` (0.189, measured: compute beside a collective runs slower).
     For layers of equal size a depth beyond one layer changes the steady state no further (it
@@ -983,6 +1011,9 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
     backward_gathers : int or array, >= 0
         Re-gathers per layer in the backward pass (1; 2 when full recomputation re-gathers for
         the recomputed forward as well, as DeepSpeed's 2021 ZeRO-3 did).
+    backward_prefetch : {"pre", "post"}
+        When the next layer's backward gather is issued (``stacks.BACKWARD_PREFETCH_MODES``;
+        a stack's is ``stacks.Stack.fsdp_backward_prefetch``).
 
     Returns
     -------
@@ -991,7 +1022,8 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
     Raises
     ------
     ValueError
-        A negative time or prefetch depth, fewer than one layer.
+        A negative time or prefetch depth, fewer than one layer, a ``backward_prefetch``
+        other than "pre" or "post".
 
     Examples
     --------
@@ -1009,7 +1041,11 @@ def fsdp_exposure(gather_s, reduce_scatter_s, forward_s, backward_s, n_layers,
     L = as_array(n_layers, "n_layers", positive=True)
     d = as_array(prefetch_layers, "prefetch_layers", nonnegative=True)
     gb = as_array(backward_gathers, "backward_gathers", nonnegative=True)
-    fwd, bwd = fsdp_exposure_unchecked(g, r, f, b, L, d, gb)
+    if not isinstance(backward_prefetch, str) or backward_prefetch not in FSDP_BACKWARD_PREFETCH:
+        raise ValueError(f"backward_prefetch={backward_prefetch!r} must be one of "
+                         f"{FSDP_BACKWARD_PREFETCH} (when FSDP issues the next layer's backward "
+                         "all-gather)")
+    fwd, bwd = fsdp_exposure_unchecked(g, r, f, b, L, d, gb, post=backward_prefetch == "post")
     return scalar_or_array(fwd), scalar_or_array(bwd)
 
 
@@ -1056,12 +1092,15 @@ def overlap_cost_unchecked(c, w, sd=OVERLAP_SLOWDOWN):
     return np.maximum(c - w, 0.0) + sd * np.minimum(c, w)
 
 
-def fsdp_exposure_unchecked(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN):
+def fsdp_exposure_unchecked(g, r, f, b, L, d, gb, sd=OVERLAP_SLOWDOWN, post=False):
     """``fsdp_exposure`` without its input checks, for the step engine's arrays (already
-    validated): the (forward, backward) exposed ZeRO-3 times; formula in ``fsdp_exposure``."""
+    validated): the (forward, backward) exposed ZeRO-3 times; formula in ``fsdp_exposure``
+    (``post``: bool or bool array, the ``"post"`` backward order)."""
     link_b = gb * g + r
     fwd = np.where(d >= 1, g + (L - 1) * overlap_cost_unchecked(g, f, sd), L * g)
-    bwd = np.where(d >= 1, link_b + (L - 1) * overlap_cost_unchecked(link_b, b, sd), L * link_b)
+    pre_b = link_b + (L - 1) * overlap_cost_unchecked(link_b, b, sd)
+    post_b = L * gb * g + r + (L - 1) * overlap_cost_unchecked(r, b, sd)
+    bwd = np.where(d >= 1, np.where(post, post_b, pre_b), L * link_b)
     return fwd, bwd
 
 

@@ -256,6 +256,12 @@ class StepOptions:
         Software-stack profile (None: ``stacks.DEFAULT_STACK``).
     fsdp_prefetch_layers, fsdp_collectives_per_layer, fsdp_nic_aggregation,
     fsdp_reshard_after_forward : the stack's FSDP / ZeRO-3 features, or overrides
+    fsdp_backward_prefetch : {"auto", "pre", "post"}
+        When PyTorch FSDP issues the next unit's backward all-gather (``comm.fsdp_exposure``):
+        "pre" hides it behind the current unit's gradient computation, "post" (FSDP1's
+        ``BACKWARD_POST``) leaves it exposed. "auto": the stack's
+        (``stacks.Stack.fsdp_backward_prefetch``; "pre" on a stack that is not PyTorch FSDP,
+        which refuses "post": ``stacks.stack_backward_prefetch``).
     hsdp_all_reduce : {"auto", "per_step", "per_microbatch"}
     moe_routing, moe_capacity_factor, moe_imbalance : ``comm.moe_routing_factor``
     moe_dispatch, moe_dispatch_dtype, moe_gate, moe_node_limit : the all-to-all
@@ -306,6 +312,7 @@ class StepOptions:
     fsdp_collectives_per_layer: object = "auto"
     fsdp_nic_aggregation: object = "auto"
     fsdp_reshard_after_forward: object = "auto"
+    fsdp_backward_prefetch: str = "auto"
     hsdp_all_reduce: str = "auto"
     moe_routing: str = "auto"
     moe_capacity_factor: float = 1.0
@@ -324,6 +331,10 @@ class StepOptions:
             raise ValueError(f"dtype={self.dtype!r} must be one of {DTYPES}")
         if not isinstance(self.dropout, (bool, np.bool_)):
             raise ValueError(f"dropout={self.dropout!r} must be True or False")
+        if self.fsdp_backward_prefetch not in ("auto", *stacks.BACKWARD_PREFETCH_MODES):
+            raise ValueError(f"fsdp_backward_prefetch={self.fsdp_backward_prefetch!r} must be "
+                             f"one of {('auto', *stacks.BACKWARD_PREFETCH_MODES)} (when FSDP "
+                             "issues the next unit's backward all-gather)")
         if not isinstance(self.straggler, (bool, np.bool_)):
             raise ValueError(f"straggler={self.straggler!r} must be True or False (whether the "
                              "step waits for its slowest GPU, llmcost.straggler)")
@@ -495,7 +506,8 @@ class StepOptions:
             fsdp_nic_aggregation=self.fsdp_nic_aggregation, ep_overlap=self.ep_overlap,
             moe_dispatch=self.moe_dispatch, moe_node_limit=self.moe_node_limit,
             fsdp_reshard_after_forward=self.fsdp_reshard_after_forward,
-            moe_dispatch_dtype=self.moe_dispatch_dtype)
+            moe_dispatch_dtype=self.moe_dispatch_dtype,
+            fsdp_backward_prefetch=self.fsdp_backward_prefetch)
         routing = st.moe_routing if self.moe_routing == "auto" else self.moe_routing
         hsdp_ar = st.hsdp_all_reduce if self.hsdp_all_reduce == "auto" else self.hsdp_all_reduce
         eff = so["efficiency"]
@@ -533,6 +545,7 @@ class StepOptions:
             fsdp_collectives_per_layer=so["fsdp_collectives_per_layer"],
             fsdp_nic_aggregation=so["fsdp_nic_aggregation"],
             fsdp_reshard_after_forward=so["fsdp_reshard_after_forward"],
+            fsdp_backward_prefetch=so["fsdp_backward_prefetch"],
             fsdp_copies=self._copies(st.name),
             hsdp_all_reduce=hsdp_ar,
             moe_factor=comm.moe_routing_factor(routing, self.moe_capacity_factor,
@@ -599,6 +612,7 @@ class ResolvedOptions:
     fsdp_collectives_per_layer: int
     fsdp_nic_aggregation: bool
     fsdp_reshard_after_forward: str
+    fsdp_backward_prefetch: str
     fsdp_copies: bool
     hsdp_all_reduce: str
     moe_factor: float

@@ -822,6 +822,8 @@ class ZeroTraffic:
     backward_compute : the stage's backward of one micro-batch (B; None: 2F)
     grad_link_busy : the NIC time the last backward's shard-group traffic holds (HSDP)
     replica_per_microbatch : the HSDP all-reduce after every micro-batch (else once per step)
+    backward_prefetch : when FSDP issues the next layer's backward gather, "pre" or "post"
+        (``comm.fsdp_exposure``; the stack's ``fsdp_backward_prefetch``)
     """
 
     gather: object
@@ -835,6 +837,7 @@ class ZeroTraffic:
     backward_compute: object = None
     grad_link_busy: object = 0.0
     replica_per_microbatch: object = False
+    backward_prefetch: str = "pre"
 
 
 def zero_exposure(zero_stage, dp_overlap, fwd_compute, traffic: ZeroTraffic | None = None,
@@ -886,7 +889,9 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
       ``RS/L`` (``B/L`` to hide behind); the first gather and the last reduce-scatter are
       exposed; with ``prefetch_layers = 0`` nothing is prefetched and everything is exposed:
       ``fwd = G/L + (L − 1)·max(G/L − F/L, 0)``, ``bwd = x + (L − 1)·max(x − B/L, 0)`` with
-      ``x = ((n_g − 1)·G + RS)/L``; without ``dp_overlap``, ``n_g·G + RS``.
+      ``x = ((n_g − 1)·G + RS)/L`` (``backward_prefetch`` "pre"; under "post" every layer's
+      backward gathers are exposed, ``bwd = (n_g − 1)·G + RS/L + (L − 1)·max(RS/L − B/L, 0)``);
+      without ``dp_overlap``, ``n_g·G + RS``.
     * ZeRO-2, per micro-batch: the gradient reduce-scatter behind the backward,
       ``max(RS − 2F, 0)``.
     """
@@ -894,7 +899,8 @@ def zero_micro_batch_exposure(z, dp_overlap, fwd_compute, bwd_compute, t: ZeroTr
     z3_comm = t.n_gathers * t.gather + t.z3_rs
     f_e, b_e = comm.fsdp_exposure_unchecked(t.gather / L, t.z3_rs / L, fwd_compute / L,
                                             bwd_compute / L, L, np.asarray(t.prefetch_layers),
-                                            t.n_gathers - 1.0)
+                                            t.n_gathers - 1.0,
+                                            post=t.backward_prefetch == "post")
     z3_exp = np.where(dp_overlap, f_e + b_e, z3_comm)
     z2_exp = np.where(dp_overlap, np.maximum(t.rs - 2.0 * fwd_compute, 0.0), t.rs)
     return np.select([z == 3, z == 2], [z3_exp, z2_exp], 0.0)
@@ -1490,7 +1496,8 @@ class _DPTraffic:
             grad_link_busy=np.where(
                 (z == 3) & (self.reps > 1) & (self.f_ne * self.st_dp > self.fig.domain),
                 self.bwd_gathers * z3_gather + z3_rs, 0.0) if self.hsdp else 0.0,
-            replica_per_microbatch=o.hsdp_all_reduce == "per_microbatch")
+            replica_per_microbatch=o.hsdp_all_reduce == "per_microbatch",
+            backward_prefetch=o.fsdp_backward_prefetch)
 
 
 def add_straggler(parts: dict, n_gpus, straggler=True) -> dict:
@@ -1655,7 +1662,9 @@ def step_time(model: ModelSpec, cluster: Cluster, plan: ParallelPlan, seq_len=No
         per destination node, ``comm.moe_dispatch_copies``), ``moe_gate`` (``comm.MOE_GATES``:
         ``"learned"``, ``"fake_balanced"`` or ``"random"``, ``comm.moe_destinations``), ``moe_node_limit`` (None or nodes per
         token), ``fsdp_reshard_after_forward`` (True, False, ``"not_pp"`` or "auto":
-        ``fsdp_backward_gathers``) and ``pipeline_flushes`` (pipeline schedules per optimizer
+        ``fsdp_backward_gathers``), ``fsdp_backward_prefetch`` ("pre", "post" or "auto": when
+        FSDP issues the next layer's backward all-gather, ``comm.fsdp_exposure``;
+        ``stacks.stack_backward_prefetch``) and ``pipeline_flushes`` (pipeline schedules per optimizer
         step, >= 1, dividing the micro-batches: ``compose_pipeline``), ``moe_dispatch_dtype``
         (``"bf16"``, ``"fp8"`` or "auto": the dispatch's bytes, ``comm.MOE_DISPATCH_BYTES``; the
         combine is BF16); ``straggler`` (default True: ``straggler_s``, the wait for the slowest
@@ -1736,6 +1745,7 @@ PHYSICS_OPTIONS = ("fsdp_prefetch_layers", "fsdp_collectives_per_layer",
                    "fsdp_nic_aggregation", "ep_overlap",
                    "moe_routing", "moe_capacity_factor", "moe_imbalance",
                    "moe_dispatch", "moe_gate", "moe_node_limit", "fsdp_reshard_after_forward",
+                   "fsdp_backward_prefetch",
                    "pipeline_flushes", "moe_dispatch_dtype", "hsdp_all_reduce", "straggler",
                    "gemm_shape", "fp8_as_run", "fp8_recipe", "fp8_split_accumulator",
                    "attention_curve", "attention_blackwell", "fp8_attention",

@@ -38,7 +38,8 @@ from .step import step_time
 PLAN_KEYS = ("model", "accelerator", "n_gpus", "seq_len", "global_batch_tokens", "pp_split",
              "stack", "optimizer_recipe", "mem_reserve_fraction", "comm_scaleout_bytes_per_s",
              "comm_scaleout_latency_s", FSDP_SHARD_KEY, "dtype", "comm_tp_overlap",
-             "comm_pp_overlap", "comm_dp_overlap", "efficiency_profile", *PLAN_PARAMETER_FIELDS)
+             "comm_pp_overlap", "comm_dp_overlap", "fsdp_backward_prefetch", "efficiency_profile",
+             *PLAN_PARAMETER_FIELDS)
 _PLAN_MEMO: dict = {}
 
 
@@ -99,7 +100,9 @@ def scenario_options(p: dict) -> dict:
     """The ``step_time`` / ``rank_plans`` options of scenario parameters: ``recipe``
     (``optimizer_recipe``), ``dtype``, ``stack`` (default ``stacks.DEFAULT_STACK``) and the
     overlap keys ``comm_tp_overlap``, ``comm_pp_overlap``, ``comm_dp_overlap`` resolved against
-    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it); and
+    the stack ("auto", the default, takes the stack's; true/false or a mode overrides it);
+    ``fsdp_backward_prefetch`` ("auto", the default: the stack's; "pre" or "post",
+    ``stacks.stack_backward_prefetch``); and
     ``efficiency``, the ``Efficiency`` of an ``efficiency_profile`` file measured on one's own
     GPU (``efficiency_profile.load_efficiency_profile``: its fractions for the scenario's dtype,
     the catalogue's for the fields it did not measure) when the scenario names one. The plan
@@ -111,7 +114,8 @@ def scenario_options(p: dict) -> dict:
     out = {"recipe": p.get("optimizer_recipe", "bf16_adam_fp32_grads"),
            "dtype": p.get("dtype", "bf16"), "stack": st.name,
            "tp_overlap": so["tp_overlap"], "pp_overlap": so["pp_overlap"],
-           "dp_overlap": so["dp_overlap"]}
+           "dp_overlap": so["dp_overlap"],
+           "fsdp_backward_prefetch": p.get("fsdp_backward_prefetch", "auto")}
     if p.get("efficiency_profile"):
         out["efficiency"] = load_efficiency_profile(
             p["efficiency_profile"], accelerator=p.get("accelerator", "H100-SXM"),

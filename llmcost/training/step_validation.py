@@ -613,12 +613,14 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
     (``EP_OVERLAP_OF_ROW``);
     the benchmark's gate and its pipeline schedules per optimizer step (GA),
     from the row's source; a learned gate and one schedule per step where the column is
-    empty."""
+    empty; its FSDP backward prefetch order (column ``fsdp_backward_prefetch``, "pre" or
+    "post", from the row's source; empty: the stack's, ``stacks.stack_backward_prefetch``)."""
     dtype = c["dtype"] if isinstance(c.get("dtype"), str) and c["dtype"] else "bf16"
     gate = c["moe_gate"] if isinstance(c.get("moe_gate"), str) and c["moe_gate"] \
         else "learned"
     flushes = int(c["pipeline_flushes"]) if np.isfinite(c.get("pipeline_flushes", np.nan)) \
         else 1
+    prefetch = c.get("fsdp_backward_prefetch")
     return StepOptions(
         recipe=c["optimizer_recipe"], flash_attention=bool(c["flash_attention"]),
         dropout=bool(c["dropout"]), tp_overlap=c["comm_tp_overlap"],
@@ -629,6 +631,7 @@ def row_options(c: pd.Series, kernel_efficiency=None) -> StepOptions:
         cp_overlap=False if c["set"] in CP_ALL_GATHER_SETS else "auto",
         cp_repeat_kv=False if c["set"] in CP_GQA_SDPA_SETS else "auto",
         fsdp_copies=False if c["set"] in FSDP1_SETS else "auto",
+        fsdp_backward_prefetch=prefetch if isinstance(prefetch, str) and prefetch else "auto",
         ep_overlap=EP_OVERLAP_OF_ROW.get(str(c["run_id"]), "auto"),
         fp8_attention=str(c["run_id"]) in FP8_ATTENTION_OF_ROW, **_row_routing(c))
 
