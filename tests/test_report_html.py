@@ -68,3 +68,57 @@ def test_the_pass_leaves_scripts_comments_and_text_alone():
         "<div class=\"x jp-OutputArea-output\" tabindex=\"0\" id=\"d\"></div>"
         "<div class=\"jp-OutputArea-outputs\"></div>"
         f"<img src=\"e\" alt=\"{report.NO_ALT_TEXT}\"></body>")
+
+
+def _markdown_notebook():
+    """Markdown cells of every kind a page has: a heading, display and inline math, a formula
+    that does not convert, a price, a path with "/" (which the disk cache's key must not read as
+    a file), a code block, a cell with an attachment; and a markdown output (rendered by the
+    template, not from the cache)."""
+    return new_notebook(cells=[
+        new_markdown_cell("# 01 · How many FLOPs?\n\nSee [02](02_batch_size.ipynb) and "
+                          "`data/scenarios/default.yaml`; $3.99/GPU-h."),
+        new_markdown_cell("$$C \\approx 6\\,N\\,D$$\n\nwith $N$ parameters and $\\frac{a}{b$ "
+                          "(unbalanced).\n\n```python\nx = '$y$'\n```"),
+        new_markdown_cell("![chart](attachment:a.png) with $x^2$",
+                          attachments={"a.png": {"image/png": PNG}}),
+        new_code_cell("1", outputs=[new_output("display_data",
+                                               data={"text/markdown": "**$x$** costs $5"})]),
+    ], metadata={"language_info": {"name": "python"}})
+
+
+def test_cached_markdown_cells_are_nbconverts(tmp_path, monkeypatch):
+    """A page whose markdown cells come from ``report.rendered_markdown`` (computed, then read
+    back from the disk cache) is the page nbconvert's template renders from the cells with their
+    math converted (``texmath.notebook_math_to_mathml``), character for character, with the same
+    formulas counted as failed."""
+    import copy
+
+    from llmcost.present import texmath
+
+    monkeypatch.setenv("LLMCOST_CACHE_DIR", str(tmp_path))
+    kw = dict(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    nb = _markdown_notebook()  # one notebook: its cells' ids are drawn at random
+    ref = copy.deepcopy(nb)
+    failed = texmath.notebook_math_to_mathml(ref)
+    theirs = report.page_exporter()(**kw).from_notebook_node(ref)[0]
+    for run in ("computed", "read back"):
+        page, failures = report._export_html(copy.deepcopy(nb))
+        assert page == theirs, run
+        assert failures and sorted(failures) == sorted(failed), run
+    assert len(list(tmp_path.glob("rendered_markdown-*.pickle"))) == 1
+    assert "<math" in theirs and "tex-failed" in theirs
+
+
+def test_index_work_raises_where_the_report_reads_it(monkeypatch):
+    """The bill computed beside the notebooks (``report.IndexWork``) gives its value, or raises
+    its ``ValueError`` when the report reads it; the glance is computed all the same."""
+    def bad_bill(values, scenario):
+        raise ValueError("no price")
+
+    monkeypatch.setattr(report, "_bill", bad_bill)
+    monkeypatch.setattr(report, "_glance", lambda values, scenario, title: (values, title))
+    work = report.IndexWork({"a": 1}, {}, "t")
+    with pytest.raises(ValueError, match="no price"):
+        work.result("bill")
+    assert work.result("glance") == ({"a": 1}, "t")

@@ -37,6 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
 from typing import Callable, NamedTuple
 
@@ -84,7 +85,7 @@ from ..core.catalog import (
     runnable_notebooks,
     scenario_accelerator,
 )
-from ..core.diskcache import pin_cache_dir
+from ..core.diskcache import disk_cached, pin_cache_dir
 from ..core.hardware import Cluster
 from ..core.units import fmt_bytes, not_finite_text
 from ..core.version import __version__
@@ -107,7 +108,7 @@ from .glance import (
 )
 from .kernels import KernelStartError, WarmKernel
 from .numbering import notebook_number, numbered_files
-from .texmath import notebook_math_to_mathml
+from .texmath import markdown_math_to_mathml
 from .twins import write_twin
 
 try:  # the folder lock of a running report (POSIX); Windows has none
@@ -874,22 +875,72 @@ _EXPORTER: dict = {}
 _EXPORTER_LOCK = threading.Lock()
 
 
-def _export_html(nb_node) -> str:
-    """The page of ``nb_node`` from the process's one HTML exporter without code
-    (``page_exporter``), made at the first page and reused: building one compiles the lab
-    template's Jinja files, about 40% of a page's export time (measured with cProfile on
-    notebook 03). Its pages are made one at a time (the lock): an export registers per-page
-    filters on the exporter, and is Python that holds the interpreter's lock anyway: two
-    workers' exports never ran in parallel."""
+def _exporter():
+    """The process's one HTML exporter without code (``page_exporter``), made at the first page
+    and reused: building one compiles the lab template's Jinja files, about 40% of a page's
+    export time (measured with cProfile on notebook 03). Called holding ``_EXPORTER_LOCK``."""
+    ex = _EXPORTER.get("html")
+    if ex is None:
+        # validated once, after its preprocessors, instead of after each (twelve times)
+        ex = _EXPORTER["html"] = page_exporter()(exclude_input=True,
+                                                 exclude_input_prompt=True,
+                                                 exclude_output_prompt=True,
+                                                 optimistic_validation=True)
+    return ex
+
+
+def markdown_versions() -> str:
+    """The libraries a markdown cell's HTML is made with (nbconvert's renderer, mistune,
+    latex2mathml, and Pygments for its code blocks): part of ``rendered_markdown``'s key."""
+    return "; ".join(f"{name} {metadata.version(name)}"
+                     for name in ("nbconvert", "mistune", "latex2mathml", "pygments"))
+
+
+@disk_cached
+def rendered_markdown(sources: tuple, versions: str) -> tuple:
+    """The HTML of markdown cells without attachments, one ``(html, failed formulas)`` per
+    source: its TeX math as MathML (``texmath.markdown_math_to_mathml``), then the page
+    exporter's ``markdown2html`` (mistune, with nbconvert's renderer: the exporter's settings
+    and the cell's source are all it reads; a cell's attachments, and the notebook's folder,
+    which only an exporter that embeds images reads, are neither). A notebook's markdown cells
+    are its source, whatever the scenario (what a notebook computes is in its outputs): kept on
+    disk (``core.diskcache``) per notebook, keyed by the sources and ``versions``
+    (``markdown_versions``), they are rendered once, not in every report (0.3 of the 0.55 CPU-s
+    the default scenario's twelve pages take to export). The sources are given as UTF-8 bytes:
+    the cache's key reads a string with a "/" as a file's name (``diskcache._path_bytes``).
+    Called holding ``_EXPORTER_LOCK``."""
+    ex, out = _exporter(), []
+    for source in (b.decode("utf-8") for b in sources):
+        text, failed = (markdown_math_to_mathml(source) if "$" in source else (source, []))
+        out.append((ex.markdown2html({"cell": {}, "resources": {}}, text), tuple(failed)))
+    return tuple(out)
+
+
+def _export_html(nb_node) -> tuple[str, list[str]]:
+    """The page of ``nb_node`` from the process's one exporter (``_exporter``), and the TeX
+    formulas of its markdown that did not convert. Its markdown cells are rendered by
+    ``rendered_markdown`` (read from the disk cache), the rest by the exporter's template. Its
+    pages are made one at a time (the lock): an export registers per-page filters on the
+    exporter, and is Python that holds the interpreter's lock anyway: two workers' exports never
+    ran in parallel."""
     with _EXPORTER_LOCK:
-        ex = _EXPORTER.get("html")
-        if ex is None:
-            # validated once, after its preprocessors, instead of after each (twelve times)
-            ex = _EXPORTER["html"] = page_exporter()(exclude_input=True,
-                                                     exclude_input_prompt=True,
-                                                     exclude_output_prompt=True,
-                                                     optimistic_validation=True)
-        return ex.from_notebook_node(nb_node)[0]
+        ex = _exporter()
+        cells = [c for c in nb_node.cells if c.get("cell_type") == "markdown"]
+        plain = [c for c in cells if not c.get("attachments")]
+        failures: list[str] = []
+        for cell in cells:
+            if cell.get("attachments") and "$" in cell.source:  # rendered by the template
+                cell.source, failed = markdown_math_to_mathml(cell.source)
+                failures += failed
+        done = rendered_markdown(tuple(c.source.encode("utf-8") for c in plain),
+                                 markdown_versions())
+        ex.rendered = {c.source: page for c, (page, _) in zip(plain, done)}
+        try:
+            for _, failed in done:
+                failures += failed
+            return ex.from_notebook_node(nb_node)[0], failures
+        finally:
+            ex.rendered = {}
 
 
 #: nbconvert's text for an image without one (``HTMLExporter.from_notebook_node``).
@@ -938,13 +989,30 @@ def accessible_html(page: str) -> str:
 @functools.lru_cache(maxsize=1)
 def page_exporter():
     """nbconvert's ``HTMLExporter`` class with ``accessible_html`` in place of its BeautifulSoup
-    pass (``from_notebook_node``: the same filters, then the template, then the pass)."""
+    pass (``from_notebook_node``: the same filters, then the template, then the pass), and
+    the markdown cells' HTML made before the page (``rendered``: ``_export_html``) instead of
+    by its ``markdown2html`` filter."""
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
     from nbconvert.filters.highlight import Highlight2HTML
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
     class PageExporter(HTMLExporter):
+        #: source -> HTML of the page's markdown cells, rendered before (``_export_html``)
+        rendered: dict = {}
+
+        def markdown2html(self, context, source):
+            cell = context.get("cell", {})
+            if cell.get("cell_type") == "markdown" and not cell.get("attachments"):
+                page = self.rendered.get(source)
+                if page is not None:
+                    return page
+            return HTMLExporter.markdown2html(self, context, source)
+
+        # Jinja's mark of a filter given the template's context (jinja2.pass_context), as on
+        # the method it replaces
+        markdown2html.jinja_pass_arg = HTMLExporter.markdown2html.jinja_pass_arg
+
         def from_notebook_node(self, nb, resources=None, **kw):
             langinfo = nb.metadata.get("language_info", {})
             lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
@@ -977,9 +1045,8 @@ def _to_html(nb_node, title: str, written: set[str] | None = None,
     if not in_place:
         nb_node = copy.deepcopy(nb_node)
     _readable_errors(nb_node)
-    tex_failures = notebook_math_to_mathml(nb_node)
     nb_node.metadata["title"] = title
-    body = _export_html(nb_node)
+    body, tex_failures = _export_html(nb_node)
 
     def link(m):
         stem, anchor, text = m.group(1), m.group(2) or "", m.group(3)
@@ -1132,6 +1199,8 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
                "notebooks": {}}
     owned_price = notebook_owned_price(plan.values)
     jobs = default_jobs() if jobs is None else jobs
+    # while the notebooks run
+    index_work = IndexWork(plan.values, scenario, index_title(scenario, scenario_path))
     runs = _run_notebooks(nbs, out_dir, scenario, declared, owned_price, timeout_s, jobs,
                           progress)
     failures = []  # listed first in the index's "Read this first" box
@@ -1156,7 +1225,7 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
     if "_mfu_prediction" in scenario:
         summary["mfu_prediction"] = scenario["_mfu_prediction"]
     try:  # the index is written whatever the bill can or cannot price
-        summary["bill"] = _bill(plan.values, scenario)
+        summary["bill"] = index_work.result("bill")
     except ValueError as e:
         summary["bill"] = None
         summary["warnings"].append(f"the bill could not be built: {e}")
@@ -1172,7 +1241,8 @@ def _write_report(plan: ReportPlan, scenario_path, out_dir: Path, timeout_s: int
     if late:
         summary["warnings"].append(late)
         progress(f"warning: {late}")
-    extra = _glance_and_compare(plan, scenario, scenario_path, summary, other, progress)
+    extra = _glance_and_compare(plan, scenario, scenario_path, summary, other, progress,
+                                index_work)
     _write_summary(out_dir, summary)
     _write_index(out_dir, scenario, nbs, result, summary, **extra)
     result.summary = summary
@@ -1677,20 +1747,68 @@ def _bill(values: dict, scenario: dict | None = None, samples: int = 100_000) ->
     return with_headline(head.point.summary(), head)
 
 
+class IndexWork:
+    """What the index shows that depends on the scenario's values only, not on the notebooks'
+    runs: the bill (``_bill``) and its glance with its figure (``_glance``), computed in a
+    thread of their own while the notebooks run (0.3-0.5 s of this process's CPU for the
+    default scenario with a warm disk cache, which the report otherwise spent after its last
+    notebook).
+    ``result(name)`` waits for them and returns the value, or raises the ``ValueError`` its
+    computation raised, where the report would have computed it."""
+
+    def __init__(self, values: dict, scenario: dict, title: str):
+        self.values, self.scenario, self.title, self.done = values, scenario, title, {}
+        self.thread = threading.Thread(target=self._work, name="llmcost-report-index",
+                                       daemon=True)
+        self.thread.start()
+
+    def _work(self) -> None:
+        for name, fn in (("bill", lambda: _bill(self.values, self.scenario)),
+                         ("glance", lambda: _glance(self.values, self.scenario, self.title))):
+            try:
+                self.done[name] = (fn(), None)
+            except ValueError as e:
+                self.done[name] = (None, e)
+            except BaseException as e:  # noqa: BLE001 (raised in the report's thread)
+                self.done[name] = (None, e)
+                return
+
+    def result(self, name: str):
+        self.thread.join()
+        if name not in self.done:  # an earlier step failed otherwise: raise its error
+            raise next(e for _, e in self.done.values() if e is not None)
+        value, error = self.done[name]
+        if error is not None:
+            raise error
+        return value
+
+
+def _glance(values: dict, scenario: dict, title: str) -> tuple[dict, str]:
+    """``summary['bill_glance']`` of the scenario (``glance.bill_glance``) and its figure's HTML
+    (``glance.glance_figure_html``), titled ``title``."""
+    out, bars, tor = bill_glance(bill_inputs(values, scenario))
+    return out, glance_figure_html(bars, tor, title, out["illustrative"], basis=out["basis"])
+
+
+def index_title(scenario: dict, scenario_path) -> str:
+    """The title of the index's figure: the scenario's, else its file's name."""
+    return scenario.get("title") or Path(str(scenario_path)).stem
+
+
 def _glance_and_compare(plan, scenario: dict, scenario_path, summary: dict, other,
-                        progress) -> dict:
+                        progress, index_work: IndexWork | None = None) -> dict:
     """The index's glance (``glance.bill_glance``: ``summary['bill_glance']`` and its figure)
     and, with a second scenario (``other``: its path and ``estimate_ledger`` bill), the two
-    bills compared (``summary['compare']``). Returns the HTML pieces ``_write_index`` takes."""
-    title = scenario.get("title") or Path(str(scenario_path)).stem
+    bills compared (``summary['compare']``). Returns the HTML pieces ``_write_index`` takes.
+    ``index_work``: the glance computed while the notebooks ran (else computed here)."""
+    title = index_title(scenario, scenario_path)
     out = {"figure": "", "compared": ""}
     summary["bill_glance"] = None
     if summary.get("bill"):
         try:
-            summary["bill_glance"], bars, tor = bill_glance(bill_inputs(plan.values, scenario))
-            out["figure"] = glance_figure_html(bars, tor, title,
-                                               summary["bill_glance"]["illustrative"],
-                                               basis=summary["bill_glance"]["basis"])
+            summary["bill_glance"], out["figure"] = (
+                _glance(plan.values, scenario, title) if index_work is None
+                else index_work.result("glance"))
         except ValueError as e:
             progress(f"warning: the bill's figure could not be drawn: {e}")
     if other is not None:
